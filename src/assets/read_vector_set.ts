@@ -1,0 +1,168 @@
+/**
+ * Reads a directory of measured tensor-core vectors (the Khattak & Mikaitis layout: `a_*`, `b_*`,
+ * `c_*_fp32`, `d_*_fp32`, optional `d_*_fp16`, optional `capture.json`).
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { parseVectorText } from "./parse_vector_text.ts";
+
+/** How the accumulator of an output file was set on the device. */
+export type AccumulatorSource = "c_file" | "c_file_rounded_to_fp16" | "zero";
+
+/** One measured output file of a vector set. */
+export interface VectorOutput {
+  /** File name, e.g. `d_H100_fp32.txt`. */
+  readonly file: string;
+  /** Output format of the device result. */
+  readonly format: "fp32" | "fp16";
+  /** Instruction that produced it, as recorded (empty when unknown). */
+  readonly instruction: string;
+  /** Accumulator used on the device. */
+  readonly accumulator: AccumulatorSource;
+  /** Device results as fp32 patterns (fp16 results widened exactly). */
+  readonly d: Uint32Array;
+}
+
+/** A measured vector set: per case K products, one accumulator, one or two outputs. */
+export interface VectorSet {
+  /** Directory it was read from. */
+  readonly dir: string;
+  /** Products per case. */
+  readonly k: number;
+  /** Number of cases. */
+  readonly cases: number;
+  /** A operands, case-major, fp32 patterns (`cases * k`). */
+  readonly a: Uint32Array;
+  /** B operands, same layout. */
+  readonly b: Uint32Array;
+  /** Accumulators as fp32 patterns. */
+  readonly c: Uint32Array;
+  /** Output files. */
+  readonly outputs: readonly VectorOutput[];
+}
+
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads and validates a vector-set directory.
+ *
+ * @param dir directory path
+ * @returns the parsed set
+ * @throws {InputError} `VECTOR_SET_*` codes for missing, malformed or inconsistent files
+ * @example
+ * ```ts ignore
+ * const set = await readVectorSet("tests/vectors/khattak-mikaitis/H100/bf16");
+ * ```
+ */
+export async function readVectorSet(dir: string): Promise<VectorSet> {
+  const names = await _list(dir);
+  const one = (re: RegExp, what: string): string => {
+    const hits = names.filter((n) => re.test(n));
+    if (hits.length !== 1) {
+      throw new InputError(
+        "VECTOR_SET_LAYOUT",
+        `Cannot read vector set '${dir}': expected exactly one ${what} file, found ${hits.length}`,
+      );
+    }
+    return hits[0] as string;
+  };
+  const aName = one(/^a_.*\.txt$/, "a_*");
+  const a = parseVectorText(await _read(dir, aName), { file: aName, kind: "hex" });
+  const b = parseVectorText(await _read(dir, one(/^b_.*\.txt$/, "b_*")), {
+    file: "b",
+    kind: "hex",
+  });
+  const c = parseVectorText(await _read(dir, one(/^c_.*_fp32\.txt$/, "c_*_fp32")), {
+    file: "c",
+    kind: "binary",
+  });
+  if (a.rows !== b.rows || a.width !== b.width || c.rows !== a.rows) {
+    throw new InputError(
+      "VECTOR_SET_SHAPE",
+      `Cannot read vector set '${dir}': a is ${a.rows}x${a.width}, b ${b.rows}x${b.width}, c ${c.rows} rows`,
+    );
+  }
+  const capture = await _capture(dir, names);
+  const outputs: VectorOutput[] = [];
+  for (const file of names.filter((n) => /^d_.*_fp(32|16)\.txt$/.test(n)).sort()) {
+    const d = parseVectorText(await _read(dir, file), { file, kind: "binary" });
+    if (d.rows !== a.rows) {
+      throw new InputError(
+        "VECTOR_SET_SHAPE",
+        `Cannot read vector set '${dir}': '${file}' has ${d.rows} rows, expected ${a.rows}`,
+      );
+    }
+    const format = file.endsWith("_fp16.txt") ? "fp16" : "fp32";
+    const meta = capture[file];
+    outputs.push({
+      file,
+      format,
+      instruction: meta?.instruction ?? "",
+      accumulator: meta?.accumulator ?? (format === "fp16" ? "c_file_rounded_to_fp16" : "c_file"),
+      d: d.values,
+    });
+  }
+  if (outputs.length === 0) {
+    throw new InputError("VECTOR_SET_LAYOUT", `Cannot read vector set '${dir}': no d_* files`);
+  }
+  return { dir, k: a.width, cases: a.rows, a: a.values, b: b.values, c: c.values, outputs };
+}
+
+async function _list(dir: string): Promise<string[]> {
+  try {
+    const out: string[] = [];
+    for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
+    return out;
+  } catch (e) {
+    throw new InputError(
+      "VECTOR_SET_MISSING",
+      `Cannot read vector set '${dir}': ${(e as Error).message}`,
+    );
+  }
+}
+
+async function _read(dir: string, name: string): Promise<string> {
+  const path = `${dir}/${name}`;
+  const info = await Deno.stat(path);
+  if (info.size > MAX_FILE_BYTES) {
+    throw new InputError("VECTOR_SET_TOO_LARGE", `Cannot read '${path}': larger than 64 MiB`);
+  }
+  return await Deno.readTextFile(path);
+}
+
+interface _CaptureEntry {
+  instruction?: string;
+  accumulator?: AccumulatorSource;
+}
+
+async function _capture(dir: string, names: string[]): Promise<Record<string, _CaptureEntry>> {
+  if (!names.includes("capture.json")) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(await _read(dir, "capture.json"));
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError("VECTOR_SET_CAPTURE", `Cannot read '${dir}/capture.json': not JSON`);
+  }
+  const outputs = (json as { outputs?: unknown })?.outputs;
+  if (typeof outputs !== "object" || outputs === null) {
+    throw new InputError("VECTOR_SET_CAPTURE", `Cannot read '${dir}/capture.json': no 'outputs'`);
+  }
+  const result: Record<string, _CaptureEntry> = {};
+  for (const [file, v] of Object.entries(outputs as Record<string, unknown>)) {
+    const e = v as { instruction?: unknown; accumulator?: unknown };
+    const acc = e.accumulator;
+    if (acc !== "c_file" && acc !== "c_file_rounded_to_fp16" && acc !== "zero") {
+      throw new InputError(
+        "VECTOR_SET_CAPTURE",
+        `Cannot read '${dir}/capture.json': outputs.${file}.accumulator must be c_file, c_file_rounded_to_fp16 or zero`,
+      );
+    }
+    result[file] = {
+      accumulator: acc,
+      ...(typeof e.instruction === "string" ? { instruction: e.instruction } : {}),
+    };
+  }
+  return result;
+}

@@ -1,0 +1,17 @@
+/**
+ * Hardware models: GPU profiles, the instruction catalog and tensor-core arithmetic.
+ *
+ * @example
+ * ```ts
+ * import { findDatapath, parseGpuProfile } from "./mod.ts";
+ * const p = parseGpuProfile({
+ *   schema: "bitaudit.gpu-profile/v1", id: "x", name: "X", architecture: "sm_90",
+ *   computeCapability: "9.0", aliases: [], sources: [], tensorCore: { datapaths: [] },
+ * });
+ * if (findDatapath(p, { input: "bf16", output: "fp32" }) !== undefined) throw new Error();
+ * ```
+ * @module
+ */
+export * from "./gpu_profile.ts";
+export * from "./instruction_catalog.ts";
+export * from "./tensor_core/mod.ts";
