@@ -138,4 +138,3 @@ export function findDatapath(
     d.family === family && d.input === input && d.output === output
   );
 }
-

@@ -51,27 +51,28 @@ const _AMPERE = [
 const _ADA = [..._AMPERE, _s("mma", "m16n8k32", FP8, F16_OUT)];
 
 /** Instruction catalog by architecture (frozen). */
-export const INSTRUCTION_CATALOG: Readonly<Record<Architecture, readonly InstructionShape[]>> = Object
-  .freeze({
-    sm_70: [_s("mma", "m8n8k4", ["fp16"], F16_OUT), _s("mma", "m16n16k16", ["fp16"], F16_OUT)],
-    sm_80: _AMPERE,
-    sm_86: _AMPERE,
-    sm_89: _ADA,
-    sm_90: [
-      ..._ADA,
-      _s("wgmma", "m64nNk16", ["fp16"], F16_OUT),
-      _s("wgmma", "m64nNk16", ["bf16"], F32_OUT),
-      _s("wgmma", "m64nNk8", ["tf32"], F32_OUT),
-      _s("wgmma", "m64nNk32", FP8, F16_OUT),
-    ],
-    sm_100: [
-      ..._ADA,
-      _s("tcgen05", "kind::f16 k16", ["fp16", "bf16"], F16_OUT),
-      _s("tcgen05", "kind::tf32 k8", ["tf32"], F32_OUT),
-      _s("tcgen05", "kind::f8f6f4 k32", FP8, F16_OUT),
-    ],
-    sm_120: _ADA,
-  });
+export const INSTRUCTION_CATALOG: Readonly<Record<Architecture, readonly InstructionShape[]>> =
+  Object
+    .freeze({
+      sm_70: [_s("mma", "m8n8k4", ["fp16"], F16_OUT), _s("mma", "m16n16k16", ["fp16"], F16_OUT)],
+      sm_80: _AMPERE,
+      sm_86: _AMPERE,
+      sm_89: _ADA,
+      sm_90: [
+        ..._ADA,
+        _s("wgmma", "m64nNk16", ["fp16"], F16_OUT),
+        _s("wgmma", "m64nNk16", ["bf16"], F32_OUT),
+        _s("wgmma", "m64nNk8", ["tf32"], F32_OUT),
+        _s("wgmma", "m64nNk32", FP8, F16_OUT),
+      ],
+      sm_100: [
+        ..._ADA,
+        _s("tcgen05", "kind::f16 k16", ["fp16", "bf16"], F16_OUT),
+        _s("tcgen05", "kind::tf32 k8", ["tf32"], F32_OUT),
+        _s("tcgen05", "kind::f8f6f4 k32", FP8, F16_OUT),
+      ],
+      sm_120: _ADA,
+    });
 
 /**
  * Finds the instruction shapes of an architecture that take the given formats with depth k.

@@ -92,7 +92,12 @@ export function packInfinity(format: FloatFormat, sign: 0 | 1): number {
  * if (packFields(FP16, 0, 15, 0) !== 0x3c00) throw new Error(); // 1.0
  * ```
  */
-export function packFields(format: FloatFormat, sign: 0 | 1, biased: number, fraction: number): number {
+export function packFields(
+  format: FloatFormat,
+  sign: 0 | 1,
+  biased: number,
+  fraction: number,
+): number {
   const body = biased * 2 ** format.fracBits + fraction;
   return packZero(format, sign) + body * 2 ** format.containerShift;
 }
@@ -124,7 +129,9 @@ export function roundPack(
 ): number {
   const { sign, significand: sig, exponent } = value;
   if (!Number.isSafeInteger(sig) || sig < 0) {
-    throw new RangeError(`Cannot round: significand must be a non-negative safe integer, got ${sig}`);
+    throw new RangeError(
+      `Cannot round: significand must be a non-negative safe integer, got ${sig}`,
+    );
   }
   const sticky = value.sticky === true;
   const mode = options.mode ?? "rne";
@@ -192,7 +199,12 @@ function _encode(
   return packFields(format, sign, e + format.bias, sig - hidden);
 }
 
-function _overflow(format: FloatFormat, sign: 0 | 1, mode: RoundingMode, rule: OverflowRule): number {
+function _overflow(
+  format: FloatFormat,
+  sign: 0 | 1,
+  mode: RoundingMode,
+  rule: OverflowRule,
+): number {
   const maxFinite = packFields(
     format,
     sign,
@@ -201,6 +213,7 @@ function _overflow(format: FloatFormat, sign: 0 | 1, mode: RoundingMode, rule: O
   );
   if (rule === "saturate") return maxFinite;
   if (rule === "infinity") return packInfinity(format, sign);
-  const toInfinity = mode === "rne" || (mode === "ru" && sign === 0) || (mode === "rd" && sign === 1);
+  const toInfinity = mode === "rne" || (mode === "ru" && sign === 0) ||
+    (mode === "rd" && sign === 1);
   return toInfinity ? packInfinity(format, sign) : maxFinite;
 }

@@ -8,10 +8,12 @@
  * @module
  */
 
-const KM = "Khattak & Mikaitis, Accurate Models of NVIDIA Tensor Cores, arXiv:2512.07004 v2, Table II";
+const KM =
+  "Khattak & Mikaitis, Accurate Models of NVIDIA Tensor Cores, arXiv:2512.07004 v2, Table II";
 const KM_CODE = (file: string) =>
   `MATLAB-tensor-core @ b12b5a7, models/${file} (fma, neab, frmode, min_exp_limit; spec tensor_core_khattak_mikaitis.md §9.2)`;
-const MMASIM = "Xie et al., MMA-Sim, arXiv:2511.10909 v2, Tables 2-5 (F, L, split-K per architecture)";
+const MMASIM =
+  "Xie et al., MMA-Sim, arXiv:2511.10909 v2, Tables 2-5 (F, L, split-K per architecture)";
 const KM_FP8_MMA =
   "spec tensor_core_khattak_mikaitis.md §12.3: two interleaved F=25 blocks (k mod 4 in {0,1}, then {2,3}) and a late RNE add of C reproduce all mma.sync fp8 captures of H100, H200 and B200";
 const KM_ADA_FP8_F16 =
@@ -53,61 +55,319 @@ function halfAndTf32(
 ): Json[] {
   const base = { family: "mma", fracBits: arch.F };
   return [
-    dp("mma-fp16-fp32", { ...base, input: "fp16", output: "fp32", k: 16, blockSize: arch.L16, resultFormat: "fp32", rounding: "rz", alignFloor: arch.floor32 }, src, v("fp16", "fp32.txt")),
-    dp("mma-fp16-fp16", { ...base, input: "fp16", output: "fp16", k: 16, blockSize: arch.L16, resultFormat: "fp16", rounding: "rne", alignFloor: arch.floor16 }, src, v("fp16", "fp16.txt")),
-    dp("mma-bf16-fp32", { ...base, input: "bf16", output: "fp32", k: 16, blockSize: arch.L16, resultFormat: "fp32", rounding: "rz", alignFloor: arch.floor32 }, src, v("bf16", "fp32.txt")),
-    dp("mma-tf32-fp32", { ...base, input: "tf32", output: "fp32", k: 8, blockSize: arch.Ltf32, resultFormat: "fp32", rounding: "rz", alignFloor: arch.floor32 }, src, v("tf32", "fp32.txt")),
+    dp(
+      "mma-fp16-fp32",
+      {
+        ...base,
+        input: "fp16",
+        output: "fp32",
+        k: 16,
+        blockSize: arch.L16,
+        resultFormat: "fp32",
+        rounding: "rz",
+        alignFloor: arch.floor32,
+      },
+      src,
+      v("fp16", "fp32.txt"),
+    ),
+    dp(
+      "mma-fp16-fp16",
+      {
+        ...base,
+        input: "fp16",
+        output: "fp16",
+        k: 16,
+        blockSize: arch.L16,
+        resultFormat: "fp16",
+        rounding: "rne",
+        alignFloor: arch.floor16,
+      },
+      src,
+      v("fp16", "fp16.txt"),
+    ),
+    dp(
+      "mma-bf16-fp32",
+      {
+        ...base,
+        input: "bf16",
+        output: "fp32",
+        k: 16,
+        blockSize: arch.L16,
+        resultFormat: "fp32",
+        rounding: "rz",
+        alignFloor: arch.floor32,
+      },
+      src,
+      v("bf16", "fp32.txt"),
+    ),
+    dp(
+      "mma-tf32-fp32",
+      {
+        ...base,
+        input: "tf32",
+        output: "fp32",
+        k: 8,
+        blockSize: arch.Ltf32,
+        resultFormat: "fp32",
+        rounding: "rz",
+        alignFloor: arch.floor32,
+      },
+      src,
+      v("tf32", "fp32.txt"),
+    ),
   ];
 }
 
 function ampere(v: (fmt: string, out: string) => string): Json[] {
-  return halfAndTf32({ L16: 8, Ltf32: 4, F: 24, floor32: -132, floor16: -20 }, [KM, KM_CODE("A100TC.m"), MMASIM], v);
+  return halfAndTf32({ L16: 8, Ltf32: 4, F: 24, floor32: -132, floor16: -20 }, [
+    KM,
+    KM_CODE("A100TC.m"),
+    MMASIM,
+  ], v);
 }
 
 function ada(v: (fmt: string, out: string) => string): Json[] {
   const src = [KM, KM_CODE("AdaTC.m / L40STC.m"), MMASIM];
   const fp8 = (input: string): Json[] => [
-    dp(`mma-${input}-fp32`, { input, output: "fp32", k: 32, blockSize: 16, fracBits: 13, resultFormat: "e8m13", rounding: "rz", alignFloor: -132 }, src, v(input.toUpperCase(), "fp32.txt")),
-    dp(`mma-${input}-fp16`, { input, output: "fp16", k: 32, blockSize: 16, fracBits: 13, resultFormat: "fp16", rounding: "rne", alignFloor: -132 }, [...src, KM_ADA_FP8_F16], v(input.toUpperCase(), "fp16.txt"),
-      "The MATLAB model degenerates here (M = 0 output bits); measured data follows MMA-Sim's 13-bit blocks rounded to fp16, so that rule is used."),
+    dp(
+      `mma-${input}-fp32`,
+      {
+        input,
+        output: "fp32",
+        k: 32,
+        blockSize: 16,
+        fracBits: 13,
+        resultFormat: "e8m13",
+        rounding: "rz",
+        alignFloor: -132,
+      },
+      src,
+      v(input.toUpperCase(), "fp32.txt"),
+    ),
+    dp(
+      `mma-${input}-fp16`,
+      {
+        input,
+        output: "fp16",
+        k: 32,
+        blockSize: 16,
+        fracBits: 13,
+        resultFormat: "fp16",
+        rounding: "rne",
+        alignFloor: -132,
+      },
+      [...src, KM_ADA_FP8_F16],
+      v(input.toUpperCase(), "fp16.txt"),
+      "The MATLAB model degenerates here (M = 0 output bits); measured data follows MMA-Sim's 13-bit blocks rounded to fp16, so that rule is used.",
+    ),
   ];
-  return [...halfAndTf32({ L16: 8, Ltf32: 4, F: 24, floor32: -132, floor16: -20 }, src, v), ...fp8("e4m3"), ...fp8("e5m2")];
+  return [
+    ...halfAndTf32({ L16: 8, Ltf32: 4, F: 24, floor32: -132, floor16: -20 }, src, v),
+    ...fp8("e4m3"),
+    ...fp8("e5m2"),
+  ];
 }
 
-function hopperLike(v: (fmt: string, out: string) => string, model: string, wide: "wgmma" | "tcgen05" | null): Json[] {
+function hopperLike(
+  v: (fmt: string, out: string) => string,
+  model: string,
+  wide: "wgmma" | "tcgen05" | null,
+): Json[] {
   const src = [KM, KM_CODE(model), MMASIM];
-  const out: Json[] = halfAndTf32({ L16: 16, Ltf32: 8, F: 25, floor32: -133, floor16: -21 }, src, v);
+  const out: Json[] = halfAndTf32(
+    { L16: 16, Ltf32: 8, F: 25, floor32: -133, floor16: -21 },
+    src,
+    v,
+  );
   for (const input of ["e4m3", "e5m2"]) {
     const note =
       "The published MATLAB H100 model gives mma fp8 a native 32-wide F=13 datapath; the measured mma.sync captures contradict it and are reproduced only by the interleaved two-block rule with a late C add, so the measured behaviour is used.";
     for (const [output, rounding, floor] of [["fp32", "rz", -133], ["fp16", "rne", -21]] as const) {
-      out.push(dp(`mma-${input}-${output}`, { input, output, k: 32, blockSize: 16, fracBits: 25, resultFormat: output, rounding, alignFloor: floor, chain: fp8Interleaved, accumulator: "late" }, [...src, KM_FP8_MMA], v(input.toUpperCase(), output === "fp16" ? "fp16.txt" : "mma-fp32"), note));
+      out.push(
+        dp(
+          `mma-${input}-${output}`,
+          {
+            input,
+            output,
+            k: 32,
+            blockSize: 16,
+            fracBits: 25,
+            resultFormat: output,
+            rounding,
+            alignFloor: floor,
+            chain: fp8Interleaved,
+            accumulator: "late",
+          },
+          [...src, KM_FP8_MMA],
+          v(input.toUpperCase(), output === "fp16" ? "fp16.txt" : "mma-fp32"),
+          note,
+        ),
+      );
     }
   }
   if (wide === "wgmma") {
-    out.push(dp("wgmma-bf16-fp32", { family: "wgmma", input: "bf16", output: "fp32", k: 16, blockSize: 16, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, src, SAME_ARCH("H100 (mma, identical F and L)")));
-    out.push(dp("wgmma-fp16-fp32", { family: "wgmma", input: "fp16", output: "fp32", k: 16, blockSize: 16, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, src, SAME_ARCH("H100 (mma, identical F and L)")));
-    out.push(dp("wgmma-tf32-fp32", { family: "wgmma", input: "tf32", output: "fp32", k: 8, blockSize: 8, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, src, SAME_ARCH("H100 (mma, identical F and L)")));
+    out.push(
+      dp(
+        "wgmma-bf16-fp32",
+        {
+          family: "wgmma",
+          input: "bf16",
+          output: "fp32",
+          k: 16,
+          blockSize: 16,
+          fracBits: 25,
+          resultFormat: "fp32",
+          rounding: "rz",
+          alignFloor: -133,
+        },
+        src,
+        SAME_ARCH("H100 (mma, identical F and L)"),
+      ),
+    );
+    out.push(
+      dp(
+        "wgmma-fp16-fp32",
+        {
+          family: "wgmma",
+          input: "fp16",
+          output: "fp32",
+          k: 16,
+          blockSize: 16,
+          fracBits: 25,
+          resultFormat: "fp32",
+          rounding: "rz",
+          alignFloor: -133,
+        },
+        src,
+        SAME_ARCH("H100 (mma, identical F and L)"),
+      ),
+    );
+    out.push(
+      dp(
+        "wgmma-tf32-fp32",
+        {
+          family: "wgmma",
+          input: "tf32",
+          output: "fp32",
+          k: 8,
+          blockSize: 8,
+          fracBits: 25,
+          resultFormat: "fp32",
+          rounding: "rz",
+          alignFloor: -133,
+        },
+        src,
+        SAME_ARCH("H100 (mma, identical F and L)"),
+      ),
+    );
     for (const input of ["e4m3", "e5m2"]) {
-      out.push(dp(`wgmma-${input}-fp32`, { family: "wgmma", input, output: "fp32", k: 32, blockSize: 32, fracBits: 13, resultFormat: "e8m13", rounding: "rz", alignFloor: -133 }, src, v(input.toUpperCase(), "fp32.txt")));
-      out.push(dp(`wgmma-${input}-fp16`, { family: "wgmma", input, output: "fp16", k: 32, blockSize: 32, fracBits: 13, resultFormat: "fp16", rounding: "rne", alignFloor: -133 }, [MMASIM], PUBLISHED));
+      out.push(
+        dp(
+          `wgmma-${input}-fp32`,
+          {
+            family: "wgmma",
+            input,
+            output: "fp32",
+            k: 32,
+            blockSize: 32,
+            fracBits: 13,
+            resultFormat: "e8m13",
+            rounding: "rz",
+            alignFloor: -133,
+          },
+          src,
+          v(input.toUpperCase(), "fp32.txt"),
+        ),
+      );
+      out.push(
+        dp(
+          `wgmma-${input}-fp16`,
+          {
+            family: "wgmma",
+            input,
+            output: "fp16",
+            k: 32,
+            blockSize: 32,
+            fracBits: 13,
+            resultFormat: "fp16",
+            rounding: "rne",
+            alignFloor: -133,
+          },
+          [MMASIM],
+          PUBLISHED,
+        ),
+      );
     }
   }
   if (wide === "tcgen05") {
     for (const input of ["e4m3", "e5m2"]) {
-      out.push(dp(`tcgen05-${input}-fp32`, { family: "tcgen05", input, output: "fp32", k: 32, blockSize: 32, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, [KM, KM_CODE("B200TC.m"), MMASIM], PUBLISHED));
+      out.push(
+        dp(
+          `tcgen05-${input}-fp32`,
+          {
+            family: "tcgen05",
+            input,
+            output: "fp32",
+            k: 32,
+            blockSize: 32,
+            fracBits: 25,
+            resultFormat: "fp32",
+            rounding: "rz",
+            alignFloor: -133,
+          },
+          [KM, KM_CODE("B200TC.m"), MMASIM],
+          PUBLISHED,
+        ),
+      );
     }
-    out.push(dp("tcgen05-bf16-fp32", { family: "tcgen05", input: "bf16", output: "fp32", k: 16, blockSize: 16, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, [MMASIM], PUBLISHED));
+    out.push(
+      dp(
+        "tcgen05-bf16-fp32",
+        {
+          family: "tcgen05",
+          input: "bf16",
+          output: "fp32",
+          k: 16,
+          blockSize: 16,
+          fracBits: 25,
+          resultFormat: "fp32",
+          rounding: "rz",
+          alignFloor: -133,
+        },
+        [MMASIM],
+        PUBLISHED,
+      ),
+    );
   }
   return out;
 }
 
 function rtxBlackwell(): Json[] {
   const src = [KM, KM_CODE("RTXPRO6000TC.m (alias of B200TC.m)"), MMASIM];
-  const out = halfAndTf32({ L16: 16, Ltf32: 8, F: 25, floor32: -133, floor16: -21 }, src, () => PUBLISHED);
+  const out = halfAndTf32(
+    { L16: 16, Ltf32: 8, F: 25, floor32: -133, floor16: -21 },
+    src,
+    () => PUBLISHED,
+  );
   for (const input of ["e4m3", "e5m2"]) {
-    out.push(dp(`mma-${input}-fp32`, { input, output: "fp32", k: 32, blockSize: 32, fracBits: 25, resultFormat: "fp32", rounding: "rz", alignFloor: -133 }, [MMASIM, KM_CODE("B200TC.m")], PUBLISHED,
-      "MMA-Sim models RTX Blackwell mma fp8 as one 32-product F=25 block with C inside; no measured data bundled."));
+    out.push(
+      dp(
+        `mma-${input}-fp32`,
+        {
+          input,
+          output: "fp32",
+          k: 32,
+          blockSize: 32,
+          fracBits: 25,
+          resultFormat: "fp32",
+          rounding: "rz",
+          alignFloor: -133,
+        },
+        [MMASIM, KM_CODE("B200TC.m")],
+        PUBLISHED,
+        "MMA-Sim models RTX Blackwell mma fp8 as one 32-product F=25 block with C inside; no measured data bundled.",
+      ),
+    );
   }
   return out;
 }
@@ -115,8 +375,36 @@ function rtxBlackwell(): Json[] {
 function volta(): Json[] {
   const src = [KM, KM_CODE("V100TC.m"), MMASIM];
   return [
-    dp("mma-fp16-fp32", { input: "fp16", output: "fp32", k: 16, blockSize: 4, fracBits: 23, resultFormat: "fp32", rounding: "rz", alignFloor: null }, src, PUBLISHED),
-    dp("mma-fp16-fp16", { input: "fp16", output: "fp16", k: 16, blockSize: 4, fracBits: 23, resultFormat: "fp16", rounding: "rne", alignFloor: -19 }, src, PUBLISHED),
+    dp(
+      "mma-fp16-fp32",
+      {
+        input: "fp16",
+        output: "fp32",
+        k: 16,
+        blockSize: 4,
+        fracBits: 23,
+        resultFormat: "fp32",
+        rounding: "rz",
+        alignFloor: null,
+      },
+      src,
+      PUBLISHED,
+    ),
+    dp(
+      "mma-fp16-fp16",
+      {
+        input: "fp16",
+        output: "fp16",
+        k: 16,
+        blockSize: 4,
+        fracBits: 23,
+        resultFormat: "fp16",
+        rounding: "rne",
+        alignFloor: -19,
+      },
+      src,
+      PUBLISHED,
+    ),
   ];
 }
 
@@ -124,7 +412,9 @@ const measured = (gpu: string) => (fmt: string, out: string) =>
   out === "mma-fp32" ? PUBLISHED : MEASURED(gpu, fmt, out);
 const sameAs = (gpu: string) => () => SAME_ARCH(gpu);
 const h100v = (fmt: string, out: string) =>
-  out === "mma-fp32" ? SAME_ARCH("H100 (fp16 output of the same rule) and B200 (K&M captures)") : MEASURED("H100", fmt, out);
+  out === "mma-fp32"
+    ? SAME_ARCH("H100 (fp16 output of the same rule) and B200 (K&M captures)")
+    : MEASURED("H100", fmt, out);
 
 interface Gpu {
   id: string;
@@ -136,22 +426,142 @@ interface Gpu {
 }
 
 const GPUS: Gpu[] = [
-  { id: "v100", name: "NVIDIA Tesla V100", architecture: "sm_70", cc: "7.0", aliases: ["V100"], datapaths: volta() },
-  { id: "a100", name: "NVIDIA A100", architecture: "sm_80", cc: "8.0", aliases: ["A100"], datapaths: ampere(measured("A100")) },
-  { id: "a30", name: "NVIDIA A30", architecture: "sm_80", cc: "8.0", aliases: ["A30"], datapaths: ampere(sameAs("A100")) },
-  { id: "a2", name: "NVIDIA A2", architecture: "sm_86", cc: "8.6", aliases: ["A2"], datapaths: ampere(sameAs("A100")) },
-  { id: "a40", name: "NVIDIA A40", architecture: "sm_86", cc: "8.6", aliases: ["A40"], datapaths: ampere(sameAs("A100")) },
-  { id: "l4", name: "NVIDIA L4", architecture: "sm_89", cc: "8.9", aliases: ["L4"], datapaths: ada(sameAs("L40S")) },
-  { id: "l40", name: "NVIDIA L40", architecture: "sm_89", cc: "8.9", aliases: ["L40"], datapaths: ada(sameAs("L40S")) },
-  { id: "l40s", name: "NVIDIA L40S", architecture: "sm_89", cc: "8.9", aliases: ["L40S"], datapaths: ada((fmt, out) => fmt.startsWith("E") && out === "fp16.txt" ? PUBLISHED + " (K&M's Ada RTX 1000 fp16 captures are not bundled)" : MEASURED("L40S", fmt, out)) },
-  { id: "rtx-1000-ada", name: "NVIDIA RTX 1000 Ada Generation", architecture: "sm_89", cc: "8.9", aliases: ["RTX 1000 Ada"], datapaths: ada(sameAs("L40S")) },
-  { id: "h100-sxm", name: "NVIDIA H100 SXM5", architecture: "sm_90", cc: "9.0", aliases: ["H100 SXM", "H100 80GB HBM3"], datapaths: hopperLike(h100v, "H100TC.m", "wgmma") },
-  { id: "h100-pcie", name: "NVIDIA H100 PCIe", architecture: "sm_90", cc: "9.0", aliases: ["H100 PCIe"], datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma") },
-  { id: "h100-nvl", name: "NVIDIA H100 NVL", architecture: "sm_90", cc: "9.0", aliases: ["H100 NVL"], datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma") },
-  { id: "h200", name: "NVIDIA H200", architecture: "sm_90", cc: "9.0", aliases: ["H200"], datapaths: hopperLike(sameAs("H100"), "H200TC.m (alias of H100TC.m)", "wgmma") },
-  { id: "gh200", name: "NVIDIA GH200 Grace Hopper", architecture: "sm_90", cc: "9.0", aliases: ["GH200"], datapaths: hopperLike(sameAs("H100"), "H100TC.m (README: also GH200)", "wgmma") },
-  { id: "b200", name: "NVIDIA B200", architecture: "sm_100", cc: "10.0", aliases: ["B200"], datapaths: hopperLike(() => PUBLISHED + " (K&M B200 captures not bundled)", "B200TC.m", "tcgen05") },
-  { id: "rtx-pro-6000-blackwell", name: "NVIDIA RTX PRO 6000 Blackwell", architecture: "sm_120", cc: "12.0", aliases: ["RTX PRO 6000"], datapaths: rtxBlackwell() },
+  {
+    id: "v100",
+    name: "NVIDIA Tesla V100",
+    architecture: "sm_70",
+    cc: "7.0",
+    aliases: ["V100"],
+    datapaths: volta(),
+  },
+  {
+    id: "a100",
+    name: "NVIDIA A100",
+    architecture: "sm_80",
+    cc: "8.0",
+    aliases: ["A100"],
+    datapaths: ampere(measured("A100")),
+  },
+  {
+    id: "a30",
+    name: "NVIDIA A30",
+    architecture: "sm_80",
+    cc: "8.0",
+    aliases: ["A30"],
+    datapaths: ampere(sameAs("A100")),
+  },
+  {
+    id: "a2",
+    name: "NVIDIA A2",
+    architecture: "sm_86",
+    cc: "8.6",
+    aliases: ["A2"],
+    datapaths: ampere(sameAs("A100")),
+  },
+  {
+    id: "a40",
+    name: "NVIDIA A40",
+    architecture: "sm_86",
+    cc: "8.6",
+    aliases: ["A40"],
+    datapaths: ampere(sameAs("A100")),
+  },
+  {
+    id: "l4",
+    name: "NVIDIA L4",
+    architecture: "sm_89",
+    cc: "8.9",
+    aliases: ["L4"],
+    datapaths: ada(sameAs("L40S")),
+  },
+  {
+    id: "l40",
+    name: "NVIDIA L40",
+    architecture: "sm_89",
+    cc: "8.9",
+    aliases: ["L40"],
+    datapaths: ada(sameAs("L40S")),
+  },
+  {
+    id: "l40s",
+    name: "NVIDIA L40S",
+    architecture: "sm_89",
+    cc: "8.9",
+    aliases: ["L40S"],
+    datapaths: ada((fmt, out) =>
+      fmt.startsWith("E") && out === "fp16.txt"
+        ? PUBLISHED + " (K&M's Ada RTX 1000 fp16 captures are not bundled)"
+        : MEASURED("L40S", fmt, out)
+    ),
+  },
+  {
+    id: "rtx-1000-ada",
+    name: "NVIDIA RTX 1000 Ada Generation",
+    architecture: "sm_89",
+    cc: "8.9",
+    aliases: ["RTX 1000 Ada"],
+    datapaths: ada(sameAs("L40S")),
+  },
+  {
+    id: "h100-sxm",
+    name: "NVIDIA H100 SXM5",
+    architecture: "sm_90",
+    cc: "9.0",
+    aliases: ["H100", "H100 SXM", "H100 80GB HBM3"],
+    datapaths: hopperLike(h100v, "H100TC.m", "wgmma"),
+  },
+  {
+    id: "h100-pcie",
+    name: "NVIDIA H100 PCIe",
+    architecture: "sm_90",
+    cc: "9.0",
+    aliases: ["H100 PCIe"],
+    datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma"),
+  },
+  {
+    id: "h100-nvl",
+    name: "NVIDIA H100 NVL",
+    architecture: "sm_90",
+    cc: "9.0",
+    aliases: ["H100 NVL"],
+    datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma"),
+  },
+  {
+    id: "h200",
+    name: "NVIDIA H200",
+    architecture: "sm_90",
+    cc: "9.0",
+    aliases: ["H200"],
+    datapaths: hopperLike(sameAs("H100"), "H200TC.m (alias of H100TC.m)", "wgmma"),
+  },
+  {
+    id: "gh200",
+    name: "NVIDIA GH200 Grace Hopper",
+    architecture: "sm_90",
+    cc: "9.0",
+    aliases: ["GH200"],
+    datapaths: hopperLike(sameAs("H100"), "H100TC.m (README: also GH200)", "wgmma"),
+  },
+  {
+    id: "b200",
+    name: "NVIDIA B200",
+    architecture: "sm_100",
+    cc: "10.0",
+    aliases: ["B200"],
+    datapaths: hopperLike(
+      () => PUBLISHED + " (K&M B200 captures not bundled)",
+      "B200TC.m",
+      "tcgen05",
+    ),
+  },
+  {
+    id: "rtx-pro-6000-blackwell",
+    name: "NVIDIA RTX PRO 6000 Blackwell",
+    architecture: "sm_120",
+    cc: "12.0",
+    aliases: ["RTX PRO 6000"],
+    datapaths: rtxBlackwell(),
+  },
 ];
 
 const root = new URL("../../profiles/gpu/", import.meta.url);

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { formatByName, FORMATS, type FormatName } from "../../numerics/mod.ts";
+import { formatByName, type FormatName, FORMATS } from "../../numerics/mod.ts";
 import { arr, fieldsOf, int, oneOf, onlyKnown, str, strings } from "../../json_fields.ts";
 import type { Chain, ProfileDatapath } from "./datapath.ts";
 
@@ -105,10 +105,14 @@ function _chain(json: unknown, path: string, k: number, blockSize: number): Chai
   const seen = new Set<number>();
   const groups = arr(f, "groups").map((g, i) => {
     if (!Array.isArray(g) || g.some((r) => !Number.isInteger(r) || r < 0 || r >= period)) {
-      throw new RangeError(`Cannot read '${path}.groups[${i}]': expected residues in 0..${period - 1}`);
+      throw new RangeError(
+        `Cannot read '${path}.groups[${i}]': expected residues in 0..${period - 1}`,
+      );
     }
     for (const r of g as number[]) {
-      if (seen.has(r)) throw new RangeError(`Cannot read '${path}.groups[${i}]': residue ${r} repeats`);
+      if (seen.has(r)) {
+        throw new RangeError(`Cannot read '${path}.groups[${i}]': residue ${r} repeats`);
+      }
       seen.add(r);
     }
     if ((k / period) * g.length > blockSize) {
@@ -117,7 +121,9 @@ function _chain(json: unknown, path: string, k: number, blockSize: number): Chai
     return Object.freeze([...(g as number[])]);
   });
   if (seen.size !== period || k % period !== 0) {
-    throw new RangeError(`Cannot read '${path}': groups must cover every residue of a period dividing k`);
+    throw new RangeError(
+      `Cannot read '${path}': groups must cover every residue of a period dividing k`,
+    );
   }
   return Object.freeze({ kind, period, groups: Object.freeze(groups) });
 }

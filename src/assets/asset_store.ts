@@ -1,0 +1,103 @@
+/**
+ * The only place where files become trusted bytes: every read is checked against the manifest
+ * (length first, then SHA-256) before anyone parses it, and every asset read is recorded so that
+ * verdicts can name the exact assets they depended on.
+ *
+ * @module
+ */
+import { AssetError } from "../errors.ts";
+import { type Manifest, parseManifest } from "./manifest.ts";
+import { sha256Hex } from "./sha256.ts";
+
+/** The manifest path relative to the asset root. */
+export const MANIFEST_PATH = "tables/manifest.json";
+
+/** A hash-checked view of the asset tree. */
+export interface AssetStore {
+  /** Root directory (the repository root or an installed copy). */
+  readonly root: string;
+  /** The manifest. */
+  readonly manifest: Manifest;
+  /** SHA-256 of the manifest file itself. */
+  readonly manifestSha256: string;
+  /** Reads an asset's bytes after checking length and digest. */
+  read(path: string): Promise<Uint8Array>;
+  /** Reads and parses a JSON asset after checking it. */
+  readJson(path: string): Promise<unknown>;
+  /** Assets read so far: path -> sha256. */
+  used(): Readonly<Record<string, string>>;
+}
+
+/**
+ * Opens the asset store rooted at a directory.
+ *
+ * @param root directory containing `tables/manifest.json`; default the repository this module
+ *   belongs to
+ * @returns the store
+ * @throws {AssetError} `MANIFEST_MISSING` or `MANIFEST_INVALID`
+ * @example
+ * ```ts ignore
+ * const store = await openAssetStore();
+ * const bytes = await store.read("profiles/gpu/a100.json");
+ * ```
+ */
+export async function openAssetStore(root?: string): Promise<AssetStore> {
+  const base = root ?? new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  let manifestBytes: Uint8Array;
+  try {
+    manifestBytes = await Deno.readFile(`${base}/${MANIFEST_PATH}`);
+  } catch (e) {
+    throw new AssetError(
+      "MANIFEST_MISSING",
+      `Cannot open assets: '${base}/${MANIFEST_PATH}' unreadable (${(e as Error).name})`,
+    );
+  }
+  const manifest = parseManifest(new TextDecoder().decode(manifestBytes));
+  const used: Record<string, string> = {};
+  const read = async (path: string): Promise<Uint8Array> => {
+    const entry = manifest.assets[path];
+    if (entry === undefined) {
+      throw new AssetError("ASSET_NOT_LISTED", `Cannot load '${path}': not in the asset manifest`);
+    }
+    let bytes: Uint8Array;
+    try {
+      const info = await Deno.stat(`${base}/${path}`);
+      if (info.size !== entry.bytes) {
+        throw new AssetError(
+          "ASSET_SIZE_MISMATCH",
+          `Cannot load '${path}': ${info.size} bytes, manifest says ${entry.bytes}`,
+        );
+      }
+      bytes = await Deno.readFile(`${base}/${path}`);
+    } catch (e) {
+      if (e instanceof AssetError) throw e;
+      throw new AssetError("ASSET_MISSING", `Cannot load '${path}': ${(e as Error).name}`);
+    }
+    const digest = sha256Hex(bytes);
+    if (digest !== entry.sha256) {
+      throw new AssetError(
+        "ASSET_DIGEST_MISMATCH",
+        `Cannot load '${path}': sha256 ${digest.slice(0, 16)}… does not match the manifest's ${
+          entry.sha256.slice(0, 16)
+        }…`,
+      );
+    }
+    used[path] = digest;
+    return bytes;
+  };
+  return {
+    root: base,
+    manifest,
+    manifestSha256: sha256Hex(manifestBytes),
+    read,
+    async readJson(path: string): Promise<unknown> {
+      const bytes = await read(path);
+      try {
+        return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      } catch {
+        throw new AssetError("ASSET_INVALID", `Cannot load '${path}': not valid UTF-8 JSON`);
+      }
+    },
+    used: () => ({ ...used }),
+  };
+}

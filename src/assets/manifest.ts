@@ -1,0 +1,88 @@
+/**
+ * The asset manifest: every profile and table bitaudit may load, with its SHA-256 and length.
+ *
+ * Schema `bitaudit.asset-manifest/v1` (file `tables/manifest.json`):
+ * ```
+ * { "schema": "bitaudit.asset-manifest/v1",
+ *   "assets": { "<path relative to the repository root>": {
+ *       "sha256": "<64 hex>", "bytes": <int>, "producer": "<script or source>", "formatVersion": <int> } } }
+ * ```
+ *
+ * @module
+ */
+import { AssetError } from "../errors.ts";
+
+/** One manifest entry. */
+export interface ManifestEntry {
+  /** Lowercase hex SHA-256 of the file. */
+  readonly sha256: string;
+  /** File length in bytes. */
+  readonly bytes: number;
+  /** What produces the file (a script path or a source description). */
+  readonly producer: string;
+  /** Version of the file's format. */
+  readonly formatVersion: number;
+}
+
+/** A validated manifest. */
+export interface Manifest {
+  /** Schema id. */
+  readonly schema: "bitaudit.asset-manifest/v1";
+  /** Entries by repository-relative path. */
+  readonly assets: Readonly<Record<string, ManifestEntry>>;
+}
+
+/**
+ * Parses and validates manifest text.
+ *
+ * @param text manifest JSON text
+ * @returns the frozen manifest
+ * @throws {AssetError} `MANIFEST_INVALID` naming the bad field
+ * @example
+ * ```ts
+ * import { parseManifest } from "./manifest.ts";
+ * const m = parseManifest('{"schema":"bitaudit.asset-manifest/v1","assets":{}}');
+ * if (Object.keys(m.assets).length !== 0) throw new Error();
+ * ```
+ */
+export function parseManifest(text: string): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AssetError("MANIFEST_INVALID", "Cannot read asset manifest: not valid JSON");
+  }
+  const bad = (why: string): never => {
+    throw new AssetError("MANIFEST_INVALID", `Cannot read asset manifest: ${why}`);
+  };
+  const m = json as { schema?: unknown; assets?: unknown };
+  if (typeof m !== "object" || m === null) bad("expected an object");
+  if (m.schema !== "bitaudit.asset-manifest/v1") {
+    bad("'schema' must be 'bitaudit.asset-manifest/v1'");
+  }
+  if (typeof m.assets !== "object" || m.assets === null || Array.isArray(m.assets)) {
+    bad("'assets' must be an object");
+  }
+  const assets: Record<string, ManifestEntry> = {};
+  for (const [path, v] of Object.entries(m.assets as Record<string, unknown>)) {
+    const e = v as Record<string, unknown>;
+    if (!/^[a-z0-9_][a-z0-9_./-]*$/i.test(path) || path.includes("..")) bad(`bad path '${path}'`);
+    if (typeof e?.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(e.sha256)) {
+      bad(`'assets.${path}.sha256' must be 64 lowercase hex digits`);
+    }
+    if (!Number.isSafeInteger(e.bytes) || (e.bytes as number) < 0) {
+      bad(`'assets.${path}.bytes' must be a non-negative integer`);
+    }
+    if (typeof e.producer !== "string") bad(`'assets.${path}.producer' must be a string`);
+    if (!Number.isSafeInteger(e.formatVersion)) {
+      bad(`'assets.${path}.formatVersion' must be an integer`);
+    }
+    assets[path] = Object.freeze({
+      sha256: e.sha256 as string,
+      bytes: e.bytes as number,
+      producer: e.producer as string,
+      formatVersion: e.formatVersion as number,
+    });
+  }
+  return Object.freeze({ schema: "bitaudit.asset-manifest/v1", assets: Object.freeze(assets) });
+}

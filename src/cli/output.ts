@@ -1,0 +1,54 @@
+/**
+ * Output helpers shared by the commands: JSON vs human text, hex formatting.
+ *
+ * @module
+ */
+
+/**
+ * Prints a value as pretty JSON on stdout.
+ *
+ * @param value JSON-serialisable value
+ * @example
+ * ```ts
+ * import { printJson } from "./output.ts";
+ * printJson({ ok: true });
+ * ```
+ */
+export function printJson(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+/**
+ * Formats a 32-bit pattern as 8 hex digits.
+ *
+ * @param bits unsigned pattern
+ * @param digits number of hex digits (default 8)
+ * @returns e.g. `0x3f800000`
+ * @example
+ * ```ts
+ * import { hex } from "./output.ts";
+ * if (hex(1) !== "0x00000001") throw new Error();
+ * ```
+ */
+export function hex(bits: number, digits = 8): string {
+  return `0x${bits.toString(16).padStart(digits, "0")}`;
+}
+
+/**
+ * Renders rows as an aligned text table.
+ *
+ * @param rows the first row is the header
+ * @returns the table text
+ * @example
+ * ```ts
+ * import { table } from "./output.ts";
+ * if (!table([["a", "b"], ["1", "22"]]).includes("22")) throw new Error();
+ * ```
+ */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => widths[i] = Math.max(widths[i] ?? 0, c.length));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join(
+    "\n",
+  );
+}

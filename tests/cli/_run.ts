@@ -1,0 +1,50 @@
+/** Runs the bitaudit CLI in a subprocess (shared by the CLI tests). */
+
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Result of one CLI run. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `bitaudit <args>` from a repository checkout.
+ *
+ * @param args CLI arguments
+ * @param options `root` of the checkout to run (default this one), extra Deno permission flags
+ */
+export async function runBitaudit(
+  args: string[],
+  options: { root?: string; perms?: string[] } = {},
+): Promise<CliRun> {
+  const root = options.root ?? ROOT;
+  const perms = options.perms ?? ["--allow-read", "--allow-write"];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...perms, `${root}/src/cli/main.ts`, ...args],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Copies the parts of the checkout the CLI needs into a temporary folder. */
+export async function copyCheckout(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-cli-" });
+  const copy = async (rel: string) => {
+    const info = await Deno.stat(`${ROOT}/${rel}`);
+    if (info.isDirectory) {
+      await Deno.mkdir(`${dir}/${rel}`, { recursive: true });
+      for await (const e of Deno.readDir(`${ROOT}/${rel}`)) await copy(`${rel}/${e.name}`);
+    } else await Deno.copyFile(`${ROOT}/${rel}`, `${dir}/${rel}`);
+  };
+  for (const rel of ["deno.json", "deno.lock", "src", "profiles", "tables"]) await copy(rel);
+  return dir;
+}
+
+/** The repository root. */
+export const REPO_ROOT = ROOT;

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
+
+const GOLDEN = new URL("./golden/", import.meta.url);
+const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
+
+async function golden(name: string, actual: string): Promise<void> {
+  const url = new URL(name, GOLDEN);
+  if (UPDATE) await Deno.writeTextFile(url, actual);
+  assert.equal(actual, await Deno.readTextFile(url), `golden ${name} (UPDATE_GOLDEN=1 to refresh)`);
+}
+
+Deno.test("bitaudit --help prints the command list and exits 0", async () => {
+  const r = await runBitaudit(["--help"]);
+  assert.equal(r.code, 0);
+  await golden("help.txt", r.stdout);
+});
+
+Deno.test("bitaudit --version prints the version", async () => {
+  const r = await runBitaudit(["--version"]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+Deno.test("bitaudit with an unknown option exits 2 with a one-line error", async () => {
+  const r = await runBitaudit(["profiles", "list", "--bogus"]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+  assert.equal(r.stdout, "");
+});
+
+Deno.test("profiles list --json lists every profile with its sha256", async () => {
+  const r = await runBitaudit(["profiles", "list", "--json"]);
+  assert.equal(r.code, 0);
+  const rows = JSON.parse(r.stdout) as { id: string; sha256: string; architecture: string }[];
+  assert.equal(rows.length, 16);
+  const manifest = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/tables/manifest.json`));
+  for (const row of rows) {
+    assert.equal(row.sha256, manifest.assets[`profiles/gpu/${row.id}.json`].sha256);
+  }
+});
+
+Deno.test("profiles show prints the datapaths and refuses an unknown id with exit 2", async () => {
+  const r = await runBitaudit(["profiles", "show", "h100-sxm", "--json"]);
+  assert.equal(r.code, 0);
+  assert.equal(JSON.parse(r.stdout).architecture, "sm_90");
+  const bad = await runBitaudit(["profiles", "show", "h999"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /PROFILE_UNKNOWN/);
+});
+
+Deno.test("vectors check exits 0 on a measured set and 1 on a corrupted copy", async () => {
+  const set = `${REPO_ROOT}/tests/vectors/khattak-mikaitis/A100/bf16`;
+  const ok = await runBitaudit([
+    "vectors",
+    "check",
+    "--profile",
+    "a100",
+    "--format",
+    "bf16",
+    set,
+    "--json",
+  ]);
+  assert.equal(ok.code, 0);
+  const report = JSON.parse(ok.stdout);
+  assert.equal(report.results[0].matched, 5000);
+  // Same set through the H100 profile: the model differs, so mismatches must show.
+  const wrong = await runBitaudit([
+    "vectors",
+    "check",
+    "--profile",
+    "h100-sxm",
+    "--format",
+    "bf16",
+    set,
+  ]);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /MISMATCH/);
+  assert.match(wrong.stdout, /expected 0x[0-9a-f]{8} got 0x[0-9a-f]{8}/);
+});
+
+Deno.test("vectors check exits 2 on a missing or malformed directory", async () => {
+  const r = await runBitaudit([
+    "vectors",
+    "check",
+    "--profile",
+    "a100",
+    "--format",
+    "bf16",
+    "/nonexistent",
+  ]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /VECTOR_SET_MISSING/);
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/a_x_bf16.txt`, "3f800000 zz\n");
+    await Deno.writeTextFile(`${dir}/b_x_bf16.txt`, "3f800000 3f800000\n");
+    await Deno.writeTextFile(`${dir}/c_x_fp32.txt`, "0".repeat(32) + "\n");
+    await Deno.writeTextFile(`${dir}/d_x_fp32.txt`, "0".repeat(32) + "\n");
+    const m = await runBitaudit(["vectors", "check", "--profile", "a100", "--format", "bf16", dir]);
+    assert.equal(m.code, 2);
+    assert.match(m.stderr, /VECTOR_TEXT_SYNTAX.*line 1/);
+    assert.equal(m.stderr.trim().split("\n").length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a tampered profile makes the CLI exit 2 with ASSET_DIGEST_MISMATCH", async () => {
+  const dir = await copyCheckout();
+  try {
+    const p = `${dir}/profiles/gpu/a100.json`;
+    await Deno.writeTextFile(
+      p,
+      (await Deno.readTextFile(p)).replace('"fracBits": 24', '"fracBits": 25'),
+    );
+    const r = await runBitaudit(["profiles", "show", "a100"], { root: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /ASSET_DIGEST_MISMATCH/);
+    assert.ok(!r.stderr.includes("    at "), "no stack trace");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("demo --json reports 90,000 of 90,000 measured cases bit-exact", async () => {
+  const r = await runBitaudit(["demo", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.ok, true);
+  assert.equal(out.rows.length, 18);
+});

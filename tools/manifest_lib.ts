@@ -1,0 +1,50 @@
+/**
+ * Builds the asset manifest text for a checkout (shared by the writer and the staleness test).
+ *
+ * @module
+ */
+import { sha256Hex } from "../src/assets/sha256.ts";
+
+/** Producer and format version per path prefix. */
+const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [
+  ["profiles/gpu/", "tools/profiles/generate.ts", 1],
+  ["profiles/stack/", "hand-written (see profiles/README.md)", 1],
+  ["profiles/recipes/", "hand-written (see profiles/README.md)", 1],
+  ["tables/sfu/", "tools/sfu/build_tables.ts", 1],
+  ["tables/wasm/", "tools/wasm/build.ts", 1],
+  ["tables/catalogs/", "hand-written dispatch catalogs (see tables/catalogs/README.md)", 1],
+];
+
+const SKIP = /(^|\/)(README\.md|LICEN[CS]E[^/]*|manifest\.json)$/;
+
+async function walk(root: string, dir: string, out: string[]): Promise<void> {
+  for await (const e of Deno.readDir(`${root}/${dir}`)) {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory) await walk(root, rel, out);
+    else if (e.isFile && !SKIP.test(rel)) out.push(rel);
+  }
+}
+
+/**
+ * Lists every asset under `profiles/` and `tables/` with its digest, sorted by path.
+ *
+ * @param root repository root
+ * @returns the manifest JSON text (with trailing newline)
+ */
+export async function buildManifest(root: string): Promise<string> {
+  const paths: string[] = [];
+  for (const dir of ["profiles", "tables"]) await walk(root, dir, paths);
+  paths.sort();
+  const assets: Record<string, unknown> = {};
+  for (const path of paths) {
+    const bytes = await Deno.readFile(`${root}/${path}`);
+    const p = PRODUCERS.find(([prefix]) => path.startsWith(prefix));
+    assets[path] = {
+      sha256: sha256Hex(bytes),
+      bytes: bytes.length,
+      producer: p?.[1] ?? "unknown",
+      formatVersion: p?.[2] ?? 1,
+    };
+  }
+  return JSON.stringify({ schema: "bitaudit.asset-manifest/v1", assets }, null, 2) + "\n";
+}
