@@ -166,7 +166,9 @@ export function strings(f: Fields, key: string): readonly string[] {
   const a = arr(f, key);
   a.forEach((v, i) => {
     if (typeof v !== "string") {
-      throw new TypeError(`Cannot read '${f.path}.${key}[${i}]': expected a string, got ${_kind(v)}`);
+      throw new TypeError(
+        `Cannot read '${f.path}.${key}[${i}]': expected a string, got ${_kind(v)}`,
+      );
     }
   });
   return a as readonly string[];

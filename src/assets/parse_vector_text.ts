@@ -46,7 +46,9 @@ export function parseVectorText(
     if (words.length !== width || words.some((w) => !re.test(w))) {
       throw new InputError(
         "VECTOR_TEXT_SYNTAX",
-        `Cannot parse '${options.file}' line ${i + 1}: expected ${width} ${options.kind} fp32 words`,
+        `Cannot parse '${options.file}' line ${
+          i + 1
+        }: expected ${width} ${options.kind} fp32 words`,
       );
     }
     for (const w of words) out.push(parseInt(w, options.kind === "hex" ? 16 : 2));

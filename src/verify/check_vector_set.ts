@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { convert, FP16, FP32, formatByName, type FormatName } from "../numerics/mod.ts";
+import { convert, formatByName, type FormatName, FP16, FP32 } from "../numerics/mod.ts";
 import {
   dotKWalk,
   findDatapath,
@@ -128,7 +128,9 @@ function _toInput(dp: ProfileDatapath, values: Uint32Array, which: string): Uint
     if (convert(input, FP32, x) !== v) {
       throw new InputError(
         "VECTOR_NOT_REPRESENTABLE",
-        `Cannot use ${which}[${i}] = 0x${v.toString(16).padStart(8, "0")}: not exact in ${input.name}`,
+        `Cannot use ${which}[${i}] = 0x${
+          v.toString(16).padStart(8, "0")
+        }: not exact in ${input.name}`,
       );
     }
     out[i] = x;
