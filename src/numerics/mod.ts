@@ -18,3 +18,4 @@ export * from "./decode.ts";
 export * from "./round_pack.ts";
 export * from "./convert.ts";
 export * from "./bit_length.ts";
+export * from "./fast_fp32.ts";
