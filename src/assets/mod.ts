@@ -16,3 +16,4 @@ export * from "./sha256.ts";
 export * from "./asset_store.ts";
 export * from "./read_vector_set.ts";
 export * from "./parse_vector_text.ts";
+export * from "./file_byte_source.ts";

@@ -1,0 +1,180 @@
+import { entry, openBytes, rawFile, rejectsWithCode } from "./_raw_file.ts";
+
+const U8x4 = entry("U8", [4], [0, 4]);
+
+/** [case name, file bytes, expected code] */
+const _cases: [string, Uint8Array, string][] = [
+  ["the file is empty", new Uint8Array(0), "SAFETENSORS_TOO_SHORT"],
+  ["the file has 7 bytes", new Uint8Array(7), "SAFETENSORS_TOO_SHORT"],
+  ["the prefix is above 100 MB", rawFile("{}", 0, 100_000_001n), "SAFETENSORS_HEADER_TOO_LARGE"],
+  ["the prefix is 2^64 - 1", rawFile("{}", 0, 2n ** 64n - 1n), "SAFETENSORS_HEADER_TOO_LARGE"],
+  ["the prefix runs past the file", rawFile("{}", 0, 3n), "SAFETENSORS_HEADER_TRUNCATED"],
+  [
+    "the header is not UTF-8",
+    rawFile(new Uint8Array([0x7b, 0xff, 0x7d])),
+    "SAFETENSORS_HEADER_UTF8",
+  ],
+  ["the header has a BOM", rawFile("\ufeff{}"), "SAFETENSORS_HEADER_JSON"],
+  ["the header is cut JSON", rawFile('{"a":'), "SAFETENSORS_HEADER_JSON"],
+  ["the header is padded with NULs", rawFile("{}\0\0"), "SAFETENSORS_HEADER_JSON"],
+  ["the header is an array", rawFile("[]"), "SAFETENSORS_HEADER_NOT_OBJECT"],
+  ["the header is null", rawFile("null"), "SAFETENSORS_HEADER_NOT_OBJECT"],
+  ["the header starts with a space", rawFile(" {}"), "SAFETENSORS_HEADER_START"],
+  ["an entry is a number", rawFile('{"a":1}'), "SAFETENSORS_ENTRY_FIELD"],
+  [
+    "an entry lacks dtype",
+    rawFile('{"a":{"shape":[],"data_offsets":[0,0]}}'),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "an entry lacks shape",
+    rawFile('{"a":{"dtype":"U8","data_offsets":[0,1]}}', 1),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "an entry lacks data_offsets",
+    rawFile('{"a":{"dtype":"U8","shape":[]}}'),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "an entry has an unknown field",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":1}}', 4),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "dtype is a number",
+    rawFile(`{"a":${entry("U8", [4], [0, 4]).replace('"U8"', "8")}}`, 4),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "shape is a number",
+    rawFile('{"a":{"dtype":"U8","shape":4,"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  [
+    "data_offsets is an object",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":{}}}', 4),
+    "SAFETENSORS_ENTRY_FIELD",
+  ],
+  ["dtype is lower case", rawFile(`{"a":${entry("u8", [4], [0, 4])}}`, 4), "SAFETENSORS_DTYPE"],
+  ["dtype is unknown", rawFile(`{"a":${entry("F128", [1], [0, 16])}}`, 16), "SAFETENSORS_DTYPE"],
+  [
+    "a dimension is negative",
+    rawFile(`{"a":${entry("U8", [-4], [0, 4])}}`, 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "a dimension is fractional",
+    rawFile(`{"a":${entry("U8", [1.5], [0, 4])}}`, 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "a dimension is a string",
+    rawFile('{"a":{"dtype":"U8","shape":["4"],"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "a dimension is 2^53",
+    rawFile(`{"a":${entry("U8", [2 ** 53], [0, 4])}}`, 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "the element count exceeds 2^53 - 1",
+    rawFile(`{"a":${entry("U8", [2 ** 30, 2 ** 30], [0, 4])}}`, 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "data_offsets has one number",
+    rawFile('{"a":{"dtype":"U8","shape":[0],"data_offsets":[0]}}'),
+    "SAFETENSORS_OFFSETS",
+  ],
+  [
+    "data_offsets has three numbers",
+    rawFile(`{"a":${entry("U8", [4], [0, 4]).replace("4]}", "4,4]}")}}`, 4),
+    "SAFETENSORS_OFFSETS",
+  ],
+  ["begin exceeds end", rawFile(`{"a":${entry("U8", [0], [4, 0])}}`, 4), "SAFETENSORS_OFFSETS"],
+  ["begin is negative", rawFile(`{"a":${entry("U8", [4], [-1, 3])}}`, 4), "SAFETENSORS_OFFSETS"],
+  ["end is fractional", rawFile(`{"a":${entry("U8", [4], [0, 4.5])}}`, 4), "SAFETENSORS_OFFSETS"],
+  [
+    "end is a string",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,"4"]}}', 4),
+    "SAFETENSORS_OFFSETS",
+  ],
+  [
+    "end is above 2^53",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,9007199254740993]}}', 4),
+    "SAFETENSORS_OFFSETS",
+  ],
+  [
+    "the byte length is short",
+    rawFile(`{"a":${entry("F32", [2], [0, 4])}}`, 4),
+    "SAFETENSORS_BYTE_LENGTH",
+  ],
+  [
+    "the byte length is long",
+    rawFile(`{"a":${entry("BF16", [2], [0, 6])}}`, 6),
+    "SAFETENSORS_BYTE_LENGTH",
+  ],
+  ["a tensor ends past the buffer", rawFile(`{"a":${U8x4}}`, 3), "SAFETENSORS_OFFSET_RANGE"],
+  [
+    "a scalar ends past the buffer",
+    rawFile(`{"a":${entry("U8", [0], [9, 9])}}`, 0),
+    "SAFETENSORS_OFFSET_RANGE",
+  ],
+  [
+    "two tensors overlap",
+    rawFile(`{"a":${U8x4},"b":${entry("U8", [4], [2, 6])}}`, 6),
+    "SAFETENSORS_OVERLAP",
+  ],
+  ["two tensors coincide", rawFile(`{"a":${U8x4},"b":${U8x4}}`, 4), "SAFETENSORS_OVERLAP"],
+  [
+    "an empty tensor sits inside another",
+    rawFile(`{"a":${U8x4},"z":${entry("U8", [0], [2, 2])}}`, 4),
+    "SAFETENSORS_OVERLAP",
+  ],
+  [
+    "the first tensor starts after 0",
+    rawFile(`{"a":${entry("U8", [4], [1, 5])}}`, 5),
+    "SAFETENSORS_GAP",
+  ],
+  [
+    "two tensors leave a hole",
+    rawFile(`{"a":${U8x4},"b":${entry("U8", [1], [5, 6])}}`, 6),
+    "SAFETENSORS_GAP",
+  ],
+  ["bytes follow the last tensor", rawFile(`{"a":${U8x4}}`, 5), "SAFETENSORS_TRAILING_BYTES"],
+  ["bytes follow an empty header", rawFile("{}", 1), "SAFETENSORS_TRAILING_BYTES"],
+  ["a tensor name repeats", rawFile(`{"a":${U8x4},"a":${U8x4}}`, 4), "SAFETENSORS_DUPLICATE_KEY"],
+  [
+    "a tensor name repeats escaped",
+    rawFile(`{"a":${U8x4},"\\u0061":${U8x4}}`, 4),
+    "SAFETENSORS_DUPLICATE_KEY",
+  ],
+  [
+    "an entry field repeats",
+    rawFile('{"a":{"dtype":"U8","dtype":"U8","shape":[4],"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_DUPLICATE_KEY",
+  ],
+  [
+    "a metadata key repeats",
+    rawFile('{"__metadata__":{"k":"1","k":"2"}}'),
+    "SAFETENSORS_DUPLICATE_KEY",
+  ],
+  [
+    "__metadata__ repeats",
+    rawFile('{"__metadata__":{},"__metadata__":{}}'),
+    "SAFETENSORS_DUPLICATE_KEY",
+  ],
+  ["__metadata__ is a string", rawFile('{"__metadata__":"x"}'), "SAFETENSORS_METADATA"],
+  ["__metadata__ is null", rawFile('{"__metadata__":null}'), "SAFETENSORS_METADATA"],
+  ["__metadata__ is an array", rawFile('{"__metadata__":[]}'), "SAFETENSORS_METADATA"],
+  ["a metadata value is a number", rawFile('{"__metadata__":{"k":1}}'), "SAFETENSORS_METADATA"],
+  ["a metadata value is an object", rawFile('{"__metadata__":{"k":{}}}'), "SAFETENSORS_METADATA"],
+];
+
+for (const [what, bytes, code] of _cases) {
+  Deno.test(`\`openSafetensors()\` refuses with ${code} when ${what}`, async () => {
+    await rejectsWithCode(openBytes(bytes), code);
+  });
+}
