@@ -12,6 +12,7 @@ import { EXIT } from "./exit_codes.ts";
 import { profilesCommand } from "./commands/profiles.ts";
 import { vectorsCommand } from "./commands/vectors.ts";
 import { demoCommand } from "./commands/demo.ts";
+import { gemmCommand } from "./commands/gemm.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -31,7 +32,7 @@ export function buildCli(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)) })
     .showHelpAfterError(false);
-  for (const sub of [profilesCommand(), vectorsCommand(), demoCommand()]) {
+  for (const sub of [profilesCommand(), vectorsCommand(), gemmCommand(), demoCommand()]) {
     program.addCommand(sub);
   }
   for (const c of program.commands) {

@@ -1,0 +1,110 @@
+/**
+ * `bitaudit gemm`: y = x W^T through a GPU profile's tensor cores and a kernel recipe, on
+ * safetensors in and out.
+ *
+ * @module
+ */
+import { Command, Option } from "@commander-js/extra-typings";
+import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
+import { InputError } from "../../errors.ts";
+import { findDatapath } from "../../hardware/mod.ts";
+import { runGemmRecipe } from "../../kernels/gemm/mod.ts";
+import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
+import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { loadGpuProfile } from "../../verify/load_profiles.ts";
+import { loadNamedRecipe, recipeFromJson } from "../../verify/load_recipe.ts";
+import { printJson } from "../output.ts";
+import { writeNewFile } from "../write_new_file.ts";
+import { readJsonFile } from "../read_json_file.ts";
+
+/**
+ * Builds the `gemm` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { gemmCommand } from "./gemm.ts";
+ * if (gemmCommand().name() !== "gemm") throw new Error();
+ * ```
+ */
+export function gemmCommand(): Command {
+  return new Command("gemm")
+    .description("compute y = a b^T (torch.nn.functional.linear) bit-exactly on safetensors")
+    .requiredOption("--profile <id>", "GPU profile id")
+    .requiredOption("--recipe <name|file.json>", "bundled recipe name or a recipe descriptor file")
+    .requiredOption("--in <file>", "safetensors with 'a' [M,K] and 'b' [N,K] (BF16 or F16)")
+    .requiredOption("--out <file>", "safetensors to create with 'c_fp32' (F32) and 'c_out'")
+    .addOption(new Option("--b-layout <layout>", "layout of 'b'").choices(["nk", "kn"] as const).default("nk" as const))
+    .option("--threads <n>", "worker threads (default: all cores)")
+    .option("--json", "machine-readable report")
+    .action(async (opts) => {
+      const store = await openAssetStore();
+      const { profile, sha256: profileSha256 } = await loadGpuProfile(store, opts.profile);
+      const recipe = opts.recipe.endsWith(".json")
+        ? { recipe: recipeFromJson(await readJsonFile(opts.recipe), opts.recipe), sha256: null }
+        : await loadNamedRecipe(store, opts.recipe);
+      using source = await fileByteSource(opts.in);
+      const file = await openSafetensors(source);
+      const a = file.entry("a");
+      const b = file.entry("b");
+      if ((a.dtype !== "BF16" && a.dtype !== "F16") || b.dtype !== a.dtype) {
+        throw new InputError("GEMM_DTYPE", `Cannot run gemm: 'a' and 'b' must both be BF16 or F16, got ${a.dtype} and ${b.dtype}`);
+      }
+      if (a.shape.length !== 2 || b.shape.length !== 2) {
+        throw new InputError("GEMM_SHAPE", "Cannot run gemm: 'a' and 'b' must be 2-D");
+      }
+      const [m, k] = a.shape as [number, number];
+      const kn = opts.bLayout === "kn";
+      const [n, kb] = (kn ? [b.shape[1], b.shape[0]] : b.shape) as [number, number];
+      if (kb !== k) {
+        throw new InputError("GEMM_SHAPE", `Cannot run gemm: a is [${m},${k}] but b is [${b.shape.join(",")}] (${opts.bLayout})`);
+      }
+      const dtype = a.dtype === "BF16" ? "bf16" : "fp16";
+      const dp = findDatapath(profile, { input: dtype, output: "fp32" });
+      if (dp === undefined) {
+        throw new InputError("GEMM_UNSUPPORTED", `Cannot run gemm: profile '${profile.id}' has no ${dtype}->fp32 mma datapath`);
+      }
+      const av = (await file.tensorView("a")) as Uint16Array;
+      let bv = (await file.tensorView("b")) as Uint16Array;
+      if (kn) bv = _transpose(bv, k, n);
+      const threads = opts.threads === undefined ? undefined : _threads(opts.threads);
+      const w = await createGemmWalker(store, threads === undefined ? {} : { threads });
+      try {
+        const t0 = performance.now();
+        const r = await runGemmRecipe(recipe.recipe, { dp, walker: w.walker, a: av, b: bv, m, n, k, outFormat: dtype });
+        const seconds = (performance.now() - t0) / 1000;
+        const outDtype = dtype === "bf16" ? "BF16" : "F16";
+        await writeNewFile(opts.out, encodeSafetensors([
+          { name: "c_fp32", dtype: "F32", shape: [m, n], data: r.acc },
+          { name: "c_out", dtype: outDtype, shape: [m, n], data: r.out },
+        ], { metadata: { profile: profile.id, profileSha256, recipe: JSON.stringify(recipe.recipe) } }));
+        const report = {
+          profile: profile.id, profileSha256, datapath: dp.id, recipe: recipe.recipe, m, n, k,
+          engine: w.engine, seconds: Number(seconds.toFixed(3)),
+          outSha256: sha256Hex(new Uint8Array(r.out.buffer, r.out.byteOffset, r.out.byteLength)),
+          out: opts.out,
+        };
+        if (opts.json) printJson(report);
+        else {
+          console.log(`${m}x${n}x${k} ${dtype} on ${profile.id} (${dp.id}), ${recipe.recipe.family}, ${w.engine} engine, ${report.seconds} s`);
+          console.log(`wrote ${opts.out}: c_fp32 F32 [${m},${n}], c_out ${outDtype} [${m},${n}] sha256 ${report.outSha256}`);
+        }
+      } finally {
+        w.close();
+      }
+    });
+}
+
+function _transpose(b: Uint16Array, k: number, n: number): Uint16Array {
+  const out = new Uint16Array(n * k);
+  for (let kk = 0; kk < k; kk++) for (let j = 0; j < n; j++) out[j * k + kk] = b[kk * n + j]!;
+  return out;
+}
+
+function _threads(text: string): number {
+  const t = Number(text);
+  if (!Number.isInteger(t) || t < 1 || t > 256) {
+    throw new InputError("USAGE_THREADS", `Cannot use --threads '${text}': expected an integer in 1..256`);
+  }
+  return t;
+}
