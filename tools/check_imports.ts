@@ -18,7 +18,18 @@ const ALLOWED: Record<string, string[]> = {
   claims: [],
   verify: ["numerics", "hardware", "kernels", "model", "assets", "claims"],
   attest: ["assets", "claims", "verify"],
-  cli: ["numerics", "hardware", "kernels", "model", "assets", "claims", "verify", "attest"],
+  prover: ["numerics", "hardware", "kernels", "model", "assets", "claims", "verify"],
+  cli: [
+    "numerics",
+    "hardware",
+    "kernels",
+    "model",
+    "assets",
+    "claims",
+    "verify",
+    "attest",
+    "prover",
+  ],
 };
 /** Folders forming the pure core: no `Deno.` use allowed. */
 const PURE = ["numerics", "hardware", "kernels", "model"];

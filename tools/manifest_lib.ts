@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { sha256Hex } from "../src/assets/sha256.ts";
+import { sha256Hex } from "../src/sha256_hex.ts";
 
 /** Producer and format version per path prefix. */
 const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [

@@ -7,7 +7,7 @@
  */
 import { AssetError } from "../errors.ts";
 import { type Manifest, parseManifest } from "./manifest.ts";
-import { sha256Hex } from "./sha256.ts";
+import { sha256Hex } from "../sha256_hex.ts";
 
 /** The manifest path relative to the asset root. */
 export const MANIFEST_PATH = "tables/manifest.json";

@@ -12,8 +12,9 @@
  * @module
  */
 export * from "./manifest.ts";
-export * from "./sha256.ts";
+export * from "../sha256_hex.ts";
 export * from "./asset_store.ts";
 export * from "./read_vector_set.ts";
 export * from "./parse_vector_text.ts";
 export * from "./file_byte_source.ts";
+export * from "./blob_store.ts";

@@ -1,11 +1,44 @@
 /**
- * Resolves GPU profiles through the hash-checked asset store.
+ * Resolves GPU profiles, stack profiles and dispatch catalogs through the hash-checked store.
  *
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { AssetError } from "../errors.ts";
 import { type GpuProfile, parseGpuProfile } from "../hardware/mod.ts";
+import {
+  type DispatchCatalog,
+  parseDispatchCatalog,
+  parseStackProfile,
+  type StackProfile,
+} from "../kernels/mod.ts";
+import { type AssetKind, listAssetIds, loadAsset } from "./load_asset.ts";
+
+/** GPU profiles in `profiles/gpu/`. */
+export const GPU_PROFILES: AssetKind<GpuProfile> = {
+  what: "GPU profile",
+  prefix: "profiles/gpu/",
+  unknownCode: "PROFILE_UNKNOWN",
+  parse: parseGpuProfile,
+  idOf: (p) => p.id,
+};
+
+/** Software-stack profiles in `profiles/stack/`. */
+export const STACK_PROFILES: AssetKind<StackProfile> = {
+  what: "stack profile",
+  prefix: "profiles/stack/",
+  unknownCode: "STACK_UNKNOWN",
+  parse: parseStackProfile,
+  idOf: (p) => p.id,
+};
+
+/** Dispatch catalogs in `tables/catalogs/`. */
+export const DISPATCH_CATALOGS: AssetKind<DispatchCatalog> = {
+  what: "dispatch catalog",
+  prefix: "tables/catalogs/",
+  unknownCode: "CATALOG_UNKNOWN",
+  parse: parseDispatchCatalog,
+  idOf: (c) => c.id,
+};
 
 /** A profile together with the digest of the file it came from. */
 export interface LoadedProfile {
@@ -17,38 +50,21 @@ export interface LoadedProfile {
   readonly sha256: string;
 }
 
-const PREFIX = "profiles/gpu/";
-
 /**
  * Loads one GPU profile by id.
  *
  * @param store asset store
  * @param id profile id, e.g. `h100-sxm`
  * @returns the profile and its digest
- * @throws {AssetError} `PROFILE_UNKNOWN`, `ASSET_*` on tampering, `ASSET_INVALID` when the
- *   file fails validation
+ * @throws {AssetError} `PROFILE_UNKNOWN`, `ASSET_*` on tampering, `ASSET_INVALID`
  * @example
  * ```ts ignore
  * const { profile, sha256 } = await loadGpuProfile(await openAssetStore(), "a100");
  * ```
  */
 export async function loadGpuProfile(store: AssetStore, id: string): Promise<LoadedProfile> {
-  const path = `${PREFIX}${id}.json`;
-  if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(id) || store.manifest.assets[path] === undefined) {
-    const known = listGpuProfileIds(store).join(", ");
-    throw new AssetError("PROFILE_UNKNOWN", `Cannot find GPU profile '${id}': known are ${known}`);
-  }
-  const json = await store.readJson(path);
-  let profile: GpuProfile;
-  try {
-    profile = parseGpuProfile(json);
-  } catch (e) {
-    throw new AssetError("ASSET_INVALID", `Cannot load '${path}': ${(e as Error).message}`);
-  }
-  if (profile.id !== id) {
-    throw new AssetError("ASSET_INVALID", `Cannot load '${path}': its id is '${profile.id}'`);
-  }
-  return { profile, path, sha256: store.manifest.assets[path]?.sha256 ?? "" };
+  const { value, path, sha256 } = await loadAsset(store, { kind: GPU_PROFILES, id });
+  return { profile: value, path, sha256 };
 }
 
 /**
@@ -62,8 +78,5 @@ export async function loadGpuProfile(store: AssetStore, id: string): Promise<Loa
  * ```
  */
 export function listGpuProfileIds(store: AssetStore): string[] {
-  return Object.keys(store.manifest.assets)
-    .filter((p) => p.startsWith(PREFIX) && p.endsWith(".json"))
-    .map((p) => p.slice(PREFIX.length, -5))
-    .sort();
+  return listAssetIds(store, GPU_PROFILES);
 }

@@ -4,10 +4,18 @@
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { AssetError, InputError } from "../errors.ts";
-import { type GemmRecipe, parseRecipe } from "../kernels/gemm/mod.ts";
+import { InputError } from "../errors.ts";
+import { type GemmRecipe, parseRecipe } from "../kernels/mod.ts";
+import { type AssetKind, loadAsset } from "./load_asset.ts";
 
-const PREFIX = "profiles/recipes/";
+/** Named recipes in `profiles/recipes/`. */
+export const RECIPES: AssetKind<GemmRecipe & { name?: string }> = {
+  what: "recipe",
+  prefix: "profiles/recipes/",
+  unknownCode: "RECIPE_UNKNOWN",
+  parse: (json) => ({ ...parseRecipe(json), name: (json as { name?: string }).name ?? "" }),
+  idOf: (r) => r.name ?? "",
+};
 
 /**
  * Loads a bundled recipe by name.
@@ -25,14 +33,9 @@ export async function loadNamedRecipe(
   store: AssetStore,
   name: string,
 ): Promise<{ recipe: GemmRecipe; sha256: string; path: string }> {
-  const path = `${PREFIX}${name}.json`;
-  if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/.test(name) || store.manifest.assets[path] === undefined) {
-    const known = Object.keys(store.manifest.assets).filter((p) => p.startsWith(PREFIX))
-      .map((p) => p.slice(PREFIX.length, -5)).join(", ");
-    throw new AssetError("RECIPE_UNKNOWN", `Cannot find recipe '${name}': known are ${known}`);
-  }
-  const json = await store.readJson(path);
-  return { recipe: recipeFromJson(json, path), sha256: store.manifest.assets[path]!.sha256, path };
+  const { value, path, sha256 } = await loadAsset(store, { kind: RECIPES, id: name });
+  const { name: _name, ...recipe } = value;
+  return { recipe: recipe as GemmRecipe, sha256, path };
 }
 
 /**
@@ -52,6 +55,9 @@ export function recipeFromJson(json: unknown, where: string): GemmRecipe {
   try {
     return parseRecipe(json);
   } catch (e) {
-    throw new InputError("RECIPE_INVALID", `Cannot use recipe from ${where}: ${(e as Error).message}`);
+    throw new InputError(
+      "RECIPE_INVALID",
+      `Cannot use recipe from ${where}: ${(e as Error).message}`,
+    );
   }
 }

@@ -39,7 +39,12 @@ export interface DispatchCatalog {
   /** GPU profile id the catalog was captured on. */
   readonly gpu: string;
   readonly library: { readonly name: string; readonly version: string };
-  readonly dtypes: { readonly a: string; readonly b: string; readonly out: string; readonly compute: string };
+  readonly dtypes: {
+    readonly a: string;
+    readonly b: string;
+    readonly out: string;
+    readonly compute: string;
+  };
   /** cuBLAS operand layout of the call (`tn` is `torch.nn.functional.linear`). */
   readonly layout: "tn" | "nn";
   readonly sources: readonly string[];
@@ -157,7 +162,8 @@ export function lookupRecipe(
   if (query.dtype !== d.a || query.dtype !== d.b || query.out !== d.out) {
     return {
       covered: false,
-      reason: `catalog '${catalog.id}' is for ${d.a}x${d.b}->${d.out}, not ${query.dtype}->${query.out}`,
+      reason:
+        `catalog '${catalog.id}' is for ${d.a}x${d.b}->${d.out}, not ${query.dtype}->${query.out}`,
     };
   }
   if (query.layout !== catalog.layout) {
@@ -165,12 +171,17 @@ export function lookupRecipe(
   }
   const entry = catalog.entries.find((e) => e.n === n && e.k === k && e.mMin <= m && m <= e.mMax);
   if (entry === undefined) {
-    return { covered: false, reason: `catalog '${catalog.id}' does not cover M=${m} N=${n} K=${k}` };
+    return {
+      covered: false,
+      reason: `catalog '${catalog.id}' does not cover M=${m} N=${n} K=${k}`,
+    };
   }
   if (entry.verified === false) {
     return {
       covered: false,
-      reason: `M=${m} N=${n} K=${k} dispatches ${entry.kernel ?? "a kernel"} that no recipe reproduces (${entry.evidence})`,
+      reason: `M=${m} N=${n} K=${k} dispatches ${
+        entry.kernel ?? "a kernel"
+      } that no recipe reproduces (${entry.evidence})`,
     };
   }
   return { covered: true, recipe: entry.recipe, entry };

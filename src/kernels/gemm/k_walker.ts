@@ -79,7 +79,9 @@ export function segmentIndices(job: { k: number; segments?: readonly KSegment[] 
 export function referenceKWalker(dp: Datapath, job: KWalkJob): Promise<Uint32Array> {
   const { a, b, m, n, k } = job;
   if (a.length !== m * k || b.length !== n * k || (job.init && job.init.length !== m * n)) {
-    return Promise.reject(new RangeError(`Cannot walk K: operand sizes do not match ${m}x${n}x${k}`));
+    return Promise.reject(
+      new RangeError(`Cannot walk K: operand sizes do not match ${m}x${n}x${k}`),
+    );
   }
   const ks = segmentIndices(job);
   const out = new Uint32Array(m * n);

@@ -85,13 +85,17 @@ export const RECIPE_SCHEMA = "bitaudit.gemm-recipe/v1";
  */
 export function parseRecipe(json: unknown, path = "recipe"): GemmRecipe {
   const f = fieldsOf(json, path);
-  const family = oneOf(f, "family", [
-    "kwalk",
-    "single_walk",
-    "serial_split_k",
-    "sliced_k",
-    "parallel_split_k",
-  ] as const);
+  const family = oneOf(
+    f,
+    "family",
+    [
+      "kwalk",
+      "single_walk",
+      "serial_split_k",
+      "sliced_k",
+      "parallel_split_k",
+    ] as const,
+  );
   if (f.obj.schema !== undefined && str(f, "schema") !== RECIPE_SCHEMA) {
     throw new RangeError(`Cannot read '${path}.schema': expected '${RECIPE_SCHEMA}'`);
   }
@@ -107,7 +111,9 @@ export function parseRecipe(json: unknown, path = "recipe"): GemmRecipe {
       const inst = _triple(f.obj.instruction, `${path}.instruction`);
       for (let i = 0; i < 3; i++) {
         if (tb[i]! % warp[i]! !== 0 || warp[i]! % inst[i]! !== 0) {
-          throw new RangeError(`Cannot read '${path}': warp must divide threadblock and instruction warp`);
+          throw new RangeError(
+            `Cannot read '${path}': warp must divide threadblock and instruction warp`,
+          );
         }
       }
       return Object.freeze({ family, threadblock: tb, warp, instruction: inst });

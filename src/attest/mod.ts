@@ -1,0 +1,45 @@
+/**
+ * DSSE envelopes, in-toto statements, Ed25519 keys and signatures, and the trust root.
+ *
+ * Signing: build a Statement, encode it, sign the bytes into a DSSE envelope (one or more
+ * inspectors). Verifying: parse the envelope strictly, verify it against the keys the trust root
+ * says were valid, then parse the *verified payload bytes* as a Statement.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   encodeStatement, generateKeyPair, IN_TOTO_PAYLOAD_TYPE, keyId, parseEnvelope, parseStatement,
+ *   signEnvelope, STATEMENT_TYPE, verifyEnvelope,
+ * } from "./mod.ts";
+ * const inspector = await generateKeyPair();
+ * const statement = {
+ *   _type: STATEMENT_TYPE,
+ *   subject: [{ name: "claim:log/0", digest: { sha256: "ab".repeat(32) } }],
+ *   predicateType: "https://bitaudit.example/audit-verdict/v1",
+ *   predicate: { verdict: "PASSED" },
+ * } as const;
+ * const env = await signEnvelope(encodeStatement(statement), {
+ *   payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [inspector],
+ * });
+ * const received = parseEnvelope(JSON.stringify(env));
+ * const res = await verifyEnvelope(received, { trustedKeys: [inspector.publicKey] });
+ * if (!res.verified || res.validKeyIds[0] !== keyId(inspector.publicKey)) throw new Error();
+ * if (parseStatement(res.payload).predicate?.verdict !== "PASSED") throw new Error();
+ * ```
+ * @module
+ */
+export * from "./pae.ts";
+export * from "./base64.ts";
+export * from "./pem.ts";
+export * from "./spki.ts";
+export * from "./pkcs8.ts";
+export * from "./key_id.ts";
+export { type Ed25519KeyPair, generateKeyPair, publicKeyFromPrivate } from "./generate_key_pair.ts";
+export * from "./signature.ts";
+export * from "./dsse.ts";
+export * from "./envelope.ts";
+export * from "./verify_envelope.ts";
+export * from "./statement.ts";
+export * from "./rfc3339.ts";
+export * from "./trust_root.ts";
+export * from "./key_valid_at.ts";

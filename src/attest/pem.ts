@@ -1,0 +1,70 @@
+/**
+ * Strict PEM armor (RFC 7468 §2 / §3 "strict" textual encoding) around DER key material.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { decodeBase64, encodeBase64 } from "./base64.ts";
+
+/**
+ * Wraps DER bytes in PEM armor with 64-character lines and a final newline.
+ *
+ * @param label PEM label, e.g. `"PUBLIC KEY"`
+ * @param der the DER bytes
+ * @returns PEM text
+ * @throws {TypeError} when the label is not upper-case letters, digits and single spaces
+ * @example
+ * ```ts
+ * import { encodePem } from "./pem.ts";
+ * const pem = encodePem("TEST", new Uint8Array([1, 2, 3]));
+ * if (pem !== "-----BEGIN TEST-----\nAQID\n-----END TEST-----\n") throw new Error(pem);
+ * ```
+ */
+export function encodePem(label: string, der: Uint8Array): string {
+  if (!/^[A-Z0-9]+( [A-Z0-9]+)*$/.test(label)) {
+    throw new TypeError(`Cannot encode PEM: bad label '${label}'`);
+  }
+  const b64 = encodeBase64(der);
+  const lines = b64.match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.map((l) => `${l}\n`).join("")}-----END ${label}-----\n`;
+}
+
+/**
+ * Reads one PEM block with the expected label and returns its DER bytes.
+ *
+ * Accepts LF or CRLF line ends, surrounding blank lines, and base64 lines of any length up to 76;
+ * refuses explanatory text, headers, a different label, several blocks and non-canonical base64.
+ *
+ * @param text PEM text (e.g. the content of a `.pub` or `.key` file)
+ * @param label the required label, e.g. `"PRIVATE KEY"`
+ * @returns the DER bytes
+ * @throws {InputError} `BAD_PEM` when the text is not exactly one strict PEM block with that label
+ * @example
+ * ```ts
+ * import { decodePem } from "./pem.ts";
+ * const der = decodePem("-----BEGIN TEST-----\r\nAQID\r\n-----END TEST-----\r\n", "TEST");
+ * if (der.length !== 3) throw new Error();
+ * ```
+ */
+export function decodePem(text: string, label: string): Uint8Array {
+  if (typeof text !== "string") _bad(label, "not a string");
+  const lines = text.replace(/\r\n/g, "\n").trim().split("\n");
+  if (lines[0] !== `-----BEGIN ${label}-----`) _bad(label, "first line is not the BEGIN line");
+  if (lines[lines.length - 1] !== `-----END ${label}-----` || lines.length < 3) {
+    _bad(label, "last line is not the END line");
+  }
+  const body = lines.slice(1, -1);
+  for (const line of body) {
+    if (!/^[A-Za-z0-9+/=]{1,76}$/.test(line)) _bad(label, "body line is not base64");
+  }
+  try {
+    return decodeBase64(body.join(""), { alphabet: "standard" });
+  } catch (e) {
+    if (e instanceof InputError) _bad(label, e.message);
+    throw e;
+  }
+}
+
+function _bad(label: string, why: string): never {
+  throw new InputError("BAD_PEM", `Cannot read PEM '${label}': ${why}`);
+}

@@ -1,0 +1,97 @@
+/**
+ * Ed25519 public keys as SubjectPublicKeyInfo DER (RFC 8410 §4) and "PUBLIC KEY" PEM files.
+ *
+ * The encoding is fixed: `302a300506032b6570032100 || pub32` (SEQUENCE { SEQUENCE { OID
+ * 1.3.101.112 }, BIT STRING (0 unused bits) pub32 }), 44 bytes. It is what OpenSSL, WebCrypto
+ * (`exportKey("spki")`) and Go's `x509.MarshalPKIXPublicKey` produce, so the `.pub` file works with
+ * any standard Ed25519 implementation.
+ *
+ * @module
+ */
+import { hexToBytes } from "@noble/hashes/utils.js";
+import { InputError } from "../errors.ts";
+import { decodePem, encodePem } from "./pem.ts";
+
+/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410 §4, §10.1). */
+export const SPKI_ED25519_PREFIX: Uint8Array = hexToBytes("302a300506032b6570032100");
+
+/**
+ * Encodes a 32-byte Ed25519 public key as SPKI DER.
+ *
+ * @param publicKey 32-byte Ed25519 public key (RFC 8032 §5.1.5 encoding)
+ * @returns 44 bytes of DER
+ * @throws {RangeError} when the key is not 32 bytes
+ * @example
+ * ```ts
+ * import { encodeSpki } from "./spki.ts";
+ * if (encodeSpki(new Uint8Array(32)).length !== 44) throw new Error();
+ * ```
+ */
+export function encodeSpki(publicKey: Uint8Array): Uint8Array {
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) {
+    throw new RangeError("Cannot encode public key: expected 32 bytes");
+  }
+  const out = new Uint8Array(SPKI_ED25519_PREFIX.length + 32);
+  out.set(SPKI_ED25519_PREFIX);
+  out.set(publicKey, SPKI_ED25519_PREFIX.length);
+  return out;
+}
+
+/**
+ * Decodes Ed25519 SPKI DER back to the 32-byte public key.
+ *
+ * @param der exactly 44 bytes: the RFC 8410 prefix and the key
+ * @returns the 32-byte public key
+ * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 SPKI of exactly that form
+ * @example
+ * ```ts
+ * import { decodeSpki, encodeSpki } from "./spki.ts";
+ * const pub = new Uint8Array(32).fill(7);
+ * if (decodeSpki(encodeSpki(pub))[31] !== 7) throw new Error();
+ * ```
+ */
+export function decodeSpki(der: Uint8Array): Uint8Array {
+  if (!(der instanceof Uint8Array) || der.length !== SPKI_ED25519_PREFIX.length + 32) {
+    throw new InputError("BAD_KEY", "Cannot read public key: SPKI DER must be 44 bytes");
+  }
+  for (let i = 0; i < SPKI_ED25519_PREFIX.length; i++) {
+    if (der[i] !== SPKI_ED25519_PREFIX[i]) {
+      throw new InputError("BAD_KEY", "Cannot read public key: not an Ed25519 SPKI (RFC 8410)");
+    }
+  }
+  return der.slice(SPKI_ED25519_PREFIX.length);
+}
+
+/**
+ * Encodes a public key as a "PUBLIC KEY" PEM file.
+ *
+ * @param publicKey 32-byte Ed25519 public key
+ * @returns PEM text
+ * @throws {RangeError} when the key is not 32 bytes
+ * @example
+ * ```ts
+ * import { decodePublicKeyPem, encodePublicKeyPem } from "./spki.ts";
+ * const pem = encodePublicKeyPem(new Uint8Array(32).fill(1));
+ * if (!pem.startsWith("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA")) throw new Error(pem);
+ * if (decodePublicKeyPem(pem)[0] !== 1) throw new Error();
+ * ```
+ */
+export function encodePublicKeyPem(publicKey: Uint8Array): string {
+  return encodePem("PUBLIC KEY", encodeSpki(publicKey));
+}
+
+/**
+ * Reads a "PUBLIC KEY" PEM file holding an Ed25519 SPKI.
+ *
+ * @param pem PEM text
+ * @returns the 32-byte public key
+ * @throws {InputError} `BAD_PEM` (armor) or `BAD_KEY` (DER)
+ * @example
+ * ```ts
+ * import { decodePublicKeyPem, encodePublicKeyPem } from "./spki.ts";
+ * if (decodePublicKeyPem(encodePublicKeyPem(new Uint8Array(32))).length !== 32) throw new Error();
+ * ```
+ */
+export function decodePublicKeyPem(pem: string): Uint8Array {
+  return decodeSpki(decodePem(pem, "PUBLIC KEY"));
+}

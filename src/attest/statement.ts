@@ -1,0 +1,118 @@
+/**
+ * in-toto Statement v1 (`in-toto/attestation` `spec/v1/statement.md`): the payload of every
+ * bitaudit envelope.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+
+/** `_type` of an in-toto Statement v1. */
+export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+
+/** DSSE `payloadType` of an envelope carrying a Statement. */
+export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
+
+/** A subject: a named artifact and its digests (lowercase hex; `sha256` required here). */
+export interface StatementSubject {
+  /** Artifact name, e.g. `claim:<logId>/<seq>`. */
+  readonly name: string;
+  /** DigestSet: algorithm -> lowercase hex (`spec/v1/digest_set.md`). */
+  readonly digest: Readonly<Record<string, string>> & { readonly sha256: string };
+}
+
+/** An in-toto Statement v1. */
+export interface Statement<P extends Record<string, unknown> = Record<string, unknown>> {
+  /** Always {@link STATEMENT_TYPE}. */
+  readonly _type: typeof STATEMENT_TYPE;
+  /** What the statement is about; at least one. */
+  readonly subject: readonly StatementSubject[];
+  /** URI naming the predicate schema, with its major version. */
+  readonly predicateType: string;
+  /** The predicate; optional in the spec. */
+  readonly predicate?: P;
+}
+
+/**
+ * Parses and validates Statement bytes (the verified payload of an envelope).
+ *
+ * Checks: UTF-8, a JSON object, `_type` exactly {@link STATEMENT_TYPE}, a non-empty `subject` list
+ * whose entries have a string `name` and a `digest` object of lowercase hex strings including a
+ * 64-character `sha256`, a non-empty string `predicateType`, and `predicate` an object when
+ * present. Unknown fields are ignored, as the spec requires of consumers (they stay on the object).
+ *
+ * @param bytes UTF-8 JSON
+ * @returns the statement
+ * @throws {InputError} `BAD_STATEMENT` naming the first problem
+ * @example
+ * ```ts
+ * import { parseStatement } from "./statement.ts";
+ * const text = JSON.stringify({
+ *   _type: "https://in-toto.io/Statement/v1",
+ *   subject: [{ name: "x", digest: { sha256: "ab".repeat(32) } }],
+ *   predicateType: "https://example.com/p/v1", predicate: {}, extra: 1,
+ * });
+ * if (parseStatement(new TextEncoder().encode(text)).subject.length !== 1) throw new Error();
+ * ```
+ */
+export function parseStatement(bytes: Uint8Array): Statement {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (e) {
+    _bad(`not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!_isObject(value)) _bad("not a JSON object");
+  if (value._type !== STATEMENT_TYPE) _bad(`'_type' is not '${STATEMENT_TYPE}'`);
+  const subject = value.subject;
+  if (!Array.isArray(subject) || subject.length === 0) _bad("'subject' is not a non-empty array");
+  subject.forEach((s: unknown, i) => _checkSubject(s, `subject[${i}]`));
+  if (typeof value.predicateType !== "string" || value.predicateType === "") {
+    _bad("'predicateType' is not a non-empty string");
+  }
+  if (value.predicate !== undefined && !_isObject(value.predicate)) {
+    _bad("'predicate' is not an object");
+  }
+  return value as unknown as Statement;
+}
+
+/**
+ * Serializes a statement as UTF-8 JSON for signing (DSSE signs these exact bytes, so no canonical
+ * form is needed; floats in predicates are fine here).
+ *
+ * @param statement the statement
+ * @returns UTF-8 bytes
+ * @throws {TypeError} when the statement is not serializable (cycle, bigint)
+ * @example
+ * ```ts
+ * import { encodeStatement, parseStatement, STATEMENT_TYPE } from "./statement.ts";
+ * const st = { _type: STATEMENT_TYPE, subject: [{ name: "a", digest: { sha256: "0".repeat(64) } }],
+ *   predicateType: "https://example.com/p/v1" } as const;
+ * if (parseStatement(encodeStatement(st)).predicateType !== st.predicateType) throw new Error();
+ * ```
+ */
+export function encodeStatement(statement: Statement): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(statement));
+}
+
+function _checkSubject(s: unknown, where: string): void {
+  if (!_isObject(s)) _bad(`'${where}' is not an object`);
+  if (typeof s.name !== "string") _bad(`'${where}.name' is not a string`);
+  const digest = s.digest;
+  if (!_isObject(digest)) _bad(`'${where}.digest' is not an object`);
+  for (const [alg, hex] of Object.entries(digest)) {
+    if (typeof hex !== "string" || !/^(?:[0-9a-f]{2})+$/.test(hex)) {
+      _bad(`'${where}.digest.${alg}' is not lowercase hex`);
+    }
+  }
+  if (typeof digest.sha256 !== "string" || digest.sha256.length !== 64) {
+    _bad(`'${where}.digest.sha256' is missing or not 64 hex characters`);
+  }
+}
+
+function _isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function _bad(why: string): never {
+  throw new InputError("BAD_STATEMENT", `Cannot read statement: ${why}`);
+}

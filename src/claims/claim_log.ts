@@ -1,0 +1,114 @@
+/**
+ * Claim logs: JSON Lines of claim records, chained by `prev` digests and committed to by an
+ * RFC 6962 Merkle root over the record digests.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { type ClaimRecord, GENESIS_PREV, parseClaimRecord, recordDigest } from "./claim_record.ts";
+import { merkleRoot } from "./merkle.ts";
+import { bytesToHex, hexToBytes } from "./hex.ts";
+
+/** A parsed, chain-checked claim log. */
+export interface ClaimLog {
+  /** The records in log order. */
+  readonly records: readonly ClaimRecord[];
+  /** Record digests (hex), same order. */
+  readonly digests: readonly string[];
+  /** Merkle root over the digests (hex): the log's commitment. */
+  readonly root: string;
+}
+
+/** Limits of {@link parseClaimLog}. */
+export interface ClaimLogLimits {
+  /** Largest accepted text in bytes (default 256 MiB). */
+  readonly maxBytes?: number;
+  /** Largest accepted record count (default 1,000,000). */
+  readonly maxRecords?: number;
+}
+
+/**
+ * Parses a JSON Lines claim log and checks its chain: one log id, sequence numbers 0, 1, 2, ...,
+ * each `prev` the digest of the record before (zeros for the first).
+ *
+ * @param text the log text (UTF-8 decoded)
+ * @param limits size limits
+ * @returns records, digests and the Merkle root
+ * @throws {InputError} `LOG_TOO_LARGE`, `LOG_EMPTY`, `LOG_SYNTAX` (with the line), `LOG_CHAIN`,
+ *   and the record codes `CLAIM_INVALID` / `CLAIM_VERSION`
+ * @example
+ * ```ts
+ * import { parseClaimLog } from "./claim_log.ts";
+ * let code = "";
+ * try { parseClaimLog("{not json}\n"); } catch (e) { code = (e as { code: string }).code; }
+ * if (code !== "LOG_SYNTAX") throw new Error(code);
+ * ```
+ */
+export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimLog {
+  const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
+  if (text.length > maxBytes) {
+    throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
+  }
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  if (lines.length === 0) throw new InputError("LOG_EMPTY", "Cannot read claim log: no records");
+  if (lines.length > (limits.maxRecords ?? 1_000_000)) {
+    throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
+  }
+  const records: ClaimRecord[] = [];
+  const digests: string[] = [];
+  lines.forEach((line, i) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw new InputError("LOG_SYNTAX", `Cannot read claim log: line ${i + 1} is not valid JSON`);
+    }
+    const record = parseClaimRecord(json, `line ${i + 1}`);
+    const { logId, seq, prev } = record.predicate.log;
+    const expectedPrev = i === 0 ? GENESIS_PREV : digests[i - 1];
+    if (
+      seq !== i || prev !== expectedPrev || (i > 0 && logId !== records[0]!.predicate.log.logId)
+    ) {
+      throw new InputError(
+        "LOG_CHAIN",
+        `Cannot read claim log: line ${
+          i + 1
+        } breaks the chain (seq ${seq}, expected ${i}; prev must be the previous record's digest; one logId)`,
+      );
+    }
+    records.push(record);
+    digests.push(recordDigest(record));
+  });
+  return { records, digests, root: logRoot(digests) };
+}
+
+/**
+ * The log commitment: RFC 6962 Merkle root over the record digests.
+ *
+ * @param digests record digests in log order (hex)
+ * @returns the root (hex)
+ * @example
+ * ```ts
+ * import { logRoot } from "./claim_log.ts";
+ * if (logRoot(["00".repeat(32)]).length !== 64) throw new Error();
+ * ```
+ */
+export function logRoot(digests: readonly string[]): string {
+  return bytesToHex(merkleRoot(digests.map(hexToBytes)));
+}
+
+/**
+ * Serialises records as JSON Lines (one compact JSON object per line).
+ *
+ * @param records records in log order
+ * @returns the log text
+ * @example
+ * ```ts
+ * import { formatClaimLog } from "./claim_log.ts";
+ * if (formatClaimLog([]) !== "") throw new Error();
+ * ```
+ */
+export function formatClaimLog(records: readonly ClaimRecord[]): string {
+  return records.map((r) => JSON.stringify(r) + "\n").join("");
+}

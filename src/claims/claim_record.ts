@@ -1,0 +1,204 @@
+/**
+ * Claim records: one computation a prover states it ran, as an in-toto Statement v1 whose
+ * predicate records the five factors of the governance protocol (hardware SKU, exact weights,
+ * parallelism topology, software stack and kernels, batch composition), the inputs, the
+ * fingerprint (SHA-256 of a named output tensor's raw little-endian bytes) and the record's place
+ * in the log. Floats never appear: integers, hex digests and names only.
+ *
+ * The workload is a tagged union (`workload.kind`); this version defines `gemm`
+ * (y = x W^T). A later `model_forward` kind (last-layer hidden state) adds a variant without
+ * changing the rest of the record.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { canonicalJson } from "./canonical_json.ts";
+import { sha256Hex } from "../sha256_hex.ts";
+import { parseGemmWorkload } from "./gemm_workload.ts";
+import type { GemmWorkload } from "./gemm_workload.ts";
+
+/** in-toto Statement v1 type URI. */
+export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+/** Predicate type of claim records (major version in the URI). */
+export const CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
+/** Digest standing for "no previous record" (record 0). */
+export const GENESIS_PREV = "0".repeat(64);
+
+/** Any workload kind. */
+export type Workload = GemmWorkload;
+
+/** The claim predicate. */
+export interface ClaimPredicate {
+  /** Place in the log: log id, sequence number, digest of the previous record. */
+  readonly log: { readonly logId: string; readonly seq: number; readonly prev: string };
+  /** Hardware SKU: GPU profile id and the sha256 of the profile file, and the GPU count. */
+  readonly hardware: {
+    readonly profile: string;
+    readonly profileSha256: string;
+    readonly count: number;
+  };
+  /** Software stack name and component versions (free-form strings). */
+  readonly software: {
+    readonly stack: string;
+    readonly components: Readonly<Record<string, string>>;
+  };
+  /** Parallelism topology: tensor, pipeline, expert and data parallel degrees. */
+  readonly parallelism: {
+    readonly tp: number;
+    readonly pp: number;
+    readonly ep: number;
+    readonly dp: number;
+  };
+  /** Batch composition: rows of the forward pass (all requests batched together). */
+  readonly batch: { readonly size: number };
+  /** What was computed. */
+  readonly workload: Workload;
+  /** SHA-256 of the named output tensor's raw little-endian bytes. */
+  readonly fingerprint: {
+    readonly tensor: string;
+    readonly dtype: string;
+    readonly shape: readonly number[];
+    readonly sha256: string;
+  };
+}
+
+/** A claim record (an in-toto Statement). */
+export interface ClaimRecord {
+  readonly _type: typeof STATEMENT_TYPE;
+  readonly subject: readonly [
+    { readonly name: string; readonly digest: { readonly sha256: string } },
+  ];
+  readonly predicateType: typeof CLAIM_PREDICATE_TYPE;
+  readonly predicate: ClaimPredicate;
+}
+
+/**
+ * Builds a record from its predicate (the subject names the log position and carries the
+ * fingerprint digest).
+ *
+ * @param predicate the predicate
+ * @returns the record
+ * @example
+ * ```ts ignore
+ * const record = makeClaimRecord(predicate);
+ * ```
+ */
+export function makeClaimRecord(predicate: ClaimPredicate): ClaimRecord {
+  return {
+    _type: STATEMENT_TYPE,
+    subject: [{
+      name: `bitaudit-claim:${predicate.log.logId}/${predicate.log.seq}`,
+      digest: { sha256: predicate.fingerprint.sha256 },
+    }],
+    predicateType: CLAIM_PREDICATE_TYPE,
+    predicate,
+  };
+}
+
+/**
+ * Digest of a record: lowercase hex SHA-256 of its RFC 8785 canonical JSON.
+ *
+ * @param record a record (validated or freshly built)
+ * @returns 64 hex digits
+ * @throws {TypeError} when the record holds non-integer numbers
+ * @example
+ * ```ts
+ * import { recordDigest } from "./claim_record.ts";
+ * if (recordDigest({ b: 1, a: "x" } as never) !== recordDigest({ a: "x", b: 1 } as never)) throw new Error();
+ * ```
+ */
+export function recordDigest(record: ClaimRecord): string {
+  return sha256Hex(canonicalJson(record));
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Validates a parsed record strictly (unknown versions and wrong types are refused).
+ *
+ * @param json parsed JSON value
+ * @param where location for messages, e.g. `line 3`
+ * @returns the record
+ * @throws {InputError} `CLAIM_INVALID` or `CLAIM_VERSION` naming the field
+ * @example
+ * ```ts
+ * import { parseClaimRecord } from "./claim_record.ts";
+ * let code = "";
+ * try { parseClaimRecord({}, "line 1"); } catch (e) { code = (e as { code: string }).code; }
+ * if (code !== "CLAIM_INVALID") throw new Error(code);
+ * ```
+ */
+export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
+  const bad = (path: string, why: string): never => {
+    throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
+  };
+  const obj = (v: unknown, path: string) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : bad(path, "must be an object");
+  const r = obj(json, "$");
+  if (r._type !== STATEMENT_TYPE) bad("_type", `must be '${STATEMENT_TYPE}'`);
+  if (r.predicateType !== CLAIM_PREDICATE_TYPE) {
+    throw new InputError(
+      "CLAIM_VERSION",
+      `Cannot read claim (${where}): unsupported predicateType '${String(r.predicateType)}'`,
+    );
+  }
+  const p = obj(r.predicate, "predicate");
+  const int = (v: unknown, path: string, min = 0) =>
+    Number.isSafeInteger(v) && (v as number) >= min
+      ? v as number
+      : bad(path, `must be an integer >= ${min}`);
+  const text = (v: unknown, path: string, re = /^.{1,200}$/s) =>
+    typeof v === "string" && re.test(v) ? v : bad(path, "must be a valid string");
+  const log = obj(p.log, "predicate.log");
+  const hw = obj(p.hardware, "predicate.hardware");
+  const sw = obj(p.software, "predicate.software");
+  const par = obj(p.parallelism, "predicate.parallelism");
+  const fp = obj(p.fingerprint, "predicate.fingerprint");
+  const components: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj(sw.components, "predicate.software.components"))) {
+    components[k] = text(v, `predicate.software.components.${k}`);
+  }
+  const shape = Array.isArray(fp.shape)
+    ? fp.shape.map((d, i) => int(d, `predicate.fingerprint.shape[${i}]`))
+    : bad("predicate.fingerprint.shape", "must be an array");
+  const predicate: ClaimPredicate = {
+    log: {
+      logId: text(log.logId, "predicate.log.logId", /^[A-Za-z0-9._:-]{1,128}$/),
+      seq: int(log.seq, "predicate.log.seq"),
+      prev: text(log.prev, "predicate.log.prev", HEX64),
+    },
+    hardware: {
+      profile: text(hw.profile, "predicate.hardware.profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
+      profileSha256: text(hw.profileSha256, "predicate.hardware.profileSha256", HEX64),
+      count: int(hw.count, "predicate.hardware.count", 1),
+    },
+    software: { stack: text(sw.stack, "predicate.software.stack"), components },
+    parallelism: {
+      tp: int(par.tp, "predicate.parallelism.tp", 1),
+      pp: int(par.pp, "predicate.parallelism.pp", 1),
+      ep: int(par.ep, "predicate.parallelism.ep", 1),
+      dp: int(par.dp, "predicate.parallelism.dp", 1),
+    },
+    batch: { size: int(obj(p.batch, "predicate.batch").size, "predicate.batch.size", 1) },
+    workload: parseGemmWorkload(p.workload, { where, bad }),
+    fingerprint: {
+      tensor: text(fp.tensor, "predicate.fingerprint.tensor"),
+      dtype: text(fp.dtype, "predicate.fingerprint.dtype"),
+      shape,
+      sha256: text(fp.sha256, "predicate.fingerprint.sha256", HEX64),
+    },
+  };
+  const subject = Array.isArray(r.subject) && r.subject.length === 1
+    ? obj(r.subject[0], "subject[0]")
+    : bad("subject", "must hold one entry");
+  const record = makeClaimRecord(predicate);
+  if (
+    subject.name !== record.subject[0].name ||
+    obj(subject.digest, "subject[0].digest").sha256 !== predicate.fingerprint.sha256
+  ) {
+    bad("subject[0]", "must name the log position and carry the fingerprint digest");
+  }
+  return record;
+}

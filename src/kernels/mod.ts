@@ -1,0 +1,13 @@
+/**
+ * Library-kernel recipes built from hardware operations: GEMM recipes and dispatch catalogs,
+ * software-stack profiles.
+ *
+ * @example
+ * ```ts
+ * import { parseRecipe } from "./mod.ts";
+ * if (parseRecipe({ family: "single_walk" }).family !== "single_walk") throw new Error();
+ * ```
+ * @module
+ */
+export * from "./gemm/mod.ts";
+export * from "./stack_profile.ts";

@@ -1,0 +1,64 @@
+/**
+ * Software-stack profiles: the smaller JSON kind that names the libraries a computation ran on,
+ * apart from the hardware profile. Schema `bitaudit.stack-profile/v1`:
+ * ```
+ * { "schema", "id", "name", "components": {name: version}, "gemm": {"kernelSource": "recipe"|"catalog"},
+ *   "sources": [..] }
+ * ```
+ * Later versions add optional sections (attention backend, SFU mode, reduction topology) without
+ * changing these fields.
+ *
+ * @module
+ */
+import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
+
+/** A validated stack profile. */
+export interface StackProfile {
+  readonly schema: "bitaudit.stack-profile/v1";
+  readonly id: string;
+  readonly name: string;
+  /** Component versions, e.g. `{cutlass: "3.5.0"}`. */
+  readonly components: Readonly<Record<string, string>>;
+  /** Where GEMM kernels come from: an explicit recipe per call, or a dispatch catalog lookup. */
+  readonly gemm: { readonly kernelSource: "recipe" | "catalog" };
+  readonly sources: readonly string[];
+}
+
+/**
+ * Validates a stack profile.
+ *
+ * @param json parsed JSON
+ * @returns the frozen profile
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseStackProfile } from "./stack_profile.ts";
+ * const s = parseStackProfile({
+ *   schema: "bitaudit.stack-profile/v1", id: "x", name: "X", components: {},
+ *   gemm: { kernelSource: "recipe" }, sources: [],
+ * });
+ * if (s.gemm.kernelSource !== "recipe") throw new Error();
+ * ```
+ */
+export function parseStackProfile(json: unknown): StackProfile {
+  const f = fieldsOf(json, "stack");
+  onlyKnown(f, ["schema", "id", "name", "components", "gemm", "sources"]);
+  if (str(f, "schema") !== "bitaudit.stack-profile/v1") {
+    throw new RangeError("Cannot read 'stack.schema': expected 'bitaudit.stack-profile/v1'");
+  }
+  const comps = fieldsOf(f.obj.components, "stack.components");
+  const components: Record<string, string> = {};
+  for (const key of Object.keys(comps.obj)) components[key] = str(comps, key);
+  const gemm = fieldsOf(f.obj.gemm, "stack.gemm");
+  onlyKnown(gemm, ["kernelSource"]);
+  return Object.freeze({
+    schema: "bitaudit.stack-profile/v1",
+    id: str(f, "id", /^[a-z0-9][a-z0-9._-]{0,63}$/),
+    name: str(f, "name"),
+    components: Object.freeze(components),
+    gemm: Object.freeze({
+      kernelSource: oneOf(gemm, "kernelSource", ["recipe", "catalog"] as const),
+    }),
+    sources: Object.freeze([...strings(f, "sources")]),
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * A simulated prover: runs the emulator on a scenario and produces an honest claim log (with
+ * the requested falsifications injected), plus the tensors it references, by digest.
+ *
+ * For tests, demos, and provers who want to check their own logging.
+ *
+ * @module
+ */
+import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
+import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
+import { type GemmRecipe, type KWalker, lookupRecipe, runGemmRecipe } from "../kernels/mod.ts";
+import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
+import { DISPATCH_CATALOGS, loadGpuProfile } from "../verify/load_profiles.ts";
+import { loadAsset } from "../verify/load_asset.ts";
+import { recipeFromJson } from "../verify/load_recipe.ts";
+import type { Scenario } from "./scenario.ts";
+import { synthBf16 } from "./synth_tensor.ts";
+
+/** The prover's output. */
+export interface ProverOutput {
+  /** Claim records in log order. */
+  readonly records: readonly ClaimRecord[];
+  /** Tensors by digest: weights, inputs and the prover's outputs. */
+  readonly blobs: ReadonlyMap<string, Uint8Array>;
+  /** Sequence numbers that were falsified, with their kind. */
+  readonly falsified: readonly { seq: number; kind: string }[];
+}
+
+/**
+ * Runs a scenario.
+ *
+ * @param scenario the scenario
+ * @param ctx asset store and K-walker; `onProgress(done, total)` optional
+ * @returns records, blobs and the list of falsified sequence numbers
+ * @throws {InputError} `SCENARIO_*` when the scenario's shapes are not covered by its catalog
+ * @example
+ * ```ts ignore
+ * const out = await makeClaims(scenario, { store, walker });
+ * ```
+ */
+export async function makeClaims(
+  scenario: Scenario,
+  ctx: { store: AssetStore; walker: KWalker; onProgress?: (done: number, total: number) => void },
+): Promise<ProverOutput> {
+  const { store, walker } = ctx;
+  const main = await loadGpuProfile(store, scenario.hardware.profile);
+  const catalog = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: scenario.catalog });
+  const blobs = new Map<string, Uint8Array>();
+  const put = (x: Uint16Array) => {
+    const bytes = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    const d = sha256Hex(bytes);
+    blobs.set(d, bytes);
+    return d;
+  };
+  const weights = new Map<string, { data: Uint16Array; sha256: string }>();
+  const records: ClaimRecord[] = [];
+  const falsified: { seq: number; kind: string }[] = [];
+  const projections = scenario.model.projections;
+  let prev = GENESIS_PREV;
+  for (let seq = 0; seq < scenario.records; seq++) {
+    const layer = Math.floor(seq / projections.length) % scenario.model.layers;
+    const proj = projections[seq % projections.length]!;
+    const wKey = `layers.${layer}.${proj.name}`;
+    if (!weights.has(wKey)) {
+      const data = synthBf16(scenario.seed, { label: wKey, count: proj.n * proj.k, span: 6 });
+      weights.set(wKey, { data, sha256: put(data) });
+    }
+    const w = weights.get(wKey)!;
+    const fake = scenario.falsify.find((f) => f.seq === seq);
+    const batch = fake?.kind === "batch_size"
+      ? fake.claimedBatch
+      : scenario.batchSizes[_pick(scenario.seed, seq, scenario.batchSizes.length)]!;
+    if (fake?.kind === "batch_size" && fake.trueBatch < batch) {
+      throw new InputError(
+        "SCENARIO_INVALID",
+        `Cannot falsify record ${seq}: trueBatch below claimedBatch`,
+      );
+    }
+    const runRows = fake?.kind === "batch_size" ? fake.trueBatch : batch;
+    const xFull = synthBf16(scenario.seed, {
+      label: `input.${seq}`,
+      count: runRows * proj.k,
+      span: 8,
+    });
+    let profile: GpuProfile = main.profile;
+    if (fake?.kind === "sku") profile = (await loadGpuProfile(store, fake.profile)).profile;
+    const shape = { m: runRows, n: proj.n, k: proj.k };
+    let recipe: GemmRecipe;
+    if (fake?.kind === "recipe") {
+      recipe = recipeFromJson(fake.recipe, `scenario falsify seq ${seq}`);
+    } else {
+      const hit = lookupRecipe(catalog.value, {
+        ...shape,
+        dtype: "bf16",
+        out: "bf16",
+        layout: "tn",
+      });
+      if (!hit.covered) {
+        throw new InputError(
+          "SCENARIO_UNCOVERED",
+          `Cannot run scenario record ${seq}: ${hit.reason}`,
+        );
+      }
+      recipe = hit.recipe;
+    }
+    const dp = findDatapath(profile, { input: "bf16", output: "fp32" });
+    if (dp === undefined) {
+      throw new InputError(
+        "SCENARIO_UNSUPPORTED",
+        `Cannot run scenario: '${profile.id}' has no bf16 datapath`,
+      );
+    }
+    const r = await runGemmRecipe(recipe, { dp, walker, a: xFull, b: w.data, ...shape });
+    const out = r.out.slice(0, batch * proj.n); // the record reports its own rows only
+    let fingerprint = put(out);
+    if (fake?.kind === "fingerprint") fingerprint = _flip(fingerprint, fake.bit);
+    if (fake) falsified.push({ seq, kind: fake.kind });
+    const x = xFull.slice(0, batch * proj.k);
+    const record = makeClaimRecord({
+      log: { logId: scenario.logId, seq, prev },
+      hardware: {
+        profile: main.profile.id,
+        profileSha256: main.sha256,
+        count: scenario.hardware.count,
+      },
+      software: { stack: scenario.software.stack, components: scenario.software.components },
+      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      batch: { size: batch },
+      workload: {
+        kind: "gemm",
+        m: batch,
+        n: proj.n,
+        k: proj.k,
+        dtype: "bf16",
+        out: "bf16",
+        layout: "tn",
+        kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+        weights: { sha256: w.sha256, shape: [proj.n, proj.k] },
+        input: { sha256: put(x), shape: [batch, proj.k] },
+      },
+      fingerprint: {
+        tensor: `${wKey}.out`,
+        dtype: "bf16",
+        shape: [batch, proj.n],
+        sha256: fingerprint,
+      },
+    });
+    records.push(record);
+    prev = recordDigest(record);
+    ctx.onProgress?.(seq + 1, scenario.records);
+  }
+  return { records, blobs, falsified };
+}
+
+function _pick(seed: string, seq: number, n: number): number {
+  const h = sha256Hex(new TextEncoder().encode(`${seed}\u0000batch\u0000${seq}`));
+  return parseInt(h.slice(0, 8), 16) % n;
+}
+
+function _flip(hex: string, bit: number): string {
+  const nibble = 63 - Math.floor(bit / 4);
+  const v = parseInt(hex[nibble]!, 16) ^ (1 << (bit % 4));
+  return hex.slice(0, nibble) + v.toString(16) + hex.slice(nibble + 1);
+}

@@ -1,0 +1,143 @@
+/**
+ * Prover scenarios: the description a simulated prover turns into a claim log.
+ *
+ * ```
+ * { "schema": "bitaudit.prover-scenario/v1", "logId", "seed",
+ *   "hardware": {"profile", "count"}, "software": {"stack", "components"},
+ *   "catalog": "<dispatch catalog id>",
+ *   "model": {"name", "layers", "projections": [{"name", "n", "k"}, ..]},
+ *   "batchSizes": [..], "records": <count>,
+ *   "falsify": [{"seq", "kind": "batch_size"|"recipe"|"sku"|"fingerprint", ...params}] }
+ * ```
+ * Records cycle through layers x projections; batch sizes are drawn deterministically from the
+ * seed. Falsifications: `batch_size` (the pass really ran `trueBatch` rows, the record claims
+ * `claimedBatch`), `recipe` (a different kernel ran than the catalog dispatches), `sku` (computed on
+ * `profile` but the record names the scenario's GPU), `fingerprint` (one bit flipped).
+ *
+ * @module
+ */
+import { fieldsOf, int, oneOf, onlyKnown, str } from "../json_fields.ts";
+import { arr } from "../json_fields.ts";
+
+/** One falsification to inject. */
+export type Falsification =
+  | {
+    readonly seq: number;
+    readonly kind: "batch_size";
+    readonly claimedBatch: number;
+    readonly trueBatch: number;
+  }
+  | {
+    readonly seq: number;
+    readonly kind: "recipe";
+    readonly recipe: Readonly<Record<string, unknown>>;
+  }
+  | { readonly seq: number; readonly kind: "sku"; readonly profile: string }
+  | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number };
+
+/** A validated scenario. */
+export interface Scenario {
+  readonly logId: string;
+  readonly seed: string;
+  readonly hardware: { readonly profile: string; readonly count: number };
+  readonly software: {
+    readonly stack: string;
+    readonly components: Readonly<Record<string, string>>;
+  };
+  readonly catalog: string;
+  readonly model: {
+    readonly name: string;
+    readonly layers: number;
+    readonly projections: readonly {
+      readonly name: string;
+      readonly n: number;
+      readonly k: number;
+    }[];
+  };
+  readonly batchSizes: readonly number[];
+  readonly records: number;
+  readonly falsify: readonly Falsification[];
+}
+
+/**
+ * Validates a scenario document.
+ *
+ * @param json parsed JSON
+ * @returns the scenario
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts ignore
+ * const s = parseScenario(JSON.parse(await Deno.readTextFile("demo/scenario.json")));
+ * ```
+ */
+export function parseScenario(json: unknown): Scenario {
+  const f = fieldsOf(json, "scenario");
+  onlyKnown(f, [
+    "schema",
+    "logId",
+    "seed",
+    "hardware",
+    "software",
+    "catalog",
+    "model",
+    "batchSizes",
+    "records",
+    "falsify",
+  ]);
+  if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
+    throw new RangeError("Cannot read 'scenario.schema': expected 'bitaudit.prover-scenario/v1'");
+  }
+  const hw = fieldsOf(f.obj.hardware, "scenario.hardware");
+  const sw = fieldsOf(f.obj.software, "scenario.software");
+  const comps = fieldsOf(sw.obj.components, "scenario.software.components");
+  const model = fieldsOf(f.obj.model, "scenario.model");
+  const records = int(f, "records", { min: 1, max: 100_000 });
+  const dims = { min: 1, max: 65536 };
+  return {
+    logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+    seed: str(f, "seed"),
+    hardware: { profile: str(hw, "profile"), count: int(hw, "count", { min: 1, max: 1 << 20 }) },
+    software: {
+      stack: str(sw, "stack"),
+      components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
+    },
+    catalog: str(f, "catalog"),
+    model: {
+      name: str(model, "name"),
+      layers: int(model, "layers", { min: 1, max: 1024 }),
+      projections: arr(model, "projections").map((p, i) => {
+        const pf = fieldsOf(p, `scenario.model.projections[${i}]`);
+        return { name: str(pf, "name"), n: int(pf, "n", dims), k: int(pf, "k", dims) };
+      }),
+    },
+    batchSizes: arr(f, "batchSizes").map((b, i) => {
+      if (!Number.isInteger(b) || (b as number) < 1) {
+        throw new RangeError(`Cannot read 'scenario.batchSizes[${i}]'`);
+      }
+      return b as number;
+    }),
+    records,
+    falsify: arr(f, "falsify").map((x, i) => _falsification(x, `scenario.falsify[${i}]`, records)),
+  };
+}
+
+function _falsification(json: unknown, path: string, records: number): Falsification {
+  const f = fieldsOf(json, path);
+  const seq = int(f, "seq", { min: 0, max: records - 1 });
+  const kind = oneOf(f, "kind", ["batch_size", "recipe", "sku", "fingerprint"] as const);
+  switch (kind) {
+    case "batch_size":
+      return {
+        seq,
+        kind,
+        claimedBatch: int(f, "claimedBatch", { min: 1, max: 65536 }),
+        trueBatch: int(f, "trueBatch", { min: 1, max: 65536 }),
+      };
+    case "recipe":
+      return { seq, kind, recipe: fieldsOf(f.obj.recipe, `${path}.recipe`).obj };
+    case "sku":
+      return { seq, kind, profile: str(f, "profile") };
+    case "fingerprint":
+      return { seq, kind, bit: int(f, "bit", { min: 0, max: 255 }) };
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Sampling, recompute-and-compare pipeline and verdicts.
+ *
+ * Sampling: once the prover's claim-log root is committed, a public beacon round fixes the seed
+ * (`deriveSeed`), the seed fixes which records are audited (`sampleIndices`), and `plan` says what
+ * a sample of that size can detect.
+ *
+ * @example
+ * ```ts
+ * import { deriveSeed, detectionBinomial, requiredSampleBinomial, sampleIndices } from "./mod.ts";
+ * const k = requiredSampleBinomial(0.01, 0.95); // 299 records catch 1 % misreporting at 95 %
+ * const seed = deriveSeed({
+ *   auditId: "audit-7", logRoot: "11".repeat(32), randomness: "22".repeat(32), round: 1234,
+ * });
+ * const { sorted } = sampleIndices(seed, { population: 1_000_000, k });
+ * if (sorted.length !== 299 || detectionBinomial(0.01, k) < 0.95) throw new Error();
+ * ```
+ * @module
+ */
+export * from "./seed.ts";
+export * from "./sample_indices.ts";
+export * from "./plan.ts";

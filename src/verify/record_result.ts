@@ -1,0 +1,69 @@
+/**
+ * Per-record verification results and the audit verdict rule.
+ *
+ * @module
+ */
+
+/** Outcome of one sampled record. */
+export type RecordStatus = "PASS" | "FAIL" | "NOT_VERIFIED";
+
+/** One named pipeline step and what it found. */
+export interface StepResult {
+  /** Step name: inclusion, profile, stack, kernel, support, tensors, recompute, compare. */
+  readonly step: string;
+  /** Whether the step succeeded. */
+  readonly ok: boolean;
+  /** What it found (one line). */
+  readonly detail: string;
+}
+
+/** The first element where recomputation and the prover's output differ. */
+export interface FirstDifference {
+  /** Flat element index. */
+  readonly index: number;
+  /** Prover's element bit pattern (hex). */
+  readonly claimed: string;
+  /** Recomputed element bit pattern (hex). */
+  readonly recomputed: string;
+}
+
+/** Result of one sampled record. */
+export interface RecordResult {
+  /** Index in the log. */
+  readonly index: number;
+  /** Record digest (hex). */
+  readonly digest: string;
+  /** PASS only when recomputed and compared. */
+  readonly status: RecordStatus;
+  /** Why, for FAIL and NOT_VERIFIED. */
+  readonly reason: string;
+  /** Claimed fingerprint (hex). */
+  readonly claimed: string;
+  /** Recomputed fingerprint, when recomputation ran. */
+  readonly recomputed: string | null;
+  /** First differing element, when the prover's full output was available. */
+  readonly firstDifference: FirstDifference | null;
+  /** Pipeline trace. */
+  readonly steps: readonly StepResult[];
+}
+
+/** Audit verdict. */
+export type AuditVerdict = "PASSED" | "FAILED" | "INCONCLUSIVE";
+
+/**
+ * The verdict rule: FAILED if any record failed; PASSED only if there were records and every one
+ * passed; otherwise INCONCLUSIVE.
+ *
+ * @param results per-record results
+ * @returns the verdict
+ * @example
+ * ```ts
+ * import { auditVerdict } from "./record_result.ts";
+ * if (auditVerdict([]) !== "INCONCLUSIVE") throw new Error("nothing checked is not a pass");
+ * ```
+ */
+export function auditVerdict(results: readonly { status: RecordStatus }[]): AuditVerdict {
+  if (results.some((r) => r.status === "FAIL")) return "FAILED";
+  if (results.length > 0 && results.every((r) => r.status === "PASS")) return "PASSED";
+  return "INCONCLUSIVE";
+}

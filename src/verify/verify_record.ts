@@ -1,0 +1,264 @@
+/**
+ * The recompute-and-compare pipeline for one sampled claim record, as named steps: inclusion in
+ * the committed log, profile, stack, kernel (recipe or catalog), support, tensors, recompute,
+ * compare. Anything that cannot be recomputed ends as NOT_VERIFIED with its reason; PASS is only
+ * reachable through the compare step.
+ *
+ * @module
+ */
+import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
+import { BitauditError } from "../errors.ts";
+import { findDatapath } from "../hardware/mod.ts";
+import { type GemmRecipe, lookupRecipe, runGemmRecipe } from "../kernels/mod.ts";
+import type { KWalker } from "../kernels/mod.ts";
+import {
+  type ClaimLog,
+  type ClaimPredicate,
+  hexToBytes,
+  inclusionProof,
+  verifyInclusion,
+} from "../claims/mod.ts";
+import { DISPATCH_CATALOGS, loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
+import { loadAsset } from "./load_asset.ts";
+import { recipeFromJson } from "./load_recipe.ts";
+import type { FirstDifference, RecordResult, StepResult } from "./record_result.ts";
+
+/** What the pipeline needs besides the record. */
+export interface VerifyContext {
+  /** Hash-checked profiles, stacks, catalogs. */
+  readonly store: AssetStore;
+  /** Weights, inputs and (optionally) the prover's outputs, by digest. */
+  readonly blobs: BlobStore;
+  /** K-walk implementation. */
+  readonly walker: KWalker;
+}
+
+class _Stop extends Error {
+  constructor(readonly status: "FAIL" | "NOT_VERIFIED", readonly why: string) {
+    super(why);
+  }
+}
+
+/**
+ * Verifies one record of a log.
+ *
+ * @param ctx assets, blobs and walker
+ * @param target the log and the record's index
+ * @returns the record result (never throws for problems of the record itself)
+ * @example
+ * ```ts ignore
+ * const r = await verifyRecord(ctx, { log, index: 17 });
+ * ```
+ */
+export async function verifyRecord(
+  ctx: VerifyContext,
+  target: { log: ClaimLog; index: number },
+): Promise<RecordResult> {
+  const { log, index } = target;
+  const record = log.records[index]!;
+  const p = record.predicate;
+  const w = p.workload;
+  const steps: StepResult[] = [];
+  const step = (name: string, detail: string) => steps.push({ step: name, ok: true, detail });
+  let recomputed: string | null = null;
+  let firstDifference: FirstDifference | null = null;
+  const result = (status: RecordResult["status"], reason: string): RecordResult => ({
+    index,
+    digest: log.digests[index]!,
+    status,
+    reason,
+    claimed: p.fingerprint.sha256,
+    recomputed,
+    firstDifference,
+    steps,
+  });
+  try {
+    const proof = inclusionProof(log.digests.map(hexToBytes), index);
+    const leaf = hexToBytes(log.digests[index]!);
+    const root = hexToBytes(log.root);
+    if (!verifyInclusion({ leaf, index, treeSize: log.digests.length, proof, root })) {
+      throw new _Stop("FAIL", "record is not included in the committed log");
+    }
+    step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
+    const { profile, sha256 } = await _asset(
+      () => loadGpuProfile(ctx.store, p.hardware.profile),
+      "profile",
+    );
+    if (sha256 !== p.hardware.profileSha256) {
+      throw new _Stop(
+        "NOT_VERIFIED",
+        `profile '${profile.id}' digest differs from the claimed ${
+          p.hardware.profileSha256.slice(0, 16)
+        }…`,
+      );
+    }
+    step("profile", `${profile.id} sha256 ${sha256.slice(0, 16)}…`);
+    const stack = await _asset(
+      () => loadAsset(ctx.store, { kind: STACK_PROFILES, id: p.software.stack }),
+      "stack",
+    );
+    step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
+    const recipe = await _kernel(ctx, {
+      p,
+      kernelSource: stack.value.gemm.kernelSource,
+      profileId: profile.id,
+    });
+    step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
+    const par = p.parallelism;
+    if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+      throw new _Stop(
+        "NOT_VERIFIED",
+        `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
+      );
+    }
+    if (p.batch.size !== w.m) {
+      throw new _Stop(
+        "FAIL",
+        `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
+      );
+    }
+    const dp = findDatapath(profile, { input: w.dtype, output: "fp32" });
+    if (dp === undefined) {
+      throw new _Stop(
+        "NOT_VERIFIED",
+        `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`,
+      );
+    }
+    step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+    const a = await _tensor(ctx, w.input.sha256, w.m * w.k, "input");
+    const b = await _tensor(ctx, w.weights.sha256, w.n * w.k, "weights");
+    step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+    const r = await runGemmRecipe(recipe, {
+      dp,
+      walker: ctx.walker,
+      a,
+      b,
+      m: w.m,
+      n: w.n,
+      k: w.k,
+      outFormat: w.out,
+    });
+    const outBytes = new Uint8Array(r.out.buffer, r.out.byteOffset, r.out.byteLength);
+    recomputed = sha256Hex(outBytes);
+    step("recompute", `${w.m}x${w.n}x${w.k} -> sha256 ${recomputed.slice(0, 16)}…`);
+    if (recomputed === p.fingerprint.sha256) {
+      step("compare", "fingerprints equal");
+      return result("PASS", "recomputed output matches the fingerprint bit for bit");
+    }
+    firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, r.out);
+    steps.push({ step: "compare", ok: false, detail: "fingerprints differ" });
+    return result(
+      "FAIL",
+      `recomputed fingerprint ${recomputed.slice(0, 16)}… differs from the claimed ${
+        p.fingerprint.sha256.slice(0, 16)
+      }…`,
+    );
+  } catch (e) {
+    if (e instanceof _Stop) {
+      steps.push({ step: e.status === "FAIL" ? "check" : "support", ok: false, detail: e.why });
+      return result(e.status, e.why);
+    }
+    throw e;
+  }
+}
+
+async function _asset<T>(load: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    if (e instanceof BitauditError && /UNKNOWN$/.test(e.code)) {
+      throw new _Stop("NOT_VERIFIED", `unsupported ${what}: ${e.message}`);
+    }
+    throw e; // tampered or invalid assets stop the whole audit
+  }
+}
+
+async function _kernel(
+  ctx: VerifyContext,
+  o: { p: ClaimPredicate; kernelSource: string; profileId: string },
+): Promise<GemmRecipe> {
+  const w = o.p.workload;
+  if ("recipe" in w.kernel) {
+    if (o.kernelSource !== "recipe") {
+      throw new _Stop(
+        "FAIL",
+        `stack '${o.p.software.stack}' dispatches through a catalog, but the record names a recipe`,
+      );
+    }
+    try {
+      return recipeFromJson(w.kernel.recipe, "the record");
+    } catch (e) {
+      throw new _Stop("NOT_VERIFIED", (e as Error).message);
+    }
+  }
+  const kernel = w.kernel;
+  const cat = await _asset(
+    () => loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: kernel.catalog }),
+    "catalog",
+  );
+  if (cat.sha256 !== kernel.catalogSha256) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `catalog '${kernel.catalog}' digest differs from the claimed one`,
+    );
+  }
+  if (cat.value.gpu !== o.profileId) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `catalog '${kernel.catalog}' was captured on '${cat.value.gpu}', not '${o.profileId}'`,
+    );
+  }
+  const hit = lookupRecipe(cat.value, {
+    m: w.m,
+    n: w.n,
+    k: w.k,
+    dtype: w.dtype,
+    out: w.out,
+    layout: w.layout,
+  });
+  if (!hit.covered) throw new _Stop("NOT_VERIFIED", hit.reason);
+  return hit.recipe;
+}
+
+async function _tensor(
+  ctx: VerifyContext,
+  digest: string,
+  count: number,
+  what: string,
+): Promise<Uint16Array> {
+  const bytes = await ctx.blobs.get(digest);
+  if (bytes === null) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `missing ${what} tensor ${digest.slice(0, 16)}… in the blob store`,
+    );
+  }
+  if (bytes.length !== count * 2) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its ${what} tensor: ${bytes.length} bytes for ${count} 16-bit elements`,
+    );
+  }
+  const copy = new Uint16Array(count);
+  new Uint8Array(copy.buffer).set(bytes);
+  return copy;
+}
+
+async function _firstDifference(
+  ctx: VerifyContext,
+  digest: string,
+  out: Uint16Array,
+): Promise<FirstDifference | null> {
+  const claimed = await ctx.blobs.get(digest).catch(() => null);
+  if (claimed === null || claimed.length !== out.length * 2) return null;
+  const view = new Uint16Array(
+    claimed.buffer.slice(claimed.byteOffset, claimed.byteOffset + claimed.length),
+  );
+  for (let i = 0; i < out.length; i++) {
+    if (view[i] !== out[i]) {
+      const h = (x: number) => `0x${x.toString(16).padStart(4, "0")}`;
+      return { index: i, claimed: h(view[i]!), recomputed: h(out[i]!) };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { parseEnvelope } from "../../src/attest/envelope.ts";
+import { InputError } from "../../src/errors.ts";
+
+const SIG = "A".repeat(86) + "==";
+const good = { payload: "e30=", payloadType: "t", signatures: [{ keyid: "k", sig: SIG }] };
+const code = (c: string) => (e: unknown) => e instanceof InputError && e.code === c;
+const json = (v: unknown) => JSON.stringify(v);
+
+Deno.test("parseEnvelope() returns a frozen envelope when the shape is right", () => {
+  const env = parseEnvelope(json(good));
+  assert.deepEqual(env, good);
+  assert.ok(Object.isFrozen(env) && Object.isFrozen(env.signatures));
+});
+
+Deno.test("parseEnvelope() throws BAD_ENVELOPE when fields are missing, mistyped or unknown", () => {
+  const bad: unknown[] = [
+    "not json",
+    [],
+    null,
+    { ...good, payload: undefined },
+    { ...good, payload: 5 },
+    { ...good, payloadType: "" },
+    { ...good, payloadType: 1 },
+    { ...good, signatures: [] },
+    { ...good, signatures: {} },
+    { ...good, signatures: [{ keyid: "k" }] },
+    { ...good, signatures: [{ keyid: 5, sig: SIG }] },
+    { ...good, signatures: [{ sig: SIG, cert: "x" }] },
+    { ...good, signatures: ["x"] },
+    { ...good, signatures: [{ sig: "AAAA" }] },
+    { ...good, extra: 1 },
+    { ...good, signatures: Array(65).fill({ sig: SIG }) },
+  ];
+  for (const v of bad) {
+    const text = typeof v === "string" ? v : json(v);
+    assert.throws(() => parseEnvelope(text), code("BAD_ENVELOPE"), text.slice(0, 80));
+  }
+});
+
+Deno.test("parseEnvelope() throws BAD_BASE64 when payload or sig is not base64", () => {
+  assert.throws(() => parseEnvelope(json({ ...good, payload: "e30==" })), code("BAD_BASE64"));
+  assert.throws(() => parseEnvelope(json({ ...good, payload: "e3 0=" })), code("BAD_BASE64"));
+  const badSig = { ...good, signatures: [{ sig: "!" + SIG.slice(1) }] };
+  assert.throws(() => parseEnvelope(json(badSig)), code("BAD_BASE64"));
+});
+
+Deno.test("parseEnvelope() throws ENVELOPE_TOO_LARGE when over the byte limit", () => {
+  const text = json(good);
+  assert.throws(
+    () => parseEnvelope(text, { maxBytes: text.length - 1 }),
+    code("ENVELOPE_TOO_LARGE"),
+  );
+  const wide = json({ ...good, payloadType: "é".repeat(50) });
+  assert.throws(
+    () => parseEnvelope(wide, { maxBytes: wide.length + 10 }),
+    code("ENVELOPE_TOO_LARGE"),
+  );
+  assert.equal(parseEnvelope(text, { maxBytes: text.length }).payload, "e30=");
+});
+
+Deno.test("parseEnvelope() defaults a missing keyid to the empty string", () => {
+  const env = parseEnvelope(json({ ...good, signatures: [{ sig: SIG }] }));
+  assert.equal(env.signatures[0]!.keyid, "");
+});

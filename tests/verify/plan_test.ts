@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import {
+  detectionBinomial,
+  detectionHypergeometric,
+  requiredSampleBinomial,
+  requiredSampleHypergeometric,
+} from "../../src/verify/plan.ts";
+
+Deno.test("detectionBinomial() reproduces the paper's appendix C values when p = 0.1 %", () => {
+  assert.ok(Math.abs(detectionBinomial(0.001, 3200) - 0.96) < 0.001);
+  const miss = 1 - detectionBinomial(0.001, 32000);
+  // (0.999)^32000 = exp(32000 ln 0.999) ≈ 1.25e-14 ("1 − 10^−14" in the paper).
+  const exact = Math.exp(32000 * Math.log1p(-0.001));
+  assert.ok(Math.abs(miss - exact) / exact < 0.02, `miss ${miss} vs ${exact}`);
+  assert.ok(miss > 1e-14 && miss < 2e-14);
+});
+
+Deno.test("detectionBinomial() handles the edges when p or k is 0 or 1", () => {
+  assert.equal(detectionBinomial(0, 100), 0);
+  assert.equal(detectionBinomial(0.5, 0), 0);
+  assert.equal(detectionBinomial(1, 1), 1);
+  assert.equal(detectionBinomial(0.5, 1), 0.5);
+  // 1 − (1 − p)^3 = 3p − 3p² + p³; the naive formula loses ~4 digits here, log1p/expm1 does not.
+  const tiny = detectionBinomial(1e-12, 3);
+  assert.ok(Math.abs(tiny - (3e-12 - 3e-24)) / 3e-12 < 1e-12, "tiny p keeps precision");
+  assert.throws(() => detectionBinomial(-0.1, 1), RangeError);
+  assert.throws(() => detectionBinomial(1.1, 1), RangeError);
+  assert.throws(() => detectionBinomial(NaN, 1), RangeError);
+  assert.throws(() => detectionBinomial(0.1, 1.5), RangeError);
+});
+
+Deno.test("requiredSampleBinomial() gives the spec's table at 95 % confidence", () => {
+  assert.equal(requiredSampleBinomial(0.05, 0.95), 59);
+  assert.equal(requiredSampleBinomial(0.01, 0.95), 299);
+  assert.equal(requiredSampleBinomial(0.001, 0.95), 2995);
+  assert.equal(requiredSampleBinomial(0.0001, 0.95), 29956);
+  assert.equal(requiredSampleBinomial(0.5, 0), 0);
+  assert.equal(requiredSampleBinomial(1, 0.99), 1);
+  assert.throws(() => requiredSampleBinomial(0, 0.95), RangeError);
+  assert.throws(() => requiredSampleBinomial(0.1, 1), RangeError);
+});
+
+Deno.test("requiredSampleBinomial() is minimal: k meets the bound and k − 1 does not", () => {
+  for (const p of [0.5, 0.2, 0.05, 0.013, 0.001, 3e-4, 1e-5]) {
+    for (const c of [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]) {
+      const k = requiredSampleBinomial(p, c);
+      assert.ok(detectionBinomial(p, k) >= c, `p=${p} c=${c}`);
+      assert.ok(k === 0 || detectionBinomial(p, k - 1) < c, `p=${p} c=${c}`);
+    }
+  }
+});
+
+/** Exact 1 − C(N−F,k)/C(N,k) with BigInt, for small cases. */
+function exactHyper(n: number, f: number, k: number): number {
+  const choose = (a: number, b: number): bigint => {
+    if (b < 0 || b > a) return 0n;
+    let r = 1n;
+    for (let i = 0; i < b; i++) r = (r * BigInt(a - i)) / BigInt(i + 1);
+    return r;
+  };
+  const num = choose(n - f, k);
+  const den = choose(n, k);
+  return 1 - Number((num * 10n ** 30n) / den) / 1e30;
+}
+
+Deno.test("detectionHypergeometric() matches exact binomial coefficients for small N", () => {
+  for (const n of [1, 2, 5, 17, 60]) {
+    for (let f = 0; f <= n; f += Math.max(1, Math.floor(n / 5))) {
+      for (let k = 0; k <= n; k++) {
+        const got = detectionHypergeometric(n, { falseCount: f, k });
+        assert.ok(Math.abs(got - exactHyper(n, f, k)) < 1e-12, `N=${n} F=${f} k=${k}`);
+      }
+    }
+  }
+  assert.throws(() => detectionHypergeometric(10, { falseCount: 11, k: 1 }), RangeError);
+  assert.throws(() => detectionHypergeometric(10, { falseCount: 1, k: 11 }), RangeError);
+});
+
+Deno.test("detectionHypergeometric() is at least the binomial value and approaches it for large N", () => {
+  for (const k of [10, 100, 3200]) {
+    const hyper = detectionHypergeometric(10_000_000, { falseCount: 10_000, k });
+    const bin = detectionBinomial(0.001, k);
+    assert.ok(hyper >= bin);
+    assert.ok(hyper - bin < 1e-3);
+  }
+});
+
+Deno.test("requiredSampleHypergeometric() is minimal and never above the binomial size", () => {
+  for (const n of [50, 1000, 20_000]) {
+    for (const p of [0.2, 0.05, 0.01, 0.001]) {
+      const f = Math.max(1, Math.ceil(p * n));
+      for (const c of [0.8, 0.95, 0.99]) {
+        const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
+        assert.ok(detectionHypergeometric(n, { falseCount: f, k }) >= c);
+        assert.ok(k === 0 || detectionHypergeometric(n, { falseCount: f, k: k - 1 }) < c);
+        assert.ok(k <= requiredSampleBinomial(f / n, c), `N=${n} F=${f} c=${c}`);
+      }
+    }
+  }
+  assert.equal(requiredSampleHypergeometric(10, { falseCount: 1, confidence: 0.5 }), 5);
+  assert.equal(requiredSampleHypergeometric(10, { falseCount: 3, confidence: 0 }), 0);
+  assert.throws(
+    () => requiredSampleHypergeometric(10, { falseCount: 0, confidence: 0.5 }),
+    RangeError,
+  );
+  assert.throws(
+    () => requiredSampleHypergeometric(10, { falseCount: 1, confidence: 1 }),
+    RangeError,
+  );
+});
