@@ -13,6 +13,11 @@ import { profilesCommand } from "./commands/profiles.ts";
 import { vectorsCommand } from "./commands/vectors.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { gemmCommand } from "./commands/gemm.ts";
+import { keyCommand } from "./commands/key.ts";
+import { claimsCommand } from "./commands/claims.ts";
+import { planCommand } from "./commands/plan.ts";
+import { auditCommand } from "./commands/audit.ts";
+import { checkCommand } from "./commands/check.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -32,7 +37,19 @@ export function buildCli(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)) })
     .showHelpAfterError(false);
-  for (const sub of [profilesCommand(), vectorsCommand(), gemmCommand(), demoCommand()]) {
+  for (
+    const sub of [
+      auditCommand(),
+      checkCommand(),
+      claimsCommand(),
+      keyCommand(),
+      planCommand(),
+      gemmCommand(),
+      profilesCommand(),
+      vectorsCommand(),
+      demoCommand(),
+    ]
+  ) {
     program.addCommand(sub);
   }
   for (const c of program.commands) {

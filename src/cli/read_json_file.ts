@@ -34,7 +34,11 @@ export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): P
  * const text = await readTextFile("claims.jsonl", 1 << 28);
  * ```
  */
-export async function readTextFile(path: string, maxBytes: number, jsonCode?: string): Promise<string> {
+export async function readTextFile(
+  path: string,
+  maxBytes: number,
+  jsonCode?: string,
+): Promise<string> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
@@ -43,7 +47,10 @@ export async function readTextFile(path: string, maxBytes: number, jsonCode?: st
   }
   if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
   if (info.size > maxBytes) {
-    throw new InputError("INPUT_TOO_LARGE", `Cannot read '${path}': ${info.size} bytes exceeds the ${maxBytes}-byte limit`);
+    throw new InputError(
+      "INPUT_TOO_LARGE",
+      `Cannot read '${path}': ${info.size} bytes exceeds the ${maxBytes}-byte limit`,
+    );
   }
   let text: string;
   try {

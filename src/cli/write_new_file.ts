@@ -24,18 +24,26 @@ export async function writeNewFile(
   options: { mode?: number } = {},
 ): Promise<void> {
   if (await _exists(path)) {
-    throw new InputError("OUTPUT_EXISTS", `Cannot write '${path}': it already exists (not overwritten)`);
+    throw new InputError(
+      "OUTPUT_EXISTS",
+      `Cannot write '${path}': it already exists (not overwritten)`,
+    );
   }
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await Deno.writeFile(tmp, bytes, { createNew: true, mode: options.mode ?? 0o644 });
-    if (await _exists(path)) throw new InputError("OUTPUT_EXISTS", `Cannot write '${path}': it appeared meanwhile`);
+    if (await _exists(path)) {
+      throw new InputError("OUTPUT_EXISTS", `Cannot write '${path}': it appeared meanwhile`);
+    }
     await Deno.rename(tmp, path);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     if (e instanceof InputError) throw e;
-    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`);
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`,
+    );
   }
 }
 

@@ -15,3 +15,4 @@
 export * from "./gpu_profile.ts";
 export * from "./instruction_catalog.ts";
 export * from "./tensor_core/mod.ts";
+export * from "./sfu/mod.ts";

@@ -120,7 +120,7 @@ export const FORMATS: Readonly<Record<FormatName, FloatFormat>> = Object.freeze(
  * ```
  */
 export function formatByName(name: string): FloatFormat {
-  const f = (FORMATS as Record<string, FloatFormat | undefined>)[name];
+  const f = Object.hasOwn(FORMATS, name) ? FORMATS[name as FormatName] : undefined;
   if (f === undefined) {
     throw new RangeError(
       `Cannot find format: expected one of ${Object.keys(FORMATS).join(", ")}, got '${name}'`,

@@ -84,13 +84,17 @@ export async function makeClaims(
       span: 8,
     });
     let profile: GpuProfile = main.profile;
-    if (fake?.kind === "sku") profile = (await loadGpuProfile(store, fake.profile)).profile;
+    let dispatch = catalog.value;
+    if (fake?.kind === "sku") {
+      profile = (await loadGpuProfile(store, fake.profile)).profile;
+      dispatch = (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: fake.catalog })).value;
+    }
     const shape = { m: runRows, n: proj.n, k: proj.k };
     let recipe: GemmRecipe;
     if (fake?.kind === "recipe") {
       recipe = recipeFromJson(fake.recipe, `scenario falsify seq ${seq}`);
     } else {
-      const hit = lookupRecipe(catalog.value, {
+      const hit = lookupRecipe(dispatch, {
         ...shape,
         dtype: "bf16",
         out: "bf16",

@@ -12,7 +12,7 @@
  * Records cycle through layers x projections; batch sizes are drawn deterministically from the
  * seed. Falsifications: `batch_size` (the pass really ran `trueBatch` rows, the record claims
  * `claimedBatch`), `recipe` (a different kernel ran than the catalog dispatches), `sku` (computed on
- * `profile` but the record names the scenario's GPU), `fingerprint` (one bit flipped).
+ * `profile` with that GPU's own dispatch `catalog`, but the record names the scenario's GPU), `fingerprint` (one bit flipped).
  *
  * @module
  */
@@ -32,7 +32,12 @@ export type Falsification =
     readonly kind: "recipe";
     readonly recipe: Readonly<Record<string, unknown>>;
   }
-  | { readonly seq: number; readonly kind: "sku"; readonly profile: string }
+  | {
+    readonly seq: number;
+    readonly kind: "sku";
+    readonly profile: string;
+    readonly catalog: string;
+  }
   | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number };
 
 /** A validated scenario. */
@@ -136,7 +141,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
     case "recipe":
       return { seq, kind, recipe: fieldsOf(f.obj.recipe, `${path}.recipe`).obj };
     case "sku":
-      return { seq, kind, profile: str(f, "profile") };
+      return { seq, kind, profile: str(f, "profile"), catalog: str(f, "catalog") };
     case "fingerprint":
       return { seq, kind, bit: int(f, "bit", { min: 0, max: 255 }) };
   }

@@ -123,10 +123,11 @@ Deno.test("a tampered profile makes the CLI exit 2 with ASSET_DIGEST_MISMATCH", 
   }
 });
 
-Deno.test("demo --json reports 90,000 of 90,000 measured cases bit-exact", async () => {
-  const r = await runBitaudit(["demo", "--json"]);
+Deno.test("vectors bundled --json reports 90,000 of 90,000 measured cases bit-exact", async () => {
+  const r = await runBitaudit(["vectors", "bundled", "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.ok, true);
   assert.equal(out.rows.length, 18);
+  assert.equal(out.rows.reduce((s: number, x: { matched: number }) => s + x.matched, 0), 90_000);
 });

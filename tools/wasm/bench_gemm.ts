@@ -6,7 +6,11 @@
  *
  * @module
  */
-import { createGemmEngine, createGemmPool, kWalkReference } from "../../src/hardware/tensor_core/engine/mod.ts";
+import {
+  createGemmEngine,
+  createGemmPool,
+  kWalkReference,
+} from "../../src/hardware/tensor_core/engine/mod.ts";
 import { findDatapath, parseGpuProfile } from "../../src/hardware/mod.ts";
 
 const runs = Number(Deno.args[0] ?? 3);
@@ -26,9 +30,13 @@ function bf16Normal(): number {
   return ((seed >>> 31) << 15) | ((118 + ((seed >>> 8) % 12)) << 7) | (seed & 0x7f);
 }
 
-console.log(`bench_gemm: ${runs} runs per point, ${cores} cores, ${Deno.build.os}/${Deno.build.arch}`);
+console.log(
+  `bench_gemm: ${runs} runs per point, ${cores} cores, ${Deno.build.os}/${Deno.build.arch}`,
+);
 for (const id of ["a100", "h100-sxm"]) {
-  const profile = parseGpuProfile(JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, root))));
+  const profile = parseGpuProfile(
+    JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, root))),
+  );
   const dp = findDatapath(profile, { input: "bf16", output: "fp32" });
   if (dp === undefined) throw new Error(`no bf16->fp32 datapath in ${id}`);
   for (const [m, n, k] of SHAPES) {
@@ -50,11 +58,19 @@ for (const id of ["a100", "h100-sxm"]) {
           rates.push(products / ((performance.now() - t) / 1000));
         }
         const med = median(rates);
-        line.push(`${workers} worker(s) ${(med / 1e9).toFixed(3)} G products/s (x${(med / refRate).toFixed(0)} vs reference)`);
+        line.push(
+          `${workers} worker(s) ${(med / 1e9).toFixed(3)} G products/s (x${
+            (med / refRate).toFixed(0)
+          } vs reference)`,
+        );
       } finally {
         pool.close();
       }
     }
-    console.log(`${id} bf16 ${m}x${n}x${k}: ${line.join("; ")}; reference ${(refRate / 1e6).toFixed(2)} M products/s (timed on 1x${rs}x${k}, scaled by products)`);
+    console.log(
+      `${id} bf16 ${m}x${n}x${k}: ${line.join("; ")}; reference ${
+        (refRate / 1e6).toFixed(2)
+      } M products/s (timed on 1x${rs}x${k}, scaled by products)`,
+    );
   }
 }

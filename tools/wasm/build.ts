@@ -62,7 +62,8 @@ export async function buildGemmWasm(out: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  const out = Deno.args[0] ?? new URL("../../tables/wasm/gemm_engine.wasm", import.meta.url).pathname;
+  const out = Deno.args[0] ??
+    new URL("../../tables/wasm/gemm_engine.wasm", import.meta.url).pathname;
   await buildGemmWasm(out);
   const bytes = await Deno.readFile(out);
   console.log(`wrote ${out} (${bytes.length} bytes)`);

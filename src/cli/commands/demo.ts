@@ -1,33 +1,38 @@
 /**
  * `bitaudit demo`: the main job on bundled data.
  *
- * Checks every bundled measured tensor-core vector set (Khattak & Mikaitis captures on A100,
- * L40S and H100) against the matching GPU profile and prints GPU x format x output ->
- * matched/total with the digests of the profiles used.
+ * A simulated prover turns `demo/scenario.json` (a small transformer's projection GEMMs at varied
+ * batch sizes on an A100, a handful of records falsified) into a committed claim log; a
+ * throw-away inspector key audits a sample chosen by fixed public randomness, signs the verdict,
+ * and the attestation is then checked offline as a third party would. Finally the bundled
+ * GPU-measured tensor-core vectors are re-checked.
  *
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { openAssetStore, readVectorSet } from "../../assets/mod.ts";
-import { checkVectorSet } from "../../verify/check_vector_set.ts";
-import { listGpuProfileIds, loadGpuProfile } from "../../verify/load_profiles.ts";
-import type { FormatName } from "../../numerics/mod.ts";
-import { InputError } from "../../errors.ts";
+import { detectionHypergeometric } from "../../verify/plan.ts";
 import { EXIT } from "../exit_codes.ts";
-import { printJson, table } from "../output.ts";
+import { prepareOutputDir } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
+import { BUNDLED_VECTORS, runBundledVectors } from "../bundled_vectors.ts";
+import { auditLog } from "./audit.ts";
+import { checkFile } from "./check.ts";
+import { runProver } from "./claims.ts";
+import { generateKeys } from "./key.ts";
+import {
+  decodePublicKeyPem,
+  encodeBase64,
+  encodeSpki,
+  keyId,
+  TRUST_ROOT_MEDIA_TYPE,
+} from "../../attest/mod.ts";
+import { writeNewFile } from "../write_new_file.ts";
 
-const BUNDLED = new URL("../../../tests/vectors/khattak-mikaitis/", import.meta.url).pathname;
-
-/** One row of the demo table. */
-interface Row {
-  gpu: string;
-  profile: string;
-  format: string;
-  output: string;
-  datapath: string | null;
-  matched: number;
-  total: number;
-}
+const SCENARIO = new URL("../../../demo/scenario.json", import.meta.url).pathname;
+/** Public randomness of the demo audit: SHA-256("bitaudit demo beacon, round 1"); not a real beacon. */
+const DEMO_RANDOMNESS = "6a0c2bd4f1c4a2f1f1c2f6f5ce1ea8b63a31e2a8c4b1d8b1a8e0f95bb0b7a3c1";
+const DEMO_ROUND = 1;
+const DEMO_K = 120;
 
 /**
  * Builds the `demo` command.
@@ -41,75 +46,139 @@ interface Row {
  */
 export function demoCommand(): Command {
   return new Command("demo")
-    .description("check all bundled GPU-measured vector sets against the GPU profiles")
-    .option("--vectors <dir>", "root of vector sets in the <GPU>/<format>/ layout", BUNDLED)
+    .description(
+      "end to end on bundled data: simulated prover -> committed log -> sampled audit -> signed attestation -> offline check; plus the measured tensor-core vectors",
+    )
+    .option(
+      "--out <dir>",
+      "keep claims.jsonl, blobs/, inspector.pub, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
+    )
+    .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
     .action(async (opts) => {
-      const rows = await runVectorDemo(opts.vectors);
-      const ok = rows.every((r) => r.matched === r.total && r.datapath !== null);
-      if (opts.json) {
-        printJson({
-          ok,
-          rows: rows.map(({ profile: _p, ...r }) => r),
-          profiles: _digests(rows),
-        });
-      } else _print(rows, ok);
-      if (!ok) Deno.exitCode = EXIT.FAIL;
-    });
-}
-
-async function runVectorDemo(root: string): Promise<(Row & { sha256: string })[]> {
-  const store = await openAssetStore();
-  const profiles = await Promise.all(
-    listGpuProfileIds(store).map((id) => loadGpuProfile(store, id)),
-  );
-  const rows: (Row & { sha256: string })[] = [];
-  const gpus = [...Deno.readDirSync(root)].filter((e) => e.isDirectory).map((e) => e.name).sort();
-  for (const gpu of gpus) {
-    const loaded = profiles.find((p) => p.profile.aliases.includes(gpu));
-    if (loaded === undefined) {
-      throw new InputError(
-        "DEMO_UNKNOWN_GPU",
-        `Cannot map vector folder '${gpu}' to a GPU profile`,
+      const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
+      const say = (s: string) => opts.json || console.log(s);
+      await prepareOutputDir(out, [
+        "claims.jsonl",
+        "blobs",
+        "inspector.pub",
+        "trust-root.json",
+        "attestation.dsse.json",
+        "report.md",
+      ]);
+      say(`bitaudit demo -> ${out}\n`);
+      say(
+        "1. prover: running demo/scenario.json through the emulator (A100 profile, demo dispatch catalog)",
       );
-    }
-    const formats = [...Deno.readDirSync(`${root}/${gpu}`)].filter((e) => e.isDirectory)
-      .map((e) => e.name).sort();
-    for (const fmt of formats) {
-      const set = await readVectorSet(`${root}/${gpu}/${fmt}`);
-      const input = fmt.toLowerCase() as FormatName;
-      for (const r of checkVectorSet(loaded.profile, { set, input })) {
-        rows.push({
-          gpu,
-          profile: loaded.profile.id,
-          format: input,
-          output: r.file,
-          datapath: r.datapath,
-          matched: r.matched,
-          total: r.total,
-          sha256: loaded.sha256,
+      const prover = await runProver(SCENARIO, { out, progress: !opts.json });
+      const falsified = prover.output.falsified;
+      say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
+      say("2. inspector: throw-away Ed25519 key and trust root");
+      const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
+      try {
+        const keys = await generateKeys(`${keyDir}/inspector`);
+        const pem = await Deno.readTextFile(keys.publicKey);
+        await writeNewFile(`${out}/inspector.pub`, pem);
+        const pub = decodePublicKeyPem(pem);
+        const trustRoot = {
+          mediaType: TRUST_ROOT_MEDIA_TYPE,
+          keys: [{
+            keyid: keyId(pub),
+            publicKey: encodeBase64(encodeSpki(pub)),
+            role: "inspector",
+            validFor: { start: "2026-01-01T00:00:00Z" },
+          }],
+        };
+        await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
+        say(`   keyid ${keys.keyid}`);
+        say(`3. audit: k = ${opts.k} records drawn with randomness round ${DEMO_ROUND}`);
+        const audit = await auditLog({
+          log: `${out}/claims.jsonl`,
+          randomness: DEMO_RANDOMNESS,
+          round: String(DEMO_ROUND),
+          k: opts.k,
+          keys: [keys.privateKey],
+          out,
+          progress: !opts.json,
         });
+        const r = audit.report;
+        const failedIdx = new Set(r.results.filter((x) => x.status === "FAIL").map((x) => x.index));
+        const sampled = new Set(r.selected);
+        const caught = falsified.filter((f) => failedIdx.has(f.seq));
+        const missed = falsified.filter((f) => !sampled.has(f.seq));
+        // Sampled falsifications whose recomputation matched bit for bit are numerically
+        // indistinguishable from honest records at the fingerprint: reported, not hidden.
+        const indistinguishable = falsified.filter((f) =>
+          sampled.has(f.seq) && !failedIdx.has(f.seq)
+        );
+        const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
+        const pCatch = detectionHypergeometric(r.population, {
+          falseCount: falsified.length,
+          k: r.selected.length,
+        });
+        say(
+          "4. third-party check of the attestation (offline, against the trust root and the log)",
+        );
+        const check = await checkFile({
+          attestation: audit.attestation,
+          trustRoot: `${out}/trust-root.json`,
+          log: `${out}/claims.jsonl`,
+        });
+        say(
+          `   ${check.valid ? "VALID" : "INVALID"}: ${
+            check.checks.filter((c) => c.ok).length
+          }/${check.checks.length} checks`,
+        );
+        say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
+        const rows = await runBundledVectors(BUNDLED_VECTORS);
+        const matched = rows.reduce((s, x) => s + x.matched, 0);
+        const total = rows.reduce((s, x) => s + x.total, 0);
+        say(`   ${matched}/${total} cases bit-exact in ${rows.length} output files\n`);
+        const summary = {
+          out,
+          verdict: r.verdict,
+          sampled: r.selected.length,
+          population: r.population,
+          falsified,
+          caught: caught.map((f) => ({
+            ...f,
+            reason: r.results.find((x) => x.index === f.seq)!.reason,
+          })),
+          notSampled: missed,
+          indistinguishable,
+          honestRecordsFailed: wrongFail,
+          detectionProbability: Number(pCatch.toFixed(6)),
+          detection: r.detection,
+          attestationValid: check.valid,
+          vectors: { matched, total },
+        };
+        if (opts.json) printJson(summary);
+        else {
+          console.log(`verdict: ${r.verdict}`);
+          console.log(
+            `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+          );
+          for (const c of summary.caught) console.log(`  #${c.seq} ${c.kind}: ${c.reason}`);
+          console.log(
+            `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
+              pCatch.toFixed(4)
+            } (hypergeometric)`,
+          );
+          for (const l of r.detection.levels) {
+            console.log(
+              `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
+            );
+          }
+          console.log(
+            `attestation: ${audit.attestation} (${
+              check.valid ? "verified" : "NOT verified"
+            }), report: ${audit.reportPath}`,
+          );
+        }
+        const ok = check.valid && wrongFail.length === 0 && matched === total;
+        Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
+      } finally {
+        await Deno.remove(keyDir, { recursive: true });
       }
-    }
-  }
-  return rows;
-}
-
-function _digests(rows: (Row & { sha256: string })[]): Record<string, string> {
-  return Object.fromEntries(rows.map((r) => [r.profile, r.sha256]));
-}
-
-function _print(rows: (Row & { sha256: string })[], ok: boolean): void {
-  console.log(
-    "Measured tensor-core vectors (Khattak & Mikaitis, BSD-2-Clause) vs bitaudit profiles\n",
-  );
-  console.log(table([
-    ["GPU", "format", "output file", "datapath", "matched/total"],
-    ...rows.map((r) => [r.gpu, r.format, r.output, r.datapath ?? "-", `${r.matched}/${r.total}`]),
-  ]));
-  const total = rows.reduce((s, r) => s + r.total, 0);
-  const matched = rows.reduce((s, r) => s + r.matched, 0);
-  console.log(`\n${matched}/${total} cases bit-exact${ok ? "" : "  <-- MISMATCHES"}`);
-  console.log("\nprofile digests (sha256):");
-  for (const [id, d] of Object.entries(_digests(rows))) console.log(`  ${id.padEnd(10)} ${d}`);
+    });
 }

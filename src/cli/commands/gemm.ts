@@ -34,7 +34,11 @@ export function gemmCommand(): Command {
     .requiredOption("--recipe <name|file.json>", "bundled recipe name or a recipe descriptor file")
     .requiredOption("--in <file>", "safetensors with 'a' [M,K] and 'b' [N,K] (BF16 or F16)")
     .requiredOption("--out <file>", "safetensors to create with 'c_fp32' (F32) and 'c_out'")
-    .addOption(new Option("--b-layout <layout>", "layout of 'b'").choices(["nk", "kn"] as const).default("nk" as const))
+    .addOption(
+      new Option("--b-layout <layout>", "layout of 'b'").choices(["nk", "kn"] as const).default(
+        "nk" as const,
+      ),
+    )
     .option("--threads <n>", "worker threads (default: all cores)")
     .option("--json", "machine-readable report")
     .action(async (opts) => {
@@ -48,7 +52,10 @@ export function gemmCommand(): Command {
       const a = file.entry("a");
       const b = file.entry("b");
       if ((a.dtype !== "BF16" && a.dtype !== "F16") || b.dtype !== a.dtype) {
-        throw new InputError("GEMM_DTYPE", `Cannot run gemm: 'a' and 'b' must both be BF16 or F16, got ${a.dtype} and ${b.dtype}`);
+        throw new InputError(
+          "GEMM_DTYPE",
+          `Cannot run gemm: 'a' and 'b' must both be BF16 or F16, got ${a.dtype} and ${b.dtype}`,
+        );
       }
       if (a.shape.length !== 2 || b.shape.length !== 2) {
         throw new InputError("GEMM_SHAPE", "Cannot run gemm: 'a' and 'b' must be 2-D");
@@ -57,12 +64,18 @@ export function gemmCommand(): Command {
       const kn = opts.bLayout === "kn";
       const [n, kb] = (kn ? [b.shape[1], b.shape[0]] : b.shape) as [number, number];
       if (kb !== k) {
-        throw new InputError("GEMM_SHAPE", `Cannot run gemm: a is [${m},${k}] but b is [${b.shape.join(",")}] (${opts.bLayout})`);
+        throw new InputError(
+          "GEMM_SHAPE",
+          `Cannot run gemm: a is [${m},${k}] but b is [${b.shape.join(",")}] (${opts.bLayout})`,
+        );
       }
       const dtype = a.dtype === "BF16" ? "bf16" : "fp16";
       const dp = findDatapath(profile, { input: dtype, output: "fp32" });
       if (dp === undefined) {
-        throw new InputError("GEMM_UNSUPPORTED", `Cannot run gemm: profile '${profile.id}' has no ${dtype}->fp32 mma datapath`);
+        throw new InputError(
+          "GEMM_UNSUPPORTED",
+          `Cannot run gemm: profile '${profile.id}' has no ${dtype}->fp32 mma datapath`,
+        );
       }
       const av = (await file.tensorView("a")) as Uint16Array;
       let bv = (await file.tensorView("b")) as Uint16Array;
@@ -71,23 +84,48 @@ export function gemmCommand(): Command {
       const w = await createGemmWalker(store, threads === undefined ? {} : { threads });
       try {
         const t0 = performance.now();
-        const r = await runGemmRecipe(recipe.recipe, { dp, walker: w.walker, a: av, b: bv, m, n, k, outFormat: dtype });
+        const r = await runGemmRecipe(recipe.recipe, {
+          dp,
+          walker: w.walker,
+          a: av,
+          b: bv,
+          m,
+          n,
+          k,
+          outFormat: dtype,
+        });
         const seconds = (performance.now() - t0) / 1000;
         const outDtype = dtype === "bf16" ? "BF16" : "F16";
-        await writeNewFile(opts.out, encodeSafetensors([
-          { name: "c_fp32", dtype: "F32", shape: [m, n], data: r.acc },
-          { name: "c_out", dtype: outDtype, shape: [m, n], data: r.out },
-        ], { metadata: { profile: profile.id, profileSha256, recipe: JSON.stringify(recipe.recipe) } }));
+        await writeNewFile(
+          opts.out,
+          encodeSafetensors([
+            { name: "c_fp32", dtype: "F32", shape: [m, n], data: r.acc },
+            { name: "c_out", dtype: outDtype, shape: [m, n], data: r.out },
+          ], {
+            metadata: { profile: profile.id, profileSha256, recipe: JSON.stringify(recipe.recipe) },
+          }),
+        );
         const report = {
-          profile: profile.id, profileSha256, datapath: dp.id, recipe: recipe.recipe, m, n, k,
-          engine: w.engine, seconds: Number(seconds.toFixed(3)),
+          profile: profile.id,
+          profileSha256,
+          datapath: dp.id,
+          recipe: recipe.recipe,
+          m,
+          n,
+          k,
+          engine: w.engine,
+          seconds: Number(seconds.toFixed(3)),
           outSha256: sha256Hex(new Uint8Array(r.out.buffer, r.out.byteOffset, r.out.byteLength)),
           out: opts.out,
         };
         if (opts.json) printJson(report);
         else {
-          console.log(`${m}x${n}x${k} ${dtype} on ${profile.id} (${dp.id}), ${recipe.recipe.family}, ${w.engine} engine, ${report.seconds} s`);
-          console.log(`wrote ${opts.out}: c_fp32 F32 [${m},${n}], c_out ${outDtype} [${m},${n}] sha256 ${report.outSha256}`);
+          console.log(
+            `${m}x${n}x${k} ${dtype} on ${profile.id} (${dp.id}), ${recipe.recipe.family}, ${w.engine} engine, ${report.seconds} s`,
+          );
+          console.log(
+            `wrote ${opts.out}: c_fp32 F32 [${m},${n}], c_out ${outDtype} [${m},${n}] sha256 ${report.outSha256}`,
+          );
         }
       } finally {
         w.close();
@@ -104,7 +142,10 @@ function _transpose(b: Uint16Array, k: number, n: number): Uint16Array {
 function _threads(text: string): number {
   const t = Number(text);
   if (!Number.isInteger(t) || t < 1 || t > 256) {
-    throw new InputError("USAGE_THREADS", `Cannot use --threads '${text}': expected an integer in 1..256`);
+    throw new InputError(
+      "USAGE_THREADS",
+      `Cannot use --threads '${text}': expected an integer in 1..256`,
+    );
   }
   return t;
 }

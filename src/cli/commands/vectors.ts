@@ -9,6 +9,12 @@ import { checkVectorSet } from "../../verify/check_vector_set.ts";
 import { loadGpuProfile } from "../../verify/load_profiles.ts";
 import { EXIT } from "../exit_codes.ts";
 import { hex, printJson, table } from "../output.ts";
+import {
+  BUNDLED_VECTORS,
+  printVectorTable,
+  runBundledVectors,
+  vectorDigests,
+} from "../bundled_vectors.ts";
 
 const INPUT_FORMATS = ["bf16", "fp16", "tf32", "e4m3", "e5m2"] as const;
 
@@ -69,6 +75,24 @@ export function vectorsCommand(): Command {
           }
         }
       }
+      if (!ok) Deno.exitCode = EXIT.FAIL;
+    });
+  cmd.command("bundled")
+    .description(
+      "check every bundled measured vector set (A100, L40S, H100) against the GPU profiles",
+    )
+    .option("--vectors <dir>", "root of vector sets in the <GPU>/<format>/ layout", BUNDLED_VECTORS)
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const rows = await runBundledVectors(opts.vectors);
+      const ok = rows.every((r) => r.matched === r.total && r.datapath !== null);
+      if (opts.json) {
+        printJson({
+          ok,
+          rows: rows.map(({ sha256: _s, ...r }) => r),
+          profiles: vectorDigests(rows),
+        });
+      } else printVectorTable(rows, ok);
       if (!ok) Deno.exitCode = EXIT.FAIL;
     });
   return cmd;

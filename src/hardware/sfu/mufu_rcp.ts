@@ -27,7 +27,9 @@ import type { SfuTables } from "./sfu_tables.ts";
  * ```ts
  * import { mufuRcp } from "./mufu_rcp.ts";
  * import { decodeSfuTables } from "./decode_sfu_tables.ts";
- * const tables = decodeSfuTables(Deno.readFileSync("tables/sfu/tesla_sfu_v1.bin"));
+ * const tables = decodeSfuTables(
+ *   Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
+ * );
  * // Probe from mufu_probes.json: model 0x3f10ee4d (correctly rounded is ...4c).
  * if (mufuRcp(0x3fe21812, tables) !== 0x3f10ee4d) throw new Error();
  * if (mufuRcp(0x3f800000, tables) !== 0x3f800000) throw new Error(); // 1/1 = 1
@@ -65,7 +67,9 @@ export function mufuRcp(x: number, tables: SfuTables): number {
  * ```ts
  * import { mufuRcpBatch } from "./mufu_rcp.ts";
  * import { decodeSfuTables } from "./decode_sfu_tables.ts";
- * const tables = decodeSfuTables(Deno.readFileSync("tables/sfu/tesla_sfu_v1.bin"));
+ * const tables = decodeSfuTables(
+ *   Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
+ * );
  * const out = mufuRcpBatch(new Uint32Array([0x40000000, 0x7f800000]), tables);
  * if (out[0] !== 0x3f000000 || out[1] !== 0) throw new Error();
  * ```

@@ -23,3 +23,4 @@ export * from "./parse_datapath.ts";
 export * from "./block_fma.ts";
 export * from "./mma_step.ts";
 export * from "./dot_k_walk.ts";
+export * from "./engine/mod.ts";

@@ -4,8 +4,8 @@
  * @module
  */
 
-/** A half-open range of K indices. */
-export type KSegment = readonly [start: number, end: number];
+import type { KSegment } from "../../hardware/mod.ts";
+export type { KSegment };
 
 /**
  * Split-K partitions as CUTLASS 2.x `kernel::Gemm` / `GemmSplitKParallel` cut them: whole K

@@ -3,8 +3,17 @@ import { lookupRecipe, parseDispatchCatalog } from "../../../src/kernels/gemm/mo
 
 const DIR = new URL("../../../tables/catalogs/", import.meta.url);
 const load = (name: string) =>
-  parseDispatchCatalog(JSON.parse(Deno.readTextFileSync(new URL(`${name}-cublas-qwen3-4b-ffn.json`, DIR))));
-const q = (m: number, n: number, k: number) => ({ m, n, k, dtype: "bf16", out: "bf16", layout: "tn" as const });
+  parseDispatchCatalog(
+    JSON.parse(Deno.readTextFileSync(new URL(`${name}-cublas-qwen3-4b-ffn.json`, DIR))),
+  );
+const q = (m: number, n: number, k: number) => ({
+  m,
+  n,
+  k,
+  dtype: "bf16",
+  out: "bf16",
+  layout: "tn" as const,
+});
 
 Deno.test("lookupRecipe() returns the observed A100 dispatch (spec gemm.md §7)", () => {
   const c = load("a100");
@@ -31,7 +40,10 @@ Deno.test("lookupRecipe() refuses the H100 nvjet dispatch that no recipe reprodu
 
 Deno.test("lookupRecipe() refuses other dtypes and layouts", () => {
   const c = load("a100");
-  assert.equal(lookupRecipe(c, { ...q(100, 2560, 9728), dtype: "fp16", out: "fp16" }).covered, false);
+  assert.equal(
+    lookupRecipe(c, { ...q(100, 2560, 9728), dtype: "fp16", out: "fp16" }).covered,
+    false,
+  );
   assert.equal(lookupRecipe(c, { ...q(100, 2560, 9728), layout: "nn" }).covered, false);
 });
 

@@ -17,8 +17,17 @@ import {
 } from "../../../src/kernels/gemm/mod.ts";
 
 const A100: Datapath = {
-  family: "mma", input: BF16, output: FP32, k: 16, blockSize: 8, fracBits: 24, resultFormat: FP32,
-  rounding: "rz", alignFloor: -132, chain: { kind: "contiguous" }, accumulator: "early",
+  family: "mma",
+  input: BF16,
+  output: FP32,
+  k: 16,
+  blockSize: 8,
+  fracBits: 24,
+  resultFormat: FP32,
+  rounding: "rz",
+  alignFloor: -132,
+  chain: { kind: "contiguous" },
+  accumulator: "early",
 };
 const H100: Datapath = { ...A100, blockSize: 16, fracBits: 25, alignFloor: -133 };
 
@@ -34,13 +43,29 @@ function add32(x: number, y: number): number {
 const bf = (x: number) => convert(FP32, BF16, x);
 const up = (x: number) => convert(BF16, FP32, x);
 
-function walk(dp: Datapath, a: Uint16Array, b: Uint16Array, k: number, i: number, j: number, ks: number[]): number {
+function walk(
+  dp: Datapath,
+  a: Uint16Array,
+  b: Uint16Array,
+  k: number,
+  i: number,
+  j: number,
+  ks: number[],
+): number {
   return dotKWalk(dp, { a: ks.map((t) => a[i * k + t]!), b: ks.map((t) => b[j * k + t]!) });
 }
 const range = (s: number, e: number) => Array.from({ length: e - s }, (_, t) => s + t);
 
 /** Spec pseudocode, one output element at a time. */
-function literal(recipe: GemmRecipe, dp: Datapath, a: Uint16Array, b: Uint16Array, m: number, n: number, k: number): number[] {
+function literal(
+  recipe: GemmRecipe,
+  dp: Datapath,
+  a: Uint16Array,
+  b: Uint16Array,
+  m: number,
+  n: number,
+  k: number,
+): number[] {
   const out: number[] = [];
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
@@ -98,7 +123,12 @@ function randomBf16(seed: number, count: number, spread: number): Uint16Array {
 }
 
 const RECIPES: GemmRecipe[] = [
-  parseRecipe({ family: "kwalk", threadblock: [128, 128, 64], warp: [64, 64, 64], instruction: [16, 8, 16] }),
+  parseRecipe({
+    family: "kwalk",
+    threadblock: [128, 128, 64],
+    warp: [64, 64, 64],
+    instruction: [16, 8, 16],
+  }),
   parseRecipe({ family: "single_walk" }),
   parseRecipe({ family: "serial_split_k", splitK: 3, tileK: 64 }),
   parseRecipe({ family: "sliced_k", splitK: 2, tileK: 64, warpK: 32 }),
@@ -122,14 +152,19 @@ Deno.test("recipes differ from each other on data where partition rounding matte
   const [m, n, k] = [4, 8, 256];
   const a = randomBf16(1, m * k, 3);
   const b = randomBf16(2, n * k, 3);
-  const outs = await Promise.all(RECIPES.slice(1).map((r) =>
-    runGemmRecipe(r, { dp: A100, walker: referenceKWalker, a, b, m, n, k }).then((x) => Array.from(x.out).join())
-  ));
+  const outs = await Promise.all(
+    RECIPES.slice(1).map((r) =>
+      runGemmRecipe(r, { dp: A100, walker: referenceKWalker, a, b, m, n, k }).then((x) =>
+        Array.from(x.out).join()
+      )
+    ),
+  );
   assert.ok(new Set(outs).size >= 3, "split recipes must not all coincide with the single walk");
 });
 
 Deno.test("splitKPartitions() reproduces the spec's partition table for K = 9728 and 2560", () => {
-  const t = (k: number, s: number) => splitKPartitions(k, { splitK: s, tileK: 64 }).map((p) => p.join("-")).join(" ");
+  const t = (k: number, s: number) =>
+    splitKPartitions(k, { splitK: s, tileK: 64 }).map((p) => p.join("-")).join(" ");
   assert.equal(t(9728, 2), "0-4864 4864-9728");
   assert.equal(t(9728, 3), "0-3264 3264-6528 6528-9728");
   assert.equal(t(9728, 4), "0-2432 2432-4864 4864-7296 7296-9728");
@@ -139,30 +174,44 @@ Deno.test("splitKPartitions() reproduces the spec's partition table for K = 9728
 });
 
 Deno.test("slicedStripes() gives warp 0 the even and warp 1 the odd 32-wide stripes", () => {
-  assert.deepEqual(slicedStripes([64, 200], { tileK: 64, warpK: 32, p: 0 }), [[64, 96], [128, 160], [192, 200]]);
-  assert.deepEqual(slicedStripes([64, 200], { tileK: 64, warpK: 32, p: 1 }), [[96, 128], [160, 192]]);
+  assert.deepEqual(slicedStripes([64, 200], { tileK: 64, warpK: 32, p: 0 }), [
+    [64, 96],
+    [128, 160],
+    [192, 200],
+  ]);
+  assert.deepEqual(slicedStripes([64, 200], { tileK: 64, warpK: 32, p: 1 }), [[96, 128], [
+    160,
+    192,
+  ]]);
 });
 
 Deno.test("splitKPartitions() covers K exactly once for any split (property)", () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 20000 }), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 128 }), (k, s, t) => {
-      const parts = splitKPartitions(k, { splitK: s, tileK: t });
-      assert.equal(parts.length, s);
-      let next = 0;
-      for (const [a, e] of parts) {
-        assert.equal(a, Math.min(next, k));
-        next = e;
-      }
-      assert.equal(parts.at(-1)![1], k);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 20000 }),
+      fc.integer({ min: 1, max: 16 }),
+      fc.integer({ min: 1, max: 128 }),
+      (k, s, t) => {
+        const parts = splitKPartitions(k, { splitK: s, tileK: t });
+        assert.equal(parts.length, s);
+        let next = 0;
+        for (const [a, e] of parts) {
+          assert.equal(a, Math.min(next, k));
+          next = e;
+        }
+        assert.equal(parts.at(-1)![1], k);
+      },
+    ),
     { numRuns: 500 },
   );
 });
 
 Deno.test("parseRecipe() refuses malformed descriptors naming the field", () => {
   assert.throws(() => parseRecipe({ family: "serial_split_k", splitK: 0, tileK: 64 }), /splitK/);
-  assert.throws(() => parseRecipe({ family: "sliced_k", splitK: 1, tileK: 64, warpK: 48 }), /warpK/);
+  assert.throws(
+    () => parseRecipe({ family: "sliced_k", splitK: 1, tileK: 64, warpK: 48 }),
+    /warpK/,
+  );
   assert.throws(() => parseRecipe({ family: "magic" }), /family/);
   assert.throws(() => parseRecipe({ family: "single_walk", extra: 1 }), /extra': unknown field/);
 });
-

@@ -1,0 +1,179 @@
+/**
+ * Offline checking of a verdict attestation by a third party: signatures against a trust root
+ * (key valid at signing time, not revoked), seed and sample recomputed from the statement's own
+ * inputs, optionally the subjects against the claim log, and optionally every sampled record
+ * recomputed independently.
+ *
+ * @module
+ */
+import type { ClaimLog } from "../claims/mod.ts";
+import { sampleIndices } from "../verify/sample_indices.ts";
+import { deriveSeed } from "../verify/seed.ts";
+import { type VerifyContext, verifyRecord } from "../verify/verify_record.ts";
+import { bytesToHex } from "../claims/mod.ts";
+import { decodeBase64 } from "./base64.ts";
+import type { DsseEnvelope } from "./dsse.ts";
+import { trustedKeysAt } from "./key_valid_at.ts";
+import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
+import type { TrustRoot } from "./trust_root.ts";
+import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
+import { VERDICT_PREDICATE_TYPE } from "./verdict_statement.ts";
+
+/** One check and its outcome. */
+export interface CheckItem {
+  readonly check: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** The outcome of checking an attestation. */
+export interface CheckReport {
+  /** True only when every check passed. */
+  readonly valid: boolean;
+  /** The attested verdict (from the verified payload), if it could be read. */
+  readonly verdict: string | null;
+  /** The audit id, if it could be read. */
+  readonly auditId: string | null;
+  /** Signature results. */
+  readonly signatures: readonly SignatureResult[];
+  /** Every check in order. */
+  readonly checks: readonly CheckItem[];
+}
+
+interface _Predicate {
+  timeVerified: string;
+  verdict: string;
+  audit: {
+    auditId: string;
+    logId: string;
+    population: number;
+    logRoot: string;
+    beacon: { randomness: string; round: number };
+    seed: string;
+    k: number;
+    selected: number[];
+  };
+  results: { index: number; record: string; status: string; recomputed: string | null }[];
+}
+
+/**
+ * Checks an attestation.
+ *
+ * @param envelope parsed DSSE envelope
+ * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
+ *   confirm subjects; `recompute` context to re-run the sampled records
+ * @returns the report (invalid attestations are results, not exceptions)
+ * @example
+ * ```ts ignore
+ * const report = await checkAttestation(envelope, { trustRoot, log });
+ * ```
+ */
+export async function checkAttestation(
+  envelope: DsseEnvelope,
+  options: { trustRoot: TrustRoot; threshold?: number; log?: ClaimLog; recompute?: VerifyContext },
+): Promise<CheckReport> {
+  const checks: CheckItem[] = [];
+  const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
+  const done = (p: _Predicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
+    valid: checks.length > 0 && checks.every((c) => c.ok),
+    verdict: p?.verdict ?? null,
+    auditId: p?.audit?.auditId ?? null,
+    signatures: sigs,
+    checks,
+  });
+  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+    add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
+    return done(null, []);
+  }
+  // The signing time is read from the payload; signatures are verified with the keys valid then.
+  let claimedTime: string;
+  try {
+    const unverified = parseStatement(decodeBase64(envelope.payload, { alphabet: "any" }));
+    claimedTime = String((unverified.predicate as { timeVerified?: unknown })?.timeVerified ?? "");
+  } catch {
+    add("statement", false, "payload is not an in-toto Statement");
+    return done(null, []);
+  }
+  let trusted: Uint8Array[];
+  try {
+    trusted = trustedKeysAt(options.trustRoot, { time: claimedTime, role: "inspector" });
+  } catch {
+    add("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+    return done(null, []);
+  }
+  const v = await verifyEnvelope(envelope, {
+    trustedKeys: trusted,
+    threshold: options.threshold ?? 1,
+  });
+  add(
+    "signatures",
+    v.verified,
+    `${v.validKeyIds.length} valid inspector signature(s) at ${claimedTime}`,
+  );
+  if (!v.verified) return done(null, v.signatures);
+  const st = parseStatement(v.payload); // the verified bytes, never the envelope again
+  const p = st.predicate as unknown as _Predicate;
+  if (st.predicateType !== VERDICT_PREDICATE_TYPE || typeof p?.audit?.seed !== "string") {
+    add("predicate", false, `predicateType must be ${VERDICT_PREDICATE_TYPE}`);
+    return done(null, v.signatures);
+  }
+  _checkSample(p, add);
+  if (options.log !== undefined) _checkLog(p, options.log, add);
+  if (options.recompute !== undefined && options.log !== undefined) {
+    for (const r of p.results) {
+      const again = await verifyRecord(options.recompute, { log: options.log, index: r.index });
+      add(
+        `recompute[${r.index}]`,
+        again.status === r.status && again.recomputed === r.recomputed,
+        `attested ${r.status}, recomputed ${again.status}`,
+      );
+    }
+  }
+  return done(p, v.signatures);
+}
+
+function _checkSample(p: _Predicate, add: (c: string, ok: boolean, d: string) => void): void {
+  const a = p.audit;
+  try {
+    const seed = deriveSeed({
+      auditId: a.auditId,
+      logRoot: a.logRoot,
+      randomness: a.beacon.randomness,
+      round: a.beacon.round,
+    });
+    add("seed", bytesToHex(seed) === a.seed, "seed recomputed from audit id, log root and beacon");
+    const { selected } = sampleIndices(seed, { population: a.population, k: a.k });
+    const same = selected.length === a.selected.length &&
+      selected.every((x, i) => x === a.selected[i]);
+    add("sample", same, `${a.k} of ${a.population} indices recomputed`);
+    const ordered = p.results.length === a.selected.length &&
+      p.results.every((r, i) => r.index === a.selected[i]);
+    add("results", ordered, "one result per sampled index, in selection order");
+    const statuses = p.results.map((r) => r.status);
+    const expected = statuses.includes("FAIL")
+      ? "FAILED"
+      : statuses.length > 0 && statuses.every((s) => s === "PASS")
+      ? "PASSED"
+      : "INCONCLUSIVE";
+    add("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
+  } catch (e) {
+    add("seed", false, `cannot recompute the sample: ${(e as Error).message}`);
+  }
+}
+
+function _checkLog(
+  p: _Predicate,
+  log: ClaimLog,
+  add: (c: string, ok: boolean, d: string) => void,
+): void {
+  add("log-root", log.root === p.audit.logRoot, "claim log root equals the attested root");
+  add("log-size", log.records.length === p.audit.population, `${log.records.length} records`);
+  const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
+  add(
+    "subjects",
+    bad.length === 0,
+    bad.length === 0
+      ? "every sampled record digest matches the log"
+      : `${bad.length} record digest(s) differ`,
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * `bitaudit check`: offline verification of an attestation by a third party.
+ *
+ * @module
+ */
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
+import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
+import type { ClaimLog } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { EXIT } from "../exit_codes.ts";
+import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
+
+/** Options of {@link checkFile}. */
+export interface CheckOptions {
+  readonly attestation: string;
+  readonly trustRoot: string;
+  readonly log?: string;
+  readonly blobs?: string;
+  readonly recompute?: boolean;
+  readonly threshold?: number;
+}
+
+/**
+ * Builds the `check` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { checkCommand } from "./check.ts";
+ * if (checkCommand().name() !== "check") throw new Error();
+ * ```
+ */
+export function checkCommand(): CommandUnknownOpts {
+  return new Command("check")
+    .description(
+      "verify an attestation offline: signatures against a trust root, seed and sample, optionally the log and a full recomputation",
+    )
+    .argument("<attestation>", "attestation.dsse.json")
+    .requiredOption("--trust-root <file>", "trust root JSON listing inspector keys")
+    .option("--log <file>", "claims.jsonl: confirm the attested records against the log")
+    .option("--blobs <dir>", "tensor blobs for --recompute (default: <log folder>/blobs)")
+    .option("--recompute", "re-run every sampled record and confirm each result")
+    .option("--threshold <n>", "distinct inspector signatures required", "1")
+    .option("--json", "machine-readable output")
+    .action(async (attestation, opts) => {
+      const threshold = Number(opts.threshold);
+      if (!Number.isInteger(threshold) || threshold < 1) {
+        throw new InputError(
+          "USAGE_NUMBER",
+          `Cannot use --threshold '${opts.threshold}': expected an integer >= 1`,
+        );
+      }
+      const report = await checkFile({
+        attestation,
+        trustRoot: opts.trustRoot,
+        threshold,
+        ...(opts.log ? { log: opts.log } : {}),
+        ...(opts.blobs ? { blobs: opts.blobs } : {}),
+        ...(opts.recompute ? { recompute: true } : {}),
+      });
+      if (opts.json) printJson(report);
+      else {
+        for (const c of report.checks) {
+          console.log(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
+        }
+        console.log(
+          report.valid
+            ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
+            : "INVALID attestation",
+        );
+      }
+      Deno.exitCode = report.valid ? EXIT.OK : EXIT.FAIL;
+    });
+}
+
+/**
+ * Checks an attestation file.
+ *
+ * @param o paths and options
+ * @returns the check report
+ * @throws {InputError} for unreadable or malformed inputs
+ * @example
+ * ```ts ignore
+ * const r = await checkFile({ attestation: "a.json", trustRoot: "t.json" });
+ * ```
+ */
+export async function checkFile(o: CheckOptions): Promise<CheckReport> {
+  if (o.recompute && !o.log) {
+    throw new InputError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
+  }
+  const envelope = await loadEnvelope(o.attestation);
+  const trustRoot = await loadTrustRoot(o.trustRoot);
+  let log: ClaimLog | undefined;
+  if (o.log) log = await loadClaimLog(o.log);
+  if (!o.recompute) {
+    return await checkAttestation(envelope, {
+      trustRoot,
+      threshold: o.threshold ?? 1,
+      ...(log ? { log } : {}),
+    });
+  }
+  const store = await openAssetStore();
+  const w = await createGemmWalker(store);
+  try {
+    const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
+    return await checkAttestation(envelope, {
+      trustRoot,
+      threshold: o.threshold ?? 1,
+      ...(log ? { log } : {}),
+      recompute: { store, blobs, walker: w.walker },
+    });
+  } finally {
+    w.close();
+  }
+}

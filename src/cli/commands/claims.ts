@@ -1,0 +1,122 @@
+/**
+ * `bitaudit claims make|root`: the simulated prover and the log commitment.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { openAssetStore } from "../../assets/mod.ts";
+import { formatClaimLog, parseClaimLog } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import { makeClaims, parseScenario, type ProverOutput } from "../../prover/mod.ts";
+import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
+import { progressBar } from "../progress.ts";
+import { readJsonFile } from "../read_json_file.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * Builds the `claims` command group.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { claimsCommand } from "./claims.ts";
+ * if (claimsCommand().name() !== "claims") throw new Error();
+ * ```
+ */
+export function claimsCommand(): Command {
+  const cmd = new Command("claims").description("claim logs: simulated prover, commitments");
+  cmd.command("make")
+    .description(
+      "run a prover scenario through the emulator and write claims.jsonl and blobs/ (tensors by sha256)",
+    )
+    .requiredOption("--scenario <file>", "prover scenario JSON (see demo/scenario.json)")
+    .requiredOption("--out <dir>", "output folder (must not already hold claims.jsonl)")
+    .option("--threads <n>", "worker threads")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const out = await runProver(opts.scenario, {
+        out: opts.out,
+        progress: !opts.json,
+        ...(opts.threads ? { threads: Number(opts.threads) } : {}),
+      });
+      const summary = {
+        out: opts.out,
+        records: out.output.records.length,
+        root: out.root,
+        falsified: out.output.falsified,
+      };
+      if (opts.json) printJson(summary);
+      else {
+        console.log(
+          `wrote ${opts.out}/claims.jsonl (${summary.records} records) and ${out.output.blobs.size} blobs`,
+        );
+        console.log(`log root (commitment): ${out.root}`);
+        if (summary.falsified.length > 0) {
+          console.log(
+            `falsified: ${summary.falsified.map((f) => `#${f.seq} ${f.kind}`).join(", ")}`,
+          );
+        }
+      }
+    });
+  cmd.command("root")
+    .description("print the Merkle root (commitment) of a claim log after checking its chain")
+    .requiredOption("--log <file>", "claims.jsonl")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const log = await loadClaimLog(opts.log);
+      if (opts.json) printJson({ records: log.records.length, root: log.root });
+      else console.log(log.root);
+    });
+  return cmd;
+}
+
+/**
+ * Runs a scenario file and writes `claims.jsonl` and `blobs/` into a folder.
+ *
+ * @param scenarioPath scenario JSON
+ * @param options output folder, progress display, threads
+ * @returns the prover output and the log root
+ * @throws {InputError} `SCENARIO_INVALID`, `OUTPUT_EXISTS`, ...
+ * @example
+ * ```ts ignore
+ * await runProver("demo/scenario.json", { out: "/tmp/demo", progress: false });
+ * ```
+ */
+export async function runProver(
+  scenarioPath: string,
+  options: { out: string; progress: boolean; threads?: number },
+): Promise<{ output: ProverOutput; root: string }> {
+  let scenario;
+  try {
+    scenario = parseScenario(await readJsonFile(scenarioPath));
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(
+      "SCENARIO_INVALID",
+      `Cannot use scenario '${scenarioPath}': ${(e as Error).message}`,
+    );
+  }
+  await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
+  const store = await openAssetStore();
+  const w = await createGemmWalker(
+    store,
+    options.threads === undefined ? {} : { threads: options.threads },
+  );
+  const bar = progressBar("proving", { enabled: options.progress });
+  try {
+    const output = await makeClaims(scenario, { store, walker: w.walker, onProgress: bar.update });
+    bar.stop();
+    await Deno.mkdir(`${options.out}/blobs`);
+    for (const [digest, bytes] of output.blobs) {
+      await writeNewFile(`${options.out}/blobs/${digest}`, bytes);
+    }
+    const text = formatClaimLog(output.records);
+    await writeNewFile(`${options.out}/claims.jsonl`, text);
+    return { output, root: parseClaimLog(text).root };
+  } finally {
+    bar.stop();
+    w.close();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * `bitaudit key generate|trust-root`: inspector keys and trust roots.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import {
+  decodePublicKeyPem,
+  encodeBase64,
+  encodePrivateKeyPem,
+  encodePublicKeyPem,
+  encodeSpki,
+  generateKeyPair,
+  keyId,
+  TRUST_ROOT_MEDIA_TYPE,
+} from "../../attest/mod.ts";
+import { InputError } from "../../errors.ts";
+import { printJson } from "../output.ts";
+import { readTextFile } from "../read_json_file.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * Builds the `key` command group.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { keyCommand } from "./key.ts";
+ * if (keyCommand().name() !== "key") throw new Error();
+ * ```
+ */
+export function keyCommand(): Command {
+  const cmd = new Command("key").description("inspector signing keys and trust roots");
+  cmd.command("generate")
+    .description(
+      "create <name>.key (PKCS#8 PEM, mode 0600) and <name>.pub (SPKI PEM); never overwrites",
+    )
+    .requiredOption("--out <name>", "path prefix of the two files")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const r = await generateKeys(opts.out);
+      if (opts.json) printJson(r);
+      else console.log(`wrote ${r.privateKey} and ${r.publicKey}\nkeyid ${r.keyid}`);
+    });
+  cmd.command("trust-root")
+    .description("write a trust root listing inspector public keys with a validity window")
+    .requiredOption("--pub <files...>", "SPKI PEM public keys")
+    .requiredOption("--out <file>", "trust root JSON to create")
+    .option("--valid-from <time>", "RFC 3339 start of validity", "2026-01-01T00:00:00Z")
+    .option("--valid-until <time>", "RFC 3339 end of validity")
+    .action(async (opts) => {
+      const keys = [];
+      for (const file of opts.pub) {
+        const pub = decodePublicKeyPem(await readTextFile(file, 64 * 1024));
+        keys.push({
+          keyid: keyId(pub),
+          publicKey: encodeBase64(encodeSpki(pub)),
+          role: "inspector",
+          validFor: { start: opts.validFrom, ...(opts.validUntil ? { end: opts.validUntil } : {}) },
+        });
+      }
+      await writeNewFile(
+        opts.out,
+        JSON.stringify({ mediaType: TRUST_ROOT_MEDIA_TYPE, keys }, null, 2) + "\n",
+      );
+      console.log(`wrote ${opts.out} with ${keys.length} key(s)`);
+    });
+  return cmd;
+}
+
+/**
+ * Generates an Ed25519 key pair into `<prefix>.key` and `<prefix>.pub`.
+ *
+ * @param prefix path prefix
+ * @returns the written paths and the key id
+ * @throws {InputError} `OUTPUT_EXISTS` when either file exists (nothing is written then)
+ * @example
+ * ```ts ignore
+ * const { keyid } = await generateKeys("/tmp/inspector");
+ * ```
+ */
+export async function generateKeys(
+  prefix: string,
+): Promise<{ privateKey: string; publicKey: string; keyid: string }> {
+  const privPath = `${prefix}.key`;
+  const pubPath = `${prefix}.pub`;
+  for (const p of [privPath, pubPath]) {
+    try {
+      await Deno.lstat(p);
+      throw new InputError(
+        "OUTPUT_EXISTS",
+        `Cannot write '${p}': it already exists (not overwritten)`,
+      );
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  const kp = await generateKeyPair();
+  await writeNewFile(privPath, encodePrivateKeyPem(kp.privateKey), { mode: 0o600 });
+  await writeNewFile(pubPath, encodePublicKeyPem(kp.publicKey));
+  return { privateKey: privPath, publicKey: pubPath, keyid: keyId(kp.publicKey) };
+}

@@ -1,0 +1,105 @@
+/**
+ * `bitaudit plan`: sample sizes for a wanted detection probability, and the reverse.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { InputError } from "../../errors.ts";
+import {
+  detectionBinomial,
+  detectionHypergeometric,
+  requiredSampleBinomial,
+  requiredSampleHypergeometric,
+} from "../../verify/plan.ts";
+import { printJson } from "../output.ts";
+
+/**
+ * Builds the `plan` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { planCommand } from "./plan.ts";
+ * if (planCommand().name() !== "plan") throw new Error();
+ * ```
+ */
+export function planCommand(): Command {
+  return new Command("plan")
+    .description(
+      "sample size k to catch a misreporting rate with a given confidence (seed paper eq. 1), or the detection probability of a given k",
+    )
+    .requiredOption("--population <N>", "records in the log")
+    .requiredOption("--p-false <p>", "fraction of false records to detect, e.g. 0.001")
+    .option("--confidence <c>", "wanted detection probability, e.g. 0.95")
+    .option("--k <k>", "sample size: report its detection probability instead")
+    .option("--json", "machine-readable output")
+    .action((opts) => {
+      const n = _num(opts.population, "--population", { integer: true, min: 1 });
+      const p = _num(opts.pFalse, "--p-false", { min: Number.MIN_VALUE, max: 1 });
+      const falseCount = Math.max(1, Math.ceil(p * n - 1e-9));
+      if ((opts.k === undefined) === (opts.confidence === undefined)) {
+        throw new InputError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
+      }
+      if (opts.k !== undefined) {
+        const k = _num(opts.k, "--k", { integer: true, min: 0, max: n });
+        const r = {
+          population: n,
+          pFalse: p,
+          falseCount,
+          k,
+          detectionBinomial: detectionBinomial(p, k),
+          detectionHypergeometric: detectionHypergeometric(n, { falseCount, k }),
+        };
+        if (opts.json) return printJson(r);
+        console.log(
+          `k = ${k} of N = ${n} catches >= 1 false record (p = ${p}, F = ${falseCount}) with probability`,
+        );
+        console.log(`  ${r.detectionBinomial.toFixed(6)}  binomial 1 - (1 - p)^k`);
+        console.log(
+          `  ${r.detectionHypergeometric.toFixed(6)}  hypergeometric 1 - C(N-F, k)/C(N, k)`,
+        );
+        return;
+      }
+      const c = _num(opts.confidence!, "--confidence", { min: 0, max: 0.999999999999 });
+      const kb = requiredSampleBinomial(p, c);
+      const kh = requiredSampleHypergeometric(n, { falseCount, confidence: c });
+      const r = {
+        population: n,
+        pFalse: p,
+        falseCount,
+        confidence: c,
+        kBinomial: Math.min(kb, n),
+        kHypergeometric: kh,
+      };
+      if (opts.json) return printJson(r);
+      console.log(
+        `to catch p = ${p} false records (F = ${falseCount} of N = ${n}) with probability >= ${c}:`,
+      );
+      console.log(
+        `  k = ${r.kBinomial}  binomial bound ceil(ln(1 - c) / ln(1 - p))${
+          kb > n ? " (capped at N)" : ""
+        }`,
+      );
+      console.log(`  k = ${kh}  exact finite-population (hypergeometric) bound`);
+    });
+}
+
+function _num(
+  text: string,
+  flag: string,
+  o: { integer?: boolean; min: number; max?: number },
+): number {
+  const v = Number(text);
+  if (
+    !/^[0-9.eE+-]+$/.test(text) || !Number.isFinite(v) || (o.integer && !Number.isSafeInteger(v)) ||
+    v < o.min || (o.max !== undefined && v > o.max)
+  ) {
+    throw new InputError(
+      "USAGE_NUMBER",
+      `Cannot use ${flag} '${text}': expected ${o.integer ? "an integer" : "a number"} >= ${o.min}${
+        o.max !== undefined ? ` and <= ${o.max}` : ""
+      }`,
+    );
+  }
+  return v;
+}

@@ -1,0 +1,107 @@
+/**
+ * `createSfu`: one interface over the two SFU modes (`tesla-table` hardware model, `ieee`).
+ *
+ * @module
+ */
+import { ieeeEx2 } from "./ieee_ex2.ts";
+import type { IeeeSfuOptions } from "./ieee_options.ts";
+import { ieeeRcp } from "./ieee_rcp.ts";
+import { ieeeRsqrt } from "./ieee_rsqrt.ts";
+import { mufuEx2 } from "./mufu_ex2.ts";
+import { mufuRcp } from "./mufu_rcp.ts";
+import { mufuRsqrt } from "./mufu_rsqrt.ts";
+import { SFU_TABLE_ORDER, SFU_TABLE_ROWS, type SfuTables } from "./sfu_tables.ts";
+import { SFU_IEEE_V1, SFU_TESLA_V1, type SfuModelDescriptor } from "./sfu_tesla_v1.ts";
+
+/** The SFU modes. */
+export type SfuMode = "tesla-table" | "ieee";
+
+/** Options of {@link createSfu}. */
+export type CreateSfuOptions =
+  | { readonly mode: "tesla-table"; readonly tables: SfuTables }
+  | ({ readonly mode: "ieee" } & IeeeSfuOptions);
+
+/** A scalar FP32 function on bit patterns. */
+export type SfuFn = (x: number) => number;
+
+/** The SFU interface: scalar and batch functions on FP32 bit patterns, plus the model status. */
+export interface Sfu {
+  /** The mode this instance emulates. */
+  readonly mode: SfuMode;
+  /** Validation status of each function, for verdicts. */
+  readonly status: SfuModelDescriptor;
+  /** Reciprocal. */
+  readonly rcp: SfuFn;
+  /** Reciprocal square root. */
+  readonly rsqrt: SfuFn;
+  /** Base-2 exponential. */
+  readonly ex2: SfuFn;
+  /** Applies one of the functions to every element; returns a new array. */
+  readonly map: (fn: "rcp" | "rsqrt" | "ex2", xs: Uint32Array) => Uint32Array;
+}
+
+/**
+ * Builds an SFU for a mode. `tesla-table` needs the decoded ROM tables (see
+ * `decodeSfuTables`); `ieee` takes an optional `ftz`.
+ *
+ * @param options the mode and its inputs
+ * @returns a frozen {@link Sfu}
+ * @throws {RangeError} on an unknown mode
+ * @throws {TypeError} when `tesla-table` tables are missing or have the wrong lengths
+ * @example
+ * ```ts
+ * import { createSfu } from "./create_sfu.ts";
+ * const sfu = createSfu({ mode: "ieee" });
+ * if (sfu.rcp(0x40000000) !== 0x3f000000) throw new Error(); // 1/2
+ * if (sfu.map("ex2", new Uint32Array([0x40400000]))[0] !== 0x41000000) throw new Error(); // 2^3
+ * if (sfu.status.functions.ex2.status !== "ieee-exact") throw new Error();
+ * ```
+ */
+export function createSfu(options: CreateSfuOptions): Sfu {
+  let fns: { rcp: SfuFn; rsqrt: SfuFn; ex2: SfuFn };
+  let status: SfuModelDescriptor;
+  if (options?.mode === "tesla-table") {
+    const t = options.tables;
+    _checkTables(t);
+    fns = {
+      rcp: (x) => mufuRcp(x, t),
+      rsqrt: (x) => mufuRsqrt(x, t),
+      ex2: (x) => mufuEx2(x, t),
+    };
+    status = SFU_TESLA_V1;
+  } else if (options?.mode === "ieee") {
+    const o: IeeeSfuOptions = { ftz: options.ftz === true };
+    fns = {
+      rcp: (x) => ieeeRcp(x, o),
+      rsqrt: (x) => ieeeRsqrt(x, o),
+      ex2: (x) => ieeeEx2(x, o),
+    };
+    status = SFU_IEEE_V1;
+  } else {
+    throw new RangeError(
+      `Cannot create SFU: mode '${String((options as { mode?: unknown })?.mode)}' is not ` +
+        `'tesla-table' or 'ieee'`,
+    );
+  }
+  const map = (fn: "rcp" | "rsqrt" | "ex2", xs: Uint32Array): Uint32Array => {
+    const f = fns[fn];
+    if (typeof f !== "function") throw new RangeError(`Cannot map SFU: unknown function '${fn}'`);
+    const out = new Uint32Array(xs.length);
+    for (let i = 0; i < xs.length; i++) out[i] = f(xs[i] as number);
+    return out;
+  };
+  return Object.freeze({ mode: options.mode, status, ...fns, map });
+}
+
+function _checkTables(t: SfuTables | undefined): void {
+  for (const name of SFU_TABLE_ORDER) {
+    const a = t?.[name];
+    if (!(a instanceof Int32Array) || a.length !== SFU_TABLE_ROWS[name] * 3) {
+      throw new TypeError(
+        `Cannot create SFU: 'tables.${name}' must be an Int32Array of ${
+          SFU_TABLE_ROWS[name] * 3
+        } values (use decodeSfuTables)`,
+      );
+    }
+  }
+}

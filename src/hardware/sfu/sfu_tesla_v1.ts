@@ -1,0 +1,133 @@
+/**
+ * Validation status as data: what each SFU model claims and the evidence behind it, so that a
+ * verdict can report how far an emulated MUFU result is trusted.
+ *
+ * @module
+ */
+
+/**
+ * How far an SFU function model has been checked against hardware:
+ * - `histogram-matched`: its error histogram against the correctly rounded result equals a
+ *   measured hardware histogram exactly (per-input outputs not compared);
+ * - `spot-checked`: individual hardware outputs match, but only a handful;
+ * - `exhaustive-on-gpu`: every input of the covered domain compared with a GPU, zero mismatches;
+ * - `ieee-exact`: not a hardware model; the function is the mathematically specified IEEE 754
+ *   correctly rounded result.
+ */
+export type SfuValidationStatus =
+  | "histogram-matched"
+  | "spot-checked"
+  | "exhaustive-on-gpu"
+  | "ieee-exact";
+
+/** Status and evidence of one function. */
+export interface SfuFunctionStatus {
+  /** How far it is validated. */
+  readonly status: SfuValidationStatus;
+  /** One-paragraph evidence, citing the measurement. */
+  readonly evidence: string;
+}
+
+/** Descriptor of an SFU model, reported in verdicts. */
+export interface SfuModelDescriptor {
+  /** Stable identifier, e.g. `"tesla-sfu-v1"`. */
+  readonly id: string;
+  /** Per-function status. */
+  readonly functions: {
+    readonly rcp: SfuFunctionStatus;
+    readonly rsqrt: SfuFunctionStatus;
+    readonly ex2: SfuFunctionStatus;
+  };
+  /** MUFU functions this model does not provide, with the reason. */
+  readonly unsupported: Readonly<Record<string, string>>;
+}
+
+const _SPECIALS = "Special values (zero, subnormal flush, Inf, NaN = 0x7fffffff, FTZ) follow " +
+  "envytools' G80 model and are unverified on modern GPUs (sfu_tesla_model.md §6).";
+
+/**
+ * The Tesla lookup-table interpolator model (envytools ROM tables, `tables/sfu/tesla_sfu_v1.bin`)
+ * as used for `rcp/rsqrt/ex2.approx.ftz.f32` on A100, Ada, Hopper and Blackwell.
+ *
+ * @example
+ * ```ts
+ * import { SFU_TESLA_V1 } from "./sfu_tesla_v1.ts";
+ * if (SFU_TESLA_V1.functions.ex2.status !== "spot-checked") throw new Error();
+ * if (!Object.isFrozen(SFU_TESLA_V1.functions.rcp)) throw new Error();
+ * ```
+ */
+export const SFU_TESLA_V1: SfuModelDescriptor = _deepFreeze({
+  id: "tesla-sfu-v1",
+  functions: {
+    rcp: {
+      status: "histogram-matched",
+      evidence: "Over all 2^23 mantissas the model gives 7,280,086 equal / 1,108,522 off by one " +
+        "(374,723 at -1, 733,799 at +1) / 0 off by two against the correctly rounded reciprocal: " +
+        "the figures the reference emulator's probe printed on A100, L4 ('L40S') and H100 NVL " +
+        "(sfu_tesla_model.md §2, sfu_and_math.md §4). Per-input GPU outputs not yet compared. " +
+        _SPECIALS,
+    },
+    rsqrt: {
+      status: "histogram-matched",
+      evidence: "Over all 2^23 mantissas at biased exponents 127 and 128 the model gives " +
+        "6,505,163 and 6,637,923 equal to the correctly rounded 1/sqrt(x), 8 off by two (all at " +
+        "exponent 127), matching the probe statistics printed on A100, L4 ('L40S') and H100 NVL " +
+        "(sfu_and_math.md §2). Per-input GPU outputs not yet compared. " + _SPECIALS,
+    },
+    ex2: {
+      status: "spot-checked",
+      evidence: "5 unambiguous GB200 (sm_100) ex2.approx.ftz.f32 outputs match exactly, 3 of " +
+        "which differ from the correctly rounded value (sfu_tesla_model.md §4). The 7.23 " +
+        "truncation of |x| < 1 (hypothesis H1) and the Volta+ overflow/underflow thresholds are " +
+        "unmeasured. " + _SPECIALS,
+    },
+  },
+  unsupported: {
+    lg2: "ROM table carried in the asset, but the spec gives no measured lg2 behaviour to " +
+      "validate a model against; not modelled.",
+    sin: "ROM table carried in the asset, but modern sin/cos.approx range reduction is not " +
+      "specified or measured; not modelled.",
+    cos: "As sin.",
+  },
+});
+
+/**
+ * The `ieee` mode: correctly rounded results, not a hardware model.
+ *
+ * @example
+ * ```ts
+ * import { SFU_IEEE_V1 } from "./sfu_tesla_v1.ts";
+ * if (SFU_IEEE_V1.functions.rcp.status !== "ieee-exact") throw new Error();
+ * ```
+ */
+export const SFU_IEEE_V1: SfuModelDescriptor = _deepFreeze({
+  id: "ieee-rn-v1",
+  functions: {
+    rcp: {
+      status: "ieee-exact",
+      evidence: "Exact integer division with round-to-nearest-even; tested against a BigInt " +
+        "reference on every mantissa and on boundary and random samples.",
+    },
+    rsqrt: {
+      status: "ieee-exact",
+      evidence:
+        "Float64 estimate corrected by exact integer comparisons; tested against a BigInt " +
+        "isqrt reference on every mantissa of both exponent parities and on samples.",
+    },
+    ex2: {
+      status: "ieee-exact",
+      evidence: "BigInt fixed-point 2^f with a proven error bound and Ziv's rounding test " +
+        "(2^f is irrational for non-integer x, so no result is a midpoint); matches the " +
+        "spec's correctly rounded probe values.",
+    },
+  },
+  unsupported: { lg2: "Not provided.", sin: "Not provided.", cos: "Not provided." },
+});
+
+function _deepFreeze<T>(o: T): T {
+  if (typeof o === "object" && o !== null) {
+    for (const v of Object.values(o)) _deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,100 @@
+/**
+ * Operands of a GEMM K-walk and their gathering into one concatenated K sequence.
+ *
+ * @module
+ */
+
+/** A half-open range `[start, end)` of the K dimension. */
+export type KSegment = readonly [number, number];
+
+/** Operands of a tile K-walk: C[M,N] accumulators from A [M,K] and B [N,K] (weight layout). */
+export interface KWalkGemmOperands {
+  /** A as `dp.input` patterns, row-major [m][k]. */
+  readonly a: Uint16Array;
+  /** B as `dp.input` patterns, row-major [n][k] (nn.Linear weight layout). */
+  readonly b: Uint16Array;
+  /** Rows of A and C. */
+  readonly m: number;
+  /** Rows of B, columns of C. */
+  readonly n: number;
+  /** Length of the K dimension of A and B. */
+  readonly k: number;
+  /** K ranges walked as one concatenated sequence, in order; default `[[0, k]]`. */
+  readonly segments?: readonly KSegment[];
+  /** Initial fp32 accumulator patterns, row-major [m][n]; default +0 everywhere. */
+  readonly init?: Uint32Array;
+}
+
+/**
+ * Checks shapes and segments of K-walk operands.
+ *
+ * @param ops the operands
+ * @returns the segments to walk (the default when none are given)
+ * @throws {RangeError} on a size mismatch or a segment outside `[0, k]`
+ * @example
+ * ```ts
+ * import { checkKWalkOperands } from "./k_walk_operands.ts";
+ * const segs = checkKWalkOperands({ a: new Uint16Array(6), b: new Uint16Array(3), m: 2, n: 1, k: 3 });
+ * if (segs.length !== 1 || segs[0]?.[1] !== 3) throw new Error();
+ * ```
+ */
+export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] {
+  const { m, n, k } = ops;
+  for (const [name, v] of [["m", m], ["n", n], ["k", k]] as const) {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw new RangeError(`Cannot walk K: '${name}' must be a non-negative integer, got ${v}`);
+    }
+  }
+  if (ops.a.length !== m * k || ops.b.length !== n * k) {
+    throw new RangeError(
+      `Cannot walk K: expected A of ${m * k} and B of ${
+        n * k
+      } values, got ${ops.a.length} and ${ops.b.length}`,
+    );
+  }
+  if (ops.init !== undefined && ops.init.length !== m * n) {
+    throw new RangeError(`Cannot walk K: expected init of ${m * n} values, got ${ops.init.length}`);
+  }
+  const segments = ops.segments ?? [[0, k]];
+  for (const [s, e] of segments) {
+    if (!Number.isSafeInteger(s) || !Number.isSafeInteger(e) || s < 0 || e < s || e > k) {
+      throw new RangeError(`Cannot walk K: segment [${s}, ${e}) is outside [0, ${k}]`);
+    }
+  }
+  return segments;
+}
+
+/**
+ * Gathers the segments of every row into one concatenated sequence, zero-padded at the end up
+ * to a multiple of `multiple` (zero pairs are exactly the reference's K tail: zero products take
+ * no part in a block).
+ *
+ * @param src row-major [rows][k] patterns
+ * @param options rows, k, segments and the padding multiple (1 for none)
+ * @returns the gathered rows [rows][kp] and kp
+ * @example
+ * ```ts
+ * import { gatherSegments } from "./k_walk_operands.ts";
+ * const g = gatherSegments(new Uint16Array([1, 2, 3, 4]), {
+ *   rows: 1, k: 4, segments: [[2, 4], [0, 1]], multiple: 4,
+ * });
+ * if (g.kp !== 4 || g.data.join() !== "3,4,1,0") throw new Error();
+ * ```
+ */
+export function gatherSegments(
+  src: Uint16Array,
+  options: { rows: number; k: number; segments: readonly KSegment[]; multiple: number },
+): { data: Uint16Array; kp: number } {
+  const { rows, k, segments, multiple } = options;
+  const kc = segments.reduce((t, [s, e]) => t + e - s, 0);
+  const kp = Math.ceil(kc / multiple) * multiple;
+  const data = new Uint16Array(rows * kp);
+  for (let i = 0; i < rows; i++) {
+    let at = i * kp;
+    for (const [s, e] of segments) {
+      data.set(src.subarray(i * k + s, i * k + e), at);
+      at += e - s;
+    }
+  }
+  return { data, kp };
+}
