@@ -26,3 +26,5 @@ export { checkVectorSet } from "./src/verify/check_vector_set.ts";
 export type { VectorMismatch, VectorOutputResult } from "./src/verify/check_vector_set.ts";
 export { listGpuProfileIds, loadGpuProfile } from "./src/verify/load_profiles.ts";
 export type { LoadedProfile } from "./src/verify/load_profiles.ts";
+export * from "./src/kernels/mod.ts";
+export * from "./src/model/mod.ts";

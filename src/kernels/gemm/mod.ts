@@ -23,4 +23,5 @@ export * from "./recipe.ts";
 export * from "./partitions.ts";
 export * from "./k_walker.ts";
 export * from "./run_gemm_recipe.ts";
+export * from "./gemm.ts";
 export * from "./dispatch_catalog.ts";

@@ -1,0 +1,80 @@
+/** Builds a small claim log, an inspector key and a trust root in a temporary folder (shared by the verifier CLI tests). */
+import { runProver } from "../../src/cli/commands/claims.ts";
+import { generateKeys } from "../../src/cli/commands/key.ts";
+import {
+  decodePublicKeyPem,
+  encodeBase64,
+  encodeSpki,
+  keyId,
+  TRUST_ROOT_MEDIA_TYPE,
+} from "../../src/attest/mod.ts";
+
+const SCENARIO = new URL("../../demo/scenario.json", import.meta.url);
+
+/** Paths of a fixture. */
+export interface AuditFixture {
+  dir: string;
+  log: string;
+  key: string;
+  pub: string;
+  trustRoot: string;
+  keyid: string;
+}
+
+/**
+ * Writes a fixture: `records` GEMM claims from the demo scenario with the given falsifications.
+ *
+ * @param options record count and falsifications (demo scenario syntax)
+ */
+export async function makeAuditFixture(
+  options: { records: number; falsify: unknown[] },
+): Promise<AuditFixture> {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-audit-" });
+  const scenario = JSON.parse(await Deno.readTextFile(SCENARIO));
+  scenario.records = options.records;
+  scenario.falsify = options.falsify;
+  await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
+  await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });
+  const keys = await generateKeys(`${dir}/inspector`);
+  const pub = decodePublicKeyPem(await Deno.readTextFile(keys.publicKey));
+  const trustRoot = `${dir}/trust-root.json`;
+  await Deno.writeTextFile(
+    trustRoot,
+    JSON.stringify({
+      mediaType: TRUST_ROOT_MEDIA_TYPE,
+      keys: [{
+        keyid: keyId(pub),
+        publicKey: encodeBase64(encodeSpki(pub)),
+        role: "inspector",
+        validFor: { start: "2026-01-01T00:00:00Z" },
+      }],
+    }),
+  );
+  return {
+    dir,
+    log: `${dir}/log/claims.jsonl`,
+    key: keys.privateKey,
+    pub: keys.publicKey,
+    trustRoot,
+    keyid: keys.keyid,
+  };
+}
+
+/** Standard audit arguments for a fixture. */
+export function auditArgs(f: AuditFixture, out: string, k: number): string[] {
+  return [
+    "audit",
+    "--log",
+    f.log,
+    "--randomness",
+    "ab".repeat(32),
+    "--round",
+    "7",
+    "--k",
+    String(k),
+    "--key",
+    f.key,
+    "--out",
+    out,
+  ];
+}

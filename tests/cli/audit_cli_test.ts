@@ -1,0 +1,397 @@
+/**
+ * The verifier end to end through the CLI: audit exit codes, offline check, the tamper matrix,
+ * malformed inputs, and interoperability of the attestation with a standard DSSE/Ed25519 check.
+ */
+import assert from "node:assert/strict";
+import { auditArgs, type AuditFixture, makeAuditFixture } from "./_audit_fixture.ts";
+import { copyCheckout, runBitaudit } from "./_run.ts";
+import { encodeBase64 } from "../../src/attest/mod.ts";
+
+const honest = await makeAuditFixture({ records: 24, falsify: [] });
+const lying = await makeAuditFixture({
+  records: 24,
+  falsify: [{ seq: 3, kind: "fingerprint", bit: 5 }, {
+    seq: 11,
+    kind: "sku",
+    profile: "h100-sxm",
+    catalog: "demo-small-transformer-h100-sxm",
+  }],
+});
+const dec = new TextDecoder();
+const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+
+async function audited(f: AuditFixture, name: string, k = 24): Promise<string> {
+  const out = `${f.dir}/${name}`;
+  const r = await runBitaudit(auditArgs(f, out, k));
+  assert.ok([0, 1, 3].includes(r.code), r.stderr);
+  return out;
+}
+
+Deno.test("audit exits 0 with PASSED when every sampled record recomputes bit for bit", async () => {
+  const out = `${honest.dir}/pass`;
+  const r = await runBitaudit([...auditArgs(honest, out, 10), "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.verdict, "PASSED");
+  assert.equal(s.results.length, 10);
+  assert.ok(s.results.every((x: { status: string }) => x.status === "PASS"));
+  assert.match(await Deno.readTextFile(`${out}/report.md`), /# bitaudit audit report: PASSED/);
+});
+
+Deno.test("audit exits 1 with FAILED and names the falsified records", async () => {
+  const r = await runBitaudit([...auditArgs(lying, `${lying.dir}/fail`, 24), "--json"]);
+  assert.equal(r.code, 1, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.verdict, "FAILED");
+  const failed = s.results.filter((x: { status: string }) => x.status === "FAIL").map((
+    x: { index: number },
+  ) => x.index);
+  assert.deepEqual(failed.sort((a: number, b: number) => a - b), [3, 11]);
+});
+
+Deno.test("audit exits 3 INCONCLUSIVE when a tensor is missing, never PASSED", async () => {
+  const f = await makeAuditFixture({ records: 6, falsify: [] });
+  const record = JSON.parse((await Deno.readTextFile(f.log)).split("\n")[2]!);
+  await Deno.remove(`${f.dir}/log/blobs/${record.predicate.workload.input.sha256}`);
+  const r = await runBitaudit([...auditArgs(f, `${f.dir}/out`, 6), "--json"]);
+  assert.equal(r.code, 3, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.verdict, "INCONCLUSIVE");
+  const nv = s.results.find((x: { index: number }) => x.index === 2);
+  assert.equal(nv.status, "NOT_VERIFIED");
+  assert.match(nv.reason, /missing input tensor/);
+});
+
+Deno.test("check accepts the attestation offline, with the log and with full recomputation", async () => {
+  const out = await audited(lying, "chk", 12);
+  const att = `${out}/attestation.dsse.json`;
+  for (const extra of [[], ["--log", lying.log], ["--log", lying.log, "--recompute"]]) {
+    const r = await runBitaudit(["check", att, "--trust-root", lying.trustRoot, ...extra]);
+    assert.equal(r.code, 0, `${extra.join(" ")}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /VALID attestation: verdict FAILED/);
+  }
+});
+
+Deno.test("the attestation verifies with WebCrypto Ed25519 over the DSSE PAE, given only the .pub file", async () => {
+  const out = await audited(honest, "interop", 4);
+  const env = JSON.parse(await Deno.readTextFile(`${out}/attestation.dsse.json`));
+  const pem = await Deno.readTextFile(honest.pub);
+  const der = b64(pem.replace(/-----[^-]+-----|\s/g, ""));
+  const key = await crypto.subtle.importKey("spki", der, { name: "Ed25519" }, false, ["verify"]);
+  const payload = b64(env.payload);
+  const type = new TextEncoder().encode(env.payloadType);
+  const pae = new Uint8Array([
+    ...new TextEncoder().encode(`DSSEv1 ${type.length} `),
+    ...type,
+    ...new TextEncoder().encode(` ${payload.length} `),
+    ...payload,
+  ]);
+  assert.equal(env.payloadType, "application/vnd.in-toto+json");
+  assert.ok(await crypto.subtle.verify("Ed25519", key, b64(env.signatures[0].sig), pae));
+  const st = JSON.parse(dec.decode(payload));
+  assert.equal(st._type, "https://in-toto.io/Statement/v1");
+  assert.equal(st.predicate.verdict, "PASSED");
+});
+
+Deno.test("tamper matrix: a modified envelope, signature, trust root or log is never accepted", async () => {
+  const out = await audited(lying, "tamper", 8);
+  const att = `${out}/attestation.dsse.json`;
+  const env = JSON.parse(await Deno.readTextFile(att));
+  const variants: [string, (e: typeof env) => void][] = [
+    ["payload verdict", (e) => {
+      const text = dec.decode(b64(e.payload)).replace('"FAILED"', '"PASSED"');
+      e.payload = encodeBase64(new TextEncoder().encode(text));
+    }],
+    ["payload bit", (e) => {
+      const p = b64(e.payload);
+      p[100]! ^= 1;
+      e.payload = encodeBase64(p);
+    }],
+    ["signature bit", (e) => {
+      const s = b64(e.signatures[0].sig);
+      s[10]! ^= 1;
+      e.signatures[0].sig = encodeBase64(s);
+    }],
+    ["payloadType", (e) => e.payloadType = "application/json"],
+    ["no signatures", (e) => e.signatures = []],
+  ];
+  for (const [name, mutate] of variants) {
+    const e = structuredClone(env);
+    mutate(e);
+    const path = `${out}/${name.replace(/ /g, "_")}.json`;
+    await Deno.writeTextFile(path, JSON.stringify(e));
+    const r = await runBitaudit(["check", path, "--trust-root", lying.trustRoot]);
+    assert.ok(r.code === 1 || r.code === 2, `${name}: exit ${r.code}`);
+    assert.doesNotMatch(r.stdout, /^VALID attestation/m, name);
+  }
+  // keyid is an unauthenticated hint: changing it must not change the outcome.
+  const hinted = structuredClone(env);
+  hinted.signatures[0].keyid = "00".repeat(32);
+  await Deno.writeTextFile(`${out}/keyid.json`, JSON.stringify(hinted));
+  assert.equal(
+    (await runBitaudit(["check", `${out}/keyid.json`, "--trust-root", lying.trustRoot])).code,
+    0,
+  );
+  // Another inspector's trust root, and a revoked key.
+  const other = await makeAuditFixture({ records: 2, falsify: [] });
+  assert.equal((await runBitaudit(["check", att, "--trust-root", other.trustRoot])).code, 1);
+  const root = JSON.parse(await Deno.readTextFile(lying.trustRoot));
+  root.keys[0].revoked = { time: "2026-02-01T00:00:00Z", reason: "key compromise" };
+  await Deno.writeTextFile(`${out}/revoked.json`, JSON.stringify(root));
+  assert.equal((await runBitaudit(["check", att, "--trust-root", `${out}/revoked.json`])).code, 1);
+  // A log that differs from the audited one.
+  const lines = (await Deno.readTextFile(lying.log)).split("\n");
+  await Deno.writeTextFile(`${out}/short.jsonl`, lines.slice(0, 20).join("\n") + "\n");
+  const r = await runBitaudit([
+    "check",
+    att,
+    "--trust-root",
+    lying.trustRoot,
+    "--log",
+    `${out}/short.jsonl`,
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /FAIL log-root/);
+});
+
+Deno.test("tampered claim logs are refused before anything is signed", async () => {
+  const text = await Deno.readTextFile(honest.log);
+  const lines = text.split("\n");
+  const cases: [string, string, RegExp][] = [
+    [
+      "mid-log record",
+      [
+        lines[0],
+        lines[1]!.replace(/"size":(\d+)/, (_m, d) => `"size":${Number(d) + 1}`),
+        ...lines.slice(2),
+      ].join("\n"),
+      /LOG_CHAIN/,
+    ],
+    ["truncated line", text.slice(0, text.length - 40), /LOG_SYNTAX/],
+    ["wrong type", text.replace('"seq":0', '"seq":"0"'), /CLAIM_INVALID/],
+    ["unknown version", text.replace("inference-claim/v1", "inference-claim/v2"), /CLAIM_VERSION/],
+    ["empty", "", /LOG_EMPTY/],
+  ];
+  for (const [name, body, re] of cases) {
+    const path = `${honest.dir}/bad-${name.replace(/ /g, "_")}.jsonl`;
+    await Deno.writeTextFile(path, body);
+    const out = `${honest.dir}/bad-out-${name.replace(/ /g, "_")}`;
+    const r = await runBitaudit([
+      "audit",
+      "--log",
+      path,
+      "--blobs",
+      `${honest.dir}/log/blobs`,
+      "--randomness",
+      "ab",
+      "--round",
+      "1",
+      "--k",
+      "1",
+      "--key",
+      honest.key,
+      "--out",
+      out,
+    ]);
+    assert.equal(r.code, 2, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, re, name);
+    assert.equal(r.stderr.trim().split("\n").length, 1, `${name}: one line`);
+    await assert.rejects(() => Deno.stat(`${out}/attestation.dsse.json`), Deno.errors.NotFound);
+  }
+  // The last record can be altered without breaking the chain: the committed root catches it.
+  const last = [
+    ...lines.slice(0, 23),
+    lines[23]!.replace(/"size":(\d+)/, (_m, d) => `"size":${Number(d) + 1}`),
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(`${honest.dir}/last.jsonl`, last);
+  const root = (await runBitaudit(["claims", "root", "--log", honest.log])).stdout.trim();
+  const r = await runBitaudit([
+    "audit",
+    "--log",
+    `${honest.dir}/last.jsonl`,
+    "--blobs",
+    `${honest.dir}/log/blobs`,
+    "--root",
+    root,
+    "--randomness",
+    "ab",
+    "--round",
+    "1",
+    "--k",
+    "1",
+    "--key",
+    honest.key,
+    "--out",
+    `${honest.dir}/last-out`,
+  ]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /AUDIT_ROOT_MISMATCH/);
+});
+
+Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and nothing overwritten", async () => {
+  const d = honest.dir;
+  const good = `${await audited(honest, "good", 2)}/attestation.dsse.json`;
+  await Deno.writeTextFile(
+    `${d}/bad.pem`,
+    "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n",
+  );
+  const shortKey = btoa(String.fromCharCode(...new Uint8Array(47)));
+  await Deno.writeTextFile(
+    `${d}/short.pem`,
+    `-----BEGIN PRIVATE KEY-----\n${shortKey}\n-----END PRIVATE KEY-----\n`,
+  );
+  await Deno.writeTextFile(
+    `${d}/env.json`,
+    '{"payload":"%%%","payloadType":"application/vnd.in-toto+json","signatures":[{"keyid":"","sig":"AA=="}]}',
+  );
+  const cases: [string[], RegExp][] = [
+    [[
+      "audit",
+      "--log",
+      honest.log,
+      "--randomness",
+      "ab",
+      "--round",
+      "1",
+      "--k",
+      "1",
+      "--key",
+      `${d}/bad.pem`,
+      "--out",
+      `${d}/o1`,
+    ], /BAD_PEM|BAD_BASE64/],
+    [[
+      "audit",
+      "--log",
+      honest.log,
+      "--randomness",
+      "ab",
+      "--round",
+      "1",
+      "--k",
+      "1",
+      "--key",
+      `${d}/short.pem`,
+      "--out",
+      `${d}/o2`,
+    ], /BAD_KEY/],
+    [[
+      "audit",
+      "--log",
+      honest.log,
+      "--randomness",
+      "xyz",
+      "--round",
+      "1",
+      "--k",
+      "1",
+      "--key",
+      honest.key,
+      "--out",
+      `${d}/o3`,
+    ], /USAGE_RANDOMNESS/],
+    [[
+      "audit",
+      "--log",
+      honest.log,
+      "--randomness",
+      "ab",
+      "--round",
+      "1",
+      "--k",
+      "999",
+      "--key",
+      honest.key,
+      "--out",
+      `${d}/o4`,
+    ], /AUDIT_K/],
+    [[
+      "audit",
+      "--log",
+      `${d}/missing.jsonl`,
+      "--randomness",
+      "ab",
+      "--round",
+      "1",
+      "--k",
+      "1",
+      "--key",
+      honest.key,
+      "--out",
+      `${d}/o5`,
+    ], /INPUT_MISSING/],
+    [["check", `${d}/env.json`, "--trust-root", honest.trustRoot], /BAD_BASE64|BAD_ENVELOPE/],
+    [["check", `${d}/nothing.json`, "--trust-root", honest.trustRoot], /INPUT_MISSING/],
+    [["check", good, "--trust-root", honest.log], /BAD_TRUST_ROOT|INPUT_JSON/],
+    [["plan", "--population", "100", "--p-false", "2"], /USAGE_NUMBER/],
+  ];
+  for (const [args, re] of cases) {
+    const r = await runBitaudit(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re, args.join(" "));
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+    assert.ok(!r.stderr.includes("    at "), "no stack trace");
+  }
+  // Existing outputs are never overwritten.
+  const out = `${d}/keep`;
+  await Deno.mkdir(out);
+  await Deno.writeTextFile(`${out}/report.md`, "mine");
+  const r = await runBitaudit(auditArgs(honest, out, 2));
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /OUTPUT_EXISTS/);
+  assert.equal(await Deno.readTextFile(`${out}/report.md`), "mine");
+  const before = await Deno.readTextFile(honest.key);
+  const g = await runBitaudit(["key", "generate", "--out", honest.key.replace(/\.key$/, "")]);
+  assert.equal(g.code, 2);
+  assert.equal(await Deno.readTextFile(honest.key), before);
+  assert.equal((await Deno.stat(honest.key)).mode! & 0o777, 0o600);
+});
+
+Deno.test("a tampered wasm engine stops the audit with exit 2", async () => {
+  const dir = await copyCheckout();
+  try {
+    const p = `${dir}/tables/wasm/gemm_engine.wasm`;
+    const bytes = await Deno.readFile(p);
+    bytes[bytes.length - 9]! ^= 0x40;
+    await Deno.writeFile(p, bytes);
+    const r = await runBitaudit(auditArgs(honest, `${honest.dir}/wasm-out`, 2), { root: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /ASSET_DIGEST_MISMATCH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("plan reproduces the paper's appendix: p = 0.001, k = 3200 detects with ~0.96", async () => {
+  const r = await runBitaudit([
+    "plan",
+    "--population",
+    "1000000",
+    "--p-false",
+    "0.001",
+    "--k",
+    "3200",
+    "--json",
+  ]);
+  assert.equal(r.code, 0);
+  assert.equal(Number(JSON.parse(r.stdout).detectionBinomial.toFixed(2)), 0.96);
+  const s = JSON.parse(
+    (await runBitaudit([
+      "plan",
+      "--population",
+      "1000000",
+      "--p-false",
+      "0.05",
+      "--confidence",
+      "0.95",
+      "--json",
+    ])).stdout,
+  );
+  assert.equal(s.kBinomial, 59);
+  assert.ok(s.kHypergeometric <= 59);
+});
+
+globalThis.addEventListener("unload", () => {
+  for (const f of [honest, lying]) Deno.removeSync(f.dir, { recursive: true });
+});
