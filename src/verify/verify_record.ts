@@ -149,9 +149,7 @@ export async function verifyRecord(
     steps.push({ step: "compare", ok: false, detail: "fingerprints differ" });
     return result(
       "FAIL",
-      `recomputed fingerprint ${recomputed.slice(0, 16)}… differs from the claimed ${
-        p.fingerprint.sha256.slice(0, 16)
-      }…`,
+      `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}`,
     );
   } catch (e) {
     if (e instanceof _Stop) {
