@@ -33,13 +33,19 @@ function adversarial(count: number, seed: number): Uint16Array {
 
 for (const id of ["a100", "h100-sxm"]) {
   Deno.test(`gemm() gives identical bits through the wasm engine and the reference for every recipe on ${id}`, async () => {
-    const profile = parseGpuProfile(JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, ROOT))));
+    const profile = parseGpuProfile(
+      JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, ROOT))),
+    );
     const datapath = findDatapath(profile, { input: "bf16", output: "fp32" })!;
     const pool = createGemmPool(engine, { workers: 2 });
     try {
       for (const [m, n, k, data] of [[3, 5, 200, "random"], [2, 7, 131, "adversarial"]] as const) {
-        const x = data === "random" ? synthBf16("r", { label: "x", count: m * k }) : adversarial(m * k, 1);
-        const w = data === "random" ? synthBf16("r", { label: "w", count: n * k }) : adversarial(n * k, 2);
+        const x = data === "random"
+          ? synthBf16("r", { label: "x", count: m * k })
+          : adversarial(m * k, 1);
+        const w = data === "random"
+          ? synthBf16("r", { label: "w", count: n * k })
+          : adversarial(n * k, 2);
         for (const recipe of RECIPES) {
           const base = { datapath, recipe, m, n, k };
           const ref = await gemm(x, w, { ...base, walker: referenceKWalker });
