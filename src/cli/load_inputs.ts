@@ -30,7 +30,7 @@ export const MAX_LOG_BYTES = 256 * 1024 * 1024;
  * ```
  */
 export async function loadClaimLog(path: string): Promise<ClaimLog> {
-  return parseClaimLog(await readTextFile(path, MAX_LOG_BYTES));
+  return parseClaimLog(await readTextFile(path, { maxBytes: MAX_LOG_BYTES }));
 }
 
 /**
@@ -45,7 +45,7 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
  * ```
  */
 export async function loadSigningKey(path: string): Promise<SigningKey> {
-  const privateKey = decodePrivateKeyPem(await readTextFile(path, 64 * 1024));
+  const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }));
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
 }
 
@@ -61,7 +61,7 @@ export async function loadSigningKey(path: string): Promise<SigningKey> {
  * ```
  */
 export async function loadTrustRoot(path: string): Promise<TrustRoot> {
-  return parseTrustRoot(await readTextFile(path, 16 * 1024 * 1024));
+  return parseTrustRoot(await readTextFile(path, { maxBytes: 16 * 1024 * 1024 }));
 }
 
 /**
@@ -76,7 +76,7 @@ export async function loadTrustRoot(path: string): Promise<TrustRoot> {
  * ```
  */
 export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
-  return parseEnvelope(await readTextFile(path, 16 * 1024 * 1024));
+  return parseEnvelope(await readTextFile(path, { maxBytes: 16 * 1024 * 1024 }));
 }
 
 /**

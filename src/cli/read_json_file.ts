@@ -18,27 +18,27 @@ import { InputError } from "../errors.ts";
  * ```
  */
 export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): Promise<unknown> {
-  return JSON.parse(await readTextFile(path, maxBytes, "INPUT_JSON"));
+  return JSON.parse(await readTextFile(path, { maxBytes, jsonCode: "INPUT_JSON" }));
 }
 
 /**
  * Reads a user-supplied UTF-8 text file with a size limit.
  *
  * @param path file path
- * @param maxBytes largest accepted size
- * @param jsonCode when set, the text is validated as JSON and this code reported on failure
+ * @param options `maxBytes` largest accepted size; `jsonCode`: when set, the text is validated
+ *   as JSON and this code reported on failure
  * @returns the text
  * @throws {InputError} `INPUT_MISSING`, `INPUT_TOO_LARGE`, `INPUT_UTF8` or `jsonCode`
  * @example
  * ```ts ignore
- * const text = await readTextFile("claims.jsonl", 1 << 28);
+ * const text = await readTextFile("claims.jsonl", { maxBytes: 1 << 28 });
  * ```
  */
 export async function readTextFile(
   path: string,
-  maxBytes: number,
-  jsonCode?: string,
+  options: { maxBytes: number; jsonCode?: string },
 ): Promise<string> {
+  const { maxBytes, jsonCode } = options;
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);

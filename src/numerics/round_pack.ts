@@ -74,30 +74,27 @@ export function packZero(format: FloatFormat, sign: 0 | 1): number {
  */
 export function packInfinity(format: FloatFormat, sign: 0 | 1): number {
   if (format.special === "e4m3fn") return packZero(format, sign) + format.canonicalNan;
-  return packFields(format, sign, 2 ** format.expBits - 1, 0);
+  return packFields(format, { sign, biased: 2 ** format.expBits - 1, fraction: 0 });
 }
 
 /**
  * Assembles sign, biased exponent and fraction fields into a stored pattern.
  *
  * @param format target format
- * @param sign sign bit
- * @param biased biased exponent field
- * @param fraction fraction field (without hidden bit)
+ * @param fields `sign` bit, `biased` exponent field, `fraction` field (without hidden bit)
  * @returns the stored pattern
  * @example
  * ```ts
  * import { packFields } from "./round_pack.ts";
  * import { FP16 } from "./format.ts";
- * if (packFields(FP16, 0, 15, 0) !== 0x3c00) throw new Error(); // 1.0
+ * if (packFields(FP16, { sign: 0, biased: 15, fraction: 0 }) !== 0x3c00) throw new Error(); // 1.0
  * ```
  */
 export function packFields(
   format: FloatFormat,
-  sign: 0 | 1,
-  biased: number,
-  fraction: number,
+  fields: { sign: 0 | 1; biased: number; fraction: number },
 ): number {
+  const { sign, biased, fraction } = fields;
   const body = biased * 2 ** format.fracBits + fraction;
   return packZero(format, sign) + body * 2 ** format.containerShift;
 }
@@ -190,13 +187,13 @@ function _encode(
   const hidden = 2 ** format.fracBits;
   if (sig < hidden) {
     if (options.ftz === true) return packZero(format, sign);
-    return packFields(format, sign, 0, sig);
+    return packFields(format, { sign, biased: 0, fraction: sig });
   }
   const e = q + format.fracBits;
   if (e > format.emax || (e === format.emax && sig > format.maxSignificand)) {
     return _overflow(format, sign, mode, options.overflow ?? "ieee");
   }
-  return packFields(format, sign, e + format.bias, sig - hidden);
+  return packFields(format, { sign, biased: e + format.bias, fraction: sig - hidden });
 }
 
 function _overflow(
@@ -205,12 +202,11 @@ function _overflow(
   mode: RoundingMode,
   rule: OverflowRule,
 ): number {
-  const maxFinite = packFields(
-    format,
+  const maxFinite = packFields(format, {
     sign,
-    format.emax + format.bias,
-    format.maxSignificand - 2 ** format.fracBits,
-  );
+    biased: format.emax + format.bias,
+    fraction: format.maxSignificand - 2 ** format.fracBits,
+  });
   if (rule === "saturate") return maxFinite;
   if (rule === "infinity") return packInfinity(format, sign);
   const toInfinity = mode === "rne" || (mode === "ru" && sign === 0) ||

@@ -27,6 +27,8 @@ export interface AuditInputs {
   readonly k: number;
   /** The root the prover committed to, if known: the log must match it. */
   readonly expectedRoot?: string;
+  /** Called after each record with (done, total). */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** The outcome of an audit (everything the verdict statement binds). */
@@ -51,8 +53,7 @@ export interface AuditReport {
  * Runs an audit.
  *
  * @param ctx verification context (assets, blobs, walker)
- * @param inputs log, audit id, randomness, round, k
- * @param onProgress called after each record with (done, total)
+ * @param inputs log, audit id, randomness, round, k; `onProgress(done, total)` after each record
  * @returns the report
  * @throws {InputError} `AUDIT_ROOT_MISMATCH`, `AUDIT_K` for a bad sample size
  * @example
@@ -63,9 +64,8 @@ export interface AuditReport {
 export async function runAudit(
   ctx: VerifyContext,
   inputs: AuditInputs,
-  onProgress?: (done: number, total: number) => void,
 ): Promise<AuditReport> {
-  const { log, auditId, randomness, round, k } = inputs;
+  const { log, auditId, randomness, round, k, onProgress } = inputs;
   if (inputs.expectedRoot !== undefined && inputs.expectedRoot !== log.root) {
     throw new InputError(
       "AUDIT_ROOT_MISMATCH",

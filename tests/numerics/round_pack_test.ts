@@ -150,7 +150,7 @@ Deno.test("`roundPack()` throws RangeError when the significand is not a non-neg
 });
 
 Deno.test("`packFields()` places fields below the container padding when the format is tf32", () => {
-  assert.equal(packFields(FORMATS.tf32, 0, 127, 1), 0x3f802000);
-  assert.equal(packFields(FORMATS.e8m13, 1, 127, 1), 0xbf800400);
-  assert.equal(packFields(FORMATS.e4m3, 1, 15, 6), 0xfe);
+  assert.equal(packFields(FORMATS.tf32, { sign: 0, biased: 127, fraction: 1 }), 0x3f802000);
+  assert.equal(packFields(FORMATS.e8m13, { sign: 1, biased: 127, fraction: 1 }), 0xbf800400);
+  assert.equal(packFields(FORMATS.e4m3, { sign: 1, biased: 15, fraction: 6 }), 0xfe);
 });

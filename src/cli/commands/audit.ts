@@ -117,7 +117,8 @@ export async function auditLog(
       round,
       k,
       ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
-    }, bar.update);
+      onProgress: bar.update,
+    });
   } finally {
     bar.stop();
     w.close();

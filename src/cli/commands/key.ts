@@ -51,7 +51,7 @@ export function keyCommand(): Command {
     .action(async (opts) => {
       const keys = [];
       for (const file of opts.pub) {
-        const pub = decodePublicKeyPem(await readTextFile(file, 64 * 1024));
+        const pub = decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
         keys.push({
           keyid: keyId(pub),
           publicKey: encodeBase64(encodeSpki(pub)),

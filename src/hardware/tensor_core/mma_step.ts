@@ -58,7 +58,7 @@ export function mmaStep(dp: Datapath, operands: MmaOperands): number {
     }
     acc = blockFma(dp, { c: acc, a: ba, b: bb });
   }
-  return dp.accumulator === "early" ? acc : addRne(dp, acc, operands.c);
+  return dp.accumulator === "early" ? acc : addRne(dp, { x: acc, y: operands.c });
 }
 
 /**
@@ -68,18 +68,18 @@ export function mmaStep(dp: Datapath, operands: MmaOperands): number {
  * exponent gap is handled without double rounding.
  *
  * @param dp datapath (only its output format is used)
- * @param x first addend pattern
- * @param y second addend pattern
+ * @param operands the addend patterns `x` and `y`
  * @returns the rounded sum pattern
  * @example
  * ```ts
  * import { addRne } from "./mma_step.ts";
  * import { FP16 } from "../../numerics/mod.ts";
  * const dp = { output: FP16 } as unknown as Parameters<typeof addRne>[0];
- * if (addRne(dp, 0x3c00, 0x3c00) !== 0x4000) throw new Error(); // 1 + 1 = 2
+ * if (addRne(dp, { x: 0x3c00, y: 0x3c00 }) !== 0x4000) throw new Error(); // 1 + 1 = 2
  * ```
  */
-export function addRne(dp: Datapath, x: number, y: number): number {
+export function addRne(dp: Datapath, operands: { x: number; y: number }): number {
+  const { x, y } = operands;
   const f = dp.output;
   const dx = decode(f, x);
   const dy = decode(f, y);
