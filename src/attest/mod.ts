@@ -45,3 +45,4 @@ export * from "./trust_root.ts";
 export * from "./key_valid_at.ts";
 export * from "./verdict_statement.ts";
 export * from "./check_attestation.ts";
+export * from "./build_trust_root.ts";

@@ -1,13 +1,7 @@
 /** Builds a small claim log, an inspector key and a trust root in a temporary folder (shared by the verifier CLI tests). */
 import { runProver } from "../../src/cli/commands/claims.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
-import {
-  decodePublicKeyPem,
-  encodeBase64,
-  encodeSpki,
-  keyId,
-  TRUST_ROOT_MEDIA_TYPE,
-} from "../../src/attest/mod.ts";
+import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
 
 const SCENARIO = new URL("../../demo/scenario.json", import.meta.url);
 
@@ -38,18 +32,8 @@ export async function makeAuditFixture(
   const keys = await generateKeys(`${dir}/inspector`);
   const pub = decodePublicKeyPem(await Deno.readTextFile(keys.publicKey));
   const trustRoot = `${dir}/trust-root.json`;
-  await Deno.writeTextFile(
-    trustRoot,
-    JSON.stringify({
-      mediaType: TRUST_ROOT_MEDIA_TYPE,
-      keys: [{
-        keyid: keyId(pub),
-        publicKey: encodeBase64(encodeSpki(pub)),
-        role: "inspector",
-        validFor: { start: "2026-01-01T00:00:00Z" },
-      }],
-    }),
-  );
+  const doc = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
+  await Deno.writeTextFile(trustRoot, JSON.stringify(doc));
   return {
     dir,
     log: `${dir}/log/claims.jsonl`,

@@ -19,13 +19,7 @@ import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
 import { runProver } from "./claims.ts";
 import { generateKeys } from "./key.ts";
-import {
-  decodePublicKeyPem,
-  encodeBase64,
-  encodeSpki,
-  keyId,
-  TRUST_ROOT_MEDIA_TYPE,
-} from "../../attest/mod.ts";
+import { buildTrustRoot, decodePublicKeyPem } from "../../attest/mod.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 const SCENARIO = new URL("../../../demo/scenario.json", import.meta.url).pathname;
@@ -80,15 +74,7 @@ export function demoCommand(): Command {
         const pem = await Deno.readTextFile(keys.publicKey);
         await writeNewFile(`${out}/inspector.pub`, pem);
         const pub = decodePublicKeyPem(pem);
-        const trustRoot = {
-          mediaType: TRUST_ROOT_MEDIA_TYPE,
-          keys: [{
-            keyid: keyId(pub),
-            publicKey: encodeBase64(encodeSpki(pub)),
-            role: "inspector",
-            validFor: { start: "2026-01-01T00:00:00Z" },
-          }],
-        };
+        const trustRoot = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
         await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
         say(`   keyid ${keys.keyid}`);
         say(`3. audit: k = ${opts.k} records drawn with randomness round ${DEMO_ROUND}`);

@@ -5,14 +5,12 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import {
+  buildTrustRoot,
   decodePublicKeyPem,
-  encodeBase64,
   encodePrivateKeyPem,
   encodePublicKeyPem,
-  encodeSpki,
   generateKeyPair,
   keyId,
-  TRUST_ROOT_MEDIA_TYPE,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson } from "../output.ts";
@@ -49,21 +47,16 @@ export function keyCommand(): Command {
     .option("--valid-from <time>", "RFC 3339 start of validity", "2026-01-01T00:00:00Z")
     .option("--valid-until <time>", "RFC 3339 end of validity")
     .action(async (opts) => {
-      const keys = [];
+      const pubs = [];
       for (const file of opts.pub) {
-        const pub = decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
-        keys.push({
-          keyid: keyId(pub),
-          publicKey: encodeBase64(encodeSpki(pub)),
-          role: "inspector",
-          validFor: { start: opts.validFrom, ...(opts.validUntil ? { end: opts.validUntil } : {}) },
-        });
+        pubs.push(decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 })));
       }
-      await writeNewFile(
-        opts.out,
-        JSON.stringify({ mediaType: TRUST_ROOT_MEDIA_TYPE, keys }, null, 2) + "\n",
-      );
-      console.log(`wrote ${opts.out} with ${keys.length} key(s)`);
+      const root = buildTrustRoot(pubs, {
+        start: opts.validFrom,
+        ...(opts.validUntil ? { end: opts.validUntil } : {}),
+      });
+      await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
+      console.log(`wrote ${opts.out} with ${root.keys.length} key(s)`);
     });
   return cmd;
 }
