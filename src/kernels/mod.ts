@@ -11,3 +11,5 @@
  */
 export * from "./gemm/mod.ts";
 export * from "./stack_profile.ts";
+export * from "./reduce/mod.ts";
+export * from "./norm/mod.ts";

@@ -1,0 +1,119 @@
+/**
+ * RMSNorm as HF Transformers' eager `Qwen3RMSNorm` computes it on CUDA with PyTorch: five ATen
+ * kernels whose rounding points are formats.md §3 rows 2-9 and ops.md §1.
+ *
+ * @module
+ */
+import type { Sfu, SfuFunctionStatus } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import { reduceSumRows } from "../reduce/mod.ts";
+import type { ReduceStack } from "../reduce/mod.ts";
+import { meanFactor } from "./mean_factor.ts";
+
+/** Options of {@link rmsNorm}. */
+export interface RmsNormOptions {
+  /** Rows M (`num_outputs` of the mean: tokens, or tokens x heads for QK-norm). */
+  readonly rows: number;
+  /** Normalised length H. */
+  readonly hidden: number;
+  /** BF16 weight patterns, `hidden` of them. */
+  readonly weight: Uint16Array;
+  /** The SFU whose `rsqrt` models `torch.rsqrt` (MUFU.RSQ; `tesla-table` or `ieee`). */
+  readonly sfu: Pick<Sfu, "rsqrt" | "status">;
+  /** Reduce-kernel facts of the PyTorch build. */
+  readonly stack: ReduceStack;
+  /** `variance_epsilon` as the Python float (default 1e-6; fl32(1e-6) = 0x358637BD). */
+  readonly eps?: number;
+  /** Offset of the input tensor from a 16-byte boundary in FP32 elements (default 0). */
+  readonly baseOffset?: number;
+}
+
+/** Output and per-row intermediates of {@link rmsNorm} (the spec's validated checkpoints). */
+export interface RmsNormResult {
+  /** BF16 [rows, hidden]: `bf16(fl32(w * bf16(fl32(x * r))))`. */
+  readonly output: Uint16Array;
+  /** FP32 per row: the reduce-tree sum of squares. */
+  readonly sumsq: Uint32Array;
+  /** FP32 per row: `fl32(sumsq * factor)`. */
+  readonly variance: Uint32Array;
+  /** FP32 per row: `rsqrt(fl32(variance + fl32(eps)))` through the SFU. */
+  readonly rstd: Uint32Array;
+  /** The mean factor `float(rows) / (rows * hidden)` as an FP32 pattern. */
+  readonly factor: number;
+  /** Validation status of the SFU rsqrt model used, for verdicts. */
+  readonly rsqrtStatus: SfuFunctionStatus;
+}
+
+/**
+ * RMSNorm of a BF16 [rows, hidden] matrix:
+ * 1. `x32 = float(x)` (exact); 2. `sq = fl32(x32 * x32)` (`pow(2)` is one FMUL; exact for
+ * normal BF16); 3. `sumsq` = reduce_kernel sum ({@link reduceSumRows}); 4. `var =
+ * fl32(sumsq * factor)` (MeanOps project); 5. `t = fl32(var + fl32(eps))`; 6. `r = sfu.rsqrt(t)`;
+ * 7. `n = fl32(x32 * r)`; 8. `nb = bf16(n)` (RNE); 9. `out = bf16(fl32(w * nb))` (BF16 x BF16 in
+ * FP32 opmath, exact for normal values, then RNE).
+ *
+ * Host arithmetic: `Math.fround(a * b)` of two FP32 values is the RNE FP32 product because the
+ * float64 product of two 24-bit significands is exact (48 bits, exponents far inside float64's
+ * range); `Math.fround(a + b)` is the RNE FP32 sum by the 2p + 2 double-rounding argument.
+ *
+ * @param x BF16 patterns, row-major [rows, hidden]
+ * @param options shape, weight, SFU, stack, eps
+ * @returns the BF16 output and per-row FP32 intermediates
+ * @throws {TypeError} when `x` or `weight` have the wrong length
+ * @throws {RangeError} on bad sizes or an unmodelled reduce configuration
+ * @example
+ * ```ts
+ * import { rmsNorm } from "./rms_norm.ts";
+ * import { createSfu } from "../../hardware/mod.ts";
+ * import { REDUCE_STACK_CUDA_RECENT as stack } from "../reduce/mod.ts";
+ * // A row of 2.0: sumsq 8, var 4 (+eps), r ~ 0.5, x*r ~ 1 -> bf16 1.0, times weight 1.0.
+ * const x = new Uint16Array(2).fill(0x4000);
+ * const weight = new Uint16Array(2).fill(0x3f80);
+ * const r = rmsNorm(x, { rows: 1, hidden: 2, weight, sfu: createSfu({ mode: "ieee" }), stack });
+ * if (r.sumsq[0] !== 0x41000000 || r.output[0] !== 0x3f80) throw new Error();
+ * ```
+ */
+export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult {
+  const { rows, hidden, weight, sfu, stack } = options;
+  if (!(x instanceof Uint16Array) || x.length !== rows * hidden) {
+    throw new TypeError(`Cannot normalise: expected ${rows} x ${hidden} BF16 values in x`);
+  }
+  if (!(weight instanceof Uint16Array) || weight.length !== hidden) {
+    throw new TypeError(`Cannot normalise: expected ${hidden} BF16 weights`);
+  }
+  const x32 = new Float32Array(x.length);
+  const sq = new Uint32Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const v = f32FromBits((x[i] as number) << 16);
+    x32[i] = v;
+    sq[i] = bitsFromF32(v * v);
+  }
+  const reduceOptions = { rows, length: hidden, stack, baseOffset: options.baseOffset ?? 0 };
+  const sumsq = reduceSumRows(sq, reduceOptions);
+  const factor = meanFactor(rows, rows * hidden);
+  const factorValue = f32FromBits(factor);
+  const eps = Math.fround(options.eps ?? 1e-6);
+  const variance = new Uint32Array(rows);
+  const rstd = new Uint32Array(rows);
+  const w32 = Float32Array.from(weight, (b) => f32FromBits(b << 16));
+  const output = new Uint16Array(x.length);
+  for (let r = 0; r < rows; r++) {
+    const v = Math.fround(f32FromBits(sumsq[r] as number) * factorValue);
+    variance[r] = bitsFromF32(v);
+    const rs = sfu.rsqrt(bitsFromF32(v + eps));
+    rstd[r] = rs;
+    const rv = f32FromBits(rs);
+    for (let j = 0, i = r * hidden; j < hidden; j++, i++) {
+      const nb = fp32ToBf16(bitsFromF32((x32[i] as number) * rv));
+      output[i] = fp32ToBf16(bitsFromF32((w32[j] as number) * f32FromBits(nb << 16)));
+    }
+  }
+  return Object.freeze({
+    output,
+    sumsq,
+    variance,
+    rstd,
+    factor,
+    rsqrtStatus: sfu.status.functions.rsqrt,
+  });
+}

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { createSfu, decodeSfuTables, type Sfu } from "../../../src/hardware/mod.ts";
+import { BF16, bitsFromF32, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
+import {
+  executePlan,
+  pytorchReducePlan,
+  REDUCE_STACK_CUDA_RECENT as stack,
+} from "../../../src/kernels/reduce/mod.ts";
+import { rmsNorm } from "../../../src/kernels/norm/mod.ts";
+
+const tables = decodeSfuTables(
+  await Deno.readFile(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
+);
+const SFUS: Sfu[] = [createSfu({ mode: "tesla-table", tables }), createSfu({ mode: "ieee" })];
+
+/** Deterministic BF16 activations of mixed magnitude. */
+function activations(n: number, seed: number): Uint16Array {
+  let s = seed;
+  return Uint16Array.from({ length: n }, () => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    const v = ((s >>> 8) / 2 ** 24 - 0.5) * 2 ** ((s & 7) - 2);
+    return convert(FP32, BF16, bitsFromF32(v));
+  });
+}
+const bf = (b: number) => f32FromBits(b << 16);
+
+Deno.test("`rmsNorm()` follows the spec's cast points in both SFU modes (H = 2560)", () => {
+  const rows = 3;
+  const hidden = 2560;
+  const x = activations(rows * hidden, 7);
+  const weight = activations(hidden, 99);
+  const eps = Math.fround(1e-6);
+  for (const sfu of SFUS) {
+    const r = rmsNorm(x, { rows, hidden, weight, sfu, stack });
+    assert.equal(r.factor, 0x39cccccd);
+    assert.equal(r.rsqrtStatus, sfu.status.functions.rsqrt);
+    const plan = pytorchReducePlan({ outputs: rows, length: hidden }, { stack });
+    for (let m = 0; m < rows; m++) {
+      const sq = Uint32Array.from(
+        x.subarray(m * hidden, (m + 1) * hidden),
+        (b) => bitsFromF32(bf(b) * bf(b)),
+      );
+      assert.equal(r.sumsq[m], executePlan(plan, sq));
+      const v = Math.fround(f32FromBits(r.sumsq[m]!) * f32FromBits(0x39cccccd));
+      assert.equal(r.variance[m], bitsFromF32(v));
+      assert.equal(r.rstd[m], sfu.rsqrt(bitsFromF32(v + eps)));
+      for (let j = 0; j < hidden; j++) {
+        // Generic (SoftFloat-layer) rounding as the independent path: n -> bf16, w * nb -> bf16.
+        const nb = convert(
+          FP32,
+          BF16,
+          bitsFromF32(bf(x[m * hidden + j]!) * f32FromBits(r.rstd[m]!)),
+        );
+        const want = convert(FP32, BF16, bitsFromF32(bf(weight[j]!) * bf(nb)));
+        assert.equal(r.output[m * hidden + j], want);
+      }
+    }
+  }
+  assert.equal(SFUS[0]!.status.functions.rsqrt.status, "histogram-matched");
+  assert.equal(SFUS[1]!.status.functions.rsqrt.status, "ieee-exact");
+});
+
+Deno.test("`rmsNorm()` gives var = 1 and bf16(r) for a row of ones (H = 2560, hand-derived)", () => {
+  // sumsq = 2560 exactly; 2560 * 0x39CCCCCD = (2^26 + 1) * 2^-26 rounds to 1.0; t = 1 + fl32(1e-6).
+  const x = new Uint16Array(2560).fill(0x3f80);
+  const weight = new Uint16Array(2560).fill(0x3f80);
+  for (const sfu of SFUS) {
+    const r = rmsNorm(x, { rows: 1, hidden: 2560, weight, sfu, stack });
+    assert.equal(r.sumsq[0], bitsFromF32(2560));
+    assert.equal(r.variance[0], 0x3f800000);
+    assert.equal(r.rstd[0], sfu.rsqrt(bitsFromF32(1 + Math.fround(1e-6))));
+    assert.equal(r.output[0], convert(FP32, BF16, r.rstd[0]!));
+  }
+});
+
+Deno.test("`rmsNorm()` tesla-table and ieee modes differ on some rows", () => {
+  const rows = 64;
+  const x = activations(rows * 128, 3);
+  const weight = new Uint16Array(128).fill(0x3f80);
+  const [a, b] = SFUS.map((sfu) => rmsNorm(x, { rows, hidden: 128, weight, sfu, stack }));
+  assert.deepEqual(a!.sumsq, b!.sumsq);
+  assert.ok(a!.rstd.some((v, i) => v !== b!.rstd[i]));
+});
+
+Deno.test("`rmsNorm()` throws TypeError on mismatched shapes", () => {
+  const sfu = SFUS[1]!;
+  const w = new Uint16Array(4);
+  assert.throws(
+    () => rmsNorm(new Uint16Array(7), { rows: 2, hidden: 4, weight: w, sfu, stack }),
+    TypeError,
+  );
+  assert.throws(
+    () =>
+      rmsNorm(new Uint16Array(8), { rows: 2, hidden: 4, weight: new Uint16Array(3), sfu, stack }),
+    TypeError,
+  );
+});
