@@ -13,3 +13,4 @@ export * from "./gemm/mod.ts";
 export * from "./stack_profile.ts";
 export * from "./reduce/mod.ts";
 export * from "./norm/mod.ts";
+export * from "./math/mod.ts";

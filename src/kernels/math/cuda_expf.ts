@@ -1,0 +1,54 @@
+/**
+ * `cudaExpf`: CUDA's accurate `expf` (libdevice `__nv_expf`), bit for bit given a MUFU model.
+ *
+ * @module
+ */
+import { _fmaF32, _fmaRn } from "./fma_f32.ts";
+import { divF32 } from "./div_f32.ts";
+import { CUDA_NAN, isNanF32 } from "./f32_options.ts";
+import type { Mufu } from "./mufu.ts";
+import { bitsFromF32 as _bits, f32FromBits as _value } from "../../numerics/mod.ts";
+
+const L2E_BITS = 0x3fb8aa3b; // log2(e) rounded to FP32
+const L2E = _value(L2E_BITS);
+const L2E_LO = _value(0x32a57060); // log2(e) - L2E
+/** `fdiv float L2E, 252.0`: IEEE division (the IR has no `afn`/`arcp`). */
+const L2E_OVER_252 = _value(divF32(L2E_BITS, 0x437c0000));
+/** 0x4B400000 = 1.5 * 2^23 (12582912): `fl(fl(-126 + S) + 127)` and `fl(S + 127)`. */
+const SHIFT_LO = 12582913;
+const SHIFT_HI = 12583039;
+
+/**
+ * e^x as `__internal_accurate_expf` computes it: `t = sat(fma(x, L2E/252, 0.5))`,
+ * `j = fma.rm(t, 252, 12582913)` (round toward -inf), `k = fl(j - 12583039)`,
+ * `y = fma(x, L2E_LO, fma(x, L2E, -k))`, `scale = bits(j) << 23` (= 2^(n - 126) with
+ * n = j - 12582912), result `fl(ex2.approx.ftz(y) * scale)`. Note `ex2.approx.ftz` is called
+ * directly, without an `__nvvm_reflect` branch, so the FTZ build differs only in the FMAs' and
+ * saturate's `.ftz`.
+ *
+ * @param bits FP32 pattern of x
+ * @param mufu the MUFU model (`ex2` is used)
+ * @returns FP32 pattern of expf(x); NaN results are 0x7FFFFFFF
+ * @example
+ * ```ts
+ * import { cudaExpf } from "./cuda_expf.ts";
+ * import { createSfu } from "../../hardware/sfu/mod.ts";
+ * const ieee = createSfu({ mode: "ieee", ftz: true });
+ * if (cudaExpf(0x00000000, ieee) !== 0x3f800000) throw new Error(); // e^0
+ * if (cudaExpf(0xff800000, ieee) !== 0x00000000) throw new Error(); // e^-inf
+ * ```
+ */
+export function cudaExpf(bits: number, mufu: Mufu): number {
+  const a = _value(bits);
+  const u = _fmaRn(a, L2E_OVER_252, 0.5);
+  const t = u > 1 ? 1 : u > 0 ? u : 0; // saturate: NaN and values <= 0 give +0
+  const j = _fmaF32(_bits(t), 0x437c0000, 0x4b400001, "rd", false); // SHIFT_LO = 12582913
+  const k = Math.fround(_value(j) - SHIFT_HI);
+  const y = _fmaRn(a, L2E_LO, _fmaRn(a, L2E, -k));
+  const scale = _value((j << 23) >>> 0);
+  const r = _bits(Math.fround(_value(mufu.ex2(_bits(y))) * scale));
+  return isNanF32(r) ? CUDA_NAN : r;
+}
+
+/** Exposed for tests: the constants derived at load. */
+export const _EXPF_CONSTANTS = Object.freeze({ L2E_OVER_252, SHIFT_LO, SHIFT_HI });
