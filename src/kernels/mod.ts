@@ -14,3 +14,4 @@ export * from "./stack_profile.ts";
 export * from "./reduce/mod.ts";
 export * from "./norm/mod.ts";
 export * from "./math/mod.ts";
+export * from "./activation/mod.ts";

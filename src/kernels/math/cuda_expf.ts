@@ -39,15 +39,35 @@ const SHIFT_HI = 12583039;
  * ```
  */
 export function cudaExpf(bits: number, mufu: Mufu): number {
+  const { e, scale } = expfParts(bits, mufu);
+  const r = _bits(Math.fround(_value(e) * _value(scale)));
+  return isNanF32(r) ? CUDA_NAN : r;
+}
+
+/**
+ * The two factors of libdevice `expf` before its final multiply: `e = EX2(d)` (MUFU) and the
+ * power-of-two `scale`. Callers that add to `e * scale` may see the multiply fused into an FFMA
+ * by ptxas (SiLU's `1 + expf(-x)`), so they need both.
+ *
+ * @param bits fp32 argument pattern
+ * @param mufu MUFU implementation
+ * @returns fp32 patterns of `e` and `scale`
+ * @example
+ * ```ts
+ * import { expfParts } from "./cuda_expf.ts";
+ * const mufu = { ex2: (x: number) => x === 0 ? 0x3f800000 : x, rcp: (x: number) => x, rsqrt: (x: number) => x };
+ * const { scale } = expfParts(0, mufu);
+ * if (scale !== 0x3f800000) throw new Error(scale.toString(16)); // exp(0): scale 2^0
+ * ```
+ */
+export function expfParts(bits: number, mufu: Mufu): { e: number; scale: number } {
   const a = _value(bits);
   const u = _fmaRn(a, L2E_OVER_252, 0.5);
   const t = u > 1 ? 1 : u > 0 ? u : 0; // saturate: NaN and values <= 0 give +0
   const j = _fmaF32(_bits(t), 0x437c0000, 0x4b400001, "rd", false); // SHIFT_LO = 12582913
   const k = Math.fround(_value(j) - SHIFT_HI);
   const y = _fmaRn(a, L2E_LO, _fmaRn(a, L2E, -k));
-  const scale = _value((j << 23) >>> 0);
-  const r = _bits(Math.fround(_value(mufu.ex2(_bits(y))) * scale));
-  return isNanF32(r) ? CUDA_NAN : r;
+  return { e: mufu.ex2(_bits(y)), scale: (j << 23) >>> 0 };
 }
 
 /** Exposed for tests: the constants derived at load. */

@@ -29,6 +29,6 @@ export { trigReduceF32 } from "./trig_reduce.ts";
 export { cudaSinf } from "./cuda_sinf.ts";
 export { cudaCosf } from "./cuda_cosf.ts";
 export { cudaLogf } from "./cuda_logf.ts";
-export { cudaExpf } from "./cuda_expf.ts";
+export { cudaExpf, expfParts } from "./cuda_expf.ts";
 export { cudaExp2f, cudaRsqrtf } from "./cuda_exp2f.ts";
 export { cudaTanhf } from "./cuda_tanhf.ts";
