@@ -7,6 +7,8 @@
 // lsb in [-24, 5]: f32(sig) is exact and the multiplication by the normal power of two 2^lsb is
 // exact (at most 11 significant bits, result inside the f32 normal range).
 
+import { packPanelsBf16 } from "./pack_bf16";
+
 /** Top exponent given to zero operands: far below any real exponent sum. */
 export const NEG: i32 = -16384;
 
@@ -71,7 +73,7 @@ export const FMT_FP16: i32 = 1;
 }
 
 /** Decodes one element into value/exponent slots; returns whether it is tame. */
-@inline function put(bits: i32, fmt: i32, val: usize, exp: usize): bool {
+@inline export function put(bits: i32, fmt: i32, val: usize, exp: usize): bool {
   const special = isSpecial16(bits, fmt);
   store<f32>(val, special ? f32(0) : value16(bits, fmt));
   store<i32>(exp, special ? NEG : topExp16(bits, fmt));
@@ -83,6 +85,14 @@ export const FMT_FP16: i32 = 1;
  * same layout, and one tame byte per row.
  */
 export function decodeRows(
+  src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
+): void {
+  if (fmt == FMT_BF16) decodeRowsOf(src, rows, kp, FMT_BF16, val, exp, tame);
+  else decodeRowsOf(src, rows, kp, FMT_FP16, val, exp, tame);
+}
+
+/** `decodeRows` with a constant format (inlined twice, so the format tests fold away). */
+@inline function decodeRowsOf(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
   for (let i = 0; i < rows; i++) {
@@ -100,6 +110,14 @@ export function decodeRows(
  * [panel][k][lane], lanes beyond n zero-filled, and one tame byte per panel.
  */
 export function packPanels(
+  src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
+): void {
+  if (fmt == FMT_BF16) packPanelsBf16(src, n, kp, val, exp, tame); // pack_bf16.ts: SIMD
+  else packPanelsOf(src, n, kp, FMT_FP16, val, exp, tame);
+}
+
+/** Scalar `packPanels` with a constant format (so the format tests fold away). */
+@inline function packPanelsOf(
   src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
   const panels = (n + 3) >> 2;

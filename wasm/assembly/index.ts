@@ -1,11 +1,12 @@
 // Entry point of the GEMM engine module: exports the pre-decoders, the exact scalar block and the
 // tiled K-walk driver. The host owns the memory layout (see src/hardware/tensor_core/engine/).
 
-import { walkPanel, walkScalarOutput } from "./walk";
+import { gPairSecond, walkPanel, walkPanelPair } from "./walk";
+import { walkScalarOutput } from "./fix_lanes";
 
 export { decodeRows, packPanels } from "./decode";
 export { blockExact } from "./block_exact";
-export { setWalk } from "./walk";
+export { setWalk } from "./params";
 
 /** First free byte after the module's static data: the host places its buffers from here. */
 export function heapBase(): usize {
@@ -40,23 +41,56 @@ export function walk(
           const rOff = <usize>(i * kp);
           const aRow = aRaw + (rOff << 1);
           if (!panelTame || load<u8>(aTame + i) == 0) {
-            for (let l = 0; l < lanes; l++) {
-              const p = cRow + (<usize>l << 2);
-              store<u32>(p, walkScalarOutput(aRow, bRow + (<usize>(l * kp) << 1), kp, load<u32>(p)));
-            }
+            walkScalarRow(aRow, bRow, lanes, kp, cRow);
             continue;
           }
-          let cv = i32x4.splat(PAD_ONE);
-          for (let l = 0; l < lanes; l++) cv = insertLane(cv, l, load<u32>(cRow + (<usize>l << 2)));
-          cv = walkPanel(
+          const cv = loadLanes(cRow, lanes);
+          if (i + 1 < iEnd && load<u8>(aTame + i + 1) != 0) {
+            // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
+            const cRow1 = cRow + (<usize>n << 2);
+            const c0 = walkPanelPair(
+              aVal + (rOff << 2), aExp + (rOff << 2), aRow, bVal + pOff, bExp + pOff, bRow,
+              lanes, kp, cv, loadLanes(cRow1, lanes),
+            );
+            storeLanes(cRow, lanes, c0);
+            storeLanes(cRow1, lanes, gPairSecond);
+            i++;
+            continue;
+          }
+          const c0 = walkPanel(
             aVal + (rOff << 2), aExp + (rOff << 2), aRow, bVal + pOff, bExp + pOff, bRow,
             lanes, kp, cv,
           );
-          for (let l = 0; l < lanes; l++) store<u32>(cRow + (<usize>l << 2), extractLane(cv, l));
+          storeLanes(cRow, lanes, c0);
         }
       }
     }
   }
+}
+
+/** Exact scalar walk of the `lanes` outputs of one row against one panel. */
+function walkScalarRow(aRow: usize, bRow: usize, lanes: i32, kp: i32, cRow: usize): void {
+  for (let l = 0; l < lanes; l++) {
+    const p = cRow + (<usize>l << 2);
+    store<u32>(p, walkScalarOutput(aRow, bRow + (<usize>(l * kp) << 1), kp, load<u32>(p)));
+  }
+}
+
+/** Loads `lanes` accumulators; lanes past the edge hold 1.0 (see PAD_ONE). */
+@inline function loadLanes(cRow: usize, lanes: i32): v128 {
+  if (lanes == 4) return v128.load(cRow);
+  let cv = i32x4.splat(PAD_ONE);
+  for (let l = 0; l < lanes; l++) cv = insertLane(cv, l, load<u32>(cRow + (<usize>l << 2)));
+  return cv;
+}
+
+/** Stores the first `lanes` lanes of v. */
+@inline function storeLanes(cRow: usize, lanes: i32, v: v128): void {
+  if (lanes == 4) {
+    v128.store(cRow, v);
+    return;
+  }
+  for (let l = 0; l < lanes; l++) store<u32>(cRow + (<usize>l << 2), extractLane(v, l));
 }
 
 @inline function insertLane(v: v128, l: i32, x: u32): v128 {

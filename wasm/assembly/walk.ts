@@ -12,8 +12,10 @@
 //     bits: exact whenever it is >= 2^-126; otherwise it is < 1 both before and after rounding
 //     and truncates to 0 either way. trunc_sat truncates toward zero, i.e. sign-magnitude
 //     truncation onto the 2^(E-F) grid, exactly the reference's alignment.
-//  4. Lane sums of L <= 16 terms each <= 2^27 - 1 stay below 2^31: exact in i32. The accumulator
-//     term trunc(c * scale) (< 2^(F+1), same exactness argument) is added in f64 (exact, < 2^32).
+//  4. Lane sums of L terms each <= 2^(F+2) - 1 stay below 2^31 (engineSupports requires
+//     L * (2^(F+2) - 1) < 2^31), in any order, so chunk.ts's tree sums are exact in i32. The
+//     accumulator term trunc(c * scale) (< 2^(F+1), same exactness argument) is added in f64
+//     (exact, < 2^32).
 //  5. RZ to fp32: masking the f64 integer's low 29 fraction bits keeps its leading 24 bits,
 //     truncating toward zero; that value demotes to f32 exactly (24 bits, below 2^33). Then one
 //     f32 multiplication by 2^(E-F) (a normal power of two since F - 126 <= E <= 127): exact
@@ -22,33 +24,15 @@
 //     underflow cannot occur on this path. An exact zero sum gives +0.
 //  Lanes with E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf: see cTop) are
 //  recomputed with the exact scalar `blockExact`.
-// No relaxed-SIMD instruction is used.
+// Two rows share one panel walk (`walkPanelPair`): the same operations per output, in two
+// independent dependency chains (each block's scale depends on the previous block's result), so
+// the CPU can overlap them. The k loops are unrolled by 8 or 4 (chunk.ts). No relaxed-SIMD
+// instruction is used.
 
-import { blockExact } from "./block_exact";
+import { expChunk, sumChunk } from "./chunk";
 import { NEG } from "./decode";
-
-/** Parameters of one walk, set by `setWalk` before `walk`. */
-let gL: i32 = 8;
-let gF: i32 = 24;
-let gFloor: i32 = -132;
-let gFmt: i32 = 0;
-
-/** Sets the datapath parameters: block size L, fraction bits F, align floor, input format. */
-export function setWalk(blockSize: i32, fracBits: i32, floor: i32, fmt: i32): void {
-  gL = blockSize;
-  gF = fracBits;
-  gFloor = floor;
-  gFmt = fmt;
-}
-
-/** Exact scalar walk of one output (row i of A, column j of B). */
-export function walkScalarOutput(aRaw: usize, bRaw: usize, kp: i32, c: u32): u32 {
-  for (let k0 = 0; k0 < kp; k0 += gL) {
-    const off = <usize>k0 << 1;
-    c = blockExact(aRaw + off, bRaw + off, gL, c, gFmt, gF, gFloor);
-  }
-  return c;
-}
+import { fixLanes } from "./fix_lanes";
+import { gF, gFloor, gL } from "./params";
 
 /**
  * Biased-field exponent of fp32 accumulator lanes minus 127. For zero and subnormal c this gives
@@ -65,10 +49,36 @@ export function walkScalarOutput(aRaw: usize, bRaw: usize, kp: i32, c: u32): u32
   return v128.and(v, i64x2.splat(0xffffffffe0000000));
 }
 
-/** Static scratch (16 bytes each) for patching lanes: results, bad flags, old accumulators. */
-const SCRATCH: usize = memory.data(16, 16);
-const FLAGS: usize = memory.data(16, 16);
-const OLDS: usize = memory.data(16, 16);
+/** Step 1's E from the block's exponent maximum e and the accumulator c. */
+@inline function blockBig(e: v128, c: v128): v128 {
+  return i32x4.max_s(i32x4.max_s(e, cTop(c)), i32x4.splat(gFloor));
+}
+
+/** Step 2: scale = 2^(F-E) built from its bits. */
+@inline function scaleOf(big: v128): v128 {
+  return i32x4.shl(i32x4.sub(i32x4.splat(127 + gF), big), 23);
+}
+
+/** Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). */
+@inline function roundBlock(s: v128, c: v128, scale: v128, big: v128): v128 {
+  const ac = i32x4.trunc_sat_f32x4_s(f32x4.mul(c, scale));
+  const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
+  const hi = f64x2.add(
+    f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
+    f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
+  );
+  const t = i32x4.shuffle(
+    f32x4.demote_f64x2_zero(keep24(lo)),
+    f32x4.demote_f64x2_zero(keep24(hi)),
+    0, 1, 4, 5,
+  );
+  return f32x4.mul(t, i32x4.shl(i32x4.sub(big, i32x4.splat(gF - 127)), 23));
+}
+
+/** Lanes whose E lies outside [F - 126, 127]: they take the exact path. */
+@inline function badLanes(big: v128): v128 {
+  return i32x4.gt_u(i32x4.sub(big, i32x4.splat(gF - 126)), i32x4.splat(127 - (gF - 126)));
+}
 
 /**
  * Fast walk of one tame row against one tame panel of 4 columns (steps 1-5 above). `c` holds the
@@ -81,56 +91,91 @@ export function walkPanel(
   lanes: i32, kp: i32, c: v128,
 ): v128 {
   const L = gL;
-  const floorV = i32x4.splat(gFloor);
-  const minE = i32x4.splat(gF - 126);
-  const bias = i32x4.splat(127 + gF);
-  const unbias = i32x4.splat(gF - 127);
-  const span = i32x4.splat(127 - (gF - 126));
+  if (L % 8 == 0) return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 8);
+  if (L % 4 == 0) return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 4);
+  return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 1);
+}
+
+/** The block loop of `walkPanel`; `step` (a constant dividing L) is the unroll factor. */
+@inline function singleBody(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, c: v128, step: i32,
+): v128 {
+  const L = gL;
   for (let k0 = 0; k0 < kp; k0 += L) {
     const kEnd = k0 + L;
     let e = i32x4.splat(2 * NEG);
-    for (let k = k0; k < kEnd; k++) {
-      const ea = v128.load32_splat(aExp + (<usize>k << 2));
-      e = i32x4.max_s(e, i32x4.add(ea, v128.load(bExp + (<usize>k << 4))));
+    for (let k = k0; k < kEnd; k += step) {
+      e = expChunk(aExp + (<usize>k << 2), bExp + (<usize>k << 4), e, step);
     }
-    const big = i32x4.max_s(i32x4.max_s(e, cTop(c)), floorV);
-    const scale = i32x4.shl(i32x4.sub(bias, big), 23);
+    const big = blockBig(e, c);
+    const scale = scaleOf(big);
     let s = i32x4.splat(0);
-    for (let k = k0; k < kEnd; k++) {
-      const p = f32x4.mul(v128.load32_splat(aVal + (<usize>k << 2)), v128.load(bVal + (<usize>k << 4)));
-      s = i32x4.add(s, i32x4.trunc_sat_f32x4_s(f32x4.mul(p, scale)));
+    for (let k = k0; k < kEnd; k += step) {
+      s = sumChunk(aVal + (<usize>k << 2), bVal + (<usize>k << 4), scale, s, step);
     }
-    const ac = i32x4.trunc_sat_f32x4_s(f32x4.mul(c, scale));
-    const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
-    const hi = f64x2.add(
-      f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
-      f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
-    );
-    const t = i32x4.shuffle(
-      f32x4.demote_f64x2_zero(keep24(lo)),
-      f32x4.demote_f64x2_zero(keep24(hi)),
-      0, 1, 4, 5,
-    );
-    const d = f32x4.mul(t, i32x4.shl(i32x4.sub(big, unbias), 23));
-    const bad = i32x4.gt_u(i32x4.sub(big, minE), span);
+    const d = roundBlock(s, c, scale, big);
+    const bad = badLanes(big);
     c = v128.any_true(bad) ? fixLanes(d, c, bad, aRaw, bRaw, lanes, kp, k0) : d;
   }
   return c;
 }
 
-/** Recomputes the flagged lanes of one block with the exact scalar path. */
-function fixLanes(
-  d: v128, cOld: v128, bad: v128, aRaw: usize, bRaw: usize, lanes: i32, kp: i32, k0: i32,
+/** The second row's result of the last `walkPanelPair`. */
+export let gPairSecond: v128 = i32x4.splat(0);
+
+/**
+ * `walkPanel` for two consecutive tame rows (the second one kp elements after the first in every
+ * row array) against one panel: returns the first row's accumulators and leaves the second's in
+ * `gPairSecond`. The k loops are unrolled by 8 when 8 divides L, by 4 when 4 does.
+ */
+export function walkPanelPair(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, c0: v128, c1: v128,
 ): v128 {
-  v128.store(SCRATCH, d);
-  const off = <usize>k0 << 1;
-  v128.store(FLAGS, bad);
-  v128.store(OLDS, cOld);
-  for (let l = 0; l < lanes; l++) {
-    if (load<i32>(FLAGS + (<usize>l << 2)) == 0) continue;
-    const c = load<u32>(OLDS + (<usize>l << 2));
-    const col = bRaw + (<usize>(l * kp) << 1);
-    store<u32>(SCRATCH + (<usize>l << 2), blockExact(aRaw + off, col + off, gL, c, gFmt, gF, gFloor));
+  const L = gL;
+  if (L % 8 == 0) return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 8);
+  if (L % 4 == 0) return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 4);
+  return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 1);
+}
+
+/** The block loop of `walkPanelPair`; `step` (a constant dividing L) is the unroll factor. */
+@inline function pairBody(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, c0: v128, c1: v128, step: i32,
+): v128 {
+  const L = gL;
+  const row = <usize>kp << 2;
+  for (let k0 = 0; k0 < kp; k0 += L) {
+    const kEnd = k0 + L;
+    let e0 = i32x4.splat(2 * NEG);
+    let e1 = i32x4.splat(2 * NEG);
+    for (let k = k0; k < kEnd; k += step) {
+      const pa = aExp + (<usize>k << 2);
+      const pb = bExp + (<usize>k << 4);
+      e0 = expChunk(pa, pb, e0, step);
+      e1 = expChunk(pa + row, pb, e1, step);
+    }
+    const big0 = blockBig(e0, c0);
+    const big1 = blockBig(e1, c1);
+    const scale0 = scaleOf(big0);
+    const scale1 = scaleOf(big1);
+    let s0 = i32x4.splat(0);
+    let s1 = i32x4.splat(0);
+    for (let k = k0; k < kEnd; k += step) {
+      const pa = aVal + (<usize>k << 2);
+      const pb = bVal + (<usize>k << 4);
+      s0 = sumChunk(pa, pb, scale0, s0, step);
+      s1 = sumChunk(pa + row, pb, scale1, s1, step);
+    }
+    const d0 = roundBlock(s0, c0, scale0, big0);
+    const d1 = roundBlock(s1, c1, scale1, big1);
+    const bad0 = badLanes(big0);
+    const bad1 = badLanes(big1);
+    c0 = v128.any_true(bad0) ? fixLanes(d0, c0, bad0, aRaw, bRaw, lanes, kp, k0) : d0;
+    const aRaw1 = aRaw + (<usize>kp << 1);
+    c1 = v128.any_true(bad1) ? fixLanes(d1, c1, bad1, aRaw1, bRaw, lanes, kp, k0) : d1;
   }
-  return v128.load(SCRATCH);
+  gPairSecond = c1;
+  return c0;
 }

@@ -113,13 +113,9 @@ export function prepareWalk(
   const alloc = ops.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
   const segments = checkKWalkOperands(ops);
   const { m, n, k } = ops;
-  const ga = gatherSegments(ops.a, { rows: m, k, segments, multiple: dp.k });
-  const gb = gatherSegments(ops.b, { rows: n, k, segments, multiple: dp.k });
-  const a = new Uint16Array(alloc(ga.data.byteLength));
-  a.set(ga.data);
-  const b = new Uint16Array(alloc(gb.data.byteLength));
-  b.set(gb.data);
+  const ga = gatherSegments(ops.a, { rows: m, k, segments, multiple: dp.k, alloc });
+  const gb = gatherSegments(ops.b, { rows: n, k, segments, multiple: dp.k, alloc });
   const c = new Uint32Array(alloc(m * n * 4));
   if (ops.init !== undefined) c.set(ops.init);
-  return { a, b, m, n, kp: ga.kp, c };
+  return { a: ga.data, b: gb.data, m, n, kp: ga.kp, c };
 }

@@ -70,7 +70,8 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
  * no part in a block).
  *
  * @param src row-major [rows][k] patterns
- * @param options rows, k, segments and the padding multiple (1 for none)
+ * @param options rows, k, segments, the padding multiple (1 for none) and `alloc`, which
+ *   allocates the zero-filled output buffer (default a plain ArrayBuffer)
  * @returns the gathered rows [rows][kp] and kp
  * @example
  * ```ts
@@ -83,12 +84,24 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
  */
 export function gatherSegments(
   src: Uint16Array,
-  options: { rows: number; k: number; segments: readonly KSegment[]; multiple: number },
+  options: {
+    rows: number;
+    k: number;
+    segments: readonly KSegment[];
+    multiple: number;
+    alloc?: (bytes: number) => ArrayBufferLike;
+  },
 ): { data: Uint16Array; kp: number } {
   const { rows, k, segments, multiple } = options;
   const kc = segments.reduce((t, [s, e]) => t + e - s, 0);
   const kp = Math.ceil(kc / multiple) * multiple;
-  const data = new Uint16Array(rows * kp);
+  const bytes = rows * kp * 2;
+  const data = new Uint16Array(options.alloc?.(bytes) ?? new ArrayBuffer(bytes));
+  const [only] = segments;
+  if (segments.length === 1 && only !== undefined && only[0] === 0 && only[1] === k && kp === k) {
+    data.set(src.subarray(0, rows * k)); // the whole rows, already in place: one copy
+    return { data, kp };
+  }
   for (let i = 0; i < rows; i++) {
     let at = i * kp;
     for (const [s, e] of segments) {

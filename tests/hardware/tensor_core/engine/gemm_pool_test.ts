@@ -8,7 +8,7 @@ const dps = await sixteenBitFp32Datapaths();
 
 for (const workers of [1, 2, 3]) {
   Deno.test(`GemmPool.kWalk() equals GemmEngine.kWalk() with ${workers} worker(s)`, async () => {
-    const pool = createGemmPool(engine, { workers });
+    const pool = createGemmPool(engine, { workers, inlineBelow: 0 }); // always post to workers
     try {
       for (const id of ["a100/mma-bf16-fp32", "h100-sxm/mma-fp16-fp32"]) {
         const dp = dps.find(([l]) => l === id)?.[1];
@@ -32,6 +32,28 @@ for (const workers of [1, 2, 3]) {
   });
 }
 
-Deno.test("createGemmPool() throws RangeError for a non-positive worker count", () => {
+Deno.test("GemmPool.kWalk() runs small walks on the calling thread with the same bits", async () => {
+  const pool = createGemmPool(engine, { workers: 2 });
+  try {
+    const dp = dps.find(([l]) => l === "a100/mma-bf16-fp32")?.[1];
+    assert.ok(dp !== undefined);
+    const next = rng(99);
+    const [m, n, k] = [3, 9, 40];
+    const a = new Uint16Array(m * k).map(() => pattern(next, "bf16", 1, 254));
+    const b = new Uint16Array(n * k).map(() => pattern(next, "bf16", 1, 254));
+    assert.deepEqual([...await pool.kWalk(dp, { a, b, m, n, k })], [
+      ...engine.kWalk(dp, { a, b, m, n, k }),
+    ]);
+    await assert.rejects(
+      () => pool.kWalk({ ...dp, rounding: "rne" }, { a, b, m, n, k }),
+      RangeError,
+    );
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("createGemmPool() throws RangeError for a non-positive worker count or negative inlineBelow", () => {
   assert.throws(() => createGemmPool(engine, { workers: 0 }), RangeError);
+  assert.throws(() => createGemmPool(engine, { workers: 1, inlineBelow: -1 }), RangeError);
 });
