@@ -6,6 +6,7 @@
 import { InputError } from "../errors.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope, DsseSignature } from "./dsse.ts";
+import { jsonObject, jsonString } from "./json_shape.ts";
 
 /** Largest envelope {@link parseEnvelope} accepts by default: 16 MiB of UTF-8. */
 export const MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
@@ -76,17 +77,11 @@ export function parseEnvelope(text: string, options: ParseEnvelopeOptions = {}):
 }
 
 function _object(v: unknown, where: string, known: readonly string[]): Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) _bad(`'${where}' is not an object`);
-  for (const key of Object.keys(v)) {
-    if (!known.includes(key)) _bad(`'${where}' has unknown field '${key}'`);
-  }
-  return v as Record<string, unknown>;
+  return jsonObject(v, { where, known, bad: _bad });
 }
 
 function _string(obj: Record<string, unknown>, key: string, where: string): string {
-  const v = obj[key];
-  if (typeof v !== "string") _bad(`'${where}.${key}' is missing or not a string`);
-  return v;
+  return jsonString(obj, { key, where, bad: _bad });
 }
 
 function _bad(why: string): never {

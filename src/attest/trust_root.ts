@@ -9,6 +9,7 @@ import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { decodeSpki } from "./spki.ts";
+import { jsonObject, jsonString } from "./json_shape.ts";
 
 /** `mediaType` of a bitaudit trust root, version 1. */
 export const TRUST_ROOT_MEDIA_TYPE = "application/vnd.bitaudit.trustroot.v1+json";
@@ -141,17 +142,11 @@ function _time(obj: Record<string, unknown>, key: string, where: string): number
 }
 
 function _object(v: unknown, where: string, known: readonly string[]): Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) _bad(`'${where}' is not an object`);
-  for (const key of Object.keys(v)) {
-    if (!known.includes(key)) _bad(`'${where}' has unknown field '${key}'`);
-  }
-  return v as Record<string, unknown>;
+  return jsonObject(v, { where, known, bad: _bad });
 }
 
 function _string(obj: Record<string, unknown>, key: string, where: string): string {
-  const v = obj[key];
-  if (typeof v !== "string") _bad(`'${where}.${key}' is missing or not a string`);
-  return v;
+  return jsonString(obj, { key, where, bad: _bad });
 }
 
 function _bad(why: string): never {
