@@ -15,3 +15,4 @@ export * from "./reduce/mod.ts";
 export * from "./norm/mod.ts";
 export * from "./math/mod.ts";
 export * from "./activation/mod.ts";
+export * from "./rope/mod.ts";

@@ -1,0 +1,16 @@
+/**
+ * Rotary position embedding: host `inv_freq`, cos/sin tables through libdevice `cosf`/`sinf`, and
+ * the BF16 rotate-half application.
+ *
+ * @example
+ * ```ts
+ * import { applyRope, ropeInvFreq, ropeTables } from "./mod.ts";
+ * const tables = ropeTables(ropeInvFreq(4, { theta: 10000 }), [0, 1]);
+ * const q = new Uint16Array(2 * 4).fill(0x3f80);
+ * if (applyRope(q, { tables, heads: 1 }).length !== 8) throw new Error();
+ * ```
+ * @module
+ */
+export * from "./rope_inv_freq.ts";
+export * from "./rope_tables.ts";
+export * from "./apply_rope.ts";

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { applyRope, ropeInvFreq, ropeTables } from "../../../src/kernels/mod.ts";
+import { BF16, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
+import { synthBf16 } from "../../../src/prover/mod.ts";
+
+const bf = (x: number) => f32FromBits((x << 16) >>> 0);
+const toBf = (v: number) => convert(FP32, BF16, new Uint32Array(new Float32Array([v]).buffer)[0]!);
+
+Deno.test("ropeInvFreq() is decisive for Qwen3 (theta 1e6, d 128) and within an ulp of 1/theta^t", () => {
+  const f = ropeInvFreq(128, { theta: 1_000_000 });
+  assert.equal(f.length, 64);
+  assert.equal(f[0], 0x3f800000);
+  for (let i = 1; i < 64; i++) {
+    const want = 1 / Math.pow(1_000_000, (2 * i) / 128);
+    const got = f32FromBits(f[i]!);
+    assert.ok(Math.abs(got - want) <= want * 2 ** -23, `entry ${i}`);
+    assert.ok(got < f32FromBits(f[i - 1]!), "decreasing");
+  }
+  assert.throws(() => ropeInvFreq(127, { theta: 10000 }), RangeError);
+});
+
+Deno.test("ropeTables() gives cos 1 / sin 0 at position 0 and tracks cos/sin to one bf16 rounding", () => {
+  const inv = ropeInvFreq(128, { theta: 1_000_000 });
+  const positions = [0, 1, 2, 17, 100, 1000, 4095, 40959];
+  const t = ropeTables(inv, positions);
+  for (let i = 0; i < 128; i++) {
+    assert.equal(t.cos[i], 0x3f80);
+    assert.equal(t.sin[i], 0x0000);
+  }
+  positions.forEach((p, r) => {
+    for (let i = 0; i < 64; i++) {
+      const f = Math.fround(f32FromBits(inv[i]!) * p);
+      for (const [table, fn] of [[t.cos, Math.cos], [t.sin, Math.sin]] as const) {
+        const got = bf(table[r * 128 + i]!);
+        assert.equal(table[r * 128 + i], table[r * 128 + 64 + i], "halves repeat");
+        assert.ok(
+          Math.abs(got - fn(f)) <= 2 ** -8 * Math.max(Math.abs(fn(f)), 2 ** -20) + 1e-30,
+          `pos ${p} i ${i}`,
+        );
+      }
+    }
+  });
+});
+
+Deno.test("applyRope() rotates half with -x2 first and rounds each product to bf16 (spec ops.md §4.1)", () => {
+  const inv = ropeInvFreq(8, { theta: 10000 });
+  const tables = ropeTables(inv, [3, 250]);
+  const heads = 2;
+  const x = synthBf16("rope", { label: "x", count: 2 * heads * 8, span: 6 });
+  const y = applyRope(x, { tables, heads });
+  for (let t = 0; t < 2; t++) {
+    for (let h = 0; h < heads; h++) {
+      for (let i = 0; i < 8; i++) {
+        const base = (t * heads + h) * 8;
+        const c = bf(tables.cos[t * 8 + i]!);
+        const s = bf(tables.sin[t * 8 + i]!);
+        const rot = i < 4 ? -bf(x[base + i + 4]!) : bf(x[base + i - 4]!);
+        const a = bf(toBf(bf(x[base + i]!) * c));
+        const b = bf(toBf(rot * s));
+        assert.equal(y[base + i], toBf(Math.fround(a + b)), `t ${t} h ${h} i ${i}`);
+      }
+    }
+  }
+  assert.throws(() => applyRope(x.subarray(1), { tables, heads }), RangeError);
+});
+
+Deno.test("applyRope() differs from rounding only the sum: the per-product rounding is observable", () => {
+  const tables = ropeTables(
+    ropeInvFreq(64, { theta: 1_000_000 }),
+    Array.from({ length: 64 }, (_, i) => i * 37),
+  );
+  const x = synthBf16("rope2", { label: "x", count: 64 * 64, span: 4 });
+  const y = applyRope(x, { tables, heads: 1 });
+  let differ = 0;
+  for (let t = 0; t < 64; t++) {
+    for (let i = 0; i < 64; i++) {
+      const rot = i < 32 ? -bf(x[t * 64 + i + 32]!) : bf(x[t * 64 + i - 32]!);
+      const fused = toBf(
+        Math.fround(
+          bf(x[t * 64 + i]!) * bf(tables.cos[t * 64 + i]!) + rot * bf(tables.sin[t * 64 + i]!),
+        ),
+      );
+      if (fused !== y[t * 64 + i]) differ++;
+    }
+  }
+  assert.ok(differ > 0, "the intermediate bf16 products must matter on some elements");
+});
