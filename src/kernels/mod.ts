@@ -16,3 +16,4 @@ export * from "./norm/mod.ts";
 export * from "./math/mod.ts";
 export * from "./activation/mod.ts";
 export * from "./rope/mod.ts";
+export * from "./softmax/mod.ts";
