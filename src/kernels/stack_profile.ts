@@ -3,7 +3,7 @@
  * apart from the hardware profile. Schema `bitaudit.stack-profile/v1`:
  * ```
  * { "schema", "id", "name", "components": {name: version}, "gemm": {"kernelSource": "recipe"|"catalog"},
- *   "sources": [..] }
+ *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>}, "sources": [..] }
  * ```
  * Later versions add optional sections (attention backend, SFU mode, reduction topology) without
  * changing these fields.
@@ -11,6 +11,7 @@
  * @module
  */
 import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
+import type { SfuValidationStatus } from "../hardware/mod.ts";
 
 /** A validated stack profile. */
 export interface StackProfile {
@@ -21,6 +22,15 @@ export interface StackProfile {
   readonly components: Readonly<Record<string, string>>;
   /** Where GEMM kernels come from: an explicit recipe per call, or a dispatch catalog lookup. */
   readonly gemm: { readonly kernelSource: "recipe" | "catalog" };
+  /**
+   * Special-function units: the hardware lookup-table model or correctly rounded IEEE results (a
+   * stack built on strict-IEEE kernel libraries), and the weakest validation status of the SFU
+   * model the stack accepts (see `meetsSfuStatus`); absent for stacks that use no SFU.
+   */
+  readonly sfu?: {
+    readonly mode: "tesla-table" | "ieee";
+    readonly minimumStatus: SfuValidationStatus;
+  };
   readonly sources: readonly string[];
 }
 
@@ -42,7 +52,7 @@ export interface StackProfile {
  */
 export function parseStackProfile(json: unknown): StackProfile {
   const f = fieldsOf(json, "stack");
-  onlyKnown(f, ["schema", "id", "name", "components", "gemm", "sources"]);
+  onlyKnown(f, ["schema", "id", "name", "components", "gemm", "sfu", "sources"]);
   if (str(f, "schema") !== "bitaudit.stack-profile/v1") {
     throw new RangeError("Cannot read 'stack.schema': expected 'bitaudit.stack-profile/v1'");
   }
@@ -59,6 +69,25 @@ export function parseStackProfile(json: unknown): StackProfile {
     gemm: Object.freeze({
       kernelSource: oneOf(gemm, "kernelSource", ["recipe", "catalog"] as const),
     }),
+    ...(f.obj.sfu === undefined ? {} : { sfu: _sfu(f.obj.sfu) }),
     sources: Object.freeze([...strings(f, "sources")]),
+  });
+}
+
+function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: SfuValidationStatus } {
+  const f = fieldsOf(json, "stack.sfu");
+  onlyKnown(f, ["mode", "minimumStatus"]);
+  return Object.freeze({
+    mode: oneOf(f, "mode", ["tesla-table", "ieee"] as const),
+    minimumStatus: oneOf(
+      f,
+      "minimumStatus",
+      [
+        "spot-checked",
+        "histogram-matched",
+        "exhaustive-on-gpu",
+        "ieee-exact",
+      ] as const,
+    ),
   });
 }

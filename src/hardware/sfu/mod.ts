@@ -34,3 +34,4 @@ export * from "./exp2_fixed.ts";
 export * from "./ieee_ex2.ts";
 export * from "./sfu_tesla_v1.ts";
 export * from "./create_sfu.ts";
+export * from "./meets_sfu_status.ts";

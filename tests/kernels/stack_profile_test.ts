@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { meetsSfuStatus, SFU_IEEE_V1, SFU_TESLA_V1 } from "../../src/hardware/mod.ts";
+import { parseStackProfile } from "../../src/kernels/mod.ts";
+
+const base = {
+  schema: "bitaudit.stack-profile/v1",
+  id: "hf-qwen3-eager",
+  name: "HF Qwen3 eager",
+  components: { pytorch: "2.5.1" },
+  gemm: { kernelSource: "catalog" },
+  sources: [],
+};
+
+Deno.test("parseStackProfile() reads an optional SFU section and refuses unknown modes and statuses", () => {
+  const s = parseStackProfile({
+    ...base,
+    sfu: { mode: "tesla-table", minimumStatus: "histogram-matched" },
+  });
+  assert.equal(s.sfu?.minimumStatus, "histogram-matched");
+  assert.equal(parseStackProfile(base).sfu, undefined);
+  assert.throws(
+    () => parseStackProfile({ ...base, sfu: { mode: "fast", minimumStatus: "spot-checked" } }),
+    /stack\.sfu\.mode/,
+  );
+  assert.throws(
+    () => parseStackProfile({ ...base, sfu: { mode: "ieee", minimumStatus: "good" } }),
+    /minimumStatus/,
+  );
+  assert.throws(() => parseStackProfile({ ...base, extra: 1 }), /unknown field/);
+});
+
+Deno.test("meetsSfuStatus() lets a stack refuse the spot-checked ex2 of the table model", () => {
+  const need = "histogram-matched";
+  assert.equal(meetsSfuStatus(SFU_TESLA_V1.functions.rsqrt.status, need), true);
+  assert.equal(meetsSfuStatus(SFU_TESLA_V1.functions.ex2.status, need), false);
+  assert.equal(
+    meetsSfuStatus(SFU_IEEE_V1.functions.ex2.status, need),
+    false,
+    "ieee never stands in for hardware",
+  );
+  assert.equal(meetsSfuStatus(SFU_IEEE_V1.functions.ex2.status, "ieee-exact"), true);
+});
