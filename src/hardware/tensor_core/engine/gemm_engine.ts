@@ -98,7 +98,9 @@ export function createGemmEngine(wasmBytes: Uint8Array): GemmEngine {
  *
  * @param dp the datapath (its k sets the padding)
  * @param ops the operands, plus `alloc`, which allocates the buffers (e.g. on a
- *   SharedArrayBuffer; default plain ArrayBuffers)
+ *   SharedArrayBuffer; default plain ArrayBuffers), and `reuseShared`: when true, an operand that
+ *   already lies on a SharedArrayBuffer with its rows in place (one whole segment, k a multiple
+ *   of `dp.k`) is used as is, not copied
  * @returns gathered A, B, shape, kp and the accumulators initialised from `ops.init`
  * @throws {RangeError} on shape or segment errors
  * @example
@@ -108,13 +110,25 @@ export function createGemmEngine(wasmBytes: Uint8Array): GemmEngine {
  */
 export function prepareWalk(
   dp: Datapath,
-  ops: KWalkGemmOperands & { readonly alloc?: (bytes: number) => ArrayBufferLike },
+  ops: KWalkGemmOperands & {
+    readonly alloc?: (bytes: number) => ArrayBufferLike;
+    readonly reuseShared?: boolean;
+  },
 ): GatheredWalk {
   const alloc = ops.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
   const segments = checkKWalkOperands(ops);
   const { m, n, k } = ops;
-  const ga = gatherSegments(ops.a, { rows: m, k, segments, multiple: dp.k, alloc });
-  const gb = gatherSegments(ops.b, { rows: n, k, segments, multiple: dp.k, alloc });
+  const gather = (src: Uint16Array, rows: number) =>
+    gatherSegments(src, {
+      rows,
+      k,
+      segments,
+      multiple: dp.k,
+      alloc,
+      reuse: ops.reuseShared === true && src.buffer instanceof SharedArrayBuffer,
+    });
+  const ga = gather(ops.a, m);
+  const gb = gather(ops.b, n);
   const c = new Uint32Array(alloc(m * n * 4));
   if (ops.init !== undefined) c.set(ops.init);
   return { a: ga.data, b: gb.data, m, n, kp: ga.kp, c };

@@ -1,14 +1,16 @@
 /**
- * A pool of module workers running the GEMM kernel on disjoint column blocks of C. Each output
- * is computed independently by the same kernel, so the bits do not depend on the worker count.
+ * A pool of threads running the GEMM kernel on column chunks of C: the calling thread and
+ * `workers - 1` module workers claim chunks from one shared counter until none is left, so a
+ * thread slowed by other load just walks fewer chunks. Each output is computed alone by the same
+ * kernel, so the bits do not depend on the thread count or on who walks which chunk.
  *
  * @module
  */
 import type { Datapath } from "../datapath.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 import type { KWalkGemmOperands } from "./k_walk_operands.ts";
-import { kernelParams } from "./wasm_kernel.ts";
-import type { PoolJob } from "./gemm_worker.ts";
+import { chunkWidth, type PoolJob, walkPoolJob } from "./pool_job.ts";
+import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 
 /**
  * Default `inlineBelow` of {@link createGemmPool}: 2^21 products, about a millisecond of kernel
@@ -18,10 +20,13 @@ export const POOL_INLINE_BELOW = 2 ** 21;
 
 /** A running pool; call `close()` when done (tests check that no worker leaks). */
 export interface GemmPool {
-  /** Number of workers. */
+  /** Number of computing threads, the calling thread included. */
   readonly size: number;
   /**
-   * K-walk split over the workers; same contract and bits as `GemmEngine.kWalk`.
+   * K-walk split over the threads; same contract and bits as `GemmEngine.kWalk`. The calling
+   * thread computes a share before the promise settles. Operands on a SharedArrayBuffer (one
+   * whole K segment, k a multiple of `dp.k`) are read in place, not copied: leave them unchanged
+   * until the promise settles.
    * @throws {RangeError} when the datapath is not supported or the operands are malformed
    */
   kWalk(dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array>;
@@ -30,12 +35,14 @@ export interface GemmPool {
 }
 
 /**
- * Starts `workers` module workers, each with its own instance of the engine's kernel.
+ * Starts `workers - 1` module workers, each with its own instance of the engine's kernel; the
+ * calling thread is the last computing thread (its own kernel instance).
  *
  * @param engine an engine (its compiled module is posted to the workers)
- * @param options `workers`: how many (>= 1), e.g. `navigator.hardwareConcurrency`;
- *   `inlineBelow`: walks of fewer products (m * n * k) than this run on the calling thread with
- *   `engine` (same bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never)
+ * @param options `workers`: computing threads, the calling thread included (>= 1; 1 runs every
+ *   walk on the calling thread), e.g. `navigator.hardwareConcurrency`; `inlineBelow`: walks of
+ *   fewer products (m * n * k) than this run on the calling thread alone with `engine` (same
+ *   bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never)
  * @returns the pool
  * @throws {RangeError} when `workers` is not a positive integer or `inlineBelow` is negative
  * @example
@@ -57,7 +64,8 @@ export function createGemmPool(
     throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
   }
   const url = new URL("./gemm_worker.ts", import.meta.url);
-  const workers = Array.from({ length: size }, () => new Worker(url, { type: "module" }));
+  const workers = Array.from({ length: size - 1 }, () => new Worker(url, { type: "module" }));
+  const own = instantiateKernel(engine.module);
   const waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   for (const w of workers) {
     w.postMessage({ module: engine.module });
@@ -74,19 +82,20 @@ export function createGemmPool(
     if (!engineSupports(dp)) {
       throw new RangeError("Cannot run the GEMM pool: datapath not supported by the kernel");
     }
-    if (ops.m * ops.n * ops.k < inlineBelow) return engine.kWalk(dp, ops); // ~1 ms of work
-    const job = prepareWalk(dp, { ...ops, alloc: (b) => new SharedArrayBuffer(b) });
-    const params = kernelParams(dp);
-    const step = Math.ceil(Math.ceil(ops.n / size) / 4) * 4; // panel-aligned column blocks
-    const runs: Promise<void>[] = [];
-    for (let w = 0, j0 = 0; j0 < ops.n; w++, j0 += step) {
-      const id = nextId++;
-      const msg: PoolJob = { id, params, ...job, j0, j1: Math.min(ops.n, j0 + step) };
-      runs.push(new Promise((resolve, reject) => waiting.set(id, { resolve, reject })));
-      workers[w]?.postMessage({ job: msg });
-    }
+    if (size === 1 || ops.m * ops.n * ops.k < inlineBelow) return engine.kWalk(dp, ops);
+    const shared = (bytes: number) => new SharedArrayBuffer(bytes);
+    const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
+    const counter = new Int32Array(shared(4));
+    const base = { params: kernelParams(dp), ...walk, counter, width: chunkWidth(ops.n, size) };
+    const runs = workers.map((w) => {
+      const job: PoolJob = { ...base, id: nextId++ };
+      const run = new Promise<void>((resolve, reject) => waiting.set(job.id, { resolve, reject }));
+      w.postMessage({ job });
+      return run;
+    });
+    walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
     await Promise.all(runs);
-    return new Uint32Array(job.c);
+    return new Uint32Array(walk.c);
   };
   return { size, kWalk, close: () => workers.forEach((w) => w.terminate()) };
 }

@@ -70,8 +70,10 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
  * no part in a block).
  *
  * @param src row-major [rows][k] patterns
- * @param options rows, k, segments, the padding multiple (1 for none) and `alloc`, which
- *   allocates the zero-filled output buffer (default a plain ArrayBuffer)
+ * @param options rows, k, segments, the padding multiple (1 for none), `alloc`, which
+ *   allocates the zero-filled output buffer (default a plain ArrayBuffer), and `reuse`: when
+ *   true and the rows are already in place (one whole segment, no padding), a view of `src` is
+ *   returned instead of a copy
  * @returns the gathered rows [rows][kp] and kp
  * @example
  * ```ts
@@ -90,15 +92,18 @@ export function gatherSegments(
     segments: readonly KSegment[];
     multiple: number;
     alloc?: (bytes: number) => ArrayBufferLike;
+    reuse?: boolean;
   },
 ): { data: Uint16Array; kp: number } {
   const { rows, k, segments, multiple } = options;
   const kc = segments.reduce((t, [s, e]) => t + e - s, 0);
   const kp = Math.ceil(kc / multiple) * multiple;
+  const [only] = segments;
+  const inPlace = segments.length === 1 && only?.[0] === 0 && only[1] === k && kp === k;
+  if (inPlace && options.reuse === true) return { data: src.subarray(0, rows * k), kp };
   const bytes = rows * kp * 2;
   const data = new Uint16Array(options.alloc?.(bytes) ?? new ArrayBuffer(bytes));
-  const [only] = segments;
-  if (segments.length === 1 && only !== undefined && only[0] === 0 && only[1] === k && kp === k) {
+  if (inPlace) {
     data.set(src.subarray(0, rows * k)); // the whole rows, already in place: one copy
     return { data, kp };
   }

@@ -21,7 +21,7 @@ export interface KernelParams {
 }
 
 /** Columns of B packed per kernel call: bounds the module's memory whatever N is. */
-const COLUMN_CHUNK = 256;
+export const COLUMN_CHUNK = 256;
 
 /** A gathered walk: operands already concatenated and padded to `kp` (a multiple of dp.k). */
 export interface GatheredWalk {
@@ -49,6 +49,22 @@ export interface WasmKernel {
    * @param range column range
    */
   walkColumns(params: KernelParams, job: GatheredWalk, range: { j0: number; j1: number }): void;
+  /**
+   * Walks column chunks `[j0, min(n, j0 + width))` of `job.c` in place for each start `j0` that
+   * `claim()` returns, until it returns a start >= n (A is decoded once for all chunks). Threads
+   * sharing `job.c` can claim from one atomic counter: each output is computed alone, so the bits
+   * do not depend on who walks which chunk.
+   *
+   * @param params kernel parameters
+   * @param job gathered operands and accumulators
+   * @param chunks `width` (a multiple of 4 in [4, 256]) and `claim`
+   * @throws {RangeError} when `width` is out of range
+   */
+  walkClaimed(
+    params: KernelParams,
+    job: GatheredWalk,
+    chunks: { width: number; claim: () => number },
+  ): void;
 }
 
 /**
@@ -107,23 +123,38 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
       throw new TypeError(`Cannot instantiate GEMM kernel: missing export '${name}'`);
     }
   }
-  return { walkColumns: (params, job, range) => _walkColumns(x, params, job, range) };
+  return {
+    walkColumns: (params, job, { j0, j1 }) => {
+      let next = j0;
+      const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;
+      _walkClaimed(x, params, { ...job, n: Math.min(job.n, j1) }, { width: COLUMN_CHUNK, claim });
+    },
+    walkClaimed: (params, job, chunks) => {
+      const w = chunks.width;
+      if (!Number.isInteger(w) || w < 4 || w > COLUMN_CHUNK || w % 4 !== 0) {
+        throw new RangeError(`Cannot walk GEMM chunks: width must be 4..256 by 4, got ${w}`);
+      }
+      _walkClaimed(x, params, job, chunks);
+    },
+  };
 }
 
 function _fail(why: string): never {
   throw new Error(`Cannot run GEMM kernel: ${why}`);
 }
 
-function _walkColumns(
+/** Walks claimed chunks; `job.n` may stop short of C's row stride (a range ending early). */
+function _walkClaimed(
   x: _Exports,
   p: KernelParams,
   job: GatheredWalk,
-  range: { j0: number; j1: number },
+  chunks: { width: number; claim: () => number },
 ): void {
-  const { m, kp } = job;
+  const { m, kp, n } = job;
   x.setWalk(p.blockSize, p.fracBits, p.floor, p.fmt);
-  const maxCols = Math.min(COLUMN_CHUNK, Math.max(0, range.j1 - range.j0));
-  if (m === 0 || maxCols === 0) return;
+  let j0 = chunks.claim();
+  if (m === 0 || j0 >= n) return;
+  const maxCols = chunks.width;
   const panels = Math.ceil(maxCols / 4);
   const al = (v: number) => Math.ceil(v / 16) * 16;
   const aRaw = al(x.heapBase());
@@ -140,13 +171,14 @@ function _walkColumns(
   if (need > 0) x.memory.grow(need);
   new Uint16Array(x.memory.buffer, aRaw, m * kp).set(job.a);
   x.decodeRows(aRaw, m, kp, p.fmt, aVal, aExp, aTame);
-  for (let j0 = range.j0; j0 < range.j1; j0 += COLUMN_CHUNK) {
-    const nc = Math.min(COLUMN_CHUNK, range.j1 - j0);
+  const ldc = job.c.length / m; // the row stride of C: the full N
+  for (; j0 < n; j0 = chunks.claim()) {
+    const nc = Math.min(maxCols, n - j0);
     new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
     x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
     const c = new Uint32Array(x.memory.buffer, cPtr, m * nc);
-    for (let i = 0; i < m; i++) c.set(job.c.subarray(i * job.n + j0, i * job.n + j0 + nc), i * nc);
+    for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * nc);
     x.walk(aRaw, aVal, aExp, aTame, m, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
-    for (let i = 0; i < m; i++) job.c.set(c.subarray(i * nc, (i + 1) * nc), i * job.n + j0);
+    for (let i = 0; i < m; i++) job.c.set(c.subarray(i * nc, (i + 1) * nc), i * ldc + j0);
   }
 }
