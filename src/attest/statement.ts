@@ -6,8 +6,10 @@
  */
 import { InputError } from "../errors.ts";
 
-/** `_type` of an in-toto Statement v1. */
-export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+import { STATEMENT_TYPE } from "../claims/mod.ts";
+
+/** `_type` of an in-toto Statement v1 (defined with the claim records, which are statements too). */
+export { STATEMENT_TYPE };
 
 /** DSSE `payloadType` of an envelope carrying a Statement. */
 export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
