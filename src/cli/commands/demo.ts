@@ -14,7 +14,7 @@ import { detectionHypergeometric } from "../../verify/plan.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
-import { BUNDLED_VECTORS, runBundledVectors } from "../bundled_vectors.ts";
+import { BUNDLED_VECTORS, printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
 import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
 import { runProver } from "./claims.ts";
@@ -119,7 +119,8 @@ export function demoCommand(): Command {
         const rows = await runBundledVectors(BUNDLED_VECTORS);
         const matched = rows.reduce((s, x) => s + x.matched, 0);
         const total = rows.reduce((s, x) => s + x.total, 0);
-        say(`   ${matched}/${total} cases bit-exact in ${rows.length} output files\n`);
+        if (!opts.json) printVectorTable(rows, matched === total);
+        say("");
         const summary = {
           out,
           verdict: r.verdict,
