@@ -131,3 +131,35 @@ Deno.test("vectors bundled --json reports 90,000 of 90,000 measured cases bit-ex
   assert.equal(out.rows.length, 18);
   assert.equal(out.rows.reduce((s: number, x: { matched: number }) => s + x.matched, 0), 90_000);
 });
+
+Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsifications caught, valid attestation", async () => {
+  const out = await Deno.makeTempDir({ prefix: "bitaudit-demo-test-" });
+  try {
+    const r = await runBitaudit(["demo", "--out", `${out}/run`, "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.verdict, "FAILED");
+    assert.equal(s.attestationValid, true);
+    assert.deepEqual(s.honestRecordsFailed, []);
+    assert.ok(s.caught.length >= 1);
+    assert.equal(
+      s.caught.length + s.notSampled.length + s.indistinguishable.length,
+      s.falsified.length,
+    );
+    assert.deepEqual(s.vectors, { matched: 90_000, total: 90_000 });
+    for (
+      const f of [
+        "claims.jsonl",
+        "inspector.pub",
+        "trust-root.json",
+        "attestation.dsse.json",
+        "report.md",
+      ]
+    ) {
+      await Deno.stat(`${out}/run/${f}`);
+    }
+    await assert.rejects(() => Deno.stat(`${out}/run/inspector.key`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
