@@ -15,6 +15,7 @@ import { InputError } from "../errors.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import { parseGemmWorkload } from "./gemm_workload.ts";
+import { assertJsonSafe } from "./assert_json_safe.ts";
 import type { GemmWorkload } from "./gemm_workload.ts";
 
 /** in-toto Statement v1 type URI. */
@@ -24,8 +25,34 @@ export const CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
 /** Digest standing for "no previous record" (record 0). */
 export const GENESIS_PREV = "0".repeat(64);
 
+/**
+ * A workload of a kind this version does not interpret (e.g. a future `model_forward`): kept
+ * verbatim so the record still parses, hashes and chains; the verifier reports it NOT_VERIFIED.
+ */
+export interface OtherWorkload {
+  /** Workload kind, lowercase identifier. */
+  readonly kind: string;
+  /** The remaining fields, as recorded (integers and strings only). */
+  readonly [field: string]: unknown;
+}
+
 /** Any workload kind. */
-export type Workload = GemmWorkload;
+export type Workload = GemmWorkload | OtherWorkload;
+
+/**
+ * Tells whether a workload is the `gemm` kind this version interprets.
+ *
+ * @param w a parsed workload
+ * @returns true for `gemm`
+ * @example
+ * ```ts
+ * import { isGemmWorkload } from "./claim_record.ts";
+ * if (isGemmWorkload({ kind: "model_forward" })) throw new Error();
+ * ```
+ */
+export function isGemmWorkload(w: Workload): w is GemmWorkload {
+  return w.kind === "gemm";
+}
 
 /** The claim predicate. */
 export interface ClaimPredicate {
@@ -182,7 +209,7 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
       dp: int(par.dp, "predicate.parallelism.dp", 1),
     },
     batch: { size: int(obj(p.batch, "predicate.batch").size, "predicate.batch.size", 1) },
-    workload: parseGemmWorkload(p.workload, { where, bad }),
+    workload: _workload(p.workload, { where, bad }),
     fingerprint: {
       tensor: text(fp.tensor, "predicate.fingerprint.tensor"),
       dtype: text(fp.dtype, "predicate.fingerprint.dtype"),
@@ -201,4 +228,23 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
     bad("subject[0]", "must name the log position and carry the fingerprint digest");
   }
   return record;
+}
+
+function _workload(
+  json: unknown,
+  ctx: { where: string; bad: (path: string, why: string) => never },
+): Workload {
+  const kind = (json as { kind?: unknown } | null)?.kind;
+  if (kind === "gemm" || typeof json !== "object" || json === null || Array.isArray(json)) {
+    return parseGemmWorkload(json, ctx);
+  }
+  if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
+    return ctx.bad("predicate.workload.kind", "must be a lowercase identifier");
+  }
+  try {
+    assertJsonSafe(json, "predicate.workload");
+  } catch (e) {
+    return ctx.bad("predicate.workload", (e as Error).message);
+  }
+  return Object.freeze({ ...(json as Record<string, unknown>), kind });
 }

@@ -14,8 +14,10 @@ import type { KWalker } from "../kernels/mod.ts";
 import {
   type ClaimLog,
   type ClaimPredicate,
+  type GemmWorkload,
   hexToBytes,
   inclusionProof,
+  isGemmWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
 import { DISPATCH_CATALOGS, loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
@@ -57,7 +59,6 @@ export async function verifyRecord(
   const { log, index } = target;
   const record = log.records[index]!;
   const p = record.predicate;
-  const w = p.workload;
   const steps: StepResult[] = [];
   const step = (name: string, detail: string) => steps.push({ step: name, ok: true, detail });
   let recomputed: string | null = null;
@@ -80,6 +81,13 @@ export async function verifyRecord(
       throw new _Stop("FAIL", "record is not included in the committed log");
     }
     step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
+    const w = p.workload;
+    if (!isGemmWorkload(w)) {
+      throw new _Stop(
+        "NOT_VERIFIED",
+        `workload kind '${w.kind}' is not supported by this verifier version`,
+      );
+    }
     const { profile, sha256 } = await _asset(
       () => loadGpuProfile(ctx.store, p.hardware.profile),
       "profile",
@@ -100,6 +108,7 @@ export async function verifyRecord(
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
     const recipe = await _kernel(ctx, {
       p,
+      w,
       kernelSource: stack.value.gemm.kernelSource,
       profileId: profile.id,
     });
@@ -173,9 +182,9 @@ async function _asset<T>(load: () => Promise<T>, what: string): Promise<T> {
 
 async function _kernel(
   ctx: VerifyContext,
-  o: { p: ClaimPredicate; kernelSource: string; profileId: string },
+  o: { p: ClaimPredicate; w: GemmWorkload; kernelSource: string; profileId: string },
 ): Promise<GemmRecipe> {
-  const w = o.p.workload;
+  const w = o.w;
   if ("recipe" in w.kernel) {
     if (o.kernelSource !== "recipe") {
       throw new _Stop(
