@@ -23,7 +23,7 @@ export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 /** Predicate type of claim records (major version in the URI). */
 export const CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
 /** Digest standing for "no previous record" (record 0). */
-export const GENESIS_PREV = "0".repeat(64);
+export const GENESIS_PREV: string = "0".repeat(64);
 
 /**
  * A workload of a kind this version does not interpret (e.g. a future `model_forward`): kept
