@@ -34,7 +34,7 @@ for (const id of ["a100", "h100-sxm"]) {
   }, () => {
     engine.kWalk(dp, { a, b, m: M, n: N, k: K });
   });
-  Deno.bench(`${id} plain TS reference, 4x32x1024 slice (131,072 products)`, { group: id }, () => {
+  Deno.bench(`${id} plain TS reference, 4x32x1024 slice (131,072 products)`, () => {
     kWalkReference(dp, slice);
   });
 }
