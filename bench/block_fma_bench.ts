@@ -28,10 +28,7 @@ for (const id of ["a100", "h100-sxm"]) {
     JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, root))),
   );
   const dp = findDatapath(profile, { input: "bf16", output: "fp32" })!;
-  Deno.bench(`${id} wasm engine, 1 thread, 128x2560x1024 (335,544,320 products)`, {
-    group: id,
-    baseline: true,
-  }, () => {
+  Deno.bench(`${id} wasm engine, 1 thread, 128x2560x1024 (335,544,320 products)`, () => {
     engine.kWalk(dp, { a, b, m: M, n: N, k: K });
   });
   Deno.bench(`${id} plain TS reference, 4x32x1024 slice (131,072 products)`, () => {
