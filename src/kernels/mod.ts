@@ -17,3 +17,4 @@ export * from "./math/mod.ts";
 export * from "./activation/mod.ts";
 export * from "./rope/mod.ts";
 export * from "./softmax/mod.ts";
+export * from "./attention/mod.ts";
