@@ -3,15 +3,17 @@
  * apart from the hardware profile. Schema `bitaudit.stack-profile/v1`:
  * ```
  * { "schema", "id", "name", "components": {name: version}, "gemm": {"kernelSource": "recipe"|"catalog"},
- *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>}, "sources": [..] }
+ *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>},
+ *   "operators"?: {"torch": "<major.minor.patch>", "attention": <attention backend id>},
+ *   "sources": [..] }
  * ```
- * Later versions add optional sections (attention backend, SFU mode, reduction topology) without
- * changing these fields.
+ * Later versions add optional sections without changing these fields.
  *
  * @module
  */
 import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
 import type { SfuValidationStatus } from "../hardware/mod.ts";
+import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_backend.ts";
 
 /** A validated stack profile. */
 export interface StackProfile {
@@ -30,6 +32,15 @@ export interface StackProfile {
   readonly sfu?: {
     readonly mode: "tesla-table" | "ieee";
     readonly minimumStatus: SfuValidationStatus;
+  };
+  /**
+   * The PyTorch-level operators (norms, activations, attention) of a transformer layer: the torch
+   * version (it fixes the reduce-kernel tree, see `reduceStackForTorch`) and the attention backend
+   * that ran (see `attentionBackend`); absent for stacks that run GEMMs only.
+   */
+  readonly operators?: {
+    readonly torch: string;
+    readonly attention: AttentionBackendId;
   };
   readonly sources: readonly string[];
 }
@@ -52,7 +63,7 @@ export interface StackProfile {
  */
 export function parseStackProfile(json: unknown): StackProfile {
   const f = fieldsOf(json, "stack");
-  onlyKnown(f, ["schema", "id", "name", "components", "gemm", "sfu", "sources"]);
+  onlyKnown(f, ["schema", "id", "name", "components", "gemm", "sfu", "operators", "sources"]);
   if (str(f, "schema") !== "bitaudit.stack-profile/v1") {
     throw new RangeError("Cannot read 'stack.schema': expected 'bitaudit.stack-profile/v1'");
   }
@@ -70,6 +81,7 @@ export function parseStackProfile(json: unknown): StackProfile {
       kernelSource: oneOf(gemm, "kernelSource", ["recipe", "catalog"] as const),
     }),
     ...(f.obj.sfu === undefined ? {} : { sfu: _sfu(f.obj.sfu) }),
+    ...(f.obj.operators === undefined ? {} : { operators: _operators(f.obj.operators) }),
     sources: Object.freeze([...strings(f, "sources")]),
   });
 }
@@ -89,5 +101,14 @@ function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: Sfu
         "ieee-exact",
       ] as const,
     ),
+  });
+}
+
+function _operators(json: unknown): { torch: string; attention: AttentionBackendId } {
+  const f = fieldsOf(json, "stack.operators");
+  onlyKnown(f, ["torch", "attention"]);
+  return Object.freeze({
+    torch: str(f, "torch", /^\d+\.\d+(\.\d+)?([a-z0-9.+-]*)$/),
+    attention: oneOf(f, "attention", ATTENTION_BACKEND_IDS),
   });
 }

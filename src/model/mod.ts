@@ -14,3 +14,4 @@
  * @module
  */
 export * from "./safetensors/mod.ts";
+export * from "./blocks/mod.ts";

@@ -1,0 +1,291 @@
+/**
+ * The attention block of a dense decoder layer (Qwen3) as HF Transformers runs it on CUDA for a
+ * prefill of one sequence from position 0 (spec `model.md` §2, `stack_pytorch_hf.md` §1.1-§1.4,
+ * §4): input RMSNorm, q/k/v projections, per-head QK-norm, RoPE (rotate-half), causal attention
+ * through the stack's backend, the o projection and the residual add. Every intermediate is
+ * returned for comparison with a GPU capture.
+ *
+ * Backends: the two FlashAttention-2 builds are emulated; cuDNN, memory-efficient SDPA and eager
+ * attention are reported unsupported with the reason (`attentionBackend`), never approximated.
+ *
+ * @module
+ */
+import type {
+  Fa2Build,
+  FlashAttentionResult,
+  GemmResult,
+  RmsNormResult,
+} from "../../kernels/mod.ts";
+import {
+  addBf16,
+  applyRope,
+  attentionBackend,
+  fa2NumSplits,
+  flashAttentionForward,
+  qkNorm,
+  rmsNorm,
+  ropeInvFreq,
+  ropeTables,
+} from "../../kernels/mod.ts";
+import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
+import {
+  _expectLength,
+  _Unsupported,
+  type BlockPlanBase,
+  type BlockSupport,
+  planBase,
+} from "./block_support.ts";
+import { checkDenseLayerShape, type DenseLayerShape } from "./layer_shape.ts";
+import { runProjection } from "./run_projection.ts";
+import { checkSfuUsage, type SfuUse } from "./sfu_usage.ts";
+
+/** Weights of the attention block (BF16 patterns, HF layouts; d = head dim, H = hidden). */
+export interface AttentionBlockWeights {
+  /** `input_layernorm.weight` [H]. */
+  readonly norm: Uint16Array;
+  /** `self_attn.q_proj.weight` [heads * d, H]. */
+  readonly q: Uint16Array;
+  /** `self_attn.k_proj.weight` [kvHeads * d, H]. */
+  readonly k: Uint16Array;
+  /** `self_attn.v_proj.weight` [kvHeads * d, H]. */
+  readonly v: Uint16Array;
+  /** `self_attn.o_proj.weight` [H, heads * d]. */
+  readonly o: Uint16Array;
+  /** `self_attn.q_norm.weight` [d]. */
+  readonly qNorm: Uint16Array;
+  /** `self_attn.k_norm.weight` [d]. */
+  readonly kNorm: Uint16Array;
+}
+
+/** RoPE frequencies: the model's recorded `inv_freq` patterns (preferred), or theta. */
+export type RopeSource = { readonly invFreq: Uint32Array } | { readonly theta: number };
+
+/** Options of {@link planAttentionBlock}. */
+export interface AttentionBlockOptions {
+  /** Layer sizes. */
+  readonly shape: DenseLayerShape;
+  /** How the block ran. */
+  readonly runtime: BlockRuntime;
+  /** RoPE frequencies. */
+  readonly rope: RopeSource;
+  /** The device's SM count (`multiProcessorCount`): FA2's split heuristic depends on it. */
+  readonly multiProcessorCount: number;
+  /** `rms_norm_eps` (also QK-norm), default 1e-6. */
+  readonly eps?: number;
+}
+
+/** A planned attention block. */
+export interface AttentionBlockPlan extends BlockPlanBase {
+  /** Layer sizes. */
+  readonly shape: DenseLayerShape;
+  /** `rms_norm_eps`. */
+  readonly eps: number;
+  /** The FA2 build that ran. */
+  readonly build: Fa2Build;
+  /** FA2 KV splits the heuristic chose (1 = the standard kernel). */
+  readonly splits: number;
+  /** The device's SM count. */
+  readonly multiProcessorCount: number;
+  /** `inv_freq`, headDim / 2 FP32 patterns. */
+  readonly invFreq: Uint32Array;
+  /** SFU functions the block depends on. */
+  readonly sfu: readonly SfuUse[];
+}
+
+/** Every intermediate of the attention block. */
+export interface AttentionBlockResult {
+  /** Input RMSNorm. */
+  readonly norm: RmsNormResult;
+  /** q_proj [tokens, heads * d]. */
+  readonly q: GemmResult;
+  /** k_proj [tokens, kvHeads * d]. */
+  readonly k: GemmResult;
+  /** v_proj [tokens, kvHeads * d]. */
+  readonly v: GemmResult;
+  /** q_norm per head. */
+  readonly qNorm: RmsNormResult;
+  /** k_norm per head. */
+  readonly kNorm: RmsNormResult;
+  /** Q after RoPE [tokens, heads, d] (the attention kernel's input). */
+  readonly qRope: Uint16Array;
+  /** K after RoPE [tokens, kvHeads, d]. */
+  readonly kRope: Uint16Array;
+  /** Attention core output [tokens, heads, d] (the o projection's input). */
+  readonly core: FlashAttentionResult;
+  /** o_proj [tokens, H]. */
+  readonly o: GemmResult;
+  /** Block output `bf16(x + o)` [tokens, H]. */
+  readonly out: Uint16Array;
+  /** SFU functions used, with their validation status. */
+  readonly sfu: readonly SfuUse[];
+}
+
+function _calls(shape: DenseLayerShape, m: number): GemmCall[] {
+  const { hidden: h, heads, kvHeads, headDim: d } = shape;
+  return [
+    { name: "q_proj", m, n: heads * d, k: h },
+    { name: "k_proj", m, n: kvHeads * d, k: h },
+    { name: "v_proj", m, n: kvHeads * d, k: h },
+    { name: "o_proj", m, n: h, k: heads * d },
+  ];
+}
+
+/**
+ * Fixes every kernel of the attention block for a prefill of `tokens`, or says why it cannot be
+ * emulated (unmodelled attention backend, split-KV launch, uncovered GEMM, SFU policy, RoPE
+ * frequencies the host-pow assumption cannot decide). No tensor is touched.
+ *
+ * @param tokens sequence length (batch 1, positions 0..tokens-1)
+ * @param options shape, runtime, RoPE source, SM count, eps
+ * @returns the plan or the reason
+ * @throws {RangeError} on an invalid shape, token count or SM count
+ * @example
+ * ```ts ignore
+ * const r = planAttentionBlock(256, { shape: QWEN3_4B_LAYER, runtime, rope: { theta: 1e6 },
+ *   multiProcessorCount: 108 });
+ * ```
+ */
+export function planAttentionBlock(
+  tokens: number,
+  options: AttentionBlockOptions,
+): BlockSupport<AttentionBlockPlan> {
+  const shape = checkDenseLayerShape(options.shape);
+  const { runtime, multiProcessorCount: sms } = options;
+  if (!Number.isSafeInteger(sms) || sms < 1) {
+    throw new RangeError(`Cannot plan attention: multiProcessorCount must be positive, got ${sms}`);
+  }
+  try {
+    const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
+    const backend = attentionBackend(runtime.stack.operators!.attention);
+    if (!backend.modelled) {
+      throw new _Unsupported(`attention backend '${backend.id}': ${backend.reason}`);
+    }
+    const splits = fa2NumSplits({
+      batch: 1,
+      heads: shape.heads,
+      kvHeads: shape.kvHeads,
+      seqlenQ: tokens,
+      seqlenK: tokens,
+      headDim: shape.headDim,
+      multiProcessorCount: sms,
+    });
+    if (splits > 1) {
+      throw new _Unsupported(
+        `FA2 split heuristic chose ${splits} KV splits for ${tokens} tokens on ${sms} SMs; ` +
+          "split-KV is not modelled",
+      );
+    }
+    const invFreq = _invFreq(options.rope, shape.headDim);
+    const fns = ["rsqrt", "ex2", ...(backend.build.reciprocal === "mufu-rcp" ? ["rcp"] : [])];
+    const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+    if (!sfu.ok) throw new _Unsupported(sfu.reason);
+    return {
+      supported: true,
+      plan: Object.freeze({
+        ...base,
+        shape,
+        eps: options.eps ?? 1e-6,
+        build: backend.build,
+        splits,
+        multiProcessorCount: sms,
+        invFreq,
+        sfu: sfu.used,
+      }),
+    };
+  } catch (e) {
+    if (e instanceof _Unsupported) return { supported: false, reason: e.reason };
+    throw e;
+  }
+}
+
+function _invFreq(rope: RopeSource, d: number): Uint32Array {
+  if ("invFreq" in rope) {
+    if (!(rope.invFreq instanceof Uint32Array) || rope.invFreq.length !== d / 2) {
+      throw new TypeError(`Cannot plan attention: 'rope.invFreq' must hold ${d / 2} FP32 patterns`);
+    }
+    return rope.invFreq.slice();
+  }
+  try {
+    return ropeInvFreq(d, { theta: rope.theta });
+  } catch (e) {
+    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
+      throw new _Unsupported(`${e.message}; record the model's inv_freq patterns instead`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * Runs a planned attention block on BF16 input x [tokens, hidden].
+ *
+ * @param x block input (the residual stream), BF16 patterns
+ * @param options the plan, the runtime it was made with, the weights
+ * @returns every intermediate and the block output
+ * @throws {TypeError} when x or a weight has the wrong length
+ * @example
+ * ```ts ignore
+ * const r = await runAttentionBlock(x, { plan, runtime, weights });
+ * ```
+ */
+export async function runAttentionBlock(
+  x: Uint16Array,
+  options: {
+    readonly plan: AttentionBlockPlan;
+    readonly runtime: BlockRuntime;
+    readonly weights: AttentionBlockWeights;
+  },
+): Promise<AttentionBlockResult> {
+  const { plan, runtime, weights: w } = options;
+  const { hidden: h, heads, kvHeads, headDim: d } = plan.shape;
+  const m = plan.tokens;
+  _expectLength("x", x, m * h);
+  _expectLength("weights.norm", w.norm, h);
+  _expectLength("weights.q", w.q, heads * d * h);
+  _expectLength("weights.k", w.k, kvHeads * d * h);
+  _expectLength("weights.v", w.v, kvHeads * d * h);
+  _expectLength("weights.o", w.o, h * heads * d);
+  _expectLength("weights.qNorm", w.qNorm, d);
+  _expectLength("weights.kNorm", w.kNorm, d);
+  const common = { sfu: runtime.sfu, stack: plan.reduceStack, eps: plan.eps };
+  const norm = rmsNorm(x, { ...common, rows: m, hidden: h, weight: w.norm });
+  const [qc, kc, vc, oc] = _calls(plan.shape, m) as [GemmCall, GemmCall, GemmCall, GemmCall];
+  const q = await runProjection(norm.output, { plan, runtime, call: qc, weight: w.q });
+  const k = await runProjection(norm.output, { plan, runtime, call: kc, weight: w.k });
+  const v = await runProjection(norm.output, { plan, runtime, call: vc, weight: w.v });
+  const qNorm = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
+  const kNorm = qkNorm(k.out, {
+    ...common,
+    tokens: m,
+    heads: kvHeads,
+    headDim: d,
+    weight: w.kNorm,
+  });
+  const tables = ropeTables(plan.invFreq, Array.from({ length: m }, (_, i) => i));
+  const qRope = applyRope(qNorm.output, { tables, heads });
+  const kRope = applyRope(kNorm.output, { tables, heads: kvHeads });
+  const core = flashAttentionForward({ q: qRope, k: kRope, v: v.out }, {
+    heads,
+    kvHeads,
+    headDim: d,
+    causal: true,
+    build: plan.build,
+    profile: runtime.profile,
+    mufu: runtime.sfu,
+    multiProcessorCount: plan.multiProcessorCount,
+  });
+  const o = await runProjection(core.out, { plan, runtime, call: oc, weight: w.o });
+  return {
+    norm,
+    q,
+    k,
+    v,
+    qNorm,
+    kNorm,
+    qRope,
+    kRope,
+    core,
+    o,
+    out: addBf16(x, o.out),
+    sfu: plan.sfu,
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * What a block computation needs to know about how it ran: the GPU profile, the software stack,
+ * which GEMM kernel ran each projection, the K-walk implementation and the SFU model. Pure data
+ * and functions; assets are loaded and hash-checked by the caller.
+ *
+ * @module
+ */
+import type { GpuProfile, Sfu } from "../../hardware/mod.ts";
+import {
+  type DispatchCatalog,
+  type GemmRecipe,
+  type KWalker,
+  lookupRecipe,
+  type StackProfile,
+} from "../../kernels/mod.ts";
+
+/** The linear layers of a dense decoder layer, named as in HF checkpoints. */
+export type ProjectionName =
+  | "q_proj"
+  | "k_proj"
+  | "v_proj"
+  | "o_proj"
+  | "gate_proj"
+  | "up_proj"
+  | "down_proj";
+
+/** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
+export interface GemmCall {
+  /** Which projection. */
+  readonly name: ProjectionName;
+  /** Rows of x (tokens). */
+  readonly m: number;
+  /** Output features. */
+  readonly n: number;
+  /** Input features. */
+  readonly k: number;
+}
+
+/** The kernel that ran a projection, or why it is not known. */
+export type GemmDispatchResult =
+  | { readonly covered: true; readonly recipe: GemmRecipe }
+  | { readonly covered: false; readonly reason: string };
+
+/** Chooses the kernel of each projection call (a dispatch catalog, or one fixed recipe). */
+export type GemmDispatch = (call: GemmCall) => GemmDispatchResult;
+
+/** Everything a block needs besides its tensors. */
+export interface BlockRuntime {
+  /** GPU profile: tensor-core datapath and architecture. */
+  readonly profile: GpuProfile;
+  /** Software stack: SFU policy, torch version, attention backend. */
+  readonly stack: StackProfile;
+  /** Kernel of each projection. */
+  readonly gemm: GemmDispatch;
+  /** K-walk implementation (the plain reference or the wasm engine). */
+  readonly walker: KWalker;
+  /** SFU model (table model or IEEE mode); must be the mode the stack names. */
+  readonly sfu: Sfu;
+}
+
+/**
+ * Dispatch through a catalog: BF16 in/out, `tn` layout; shapes it does not cover stay uncovered
+ * (never a fallback).
+ *
+ * @param catalog a validated dispatch catalog
+ * @returns the dispatch function
+ * @example
+ * ```ts
+ * import { catalogDispatch } from "./block_runtime.ts";
+ * import { parseDispatchCatalog } from "../../kernels/mod.ts";
+ * const c = parseDispatchCatalog({
+ *   schema: "bitaudit.dispatch-catalog/v1", id: "x", gpu: "a100",
+ *   library: { name: "cublas", version: "12" }, dtypes: { a: "bf16", b: "bf16", out: "bf16", compute: "fp32" },
+ *   layout: "tn", sources: [], entries: [],
+ * });
+ * if (catalogDispatch(c)({ name: "q_proj", m: 4, n: 8, k: 8 }).covered) throw new Error();
+ * ```
+ */
+export function catalogDispatch(catalog: DispatchCatalog): GemmDispatch {
+  return (call) => {
+    const hit = lookupRecipe(catalog, {
+      m: call.m,
+      n: call.n,
+      k: call.k,
+      dtype: "bf16",
+      out: "bf16",
+      layout: "tn",
+    });
+    return hit.covered
+      ? { covered: true, recipe: hit.recipe }
+      : { covered: false, reason: `${call.name}: ${hit.reason}` };
+  };
+}
+
+/**
+ * Dispatch that runs every projection with one recipe (a CUTLASS build with a fixed kernel).
+ *
+ * @param recipe the recipe
+ * @returns the dispatch function
+ * @example
+ * ```ts
+ * import { fixedRecipeDispatch } from "./block_runtime.ts";
+ * const d = fixedRecipeDispatch({ family: "single_walk" });
+ * const r = d({ name: "up_proj", m: 1, n: 1, k: 1 });
+ * if (!r.covered || r.recipe.family !== "single_walk") throw new Error();
+ * ```
+ */
+export function fixedRecipeDispatch(recipe: GemmRecipe): GemmDispatch {
+  return () => ({ covered: true, recipe });
+}

@@ -1,0 +1,93 @@
+/**
+ * The outcome of planning a block: a plan that fixes every kernel, or the reason the emulator
+ * cannot reproduce that configuration (which a verifier reports as NOT_VERIFIED, never PASS).
+ *
+ * @module
+ */
+import { type Datapath, findDatapath } from "../../hardware/mod.ts";
+import { type GemmRecipe, type ReduceStack, reduceStackForTorch } from "../../kernels/mod.ts";
+import type { BlockRuntime, GemmCall, ProjectionName } from "./block_runtime.ts";
+
+/** A plan, or why there is none. */
+export type BlockSupport<P> =
+  | { readonly supported: true; readonly plan: P }
+  | { readonly supported: false; readonly reason: string };
+
+/** What every block plan fixes: the datapath, the reduce tree and each projection's recipe. */
+export interface BlockPlanBase {
+  /** Tokens (rows of every activation). */
+  readonly tokens: number;
+  /** The BF16 -> FP32 tensor-core datapath of the profile. */
+  readonly datapath: Datapath;
+  /** Reduce-kernel facts of the stack's torch version (RMSNorm sums). */
+  readonly reduceStack: ReduceStack;
+  /** The recipe of each projection. */
+  readonly recipes: Readonly<Partial<Record<ProjectionName, GemmRecipe>>>;
+}
+
+/** Thrown inside planning to end it with a reason; caught by {@link planBase}'s callers. */
+export class _Unsupported extends Error {
+  /** @param reason why the configuration cannot be emulated */
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * Resolves what every block needs: the datapath, the torch reduce stack and the projections'
+ * recipes.
+ *
+ * @param runtime how the block ran
+ * @param options tokens and the projection calls
+ * @returns the base plan
+ * @throws {_Unsupported} with the reason when something is not modelled or not covered
+ */
+export function planBase(
+  runtime: BlockRuntime,
+  options: { readonly tokens: number; readonly calls: readonly GemmCall[] },
+): BlockPlanBase {
+  const { tokens } = options;
+  if (!Number.isSafeInteger(tokens) || tokens < 1 || tokens > 1 << 20) {
+    throw new RangeError(`Cannot plan block: tokens must be an integer in 1..2^20, got ${tokens}`);
+  }
+  const ops = runtime.stack.operators;
+  if (ops === undefined) {
+    throw new _Unsupported(
+      `stack '${runtime.stack.id}' declares no operators section (torch version, attention)`,
+    );
+  }
+  const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
+  if (datapath === undefined) {
+    throw new _Unsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
+  }
+  const recipes: Partial<Record<ProjectionName, GemmRecipe>> = {};
+  for (const call of options.calls) {
+    const hit = runtime.gemm(call);
+    if (!hit.covered) throw new _Unsupported(hit.reason);
+    recipes[call.name] = hit.recipe;
+  }
+  return {
+    tokens,
+    datapath,
+    reduceStack: reduceStackForTorch(ops.torch),
+    recipes: Object.freeze(recipes),
+  };
+}
+
+/**
+ * Checks a tensor's element count.
+ *
+ * @param name the tensor's name for the message
+ * @param a the tensor
+ * @param n the expected element count
+ * @throws {TypeError} when it differs
+ */
+export function _expectLength(name: string, a: Uint16Array, n: number): void {
+  if (!(a instanceof Uint16Array) || a.length !== n) {
+    throw new TypeError(
+      `Cannot run block: '${name}' must be a Uint16Array of ${n} BF16 values, got ${
+        a instanceof Uint16Array ? a.length : typeof a
+      }`,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Shared fixtures of the block tests: profiles, stacks and runtimes built from the repository's
+ * own JSON, small layer shapes and synthetic BF16 tensors.
+ *
+ * @module
+ */
+import {
+  createSfu,
+  decodeSfuTables,
+  parseGpuProfile,
+  type Sfu,
+} from "../../../src/hardware/mod.ts";
+import {
+  type GemmRecipe,
+  parseStackProfile,
+  referenceKWalker,
+  type StackProfile,
+} from "../../../src/kernels/mod.ts";
+import { type BlockRuntime, fixedRecipeDispatch } from "../../../src/model/mod.ts";
+import { synthBf16 } from "../../../src/prover/mod.ts";
+
+const ROOT = new URL("../../../", import.meta.url);
+
+/** Loads a GPU profile of the repository. */
+export function profile(id: string) {
+  return parseGpuProfile(
+    JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, ROOT))),
+  );
+}
+
+/** The table-model SFU from the bundled ROM asset. */
+export function teslaSfu(): Sfu {
+  const bytes = Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", ROOT));
+  return createSfu({ mode: "tesla-table", tables: decodeSfuTables(bytes) });
+}
+
+/** A stack profile with an operators section. */
+export function stack(
+  o: {
+    attention?: string;
+    sfu?: { mode: "tesla-table" | "ieee"; minimumStatus: string };
+    torch?: string;
+  } = {},
+): StackProfile {
+  return parseStackProfile({
+    schema: "bitaudit.stack-profile/v1",
+    id: "test-hf",
+    name: "test",
+    components: {},
+    gemm: { kernelSource: "recipe" },
+    sfu: o.sfu ?? { mode: "ieee", minimumStatus: "ieee-exact" },
+    operators: { torch: o.torch ?? "2.8.0", attention: o.attention ?? "fa2-pytorch-bundled" },
+    sources: [],
+  });
+}
+
+/** A runtime with the reference K-walker. */
+export function runtime(
+  o: { gpu?: string; stack?: StackProfile; sfu?: Sfu; recipe?: GemmRecipe } = {},
+): BlockRuntime {
+  return {
+    profile: profile(o.gpu ?? "a100"),
+    stack: o.stack ?? stack(),
+    gemm: fixedRecipeDispatch(o.recipe ?? { family: "single_walk" }),
+    walker: referenceKWalker,
+    sfu: o.sfu ?? createSfu({ mode: "ieee" }),
+  };
+}
+
+/** Synthetic BF16 tensor (deterministic). */
+export function tensor(label: string, count: number, span = 4): Uint16Array {
+  return synthBf16("blocks-test", { label, count, span });
+}
+
+/** Norm weights near 1 (as trained RMSNorm weights are). */
+export function normWeight(label: string, count: number): Uint16Array {
+  const t = synthBf16("blocks-test", { label, count, span: 1 });
+  return t.map((b) => (b & 0x007f) | 0x3f80); // mantissa kept: positive, in [1, 2)
+}
