@@ -75,6 +75,7 @@ export function verdictStatement(
       claimed: r.claimed,
       recomputed: r.recomputed,
       firstDifference: r.firstDifference,
+      ...(r.sfu === undefined ? {} : { sfu: r.sfu }),
     })),
     verdict: report.verdict,
     assets: options.assets,

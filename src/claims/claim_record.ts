@@ -6,8 +6,8 @@
  * in the log. Floats never appear: integers, hex digests and names only.
  *
  * The workload is a tagged union (`workload.kind`); this version defines `gemm`
- * (y = x W^T). A later `model_forward` kind (last-layer hidden state) adds a variant without
- * changing the rest of the record.
+ * (y = x W^T) and the layer blocks `attention_block` and `ffn_block`. A later `model_forward` kind
+ * (last-layer hidden state) adds a variant without changing the rest of the record.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { sha256Hex } from "../sha256_hex.ts";
 import { parseGemmWorkload } from "./gemm_workload.ts";
 import { assertJsonSafe } from "./assert_json_safe.ts";
 import type { GemmWorkload } from "./gemm_workload.ts";
+import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 
 /** in-toto Statement v1 type URI. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
@@ -37,7 +38,7 @@ export interface OtherWorkload {
 }
 
 /** Any workload kind. */
-export type Workload = GemmWorkload | OtherWorkload;
+export type Workload = GemmWorkload | BlockWorkload | OtherWorkload;
 
 /**
  * Tells whether a workload is the `gemm` kind this version interprets.
@@ -52,6 +53,21 @@ export type Workload = GemmWorkload | OtherWorkload;
  */
 export function isGemmWorkload(w: Workload): w is GemmWorkload {
   return w.kind === "gemm";
+}
+
+/**
+ * Tells whether a workload is one of the layer-block kinds this version interprets.
+ *
+ * @param w a parsed workload
+ * @returns true for `attention_block` and `ffn_block`
+ * @example
+ * ```ts
+ * import { isBlockWorkload } from "./claim_record.ts";
+ * if (isBlockWorkload({ kind: "gemm" })) throw new Error();
+ * ```
+ */
+export function isBlockWorkload(w: Workload): w is BlockWorkload {
+  return w.kind === "attention_block" || w.kind === "ffn_block";
 }
 
 /** The claim predicate. */
@@ -238,6 +254,7 @@ function _workload(
   if (kind === "gemm" || typeof json !== "object" || json === null || Array.isArray(json)) {
     return parseGemmWorkload(json, ctx);
   }
+  if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
   if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
     return ctx.bad("predicate.workload.kind", "must be a lowercase identifier");
   }

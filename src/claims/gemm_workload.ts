@@ -11,6 +11,11 @@
  * @module
  */
 
+/** The GEMM kernel of a record: an explicit recipe descriptor, or a dispatch catalog by digest. */
+export type KernelRef =
+  | { readonly recipe: Readonly<Record<string, unknown>> }
+  | { readonly catalog: string; readonly catalogSha256: string };
+
 /** A GEMM workload. */
 export interface GemmWorkload {
   readonly kind: "gemm";
@@ -21,9 +26,7 @@ export interface GemmWorkload {
   readonly out: "bf16" | "fp16";
   readonly layout: "tn";
   /** The kernel: an explicit recipe descriptor, or a dispatch catalog to look the shape up in. */
-  readonly kernel:
-    | { readonly recipe: Readonly<Record<string, unknown>> }
-    | { readonly catalog: string; readonly catalogSha256: string };
+  readonly kernel: KernelRef;
   readonly weights: { readonly sha256: string; readonly shape: readonly [number, number] };
   readonly input: { readonly sha256: string; readonly shape: readonly [number, number] };
 }
@@ -83,20 +86,7 @@ export function parseGemmWorkload(
     }
     return { sha256: t.sha256 as string, shape: [rows, k] as const };
   };
-  const kern = obj(w.kernel, `${P}.kernel`);
-  let kernel: GemmWorkload["kernel"];
-  if ("recipe" in kern) {
-    if (Object.keys(kern).length !== 1) bad(`${P}.kernel`, "must hold only 'recipe'");
-    kernel = { recipe: obj(kern.recipe, `${P}.kernel.recipe`) };
-  } else {
-    if (
-      typeof kern.catalog !== "string" || typeof kern.catalogSha256 !== "string" ||
-      !HEX64.test(kern.catalogSha256)
-    ) {
-      bad(`${P}.kernel`, "must be {recipe} or {catalog, catalogSha256}");
-    }
-    kernel = { catalog: kern.catalog as string, catalogSha256: kern.catalogSha256 as string };
-  }
+  const kernel = parseKernelRef(w.kernel, { path: `${P}.kernel`, bad });
   return {
     kind: "gemm",
     m,
@@ -109,4 +99,41 @@ export function parseGemmWorkload(
     weights: tensor(w.weights, `${P}.weights`, n),
     input: tensor(w.input, `${P}.input`, m),
   };
+}
+
+/**
+ * Validates a kernel reference (`{recipe}` or `{catalog, catalogSha256}`).
+ *
+ * @param json parsed value
+ * @param ctx the field's path and `bad(path, why)`, which raises the caller's coded error
+ * @returns the reference
+ * @throws whatever `ctx.bad` throws
+ * @example
+ * ```ts
+ * import { parseKernelRef } from "./gemm_workload.ts";
+ * const bad = (p: string, w: string): never => { throw new Error(`${p} ${w}`); };
+ * const r = parseKernelRef({ recipe: { family: "single_walk" } }, { path: "k", bad });
+ * if (!("recipe" in r)) throw new Error();
+ * ```
+ */
+export function parseKernelRef(
+  json: unknown,
+  ctx: { path: string; bad: (path: string, why: string) => never },
+): KernelRef {
+  const { path, bad } = ctx;
+  const isObj = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObj(json)) return bad(path, "must be an object");
+  const kern = json as Record<string, unknown>;
+  if ("recipe" in kern) {
+    if (Object.keys(kern).length !== 1) bad(path, "must hold only 'recipe'");
+    if (!isObj(kern.recipe)) bad(`${path}.recipe`, "must be an object");
+    return { recipe: kern.recipe as Record<string, unknown> };
+  }
+  if (
+    typeof kern.catalog !== "string" || typeof kern.catalogSha256 !== "string" ||
+    !HEX64.test(kern.catalogSha256)
+  ) {
+    bad(path, "must be {recipe} or {catalog, catalogSha256}");
+  }
+  return { catalog: kern.catalog as string, catalogSha256: kern.catalogSha256 as string };
 }

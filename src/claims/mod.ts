@@ -27,5 +27,6 @@ export { MERKLE_HASH_BYTES, merkleLeafHash, merkleNodeHash, merkleRoot } from ".
 export * from "./merkle_proof.ts";
 export * from "./hex.ts";
 export * from "./gemm_workload.ts";
+export * from "./block_workload.ts";
 export * from "./claim_record.ts";
 export * from "./claim_log.ts";

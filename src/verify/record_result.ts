@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { SfuUse } from "../model/mod.ts";
 
 /** Outcome of one sampled record. */
 export type RecordStatus = "PASS" | "FAIL" | "NOT_VERIFIED";
@@ -45,6 +46,11 @@ export interface RecordResult {
   readonly firstDifference: FirstDifference | null;
   /** Pipeline trace. */
   readonly steps: readonly StepResult[];
+  /**
+   * SFU functions the recomputation depended on, with the model and each function's validation
+   * status (block workloads; absent when no SFU was involved).
+   */
+  readonly sfu?: readonly SfuUse[];
 }
 
 /** Audit verdict. */

@@ -7,22 +7,25 @@
  * @module
  */
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
-import { BitauditError } from "../errors.ts";
-import { findDatapath } from "../hardware/mod.ts";
-import { type GemmRecipe, lookupRecipe, runGemmRecipe } from "../kernels/mod.ts";
+import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
+import { type GemmRecipe, lookupRecipe, runGemmRecipe, type StackProfile } from "../kernels/mod.ts";
 import type { KWalker } from "../kernels/mod.ts";
+import type { SfuUse } from "../model/mod.ts";
 import {
   type ClaimLog,
   type ClaimPredicate,
   type GemmWorkload,
   hexToBytes,
   inclusionProof,
+  isBlockWorkload,
   isGemmWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
-import { DISPATCH_CATALOGS, loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
+import { loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
 import { loadAsset } from "./load_asset.ts";
-import { recipeFromJson } from "./load_recipe.ts";
+import { _asset, _Stop, _tensor16 } from "./_stop.ts";
+import { _resolveKernel } from "./resolve_kernel.ts";
+import { _recomputeBlock } from "./recompute_block.ts";
 import type { FirstDifference, RecordResult, StepResult } from "./record_result.ts";
 
 /** What the pipeline needs besides the record. */
@@ -33,12 +36,6 @@ export interface VerifyContext {
   readonly blobs: BlobStore;
   /** K-walk implementation. */
   readonly walker: KWalker;
-}
-
-class _Stop extends Error {
-  constructor(readonly status: "FAIL" | "NOT_VERIFIED", readonly why: string) {
-    super(why);
-  }
 }
 
 /**
@@ -63,6 +60,7 @@ export async function verifyRecord(
   const step = (name: string, detail: string) => steps.push({ step: name, ok: true, detail });
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
+  let sfu: readonly SfuUse[] | undefined;
   const result = (status: RecordResult["status"], reason: string): RecordResult => ({
     index,
     digest: log.digests[index]!,
@@ -72,6 +70,7 @@ export async function verifyRecord(
     recomputed,
     firstDifference,
     steps,
+    ...(sfu === undefined ? {} : { sfu }),
   });
   try {
     const proof = inclusionProof(log.digests.map(hexToBytes), index);
@@ -82,7 +81,7 @@ export async function verifyRecord(
     }
     step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
     const w = p.workload;
-    if (!isGemmWorkload(w)) {
+    if (!isGemmWorkload(w) && !isBlockWorkload(w)) {
       throw new _Stop(
         "NOT_VERIFIED",
         `workload kind '${w.kind}' is not supported by this verifier version`,
@@ -106,55 +105,30 @@ export async function verifyRecord(
       "stack",
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
-    const recipe = await _kernel(ctx, {
-      p,
-      w,
-      kernelSource: stack.value.gemm.kernelSource,
-      profileId: profile.id,
-    });
-    step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
-    const par = p.parallelism;
-    if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
-      throw new _Stop(
-        "NOT_VERIFIED",
-        `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
-      );
+    let out: Uint16Array;
+    if (isGemmWorkload(w)) {
+      out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
+    } else {
+      const r = await _recomputeBlock({
+        ...ctx,
+        predicate: p,
+        workload: w,
+        profile,
+        stack: stack.value,
+        step,
+      });
+      out = r.out;
+      sfu = r.sfu;
     }
-    if (p.batch.size !== w.m) {
-      throw new _Stop(
-        "FAIL",
-        `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
-      );
-    }
-    const dp = findDatapath(profile, { input: w.dtype, output: "fp32" });
-    if (dp === undefined) {
-      throw new _Stop(
-        "NOT_VERIFIED",
-        `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`,
-      );
-    }
-    step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
-    const a = await _tensor(ctx, w.input.sha256, w.m * w.k, "input");
-    const b = await _tensor(ctx, w.weights.sha256, w.n * w.k, "weights");
-    step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
-    const r = await runGemmRecipe(recipe, {
-      dp,
-      walker: ctx.walker,
-      a,
-      b,
-      m: w.m,
-      n: w.n,
-      k: w.k,
-      outFormat: w.out,
-    });
-    const outBytes = new Uint8Array(r.out.buffer, r.out.byteOffset, r.out.byteLength);
+    const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
-    step("recompute", `${w.m}x${w.n}x${w.k} -> sha256 ${recomputed.slice(0, 16)}…`);
+    const what = isGemmWorkload(w) ? `${w.m}x${w.n}x${w.k}` : `${w.kind} of ${w.tokens} tokens`;
+    step("recompute", `${what} -> sha256 ${recomputed.slice(0, 16)}…`);
     if (recomputed === p.fingerprint.sha256) {
       step("compare", "fingerprints equal");
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
-    firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, r.out);
+    firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, out);
     steps.push({ step: "compare", ok: false, detail: "fingerprints differ" });
     return result(
       "FAIL",
@@ -167,88 +141,6 @@ export async function verifyRecord(
     }
     throw e;
   }
-}
-
-async function _asset<T>(load: () => Promise<T>, what: string): Promise<T> {
-  try {
-    return await load();
-  } catch (e) {
-    if (e instanceof BitauditError && /UNKNOWN$/.test(e.code)) {
-      throw new _Stop("NOT_VERIFIED", `unsupported ${what}: ${e.message}`);
-    }
-    throw e; // tampered or invalid assets stop the whole audit
-  }
-}
-
-async function _kernel(
-  ctx: VerifyContext,
-  o: { p: ClaimPredicate; w: GemmWorkload; kernelSource: string; profileId: string },
-): Promise<GemmRecipe> {
-  const w = o.w;
-  if ("recipe" in w.kernel) {
-    if (o.kernelSource !== "recipe") {
-      throw new _Stop(
-        "FAIL",
-        `stack '${o.p.software.stack}' dispatches through a catalog, but the record names a recipe`,
-      );
-    }
-    try {
-      return recipeFromJson(w.kernel.recipe, "the record");
-    } catch (e) {
-      throw new _Stop("NOT_VERIFIED", (e as Error).message);
-    }
-  }
-  const kernel = w.kernel;
-  const cat = await _asset(
-    () => loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: kernel.catalog }),
-    "catalog",
-  );
-  if (cat.sha256 !== kernel.catalogSha256) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `catalog '${kernel.catalog}' digest differs from the claimed one`,
-    );
-  }
-  if (cat.value.gpu !== o.profileId) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `catalog '${kernel.catalog}' was captured on '${cat.value.gpu}', not '${o.profileId}'`,
-    );
-  }
-  const hit = lookupRecipe(cat.value, {
-    m: w.m,
-    n: w.n,
-    k: w.k,
-    dtype: w.dtype,
-    out: w.out,
-    layout: w.layout,
-  });
-  if (!hit.covered) throw new _Stop("NOT_VERIFIED", hit.reason);
-  return hit.recipe;
-}
-
-async function _tensor(
-  ctx: VerifyContext,
-  digest: string,
-  count: number,
-  what: string,
-): Promise<Uint16Array> {
-  const bytes = await ctx.blobs.get(digest);
-  if (bytes === null) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `missing ${what} tensor ${digest.slice(0, 16)}… in the blob store`,
-    );
-  }
-  if (bytes.length !== count * 2) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its ${what} tensor: ${bytes.length} bytes for ${count} 16-bit elements`,
-    );
-  }
-  const copy = new Uint16Array(count);
-  new Uint8Array(copy.buffer).set(bytes);
-  return copy;
 }
 
 async function _firstDifference(
@@ -268,4 +160,75 @@ async function _firstDifference(
     }
   }
   return null;
+}
+
+async function _recomputeGemm(
+  ctx: VerifyContext,
+  o: {
+    p: ClaimPredicate;
+    w: GemmWorkload;
+    profile: GpuProfile;
+    stack: StackProfile;
+    step: (name: string, detail: string) => void;
+  },
+): Promise<Uint16Array> {
+  const { p, w, profile, step } = o;
+  const kernel = await _resolveKernel(ctx.store, {
+    kernel: w.kernel,
+    stackId: o.stack.id,
+    kernelSource: o.stack.gemm.kernelSource,
+    profileId: profile.id,
+  });
+  let recipe: GemmRecipe;
+  if ("recipe" in kernel) {
+    recipe = kernel.recipe;
+  } else {
+    const hit = lookupRecipe(kernel.catalog, {
+      m: w.m,
+      n: w.n,
+      k: w.k,
+      dtype: w.dtype,
+      out: w.out,
+      layout: w.layout,
+    });
+    if (!hit.covered) throw new _Stop("NOT_VERIFIED", hit.reason);
+    recipe = hit.recipe;
+  }
+  step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
+  const par = p.parallelism;
+  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
+    );
+  }
+  if (p.batch.size !== w.m) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
+    );
+  }
+  const dp = findDatapath(profile, { input: w.dtype, output: "fp32" });
+  if (dp === undefined) {
+    throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
+  }
+  step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  const a = await _tensor16(ctx.blobs, { digest: w.input.sha256, count: w.m * w.k, what: "input" });
+  const b = await _tensor16(ctx.blobs, {
+    digest: w.weights.sha256,
+    count: w.n * w.k,
+    what: "weights",
+  });
+  step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+  const r = await runGemmRecipe(recipe, {
+    dp,
+    walker: ctx.walker,
+    a,
+    b,
+    m: w.m,
+    n: w.n,
+    k: w.k,
+    outFormat: w.out,
+  });
+  return r.out;
 }

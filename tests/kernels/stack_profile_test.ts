@@ -40,3 +40,19 @@ Deno.test("meetsSfuStatus() lets a stack refuse the spot-checked ex2 of the tabl
   );
   assert.equal(meetsSfuStatus(SFU_IEEE_V1.functions.ex2.status, "ieee-exact"), true);
 });
+
+Deno.test("parseStackProfile() reads an optional operators section and refuses unknown backends", () => {
+  const s = parseStackProfile({
+    ...base,
+    operators: { torch: "2.11.0", attention: "cudnn-sdpa" },
+  });
+  assert.deepEqual(s.operators, { torch: "2.11.0", attention: "cudnn-sdpa" });
+  assert.throws(
+    () => parseStackProfile({ ...base, operators: { torch: "2.8.0", attention: "flash3" } }),
+    /stack\.operators\.attention/,
+  );
+  assert.throws(
+    () => parseStackProfile({ ...base, operators: { torch: "latest", attention: "eager" } }),
+    /stack\.operators\.torch/,
+  );
+});

@@ -155,11 +155,13 @@ export function planAttentionBlock(
     throw new RangeError(`Cannot plan attention: multiProcessorCount must be positive, got ${sms}`);
   }
   try {
-    const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
-    const backend = attentionBackend(runtime.stack.operators!.attention);
-    if (!backend.modelled) {
+    const ops = runtime.stack.operators;
+    const backend = ops === undefined ? undefined : attentionBackend(ops.attention);
+    if (backend !== undefined && !backend.modelled) {
       throw new _Unsupported(`attention backend '${backend.id}': ${backend.reason}`);
     }
+    const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
+    if (backend === undefined) throw new RangeError("unreachable: planBase checks operators");
     const splits = fa2NumSplits({
       batch: 1,
       heads: shape.heads,

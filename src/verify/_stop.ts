@@ -1,0 +1,83 @@
+/**
+ * Shared pieces of the per-record pipeline: the early-exit signal and the lookups that turn a
+ * missing or unknown thing into NOT_VERIFIED (and a self-contradicting record into FAIL).
+ *
+ * @module
+ */
+import type { BlobStore } from "../assets/mod.ts";
+import { BitauditError } from "../errors.ts";
+
+/** Ends the pipeline for one record with a status and its reason. */
+export class _Stop extends Error {
+  /**
+   * @param status FAIL or NOT_VERIFIED
+   * @param why the reason (one line)
+   */
+  constructor(readonly status: "FAIL" | "NOT_VERIFIED", readonly why: string) {
+    super(why);
+  }
+}
+
+/**
+ * Loads an asset; an unknown id becomes NOT_VERIFIED, tampering or invalid assets propagate.
+ *
+ * @param load the loader
+ * @param what what is loaded, for the reason
+ * @returns the loaded value
+ * @throws {_Stop} NOT_VERIFIED for an unknown id
+ */
+export async function _asset<T>(load: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    if (e instanceof BitauditError && /UNKNOWN$/.test(e.code)) {
+      throw new _Stop("NOT_VERIFIED", `unsupported ${what}: ${e.message}`);
+    }
+    throw e; // tampered or invalid assets stop the whole audit
+  }
+}
+
+/**
+ * Fetches a tensor by digest and checks its byte length.
+ *
+ * @param blobs the blob store
+ * @param t digest, element count, bytes per element (2 or 4) and a name for the reason
+ * @returns the raw bytes (a private copy)
+ * @throws {_Stop} NOT_VERIFIED when missing, FAIL when its length contradicts the record
+ */
+export async function _tensorBytes(
+  blobs: BlobStore,
+  t: { digest: string; count: number; width: 2 | 4; what: string },
+): Promise<Uint8Array> {
+  const bytes = await blobs.get(t.digest);
+  if (bytes === null) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `missing ${t.what} tensor ${t.digest.slice(0, 16)}… in the blob store`,
+    );
+  }
+  if (bytes.length !== t.count * t.width) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its ${t.what} tensor: ${bytes.length} bytes for ${t.count} ` +
+        `${8 * t.width}-bit elements`,
+    );
+  }
+  return bytes.slice();
+}
+
+/**
+ * Fetches a 16-bit tensor by digest.
+ *
+ * @param blobs the blob store
+ * @param t digest, element count and a name for the reason
+ * @returns the elements
+ * @throws {_Stop} as {@link _tensorBytes}
+ */
+export async function _tensor16(
+  blobs: BlobStore,
+  t: { digest: string; count: number; what: string },
+): Promise<Uint16Array> {
+  const bytes = await _tensorBytes(blobs, { ...t, width: 2 });
+  return new Uint16Array(bytes.buffer, bytes.byteOffset, t.count);
+}

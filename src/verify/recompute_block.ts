@@ -1,0 +1,158 @@
+/**
+ * The block branch of the per-record pipeline: resolve the projections' kernels, load the SFU
+ * model the stack names, plan the block (an unmodelled backend, uncovered GEMM, split-KV launch
+ * or SFU status below the stack's minimum ends as NOT_VERIFIED with the plan's reason), fetch the
+ * tensors by digest and run it.
+ *
+ * @module
+ */
+import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
+import { createSfu, decodeSfuTables, type GpuProfile, type Sfu } from "../hardware/mod.ts";
+import type { KWalker, StackProfile } from "../kernels/mod.ts";
+import {
+  type BlockRuntime,
+  catalogDispatch,
+  fixedRecipeDispatch,
+  planAttentionBlock,
+  planFfnBlock,
+  runAttentionBlock,
+  runFfnBlock,
+  type SfuUse,
+} from "../model/mod.ts";
+import { _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import { _resolveKernel } from "./resolve_kernel.ts";
+
+/** Path of the SFU ROM tables in the asset manifest. */
+export const SFU_TABLES_ASSET = "tables/sfu/tesla_sfu_v1.bin";
+
+/** What the block branch needs. */
+export interface BlockRecomputeInput {
+  readonly store: AssetStore;
+  readonly blobs: BlobStore;
+  readonly walker: KWalker;
+  readonly predicate: ClaimPredicate;
+  readonly workload: BlockWorkload;
+  readonly profile: GpuProfile;
+  readonly stack: StackProfile;
+  /** Records a passed pipeline step. */
+  readonly step: (name: string, detail: string) => void;
+}
+
+/**
+ * Recomputes a block record's output.
+ *
+ * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
+ * @returns the block output (BF16) and the SFU functions it depended on
+ * @throws {_Stop} NOT_VERIFIED or FAIL with the reason
+ */
+export async function _recomputeBlock(
+  input: BlockRecomputeInput,
+): Promise<{ out: Uint16Array; sfu: readonly SfuUse[] }> {
+  const { predicate: p, workload: w, profile, stack, step } = input;
+  const kernel = await _resolveKernel(input.store, {
+    kernel: w.kernel,
+    stackId: stack.id,
+    kernelSource: stack.gemm.kernelSource,
+    profileId: profile.id,
+  });
+  step(
+    "kernel",
+    "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
+  );
+  const par = p.parallelism;
+  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded blocks are not modelled`,
+    );
+  }
+  if (p.batch.size !== 1) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `batch of ${p.batch.size} sequences: blocks are modelled for one sequence`,
+    );
+  }
+  const runtime: BlockRuntime = {
+    profile,
+    stack,
+    gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
+    walker: input.walker,
+    sfu: await _sfuFor(input.store, stack),
+  };
+  const eps = Number(w.rmsNormEps);
+  const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
+  const blobs = input.blobs;
+  const t16 = (name: string, count: number) =>
+    _tensor16(blobs, { digest: w.weights[name]!, count, what: `weight '${name}'` });
+  if (w.kind === "ffn_block") {
+    const planned = planFfnBlock(w.tokens, { shape: w.shape, runtime, eps });
+    if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
+    step("support", _supportDetail(planned.plan.sfu));
+    const f = w.shape.intermediate;
+    const x = await _tensor16(blobs, {
+      digest: w.input.sha256,
+      count: w.tokens * h,
+      what: "input",
+    });
+    const weights = {
+      norm: await t16("norm", h),
+      gate: await t16("gate", f * h),
+      up: await t16("up", f * h),
+      down: await t16("down", h * f),
+    };
+    step("tensors", `input [${w.tokens},${h}] and 4 weights by digest`);
+    const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
+    return { out: r.out, sfu: r.sfu };
+  }
+  const a = w.attention!;
+  const rope = "theta" in a.rope
+    ? { theta: Number(a.rope.theta) }
+    : { invFreq: await _invFreq(blobs, a.rope.invFreqSha256, d / 2) };
+  const planned = planAttentionBlock(w.tokens, {
+    shape: w.shape,
+    runtime,
+    rope,
+    multiProcessorCount: a.multiProcessorCount,
+    eps,
+  });
+  if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
+  step(
+    "support",
+    `${planned.plan.build.id}, ${planned.plan.splits} split(s); ${
+      _supportDetail(planned.plan.sfu)
+    }`,
+  );
+  const x = await _tensor16(blobs, { digest: w.input.sha256, count: w.tokens * h, what: "input" });
+  const weights = {
+    norm: await t16("norm", h),
+    q: await t16("q", heads * d * h),
+    k: await t16("k", kvHeads * d * h),
+    v: await t16("v", kvHeads * d * h),
+    o: await t16("o", h * heads * d),
+    qNorm: await t16("qNorm", d),
+    kNorm: await t16("kNorm", d),
+  };
+  step("tensors", `input [${w.tokens},${h}] and 7 weights by digest`);
+  const r = await runAttentionBlock(x, { plan: planned.plan, runtime, weights });
+  return { out: r.out, sfu: r.sfu };
+}
+
+function _supportDetail(sfu: readonly SfuUse[]): string {
+  return sfu.length === 0
+    ? "no SFU function used"
+    : `SFU ${sfu.map((u) => `${u.fn} ${u.status}`).join(", ")} (${sfu[0]!.model})`;
+}
+
+async function _sfuFor(store: AssetStore, stack: StackProfile): Promise<Sfu> {
+  if (stack.sfu?.mode !== "tesla-table") return createSfu({ mode: "ieee" });
+  return createSfu({
+    mode: "tesla-table",
+    tables: decodeSfuTables(await store.read(SFU_TABLES_ASSET)),
+  });
+}
+
+async function _invFreq(blobs: BlobStore, digest: string, count: number): Promise<Uint32Array> {
+  const bytes = await _tensorBytes(blobs, { digest, count, width: 4, what: "inv_freq" });
+  return new Uint32Array(bytes.buffer, bytes.byteOffset, count);
+}

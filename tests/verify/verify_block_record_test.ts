@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
+import {
+  type BlockWorkload,
+  formatClaimLog,
+  GENESIS_PREV,
+  makeClaimRecord,
+  parseClaimLog,
+  sha256Hex,
+} from "../../src/claims/mod.ts";
+import { createSfu, decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
+import { parseStackProfile, referenceKWalker } from "../../src/kernels/mod.ts";
+import {
+  fixedRecipeDispatch,
+  planAttentionBlock,
+  planFfnBlock,
+  runAttentionBlock,
+  runFfnBlock,
+} from "../../src/model/mod.ts";
+import { synthBf16 } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const store = await openAssetStore();
+const dir = await Deno.makeTempDir({ prefix: "bitaudit-blocks-" });
+const blobs = openBlobStore(dir);
+const ctx = { store, blobs, walker: referenceKWalker };
+const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };
+const recipe = {
+  family: "kwalk",
+  threadblock: [128, 128, 64],
+  warp: [64, 64, 64],
+  instruction: [16, 8, 16],
+};
+const T = 3;
+
+const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
+const profile = parseGpuProfile(json("profiles/gpu/a100.json"));
+const tesla = createSfu({
+  mode: "tesla-table",
+  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", ROOT))),
+});
+
+async function put(t: Uint16Array): Promise<string> {
+  const bytes = new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
+  const digest = sha256Hex(bytes);
+  await Deno.writeFile(`${dir}/${digest}`, bytes);
+  return digest;
+}
+
+const tensor = (label: string, count: number) =>
+  synthBf16("verify-blocks", { label, count, span: 3 });
+const ffnW = {
+  norm: tensor("norm", 64).map((b) => (b & 0x7f) | 0x3f80),
+  gate: tensor("gate", 96 * 64),
+  up: tensor("up", 96 * 64),
+  down: tensor("down", 64 * 96),
+};
+const attnW = {
+  norm: ffnW.norm,
+  q: tensor("q", 256 * 64),
+  k: tensor("k", 128 * 64),
+  v: tensor("v", 128 * 64),
+  o: tensor("o", 64 * 256),
+  qNorm: tensor("qn", 128).map((b) => (b & 0x7f) | 0x3f80),
+  kNorm: tensor("kn", 128).map((b) => (b & 0x7f) | 0x3f80),
+};
+const x = tensor("x", T * 64);
+
+async function record(o: {
+  stack: string;
+  kind: "ffn_block" | "attention_block";
+  out: string;
+  gpu?: string;
+  kernel?: BlockWorkload["kernel"];
+}) {
+  const gpu = o.gpu ?? "a100";
+  const weights: Record<string, string> = {};
+  for (const [name, t] of Object.entries(o.kind === "ffn_block" ? ffnW : attnW)) {
+    weights[name] = await put(t);
+  }
+  const workload: BlockWorkload = {
+    kind: o.kind,
+    tokens: T,
+    shape,
+    rmsNormEps: "1e-6",
+    kernel: o.kernel ?? { recipe },
+    ...(o.kind === "attention_block"
+      ? { attention: { multiProcessorCount: 108, rope: { theta: "1000000" } } }
+      : {}),
+    weights,
+    input: { sha256: await put(x), shape: [T, 64] },
+  };
+  return makeClaimRecord({
+    log: { logId: "blocks", seq: 0, prev: GENESIS_PREV },
+    hardware: {
+      profile: gpu,
+      profileSha256: store.manifest.assets[`profiles/gpu/${gpu}.json`]!.sha256,
+      count: 1,
+    },
+    software: { stack: o.stack, components: {} },
+    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+    batch: { size: 1 },
+    workload,
+    fingerprint: { tensor: "out", dtype: "bf16", shape: [T, 64], sha256: o.out },
+  });
+}
+
+function runtimeFor(stackId: string, sfu = tesla) {
+  return {
+    profile,
+    stack: parseStackProfile(json(`profiles/stack/${stackId}.json`)),
+    gemm: fixedRecipeDispatch(recipe as never),
+    walker: referenceKWalker,
+    sfu,
+  };
+}
+
+async function verify(rec: Promise<ReturnType<typeof makeClaimRecord>>) {
+  const log = parseClaimLog(formatClaimLog([await rec]));
+  return await verifyRecord(ctx, { log, index: 0 });
+}
+
+Deno.test("an honest ffn_block record PASSES and its result names the SFU functions and statuses", async () => {
+  const rt = runtimeFor("cutlass-3.5-hf-flash-attn");
+  const plan = planFfnBlock(T, { shape, runtime: rt });
+  assert.ok(plan.supported);
+  const out = (await runFfnBlock(x, { plan: plan.plan, runtime: rt, weights: ffnW })).out;
+  const digest = sha256Hex(new Uint8Array(out.buffer));
+  const r = await verify(
+    record({ stack: "cutlass-3.5-hf-flash-attn", kind: "ffn_block", out: digest }),
+  );
+  assert.equal(r.status, "PASS", r.reason);
+  assert.deepEqual(r.sfu?.map((u) => `${u.fn}:${u.status}`), [
+    "ex2:spot-checked",
+    "rsqrt:histogram-matched",
+  ]);
+  assert.ok(
+    store.used()["tables/sfu/tesla_sfu_v1.bin"],
+    "the SFU table asset is hash-checked and listed",
+  );
+  const wrong = (parseInt(digest[0]!, 16) ^ 1).toString(16) + digest.slice(1);
+  const f = await verify(
+    record({ stack: "cutlass-3.5-hf-flash-attn", kind: "ffn_block", out: wrong }),
+  );
+  assert.equal(f.status, "FAIL");
+});
+
+Deno.test("an honest attention_block record PASSES on the Dao build and on the strict-IEEE stack", async () => {
+  for (
+    const [stackId, sfu, fns] of [
+      [
+        "cutlass-3.5-hf-flash-attn",
+        tesla,
+        "ex2:spot-checked,rcp:histogram-matched,rsqrt:histogram-matched",
+      ],
+      ["cutlass-3.5-strict-ieee", createSfu({ mode: "ieee" }), "ex2:ieee-exact,rsqrt:ieee-exact"],
+    ] as const
+  ) {
+    const rt = runtimeFor(stackId, sfu);
+    const plan = planAttentionBlock(T, {
+      shape,
+      runtime: rt,
+      rope: { theta: 1_000_000 },
+      multiProcessorCount: 108,
+    });
+    assert.ok(plan.supported);
+    const out = (await runAttentionBlock(x, { plan: plan.plan, runtime: rt, weights: attnW })).out;
+    const digest = sha256Hex(new Uint8Array(out.buffer));
+    const r = await verify(record({ stack: stackId, kind: "attention_block", out: digest }));
+    assert.equal(r.status, "PASS", r.reason);
+    assert.equal(r.sfu?.map((u) => `${u.fn}:${u.status}`).join(), fns);
+  }
+});
+
+Deno.test("an attention_block record of a cuDNN stack is NOT_VERIFIED with the reason", async () => {
+  const catalog = "h100-sxm-cublas-qwen3-4b-ffn";
+  const r = await verify(record({
+    stack: "hf-qwen3-sdpa-torch2.11-hopper",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+    gpu: "h100-sxm",
+    kernel: {
+      catalog,
+      catalogSha256: store.manifest.assets[`tables/catalogs/${catalog}.json`]!.sha256,
+    },
+  }));
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /cudnn-sdpa.*closed source/);
+});
+
+Deno.test("a block record with a missing weight is NOT_VERIFIED; a malformed block workload is refused", async () => {
+  const rec = await record({
+    stack: "cutlass-3.5-hf-flash-attn",
+    kind: "ffn_block",
+    out: "ab".repeat(32),
+  });
+  const w = rec.predicate.workload as BlockWorkload;
+  const missing = { ...w, weights: { ...w.weights, down: "cd".repeat(32) } };
+  const r = await verify(Promise.resolve(makeClaimRecord({ ...rec.predicate, workload: missing })));
+  assert.equal(r.status, "NOT_VERIFIED");
+  assert.match(r.reason, /missing weight 'down' tensor/);
+  const bad = JSON.parse(JSON.stringify(rec));
+  bad.predicate.workload.rmsNormEps = 1e-6;
+  assert.throws(
+    () => parseClaimLog(JSON.stringify(bad) + "\n"),
+    (e) => (e as { code: string }).code === "CLAIM_INVALID",
+  );
+});
