@@ -50,10 +50,14 @@ export function reportMarkdown(
     "",
     "## Sampled records",
     "",
-    "| index | status | reason |",
-    "|---|---|---|",
+    "| index | status | reason | SFU functions (validation status) |",
+    "|---|---|---|---|",
     ...report.results.map((r) =>
-      `| ${r.index} | ${r.status} | ${r.reason.replaceAll("|", "\\|")} |`
+      `| ${r.index} | ${r.status} | ${r.reason.replaceAll("|", "\\|")} | ${
+        r.sfu === undefined || r.sfu.length === 0
+          ? "none"
+          : r.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")
+      } |`
     ),
     "",
   ];
