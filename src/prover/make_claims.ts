@@ -16,6 +16,7 @@ import { loadAsset } from "../verify/load_asset.ts";
 import { recipeFromJson } from "../verify/load_recipe.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
+import { makeBlockClaims } from "./make_block_claims.ts";
 
 /** The prover's output. */
 export interface ProverOutput {
@@ -47,7 +48,7 @@ export async function makeClaims(
   const main = await loadGpuProfile(store, scenario.hardware.profile);
   const catalog = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: scenario.catalog });
   const blobs = new Map<string, Uint8Array>();
-  const put = (x: Uint16Array) => {
+  const put = (x: Uint16Array | Uint32Array) => {
     const bytes = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
     const d = sha256Hex(bytes);
     blobs.set(d, bytes);
@@ -154,6 +155,17 @@ export async function makeClaims(
     prev = recordDigest(record);
     ctx.onProgress?.(seq + 1, scenario.records);
   }
+  const blocks = await makeBlockClaims(scenario, {
+    store,
+    walker,
+    hardware: main,
+    firstSeq: scenario.records,
+    prev,
+    put,
+    flip: _flip,
+  });
+  records.push(...blocks.records);
+  falsified.push(...blocks.falsified);
   return { records, blobs, falsified };
 }
 

@@ -11,3 +11,4 @@
 export * from "./scenario.ts";
 export * from "./synth_tensor.ts";
 export * from "./make_claims.ts";
+export * from "./make_block_claims.ts";

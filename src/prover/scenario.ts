@@ -61,7 +61,35 @@ export interface Scenario {
   };
   readonly batchSizes: readonly number[];
   readonly records: number;
+  /** Layer-block records appended after the GEMM records (optional). */
+  readonly blocks?: BlockScenario;
   readonly falsify: readonly Falsification[];
+}
+
+/** Block records of a scenario: attention and FFN blocks alternating, one sequence each. */
+export interface BlockScenario {
+  /** Stack profile id (it fixes the attention backend and the SFU policy). */
+  readonly stack: string;
+  /** Component versions recorded in the claims. */
+  readonly components: Readonly<Record<string, string>>;
+  /** GEMM recipe of every projection (the stack's kernel source must be `recipe`). */
+  readonly recipe: Readonly<Record<string, unknown>>;
+  /** Layer sizes. */
+  readonly shape: {
+    readonly hidden: number;
+    readonly intermediate: number;
+    readonly heads: number;
+    readonly kvHeads: number;
+    readonly headDim: number;
+  };
+  /** Prefill lengths, picked per record from the seed. */
+  readonly tokens: readonly number[];
+  /** Number of block records. */
+  readonly records: number;
+  /** Device SM count recorded for attention. */
+  readonly multiProcessorCount: number;
+  /** RoPE theta as a decimal string. */
+  readonly ropeTheta: string;
 }
 
 /**
@@ -87,6 +115,7 @@ export function parseScenario(json: unknown): Scenario {
     "model",
     "batchSizes",
     "records",
+    "blocks",
     "falsify",
   ]);
   if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
@@ -98,6 +127,8 @@ export function parseScenario(json: unknown): Scenario {
   const model = fieldsOf(f.obj.model, "scenario.model");
   const records = int(f, "records", { min: 1, max: 100_000 });
   const dims = { min: 1, max: 65536 };
+  const blocks = f.obj.blocks === undefined ? undefined : _blocks(f.obj.blocks);
+  const total = records + (blocks?.records ?? 0);
   return {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
@@ -122,7 +153,55 @@ export function parseScenario(json: unknown): Scenario {
       return b as number;
     }),
     records,
-    falsify: arr(f, "falsify").map((x, i) => _falsification(x, `scenario.falsify[${i}]`, records)),
+    ...(blocks === undefined ? {} : { blocks }),
+    falsify: arr(f, "falsify").map((x, i) => {
+      const fx = _falsification(x, `scenario.falsify[${i}]`, total);
+      if (fx.seq >= records && fx.kind !== "fingerprint") {
+        throw new RangeError(
+          `Cannot read 'scenario.falsify[${i}]': block records take only 'fingerprint' falsifications`,
+        );
+      }
+      return fx;
+    }),
+  };
+}
+
+function _blocks(json: unknown): BlockScenario {
+  const f = fieldsOf(json, "scenario.blocks");
+  onlyKnown(f, [
+    "stack",
+    "components",
+    "recipe",
+    "shape",
+    "tokens",
+    "records",
+    "multiProcessorCount",
+    "ropeTheta",
+  ]);
+  const comps = fieldsOf(f.obj.components, "scenario.blocks.components");
+  const sh = fieldsOf(f.obj.shape, "scenario.blocks.shape");
+  onlyKnown(sh, ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+  const dim = (key: string) => int(sh, key, { min: 1, max: 65536 });
+  return {
+    stack: str(f, "stack"),
+    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
+    recipe: fieldsOf(f.obj.recipe, "scenario.blocks.recipe").obj,
+    shape: {
+      hidden: dim("hidden"),
+      intermediate: dim("intermediate"),
+      heads: dim("heads"),
+      kvHeads: dim("kvHeads"),
+      headDim: dim("headDim"),
+    },
+    tokens: arr(f, "tokens").map((t, i) => {
+      if (!Number.isInteger(t) || (t as number) < 1 || (t as number) > 4096) {
+        throw new RangeError(`Cannot read 'scenario.blocks.tokens[${i}]': expected 1..4096`);
+      }
+      return t as number;
+    }),
+    records: int(f, "records", { min: 1, max: 10_000 }),
+    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
+    ropeTheta: str(f, "ropeTheta", /^[0-9]+(\.[0-9]+)?(e[0-9]+)?$/),
   };
 }
 

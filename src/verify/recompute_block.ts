@@ -8,7 +8,7 @@
  */
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
-import { createSfu, decodeSfuTables, type GpuProfile, type Sfu } from "../hardware/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
 import type { KWalker, StackProfile } from "../kernels/mod.ts";
 import {
   type BlockRuntime,
@@ -22,9 +22,7 @@ import {
 } from "../model/mod.ts";
 import { _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
-
-/** Path of the SFU ROM tables in the asset manifest. */
-export const SFU_TABLES_ASSET = "tables/sfu/tesla_sfu_v1.bin";
+import { loadSfuForStack } from "./load_sfu.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -78,7 +76,7 @@ export async function _recomputeBlock(
     stack,
     gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
     walker: input.walker,
-    sfu: await _sfuFor(input.store, stack),
+    sfu: await loadSfuForStack(input.store, stack),
   };
   const eps = Number(w.rmsNormEps);
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
@@ -142,14 +140,6 @@ function _supportDetail(sfu: readonly SfuUse[]): string {
   return sfu.length === 0
     ? "no SFU function used"
     : `SFU ${sfu.map((u) => `${u.fn} ${u.status}`).join(", ")} (${sfu[0]!.model})`;
-}
-
-async function _sfuFor(store: AssetStore, stack: StackProfile): Promise<Sfu> {
-  if (stack.sfu?.mode !== "tesla-table") return createSfu({ mode: "ieee" });
-  return createSfu({
-    mode: "tesla-table",
-    tables: decodeSfuTables(await store.read(SFU_TABLES_ASSET)),
-  });
 }
 
 async function _invFreq(blobs: BlobStore, digest: string, count: number): Promise<Uint32Array> {

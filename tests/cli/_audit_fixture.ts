@@ -21,12 +21,14 @@ export interface AuditFixture {
  * @param options record count and falsifications (demo scenario syntax)
  */
 export async function makeAuditFixture(
-  options: { records: number; falsify: unknown[] },
+  options: { records: number; falsify: unknown[]; blocks?: number },
 ): Promise<AuditFixture> {
   const dir = await Deno.makeTempDir({ prefix: "bitaudit-audit-" });
   const scenario = JSON.parse(await Deno.readTextFile(SCENARIO));
   scenario.records = options.records;
   scenario.falsify = options.falsify;
+  if (options.blocks === undefined) delete scenario.blocks; // GEMM records only
+  else scenario.blocks.records = options.blocks;
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });
   const keys = await generateKeys(`${dir}/inspector`);

@@ -343,3 +343,32 @@ Deno.test("plan reproduces the paper's appendix: p = 0.001, k = 3200 detects wit
 globalThis.addEventListener("unload", () => {
   for (const f of [honest, lying]) Deno.removeSync(f.dir, { recursive: true });
 });
+
+Deno.test("audit recomputes attention and FFN block records, signs their SFU statuses, and check --recompute agrees", async () => {
+  const f = await makeAuditFixture({ records: 2, falsify: [], blocks: 4 });
+  const out = `${f.dir}/blocks`;
+  const r = await runBitaudit([...auditArgs(f, out, 6), "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.verdict, "PASSED");
+  const blocks = s.results.filter((x: { index: number }) => x.index >= 2);
+  assert.equal(blocks.length, 4);
+  for (const b of blocks) {
+    const fns = b.sfu.map((u: { fn: string; status: string }) => `${u.fn} ${u.status}`);
+    assert.ok(fns.includes("ex2 spot-checked") && fns.includes("rsqrt histogram-matched"));
+  }
+  const envelope = JSON.parse(await Deno.readTextFile(`${out}/attestation.dsse.json`));
+  const payload = JSON.parse(atob(envelope.payload));
+  assert.ok(payload.predicate.assets["tables/sfu/tesla_sfu_v1.bin"], "SFU table digest is bound");
+  assert.ok(payload.predicate.results.some((x: { sfu?: unknown[] }) => (x.sfu?.length ?? 0) === 3));
+  const c = await runBitaudit([
+    "check",
+    `${out}/attestation.dsse.json`,
+    "--trust-root",
+    f.trustRoot,
+    "--log",
+    f.log,
+    "--recompute",
+  ]);
+  assert.equal(c.code, 0, c.stdout + c.stderr);
+});

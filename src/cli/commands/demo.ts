@@ -11,6 +11,8 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { detectionHypergeometric } from "../../verify/plan.ts";
+import type { RecordResult } from "../../verify/mod.ts";
+import type { ClaimRecord } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
@@ -62,7 +64,7 @@ export function demoCommand(): Command {
       ]);
       say(`bitaudit demo -> ${out}\n`);
       say(
-        "1. prover: running demo/scenario.json through the emulator (A100 profile, demo dispatch catalog)",
+        "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
       );
       const prover = await runProver(SCENARIO, { out, progress: !opts.json });
       const falsified = prover.output.falsified;
@@ -137,6 +139,7 @@ export function demoCommand(): Command {
           detectionProbability: Number(pCatch.toFixed(6)),
           detection: r.detection,
           attestationValid: check.valid,
+          byKind: _byKind(r.results, prover.output.records),
           vectors: { matched, total },
         };
         if (opts.json) printJson(summary);
@@ -146,6 +149,13 @@ export function demoCommand(): Command {
             `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
           );
           for (const c of summary.caught) console.log(`  #${c.seq} ${c.kind}: ${c.reason}`);
+          for (const [kind, k] of Object.entries(summary.byKind)) {
+            console.log(
+              `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
+                k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
+              }`,
+            );
+          }
           console.log(
             `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
               pCatch.toFixed(4)
@@ -168,4 +178,24 @@ export function demoCommand(): Command {
         await Deno.remove(keyDir, { recursive: true });
       }
     });
+}
+
+/** Sampled results per workload kind, with the SFU functions and statuses they depended on. */
+function _byKind(
+  results: readonly RecordResult[],
+  records: readonly ClaimRecord[],
+): Record<string, { PASS: number; FAIL: number; NOT_VERIFIED: number; sfu: string[] }> {
+  const out: Record<string, { PASS: number; FAIL: number; NOT_VERIFIED: number; sfu: string[] }> =
+    {};
+  for (const r of results) {
+    const kind = records[r.index]!.predicate.workload.kind;
+    const k = out[kind] ??= { PASS: 0, FAIL: 0, NOT_VERIFIED: 0, sfu: [] };
+    k[r.status]++;
+    for (const u of r.sfu ?? []) {
+      const label = `${u.fn} ${u.status}`;
+      if (!k.sfu.includes(label)) k.sfu.push(label);
+    }
+  }
+  for (const k of Object.values(out)) k.sfu.sort();
+  return out;
 }

@@ -1,0 +1,174 @@
+/**
+ * The simulated prover's block records: attention and FFN blocks of one dense layer, alternating,
+ * each a prefill of a length drawn from the scenario seed, computed with the block emulation on
+ * the stack the scenario names (honest), with optional fingerprint falsifications.
+ *
+ * @module
+ */
+import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { KWalker } from "../kernels/mod.ts";
+import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
+import {
+  type BlockRuntime,
+  fixedRecipeDispatch,
+  planAttentionBlock,
+  planFfnBlock,
+  runAttentionBlock,
+  runFfnBlock,
+} from "../model/mod.ts";
+import { loadAsset } from "../verify/load_asset.ts";
+import { STACK_PROFILES } from "../verify/load_profiles.ts";
+import { recipeFromJson } from "../verify/load_recipe.ts";
+import { loadSfuForStack } from "../verify/load_sfu.ts";
+import type { Scenario } from "./scenario.ts";
+import { synthBf16 } from "./synth_tensor.ts";
+
+/** Where the block records go in the log and how tensors are stored. */
+export interface BlockClaimsContext {
+  readonly store: AssetStore;
+  readonly walker: KWalker;
+  /** The scenario's GPU profile and its digest. */
+  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
+  /** Sequence number of the first block record. */
+  readonly firstSeq: number;
+  /** Digest of the record before it. */
+  readonly prev: string;
+  /** Stores a tensor, returns its digest. */
+  readonly put: (x: Uint16Array | Uint32Array) => string;
+  /** Flips one bit of a hex digest (the fingerprint falsification). */
+  readonly flip: (hex: string, bit: number) => string;
+}
+
+/**
+ * Appends the scenario's block records.
+ *
+ * @param scenario a scenario with a `blocks` section
+ * @param ctx assets, walker, hardware, log position, tensor store
+ * @returns the records and the falsified sequence numbers
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when a block cannot be emulated as configured
+ * @example
+ * ```ts ignore
+ * const { records } = await makeBlockClaims(scenario, ctx);
+ * ```
+ */
+export async function makeBlockClaims(
+  scenario: Scenario,
+  ctx: BlockClaimsContext,
+): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
+  const b = scenario.blocks;
+  if (b === undefined) return { records: [], falsified: [] };
+  if (b.tokens.length === 0) {
+    throw new InputError("SCENARIO_INVALID", "Cannot run block records: 'tokens' is empty");
+  }
+  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: b.stack })).value;
+  const runtime: BlockRuntime = {
+    profile: ctx.hardware.profile,
+    stack,
+    gemm: fixedRecipeDispatch(recipeFromJson(b.recipe, "scenario blocks")),
+    walker: ctx.walker,
+    sfu: await loadSfuForStack(ctx.store, stack),
+  };
+  const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = b.shape;
+  const seed = scenario.seed;
+  const t = (label: string, count: number, span: number) =>
+    synthBf16(seed, { label: `blocks.${label}`, count, span });
+  const near1 = (label: string, count: number) =>
+    t(label, count, 1).map((v) => (v & 0x7f) | 0x3f80);
+  const attnW = {
+    norm: near1("input_layernorm", h),
+    q: t("q_proj", heads * d * h, 6),
+    k: t("k_proj", kvHeads * d * h, 6),
+    v: t("v_proj", kvHeads * d * h, 6),
+    o: t("o_proj", h * heads * d, 6),
+    qNorm: near1("q_norm", d),
+    kNorm: near1("k_norm", d),
+  };
+  const ffnW = {
+    norm: near1("post_attention_layernorm", h),
+    gate: t("gate_proj", f * h, 6),
+    up: t("up_proj", f * h, 6),
+    down: t("down_proj", h * f, 6),
+  };
+  const digests = (w: Record<string, Uint16Array>) =>
+    Object.fromEntries(Object.entries(w).map(([k, v]) => [k, ctx.put(v)]));
+  const attnDigests = digests(attnW);
+  const ffnDigests = digests(ffnW);
+  const records: ClaimRecord[] = [];
+  const falsified: { seq: number; kind: string }[] = [];
+  let prev = ctx.prev;
+  for (let i = 0; i < b.records; i++) {
+    const seq = ctx.firstSeq + i;
+    const kind = i % 2 === 0 ? "attention_block" : "ffn_block";
+    const tokens = b.tokens[_pick(seed, seq, b.tokens.length)]!;
+    const x = t(`input.${seq}`, tokens * h, 4);
+    let out: Uint16Array;
+    if (kind === "attention_block") {
+      const p = planAttentionBlock(tokens, {
+        shape: b.shape,
+        runtime,
+        rope: { theta: Number(b.ropeTheta) },
+        multiProcessorCount: b.multiProcessorCount,
+      });
+      if (!p.supported) {
+        throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run record ${seq}: ${p.reason}`);
+      }
+      out = (await runAttentionBlock(x, { plan: p.plan, runtime, weights: attnW })).out;
+    } else {
+      const p = planFfnBlock(tokens, { shape: b.shape, runtime });
+      if (!p.supported) {
+        throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run record ${seq}: ${p.reason}`);
+      }
+      out = (await runFfnBlock(x, { plan: p.plan, runtime, weights: ffnW })).out;
+    }
+    let fingerprint = ctx.put(out);
+    const fake = scenario.falsify.find((fx) => fx.seq === seq);
+    if (fake?.kind === "fingerprint") {
+      fingerprint = ctx.flip(fingerprint, fake.bit);
+      falsified.push({ seq, kind: fake.kind });
+    }
+    const record = makeClaimRecord({
+      log: { logId: scenario.logId, seq, prev },
+      hardware: {
+        profile: ctx.hardware.profile.id,
+        profileSha256: ctx.hardware.sha256,
+        count: scenario.hardware.count,
+      },
+      software: { stack: stack.id, components: b.components },
+      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      batch: { size: 1 },
+      workload: {
+        kind,
+        tokens,
+        shape: b.shape,
+        rmsNormEps: "1e-6",
+        kernel: { recipe: b.recipe },
+        ...(kind === "attention_block"
+          ? {
+            attention: {
+              multiProcessorCount: b.multiProcessorCount,
+              rope: { theta: b.ropeTheta },
+            },
+          }
+          : {}),
+        weights: kind === "attention_block" ? attnDigests : ffnDigests,
+        input: { sha256: ctx.put(x), shape: [tokens, h] },
+      },
+      fingerprint: {
+        tensor: `layers.0.${kind}.out`,
+        dtype: "bf16",
+        shape: [tokens, h],
+        sha256: fingerprint,
+      },
+    });
+    records.push(record);
+    prev = recordDigest(record);
+  }
+  return { records, falsified };
+}
+
+function _pick(seed: string, seq: number, n: number): number {
+  const hex = sha256Hex(new TextEncoder().encode(`${seed}\u0000tokens\u0000${seq}`));
+  return parseInt(hex.slice(0, 8), 16) % n;
+}
