@@ -18,6 +18,7 @@
  */
 import { fieldsOf, int, oneOf, onlyKnown, str } from "../json_fields.ts";
 import { arr } from "../json_fields.ts";
+import type { BlockWorkload } from "../claims/mod.ts";
 
 /** One falsification to inject. */
 export type Falsification =
@@ -75,13 +76,7 @@ export interface BlockScenario {
   /** GEMM recipe of every projection (the stack's kernel source must be `recipe`). */
   readonly recipe: Readonly<Record<string, unknown>>;
   /** Layer sizes. */
-  readonly shape: {
-    readonly hidden: number;
-    readonly intermediate: number;
-    readonly heads: number;
-    readonly kvHeads: number;
-    readonly headDim: number;
-  };
+  readonly shape: BlockWorkload["shape"];
   /** Prefill lengths, picked per record from the seed. */
   readonly tokens: readonly number[];
   /** Number of block records. */
