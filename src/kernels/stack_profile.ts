@@ -95,6 +95,7 @@ function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: Sfu
       f,
       "minimumStatus",
       [
+        "model-only",
         "spot-checked",
         "histogram-matched",
         "exhaustive-on-gpu",

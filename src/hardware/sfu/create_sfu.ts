@@ -4,10 +4,12 @@
  * @module
  */
 import { ieeeEx2 } from "./ieee_ex2.ts";
+import { ieeeLg2 } from "./ieee_lg2.ts";
 import type { IeeeSfuOptions } from "./ieee_options.ts";
 import { ieeeRcp } from "./ieee_rcp.ts";
 import { ieeeRsqrt } from "./ieee_rsqrt.ts";
 import { mufuEx2 } from "./mufu_ex2.ts";
+import { mufuLg2 } from "./mufu_lg2.ts";
 import { mufuRcp } from "./mufu_rcp.ts";
 import { mufuRsqrt } from "./mufu_rsqrt.ts";
 import { SFU_TABLE_ORDER, SFU_TABLE_ROWS, type SfuTables } from "./sfu_tables.ts";
@@ -24,6 +26,9 @@ export type CreateSfuOptions =
 /** A scalar FP32 function on bit patterns. */
 export type SfuFn = (x: number) => number;
 
+/** Names of the SFU functions an {@link Sfu} provides. */
+export type SfuFnName = "rcp" | "rsqrt" | "ex2" | "lg2";
+
 /** The SFU interface: scalar and batch functions on FP32 bit patterns, plus the model status. */
 export interface Sfu {
   /** The mode this instance emulates. */
@@ -36,8 +41,10 @@ export interface Sfu {
   readonly rsqrt: SfuFn;
   /** Base-2 exponential. */
   readonly ex2: SfuFn;
+  /** Base-2 logarithm (`lg2.approx.ftz.f32`; validation status `model-only` in the table mode). */
+  readonly lg2: SfuFn;
   /** Applies one of the functions to every element; returns a new array. */
-  readonly map: (fn: "rcp" | "rsqrt" | "ex2", xs: Uint32Array) => Uint32Array;
+  readonly map: (fn: SfuFnName, xs: Uint32Array) => Uint32Array;
 }
 
 /**
@@ -55,10 +62,11 @@ export interface Sfu {
  * if (sfu.rcp(0x40000000) !== 0x3f000000) throw new Error(); // 1/2
  * if (sfu.map("ex2", new Uint32Array([0x40400000]))[0] !== 0x41000000) throw new Error(); // 2^3
  * if (sfu.status.functions.ex2.status !== "ieee-exact") throw new Error();
+ * if (sfu.lg2(0x41000000) !== 0x40400000) throw new Error(); // log2(8) = 3
  * ```
  */
 export function createSfu(options: CreateSfuOptions): Sfu {
-  let fns: { rcp: SfuFn; rsqrt: SfuFn; ex2: SfuFn };
+  let fns: Record<SfuFnName, SfuFn>;
   let status: SfuModelDescriptor;
   if (options?.mode === "tesla-table") {
     const t = options.tables;
@@ -67,6 +75,7 @@ export function createSfu(options: CreateSfuOptions): Sfu {
       rcp: (x) => mufuRcp(x, t),
       rsqrt: (x) => mufuRsqrt(x, t),
       ex2: (x) => mufuEx2(x, t),
+      lg2: (x) => mufuLg2(x, t),
     };
     status = SFU_TESLA_V1;
   } else if (options?.mode === "ieee") {
@@ -75,6 +84,7 @@ export function createSfu(options: CreateSfuOptions): Sfu {
       rcp: (x) => ieeeRcp(x, o),
       rsqrt: (x) => ieeeRsqrt(x, o),
       ex2: (x) => ieeeEx2(x, o),
+      lg2: (x) => ieeeLg2(x, o),
     };
     status = SFU_IEEE_V1;
   } else {
@@ -83,8 +93,8 @@ export function createSfu(options: CreateSfuOptions): Sfu {
         `'tesla-table' or 'ieee'`,
     );
   }
-  const map = (fn: "rcp" | "rsqrt" | "ex2", xs: Uint32Array): Uint32Array => {
-    const f = fns[fn];
+  const map = (fn: SfuFnName, xs: Uint32Array): Uint32Array => {
+    const f = Object.hasOwn(fns, fn) ? fns[fn] : undefined;
     if (typeof f !== "function") throw new RangeError(`Cannot map SFU: unknown function '${fn}'`);
     const out = new Uint32Array(xs.length);
     for (let i = 0; i < xs.length; i++) out[i] = f(xs[i] as number);

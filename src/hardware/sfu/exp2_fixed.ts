@@ -4,25 +4,7 @@
  *
  * @module
  */
-
-const _ln2Cache = new Map<number, bigint>();
-
-/**
- * ln 2 · 2^w, truncated, with error below 2 units: the series ln 2 = Σ_{k≥1} 1/(k·2^k) is summed
- * at g = w + 32 bits over k ≤ g + 8 (each term truncated, < 1 unit each; the tail is below 1
- * unit), so the error is below g + 10 < 2^32 units there, under 1 unit after dropping 32 bits,
- * plus 1 for that last truncation.
- */
-function _ln2(w: number): bigint {
-  const hit = _ln2Cache.get(w);
-  if (hit !== undefined) return hit;
-  const g = BigInt(w + 32);
-  let sum = 0n;
-  for (let k = 1n; k <= g + 8n; k++) sum += (1n << (g - k)) / k;
-  const v = sum >> 32n;
-  _ln2Cache.set(w, v);
-  return v;
-}
+import { ln2Fixed } from "./ln2_fixed.ts";
 
 /** A fixed-point approximation `value ≈ 2^f · 2^bits`, off by at most `error` units. */
 export interface FixedApprox {
@@ -34,7 +16,7 @@ export interface FixedApprox {
 
 /**
  * 2^f with f = num / 2^den in [0, 1), at `bits` fractional bits: y = f·ln 2 (error < 3 units:
- * f·2 from ln 2 plus 1 truncation), then e^y by its Taylor series, each term truncated. Error
+ * f·2 from {@link ln2Fixed} plus 1 truncation), then e^y by its Taylor series, each term truncated. Error
  * bound, in units of 2^−bits: with y fixed, term k inherits at most 0.7 × the error of term k − 1
  * (y < 0.7, k ≥ 1) plus 2 units of truncation, so every term is within 2/(1 − 0.7) < 7 units;
  * the series stops at the first truncated term equal to 0, whose true value is then below 8
@@ -64,7 +46,7 @@ export function exp2Fixed(
   }
   const w = BigInt(bits);
   const one = 1n << w;
-  const y = (num * _ln2(bits)) >> BigInt(den);
+  const y = (num * ln2Fixed(bits)) >> BigInt(den);
   let sum = one;
   let term = one;
   let terms = 0n;

@@ -3,7 +3,9 @@
  * function a computation used must reach the stack's minimum, otherwise the result is
  * NOT_VERIFIED (the verifier never reports PASS on a weaker model than the stack demands).
  *
- * Order of hardware evidence: `spot-checked` < `histogram-matched` < `exhaustive-on-gpu`.
+ * Order of hardware evidence: `model-only` (no measurement at all) < `spot-checked` <
+ * `histogram-matched` < `exhaustive-on-gpu`. A stack whose minimum is `model-only` accepts every
+ * hardware model; any higher minimum refuses a `model-only` function.
  * `ieee-exact` belongs to the IEEE mode (a distinct stack property, never a stand-in for the
  * hardware) and satisfies only a stack that asks for it.
  *
@@ -12,6 +14,7 @@
 import type { SfuValidationStatus } from "./sfu_tesla_v1.ts";
 
 const _RANK: Readonly<Record<string, number>> = {
+  "model-only": 0,
   "spot-checked": 1,
   "histogram-matched": 2,
   "exhaustive-on-gpu": 3,
@@ -29,6 +32,9 @@ const _RANK: Readonly<Record<string, number>> = {
  * if (!meetsSfuStatus("histogram-matched", "spot-checked")) throw new Error();
  * if (meetsSfuStatus("spot-checked", "histogram-matched")) throw new Error();
  * if (meetsSfuStatus("ieee-exact", "exhaustive-on-gpu")) throw new Error("ieee is not hardware");
+ * if (meetsSfuStatus("model-only", "spot-checked") || !meetsSfuStatus("model-only", "model-only")) {
+ *   throw new Error();
+ * }
  * ```
  */
 export function meetsSfuStatus(status: SfuValidationStatus, minimum: SfuValidationStatus): boolean {

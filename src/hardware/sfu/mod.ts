@@ -1,8 +1,9 @@
 /**
- * The special function unit (MUFU): a bit-exact model of `rcp/rsqrt/ex2.approx.ftz.f32` built on
- * the Tesla SFU lookup-table ROM (envytools, MIT), and a correctly rounded `ieee` mode, behind
- * one interface. Each function's validation status travels as data ({@link SFU_TESLA_V1}).
- * lg2, sin and cos are not modelled (their ROM tables are carried in the asset only).
+ * The special function unit (MUFU): a bit-exact model of `rcp/rsqrt/ex2/lg2.approx.ftz.f32` built
+ * on the Tesla SFU lookup-table ROM (envytools, MIT), and a correctly rounded `ieee` mode, behind
+ * one interface. Each function's validation status travels as data ({@link SFU_TESLA_V1}): lg2 is
+ * `model-only` (the documented G80 algorithm, never measured on a modern GPU). sin and cos are
+ * not modelled (their ROM table is carried in the asset only).
  *
  * The model does no I/O: callers load `tables/sfu/tesla_sfu_v1.bin` through the asset store and
  * pass the bytes to {@link decodeSfuTables}.
@@ -27,11 +28,15 @@ export * from "./mufu_rcp.ts";
 export * from "./mufu_rsqrt.ts";
 export * from "./pre_ex2.ts";
 export * from "./mufu_ex2.ts";
+export * from "./mufu_lg2.ts";
 export * from "./ieee_options.ts";
 export * from "./ieee_rcp.ts";
 export * from "./ieee_rsqrt.ts";
+export * from "./ln2_fixed.ts";
 export * from "./exp2_fixed.ts";
 export * from "./ieee_ex2.ts";
+export * from "./log2_fixed.ts";
+export * from "./ieee_lg2.ts";
 export * from "./sfu_tesla_v1.ts";
 export * from "./create_sfu.ts";
 export * from "./meets_sfu_status.ts";

@@ -27,7 +27,7 @@ export interface SfuTables {
   readonly rsqrt: Int32Array;
   /** MUFU.EX2, 64 rows indexed by fraction bits 22..17. */
   readonly ex2: Int32Array;
-  /** MUFU.LG2, 64 rows (carried for completeness; no model uses it yet). */
+  /** MUFU.LG2, 64 rows indexed by fraction bits 22..17. */
   readonly lg2: Int32Array;
   /** MUFU.SIN/COS, 64 rows (carried for completeness; no model uses it yet). */
   readonly sin: Int32Array;

@@ -7,6 +7,9 @@
 
 /**
  * How far an SFU function model has been checked against hardware:
+ * - `model-only`: a transcription of a documented algorithm (envytools' G80 model) with no
+ *   measurement on any modern GPU; only its plausibility is checked (error against the correctly
+ *   rounded result, compared with the PTX ISA's documented accuracy);
  * - `histogram-matched`: its error histogram against the correctly rounded result equals a
  *   measured hardware histogram exactly (per-input outputs not compared);
  * - `spot-checked`: individual hardware outputs match, but only a handful;
@@ -15,6 +18,7 @@
  *   correctly rounded result.
  */
 export type SfuValidationStatus =
+  | "model-only"
   | "histogram-matched"
   | "spot-checked"
   | "exhaustive-on-gpu"
@@ -37,6 +41,7 @@ export interface SfuModelDescriptor {
     readonly rcp: SfuFunctionStatus;
     readonly rsqrt: SfuFunctionStatus;
     readonly ex2: SfuFunctionStatus;
+    readonly lg2: SfuFunctionStatus;
   };
   /** MUFU functions this model does not provide, with the reason. */
   readonly unsupported: Readonly<Record<string, string>>;
@@ -47,12 +52,13 @@ const _SPECIALS = "Special values (zero, subnormal flush, Inf, NaN = 0x7fffffff,
 
 /**
  * The Tesla lookup-table interpolator model (envytools ROM tables, `tables/sfu/tesla_sfu_v1.bin`)
- * as used for `rcp/rsqrt/ex2.approx.ftz.f32` on A100, Ada, Hopper and Blackwell.
+ * as used for `rcp/rsqrt/ex2/lg2.approx.ftz.f32` on A100, Ada, Hopper and Blackwell.
  *
  * @example
  * ```ts
  * import { SFU_TESLA_V1 } from "./sfu_tesla_v1.ts";
  * if (SFU_TESLA_V1.functions.ex2.status !== "spot-checked") throw new Error();
+ * if (SFU_TESLA_V1.functions.lg2.status !== "model-only") throw new Error();
  * if (!Object.isFrozen(SFU_TESLA_V1.functions.rcp)) throw new Error();
  * ```
  */
@@ -81,10 +87,18 @@ export const SFU_TESLA_V1: SfuModelDescriptor = _deepFreeze({
         "truncation of |x| < 1 (hypothesis H1) and the Volta+ overflow/underflow thresholds are " +
         "unmeasured. " + _SPECIALS,
     },
+    lg2: {
+      status: "model-only",
+      evidence: "envytools' G80 sfu_lg2 algorithm over the ROM's LG2 table, truncating the " +
+        "result; never compared with any modern GPU output. Plausibility only, over all 2^23 " +
+        "mantissas of five binades (tests/slow/hardware/sfu/lg2_histogram_full_test.ts): the " +
+        "absolute error is at most 2^-22.15 on [0.5, 1) and 2^-22.58 on [1, 2), inside the " +
+        "2^-22 the CUDA documentation gives for lg2.approx.f32 / __log2f there; on [2, 4) the " +
+        "result is within 1 ulp of the correctly rounded value, and where |log2 x| >= 16 equal " +
+        "or 1 ulp toward zero. " + _SPECIALS,
+    },
   },
   unsupported: {
-    lg2: "ROM table carried in the asset, but the spec gives no measured lg2 behaviour to " +
-      "validate a model against; not modelled.",
     sin: "ROM table carried in the asset, but modern sin/cos.approx range reduction is not " +
       "specified or measured; not modelled.",
     cos: "As sin.",
@@ -120,8 +134,14 @@ export const SFU_IEEE_V1: SfuModelDescriptor = _deepFreeze({
         "(2^f is irrational for non-integer x, so no result is a midpoint); matches the " +
         "spec's correctly rounded probe values.",
     },
+    lg2: {
+      status: "ieee-exact",
+      evidence: "BigInt fixed-point log2 of the mantissa (atanh series) with a proven error " +
+        "bound and Ziv's rounding test (log2 x is irrational unless x is a power of two, which " +
+        "is exact); tested against an independent repeated-squaring BigInt reference.",
+    },
   },
-  unsupported: { lg2: "Not provided.", sin: "Not provided.", cos: "Not provided." },
+  unsupported: { sin: "Not provided.", cos: "Not provided." },
 });
 
 function _deepFreeze<T>(o: T): T {

@@ -1,10 +1,27 @@
 /**
- * The FP32 instructions one FA2 build compiles its softmax to, as functions on bit patterns.
+ * The FP32 instructions one FA2 build compiles its softmax, LSE and split-KV combine to, as
+ * functions on bit patterns.
  *
  * @module
  */
-import { addF32, divF32, ex2ApproxF32, fmaF32, isNanF32, type Mufu, mulF32 } from "../math/mod.ts";
+import {
+  addF32,
+  cudaExpf,
+  cudaLogf,
+  divF32,
+  ex2ApproxF32,
+  fastExpf,
+  fmaF32,
+  isNanF32,
+  lg2Approx,
+  LN2_F32,
+  type Mufu,
+  mulF32,
+} from "../math/mod.ts";
 import type { Fa2Build } from "./fa2_build.ts";
+
+/** A MUFU model that may also carry MUFU.LG2 (the `Sfu` of `src/hardware/sfu` does). */
+export type Fa2Mufu = Mufu & { readonly lg2?: ((bits: number) => number) | undefined };
 
 /** FP32 operations of one build (patterns in, pattern out). */
 export interface _Fa2Arith {
@@ -22,14 +39,21 @@ export interface _Fa2Arith {
   readonly recip: (x: number) => number;
   /** `row_sum * scale + p` as the build compiles it. */
   readonly rescaleAdd: (sum: number, scale: number, p: number) => number;
+  /** `row_max * softmax_scale + __logf(sum)` as the build compiles it (needs MUFU.LG2). */
+  readonly lse: (rowMax: number, softmaxScale: number, sum: number) => number;
+  /** The combine's `expf`. */
+  readonly combineExp: (x: number) => number;
+  /** The combine's `logf(sum) + lseMax` (needs MUFU.LG2 for the fast build). */
+  readonly combineLse: (sum: number, lseMax: number) => number;
 }
 
 /**
  * Builds the instruction set of an FA2 build around a MUFU model.
  *
  * @param build the build description
- * @param mufu MUFU model (`ex2`, `rcp` are the `.ftz` instructions)
- * @returns the operations
+ * @param mufu MUFU model (`ex2`, `rcp` are the `.ftz` instructions; `lg2` when an LSE is needed)
+ * @returns the operations; `lse` and the fast `combineLse` throw a `RangeError` without `lg2`
+ * @throws {RangeError} when `combineLseAdd` is `ffma` with the libdevice combine (no such code)
  * @example
  * ```ts
  * import { _fa2Arith } from "./_fa2_arith.ts";
@@ -39,8 +63,9 @@ export interface _Fa2Arith {
  * if (a.recip(0x40000000) !== 0x3f000000) throw new Error(); // IEEE 1/2
  * ```
  */
-export function _fa2Arith(build: Fa2Build, mufu: Mufu): _Fa2Arith {
-  const o = { ftz: build.ftz };
+export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): _Fa2Arith {
+  const ftz = build.ftz;
+  const o = { ftz };
   const add = (a: number, b: number) => addF32(a, b, o);
   const mul = (a: number, b: number) => mulF32(a, b, o);
   const fma = (a: number, b: number, c: number) => fmaF32([a, b, c], o);
@@ -57,7 +82,40 @@ export function _fa2Arith(build: Fa2Build, mufu: Mufu): _Fa2Arith {
   const rescaleAdd = build.rowSumRescale === "ffma"
     ? (s: number, k: number, p: number) => fma(s, k, p)
     : (s: number, k: number, p: number) => add(mul(s, k), p);
-  return Object.freeze({ add, mul, fma, ex2, exp2Arg, recip, rescaleAdd });
+  const lg2 = (x: number): number => {
+    if (mufu.lg2 === undefined) {
+      throw new RangeError("Cannot compute the FA2 LSE: the MUFU model has no 'lg2'");
+    }
+    return lg2Approx(x, { lg2: mufu.lg2, ftz });
+  };
+  const logf = (x: number) => mul(lg2(x), LN2_F32); // __logf = fl32(LG2(y) * ln2)
+  const lse = build.lseFma === "max-scale"
+    ? (m: number, k: number, s: number) => fma(m, k, logf(s))
+    : (m: number, k: number, s: number) => fma(lg2(s), LN2_F32, mul(m, k));
+  const fast = build.combineMath === "fast";
+  if (!fast && build.combineLseAdd === "ffma") {
+    throw new RangeError("Cannot build FA2 arithmetic: 'ffma' combineLseAdd needs the fast logf");
+  }
+  const combineExp = fast
+    ? (x: number) => fastExpf(x, { mufu, ftz })
+    : (x: number) => cudaExpf(x, mufu);
+  const combineLse = build.combineLseAdd === "ffma"
+    ? (s: number, m: number) => fma(lg2(s), LN2_F32, m)
+    : fast
+    ? (s: number, m: number) => add(logf(s), m)
+    : (s: number, m: number) => add(cudaLogf(s), m);
+  return Object.freeze({
+    add,
+    mul,
+    fma,
+    ex2,
+    exp2Arg,
+    recip,
+    rescaleAdd,
+    lse,
+    combineExp,
+    combineLse,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Launch checks of the FA2 forward entry points: shapes, cu_seqlens, and the split-KV decision
- * (spec `stack_pytorch_hf.md` §4.1-§4.2).
+ * Launch decisions of the FA2 forward entry points: shapes, cu_seqlens, and how many KV splits
+ * run (spec `stack_pytorch_hf.md` §4.1-§4.2).
  *
  * @module
  */
@@ -66,43 +66,48 @@ export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): _
   return seq;
 }
 
+/** The split decision of a launch. */
+export interface _SplitPlan {
+  /** KV splits (1: the standard kernel). */
+  readonly splits: number;
+  /** The launch's `seqlen_k`, which fixes `n_blocks_per_split` (varlen: the longest). */
+  readonly seqlenK: number;
+}
+
 /**
- * Refuses launches that would run the split-KV kernel: `mha_fwd` whenever the heuristic picks more
- * than one split, `mha_varlen_fwd` in the S_q = 1 GQA swap.
+ * How many KV splits run: `mha_fwd` always asks the heuristic (batch 1 here); `mha_varlen_fwd`
+ * only in the S_q = 1 GQA swap (every query length at most 1 and heads > kvHeads), with the batch
+ * and the longest key length.
+ *
+ * ASSUMPTION (varlen swap, from the FA2 sources as the spec summarises them, not re-derived):
+ * the varlen launch passes `max_seqlen_k` = the longest key length to the heuristic and as
+ * `params.seqlen_k`, from which each split's block range is computed.
  *
  * @param o the forward options
  * @param seq the sequences
- * @param maxQ longest query length
- * @throws {RangeError} when split-KV would run or the SM count is missing
+ * @returns the split count and the launch's seqlen_k
+ * @throws {RangeError} when the heuristic must run and the SM count is missing
  */
-export function _checkNoSplit(o: FlashAttentionOptions, seq: _Seq[], maxQ: number): void {
-  if (o.cuSeqlensQ !== undefined) {
-    if (maxQ === 1 && o.heads > o.kvHeads) {
-      throw new RangeError(
-        "Cannot run FA2: the varlen S_q = 1 GQA swap (split-KV) is not modelled",
-      );
-    }
-    return;
-  }
+export function _splitPlan(o: FlashAttentionOptions, seq: _Seq[]): _SplitPlan {
+  const maxQ = Math.max(...seq.map((s) => s.sq));
+  const maxK = Math.max(...seq.map((s) => s.sk));
+  const varlen = o.cuSeqlensQ !== undefined;
+  if (varlen && !(maxQ <= 1 && o.heads > o.kvHeads)) return { splits: 1, seqlenK: maxK };
   const sms = o.multiProcessorCount;
   if (sms === undefined) {
     throw new RangeError(
-      "Cannot run FA2: mha_fwd needs 'multiProcessorCount' for the split heuristic",
+      `Cannot run FA2: ${varlen ? "the varlen GQA swap" : "mha_fwd"} needs ` +
+        "'multiProcessorCount' for the split heuristic",
     );
   }
-  const s = seq[0] as _Seq;
   const splits = fa2NumSplits({
-    batch: 1,
+    batch: seq.length,
     heads: o.heads,
     kvHeads: o.kvHeads,
-    seqlenQ: Math.max(s.sq, 1),
-    seqlenK: Math.max(s.sk, 1),
+    seqlenQ: varlen ? 1 : Math.max(maxQ, 1),
+    seqlenK: Math.max(maxK, 1),
     headDim: o.headDim,
     multiProcessorCount: sms,
   });
-  if (splits > 1) {
-    throw new RangeError(
-      `Cannot run FA2: the split heuristic chose ${splits} KV splits; split-KV is not modelled`,
-    );
-  }
+  return { splits, seqlenK: maxK };
 }

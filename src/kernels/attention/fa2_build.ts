@@ -44,13 +44,33 @@ export interface Fa2Build {
    * `ascending` describes no real build; it exists so tests can show the walk order matters.
    */
   readonly kvWalk: "descending" | "ascending";
+  /**
+   * The LSE `row_max * softmax_scale + __logf(sum)` (split kernel, and the standard kernel's
+   * LSE), with `__logf(y) = fl32(LG2(y) * ln2)`: one FFMA fusing `row_max * softmax_scale` over
+   * the rounded log (`max-scale`), or fusing `LG2(y) * ln2` over the rounded `row_max *
+   * softmax_scale` (`log-ln2`). Which product nvcc contracts is a compiler choice, not seen in
+   * SASS yet (spec `stack_pytorch_hf.md` §4.3).
+   */
+  readonly lseFma: "max-scale" | "log-ln2";
+  /**
+   * `expf`/`logf` of the split-KV combine: the fast intrinsics `__expf`/`__logf` (`fast`, what
+   * `--use_fast_math` makes of them) or libdevice's accurate `expf`/`logf` (`libdevice`).
+   */
+  readonly combineMath: "fast" | "libdevice";
+  /**
+   * The combine's `logf(lse_sum) + lse_max`: a separate FADD (`fadd`, spec §4.4), or, with the
+   * fast `logf`, its `LG2 * ln2` product contracted into an FFMA with the add (`ffma`).
+   */
+  readonly combineLseAdd: "fadd" | "ffma";
   /** Where the facts come from. */
   readonly sources: readonly string[];
 }
 
 /**
  * The Dao-AILab wheel (v2.8.3, `--use_fast_math`): FFMA exp2 argument, MUFU.EX2/RCP with FTZ,
- * FTZ arithmetic, fused row-sum rescale. Validated end to end on A100 (`ops.md` §4.3).
+ * FTZ arithmetic, fused row-sum rescale, fast `__expf`/`__logf` in the split-KV combine. The
+ * standard kernel is validated end to end on A100 (`ops.md` §4.3); the split kernel and combine
+ * are not (they also need MUFU.LG2, which is `model-only`).
  */
 export const FA2_DAO_FASTMATH: Fa2Build = Object.freeze({
   id: "dao-fastmath",
@@ -60,16 +80,25 @@ export const FA2_DAO_FASTMATH: Fa2Build = Object.freeze({
   ftz: true,
   rowSumRescale: "ffma",
   kvWalk: "descending",
+  // ASSUMPTION (spec §4.3 marks the LSE FFMA inferred): the product written first in the C++,
+  // `row_max * softmax_scale`, is the one contracted, the `__logf` result being rounded first.
+  lseFma: "max-scale",
+  combineMath: "fast",
+  // ASSUMPTION (spec §4.4 writes an FADD): `logf(lse_sum) + lse_max` is not contracted.
+  combineLseAdd: "fadd",
   sources: Object.freeze([
     "spec ops.md §4.3 (FA 2.8.3 sm_80, 0 diffs at seq 500 and 4000 on A100)",
     "spec sfu_and_math.md §5, §5.2 (FFMA sites, MUFU.EX2/RCP)",
+    "spec stack_pytorch_hf.md §4.3-§4.4 (split kernel and combine; LSE FFMA and fast " +
+    "expf/logf inferred, not seen in SASS)",
   ]),
 });
 
 /**
  * PyTorch's bundled FA2 (`UNFUSE_FMA`, no fast-math): FMUL then FADD exp2 argument, non-FTZ
- * `ex2.approx.f32`, IEEE reciprocal, no FTZ. The row-sum FFMA is expected from `--fmad=true`
- * (spec marks it inferred, to be confirmed in SASS).
+ * `ex2.approx.f32`, IEEE reciprocal, no FTZ, libdevice `expf`/`logf` in the split-KV combine.
+ * The row-sum FFMA is expected from `--fmad=true` (spec marks it inferred, to be confirmed in
+ * SASS).
  */
 export const FA2_PYTORCH_BUNDLED: Fa2Build = Object.freeze({
   id: "pytorch-bundled",
@@ -79,8 +108,14 @@ export const FA2_PYTORCH_BUNDLED: Fa2Build = Object.freeze({
   ftz: false,
   rowSumRescale: "ffma",
   kvWalk: "descending",
+  // ASSUMPTION as for the Dao build: `--fmad=true` contracts `row_max * softmax_scale`.
+  lseFma: "max-scale",
+  combineMath: "libdevice",
+  combineLseAdd: "fadd", // libdevice logf already ends in an FFMA; the add stays separate
   sources: Object.freeze([
     "spec stack_pytorch_hf.md §2.1 (flash_attn/CMakeLists.txt defines UNFUSE_FMA)",
+    "spec stack_pytorch_hf.md §3.2 item 6, §4.4 (__logf in the split kernel; libdevice " +
+    "expf/logf in the combine)",
     "spec stack_pytorch_hf.md §3.2 items 1-5 (row-sum FFMA inferred, not seen in SASS)",
   ]),
 });

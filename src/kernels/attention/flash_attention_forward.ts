@@ -1,10 +1,18 @@
 /**
- * FlashAttention-2 forward (prefill, no dropout, no window, no ALiBi/softcap), bit-exact for the
- * Dao fast-math wheel and PyTorch's bundled build. Spec `ops.md` §4.3, `stack_pytorch_hf.md` §4.
+ * FlashAttention-2 forward (prefill and decode, no dropout, no window, no ALiBi/softcap),
+ * bit-exact for the Dao fast-math wheel and PyTorch's bundled build. Spec `ops.md` §4.3,
+ * `stack_pytorch_hf.md` §4.
  *
  * Entry points modelled: `mha_fwd` (`flash_attn_func`, one sequence; the split-KV heuristic runs
- * and a split count above 1 is refused) and `mha_varlen_fwd` (`flash_attn_varlen_func`, batch as
- * cu_seqlens offsets; never splits except in the S_q = 1 GQA swap, which is refused).
+ * and picks the standard kernel or the split kernel + combine; S_q = 1 with GQA is the decode
+ * swap) and `mha_varlen_fwd` (`flash_attn_varlen_func`, batch as cu_seqlens offsets; splits only
+ * in the S_q = 1 GQA swap). Not modelled: `mha_fwd_kvcache`, whose forced split kernel with one
+ * split (`Split = false`) writes BF16 directly, and paged KV.
+ *
+ * The S_q = 1 GQA swap views Q [1, heads, d] as [kvHeads, group, d]: the kernel sees S_q = group
+ * rows per KV head. That changes the split heuristic (computed by `fa2NumSplits` on the
+ * swapped shape) and the row blocks, which only matter for causal masks, and causal is dropped
+ * for S_q = 1; so each row is computed here as itself, with the swapped launch's split count.
  *
  * ASSUMPTIONS: the softmax scale is a float parameter (`fl32(scale)`), `scale_log2` is
  * `fl32(double(scale) * M_LOG2E)` as FA2's host code computes it; causal masks are bottom-right
@@ -15,12 +23,11 @@
  */
 import { findDatapath, type GpuProfile } from "../../hardware/mod.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
-import type { Mufu } from "../math/mod.ts";
-import { _fa2Arith } from "./_fa2_arith.ts";
-import { _fa2Epilogue } from "./_fa2_epilogue.ts";
-import { _fa2RowWalk } from "./_fa2_row_walk.ts";
-import { _checkNoSplit, _sequences } from "./_fa2_launch.ts";
+import { _fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
+import { _sequences, _splitPlan } from "./_fa2_launch.ts";
+import { _fa2QueryRow, type _LaunchCtx } from "./_fa2_query_row.ts";
 import type { Fa2Build } from "./fa2_build.ts";
+import { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
 
 /** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
@@ -46,17 +53,19 @@ export interface FlashAttentionOptions {
   readonly build: Fa2Build;
   /** GPU profile: architecture (tile sizes) and the `mma` BF16 -> FP32 datapath. */
   readonly profile: GpuProfile;
-  /** MUFU model (EX2, RCP). */
-  readonly mufu: Mufu;
+  /** MUFU model (EX2, RCP; LG2 for split-KV launches and LSEs, e.g. an `Sfu`). */
+  readonly mufu: Fa2Mufu;
   /** cu_seqlens of the queries (batch + 1 offsets); with `cuSeqlensK`, selects `mha_varlen_fwd`. */
   readonly cuSeqlensQ?: ArrayLike<number>;
   /** cu_seqlens of the keys. */
   readonly cuSeqlensK?: ArrayLike<number>;
-  /** Device SM count; required by `mha_fwd` (no cu_seqlens) for the split heuristic. */
+  /** Device SM count; required by `mha_fwd` and the varlen GQA swap for the split heuristic. */
   readonly multiProcessorCount?: number;
   /** Also return O before its BF16 rounding (diagnostics; FA2's `out_accum` form). */
   readonly returnFp32?: boolean;
-  /** MUFU.LG2 model; when given, the LSE is returned. */
+  /** Return the LSE (needs MUFU.LG2). */
+  readonly returnLse?: boolean;
+  /** MUFU.LG2 model overriding `mufu.lg2`; when given, the LSE is returned. */
   readonly lg2?: (x: number) => number;
 }
 
@@ -64,20 +73,24 @@ export interface FlashAttentionOptions {
 export interface FlashAttentionResult {
   /** O [total_q, heads, d], BF16 patterns. */
   readonly out: Uint16Array;
-  /** LSE [heads, total_q], FP32 patterns (only with `lg2`). */
+  /** LSE [heads, total_q], FP32 patterns (with `returnLse` or `lg2`). */
   readonly lse?: Uint32Array;
   /** O before the BF16 rounding, FP32 patterns, same layout (only with `returnFp32`). */
   readonly outF32?: Uint32Array;
+  /** KV splits the launch ran (1: the standard kernel; more: split kernel + combine). */
+  readonly splits: number;
+  /** The MUFU functions whose bits reach this result (see {@link fa2SfuFunctions}). */
+  readonly sfuFunctionsUsed: readonly Fa2SfuFunction[];
 }
 
 /**
- * Runs the FA2 forward kernel as the chosen build computes it.
+ * Runs the FA2 forward as the chosen build computes it.
  *
  * @param inputs Q, K, V (BF16 patterns)
  * @param options shapes, mask, build, profile, MUFU, varlen offsets
- * @returns O (BF16) and optionally the LSE
- * @throws {RangeError} for an unmodelled head dimension, architecture or split-KV launch, or
- *   inconsistent shapes/offsets
+ * @returns O (BF16), the split count, the MUFU functions used, and optionally the LSE
+ * @throws {RangeError} for an unmodelled head dimension or architecture, inconsistent
+ *   shapes/offsets, a missing SM count, or a split-KV launch or LSE without MUFU.LG2
  * @throws {TypeError} when the profile lacks an `mma` BF16 -> FP32 datapath
  * @example
  * ```ts
@@ -87,11 +100,12 @@ export interface FlashAttentionResult {
  * const json = JSON.parse(Deno.readTextFileSync(new URL("../../../profiles/gpu/a100.json", import.meta.url)));
  * const d = 128;
  * const v = new Uint16Array(d).fill(0x4040); // one key: the output is its V row (3.0)
- * const { out } = flashAttentionForward({ q: new Uint16Array(d).fill(0x3f80), k: new Uint16Array(d), v }, {
+ * const r = flashAttentionForward({ q: new Uint16Array(d).fill(0x3f80), k: new Uint16Array(d), v }, {
  *   heads: 1, kvHeads: 1, headDim: d, causal: true, build: FA2_PYTORCH_BUNDLED,
  *   profile: parseGpuProfile(json), mufu: createSfu({ mode: "ieee" }), multiProcessorCount: 108,
  * });
- * if (out[0] !== 0x4040 || out[127] !== 0x4040) throw new Error();
+ * if (r.out[0] !== 0x4040 || r.out[127] !== 0x4040 || r.splits !== 1) throw new Error();
+ * if (r.sfuFunctionsUsed.join() !== "ex2") throw new Error();
  * ```
  */
 export function flashAttentionForward(
@@ -104,56 +118,49 @@ export function flashAttentionForward(
     throw new TypeError("Cannot run FA2: the profile has no 'mma' bf16 -> fp32 datapath");
   }
   const seq = _sequences(inputs, options);
-  const maxQ = Math.max(...seq.map((s) => s.sq));
-  const causal = options.causal && maxQ > 1;
-  const { blockM, blockN } = fa2Tiles(options.profile.architecture, { headDim: d, causal });
-  _checkNoSplit(options, seq, maxQ);
+  const causal = options.causal && Math.max(...seq.map((s) => s.sq)) > 1;
+  const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
+  const { splits, seqlenK } = _splitPlan(options, seq);
+  const m = options.mufu;
+  const lg2 = options.lg2 ?? m.lg2;
+  const wantLse = options.returnLse === true || options.lg2 !== undefined;
+  if ((splits > 1 || wantLse) && lg2 === undefined) {
+    throw new RangeError(
+      `Cannot run FA2: ${splits > 1 ? `the ${splits}-split KV launch` : "the LSE"} needs ` +
+        "MUFU.LG2 ('lg2' on the MUFU model or the 'lg2' option)",
+    );
+  }
   const scale = Math.fround(options.softmaxScale ?? d ** -0.5);
-  const scaleLog2 = bitsFromF32(scale * Math.LOG2E);
-  const arith = _fa2Arith(build, options.mufu);
+  const ctx: _LaunchCtx = {
+    dp,
+    arith: _fa2Arith(build, { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 }),
+    build,
+    scaleLog2: bitsFromF32(scale * Math.LOG2E),
+    softmaxScale: bitsFromF32(scale),
+    causal,
+    splits,
+    seqlenK,
+    tiles,
+    lse: wantLse,
+  };
   const totalQ = inputs.q.length / (heads * d);
   const out = new Uint16Array(inputs.q.length);
   const outF32 = options.returnFp32 === true ? new Uint32Array(inputs.q.length) : undefined;
-  const lse = options.lg2 === undefined ? undefined : new Uint32Array(heads * totalQ);
+  const lse = wantLse ? new Uint32Array(heads * totalQ) : undefined;
   const group = heads / kvHeads;
+  const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
+    a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
   for (const { q0, k0, sq, sk } of seq) {
     for (let h = 0; h < heads; h++) {
       const kvh = Math.floor(h / group);
-      const row = (a: Uint16Array, base: number, hh: number, nh: number) =>
-        a.subarray((base * nh + hh) * d, (base * nh + hh + 1) * d);
+      const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
+      const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
       for (let i = 0; i < sq; i++) {
-        const mb = Math.floor(i / blockM);
-        let nMax = Math.trunc((sk + blockN - 1) / blockN);
-        // C++ ceil_div truncates toward zero, so an empty causal range gives <= 0.
-        if (causal) {
-          nMax = Math.min(nMax, Math.trunc(((mb + 1) * blockM + sk - sq + blockN - 1) / blockN));
-        }
-        const o = out.subarray(((q0 + i) * heads + h) * d, ((q0 + i) * heads + h + 1) * d);
-        if (nMax <= 0) {
-          if (lse) lse[h * totalQ + q0 + i] = 0x7f800000;
-          continue; // output stays +0
-        }
-        const blocks = Array.from({ length: nMax }, (_, j) => j);
-        if (build.kvWalk === "descending") blocks.reverse();
-        const state = _fa2RowWalk({
-          dp,
-          arith,
-          q: row(inputs.q, q0 + i, h, heads),
-          key: (j) => row(inputs.k, k0 + j, kvh, kvHeads),
-          value: (j) => row(inputs.v, k0 + j, kvh, kvHeads),
-          visible: causal ? Math.min(sk, i + 1 + sk - sq) : sk,
-          blockN,
-          blocks,
-          scaleLog2,
-        });
-        const r = _fa2Epilogue(state, {
-          arith,
-          softmaxScale: bitsFromF32(scale),
-          lg2: options.lg2,
-        });
-        o.set(r.out);
-        outF32?.set(r.outF32, ((q0 + i) * heads + h) * d);
-        if (lse && r.lse !== undefined) lse[h * totalQ + q0 + i] = r.lse;
+        const r = _fa2QueryRow(ctx, { q: row(inputs.q, q0 + i, h, heads), key, value, i, sq, sk });
+        const at = ((q0 + i) * heads + h) * d;
+        out.set(r.out, at);
+        outF32?.set(r.outF32, at);
+        if (lse !== undefined && r.lse !== undefined) lse[h * totalQ + q0 + i] = r.lse;
       }
     }
   }
@@ -161,5 +168,7 @@ export function flashAttentionForward(
     out,
     ...(lse === undefined ? {} : { lse }),
     ...(outF32 === undefined ? {} : { outF32 }),
+    splits,
+    sfuFunctionsUsed: fa2SfuFunctions(build, { splits, lse: wantLse }),
   };
 }

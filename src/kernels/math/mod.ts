@@ -32,3 +32,5 @@ export { cudaLogf } from "./cuda_logf.ts";
 export { cudaExpf, expfParts } from "./cuda_expf.ts";
 export { cudaExp2f, cudaRsqrtf } from "./cuda_exp2f.ts";
 export { cudaTanhf } from "./cuda_tanhf.ts";
+export { fastLogf, type FastLogfOptions, lg2Approx, LN2_F32 } from "./fast_logf.ts";
+export { fastExpf, LOG2E_F32 } from "./fast_expf.ts";

@@ -114,3 +114,36 @@ export function refEx2(x: number): number {
     return [lo, false];
   });
 }
+
+/**
+ * Correctly rounded log2(x) for a finite positive FP32 pattern that is not a power of two, by
+ * the binary digit method: m in [1, 2) is squared 100 times at 400 bits, each square ≥ 2 giving
+ * a digit 1 (and a halving), so log2 m lies in [0.b1…b100, 0.b1…b100 + 2^-100] up to a relative
+ * error near 2^-300; both ends must round alike, or it throws. Shares nothing with `log2Fixed`.
+ */
+export function refLg2(x: number): number {
+  const { sig, exp } = fp32Parts(x);
+  const len = sig.toString(2).length;
+  const n = BigInt(exp + len - 1); // x = m · 2^n, m = sig / 2^(len-1)
+  const P = 400n, K = 100n;
+  let m = sig << (P - BigInt(len - 1));
+  let digits = 0n;
+  for (let i = 0n; i < K; i++) {
+    m = (m * m) >> P;
+    digits <<= 1n;
+    if (m >= 2n << P) {
+      m >>= 1n;
+      digits |= 1n;
+    }
+  }
+  const ends = [(n << K) + digits, (n << K) + digits + 1n].map((y) => {
+    const a = y < 0n ? -y : y;
+    const r = _roundPositive((t) => {
+      const k = BigInt(t) + 1n - K;
+      return [k >= 0n ? a << k : a >> -k, false];
+    });
+    return (y < 0n ? 0x80000000 | r : r) >>> 0;
+  });
+  if (ends[0] !== ends[1]) throw new Error(`reference undecided for 0x${x.toString(16)}`);
+  return ends[0] as number;
+}

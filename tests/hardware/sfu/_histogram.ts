@@ -45,3 +45,26 @@ export function fractionGridHistogram(
   }
   return h;
 }
+
+/**
+ * For results of magnitude below 2 (log2 near 1), where ulps vary: how many of `x = base | m`
+ * (m = 0, stride, ...) give exactly the reference, and the largest |model − reference| in units
+ * of 2^−24 (a difference of two FP32 values below 2 in magnitude is exact in float64).
+ */
+export function absErrorStats(
+  base: number,
+  fns: { model: (x: number) => number; reference: (x: number) => number; stride: number },
+): { equal: number; maxUnits: number } {
+  let equal = 0;
+  let maxUnits = 0;
+  for (let m = 0; m < 0x800000; m += fns.stride) {
+    const x = (base | m) >>> 0;
+    const a = fns.model(x), b = fns.reference(x);
+    if (a === b) equal++;
+    _u[0] = a;
+    const va = _f[0] as number;
+    _u[0] = b;
+    maxUnits = Math.max(maxUnits, Math.abs(va - (_f[0] as number)) * 2 ** 24);
+  }
+  return { equal, maxUnits };
+}

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import {
   createSfu,
   decodeSfuTables,
+  ieeeLg2,
   ieeeRcp,
   mufuEx2,
+  mufuLg2,
   SFU_IEEE_V1,
   SFU_TESLA_V1,
   type SfuTables,
@@ -22,7 +24,9 @@ Deno.test("`createSfu()` exposes the table model and its status when mode is tes
   assert.equal(sfu.status.functions.rsqrt.status, "histogram-matched");
   assert.equal(sfu.status.functions.ex2.status, "spot-checked");
   assert.ok(Object.isFrozen(sfu) && Object.isFrozen(SFU_TESLA_V1.functions.ex2));
-  assert.ok("lg2" in SFU_TESLA_V1.unsupported && "sin" in SFU_TESLA_V1.unsupported);
+  assert.equal(sfu.status.functions.lg2.status, "model-only");
+  assert.equal(sfu.lg2(0x40400000), mufuLg2(0x40400000, tables));
+  assert.ok(!("lg2" in SFU_TESLA_V1.unsupported) && "sin" in SFU_TESLA_V1.unsupported);
 });
 
 Deno.test("`createSfu()` gives correctly rounded results when mode is ieee", () => {
@@ -31,6 +35,10 @@ Deno.test("`createSfu()` gives correctly rounded results when mode is ieee", () 
   assert.equal(sfu.rcp(0x3fe21812), ieeeRcp(0x3fe21812));
   assert.equal(sfu.ex2(0xc2fe0000), 0x00400000);
   assert.equal(createSfu({ mode: "ieee", ftz: true }).ex2(0xc2fe0000), 0);
+  assert.equal(sfu.lg2(0x40400000), ieeeLg2(0x40400000));
+  assert.equal(sfu.status.functions.lg2.status, "ieee-exact");
+  assert.equal(sfu.map("lg2", new Uint32Array([0x3f000000]))[0], 0xbf800000);
+  assert.equal(createSfu({ mode: "ieee", ftz: true }).lg2(0x00000001), 0xff800000);
 });
 
 Deno.test("`createSfu()` throws on an unknown mode or missing tables", () => {
@@ -44,5 +52,6 @@ Deno.test("`createSfu()` throws on an unknown mode or missing tables", () => {
     TypeError,
   );
   const sfu = createSfu({ mode: "ieee" });
-  assert.throws(() => sfu.map("lg2" as never, new Uint32Array(1)), RangeError);
+  assert.throws(() => sfu.map("sin" as never, new Uint32Array(1)), RangeError);
+  assert.throws(() => sfu.map("toString" as never, new Uint32Array(1)), RangeError);
 });

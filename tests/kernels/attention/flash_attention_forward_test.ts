@@ -197,22 +197,9 @@ Deno.test("flashAttentionForward() keeps varlen sequences apart at their boundar
   assert.deepEqual(oa.subarray(2 * D), nc.subarray(2 * D));
 });
 
-Deno.test("flashAttentionForward() refuses unmodelled head dims, split-KV launches and bad offsets", () => {
+Deno.test("flashAttentionForward() refuses unmodelled head dims, missing SM counts and bad offsets", () => {
   const x = synth("bad", 2, 2, 1, 1);
   assert.throws(() => flashAttentionForward(x, opts({ headDim: 64 })), RangeError);
-  const big = {
-    q: new Uint16Array(150 * 32 * D),
-    k: new Uint16Array(150 * 8 * D),
-    v: new Uint16Array(150 * 8 * D),
-  };
-  assert.throws(
-    () =>
-      flashAttentionForward(
-        big,
-        opts({ heads: 32, kvHeads: 8, profile: H100, multiProcessorCount: 132 }),
-      ),
-    RangeError,
-  );
   assert.throws(
     () => flashAttentionForward(x, opts({ multiProcessorCount: undefined as unknown as number })),
     RangeError,
@@ -222,6 +209,19 @@ Deno.test("flashAttentionForward() refuses unmodelled head dims, split-KV launch
     RangeError,
   );
   assert.throws(() => flashAttentionForward(x, opts({ heads: 3, kvHeads: 2 })), RangeError);
+  // An LSE needs MUFU.LG2.
+  const noLg2 = { ex2: table.ex2, rcp: table.rcp, rsqrt: table.rsqrt };
+  assert.throws(() => flashAttentionForward(x, opts({ mufu: noLg2, returnLse: true })), RangeError);
+});
+
+Deno.test("flashAttentionForward() reports the MUFU functions of the standard kernel", () => {
+  const x = synth("sfu", 3, 3, 1, 1);
+  const fns = (o: Partial<FlashAttentionOptions>) =>
+    flashAttentionForward(x, opts(o)).sfuFunctionsUsed.join();
+  assert.equal(fns({}), "ex2,rcp");
+  assert.equal(fns({ build: FA2_PYTORCH_BUNDLED }), "ex2");
+  assert.equal(fns({ returnLse: true }), "ex2,lg2,rcp");
+  assert.equal(flashAttentionForward(x, opts()).splits, 1);
 });
 
 Deno.test("flashAttentionForward() returns the LSE when given an LG2 model", () => {
