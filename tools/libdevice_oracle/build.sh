@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libdevice CPU oracle: the CUDA toolkit's own libdevice bitcode, retargeted to x86-64
-# with LLVM 14 and linked with exact C replacements of the NVVM intrinsics.
+# with LLVM 14 and linked with exact C replacements of the NVVM intrinsics and a C model of the
+# MUFU instructions (mufu.c, which reads tables/sfu/tesla_sfu_v1.bin at run time: env SFU_TABLES).
 #
 # Usage: tools/libdevice_oracle/build.sh [OUT_DIR]   (default: .build/libdevice_oracle, git-ignored)
 # Env:   LIBDEVICE=/usr/local/cuda/nvvm/libdevice/libdevice.10.bc
@@ -41,7 +42,7 @@ fi
 llvm-as-14 "$OUT/x86.ll" -o "$OUT/x86.bc"
 llc-14 -O2 --fp-contract=off -relocation-model=pic -filetype=obj "$OUT/x86.bc" -o "$OUT/libdevice_x86.o"
 "$CC" -O2 -ffp-contract=off -frounding-math -fno-fast-math -o "$OUT/libdevice_oracle" \
-  "$HERE/intrinsics.c" "$HERE/harness.c" "$OUT/libdevice_x86.o" -lm
+  "$HERE/intrinsics.c" "$HERE/mufu.c" "$HERE/harness.c" "$OUT/libdevice_x86.o" -lm
 {
   echo "libdevice: $LIBDEVICE"
   sha256sum "$LIBDEVICE"

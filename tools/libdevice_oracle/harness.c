@@ -4,6 +4,9 @@
  *   libdevice_oracle <fn> stdin                            reads arity x uint32 per record
  * Float results that are NaN are written as 0x7FFFFFFF (the GPU's canonical NaN); float2int
  * results are the int32 bits. `list` prints the functions with their arity.
+ * Functions that execute MUFU instructions (expf, exp2f, rsqrtf, tanhf and the bare MUFU entries
+ * mufu_ex2/mufu_rcp/mufu_rsqrt (.ftz) and ex2_approx/rsqrt_approx (non-FTZ forms)) need the SFU
+ * ROM tables: env SFU_TABLES = path of tables/sfu/tesla_sfu_v1.bin, digest checked by the caller.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,17 +29,26 @@ DECL2(fdiv_rn) DECL2(fdiv_rz) DECL2(fdiv_ru) DECL2(fdiv_rd)
 DECL3(fmaf_rn) DECL3(fmaf_rz) DECL3(fmaf_ru) DECL3(fmaf_rd)
 int32_t __nv_float2int_rn(float); int32_t __nv_float2int_rz(float);
 int32_t __nv_float2int_ru(float); int32_t __nv_float2int_rd(float);
+int oracle_mufu_load(const char *path);
+float oracle_nvvm_ex2_approx_ftz_f(float); float oracle_mufu_rcp_ftz(float);
+float oracle_nvvm_rsqrt_approx_ftz_f(float); float oracle_nvvm_ex2_approx_f(float);
+float oracle_nvvm_rsqrt_approx_f(float);
 
-struct entry { const char *name; int arity; int is_int; void *fn; };
-#define E(n, a, i) { #n, a, i, (void *)__nv_##n }
+struct entry { const char *name; int arity; int is_int; void *fn; int mufu; };
+#define E(n, a, i) { #n, a, i, (void *)__nv_##n, 0 }
+#define M(n) { #n, 1, 0, (void *)__nv_##n, 1 }
+#define RAW(n, f) { #n, 1, 0, (void *)f, 1 }
 static const struct entry TABLE[] = {
-  E(sinf, 1, 0), E(cosf, 1, 0), E(logf, 1, 0), E(expf, 1, 0), E(exp2f, 1, 0), E(rsqrtf, 1, 0),
-  E(tanhf, 1, 0), E(saturatef, 1, 0), E(fsqrt_rn, 1, 0), E(fsqrt_rz, 1, 0), E(fsqrt_ru, 1, 0),
+  E(sinf, 1, 0), E(cosf, 1, 0), E(logf, 1, 0), E(saturatef, 1, 0), E(fsqrt_rn, 1, 0), E(fsqrt_rz, 1, 0), E(fsqrt_ru, 1, 0),
   E(fsqrt_rd, 1, 0), E(fadd_rn, 2, 0), E(fadd_rz, 2, 0), E(fadd_ru, 2, 0), E(fadd_rd, 2, 0),
   E(fmul_rn, 2, 0), E(fmul_rz, 2, 0), E(fmul_ru, 2, 0), E(fmul_rd, 2, 0), E(fdiv_rn, 2, 0),
   E(fdiv_rz, 2, 0), E(fdiv_ru, 2, 0), E(fdiv_rd, 2, 0), E(fmaf_rn, 3, 0), E(fmaf_rz, 3, 0),
   E(fmaf_ru, 3, 0), E(fmaf_rd, 3, 0), E(float2int_rn, 1, 1), E(float2int_rz, 1, 1),
   E(float2int_ru, 1, 1), E(float2int_rd, 1, 1),
+  M(expf), M(exp2f), M(rsqrtf), M(tanhf),
+  RAW(mufu_ex2, oracle_nvvm_ex2_approx_ftz_f), RAW(mufu_rcp, oracle_mufu_rcp_ftz),
+  RAW(mufu_rsqrt, oracle_nvvm_rsqrt_approx_ftz_f), RAW(ex2_approx, oracle_nvvm_ex2_approx_f),
+  RAW(rsqrt_approx, oracle_nvvm_rsqrt_approx_f),
 };
 
 static float f_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
@@ -61,6 +73,11 @@ int main(int argc, char **argv) {
   const struct entry *e = NULL;
   for (size_t i = 0; i < sizeof TABLE / sizeof *TABLE; i++) if (strcmp(TABLE[i].name, argv[1]) == 0) e = &TABLE[i];
   if (!e) { fprintf(stderr, "unknown function %s\n", argv[1]); return 2; }
+  if (e->mufu) {
+    const char *tables = getenv("SFU_TABLES");
+    if (!tables) { fprintf(stderr, "%s executes MUFU instructions: set SFU_TABLES\n", e->name); return 2; }
+    if (oracle_mufu_load(tables) != 0) return 2;
+  }
   static uint32_t out[1 << 16];
   size_t n = 0;
   if (strcmp(argv[2], "range") == 0 && argc >= 5 && e->arity == 1) {

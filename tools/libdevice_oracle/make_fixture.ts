@@ -2,9 +2,12 @@
  * Writes tests/kernels/math/fixtures/libdevice_oracle_sample.json from the libdevice CPU oracle
  * (build it first with build.sh). Usage:
  *   deno run --allow-read --allow-write --allow-run tools/libdevice_oracle/make_fixture.ts
+ * The MUFU-executing functions read the SFU ROM asset, handed over after its digest check.
  *
  * @module
  */
+import { checkedSfuTablesPath } from "./checked_sfu_tables_path.ts";
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ORACLE = `${ROOT}.build/libdevice_oracle/libdevice_oracle`;
 const SPECIAL = [
@@ -27,19 +30,37 @@ const SPECIAL = [
   0x4b800000,
 ];
 
+const env = { SFU_TABLES: await checkedSfuTablesPath() };
+
 async function run(fn: string, records: Uint32Array): Promise<Uint32Array> {
-  const child = new Deno.Command(ORACLE, { args: [fn, "stdin"], stdin: "piped", stdout: "piped" })
-    .spawn();
+  const child = new Deno.Command(ORACLE, {
+    args: [fn, "stdin"],
+    env,
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
   const w = child.stdin.getWriter();
   const done = w.write(new Uint8Array(records.buffer)).then(() => w.close());
   const out = await child.output();
   await done;
+  if (!out.success) throw new Error(`Cannot run oracle ${fn}: exit code ${out.code}`);
   return new Uint32Array(out.stdout.slice().buffer);
 }
 
 const hex = (x: number) => x.toString(16).padStart(8, "0");
 const unary: number[] = [...SPECIAL];
 for (let i = 0; i < 2048; i++) unary.push(Math.imul(i, 0x9e3779b1) >>> 0); // golden-ratio stride
+// Inputs of the MUFU-executing functions: the specials, 256 of the uniform patterns, and 1024
+// where the MUFU instructions decide the result: |x| in [2^-24, 2^8) (biased exponents 103-134)
+// and a few exponents 0-1 (subnormal scaling of rsqrt.approx.f32), both signs.
+const mufuInputs: number[] = unary.slice(0, SPECIAL.length + 256);
+for (let i = 0; i < 1024; i++) {
+  const h = Math.imul(i + 0x51ed, 0x9e3779b1) >>> 0;
+  const e = 103 + (h >>> 9) % 34;
+  mufuInputs.push(
+    ((h & 0x80000000) | ((e >= 135 ? e - 135 : e) << 23) | (h >>> 1 & 0x7fffff)) >>> 0,
+  );
+}
 const triples: number[] = [];
 let s = 0x2545f491;
 const next = () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0);
@@ -53,6 +74,7 @@ for (let i = 0; i < 512; i++) {
 const fixture: Record<string, unknown> = {
   producer: "tools/libdevice_oracle/make_fixture.ts",
   unary: unary.map(hex),
+  mufu_inputs: mufuInputs.map(hex),
   triples: triples.map(hex),
 };
 for (const fn of ["sinf", "cosf", "logf", "saturatef", "fsqrt_rn", "float2int_rn"]) {
@@ -60,6 +82,11 @@ for (const fn of ["sinf", "cosf", "logf", "saturatef", "fsqrt_rn", "float2int_rn
 }
 for (const fn of ["fmaf_rn", "fmaf_rz", "fmaf_ru", "fmaf_rd"]) {
   fixture[fn] = [...await run(fn, new Uint32Array(triples))].map(hex);
+}
+const MUFU = ["expf", "exp2f", "rsqrtf", "tanhf"];
+const RAW = ["mufu_ex2", "mufu_rcp", "mufu_rsqrt", "ex2_approx", "rsqrt_approx"];
+for (const fn of [...MUFU, ...RAW]) {
+  fixture[fn] = [...await run(fn, new Uint32Array(mufuInputs))].map(hex);
 }
 const pairs = new Uint32Array(triples.filter((_, i) => i % 3 !== 2));
 for (const fn of ["fadd_rd", "fmul_ru", "fdiv_rn", "fdiv_rz"]) {

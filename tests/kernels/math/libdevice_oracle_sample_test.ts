@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
+import { createSfu, decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
 import {
   addF32,
   cudaCosf,
+  cudaExp2f,
+  cudaExpf,
   cudaLogf,
+  cudaRsqrtf,
   cudaSinf,
+  cudaTanhf,
   divF32,
   f2i,
   fmaF32,
@@ -20,9 +25,12 @@ const num = (h: string) => parseInt(h, 16);
 const unary = F.unary!.map(num);
 const triples = F.triples!.map(num);
 
-function checkUnary(name: string, fn: (x: number) => number) {
+const mufuInputs = F.mufu_inputs!.map(num);
+
+function checkUnary(name: string, fn: (x: number) => number, inputs = unary) {
   const want = F[name]!.map(num);
-  unary.forEach((x, i) => assert.equal(fn(x) >>> 0, want[i], `${name}(0x${x.toString(16)})`));
+  assert.equal(want.length, inputs.length, name);
+  inputs.forEach((x, i) => assert.equal(fn(x) >>> 0, want[i], `${name}(0x${x.toString(16)})`));
 }
 
 Deno.test("`cudaSinf()`, `cudaCosf()`, `cudaLogf()` match the libdevice oracle sample", () => {
@@ -60,4 +68,17 @@ Deno.test("`addF32()`, `mulF32()`, `divF32()` match the libdevice oracle sample"
     const want = F[name]!.map(num);
     want.forEach((w, i) => assert.equal(op(pairs[2 * i]!, pairs[2 * i + 1]!), w, name));
   }
+});
+
+Deno.test("`cudaExpf()`, `cudaExp2f()`, `cudaRsqrtf()`, `cudaTanhf()` match the libdevice oracle sample with the Tesla SFU model", () => {
+  const sfu = createSfu({
+    mode: "tesla-table",
+    tables: decodeSfuTables(
+      Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
+    ),
+  });
+  checkUnary("expf", (x) => cudaExpf(x, sfu), mufuInputs);
+  checkUnary("exp2f", (x) => cudaExp2f(x, sfu), mufuInputs);
+  checkUnary("rsqrtf", (x) => cudaRsqrtf(x, sfu), mufuInputs);
+  checkUnary("tanhf", (x) => cudaTanhf(x, sfu), mufuInputs);
 });

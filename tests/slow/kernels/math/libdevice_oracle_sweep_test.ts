@@ -2,10 +2,23 @@
  * Slow suite: the TS libdevice recipes against the libdevice CPU oracle (built on demand from the
  * toolkit's bitcode by tools/libdevice_oracle/build.sh). Default: every 257th FP32 pattern
  * (16.7 M inputs per function, a few seconds each). `BITAUDIT_MATH_FULL=1`: all 2^32 patterns
- * (about 15-20 min per function on one core for each side).
+ * (about 25-30 min per function on one core). `BITAUDIT_MATH_FNS=sinf,expf` limits the functions.
+ * expf, exp2f, rsqrtf and tanhf execute MUFU instructions: both sides use the Tesla SFU table model
+ * (TS: src/hardware/sfu; oracle: its independent C port, tools/libdevice_oracle/mufu.c), fed
+ * from the same digest-checked ROM asset.
  */
 import assert from "node:assert/strict";
-import { cudaCosf, cudaLogf, cudaSinf, fmaF32 } from "../../../../src/kernels/math/mod.ts";
+import {
+  cudaCosf,
+  cudaExp2f,
+  cudaExpf,
+  cudaLogf,
+  cudaRsqrtf,
+  cudaSinf,
+  cudaTanhf,
+  fmaF32,
+} from "../../../../src/kernels/math/mod.ts";
+import { createSfu, decodeSfuTables } from "../../../../src/hardware/sfu/mod.ts";
 import { oracleRecords, sweep } from "./_oracle.ts";
 
 const FULL = Deno.env.get("BITAUDIT_MATH_FULL") === "1";
@@ -13,10 +26,37 @@ const RANGE = FULL
   ? { start: 0, count: 2 ** 32, stride: 1 }
   : { start: 0, count: Math.ceil(2 ** 32 / 257), stride: 257 };
 
-for (const [name, fn] of [["sinf", cudaSinf], ["cosf", cudaCosf], ["logf", cudaLogf]] as const) {
-  Deno.test(`\`cuda${name[0]!.toUpperCase()}${name.slice(1)}()\` matches the libdevice oracle on ${RANGE.count} inputs`, () => {
-    const r = sweep(name, fn, RANGE);
-    assert.deepEqual({ mismatches: r.mismatches, first: r.first }, { mismatches: 0, first: [] });
+const ONLY = Deno.env.get("BITAUDIT_MATH_FNS")?.split(",");
+const sfu = createSfu({
+  mode: "tesla-table",
+  tables: decodeSfuTables(
+    Deno.readFileSync(new URL("../../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
+  ),
+});
+const FNS: [string, (x: number) => number][] = [
+  ["sinf", cudaSinf],
+  ["cosf", cudaCosf],
+  ["logf", cudaLogf],
+  ["expf", (x) => cudaExpf(x, sfu)],
+  ["exp2f", (x) => cudaExp2f(x, sfu)],
+  ["rsqrtf", (x) => cudaRsqrtf(x, sfu)],
+  ["tanhf", (x) => cudaTanhf(x, sfu)],
+];
+
+/** TS name of a libdevice function: "sinf" -> "cudaSinf". */
+const label = (name: string) => `cuda${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+for (const [name, fn] of FNS) {
+  Deno.test({
+    name: `\`${label(name)}()\` matches the libdevice oracle on ${RANGE.count} inputs`,
+    ignore: ONLY !== undefined && !ONLY.includes(name),
+    fn: async () => {
+      const t0 = performance.now();
+      const r = await sweep(name, fn, RANGE);
+      const s = ((performance.now() - t0) / 1000).toFixed(0);
+      console.log(`${name}: ${r.count} inputs, ${r.mismatches} mismatches, ${s} s`);
+      assert.deepEqual({ mismatches: r.mismatches, first: r.first }, { mismatches: 0, first: [] });
+    },
   });
 }
 
@@ -65,3 +105,29 @@ Deno.test("`fmaF32()` matches the oracle's fmaf in all modes on 4 M random and h
     assert.equal(bad, 0, name);
   }
 });
+
+/** Every pattern with a biased exponent in [lo, hi], both signs. */
+async function denseBinades(name: string, fn: (x: number) => number, lo: number, hi: number) {
+  let mismatches = 0;
+  const first: [number, number, number][] = [];
+  for (const sign of [0, 0x80000000]) {
+    const count = (hi - lo + 1) * 2 ** 23;
+    const r = await sweep(name, fn, { start: (sign | (lo << 23)) >>> 0, count, stride: 1 });
+    mismatches += r.mismatches;
+    first.push(...r.first.slice(0, 10 - first.length));
+  }
+  return { mismatches, first };
+}
+
+for (const [name, lo, hi] of [["tanhf", 126, 130], ["expf", 126, 133]] as const) {
+  Deno.test({
+    name: `\`${
+      label(name)
+    }()\` matches the oracle on every pattern of exponents ${lo}-${hi}, where MUFU decides`,
+    ignore: ONLY !== undefined && !ONLY.includes(name),
+    fn: async () => {
+      const fn = FNS.find(([n]) => n === name)![1];
+      assert.deepEqual(await denseBinades(name, fn, lo, hi), { mismatches: 0, first: [] });
+    },
+  });
+}
