@@ -8,7 +8,7 @@
 import { type AssetStore, sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import type { KWalker } from "../kernels/mod.ts";
+import type { KWalker, SyncKWalk } from "../kernels/mod.ts";
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import {
   type BlockRuntime,
@@ -29,6 +29,11 @@ import { synthBf16 } from "./synth_tensor.ts";
 export interface BlockClaimsContext {
   readonly store: AssetStore;
   readonly walker: KWalker;
+  /**
+   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
+   * default the plain reference. Same bits either way.
+   */
+  readonly tileWalk?: SyncKWalk | undefined;
   /** The scenario's GPU profile and its digest. */
   readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
   /** Sequence number of the first block record. */
@@ -68,6 +73,7 @@ export async function makeBlockClaims(
     stack,
     gemm: fixedRecipeDispatch(recipeFromJson(b.recipe, "scenario blocks")),
     walker: ctx.walker,
+    tileWalk: ctx.tileWalk,
     sfu: await loadSfuForStack(ctx.store, stack),
   };
   const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = b.shape;

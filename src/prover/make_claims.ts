@@ -9,7 +9,13 @@
 import { type AssetStore, sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
-import { type GemmRecipe, type KWalker, lookupRecipe, runGemmRecipe } from "../kernels/mod.ts";
+import {
+  type GemmRecipe,
+  type KWalker,
+  lookupRecipe,
+  runGemmRecipe,
+  type SyncKWalk,
+} from "../kernels/mod.ts";
 import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import { DISPATCH_CATALOGS, loadGpuProfile } from "../verify/load_profiles.ts";
 import { loadAsset } from "../verify/load_asset.ts";
@@ -42,7 +48,13 @@ export interface ProverOutput {
  */
 export async function makeClaims(
   scenario: Scenario,
-  ctx: { store: AssetStore; walker: KWalker; onProgress?: (done: number, total: number) => void },
+  ctx: {
+    store: AssetStore;
+    walker: KWalker;
+    /** Synchronous K-walk of the attention core's tiles (default: the plain reference). */
+    tileWalk?: SyncKWalk | undefined;
+    onProgress?: (done: number, total: number) => void;
+  },
 ): Promise<ProverOutput> {
   const { store, walker } = ctx;
   const main = await loadGpuProfile(store, scenario.hardware.profile);
@@ -158,6 +170,7 @@ export async function makeClaims(
   const blocks = await makeBlockClaims(scenario, {
     store,
     walker,
+    tileWalk: ctx.tileWalk,
     hardware: main,
     firstSeq: scenario.records,
     prev,

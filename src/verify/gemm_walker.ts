@@ -5,8 +5,8 @@
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { createGemmEngine, createGemmPool } from "../hardware/mod.ts";
-import { type KWalker, referenceKWalker } from "../kernels/mod.ts";
+import { createGemmEngine, createGemmPool, kWalkReference } from "../hardware/mod.ts";
+import { type KWalker, referenceKWalker, type SyncKWalk } from "../kernels/mod.ts";
 
 /** Repository path of the compiled engine. */
 export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
@@ -15,6 +15,8 @@ export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
 export interface GemmWalker {
   /** The K-walk function. */
   readonly walker: KWalker;
+  /** The same engine, synchronous, on the calling thread (attention core tiles). */
+  readonly tileWalk: SyncKWalk;
   /** Which engine runs (`wasm` or `reference`). */
   readonly engine: string;
   /** Worker count. */
@@ -43,7 +45,13 @@ export async function createGemmWalker(
   options: { threads?: number; engine?: "wasm" | "reference" } = {},
 ): Promise<GemmWalker> {
   if (options.engine === "reference") {
-    return { walker: referenceKWalker, engine: "reference", threads: 1, close: () => {} };
+    return {
+      walker: referenceKWalker,
+      tileWalk: kWalkReference,
+      engine: "reference",
+      threads: 1,
+      close: () => {},
+    };
   }
   const engine = createGemmEngine(await store.read(GEMM_ENGINE_ASSET));
   const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
@@ -57,5 +65,11 @@ export async function createGemmWalker(
       return Promise.reject(e);
     }
   };
-  return { walker, engine: "wasm", threads, close: () => pool?.close() };
+  return {
+    walker,
+    tileWalk: engine.kWalkAuto,
+    engine: "wasm",
+    threads,
+    close: () => pool?.close(),
+  };
 }

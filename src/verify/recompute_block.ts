@@ -1,6 +1,6 @@
 /**
  * The block branch of the per-record pipeline: resolve the projections' kernels, load the SFU
- * model the stack names, plan the block (an unmodelled backend, uncovered GEMM, split-KV launch
+ * model the stack names, plan the block (an unmodelled backend, uncovered GEMM
  * or SFU status below the stack's minimum ends as NOT_VERIFIED with the plan's reason), fetch the
  * tensors by digest and run it.
  *
@@ -9,7 +9,7 @@
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import type { KWalker, StackProfile } from "../kernels/mod.ts";
+import type { KWalker, StackProfile, SyncKWalk } from "../kernels/mod.ts";
 import {
   type BlockRuntime,
   catalogDispatch,
@@ -29,6 +29,11 @@ export interface BlockRecomputeInput {
   readonly store: AssetStore;
   readonly blobs: BlobStore;
   readonly walker: KWalker;
+  /**
+   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
+   * default the plain reference. Same bits either way.
+   */
+  readonly tileWalk?: SyncKWalk | undefined;
   readonly predicate: ClaimPredicate;
   readonly workload: BlockWorkload;
   readonly profile: GpuProfile;
@@ -76,6 +81,7 @@ export async function _recomputeBlock(
     stack,
     gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
     walker: input.walker,
+    tileWalk: input.tileWalk,
     sfu: await loadSfuForStack(input.store, stack),
   };
   const eps = Number(w.rmsNormEps);

@@ -9,7 +9,7 @@
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
 import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
 import { type GemmRecipe, lookupRecipe, runGemmRecipe, type StackProfile } from "../kernels/mod.ts";
-import type { KWalker } from "../kernels/mod.ts";
+import type { KWalker, SyncKWalk } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 import {
   type ClaimLog,
@@ -36,6 +36,11 @@ export interface VerifyContext {
   readonly blobs: BlobStore;
   /** K-walk implementation. */
   readonly walker: KWalker;
+  /**
+   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
+   * default the plain reference. Same bits either way.
+   */
+  readonly tileWalk?: SyncKWalk | undefined;
 }
 
 /**

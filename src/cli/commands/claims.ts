@@ -106,7 +106,12 @@ export async function runProver(
   );
   const bar = progressBar("proving", { enabled: options.progress });
   try {
-    const output = await makeClaims(scenario, { store, walker: w.walker, onProgress: bar.update });
+    const output = await makeClaims(scenario, {
+      store,
+      walker: w.walker,
+      tileWalk: w.tileWalk,
+      onProgress: bar.update,
+    });
     bar.stop();
     await Deno.mkdir(`${options.out}/blobs`);
     for (const [digest, bytes] of output.blobs) {

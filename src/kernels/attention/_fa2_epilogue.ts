@@ -7,7 +7,7 @@
  */
 import { fp32ToBf16 } from "../../numerics/mod.ts";
 import { type _Fa2Arith, _isNanF32, _isZeroF32 } from "./_fa2_arith.ts";
-import type { _RowState } from "./_fa2_row_walk.ts";
+import type { _RowState } from "./_fa2_softmax_step.ts";
 
 /** Result of {@link _fa2Epilogue}. */
 export interface _RowOutput {

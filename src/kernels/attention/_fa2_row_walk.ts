@@ -8,8 +8,14 @@
  */
 import { dotKWalk, mmaStep } from "../../hardware/mod.ts";
 import type { Datapath } from "../../hardware/mod.ts";
-import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import { fp32ToBf16 } from "../../numerics/mod.ts";
 import type { _Fa2Arith } from "./_fa2_arith.ts";
+import {
+  _fa2SoftmaxStep,
+  _laneColumns,
+  _newRowState,
+  type _RowState,
+} from "./_fa2_softmax_step.ts";
 
 const NEG_INF = 0xff800000;
 
@@ -27,6 +33,8 @@ export interface _RowWalkInput {
   readonly value: (j: number) => ArrayLike<number>;
   /** Key columns visible to this row: `col < visible` (causal limit and S_k folded in). */
   readonly visible: number;
+  /** Keys in the sequence: V rows at or past it are zeros (FA2 clears those smem rows). */
+  readonly sk: number;
   /** KV tile width (kBlockN). */
   readonly blockN: number;
   /** The n-blocks to visit, in walk order (FA2: highest first). */
@@ -35,77 +43,27 @@ export interface _RowWalkInput {
   readonly scaleLog2: number;
 }
 
-/** State of a row after the main loop. */
-export interface _RowState {
-  /** Unnormalised O accumulator, FP32 patterns (length d). */
-  readonly o: Uint32Array;
-  /** Row max of the raw scores, FP32 pattern (-inf when nothing was visible). */
-  readonly rowMax: number;
-  /** The four per-lane row sums, FP32 patterns, lane order. */
-  readonly laneSums: Uint32Array;
-}
-
 /**
- * Walks one query row over its KV tiles.
+ * Walks one query row over its KV tiles: the readable per-row reference of the tile walk
+ * (`_fa2TileWalk`, which computes the same products through a K-walk engine), with every
+ * product through `dotKWalk` / `mmaStep`.
  *
  * @param input row, K/V accessors, tiling and build
  * @returns O accumulator, row max and per-lane sums
  */
 export function _fa2RowWalk(input: _RowWalkInput): _RowState {
-  const { arith, blockN, scaleLog2 } = input;
-  const d = input.q.length;
-  const o = new Uint32Array(d);
-  const lanes = _laneColumns(blockN);
-  const laneSums = new Uint32Array(4);
-  let rowMax = NEG_INF;
+  const state = _newRowState(input.q.length);
+  const lanes = _laneColumns(input.blockN);
   input.blocks.forEach((nb, step) => {
-    const s = _scores(input, nb);
-    // Lane maxima, then Allreduce<4> (xor 2, xor 1); MaxOp is `x > y ? x : y`, exact.
-    const m = lanes.map((cols) =>
-      cols.reduce(
-        (acc, c) => _max(acc, s[c] as number),
-        step === 0 ? s[cols[0] as number] as number : rowMax,
-      )
-    );
-    const m2 = [0, 1, 2, 3].map((t) => _max(m[t] as number, m[t ^ 2] as number));
-    const cur = _max(m2[0] as number, m2[1] as number);
-    const prev = rowMax;
-    rowMax = cur;
-    const curOr0 = cur === NEG_INF ? 0 : cur; // Check_inf: a -inf max counts as 0
-    const maxScaled = cur === NEG_INF ? 0 : arith.mul(cur, scaleLog2);
-    const p = s.map((x) => arith.ex2(arith.exp2Arg(x, scaleLog2, maxScaled)));
-    if (step === 0) {
-      lanes.forEach((cols, t) => {
-        let acc = p[cols[0] as number] as number;
-        for (let i = 1; i < cols.length; i++) acc = arith.add(acc, p[cols[i] as number] as number);
-        laneSums[t] = acc;
-      });
-    } else {
-      const diff = arith.add(prev, (curOr0 ^ 0x80000000) >>> 0);
-      const rescale = arith.ex2(arith.mul(diff, scaleLog2));
-      for (let j = 0; j < d; j++) o[j] = arith.mul(o[j] as number, rescale);
-      lanes.forEach((cols, t) => {
-        let acc = arith.rescaleAdd(laneSums[t] as number, rescale, p[cols[0] as number] as number);
-        for (let i = 1; i < cols.length; i++) acc = arith.add(acc, p[cols[i] as number] as number);
-        laneSums[t] = acc;
-      });
-    }
-    _pv(input, nb, p.map(fp32ToBf16), o);
+    const p = _fa2SoftmaxStep(state, _scores(input, nb), {
+      arith: input.arith,
+      scaleLog2: input.scaleLog2,
+      lanes,
+      first: step === 0,
+    });
+    _pv(input, nb, Array.from(p, fp32ToBf16), state.o);
   });
-  return { o, rowMax, laneSums };
-}
-
-/** Columns of a tile owned by each lane of a quad: {8a + 2t, 8a + 2t + 1}, atom-major. */
-function _laneColumns(blockN: number): number[][] {
-  return [0, 1, 2, 3].map((t) => {
-    const cols: number[] = [];
-    for (let a = 0; a < blockN / 8; a++) cols.push(8 * a + 2 * t, 8 * a + 2 * t + 1);
-    return cols;
-  });
-}
-
-function _max(x: number, y: number): number {
-  return f32FromBits(x) > f32FromBits(y) ? x : y;
+  return state;
 }
 
 /** S = Q K^T for one tile from a zero accumulator; masked and out-of-range columns are -inf. */
@@ -120,8 +78,8 @@ function _scores(input: _RowWalkInput, nb: number): number[] {
 
 /**
  * O += Pb V over the tile in 16-wide MMA steps with O as the C operand (`gemm_rs`). Columns past
- * the visible range have P = 0; their V rows are fed as zeros (any finite value gives the same
- * bits, since a zero product never contributes).
+ * the visible range have P = 0 but carry their real V rows, as on the GPU (a zero product never
+ * contributes unless V is infinite or NaN); rows past the sequence are zeros.
  */
 function _pv(input: _RowWalkInput, nb: number, pb: number[], o: Uint32Array): void {
   const k = input.dp.k;
@@ -130,7 +88,7 @@ function _pv(input: _RowWalkInput, nb: number, pb: number[], o: Uint32Array): vo
     const a = pb.slice(k0, k0 + k);
     const rows = a.map((_, i) => {
       const col = nb * input.blockN + k0 + i;
-      return col < input.visible ? input.value(col) : undefined;
+      return col < input.sk ? input.value(col) : undefined;
     });
     for (let j = 0; j < d; j++) {
       const b = rows.map((r) => (r === undefined ? 0 : r[j] as number));

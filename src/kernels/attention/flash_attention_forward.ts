@@ -21,11 +21,12 @@
  *
  * @module
  */
-import { findDatapath, type GpuProfile } from "../../hardware/mod.ts";
+import { findDatapath, type GpuProfile, kWalkReference } from "../../hardware/mod.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import { _fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 import { _sequences, _splitPlan } from "./_fa2_launch.ts";
-import { _fa2QueryRow, type _LaunchCtx } from "./_fa2_query_row.ts";
+import { _fa2QueryTile, type _LaunchCtx, _tileHeight } from "./_fa2_query_tile.ts";
+import type { SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
@@ -67,6 +68,11 @@ export interface FlashAttentionOptions {
   readonly returnLse?: boolean;
   /** MUFU.LG2 model overriding `mufu.lg2`; when given, the LSE is returned. */
   readonly lg2?: (x: number) => number;
+  /**
+   * The K-walk of the S = Q·K^T and O += P·V tile products (e.g. `GemmEngine.kWalkAuto`, the wasm
+   * engine); default the plain `kWalkReference`. Every K-walk gives the same bits.
+   */
+  readonly kWalk?: SyncKWalk;
 }
 
 /** Output of {@link flashAttentionForward}. */
@@ -135,6 +141,7 @@ export function flashAttentionForward(
     dp,
     arith: _fa2Arith(build, { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 }),
     build,
+    kWalk: options.kWalk ?? kWalkReference,
     scaleLog2: bitsFromF32(scale * Math.LOG2E),
     softmaxScale: bitsFromF32(scale),
     causal,
@@ -150,17 +157,23 @@ export function flashAttentionForward(
   const group = heads / kvHeads;
   const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
     a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
+  const height = _tileHeight(ctx);
   for (const { q0, k0, sq, sk } of seq) {
     for (let h = 0; h < heads; h++) {
       const kvh = Math.floor(h / group);
       const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
       const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
-      for (let i = 0; i < sq; i++) {
-        const r = _fa2QueryRow(ctx, { q: row(inputs.q, q0 + i, h, heads), key, value, i, sq, sk });
-        const at = ((q0 + i) * heads + h) * d;
-        out.set(r.out, at);
-        outF32?.set(r.outF32, at);
-        if (lse !== undefined && r.lse !== undefined) lse[h * totalQ + q0 + i] = r.lse;
+      for (let i0 = 0; i0 < sq; i0 += height) {
+        const rows = Math.min(height, sq - i0);
+        const q = new Uint16Array(rows * d);
+        for (let r = 0; r < rows; r++) q.set(row(inputs.q, q0 + i0 + r, h, heads), r * d);
+        const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk });
+        outs.forEach((r, i) => {
+          const at = ((q0 + i0 + i) * heads + h) * d;
+          out.set(r.out, at);
+          outF32?.set(r.outF32, at);
+          if (lse !== undefined && r.lse !== undefined) lse[h * totalQ + q0 + i0 + i] = r.lse;
+        });
       }
     }
   }

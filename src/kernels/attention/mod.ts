@@ -26,3 +26,4 @@ export * from "./fa2_sfu_functions.ts";
 export * from "./fa2_combine.ts";
 export * from "./flash_attention_forward.ts";
 export type { Fa2Mufu } from "./_fa2_arith.ts";
+export type { SyncKWalk } from "./_fa2_tile_walk.ts";

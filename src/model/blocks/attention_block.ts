@@ -21,6 +21,7 @@ import {
   applyRope,
   attentionBackend,
   fa2NumSplits,
+  fa2SfuFunctions,
   flashAttentionForward,
   qkNorm,
   rmsNorm,
@@ -82,7 +83,7 @@ export interface AttentionBlockPlan extends BlockPlanBase {
   readonly eps: number;
   /** The FA2 build that ran. */
   readonly build: Fa2Build;
-  /** FA2 KV splits the heuristic chose (1 = the standard kernel). */
+  /** FA2 KV splits the heuristic chose (1 = the standard kernel; more: split kernel + combine). */
   readonly splits: number;
   /** The device's SM count. */
   readonly multiProcessorCount: number;
@@ -132,8 +133,11 @@ function _calls(shape: DenseLayerShape, m: number): GemmCall[] {
 
 /**
  * Fixes every kernel of the attention block for a prefill of `tokens`, or says why it cannot be
- * emulated (unmodelled attention backend, split-KV launch, uncovered GEMM, SFU policy, RoPE
- * frequencies the host-pow assumption cannot decide). No tensor is touched.
+ * emulated (unmodelled attention backend, uncovered GEMM, SFU policy, RoPE frequencies the
+ * host-pow assumption cannot decide). The FA2 split heuristic runs here: a split-KV launch (e.g.
+ * 129-320 tokens on an H100 for Qwen3-4B) is emulated with the split kernel and its combine, and
+ * adds MUFU.LG2 to the SFU functions (its table model is `model-only`, so a stack asking for more
+ * makes such a launch NOT_VERIFIED). No tensor is touched.
  *
  * @param tokens sequence length (batch 1, positions 0..tokens-1)
  * @param options shape, runtime, RoPE source, SM count, eps
@@ -171,14 +175,10 @@ export function planAttentionBlock(
       headDim: shape.headDim,
       multiProcessorCount: sms,
     });
-    if (splits > 1) {
-      throw new _Unsupported(
-        `FA2 split heuristic chose ${splits} KV splits for ${tokens} tokens on ${sms} SMs; ` +
-          "split-KV is not modelled",
-      );
-    }
     const invFreq = _invFreq(options.rope, shape.headDim);
-    const fns = ["rsqrt", "ex2", ...(backend.build.reciprocal === "mufu-rcp" ? ["rcp"] : [])];
+    // RMSNorm and QK-norm take libdevice rsqrtf (MUFU.RSQ); FA2 adds ex2, its reciprocal when
+    // that is MUFU.RCP, and lg2 for the split kernel's LSE (a split launch).
+    const fns = ["rsqrt", ...fa2SfuFunctions(backend.build, { splits })];
     const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
     return {
@@ -274,7 +274,11 @@ export async function runAttentionBlock(
     profile: runtime.profile,
     mufu: runtime.sfu,
     multiProcessorCount: plan.multiProcessorCount,
+    ...(runtime.tileWalk === undefined ? {} : { kWalk: runtime.tileWalk }),
   });
+  if (core.splits !== plan.splits) {
+    throw new Error(`FA2 ran ${core.splits} KV splits, the plan fixed ${plan.splits}`);
+  }
   const o = await runProjection(core.out, { plan, runtime, call: oc, weight: w.o });
   return {
     norm,

@@ -12,6 +12,7 @@ import {
   type KWalker,
   lookupRecipe,
   type StackProfile,
+  type SyncKWalk,
 } from "../../kernels/mod.ts";
 
 /** The linear layers of a dense decoder layer, named as in HF checkpoints. */
@@ -56,6 +57,11 @@ export interface BlockRuntime {
   readonly walker: KWalker;
   /** SFU model (table model or IEEE mode); must be the mode the stack names. */
   readonly sfu: Sfu;
+  /**
+   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
+   * default the plain reference. Same bits either way.
+   */
+  readonly tileWalk?: SyncKWalk | undefined;
 }
 
 /**

@@ -110,23 +110,51 @@ Deno.test("`planAttentionBlock()` needs MUFU.RCP for the Dao build and checks it
   assert.deepEqual(pytorch.sfu.map((s) => s.fn), ["ex2", "rsqrt"], "PyTorch's build divides");
 });
 
-Deno.test("`planAttentionBlock()` follows FA2's split heuristic for Qwen3-4B shapes", () => {
-  const rt = runtime({ gpu: "h100-sxm" });
-  const one = planAttentionBlock(128, {
-    ...base,
-    shape: QWEN3_4B_LAYER,
-    runtime: rt,
-    multiProcessorCount: 132,
-  });
+Deno.test("`planAttentionBlock()` follows FA2's split heuristic and needs MUFU.LG2 for a split launch", () => {
+  const h100 = (stackOptions: Parameters<typeof stack>[0] = {}, sfu = teslaSfu()) =>
+    runtime({ gpu: "h100-sxm", sfu, stack: stack(stackOptions) });
+  const at = (tokens: number, rt = runtime({ gpu: "h100-sxm" })) =>
+    planAttentionBlock(tokens, {
+      ...base,
+      shape: QWEN3_4B_LAYER,
+      runtime: rt,
+      multiProcessorCount: 132,
+    });
+  const one = at(128);
   assert.equal(one.supported && one.plan.splits, 1);
-  const split = planAttentionBlock(150, {
-    ...base,
-    shape: QWEN3_4B_LAYER,
-    runtime: rt,
-    multiProcessorCount: 132,
-  });
-  assert.equal(split.supported, false);
-  assert.match(!split.supported ? split.reason : "", /2 KV splits/);
+  const split = at(150); // 129-320 tokens on 132 SMs: two splits (spec stack_pytorch_hf.md §4.2)
+  assert.equal(split.supported && split.plan.splits, 2);
+  assert.deepEqual(split.supported && split.plan.sfu.map((s) => s.fn), ["ex2", "lg2", "rsqrt"]);
+  // The table model's LG2 is model-only: a stack asking for spot-checked SFUs refuses the split
+  // launch, and one that accepts model-only runs it and says so.
+  const spot = { sfu: { mode: "tesla-table", minimumStatus: "spot-checked" } } as const;
+  assert.equal(at(128, h100(spot)).supported, true);
+  const refused = at(150, h100(spot));
+  assert.match(!refused.supported ? refused.reason : "", /lg2 .*'model-only', below the minimum/);
+  const loose = at(150, h100({ sfu: { mode: "tesla-table", minimumStatus: "model-only" } }));
+  assert.deepEqual(
+    loose.supported && loose.plan.sfu.find((s) => s.fn === "lg2")?.status,
+    "model-only",
+  );
+});
+
+Deno.test("`runAttentionBlock()` runs a split-KV launch: token 0 still sees only its own V row", async () => {
+  const tokens = 150;
+  const plan = planOrThrow({}, tokens);
+  assert.ok(plan.splits > 1, `expected a split launch, got ${plan.splits}`);
+  const xs = tensor("attn.x.split", tokens * 64);
+  const r = await runAttentionBlock(xs, { plan, runtime: base.runtime, weights });
+  assert.equal(r.core.splits, plan.splits);
+  assert.ok(r.core.sfuFunctionsUsed.includes("lg2"));
+  // Exact (ieee) SFU: split 0 holds key 0 with weight exp(0) = 1, the other split is empty.
+  for (let h = 0; h < 4; h++) {
+    const kvh = Math.floor(h / 2);
+    assert.deepEqual(
+      r.core.out.subarray(h * D, (h + 1) * D),
+      r.v.out.subarray(kvh * D, (kvh + 1) * D),
+    );
+  }
+  assert.equal(r.out.length, tokens * 64);
 });
 
 Deno.test("`runAttentionBlock()` checks tensor lengths; `planAttentionBlock()` checks the SM count", async () => {

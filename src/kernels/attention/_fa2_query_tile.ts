@@ -1,0 +1,146 @@
+/**
+ * One tile of query rows (the rows of one m-block of one head in one sequence) through the kernel
+ * a launch runs: the standard forward kernel, or the split kernel followed by the combine. Rows
+ * never mix in FA2 (max, sums and MMA outputs are per row); the m-block fixes which KV blocks
+ * its rows visit, and the tile lets the S and P·V products run as whole-tile K-walks.
+ *
+ * @module
+ */
+import type { Datapath } from "../../hardware/mod.ts";
+import type { _Fa2Arith } from "./_fa2_arith.ts";
+import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
+import { _fa2TileWalk, type SyncKWalk } from "./_fa2_tile_walk.ts";
+import type { Fa2Build } from "./fa2_build.ts";
+import { _fa2CombineRow } from "./fa2_combine.ts";
+import { FA2_SPLIT_TILES, type Fa2Tiles } from "./fa2_tiles.ts";
+
+const NEG_INF = 0xff800000;
+
+/** What is fixed for the whole launch. */
+export interface _LaunchCtx {
+  readonly dp: Datapath;
+  readonly arith: _Fa2Arith;
+  readonly build: Fa2Build;
+  /** The K-walk of the tile products. */
+  readonly kWalk: SyncKWalk;
+  /** `fl32(softmax_scale * log2 e)` pattern. */
+  readonly scaleLog2: number;
+  /** `fl32(softmax_scale)` pattern. */
+  readonly softmaxScale: number;
+  /** Causal mask in effect (already dropped when the longest query is 1). */
+  readonly causal: boolean;
+  /** KV splits (1: standard kernel). */
+  readonly splits: number;
+  /** The launch's seqlen_k (fixes n_blocks_per_split). */
+  readonly seqlenK: number;
+  /** Standard kernel tiles. */
+  readonly tiles: Fa2Tiles;
+  /** Whether the standard kernel's LSE is wanted (the split path always has one). */
+  readonly lse: boolean;
+}
+
+/** A tile: consecutive query rows `i0 .. i0 + rows - 1` of one m-block, their K/V accessors. */
+export interface _QueryTile {
+  /** The rows' queries, BF16 patterns, row-major [rows, d]. */
+  readonly q: Uint16Array;
+  readonly key: (j: number) => ArrayLike<number>;
+  readonly value: (j: number) => ArrayLike<number>;
+  /** Index of the first row in its sequence. */
+  readonly i0: number;
+  readonly rows: number;
+  readonly sq: number;
+  readonly sk: number;
+}
+
+/** C++ `ceil_div` on ints: truncates toward zero, so a negative range gives <= 0. */
+const _ceilDiv = (a: number, b: number) => Math.trunc((a + b - 1) / b);
+
+/**
+ * The m-block height of the kernel the launch runs: tiles must not straddle one.
+ *
+ * @param ctx the launch
+ * @returns kBlockM of the split kernel or of the standard kernel
+ */
+export function _tileHeight(ctx: _LaunchCtx): number {
+  return ctx.splits > 1 ? FA2_SPLIT_TILES.blockM : ctx.tiles.blockM;
+}
+
+/** `n_block_max` of the row block holding row i: S_k, and the bottom-right causal limit. */
+function _nBlockMax(ctx: _LaunchCtx, tile: _QueryTile, t: Fa2Tiles): number {
+  const n = _ceilDiv(tile.sk, t.blockN);
+  if (!ctx.causal) return n;
+  const mb = Math.floor(tile.i0 / t.blockM);
+  return Math.min(n, _ceilDiv((mb + 1) * t.blockM + tile.sk - tile.sq, t.blockN));
+}
+
+/** Blocks [lo, hi) in the build's walk order. */
+function _blocks(lo: number, hi: number, walk: Fa2Build["kvWalk"]): number[] {
+  const blocks = Array.from({ length: hi - lo }, (_, j) => lo + j);
+  return walk === "descending" ? blocks.reverse() : blocks;
+}
+
+/**
+ * Computes every row of a tile: O (BF16 and FP32) and, when asked or split, its LSE. The
+ * standard kernel writes O = 0 and LSE = +inf for a row block with no KV block; the split path
+ * gets the same from the combine (every split empty: LSE_s = -inf, O_s = 0).
+ *
+ * @param ctx the launch
+ * @param tile the rows (all in one m-block of the kernel that runs)
+ * @returns one output per row
+ */
+export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
+  const d = tile.q.length / tile.rows;
+  const visible = Array.from(
+    { length: tile.rows },
+    (_, r) => ctx.causal ? Math.min(tile.sk, tile.i0 + r + 1 + tile.sk - tile.sq) : tile.sk,
+  );
+  const walk = (blockN: number, blocks: number[]) =>
+    _fa2TileWalk({
+      dp: ctx.dp,
+      arith: ctx.arith,
+      kWalk: ctx.kWalk,
+      q: tile.q,
+      d,
+      key: tile.key,
+      value: tile.value,
+      visible,
+      sk: tile.sk,
+      blockN,
+      blocks,
+      scaleLog2: ctx.scaleLog2,
+    });
+  const epilogue = { arith: ctx.arith, softmaxScale: ctx.softmaxScale };
+  if (ctx.splits > 1) {
+    const t = FA2_SPLIT_TILES;
+    const nbps = _ceilDiv(_ceilDiv(ctx.seqlenK, t.blockN), ctx.splits);
+    const nMax = _nBlockMax(ctx, tile, t);
+    const o = visible.map(() => [] as Uint32Array[]);
+    const lse = visible.map(() => new Uint32Array(ctx.splits));
+    for (let s = 0; s < ctx.splits; s++) {
+      const lo = s * nbps;
+      const hi = Math.min((s + 1) * nbps, nMax);
+      const states = lo < hi ? walk(t.blockN, _blocks(lo, hi, ctx.build.kvWalk)) : undefined;
+      for (let r = 0; r < tile.rows; r++) {
+        const st = states?.[r];
+        if (st === undefined) {
+          (o[r] as Uint32Array[]).push(new Uint32Array(d));
+          (lse[r] as Uint32Array)[s] = NEG_INF;
+          continue;
+        }
+        const out = _fa2Epilogue(st, { ...epilogue, lse: true, split: true });
+        (o[r] as Uint32Array[]).push(out.outF32);
+        (lse[r] as Uint32Array)[s] = out.lse as number;
+      }
+    }
+    return o.map((os, r) => _fa2CombineRow({ o: os, lse: lse[r] as Uint32Array }, ctx.arith));
+  }
+  const nMax = _nBlockMax(ctx, tile, ctx.tiles);
+  if (nMax <= 0) {
+    return visible.map(() => {
+      const empty = { out: new Uint16Array(d), outF32: new Uint32Array(d) };
+      return ctx.lse ? { ...empty, lse: 0x7f800000 } : empty;
+    });
+  }
+  const states = walk(ctx.tiles.blockN, _blocks(0, nMax, ctx.build.kvWalk));
+  return states.map((st) => _fa2Epilogue(st, { ...epilogue, lse: ctx.lse, split: false }));
+}

@@ -1,0 +1,99 @@
+/**
+ * A tile of query rows through FA2's main loop (`compute_attn_1rowblock`, spec `ops.md` §4.3),
+ * with the S = Q·K^T and O += P·V products of each KV tile computed as two K-walks over the
+ * whole tile (the wasm engine when it covers the datapath). The online softmax between them is
+ * the per-row `_fa2SoftmaxStep`; the bits equal those of the per-row reference `_fa2RowWalk`.
+ *
+ * @module
+ */
+import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
+import { fp32ToBf16 } from "../../numerics/mod.ts";
+import type { _Fa2Arith } from "./_fa2_arith.ts";
+import {
+  _fa2SoftmaxStep,
+  _laneColumns,
+  _newRowState,
+  type _RowState,
+} from "./_fa2_softmax_step.ts";
+
+const NEG_INF = 0xff800000;
+
+/** A synchronous K-walk with `kWalkReference`'s contract (e.g. `GemmEngine.kWalkAuto`). */
+export type SyncKWalk = (dp: Datapath, ops: KWalkGemmOperands) => Uint32Array;
+
+/** Inputs of {@link _fa2TileWalk}. */
+export interface _TileWalkInput {
+  /** Tensor-core datapath (BF16 in, FP32 out, `mma` family). */
+  readonly dp: Datapath;
+  /** The build's FP32 instructions. */
+  readonly arith: _Fa2Arith;
+  /** The K-walk that computes the tile products. */
+  readonly kWalk: SyncKWalk;
+  /** The tile's query rows, BF16 patterns, row-major [rows, d]. */
+  readonly q: Uint16Array;
+  /** Head dimension. */
+  readonly d: number;
+  /** Key row `j` of the sequence and the tile's KV head, BF16 patterns (length d). */
+  readonly key: (j: number) => ArrayLike<number>;
+  /** Value row `j`, BF16 patterns (length d). */
+  readonly value: (j: number) => ArrayLike<number>;
+  /** Per row, the key columns it sees: `col < visible[r]` (causal limit and S_k folded in). */
+  readonly visible: readonly number[];
+  /** Keys in the sequence: columns at or past it are zero-filled (FA2 clears those smem rows). */
+  readonly sk: number;
+  /** KV tile width (kBlockN). */
+  readonly blockN: number;
+  /** The n-blocks to visit, in walk order (FA2: highest first); the same for every row. */
+  readonly blocks: readonly number[];
+  /** `fl32(softmax_scale * log2 e)` pattern. */
+  readonly scaleLog2: number;
+}
+
+/**
+ * Walks the tile's rows over their KV tiles. Per tile: S from a zero accumulator over d (masked
+ * columns then -inf), the softmax step of every row, P rounded to BF16, and O += P·V with O as
+ * the initial accumulator. Key columns past the sequence are fed as zeros; masked columns inside
+ * it carry their real K and V, as on the GPU: their P is 0, and a zero product takes no part in
+ * the block FMA (unless V is infinite or NaN there, which makes the sum NaN on the GPU too).
+ *
+ * @param input the rows, K/V accessors, tiling, build and K-walk
+ * @returns each row's O accumulator, row max and lane sums
+ */
+export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
+  const { d, blockN, dp, kWalk } = input;
+  const rows = input.visible.length;
+  const states = Array.from({ length: rows }, () => _newRowState(d));
+  const lanes = _laneColumns(blockN);
+  const kb = new Uint16Array(blockN * d);
+  const vt = new Uint16Array(d * blockN);
+  const pb = new Uint16Array(rows * blockN);
+  const init = new Uint32Array(rows * d);
+  const s = new Uint32Array(blockN);
+  input.blocks.forEach((nb, step) => {
+    const c0 = nb * blockN;
+    kb.fill(0);
+    vt.fill(0);
+    for (let c = 0; c < blockN && c0 + c < input.sk; c++) {
+      kb.set(input.key(c0 + c), c * d);
+      const v = input.value(c0 + c);
+      for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
+    }
+    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
+    for (let r = 0; r < rows; r++) {
+      const vis = (input.visible[r] as number) - c0;
+      for (let c = 0; c < blockN; c++) s[c] = c < vis ? scores[r * blockN + c] as number : NEG_INF;
+      const state = states[r] as _RowState;
+      const p = _fa2SoftmaxStep(state, s, {
+        arith: input.arith,
+        scaleLog2: input.scaleLog2,
+        lanes,
+        first: step === 0,
+      });
+      for (let c = 0; c < blockN; c++) pb[r * blockN + c] = fp32ToBf16(p[c] as number);
+      init.set(state.o, r * d);
+    }
+    const o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init });
+    for (let r = 0; r < rows; r++) (states[r] as _RowState).o.set(o.subarray(r * d, (r + 1) * d));
+  });
+  return states;
+}

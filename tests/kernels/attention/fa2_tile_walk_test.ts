@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import {
+  createSfu,
+  decodeSfuTables,
+  findDatapath,
+  kWalkReference,
+  parseGpuProfile,
+} from "../../../src/hardware/mod.ts";
+import { createGemmEngine } from "../../../src/hardware/tensor_core/engine/mod.ts";
+import {
+  FA2_DAO_FASTMATH,
+  FA2_PYTORCH_BUNDLED,
+  flashAttentionForward,
+  type FlashAttentionOptions,
+} from "../../../src/kernels/mod.ts";
+import { _fa2Arith } from "../../../src/kernels/attention/_fa2_arith.ts";
+import { _fa2RowWalk } from "../../../src/kernels/attention/_fa2_row_walk.ts";
+import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk.ts";
+import { synthBf16 } from "../../../src/prover/mod.ts";
+
+const root = new URL("../../../", import.meta.url);
+const profile = (id: string) =>
+  parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, root))));
+const sfu = createSfu({
+  mode: "tesla-table",
+  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
+});
+const engine = createGemmEngine(
+  Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)),
+);
+const D = 128;
+
+Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with the reference and the wasm K-walk", () => {
+  for (const gpu of ["a100", "h100-sxm"]) {
+    const dp = findDatapath(profile(gpu), { family: "mma", input: "bf16", output: "fp32" })!;
+    for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
+      for (const blockN of [64, 128]) {
+        const sk = 2 * blockN + 37; // a partial top block
+        const rows = 9;
+        const seed = `tile-${gpu}-${build.id}-${blockN}`;
+        const q = synthBf16(seed, { label: "q", count: rows * D, span: 3 });
+        const k = synthBf16(seed, { label: "k", count: sk * D, span: 3 });
+        const v = synthBf16(seed, { label: "v", count: sk * D, span: 4 });
+        const key = (j: number) => k.subarray(j * D, (j + 1) * D);
+        const value = (j: number) => v.subarray(j * D, (j + 1) * D);
+        // Causal limits inside the top block, on a block edge, and past the sequence's end.
+        const visible = [1, 5, blockN - 1, blockN, blockN + 1, 2 * blockN, sk - 3, sk, sk];
+        const blocks = [2, 1, 0];
+        const common = {
+          dp,
+          arith: _fa2Arith(build, sfu),
+          key,
+          value,
+          blockN,
+          blocks,
+          scaleLog2: 0x3e3c1f05, // fl32(128^-0.5 * log2 e)
+          sk,
+        };
+        for (const kWalk of [kWalkReference, engine.kWalkAuto]) {
+          const tile = _fa2TileWalk({ ...common, kWalk, q, d: D, visible });
+          visible.forEach((vis, r) => {
+            const row = _fa2RowWalk({ ...common, q: q.subarray(r * D, (r + 1) * D), visible: vis });
+            const got = tile[r]!;
+            const label = `${seed} row ${r}`;
+            assert.deepEqual(got.o, row.o, label);
+            assert.equal(got.rowMax, row.rowMax, label);
+            assert.deepEqual(got.laneSums, row.laneSums, label);
+          });
+        }
+      }
+    }
+  }
+});
+
+Deno.test("`flashAttentionForward()` gives the same bits with the wasm K-walk as with the reference", () => {
+  const cases: [string, Partial<FlashAttentionOptions>, number, number, number][] = [
+    ["standard, GQA, rows past one m-block", { heads: 4, kvHeads: 2 }, 150, 150, 1],
+    [
+      "split-KV launch on 132 SMs",
+      { profile: profile("h100-sxm"), multiProcessorCount: 132 },
+      130,
+      130,
+      2,
+    ],
+    [
+      "decode (GQA swap)",
+      { heads: 4, kvHeads: 1, profile: profile("h100-sxm"), multiProcessorCount: 132 },
+      1,
+      300,
+      2,
+    ],
+  ];
+  for (const [label, over, sq, sk, minSplits] of cases) {
+    const heads = over.heads ?? 1, kvHeads = over.kvHeads ?? 1;
+    const x = {
+      q: synthBf16(label, { label: "q", count: sq * heads * D, span: 3 }),
+      k: synthBf16(label, { label: "k", count: sk * kvHeads * D, span: 3 }),
+      v: synthBf16(label, { label: "v", count: sk * kvHeads * D, span: 4 }),
+    };
+    const o: FlashAttentionOptions = {
+      heads: 1,
+      kvHeads: 1,
+      headDim: D,
+      causal: true,
+      build: FA2_DAO_FASTMATH,
+      profile: profile("a100"),
+      mufu: sfu,
+      multiProcessorCount: 108,
+      returnLse: true,
+      ...over,
+    };
+    const ref = flashAttentionForward(x, o);
+    const fast = flashAttentionForward(x, { ...o, kWalk: engine.kWalkAuto });
+    assert.ok(ref.splits >= minSplits, `${label}: ${ref.splits} splits`);
+    assert.deepEqual(fast.out, ref.out, label);
+    assert.deepEqual(fast.lse, ref.lse, label);
+  }
+});
