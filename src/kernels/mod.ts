@@ -1,6 +1,7 @@
 /**
- * Library-kernel recipes built from hardware operations: GEMM recipes and dispatch catalogs,
- * software-stack profiles.
+ * The kernels of the software stack, built from hardware operations: GEMM recipes and dispatch
+ * catalogs, CUDA math (libdevice), PyTorch's reduction trees, RMSNorm, SiLU, RoPE, softmax and
+ * FlashAttention-2, and the software-stack profiles that choose among them.
  *
  * @example
  * ```ts

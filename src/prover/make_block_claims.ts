@@ -8,7 +8,7 @@
 import { type AssetStore, sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import type { KWalker, SyncKWalk } from "../kernels/mod.ts";
+import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import {
   type BlockRuntime,
@@ -30,10 +30,11 @@ export interface BlockClaimsContext {
   readonly store: AssetStore;
   readonly walker: KWalker;
   /**
-   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
-   * default the plain reference. Same bits either way.
+   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
+   * the wasm engine); default `flashAttentionForward` on the calling thread with the plain
+   * K-walk. Same bits either way.
    */
-  readonly tileWalk?: SyncKWalk | undefined;
+  readonly attention?: Fa2Forward | undefined;
   /** The scenario's GPU profile and its digest. */
   readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
   /** Sequence number of the first block record. */
@@ -73,7 +74,7 @@ export async function makeBlockClaims(
     stack,
     gemm: fixedRecipeDispatch(recipeFromJson(b.recipe, "scenario blocks")),
     walker: ctx.walker,
-    tileWalk: ctx.tileWalk,
+    attention: ctx.attention,
     sfu: await loadSfuForStack(ctx.store, stack),
   };
   const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = b.shape;

@@ -10,11 +10,11 @@ import { type AssetStore, sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
 import {
+  type Fa2Forward,
   type GemmRecipe,
   type KWalker,
   lookupRecipe,
   runGemmRecipe,
-  type SyncKWalk,
 } from "../kernels/mod.ts";
 import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import { DISPATCH_CATALOGS, loadGpuProfile } from "../verify/load_profiles.ts";
@@ -52,7 +52,7 @@ export async function makeClaims(
     store: AssetStore;
     walker: KWalker;
     /** Synchronous K-walk of the attention core's tiles (default: the plain reference). */
-    tileWalk?: SyncKWalk | undefined;
+    attention?: Fa2Forward | undefined;
     onProgress?: (done: number, total: number) => void;
   },
 ): Promise<ProverOutput> {
@@ -170,7 +170,7 @@ export async function makeClaims(
   const blocks = await makeBlockClaims(scenario, {
     store,
     walker,
-    tileWalk: ctx.tileWalk,
+    attention: ctx.attention,
     hardware: main,
     firstSeq: scenario.records,
     prev,

@@ -1,12 +1,20 @@
 /**
  * Chooses the K-walk implementation for recomputation: the hash-checked WebAssembly engine on a
- * worker pool when it supports the datapath, else the plain reference (same bits, slower).
+ * worker pool when it supports the datapath, else the plain reference (same bits, slower); and
+ * the attention core's runner on the same engine and threads.
  *
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { createGemmEngine, createGemmPool, kWalkReference } from "../hardware/mod.ts";
-import { type KWalker, referenceKWalker, type SyncKWalk } from "../kernels/mod.ts";
+import { createGemmEngine, createGemmPool } from "../hardware/mod.ts";
+import {
+  createFa2Pool,
+  type Fa2Forward,
+  type Fa2Pool,
+  flashAttentionForward,
+  type KWalker,
+  referenceKWalker,
+} from "../kernels/mod.ts";
 
 /** Repository path of the compiled engine. */
 export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
@@ -15,8 +23,8 @@ export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
 export interface GemmWalker {
   /** The K-walk function. */
   readonly walker: KWalker;
-  /** The same engine, synchronous, on the calling thread (attention core tiles). */
-  readonly tileWalk: SyncKWalk;
+  /** The attention core on the same engine and threads (an `Fa2Pool`), or the plain forward. */
+  readonly attention: Fa2Forward;
   /** Which engine runs (`wasm` or `reference`). */
   readonly engine: string;
   /** Worker count. */
@@ -47,7 +55,7 @@ export async function createGemmWalker(
   if (options.engine === "reference") {
     return {
       walker: referenceKWalker,
-      tileWalk: kWalkReference,
+      attention: flashAttentionForward,
       engine: "reference",
       threads: 1,
       close: () => {},
@@ -56,6 +64,7 @@ export async function createGemmWalker(
   const engine = createGemmEngine(await store.read(GEMM_ENGINE_ASSET));
   const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
   const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
+  let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
   const walker: KWalker = (dp, job) => {
     if (!engine.supports(dp)) return referenceKWalker(dp, job);
     if (pool !== null) return pool.kWalk(dp, job);
@@ -67,9 +76,13 @@ export async function createGemmWalker(
   };
   return {
     walker,
-    tileWalk: engine.kWalkAuto,
+    attention: (inputs, o) =>
+      (fa2 ??= createFa2Pool(engine, { workers: threads })).forward(inputs, o),
     engine: "wasm",
     threads,
-    close: () => pool?.close(),
+    close: () => {
+      pool?.close();
+      fa2?.close();
+    },
   };
 }

@@ -9,7 +9,7 @@
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import type { KWalker, StackProfile, SyncKWalk } from "../kernels/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import {
   type BlockRuntime,
   catalogDispatch,
@@ -30,10 +30,11 @@ export interface BlockRecomputeInput {
   readonly blobs: BlobStore;
   readonly walker: KWalker;
   /**
-   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
-   * default the plain reference. Same bits either way.
+   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
+   * the wasm engine); default `flashAttentionForward` on the calling thread with the plain
+   * K-walk. Same bits either way.
    */
-  readonly tileWalk?: SyncKWalk | undefined;
+  readonly attention?: Fa2Forward | undefined;
   readonly predicate: ClaimPredicate;
   readonly workload: BlockWorkload;
   readonly profile: GpuProfile;
@@ -81,7 +82,7 @@ export async function _recomputeBlock(
     stack,
     gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
     walker: input.walker,
-    tileWalk: input.tileWalk,
+    attention: input.attention,
     sfu: await loadSfuForStack(input.store, stack),
   };
   const eps = Number(w.rmsNormEps);

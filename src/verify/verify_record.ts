@@ -9,7 +9,7 @@
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
 import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
 import { type GemmRecipe, lookupRecipe, runGemmRecipe, type StackProfile } from "../kernels/mod.ts";
-import type { KWalker, SyncKWalk } from "../kernels/mod.ts";
+import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 import {
   type ClaimLog,
@@ -37,10 +37,11 @@ export interface VerifyContext {
   /** K-walk implementation. */
   readonly walker: KWalker;
   /**
-   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
-   * default the plain reference. Same bits either way.
+   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
+   * the wasm engine); default `flashAttentionForward` on the calling thread with the plain
+   * K-walk. Same bits either way.
    */
-  readonly tileWalk?: SyncKWalk | undefined;
+  readonly attention?: Fa2Forward | undefined;
 }
 
 /**

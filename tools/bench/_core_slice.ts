@@ -43,7 +43,7 @@ export interface CoreSlice {
  * @throws {RangeError} when `coreHeads` would split a GQA group of query heads unevenly
  * @example
  * ```ts ignore
- * const s = coreSlice({ ...options, tokens: 4000 }, 1); // head 0, rows 3968..3999
+ * const s = coreSlice({ ...options, tokens: 4000 }, 1); // heads 0..coreHeads-1, rows 3968..3999
  * ```
  */
 export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
@@ -59,21 +59,23 @@ export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
     };
   }
   const group = shape.heads / shape.kvHeads;
+  const h1 = o.coreHeads;
+  if (!(h1 >= 1 && h1 <= shape.heads && (h1 <= group || h1 % group === 0))) {
+    throw new RangeError(`Cannot slice the core: --core-heads ${h1} splits a GQA group badly`);
+  }
   if (m <= 1024) {
-    const h1 = o.coreHeads;
-    if (!(h1 >= 1 && h1 <= shape.heads && (h1 <= group || h1 % group === 0))) {
-      throw new RangeError(`Cannot slice the core: --core-heads ${h1} splits a GQA group badly`);
-    }
     const f = full / (h1 * fa2RowWork(m, { ...tiles, from: 0, to: m }));
     return { h1, t0: 0, factor: f, note: `x${f.toFixed(2)} from heads 0..${h1 - 1}, all rows` };
   }
   const t0 = Math.floor((m - 1) / tiles.blockM) * tiles.blockM;
-  const f = full / fa2RowWork(m, { ...tiles, from: t0, to: m });
+  const f = full / (h1 * fa2RowWork(m, { ...tiles, from: t0, to: m }));
   return {
-    h1: 1,
+    h1,
     t0,
     factor: f,
-    note: `x${f.toFixed(1)} (work count) from head 0, rows ${t0}..${m - 1} (last m-block)`,
+    note: `x${f.toFixed(1)} (work count) from heads 0..${h1 - 1}, rows ${t0}..${
+      m - 1
+    } (last m-block)`,
   };
 }
 
@@ -95,14 +97,14 @@ export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
  * const oProjInput = runCoreSlice(qRope, kRope, v.out, plan, runtime, options);
  * ```
  */
-export function runCoreSlice(
+export async function runCoreSlice(
   q: Uint16Array,
   k: Uint16Array,
   v: Uint16Array,
   plan: AttentionBlockPlan,
   runtime: BlockRuntime,
   o: BenchAttentionOptions,
-): Uint16Array {
+): Promise<Uint16Array> {
   const { heads, kvHeads, headDim: d } = o.shape;
   const base = {
     headDim: d,
@@ -110,24 +112,24 @@ export function runCoreSlice(
     build: plan.build,
     profile: runtime.profile,
     mufu: runtime.sfu,
-    ...(runtime.tileWalk === undefined ? {} : { kWalk: runtime.tileWalk }),
   };
+  const forward = runtime.attention ?? flashAttentionForward;
   const s = coreSlice(o, plan.splits);
   if (s.factor === 1) {
-    return flashAttentionForward({ q, k, v }, {
+    return (await forward({ q, k, v }, {
       ...base,
       heads,
       kvHeads,
       multiProcessorCount: plan.multiProcessorCount,
-    }).out;
+    })).out;
   }
   const m = o.tokens, group = heads / kvHeads;
   const kvh1 = Math.ceil(s.h1 / group);
-  const part = flashAttentionForward({
+  const part = (await forward({
     q: sliceHeads(q, { heads, d, h0: 0, h1: s.h1, t0: s.t0 }),
     k: sliceHeads(k, { heads: kvHeads, d, h0: 0, h1: kvh1 }),
     v: sliceHeads(v, { heads: kvHeads, d, h0: 0, h1: kvh1 }),
-  }, { ...base, heads: s.h1, kvHeads: kvh1, cuSeqlensQ: [0, m - s.t0], cuSeqlensK: [0, m] }).out;
+  }, { ...base, heads: s.h1, kvHeads: kvh1, cuSeqlensQ: [0, m - s.t0], cuSeqlensK: [0, m] })).out;
   const out = new Uint16Array(m * heads * d);
   for (let t = 0; t < m; t++) {
     for (let hh = 0; hh < heads; hh++) {

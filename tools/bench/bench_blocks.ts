@@ -9,15 +9,16 @@
  * attention the `fa2-pytorch-bundled` and `fa2-dao-fastmath` backends. The GEMM stages do not
  * depend on the variant and are timed once per GPU and size, inside the first variant.
  *
- * The attention core (FlashAttention-2: tile products on the wasm engine, single thread; the
- * online softmax in TypeScript) is timed on a slice and scaled
- * by the FA2 work count (`fa2RowWork`): at <= 1,024 tokens the first `--core-heads` heads (1
- * by default; every head has the same work), above that the last query tile (m-block) of head
- * 0, the heaviest rows under the causal mask. Slices run through the varlen entry with one
- * sequence (the standard kernel's row walk); a launch the split heuristic splits, and every
- * launch with `--full-core`, runs the whole core as the block does instead. Usage:
+ * The attention core (FlashAttention-2 on an `Fa2Pool` of every core: query heads spread over the
+ * threads, tile products on the wasm engine, the online softmax in TypeScript) is timed on a
+ * slice and scaled by the FA2 work count (`fa2RowWork`): the first `--core-heads` heads (default:
+ * one per core, so that every thread has a head; every head has the same work), all rows at
+ * <= 1,024 tokens, above that only their last query tile (m-block), the heaviest rows under the
+ * causal mask. Slices run through the varlen entry with one sequence (the standard kernel's row
+ * walk); a launch the split heuristic splits, and every launch with `--full-core`, runs the whole
+ * core as the block does instead. Usage:
  * `deno run -A tools/bench/bench_blocks.ts [runs] [--tokens 256,4000] [--gpu a100,h100-sxm]
- * [--core-heads 1] [--full-core]`.
+ * [--core-heads N] [--full-core]`.
  *
  * @module
  */
@@ -29,7 +30,13 @@ import {
 } from "../../src/hardware/mod.ts";
 import type { Sfu } from "../../src/hardware/mod.ts";
 import { createGemmEngine, createGemmPool } from "../../src/hardware/tensor_core/engine/mod.ts";
-import { fa2Tiles, type KWalker, parseRecipe, parseStackProfile } from "../../src/kernels/mod.ts";
+import {
+  createFa2Pool,
+  fa2Tiles,
+  type KWalker,
+  parseRecipe,
+  parseStackProfile,
+} from "../../src/kernels/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { type BlockRuntime, fixedRecipeDispatch, QWEN3_4B_LAYER } from "../../src/model/mod.ts";
 import { normalBf16 } from "./_bench_blocks_support.ts";
@@ -44,7 +51,7 @@ const flag = (name: string) => {
 const runs = Number(Deno.args[0]?.startsWith("--") ? 3 : Deno.args[0] ?? 3);
 const tokensList = (flag("tokens") ?? "256,4000").split(",").map(Number);
 const gpus = (flag("gpu") ?? "a100,h100-sxm").split(",");
-const coreHeads = Number(flag("core-heads") ?? 1);
+const coreHeads = Number(flag("core-heads") ?? navigator.hardwareConcurrency);
 const fullCore = Deno.args.includes("--full-core");
 const SMS: Record<string, number> = { "a100": 108, "h100-sxm": 132 };
 
@@ -53,6 +60,7 @@ const recipe = parseRecipe(await readJson("profiles/recipes/cutlass-kwalk-128x12
 const engine = createGemmEngine(await Deno.readFile(new URL("tables/wasm/gemm_engine.wasm", root)));
 const cores = navigator.hardwareConcurrency;
 const pool = createGemmPool(engine, { workers: cores });
+const fa2Pool = createFa2Pool(engine, { workers: cores });
 const walker: KWalker = (dp, job) =>
   engine.supports(dp) ? pool.kWalk(dp, job) : referenceKWalker(dp, job);
 const tesla = createSfu({
@@ -86,7 +94,7 @@ function runtimeFor(gpu: string, sfu: [string, Sfu, string], attention: string):
     stack,
     gemm: fixedRecipeDispatch(recipe),
     walker,
-    tileWalk: engine.kWalkAuto,
+    attention: fa2Pool.forward,
     sfu: sfu[1],
   };
 }
@@ -141,5 +149,6 @@ try {
   }
 } finally {
   pool.close();
+  fa2Pool.close();
 }
 console.log(`\nload after: ${await uptime()}`);

@@ -110,7 +110,7 @@ export async function auditLog(
   const bar = progressBar("verifying", { enabled: o.progress });
   let report: AuditReport;
   try {
-    report = await runAudit({ store, blobs, walker: w.walker, tileWalk: w.tileWalk }, {
+    report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,
       auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
       randomness: o.randomness.toLowerCase(),

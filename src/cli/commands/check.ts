@@ -110,7 +110,7 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
       trustRoot,
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
-      recompute: { store, blobs, walker: w.walker, tileWalk: w.tileWalk },
+      recompute: { store, blobs, walker: w.walker, attention: w.attention },
     });
   } finally {
     w.close();

@@ -109,7 +109,7 @@ export async function runProver(
     const output = await makeClaims(scenario, {
       store,
       walker: w.walker,
-      tileWalk: w.tileWalk,
+      attention: w.attention,
       onProgress: bar.update,
     });
     bar.stop();

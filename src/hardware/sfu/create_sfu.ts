@@ -100,7 +100,31 @@ export function createSfu(options: CreateSfuOptions): Sfu {
     for (let i = 0; i < xs.length; i++) out[i] = f(xs[i] as number);
     return out;
   };
-  return Object.freeze({ mode: options.mode, status, ...fns, map });
+  const sfu: Sfu = Object.freeze({ mode: options.mode, status, ...fns, map });
+  _created.set(sfu, options);
+  return sfu;
+}
+
+/** Every SFU this module created, with its options (frozen objects: the functions are fixed). */
+const _created = new WeakMap<object, CreateSfuOptions>();
+
+/**
+ * The options an SFU was created with, so that another thread can create the same SFU; only for
+ * an object `createSfu` returned itself (a copy or an object with replaced functions gets
+ * `undefined`, so a worker never silently computes with different functions than the caller).
+ *
+ * @param sfu any MUFU model
+ * @returns the options, or `undefined` when `sfu` is not an unmodified `createSfu` result
+ * @example
+ * ```ts
+ * import { createSfu, sfuOptionsOf } from "./create_sfu.ts";
+ * const sfu = createSfu({ mode: "ieee" });
+ * if (sfuOptionsOf(sfu)?.mode !== "ieee") throw new Error();
+ * if (sfuOptionsOf({ ...sfu }) !== undefined) throw new Error(); // a copy is not trusted
+ * ```
+ */
+export function sfuOptionsOf(sfu: object): CreateSfuOptions | undefined {
+  return _created.get(sfu);
 }
 
 function _checkTables(t: SfuTables | undefined): void {

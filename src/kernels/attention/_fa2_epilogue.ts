@@ -47,8 +47,13 @@ export function _fa2Epilogue(
   );
   const bad = _isZeroF32(total) || _isNanF32(total);
   const inv = bad ? 0x3f800000 : arith.recip(total);
-  const outF32 = state.o.map((x) => arith.mul(x, inv));
-  const out = Uint16Array.from(outF32, fp32ToBf16);
+  const d = state.o.length;
+  const outF32 = new Uint32Array(d);
+  const out = new Uint16Array(d);
+  for (let j = 0; j < d; j++) {
+    outF32[j] = arith.mul(state.o[j] as number, inv);
+    out[j] = fp32ToBf16(outF32[j] as number);
+  }
   if (!ctx.lse) return { out, outF32 };
   const lse = bad
     ? (ctx.split ? 0xff800000 : 0x7f800000)

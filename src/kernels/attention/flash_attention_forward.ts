@@ -21,15 +21,12 @@
  *
  * @module
  */
-import { findDatapath, type GpuProfile, kWalkReference } from "../../hardware/mod.ts";
-import { bitsFromF32 } from "../../numerics/mod.ts";
-import { _fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
-import { _sequences, _splitPlan } from "./_fa2_launch.ts";
-import { _fa2QueryTile, type _LaunchCtx, _tileHeight } from "./_fa2_query_tile.ts";
+import { type GpuProfile, kWalkReference } from "../../hardware/mod.ts";
+import type { Fa2Mufu } from "./_fa2_arith.ts";
+import { _fa2Head, _fa2Result, _fa2Runner, _fa2Sinks, _planFa2 } from "./_fa2_plan.ts";
 import type { SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
-import { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
-import { fa2Tiles } from "./fa2_tiles.ts";
+import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
 
 /** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
 export interface AttentionInputs {
@@ -118,70 +115,9 @@ export function flashAttentionForward(
   inputs: AttentionInputs,
   options: FlashAttentionOptions,
 ): FlashAttentionResult {
-  const { heads, kvHeads, headDim: d, build } = options;
-  const dp = findDatapath(options.profile, { family: "mma", input: "bf16", output: "fp32" });
-  if (dp === undefined) {
-    throw new TypeError("Cannot run FA2: the profile has no 'mma' bf16 -> fp32 datapath");
-  }
-  const seq = _sequences(inputs, options);
-  const causal = options.causal && Math.max(...seq.map((s) => s.sq)) > 1;
-  const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
-  const { splits, seqlenK } = _splitPlan(options, seq);
-  const m = options.mufu;
-  const lg2 = options.lg2 ?? m.lg2;
-  const wantLse = options.returnLse === true || options.lg2 !== undefined;
-  if ((splits > 1 || wantLse) && lg2 === undefined) {
-    throw new RangeError(
-      `Cannot run FA2: ${splits > 1 ? `the ${splits}-split KV launch` : "the LSE"} needs ` +
-        "MUFU.LG2 ('lg2' on the MUFU model or the 'lg2' option)",
-    );
-  }
-  const scale = Math.fround(options.softmaxScale ?? d ** -0.5);
-  const ctx: _LaunchCtx = {
-    dp,
-    arith: _fa2Arith(build, { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 }),
-    build,
-    kWalk: options.kWalk ?? kWalkReference,
-    scaleLog2: bitsFromF32(scale * Math.LOG2E),
-    softmaxScale: bitsFromF32(scale),
-    causal,
-    splits,
-    seqlenK,
-    tiles,
-    lse: wantLse,
-  };
-  const totalQ = inputs.q.length / (heads * d);
-  const out = new Uint16Array(inputs.q.length);
-  const outF32 = options.returnFp32 === true ? new Uint32Array(inputs.q.length) : undefined;
-  const lse = wantLse ? new Uint32Array(heads * totalQ) : undefined;
-  const group = heads / kvHeads;
-  const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
-    a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
-  const height = _tileHeight(ctx);
-  for (const { q0, k0, sq, sk } of seq) {
-    for (let h = 0; h < heads; h++) {
-      const kvh = Math.floor(h / group);
-      const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
-      const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
-      for (let i0 = 0; i0 < sq; i0 += height) {
-        const rows = Math.min(height, sq - i0);
-        const q = new Uint16Array(rows * d);
-        for (let r = 0; r < rows; r++) q.set(row(inputs.q, q0 + i0 + r, h, heads), r * d);
-        const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk });
-        outs.forEach((r, i) => {
-          const at = ((q0 + i0 + i) * heads + h) * d;
-          out.set(r.out, at);
-          outF32?.set(r.outF32, at);
-          if (lse !== undefined && r.lse !== undefined) lse[h * totalQ + q0 + i0 + i] = r.lse;
-        });
-      }
-    }
-  }
-  return {
-    out,
-    ...(lse === undefined ? {} : { lse }),
-    ...(outF32 === undefined ? {} : { outF32 }),
-    splits,
-    sfuFunctionsUsed: fa2SfuFunctions(build, { splits, lse: wantLse }),
-  };
+  const { plan, mufu } = _planFa2(inputs, options);
+  const runner = _fa2Runner(plan.build, mufu, options.kWalk ?? kWalkReference);
+  const sinks = _fa2Sinks(plan);
+  for (let h = 0; h < plan.heads; h++) _fa2Head(plan, runner, inputs, h, sinks);
+  return _fa2Result(plan, sinks);
 }

@@ -25,5 +25,6 @@ export * from "./fa2_num_splits.ts";
 export * from "./fa2_sfu_functions.ts";
 export * from "./fa2_combine.ts";
 export * from "./flash_attention_forward.ts";
+export * from "./fa2_pool.ts";
 export type { Fa2Mufu } from "./_fa2_arith.ts";
 export type { SyncKWalk } from "./_fa2_tile_walk.ts";

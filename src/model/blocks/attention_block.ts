@@ -265,7 +265,8 @@ export async function runAttentionBlock(
   const tables = ropeTables(plan.invFreq, Array.from({ length: m }, (_, i) => i));
   const qRope = applyRope(qNorm.output, { tables, heads });
   const kRope = applyRope(kNorm.output, { tables, heads: kvHeads });
-  const core = flashAttentionForward({ q: qRope, k: kRope, v: v.out }, {
+  const forward = runtime.attention ?? flashAttentionForward;
+  const core = await forward({ q: qRope, k: kRope, v: v.out }, {
     heads,
     kvHeads,
     headDim: d,
@@ -274,7 +275,6 @@ export async function runAttentionBlock(
     profile: runtime.profile,
     mufu: runtime.sfu,
     multiProcessorCount: plan.multiProcessorCount,
-    ...(runtime.tileWalk === undefined ? {} : { kWalk: runtime.tileWalk }),
   });
   if (core.splits !== plan.splits) {
     throw new Error(`FA2 ran ${core.splits} KV splits, the plan fixed ${plan.splits}`);

@@ -8,11 +8,11 @@
 import type { GpuProfile, Sfu } from "../../hardware/mod.ts";
 import {
   type DispatchCatalog,
+  type Fa2Forward,
   type GemmRecipe,
   type KWalker,
   lookupRecipe,
   type StackProfile,
-  type SyncKWalk,
 } from "../../kernels/mod.ts";
 
 /** The linear layers of a dense decoder layer, named as in HF checkpoints. */
@@ -58,10 +58,11 @@ export interface BlockRuntime {
   /** SFU model (table model or IEEE mode); must be the mode the stack names. */
   readonly sfu: Sfu;
   /**
-   * Synchronous K-walk of the attention core's tile products (the wasm engine's `kWalkAuto`);
-   * default the plain reference. Same bits either way.
+   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
+   * the wasm engine); default `flashAttentionForward` on the calling thread with the plain
+   * K-walk. Same bits either way.
    */
-  readonly tileWalk?: SyncKWalk | undefined;
+  readonly attention?: Fa2Forward | undefined;
 }
 
 /**

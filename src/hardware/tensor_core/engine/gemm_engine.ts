@@ -76,6 +76,22 @@ export function createGemmEngine(wasmBytes: Uint8Array): GemmEngine {
   } catch (e) {
     throw new TypeError(`Cannot create GEMM engine: the module does not compile (${e})`);
   }
+  return engineFromModule(module);
+}
+
+/**
+ * Binds an engine to an already compiled kernel module (e.g. one posted to a worker by a pool;
+ * the module was compiled from digest-checked bytes by {@link createGemmEngine}).
+ *
+ * @param module the compiled kernel module
+ * @returns the engine
+ * @throws {TypeError} when the module lacks the kernel's exports
+ * @example
+ * ```ts ignore
+ * const engine = engineFromModule(message.module);
+ * ```
+ */
+export function engineFromModule(module: WebAssembly.Module): GemmEngine {
   const kernel = instantiateKernel(module);
   const kWalk = (dp: Datapath, ops: KWalkGemmOperands): Uint32Array => {
     if (!engineSupports(dp)) {

@@ -11,6 +11,7 @@ import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 import type { KWalkGemmOperands } from "./k_walk_operands.ts";
 import { chunkWidth, type PoolJob, walkPoolJob } from "./pool_job.ts";
 import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
+import { startWorkerGroup } from "./worker_group.ts";
 
 /**
  * Default `inlineBelow` of {@link createGemmPool}: 2^21 products, about a millisecond of kernel
@@ -63,21 +64,11 @@ export function createGemmPool(
   if (!(inlineBelow >= 0)) {
     throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
   }
-  const url = new URL("./gemm_worker.ts", import.meta.url);
-  const workers = Array.from({ length: size - 1 }, () => new Worker(url, { type: "module" }));
+  const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), {
+    count: size - 1,
+    module: engine.module,
+  });
   const own = instantiateKernel(engine.module);
-  const waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
-  for (const w of workers) {
-    w.postMessage({ module: engine.module });
-    w.onmessage = (e: MessageEvent) => {
-      const r = e.data as { id: number; ok: boolean; error?: string };
-      const p = waiting.get(r.id);
-      waiting.delete(r.id);
-      if (r.ok) p?.resolve();
-      else p?.reject(new Error(r.error));
-    };
-  }
-  let nextId = 0;
   const kWalk = async (dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array> => {
     if (!engineSupports(dp)) {
       throw new RangeError("Cannot run the GEMM pool: datapath not supported by the kernel");
@@ -87,15 +78,14 @@ export function createGemmPool(
     const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
     const counter = new Int32Array(shared(4));
     const base = { params: kernelParams(dp), ...walk, counter, width: chunkWidth(ops.n, size) };
-    const runs = workers.map((w) => {
-      const job: PoolJob = { ...base, id: nextId++ };
-      const run = new Promise<void>((resolve, reject) => waiting.set(job.id, { resolve, reject }));
-      w.postMessage({ job });
-      return run;
-    });
-    walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
+    const runs = group.post((id): PoolJob => ({ ...base, id }));
+    try {
+      walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
+    } finally {
+      await Promise.allSettled(runs); // no worker still writes into `walk.c` after we return
+    }
     await Promise.all(runs);
     return new Uint32Array(walk.c);
   };
-  return { size, kWalk, close: () => workers.forEach((w) => w.terminate()) };
+  return { size, kWalk, close: group.close };
 }

@@ -25,3 +25,4 @@ export * from "./k_walk_reference.ts";
 export * from "./gemm_engine.ts";
 export * from "./gemm_pool.ts";
 export type { GatheredWalk, KernelParams } from "./wasm_kernel.ts";
+export * from "./worker_group.ts";

@@ -1,0 +1,93 @@
+/**
+ * The message plumbing shared by the thread pools: module workers that each receive the compiled
+ * kernel module once, then one job message per launch, and reply `{id, ok, error?}`. A worker that
+ * dies (its script fails, or an uncaught error) fails every launch it was part of and every later
+ * one, so a caller never waits on a thread that will not answer.
+ *
+ * @module
+ */
+
+/** Reply of a worker to a job. */
+export interface WorkerReply {
+  readonly id: number;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+/** Workers started by {@link startWorkerGroup}. */
+export interface WorkerGroup {
+  /** Number of workers. */
+  readonly count: number;
+  /**
+   * Posts one job to every worker (`job(id)` builds it around a fresh id) and returns one promise
+   * per worker: resolved on an `ok` reply, rejected on a failed reply, a dead worker or `close()`.
+   */
+  post(job: (id: number) => { readonly id: number }): Promise<void>[];
+  /** Terminates every worker and rejects what is still waiting. */
+  close(): void;
+}
+
+/**
+ * Starts `count` module workers from `url` and posts `module` to each.
+ *
+ * @param url the worker script (it must answer each `{job}` message with a {@link WorkerReply})
+ * @param options `count` (>= 0) and the compiled kernel `module`
+ * @returns the group
+ * @example
+ * ```ts ignore
+ * const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), { count: 1, module });
+ * await Promise.all(group.post((id) => ({ ...job, id })));
+ * group.close();
+ * ```
+ */
+export function startWorkerGroup(
+  url: URL,
+  options: { count: number; module: WebAssembly.Module },
+): WorkerGroup {
+  type Waiter = { worker: Worker; resolve: () => void; reject: (e: Error) => void };
+  const waiting = new Map<number, Waiter>();
+  let dead: string | undefined;
+  const fail = (why: string, only?: Worker) => {
+    for (const [id, w] of waiting) {
+      if (only !== undefined && w.worker !== only) continue;
+      waiting.delete(id);
+      w.reject(new Error(why));
+    }
+  };
+  const workers = Array.from({ length: options.count }, () => {
+    const w = new Worker(url, { type: "module" });
+    w.onmessage = (e: MessageEvent) => {
+      const r = e.data as WorkerReply;
+      const p = waiting.get(r.id);
+      waiting.delete(r.id);
+      if (r.ok) p?.resolve();
+      else p?.reject(new Error(r.error ?? "worker failed"));
+    };
+    w.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      dead = `Cannot run the pool: a worker stopped (${e.message})`;
+      fail(dead, w);
+    };
+    w.postMessage({ module: options.module });
+    return w;
+  });
+  let nextId = 0;
+  return {
+    count: workers.length,
+    post: (job) =>
+      workers.map((worker) => {
+        if (dead !== undefined) return Promise.reject(new Error(dead));
+        const message = job(nextId++);
+        const settled = new Promise<void>((resolve, reject) =>
+          waiting.set(message.id, { worker, resolve, reject })
+        );
+        worker.postMessage({ job: message });
+        return settled;
+      }),
+    close: () => {
+      for (const w of workers) w.terminate();
+      dead ??= "Cannot run the pool: it was closed";
+      fail(dead);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * FlashAttention-2 on several threads: query heads are claimed one at a time from a shared
+ * counter by the calling thread and `workers - 1` module workers, each with its own instance of
+ * the GEMM kernel for the tile products. Heads never mix, so the bits do not depend on the
+ * thread count or on who computes which head.
+ *
+ * @module
+ */
+import { type GemmEngine, sfuOptionsOf, startWorkerGroup } from "../../hardware/mod.ts";
+import { _fa2Head, _fa2Result, _fa2Runner, _fa2Sinks, _planFa2 } from "./_fa2_plan.ts";
+import type { _Fa2WorkerJob } from "./fa2_worker.ts";
+import {
+  type AttentionInputs,
+  flashAttentionForward,
+  type FlashAttentionOptions,
+  type FlashAttentionResult,
+} from "./flash_attention_forward.ts";
+
+/** Runs the FA2 forward (`flashAttentionForward`, or a pool's `forward`; same bits). */
+export type Fa2Forward = (
+  inputs: AttentionInputs,
+  options: FlashAttentionOptions,
+) => FlashAttentionResult | Promise<FlashAttentionResult>;
+
+/** A running pool; call `close()` when done. */
+export interface Fa2Pool {
+  /** Computing threads, the calling thread included. */
+  readonly size: number;
+  /**
+   * `flashAttentionForward` with its heads spread over the threads (same bits). Runs on the
+   * calling thread alone when the MUFU model is not an unmodified `Sfu` from `createSfu` (a
+   * worker must be able to recreate it: `sfuOptionsOf`) or an `lg2` override is given.
+   */
+  forward(inputs: AttentionInputs, options: FlashAttentionOptions): Promise<FlashAttentionResult>;
+  /** Terminates every worker. */
+  close(): void;
+}
+
+/**
+ * Starts `workers - 1` module workers, each with its own instance of the engine's kernel.
+ *
+ * @param engine the GEMM engine (its compiled module is posted to the workers; the calling
+ *   thread uses it as is)
+ * @param options `workers`: computing threads, the calling thread included (>= 1)
+ * @returns the pool
+ * @throws {RangeError} when `workers` is not a positive integer
+ * @example
+ * ```ts ignore
+ * const pool = createFa2Pool(engine, { workers: navigator.hardwareConcurrency });
+ * try { const r = await pool.forward(inputs, options); } finally { pool.close(); }
+ * ```
+ */
+export function createFa2Pool(engine: GemmEngine, options: { workers: number }): Fa2Pool {
+  const size = options.workers;
+  if (!Number.isInteger(size) || size < 1) {
+    throw new RangeError(`Cannot create FA2 pool: workers must be >= 1, got ${size}`);
+  }
+  const group = startWorkerGroup(new URL("./fa2_worker.ts", import.meta.url), {
+    count: size - 1,
+    module: engine.module,
+  });
+  const forward = async (
+    inputs: AttentionInputs,
+    o: FlashAttentionOptions,
+  ): Promise<FlashAttentionResult> => {
+    const sfu = sfuOptionsOf(o.mufu);
+    const kWalk = o.kWalk ?? engine.kWalkAuto;
+    if (group.count === 0 || sfu === undefined || o.lg2 !== undefined) {
+      return flashAttentionForward(inputs, { ...o, kWalk });
+    }
+    const { plan, mufu } = _planFa2(inputs, o);
+    const shared = (n: number) => new SharedArrayBuffer(n);
+    const share = (a: Uint16Array) => {
+      if (a.buffer instanceof SharedArrayBuffer) return a;
+      const c = new Uint16Array(shared(a.byteLength));
+      c.set(a);
+      return c;
+    };
+    const job = {
+      plan,
+      sfu,
+      inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
+      sinks: _fa2Sinks(plan, shared),
+      counter: new Int32Array(shared(4)),
+    };
+    const done = group.post((id): _Fa2WorkerJob => ({ ...job, id }));
+    const runner = _fa2Runner(plan.build, mufu, kWalk);
+    let failure: unknown;
+    try {
+      const { counter } = job;
+      for (let h = Atomics.add(counter, 0, 1); h < plan.heads; h = Atomics.add(counter, 0, 1)) {
+        _fa2Head(plan, runner, job.inputs, h, job.sinks);
+      }
+    } catch (e) {
+      Atomics.store(job.counter, 0, plan.heads);
+      failure = e;
+    }
+    const results = await Promise.allSettled(done);
+    if (failure !== undefined) throw failure;
+    const bad = results.find((r) => r.status === "rejected");
+    if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
+    return _fa2Result(plan, job.sinks);
+  };
+  return { size, forward, close: group.close };
+}

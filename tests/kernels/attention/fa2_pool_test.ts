@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { createSfu, decodeSfuTables, parseGpuProfile } from "../../../src/hardware/mod.ts";
+import { createGemmEngine } from "../../../src/hardware/tensor_core/engine/mod.ts";
+import {
+  createFa2Pool,
+  FA2_DAO_FASTMATH,
+  FA2_PYTORCH_BUNDLED,
+  flashAttentionForward,
+  type FlashAttentionOptions,
+} from "../../../src/kernels/mod.ts";
+import { synthBf16 } from "../../../src/prover/mod.ts";
+
+const root = new URL("../../../", import.meta.url);
+const profile = (id: string) =>
+  parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, root))));
+const tesla = createSfu({
+  mode: "tesla-table",
+  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
+});
+const engine = createGemmEngine(Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)));
+const D = 128;
+
+/** Q, K, V for `sq` query and `sk` key positions. */
+function inputs(seed: string, o: { sq: number; sk: number; heads: number; kvHeads: number }) {
+  return {
+    q: synthBf16(seed, { label: "q", count: o.sq * o.heads * D, span: 3 }),
+    k: synthBf16(seed, { label: "k", count: o.sk * o.kvHeads * D, span: 3 }),
+    v: synthBf16(seed, { label: "v", count: o.sk * o.kvHeads * D, span: 4 }),
+  };
+}
+
+const BASE: FlashAttentionOptions = {
+  heads: 4,
+  kvHeads: 2,
+  headDim: D,
+  causal: true,
+  build: FA2_DAO_FASTMATH,
+  profile: profile("a100"),
+  mufu: tesla,
+  multiProcessorCount: 108,
+  returnLse: true,
+  returnFp32: true,
+  kWalk: engine.kWalkAuto, // equal to kWalkReference (fa2_tile_walk_test.ts), much faster
+};
+
+// Launch kinds the pool must cover: standard prefill past one m-block, split-KV on 132 SMs,
+// decode with the GQA swap, varlen with two sequences, the PyTorch build on the IEEE SFU.
+const CASES: [string, Partial<FlashAttentionOptions>, number, number][] = [
+  ["standard, GQA", {}, 150, 150],
+  ["split-KV", { profile: profile("h100-sxm"), multiProcessorCount: 132, heads: 2 }, 130, 130],
+  [
+    "decode",
+    { heads: 4, kvHeads: 1, profile: profile("h100-sxm"), multiProcessorCount: 132 },
+    1,
+    300,
+  ],
+  ["varlen", { cuSeqlensQ: [0, 40, 97], cuSeqlensK: [0, 40, 97] }, 97, 97],
+  [
+    "PyTorch build, IEEE SFU",
+    { build: FA2_PYTORCH_BUNDLED, mufu: createSfu({ mode: "ieee" }), causal: false },
+    70,
+    70,
+  ],
+];
+
+for (const workers of [1, 2, 3]) {
+  Deno.test(`Fa2Pool.forward() equals flashAttentionForward() with ${workers} thread(s)`, async () => {
+    const pool = createFa2Pool(engine, { workers });
+    try {
+      for (const [label, over, sq, sk] of CASES) {
+        const o = { ...BASE, ...over };
+        const x = inputs(label, { sq, sk, heads: o.heads, kvHeads: o.kvHeads });
+        const ref = flashAttentionForward(x, o);
+        const got = await pool.forward(x, o);
+        assert.deepEqual(got.out, ref.out, label);
+        assert.deepEqual(got.outF32, ref.outF32, label);
+        assert.deepEqual(got.lse, ref.lse, label);
+        assert.equal(got.splits, ref.splits, label);
+        assert.deepEqual(got.sfuFunctionsUsed, ref.sfuFunctionsUsed, label);
+        assert.ok(
+          !(got.out.buffer instanceof SharedArrayBuffer),
+          "result copied off shared memory",
+        );
+      }
+      assert.ok(
+        (await pool.forward(inputs("splits", { sq: 130, sk: 130, heads: 2, kvHeads: 2 }), {
+          ...BASE,
+          ...CASES[1]![1],
+        })).splits > 1,
+        "the split-KV case really splits",
+      );
+    } finally {
+      pool.close();
+    }
+  });
+}
+
+Deno.test("Fa2Pool.forward() runs a MUFU model that is not an unmodified createSfu() result on the calling thread, with its own functions", async () => {
+  const pool = createFa2Pool(engine, { workers: 2 });
+  try {
+    const x = inputs("custom", { sq: 20, sk: 20, heads: 4, kvHeads: 2 });
+    // A copy of the SFU with a different EX2: a worker recreating the original would be wrong.
+    const custom = { ...tesla, ex2: (b: number) => tesla.ex2(b) ^ 1 };
+    const ref = flashAttentionForward(x, { ...BASE, mufu: custom });
+    const got = await pool.forward(x, { ...BASE, mufu: custom });
+    assert.deepEqual(got.out, ref.out);
+    assert.notDeepEqual(got.outF32, flashAttentionForward(x, BASE).outF32);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("Fa2Pool.forward() rejects bad shapes with the forward's RangeError and stays usable", async () => {
+  const pool = createFa2Pool(engine, { workers: 2 });
+  try {
+    const x = inputs("bad", { sq: 10, sk: 10, heads: 4, kvHeads: 2 });
+    await assert.rejects(pool.forward({ ...x, k: x.k.subarray(1) }, BASE), RangeError);
+    await assert.rejects(pool.forward(x, { ...BASE, headDim: 64 }), RangeError);
+    const ok = await pool.forward(x, BASE);
+    assert.deepEqual(ok.out, flashAttentionForward(x, BASE).out);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("Fa2Pool.forward() rejects after close() instead of waiting", async () => {
+  const pool = createFa2Pool(engine, { workers: 2 });
+  pool.close();
+  const x = inputs("closed", { sq: 10, sk: 10, heads: 4, kvHeads: 2 });
+  await assert.rejects(pool.forward(x, BASE), /closed/);
+});
+
+Deno.test("createFa2Pool() throws RangeError for a non-positive or fractional worker count", () => {
+  assert.throws(() => createFa2Pool(engine, { workers: 0 }), RangeError);
+  assert.throws(() => createFa2Pool(engine, { workers: 1.5 }), RangeError);
+});
