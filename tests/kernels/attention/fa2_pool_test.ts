@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables, parseGpuProfile } from "../../../src/hardware/mod.ts";
-import { createGemmEngine } from "../../../src/hardware/tensor_core/engine/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
 import {
   createFa2Pool,
   FA2_DAO_FASTMATH,
@@ -8,26 +7,7 @@ import {
   flashAttentionForward,
   type FlashAttentionOptions,
 } from "../../../src/kernels/mod.ts";
-import { synthBf16 } from "../../../src/prover/mod.ts";
-
-const root = new URL("../../../", import.meta.url);
-const profile = (id: string) =>
-  parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, root))));
-const tesla = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
-});
-const engine = createGemmEngine(Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)));
-const D = 128;
-
-/** Q, K, V for `sq` query and `sk` key positions. */
-function inputs(seed: string, o: { sq: number; sk: number; heads: number; kvHeads: number }) {
-  return {
-    q: synthBf16(seed, { label: "q", count: o.sq * o.heads * D, span: 3 }),
-    k: synthBf16(seed, { label: "k", count: o.sk * o.kvHeads * D, span: 3 }),
-    v: synthBf16(seed, { label: "v", count: o.sk * o.kvHeads * D, span: 4 }),
-  };
-}
+import { D, ENGINE as engine, profile, qkv as inputs, TESLA as tesla } from "./_fa2_fixture.ts";
 
 const BASE: FlashAttentionOptions = {
   heads: 4,

@@ -1,12 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  createSfu,
-  decodeSfuTables,
-  findDatapath,
-  kWalkReference,
-  parseGpuProfile,
-} from "../../../src/hardware/mod.ts";
-import { createGemmEngine } from "../../../src/hardware/tensor_core/engine/mod.ts";
+import { findDatapath, kWalkReference } from "../../../src/hardware/mod.ts";
 import {
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
@@ -17,18 +10,7 @@ import { _fa2Arith } from "../../../src/kernels/attention/_fa2_arith.ts";
 import { _fa2RowWalk } from "../../../src/kernels/attention/_fa2_row_walk.ts";
 import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
-
-const root = new URL("../../../", import.meta.url);
-const profile = (id: string) =>
-  parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, root))));
-const sfu = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
-});
-const engine = createGemmEngine(
-  Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)),
-);
-const D = 128;
+import { D, ENGINE as engine, profile, TESLA as sfu } from "./_fa2_fixture.ts";
 
 Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with the reference and the wasm K-walk", () => {
   for (const gpu of ["a100", "h100-sxm"]) {

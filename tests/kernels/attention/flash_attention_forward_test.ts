@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables, parseGpuProfile } from "../../../src/hardware/mod.ts";
 import {
   type AttentionInputs,
   FA2_DAO_FASTMATH,
@@ -10,17 +9,11 @@ import {
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
+import { D, profile, TESLA } from "./_fa2_fixture.ts";
 
-const root = new URL("../../../", import.meta.url);
-const profile = (id: string) =>
-  parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(`profiles/gpu/${id}.json`, root))));
 const A100 = profile("a100");
 const H100 = profile("h100-sxm");
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
-});
-const D = 128;
+const table = TESLA;
 const bf = (x: number) => f32FromBits(x << 16);
 
 function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
