@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { _roundExp2Fast } from "./_round_exp2_fast.ts";
 import { exp2Fixed } from "./exp2_fixed.ts";
 import { type IeeeSfuOptions, quietNaN } from "./ieee_options.ts";
 
@@ -16,9 +17,11 @@ const _PRECISIONS = [64, 128, 256, 512, 1024, 2048, 4096] as const;
  *
  * Method (correct rounding): x = n + f with n = ⌊x⌋ and f = num/2^den in [0, 1), exact. If f = 0
  * the result 2^n is exact. Otherwise 2^f is irrational (2^(p/q) rational forces q | p), so it is
- * never a rounding midpoint; {@link exp2Fixed} gives 2^f with a proven error bound, and if both
- * ends of that interval round to the same integer on the result grid (24 bits, or the 2^−149 grid
- * for subnormal results) that integer is the answer; otherwise the precision doubles. |x| < 2^−25
+ * never a rounding midpoint. A float64 evaluation with a proven error bound (`_roundExp2Fast`)
+ * decides nearly every input; the rest go to {@link exp2Fixed}, which gives 2^f with a proven
+ * error bound: if both ends of that interval round to the same integer on the result grid (24
+ * bits, or the 2^−149 grid for subnormal results) that integer is the answer; otherwise the
+ * precision doubles. |x| < 2^−25
  * gives 1.0 directly: |2^x − 1| < 0.7·2^−25 is below half an ulp on either side of 1.
  *
  * @param x FP32 bit pattern (taken modulo 2^32)
@@ -52,13 +55,14 @@ export function ieeeEx2(x: number, options?: IeeeSfuOptions): number {
   const k = Math.min(23, n + 149); // fraction bits kept of 2^f: 23, fewer for subnormal results
   if (k < -1) return 0;
   if (k === -1) return ftz ? 0 : 1; // 2^x in (2^-150, 2^-149): above the tie, rounds up
-  const q = _roundExp2(BigInt(num), den, k);
+  // num / 2^den is exact (num < 2^48); the float64 step decides all but about 2^-21 of inputs.
+  const q = _roundExp2Fast(num / 2 ** den, k) ?? _roundExp2(BigInt(num), den, k);
   if (k === 23) return (((n + 127) << 23) + q - 0x800000) >>> 0;
   return ftz && q < 0x800000 ? 0 : q; // q·2^-149; q = 2^23 is the smallest normal
 }
 
-/** RN(2^f · 2^k) for f = num/2^den, irrational, by Ziv's strategy. */
-function _roundExp2(num: bigint, den: number, k: number): number {
+/** RN(2^f · 2^k) for f = num/2^den, irrational, by Ziv's strategy in BigInt (exported for tests). */
+export function _roundExp2(num: bigint, den: number, k: number): number {
   for (const bits of _PRECISIONS) {
     const { value, error } = exp2Fixed(num, { den, bits });
     const s = BigInt(bits - k);
