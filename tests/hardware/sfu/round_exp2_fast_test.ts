@@ -2,19 +2,8 @@ import assert from "node:assert/strict";
 import { _roundExp2Fast } from "../../../src/hardware/sfu/_round_exp2_fast.ts";
 import { _roundExp2 } from "../../../src/hardware/sfu/ieee_ex2.ts";
 import { ieeeEx2 } from "../../../src/hardware/sfu/mod.ts";
+import { prng32 as rng } from "../../numerics/_prng.ts";
 import { refEx2 } from "./_fp32_reference.ts";
-
-/** splitmix32-style generator (deterministic). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-}
 
 /**
  * Compares the float64 step with the BigInt steps on `count` fractions num / 2^den; returns how

@@ -77,3 +77,37 @@ export function normWeight(label: string, count: number): Uint16Array {
   const t = synthBf16("blocks-test", { label, count, span: 1 });
   return t.map((b) => (b & 0x007f) | 0x3f80); // mantissa kept: positive, in [1, 2)
 }
+
+/** A layer shape of the block tests. */
+export interface TestShape {
+  readonly hidden: number;
+  readonly intermediate: number;
+  readonly heads: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+}
+
+/** Synthetic attention-block weights for a shape (`prefix` keeps tests' tensors apart). */
+export function attentionWeights(prefix: string, s: TestShape) {
+  const { hidden: h, heads, kvHeads, headDim: d } = s;
+  return {
+    norm: normWeight(`${prefix}.norm`, h),
+    q: tensor(`${prefix}.q`, heads * d * h, 3),
+    k: tensor(`${prefix}.k`, kvHeads * d * h, 3),
+    v: tensor(`${prefix}.v`, kvHeads * d * h),
+    o: tensor(`${prefix}.o`, h * heads * d),
+    qNorm: normWeight(`${prefix}.qn`, d),
+    kNorm: normWeight(`${prefix}.kn`, d),
+  };
+}
+
+/** Synthetic FFN-block weights for a shape. */
+export function ffnWeights(prefix: string, s: TestShape) {
+  const { hidden: h, intermediate: f } = s;
+  return {
+    norm: normWeight(`${prefix}.norm`, h),
+    gate: tensor(`${prefix}.gate`, f * h),
+    up: tensor(`${prefix}.up`, f * h),
+    down: tensor(`${prefix}.down`, h * f),
+  };
+}

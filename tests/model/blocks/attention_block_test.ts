@@ -6,20 +6,12 @@ import {
   QWEN3_4B_LAYER,
   runAttentionBlock,
 } from "../../../src/model/mod.ts";
-import { normWeight, runtime, stack, tensor, teslaSfu } from "./_block_fixture.ts";
+import { attentionWeights, runtime, stack, tensor, teslaSfu } from "./_block_fixture.ts";
 
 const SHAPE = { hidden: 64, intermediate: 96, heads: 4, kvHeads: 2, headDim: 128 };
 const M = 5;
 const D = 128;
-const weights = {
-  norm: normWeight("attn.norm", 64),
-  q: tensor("attn.q", 4 * D * 64, 3),
-  k: tensor("attn.k", 2 * D * 64, 3),
-  v: tensor("attn.v", 2 * D * 64),
-  o: tensor("attn.o", 64 * 4 * D),
-  qNorm: normWeight("attn.qn", D),
-  kNorm: normWeight("attn.kn", D),
-};
+const weights = attentionWeights("attn", SHAPE);
 const x = tensor("attn.x", M * 64);
 const base: AttentionBlockOptions = {
   shape: SHAPE,

@@ -7,27 +7,21 @@ import {
   runAttentionBlock,
   runFfnBlock,
 } from "../../../src/model/mod.ts";
-import { normWeight, runtime, stack, tensor, teslaSfu } from "./_block_fixture.ts";
+import {
+  attentionWeights,
+  ffnWeights,
+  runtime,
+  stack,
+  tensor,
+  teslaSfu,
+} from "./_block_fixture.ts";
 import { createSfu } from "../../../src/hardware/mod.ts";
 
 // Both blocks on the A100 and H100 profiles with both SFU modes (issue 6, "done when").
 const SHAPE = { hidden: 64, intermediate: 96, heads: 4, kvHeads: 2, headDim: 128 };
-const M = 6, D = 128, SMS = { "a100": 108, "h100-sxm": 132 } as const;
-const attn = {
-  norm: normWeight("m.norm", 64),
-  q: tensor("m.q", 4 * D * 64, 3),
-  k: tensor("m.k", 2 * D * 64, 3),
-  v: tensor("m.v", 2 * D * 64),
-  o: tensor("m.o", 64 * 4 * D),
-  qNorm: normWeight("m.qn", D),
-  kNorm: normWeight("m.kn", D),
-};
-const ffn = {
-  norm: normWeight("m.fnorm", 64),
-  gate: tensor("m.gate", 96 * 64),
-  up: tensor("m.up", 96 * 64),
-  down: tensor("m.down", 64 * 96),
-};
+const M = 6, SMS = { "a100": 108, "h100-sxm": 132 } as const;
+const attn = attentionWeights("m", SHAPE);
+const ffn = ffnWeights("m", SHAPE);
 const x = tensor("m.x", M * 64);
 const MODES = {
   "tesla-table": () => ({

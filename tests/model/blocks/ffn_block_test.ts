@@ -15,16 +15,11 @@ import {
   QWEN3_4B_LAYER,
   runFfnBlock,
 } from "../../../src/model/mod.ts";
-import { normWeight, runtime, stack, tensor, teslaSfu } from "./_block_fixture.ts";
+import { ffnWeights, runtime, stack, tensor, teslaSfu } from "./_block_fixture.ts";
 
 const SHAPE = { hidden: 64, intermediate: 96, heads: 1, kvHeads: 1, headDim: 128 };
 const M = 3;
-const weights = {
-  norm: normWeight("ffn.norm", 64),
-  gate: tensor("ffn.gate", 96 * 64),
-  up: tensor("ffn.up", 96 * 64),
-  down: tensor("ffn.down", 64 * 96),
-};
+const weights = ffnWeights("ffn", SHAPE);
 const x = tensor("ffn.x", M * 64);
 
 function planOrThrow(rt = runtime()) {
