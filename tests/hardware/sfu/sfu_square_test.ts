@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sfuSquare } from "../../../src/hardware/sfu/mod.ts";
+import { sfuSquare, sfuSquareSerial } from "../../../src/hardware/sfu/mod.ts";
 
 Deno.test("`sfuSquare()` stays within 9 units below x²/2^19 for every 17-bit x", () => {
   for (let x = 0; x < 0x20000; x++) {
@@ -11,4 +11,10 @@ Deno.test("`sfuSquare()` stays within 9 units below x²/2^19 for every 17-bit x"
 
 Deno.test("`sfuSquare()` ignores bits above 16", () => {
   assert.equal(sfuSquare(0x20000 | 0x1234), sfuSquare(0x1234));
+});
+
+Deno.test("`sfuSquare()` (table) equals the bit-serial `sfuSquareSerial()` on every 17-bit input and above", () => {
+  for (let x = 0; x < 0x40000; x++) {
+    if (sfuSquare(x) !== sfuSquareSerial(x)) assert.fail(`x=${x}`);
+  }
 });
