@@ -1,6 +1,7 @@
 /**
  * The attention core of `bench_blocks.ts`: the whole FlashAttention-2 forward as the block runs
- * it, or a slice of it (first heads, or the last query tile of head 0) with its work factor.
+ * it, or a slice of it (first heads, all rows or their last full query tile onwards) with its work
+ * factor.
  *
  * @module
  */
@@ -43,13 +44,12 @@ export interface CoreSlice {
  * @throws {RangeError} when `coreHeads` would split a GQA group of query heads unevenly
  * @example
  * ```ts ignore
- * const s = coreSlice({ ...options, tokens: 4000 }, 1); // heads 0..coreHeads-1, rows 3968..3999
+ * const s = coreSlice({ ...options, tokens: 4000 }, 1); // heads 0..coreHeads-1, rows 3840..3999
  * ```
  */
 export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
   const { tokens: m, tiles, shape } = o;
   const full = shape.heads * fa2RowWork(m, { ...tiles, from: 0, to: m });
-  if (o.fullCore) return { h1: shape.heads, t0: 0, factor: 1, note: "whole core (mha_fwd)" };
   if (splits > 1) {
     return {
       h1: shape.heads,
@@ -58,6 +58,7 @@ export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
       note: `whole core (mha_fwd, split-KV launch: ${splits} splits + combine)`,
     };
   }
+  if (o.fullCore) return { h1: shape.heads, t0: 0, factor: 1, note: "whole core (mha_fwd)" };
   const group = shape.heads / shape.kvHeads;
   const h1 = o.coreHeads;
   if (!(h1 >= 1 && h1 <= shape.heads && (h1 <= group || h1 % group === 0))) {
@@ -67,7 +68,9 @@ export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
     const f = full / (h1 * fa2RowWork(m, { ...tiles, from: 0, to: m }));
     return { h1, t0: 0, factor: f, note: `x${f.toFixed(2)} from heads 0..${h1 - 1}, all rows` };
   }
-  const t0 = Math.floor((m - 1) / tiles.blockM) * tiles.blockM;
+  // The last full m-block and the partial one after it, if any: a partial block alone (e.g. the
+  // 32 rows of 4,000 = 31 x 128 + 32) runs narrow tiles and would overstate the cost per work.
+  const t0 = Math.floor((m - tiles.blockM) / tiles.blockM) * tiles.blockM;
   const f = full / (h1 * fa2RowWork(m, { ...tiles, from: t0, to: m }));
   return {
     h1,
@@ -75,7 +78,7 @@ export function coreSlice(o: BenchAttentionOptions, splits: number): CoreSlice {
     factor: f,
     note: `x${f.toFixed(1)} (work count) from heads 0..${h1 - 1}, rows ${t0}..${
       m - 1
-    } (last m-block)`,
+    } (last full m-block onwards)`,
   };
 }
 

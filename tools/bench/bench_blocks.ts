@@ -13,8 +13,8 @@
  * threads, tile products on the wasm engine, the online softmax in TypeScript) is timed on a
  * slice and scaled by the FA2 work count (`fa2RowWork`): the first `--core-heads` heads (default:
  * one per core, so that every thread has a head; every head has the same work), all rows at
- * <= 1,024 tokens, above that only their last query tile (m-block), the heaviest rows under the
- * causal mask. Slices run through the varlen entry with one sequence (the standard kernel's row
+ * <= 1,024 tokens, above that only their last full query tile (m-block) and the partial one
+ * after it, the heaviest rows under the causal mask. Slices run through the varlen entry with one sequence (the standard kernel's row
  * walk); a launch the split heuristic splits, and every launch with `--full-core`, runs the whole
  * core as the block does instead. Usage:
  * `deno run -A tools/bench/bench_blocks.ts [runs] [--tokens 256,4000] [--gpu a100,h100-sxm]
