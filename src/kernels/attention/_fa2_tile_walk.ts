@@ -2,21 +2,15 @@
  * A tile of query rows through FA2's main loop (`compute_attn_1rowblock`, spec `ops.md` §4.3),
  * with the S = Q·K^T and O += P·V products of each KV tile computed as two K-walks over the
  * whole tile (the wasm engine when it covers the datapath). The online softmax between them is
- * the per-row `_fa2SoftmaxStep`; the bits equal those of the per-row reference `_fa2RowWalk`.
+ * `_fa2TileSoftmax`, the per-row `_fa2SoftmaxStep` written for a whole tile; the bits equal those
+ * of the per-row reference `_fa2RowWalk` (tested on every row).
  *
  * @module
  */
 import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
-import { fp32ToBf16 } from "../../numerics/mod.ts";
 import type { _Fa2Arith } from "./_fa2_arith.ts";
-import {
-  _fa2SoftmaxStep,
-  _laneColumns,
-  _newRowState,
-  type _RowState,
-} from "./_fa2_softmax_step.ts";
-
-const NEG_INF = 0xff800000;
+import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
+import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
 
 /** A synchronous K-walk with `kWalkReference`'s contract (e.g. `GemmEngine.kWalkAuto`). */
 export type SyncKWalk = (dp: Datapath, ops: KWalkGemmOperands) => Uint32Array;
@@ -68,7 +62,8 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
   const vt = new Uint16Array(d * blockN);
   const pb = new Uint16Array(rows * blockN);
   const init = new Uint32Array(rows * d);
-  const s = new Uint32Array(blockN);
+  const limits = new Int32Array(rows);
+  const softmax = { blockN, lanes, arith: input.arith, scaleLog2: input.scaleLog2 };
   input.blocks.forEach((nb, step) => {
     const c0 = nb * blockN;
     kb.fill(0);
@@ -79,19 +74,9 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
       for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
     }
     const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
-    for (let r = 0; r < rows; r++) {
-      const vis = (input.visible[r] as number) - c0;
-      for (let c = 0; c < blockN; c++) s[c] = c < vis ? scores[r * blockN + c] as number : NEG_INF;
-      const state = states[r] as _RowState;
-      const p = _fa2SoftmaxStep(state, s, {
-        arith: input.arith,
-        scaleLog2: input.scaleLog2,
-        lanes,
-        first: step === 0,
-      });
-      for (let c = 0; c < blockN; c++) pb[r * blockN + c] = fp32ToBf16(p[c] as number);
-      init.set(state.o, r * d);
-    }
+    for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
+    _fa2TileSoftmax(states, { ...softmax, scores, limits, first: step === 0 }, pb);
+    for (let r = 0; r < rows; r++) init.set((states[r] as _RowState).o, r * d);
     const o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init });
     for (let r = 0; r < rows; r++) (states[r] as _RowState).o.set(o.subarray(r * d, (r + 1) * d));
   });

@@ -54,6 +54,45 @@ Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with
   }
 });
 
+Deno.test("`_fa2TileWalk()` equals the per-row reference walk when keys hold NaN, infinities, huge values and ties", () => {
+  const dp = findDatapath(profile("a100"), { family: "mma", input: "bf16", output: "fp32" })!;
+  const blockN = 64, sk = 150, rows = 12;
+  const q = synthBf16("special", { label: "q", count: rows * D, span: 3 });
+  const k = synthBf16("special", { label: "k", count: sk * D, span: 3 });
+  const v = synthBf16("special", { label: "v", count: sk * D, span: 4 });
+  // Key rows whose scores are NaN, +/-inf or huge, and two equal key rows (tied maxima).
+  k.fill(0x7fc0, 3 * D, 3 * D + 1); // NaN, mid-lane
+  k.fill(0x7fc0, 63 * D, 63 * D + 1); // NaN in the last column of lane 3: it wins the lane max
+  k.fill(0x7f80, 70 * D, 70 * D + 1); // +inf
+  k.fill(0xff80, 71 * D, 71 * D + 1); // -inf
+  k.fill(0x7f00, 130 * D, 131 * D); // 2^127 everywhere: scores overflow or huge
+  k.copyWithin(140 * D, 10 * D, 11 * D); // key 140 = key 10
+  q.fill(0, 2 * D, 3 * D); // a zero query row: every score 0 (or NaN against NaN/inf keys)
+  const key = (j: number) => k.subarray(j * D, (j + 1) * D);
+  const value = (j: number) => v.subarray(j * D, (j + 1) * D);
+  const visible = [1, 4, 63, 64, 65, 71, 72, 100, 131, 141, 150, 2];
+  for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
+    const common = {
+      dp,
+      arith: _fa2Arith(build, sfu),
+      key,
+      value,
+      blockN,
+      blocks: [2, 1, 0],
+      scaleLog2: 0x3e3c1f05,
+      sk,
+    };
+    const tile = _fa2TileWalk({ ...common, kWalk: engine.kWalkAuto, q, d: D, visible });
+    visible.forEach((vis, r) => {
+      const row = _fa2RowWalk({ ...common, q: q.subarray(r * D, (r + 1) * D), visible: vis });
+      const label = `${build.id} row ${r}`;
+      assert.deepEqual(tile[r]!.o, row.o, label);
+      assert.equal(tile[r]!.rowMax, row.rowMax, label);
+      assert.deepEqual(tile[r]!.laneSums, row.laneSums, label);
+    });
+  }
+});
+
 Deno.test("`flashAttentionForward()` gives the same bits with the wasm K-walk as with the reference", () => {
   const cases: [string, Partial<FlashAttentionOptions>, number, number, number][] = [
     ["standard, GQA, rows past one m-block", { heads: 4, kvHeads: 2 }, 150, 150, 1],
