@@ -20,6 +20,7 @@ Deno.test("startWorkerGroup() resolves ok replies and rejects failed ones with t
   }
 });
 
+// Deno prints the fixture's uncaught "crashed on purpose" to stderr: that line is expected.
 Deno.test("startWorkerGroup() rejects the launch of a worker that stops, and every later one, instead of waiting", async () => {
   const group = startWorkerGroup(url, { count: 1, module });
   try {
