@@ -5,12 +5,28 @@ import {
   FA2_PYTORCH_BUNDLED,
   flashAttentionForward,
   type FlashAttentionOptions,
+  type SyncKWalk,
 } from "../../../src/kernels/mod.ts";
 import { _fa2Arith } from "../../../src/kernels/attention/_fa2_arith.ts";
 import { _fa2RowWalk } from "../../../src/kernels/attention/_fa2_row_walk.ts";
 import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 import { D, ENGINE as engine, profile, TESLA as sfu } from "./_fa2_fixture.ts";
+
+/** Runs the tile walk and asserts that every row equals the per-row reference walk. */
+function assertTileEqualsRows(
+  common: Omit<Parameters<typeof _fa2RowWalk>[0], "q" | "visible">,
+  o: { kWalk: SyncKWalk; q: Uint16Array; visible: number[]; label: string },
+): void {
+  const tile = _fa2TileWalk({ ...common, kWalk: o.kWalk, q: o.q, d: D, visible: o.visible });
+  o.visible.forEach((vis, r) => {
+    const row = _fa2RowWalk({ ...common, q: o.q.subarray(r * D, (r + 1) * D), visible: vis });
+    const label = `${o.label} row ${r}`;
+    assert.deepEqual(tile[r]!.o, row.o, label);
+    assert.equal(tile[r]!.rowMax, row.rowMax, label);
+    assert.deepEqual(tile[r]!.laneSums, row.laneSums, label);
+  });
+}
 
 Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with the reference and the wasm K-walk", () => {
   for (const gpu of ["a100", "h100-sxm"]) {
@@ -39,15 +55,7 @@ Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with
           sk,
         };
         for (const kWalk of [kWalkReference, engine.kWalkAuto]) {
-          const tile = _fa2TileWalk({ ...common, kWalk, q, d: D, visible });
-          visible.forEach((vis, r) => {
-            const row = _fa2RowWalk({ ...common, q: q.subarray(r * D, (r + 1) * D), visible: vis });
-            const got = tile[r]!;
-            const label = `${seed} row ${r}`;
-            assert.deepEqual(got.o, row.o, label);
-            assert.equal(got.rowMax, row.rowMax, label);
-            assert.deepEqual(got.laneSums, row.laneSums, label);
-          });
+          assertTileEqualsRows(common, { kWalk, q, visible, label: seed });
         }
       }
     }
@@ -82,14 +90,7 @@ Deno.test("`_fa2TileWalk()` equals the per-row reference walk when keys hold NaN
       scaleLog2: 0x3e3c1f05,
       sk,
     };
-    const tile = _fa2TileWalk({ ...common, kWalk: engine.kWalkAuto, q, d: D, visible });
-    visible.forEach((vis, r) => {
-      const row = _fa2RowWalk({ ...common, q: q.subarray(r * D, (r + 1) * D), visible: vis });
-      const label = `${build.id} row ${r}`;
-      assert.deepEqual(tile[r]!.o, row.o, label);
-      assert.equal(tile[r]!.rowMax, row.rowMax, label);
-      assert.deepEqual(tile[r]!.laneSums, row.laneSums, label);
-    });
+    assertTileEqualsRows(common, { kWalk: engine.kWalkAuto, q, visible, label: build.id });
   }
 });
 
