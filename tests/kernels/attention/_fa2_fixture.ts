@@ -14,6 +14,7 @@ import {
   type Sfu,
 } from "../../../src/hardware/mod.ts";
 import type { AttentionInputs } from "../../../src/kernels/mod.ts";
+import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 
 const root = new URL("../../../", import.meta.url);
@@ -49,4 +50,43 @@ export function qkv(
     k: synthBf16(seed, { label: "k", count: o.sk * o.kvHeads * D, span: 3 }),
     v: synthBf16(seed, { label: "v", count: o.sk * o.kvHeads * D, span: 4 }),
   };
+}
+
+/** A BF16 pattern's value. */
+export const bf = (x: number): number => f32FromBits(x << 16);
+
+/**
+ * Attention in float64 for one sequence (bottom-right causal), the independent yardstick of the
+ * FA2 tests: O [sq, heads, D] and the natural-log LSE [heads, sq].
+ */
+export function referenceAttention(
+  x: AttentionInputs,
+  o: { heads: number; kvHeads: number; causal: boolean },
+): { out: Float64Array; lse: Float64Array } {
+  const sq = x.q.length / (o.heads * D), sk = x.k.length / (o.kvHeads * D);
+  const out = new Float64Array(x.q.length);
+  const lse = new Float64Array(sq * o.heads);
+  for (let h = 0; h < o.heads; h++) {
+    const kh = Math.floor(h / (o.heads / o.kvHeads));
+    for (let i = 0; i < sq; i++) {
+      const s: number[] = [];
+      for (let j = 0; j < sk && !(o.causal && j > i + sk - sq); j++) {
+        let acc = 0;
+        for (let c = 0; c < D; c++) {
+          acc += bf(x.q[(i * o.heads + h) * D + c]!) * bf(x.k[(j * o.kvHeads + kh) * D + c]!);
+        }
+        s.push(acc / Math.sqrt(D));
+      }
+      const m = Math.max(...s);
+      const w = s.map((v) => Math.exp(v - m));
+      const z = w.reduce((a, b) => a + b, 0);
+      lse[h * sq + i] = m + Math.log(z);
+      for (let c = 0; c < D; c++) {
+        let acc = 0;
+        w.forEach((p, j) => (acc += p * bf(x.v[(j * o.kvHeads + kh) * D + c]!)));
+        out[(i * o.heads + h) * D + c] = acc / z;
+      }
+    }
+  }
+  return { out, lse };
 }

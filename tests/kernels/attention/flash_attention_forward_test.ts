@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  type AttentionInputs,
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
   type Fa2Build,
@@ -8,13 +7,11 @@ import {
   type FlashAttentionOptions,
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
-import { synthBf16 } from "../../../src/prover/mod.ts";
-import { D, profile, TESLA } from "./_fa2_fixture.ts";
+import { bf, D, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
 
 const A100 = profile("a100");
 const H100 = profile("h100-sxm");
 const table = TESLA;
-const bf = (x: number) => f32FromBits(x << 16);
 
 function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
   return {
@@ -30,48 +27,9 @@ function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions 
   };
 }
 
-function synth(
-  seed: string,
-  sq: number,
-  sk: number,
-  heads: number,
-  kvHeads: number,
-): AttentionInputs {
-  return {
-    q: synthBf16(seed, { label: "q", count: sq * heads * D, span: 3 }),
-    k: synthBf16(seed, { label: "k", count: sk * kvHeads * D, span: 3 }),
-    v: synthBf16(seed, { label: "v", count: sk * kvHeads * D, span: 4 }),
-  };
-}
-
-/** float64 attention for one sequence (bottom-right causal), [sq, heads, d]. */
-function reference(x: AttentionInputs, o: { heads: number; kvHeads: number; causal: boolean }) {
-  const sq = x.q.length / (o.heads * D), sk = x.k.length / (o.kvHeads * D);
-  const out = new Float64Array(x.q.length);
-  for (let h = 0; h < o.heads; h++) {
-    const kh = Math.floor(h / (o.heads / o.kvHeads));
-    for (let i = 0; i < sq; i++) {
-      const s: number[] = [];
-      for (let j = 0; j < sk; j++) {
-        if (o.causal && j > i + sk - sq) break;
-        let acc = 0;
-        for (let c = 0; c < D; c++) {
-          acc += bf(x.q[(i * o.heads + h) * D + c]!) * bf(x.k[(j * o.kvHeads + kh) * D + c]!);
-        }
-        s.push(acc / Math.sqrt(D));
-      }
-      const m = Math.max(...s);
-      const w = s.map((v) => Math.exp(v - m));
-      const z = w.reduce((a, b) => a + b, 0);
-      for (let c = 0; c < D; c++) {
-        let acc = 0;
-        w.forEach((p, j) => (acc += p * bf(x.v[(j * o.kvHeads + kh) * D + c]!)));
-        out[(i * o.heads + h) * D + c] = acc / z;
-      }
-    }
-  }
-  return out;
-}
+/** Synthetic Q, K, V (the fixture's `qkv`, positional). */
+const synth = (seed: string, sq: number, sk: number, heads: number, kvHeads: number) =>
+  qkv(seed, { sq, sk, heads, kvHeads });
 
 const diffCount = (a: ArrayLike<number>, b: ArrayLike<number>) =>
   Array.from(a).reduce((n, x, i) => n + (x !== b[i] ? 1 : 0), 0);
@@ -111,7 +69,7 @@ Deno.test("flashAttentionForward() lets the first query see only the first key w
 Deno.test("flashAttentionForward() is within a few bf16 ulps of float64 attention", () => {
   const x = synth("ref", 70, 70, 2, 1);
   for (const causal of [true, false]) {
-    const want = reference(x, { heads: 2, kvHeads: 1, causal });
+    const want = referenceAttention(x, { heads: 2, kvHeads: 1, causal }).out;
     for (const [build, prof] of [[FA2_DAO_FASTMATH, A100], [FA2_PYTORCH_BUNDLED, H100]] as const) {
       const { out } = flashAttentionForward(
         x,
@@ -222,7 +180,7 @@ Deno.test("flashAttentionForward() returns the LSE when given an LG2 model", () 
   const lg2 = (b: number) =>
     new Uint32Array(new Float32Array([Math.log2(f32FromBits(b))]).buffer)[0]!;
   const { lse } = flashAttentionForward(x, opts({ lg2, causal: false }));
-  const ref = reference(x, { heads: 1, kvHeads: 1, causal: false });
+  const ref = referenceAttention(x, { heads: 1, kvHeads: 1, causal: false }).out;
   assert.ok(lse !== undefined && lse.length === 3 && ref.length === 3 * D);
   for (let i = 0; i < 3; i++) {
     const s = [0, 1, 2].map((j) => {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { createSfu } from "../../../src/hardware/mod.ts";
 import {
-  type AttentionInputs,
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
   type Fa2Build,
@@ -11,13 +10,12 @@ import {
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
-import { D, profile, TESLA } from "./_fa2_fixture.ts";
+import { bf, D, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
 
 const A100 = profile("a100");
 const H100 = profile("h100-sxm");
 const table = TESLA;
 const ieee = createSfu({ mode: "ieee" });
-const bf = (x: number) => f32FromBits(x << 16);
 const BUILDS = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED];
 
 function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
@@ -34,43 +32,9 @@ function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions 
   };
 }
 
-function synth(seed: string, sq: number, sk: number, heads: number, kvHeads: number) {
-  return {
-    q: synthBf16(seed, { label: "q", count: sq * heads * D, span: 3 }),
-    k: synthBf16(seed, { label: "k", count: sk * kvHeads * D, span: 3 }),
-    v: synthBf16(seed, { label: "v", count: sk * kvHeads * D, span: 4 }),
-  };
-}
-
-/** float64 attention and LSE per (row, head), bottom-right causal. */
-function reference(x: AttentionInputs, o: { heads: number; kvHeads: number; causal: boolean }) {
-  const sq = x.q.length / (o.heads * D), sk = x.k.length / (o.kvHeads * D);
-  const out = new Float64Array(x.q.length);
-  const lse = new Float64Array(sq * o.heads);
-  for (let h = 0; h < o.heads; h++) {
-    const kh = Math.floor(h / (o.heads / o.kvHeads));
-    for (let i = 0; i < sq; i++) {
-      const s: number[] = [];
-      for (let j = 0; j < sk && !(o.causal && j > i + sk - sq); j++) {
-        let acc = 0;
-        for (let c = 0; c < D; c++) {
-          acc += bf(x.q[(i * o.heads + h) * D + c]!) * bf(x.k[(j * o.kvHeads + kh) * D + c]!);
-        }
-        s.push(acc / Math.sqrt(D));
-      }
-      const m = Math.max(...s);
-      const w = s.map((v) => Math.exp(v - m));
-      const z = w.reduce((a, b) => a + b, 0);
-      lse[h * sq + i] = m + Math.log(z);
-      for (let c = 0; c < D; c++) {
-        let acc = 0;
-        w.forEach((p, j) => (acc += p * bf(x.v[(j * o.kvHeads + kh) * D + c]!)));
-        out[(i * o.heads + h) * D + c] = acc / z;
-      }
-    }
-  }
-  return { out, lse };
-}
+/** Synthetic Q, K, V (the fixture's `qkv`, positional). */
+const synth = (seed: string, sq: number, sk: number, heads: number, kvHeads: number) =>
+  qkv(seed, { sq, sk, heads, kvHeads });
 
 function assertNear(got: Uint16Array, want: Float64Array, tag: string) {
   got.forEach((b, i) => {
@@ -110,7 +74,7 @@ Deno.test("flashAttentionForward() splits 129 equal-score keys into 128 + 1 and 
 Deno.test("flashAttentionForward() gives split and standard kernels different bits on some input", () => {
   // mha_fwd splits S_k = 200 in two on 108 SMs; varlen with one sequence never splits.
   const x = synth("path", 2, 200, 1, 1);
-  const want = reference(x, { heads: 1, kvHeads: 1, causal: false });
+  const want = referenceAttention(x, { heads: 1, kvHeads: 1, causal: false });
   for (const build of BUILDS) {
     const split = flashAttentionForward(x, opts({ build, returnFp32: true }));
     const std = flashAttentionForward(
@@ -141,7 +105,11 @@ Deno.test("flashAttentionForward() equals the standard kernel where a causal row
     );
     assert.equal(split.splits, 2);
     assert.deepEqual(split.out.subarray(0, 64 * D), std.out.subarray(0, 64 * D), build.id);
-    assertNear(split.out, reference(x, { heads: 1, kvHeads: 1, causal: true }).out, build.id);
+    assertNear(
+      split.out,
+      referenceAttention(x, { heads: 1, kvHeads: 1, causal: true }).out,
+      build.id,
+    );
   }
 });
 
@@ -160,7 +128,7 @@ Deno.test("flashAttentionForward() decodes with the GQA swap at several S_k", ()
     const shape = { batch: 1, heads: 4, kvHeads: 2, seqlenQ: 1, seqlenK: sk, headDim: D };
     assert.equal(r.splits, fa2NumSplits({ ...shape, multiProcessorCount: 132 }));
     assert.ok(r.splits > 1, `${sk}: ${r.splits}`);
-    const want = reference(x, { heads: 4, kvHeads: 2, causal: false });
+    const want = referenceAttention(x, { heads: 4, kvHeads: 2, causal: false });
     assertNear(r.out, want.out, `S_k ${sk}`);
     r.lse!.forEach((l, i) => assert.ok(Math.abs(f32FromBits(l) - want.lse[i]!) < 1e-5, `${sk}`));
     // The varlen entry point takes the same swap and split count for one sequence.
@@ -185,10 +153,14 @@ Deno.test("flashAttentionForward() splits a varlen decode batch by its longest k
   assert.ok(r.splits > 1);
   assertNear(
     r.out.subarray(0, 4 * D),
-    reference(a, { heads: 4, kvHeads: 1, causal: false }).out,
+    referenceAttention(a, { heads: 4, kvHeads: 1, causal: false }).out,
     "a",
   );
-  assertNear(r.out.subarray(4 * D), reference(b, { heads: 4, kvHeads: 1, causal: false }).out, "b");
+  assertNear(
+    r.out.subarray(4 * D),
+    referenceAttention(b, { heads: 4, kvHeads: 1, causal: false }).out,
+    "b",
+  );
 });
 
 Deno.test("flashAttentionForward() split results depend on MUFU.LG2 and the LSE FFMA choice", () => {
