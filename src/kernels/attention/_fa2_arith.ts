@@ -5,18 +5,16 @@
  * @module
  */
 import {
-  addF32,
   cudaExpf,
   cudaLogf,
   divF32,
   ex2ApproxF32,
+  f32Arith,
   fastExpf,
-  fmaF32,
   isNanF32,
   lg2Approx,
   LN2_F32,
   type Mufu,
-  mulF32,
 } from "../math/mod.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 
@@ -66,9 +64,7 @@ export interface _Fa2Arith {
 export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): _Fa2Arith {
   const ftz = build.ftz;
   const o = { ftz };
-  const add = (a: number, b: number) => addF32(a, b, o);
-  const mul = (a: number, b: number) => mulF32(a, b, o);
-  const fma = (a: number, b: number, c: number) => fmaF32([a, b, c], o);
+  const { add, mul, fma } = f32Arith(o); // bound once: nothing allocated per call
   const ex2 = build.exp2 === "mufu-ftz"
     ? (x: number) => mufu.ex2(x)
     : (x: number) => ex2ApproxF32(mufu, x);

@@ -20,6 +20,7 @@ export { roundToF32, roundToOdd } from "./round_to_f32.ts";
 export { fmaF32 } from "./fma_f32.ts";
 export { addF32 } from "./add_f32.ts";
 export { mulF32 } from "./mul_f32.ts";
+export { type F32Arith, f32Arith } from "./f32_arith.ts";
 export { divF32 } from "./div_f32.ts";
 export { sqrtF32 } from "./sqrt_f32.ts";
 export { f2i, type F2iOptions } from "./f2i.ts";
