@@ -13,7 +13,11 @@ import {
   parseGpuProfile,
   type Sfu,
 } from "../../../src/hardware/mod.ts";
-import type { AttentionInputs } from "../../../src/kernels/mod.ts";
+import {
+  type AttentionInputs,
+  FA2_DAO_FASTMATH,
+  type FlashAttentionOptions,
+} from "../../../src/kernels/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 
@@ -89,4 +93,22 @@ export function referenceAttention(
     }
   }
   return { out, lse };
+}
+
+/**
+ * Forward options of the FA2 tests: one head, head dimension 128, causal, the Dao build on the A100
+ * profile with the table SFU and 108 SMs, then `over`.
+ */
+export function fa2Options(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
+  return {
+    heads: 1,
+    kvHeads: 1,
+    headDim: D,
+    causal: true,
+    build: FA2_DAO_FASTMATH,
+    profile: profile("a100"),
+    mufu: TESLA,
+    multiProcessorCount: 108,
+    ...over,
+  };
 }

@@ -11,7 +11,7 @@ import { _fa2Arith } from "../../../src/kernels/attention/_fa2_arith.ts";
 import { _fa2RowWalk } from "../../../src/kernels/attention/_fa2_row_walk.ts";
 import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
-import { D, ENGINE as engine, profile, TESLA as sfu } from "./_fa2_fixture.ts";
+import { D, ENGINE as engine, fa2Options, profile, TESLA as sfu } from "./_fa2_fixture.ts";
 
 /** Runs the tile walk and asserts that every row equals the per-row reference walk. */
 function assertTileEqualsRows(
@@ -119,18 +119,7 @@ Deno.test("`flashAttentionForward()` gives the same bits with the wasm K-walk as
       k: synthBf16(label, { label: "k", count: sk * kvHeads * D, span: 3 }),
       v: synthBf16(label, { label: "v", count: sk * kvHeads * D, span: 4 }),
     };
-    const o: FlashAttentionOptions = {
-      heads: 1,
-      kvHeads: 1,
-      headDim: D,
-      causal: true,
-      build: FA2_DAO_FASTMATH,
-      profile: profile("a100"),
-      mufu: sfu,
-      multiProcessorCount: 108,
-      returnLse: true,
-      ...over,
-    };
+    const o = fa2Options({ returnLse: true, ...over });
     const ref = flashAttentionForward(x, o);
     const fast = flashAttentionForward(x, { ...o, kWalk: engine.kWalkAuto });
     assert.ok(ref.splits >= minSplits, `${label}: ${ref.splits} splits`);

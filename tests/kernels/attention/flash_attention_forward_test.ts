@@ -7,29 +7,10 @@ import {
   type FlashAttentionOptions,
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
-import { bf, D, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
+import { bf, D, fa2Options, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
 
 const A100 = profile("a100");
 const H100 = profile("h100-sxm");
-const table = TESLA;
-
-function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
-  return {
-    heads: 1,
-    kvHeads: 1,
-    headDim: D,
-    causal: true,
-    build: FA2_DAO_FASTMATH,
-    profile: A100,
-    mufu: table,
-    multiProcessorCount: 108,
-    ...over,
-  };
-}
-
-/** Synthetic Q, K, V (the fixture's `qkv`, positional). */
-const synth = (seed: string, sq: number, sk: number, heads: number, kvHeads: number) =>
-  qkv(seed, { sq, sk, heads, kvHeads });
 
 const diffCount = (a: ArrayLike<number>, b: ArrayLike<number>) =>
   Array.from(a).reduce((n, x, i) => n + (x !== b[i] ? 1 : 0), 0);
@@ -38,10 +19,10 @@ Deno.test("flashAttentionForward() returns the V row when there is one key", () 
   const v = Uint16Array.from({ length: D }, (_, c) => 0x3f80 + c);
   for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
     const { out } = flashAttentionForward({
-      q: synth("one", 1, 1, 1, 1).q,
-      k: synth("one", 1, 1, 1, 1).k,
+      q: qkv("one", { sq: 1, sk: 1, heads: 1, kvHeads: 1 }).q,
+      k: qkv("one", { sq: 1, sk: 1, heads: 1, kvHeads: 1 }).k,
       v,
-    }, opts({ build }));
+    }, fa2Options({ build }));
     assert.deepEqual(out, v);
   }
 });
@@ -53,27 +34,27 @@ Deno.test("flashAttentionForward() averages two keys with equal scores", () => {
   v.fill(0x3f80, 0, D); // 1.0
   v.fill(0x4040, D); // 3.0
   for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
-    const { out } = flashAttentionForward({ q, k, v }, opts({ build, causal: false }));
+    const { out } = flashAttentionForward({ q, k, v }, fa2Options({ build, causal: false }));
     assert.ok(out.every((x) => x === 0x4000), `${build.id}: expected 2.0`); // (1 + 3) / 2
   }
 });
 
 Deno.test("flashAttentionForward() lets the first query see only the first key when causal", () => {
-  const x = synth("causal", 5, 5, 1, 1);
-  const { out } = flashAttentionForward(x, opts());
+  const x = qkv("causal", { sq: 5, sk: 5, heads: 1, kvHeads: 1 });
+  const { out } = flashAttentionForward(x, fa2Options());
   assert.deepEqual(out.subarray(0, D), x.v.subarray(0, D));
-  const nc = flashAttentionForward(x, opts({ causal: false })).out;
+  const nc = flashAttentionForward(x, fa2Options({ causal: false })).out;
   assert.notDeepEqual(nc.subarray(0, D), x.v.subarray(0, D));
 });
 
 Deno.test("flashAttentionForward() is within a few bf16 ulps of float64 attention", () => {
-  const x = synth("ref", 70, 70, 2, 1);
+  const x = qkv("ref", { sq: 70, sk: 70, heads: 2, kvHeads: 1 });
   for (const causal of [true, false]) {
     const want = referenceAttention(x, { heads: 2, kvHeads: 1, causal }).out;
     for (const [build, prof] of [[FA2_DAO_FASTMATH, A100], [FA2_PYTORCH_BUNDLED, H100]] as const) {
       const { out } = flashAttentionForward(
         x,
-        opts({ build, profile: prof, causal, heads: 2, multiProcessorCount: 132 }),
+        fa2Options({ build, profile: prof, causal, heads: 2, multiProcessorCount: 132 }),
       );
       out.forEach((b, i) => {
         const err = Math.abs(bf(b) - want[i]!);
@@ -89,9 +70,9 @@ Deno.test("flashAttentionForward() is within a few bf16 ulps of float64 attentio
 Deno.test("flashAttentionForward() differs between the fast-math and bundled builds on some input", () => {
   // BF16 flips from a 1-ulp FP32 difference are rare (spec: 3 in 2,048,000 from RCP alone), so
   // the witness is the FP32 output before rounding: reciprocal, exp2 argument and FTZ all differ.
-  const x = synth("builds", 40, 40, 1, 1);
+  const x = qkv("builds", { sq: 40, sk: 40, heads: 1, kvHeads: 1 });
   const run = (build: Fa2Build) =>
-    flashAttentionForward(x, opts({ build, returnFp32: true })).outF32!;
+    flashAttentionForward(x, fa2Options({ build, returnFp32: true })).outF32!;
   const dao = run(FA2_DAO_FASTMATH);
   assert.ok(diffCount(dao, run(FA2_PYTORCH_BUNDLED)) > 0);
   for (const change of [{ reciprocal: "ieee-div" }, { exp2Argument: "fmul-fadd" }] as const) {
@@ -100,22 +81,22 @@ Deno.test("flashAttentionForward() differs between the fast-math and bundled bui
 });
 
 Deno.test("flashAttentionForward() depends on the KV walk direction and the row-sum FFMA", () => {
-  const x = synth("walk", 72, 72, 1, 1);
+  const x = qkv("walk", { sq: 72, sk: 72, heads: 1, kvHeads: 1 });
   const varlen = { causal: false, cuSeqlensQ: [0, 72], cuSeqlensK: [0, 72], returnFp32: true };
-  const base = flashAttentionForward(x, opts(varlen)).outF32!;
+  const base = flashAttentionForward(x, fa2Options(varlen)).outF32!;
   const variants: Fa2Build[] = [
     { ...FA2_DAO_FASTMATH, kvWalk: "ascending" },
     { ...FA2_DAO_FASTMATH, rowSumRescale: "fmul-fadd" },
   ];
   for (const build of variants) {
-    const other = flashAttentionForward(x, opts({ ...varlen, build })).outF32!;
+    const other = flashAttentionForward(x, fa2Options({ ...varlen, build })).outF32!;
     assert.ok(diffCount(base, other) > 0, JSON.stringify(build));
   }
 });
 
 Deno.test("flashAttentionForward() maps query heads to KV heads in groups (GQA)", () => {
-  const x = synth("gqa", 6, 6, 4, 2);
-  const { out } = flashAttentionForward(x, opts({ heads: 4, kvHeads: 2 }));
+  const x = qkv("gqa", { sq: 6, sk: 6, heads: 4, kvHeads: 2 });
+  const { out } = flashAttentionForward(x, fa2Options({ heads: 4, kvHeads: 2 }));
   for (let h = 0; h < 4; h++) {
     const kh = h >> 1;
     const pick = (a: Uint16Array, nh: number, hh: number) =>
@@ -125,61 +106,67 @@ Deno.test("flashAttentionForward() maps query heads to KV heads in groups (GQA)"
       );
     const one = flashAttentionForward(
       { q: pick(x.q, 4, h), k: pick(x.k, 2, kh), v: pick(x.v, 2, kh) },
-      opts(),
+      fa2Options(),
     ).out;
     assert.deepEqual(pick(out, 4, h), one);
   }
 });
 
 Deno.test("flashAttentionForward() keeps varlen sequences apart at their boundaries", () => {
-  const a = synth("va", 3, 5, 1, 1), b = synth("vb", 4, 4, 1, 1);
+  const a = qkv("va", { sq: 3, sk: 5, heads: 1, kvHeads: 1 }),
+    b = qkv("vb", { sq: 4, sk: 4, heads: 1, kvHeads: 1 });
   const cat = (x: Uint16Array, y: Uint16Array) => Uint16Array.from([...x, ...y]);
   const packed = { q: cat(a.q, b.q), k: cat(a.k, b.k), v: cat(a.v, b.v) };
   const { out } = flashAttentionForward(
     packed,
-    opts({ cuSeqlensQ: [0, 3, 7], cuSeqlensK: [0, 5, 9] }),
+    fa2Options({ cuSeqlensQ: [0, 3, 7], cuSeqlensK: [0, 5, 9] }),
   );
-  const oa = flashAttentionForward(a, opts({ cuSeqlensQ: [0, 3], cuSeqlensK: [0, 5] })).out;
-  const ob = flashAttentionForward(b, opts({ cuSeqlensQ: [0, 4], cuSeqlensK: [0, 4] })).out;
+  const oa = flashAttentionForward(a, fa2Options({ cuSeqlensQ: [0, 3], cuSeqlensK: [0, 5] })).out;
+  const ob = flashAttentionForward(b, fa2Options({ cuSeqlensQ: [0, 4], cuSeqlensK: [0, 4] })).out;
   assert.deepEqual(out, cat(oa, ob));
   // Bottom-right causal: the last query of sequence a sees all 5 of its keys, the first sees 3.
   const nc =
-    flashAttentionForward(a, opts({ causal: false, cuSeqlensQ: [0, 3], cuSeqlensK: [0, 5] })).out;
+    flashAttentionForward(a, fa2Options({ causal: false, cuSeqlensQ: [0, 3], cuSeqlensK: [0, 5] }))
+      .out;
   assert.deepEqual(oa.subarray(2 * D), nc.subarray(2 * D));
 });
 
 Deno.test("flashAttentionForward() refuses unmodelled head dims, missing SM counts and bad offsets", () => {
-  const x = synth("bad", 2, 2, 1, 1);
-  assert.throws(() => flashAttentionForward(x, opts({ headDim: 64 })), RangeError);
+  const x = qkv("bad", { sq: 2, sk: 2, heads: 1, kvHeads: 1 });
+  assert.throws(() => flashAttentionForward(x, fa2Options({ headDim: 64 })), RangeError);
   assert.throws(
-    () => flashAttentionForward(x, opts({ multiProcessorCount: undefined as unknown as number })),
+    () =>
+      flashAttentionForward(x, fa2Options({ multiProcessorCount: undefined as unknown as number })),
     RangeError,
   );
   assert.throws(
-    () => flashAttentionForward(x, opts({ cuSeqlensQ: [0, 1], cuSeqlensK: [0, 2] })),
+    () => flashAttentionForward(x, fa2Options({ cuSeqlensQ: [0, 1], cuSeqlensK: [0, 2] })),
     RangeError,
   );
-  assert.throws(() => flashAttentionForward(x, opts({ heads: 3, kvHeads: 2 })), RangeError);
+  assert.throws(() => flashAttentionForward(x, fa2Options({ heads: 3, kvHeads: 2 })), RangeError);
   // An LSE needs MUFU.LG2.
-  const noLg2 = { ex2: table.ex2, rcp: table.rcp, rsqrt: table.rsqrt };
-  assert.throws(() => flashAttentionForward(x, opts({ mufu: noLg2, returnLse: true })), RangeError);
+  const noLg2 = { ex2: TESLA.ex2, rcp: TESLA.rcp, rsqrt: TESLA.rsqrt };
+  assert.throws(
+    () => flashAttentionForward(x, fa2Options({ mufu: noLg2, returnLse: true })),
+    RangeError,
+  );
 });
 
 Deno.test("flashAttentionForward() reports the MUFU functions of the standard kernel", () => {
-  const x = synth("sfu", 3, 3, 1, 1);
+  const x = qkv("sfu", { sq: 3, sk: 3, heads: 1, kvHeads: 1 });
   const fns = (o: Partial<FlashAttentionOptions>) =>
-    flashAttentionForward(x, opts(o)).sfuFunctionsUsed.join();
+    flashAttentionForward(x, fa2Options(o)).sfuFunctionsUsed.join();
   assert.equal(fns({}), "ex2,rcp");
   assert.equal(fns({ build: FA2_PYTORCH_BUNDLED }), "ex2");
   assert.equal(fns({ returnLse: true }), "ex2,lg2,rcp");
-  assert.equal(flashAttentionForward(x, opts()).splits, 1);
+  assert.equal(flashAttentionForward(x, fa2Options()).splits, 1);
 });
 
 Deno.test("flashAttentionForward() returns the LSE when given an LG2 model", () => {
-  const x = synth("lse", 3, 3, 1, 1);
+  const x = qkv("lse", { sq: 3, sk: 3, heads: 1, kvHeads: 1 });
   const lg2 = (b: number) =>
     new Uint32Array(new Float32Array([Math.log2(f32FromBits(b))]).buffer)[0]!;
-  const { lse } = flashAttentionForward(x, opts({ lg2, causal: false }));
+  const { lse } = flashAttentionForward(x, fa2Options({ lg2, causal: false }));
   const ref = referenceAttention(x, { heads: 1, kvHeads: 1, causal: false }).out;
   assert.ok(lse !== undefined && lse.length === 3 && ref.length === 3 * D);
   for (let i = 0; i < 3; i++) {

@@ -10,31 +10,15 @@ import {
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
-import { bf, D, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
+import { bf, D, fa2Options, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
 
-const A100 = profile("a100");
 const H100 = profile("h100-sxm");
-const table = TESLA;
+
 const ieee = createSfu({ mode: "ieee" });
 const BUILDS = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED];
 
-function opts(over: Partial<FlashAttentionOptions> = {}): FlashAttentionOptions {
-  return {
-    heads: 1,
-    kvHeads: 1,
-    headDim: D,
-    causal: false,
-    build: FA2_DAO_FASTMATH,
-    profile: A100,
-    mufu: table,
-    multiProcessorCount: 108,
-    ...over,
-  };
-}
-
-/** Synthetic Q, K, V (the fixture's `qkv`, positional). */
-const synth = (seed: string, sq: number, sk: number, heads: number, kvHeads: number) =>
-  qkv(seed, { sq, sk, heads, kvHeads });
+/** The split tests default to non-causal launches. */
+const opts = (over: Partial<FlashAttentionOptions> = {}) => fa2Options({ causal: false, ...over });
 
 function assertNear(got: Uint16Array, want: Float64Array, tag: string) {
   got.forEach((b, i) => {
@@ -60,7 +44,7 @@ Deno.test("flashAttentionForward() splits 129 equal-score keys into 128 + 1 and 
     v,
   };
   for (const build of BUILDS) {
-    for (const mufu of [table, ieee]) {
+    for (const mufu of [TESLA, ieee]) {
       const r = flashAttentionForward(x, opts({ build, mufu, returnFp32: true, returnLse: true }));
       const tag = `${build.id} ${mufu.mode}`;
       assert.equal(r.splits, 2, tag);
@@ -73,7 +57,7 @@ Deno.test("flashAttentionForward() splits 129 equal-score keys into 128 + 1 and 
 
 Deno.test("flashAttentionForward() gives split and standard kernels different bits on some input", () => {
   // mha_fwd splits S_k = 200 in two on 108 SMs; varlen with one sequence never splits.
-  const x = synth("path", 2, 200, 1, 1);
+  const x = qkv("path", { sq: 2, sk: 200, heads: 1, kvHeads: 1 });
   const want = referenceAttention(x, { heads: 1, kvHeads: 1, causal: false });
   for (const build of BUILDS) {
     const split = flashAttentionForward(x, opts({ build, returnFp32: true }));
@@ -96,7 +80,7 @@ Deno.test("flashAttentionForward() gives split and standard kernels different bi
 Deno.test("flashAttentionForward() equals the standard kernel where a causal row block has one split", () => {
   // S_q = S_k = 130, causal: 2 splits of one 128-key block; rows 0..63 have split 1 empty, so
   // the combine is the identity and the split kernel's single tile matches the standard walk.
-  const x = synth("causal", 130, 130, 1, 1);
+  const x = qkv("causal", { sq: 130, sk: 130, heads: 1, kvHeads: 1 });
   for (const build of BUILDS) {
     const split = flashAttentionForward(x, opts({ build, causal: true }));
     const std = flashAttentionForward(
@@ -116,13 +100,13 @@ Deno.test("flashAttentionForward() equals the standard kernel where a causal row
 Deno.test("flashAttentionForward() decodes with the GQA swap at several S_k", () => {
   for (
     const [sk, build, mufu] of [
-      [130, FA2_DAO_FASTMATH, table],
+      [130, FA2_DAO_FASTMATH, TESLA],
       [300, FA2_PYTORCH_BUNDLED, ieee],
       [520, FA2_DAO_FASTMATH, ieee],
-      [777, FA2_PYTORCH_BUNDLED, table],
+      [777, FA2_PYTORCH_BUNDLED, TESLA],
     ] as const
   ) {
-    const x = synth(`decode${sk}`, 1, sk, 4, 2);
+    const x = qkv(`decode${sk}`, { sq: 1, sk: sk, heads: 4, kvHeads: 2 });
     const o = { heads: 4, kvHeads: 2, causal: true, build, mufu, profile: H100 };
     const r = flashAttentionForward(x, opts({ ...o, multiProcessorCount: 132, returnLse: true }));
     const shape = { batch: 1, heads: 4, kvHeads: 2, seqlenQ: 1, seqlenK: sk, headDim: D };
@@ -142,7 +126,8 @@ Deno.test("flashAttentionForward() decodes with the GQA swap at several S_k", ()
 });
 
 Deno.test("flashAttentionForward() splits a varlen decode batch by its longest key length", () => {
-  const a = synth("va", 1, 150, 4, 1), b = synth("vb", 1, 400, 4, 1);
+  const a = qkv("va", { sq: 1, sk: 150, heads: 4, kvHeads: 1 }),
+    b = qkv("vb", { sq: 1, sk: 400, heads: 4, kvHeads: 1 });
   const cat = (x: Uint16Array, y: Uint16Array) => Uint16Array.from([...x, ...y]);
   const r = flashAttentionForward(
     { q: cat(a.q, b.q), k: cat(a.k, b.k), v: cat(a.v, b.v) },
@@ -164,7 +149,7 @@ Deno.test("flashAttentionForward() splits a varlen decode batch by its longest k
 });
 
 Deno.test("flashAttentionForward() split results depend on MUFU.LG2 and the LSE FFMA choice", () => {
-  const x = synth("fields", 1, 390, 1, 1);
+  const x = qkv("fields", { sq: 1, sk: 390, heads: 1, kvHeads: 1 });
   let lg2Diff = 0, lseDiff = 0;
   for (let h = 0; h < 6; h++) {
     const q = synthBf16(`fields${h}`, { label: "q", count: D, span: 3 });
@@ -183,12 +168,12 @@ Deno.test("flashAttentionForward() split results depend on MUFU.LG2 and the LSE 
 });
 
 Deno.test("flashAttentionForward() refuses a split-KV launch without MUFU.LG2", () => {
-  const x = synth("nolg2", 1, 200, 1, 1);
-  const noLg2 = { ex2: table.ex2, rcp: table.rcp, rsqrt: table.rsqrt };
+  const x = qkv("nolg2", { sq: 1, sk: 200, heads: 1, kvHeads: 1 });
+  const noLg2 = { ex2: TESLA.ex2, rcp: TESLA.rcp, rsqrt: TESLA.rsqrt };
   assert.throws(() => flashAttentionForward(x, opts({ mufu: noLg2 })), RangeError);
-  assert.equal(flashAttentionForward(x, opts({ mufu: noLg2, lg2: table.lg2 })).splits, 2);
+  assert.equal(flashAttentionForward(x, opts({ mufu: noLg2, lg2: TESLA.lg2 })).splits, 2);
   const varlen = { heads: 2, cuSeqlensQ: [0, 1], cuSeqlensK: [0, 200] };
-  const x2 = synth("nolg2", 1, 200, 2, 1);
+  const x2 = qkv("nolg2", { sq: 1, sk: 200, heads: 2, kvHeads: 1 });
   assert.throws(
     () => flashAttentionForward(x2, opts({ ...varlen, multiProcessorCount: undefined as never })),
     RangeError,
