@@ -8,7 +8,7 @@ import {
   parseClaimLog,
   sha256Hex,
 } from "../../src/claims/mod.ts";
-import { createSfu, decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
+import { createSfu, parseGpuProfile } from "../../src/hardware/mod.ts";
 import { parseStackProfile, referenceKWalker } from "../../src/kernels/mod.ts";
 import {
   fixedRecipeDispatch,
@@ -19,6 +19,7 @@ import {
 } from "../../src/model/mod.ts";
 import { synthBf16 } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
+import { teslaSfu } from "../hardware/sfu/_tesla_sfu.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
@@ -36,10 +37,7 @@ const T = 3;
 
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
 const profile = parseGpuProfile(json("profiles/gpu/a100.json"));
-const tesla = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", ROOT))),
-});
+const tesla = teslaSfu();
 
 async function put(t: Uint16Array): Promise<string> {
   const bytes = new Uint8Array(t.buffer, t.byteOffset, t.byteLength);

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import { TESLA_TABLE_URL } from "./_tesla_sfu.ts";
 
 /** Loads the committed table asset (tests only; the model itself never reads files). */
 export function readTeslaTableBytes(): Uint8Array {
-  return Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url));
+  return Deno.readFileSync(TESLA_TABLE_URL);
 }
 
 /** Exact value of a finite non-zero FP32 pattern as `sig · 2^exp` (sig a positive BigInt). */

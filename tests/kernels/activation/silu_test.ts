@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
 import {
   addBf16,
   divF32,
@@ -9,14 +9,10 @@ import {
   siluF32,
 } from "../../../src/kernels/mod.ts";
 import { BF16, bitsFromF32, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const ieee = createSfu({ mode: "ieee" });
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    await Deno.readFile(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const table = teslaSfu();
 const ALL = Uint16Array.from({ length: 65536 }, (_, i) => i);
 
 Deno.test("siluBf16() is within one bf16 ulp of the real SiLU on every bf16 input (ieee SFU)", () => {

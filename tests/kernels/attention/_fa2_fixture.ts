@@ -6,8 +6,6 @@
  */
 import {
   createGemmEngine,
-  createSfu,
-  decodeSfuTables,
   type GemmEngine,
   type GpuProfile,
   parseGpuProfile,
@@ -20,6 +18,7 @@ import {
 } from "../../../src/kernels/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const root = new URL("../../../", import.meta.url);
 
@@ -34,10 +33,7 @@ export function profile(id: string): GpuProfile {
 }
 
 /** The table-model SFU from the bundled ROM asset. */
-export const TESLA: Sfu = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
-});
+export const TESLA: Sfu = teslaSfu();
 
 /** The wasm GEMM engine from the committed build. */
 export const ENGINE: GemmEngine = createGemmEngine(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
 import {
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
@@ -17,12 +17,9 @@ import {
   fmaF32,
 } from "../../../src/kernels/math/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../../src/numerics/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
-const root = new URL("../../../", import.meta.url);
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", root))),
-});
+const table = teslaSfu();
 const SFUS = [table, createSfu({ mode: "ieee" })];
 const BUILDS = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED];
 const NEG_INF = 0xff800000;

@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
+import { createSfu } from "../../../src/hardware/sfu/mod.ts";
 import { fastExpf, fastLogf, LN2_F32, LOG2E_F32 } from "../../../src/kernels/math/mod.ts";
 import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const table = teslaSfu();
 const ieee = createSfu({ mode: "ieee" });
 const hex = (v: number) => `0x${v.toString(16)}`;
 

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
 import {
   addF32,
   cudaCosf,
@@ -16,6 +15,7 @@ import {
   saturateF32,
   sqrtF32,
 } from "../../../src/kernels/math/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 /** Produced by the libdevice CPU oracle; see fixtures/README.md. */
 const F = JSON.parse(
@@ -71,12 +71,7 @@ Deno.test("`addF32()`, `mulF32()`, `divF32()` match the libdevice oracle sample"
 });
 
 Deno.test("`cudaExpf()`, `cudaExp2f()`, `cudaRsqrtf()`, `cudaTanhf()` match the libdevice oracle sample with the Tesla SFU model", () => {
-  const sfu = createSfu({
-    mode: "tesla-table",
-    tables: decodeSfuTables(
-      Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-    ),
-  });
+  const sfu = teslaSfu();
   checkUnary("expf", (x) => cudaExpf(x, sfu), mufuInputs);
   checkUnary("exp2f", (x) => cudaExp2f(x, sfu), mufuInputs);
   checkUnary("rsqrtf", (x) => cudaRsqrtf(x, sfu), mufuInputs);

@@ -5,20 +5,15 @@
  * versions are in tests/slow/hardware/sfu/mufu_c_port_sweep_test.ts.
  */
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
 import { ex2ApproxF32, rsqrtApproxF32 } from "../../../src/kernels/math/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const F = JSON.parse(
   Deno.readTextFileSync(new URL("./fixtures/libdevice_oracle_sample.json", import.meta.url)),
 ) as Record<string, string[]>;
 const num = (h: string) => parseInt(h, 16);
 const inputs = F.mufu_inputs!.map(num);
-const sfu = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    Deno.readFileSync(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const sfu = teslaSfu();
 
 function check(name: string, fn: (x: number) => number) {
   const want = F[name]!.map(num);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
 import {
   cudaExpf,
   divF32,
@@ -10,14 +10,10 @@ import {
 } from "../../../src/kernels/mod.ts";
 import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
 import { randomLogits, type SimLaunch, simulateBlockSoftmax } from "./_block_softmax_sim.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const ieee = createSfu({ mode: "ieee" });
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    await Deno.readFile(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const table = teslaSfu();
 
 /** Runs `rows` rows through softmaxBlock and the simulation; returns the number of rows compared. */
 function agree(

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/mod.ts";
 import {
   SOFTMAX_STACK_TORCH_2_1,
   SOFTMAX_STACK_TORCH_2_4,
@@ -10,13 +9,9 @@ import {
   softmaxWarp,
 } from "../../../src/kernels/mod.ts";
 import { randomLogits, simulateBlockSoftmax } from "./_block_softmax_sim.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    await Deno.readFile(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const table = teslaSfu();
 
 /** `[dim, kernel, blockSize]` rows derived by hand from SoftMax.cu's host_softmax. */
 type Row = [number, string, number];

@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
-import { createSfu, decodeSfuTables } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
 import { cudaExpf, divF32, softmaxWarp } from "../../../src/kernels/mod.ts";
 import { bitsFromF32, f32FromBits, fp32Add } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
+import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const ieee = createSfu({ mode: "ieee" });
-const table = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    await Deno.readFile(new URL("../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const table = teslaSfu();
 const logits = (n: number, seed: string) =>
   Uint32Array.from(synthBf16(seed, { label: "x", count: n, span: 5 }), (b) => (b << 16) >>> 0);
 

@@ -4,12 +4,7 @@
  *
  * @module
  */
-import {
-  createSfu,
-  decodeSfuTables,
-  parseGpuProfile,
-  type Sfu,
-} from "../../../src/hardware/mod.ts";
+import { createSfu, parseGpuProfile, type Sfu } from "../../../src/hardware/mod.ts";
 import {
   type GemmRecipe,
   parseStackProfile,
@@ -29,10 +24,7 @@ export function profile(id: string) {
 }
 
 /** The table-model SFU from the bundled ROM asset. */
-export function teslaSfu(): Sfu {
-  const bytes = Deno.readFileSync(new URL("tables/sfu/tesla_sfu_v1.bin", ROOT));
-  return createSfu({ mode: "tesla-table", tables: decodeSfuTables(bytes) });
-}
+export { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 /** A stack profile with an operators section. */
 export function stack(

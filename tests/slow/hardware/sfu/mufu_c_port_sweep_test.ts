@@ -7,23 +7,13 @@
  * `rsqrt.approx.f32` expansions (src/kernels/math/mufu.ts) against their C mirrors.
  */
 import assert from "node:assert/strict";
-import {
-  createSfu,
-  decodeSfuTables,
-  ieeeEx2,
-  ieeeRcp,
-  ieeeRsqrt,
-} from "../../../../src/hardware/sfu/mod.ts";
+import { ieeeEx2, ieeeRcp, ieeeRsqrt } from "../../../../src/hardware/sfu/mod.ts";
 import { ex2ApproxF32, rsqrtApproxF32 } from "../../../../src/kernels/math/mod.ts";
 import { oracleRange, oracleRecords, sweep, type SweepResult } from "../../kernels/math/_oracle.ts";
 import { fractionGridHistogram, mantissaHistogram } from "../../../hardware/sfu/_histogram.ts";
+import { teslaSfu } from "../../../hardware/sfu/_tesla_sfu.ts";
 
-const sfu = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    Deno.readFileSync(new URL("../../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const sfu = teslaSfu();
 const FULL = Deno.env.get("BITAUDIT_MATH_FULL") === "1";
 const STRIDED = { start: 0, count: Math.ceil(2 ** 32 / 257), stride: 257 };
 const ALL = FULL ? { start: 0, count: 2 ** 32, stride: 1 } : STRIDED;

@@ -18,8 +18,8 @@ import {
   cudaTanhf,
   fmaF32,
 } from "../../../../src/kernels/math/mod.ts";
-import { createSfu, decodeSfuTables } from "../../../../src/hardware/sfu/mod.ts";
 import { oracleRecords, sweep } from "./_oracle.ts";
+import { teslaSfu } from "../../../hardware/sfu/_tesla_sfu.ts";
 
 const FULL = Deno.env.get("BITAUDIT_MATH_FULL") === "1";
 const RANGE = FULL
@@ -27,12 +27,7 @@ const RANGE = FULL
   : { start: 0, count: Math.ceil(2 ** 32 / 257), stride: 257 };
 
 const ONLY = Deno.env.get("BITAUDIT_MATH_FNS")?.split(",");
-const sfu = createSfu({
-  mode: "tesla-table",
-  tables: decodeSfuTables(
-    Deno.readFileSync(new URL("../../../../tables/sfu/tesla_sfu_v1.bin", import.meta.url)),
-  ),
-});
+const sfu = teslaSfu();
 const FNS: [string, (x: number) => number][] = [
   ["sinf", cudaSinf],
   ["cosf", cudaCosf],
