@@ -5,8 +5,12 @@
  *
  * @module
  */
-import { createSfu, type CreateSfuOptions, engineFromModule } from "../../hardware/mod.ts";
-import type { GemmEngine } from "../../hardware/mod.ts";
+import {
+  createSfu,
+  type CreateSfuOptions,
+  engineFromModule,
+  serveWorkerJobs,
+} from "../../hardware/mod.ts";
 import { formatByName } from "../../numerics/mod.ts";
 import { _fa2Head, type _Fa2Plan, _fa2Runner, type _Fa2Sinks } from "./_fa2_plan.ts";
 import type { AttentionInputs } from "./flash_attention_forward.ts";
@@ -22,21 +26,8 @@ export interface _Fa2WorkerJob {
   readonly counter: Int32Array;
 }
 
-let engine: GemmEngine | undefined;
-const scope = self as unknown as {
-  onmessage: ((e: MessageEvent) => void) | null;
-  postMessage(v: unknown): void;
-};
-
-scope.onmessage = (e: MessageEvent) => {
-  const msg = e.data as { module?: WebAssembly.Module; job?: _Fa2WorkerJob };
-  if (msg.module !== undefined) {
-    engine = engineFromModule(msg.module);
-    return;
-  }
-  const job = msg.job as _Fa2WorkerJob;
+serveWorkerJobs(engineFromModule, (engine, job: _Fa2WorkerJob) => {
   try {
-    if (engine === undefined) throw new Error("Cannot run FA2 heads: no kernel module received");
     // Structured cloning copies the format descriptors; the datapath needs the interned ones.
     const dp = job.plan.dp;
     const plan: _Fa2Plan = {
@@ -48,20 +39,16 @@ scope.onmessage = (e: MessageEvent) => {
         resultFormat: formatByName(dp.resultFormat.name),
       },
     };
-    const sfu = createSfu(job.sfu);
-    const runner = _fa2Runner(plan.build, sfu, engine.kWalkAuto);
-    let heads = 0;
+    const runner = _fa2Runner(plan.build, createSfu(job.sfu), engine.kWalkAuto);
     for (
       let h = Atomics.add(job.counter, 0, 1);
       h < plan.heads;
       h = Atomics.add(job.counter, 0, 1)
     ) {
       _fa2Head(plan, runner, job.inputs, h, job.sinks);
-      heads++;
     }
-    scope.postMessage({ id: job.id, ok: true, heads });
   } catch (err) {
     Atomics.store(job.counter, 0, job.plan.heads); // stop the other threads claiming
-    scope.postMessage({ id: job.id, ok: false, error: String(err) });
+    throw err;
   }
-};
+});

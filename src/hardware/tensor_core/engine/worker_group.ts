@@ -91,3 +91,41 @@ export function startWorkerGroup(
     },
   };
 }
+
+/**
+ * The worker side of a {@link WorkerGroup}: builds its state from the posted kernel module once,
+ * then answers each `{job}` message with a {@link WorkerReply} (`ok: false` with the error's text
+ * when `run` throws). Call it once at the top of a worker script.
+ *
+ * @param setup builds the worker's state from the compiled kernel module
+ * @param run computes one job (its `id` is answered for it)
+ * @example
+ * ```ts ignore
+ * serveWorkerJobs(instantiateKernel, (kernel, job: PoolJob) => walkPoolJob(kernel, job));
+ * ```
+ */
+export function serveWorkerJobs<S, J extends { readonly id: number }>(
+  setup: (module: WebAssembly.Module) => S,
+  run: (state: S, job: J) => void,
+): void {
+  const scope = self as unknown as {
+    onmessage: ((e: MessageEvent) => void) | null;
+    postMessage(v: WorkerReply): void;
+  };
+  let state: { value: S } | undefined;
+  scope.onmessage = (e: MessageEvent) => {
+    const msg = e.data as { module?: WebAssembly.Module; job?: J };
+    if (msg.module !== undefined) {
+      state = { value: setup(msg.module) };
+      return;
+    }
+    const job = msg.job as J;
+    try {
+      if (state === undefined) throw new Error("Cannot run a pool job: no kernel module received");
+      run(state.value, job);
+      scope.postMessage({ id: job.id, ok: true });
+    } catch (err) {
+      scope.postMessage({ id: job.id, ok: false, error: String(err) });
+    }
+  };
+}
