@@ -12,6 +12,7 @@
  */
 export * from "./gemm/mod.ts";
 export * from "./stack_profile.ts";
+export * from "./torch_version.ts";
 export * from "./attention_backend.ts";
 export * from "./reduce/mod.ts";
 export * from "./norm/mod.ts";

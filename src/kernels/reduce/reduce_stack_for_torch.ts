@@ -9,6 +9,7 @@ import {
   REDUCE_STACK_ROCM_RECENT,
   type ReduceStack,
 } from "./reduce_stack.ts";
+import { parseTorchVersion } from "../torch_version.ts";
 
 /** Options of {@link reduceStackForTorch}. */
 export interface ReduceStackForTorchOptions {
@@ -44,12 +45,7 @@ export function reduceStackForTorch(
   version: string,
   options: ReduceStackForTorchOptions = {},
 ): ReduceStack {
-  const m = /^(\d+)\.(\d+)/.exec(version);
-  if (m === null) {
-    throw new SyntaxError(`Cannot parse torch version '${version}': expected 'major.minor...'`);
-  }
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
+  const { major, minor } = parseTorchVersion(version);
   const recent = major > 2 || (major === 2 && minor >= 7);
   if (!recent) return REDUCE_STACK_CUDA_LEGACY;
   const platform = options.platform ?? "cuda";

@@ -9,6 +9,7 @@ import {
   SOFTMAX_STACK_TORCH_2_7,
   type SoftmaxStack,
 } from "./softmax_stack.ts";
+import { parseTorchVersion } from "../torch_version.ts";
 
 /** Options of {@link softmaxStackForTorch}. */
 export interface SoftmaxStackForTorchOptions {
@@ -40,18 +41,13 @@ export function softmaxStackForTorch(
   version: string,
   options: SoftmaxStackForTorchOptions = {},
 ): SoftmaxStack {
-  const m = /^(\d+)\.(\d+)/.exec(version);
-  if (m === null) {
-    throw new SyntaxError(`Cannot parse torch version '${version}': expected 'major.minor...'`);
-  }
+  const { major, minor } = parseTorchVersion(version);
   if ((options.platform ?? "cuda") === "rocm") {
     throw new RangeError(
       `Cannot pick the softmax kernels of torch '${version}' on ROCm: ` +
         `cunn_SoftMaxForwardGmem/cunn_SoftMaxForwardFast are not modelled`,
     );
   }
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
   if (major === 2 && minor >= 1 && minor <= 3) return SOFTMAX_STACK_TORCH_2_1;
   if (major === 2 && minor >= 4 && minor <= 6) return SOFTMAX_STACK_TORCH_2_4;
   if (major === 2 && minor >= 7 && minor <= 10) return SOFTMAX_STACK_TORCH_2_7;
