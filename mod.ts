@@ -27,3 +27,4 @@ export * from "./src/verify/mod.ts";
 export * from "./src/attest/mod.ts";
 export * from "./src/kernels/mod.ts";
 export * from "./src/model/mod.ts";
+export * from "./src/engine/mod.ts";

@@ -26,7 +26,7 @@ export * from "./load_asset.ts";
 export * from "./load_profiles.ts";
 export * from "./load_recipe.ts";
 export * from "./load_sfu.ts";
-export * from "./gemm_walker.ts";
+export * from "./load_gemm_engine.ts";
 export * from "./check_vector_set.ts";
 export * from "./verify_record.ts";
 export * from "./run_audit.ts";

@@ -9,7 +9,8 @@ import { keyId, signEnvelope, statementBytes, verdictStatement } from "../../att
 import { IN_TOTO_PAYLOAD_TYPE } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import { loadGemmEngine } from "../../verify/mod.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
@@ -103,8 +104,8 @@ export async function auditLog(
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
-  const w = await createGemmWalker(
-    store,
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
     o.threads ? { threads: _int(o.threads, "--threads", 1) } : {},
   );
   const bar = progressBar("verifying", { enabled: o.progress });

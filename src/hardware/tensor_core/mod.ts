@@ -23,4 +23,5 @@ export * from "./parse_datapath.ts";
 export * from "./block_fma.ts";
 export * from "./mma_step.ts";
 export * from "./dot_k_walk.ts";
-export * from "./engine/mod.ts";
+export * from "./k_walk_operands.ts";
+export * from "./k_walk_reference.ts";
