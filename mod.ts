@@ -28,3 +28,4 @@ export * from "./src/attest/mod.ts";
 export * from "./src/kernels/mod.ts";
 export * from "./src/model/mod.ts";
 export * from "./src/engine/mod.ts";
+export * from "./src/resolve/mod.ts";

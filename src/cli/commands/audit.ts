@@ -10,7 +10,7 @@ import { IN_TOTO_PAYLOAD_TYPE } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
-import { loadGemmEngine } from "../../verify/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";

@@ -9,7 +9,7 @@ import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
-import { loadGemmEngine } from "../../verify/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
 import { printJson } from "../output.ts";

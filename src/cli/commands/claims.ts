@@ -9,7 +9,7 @@ import { formatClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { makeClaims, parseScenario, type ProverOutput } from "../../prover/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
-import { loadGemmEngine } from "../../verify/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
 import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";

@@ -8,12 +8,15 @@ import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
-import { runGemmRecipe } from "../../kernels/gemm/mod.ts";
+import { runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
-import { loadGemmEngine } from "../../verify/mod.ts";
-import { loadGpuProfile } from "../../verify/load_profiles.ts";
-import { loadNamedRecipe, recipeFromJson } from "../../verify/load_recipe.ts";
+import {
+  loadGemmEngine,
+  loadGpuProfile,
+  loadNamedRecipe,
+  recipeFromJson,
+} from "../../resolve/mod.ts";
 import { printJson } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
