@@ -7,9 +7,7 @@
  * @module
  */
 import type { ClaimLog } from "../claims/mod.ts";
-import { sampleIndices } from "../verify/sample_indices.ts";
-import { deriveSeed } from "../verify/seed.ts";
-import { type VerifyContext, verifyRecord } from "../verify/verify_record.ts";
+import { deriveSeed, sampleIndices, type VerifyContext, verifyRecord } from "../verify/mod.ts";
 import { bytesToHex } from "../claims/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { canonicalJson } from "../claims/mod.ts";
-import type { AuditReport } from "../verify/run_audit.ts";
+import type { AuditReport } from "../verify/mod.ts";
 import type { Statement } from "./statement.ts";
 import { STATEMENT_TYPE } from "./statement.ts";
 

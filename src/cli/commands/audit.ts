@@ -11,7 +11,7 @@ import { InputError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
-import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
+import { type AuditReport, runAudit } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
