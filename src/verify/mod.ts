@@ -1,5 +1,7 @@
 /**
- * Sampling, recompute-and-compare pipeline and verdicts.
+ * Sampling, recompute-and-compare pipeline and verdicts. Assets come through `src/resolve`
+ * (digest-checked, parsed, frozen), and recomputation runs on the K-walk and attention runner a
+ * caller passes in (e.g. `createGemmWalker` of `src/engine`).
  *
  * Sampling: once the prover's claim-log root is committed, a public beacon round fixes the seed
  * (`deriveSeed`), the seed fixes which records are audited (`sampleIndices`), and `plan` says what
