@@ -17,40 +17,40 @@ import {
 import type { AssetKind } from "./load_asset.ts";
 
 /** GPU profiles in `profiles/gpu/`. */
-export const GPU_PROFILES: AssetKind<GpuProfile> = {
+export const GPU_PROFILES: AssetKind<GpuProfile> = _byId({
   what: "GPU profile",
   prefix: "profiles/gpu/",
   unknownCode: "PROFILE_UNKNOWN",
   parse: parseGpuProfile,
-  idOf: (p) => p.id,
-};
+});
 
 /** Software-stack profiles in `profiles/stack/`. */
-export const STACK_PROFILES: AssetKind<StackProfile> = {
+export const STACK_PROFILES: AssetKind<StackProfile> = _byId({
   what: "stack profile",
   prefix: "profiles/stack/",
   unknownCode: "STACK_UNKNOWN",
   parse: parseStackProfile,
-  idOf: (p) => p.id,
-};
+});
 
 /** Dispatch catalogs in `tables/catalogs/`. */
-export const DISPATCH_CATALOGS: AssetKind<DispatchCatalog> = {
+export const DISPATCH_CATALOGS: AssetKind<DispatchCatalog> = _byId({
   what: "dispatch catalog",
   prefix: "tables/catalogs/",
   unknownCode: "CATALOG_UNKNOWN",
   parse: parseDispatchCatalog,
-  idOf: (c) => c.id,
-};
+});
 
 /** Named recipes in `profiles/recipes/`. */
-export const RECIPES: AssetKind<GemmRecipe & { name?: string }> = {
+export const RECIPES: AssetKind<GemmRecipe & { name?: string }> = Object.freeze({
   what: "recipe",
   prefix: "profiles/recipes/",
   unknownCode: "RECIPE_UNKNOWN",
-  parse: (json) => ({ ...parseRecipe(json), name: (json as { name?: string }).name ?? "" }),
-  idOf: (r) => r.name ?? "",
-};
+  parse: (json: unknown) => ({
+    ...parseRecipe(json),
+    name: (json as { name?: string }).name ?? "",
+  }),
+  idOf: (r: GemmRecipe & { name?: string }) => r.name ?? "",
+});
 
 /**
  * Every kind above, by the folder prefix it owns (a new kind is added here and nowhere else).
@@ -67,3 +67,10 @@ export const ASSET_KINDS: readonly AssetKind<unknown>[] = Object.freeze([
   DISPATCH_CATALOGS,
   RECIPES,
 ] as AssetKind<unknown>[]);
+
+/** A kind whose documents declare their id in an `id` field. */
+function _byId<T extends { readonly id: string }>(
+  kind: Omit<AssetKind<T>, "idOf">,
+): AssetKind<T> {
+  return Object.freeze({ ...kind, idOf: (value: T) => value.id });
+}
