@@ -117,8 +117,25 @@ export interface BuildVerdictPredicateOptions {
  * @param options verifier info, asset digests and the verification time
  * @returns the predicate (plain data; the per-record pipeline traces are not part of it)
  * @example
- * ```ts ignore
- * const p = buildVerdictPredicate(report, { verifier, assets, timeVerified: "2026-03-01T12:00:00Z" });
+ * ```ts
+ * import { buildVerdictPredicate, parseVerdictPredicate } from "./mod.ts";
+ * import { detectionStatement } from "../verify/mod.ts";
+ * const fp = "55".repeat(32);
+ * const report = {
+ *   auditId: "a1", logId: "log-1", population: 1, root: "11".repeat(32), randomness: "22".repeat(32),
+ *   round: 1, seedDerivation: "d", seed: "33".repeat(32), algorithm: "s", selected: [0],
+ *   results: [{
+ *     index: 0, digest: "44".repeat(32), status: "PASS", reason: "", claimed: fp, recomputed: fp,
+ *     firstDifference: null, steps: [],
+ *   }],
+ *   verdict: "PASSED", detection: detectionStatement(1, { k: 1 }),
+ * } as const;
+ * const p = buildVerdictPredicate(report, {
+ *   verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+ *   assets: { "tables/manifest.json": "66".repeat(32) },
+ *   timeVerified: "2026-03-01T12:00:00Z",
+ * });
+ * if (parseVerdictPredicate(JSON.parse(JSON.stringify(p))).audit.k !== 1) throw new Error();
  * ```
  */
 export function buildVerdictPredicate(
