@@ -26,8 +26,11 @@ import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
 
 /** One check and its outcome. */
 export interface CheckItem {
+  /** Name of the check, e.g. `signatures`, `predicate`, `seed`, `verdict`. */
   readonly check: string;
+  /** Whether it passed. */
   readonly ok: boolean;
+  /** What was found (one line; for a refused predicate `[CODE] message`). */
   readonly detail: string;
 }
 
