@@ -3,19 +3,164 @@
  *
  * Misuse of an API throws the built-in classes (`TypeError`, `RangeError`, `SyntaxError`); failures a
  * caller must react to (a tampered asset, a refused input file, a bad command line) carry a stable
- * `code` so that tests and the CLI can branch on it without parsing messages.
+ * `code` so that tests and the CLI can branch on it without parsing messages. Each class's codes
+ * form a union ({@link AssetCode}, {@link InputCode}, {@link UsageCode}), so a comparison with a
+ * code that does not exist fails type checking.
  *
  * @example
  * ```ts
- * import { AssetError } from "./errors.ts";
+ * import { AssetError, type AssetCode } from "./errors.ts";
  * const e = new AssetError("ASSET_DIGEST_MISMATCH", "Cannot load 'x': digest mismatch");
- * if (e.code !== "ASSET_DIGEST_MISMATCH") throw new Error("unexpected");
+ * const code: AssetCode = e.code;
+ * if (code !== "ASSET_DIGEST_MISMATCH") throw new Error("unexpected");
  * ```
  * @module
  */
 
-/** Base class of every coded bitaudit error. */
-export class BitauditError<Code extends string = string> extends Error {
+/** An asset id that no catalog of its kind lists (the verifier reports NOT_VERIFIED for it). */
+export type UnknownAssetCode =
+  | "PROFILE_UNKNOWN"
+  | "STACK_UNKNOWN"
+  | "CATALOG_UNKNOWN"
+  | "RECIPE_UNKNOWN";
+
+/** The SFU ROM table file is not the format `decodeSfuTables` reads. */
+export type SfuTableCode =
+  | "SFU_TABLE_LAYOUT"
+  | "SFU_TABLE_LENGTH"
+  | "SFU_TABLE_MAGIC"
+  | "SFU_TABLE_TRUNCATED"
+  | "SFU_TABLE_VERSION";
+
+/** Codes of {@link AssetError}. */
+export type AssetCode =
+  | "ASSET_DIGEST_MISMATCH"
+  | "ASSET_INVALID"
+  | "ASSET_MISSING"
+  | "ASSET_NOT_LISTED"
+  | "ASSET_SIZE_MISMATCH"
+  | "MANIFEST_INVALID"
+  | "MANIFEST_MISSING"
+  | UnknownAssetCode
+  | SfuTableCode;
+
+/** Files, byte sources and the blob store. */
+export type FileCode =
+  | "BLOB_DIGEST_MISMATCH"
+  | "BLOB_READ"
+  | "BLOB_TOO_LARGE"
+  | "BYTE_SOURCE_SHORT_READ"
+  | "FILE_CLOSED"
+  | "FILE_OPEN"
+  | "FILE_SHORT_READ"
+  | "INPUT_JSON"
+  | "INPUT_MISSING"
+  | "INPUT_TOO_LARGE"
+  | "INPUT_UTF8"
+  | "OUTPUT_EXISTS"
+  | "OUTPUT_WRITE";
+
+/** A safetensors file breaks the format's rules. */
+export type SafetensorsCode =
+  | "SAFETENSORS_BYTE_LENGTH"
+  | "SAFETENSORS_DTYPE"
+  | "SAFETENSORS_DUPLICATE_KEY"
+  | "SAFETENSORS_ENTRY_FIELD"
+  | "SAFETENSORS_GAP"
+  | "SAFETENSORS_HEADER_JSON"
+  | "SAFETENSORS_HEADER_NOT_OBJECT"
+  | "SAFETENSORS_HEADER_START"
+  | "SAFETENSORS_HEADER_TOO_LARGE"
+  | "SAFETENSORS_HEADER_TRUNCATED"
+  | "SAFETENSORS_HEADER_UTF8"
+  | "SAFETENSORS_METADATA"
+  | "SAFETENSORS_MISSING_TENSOR"
+  | "SAFETENSORS_OFFSETS"
+  | "SAFETENSORS_OFFSET_RANGE"
+  | "SAFETENSORS_OVERLAP"
+  | "SAFETENSORS_SHAPE"
+  | "SAFETENSORS_TOO_SHORT"
+  | "SAFETENSORS_TRAILING_BYTES";
+
+/** Measured vector sets (files and their text). */
+export type VectorSetCode =
+  | "VECTOR_NOT_REPRESENTABLE"
+  | "VECTOR_SET_CAPTURE"
+  | "VECTOR_SET_LAYOUT"
+  | "VECTOR_SET_MISSING"
+  | "VECTOR_SET_SHAPE"
+  | "VECTOR_SET_TOO_LARGE"
+  | "VECTOR_TEXT_SYNTAX"
+  | "DEMO_UNKNOWN_GPU";
+
+/** Claim records and claim logs. */
+export type ClaimCode =
+  | "CLAIM_INVALID"
+  | "CLAIM_VERSION"
+  | "LOG_CHAIN"
+  | "LOG_EMPTY"
+  | "LOG_SYNTAX"
+  | "LOG_TOO_LARGE";
+
+/** Audits, prover scenarios and the workloads they name. */
+export type AuditCode =
+  | "AUDIT_K"
+  | "AUDIT_ROOT_MISMATCH"
+  | "AUDIT_SEED"
+  | "GEMM_DTYPE"
+  | "GEMM_SHAPE"
+  | "GEMM_UNSUPPORTED"
+  | "RECIPE_INVALID"
+  | "SCENARIO_INVALID"
+  | "SCENARIO_UNCOVERED"
+  | "SCENARIO_UNSUPPORTED";
+
+/** Keys, envelopes, statements, timestamps and trust roots. */
+export type AttestCode =
+  | "BAD_BASE64"
+  | "BAD_ENVELOPE"
+  | "BAD_KEY"
+  | "BAD_PEM"
+  | "BAD_STATEMENT"
+  | "BAD_TIMESTAMP"
+  | "BAD_TRUST_ROOT"
+  | "ENVELOPE_TOO_LARGE"
+  | "KEYID_MISMATCH";
+
+/** Why a verdict predicate was refused (a signed statement is read back strictly). */
+export type VerdictPredicateCode =
+  | "VERDICT_FIELD_MISSING"
+  | "VERDICT_FIELD_UNKNOWN"
+  | "VERDICT_FIELD_TYPE"
+  | "VERDICT_FIELD_VALUE";
+
+/** Codes of {@link InputError}. */
+export type InputCode =
+  | FileCode
+  | SafetensorsCode
+  | VectorSetCode
+  | ClaimCode
+  | AuditCode
+  | AttestCode
+  | VerdictPredicateCode;
+
+/** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */
+export type UsageCode =
+  | "USAGE_NUMBER"
+  | "USAGE_PLAN"
+  | "USAGE_RANDOMNESS"
+  | "USAGE_RECOMPUTE"
+  | "USAGE_THREADS";
+
+/** Every code a bitaudit error carries. */
+export type BitauditCode = AssetCode | InputCode | UsageCode;
+
+/**
+ * Base class of every coded bitaudit error; only its subclasses are thrown.
+ *
+ * @typeParam Code the union of codes the subclass carries
+ */
+export class BitauditError<Code extends BitauditCode = BitauditCode> extends Error {
   /** Stable machine-readable reason, e.g. `"ASSET_DIGEST_MISMATCH"`. */
   readonly code: Code;
 
@@ -24,7 +169,7 @@ export class BitauditError<Code extends string = string> extends Error {
    * @param message one-line human message, "Cannot <action>: <why>"
    * @param options standard `ErrorOptions` (e.g. `cause`)
    */
-  constructor(code: Code, message: string, options?: ErrorOptions) {
+  protected constructor(code: Code, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -32,13 +177,62 @@ export class BitauditError<Code extends string = string> extends Error {
 }
 
 /** An asset (profile, table, wasm module, catalog) is missing, tampered with or malformed. */
-export class AssetError extends BitauditError {}
+export class AssetError extends BitauditError<AssetCode> {
+  /**
+   * @param code stable reason code
+   * @param message one-line human message, "Cannot <action>: <why>"
+   * @param options standard `ErrorOptions` (e.g. `cause`)
+   */
+  constructor(code: AssetCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+  }
+}
 
 /** Input supplied by a user (file, flag, JSON document) cannot be used. */
-export class InputError extends BitauditError {}
+export class InputError extends BitauditError<InputCode> {
+  /**
+   * @param code stable reason code
+   * @param message one-line human message, "Cannot <action>: <why>"
+   * @param options standard `ErrorOptions` (e.g. `cause`)
+   */
+  constructor(code: InputCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+  }
+}
 
-/** The command line itself is wrong (unknown option, missing argument). */
-export class UsageError extends BitauditError {}
+/** The command line itself is wrong (a flag's value, or flags that do not go together). */
+export class UsageError extends BitauditError<UsageCode> {
+  /**
+   * @param code stable reason code
+   * @param message one-line human message, "Cannot <action>: <why>"
+   * @param options standard `ErrorOptions` (e.g. `cause`)
+   */
+  constructor(code: UsageCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+  }
+}
 
-/** A verification step could not be carried out (not a FAIL verdict: those are results). */
-export class VerificationError extends BitauditError {}
+/**
+ * Tells whether an error says an asset id is not listed (as opposed to a tampered or invalid
+ * asset): the verifier reports NOT_VERIFIED for the former and stops the audit for the latter.
+ *
+ * @param e anything caught
+ * @returns true for an {@link AssetError} with an {@link UnknownAssetCode}
+ * @example
+ * ```ts
+ * import { AssetError, isUnknownAsset } from "./errors.ts";
+ * if (!isUnknownAsset(new AssetError("PROFILE_UNKNOWN", "Cannot load 'x': unknown"))) throw new Error();
+ * if (isUnknownAsset(new AssetError("ASSET_INVALID", "Cannot load 'x': bad"))) throw new Error();
+ * ```
+ */
+export function isUnknownAsset(e: unknown): e is AssetError & { readonly code: UnknownAssetCode } {
+  return e instanceof AssetError && Object.hasOwn(_UNKNOWN_ASSET, e.code);
+}
+
+/** The {@link UnknownAssetCode}s: a record, so that a code added to the union must be listed. */
+const _UNKNOWN_ASSET: Readonly<Record<UnknownAssetCode, true>> = {
+  PROFILE_UNKNOWN: true,
+  STACK_UNKNOWN: true,
+  CATALOG_UNKNOWN: true,
+  RECIPE_UNKNOWN: true,
+};

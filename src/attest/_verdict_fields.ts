@@ -4,17 +4,9 @@
  *
  * @module
  */
-import { InputError } from "../errors.ts";
+import { InputError, type VerdictPredicateCode } from "../errors.ts";
 
-/**
- * Why a verdict predicate was refused: a required field is absent, a field is not part of the
- * contract, a value has the wrong JSON type, or a value of the right type is out of its set or range.
- */
-export type VerdictPredicateCode =
-  | "VERDICT_FIELD_MISSING"
-  | "VERDICT_FIELD_UNKNOWN"
-  | "VERDICT_FIELD_TYPE"
-  | "VERDICT_FIELD_VALUE";
+export type { VerdictPredicateCode };
 
 /** An object under validation: its known fields checked, readers that name the field's path. */
 export interface VerdictFields {
@@ -141,8 +133,9 @@ export function isJsonObject(v: unknown): v is Record<string, unknown> {
  * @example
  * ```ts
  * import { typeError } from "./_verdict_fields.ts";
+ * import { InputError } from "../errors.ts";
  * try { typeError("p.k", "an integer", "3"); } catch (e) {
- *   if ((e as { code?: string }).code !== "VERDICT_FIELD_TYPE") throw e;
+ *   if (!(e instanceof InputError) || e.code !== "VERDICT_FIELD_TYPE") throw e;
  * }
  * ```
  */

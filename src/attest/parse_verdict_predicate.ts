@@ -45,11 +45,12 @@ const SFU_STATUSES: Record<VerdictSfuUse["status"], true> = {
  * @example
  * ```ts
  * import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
+ * import { InputError } from "../errors.ts";
  * try {
  *   parseVerdictPredicate({ verdict: "PASSED" });
  *   throw new Error("accepted");
  * } catch (e) {
- *   if ((e as { code?: string }).code !== "VERDICT_FIELD_MISSING") throw e;
+ *   if (!(e instanceof InputError) || e.code !== "VERDICT_FIELD_MISSING") throw e;
  * }
  * ```
  */

@@ -39,9 +39,13 @@ export interface ClaimLogLimits {
  * @example
  * ```ts
  * import { parseClaimLog } from "./claim_log.ts";
- * let code = "";
- * try { parseClaimLog("{not json}\n"); } catch (e) { code = (e as { code: string }).code; }
- * if (code !== "LOG_SYNTAX") throw new Error(code);
+ * import { InputError } from "../errors.ts";
+ * try {
+ *   parseClaimLog("{not json}\n");
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof InputError) || e.code !== "LOG_SYNTAX") throw e;
+ * }
  * ```
  */
 export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimLog {

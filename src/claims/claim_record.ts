@@ -166,9 +166,13 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @example
  * ```ts
  * import { parseClaimRecord } from "./claim_record.ts";
- * let code = "";
- * try { parseClaimRecord({}, "line 1"); } catch (e) { code = (e as { code: string }).code; }
- * if (code !== "CLAIM_INVALID") throw new Error(code);
+ * import { InputError } from "../errors.ts";
+ * try {
+ *   parseClaimRecord({}, "line 1");
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if (!(e instanceof InputError) || e.code !== "CLAIM_INVALID") throw e;
+ * }
  * ```
  */
 export function parseClaimRecord(json: unknown, where: string): ClaimRecord {

@@ -1,8 +1,20 @@
 /**
- * Process exit codes of the `bitaudit` CLI.
+ * Process exit codes of the `bitaudit` CLI, and the exit code of every coded error.
+ *
+ * Each code of {@link AssetCode}, {@link InputCode} and {@link UsageCode} has its row in a table
+ * typed by its union, so a code added to a union without an exit code fails type checking.
  *
  * @module
  */
+import {
+  type AssetCode,
+  AssetError,
+  type BitauditCode,
+  type InputCode,
+  InputError,
+  type UsageCode,
+  UsageError,
+} from "../errors.ts";
 
 /** Exit codes: 0 ok/PASS, 1 mismatch or FAIL, 2 usage or input error, 3 NOT_VERIFIED/inconclusive. */
 export const EXIT = Object.freeze({
@@ -17,3 +29,140 @@ export const EXIT = Object.freeze({
   /** A bug in bitaudit itself (an unexpected exception). */
   INTERNAL: 70,
 });
+
+/** One of the process exit codes of {@link EXIT}. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Codes the CLI prints for refusals of the host (Deno) rather than of bitaudit. */
+export type HostCode = "PERMISSION" | "NOT_FOUND";
+
+/** Every code the CLI prints in `error [CODE]: ...`. */
+export type CliErrorCode = BitauditCode | HostCode;
+
+/** Tampered, missing or malformed assets are unusable input. */
+const _ASSET: Readonly<Record<AssetCode, ExitCode>> = {
+  ASSET_DIGEST_MISMATCH: EXIT.USAGE,
+  ASSET_INVALID: EXIT.USAGE,
+  ASSET_MISSING: EXIT.USAGE,
+  ASSET_NOT_LISTED: EXIT.USAGE,
+  ASSET_SIZE_MISMATCH: EXIT.USAGE,
+  CATALOG_UNKNOWN: EXIT.USAGE,
+  MANIFEST_INVALID: EXIT.USAGE,
+  MANIFEST_MISSING: EXIT.USAGE,
+  PROFILE_UNKNOWN: EXIT.USAGE,
+  RECIPE_UNKNOWN: EXIT.USAGE,
+  SFU_TABLE_LAYOUT: EXIT.USAGE,
+  SFU_TABLE_LENGTH: EXIT.USAGE,
+  SFU_TABLE_MAGIC: EXIT.USAGE,
+  SFU_TABLE_TRUNCATED: EXIT.USAGE,
+  SFU_TABLE_VERSION: EXIT.USAGE,
+  STACK_UNKNOWN: EXIT.USAGE,
+};
+
+/** Refused inputs. */
+const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
+  AUDIT_K: EXIT.USAGE,
+  AUDIT_ROOT_MISMATCH: EXIT.USAGE,
+  AUDIT_SEED: EXIT.USAGE,
+  BAD_BASE64: EXIT.USAGE,
+  BAD_ENVELOPE: EXIT.USAGE,
+  BAD_KEY: EXIT.USAGE,
+  BAD_PEM: EXIT.USAGE,
+  BAD_STATEMENT: EXIT.USAGE,
+  BAD_TIMESTAMP: EXIT.USAGE,
+  BAD_TRUST_ROOT: EXIT.USAGE,
+  BLOB_DIGEST_MISMATCH: EXIT.USAGE,
+  BLOB_READ: EXIT.USAGE,
+  BLOB_TOO_LARGE: EXIT.USAGE,
+  BYTE_SOURCE_SHORT_READ: EXIT.USAGE,
+  CLAIM_INVALID: EXIT.USAGE,
+  CLAIM_VERSION: EXIT.USAGE,
+  DEMO_UNKNOWN_GPU: EXIT.USAGE,
+  ENVELOPE_TOO_LARGE: EXIT.USAGE,
+  FILE_CLOSED: EXIT.USAGE,
+  FILE_OPEN: EXIT.USAGE,
+  FILE_SHORT_READ: EXIT.USAGE,
+  GEMM_DTYPE: EXIT.USAGE,
+  GEMM_SHAPE: EXIT.USAGE,
+  GEMM_UNSUPPORTED: EXIT.USAGE,
+  INPUT_JSON: EXIT.USAGE,
+  INPUT_MISSING: EXIT.USAGE,
+  INPUT_TOO_LARGE: EXIT.USAGE,
+  INPUT_UTF8: EXIT.USAGE,
+  KEYID_MISMATCH: EXIT.USAGE,
+  LOG_CHAIN: EXIT.USAGE,
+  LOG_EMPTY: EXIT.USAGE,
+  LOG_SYNTAX: EXIT.USAGE,
+  LOG_TOO_LARGE: EXIT.USAGE,
+  OUTPUT_EXISTS: EXIT.USAGE,
+  OUTPUT_WRITE: EXIT.USAGE,
+  RECIPE_INVALID: EXIT.USAGE,
+  SAFETENSORS_BYTE_LENGTH: EXIT.USAGE,
+  SAFETENSORS_DTYPE: EXIT.USAGE,
+  SAFETENSORS_DUPLICATE_KEY: EXIT.USAGE,
+  SAFETENSORS_ENTRY_FIELD: EXIT.USAGE,
+  SAFETENSORS_GAP: EXIT.USAGE,
+  SAFETENSORS_HEADER_JSON: EXIT.USAGE,
+  SAFETENSORS_HEADER_NOT_OBJECT: EXIT.USAGE,
+  SAFETENSORS_HEADER_START: EXIT.USAGE,
+  SAFETENSORS_HEADER_TOO_LARGE: EXIT.USAGE,
+  SAFETENSORS_HEADER_TRUNCATED: EXIT.USAGE,
+  SAFETENSORS_HEADER_UTF8: EXIT.USAGE,
+  SAFETENSORS_METADATA: EXIT.USAGE,
+  SAFETENSORS_MISSING_TENSOR: EXIT.USAGE,
+  SAFETENSORS_OFFSETS: EXIT.USAGE,
+  SAFETENSORS_OFFSET_RANGE: EXIT.USAGE,
+  SAFETENSORS_OVERLAP: EXIT.USAGE,
+  SAFETENSORS_SHAPE: EXIT.USAGE,
+  SAFETENSORS_TOO_SHORT: EXIT.USAGE,
+  SAFETENSORS_TRAILING_BYTES: EXIT.USAGE,
+  SCENARIO_INVALID: EXIT.USAGE,
+  SCENARIO_UNCOVERED: EXIT.USAGE,
+  SCENARIO_UNSUPPORTED: EXIT.USAGE,
+  VECTOR_NOT_REPRESENTABLE: EXIT.USAGE,
+  VECTOR_SET_CAPTURE: EXIT.USAGE,
+  VECTOR_SET_LAYOUT: EXIT.USAGE,
+  VECTOR_SET_MISSING: EXIT.USAGE,
+  VECTOR_SET_SHAPE: EXIT.USAGE,
+  VECTOR_SET_TOO_LARGE: EXIT.USAGE,
+  VECTOR_TEXT_SYNTAX: EXIT.USAGE,
+  VERDICT_FIELD_MISSING: EXIT.USAGE,
+  VERDICT_FIELD_TYPE: EXIT.USAGE,
+  VERDICT_FIELD_UNKNOWN: EXIT.USAGE,
+  VERDICT_FIELD_VALUE: EXIT.USAGE,
+};
+
+/** Refused command lines. */
+const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
+  USAGE_NUMBER: EXIT.USAGE,
+  USAGE_PLAN: EXIT.USAGE,
+  USAGE_RANDOMNESS: EXIT.USAGE,
+  USAGE_RECOMPUTE: EXIT.USAGE,
+  USAGE_THREADS: EXIT.USAGE,
+};
+
+/** Missing permissions and files. */
+const _HOST: Readonly<Record<HostCode, ExitCode>> = {
+  NOT_FOUND: EXIT.USAGE,
+  PERMISSION: EXIT.USAGE,
+};
+
+/**
+ * The exit code of a coded error, or of a refusal of the host.
+ *
+ * @param e the error (its class picks the table, its code the row)
+ * @returns the exit code
+ * @example
+ * ```ts
+ * import { EXIT, exitCodeOf } from "./exit_codes.ts";
+ * import { InputError } from "../errors.ts";
+ * if (exitCodeOf(new InputError("LOG_EMPTY", "Cannot read log: empty")) !== EXIT.USAGE) throw new Error();
+ * if (exitCodeOf({ host: "PERMISSION" }) !== EXIT.USAGE) throw new Error();
+ * ```
+ */
+export function exitCodeOf(e: AssetError | InputError | UsageError | { host: HostCode }): ExitCode {
+  if (e instanceof AssetError) return _ASSET[e.code];
+  if (e instanceof InputError) return _INPUT[e.code];
+  if (e instanceof UsageError) return _USAGE[e.code];
+  return _HOST[e.host];
+}

@@ -7,8 +7,8 @@
  * @module
  */
 import { Command, CommanderError } from "@commander-js/extra-typings";
-import { BitauditError } from "../errors.ts";
-import { EXIT } from "./exit_codes.ts";
+import { AssetError, InputError, UsageError } from "../errors.ts";
+import { EXIT, exitCodeOf, type HostCode } from "./exit_codes.ts";
 import { profilesCommand } from "./commands/profiles.ts";
 import { vectorsCommand } from "./commands/vectors.ts";
 import { demoCommand } from "./commands/demo.ts";
@@ -83,20 +83,21 @@ function _report(e: unknown): number {
     // Help and version requests end here too, with exit code 0; commander already printed.
     return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   }
-  if (e instanceof BitauditError) {
+  if (e instanceof AssetError || e instanceof InputError || e instanceof UsageError) {
     console.error(`error [${e.code}]: ${e.message}`);
-    return EXIT.USAGE;
+    return exitCodeOf(e);
   }
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-    console.error(`error [PERMISSION]: ${(e as Error).message.split("\n")[0]}`);
-    return EXIT.USAGE;
+    return _host("PERMISSION", e);
   }
-  if (e instanceof Deno.errors.NotFound) {
-    console.error(`error [NOT_FOUND]: ${(e as Error).message.split("\n")[0]}`);
-    return EXIT.USAGE;
-  }
+  if (e instanceof Deno.errors.NotFound) return _host("NOT_FOUND", e);
   console.error(`internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
   return EXIT.INTERNAL;
+}
+
+function _host(host: HostCode, e: Error): number {
+  console.error(`error [${host}]: ${e.message.split("\n")[0]}`);
+  return exitCodeOf({ host });
 }
 
 if (import.meta.main) {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { InputError } from "../errors.ts";
+import { type InputCode, InputError } from "../errors.ts";
 
 /**
  * Reads and parses a JSON file.
@@ -36,7 +36,7 @@ export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): P
  */
 export async function readTextFile(
   path: string,
-  options: { maxBytes: number; jsonCode?: string },
+  options: { maxBytes: number; jsonCode?: InputCode },
 ): Promise<string> {
   const { maxBytes, jsonCode } = options;
   let info: Deno.FileInfo;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { AssetError } from "../errors.ts";
+import { AssetError, type UnknownAssetCode } from "../errors.ts";
 
 /** A parsed asset with where it came from. */
 export interface LoadedAsset<T> {
@@ -25,7 +25,7 @@ export interface AssetKind<T> {
   /** Folder prefix, e.g. `profiles/gpu/`. */
   readonly prefix: string;
   /** Error code for an unknown id. */
-  readonly unknownCode: string;
+  readonly unknownCode: UnknownAssetCode;
   /** Validating parser (throws TypeError/RangeError). */
   readonly parse: (json: unknown) => T;
   /** The id a parsed value declares, checked against the file name. */

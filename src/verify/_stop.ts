@@ -5,7 +5,7 @@
  * @module
  */
 import type { BlobStore } from "../assets/mod.ts";
-import { BitauditError } from "../errors.ts";
+import { isUnknownAsset } from "../errors.ts";
 
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {
@@ -30,7 +30,7 @@ export async function _asset<T>(load: () => Promise<T>, what: string): Promise<T
   try {
     return await load();
   } catch (e) {
-    if (e instanceof BitauditError && /UNKNOWN$/.test(e.code)) {
+    if (isUnknownAsset(e)) {
       throw new _Stop("NOT_VERIFIED", `unsupported ${what}: ${e.message}`);
     }
     throw e; // tampered or invalid assets stop the whole audit

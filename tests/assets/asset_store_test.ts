@@ -3,6 +3,7 @@ import { AssetError } from "../../src/errors.ts";
 import { openAssetStore } from "../../src/assets/mod.ts";
 import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { buildManifest } from "../../tools/manifest_lib.ts";
+import { isCode } from "../_assert_code.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -39,7 +40,7 @@ Deno.test("read() refuses a tampered profile with ASSET_DIGEST_MISMATCH", async 
     const store = await openAssetStore(dir);
     await assert.rejects(
       () => loadGpuProfile(store, "h100-sxm"),
-      (e) => e instanceof AssetError && e.code === "ASSET_DIGEST_MISMATCH",
+      isCode(AssetError, "ASSET_DIGEST_MISMATCH"),
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -55,15 +56,15 @@ Deno.test("read() refuses a truncated asset with ASSET_SIZE_MISMATCH and an unli
     const store = await openAssetStore(dir);
     await assert.rejects(
       () => store.read("profiles/gpu/a100.json"),
-      (e) => (e as AssetError).code === "ASSET_SIZE_MISMATCH",
+      isCode(AssetError, "ASSET_SIZE_MISMATCH"),
     );
     await assert.rejects(
       () => store.read("profiles/gpu/x.json"),
-      (e) => (e as AssetError).code === "ASSET_NOT_LISTED",
+      isCode(AssetError, "ASSET_NOT_LISTED"),
     );
     await assert.rejects(
       () => loadGpuProfile(store, "nope"),
-      (e) => (e as AssetError).code === "PROFILE_UNKNOWN",
+      isCode(AssetError, "PROFILE_UNKNOWN"),
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -79,12 +80,12 @@ Deno.test("openAssetStore() refuses a malformed manifest", async () => {
     );
     await assert.rejects(
       () => openAssetStore(dir),
-      (e) => (e as AssetError).code === "MANIFEST_INVALID",
+      isCode(AssetError, "MANIFEST_INVALID"),
     );
     await Deno.remove(`${dir}/tables/manifest.json`);
     await assert.rejects(
       () => openAssetStore(dir),
-      (e) => (e as AssetError).code === "MANIFEST_MISSING",
+      isCode(AssetError, "MANIFEST_MISSING"),
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { fileByteSource } from "../../src/assets/file_byte_source.ts";
-import { BitauditError } from "../../src/errors.ts";
+import { type InputCode, InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
-function _isCode(code: string): (e: unknown) => boolean {
-  return (e) => e instanceof BitauditError && e.code === code;
-}
+const _isCode = (code: InputCode) => isCode(InputError, code);
 
 async function _withFile(bytes: Uint8Array, body: (path: string) => Promise<void>): Promise<void> {
   const path = await Deno.makeTempFile();

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decodeBase64, encodeBase64 } from "../../src/attest/base64.ts";
 import { InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const enc = new TextEncoder();
-const code = (f: () => unknown) =>
-  assert.throws(f, (e: unknown) => e instanceof InputError && e.code === "BAD_BASE64");
+const code = (f: () => unknown) => assert.throws(f, isCode(InputError, "BAD_BASE64"));
 
 Deno.test("encodeBase64() matches the RFC 4648 §10 test vectors", () => {
   const cases = [["", ""], ["f", "Zg=="], ["fo", "Zm8="], ["foo", "Zm9v"], ["foob", "Zm9vYg=="], [

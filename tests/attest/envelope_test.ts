@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { parseEnvelope } from "../../src/attest/envelope.ts";
-import { InputError } from "../../src/errors.ts";
+import { type InputCode, InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const SIG = "A".repeat(86) + "==";
 const good = { payload: "e30=", payloadType: "t", signatures: [{ keyid: "k", sig: SIG }] };
-const code = (c: string) => (e: unknown) => e instanceof InputError && e.code === c;
+const code = (c: InputCode) => isCode(InputError, c);
 const json = (v: unknown) => JSON.stringify(v);
 
 Deno.test("parseEnvelope() returns a frozen envelope when the shape is right", () => {

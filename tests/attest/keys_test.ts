@@ -16,9 +16,10 @@ import {
   encodePublicKeyPem,
   encodeSpki,
 } from "../../src/attest/spki.ts";
-import { InputError } from "../../src/errors.ts";
+import { type InputCode, InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
-const code = (c: string) => (e: unknown) => e instanceof InputError && e.code === c;
+const code = (c: InputCode) => isCode(InputError, c);
 const msg = new TextEncoder().encode("bitaudit interop");
 /** Copies into a fresh ArrayBuffer-backed view, the type WebCrypto's signatures ask for. */
 const ab = (u: Uint8Array) => new Uint8Array(u);

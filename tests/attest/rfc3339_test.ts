@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseRfc3339 } from "../../src/attest/rfc3339.ts";
 import { InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 Deno.test("parseRfc3339() gives epoch milliseconds when zones and fractions vary", () => {
   assert.equal(parseRfc3339("1970-01-01T00:00:00Z"), 0);
@@ -37,7 +38,7 @@ Deno.test("parseRfc3339() throws BAD_TIMESTAMP when the text is not a date-time"
   ) {
     assert.throws(
       () => parseRfc3339(t),
-      (e: unknown) => e instanceof InputError && e.code === "BAD_TIMESTAMP",
+      isCode(InputError, "BAD_TIMESTAMP"),
       t,
     );
   }

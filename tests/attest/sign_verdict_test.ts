@@ -11,6 +11,7 @@ import {
   verifyEnvelope,
 } from "../../mod.ts";
 import { verdictReport } from "./_verdict_report.ts";
+import { isCode } from "../_assert_code.ts";
 
 const privateKey = Uint8Array.from({ length: 32 }, (_, i) => 32 - i);
 const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
@@ -69,12 +70,12 @@ Deno.test("signVerdict() records the current time in whole seconds when none is 
 Deno.test("signVerdict() refuses a bad time, a report that makes no valid predicate, and no key", async () => {
   await assert.rejects(
     () => signVerdict(verdictReport(), { ...options, time: "1 March 2026" }),
-    (e: unknown) => e instanceof InputError && e.code === "BAD_TIMESTAMP",
+    isCode(InputError, "BAD_TIMESTAMP"),
   );
   const report = { ...verdictReport(), population: 2.5 };
   await assert.rejects(
     () => signVerdict(report, options),
-    (e: unknown) => e instanceof InputError && e.code === "VERDICT_FIELD_VALUE",
+    isCode(InputError, "VERDICT_FIELD_VALUE"),
   );
   await assert.rejects(() => signVerdict(verdictReport(), { ...options, keys: [] }), RangeError);
 });

@@ -6,6 +6,7 @@ import {
   STATEMENT_TYPE,
 } from "../../src/attest/statement.ts";
 import { InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const enc = new TextEncoder();
 const good: Statement = {
@@ -15,7 +16,7 @@ const good: Statement = {
   predicate: { pDetect: 0.96 },
 };
 const bad = (c: unknown) => () => parseStatement(enc.encode(JSON.stringify(c)));
-const isBad = (e: unknown) => e instanceof InputError && e.code === "BAD_STATEMENT";
+const isBad = isCode(InputError, "BAD_STATEMENT");
 
 Deno.test("parseStatement() accepts a v1 statement and keeps unknown fields when present", () => {
   const st = parseStatement(enc.encode(JSON.stringify({ ...good, futureField: [1] })));

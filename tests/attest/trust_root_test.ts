@@ -5,7 +5,8 @@ import { keyId } from "../../src/attest/key_id.ts";
 import { keyValidAt, trustedKeysAt } from "../../src/attest/key_valid_at.ts";
 import { encodeSpki } from "../../src/attest/spki.ts";
 import { parseTrustRoot, TRUST_ROOT_MEDIA_TYPE } from "../../src/attest/trust_root.ts";
-import { InputError } from "../../src/errors.ts";
+import { type InputCode, InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const a = await generateKeyPair();
 const b = await generateKeyPair();
@@ -18,7 +19,7 @@ const entry = (pub: Uint8Array, extra: Record<string, unknown> = {}) => ({
 });
 const doc = (keys: unknown[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ mediaType: TRUST_ROOT_MEDIA_TYPE, keys, ...extra });
-const code = (c: string) => (e: unknown) => e instanceof InputError && e.code === c;
+const code = (c: InputCode) => isCode(InputError, c);
 
 Deno.test("parseTrustRoot() reads keys, windows, revocations and passes drand through", () => {
   const root = parseTrustRoot(doc([

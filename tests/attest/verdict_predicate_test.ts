@@ -7,6 +7,7 @@ import {
   type VerdictPredicateCode,
 } from "../../mod.ts";
 import { verdictReport } from "./_verdict_report.ts";
+import { isCode } from "../_assert_code.ts";
 
 const options = {
   verifier: { version: "0.1.0", engine: "wasm", runtime: "deno 2.9.6" },
@@ -16,7 +17,7 @@ const options = {
 const built = buildVerdictPredicate(verdictReport(), options);
 /** The predicate as a verifier receives it: plain JSON. */
 const json = (): Record<string, unknown> => JSON.parse(JSON.stringify(built));
-const code = (c: VerdictPredicateCode) => (e: unknown) => e instanceof InputError && e.code === c;
+const code = (c: VerdictPredicateCode) => isCode(InputError, c);
 
 type Json = Record<string, unknown> | unknown[];
 /** Every object in the predicate with its path, the free-form `assets` map excluded. */

@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { auditArgs, type AuditFixture, makeAuditFixture } from "./_audit_fixture.ts";
 import { copyCheckout, runBitaudit } from "./_run.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
 import {
   decodePrivateKeyPem,
   encodeBase64,
@@ -191,7 +193,7 @@ Deno.test("check exits 1 naming the missing field when a validly signed verdict 
 Deno.test("tampered claim logs are refused before anything is signed", async () => {
   const text = await Deno.readTextFile(honest.log);
   const lines = text.split("\n");
-  const cases: [string, string, RegExp][] = [
+  const cases: [string, string, CliErrorCode[]][] = [
     [
       "mid-log record",
       [
@@ -199,12 +201,14 @@ Deno.test("tampered claim logs are refused before anything is signed", async () 
         lines[1]!.replace(/"size":(\d+)/, (_m, d) => `"size":${Number(d) + 1}`),
         ...lines.slice(2),
       ].join("\n"),
-      /LOG_CHAIN/,
+      ["LOG_CHAIN"],
     ],
-    ["truncated line", text.slice(0, text.length - 40), /LOG_SYNTAX/],
-    ["wrong type", text.replace('"seq":0', '"seq":"0"'), /CLAIM_INVALID/],
-    ["unknown version", text.replace("inference-claim/v1", "inference-claim/v2"), /CLAIM_VERSION/],
-    ["empty", "", /LOG_EMPTY/],
+    ["truncated line", text.slice(0, text.length - 40), ["LOG_SYNTAX"]],
+    ["wrong type", text.replace('"seq":0', '"seq":"0"'), ["CLAIM_INVALID"]],
+    ["unknown version", text.replace("inference-claim/v1", "inference-claim/v2"), [
+      "CLAIM_VERSION",
+    ]],
+    ["empty", "", ["LOG_EMPTY"]],
   ];
   for (const [name, body, re] of cases) {
     const path = `${honest.dir}/bad-${name.replace(/ /g, "_")}.jsonl`;
@@ -228,7 +232,7 @@ Deno.test("tampered claim logs are refused before anything is signed", async () 
       out,
     ]);
     assert.equal(r.code, 2, `${name}: ${r.stderr}`);
-    assert.match(r.stderr, re, name);
+    assertCliCode(r.stderr, ...re);
     assert.equal(r.stderr.trim().split("\n").length, 1, `${name}: one line`);
     await assert.rejects(() => Deno.stat(`${out}/attestation.dsse.json`), Deno.errors.NotFound);
   }
@@ -260,7 +264,7 @@ Deno.test("tampered claim logs are refused before anything is signed", async () 
     `${honest.dir}/last-out`,
   ]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /AUDIT_ROOT_MISMATCH/);
+  assertCliCode(r.stderr, "AUDIT_ROOT_MISMATCH");
 });
 
 Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and nothing overwritten", async () => {
@@ -297,21 +301,21 @@ Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and n
     "--out",
     `${d}/${out}`,
   ];
-  const cases: [string[], RegExp][] = [
-    [audit({ key: `${d}/bad.pem` }, "o1"), /BAD_PEM|BAD_BASE64/],
-    [audit({ key: `${d}/short.pem` }, "o2"), /BAD_KEY/],
-    [audit({ randomness: "xyz" }, "o3"), /USAGE_RANDOMNESS/],
-    [audit({ k: "999" }, "o4"), /AUDIT_K/],
-    [audit({ log: `${d}/missing.jsonl` }, "o5"), /INPUT_MISSING/],
-    [["check", `${d}/env.json`, "--trust-root", honest.trustRoot], /BAD_BASE64|BAD_ENVELOPE/],
-    [["check", `${d}/nothing.json`, "--trust-root", honest.trustRoot], /INPUT_MISSING/],
-    [["check", good, "--trust-root", honest.log], /BAD_TRUST_ROOT|INPUT_JSON/],
-    [["plan", "--population", "100", "--p-false", "2"], /USAGE_NUMBER/],
+  const cases: [string[], CliErrorCode[]][] = [
+    [audit({ key: `${d}/bad.pem` }, "o1"), ["BAD_PEM", "BAD_BASE64"]],
+    [audit({ key: `${d}/short.pem` }, "o2"), ["BAD_KEY"]],
+    [audit({ randomness: "xyz" }, "o3"), ["USAGE_RANDOMNESS"]],
+    [audit({ k: "999" }, "o4"), ["AUDIT_K"]],
+    [audit({ log: `${d}/missing.jsonl` }, "o5"), ["INPUT_MISSING"]],
+    [["check", `${d}/env.json`, "--trust-root", honest.trustRoot], ["BAD_BASE64", "BAD_ENVELOPE"]],
+    [["check", `${d}/nothing.json`, "--trust-root", honest.trustRoot], ["INPUT_MISSING"]],
+    [["check", good, "--trust-root", honest.log], ["BAD_TRUST_ROOT", "INPUT_JSON"]],
+    [["plan", "--population", "100", "--p-false", "2"], ["USAGE_NUMBER"]],
   ];
   for (const [args, re] of cases) {
     const r = await runBitaudit(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
-    assert.match(r.stderr, re, args.join(" "));
+    assertCliCode(r.stderr, ...re);
     assert.equal(r.stderr.trim().split("\n").length, 1);
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
   }
@@ -321,7 +325,7 @@ Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and n
   await Deno.writeTextFile(`${out}/report.md`, "mine");
   const r = await runBitaudit(auditArgs(honest, out, 2));
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /OUTPUT_EXISTS/);
+  assertCliCode(r.stderr, "OUTPUT_EXISTS");
   assert.equal(await Deno.readTextFile(`${out}/report.md`), "mine");
   const before = await Deno.readTextFile(honest.key);
   const g = await runBitaudit(["key", "generate", "--out", honest.key.replace(/\.key$/, "")]);
@@ -339,7 +343,7 @@ Deno.test("a tampered wasm engine stops the audit with exit 2", async () => {
     await Deno.writeFile(p, bytes);
     const r = await runBitaudit(auditArgs(honest, `${honest.dir}/wasm-out`, 2), { root: dir });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /ASSET_DIGEST_MISMATCH/);
+    assertCliCode(r.stderr, "ASSET_DIGEST_MISMATCH");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
+import { assertCliCode } from "../_assert_code.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -46,7 +47,7 @@ Deno.test("profiles show prints the datapaths and refuses an unknown id with exi
   assert.equal(JSON.parse(r.stdout).architecture, "sm_90");
   const bad = await runBitaudit(["profiles", "show", "h999"]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /PROFILE_UNKNOWN/);
+  assertCliCode(bad.stderr, "PROFILE_UNKNOWN");
 });
 
 Deno.test("vectors check exits 0 on a measured set and 1 on a corrupted copy", async () => {
@@ -90,7 +91,7 @@ Deno.test("vectors check exits 2 on a missing or malformed directory", async () 
     "/nonexistent",
   ]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /VECTOR_SET_MISSING/);
+  assertCliCode(r.stderr, "VECTOR_SET_MISSING");
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/a_x_bf16.txt`, "3f800000 zz\n");
@@ -116,7 +117,7 @@ Deno.test("a tampered profile makes the CLI exit 2 with ASSET_DIGEST_MISMATCH", 
     );
     const r = await runBitaudit(["profiles", "show", "a100"], { root: dir });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /ASSET_DIGEST_MISMATCH/);
+    assertCliCode(r.stderr, "ASSET_DIGEST_MISMATCH");
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { openAssetStore, readVectorSet } from "../../src/assets/mod.ts";
 import { AssetError } from "../../src/errors.ts";
 import { listVectorSets, loadVectorSet, MEASURED_VECTORS } from "../../src/resolve/mod.ts";
+import { isCode } from "../_assert_code.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -54,7 +55,7 @@ Deno.test("loadVectorSet() refuses a tampered measured file with ASSET_DIGEST_MI
     await Deno.writeFile(`${dir}/${ref.path}${d}`, bytes);
     await assert.rejects(
       () => loadVectorSet(store, ref),
-      (e) => e instanceof AssetError && e.code === "ASSET_DIGEST_MISMATCH",
+      isCode(AssetError, "ASSET_DIGEST_MISMATCH"),
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -20,6 +20,8 @@ import {
 import { synthBf16 } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { teslaSfu } from "../hardware/sfu/_tesla_sfu.ts";
+import { InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
@@ -202,6 +204,6 @@ Deno.test("a block record with a missing weight is NOT_VERIFIED; a malformed blo
   bad.predicate.workload.rmsNormEps = 1e-6;
   assert.throws(
     () => parseClaimLog(JSON.stringify(bad) + "\n"),
-    (e) => (e as { code: string }).code === "CLAIM_INVALID",
+    isCode(InputError, "CLAIM_INVALID"),
   );
 });

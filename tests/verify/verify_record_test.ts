@@ -8,6 +8,8 @@ import {
 } from "../../src/claims/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { runAudit, verifyRecord } from "../../src/verify/mod.ts";
+import { InputError } from "../../src/errors.ts";
+import { isCode } from "../_assert_code.ts";
 
 const H = "ab".repeat(32);
 
@@ -43,11 +45,11 @@ Deno.test("parseClaimLog() still refuses a malformed workload kind", () => {
   bad.predicate.workload.kind = "Model Forward";
   assert.throws(
     () => parseClaimLog(JSON.stringify(bad) + "\n"),
-    (e) => (e as { code: string }).code === "CLAIM_INVALID",
+    isCode(InputError, "CLAIM_INVALID"),
   );
   bad.predicate.workload = { kind: "model_forward", scale: 0.5 };
   assert.throws(
     () => parseClaimLog(JSON.stringify(bad) + "\n"),
-    (e) => (e as { code: string }).code === "CLAIM_INVALID",
+    isCode(InputError, "CLAIM_INVALID"),
   );
 });

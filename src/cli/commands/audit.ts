@@ -6,7 +6,7 @@
 import { Command } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
 import { signVerdict } from "../../attest/mod.ts";
-import { InputError } from "../../errors.ts";
+import { UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { type AuditReport, runAudit } from "../../verify/mod.ts";
@@ -80,7 +80,7 @@ export function auditCommand(): Command {
  *
  * @param o options as on the command line
  * @returns the report and the paths written
- * @throws {InputError} for unusable inputs (nothing is written then)
+ * @throws {InputError} for unusable inputs, {UsageError} for refused flags (nothing is written then)
  * @example
  * ```ts ignore
  * await auditLog({ log, randomness, round: "1", k: "10", keys: ["i.key"], out: "o", progress: false });
@@ -92,7 +92,7 @@ export async function auditLog(
   const round = _int(o.round, "--round", 0);
   const k = _int(o.k, "--k", 1);
   if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
-    throw new InputError(
+    throw new UsageError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
@@ -169,7 +169,7 @@ function _print(r: AuditReport, out: string): void {
 function _int(text: string, flag: string, min: number): number {
   const v = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < min) {
-    throw new InputError(
+    throw new UsageError(
       "USAGE_NUMBER",
       `Cannot use ${flag} '${text}': expected an integer >= ${min}`,
     );

@@ -7,7 +7,7 @@ import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
 import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
-import { InputError } from "../../errors.ts";
+import { UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -49,7 +49,7 @@ export function checkCommand(): CommandUnknownOpts {
     .action(async (attestation, opts) => {
       const threshold = Number(opts.threshold);
       if (!Number.isInteger(threshold) || threshold < 1) {
-        throw new InputError(
+        throw new UsageError(
           "USAGE_NUMBER",
           `Cannot use --threshold '${opts.threshold}': expected an integer >= 1`,
         );
@@ -82,7 +82,7 @@ export function checkCommand(): CommandUnknownOpts {
  *
  * @param o paths and options
  * @returns the check report
- * @throws {InputError} for unreadable or malformed inputs
+ * @throws {InputError} for unreadable or malformed inputs; {UsageError} for refused flags
  * @example
  * ```ts ignore
  * const r = await checkFile({ attestation: "a.json", trustRoot: "t.json" });
@@ -90,7 +90,7 @@ export function checkCommand(): CommandUnknownOpts {
  */
 export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   if (o.recompute && !o.log) {
-    throw new InputError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
+    throw new UsageError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
   }
   const envelope = await loadEnvelope(o.attestation);
   const trustRoot = await loadTrustRoot(o.trustRoot);

@@ -6,7 +6,7 @@
  */
 import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
-import { InputError } from "../../errors.ts";
+import { InputError, UsageError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
 import { runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
@@ -149,7 +149,7 @@ function _transpose(b: Uint16Array, k: number, n: number): Uint16Array {
 function _threads(text: string): number {
   const t = Number(text);
   if (!Number.isInteger(t) || t < 1 || t > 256) {
-    throw new InputError(
+    throw new UsageError(
       "USAGE_THREADS",
       `Cannot use --threads '${text}': expected an integer in 1..256`,
     );

@@ -4,7 +4,7 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { InputError } from "../../errors.ts";
+import { UsageError } from "../../errors.ts";
 import {
   detectionBinomial,
   detectionHypergeometric,
@@ -38,7 +38,7 @@ export function planCommand(): Command {
       const p = _num(opts.pFalse, "--p-false", { min: Number.MIN_VALUE, max: 1 });
       const falseCount = Math.max(1, Math.ceil(p * n - 1e-9));
       if ((opts.k === undefined) === (opts.confidence === undefined)) {
-        throw new InputError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
+        throw new UsageError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
       }
       if (opts.k !== undefined) {
         const k = _num(opts.k, "--k", { integer: true, min: 0, max: n });
@@ -94,7 +94,7 @@ function _num(
     !/^[0-9.eE+-]+$/.test(text) || !Number.isFinite(v) || (o.integer && !Number.isSafeInteger(v)) ||
     v < o.min || (o.max !== undefined && v > o.max)
   ) {
-    throw new InputError(
+    throw new UsageError(
       "USAGE_NUMBER",
       `Cannot use ${flag} '${text}': expected ${o.integer ? "an integer" : "a number"} >= ${o.min}${
         o.max !== undefined ? ` and <= ${o.max}` : ""

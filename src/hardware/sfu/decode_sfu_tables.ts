@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AssetError } from "../../errors.ts";
+import { AssetError, type SfuTableCode } from "../../errors.ts";
 import {
   SFU_TABLE_DIR_ENTRY_BYTES,
   SFU_TABLE_FORMAT_VERSION,
@@ -95,6 +95,6 @@ function _readName(bytes: Uint8Array, at: number): string {
   return s;
 }
 
-function _fail(code: string, why: string): never {
+function _fail(code: SfuTableCode, why: string): never {
   throw new AssetError(code, `Cannot decode SFU tables: ${why}`);
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { InputError } from "../../errors.ts";
+import { InputError, type SafetensorsCode } from "../../errors.ts";
 import type { SafetensorsEntry } from "./parse_tensor_entry.ts";
 
 /**
@@ -83,6 +83,6 @@ function _byPlace(x: SafetensorsEntry, y: SafetensorsEntry): number {
   return x.name < y.name ? -1 : x.name > y.name ? 1 : 0;
 }
 
-function _fail(code: string, why: string): never {
+function _fail(code: SafetensorsCode, why: string): never {
   throw new InputError(code, `Cannot read safetensors data buffer: ${why}`);
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { InputError } from "../../errors.ts";
+import { InputError, type SafetensorsCode } from "../../errors.ts";
 import { type ByteSource, readExactly } from "./byte_source.ts";
 import { parseSafetensorsHeader, type SafetensorsHeader } from "./parse_safetensors_header.ts";
 import type { SafetensorsEntry } from "./parse_tensor_entry.ts";
@@ -138,6 +138,6 @@ function _checkArgs(source: ByteSource, options: OpenSafetensorsOptions): number
   return max;
 }
 
-function _fail(code: string, why: string): never {
+function _fail(code: SafetensorsCode, why: string): never {
   throw new InputError(code, `Cannot read safetensors: ${why}`);
 }

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { InputError } from "../../errors.ts";
+import { InputError, type SafetensorsCode } from "../../errors.ts";
 import { checkTiling } from "./check_tiling.ts";
 import { findDuplicateKey } from "./find_duplicate_key.ts";
 import { parseTensorEntry, type SafetensorsEntry } from "./parse_tensor_entry.ts";
@@ -122,6 +122,6 @@ function _kind(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 }
 
-function _fail(code: string, why: string, cause?: unknown): never {
+function _fail(code: SafetensorsCode, why: string, cause?: unknown): never {
   throw new InputError(code, `Cannot read safetensors header: ${why}`, { cause });
 }

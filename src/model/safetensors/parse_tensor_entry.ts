@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { InputError } from "../../errors.ts";
+import { InputError, type SafetensorsCode } from "../../errors.ts";
 import {
   isSafetensorsDtype,
   SAFETENSORS_DTYPE_BYTES,
@@ -135,7 +135,7 @@ function _offsets(offsets: readonly unknown[], where: string): [number, number] 
   return [begin, end];
 }
 
-function _fail(code: string, where: string, why: string): never {
+function _fail(code: SafetensorsCode, where: string, why: string): never {
   throw new InputError(code, `Cannot read safetensors ${where}: ${why}`);
 }
 

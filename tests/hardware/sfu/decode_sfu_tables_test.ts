@@ -6,16 +6,7 @@ import {
   sfuTableByteLength,
 } from "../../../src/hardware/sfu/mod.ts";
 import { readTeslaTableBytes } from "./_fp32_reference.ts";
-
-function codeOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AssetError) return e.code;
-    throw e;
-  }
-  return "accepted";
-}
+import { assertCode } from "../../_assert_code.ts";
 
 Deno.test("`decodeSfuTables()` round-trips through `encodeSfuTables()` when given the asset", () => {
   const bytes = readTeslaTableBytes();
@@ -35,18 +26,18 @@ Deno.test("`decodeSfuTables()` refuses malformed files with coded errors", () =>
     f(b);
     return b;
   };
-  assert.equal(codeOf(() => decodeSfuTables(new Uint8Array(3))), "SFU_TABLE_TRUNCATED");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[0] = 0x41))), "SFU_TABLE_MAGIC");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[4] = 2))), "SFU_TABLE_VERSION");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[8] = 4))), "SFU_TABLE_LAYOUT");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[13] = 1))), "SFU_TABLE_LAYOUT");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[16] = 0x78))), "SFU_TABLE_LAYOUT");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[20] = 0x78))), "SFU_TABLE_LAYOUT");
-  assert.equal(codeOf(() => decodeSfuTables(edit((b) => b[24] = 64))), "SFU_TABLE_LAYOUT");
-  assert.equal(codeOf(() => decodeSfuTables(good.slice(0, good.length - 1))), "SFU_TABLE_LENGTH");
+  assertCode(() => decodeSfuTables(new Uint8Array(3)), AssetError, "SFU_TABLE_TRUNCATED");
+  assertCode(() => decodeSfuTables(edit((b) => b[0] = 0x41)), AssetError, "SFU_TABLE_MAGIC");
+  assertCode(() => decodeSfuTables(edit((b) => b[4] = 2)), AssetError, "SFU_TABLE_VERSION");
+  assertCode(() => decodeSfuTables(edit((b) => b[8] = 4)), AssetError, "SFU_TABLE_LAYOUT");
+  assertCode(() => decodeSfuTables(edit((b) => b[13] = 1)), AssetError, "SFU_TABLE_LAYOUT");
+  assertCode(() => decodeSfuTables(edit((b) => b[16] = 0x78)), AssetError, "SFU_TABLE_LAYOUT");
+  assertCode(() => decodeSfuTables(edit((b) => b[20] = 0x78)), AssetError, "SFU_TABLE_LAYOUT");
+  assertCode(() => decodeSfuTables(edit((b) => b[24] = 64)), AssetError, "SFU_TABLE_LAYOUT");
+  assertCode(() => decodeSfuTables(good.slice(0, good.length - 1)), AssetError, "SFU_TABLE_LENGTH");
   const longer = new Uint8Array(good.length + 4);
   longer.set(good);
-  assert.equal(codeOf(() => decodeSfuTables(longer)), "SFU_TABLE_LENGTH");
+  assertCode(() => decodeSfuTables(longer), AssetError, "SFU_TABLE_LENGTH");
   assert.throws(() => decodeSfuTables([1, 2] as unknown as Uint8Array), TypeError);
 });
 

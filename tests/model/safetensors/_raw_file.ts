@@ -3,14 +3,14 @@
  *
  * @module
  */
-import assert from "node:assert/strict";
-import { BitauditError } from "../../../src/errors.ts";
+import { type InputCode, InputError } from "../../../src/errors.ts";
 import { bytesByteSource } from "../../../src/model/safetensors/bytes_byte_source.ts";
 import {
   openSafetensors,
   type OpenSafetensorsOptions,
   type SafetensorsFile,
 } from "../../../src/model/safetensors/open_safetensors.ts";
+import { assertRejectsCode } from "../../_assert_code.ts";
 
 /**
  * Builds a file from a header text (or raw header bytes) and a data buffer.
@@ -54,12 +54,8 @@ export function openBytes(
  * @param p the promise
  * @param code expected code
  */
-export async function rejectsWithCode(p: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof BitauditError, `expected a coded error, got ${e}`);
-    assert.equal(e.code, code);
-    return true;
-  });
+export async function rejectsWithCode(p: Promise<unknown>, code: InputCode): Promise<void> {
+  await assertRejectsCode(() => p, InputError, code);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { entry, openBytes, rawFile, rejectsWithCode } from "./_raw_file.ts";
+import type { SafetensorsCode } from "../../../src/errors.ts";
 
 const U8x4 = entry("U8", [4], [0, 4]);
 
 /** [case name, file bytes, expected code] */
-const _cases: [string, Uint8Array, string][] = [
+const _cases: [string, Uint8Array, SafetensorsCode][] = [
   ["the file is empty", new Uint8Array(0), "SAFETENSORS_TOO_SHORT"],
   ["the file has 7 bytes", new Uint8Array(7), "SAFETENSORS_TOO_SHORT"],
   ["the prefix is above 100 MB", rawFile("{}", 0, 100_000_001n), "SAFETENSORS_HEADER_TOO_LARGE"],
