@@ -13,9 +13,31 @@
  * ```
  * @module
  */
-export * from "./format.ts";
-export * from "./decode.ts";
-export * from "./round_pack.ts";
-export * from "./convert.ts";
-export * from "./bit_length.ts";
-export * from "./fast_fp32.ts";
+export { bitLength } from "./bit_length.ts";
+export { convert, type ConvertOptions } from "./convert.ts";
+export { decode, type Decoded, decodedToNumber, type DecodeOptions } from "./decode.ts";
+export { bitsFromF32, f32FromBits, fp32Add, fp32ToBf16 } from "./fast_fp32.ts";
+export {
+  BF16,
+  E4M3,
+  E5M2,
+  E8M13,
+  type FloatFormat,
+  formatByName,
+  type FormatName,
+  FORMATS,
+  FP16,
+  FP32,
+  type SpecialEncoding,
+  TF32,
+} from "./format.ts";
+export {
+  type ExactMagnitude,
+  type OverflowRule,
+  packFields,
+  packInfinity,
+  packZero,
+  type RoundingMode,
+  roundPack,
+  type RoundPackOptions,
+} from "./round_pack.ts";
