@@ -12,7 +12,75 @@
  * ```
  * @module
  */
-export * from "./gpu_profile.ts";
-export * from "./instruction_catalog.ts";
-export * from "./tensor_core/mod.ts";
-export * from "./sfu/mod.ts";
+export {
+  type DatapathQuery,
+  findDatapath,
+  type GpuProfile,
+  parseGpuProfile,
+} from "./gpu_profile.ts";
+export {
+  type Architecture,
+  findInstructions,
+  INSTRUCTION_CATALOG,
+  type InstructionShape,
+} from "./instruction_catalog.ts";
+export {
+  createSfu,
+  type CreateSfuOptions,
+  decodeSfuTables,
+  encodeSfuTables,
+  exp2Fixed,
+  type FixedApprox,
+  ieeeEx2,
+  ieeeLg2,
+  ieeeRcp,
+  ieeeRsqrt,
+  type IeeeSfuOptions,
+  ln2Fixed,
+  log2Fixed,
+  meetsSfuStatus,
+  mufuEx2,
+  mufuEx2Batch,
+  mufuLg2,
+  mufuRcp,
+  mufuRcpBatch,
+  mufuRsqrt,
+  mufuRsqrtBatch,
+  PRE_EX2_INF,
+  PRE_EX2_NAN,
+  preEx2,
+  type Sfu,
+  SFU_IEEE_V1,
+  SFU_TESLA_V1,
+  type SfuDescription,
+  sfuDescription,
+  type SfuFn,
+  type SfuFnName,
+  type SfuFunctionStatus,
+  type SfuMode,
+  type SfuModelDescriptor,
+  sfuSquare,
+  sfuSquareSerial,
+  sfuTableByteLength,
+  type SfuTableName,
+  type SfuTables,
+  type SfuValidationStatus,
+} from "./sfu/mod.ts";
+export {
+  blockFma,
+  type BlockOperands,
+  type Chain,
+  checkKWalkOperands,
+  type Datapath,
+  dotKWalk,
+  gatherSegments,
+  type InstructionFamily,
+  type KSegment,
+  type KWalkGemmOperands,
+  type KWalkOperands,
+  kWalkReference,
+  type MmaOperands,
+  mmaStep,
+  parseDatapath,
+  type ProfileDatapath,
+} from "./tensor_core/mod.ts";

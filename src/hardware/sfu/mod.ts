@@ -22,23 +22,38 @@
  * ```
  * @module
  */
-export * from "./sfu_tables.ts";
-export * from "./decode_sfu_tables.ts";
-export * from "./encode_sfu_tables.ts";
-export * from "./sfu_square.ts";
-export * from "./mufu_rcp.ts";
-export * from "./mufu_rsqrt.ts";
-export * from "./pre_ex2.ts";
-export * from "./mufu_ex2.ts";
-export * from "./mufu_lg2.ts";
-export * from "./ieee_options.ts";
-export * from "./ieee_rcp.ts";
-export * from "./ieee_rsqrt.ts";
-export * from "./ln2_fixed.ts";
-export * from "./exp2_fixed.ts";
-export * from "./ieee_ex2.ts";
-export * from "./log2_fixed.ts";
-export * from "./ieee_lg2.ts";
-export * from "./sfu_tesla_v1.ts";
-export * from "./create_sfu.ts";
-export * from "./meets_sfu_status.ts";
+export {
+  createSfu,
+  type CreateSfuOptions,
+  type Sfu,
+  type SfuDescription,
+  sfuDescription,
+  type SfuFn,
+  type SfuFnName,
+  type SfuMode,
+} from "./create_sfu.ts";
+export { decodeSfuTables } from "./decode_sfu_tables.ts";
+export { encodeSfuTables } from "./encode_sfu_tables.ts";
+export { exp2Fixed, type FixedApprox } from "./exp2_fixed.ts";
+export { ieeeEx2 } from "./ieee_ex2.ts";
+export { ieeeLg2 } from "./ieee_lg2.ts";
+export { type IeeeSfuOptions } from "./ieee_options.ts";
+export { ieeeRcp } from "./ieee_rcp.ts";
+export { ieeeRsqrt } from "./ieee_rsqrt.ts";
+export { ln2Fixed } from "./ln2_fixed.ts";
+export { log2Fixed } from "./log2_fixed.ts";
+export { meetsSfuStatus } from "./meets_sfu_status.ts";
+export { mufuEx2, mufuEx2Batch } from "./mufu_ex2.ts";
+export { mufuLg2 } from "./mufu_lg2.ts";
+export { mufuRcp, mufuRcpBatch } from "./mufu_rcp.ts";
+export { mufuRsqrt, mufuRsqrtBatch } from "./mufu_rsqrt.ts";
+export { PRE_EX2_INF, PRE_EX2_NAN, preEx2 } from "./pre_ex2.ts";
+export { sfuSquare, sfuSquareSerial } from "./sfu_square.ts";
+export { sfuTableByteLength, type SfuTableName, type SfuTables } from "./sfu_tables.ts";
+export {
+  SFU_IEEE_V1,
+  SFU_TESLA_V1,
+  type SfuFunctionStatus,
+  type SfuModelDescriptor,
+  type SfuValidationStatus,
+} from "./sfu_tesla_v1.ts";

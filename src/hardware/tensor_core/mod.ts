@@ -20,10 +20,20 @@
  * ```
  * @module
  */
-export * from "./datapath.ts";
-export * from "./parse_datapath.ts";
-export * from "./block_fma.ts";
-export * from "./mma_step.ts";
-export * from "./dot_k_walk.ts";
-export * from "./k_walk_operands.ts";
-export * from "./k_walk_reference.ts";
+export { blockFma, type BlockOperands } from "./block_fma.ts";
+export {
+  type Chain,
+  type Datapath,
+  type InstructionFamily,
+  type ProfileDatapath,
+} from "./datapath.ts";
+export { dotKWalk, type KWalkOperands } from "./dot_k_walk.ts";
+export {
+  checkKWalkOperands,
+  gatherSegments,
+  type KSegment,
+  type KWalkGemmOperands,
+} from "./k_walk_operands.ts";
+export { kWalkReference } from "./k_walk_reference.ts";
+export { type MmaOperands, mmaStep } from "./mma_step.ts";
+export { parseDatapath } from "./parse_datapath.ts";
