@@ -17,8 +17,11 @@ import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_back
 
 /** A validated stack profile. */
 export interface StackProfile {
+  /** Schema of the profile file. */
   readonly schema: "bitaudit.stack-profile/v1";
+  /** Profile id. */
   readonly id: string;
+  /** Human-readable name. */
   readonly name: string;
   /** Component versions, e.g. `{cutlass: "3.5.0"}`. */
   readonly components: Readonly<Record<string, string>>;
@@ -42,6 +45,7 @@ export interface StackProfile {
     readonly torch: string;
     readonly attention: AttentionBackendId;
   };
+  /** Where the profile's facts come from. */
   readonly sources: readonly string[];
 }
 

@@ -7,7 +7,9 @@
 
 /** A PyTorch release as `major.minor`. */
 export interface TorchRelease {
+  /** Major version. */
   readonly major: number;
+  /** Minor version. */
   readonly minor: number;
 }
 

@@ -10,5 +10,5 @@
  * ```
  * @module
  */
-export * from "./silu.ts";
-export * from "./elementwise_bf16.ts";
+export { addBf16, mulBf16 } from "./elementwise_bf16.ts";
+export { siluBf16, siluF32, type SiluOptions } from "./silu.ts";

@@ -22,7 +22,7 @@ import type { Fa2Build } from "./fa2_build.ts";
 export type Fa2Mufu = Mufu & { readonly lg2?: ((bits: number) => number) | undefined };
 
 /** FP32 operations of one build (patterns in, pattern out). */
-export interface _Fa2Arith {
+export interface Fa2Arith {
   /** FADD (FTZ in the fast-math build). */
   readonly add: (a: number, b: number) => number;
   /** FMUL. */
@@ -61,7 +61,7 @@ export interface _Fa2Arith {
  * if (a.recip(0x40000000) !== 0x3f000000) throw new Error(); // IEEE 1/2
  * ```
  */
-export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): _Fa2Arith {
+export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): Fa2Arith {
   const ftz = build.ftz;
   const o = { ftz };
   const { add, mul, fma } = f32Arith(o); // bound once: nothing allocated per call

@@ -6,7 +6,7 @@
  * @module
  */
 import { fp32ToBf16 } from "../../numerics/mod.ts";
-import { type _Fa2Arith, _isNanF32, _isZeroF32 } from "./_fa2_arith.ts";
+import { _isNanF32, _isZeroF32, type Fa2Arith } from "./_fa2_arith.ts";
 import type { _RowState } from "./_fa2_softmax_step.ts";
 
 /** Result of {@link _fa2Epilogue}. */
@@ -33,7 +33,7 @@ export interface _RowOutput {
 export function _fa2Epilogue(
   state: _RowState,
   ctx: {
-    readonly arith: _Fa2Arith;
+    readonly arith: Fa2Arith;
     readonly softmaxScale: number;
     readonly lse: boolean;
     readonly split: boolean;

@@ -8,10 +8,14 @@ import type { AttentionInputs, FlashAttentionOptions } from "./fa2_options.ts";
 import { fa2NumSplits } from "./fa2_num_splits.ts";
 
 /** One sequence of a (varlen) batch: token offsets and lengths. */
-export interface _Seq {
+export interface Fa2Sequence {
+  /** Offset of the sequence's first query token in the batch. */
   readonly q0: number;
+  /** Offset of the sequence's first key token in the batch. */
   readonly k0: number;
+  /** Query tokens. */
   readonly sq: number;
+  /** Key tokens. */
   readonly sk: number;
 }
 
@@ -24,7 +28,7 @@ export interface _Seq {
  * @returns the sequences
  * @throws {RangeError} on inconsistent heads, head dim, lengths or offsets
  */
-export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): _Seq[] {
+export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): Fa2Sequence[] {
   const { heads, kvHeads, headDim: d } = o;
   if (!Number.isInteger(heads) || !Number.isInteger(kvHeads) || kvHeads < 1 || heads % kvHeads) {
     throw new RangeError(`Cannot run FA2: heads ${heads} is not a multiple of kvHeads ${kvHeads}`);
@@ -45,7 +49,7 @@ export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): _
       "Cannot run FA2: cuSeqlensQ and cuSeqlensK must both be given, batch + 1 long",
     );
   }
-  const seq: _Seq[] = [];
+  const seq: Fa2Sequence[] = [];
   for (let b = 0; b + 1 < cq.length; b++) {
     const q0 = cq[b] as number, k0 = ck[b] as number;
     const sq = (cq[b + 1] as number) - q0, sk = (ck[b + 1] as number) - k0;
@@ -88,7 +92,7 @@ export interface _SplitPlan {
  * @returns the split count and the launch's seqlen_k
  * @throws {RangeError} when the heuristic must run and the SM count is missing
  */
-export function _splitPlan(o: FlashAttentionOptions, seq: _Seq[]): _SplitPlan {
+export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _SplitPlan {
   const maxQ = Math.max(...seq.map((s) => s.sq));
   const maxK = Math.max(...seq.map((s) => s.sk));
   const varlen = o.cuSeqlensQ !== undefined;

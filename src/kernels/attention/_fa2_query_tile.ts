@@ -7,7 +7,7 @@
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
-import type { _Fa2Arith } from "./_fa2_arith.ts";
+import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
 import { _fa2TileWalk, type SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
@@ -17,12 +17,12 @@ import { FA2_SPLIT_TILES, type Fa2Tiles } from "./fa2_tiles.ts";
 const NEG_INF = 0xff800000;
 
 /** What is fixed for the whole launch. */
-export interface _LaunchCtx {
+/** The decisions every query tile of a launch shares (the data part of a `Fa2Plan`). */
+export interface Fa2Launch {
+  /** The tensor-core datapath of the tile products (bf16 -> fp32 `mma`). */
   readonly dp: Datapath;
-  readonly arith: _Fa2Arith;
+  /** The FA2 build (fast-math or PyTorch-bundled). */
   readonly build: Fa2Build;
-  /** The K-walk of the tile products. */
-  readonly kWalk: SyncKWalk;
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
   /** `fl32(softmax_scale)` pattern. */
@@ -37,6 +37,14 @@ export interface _LaunchCtx {
   readonly tiles: Fa2Tiles;
   /** Whether the standard kernel's LSE is wanted (the split path always has one). */
   readonly lse: boolean;
+}
+
+/** A launch's decisions with the thread-local instructions and K-walk. */
+export interface _LaunchCtx extends Fa2Launch {
+  /** The build's FP32 instructions around one MUFU model. */
+  readonly arith: Fa2Arith;
+  /** The K-walk of the tile products. */
+  readonly kWalk: SyncKWalk;
 }
 
 /** A tile: consecutive query rows `i0 .. i0 + rows - 1` of one m-block, their K/V accessors. */

@@ -9,7 +9,7 @@
 import { dotKWalk, mmaStep } from "../../hardware/mod.ts";
 import type { Datapath } from "../../hardware/mod.ts";
 import { fp32ToBf16 } from "../../numerics/mod.ts";
-import type { _Fa2Arith } from "./_fa2_arith.ts";
+import type { Fa2Arith } from "./_fa2_arith.ts";
 import {
   _fa2SoftmaxStep,
   _laneColumns,
@@ -24,7 +24,7 @@ export interface _RowWalkInput {
   /** Tensor-core datapath (BF16 in, FP32 out, `mma` family). */
   readonly dp: Datapath;
   /** The build's FP32 instructions. */
-  readonly arith: _Fa2Arith;
+  readonly arith: Fa2Arith;
   /** The query row, BF16 patterns (length d). */
   readonly q: ArrayLike<number>;
   /** Key row `j` of the sequence and this row's KV head, BF16 patterns (length d). */

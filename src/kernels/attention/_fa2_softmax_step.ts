@@ -7,7 +7,7 @@
  * @module
  */
 import { f32FromBits } from "../../numerics/mod.ts";
-import type { _Fa2Arith } from "./_fa2_arith.ts";
+import type { Fa2Arith } from "./_fa2_arith.ts";
 
 const NEG_INF = 0xff800000;
 
@@ -66,7 +66,7 @@ export function _fa2SoftmaxStep(
   state: _RowState,
   s: ArrayLike<number>,
   ctx: {
-    readonly arith: _Fa2Arith;
+    readonly arith: Fa2Arith;
     readonly scaleLog2: number;
     readonly lanes: readonly (readonly number[])[];
     readonly first: boolean;

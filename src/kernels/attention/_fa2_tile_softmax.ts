@@ -8,7 +8,7 @@
  * @module
  */
 import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
-import type { _Fa2Arith } from "./_fa2_arith.ts";
+import type { Fa2Arith } from "./_fa2_arith.ts";
 import type { _RowState } from "./_fa2_softmax_step.ts";
 
 const NEG_INF = 0xff800000;
@@ -23,7 +23,7 @@ export interface _TileSoftmaxInput {
   readonly blockN: number;
   /** The four lanes' columns, lane order (see `_laneColumns`). */
   readonly lanes: readonly (readonly number[])[];
-  readonly arith: _Fa2Arith;
+  readonly arith: Fa2Arith;
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
   /** Whether this is the rows' first tile. */
@@ -93,7 +93,7 @@ function _laneSums(
   o: {
     p: Uint32Array;
     lanes: readonly (readonly number[])[];
-    arith: _Fa2Arith;
+    arith: Fa2Arith;
     first: boolean;
     prev: number;
     curOr0: number;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
-import type { _Fa2Arith } from "./_fa2_arith.ts";
+import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
 
@@ -20,7 +20,7 @@ export interface _TileWalkInput {
   /** Tensor-core datapath (BF16 in, FP32 out, `mma` family). */
   readonly dp: Datapath;
   /** The build's FP32 instructions. */
-  readonly arith: _Fa2Arith;
+  readonly arith: Fa2Arith;
   /** The K-walk that computes the tile products. */
   readonly kWalk: SyncKWalk;
   /** The tile's query rows, BF16 patterns, row-major [rows, d]. */

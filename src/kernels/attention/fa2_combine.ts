@@ -6,7 +6,7 @@
  * @module
  */
 import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
-import { type _Fa2Arith, _fa2Arith, _isNanF32, _isZeroF32, type Fa2Mufu } from "./_fa2_arith.ts";
+import { _fa2Arith, _isNanF32, _isZeroF32, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 
 const NEG_INF = 0xff800000;
@@ -81,7 +81,7 @@ export function fa2CombineRow(
  * @param arith the build's instructions
  * @returns the combined row
  */
-export function _fa2CombineRow(partials: Fa2SplitPartials, arith: _Fa2Arith): Fa2CombinedRow {
+export function _fa2CombineRow(partials: Fa2SplitPartials, arith: Fa2Arith): Fa2CombinedRow {
   const n = partials.o.length;
   const kMax = Math.max(2, 2 ** Math.ceil(Math.log2(n))); // exact for n <= 128
   const lanes = Math.min(32, kMax);

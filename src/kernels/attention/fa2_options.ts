@@ -13,8 +13,11 @@ import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
 
 /** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
 export interface AttentionInputs {
+  /** Q [total_q, heads, d]. */
   readonly q: Uint16Array;
+  /** K [total_k, kvHeads, d]. */
   readonly k: Uint16Array;
+  /** V [total_k, kvHeads, d]. */
   readonly v: Uint16Array;
 }
 

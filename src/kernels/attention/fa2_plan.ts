@@ -8,9 +8,9 @@
  */
 import { type Datapath, findDatapath } from "../../hardware/mod.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
-import { _fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
-import { type _Seq, _sequences, _splitPlan } from "./_fa2_launch.ts";
-import { _fa2QueryTile, type _LaunchCtx, _tileHeight } from "./_fa2_query_tile.ts";
+import { _fa2Arith, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
+import { _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
+import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
 import type { SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
@@ -25,9 +25,9 @@ import type {
  * Every decision of a launch (datapath, build, tiles, splits, scales, sequences), as
  * structured-cloneable data (no functions): it can be posted to a worker as is.
  */
-export interface Fa2Plan extends Omit<_LaunchCtx, "arith" | "kWalk"> {
+export interface Fa2Plan extends Fa2Launch {
   /** The sequences of the (varlen) batch. */
-  readonly seq: readonly _Seq[];
+  readonly seq: readonly Fa2Sequence[];
   /** Query heads. */
   readonly heads: number;
   /** KV heads. */
@@ -53,7 +53,7 @@ export interface Fa2Sinks {
 /** The thread-local part of a launch: the build's instructions and the K-walk. */
 export interface Fa2Runner {
   /** The build's FP32 instructions around one MUFU model. */
-  readonly arith: ReturnType<typeof _fa2Arith>;
+  readonly arith: Fa2Arith;
   /** The K-walk of the tile products. */
   readonly kWalk: SyncKWalk;
 }

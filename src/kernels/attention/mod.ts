@@ -44,13 +44,35 @@
  * ```
  * @module
  */
-export * from "./fa2_build.ts";
-export * from "./fa2_tiles.ts";
-export * from "./fa2_num_splits.ts";
-export * from "./fa2_sfu_functions.ts";
-export * from "./fa2_combine.ts";
-export * from "./fa2_options.ts";
-export * from "./fa2_plan.ts";
-export * from "./flash_attention_forward.ts";
-export type { Fa2Mufu } from "./_fa2_arith.ts";
-export type { SyncKWalk } from "./_fa2_tile_walk.ts";
+export { type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
+export { type Fa2Sequence } from "./_fa2_launch.ts";
+export { type Fa2Launch } from "./_fa2_query_tile.ts";
+export { type SyncKWalk } from "./_fa2_tile_walk.ts";
+export {
+  FA2_DAO_FASTMATH,
+  FA2_PYTORCH_BUNDLED,
+  type Fa2Build,
+  fa2Build,
+  type Fa2BuildId,
+} from "./fa2_build.ts";
+export { type Fa2CombinedRow, fa2CombineRow, type Fa2SplitPartials } from "./fa2_combine.ts";
+export { fa2NumSplits, type Fa2SplitShape } from "./fa2_num_splits.ts";
+export {
+  type AttentionInputs,
+  type Fa2Forward,
+  type FlashAttentionOptions,
+  type FlashAttentionResult,
+} from "./fa2_options.ts";
+export {
+  fa2Head,
+  type Fa2Plan,
+  fa2Result,
+  type Fa2Runner,
+  fa2Runner,
+  type Fa2Sinks,
+  fa2Sinks,
+  planFa2,
+} from "./fa2_plan.ts";
+export { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
+export { FA2_SPLIT_TILES, type Fa2Tiles, fa2Tiles } from "./fa2_tiles.ts";
+export { flashAttentionForward } from "./flash_attention_forward.ts";

@@ -19,10 +19,15 @@ import { type GemmRecipe, parseRecipe } from "./recipe.ts";
 
 /** One catalog region. */
 export interface CatalogEntry {
+  /** Output features N of the region. */
   readonly n: number;
+  /** Reduction length K of the region. */
   readonly k: number;
+  /** Smallest M (tokens) of the region. */
   readonly mMin: number;
+  /** Largest M (tokens) of the region. */
   readonly mMax: number;
+  /** The recipe the library runs in the region. */
   readonly recipe: GemmRecipe;
   /** Kernel symbol observed on the GPU, if captured. */
   readonly kernel: string | null;
@@ -34,11 +39,15 @@ export interface CatalogEntry {
 
 /** A validated dispatch catalog. */
 export interface DispatchCatalog {
+  /** Schema of the catalog file. */
   readonly schema: "bitaudit.dispatch-catalog/v1";
+  /** Catalog id. */
   readonly id: string;
   /** GPU profile id the catalog was captured on. */
   readonly gpu: string;
+  /** The library that dispatches (name and version). */
   readonly library: { readonly name: string; readonly version: string };
+  /** Element types of A, B, the output and the compute type. */
   readonly dtypes: {
     readonly a: string;
     readonly b: string;
@@ -47,7 +56,9 @@ export interface DispatchCatalog {
   };
   /** cuBLAS operand layout of the call (`tn` is `torch.nn.functional.linear`). */
   readonly layout: "tn" | "nn";
+  /** Where the catalog's facts come from. */
   readonly sources: readonly string[];
+  /** The regions, which do not overlap. */
   readonly entries: readonly CatalogEntry[];
 }
 

@@ -19,9 +19,29 @@
  * ```
  * @module
  */
-export * from "./recipe.ts";
-export * from "./partitions.ts";
-export * from "./k_walker.ts";
-export * from "./run_gemm_recipe.ts";
-export * from "./gemm.ts";
-export * from "./dispatch_catalog.ts";
+export {
+  type CatalogEntry,
+  type CatalogLookup,
+  type DispatchCatalog,
+  lookupRecipe,
+  parseDispatchCatalog,
+} from "./dispatch_catalog.ts";
+export { gemm, type GemmOptions } from "./gemm.ts";
+export { type KWalker, type KWalkJob, referenceKWalker } from "./k_walker.ts";
+export { type KSegment, slicedStripes, splitKPartitions } from "./partitions.ts";
+export {
+  type GemmRecipe,
+  type KWalkRecipe,
+  type ParallelSplitKRecipe,
+  parseRecipe,
+  RECIPE_SCHEMA,
+  type SerialSplitKRecipe,
+  type SingleWalkRecipe,
+  type SlicedKRecipe,
+} from "./recipe.ts";
+export {
+  type GemmOutFormat,
+  type GemmProblem,
+  type GemmResult,
+  runGemmRecipe,
+} from "./run_gemm_recipe.ts";

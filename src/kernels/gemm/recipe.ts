@@ -17,6 +17,7 @@ import { fieldsOf, int, oneOf, onlyKnown, str } from "../../json_fields.ts";
 
 /** CUTLASS default mainloop: one sequential K-walk per output, tiles recorded for provenance. */
 export interface KWalkRecipe {
+  /** Recipe family. */
   readonly family: "kwalk";
   /** Threadblock tile [M, N, K]. */
   readonly threadblock: readonly [number, number, number];
@@ -28,11 +29,13 @@ export interface KWalkRecipe {
 
 /** cuBLAS single walk (split 1, no intra-CTA K partition): identical to `kwalk`. */
 export interface SingleWalkRecipe {
+  /** Recipe family. */
   readonly family: "single_walk";
 }
 
 /** Serial split-K: partitions in order, each added to the previous output-rounded result. */
 export interface SerialSplitKRecipe {
+  /** Recipe family. */
   readonly family: "serial_split_k";
   /** Number of K partitions. */
   readonly splitK: number;
@@ -42,8 +45,11 @@ export interface SerialSplitKRecipe {
 
 /** Sliced-K inside a CTA (warp stripes of `warpK` every `tileK`), plus outer serial split-K. */
 export interface SlicedKRecipe {
+  /** Recipe family. */
   readonly family: "sliced_k";
+  /** Number of outer K partitions. */
   readonly splitK: number;
+  /** K-tile granularity of the partition boundaries. */
   readonly tileK: number;
   /** Stripe width owned by one warp; `tileK / warpK` partitions. */
   readonly warpK: number;
@@ -51,8 +57,11 @@ export interface SlicedKRecipe {
 
 /** Parallel split-K through a workspace, reduced by a separate pass in partition order. */
 export interface ParallelSplitKRecipe {
+  /** Recipe family. */
   readonly family: "parallel_split_k";
+  /** Number of K partitions. */
   readonly splitK: number;
+  /** K-tile granularity of the partition boundaries. */
   readonly tileK: number;
   /** Element type of the workspace partials: the output type or fp32. */
   readonly workspace: "output" | "fp32";

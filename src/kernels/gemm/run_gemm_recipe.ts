@@ -23,8 +23,11 @@ export interface GemmProblem {
   readonly a: Uint16Array;
   /** W, row-major [N, K]. */
   readonly b: Uint16Array;
+  /** Rows of x (tokens). */
   readonly m: number;
+  /** Rows of W (output features). */
   readonly n: number;
+  /** Reduction length. */
   readonly k: number;
   /** Epilogue format (default bf16). */
   readonly outFormat?: GemmOutFormat;

@@ -15,23 +15,22 @@
  * ```
  * @module
  */
-export * from "./f32_options.ts";
-export { roundToF32, roundToOdd } from "./round_to_f32.ts";
-export { fmaF32 } from "./fma_f32.ts";
 export { addF32 } from "./add_f32.ts";
-export { mulF32 } from "./mul_f32.ts";
-export { type F32Arith, f32Arith } from "./f32_arith.ts";
-export { divF32 } from "./div_f32.ts";
-export { sqrtF32 } from "./sqrt_f32.ts";
-export { f2i, type F2iOptions } from "./f2i.ts";
-export { saturateF32 } from "./saturate_f32.ts";
-export * from "./mufu.ts";
-export { trigReduceF32 } from "./trig_reduce.ts";
-export { cudaSinf } from "./cuda_sinf.ts";
 export { cudaCosf } from "./cuda_cosf.ts";
-export { cudaLogf } from "./cuda_logf.ts";
-export { cudaExpf, expfParts } from "./cuda_expf.ts";
 export { cudaExp2f, cudaRsqrtf } from "./cuda_exp2f.ts";
+export { cudaExpf, expfParts } from "./cuda_expf.ts";
+export { cudaLogf } from "./cuda_logf.ts";
+export { cudaSinf } from "./cuda_sinf.ts";
 export { cudaTanhf } from "./cuda_tanhf.ts";
-export { fastLogf, type FastLogfOptions, lg2Approx, LN2_F32 } from "./fast_logf.ts";
+export { divF32 } from "./div_f32.ts";
+export { f2i, type F2iOptions } from "./f2i.ts";
+export { type F32Arith, f32Arith } from "./f32_arith.ts";
+export { CUDA_NAN, type F32OpOptions, isNanF32 } from "./f32_options.ts";
 export { fastExpf, LOG2E_F32 } from "./fast_expf.ts";
+export { fastLogf, type FastLogfOptions, lg2Approx, LN2_F32 } from "./fast_logf.ts";
+export { fmaF32 } from "./fma_f32.ts";
+export { ex2ApproxF32, type Mufu, rsqrtApproxF32 } from "./mufu.ts";
+export { mulF32 } from "./mul_f32.ts";
+export { saturateF32 } from "./saturate_f32.ts";
+export { sqrtF32 } from "./sqrt_f32.ts";
+export { trigReduceF32 } from "./trig_reduce.ts";

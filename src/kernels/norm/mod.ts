@@ -17,6 +17,6 @@
  * ```
  * @module
  */
-export * from "./mean_factor.ts";
-export * from "./rms_norm.ts";
-export * from "./qk_norm.ts";
+export { meanFactor } from "./mean_factor.ts";
+export { qkNorm, type QkNormOptions } from "./qk_norm.ts";
+export { rmsNorm, type RmsNormOptions, type RmsNormResult } from "./rms_norm.ts";

@@ -16,10 +16,26 @@
  * ```
  * @module
  */
-export * from "./reduce_stack.ts";
-export * from "./reduce_stack_for_torch.ts";
-export * from "./reduce_config.ts";
-export * from "./reduction_plan.ts";
-export * from "./execute_plan.ts";
-export * from "./pytorch_reduce_plan.ts";
-export * from "./reduce_sum_rows.ts";
+export { executePlan, type ExecutePlanOptions } from "./execute_plan.ts";
+export {
+  type PytorchReducePlan,
+  pytorchReducePlan,
+  type PytorchReducePlanOptions,
+} from "./pytorch_reduce_plan.ts";
+export { lastPow2, type ReduceConfig, reduceConfig } from "./reduce_config.ts";
+export {
+  parseReduceStack,
+  REDUCE_STACK_CUDA_LEGACY,
+  REDUCE_STACK_CUDA_RECENT,
+  REDUCE_STACK_ROCM_RECENT,
+  type ReduceStack,
+  type WarpShuffleOrder,
+} from "./reduce_stack.ts";
+export { reduceStackForTorch, type ReduceStackForTorchOptions } from "./reduce_stack_for_torch.ts";
+export { reduceSumRows, type ReduceSumRowsOptions, rowShift } from "./reduce_sum_rows.ts";
+export {
+  type CombineStep,
+  type ReductionPlan,
+  sequentialPlan,
+  validatePlan,
+} from "./reduction_plan.ts";

@@ -11,6 +11,6 @@
  * ```
  * @module
  */
-export * from "./rope_inv_freq.ts";
-export * from "./rope_tables.ts";
-export * from "./apply_rope.ts";
+export { applyRope } from "./apply_rope.ts";
+export { ropeInvFreq } from "./rope_inv_freq.ts";
+export { type RopeTables, ropeTables } from "./rope_tables.ts";

@@ -11,9 +11,13 @@ import { cudaCosf, cudaSinf } from "../math/mod.ts";
 
 /** BF16 cos and sin tables, row-major [positions, headDim]. */
 export interface RopeTables {
+  /** cos, BF16 patterns [positions, headDim]. */
   readonly cos: Uint16Array;
+  /** sin, BF16 patterns [positions, headDim]. */
   readonly sin: Uint16Array;
+  /** Head dimension. */
   readonly headDim: number;
+  /** Number of positions. */
   readonly positions: number;
 }
 

@@ -22,10 +22,29 @@
  * ```
  * @module
  */
-export * from "./softmax_warp.ts";
-export * from "./softmax_stack.ts";
-export * from "./softmax_stack_for_torch.ts";
-export * from "./softmax_launch.ts";
-export * from "./softmax_block_plan.ts";
-export * from "./softmax_block.ts";
-export * from "./softmax_rows.ts";
+export { softmaxBlock, type SoftmaxBlockOptions } from "./softmax_block.ts";
+export {
+  type SoftmaxBlockPlan,
+  softmaxBlockPlan,
+  type SoftmaxBlockPlanOptions,
+} from "./softmax_block_plan.ts";
+export {
+  type SoftmaxBlockLaunch,
+  type SoftmaxLaunch,
+  softmaxLaunch,
+  type SoftmaxLaunchOptions,
+  type SoftmaxWarpLaunch,
+} from "./softmax_launch.ts";
+export { softmaxRows, type SoftmaxRowsOptions } from "./softmax_rows.ts";
+export {
+  SOFTMAX_STACK_TORCH_2_1,
+  SOFTMAX_STACK_TORCH_2_4,
+  SOFTMAX_STACK_TORCH_2_7,
+  type SoftmaxBlockTree,
+  type SoftmaxStack,
+} from "./softmax_stack.ts";
+export {
+  softmaxStackForTorch,
+  type SoftmaxStackForTorchOptions,
+} from "./softmax_stack_for_torch.ts";
+export { softmaxWarp, type SoftmaxWarpOptions } from "./softmax_warp.ts";
