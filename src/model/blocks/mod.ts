@@ -32,10 +32,32 @@
  * ```
  * @module
  */
-export * from "./layer_shape.ts";
-export * from "./block_runtime.ts";
-export * from "./sfu_usage.ts";
-export type { BlockPlanBase, BlockSupport } from "./block_support.ts";
-export * from "./run_projection.ts";
-export * from "./ffn_block.ts";
-export * from "./attention_block.ts";
+export {
+  type AttentionBlockOptions,
+  type AttentionBlockPlan,
+  type AttentionBlockResult,
+  type AttentionBlockWeights,
+  planAttentionBlock,
+  type RopeSource,
+  runAttentionBlock,
+} from "./attention_block.ts";
+export {
+  type BlockRuntime,
+  catalogDispatch,
+  fixedRecipeDispatch,
+  type GemmCall,
+  type GemmDispatch,
+  type GemmDispatchResult,
+  type ProjectionName,
+} from "./block_runtime.ts";
+export { type BlockPlanBase, type BlockSupport } from "./block_support.ts";
+export {
+  type FfnBlockPlan,
+  type FfnBlockResult,
+  type FfnBlockWeights,
+  planFfnBlock,
+  runFfnBlock,
+} from "./ffn_block.ts";
+export { checkDenseLayerShape, type DenseLayerShape, QWEN3_4B_LAYER } from "./layer_shape.ts";
+export { runProjection } from "./run_projection.ts";
+export { type SfuUsageCheck, type SfuUse } from "./sfu_usage.ts";

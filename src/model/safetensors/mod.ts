@@ -22,14 +22,33 @@
  * ```
  * @module
  */
-export * from "./safetensors_dtype.ts";
-export * from "./byte_source.ts";
-export * from "./bytes_byte_source.ts";
-export type { SafetensorsEntry } from "./parse_tensor_entry.ts";
-export * from "./parse_safetensors_header.ts";
-export * from "./view_tensor_bytes.ts";
-export * from "./open_safetensors.ts";
-export type { SafetensorsTensorInput } from "./check_writer_input.ts";
-export type { EncodeSafetensorsOptions } from "./plan_safetensors_layout.ts";
-export * from "./encode_safetensors_chunks.ts";
-export * from "./encode_safetensors.ts";
+export { type ByteSource, readExactly } from "./byte_source.ts";
+export { bytesByteSource } from "./bytes_byte_source.ts";
+export { type SafetensorsTensorInput } from "./check_writer_input.ts";
+export { encodeSafetensors } from "./encode_safetensors.ts";
+export { encodeSafetensorsChunks, type SafetensorsChunks } from "./encode_safetensors_chunks.ts";
+export {
+  DEFAULT_MAX_HEADER_BYTES,
+  openSafetensors,
+  type OpenSafetensorsOptions,
+  type SafetensorsFile,
+} from "./open_safetensors.ts";
+export {
+  METADATA_KEY,
+  parseSafetensorsHeader,
+  type SafetensorsHeader,
+} from "./parse_safetensors_header.ts";
+export { type SafetensorsEntry } from "./parse_tensor_entry.ts";
+export { type EncodeSafetensorsOptions } from "./plan_safetensors_layout.ts";
+export {
+  dtypeByteSize,
+  isSafetensorsDtype,
+  SAFETENSORS_DTYPE_BYTES,
+  SAFETENSORS_DTYPES,
+  type SafetensorsDtype,
+} from "./safetensors_dtype.ts";
+export {
+  type SafetensorsView,
+  type SafetensorsViewTypes,
+  viewTensorBytes,
+} from "./view_tensor_bytes.ts";
