@@ -40,14 +40,9 @@
  * ```
  * @module
  */
-export { createGemmEngine, engineFromModule, engineSupports, prepareWalk } from "./gemm_engine.ts";
-export type { GemmEngine } from "./gemm_engine.ts";
-export { createGemmPool, POOL_INLINE_BELOW } from "./gemm_pool.ts";
-export type { GemmPool } from "./gemm_pool.ts";
-export { createFa2Pool } from "./fa2_pool.ts";
-export type { Fa2Pool } from "./fa2_pool.ts";
-export { createGemmWalker } from "./gemm_walker.ts";
-export type { GemmWalker } from "./gemm_walker.ts";
-export { serveWorkerJobs, startWorkerGroup } from "./worker_group.ts";
-export type { WorkerGroup, WorkerReply } from "./worker_group.ts";
-export type { GatheredWalk, KernelParams } from "./wasm_kernel.ts";
+export { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
+export { createGemmEngine, engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
+export { createGemmPool, type GemmPool, POOL_INLINE_BELOW } from "./gemm_pool.ts";
+export { createGemmWalker, type GemmWalker } from "./gemm_walker.ts";
+export { type GatheredWalk, type KernelParams } from "./wasm_kernel.ts";
+export { startWorkerGroup, type WorkerGroup, type WorkerReply } from "./worker_group.ts";

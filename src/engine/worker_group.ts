@@ -9,8 +9,11 @@
 
 /** Reply of a worker to a job. */
 export interface WorkerReply {
+  /** The job this reply answers. */
   readonly id: number;
+  /** Whether the job ran. */
   readonly ok: boolean;
+  /** The first line of the failure, when it did not. */
   readonly error?: string;
 }
 
