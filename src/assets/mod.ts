@@ -11,10 +11,17 @@
  * ```
  * @module
  */
-export * from "./manifest.ts";
-export * from "../sha256_hex.ts";
-export * from "./asset_store.ts";
-export * from "./read_vector_set.ts";
-export * from "./parse_vector_text.ts";
-export * from "./file_byte_source.ts";
-export * from "./blob_store.ts";
+export { type AssetStore, openAssetStore } from "./asset_store.ts";
+export { type BlobStore, openBlobStore } from "./blob_store.ts";
+export { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
+export { type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts";
+export { type VectorText } from "./parse_vector_text.ts";
+export {
+  type AccumulatorSource,
+  parseVectorSet,
+  readVectorSet,
+  type VectorOutput,
+  type VectorSet,
+  type VectorSetFiles,
+} from "./read_vector_set.ts";
+export { sha256Hex } from "../sha256_hex.ts";
