@@ -21,15 +21,21 @@
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
 
 /** Weight names of each block kind. */
-export const BLOCK_WEIGHT_NAMES = Object.freeze({
+export const BLOCK_WEIGHT_NAMES: Readonly<{
+  attention_block: readonly ["norm", "q", "k", "v", "o", "qNorm", "kNorm"];
+  ffn_block: readonly ["norm", "gate", "up", "down"];
+}> = Object.freeze({
   attention_block: Object.freeze(["norm", "q", "k", "v", "o", "qNorm", "kNorm"] as const),
   ffn_block: Object.freeze(["norm", "gate", "up", "down"] as const),
 });
 
 /** A block workload. */
 export interface BlockWorkload {
+  /** Which block of a decoder layer. */
   readonly kind: "attention_block" | "ffn_block";
+  /** Tokens of the one sequence the block runs on. */
   readonly tokens: number;
+  /** The layer shape (hidden size, FFN width, heads, KV heads, head dimension). */
   readonly shape: {
     readonly hidden: number;
     readonly intermediate: number;
@@ -39,6 +45,7 @@ export interface BlockWorkload {
   };
   /** `rms_norm_eps` as the decimal text of the Python float. */
   readonly rmsNormEps: string;
+  /** The kernel of the block's projections. */
   readonly kernel: KernelRef;
   /** Attention launch facts (attention blocks only). */
   readonly attention?: {
@@ -47,6 +54,7 @@ export interface BlockWorkload {
   };
   /** Weight digests by name. */
   readonly weights: Readonly<Record<string, string>>;
+  /** The block input [T, hidden], BF16: digest of its bytes and its shape. */
   readonly input: { readonly sha256: string; readonly shape: readonly [number, number] };
 }
 

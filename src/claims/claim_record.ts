@@ -107,11 +107,15 @@ export interface ClaimPredicate {
 
 /** A claim record (an in-toto Statement). */
 export interface ClaimRecord {
+  /** The in-toto Statement type. */
   readonly _type: typeof STATEMENT_TYPE;
+  /** The one subject: the record's log position and its fingerprint digest. */
   readonly subject: readonly [
     { readonly name: string; readonly digest: { readonly sha256: string } },
   ];
+  /** The claim predicate type. */
   readonly predicateType: typeof CLAIM_PREDICATE_TYPE;
+  /** What was computed, on what, and its output's fingerprint. */
   readonly predicate: ClaimPredicate;
 }
 

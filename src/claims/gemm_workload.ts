@@ -18,16 +18,25 @@ export type KernelRef =
 
 /** A GEMM workload. */
 export interface GemmWorkload {
+  /** The workload kind. */
   readonly kind: "gemm";
+  /** Rows of the input (tokens). */
   readonly m: number;
+  /** Rows of the weight matrix (output features). */
   readonly n: number;
+  /** Reduction length (input features). */
   readonly k: number;
+  /** Element type of both operands. */
   readonly dtype: "bf16" | "fp16";
+  /** Element type of the output. */
   readonly out: "bf16" | "fp16";
+  /** Operand layout: `x [M, K]` times `W [N, K]` transposed. */
   readonly layout: "tn";
   /** The kernel: an explicit recipe descriptor, or a dispatch catalog to look the shape up in. */
   readonly kernel: KernelRef;
+  /** The weights W [N, K]: digest of their bytes and their shape. */
   readonly weights: { readonly sha256: string; readonly shape: readonly [number, number] };
+  /** The input x [M, K]: digest of its bytes and its shape. */
   readonly input: { readonly sha256: string; readonly shape: readonly [number, number] };
 }
 

@@ -20,13 +20,37 @@
  * ```
  * @module
  */
-export * from "../sha256_hex.ts";
-export * from "./assert_json_safe.ts";
-export * from "./canonical_json.ts";
+export { assertJsonSafe } from "./assert_json_safe.ts";
+export { BLOCK_WEIGHT_NAMES, type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
+export { canonicalJson, type CanonicalJsonOptions } from "./canonical_json.ts";
+export {
+  type ClaimLog,
+  type ClaimLogLimits,
+  formatClaimLog,
+  logRoot,
+  parseClaimLog,
+} from "./claim_log.ts";
+export {
+  CLAIM_PREDICATE_TYPE,
+  type ClaimPredicate,
+  type ClaimRecord,
+  GENESIS_PREV,
+  isBlockWorkload,
+  isGemmWorkload,
+  makeClaimRecord,
+  type OtherWorkload,
+  parseClaimRecord,
+  recordDigest,
+  STATEMENT_TYPE,
+  type Workload,
+} from "./claim_record.ts";
+export {
+  type GemmWorkload,
+  type KernelRef,
+  parseGemmWorkload,
+  parseKernelRef,
+} from "./gemm_workload.ts";
+export { bytesToHex, hexToBytes } from "./hex.ts";
 export { MERKLE_HASH_BYTES, merkleLeafHash, merkleNodeHash, merkleRoot } from "./merkle.ts";
-export * from "./merkle_proof.ts";
-export * from "./hex.ts";
-export * from "./gemm_workload.ts";
-export * from "./block_workload.ts";
-export * from "./claim_record.ts";
-export * from "./claim_log.ts";
+export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
+export { sha256Hex } from "../sha256_hex.ts";
