@@ -20,8 +20,11 @@ export interface DetectionLevel {
 
 /** The statement recorded with a verdict. */
 export interface DetectionStatement {
+  /** Records in the log. */
   readonly population: number;
+  /** Records audited. */
   readonly k: number;
+  /** Detection probability per misreporting rate. */
   readonly levels: readonly DetectionLevel[];
 }
 

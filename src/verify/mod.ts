@@ -19,11 +19,41 @@
  * ```
  * @module
  */
-export * from "./seed.ts";
-export * from "./sample_indices.ts";
-export * from "./plan.ts";
-export * from "./detection.ts";
-export * from "./record_result.ts";
-export * from "./check_vector_set.ts";
-export * from "./verify_record.ts";
-export * from "./run_audit.ts";
+export {
+  checkVectorSet,
+  type VectorMismatch,
+  type VectorOutputResult,
+} from "./check_vector_set.ts";
+export {
+  DEFAULT_RATES,
+  type DetectionLevel,
+  type DetectionStatement,
+  detectionStatement,
+} from "./detection.ts";
+export {
+  detectionBinomial,
+  detectionHypergeometric,
+  type HypergeometricSample,
+  type HypergeometricTarget,
+  requiredSampleBinomial,
+  requiredSampleHypergeometric,
+} from "./plan.ts";
+export {
+  type AuditVerdict,
+  auditVerdict,
+  type FirstDifference,
+  type RecordResult,
+  type RecordStatus,
+  type StepResult,
+} from "./record_result.ts";
+export { type AuditInputs, type AuditReport, runAudit } from "./run_audit.ts";
+export {
+  counterStream,
+  type Sample,
+  SAMPLE_ALGORITHM,
+  sampleIndices,
+  type SampleSize,
+  uniformBelow,
+} from "./sample_indices.ts";
+export { AUDIT_SEED_DOMAIN, deriveSeed, type SeedInputs } from "./seed.ts";
+export { type VerifyContext, verifyRecord } from "./verify_record.ts";
