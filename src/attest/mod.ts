@@ -33,21 +33,59 @@
  * ```
  * @module
  */
-export * from "./pae.ts";
-export * from "./base64.ts";
-export * from "./pem.ts";
-export * from "./spki.ts";
-export * from "./pkcs8.ts";
-export * from "./key_id.ts";
+export {
+  type Base64Alphabet,
+  decodeBase64,
+  type DecodeBase64Options,
+  encodeBase64,
+} from "./base64.ts";
+export { buildTrustRoot } from "./build_trust_root.ts";
+export { checkAttestation, type CheckItem, type CheckReport } from "./check_attestation.ts";
+export {
+  addSignature,
+  type DsseEnvelope,
+  type DsseSignature,
+  signEnvelope,
+  type SignEnvelopeOptions,
+  type SigningKey,
+} from "./dsse.ts";
+export {
+  MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_SIGNATURES,
+  parseEnvelope,
+  type ParseEnvelopeOptions,
+} from "./envelope.ts";
 export { type Ed25519KeyPair, generateKeyPair, publicKeyFromPrivate } from "./generate_key_pair.ts";
-export * from "./signature.ts";
-export * from "./dsse.ts";
-export * from "./envelope.ts";
-export * from "./verify_envelope.ts";
-export * from "./statement.ts";
-export * from "./rfc3339.ts";
-export * from "./trust_root.ts";
-export * from "./key_valid_at.ts";
+export { keyId } from "./key_id.ts";
+export {
+  keyValidAt,
+  type KeyValidity,
+  type KeyValidityQuery,
+  trustedKeysAt,
+} from "./key_valid_at.ts";
+export { pae } from "./pae.ts";
+export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
+export { decodePem, encodePem } from "./pem.ts";
+export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } from "./pkcs8.ts";
+export { parseRfc3339 } from "./rfc3339.ts";
+export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
+export { sign, type SignatureCheck, verify } from "./signature.ts";
+export { decodePublicKeyPem, decodeSpki, encodePublicKeyPem, encodeSpki } from "./spki.ts";
+export {
+  encodeStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  parseStatement,
+  type Statement,
+  STATEMENT_TYPE,
+  type StatementSubject,
+} from "./statement.ts";
+export {
+  type KeyRole,
+  parseTrustRoot,
+  TRUST_ROOT_MEDIA_TYPE,
+  type TrustRoot,
+  type TrustRootKey,
+} from "./trust_root.ts";
 export {
   buildVerdictPredicate,
   type BuildVerdictPredicateOptions,
@@ -59,8 +97,10 @@ export {
   type VerdictSfuUse,
   type VerifierInfo,
 } from "./verdict_predicate.ts";
-export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
 export { verdictStatement } from "./verdict_statement.ts";
-export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
-export * from "./check_attestation.ts";
-export * from "./build_trust_root.ts";
+export {
+  type EnvelopeVerification,
+  type SignatureResult,
+  verifyEnvelope,
+  type VerifyEnvelopeOptions,
+} from "./verify_envelope.ts";
