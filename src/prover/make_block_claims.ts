@@ -24,7 +24,9 @@ import { synthBf16 } from "./synth_tensor.ts";
 
 /** Where the block records go in the log and how tensors are stored. */
 export interface BlockClaimsContext {
+  /** Asset store for profiles, catalogs and SFU tables. */
   readonly store: AssetStore;
+  /** K-walk implementation of the GEMMs. */
   readonly walker: KWalker;
   /**
    * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on

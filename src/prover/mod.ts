@@ -8,7 +8,12 @@
  * ```
  * @module
  */
-export * from "./scenario.ts";
-export * from "./synth_tensor.ts";
-export * from "./make_claims.ts";
-export * from "./make_block_claims.ts";
+export { type BlockClaimsContext, makeBlockClaims } from "./make_block_claims.ts";
+export { makeClaims, type ProverOutput } from "./make_claims.ts";
+export {
+  type BlockScenario,
+  type Falsification,
+  parseScenario,
+  type Scenario,
+} from "./scenario.ts";
+export { synthBf16 } from "./synth_tensor.ts";

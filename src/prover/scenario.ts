@@ -43,14 +43,20 @@ export type Falsification =
 
 /** A validated scenario. */
 export interface Scenario {
+  /** Id of the claim log to produce. */
   readonly logId: string;
+  /** Seed of the synthetic tensors. */
   readonly seed: string;
+  /** GPU profile id and the number of GPUs. */
   readonly hardware: { readonly profile: string; readonly count: number };
+  /** Stack profile id and component versions. */
   readonly software: {
     readonly stack: string;
     readonly components: Readonly<Record<string, string>>;
   };
+  /** Dispatch catalog id of the GEMMs. */
   readonly catalog: string;
+  /** Model name, layers and the projections of a layer. */
   readonly model: {
     readonly name: string;
     readonly layers: number;
@@ -60,10 +66,13 @@ export interface Scenario {
       readonly k: number;
     }[];
   };
+  /** Batch sizes (tokens) the records cycle through. */
   readonly batchSizes: readonly number[];
+  /** Number of GEMM records. */
   readonly records: number;
   /** Layer-block records appended after the GEMM records (optional). */
   readonly blocks?: BlockScenario;
+  /** Records to falsify, and how. */
   readonly falsify: readonly Falsification[];
 }
 
