@@ -1,50 +1,273 @@
 /**
  * bitaudit: bit-exact verification of AI inference claims.
  *
- * The library API: number formats on bit patterns, GPU profiles and tensor-core arithmetic, the
- * kernels and model blocks, the execution engine (wasm GEMM, worker pools), the hash-checked asset
- * store and the resolution of named assets, and the verification building blocks.
+ * The root entry point is the audit workflow: coded errors, number formats on bit patterns, the
+ * hash-checked asset store and the resolution of named assets, claim logs and their commitments,
+ * sampling and recompute-and-compare audits (with the engine's GEMM walker to run them), and
+ * signed, checkable verdicts. The layers below have their own entry points, each with a tour in
+ * its module doc: `./numerics`, `./hardware` (GPU profiles, tensor cores, SFU), `./kernels`
+ * (GEMM recipes, libdevice math, reductions, norms, RoPE, softmax, FlashAttention-2), `./model`
+ * (safetensors, transformer blocks), `./engine`, `./resolve`, `./claims`, `./verify`, `./attest`,
+ * `./prover`, and `./cli`.
  *
  * @example
  * ```ts
- * import { BF16, blockFma, FP32 } from "./mod.ts";
- * const h100 = {
- *   family: "mma", input: BF16, output: FP32, k: 16, blockSize: 16, fracBits: 25,
- *   resultFormat: FP32, rounding: "rz", alignFloor: -133, chain: { kind: "contiguous" },
- *   accumulator: "early",
- * } as const;
- * const d = blockFma(h100, { c: 0, a: [0x3f80, 0x3f80], b: [0x3f80, 0x3f80] });
- * if (d !== 0x40000000) throw new Error("1*1 + 1*1 = 2");
+ * import {
+ *   BF16, bytesToHex, canonicalJson, convert, deriveSeed, FP32, merkleRoot, requiredSampleBinomial,
+ *   sampleIndices,
+ * } from "./mod.ts";
+ * import { sha256 } from "@noble/hashes/sha2.js";
+ * if (convert(FP32, BF16, 0x40490fdb) !== 0x4049) throw new Error("pi rounds to bf16 0x4049");
+ * // A prover commits to its claim records; a public beacon then fixes the sample.
+ * const records = [{ seq: 0, out: "9f3a" }, { seq: 1, out: "77c1" }];
+ * const root = merkleRoot(records.map((r) => sha256(canonicalJson(r))));
+ * const seed = deriveSeed({
+ *   auditId: "audit-1", logRoot: bytesToHex(root), randomness: "22".repeat(32), round: 1,
+ * });
+ * const k = requiredSampleBinomial(0.01, 0.95);
+ * if (sampleIndices(seed, { population: 1_000_000, k }).sorted.length !== k) throw new Error();
  * ```
  * @module
  */
-export * from "./src/numerics/mod.ts";
-export * from "./src/hardware/mod.ts";
-export * from "./src/assets/mod.ts";
-export * from "./src/errors.ts";
-export { VERSION } from "./src/version.ts";
-export * from "./src/claims/mod.ts";
-export * from "./src/verify/mod.ts";
-export * from "./src/attest/mod.ts";
-// The verdict contract and signing API, named.
 export {
+  type AssetCode,
+  AssetError,
+  type AttestCode,
+  type AuditCode,
+  type BitauditCode,
+  BitauditError,
+  type ClaimCode,
+  type FileCode,
+  type InputCode,
+  InputError,
+  isUnknownAsset,
+  type SafetensorsCode,
+  type SfuTableCode,
+  type UnknownAssetCode,
+  type UsageCode,
+  UsageError,
+  type VectorSetCode,
+  type VerdictPredicateCode,
+} from "./src/errors.ts";
+export { VERSION } from "./src/version.ts";
+export {
+  BF16,
+  bitLength,
+  bitsFromF32,
+  convert,
+  type ConvertOptions,
+  decode,
+  type Decoded,
+  decodedToNumber,
+  type DecodeOptions,
+  E4M3,
+  E5M2,
+  E8M13,
+  type ExactMagnitude,
+  f32FromBits,
+  type FloatFormat,
+  formatByName,
+  type FormatName,
+  FORMATS,
+  FP16,
+  FP32,
+  fp32Add,
+  fp32ToBf16,
+  type OverflowRule,
+  packFields,
+  packInfinity,
+  packZero,
+  type RoundingMode,
+  roundPack,
+  type RoundPackOptions,
+  type SpecialEncoding,
+  TF32,
+} from "./src/numerics/mod.ts";
+export {
+  type AccumulatorSource,
+  type AssetStore,
+  type BlobStore,
+  type FileByteSource,
+  fileByteSource,
+  type Manifest,
+  type ManifestEntry,
+  openAssetStore,
+  openBlobStore,
+  parseManifest,
+  parseVectorSet,
+  readVectorSet,
+  sha256Hex,
+  type VectorOutput,
+  type VectorSet,
+  type VectorSetFiles,
+  type VectorText,
+} from "./src/assets/mod.ts";
+export {
+  ASSET_KINDS,
+  type AssetKind,
+  DISPATCH_CATALOGS,
+  GEMM_ENGINE_ASSET,
+  GPU_PROFILES,
+  listAssetIds,
+  listGpuProfileIds,
+  listVectorSets,
+  loadAsset,
+  type LoadedAsset,
+  type LoadedProfile,
+  loadGemmEngine,
+  loadGpuProfile,
+  loadNamedRecipe,
+  loadSfuForStack,
+  loadVectorSet,
+  MEASURED_VECTORS,
+  recipeFromJson,
+  RECIPES,
+  SFU_TABLES_ASSET,
+  STACK_PROFILES,
+  type VectorSetRef,
+} from "./src/resolve/mod.ts";
+export { createGemmWalker, type GemmWalker } from "./src/engine/mod.ts";
+export {
+  assertJsonSafe,
+  BLOCK_WEIGHT_NAMES,
+  type BlockWorkload,
+  bytesToHex,
+  canonicalJson,
+  type CanonicalJsonOptions,
+  CLAIM_PREDICATE_TYPE,
+  type ClaimLog,
+  type ClaimLogLimits,
+  type ClaimPredicate,
+  type ClaimRecord,
+  formatClaimLog,
+  type GemmWorkload,
+  GENESIS_PREV,
+  hexToBytes,
+  type InclusionCheck,
+  inclusionProof,
+  isBlockWorkload,
+  isGemmWorkload,
+  type KernelRef,
+  logRoot,
+  makeClaimRecord,
+  MERKLE_HASH_BYTES,
+  merkleLeafHash,
+  merkleNodeHash,
+  merkleRoot,
+  type OtherWorkload,
+  parseBlockWorkload,
+  parseClaimLog,
+  parseClaimRecord,
+  parseGemmWorkload,
+  parseKernelRef,
+  recordDigest,
+  STATEMENT_TYPE,
+  verifyInclusion,
+  type Workload,
+} from "./src/claims/mod.ts";
+export {
+  AUDIT_SEED_DOMAIN,
+  type AuditInputs,
+  type AuditReport,
+  type AuditVerdict,
+  auditVerdict,
+  checkVectorSet,
+  counterStream,
+  DEFAULT_RATES,
+  deriveSeed,
+  detectionBinomial,
+  detectionHypergeometric,
+  type DetectionLevel,
+  type DetectionStatement,
+  detectionStatement,
+  type FirstDifference,
+  type HypergeometricSample,
+  type HypergeometricTarget,
+  type RecordResult,
+  type RecordStatus,
+  requiredSampleBinomial,
+  requiredSampleHypergeometric,
+  runAudit,
+  type Sample,
+  SAMPLE_ALGORITHM,
+  sampleIndices,
+  type SampleSize,
+  type SeedInputs,
+  type StepResult,
+  uniformBelow,
+  type VectorMismatch,
+  type VectorOutputResult,
+  type VerifyContext,
+  verifyRecord,
+} from "./src/verify/mod.ts";
+export {
+  addSignature,
+  type Base64Alphabet,
+  buildTrustRoot,
   buildVerdictPredicate,
   type BuildVerdictPredicateOptions,
+  checkAttestation,
+  type CheckItem,
+  type CheckReport,
+  decodeBase64,
+  type DecodeBase64Options,
+  decodePem,
+  decodePkcs8,
+  decodePrivateKeyPem,
+  decodePublicKeyPem,
+  decodeSpki,
+  type DsseEnvelope,
+  type DsseSignature,
+  type Ed25519KeyPair,
+  encodeBase64,
+  encodePem,
+  encodePkcs8,
+  encodePrivateKeyPem,
+  encodePublicKeyPem,
+  encodeSpki,
+  encodeStatement,
+  type EnvelopeVerification,
+  generateKeyPair,
+  IN_TOTO_PAYLOAD_TYPE,
+  keyId,
+  type KeyRole,
+  keyValidAt,
+  type KeyValidity,
+  type KeyValidityQuery,
+  MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_SIGNATURES,
+  pae,
+  parseEnvelope,
+  type ParseEnvelopeOptions,
+  parseRfc3339,
+  parseStatement,
+  parseTrustRoot,
   parseVerdictPredicate,
+  publicKeyFromPrivate,
+  sign,
+  type SignatureCheck,
+  type SignatureResult,
   type SignedVerdict,
+  signEnvelope,
+  type SignEnvelopeOptions,
+  type SigningKey,
   signVerdict,
   type SignVerdictOptions,
+  type Statement,
+  type StatementSubject,
+  TRUST_ROOT_MEDIA_TYPE,
+  trustedKeysAt,
+  type TrustRoot,
+  type TrustRootKey,
   VERDICT_PREDICATE_TYPE,
   type VerdictAudit,
   type VerdictDifference,
   type VerdictPredicate,
-  type VerdictPredicateCode,
   type VerdictResult,
   type VerdictSfuUse,
   verdictStatement,
   type VerifierInfo,
+  verify,
+  verifyEnvelope,
+  type VerifyEnvelopeOptions,
 } from "./src/attest/mod.ts";
-export * from "./src/kernels/mod.ts";
-export * from "./src/model/mod.ts";
-export * from "./src/engine/mod.ts";
-export * from "./src/resolve/mod.ts";

@@ -165,6 +165,8 @@ export class BitauditError<Code extends BitauditCode = BitauditCode> extends Err
   readonly code: Code;
 
   /**
+   * Sets the code and the message; only subclasses construct.
+   *
    * @param code stable reason code
    * @param message one-line human message, "Cannot <action>: <why>"
    * @param options standard `ErrorOptions` (e.g. `cause`)
@@ -179,6 +181,8 @@ export class BitauditError<Code extends BitauditCode = BitauditCode> extends Err
 /** An asset (profile, table, wasm module, catalog) is missing, tampered with or malformed. */
 export class AssetError extends BitauditError<AssetCode> {
   /**
+   * Creates an asset error.
+   *
    * @param code stable reason code
    * @param message one-line human message, "Cannot <action>: <why>"
    * @param options standard `ErrorOptions` (e.g. `cause`)
@@ -191,6 +195,8 @@ export class AssetError extends BitauditError<AssetCode> {
 /** Input supplied by a user (file, flag, JSON document) cannot be used. */
 export class InputError extends BitauditError<InputCode> {
   /**
+   * Creates an input error.
+   *
    * @param code stable reason code
    * @param message one-line human message, "Cannot <action>: <why>"
    * @param options standard `ErrorOptions` (e.g. `cause`)
@@ -203,6 +209,8 @@ export class InputError extends BitauditError<InputCode> {
 /** The command line itself is wrong (a flag's value, or flags that do not go together). */
 export class UsageError extends BitauditError<UsageCode> {
   /**
+   * Creates a usage error.
+   *
    * @param code stable reason code
    * @param message one-line human message, "Cannot <action>: <why>"
    * @param options standard `ErrorOptions` (e.g. `cause`)

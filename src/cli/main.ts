@@ -2,8 +2,16 @@
  * The `bitaudit` command line.
  *
  * Exit codes: 0 ok/PASS, 1 mismatch or FAIL, 2 usage or input error (including tampered assets),
- * 3 NOT_VERIFIED / inconclusive, 70 internal error.
+ * 3 NOT_VERIFIED / inconclusive, 70 internal error. Each coded error's exit code comes from the
+ * tables of `exit_codes.ts`, keyed by the code unions of `src/errors.ts`.
  *
+ * @example
+ * ```ts
+ * import { runCli } from "./main.ts";
+ * if (await runCli(["plan", "--population", "1000", "--p-false", "0.01", "--k", "100"]) !== 0) {
+ *   throw new Error("plan reports what a sample of 100 detects");
+ * }
+ * ```
  * @module
  */
 import { Command, CommanderError } from "@commander-js/extra-typings";
@@ -20,17 +28,8 @@ import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { VERSION } from "../version.ts";
 
-/**
- * Builds the full command tree.
- *
- * @returns the root command (not yet parsed)
- * @example
- * ```ts
- * import { buildCli } from "./main.ts";
- * if (buildCli().name() !== "bitaudit") throw new Error();
- * ```
- */
-export function buildCli(): Command {
+/** Builds the full command tree (not yet parsed). */
+function _buildCli(): Command {
   const program = new Command("bitaudit")
     .description("bit-exact verifier of AI inference claims (NVIDIA GPU arithmetic emulation)")
     .version(VERSION, "-V, --version")
@@ -71,7 +70,7 @@ export function buildCli(): Command {
  */
 export async function runCli(args: string[]): Promise<number> {
   try {
-    await buildCli().parseAsync(args, { from: "user" });
+    await _buildCli().parseAsync(args, { from: "user" });
     return typeof Deno.exitCode === "number" ? Deno.exitCode : EXIT.OK;
   } catch (e) {
     return _report(e);
