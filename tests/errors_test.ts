@@ -1,0 +1,67 @@
+/** Coded errors: the code unions, the CLI's exit codes per code and the unknown-asset test. */
+import assert from "node:assert/strict";
+import { AssetError, InputError, isUnknownAsset, UsageError } from "../src/errors.ts";
+import { EXIT, exitCodeOf } from "../src/cli/exit_codes.ts";
+import { assertCode, isCode } from "./_assert_code.ts";
+
+Deno.test("error classes carry their code, name and cause", () => {
+  const cause = new Error("inner");
+  const e = new InputError("LOG_EMPTY", "Cannot read log: empty", { cause });
+  assert.equal(e.code, "LOG_EMPTY");
+  assert.equal(e.name, "InputError");
+  assert.equal(e.cause, cause);
+  assert.equal(new UsageError("USAGE_PLAN", "x").name, "UsageError");
+});
+
+Deno.test("assertCode() accepts only the codes of the class it is given", () => {
+  assertCode(
+    () => {
+      throw new AssetError("MANIFEST_MISSING", "x");
+    },
+    AssetError,
+    "MANIFEST_MISSING",
+  );
+  assert.throws(() =>
+    assertCode(
+      () => {
+        throw new AssetError("MANIFEST_MISSING", "x");
+      },
+      AssetError,
+      "MANIFEST_INVALID",
+    )
+  );
+  assert.throws(() =>
+    assertCode(
+      () => {
+        throw new InputError("LOG_EMPTY", "x");
+      },
+      AssetError,
+      "MANIFEST_MISSING",
+    )
+  );
+  // A misspelt code, or a code of another class, does not type-check.
+  // @ts-expect-error: not an AssetCode
+  isCode(AssetError, "MANIFEST_MISING");
+  // @ts-expect-error: an InputCode, not an AssetCode
+  isCode(AssetError, "LOG_EMPTY");
+  // @ts-expect-error: not an InputCode
+  new InputError("NO_SUCH_CODE", "x");
+});
+
+Deno.test("exitCodeOf() gives 2 for every coded refusal, as the CLI documents", () => {
+  assert.equal(exitCodeOf(new AssetError("ASSET_DIGEST_MISMATCH", "x")), EXIT.USAGE);
+  assert.equal(exitCodeOf(new InputError("VERDICT_FIELD_MISSING", "x")), EXIT.USAGE);
+  assert.equal(exitCodeOf(new UsageError("USAGE_NUMBER", "x")), EXIT.USAGE);
+  assert.equal(exitCodeOf({ host: "NOT_FOUND" }), EXIT.USAGE);
+});
+
+Deno.test("isUnknownAsset() is true for unlisted ids only, never for tampered assets or inputs", () => {
+  for (
+    const code of ["PROFILE_UNKNOWN", "STACK_UNKNOWN", "CATALOG_UNKNOWN", "RECIPE_UNKNOWN"] as const
+  ) {
+    assert.ok(isUnknownAsset(new AssetError(code, "x")), code);
+  }
+  assert.ok(!isUnknownAsset(new AssetError("ASSET_DIGEST_MISMATCH", "x")));
+  assert.ok(!isUnknownAsset(new InputError("VERDICT_FIELD_UNKNOWN", "x")));
+  assert.ok(!isUnknownAsset(new Error("PROFILE_UNKNOWN")));
+});
