@@ -10,6 +10,7 @@ import {
   parseTrustRoot,
   signEnvelope,
   type Statement,
+  type VerdictPredicateCode,
   verdictStatement,
 } from "../../mod.ts";
 import { verdictReport } from "./_verdict_report.ts";
@@ -66,7 +67,9 @@ Deno.test("checkAttestation() fails a signed verdict without results, naming the
   assert.equal(r.valid, false);
   assert.deepEqual(failed(r), ["predicate"]);
   const detail = r.checks.find((c) => c.check === "predicate")!.detail;
-  assert.match(detail, /^\[VERDICT_FIELD_MISSING\] .*'predicate\.results' is missing/);
+  const code: VerdictPredicateCode = "VERDICT_FIELD_MISSING";
+  assert.ok(detail.startsWith(`[${code}] `), detail);
+  assert.match(detail, /'predicate\.results' is missing/);
   assert.equal(r.verdict, null);
 });
 

@@ -100,7 +100,8 @@ Deno.test("vectors check exits 2 on a missing or malformed directory", async () 
     await Deno.writeTextFile(`${dir}/d_x_fp32.txt`, "0".repeat(32) + "\n");
     const m = await runBitaudit(["vectors", "check", "--profile", "a100", "--format", "bf16", dir]);
     assert.equal(m.code, 2);
-    assert.match(m.stderr, /VECTOR_TEXT_SYNTAX.*line 1/);
+    assertCliCode(m.stderr, "VECTOR_TEXT_SYNTAX");
+    assert.match(m.stderr, /line 1/);
     assert.equal(m.stderr.trim().split("\n").length, 1);
   } finally {
     await Deno.remove(dir, { recursive: true });
