@@ -34,21 +34,7 @@ export {
 } from "./create_sfu.ts";
 export { decodeSfuTables } from "./decode_sfu_tables.ts";
 export { encodeSfuTables } from "./encode_sfu_tables.ts";
-export { exp2Fixed, type FixedApprox } from "./exp2_fixed.ts";
-export { ieeeEx2 } from "./ieee_ex2.ts";
-export { ieeeLg2 } from "./ieee_lg2.ts";
-export { type IeeeSfuOptions } from "./ieee_options.ts";
-export { ieeeRcp } from "./ieee_rcp.ts";
-export { ieeeRsqrt } from "./ieee_rsqrt.ts";
-export { ln2Fixed } from "./ln2_fixed.ts";
-export { log2Fixed } from "./log2_fixed.ts";
 export { meetsSfuStatus } from "./meets_sfu_status.ts";
-export { mufuEx2, mufuEx2Batch } from "./mufu_ex2.ts";
-export { mufuLg2 } from "./mufu_lg2.ts";
-export { mufuRcp, mufuRcpBatch } from "./mufu_rcp.ts";
-export { mufuRsqrt, mufuRsqrtBatch } from "./mufu_rsqrt.ts";
-export { PRE_EX2_INF, PRE_EX2_NAN, preEx2 } from "./pre_ex2.ts";
-export { sfuSquare, sfuSquareSerial } from "./sfu_square.ts";
 export { sfuTableByteLength, type SfuTableName, type SfuTables } from "./sfu_tables.ts";
 export {
   SFU_IEEE_V1,

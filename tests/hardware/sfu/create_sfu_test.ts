@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import {
   createSfu,
   decodeSfuTables,
-  ieeeLg2,
-  ieeeRcp,
-  mufuEx2,
-  mufuLg2,
   SFU_IEEE_V1,
   SFU_TESLA_V1,
   type SfuTables,
 } from "../../../src/hardware/sfu/mod.ts";
+import { ieeeLg2 } from "../../../src/hardware/sfu/ieee_lg2.ts";
+import { ieeeRcp } from "../../../src/hardware/sfu/ieee_rcp.ts";
+import { mufuEx2 } from "../../../src/hardware/sfu/mufu_ex2.ts";
+import { mufuLg2 } from "../../../src/hardware/sfu/mufu_lg2.ts";
 import { readTeslaTableBytes } from "./_fp32_reference.ts";
 
 const tables = decodeSfuTables(readTeslaTableBytes());

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { exp2Fixed, ieeeEx2 } from "../../../src/hardware/sfu/mod.ts";
+import { exp2Fixed } from "../../../src/hardware/sfu/exp2_fixed.ts";
+import { ieeeEx2 } from "../../../src/hardware/sfu/ieee_ex2.ts";
 import { refEx2 } from "./_fp32_reference.ts";
 
 const hex = (v: number) => `0x${v.toString(16)}`;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ieeeLg2, ln2Fixed, log2Fixed } from "../../../src/hardware/sfu/mod.ts";
+import { ieeeLg2 } from "../../../src/hardware/sfu/ieee_lg2.ts";
+import { ln2Fixed } from "../../../src/hardware/sfu/ln2_fixed.ts";
+import { log2Fixed } from "../../../src/hardware/sfu/log2_fixed.ts";
 import { refLg2 } from "./_fp32_reference.ts";
 
 const hex = (v: number) => `0x${v.toString(16)}`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ieeeRcp } from "../../../src/hardware/sfu/mod.ts";
+import { ieeeRcp } from "../../../src/hardware/sfu/ieee_rcp.ts";
 import { refRcp } from "./_fp32_reference.ts";
 
 const hex = (v: number) => `0x${v.toString(16)}`;

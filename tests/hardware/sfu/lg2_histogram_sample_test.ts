@@ -6,7 +6,9 @@
  * `ieee` mode, itself checked against an independent BigInt reference (ieee_lg2_test.ts).
  */
 import assert from "node:assert/strict";
-import { decodeSfuTables, ieeeLg2, mufuLg2 } from "../../../src/hardware/sfu/mod.ts";
+import { decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
+import { ieeeLg2 } from "../../../src/hardware/sfu/ieee_lg2.ts";
+import { mufuLg2 } from "../../../src/hardware/sfu/mufu_lg2.ts";
 import { readTeslaTableBytes } from "./_fp32_reference.ts";
 import { absErrorStats, mantissaHistogram } from "./_histogram.ts";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeSfuTables, mufuLg2, type SfuTables } from "../../../src/hardware/sfu/mod.ts";
+import { decodeSfuTables, type SfuTables } from "../../../src/hardware/sfu/mod.ts";
+import { mufuLg2 } from "../../../src/hardware/sfu/mufu_lg2.ts";
 import { readTeslaTableBytes } from "./_fp32_reference.ts";
 
 const t = decodeSfuTables(readTeslaTableBytes());

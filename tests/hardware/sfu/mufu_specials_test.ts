@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  decodeSfuTables,
-  mufuEx2,
-  mufuEx2Batch,
-  mufuRcp,
-  mufuRcpBatch,
-  mufuRsqrt,
-  mufuRsqrtBatch,
-  PRE_EX2_INF,
-  PRE_EX2_NAN,
-  preEx2,
-} from "../../../src/hardware/sfu/mod.ts";
+import { decodeSfuTables } from "../../../src/hardware/sfu/mod.ts";
+import { mufuEx2, mufuEx2Batch } from "../../../src/hardware/sfu/mufu_ex2.ts";
+import { mufuRcp, mufuRcpBatch } from "../../../src/hardware/sfu/mufu_rcp.ts";
+import { mufuRsqrt, mufuRsqrtBatch } from "../../../src/hardware/sfu/mufu_rsqrt.ts";
+import { PRE_EX2_INF, PRE_EX2_NAN, preEx2 } from "../../../src/hardware/sfu/pre_ex2.ts";
 import { readTeslaTableBytes } from "./_fp32_reference.ts";
 
 const t = decodeSfuTables(readTeslaTableBytes());

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { _roundExp2Fast } from "../../../src/hardware/sfu/_round_exp2_fast.ts";
 import { _roundExp2 } from "../../../src/hardware/sfu/ieee_ex2.ts";
-import { ieeeEx2 } from "../../../src/hardware/sfu/mod.ts";
+import { ieeeEx2 } from "../../../src/hardware/sfu/ieee_ex2.ts";
 import { prng32 as rng } from "../../numerics/_prng.ts";
 import { refEx2 } from "./_fp32_reference.ts";
 

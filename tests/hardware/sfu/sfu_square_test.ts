@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sfuSquare, sfuSquareSerial } from "../../../src/hardware/sfu/mod.ts";
+import { sfuSquare, sfuSquareSerial } from "../../../src/hardware/sfu/sfu_square.ts";
 
 Deno.test("`sfuSquare()` stays within 9 units below x²/2^19 for every 17-bit x", () => {
   for (let x = 0; x < 0x20000; x++) {

@@ -10,7 +10,9 @@
  * either way; where |log2 x| ≥ 16 the truncation leaves it equal or 1 ulp toward zero.
  */
 import assert from "node:assert/strict";
-import { decodeSfuTables, ieeeLg2, mufuLg2 } from "../../../../src/hardware/sfu/mod.ts";
+import { decodeSfuTables } from "../../../../src/hardware/sfu/mod.ts";
+import { ieeeLg2 } from "../../../../src/hardware/sfu/ieee_lg2.ts";
+import { mufuLg2 } from "../../../../src/hardware/sfu/mufu_lg2.ts";
 import { readTeslaTableBytes } from "../../../hardware/sfu/_fp32_reference.ts";
 import { absErrorStats, mantissaHistogram } from "../../../hardware/sfu/_histogram.ts";
 

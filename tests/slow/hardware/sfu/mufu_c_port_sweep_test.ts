@@ -7,7 +7,9 @@
  * `rsqrt.approx.f32` expansions (src/kernels/math/mufu.ts) against their C mirrors.
  */
 import assert from "node:assert/strict";
-import { ieeeEx2, ieeeRcp, ieeeRsqrt } from "../../../../src/hardware/sfu/mod.ts";
+import { ieeeEx2 } from "../../../../src/hardware/sfu/ieee_ex2.ts";
+import { ieeeRcp } from "../../../../src/hardware/sfu/ieee_rcp.ts";
+import { ieeeRsqrt } from "../../../../src/hardware/sfu/ieee_rsqrt.ts";
 import { ex2ApproxF32, rsqrtApproxF32 } from "../../../../src/kernels/math/mod.ts";
 import { oracleRange, oracleRecords, sweep, type SweepResult } from "../../kernels/math/_oracle.ts";
 import { fractionGridHistogram, mantissaHistogram } from "../../../hardware/sfu/_histogram.ts";

@@ -6,15 +6,13 @@
  * test:slow` (about a minute or two).
  */
 import assert from "node:assert/strict";
-import {
-  decodeSfuTables,
-  ieeeEx2,
-  ieeeRcp,
-  ieeeRsqrt,
-  mufuEx2,
-  mufuRcp,
-  mufuRsqrt,
-} from "../../../../src/hardware/sfu/mod.ts";
+import { decodeSfuTables } from "../../../../src/hardware/sfu/mod.ts";
+import { ieeeEx2 } from "../../../../src/hardware/sfu/ieee_ex2.ts";
+import { ieeeRcp } from "../../../../src/hardware/sfu/ieee_rcp.ts";
+import { ieeeRsqrt } from "../../../../src/hardware/sfu/ieee_rsqrt.ts";
+import { mufuEx2 } from "../../../../src/hardware/sfu/mufu_ex2.ts";
+import { mufuRcp } from "../../../../src/hardware/sfu/mufu_rcp.ts";
+import { mufuRsqrt } from "../../../../src/hardware/sfu/mufu_rsqrt.ts";
 import { readTeslaTableBytes, refRcp, refRsqrt } from "../../../hardware/sfu/_fp32_reference.ts";
 import { fractionGridHistogram, mantissaHistogram } from "../../../hardware/sfu/_histogram.ts";
 
