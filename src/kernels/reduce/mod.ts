@@ -22,7 +22,7 @@ export {
   pytorchReducePlan,
   type PytorchReducePlanOptions,
 } from "./pytorch_reduce_plan.ts";
-export { lastPow2, type ReduceConfig, reduceConfig } from "./reduce_config.ts";
+export { type ReduceConfig, reduceConfig } from "./reduce_config.ts";
 export {
   parseReduceStack,
   REDUCE_STACK_CUDA_LEGACY,
@@ -32,7 +32,7 @@ export {
   type WarpShuffleOrder,
 } from "./reduce_stack.ts";
 export { reduceStackForTorch, type ReduceStackForTorchOptions } from "./reduce_stack_for_torch.ts";
-export { reduceSumRows, type ReduceSumRowsOptions, rowShift } from "./reduce_sum_rows.ts";
+export { reduceSumRows, type ReduceSumRowsOptions } from "./reduce_sum_rows.ts";
 export {
   type CombineStep,
   type ReductionPlan,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {
-  lastPow2,
   REDUCE_STACK_CUDA_LEGACY,
   REDUCE_STACK_CUDA_RECENT,
   reduceConfig,
 } from "../../../src/kernels/reduce/mod.ts";
+import { lastPow2 } from "../../../src/kernels/reduce/reduce_config.ts";
 
 const stack = REDUCE_STACK_CUDA_RECENT;
 const width = (outputs: number, length: number, s = stack) =>

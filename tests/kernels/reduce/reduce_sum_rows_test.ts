@@ -5,8 +5,8 @@ import {
   pytorchReducePlan,
   REDUCE_STACK_CUDA_RECENT as stack,
   reduceSumRows,
-  rowShift,
 } from "../../../src/kernels/reduce/mod.ts";
+import { rowShift } from "../../../src/kernels/reduce/reduce_sum_rows.ts";
 
 Deno.test("`reduceSumRows()` uses each row's alignment class when H is not a multiple of 4", () => {
   const rows = 4;
