@@ -29,6 +29,7 @@ export {
   type CreateSfuOptions,
   decodeSfuTables,
   encodeSfuTables,
+  type IeeeSfuOptions,
   meetsSfuStatus,
   type Sfu,
   SFU_IEEE_V1,

@@ -34,6 +34,7 @@ export {
 } from "./create_sfu.ts";
 export { decodeSfuTables } from "./decode_sfu_tables.ts";
 export { encodeSfuTables } from "./encode_sfu_tables.ts";
+export { type IeeeSfuOptions } from "./ieee_options.ts";
 export { meetsSfuStatus } from "./meets_sfu_status.ts";
 export { sfuTableByteLength, type SfuTableName, type SfuTables } from "./sfu_tables.ts";
 export {
