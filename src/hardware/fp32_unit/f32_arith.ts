@@ -1,11 +1,11 @@
 /**
  * `f32Arith`: the FP32 add, multiply and FMA bound to one rounding mode and FTZ setting, for hot
- * loops (an attention softmax calls them per score) that should not build an options object or an
- * operand array per call.
+ * loops (an attention softmax calls them per score, a reduction per element) that should not
+ * build an options object or an operand array per call.
  *
  * @module
  */
-import { _addF32 } from "./add_f32.ts";
+import { _addF32, _addRn } from "./add_f32.ts";
 import type { F32OpOptions } from "./f32_options.ts";
 import { _fmaF32 } from "./fma_f32.ts";
 import { _mulF32 } from "./mul_f32.ts";
@@ -37,8 +37,22 @@ export function f32Arith(options: F32OpOptions = {}): F32Arith {
   const mode = options.mode ?? "rne";
   const ftz = options.ftz === true;
   return Object.freeze({
-    add: (a: number, b: number) => _addF32(a, b, mode, ftz),
+    // The default FADD (nearest-even, no FTZ) is the hottest: no wrapper around its fast path.
+    add: mode === "rne" && !ftz ? _addRn : (a: number, b: number) => _addF32(a, b, mode, ftz),
     mul: (a: number, b: number) => _mulF32(a, b, mode, ftz),
     fma: (a: number, b: number, c: number) => _fmaF32(a, b, c, mode, ftz),
   });
 }
+
+/**
+ * The FP32 operations of code compiled without fast-math: `add.rn.f32`, `mul.rn.f32` and
+ * `fma.rn.f32`, no `.ftz` (what a plain `a + b` in CUDA C++ becomes).
+ *
+ * @example
+ * ```ts
+ * import { F32_RN } from "./f32_arith.ts";
+ * if (F32_RN.add(0x3f800000, 0x3f800000) !== 0x40000000) throw new Error(); // 1 + 1 = 2
+ * if (F32_RN.mul(1, 0x3f800000) !== 1) throw new Error(); // a subnormal survives without FTZ
+ * ```
+ */
+export const F32_RN: F32Arith = f32Arith();
