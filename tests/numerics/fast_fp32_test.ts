@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { bitsFromF32, f32FromBits, FP32, fp32ToBf16 } from "../../src/numerics/mod.ts";
 import { boundaryInputs, FP32_SPECIALS } from "./_boundary_inputs.ts";
-import { refDecode, refRound } from "./_exact_reference.ts";
 import { Mismatches } from "./_mismatches.ts";
 import { prng32 } from "./_prng.ts";
 import { hex, refConvert } from "./_ref_convert.ts";
