@@ -3,8 +3,43 @@
  *
  * @module
  */
+import { decode, type Decoded } from "./decode.ts";
 import type { FloatFormat } from "./format.ts";
 import type { ScalarOptions } from "./scalar_options.ts";
+
+/** A decoded operand that is not a NaN. */
+export type _Operand = Exclude<Decoded, { kind: "nan" }>;
+
+/**
+ * Decodes an operation's operands (subnormals read as zeros under `daz`).
+ *
+ * @param format the operands' format
+ * @param patterns the operand patterns
+ * @param options `daz`
+ * @returns the decoded operands, or undefined when any of them is a NaN
+ * @throws {RangeError} when a pattern is not a pattern of `format`
+ * @example
+ * ```ts
+ * import { _operands } from "./_scalar_rules.ts";
+ * import { FP32 } from "./format.ts";
+ * if (_operands(FP32, [0x3f800000, 0x7fc00000], {}) !== undefined) throw new Error();
+ * if (_operands(FP32, [1], { daz: true })?.[0]?.kind !== "zero") throw new Error();
+ * ```
+ */
+export function _operands(
+  format: FloatFormat,
+  patterns: readonly number[],
+  options: ScalarOptions,
+): _Operand[] | undefined {
+  const daz = { daz: options.daz === true };
+  const out: _Operand[] = [];
+  for (const bits of patterns) {
+    const d = decode(format, bits, daz);
+    if (d.kind === "nan") return undefined;
+    out.push(d);
+  }
+  return out;
+}
 
 /**
  * The NaN pattern an operation returns under the given options.

@@ -3,11 +3,10 @@
  *
  * @module
  */
-import { decode } from "./decode.ts";
 import type { FloatFormat } from "./format.ts";
 import { packInfinity, packZero, roundPack } from "./round_pack.ts";
 import type { ScalarOptions } from "./scalar_options.ts";
-import { _nanResult, _zeroSumSign } from "./_scalar_rules.ts";
+import { _nanResult, type _Operand, _operands, _zeroSumSign } from "./_scalar_rules.ts";
 import { _exactSum } from "./_exact_sum.ts";
 
 /**
@@ -17,7 +16,7 @@ import { _exactSum } from "./_exact_sum.ts";
  * infinities (e4m3) only NaN operands are special.
  *
  * @param format operand and result format
- * @param operands the two patterns `[a, b]`
+ * @param addends the two addend patterns `[a, b]`
  * @param options rounding `mode`, result `ftz`, input `daz`, `overflow` rule and `nan` pattern
  * @returns the pattern of `fl(a + b)`
  * @throws {RangeError} when an operand is not a pattern of `format`
@@ -32,13 +31,12 @@ import { _exactSum } from "./_exact_sum.ts";
  */
 export function floatAdd(
   format: FloatFormat,
-  operands: readonly [number, number],
+  addends: readonly [number, number],
   options: ScalarOptions = {},
 ): number {
-  const daz = { daz: options.daz === true };
-  const x = decode(format, operands[0], daz);
-  const y = decode(format, operands[1], daz);
-  if (x.kind === "nan" || y.kind === "nan") return _nanResult(format, options);
+  const decoded = _operands(format, addends, options);
+  if (decoded === undefined) return _nanResult(format, options);
+  const [x, y] = decoded as [_Operand, _Operand];
   if (x.kind === "inf" || y.kind === "inf") {
     if (x.kind === "inf" && y.kind === "inf" && x.sign !== y.sign) {
       return _nanResult(format, options);

@@ -3,11 +3,10 @@
  *
  * @module
  */
-import { decode } from "./decode.ts";
 import type { FloatFormat } from "./format.ts";
 import { packInfinity, packZero, roundPack } from "./round_pack.ts";
 import type { ScalarOptions } from "./scalar_options.ts";
-import { _nanResult } from "./_scalar_rules.ts";
+import { _nanResult, type _Operand, _operands } from "./_scalar_rules.ts";
 import { _normalise } from "./_normalise.ts";
 
 /**
@@ -20,7 +19,7 @@ import { _normalise } from "./_normalise.ts";
  * zero.
  *
  * @param format operand and result format (at most 24 significand bits)
- * @param operands dividend and divisor patterns `[a, b]`
+ * @param quotient dividend and divisor patterns `[a, b]`
  * @param options rounding `mode`, result `ftz`, input `daz`, `overflow` rule and `nan` pattern
  * @returns the pattern of `fl(a / b)`
  * @throws {RangeError} when an operand is not a pattern of `format`
@@ -34,36 +33,35 @@ import { _normalise } from "./_normalise.ts";
  */
 export function floatDiv(
   format: FloatFormat,
-  operands: readonly [number, number],
+  quotient: readonly [number, number],
   options: ScalarOptions = {},
 ): number {
-  const daz = { daz: options.daz === true };
-  const x = decode(format, operands[0], daz);
-  const y = decode(format, operands[1], daz);
-  if (x.kind === "nan" || y.kind === "nan") return _nanResult(format, options);
+  const decoded = _operands(format, quotient, options);
+  if (decoded === undefined) return _nanResult(format, options);
+  const [x, y] = decoded as [_Operand, _Operand];
   const sign = (x.sign ^ y.sign) as 0 | 1;
   if (x.kind === y.kind && (x.kind === "inf" || x.kind === "zero")) {
     return _nanResult(format, options);
   }
   if (x.kind === "inf" || y.kind === "zero") return packInfinity(format, sign);
   if (y.kind === "inf" || x.kind === "zero") return packZero(format, sign);
-  const n = _normalise(format, x);
-  const d = _normalise(format, y);
+  const num = _normalise(format, x);
+  const den = _normalise(format, y);
   const shift = format.fracBits + 3;
-  const dividend = n.significand * 2 ** shift;
-  let q = Math.floor(dividend / d.significand);
-  let r = dividend - q * d.significand; // exact: all terms are integers below 2^53
+  const dividend = num.significand * 2 ** shift;
+  let q = Math.floor(dividend / den.significand);
+  let r = dividend - q * den.significand; // exact: all terms are integers below 2^53
   if (r < 0) {
     q -= 1;
-    r += d.significand;
-  } else if (r >= d.significand) {
+    r += den.significand;
+  } else if (r >= den.significand) {
     q += 1;
-    r -= d.significand;
+    r -= den.significand;
   }
   const value = {
     sign,
     significand: q,
-    exponent: n.exponent - d.exponent - shift,
+    exponent: num.exponent - den.exponent - shift,
     sticky: r !== 0,
   };
   return roundPack(format, value, options);

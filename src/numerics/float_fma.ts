@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { decode } from "./decode.ts";
 import type { FloatFormat } from "./format.ts";
 import { packInfinity, packZero, roundPack } from "./round_pack.ts";
 import type { ScalarOptions } from "./scalar_options.ts";
-import { _nanResult, _zeroSumSign } from "./_scalar_rules.ts";
+import { _nanResult, type _Operand, _operands, _zeroSumSign } from "./_scalar_rules.ts";
 import { _exactSum } from "./_exact_sum.ts";
 
 /**
@@ -19,7 +18,7 @@ import { _exactSum } from "./_exact_sum.ts";
  * toward -infinity).
  *
  * @param format operand and result format
- * @param operands the three patterns `[a, b, c]`
+ * @param terms the three patterns `[a, b, c]`
  * @param options rounding `mode`, result `ftz`, input `daz`, `overflow` rule and `nan` pattern
  * @returns the pattern of `fl(a * b + c)`
  * @throws {RangeError} when an operand is not a pattern of `format`
@@ -33,14 +32,12 @@ import { _exactSum } from "./_exact_sum.ts";
  */
 export function floatFma(
   format: FloatFormat,
-  operands: readonly [number, number, number],
+  terms: readonly [number, number, number],
   options: ScalarOptions = {},
 ): number {
-  const daz = { daz: options.daz === true };
-  const x = decode(format, operands[0], daz);
-  const y = decode(format, operands[1], daz);
-  const z = decode(format, operands[2], daz);
-  if (x.kind === "nan" || y.kind === "nan" || z.kind === "nan") return _nanResult(format, options);
+  const decoded = _operands(format, terms, options);
+  if (decoded === undefined) return _nanResult(format, options);
+  const [x, y, z] = decoded as [_Operand, _Operand, _Operand];
   const sign = (x.sign ^ y.sign) as 0 | 1;
   const productInf = x.kind === "inf" || y.kind === "inf";
   const productZero = x.kind === "zero" || y.kind === "zero";

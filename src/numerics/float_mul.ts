@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { decode } from "./decode.ts";
 import type { FloatFormat } from "./format.ts";
 import { packInfinity, packZero, roundPack } from "./round_pack.ts";
 import type { ScalarOptions } from "./scalar_options.ts";
-import { _nanResult } from "./_scalar_rules.ts";
+import { _nanResult, type _Operand, _operands } from "./_scalar_rules.ts";
 
 /**
  * Computes `a * b` with one rounding. Exact: the product of two significands of at most 24 bits
@@ -17,7 +16,7 @@ import { _nanResult } from "./_scalar_rules.ts";
  * the operands' signs.
  *
  * @param format operand and result format
- * @param operands the two patterns `[a, b]`
+ * @param factors the two factor patterns `[a, b]`
  * @param options rounding `mode`, result `ftz`, input `daz`, `overflow` rule and `nan` pattern
  * @returns the pattern of `fl(a * b)`
  * @throws {RangeError} when an operand is not a pattern of `format`
@@ -31,13 +30,12 @@ import { _nanResult } from "./_scalar_rules.ts";
  */
 export function floatMul(
   format: FloatFormat,
-  operands: readonly [number, number],
+  factors: readonly [number, number],
   options: ScalarOptions = {},
 ): number {
-  const daz = { daz: options.daz === true };
-  const x = decode(format, operands[0], daz);
-  const y = decode(format, operands[1], daz);
-  if (x.kind === "nan" || y.kind === "nan") return _nanResult(format, options);
+  const decoded = _operands(format, factors, options);
+  if (decoded === undefined) return _nanResult(format, options);
+  const [x, y] = decoded as [_Operand, _Operand];
   const sign = (x.sign ^ y.sign) as 0 | 1;
   if (x.kind === "inf" || y.kind === "inf") {
     if (x.kind === "zero" || y.kind === "zero") return _nanResult(format, options);
