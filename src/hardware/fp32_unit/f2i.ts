@@ -34,20 +34,8 @@ export interface F2iOptions {
  * ```
  */
 export function f2i(bits: number, options: F2iOptions = {}): number {
-  return _f2i(bits, options.mode ?? "rne", options.ftz === true);
-}
-
-/**
- * Positional core of {@link f2i} (same contract).
- *
- * @param bits FP32 pattern
- * @param mode integer rounding
- * @param ftz read subnormal inputs as zero
- * @returns the integer
- */
-export function _f2i(bits: number, mode: RoundingMode, ftz: boolean): number {
-  _u32[0] = ftz ? flushSubnormal(bits) : bits;
-  return f2iValue(_f32[0] as number, mode);
+  _u32[0] = options.ftz === true ? flushSubnormal(bits) : bits;
+  return f2iValue(_f32[0] as number, options.mode ?? "rne");
 }
 
 /**

@@ -46,7 +46,7 @@ export function fmaF32(
 }
 
 /**
- * Positional core of {@link fmaF32} for the libdevice recipes (same contract).
+ * Positional core of {@link fmaF32} for the bound `f32Arith` form (same contract).
  *
  * @param a FP32 pattern
  * @param b FP32 pattern
