@@ -64,11 +64,36 @@ export function _addRn(a: number, b: number): number {
  * @returns FP32 pattern
  */
 export function _addF32(a: number, b: number, mode: RoundingMode, ftz: boolean): number {
+  if (mode !== "rne") return _addDirected(a, b, mode, ftz);
+  return ftz ? _addRnFtz(a, b) : _addRn(a, b);
+}
+
+/**
+ * `add.rn.ftz.f32`: inputs flushed, the innocuous double rounding of {@link addF32}, then a
+ * subnormal result flushed (same contract, same bits).
+ *
+ * @param a FP32 pattern
+ * @param b FP32 pattern
+ * @returns FP32 pattern
+ */
+export function _addRnFtz(a: number, b: number): number {
+  const bits = _addRn(flushSubnormal(a), flushSubnormal(b));
+  return (bits & 0x7f800000) === 0 ? (bits & 0x80000000) >>> 0 : bits;
+}
+
+/**
+ * `add.{rz,rp,rm}[.ftz].f32`: TwoSum, round to odd, one rounding to FP32 (same contract).
+ *
+ * @param a FP32 pattern
+ * @param b FP32 pattern
+ * @param mode a directed rounding mode (`rz`, `ru`, `rd`)
+ * @param ftz flush subnormal inputs and results
+ * @returns FP32 pattern
+ */
+export function _addDirected(a: number, b: number, mode: RoundingMode, ftz: boolean): number {
   if (ftz) {
     a = flushSubnormal(a);
     b = flushSubnormal(b);
-  } else if (mode === "rne") {
-    return _addRn(a, b);
   }
   _u32[0] = a;
   _u32[1] = b;
@@ -76,11 +101,6 @@ export function _addF32(a: number, b: number, mode: RoundingMode, ftz: boolean):
   const y = _f32[1] as number;
   const s = x + y;
   if (s !== s) return FP32.canonicalNan;
-  if (mode === "rne") {
-    _f32[0] = s; // innocuous double rounding, see addF32
-    const bits = _u32[0] as number;
-    return (bits & 0x7f800000) === 0 ? (bits & 0x80000000) >>> 0 : bits;
-  }
   if (s === 0) {
     if (x === 0 && y === 0 && Object.is(x, y)) return Object.is(x, -0) ? 0x80000000 : 0;
     return mode === "rd" ? 0x80000000 : 0;

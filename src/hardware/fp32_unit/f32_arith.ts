@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { _addF32, _addRn } from "./add_f32.ts";
+import { _addDirected, _addRn, _addRnFtz } from "./add_f32.ts";
 import type { F32OpOptions } from "./f32_options.ts";
 import { _fmaF32 } from "./fma_f32.ts";
 import { _mulF32 } from "./mul_f32.ts";
@@ -36,9 +36,14 @@ export interface F32Arith {
 export function f32Arith(options: F32OpOptions = {}): F32Arith {
   const mode = options.mode ?? "rne";
   const ftz = options.ftz === true;
+  // Each FADD form is bound to its own path, so no call tests the mode again.
+  const add = mode !== "rne"
+    ? (a: number, b: number) => _addDirected(a, b, mode, ftz)
+    : ftz
+    ? _addRnFtz
+    : _addRn;
   return Object.freeze({
-    // The default FADD (nearest-even, no FTZ) is the hottest: no wrapper around its fast path.
-    add: mode === "rne" && !ftz ? _addRn : (a: number, b: number) => _addF32(a, b, mode, ftz),
+    add,
     mul: (a: number, b: number) => _mulF32(a, b, mode, ftz),
     fma: (a: number, b: number, c: number) => _fmaF32(a, b, c, mode, ftz),
   });
