@@ -44,7 +44,7 @@ export function _exactSum(
     const same = x.sign === y.sign;
     const mag = same ? mx + my : Math.abs(mx - my);
     if (mag === 0) {
-      return packZero(format, _zeroSumSign({ ...signsOf(terms), bothZero: false }, options));
+      return packZero(format, _zeroSumSign({ ..._signsOf(terms), bothZero: false }, options));
     }
     const sign = same ? x.sign : mx > my ? x.sign : y.sign;
     return roundPack(format, { sign, significand: mag, exponent: lsb }, options);
@@ -53,7 +53,7 @@ export function _exactSum(
   const by = BigInt(y.significand) << BigInt(y.exponent - lsb);
   const sum = (x.sign ? -bx : bx) + (y.sign ? -by : by);
   if (sum === 0n) {
-    return packZero(format, _zeroSumSign({ ...signsOf(terms), bothZero: false }, options));
+    return packZero(format, _zeroSumSign({ ..._signsOf(terms), bothZero: false }, options));
   }
   const mag = sum < 0n ? -sum : sum;
   const drop = Math.max(0, mag.toString(2).length - 53);
@@ -66,6 +66,6 @@ export function _exactSum(
   }, options);
 }
 
-function signsOf(terms: { readonly x: _Term; readonly y: _Term }): { x: 0 | 1; y: 0 | 1 } {
+function _signsOf(terms: { readonly x: _Term; readonly y: _Term }): { x: 0 | 1; y: 0 | 1 } {
   return { x: terms.x.sign, y: terms.y.sign };
 }
