@@ -1,5 +1,6 @@
 /**
- * Hardware models: GPU profiles, the instruction catalog and tensor-core arithmetic.
+ * Hardware models: GPU profiles, the instruction catalog, the exact FP32 instruction set
+ * (`fp32_unit/`), tensor-core arithmetic and the special-function unit.
  *
  * @example
  * ```ts
@@ -12,6 +13,26 @@
  * ```
  * @module
  */
+export {
+  addF32,
+  divF32,
+  f2i,
+  type F2iOptions,
+  f2iValue,
+  F32_RN,
+  type F32Arith,
+  f32Arith,
+  type F32OpOptions,
+  flushSubnormal,
+  fmaF32,
+  fmaRnValue,
+  isNanF32,
+  mulF32,
+  roundToF32,
+  roundToOdd,
+  saturateF32,
+  sqrtF32,
+} from "./fp32_unit/mod.ts";
 export {
   type DatapathQuery,
   findDatapath,

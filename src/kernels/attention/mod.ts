@@ -74,5 +74,11 @@ export {
   planFa2,
 } from "./fa2_plan.ts";
 export { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
-export { FA2_SPLIT_TILES, type Fa2Tiles, fa2Tiles } from "./fa2_tiles.ts";
+export {
+  FA2_HDIM128_TILES,
+  FA2_SPLIT_TILES,
+  type Fa2TileChoice,
+  type Fa2Tiles,
+  fa2Tiles,
+} from "./fa2_tiles.ts";
 export { flashAttentionForward } from "./flash_attention_forward.ts";
