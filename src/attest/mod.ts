@@ -46,3 +46,18 @@ export * from "./key_valid_at.ts";
 export * from "./verdict_statement.ts";
 export * from "./check_attestation.ts";
 export * from "./build_trust_root.ts";
+export {
+  DRAND_SCHEMES,
+  drandChainHash,
+  type DrandChainInfo,
+  drandMessage,
+  type DrandRejection,
+  type DrandRound,
+  drandRoundTime,
+  type DrandScheme,
+  type DrandVerification,
+  MAX_DRAND_INFO_BYTES,
+  parseDrandChainInfo,
+  parseDrandRound,
+  verifyDrandRound,
+} from "./beacon/mod.ts";
