@@ -39,7 +39,8 @@ export interface CheckpointVerification {
  * @example
  * ```ts
  * import { signCheckpoint, verifyCheckpoint } from "./signed_checkpoint.ts";
- *  * const privateKey = new Uint8Array(32).fill(7);
+ * import { publicKeyFromPrivate } from "../generate_key_pair.ts";
+ * const privateKey = new Uint8Array(32).fill(7);
  * const note = await signCheckpoint(
  *   { origin: "example.com/log", treeSize: 0, rootHash: new Uint8Array(32), extensions: [] },
  *   { privateKey, time: 1700000000 },
