@@ -14,6 +14,7 @@ import { bytesToHex } from "../claims/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
+import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
@@ -38,6 +39,8 @@ export interface CheckReport {
   readonly signatures: readonly SignatureResult[];
   /** Every check in order. */
   readonly checks: readonly CheckItem[];
+  /** How the randomness and the commitment were established (once the payload verified). */
+  readonly trust?: TrustLabels;
 }
 
 interface _Predicate {
@@ -74,12 +77,14 @@ export async function checkAttestation(
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
+  let trust: TrustLabels | undefined;
   const done = (p: _Predicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
     auditId: p?.audit?.auditId ?? null,
     signatures: sigs,
     checks,
+    ...(trust === undefined ? {} : { trust }),
   });
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
@@ -118,6 +123,10 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   _checkSample(p, add);
+  trust = await checkTrustInputs(p.audit as unknown as Record<string, unknown>, {
+    trustRoot: options.trustRoot,
+    add,
+  });
   if (options.log !== undefined) _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     for (const r of p.results) {

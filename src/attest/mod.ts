@@ -48,6 +48,8 @@ export * from "./check_attestation.ts";
 export * from "./build_trust_root.ts";
 export {
   DRAND_SCHEMES,
+  type DrandBinding,
+  drandBinding,
   drandChainHash,
   type DrandChainInfo,
   drandMessage,
@@ -59,9 +61,14 @@ export {
   MAX_DRAND_INFO_BYTES,
   parseDrandChainInfo,
   parseDrandRound,
+  reverifyDrandBinding,
+  type TrustedDrandChain,
+  trustedDrandChains,
   verifyDrandRound,
 } from "./beacon/mod.ts";
 export {
+  type CheckpointBinding,
+  checkpointBinding,
   type CheckpointVerification,
   cosignNoteEd25519,
   formatSignedNote,
@@ -85,3 +92,4 @@ export {
   verifyCheckpoint,
   verifyNote,
 } from "./note/mod.ts";
+export * from "./check_trust_inputs.ts";

@@ -10,6 +10,8 @@ import { canonicalJson } from "../claims/mod.ts";
 import type { AuditReport } from "../verify/run_audit.ts";
 import type { Statement } from "./statement.ts";
 import { STATEMENT_TYPE } from "./statement.ts";
+import type { DrandBinding } from "./beacon/drand_binding.ts";
+import type { CheckpointBinding } from "./note/checkpoint_binding.ts";
 
 /** Predicate type of verdicts (major version in the URI). */
 export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
@@ -28,8 +30,9 @@ export interface VerifierInfo {
  * Builds the verdict statement.
  *
  * @param report the audit report
- * @param options verifier info, asset digests (path -> sha256, including the manifest), and the
- *   verification time (RFC 3339 UTC)
+ * @param options verifier info, asset digests (path -> sha256, including the manifest), the
+ *   verification time (RFC 3339 UTC), and the verified drand round and prover checkpoint when the
+ *   audit used them (without a round the beacon is recorded as `source: "unverified"`)
  * @returns the statement
  * @example
  * ```ts ignore
@@ -42,6 +45,8 @@ export function verdictStatement(
     verifier: VerifierInfo;
     assets: Readonly<Record<string, string>>;
     timeVerified: string;
+    drand?: DrandBinding;
+    checkpoint?: CheckpointBinding;
   },
 ): Statement {
   const subject = [
@@ -59,7 +64,13 @@ export function verdictStatement(
       logId: report.logId,
       population: report.population,
       logRoot: report.root,
-      beacon: { randomness: report.randomness, round: report.round },
+      beacon: {
+        randomness: report.randomness,
+        round: report.round,
+        source: options.drand === undefined ? "unverified" : "drand",
+        ...(options.drand === undefined ? {} : { drand: options.drand }),
+      },
+      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
       seedDerivation: report.seedDerivation,
       seed: report.seed,
       algorithm: report.algorithm,

@@ -75,7 +75,7 @@ export function parseDrandChainInfo(text: string): DrandChainInfo {
     hash: _hex(obj, "hash", "info", 32),
     groupHash: _hex(obj, "groupHash", "info"),
     schemeId: _string(obj, "schemeID", "info"),
-    beaconId: _string(meta, "beaconID", "info.metadata"),
+    beaconId: _beaconId(_string(meta, "beaconID", "info.metadata")),
   });
 }
 
@@ -137,6 +137,12 @@ export function drandRoundTime(
   const t = info.genesisTime + (round - 1) * info.period;
   if (!Number.isSafeInteger(t)) throw new RangeError(`Cannot compute round time: round too large`);
   return t;
+}
+
+function _beaconId(id: string): string {
+  // drand beacon ids are short names ("default", "quicknet"); anything else never reaches a report.
+  if (!/^[A-Za-z0-9._-]{0,64}$/.test(id)) _bad("'info.metadata.beaconID' is not a short name");
+  return id;
 }
 
 /** @internal shared with the round parser: JSON.parse with a size bound and coded errors. */

@@ -28,3 +28,5 @@ export {
   type DrandVerification,
   verifyDrandRound,
 } from "./verify_drand_round.ts";
+export { type DrandBinding, drandBinding, reverifyDrandBinding } from "./drand_binding.ts";
+export { type TrustedDrandChain, trustedDrandChains } from "./trusted_drand_chains.ts";

@@ -45,3 +45,4 @@ export {
   signCheckpoint,
   verifyCheckpoint,
 } from "./signed_checkpoint.ts";
+export { type CheckpointBinding, checkpointBinding } from "./checkpoint_binding.ts";

@@ -16,14 +16,21 @@ import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.t
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
+import { loadTrustInputs } from "../trust_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 /** Options of {@link auditLog}. */
 export interface AuditOptions {
   readonly log: string;
   readonly blobs?: string;
-  readonly randomness: string;
-  readonly round: string;
+  readonly randomness?: string;
+  readonly round?: string;
+  /** drand round file and its chain info (instead of randomness/round). */
+  readonly beacon?: string;
+  readonly chain?: string;
+  /** The prover's signed checkpoint and its public key. */
+  readonly checkpoint?: string;
+  readonly proverPub?: string;
   readonly k: string;
   readonly keys: readonly string[];
   readonly out: string;
@@ -51,11 +58,15 @@ export function auditCommand(): Command {
       "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
     )
     .requiredOption("--log <file>", "claims.jsonl")
-    .requiredOption(
+    .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
+    .option("--chain <file>", "drand chain info JSON of that round")
+    .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
+    .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
       "--randomness <hex>",
-      "public randomness fixed after the log was committed (e.g. a drand round's)",
+      "randomness typed in instead of --beacon (recorded as not verified)",
     )
-    .requiredOption("--round <n>", "beacon round of that randomness")
+    .option("--round <n>", "round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
@@ -90,16 +101,18 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
-  const round = _int(o.round, "--round", 0);
   const k = _int(o.k, "--k", 1);
-  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+  if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
+  if (o.round !== undefined) _int(o.round, "--round", 0);
   const keys = await Promise.all(o.keys.map(loadSigningKey));
   const log = await loadClaimLog(o.log);
+  const trust = await loadTrustInputs(o, log);
+  const round = _int(trust.round, "--round", 0);
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
@@ -113,7 +126,7 @@ export async function auditLog(
     report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,
       auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
-      randomness: o.randomness.toLowerCase(),
+      randomness: trust.randomness.toLowerCase(),
       round,
       k,
       ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
@@ -129,6 +142,8 @@ export async function auditLog(
     verifier: { version: VERSION, engine: w.engine, runtime: `deno ${Deno.version.deno}` },
     assets,
     timeVerified,
+    ...(trust.drand === undefined ? {} : { drand: trust.drand }),
+    ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
   });
   const envelope = await signEnvelope(statementBytes(statement), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
@@ -140,7 +155,7 @@ export async function auditLog(
   const keyids = keys.map((key) => keyId(key.publicKey));
   await writeNewFile(
     reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),
+    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets, trust }),
   );
   return { report, attestation, reportPath };
 }

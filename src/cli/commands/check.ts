@@ -71,6 +71,15 @@ export function checkCommand(): CommandUnknownOpts {
             ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
             : "INVALID attestation",
         );
+        if (report.trust !== undefined) {
+          console.log(
+            `randomness: ${
+              report.trust.randomness === "drand" ? "verified drand round" : "NOT a verified beacon"
+            }; commitment: ${
+              report.trust.commitment === "none" ? "no signed checkpoint" : "prover-signed"
+            }`,
+          );
+        }
       }
       Deno.exitCode = report.valid ? EXIT.OK : EXIT.FAIL;
     });

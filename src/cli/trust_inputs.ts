@@ -1,0 +1,138 @@
+/**
+ * The audit's trust inputs from files: a drand round with its chain info (verified offline) and
+ * the prover's signed checkpoint (verified with the prover's public key), or randomness typed on
+ * the command line (recorded as unverified).
+ *
+ * @module
+ */
+import {
+  type CheckpointBinding,
+  checkpointBinding,
+  decodePublicKeyPem,
+  type DrandBinding,
+  drandBinding,
+  parseDrandChainInfo,
+  parseDrandRound,
+  verifyCheckpoint,
+  verifyDrandRound,
+} from "../attest/mod.ts";
+import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import { readTextFile } from "./read_json_file.ts";
+
+/** File and flag inputs of {@link loadTrustInputs}. */
+export interface TrustInputFlags {
+  readonly randomness?: string;
+  readonly round?: string;
+  readonly beacon?: string;
+  readonly chain?: string;
+  readonly checkpoint?: string;
+  readonly proverPub?: string;
+}
+
+/** The resolved randomness and the bindings for the attestation. */
+export interface TrustInputs {
+  /** Randomness (lowercase hex). */
+  readonly randomness: string;
+  /** Round number as text (validated by the caller). */
+  readonly round: string;
+  /** The verified drand round, when one was given. */
+  readonly drand?: DrandBinding;
+  /** The verified prover checkpoint, when one was given. */
+  readonly checkpoint?: CheckpointBinding;
+}
+
+/**
+ * Resolves the audit's randomness and verifies the beacon and checkpoint files.
+ *
+ * @param flags command-line values
+ * @param log the claim log (the checkpoint must commit to exactly it)
+ * @returns randomness, round and bindings
+ * @throws {InputError} `USAGE_TRUST` for a wrong combination of flags, `BAD_BEACON`,
+ *   `BEACON_INVALID`, `BAD_NOTE`, `BAD_CHECKPOINT`, `CHECKPOINT_SIGNATURE`, `CHECKPOINT_MISMATCH`,
+ *   `BEACON_TOO_EARLY`
+ * @example
+ * ```ts ignore
+ * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, log);
+ * ```
+ */
+export async function loadTrustInputs(flags: TrustInputFlags, log: ClaimLog): Promise<TrustInputs> {
+  const f = flags;
+  if ((f.beacon === undefined) === (f.randomness === undefined)) {
+    _usage("give either --beacon with --chain, or --randomness with --round");
+  }
+  if (f.beacon !== undefined && (f.chain === undefined || f.round !== undefined)) {
+    _usage("--beacon needs --chain and takes its round from the beacon file (no --round)");
+  }
+  if (f.beacon !== undefined && f.checkpoint === undefined) {
+    _usage("--beacon needs --checkpoint: the round must be shown to follow the commitment");
+  }
+  if (f.randomness !== undefined && f.round === undefined) _usage("--randomness needs --round");
+  if ((f.checkpoint === undefined) !== (f.proverPub === undefined)) {
+    _usage("--checkpoint and --prover-pub go together");
+  }
+  const checkpoint = f.checkpoint === undefined
+    ? undefined
+    : await _checkpoint(f.checkpoint, f.proverPub as string, log);
+  if (f.beacon === undefined) {
+    return {
+      randomness: f.randomness as string,
+      round: f.round as string,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    };
+  }
+  const info = parseDrandChainInfo(await readTextFile(f.chain as string, { maxBytes: 64 * 1024 }));
+  const round = parseDrandRound(await readTextFile(f.beacon, { maxBytes: 64 * 1024 }));
+  const v = verifyDrandRound(info, round);
+  if (!v.verified) {
+    throw new InputError("BEACON_INVALID", `Cannot use beacon '${f.beacon}': ${v.reason}`);
+  }
+  const cp = checkpoint as CheckpointBinding;
+  if (v.roundTime * 1000 <= Date.parse(cp.signedAt)) {
+    throw new InputError(
+      "BEACON_TOO_EARLY",
+      `Cannot use beacon round ${v.round}: published ${
+        new Date(v.roundTime * 1000).toISOString()
+      }, not after the checkpoint was signed (${cp.signedAt})`,
+    );
+  }
+  return {
+    randomness: v.randomness,
+    round: String(v.round),
+    drand: drandBinding(info, round),
+    checkpoint: cp,
+  };
+}
+
+async function _checkpoint(path: string, pubPath: string, log: ClaimLog) {
+  const pub = decodePublicKeyPem(await readTextFile(pubPath, { maxBytes: 64 * 1024 }));
+  const note = await readTextFile(path, { maxBytes: 64 * 1024 });
+  const v = await verifyCheckpoint(note, [pub]);
+  if (!v.verified) {
+    throw new InputError(
+      "CHECKPOINT_SIGNATURE",
+      `Cannot use checkpoint '${path}': no valid signature by the prover key (${v.reason})`,
+    );
+  }
+  const root = hexToBytes(log.root);
+  if (
+    v.checkpoint.treeSize !== log.records.length ||
+    !v.checkpoint.rootHash.every((b, i) => b === root[i])
+  ) {
+    throw new InputError(
+      "CHECKPOINT_MISMATCH",
+      `Cannot use checkpoint '${path}': it commits to ${v.checkpoint.treeSize} records with another root than the log's ${log.records.length}`,
+    );
+  }
+  if (v.signedAt === undefined) {
+    throw new InputError(
+      "CHECKPOINT_SIGNATURE",
+      `Cannot use checkpoint '${path}': no timestamped cosignature by the prover key`,
+    );
+  }
+  return checkpointBinding(note, v);
+}
+
+function _usage(why: string): never {
+  throw new InputError("USAGE_TRUST", `Cannot start the audit: ${why}`);
+}
