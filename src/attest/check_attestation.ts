@@ -77,14 +77,14 @@ export async function checkAttestation(
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
-  let trust: TrustLabels | undefined;
+  const labels: { trust?: TrustLabels } = {};
   const done = (p: _Predicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
     auditId: p?.audit?.auditId ?? null,
     signatures: sigs,
     checks,
-    ...(trust === undefined ? {} : { trust }),
+    ...labels,
   });
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
@@ -123,7 +123,7 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   _checkSample(p, add);
-  trust = await checkTrustInputs(p.audit as unknown as Record<string, unknown>, {
+  labels.trust = await checkTrustInputs(p.audit as unknown as Record<string, unknown>, {
     trustRoot: options.trustRoot,
     add,
   });
