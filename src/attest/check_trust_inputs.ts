@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkAnnouncement } from "./announcement/check_announcement.ts";
 import { reverifyDrandBinding } from "./beacon/drand_binding.ts";
 import type { DrandBinding } from "./beacon/drand_binding.ts";
 import { trustedDrandChains } from "./beacon/trusted_drand_chains.ts";
@@ -24,6 +25,8 @@ export interface TrustLabels {
   readonly randomness: "drand" | "unverified";
   /** `prover-signed`: a checkpoint signed by a trusted prover key; `none`: no checkpoint. */
   readonly commitment: "prover-signed" | "none";
+  /** `pre-committed`: a verified announcement fixed the audit before its round; else `none`. */
+  readonly announcement: "pre-committed" | "none";
 }
 
 /** Adds one named check result. */
@@ -66,10 +69,49 @@ export async function checkTrustInputs(
       }`,
     );
   }
+  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp });
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
     commitment: cp === undefined ? "none" : "prover-signed",
+    announcement: announced ? "pre-committed" : "none",
   };
+}
+
+async function _checkAnnouncement(
+  audit: Readonly<Record<string, unknown>>,
+  o: {
+    trustRoot: TrustRoot;
+    add: AddCheck;
+    drand: DrandBinding | undefined;
+    cp: CheckpointBinding | undefined;
+  },
+): Promise<boolean> {
+  const ann = _obj(audit.announcement);
+  if (ann === undefined) {
+    o.add(
+      "announcement",
+      true,
+      "sample not pre-committed: no announcement fixed the audit id and round in advance",
+    );
+    return false;
+  }
+  const r = await checkAnnouncement(ann.envelope, {
+    trustRoot: o.trustRoot,
+    audit: {
+      auditId: audit.auditId,
+      k: audit.k,
+      ...(o.cp === undefined ? {} : { checkpoint: o.cp as unknown as Record<string, unknown> }),
+      ...(o.drand === undefined ? {} : { drand: o.drand as unknown as Record<string, unknown> }),
+    },
+  });
+  o.add(
+    "announcement",
+    !("why" in r),
+    "why" in r
+      ? r.why
+      : `audit announced ${r.announcement.announcedAt} (inspector's stated time), before round ${r.announcement.beacon.round}`,
+  );
+  return !("why" in r);
 }
 
 function _checkBeacon(

@@ -93,3 +93,12 @@ export {
   verifyNote,
 } from "./note/mod.ts";
 export * from "./check_trust_inputs.ts";
+export {
+  type AnnouncedAudit,
+  announcedAuditId,
+  type Announcement,
+  ANNOUNCEMENT_PREDICATE_TYPE,
+  announcementStatement,
+  checkAnnouncement,
+  parseAnnouncement,
+} from "./announcement/mod.ts";

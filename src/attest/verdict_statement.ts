@@ -47,6 +47,8 @@ export function verdictStatement(
     timeVerified: string;
     drand?: DrandBinding;
     checkpoint?: CheckpointBinding;
+    /** The announcement envelope (parsed JSON) of an announced audit. */
+    announcement?: unknown;
   },
 ): Statement {
   const subject = [
@@ -71,6 +73,9 @@ export function verdictStatement(
         ...(options.drand === undefined ? {} : { drand: options.drand }),
       },
       ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.announcement === undefined
+        ? {}
+        : { announcement: { envelope: options.announcement } }),
       seedDerivation: report.seedDerivation,
       seed: report.seed,
       algorithm: report.algorithm,

@@ -16,6 +16,7 @@ import { gemmCommand } from "./commands/gemm.ts";
 import { keyCommand } from "./commands/key.ts";
 import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
+import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { VERSION } from "../version.ts";
@@ -39,6 +40,7 @@ export function buildCli(): Command {
     .showHelpAfterError(false);
   for (
     const sub of [
+      announceCommand(),
       auditCommand(),
       checkCommand(),
       claimsCommand(),

@@ -45,6 +45,9 @@ export function reportMarkdown(
       }\` of ${cp.treeSize} records signed by prover key \`${
         cp.proverKeyId.slice(0, 16)
       }\` at ${cp.signedAt} (the prover's stated time)`,
+    meta.trust?.announcement === undefined
+      ? "- sample not pre-committed: no announcement fixed the audit id and round in advance"
+      : "- announced: the audit id, k, checkpoint and round were signed before the round (announcement in the attestation)",
     `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")

@@ -6,13 +6,19 @@
  * @module
  */
 import {
+  checkAnnouncement,
   type CheckpointBinding,
   checkpointBinding,
+  decodeBase64,
   decodePublicKeyPem,
   type DrandBinding,
   drandBinding,
+  keyId,
   parseDrandChainInfo,
   parseDrandRound,
+  parseEnvelope,
+  parseStatement,
+  type TrustRootKey,
   verifyCheckpoint,
   verifyDrandRound,
 } from "../attest/mod.ts";
@@ -28,6 +34,9 @@ export interface TrustInputFlags {
   readonly chain?: string;
   readonly checkpoint?: string;
   readonly proverPub?: string;
+  readonly announcement?: string;
+  readonly k?: string;
+  readonly auditId?: string;
 }
 
 /** The resolved randomness and the bindings for the attestation. */
@@ -40,23 +49,30 @@ export interface TrustInputs {
   readonly drand?: DrandBinding;
   /** The verified prover checkpoint, when one was given. */
   readonly checkpoint?: CheckpointBinding;
+  /** The announcement envelope (parsed JSON) and the audit id it derives, when one was given. */
+  readonly announcement?: { readonly envelope: unknown; readonly auditId: string };
 }
 
 /**
  * Resolves the audit's randomness and verifies the beacon and checkpoint files.
  *
  * @param flags command-line values
- * @param log the claim log (the checkpoint must commit to exactly it)
+ * @param ctx the claim log (the checkpoint must commit to exactly it) and the audit's inspector
+ *   public keys (one of them must have signed an announcement)
  * @returns randomness, round and bindings
  * @throws {InputError} `USAGE_TRUST` for a wrong combination of flags, `BAD_BEACON`,
  *   `BEACON_INVALID`, `BAD_NOTE`, `BAD_CHECKPOINT`, `CHECKPOINT_SIGNATURE`, `CHECKPOINT_MISMATCH`,
- *   `BEACON_TOO_EARLY`
+ *   `BEACON_TOO_EARLY`, `BAD_ENVELOPE`, `ANNOUNCEMENT_MISMATCH`
  * @example
  * ```ts ignore
- * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, log);
+ * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, { log, keys });
  * ```
  */
-export async function loadTrustInputs(flags: TrustInputFlags, log: ClaimLog): Promise<TrustInputs> {
+export async function loadTrustInputs(
+  flags: TrustInputFlags,
+  ctx: { log: ClaimLog; keys: readonly Uint8Array[] },
+): Promise<TrustInputs> {
+  const { log, keys } = ctx;
   const f = flags;
   if ((f.beacon === undefined) === (f.randomness === undefined)) {
     _usage("give either --beacon with --chain, or --randomness with --round");
@@ -70,6 +86,9 @@ export async function loadTrustInputs(flags: TrustInputFlags, log: ClaimLog): Pr
   if (f.randomness !== undefined && f.round === undefined) _usage("--randomness needs --round");
   if ((f.checkpoint === undefined) !== (f.proverPub === undefined)) {
     _usage("--checkpoint and --prover-pub go together");
+  }
+  if (f.announcement !== undefined && f.beacon === undefined) {
+    _usage("--announcement needs --beacon: it names the round that fixes the randomness");
   }
   const checkpoint = f.checkpoint === undefined
     ? undefined
@@ -96,12 +115,50 @@ export async function loadTrustInputs(flags: TrustInputFlags, log: ClaimLog): Pr
       }, not after the checkpoint was signed (${cp.signedAt})`,
     );
   }
+  const drand = drandBinding(info, round);
+  const announcement = f.announcement === undefined
+    ? undefined
+    : await _announcement(f.announcement, { flags: f, drand, checkpoint: cp, keys });
   return {
     randomness: v.randomness,
     round: String(v.round),
-    drand: drandBinding(info, round),
+    drand,
     checkpoint: cp,
+    ...(announcement === undefined ? {} : { announcement }),
   };
+}
+
+async function _announcement(
+  path: string,
+  o: {
+    flags: TrustInputFlags;
+    drand: DrandBinding;
+    checkpoint: CheckpointBinding;
+    keys: readonly Uint8Array[];
+  },
+): Promise<{ envelope: unknown; auditId: string }> {
+  const text = await readTextFile(path, { maxBytes: 1024 * 1024 });
+  const env = parseEnvelope(text);
+  const audit = {
+    auditId: o.flags.auditId,
+    k: o.flags.k === undefined ? undefined : Number(o.flags.k),
+    checkpoint: o.checkpoint as unknown as Record<string, unknown>,
+    drand: o.drand as unknown as Record<string, unknown>,
+  };
+  // The audit's own inspector keys must have signed it; the id is the announced one.
+  const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
+  const announcedId = (unverified.predicate as { auditId?: unknown })?.auditId;
+  if (audit.auditId === undefined) audit.auditId = String(announcedId);
+  const root = { mediaType: "", keys: o.keys.map((publicKey) => _inspector(publicKey)) };
+  const r = await checkAnnouncement(JSON.parse(text), { trustRoot: root, audit });
+  if ("why" in r) {
+    throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use announcement '${path}': ${r.why}`);
+  }
+  return { envelope: env, auditId: r.announcement.auditId };
+}
+
+function _inspector(publicKey: Uint8Array): TrustRootKey {
+  return { keyid: keyId(publicKey), publicKey, role: "inspector", validFor: { start: 0 } };
 }
 
 async function _checkpoint(path: string, pubPath: string, log: ClaimLog) {

@@ -5,91 +5,30 @@
  */
 import assert from "node:assert/strict";
 import {
-  buildTrustRoot,
   decodeBase64,
   decodePrivateKeyPem,
-  decodePublicKeyPem,
   IN_TOTO_PAYLOAD_TYPE,
   signEnvelope,
 } from "../../src/attest/mod.ts";
-import { auditLog } from "../../src/cli/commands/audit.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
-import { generateKeys } from "../../src/cli/commands/key.ts";
 import { canonicalJson } from "../../src/claims/mod.ts";
-import { InputError } from "../../src/errors.ts";
-import { makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
-
-const DRAND = new URL("../../demo/drand/", import.meta.url).pathname;
-const BEACON = `${DRAND}quicknet-round-123.json`;
-const CHAIN = `${DRAND}quicknet-info.json`;
-const QUICKNET = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971";
-const ORIGIN = "bitaudit.example/prover-1/log";
-
-const f = await makeAuditFixture({ records: 6, falsify: [] });
-const prover = await generateKeys(`${f.dir}/prover`);
-const stranger = await generateKeys(`${f.dir}/stranger`);
-const proverPub = decodePublicKeyPem(await Deno.readTextFile(prover.publicKey));
-const inspectorPub = decodePublicKeyPem(await Deno.readTextFile(f.pub));
-
-/** Signs a checkpoint of `log` with `key` at `time` through the CLI. */
-async function checkpoint(name: string, o: { log?: string; key?: string; time?: string } = {}) {
-  const out = `${f.dir}/${name}.txt`;
-  const r = await runBitaudit([
-    "claims",
-    "checkpoint",
-    "--log",
-    o.log ?? f.log,
-    "--key",
-    o.key ?? prover.privateKey,
-    "--origin",
-    ORIGIN,
-    "--out",
-    out,
-    "--time",
-    o.time ?? "2023-08-23T15:00:00Z",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  return out;
-}
-const goodCheckpoint = await checkpoint("cp");
-
-/** Writes a trust root; by default with the prover key from 2023 and quicknet pinned. */
-async function trustRoot(name: string, o: { proverFrom?: string; pin?: boolean } = {}) {
-  const path = `${f.dir}/${name}.json`;
-  const doc = buildTrustRoot([inspectorPub], {
-    start: "2026-01-01T00:00:00Z",
-    provers: { keys: [proverPub], start: o.proverFrom ?? "2023-01-01T00:00:00Z" },
-    drand: o.pin === false ? [] : [{ chainHash: QUICKNET, beaconId: "quicknet" }],
-  });
-  await Deno.writeTextFile(path, JSON.stringify(doc));
-  return path;
-}
-const goodRoot = await trustRoot("root");
-
-let outs = 0;
-const audit = (o: Record<string, string | undefined>) =>
-  auditLog(
-    {
-      log: f.log,
-      k: "3",
-      keys: [f.key],
-      out: `${f.dir}/audit-${outs++}`,
-      progress: false,
-      threads: "1",
-      ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
-    } as Parameters<typeof auditLog>[0],
-  );
-const beaconAudit = (o: Record<string, string | undefined> = {}) =>
-  audit({
-    beacon: BEACON,
-    chain: CHAIN,
-    checkpoint: goodCheckpoint,
-    proverPub: prover.publicKey,
-    ...o,
-  });
-const refused = async (code: string, run: () => Promise<unknown>) =>
-  await assert.rejects(run, (e: unknown) => e instanceof InputError && e.code === code);
+import {
+  audit,
+  BEACON,
+  beaconAudit,
+  CHAIN,
+  checkpoint,
+  f,
+  goodCheckpoint,
+  goodRoot,
+  inspectorPub,
+  prover,
+  QUICKNET,
+  refused,
+  stranger,
+  trustRoot,
+} from "./_trust_fixture.ts";
 
 const good = await beaconAudit();
 
@@ -112,7 +51,11 @@ Deno.test("audit with a drand round and a signed checkpoint binds both; check re
     log: f.log,
   });
   assert.equal(report.valid, true, JSON.stringify(report.checks.filter((c) => !c.ok)));
-  assert.deepEqual(report.trust, { randomness: "drand", commitment: "prover-signed" });
+  assert.deepEqual(report.trust, {
+    randomness: "drand",
+    commitment: "prover-signed",
+    announcement: "none",
+  });
   for (const c of ["beacon", "checkpoint", "beacon-after-commitment"]) {
     assert.ok(report.checks.some((x) => x.check === c && x.ok), c);
   }
@@ -136,7 +79,11 @@ Deno.test("typed randomness still audits, recorded as source unverified and labe
   assert.equal(payload.predicate.audit.checkpoint, undefined);
   const report = await checkFile({ attestation: r.attestation, trustRoot: goodRoot });
   assert.equal(report.valid, true);
-  assert.deepEqual(report.trust, { randomness: "unverified", commitment: "none" });
+  assert.deepEqual(report.trust, {
+    randomness: "unverified",
+    commitment: "none",
+    announcement: "none",
+  });
   assert.match(
     report.checks.find((c) => c.check === "beacon")!.detail,
     /NOT from a verified beacon/,
@@ -263,7 +210,11 @@ Deno.test("check fails an unpinned chain, a prover key not yet valid, and an ins
     delete a.beacon.drand;
   });
   const r = await checkFile({ attestation: relabelled, trustRoot: goodRoot });
-  assert.deepEqual(r.trust, { randomness: "unverified", commitment: "prover-signed" });
+  assert.deepEqual(r.trust, {
+    randomness: "unverified",
+    commitment: "prover-signed",
+    announcement: "none",
+  });
 });
 
 Deno.test("the audit CLI exits 2 with a one-line coded error for a tampered beacon", async () => {

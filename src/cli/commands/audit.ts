@@ -31,6 +31,8 @@ export interface AuditOptions {
   /** The prover's signed checkpoint and its public key. */
   readonly checkpoint?: string;
   readonly proverPub?: string;
+  /** The inspector's announcement of this audit (with --beacon). */
+  readonly announcement?: string;
   readonly k: string;
   readonly keys: readonly string[];
   readonly out: string;
@@ -62,6 +64,10 @@ export function auditCommand(): Command {
     .option("--chain <file>", "drand chain info JSON of that round")
     .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
     .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
+      "--announcement <file>",
+      "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
+    )
     .option(
       "--randomness <hex>",
       "randomness typed in instead of --beacon (recorded as not verified)",
@@ -111,7 +117,7 @@ export async function auditLog(
   if (o.round !== undefined) _int(o.round, "--round", 0);
   const keys = await Promise.all(o.keys.map(loadSigningKey));
   const log = await loadClaimLog(o.log);
-  const trust = await loadTrustInputs(o, log);
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
   const round = _int(trust.round, "--round", 0);
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
   const store = await openAssetStore();
@@ -125,7 +131,8 @@ export async function auditLog(
   try {
     report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,
-      auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
+      auditId: o.auditId ?? trust.announcement?.auditId ??
+        `audit-${log.root.slice(0, 16)}-r${round}`,
       randomness: trust.randomness.toLowerCase(),
       round,
       k,
@@ -144,6 +151,7 @@ export async function auditLog(
     timeVerified,
     ...(trust.drand === undefined ? {} : { drand: trust.drand }),
     ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+    ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
   });
   const envelope = await signEnvelope(statementBytes(statement), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,

@@ -77,6 +77,8 @@ export function checkCommand(): CommandUnknownOpts {
               report.trust.randomness === "drand" ? "verified drand round" : "NOT a verified beacon"
             }; commitment: ${
               report.trust.commitment === "none" ? "no signed checkpoint" : "prover-signed"
+            }; sample ${
+              report.trust.announcement === "none" ? "not pre-committed" : "announced in advance"
             }`,
           );
         }

@@ -17,6 +17,7 @@ import { EXIT } from "../exit_codes.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { BUNDLED_VECTORS, printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
+import { announceAudit } from "./announce.ts";
 import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
 import { runProver } from "./claims.ts";
@@ -42,6 +43,8 @@ const DEMO_CHAIN = new URL("../../../demo/drand/quicknet-info.json", import.meta
  * prover's signing time is set in the past; a real audit uses a round after a real checkpoint.
  */
 const DEMO_CHECKPOINT_TIME = "2023-08-23T15:15:00Z";
+/** When the inspector says it announced the audit: after the checkpoint, before the round. */
+const DEMO_ANNOUNCE_TIME = "2023-08-23T15:15:10Z";
 const DEMO_ORIGIN = "bitaudit.example/demo-prover/log";
 const DEMO_K = 120;
 
@@ -75,6 +78,7 @@ export function demoCommand(): Command {
         "inspector.pub",
         "prover.pub",
         "checkpoint.txt",
+        "announcement.dsse.json",
         "trust-root.json",
         "attestation.dsse.json",
         "report.md",
@@ -110,17 +114,32 @@ export function demoCommand(): Command {
         await writeNewFile(`${out}/inspector.pub`, pem);
         const pub = decodePublicKeyPem(pem);
         const chain = parseDrandChainInfo(await Deno.readTextFile(DEMO_CHAIN));
+        // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
         const trustRoot = buildTrustRoot([pub], {
-          start: "2026-01-01T00:00:00Z",
+          start: "2023-01-01T00:00:00Z",
           provers: { keys: [decodePublicKeyPem(proverPem)], start: "2023-01-01T00:00:00Z" },
           drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
         });
         await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
         say(`   keyid ${keys.keyid}`);
+        await announceAudit({
+          checkpoint: `${out}/checkpoint.txt`,
+          proverPub: `${out}/prover.pub`,
+          chain: DEMO_CHAIN,
+          round: "123",
+          k: opts.k,
+          keys: [keys.privateKey],
+          out: `${out}/announcement.dsse.json`,
+          time: DEMO_ANNOUNCE_TIME,
+        });
+        say(
+          `   announced the audit of round 123 at ${DEMO_ANNOUNCE_TIME} (announcement.dsse.json)`,
+        );
         say(
           `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
         );
         const audit = await auditLog({
+          announcement: `${out}/announcement.dsse.json`,
           log: `${out}/claims.jsonl`,
           beacon: DEMO_BEACON,
           chain: DEMO_CHAIN,
