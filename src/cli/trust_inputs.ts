@@ -13,6 +13,7 @@ import {
   decodePublicKeyPem,
   type DrandBinding,
   drandBinding,
+  type DsseEnvelope,
   keyId,
   parseDrandChainInfo,
   parseDrandRound,
@@ -50,7 +51,7 @@ export interface TrustInputs {
   /** The verified prover checkpoint, when one was given. */
   readonly checkpoint?: CheckpointBinding;
   /** The announcement envelope (parsed JSON) and the audit id it derives, when one was given. */
-  readonly announcement?: { readonly envelope: unknown; readonly auditId: string };
+  readonly announcement?: { readonly envelope: DsseEnvelope; readonly auditId: string };
 }
 
 /**
@@ -136,7 +137,7 @@ async function _announcement(
     checkpoint: CheckpointBinding;
     keys: readonly Uint8Array[];
   },
-): Promise<{ envelope: unknown; auditId: string }> {
+): Promise<{ envelope: DsseEnvelope; auditId: string }> {
   const text = await readTextFile(path, { maxBytes: 1024 * 1024 });
   const env = parseEnvelope(text);
   const audit = {

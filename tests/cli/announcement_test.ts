@@ -8,9 +8,9 @@ import {
   announcementStatement,
   decodeBase64,
   decodePrivateKeyPem,
+  encodeStatement,
   IN_TOTO_PAYLOAD_TYPE,
   signEnvelope,
-  statementBytes,
 } from "../../src/attest/mod.ts";
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
@@ -91,7 +91,7 @@ Deno.test("grinding: a round not after the announcement is refused; another roun
   const key = decodePrivateKeyPem(await Deno.readTextFile(f.key));
   const late = announcementStatement({ ...first, announcedAt: "2023-08-23T15:15:10Z" });
   const edited = { ...late, predicate: { ...late.predicate, announcedAt: "2023-08-23T15:16:00Z" } };
-  const env = await signEnvelope(statementBytes(edited), {
+  const env = await signEnvelope(encodeStatement(edited), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys: [{ privateKey: key, publicKey: inspectorPub }],
   });

@@ -13,12 +13,12 @@ import {
   decodePublicKeyPem,
   drandChainHash,
   drandRoundTime,
+  encodeStatement,
   IN_TOTO_PAYLOAD_TYPE,
   parseDrandChainInfo,
   parseRfc3339,
   parseSignedNote,
   signEnvelope,
-  statementBytes,
   verifyCheckpoint,
 } from "../../attest/mod.ts";
 import { bytesToHex } from "../../claims/mod.ts";
@@ -130,7 +130,7 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
     beacon: { chainHash, round, roundTime: _iso(roundTime) },
     announcedAt: _iso(at),
   };
-  const env = await signEnvelope(statementBytes(announcementStatement(a)), {
+  const env = await signEnvelope(encodeStatement(announcementStatement(a)), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys,
   });
