@@ -14,7 +14,8 @@ import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
  *
  * @param publicKeys 32-byte Ed25519 inspector public keys
  * @param validFor RFC 3339 `start` and optional `end` of validity; `provers` with their keys and
- *   window; `drand` chains to pin (`chainHash`, `beaconId`)
+ *   window; `drand` chains to pin (`chainHash`, `beaconId`); `tsa` anchor certificates (DER) of
+ *   trusted RFC 3161 time-stamp authorities
  * @returns the document (serialise with `JSON.stringify`; parse back with `parseTrustRoot`)
  * @example
  * ```ts
@@ -33,8 +34,9 @@ export function buildTrustRoot(
     end?: string;
     provers?: { keys: readonly Uint8Array[]; start: string; end?: string };
     drand?: readonly { chainHash: string; beaconId: string }[];
+    tsa?: readonly { certificate: Uint8Array; name: string }[];
   },
-): { mediaType: string; keys: Record<string, unknown>[]; drand?: unknown } {
+): { mediaType: string; keys: Record<string, unknown>[]; drand?: unknown; tsa?: unknown } {
   const entry = (pub: Uint8Array, role: string, w: { start: string; end?: string }) => ({
     keyid: keyId(pub),
     publicKey: encodeBase64(encodeSpki(pub)),
@@ -51,5 +53,8 @@ export function buildTrustRoot(
     ...(validFor.drand === undefined || validFor.drand.length === 0
       ? {}
       : { drand: validFor.drand.map((c) => ({ chainHash: c.chainHash, beaconId: c.beaconId })) }),
+    ...(validFor.tsa === undefined || validFor.tsa.length === 0 ? {} : {
+      tsa: validFor.tsa.map((t) => ({ certificate: encodeBase64(t.certificate), name: t.name })),
+    }),
   };
 }

@@ -19,6 +19,7 @@ import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
 import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
+import { checkSignatureTimestamp } from "./timestamp/check_signature_timestamp.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
@@ -56,7 +57,9 @@ export interface CheckReport {
  *
  * @param envelope parsed DSSE envelope
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
- *   confirm subjects; `recompute` context to re-run the sampled records
+ *   confirm subjects; `recompute` context to re-run the sampled records; `timestamp`, an RFC 3161
+ *   token (DER) over one of the envelope's signatures: keys are then judged valid and unrevoked at
+ *   the token's time instead of the statement's `timeVerified`
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -65,7 +68,13 @@ export interface CheckReport {
  */
 export async function checkAttestation(
   envelope: DsseEnvelope,
-  options: { trustRoot: TrustRoot; threshold?: number; log?: ClaimLog; recompute?: VerifyContext },
+  options: {
+    trustRoot: TrustRoot;
+    threshold?: number;
+    log?: ClaimLog;
+    recompute?: VerifyContext;
+    timestamp?: Uint8Array;
+  },
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
@@ -90,6 +99,20 @@ export async function checkAttestation(
   } catch {
     add("statement", false, "payload is not an in-toto Statement");
     return done(null, []);
+  }
+  // An RFC 3161 token over a signature replaces the signer's stated time by the TSA's.
+  if (options.timestamp !== undefined) {
+    const t = await checkSignatureTimestamp(envelope, {
+      token: options.timestamp,
+      trustRoot: options.trustRoot,
+    });
+    add(
+      "timestamp",
+      !("why" in t),
+      "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
+    );
+    if ("why" in t) return done(null, []);
+    claimedTime = t.time;
   }
   let trusted: Uint8Array[];
   try {

@@ -120,3 +120,10 @@ export {
   checkAnnouncement,
   parseAnnouncement,
 } from "./announcement/mod.ts";
+export {
+  checkSignatureTimestamp,
+  MAX_TIMESTAMP_TOKEN_BYTES,
+  type TimestampVerification,
+  trustedTsaAnchors,
+  verifyTimestampToken,
+} from "./timestamp/mod.ts";

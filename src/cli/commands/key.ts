@@ -6,6 +6,7 @@
 import { Command } from "@commander-js/extra-typings";
 import {
   buildTrustRoot,
+  decodePem,
   decodePublicKeyPem,
   drandChainHash,
   encodePrivateKeyPem,
@@ -51,6 +52,7 @@ export function keyCommand(): Command {
     .option("--prover <files...>", "prover SPKI PEM public keys (role prover: checkpoints)")
     .option("--prover-valid-from <time>", "RFC 3339 start of the prover keys' validity")
     .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
+    .option("--tsa <files...>", "PEM CA certificates of trusted RFC 3161 time-stamp authorities")
     .action(async (opts) => {
       const readPem = async (file: string) =>
         decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
@@ -66,6 +68,11 @@ export function keyCommand(): Command {
         }
         drand.push({ chainHash: info.hash, beaconId: info.beaconId });
       }
+      const tsa = [];
+      for (const file of opts.tsa ?? []) {
+        const pem = await readTextFile(file, { maxBytes: 64 * 1024 });
+        tsa.push({ certificate: decodePem(pem, "CERTIFICATE"), name: file.replace(/^.*\//, "") });
+      }
       const root = buildTrustRoot(pubs, {
         start: opts.validFrom,
         ...(opts.validUntil ? { end: opts.validUntil } : {}),
@@ -73,6 +80,7 @@ export function keyCommand(): Command {
           ? {}
           : { provers: { keys: provers, start: opts.proverValidFrom ?? opts.validFrom } }),
         drand,
+        tsa,
       });
       await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
       console.log(`wrote ${opts.out} with ${root.keys.length} key(s)`);
