@@ -123,7 +123,9 @@ export {
 export {
   checkSignatureTimestamp,
   MAX_TIMESTAMP_TOKEN_BYTES,
+  timestampResponseDer,
   type TimestampVerification,
   trustedTsaAnchors,
   verifyTimestampToken,
 } from "./timestamp/mod.ts";
+export { SIGSTORE_BUNDLE_V03, sigstoreBundle } from "./sigstore_bundle.ts";

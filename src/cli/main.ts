@@ -19,6 +19,7 @@ import { planCommand } from "./commands/plan.ts";
 import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -43,6 +44,7 @@ export function buildCli(): Command {
       announceCommand(),
       auditCommand(),
       checkCommand(),
+      bundleCommand(),
       claimsCommand(),
       keyCommand(),
       planCommand(),

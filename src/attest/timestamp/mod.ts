@@ -19,3 +19,4 @@ export {
   verifyTimestampToken,
 } from "./verify_timestamp_token.ts";
 export { checkSignatureTimestamp } from "./check_signature_timestamp.ts";
+export { timestampResponseDer } from "./timestamp_token_der.ts";

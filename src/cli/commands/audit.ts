@@ -15,6 +15,7 @@ import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
 import { loadTrustInputs } from "../trust_inputs.ts";
+import { writeBundle } from "./bundle.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 /** Options of {@link auditLog}. */
@@ -33,6 +34,8 @@ export interface AuditOptions {
   readonly announcement?: string;
   readonly k: string;
   readonly keys: readonly string[];
+  /** Also write `attestation.sigstore.json` (Sigstore bundle v0.3). */
+  readonly bundle?: boolean;
   readonly out: string;
   readonly auditId?: string;
   readonly root?: string;
@@ -77,6 +80,7 @@ export function auditCommand(): Command {
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
@@ -117,7 +121,11 @@ export async function auditLog(
   const log = await loadClaimLog(o.log);
   const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
   const round = _int(trust.round, "--round", 0);
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  await prepareOutputDir(o.out, [
+    "attestation.dsse.json",
+    "report.md",
+    ...(o.bundle ? ["attestation.sigstore.json"] : []),
+  ]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = await createGemmWalker(
@@ -155,6 +163,12 @@ export async function auditLog(
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
   await writeNewFile(attestation, signed.text);
+  if (o.bundle) {
+    await writeBundle(signed.envelope, {
+      out: `${o.out}/attestation.sigstore.json`,
+      timestamps: [],
+    });
+  }
   const { keyids, timeVerified, assets } = signed;
   await writeNewFile(
     reportPath,
