@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  _equalBytes,
   _splitPoint,
   _subtreeRoot,
   MERKLE_HASH_BYTES,
@@ -112,7 +113,7 @@ export function verifyConsistency(check: ConsistencyCheck): boolean {
       throw new RangeError(`Cannot verify consistency: ${what} must be 32 bytes`);
     }
   }
-  if (oldSize === newSize) return proof.length === 0 && _equal(oldRoot, newRoot);
+  if (oldSize === newSize) return proof.length === 0 && _equalBytes(oldRoot, newRoot);
   if (oldSize === 0) return proof.length === 0;
   if (proof.length === 0 || proof.some((p) => !(p instanceof Uint8Array) || p.length !== 32)) {
     return false;
@@ -142,12 +143,5 @@ export function verifyConsistency(check: ConsistencyCheck): boolean {
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  return sn === 0 && _equal(fr, oldRoot) && _equal(sr, newRoot);
-}
-
-function _equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
+  return sn === 0 && _equalBytes(fr, oldRoot) && _equalBytes(sr, newRoot);
 }

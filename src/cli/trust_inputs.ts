@@ -27,16 +27,25 @@ import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { readTextFile } from "./read_json_file.ts";
 
-/** File and flag inputs of {@link loadTrustInputs}. */
+/** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
 export interface TrustInputFlags {
+  /** Typed randomness (hex), instead of `beacon`. */
   readonly randomness?: string;
+  /** Round of the typed randomness. */
   readonly round?: string;
+  /** drand round JSON file. */
   readonly beacon?: string;
+  /** drand chain info JSON file. */
   readonly chain?: string;
+  /** The prover's signed checkpoint file. */
   readonly checkpoint?: string;
+  /** The prover's public key (SPKI PEM) file. */
   readonly proverPub?: string;
+  /** The inspector's announcement (DSSE envelope) file. */
   readonly announcement?: string;
+  /** Sample size, compared with the announcement's. */
   readonly k?: string;
+  /** Audit id, compared with the announcement's. */
   readonly auditId?: string;
 }
 

@@ -3,7 +3,15 @@
  * roots, plus in-process audit helpers (shared by the beacon, checkpoint and announcement tests).
  */
 import assert from "node:assert/strict";
-import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
+import {
+  buildTrustRoot,
+  decodeBase64,
+  decodePrivateKeyPem,
+  decodePublicKeyPem,
+  IN_TOTO_PAYLOAD_TYPE,
+  signEnvelope,
+} from "../../src/attest/mod.ts";
+import { canonicalJson } from "../../src/claims/mod.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 import { InputError } from "../../src/errors.ts";
@@ -86,3 +94,30 @@ export const beaconAudit = (o: Record<string, string | undefined> = {}) =>
   });
 export const refused = async (code: string, run: () => Promise<unknown>) =>
   await assert.rejects(run, (e: unknown) => e instanceof InputError && e.code === code);
+
+/**
+ * Re-signs an attestation's statement with the fixture's (valid) inspector key after `edit`
+ * changed its `predicate.audit`: what a dishonest inspector can produce.
+ *
+ * @param attestation path of the original attestation
+ * @param o output `name` and the `edit`
+ * @returns the path of the forged attestation
+ */
+export async function resign<A>(
+  attestation: string,
+  o: { name: string; edit: (audit: A) => void },
+): Promise<string> {
+  const env = JSON.parse(await Deno.readTextFile(attestation));
+  const statement = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  o.edit(statement.predicate.audit);
+  const signed = await signEnvelope(canonicalJson(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [{
+      privateKey: decodePrivateKeyPem(await Deno.readTextFile(f.key)),
+      publicKey: inspectorPub,
+    }],
+  });
+  const path = `${f.dir}/${o.name}.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(signed));
+  return path;
+}

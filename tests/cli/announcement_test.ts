@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import {
   announcedAuditId,
   announcementStatement,
-  decodeBase64,
   decodePrivateKeyPem,
   encodeStatement,
   IN_TOTO_PAYLOAD_TYPE,
@@ -14,7 +13,6 @@ import {
 } from "../../src/attest/mod.ts";
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
-import { canonicalJson } from "../../src/claims/mod.ts";
 import {
   beaconAudit,
   CHAIN,
@@ -25,6 +23,7 @@ import {
   prover,
   QUICKNET,
   refused,
+  resign,
   stranger,
   trustRoot,
 } from "./_trust_fixture.ts";
@@ -109,30 +108,16 @@ Deno.test("check labels an audit without announcement and fails a doctored one",
     r.checks.find((c) => c.check === "announcement")!.detail,
     /sample not pre-committed/,
   );
-  // The inspector re-signs the announced attestation with another k or without the key window.
-  const envelope = JSON.parse(await Deno.readTextFile(announced.attestation));
-  const statement = JSON.parse(new TextDecoder().decode(decodeBase64(envelope.payload)));
-  const key = decodePrivateKeyPem(await Deno.readTextFile(f.key));
-  const resign = async (name: string, edit: (a: { k: number; auditId: string }) => void) => {
-    const s = structuredClone(statement);
-    edit(s.predicate.audit);
-    const env = await signEnvelope(canonicalJson(s), {
-      payloadType: IN_TOTO_PAYLOAD_TYPE,
-      keys: [{ privateKey: key, publicKey: inspectorPub }],
-    });
-    const path = `${f.dir}/${name}.dsse.json`;
-    await Deno.writeTextFile(path, JSON.stringify(env));
-    return path;
-  };
-  const otherId = await resign(
-    "other-id",
-    (a) =>
+  // The inspector re-signs the announced attestation with another audit id.
+  const otherId = await resign<{ auditId: string }>(announced.attestation, {
+    name: "other-id",
+    edit: (a) =>
       a.auditId = announcedAuditId({
         bodySha256: "00".repeat(32),
         chainHash: QUICKNET,
         round: 123,
       }),
-  );
+  });
   const bad = await checkFile({ attestation: otherId, trustRoot: root });
   assert.equal(bad.valid, false);
   assert.match(

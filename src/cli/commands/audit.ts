@@ -14,30 +14,22 @@ import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.t
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
-import { loadTrustInputs } from "../trust_inputs.ts";
+import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
 import { writeBundle } from "./bundle.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
-/** Options of {@link auditLog}. */
-export interface AuditOptions {
+/**
+ * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
+ * round; checkpoint and prover key; announcement) as {@link TrustInputFlags}, and the rest.
+ */
+export interface AuditOptions extends TrustInputFlags {
   readonly log: string;
   readonly blobs?: string;
-  readonly randomness?: string;
-  readonly round?: string;
-  /** drand round file and its chain info (instead of randomness/round). */
-  readonly beacon?: string;
-  readonly chain?: string;
-  /** The prover's signed checkpoint and its public key. */
-  readonly checkpoint?: string;
-  readonly proverPub?: string;
-  /** The inspector's announcement of this audit (with --beacon). */
-  readonly announcement?: string;
   readonly k: string;
   readonly keys: readonly string[];
   /** Also write `attestation.sigstore.json` (Sigstore bundle v0.3). */
   readonly bundle?: boolean;
   readonly out: string;
-  readonly auditId?: string;
   readonly root?: string;
   readonly threads?: string;
   readonly progress: boolean;
