@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { DrandBinding } from "./beacon/drand_binding.ts";
+import type { DrandBinding } from "./beacon/mod.ts";
 import type { DsseEnvelope } from "./dsse.ts";
-import type { CheckpointBinding } from "./note/checkpoint_binding.ts";
+import type { CheckpointBinding } from "./note/mod.ts";
 import { fieldsOf } from "./_verdict_fields.ts";
 import type { VerdictAudit } from "./verdict_predicate.ts";
 

@@ -19,7 +19,7 @@ import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
 import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
-import { checkSignatureTimestamp } from "./timestamp/check_signature_timestamp.ts";
+import { checkSignatureTimestamp } from "./timestamp/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";

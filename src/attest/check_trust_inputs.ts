@@ -7,14 +7,11 @@
  *
  * @module
  */
-import { checkAnnouncement } from "./announcement/check_announcement.ts";
-import { reverifyDrandBinding } from "./beacon/drand_binding.ts";
-import type { DrandBinding } from "./beacon/drand_binding.ts";
-import { trustedDrandChains } from "./beacon/trusted_drand_chains.ts";
+import { checkAnnouncement } from "./announcement/mod.ts";
+import { type DrandBinding, reverifyDrandBinding, trustedDrandChains } from "./beacon/mod.ts";
 import { keyId } from "./key_id.ts";
 import { keyValidAt } from "./key_valid_at.ts";
-import type { CheckpointBinding } from "./note/checkpoint_binding.ts";
-import { verifyCheckpoint } from "./note/signed_checkpoint.ts";
+import { type CheckpointBinding, verifyCheckpoint } from "./note/mod.ts";
 import { bytesToHex } from "../claims/mod.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import type { TrustRoot } from "./trust_root.ts";

@@ -11,9 +11,9 @@
  * @module
  */
 import type { AuditReport, AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
-import type { DrandBinding } from "./beacon/drand_binding.ts";
+import type { DrandBinding } from "./beacon/mod.ts";
 import type { DsseEnvelope } from "./dsse.ts";
-import type { CheckpointBinding } from "./note/checkpoint_binding.ts";
+import type { CheckpointBinding } from "./note/mod.ts";
 
 /** Predicate type of verdicts (major version in the URI). */
 export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";

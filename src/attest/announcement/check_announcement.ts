@@ -13,7 +13,7 @@ import { trustedKeysAt } from "../key_valid_at.ts";
 import { parseStatement } from "../statement.ts";
 import type { TrustRoot } from "../trust_root.ts";
 import { verifyEnvelope } from "../verify_envelope.ts";
-import { parseSignedNote } from "../note/signed_note.ts";
+import { parseSignedNote } from "../note/mod.ts";
 import { type Announcement, parseAnnouncement } from "./announcement.ts";
 
 /** What the audit used, to compare with the announcement. */
