@@ -64,7 +64,7 @@ export function demoCommand(): Command {
     )
     .option(
       "--out <dir>",
-      "keep claims.jsonl, blobs/, inspector.pub, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
+      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, announcement.dsse.json, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
     )
     .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
