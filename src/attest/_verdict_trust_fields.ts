@@ -113,8 +113,10 @@ export function checkpointOf(value: unknown): CheckpointBinding {
  * if (a.envelope.payloadType !== "t") throw new Error();
  * ```
  */
-export function announcementOf(value: unknown): { envelope: DsseEnvelope } {
-  const a = fieldsOf(value, "predicate.audit.announcement", ["envelope"]);
+export function announcementOf(value: unknown): { envelope: DsseEnvelope; timestamp?: string } {
+  const a = fieldsOf(value, "predicate.audit.announcement", ["envelope", "timestamp"], [
+    "timestamp",
+  ]);
   const e = fieldsOf(a.get("envelope"), "predicate.audit.announcement.envelope", [
     "payloadType",
     "payload",
@@ -129,5 +131,6 @@ export function announcementOf(value: unknown): { envelope: DsseEnvelope } {
         return { keyid: f.str("keyid"), sig: f.str("sig") };
       }),
     },
+    ...(a.has("timestamp") ? { timestamp: a.str("timestamp") } : {}),
   };
 }

@@ -9,6 +9,7 @@
  */
 import { checkAnnouncement } from "./announcement/mod.ts";
 import { type DrandBinding, reverifyDrandBinding, trustedDrandChains } from "./beacon/mod.ts";
+import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
 import { keyValidAt } from "./key_valid_at.ts";
 import { type CheckpointBinding, verifyCheckpoint } from "./note/mod.ts";
@@ -22,8 +23,11 @@ export interface TrustLabels {
   readonly randomness: "drand" | "unverified";
   /** `prover-signed`: a checkpoint signed by a trusted prover key; `none`: no checkpoint. */
   readonly commitment: "prover-signed" | "none";
-  /** `pre-committed`: a verified announcement fixed the audit before its round; else `none`. */
-  readonly announcement: "pre-committed" | "none";
+  /**
+   * `timestamped`: a verified announcement with an RFC 3161 time before the round fixed the
+   * audit; `pre-committed`: the same at the inspector's stated time; `none`: no announcement.
+   */
+  readonly announcement: "timestamped" | "pre-committed" | "none";
 }
 
 /** Adds one named check result. */
@@ -70,7 +74,7 @@ export async function checkTrustInputs(
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
     commitment: cp === undefined ? "none" : "prover-signed",
-    announcement: announced ? "pre-committed" : "none",
+    announcement: announced,
   };
 }
 
@@ -82,7 +86,7 @@ async function _checkAnnouncement(
     drand: DrandBinding | undefined;
     cp: CheckpointBinding | undefined;
   },
-): Promise<boolean> {
+): Promise<TrustLabels["announcement"]> {
   const ann = _obj(audit.announcement);
   if (ann === undefined) {
     o.add(
@@ -90,9 +94,17 @@ async function _checkAnnouncement(
       true,
       "sample not pre-committed: no announcement fixed the audit id and round in advance",
     );
-    return false;
+    return "none";
+  }
+  let timestamp: Uint8Array | undefined;
+  try {
+    if (ann.timestamp !== undefined) timestamp = decodeBase64(String(ann.timestamp));
+  } catch {
+    o.add("announcement", false, "the announcement's timestamp is not base64");
+    return "none";
   }
   const r = await checkAnnouncement(ann.envelope, {
+    ...(timestamp === undefined ? {} : { timestamp }),
     trustRoot: o.trustRoot,
     audit: {
       auditId: audit.auditId,
@@ -101,14 +113,19 @@ async function _checkAnnouncement(
       ...(o.drand === undefined ? {} : { drand: o.drand as unknown as Record<string, unknown> }),
     },
   });
+  if ("why" in r) {
+    o.add("announcement", false, r.why);
+    return "none";
+  }
+  const when = r.timestampedAt === undefined
+    ? `${r.announcement.announcedAt} (inspector's stated time)`
+    : `by ${r.timestampedAt} (RFC 3161 timestamp)`;
   o.add(
     "announcement",
-    !("why" in r),
-    "why" in r
-      ? r.why
-      : `audit announced ${r.announcement.announcedAt} (inspector's stated time), before round ${r.announcement.beacon.round}`,
+    true,
+    `audit announced ${when}, before round ${r.announcement.beacon.round}`,
   );
-  return !("why" in r);
+  return r.timestampedAt === undefined ? "pre-committed" : "timestamped";
 }
 
 function _checkBeacon(

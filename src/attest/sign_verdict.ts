@@ -34,7 +34,10 @@ export interface SignVerdictOptions {
    * The audit's verified trust inputs: the drand round (without it the randomness is recorded as
    * `source: "unverified"`), the prover checkpoint and the announcement envelope.
    */
-  readonly trust?: Pick<BuildVerdictPredicateOptions, "drand" | "checkpoint" | "announcement">;
+  readonly trust?: Pick<
+    BuildVerdictPredicateOptions,
+    "drand" | "checkpoint" | "announcement" | "announcementTimestamp"
+  >;
 }
 
 /** A signed verdict and what was bound into it. */

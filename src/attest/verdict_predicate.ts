@@ -11,6 +11,7 @@
  * @module
  */
 import type { AuditReport, AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
+import { encodeBase64 } from "./base64.ts";
 import type { DrandBinding } from "./beacon/mod.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import type { CheckpointBinding } from "./note/mod.ts";
@@ -83,8 +84,11 @@ export type VerdictAudit = {
   };
   /** The prover's signed checkpoint the sample was drawn from, when the audit had one. */
   readonly checkpoint?: CheckpointBinding;
-  /** The inspector's announcement of this audit (a DSSE envelope), when it was announced. */
-  readonly announcement?: { readonly envelope: DsseEnvelope };
+  /**
+   * The inspector's announcement of this audit (a DSSE envelope), when it was announced, with an
+   * RFC 3161 time-stamp response over its signature (base64 DER) when there is one.
+   */
+  readonly announcement?: { readonly envelope: DsseEnvelope; readonly timestamp?: string };
   /** Domain of the seed derivation. */
   readonly seedDerivation: string;
   /** Derived seed (hex). */
@@ -129,6 +133,8 @@ export interface BuildVerdictPredicateOptions {
   readonly checkpoint?: CheckpointBinding;
   /** The announcement envelope of an announced audit. */
   readonly announcement?: DsseEnvelope;
+  /** An RFC 3161 time-stamp response (DER) over the announcement's signature. */
+  readonly announcementTimestamp?: Uint8Array;
 }
 
 /**
@@ -179,9 +185,14 @@ export function buildVerdictPredicate(
         ...(options.drand === undefined ? {} : { drand: options.drand }),
       },
       ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
-      ...(options.announcement === undefined
-        ? {}
-        : { announcement: { envelope: options.announcement } }),
+      ...(options.announcement === undefined ? {} : {
+        announcement: {
+          envelope: options.announcement,
+          ...(options.announcementTimestamp === undefined
+            ? {}
+            : { timestamp: encodeBase64(options.announcementTimestamp) }),
+        },
+      }),
       seedDerivation: report.seedDerivation,
       seed: report.seed,
       algorithm: report.algorithm,

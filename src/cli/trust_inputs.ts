@@ -15,10 +15,12 @@ import {
   drandBinding,
   type DsseEnvelope,
   keyId,
+  MAX_TIMESTAMP_TOKEN_BYTES,
   parseDrandChainInfo,
   parseDrandRound,
   parseEnvelope,
   parseStatement,
+  timestampResponseDer,
   type TrustRootKey,
   verifyCheckpoint,
   verifyDrandRound,
@@ -43,6 +45,8 @@ export interface TrustInputFlags {
   readonly proverPub?: string;
   /** The inspector's announcement (DSSE envelope) file. */
   readonly announcement?: string;
+  /** RFC 3161 token or response file over the announcement's signature. */
+  readonly announcementTimestamp?: string;
   /** Sample size, compared with the announcement's. */
   readonly k?: string;
   /** Audit id, compared with the announcement's. */
@@ -60,7 +64,12 @@ export interface TrustInputs {
   /** The verified prover checkpoint, when one was given. */
   readonly checkpoint?: CheckpointBinding;
   /** The announcement envelope (parsed JSON) and the audit id it derives, when one was given. */
-  readonly announcement?: { readonly envelope: DsseEnvelope; readonly auditId: string };
+  readonly announcement?: {
+    readonly envelope: DsseEnvelope;
+    readonly auditId: string;
+    /** Time-stamp response DER over its signature (checked by `check`). */
+    readonly timestamp?: Uint8Array;
+  };
 }
 
 /**
@@ -72,7 +81,7 @@ export interface TrustInputs {
  * @returns randomness, round and bindings
  * @throws {InputError} `USAGE_TRUST` for a wrong combination of flags, `BAD_BEACON`,
  *   `BEACON_INVALID`, `BAD_NOTE`, `BAD_CHECKPOINT`, `CHECKPOINT_SIGNATURE`, `CHECKPOINT_MISMATCH`,
- *   `BEACON_TOO_EARLY`, `BAD_ENVELOPE`, `ANNOUNCEMENT_MISMATCH`
+ *   `BEACON_TOO_EARLY`, `BAD_ENVELOPE`, `ANNOUNCEMENT_MISMATCH`, `BAD_TIMESTAMP_TOKEN`
  * @example
  * ```ts ignore
  * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, { log, keys });
@@ -99,6 +108,9 @@ export async function loadTrustInputs(
   }
   if (f.announcement !== undefined && f.beacon === undefined) {
     _usage("--announcement needs --beacon: it names the round that fixes the randomness");
+  }
+  if (f.announcementTimestamp !== undefined && f.announcement === undefined) {
+    _usage("--announcement-timestamp needs --announcement");
   }
   const checkpoint = f.checkpoint === undefined
     ? undefined
@@ -164,7 +176,29 @@ async function _announcement(
   if ("why" in r) {
     throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use announcement '${path}': ${r.why}`);
   }
-  return { envelope: env, auditId: r.announcement.auditId };
+  const stamp = o.flags.announcementTimestamp;
+  return {
+    envelope: env,
+    auditId: r.announcement.auditId,
+    // Only its form is checked here: the TSA anchors are the verifier's (trust root), not ours.
+    ...(stamp === undefined ? {} : { timestamp: timestampResponseDer(await _bytes(stamp)) }),
+  };
+}
+
+async function _bytes(path: string): Promise<Uint8Array> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
+  }
+  if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) {
+    throw new InputError(
+      "INPUT_TOO_LARGE",
+      `Cannot read '${path}': not a file of at most ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`,
+    );
+  }
+  return await Deno.readFile(path);
 }
 
 function _inspector(publicKey: Uint8Array): TrustRootKey {

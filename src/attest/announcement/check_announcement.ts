@@ -1,7 +1,9 @@
 /**
  * `check`'s view of an announced audit: the announcement envelope carried in the attestation must
  * be signed by an inspector key valid when it was announced, and name exactly the checkpoint, k,
- * chain, round and (derived) audit id the audit used, with the round after the announcement.
+ * chain, round and (derived) audit id the audit used, with the round after the announcement. With
+ * an RFC 3161 token over the announcement's signature, "when it was announced" is the TSA's time,
+ * not the inspector's.
  *
  * @module
  */
@@ -14,6 +16,8 @@ import { parseStatement } from "../statement.ts";
 import type { TrustRoot } from "../trust_root.ts";
 import { verifyEnvelope } from "../verify_envelope.ts";
 import { parseSignedNote } from "../note/mod.ts";
+import { parseRfc3339 } from "../rfc3339.ts";
+import { checkSignatureTimestamp } from "../timestamp/mod.ts";
 import { type Announcement, parseAnnouncement } from "./announcement.ts";
 
 /** What the audit used, to compare with the announcement. */
@@ -28,8 +32,9 @@ export interface AnnouncedAudit {
  * Verifies an announcement envelope (as parsed JSON) and compares it with the audit.
  *
  * @param envelope the DSSE envelope object recorded in the attestation
- * @param options trust root and the audit's values
- * @returns `why` when it fails, else the announcement
+ * @param options trust root, the audit's values, and an RFC 3161 token over the announcement's
+ *   signature when there is one (its time then replaces the stated `announcedAt`)
+ * @returns `why` when it fails, else the announcement (and the token's time)
  * @example
  * ```ts ignore
  * const r = await checkAnnouncement(audit.announcement.envelope, { trustRoot, audit });
@@ -37,14 +42,21 @@ export interface AnnouncedAudit {
  */
 export async function checkAnnouncement(
   envelope: unknown,
-  options: { trustRoot: TrustRoot; audit: AnnouncedAudit },
-): Promise<{ why: string } | { announcement: Announcement }> {
+  options: { trustRoot: TrustRoot; audit: AnnouncedAudit; timestamp?: Uint8Array },
+): Promise<{ why: string } | { announcement: Announcement; timestampedAt?: string }> {
   const { trustRoot, audit } = options;
   let a: Announcement;
+  let stamped: string | undefined;
   try {
     const env = parseEnvelope(JSON.stringify(envelope));
     const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
-    const at = String((unverified.predicate as { announcedAt?: unknown })?.announcedAt ?? "");
+    let at = String((unverified.predicate as { announcedAt?: unknown })?.announcedAt ?? "");
+    if (options.timestamp !== undefined) {
+      // A TSA's time replaces the inspector's: keys are judged then, and it must precede the round.
+      const t = await checkSignatureTimestamp(env, { token: options.timestamp, trustRoot });
+      if ("why" in t) return { why: `the announcement's RFC 3161 timestamp: ${t.why}` };
+      at = stamped = t.time;
+    }
     const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
     const v = await verifyEnvelope(env, { trustedKeys: keys });
     if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
@@ -73,5 +85,11 @@ export async function checkAnnouncement(
     a.beacon.chainHash !== d.chainHash || a.beacon.round !== d.round ||
     a.beacon.roundTime !== d.roundTime
   ) return { why: "the drand round is not the announced one" };
+  if (stamped !== undefined) {
+    if (parseRfc3339(stamped) >= parseRfc3339(a.beacon.roundTime)) {
+      return { why: `the announcement was timestamped ${stamped}, not before the round` };
+    }
+    return { announcement: a, timestampedAt: stamped };
+  }
   return { announcement: a };
 }

@@ -63,6 +63,10 @@ export function auditCommand(): Command {
       "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
     )
     .option(
+      "--announcement-timestamp <file>",
+      "RFC 3161 token or response over the announcement's signature (checked by `check`)",
+    )
+    .option(
       "--randomness <hex>",
       "randomness typed in instead of --beacon (recorded as not verified)",
     )
@@ -151,6 +155,9 @@ export async function auditLog(
       ...(trust.drand === undefined ? {} : { drand: trust.drand }),
       ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
       ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
+      ...(trust.announcement?.timestamp === undefined
+        ? {}
+        : { announcementTimestamp: trust.announcement.timestamp }),
     },
   });
   const attestation = `${o.out}/attestation.dsse.json`;
