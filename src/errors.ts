@@ -100,7 +100,8 @@ export type ClaimCode =
   | "LOG_CHAIN"
   | "LOG_EMPTY"
   | "LOG_SYNTAX"
-  | "LOG_TOO_LARGE";
+  | "LOG_TOO_LARGE"
+  | "LOG_TOO_SHORT";
 
 /** Audits, prover scenarios and the workloads they name. */
 export type AuditCode =
@@ -127,6 +128,21 @@ export type AttestCode =
   | "ENVELOPE_TOO_LARGE"
   | "KEYID_MISMATCH";
 
+/** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */
+export type TrustCode =
+  | "ANNOUNCEMENT_LATE"
+  | "ANNOUNCEMENT_MISMATCH"
+  | "BAD_ANNOUNCEMENT"
+  | "BAD_BEACON"
+  | "BAD_CHECKPOINT"
+  | "BAD_NOTE"
+  | "BAD_NOTE_KEY"
+  | "BAD_TIMESTAMP_TOKEN"
+  | "BEACON_INVALID"
+  | "BEACON_TOO_EARLY"
+  | "CHECKPOINT_MISMATCH"
+  | "CHECKPOINT_SIGNATURE";
+
 /** Why a verdict predicate was refused (a signed statement is read back strictly). */
 export type VerdictPredicateCode =
   | "VERDICT_FIELD_MISSING"
@@ -142,6 +158,7 @@ export type InputCode =
   | ClaimCode
   | AuditCode
   | AttestCode
+  | TrustCode
   | VerdictPredicateCode;
 
 /** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */
@@ -150,7 +167,8 @@ export type UsageCode =
   | "USAGE_PLAN"
   | "USAGE_RANDOMNESS"
   | "USAGE_RECOMPUTE"
-  | "USAGE_THREADS";
+  | "USAGE_THREADS"
+  | "USAGE_TRUST";
 
 /** Every code a bitaudit error carries. */
 export type BitauditCode = AssetCode | InputCode | UsageCode;

@@ -34,13 +34,43 @@
  * @module
  */
 export {
+  type AnnouncedAudit,
+  announcedAuditId,
+  type Announcement,
+  ANNOUNCEMENT_PREDICATE_TYPE,
+  announcementStatement,
+  checkAnnouncement,
+  parseAnnouncement,
+} from "./announcement/mod.ts";
+export {
   type Base64Alphabet,
   decodeBase64,
   type DecodeBase64Options,
   encodeBase64,
 } from "./base64.ts";
+export {
+  DRAND_SCHEMES,
+  type DrandBinding,
+  drandBinding,
+  drandChainHash,
+  type DrandChainInfo,
+  drandMessage,
+  type DrandRejection,
+  type DrandRound,
+  drandRoundTime,
+  type DrandScheme,
+  type DrandVerification,
+  MAX_DRAND_INFO_BYTES,
+  parseDrandChainInfo,
+  parseDrandRound,
+  reverifyDrandBinding,
+  type TrustedDrandChain,
+  trustedDrandChains,
+  verifyDrandRound,
+} from "./beacon/mod.ts";
 export { buildTrustRoot } from "./build_trust_root.ts";
 export { checkAttestation, type CheckItem, type CheckReport } from "./check_attestation.ts";
+export { type AddCheck, checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 export {
   addSignature,
   type DsseEnvelope,
@@ -63,6 +93,32 @@ export {
   type KeyValidityQuery,
   trustedKeysAt,
 } from "./key_valid_at.ts";
+export {
+  type CheckpointBinding,
+  checkpointBinding,
+  type CheckpointVerification,
+  cosignNoteEd25519,
+  formatSignedNote,
+  formatVerifierKey,
+  isNoteKeyName,
+  MAX_NOTE_CHARS,
+  MAX_NOTE_SIGNATURES,
+  NOTE_COSIGNATURE_ED25519,
+  NOTE_ED25519,
+  noteKeyId,
+  type NoteSignature,
+  type NoteSigner,
+  type NoteVerification,
+  type NoteVerifierKey,
+  noteVerifierKey,
+  parseSignedNote,
+  parseVerifierKey,
+  signCheckpoint,
+  type SignedNote,
+  signNoteEd25519,
+  verifyCheckpoint,
+  verifyNote,
+} from "./note/mod.ts";
 export { pae } from "./pae.ts";
 export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
 export { decodePem, encodePem } from "./pem.ts";
@@ -70,6 +126,7 @@ export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } fr
 export { parseRfc3339 } from "./rfc3339.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
 export { sign, type SignatureCheck, verify } from "./signature.ts";
+export { SIGSTORE_BUNDLE_V03, sigstoreBundle } from "./sigstore_bundle.ts";
 export { decodePublicKeyPem, decodeSpki, encodePublicKeyPem, encodeSpki } from "./spki.ts";
 export {
   encodeStatement,
@@ -79,6 +136,14 @@ export {
   STATEMENT_TYPE,
   type StatementSubject,
 } from "./statement.ts";
+export {
+  checkSignatureTimestamp,
+  MAX_TIMESTAMP_TOKEN_BYTES,
+  timestampResponseDer,
+  type TimestampVerification,
+  trustedTsaAnchors,
+  verifyTimestampToken,
+} from "./timestamp/mod.ts";
 export {
   type KeyRole,
   parseTrustRoot,

@@ -23,6 +23,7 @@
 export { assertJsonSafe } from "./assert_json_safe.ts";
 export { BLOCK_WEIGHT_NAMES, type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 export { canonicalJson, type CanonicalJsonOptions } from "./canonical_json.ts";
+export { type Checkpoint, formatCheckpoint, parseCheckpoint } from "./checkpoint.ts";
 export {
   type ClaimLog,
   type ClaimLogLimits,
@@ -52,5 +53,10 @@ export {
 } from "./gemm_workload.ts";
 export { bytesToHex, hexToBytes } from "./hex.ts";
 export { MERKLE_HASH_BYTES, merkleLeafHash, merkleNodeHash, merkleRoot } from "./merkle.ts";
+export {
+  type ConsistencyCheck,
+  consistencyProof,
+  verifyConsistency,
+} from "./merkle_consistency.ts";
 export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
 export { sha256Hex } from "../sha256_hex.ts";

@@ -24,8 +24,10 @@ import { gemmCommand } from "./commands/gemm.ts";
 import { keyCommand } from "./commands/key.ts";
 import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
+import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 
 /** Builds the full command tree (not yet parsed). */
@@ -38,8 +40,10 @@ function _buildCli(): Command {
     .showHelpAfterError(false);
   for (
     const sub of [
+      announceCommand(),
       auditCommand(),
       checkCommand(),
+      bundleCommand(),
       claimsCommand(),
       keyCommand(),
       planCommand(),
