@@ -13,31 +13,17 @@ Deno.test("error classes carry their code, name and cause", () => {
   assert.equal(new UsageError("USAGE_PLAN", "x").name, "UsageError");
 });
 
+/** A call that throws `e`. */
+const thrower = (e: Error) => () => {
+  throw e;
+};
+
 Deno.test("assertCode() accepts only the codes of the class it is given", () => {
-  assertCode(
-    () => {
-      throw new AssetError("MANIFEST_MISSING", "x");
-    },
-    AssetError,
-    "MANIFEST_MISSING",
-  );
+  const missing = thrower(new AssetError("MANIFEST_MISSING", "x"));
+  assertCode(missing, AssetError, "MANIFEST_MISSING");
+  assert.throws(() => assertCode(missing, AssetError, "MANIFEST_INVALID"));
   assert.throws(() =>
-    assertCode(
-      () => {
-        throw new AssetError("MANIFEST_MISSING", "x");
-      },
-      AssetError,
-      "MANIFEST_INVALID",
-    )
-  );
-  assert.throws(() =>
-    assertCode(
-      () => {
-        throw new InputError("LOG_EMPTY", "x");
-      },
-      AssetError,
-      "MANIFEST_MISSING",
-    )
+    assertCode(thrower(new InputError("LOG_EMPTY", "x")), AssetError, "MANIFEST_MISSING")
   );
   // A misspelt code, or a code of another class, does not type-check.
   // @ts-expect-error: not an AssetCode
