@@ -77,7 +77,10 @@ export async function createLocalTsa(
     publicKey: caKeys.publicKey,
     signingKey: caKeys.privateKey,
     ...window,
-    extension: _extension("2.5.29.19", new pkijs.BasicConstraints({ cA: true, pathLenConstraint: 0 })),
+    extension: _extension(
+      "2.5.29.19",
+      new pkijs.BasicConstraints({ cA: true, pathLenConstraint: 0 }),
+    ),
   });
   const tsa = await _certificate({
     subject: _name(`${name} signer`),
