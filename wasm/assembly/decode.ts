@@ -8,7 +8,7 @@
 // lsb in [-24, 5]: f32(sig) is exact and the multiplication by the normal power of two 2^lsb is
 // exact (at most 11 significant bits, result inside the f32 normal range).
 
-import { packPanelsBf16 } from "./pack_bf16";
+import { decodeRowsBf16, packPanelsBf16 } from "./pack_bf16";
 
 /** Top exponent given to zero operands: far below any real exponent sum. */
 export const NEG: i32 = -16384;
@@ -97,11 +97,11 @@ export const FMT_FP16: i32 = 1;
 export function decodeRows(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
-  if (fmt == FMT_BF16) decodeRowsOf(src, rows, kp, FMT_BF16, val, exp, tame);
+  if (fmt == FMT_BF16) decodeRowsBf16(src, rows, kp, val, exp, tame); // pack_bf16.ts: SIMD
   else decodeRowsOf(src, rows, kp, FMT_FP16, val, exp, tame);
 }
 
-/** `decodeRows` with a constant format (inlined twice, so the format tests fold away). */
+/** Scalar `decodeRows` with a constant format (so the format tests fold away). */
 @inline function decodeRowsOf(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {

@@ -1,14 +1,15 @@
-// SIMD packing of bf16 B panels: the same output as decode.ts's scalar `packPanels` (f32 values,
-// i16 top exponents and tame flags), four k of a full 8-column panel per step. Lane by lane it is
-// the scalar decoding written with masks on i16 lanes:
+// SIMD decoding of bf16 operands: B panels with the same output as decode.ts's scalar
+// `packPanels` (f32 values, i16 top exponents and tame flags), four k of a full 8-column panel per
+// step, and A rows with the same output as its scalar `decodeRows`, eight k per step. Lane by lane
+// it is the scalar decoding written with masks on i16 lanes:
 //   value = bits << 16, or +0 for NaN/Inf (bf16 is the upper half of binary32);
 //   top   = field - 127 for normals, -126 for subnormals, EXP16_ZERO for zeros and NaN/Inf;
 //   tame  = not NaN/Inf and (top == EXP16_ZERO or -67 <= top <= 63), i.e. (top + 67) <=u 130
 //           (EXP16_ZERO + 67 is negative, so it reads as a large unsigned i16 and is excluded
 //           by the explicit zero test).
-// Ragged panels and the k tail (kp not a multiple of 4) use the scalar `packLanes`.
+// Ragged panels and the k tails (kp not a multiple of 4, or of 8 for rows) use the scalar code.
 
-import { EXP16_ZERO, FMT_BF16, packLanes, PANEL } from "./decode";
+import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, put } from "./decode";
 
 /**
  * Decodes one i16x8 of bf16 patterns (eight columns at one k); stores the eight f32 values at
@@ -74,5 +75,26 @@ export function packPanelsBf16(
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
     store<u8>(tame + g, ok ? 1 : 0);
+  }
+}
+
+/** `decodeRows` for bf16 (same arguments, same output). */
+export function decodeRowsBf16(
+  src: usize, rows: i32, kp: i32, val: usize, exp: usize, tame: usize,
+): void {
+  const kSimd = kp & ~7;
+  for (let i = 0; i < rows; i++) {
+    const row = <usize>(i * kp);
+    let bad = i16x8.splat(0);
+    for (let k = 0; k < kSimd; k += 8) {
+      const idx = row + <usize>k;
+      bad = v128.or(bad, decode8(v128.load(src + (idx << 1)), val + (idx << 2), exp + (idx << 1)));
+    }
+    let ok = !v128.any_true(bad);
+    for (let k = kSimd; k < kp; k++) {
+      const idx = row + <usize>k;
+      ok = put(<i32>load<u16>(src + (idx << 1)), FMT_BF16, val + (idx << 2), exp + (idx << 1)) && ok;
+    }
+    store<u8>(tame + i, ok ? 1 : 0);
   }
 }

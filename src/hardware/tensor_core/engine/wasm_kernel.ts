@@ -178,10 +178,15 @@ function _walkClaimed(
     new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
     x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
     const c = new Uint32Array(x.memory.buffer, cPtr, m * ldk);
-    if (ldk > nc) c.fill(_PAD_ONE); // lanes past the edge hold 1.0 (see the kernel's walk)
-    for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * ldk);
+    const whole = nc === ldc && ldk === ldc; // C is one block in both layouts: one copy each way
+    if (whole) c.set(job.c);
+    else {
+      if (ldk > nc) c.fill(_PAD_ONE); // lanes past the edge hold 1.0 (see the kernel's walk)
+      for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * ldk);
+    }
     x.walk(aRaw, aVal, aExp, aTame, m, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
-    for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
+    if (whole) job.c.set(c);
+    else for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
   }
 }
 
