@@ -91,8 +91,18 @@ export const FMT_FP16: i32 = 1;
 }
 
 /**
- * Decodes row-major A [rows][kp] (u16 patterns) into f32 values and i16 top exponents with the
- * same layout, and one tame byte per row.
+ * `put` for a row of A: the exponent slot is an i32 holding the i16 top in both halves, so that
+ * one 32-bit lane shuffle broadcasts it to every i16 lane (walk.ts step 1).
+ */
+@inline export function putRow(bits: i32, fmt: i32, val: usize, exp: usize): bool {
+  const ok = put(bits, fmt, val, exp);
+  store<i16>(exp, load<i16>(exp), 2);
+  return ok;
+}
+
+/**
+ * Decodes row-major A [rows][kp] (u16 patterns) into f32 values and top exponents (i32 slots,
+ * see `putRow`) with the same layout, and one tame byte per row.
  */
 export function decodeRows(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
@@ -109,7 +119,7 @@ export function decodeRows(
     let ok = true;
     for (let k = 0; k < kp; k++) {
       const idx = <usize>(i * kp + k);
-      ok = put(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 1)) && ok;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 2)) && ok;
     }
     store<u8>(tame + i, ok ? 1 : 0);
   }

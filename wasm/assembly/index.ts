@@ -58,13 +58,13 @@ export function walk(
           if (i + 1 < iEnd && load<u8>(aTame + i + 1) != 0) {
             // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
             walkPanelPair(
-              aVal + (rOff << 2), aExp + (rOff << 1), aRow, bv, be, bRow,
+              aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow,
               lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2),
             );
             i++;
             continue;
           }
-          walkPanel(aVal + (rOff << 2), aExp + (rOff << 1), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow);
+          walkPanel(aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow);
         }
       }
     }

@@ -9,13 +9,14 @@
 //           by the explicit zero test).
 // Ragged panels and the k tails (kp not a multiple of 4, or of 8 for rows) use the scalar code.
 
-import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, put } from "./decode";
+import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, putRow } from "./decode";
 
 /**
- * Decodes one i16x8 of bf16 patterns (eight columns at one k); stores the eight f32 values at
- * val and the eight i16 tops at exp; returns the untame lanes.
+ * Decodes one i16x8 of bf16 patterns (eight columns at one k, or eight k of a row); stores the
+ * eight f32 values at val and the eight tops at exp, as i16 (dup false) or as i32 with the i16
+ * in both halves (dup true, the row layout of decode.ts); returns the untame lanes.
  */
-@inline function decode8(x: v128, val: usize, exp: usize): v128 {
+@inline function decode8(x: v128, val: usize, exp: usize, dup: bool): v128 {
   const field = v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff));
   const special = i16x8.eq(field, i16x8.splat(0xff));
   const xm = v128.andnot(x, special);
@@ -28,7 +29,12 @@ import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, put } from "./decode";
   const normal = i16x8.sub(field, i16x8.splat(127));
   let top = v128.bitselect(sub, normal, i16x8.eq(field, z));
   top = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, special);
-  v128.store(exp, top);
+  if (dup) {
+    v128.store(exp, i16x8.shuffle(top, top, 0, 0, 1, 1, 2, 2, 3, 3));
+    v128.store(exp, i16x8.shuffle(top, top, 4, 4, 5, 5, 6, 6, 7, 7), 16);
+  } else {
+    v128.store(exp, top);
+  }
   const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
   return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
 }
@@ -67,10 +73,10 @@ export function packPanelsBf16(
       const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
       const dv = outVal + (<usize>k << 5);
       const de = outExp + (<usize>k << 4);
-      bad = v128.or(bad, decode8(r0, dv, de));
-      bad = v128.or(bad, decode8(r1, dv + 32, de + 16));
-      bad = v128.or(bad, decode8(r2, dv + 64, de + 32));
-      bad = v128.or(bad, decode8(r3, dv + 96, de + 48));
+      bad = v128.or(bad, decode8(r0, dv, de, false));
+      bad = v128.or(bad, decode8(r1, dv + 32, de + 16, false));
+      bad = v128.or(bad, decode8(r2, dv + 64, de + 32, false));
+      bad = v128.or(bad, decode8(r3, dv + 96, de + 48, false));
     }
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
@@ -88,12 +94,12 @@ export function decodeRowsBf16(
     let bad = i16x8.splat(0);
     for (let k = 0; k < kSimd; k += 8) {
       const idx = row + <usize>k;
-      bad = v128.or(bad, decode8(v128.load(src + (idx << 1)), val + (idx << 2), exp + (idx << 1)));
+      bad = v128.or(bad, decode8(v128.load(src + (idx << 1)), val + (idx << 2), exp + (idx << 2), true));
     }
     let ok = !v128.any_true(bad);
     for (let k = kSimd; k < kp; k++) {
       const idx = row + <usize>k;
-      ok = put(<i32>load<u16>(src + (idx << 1)), FMT_BF16, val + (idx << 2), exp + (idx << 1)) && ok;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), FMT_BF16, val + (idx << 2), exp + (idx << 2)) && ok;
     }
     store<u8>(tame + i, ok ? 1 : 0);
   }

@@ -37,9 +37,10 @@
 //  Blocks where some lane has E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf:
 //  see cTop) recompute those lanes with the exact scalar `blockExact` (fix_lanes.ts).
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
-// accumulators live in C (row stride ldc, padded to whole panels) and are loaded and stored once
-// per block, which keeps the product loop's registers for the sums, scales and operands. The k
-// loops are unrolled by 4 when 4 divides L.
+// k loops are unrolled by 4 when 4 divides L. Memory accesses are few because each carries a
+// bounds check (the engine does not rely on the embedder's guard pages): the accumulators stay
+// in locals over the walked range (C has row stride ldc, padded to whole panels), and four k of
+// a row's values or exponents come in one load and are broadcast lane by lane with shuffles.
 
 import { fixLanes } from "./fix_lanes";
 import { gF, gFloor16, gL, gNarrow } from "./params";
@@ -48,19 +49,30 @@ import { gF, gFloor16, gL, gNarrow } from "./params";
 const BIGS: usize = memory.data(64, 16);
 
 /**
+ * Vector constants, loaded once per walk from static data: a literal would be materialised anew
+ * at every use inside the block loop. 127 in every i32 lane; then the bits 254 << 23; then the
+ * f64 mask that keeps the leading 24 bits (step 5 wide).
+ */
+const CONSTS: usize = memory.data<u32>([
+  127, 127, 127, 127,
+  254 << 23, 254 << 23, 254 << 23, 254 << 23,
+  0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
+], 16);
+
+/**
  * Biased-field exponent of fp32 accumulator lanes minus 127. For zero and subnormal c this gives
  * -127 instead of none / -126, and 128 for NaN/Inf: harmless, because any E <= -126 fails the
  * range check E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127;
  * such lanes take the exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4
  * whenever E >= F - 126, as its true top -126 is below E.)
  */
-@inline function cTop(c: v128): v128 {
-  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), i32x4.splat(127));
+@inline function cTop(c: v128, k127: v128): v128 {
+  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), k127);
 }
 
-/** Step 2: scale = 2^(F-E) built from its bits. */
-@inline function scaleOf(big: v128): v128 {
-  return i32x4.shl(i32x4.sub(i32x4.splat(127 + gF), big), 23);
+/** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F in every lane). */
+@inline function scaleOf(big: v128, kScale: v128): v128 {
+  return i32x4.shl(i32x4.sub(kScale, big), 23);
 }
 
 /** Step 3: one aligned term trunc((a * b) * scale). */
@@ -68,13 +80,13 @@ const BIGS: usize = memory.data(64, 16);
   return i32x4.relaxed_trunc_f32x4_s(f32x4.mul(f32x4.mul(a, b), scale));
 }
 
-/** Keeps the leading 24 bits of the f64 integer lanes (truncation toward zero, step 5 wide). */
-@inline function keep24(v: v128): v128 {
-  return v128.and(v, i64x2.splat(0xffffffffe0000000));
-}
-
-/** Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). */
-@inline function roundBlock(s: v128, c: v128, scale: v128, narrow: bool): v128 {
+/**
+ * Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). k
+ * kPow and k24 are the constants at CONSTS + 16 and + 32.
+ */
+@inline function roundBlock(
+  s: v128, c: v128, scale: v128, narrow: bool, kPow: v128, k24: v128,
+): v128 {
   const ac = i32x4.relaxed_trunc_f32x4_s(f32x4.mul(c, scale));
   let t: v128;
   if (narrow) {
@@ -89,22 +101,42 @@ const BIGS: usize = memory.data(64, 16);
       f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
     );
     t = i32x4.shuffle(
-      f32x4.demote_f64x2_zero(keep24(lo)),
-      f32x4.demote_f64x2_zero(keep24(hi)),
+      f32x4.demote_f64x2_zero(v128.and(lo, k24)), // keeps the leading 24 bits: truncation
+      f32x4.demote_f64x2_zero(v128.and(hi, k24)),
       0, 1, 4, 5,
     );
   }
-  return f32x4.mul(t, i32x4.sub(i32x4.splat(254 << 23), scale));
+  return f32x4.mul(t, i32x4.sub(kPow, scale));
 }
 
-/** Lanes whose E lies outside [F - 126, 127]: they take the exact path. */
-@inline function badLanes(big: v128): v128 {
-  return v128.or(i32x4.lt_s(big, i32x4.splat(gF - 126)), i32x4.gt_s(big, i32x4.splat(127)));
+/** Lanes whose E lies outside [F - 126, 127] (kLo, k127): they take the exact path. */
+@inline function badLanes(big: v128, kLo: v128, k127: v128): v128 {
+  return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, k127));
 }
 
 /** One k of step 1 for one row: e = max(e, ea_k + eb_k) on i16 lanes (eight columns). */
 @inline function expK(ea: v128, eb: v128, e: v128): v128 {
   return i16x8.max_s(e, i16x8.add(ea, eb));
+}
+
+/** Lane j of a vector of four consecutive 32-bit slots of a row, broadcast to every lane. */
+@inline function lane(v: v128, j: i32): v128 {
+  if (j == 0) return i32x4.shuffle(v, v, 0, 0, 0, 0);
+  if (j == 1) return i32x4.shuffle(v, v, 1, 1, 1, 1);
+  if (j == 2) return i32x4.shuffle(v, v, 2, 2, 2, 2);
+  return i32x4.shuffle(v, v, 3, 3, 3, 3);
+}
+
+/**
+ * Four k of step 1 for one row: ea4 holds the row's exponents of four k (one load of i32 slots
+ * with the i16 in both halves, decode.ts `putRow`), each broadcast to every i16 lane by one
+ * 32-bit lane shuffle; pb points at the panel's exponents of the first k.
+ */
+@inline function exp4(ea4: v128, pb: usize, e: v128): v128 {
+  e = expK(lane(ea4, 0), v128.load(pb), e);
+  e = expK(lane(ea4, 1), v128.load(pb, 16), e);
+  e = expK(lane(ea4, 2), v128.load(pb, 32), e);
+  return expK(lane(ea4, 3), v128.load(pb, 48), e);
 }
 
 /**
@@ -127,43 +159,41 @@ export function walkPanel(
   }
 }
 
-/** The block loop of `walkPanel`; `step` (4 or 1, dividing L) and `narrow` are constants. */
+/**
+ * The block loop of `walkPanel`; `step` (4 or 1, dividing L) and `narrow` are constants. The
+ * accumulators stay in locals over the whole range: wasm memory accesses carry bounds checks,
+ * spilled locals do not.
+ */
 @inline function singleBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, step: i32, narrow: bool,
 ): void {
   const L = gL;
   const floor = i16x8.splat(<i16>gFloor16);
-  const lo = i32x4.splat(gF - 126);
-  const hi = i32x4.splat(127);
+  const k127 = v128.load(CONSTS);
+  const kPow = v128.load(CONSTS, 16);
+  const k24 = v128.load(CONSTS, 32);
+  const kScale = i32x4.splat(127 + gF);
+  const kLo = i32x4.splat(gF - 126);
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
+  let c0 = v128.load(c);
+  let c1 = v128.load(c, 16);
   for (let k0 = kb0; k0 < kb1; k0 += L) {
     const kEnd = k0 + L;
     let e = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 1);
+      const pa = aExp + (<usize>k << 2);
       const pb = bExp + (<usize>k << 4);
-      if (step == 4) {
-        const q0 = i16x8.max_s(
-          i16x8.add(v128.load16_splat(pa), v128.load(pb)),
-          i16x8.add(v128.load16_splat(pa, 2), v128.load(pb, 16)),
-        );
-        const q1 = i16x8.max_s(
-          i16x8.add(v128.load16_splat(pa, 4), v128.load(pb, 32)),
-          i16x8.add(v128.load16_splat(pa, 6), v128.load(pb, 48)),
-        );
-        e = i16x8.max_s(e, i16x8.max_s(q0, q1));
-      } else {
-        e = expK(v128.load16_splat(pa), v128.load(pb), e);
-      }
+      if (step == 4) e = exp4(v128.load(pa), pb, e);
+      else e = expK(v128.load32_splat(pa), v128.load(pb), e);
     }
-    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_s(e), cTop(v128.load(c)));
-    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_s(e), cTop(v128.load(c, 16)));
-    const sc0 = scaleOf(big0);
-    const sc1 = scaleOf(big1);
+    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_s(e), cTop(c0, k127));
+    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_s(e), cTop(c1, k127));
+    const sc0 = scaleOf(big0, kScale);
+    const sc1 = scaleOf(big1, kScale);
     const bad = v128.any_true(v128.or(
-      i32x4.lt_s(i32x4.min_s(big0, big1), lo),
-      i32x4.gt_s(i32x4.max_s(big0, big1), hi),
+      i32x4.lt_s(i32x4.min_s(big0, big1), kLo),
+      i32x4.gt_s(i32x4.max_s(big0, big1), k127),
     ));
     if (bad) {
       v128.store(BIGS, big0);
@@ -175,16 +205,17 @@ export function walkPanel(
       const pa = aVal + (<usize>k << 2);
       const pb = bVal + (<usize>k << 5);
       if (step == 4) {
-        let x = v128.load32_splat(pa);
+        const a4 = v128.load(pa);
+        let x = lane(a4, 0);
         s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
-        x = v128.load32_splat(pa, 4);
+        x = lane(a4, 1);
         s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
-        x = v128.load32_splat(pa, 8);
+        x = lane(a4, 2);
         s0 = i32x4.add(s0, term(x, v128.load(pb, 64), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 80), sc1));
-        x = v128.load32_splat(pa, 12);
+        x = lane(a4, 3);
         s0 = i32x4.add(s0, term(x, v128.load(pb, 96), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 112), sc1));
       } else {
@@ -193,89 +224,86 @@ export function walkPanel(
         s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
       }
     }
-    const c0 = v128.load(c);
-    const c1 = v128.load(c, 16);
-    let d0 = roundBlock(s0, c0, sc0, narrow);
-    let d1 = roundBlock(s1, c1, sc1, narrow);
+    let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
+    let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
     if (bad) {
-      d0 = fixLanes(d0, c0, badLanes(v128.load(BIGS)), aRaw, bRaw, min(lanes, 4), kp, k0);
-      d1 = fixLanes(d1, c1, badLanes(v128.load(BIGS, 16)), aRaw, bRaw1, lanes - 4, kp, k0);
+      d0 = fixLanes(d0, c0, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, min(lanes, 4), kp, k0);
+      d1 = fixLanes(d1, c1, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, lanes - 4, kp, k0);
     }
-    v128.store(c, d0);
-    v128.store(c, d1, 16);
+    c0 = d0;
+    c1 = d1;
   }
+  v128.store(c, c0);
+  v128.store(c, c1, 16);
 }
 
 /**
  * `walkPanel` for two consecutive tame rows (the second one kp elements after the first in every
- * row array, its accumulators at c1) against one panel: the same operations per output, in four
+ * row array, its accumulators at cb) against one panel: the same operations per output, in four
  * independent dependency chains.
  */
 export function walkPanelPair(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c0: usize, c1: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize,
 ): void {
   const four = gL % 4 == 0;
   if (gNarrow) {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c0, c1, 4, true);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c0, c1, 1, true);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, true);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, true);
   } else {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c0, c1, 4, false);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c0, c1, 1, false);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, false);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, false);
   }
 }
 
-/** The block loop of `walkPanelPair`; `step` (4 or 1, dividing L) and `narrow` are constants. */
+/** The block loop of `walkPanelPair`; as `singleBody`, for two rows. */
 @inline function pairBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c0: usize, c1: usize, step: i32, narrow: bool,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, step: i32, narrow: bool,
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
-  const rowExp = <usize>kp << 1;
+  const rowExp = <usize>kp << 2;
+  const rowRaw = <usize>kp << 1;
   const floor = i16x8.splat(<i16>gFloor16);
-  const lo = i32x4.splat(gF - 126);
-  const hi = i32x4.splat(127);
-  const aRaw1 = aRaw + rowExp;
+  const k127 = v128.load(CONSTS);
+  const kPow = v128.load(CONSTS, 16);
+  const k24 = v128.load(CONSTS, 32);
+  const kScale = i32x4.splat(127 + gF);
+  const kLo = i32x4.splat(gF - 126);
+  const aRaw1 = aRaw + rowRaw;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
+  let c00 = v128.load(ca);
+  let c01 = v128.load(ca, 16);
+  let c10 = v128.load(cb);
+  let c11 = v128.load(cb, 16);
   for (let k0 = kb0; k0 < kb1; k0 += L) {
     const kEnd = k0 + L;
     let e0 = floor;
     let e1 = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 1);
-      const pa1 = pa + rowExp;
+      const pa = aExp + (<usize>k << 2);
       const pb = bExp + (<usize>k << 4);
       if (step == 4) {
-        let y = v128.load(pb);
-        e0 = expK(v128.load16_splat(pa), y, e0);
-        e1 = expK(v128.load16_splat(pa1), y, e1);
-        y = v128.load(pb, 16);
-        e0 = expK(v128.load16_splat(pa, 2), y, e0);
-        e1 = expK(v128.load16_splat(pa1, 2), y, e1);
-        y = v128.load(pb, 32);
-        e0 = expK(v128.load16_splat(pa, 4), y, e0);
-        e1 = expK(v128.load16_splat(pa1, 4), y, e1);
-        y = v128.load(pb, 48);
-        e0 = expK(v128.load16_splat(pa, 6), y, e0);
-        e1 = expK(v128.load16_splat(pa1, 6), y, e1);
+        e0 = exp4(v128.load(pa), pb, e0);
+        e1 = exp4(v128.load(pa + rowExp), pb, e1);
       } else {
         const y = v128.load(pb);
-        e0 = expK(v128.load16_splat(pa), y, e0);
-        e1 = expK(v128.load16_splat(pa1), y, e1);
+        e0 = expK(v128.load32_splat(pa), y, e0);
+        e1 = expK(v128.load32_splat(pa + rowExp), y, e1);
       }
     }
-    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_s(e0), cTop(v128.load(c0)));
-    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_s(e0), cTop(v128.load(c0, 16)));
-    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_s(e1), cTop(v128.load(c1)));
-    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_s(e1), cTop(v128.load(c1, 16)));
-    const sc00 = scaleOf(big00);
-    const sc01 = scaleOf(big01);
-    const sc10 = scaleOf(big10);
-    const sc11 = scaleOf(big11);
+    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_s(e0), cTop(c00, k127));
+    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_s(e0), cTop(c01, k127));
+    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_s(e1), cTop(c10, k127));
+    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_s(e1), cTop(c11, k127));
+    const sc00 = scaleOf(big00, kScale);
+    const sc01 = scaleOf(big01, kScale);
+    const sc10 = scaleOf(big10, kScale);
+    const sc11 = scaleOf(big11, kScale);
     const mn = i32x4.min_s(i32x4.min_s(big00, big01), i32x4.min_s(big10, big11));
     const mx = i32x4.max_s(i32x4.max_s(big00, big01), i32x4.max_s(big10, big11));
-    const bad = v128.any_true(v128.or(i32x4.lt_s(mn, lo), i32x4.gt_s(mx, hi)));
+    const bad = v128.any_true(v128.or(i32x4.lt_s(mn, kLo), i32x4.gt_s(mx, k127)));
     if (bad) {
       v128.store(BIGS, big00);
       v128.store(BIGS, big01, 16);
@@ -288,35 +316,36 @@ export function walkPanelPair(
     let s11 = i32x4.splat(0);
     for (let k = k0; k < kEnd; k += step) {
       const pa = aVal + (<usize>k << 2);
-      const pa1 = pa + rowVal;
       const pb = bVal + (<usize>k << 5);
       if (step == 4) {
-        let x0 = v128.load32_splat(pa);
-        let x1 = v128.load32_splat(pa1);
+        const a4 = v128.load(pa);
+        const b4 = v128.load(pa + rowVal);
+        let x0 = lane(a4, 0);
+        let x1 = lane(b4, 0);
         let y0 = v128.load(pb);
         let y1 = v128.load(pb, 16);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
         s01 = i32x4.add(s01, term(x0, y1, sc01));
         s10 = i32x4.add(s10, term(x1, y0, sc10));
         s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 4);
-        x1 = v128.load32_splat(pa1, 4);
+        x0 = lane(a4, 1);
+        x1 = lane(b4, 1);
         y0 = v128.load(pb, 32);
         y1 = v128.load(pb, 48);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
         s01 = i32x4.add(s01, term(x0, y1, sc01));
         s10 = i32x4.add(s10, term(x1, y0, sc10));
         s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 8);
-        x1 = v128.load32_splat(pa1, 8);
+        x0 = lane(a4, 2);
+        x1 = lane(b4, 2);
         y0 = v128.load(pb, 64);
         y1 = v128.load(pb, 80);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
         s01 = i32x4.add(s01, term(x0, y1, sc01));
         s10 = i32x4.add(s10, term(x1, y0, sc10));
         s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 12);
-        x1 = v128.load32_splat(pa1, 12);
+        x0 = lane(a4, 3);
+        x1 = lane(b4, 3);
         y0 = v128.load(pb, 96);
         y1 = v128.load(pb, 112);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
@@ -325,7 +354,7 @@ export function walkPanelPair(
         s11 = i32x4.add(s11, term(x1, y1, sc11));
       } else {
         const x0 = v128.load32_splat(pa);
-        const x1 = v128.load32_splat(pa1);
+        const x1 = v128.load32_splat(pa + rowVal);
         const y0 = v128.load(pb);
         const y1 = v128.load(pb, 16);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
@@ -334,25 +363,25 @@ export function walkPanelPair(
         s11 = i32x4.add(s11, term(x1, y1, sc11));
       }
     }
-    const c00 = v128.load(c0);
-    const c01 = v128.load(c0, 16);
-    const c10 = v128.load(c1);
-    const c11 = v128.load(c1, 16);
-    let d00 = roundBlock(s00, c00, sc00, narrow);
-    let d01 = roundBlock(s01, c01, sc01, narrow);
-    let d10 = roundBlock(s10, c10, sc10, narrow);
-    let d11 = roundBlock(s11, c11, sc11, narrow);
+    let d00 = roundBlock(s00, c00, sc00, narrow, kPow, k24);
+    let d01 = roundBlock(s01, c01, sc01, narrow, kPow, k24);
+    let d10 = roundBlock(s10, c10, sc10, narrow, kPow, k24);
+    let d11 = roundBlock(s11, c11, sc11, narrow, kPow, k24);
     if (bad) {
       const l0 = min(lanes, 4);
       const l1 = lanes - 4;
-      d00 = fixLanes(d00, c00, badLanes(v128.load(BIGS)), aRaw, bRaw, l0, kp, k0);
-      d01 = fixLanes(d01, c01, badLanes(v128.load(BIGS, 16)), aRaw, bRaw1, l1, kp, k0);
-      d10 = fixLanes(d10, c10, badLanes(v128.load(BIGS, 32)), aRaw1, bRaw, l0, kp, k0);
-      d11 = fixLanes(d11, c11, badLanes(v128.load(BIGS, 48)), aRaw1, bRaw1, l1, kp, k0);
+      d00 = fixLanes(d00, c00, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, l0, kp, k0);
+      d01 = fixLanes(d01, c01, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, l1, kp, k0);
+      d10 = fixLanes(d10, c10, badLanes(v128.load(BIGS, 32), kLo, k127), aRaw1, bRaw, l0, kp, k0);
+      d11 = fixLanes(d11, c11, badLanes(v128.load(BIGS, 48), kLo, k127), aRaw1, bRaw1, l1, kp, k0);
     }
-    v128.store(c0, d00);
-    v128.store(c0, d01, 16);
-    v128.store(c1, d10);
-    v128.store(c1, d11, 16);
+    c00 = d00;
+    c01 = d01;
+    c10 = d10;
+    c11 = d11;
   }
+  v128.store(ca, c00);
+  v128.store(ca, c01, 16);
+  v128.store(cb, c10);
+  v128.store(cb, c11, 16);
 }
