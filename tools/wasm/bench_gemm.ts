@@ -15,12 +15,13 @@
  *
  * @module
  */
+import { createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import {
-  createGemmEngine,
-  createGemmPool,
+  type Datapath,
+  findDatapath,
   kWalkReference,
-} from "../../src/hardware/tensor_core/engine/mod.ts";
-import { type Datapath, findDatapath, parseGpuProfile } from "../../src/hardware/mod.ts";
+  parseGpuProfile,
+} from "../../src/hardware/mod.ts";
 import { nativeSgemm } from "./native_sgemm.ts";
 
 /** Highest 1-minute load average at the start of a reported run. */

@@ -1,5 +1,5 @@
 // Entry point of the GEMM engine module: exports the pre-decoders, the exact scalar block and the
-// tiled K-walk driver. The host owns the memory layout (see src/hardware/tensor_core/engine/).
+// tiled K-walk driver. The host owns the memory layout (see src/engine/).
 
 import { PANEL } from "./decode";
 import { walkPanel, walkPanelPair } from "./walk";
