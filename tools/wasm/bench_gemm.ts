@@ -103,7 +103,9 @@ if (load0 > MAX_LOAD && !Deno.args.includes("--force")) {
   console.error(
     `error [LOAD_HIGH]: Cannot report a benchmark: the 1-minute load average ${
       load0.toFixed(2)
-    } exceeds ${MAX_LOAD} (rerun on an idle machine, or pass --force and quote the load)`,
+    } exceeds ${
+      MAX_LOAD.toFixed(1)
+    } (rerun on an idle machine, or pass --force and quote the load)`,
   );
   Deno.exit(2);
 }
