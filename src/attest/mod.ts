@@ -138,6 +138,8 @@ export {
 } from "./statement.ts";
 export {
   checkSignatureTimestamp,
+  createLocalTsa,
+  type LocalTsa,
   MAX_TIMESTAMP_TOKEN_BYTES,
   timestampResponseDer,
   type TimestampVerification,
