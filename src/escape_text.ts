@@ -50,7 +50,8 @@ export function quoteForTerminal(text: string): string {
 /**
  * Escapes untrusted text for Markdown: control characters as for a terminal (so no line break
  * can start a heading or a table row), then every ASCII punctuation character Markdown could
- * read as syntax is backslashed (CommonMark 2.4: any ASCII punctuation may be escaped).
+ * read as inline syntax (emphasis, code, links, HTML, entities, table cells) is backslashed
+ * (CommonMark 2.4: any ASCII punctuation may be escaped). For inline use, never at a line start.
  *
  * @param text untrusted text
  * @returns text that renders literally
@@ -61,5 +62,5 @@ export function quoteForTerminal(text: string): string {
  * ```
  */
 export function escapeMarkdown(text: string): string {
-  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&"'=:]/g, "\\$&");
+  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#!|<>~&]/g, "\\$&");
 }

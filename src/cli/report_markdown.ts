@@ -1,9 +1,11 @@
 /**
- * The human-readable audit report (`report.md`) written next to the attestation.
+ * The human-readable audit report (`report.md`) written next to the attestation. Text that came
+ * from an input (audit id, reasons quoting names, step details) is escaped for Markdown.
  *
  * @module
  */
 import type { AuditReport } from "../verify/run_audit.ts";
+import { escapeMarkdown } from "../escape_text.ts";
 
 /**
  * Renders an audit report as Markdown.
@@ -29,7 +31,7 @@ export function reportMarkdown(
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
-    `- audit id: \`${report.auditId}\``,
+    `- audit id: ${escapeMarkdown(report.auditId)}`,
     `- claim log: \`${report.logId}\`, ${report.population} records, Merkle root \`${report.root}\``,
     `- public randomness: round ${report.round}, \`${report.randomness}\``,
     `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
@@ -53,10 +55,10 @@ export function reportMarkdown(
     "| index | status | reason | SFU functions (validation status) |",
     "|---|---|---|---|",
     ...report.results.map((r) =>
-      `| ${r.index} | ${r.status} | ${r.reason.replaceAll("|", "\\|")} | ${
+      `| ${r.index} | ${r.status} | ${escapeMarkdown(r.reason)} | ${
         r.sfu === undefined || r.sfu.length === 0
           ? "none"
-          : r.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")
+          : escapeMarkdown(r.sfu.map((u) => `${u.fn} ${u.status}`).join(", "))
       } |`
     ),
     "",
@@ -78,7 +80,9 @@ export function reportMarkdown(
         );
       }
       lines.push(
-        ...r.steps.map((s) => `- ${s.ok ? "ok" : "**stopped**"} ${s.step}: ${s.detail}`),
+        ...r.steps.map((s) =>
+          `- ${s.ok ? "ok" : "**stopped**"} ${escapeMarkdown(s.step)}: ${escapeMarkdown(s.detail)}`
+        ),
         "",
       );
     }

@@ -13,7 +13,7 @@ import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -161,15 +161,15 @@ function _summary(r: AuditReport, out: string) {
 
 function _print(r: AuditReport, out: string): void {
   const n = (s: string) => r.results.filter((x) => x.status === s).length;
-  console.log(
+  printText(
     `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
       n("NOT_VERIFIED")
     } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
   );
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    console.log(`  record ${x.index}: ${x.status}: ${x.reason}`);
+    printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  console.log(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
+  printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
 }
 
 function _int(text: string, flag: string, min: number): number {

@@ -11,7 +11,7 @@ import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
@@ -64,9 +64,9 @@ export function checkCommand(): CommandUnknownOpts {
       if (opts.json) printJson(report);
       else {
         for (const c of report.checks) {
-          console.log(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
+          printText(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
         }
-        console.log(
+        printText(
           report.valid
             ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
             : "INVALID attestation",

@@ -10,7 +10,7 @@ import { InputError } from "../../errors.ts";
 import { makeClaims, parseScenario, type ProverOutput } from "../../prover/mod.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -49,12 +49,12 @@ export function claimsCommand(): Command {
       };
       if (opts.json) printJson(summary);
       else {
-        console.log(
+        printText(
           `wrote ${opts.out}/claims.jsonl (${summary.records} records) and ${out.output.blobs.size} blobs`,
         );
-        console.log(`log root (commitment): ${out.root}`);
+        printText(`log root (commitment): ${out.root}`);
         if (summary.falsified.length > 0) {
-          console.log(
+          printText(
             `falsified: ${summary.falsified.map((f) => `#${f.seq} ${f.kind}`).join(", ")}`,
           );
         }
@@ -67,7 +67,7 @@ export function claimsCommand(): Command {
     .action(async (opts) => {
       const log = await loadClaimLog(opts.log);
       if (opts.json) printJson({ records: log.records.length, root: log.root });
-      else console.log(log.root);
+      else printText(log.root);
     });
   return cmd;
 }

@@ -15,7 +15,7 @@ import type { RecordResult } from "../../verify/mod.ts";
 import type { ClaimRecord } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { BUNDLED_VECTORS, printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
 import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
@@ -53,7 +53,7 @@ export function demoCommand(): Command {
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
-      const say = (s: string) => opts.json || console.log(s);
+      const say = (s: string) => opts.json || printText(s);
       await prepareOutputDir(out, [
         "claims.jsonl",
         "blobs",
@@ -62,7 +62,8 @@ export function demoCommand(): Command {
         "attestation.dsse.json",
         "report.md",
       ]);
-      say(`bitaudit demo -> ${out}\n`);
+      say(`bitaudit demo -> ${out}`);
+      say("");
       say(
         "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
       );
@@ -144,29 +145,29 @@ export function demoCommand(): Command {
         };
         if (opts.json) printJson(summary);
         else {
-          console.log(`verdict: ${r.verdict}`);
-          console.log(
+          printText(`verdict: ${r.verdict}`);
+          printText(
             `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
           );
-          for (const c of summary.caught) console.log(`  #${c.seq} ${c.kind}: ${c.reason}`);
+          for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
           for (const [kind, k] of Object.entries(summary.byKind)) {
-            console.log(
+            printText(
               `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
                 k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
               }`,
             );
           }
-          console.log(
+          printText(
             `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
               pCatch.toFixed(4)
             } (hypergeometric)`,
           );
           for (const l of r.detection.levels) {
-            console.log(
+            printText(
               `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
             );
           }
-          console.log(
+          printText(
             `attestation: ${audit.attestation} (${
               check.valid ? "verified" : "NOT verified"
             }), report: ${audit.reportPath}`,

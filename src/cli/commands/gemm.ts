@@ -13,7 +13,7 @@ import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { loadGpuProfile } from "../../verify/load_profiles.ts";
 import { loadNamedRecipe, recipeFromJson } from "../../verify/load_recipe.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
 
@@ -120,10 +120,10 @@ export function gemmCommand(): Command {
         };
         if (opts.json) printJson(report);
         else {
-          console.log(
+          printText(
             `${m}x${n}x${k} ${dtype} on ${profile.id} (${dp.id}), ${recipe.recipe.family}, ${w.engine} engine, ${report.seconds} s`,
           );
-          console.log(
+          printText(
             `wrote ${opts.out}: c_fp32 F32 [${m},${n}], c_out ${outDtype} [${m},${n}] sha256 ${report.outSha256}`,
           );
         }

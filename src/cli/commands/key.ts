@@ -13,7 +13,7 @@ import {
   keyId,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -38,7 +38,10 @@ export function keyCommand(): Command {
     .action(async (opts) => {
       const r = await generateKeys(opts.out);
       if (opts.json) printJson(r);
-      else console.log(`wrote ${r.privateKey} and ${r.publicKey}\nkeyid ${r.keyid}`);
+      else {
+        printText(`wrote ${r.privateKey} and ${r.publicKey}`);
+        printText(`keyid ${r.keyid}`);
+      }
     });
   cmd.command("trust-root")
     .description("write a trust root listing inspector public keys with a validity window")
@@ -56,7 +59,7 @@ export function keyCommand(): Command {
         ...(opts.validUntil ? { end: opts.validUntil } : {}),
       });
       await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
-      console.log(`wrote ${opts.out} with ${root.keys.length} key(s)`);
+      printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
     });
   return cmd;
 }
