@@ -43,6 +43,7 @@ export * from "./statement.ts";
 export * from "./rfc3339.ts";
 export * from "./trust_root.ts";
 export * from "./key_valid_at.ts";
+export * from "./signing_time.ts";
 export * from "./verdict_statement.ts";
 export * from "./check_attestation.ts";
 export * from "./build_trust_root.ts";
