@@ -4,6 +4,10 @@
  * public randomness and derived seed, the sampled indices, the detection statement, each
  * record's result, the verdict, the verifier's version and the digest of every asset used.
  *
+ * Prover obligations: a sampled record whose committed input tensors the prover did not produce
+ * (missing, or bytes not hashing to the committed digest) is FAIL, and its result carries
+ * `obligation: "committed-input"`; NOT_VERIFIED is kept for what the verifier cannot emulate.
+ *
  * @module
  */
 import { canonicalJson } from "../claims/mod.ts";
@@ -76,6 +80,7 @@ export function verdictStatement(
       recomputed: r.recomputed,
       firstDifference: r.firstDifference,
       ...(r.sfu === undefined ? {} : { sfu: r.sfu }),
+      ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
     })),
     verdict: report.verdict,
     assets: options.assets,

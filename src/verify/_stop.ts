@@ -6,14 +6,20 @@
  */
 import type { BlobStore } from "../assets/mod.ts";
 import { BitauditError } from "../errors.ts";
+import type { ProverObligation } from "./record_result.ts";
 
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {
   /**
    * @param status FAIL or NOT_VERIFIED
    * @param why the reason (one line)
+   * @param obligation the prover obligation that was not met, when that is the reason
    */
-  constructor(readonly status: "FAIL" | "NOT_VERIFIED", readonly why: string) {
+  constructor(
+    readonly status: "FAIL" | "NOT_VERIFIED",
+    readonly why: string,
+    readonly obligation?: ProverObligation,
+  ) {
     super(why);
   }
 }
@@ -49,13 +55,25 @@ export async function _tensorBytes(
   blobs: BlobStore,
   t: { digest: string; count: number; width: 2 | 4; what: string },
 ): Promise<Uint8Array> {
-  const bytes = await blobs.get(t.digest);
-  if (bytes === null) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `missing ${t.what} tensor ${t.digest.slice(0, 16)}… in the blob store`,
+  const unmet = (why: string) =>
+    new _Stop(
+      "FAIL",
+      `prover did not produce committed input: ${t.what} tensor ${t.digest.slice(0, 16)}… ${why}`,
+      "committed-input",
     );
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await blobs.get(t.digest);
+  } catch (e) {
+    if (e instanceof BitauditError && e.code === "BLOB_DIGEST_MISMATCH") {
+      throw unmet("does not hash to its committed digest");
+    }
+    if (e instanceof BitauditError && e.code === "BLOB_TOO_LARGE") {
+      throw unmet(`is not ${t.count * t.width} bytes (larger than the blob limit)`);
+    }
+    throw e;
   }
+  if (bytes === null) throw unmet("is missing from the blob store");
   if (bytes.length !== t.count * t.width) {
     throw new _Stop(
       "FAIL",

@@ -1,8 +1,10 @@
 /**
  * The recompute-and-compare pipeline for one sampled claim record, as named steps: inclusion in
  * the committed log, profile, stack, kernel (recipe or catalog), support, tensors, recompute,
- * compare. Anything that cannot be recomputed ends as NOT_VERIFIED with its reason; PASS is only
- * reachable through the compare step.
+ * compare. Anything the verifier cannot emulate ends as NOT_VERIFIED with its reason; a committed
+ * input tensor the prover does not produce (missing, or bytes that do not hash to the digest) is
+ * the record's FAIL with `obligation: "committed-input"`; PASS is only reachable through the
+ * compare step.
  *
  * @module
  */
@@ -26,7 +28,12 @@ import { loadAsset } from "./load_asset.ts";
 import { _asset, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
-import type { FirstDifference, RecordResult, StepResult } from "./record_result.ts";
+import type {
+  FirstDifference,
+  ProverObligation,
+  RecordResult,
+  StepResult,
+} from "./record_result.ts";
 
 /** What the pipeline needs besides the record. */
 export interface VerifyContext {
@@ -67,7 +74,11 @@ export async function verifyRecord(
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
-  const result = (status: RecordResult["status"], reason: string): RecordResult => ({
+  const result = (
+    status: RecordResult["status"],
+    reason: string,
+    obligation?: ProverObligation,
+  ): RecordResult => ({
     index,
     digest: log.digests[index]!,
     status,
@@ -77,6 +88,7 @@ export async function verifyRecord(
     firstDifference,
     steps,
     ...(sfu === undefined ? {} : { sfu }),
+    ...(obligation === undefined ? {} : { obligation }),
   });
   try {
     const proof = inclusionProof(log.digests.map(hexToBytes), index);
@@ -143,7 +155,7 @@ export async function verifyRecord(
   } catch (e) {
     if (e instanceof _Stop) {
       steps.push({ step: e.status === "FAIL" ? "check" : "support", ok: false, detail: e.why });
-      return result(e.status, e.why);
+      return result(e.status, e.why, e.obligation);
     }
     throw e;
   }
