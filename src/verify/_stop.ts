@@ -99,3 +99,26 @@ export async function _tensor16(
   const bytes = await _tensorBytes(blobs, { ...t, width: 2 });
   return new Uint16Array(bytes.buffer, bytes.byteOffset, t.count);
 }
+
+/**
+ * Largest tensor (elements) one recomputation allocates: 2^28, 1 GiB of FP32. Record shapes come
+ * from the prover; a larger claim is NOT_VERIFIED instead of exhausting the verifier's memory.
+ */
+export const MAX_RECOMPUTE_ELEMENTS = 2 ** 28;
+
+/**
+ * Refuses (NOT_VERIFIED) a recomputation whose tensor would exceed {@link MAX_RECOMPUTE_ELEMENTS}.
+ *
+ * @param shape the tensor's dimensions
+ * @param what what the tensor is, for the reason
+ * @throws {_Stop} NOT_VERIFIED above the limit
+ */
+export function _checkSize(shape: readonly number[], what: string): void {
+  const elements = shape.reduce((a, b) => a * b, 1);
+  if (elements > MAX_RECOMPUTE_ELEMENTS) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `${what} [${shape.join(", ")}] exceeds the verifier's limit of 2^28 elements`,
+    );
+  }
+}

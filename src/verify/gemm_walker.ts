@@ -19,6 +19,9 @@ import {
 /** Repository path of the compiled engine. */
 export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
 
+/** Most worker threads a walker starts (each holds its own engine instance). */
+export const MAX_WORKERS = 1024;
+
 /** A walker plus what it needs to release. */
 export interface GemmWalker {
   /** The K-walk function. */
@@ -42,6 +45,7 @@ export interface GemmWalker {
  *   plain path
  * @returns the walker
  * @throws {AssetError} when the engine module is missing or tampered with
+ * @throws {RangeError} when `threads` is not an integer in 1..{@link MAX_WORKERS}
  * @example
  * ```ts ignore
  * const w = await createGemmWalker(await openAssetStore(), { threads: 2 });
@@ -62,7 +66,12 @@ export async function createGemmWalker(
     };
   }
   const engine = createGemmEngine(await store.read(GEMM_ENGINE_ASSET));
-  const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
+  const threads = options.threads ?? Math.max(1, navigator.hardwareConcurrency ?? 1);
+  if (!Number.isSafeInteger(threads) || threads < 1 || threads > MAX_WORKERS) {
+    throw new RangeError(
+      `Cannot start workers: threads ${threads} is not an integer in 1..${MAX_WORKERS}`,
+    );
+  }
   const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
   const walker: KWalker = (dp, job) => {

@@ -25,7 +25,7 @@ import {
 } from "../claims/mod.ts";
 import { loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
 import { loadAsset } from "./load_asset.ts";
-import { _asset, _Stop, _tensor16 } from "./_stop.ts";
+import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import type {
@@ -231,6 +231,7 @@ async function _recomputeGemm(
     throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
   }
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  _checkSize([w.m, w.n], "output");
   const a = await _tensor16(ctx.blobs, { digest: w.input.sha256, count: w.m * w.k, what: "input" });
   const b = await _tensor16(ctx.blobs, {
     digest: w.weights.sha256,

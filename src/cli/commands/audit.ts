@@ -12,6 +12,7 @@ import { VERSION } from "../../version.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
 import { EXIT } from "../exit_codes.ts";
+import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
@@ -90,8 +91,9 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
-  const round = _int(o.round, "--round", 0);
-  const k = _int(o.k, "--k", 1);
+  const round = parseIntOption(o.round, { flag: "--round", min: 0 });
+  const k = parseIntOption(o.k, { flag: "--k", min: 1 });
+  const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
@@ -105,7 +107,7 @@ export async function auditLog(
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = await createGemmWalker(
     store,
-    o.threads ? { threads: _int(o.threads, "--threads", 1) } : {},
+    threads === undefined ? {} : { threads },
   );
   const bar = progressBar("verifying", { enabled: o.progress });
   let report: AuditReport;
@@ -170,15 +172,4 @@ function _print(r: AuditReport, out: string): void {
     printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
   printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
-}
-
-function _int(text: string, flag: string, min: number): number {
-  const v = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < min) {
-    throw new InputError(
-      "USAGE_NUMBER",
-      `Cannot use ${flag} '${text}': expected an integer >= ${min}`,
-    );
-  }
-  return v;
 }

@@ -12,6 +12,7 @@ import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
+import { parseIntOption } from "../parse_int_option.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
@@ -46,13 +47,7 @@ export function checkCommand(): CommandUnknownOpts {
     .option("--threshold <n>", "distinct inspector signatures required", "1")
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
-      const threshold = Number(opts.threshold);
-      if (!Number.isInteger(threshold) || threshold < 1) {
-        throw new InputError(
-          "USAGE_NUMBER",
-          `Cannot use --threshold '${opts.threshold}': expected an integer >= 1`,
-        );
-      }
+      const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });
       const report = await checkFile({
         attestation,
         trustRoot: opts.trustRoot,

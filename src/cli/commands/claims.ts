@@ -13,6 +13,7 @@ import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 /**
@@ -39,7 +40,7 @@ export function claimsCommand(): Command {
       const out = await runProver(opts.scenario, {
         out: opts.out,
         progress: !opts.json,
-        ...(opts.threads ? { threads: Number(opts.threads) } : {}),
+        ...(opts.threads === undefined ? {} : { threads: parseThreads(opts.threads) }),
       });
       const summary = {
         out: opts.out,
