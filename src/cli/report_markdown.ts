@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AuditReport } from "../verify/run_audit.ts";
+import type { AuditReport } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 
 /**

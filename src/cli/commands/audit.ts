@@ -5,12 +5,11 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { keyId, signEnvelope, statementBytes, verdictStatement } from "../../attest/mod.ts";
-import { IN_TOTO_PAYLOAD_TYPE } from "../../attest/mod.ts";
+import { signVerdict } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
-import { VERSION } from "../../version.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
-import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
+import { type AuditReport, runAudit } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
@@ -105,8 +104,8 @@ export async function auditLog(
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
-  const w = await createGemmWalker(
-    store,
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
     threads === undefined ? {} : { threads },
   );
   const bar = progressBar("verifying", { enabled: o.progress });
@@ -125,21 +124,16 @@ export async function auditLog(
     bar.stop();
     w.close();
   }
-  const timeVerified = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const assets = { "tables/manifest.json": store.manifestSha256, ...store.used() };
-  const statement = verdictStatement(report, {
-    verifier: { version: VERSION, engine: w.engine, runtime: `deno ${Deno.version.deno}` },
-    assets,
-    timeVerified,
-  });
-  const envelope = await signEnvelope(statementBytes(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
+  const signed = await signVerdict(report, {
     keys,
+    store,
+    engine: w.engine,
+    ...(o.time === undefined ? {} : { time: o.time }),
   });
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
-  await writeNewFile(attestation, JSON.stringify(envelope, null, 2) + "\n");
-  const keyids = keys.map((key) => keyId(key.publicKey));
+  await writeNewFile(attestation, signed.text);
+  const { keyids, timeVerified, assets } = signed;
   await writeNewFile(
     reportPath,
     reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),

@@ -8,11 +8,15 @@ import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
-import { runGemmRecipe } from "../../kernels/gemm/mod.ts";
+import { runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
-import { loadGpuProfile } from "../../verify/load_profiles.ts";
-import { loadNamedRecipe, recipeFromJson } from "../../verify/load_recipe.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import {
+  loadGemmEngine,
+  loadGpuProfile,
+  loadNamedRecipe,
+  recipeFromJson,
+} from "../../resolve/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -101,7 +105,10 @@ export function gemmCommand(): Command {
       const av = (await file.tensorView("a")) as Uint16Array;
       let bv = (await file.tensorView("b")) as Uint16Array;
       if (kn) bv = _transpose(bv, k, n);
-      const w = await createGemmWalker(store, threads === undefined ? {} : { threads });
+      const w = createGemmWalker(
+        await loadGemmEngine(store),
+        threads === undefined ? {} : { threads },
+      );
       try {
         const t0 = performance.now();
         const r = await runGemmRecipe(recipe.recipe, {

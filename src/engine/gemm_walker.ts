@@ -1,23 +1,19 @@
 /**
- * Chooses the K-walk implementation for recomputation: the hash-checked WebAssembly engine on a
- * worker pool when it supports the datapath, else the plain reference (same bits, slower); and
- * the attention core's runner on the same engine and threads.
+ * Chooses the K-walk implementation for recomputation: the WebAssembly engine on a worker pool
+ * when it supports the datapath, else the plain reference (same bits, slower); and the attention
+ * core's runner on the same engine and threads.
  *
  * @module
  */
-import type { AssetStore } from "../assets/mod.ts";
-import { createGemmEngine, createGemmPool } from "../hardware/mod.ts";
 import {
-  createFa2Pool,
   type Fa2Forward,
-  type Fa2Pool,
   flashAttentionForward,
   type KWalker,
   referenceKWalker,
 } from "../kernels/mod.ts";
-
-/** Repository path of the compiled engine. */
-export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
+import { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
+import type { GemmEngine } from "./gemm_engine.ts";
+import { createGemmPool } from "./gemm_pool.ts";
 
 /** Most worker threads a walker starts (each holds its own engine instance). */
 export const MAX_WORKERS = 1024;
@@ -37,26 +33,27 @@ export interface GemmWalker {
 }
 
 /**
- * Creates the walker: loads the engine through the asset store (digest-checked), starts the
- * pool, and routes unsupported datapaths to the reference.
+ * Creates the walker: starts the pool on the engine and routes unsupported datapaths to the
+ * reference.
  *
- * @param store asset store
- * @param options `threads`: worker count (default: all cores); `engine: "reference"` forces the
- *   plain path
+ * @param engine the GEMM engine (e.g. `loadGemmEngine(store)` from `src/resolve`, which checks
+ *   the module's digest), or `"reference"` for the plain path on the calling thread
+ * @param options `threads`: worker count (default: all cores)
  * @returns the walker
- * @throws {AssetError} when the engine module is missing or tampered with
  * @throws {RangeError} when `threads` is not an integer in 1..{@link MAX_WORKERS}
  * @example
- * ```ts ignore
- * const w = await createGemmWalker(await openAssetStore(), { threads: 2 });
+ * ```ts
+ * import { createGemmWalker } from "./gemm_walker.ts";
+ * const w = createGemmWalker("reference");
+ * if (w.engine !== "reference" || w.threads !== 1) throw new Error();
  * w.close();
  * ```
  */
-export async function createGemmWalker(
-  store: AssetStore,
-  options: { threads?: number; engine?: "wasm" | "reference" } = {},
-): Promise<GemmWalker> {
-  if (options.engine === "reference") {
+export function createGemmWalker(
+  engine: GemmEngine | "reference",
+  options: { threads?: number } = {},
+): GemmWalker {
+  if (engine === "reference") {
     return {
       walker: referenceKWalker,
       attention: flashAttentionForward,
@@ -65,7 +62,6 @@ export async function createGemmWalker(
       close: () => {},
     };
   }
-  const engine = createGemmEngine(await store.read(GEMM_ENGINE_ASSET));
   const threads = options.threads ?? Math.max(1, navigator.hardwareConcurrency ?? 1);
   if (!Number.isSafeInteger(threads) || threads < 1 || threads > MAX_WORKERS) {
     throw new RangeError(
