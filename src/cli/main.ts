@@ -53,7 +53,13 @@ export function buildCli(): Command {
     program.addCommand(sub);
   }
   // Commander's own error lines are dropped: `_report` prints them in the `error [USAGE]:` form.
-  const quiet = { outputError: () => {} };
+  // Help is plain text: commander would otherwise read colour settings from the environment,
+  // which the hermetic command lines (no --allow-env) do not grant.
+  const quiet = {
+    outputError: () => {},
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
   program.configureOutput({ ...quiet, writeErr: _writeErr });
   for (const c of program.commands) {
     c.exitOverride().configureOutput({ ...quiet, writeErr: _writeErr });
@@ -85,7 +91,10 @@ function _report(e: unknown): number {
   if (e instanceof CommanderError) {
     // Help and version requests end here too, with exit code 0; commander already printed.
     if (e.exitCode === 0) return EXIT.OK;
-    const why = e.message.replace(/^error: /, "").split("\n")[0]!;
+    // Without a command commander prints the help and throws "(outputHelp)".
+    const why = e.message === "(outputHelp)"
+      ? "no command given (the commands are listed above)"
+      : e.message.replace(/^error: /, "").split("\n")[0]!;
     console.error(`error [USAGE]: Cannot parse the command line: ${escapeForTerminal(why)}`);
     return EXIT.USAGE;
   }

@@ -269,11 +269,13 @@ Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and n
   await Deno.writeTextFile(
     `${d}/bad.pem`,
     "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n",
+    { mode: 0o600 },
   );
   const shortKey = btoa(String.fromCharCode(...new Uint8Array(47)));
   await Deno.writeTextFile(
     `${d}/short.pem`,
     `-----BEGIN PRIVATE KEY-----\n${shortKey}\n-----END PRIVATE KEY-----\n`,
+    { mode: 0o600 },
   );
   await Deno.writeTextFile(
     `${d}/env.json`,

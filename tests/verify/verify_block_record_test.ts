@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { removeWhenDone } from "../cli/_audit_fixture.ts";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   type BlockWorkload,
@@ -24,6 +25,7 @@ import { teslaSfu } from "../hardware/sfu/_tesla_sfu.ts";
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
 const dir = await Deno.makeTempDir({ prefix: "bitaudit-blocks-" });
+removeWhenDone(dir);
 const blobs = openBlobStore(dir);
 const ctx = { store, blobs, walker: referenceKWalker };
 const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };

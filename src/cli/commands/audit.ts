@@ -12,7 +12,13 @@ import { loadGemmEngine } from "../../resolve/mod.ts";
 import { type AuditReport, runAudit } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
-import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
+import {
+  checkSigningKeyFiles,
+  loadClaimLog,
+  loadSigningKey,
+  prepareOutputDir,
+} from "../load_inputs.ts";
+import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
@@ -99,9 +105,26 @@ export async function auditLog(
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
-  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  // Key files are checked now but read only for signing, after every untrusted input has been
+  // parsed and recomputed.
+  await checkSigningKeyFiles(o.keys);
   const log = await loadClaimLog(o.log);
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  const done = await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  try {
+    const r = await _auditAndSign(o, { log, round, k, threads });
+    await done(true);
+    return r;
+  } catch (e) {
+    await done(false);
+    throw e;
+  }
+}
+
+async function _auditAndSign(
+  o: AuditOptions,
+  p: { log: ClaimLog; round: number; k: number; threads: number | undefined },
+): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+  const { log, round, k, threads } = p;
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = createGemmWalker(
@@ -123,6 +146,11 @@ export async function auditLog(
   } finally {
     bar.stop();
     w.close();
+  }
+  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  const ids = new Set(keys.map((key) => bytesToHex(key.publicKey)));
+  if (ids.size !== keys.length) {
+    throw new InputError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
   }
   const signed = await signVerdict(report, {
     keys,

@@ -14,6 +14,7 @@ import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { createOwnedDir } from "../cleanup.ts";
 import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -100,7 +101,9 @@ export async function runProver(
       `Cannot use scenario '${scenarioPath}': ${(e as Error).message}`,
     );
   }
-  await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
+  const done = await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
+  let blobsDone: ((ok: boolean) => Promise<void>) | undefined;
+  let ok = false;
   const store = await openAssetStore();
   const w = createGemmWalker(
     await loadGemmEngine(store),
@@ -115,15 +118,19 @@ export async function runProver(
       onProgress: bar.update,
     });
     bar.stop();
-    await Deno.mkdir(`${options.out}/blobs`);
+    blobsDone = await createOwnedDir(`${options.out}/blobs`);
     for (const [digest, bytes] of output.blobs) {
       await writeNewFile(`${options.out}/blobs/${digest}`, bytes);
     }
     const text = formatClaimLog(output.records);
     await writeNewFile(`${options.out}/claims.jsonl`, text);
-    return { output, root: parseClaimLog(text).root };
+    const root = parseClaimLog(text).root;
+    ok = true;
+    return { output, root };
   } finally {
     bar.stop();
     w.close();
+    await blobsDone?.(ok);
+    await done(ok);
   }
 }

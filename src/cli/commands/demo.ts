@@ -14,6 +14,7 @@ import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts"
 import type { ClaimRecord } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
 import { printJson, printText } from "../output.ts";
 import { printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
 import { auditLog } from "./audit.ts";
@@ -52,130 +53,144 @@ export function demoCommand(): Command {
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
-      const say = (s: string) => opts.json || printText(s);
-      await prepareOutputDir(out, [
-        "claims.jsonl",
-        "blobs",
-        "inspector.pub",
-        "trust-root.json",
-        "attestation.dsse.json",
-        "report.md",
-      ]);
-      say(`bitaudit demo -> ${out}`);
-      say("");
-      say(
-        "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
-      );
-      const prover = await runProver(SCENARIO, { out, progress: !opts.json });
-      const falsified = prover.output.falsified;
-      say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
-      say("2. inspector: throw-away Ed25519 key and trust root");
-      const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
+      // A temporary folder is the demo's own: removed if the run fails or is interrupted.
+      const releaseTemp = opts.out === undefined ? removeOnInterrupt(out) : undefined;
+      let finished = false;
+      let done: ((ok: boolean) => Promise<void>) | undefined;
       try {
-        const keys = await generateKeys(`${keyDir}/inspector`);
-        const pem = await Deno.readTextFile(keys.publicKey);
-        await writeNewFile(`${out}/inspector.pub`, pem);
-        const pub = decodePublicKeyPem(pem);
-        const trustRoot = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
-        await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
-        say(`   keyid ${keys.keyid}`);
-        say(`3. audit: k = ${opts.k} records drawn with randomness round ${DEMO_ROUND}`);
-        const audit = await auditLog({
-          log: `${out}/claims.jsonl`,
-          randomness: DEMO_RANDOMNESS,
-          round: String(DEMO_ROUND),
-          k: opts.k,
-          keys: [keys.privateKey],
-          out,
-          progress: !opts.json,
-        });
-        const r = audit.report;
-        const failedIdx = new Set(r.results.filter((x) => x.status === "FAIL").map((x) => x.index));
-        const sampled = new Set(r.selected);
-        const caught = falsified.filter((f) => failedIdx.has(f.seq));
-        const missed = falsified.filter((f) => !sampled.has(f.seq));
-        // Sampled falsifications whose recomputation matched bit for bit are numerically
-        // indistinguishable from honest records at the fingerprint: reported, not hidden.
-        const indistinguishable = falsified.filter((f) =>
-          sampled.has(f.seq) && !failedIdx.has(f.seq)
-        );
-        const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
-        const pCatch = detectionHypergeometric(r.population, {
-          falseCount: falsified.length,
-          k: r.selected.length,
-        });
-        say(
-          "4. third-party check of the attestation (offline, against the trust root and the log)",
-        );
-        const check = await checkFile({
-          attestation: audit.attestation,
-          trustRoot: `${out}/trust-root.json`,
-          log: `${out}/claims.jsonl`,
-        });
-        say(
-          `   ${check.valid ? "VALID" : "INVALID"}: ${
-            check.checks.filter((c) => c.ok).length
-          }/${check.checks.length} checks`,
-        );
-        say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
-        const rows = await runBundledVectors();
-        const matched = rows.reduce((s, x) => s + x.matched, 0);
-        const total = rows.reduce((s, x) => s + x.total, 0);
-        if (!opts.json) printVectorTable(rows, matched === total);
+        const say = (s: string) => opts.json || printText(s);
+        done = await prepareOutputDir(out, [
+          "claims.jsonl",
+          "blobs",
+          "inspector.pub",
+          "trust-root.json",
+          "attestation.dsse.json",
+          "report.md",
+        ]);
+        say(`bitaudit demo -> ${out}`);
         say("");
-        const summary = {
-          out,
-          verdict: r.verdict,
-          sampled: r.selected.length,
-          population: r.population,
-          falsified,
-          caught: caught.map((f) => ({
-            ...f,
-            reason: r.results.find((x) => x.index === f.seq)!.reason,
-          })),
-          notSampled: missed,
-          indistinguishable,
-          honestRecordsFailed: wrongFail,
-          detectionProbability: Number(pCatch.toFixed(6)),
-          detection: r.detection,
-          attestationValid: check.valid,
-          byKind: _byKind(r.results, prover.output.records),
-          vectors: { matched, total },
-        };
-        if (opts.json) printJson(summary);
-        else {
-          printText(`verdict: ${r.verdict}`);
-          printText(
-            `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+        say(
+          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
+        );
+        const prover = await runProver(SCENARIO, { out, progress: !opts.json });
+        const falsified = prover.output.falsified;
+        say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
+        say("2. inspector: throw-away Ed25519 key and trust root");
+        // The throw-away private key never outlives the run, Ctrl-C included.
+        const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
+        const releaseKey = removeOnInterrupt(keyDir);
+        try {
+          const keys = await generateKeys(`${keyDir}/inspector`);
+          const pem = await Deno.readTextFile(keys.publicKey);
+          await writeNewFile(`${out}/inspector.pub`, pem);
+          const pub = decodePublicKeyPem(pem);
+          const trustRoot = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
+          await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
+          say(`   keyid ${keys.keyid}`);
+          say(`3. audit: k = ${opts.k} records drawn with randomness round ${DEMO_ROUND}`);
+          const audit = await auditLog({
+            log: `${out}/claims.jsonl`,
+            randomness: DEMO_RANDOMNESS,
+            round: String(DEMO_ROUND),
+            k: opts.k,
+            keys: [keys.privateKey],
+            out,
+            progress: !opts.json,
+          });
+          const r = audit.report;
+          const failedIdx = new Set(
+            r.results.filter((x) => x.status === "FAIL").map((x) => x.index),
           );
-          for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
-          for (const [kind, k] of Object.entries(summary.byKind)) {
+          const sampled = new Set(r.selected);
+          const caught = falsified.filter((f) => failedIdx.has(f.seq));
+          const missed = falsified.filter((f) => !sampled.has(f.seq));
+          // Sampled falsifications whose recomputation matched bit for bit are numerically
+          // indistinguishable from honest records at the fingerprint: reported, not hidden.
+          const indistinguishable = falsified.filter((f) =>
+            sampled.has(f.seq) && !failedIdx.has(f.seq)
+          );
+          const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
+          const pCatch = detectionHypergeometric(r.population, {
+            falseCount: falsified.length,
+            k: r.selected.length,
+          });
+          say(
+            "4. third-party check of the attestation (offline, against the trust root and the log)",
+          );
+          const check = await checkFile({
+            attestation: audit.attestation,
+            trustRoot: `${out}/trust-root.json`,
+            log: `${out}/claims.jsonl`,
+          });
+          say(
+            `   ${check.valid ? "VALID" : "INVALID"}: ${
+              check.checks.filter((c) => c.ok).length
+            }/${check.checks.length} checks`,
+          );
+          say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
+          const rows = await runBundledVectors();
+          const matched = rows.reduce((s, x) => s + x.matched, 0);
+          const total = rows.reduce((s, x) => s + x.total, 0);
+          if (!opts.json) printVectorTable(rows, matched === total);
+          say("");
+          const summary = {
+            out,
+            verdict: r.verdict,
+            sampled: r.selected.length,
+            population: r.population,
+            falsified,
+            caught: caught.map((f) => ({
+              ...f,
+              reason: r.results.find((x) => x.index === f.seq)!.reason,
+            })),
+            notSampled: missed,
+            indistinguishable,
+            honestRecordsFailed: wrongFail,
+            detectionProbability: Number(pCatch.toFixed(6)),
+            detection: r.detection,
+            attestationValid: check.valid,
+            byKind: _byKind(r.results, prover.output.records),
+            vectors: { matched, total },
+          };
+          if (opts.json) printJson(summary);
+          else {
+            printText(`verdict: ${r.verdict}`);
             printText(
-              `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
-                k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
-              }`,
+              `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+            );
+            for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
+            for (const [kind, k] of Object.entries(summary.byKind)) {
+              printText(
+                `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
+                  k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
+                }`,
+              );
+            }
+            printText(
+              `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
+                pCatch.toFixed(4)
+              } (hypergeometric)`,
+            );
+            for (const l of r.detection.levels) {
+              printText(
+                `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
+              );
+            }
+            printText(
+              `attestation: ${audit.attestation} (${
+                check.valid ? "verified" : "NOT verified"
+              }), report: ${audit.reportPath}`,
             );
           }
-          printText(
-            `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
-              pCatch.toFixed(4)
-            } (hypergeometric)`,
-          );
-          for (const l of r.detection.levels) {
-            printText(
-              `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
-            );
-          }
-          printText(
-            `attestation: ${audit.attestation} (${
-              check.valid ? "verified" : "NOT verified"
-            }), report: ${audit.reportPath}`,
-          );
+          const ok = check.valid && wrongFail.length === 0 && matched === total;
+          Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
+          finished = true;
+        } finally {
+          await releaseKey(true);
         }
-        const ok = check.valid && wrongFail.length === 0 && matched === total;
-        Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
       } finally {
-        await Deno.remove(keyDir, { recursive: true });
+        await done?.(finished);
+        await releaseTemp?.(!finished);
       }
     });
 }

@@ -11,6 +11,7 @@ import {
   encodePublicKeyPem,
   generateKeyPair,
   keyId,
+  parseTrustRoot,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
@@ -58,7 +59,11 @@ export function keyCommand(): Command {
         start: opts.validFrom,
         ...(opts.validUntil ? { end: opts.validUntil } : {}),
       });
-      await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
+      const text = JSON.stringify(root, null, 2) + "\n";
+      // Validated as `check` will read it: a root that check would refuse is never written
+      // (a time that is not RFC 3339, an end before the start, the same key twice).
+      parseTrustRoot(text);
+      await writeNewFile(opts.out, text);
       printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
     });
   return cmd;
