@@ -10,9 +10,16 @@
  *
  * @module
  */
+import { escapeForTerminal } from "./escape_text.ts";
 
-/** Raises the caller's error for the field at `path`; `kind` tells a wrong type from a bad value. */
-export type FieldFail = (path: string, why: string, kind: "type" | "range") => never;
+/**
+ * Why a field is refused: absent though required (`missing`), not part of the schema (`unknown`),
+ * of the wrong JSON type (`type`), or of the right type but out of its set or range (`range`).
+ */
+export type FieldFailKind = "missing" | "unknown" | "type" | "range";
+
+/** Raises the caller's error for the field at `path`; `kind` says which rule it broke. */
+export type FieldFail = (path: string, why: string, kind: FieldFailKind) => never;
 
 /** A JSON object being validated, with its path for error messages. */
 export interface Fields {
@@ -24,10 +31,13 @@ export interface Fields {
   readonly fail: FieldFail;
 }
 
-/** The default {@link FieldFail}: `TypeError` or `RangeError`, "Cannot read '<path>': <why>". */
+/**
+ * The default {@link FieldFail}: `TypeError` (missing or wrong type) or `RangeError` (unknown
+ * field or value out of range), "Cannot read '<path>': <why>".
+ */
 export const THROW_BUILTIN: FieldFail = (path, why, kind) => {
   const message = `Cannot read '${path}': ${why}`;
-  throw kind === "type" ? new TypeError(message) : new RangeError(message);
+  throw kind === "type" || kind === "missing" ? new TypeError(message) : new RangeError(message);
 };
 
 /**
@@ -46,7 +56,7 @@ export const THROW_BUILTIN: FieldFail = (path, why, kind) => {
  */
 export function fieldsOf(value: unknown, path: string, fail: FieldFail = THROW_BUILTIN): Fields {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    fail(path, `expected an object, got ${_kind(value)}`, "type");
+    fail(path, `expected an object, got ${_kind(value)}`, _typeOrMissing(value));
   }
   return { path, obj: value as Record<string, unknown>, fail };
 }
@@ -109,7 +119,8 @@ export function children(f: Fields, key: string, known?: readonly string[]): Fie
 export function onlyKnown(f: Fields, allowed: readonly string[]): void {
   for (const key of Object.keys(f.obj)) {
     if (!allowed.includes(key)) {
-      f.fail(`${f.path}.${key}`, "unknown field", "range");
+      // The name came from the input: escaped before it can reach a message.
+      f.fail(`${f.path}.${escapeForTerminal(key)}`, "unknown field", "unknown");
     }
   }
 }
@@ -131,7 +142,7 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
 export function str(f: Fields, key: string, pattern?: RegExp): string {
   const v = f.obj[key];
   if (typeof v !== "string") {
-    f.fail(`${f.path}.${key}`, `expected a string, got ${_kind(v)}`, "type");
+    f.fail(`${f.path}.${key}`, `expected a string, got ${_kind(v)}`, _typeOrMissing(v));
   }
   if (pattern !== undefined && !pattern.test(v)) {
     f.fail(`${f.path}.${key}`, `${_quote(v)} does not match ${pattern}`, "range");
@@ -194,7 +205,9 @@ export function oneOf<T extends string>(f: Fields, key: string, values: readonly
  */
 export function arr(f: Fields, key: string): readonly unknown[] {
   const v = f.obj[key];
-  if (!Array.isArray(v)) f.fail(`${f.path}.${key}`, `expected an array, got ${_kind(v)}`, "type");
+  if (!Array.isArray(v)) {
+    f.fail(`${f.path}.${key}`, `expected an array, got ${_kind(v)}`, _typeOrMissing(v));
+  }
   return v;
 }
 
@@ -260,10 +273,16 @@ export function ints(
  * ```
  */
 export function stringMap(f: Fields, key: string, pattern?: RegExp): Record<string, string> {
-  const c = child(f, key);
+  const c: Fields = child(f, key);
   const out: Record<string, string> = {};
   for (const k of Object.keys(c.obj)) {
-    Object.defineProperty(out, k, { value: str(c, k, pattern), enumerable: true, writable: true });
+    const v = c.obj[k];
+    const path = `${c.path}[${JSON.stringify(escapeForTerminal(k))}]`;
+    if (typeof v !== "string") c.fail(path, `expected a string, got ${_kind(v)}`, "type");
+    if (pattern !== undefined && !pattern.test(v)) {
+      c.fail(path, `${_quote(v)} does not match ${pattern}`, "range");
+    }
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true });
   }
   return out;
 }
@@ -284,13 +303,56 @@ export function has(f: Fields, key: string): boolean {
   return Object.hasOwn(f.obj, key);
 }
 
+/**
+ * Fails for every name in `keys` the object does not hold (for schemas whose fields are all
+ * required, so that a missing field is reported as missing before any type check).
+ *
+ * @param f object under validation
+ * @param keys required field names
+ * @throws (through `fail`, kind `missing`) naming the first absent field
+ * @example
+ * ```ts
+ * import { fieldsOf, requireFields } from "./json_fields.ts";
+ * requireFields(fieldsOf({ a: 1 }, "p"), ["a"]);
+ * ```
+ */
+export function requireFields(f: Fields, keys: readonly string[]): void {
+  for (const key of keys) {
+    if (!Object.hasOwn(f.obj, key)) f.fail(`${f.path}.${key}`, "is missing", "missing");
+  }
+}
+
+/**
+ * Reads an integer value within bounds (an array item, a value outside an object).
+ *
+ * @param v the value
+ * @param ctx `path` for messages, `fail` error raiser, inclusive `range`
+ * @returns the integer
+ * @throws (through `fail`) when not an integer in range
+ * @example
+ * ```ts
+ * import { intValue, THROW_BUILTIN } from "./json_fields.ts";
+ * if (intValue(3, { path: "p", fail: THROW_BUILTIN, range: { min: 0, max: 9 } }) !== 3) throw new Error();
+ * ```
+ */
+export function intValue(
+  v: unknown,
+  ctx: { path: string; fail: FieldFail; range: { min: number; max: number } },
+): number {
+  return _int(v, ctx);
+}
+
+function _typeOrMissing(v: unknown): FieldFailKind {
+  return v === undefined ? "missing" : "type";
+}
+
 function _int(
   v: unknown,
   ctx: { path: string; fail: FieldFail; range: { min: number; max: number } },
 ): number {
   const { path, range } = ctx;
   if (typeof v !== "number" || !Number.isInteger(v)) {
-    ctx.fail(path, `expected an integer, got ${_kind(v)}`, "type");
+    ctx.fail(path, `expected an integer, got ${_kind(v)}`, _typeOrMissing(v));
   }
   if (v < range.min || v > range.max) {
     ctx.fail(path, `expected ${range.min}..${range.max}, got ${v}`, "range");
@@ -299,7 +361,7 @@ function _int(
 }
 
 function _quote(v: string): string {
-  return JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}...` : v);
+  return escapeForTerminal(JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}...` : v));
 }
 
 function _kind(v: unknown): string {
