@@ -21,8 +21,15 @@ import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { keyValidAt } from "./key_valid_at.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
+import {
+  type RequiredInstant,
+  requiredInstants,
+  type SigningTimeEvidence,
+  type SigningTimeSource,
+} from "./signing_time.ts";
+import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
+import { checkSignatureTimestamp } from "./timestamp/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
-import { type RequiredInstant, requiredInstants, type SigningTimeSource } from "./signing_time.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
 import { VERDICT_PREDICATE_TYPE, type VerdictPredicate } from "./verdict_predicate.ts";
@@ -50,6 +57,8 @@ export interface CheckReport {
   readonly signatures: readonly SignatureResult[];
   /** Every check in order. */
   readonly checks: readonly CheckItem[];
+  /** How the randomness and the commitment were established (once the payload verified). */
+  readonly trust?: TrustLabels;
 }
 
 /**
@@ -57,8 +66,10 @@ export interface CheckReport {
  *
  * @param envelope parsed DSSE envelope
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
- *   confirm subjects; `recompute` context to re-run the sampled records; `now` the verification
- *   time (default the clock); `timeSources` of independent signing-time evidence (RFC 3161)
+ *   confirm subjects; `recompute` context to re-run the sampled records; `timestamp`, an RFC 3161
+ *   token (DER) over one of the envelope's signatures: keys are then judged valid and unrevoked at
+ *   the token's time instead of the verification time; `timeSources`, other independent
+ *   signing-time evidence; `now` the verification time (default the clock)
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -72,18 +83,21 @@ export async function checkAttestation(
     threshold?: number;
     log?: ClaimLog;
     recompute?: VerifyContext;
-    now?: Date;
+    timestamp?: Uint8Array;
     timeSources?: readonly SigningTimeSource[];
+    now?: Date;
   },
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
+  const labels: { trust?: TrustLabels } = {};
   const done = (p: VerdictPredicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
     auditId: p?.audit.auditId ?? null,
     signatures: sigs,
     checks,
+    ...labels,
   });
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
@@ -105,7 +119,21 @@ export async function checkAttestation(
     add("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
     return done(null, []);
   }
-  const evidence = [];
+  const evidence: SigningTimeEvidence[] = [];
+  // An RFC 3161 token over a signature: the TSA's time replaces the verification time.
+  if (options.timestamp !== undefined) {
+    const t = await checkSignatureTimestamp(envelope, {
+      token: options.timestamp,
+      trustRoot: options.trustRoot,
+    });
+    add(
+      "timestamp",
+      !("why" in t),
+      "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
+    );
+    if ("why" in t) return done(null, []);
+    evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time) });
+  }
   for (const source of options.timeSources ?? []) {
     const e = await source.evidence(envelope, options.trustRoot);
     if (e !== null) evidence.push(e);
@@ -137,6 +165,10 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   _checkSample(p, add);
+  labels.trust = await checkTrustInputs(p.audit, {
+    trustRoot: options.trustRoot,
+    add,
+  });
   if (options.log !== undefined) _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     for (const r of p.results) {

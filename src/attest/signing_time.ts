@@ -4,8 +4,8 @@
  * today and state 2026-05-01. So, as Sigstore does for certificates without a trusted timestamp,
  * a key must be valid and unrevoked at verification time unless independent evidence of the
  * signing time is given (an RFC 3161 timestamp token, a transparency-log entry), in which case it
- * must be valid at the evidenced time. In both cases the key must also be valid at the stated
- * time, and a stated time after the verification time (beyond {@link MAX_CLOCK_SKEW_MS}) is
+ * must be valid at the evidenced time. Without evidence the key must also be valid at the stated
+ * time; a stated time after the verification time (beyond {@link MAX_CLOCK_SKEW_MS}) is always
  * refused.
  *
  * @module
@@ -75,8 +75,12 @@ export function requiredInstants(
       }`,
     };
   }
-  const instants: RequiredInstant[] = [{ label: "stated", time: stated }];
-  if (evidence.length === 0) instants.push({ label: "verification", time: now });
-  else instants.push(...evidence.map((e) => ({ label: e.kind, time: e.time })));
+  if (evidence.length > 0) {
+    return { instants: evidence.map((e) => ({ label: e.kind, time: e.time })) };
+  }
+  const instants: RequiredInstant[] = [
+    { label: "stated", time: stated },
+    { label: "verification", time: now },
+  ];
   return { instants };
 }

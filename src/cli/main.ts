@@ -16,8 +16,10 @@ import { gemmCommand } from "./commands/gemm.ts";
 import { keyCommand } from "./commands/key.ts";
 import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
+import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 import { escapeForTerminal } from "../escape_text.ts";
 
@@ -39,8 +41,10 @@ export function buildCli(): Command {
     .showHelpAfterError(false);
   for (
     const sub of [
+      announceCommand(),
       auditCommand(),
       checkCommand(),
+      bundleCommand(),
       claimsCommand(),
       keyCommand(),
       planCommand(),

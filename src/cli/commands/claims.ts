@@ -1,5 +1,6 @@
 /**
- * `bitaudit claims make|root`: the simulated prover and the log commitment.
+ * `bitaudit claims make|root|checkpoint|consistency`: the simulated prover and the log
+ * commitment.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { readJsonFile } from "../read_json_file.ts";
 import { createOwnedDir } from "../cleanup.ts";
 import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCheckpointCommands } from "./claims_checkpoint.ts";
 
 /**
  * Builds the `claims` command group.
@@ -72,6 +74,7 @@ export function claimsCommand(): Command {
       if (opts.json) printJson({ records: log.records.length, root: log.root });
       else printText(log.root);
     });
+  addCheckpointCommands(cmd);
   return cmd;
 }
 
