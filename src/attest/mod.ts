@@ -129,6 +129,8 @@ export {
 } from "./announcement/mod.ts";
 export {
   checkSignatureTimestamp,
+  createLocalTsa,
+  type LocalTsa,
   MAX_TIMESTAMP_TOKEN_BYTES,
   timestampResponseDer,
   type TimestampVerification,
