@@ -110,6 +110,7 @@ export type AuditCode =
   | "AUDIT_SEED"
   | "GEMM_DTYPE"
   | "GEMM_SHAPE"
+  | "GEMM_TOO_LARGE"
   | "GEMM_UNSUPPORTED"
   | "RECIPE_INVALID"
   | "SCENARIO_INVALID"
@@ -126,7 +127,8 @@ export type AttestCode =
   | "BAD_TIMESTAMP"
   | "BAD_TRUST_ROOT"
   | "ENVELOPE_TOO_LARGE"
-  | "KEYID_MISMATCH";
+  | "KEYID_MISMATCH"
+  | "KEY_PERMISSIONS";
 
 /** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */
 export type TrustCode =
@@ -164,6 +166,7 @@ export type InputCode =
 /** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */
 export type UsageCode =
   | "USAGE_NUMBER"
+  | "USAGE_KEYS"
   | "USAGE_PLAN"
   | "USAGE_RANDOMNESS"
   | "USAGE_RECOMPUTE"

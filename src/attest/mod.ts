@@ -126,6 +126,13 @@ export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } fr
 export { parseRfc3339 } from "./rfc3339.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
 export { sign, type SignatureCheck, verify } from "./signature.ts";
+export {
+  MAX_CLOCK_SKEW_MS,
+  type RequiredInstant,
+  requiredInstants,
+  type SigningTimeEvidence,
+  type SigningTimeSource,
+} from "./signing_time.ts";
 export { SIGSTORE_BUNDLE_V03, sigstoreBundle } from "./sigstore_bundle.ts";
 export { decodePublicKeyPem, decodeSpki, encodePublicKeyPem, encodeSpki } from "./spki.ts";
 export {

@@ -33,8 +33,11 @@ export const EXIT = Object.freeze({
 /** One of the process exit codes of {@link EXIT}. */
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** Codes the CLI prints for refusals of the host (Deno) rather than of bitaudit. */
-export type HostCode = "PERMISSION" | "NOT_FOUND";
+/**
+ * Codes the CLI prints for refusals that are not bitaudit errors: the host's (Deno: a missing
+ * permission or file) and the command-line parser's (an unknown option, a missing argument).
+ */
+export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE";
 
 /** Every code the CLI prints in `error [CODE]: ...`. */
 export type CliErrorCode = BitauditCode | HostCode;
@@ -96,12 +99,14 @@ const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
   FILE_SHORT_READ: EXIT.USAGE,
   GEMM_DTYPE: EXIT.USAGE,
   GEMM_SHAPE: EXIT.USAGE,
+  GEMM_TOO_LARGE: EXIT.USAGE,
   GEMM_UNSUPPORTED: EXIT.USAGE,
   INPUT_JSON: EXIT.USAGE,
   INPUT_MISSING: EXIT.USAGE,
   INPUT_TOO_LARGE: EXIT.USAGE,
   INPUT_UTF8: EXIT.USAGE,
   KEYID_MISMATCH: EXIT.USAGE,
+  KEY_PERMISSIONS: EXIT.USAGE,
   LOG_CHAIN: EXIT.USAGE,
   LOG_EMPTY: EXIT.USAGE,
   LOG_SYNTAX: EXIT.USAGE,
@@ -147,6 +152,7 @@ const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
 
 /** Refused command lines. */
 const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
+  USAGE_KEYS: EXIT.USAGE,
   USAGE_NUMBER: EXIT.USAGE,
   USAGE_PLAN: EXIT.USAGE,
   USAGE_RANDOMNESS: EXIT.USAGE,
@@ -159,6 +165,7 @@ const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
 const _HOST: Readonly<Record<HostCode, ExitCode>> = {
   NOT_FOUND: EXIT.USAGE,
   PERMISSION: EXIT.USAGE,
+  USAGE: EXIT.USAGE,
 };
 
 /**

@@ -29,6 +29,7 @@ import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
+import { escapeForTerminal } from "../escape_text.ts";
 
 /** Builds the full command tree (not yet parsed). */
 function _buildCli(): Command {
@@ -36,7 +37,6 @@ function _buildCli(): Command {
     .description("bit-exact verifier of AI inference claims (NVIDIA GPU arithmetic emulation)")
     .version(VERSION, "-V, --version")
     .exitOverride()
-    .configureOutput({ writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)) })
     .showHelpAfterError(false);
   for (
     const sub of [
@@ -55,9 +55,18 @@ function _buildCli(): Command {
   ) {
     program.addCommand(sub);
   }
+  // Commander's own error lines are dropped: `_report` prints them in the `error [USAGE]:` form.
+  // Help is plain text: commander would otherwise read colour settings from the environment,
+  // which the hermetic command lines (no --allow-env) do not grant.
+  const quiet = {
+    outputError: () => {},
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
+  program.configureOutput({ ...quiet, writeErr: _writeErr });
   for (const c of program.commands) {
-    c.exitOverride();
-    for (const s of c.commands) s.exitOverride();
+    c.exitOverride().configureOutput({ ...quiet, writeErr: _writeErr });
+    for (const s of c.commands) s.exitOverride().configureOutput({ ...quiet, writeErr: _writeErr });
   }
   return program;
 }
@@ -84,23 +93,36 @@ export async function runCli(args: string[]): Promise<number> {
 function _report(e: unknown): number {
   if (e instanceof CommanderError) {
     // Help and version requests end here too, with exit code 0; commander already printed.
-    return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    if (e.exitCode === 0) return EXIT.OK;
+    // Without a command commander prints the help and throws "(outputHelp)".
+    const why = e.message === "(outputHelp)"
+      ? "no command given (the commands are listed above)"
+      : e.message.replace(/^error: /, "").split("\n")[0]!;
+    const host: HostCode = "USAGE";
+    console.error(`error [${host}]: Cannot parse the command line: ${escapeForTerminal(why)}`);
+    return exitCodeOf({ host });
   }
   if (e instanceof AssetError || e instanceof InputError || e instanceof UsageError) {
-    console.error(`error [${e.code}]: ${e.message}`);
+    // Messages quote input text (paths, ids, field names): escaped so it cannot drive the terminal.
+    console.error(`error [${e.code}]: ${escapeForTerminal(e.message)}`);
     return exitCodeOf(e);
   }
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
     return _host("PERMISSION", e);
   }
   if (e instanceof Deno.errors.NotFound) return _host("NOT_FOUND", e);
-  console.error(`internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+  const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+  console.error(`internal error: ${escapeForTerminal(message)}`);
   return EXIT.INTERNAL;
 }
 
 function _host(host: HostCode, e: Error): number {
-  console.error(`error [${host}]: ${e.message.split("\n")[0]}`);
+  console.error(`error [${host}]: ${escapeForTerminal(e.message.split("\n")[0]!)}`);
   return exitCodeOf({ host });
+}
+
+function _writeErr(s: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(s));
 }
 
 if (import.meta.main) {

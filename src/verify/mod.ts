@@ -33,6 +33,7 @@ export {
 export {
   detectionBinomial,
   detectionHypergeometric,
+  EXACT_TERMS,
   type HypergeometricSample,
   type HypergeometricTarget,
   requiredSampleBinomial,
@@ -42,6 +43,7 @@ export {
   type AuditVerdict,
   auditVerdict,
   type FirstDifference,
+  type ProverObligation,
   type RecordResult,
   type RecordStatus,
   type StepResult,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
+import { assertCliCode } from "../_assert_code.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 
 const f = await makeAuditFixture({ records: 6, falsify: [] });
@@ -39,7 +40,7 @@ Deno.test("claims checkpoint signs a C2SP checkpoint of the log and never overwr
   assert.equal(JSON.parse(r.stdout).root, root);
   const again = await sign(f.log, out);
   assert.equal(again.code, 2);
-  assert.match(again.stderr, /^error \[OUTPUT_EXISTS\]/);
+  assertCliCode(again.stderr, "OUTPUT_EXISTS");
   assert.equal(await Deno.readTextFile(out), text);
 });
 
@@ -81,5 +82,5 @@ Deno.test("claims consistency proves that a log grew and refuses a forked one", 
   // Signature by a key that is not the prover's: an input error, exit 2.
   const wrongKey = await runBitaudit(args(`${f.dir}/cp-old.txt`, stranger.publicKey));
   assert.equal(wrongKey.code, 2);
-  assert.match(wrongKey.stderr, /^error \[CHECKPOINT_SIGNATURE\]/);
+  assertCliCode(wrongKey.stderr, "CHECKPOINT_SIGNATURE");
 });
