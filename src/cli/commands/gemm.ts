@@ -6,7 +6,7 @@
  */
 import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
-import { InputError, UsageError } from "../../errors.ts";
+import { InputError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
 import { runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
