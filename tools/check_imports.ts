@@ -1,6 +1,7 @@
 /**
  * Import-direction gate: numerics <- hardware <- kernels <- model; assets and claims are leaves;
- * verify and attest use them; cli sits on top and nothing imports it. Top-level files of `src/`
+ * verify and attest use them; web (the browser checker) uses attest, verify and claims without
+ * `Deno.*`; cli sits on top and nothing imports it. Top-level files of `src/`
  * (errors, json helpers, version) are shared leaves importable from anywhere.
  *
  * Usage: `deno task check:imports` (exit 1 on the first violation list).
@@ -18,6 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   claims: [],
   verify: ["numerics", "hardware", "kernels", "model", "assets", "claims"],
   attest: ["assets", "claims", "verify"],
+  web: ["claims", "verify", "attest"],
   prover: ["numerics", "hardware", "kernels", "model", "assets", "claims", "verify"],
   cli: [
     "numerics",
@@ -31,8 +33,8 @@ const ALLOWED: Record<string, string[]> = {
     "prover",
   ],
 };
-/** Folders forming the pure core: no `Deno.` use allowed. */
-const PURE = ["numerics", "hardware", "kernels", "model"];
+/** Folders forming the pure core, and the browser checker: no `Deno.` use allowed. */
+const PURE = ["numerics", "hardware", "kernels", "model", "web"];
 
 const root = new URL("../src/", import.meta.url).pathname;
 const problems: string[] = [];
@@ -72,7 +74,7 @@ for await (const file of files(root.replace(/\/$/, ""))) {
   if (
     folder !== null && PURE.includes(folder) && /\bDeno\./.test(text.replace(/^\s*\*.*$/gm, ""))
   ) {
-    problems.push(`${rel}: the pure core must not use Deno.*`);
+    problems.push(`${rel}: the pure core and the browser checker must not use Deno.*`);
   }
 }
 

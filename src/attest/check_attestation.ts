@@ -8,13 +8,7 @@
  */
 import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import {
-  auditVerdict,
-  deriveSeed,
-  sampleIndices,
-  type VerifyContext,
-  verifyRecord,
-} from "../verify/mod.ts";
+import { auditVerdict, deriveSeed, type RecordStatus, sampleIndices } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
@@ -33,6 +27,14 @@ export interface CheckItem {
   /** What was found (one line; for a refused predicate `[CODE] message`). */
   readonly detail: string;
 }
+
+/**
+ * Recomputes one sampled record independently (the CLI passes `verifyRecord` over the log and the
+ * blob store; the checker stays free of engines and file access so it also runs in a browser).
+ */
+export type RecomputeRecord = (
+  index: number,
+) => Promise<{ readonly status: RecordStatus; readonly recomputed: string | null }>;
 
 /** The outcome of checking an attestation. */
 export interface CheckReport {
@@ -53,7 +55,7 @@ export interface CheckReport {
  *
  * @param envelope parsed DSSE envelope
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
- *   confirm subjects; `recompute` context to re-run the sampled records
+ *   confirm subjects; `recompute` to re-run each sampled record (only together with `log`)
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -62,7 +64,12 @@ export interface CheckReport {
  */
 export async function checkAttestation(
   envelope: DsseEnvelope,
-  options: { trustRoot: TrustRoot; threshold?: number; log?: ClaimLog; recompute?: VerifyContext },
+  options: {
+    trustRoot: TrustRoot;
+    threshold?: number;
+    log?: ClaimLog;
+    recompute?: RecomputeRecord;
+  },
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
@@ -120,7 +127,7 @@ export async function checkAttestation(
   if (options.log !== undefined) _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     for (const r of p.results) {
-      const again = await verifyRecord(options.recompute, { log: options.log, index: r.index });
+      const again = await options.recompute(r.index);
       add(
         `recompute[${r.index}]`,
         again.status === r.status && again.recomputed === r.recomputed,

@@ -22,6 +22,7 @@ export * from "./sample_indices.ts";
 export * from "./plan.ts";
 export * from "./detection.ts";
 export * from "./record_result.ts";
+export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
 export * from "./load_asset.ts";
 export * from "./load_profiles.ts";
 export * from "./load_recipe.ts";

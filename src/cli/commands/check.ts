@@ -9,6 +9,7 @@ import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { verifyRecord } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
@@ -106,11 +107,12 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   const w = await createGemmWalker(store);
   try {
     const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
+    const ctx = { store, blobs, walker: w.walker, attention: w.attention };
     return await checkAttestation(envelope, {
       trustRoot,
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
-      recompute: { store, blobs, walker: w.walker, attention: w.attention },
+      recompute: (index) => verifyRecord(ctx, { log: log!, index }),
     });
   } finally {
     w.close();
