@@ -31,6 +31,7 @@ const ALLOWED: Record<string, string[]> = {
     "verify",
     "attest",
     "prover",
+    "web",
   ],
 };
 /** Folders forming the pure core, and the browser checker: no `Deno.` use allowed. */

@@ -21,6 +21,7 @@ export * from "./seed.ts";
 export * from "./sample_indices.ts";
 export * from "./plan.ts";
 export * from "./detection.ts";
+export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
 export * from "./record_result.ts";
 export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
 export * from "./load_asset.ts";

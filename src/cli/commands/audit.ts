@@ -9,10 +9,12 @@ import { signVerdict } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
+import { resultsByKind } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
+import { reportHtml } from "../report_html.ts";
 import { reportMarkdown } from "../report_markdown.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -46,7 +48,7 @@ export interface AuditOptions {
 export function auditCommand(): Command {
   return new Command("audit")
     .description(
-      "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
+      "sample a claim log with public randomness, recompute every sampled record, write a signed attestation, report.md and report.html",
     )
     .requiredOption("--log <file>", "claims.jsonl")
     .requiredOption(
@@ -56,7 +58,7 @@ export function auditCommand(): Command {
     .requiredOption("--round <n>", "beacon round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
-    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
@@ -78,7 +80,8 @@ export function auditCommand(): Command {
  * Runs an audit and writes its outputs.
  *
  * @param o options as on the command line
- * @returns the report and the paths written
+ * @returns the report and the paths written (`report.html` is a rendering of the same report,
+ *   not signed: the attestation's bytes do not depend on it)
  * @throws {InputError} for unusable inputs (nothing is written then)
  * @example
  * ```ts ignore
@@ -87,7 +90,7 @@ export function auditCommand(): Command {
  */
 export async function auditLog(
   o: AuditOptions,
-): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
   const round = _int(o.round, "--round", 0);
   const k = _int(o.k, "--k", 1);
   if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
@@ -98,7 +101,7 @@ export async function auditLog(
   }
   const keys = await Promise.all(o.keys.map(loadSigningKey));
   const log = await loadClaimLog(o.log);
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md", "report.html"]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = await createGemmWalker(
@@ -129,13 +132,17 @@ export async function auditLog(
   });
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
-  await writeNewFile(attestation, signed.text);
+  const htmlPath = `${o.out}/report.html`;
   const { keyids, timeVerified, assets } = signed;
-  await writeNewFile(
-    reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),
-  );
-  return { report, attestation, reportPath };
+  const meta = { keyids, timeVerified, engine: w.engine, assets };
+  const html = await reportHtml(report, {
+    ...meta,
+    kinds: resultsByKind(report.results, log.records),
+  });
+  await writeNewFile(attestation, signed.text);
+  await writeNewFile(reportPath, reportMarkdown(report, meta));
+  await writeNewFile(htmlPath, html);
+  return { report, attestation, reportPath, htmlPath };
 }
 
 function _summary(r: AuditReport, out: string) {
@@ -149,6 +156,7 @@ function _summary(r: AuditReport, out: string) {
     detection: r.detection,
     attestation: `${out}/attestation.dsse.json`,
     report: `${out}/report.md`,
+    html: `${out}/report.html`,
   };
 }
 
@@ -162,7 +170,7 @@ function _print(r: AuditReport, out: string): void {
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
     console.log(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  console.log(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
+  console.log(`wrote ${out}/attestation.dsse.json, ${out}/report.md and ${out}/report.html`);
 }
 
 function _int(text: string, flag: string, min: number): number {

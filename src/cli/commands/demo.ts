@@ -61,6 +61,7 @@ export function demoCommand(): Command {
         "trust-root.json",
         "attestation.dsse.json",
         "report.md",
+        "report.html",
       ]);
       say(`bitaudit demo -> ${out}\n`);
       say(
@@ -169,7 +170,7 @@ export function demoCommand(): Command {
           console.log(
             `attestation: ${audit.attestation} (${
               check.valid ? "verified" : "NOT verified"
-            }), report: ${audit.reportPath}`,
+            }), report: ${audit.reportPath} and ${audit.htmlPath}`,
           );
         }
         const ok = check.valid && wrongFail.length === 0 && matched === total;
