@@ -1,0 +1,105 @@
+/// <reference lib="dom" />
+/**
+ * Drives the checker page in headless Chromium (Debian's package, `deno task browser:install`)
+ * with playwright-core: writes the page with `bitaudit page`, opens it from file://, picks the
+ * files and reads back what a person would see. Reads the cases as JSON on stdin, prints the
+ * results as JSON (see `driveChecker`).
+ */
+import { type Browser, chromium, type Page } from "playwright-core";
+import { writePage } from "../../src/cli/commands/page.ts";
+import type { PageCase, PageResult } from "./_checker_browser.ts";
+
+/** Where the browser is (as tools/web/ensure_chromium.ts installs it). */
+const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
+
+/** A launched browser with the page written to a temporary folder. */
+export interface CheckerBrowser {
+  browser: Browser;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium and writes the page. */
+export async function openChecker(): Promise<CheckerBrowser> {
+  const site = `${await Deno.makeTempDir({ prefix: "bitaudit-site-" })}/site`;
+  await writePage(site);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  return { browser, url: `file://${site}/index.html`, close: () => browser.close() };
+}
+
+/**
+ * Checks files in a fresh page.
+ *
+ * @param c the browser
+ * @param files paths for the three inputs (log optional)
+ * @param shot when given, a PNG screenshot of the page is written there
+ */
+export async function checkInPage(
+  c: CheckerBrowser,
+  files: { attestation: string; trustRoot: string; log?: string },
+  shot?: string,
+): Promise<PageResult> {
+  const page: Page = await c.browser.newPage({ viewport: { width: 860, height: 700 } });
+  const requests: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  try {
+    await page.goto(c.url);
+    await page.setInputFiles("#attestation", files.attestation);
+    await page.setInputFiles("#trustRoot", files.trustRoot);
+    if (files.log) await page.setInputFiles("#log", files.log);
+    await page.click("#check");
+    await page.waitForSelector("#result[data-state]");
+    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    const offsite = requests.filter((u) => !u.startsWith(c.url.replace(/index\.html$/, "")));
+    if (offsite.length > 0) throw new Error(`the page requested ${offsite.join(", ")}`);
+    return await page.evaluate(() => {
+      const out = document.getElementById("result")!;
+      const own = new Set([
+        "H2",
+        "UL",
+        "LI",
+        "DL",
+        "DT",
+        "DD",
+        "CODE",
+        "TABLE",
+        "CAPTION",
+        "THEAD",
+        "TBODY",
+        "TR",
+        "TH",
+        "TD",
+        "DETAILS",
+        "SUMMARY",
+      ]);
+      const table = [...out.querySelectorAll("table")].find((t) =>
+        t.caption?.textContent === "Named checks"
+      );
+      return {
+        state: out.dataset.state ?? "",
+        headline: out.querySelector("h2")?.textContent ?? "",
+        checks: [...table?.tBodies[0]?.rows ?? []].map((r) =>
+          [...r.cells].map((c) => c.textContent ?? "")
+        ),
+        text: out.textContent ?? "",
+        foreign: [...out.querySelectorAll("*")].filter((e) => !own.has(e.tagName)).length,
+        pwned: "pwned" in globalThis,
+        focused: document.activeElement?.id ?? "",
+      };
+    });
+  } finally {
+    await page.close();
+  }
+}
+
+if (import.meta.main) {
+  const cases: PageCase[] = JSON.parse(await new Response(Deno.stdin.readable).text());
+  const c = await openChecker();
+  try {
+    const results = [];
+    for (const k of cases) results.push(await checkInPage(c, k.files, k.shot));
+    console.log(JSON.stringify(results));
+  } finally {
+    await c.close();
+  }
+}
