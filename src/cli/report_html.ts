@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { detectionCurve, type KindCounts } from "../verify/mod.ts";
-import type { AuditReport } from "../verify/run_audit.ts";
+import { type AuditReport, detectionCurve, type KindCounts } from "../verify/mod.ts";
+
 import { verdictMeaning } from "../web/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";

@@ -1,5 +1,7 @@
 /**
- * Sampling, recompute-and-compare pipeline and verdicts.
+ * Sampling, recompute-and-compare pipeline and verdicts. Assets come through `src/resolve`
+ * (digest-checked, parsed, frozen), and recomputation runs on the K-walk and attention runner a
+ * caller passes in (e.g. `createGemmWalker` of `src/engine`).
  *
  * Sampling: once the prover's claim-log root is committed, a public beacon round fixes the seed
  * (`deriveSeed`), the seed fixes which records are audited (`sampleIndices`), and `plan` says what
@@ -24,11 +26,6 @@ export * from "./detection.ts";
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
 export * from "./record_result.ts";
 export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
-export * from "./load_asset.ts";
-export * from "./load_profiles.ts";
-export * from "./load_recipe.ts";
-export * from "./load_sfu.ts";
-export * from "./gemm_walker.ts";
 export * from "./check_vector_set.ts";
 export * from "./verify_record.ts";
 export * from "./run_audit.ts";
