@@ -5,9 +5,10 @@
  */
 
 /**
- * Markup characters, C0/C1 controls (but tab and line feed), and bidirectional controls (built
- * from a string: a literal would spell the control characters it is meant to find).
+ * Markup characters, C0/C1 controls (but tab and line feed), and bidirectional controls: finding
+ * control characters is this pattern's purpose.
  */
+// deno-lint-ignore no-control-regex
 const UNSAFE = new RegExp(
   "[&<>\"']|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]",
   "g",
