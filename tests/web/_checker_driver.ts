@@ -44,10 +44,13 @@ export async function checkInPage(
   page.on("request", (r) => requests.push(r.url()));
   try {
     await page.goto(c.url);
-    await page.setInputFiles("#attestation", files.attestation);
-    await page.setInputFiles("#trustRoot", files.trustRoot);
-    if (files.log) await page.setInputFiles("#log", files.log);
-    await page.click("#check");
+    // Inputs found by their accessible names (as a screen reader announces them), the check
+    // started from the keyboard.
+    await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
+    await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
+    if (files.log) await page.getByLabel(/^Claim log/).setInputFiles(files.log);
+    await page.getByRole("button", { name: "Check the attestation" }).focus();
+    await page.keyboard.press("Enter");
     await page.waitForSelector("#result[data-state]");
     if (shot) await page.screenshot({ path: shot, fullPage: true });
     const offsite = requests.filter((u) => !u.startsWith(c.url.replace(/index\.html$/, "")));
