@@ -27,6 +27,8 @@ export interface PageCase {
   files: { attestation: string; trustRoot: string; log?: string };
   /** When given, a PNG screenshot of the page is written there. */
   shot?: string;
+  /** Open the page from a static HTTP server on loopback instead of file://. */
+  http?: boolean;
 }
 
 /**

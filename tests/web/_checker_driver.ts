@@ -15,16 +15,44 @@ const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
 /** A launched browser with the page written to a temporary folder. */
 export interface CheckerBrowser {
   browser: Browser;
+  /** The page from disk. */
   url: string;
+  /** The same folder from a static file server on 127.0.0.1 (no server logic). */
+  httpUrl: string;
   close(): Promise<void>;
 }
 
-/** Launches Chromium and writes the page. */
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+
+/** Launches Chromium, writes the page, and serves its folder as any static host would. */
 export async function openChecker(): Promise<CheckerBrowser> {
   const site = `${await Deno.makeTempDir({ prefix: "bitaudit-site-" })}/site`;
   await writePage(site);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const name = new URL(req.url).pathname.slice(1);
+    const type = TYPES[name.split(".").pop() ?? ""];
+    if (!/^[a-z]+\.[a-z]+$/.test(name) || type === undefined) {
+      return new Response("not found", { status: 404 });
+    }
+    const body = await Deno.readFile(`${site}/${name}`).catch(() => null);
+    return body === null
+      ? new Response("not found", { status: 404 })
+      : new Response(body, { headers: { "content-type": type } });
+  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-  return { browser, url: `file://${site}/index.html`, close: () => browser.close() };
+  return {
+    browser,
+    url: `file://${site}/index.html`,
+    httpUrl: `http://127.0.0.1:${server.addr.port}/index.html`,
+    close: async () => {
+      await browser.close();
+      await server.shutdown();
+    },
+  };
 }
 
 /**
@@ -33,17 +61,20 @@ export async function openChecker(): Promise<CheckerBrowser> {
  * @param c the browser
  * @param files paths for the three inputs (log optional)
  * @param shot when given, a PNG screenshot of the page is written there
+ * @param http open the page from the static server instead of file://
  */
 export async function checkInPage(
   c: CheckerBrowser,
   files: { attestation: string; trustRoot: string; log?: string },
   shot?: string,
+  http = false,
 ): Promise<PageResult> {
   const page: Page = await c.browser.newPage({ viewport: { width: 860, height: 700 } });
   const requests: string[] = [];
   page.on("request", (r) => requests.push(r.url()));
   try {
-    await page.goto(c.url);
+    const url = http ? c.httpUrl : c.url;
+    await page.goto(url);
     // Inputs found by their accessible names (as a screen reader announces them), the check
     // started from the keyboard.
     await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
@@ -53,7 +84,7 @@ export async function checkInPage(
     await page.keyboard.press("Enter");
     await page.waitForSelector("#result[data-state]");
     if (shot) await page.screenshot({ path: shot, fullPage: true });
-    const offsite = requests.filter((u) => !u.startsWith(c.url.replace(/index\.html$/, "")));
+    const offsite = requests.filter((u) => !u.startsWith(url.replace(/index\.html$/, "")));
     if (offsite.length > 0) throw new Error(`the page requested ${offsite.join(", ")}`);
     return await page.evaluate(() => {
       const out = document.getElementById("result")!;
@@ -100,7 +131,7 @@ if (import.meta.main) {
   const c = await openChecker();
   try {
     const results = [];
-    for (const k of cases) results.push(await checkInPage(c, k.files, k.shot));
+    for (const k of cases) results.push(await checkInPage(c, k.files, k.shot, k.http));
     console.log(JSON.stringify(results));
   } finally {
     await c.close();

@@ -114,9 +114,11 @@ const shotOf: Partial<Record<keyof typeof cases, string>> = {
   tampered: `${shots}checker-invalid.png`,
 };
 const names = Object.keys(cases) as (keyof typeof cases)[];
-const shown = await driveChecker(
-  names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
-);
+const shown = await driveChecker([
+  ...names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
+  { files: cases.genuine, http: true },
+]);
+const overHttp = shown[names.length]!;
 const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
   keyof typeof cases,
   PageResult
@@ -139,6 +141,10 @@ Deno.test("checker page: the genuine attestation with its log shows VALID and th
     "log-size",
     "subjects",
   ]);
+});
+
+Deno.test("checker page: served by a plain static HTTP server it shows the same as from disk", () => {
+  assert.deepEqual(overHttp, page.genuine);
 });
 
 Deno.test("checker page: a payload changed after signing shows INVALID", async () => {
