@@ -11,7 +11,7 @@ import {
   type Statement,
   verdictStatement,
 } from "../../mod.ts";
-import { checkView, runCheck } from "../../src/web/mod.ts";
+import { checkView, runCheck, verdictMeaning } from "../../src/web/mod.ts";
 import { verdictReport } from "../attest/_verdict_report.ts";
 
 const key = await generateKeyPair();
@@ -89,4 +89,20 @@ Deno.test("checkView() carries markup in a signed field as plain text for the pa
   );
   assert.equal(v.tone, "valid");
   assert.equal(v.facts.find((f) => f.label === "Claim log")?.value, `${id} (8 records)`);
+});
+
+Deno.test("verdictMeaning() says what each verdict means with its counts", () => {
+  const r = (status: string) => ({ status });
+  assert.match(
+    verdictMeaning({ verdict: "PASSED", results: [r("PASS"), r("PASS")] }),
+    /^Verdict PASSED: each of the 2 sampled records was recomputed .* bit for bit\.$/,
+  );
+  assert.match(
+    verdictMeaning({ verdict: "INCONCLUSIVE", results: [r("PASS"), r("NOT_VERIFIED")] }),
+    /^Verdict INCONCLUSIVE: no sampled record failed, but 1 of the 2 could not be verified/,
+  );
+  assert.match(
+    verdictMeaning({ verdict: "FAILED", results: [r("FAIL"), r("NOT_VERIFIED"), r("FAIL")] }),
+    /^Verdict FAILED: 2 of the 3 sampled records did not match/,
+  );
 });
