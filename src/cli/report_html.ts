@@ -9,10 +9,11 @@
  */
 import { type AuditReport, detectionCurve, type KindCounts } from "../verify/mod.ts";
 
-import { verdictMeaning } from "../web/mod.ts";
+import { trustSentences, verdictMeaning } from "../web/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
 import { REPORT_CSS } from "./report_css.ts";
+import type { TrustInputs } from "./trust_inputs.ts";
 
 /** What the report needs besides the audit report. */
 export interface ReportHtmlMeta {
@@ -26,6 +27,8 @@ export interface ReportHtmlMeta {
   readonly assets: Readonly<Record<string, string>>;
   /** Sampled results per workload kind (`resultsByKind` over the log). */
   readonly kinds: readonly KindCounts[];
+  /** Where the randomness and the commitment came from (absent: typed randomness, no checkpoint). */
+  readonly trust?: TrustInputs;
 }
 
 const cell = (s: string | number) => `<td>${h(String(s))}</td>`;
@@ -75,6 +78,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     `<h1>bitaudit audit report: ${h(report.verdict)}</h1>`,
     `<p class="verdict ${h(report.verdict)}">${h(verdictMeaning(report))}</p>`,
     `<dl>${facts.map(([d, v]) => `<dt>${h(d)}</dt><dd><code>${h(v)}</code></dd>`).join("")}</dl>`,
+    `<ul class="trust">${_trust(report, meta.trust).map((t) => `<li>${h(t)}</li>`).join("")}</ul>`,
     `<h2>What was checked</h2>`,
     _figure(sampleSvg, `${k} of the ${report.population} records were sampled and recomputed.`),
     _figure(kindSvg, "Sampled records per workload kind, by result."),
@@ -124,6 +128,15 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     `<body><main>${body.join("\n")}</main></body></html>`,
     "",
   ].join("\n");
+}
+
+function _trust(report: AuditReport, trust: TrustInputs | undefined): string[] {
+  return trustSentences({
+    round: report.round,
+    ...(trust?.drand === undefined ? {} : { drand: trust.drand }),
+    ...(trust?.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+    ...(trust?.announcement === undefined ? {} : { announcement: trust.announcement }),
+  });
 }
 
 function _figure(svg: string, caption: string): string {

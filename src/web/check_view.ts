@@ -10,6 +10,7 @@ import type { CheckItem, VerdictPredicate } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { type KindCounts, resultsByKind } from "../verify/mod.ts";
 import type { CheckOutcome } from "./run_check.ts";
+import { trustSentences } from "./trust_sentences.ts";
 import { verdictMeaning } from "./verdict_meaning.ts";
 
 /** A labelled value. */
@@ -138,7 +139,13 @@ function _summary(
     `Signed by ${o.signers.length} inspector key(s) (${
       o.signers.map((s) => s.slice(0, 16)).join(", ")
     }) on ${p.timeVerified}.`,
-    `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", chosen with public randomness of round ${a.beacon.round} after the log was committed.`,
+    `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
+    ...trustSentences({
+      round: a.beacon.round,
+      ...(a.beacon.drand === undefined ? {} : { drand: a.beacon.drand }),
+      ...(a.checkpoint === undefined ? {} : { checkpoint: a.checkpoint }),
+      ...(a.announcement === undefined ? {} : { announcement: a.announcement }),
+    }),
     ...(level === undefined ? [] : [
       `If ${
         _percent(Number(level.pFalse))

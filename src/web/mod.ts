@@ -22,3 +22,4 @@ export {
 } from "./run_check.ts";
 export { type CheckView, checkView, type ViewFact, type ViewResult } from "./check_view.ts";
 export { verdictMeaning } from "./verdict_meaning.ts";
+export { type TrustFacts, trustSentences } from "./trust_sentences.ts";

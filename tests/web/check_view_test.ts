@@ -11,7 +11,7 @@ import {
   type Statement,
   verdictStatement,
 } from "../../mod.ts";
-import { checkView, runCheck, verdictMeaning } from "../../src/web/mod.ts";
+import { checkView, runCheck, trustSentences, verdictMeaning } from "../../src/web/mod.ts";
 import { verdictReport } from "../attest/_verdict_report.ts";
 
 const key = await generateKeyPair();
@@ -105,4 +105,38 @@ Deno.test("verdictMeaning() says what each verdict means with its counts", () =>
     verdictMeaning({ verdict: "FAILED", results: [r("FAIL"), r("NOT_VERIFIED"), r("FAIL")] }),
     /^Verdict FAILED: 2 of the 3 sampled records did not match/,
   );
+});
+
+Deno.test("trustSentences() names a verified drand round, a signed checkpoint and an announcement", () => {
+  const s = trustSentences({
+    round: 123,
+    drand: {
+      chainHash: "52".repeat(32),
+      scheme: "bls-unchained-g1-rfc9380",
+      publicKey: "83".repeat(96),
+      period: 3,
+      genesisTime: 1692803367,
+      groupHash: "f4".repeat(32),
+      beaconId: "quicknet",
+      round: 123,
+      roundTime: "2023-08-23T15:15:33Z",
+      signature: "ab".repeat(48),
+    },
+    checkpoint: {
+      note: "n",
+      origin: "example.com/log",
+      treeSize: 300,
+      rootHash: "11".repeat(32),
+      signedAt: "2026-03-01T00:00:00Z",
+      proverKeyId: "cd".repeat(32),
+    },
+    announcement: {},
+  });
+  assert.match(
+    s[0]!,
+    /^The randomness is drand "quicknet" round 123, published 2023-08-23T15:15:33Z/,
+  );
+  assert.match(s[1]!, /checkpoint "example\.com\/log", 300 records\) with key cdcdcdcdcdcdcdcd at/);
+  assert.match(s[2]!, /announced and signed before the round \(at the inspector's stated time\)/);
+  assert.match(trustSentences({ round: 9 })[1]!, /^No signed checkpoint/);
 });

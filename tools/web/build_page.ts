@@ -2,7 +2,8 @@
  * Builds the browser checker's script `tables/web/checker.js` from `src/web/checker_page.ts` with
  * esbuild (npm), so the page runs the very code `bitaudit check` runs. The npm packages the code
  * imports are linked from Deno's npm cache under `.build/web/node_modules` (paths in the bundle
- * stay the same on every machine), and the bundle must not mention `Deno.`.
+ * stay the same on every machine; their dependencies come from deno.lock), and the bundle must not
+ * mention `Deno.`.
  *
  * Usage: `deno task page:build` (writes) or `deno task page:build --check` (exit 1 when the
  * committed bundle differs from a fresh build).
@@ -17,22 +18,53 @@ const OUT = "tables/web/checker.js";
 const ENTRY = "src/web/checker_page.ts";
 const LINKS = `${root}/.build/web/node_modules`;
 
-/** Links every npm package of deno.json's import map into {@link LINKS}. */
-async function linkPackages(): Promise<void> {
+/**
+ * Links the npm packages deno.json imports, and every package they depend on (from deno.lock),
+ * into {@link LINKS} as one flat node_modules.
+ *
+ * @returns names present in two versions (only one is linked: the bundle must not use them)
+ */
+async function linkPackages(): Promise<Set<string>> {
   const info = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" });
   const { npmCache } = JSON.parse(new TextDecoder().decode((await info.output()).stdout));
   const imports: Record<string, string> =
     JSON.parse(await Deno.readTextFile(`${root}/deno.json`)).imports;
-  await Deno.remove(LINKS, { recursive: true }).catch(() => {});
-  for (const [key, target] of Object.entries(imports)) {
+  const lock: Record<string, { dependencies?: string[] }> =
+    JSON.parse(await Deno.readTextFile(`${root}/deno.lock`)).npm ?? {};
+  // Lock keys are `name@version`, with `_peer@version` suffixes when peers were resolved.
+  const entries = Object.keys(lock).map((key) => {
+    const m = /^(@?[^@]+)@([^_]+)/.exec(key);
+    if (m === null) throw new Error(`deno.lock: cannot read npm entry '${key}'`);
+    return { key, name: m[1]!, version: m[2]! };
+  });
+  const find = (dep: string) => {
+    const hits = entries.filter((e) => e.name === dep || `${e.name}@${e.version}` === dep);
+    if (hits.length !== 1) throw new Error(`deno.lock: '${dep}' matches ${hits.length} entries`);
+    return hits[0]!;
+  };
+  const todo = Object.values(imports).flatMap((target) => {
     const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)\/?$/.exec(target);
-    if (m === null) continue;
-    const [, name, version] = m as unknown as [string, string, string];
-    if (key.replace(/\/$/, "") !== name) throw new Error(`import '${key}' is not named '${name}'`);
-    const dir = `${npmCache}/registry.npmjs.org/${name}/${version}`;
-    await Deno.mkdir(`${LINKS}/${name}`.replace(/\/[^/]+$/, ""), { recursive: true });
-    await Deno.symlink(dir, `${LINKS}/${name}`);
+    return m === null ? [] : [`${m[1]}@${m[2]}`];
+  });
+  const linked = new Map<string, string>();
+  const ambiguous = new Set<string>();
+  await Deno.remove(LINKS, { recursive: true }).catch(() => {});
+  while (todo.length > 0) {
+    const e = find(todo.pop()!);
+    const seen = linked.get(e.name);
+    if (seen !== undefined) {
+      if (seen !== e.version) ambiguous.add(e.name); // fine unless the bundle uses it
+      continue;
+    }
+    linked.set(e.name, e.version);
+    await Deno.mkdir(`${LINKS}/${e.name}`.replace(/\/[^/]+$/, ""), { recursive: true });
+    await Deno.symlink(
+      `${npmCache}/registry.npmjs.org/${e.name}/${e.version}`,
+      `${LINKS}/${e.name}`,
+    );
+    todo.push(...(lock[e.key]!.dependencies ?? []));
   }
+  return ambiguous;
 }
 
 /**
@@ -58,13 +90,14 @@ async function bundle(): Promise<string> {
   // Makes sure every npm package is in Deno's cache before linking it.
   const cache = new Deno.Command(Deno.execPath(), { args: ["cache", ENTRY], cwd: root });
   if (!(await cache.output()).success) throw new Error(`deno cache ${ENTRY} failed`);
-  await linkPackages();
+  const ambiguous = await linkPackages();
   try {
     const r = await esbuild.build({
       absWorkingDir: root,
       entryPoints: [ENTRY],
       bundle: true,
       write: false,
+      metafile: true,
       format: "iife",
       platform: "browser",
       target: "es2022",
@@ -81,6 +114,10 @@ async function bundle(): Promise<string> {
       },
     });
     const text = r.outputFiles[0]!.text;
+    for (const input of Object.keys(r.metafile.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (m !== null && ambiguous.has(m[1]!)) throw new Error(`'${m[1]}' has two versions`);
+    }
     if (/\bDeno\./.test(text)) throw new Error("the browser bundle must not use Deno.*");
     return text;
   } finally {

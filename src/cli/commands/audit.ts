@@ -16,18 +16,22 @@ import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportHtml } from "../report_html.ts";
 import { reportMarkdown } from "../report_markdown.ts";
+import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
+import { writeBundle } from "./bundle.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
-/** Options of {@link auditLog}. */
-export interface AuditOptions {
+/**
+ * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
+ * round; checkpoint and prover key; announcement) as {@link TrustInputFlags}, and the rest.
+ */
+export interface AuditOptions extends TrustInputFlags {
   readonly log: string;
   readonly blobs?: string;
-  readonly randomness: string;
-  readonly round: string;
   readonly k: string;
   readonly keys: readonly string[];
+  /** Also write `attestation.sigstore.json` (Sigstore bundle v0.3). */
+  readonly bundle?: boolean;
   readonly out: string;
-  readonly auditId?: string;
   readonly root?: string;
   readonly threads?: string;
   readonly progress: boolean;
@@ -51,17 +55,30 @@ export function auditCommand(): Command {
       "sample a claim log with public randomness, recompute every sampled record, write a signed attestation, report.md and report.html",
     )
     .requiredOption("--log <file>", "claims.jsonl")
-    .requiredOption(
-      "--randomness <hex>",
-      "public randomness fixed after the log was committed (e.g. a drand round's)",
+    .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
+    .option("--chain <file>", "drand chain info JSON of that round")
+    .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
+    .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
+      "--announcement <file>",
+      "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
     )
-    .requiredOption("--round <n>", "beacon round of that randomness")
+    .option(
+      "--announcement-timestamp <file>",
+      "RFC 3161 token or response over the announcement's signature (checked by `check`)",
+    )
+    .option(
+      "--randomness <hex>",
+      "randomness typed in instead of --beacon (recorded as not verified)",
+    )
+    .option("--round <n>", "round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
@@ -91,17 +108,23 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
-  const round = _int(o.round, "--round", 0);
   const k = _int(o.k, "--k", 1);
-  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+  if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
+  if (o.round !== undefined) _int(o.round, "--round", 0);
   const keys = await Promise.all(o.keys.map(loadSigningKey));
   const log = await loadClaimLog(o.log);
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md", "report.html"]);
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const round = _int(trust.round, "--round", 0);
+  await prepareOutputDir(o.out, [
+    "attestation.dsse.json",
+    "report.md",
+    ...(o.bundle ? ["attestation.sigstore.json"] : []),
+  ]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = createGemmWalker(
@@ -113,8 +136,9 @@ export async function auditLog(
   try {
     report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,
-      auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
-      randomness: o.randomness.toLowerCase(),
+      auditId: o.auditId ?? trust.announcement?.auditId ??
+        `audit-${log.root.slice(0, 16)}-r${round}`,
+      randomness: trust.randomness.toLowerCase(),
       round,
       k,
       ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
@@ -129,17 +153,31 @@ export async function auditLog(
     store,
     engine: w.engine,
     ...(o.time === undefined ? {} : { time: o.time }),
+    trust: {
+      ...(trust.drand === undefined ? {} : { drand: trust.drand }),
+      ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+      ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
+      ...(trust.announcement?.timestamp === undefined
+        ? {}
+        : { announcementTimestamp: trust.announcement.timestamp }),
+    },
   });
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
   const htmlPath = `${o.out}/report.html`;
   const { keyids, timeVerified, assets } = signed;
-  const meta = { keyids, timeVerified, engine: w.engine, assets };
+  const meta = { keyids, timeVerified, engine: w.engine, assets, trust };
   const html = await reportHtml(report, {
     ...meta,
     kinds: resultsByKind(report.results, log.records),
   });
   await writeNewFile(attestation, signed.text);
+  if (o.bundle) {
+    await writeBundle(signed.envelope, {
+      out: `${o.out}/attestation.sigstore.json`,
+      timestamps: [],
+    });
+  }
   await writeNewFile(reportPath, reportMarkdown(report, meta));
   await writeNewFile(htmlPath, html);
   return { report, attestation, reportPath, htmlPath };
