@@ -62,6 +62,7 @@ export type CheckOutcome = CheckRefusal | CheckDone;
  * Parses the inputs and checks the attestation.
  *
  * @param texts attestation, trust root and optional claim log
+ * @param options `now`, the verification time (default the clock)
  * @returns a refusal naming the unreadable input, or the check report with the verified predicate
  * @example
  * ```ts
@@ -70,7 +71,10 @@ export type CheckOutcome = CheckRefusal | CheckDone;
  * if (r.kind !== "refused" || r.input !== "attestation") throw new Error();
  * ```
  */
-export async function runCheck(texts: CheckTexts): Promise<CheckOutcome> {
+export async function runCheck(
+  texts: CheckTexts,
+  options: { now?: Date } = {},
+): Promise<CheckOutcome> {
   const envelope = _read("attestation", () => parseEnvelope(texts.attestation));
   if ("kind" in envelope) return envelope;
   const trustRoot = _read("trust root", () => parseTrustRoot(texts.trustRoot));
@@ -84,6 +88,7 @@ export async function runCheck(texts: CheckTexts): Promise<CheckOutcome> {
   const report = await checkAttestation(envelope, {
     trustRoot,
     ...(log === null ? {} : { log }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   // Only a valid attestation's payload is shown as fact: its signatures cover these bytes.
   const predicate = report.valid

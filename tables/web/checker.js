@@ -98,8 +98,8 @@
       arrays[i].fill(0);
     }
   }
-  function createView(arr) {
-    return new DataView(arr.buffer, arr.byteOffset, arr.byteLength);
+  function createView(arr2) {
+    return new DataView(arr2.buffer, arr2.byteOffset, arr2.byteLength);
   }
   function rotr(word, shift) {
     return word << 32 - shift | word >>> shift;
@@ -887,6 +887,125 @@
     return [...rows.values()];
   }
 
+  // src/escape_text.ts
+  var UNSAFE = (
+    // deno-lint-ignore no-control-regex -- matching control characters is the point
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
+  );
+  function escapeForTerminal(text) {
+    return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  }
+
+  // src/json_fields.ts
+  var THROW_BUILTIN = (path, why, kind) => {
+    const message = `Cannot read '${path}': ${why}`;
+    throw kind === "type" || kind === "missing" ? new TypeError(message) : new RangeError(message);
+  };
+  function fieldsOf(value, path, fail = THROW_BUILTIN) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      fail(path, `expected an object, got ${_kind(value)}`, _typeOrMissing(value));
+    }
+    return { path, obj: value, fail };
+  }
+  function child(f, key, known) {
+    const c = fieldsOf(f.obj[key], `${f.path}.${key}`, f.fail);
+    if (known !== void 0) onlyKnown(c, known);
+    return c;
+  }
+  function children(f, key, known) {
+    return arr(f, key).map((v, i) => {
+      const c = fieldsOf(v, `${f.path}.${key}[${i}]`, f.fail);
+      if (known !== void 0) onlyKnown(c, known);
+      return c;
+    });
+  }
+  function onlyKnown(f, allowed) {
+    for (const key of Object.keys(f.obj)) {
+      if (!allowed.includes(key)) {
+        f.fail(`${f.path}.${escapeForTerminal(key)}`, "unknown field", "unknown");
+      }
+    }
+  }
+  function str(f, key, pattern) {
+    const v = f.obj[key];
+    if (typeof v !== "string") {
+      f.fail(`${f.path}.${key}`, `expected a string, got ${_kind(v)}`, _typeOrMissing(v));
+    }
+    if (pattern !== void 0 && !pattern.test(v)) {
+      f.fail(`${f.path}.${key}`, `${_quote(v)} does not match ${pattern}`, "range");
+    }
+    return v;
+  }
+  function int(f, key, range) {
+    return _int(f.obj[key], { path: `${f.path}.${key}`, fail: f.fail, range });
+  }
+  function oneOf(f, key, values) {
+    const v = str(f, key);
+    if (!values.includes(v)) {
+      f.fail(`${f.path}.${key}`, `expected one of ${values.join(", ")}, got ${_quote(v)}`, "range");
+    }
+    return v;
+  }
+  function arr(f, key) {
+    const v = f.obj[key];
+    if (!Array.isArray(v)) {
+      f.fail(`${f.path}.${key}`, `expected an array, got ${_kind(v)}`, _typeOrMissing(v));
+    }
+    return v;
+  }
+  function ints(f, key, range) {
+    return arr(f, key).map(
+      (v, i) => _int(v, { path: `${f.path}.${key}[${i}]`, fail: f.fail, range })
+    );
+  }
+  function stringMap(f, key, pattern) {
+    const c = child(f, key);
+    const out = {};
+    for (const k of Object.keys(c.obj)) {
+      const v = c.obj[k];
+      const path = `${c.path}[${JSON.stringify(escapeForTerminal(k))}]`;
+      if (typeof v !== "string") c.fail(path, `expected a string, got ${_kind(v)}`, "type");
+      if (pattern !== void 0 && !pattern.test(v)) {
+        c.fail(path, `${_quote(v)} does not match ${pattern}`, "range");
+      }
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true });
+    }
+    return out;
+  }
+  function has(f, key) {
+    return Object.hasOwn(f.obj, key);
+  }
+  function requireFields(f, keys) {
+    for (const key of keys) {
+      if (!Object.hasOwn(f.obj, key)) f.fail(`${f.path}.${key}`, "is missing", "missing");
+    }
+  }
+  function intValue(v, ctx) {
+    return _int(v, ctx);
+  }
+  function _typeOrMissing(v) {
+    return v === void 0 ? "missing" : "type";
+  }
+  function _int(v, ctx) {
+    const { path, range } = ctx;
+    if (typeof v !== "number" || !Number.isInteger(v)) {
+      ctx.fail(path, `expected an integer, got ${_kind(v)}`, _typeOrMissing(v));
+    }
+    if (v < range.min || v > range.max) {
+      ctx.fail(path, `expected ${range.min}..${range.max}, got ${v}`, "range");
+    }
+    return v;
+  }
+  function _quote(v) {
+    return escapeForTerminal(JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}...` : v));
+  }
+  function _kind(v) {
+    if (v === void 0) return "nothing";
+    if (v === null) return "null";
+    if (Array.isArray(v)) return "an array";
+    return `a ${typeof v}`;
+  }
+
   // src/errors.ts
   var BitauditError = class extends Error {
     /** Stable machine-readable reason, e.g. `"ASSET_DIGEST_MISMATCH"`. */
@@ -942,9 +1061,9 @@
       }
       if (Object.getOwnPropertySymbols(v).length > 0) _fail(p, "object has symbol keys");
       for (const key of Object.keys(v)) {
-        const child = `${p}${_member(key)}`;
-        if (!key.isWellFormed()) _fail(child, "key contains a lone surrogate");
-        _check(v[key], child, open);
+        const child2 = `${p}${_member(key)}`;
+        if (!key.isWellFormed()) _fail(child2, "key contains a lone surrogate");
+        _check(v[key], child2, open);
       }
     }
     open.delete(v);
@@ -1046,13 +1165,13 @@
               result += serializePrimitive(value);
               continue;
             }
-            const child = enterValue(value, seen);
-            if (typeof child !== "object") {
-              result += child === void 0 ? "null" : child;
+            const child2 = enterValue(value, seen);
+            if (typeof child2 !== "object") {
+              result += child2 === void 0 ? "null" : child2;
               continue;
             }
-            result += child.keys === null ? "[" : "{";
-            stack.push(child);
+            result += child2.keys === null ? "[" : "{";
+            stack.push(child2);
             continue outer;
           }
           result += "]";
@@ -1073,8 +1192,8 @@
               result += serializeString(key) + ":" + serializePrimitive(value);
               continue;
             }
-            const child = enterValue(value, seen);
-            if (child === void 0) {
+            const child2 = enterValue(value, seen);
+            if (child2 === void 0) {
               continue;
             }
             if (frame.first) {
@@ -1083,12 +1202,12 @@
               result += ",";
             }
             result += serializeString(key) + ":";
-            if (typeof child !== "object") {
-              result += child;
+            if (typeof child2 !== "object") {
+              result += child2;
               continue;
             }
-            result += child.keys === null ? "[" : "{";
-            stack.push(child);
+            result += child2.keys === null ? "[" : "{";
+            stack.push(child2);
             continue outer;
           }
           result += "}";
@@ -1210,57 +1329,53 @@
   var HEX64 = /^[0-9a-f]{64}$/;
   function parseGemmWorkload(json, ctx) {
     const { bad } = ctx;
-    const P2 = "predicate.workload";
-    const obj = (v, path) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
-    const w = obj(json, P2);
-    if (w.kind !== "gemm") {
+    const P2 = "$.predicate.workload";
+    const w = fieldsOf(json, P2, bad);
+    if (w.obj.kind !== "gemm") {
       bad(`${P2}.kind`, "must be 'gemm' (the only workload kind of this version)");
     }
-    const dim = (v, path) => Number.isSafeInteger(v) && v >= 1 && v <= 1 << 24 ? v : bad(path, "must be an integer in 1..16777216");
-    const m = dim(w.m, `${P2}.m`);
-    const n = dim(w.n, `${P2}.n`);
-    const k = dim(w.k, `${P2}.k`);
-    const fmt = (v, path) => v === "bf16" || v === "fp16" ? v : bad(path, "must be 'bf16' or 'fp16'");
-    if (w.layout !== "tn") bad(`${P2}.layout`, "must be 'tn'");
-    const tensor = (v, path, rows) => {
-      const t = obj(v, path);
-      if (typeof t.sha256 !== "string" || !HEX64.test(t.sha256)) {
-        bad(`${path}.sha256`, "must be 64 lowercase hex digits");
+    onlyKnown(w, ["kind", "m", "n", "k", "dtype", "out", "layout", "kernel", "weights", "input"]);
+    const dim = { min: 1, max: 1 << 24 };
+    const m = int(w, "m", dim);
+    const n = int(w, "n", dim);
+    const k = int(w, "k", dim);
+    const formats2 = ["bf16", "fp16"];
+    if (w.obj.layout !== "tn") bad(`${P2}.layout`, "must be 'tn'");
+    const tensor = (key, rows) => {
+      const t = child(w, key, ["sha256", "shape"]);
+      const sha2562 = str(t, "sha256", HEX64);
+      const shape = ints(t, "shape", dim);
+      if (shape.length !== 2 || shape[0] !== rows || shape[1] !== k) {
+        bad(`${t.path}.shape`, `must be [${rows}, ${k}]`);
       }
-      if (!Array.isArray(t.shape) || t.shape.length !== 2 || t.shape[0] !== rows || t.shape[1] !== k) {
-        bad(`${path}.shape`, `must be [${rows}, ${k}]`);
-      }
-      return { sha256: t.sha256, shape: [rows, k] };
+      return { sha256: sha2562, shape: [rows, k] };
     };
-    const kernel = parseKernelRef(w.kernel, { path: `${P2}.kernel`, bad });
     return {
       kind: "gemm",
       m,
       n,
       k,
-      dtype: fmt(w.dtype, `${P2}.dtype`),
-      out: fmt(w.out, `${P2}.out`),
+      dtype: oneOf(w, "dtype", formats2),
+      out: oneOf(w, "out", formats2),
       layout: "tn",
-      kernel,
-      weights: tensor(w.weights, `${P2}.weights`, n),
-      input: tensor(w.input, `${P2}.input`, m)
+      kernel: parseKernelRef(w.obj.kernel, { path: `${P2}.kernel`, bad }),
+      weights: tensor("weights", n),
+      input: tensor("input", m)
     };
   }
   function parseKernelRef(json, ctx) {
-    const { path, bad } = ctx;
-    const isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-    if (!isObj2(json)) return bad(path, "must be an object");
-    const kern = json;
-    if ("recipe" in kern) {
-      if (Object.keys(kern).length !== 1) bad(path, "must hold only 'recipe'");
-      if (!isObj2(kern.recipe)) bad(`${path}.recipe`, "must be an object");
-      return { recipe: kern.recipe };
+    const kern = fieldsOf(json, ctx.path, ctx.bad);
+    if (has(kern, "recipe")) {
+      onlyKnown(kern, ["recipe"]);
+      return { recipe: child(kern, "recipe").obj };
     }
-    if (typeof kern.catalog !== "string" || typeof kern.catalogSha256 !== "string" || !HEX64.test(kern.catalogSha256)) {
-      bad(path, "must be {recipe} or {catalog, catalogSha256}");
-    }
-    return { catalog: kern.catalog, catalogSha256: kern.catalogSha256 };
+    onlyKnown(kern, ["catalog", "catalogSha256"]);
+    return {
+      catalog: str(kern, "catalog", CATALOG_ID),
+      catalogSha256: str(kern, "catalogSha256", HEX64)
+    };
   }
+  var CATALOG_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
   // src/claims/block_workload.ts
   var BLOCK_WEIGHT_NAMES = Object.freeze({
@@ -1271,19 +1386,10 @@
   var DECIMAL = /^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$/;
   function parseBlockWorkload(json, ctx) {
     const { bad } = ctx;
-    const P2 = "predicate.workload";
-    const obj = (v, path) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
-    const only = (o, path, keys) => {
-      for (const key of Object.keys(o)) {
-        if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-      }
-    };
-    const int2 = (v, path, max) => Number.isSafeInteger(v) && v >= 1 && v <= max ? v : bad(path, `must be an integer in 1..${max}`);
-    const hex2 = (v, path) => typeof v === "string" && HEX642.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
-    const w = obj(json, P2);
-    const kind = w.kind === "attention_block" || w.kind === "ffn_block" ? w.kind : bad(`${P2}.kind`, "must be 'attention_block' or 'ffn_block'");
+    const w = fieldsOf(json, "$.predicate.workload", bad);
+    const kind = oneOf(w, "kind", ["attention_block", "ffn_block"]);
     const attention = kind === "attention_block";
-    only(w, P2, [
+    onlyKnown(w, [
       "kind",
       "tokens",
       "shape",
@@ -1293,63 +1399,58 @@
       "input",
       ...attention ? ["attention"] : []
     ]);
-    const tokens = int2(w.tokens, `${P2}.tokens`, 1 << 20);
-    const s = obj(w.shape, `${P2}.shape`);
-    only(s, `${P2}.shape`, ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+    const tokens = int(w, "tokens", { min: 1, max: 1 << 20 });
+    const s = child(w, "shape", ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+    const wide = { min: 1, max: 1 << 20 };
+    const heads = { min: 1, max: 1024 };
     const shape = {
-      hidden: int2(s.hidden, `${P2}.shape.hidden`, 1 << 20),
-      intermediate: int2(s.intermediate, `${P2}.shape.intermediate`, 1 << 20),
-      heads: int2(s.heads, `${P2}.shape.heads`, 1024),
-      kvHeads: int2(s.kvHeads, `${P2}.shape.kvHeads`, 1024),
-      headDim: int2(s.headDim, `${P2}.shape.headDim`, 1024)
+      hidden: int(s, "hidden", wide),
+      intermediate: int(s, "intermediate", wide),
+      heads: int(s, "heads", heads),
+      kvHeads: int(s, "kvHeads", heads),
+      headDim: int(s, "headDim", heads)
     };
-    const eps = w.rmsNormEps;
-    if (typeof eps !== "string" || !DECIMAL.test(eps) || !(Number(eps) > 0)) {
-      bad(`${P2}.rmsNormEps`, "must be a positive decimal string such as '1e-6'");
+    const eps = str(w, "rmsNormEps", DECIMAL);
+    if (!(Number(eps) > 0)) {
+      bad(`${w.path}.rmsNormEps`, "must be a positive decimal string such as '1e-6'");
     }
     const names = BLOCK_WEIGHT_NAMES[kind];
-    const ws = obj(w.weights, `${P2}.weights`);
-    only(ws, `${P2}.weights`, names);
+    const ws = child(w, "weights", names);
     const weights = {};
-    for (const name of names) weights[name] = hex2(ws[name], `${P2}.weights.${name}`);
-    const input = obj(w.input, `${P2}.input`);
-    const sh = input.shape;
-    if (!Array.isArray(sh) || sh.length !== 2 || sh[0] !== tokens || sh[1] !== shape.hidden) {
-      bad(`${P2}.input.shape`, `must be [${tokens}, ${shape.hidden}]`);
+    for (const name of names) weights[name] = str(ws, name, HEX642);
+    const input = child(w, "input", ["sha256", "shape"]);
+    const sh = ints(input, "shape", wide);
+    if (sh.length !== 2 || sh[0] !== tokens || sh[1] !== shape.hidden) {
+      bad(`${input.path}.shape`, `must be [${tokens}, ${shape.hidden}]`);
     }
     return Object.freeze({
       kind,
       tokens,
       shape: Object.freeze(shape),
       rmsNormEps: eps,
-      kernel: parseKernelRef(w.kernel, { path: `${P2}.kernel`, bad }),
-      ...attention ? { attention: _attention(w.attention, { obj, only, int: int2, hex: hex2, bad }) } : {},
+      kernel: parseKernelRef(w.obj.kernel, { path: `${w.path}.kernel`, bad }),
+      ...attention ? { attention: _attention(child(w, "attention", ["multiProcessorCount", "rope"])) } : {},
       weights: Object.freeze(weights),
       input: Object.freeze({
-        sha256: hex2(input.sha256, `${P2}.input.sha256`),
+        sha256: str(input, "sha256", HEX642),
         shape: [tokens, shape.hidden]
       })
     });
   }
-  function _attention(json, h) {
-    const P2 = "predicate.workload.attention";
-    const a = h.obj(json, P2);
-    h.only(a, P2, ["multiProcessorCount", "rope"]);
-    const rope = h.obj(a.rope, `${P2}.rope`);
+  function _attention(a) {
+    const rope = child(a, "rope");
     let r;
-    if ("invFreqSha256" in rope) {
-      h.only(rope, `${P2}.rope`, ["invFreqSha256"]);
-      r = { invFreqSha256: h.hex(rope.invFreqSha256, `${P2}.rope.invFreqSha256`) };
+    if (has(rope, "invFreqSha256")) {
+      onlyKnown(rope, ["invFreqSha256"]);
+      r = { invFreqSha256: str(rope, "invFreqSha256", HEX642) };
     } else {
-      h.only(rope, `${P2}.rope`, ["theta"]);
-      const t = rope.theta;
-      if (typeof t !== "string" || !DECIMAL.test(t) || !(Number(t) > 1)) {
-        h.bad(`${P2}.rope`, "must be {theta: '<decimal > 1>'} or {invFreqSha256}");
-      }
+      onlyKnown(rope, ["theta"]);
+      const t = str(rope, "theta", DECIMAL);
+      if (!(Number(t) > 1)) rope.fail(`${rope.path}.theta`, "must be a decimal > 1", "range");
       r = { theta: t };
     }
     return Object.freeze({
-      multiProcessorCount: h.int(a.multiProcessorCount, `${P2}.multiProcessorCount`, 4096),
+      multiProcessorCount: int(a, "multiProcessorCount", { min: 1, max: 4096 }),
       rope: Object.freeze(r)
     });
   }
@@ -1377,62 +1478,69 @@
     const bad = (path, why) => {
       throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
     };
-    const obj = (v, path) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
-    const r = obj(json, "$");
-    if (r._type !== STATEMENT_TYPE) bad("_type", `must be '${STATEMENT_TYPE}'`);
-    if (r.predicateType !== CLAIM_PREDICATE_TYPE) {
+    const r = fieldsOf(json, "$", bad);
+    if (r.obj._type !== STATEMENT_TYPE) bad("$._type", `must be '${STATEMENT_TYPE}'`);
+    if (r.obj.predicateType !== CLAIM_PREDICATE_TYPE) {
       throw new InputError(
         "CLAIM_VERSION",
-        `Cannot read claim (${where}): unsupported predicateType '${String(r.predicateType)}'`
+        `Cannot read claim (${where}): unsupported predicateType ${JSON.stringify(String(r.obj.predicateType).slice(0, 100))}`
       );
     }
-    const p = obj(r.predicate, "predicate");
-    const int2 = (v, path, min = 0) => Number.isSafeInteger(v) && v >= min ? v : bad(path, `must be an integer >= ${min}`);
-    const text = (v, path, re = /^.{1,200}$/s) => typeof v === "string" && re.test(v) ? v : bad(path, "must be a valid string");
-    const log = obj(p.log, "predicate.log");
-    const hw = obj(p.hardware, "predicate.hardware");
-    const sw = obj(p.software, "predicate.software");
-    const par = obj(p.parallelism, "predicate.parallelism");
-    const fp = obj(p.fingerprint, "predicate.fingerprint");
-    const components = {};
-    for (const [k, v] of Object.entries(obj(sw.components, "predicate.software.components"))) {
-      components[k] = text(v, `predicate.software.components.${k}`);
-    }
-    const shape = Array.isArray(fp.shape) ? fp.shape.map((d, i) => int2(d, `predicate.fingerprint.shape[${i}]`)) : bad("predicate.fingerprint.shape", "must be an array");
+    onlyKnown(r, ["_type", "subject", "predicateType", "predicate"]);
+    const p = child(r, "predicate", [
+      "log",
+      "hardware",
+      "software",
+      "parallelism",
+      "batch",
+      "workload",
+      "fingerprint"
+    ]);
+    const count = { min: 0, max: Number.MAX_SAFE_INTEGER };
+    const degree = { min: 1, max: Number.MAX_SAFE_INTEGER };
+    const log = child(p, "log", ["logId", "seq", "prev"]);
+    const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
+    const sw = child(p, "software", ["stack", "components"]);
+    const par = child(p, "parallelism", ["tp", "pp", "ep", "dp"]);
+    const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
     const predicate = {
       log: {
-        logId: text(log.logId, "predicate.log.logId", /^[A-Za-z0-9._:-]{1,128}$/),
-        seq: int2(log.seq, "predicate.log.seq"),
-        prev: text(log.prev, "predicate.log.prev", HEX643)
+        logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+        seq: int(log, "seq", count),
+        prev: str(log, "prev", HEX643)
       },
       hardware: {
-        profile: text(hw.profile, "predicate.hardware.profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-        profileSha256: text(hw.profileSha256, "predicate.hardware.profileSha256", HEX643),
-        count: int2(hw.count, "predicate.hardware.count", 1)
+        profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
+        profileSha256: str(hw, "profileSha256", HEX643),
+        count: int(hw, "count", degree)
       },
-      software: { stack: text(sw.stack, "predicate.software.stack"), components },
+      software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
       parallelism: {
-        tp: int2(par.tp, "predicate.parallelism.tp", 1),
-        pp: int2(par.pp, "predicate.parallelism.pp", 1),
-        ep: int2(par.ep, "predicate.parallelism.ep", 1),
-        dp: int2(par.dp, "predicate.parallelism.dp", 1)
+        tp: int(par, "tp", degree),
+        pp: int(par, "pp", degree),
+        ep: int(par, "ep", degree),
+        dp: int(par, "dp", degree)
       },
-      batch: { size: int2(obj(p.batch, "predicate.batch").size, "predicate.batch.size", 1) },
-      workload: _workload(p.workload, { where, bad }),
+      batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
+      workload: _workload(p.obj.workload, { where, bad }),
       fingerprint: {
-        tensor: text(fp.tensor, "predicate.fingerprint.tensor"),
-        dtype: text(fp.dtype, "predicate.fingerprint.dtype"),
-        shape,
-        sha256: text(fp.sha256, "predicate.fingerprint.sha256", HEX643)
+        tensor: str(fp, "tensor", TEXT),
+        dtype: str(fp, "dtype", TEXT),
+        shape: ints(fp, "shape", count),
+        sha256: str(fp, "sha256", HEX643)
       }
     };
-    const subject = Array.isArray(r.subject) && r.subject.length === 1 ? obj(r.subject[0], "subject[0]") : bad("subject", "must hold one entry");
+    const subjects = children(r, "subject", ["name", "digest"]);
+    if (subjects.length !== 1) bad("$.subject", "must hold one entry");
+    const subject = subjects[0];
+    const digest = str(child(subject, "digest", ["sha256"]), "sha256");
     const record = makeClaimRecord(predicate);
-    if (subject.name !== record.subject[0].name || obj(subject.digest, "subject[0].digest").sha256 !== predicate.fingerprint.sha256) {
-      bad("subject[0]", "must name the log position and carry the fingerprint digest");
+    if (str(subject, "name") !== record.subject[0].name || digest !== predicate.fingerprint.sha256) {
+      bad("$.subject[0]", "must name the log position and carry the fingerprint digest");
     }
     return record;
   }
+  var TEXT = /^.{1,200}$/s;
   function _workload(json, ctx) {
     const kind = json?.kind;
     if (kind === "gemm" || typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -1440,15 +1548,196 @@
     }
     if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
     if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
-      return ctx.bad("predicate.workload.kind", "must be a lowercase identifier");
+      return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
     }
     try {
-      assertJsonSafe(json, "predicate.workload");
+      assertJsonSafe(json, "$.predicate.workload");
     } catch (e) {
-      return ctx.bad("predicate.workload", e.message);
+      return ctx.bad("$.predicate.workload", e.message);
     }
     return Object.freeze({ ...json, kind });
   }
+
+  // src/json_strict.ts
+  var MAX_JSON_DEPTH = 64;
+  var StrictJsonError = class extends SyntaxError {
+    /** Path of the value being read, e.g. `$.predicate.batch.size`. */
+    path;
+    /** Why, one short phrase, e.g. `duplicate key 'size'`. */
+    reason;
+    /** UTF-16 offset in the text. */
+    offset;
+    /**
+     * True when the text is valid RFC 8259 JSON refused by a strictness rule (duplicate key, number
+     * form, surrogate, byte-order mark, carriage return, depth); false for a grammar error.
+     */
+    strict;
+    /**
+     * @param reason why the text is refused
+     * @param where `path` and `offset` of the refusal, `strict` for a strictness rule
+     */
+    constructor(reason, where) {
+      super(`Cannot parse JSON: ${reason} at '${where.path}' (offset ${where.offset})`);
+      this.name = "StrictJsonError";
+      this.path = where.path;
+      this.reason = reason;
+      this.offset = where.offset;
+      this.strict = where.strict ?? false;
+    }
+  };
+  function parseStrictJson(text, options = {}) {
+    const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
+    if (text.charCodeAt(0) === 65279) p.fail("byte-order mark", "$", true);
+    const value = p.value("$", 0);
+    p.space("$");
+    if (p.i !== text.length) p.fail("text after the value", "$");
+    return value;
+  }
+  var NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  var PLAIN = /[^"\\\u0000-\u001f]*/y;
+  var _Parser = class {
+    constructor(text, fractions, maxDepth) {
+      this.text = text;
+      this.fractions = fractions;
+      this.maxDepth = maxDepth;
+    }
+    text;
+    fractions;
+    maxDepth;
+    i = 0;
+    fail(reason, path, strict = false) {
+      throw new StrictJsonError(reason, { path, offset: this.i, strict });
+    }
+    space(path) {
+      for (; ; ) {
+        const c = this.text.charCodeAt(this.i);
+        if (c === 32 || c === 10 || c === 9) this.i++;
+        else if (c === 13) this.fail("carriage return", path, true);
+        else return;
+      }
+    }
+    value(path, depth) {
+      this.space(path);
+      const c = this.text[this.i];
+      if (c === "{" || c === "[") {
+        if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, path, true);
+        return c === "{" ? this.object(path, depth + 1) : this.array(path, depth + 1);
+      }
+      if (c === '"') return this.string(path);
+      if (c === "-" || c !== void 0 && c >= "0" && c <= "9") return this.number(path);
+      for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
+        if (this.text.startsWith(word, this.i)) {
+          this.i += word.length;
+          return v;
+        }
+      }
+      return this.fail(c === void 0 ? "unexpected end" : "unexpected character", path);
+    }
+    object(path, depth) {
+      const out = {};
+      const seen = /* @__PURE__ */ new Set();
+      this.i++;
+      this.space(path);
+      if (this.text[this.i] === "}") {
+        this.i++;
+        return out;
+      }
+      for (; ; ) {
+        this.space(path);
+        if (this.text[this.i] !== '"') this.fail("expected a key", path);
+        const key = this.string(path);
+        const child2 = `${path}.${key}`;
+        if (seen.has(key)) this.fail(`duplicate key '${key}'`, path, true);
+        seen.add(key);
+        this.space(child2);
+        if (this.text[this.i] !== ":") this.fail("expected ':'", child2);
+        this.i++;
+        Object.defineProperty(out, key, {
+          value: this.value(child2, depth),
+          enumerable: true,
+          writable: true,
+          configurable: true
+        });
+        if (this.close("}", path)) return out;
+      }
+    }
+    array(path, depth) {
+      const out = [];
+      this.i++;
+      this.space(path);
+      if (this.text[this.i] === "]") {
+        this.i++;
+        return out;
+      }
+      for (; ; ) {
+        out.push(this.value(`${path}[${out.length}]`, depth));
+        if (this.close("]", path)) return out;
+      }
+    }
+    close(end, path) {
+      this.space(path);
+      const c = this.text[this.i];
+      this.i++;
+      if (c === end) return true;
+      if (c === ",") return false;
+      this.i--;
+      return this.fail(`expected ',' or '${end}'`, path);
+    }
+    string(path) {
+      this.i++;
+      let out = "";
+      for (; ; ) {
+        PLAIN.lastIndex = this.i;
+        PLAIN.test(this.text);
+        out += this.text.slice(this.i, PLAIN.lastIndex);
+        this.i = PLAIN.lastIndex;
+        const c = this.text[this.i];
+        if (c === '"') break;
+        if (c !== "\\") {
+          this.fail(c === void 0 ? "unterminated string" : "control character in string", path);
+        }
+        out += this.escape(path);
+      }
+      this.i++;
+      if (!out.isWellFormed()) this.fail("lone surrogate in string", path, true);
+      return out;
+    }
+    escape(path) {
+      const e = this.text[this.i + 1];
+      this.i += 2;
+      const simple = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "	"
+      };
+      if (e !== void 0 && Object.hasOwn(simple, e)) return simple[e];
+      const hex2 = this.text.slice(this.i, this.i + 4);
+      if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex2)) this.fail("bad escape", path);
+      this.i += 4;
+      return String.fromCharCode(parseInt(hex2, 16));
+    }
+    number(path) {
+      NUMBER.lastIndex = this.i;
+      const m = NUMBER.exec(this.text);
+      if (m === null) return this.fail("bad number", path);
+      const lit = m[0];
+      if ((m[1] !== void 0 || m[2] !== void 0) && !this.fractions) {
+        this.fail(`non-integer number form '${lit}'`, path, true);
+      }
+      const v = Number(lit);
+      if (!this.fractions) {
+        if (lit === "-0") this.fail("negative zero", path, true);
+        if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, path, true);
+      }
+      this.i = NUMBER.lastIndex;
+      return v;
+    }
+  };
 
   // src/claims/claim_log.ts
   function parseClaimLog(text, limits = {}) {
@@ -1467,9 +1756,19 @@
     lines.forEach((line, i) => {
       let json;
       try {
-        json = JSON.parse(line);
-      } catch {
-        throw new InputError("LOG_SYNTAX", `Cannot read claim log: line ${i + 1} is not valid JSON`);
+        json = parseStrictJson(line);
+      } catch (e) {
+        if (!(e instanceof StrictJsonError)) throw e;
+        if (e.strict) {
+          throw new InputError(
+            "CLAIM_INVALID",
+            `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`
+          );
+        }
+        throw new InputError(
+          "LOG_SYNTAX",
+          `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`
+        );
       }
       const record = parseClaimRecord(json, `line ${i + 1}`);
       const { logId, seq, prev } = record.predicate.log;
@@ -2167,23 +2466,6 @@
     return await verifyAsync(check.signature, message, check.publicKey, { zip215: false });
   }
 
-  // src/attest/json_shape.ts
-  function jsonObject(v, options) {
-    const { where, known, bad } = options;
-    if (typeof v !== "object" || v === null || Array.isArray(v)) bad(`'${where}' is not an object`);
-    for (const key of Object.keys(v)) {
-      if (!known.includes(key)) bad(`'${where}' has unknown field '${key}'`);
-    }
-    return v;
-  }
-  function jsonString(obj, options) {
-    const v = obj[options.key];
-    if (typeof v !== "string") {
-      options.bad(`'${options.where}.${options.key}' is missing or not a string`);
-    }
-    return v;
-  }
-
   // src/attest/envelope.ts
   var MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
   var MAX_ENVELOPE_SIGNATURES = 64;
@@ -2195,36 +2477,31 @@
     }
     let value;
     try {
-      value = JSON.parse(text);
+      value = parseStrictJson(text);
     } catch (e) {
-      _bad3(`not JSON (${e instanceof Error ? e.message : String(e)})`);
+      if (!(e instanceof StrictJsonError)) throw e;
+      _bad3(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const obj = _object(value, "envelope", ["payload", "payloadType", "signatures"]);
-    const payload = _string(obj, "payload", "envelope");
+    const obj = fieldsOf(value, "envelope", _fail2);
+    onlyKnown(obj, ["payload", "payloadType", "signatures"]);
+    const payload = str(obj, "payload");
     decodeBase64(payload);
-    const payloadType = _string(obj, "payloadType", "envelope");
-    if (payloadType === "") _bad3("'envelope.payloadType' is empty");
-    const list = obj.signatures;
-    if (!Array.isArray(list)) _bad3("'envelope.signatures' is not an array");
+    const payloadType = str(obj, "payloadType", /^.{1,256}$/s);
+    const list = children(obj, "signatures", ["keyid", "sig"]);
     if (list.length === 0) _bad3("'envelope.signatures' is empty");
     if (list.length > MAX_ENVELOPE_SIGNATURES) {
       _bad3(`more than ${MAX_ENVELOPE_SIGNATURES} signatures`);
     }
-    const signatures = list.map((entry, i) => {
-      const where = `envelope.signatures[${i}]`;
-      const s = _object(entry, where, ["keyid", "sig"]);
-      const keyid = s.keyid === void 0 ? "" : _string(s, "keyid", where);
-      const sig = _string(s, "sig", where);
-      if (decodeBase64(sig).length !== 64) _bad3(`'${where}.sig' is not 64 bytes`);
+    const signatures = list.map((s) => {
+      const keyid = s.obj.keyid === void 0 ? "" : str(s, "keyid");
+      const sig = str(s, "sig");
+      if (decodeBase64(sig).length !== 64) _bad3(`'${s.path}.sig' is not 64 bytes`);
       return Object.freeze({ keyid, sig });
     });
     return Object.freeze({ payload, payloadType, signatures: Object.freeze(signatures) });
   }
-  function _object(v, where, known) {
-    return jsonObject(v, { where, known, bad: _bad3 });
-  }
-  function _string(obj, key, where) {
-    return jsonString(obj, { key, where, bad: _bad3 });
+  function _fail2(path, why) {
+    _bad3(`'${path}' ${why}`);
   }
   function _bad3(why) {
     throw new InputError("BAD_ENVELOPE", `Cannot read envelope: ${why}`);
@@ -2281,7 +2558,10 @@
   function parseStatement(bytes) {
     let value;
     try {
-      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      value = parseStrictJson(
+        new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
+        { fractions: true }
+      );
     } catch (e) {
       _bad4(`not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
     }
@@ -2352,16 +2632,20 @@
   function parseTrustRoot(text) {
     let value;
     try {
-      value = JSON.parse(text);
+      value = parseStrictJson(text);
     } catch (e) {
-      _bad6(`not JSON (${e instanceof Error ? e.message : String(e)})`);
+      if (!(e instanceof StrictJsonError)) throw e;
+      _bad6(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const root = _object2(value, "trustRoot", ["mediaType", "keys", "drand", "tsa"]);
+    const f = fieldsOf(value, "trustRoot", _fail3);
+    onlyKnown(f, ["mediaType", "keys", "drand", "tsa"]);
+    const root = f.obj;
     if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
       _bad6(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
     }
-    if (!Array.isArray(root.keys)) _bad6("'keys' is not an array");
-    const keys = root.keys.map((k, i) => _key(k, `keys[${i}]`));
+    const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
+      _key
+    );
     const ids = /* @__PURE__ */ new Set();
     for (const k of keys) {
       if (ids.has(k.keyid)) _bad6(`key ${k.keyid} is listed twice`);
@@ -2375,12 +2659,12 @@
     };
     return Object.freeze(out);
   }
-  function _key(v, where) {
-    const k = _object2(v, where, ["keyid", "publicKey", "role", "validFor", "revoked"]);
-    const keyid = _string2(k, "keyid", where);
+  function _key(k) {
+    const where = k.path;
+    const keyid = str(k, "keyid");
     let publicKey;
     try {
-      publicKey = decodeSpki(decodeBase64(_string2(k, "publicKey", where)));
+      publicKey = decodeSpki(decodeBase64(str(k, "publicKey")));
     } catch (e) {
       if (e instanceof InputError) _bad6(`'${where}.publicKey': ${e.message}`);
       throw e;
@@ -2391,19 +2675,15 @@
         `Cannot read trust root: '${where}.keyid' is not the SHA-256 of its publicKey (expected ${keyId(publicKey)})`
       );
     }
-    const role = k.role;
-    if (role !== "inspector" && role !== "prover") _bad6(`'${where}.role' is not inspector|prover`);
-    const vf = _object2(k.validFor, `${where}.validFor`, ["start", "end"]);
-    const start = _time(vf, "start", `${where}.validFor`);
-    const end = vf.end === void 0 ? void 0 : _time(vf, "end", `${where}.validFor`);
+    const role = oneOf(k, "role", ["inspector", "prover"]);
+    const vf = child(k, "validFor", ["start", "end"]);
+    const start = _time(vf, "start");
+    const end = has(vf, "end") ? _time(vf, "end") : void 0;
     if (end !== void 0 && end < start) _bad6(`'${where}.validFor' ends before it starts`);
     let revoked;
-    if (k.revoked !== void 0) {
-      const r = _object2(k.revoked, `${where}.revoked`, ["time", "reason"]);
-      revoked = Object.freeze({
-        time: _time(r, "time", `${where}.revoked`),
-        reason: _string2(r, "reason", `${where}.revoked`)
-      });
+    if (has(k, "revoked")) {
+      const r = child(k, "revoked", ["time", "reason"]);
+      revoked = Object.freeze({ time: _time(r, "time"), reason: str(r, "reason", /^.{0,1024}$/s) });
     }
     return Object.freeze({
       keyid,
@@ -2413,21 +2693,18 @@
       ...revoked === void 0 ? {} : { revoked }
     });
   }
-  function _time(obj, key, where) {
+  function _time(f, key) {
     try {
-      return parseRfc3339(_string2(obj, key, where));
+      return parseRfc3339(str(f, key));
     } catch (e) {
       if (e instanceof InputError && e.code === "BAD_TIMESTAMP") {
-        _bad6(`'${where}.${key}': ${e.message}`);
+        _bad6(`'${f.path}.${key}': ${e.message}`);
       }
       throw e;
     }
   }
-  function _object2(v, where, known) {
-    return jsonObject(v, { where, known, bad: _bad6 });
-  }
-  function _string2(obj, key, where) {
-    return jsonString(obj, { key, where, bad: _bad6 });
+  function _fail3(path, why) {
+    _bad6(`'${path}' ${why}`);
   }
   function _bad6(why) {
     throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
@@ -2461,64 +2738,58 @@
     return time.getTime();
   }
 
+  // src/attest/signing_time.ts
+  var MAX_CLOCK_SKEW_MS = 5 * 60 * 1e3;
+  function requiredInstants(stated, options) {
+    const { now, evidence } = options;
+    if (stated > now + MAX_CLOCK_SKEW_MS) {
+      return {
+        refused: `the stated time ${new Date(stated).toISOString()} is after the verification time ${new Date(now).toISOString()}`
+      };
+    }
+    if (evidence.length > 0) {
+      return { instants: evidence.map((e) => ({ label: e.kind, time: e.time })) };
+    }
+    const instants = [
+      { label: "stated", time: stated },
+      { label: "verification", time: now }
+    ];
+    return { instants };
+  }
+
   // src/attest/verdict_predicate.ts
   var VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
 
   // src/attest/_verdict_fields.ts
-  function fieldsOf(value, where, known, optional = []) {
-    if (!isJsonObject(value)) {
-      if (value === void 0) _error("VERDICT_FIELD_MISSING", `'${where}' is missing`);
-      typeError(where, "an object", value);
-    }
-    for (const key of Object.keys(value)) {
-      if (!known.includes(key)) {
-        _error("VERDICT_FIELD_UNKNOWN", `'${where}' has unknown field ${quoteKey(key)}`);
-      }
-    }
-    for (const key of known) {
-      if (!Object.hasOwn(value, key) && !optional.includes(key)) {
-        _error("VERDICT_FIELD_MISSING", `'${where}.${key}' is missing`);
-      }
-    }
-    const path = (key) => `${where}.${key}`;
+  function fieldsOf2(value, where, known, optional = []) {
+    const f = fieldsOf(value, where, _FAIL);
+    onlyKnown(f, known);
+    requireFields(f, known.filter((k) => !optional.includes(k)));
     return {
-      has: (key) => Object.hasOwn(value, key),
-      get: (key) => value[key],
-      str: (key) => {
-        const v = value[key];
-        if (typeof v !== "string") typeError(path(key), "a string", v);
-        return v;
-      },
-      int: (key) => intOf(value[key], path(key)),
-      oneOf: (key, allowed) => {
-        const v = value[key];
-        if (typeof v !== "string") typeError(path(key), "a string", v);
-        if (!Object.hasOwn(allowed, v)) {
-          const set = Object.keys(allowed).join(", ");
-          _error("VERDICT_FIELD_VALUE", `'${path(key)}' is ${quoteKey(v)}, expected one of ${set}`);
-        }
-        return v;
-      },
-      list: (key, item) => {
-        const v = value[key];
-        if (!Array.isArray(v)) typeError(path(key), "an array", v);
-        return v.map((x, i) => item(x, `${path(key)}[${i}]`));
-      }
+      has: (key) => has(f, key),
+      get: (key) => f.obj[key],
+      str: (key) => str(f, key),
+      int: (key) => intOf(f.obj[key], `${where}.${key}`),
+      oneOf: (key, allowed) => oneOf(f, key, Object.keys(allowed)),
+      list: (key, item) => arr(f, key).map((x, i) => item(x, `${where}.${key}[${i}]`))
     };
   }
   function intOf(value, where) {
-    if (typeof value !== "number") typeError(where, "an integer", value);
-    if (!Number.isSafeInteger(value) || value < 0) {
-      _error("VERDICT_FIELD_VALUE", `'${where}' is ${value}, expected an integer >= 0`);
+    if (typeof value === "number" && !Number.isSafeInteger(value)) {
+      _FAIL(where, `is ${value}, expected an integer >= 0`, "range");
     }
-    return value;
+    return intValue(value, {
+      path: where,
+      fail: _FAIL,
+      range: { min: 0, max: Number.MAX_SAFE_INTEGER }
+    });
   }
   function isJsonObject(v) {
     return typeof v === "object" && v !== null && !Array.isArray(v);
   }
   function typeError(where, expected, value) {
     const got = value === void 0 ? "nothing" : value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
-    _error("VERDICT_FIELD_TYPE", `'${where}' is ${got}, expected ${expected}`);
+    _FAIL(where, `is ${got}, expected ${expected}`, "type");
   }
   function quoteKey(text) {
     return JSON.stringify(text).replace(
@@ -2526,14 +2797,21 @@
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
     );
   }
-  function _error(code, why) {
-    throw new InputError(code, `Cannot read verdict predicate: ${why}`);
-  }
+  var _CODES = {
+    missing: "VERDICT_FIELD_MISSING",
+    unknown: "VERDICT_FIELD_UNKNOWN",
+    type: "VERDICT_FIELD_TYPE",
+    range: "VERDICT_FIELD_VALUE"
+  };
+  var _FAIL = (path, why, kind) => {
+    const text = kind === "missing" ? "is missing" : why;
+    throw new InputError(_CODES[kind], `Cannot read verdict predicate: '${path}' ${text}`);
+  };
 
   // src/attest/_verdict_trust_fields.ts
   var SOURCES = { drand: true, unverified: true };
   function beaconOf(value) {
-    const b = fieldsOf(value, "predicate.audit.beacon", ["randomness", "round", "source", "drand"], [
+    const b = fieldsOf2(value, "predicate.audit.beacon", ["randomness", "round", "source", "drand"], [
       "drand"
     ]);
     return {
@@ -2544,7 +2822,7 @@
     };
   }
   function _drand(value) {
-    const d = fieldsOf(value, "predicate.audit.beacon.drand", [
+    const d = fieldsOf2(value, "predicate.audit.beacon.drand", [
       "chainHash",
       "scheme",
       "publicKey",
@@ -2572,7 +2850,7 @@
     };
   }
   function checkpointOf(value) {
-    const c = fieldsOf(value, "predicate.audit.checkpoint", [
+    const c = fieldsOf2(value, "predicate.audit.checkpoint", [
       "note",
       "origin",
       "treeSize",
@@ -2590,10 +2868,10 @@
     };
   }
   function announcementOf(value) {
-    const a = fieldsOf(value, "predicate.audit.announcement", ["envelope", "timestamp"], [
+    const a = fieldsOf2(value, "predicate.audit.announcement", ["envelope", "timestamp"], [
       "timestamp"
     ]);
-    const e = fieldsOf(a.get("envelope"), "predicate.audit.announcement.envelope", [
+    const e = fieldsOf2(a.get("envelope"), "predicate.audit.announcement.envelope", [
       "payloadType",
       "payload",
       "signatures"
@@ -2603,7 +2881,7 @@
         payloadType: e.str("payloadType"),
         payload: e.str("payload"),
         signatures: e.list("signatures", (s, where) => {
-          const f = fieldsOf(s, where, ["keyid", "sig"]);
+          const f = fieldsOf2(s, where, ["keyid", "sig"]);
           return { keyid: f.str("keyid"), sig: f.str("sig") };
         })
       },
@@ -2614,6 +2892,7 @@
   // src/attest/parse_verdict_predicate.ts
   var VERDICTS = { PASSED: true, FAILED: true, INCONCLUSIVE: true };
   var STATUSES = { PASS: true, FAIL: true, NOT_VERIFIED: true };
+  var OBLIGATIONS = { "committed-input": true };
   var SFU_STATUSES = {
     "model-only": true,
     "histogram-matched": true,
@@ -2622,7 +2901,7 @@
     "ieee-exact": true
   };
   function parseVerdictPredicate(value) {
-    const p = fieldsOf(value, "predicate", [
+    const p = fieldsOf2(value, "predicate", [
       "verifier",
       "timeVerified",
       "audit",
@@ -2631,7 +2910,7 @@
       "verdict",
       "assets"
     ]);
-    const v = fieldsOf(p.get("verifier"), "predicate.verifier", [
+    const v = fieldsOf2(p.get("verifier"), "predicate.verifier", [
       "id",
       "version",
       "engine",
@@ -2653,7 +2932,7 @@
     };
   }
   function _audit(value) {
-    const a = fieldsOf(value, "predicate.audit", [
+    const a = fieldsOf2(value, "predicate.audit", [
       "auditId",
       "logId",
       "population",
@@ -2683,12 +2962,12 @@
     };
   }
   function _detection(value) {
-    const d = fieldsOf(value, "predicate.detection", ["population", "k", "levels"]);
+    const d = fieldsOf2(value, "predicate.detection", ["population", "k", "levels"]);
     return {
       population: d.int("population"),
       k: d.int("k"),
       levels: d.list("levels", (x, where) => {
-        const l = fieldsOf(x, where, ["pFalse", "falseCount", "binomial", "hypergeometric"]);
+        const l = fieldsOf2(x, where, ["pFalse", "falseCount", "binomial", "hypergeometric"]);
         return {
           pFalse: l.str("pFalse"),
           falseCount: l.int("falseCount"),
@@ -2699,7 +2978,7 @@
     };
   }
   function _result(value, where) {
-    const r = fieldsOf(value, where, [
+    const r = fieldsOf2(value, where, [
       "index",
       "record",
       "status",
@@ -2707,8 +2986,9 @@
       "claimed",
       "recomputed",
       "firstDifference",
-      "sfu"
-    ], ["sfu"]);
+      "sfu",
+      "obligation"
+    ], ["sfu", "obligation"]);
     const result = {
       index: r.int("index"),
       record: r.str("record"),
@@ -2718,17 +2998,23 @@
       recomputed: r.get("recomputed") === null ? null : r.str("recomputed"),
       firstDifference: r.get("firstDifference") === null ? null : _difference(r.get("firstDifference"), `${where}.firstDifference`)
     };
-    if (!r.has("sfu")) return result;
     return {
       ...result,
-      sfu: r.list("sfu", (x, at) => {
-        const u = fieldsOf(x, at, ["fn", "model", "status"]);
-        return { fn: u.str("fn"), model: u.str("model"), status: u.oneOf("status", SFU_STATUSES) };
-      })
+      ...r.has("sfu") ? {
+        sfu: r.list("sfu", (x, at) => {
+          const u = fieldsOf2(x, at, ["fn", "model", "status"]);
+          return {
+            fn: u.str("fn"),
+            model: u.str("model"),
+            status: u.oneOf("status", SFU_STATUSES)
+          };
+        })
+      } : {},
+      ...r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {}
     };
   }
   function _difference(value, where) {
-    const f = fieldsOf(value, where, ["index", "claimed", "recomputed"]);
+    const f = fieldsOf2(value, where, ["index", "claimed", "recomputed"]);
     return { index: f.int("index"), claimed: f.str("claimed"), recomputed: f.str("recomputed") };
   }
   function _assets(value) {
@@ -2757,24 +3043,24 @@
     const p = _fields(st.predicate, ["auditId", "checkpoint", "k", "beacon", "announcedAt"], bad);
     const cp = _fields(p.checkpoint, ["origin", "treeSize", "rootHash", "bodySha256"], bad);
     const b = _fields(p.beacon, ["chainHash", "round", "roundTime"], bad);
-    const str = (v, re, what) => typeof v === "string" && re.test(v) ? v : bad(`'${what}' is malformed`);
-    const int2 = (v, min, what) => typeof v === "number" && Number.isSafeInteger(v) && v >= min ? v : bad(`'${what}' is malformed`);
+    const str2 = (v, re, what) => typeof v === "string" && re.test(v) ? v : bad(`'${what}' is malformed`);
+    const int3 = (v, min, what) => typeof v === "number" && Number.isSafeInteger(v) && v >= min ? v : bad(`'${what}' is malformed`);
     const hex64 = /^[0-9a-f]{64}$/;
     const a = {
-      auditId: str(p.auditId, /^announced-[0-9a-f]{32}$/, "auditId"),
+      auditId: str2(p.auditId, /^announced-[0-9a-f]{32}$/, "auditId"),
       checkpoint: {
-        origin: str(cp.origin, /^[^\s+]{1,1024}$/u, "checkpoint.origin"),
-        treeSize: int2(cp.treeSize, 0, "checkpoint.treeSize"),
-        rootHash: str(cp.rootHash, hex64, "checkpoint.rootHash"),
-        bodySha256: str(cp.bodySha256, hex64, "checkpoint.bodySha256")
+        origin: str2(cp.origin, /^[^\s+]{1,1024}$/u, "checkpoint.origin"),
+        treeSize: int3(cp.treeSize, 0, "checkpoint.treeSize"),
+        rootHash: str2(cp.rootHash, hex64, "checkpoint.rootHash"),
+        bodySha256: str2(cp.bodySha256, hex64, "checkpoint.bodySha256")
       },
-      k: int2(p.k, 1, "k"),
+      k: int3(p.k, 1, "k"),
       beacon: {
-        chainHash: str(b.chainHash, hex64, "beacon.chainHash"),
-        round: int2(b.round, 1, "beacon.round"),
-        roundTime: str(b.roundTime, /^[0-9TZ:.+-]{20,35}$/, "beacon.roundTime")
+        chainHash: str2(b.chainHash, hex64, "beacon.chainHash"),
+        round: int3(b.round, 1, "beacon.round"),
+        roundTime: str2(b.roundTime, /^[0-9TZ:.+-]{20,35}$/, "beacon.roundTime")
       },
-      announcedAt: str(p.announcedAt, /^[0-9TZ:.+-]{20,35}$/, "announcedAt")
+      announcedAt: str2(p.announcedAt, /^[0-9TZ:.+-]{20,35}$/, "announcedAt")
     };
     _consistent(a, bad);
     return a;
@@ -3658,7 +3944,7 @@ ${text}`);
     decode: () => decode8,
     decodeBigInt: () => decodeBigInt2,
     encode: () => encode8,
-    int: () => int,
+    int: () => int2,
     isMinimal: () => isMinimal
   });
   function toBigInt(value) {
@@ -3694,7 +3980,7 @@ ${text}`);
     const redundantOnes = bytes[0] === 255 && (bytes[1] & 128) !== 0;
     return !redundantZero && !redundantOnes;
   }
-  var int = {
+  var int2 = {
     encode: encode8,
     decode: decode8,
     decodeBigInt: decodeBigInt2,
@@ -4412,8 +4698,8 @@ ${text}`);
           prefix: bit?.prefix
         } : void 0;
       }
-      const child = constructedChild(block, registry);
-      const validatedChild = child && inspectNode(child, depth + 1, registry);
+      const child2 = constructedChild(block, registry);
+      const validatedChild = child2 && inspectNode(child2, depth + 1, registry);
       const indefinite = dataProperty(lenBlock, "isIndefiniteForm");
       return validatedChild ? {
         block,
@@ -6278,10 +6564,10 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     toBuffer() {
       this.checkYear();
-      const str = this.toString();
-      const buffer = new ArrayBuffer(str.length);
+      const str2 = this.toString();
+      const buffer = new ArrayBuffer(str2.length);
       const view = new Uint8Array(buffer);
-      for (let i = 0; i < str.length; i++) view[i] = str.charCodeAt(i);
+      for (let i = 0; i < str2.length; i++) view[i] = str2.charCodeAt(i);
       return buffer;
     }
     checkYear() {
@@ -6975,8 +7261,8 @@ ${values.join("\n")}` : `${blockName} :`;
       if (start >= this.view.length || start < 0) start = 0;
       if (length >= this.view.length || length < 0) length = this.view.length - start;
       for (let i = start; i < start + length; i++) {
-        const str = this.view[i].toString(16).toUpperCase();
-        result = result + (str.length == 1 ? "0" : "") + str;
+        const str2 = this.view[i].toString(16).toUpperCase();
+        result = result + (str2.length == 1 ? "0" : "") + str2;
       }
       return result;
     }
@@ -7984,10 +8270,10 @@ ${values.join("\n")}` : `${blockName} :`;
       return new Sequence({ value: [new ObjectIdentifier({ value: this.type }), this.value] });
     }
     toJSON() {
-      const _object3 = { type: this.type };
-      if (Object.keys(this.value).length !== 0) _object3.value = this.value.toJSON();
-      else _object3.value = this.value;
-      return _object3;
+      const _object = { type: this.type };
+      if (Object.keys(this.value).length !== 0) _object.value = this.value.toJSON();
+      else _object.value = this.value;
+      return _object;
     }
     isEqual(compareTo) {
       const stringBlockNames = [
@@ -8497,16 +8783,16 @@ ${values.join("\n")}` : `${blockName} :`;
       }
     }
     toJSON() {
-      const _object3 = {
+      const _object = {
         type: this.type,
         value: ""
       };
-      if (typeof this.value === "string") _object3.value = this.value;
+      if (typeof this.value === "string") _object.value = this.value;
       else try {
-        _object3.value = this.value.toJSON();
+        _object.value = this.value.toJSON();
       } catch {
       }
-      return _object3;
+      return _object;
     }
   };
   var ACCESS_METHOD = "accessMethod";
@@ -8670,11 +8956,11 @@ ${values.join("\n")}` : `${blockName} :`;
       return new Sequence({ value: outputArray });
     }
     toJSON() {
-      const _object3 = {};
-      if (this.seconds !== void 0) _object3.seconds = this.seconds;
-      if (this.millis !== void 0) _object3.millis = this.millis;
-      if (this.micros !== void 0) _object3.micros = this.micros;
-      return _object3;
+      const _object = {};
+      if (this.seconds !== void 0) _object.seconds = this.seconds;
+      if (this.millis !== void 0) _object.millis = this.millis;
+      if (this.micros !== void 0) _object.micros = this.micros;
+      return _object;
     }
   };
   var ALGORITHM_ID = "algorithmId";
@@ -10271,9 +10557,9 @@ ${values.join("\n")}` : `${blockName} :`;
         field2.idBlock.tagClass = 1;
         field2.idBlock.tagNumber = 2;
         const ber2 = field2.toBER(false);
-        const int2 = fromBER(ber2);
-        AsnError.assert(int2, "Integer");
-        this.inhibitPolicyMapping = int2.result.valueBlock.valueDec;
+        const int22 = fromBER(ber2);
+        AsnError.assert(int22, "Integer");
+        this.inhibitPolicyMapping = int22.result.valueBlock.valueDec;
       }
     }
     toSchema() {
@@ -10285,10 +10571,10 @@ ${values.join("\n")}` : `${blockName} :`;
         outputArray.push(int1);
       }
       if (INHIBIT_POLICY_MAPPING in this) {
-        const int2 = new Integer({ value: this.inhibitPolicyMapping });
-        int2.idBlock.tagClass = 3;
-        int2.idBlock.tagNumber = 1;
-        outputArray.push(int2);
+        const int22 = new Integer({ value: this.inhibitPolicyMapping });
+        int22.idBlock.tagClass = 3;
+        int22.idBlock.tagNumber = 1;
+        outputArray.push(int22);
       }
       return new Sequence({ value: outputArray });
     }
@@ -24367,11 +24653,11 @@ ${values.join("\n")}` : `${blockName} :`;
     return new Uint8Array(res);
   }
   function strxor(a, b) {
-    const arr = new Uint8Array(a.length);
+    const arr2 = new Uint8Array(a.length);
     for (let i = 0; i < a.length; i++) {
-      arr[i] = a[i] ^ b[i];
+      arr2[i] = a[i] ^ b[i];
     }
-    return arr;
+    return arr2;
   }
   function normDST(DST) {
     if (!isBytes3(DST) && typeof DST !== "string")
@@ -25174,8 +25460,8 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     return res;
   }
-  function aNonEmpty(arr) {
-    if (!Array.isArray(arr) || arr.length === 0)
+  function aNonEmpty(arr2) {
+    if (!Array.isArray(arr2) || arr2.length === 0)
       throw new Error("expected non-empty array");
   }
   function createBlsPairing(fields2, G1, G2, params) {
@@ -27261,6 +27547,14 @@ ${values.join("\n")}` : `${blockName} :`;
       add2("statement", false, "payload is not an in-toto Statement");
       return done(null, []);
     }
+    let stated;
+    try {
+      stated = parseRfc3339(claimedTime);
+    } catch {
+      add2("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+      return done(null, []);
+    }
+    const evidence = [];
     if (options.timestamp !== void 0) {
       const t = await checkSignatureTimestamp(envelope, {
         token: options.timestamp,
@@ -27272,24 +27566,24 @@ ${values.join("\n")}` : `${blockName} :`;
         "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`
       );
       if ("why" in t) return done(null, []);
-      claimedTime = t.time;
+      evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time) });
     }
-    let trusted;
-    try {
-      trusted = trustedKeysAt(options.trustRoot, { time: claimedTime, role: "inspector" });
-    } catch {
-      add2("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+    for (const source of options.timeSources ?? []) {
+      const e = await source.evidence(envelope, options.trustRoot);
+      if (e !== null) evidence.push(e);
+    }
+    const now = (options.now ?? /* @__PURE__ */ new Date()).getTime();
+    const required = requiredInstants(stated, { now, evidence });
+    if ("refused" in required) {
+      add2("time", false, required.refused);
       return done(null, []);
     }
-    const v = await verifyEnvelope(envelope, {
-      trustedKeys: trusted,
-      threshold: options.threshold ?? 1
+    const v = await _signers(envelope, {
+      trustRoot: options.trustRoot,
+      threshold: options.threshold ?? 1,
+      instants: required.instants
     });
-    add2(
-      "signatures",
-      v.verified,
-      `${v.validKeyIds.length} valid inspector signature(s) at ${claimedTime}`
-    );
+    add2("signatures", v.verified, v.detail);
     if (!v.verified) return done(null, v.signatures);
     const st = parseStatement(v.payload);
     if (st.predicateType !== VERDICT_PREDICATE_TYPE) {
@@ -27321,6 +27615,35 @@ ${values.join("\n")}` : `${blockName} :`;
       }
     }
     return done(p, v.signatures);
+  }
+  async function _signers(envelope, o) {
+    const inspectors = o.trustRoot.keys.filter((k) => k.role === "inspector");
+    const v = await verifyEnvelope(envelope, {
+      trustedKeys: inspectors.map((k) => k.publicKey),
+      threshold: o.threshold
+    });
+    const refused = /* @__PURE__ */ new Map();
+    for (const id of v.validKeyIds) {
+      for (const at2 of o.instants) {
+        const kv = keyValidAt(o.trustRoot, { keyid: id, time: new Date(at2.time), role: "inspector" });
+        if (!kv.valid && !refused.has(id)) {
+          refused.set(
+            id,
+            `key ${id.slice(0, 16)}… is ${kv.reason} at the ${at2.label} time ${new Date(at2.time).toISOString()}`
+          );
+        }
+      }
+    }
+    const counted = v.validKeyIds.filter((id) => !refused.has(id));
+    const signatures = v.signatures.map(
+      (s) => s.verifiedBy !== null && refused.has(s.verifiedBy) ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: refused.get(s.verifiedBy) } : s
+    );
+    const at = o.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`).join(", ");
+    const detail = [
+      `${counted.length} valid inspector signature(s), keys valid at: ${at}`,
+      ...refused.values()
+    ].join("; ");
+    return { verified: counted.length >= o.threshold, payload: v.payload, signatures, detail };
   }
   function _checkSample(p, add2) {
     const a = p.audit;
@@ -27355,7 +27678,7 @@ ${values.join("\n")}` : `${blockName} :`;
   }
 
   // src/web/run_check.ts
-  async function runCheck(texts) {
+  async function runCheck(texts, options = {}) {
     const envelope = _read("attestation", () => parseEnvelope(texts.attestation));
     if ("kind" in envelope) return envelope;
     const trustRoot = _read("trust root", () => parseTrustRoot(texts.trustRoot));
@@ -27368,7 +27691,8 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     const report = await checkAttestation(envelope, {
       trustRoot,
-      ...log === null ? {} : { log }
+      ...log === null ? {} : { log },
+      ...options.now === void 0 ? {} : { now: options.now }
     });
     const predicate = report.valid ? parseVerdictPredicate(
       parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate
@@ -27385,10 +27709,10 @@ ${values.join("\n")}` : `${blockName} :`;
   }
 
   // src/web/render_view.ts
-  function _h(tag, attrs, ...children) {
+  function _h(tag, attrs, ...children2) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    e.append(...children);
+    e.append(...children2);
     return e;
   }
   function _table(caption, head, rows) {

@@ -35,9 +35,11 @@ async function attestation(logId = "log-t"): Promise<string> {
 
 Deno.test("runCheck() reports exactly the checks checkAttestation() reports for the same files", async () => {
   const text = await attestation();
-  const outcome = await runCheck({ attestation: text, trustRoot: trustRootText });
+  const now = new Date("2026-03-02T00:00:00Z");
+  const outcome = await runCheck({ attestation: text, trustRoot: trustRootText }, { now });
   const direct = await checkAttestation(parseEnvelope(text), {
     trustRoot: parseTrustRoot(trustRootText),
+    now,
   });
   assert.equal(outcome.kind, "checked");
   if (outcome.kind !== "checked") return;
