@@ -36,7 +36,8 @@ export function buildCli(): Command {
     .version(VERSION, "-V, --version")
     .exitOverride()
     .configureOutput({ writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)) })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    .enablePositionalOptions(); // so `audit` and its subcommands (`audit work`) each own their flags
   for (
     const sub of [
       auditCommand(),

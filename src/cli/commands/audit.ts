@@ -3,20 +3,18 @@
  *
  * @module
  */
-import { Command } from "@commander-js/extra-typings";
-import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { keyId, signEnvelope, statementBytes, verdictStatement } from "../../attest/mod.ts";
-import { IN_TOTO_PAYLOAD_TYPE } from "../../attest/mod.ts";
-import { InputError } from "../../errors.ts";
-import { VERSION } from "../../version.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
-import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { EXIT } from "../exit_codes.ts";
-import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { type AuditReport, type MergedAudit, runAuditPlan } from "../../verify/mod.ts";
+import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
+import { reportVerdict } from "../report_verdict.ts";
+import { planFromFlags, timeFlag } from "../plan_inputs.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { progressBar } from "../progress.ts";
-import { reportMarkdown } from "../report_markdown.ts";
-import { writeNewFile } from "../write_new_file.ts";
+import { writeVerdict } from "../write_verdict.ts";
+import { auditMergeCommand } from "./audit_merge.ts";
+import { auditPlanCommand } from "./audit_plan.ts";
+import { auditWorkCommand } from "./audit_work.ts";
 
 /** Options of {@link auditLog}. */
 export interface AuditOptions {
@@ -45,39 +43,59 @@ export interface AuditOptions {
  * if (auditCommand().name() !== "audit") throw new Error();
  * ```
  */
-export function auditCommand(): Command {
-  return new Command("audit")
+export function auditCommand(): CommandUnknownOpts {
+  // Options an audit needs are checked in the action, not as commander's required options:
+  // commander also demands a parent's required options from its subcommands (`audit plan`).
+  const cmd = new Command("audit")
     .description(
       "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
     )
-    .requiredOption("--log <file>", "claims.jsonl")
-    .requiredOption(
+    .option("--log <file>", "claims.jsonl")
+    .option(
       "--randomness <hex>",
       "public randomness fixed after the log was committed (e.g. a drand round's)",
     )
-    .requiredOption("--round <n>", "beacon round of that randomness")
-    .requiredOption("--k <k>", "number of records to sample")
-    .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
-    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .option("--round <n>", "beacon round of that randomness")
+    .option("--k <k>", "number of records to sample")
+    .option("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
+    .option("--out <dir>", "folder for attestation.dsse.json and report.md")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
     .option("--threads <n>", "worker threads")
+    .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--json", "machine-readable output")
-    .action(async (opts) => {
-      const { report } = await auditLog({ ...opts, keys: opts.key, progress: !opts.json });
-      if (opts.json) printJson(_summary(report, opts.out));
-      else _print(report, opts.out);
-      Deno.exitCode = report.verdict === "PASSED"
-        ? EXIT.OK
-        : report.verdict === "FAILED"
-        ? EXIT.FAIL
-        : EXIT.INCONCLUSIVE;
-    });
+    .enablePositionalOptions()
+    .addCommand(auditPlanCommand())
+    .addCommand(auditWorkCommand())
+    .addCommand(auditMergeCommand());
+  return cmd.action(async (opts) => {
+    const { log, randomness, round, k, key, out } = opts;
+    if (!log || !randomness || !round || !k || !key || !out) {
+      const missing = REQUIRED.find((o) => opts[o.name] === undefined)!;
+      return cmd.error(`error: required option '${missing.flags}' not specified`, {
+        exitCode: EXIT.USAGE,
+        code: "commander.missingMandatoryOptionValue",
+      });
+    }
+    const o = { ...opts, log, randomness, round, k, keys: key, out, progress: !opts.json };
+    const { report } = await auditLog(o);
+    reportVerdict(report, { out, json: opts.json === true });
+  });
 }
 
+const REQUIRED = [
+  { name: "log", flags: "--log <file>" },
+  { name: "randomness", flags: "--randomness <hex>" },
+  { name: "round", flags: "--round <n>" },
+  { name: "k", flags: "--k <k>" },
+  { name: "key", flags: "--key <files...>" },
+  { name: "out", flags: "--out <dir>" },
+] as const;
+
 /**
- * Runs an audit and writes its outputs.
+ * Runs an audit and writes its outputs: plan, work on every item in this process, merge, sign
+ * (the steps `audit plan`, `audit work` and `audit merge` run apart, with the same bytes).
  *
  * @param o options as on the command line
  * @returns the report and the paths written
@@ -90,95 +108,22 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
-  const round = _int(o.round, "--round", 0);
-  const k = _int(o.k, "--k", 1);
-  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
-    throw new InputError(
-      "USAGE_RANDOMNESS",
-      "Cannot use --randomness: expected 2..1024 hex digits",
-    );
-  }
+  const time = timeFlag(o.time);
+  const { log, plan } = await planFromFlags(o);
   const keys = await Promise.all(o.keys.map(loadSigningKey));
-  const log = await loadClaimLog(o.log);
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
-  const store = await openAssetStore();
-  const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
-  const w = await createGemmWalker(
-    store,
-    o.threads ? { threads: _int(o.threads, "--threads", 1) } : {},
-  );
+  const { ctx, close } = await openWorkContext({
+    blobs: o.blobs ?? blobsBeside(o.log),
+    threads: o.threads,
+  });
   const bar = progressBar("verifying", { enabled: o.progress });
-  let report: AuditReport;
+  let merged: MergedAudit;
   try {
-    report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
-      log,
-      auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
-      randomness: o.randomness.toLowerCase(),
-      round,
-      k,
-      ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
-      onProgress: bar.update,
-    });
+    merged = await runAuditPlan(ctx, { plan, log, onProgress: bar.update });
   } finally {
     bar.stop();
-    w.close();
+    close();
   }
-  const timeVerified = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const assets = { "tables/manifest.json": store.manifestSha256, ...store.used() };
-  const statement = verdictStatement(report, {
-    verifier: { version: VERSION, engine: w.engine, runtime: `deno ${Deno.version.deno}` },
-    assets,
-    timeVerified,
-  });
-  const envelope = await signEnvelope(statementBytes(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys,
-  });
-  const attestation = `${o.out}/attestation.dsse.json`;
-  const reportPath = `${o.out}/report.md`;
-  await writeNewFile(attestation, JSON.stringify(envelope, null, 2) + "\n");
-  const keyids = keys.map((key) => keyId(key.publicKey));
-  await writeNewFile(
-    reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),
-  );
-  return { report, attestation, reportPath };
-}
-
-function _summary(r: AuditReport, out: string) {
-  return {
-    verdict: r.verdict,
-    auditId: r.auditId,
-    root: r.root,
-    seed: r.seed,
-    selected: r.selected,
-    results: r.results.map(({ steps: _s, ...x }) => x),
-    detection: r.detection,
-    attestation: `${out}/attestation.dsse.json`,
-    report: `${out}/report.md`,
-  };
-}
-
-function _print(r: AuditReport, out: string): void {
-  const n = (s: string) => r.results.filter((x) => x.status === s).length;
-  console.log(
-    `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
-      n("NOT_VERIFIED")
-    } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
-  );
-  for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    console.log(`  record ${x.index}: ${x.status}: ${x.reason}`);
-  }
-  console.log(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
-}
-
-function _int(text: string, flag: string, min: number): number {
-  const v = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < min) {
-    throw new InputError(
-      "USAGE_NUMBER",
-      `Cannot use ${flag} '${text}': expected an integer >= ${min}`,
-    );
-  }
-  return v;
+  const written = await writeVerdict(merged, { keys, out: o.out, time });
+  return { report: merged.report, ...written };
 }
