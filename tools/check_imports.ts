@@ -19,6 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   verify: ["numerics", "hardware", "kernels", "model", "assets", "claims"],
   attest: ["assets", "claims", "verify"],
   prover: ["numerics", "hardware", "kernels", "model", "assets", "claims", "verify"],
+  pool: ["assets", "claims", "verify"],
   cli: [
     "numerics",
     "hardware",
@@ -29,6 +30,7 @@ const ALLOWED: Record<string, string[]> = {
     "verify",
     "attest",
     "prover",
+    "pool",
   ],
 };
 /** Folders forming the pure core: no `Deno.` use allowed. */

@@ -18,6 +18,7 @@ import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { workerCommand } from "./commands/worker.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -41,6 +42,7 @@ export function buildCli(): Command {
   for (
     const sub of [
       auditCommand(),
+      workerCommand(),
       checkCommand(),
       claimsCommand(),
       keyCommand(),

@@ -10,6 +10,7 @@
 import { InputError } from "../errors.ts";
 import { canonicalJson } from "../claims/mod.ts";
 import { exactObject, type Shape } from "./_exact_object.ts";
+import { HEX64 } from "./_shapes.ts";
 import type { RecordResult } from "./record_result.ts";
 
 /** Format tag of item results. */
@@ -131,7 +132,6 @@ function _recordResult(v: unknown, bad: (why: string) => never): void {
   }
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const HEX = /^[0-9a-f]{1,64}$/;
 const ASSET_PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 

@@ -36,3 +36,4 @@ export * from "./item_result.ts";
 export * from "./work_item.ts";
 export * from "./merge_item_results.ts";
 export * from "./shard_items.ts";
+export * from "./work_order.ts";

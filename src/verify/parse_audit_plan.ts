@@ -18,8 +18,7 @@ import {
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 import { exactObject, type Shape } from "./_exact_object.ts";
-
-const HEX64 = /^[0-9a-f]{64}$/;
+import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
 
 /**
  * Parses and checks a plan document.
@@ -63,7 +62,7 @@ function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
   exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
   if (!Array.isArray(o.items) || o.items.length < 1) bad("'plan.items' must be a non-empty array");
   (o.items as unknown[]).forEach((it, i) =>
-    exactObject(it, { where: `plan.items[${i}]`, shape: ITEM_SHAPE, bad })
+    exactObject(it, { where: `plan.items[${i}]`, shape: PLAN_ITEM_SHAPE, bad })
   );
   return o as unknown as AuditPlan;
 }
@@ -112,12 +111,4 @@ const PLAN_SHAPE: Shape = {
 const BEACON_SHAPE: Shape = {
   randomness: /^(?:[0-9a-f]{2}){1,512}$/,
   round: "count",
-};
-
-const ITEM_SHAPE: Shape = {
-  item: HEX64,
-  index: "count",
-  record: HEX64,
-  kind: /^[a-z][a-z0-9_]{0,63}$/,
-  claimed: HEX64,
 };

@@ -99,7 +99,7 @@ export async function runAuditPlan(
   const planDigest = auditPlanDigest(plan);
   const results: ItemResult[] = [];
   for (const item of plan.items) {
-    results.push(await workItem(ctx, { plan, planDigest, log, item }));
+    results.push(await workItem(ctx, { planDigest, log, item }));
     onProgress?.(results.length, plan.items.length);
   }
   return mergeItemResults(plan, { planDigest, results, version: VERSION });

@@ -46,17 +46,17 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  * Recomputes one plan item.
  *
  * @param ctx assets, blobs, walker and engine name
- * @param target the plan, the SHA-256 of its bytes, the log (checked with {@link checkPlanLog})
- *   and the item
+ * @param target the SHA-256 of the plan's bytes, the log (checked with {@link checkPlanLog} or
+ *   `checkWorkOrder`) and the item
  * @returns the item result (problems of the record itself are results, not exceptions)
  * @example
  * ```ts ignore
- * const r = await workItem(ctx, { plan, planDigest, log, item: plan.items[0] });
+ * const r = await workItem(ctx, { planDigest, log, item: plan.items[0] });
  * ```
  */
 export async function workItem(
   ctx: WorkContext,
-  target: { plan: AuditPlan; planDigest: string; log: ClaimLog; item: PlanItem },
+  target: { planDigest: string; log: ClaimLog; item: PlanItem },
 ): Promise<ItemResult> {
   const t0 = performance.now();
   const result = await verifyRecord(ctx, { log: target.log, index: target.item.index });

@@ -26,7 +26,7 @@ const ctx = {
   engine: "reference",
 };
 const results: ItemResult[] = [];
-for (const item of plan.items) results.push(await workItem(ctx, { plan, planDigest, log, item }));
+for (const item of plan.items) results.push(await workItem(ctx, { planDigest, log, item }));
 const merge = (rs: ItemResult[]) =>
   mergeItemResults(plan, { planDigest, results: rs, version: VERSION });
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;

@@ -14,6 +14,7 @@ import { progressBar } from "../progress.ts";
 import { writeVerdict } from "../write_verdict.ts";
 import { auditMergeCommand } from "./audit_merge.ts";
 import { auditPlanCommand } from "./audit_plan.ts";
+import { auditServeCommand } from "./audit_serve.ts";
 import { auditWorkCommand } from "./audit_work.ts";
 
 /** Options of {@link auditLog}. */
@@ -68,7 +69,8 @@ export function auditCommand(): CommandUnknownOpts {
     .enablePositionalOptions()
     .addCommand(auditPlanCommand())
     .addCommand(auditWorkCommand())
-    .addCommand(auditMergeCommand());
+    .addCommand(auditMergeCommand())
+    .addCommand(auditServeCommand());
   return cmd.action(async (opts) => {
     const { log, randomness, round, k, key, out } = opts;
     if (!log || !randomness || !round || !k || !key || !out) {

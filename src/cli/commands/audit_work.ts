@@ -9,7 +9,6 @@ import { Command } from "@commander-js/extra-typings";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import {
-  type AuditPlan,
   checkPlanLog,
   encodeItemResult,
   type PlanItem,
@@ -58,7 +57,7 @@ export function auditWorkCommand(): Command {
         const logPath = opts.log ?? `${_folder(opts.plan)}/claims.jsonl`;
         const log = await loadClaimLog(logPath);
         checkPlanLog(plan, log);
-        const lines = await _work({ plan, planDigest, log, items }, {
+        const lines = await _work({ planDigest, log, items }, {
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
           progress: !opts.json,
@@ -70,7 +69,7 @@ export function auditWorkCommand(): Command {
 }
 
 async function _work(
-  target: { plan: AuditPlan; planDigest: string; log: ClaimLog; items: readonly PlanItem[] },
+  target: { planDigest: string; log: ClaimLog; items: readonly PlanItem[] },
   options: { blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<string[]> {
   const { ctx, close } = await openWorkContext(options);
@@ -78,7 +77,8 @@ async function _work(
   const lines: string[] = [];
   try {
     for (const item of target.items) {
-      lines.push(encodeItemResult(await workItem(ctx, { ...target, item })));
+      const { planDigest, log } = target;
+      lines.push(encodeItemResult(await workItem(ctx, { planDigest, log, item })));
       bar.update(lines.length, target.items.length);
     }
   } finally {
