@@ -2,7 +2,8 @@
  * bitaudit: bit-exact verification of AI inference claims.
  *
  * The library API: number formats on bit patterns, GPU profiles and tensor-core arithmetic, the
- * hash-checked asset store, and the verification building blocks.
+ * kernels and model blocks, the execution engine (wasm GEMM, worker pools), the hash-checked asset
+ * store and the resolution of named assets, and the verification building blocks.
  *
  * @example
  * ```ts
@@ -25,5 +26,25 @@ export { VERSION } from "./src/version.ts";
 export * from "./src/claims/mod.ts";
 export * from "./src/verify/mod.ts";
 export * from "./src/attest/mod.ts";
+// The verdict contract and signing API, named.
+export {
+  buildVerdictPredicate,
+  type BuildVerdictPredicateOptions,
+  parseVerdictPredicate,
+  type SignedVerdict,
+  signVerdict,
+  type SignVerdictOptions,
+  VERDICT_PREDICATE_TYPE,
+  type VerdictAudit,
+  type VerdictDifference,
+  type VerdictPredicate,
+  type VerdictPredicateCode,
+  type VerdictResult,
+  type VerdictSfuUse,
+  verdictStatement,
+  type VerifierInfo,
+} from "./src/attest/mod.ts";
 export * from "./src/kernels/mod.ts";
 export * from "./src/model/mod.ts";
+export * from "./src/engine/mod.ts";
+export * from "./src/resolve/mod.ts";

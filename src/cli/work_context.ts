@@ -5,7 +5,9 @@
  * @module
  */
 import { openAssetStore, openBlobStore } from "../assets/mod.ts";
-import { createGemmWalker, type WorkContext } from "../verify/mod.ts";
+import { createGemmWalker } from "../engine/mod.ts";
+import { loadGemmEngine } from "../resolve/mod.ts";
+import type { WorkContext } from "../verify/mod.ts";
 import { intFlag } from "./plan_inputs.ts";
 
 /**
@@ -27,7 +29,7 @@ export async function openWorkContext(
     ? undefined
     : intFlag(options.threads, { flag: "--threads", min: 1 });
   const store = await openAssetStore();
-  const w = await createGemmWalker(store, threads === undefined ? {} : { threads });
+  const w = createGemmWalker(await loadGemmEngine(store), threads === undefined ? {} : { threads });
   const ctx = {
     store,
     blobs: openBlobStore(options.blobs),

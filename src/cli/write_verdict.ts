@@ -7,26 +7,23 @@
  *
  * @module
  */
-import {
-  IN_TOTO_PAYLOAD_TYPE,
-  keyId,
-  signEnvelope,
-  type SigningKey,
-  statementBytes,
-  verdictStatement,
-} from "../attest/mod.ts";
+import { openAssetStore } from "../assets/mod.ts";
+import { type SigningKey, signVerdict } from "../attest/mod.ts";
 import type { MergedAudit } from "../verify/mod.ts";
 import { reportMarkdown } from "./report_markdown.ts";
 import { writeNewFile } from "./write_new_file.ts";
 
+/** Asset path of the manifest every worker reports. */
+const MANIFEST = "tables/manifest.json";
+
 /**
- * Signs and writes the verdict of a merged audit.
+ * Signs (`signVerdict`) and writes the verdict of a merged audit.
  *
- * @param merged the merged audit (report, verifier identity, asset digests)
+ * @param merged the merged audit (report, the workers' identity and asset digests)
  * @param options signing `keys`, output folder `out` (already prepared), signing `time`
  *   (RFC 3339, default now to the second)
  * @returns the paths written and the time signed
- * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`
+ * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
  * @example
  * ```ts ignore
  * await writeVerdict(merged, { keys, out: "out" });
@@ -36,17 +33,20 @@ export async function writeVerdict(
   merged: MergedAudit,
   options: { keys: readonly SigningKey[]; out: string; time?: string | undefined },
 ): Promise<{ attestation: string; reportPath: string; timeVerified: string }> {
-  const { report, verifier, assets } = merged;
-  const timeVerified = options.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const statement = verdictStatement(report, { verifier, assets, timeVerified });
-  const envelope = await signEnvelope(statementBytes(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
+  const { report, verifier } = merged;
+  // With no result at all (every item missing) no worker named the manifest: use this one's.
+  const manifestSha256 = merged.assets[MANIFEST] ?? (await openAssetStore()).manifestSha256;
+  const signed = await signVerdict(report, {
     keys: options.keys,
+    store: { manifestSha256, used: () => merged.assets },
+    engine: verifier.engine,
+    runtime: verifier.runtime,
+    ...(options.time === undefined ? {} : { time: options.time }),
   });
   const attestation = `${options.out}/attestation.dsse.json`;
   const reportPath = `${options.out}/report.md`;
-  await writeNewFile(attestation, JSON.stringify(envelope, null, 2) + "\n");
-  const keyids = options.keys.map((key) => keyId(key.publicKey));
+  await writeNewFile(attestation, signed.text);
+  const { keyids, timeVerified, assets } = signed;
   await writeNewFile(
     reportPath,
     reportMarkdown(report, { keyids, timeVerified, engine: verifier.engine, assets }),

@@ -11,7 +11,7 @@ import type { AuditPlan } from "./audit_plan.ts";
 import { detectionStatement } from "./detection.ts";
 import { type ItemResult, resultBytes, type WorkerInfo } from "./item_result.ts";
 import { auditVerdict, type RecordResult } from "./record_result.ts";
-import type { AuditReport } from "./run_audit.ts";
+import type { AuditReport } from "./audit_report.ts";
 
 /** Reason recorded for a planned item that no worker returned. */
 export const MISSING_RESULT_REASON = "no worker returned a result for this item";

@@ -8,10 +8,9 @@
 import type { ClaimLog } from "../claims/mod.ts";
 import { VERSION } from "../version.ts";
 import { type AuditPlan, auditPlanDigest, planAudit } from "./audit_plan.ts";
-import type { DetectionStatement } from "./detection.ts";
 import type { ItemResult } from "./item_result.ts";
 import { type MergedAudit, mergeItemResults } from "./merge_item_results.ts";
-import type { AuditVerdict, RecordResult } from "./record_result.ts";
+import type { AuditReport } from "./audit_report.ts";
 import type { VerifyContext } from "./verify_record.ts";
 import { checkPlanLog, type WorkContext, workItem } from "./work_item.ts";
 
@@ -31,24 +30,6 @@ export interface AuditInputs {
   readonly expectedRoot?: string;
   /** Called after each record with (done, total). */
   readonly onProgress?: (done: number, total: number) => void;
-}
-
-/** The outcome of an audit (everything the verdict statement binds). */
-export interface AuditReport {
-  readonly auditId: string;
-  readonly logId: string;
-  readonly population: number;
-  readonly root: string;
-  readonly randomness: string;
-  readonly round: number;
-  readonly seedDerivation: string;
-  readonly seed: string;
-  readonly algorithm: string;
-  /** Indices in selection order. */
-  readonly selected: readonly number[];
-  readonly results: readonly RecordResult[];
-  readonly verdict: AuditVerdict;
-  readonly detection: DetectionStatement;
 }
 
 /**

@@ -1,0 +1,113 @@
+/**
+ * FlashAttention-2 on several threads: query heads are claimed one at a time from a shared
+ * counter by the calling thread and `workers - 1` module workers, each with its own instance of
+ * the GEMM kernel for the tile products. Each thread runs the kernel's plan (`planFa2`) head by
+ * head (`fa2Head`); heads never mix, so the bits do not depend on the thread count or on who
+ * computes which head.
+ *
+ * @module
+ */
+import { sfuDescription } from "../hardware/mod.ts";
+import {
+  type AttentionInputs,
+  fa2Head,
+  fa2Result,
+  fa2Runner,
+  type Fa2Sinks,
+  fa2Sinks,
+  flashAttentionForward,
+  type FlashAttentionOptions,
+  type FlashAttentionResult,
+  planFa2,
+} from "../kernels/mod.ts";
+import type { Fa2WorkerJob } from "./fa2_worker.ts";
+import type { GemmEngine } from "./gemm_engine.ts";
+import { startWorkerGroup } from "./worker_group.ts";
+
+/** A running pool; call `close()` when done. */
+export interface Fa2Pool {
+  /** Computing threads, the calling thread included. */
+  readonly size: number;
+  /**
+   * `flashAttentionForward` with its heads spread over the threads (same bits). Runs on the
+   * calling thread alone when the MUFU model is not an unmodified `Sfu` from `createSfu` (a
+   * worker rebuilds the SFU from its plain-data description: `sfuDescription`) or an `lg2`
+   * override is given.
+   */
+  forward(inputs: AttentionInputs, options: FlashAttentionOptions): Promise<FlashAttentionResult>;
+  /** Terminates every worker. */
+  close(): void;
+}
+
+/**
+ * Starts `workers - 1` module workers, each with its own instance of the engine's kernel.
+ *
+ * @param engine the GEMM engine (its compiled module is posted to the workers; the calling
+ *   thread uses it as is)
+ * @param options `workers`: computing threads, the calling thread included (>= 1)
+ * @returns the pool
+ * @throws {RangeError} when `workers` is not a positive integer
+ * @example
+ * ```ts ignore
+ * const pool = createFa2Pool(engine, { workers: navigator.hardwareConcurrency });
+ * try { const r = await pool.forward(inputs, options); } finally { pool.close(); }
+ * ```
+ */
+export function createFa2Pool(engine: GemmEngine, options: { workers: number }): Fa2Pool {
+  const size = options.workers;
+  if (!Number.isInteger(size) || size < 1) {
+    throw new RangeError(`Cannot create FA2 pool: workers must be >= 1, got ${size}`);
+  }
+  const group = startWorkerGroup(new URL("./fa2_worker.ts", import.meta.url), {
+    count: size - 1,
+    module: engine.module,
+  });
+  const forward = async (
+    inputs: AttentionInputs,
+    o: FlashAttentionOptions,
+  ): Promise<FlashAttentionResult> => {
+    const sfu = sfuDescription(o.mufu);
+    const kWalk = o.kWalk ?? engine.kWalkAuto;
+    if (group.count === 0 || sfu === undefined || o.lg2 !== undefined) {
+      return flashAttentionForward(inputs, { ...o, kWalk });
+    }
+    const { plan, mufu } = planFa2(inputs, o);
+    const shared = (n: number) => new SharedArrayBuffer(n);
+    const share = (a: Uint16Array) => {
+      if (a.buffer instanceof SharedArrayBuffer) return a;
+      const c = new Uint16Array(shared(a.byteLength));
+      c.set(a);
+      return c;
+    };
+    const job = {
+      plan,
+      sfu,
+      inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
+      sinks: fa2Sinks(plan, shared),
+      counter: new Int32Array(shared(4)),
+    };
+    const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
+    const runner = fa2Runner(plan.build, { mufu, kWalk });
+    let failure: unknown;
+    try {
+      const { counter } = job;
+      for (let h = Atomics.add(counter, 0, 1); h < plan.heads; h = Atomics.add(counter, 0, 1)) {
+        fa2Head(plan, { runner, inputs: job.inputs, h, sinks: job.sinks });
+      }
+    } catch (e) {
+      Atomics.store(job.counter, 0, plan.heads);
+      failure = e;
+    }
+    const results = await Promise.allSettled(done);
+    if (failure !== undefined) throw failure;
+    const bad = results.find((r) => r.status === "rejected");
+    if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
+    return fa2Result(plan, _ownSinks(job.sinks));
+  };
+  return { size, forward, close: group.close };
+}
+
+/** Copies the filled buffers off shared memory (no worker writes into them any more). */
+function _ownSinks(s: Fa2Sinks): Fa2Sinks {
+  return { out: s.out.slice(), outF32: s.outF32?.slice(), lse: s.lse?.slice() };
+}

@@ -1,0 +1,90 @@
+/**
+ * A pool of threads running the GEMM kernel on column chunks of C: the calling thread and
+ * `workers - 1` module workers claim chunks from one shared counter until none is left, so a
+ * thread slowed by other load just walks fewer chunks. Each output is computed alone by the same
+ * kernel, so the bits do not depend on the thread count or on who walks which chunk.
+ *
+ * @module
+ */
+import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
+import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
+import { chunkWidth, type PoolJob, walkPoolJob } from "./pool_job.ts";
+import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
+import { startWorkerGroup } from "./worker_group.ts";
+
+/**
+ * Default `inlineBelow` of {@link createGemmPool}: 2^21 products, about a millisecond of kernel
+ * time, below which posting the job to workers costs more than it saves.
+ */
+export const POOL_INLINE_BELOW = 2 ** 21;
+
+/** A running pool; call `close()` when done (tests check that no worker leaks). */
+export interface GemmPool {
+  /** Number of computing threads, the calling thread included. */
+  readonly size: number;
+  /**
+   * K-walk split over the threads; same contract and bits as `GemmEngine.kWalk`. The calling
+   * thread computes a share before the promise settles. Operands on a SharedArrayBuffer (one
+   * whole K segment, k a multiple of `dp.k`) are read in place, not copied: leave them unchanged
+   * until the promise settles.
+   * @throws {RangeError} when the datapath is not supported or the operands are malformed
+   */
+  kWalk(dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array>;
+  /** Terminates every worker. */
+  close(): void;
+}
+
+/**
+ * Starts `workers - 1` module workers, each with its own instance of the engine's kernel; the
+ * calling thread is the last computing thread (its own kernel instance).
+ *
+ * @param engine an engine (its compiled module is posted to the workers)
+ * @param options `workers`: computing threads, the calling thread included (>= 1; 1 runs every
+ *   walk on the calling thread), e.g. `navigator.hardwareConcurrency`; `inlineBelow`: walks of
+ *   fewer products (m * n * k) than this run on the calling thread alone with `engine` (same
+ *   bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never)
+ * @returns the pool
+ * @throws {RangeError} when `workers` is not a positive integer or `inlineBelow` is negative
+ * @example
+ * ```ts ignore
+ * const pool = createGemmPool(engine, { workers: navigator.hardwareConcurrency });
+ * try { const c = await pool.kWalk(dp, { a, b, m, n, k }); } finally { pool.close(); }
+ * ```
+ */
+export function createGemmPool(
+  engine: GemmEngine,
+  options: { workers: number; inlineBelow?: number },
+): GemmPool {
+  const size = options.workers;
+  if (!Number.isInteger(size) || size < 1) {
+    throw new RangeError(`Cannot create GEMM pool: workers must be >= 1, got ${size}`);
+  }
+  const inlineBelow = options.inlineBelow ?? POOL_INLINE_BELOW;
+  if (!(inlineBelow >= 0)) {
+    throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
+  }
+  const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), {
+    count: size - 1,
+    module: engine.module,
+  });
+  const own = instantiateKernel(engine.module);
+  const kWalk = async (dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array> => {
+    if (!engineSupports(dp)) {
+      throw new RangeError("Cannot run the GEMM pool: datapath not supported by the kernel");
+    }
+    if (size === 1 || ops.m * ops.n * ops.k < inlineBelow) return engine.kWalk(dp, ops);
+    const shared = (bytes: number) => new SharedArrayBuffer(bytes);
+    const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
+    const counter = new Int32Array(shared(4));
+    const base = { params: kernelParams(dp), ...walk, counter, width: chunkWidth(ops.n, size) };
+    const runs = group.post((id): PoolJob => ({ ...base, id }));
+    try {
+      walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
+    } finally {
+      await Promise.allSettled(runs); // no worker still writes into `walk.c` after we return
+    }
+    await Promise.all(runs);
+    return new Uint32Array(walk.c);
+  };
+  return { size, kWalk, close: group.close };
+}

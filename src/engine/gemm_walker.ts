@@ -1,0 +1,84 @@
+/**
+ * Chooses the K-walk implementation for recomputation: the WebAssembly engine on a worker pool
+ * when it supports the datapath, else the plain reference (same bits, slower); and the attention
+ * core's runner on the same engine and threads.
+ *
+ * @module
+ */
+import {
+  type Fa2Forward,
+  flashAttentionForward,
+  type KWalker,
+  referenceKWalker,
+} from "../kernels/mod.ts";
+import { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
+import type { GemmEngine } from "./gemm_engine.ts";
+import { createGemmPool } from "./gemm_pool.ts";
+
+/** A walker plus what it needs to release. */
+export interface GemmWalker {
+  /** The K-walk function. */
+  readonly walker: KWalker;
+  /** The attention core on the same engine and threads (an `Fa2Pool`), or the plain forward. */
+  readonly attention: Fa2Forward;
+  /** Which engine runs (`wasm` or `reference`). */
+  readonly engine: string;
+  /** Worker count. */
+  readonly threads: number;
+  /** Releases the workers. */
+  close(): void;
+}
+
+/**
+ * Creates the walker: starts the pool on the engine and routes unsupported datapaths to the
+ * reference.
+ *
+ * @param engine the GEMM engine (e.g. `loadGemmEngine(store)` from `src/resolve`, which checks
+ *   the module's digest), or `"reference"` for the plain path on the calling thread
+ * @param options `threads`: worker count (default: all cores)
+ * @returns the walker
+ * @example
+ * ```ts
+ * import { createGemmWalker } from "./gemm_walker.ts";
+ * const w = createGemmWalker("reference");
+ * if (w.engine !== "reference" || w.threads !== 1) throw new Error();
+ * w.close();
+ * ```
+ */
+export function createGemmWalker(
+  engine: GemmEngine | "reference",
+  options: { threads?: number } = {},
+): GemmWalker {
+  if (engine === "reference") {
+    return {
+      walker: referenceKWalker,
+      attention: flashAttentionForward,
+      engine: "reference",
+      threads: 1,
+      close: () => {},
+    };
+  }
+  const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
+  const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
+  let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
+  const walker: KWalker = (dp, job) => {
+    if (!engine.supports(dp)) return referenceKWalker(dp, job);
+    if (pool !== null) return pool.kWalk(dp, job);
+    try {
+      return Promise.resolve(engine.kWalk(dp, job));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  return {
+    walker,
+    attention: (inputs, o) =>
+      (fa2 ??= createFa2Pool(engine, { workers: threads })).forward(inputs, o),
+    engine: "wasm",
+    threads,
+    close: () => {
+      pool?.close();
+      fa2?.close();
+    },
+  };
+}

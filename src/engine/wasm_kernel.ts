@@ -1,0 +1,184 @@
+/**
+ * One instance of the compiled GEMM kernel (`tables/wasm/gemm_engine.wasm`, sources in `wasm/`)
+ * and the host side of its memory layout. Used by the engine on the calling thread and by each
+ * pool worker.
+ *
+ * @module
+ */
+import type { Datapath } from "../hardware/mod.ts";
+import { BF16 } from "../numerics/mod.ts";
+
+/** Kernel parameters derived from a supported datapath. */
+export interface KernelParams {
+  /** Products per fused block (L). */
+  readonly blockSize: number;
+  /** Fraction bits below the alignment exponent (F). */
+  readonly fracBits: number;
+  /** Alignment floor; -65536 stands for none. */
+  readonly floor: number;
+  /** 0 = bf16, 1 = fp16. */
+  readonly fmt: 0 | 1;
+}
+
+/** Columns of B packed per kernel call: bounds the module's memory whatever N is. */
+export const COLUMN_CHUNK = 256;
+
+/** A gathered walk: operands already concatenated and padded to `kp` (a multiple of dp.k). */
+export interface GatheredWalk {
+  /** Gathered A [m][kp]. */
+  readonly a: Uint16Array;
+  /** Gathered B [n][kp]. */
+  readonly b: Uint16Array;
+  /** Rows of A. */
+  readonly m: number;
+  /** Rows of B. */
+  readonly n: number;
+  /** Padded K length. */
+  readonly kp: number;
+  /** Accumulators [m][n], read and overwritten for the walked columns. */
+  readonly c: Uint32Array;
+}
+
+/** The kernel's entry points, bound to one instance. */
+export interface WasmKernel {
+  /**
+   * Walks the columns `[j0, j1)` of `job.c` in place.
+   *
+   * @param params kernel parameters
+   * @param job gathered operands and accumulators
+   * @param range column range
+   */
+  walkColumns(params: KernelParams, job: GatheredWalk, range: { j0: number; j1: number }): void;
+  /**
+   * Walks column chunks `[j0, min(n, j0 + width))` of `job.c` in place for each start `j0` that
+   * `claim()` returns, until it returns a start >= n (A is decoded once for all chunks). Threads
+   * sharing `job.c` can claim from one atomic counter: each output is computed alone, so the bits
+   * do not depend on who walks which chunk.
+   *
+   * @param params kernel parameters
+   * @param job gathered operands and accumulators
+   * @param chunks `width` (a multiple of 4 in [4, 256]) and `claim`
+   * @throws {RangeError} when `width` is out of range
+   */
+  walkClaimed(
+    params: KernelParams,
+    job: GatheredWalk,
+    chunks: { width: number; claim: () => number },
+  ): void;
+}
+
+/**
+ * Derives kernel parameters from a datapath the kernel supports.
+ *
+ * @param dp the datapath (see `engineSupports`)
+ * @returns the parameters
+ * @example
+ * ```ts
+ * import { kernelParams } from "./wasm_kernel.ts";
+ * import { BF16, FP32 } from "../numerics/mod.ts";
+ * const p = kernelParams({
+ *   family: "mma", input: BF16, output: FP32, k: 16, blockSize: 8, fracBits: 24,
+ *   resultFormat: FP32, rounding: "rz", alignFloor: -132, chain: { kind: "contiguous" },
+ *   accumulator: "early",
+ * });
+ * if (p.fmt !== 0 || p.floor !== -132) throw new Error();
+ * ```
+ */
+export function kernelParams(dp: Datapath): KernelParams {
+  return {
+    blockSize: dp.blockSize,
+    fracBits: dp.fracBits,
+    floor: dp.alignFloor ?? -65536,
+    fmt: dp.input === BF16 ? 0 : 1,
+  };
+}
+
+interface _Exports {
+  memory: WebAssembly.Memory;
+  heapBase(): number;
+  setWalk(l: number, f: number, floor: number, fmt: number): void;
+  decodeRows(...args: number[]): void;
+  packPanels(...args: number[]): void;
+  walk(...args: number[]): void;
+}
+
+/**
+ * Instantiates the compiled kernel module (synchronously; the module is small).
+ *
+ * @param module the compiled `WebAssembly.Module`
+ * @returns the bound kernel
+ * @throws {TypeError} when the module lacks an expected export
+ * @example
+ * ```ts ignore
+ * const kernel = instantiateKernel(new WebAssembly.Module(bytes));
+ * ```
+ */
+export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
+  const inst = new WebAssembly.Instance(module, {
+    env: { abort: () => _fail("wasm abort") },
+  });
+  const x = inst.exports as unknown as _Exports;
+  for (const name of ["memory", "heapBase", "setWalk", "decodeRows", "packPanels", "walk"]) {
+    if (!(name in x)) {
+      throw new TypeError(`Cannot instantiate GEMM kernel: missing export '${name}'`);
+    }
+  }
+  return {
+    walkColumns: (params, job, { j0, j1 }) => {
+      let next = j0;
+      const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;
+      _walkClaimed(x, params, { ...job, n: Math.min(job.n, j1) }, { width: COLUMN_CHUNK, claim });
+    },
+    walkClaimed: (params, job, chunks) => {
+      const w = chunks.width;
+      if (!Number.isInteger(w) || w < 4 || w > COLUMN_CHUNK || w % 4 !== 0) {
+        throw new RangeError(`Cannot walk GEMM chunks: width must be 4..256 by 4, got ${w}`);
+      }
+      _walkClaimed(x, params, job, chunks);
+    },
+  };
+}
+
+function _fail(why: string): never {
+  throw new Error(`Cannot run GEMM kernel: ${why}`);
+}
+
+/** Walks claimed chunks; `job.n` may stop short of C's row stride (a range ending early). */
+function _walkClaimed(
+  x: _Exports,
+  p: KernelParams,
+  job: GatheredWalk,
+  chunks: { width: number; claim: () => number },
+): void {
+  const { m, kp, n } = job;
+  x.setWalk(p.blockSize, p.fracBits, p.floor, p.fmt);
+  let j0 = chunks.claim();
+  if (m === 0 || j0 >= n) return;
+  const maxCols = chunks.width;
+  const panels = Math.ceil(maxCols / 4);
+  const al = (v: number) => Math.ceil(v / 16) * 16;
+  const aRaw = al(x.heapBase());
+  const aVal = al(aRaw + m * kp * 2);
+  const aExp = al(aVal + m * kp * 4);
+  const aTame = al(aExp + m * kp * 4);
+  const cPtr = al(aTame + m);
+  const bRaw = al(cPtr + m * maxCols * 4);
+  const bVal = al(bRaw + maxCols * kp * 2);
+  const bExp = al(bVal + panels * kp * 16);
+  const bTame = al(bExp + panels * kp * 16);
+  const end = bTame + panels + 16;
+  const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
+  if (need > 0) x.memory.grow(need);
+  new Uint16Array(x.memory.buffer, aRaw, m * kp).set(job.a);
+  x.decodeRows(aRaw, m, kp, p.fmt, aVal, aExp, aTame);
+  const ldc = job.c.length / m; // the row stride of C: the full N
+  for (; j0 < n; j0 = chunks.claim()) {
+    const nc = Math.min(maxCols, n - j0);
+    new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
+    x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
+    const c = new Uint32Array(x.memory.buffer, cPtr, m * nc);
+    for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * nc);
+    x.walk(aRaw, aVal, aExp, aTame, m, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
+    for (let i = 0; i < m; i++) job.c.set(c.subarray(i * nc, (i + 1) * nc), i * ldc + j0);
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * An FA2 launch split into a plan (every decision, as plain data that can be posted to a worker)
+ * and the per-head computation, so that heads can run on several threads with the same bits.
+ * Query heads never mix: each writes its own entries of the output buffers, so any order of
+ * heads, on any number of threads, gives the bits of `flashAttentionForward`.
+ *
+ * @module
+ */
+import { type Datapath, findDatapath } from "../../hardware/mod.ts";
+import { bitsFromF32 } from "../../numerics/mod.ts";
+import { _fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
+import { type _Seq, _sequences, _splitPlan } from "./_fa2_launch.ts";
+import { _fa2QueryTile, type _LaunchCtx, _tileHeight } from "./_fa2_query_tile.ts";
+import type { SyncKWalk } from "./_fa2_tile_walk.ts";
+import type { Fa2Build } from "./fa2_build.ts";
+import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
+import { fa2Tiles } from "./fa2_tiles.ts";
+import type {
+  AttentionInputs,
+  FlashAttentionOptions,
+  FlashAttentionResult,
+} from "./fa2_options.ts";
+
+/**
+ * Every decision of a launch (datapath, build, tiles, splits, scales, sequences), as
+ * structured-cloneable data (no functions): it can be posted to a worker as is.
+ */
+export interface Fa2Plan extends Omit<_LaunchCtx, "arith" | "kWalk"> {
+  /** The sequences of the (varlen) batch. */
+  readonly seq: readonly _Seq[];
+  /** Query heads. */
+  readonly heads: number;
+  /** KV heads. */
+  readonly kvHeads: number;
+  /** Head dimension. */
+  readonly d: number;
+  /** Query tokens of the whole batch. */
+  readonly totalQ: number;
+  /** Whether O is also kept in FP32. */
+  readonly returnFp32: boolean;
+}
+
+/** Where the heads write: O (BF16), optionally O in FP32 and the LSE [heads, total_q]. */
+export interface Fa2Sinks {
+  /** O [total_q, heads, d], BF16 patterns. */
+  readonly out: Uint16Array;
+  /** O before its BF16 rounding (with `returnFp32`). */
+  readonly outF32?: Uint32Array | undefined;
+  /** LSE [heads, total_q] (when the plan needs it). */
+  readonly lse?: Uint32Array | undefined;
+}
+
+/** The thread-local part of a launch: the build's instructions and the K-walk. */
+export interface Fa2Runner {
+  /** The build's FP32 instructions around one MUFU model. */
+  readonly arith: ReturnType<typeof _fa2Arith>;
+  /** The K-walk of the tile products. */
+  readonly kWalk: SyncKWalk;
+}
+
+/**
+ * Checks the launch and fixes every decision (datapath, tiles, splits, scales, LSE).
+ *
+ * @param inputs Q, K, V
+ * @param options the forward options
+ * @returns the plan and the MUFU model with its LG2 resolved
+ * @throws {RangeError|TypeError} as `flashAttentionForward` documents
+ * @example
+ * ```ts
+ * import { planFa2 } from "./fa2_plan.ts";
+ * import { FA2_DAO_FASTMATH } from "./fa2_build.ts";
+ * import { createSfu, parseGpuProfile } from "../../hardware/mod.ts";
+ * const json = JSON.parse(Deno.readTextFileSync(new URL("../../../profiles/gpu/a100.json", import.meta.url)));
+ * const x = new Uint16Array(2 * 128);
+ * const { plan } = planFa2({ q: x, k: x, v: x }, {
+ *   heads: 2, kvHeads: 1, headDim: 128, causal: false, build: FA2_DAO_FASTMATH,
+ *   profile: parseGpuProfile(json), mufu: createSfu({ mode: "ieee" }), multiProcessorCount: 108,
+ * });
+ * if (plan.heads !== 2 || plan.totalQ !== 1 || plan.splits !== 1) throw new Error();
+ * if (structuredClone(plan).tiles.blockN !== plan.tiles.blockN) throw new Error(); // plain data
+ * ```
+ */
+export function planFa2(
+  inputs: AttentionInputs,
+  options: FlashAttentionOptions,
+): { plan: Fa2Plan; mufu: Fa2Mufu } {
+  const { heads, kvHeads, headDim: d, build } = options;
+  const dp: Datapath | undefined = findDatapath(options.profile, {
+    family: "mma",
+    input: "bf16",
+    output: "fp32",
+  });
+  if (dp === undefined) {
+    throw new TypeError("Cannot run FA2: the profile has no 'mma' bf16 -> fp32 datapath");
+  }
+  const seq = _sequences(inputs, options);
+  const causal = options.causal && Math.max(...seq.map((s) => s.sq)) > 1;
+  const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
+  const { splits, seqlenK } = _splitPlan(options, seq);
+  const m = options.mufu;
+  const lg2 = options.lg2 ?? m.lg2;
+  const lse = options.returnLse === true || options.lg2 !== undefined;
+  if ((splits > 1 || lse) && lg2 === undefined) {
+    throw new RangeError(
+      `Cannot run FA2: ${splits > 1 ? `the ${splits}-split KV launch` : "the LSE"} needs ` +
+        "MUFU.LG2 ('lg2' on the MUFU model or the 'lg2' option)",
+    );
+  }
+  const scale = Math.fround(options.softmaxScale ?? d ** -0.5);
+  return {
+    plan: {
+      dp,
+      build,
+      scaleLog2: bitsFromF32(scale * Math.LOG2E),
+      softmaxScale: bitsFromF32(scale),
+      causal,
+      splits,
+      seqlenK,
+      tiles,
+      lse,
+      seq,
+      heads,
+      kvHeads,
+      d,
+      totalQ: inputs.q.length / (heads * d),
+      returnFp32: options.returnFp32 === true,
+    },
+    mufu: { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 },
+  };
+}
+
+/**
+ * The thread-local instructions of a plan: each thread builds its own around its MUFU model
+ * and K-walk (functions, never posted).
+ *
+ * @param build the FA2 build (`plan.build`)
+ * @param options `mufu`: the MUFU model with LG2 resolved (`planFa2`'s `mufu`, or the SFU a
+ *   worker rebuilt from its description); `kWalk`: the K-walk of the tile products
+ * @returns the runner
+ * @throws {RangeError} as `planFa2` for a build without a combine `logf`
+ * @example
+ * ```ts
+ * import { fa2Runner } from "./fa2_plan.ts";
+ * import { FA2_PYTORCH_BUNDLED } from "./fa2_build.ts";
+ * import { createSfu, kWalkReference } from "../../hardware/mod.ts";
+ * const r = fa2Runner(FA2_PYTORCH_BUNDLED, { mufu: createSfu({ mode: "ieee" }), kWalk: kWalkReference });
+ * if (r.arith.recip(0x40000000) !== 0x3f000000) throw new Error(); // IEEE 1/2
+ * ```
+ */
+export function fa2Runner(
+  build: Fa2Build,
+  options: { readonly mufu: Fa2Mufu; readonly kWalk: SyncKWalk },
+): Fa2Runner {
+  return { arith: _fa2Arith(build, options.mufu), kWalk: options.kWalk };
+}
+
+/**
+ * Output buffers of a plan, zero-filled.
+ *
+ * @param plan the plan
+ * @param alloc allocates a zero-filled buffer of n bytes (default a plain ArrayBuffer; a runner
+ *   on several threads passes shared memory)
+ * @returns the sinks
+ * @example
+ * ```ts ignore
+ * const sinks = fa2Sinks(plan); // out: totalQ * heads * d BF16 patterns
+ * ```
+ */
+export function fa2Sinks(
+  plan: Fa2Plan,
+  alloc: (bytes: number) => ArrayBufferLike = (n) => new ArrayBuffer(n),
+): Fa2Sinks {
+  const n = plan.totalQ * plan.heads * plan.d;
+  return {
+    out: new Uint16Array(alloc(2 * n)),
+    outF32: plan.returnFp32 ? new Uint32Array(alloc(4 * n)) : undefined,
+    lse: plan.lse ? new Uint32Array(alloc(4 * plan.heads * plan.totalQ)) : undefined,
+  };
+}
+
+/**
+ * Computes query head h of every sequence into the sinks (disjoint from other heads' entries,
+ * so heads may run in any order on any thread).
+ *
+ * @param plan the plan
+ * @param work `runner`: the thread's instructions and K-walk; `inputs`: Q, K, V; `h`: the query
+ *   head (0 <= h < plan.heads); `sinks`: the output buffers
+ * @example
+ * ```ts ignore
+ * for (let h = 0; h < plan.heads; h++) fa2Head(plan, { runner, inputs, h, sinks });
+ * ```
+ */
+export function fa2Head(
+  plan: Fa2Plan,
+  work: {
+    readonly runner: Fa2Runner;
+    readonly inputs: AttentionInputs;
+    readonly h: number;
+    readonly sinks: Fa2Sinks;
+  },
+): void {
+  const { runner, inputs, h, sinks } = work;
+  const { heads, kvHeads, d, totalQ } = plan;
+  const ctx: _LaunchCtx = { ...plan, ...runner };
+  const kvh = Math.floor(h / (heads / kvHeads));
+  const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
+    a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
+  const height = _tileHeight(ctx);
+  for (const { q0, k0, sq, sk } of plan.seq) {
+    const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
+    const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
+    for (let i0 = 0; i0 < sq; i0 += height) {
+      const rows = Math.min(height, sq - i0);
+      const q = new Uint16Array(rows * d);
+      for (let r = 0; r < rows; r++) q.set(row(inputs.q, q0 + i0 + r, h, heads), r * d);
+      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk });
+      outs.forEach((r, i) => {
+        const at = ((q0 + i0 + i) * heads + h) * d;
+        sinks.out.set(r.out, at);
+        sinks.outF32?.set(r.outF32, at);
+        if (sinks.lse !== undefined && r.lse !== undefined) {
+          sinks.lse[h * totalQ + q0 + i0 + i] = r.lse;
+        }
+      });
+    }
+  }
+}
+
+/**
+ * The result of a launch whose heads have all been computed (the buffers are handed out as
+ * they are: a runner on shared memory passes copies).
+ *
+ * @param plan the plan
+ * @param sinks the filled buffers
+ * @returns the forward's result
+ * @example
+ * ```ts ignore
+ * const result = fa2Result(plan, sinks);
+ * ```
+ */
+export function fa2Result(plan: Fa2Plan, sinks: Fa2Sinks): FlashAttentionResult {
+  return {
+    out: sinks.out,
+    ...(sinks.lse === undefined ? {} : { lse: sinks.lse }),
+    ...(sinks.outF32 === undefined ? {} : { outF32: sinks.outF32 }),
+    splits: plan.splits,
+    sfuFunctionsUsed: fa2SfuFunctions(plan.build, { splits: plan.splits, lse: plan.lse }),
+  };
+}

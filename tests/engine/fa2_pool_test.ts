@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { createSfu } from "../../src/hardware/mod.ts";
+import { createFa2Pool, type Fa2Pool } from "../../src/engine/mod.ts";
+import {
+  FA2_PYTORCH_BUNDLED,
+  flashAttentionForward,
+  type FlashAttentionOptions,
+} from "../../src/kernels/mod.ts";
+import {
+  ENGINE as engine,
+  fa2Options,
+  profile,
+  qkv as inputs,
+  TESLA as tesla,
+} from "../kernels/attention/_fa2_fixture.ts";
+
+const BASE = fa2Options({
+  heads: 4,
+  kvHeads: 2,
+  returnLse: true,
+  returnFp32: true,
+  kWalk: engine.kWalkAuto, // equal to kWalkReference (fa2_tile_walk_test.ts), much faster
+});
+
+// Launch kinds the pool must cover (label, options, sq, sk, splits at least): standard prefill past
+// one m-block, split-KV on 132 SMs, decode with the GQA swap, varlen with two sequences, the
+// PyTorch build on the IEEE SFU.
+const H100 = { profile: profile("h100-sxm"), multiProcessorCount: 132 };
+const CASES: [string, Partial<FlashAttentionOptions>, number, number, number][] = [
+  ["standard, GQA", {}, 150, 150, 1],
+  ["split-KV", { ...H100, heads: 2 }, 130, 130, 2],
+  ["decode", { ...H100, heads: 4, kvHeads: 1 }, 1, 300, 2],
+  ["varlen", { cuSeqlensQ: [0, 40, 97], cuSeqlensK: [0, 40, 97] }, 97, 97, 1],
+  [
+    "PyTorch build, IEEE SFU",
+    { build: FA2_PYTORCH_BUNDLED, mufu: createSfu({ mode: "ieee" }), causal: false },
+    70,
+    70,
+    1,
+  ],
+];
+
+/** Runs `fn` on a fresh pool and closes it. */
+async function withPool(workers: number, fn: (pool: Fa2Pool) => Promise<void>): Promise<void> {
+  const pool = createFa2Pool(engine, { workers });
+  try {
+    await fn(pool);
+  } finally {
+    pool.close();
+  }
+}
+
+for (const workers of [1, 2, 3]) {
+  Deno.test(`Fa2Pool.forward() equals flashAttentionForward() with ${workers} thread(s)`, () =>
+    withPool(workers, async (pool) => {
+      for (const [label, over, sq, sk, minSplits] of CASES) {
+        const o = { ...BASE, ...over };
+        const x = inputs(label, { sq, sk, heads: o.heads, kvHeads: o.kvHeads });
+        const ref = flashAttentionForward(x, o);
+        const got = await pool.forward(x, o);
+        assert.ok(ref.splits >= minSplits, `${label}: ${ref.splits} splits`);
+        assert.deepEqual(got.out, ref.out, label);
+        assert.deepEqual(got.outF32, ref.outF32, label);
+        assert.deepEqual(got.lse, ref.lse, label);
+        assert.equal(got.splits, ref.splits, label);
+        assert.deepEqual(got.sfuFunctionsUsed, ref.sfuFunctionsUsed, label);
+        assert.ok(
+          !(got.out.buffer instanceof SharedArrayBuffer),
+          "result copied off shared memory",
+        );
+      }
+    }));
+}
+
+Deno.test("Fa2Pool.forward() runs a MUFU model that is not an unmodified createSfu() result on the calling thread, with its own functions", () =>
+  withPool(2, async (pool) => {
+    const x = inputs("custom", { sq: 20, sk: 20, heads: 4, kvHeads: 2 });
+    // A copy of the SFU with a different EX2: a worker recreating the original would be wrong.
+    const custom = { ...tesla, ex2: (b: number) => tesla.ex2(b) ^ 1 };
+    const ref = flashAttentionForward(x, { ...BASE, mufu: custom });
+    const got = await pool.forward(x, { ...BASE, mufu: custom });
+    assert.deepEqual(got.out, ref.out);
+    assert.notDeepEqual(got.outF32, flashAttentionForward(x, BASE).outF32);
+  }));
+
+Deno.test("Fa2Pool.forward() rejects bad shapes with the forward's RangeError and stays usable", () =>
+  withPool(2, async (pool) => {
+    const x = inputs("bad", { sq: 10, sk: 10, heads: 4, kvHeads: 2 });
+    await assert.rejects(pool.forward({ ...x, k: x.k.subarray(1) }, BASE), RangeError);
+    await assert.rejects(pool.forward(x, { ...BASE, headDim: 64 }), RangeError);
+    const ok = await pool.forward(x, BASE);
+    assert.deepEqual(ok.out, flashAttentionForward(x, BASE).out);
+  }));
+
+Deno.test("Fa2Pool.forward() rejects after close() instead of waiting", async () => {
+  const pool = createFa2Pool(engine, { workers: 2 });
+  pool.close();
+  const x = inputs("closed", { sq: 10, sk: 10, heads: 4, kvHeads: 2 });
+  await assert.rejects(pool.forward(x, BASE), /closed/);
+});
+
+Deno.test("createFa2Pool() throws RangeError for a non-positive or fractional worker count", () => {
+  assert.throws(() => createFa2Pool(engine, { workers: 0 }), RangeError);
+  assert.throws(() => createFa2Pool(engine, { workers: 1.5 }), RangeError);
+});

@@ -1,0 +1,139 @@
+/**
+ * The WebAssembly engine against the plain reference (`kWalkReference`, built on `dotKWalk`),
+ * bit for bit, for every bf16/fp16 -> fp32 datapath of every GPU profile.
+ */
+import assert from "node:assert/strict";
+import { engineSupports } from "../../src/engine/mod.ts";
+import { type Datapath, type KWalkGemmOperands, kWalkReference } from "../../src/hardware/mod.ts";
+import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
+
+const engine = await loadEngine();
+const datapaths = await sixteenBitFp32Datapaths();
+const SHAPES: [number, number, number][] = [[1, 1, 1], [3, 5, 17], [2, 9, 40], [5, 4, 33]];
+
+type Gen = (next: () => number, fmt: "bf16" | "fp16") => number;
+const MAXE = { bf16: 254, fp16: 30 };
+const normal: Gen = (r, f) => pattern(r, f, f === "bf16" ? 120 : 12, f === "bf16" ? 130 : 18);
+const wide: Gen = (r, f) => pattern(r, f, 1, MAXE[f]);
+/** Huge and tiny magnitudes, subnormals, signed zeros, 1.5-ish significands, specials. */
+const adversarial: Gen = (r, f) => {
+  const fb = f === "bf16" ? 7 : 10;
+  const sign = (r() & 1) << 15;
+  switch (r() % 10) {
+    case 0:
+      return sign; // signed zero
+    case 1:
+      return sign | (r() & ((1 << fb) - 1)); // subnormal (or zero)
+    case 2:
+      return pattern(r, f, MAXE[f] - 8, MAXE[f]); // huge
+    case 3:
+      return pattern(r, f, 1, 6); // tiny
+    case 4:
+      return sign | ((MAXE[f] + 1) << fb) | (r() % 7 === 0 ? 1 : 0); // Inf, sometimes NaN
+    case 5:
+      return sign | ((MAXE[f] >> 1) << fb) | (0b11 << (fb - 2)); // 1.75: products >= 2
+    default:
+      return normal(r, f);
+  }
+};
+const tinyOnly: Gen = (r, f) => pattern(r, f, 1, f === "bf16" ? 60 : 3); // fp32 subnormal results
+const hugeOnly: Gen = (r, f) => pattern(r, f, MAXE[f] - 40, MAXE[f]); // overflow to Inf
+
+function makeOps(dp: Datapath, gen: Gen, seed: number, shape: [number, number, number]) {
+  const [m, n, k] = shape;
+  const next = rng(seed);
+  const fmt = dp.input.name as "bf16" | "fp16";
+  const a = new Uint16Array(m * k).map(() => gen(next, fmt));
+  const b = new Uint16Array(n * k).map(() => gen(next, fmt));
+  return { a, b, m, n, k };
+}
+
+function assertSame(dp: Datapath, ops: KWalkGemmOperands, label: string): void {
+  const want = kWalkReference(dp, ops);
+  const got = engine.kWalk(dp, ops);
+  const i = want.findIndex((v, idx) => v !== got[idx]);
+  assert.equal(
+    i,
+    -1,
+    `${label}: first diff at ${i}: ${want[i]?.toString(16)} vs ${got[i]?.toString(16)}`,
+  );
+}
+
+for (const [label, dp] of datapaths) {
+  Deno.test(`GemmEngine.kWalk() matches kWalkReference() on ${label}`, () => {
+    assert.ok(engineSupports(dp), `${label} should be supported`);
+    const gens: [string, Gen][] = [
+      ["normal", normal],
+      ["wide", wide],
+      ["adversarial", adversarial],
+      ["tiny", tinyOnly],
+      ["huge", hugeOnly],
+    ];
+    let seed = 1;
+    for (const [name, gen] of gens) {
+      for (const shape of SHAPES) {
+        const ops = makeOps(dp, gen, seed++, shape);
+        assertSame(dp, ops, `${name} ${shape}`);
+        const next = rng(seed++);
+        const init = new Uint32Array(shape[0] * shape[1]).map(() => next());
+        const segs: [number, number][] = [[Math.floor(shape[2] / 2), shape[2]], [0, 1]];
+        assertSame(dp, { ...ops, init, segments: segs }, `${name} ${shape} init+segments`);
+      }
+    }
+  });
+}
+
+Deno.test("GemmEngine.kWalk() gives +0 for exact cancellation and -0 for a negative sum truncated to zero", () => {
+  const dp = datapaths.find(([l]) => l.startsWith("a100/mma-bf16"))?.[1] as Datapath;
+  // 1*1 + 1*(-1): exact cancellation -> +0, even from init -0.
+  const a = new Uint16Array([0x3f80, 0x3f80]);
+  const b = new Uint16Array([0x3f80, 0xbf80]);
+  const c = engine.kWalk(dp, { a, b, m: 1, n: 1, k: 2, init: new Uint32Array([0x80000000]) });
+  assert.equal(c[0], 0);
+  // A negative tiny product below 2^-149 truncates to -0 on the fp32 grid (floor -132 keeps it).
+  const t = engine.kWalk(dp, {
+    a: new Uint16Array([0x0001]),
+    b: new Uint16Array([0xbf80]),
+    m: 1,
+    n: 1,
+    k: 1,
+  });
+  assert.equal(
+    t[0],
+    kWalkReference(dp, {
+      a: new Uint16Array([0x0001]),
+      b: new Uint16Array([0xbf80]),
+      m: 1,
+      n: 1,
+      k: 1,
+    })[0],
+  );
+});
+
+Deno.test("GemmEngine.kWalk() keeps init when K is empty and throws RangeError for unsupported datapaths", () => {
+  const dp = datapaths[0]?.[1] as Datapath;
+  const init = new Uint32Array([0x3f800000, 0xff800000]);
+  const c = engine.kWalk(dp, {
+    a: new Uint16Array(0),
+    b: new Uint16Array(0),
+    m: 1,
+    n: 2,
+    k: 0,
+    init,
+  });
+  assert.deepEqual([...c], [...init]);
+  assert.throws(
+    () =>
+      engine.kWalk({ ...dp, rounding: "rne" }, {
+        a: new Uint16Array(0),
+        b: new Uint16Array(0),
+        m: 0,
+        n: 0,
+        k: 0,
+      }),
+    RangeError,
+  );
+  const rne = { ...dp, rounding: "rne" } as const;
+  const ops = makeOps(dp, normal, 7, [2, 3, 20]);
+  assert.deepEqual([...engine.kWalkAuto(rne, ops)], [...kWalkReference(rne, ops)]);
+});
