@@ -36,6 +36,7 @@ export async function openWorkContext(
     walker: w.walker,
     attention: w.attention,
     engine: w.engine,
+    threads: w.threads,
   };
   return { ctx, close: w.close };
 }

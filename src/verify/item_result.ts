@@ -39,8 +39,11 @@ export interface ItemResult {
   readonly verifier: WorkerInfo;
   /** Path -> sha256 of every asset the worker had loaded when the item was done. */
   readonly assets: Readonly<Record<string, string>>;
-  /** Wall-clock milliseconds of the recomputation (informative, never signed or compared). */
-  readonly timing: { readonly ms: number };
+  /**
+   * Wall-clock milliseconds of the recomputation and the worker threads it had (informative: for
+   * cost estimates; never signed or compared).
+   */
+  readonly timing: { readonly ms: number; readonly threads: number };
 }
 
 /**
@@ -96,7 +99,7 @@ export function parseItemResult(line: string, where: string): ItemResult {
   const o = exactObject(value, { where: "line", shape: TOP, bad });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
   exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
-  exactObject(o.timing, { where: "timing", shape: { ms: "count" }, bad });
+  exactObject(o.timing, { where: "timing", shape: { ms: "count", threads: "count" }, bad });
   for (const [path, digest] of Object.entries(o.assets as Record<string, unknown>)) {
     const dots = path.split("/").some((part) => part === "." || part === "..");
     if (!ASSET_PATH.test(path) || dots || typeof digest !== "string" || !HEX64.test(digest)) {

@@ -35,3 +35,5 @@ export * from "./work_item.ts";
 export * from "./merge_item_results.ts";
 export * from "./shard_items.ts";
 export * from "./work_order.ts";
+export * from "./record_products.ts";
+export * from "./estimate_audit.ts";

@@ -16,6 +16,8 @@ import { type VerifyContext, verifyRecord } from "./verify_record.ts";
 export interface WorkContext extends VerifyContext {
   /** K-walk engine name recorded with every result (`wasm` or `reference`). */
   readonly engine: string;
+  /** Worker threads of the engine (recorded with each result's timing; default 1). */
+  readonly threads?: number | undefined;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function workItem(
     result,
     verifier: workerInfo(ctx.engine),
     assets: { "tables/manifest.json": ctx.store.manifestSha256, ...ctx.store.used() },
-    timing: { ms },
+    timing: { ms, threads: ctx.threads ?? 1 },
   };
 }
 

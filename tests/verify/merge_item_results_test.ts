@@ -72,7 +72,8 @@ Deno.test("parseItemResult() reads its canonical line back and refuses anything 
   const v = JSON.parse(line);
   const bad = [
     JSON.stringify(v, null, 1),
-    line.replace('{"assets"', '{"timing":{"ms":1},"assets"'),
+    line.replace('{"assets"', '{"timing":{"ms":1,"threads":1},"assets"'),
+    JSON.stringify({ ...v, timing: { ms: 1 } }),
     JSON.stringify({ ...v, extra: 1 }),
     JSON.stringify({ ...v, result: { ...v.result, status: "OK" } }),
     JSON.stringify({ ...v, result: { ...v.result, surprise: 1 } }),

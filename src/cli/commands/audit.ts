@@ -12,6 +12,7 @@ import { planFromFlags, timeFlag } from "../plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { progressBar } from "../progress.ts";
 import { writeVerdict } from "../write_verdict.ts";
+import { auditEstimateCommand } from "./audit_estimate.ts";
 import { auditMergeCommand } from "./audit_merge.ts";
 import { auditPlanCommand } from "./audit_plan.ts";
 import { auditServeCommand } from "./audit_serve.ts";
@@ -70,7 +71,8 @@ export function auditCommand(): CommandUnknownOpts {
     .addCommand(auditPlanCommand())
     .addCommand(auditWorkCommand())
     .addCommand(auditMergeCommand())
-    .addCommand(auditServeCommand());
+    .addCommand(auditServeCommand())
+    .addCommand(auditEstimateCommand());
   return cmd.action(async (opts) => {
     const { log, randomness, round, k, key, out } = opts;
     if (!log || !randomness || !round || !k || !key || !out) {
