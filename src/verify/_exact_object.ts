@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { InputError } from "../errors.ts";
 
 /**
  * Expected type of each field: `string`, `count` (safe integer >= 0), `boolean`, `object`, `array`,
@@ -93,4 +94,59 @@ function _describe(type: Shape[string]): string {
 /** Field names come from inputs: show printable ASCII only, at most 64 characters. */
 function _safe(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 64);
+}
+
+/**
+ * Parses a document whose every byte is committed, with the caller's coded error.
+ *
+ * @param text the document's text
+ * @param options error `code` and the `action` for messages ("read plan 'p.json'")
+ * @returns the parsed value and the error raiser for further checks
+ * @example
+ * ```ts
+ * import { readDocument } from "./_exact_object.ts";
+ * const { value } = readDocument('{"a":1}', { code: "X", action: "read x" });
+ * if ((value as { a: number }).a !== 1) throw new Error();
+ * ```
+ */
+export function readDocument(
+  text: string,
+  options: { code: string; action: string },
+): { value: unknown; bad: (why: string) => never } {
+  const bad = (why: string): never => {
+    throw new InputError(options.code, `Cannot ${options.action}: ${why}`);
+  };
+  try {
+    return { value: JSON.parse(text), bad };
+  } catch {
+    return bad("not valid JSON");
+  }
+}
+
+/**
+ * Requires a document's text to be exactly its canonical encoding (so reformatting, reordering
+ * and duplicate keys, which parse to the same value, are all refused).
+ *
+ * @param text the text as read
+ * @param options `encode` (the canonical text of the parsed value) and `bad`
+ * @example
+ * ```ts
+ * import { requireCanonical } from "./_exact_object.ts";
+ * const bad = (why: string): never => { throw new Error(why); };
+ * requireCanonical('{"a":1}', { encode: () => '{"a":1}', bad });
+ * ```
+ */
+export function requireCanonical(
+  text: string,
+  options: { encode: () => string; bad: (why: string) => never },
+): void {
+  let canonical = "";
+  try {
+    canonical = options.encode();
+  } catch (e) {
+    options.bad((e as Error).message);
+  }
+  if (canonical !== text) {
+    options.bad("not in canonical form (RFC 8785 JSON; duplicate keys are refused)");
+  }
 }

@@ -7,9 +7,8 @@
  *
  * @module
  */
-import { InputError } from "../errors.ts";
 import { canonicalJson } from "../claims/mod.ts";
-import { exactObject, type Shape } from "./_exact_object.ts";
+import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64 } from "./_shapes.ts";
 import type { RecordResult } from "./record_result.ts";
 
@@ -87,15 +86,10 @@ export function resultBytes(r: ItemResult): string {
  * ```
  */
 export function parseItemResult(line: string, where: string): ItemResult {
-  const bad = (why: string): never => {
-    throw new InputError("RESULT_INVALID", `Cannot read result '${where}': ${why}`);
-  };
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return bad("not valid JSON");
-  }
+  const { value, bad } = readDocument(line, {
+    code: "RESULT_INVALID",
+    action: `read result '${where}'`,
+  });
   const o = exactObject(value, { where: "line", shape: TOP, bad });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
   exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
@@ -107,13 +101,10 @@ export function parseItemResult(line: string, where: string): ItemResult {
     }
   }
   _recordResult(o.result, bad);
-  let canonical = "";
-  try {
-    canonical = encodeItemResult(o as unknown as ItemResult);
-  } catch (e) {
-    bad((e as Error).message);
-  }
-  if (canonical !== line + "\n") bad("not in canonical form (RFC 8785 JSON)");
+  requireCanonical(line + "\n", {
+    encode: () => encodeItemResult(o as unknown as ItemResult),
+    bad,
+  });
   return o as unknown as ItemResult;
 }
 

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { InputError } from "../errors.ts";
 import { bytesToHex, hexToBytes } from "../claims/mod.ts";
 import {
   AUDIT_PLAN_FORMAT,
@@ -17,7 +16,7 @@ import {
 } from "./audit_plan.ts";
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
-import { exactObject, type Shape } from "./_exact_object.ts";
+import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
 
 /**
@@ -33,25 +32,12 @@ import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
  * ```
  */
 export function parseAuditPlan(text: string, where: string): AuditPlan {
-  const bad = (why: string): never => {
-    throw new InputError("PLAN_INVALID", `Cannot read plan '${where}': ${why}`);
-  };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return bad("not valid JSON");
-  }
+  const { value, bad } = readDocument(text, {
+    code: "PLAN_INVALID",
+    action: `read plan '${where}'`,
+  });
   const plan = _shape(value, bad);
-  let canonical: string;
-  try {
-    canonical = encodeAuditPlan(plan);
-  } catch (e) {
-    return bad((e as Error).message);
-  }
-  if (canonical !== text) {
-    bad("not in canonical form (RFC 8785 JSON and one newline; duplicate keys are refused)");
-  }
+  requireCanonical(text, { encode: () => encodeAuditPlan(plan), bad });
   _recompute(plan, bad);
   return Object.freeze(plan);
 }

@@ -9,7 +9,7 @@
 import { InputError } from "../errors.ts";
 import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
-import { exactObject, type Shape } from "./_exact_object.ts";
+import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
 
 /** Format tag of work orders. */
@@ -78,19 +78,11 @@ export function encodeWorkOrder(order: WorkOrder): string {
  * ```
  */
 export function parseWorkOrder(text: string): WorkOrder {
-  const bad = (why: string): never => {
-    throw new InputError("ORDER_INVALID", `Cannot read a work order: ${why}`);
-  };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return bad("not valid JSON");
-  }
-  const o = exactObject(v, { where: "order", shape: ORDER, bad });
+  const { value, bad } = readDocument(text, { code: "ORDER_INVALID", action: "read a work order" });
+  const o = exactObject(value, { where: "order", shape: ORDER, bad });
   if (o.format !== WORK_ORDER_FORMAT) bad(`format must be '${WORK_ORDER_FORMAT}'`);
   const item = exactObject(o.item, { where: "order.item", shape: PLAN_ITEM_SHAPE, bad });
-  if (encodeWorkOrder(o as unknown as WorkOrder) !== text) bad("not in canonical form");
+  requireCanonical(text, { encode: () => encodeWorkOrder(o as unknown as WorkOrder), bad });
   const order = o as unknown as WorkOrder;
   if (item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
   return order;
