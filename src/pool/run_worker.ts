@@ -66,11 +66,21 @@ export async function runWorker(nc: NatsConnection, options: WorkerOptions): Pro
   let done = 0;
   let idleSince = Date.now();
   const idle = () => options.maxIdleMs !== undefined && Date.now() - idleSince > options.maxIdleMs;
+  let consumer: Consumer | null = null;
   while (!options.signal?.aborted && !idle()) {
-    const consumer = await _consumer(js);
-    const m = consumer === null ? null : await consumer.next({ expires: 1000 });
-    if (consumer === null) await new Promise((r) => setTimeout(r, 250));
-    if (m === null || consumer === null) continue;
+    consumer ??= await _consumer(js);
+    if (consumer === null) {
+      await new Promise((r) => setTimeout(r, 250)); // not created yet: `audit serve` creates it
+      continue;
+    }
+    let m: JsMsg | null;
+    try {
+      m = await consumer.next({ expires: 1000 });
+    } catch {
+      consumer = null; // deleted or unreachable for a moment: look it up again
+      continue;
+    }
+    if (m === null) continue;
     await _one(m, { ...options, js, ackWaitMs: await _ackWaitMs(consumer) });
     done++;
     idleSince = Date.now();
@@ -121,11 +131,11 @@ async function _consumer(js: ReturnType<typeof jetstream>): Promise<Consumer | n
   try {
     return await js.consumers.get(WORK_STREAM, WORKERS_CONSUMER);
   } catch {
-    return null; // not created yet: the coordinator creates it when it serves a plan
+    return null;
   }
 }
 
 async function _ackWaitMs(consumer: Consumer): Promise<number> {
-  const info = await consumer.info(true);
+  const info = await consumer.info(); // fresh: a coordinator may have changed the ack wait
   return Math.floor((info.config.ack_wait ?? 30e9) / 1e6);
 }

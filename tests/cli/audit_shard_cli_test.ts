@@ -141,3 +141,31 @@ Deno.test("audit merge fails with MERGE_CONFLICT when a duplicate disagrees, and
     await Deno.readFile(`${f.dir}/single/attestation.dsse.json`),
   );
 });
+
+Deno.test("audit work resumes a killed shard from <out>.partial: complete lines kept, a cut line redone", async () => {
+  const full = (await Deno.readTextFile(_res(0))).split("\n");
+  const out = `${f.dir}/resumed-0.jsonl`;
+  await Deno.writeTextFile(`${out}.partial`, `${full[0]}\n${full[1]!.slice(0, 40)}`);
+  const r = await runBitaudit(["audit", "work", "--plan", PLAN, "--shard", "0/3", "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /\(1 kept from an interrupted run\)/);
+  const lines = (await Deno.readTextFile(out)).trimEnd().split("\n");
+  assert.equal(lines[0], full[0], "the kept line is reused as it was");
+  const drop = (l: string) => JSON.stringify({ ...JSON.parse(l), timing: null });
+  assert.deepEqual(lines.map(drop), full.slice(0, -1).map(drop));
+  await assert.rejects(Deno.stat(`${out}.partial`));
+  const other = `${f.dir}/other-0.jsonl`;
+  await Deno.writeTextFile(`${other}.partial`, `${full[0]}\n`);
+  const refused = await runBitaudit([
+    "audit",
+    "work",
+    "--plan",
+    PLAN,
+    "--shard",
+    "1/3",
+    "--out",
+    other,
+  ]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^error \[OUTPUT_EXISTS\]/);
+});

@@ -1,7 +1,8 @@
 /**
  * `bitaudit audit work`: recompute the items of one shard of a plan and write their results (one
  * canonical JSON line each). Stateless and idempotent: any batch engine can run any shard again;
- * an existing complete output of the same shard is left as it is, anything else there is refused.
+ * an existing complete output of the same shard is left as it is, anything else there is refused,
+ * and a run that was killed mid-shard is resumed from its `<out>.partial` file.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { printJson } from "../output.ts";
 import { loadPlanFile } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { readResultsFile } from "../read_results.ts";
+import { appendPartial, resumePartial } from "../partial_results.ts";
 import { parseShardFlag } from "../shard_flag.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -53,39 +55,46 @@ export function auditWorkCommand(): Command {
       const shard = parseShardFlag(opts.shard, (name) => Deno.env.get(name));
       const items = shardItems(plan, shard);
       const done = await _alreadyDone(opts.out, { planDigest, items });
+      let resumed = 0;
       if (!done) {
         const logPath = opts.log ?? `${_folder(opts.plan)}/claims.jsonl`;
         const log = await loadClaimLog(logPath);
         checkPlanLog(plan, log);
-        const lines = await _work({ planDigest, log, items }, {
+        resumed = await _work({ planDigest, log, items, out: opts.out }, {
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
           progress: !opts.json,
         });
-        await writeNewFile(opts.out, lines.join(""));
       }
-      _say(opts, { shard, items: items.length, done });
+      _say(opts, { shard, items: items.length, done, resumed });
     });
 }
 
 async function _work(
-  target: { planDigest: string; log: ClaimLog; items: readonly PlanItem[] },
+  target: { planDigest: string; log: ClaimLog; items: readonly PlanItem[]; out: string },
   options: { blobs: string; threads: string | undefined; progress: boolean },
-): Promise<string[]> {
+): Promise<number> {
+  const { planDigest, log, items, out } = target;
+  const partial = `${out}.partial`;
+  const lines = await resumePartial(partial, { planDigest, items });
+  const resumed = lines.size;
   const { ctx, close } = await openWorkContext(options);
   const bar = progressBar("verifying", { enabled: options.progress });
-  const lines: string[] = [];
   try {
-    for (const item of target.items) {
-      const { planDigest, log } = target;
-      lines.push(encodeItemResult(await workItem(ctx, { planDigest, log, item })));
-      bar.update(lines.length, target.items.length);
+    for (const item of items) {
+      if (lines.has(item.item)) continue;
+      const line = encodeItemResult(await workItem(ctx, { planDigest, log, item }));
+      await appendPartial(partial, line);
+      lines.set(item.item, line);
+      bar.update(lines.size, items.length);
     }
   } finally {
     bar.stop();
     close();
   }
-  return lines;
+  await writeNewFile(out, items.map((it) => lines.get(it.item)!).join(""));
+  await Deno.remove(partial).catch(() => {}); // an empty shard never made one
+  return resumed;
 }
 
 /** True when `out` holds exactly this shard's results; false when it does not exist. */
@@ -116,18 +125,22 @@ async function _alreadyDone(
 
 function _say(
   opts: { out: string; json?: true | undefined },
-  o: { shard: Shard; items: number; done: boolean },
+  o: { shard: Shard; items: number; done: boolean; resumed: number },
 ): void {
   const summary = {
     results: opts.out,
     shard: `${o.shard.index}/${o.shard.count}`,
     items: o.items,
     alreadyComplete: o.done,
+    resumed: o.resumed,
   };
   if (opts.json) printJson(summary);
   else if (o.done) {
     console.log(`${opts.out} already holds the ${o.items} results of shard ${summary.shard}`);
-  } else console.log(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}`);
+  } else {
+    const resumed = o.resumed > 0 ? ` (${o.resumed} kept from an interrupted run)` : "";
+    console.log(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
+  }
 }
 
 function _folder(path: string): string {
