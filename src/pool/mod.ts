@@ -9,7 +9,7 @@
  * import { connect } from "@nats-io/transport-node";
  * import { runWorker, servePlan } from "./mod.ts";
  * const nc = await connect({ servers: "127.0.0.1:4222" });
- * const results = await servePlan(nc, plan, { planDigest, queue, timeoutMs: 3_600_000 });
+ * const results = await servePlan(nc, { plan, planDigest, queue, timeoutMs: 3_600_000 });
  * ```
  * @module
  */

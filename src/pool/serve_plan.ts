@@ -21,6 +21,8 @@ import { RESULTS_STREAM, resultSubject, WORK_STREAM, workSubject } from "./subje
 
 /** Options of {@link servePlan}. */
 export interface ServeOptions {
+  /** The plan. */
+  readonly plan: AuditPlan;
   /** SHA-256 of the plan's bytes. */
   readonly planDigest: string;
   /** Ack wait and delivery limit of the workers' consumer. */
@@ -35,21 +37,19 @@ export interface ServeOptions {
  * Serves a plan to the pool and collects its results.
  *
  * @param nc connection to the NATS server
- * @param plan the plan
- * @param options plan digest, queue settings, timeout, progress callback
+ * @param options the plan and its digest, queue settings, timeout, progress callback
  * @returns every result received for the plan's subject, in arrival order
  * @throws {InputError} `RESULT_INVALID` for a message that is not a canonical item result
  * @example
  * ```ts ignore
- * const results = await servePlan(nc, plan, { planDigest, queue, timeoutMs: 3_600_000 });
+ * const results = await servePlan(nc, { plan, planDigest, queue, timeoutMs: 3_600_000 });
  * ```
  */
 export async function servePlan(
   nc: NatsConnection,
-  plan: AuditPlan,
   options: ServeOptions,
 ): Promise<ItemResult[]> {
-  const { planDigest } = options;
+  const { plan, planDigest } = options;
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm, options.queue);
   const js = jetstream(nc);

@@ -33,14 +33,23 @@ export interface PlanItem {
 
 /** What an audit fixes before recomputation starts. */
 export interface AuditPlan {
+  /** {@link AUDIT_PLAN_FORMAT}. */
   readonly format: typeof AUDIT_PLAN_FORMAT;
+  /** Audit identifier chosen by the inspector. */
   readonly auditId: string;
+  /** Log id of the claim log's records. */
   readonly logId: string;
+  /** Records in the log. */
   readonly population: number;
+  /** The log's Merkle root (hex). */
   readonly logRoot: string;
+  /** Public randomness (hex) and its beacon round. */
   readonly beacon: { readonly randomness: string; readonly round: number };
+  /** Seed derivation domain (`AUDIT_SEED_DOMAIN`). */
   readonly seedDerivation: string;
+  /** Derived seed (hex). */
   readonly seed: string;
+  /** Sampling algorithm (`SAMPLE_ALGORITHM`). */
   readonly algorithm: string;
   /** Work items in selection order. */
   readonly items: readonly PlanItem[];

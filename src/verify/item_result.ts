@@ -27,6 +27,7 @@ export interface WorkerInfo {
 
 /** One worker's result for one plan item. */
 export interface ItemResult {
+  /** {@link ITEM_RESULT_FORMAT}. */
   readonly format: typeof ITEM_RESULT_FORMAT;
   /** SHA-256 of the plan file's bytes. */
   readonly plan: string;

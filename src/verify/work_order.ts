@@ -17,14 +17,19 @@ export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v1";
 
 /** One item to recompute, self-describing. */
 export interface WorkOrder {
+  /** {@link WORK_ORDER_FORMAT}. */
   readonly format: typeof WORK_ORDER_FORMAT;
   /** SHA-256 of the plan's bytes. */
   readonly plan: string;
+  /** The plan's audit id (bound by the item digest). */
   readonly auditId: string;
+  /** The log's Merkle root (hex). */
   readonly logRoot: string;
+  /** The audit seed (hex). */
   readonly seed: string;
   /** Records in the log. */
   readonly population: number;
+  /** The plan item. */
   readonly item: PlanItem;
 }
 

@@ -53,7 +53,8 @@ export function auditServeCommand(): Command {
       const bar = progressBar("collecting", { enabled: !opts.json });
       let results;
       try {
-        results = await servePlan(nc, plan, {
+        results = await servePlan(nc, {
+          plan,
           planDigest,
           queue: { ackWaitMs, maxDeliver },
           timeoutMs,
