@@ -16,9 +16,11 @@ import { gemmCommand } from "./commands/gemm.ts";
 import { keyCommand } from "./commands/key.ts";
 import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
+import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { workerCommand } from "./commands/worker.ts";
+import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -41,9 +43,11 @@ export function buildCli(): Command {
     .enablePositionalOptions(); // so `audit` and its subcommands (`audit work`) each own their flags
   for (
     const sub of [
+      announceCommand(),
       auditCommand(),
       workerCommand(),
       checkCommand(),
+      bundleCommand(),
       claimsCommand(),
       keyCommand(),
       planCommand(),

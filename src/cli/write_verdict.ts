@@ -10,7 +10,9 @@
 import { openAssetStore } from "../assets/mod.ts";
 import { type SigningKey, signVerdict } from "../attest/mod.ts";
 import type { MergedAudit } from "../verify/mod.ts";
+import { writeBundle } from "./commands/bundle.ts";
 import { reportMarkdown } from "./report_markdown.ts";
+import type { TrustInputs } from "./trust_inputs.ts";
 import { writeNewFile } from "./write_new_file.ts";
 
 /** Asset path of the manifest every worker reports. */
@@ -21,7 +23,8 @@ const MANIFEST = "tables/manifest.json";
  *
  * @param merged the merged audit (report, the workers' identity and asset digests)
  * @param options signing `keys`, output folder `out` (already prepared), signing `time`
- *   (RFC 3339, default now to the second)
+ *   (RFC 3339, default now to the second), verified `trust` inputs (drand round, checkpoint,
+ *   announcement) when the audit had them, `bundle` to also write `attestation.sigstore.json`
  * @returns the paths written and the time signed
  * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
  * @example
@@ -31,8 +34,15 @@ const MANIFEST = "tables/manifest.json";
  */
 export async function writeVerdict(
   merged: MergedAudit,
-  options: { keys: readonly SigningKey[]; out: string; time?: string | undefined },
+  options: {
+    keys: readonly SigningKey[];
+    out: string;
+    time?: string | undefined;
+    trust?: TrustInputs | undefined;
+    bundle?: boolean | undefined;
+  },
 ): Promise<{ attestation: string; reportPath: string; timeVerified: string }> {
+  const { trust } = options;
   const { report, verifier } = merged;
   // With no result at all (every item missing) no worker named the manifest: use this one's.
   const manifestSha256 = merged.assets[MANIFEST] ?? (await openAssetStore()).manifestSha256;
@@ -42,14 +52,33 @@ export async function writeVerdict(
     engine: verifier.engine,
     runtime: verifier.runtime,
     ...(options.time === undefined ? {} : { time: options.time }),
+    ...(trust === undefined ? {} : { trust: _signTrust(trust) }),
   });
   const attestation = `${options.out}/attestation.dsse.json`;
   const reportPath = `${options.out}/report.md`;
   await writeNewFile(attestation, signed.text);
+  if (options.bundle) {
+    await writeBundle(signed.envelope, {
+      out: `${options.out}/attestation.sigstore.json`,
+      timestamps: [],
+    });
+  }
   const { keyids, timeVerified, assets } = signed;
+  const engine = verifier.engine;
   await writeNewFile(
     reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: verifier.engine, assets }),
+    reportMarkdown(report, { keyids, timeVerified, engine, assets, ...(trust ? { trust } : {}) }),
   );
   return { attestation, reportPath, timeVerified };
+}
+
+function _signTrust(trust: TrustInputs) {
+  return {
+    ...(trust.drand === undefined ? {} : { drand: trust.drand }),
+    ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+    ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
+    ...(trust.announcement?.timestamp === undefined
+      ? {}
+      : { announcementTimestamp: trust.announcement.timestamp }),
+  };
 }

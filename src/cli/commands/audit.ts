@@ -4,13 +4,15 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import { InputError } from "../../errors.ts";
+import { type AuditReport, type MergedAudit, planAudit, runAuditPlan } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { type AuditReport, type MergedAudit, runAuditPlan } from "../../verify/mod.ts";
-import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { reportVerdict } from "../report_verdict.ts";
-import { planFromFlags, timeFlag } from "../plan_inputs.ts";
-import { blobsBeside, openWorkContext } from "../work_context.ts";
+import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
+import { intFlag, timeFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
+import { reportVerdict } from "../report_verdict.ts";
+import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeVerdict } from "../write_verdict.ts";
 import { auditEstimateCommand } from "./audit_estimate.ts";
 import { auditMergeCommand } from "./audit_merge.ts";
@@ -18,16 +20,18 @@ import { auditPlanCommand } from "./audit_plan.ts";
 import { auditServeCommand } from "./audit_serve.ts";
 import { auditWorkCommand } from "./audit_work.ts";
 
-/** Options of {@link auditLog}. */
-export interface AuditOptions {
+/**
+ * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
+ * round; checkpoint and prover key; announcement) as {@link TrustInputFlags}, and the rest.
+ */
+export interface AuditOptions extends TrustInputFlags {
   readonly log: string;
   readonly blobs?: string;
-  readonly randomness: string;
-  readonly round: string;
   readonly k: string;
   readonly keys: readonly string[];
+  /** Also write `attestation.sigstore.json` (Sigstore bundle v0.3). */
+  readonly bundle?: boolean;
   readonly out: string;
-  readonly auditId?: string;
   readonly root?: string;
   readonly threads?: string;
   readonly progress: boolean;
@@ -53,17 +57,30 @@ export function auditCommand(): CommandUnknownOpts {
       "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
     )
     .option("--log <file>", "claims.jsonl")
+    .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
+    .option("--chain <file>", "drand chain info JSON of that round")
+    .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
+    .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
+      "--announcement <file>",
+      "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
+    )
+    .option(
+      "--announcement-timestamp <file>",
+      "RFC 3161 token or response over the announcement's signature (checked by `check`)",
+    )
     .option(
       "--randomness <hex>",
-      "public randomness fixed after the log was committed (e.g. a drand round's)",
+      "randomness typed in instead of --beacon (recorded as not verified)",
     )
-    .option("--round <n>", "beacon round of that randomness")
+    .option("--round <n>", "round of that randomness")
     .option("--k <k>", "number of records to sample")
     .option("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .option("--out <dir>", "folder for attestation.dsse.json and report.md")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--json", "machine-readable output")
@@ -74,15 +91,15 @@ export function auditCommand(): CommandUnknownOpts {
     .addCommand(auditServeCommand())
     .addCommand(auditEstimateCommand());
   return cmd.action(async (opts) => {
-    const { log, randomness, round, k, key, out } = opts;
-    if (!log || !randomness || !round || !k || !key || !out) {
+    const { log, k, key, out } = opts;
+    if (!log || !k || !key || !out) {
       const missing = REQUIRED.find((o) => opts[o.name] === undefined)!;
       return cmd.error(`error: required option '${missing.flags}' not specified`, {
         exitCode: EXIT.USAGE,
         code: "commander.missingMandatoryOptionValue",
       });
     }
-    const o = { ...opts, log, randomness, round, k, keys: key, out, progress: !opts.json };
+    const o = { ...opts, log, k, keys: key, out, progress: !opts.json };
     const { report } = await auditLog(o);
     reportVerdict(report, { out, json: opts.json === true });
   });
@@ -90,8 +107,6 @@ export function auditCommand(): CommandUnknownOpts {
 
 const REQUIRED = [
   { name: "log", flags: "--log <file>" },
-  { name: "randomness", flags: "--randomness <hex>" },
-  { name: "round", flags: "--round <n>" },
   { name: "k", flags: "--k <k>" },
   { name: "key", flags: "--key <files...>" },
   { name: "out", flags: "--out <dir>" },
@@ -99,7 +114,8 @@ const REQUIRED = [
 
 /**
  * Runs an audit and writes its outputs: plan, work on every item in this process, merge, sign
- * (the steps `audit plan`, `audit work` and `audit merge` run apart, with the same bytes).
+ * (the steps `audit plan`, `audit work` and `audit merge` run apart, with the same bytes for
+ * typed randomness).
  *
  * @param o options as on the command line
  * @returns the report and the paths written
@@ -113,9 +129,30 @@ export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
   const time = timeFlag(o.time);
-  const { log, plan } = await planFromFlags(o);
+  const k = intFlag(o.k, { flag: "--k", min: 1 });
+  if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+    throw new InputError(
+      "USAGE_RANDOMNESS",
+      "Cannot use --randomness: expected 2..1024 hex digits",
+    );
+  }
+  if (o.round !== undefined) intFlag(o.round, { flag: "--round", min: 0 });
   const keys = await Promise.all(o.keys.map(loadSigningKey));
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  const log = await loadClaimLog(o.log);
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const round = intFlag(trust.round, { flag: "--round", min: 0 });
+  await prepareOutputDir(o.out, [
+    "attestation.dsse.json",
+    "report.md",
+    ...(o.bundle ? ["attestation.sigstore.json"] : []),
+  ]);
+  const plan = planAudit(log, {
+    auditId: o.auditId ?? trust.announcement?.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
+    randomness: trust.randomness.toLowerCase(),
+    round,
+    k,
+    expectedRoot: o.root?.toLowerCase(),
+  });
   const { ctx, close } = await openWorkContext({
     blobs: o.blobs ?? blobsBeside(o.log),
     threads: o.threads,
@@ -128,6 +165,12 @@ export async function auditLog(
     bar.stop();
     close();
   }
-  const written = await writeVerdict(merged, { keys, out: o.out, time });
+  const written = await writeVerdict(merged, {
+    keys,
+    out: o.out,
+    time,
+    trust,
+    bundle: o.bundle === true,
+  });
   return { report: merged.report, ...written };
 }
