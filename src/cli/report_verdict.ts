@@ -5,7 +5,7 @@
  */
 import type { AuditReport } from "../verify/mod.ts";
 import { EXIT } from "./exit_codes.ts";
-import { printJson } from "./output.ts";
+import { printJson, printText } from "./output.ts";
 
 /**
  * Prints a verdict (text or `--json`) and sets the exit code: 0 PASSED, 1 FAILED, 3 INCONCLUSIVE.
@@ -43,13 +43,13 @@ function _summary(r: AuditReport, out: string) {
 
 function _print(r: AuditReport, out: string): void {
   const n = (s: string) => r.results.filter((x) => x.status === s).length;
-  console.log(
+  printText(
     `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
       n("NOT_VERIFIED")
     } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
   );
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    console.log(`  record ${x.index}: ${x.status}: ${x.reason}`);
+    printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  console.log(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
+  printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
 }

@@ -7,11 +7,19 @@ import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { InputError } from "../../errors.ts";
 import { type AuditReport, type MergedAudit, planAudit, runAuditPlan } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { intFlag, timeFlag } from "../plan_inputs.ts";
+import {
+  checkSigningKeyFiles,
+  loadClaimLog,
+  loadSigningKey,
+  prepareOutputDir,
+} from "../load_inputs.ts";
+import { timeFlag } from "../plan_inputs.ts";
+import { parseIntOption, parseThreads } from "../parse_int_option.ts";
+import type { SigningKey } from "../../attest/mod.ts";
+import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportVerdict } from "../report_verdict.ts";
-import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
+import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "../trust_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeVerdict } from "../write_verdict.ts";
 import { auditEstimateCommand } from "./audit_estimate.ts";
@@ -129,23 +137,63 @@ export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
   const time = timeFlag(o.time);
-  const k = intFlag(o.k, { flag: "--k", min: 1 });
+  const k = parseIntOption(o.k, { flag: "--k", min: 1 });
+  const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
-  if (o.round !== undefined) intFlag(o.round, { flag: "--round", min: 0 });
-  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  if (o.round !== undefined) parseIntOption(o.round, { flag: "--round", min: 0 });
+  // Key files are checked now but read only for signing, after every untrusted input has been
+  // parsed and recomputed; only an announcement, which must be signed by these keys, needs them
+  // before the audit.
+  await checkSigningKeyFiles(o.keys);
   const log = await loadClaimLog(o.log);
-  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
-  const round = intFlag(trust.round, { flag: "--round", min: 0 });
-  await prepareOutputDir(o.out, [
+  const early = o.announcement === undefined ? undefined : await _signingKeys(o.keys);
+  const trust = await loadTrustInputs(o, {
+    log,
+    keys: (early ?? []).map((key) => key.publicKey),
+  });
+  const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
+  const done = await prepareOutputDir(o.out, [
     "attestation.dsse.json",
     "report.md",
     ...(o.bundle ? ["attestation.sigstore.json"] : []),
   ]);
+  try {
+    const r = await _auditAndSign(o, { log, round, k, threads, trust, early, time });
+    await done(true);
+    return r;
+  } catch (e) {
+    await done(false);
+    throw e;
+  }
+}
+
+/** Reads the private keys; two files holding the same key are refused. */
+async function _signingKeys(paths: readonly string[]): Promise<SigningKey[]> {
+  const keys = await Promise.all(paths.map(loadSigningKey));
+  if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
+    throw new InputError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
+  }
+  return keys;
+}
+
+async function _auditAndSign(
+  o: AuditOptions,
+  p: {
+    log: ClaimLog;
+    round: number;
+    k: number;
+    threads: number | undefined;
+    trust: TrustInputs;
+    early: SigningKey[] | undefined;
+    time: string | undefined;
+  },
+): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+  const { log, round, k, threads, trust } = p;
   const plan = planAudit(log, {
     auditId: o.auditId ?? trust.announcement?.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
     randomness: trust.randomness.toLowerCase(),
@@ -155,7 +203,7 @@ export async function auditLog(
   });
   const { ctx, close } = await openWorkContext({
     blobs: o.blobs ?? blobsBeside(o.log),
-    threads: o.threads,
+    threads: threads === undefined ? undefined : String(threads),
   });
   const bar = progressBar("verifying", { enabled: o.progress });
   let merged: MergedAudit;
@@ -165,10 +213,11 @@ export async function auditLog(
     bar.stop();
     close();
   }
+  const keys = p.early ?? await _signingKeys(o.keys);
   const written = await writeVerdict(merged, {
     keys,
     out: o.out,
-    time,
+    time: p.time,
     trust,
     bundle: o.bundle === true,
   });
