@@ -32,6 +32,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   attest: ["assets", "resolve", "claims", "verify"],
   web: ["claims", "verify", "attest"],
   prover: ["numerics", "hardware", "kernels", "model", "assets", "resolve", "claims", "verify"],
+  pool: ["assets", "claims", "verify"],
   cli: [
     "numerics",
     "hardware",
@@ -45,6 +46,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "attest",
     "prover",
     "web",
+    "pool",
   ],
 };
 

@@ -23,7 +23,8 @@ export interface KindCounts {
  * Counts sampled results per workload kind, in order of first appearance.
  *
  * @param results sampled results (`index` into the log, `status`)
- * @param records the log's records, or `null` when the log is not at hand (kind `unknown`)
+ * @param records the log's records, or the kind of each sampled index (an audit plan's items),
+ *   or `null` when neither is at hand (kind `unknown`)
  * @returns one row per kind
  * @throws {RangeError} when a result's index is outside the log
  * @example
@@ -35,7 +36,7 @@ export interface KindCounts {
  */
 export function resultsByKind(
   results: readonly { readonly index: number; readonly status: RecordStatus }[],
-  records: readonly ClaimRecord[] | null,
+  records: readonly ClaimRecord[] | ReadonlyMap<number, string> | null,
 ): KindCounts[] {
   const rows = new Map<
     string,
@@ -43,11 +44,14 @@ export function resultsByKind(
   >();
   for (const r of results) {
     let kind = "unknown";
-    if (records !== null) {
-      const record = records[r.index];
+    if (records instanceof Map) {
+      kind = records.get(r.index) ?? "unknown";
+    } else if (records !== null) {
+      const log = records as readonly ClaimRecord[];
+      const record = log[r.index];
       if (record === undefined) {
         throw new RangeError(
-          `Cannot count result ${r.index}: the log has ${records.length} records`,
+          `Cannot count result ${r.index}: the log has ${log.length} records`,
         );
       }
       kind = record.predicate.workload.kind;

@@ -871,11 +871,14 @@
     const rows = /* @__PURE__ */ new Map();
     for (const r of results) {
       let kind = "unknown";
-      if (records !== null) {
-        const record = records[r.index];
+      if (records instanceof Map) {
+        kind = records.get(r.index) ?? "unknown";
+      } else if (records !== null) {
+        const log = records;
+        const record = log[r.index];
         if (record === void 0) {
           throw new RangeError(
-            `Cannot count result ${r.index}: the log has ${records.length} records`
+            `Cannot count result ${r.index}: the log has ${log.length} records`
           );
         }
         kind = record.predicate.workload.kind;
