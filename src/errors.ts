@@ -130,6 +130,20 @@ export type AttestCode =
   | "KEYID_MISMATCH"
   | "KEY_PERMISSIONS";
 
+/** Distributed audits: plans, work orders, item results and their merge, the NATS pool. */
+export type PoolCode =
+  | "ESTIMATE_FOREIGN"
+  | "MERGE_ASSET_CONFLICT"
+  | "MERGE_CONFLICT"
+  | "MERGE_FOREIGN"
+  | "MERGE_MISMATCH"
+  | "MERGE_VERSION"
+  | "NATS_CONNECT"
+  | "ORDER_INVALID"
+  | "PLAN_INVALID"
+  | "PLAN_LOG_MISMATCH"
+  | "RESULT_INVALID";
+
 /** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */
 export type TrustCode =
   | "ANNOUNCEMENT_LATE"
@@ -161,16 +175,20 @@ export type InputCode =
   | AuditCode
   | AttestCode
   | TrustCode
+  | PoolCode
   | VerdictPredicateCode;
 
 /** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */
 export type UsageCode =
   | "USAGE_NUMBER"
   | "USAGE_KEYS"
+  | "USAGE_NATS"
   | "USAGE_PLAN"
   | "USAGE_RANDOMNESS"
+  | "USAGE_SHARD"
   | "USAGE_RECOMPUTE"
   | "USAGE_THREADS"
+  | "USAGE_TIME"
   | "USAGE_TRUST";
 
 /** Every code a bitaudit error carries. */

@@ -69,7 +69,12 @@ export {
   verifyDrandRound,
 } from "./beacon/mod.ts";
 export { buildTrustRoot } from "./build_trust_root.ts";
-export { checkAttestation, type CheckItem, type CheckReport } from "./check_attestation.ts";
+export {
+  checkAttestation,
+  type CheckItem,
+  type CheckReport,
+  type RecomputeRecord,
+} from "./check_attestation.ts";
 export { type AddCheck, checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 export {
   addSignature,

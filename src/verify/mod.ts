@@ -20,6 +20,18 @@
  * @module
  */
 export {
+  AUDIT_ITEM_DOMAIN,
+  AUDIT_PLAN_FORMAT,
+  type AuditPlan,
+  auditPlanDigest,
+  encodeAuditPlan,
+  itemDigest,
+  planAudit,
+  type PlanInputs,
+  type PlanItem,
+} from "./audit_plan.ts";
+export { type AuditReport } from "./audit_report.ts";
+export {
   checkVectorSet,
   type VectorMismatch,
   type VectorOutputResult,
@@ -30,6 +42,18 @@ export {
   type DetectionStatement,
   detectionStatement,
 } from "./detection.ts";
+export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
+export { type AuditEstimate, estimateAudit, type KindEstimate } from "./estimate_audit.ts";
+export {
+  encodeItemResult,
+  ITEM_RESULT_FORMAT,
+  type ItemResult,
+  parseItemResult,
+  resultBytes,
+  type WorkerInfo,
+} from "./item_result.ts";
+export { type MergedAudit, mergeItemResults, MISSING_RESULT_REASON } from "./merge_item_results.ts";
+export { parseAuditPlan } from "./parse_audit_plan.ts";
 export {
   detectionBinomial,
   detectionHypergeometric,
@@ -39,6 +63,7 @@ export {
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "./plan.ts";
+export { recordProducts } from "./record_products.ts";
 export {
   type AuditVerdict,
   auditVerdict,
@@ -48,7 +73,8 @@ export {
   type RecordStatus,
   type StepResult,
 } from "./record_result.ts";
-export { type AuditInputs, type AuditReport, runAudit } from "./run_audit.ts";
+export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
+export { type AuditInputs, runAudit, runAuditPlan } from "./run_audit.ts";
 export {
   counterStream,
   type Sample,
@@ -58,4 +84,14 @@ export {
   uniformBelow,
 } from "./sample_indices.ts";
 export { AUDIT_SEED_DOMAIN, deriveSeed, type SeedInputs } from "./seed.ts";
+export { type Shard, shardItems } from "./shard_items.ts";
 export { type VerifyContext, verifyRecord } from "./verify_record.ts";
+export { checkPlanLog, type WorkContext, workerInfo, workItem } from "./work_item.ts";
+export {
+  checkWorkOrder,
+  encodeWorkOrder,
+  parseWorkOrder,
+  WORK_ORDER_FORMAT,
+  type WorkOrder,
+  workOrders,
+} from "./work_order.ts";
