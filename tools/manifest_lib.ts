@@ -13,6 +13,8 @@ const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [
   ["tables/sfu/", "tools/sfu/build_tables.ts", 1],
   ["tables/wasm/", "tools/wasm/build.ts", 1],
   ["tables/catalogs/", "hand-written dispatch catalogs (see tables/catalogs/README.md)", 1],
+  ["profiles/models/", "published Qwen3 config.json files (see profiles/models/README.md)", 1],
+  ["tables/models/", "bitaudit model synth (see tables/models/README.md)", 1],
 ];
 
 const SKIP = /(^|\/)(README\.md|LICEN[CS]E[^/]*|manifest\.json)$/;

@@ -18,3 +18,4 @@ export * from "./read_vector_set.ts";
 export * from "./parse_vector_text.ts";
 export * from "./file_byte_source.ts";
 export * from "./blob_store.ts";
+export * from "./checkpoint_dir.ts";

@@ -18,6 +18,7 @@ import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { modelCommand } from "./commands/model.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -45,6 +46,7 @@ export function buildCli(): Command {
       keyCommand(),
       planCommand(),
       gemmCommand(),
+      modelCommand(),
       profilesCommand(),
       vectorsCommand(),
       demoCommand(),

@@ -14,6 +14,7 @@ export * from "./gemm/mod.ts";
 export * from "./stack_profile.ts";
 export * from "./torch_version.ts";
 export * from "./attention_backend.ts";
+export * from "./moe_experts.ts";
 export * from "./reduce/mod.ts";
 export * from "./norm/mod.ts";
 export * from "./math/mod.ts";

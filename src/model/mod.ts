@@ -15,3 +15,5 @@
  */
 export * from "./safetensors/mod.ts";
 export * from "./blocks/mod.ts";
+export * from "./checkpoint/mod.ts";
+export * from "./qwen3/mod.ts";

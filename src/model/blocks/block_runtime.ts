@@ -15,7 +15,10 @@ import {
   type StackProfile,
 } from "../../kernels/mod.ts";
 
-/** The linear layers of a dense decoder layer, named as in HF checkpoints. */
+/**
+ * The linear layers of a decoder layer, named as in HF checkpoints (`router` is a MoE block's
+ * `mlp.gate`).
+ */
 export type ProjectionName =
   | "q_proj"
   | "k_proj"
@@ -23,7 +26,8 @@ export type ProjectionName =
   | "o_proj"
   | "gate_proj"
   | "up_proj"
-  | "down_proj";
+  | "down_proj"
+  | "router";
 
 /** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
 export interface GemmCall {
