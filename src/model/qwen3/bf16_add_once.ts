@@ -1,8 +1,10 @@
 /**
  * BF16 + BF16 rounded once (the exact sum to nearest-even BF16), as CUDA's
  * `atomicAdd(__nv_bfloat16*)` computes it (spec `stack_pytorch_hf.md` §1.7: HF's MoE
- * `index_add_` on BF16). Element-wise adds elsewhere are `bf16(fl32(a + b))`, which can differ
- * when the FP32 sum lands on a BF16 tie.
+ * `index_add_` on BF16). Element-wise adds elsewhere are `bf16(fl32(a + b))`. For two BF16
+ * operands both give the same bits: a sum that can round to a BF16 tie has its smaller operand
+ * within 16 binades of the larger one, so the exact sum fits FP32 (tested on random pairs). The
+ * operation is kept apart because it is what `index_add_` is defined to do.
  *
  * @module
  */
@@ -24,7 +26,7 @@ import { bitsFromF32, f32FromBits } from "../../numerics/mod.ts";
  * ```ts
  * import { addBf16Once } from "./bf16_add_once.ts";
  * if (addBf16Once(0x3f80, 0x3f80) !== 0x4000) throw new Error(); // 1 + 1 = 2
- * // 256 + 1 + 2^-8: one rounding gives 258, bf16(fl32(.)) would too; 256 + 1 is a tie -> 256.
+ * // 256 + 1 = 257 is a tie between 256 and 258 (BF16 step 2 there): nearest even, 256.
  * if (addBf16Once(0x4380, 0x3f80) !== 0x4380) throw new Error();
  * ```
  */
