@@ -25,5 +25,23 @@ export { VERSION } from "./src/version.ts";
 export * from "./src/claims/mod.ts";
 export * from "./src/verify/mod.ts";
 export * from "./src/attest/mod.ts";
+// The verdict contract and signing API, named.
+export {
+  buildVerdictPredicate,
+  type BuildVerdictPredicateOptions,
+  parseVerdictPredicate,
+  type SignedVerdict,
+  signVerdict,
+  type SignVerdictOptions,
+  VERDICT_PREDICATE_TYPE,
+  type VerdictAudit,
+  type VerdictDifference,
+  type VerdictPredicate,
+  type VerdictPredicateCode,
+  type VerdictResult,
+  type VerdictSfuUse,
+  verdictStatement,
+  type VerifierInfo,
+} from "./src/attest/mod.ts";
 export * from "./src/kernels/mod.ts";
 export * from "./src/model/mod.ts";

@@ -6,23 +6,31 @@
  *
  * @module
  */
-import type { ClaimLog } from "../claims/mod.ts";
-import { sampleIndices } from "../verify/sample_indices.ts";
-import { deriveSeed } from "../verify/seed.ts";
-import { type VerifyContext, verifyRecord } from "../verify/verify_record.ts";
-import { bytesToHex } from "../claims/mod.ts";
+import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import {
+  auditVerdict,
+  deriveSeed,
+  sampleIndices,
+  type VerifyContext,
+  verifyRecord,
+} from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
+import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
+import { VERDICT_PREDICATE_TYPE, type VerdictPredicate } from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
-import { VERDICT_PREDICATE_TYPE } from "./verdict_statement.ts";
 
 /** One check and its outcome. */
 export interface CheckItem {
+  /** Name of the check, e.g. `signatures`, `predicate`, `seed`, `verdict`. */
   readonly check: string;
+  /** Whether it passed. */
   readonly ok: boolean;
+  /** What was found (one line; for a refused predicate `[CODE] message`). */
   readonly detail: string;
 }
 
@@ -38,22 +46,6 @@ export interface CheckReport {
   readonly signatures: readonly SignatureResult[];
   /** Every check in order. */
   readonly checks: readonly CheckItem[];
-}
-
-interface _Predicate {
-  timeVerified: string;
-  verdict: string;
-  audit: {
-    auditId: string;
-    logId: string;
-    population: number;
-    logRoot: string;
-    beacon: { randomness: string; round: number };
-    seed: string;
-    k: number;
-    selected: number[];
-  };
-  results: { index: number; record: string; status: string; recomputed: string | null }[];
 }
 
 /**
@@ -74,10 +66,10 @@ export async function checkAttestation(
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
-  const done = (p: _Predicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
+  const done = (p: VerdictPredicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
-    auditId: p?.audit?.auditId ?? null,
+    auditId: p?.audit.auditId ?? null,
     signatures: sigs,
     checks,
   });
@@ -112,9 +104,16 @@ export async function checkAttestation(
   );
   if (!v.verified) return done(null, v.signatures);
   const st = parseStatement(v.payload); // the verified bytes, never the envelope again
-  const p = st.predicate as unknown as _Predicate;
-  if (st.predicateType !== VERDICT_PREDICATE_TYPE || typeof p?.audit?.seed !== "string") {
+  if (st.predicateType !== VERDICT_PREDICATE_TYPE) {
     add("predicate", false, `predicateType must be ${VERDICT_PREDICATE_TYPE}`);
+    return done(null, v.signatures);
+  }
+  let p: VerdictPredicate;
+  try {
+    p = parseVerdictPredicate(st.predicate);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    add("predicate", false, `[${e.code}] ${e.message}`);
     return done(null, v.signatures);
   }
   _checkSample(p, add);
@@ -132,7 +131,7 @@ export async function checkAttestation(
   return done(p, v.signatures);
 }
 
-function _checkSample(p: _Predicate, add: (c: string, ok: boolean, d: string) => void): void {
+function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: string) => void): void {
   const a = p.audit;
   try {
     const seed = deriveSeed({
@@ -149,12 +148,7 @@ function _checkSample(p: _Predicate, add: (c: string, ok: boolean, d: string) =>
     const ordered = p.results.length === a.selected.length &&
       p.results.every((r, i) => r.index === a.selected[i]);
     add("results", ordered, "one result per sampled index, in selection order");
-    const statuses = p.results.map((r) => r.status);
-    const expected = statuses.includes("FAIL")
-      ? "FAILED"
-      : statuses.length > 0 && statuses.every((s) => s === "PASS")
-      ? "PASSED"
-      : "INCONCLUSIVE";
+    const expected = auditVerdict(p.results);
     add("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
   } catch (e) {
     add("seed", false, `cannot recompute the sample: ${(e as Error).message}`);
@@ -162,7 +156,7 @@ function _checkSample(p: _Predicate, add: (c: string, ok: boolean, d: string) =>
 }
 
 function _checkLog(
-  p: _Predicate,
+  p: VerdictPredicate,
   log: ClaimLog,
   add: (c: string, ok: boolean, d: string) => void,
 ): void {

@@ -5,6 +5,11 @@
  * inspectors). Verifying: parse the envelope strictly, verify it against the keys the trust root
  * says were valid, then parse the *verified payload bytes* as a Statement.
  *
+ * Verdicts: `signVerdict(report, { keys, store, engine, time })` turns an audit report into the
+ * attestation `bitaudit audit` writes (statement built by `buildVerdictPredicate`, encoded by the
+ * one `encodeStatement`); `checkAttestation` reads it back through `parseVerdictPredicate`, which
+ * refuses any missing, unknown or mistyped field with a `VerdictPredicateCode`.
+ *
  * @example
  * ```ts
  * import {
@@ -43,6 +48,19 @@ export * from "./statement.ts";
 export * from "./rfc3339.ts";
 export * from "./trust_root.ts";
 export * from "./key_valid_at.ts";
-export * from "./verdict_statement.ts";
+export {
+  buildVerdictPredicate,
+  type BuildVerdictPredicateOptions,
+  VERDICT_PREDICATE_TYPE,
+  type VerdictAudit,
+  type VerdictDifference,
+  type VerdictPredicate,
+  type VerdictResult,
+  type VerdictSfuUse,
+  type VerifierInfo,
+} from "./verdict_predicate.ts";
+export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
+export { verdictStatement } from "./verdict_statement.ts";
+export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
 export * from "./check_attestation.ts";
 export * from "./build_trust_root.ts";

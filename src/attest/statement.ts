@@ -6,7 +6,7 @@
  */
 import { InputError } from "../errors.ts";
 
-import { STATEMENT_TYPE } from "../claims/mod.ts";
+import { canonicalJson, STATEMENT_TYPE } from "../claims/mod.ts";
 
 /** `_type` of an in-toto Statement v1 (defined with the claim records, which are statements too). */
 export { STATEMENT_TYPE };
@@ -78,22 +78,30 @@ export function parseStatement(bytes: Uint8Array): Statement {
 }
 
 /**
- * Serializes a statement as UTF-8 JSON for signing (DSSE signs these exact bytes, so no canonical
- * form is needed; floats in predicates are fine here).
+ * Encodes a statement as the bytes that go into an envelope's payload: RFC 8785 canonical JSON
+ * (the one statement encoder; verdicts, claims and any other predicate go through it).
+ *
+ * DSSE signs these exact bytes, so a reader needs no canonical form; the canonical form makes the
+ * payload a function of the statement's content alone (key order never matters), so the same
+ * statement signed with the same Ed25519 key gives the same attestation bytes. Numbers that are
+ * not integers are written as RFC 8785 §3.2.2.3 prescribes; a predicate that must not hold any
+ * (the verdict) refuses them in its own parser.
  *
  * @param statement the statement
  * @returns UTF-8 bytes
- * @throws {TypeError} when the statement is not serializable (cycle, bigint)
+ * @throws {TypeError} when the statement has no JSON form (cycle, bigint, NaN, lone surrogate)
  * @example
  * ```ts
  * import { encodeStatement, parseStatement, STATEMENT_TYPE } from "./statement.ts";
  * const st = { _type: STATEMENT_TYPE, subject: [{ name: "a", digest: { sha256: "0".repeat(64) } }],
  *   predicateType: "https://example.com/p/v1" } as const;
+ * const text = new TextDecoder().decode(encodeStatement(st));
+ * if (!text.startsWith('{"_type":')) throw new Error(text);
  * if (parseStatement(encodeStatement(st)).predicateType !== st.predicateType) throw new Error();
  * ```
  */
 export function encodeStatement(statement: Statement): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(statement));
+  return canonicalJson(statement, { strict: false });
 }
 
 function _checkSubject(s: unknown, where: string): void {

@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import { auditArgs, type AuditFixture, makeAuditFixture } from "./_audit_fixture.ts";
 import { copyCheckout, runBitaudit } from "./_run.ts";
-import { encodeBase64 } from "../../src/attest/mod.ts";
+import {
+  decodePrivateKeyPem,
+  encodeBase64,
+  encodeStatement,
+  publicKeyFromPrivate,
+  signEnvelope,
+} from "../../src/attest/mod.ts";
 
 const honest = await makeAuditFixture({ records: 24, falsify: [] });
 const lying = await makeAuditFixture({
@@ -152,6 +158,34 @@ Deno.test("tamper matrix: a modified envelope, signature, trust root or log is n
   ]);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /FAIL log-root/);
+});
+
+Deno.test("check exits 1 naming the missing field when a validly signed verdict has no results", async () => {
+  const out = await audited(honest, "noresults", 4);
+  const env = JSON.parse(await Deno.readTextFile(`${out}/attestation.dsse.json`));
+  const st = JSON.parse(dec.decode(b64(env.payload)));
+  delete st.predicate.results;
+  const privateKey = decodePrivateKeyPem(await Deno.readTextFile(honest.key));
+  const signer = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+  const resigned = await signEnvelope(encodeStatement(st), {
+    payloadType: env.payloadType,
+    keys: [signer],
+  });
+  const path = `${out}/no-results.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(resigned));
+  for (const extra of [[], ["--log", honest.log], ["--log", honest.log, "--recompute"]]) {
+    const r = await runBitaudit(["check", path, "--trust-root", honest.trustRoot, ...extra]);
+    const what = `${extra.join(" ")}: ${r.stdout}${r.stderr}`;
+    assert.equal(r.code, 1, what);
+    assert.equal(r.stderr, "", what);
+    assert.match(r.stdout, /^ok {3}signatures: 1 valid/m, what);
+    assert.match(
+      r.stdout,
+      /^FAIL predicate: \[VERDICT_FIELD_MISSING\] Cannot read verdict predicate: 'predicate\.results' is missing$/m,
+      what,
+    );
+    assert.match(r.stdout, /^INVALID attestation$/m, what);
+  }
 });
 
 Deno.test("tampered claim logs are refused before anything is signed", async () => {

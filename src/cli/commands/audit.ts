@@ -5,10 +5,8 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { keyId, signEnvelope, statementBytes, verdictStatement } from "../../attest/mod.ts";
-import { IN_TOTO_PAYLOAD_TYPE } from "../../attest/mod.ts";
+import { signVerdict } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
-import { VERSION } from "../../version.ts";
 import { createGemmWalker } from "../../verify/gemm_walker.ts";
 import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -123,21 +121,16 @@ export async function auditLog(
     bar.stop();
     w.close();
   }
-  const timeVerified = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const assets = { "tables/manifest.json": store.manifestSha256, ...store.used() };
-  const statement = verdictStatement(report, {
-    verifier: { version: VERSION, engine: w.engine, runtime: `deno ${Deno.version.deno}` },
-    assets,
-    timeVerified,
-  });
-  const envelope = await signEnvelope(statementBytes(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
+  const signed = await signVerdict(report, {
     keys,
+    store,
+    engine: w.engine,
+    ...(o.time === undefined ? {} : { time: o.time }),
   });
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
-  await writeNewFile(attestation, JSON.stringify(envelope, null, 2) + "\n");
-  const keyids = keys.map((key) => keyId(key.publicKey));
+  await writeNewFile(attestation, signed.text);
+  const { keyids, timeVerified, assets } = signed;
   await writeNewFile(
     reportPath,
     reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),

@@ -1,0 +1,100 @@
+/**
+ * Signing an audit's verdict: the library path from an `AuditReport` to the DSSE attestation that
+ * `bitaudit audit` writes, byte for byte.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import { VERSION } from "../version.ts";
+import type { AuditReport } from "../verify/mod.ts";
+import { type DsseEnvelope, signEnvelope, type SigningKey } from "./dsse.ts";
+import { keyId } from "./key_id.ts";
+import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
+import { parseRfc3339 } from "./rfc3339.ts";
+import { encodeStatement, IN_TOTO_PAYLOAD_TYPE, type Statement } from "./statement.ts";
+import type { VerdictPredicate } from "./verdict_predicate.ts";
+import { verdictStatement } from "./verdict_statement.ts";
+
+/** Options of {@link signVerdict}. */
+export interface SignVerdictOptions {
+  /** Inspector keys; several co-sign the one envelope. */
+  readonly keys: readonly SigningKey[];
+  /**
+   * Verification time (RFC 3339), recorded as `timeVerified`; the keys must be valid then.
+   * Default: now, in whole seconds UTC (`2026-03-01T12:00:00Z`).
+   */
+  readonly time?: string;
+  /** The asset store the audit read from: its manifest digest and every asset used are bound. */
+  readonly store: Pick<AssetStore, "manifestSha256" | "used">;
+  /** K-walk engine that ran the recomputation (`wasm` or `reference`, as the walker reports). */
+  readonly engine: string;
+  /** Runtime recorded in the verdict. Default: `deno <version>` of this process. */
+  readonly runtime?: string;
+}
+
+/** A signed verdict and what was bound into it. */
+export interface SignedVerdict {
+  /** The DSSE envelope over the encoded statement. */
+  readonly envelope: DsseEnvelope;
+  /** The attestation file's text: the envelope as two-space-indented JSON and a final newline. */
+  readonly text: string;
+  /** The signed statement. */
+  readonly statement: Statement<VerdictPredicate>;
+  /** Key ids of the signers, in signing order. */
+  readonly keyids: readonly string[];
+  /** The recorded verification time. */
+  readonly timeVerified: string;
+  /** Asset path -> sha256 bound into the verdict (the manifest first). */
+  readonly assets: Readonly<Record<string, string>>;
+}
+
+/**
+ * Signs an audit report's verdict into a DSSE envelope over an in-toto Statement.
+ *
+ * The predicate is read back with `parseVerdictPredicate` before signing, so nothing is signed
+ * that a checker would refuse. Ed25519 signatures are deterministic: the same report, keys, time
+ * and assets give the same bytes.
+ *
+ * @param report the audit report (`runAudit`)
+ * @param options signing `keys`, `time`, the asset `store`, the `engine` (and `runtime`)
+ * @returns the envelope, its file text, the statement, key ids, time and asset digests
+ * @throws {InputError} `BAD_TIMESTAMP` when `time` is not RFC 3339; a `VerdictPredicateCode`
+ *   when the report does not make a valid predicate
+ * @throws {RangeError} when no key is given, a key appears twice or its halves do not match
+ * @example
+ * ```ts ignore
+ * const report = await runAudit(ctx, { log, auditId, randomness, round, k });
+ * const { text } = await signVerdict(report, { keys: [inspector], store, engine: "wasm" });
+ * await Deno.writeTextFile("attestation.dsse.json", text);
+ * ```
+ */
+export async function signVerdict(
+  report: AuditReport,
+  options: SignVerdictOptions,
+): Promise<SignedVerdict> {
+  const timeVerified = options.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  parseRfc3339(timeVerified);
+  const assets = { "tables/manifest.json": options.store.manifestSha256, ...options.store.used() };
+  const statement = verdictStatement(report, {
+    verifier: {
+      version: VERSION,
+      engine: options.engine,
+      runtime: options.runtime ?? `deno ${Deno.version.deno}`,
+    },
+    assets,
+    timeVerified,
+  });
+  parseVerdictPredicate(statement.predicate);
+  const envelope = await signEnvelope(encodeStatement(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: options.keys,
+  });
+  return {
+    envelope,
+    text: JSON.stringify(envelope, null, 2) + "\n",
+    statement,
+    keyids: options.keys.map((key) => keyId(key.publicKey)),
+    timeVerified,
+    assets,
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The verdict predicate: the one typed contract between the verifier that decides a verdict
+ * (`verify/`: `runAudit`, `auditVerdict`) and everyone who signs or reads it. It binds the audit id,
+ * the public randomness and derived seed, the sampled indices, the detection statement, each
+ * record's result, the verdict, the verifier's version and the digest of every asset used.
+ *
+ * It lives in `attest/` because it is the schema of a signed document: `verify/` computes verdicts
+ * and knows nothing of statements; `attest/` imports `verify/`, never the reverse.
+ * {@link buildVerdictPredicate} writes it, `parseVerdictPredicate` reads it back strictly.
+ *
+ * @module
+ */
+import type { AuditReport, AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
+
+/** Predicate type of verdicts (major version in the URI). */
+export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
+
+/** Verifier identity recorded in a verdict. */
+export interface VerifierInfo {
+  /** bitaudit version. */
+  readonly version: string;
+  /** K-walk engine used (`wasm` or `reference`). */
+  readonly engine: string;
+  /** Runtime, e.g. `deno 2.9.6`. */
+  readonly runtime: string;
+}
+
+/** One SFU function a recomputation depended on, with its model and validation status. */
+export type VerdictSfuUse = NonNullable<AuditReport["results"][number]["sfu"]>[number];
+
+/** The first element where recomputation and the prover's output differ (bit patterns in hex). */
+export type VerdictDifference = {
+  /** Flat element index. */
+  readonly index: number;
+  /** Prover's element bit pattern. */
+  readonly claimed: string;
+  /** Recomputed element bit pattern. */
+  readonly recomputed: string;
+};
+
+/** One sampled record's result as signed. */
+export type VerdictResult = {
+  /** Index in the log. */
+  readonly index: number;
+  /** Record digest (sha256 hex of the canonical record). */
+  readonly record: string;
+  /** PASS only when recomputed and compared. */
+  readonly status: RecordStatus;
+  /** Why, for FAIL and NOT_VERIFIED (empty for PASS). */
+  readonly reason: string;
+  /** Claimed fingerprint (hex). */
+  readonly claimed: string;
+  /** Recomputed fingerprint, when recomputation ran. */
+  readonly recomputed: string | null;
+  /** First differing element, when the prover's full output was available. */
+  readonly firstDifference: VerdictDifference | null;
+  /** SFU functions used (absent when none was involved). */
+  readonly sfu?: readonly VerdictSfuUse[];
+};
+
+/** What was sampled and how: everything needed to recompute the seed and the sample. */
+export type VerdictAudit = {
+  /** Audit identifier chosen by the inspector. */
+  readonly auditId: string;
+  /** Claim log id. */
+  readonly logId: string;
+  /** Number of records in the log (N). */
+  readonly population: number;
+  /** Merkle root of the committed log (hex). */
+  readonly logRoot: string;
+  /** Public randomness (hex) and its beacon round. */
+  readonly beacon: { readonly randomness: string; readonly round: number };
+  /** Domain of the seed derivation. */
+  readonly seedDerivation: string;
+  /** Derived seed (hex). */
+  readonly seed: string;
+  /** Sampling algorithm id. */
+  readonly algorithm: string;
+  /** Sample size. */
+  readonly k: number;
+  /** Indices in selection order. */
+  readonly selected: readonly number[];
+};
+
+/** The predicate of a verdict Statement ({@link VERDICT_PREDICATE_TYPE}). */
+export type VerdictPredicate = {
+  /** Who verified: `id` is `bitaudit` for this implementation. */
+  readonly verifier: VerifierInfo & { readonly id: string };
+  /** When (RFC 3339); also the time at which signing keys must be valid. */
+  readonly timeVerified: string;
+  /** The sample. */
+  readonly audit: VerdictAudit;
+  /** What a sample of this size detects. */
+  readonly detection: DetectionStatement;
+  /** One result per sampled index, in selection order. */
+  readonly results: readonly VerdictResult[];
+  /** The verdict the results imply (`auditVerdict`). */
+  readonly verdict: AuditVerdict;
+  /** Asset path -> sha256 hex, the manifest included. */
+  readonly assets: Readonly<Record<string, string>>;
+};
+
+/** Options of {@link buildVerdictPredicate}. */
+export interface BuildVerdictPredicateOptions {
+  /** Verifier identity. */
+  readonly verifier: VerifierInfo;
+  /** Asset digests (path -> sha256, including the manifest). */
+  readonly assets: Readonly<Record<string, string>>;
+  /** Verification time (RFC 3339). */
+  readonly timeVerified: string;
+}
+
+/**
+ * Builds the verdict predicate of an audit report.
+ *
+ * @param report the audit report
+ * @param options verifier info, asset digests and the verification time
+ * @returns the predicate (plain data; the per-record pipeline traces are not part of it)
+ * @example
+ * ```ts
+ * import { buildVerdictPredicate, parseVerdictPredicate } from "./mod.ts";
+ * import { detectionStatement } from "../verify/mod.ts";
+ * const fp = "55".repeat(32);
+ * const report = {
+ *   auditId: "a1", logId: "log-1", population: 1, root: "11".repeat(32), randomness: "22".repeat(32),
+ *   round: 1, seedDerivation: "d", seed: "33".repeat(32), algorithm: "s", selected: [0],
+ *   results: [{
+ *     index: 0, digest: "44".repeat(32), status: "PASS", reason: "", claimed: fp, recomputed: fp,
+ *     firstDifference: null, steps: [],
+ *   }],
+ *   verdict: "PASSED", detection: detectionStatement(1, { k: 1 }),
+ * } as const;
+ * const p = buildVerdictPredicate(report, {
+ *   verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+ *   assets: { "tables/manifest.json": "66".repeat(32) },
+ *   timeVerified: "2026-03-01T12:00:00Z",
+ * });
+ * if (parseVerdictPredicate(JSON.parse(JSON.stringify(p))).audit.k !== 1) throw new Error();
+ * ```
+ */
+export function buildVerdictPredicate(
+  report: AuditReport,
+  options: BuildVerdictPredicateOptions,
+): VerdictPredicate {
+  const { version, engine, runtime } = options.verifier;
+  return {
+    verifier: { id: "bitaudit", version, engine, runtime },
+    timeVerified: options.timeVerified,
+    audit: {
+      auditId: report.auditId,
+      logId: report.logId,
+      population: report.population,
+      logRoot: report.root,
+      beacon: { randomness: report.randomness, round: report.round },
+      seedDerivation: report.seedDerivation,
+      seed: report.seed,
+      algorithm: report.algorithm,
+      k: report.selected.length,
+      selected: report.selected,
+    },
+    detection: report.detection,
+    results: report.results.map((r) => ({
+      index: r.index,
+      record: r.digest,
+      status: r.status,
+      reason: r.reason,
+      claimed: r.claimed,
+      recomputed: r.recomputed,
+      firstDifference: r.firstDifference,
+      ...(r.sfu === undefined
+        ? {}
+        : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
+    })),
+    verdict: report.verdict,
+    assets: options.assets,
+  };
+}

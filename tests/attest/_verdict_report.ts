@@ -1,0 +1,78 @@
+/**
+ * A small, self-consistent audit report built without running an audit (seed derived and sample
+ * drawn as `runAudit` does, results chosen per index), shared by the verdict predicate tests.
+ */
+import {
+  AUDIT_SEED_DOMAIN,
+  type AuditReport,
+  auditVerdict,
+  bytesToHex,
+  deriveSeed,
+  detectionStatement,
+  type RecordResult,
+  SAMPLE_ALGORITHM,
+  sampleIndices,
+} from "../../mod.ts";
+
+/** Record digest of index `i` in the fake log. */
+export const recordDigest = (i: number): string => i.toString(16).padStart(64, "0");
+
+/**
+ * Builds the report.
+ *
+ * @param options log size, sample size; by default record 1 (if sampled) fails with a first
+ *   difference, record 2 is NOT_VERIFIED and every other record passes with an SFU use
+ */
+export function verdictReport(options: { population?: number; k?: number } = {}): AuditReport {
+  const population = options.population ?? 8;
+  const k = options.k ?? 8;
+  const root = "11".repeat(32);
+  const randomness = "22".repeat(32);
+  const seed = deriveSeed({ auditId: "audit-t", logRoot: root, randomness, round: 7 });
+  const { selected } = sampleIndices(seed, { population, k });
+  const results: RecordResult[] = selected.map((index) => {
+    const claimed = `${index}`.padStart(64, "a");
+    const base = { index, digest: recordDigest(index), claimed, steps: [] };
+    if (index === 1) {
+      return {
+        ...base,
+        status: "FAIL",
+        reason: "recomputed fingerprint differs",
+        recomputed: "b".repeat(64),
+        firstDifference: { index: 4, claimed: "0x3f49", recomputed: "0x3f4a" },
+      };
+    }
+    if (index === 2) {
+      return {
+        ...base,
+        status: "NOT_VERIFIED",
+        reason: "missing input tensor",
+        recomputed: null,
+        firstDifference: null,
+      };
+    }
+    return {
+      ...base,
+      status: "PASS",
+      reason: "",
+      recomputed: claimed,
+      firstDifference: null,
+      sfu: [{ fn: "ex2", model: "tesla-sfu-v1", status: "spot-checked" }],
+    };
+  });
+  return {
+    auditId: "audit-t",
+    logId: "log-t",
+    population,
+    root,
+    randomness,
+    round: 7,
+    seedDerivation: AUDIT_SEED_DOMAIN,
+    seed: bytesToHex(seed),
+    algorithm: SAMPLE_ALGORITHM,
+    selected,
+    results,
+    verdict: auditVerdict(results),
+    detection: detectionStatement(population, { k }),
+  };
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import {
+  buildTrustRoot,
+  checkAttestation,
+  type CheckReport,
+  encodeStatement,
+  generateKeyPair,
+  IN_TOTO_PAYLOAD_TYPE,
+  parseEnvelope,
+  parseTrustRoot,
+  signEnvelope,
+  type Statement,
+  verdictStatement,
+} from "../../mod.ts";
+import { verdictReport } from "./_verdict_report.ts";
+
+const key = await generateKeyPair();
+const trustRoot = parseTrustRoot(
+  JSON.stringify(buildTrustRoot([key.publicKey], { start: "2026-01-01T00:00:00Z" })),
+);
+const statement = verdictStatement(verdictReport(), {
+  verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+  assets: { "tables/manifest.json": "66".repeat(32) },
+  timeVerified: "2026-03-01T12:00:00Z",
+});
+
+/** The parts of the statement's JSON that the tests alter. */
+interface StatementJson {
+  predicateType: string;
+  predicate: {
+    [field: string]: unknown;
+    audit: { selected: unknown };
+    results?: { status: string }[];
+    verdict: string;
+  };
+}
+
+/** Signs a (possibly altered) copy of the statement and checks it against the trust root. */
+async function check(edit: (st: StatementJson) => void = () => {}): Promise<CheckReport> {
+  const st: StatementJson = JSON.parse(JSON.stringify(statement));
+  edit(st);
+  const env = await signEnvelope(encodeStatement(st as unknown as Statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [key],
+  });
+  return await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+}
+const failed = (r: CheckReport) => r.checks.filter((c) => !c.ok).map((c) => c.check);
+
+Deno.test("checkAttestation() accepts a signed, self-consistent verdict", async () => {
+  const r = await check();
+  assert.ok(r.valid, JSON.stringify(r.checks));
+  assert.equal(r.verdict, "FAILED");
+  assert.equal(r.auditId, "audit-t");
+  assert.deepEqual(r.checks.map((c) => c.check), [
+    "signatures",
+    "seed",
+    "sample",
+    "results",
+    "verdict",
+  ]);
+});
+
+Deno.test("checkAttestation() fails a signed verdict without results, naming the field", async () => {
+  const r = await check((st) => delete st.predicate.results);
+  assert.equal(r.valid, false);
+  assert.deepEqual(failed(r), ["predicate"]);
+  const detail = r.checks.find((c) => c.check === "predicate")!.detail;
+  assert.match(detail, /^\[VERDICT_FIELD_MISSING\] .*'predicate\.results' is missing/);
+  assert.equal(r.verdict, null);
+});
+
+Deno.test("checkAttestation() fails mistyped, unknown and out-of-set predicate fields by code", async () => {
+  const cases: [string, (st: StatementJson) => void][] = [
+    ["VERDICT_FIELD_TYPE", (st) => st.predicate.audit.selected = "0,1"],
+    ["VERDICT_FIELD_UNKNOWN", (st) => st.predicate.note = "trust me"],
+    ["VERDICT_FIELD_VALUE", (st) => st.predicate.results![0]!.status = "OK"],
+    ["VERDICT_FIELD_TYPE", (st) => st.predicate.verifier = "bitaudit"],
+  ];
+  for (const [code, edit] of cases) {
+    const r = await check(edit);
+    assert.deepEqual(failed(r), ["predicate"], code);
+    assert.ok(r.checks.find((c) => c.check === "predicate")!.detail.startsWith(`[${code}]`));
+  }
+});
+
+Deno.test("checkAttestation() applies the audit verdict rule to the attested results", async () => {
+  const passed = await check((st) => st.predicate.verdict = "PASSED");
+  assert.deepEqual(failed(passed), ["verdict"]);
+  // With the FAIL turned into a PASS, one NOT_VERIFIED record leaves the audit INCONCLUSIVE.
+  const healed = (st: StatementJson) => {
+    for (const r of st.predicate.results!) if (r.status === "FAIL") r.status = "PASS";
+  };
+  assert.deepEqual(failed(await check(healed)), ["verdict"]);
+  const inconclusive = await check((st) => {
+    healed(st);
+    st.predicate.verdict = "INCONCLUSIVE";
+  });
+  assert.ok(inconclusive.valid, JSON.stringify(inconclusive.checks));
+});
+
+Deno.test("checkAttestation() refuses another predicate type", async () => {
+  const r = await check((st) => st.predicateType = "https://bitaudit.dev/audit-verdict/v2");
+  assert.deepEqual(failed(r), ["predicate"]);
+});

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import {
+  decodeBase64,
+  InputError,
+  keyId,
+  parseStatement,
+  parseVerdictPredicate,
+  publicKeyFromPrivate,
+  signVerdict,
+  type SignVerdictOptions,
+  verifyEnvelope,
+} from "../../mod.ts";
+import { verdictReport } from "./_verdict_report.ts";
+
+const privateKey = Uint8Array.from({ length: 32 }, (_, i) => 32 - i);
+const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+const store = {
+  manifestSha256: "66".repeat(32),
+  used: () => ({ "profiles/a100.json": "77".repeat(32) }),
+};
+const options: SignVerdictOptions = {
+  keys: [key],
+  time: "2026-03-01T12:00:00Z",
+  store,
+  engine: "reference",
+  runtime: "deno test",
+};
+
+Deno.test("signVerdict() signs the statement it returns and binds the store's assets", async () => {
+  const s = await signVerdict(verdictReport(), options);
+  const v = await verifyEnvelope(s.envelope, { trustedKeys: [key.publicKey] });
+  assert.ok(v.verified);
+  const st = parseStatement(v.payload);
+  assert.deepEqual(st, JSON.parse(JSON.stringify(s.statement)));
+  const p = parseVerdictPredicate(st.predicate);
+  assert.deepEqual(p.assets, {
+    "tables/manifest.json": "66".repeat(32),
+    "profiles/a100.json": "77".repeat(32),
+  });
+  assert.deepEqual(s.assets, p.assets);
+  assert.deepEqual(p.verifier, {
+    id: "bitaudit",
+    version: p.verifier.version,
+    engine: "reference",
+    runtime: "deno test",
+  });
+  assert.deepEqual(s.keyids, [keyId(key.publicKey)]);
+  assert.equal(s.text, JSON.stringify(s.envelope, null, 2) + "\n");
+  assert.deepEqual(decodeBase64(s.envelope.payload), v.payload);
+});
+
+Deno.test("signVerdict() gives the same bytes for the same report, key and time", async () => {
+  const a = await signVerdict(verdictReport(), options);
+  const b = await signVerdict(verdictReport(), options);
+  assert.equal(a.text, b.text);
+  const later = await signVerdict(verdictReport(), { ...options, time: "2026-03-01T12:00:01Z" });
+  assert.notEqual(later.text, a.text);
+});
+
+Deno.test("signVerdict() records the current time in whole seconds when none is given", async () => {
+  const { time: _, ...rest } = options;
+  const before = Date.now() - 1000;
+  const s = await signVerdict(verdictReport(), rest);
+  assert.match(s.timeVerified, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const t = Date.parse(s.timeVerified);
+  assert.ok(t >= before && t <= Date.now(), s.timeVerified);
+});
+
+Deno.test("signVerdict() refuses a bad time, a report that makes no valid predicate, and no key", async () => {
+  await assert.rejects(
+    () => signVerdict(verdictReport(), { ...options, time: "1 March 2026" }),
+    (e: unknown) => e instanceof InputError && e.code === "BAD_TIMESTAMP",
+  );
+  const report = { ...verdictReport(), population: 2.5 };
+  await assert.rejects(
+    () => signVerdict(report, options),
+    (e: unknown) => e instanceof InputError && e.code === "VERDICT_FIELD_VALUE",
+  );
+  await assert.rejects(() => signVerdict(verdictReport(), { ...options, keys: [] }), RangeError);
+});

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import {
+  buildVerdictPredicate,
+  InputError,
+  parseVerdictPredicate,
+  type VerdictPredicate,
+  type VerdictPredicateCode,
+} from "../../mod.ts";
+import { verdictReport } from "./_verdict_report.ts";
+
+const options = {
+  verifier: { version: "0.1.0", engine: "wasm", runtime: "deno 2.9.6" },
+  assets: { "tables/manifest.json": "66".repeat(32), "profiles/a100.json": "77".repeat(32) },
+  timeVerified: "2026-03-01T12:00:00Z",
+};
+const built = buildVerdictPredicate(verdictReport(), options);
+/** The predicate as a verifier receives it: plain JSON. */
+const json = (): Record<string, unknown> => JSON.parse(JSON.stringify(built));
+const code = (c: VerdictPredicateCode) => (e: unknown) => e instanceof InputError && e.code === c;
+
+type Json = Record<string, unknown> | unknown[];
+/** Every object in the predicate with its path, the free-form `assets` map excluded. */
+function objects(value: unknown, path = "predicate"): [string, Record<string, unknown>][] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => objects(v, `${path}[${i}]`));
+  if (typeof value !== "object" || value === null || path === "predicate.assets") return [];
+  const obj = value as Record<string, unknown>;
+  return [[path, obj], ...Object.entries(obj).flatMap(([k, v]) => objects(v, `${path}.${k}`))];
+}
+/** A fresh copy of the predicate with the object at `path` changed by `edit`. */
+function edited(path: string, edit: (o: Json) => void): Record<string, unknown> {
+  const copy = json();
+  const found = objects(copy).find(([p]) => p === path);
+  if (found === undefined) throw new Error(`no object at ${path}`);
+  edit(found[1]);
+  return copy;
+}
+
+Deno.test("parseVerdictPredicate() returns what buildVerdictPredicate() built, through JSON", () => {
+  const back: VerdictPredicate = parseVerdictPredicate(json());
+  assert.deepEqual(back, built);
+  assert.equal(back.verdict, "FAILED");
+  const statuses = back.results.map((r) => r.status).sort();
+  assert.ok(statuses.includes("FAIL") && statuses.includes("NOT_VERIFIED"), statuses.join());
+  assert.ok(back.results.some((r) => r.sfu?.[0]?.status === "spot-checked"));
+  assert.ok(back.results.some((r) => r.firstDifference?.claimed === "0x3f49"));
+});
+
+Deno.test("buildVerdictPredicate() leaves out the pipeline trace and writes sfu only when used", () => {
+  const r = json().results as Record<string, unknown>[];
+  assert.ok(r.every((x) => !("steps" in x)));
+  assert.deepEqual(r.filter((x) => !("sfu" in x)).map((x) => x.index).sort(), [1, 2]);
+  assert.equal(built.audit.k, built.audit.selected.length);
+  assert.deepEqual(built.verifier, { id: "bitaudit", ...options.verifier });
+});
+
+Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_MISSING for each missing field", () => {
+  let cases = 0;
+  for (const [path, obj] of objects(json())) {
+    for (const key of Object.keys(obj)) {
+      const p = edited(path, (o) => delete (o as Record<string, unknown>)[key]);
+      if (key === "sfu") {
+        assert.doesNotThrow(() => parseVerdictPredicate(p), `${path}.${key} is optional`);
+        continue;
+      }
+      assert.throws(
+        () => parseVerdictPredicate(p),
+        code("VERDICT_FIELD_MISSING"),
+        `${path}.${key}`,
+      );
+      cases++;
+    }
+  }
+  assert.ok(cases > 40, `${cases} cases`);
+  assert.throws(() => parseVerdictPredicate(undefined), code("VERDICT_FIELD_MISSING"));
+  const { results: _, ...noResults } = json();
+  assert.throws(() => parseVerdictPredicate(noResults), (e: unknown) => {
+    return code("VERDICT_FIELD_MISSING")(e) && /'predicate\.results' is missing/.test(String(e));
+  });
+});
+
+Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_UNKNOWN for an extra field anywhere", () => {
+  for (const [path] of objects(json())) {
+    const p = edited(path, (o) => (o as Record<string, unknown>).extra = 1);
+    assert.throws(() => parseVerdictPredicate(p), code("VERDICT_FIELD_UNKNOWN"), path);
+  }
+  const proto = JSON.parse(
+    JSON.stringify(built).replace('{"verifier"', '{"__proto__":{},"verifier"'),
+  );
+  assert.throws(() => parseVerdictPredicate(proto), code("VERDICT_FIELD_UNKNOWN"));
+});
+
+Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_TYPE for each field of the wrong type", () => {
+  const other = (v: unknown): unknown[] =>
+    typeof v === "string"
+      ? [1, null, ["x"]]
+      : typeof v === "number"
+      ? ["1", null, true]
+      : Array.isArray(v)
+      ? [{}, "x", null]
+      : v === null
+      ? [true, 1, []]
+      : [[], "x", null];
+  let cases = 0;
+  for (const [path, obj] of objects(json())) {
+    for (const [key, value] of Object.entries(obj)) {
+      for (const wrong of other(value)) {
+        // recomputed and firstDifference may be null: null is their other type, not a wrong one.
+        if (wrong === null && (key === "recomputed" || key === "firstDifference")) continue;
+        const p = edited(path, (o) => (o as Record<string, unknown>)[key] = wrong);
+        assert.throws(
+          () => parseVerdictPredicate(p),
+          code("VERDICT_FIELD_TYPE"),
+          `${path}.${key} = ${JSON.stringify(wrong)}`,
+        );
+        cases++;
+      }
+    }
+  }
+  assert.ok(cases > 150, `${cases} cases`);
+  for (const top of [null, [], "predicate", 3]) {
+    assert.throws(() => parseVerdictPredicate(top), code("VERDICT_FIELD_TYPE"));
+  }
+  const asset = edited("predicate", (o) => (o as { assets: unknown }).assets = { "x.json": 5 });
+  assert.throws(() => parseVerdictPredicate(asset), code("VERDICT_FIELD_TYPE"));
+});
+
+Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's set or range", () => {
+  const sfuAt = built.results.findIndex((r) => r.sfu !== undefined);
+  const cases: [string, string, unknown][] = [
+    ["predicate", "verdict", "PASS"],
+    ["predicate.results[0]", "status", "PASSED"],
+    [`predicate.results[${sfuAt}].sfu[0]`, "status", "measured"],
+    ["predicate.audit", "population", -1],
+    ["predicate.audit", "k", 1.5],
+    ["predicate.audit.beacon", "round", 2 ** 53],
+    ["predicate.results[0]", "index", -0.5],
+  ];
+  for (const [path, key, value] of cases) {
+    const p = edited(path, (o) => (o as Record<string, unknown>)[key] = value);
+    assert.throws(() => parseVerdictPredicate(p), code("VERDICT_FIELD_VALUE"), `${path}.${key}`);
+  }
+});
+
+Deno.test("parseVerdictPredicate() escapes control characters of unknown field names", () => {
+  const p = edited("predicate.audit", (o) => (o as Record<string, unknown>)["\u001b[2J\u009b"] = 1);
+  assert.throws(() => parseVerdictPredicate(p), (e: unknown) => {
+    const m = (e as Error).message;
+    const control = [...m].some((c) => c < " " || (c >= "\u007f" && c <= "\u009f"));
+    return code("VERDICT_FIELD_UNKNOWN")(e) && !control;
+  });
+});
