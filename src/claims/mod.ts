@@ -28,5 +28,6 @@ export * from "./merkle_proof.ts";
 export * from "./hex.ts";
 export * from "./gemm_workload.ts";
 export * from "./block_workload.ts";
+export * from "./model_forward_workload.ts";
 export * from "./claim_record.ts";
 export * from "./claim_log.ts";

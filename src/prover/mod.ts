@@ -12,3 +12,5 @@ export * from "./scenario.ts";
 export * from "./synth_tensor.ts";
 export * from "./make_claims.ts";
 export * from "./make_block_claims.ts";
+export * from "./forward_scenario.ts";
+export * from "./make_model_claims.ts";

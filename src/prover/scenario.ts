@@ -13,12 +13,22 @@
  * seed. Falsifications: `batch_size` (the pass really ran `trueBatch` rows, the record claims
  * `claimedBatch`), `recipe` (a different kernel ran than the catalog dispatches), `sku` (computed on
  * `profile` with that GPU's own dispatch `catalog`, but the record names the scenario's GPU), `fingerprint` (one bit flipped).
+ * Optional `blocks` (layer-block records, fingerprint falsifications only) and `forward`
+ * (model-forward records with their own falsifications, see `forward_scenario.ts`) sections
+ * append records after the GEMM records.
  *
  * @module
  */
 import { fieldsOf, int, oneOf, onlyKnown, str } from "../json_fields.ts";
 import { arr } from "../json_fields.ts";
 import type { BlockWorkload } from "../claims/mod.ts";
+import {
+  FORWARD_FALSIFICATIONS,
+  type ForwardFalsification,
+  type ForwardScenario,
+  parseForwardFalsification,
+  parseForwardScenario,
+} from "./forward_scenario.ts";
 
 /** One falsification to inject. */
 export type Falsification =
@@ -39,7 +49,8 @@ export type Falsification =
     readonly profile: string;
     readonly catalog: string;
   }
-  | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number };
+  | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number }
+  | ForwardFalsification;
 
 /** A validated scenario. */
 export interface Scenario {
@@ -64,6 +75,8 @@ export interface Scenario {
   readonly records: number;
   /** Layer-block records appended after the GEMM records (optional). */
   readonly blocks?: BlockScenario;
+  /** Model-forward records appended after the block records (optional). */
+  readonly forward?: ForwardScenario;
   readonly falsify: readonly Falsification[];
 }
 
@@ -111,6 +124,7 @@ export function parseScenario(json: unknown): Scenario {
     "batchSizes",
     "records",
     "blocks",
+    "forward",
     "falsify",
   ]);
   if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
@@ -123,7 +137,9 @@ export function parseScenario(json: unknown): Scenario {
   const records = int(f, "records", { min: 1, max: 100_000 });
   const dims = { min: 1, max: 65536 };
   const blocks = f.obj.blocks === undefined ? undefined : _blocks(f.obj.blocks);
-  const total = records + (blocks?.records ?? 0);
+  const forward = f.obj.forward === undefined ? undefined : parseForwardScenario(f.obj.forward);
+  const firstForward = records + (blocks?.records ?? 0);
+  const total = firstForward + (forward?.records ?? 0);
   return {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
@@ -149,11 +165,18 @@ export function parseScenario(json: unknown): Scenario {
     }),
     records,
     ...(blocks === undefined ? {} : { blocks }),
+    ...(forward === undefined ? {} : { forward }),
     falsify: arr(f, "falsify").map((x, i) => {
       const fx = _falsification(x, `scenario.falsify[${i}]`, total);
-      if (fx.seq >= records && fx.kind !== "fingerprint") {
+      const forwardKinds: readonly string[] = [...FORWARD_FALSIFICATIONS, "sku", "fingerprint"];
+      const ok = fx.seq < records
+        ? !(FORWARD_FALSIFICATIONS as readonly string[]).includes(fx.kind)
+        : fx.seq < firstForward
+        ? fx.kind === "fingerprint"
+        : forwardKinds.includes(fx.kind);
+      if (!ok) {
         throw new RangeError(
-          `Cannot read 'scenario.falsify[${i}]': block records take only 'fingerprint' falsifications`,
+          `Cannot read 'scenario.falsify[${i}]': record ${fx.seq} cannot take '${fx.kind}'`,
         );
       }
       return fx;
@@ -203,7 +226,17 @@ function _blocks(json: unknown): BlockScenario {
 function _falsification(json: unknown, path: string, records: number): Falsification {
   const f = fieldsOf(json, path);
   const seq = int(f, "seq", { min: 0, max: records - 1 });
-  const kind = oneOf(f, "kind", ["batch_size", "recipe", "sku", "fingerprint"] as const);
+  const kind = oneOf(
+    f,
+    "kind",
+    [
+      "batch_size",
+      "recipe",
+      "sku",
+      "fingerprint",
+      ...FORWARD_FALSIFICATIONS,
+    ] as const,
+  );
   switch (kind) {
     case "batch_size":
       return {
@@ -218,5 +251,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
       return { seq, kind, profile: str(f, "profile"), catalog: str(f, "catalog") };
     case "fingerprint":
       return { seq, kind, bit: int(f, "bit", { min: 0, max: 255 }) };
+    default:
+      return parseForwardFalsification(f, { seq, kind });
   }
 }

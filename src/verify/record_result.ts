@@ -51,6 +51,11 @@ export interface RecordResult {
    * status (block workloads; absent when no SFU was involved).
    */
   readonly sfu?: readonly SfuUse[];
+  /**
+   * Model-forward records with a layer chain: the first (layer, stage) whose recomputed chain
+   * digest differs from the claimed one.
+   */
+  readonly firstDivergence?: { readonly layer: number; readonly stage: "attention" | "mlp" };
 }
 
 /** Audit verdict. */

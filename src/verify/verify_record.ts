@@ -19,6 +19,7 @@ import {
   inclusionProof,
   isBlockWorkload,
   isGemmWorkload,
+  isModelForwardWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
@@ -26,6 +27,7 @@ import { loadAsset } from "./load_asset.ts";
 import { _asset, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
+import { _recomputeModelForward, type LayerDivergence } from "./recompute_model_forward.ts";
 import type { FirstDifference, RecordResult, StepResult } from "./record_result.ts";
 
 /** What the pipeline needs besides the record. */
@@ -67,6 +69,7 @@ export async function verifyRecord(
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
+  let divergence: LayerDivergence | null = null;
   const result = (status: RecordResult["status"], reason: string): RecordResult => ({
     index,
     digest: log.digests[index]!,
@@ -77,6 +80,7 @@ export async function verifyRecord(
     firstDifference,
     steps,
     ...(sfu === undefined ? {} : { sfu }),
+    ...(divergence === null ? {} : { firstDivergence: divergence }),
   });
   try {
     const proof = inclusionProof(log.digests.map(hexToBytes), index);
@@ -87,7 +91,7 @@ export async function verifyRecord(
     }
     step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
     const w = p.workload;
-    if (!isGemmWorkload(w) && !isBlockWorkload(w)) {
+    if (!isGemmWorkload(w) && !isBlockWorkload(w) && !isModelForwardWorkload(w)) {
       throw new _Stop(
         "NOT_VERIFIED",
         `workload kind '${w.kind}' is not supported by this verifier version`,
@@ -114,6 +118,18 @@ export async function verifyRecord(
     let out: Uint16Array;
     if (isGemmWorkload(w)) {
       out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
+    } else if (isModelForwardWorkload(w)) {
+      const r = await _recomputeModelForward({
+        ...ctx,
+        predicate: p,
+        workload: w,
+        profile,
+        stack: stack.value,
+        step,
+      });
+      out = r.out;
+      sfu = r.sfu;
+      divergence = r.divergence;
     } else {
       const r = await _recomputeBlock({
         ...ctx,
@@ -128,17 +144,28 @@ export async function verifyRecord(
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
-    const what = isGemmWorkload(w) ? `${w.m}x${w.n}x${w.k}` : `${w.kind} of ${w.tokens} tokens`;
+    const what = isGemmWorkload(w)
+      ? `${w.m}x${w.n}x${w.k}`
+      : isModelForwardWorkload(w)
+      ? `forward of ${w.tokens.sequences.length} sequence(s), ${w.positions.length} position(s)`
+      : `${w.kind} of ${w.tokens} tokens`;
     step("recompute", `${what} -> sha256 ${recomputed.slice(0, 16)}…`);
-    if (recomputed === p.fingerprint.sha256) {
+    const at = divergence === null
+      ? ""
+      : `; first diverging stage: layer ${divergence.layer} ${divergence.stage}`;
+    if (recomputed === p.fingerprint.sha256 && divergence === null) {
       step("compare", "fingerprints equal");
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
+    if (recomputed === p.fingerprint.sha256) {
+      steps.push({ step: "compare", ok: false, detail: `layer chain differs${at}` });
+      return result("FAIL", `fingerprint matches but the claimed layer chain does not${at}`);
+    }
     firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, out);
-    steps.push({ step: "compare", ok: false, detail: "fingerprints differ" });
+    steps.push({ step: "compare", ok: false, detail: `fingerprints differ${at}` });
     return result(
       "FAIL",
-      `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}`,
+      `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}${at}`,
     );
   } catch (e) {
     if (e instanceof _Stop) {

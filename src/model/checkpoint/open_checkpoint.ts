@@ -63,6 +63,8 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * Opens and checks a checkpoint.
  *
  * @param files the directory's files
+ * @param options `weightFiles`: the weight file names when they are known without the index
+ *   (e.g. from a claim; tensors are then located by the files' own headers)
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
@@ -76,22 +78,33 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * const norm = await ckpt.tensor("model.norm.weight");
  * ```
  */
-export async function openQwen3Checkpoint(files: CheckpointFiles): Promise<Qwen3Checkpoint> {
+export async function openQwen3Checkpoint(
+  files: CheckpointFiles,
+  options: { readonly weightFiles?: readonly string[] } = {},
+): Promise<Qwen3Checkpoint> {
   const configSource = await files.open(CONFIG);
   if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
   const configBytes = await _small(configSource, CONFIG);
   const config = parseQwen3Config(_json(configBytes, CONFIG));
   const configSha256 = await sha256OfSource(configSource);
-  const indexSource = await files.open(INDEX);
+  const given = options.weightFiles;
+  if (given !== undefined && (given.length === 0 || given.some((n) => !FILE_NAME.test(n)))) {
+    throw new RangeError("Cannot open checkpoint: weightFiles must be plain file names");
+  }
+  const indexSource = given === undefined ? await files.open(INDEX) : null;
   const map = indexSource === null ? null : _weightMap(await _small(indexSource, INDEX));
-  const names = map === null ? [SINGLE] : [...new Set(map.values())].sort();
+  const names = given !== undefined
+    ? [...new Set(given)].sort()
+    : map === null
+    ? [SINGLE]
+    : [...new Set(map.values())].sort();
   const opened = new Map<string, { source: ByteSource; st: SafetensorsFile }>();
   for (const name of names) {
     const source = await files.open(name);
     if (source === null) {
       _fail(
-        map === null ? "CHECKPOINT_NO_WEIGHTS" : "CHECKPOINT_MISSING_FILE",
-        map === null
+        map === null && given === undefined ? "CHECKPOINT_NO_WEIGHTS" : "CHECKPOINT_MISSING_FILE",
+        map === null && given === undefined
           ? `neither ${SINGLE} nor ${INDEX} in the directory`
           : `the index names '${name}', which is missing`,
       );
@@ -113,7 +126,7 @@ export async function openQwen3Checkpoint(files: CheckpointFiles): Promise<Qwen3
     config,
     configSha256,
     files: Object.freeze(names),
-    sharded: map !== null,
+    sharded: names.length > 1 || map !== null,
     tensor: async (name: string) => {
       const { st, entry } = find(name);
       return (viewTensorBytes("BF16", await st.tensor(entry.name)) as Uint16Array).slice();
