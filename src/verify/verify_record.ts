@@ -118,29 +118,14 @@ export async function verifyRecord(
     let out: Uint16Array;
     if (isGemmWorkload(w)) {
       out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
-    } else if (isModelForwardWorkload(w)) {
-      const r = await _recomputeModelForward({
-        ...ctx,
-        predicate: p,
-        workload: w,
-        profile,
-        stack: stack.value,
-        step,
-      });
+    } else {
+      const common = { ...ctx, predicate: p, profile, stack: stack.value, step };
+      const r = isModelForwardWorkload(w)
+        ? await _recomputeModelForward({ ...common, workload: w })
+        : { ...await _recomputeBlock({ ...common, workload: w }), divergence: null };
       out = r.out;
       sfu = r.sfu;
       divergence = r.divergence;
-    } else {
-      const r = await _recomputeBlock({
-        ...ctx,
-        predicate: p,
-        workload: w,
-        profile,
-        stack: stack.value,
-        step,
-      });
-      out = r.out;
-      sfu = r.sfu;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
