@@ -16,8 +16,9 @@ import {
 } from "../../kernels/mod.ts";
 
 /**
- * The linear layers of a decoder layer, named as in HF checkpoints (`router` is a MoE block's
- * `mlp.gate`).
+ * The GEMMs of a decoder layer: its linear layers, named as in HF checkpoints (`router` is a MoE
+ * block's `mlp.gate`), and eager attention's batched products (`attn_scores` = Q K^T per head,
+ * `attn_values` = P V).
  */
 export type ProjectionName =
   | "q_proj"
@@ -27,7 +28,9 @@ export type ProjectionName =
   | "gate_proj"
   | "up_proj"
   | "down_proj"
-  | "router";
+  | "router"
+  | "attn_scores"
+  | "attn_values";
 
 /** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
 export interface GemmCall {

@@ -9,7 +9,8 @@
  * padding, runs `flash_attn_varlen_func` (no split-KV in prefill); a padded batch
  * without padding runs `flash_attn_func` on [B, L] (`mha_fwd`), modelled per sequence when the
  * split heuristic picks the same split count for B sequences as for one. SDPA's bundled FA2 is
- * only reached without a mask: a padded batch with padding under SDPA is NOT_VERIFIED.
+ * only reached without a mask: a padded batch with padding under SDPA is NOT_VERIFIED. HF's eager
+ * attention (stack attention `eager`) runs on every padded row (`eager_attention.ts`).
  *
  * @module
  */
@@ -28,6 +29,7 @@ import {
 import type { AttentionBlockWeights, BlockRuntime } from "../blocks/mod.ts";
 import type { Qwen3Config } from "../checkpoint/mod.ts";
 import type { BatchLayout } from "./batch_layout.ts";
+import { eagerAttention } from "./eager_attention.ts";
 import { ForwardUnsupported, project } from "./forward_support.ts";
 
 /** Fixed facts of every attention block of a forward. */
@@ -36,7 +38,10 @@ export interface BatchAttentionContext {
   readonly runtime: BlockRuntime;
   readonly datapath: Datapath;
   readonly reduceStack: ReduceStack;
-  readonly build: Fa2Build;
+  /** The FA2 build that runs, or null for HF's eager attention (`eager_attention.ts`). */
+  readonly build: Fa2Build | null;
+  /** `torch.__version__` (eager attention's softmax kernel). */
+  readonly torchVersion: string;
   /** Whether the backend is SDPA (PyTorch's bundled FA2 is then reached only without a mask). */
   readonly sdpa: boolean;
   readonly invFreq: Uint32Array;
@@ -49,7 +54,8 @@ export interface BatchAttentionContext {
  *
  * @param layout the batch layout
  * @param ctx the attention context
- * @returns `varlen`, or `per-sequence` (mha_fwd of a batch of equal lengths) with its splits
+ * @returns `eager`, `varlen`, or `per-sequence` (mha_fwd of a batch of equal lengths) with its
+ *   splits
  * @throws {ForwardUnsupported} for SDPA with a padding mask, or a batched mha_fwd whose split
  *   count differs from a single sequence's
  * @example
@@ -60,9 +66,18 @@ export interface BatchAttentionContext {
 export function attentionLaunch(
   layout: BatchLayout,
   ctx: BatchAttentionContext,
-): { readonly kind: "varlen" } | { readonly kind: "per-sequence"; readonly splits: number } {
+):
+  | { readonly kind: "varlen" }
+  | { readonly kind: "eager" }
+  | { readonly kind: "per-sequence"; readonly splits: number } {
   const { config: c } = ctx;
   const batch = layout.cuSeqlens.length - 1;
+  if (ctx.build === null) {
+    if (layout.varlen && !layout.padded) {
+      throw new ForwardUnsupported("eager attention runs on padded batches, not flattened ones");
+    }
+    return { kind: "eager" };
+  }
   if (layout.varlen) {
     if (ctx.sdpa && layout.padded) {
       throw new ForwardUnsupported(
@@ -127,20 +142,30 @@ export async function runBatchAttention(
   const tables = ropeTables(ctx.invFreq, layout.positions);
   const qr = applyRope(qn.output, { tables, heads });
   const kr = applyRope(kn.output, { tables, heads: kvHeads });
-  const core = new Uint16Array(m * heads * d); // pad rows stay zero
+  let core: Uint16Array = new Uint16Array(m * heads * d); // FA2: pad rows stay zero
   const forward = ctx.runtime.attention ?? flashAttentionForward;
   const fa2 = {
     heads,
     kvHeads,
     headDim: d,
     causal: true,
-    build: ctx.build,
+    build: ctx.build!,
     profile: ctx.runtime.profile,
     mufu: ctx.runtime.sfu,
     multiProcessorCount: ctx.multiProcessorCount,
   };
   let splits = 1;
-  if (launch.kind === "varlen") {
+  if (launch.kind === "eager") {
+    core = await eagerAttention({ q: qr, k: kr, v: v.out }, {
+      layout,
+      heads,
+      kvHeads,
+      headDim: d,
+      runtime: ctx.runtime,
+      datapath: ctx.datapath,
+      torchVersion: ctx.torchVersion,
+    });
+  } else if (launch.kind === "varlen") {
     const r = await forward({
       q: _gather(qr, layout.real, heads * d),
       k: _gather(kr, layout.real, kvHeads * d),

@@ -21,3 +21,4 @@ export * from "./moe_block.ts";
 export * from "./fingerprint.ts";
 export * from "./qwen3_forward.ts";
 export * from "./parse_token_batch.ts";
+export * from "./eager_attention.ts";

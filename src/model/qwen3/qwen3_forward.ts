@@ -110,10 +110,13 @@ async function _forward(
   if (ops === undefined) {
     throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
   }
+  // Eager attention is modelled here, where its batched GEMMs go through the runtime's dispatch.
+  const eager = ops.attention === "eager";
   const backend = attentionBackend(ops.attention);
-  if (!backend.modelled) {
+  if (!backend.modelled && !eager) {
     throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
   }
+  const build = backend.modelled ? backend.build : null;
   if (c.moe !== undefined) {
     if (ops.experts === undefined) {
       throw new ForwardUnsupported(
@@ -151,7 +154,8 @@ async function _forward(
     runtime,
     datapath,
     reduceStack: reduceStackForTorch(ops.torch),
-    build: backend.build,
+    build,
+    torchVersion: ops.torch,
     sdpa: backend.id === "fa2-pytorch-bundled",
     invFreq: _invFreq(o.invFreq, c.headDim, Number(c.ropeTheta)),
     multiProcessorCount: o.multiProcessorCount,
@@ -229,7 +233,11 @@ async function _forward(
     stack: ctx.reduceStack,
     eps,
   });
-  const fns = ["rsqrt", "ex2", ...fa2SfuFunctions(backend.build, { splits: maxSplits })];
+  const fns = [
+    "rsqrt",
+    "ex2",
+    ...(build === null ? [] : fa2SfuFunctions(build, { splits: maxSplits })),
+  ];
   const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
   if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
   const hidden = new Uint16Array(layout.real.length * c.hidden);

@@ -13,7 +13,13 @@
 import assert from "node:assert/strict";
 import { runQwen3Forward } from "../../../src/model/mod.ts";
 import { referenceForward, type ReferenceMistakes } from "./_f64_reference.ts";
-import { checkpoint, forwardRuntime, GQA_DENSE, GQA_MOE } from "./_forward_fixture.ts";
+import {
+  checkpoint,
+  forwardRuntime,
+  forwardStack,
+  GQA_DENSE,
+  GQA_MOE,
+} from "./_forward_fixture.ts";
 
 const TOLERANCE = 0.06;
 const SEQS = [[1, 5, 9, 33, 2, 7, 63, 0, 12, 40, 41, 3], [60, 2, 8, 30, 31]];
@@ -43,11 +49,15 @@ function worstRelL2(hidden: Uint16Array, ref: Float64Array[], width: number): nu
   return worst;
 }
 
-async function check(config: object, mistakes: ReferenceMistakes[]): Promise<void> {
+async function check(
+  config: object,
+  mistakes: ReferenceMistakes[],
+  attention = "fa2-dao-fastmath",
+): Promise<void> {
   const ckpt = await checkpoint(config);
   const r = await runQwen3Forward(ckpt, {
     sequences: SEQS,
-    runtime: forwardRuntime(),
+    runtime: forwardRuntime({ stack: forwardStack({ attention }) }),
     multiProcessorCount: 108,
     padTokenId: 0,
   });
@@ -67,4 +77,9 @@ Deno.test("runQwen3Forward() agrees with the float64 reference at every token of
 
 Deno.test("runQwen3Forward() agrees with the float64 reference at every token of a MoE model", async () => {
   await check(GQA_MOE, [{ noTopkRenorm: true }, { gqaModulo: true }]);
+});
+
+Deno.test("runQwen3Forward() with eager attention on a padded batch agrees with the float64 reference", async () => {
+  await check(GQA_DENSE, [{ gqaModulo: true }], "eager");
+  await check(GQA_MOE, [], "eager");
 });
