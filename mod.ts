@@ -2,7 +2,8 @@
  * bitaudit: bit-exact verification of AI inference claims.
  *
  * The library API: number formats on bit patterns, GPU profiles and tensor-core arithmetic, the
- * hash-checked asset store, and the verification building blocks.
+ * kernels and model blocks, the execution engine (wasm GEMM, worker pools), the hash-checked asset
+ * store and the resolution of named assets, and the verification building blocks.
  *
  * @example
  * ```ts
@@ -45,3 +46,5 @@ export {
 } from "./src/attest/mod.ts";
 export * from "./src/kernels/mod.ts";
 export * from "./src/model/mod.ts";
+export * from "./src/engine/mod.ts";
+export * from "./src/resolve/mod.ts";

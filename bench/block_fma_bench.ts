@@ -7,12 +7,8 @@
  *
  * @module
  */
-import {
-  createGemmEngine,
-  findDatapath,
-  kWalkReference,
-  parseGpuProfile,
-} from "../src/hardware/mod.ts";
+import { createGemmEngine } from "../src/engine/mod.ts";
+import { findDatapath, kWalkReference, parseGpuProfile } from "../src/hardware/mod.ts";
 import { synthBf16 } from "../src/prover/mod.ts";
 
 const root = new URL("../", import.meta.url);

@@ -15,7 +15,15 @@ const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [
   ["tables/catalogs/", "hand-written dispatch catalogs (see tables/catalogs/README.md)", 1],
   ["profiles/models/", "published Qwen3 config.json files (see profiles/models/README.md)", 1],
   ["tables/models/", "bitaudit model synth (see tables/models/README.md)", 1],
+  [
+    "tests/vectors/khattak-mikaitis/",
+    "measured on GPUs by Khattak & Mikaitis (see tests/vectors/khattak-mikaitis/README.md)",
+    1,
+  ],
 ];
+
+/** Folders whose files are assets: profiles, tables and the measured vectors. */
+const ASSET_DIRS = ["profiles", "tables", "tests/vectors/khattak-mikaitis"];
 
 const SKIP = /(^|\/)(README\.md|LICEN[CS]E[^/]*|manifest\.json)$/;
 
@@ -28,14 +36,15 @@ async function walk(root: string, dir: string, out: string[]): Promise<void> {
 }
 
 /**
- * Lists every asset under `profiles/` and `tables/` with its digest, sorted by path.
+ * Lists every asset under `profiles/`, `tables/` and `tests/vectors/khattak-mikaitis/` with its
+ * digest, sorted by path.
  *
  * @param root repository root
  * @returns the manifest JSON text (with trailing newline)
  */
 export async function buildManifest(root: string): Promise<string> {
   const paths: string[] = [];
-  for (const dir of ["profiles", "tables"]) await walk(root, dir, paths);
+  for (const dir of ASSET_DIRS) await walk(root, dir, paths);
   paths.sort();
   const assets: Record<string, unknown> = {};
   for (const path of paths) {

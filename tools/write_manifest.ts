@@ -1,5 +1,6 @@
 /**
- * Regenerates `tables/manifest.json` from the files under `profiles/` and `tables/`.
+ * Regenerates `tables/manifest.json` from the files under `profiles/`, `tables/` and the
+ * measured vectors (`tests/vectors/khattak-mikaitis/`).
  *
  * Usage: `deno task manifest` (writes) or `deno task manifest --check` (exit 1 when stale).
  *

@@ -44,6 +44,17 @@ export interface VectorSet {
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
+/** The files of one vector set, wherever they come from (a directory, the asset store). */
+export interface VectorSetFiles {
+  /** File names of the set (no folders). */
+  readonly names: readonly string[];
+  /**
+   * Reads one file as text (at most 64 MiB).
+   * @throws {InputError} `VECTOR_SET_TOO_LARGE` or the source's own coded error
+   */
+  read(name: string): Promise<string>;
+}
+
 /**
  * Reads and validates a vector-set directory.
  *
@@ -57,6 +68,30 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
  */
 export async function readVectorSet(dir: string): Promise<VectorSet> {
   const names = await _list(dir);
+  return await parseVectorSet(dir, { names, read: (name) => _read(dir, name) });
+}
+
+/**
+ * Parses and validates the files of a vector set (shared by {@link readVectorSet} and the
+ * manifest-checked bundled sets of `src/resolve`).
+ *
+ * @param dir where the set comes from (for messages and `VectorSet.dir`)
+ * @param files the set's file names and a reader
+ * @returns the parsed set
+ * @throws {InputError} `VECTOR_SET_*` codes for missing, malformed or inconsistent files
+ * @example
+ * ```ts
+ * import { parseVectorSet } from "./read_vector_set.ts";
+ * const text: Record<string, string> = {
+ *   "a_X_bf16.txt": "3f800000\n", "b_X_bf16.txt": "3f800000\n",
+ *   "c_X_fp32.txt": "0".repeat(32) + "\n", "d_X_fp32.txt": "001111111" + "0".repeat(23) + "\n",
+ * };
+ * const set = await parseVectorSet("x", { names: Object.keys(text), read: async (n) => text[n]! });
+ * if (set.cases !== 1 || set.k !== 1 || set.outputs[0]?.d[0] !== 0x3f800000) throw new Error();
+ * ```
+ */
+export async function parseVectorSet(dir: string, files: VectorSetFiles): Promise<VectorSet> {
+  const names = [...files.names];
   const one = (re: RegExp, what: string): string => {
     const hits = names.filter((n) => re.test(n));
     if (hits.length !== 1) {
@@ -68,12 +103,12 @@ export async function readVectorSet(dir: string): Promise<VectorSet> {
     return hits[0] as string;
   };
   const aName = one(/^a_.*\.txt$/, "a_*");
-  const a = parseVectorText(await _read(dir, aName), { file: aName, kind: "hex" });
-  const b = parseVectorText(await _read(dir, one(/^b_.*\.txt$/, "b_*")), {
+  const a = parseVectorText(await files.read(aName), { file: aName, kind: "hex" });
+  const b = parseVectorText(await files.read(one(/^b_.*\.txt$/, "b_*")), {
     file: "b",
     kind: "hex",
   });
-  const c = parseVectorText(await _read(dir, one(/^c_.*_fp32\.txt$/, "c_*_fp32")), {
+  const c = parseVectorText(await files.read(one(/^c_.*_fp32\.txt$/, "c_*_fp32")), {
     file: "c",
     kind: "binary",
   });
@@ -83,10 +118,10 @@ export async function readVectorSet(dir: string): Promise<VectorSet> {
       `Cannot read vector set '${dir}': a is ${a.rows}x${a.width}, b ${b.rows}x${b.width}, c ${c.rows} rows`,
     );
   }
-  const capture = await _capture(dir, names);
+  const capture = await _capture(dir, files);
   const outputs: VectorOutput[] = [];
   for (const file of names.filter((n) => /^d_.*_fp(32|16)\.txt$/.test(n)).sort()) {
-    const d = parseVectorText(await _read(dir, file), { file, kind: "binary" });
+    const d = parseVectorText(await files.read(file), { file, kind: "binary" });
     if (d.rows !== a.rows) {
       throw new InputError(
         "VECTOR_SET_SHAPE",
@@ -136,11 +171,14 @@ interface _CaptureEntry {
   accumulator?: AccumulatorSource;
 }
 
-async function _capture(dir: string, names: string[]): Promise<Record<string, _CaptureEntry>> {
-  if (!names.includes("capture.json")) return {};
+async function _capture(
+  dir: string,
+  files: VectorSetFiles,
+): Promise<Record<string, _CaptureEntry>> {
+  if (!files.names.includes("capture.json")) return {};
   let json: unknown;
   try {
-    json = JSON.parse(await _read(dir, "capture.json"));
+    json = JSON.parse(await files.read("capture.json"));
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError("VECTOR_SET_CAPTURE", `Cannot read '${dir}/capture.json': not JSON`);

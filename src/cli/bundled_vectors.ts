@@ -1,19 +1,22 @@
 /**
  * The bundled measured tensor-core vector sets (Khattak & Mikaitis captures on A100, L40S and
- * H100) run against the matching GPU profiles: GPU x format x output -> matched/total.
+ * H100) run against the matching GPU profiles: GPU x format x output -> matched/total. The
+ * bundled sets are manifest assets, read through `src/resolve` (each file digest-checked); a
+ * root folder given by the user is read from its files.
  *
  * @module
  */
-import { openAssetStore, readVectorSet } from "../assets/mod.ts";
-import { checkVectorSet } from "../verify/check_vector_set.ts";
-import { listGpuProfileIds, loadGpuProfile } from "../verify/load_profiles.ts";
+import { openAssetStore, readVectorSet, type VectorSet } from "../assets/mod.ts";
+import { checkVectorSet } from "../verify/mod.ts";
+import {
+  listGpuProfileIds,
+  listVectorSets,
+  loadGpuProfile,
+  loadVectorSet,
+} from "../resolve/mod.ts";
 import type { FormatName } from "../numerics/mod.ts";
 import { InputError } from "../errors.ts";
 import { table } from "./output.ts";
-
-/** Root of the bundled vector sets. */
-export const BUNDLED_VECTORS =
-  new URL("../../tests/vectors/khattak-mikaitis/", import.meta.url).pathname;
 
 /** One row of the vector table. */
 export interface VectorRow {
@@ -27,25 +30,30 @@ export interface VectorRow {
 }
 
 /**
- * Runs every vector set under a `<GPU>/<format>/` root through the profile whose aliases name
- * the GPU folder.
+ * Runs every vector set through the profile whose aliases name its GPU folder: the bundled sets
+ * (manifest assets, digest-checked), or every set under a user's `<GPU>/<format>/` root.
  *
- * @param root vector root
+ * @param root vector root to read instead of the bundled sets
  * @returns one row per output file
  * @throws {InputError} `DEMO_UNKNOWN_GPU`, vector-set errors
+ * @throws {AssetError} when a bundled vector file is missing or tampered with
  * @example
  * ```ts ignore
- * const rows = await runBundledVectors(BUNDLED_VECTORS);
+ * const rows = await runBundledVectors();
  * ```
  */
-export async function runBundledVectors(root: string): Promise<(VectorRow & { sha256: string })[]> {
+export async function runBundledVectors(
+  root?: string,
+): Promise<(VectorRow & { sha256: string })[]> {
   const store = await openAssetStore();
   const profiles = await Promise.all(
     listGpuProfileIds(store).map((id) => loadGpuProfile(store, id)),
   );
   const rows: (VectorRow & { sha256: string })[] = [];
-  const gpus = [...Deno.readDirSync(root)].filter((e) => e.isDirectory).map((e) => e.name).sort();
-  for (const gpu of gpus) {
+  const sets = root === undefined
+    ? listVectorSets(store).map((s) => ({ ...s, load: () => loadVectorSet(store, s) }))
+    : _folderSets(root);
+  for (const { gpu, format: fmt, load } of sets) {
     const loaded = profiles.find((p) => p.profile.aliases.includes(gpu));
     if (loaded === undefined) {
       throw new InputError(
@@ -53,26 +61,37 @@ export async function runBundledVectors(root: string): Promise<(VectorRow & { sh
         `Cannot map vector folder '${gpu}' to a GPU profile`,
       );
     }
-    const formats = [...Deno.readDirSync(`${root}/${gpu}`)].filter((e) => e.isDirectory)
-      .map((e) => e.name).sort();
-    for (const fmt of formats) {
-      const set = await readVectorSet(`${root}/${gpu}/${fmt}`);
-      const input = fmt.toLowerCase() as FormatName;
-      for (const r of checkVectorSet(loaded.profile, { set, input })) {
-        rows.push({
-          gpu,
-          profile: loaded.profile.id,
-          format: input,
-          output: r.file,
-          datapath: r.datapath,
-          matched: r.matched,
-          total: r.total,
-          sha256: loaded.sha256,
-        });
-      }
+    const set = await load();
+    const input = fmt.toLowerCase() as FormatName;
+    for (const r of checkVectorSet(loaded.profile, { set, input })) {
+      rows.push({
+        gpu,
+        profile: loaded.profile.id,
+        format: input,
+        output: r.file,
+        datapath: r.datapath,
+        matched: r.matched,
+        total: r.total,
+        sha256: loaded.sha256,
+      });
     }
   }
   return rows;
+}
+
+/** The `<GPU>/<format>/` folders under a root, sorted, each read from its files. */
+function _folderSets(
+  root: string,
+): { gpu: string; format: string; load: () => Promise<VectorSet> }[] {
+  const dirs = (path: string) =>
+    [...Deno.readDirSync(path)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  return dirs(root).flatMap((gpu) =>
+    dirs(`${root}/${gpu}`).map((format) => ({
+      gpu,
+      format,
+      load: () => readVectorSet(`${root}/${gpu}/${format}`),
+    }))
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AuditReport } from "../verify/run_audit.ts";
+import type { AuditReport } from "../verify/mod.ts";
 
 /**
  * Renders an audit report as Markdown.

@@ -14,8 +14,7 @@
 import { type FloatFormat, formatByName, type FormatName } from "../numerics/mod.ts";
 import { arr, fieldsOf, onlyKnown, str, strings } from "../json_fields.ts";
 import { type Architecture, findInstructions, INSTRUCTION_CATALOG } from "./instruction_catalog.ts";
-import type { InstructionFamily, ProfileDatapath } from "./tensor_core/datapath.ts";
-import { parseDatapath } from "./tensor_core/parse_datapath.ts";
+import { type InstructionFamily, parseDatapath, type ProfileDatapath } from "./tensor_core/mod.ts";
 
 /** A validated, frozen GPU profile. */
 export interface GpuProfile {

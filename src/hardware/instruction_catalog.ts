@@ -8,7 +8,7 @@
  * @module
  */
 import type { FormatName } from "../numerics/mod.ts";
-import type { InstructionFamily } from "./tensor_core/datapath.ts";
+import type { InstructionFamily } from "./tensor_core/mod.ts";
 
 /** Compute architectures bitaudit has profiles for. */
 export type Architecture = "sm_70" | "sm_80" | "sm_86" | "sm_89" | "sm_90" | "sm_100" | "sm_120";

@@ -18,10 +18,7 @@ import {
   runAttentionBlock,
   runFfnBlock,
 } from "../model/mod.ts";
-import { loadAsset } from "../verify/load_asset.ts";
-import { STACK_PROFILES } from "../verify/load_profiles.ts";
-import { recipeFromJson } from "../verify/load_recipe.ts";
-import { loadSfuForStack } from "../verify/load_sfu.ts";
+import { loadAsset, loadSfuForStack, recipeFromJson, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 

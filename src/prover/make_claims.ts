@@ -17,9 +17,7 @@ import {
   runGemmRecipe,
 } from "../kernels/mod.ts";
 import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
-import { DISPATCH_CATALOGS, loadGpuProfile } from "../verify/load_profiles.ts";
-import { loadAsset } from "../verify/load_asset.ts";
-import { recipeFromJson } from "../verify/load_recipe.ts";
+import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile, recipeFromJson } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 import { makeBlockClaims } from "./make_block_claims.ts";

@@ -20,9 +20,13 @@ import {
   type Qwen3Checkpoint,
   runQwen3Forward,
 } from "../model/mod.ts";
-import { loadAsset } from "../verify/load_asset.ts";
-import { DISPATCH_CATALOGS, loadGpuProfile, STACK_PROFILES } from "../verify/load_profiles.ts";
-import { loadSfuForStack } from "../verify/load_sfu.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGpuProfile,
+  loadSfuForStack,
+  STACK_PROFILES,
+} from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
 

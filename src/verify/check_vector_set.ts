@@ -11,7 +11,7 @@ import {
   type InstructionFamily,
   type ProfileDatapath,
 } from "../hardware/mod.ts";
-import type { VectorOutput, VectorSet } from "../assets/read_vector_set.ts";
+import type { VectorOutput, VectorSet } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 
 /** One differing case. */

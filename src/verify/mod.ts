@@ -1,5 +1,7 @@
 /**
- * Sampling, recompute-and-compare pipeline and verdicts.
+ * Sampling, recompute-and-compare pipeline and verdicts. Assets come through `src/resolve`
+ * (digest-checked, parsed, frozen), and recomputation runs on the K-walk and attention runner a
+ * caller passes in (e.g. `createGemmWalker` of `src/engine`).
  *
  * Sampling: once the prover's claim-log root is committed, a public beacon round fixes the seed
  * (`deriveSeed`), the seed fixes which records are audited (`sampleIndices`), and `plan` says what
@@ -22,11 +24,6 @@ export * from "./sample_indices.ts";
 export * from "./plan.ts";
 export * from "./detection.ts";
 export * from "./record_result.ts";
-export * from "./load_asset.ts";
-export * from "./load_profiles.ts";
-export * from "./load_recipe.ts";
-export * from "./load_sfu.ts";
-export * from "./gemm_walker.ts";
 export * from "./check_vector_set.ts";
 export * from "./verify_record.ts";
 export * from "./run_audit.ts";

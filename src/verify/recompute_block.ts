@@ -22,7 +22,7 @@ import {
 } from "../model/mod.ts";
 import { _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
-import { loadSfuForStack } from "./load_sfu.ts";
+import { loadSfuForStack } from "../resolve/mod.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {

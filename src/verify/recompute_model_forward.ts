@@ -22,7 +22,7 @@ import {
 } from "../model/mod.ts";
 import { BitauditError } from "../errors.ts";
 import { _Stop } from "./_stop.ts";
-import { loadSfuForStack } from "./load_sfu.ts";
+import { loadSfuForStack } from "../resolve/mod.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 
 /** What the model-forward branch needs. */

@@ -8,9 +8,7 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { KernelRef } from "../claims/mod.ts";
 import type { DispatchCatalog, GemmRecipe } from "../kernels/mod.ts";
 import { _asset, _Stop } from "./_stop.ts";
-import { loadAsset } from "./load_asset.ts";
-import { DISPATCH_CATALOGS } from "./load_profiles.ts";
-import { recipeFromJson } from "./load_recipe.ts";
+import { DISPATCH_CATALOGS, loadAsset, recipeFromJson } from "../resolve/mod.ts";
 
 /** A resolved kernel reference. */
 export type ResolvedKernel =

@@ -22,8 +22,7 @@ import {
   isModelForwardWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
-import { loadGpuProfile, STACK_PROFILES } from "./load_profiles.ts";
-import { loadAsset } from "./load_asset.ts";
+import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { AssetError } from "../../src/errors.ts";
 import { openAssetStore } from "../../src/assets/mod.ts";
-import { loadGpuProfile } from "../../src/verify/load_profiles.ts";
+import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { buildManifest } from "../../tools/manifest_lib.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");

@@ -17,7 +17,8 @@ import {
   signVerdict,
 } from "../../mod.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
-import { createGemmWalker } from "../../src/verify/gemm_walker.ts";
+import { createGemmWalker } from "../../src/engine/mod.ts";
+import { loadGemmEngine } from "../../src/resolve/mod.ts";
 import { makeAuditFixture } from "./_audit_fixture.ts";
 
 const TIME = "2026-03-01T12:00:00Z";
@@ -37,7 +38,7 @@ async function libraryAudit() {
   const store = await openAssetStore();
   const blobs = openBlobStore(`${f.dir}/log/blobs`);
   const log = parseClaimLog(await Deno.readTextFile(f.log));
-  const w = await createGemmWalker(store, { threads: 1 });
+  const w = createGemmWalker(await loadGemmEngine(store), { threads: 1 });
   try {
     const report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,

@@ -29,14 +29,8 @@ import {
   parseGpuProfile,
 } from "../../src/hardware/mod.ts";
 import type { Sfu } from "../../src/hardware/mod.ts";
-import { createGemmEngine, createGemmPool } from "../../src/hardware/tensor_core/engine/mod.ts";
-import {
-  createFa2Pool,
-  fa2Tiles,
-  type KWalker,
-  parseRecipe,
-  parseStackProfile,
-} from "../../src/kernels/mod.ts";
+import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
+import { fa2Tiles, type KWalker, parseRecipe, parseStackProfile } from "../../src/kernels/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { type BlockRuntime, fixedRecipeDispatch, QWEN3_4B_LAYER } from "../../src/model/mod.ts";
 import { normalBf16 } from "./_bench_blocks_support.ts";

@@ -16,10 +16,10 @@
  *
  * @module
  */
-import { createGemmEngine, createGemmPool, createSfu } from "../../src/hardware/mod.ts";
+import { createSfu } from "../../src/hardware/mod.ts";
+import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
 import {
-  createFa2Pool,
   flashAttentionForward,
   type KWalker,
   parseRecipe,

@@ -7,12 +7,8 @@
  *
  * @module
  */
-import {
-  createGemmEngine,
-  createGemmPool,
-  kWalkReference,
-} from "../../src/hardware/tensor_core/engine/mod.ts";
-import { findDatapath, parseGpuProfile } from "../../src/hardware/mod.ts";
+import { createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
+import { findDatapath, kWalkReference, parseGpuProfile } from "../../src/hardware/mod.ts";
 
 const runs = Number(Deno.args[0] ?? 3);
 const root = new URL("../../", import.meta.url);

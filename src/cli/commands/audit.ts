@@ -7,8 +7,9 @@ import { Command } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
 import { signVerdict } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
-import { type AuditReport, runAudit } from "../../verify/run_audit.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
+import { type AuditReport, runAudit } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
@@ -101,8 +102,8 @@ export async function auditLog(
   await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
-  const w = await createGemmWalker(
-    store,
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
     o.threads ? { threads: _int(o.threads, "--threads", 1) } : {},
   );
   const bar = progressBar("verifying", { enabled: o.progress });

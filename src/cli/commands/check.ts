@@ -8,7 +8,8 @@ import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
 import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
@@ -103,7 +104,9 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
     });
   }
   const store = await openAssetStore();
-  const w = await createGemmWalker(store);
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
+  );
   try {
     const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
     return await checkAttestation(envelope, {

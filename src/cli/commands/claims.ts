@@ -8,7 +8,8 @@ import { openAssetStore } from "../../assets/mod.ts";
 import { formatClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { makeClaims, parseScenario, type ProverOutput } from "../../prover/mod.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import { loadGemmEngine } from "../../resolve/mod.ts";
 import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
@@ -100,8 +101,8 @@ export async function runProver(
   }
   await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
   const store = await openAssetStore();
-  const w = await createGemmWalker(
-    store,
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
     options.threads === undefined ? {} : { threads: options.threads },
   );
   const bar = progressBar("proving", { enabled: options.progress });

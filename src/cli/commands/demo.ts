@@ -10,13 +10,12 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { detectionHypergeometric } from "../../verify/plan.ts";
-import type { RecordResult } from "../../verify/mod.ts";
+import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts";
 import type { ClaimRecord } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
-import { BUNDLED_VECTORS, printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
+import { printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
 import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
 import { runProver } from "./claims.ts";
@@ -118,7 +117,7 @@ export function demoCommand(): Command {
           }/${check.checks.length} checks`,
         );
         say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
-        const rows = await runBundledVectors(BUNDLED_VECTORS);
+        const rows = await runBundledVectors();
         const matched = rows.reduce((s, x) => s + x.matched, 0);
         const total = rows.reduce((s, x) => s + x.total, 0);
         if (!opts.json) printVectorTable(rows, matched === total);

@@ -8,11 +8,15 @@ import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
-import { runGemmRecipe } from "../../kernels/gemm/mod.ts";
+import { runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
-import { createGemmWalker } from "../../verify/gemm_walker.ts";
-import { loadGpuProfile } from "../../verify/load_profiles.ts";
-import { loadNamedRecipe, recipeFromJson } from "../../verify/load_recipe.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import {
+  loadGemmEngine,
+  loadGpuProfile,
+  loadNamedRecipe,
+  recipeFromJson,
+} from "../../resolve/mod.ts";
 import { printJson } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -81,7 +85,10 @@ export function gemmCommand(): Command {
       let bv = (await file.tensorView("b")) as Uint16Array;
       if (kn) bv = _transpose(bv, k, n);
       const threads = opts.threads === undefined ? undefined : _threads(opts.threads);
-      const w = await createGemmWalker(store, threads === undefined ? {} : { threads });
+      const w = createGemmWalker(
+        await loadGemmEngine(store),
+        threads === undefined ? {} : { threads },
+      );
       try {
         const t0 = performance.now();
         const r = await runGemmRecipe(recipe.recipe, {

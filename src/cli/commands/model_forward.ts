@@ -17,15 +17,16 @@ import {
   rowBytes,
   runQwen3Forward,
 } from "../../model/mod.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
 import {
-  createGemmWalker,
   DISPATCH_CATALOGS,
   loadAsset,
+  loadGemmEngine,
   loadGpuProfile,
   loadNamedRecipe,
   loadSfuForStack,
   STACK_PROFILES,
-} from "../../verify/mod.ts";
+} from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -96,7 +97,10 @@ export async function runModelForward(o: {
   using files = await checkpointDir(o.checkpoint);
   const ckpt = await openQwen3Checkpoint(files);
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
-  const w = await createGemmWalker(store, o.threads === undefined ? {} : { threads: o.threads });
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
+    o.threads === undefined ? {} : { threads: o.threads },
+  );
   try {
     const runtime = {
       profile,

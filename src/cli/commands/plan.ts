@@ -10,7 +10,7 @@ import {
   detectionHypergeometric,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
-} from "../../verify/plan.ts";
+} from "../../verify/mod.ts";
 import { printJson } from "../output.ts";
 
 /**

@@ -5,7 +5,7 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { openAssetStore } from "../../assets/mod.ts";
-import { listGpuProfileIds, loadGpuProfile } from "../../verify/load_profiles.ts";
+import { listGpuProfileIds, loadGpuProfile } from "../../resolve/mod.ts";
 import { printJson, table } from "../output.ts";
 
 /**

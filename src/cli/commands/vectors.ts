@@ -5,16 +5,11 @@
  */
 import { Command, Option } from "@commander-js/extra-typings";
 import { openAssetStore, readVectorSet } from "../../assets/mod.ts";
-import { checkVectorSet } from "../../verify/check_vector_set.ts";
-import { loadGpuProfile } from "../../verify/load_profiles.ts";
+import { checkVectorSet } from "../../verify/mod.ts";
+import { loadGpuProfile } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { hex, printJson, table } from "../output.ts";
-import {
-  BUNDLED_VECTORS,
-  printVectorTable,
-  runBundledVectors,
-  vectorDigests,
-} from "../bundled_vectors.ts";
+import { printVectorTable, runBundledVectors, vectorDigests } from "../bundled_vectors.ts";
 
 const INPUT_FORMATS = ["bf16", "fp16", "tf32", "e4m3", "e5m2"] as const;
 
@@ -81,7 +76,10 @@ export function vectorsCommand(): Command {
     .description(
       "check every bundled measured vector set (A100, L40S, H100) against the GPU profiles",
     )
-    .option("--vectors <dir>", "root of vector sets in the <GPU>/<format>/ layout", BUNDLED_VECTORS)
+    .option(
+      "--vectors <dir>",
+      "root of vector sets in the <GPU>/<format>/ layout (default: the bundled sets, digest-checked against the asset manifest)",
+    )
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const rows = await runBundledVectors(opts.vectors);

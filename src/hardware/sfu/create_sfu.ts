@@ -23,6 +23,14 @@ export type CreateSfuOptions =
   | { readonly mode: "tesla-table"; readonly tables: SfuTables }
   | ({ readonly mode: "ieee" } & IeeeSfuOptions);
 
+/**
+ * Plain data that rebuilds an SFU with {@link createSfu}: the mode and, for `tesla-table`, the
+ * decoded ROM tables (typed arrays: a description can be posted to a worker).
+ */
+export type SfuDescription =
+  | { readonly mode: "tesla-table"; readonly tables: SfuTables }
+  | { readonly mode: "ieee"; readonly ftz: boolean };
+
 /** A scalar FP32 function on bit patterns. */
 export type SfuFn = (x: number) => number;
 
@@ -100,31 +108,40 @@ export function createSfu(options: CreateSfuOptions): Sfu {
     for (let i = 0; i < xs.length; i++) out[i] = f(xs[i] as number);
     return out;
   };
-  const sfu: Sfu = Object.freeze({ mode: options.mode, status, ...fns, map });
-  _created.set(sfu, options);
-  return sfu;
+  const description: SfuDescription = options.mode === "tesla-table"
+    ? Object.freeze({ mode: "tesla-table", tables: options.tables })
+    : Object.freeze({ mode: "ieee", ftz: options.ftz === true });
+  const sfu = { mode: options.mode, status, ...fns, map };
+  // Not enumerable: a copy (`{ ...sfu }`) or an object built around replaced functions does not
+  // carry it, so nothing rebuilds different functions than the object's own.
+  Object.defineProperty(sfu, _DESCRIPTION, { value: description, enumerable: false });
+  return Object.freeze(sfu);
 }
 
-/** Every SFU this module created, with its options (frozen objects: the functions are fixed). */
-const _created = new WeakMap<object, CreateSfuOptions>();
+/** Property under which `createSfu` records the plain data that rebuilds an SFU. */
+const _DESCRIPTION = "description";
 
 /**
- * The options an SFU was created with, so that another thread can create the same SFU; only for
- * an object `createSfu` returned itself (a copy or an object with replaced functions gets
- * `undefined`, so a worker never silently computes with different functions than the caller).
+ * The plain data that rebuilds an SFU (`createSfu(description)`), so that another thread can
+ * build the same SFU from a posted message. `createSfu` records it on the frozen SFU as a
+ * non-enumerable own property, so a copy or an object built around replaced functions gets
+ * `undefined`, and a worker never silently computes with different functions than the caller.
  *
  * @param sfu any MUFU model
- * @returns the options, or `undefined` when `sfu` is not an unmodified `createSfu` result
+ * @returns the description, or `undefined` when `sfu` is not an unmodified `createSfu` result
  * @example
  * ```ts
- * import { createSfu, sfuOptionsOf } from "./create_sfu.ts";
+ * import { createSfu, sfuDescription } from "./create_sfu.ts";
  * const sfu = createSfu({ mode: "ieee" });
- * if (sfuOptionsOf(sfu)?.mode !== "ieee") throw new Error();
- * if (sfuOptionsOf({ ...sfu }) !== undefined) throw new Error(); // a copy is not trusted
+ * const d = sfuDescription(sfu);
+ * if (d?.mode !== "ieee" || d.ftz !== false) throw new Error();
+ * if (createSfu(d).rcp(0x40000000) !== sfu.rcp(0x40000000)) throw new Error();
+ * if (sfuDescription({ ...sfu }) !== undefined) throw new Error(); // a copy is not trusted
  * ```
  */
-export function sfuOptionsOf(sfu: object): CreateSfuOptions | undefined {
-  return _created.get(sfu);
+export function sfuDescription(sfu: object): SfuDescription | undefined {
+  const d = Object.getOwnPropertyDescriptor(sfu, _DESCRIPTION);
+  return d === undefined || d.enumerable === true ? undefined : d.value as SfuDescription;
 }
 
 function _checkTables(t: SfuTables | undefined): void {

@@ -6,7 +6,9 @@
  * not modelled (their ROM table is carried in the asset only).
  *
  * The model does no I/O: callers load `tables/sfu/tesla_sfu_v1.bin` through the asset store and
- * pass the bytes to {@link decodeSfuTables}.
+ * pass the bytes to {@link decodeSfuTables}. An SFU is described by plain data
+ * ({@link sfuDescription}: its mode and tables or FTZ flag), from which another thread rebuilds the
+ * same SFU with {@link createSfu}.
  *
  * @example
  * ```ts

@@ -1,6 +1,8 @@
 /**
  * Tensor-core arithmetic: the parametrised fused block (block FMA), one instruction's chain of
- * blocks, and the K-walk of an output element. Parameters come from GPU profiles.
+ * blocks, the K-walk of an output element, and the plain K-walk of a whole GEMM tile
+ * (`kWalkReference`) that defines the bits the fast engine of `src/engine` must reproduce.
+ * Parameters come from GPU profiles.
  *
  * @example
  * ```ts
@@ -23,4 +25,5 @@ export * from "./parse_datapath.ts";
 export * from "./block_fma.ts";
 export * from "./mma_step.ts";
 export * from "./dot_k_walk.ts";
-export * from "./engine/mod.ts";
+export * from "./k_walk_operands.ts";
+export * from "./k_walk_reference.ts";

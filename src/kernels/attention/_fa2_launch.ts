@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AttentionInputs, FlashAttentionOptions } from "./flash_attention_forward.ts";
+import type { AttentionInputs, FlashAttentionOptions } from "./fa2_options.ts";
 import { fa2NumSplits } from "./fa2_num_splits.ts";
 
 /** One sequence of a (varlen) batch: token offsets and lengths. */

@@ -21,70 +21,13 @@
  *
  * @module
  */
-import { type GpuProfile, kWalkReference } from "../../hardware/mod.ts";
-import type { Fa2Mufu } from "./_fa2_arith.ts";
-import { _fa2Head, _fa2Result, _fa2Runner, _fa2Sinks, _planFa2 } from "./_fa2_plan.ts";
-import type { SyncKWalk } from "./_fa2_tile_walk.ts";
-import type { Fa2Build } from "./fa2_build.ts";
-import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
-
-/** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
-export interface AttentionInputs {
-  readonly q: Uint16Array;
-  readonly k: Uint16Array;
-  readonly v: Uint16Array;
-}
-
-/** Options of {@link flashAttentionForward}. */
-export interface FlashAttentionOptions {
-  /** Query heads (a multiple of `kvHeads`; query head h reads KV head floor(h / (heads/kvHeads))). */
-  readonly heads: number;
-  /** KV heads. */
-  readonly kvHeads: number;
-  /** Head dimension; only 128 is modelled. */
-  readonly headDim: number;
-  /** Causal (bottom-right aligned) mask. */
-  readonly causal: boolean;
-  /** Softmax scale as passed to FA2 (a float); default `headDim ** -0.5`. */
-  readonly softmaxScale?: number;
-  /** Which FA2 build ran. */
-  readonly build: Fa2Build;
-  /** GPU profile: architecture (tile sizes) and the `mma` BF16 -> FP32 datapath. */
-  readonly profile: GpuProfile;
-  /** MUFU model (EX2, RCP; LG2 for split-KV launches and LSEs, e.g. an `Sfu`). */
-  readonly mufu: Fa2Mufu;
-  /** cu_seqlens of the queries (batch + 1 offsets); with `cuSeqlensK`, selects `mha_varlen_fwd`. */
-  readonly cuSeqlensQ?: ArrayLike<number>;
-  /** cu_seqlens of the keys. */
-  readonly cuSeqlensK?: ArrayLike<number>;
-  /** Device SM count; required by `mha_fwd` and the varlen GQA swap for the split heuristic. */
-  readonly multiProcessorCount?: number;
-  /** Also return O before its BF16 rounding (diagnostics; FA2's `out_accum` form). */
-  readonly returnFp32?: boolean;
-  /** Return the LSE (needs MUFU.LG2). */
-  readonly returnLse?: boolean;
-  /** MUFU.LG2 model overriding `mufu.lg2`; when given, the LSE is returned. */
-  readonly lg2?: (x: number) => number;
-  /**
-   * The K-walk of the S = Q·K^T and O += P·V tile products (e.g. `GemmEngine.kWalkAuto`, the wasm
-   * engine); default the plain `kWalkReference`. Every K-walk gives the same bits.
-   */
-  readonly kWalk?: SyncKWalk;
-}
-
-/** Output of {@link flashAttentionForward}. */
-export interface FlashAttentionResult {
-  /** O [total_q, heads, d], BF16 patterns. */
-  readonly out: Uint16Array;
-  /** LSE [heads, total_q], FP32 patterns (with `returnLse` or `lg2`). */
-  readonly lse?: Uint32Array;
-  /** O before the BF16 rounding, FP32 patterns, same layout (only with `returnFp32`). */
-  readonly outF32?: Uint32Array;
-  /** KV splits the launch ran (1: the standard kernel; more: split kernel + combine). */
-  readonly splits: number;
-  /** The MUFU functions whose bits reach this result (see {@link fa2SfuFunctions}). */
-  readonly sfuFunctionsUsed: readonly Fa2SfuFunction[];
-}
+import { kWalkReference } from "../../hardware/mod.ts";
+import type {
+  AttentionInputs,
+  FlashAttentionOptions,
+  FlashAttentionResult,
+} from "./fa2_options.ts";
+import { fa2Head, fa2Result, fa2Runner, fa2Sinks, planFa2 } from "./fa2_plan.ts";
 
 /**
  * Runs the FA2 forward as the chosen build computes it.
@@ -92,6 +35,7 @@ export interface FlashAttentionResult {
  * @param inputs Q, K, V (BF16 patterns)
  * @param options shapes, mask, build, profile, MUFU, varlen offsets
  * @returns O (BF16), the split count, the MUFU functions used, and optionally the LSE
+ *   (see {@link FlashAttentionResult})
  * @throws {RangeError} for an unmodelled head dimension or architecture, inconsistent
  *   shapes/offsets, a missing SM count, or a split-KV launch or LSE without MUFU.LG2
  * @throws {TypeError} when the profile lacks an `mma` BF16 -> FP32 datapath
@@ -115,9 +59,9 @@ export function flashAttentionForward(
   inputs: AttentionInputs,
   options: FlashAttentionOptions,
 ): FlashAttentionResult {
-  const { plan, mufu } = _planFa2(inputs, options);
-  const runner = _fa2Runner(plan.build, mufu, options.kWalk ?? kWalkReference);
-  const sinks = _fa2Sinks(plan);
-  for (let h = 0; h < plan.heads; h++) _fa2Head(plan, runner, inputs, h, sinks);
-  return _fa2Result(plan, sinks);
+  const { plan, mufu } = planFa2(inputs, options);
+  const runner = fa2Runner(plan.build, { mufu, kWalk: options.kWalk ?? kWalkReference });
+  const sinks = fa2Sinks(plan);
+  for (let h = 0; h < plan.heads; h++) fa2Head(plan, { runner, inputs, h, sinks });
+  return fa2Result(plan, sinks);
 }

@@ -8,14 +8,39 @@
  * table model is `model-only`. `mha_fwd_kvcache` (forced split kernel, `Split = false`) is not
  * modelled.
  *
+ * A launch is also available as plain data and per-head work, for runners that spread heads over
+ * threads (`src/engine`'s FA2 pool): {@link planFa2} fixes every decision in a structured-cloneable
+ * {@link Fa2Plan}, and {@link fa2Head} computes one query head into the output buffers; heads never
+ * mix, so any order on any thread gives `flashAttentionForward`'s bits. This folder starts no
+ * thread.
+ *
  * @example
  * ```ts
- * import { fa2NumSplits, fa2SfuFunctions, fa2Tiles, FA2_DAO_FASTMATH } from "./mod.ts";
+ * import {
+ *   FA2_DAO_FASTMATH, fa2Head, fa2NumSplits, fa2Result, fa2Runner, fa2SfuFunctions, fa2Sinks,
+ *   fa2Tiles, flashAttentionForward, planFa2,
+ * } from "./mod.ts";
+ * import { createSfu, kWalkReference, parseGpuProfile } from "../../hardware/mod.ts";
  * if (fa2Tiles("sm_80", { headDim: 128, causal: true }).blockN !== 64) throw new Error();
  * const shape = { batch: 1, heads: 32, kvHeads: 8, seqlenQ: 1, seqlenK: 4000, headDim: 128 };
  * if (fa2NumSplits({ ...shape, multiProcessorCount: 132 }) !== 32) throw new Error(); // decode, H100
  * if (FA2_DAO_FASTMATH.exp2Argument !== "ffma") throw new Error();
  * if (!fa2SfuFunctions(FA2_DAO_FASTMATH, { splits: 32 }).includes("lg2")) throw new Error();
+ *
+ * // A launch as a plan plus per-head work (what a thread pool runs), equal to the forward:
+ * const json = JSON.parse(Deno.readTextFileSync(new URL("../../../profiles/gpu/a100.json", import.meta.url)));
+ * const x = new Uint16Array(2 * 3 * 128).map((_, i) => 0x3f00 + (i % 97));
+ * const options = {
+ *   heads: 2, kvHeads: 1, headDim: 128, causal: true, build: FA2_DAO_FASTMATH,
+ *   profile: parseGpuProfile(json), mufu: createSfu({ mode: "ieee" }), multiProcessorCount: 108,
+ * };
+ * const inputs = { q: x, k: x.subarray(0, 3 * 128), v: x.subarray(3 * 128) };
+ * const { plan, mufu } = planFa2(inputs, options);
+ * const runner = fa2Runner(plan.build, { mufu, kWalk: kWalkReference });
+ * const sinks = fa2Sinks(plan);
+ * for (const h of [1, 0]) fa2Head(plan, { runner, inputs, h, sinks }); // any order
+ * const ref = flashAttentionForward(inputs, options).out;
+ * if (fa2Result(plan, sinks).out.some((b, i) => b !== ref[i])) throw new Error();
  * ```
  * @module
  */
@@ -24,7 +49,8 @@ export * from "./fa2_tiles.ts";
 export * from "./fa2_num_splits.ts";
 export * from "./fa2_sfu_functions.ts";
 export * from "./fa2_combine.ts";
+export * from "./fa2_options.ts";
+export * from "./fa2_plan.ts";
 export * from "./flash_attention_forward.ts";
-export * from "./fa2_pool.ts";
 export type { Fa2Mufu } from "./_fa2_arith.ts";
 export type { SyncKWalk } from "./_fa2_tile_walk.ts";

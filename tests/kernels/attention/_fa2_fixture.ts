@@ -4,13 +4,8 @@
  *
  * @module
  */
-import {
-  createGemmEngine,
-  type GemmEngine,
-  type GpuProfile,
-  parseGpuProfile,
-  type Sfu,
-} from "../../../src/hardware/mod.ts";
+import { createGemmEngine, type GemmEngine } from "../../../src/engine/mod.ts";
+import { type GpuProfile, parseGpuProfile, type Sfu } from "../../../src/hardware/mod.ts";
 import {
   type AttentionInputs,
   FA2_DAO_FASTMATH,

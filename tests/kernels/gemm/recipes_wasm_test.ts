@@ -3,12 +3,8 @@
  * through the plain reference walker, on random and adversarial data, for A100 and H100.
  */
 import assert from "node:assert/strict";
-import {
-  createGemmEngine,
-  createGemmPool,
-  findDatapath,
-  parseGpuProfile,
-} from "../../../src/hardware/mod.ts";
+import { createGemmEngine, createGemmPool } from "../../../src/engine/mod.ts";
+import { findDatapath, parseGpuProfile } from "../../../src/hardware/mod.ts";
 import { gemm, type KWalker, parseRecipe, referenceKWalker } from "../../../src/kernels/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 

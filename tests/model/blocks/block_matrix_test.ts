@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createGemmEngine } from "../../../src/hardware/mod.ts";
-import { createFa2Pool } from "../../../src/kernels/mod.ts";
+import { createFa2Pool, createGemmEngine } from "../../../src/engine/mod.ts";
 import {
   planAttentionBlock,
   planFfnBlock,

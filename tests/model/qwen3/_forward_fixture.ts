@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { createGemmEngine, createSfu, type GemmEngine } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
+import { createGemmEngine, type GemmEngine } from "../../../src/engine/mod.ts";
 import {
   flashAttentionForward,
   type GemmRecipe,

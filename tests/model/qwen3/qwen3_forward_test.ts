@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createFa2Pool } from "../../../src/kernels/mod.ts";
-import { createGemmPool } from "../../../src/hardware/mod.ts";
+import { createFa2Pool, createGemmPool } from "../../../src/engine/mod.ts";
 import {
   openQwen3Checkpoint,
   runQwen3Forward,

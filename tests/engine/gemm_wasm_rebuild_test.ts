@@ -5,7 +5,7 @@
  * compiler cannot run, this test fails: it never skips.
  */
 import assert from "node:assert/strict";
-import { buildGemmWasm } from "../../../../tools/wasm/build.ts";
+import { buildGemmWasm } from "../../tools/wasm/build.ts";
 import { WASM_URL } from "./_engine_fixture.ts";
 
 Deno.test("buildGemmWasm() reproduces the committed gemm_engine.wasm byte for byte", async () => {

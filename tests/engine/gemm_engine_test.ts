@@ -3,9 +3,8 @@
  * bit for bit, for every bf16/fp16 -> fp32 datapath of every GPU profile.
  */
 import assert from "node:assert/strict";
-import { engineSupports, kWalkReference } from "../../../../src/hardware/tensor_core/engine/mod.ts";
-import type { KWalkGemmOperands } from "../../../../src/hardware/tensor_core/engine/mod.ts";
-import type { Datapath } from "../../../../src/hardware/mod.ts";
+import { engineSupports } from "../../src/engine/mod.ts";
+import { type Datapath, type KWalkGemmOperands, kWalkReference } from "../../src/hardware/mod.ts";
 import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
 
 const engine = await loadEngine();

@@ -1,6 +1,8 @@
 /**
  * An FA2 launch split into a plan (every decision, as plain data that can be posted to a worker)
  * and the per-head computation, so that heads can run on several threads with the same bits.
+ * Query heads never mix: each writes its own entries of the output buffers, so any order of
+ * heads, on any number of threads, gives the bits of `flashAttentionForward`.
  *
  * @module
  */
@@ -17,28 +19,42 @@ import type {
   AttentionInputs,
   FlashAttentionOptions,
   FlashAttentionResult,
-} from "./flash_attention_forward.ts";
+} from "./fa2_options.ts";
 
-/** Every decision of a launch, as structured-cloneable data (no functions). */
-export interface _Fa2Plan extends Omit<_LaunchCtx, "arith" | "kWalk"> {
+/**
+ * Every decision of a launch (datapath, build, tiles, splits, scales, sequences), as
+ * structured-cloneable data (no functions): it can be posted to a worker as is.
+ */
+export interface Fa2Plan extends Omit<_LaunchCtx, "arith" | "kWalk"> {
+  /** The sequences of the (varlen) batch. */
   readonly seq: readonly _Seq[];
+  /** Query heads. */
   readonly heads: number;
+  /** KV heads. */
   readonly kvHeads: number;
+  /** Head dimension. */
   readonly d: number;
+  /** Query tokens of the whole batch. */
   readonly totalQ: number;
+  /** Whether O is also kept in FP32. */
   readonly returnFp32: boolean;
 }
 
 /** Where the heads write: O (BF16), optionally O in FP32 and the LSE [heads, total_q]. */
-export interface _Fa2Sinks {
+export interface Fa2Sinks {
+  /** O [total_q, heads, d], BF16 patterns. */
   readonly out: Uint16Array;
+  /** O before its BF16 rounding (with `returnFp32`). */
   readonly outF32?: Uint32Array | undefined;
+  /** LSE [heads, total_q] (when the plan needs it). */
   readonly lse?: Uint32Array | undefined;
 }
 
 /** The thread-local part of a launch: the build's instructions and the K-walk. */
-export interface _Fa2Runner {
+export interface Fa2Runner {
+  /** The build's FP32 instructions around one MUFU model. */
   readonly arith: ReturnType<typeof _fa2Arith>;
+  /** The K-walk of the tile products. */
   readonly kWalk: SyncKWalk;
 }
 
@@ -49,11 +65,25 @@ export interface _Fa2Runner {
  * @param options the forward options
  * @returns the plan and the MUFU model with its LG2 resolved
  * @throws {RangeError|TypeError} as `flashAttentionForward` documents
+ * @example
+ * ```ts
+ * import { planFa2 } from "./fa2_plan.ts";
+ * import { FA2_DAO_FASTMATH } from "./fa2_build.ts";
+ * import { createSfu, parseGpuProfile } from "../../hardware/mod.ts";
+ * const json = JSON.parse(Deno.readTextFileSync(new URL("../../../profiles/gpu/a100.json", import.meta.url)));
+ * const x = new Uint16Array(2 * 128);
+ * const { plan } = planFa2({ q: x, k: x, v: x }, {
+ *   heads: 2, kvHeads: 1, headDim: 128, causal: false, build: FA2_DAO_FASTMATH,
+ *   profile: parseGpuProfile(json), mufu: createSfu({ mode: "ieee" }), multiProcessorCount: 108,
+ * });
+ * if (plan.heads !== 2 || plan.totalQ !== 1 || plan.splits !== 1) throw new Error();
+ * if (structuredClone(plan).tiles.blockN !== plan.tiles.blockN) throw new Error(); // plain data
+ * ```
  */
-export function _planFa2(
+export function planFa2(
   inputs: AttentionInputs,
   options: FlashAttentionOptions,
-): { plan: _Fa2Plan; mufu: Fa2Mufu } {
+): { plan: Fa2Plan; mufu: Fa2Mufu } {
   const { heads, kvHeads, headDim: d, build } = options;
   const dp: Datapath | undefined = findDatapath(options.profile, {
     family: "mma",
@@ -100,29 +130,46 @@ export function _planFa2(
 }
 
 /**
- * The thread-local instructions of a plan.
+ * The thread-local instructions of a plan: each thread builds its own around its MUFU model
+ * and K-walk (functions, never posted).
  *
- * @param build the FA2 build
- * @param mufu the MUFU model (LG2 resolved)
- * @param kWalk the K-walk
+ * @param build the FA2 build (`plan.build`)
+ * @param options `mufu`: the MUFU model with LG2 resolved (`planFa2`'s `mufu`, or the SFU a
+ *   worker rebuilt from its description); `kWalk`: the K-walk of the tile products
  * @returns the runner
+ * @throws {RangeError} as `planFa2` for a build without a combine `logf`
+ * @example
+ * ```ts
+ * import { fa2Runner } from "./fa2_plan.ts";
+ * import { FA2_PYTORCH_BUNDLED } from "./fa2_build.ts";
+ * import { createSfu, kWalkReference } from "../../hardware/mod.ts";
+ * const r = fa2Runner(FA2_PYTORCH_BUNDLED, { mufu: createSfu({ mode: "ieee" }), kWalk: kWalkReference });
+ * if (r.arith.recip(0x40000000) !== 0x3f000000) throw new Error(); // IEEE 1/2
+ * ```
  */
-export function _fa2Runner(build: Fa2Build, mufu: Fa2Mufu, kWalk: SyncKWalk): _Fa2Runner {
-  return { arith: _fa2Arith(build, mufu), kWalk };
+export function fa2Runner(
+  build: Fa2Build,
+  options: { readonly mufu: Fa2Mufu; readonly kWalk: SyncKWalk },
+): Fa2Runner {
+  return { arith: _fa2Arith(build, options.mufu), kWalk: options.kWalk };
 }
 
 /**
- * Output buffers of a plan.
+ * Output buffers of a plan, zero-filled.
  *
  * @param plan the plan
- * @param alloc allocates a buffer of n bytes (default a plain ArrayBuffer; a pool passes
- *   SharedArrayBuffers)
+ * @param alloc allocates a zero-filled buffer of n bytes (default a plain ArrayBuffer; a runner
+ *   on several threads passes shared memory)
  * @returns the sinks
+ * @example
+ * ```ts ignore
+ * const sinks = fa2Sinks(plan); // out: totalQ * heads * d BF16 patterns
+ * ```
  */
-export function _fa2Sinks(
-  plan: _Fa2Plan,
+export function fa2Sinks(
+  plan: Fa2Plan,
   alloc: (bytes: number) => ArrayBufferLike = (n) => new ArrayBuffer(n),
-): _Fa2Sinks {
+): Fa2Sinks {
   const n = plan.totalQ * plan.heads * plan.d;
   return {
     out: new Uint16Array(alloc(2 * n)),
@@ -132,21 +179,27 @@ export function _fa2Sinks(
 }
 
 /**
- * Computes query head h of every sequence into the sinks (disjoint from other heads' entries).
+ * Computes query head h of every sequence into the sinks (disjoint from other heads' entries,
+ * so heads may run in any order on any thread).
  *
  * @param plan the plan
- * @param runner the thread's instructions and K-walk
- * @param inputs Q, K, V
- * @param h the query head
- * @param sinks the output buffers
+ * @param work `runner`: the thread's instructions and K-walk; `inputs`: Q, K, V; `h`: the query
+ *   head (0 <= h < plan.heads); `sinks`: the output buffers
+ * @example
+ * ```ts ignore
+ * for (let h = 0; h < plan.heads; h++) fa2Head(plan, { runner, inputs, h, sinks });
+ * ```
  */
-export function _fa2Head(
-  plan: _Fa2Plan,
-  runner: _Fa2Runner,
-  inputs: AttentionInputs,
-  h: number,
-  sinks: _Fa2Sinks,
+export function fa2Head(
+  plan: Fa2Plan,
+  work: {
+    readonly runner: Fa2Runner;
+    readonly inputs: AttentionInputs;
+    readonly h: number;
+    readonly sinks: Fa2Sinks;
+  },
 ): void {
+  const { runner, inputs, h, sinks } = work;
   const { heads, kvHeads, d, totalQ } = plan;
   const ctx: _LaunchCtx = { ...plan, ...runner };
   const kvh = Math.floor(h / (heads / kvHeads));
@@ -174,19 +227,22 @@ export function _fa2Head(
 }
 
 /**
- * The result of a launch whose heads have all been computed.
+ * The result of a launch whose heads have all been computed (the buffers are handed out as
+ * they are: a runner on shared memory passes copies).
  *
  * @param plan the plan
- * @param sinks the filled buffers (copied off shared memory)
+ * @param sinks the filled buffers
  * @returns the forward's result
+ * @example
+ * ```ts ignore
+ * const result = fa2Result(plan, sinks);
+ * ```
  */
-export function _fa2Result(plan: _Fa2Plan, sinks: _Fa2Sinks): FlashAttentionResult {
-  const own = <T extends Uint16Array | Uint32Array>(a: T): T =>
-    (a.buffer instanceof SharedArrayBuffer ? a.slice() : a) as T;
+export function fa2Result(plan: Fa2Plan, sinks: Fa2Sinks): FlashAttentionResult {
   return {
-    out: own(sinks.out),
-    ...(sinks.lse === undefined ? {} : { lse: own(sinks.lse) }),
-    ...(sinks.outF32 === undefined ? {} : { outF32: own(sinks.outF32) }),
+    out: sinks.out,
+    ...(sinks.lse === undefined ? {} : { lse: sinks.lse }),
+    ...(sinks.outF32 === undefined ? {} : { outF32: sinks.outF32 }),
     splits: plan.splits,
     sfuFunctionsUsed: fa2SfuFunctions(plan.build, { splits: plan.splits, lse: plan.lse }),
   };

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { BF16 } from "../../../numerics/mod.ts";
-import type { Datapath } from "../datapath.ts";
+import type { Datapath } from "../hardware/mod.ts";
+import { BF16 } from "../numerics/mod.ts";
 
 /** Kernel parameters derived from a supported datapath. */
 export interface KernelParams {
@@ -75,7 +75,7 @@ export interface WasmKernel {
  * @example
  * ```ts
  * import { kernelParams } from "./wasm_kernel.ts";
- * import { BF16, FP32 } from "../../../numerics/mod.ts";
+ * import { BF16, FP32 } from "../numerics/mod.ts";
  * const p = kernelParams({
  *   family: "mma", input: BF16, output: FP32, k: 16, blockSize: 8, fracBits: 24,
  *   resultFormat: FP32, rounding: "rz", alignFloor: -132, chain: { kind: "contiguous" },

@@ -1,11 +1,8 @@
 /** Chunk claiming: any split of the columns over threads and any claim order give the same bits. */
 import assert from "node:assert/strict";
-import { prepareWalk } from "../../../../src/hardware/tensor_core/engine/mod.ts";
-import { chunkWidth, walkPoolJob } from "../../../../src/hardware/tensor_core/engine/pool_job.ts";
-import {
-  instantiateKernel,
-  kernelParams,
-} from "../../../../src/hardware/tensor_core/engine/wasm_kernel.ts";
+import { prepareWalk } from "../../src/engine/mod.ts";
+import { chunkWidth, walkPoolJob } from "../../src/engine/pool_job.ts";
+import { instantiateKernel, kernelParams } from "../../src/engine/wasm_kernel.ts";
 import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
 
 const engine = await loadEngine();

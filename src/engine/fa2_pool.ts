@@ -1,26 +1,28 @@
 /**
  * FlashAttention-2 on several threads: query heads are claimed one at a time from a shared
  * counter by the calling thread and `workers - 1` module workers, each with its own instance of
- * the GEMM kernel for the tile products. Heads never mix, so the bits do not depend on the
- * thread count or on who computes which head.
+ * the GEMM kernel for the tile products. Each thread runs the kernel's plan (`planFa2`) head by
+ * head (`fa2Head`); heads never mix, so the bits do not depend on the thread count or on who
+ * computes which head.
  *
  * @module
  */
-import { type GemmEngine, sfuOptionsOf, startWorkerGroup } from "../../hardware/mod.ts";
-import { _fa2Head, _fa2Result, _fa2Runner, _fa2Sinks, _planFa2 } from "./_fa2_plan.ts";
-import type { _Fa2WorkerJob } from "./fa2_worker.ts";
+import { sfuDescription } from "../hardware/mod.ts";
 import {
   type AttentionInputs,
+  fa2Head,
+  fa2Result,
+  fa2Runner,
+  type Fa2Sinks,
+  fa2Sinks,
   flashAttentionForward,
   type FlashAttentionOptions,
   type FlashAttentionResult,
-} from "./flash_attention_forward.ts";
-
-/** Runs the FA2 forward (`flashAttentionForward`, or a pool's `forward`; same bits). */
-export type Fa2Forward = (
-  inputs: AttentionInputs,
-  options: FlashAttentionOptions,
-) => FlashAttentionResult | Promise<FlashAttentionResult>;
+  planFa2,
+} from "../kernels/mod.ts";
+import type { Fa2WorkerJob } from "./fa2_worker.ts";
+import type { GemmEngine } from "./gemm_engine.ts";
+import { startWorkerGroup } from "./worker_group.ts";
 
 /** A running pool; call `close()` when done. */
 export interface Fa2Pool {
@@ -29,7 +31,8 @@ export interface Fa2Pool {
   /**
    * `flashAttentionForward` with its heads spread over the threads (same bits). Runs on the
    * calling thread alone when the MUFU model is not an unmodified `Sfu` from `createSfu` (a
-   * worker must be able to recreate it: `sfuOptionsOf`) or an `lg2` override is given.
+   * worker rebuilds the SFU from its plain-data description: `sfuDescription`) or an `lg2`
+   * override is given.
    */
   forward(inputs: AttentionInputs, options: FlashAttentionOptions): Promise<FlashAttentionResult>;
   /** Terminates every worker. */
@@ -63,12 +66,12 @@ export function createFa2Pool(engine: GemmEngine, options: { workers: number }):
     inputs: AttentionInputs,
     o: FlashAttentionOptions,
   ): Promise<FlashAttentionResult> => {
-    const sfu = sfuOptionsOf(o.mufu);
+    const sfu = sfuDescription(o.mufu);
     const kWalk = o.kWalk ?? engine.kWalkAuto;
     if (group.count === 0 || sfu === undefined || o.lg2 !== undefined) {
       return flashAttentionForward(inputs, { ...o, kWalk });
     }
-    const { plan, mufu } = _planFa2(inputs, o);
+    const { plan, mufu } = planFa2(inputs, o);
     const shared = (n: number) => new SharedArrayBuffer(n);
     const share = (a: Uint16Array) => {
       if (a.buffer instanceof SharedArrayBuffer) return a;
@@ -80,16 +83,16 @@ export function createFa2Pool(engine: GemmEngine, options: { workers: number }):
       plan,
       sfu,
       inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
-      sinks: _fa2Sinks(plan, shared),
+      sinks: fa2Sinks(plan, shared),
       counter: new Int32Array(shared(4)),
     };
-    const done = group.post((id): _Fa2WorkerJob => ({ ...job, id }));
-    const runner = _fa2Runner(plan.build, mufu, kWalk);
+    const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
+    const runner = fa2Runner(plan.build, { mufu, kWalk });
     let failure: unknown;
     try {
       const { counter } = job;
       for (let h = Atomics.add(counter, 0, 1); h < plan.heads; h = Atomics.add(counter, 0, 1)) {
-        _fa2Head(plan, runner, job.inputs, h, job.sinks);
+        fa2Head(plan, { runner, inputs: job.inputs, h, sinks: job.sinks });
       }
     } catch (e) {
       Atomics.store(job.counter, 0, plan.heads);
@@ -99,7 +102,12 @@ export function createFa2Pool(engine: GemmEngine, options: { workers: number }):
     if (failure !== undefined) throw failure;
     const bad = results.find((r) => r.status === "rejected");
     if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
-    return _fa2Result(plan, job.sinks);
+    return fa2Result(plan, _ownSinks(job.sinks));
   };
   return { size, forward, close: group.close };
+}
+
+/** Copies the filled buffers off shared memory (no worker writes into them any more). */
+function _ownSinks(s: Fa2Sinks): Fa2Sinks {
+  return { out: s.out.slice(), outF32: s.outF32?.slice(), lse: s.lse?.slice() };
 }

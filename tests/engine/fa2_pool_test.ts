@@ -1,19 +1,18 @@
 import assert from "node:assert/strict";
-import { createSfu } from "../../../src/hardware/mod.ts";
+import { createSfu } from "../../src/hardware/mod.ts";
+import { createFa2Pool, type Fa2Pool } from "../../src/engine/mod.ts";
 import {
-  createFa2Pool,
   FA2_PYTORCH_BUNDLED,
-  type Fa2Pool,
   flashAttentionForward,
   type FlashAttentionOptions,
-} from "../../../src/kernels/mod.ts";
+} from "../../src/kernels/mod.ts";
 import {
   ENGINE as engine,
   fa2Options,
   profile,
   qkv as inputs,
   TESLA as tesla,
-} from "./_fa2_fixture.ts";
+} from "../kernels/attention/_fa2_fixture.ts";
 
 const BASE = fa2Options({
   heads: 4,

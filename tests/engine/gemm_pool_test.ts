@@ -1,6 +1,6 @@
 /** The worker pool gives the same bits as the single-threaded engine for 1 to 4 threads. */
 import assert from "node:assert/strict";
-import { createGemmPool } from "../../../../src/hardware/tensor_core/engine/mod.ts";
+import { createGemmPool } from "../../src/engine/mod.ts";
 import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
 
 const engine = await loadEngine();

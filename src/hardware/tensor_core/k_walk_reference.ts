@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Datapath } from "../datapath.ts";
-import { dotKWalk } from "../dot_k_walk.ts";
+import type { Datapath } from "./datapath.ts";
+import { dotKWalk } from "./dot_k_walk.ts";
 import { checkKWalkOperands, gatherSegments, type KWalkGemmOperands } from "./k_walk_operands.ts";
 
 /**
@@ -19,7 +19,7 @@ import { checkKWalkOperands, gatherSegments, type KWalkGemmOperands } from "./k_
  * @example
  * ```ts
  * import { kWalkReference } from "./k_walk_reference.ts";
- * import { BF16, FP32 } from "../../../numerics/mod.ts";
+ * import { BF16, FP32 } from "../../numerics/mod.ts";
  * const h100 = {
  *   family: "mma", input: BF16, output: FP32, k: 16, blockSize: 16, fracBits: 25,
  *   resultFormat: FP32, rounding: "rz", alignFloor: -133, chain: { kind: "contiguous" },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createGemmEngine, startWorkerGroup } from "../../../../src/hardware/mod.ts";
+import { createGemmEngine, startWorkerGroup } from "../../src/engine/mod.ts";
 
-const root = new URL("../../../../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 const { module } = createGemmEngine(
   Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)),
 );

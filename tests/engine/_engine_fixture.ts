@@ -1,12 +1,9 @@
 /** Shared test fixtures: the committed module, profiles' supported datapaths, operand makers. */
-import {
-  createGemmEngine,
-  type GemmEngine,
-} from "../../../../src/hardware/tensor_core/engine/mod.ts";
-import { type GpuProfile, parseGpuProfile } from "../../../../src/hardware/mod.ts";
-import type { ProfileDatapath } from "../../../../src/hardware/mod.ts";
+import { createGemmEngine, type GemmEngine } from "../../src/engine/mod.ts";
+import { type GpuProfile, parseGpuProfile } from "../../src/hardware/mod.ts";
+import type { ProfileDatapath } from "../../src/hardware/mod.ts";
 
-export const WASM_URL = new URL("../../../../tables/wasm/gemm_engine.wasm", import.meta.url);
+export const WASM_URL = new URL("../../tables/wasm/gemm_engine.wasm", import.meta.url);
 
 /** Loads the committed kernel. */
 export async function loadEngine(): Promise<GemmEngine> {
@@ -15,7 +12,7 @@ export async function loadEngine(): Promise<GemmEngine> {
 
 /** Every profile in profiles/gpu. */
 export async function loadProfiles(): Promise<GpuProfile[]> {
-  const dir = new URL("../../../../profiles/gpu/", import.meta.url);
+  const dir = new URL("../../profiles/gpu/", import.meta.url);
   const out: GpuProfile[] = [];
   for await (const e of Deno.readDir(dir)) {
     if (e.name.endsWith(".json")) {

@@ -1,6 +1,7 @@
 /**
  * Resolves a named, parsed asset through the hash-checked store (profiles, stacks, recipes,
- * catalogs share this path: id -> file -> digest check -> parse -> id check).
+ * catalogs share this path: id -> manifest -> digest check -> parse -> id check -> frozen
+ * object). The kinds are registered in `asset_kinds.ts`.
  *
  * @module
  */
@@ -56,7 +57,7 @@ export function listAssetIds<T>(store: AssetStore, kind: AssetKind<T>): string[]
  *
  * @param store asset store
  * @param options asset kind and id
- * @returns the parsed asset with its path and digest
+ * @returns the parsed asset (frozen) with its path and digest
  * @throws {AssetError} `kind.unknownCode`, `ASSET_*`, `ASSET_INVALID`
  * @example
  * ```ts ignore
@@ -89,5 +90,5 @@ export async function loadAsset<T>(
       `Cannot load '${path}': it declares id '${kind.idOf(value)}'`,
     );
   }
-  return { value, path, sha256: entry.sha256 };
+  return Object.freeze({ value: Object.freeze(value), path, sha256: entry.sha256 });
 }

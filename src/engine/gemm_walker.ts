@@ -1,23 +1,19 @@
 /**
- * Chooses the K-walk implementation for recomputation: the hash-checked WebAssembly engine on a
- * worker pool when it supports the datapath, else the plain reference (same bits, slower); and
- * the attention core's runner on the same engine and threads.
+ * Chooses the K-walk implementation for recomputation: the WebAssembly engine on a worker pool
+ * when it supports the datapath, else the plain reference (same bits, slower); and the attention
+ * core's runner on the same engine and threads.
  *
  * @module
  */
-import type { AssetStore } from "../assets/mod.ts";
-import { createGemmEngine, createGemmPool } from "../hardware/mod.ts";
 import {
-  createFa2Pool,
   type Fa2Forward,
-  type Fa2Pool,
   flashAttentionForward,
   type KWalker,
   referenceKWalker,
 } from "../kernels/mod.ts";
-
-/** Repository path of the compiled engine. */
-export const GEMM_ENGINE_ASSET = "tables/wasm/gemm_engine.wasm";
+import { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
+import type { GemmEngine } from "./gemm_engine.ts";
+import { createGemmPool } from "./gemm_pool.ts";
 
 /** A walker plus what it needs to release. */
 export interface GemmWalker {
@@ -34,25 +30,26 @@ export interface GemmWalker {
 }
 
 /**
- * Creates the walker: loads the engine through the asset store (digest-checked), starts the
- * pool, and routes unsupported datapaths to the reference.
+ * Creates the walker: starts the pool on the engine and routes unsupported datapaths to the
+ * reference.
  *
- * @param store asset store
- * @param options `threads`: worker count (default: all cores); `engine: "reference"` forces the
- *   plain path
+ * @param engine the GEMM engine (e.g. `loadGemmEngine(store)` from `src/resolve`, which checks
+ *   the module's digest), or `"reference"` for the plain path on the calling thread
+ * @param options `threads`: worker count (default: all cores)
  * @returns the walker
- * @throws {AssetError} when the engine module is missing or tampered with
  * @example
- * ```ts ignore
- * const w = await createGemmWalker(await openAssetStore(), { threads: 2 });
+ * ```ts
+ * import { createGemmWalker } from "./gemm_walker.ts";
+ * const w = createGemmWalker("reference");
+ * if (w.engine !== "reference" || w.threads !== 1) throw new Error();
  * w.close();
  * ```
  */
-export async function createGemmWalker(
-  store: AssetStore,
-  options: { threads?: number; engine?: "wasm" | "reference" } = {},
-): Promise<GemmWalker> {
-  if (options.engine === "reference") {
+export function createGemmWalker(
+  engine: GemmEngine | "reference",
+  options: { threads?: number } = {},
+): GemmWalker {
+  if (engine === "reference") {
     return {
       walker: referenceKWalker,
       attention: flashAttentionForward,
@@ -61,7 +58,6 @@ export async function createGemmWalker(
       close: () => {},
     };
   }
-  const engine = createGemmEngine(await store.read(GEMM_ENGINE_ASSET));
   const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
   const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it

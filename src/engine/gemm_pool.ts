@@ -6,9 +6,8 @@
  *
  * @module
  */
-import type { Datapath } from "../datapath.ts";
+import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
-import type { KWalkGemmOperands } from "./k_walk_operands.ts";
 import { chunkWidth, type PoolJob, walkPoolJob } from "./pool_job.ts";
 import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 import { startWorkerGroup } from "./worker_group.ts";

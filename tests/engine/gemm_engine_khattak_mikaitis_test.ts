@@ -6,20 +6,20 @@
  * Source and licence: tests/vectors/khattak-mikaitis/README.md and LICENCE (BSD-2-Clause).
  */
 import assert from "node:assert/strict";
-import { readVectorSet } from "../../../../src/assets/mod.ts";
-import { findDatapath, parseGpuProfile } from "../../../../src/hardware/mod.ts";
-import { convert, FP16, FP32 } from "../../../../src/numerics/mod.ts";
+import { readVectorSet } from "../../src/assets/mod.ts";
+import { findDatapath, parseGpuProfile } from "../../src/hardware/mod.ts";
+import { convert, FP16, FP32 } from "../../src/numerics/mod.ts";
 import { loadEngine } from "./_engine_fixture.ts";
 
 const engine = await loadEngine();
-const ROOT = new URL("../../../vectors/khattak-mikaitis/", import.meta.url).pathname;
+const ROOT = new URL("../vectors/khattak-mikaitis/", import.meta.url).pathname;
 const PROFILE: Record<string, string> = { A100: "a100", L40S: "l40s", H100: "h100-sxm" };
 let cases = 0;
 
 for (const gpu of ["A100", "L40S", "H100"]) {
   for (const fmt of ["bf16", "fp16"] as const) {
     Deno.test(`GemmEngine.kWalk() matches every ${gpu} ${fmt} -> fp32 capture bit for bit`, async () => {
-      const url = new URL(`../../../../profiles/gpu/${PROFILE[gpu]}.json`, import.meta.url);
+      const url = new URL(`../../profiles/gpu/${PROFILE[gpu]}.json`, import.meta.url);
       const profile = parseGpuProfile(JSON.parse(await Deno.readTextFile(url)));
       const dp = findDatapath(profile, { input: fmt, output: "fp32" });
       assert.ok(dp !== undefined && engine.supports(dp));

@@ -4,8 +4,7 @@
  * blocks per output, for every bf16/fp16 -> fp32 datapath of every GPU profile.
  */
 import assert from "node:assert/strict";
-import { kWalkReference } from "../../../../src/hardware/tensor_core/engine/mod.ts";
-import type { Datapath } from "../../../../src/hardware/mod.ts";
+import { type Datapath, kWalkReference } from "../../src/hardware/mod.ts";
 import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
 
 const engine = await loadEngine();

@@ -6,16 +6,8 @@
 import type { AssetStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { type GemmRecipe, parseRecipe } from "../kernels/mod.ts";
-import { type AssetKind, loadAsset } from "./load_asset.ts";
-
-/** Named recipes in `profiles/recipes/`. */
-export const RECIPES: AssetKind<GemmRecipe & { name?: string }> = {
-  what: "recipe",
-  prefix: "profiles/recipes/",
-  unknownCode: "RECIPE_UNKNOWN",
-  parse: (json) => ({ ...parseRecipe(json), name: (json as { name?: string }).name ?? "" }),
-  idOf: (r) => r.name ?? "",
-};
+import { RECIPES } from "./asset_kinds.ts";
+import { loadAsset } from "./load_asset.ts";
 
 /**
  * Loads a bundled recipe by name.
@@ -35,7 +27,7 @@ export async function loadNamedRecipe(
 ): Promise<{ recipe: GemmRecipe; sha256: string; path: string }> {
   const { value, path, sha256 } = await loadAsset(store, { kind: RECIPES, id: name });
   const { name: _name, ...recipe } = value;
-  return { recipe: recipe as GemmRecipe, sha256, path };
+  return { recipe: Object.freeze(recipe) as GemmRecipe, sha256, path };
 }
 
 /**

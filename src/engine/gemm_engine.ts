@@ -4,10 +4,14 @@
  *
  * @module
  */
-import { BF16, FP16, FP32 } from "../../../numerics/mod.ts";
-import type { Datapath } from "../datapath.ts";
-import { checkKWalkOperands, gatherSegments, type KWalkGemmOperands } from "./k_walk_operands.ts";
-import { kWalkReference } from "./k_walk_reference.ts";
+import {
+  checkKWalkOperands,
+  type Datapath,
+  gatherSegments,
+  type KWalkGemmOperands,
+  kWalkReference,
+} from "../hardware/mod.ts";
+import { BF16, FP16, FP32 } from "../numerics/mod.ts";
 import { type GatheredWalk, instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 
 /** A GEMM engine bound to one compiled kernel module. */
@@ -35,7 +39,7 @@ export interface GemmEngine {
  * @example
  * ```ts
  * import { engineSupports } from "./gemm_engine.ts";
- * import { BF16, FP32 } from "../../../numerics/mod.ts";
+ * import { BF16, FP32 } from "../numerics/mod.ts";
  * const a100 = {
  *   family: "mma", input: BF16, output: FP32, k: 16, blockSize: 8, fracBits: 24,
  *   resultFormat: FP32, rounding: "rz", alignFloor: -132, chain: { kind: "contiguous" },

@@ -1,44 +1,12 @@
 /**
- * Resolves GPU profiles, stack profiles and dispatch catalogs through the hash-checked store.
+ * Resolves GPU profiles by id through the hash-checked store.
  *
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import { type GpuProfile, parseGpuProfile } from "../hardware/mod.ts";
-import {
-  type DispatchCatalog,
-  parseDispatchCatalog,
-  parseStackProfile,
-  type StackProfile,
-} from "../kernels/mod.ts";
-import { type AssetKind, listAssetIds, loadAsset } from "./load_asset.ts";
-
-/** GPU profiles in `profiles/gpu/`. */
-export const GPU_PROFILES: AssetKind<GpuProfile> = {
-  what: "GPU profile",
-  prefix: "profiles/gpu/",
-  unknownCode: "PROFILE_UNKNOWN",
-  parse: parseGpuProfile,
-  idOf: (p) => p.id,
-};
-
-/** Software-stack profiles in `profiles/stack/`. */
-export const STACK_PROFILES: AssetKind<StackProfile> = {
-  what: "stack profile",
-  prefix: "profiles/stack/",
-  unknownCode: "STACK_UNKNOWN",
-  parse: parseStackProfile,
-  idOf: (p) => p.id,
-};
-
-/** Dispatch catalogs in `tables/catalogs/`. */
-export const DISPATCH_CATALOGS: AssetKind<DispatchCatalog> = {
-  what: "dispatch catalog",
-  prefix: "tables/catalogs/",
-  unknownCode: "CATALOG_UNKNOWN",
-  parse: parseDispatchCatalog,
-  idOf: (c) => c.id,
-};
+import type { GpuProfile } from "../hardware/mod.ts";
+import { GPU_PROFILES } from "./asset_kinds.ts";
+import { listAssetIds, loadAsset } from "./load_asset.ts";
 
 /** A profile together with the digest of the file it came from. */
 export interface LoadedProfile {

@@ -1,0 +1,76 @@
+/**
+ * The inputs, options and result of an FA2 launch, shared by the one-thread forward
+ * (`flashAttentionForward`), its plan (`planFa2`) and the runners that spread its heads over
+ * threads.
+ *
+ * @module
+ */
+import type { GpuProfile } from "../../hardware/mod.ts";
+import type { Fa2Mufu } from "./_fa2_arith.ts";
+import type { SyncKWalk } from "./_fa2_tile_walk.ts";
+import type { Fa2Build } from "./fa2_build.ts";
+import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
+
+/** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
+export interface AttentionInputs {
+  readonly q: Uint16Array;
+  readonly k: Uint16Array;
+  readonly v: Uint16Array;
+}
+
+/** Options of an FA2 launch (`flashAttentionForward`, `planFa2`). */
+export interface FlashAttentionOptions {
+  /** Query heads (a multiple of `kvHeads`; query head h reads KV head floor(h / (heads/kvHeads))). */
+  readonly heads: number;
+  /** KV heads. */
+  readonly kvHeads: number;
+  /** Head dimension; only 128 is modelled. */
+  readonly headDim: number;
+  /** Causal (bottom-right aligned) mask. */
+  readonly causal: boolean;
+  /** Softmax scale as passed to FA2 (a float); default `headDim ** -0.5`. */
+  readonly softmaxScale?: number;
+  /** Which FA2 build ran. */
+  readonly build: Fa2Build;
+  /** GPU profile: architecture (tile sizes) and the `mma` BF16 -> FP32 datapath. */
+  readonly profile: GpuProfile;
+  /** MUFU model (EX2, RCP; LG2 for split-KV launches and LSEs, e.g. an `Sfu`). */
+  readonly mufu: Fa2Mufu;
+  /** cu_seqlens of the queries (batch + 1 offsets); with `cuSeqlensK`, selects `mha_varlen_fwd`. */
+  readonly cuSeqlensQ?: ArrayLike<number>;
+  /** cu_seqlens of the keys. */
+  readonly cuSeqlensK?: ArrayLike<number>;
+  /** Device SM count; required by `mha_fwd` and the varlen GQA swap for the split heuristic. */
+  readonly multiProcessorCount?: number;
+  /** Also return O before its BF16 rounding (diagnostics; FA2's `out_accum` form). */
+  readonly returnFp32?: boolean;
+  /** Return the LSE (needs MUFU.LG2). */
+  readonly returnLse?: boolean;
+  /** MUFU.LG2 model overriding `mufu.lg2`; when given, the LSE is returned. */
+  readonly lg2?: (x: number) => number;
+  /**
+   * The K-walk of the S = Q·K^T and O += P·V tile products (e.g. `GemmEngine.kWalkAuto`, the wasm
+   * engine); default the plain `kWalkReference`. Every K-walk gives the same bits.
+   */
+  readonly kWalk?: SyncKWalk;
+}
+
+/** Output of an FA2 launch. */
+export interface FlashAttentionResult {
+  /** O [total_q, heads, d], BF16 patterns. */
+  readonly out: Uint16Array;
+  /** LSE [heads, total_q], FP32 patterns (with `returnLse` or `lg2`). */
+  readonly lse?: Uint32Array;
+  /** O before the BF16 rounding, FP32 patterns, same layout (only with `returnFp32`). */
+  readonly outF32?: Uint32Array;
+  /** KV splits the launch ran (1: the standard kernel; more: split kernel + combine). */
+  readonly splits: number;
+  /** The MUFU functions whose bits reach this result (see `fa2SfuFunctions`). */
+  readonly sfuFunctionsUsed: readonly Fa2SfuFunction[];
+}
+
+/** Runs the FA2 forward (`flashAttentionForward`, or a thread pool's `forward`; same bits). */
+export type Fa2Forward = (
+  inputs: AttentionInputs,
+  options: FlashAttentionOptions,
+) => FlashAttentionResult | Promise<FlashAttentionResult>;

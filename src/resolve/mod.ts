@@ -1,0 +1,39 @@
+/**
+ * The only way from a name or digest to trusted, parsed, frozen assets: id -> manifest entry ->
+ * bytes checked against their length and SHA-256 -> the core's validating parser -> id check ->
+ * frozen object, with every asset read recorded by the store for the verdict. Used alike by the
+ * CLI, the prover and the verifier: GPU profiles, stack profiles, dispatch catalogs and recipes
+ * (the {@link ASSET_KINDS} registry), the SFU ROM tables, the compiled GEMM kernel, and the
+ * bundled measured vector sets.
+ *
+ * @example
+ * ```ts
+ * import { openAssetStore } from "../assets/mod.ts";
+ * import { listVectorSets, loadAsset, loadGpuProfile, STACK_PROFILES } from "./mod.ts";
+ * const store = await openAssetStore();
+ * const { profile, sha256 } = await loadGpuProfile(store, "a100");
+ * if (profile.id !== "a100" || !Object.isFrozen(profile) || sha256.length !== 64) throw new Error();
+ * const stack = await loadAsset(store, { kind: STACK_PROFILES, id: "pytorch-cublas-linear" });
+ * if (store.used()[stack.path] !== stack.sha256) throw new Error("every read is recorded");
+ * if (!listVectorSets(store).some((s) => s.gpu === "H100" && s.format === "bf16")) {
+ *   throw new Error("the measured vectors are manifest assets");
+ * }
+ * ```
+ * @module
+ */
+export { listAssetIds, loadAsset } from "./load_asset.ts";
+export type { AssetKind, LoadedAsset } from "./load_asset.ts";
+export {
+  ASSET_KINDS,
+  DISPATCH_CATALOGS,
+  GPU_PROFILES,
+  RECIPES,
+  STACK_PROFILES,
+} from "./asset_kinds.ts";
+export { listGpuProfileIds, loadGpuProfile } from "./load_profiles.ts";
+export type { LoadedProfile } from "./load_profiles.ts";
+export { loadNamedRecipe, recipeFromJson } from "./load_recipe.ts";
+export { loadSfuForStack, SFU_TABLES_ASSET } from "./load_sfu.ts";
+export { GEMM_ENGINE_ASSET, loadGemmEngine } from "./load_gemm_engine.ts";
+export { listVectorSets, loadVectorSet, MEASURED_VECTORS } from "./load_vector_sets.ts";
+export type { VectorSetRef } from "./load_vector_sets.ts";
