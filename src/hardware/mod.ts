@@ -1,5 +1,6 @@
 /**
- * Hardware models: GPU profiles, the instruction catalog and tensor-core arithmetic.
+ * Hardware models: GPU profiles, the instruction catalog, the exact FP32 instruction set
+ * (`fp32_unit/`), tensor-core arithmetic and the special-function unit.
  *
  * @example
  * ```ts
@@ -14,5 +15,6 @@
  */
 export * from "./gpu_profile.ts";
 export * from "./instruction_catalog.ts";
+export * from "./fp32_unit/mod.ts";
 export * from "./tensor_core/mod.ts";
 export * from "./sfu/mod.ts";

@@ -1,5 +1,7 @@
 /**
- * Fast fp32 helpers on bit patterns for hot loops (checked against the generic path in tests).
+ * Fast fp32 conversions on bit patterns for hot loops: host reinterpretation and the fp32 -> bf16
+ * nearest-even narrowing, each checked bit for bit against `convert`/`roundPack` in tests. The
+ * FP32 arithmetic instructions live in `src/hardware/fp32_unit/`.
  *
  * @module
  */
@@ -39,27 +41,6 @@ export function bitsFromF32(x: number): number {
   if (Number.isNaN(x)) return FP32.canonicalNan;
   _f32[0] = x;
   return _u32[0] as number;
-}
-
-/**
- * One IEEE binary32 addition with round-to-nearest-even, as an FADD without FTZ computes it.
- *
- * Exactness: the float64 sum of two binary32 values rounded once more to binary32 equals the
- * correctly rounded binary32 sum, because 53 >= 2*24 + 2 (double rounding is innocuous for
- * addition when the wider precision is at least 2p + 2; S. A. Figueroa, "When is double rounding
- * innocuous?", SIGNUM Newsletter 30(3), 1995).
- *
- * @param x fp32 pattern
- * @param y fp32 pattern
- * @returns pattern of fl32(x + y); NaN results are the canonical NaN
- * @example
- * ```ts
- * import { fp32Add } from "./fast_fp32.ts";
- * if (fp32Add(0x3f800000, 0x3f800000) !== 0x40000000) throw new Error();
- * ```
- */
-export function fp32Add(x: number, y: number): number {
-  return bitsFromF32(f32FromBits(x) + f32FromBits(y));
 }
 
 /**

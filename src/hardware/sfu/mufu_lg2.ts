@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { FP32 } from "../../numerics/mod.ts";
 import { sfuSquare } from "./sfu_square.ts";
 import type { SfuTables } from "./sfu_tables.ts";
 
@@ -46,8 +47,8 @@ export function mufuLg2(x: number, tables: SfuTables): number {
   const e = (x >>> 23) & 0xff;
   const f = x & 0x7fffff;
   if (e === 0) return 0xff800000;
-  if ((x & 0x80000000) !== 0) return 0x7fffffff;
-  if (e === 255) return f === 0 ? 0x7f800000 : 0x7fffffff;
+  if ((x & 0x80000000) !== 0) return FP32.canonicalNan;
+  if (e === 255) return f === 0 ? 0x7f800000 : FP32.canonicalNan;
   let res = 0;
   if (f !== 0 || e !== 127) {
     const t = tables.lg2;

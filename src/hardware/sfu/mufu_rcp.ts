@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { FP32 } from "../../numerics/mod.ts";
 import { sfuSquare } from "./sfu_square.ts";
 import type { SfuTables } from "./sfu_tables.ts";
 
@@ -40,7 +41,7 @@ export function mufuRcp(x: number, tables: SfuTables): number {
   const e = (x >>> 23) & 0xff;
   const m = x & 0x7fffff;
   if (e === 0) return (sign | 0x7f800000) >>> 0;
-  if (e === 255) return m === 0 ? sign >>> 0 : 0x7fffffff;
+  if (e === 255) return m === 0 ? sign >>> 0 : FP32.canonicalNan;
   const t = tables.rcp;
   const row = (m >>> 16) * 3;
   const lo = m & 0xffff;

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { FP32 } from "../../numerics/mod.ts";
 import { sfuSquare } from "./sfu_square.ts";
 import type { SfuTables } from "./sfu_tables.ts";
 
@@ -41,8 +42,8 @@ export function mufuRsqrt(x: number, tables: SfuTables): number {
   const e = (x >>> 23) & 0xff;
   const m = x & 0x7fffff;
   if (e === 0) return (x & 0x80000000) !== 0 ? 0xff800000 : 0x7f800000;
-  if ((x & 0x80000000) !== 0) return 0x7fffffff;
-  if (e === 255) return m === 0 ? 0 : 0x7fffffff;
+  if ((x & 0x80000000) !== 0) return FP32.canonicalNan;
+  if (e === 255) return m === 0 ? 0 : FP32.canonicalNan;
   const u = e - 127;
   const f = m | ((u & 1) << 23);
   let eo = 126 - (u >> 1);

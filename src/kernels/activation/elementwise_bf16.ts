@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { bitsFromF32, f32FromBits, fp32Add, fp32ToBf16 } from "../../numerics/mod.ts";
+import { F32_RN } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 
 /**
  * `bf16(a * b)` elementwise: the FP32 product of two BF16 values is exact (at most 16 significant
@@ -49,7 +50,7 @@ export function addBf16(a: Uint16Array, b: Uint16Array): Uint16Array {
   _same(a, b);
   const out = new Uint16Array(a.length);
   for (let i = 0; i < a.length; i++) {
-    out[i] = fp32ToBf16(fp32Add((a[i]! << 16) >>> 0, (b[i]! << 16) >>> 0));
+    out[i] = fp32ToBf16(F32_RN.add((a[i]! << 16) >>> 0, (b[i]! << 16) >>> 0));
   }
   return out;
 }

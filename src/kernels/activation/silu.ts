@@ -12,7 +12,8 @@
  * @module
  */
 import { fp32ToBf16 } from "../../numerics/mod.ts";
-import { divF32, expfParts, fmaF32, type Mufu } from "../math/mod.ts";
+import { divF32, fmaF32 } from "../../hardware/mod.ts";
+import { expfParts, type Mufu } from "../math/mod.ts";
 
 /** Options of {@link siluBf16}. */
 export interface SiluOptions {

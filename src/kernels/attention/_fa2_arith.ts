@@ -4,14 +4,12 @@
  *
  * @module
  */
+import { divF32, f32Arith, isNanF32 } from "../../hardware/mod.ts";
 import {
   cudaExpf,
   cudaLogf,
-  divF32,
   ex2ApproxF32,
-  f32Arith,
   fastExpf,
-  isNanF32,
   lg2Approx,
   LN2_F32,
   type Mufu,

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { BF16, convert, FP16, FP32, fp32Add, fp32ToBf16 } from "../../numerics/mod.ts";
-import type { Datapath } from "../../hardware/mod.ts";
+import { BF16, convert, FP16, FP32, fp32ToBf16 } from "../../numerics/mod.ts";
+import { type Datapath, F32_RN } from "../../hardware/mod.ts";
 import type { KWalker } from "./k_walker.ts";
 import { type KSegment, slicedStripes, splitKPartitions } from "./partitions.ts";
 import type { GemmRecipe } from "./recipe.ts";
@@ -97,7 +97,7 @@ export async function runGemmRecipe(recipe: GemmRecipe, problem: GemmProblem): P
         const w = await walk([p]);
         for (let i = 0; i < w.length; i++) {
           const partial = recipe.workspace === "fp32" ? w[i]! : round.widen(round.narrow(w[i]!));
-          r[i] = fp32Add(r[i]!, partial);
+          r[i] = F32_RN.add(r[i]!, partial);
         }
       }
       return _finish(r, round);
@@ -131,7 +131,9 @@ async function _serial(
   for (const p of parts) {
     const acc = await partial(p);
     if (result !== undefined) {
-      for (let i = 0; i < acc.length; i++) acc[i] = fp32Add(acc[i]!, round.widen(result.out[i]!));
+      for (let i = 0; i < acc.length; i++) {
+        acc[i] = F32_RN.add(acc[i]!, round.widen(result.out[i]!));
+      }
     }
     result = _finish(acc, round);
   }
@@ -149,7 +151,7 @@ async function _sliced(
   for (let p = 0; p < tileK / warpK; p++) {
     const part = await walk(slicedStripes(slice, { tileK, warpK, p }));
     if (cta === undefined) cta = part;
-    else for (let i = 0; i < cta.length; i++) cta[i] = fp32Add(cta[i]!, part[i]!);
+    else for (let i = 0; i < cta.length; i++) cta[i] = F32_RN.add(cta[i]!, part[i]!);
   }
   return cta as Uint32Array;
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { _fmaRn } from "./fma_f32.ts";
+import { fmaRnValue } from "../../hardware/mod.ts";
 
 /** Coefficients as FP32 values (IR hex doubles; FP32 patterns in comments). */
 const COS_C2 = 2.4279579520225525e-5; // 0x37CBAC00
@@ -29,10 +29,10 @@ export function _sinCosPoly(t: number, i: number): number {
   const t2 = Math.fround(t * t); // mul.rn.f32: the float64 product is exact
   const odd = (i & 1) !== 0;
   const u = odd ? 1 : t;
-  const v = _fmaRn(t2, u, 0);
-  let p = odd ? _fmaRn(COS_C2, t2, COS_C1) : SIN_C2;
-  p = _fmaRn(p, t2, odd ? COS_C0 : SIN_C1);
-  p = _fmaRn(p, t2, odd ? COS_CM : SIN_C0);
-  const z = _fmaRn(p, v, u);
-  return (i & 2) !== 0 ? _fmaRn(z, -1, 0) : z;
+  const v = fmaRnValue(t2, u, 0);
+  let p = odd ? fmaRnValue(COS_C2, t2, COS_C1) : SIN_C2;
+  p = fmaRnValue(p, t2, odd ? COS_C0 : SIN_C1);
+  p = fmaRnValue(p, t2, odd ? COS_CM : SIN_C0);
+  const z = fmaRnValue(p, v, u);
+  return (i & 2) !== 0 ? fmaRnValue(z, -1, 0) : z;
 }

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { CUDA_NAN, isNanF32 } from "./f32_options.ts";
+import { FP32 } from "../../numerics/mod.ts";
+import { isNanF32 } from "../../hardware/mod.ts";
 import { ex2ApproxF32, type Mufu, rsqrtApproxF32 } from "./mufu.ts";
 
 /**
@@ -25,7 +26,7 @@ import { ex2ApproxF32, type Mufu, rsqrtApproxF32 } from "./mufu.ts";
  */
 export function cudaExp2f(bits: number, mufu: Mufu): number {
   const r = ex2ApproxF32(mufu, bits);
-  return isNanF32(r) ? CUDA_NAN : r;
+  return isNanF32(r) ? FP32.canonicalNan : r;
 }
 
 /**
@@ -45,5 +46,5 @@ export function cudaExp2f(bits: number, mufu: Mufu): number {
  */
 export function cudaRsqrtf(bits: number, mufu: Mufu): number {
   const r = rsqrtApproxF32(mufu, bits);
-  return isNanF32(r) ? CUDA_NAN : r;
+  return isNanF32(r) ? FP32.canonicalNan : r;
 }

@@ -3,12 +3,12 @@
  *
  * @module
  */
-import { _fmaF32, _fmaRn } from "./fma_f32.ts";
-import { divF32 } from "./div_f32.ts";
-import { CUDA_NAN, isNanF32 } from "./f32_options.ts";
+import { divF32, f32Arith, fmaRnValue, isNanF32 } from "../../hardware/mod.ts";
 import type { Mufu } from "./mufu.ts";
-import { bitsFromF32 as _bits, f32FromBits as _value } from "../../numerics/mod.ts";
+import { bitsFromF32 as _bits, f32FromBits as _value, FP32 } from "../../numerics/mod.ts";
 
+/** `fma.rm.f32` (no `.ftz`), bound once. */
+const _RM = f32Arith({ mode: "rd" });
 const L2E_BITS = 0x3fb8aa3b; // log2(e) rounded to FP32
 const L2E = _value(L2E_BITS);
 const L2E_LO = _value(0x32a57060); // log2(e) - L2E
@@ -41,7 +41,7 @@ const SHIFT_HI = 12583039;
 export function cudaExpf(bits: number, mufu: Mufu): number {
   const { e, scale } = expfParts(bits, mufu);
   const r = _bits(Math.fround(_value(e) * _value(scale)));
-  return isNanF32(r) ? CUDA_NAN : r;
+  return isNanF32(r) ? FP32.canonicalNan : r;
 }
 
 /**
@@ -62,11 +62,11 @@ export function cudaExpf(bits: number, mufu: Mufu): number {
  */
 export function expfParts(bits: number, mufu: Mufu): { e: number; scale: number } {
   const a = _value(bits);
-  const u = _fmaRn(a, L2E_OVER_252, 0.5);
+  const u = fmaRnValue(a, L2E_OVER_252, 0.5);
   const t = u > 1 ? 1 : u > 0 ? u : 0; // saturate: NaN and values <= 0 give +0
-  const j = _fmaF32(_bits(t), 0x437c0000, 0x4b400001, "rd", false); // SHIFT_LO = 12582913
+  const j = _RM.fma(_bits(t), 0x437c0000, 0x4b400001); // SHIFT_LO = 12582913
   const k = Math.fround(_value(j) - SHIFT_HI);
-  const y = _fmaRn(a, L2E_LO, _fmaRn(a, L2E, -k));
+  const y = fmaRnValue(a, L2E_LO, fmaRnValue(a, L2E, -k));
   return { e: mufu.ex2(_bits(y)), scale: (j << 23) >>> 0 };
 }
 

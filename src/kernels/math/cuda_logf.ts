@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { _fmaRn } from "./fma_f32.ts";
+import { fmaRnValue } from "../../hardware/mod.ts";
 import { bitsFromF32 as _bits, f32FromBits as _value } from "../../numerics/mod.ts";
 
 /** Coefficients of log1p(f) - f + f^2/2 style polynomial, highest first (FP32 patterns). */
@@ -51,13 +51,13 @@ export function cudaLogf(bits: number): number {
   }
   const e = (b - 0x3f2aaaab) & 0xff800000; // int32, as `and i32`
   const m = _value((b - e) >>> 0);
-  const k = _fmaRn(Math.fround(e), TWO_M23, i);
+  const k = fmaRnValue(Math.fround(e), TWO_M23, i);
   const f = Math.fround(m - 1);
-  let p = _fmaRn(P[0], f, P[1]);
-  for (let j = 2; j < P.length; j++) p = _fmaRn(p, f, P[j] as number);
-  const g = _fmaRn(Math.fround(p * f), f, f);
-  let r = _fmaRn(k, LN2, g);
-  if (b >= 0x7f800000) r = _fmaRn(a, Infinity, Infinity);
+  let p = fmaRnValue(P[0], f, P[1]);
+  for (let j = 2; j < P.length; j++) p = fmaRnValue(p, f, P[j] as number);
+  const g = fmaRnValue(Math.fround(p * f), f, f);
+  let r = fmaRnValue(k, LN2, g);
+  if (b >= 0x7f800000) r = fmaRnValue(a, Infinity, Infinity);
   if (a === 0) r = -Infinity;
   return _bits(r);
 }

@@ -3,10 +3,9 @@
  *
  * @module
  */
-import { _fmaRn } from "./fma_f32.ts";
-import { CUDA_NAN, isNanF32 } from "./f32_options.ts";
+import { fmaRnValue, isNanF32 } from "../../hardware/mod.ts";
 import type { Mufu } from "./mufu.ts";
-import { bitsFromF32 as _bits, f32FromBits as _value } from "../../numerics/mod.ts";
+import { bitsFromF32 as _bits, f32FromBits as _value, FP32 } from "../../numerics/mod.ts";
 
 const TWO_L2E = 2.885390043258667; // 0x4038AA3B, 2 * log2(e)
 const SATURATE_FROM = 9.010913848876953; // 0x41102CB4: tanh rounds to 1 above
@@ -45,16 +44,16 @@ export function cudaTanhf(bits: number, mufu: Mufu): number {
   if (abs >= POLY_BELOW) {
     const e = _value(mufu.ex2(_bits(Math.fround(abs * TWO_L2E))));
     const rcp = _value(mufu.rcp(_bits(Math.fround(1 + e))));
-    const s = abs >= SATURATE_FROM ? 1 : _fmaRn(rcp, -2, 1);
+    const s = abs >= SATURATE_FROM ? 1 : fmaRnValue(rcp, -2, 1);
     r = (bits & 0x80000000) !== 0 ? -Math.abs(s) : Math.abs(s); // llvm.copysign
   } else {
     const x2 = Math.fround(a * a);
-    let p = _fmaRn(Q[0], x2, Q[1]);
-    p = _fmaRn(p, x2, Q[2]);
-    p = _fmaRn(p, x2, Q[3]);
-    p = _fmaRn(p, x2, 0);
-    r = _fmaRn(p, a, a);
+    let p = fmaRnValue(Q[0], x2, Q[1]);
+    p = fmaRnValue(p, x2, Q[2]);
+    p = fmaRnValue(p, x2, Q[3]);
+    p = fmaRnValue(p, x2, 0);
+    r = fmaRnValue(p, a, a);
   }
   const out = _bits(r);
-  return isNanF32(out) ? CUDA_NAN : out;
+  return isNanF32(out) ? FP32.canonicalNan : out;
 }

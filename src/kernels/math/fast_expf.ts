@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { mulF32 } from "./mul_f32.ts";
+import { mulF32 } from "../../hardware/mod.ts";
 import { ex2ApproxF32, type Mufu } from "./mufu.ts";
 
 /** log2(e) rounded to FP32 (0x3FB8AA3B), the constant `__expf` multiplies by. */

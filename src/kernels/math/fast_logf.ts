@@ -3,9 +3,7 @@
  *
  * @module
  */
-import { addF32 } from "./add_f32.ts";
-import { flushSubnormal } from "./f32_options.ts";
-import { mulF32 } from "./mul_f32.ts";
+import { addF32, flushSubnormal, mulF32 } from "../../hardware/mod.ts";
 
 /** ln 2 rounded to FP32 (0x3F317218), the constant `__logf` multiplies by. */
 export const LN2_F32 = 0x3f317218;

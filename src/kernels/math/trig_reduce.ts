@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { _fmaRn } from "./fma_f32.ts";
-import { _f2iValue } from "./f2i.ts";
+import { f2iValue, fmaRnValue } from "../../hardware/mod.ts";
 
 /** 2/pi as FP32 (0x3F22F983). */
 const TWO_OVER_PI = 0.6366197466850281;
@@ -67,10 +66,10 @@ export function _trigReduce(bits: number): number {
   _u32[0] = bits;
   const a = _f32[0] as number;
   if (!(Math.abs(a) >= SLOW_PATH_FROM)) {
-    const j = _f2iValue(Math.fround(a * TWO_OVER_PI), "rne");
+    const j = f2iValue(Math.fround(a * TWO_OVER_PI), "rne");
     _quadrant = j;
     const jf = Math.fround(j);
-    return _fmaRn(jf, PIO2_3, _fmaRn(jf, PIO2_2, _fmaRn(jf, PIO2_1, a)));
+    return fmaRnValue(jf, PIO2_3, fmaRnValue(jf, PIO2_2, fmaRnValue(jf, PIO2_1, a)));
   }
   if (a === Infinity || a === -Infinity) {
     _quadrant = 0;

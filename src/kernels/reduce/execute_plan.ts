@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { fp32Add } from "../../numerics/mod.ts";
+import { F32_RN } from "../../hardware/mod.ts";
 import type { ReductionPlan } from "./reduction_plan.ts";
 
 /** Options of {@link executePlan}. */
@@ -15,7 +15,7 @@ export interface ExecutePlanOptions {
 /**
  * Sums `plan.length` FP32 values in the plan's order. Every register starts at +0 (the reduction
  * identity; `0 + x` is a real FADD on the GPU, so a register folding only -0 ends at +0), each
- * fold and each combination is one `fp32Add` (RNE, no flush to zero, canonical NaN).
+ * fold and each combination is one `add.rn.f32` (`F32_RN.add`: RNE, no flush to zero, canonical NaN).
  *
  * The plan is trusted; check foreign plans with `validatePlan` first.
  *
@@ -52,12 +52,12 @@ export function executePlan(
     const order = plan.registers[r] as Int32Array;
     let acc = 0; // +0
     for (let k = 0; k < order.length; k++) {
-      acc = fp32Add(acc, values[offset + (order[k] as number)] as number);
+      acc = F32_RN.add(acc, values[offset + (order[k] as number)] as number);
     }
     regs[r] = acc;
   }
   for (const [dst, src] of plan.steps) {
-    regs[dst] = fp32Add(regs[dst] as number, regs[src] as number);
+    regs[dst] = F32_RN.add(regs[dst] as number, regs[src] as number);
   }
   return regs[plan.result] as number;
 }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { bitsFromF32, f32FromBits, fp32Add, fp32ToBf16 } from "../../numerics/mod.ts";
+import { F32_RN } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import type { RopeTables } from "./rope_tables.ts";
 
 /**
@@ -49,7 +50,7 @@ export function applyRope(
         const rot = i < half ? x[base + i + half]! ^ 0x8000 : x[base + i - half]!; // -x2 or x1
         const a = prod(x[base + i]!, c);
         const b = prod(rot, s);
-        out[base + i] = fp32ToBf16(fp32Add((a << 16) >>> 0, (b << 16) >>> 0));
+        out[base + i] = fp32ToBf16(F32_RN.add((a << 16) >>> 0, (b << 16) >>> 0));
       }
     }
   }

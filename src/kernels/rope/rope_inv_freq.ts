@@ -14,7 +14,7 @@
  * @module
  */
 import { bitsFromF32 } from "../../numerics/mod.ts";
-import { divF32 } from "../math/mod.ts";
+import { divF32 } from "../../hardware/mod.ts";
 
 /**
  * Computes `inv_freq` for a head dimension.

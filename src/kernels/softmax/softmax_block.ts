@@ -12,17 +12,9 @@
  *
  * @module
  */
-import { f32FromBits } from "../../numerics/mod.ts";
-import {
-  addF32,
-  CUDA_NAN,
-  cudaExpf,
-  divF32,
-  expfParts,
-  fmaF32,
-  isNanF32,
-  type Mufu,
-} from "../math/mod.ts";
+import { addF32, divF32, fmaF32, isNanF32 } from "../../hardware/mod.ts";
+import { f32FromBits, FP32 } from "../../numerics/mod.ts";
+import { cudaExpf, expfParts, type Mufu } from "../math/mod.ts";
 import { executePlan } from "../reduce/mod.ts";
 import type { SoftmaxBlockLaunch } from "./softmax_launch.ts";
 import { type SoftmaxBlockPlan, softmaxBlockPlan } from "./softmax_block_plan.ts";
@@ -143,5 +135,5 @@ function _fusedSum(
 
 /** NaN sums (any payload) as the canonical pattern, so that two evaluations compare equal. */
 function _canonical(bits: number): number {
-  return isNanF32(bits) ? CUDA_NAN : bits;
+  return isNanF32(bits) ? FP32.canonicalNan : bits;
 }

@@ -16,8 +16,9 @@
  *
  * @module
  */
-import { bitsFromF32, f32FromBits, fp32Add } from "../../numerics/mod.ts";
-import { cudaExpf, divF32, type Mufu } from "../math/mod.ts";
+import { divF32, F32_RN } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits } from "../../numerics/mod.ts";
+import { cudaExpf, type Mufu } from "../math/mod.ts";
 
 /** Options of {@link softmaxWarp}. */
 export interface SoftmaxWarpOptions {
@@ -74,11 +75,11 @@ export function softmaxWarp(x: Uint32Array, options: SoftmaxWarpOptions): Uint32
       for (let it = 0; it < iter; it++) {
         const arg = bitsFromF32(Math.fround(value(l, it) - maxAll)); // FADD, one rounding
         e[at(l, it)] = cudaExpf(arg, mufu);
-        s = fp32Add(s, e[at(l, it)]!);
+        s = F32_RN.add(s, e[at(l, it)]!);
       }
       lanes[l] = s;
     }
-    const sum = _butterfly(lanes, (a, b) => fp32Add(a, b));
+    const sum = _butterfly(lanes, (a, b) => F32_RN.add(a, b));
     for (let i = 0; i < dim; i++) out[row * dim + i] = divF32(e[i]!, sum);
   }
   return out;

@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
-import { createSfu } from "../../../src/hardware/mod.ts";
-import {
-  addBf16,
-  divF32,
-  expfParts,
-  mulBf16,
-  siluBf16,
-  siluF32,
-} from "../../../src/kernels/mod.ts";
+import { createSfu, divF32 } from "../../../src/hardware/mod.ts";
+import { addBf16, expfParts, mulBf16, siluBf16, siluF32 } from "../../../src/kernels/mod.ts";
 import { BF16, bitsFromF32, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
 import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSfu } from "../../../src/hardware/mod.ts";
+import { addF32, createSfu, fmaF32 } from "../../../src/hardware/mod.ts";
 import {
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
@@ -8,14 +8,7 @@ import {
   type Fa2Mufu,
   type Fa2SplitPartials,
 } from "../../../src/kernels/attention/mod.ts";
-import {
-  addF32,
-  cudaExpf,
-  cudaLogf,
-  fastExpf,
-  fastLogf,
-  fmaF32,
-} from "../../../src/kernels/math/mod.ts";
+import { cudaExpf, cudaLogf, fastExpf, fastLogf } from "../../../src/kernels/math/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../../src/numerics/mod.ts";
 import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 

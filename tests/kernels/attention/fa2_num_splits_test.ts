@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { INSTRUCTION_CATALOG } from "../../../src/hardware/mod.ts";
 import {
   FA2_DAO_FASTMATH,
+  FA2_HDIM128_TILES,
   FA2_PYTORCH_BUNDLED,
   FA2_SPLIT_TILES,
   fa2Build,
@@ -78,4 +80,19 @@ Deno.test("fa2Build() names the two builds and refuses others", () => {
   assert.equal(fa2Build("pytorch-bundled"), FA2_PYTORCH_BUNDLED);
   assert.equal(FA2_DAO_FASTMATH.ftz && !FA2_PYTORCH_BUNDLED.ftz, true);
   assert.throws(() => fa2Build("cudnn"), RangeError);
+});
+
+Deno.test("FA2_HDIM128_TILES holds frozen tiles of catalog architectures, blockN in whole quads", () => {
+  const archs = Object.keys(INSTRUCTION_CATALOG);
+  for (const [arch, choice] of Object.entries(FA2_HDIM128_TILES)) {
+    assert.ok(archs.includes(arch), arch);
+    assert.ok(Object.isFrozen(choice) && Object.isFrozen(choice!.causal), arch);
+    for (const t of [choice!.causal, choice!.nonCausal]) {
+      assert.ok(Object.isFrozen(t) && t.blockN % 4 === 0 && t.blockM % 16 === 0, arch);
+    }
+  }
+  assert.throws(
+    () => fa2Tiles("sm_120", { headDim: 128, causal: false }),
+    /sm_80, sm_86, sm_89 or sm_90/,
+  );
 });

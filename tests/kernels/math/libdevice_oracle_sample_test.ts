@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import {
   addF32,
+  divF32,
+  f2i,
+  fmaF32,
+  mulF32,
+  saturateF32,
+  sqrtF32,
+} from "../../../src/hardware/mod.ts";
+import {
   cudaCosf,
   cudaExp2f,
   cudaExpf,
@@ -8,12 +16,6 @@ import {
   cudaRsqrtf,
   cudaSinf,
   cudaTanhf,
-  divF32,
-  f2i,
-  fmaF32,
-  mulF32,
-  saturateF32,
-  sqrtF32,
 } from "../../../src/kernels/math/mod.ts";
 import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 

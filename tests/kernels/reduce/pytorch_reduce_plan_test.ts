@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { bitsFromF32, f32FromBits, fp32Add } from "../../../src/numerics/mod.ts";
+import { F32_RN } from "../../../src/hardware/mod.ts";
+import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
 import {
   executePlan,
   pytorchReducePlan,
@@ -112,8 +113,8 @@ Deno.test("`pytorchReducePlan()` gives the spec's 8-lane MoE tree when H = 8", (
   const p = pytorchReducePlan({ outputs: 5, length: 8 }, { stack: recent });
   assert.equal(p.config.vectorize, false);
   assert.equal(p.config.blockWidth, 8);
-  const a = (i: number, j: number) => fp32Add(w[i]!, w[j]!);
-  const want = fp32Add(fp32Add(a(0, 4), a(2, 6)), fp32Add(a(1, 5), a(3, 7)));
+  const a = (i: number, j: number) => F32_RN.add(w[i]!, w[j]!);
+  const want = F32_RN.add(F32_RN.add(a(0, 4), a(2, 6)), F32_RN.add(a(1, 5), a(3, 7)));
   assert.equal(executePlan(p, w), want);
 });
 

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { createSfu } from "../../../src/hardware/mod.ts";
+import { createSfu, divF32 } from "../../../src/hardware/mod.ts";
 import {
   cudaExpf,
-  divF32,
   expfParts,
   type Mufu,
   softmaxBlock,

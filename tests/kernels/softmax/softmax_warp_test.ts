@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createSfu } from "../../../src/hardware/mod.ts";
-import { cudaExpf, divF32, softmaxWarp } from "../../../src/kernels/mod.ts";
-import { bitsFromF32, f32FromBits, fp32Add } from "../../../src/numerics/mod.ts";
+import { createSfu, divF32, F32_RN } from "../../../src/hardware/mod.ts";
+import { cudaExpf, softmaxWarp } from "../../../src/kernels/mod.ts";
+import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
@@ -38,7 +38,7 @@ Deno.test("softmaxWarp() sums per lane, then by xor butterfly: not a left-to-rig
     const y = softmaxWarp(x, { dim, mufu: table });
     const m = Math.max(...Array.from(x, f32FromBits));
     const e = Array.from(x, (v) => cudaExpf(bitsFromF32(Math.fround(f32FromBits(v) - m)), table));
-    const seq = e.reduce((s, v) => fp32Add(s, v), 0);
+    const seq = e.reduce((s, v) => F32_RN.add(s, v), 0);
     if (e.some((v, i) => divF32(v, seq) !== y[i])) differs++;
   }
   assert.ok(differs > 0, "the kernel's summation tree must be observable");

@@ -16,8 +16,8 @@ import {
   cudaRsqrtf,
   cudaSinf,
   cudaTanhf,
-  fmaF32,
 } from "../../../../src/kernels/math/mod.ts";
+import { fmaF32 } from "../../../../src/hardware/mod.ts";
 import { oracleRecords, sweep } from "./_oracle.ts";
 import { teslaSfu } from "../../../hardware/sfu/_tesla_sfu.ts";
 

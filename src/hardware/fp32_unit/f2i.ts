@@ -34,30 +34,25 @@ export interface F2iOptions {
  * ```
  */
 export function f2i(bits: number, options: F2iOptions = {}): number {
-  return _f2i(bits, options.mode ?? "rne", options.ftz === true);
+  _u32[0] = options.ftz === true ? flushSubnormal(bits) : bits;
+  return f2iValue(_f32[0] as number, options.mode ?? "rne");
 }
 
 /**
- * Positional core of {@link f2i} (same contract).
- *
- * @param bits FP32 pattern
- * @param mode integer rounding
- * @param ftz read subnormal inputs as zero
- * @returns the integer
- */
-export function _f2i(bits: number, mode: RoundingMode, ftz: boolean): number {
-  _u32[0] = ftz ? flushSubnormal(bits) : bits;
-  return _f2iValue(_f32[0] as number, mode);
-}
-
-/**
- * {@link f2i} on an FP32 value held in a number (no `.ftz`).
+ * {@link f2i} on an FP32 value held in a number (no `.ftz`), for the libdevice recipes' hot paths.
  *
  * @param x FP32 value
  * @param mode integer rounding
  * @returns the integer
+ * @example
+ * ```ts
+ * import { f2iValue } from "./f2i.ts";
+ * if (f2iValue(2.5, "rne") !== 2 || f2iValue(-2.5, "rd") !== -3 || f2iValue(NaN, "rz") !== 0) {
+ *   throw new Error();
+ * }
+ * ```
  */
-export function _f2iValue(x: number, mode: RoundingMode): number {
+export function f2iValue(x: number, mode: RoundingMode): number {
   if (x !== x) return 0;
   let r: number;
   if (mode === "rz") r = Math.trunc(x);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { addF32, f32Arith, fmaF32, mulF32 } from "../../../src/kernels/math/mod.ts";
+import { addF32, f32Arith, fmaF32, mulF32 } from "../../../src/hardware/fp32_unit/mod.ts";
 import { prng32 } from "../../numerics/_prng.ts";
 
 const SPECIALS = [0, 0x80000000, 1, 0x807fffff, 0x00800000, 0x7f7fffff, 0x7f800000, 0xff800000];

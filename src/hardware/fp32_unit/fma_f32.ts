@@ -1,10 +1,13 @@
 /**
  * `fmaF32`: single-rounding fused multiply-add on FP32 patterns, the PTX `fma.{rn,rz,rp,rm}[.ftz].f32`.
  *
+ * A fast path on float64, tested bit for bit against the reference `floatFma(FP32, ...)` of
+ * `src/numerics` (tests/hardware/fp32_unit/).
+ *
  * @module
  */
-import type { RoundingMode } from "../../numerics/mod.ts";
-import { CUDA_NAN, type F32OpOptions, flushSubnormal } from "./f32_options.ts";
+import { FP32, type RoundingMode } from "../../numerics/mod.ts";
+import { type F32OpOptions, flushSubnormal } from "./f32_options.ts";
 import { _roundToF32, roundToOdd } from "./round_to_f32.ts";
 
 const _f32 = new Float32Array(3);
@@ -19,7 +22,7 @@ const _u32 = new Uint32Array(_f32.buffer);
  * overflow or underflow here). `s` is then rounded to odd with `e` as sticky information, and one
  * final rounding to FP32 in the requested mode is correct by the round-to-odd theorem (see
  * `roundToF32`). Special values follow IEEE 754: NaN operands and `inf * 0` give NaN (the canonical
- * {@link CUDA_NAN}); an exact zero sum is +0 except in `rd` (-0), and `±0 + ±0` of equal signs keeps
+ * NaN 0x7FFFFFFF); an exact zero sum is +0 except in `rd` (-0), and `±0 + ±0` of equal signs keeps
  * the sign.
  *
  * @param operands `[a, b, c]` FP32 patterns
@@ -43,7 +46,7 @@ export function fmaF32(
 }
 
 /**
- * Positional core of {@link fmaF32} for the libdevice recipes (same contract).
+ * Positional core of {@link fmaF32} for the bound `f32Arith` form (same contract).
  *
  * @param a FP32 pattern
  * @param b FP32 pattern
@@ -65,9 +68,9 @@ export function _fmaF32(a: number, b: number, c: number, mode: RoundingMode, ftz
   const y = _f32[1] as number;
   const z = _f32[2] as number;
   const p = x * y; // exact: see the method above
-  if (p !== p || z !== z) return CUDA_NAN; // NaN operand or inf * 0
+  if (p !== p || z !== z) return FP32.canonicalNan; // NaN operand or inf * 0
   const s = p + z;
-  if (s !== s) return CUDA_NAN; // inf - inf
+  if (s !== s) return FP32.canonicalNan; // inf - inf
   if (s === 0) return _zeroSum(p, z, mode);
   if (s === Infinity || s === -Infinity) return s > 0 ? 0x7f800000 : 0xff800000; // an inf operand
   const bb = s - p; // TwoSum (Knuth): e is the exact error of s
@@ -85,7 +88,7 @@ function _zeroSum(p: number, z: number, mode: RoundingMode): number {
 
 /**
  * `fma.rn.f32` on FP32 values held in numbers, for the libdevice recipes' hot paths; same method as
- * {@link fmaF32}. For nearest-even, float64 addition already gives IEEE's zero signs (`x + -x = +0`,
+ * {@link fmaF32} without `.ftz`. For nearest-even, float64 addition already gives IEEE's zero signs (`x + -x = +0`,
  * `-0 + -0 = -0`) and propagates infinities and NaN, so only finite non-zero sums need the
  * round-to-odd step.
  *
@@ -93,8 +96,14 @@ function _zeroSum(p: number, z: number, mode: RoundingMode): number {
  * @param y FP32 value
  * @param z FP32 value
  * @returns the FP32 value `fl(x * y + z)` (NaN for NaN results)
+ * @example
+ * ```ts
+ * import { fmaRnValue } from "./fma_f32.ts";
+ * const a = 1 + 2 ** -12; // (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24, exact only when fused
+ * if (fmaRnValue(a, a, -1) !== 2 ** -11 + 2 ** -24) throw new Error();
+ * ```
  */
-export function _fmaRn(x: number, y: number, z: number): number {
+export function fmaRnValue(x: number, y: number, z: number): number {
   const p = x * y;
   const s = p + z;
   if (s === 0 || s - s !== 0) return s; // zero, infinity or NaN: exact already

@@ -1,18 +1,15 @@
 /**
- * Options and NaN policy shared by the exact FP32 primitives of CUDA math.
+ * Options and input rules shared by the exact FP32 instructions.
+ *
+ * Every NVIDIA FP32 arithmetic instruction (FADD, FMUL, FFMA, MUFU) returns the canonical NaN
+ * 0x7FFFFFFF whatever the input NaNs were (PTX ISA, "Floating Point Instructions": NaN payloads
+ * are not propagated): that is `FP32.canonicalNan` of `src/numerics`, the one definition.
  *
  * @module
  */
 import type { RoundingMode } from "../../numerics/mod.ts";
 
-/**
- * The NaN every NVIDIA FP32 arithmetic instruction returns (FADD, FMUL, FFMA, MUFU): the canonical
- * pattern 0x7FFFFFFF, whatever the input NaNs were (PTX ISA, "Floating Point Instructions": NaN
- * payloads are not propagated; results are the canonical NaN).
- */
-export const CUDA_NAN = 0x7fffffff;
-
-/** Options of the FP32 primitives (`fmaF32`, `addF32`, `mulF32`, `divF32`, `sqrtF32`). */
+/** Options of the FP32 instructions (`fmaF32`, `addF32`, `mulF32`, `divF32`, `sqrtF32`). */
 export interface F32OpOptions {
   /** Rounding direction (PTX `.rn/.rz/.rp/.rm` = `rne/rz/ru/rd`); default `"rne"`. */
   readonly mode?: RoundingMode;

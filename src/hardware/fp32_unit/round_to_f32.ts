@@ -1,10 +1,13 @@
 /**
  * `roundToF32`: rounds a float64 (exact, or rounded to odd) to FP32 in any rounding mode.
  *
+ * This is not a second rounding rule: it is the float64 specialisation of
+ * `roundPack(FP32, value, { mode, ftz })` from `src/numerics` (the one rounding path), used by the
+ * fast add/mul/fma, and tested bit for bit equal to it (tests/hardware/fp32_unit/).
+ *
  * @module
  */
-import type { RoundingMode } from "../../numerics/mod.ts";
-import { CUDA_NAN } from "./f32_options.ts";
+import { FP32, type RoundingMode } from "../../numerics/mod.ts";
 
 const _f32 = new Float32Array(1);
 const _u32 = new Uint32Array(_f32.buffer);
@@ -23,7 +26,7 @@ const _w64 = new Uint32Array(_f64.buffer); // little-endian words: [low, high]
  * FP32 interval as the exact value. `Math.fround` is round-to-nearest-even; directed modes step to
  * the FP32 neighbour when `fround` went the wrong way. FTZ applies after rounding.
  *
- * @param x value (NaN gives {@link CUDA_NAN})
+ * @param x value (NaN gives the canonical NaN 0x7FFFFFFF)
  * @param options `mode` (default `"rne"`) and `ftz` (flush a subnormal result to ±0)
  * @returns FP32 pattern (unsigned 32-bit)
  * @example
@@ -50,7 +53,7 @@ export function roundToF32(
  * @returns FP32 pattern
  */
 export function _roundToF32(x: number, mode: RoundingMode, ftz: boolean): number {
-  if (x !== x) return CUDA_NAN;
+  if (x !== x) return FP32.canonicalNan;
   _f32[0] = x;
   let bits = _u32[0] as number;
   if (mode !== "rne") {
