@@ -15,9 +15,9 @@
  *
  * @module
  */
-import type { Datapath } from "../../hardware/mod.ts";
 import { softmaxRows } from "../../kernels/mod.ts";
-import { bitsFromF32, f32FromBits, fp32Add, fp32ToBf16 } from "../../numerics/mod.ts";
+import { type Datapath, F32_RN } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import type { BlockRuntime } from "../blocks/mod.ts";
 import type { BatchLayout } from "./batch_layout.ts";
 import { ForwardUnsupported, project } from "./forward_support.ts";
@@ -75,7 +75,7 @@ export async function eagerAttention(
         for (let j = 0; j < len; j++) {
           const sc = _mulBf16(s[i * len + j]!, scale);
           const masked = j > i || j >= real;
-          const m = masked ? fp32ToBf16(fp32Add((sc << 16) >>> 0, (BF16_MIN << 16) >>> 0)) : sc;
+          const m = masked ? fp32ToBf16(F32_RN.add((sc << 16) >>> 0, (BF16_MIN << 16) >>> 0)) : sc;
           x32[i * len + j] = (m << 16) >>> 0;
         }
       }

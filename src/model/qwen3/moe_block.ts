@@ -20,10 +20,9 @@
  *
  * @module
  */
-import type { Datapath } from "../../hardware/mod.ts";
+import { type Datapath, divF32 } from "../../hardware/mod.ts";
 import {
   addBf16,
-  divF32,
   mulBf16,
   type ReduceStack,
   reduceSumRows,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { addBf16Once, batchLayout, parseTokenBatch } from "../../../src/model/mod.ts";
-import { fp32Add, fp32ToBf16 } from "../../../src/numerics/mod.ts";
+import { fp32ToBf16 } from "../../../src/numerics/mod.ts";
+import { F32_RN } from "../../../src/hardware/mod.ts";
 import { InputError } from "../../../src/errors.ts";
 
 Deno.test("batchLayout() pads right to the longest sequence with positions from 0", () => {
@@ -34,7 +35,7 @@ Deno.test("addBf16Once() equals bf16(fl32(a + b)) for BF16 operands", () => {
       fc.integer({ min: 0, max: 0xffff }),
       (a, b) => {
         const once = addBf16Once(a, b);
-        const twice = fp32ToBf16(fp32Add((a << 16) >>> 0, (b << 16) >>> 0));
+        const twice = fp32ToBf16(F32_RN.add((a << 16) >>> 0, (b << 16) >>> 0));
         const nan = (x: number) => (x & 0x7f80) === 0x7f80 && (x & 0x7f) !== 0;
         return nan(once) ? nan(twice) : once === twice;
       },
