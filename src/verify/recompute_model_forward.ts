@@ -12,9 +12,7 @@ import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import {
   bytesByteSource,
-  catalogDispatch,
   digestOfFiles,
-  fixedRecipeDispatch,
   openQwen3Checkpoint,
   type Qwen3Checkpoint,
   runQwen3Forward,
@@ -22,8 +20,7 @@ import {
 } from "../model/mod.ts";
 import { BitauditError } from "../errors.ts";
 import { _Stop } from "./_stop.ts";
-import { loadSfuForStack } from "../resolve/mod.ts";
-import { _resolveKernel } from "./resolve_kernel.ts";
+import { _layerRuntime } from "./_layer_runtime.ts";
 
 /** What the model-forward branch needs. */
 export interface ModelForwardRecomputeInput {
@@ -60,25 +57,11 @@ export interface LayerDivergence {
 export async function _recomputeModelForward(
   input: ModelForwardRecomputeInput,
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; divergence: LayerDivergence | null }> {
-  const { predicate: p, workload: w, profile, stack, step } = input;
-  const kernel = await _resolveKernel(input.store, {
-    kernel: w.kernel,
-    stackId: stack.id,
-    kernelSource: stack.gemm.kernelSource,
-    profileId: profile.id,
-  });
-  step(
-    "kernel",
-    "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
+  const { predicate: p, workload: w, step } = input;
+  const runtime = await _layerRuntime(
+    { ...input, kernel: w.kernel },
+    "forward passes (tensor, pipeline or expert parallel collectives)",
   );
-  const par = p.parallelism;
-  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded forward passes (tensor, ` +
-        "pipeline or expert parallel collectives) are not modelled",
-    );
-  }
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
       "FAIL",
@@ -117,14 +100,6 @@ export async function _recomputeModelForward(
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
       `${Object.keys(w.model.files).length} file(s)) by digest`,
   );
-  const runtime = {
-    profile,
-    stack,
-    gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
-    walker: input.walker,
-    attention: input.attention,
-    sfu: await loadSfuForStack(input.store, stack),
-  };
   let r;
   try {
     r = await runQwen3Forward(ckpt, {
