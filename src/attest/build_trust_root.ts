@@ -9,10 +9,13 @@ import { encodeSpki } from "./spki.ts";
 import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
 
 /**
- * Builds the JSON document of a trust root listing inspector keys with one validity window.
+ * Builds the JSON document of a trust root listing inspector keys with one validity window,
+ * optionally prover keys (role `prover`, their own window) and pinned drand chains.
  *
- * @param publicKeys 32-byte Ed25519 public keys
- * @param validFor RFC 3339 `start` and optional `end` of validity
+ * @param publicKeys 32-byte Ed25519 inspector public keys
+ * @param validFor RFC 3339 `start` and optional `end` of validity; `provers` with their keys and
+ *   window; `drand` chains to pin (`chainHash`, `beaconId`); `tsa` anchor certificates (DER) of
+ *   trusted RFC 3161 time-stamp authorities
  * @returns the document (serialise with `JSON.stringify`; parse back with `parseTrustRoot`)
  * @example
  * ```ts
@@ -26,15 +29,32 @@ import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
  */
 export function buildTrustRoot(
   publicKeys: readonly Uint8Array[],
-  validFor: { start: string; end?: string },
-): { mediaType: string; keys: Record<string, unknown>[] } {
+  validFor: {
+    start: string;
+    end?: string;
+    provers?: { keys: readonly Uint8Array[]; start: string; end?: string };
+    drand?: readonly { chainHash: string; beaconId: string }[];
+    tsa?: readonly { certificate: Uint8Array; name: string }[];
+  },
+): { mediaType: string; keys: Record<string, unknown>[]; drand?: unknown; tsa?: unknown } {
+  const entry = (pub: Uint8Array, role: string, w: { start: string; end?: string }) => ({
+    keyid: keyId(pub),
+    publicKey: encodeBase64(encodeSpki(pub)),
+    role,
+    validFor: { start: w.start, ...(w.end ? { end: w.end } : {}) },
+  });
+  const provers = validFor.provers;
   return {
     mediaType: TRUST_ROOT_MEDIA_TYPE,
-    keys: publicKeys.map((pub) => ({
-      keyid: keyId(pub),
-      publicKey: encodeBase64(encodeSpki(pub)),
-      role: "inspector",
-      validFor: { start: validFor.start, ...(validFor.end ? { end: validFor.end } : {}) },
-    })),
+    keys: [
+      ...publicKeys.map((pub) => entry(pub, "inspector", validFor)),
+      ...(provers?.keys ?? []).map((pub) => entry(pub, "prover", provers!)),
+    ],
+    ...(validFor.drand === undefined || validFor.drand.length === 0
+      ? {}
+      : { drand: validFor.drand.map((c) => ({ chainHash: c.chainHash, beaconId: c.beaconId })) }),
+    ...(validFor.tsa === undefined || validFor.tsa.length === 0 ? {} : {
+      tsa: validFor.tsa.map((t) => ({ certificate: encodeBase64(t.certificate), name: t.name })),
+    }),
   };
 }

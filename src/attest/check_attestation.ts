@@ -18,6 +18,8 @@ import {
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { trustedKeysAt } from "./key_valid_at.ts";
+import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
+import { checkSignatureTimestamp } from "./timestamp/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
@@ -46,6 +48,8 @@ export interface CheckReport {
   readonly signatures: readonly SignatureResult[];
   /** Every check in order. */
   readonly checks: readonly CheckItem[];
+  /** How the randomness and the commitment were established (once the payload verified). */
+  readonly trust?: TrustLabels;
 }
 
 /**
@@ -53,7 +57,9 @@ export interface CheckReport {
  *
  * @param envelope parsed DSSE envelope
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
- *   confirm subjects; `recompute` context to re-run the sampled records
+ *   confirm subjects; `recompute` context to re-run the sampled records; `timestamp`, an RFC 3161
+ *   token (DER) over one of the envelope's signatures: keys are then judged valid and unrevoked at
+ *   the token's time instead of the statement's `timeVerified`
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -62,16 +68,24 @@ export interface CheckReport {
  */
 export async function checkAttestation(
   envelope: DsseEnvelope,
-  options: { trustRoot: TrustRoot; threshold?: number; log?: ClaimLog; recompute?: VerifyContext },
+  options: {
+    trustRoot: TrustRoot;
+    threshold?: number;
+    log?: ClaimLog;
+    recompute?: VerifyContext;
+    timestamp?: Uint8Array;
+  },
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
+  const labels: { trust?: TrustLabels } = {};
   const done = (p: VerdictPredicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
     auditId: p?.audit.auditId ?? null,
     signatures: sigs,
     checks,
+    ...labels,
   });
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
@@ -85,6 +99,20 @@ export async function checkAttestation(
   } catch {
     add("statement", false, "payload is not an in-toto Statement");
     return done(null, []);
+  }
+  // An RFC 3161 token over a signature replaces the signer's stated time by the TSA's.
+  if (options.timestamp !== undefined) {
+    const t = await checkSignatureTimestamp(envelope, {
+      token: options.timestamp,
+      trustRoot: options.trustRoot,
+    });
+    add(
+      "timestamp",
+      !("why" in t),
+      "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
+    );
+    if ("why" in t) return done(null, []);
+    claimedTime = t.time;
   }
   let trusted: Uint8Array[];
   try {
@@ -117,6 +145,10 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   _checkSample(p, add);
+  labels.trust = await checkTrustInputs(p.audit, {
+    trustRoot: options.trustRoot,
+    add,
+  });
   if (options.log !== undefined) _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     for (const r of p.results) {

@@ -64,3 +64,68 @@ export { verdictStatement } from "./verdict_statement.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
 export * from "./check_attestation.ts";
 export * from "./build_trust_root.ts";
+export {
+  DRAND_SCHEMES,
+  type DrandBinding,
+  drandBinding,
+  drandChainHash,
+  type DrandChainInfo,
+  drandMessage,
+  type DrandRejection,
+  type DrandRound,
+  drandRoundTime,
+  type DrandScheme,
+  type DrandVerification,
+  MAX_DRAND_INFO_BYTES,
+  parseDrandChainInfo,
+  parseDrandRound,
+  reverifyDrandBinding,
+  type TrustedDrandChain,
+  trustedDrandChains,
+  verifyDrandRound,
+} from "./beacon/mod.ts";
+export {
+  type CheckpointBinding,
+  checkpointBinding,
+  type CheckpointVerification,
+  cosignNoteEd25519,
+  formatSignedNote,
+  formatVerifierKey,
+  isNoteKeyName,
+  MAX_NOTE_CHARS,
+  MAX_NOTE_SIGNATURES,
+  NOTE_COSIGNATURE_ED25519,
+  NOTE_ED25519,
+  noteKeyId,
+  type NoteSignature,
+  type NoteSigner,
+  type NoteVerification,
+  type NoteVerifierKey,
+  noteVerifierKey,
+  parseSignedNote,
+  parseVerifierKey,
+  signCheckpoint,
+  type SignedNote,
+  signNoteEd25519,
+  verifyCheckpoint,
+  verifyNote,
+} from "./note/mod.ts";
+export * from "./check_trust_inputs.ts";
+export {
+  type AnnouncedAudit,
+  announcedAuditId,
+  type Announcement,
+  ANNOUNCEMENT_PREDICATE_TYPE,
+  announcementStatement,
+  checkAnnouncement,
+  parseAnnouncement,
+} from "./announcement/mod.ts";
+export {
+  checkSignatureTimestamp,
+  MAX_TIMESTAMP_TOKEN_BYTES,
+  timestampResponseDer,
+  type TimestampVerification,
+  trustedTsaAnchors,
+  verifyTimestampToken,
+} from "./timestamp/mod.ts";
+export { SIGSTORE_BUNDLE_V03, sigstoreBundle } from "./sigstore_bundle.ts";

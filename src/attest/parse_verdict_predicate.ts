@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
 import type { AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
 import type {
   VerdictAudit,
@@ -97,14 +98,17 @@ function _audit(value: unknown): VerdictAudit {
     "algorithm",
     "k",
     "selected",
-  ]);
-  const b = fieldsOf(a.get("beacon"), "predicate.audit.beacon", ["randomness", "round"]);
+    "checkpoint",
+    "announcement",
+  ], ["checkpoint", "announcement"]);
   return {
     auditId: a.str("auditId"),
     logId: a.str("logId"),
     population: a.int("population"),
     logRoot: a.str("logRoot"),
-    beacon: { randomness: b.str("randomness"), round: b.int("round") },
+    beacon: beaconOf(a.get("beacon")),
+    ...(a.has("checkpoint") ? { checkpoint: checkpointOf(a.get("checkpoint")) } : {}),
+    ...(a.has("announcement") ? { announcement: announcementOf(a.get("announcement")) } : {}),
     seedDerivation: a.str("seedDerivation"),
     seed: a.str("seed"),
     algorithm: a.str("algorithm"),

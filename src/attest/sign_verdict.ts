@@ -12,7 +12,7 @@ import { keyId } from "./key_id.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { encodeStatement, IN_TOTO_PAYLOAD_TYPE, type Statement } from "./statement.ts";
-import type { VerdictPredicate } from "./verdict_predicate.ts";
+import type { BuildVerdictPredicateOptions, VerdictPredicate } from "./verdict_predicate.ts";
 import { verdictStatement } from "./verdict_statement.ts";
 
 /** Options of {@link signVerdict}. */
@@ -30,6 +30,14 @@ export interface SignVerdictOptions {
   readonly engine: string;
   /** Runtime recorded in the verdict. Default: `deno <version>` of this process. */
   readonly runtime?: string;
+  /**
+   * The audit's verified trust inputs: the drand round (without it the randomness is recorded as
+   * `source: "unverified"`), the prover checkpoint and the announcement envelope.
+   */
+  readonly trust?: Pick<
+    BuildVerdictPredicateOptions,
+    "drand" | "checkpoint" | "announcement" | "announcementTimestamp"
+  >;
 }
 
 /** A signed verdict and what was bound into it. */
@@ -83,6 +91,7 @@ export async function signVerdict(
     },
     assets,
     timeVerified,
+    ...options.trust,
   });
   parseVerdictPredicate(statement.predicate);
   const envelope = await signEnvelope(encodeStatement(statement), {

@@ -11,6 +11,10 @@
  * @module
  */
 import type { AuditReport, AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
+import { encodeBase64 } from "./base64.ts";
+import type { DrandBinding } from "./beacon/mod.ts";
+import type { DsseEnvelope } from "./dsse.ts";
+import type { CheckpointBinding } from "./note/mod.ts";
 
 /** Predicate type of verdicts (major version in the URI). */
 export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
@@ -68,8 +72,23 @@ export type VerdictAudit = {
   readonly population: number;
   /** Merkle root of the committed log (hex). */
   readonly logRoot: string;
-  /** Public randomness (hex) and its beacon round. */
-  readonly beacon: { readonly randomness: string; readonly round: number };
+  /**
+   * Public randomness (hex) and its beacon round; `source` says whether it is a verified drand
+   * round (`drand`, with the round in `drand`) or was typed in (`unverified`).
+   */
+  readonly beacon: {
+    readonly randomness: string;
+    readonly round: number;
+    readonly source: "drand" | "unverified";
+    readonly drand?: DrandBinding;
+  };
+  /** The prover's signed checkpoint the sample was drawn from, when the audit had one. */
+  readonly checkpoint?: CheckpointBinding;
+  /**
+   * The inspector's announcement of this audit (a DSSE envelope), when it was announced, with an
+   * RFC 3161 time-stamp response over its signature (base64 DER) when there is one.
+   */
+  readonly announcement?: { readonly envelope: DsseEnvelope; readonly timestamp?: string };
   /** Domain of the seed derivation. */
   readonly seedDerivation: string;
   /** Derived seed (hex). */
@@ -108,6 +127,14 @@ export interface BuildVerdictPredicateOptions {
   readonly assets: Readonly<Record<string, string>>;
   /** Verification time (RFC 3339). */
   readonly timeVerified: string;
+  /** The verified drand round whose randomness the audit used (else `source: "unverified"`). */
+  readonly drand?: DrandBinding;
+  /** The verified prover checkpoint. */
+  readonly checkpoint?: CheckpointBinding;
+  /** The announcement envelope of an announced audit. */
+  readonly announcement?: DsseEnvelope;
+  /** An RFC 3161 time-stamp response (DER) over the announcement's signature. */
+  readonly announcementTimestamp?: Uint8Array;
 }
 
 /**
@@ -151,7 +178,21 @@ export function buildVerdictPredicate(
       logId: report.logId,
       population: report.population,
       logRoot: report.root,
-      beacon: { randomness: report.randomness, round: report.round },
+      beacon: {
+        randomness: report.randomness,
+        round: report.round,
+        source: options.drand === undefined ? "unverified" : "drand",
+        ...(options.drand === undefined ? {} : { drand: options.drand }),
+      },
+      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.announcement === undefined ? {} : {
+        announcement: {
+          envelope: options.announcement,
+          ...(options.announcementTimestamp === undefined
+            ? {}
+            : { timestamp: encodeBase64(options.announcementTimestamp) }),
+        },
+      }),
       seedDerivation: report.seedDerivation,
       seed: report.seed,
       algorithm: report.algorithm,

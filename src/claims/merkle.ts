@@ -100,6 +100,18 @@ export function _splitPoint(n: number): number {
   return k;
 }
 
+/**
+ * Whether two byte strings are equal (examines every byte, whatever differs first).
+ *
+ * @internal shared with the proof functions of this folder
+ */
+export function _equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
 function _check32(bytes: Uint8Array, what: string): void {
   if (!(bytes instanceof Uint8Array) || bytes.length !== MERKLE_HASH_BYTES) {
     const got = bytes instanceof Uint8Array ? `${bytes.length} bytes` : typeof bytes;

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  _equalBytes,
   _splitPoint,
   _subtreeRoot,
   MERKLE_HASH_BYTES,
@@ -119,12 +120,5 @@ export function verifyInclusion(check: InclusionCheck): boolean {
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  return sn === 0 && _equal(r, root);
-}
-
-function _equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
+  return sn === 0 && _equalBytes(r, root);
 }

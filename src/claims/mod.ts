@@ -25,6 +25,8 @@ export * from "./assert_json_safe.ts";
 export * from "./canonical_json.ts";
 export { MERKLE_HASH_BYTES, merkleLeafHash, merkleNodeHash, merkleRoot } from "./merkle.ts";
 export * from "./merkle_proof.ts";
+export * from "./merkle_consistency.ts";
+export * from "./checkpoint.ts";
 export * from "./hex.ts";
 export * from "./gemm_workload.ts";
 export * from "./block_workload.ts";

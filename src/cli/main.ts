@@ -16,9 +16,11 @@ import { gemmCommand } from "./commands/gemm.ts";
 import { keyCommand } from "./commands/key.ts";
 import { claimsCommand } from "./commands/claims.ts";
 import { planCommand } from "./commands/plan.ts";
+import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { modelCommand } from "./commands/model.ts";
+import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 
 /**
@@ -40,8 +42,10 @@ export function buildCli(): Command {
     .showHelpAfterError(false);
   for (
     const sub of [
+      announceCommand(),
       auditCommand(),
       checkCommand(),
+      bundleCommand(),
       claimsCommand(),
       keyCommand(),
       planCommand(),

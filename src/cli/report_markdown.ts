@@ -4,6 +4,7 @@
  * @module
  */
 import type { AuditReport } from "../verify/mod.ts";
+import type { TrustInputs } from "./trust_inputs.ts";
 
 /**
  * Renders an audit report as Markdown.
@@ -23,15 +24,34 @@ export function reportMarkdown(
     timeVerified: string;
     engine: string;
     assets: Readonly<Record<string, string>>;
+    trust?: TrustInputs;
   },
 ): string {
+  const d = meta.trust?.drand;
+  const cp = meta.trust?.checkpoint;
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
     `- audit id: \`${report.auditId}\``,
     `- claim log: \`${report.logId}\`, ${report.population} records, Merkle root \`${report.root}\``,
-    `- public randomness: round ${report.round}, \`${report.randomness}\``,
+    d === undefined
+      ? `- public randomness: round ${report.round}, \`${report.randomness}\` (NOT a verified beacon: stated by the inspector)`
+      : `- public randomness: drand \`${d.beaconId}\` round ${d.round} (chain \`${d.chainHash}\`, ${d.scheme}, published ${d.roundTime}), BLS signature verified; randomness SHA-256(signature) = \`${report.randomness}\``,
+    cp === undefined
+      ? "- commitment: no signed checkpoint (the log root is the inspector's word)"
+      : `- commitment: checkpoint \`${
+        _plain(cp.origin)
+      }\` of ${cp.treeSize} records signed by prover key \`${
+        cp.proverKeyId.slice(0, 16)
+      }\` at ${cp.signedAt} (the prover's stated time)`,
+    meta.trust?.announcement === undefined
+      ? "- sample not pre-committed: no announcement fixed the audit id and round in advance"
+      : `- announced: the audit id, k, checkpoint and round were signed before the round (announcement in the attestation${
+        meta.trust.announcement.timestamp === undefined
+          ? ", at the inspector's stated time"
+          : ", with an RFC 3161 timestamp that `check` verifies"
+      })`,
     `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")
@@ -90,4 +110,9 @@ export function reportMarkdown(
   lines.push("## Assets used", "", "| asset | sha256 |", "|---|---|");
   lines.push(...Object.entries(meta.assets).map(([p, d]) => `| ${p} | \`${d}\` |`), "");
   return lines.join("\n");
+}
+
+/** Input text shown in the report: only printable ASCII without Markdown code delimiters. */
+function _plain(text: string): string {
+  return text.replace(/[^\x21-\x5f\x61-\x7e]/g, "?");
 }

@@ -58,7 +58,11 @@ Deno.test("checkAttestation() accepts a signed, self-consistent verdict", async 
     "sample",
     "results",
     "verdict",
+    "beacon",
+    "checkpoint",
+    "announcement",
   ]);
+  assert.deepEqual(r.trust, { randomness: "unverified", commitment: "none", announcement: "none" });
 });
 
 Deno.test("checkAttestation() fails a signed verdict without results, naming the field", async () => {

@@ -15,18 +15,22 @@ import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.t
 import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
+import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
+import { writeBundle } from "./bundle.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
-/** Options of {@link auditLog}. */
-export interface AuditOptions {
+/**
+ * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
+ * round; checkpoint and prover key; announcement) as {@link TrustInputFlags}, and the rest.
+ */
+export interface AuditOptions extends TrustInputFlags {
   readonly log: string;
   readonly blobs?: string;
-  readonly randomness: string;
-  readonly round: string;
   readonly k: string;
   readonly keys: readonly string[];
+  /** Also write `attestation.sigstore.json` (Sigstore bundle v0.3). */
+  readonly bundle?: boolean;
   readonly out: string;
-  readonly auditId?: string;
   readonly root?: string;
   readonly threads?: string;
   readonly progress: boolean;
@@ -50,17 +54,30 @@ export function auditCommand(): Command {
       "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
     )
     .requiredOption("--log <file>", "claims.jsonl")
-    .requiredOption(
-      "--randomness <hex>",
-      "public randomness fixed after the log was committed (e.g. a drand round's)",
+    .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
+    .option("--chain <file>", "drand chain info JSON of that round")
+    .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
+    .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
+      "--announcement <file>",
+      "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
     )
-    .requiredOption("--round <n>", "beacon round of that randomness")
+    .option(
+      "--announcement-timestamp <file>",
+      "RFC 3161 token or response over the announcement's signature (checked by `check`)",
+    )
+    .option(
+      "--randomness <hex>",
+      "randomness typed in instead of --beacon (recorded as not verified)",
+    )
+    .option("--round <n>", "round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
@@ -89,17 +106,23 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
-  const round = _int(o.round, "--round", 0);
   const k = _int(o.k, "--k", 1);
-  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+  if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
+  if (o.round !== undefined) _int(o.round, "--round", 0);
   const keys = await Promise.all(o.keys.map(loadSigningKey));
   const log = await loadClaimLog(o.log);
-  await prepareOutputDir(o.out, ["attestation.dsse.json", "report.md"]);
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const round = _int(trust.round, "--round", 0);
+  await prepareOutputDir(o.out, [
+    "attestation.dsse.json",
+    "report.md",
+    ...(o.bundle ? ["attestation.sigstore.json"] : []),
+  ]);
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = createGemmWalker(
@@ -111,8 +134,9 @@ export async function auditLog(
   try {
     report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
       log,
-      auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
-      randomness: o.randomness.toLowerCase(),
+      auditId: o.auditId ?? trust.announcement?.auditId ??
+        `audit-${log.root.slice(0, 16)}-r${round}`,
+      randomness: trust.randomness.toLowerCase(),
       round,
       k,
       ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
@@ -127,14 +151,28 @@ export async function auditLog(
     store,
     engine: w.engine,
     ...(o.time === undefined ? {} : { time: o.time }),
+    trust: {
+      ...(trust.drand === undefined ? {} : { drand: trust.drand }),
+      ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+      ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
+      ...(trust.announcement?.timestamp === undefined
+        ? {}
+        : { announcementTimestamp: trust.announcement.timestamp }),
+    },
   });
   const attestation = `${o.out}/attestation.dsse.json`;
   const reportPath = `${o.out}/report.md`;
   await writeNewFile(attestation, signed.text);
+  if (o.bundle) {
+    await writeBundle(signed.envelope, {
+      out: `${o.out}/attestation.sigstore.json`,
+      timestamps: [],
+    });
+  }
   const { keyids, timeVerified, assets } = signed;
   await writeNewFile(
     reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets }),
+    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets, trust }),
   );
   return { report, attestation, reportPath };
 }

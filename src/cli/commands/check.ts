@@ -5,7 +5,7 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { checkAttestation, type CheckReport } from "../../attest/mod.ts";
+import { checkAttestation, type CheckReport, MAX_TIMESTAMP_TOKEN_BYTES } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
@@ -22,6 +22,8 @@ export interface CheckOptions {
   readonly blobs?: string;
   readonly recompute?: boolean;
   readonly threshold?: number;
+  /** RFC 3161 token (DER) over a signature of the attestation. */
+  readonly timestamp?: string;
 }
 
 /**
@@ -45,6 +47,10 @@ export function checkCommand(): CommandUnknownOpts {
     .option("--blobs <dir>", "tensor blobs for --recompute (default: <log folder>/blobs)")
     .option("--recompute", "re-run every sampled record and confirm each result")
     .option("--threshold <n>", "distinct inspector signatures required", "1")
+    .option(
+      "--timestamp <file>",
+      "RFC 3161 token (DER) over the attestation's signature: keys are judged at its time",
+    )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
       const threshold = Number(opts.threshold);
@@ -61,6 +67,7 @@ export function checkCommand(): CommandUnknownOpts {
         ...(opts.log ? { log: opts.log } : {}),
         ...(opts.blobs ? { blobs: opts.blobs } : {}),
         ...(opts.recompute ? { recompute: true } : {}),
+        ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
       });
       if (opts.json) printJson(report);
       else {
@@ -72,6 +79,17 @@ export function checkCommand(): CommandUnknownOpts {
             ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
             : "INVALID attestation",
         );
+        if (report.trust !== undefined) {
+          console.log(
+            `randomness: ${
+              report.trust.randomness === "drand" ? "verified drand round" : "NOT a verified beacon"
+            }; commitment: ${
+              report.trust.commitment === "none" ? "no signed checkpoint" : "prover-signed"
+            }; sample ${
+              report.trust.announcement === "none" ? "not pre-committed" : "announced in advance"
+            }`,
+          );
+        }
       }
       Deno.exitCode = report.valid ? EXIT.OK : EXIT.FAIL;
     });
@@ -96,11 +114,13 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   const trustRoot = await loadTrustRoot(o.trustRoot);
   let log: ClaimLog | undefined;
   if (o.log) log = await loadClaimLog(o.log);
+  const timestamp = o.timestamp === undefined ? {} : { timestamp: await _readToken(o.timestamp) };
   if (!o.recompute) {
     return await checkAttestation(envelope, {
       trustRoot,
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
+      ...timestamp,
     });
   }
   const store = await openAssetStore();
@@ -113,9 +133,26 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
       trustRoot,
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
+      ...timestamp,
       recompute: { store, blobs, walker: w.walker, attention: w.attention },
     });
   } finally {
     w.close();
   }
+}
+
+async function _readToken(path: string): Promise<Uint8Array> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
+  }
+  if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) {
+    throw new InputError(
+      "INPUT_TOO_LARGE",
+      `Cannot read '${path}': not a file of at most ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`,
+    );
+  }
+  return await Deno.readFile(path);
 }

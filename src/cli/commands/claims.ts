@@ -1,5 +1,6 @@
 /**
- * `bitaudit claims make|root`: the simulated prover and the log commitment.
+ * `bitaudit claims make|root|checkpoint|consistency`: the simulated prover and the log
+ * commitment.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { printJson } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCheckpointCommands } from "./claims_checkpoint.ts";
 
 /**
  * Builds the `claims` command group.
@@ -70,6 +72,7 @@ export function claimsCommand(): Command {
       if (opts.json) printJson({ records: log.records.length, root: log.root });
       else console.log(log.root);
     });
+  addCheckpointCommands(cmd);
   return cmd;
 }
 

@@ -11,22 +11,40 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts";
-import type { ClaimRecord } from "../../claims/mod.ts";
+import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { prepareOutputDir } from "../load_inputs.ts";
+import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
+import { announceAudit } from "./announce.ts";
 import { auditLog } from "./audit.ts";
 import { checkFile } from "./check.ts";
 import { runProver } from "./claims.ts";
 import { generateKeys } from "./key.ts";
-import { buildTrustRoot, decodePublicKeyPem } from "../../attest/mod.ts";
+import {
+  buildTrustRoot,
+  decodePublicKeyPem,
+  drandChainHash,
+  parseDrandChainInfo,
+  parseRfc3339,
+  signCheckpoint,
+} from "../../attest/mod.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 const SCENARIO = new URL("../../../demo/scenario.json", import.meta.url).pathname;
-/** Public randomness of the demo audit: SHA-256("bitaudit demo beacon, round 1"); not a real beacon. */
-const DEMO_RANDOMNESS = "6a0c2bd4f1c4a2f1f1c2f6f5ce1ea8b63a31e2a8c4b1d8b1a8e0f95bb0b7a3c1";
-const DEMO_ROUND = 1;
+/** A real drand quicknet round and its chain info (sources in demo/drand/README.md). */
+const DEMO_BEACON =
+  new URL("../../../demo/drand/quicknet-round-123.json", import.meta.url).pathname;
+const DEMO_CHAIN = new URL("../../../demo/drand/quicknet-info.json", import.meta.url).pathname;
+/**
+ * When the simulated prover says it signed its checkpoint: 33 s before quicknet round 123 was
+ * published (2023-08-23T15:15:33Z). The demo runs later than any round it can ship, so the
+ * prover's signing time is set in the past; a real audit uses a round after a real checkpoint.
+ */
+const DEMO_CHECKPOINT_TIME = "2023-08-23T15:15:00Z";
+/** When the inspector says it announced the audit: after the checkpoint, before the round. */
+const DEMO_ANNOUNCE_TIME = "2023-08-23T15:15:10Z";
+const DEMO_ORIGIN = "bitaudit.example/demo-prover/log";
 const DEMO_K = 120;
 
 /**
@@ -46,7 +64,7 @@ export function demoCommand(): Command {
     )
     .option(
       "--out <dir>",
-      "keep claims.jsonl, blobs/, inspector.pub, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
+      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, announcement.dsse.json, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
     )
     .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
@@ -57,6 +75,9 @@ export function demoCommand(): Command {
         "claims.jsonl",
         "blobs",
         "inspector.pub",
+        "prover.pub",
+        "checkpoint.txt",
+        "announcement.dsse.json",
         "trust-root.json",
         "attestation.dsse.json",
         "report.md",
@@ -68,21 +89,61 @@ export function demoCommand(): Command {
       const prover = await runProver(SCENARIO, { out, progress: !opts.json });
       const falsified = prover.output.falsified;
       say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
-      say("2. inspector: throw-away Ed25519 key and trust root");
       const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
       try {
+        const proverKeys = await generateKeys(`${keyDir}/prover`);
+        const proverPem = await Deno.readTextFile(proverKeys.publicKey);
+        await writeNewFile(`${out}/prover.pub`, proverPem);
+        const cp = await signCheckpoint({
+          origin: DEMO_ORIGIN,
+          treeSize: prover.output.records.length,
+          rootHash: hexToBytes(prover.root),
+          extensions: [],
+        }, {
+          privateKey: (await loadSigningKey(proverKeys.privateKey)).privateKey,
+          time: parseRfc3339(DEMO_CHECKPOINT_TIME) / 1000,
+        });
+        await writeNewFile(`${out}/checkpoint.txt`, cp);
+        say(`   signed C2SP checkpoint ${DEMO_ORIGIN} at ${DEMO_CHECKPOINT_TIME} (checkpoint.txt)`);
+        say(
+          "2. inspector: throw-away Ed25519 key; trust root with the prover key and drand quicknet",
+        );
         const keys = await generateKeys(`${keyDir}/inspector`);
         const pem = await Deno.readTextFile(keys.publicKey);
         await writeNewFile(`${out}/inspector.pub`, pem);
         const pub = decodePublicKeyPem(pem);
-        const trustRoot = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
+        const chain = parseDrandChainInfo(await Deno.readTextFile(DEMO_CHAIN));
+        // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
+        const trustRoot = buildTrustRoot([pub], {
+          start: "2023-01-01T00:00:00Z",
+          provers: { keys: [decodePublicKeyPem(proverPem)], start: "2023-01-01T00:00:00Z" },
+          drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
+        });
         await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
         say(`   keyid ${keys.keyid}`);
-        say(`3. audit: k = ${opts.k} records drawn with randomness round ${DEMO_ROUND}`);
+        await announceAudit({
+          checkpoint: `${out}/checkpoint.txt`,
+          proverPub: `${out}/prover.pub`,
+          chain: DEMO_CHAIN,
+          round: "123",
+          k: opts.k,
+          keys: [keys.privateKey],
+          out: `${out}/announcement.dsse.json`,
+          time: DEMO_ANNOUNCE_TIME,
+        });
+        say(
+          `   announced the audit of round 123 at ${DEMO_ANNOUNCE_TIME} (announcement.dsse.json)`,
+        );
+        say(
+          `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
+        );
         const audit = await auditLog({
+          announcement: `${out}/announcement.dsse.json`,
           log: `${out}/claims.jsonl`,
-          randomness: DEMO_RANDOMNESS,
-          round: String(DEMO_ROUND),
+          beacon: DEMO_BEACON,
+          chain: DEMO_CHAIN,
+          checkpoint: `${out}/checkpoint.txt`,
+          proverPub: `${out}/prover.pub`,
           k: opts.k,
           keys: [keys.privateKey],
           out,

@@ -6,11 +6,14 @@
 import { Command } from "@commander-js/extra-typings";
 import {
   buildTrustRoot,
+  decodePem,
   decodePublicKeyPem,
+  drandChainHash,
   encodePrivateKeyPem,
   encodePublicKeyPem,
   generateKeyPair,
   keyId,
+  parseDrandChainInfo,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson } from "../output.ts";
@@ -46,14 +49,38 @@ export function keyCommand(): Command {
     .requiredOption("--out <file>", "trust root JSON to create")
     .option("--valid-from <time>", "RFC 3339 start of validity", "2026-01-01T00:00:00Z")
     .option("--valid-until <time>", "RFC 3339 end of validity")
+    .option("--prover <files...>", "prover SPKI PEM public keys (role prover: checkpoints)")
+    .option("--prover-valid-from <time>", "RFC 3339 start of the prover keys' validity")
+    .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
+    .option("--tsa <files...>", "PEM CA certificates of trusted RFC 3161 time-stamp authorities")
     .action(async (opts) => {
+      const readPem = async (file: string) =>
+        decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
       const pubs = [];
-      for (const file of opts.pub) {
-        pubs.push(decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 })));
+      for (const file of opts.pub) pubs.push(await readPem(file));
+      const provers = [];
+      for (const file of opts.prover ?? []) provers.push(await readPem(file));
+      const drand = [];
+      for (const file of opts.drand ?? []) {
+        const info = parseDrandChainInfo(await readTextFile(file, { maxBytes: 64 * 1024 }));
+        if (drandChainHash(info) !== info.hash) {
+          throw new InputError("BAD_BEACON", `Cannot pin '${file}': its chain hash does not match`);
+        }
+        drand.push({ chainHash: info.hash, beaconId: info.beaconId });
+      }
+      const tsa = [];
+      for (const file of opts.tsa ?? []) {
+        const pem = await readTextFile(file, { maxBytes: 64 * 1024 });
+        tsa.push({ certificate: decodePem(pem, "CERTIFICATE"), name: file.replace(/^.*\//, "") });
       }
       const root = buildTrustRoot(pubs, {
         start: opts.validFrom,
         ...(opts.validUntil ? { end: opts.validUntil } : {}),
+        ...(provers.length === 0
+          ? {}
+          : { provers: { keys: provers, start: opts.proverValidFrom ?? opts.validFrom } }),
+        drand,
+        tsa,
       });
       await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
       console.log(`wrote ${opts.out} with ${root.keys.length} key(s)`);

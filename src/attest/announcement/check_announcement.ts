@@ -1,0 +1,95 @@
+/**
+ * `check`'s view of an announced audit: the announcement envelope carried in the attestation must
+ * be signed by an inspector key valid when it was announced, and name exactly the checkpoint, k,
+ * chain, round and (derived) audit id the audit used, with the round after the announcement. With
+ * an RFC 3161 token over the announcement's signature, "when it was announced" is the TSA's time,
+ * not the inspector's.
+ *
+ * @module
+ */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "../../claims/mod.ts";
+import { decodeBase64 } from "../base64.ts";
+import { parseEnvelope } from "../envelope.ts";
+import { trustedKeysAt } from "../key_valid_at.ts";
+import { parseStatement } from "../statement.ts";
+import type { TrustRoot } from "../trust_root.ts";
+import { verifyEnvelope } from "../verify_envelope.ts";
+import { parseSignedNote } from "../note/mod.ts";
+import { parseRfc3339 } from "../rfc3339.ts";
+import { checkSignatureTimestamp } from "../timestamp/mod.ts";
+import { type Announcement, parseAnnouncement } from "./announcement.ts";
+
+/** What the audit used, to compare with the announcement. */
+export interface AnnouncedAudit {
+  readonly auditId: unknown;
+  readonly k: unknown;
+  readonly checkpoint?: Readonly<Record<string, unknown>>;
+  readonly drand?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Verifies an announcement envelope (as parsed JSON) and compares it with the audit.
+ *
+ * @param envelope the DSSE envelope object recorded in the attestation
+ * @param options trust root, the audit's values, and an RFC 3161 token over the announcement's
+ *   signature when there is one (its time then replaces the stated `announcedAt`)
+ * @returns `why` when it fails, else the announcement (and the token's time)
+ * @example
+ * ```ts ignore
+ * const r = await checkAnnouncement(audit.announcement.envelope, { trustRoot, audit });
+ * ```
+ */
+export async function checkAnnouncement(
+  envelope: unknown,
+  options: { trustRoot: TrustRoot; audit: AnnouncedAudit; timestamp?: Uint8Array },
+): Promise<{ why: string } | { announcement: Announcement; timestampedAt?: string }> {
+  const { trustRoot, audit } = options;
+  let a: Announcement;
+  let stamped: string | undefined;
+  try {
+    const env = parseEnvelope(JSON.stringify(envelope));
+    const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
+    let at = String((unverified.predicate as { announcedAt?: unknown })?.announcedAt ?? "");
+    if (options.timestamp !== undefined) {
+      // A TSA's time replaces the inspector's: keys are judged then, and it must precede the round.
+      const t = await checkSignatureTimestamp(env, { token: options.timestamp, trustRoot });
+      if ("why" in t) return { why: `the announcement's RFC 3161 timestamp: ${t.why}` };
+      at = stamped = t.time;
+    }
+    const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
+    const v = await verifyEnvelope(env, { trustedKeys: keys });
+    if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
+    a = parseAnnouncement(parseStatement(v.payload));
+  } catch (e) {
+    return { why: `malformed announcement (${(e as Error).message})` };
+  }
+  const cp = audit.checkpoint;
+  const d = audit.drand;
+  if (cp === undefined || d === undefined) {
+    return { why: "an announcement needs a beacon and a checkpoint" };
+  }
+  let bodySha: string;
+  try {
+    bodySha = bytesToHex(sha256(new TextEncoder().encode(parseSignedNote(String(cp.note)).text)));
+  } catch {
+    return { why: "the audit's checkpoint note is malformed" };
+  }
+  if (a.auditId !== audit.auditId) return { why: `the audit id is not the announced ${a.auditId}` };
+  if (a.k !== audit.k) return { why: `k is not the announced ${a.k}` };
+  if (
+    a.checkpoint.bodySha256 !== bodySha || a.checkpoint.origin !== cp.origin ||
+    a.checkpoint.treeSize !== cp.treeSize || a.checkpoint.rootHash !== cp.rootHash
+  ) return { why: "the checkpoint is not the announced one" };
+  if (
+    a.beacon.chainHash !== d.chainHash || a.beacon.round !== d.round ||
+    a.beacon.roundTime !== d.roundTime
+  ) return { why: "the drand round is not the announced one" };
+  if (stamped !== undefined) {
+    if (parseRfc3339(stamped) >= parseRfc3339(a.beacon.roundTime)) {
+      return { why: `the announcement was timestamped ${stamped}, not before the round` };
+    }
+    return { announcement: a, timestampedAt: stamped };
+  }
+  return { announcement: a };
+}

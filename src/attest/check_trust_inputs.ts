@@ -1,0 +1,206 @@
+/**
+ * The checks `check` runs on the inputs an audit takes on trust otherwise: the drand round that
+ * fixed the randomness (re-verified offline, chain pinned in the trust root) and the prover's
+ * signed checkpoint (prover key from the trust root, valid when it signed), and that the round
+ * was published after the checkpoint was signed. Randomness without a drand round, or an audit
+ * without a checkpoint, passes these checks but is labelled.
+ *
+ * @module
+ */
+import { checkAnnouncement } from "./announcement/mod.ts";
+import { type DrandBinding, reverifyDrandBinding, trustedDrandChains } from "./beacon/mod.ts";
+import { decodeBase64 } from "./base64.ts";
+import { keyId } from "./key_id.ts";
+import { keyValidAt } from "./key_valid_at.ts";
+import { type CheckpointBinding, verifyCheckpoint } from "./note/mod.ts";
+import { bytesToHex } from "../claims/mod.ts";
+import { parseRfc3339 } from "./rfc3339.ts";
+import type { TrustRoot } from "./trust_root.ts";
+
+/** How the audit's trust inputs were established. */
+export interface TrustLabels {
+  /** `drand`: a re-verified round of a pinned chain; `unverified`: stated by the inspector. */
+  readonly randomness: "drand" | "unverified";
+  /** `prover-signed`: a checkpoint signed by a trusted prover key; `none`: no checkpoint. */
+  readonly commitment: "prover-signed" | "none";
+  /**
+   * `timestamped`: a verified announcement with an RFC 3161 time before the round fixed the
+   * audit; `pre-committed`: the same at the inspector's stated time; `none`: no announcement.
+   */
+  readonly announcement: "timestamped" | "pre-committed" | "none";
+}
+
+/** Adds one named check result. */
+export type AddCheck = (check: string, ok: boolean, detail: string) => void;
+
+/**
+ * Checks the beacon and checkpoint recorded in a verdict predicate's `audit` object.
+ *
+ * @param audit the predicate's `audit` object (from the verified payload)
+ * @param options trust root and the callback that records each check
+ * @returns the labels for the report
+ * @example
+ * ```ts ignore
+ * const labels = await checkTrustInputs(predicate.audit, { trustRoot, add });
+ * ```
+ */
+export async function checkTrustInputs(
+  audit: Readonly<Record<string, unknown>>,
+  options: { trustRoot: TrustRoot; add: AddCheck },
+): Promise<TrustLabels> {
+  const { trustRoot, add } = options;
+  const beacon = _obj(audit.beacon);
+  const drand = _obj(beacon?.drand) as DrandBinding | undefined;
+  let roundTime: number | undefined;
+  if (beacon?.source === "drand" || drand !== undefined) {
+    roundTime = _checkBeacon(beacon ?? {}, drand, { trustRoot, add });
+  } else {
+    add("beacon", true, "randomness is NOT from a verified beacon: stated by the inspector");
+  }
+  const cp = _obj(audit.checkpoint) as CheckpointBinding | undefined;
+  let signedAt: number | undefined;
+  if (cp !== undefined) signedAt = await _checkCheckpoint(audit, cp, { trustRoot, add });
+  else add("checkpoint", true, "no signed checkpoint: the log root is the inspector's word");
+  if (roundTime !== undefined && signedAt !== undefined) {
+    add(
+      "beacon-after-commitment",
+      roundTime > signedAt,
+      `round published ${new Date(roundTime).toISOString()}, checkpoint signed ${
+        new Date(signedAt).toISOString()
+      }`,
+    );
+  }
+  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp });
+  return {
+    randomness: roundTime === undefined ? "unverified" : "drand",
+    commitment: cp === undefined ? "none" : "prover-signed",
+    announcement: announced,
+  };
+}
+
+async function _checkAnnouncement(
+  audit: Readonly<Record<string, unknown>>,
+  o: {
+    trustRoot: TrustRoot;
+    add: AddCheck;
+    drand: DrandBinding | undefined;
+    cp: CheckpointBinding | undefined;
+  },
+): Promise<TrustLabels["announcement"]> {
+  const ann = _obj(audit.announcement);
+  if (ann === undefined) {
+    o.add(
+      "announcement",
+      true,
+      "sample not pre-committed: no announcement fixed the audit id and round in advance",
+    );
+    return "none";
+  }
+  let timestamp: Uint8Array | undefined;
+  try {
+    if (ann.timestamp !== undefined) timestamp = decodeBase64(String(ann.timestamp));
+  } catch {
+    o.add("announcement", false, "the announcement's timestamp is not base64");
+    return "none";
+  }
+  const r = await checkAnnouncement(ann.envelope, {
+    ...(timestamp === undefined ? {} : { timestamp }),
+    trustRoot: o.trustRoot,
+    audit: {
+      auditId: audit.auditId,
+      k: audit.k,
+      ...(o.cp === undefined ? {} : { checkpoint: o.cp as unknown as Record<string, unknown> }),
+      ...(o.drand === undefined ? {} : { drand: o.drand as unknown as Record<string, unknown> }),
+    },
+  });
+  if ("why" in r) {
+    o.add("announcement", false, r.why);
+    return "none";
+  }
+  const when = r.timestampedAt === undefined
+    ? `${r.announcement.announcedAt} (inspector's stated time)`
+    : `by ${r.timestampedAt} (RFC 3161 timestamp)`;
+  o.add(
+    "announcement",
+    true,
+    `audit announced ${when}, before round ${r.announcement.beacon.round}`,
+  );
+  return r.timestampedAt === undefined ? "pre-committed" : "timestamped";
+}
+
+function _checkBeacon(
+  beacon: Record<string, unknown>,
+  drand: DrandBinding | undefined,
+  o: { trustRoot: TrustRoot; add: AddCheck },
+): number | undefined {
+  if (drand === undefined || beacon.source !== "drand") {
+    o.add("beacon", false, "beacon.source and beacon.drand must come together");
+    return undefined;
+  }
+  let why: string | undefined;
+  let time: number | undefined;
+  try {
+    const { verification: v, timeAgrees } = reverifyDrandBinding(drand);
+    const pinned = trustedDrandChains(o.trustRoot.drand).some((c) => c.chainHash === v.chainHash);
+    if (!v.verified) why = `the drand round does not verify (${v.reason})`;
+    else if (!pinned) why = `drand chain ${v.chainHash} is not pinned in the trust root`;
+    else if (v.randomness !== beacon.randomness) why = "randomness is not SHA-256(signature)";
+    else if (v.round !== beacon.round) why = "beacon.round differs from the drand round";
+    else if (!timeAgrees) why = "the recorded round time is not the chain's";
+    else time = v.roundTime * 1000;
+  } catch (e) {
+    why = `malformed drand binding (${(e as Error).message})`;
+  }
+  o.add(
+    "beacon",
+    why === undefined,
+    why ?? `drand ${drand.beaconId} round ${drand.round}: BLS signature verified, chain pinned`,
+  );
+  return why === undefined ? time : undefined;
+}
+
+async function _checkCheckpoint(
+  audit: Readonly<Record<string, unknown>>,
+  cp: CheckpointBinding,
+  o: { trustRoot: TrustRoot; add: AddCheck },
+): Promise<number | undefined> {
+  let why: string | undefined;
+  let signedAt: number | undefined;
+  try {
+    const provers = o.trustRoot.keys.filter((k) => k.role === "prover").map((k) => k.publicKey);
+    const v = await verifyCheckpoint(String(cp.note), provers);
+    const kid = v.publicKey === undefined ? "" : keyId(v.publicKey);
+    const at = v.signedAt === undefined ? undefined : v.signedAt * 1000;
+    const validity = at === undefined
+      ? undefined
+      : keyValidAt(o.trustRoot, { keyid: kid, time: new Date(at), role: "prover" });
+    if (!v.verified) why = `no valid prover signature (${v.reason})`;
+    else if (at === undefined) why = "the checkpoint has no signing time (cosignature)";
+    else if (!validity?.valid) why = `prover key not valid when it signed (${validity?.reason})`;
+    else if (bytesToHex(v.checkpoint.rootHash) !== audit.logRoot) {
+      why = "the checkpoint root is not the audited log root";
+    } else if (v.checkpoint.treeSize !== audit.population) {
+      why = "the checkpoint size is not the audited population";
+    } else if (
+      cp.origin !== v.checkpoint.origin || cp.treeSize !== v.checkpoint.treeSize ||
+      cp.rootHash !== audit.logRoot || cp.proverKeyId !== kid ||
+      parseRfc3339(String(cp.signedAt)) !== at
+    ) {
+      why = "the recorded checkpoint fields differ from the signed note";
+    } else signedAt = at;
+  } catch (e) {
+    why = `malformed checkpoint (${(e as Error).message})`;
+  }
+  o.add(
+    "checkpoint",
+    why === undefined,
+    why ?? `prover checkpoint ${cp.origin} (${cp.treeSize} records) signed ${cp.signedAt}`,
+  );
+  return signedAt;
+}
+
+function _obj(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === "object" && v !== null && !Array.isArray(v)
+    ? v as Record<string, unknown>
+    : undefined;
+}

@@ -1,0 +1,151 @@
+/**
+ * `bitaudit announce`: the inspector signs, before a drand round exists, which checkpoint it will
+ * audit, with how many records and which round; the audit id is derived from them.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { sha256 } from "@noble/hashes/sha2.js";
+import {
+  announcedAuditId,
+  type Announcement,
+  announcementStatement,
+  decodePublicKeyPem,
+  drandChainHash,
+  drandRoundTime,
+  encodeStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  parseDrandChainInfo,
+  parseRfc3339,
+  parseSignedNote,
+  signEnvelope,
+  verifyCheckpoint,
+} from "../../attest/mod.ts";
+import { bytesToHex } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import { loadSigningKey } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
+import { readTextFile } from "../read_json_file.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/** Options of {@link announceAudit}. */
+export interface AnnounceOptions {
+  readonly checkpoint: string;
+  readonly proverPub: string;
+  readonly chain: string;
+  readonly round: string;
+  readonly k: string;
+  readonly keys: readonly string[];
+  readonly out: string;
+  /** Announcement time (RFC 3339); default now. */
+  readonly time?: string;
+}
+
+/**
+ * Builds the `announce` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { announceCommand } from "./announce.ts";
+ * if (announceCommand().name() !== "announce") throw new Error();
+ * ```
+ */
+export function announceCommand(): Command {
+  return new Command("announce")
+    .description(
+      "sign an audit announcement (checkpoint, k, drand chain and a round still in the future) before the round exists",
+    )
+    .requiredOption("--checkpoint <file>", "the prover's signed checkpoint")
+    .requiredOption("--prover-pub <file>", "prover public key (SPKI PEM)")
+    .requiredOption("--chain <file>", "drand chain info JSON")
+    .requiredOption("--round <n>", "drand round that will fix the randomness (published later)")
+    .requiredOption("--k <k>", "number of records the audit will sample")
+    .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM)")
+    .requiredOption("--out <file>", "announcement DSSE envelope to write (never overwritten)")
+    .option("--time <rfc3339>", "announcement time (default: now)")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const a = await announceAudit({ ...opts, keys: opts.key });
+      if (opts.json) printJson(a);
+      else {
+        console.log(
+          `wrote ${opts.out}: audit ${a.auditId}, k = ${a.k}, round ${a.beacon.round} (${a.beacon.roundTime})`,
+        );
+      }
+    });
+}
+
+/**
+ * Signs and writes an announcement.
+ *
+ * @param o options as on the command line
+ * @returns the announcement
+ * @throws {InputError} `CHECKPOINT_SIGNATURE`, `BAD_BEACON`, `ANNOUNCEMENT_LATE` (the round is
+ *   not after the announcement time), `USAGE_NUMBER`, `OUTPUT_EXISTS`, ...
+ * @example
+ * ```ts ignore
+ * await announceAudit({ checkpoint, proverPub, chain, round: "123", k: "50", keys, out });
+ * ```
+ */
+export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
+  const round = _int(o.round, "--round");
+  const k = _int(o.k, "--k");
+  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  const note = await readTextFile(o.checkpoint, { maxBytes: 64 * 1024 });
+  const pub = decodePublicKeyPem(await readTextFile(o.proverPub, { maxBytes: 64 * 1024 }));
+  const v = await verifyCheckpoint(note, [pub]);
+  if (!v.verified) {
+    throw new InputError(
+      "CHECKPOINT_SIGNATURE",
+      `Cannot announce: '${o.checkpoint}' has no valid signature by the prover key (${v.reason})`,
+    );
+  }
+  const info = parseDrandChainInfo(await readTextFile(o.chain, { maxBytes: 64 * 1024 }));
+  const chainHash = drandChainHash(info);
+  if (chainHash !== info.hash) {
+    throw new InputError("BAD_BEACON", `Cannot announce: '${o.chain}' does not hash to its chain`);
+  }
+  const roundTime = drandRoundTime(info, round) * 1000;
+  const at = o.time === undefined ? Date.now() : parseRfc3339(o.time);
+  if (roundTime <= at) {
+    throw new InputError(
+      "ANNOUNCEMENT_LATE",
+      `Cannot announce round ${round}: it is published at ${
+        _iso(roundTime)
+      }, not after the announcement (${_iso(at)})`,
+    );
+  }
+  // The body (origin, size, root), not the signatures: re-signing must not change the audit id.
+  const bodySha256 = bytesToHex(sha256(new TextEncoder().encode(parseSignedNote(note).text)));
+  const a: Announcement = {
+    auditId: announcedAuditId({ bodySha256, chainHash, round }),
+    checkpoint: {
+      origin: v.checkpoint.origin,
+      treeSize: v.checkpoint.treeSize,
+      rootHash: bytesToHex(v.checkpoint.rootHash),
+      bodySha256,
+    },
+    k,
+    beacon: { chainHash, round, roundTime: _iso(roundTime) },
+    announcedAt: _iso(at),
+  };
+  const env = await signEnvelope(encodeStatement(announcementStatement(a)), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys,
+  });
+  await writeNewFile(o.out, JSON.stringify(env, null, 2) + "\n");
+  return a;
+}
+
+function _iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, "Z");
+}
+
+function _int(text: string, flag: string): number {
+  const v = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < 1) {
+    throw new InputError("USAGE_NUMBER", `Cannot use ${flag} '${text}': expected an integer >= 1`);
+  }
+  return v;
+}

@@ -1,0 +1,71 @@
+/**
+ * `bitaudit bundle`: an attestation as a Sigstore bundle v0.3, optionally with an RFC 3161
+ * timestamp over its signature, for verifiers of the Sigstore ecosystem.
+ *
+ * @module
+ */
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import {
+  type DsseEnvelope,
+  MAX_TIMESTAMP_TOKEN_BYTES,
+  sigstoreBundle,
+  timestampResponseDer,
+} from "../../attest/mod.ts";
+import { InputError } from "../../errors.ts";
+import { loadEnvelope } from "../load_inputs.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * Builds the `bundle` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { bundleCommand } from "./bundle.ts";
+ * if (bundleCommand().name() !== "bundle") throw new Error();
+ * ```
+ */
+export function bundleCommand(): CommandUnknownOpts {
+  return new Command("bundle")
+    .description("write an attestation as a Sigstore bundle v0.3 (DSSE, public-key hint)")
+    .argument("<attestation>", "attestation.dsse.json")
+    .requiredOption("--out <file>", "bundle JSON to write (never overwritten)")
+    .option("--timestamp <file>", "RFC 3161 token or response over the attestation's signature")
+    .action(async (attestation, opts) => {
+      const envelope = await loadEnvelope(attestation);
+      const timestamps = opts.timestamp === undefined ? [] : [await _token(opts.timestamp)];
+      await writeBundle(envelope, { out: opts.out, timestamps });
+      console.log(`wrote ${opts.out}`);
+    });
+}
+
+/**
+ * Writes the Sigstore bundle of an envelope.
+ *
+ * @param envelope the attestation envelope
+ * @param options output path and RFC 3161 token DERs
+ * @throws {InputError} `OUTPUT_EXISTS` when the file exists
+ * @example
+ * ```ts ignore
+ * await writeBundle(envelope, { out: "attestation.sigstore.json", timestamps: [] });
+ * ```
+ */
+export async function writeBundle(
+  envelope: DsseEnvelope,
+  options: { out: string; timestamps: readonly Uint8Array[] },
+): Promise<void> {
+  const bundle = sigstoreBundle(envelope, { timestamps: options.timestamps });
+  await writeNewFile(options.out, JSON.stringify(bundle, null, 2) + "\n");
+}
+
+async function _token(path: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) throw new Error("too large");
+    bytes = await Deno.readFile(path);
+  } catch (e) {
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).message}`);
+  }
+  return timestampResponseDer(bytes);
+}

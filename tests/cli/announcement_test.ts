@@ -1,0 +1,136 @@
+/**
+ * Announced audits: the inspector signs (checkpoint, k, chain, round) before the round; the audit
+ * id is derived, so grinding attempts are refused or labelled (issue 18, section 2).
+ */
+import assert from "node:assert/strict";
+import {
+  announcedAuditId,
+  announcementStatement,
+  decodePrivateKeyPem,
+  encodeStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  signEnvelope,
+} from "../../src/attest/mod.ts";
+import { announceAudit } from "../../src/cli/commands/announce.ts";
+import { checkFile } from "../../src/cli/commands/check.ts";
+import {
+  beaconAudit,
+  CHAIN,
+  checkpoint,
+  f,
+  goodCheckpoint,
+  inspectorPub,
+  prover,
+  QUICKNET,
+  refused,
+  resign,
+  stranger,
+  trustRoot,
+} from "./_trust_fixture.ts";
+
+// Inspector keys valid from 2023: announcements are dated before quicknet round 123.
+const root = await trustRoot("root-2023", { inspectorFrom: "2023-01-01T00:00:00Z" });
+let n = 0;
+const announce = (
+  o: { round?: string; k?: string; time?: string; key?: string; cp?: string } = {},
+) =>
+  announceAudit({
+    checkpoint: o.cp ?? goodCheckpoint,
+    proverPub: prover.publicKey,
+    chain: CHAIN,
+    round: o.round ?? "123",
+    k: o.k ?? "3",
+    keys: [o.key ?? f.key],
+    out: `${f.dir}/announcement-${n++}.dsse.json`,
+    time: o.time ?? "2023-08-23T15:15:10Z",
+  });
+const lastAnnouncement = () => `${f.dir}/announcement-${n - 1}.dsse.json`;
+
+const first = await announce();
+const firstPath = lastAnnouncement();
+const announced = await beaconAudit({ announcement: firstPath });
+
+Deno.test("an announced audit takes the derived audit id and check confirms the announcement", async () => {
+  assert.equal(announced.report.auditId, first.auditId);
+  assert.match(first.auditId, /^announced-[0-9a-f]{32}$/);
+  const r = await checkFile({ attestation: announced.attestation, trustRoot: root, log: f.log });
+  assert.equal(r.valid, true, JSON.stringify(r.checks.filter((c) => !c.ok)));
+  assert.deepEqual(r.trust, {
+    randomness: "drand",
+    commitment: "prover-signed",
+    announcement: "pre-committed",
+  });
+  assert.match(await Deno.readTextFile(announced.reportPath), /- announced: /);
+});
+
+Deno.test("grinding: a second announcement for the same checkpoint and round gives the same audit id", async () => {
+  // Announced again later, over a re-signed copy of the same checkpoint.
+  const resigned = await checkpoint("cp-resigned", { time: "2023-08-23T15:05:00Z" });
+  const second = await announce({ time: "2023-08-23T15:15:20Z", cp: resigned });
+  assert.equal(second.auditId, first.auditId);
+  const again = await beaconAudit({ announcement: lastAnnouncement(), checkpoint: resigned });
+  assert.deepEqual(again.report.selected, announced.report.selected);
+  // Choosing another audit id or another k than announced is refused.
+  await refused(
+    "ANNOUNCEMENT_MISMATCH",
+    () => beaconAudit({ announcement: firstPath, auditId: "my-own-id" }),
+  );
+  await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: firstPath, k: "4" }));
+});
+
+Deno.test("grinding: a round not after the announcement is refused; another round does not fit", async () => {
+  await refused("ANNOUNCEMENT_LATE", () => announce({ time: "2023-08-23T15:15:33Z" }));
+  await refused("ANNOUNCEMENT_LATE", () => announce({ round: "100" }));
+  await announce({ round: "124" });
+  await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: lastAnnouncement() }));
+  // Signed by a key that is not the auditing inspector's.
+  await announce({ key: stranger.privateKey });
+  await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: lastAnnouncement() }));
+  // A hand-made announcement dated after the round is refused when read.
+  const key = decodePrivateKeyPem(await Deno.readTextFile(f.key));
+  const late = announcementStatement({ ...first, announcedAt: "2023-08-23T15:15:10Z" });
+  const edited = { ...late, predicate: { ...late.predicate, announcedAt: "2023-08-23T15:16:00Z" } };
+  const env = await signEnvelope(encodeStatement(edited), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [{ privateKey: key, publicKey: inspectorPub }],
+  });
+  const path = `${f.dir}/late.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(env));
+  await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: path }));
+});
+
+Deno.test("check labels an audit without announcement and fails a doctored one", async () => {
+  const plain = await beaconAudit();
+  const r = await checkFile({ attestation: plain.attestation, trustRoot: root });
+  assert.equal(r.valid, true);
+  assert.equal(r.trust?.announcement, "none");
+  assert.match(
+    r.checks.find((c) => c.check === "announcement")!.detail,
+    /sample not pre-committed/,
+  );
+  // The inspector re-signs the announced attestation with another audit id.
+  const otherId = await resign<{ auditId: string }>(announced.attestation, {
+    name: "other-id",
+    edit: (a) =>
+      a.auditId = announcedAuditId({
+        bodySha256: "00".repeat(32),
+        chainHash: QUICKNET,
+        round: 123,
+      }),
+  });
+  const bad = await checkFile({ attestation: otherId, trustRoot: root });
+  assert.equal(bad.valid, false);
+  assert.match(
+    bad.checks.find((c) => c.check === "announcement")!.detail,
+    /audit id is not the announced/,
+  );
+  // Inspector keys valid only from 2026: the 2023 announcement is not signed by a valid key.
+  const late = await checkFile({
+    attestation: announced.attestation,
+    trustRoot: await trustRoot("root-2026"),
+  });
+  assert.match(
+    late.checks.find((c) => c.check === "announcement")!.detail,
+    /no inspector key valid/,
+  );
+});

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { makeAuditFixture } from "./_audit_fixture.ts";
+import { runBitaudit } from "./_run.ts";
+import { generateKeys } from "../../src/cli/commands/key.ts";
+
+const f = await makeAuditFixture({ records: 6, falsify: [] });
+const prover = await generateKeys(`${f.dir}/prover`);
+const stranger = await generateKeys(`${f.dir}/stranger`);
+const lines = (await Deno.readTextFile(f.log)).split("\n").filter((l) => l.length > 0);
+const prefix = `${f.dir}/prefix.jsonl`;
+await Deno.writeTextFile(prefix, lines.slice(0, 4).map((l) => `${l}\n`).join(""));
+const ORIGIN = "bitaudit.example/prover-1/log";
+const sign = (log: string, out: string, key = prover.privateKey) =>
+  runBitaudit([
+    "claims",
+    "checkpoint",
+    "--log",
+    log,
+    "--key",
+    key,
+    "--origin",
+    ORIGIN,
+    "--out",
+    out,
+    "--time",
+    "2023-08-23T15:00:00Z",
+    "--json",
+  ]);
+
+Deno.test("claims checkpoint signs a C2SP checkpoint of the log and never overwrites", async () => {
+  const out = `${f.dir}/cp-full.txt`;
+  const r = await sign(f.log, out);
+  assert.equal(r.code, 0, r.stderr);
+  const text = await Deno.readTextFile(out);
+  const [origin, size] = text.split("\n");
+  assert.equal(origin, ORIGIN);
+  assert.equal(size, "6");
+  const root = (await runBitaudit(["claims", "root", "--log", f.log])).stdout.trim();
+  assert.equal(JSON.parse(r.stdout).root, root);
+  const again = await sign(f.log, out);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /^error \[OUTPUT_EXISTS\]/);
+  assert.equal(await Deno.readTextFile(out), text);
+});
+
+Deno.test("claims consistency proves that a log grew and refuses a forked one", async () => {
+  await sign(prefix, `${f.dir}/cp-old.txt`);
+  await sign(f.log, `${f.dir}/cp-new.txt`);
+  const args = (oldCp: string, pub = prover.publicKey) => [
+    "claims",
+    "consistency",
+    "--old",
+    oldCp,
+    "--new",
+    `${f.dir}/cp-new.txt`,
+    "--log",
+    f.log,
+    "--pub",
+    pub,
+    "--json",
+  ];
+  const ok = await runBitaudit(args(`${f.dir}/cp-old.txt`));
+  assert.equal(ok.code, 0, ok.stderr);
+  const res = JSON.parse(ok.stdout);
+  assert.equal(res.consistent, true);
+  assert.equal(res.oldSize, 4);
+  assert.equal(res.newSize, 6);
+  assert.equal(res.signaturesChecked, true);
+  // An old checkpoint over another 4-record log of the same prover (record 2 differs): not a
+  // prefix of the new log.
+  const other = await makeAuditFixture({
+    records: 4,
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 3 }],
+  });
+  const forkedCp = `${f.dir}/cp-forked.txt`;
+  const s = await sign(other.log, forkedCp);
+  assert.equal(s.code, 0, s.stderr);
+  const bad = await runBitaudit(args(forkedCp));
+  assert.equal(bad.code, 1, bad.stderr);
+  assert.equal(JSON.parse(bad.stdout).consistent, false);
+  // Signature by a key that is not the prover's: an input error, exit 2.
+  const wrongKey = await runBitaudit(args(`${f.dir}/cp-old.txt`, stranger.publicKey));
+  assert.equal(wrongKey.code, 2);
+  assert.match(wrongKey.stderr, /^error \[CHECKPOINT_SIGNATURE\]/);
+});
