@@ -122,6 +122,8 @@ export {
 } from "./announcement/mod.ts";
 export {
   checkSignatureTimestamp,
+  createLocalTsa,
+  type LocalTsa,
   MAX_TIMESTAMP_TOKEN_BYTES,
   timestampResponseDer,
   type TimestampVerification,

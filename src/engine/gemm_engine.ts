@@ -101,7 +101,8 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
     if (!engineSupports(dp)) {
       throw new RangeError("Cannot run the GEMM engine: datapath not supported by the kernel");
     }
-    const job = prepareWalk(dp, ops);
+    // The kernel copies the operands into its memory before returning: views suffice.
+    const job = prepareWalk(dp, { ...ops, readInPlace: true });
     kernel.walkColumns(kernelParams(dp), job, { j0: 0, j1: ops.n });
     return job.c;
   };
@@ -118,9 +119,10 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
  *
  * @param dp the datapath (its k sets the padding)
  * @param ops the operands, plus `alloc`, which allocates the buffers (e.g. on a
- *   SharedArrayBuffer; default plain ArrayBuffers), and `reuseShared`: when true, an operand that
+ *   SharedArrayBuffer; default plain ArrayBuffers), `reuseShared`: when true, an operand that
  *   already lies on a SharedArrayBuffer with its rows in place (one whole segment, k a multiple
- *   of `dp.k`) is used as is, not copied
+ *   of `dp.k`) is used as is, not copied, and `readInPlace`: the same for an operand on any
+ *   buffer (for a caller that reads the gathered operands before it returns)
  * @returns gathered A, B, shape, kp and the accumulators initialised from `ops.init`
  * @throws {RangeError} on shape or segment errors
  * @example
@@ -133,6 +135,7 @@ export function prepareWalk(
   ops: KWalkGemmOperands & {
     readonly alloc?: (bytes: number) => ArrayBufferLike;
     readonly reuseShared?: boolean;
+    readonly readInPlace?: boolean;
   },
 ): GatheredWalk {
   const alloc = ops.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
@@ -145,7 +148,8 @@ export function prepareWalk(
       segments,
       multiple: dp.k,
       alloc,
-      reuse: ops.reuseShared === true && src.buffer instanceof SharedArrayBuffer,
+      reuse: ops.readInPlace === true ||
+        (ops.reuseShared === true && src.buffer instanceof SharedArrayBuffer),
     });
   const ga = gather(ops.a, m);
   const gb = gather(ops.b, n);

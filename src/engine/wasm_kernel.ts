@@ -155,16 +155,16 @@ function _walkClaimed(
   let j0 = chunks.claim();
   if (m === 0 || j0 >= n) return;
   const maxCols = chunks.width;
-  const panels = Math.ceil(maxCols / 4);
+  const panels = Math.ceil(maxCols / 8); // the kernel packs B in panels of 8 columns
   const al = (v: number) => Math.ceil(v / 16) * 16;
   const aRaw = al(x.heapBase());
   const aVal = al(aRaw + m * kp * 2);
   const aExp = al(aVal + m * kp * 4);
   const aTame = al(aExp + m * kp * 4);
   const cPtr = al(aTame + m);
-  const bRaw = al(cPtr + m * maxCols * 4);
+  const bRaw = al(cPtr + m * panels * 32);
   const bVal = al(bRaw + maxCols * kp * 2);
-  const bExp = al(bVal + panels * kp * 16);
+  const bExp = al(bVal + panels * kp * 32);
   const bTame = al(bExp + panels * kp * 16);
   const end = bTame + panels + 16;
   const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
@@ -174,11 +174,21 @@ function _walkClaimed(
   const ldc = job.c.length / m; // the row stride of C: the full N
   for (; j0 < n; j0 = chunks.claim()) {
     const nc = Math.min(maxCols, n - j0);
+    const ldk = Math.ceil(nc / 8) * 8; // the kernel's row stride of C: whole panels
     new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
     x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
-    const c = new Uint32Array(x.memory.buffer, cPtr, m * nc);
-    for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * nc);
+    const c = new Uint32Array(x.memory.buffer, cPtr, m * ldk);
+    const whole = nc === ldc && ldk === ldc; // C is one block in both layouts: one copy each way
+    if (whole) c.set(job.c);
+    else {
+      if (ldk > nc) c.fill(_PAD_ONE); // lanes past the edge hold 1.0 (see the kernel's walk)
+      for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * ldk);
+    }
     x.walk(aRaw, aVal, aExp, aTame, m, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
-    for (let i = 0; i < m; i++) job.c.set(c.subarray(i * nc, (i + 1) * nc), i * ldc + j0);
+    if (whole) job.c.set(c);
+    else for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
   }
 }
+
+/** fp32 1.0: the accumulator of padding lanes, which keeps them on the kernel's fast path. */
+const _PAD_ONE = 0x3f800000;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
+import { demoTimestampVariants } from "./_demo_timestamps.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -147,6 +148,8 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       s.falsified.length,
     );
     assert.deepEqual(s.vectors, { matched: 90_000, total: 90_000 });
+    assert.equal(s.timestamps.announcement, "timestamped");
+    assert.match(s.timestamps.attestation, /^RFC 3161 token: signature 0 existed at /);
     for (
       const f of [
         "claims.jsonl",
@@ -159,6 +162,7 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       await Deno.stat(`${out}/run/${f}`);
     }
     await assert.rejects(() => Deno.stat(`${out}/run/inspector.key`), Deno.errors.NotFound);
+    await demoTimestampVariants(`${out}/run`);
   } finally {
     await Deno.remove(out, { recursive: true });
   }

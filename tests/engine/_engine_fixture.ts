@@ -1,6 +1,13 @@
 /** Shared test fixtures: the committed module, profiles' supported datapaths, operand makers. */
+import assert from "node:assert/strict";
 import { createGemmEngine, type GemmEngine } from "../../src/engine/mod.ts";
-import { type GpuProfile, parseGpuProfile } from "../../src/hardware/mod.ts";
+import {
+  type Datapath,
+  type GpuProfile,
+  type KWalkGemmOperands,
+  kWalkReference,
+  parseGpuProfile,
+} from "../../src/hardware/mod.ts";
 import type { ProfileDatapath } from "../../src/hardware/mod.ts";
 
 export const WASM_URL = new URL("../../tables/wasm/gemm_engine.wasm", import.meta.url);
@@ -52,4 +59,21 @@ export function pattern(next: () => number, fmt: "bf16" | "fp16", lo: number, hi
   const fb = fmt === "bf16" ? 7 : 10;
   const e = lo + (next() % (hi - lo + 1));
   return ((next() & 1) << 15) | (e << fb) | (next() & ((1 << fb) - 1));
+}
+
+/** Asserts that the engine's K-walk equals the reference bit for bit (first diff in the message). */
+export function assertSameAsReference(
+  engine: GemmEngine,
+  dp: Datapath,
+  ops: KWalkGemmOperands,
+  label: string,
+): void {
+  const want = kWalkReference(dp, ops);
+  const got = engine.kWalk(dp, ops);
+  const i = want.findIndex((v, idx) => v !== got[idx]);
+  assert.equal(
+    i,
+    -1,
+    `${label}: first diff at ${i}: ${want[i]?.toString(16)} vs ${got[i]?.toString(16)}`,
+  );
 }

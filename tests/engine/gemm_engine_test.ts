@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import { engineSupports } from "../../src/engine/mod.ts";
 import { type Datapath, type KWalkGemmOperands, kWalkReference } from "../../src/hardware/mod.ts";
-import { loadEngine, pattern, rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
+import {
+  assertSameAsReference,
+  loadEngine,
+  pattern,
+  rng,
+  sixteenBitFp32Datapaths,
+} from "./_engine_fixture.ts";
 
 const engine = await loadEngine();
 const datapaths = await sixteenBitFp32Datapaths();
@@ -49,14 +55,7 @@ function makeOps(dp: Datapath, gen: Gen, seed: number, shape: [number, number, n
 }
 
 function assertSame(dp: Datapath, ops: KWalkGemmOperands, label: string): void {
-  const want = kWalkReference(dp, ops);
-  const got = engine.kWalk(dp, ops);
-  const i = want.findIndex((v, idx) => v !== got[idx]);
-  assert.equal(
-    i,
-    -1,
-    `${label}: first diff at ${i}: ${want[i]?.toString(16)} vs ${got[i]?.toString(16)}`,
-  );
+  assertSameAsReference(engine, dp, ops, label);
 }
 
 for (const [label, dp] of datapaths) {

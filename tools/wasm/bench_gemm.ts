@@ -1,25 +1,63 @@
 /**
  * GEMM engine benchmark: products per second of the WebAssembly kernel on the calling thread
- * alone and on every core (the calling thread plus cores - 1 pool workers), median of several
- * runs after one untimed warm-up, the speed-up of every core over one, and the ratio to the
- * plain-TS reference measured in the same run (the reference is timed on a 1 x 8 x K slice and
- * scaled by products; said in the output). Usage: `deno run -A tools/wasm/bench_gemm.ts [runs]` (default 3).
+ * alone and on every core (the calling thread plus cores - 1 pool workers), for the bf16 -> fp32
+ * K-walk of the A100 and H100 SXM profiles at the Qwen3-4B down_proj shapes (M x N x K =
+ * 128x2560x9728 and 250x2560x9728). Each figure is the median of `runs` (>= 3) timed runs after
+ * one untimed warm-up, with the spread (slowest - fastest). Measured in the same run and printed
+ * beside it: a native FP32 sgemm of the same shape with the same thread count (NumPy's BLAS,
+ * `native_sgemm.ts`), as the ratio native / engine, and the plain-TS reference (timed on a
+ * 1 x 8 x K slice and scaled by products). The machine's load average is printed at the start
+ * and the end; a run whose 1-minute load average exceeds 1.0 at the start is refused (exit 2)
+ * unless `--force` is given.
+ *
+ * Usage: `deno run -A tools/wasm/bench_gemm.ts [runs] [--force] [--gpu a100,h100-sxm]
+ * [--shapes 128x2560x9728,250x2560x9728]`.
  *
  * @module
  */
 import { createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
-import { findDatapath, kWalkReference, parseGpuProfile } from "../../src/hardware/mod.ts";
+import {
+  type Datapath,
+  findDatapath,
+  kWalkReference,
+  parseGpuProfile,
+} from "../../src/hardware/mod.ts";
+import { nativeSgemm } from "./native_sgemm.ts";
 
-const runs = Number(Deno.args[0] ?? 3);
+/** Highest 1-minute load average at the start of a reported run. */
+const MAX_LOAD = 1.0;
+
+const flag = (name: string) => {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i < 0 ? undefined : Deno.args[i + 1];
+};
+const runs = Number(Deno.args[0]?.startsWith("--") ? 3 : Deno.args[0] ?? 3);
+const gpus = (flag("gpu") ?? "a100,h100-sxm").split(",");
+const shapes = (flag("shapes") ?? "128x2560x9728,250x2560x9728").split(",")
+  .map((s) => s.split("x").map(Number) as [number, number, number]);
+if (!Number.isInteger(runs) || runs < 3 || runs > 100) usage(`runs must be 3..100, got ${runs}`);
+if (shapes.some((s) => s.length !== 3 || s.some((v) => !Number.isInteger(v) || v < 1 || v > 1e5))) {
+  usage("shapes must be MxNxK with positive integers");
+}
 const root = new URL("../../", import.meta.url);
 const engine = createGemmEngine(await Deno.readFile(new URL("tables/wasm/gemm_engine.wasm", root)));
 const cores = navigator.hardwareConcurrency;
-const SHAPES: [number, number, number][] = [[128, 2560, 1024], [256, 9728, 2560]];
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+function usage(why: string): never {
+  console.error(`error [USAGE]: Cannot run the GEMM benchmark: ${why}`);
+  Deno.exit(2);
 }
+
+const loadText = () => Deno.loadavg().map((v) => v.toFixed(2)).join(", ");
+
+/** Median, slowest and fastest of rates. */
+function stats(xs: number[]): { median: number; min: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)] as number, min: s[0] as number, max: s.at(-1)! };
+}
+
+const g = (v: number) => (v / 1e9).toFixed(3);
+const spread = (s: { min: number; max: number }) => `${g(s.min)}-${g(s.max)}`;
 
 let seed = 12345;
 function bf16Normal(): number {
@@ -27,51 +65,80 @@ function bf16Normal(): number {
   return ((seed >>> 31) << 15) | ((118 + ((seed >>> 8) % 12)) << 7) | (seed & 0x7f);
 }
 
+/** Engine rates with `workers` computing threads. */
+async function engineRates(dp: Datapath, shape: [number, number, number], workers: number) {
+  const [m, n, k] = shape;
+  const a = new Uint16Array(m * k).map(bf16Normal);
+  const b = new Uint16Array(n * k).map(bf16Normal);
+  const pool = createGemmPool(engine, { workers });
+  try {
+    await pool.kWalk(dp, { a, b, m, n, k }); // untimed warm-up: wasm tier-up, worker start
+    const rates: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const t = performance.now();
+      await pool.kWalk(dp, { a, b, m, n, k });
+      rates.push(m * n * k / ((performance.now() - t) / 1000));
+    }
+    return stats(rates);
+  } finally {
+    pool.close();
+  }
+}
+
+/** Plain-TS reference rate on a 1 x 8 x K slice. */
+function referenceRate(dp: Datapath, k: number): number {
+  const a = new Uint16Array(k).map(bf16Normal);
+  const b = new Uint16Array(8 * k).map(bf16Normal);
+  const t = performance.now();
+  kWalkReference(dp, { a, b, m: 1, n: 8, k });
+  return 8 * k / ((performance.now() - t) / 1000);
+}
+
+const load0 = Deno.loadavg()[0] as number;
 console.log(
-  `bench_gemm: ${runs} runs per point, ${cores} cores, ${Deno.build.os}/${Deno.build.arch}`,
+  `bench_gemm: ${runs} runs per point, ${cores} cores, ${Deno.build.os}/${Deno.build.arch}, ` +
+    `load average ${loadText()} at the start`,
 );
-for (const id of ["a100", "h100-sxm"]) {
+if (load0 > MAX_LOAD && !Deno.args.includes("--force")) {
+  console.error(
+    `error [LOAD_HIGH]: Cannot report a benchmark: the 1-minute load average ${
+      load0.toFixed(2)
+    } exceeds ${
+      MAX_LOAD.toFixed(1)
+    } (rerun on an idle machine, or pass --force and quote the load)`,
+  );
+  Deno.exit(2);
+}
+for (const id of gpus) {
   const profile = parseGpuProfile(
     JSON.parse(await Deno.readTextFile(new URL(`profiles/gpu/${id}.json`, root))),
   );
   const dp = findDatapath(profile, { input: "bf16", output: "fp32" });
-  if (dp === undefined) throw new Error(`no bf16->fp32 datapath in ${id}`);
-  for (const [m, n, k] of SHAPES) {
-    const a = new Uint16Array(m * k).map(bf16Normal);
-    const b = new Uint16Array(n * k).map(bf16Normal);
-    const products = m * n * k;
-    const rs = 8;
-    const t0 = performance.now();
-    kWalkReference(dp, { a: a.subarray(0, k), b: b.subarray(0, rs * k), m: 1, n: rs, k });
-    const refRate = rs * k / ((performance.now() - t0) / 1000);
-    const line: string[] = [];
+  if (dp === undefined) usage(`no bf16->fp32 datapath in profile '${id}'`);
+  for (const shape of shapes) {
     const medians: number[] = [];
     for (const workers of [1, cores]) {
-      const pool = createGemmPool(engine, { workers });
-      try {
-        const rates: number[] = [];
-        await pool.kWalk(dp, { a, b, m, n, k }); // untimed warm-up: wasm tier-up, worker start
-        for (let r = 0; r < runs; r++) {
-          const t = performance.now();
-          await pool.kWalk(dp, { a, b, m, n, k });
-          rates.push(products / ((performance.now() - t) / 1000));
-        }
-        const med = median(rates);
-        medians.push(med);
-        line.push(
-          `${workers} thread(s) ${(med / 1e9).toFixed(3)} G products/s (x${
-            (med / refRate).toFixed(0)
-          } vs reference)`,
-        );
-      } finally {
-        pool.close();
-      }
+      const e = await engineRates(dp, shape, workers);
+      const nat = await nativeSgemm(shape, { runs, threads: workers });
+      medians.push(e.median);
+      const native = typeof nat === "string"
+        ? `native sgemm n/a (${nat})`
+        : `native sgemm ${g(nat.median)} G MAC/s (${spread(nat)}, ${nat.blas}): x${
+          (nat.median / e.median).toFixed(1)
+        } native/engine`;
+      console.log(
+        `${id} bf16 ${shape.join("x")} ${workers} thread(s): ${g(e.median)} G products/s ` +
+          `(${spread(e)}); ${native}`,
+      );
     }
-    const speedUp = (medians[1] as number) / (medians[0] as number);
+    const ref = referenceRate(dp, shape[2]);
     console.log(
-      `${id} bf16 ${m}x${n}x${k}: ${line.join("; ")}; speed-up x${speedUp.toFixed(2)}; reference ${
-        (refRate / 1e6).toFixed(2)
-      } M products/s (timed on 1x${rs}x${k}, scaled by products)`,
+      `${id} bf16 ${shape.join("x")}: speed-up x${
+        ((medians[1] as number) / (medians[0] as number)).toFixed(2)
+      } on ${cores} threads; x${
+        ((medians[0] as number) / ref).toFixed(0)
+      } the plain-TS reference (${(ref / 1e6).toFixed(2)} M products/s on 1x8x${shape[2]})`,
     );
   }
 }
+console.log(`load average ${loadText()} at the end`);

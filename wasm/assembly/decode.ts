@@ -1,16 +1,25 @@
 // Operand pre-decoding for the GEMM engine: every 16-bit pattern becomes an exact f32 value, its
-// "top" exponent (the exponent of the leading significand position; subnormals pinned at emin,
-// zeros at NEG so that zero products never win the block maximum) and a per-row "tame" flag.
+// "top" exponent as an i16 (the exponent of the leading significand position; subnormals pinned
+// at emin, zeros and NaN/Inf at EXP16_ZERO so that zero products never win the block maximum)
+// and a per-row (per-panel) "tame" flag.
 //
 // Exactness: a bf16 pattern shifted left by 16 is the f32 pattern of the same value (bf16 is the
 // upper half of binary32, subnormals included). An fp16 value is sig * 2^lsb with sig < 2^11 and
 // lsb in [-24, 5]: f32(sig) is exact and the multiplication by the normal power of two 2^lsb is
 // exact (at most 11 significant bits, result inside the f32 normal range).
 
-import { packPanelsBf16 } from "./pack_bf16";
+import { decodeRowsBf16, packPanelsBf16 } from "./pack_bf16";
 
 /** Top exponent given to zero operands: far below any real exponent sum. */
 export const NEG: i32 = -16384;
+
+/**
+ * Stored i16 top exponent of zeros (and of NaN/Inf, whose rows and panels are untame): the sum
+ * of two stays in the i16 range (-16384), and a sum with a real exponent (<= 127) stays below
+ * -8000, far under any exponent sum of two non-zero operands (>= -2 * 133) and under the fast
+ * path's lowest E (F - 126 >= -116).
+ */
+export const EXP16_ZERO: i32 = -8192;
 
 /** Format code for bf16 operands. */
 export const FMT_BF16: i32 = 0;
@@ -72,26 +81,37 @@ export const FMT_FP16: i32 = 1;
   return e == NEG || (e >= -67 && e <= 63);
 }
 
-/** Decodes one element into value/exponent slots; returns whether it is tame. */
+/** Decodes one element into value (f32) and exponent (i16) slots; returns whether it is tame. */
 @inline export function put(bits: i32, fmt: i32, val: usize, exp: usize): bool {
   const special = isSpecial16(bits, fmt);
   store<f32>(val, special ? f32(0) : value16(bits, fmt));
-  store<i32>(exp, special ? NEG : topExp16(bits, fmt));
+  const top = topExp16(bits, fmt);
+  store<i16>(exp, <i16>(special || top == NEG ? EXP16_ZERO : top));
   return tame16(bits, fmt);
 }
 
 /**
- * Decodes row-major A [rows][kp] (u16 patterns) into f32 values and i32 top exponents with the
- * same layout, and one tame byte per row.
+ * `put` for a row of A: the exponent slot is an i32 holding the i16 top in both halves, so that
+ * one 32-bit lane shuffle broadcasts it to every i16 lane (walk.ts step 1).
+ */
+@inline export function putRow(bits: i32, fmt: i32, val: usize, exp: usize): bool {
+  const ok = put(bits, fmt, val, exp);
+  store<i16>(exp, load<i16>(exp), 2);
+  return ok;
+}
+
+/**
+ * Decodes row-major A [rows][kp] (u16 patterns) into f32 values and top exponents (i32 slots,
+ * see `putRow`) with the same layout, and one tame byte per row.
  */
 export function decodeRows(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
-  if (fmt == FMT_BF16) decodeRowsOf(src, rows, kp, FMT_BF16, val, exp, tame);
+  if (fmt == FMT_BF16) decodeRowsBf16(src, rows, kp, val, exp, tame); // pack_bf16.ts: SIMD
   else decodeRowsOf(src, rows, kp, FMT_FP16, val, exp, tame);
 }
 
-/** `decodeRows` with a constant format (inlined twice, so the format tests fold away). */
+/** Scalar `decodeRows` with a constant format (so the format tests fold away). */
 @inline function decodeRowsOf(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
@@ -99,15 +119,18 @@ export function decodeRows(
     let ok = true;
     for (let k = 0; k < kp; k++) {
       const idx = <usize>(i * kp + k);
-      ok = put(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 2)) && ok;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 2)) && ok;
     }
     store<u8>(tame + i, ok ? 1 : 0);
   }
 }
 
+/** Columns per packed B panel (two SIMD vectors of four lanes). */
+export const PANEL: i32 = 8;
+
 /**
- * Packs row-major B [n][kp] (weight layout) into panels of 4 columns: values and exponents at
- * [panel][k][lane], lanes beyond n zero-filled, and one tame byte per panel.
+ * Packs row-major B [n][kp] (weight layout) into panels of 8 columns: f32 values and i16
+ * exponents at [panel][k][lane], lanes beyond n zero-filled, and one tame byte per panel.
  */
 export function packPanels(
   src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
@@ -120,22 +143,33 @@ export function packPanels(
 @inline function packPanelsOf(
   src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
 ): void {
-  const panels = (n + 3) >> 2;
+  const panels = (n + PANEL - 1) >> 3;
   for (let g = 0; g < panels; g++) {
-    let ok = true;
-    for (let l = 0; l < 4; l++) {
-      const j = g * 4 + l;
-      for (let k = 0; k < kp; k++) {
-        const dst = <usize>(((g * kp + k) << 2) + l) << 2;
-        if (j < n) {
-          const bits = <i32>load<u16>(src + (<usize>(j * kp + k) << 1));
-          ok = put(bits, fmt, val + dst, exp + dst) && ok;
-        } else {
-          store<f32>(val + dst, 0);
-          store<i32>(exp + dst, NEG);
-        }
-      }
-    }
+    const ok = packLanes(src, n, kp, fmt, val, exp, g, 0, kp);
     store<u8>(tame + g, ok ? 1 : 0);
   }
+}
+
+/**
+ * Scalar packing of the k range [k0, k1) of every lane of panel g (lanes past n: value +0,
+ * exponent EXP16_ZERO); returns whether every element is tame.
+ */
+@inline export function packLanes(
+  src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, g: i32, k0: i32, k1: i32,
+): bool {
+  let ok = true;
+  for (let l = 0; l < PANEL; l++) {
+    const j = g * PANEL + l;
+    for (let k = k0; k < k1; k++) {
+      const slot = <usize>(g * kp + k) * PANEL + l;
+      if (j < n) {
+        const bits = <i32>load<u16>(src + (<usize>(j * kp + k) << 1));
+        ok = put(bits, fmt, val + (slot << 2), exp + (slot << 1)) && ok;
+      } else {
+        store<f32>(val + (slot << 2), 0);
+        store<i16>(exp + (slot << 1), <i16>EXP16_ZERO);
+      }
+    }
+  }
+  return ok;
 }

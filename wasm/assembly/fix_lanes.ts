@@ -4,9 +4,9 @@
 import { blockExact } from "./block_exact";
 import { gF, gFloor, gFmt, gL } from "./params";
 
-/** Exact scalar walk of one output (row i of A, column j of B). */
-export function walkScalarOutput(aRaw: usize, bRaw: usize, kp: i32, c: u32): u32 {
-  for (let k0 = 0; k0 < kp; k0 += gL) {
+/** Exact scalar walk of one output (row i of A, column j of B) over k in [kb0, kb1). */
+export function walkScalarOutput(aRaw: usize, bRaw: usize, kb0: i32, kb1: i32, c: u32): u32 {
+  for (let k0 = kb0; k0 < kb1; k0 += gL) {
     const off = <usize>k0 << 1;
     c = blockExact(aRaw + off, bRaw + off, gL, c, gFmt, gF, gFloor);
   }

@@ -1,72 +1,106 @@
-// SIMD packing of bf16 B panels: the same output as decode.ts's scalar `packPanels` (values,
-// top exponents and tame flags), four k of a full 4-column panel per step. Lane by lane it is
-// the scalar decoding written with masks:
+// SIMD decoding of bf16 operands: B panels with the same output as decode.ts's scalar
+// `packPanels` (f32 values, i16 top exponents and tame flags), four k of a full 8-column panel per
+// step, and A rows with the same output as its scalar `decodeRows`, eight k per step. Lane by lane
+// it is the scalar decoding written with masks on i16 lanes:
 //   value = bits << 16, or +0 for NaN/Inf (bf16 is the upper half of binary32);
-//   top   = field - 127 for normals, -126 for subnormals, NEG for zeros and NaN/Inf;
-//   tame  = not NaN/Inf and (top == NEG or -67 <= top <= 63), i.e. (top + 67) <=u 130.
-// Ragged panels and the k tail (kp not a multiple of 4) use the scalar `put`.
+//   top   = field - 127 for normals, -126 for subnormals, EXP16_ZERO for zeros and NaN/Inf;
+//   tame  = not NaN/Inf and (top == EXP16_ZERO or -67 <= top <= 63), i.e. (top + 67) <=u 130
+//           (EXP16_ZERO + 67 is negative, so it reads as a large unsigned i16 and is excluded
+//           by the explicit zero test).
+// Ragged panels and the k tails (kp not a multiple of 4, or of 8 for rows) use the scalar code.
 
-import { FMT_BF16, NEG, put } from "./decode";
+import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, putRow } from "./decode";
 
-/** Decodes one i32x4 of zero-extended bf16 patterns; stores value and top; returns bad lanes. */
-@inline function decode4(x: v128, val: usize, exp: usize): v128 {
-  const field = v128.and(i32x4.shr_u(x, 7), i32x4.splat(0xff));
-  const special = i32x4.eq(field, i32x4.splat(0xff));
-  v128.store(val, v128.andnot(i32x4.shl(x, 16), special));
-  const zeroFrac = i32x4.eq(v128.and(x, i32x4.splat(0x7f)), i32x4.splat(0));
-  const sub = v128.bitselect(i32x4.splat(NEG), i32x4.splat(-126), zeroFrac);
-  const normal = i32x4.sub(field, i32x4.splat(127));
-  let top = v128.bitselect(sub, normal, i32x4.eq(field, i32x4.splat(0)));
-  top = v128.bitselect(i32x4.splat(NEG), top, special);
-  v128.store(exp, top);
-  const out = i32x4.gt_u(i32x4.add(top, i32x4.splat(67)), i32x4.splat(130));
-  return v128.or(special, v128.andnot(out, i32x4.eq(top, i32x4.splat(NEG))));
+/**
+ * Decodes one i16x8 of bf16 patterns (eight columns at one k, or eight k of a row); stores the
+ * eight f32 values at val and the eight tops at exp, as i16 (dup false) or as i32 with the i16
+ * in both halves (dup true, the row layout of decode.ts); returns the untame lanes.
+ */
+@inline function decode8(x: v128, val: usize, exp: usize, dup: bool): v128 {
+  const field = v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff));
+  const special = i16x8.eq(field, i16x8.splat(0xff));
+  const xm = v128.andnot(x, special);
+  const z = i16x8.splat(0);
+  // f32 bits = pattern << 16: a zero low half under each pattern.
+  v128.store(val, i8x16.shuffle(z, xm, 0, 1, 16, 17, 0, 1, 18, 19, 0, 1, 20, 21, 0, 1, 22, 23));
+  v128.store(val, i8x16.shuffle(z, xm, 0, 1, 24, 25, 0, 1, 26, 27, 0, 1, 28, 29, 0, 1, 30, 31), 16);
+  const zeroFrac = i16x8.eq(v128.and(x, i16x8.splat(0x7f)), z);
+  const sub = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), i16x8.splat(-126), zeroFrac);
+  const normal = i16x8.sub(field, i16x8.splat(127));
+  let top = v128.bitselect(sub, normal, i16x8.eq(field, z));
+  top = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, special);
+  if (dup) {
+    v128.store(exp, i16x8.shuffle(top, top, 0, 0, 1, 1, 2, 2, 3, 3));
+    v128.store(exp, i16x8.shuffle(top, top, 4, 4, 5, 5, 6, 6, 7, 7), 16);
+  } else {
+    v128.store(exp, top);
+  }
+  const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
+  return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
 }
 
 /** `packPanels` for bf16 (same arguments, same output). */
 export function packPanelsBf16(
   src: usize, n: i32, kp: i32, val: usize, exp: usize, tame: usize,
 ): void {
-  const panels = (n + 3) >> 2;
+  const panels = (n + PANEL - 1) >> 3;
   const stride = <usize>kp << 1;
   for (let g = 0; g < panels; g++) {
-    const kSimd = 4 * g + 4 <= n ? kp & ~3 : 0;
-    const col = src + (<usize>(4 * g * kp) << 1);
-    const out = <usize>(g * kp) << 4;
-    let bad = i32x4.splat(0);
+    const kSimd = PANEL * g + PANEL <= n ? kp & ~3 : 0;
+    const col = src + (<usize>(PANEL * g * kp) << 1);
+    const outVal = val + (<usize>(g * kp) << 5);
+    const outExp = exp + (<usize>(g * kp) << 4);
+    let bad = i16x8.splat(0);
     for (let k = 0; k < kSimd; k += 4) {
       const o = col + (<usize>k << 1);
-      // u16 lanes: v01 = [col0 k0..k3, col1 k0..k3], v23 the same for columns 2 and 3.
+      // u16 lanes: v01 = [col0 k0..k3, col1 k0..k3], v23, v45, v67 likewise.
       const v01 = i64x2.replace_lane(v128.load64_zero(o), 1, load<i64>(o + stride));
       const o2 = o + 2 * stride;
       const v23 = i64x2.replace_lane(v128.load64_zero(o2), 1, load<i64>(o2 + stride));
-      // Transposed: w01 = [k0: col0..col3, k1: col0..col3], w23 for k2 and k3.
-      const w01 = i8x16.shuffle(
-        v01, v23, 0, 1, 8, 9, 16, 17, 24, 25, 2, 3, 10, 11, 18, 19, 26, 27,
-      );
-      const w23 = i8x16.shuffle(
-        v01, v23, 4, 5, 12, 13, 20, 21, 28, 29, 6, 7, 14, 15, 22, 23, 30, 31,
-      );
-      const d = out + (<usize>k << 4);
-      bad = v128.or(bad, decode4(i32x4.extend_low_i16x8_u(w01), val + d, exp + d));
-      bad = v128.or(bad, decode4(i32x4.extend_high_i16x8_u(w01), val + d + 16, exp + d + 16));
-      bad = v128.or(bad, decode4(i32x4.extend_low_i16x8_u(w23), val + d + 32, exp + d + 32));
-      bad = v128.or(bad, decode4(i32x4.extend_high_i16x8_u(w23), val + d + 48, exp + d + 48));
+      const o4 = o + 4 * stride;
+      const v45 = i64x2.replace_lane(v128.load64_zero(o4), 1, load<i64>(o4 + stride));
+      const o6 = o + 6 * stride;
+      const v67 = i64x2.replace_lane(v128.load64_zero(o6), 1, load<i64>(o6 + stride));
+      // w01 = [k0: col0..col3, k1: col0..col3], w23 for k2, k3; x01, x23 for columns 4..7.
+      const w01 = i8x16.shuffle(v01, v23, 0, 1, 8, 9, 16, 17, 24, 25, 2, 3, 10, 11, 18, 19, 26, 27);
+      const w23 = i8x16.shuffle(v01, v23, 4, 5, 12, 13, 20, 21, 28, 29, 6, 7, 14, 15, 22, 23, 30, 31);
+      const x01 = i8x16.shuffle(v45, v67, 0, 1, 8, 9, 16, 17, 24, 25, 2, 3, 10, 11, 18, 19, 26, 27);
+      const x23 = i8x16.shuffle(v45, v67, 4, 5, 12, 13, 20, 21, 28, 29, 6, 7, 14, 15, 22, 23, 30, 31);
+      // r_k = [k: col0..col7].
+      const r0 = i8x16.shuffle(w01, x01, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const r1 = i8x16.shuffle(w01, x01, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+      const r2 = i8x16.shuffle(w23, x23, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+      const dv = outVal + (<usize>k << 5);
+      const de = outExp + (<usize>k << 4);
+      bad = v128.or(bad, decode8(r0, dv, de, false));
+      bad = v128.or(bad, decode8(r1, dv + 32, de + 16, false));
+      bad = v128.or(bad, decode8(r2, dv + 64, de + 32, false));
+      bad = v128.or(bad, decode8(r3, dv + 96, de + 48, false));
     }
     let ok = !v128.any_true(bad);
-    for (let l = 0; l < 4; l++) {
-      const j = g * 4 + l;
-      for (let k = kSimd; k < kp; k++) {
-        const dst = <usize>(((g * kp + k) << 2) + l) << 2;
-        if (j < n) {
-          const bits = <i32>load<u16>(src + (<usize>(j * kp + k) << 1));
-          ok = put(bits, FMT_BF16, val + dst, exp + dst) && ok;
-        } else {
-          store<f32>(val + dst, 0);
-          store<i32>(exp + dst, NEG);
-        }
-      }
-    }
+    ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
     store<u8>(tame + g, ok ? 1 : 0);
+  }
+}
+
+/** `decodeRows` for bf16 (same arguments, same output). */
+export function decodeRowsBf16(
+  src: usize, rows: i32, kp: i32, val: usize, exp: usize, tame: usize,
+): void {
+  const kSimd = kp & ~7;
+  for (let i = 0; i < rows; i++) {
+    const row = <usize>(i * kp);
+    let bad = i16x8.splat(0);
+    for (let k = 0; k < kSimd; k += 8) {
+      const idx = row + <usize>k;
+      bad = v128.or(bad, decode8(v128.load(src + (idx << 1)), val + (idx << 2), exp + (idx << 2), true));
+    }
+    let ok = !v128.any_true(bad);
+    for (let k = kSimd; k < kp; k++) {
+      const idx = row + <usize>k;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), FMT_BF16, val + (idx << 2), exp + (idx << 2)) && ok;
+    }
+    store<u8>(tame + i, ok ? 1 : 0);
   }
 }

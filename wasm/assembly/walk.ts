@@ -1,181 +1,387 @@
-// The K-walk of a GEMM tile: C[M,N] fp32 accumulators walked over kp operand pairs in blocks of
-// L, four output columns per SIMD vector (one lane per output, one k per step).
+// The K-walk of a GEMM tile: C[M,N] fp32 accumulators walked over a K range in blocks of L, one
+// or two rows of A against one panel of 8 columns of B (two SIMD vectors of four lanes, one lane
+// per output).
 //
 // Fast path, per block and lane (all lanes of a tame row and tame panel):
-//  1. E = max(max_k(ea_k + eb_k), top(c), floor) with integer lanes; zero operands carry NEG.
-//     The k loop runs twice per block (exponents, then products): cheaper than keeping L
-//     product vectors live.
+//  1. E = max(floor, max_k(ea_k + eb_k), top(c)). The exponent maximum runs on i16 lanes, eight
+//     columns per vector (decode.ts: exponents are stored as i16; zero operands carry EXP16_ZERO,
+//     so sums stay in range and zero products never win), starting from the floor (params.ts:
+//     gFloor16); then it is widened to i32 and top(c) joins.
 //  2. scale = 2^(F-E) as an f32 built from its bits; valid (a normal power of two) when
 //     E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums <= 126, top(c) <= 127).
-//  3. t_k = trunc_sat((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
-//     product is below 4 * 2^E, so p * scale < 2^(F+2) <= 2^27 and has at most 22 significant
+//  3. t_k = trunc((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
+//     product is below 4 * 2^E, so p * scale < 2^(F+2) <= 2^30 and has at most 22 significant
 //     bits: exact whenever it is >= 2^-126; otherwise it is < 1 both before and after rounding
-//     and truncates to 0 either way. trunc_sat truncates toward zero, i.e. sign-magnitude
-//     truncation onto the 2^(E-F) grid, exactly the reference's alignment.
+//     and truncates to 0 either way. The truncation toward zero is the reference's
+//     sign-magnitude truncation onto the 2^(E-F) grid. It uses the relaxed truncation
+//     (i32x4.relaxed_trunc_f32x4_s), whose result the relaxed-SIMD specification leaves open only
+//     for NaN and values outside the i32 range; every input here is finite and below 2^30 in
+//     magnitude, so every implementation returns the same, exact truncation (the lanes of bad
+//     blocks below may see other inputs, but their results are replaced by the exact path).
 //  4. Lane sums of L terms each <= 2^(F+2) - 1 stay below 2^31 (engineSupports requires
-//     L * (2^(F+2) - 1) < 2^31), in any order, so chunk.ts's tree sums are exact in i32. The
-//     accumulator term trunc(c * scale) (< 2^(F+1), same exactness argument) is added in f64
-//     (exact, < 2^32).
-//  5. RZ to fp32: masking the f64 integer's low 29 fraction bits keeps its leading 24 bits,
-//     truncating toward zero; that value demotes to f32 exactly (24 bits, below 2^33). Then one
-//     f32 multiplication by 2^(E-F) (a normal power of two since F - 126 <= E <= 127): exact
-//     while the result is finite, and any result >= 2^128 rounds to infinity (the overflow rule
-//     "infinity"). Because E - F >= -126, a non-zero sum is never below 2^-126, so gradual
-//     underflow cannot occur on this path. An exact zero sum gives +0.
-//  Lanes with E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf: see cTop) are
-//  recomputed with the exact scalar `blockExact`.
-// Two rows share one panel walk (`walkPanelPair`): the same operations per output, in two
-// independent dependency chains (each block's scale depends on the previous block's result), so
-// the CPU can overlap them. The k loops are unrolled by 8 or 4 (chunk.ts). No relaxed-SIMD
-// instruction is used.
+//     L * (2^(F+2) - 1) < 2^31), in any order, so the i32 sums are exact. The accumulator term
+//     trunc(c * scale) is below 2^(F+1) (same exactness argument).
+//  5. RZ to fp32, then one f32 multiplication by 2^(E-F) (a normal power of two since
+//     F - 126 <= E <= 127; its bits are (254 << 23) - bits(scale)): exact while the result is
+//     finite, and any result >= 2^128 rounds to infinity (the overflow rule "infinity"). Because
+//     E - F >= -126, a non-zero sum is never below 2^-126, so gradual underflow cannot occur on
+//     this path. An exact zero sum gives +0. The RZ of the integer sum T to 24 bits:
+//     - narrow (params.ts: |T| < 2^30 guaranteed): T is exact in i32; r = f32(T) rounds to
+//       nearest, so r is T or one of its two f32 neighbours, an integer of magnitude <= 2^30, and
+//       trunc(r) = r exactly. When |r| > |T| the rounding went away from zero and the f32 just
+//       below r in magnitude (its bit pattern minus one: r is normal and non-zero) is the
+//       truncation of T, since it is <= |T| and the next f32 up is r; otherwise r is it.
+//     - wide (H100-class, where |T| may reach 2^31): T is summed in f64 (exact, < 2^32) and its
+//       low 29 fraction bits are masked, which keeps the leading 24 bits (truncation toward
+//       zero); that value demotes to f32 exactly.
+//  Blocks where some lane has E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf:
+//  see cTop) recompute those lanes with the exact scalar `blockExact` (fix_lanes.ts).
+// Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
+// k loops are unrolled by 4 when 4 divides L. Memory accesses are few because each carries a
+// bounds check (the engine does not rely on the embedder's guard pages): the accumulators stay
+// in locals over the walked range (C has row stride ldc, padded to whole panels), and four k of
+// a row's values or exponents come in one load and are broadcast lane by lane with shuffles.
 
-import { expChunk, sumChunk } from "./chunk";
-import { NEG } from "./decode";
 import { fixLanes } from "./fix_lanes";
-import { gF, gFloor, gL } from "./params";
+import { gF, gFloor16, gL, gNarrow } from "./params";
+
+/** Scratch for the E of a block with bad lanes (four vectors): rare, so kept out of registers. */
+const BIGS: usize = memory.data(64, 16);
+
+/**
+ * Vector constants, loaded once per walk from static data: a literal would be materialised anew
+ * at every use inside the block loop. 127 in every i32 lane; then the bits 254 << 23; then the
+ * f64 mask that keeps the leading 24 bits (step 5 wide).
+ */
+const CONSTS: usize = memory.data<u32>([
+  127, 127, 127, 127,
+  254 << 23, 254 << 23, 254 << 23, 254 << 23,
+  0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
+], 16);
 
 /**
  * Biased-field exponent of fp32 accumulator lanes minus 127. For zero and subnormal c this gives
- * -127 instead of NEG / -126, and 128 for NaN/Inf: harmless, because any E <= -126 fails the
+ * -127 instead of none / -126, and 128 for NaN/Inf: harmless, because any E <= -126 fails the
  * range check E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127;
- * such lanes take the exact path.
+ * such lanes take the exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4
+ * whenever E >= F - 126, as its true top -126 is below E.)
  */
-@inline function cTop(c: v128): v128 {
-  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), i32x4.splat(127));
+@inline function cTop(c: v128, k127: v128): v128 {
+  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), k127);
 }
 
-/** Keeps the leading 24 bits of the f64 integer lanes (truncation toward zero, step 5). */
-@inline function keep24(v: v128): v128 {
-  return v128.and(v, i64x2.splat(0xffffffffe0000000));
+/** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F in every lane). */
+@inline function scaleOf(big: v128, kScale: v128): v128 {
+  return i32x4.shl(i32x4.sub(kScale, big), 23);
 }
 
-/** Step 1's E from the block's exponent maximum e and the accumulator c. */
-@inline function blockBig(e: v128, c: v128): v128 {
-  return i32x4.max_s(i32x4.max_s(e, cTop(c)), i32x4.splat(gFloor));
-}
-
-/** Step 2: scale = 2^(F-E) built from its bits. */
-@inline function scaleOf(big: v128): v128 {
-  return i32x4.shl(i32x4.sub(i32x4.splat(127 + gF), big), 23);
-}
-
-/** Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). */
-@inline function roundBlock(s: v128, c: v128, scale: v128, big: v128): v128 {
-  const ac = i32x4.trunc_sat_f32x4_s(f32x4.mul(c, scale));
-  const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
-  const hi = f64x2.add(
-    f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
-    f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
-  );
-  const t = i32x4.shuffle(
-    f32x4.demote_f64x2_zero(keep24(lo)),
-    f32x4.demote_f64x2_zero(keep24(hi)),
-    0, 1, 4, 5,
-  );
-  return f32x4.mul(t, i32x4.shl(i32x4.sub(big, i32x4.splat(gF - 127)), 23));
-}
-
-/** Lanes whose E lies outside [F - 126, 127]: they take the exact path. */
-@inline function badLanes(big: v128): v128 {
-  return i32x4.gt_u(i32x4.sub(big, i32x4.splat(gF - 126)), i32x4.splat(127 - (gF - 126)));
+/** Step 3: one aligned term trunc((a * b) * scale). */
+@inline function term(a: v128, b: v128, scale: v128): v128 {
+  return i32x4.relaxed_trunc_f32x4_s(f32x4.mul(f32x4.mul(a, b), scale));
 }
 
 /**
- * Fast walk of one tame row against one tame panel of 4 columns (steps 1-5 above). `c` holds the
- * initial accumulators (lanes past the matrix edge hold 1.0, which keeps them on the fast path);
- * bRaw points at the raw pattern row of the panel's first column; lanes is the number of real
- * columns in the panel.
+ * Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). k
+ * kPow and k24 are the constants at CONSTS + 16 and + 32.
+ */
+@inline function roundBlock(
+  s: v128, c: v128, scale: v128, narrow: bool, kPow: v128, k24: v128,
+): v128 {
+  const ac = i32x4.relaxed_trunc_f32x4_s(f32x4.mul(c, scale));
+  let t: v128;
+  if (narrow) {
+    const sum = i32x4.add(s, ac);
+    const r = f32x4.convert_i32x4_s(sum);
+    const away = i32x4.gt_s(i32x4.abs(i32x4.relaxed_trunc_f32x4_s(r)), i32x4.abs(sum));
+    t = i32x4.add(r, away);
+  } else {
+    const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
+    const hi = f64x2.add(
+      f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
+      f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
+    );
+    t = i32x4.shuffle(
+      f32x4.demote_f64x2_zero(v128.and(lo, k24)), // keeps the leading 24 bits: truncation
+      f32x4.demote_f64x2_zero(v128.and(hi, k24)),
+      0, 1, 4, 5,
+    );
+  }
+  return f32x4.mul(t, i32x4.sub(kPow, scale));
+}
+
+/** Lanes whose E lies outside [F - 126, 127] (kLo, k127): they take the exact path. */
+@inline function badLanes(big: v128, kLo: v128, k127: v128): v128 {
+  return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, k127));
+}
+
+/** One k of step 1 for one row: e = max(e, ea_k + eb_k) on i16 lanes (eight columns). */
+@inline function expK(ea: v128, eb: v128, e: v128): v128 {
+  return i16x8.max_s(e, i16x8.add(ea, eb));
+}
+
+/** Lane j of a vector of four consecutive 32-bit slots of a row, broadcast to every lane. */
+@inline function lane(v: v128, j: i32): v128 {
+  if (j == 0) return i32x4.shuffle(v, v, 0, 0, 0, 0);
+  if (j == 1) return i32x4.shuffle(v, v, 1, 1, 1, 1);
+  if (j == 2) return i32x4.shuffle(v, v, 2, 2, 2, 2);
+  return i32x4.shuffle(v, v, 3, 3, 3, 3);
+}
+
+/**
+ * Four k of step 1 for one row: ea4 holds the row's exponents of four k (one load of i32 slots
+ * with the i16 in both halves, decode.ts `putRow`), each broadcast to every i16 lane by one
+ * 32-bit lane shuffle; pb points at the panel's exponents of the first k.
+ */
+@inline function exp4(ea4: v128, pb: usize, e: v128): v128 {
+  e = expK(lane(ea4, 0), v128.load(pb), e);
+  e = expK(lane(ea4, 1), v128.load(pb, 16), e);
+  e = expK(lane(ea4, 2), v128.load(pb, 32), e);
+  return expK(lane(ea4, 3), v128.load(pb, 48), e);
+}
+
+/**
+ * Fast walk of one tame row against one tame panel of 8 columns over k in [kb0, kb1) (a range
+ * of whole blocks), updating the accumulators at c (8 lanes; lanes past the matrix edge hold
+ * 1.0, which keeps them on the fast path). bRaw points at the raw pattern row of the panel's
+ * first column; lanes is the number of real columns in the panel.
  */
 export function walkPanel(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, c: v128,
-): v128 {
-  const L = gL;
-  if (L % 8 == 0) return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 8);
-  if (L % 4 == 0) return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 4);
-  return singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c, 1);
-}
-
-/** The block loop of `walkPanel`; `step` (a constant dividing L) is the unroll factor. */
-@inline function singleBody(
-  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, c: v128, step: i32,
-): v128 {
-  const L = gL;
-  for (let k0 = 0; k0 < kp; k0 += L) {
-    const kEnd = k0 + L;
-    let e = i32x4.splat(2 * NEG);
-    for (let k = k0; k < kEnd; k += step) {
-      e = expChunk(aExp + (<usize>k << 2), bExp + (<usize>k << 4), e, step);
-    }
-    const big = blockBig(e, c);
-    const scale = scaleOf(big);
-    let s = i32x4.splat(0);
-    for (let k = k0; k < kEnd; k += step) {
-      s = sumChunk(aVal + (<usize>k << 2), bVal + (<usize>k << 4), scale, s, step);
-    }
-    const d = roundBlock(s, c, scale, big);
-    const bad = badLanes(big);
-    c = v128.any_true(bad) ? fixLanes(d, c, bad, aRaw, bRaw, lanes, kp, k0) : d;
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize,
+): void {
+  const four = gL % 4 == 0;
+  if (gNarrow) {
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 4, true);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 1, true);
+  } else {
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 4, false);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 1, false);
   }
-  return c;
 }
-
-/** The second row's result of the last `walkPanelPair`. */
-export let gPairSecond: v128 = i32x4.splat(0);
 
 /**
- * `walkPanel` for two consecutive tame rows (the second one kp elements after the first in every
- * row array) against one panel: returns the first row's accumulators and leaves the second's in
- * `gPairSecond`. The k loops are unrolled by 8 when 8 divides L, by 4 when 4 does.
+ * The block loop of `walkPanel`; `step` (4 or 1, dividing L) and `narrow` are constants. The
+ * accumulators stay in locals over the whole range: wasm memory accesses carry bounds checks,
+ * spilled locals do not.
  */
-export function walkPanelPair(
+@inline function singleBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, c0: v128, c1: v128,
-): v128 {
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, step: i32, narrow: bool,
+): void {
   const L = gL;
-  if (L % 8 == 0) return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 8);
-  if (L % 4 == 0) return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 4);
-  return pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, c0, c1, 1);
-}
-
-/** The block loop of `walkPanelPair`; `step` (a constant dividing L) is the unroll factor. */
-@inline function pairBody(
-  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, c0: v128, c1: v128, step: i32,
-): v128 {
-  const L = gL;
-  const row = <usize>kp << 2;
-  for (let k0 = 0; k0 < kp; k0 += L) {
+  const floor = i16x8.splat(<i16>gFloor16);
+  const k127 = v128.load(CONSTS);
+  const kPow = v128.load(CONSTS, 16);
+  const k24 = v128.load(CONSTS, 32);
+  const kScale = i32x4.splat(127 + gF);
+  const kLo = i32x4.splat(gF - 126);
+  const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
+  let c0 = v128.load(c);
+  let c1 = v128.load(c, 16);
+  for (let k0 = kb0; k0 < kb1; k0 += L) {
     const kEnd = k0 + L;
-    let e0 = i32x4.splat(2 * NEG);
-    let e1 = i32x4.splat(2 * NEG);
+    let e = floor;
     for (let k = k0; k < kEnd; k += step) {
       const pa = aExp + (<usize>k << 2);
       const pb = bExp + (<usize>k << 4);
-      e0 = expChunk(pa, pb, e0, step);
-      e1 = expChunk(pa + row, pb, e1, step);
+      if (step == 4) e = exp4(v128.load(pa), pb, e);
+      else e = expK(v128.load32_splat(pa), v128.load(pb), e);
     }
-    const big0 = blockBig(e0, c0);
-    const big1 = blockBig(e1, c1);
-    const scale0 = scaleOf(big0);
-    const scale1 = scaleOf(big1);
+    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_s(e), cTop(c0, k127));
+    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_s(e), cTop(c1, k127));
+    const sc0 = scaleOf(big0, kScale);
+    const sc1 = scaleOf(big1, kScale);
+    const bad = v128.any_true(v128.or(
+      i32x4.lt_s(i32x4.min_s(big0, big1), kLo),
+      i32x4.gt_s(i32x4.max_s(big0, big1), k127),
+    ));
+    if (bad) {
+      v128.store(BIGS, big0);
+      v128.store(BIGS, big1, 16);
+    }
     let s0 = i32x4.splat(0);
     let s1 = i32x4.splat(0);
     for (let k = k0; k < kEnd; k += step) {
       const pa = aVal + (<usize>k << 2);
-      const pb = bVal + (<usize>k << 4);
-      s0 = sumChunk(pa, pb, scale0, s0, step);
-      s1 = sumChunk(pa + row, pb, scale1, s1, step);
+      const pb = bVal + (<usize>k << 5);
+      if (step == 4) {
+        const a4 = v128.load(pa);
+        let x = lane(a4, 0);
+        s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
+        x = lane(a4, 1);
+        s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
+        x = lane(a4, 2);
+        s0 = i32x4.add(s0, term(x, v128.load(pb, 64), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 80), sc1));
+        x = lane(a4, 3);
+        s0 = i32x4.add(s0, term(x, v128.load(pb, 96), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 112), sc1));
+      } else {
+        const x = v128.load32_splat(pa);
+        s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
+      }
     }
-    const d0 = roundBlock(s0, c0, scale0, big0);
-    const d1 = roundBlock(s1, c1, scale1, big1);
-    const bad0 = badLanes(big0);
-    const bad1 = badLanes(big1);
-    c0 = v128.any_true(bad0) ? fixLanes(d0, c0, bad0, aRaw, bRaw, lanes, kp, k0) : d0;
-    const aRaw1 = aRaw + (<usize>kp << 1);
-    c1 = v128.any_true(bad1) ? fixLanes(d1, c1, bad1, aRaw1, bRaw, lanes, kp, k0) : d1;
+    let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
+    let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
+    if (bad) {
+      d0 = fixLanes(d0, c0, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, min(lanes, 4), kp, k0);
+      d1 = fixLanes(d1, c1, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, lanes - 4, kp, k0);
+    }
+    c0 = d0;
+    c1 = d1;
   }
-  gPairSecond = c1;
-  return c0;
+  v128.store(c, c0);
+  v128.store(c, c1, 16);
+}
+
+/**
+ * `walkPanel` for two consecutive tame rows (the second one kp elements after the first in every
+ * row array, its accumulators at cb) against one panel: the same operations per output, in four
+ * independent dependency chains.
+ */
+export function walkPanelPair(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize,
+): void {
+  const four = gL % 4 == 0;
+  if (gNarrow) {
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, true);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, true);
+  } else {
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, false);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, false);
+  }
+}
+
+/** The block loop of `walkPanelPair`; as `singleBody`, for two rows. */
+@inline function pairBody(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, step: i32, narrow: bool,
+): void {
+  const L = gL;
+  const rowVal = <usize>kp << 2;
+  const rowExp = <usize>kp << 2;
+  const rowRaw = <usize>kp << 1;
+  const floor = i16x8.splat(<i16>gFloor16);
+  const k127 = v128.load(CONSTS);
+  const kPow = v128.load(CONSTS, 16);
+  const k24 = v128.load(CONSTS, 32);
+  const kScale = i32x4.splat(127 + gF);
+  const kLo = i32x4.splat(gF - 126);
+  const aRaw1 = aRaw + rowRaw;
+  const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
+  let c00 = v128.load(ca);
+  let c01 = v128.load(ca, 16);
+  let c10 = v128.load(cb);
+  let c11 = v128.load(cb, 16);
+  for (let k0 = kb0; k0 < kb1; k0 += L) {
+    const kEnd = k0 + L;
+    let e0 = floor;
+    let e1 = floor;
+    for (let k = k0; k < kEnd; k += step) {
+      const pa = aExp + (<usize>k << 2);
+      const pb = bExp + (<usize>k << 4);
+      if (step == 4) {
+        e0 = exp4(v128.load(pa), pb, e0);
+        e1 = exp4(v128.load(pa + rowExp), pb, e1);
+      } else {
+        const y = v128.load(pb);
+        e0 = expK(v128.load32_splat(pa), y, e0);
+        e1 = expK(v128.load32_splat(pa + rowExp), y, e1);
+      }
+    }
+    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_s(e0), cTop(c00, k127));
+    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_s(e0), cTop(c01, k127));
+    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_s(e1), cTop(c10, k127));
+    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_s(e1), cTop(c11, k127));
+    const sc00 = scaleOf(big00, kScale);
+    const sc01 = scaleOf(big01, kScale);
+    const sc10 = scaleOf(big10, kScale);
+    const sc11 = scaleOf(big11, kScale);
+    const mn = i32x4.min_s(i32x4.min_s(big00, big01), i32x4.min_s(big10, big11));
+    const mx = i32x4.max_s(i32x4.max_s(big00, big01), i32x4.max_s(big10, big11));
+    const bad = v128.any_true(v128.or(i32x4.lt_s(mn, kLo), i32x4.gt_s(mx, k127)));
+    if (bad) {
+      v128.store(BIGS, big00);
+      v128.store(BIGS, big01, 16);
+      v128.store(BIGS, big10, 32);
+      v128.store(BIGS, big11, 48);
+    }
+    let s00 = i32x4.splat(0);
+    let s01 = i32x4.splat(0);
+    let s10 = i32x4.splat(0);
+    let s11 = i32x4.splat(0);
+    for (let k = k0; k < kEnd; k += step) {
+      const pa = aVal + (<usize>k << 2);
+      const pb = bVal + (<usize>k << 5);
+      if (step == 4) {
+        const a4 = v128.load(pa);
+        const b4 = v128.load(pa + rowVal);
+        let x0 = lane(a4, 0);
+        let x1 = lane(b4, 0);
+        let y0 = v128.load(pb);
+        let y1 = v128.load(pb, 16);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+        x0 = lane(a4, 1);
+        x1 = lane(b4, 1);
+        y0 = v128.load(pb, 32);
+        y1 = v128.load(pb, 48);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+        x0 = lane(a4, 2);
+        x1 = lane(b4, 2);
+        y0 = v128.load(pb, 64);
+        y1 = v128.load(pb, 80);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+        x0 = lane(a4, 3);
+        x1 = lane(b4, 3);
+        y0 = v128.load(pb, 96);
+        y1 = v128.load(pb, 112);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+      } else {
+        const x0 = v128.load32_splat(pa);
+        const x1 = v128.load32_splat(pa + rowVal);
+        const y0 = v128.load(pb);
+        const y1 = v128.load(pb, 16);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+      }
+    }
+    let d00 = roundBlock(s00, c00, sc00, narrow, kPow, k24);
+    let d01 = roundBlock(s01, c01, sc01, narrow, kPow, k24);
+    let d10 = roundBlock(s10, c10, sc10, narrow, kPow, k24);
+    let d11 = roundBlock(s11, c11, sc11, narrow, kPow, k24);
+    if (bad) {
+      const l0 = min(lanes, 4);
+      const l1 = lanes - 4;
+      d00 = fixLanes(d00, c00, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, l0, kp, k0);
+      d01 = fixLanes(d01, c01, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, l1, kp, k0);
+      d10 = fixLanes(d10, c10, badLanes(v128.load(BIGS, 32), kLo, k127), aRaw1, bRaw, l0, kp, k0);
+      d11 = fixLanes(d11, c11, badLanes(v128.load(BIGS, 48), kLo, k127), aRaw1, bRaw1, l1, kp, k0);
+    }
+    c00 = d00;
+    c01 = d01;
+    c10 = d10;
+    c11 = d11;
+  }
+  v128.store(ca, c00);
+  v128.store(ca, c01, 16);
+  v128.store(cb, c10);
+  v128.store(cb, c11, 16);
 }

@@ -20,3 +20,4 @@ export {
 } from "./verify_timestamp_token.ts";
 export { checkSignatureTimestamp } from "./check_signature_timestamp.ts";
 export { timestampResponseDer } from "./timestamp_token_der.ts";
+export { createLocalTsa, type LocalTsa } from "./local_tsa.ts";

@@ -4,8 +4,10 @@
  * A simulated prover turns `demo/scenario.json` (a small transformer's projection GEMMs at varied
  * batch sizes on an A100, a handful of records falsified) into a committed claim log; a
  * throw-away inspector key audits a sample chosen by fixed public randomness, signs the verdict,
- * and the attestation is then checked offline as a third party would. Finally the bundled
- * GPU-measured tensor-core vectors are re-checked.
+ * and the attestation is then checked offline as a third party would. An in-process RFC 3161 TSA
+ * with a throw-away certificate (pinned in the demo's trust root) stamps the announcement and the
+ * attestation's signature, so `check` exercises the timestamp path without a subprocess. Finally
+ * the bundled GPU-measured tensor-core vectors are re-checked.
  *
  * @module
  */
@@ -23,8 +25,12 @@ import { runProver } from "./claims.ts";
 import { generateKeys } from "./key.ts";
 import {
   buildTrustRoot,
+  createLocalTsa,
+  decodeBase64,
   decodePublicKeyPem,
   drandChainHash,
+  encodePem,
+  type LocalTsa,
   parseDrandChainInfo,
   parseRfc3339,
   signCheckpoint,
@@ -44,6 +50,8 @@ const DEMO_CHAIN = new URL("../../../demo/drand/quicknet-info.json", import.meta
 const DEMO_CHECKPOINT_TIME = "2023-08-23T15:15:00Z";
 /** When the inspector says it announced the audit: after the checkpoint, before the round. */
 const DEMO_ANNOUNCE_TIME = "2023-08-23T15:15:10Z";
+/** Start of the demo keys' and the demo TSA certificates' validity. */
+const DEMO_VALID_FROM = "2023-01-01T00:00:00Z";
 const DEMO_ORIGIN = "bitaudit.example/demo-prover/log";
 const DEMO_K = 120;
 
@@ -64,7 +72,7 @@ export function demoCommand(): Command {
     )
     .option(
       "--out <dir>",
-      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, announcement.dsse.json, trust-root.json, attestation.dsse.json and report.md here (default: a temporary folder)",
+      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, tsa.pem, announcement.dsse.json, announcement.tsr, trust-root.json, attestation.dsse.json, attestation.tsr and report.md here (default: a temporary folder)",
     )
     .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
@@ -77,9 +85,12 @@ export function demoCommand(): Command {
         "inspector.pub",
         "prover.pub",
         "checkpoint.txt",
+        "tsa.pem",
         "announcement.dsse.json",
+        "announcement.tsr",
         "trust-root.json",
         "attestation.dsse.json",
+        "attestation.tsr",
         "report.md",
       ]);
       say(`bitaudit demo -> ${out}\n`);
@@ -106,18 +117,26 @@ export function demoCommand(): Command {
         await writeNewFile(`${out}/checkpoint.txt`, cp);
         say(`   signed C2SP checkpoint ${DEMO_ORIGIN} at ${DEMO_CHECKPOINT_TIME} (checkpoint.txt)`);
         say(
-          "2. inspector: throw-away Ed25519 key; trust root with the prover key and drand quicknet",
+          "2. inspector: throw-away Ed25519 key; trust root with the prover key, drand quicknet and a local TSA",
         );
         const keys = await generateKeys(`${keyDir}/inspector`);
         const pem = await Deno.readTextFile(keys.publicKey);
         await writeNewFile(`${out}/inspector.pub`, pem);
         const pub = decodePublicKeyPem(pem);
         const chain = parseDrandChainInfo(await Deno.readTextFile(DEMO_CHAIN));
+        // Its clock is the demo's own: valid from 2023, since the announcement is dated then.
+        const tsa = await createLocalTsa({
+          name: "bitaudit demo TSA (throw-away)",
+          notBefore: parseRfc3339(DEMO_VALID_FROM),
+          notAfter: Date.now() + 86_400_000,
+        });
+        await writeNewFile(`${out}/tsa.pem`, encodePem("CERTIFICATE", tsa.anchor));
         // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
         const trustRoot = buildTrustRoot([pub], {
-          start: "2023-01-01T00:00:00Z",
-          provers: { keys: [decodePublicKeyPem(proverPem)], start: "2023-01-01T00:00:00Z" },
+          start: DEMO_VALID_FROM,
+          provers: { keys: [decodePublicKeyPem(proverPem)], start: DEMO_VALID_FROM },
           drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
+          tsa: [{ certificate: tsa.anchor, name: "tsa.pem" }],
         });
         await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
         say(`   keyid ${keys.keyid}`);
@@ -134,6 +153,17 @@ export function demoCommand(): Command {
         say(
           `   announced the audit of round 123 at ${DEMO_ANNOUNCE_TIME} (announcement.dsse.json)`,
         );
+        await _stampSignature(tsa, {
+          envelope: `${out}/announcement.dsse.json`,
+          out: `${out}/announcement.tsr`,
+          time: parseRfc3339(DEMO_ANNOUNCE_TIME),
+        });
+        say(
+          `   local TSA (in process, CA pinned as tsa.pem): RFC 3161 token over the announcement's signature at ${DEMO_ANNOUNCE_TIME} (announcement.tsr)`,
+        );
+        say(
+          "   the demo TSA's clock is the demo's own: its tokens exercise the checks but prove nothing against whoever runs it; a real deployment pins an independent TSA",
+        );
         say(
           `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
         );
@@ -144,11 +174,18 @@ export function demoCommand(): Command {
           chain: DEMO_CHAIN,
           checkpoint: `${out}/checkpoint.txt`,
           proverPub: `${out}/prover.pub`,
+          announcementTimestamp: `${out}/announcement.tsr`,
           k: opts.k,
           keys: [keys.privateKey],
           out,
           progress: !opts.json,
         });
+        await _stampSignature(tsa, {
+          envelope: audit.attestation,
+          out: `${out}/attestation.tsr`,
+          time: Date.now(),
+        });
+        say("   local TSA: RFC 3161 token over the attestation's signature, now (attestation.tsr)");
         const r = audit.report;
         const failedIdx = new Set(r.results.filter((x) => x.status === "FAIL").map((x) => x.index));
         const sampled = new Set(r.selected);
@@ -171,11 +208,23 @@ export function demoCommand(): Command {
           attestation: audit.attestation,
           trustRoot: `${out}/trust-root.json`,
           log: `${out}/claims.jsonl`,
+          timestamp: `${out}/attestation.tsr`,
         });
         say(
           `   ${check.valid ? "VALID" : "INVALID"}: ${
             check.checks.filter((c) => c.ok).length
           }/${check.checks.length} checks`,
+        );
+        const detail = (name: string) => check.checks.find((c) => c.check === name)?.detail;
+        say(
+          `   announcement: ${
+            detail("announcement")
+          } (the TSA vouches the announcement existed before the round's randomness did)`,
+        );
+        say(
+          `   timestamp: ${
+            detail("timestamp")
+          } (the inspector key was judged valid and unrevoked at the TSA's time, not the stated one)`,
         );
         say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
         const rows = await runBundledVectors();
@@ -199,6 +248,10 @@ export function demoCommand(): Command {
           detectionProbability: Number(pCatch.toFixed(6)),
           detection: r.detection,
           attestationValid: check.valid,
+          timestamps: {
+            announcement: check.trust?.announcement ?? "none",
+            attestation: detail("timestamp") ?? null,
+          },
           byKind: _byKind(r.results, prover.output.records),
           vectors: { matched, total },
         };
@@ -232,12 +285,23 @@ export function demoCommand(): Command {
             }), report: ${audit.reportPath}`,
           );
         }
-        const ok = check.valid && wrongFail.length === 0 && matched === total;
+        const ok = check.valid && check.trust?.announcement === "timestamped" &&
+          wrongFail.length === 0 && matched === total;
         Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
       } finally {
         await Deno.remove(keyDir, { recursive: true });
       }
     });
+}
+
+/** Stamps the raw bytes of the first signature of a DSSE envelope file and writes the response. */
+async function _stampSignature(
+  tsa: LocalTsa,
+  o: { envelope: string; out: string; time: number },
+): Promise<void> {
+  const env = JSON.parse(await Deno.readTextFile(o.envelope)) as { signatures: { sig: string }[] };
+  const sig = decodeBase64(env.signatures[0]!.sig, { alphabet: "any" });
+  await writeNewFile(o.out, await tsa.stamp(sig, { time: o.time }));
 }
 
 /** Sampled results per workload kind, with the SFU functions and statuses they depended on. */
