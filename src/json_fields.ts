@@ -1,8 +1,25 @@
 /**
- * Field readers for validating parsed JSON documents with errors that name the bad field.
+ * Typed field readers for validating parsed JSON documents with errors that name the bad field.
+ * Together with `parseStrictJson` (json_strict.ts) this is the one JSON kit of the project: the
+ * strict parser refuses what a reader could not see (duplicate keys, non-integer number forms,
+ * lone surrogates), the readers refuse unknown fields and wrong types.
+ *
+ * Errors go through the object's `fail` hook, so a document family reports its own coded error
+ * (a claim line says `CLAIM_INVALID` and its line); the default raises `TypeError` (wrong type)
+ * or `RangeError` (value out of range) with "Cannot read '<path>': <why>".
  *
  * @module
  */
+import { escapeForTerminal } from "./escape_text.ts";
+
+/**
+ * Why a field is refused: absent though required (`missing`), not part of the schema (`unknown`),
+ * of the wrong JSON type (`type`), or of the right type but out of its set or range (`range`).
+ */
+export type FieldFailKind = "missing" | "unknown" | "type" | "range";
+
+/** Raises the caller's error for the field at `path`; `kind` says which rule it broke. */
+export type FieldFail = (path: string, why: string, kind: FieldFailKind) => never;
 
 /** A JSON object being validated, with its path for error messages. */
 export interface Fields {
@@ -10,26 +27,81 @@ export interface Fields {
   readonly path: string;
   /** The object itself. */
   readonly obj: Readonly<Record<string, unknown>>;
+  /** Error raiser (default: `TypeError` / `RangeError`). */
+  readonly fail: FieldFail;
 }
+
+/**
+ * The default {@link FieldFail}: `TypeError` (missing or wrong type) or `RangeError` (unknown
+ * field or value out of range), "Cannot read '<path>': <why>".
+ */
+export const THROW_BUILTIN: FieldFail = (path, why, kind) => {
+  const message = `Cannot read '${path}': ${why}`;
+  throw kind === "type" || kind === "missing" ? new TypeError(message) : new RangeError(message);
+};
 
 /**
  * Wraps a value as an object to validate.
  *
  * @param value parsed JSON value
  * @param path path for error messages
+ * @param fail error raiser (default {@link THROW_BUILTIN})
  * @returns the wrapper
- * @throws {TypeError} when the value is not a plain object
+ * @throws {TypeError} (through `fail`) when the value is not a plain object
  * @example
  * ```ts
  * import { fieldsOf, str } from "./json_fields.ts";
  * if (str(fieldsOf({ id: "a100" }, "profile"), "id") !== "a100") throw new Error();
  * ```
  */
-export function fieldsOf(value: unknown, path: string): Fields {
+export function fieldsOf(value: unknown, path: string, fail: FieldFail = THROW_BUILTIN): Fields {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`Cannot read '${path}': expected an object, got ${_kind(value)}`);
+    fail(path, `expected an object, got ${_kind(value)}`, _typeOrMissing(value));
   }
-  return { path, obj: value as Record<string, unknown> };
+  return { path, obj: value as Record<string, unknown>, fail };
+}
+
+/**
+ * Reads a required object field, with the parent's path and error raiser.
+ *
+ * @param f object under validation
+ * @param key field name
+ * @param known when given, the only field names the child may hold
+ * @returns the child wrapper
+ * @throws (through `fail`) when missing, not an object, or holding an unknown field
+ * @example
+ * ```ts
+ * import { child, fieldsOf, int } from "./json_fields.ts";
+ * const batch = child(fieldsOf({ batch: { size: 4 } }, "p"), "batch", ["size"]);
+ * if (int(batch, "size", { min: 1, max: 8 }) !== 4) throw new Error();
+ * ```
+ */
+export function child(f: Fields, key: string, known?: readonly string[]): Fields {
+  const c = fieldsOf(f.obj[key], `${f.path}.${key}`, f.fail);
+  if (known !== undefined) onlyKnown(c, known);
+  return c;
+}
+
+/**
+ * Wraps each element of an array field as an object to validate.
+ *
+ * @param f object under validation
+ * @param key field name
+ * @param known when given, the only field names each element may hold
+ * @returns the element wrappers, paths `key[i]`
+ * @throws (through `fail`) when not an array of objects with known fields
+ * @example
+ * ```ts
+ * import { children, fieldsOf } from "./json_fields.ts";
+ * if (children(fieldsOf({ xs: [{ a: 1 }] }, "p"), "xs", ["a"]).length !== 1) throw new Error();
+ * ```
+ */
+export function children(f: Fields, key: string, known?: readonly string[]): Fields[] {
+  return arr(f, key).map((v, i) => {
+    const c = fieldsOf(v, `${f.path}.${key}[${i}]`, f.fail);
+    if (known !== undefined) onlyKnown(c, known);
+    return c;
+  });
 }
 
 /**
@@ -47,7 +119,8 @@ export function fieldsOf(value: unknown, path: string): Fields {
 export function onlyKnown(f: Fields, allowed: readonly string[]): void {
   for (const key of Object.keys(f.obj)) {
     if (!allowed.includes(key)) {
-      throw new RangeError(`Cannot read '${f.path}.${key}': unknown field`);
+      // The name came from the input: escaped before it can reach a message.
+      f.fail(`${f.path}.${escapeForTerminal(key)}`, "unknown field", "unknown");
     }
   }
 }
@@ -69,10 +142,10 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
 export function str(f: Fields, key: string, pattern?: RegExp): string {
   const v = f.obj[key];
   if (typeof v !== "string") {
-    throw new TypeError(`Cannot read '${f.path}.${key}': expected a string, got ${_kind(v)}`);
+    f.fail(`${f.path}.${key}`, `expected a string, got ${_kind(v)}`, _typeOrMissing(v));
   }
   if (pattern !== undefined && !pattern.test(v)) {
-    throw new RangeError(`Cannot read '${f.path}.${key}': '${v}' does not match ${pattern}`);
+    f.fail(`${f.path}.${key}`, `${_quote(v)} does not match ${pattern}`, "range");
   }
   return v;
 }
@@ -92,16 +165,7 @@ export function str(f: Fields, key: string, pattern?: RegExp): string {
  * ```
  */
 export function int(f: Fields, key: string, range: { min: number; max: number }): number {
-  const v = f.obj[key];
-  if (typeof v !== "number" || !Number.isInteger(v)) {
-    throw new TypeError(`Cannot read '${f.path}.${key}': expected an integer, got ${_kind(v)}`);
-  }
-  if (v < range.min || v > range.max) {
-    throw new RangeError(
-      `Cannot read '${f.path}.${key}': expected ${range.min}..${range.max}, got ${v}`,
-    );
-  }
-  return v;
+  return _int(f.obj[key], { path: `${f.path}.${key}`, fail: f.fail, range });
 }
 
 /**
@@ -121,9 +185,7 @@ export function int(f: Fields, key: string, range: { min: number; max: number })
 export function oneOf<T extends string>(f: Fields, key: string, values: readonly T[]): T {
   const v = str(f, key);
   if (!(values as readonly string[]).includes(v)) {
-    throw new RangeError(
-      `Cannot read '${f.path}.${key}': expected one of ${values.join(", ")}, got '${v}'`,
-    );
+    f.fail(`${f.path}.${key}`, `expected one of ${values.join(", ")}, got ${_quote(v)}`, "range");
   }
   return v as T;
 }
@@ -144,7 +206,7 @@ export function oneOf<T extends string>(f: Fields, key: string, values: readonly
 export function arr(f: Fields, key: string): readonly unknown[] {
   const v = f.obj[key];
   if (!Array.isArray(v)) {
-    throw new TypeError(`Cannot read '${f.path}.${key}': expected an array, got ${_kind(v)}`);
+    f.fail(`${f.path}.${key}`, `expected an array, got ${_kind(v)}`, _typeOrMissing(v));
   }
   return v;
 }
@@ -166,12 +228,140 @@ export function strings(f: Fields, key: string): readonly string[] {
   const a = arr(f, key);
   a.forEach((v, i) => {
     if (typeof v !== "string") {
-      throw new TypeError(
-        `Cannot read '${f.path}.${key}[${i}]': expected a string, got ${_kind(v)}`,
-      );
+      f.fail(`${f.path}.${key}[${i}]`, `expected a string, got ${_kind(v)}`, "type");
     }
   });
   return a as readonly string[];
+}
+
+/**
+ * Reads a required array of integers within bounds.
+ *
+ * @param f object under validation
+ * @param key field name
+ * @param range inclusive bounds of every element
+ * @returns the integers
+ * @throws (through `fail`) when not an array of integers in range
+ * @example
+ * ```ts
+ * import { fieldsOf, ints } from "./json_fields.ts";
+ * if (ints(fieldsOf({ s: [2, 3] }, "p"), "s", { min: 0, max: 9 })[1] !== 3) throw new Error();
+ * ```
+ */
+export function ints(
+  f: Fields,
+  key: string,
+  range: { min: number; max: number },
+): readonly number[] {
+  return arr(f, key).map((v, i) =>
+    _int(v, { path: `${f.path}.${key}[${i}]`, fail: f.fail, range })
+  );
+}
+
+/**
+ * Reads a required object of string values (a free-form name -> text map).
+ *
+ * @param f object under validation
+ * @param key field name
+ * @param pattern optional regular expression every value must match
+ * @returns a fresh object holding the same entries
+ * @throws (through `fail`) when not an object of strings
+ * @example
+ * ```ts
+ * import { fieldsOf, stringMap } from "./json_fields.ts";
+ * if (stringMap(fieldsOf({ c: { torch: "2.8" } }, "p"), "c").torch !== "2.8") throw new Error();
+ * ```
+ */
+export function stringMap(f: Fields, key: string, pattern?: RegExp): Record<string, string> {
+  const c: Fields = child(f, key);
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(c.obj)) {
+    const v = c.obj[k];
+    const path = `${c.path}[${JSON.stringify(escapeForTerminal(k))}]`;
+    if (typeof v !== "string") c.fail(path, `expected a string, got ${_kind(v)}`, "type");
+    if (pattern !== undefined && !pattern.test(v)) {
+      c.fail(path, `${_quote(v)} does not match ${pattern}`, "range");
+    }
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true });
+  }
+  return out;
+}
+
+/**
+ * Tells whether a field is present (for optional fields and variants).
+ *
+ * @param f object under validation
+ * @param key field name
+ * @returns true when the field is present
+ * @example
+ * ```ts
+ * import { fieldsOf, has } from "./json_fields.ts";
+ * if (has(fieldsOf({}, "p"), "end")) throw new Error();
+ * ```
+ */
+export function has(f: Fields, key: string): boolean {
+  return Object.hasOwn(f.obj, key);
+}
+
+/**
+ * Fails for every name in `keys` the object does not hold (for schemas whose fields are all
+ * required, so that a missing field is reported as missing before any type check).
+ *
+ * @param f object under validation
+ * @param keys required field names
+ * @throws (through `fail`, kind `missing`) naming the first absent field
+ * @example
+ * ```ts
+ * import { fieldsOf, requireFields } from "./json_fields.ts";
+ * requireFields(fieldsOf({ a: 1 }, "p"), ["a"]);
+ * ```
+ */
+export function requireFields(f: Fields, keys: readonly string[]): void {
+  for (const key of keys) {
+    if (!Object.hasOwn(f.obj, key)) f.fail(`${f.path}.${key}`, "is missing", "missing");
+  }
+}
+
+/**
+ * Reads an integer value within bounds (an array item, a value outside an object).
+ *
+ * @param v the value
+ * @param ctx `path` for messages, `fail` error raiser, inclusive `range`
+ * @returns the integer
+ * @throws (through `fail`) when not an integer in range
+ * @example
+ * ```ts
+ * import { intValue, THROW_BUILTIN } from "./json_fields.ts";
+ * if (intValue(3, { path: "p", fail: THROW_BUILTIN, range: { min: 0, max: 9 } }) !== 3) throw new Error();
+ * ```
+ */
+export function intValue(
+  v: unknown,
+  ctx: { path: string; fail: FieldFail; range: { min: number; max: number } },
+): number {
+  return _int(v, ctx);
+}
+
+function _typeOrMissing(v: unknown): FieldFailKind {
+  return v === undefined ? "missing" : "type";
+}
+
+function _int(
+  v: unknown,
+  ctx: { path: string; fail: FieldFail; range: { min: number; max: number } },
+): number {
+  const { path, range } = ctx;
+  if (typeof v !== "number" || !Number.isInteger(v)) {
+    ctx.fail(path, `expected an integer, got ${_kind(v)}`, _typeOrMissing(v));
+  }
+  if (v < range.min || v > range.max) {
+    ctx.fail(path, `expected ${range.min}..${range.max}, got ${v}`, "range");
+  }
+  return v;
+}
+
+function _quote(v: string): string {
+  return escapeForTerminal(JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}...` : v));
 }
 
 function _kind(v: unknown): string {

@@ -1,10 +1,23 @@
 /**
- * Field readers of the verdict predicate's strict parser: each refusal is an `InputError` whose
- * code says whether a field is missing, unknown, of the wrong JSON type or out of its set.
+ * Field readers of the verdict predicate's strict parser, on the project's one JSON kit
+ * (`src/json_fields.ts`): each refusal is an `InputError` whose code says whether a field is
+ * missing, unknown, of the wrong JSON type or out of its set.
  *
  * @module
  */
 import { InputError } from "../errors.ts";
+import {
+  arr,
+  type FieldFail,
+  type FieldFailKind,
+  fieldsOf as kitFieldsOf,
+  has,
+  intValue,
+  oneOf as kitOneOf,
+  onlyKnown,
+  requireFields,
+  str,
+} from "../json_fields.ts";
 
 /**
  * Why a verdict predicate was refused: a required field is absent, a field is not part of the
@@ -54,44 +67,17 @@ export function fieldsOf(
   known: readonly string[],
   optional: readonly string[] = [],
 ): VerdictFields {
-  if (!isJsonObject(value)) {
-    if (value === undefined) _error("VERDICT_FIELD_MISSING", `'${where}' is missing`);
-    typeError(where, "an object", value);
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      _error("VERDICT_FIELD_UNKNOWN", `'${where}' has unknown field ${quoteKey(key)}`);
-    }
-  }
-  for (const key of known) {
-    if (!Object.hasOwn(value, key) && !optional.includes(key)) {
-      _error("VERDICT_FIELD_MISSING", `'${where}.${key}' is missing`);
-    }
-  }
-  const path = (key: string) => `${where}.${key}`;
+  const f = kitFieldsOf(value, where, _FAIL);
+  onlyKnown(f, known);
+  requireFields(f, known.filter((k) => !optional.includes(k)));
   return {
-    has: (key) => Object.hasOwn(value, key),
-    get: (key) => value[key],
-    str: (key) => {
-      const v = value[key];
-      if (typeof v !== "string") typeError(path(key), "a string", v);
-      return v;
-    },
-    int: (key) => intOf(value[key], path(key)),
-    oneOf: <T extends string>(key: string, allowed: Readonly<Record<T, true>>): T => {
-      const v = value[key];
-      if (typeof v !== "string") typeError(path(key), "a string", v);
-      if (!Object.hasOwn(allowed, v)) {
-        const set = Object.keys(allowed).join(", ");
-        _error("VERDICT_FIELD_VALUE", `'${path(key)}' is ${quoteKey(v)}, expected one of ${set}`);
-      }
-      return v as T;
-    },
-    list: (key, item) => {
-      const v = value[key];
-      if (!Array.isArray(v)) typeError(path(key), "an array", v);
-      return v.map((x, i) => item(x, `${path(key)}[${i}]`));
-    },
+    has: (key) => has(f, key),
+    get: (key) => f.obj[key],
+    str: (key) => str(f, key),
+    int: (key) => intOf(f.obj[key], `${where}.${key}`),
+    oneOf: <T extends string>(key: string, allowed: Readonly<Record<T, true>>): T =>
+      kitOneOf(f, key, Object.keys(allowed) as T[]),
+    list: (key, item) => arr(f, key).map((x, i) => item(x, `${where}.${key}[${i}]`)),
   };
 }
 
@@ -109,11 +95,14 @@ export function fieldsOf(
  * ```
  */
 export function intOf(value: unknown, where: string): number {
-  if (typeof value !== "number") typeError(where, "an integer", value);
-  if (!Number.isSafeInteger(value) || value < 0) {
-    _error("VERDICT_FIELD_VALUE", `'${where}' is ${value}, expected an integer >= 0`);
+  if (typeof value === "number" && !Number.isSafeInteger(value)) {
+    _FAIL(where, `is ${value}, expected an integer >= 0`, "range");
   }
-  return value;
+  return intValue(value, {
+    path: where,
+    fail: _FAIL,
+    range: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  });
 }
 
 /**
@@ -154,7 +143,7 @@ export function typeError(where: string, expected: string, value: unknown): neve
     : Array.isArray(value)
     ? "an array"
     : `a ${typeof value}`;
-  _error("VERDICT_FIELD_TYPE", `'${where}' is ${got}, expected ${expected}`);
+  _FAIL(where, `is ${got}, expected ${expected}`, "type");
 }
 
 /**
@@ -176,6 +165,15 @@ export function quoteKey(text: string): string {
   );
 }
 
-function _error(code: VerdictPredicateCode, why: string): never {
-  throw new InputError(code, `Cannot read verdict predicate: ${why}`);
-}
+const _CODES: Record<FieldFailKind, VerdictPredicateCode> = {
+  missing: "VERDICT_FIELD_MISSING",
+  unknown: "VERDICT_FIELD_UNKNOWN",
+  type: "VERDICT_FIELD_TYPE",
+  range: "VERDICT_FIELD_VALUE",
+};
+
+/** The kit's error hook for verdict predicates: one code per kind of refusal. */
+const _FAIL: FieldFail = (path, why, kind) => {
+  const text = kind === "missing" ? "is missing" : why;
+  throw new InputError(_CODES[kind], `Cannot read verdict predicate: '${path}' ${text}`);
+};

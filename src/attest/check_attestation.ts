@@ -1,6 +1,8 @@
 /**
  * Offline checking of a verdict attestation by a third party: signatures against a trust root
- * (key valid at signing time, not revoked), seed and sample recomputed from the statement's own
+ * (each counted key valid and unrevoked at the stated time and at the verification time, or at
+ * the time independent evidence shows: see `requiredInstants`), seed and sample recomputed from
+ * the statement's own
  * inputs, optionally the subjects against the claim log, and optionally every sampled record
  * recomputed independently.
  *
@@ -17,7 +19,14 @@ import {
 } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
-import { trustedKeysAt } from "./key_valid_at.ts";
+import { keyValidAt } from "./key_valid_at.ts";
+import { parseRfc3339 } from "./rfc3339.ts";
+import {
+  type RequiredInstant,
+  requiredInstants,
+  type SigningTimeEvidence,
+  type SigningTimeSource,
+} from "./signing_time.ts";
 import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 import { checkSignatureTimestamp } from "./timestamp/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
@@ -59,7 +68,8 @@ export interface CheckReport {
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
  *   confirm subjects; `recompute` context to re-run the sampled records; `timestamp`, an RFC 3161
  *   token (DER) over one of the envelope's signatures: keys are then judged valid and unrevoked at
- *   the token's time instead of the statement's `timeVerified`
+ *   the token's time instead of the verification time; `timeSources`, other independent
+ *   signing-time evidence; `now` the verification time (default the clock)
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -74,6 +84,8 @@ export async function checkAttestation(
     log?: ClaimLog;
     recompute?: VerifyContext;
     timestamp?: Uint8Array;
+    timeSources?: readonly SigningTimeSource[];
+    now?: Date;
   },
 ): Promise<CheckReport> {
   const checks: CheckItem[] = [];
@@ -91,7 +103,7 @@ export async function checkAttestation(
     add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
     return done(null, []);
   }
-  // The signing time is read from the payload; signatures are verified with the keys valid then.
+  // The stated signing time is read from the payload; it alone cannot clear a revoked key.
   let claimedTime: string;
   try {
     const unverified = parseStatement(decodeBase64(envelope.payload, { alphabet: "any" }));
@@ -100,7 +112,15 @@ export async function checkAttestation(
     add("statement", false, "payload is not an in-toto Statement");
     return done(null, []);
   }
-  // An RFC 3161 token over a signature replaces the signer's stated time by the TSA's.
+  let stated: number;
+  try {
+    stated = parseRfc3339(claimedTime);
+  } catch {
+    add("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+    return done(null, []);
+  }
+  const evidence: SigningTimeEvidence[] = [];
+  // An RFC 3161 token over a signature: the TSA's time replaces the verification time.
   if (options.timestamp !== undefined) {
     const t = await checkSignatureTimestamp(envelope, {
       token: options.timestamp,
@@ -112,24 +132,24 @@ export async function checkAttestation(
       "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
     );
     if ("why" in t) return done(null, []);
-    claimedTime = t.time;
+    evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time) });
   }
-  let trusted: Uint8Array[];
-  try {
-    trusted = trustedKeysAt(options.trustRoot, { time: claimedTime, role: "inspector" });
-  } catch {
-    add("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+  for (const source of options.timeSources ?? []) {
+    const e = await source.evidence(envelope, options.trustRoot);
+    if (e !== null) evidence.push(e);
+  }
+  const now = (options.now ?? new Date()).getTime();
+  const required = requiredInstants(stated, { now, evidence });
+  if ("refused" in required) {
+    add("time", false, required.refused);
     return done(null, []);
   }
-  const v = await verifyEnvelope(envelope, {
-    trustedKeys: trusted,
+  const v = await _signers(envelope, {
+    trustRoot: options.trustRoot,
     threshold: options.threshold ?? 1,
+    instants: required.instants,
   });
-  add(
-    "signatures",
-    v.verified,
-    `${v.validKeyIds.length} valid inspector signature(s) at ${claimedTime}`,
-  );
+  add("signatures", v.verified, v.detail);
   if (!v.verified) return done(null, v.signatures);
   const st = parseStatement(v.payload); // the verified bytes, never the envelope again
   if (st.predicateType !== VERDICT_PREDICATE_TYPE) {
@@ -161,6 +181,49 @@ export async function checkAttestation(
     }
   }
   return done(p, v.signatures);
+}
+
+/**
+ * Verifies the signatures with every inspector key of the trust root, then counts only the
+ * signers whose key is valid at each required instant, naming the others and why.
+ */
+async function _signers(
+  envelope: DsseEnvelope,
+  o: { trustRoot: TrustRoot; threshold: number; instants: readonly RequiredInstant[] },
+): Promise<
+  { verified: boolean; payload: Uint8Array; signatures: SignatureResult[]; detail: string }
+> {
+  const inspectors = o.trustRoot.keys.filter((k) => k.role === "inspector");
+  const v = await verifyEnvelope(envelope, {
+    trustedKeys: inspectors.map((k) => k.publicKey),
+    threshold: o.threshold,
+  });
+  const refused = new Map<string, string>();
+  for (const id of v.validKeyIds) {
+    for (const at of o.instants) {
+      const kv = keyValidAt(o.trustRoot, { keyid: id, time: new Date(at.time), role: "inspector" });
+      if (!kv.valid && !refused.has(id)) {
+        refused.set(
+          id,
+          `key ${id.slice(0, 16)}… is ${kv.reason} at the ${at.label} time ${
+            new Date(at.time).toISOString()
+          }`,
+        );
+      }
+    }
+  }
+  const counted = v.validKeyIds.filter((id) => !refused.has(id));
+  const signatures = v.signatures.map((s) =>
+    s.verifiedBy !== null && refused.has(s.verifiedBy)
+      ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: refused.get(s.verifiedBy)! }
+      : s
+  );
+  const at = o.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`).join(", ");
+  const detail = [
+    `${counted.length} valid inspector signature(s), keys valid at: ${at}`,
+    ...refused.values(),
+  ].join("; ");
+  return { verified: counted.length >= o.threshold, payload: v.payload, signatures, detail };
 }
 
 function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: string) => void): void {

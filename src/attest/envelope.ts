@@ -6,7 +6,8 @@
 import { InputError } from "../errors.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope, DsseSignature } from "./dsse.ts";
-import { jsonObject, jsonString } from "./json_shape.ts";
+import { children, type Fields, fieldsOf, onlyKnown, str } from "../json_fields.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** Largest envelope {@link parseEnvelope} accepts by default: 16 MiB of UTF-8. */
 export const MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
@@ -25,7 +26,9 @@ export interface ParseEnvelopeOptions {
  *
  * Required: `payload` (base64, standard or URL-safe), `payloadType` (non-empty string) and
  * `signatures` (1..64 entries of `{keyid?, sig}` with `sig` base64 of exactly 64 bytes, the Ed25519
- * size). A missing `keyid` becomes `""`. Unknown fields anywhere are refused. The signatures are
+ * size). A missing `keyid` becomes `""`. The text is parsed strictly (`parseStrictJson`: a
+ * duplicate `payload` key, which another parser could read the other way, is refused) and unknown
+ * fields anywhere are refused. The signatures are
  * not checked here: see `verifyEnvelope`.
  *
  * @param text envelope JSON
@@ -50,38 +53,32 @@ export function parseEnvelope(text: string, options: ParseEnvelopeOptions = {}):
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseStrictJson(text);
   } catch (e) {
-    _bad(`not JSON (${e instanceof Error ? e.message : String(e)})`);
+    if (!(e instanceof StrictJsonError)) throw e;
+    _bad(`not strict JSON (${e.reason} at '${e.path}')`);
   }
-  const obj = _object(value, "envelope", ["payload", "payloadType", "signatures"]);
-  const payload = _string(obj, "payload", "envelope");
+  const obj = fieldsOf(value, "envelope", _fail);
+  onlyKnown(obj, ["payload", "payloadType", "signatures"]);
+  const payload = str(obj, "payload");
   decodeBase64(payload);
-  const payloadType = _string(obj, "payloadType", "envelope");
-  if (payloadType === "") _bad("'envelope.payloadType' is empty");
-  const list = obj.signatures;
-  if (!Array.isArray(list)) _bad("'envelope.signatures' is not an array");
+  const payloadType = str(obj, "payloadType", /^.{1,256}$/s);
+  const list = children(obj, "signatures", ["keyid", "sig"]);
   if (list.length === 0) _bad("'envelope.signatures' is empty");
   if (list.length > MAX_ENVELOPE_SIGNATURES) {
     _bad(`more than ${MAX_ENVELOPE_SIGNATURES} signatures`);
   }
-  const signatures = list.map((entry, i): DsseSignature => {
-    const where = `envelope.signatures[${i}]`;
-    const s = _object(entry, where, ["keyid", "sig"]);
-    const keyid = s.keyid === undefined ? "" : _string(s, "keyid", where);
-    const sig = _string(s, "sig", where);
-    if (decodeBase64(sig).length !== 64) _bad(`'${where}.sig' is not 64 bytes`);
+  const signatures = list.map((s: Fields): DsseSignature => {
+    const keyid = s.obj.keyid === undefined ? "" : str(s, "keyid");
+    const sig = str(s, "sig");
+    if (decodeBase64(sig).length !== 64) _bad(`'${s.path}.sig' is not 64 bytes`);
     return Object.freeze({ keyid, sig });
   });
   return Object.freeze({ payload, payloadType, signatures: Object.freeze(signatures) });
 }
 
-function _object(v: unknown, where: string, known: readonly string[]): Record<string, unknown> {
-  return jsonObject(v, { where, known, bad: _bad });
-}
-
-function _string(obj: Record<string, unknown>, key: string, where: string): string {
-  return jsonString(obj, { key, where, bad: _bad });
+function _fail(path: string, why: string): never {
+  _bad(`'${path}' ${why}`);
 }
 
 function _bad(why: string): never {

@@ -49,6 +49,13 @@ export * from "./rfc3339.ts";
 export * from "./trust_root.ts";
 export * from "./key_valid_at.ts";
 export {
+  MAX_CLOCK_SKEW_MS,
+  type RequiredInstant,
+  requiredInstants,
+  type SigningTimeEvidence,
+  type SigningTimeSource,
+} from "./signing_time.ts";
+export {
   buildVerdictPredicate,
   type BuildVerdictPredicateOptions,
   VERDICT_PREDICATE_TYPE,

@@ -1,12 +1,17 @@
 /**
  * Strict reading of a verdict predicate from a verified Statement: every field of
- * {@link VerdictPredicate} required (only `results[].sfu` optional), nothing else allowed, each
+ * {@link VerdictPredicate} required (only `results[].sfu` and `results[].obligation` optional), nothing else allowed, each
  * value of its JSON type, so that a checker never meets a missing or mistyped field.
  *
  * @module
  */
 import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
-import type { AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
+import type {
+  AuditVerdict,
+  DetectionStatement,
+  ProverObligation,
+  RecordStatus,
+} from "../verify/mod.ts";
 import type {
   VerdictAudit,
   VerdictDifference,
@@ -28,6 +33,7 @@ export type { VerdictPredicateCode };
 /** Each union as a record, so that a new member is a compile error here until it is allowed. */
 const VERDICTS: Record<AuditVerdict, true> = { PASSED: true, FAILED: true, INCONCLUSIVE: true };
 const STATUSES: Record<RecordStatus, true> = { PASS: true, FAIL: true, NOT_VERIFIED: true };
+const OBLIGATIONS: Record<ProverObligation, true> = { "committed-input": true };
 const SFU_STATUSES: Record<VerdictSfuUse["status"], true> = {
   "model-only": true,
   "histogram-matched": true,
@@ -144,7 +150,8 @@ function _result(value: unknown, where: string): VerdictResult {
     "recomputed",
     "firstDifference",
     "sfu",
-  ], ["sfu"]);
+    "obligation",
+  ], ["sfu", "obligation"]);
   const result = {
     index: r.int("index"),
     record: r.str("record"),
@@ -156,13 +163,21 @@ function _result(value: unknown, where: string): VerdictResult {
       ? null
       : _difference(r.get("firstDifference"), `${where}.firstDifference`),
   };
-  if (!r.has("sfu")) return result;
   return {
     ...result,
-    sfu: r.list("sfu", (x, at) => {
-      const u = fieldsOf(x, at, ["fn", "model", "status"]);
-      return { fn: u.str("fn"), model: u.str("model"), status: u.oneOf("status", SFU_STATUSES) };
-    }),
+    ...(r.has("sfu")
+      ? {
+        sfu: r.list("sfu", (x, at) => {
+          const u = fieldsOf(x, at, ["fn", "model", "status"]);
+          return {
+            fn: u.str("fn"),
+            model: u.str("model"),
+            status: u.oneOf("status", SFU_STATUSES),
+          };
+        }),
+      }
+      : {}),
+    ...(r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {}),
   };
 }
 

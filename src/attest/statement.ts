@@ -5,6 +5,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { parseStrictJson } from "../json_strict.ts";
 
 import { canonicalJson, STATEMENT_TYPE } from "../claims/mod.ts";
 
@@ -41,6 +42,8 @@ export interface Statement<P extends Record<string, unknown> = Record<string, un
  * whose entries have a string `name` and a `digest` object of lowercase hex strings including a
  * 64-character `sha256`, a non-empty string `predicateType`, and `predicate` an object when
  * present. Unknown fields are ignored, as the spec requires of consumers (they stay on the object).
+ * The text is parsed strictly (`parseStrictJson` with fractions: a duplicate key, a byte-order
+ * mark, a carriage return or a lone surrogate is refused).
  *
  * @param bytes UTF-8 JSON
  * @returns the statement
@@ -59,7 +62,10 @@ export interface Statement<P extends Record<string, unknown> = Record<string, un
 export function parseStatement(bytes: Uint8Array): Statement {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    value = parseStrictJson(
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes),
+      { fractions: true },
+    );
   } catch (e) {
     _bad(`not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
   }

@@ -9,7 +9,17 @@ import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { decodeSpki } from "./spki.ts";
-import { jsonObject, jsonString } from "./json_shape.ts";
+import {
+  child,
+  children,
+  type Fields,
+  fieldsOf,
+  has,
+  oneOf,
+  onlyKnown,
+  str,
+} from "../json_fields.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** `mediaType` of a bitaudit trust root, version 1. */
 export const TRUST_ROOT_MEDIA_TYPE = "application/vnd.bitaudit.trustroot.v1+json";
@@ -65,16 +75,20 @@ export interface TrustRoot {
 export function parseTrustRoot(text: string): TrustRoot {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseStrictJson(text);
   } catch (e) {
-    _bad(`not JSON (${e instanceof Error ? e.message : String(e)})`);
+    if (!(e instanceof StrictJsonError)) throw e;
+    _bad(`not strict JSON (${e.reason} at '${e.path}')`);
   }
-  const root = _object(value, "trustRoot", ["mediaType", "keys", "drand", "tsa"]);
+  const f = fieldsOf(value, "trustRoot", _fail);
+  onlyKnown(f, ["mediaType", "keys", "drand", "tsa"]);
+  const root = f.obj;
   if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
     _bad(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
   }
-  if (!Array.isArray(root.keys)) _bad("'keys' is not an array");
-  const keys = root.keys.map((k: unknown, i) => _key(k, `keys[${i}]`));
+  const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
+    _key,
+  );
   const ids = new Set<string>();
   for (const k of keys) {
     if (ids.has(k.keyid)) _bad(`key ${k.keyid} is listed twice`);
@@ -89,12 +103,12 @@ export function parseTrustRoot(text: string): TrustRoot {
   return Object.freeze(out);
 }
 
-function _key(v: unknown, where: string): TrustRootKey {
-  const k = _object(v, where, ["keyid", "publicKey", "role", "validFor", "revoked"]);
-  const keyid = _string(k, "keyid", where);
+function _key(k: Fields): TrustRootKey {
+  const where = k.path;
+  const keyid = str(k, "keyid");
   let publicKey: Uint8Array;
   try {
-    publicKey = decodeSpki(decodeBase64(_string(k, "publicKey", where)));
+    publicKey = decodeSpki(decodeBase64(str(k, "publicKey")));
   } catch (e) {
     if (e instanceof InputError) _bad(`'${where}.publicKey': ${e.message}`);
     throw e;
@@ -107,19 +121,15 @@ function _key(v: unknown, where: string): TrustRootKey {
       })`,
     );
   }
-  const role = k.role;
-  if (role !== "inspector" && role !== "prover") _bad(`'${where}.role' is not inspector|prover`);
-  const vf = _object(k.validFor, `${where}.validFor`, ["start", "end"]);
-  const start = _time(vf, "start", `${where}.validFor`);
-  const end = vf.end === undefined ? undefined : _time(vf, "end", `${where}.validFor`);
+  const role = oneOf(k, "role", ["inspector", "prover"] as const);
+  const vf = child(k, "validFor", ["start", "end"]);
+  const start = _time(vf, "start");
+  const end = has(vf, "end") ? _time(vf, "end") : undefined;
   if (end !== undefined && end < start) _bad(`'${where}.validFor' ends before it starts`);
   let revoked: TrustRootKey["revoked"];
-  if (k.revoked !== undefined) {
-    const r = _object(k.revoked, `${where}.revoked`, ["time", "reason"]);
-    revoked = Object.freeze({
-      time: _time(r, "time", `${where}.revoked`),
-      reason: _string(r, "reason", `${where}.revoked`),
-    });
+  if (has(k, "revoked")) {
+    const r = child(k, "revoked", ["time", "reason"]);
+    revoked = Object.freeze({ time: _time(r, "time"), reason: str(r, "reason", /^.{0,1024}$/s) });
   }
   return Object.freeze({
     keyid,
@@ -130,23 +140,19 @@ function _key(v: unknown, where: string): TrustRootKey {
   });
 }
 
-function _time(obj: Record<string, unknown>, key: string, where: string): number {
+function _time(f: Fields, key: string): number {
   try {
-    return parseRfc3339(_string(obj, key, where));
+    return parseRfc3339(str(f, key));
   } catch (e) {
     if (e instanceof InputError && e.code === "BAD_TIMESTAMP") {
-      _bad(`'${where}.${key}': ${e.message}`);
+      _bad(`'${f.path}.${key}': ${e.message}`);
     }
     throw e;
   }
 }
 
-function _object(v: unknown, where: string, known: readonly string[]): Record<string, unknown> {
-  return jsonObject(v, { where, known, bad: _bad });
-}
-
-function _string(obj: Record<string, unknown>, key: string, where: string): string {
-  return jsonString(obj, { key, where, bad: _bad });
+function _fail(path: string, why: string): never {
+  _bad(`'${path}' ${why}`);
 }
 
 function _bad(why: string): never {

@@ -10,7 +10,13 @@
  *
  * @module
  */
-import type { AuditReport, AuditVerdict, DetectionStatement, RecordStatus } from "../verify/mod.ts";
+import type {
+  AuditReport,
+  AuditVerdict,
+  DetectionStatement,
+  ProverObligation,
+  RecordStatus,
+} from "../verify/mod.ts";
 import { encodeBase64 } from "./base64.ts";
 import type { DrandBinding } from "./beacon/mod.ts";
 import type { DsseEnvelope } from "./dsse.ts";
@@ -60,6 +66,12 @@ export type VerdictResult = {
   readonly firstDifference: VerdictDifference | null;
   /** SFU functions used (absent when none was involved). */
   readonly sfu?: readonly VerdictSfuUse[];
+  /**
+   * The prover obligation not met, when that is why the record FAILed (absent otherwise):
+   * `committed-input`, a committed input tensor was missing or did not hash to its digest.
+   * NOT_VERIFIED is kept for what the verifier cannot emulate.
+   */
+  readonly obligation?: ProverObligation;
 };
 
 /** What was sampled and how: everything needed to recompute the seed and the sample. */
@@ -211,6 +223,7 @@ export function buildVerdictPredicate(
       ...(r.sfu === undefined
         ? {}
         : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
+      ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
     })),
     verdict: report.verdict,
     assets: options.assets,

@@ -19,6 +19,17 @@
  * @module
  */
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
+import {
+  child,
+  type Fields,
+  fieldsOf,
+  has,
+  int,
+  ints,
+  oneOf,
+  onlyKnown,
+  str,
+} from "../json_fields.ts";
 
 /** Weight names of each block kind. */
 export const BLOCK_WEIGHT_NAMES = Object.freeze({
@@ -67,7 +78,7 @@ const DECIMAL = /^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$/;
  * try {
  *   parseBlockWorkload({ kind: "ffn_block", tokens: 0 }, { bad: (p, w) => { throw new Error(`${p} ${w}`); } });
  * } catch (e) { msg = (e as Error).message; }
- * if (!msg.startsWith("predicate.workload.tokens")) throw new Error(msg);
+ * if (!msg.startsWith("$.predicate.workload.tokens")) throw new Error(msg);
  * ```
  */
 export function parseBlockWorkload(
@@ -75,28 +86,10 @@ export function parseBlockWorkload(
   ctx: { bad: (path: string, why: string) => never },
 ): BlockWorkload {
   const { bad } = ctx;
-  const P = "predicate.workload";
-  const obj = (v: unknown, path: string) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : bad(path, "must be an object");
-  const only = (o: Record<string, unknown>, path: string, keys: readonly string[]) => {
-    for (const key of Object.keys(o)) {
-      if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-    }
-  };
-  const int = (v: unknown, path: string, max: number) =>
-    Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= max
-      ? v as number
-      : bad(path, `must be an integer in 1..${max}`);
-  const hex = (v: unknown, path: string) =>
-    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
-  const w = obj(json, P);
-  const kind = w.kind === "attention_block" || w.kind === "ffn_block"
-    ? w.kind
-    : bad(`${P}.kind`, "must be 'attention_block' or 'ffn_block'");
+  const w = fieldsOf(json, "$.predicate.workload", bad);
+  const kind = oneOf(w, "kind", ["attention_block", "ffn_block"] as const);
   const attention = kind === "attention_block";
-  only(w, P, [
+  onlyKnown(w, [
     "kind",
     "tokens",
     "shape",
@@ -106,73 +99,61 @@ export function parseBlockWorkload(
     "input",
     ...(attention ? ["attention"] : []),
   ]);
-  const tokens = int(w.tokens, `${P}.tokens`, 1 << 20);
-  const s = obj(w.shape, `${P}.shape`);
-  only(s, `${P}.shape`, ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+  const tokens = int(w, "tokens", { min: 1, max: 1 << 20 });
+  const s = child(w, "shape", ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+  const wide = { min: 1, max: 1 << 20 };
+  const heads = { min: 1, max: 1024 };
   const shape = {
-    hidden: int(s.hidden, `${P}.shape.hidden`, 1 << 20),
-    intermediate: int(s.intermediate, `${P}.shape.intermediate`, 1 << 20),
-    heads: int(s.heads, `${P}.shape.heads`, 1024),
-    kvHeads: int(s.kvHeads, `${P}.shape.kvHeads`, 1024),
-    headDim: int(s.headDim, `${P}.shape.headDim`, 1024),
+    hidden: int(s, "hidden", wide),
+    intermediate: int(s, "intermediate", wide),
+    heads: int(s, "heads", heads),
+    kvHeads: int(s, "kvHeads", heads),
+    headDim: int(s, "headDim", heads),
   };
-  const eps = w.rmsNormEps;
-  if (typeof eps !== "string" || !DECIMAL.test(eps) || !(Number(eps) > 0)) {
-    bad(`${P}.rmsNormEps`, "must be a positive decimal string such as '1e-6'");
+  const eps = str(w, "rmsNormEps", DECIMAL);
+  if (!(Number(eps) > 0)) {
+    bad(`${w.path}.rmsNormEps`, "must be a positive decimal string such as '1e-6'");
   }
   const names = BLOCK_WEIGHT_NAMES[kind];
-  const ws = obj(w.weights, `${P}.weights`);
-  only(ws, `${P}.weights`, names);
+  const ws = child(w, "weights", names);
   const weights: Record<string, string> = {};
-  for (const name of names) weights[name] = hex(ws[name], `${P}.weights.${name}`);
-  const input = obj(w.input, `${P}.input`);
-  const sh = input.shape;
-  if (!Array.isArray(sh) || sh.length !== 2 || sh[0] !== tokens || sh[1] !== shape.hidden) {
-    bad(`${P}.input.shape`, `must be [${tokens}, ${shape.hidden}]`);
+  for (const name of names) weights[name] = str(ws, name, HEX64);
+  const input = child(w, "input", ["sha256", "shape"]);
+  const sh = ints(input, "shape", wide);
+  if (sh.length !== 2 || sh[0] !== tokens || sh[1] !== shape.hidden) {
+    bad(`${input.path}.shape`, `must be [${tokens}, ${shape.hidden}]`);
   }
   return Object.freeze({
     kind,
     tokens,
     shape: Object.freeze(shape),
-    rmsNormEps: eps as string,
-    kernel: parseKernelRef(w.kernel, { path: `${P}.kernel`, bad }),
-    ...(attention ? { attention: _attention(w.attention, { obj, only, int, hex, bad }) } : {}),
+    rmsNormEps: eps,
+    kernel: parseKernelRef(w.obj.kernel, { path: `${w.path}.kernel`, bad }),
+    ...(attention
+      ? { attention: _attention(child(w, "attention", ["multiProcessorCount", "rope"])) }
+      : {}),
     weights: Object.freeze(weights),
     input: Object.freeze({
-      sha256: hex(input.sha256, `${P}.input.sha256`),
+      sha256: str(input, "sha256", HEX64),
       shape: [tokens, shape.hidden] as const,
     }),
   });
 }
 
-function _attention(
-  json: unknown,
-  h: {
-    obj: (v: unknown, path: string) => Record<string, unknown>;
-    only: (o: Record<string, unknown>, path: string, keys: readonly string[]) => void;
-    int: (v: unknown, path: string, max: number) => number;
-    hex: (v: unknown, path: string) => string;
-    bad: (path: string, why: string) => never;
-  },
-): NonNullable<BlockWorkload["attention"]> {
-  const P = "predicate.workload.attention";
-  const a = h.obj(json, P);
-  h.only(a, P, ["multiProcessorCount", "rope"]);
-  const rope = h.obj(a.rope, `${P}.rope`);
+function _attention(a: Fields): NonNullable<BlockWorkload["attention"]> {
+  const rope = child(a, "rope");
   let r: { theta: string } | { invFreqSha256: string };
-  if ("invFreqSha256" in rope) {
-    h.only(rope, `${P}.rope`, ["invFreqSha256"]);
-    r = { invFreqSha256: h.hex(rope.invFreqSha256, `${P}.rope.invFreqSha256`) };
+  if (has(rope, "invFreqSha256")) {
+    onlyKnown(rope, ["invFreqSha256"]);
+    r = { invFreqSha256: str(rope, "invFreqSha256", HEX64) };
   } else {
-    h.only(rope, `${P}.rope`, ["theta"]);
-    const t = rope.theta;
-    if (typeof t !== "string" || !DECIMAL.test(t) || !(Number(t) > 1)) {
-      h.bad(`${P}.rope`, "must be {theta: '<decimal > 1>'} or {invFreqSha256}");
-    }
-    r = { theta: t as string };
+    onlyKnown(rope, ["theta"]);
+    const t = str(rope, "theta", DECIMAL);
+    if (!(Number(t) > 1)) rope.fail(`${rope.path}.theta`, "must be a decimal > 1", "range");
+    r = { theta: t };
   }
   return Object.freeze({
-    multiProcessorCount: h.int(a.multiProcessorCount, `${P}.multiProcessorCount`, 4096),
+    multiProcessorCount: int(a, "multiProcessorCount", { min: 1, max: 4096 }),
     rope: Object.freeze(r),
   });
 }

@@ -8,6 +8,7 @@ import { InputError } from "../errors.ts";
 import { type ClaimRecord, GENESIS_PREV, parseClaimRecord, recordDigest } from "./claim_record.ts";
 import { merkleRoot } from "./merkle.ts";
 import { bytesToHex, hexToBytes } from "./hex.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** A parsed, chain-checked claim log. */
 export interface ClaimLog {
@@ -31,11 +32,16 @@ export interface ClaimLogLimits {
  * Parses a JSON Lines claim log and checks its chain: one log id, sequence numbers 0, 1, 2, ...,
  * each `prev` the digest of the record before (zeros for the first).
  *
+ * Lines are parsed strictly (`parseStrictJson`: no duplicate key, integers written as integers,
+ * no lone surrogate, no byte-order mark, no carriage return) and records hold only known fields,
+ * so a record's digest commits to everything its line says.
+ *
  * @param text the log text (UTF-8 decoded)
  * @param limits size limits
  * @returns records, digests and the Merkle root
  * @throws {InputError} `LOG_TOO_LARGE`, `LOG_EMPTY`, `LOG_SYNTAX` (with the line), `LOG_CHAIN`,
- *   and the record codes `CLAIM_INVALID` / `CLAIM_VERSION`
+ *   and the record codes `CLAIM_INVALID` (also for strictness refusals, naming line and field) /
+ *   `CLAIM_VERSION`
  * @example
  * ```ts
  * import { parseClaimLog } from "./claim_log.ts";
@@ -60,9 +66,19 @@ export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimL
   lines.forEach((line, i) => {
     let json: unknown;
     try {
-      json = JSON.parse(line);
-    } catch {
-      throw new InputError("LOG_SYNTAX", `Cannot read claim log: line ${i + 1} is not valid JSON`);
+      json = parseStrictJson(line);
+    } catch (e) {
+      if (!(e instanceof StrictJsonError)) throw e;
+      if (e.strict) {
+        throw new InputError(
+          "CLAIM_INVALID",
+          `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`,
+        );
+      }
+      throw new InputError(
+        "LOG_SYNTAX",
+        `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`,
+      );
     }
     const record = parseClaimRecord(json, `line ${i + 1}`);
     const { logId, seq, prev } = record.predicate.log;

@@ -17,6 +17,7 @@ import { canonicalJson } from "./canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import { parseGemmWorkload } from "./gemm_workload.ts";
 import { assertJsonSafe } from "./assert_json_safe.ts";
+import { child, children, fieldsOf, int, ints, onlyKnown, str, stringMap } from "../json_fields.ts";
 import type { GemmWorkload } from "./gemm_workload.ts";
 import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_forward_workload.ts";
@@ -174,7 +175,11 @@ export function recordDigest(record: ClaimRecord): string {
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
- * Validates a parsed record strictly (unknown versions and wrong types are refused).
+ * Validates a parsed record strictly: every object of the record may hold only its known fields
+ * (except the free-form `software.components`, the recipe descriptor and workloads of kinds this
+ * version does not interpret, which are kept verbatim), so the record built here, and thus its
+ * digest, holds everything the parsed value held. Parse the line with `parseStrictJson` first:
+ * duplicate keys and non-integer number forms are invisible after parsing.
  *
  * @param json parsed JSON value
  * @param where location for messages, e.g. `line 3`
@@ -192,76 +197,73 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
   const bad = (path: string, why: string): never => {
     throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
   };
-  const obj = (v: unknown, path: string) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : bad(path, "must be an object");
-  const r = obj(json, "$");
-  if (r._type !== STATEMENT_TYPE) bad("_type", `must be '${STATEMENT_TYPE}'`);
-  if (r.predicateType !== CLAIM_PREDICATE_TYPE) {
+  const r = fieldsOf(json, "$", bad);
+  if (r.obj._type !== STATEMENT_TYPE) bad("$._type", `must be '${STATEMENT_TYPE}'`);
+  if (r.obj.predicateType !== CLAIM_PREDICATE_TYPE) {
     throw new InputError(
       "CLAIM_VERSION",
-      `Cannot read claim (${where}): unsupported predicateType '${String(r.predicateType)}'`,
+      `Cannot read claim (${where}): unsupported predicateType ${
+        JSON.stringify(String(r.obj.predicateType).slice(0, 100))
+      }`,
     );
   }
-  const p = obj(r.predicate, "predicate");
-  const int = (v: unknown, path: string, min = 0) =>
-    Number.isSafeInteger(v) && (v as number) >= min
-      ? v as number
-      : bad(path, `must be an integer >= ${min}`);
-  const text = (v: unknown, path: string, re = /^.{1,200}$/s) =>
-    typeof v === "string" && re.test(v) ? v : bad(path, "must be a valid string");
-  const log = obj(p.log, "predicate.log");
-  const hw = obj(p.hardware, "predicate.hardware");
-  const sw = obj(p.software, "predicate.software");
-  const par = obj(p.parallelism, "predicate.parallelism");
-  const fp = obj(p.fingerprint, "predicate.fingerprint");
-  const components: Record<string, string> = {};
-  for (const [k, v] of Object.entries(obj(sw.components, "predicate.software.components"))) {
-    components[k] = text(v, `predicate.software.components.${k}`);
-  }
-  const shape = Array.isArray(fp.shape)
-    ? fp.shape.map((d, i) => int(d, `predicate.fingerprint.shape[${i}]`))
-    : bad("predicate.fingerprint.shape", "must be an array");
+  onlyKnown(r, ["_type", "subject", "predicateType", "predicate"]);
+  const p = child(r, "predicate", [
+    "log",
+    "hardware",
+    "software",
+    "parallelism",
+    "batch",
+    "workload",
+    "fingerprint",
+  ]);
+  const count = { min: 0, max: Number.MAX_SAFE_INTEGER };
+  const degree = { min: 1, max: Number.MAX_SAFE_INTEGER };
+  const log = child(p, "log", ["logId", "seq", "prev"]);
+  const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
+  const sw = child(p, "software", ["stack", "components"]);
+  const par = child(p, "parallelism", ["tp", "pp", "ep", "dp"]);
+  const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
   const predicate: ClaimPredicate = {
     log: {
-      logId: text(log.logId, "predicate.log.logId", /^[A-Za-z0-9._:-]{1,128}$/),
-      seq: int(log.seq, "predicate.log.seq"),
-      prev: text(log.prev, "predicate.log.prev", HEX64),
+      logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+      seq: int(log, "seq", count),
+      prev: str(log, "prev", HEX64),
     },
     hardware: {
-      profile: text(hw.profile, "predicate.hardware.profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-      profileSha256: text(hw.profileSha256, "predicate.hardware.profileSha256", HEX64),
-      count: int(hw.count, "predicate.hardware.count", 1),
+      profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
+      profileSha256: str(hw, "profileSha256", HEX64),
+      count: int(hw, "count", degree),
     },
-    software: { stack: text(sw.stack, "predicate.software.stack"), components },
+    software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
     parallelism: {
-      tp: int(par.tp, "predicate.parallelism.tp", 1),
-      pp: int(par.pp, "predicate.parallelism.pp", 1),
-      ep: int(par.ep, "predicate.parallelism.ep", 1),
-      dp: int(par.dp, "predicate.parallelism.dp", 1),
+      tp: int(par, "tp", degree),
+      pp: int(par, "pp", degree),
+      ep: int(par, "ep", degree),
+      dp: int(par, "dp", degree),
     },
-    batch: { size: int(obj(p.batch, "predicate.batch").size, "predicate.batch.size", 1) },
-    workload: _workload(p.workload, { where, bad }),
+    batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
+    workload: _workload(p.obj.workload, { where, bad }),
     fingerprint: {
-      tensor: text(fp.tensor, "predicate.fingerprint.tensor"),
-      dtype: text(fp.dtype, "predicate.fingerprint.dtype"),
-      shape,
-      sha256: text(fp.sha256, "predicate.fingerprint.sha256", HEX64),
+      tensor: str(fp, "tensor", TEXT),
+      dtype: str(fp, "dtype", TEXT),
+      shape: ints(fp, "shape", count),
+      sha256: str(fp, "sha256", HEX64),
     },
   };
-  const subject = Array.isArray(r.subject) && r.subject.length === 1
-    ? obj(r.subject[0], "subject[0]")
-    : bad("subject", "must hold one entry");
+  const subjects = children(r, "subject", ["name", "digest"]);
+  if (subjects.length !== 1) bad("$.subject", "must hold one entry");
+  const subject = subjects[0]!;
+  const digest = str(child(subject, "digest", ["sha256"]), "sha256");
   const record = makeClaimRecord(predicate);
-  if (
-    subject.name !== record.subject[0].name ||
-    obj(subject.digest, "subject[0].digest").sha256 !== predicate.fingerprint.sha256
-  ) {
-    bad("subject[0]", "must name the log position and carry the fingerprint digest");
+  if (str(subject, "name") !== record.subject[0].name || digest !== predicate.fingerprint.sha256) {
+    bad("$.subject[0]", "must name the log position and carry the fingerprint digest");
   }
   return record;
 }
+
+/** Free text of a claim (names, versions): 1 to 200 characters. */
+const TEXT = /^.{1,200}$/s;
 
 function _workload(
   json: unknown,
@@ -274,12 +276,12 @@ function _workload(
   if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
   if (kind === "model_forward") return parseModelForwardWorkload(json, ctx);
   if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
-    return ctx.bad("predicate.workload.kind", "must be a lowercase identifier");
+    return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
   }
   try {
-    assertJsonSafe(json, "predicate.workload");
+    assertJsonSafe(json, "$.predicate.workload");
   } catch (e) {
-    return ctx.bad("predicate.workload", (e as Error).message);
+    return ctx.bad("$.predicate.workload", (e as Error).message);
   }
   return Object.freeze({ ...(json as Record<string, unknown>), kind });
 }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { child, fieldsOf, has, int, ints, oneOf, onlyKnown, str } from "../json_fields.ts";
 
 /** The GEMM kernel of a record: an explicit recipe descriptor, or a dispatch catalog by digest. */
 export type KernelRef =
@@ -47,7 +48,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * try {
  *   parseGemmWorkload({ kind: "conv" }, { where: "t", bad: (p, w) => { throw new Error(`${p} ${w}`); } });
  * } catch (e) { msg = (e as Error).message; }
- * if (!msg.startsWith("predicate.workload.kind")) throw new Error(msg);
+ * if (!msg.startsWith("$.predicate.workload.kind")) throw new Error(msg);
  * ```
  */
 export function parseGemmWorkload(
@@ -55,54 +56,44 @@ export function parseGemmWorkload(
   ctx: { where: string; bad: (path: string, why: string) => never },
 ): GemmWorkload {
   const { bad } = ctx;
-  const P = "predicate.workload";
-  const obj = (v: unknown, path: string) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : bad(path, "must be an object");
-  const w = obj(json, P);
-  if (w.kind !== "gemm") {
+  const P = "$.predicate.workload";
+  const w = fieldsOf(json, P, bad);
+  if (w.obj.kind !== "gemm") {
     bad(`${P}.kind`, "must be 'gemm' (the only workload kind of this version)");
   }
-  const dim = (v: unknown, path: string) =>
-    Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= 1 << 24
-      ? v as number
-      : bad(path, "must be an integer in 1..16777216");
-  const m = dim(w.m, `${P}.m`);
-  const n = dim(w.n, `${P}.n`);
-  const k = dim(w.k, `${P}.k`);
-  const fmt = (v: unknown, path: string) =>
-    v === "bf16" || v === "fp16" ? v : bad(path, "must be 'bf16' or 'fp16'");
-  if (w.layout !== "tn") bad(`${P}.layout`, "must be 'tn'");
-  const tensor = (v: unknown, path: string, rows: number) => {
-    const t = obj(v, path);
-    if (typeof t.sha256 !== "string" || !HEX64.test(t.sha256)) {
-      bad(`${path}.sha256`, "must be 64 lowercase hex digits");
+  onlyKnown(w, ["kind", "m", "n", "k", "dtype", "out", "layout", "kernel", "weights", "input"]);
+  const dim = { min: 1, max: 1 << 24 };
+  const m = int(w, "m", dim);
+  const n = int(w, "n", dim);
+  const k = int(w, "k", dim);
+  const formats = ["bf16", "fp16"] as const;
+  if (w.obj.layout !== "tn") bad(`${P}.layout`, "must be 'tn'");
+  const tensor = (key: string, rows: number) => {
+    const t = child(w, key, ["sha256", "shape"]);
+    const sha256 = str(t, "sha256", HEX64);
+    const shape = ints(t, "shape", dim);
+    if (shape.length !== 2 || shape[0] !== rows || shape[1] !== k) {
+      bad(`${t.path}.shape`, `must be [${rows}, ${k}]`);
     }
-    if (
-      !Array.isArray(t.shape) || t.shape.length !== 2 || t.shape[0] !== rows || t.shape[1] !== k
-    ) {
-      bad(`${path}.shape`, `must be [${rows}, ${k}]`);
-    }
-    return { sha256: t.sha256 as string, shape: [rows, k] as const };
+    return { sha256, shape: [rows, k] as const };
   };
-  const kernel = parseKernelRef(w.kernel, { path: `${P}.kernel`, bad });
   return {
     kind: "gemm",
     m,
     n,
     k,
-    dtype: fmt(w.dtype, `${P}.dtype`),
-    out: fmt(w.out, `${P}.out`),
+    dtype: oneOf(w, "dtype", formats),
+    out: oneOf(w, "out", formats),
     layout: "tn",
-    kernel,
-    weights: tensor(w.weights, `${P}.weights`, n),
-    input: tensor(w.input, `${P}.input`, m),
+    kernel: parseKernelRef(w.obj.kernel, { path: `${P}.kernel`, bad }),
+    weights: tensor("weights", n),
+    input: tensor("input", m),
   };
 }
 
 /**
- * Validates a kernel reference (`{recipe}` or `{catalog, catalogSha256}`).
+ * Validates a kernel reference (`{recipe}` or `{catalog, catalogSha256}`). The recipe descriptor
+ * is kept verbatim (its fields are checked when the recipe is resolved).
  *
  * @param json parsed value
  * @param ctx the field's path and `bad(path, why)`, which raises the caller's coded error
@@ -120,20 +111,17 @@ export function parseKernelRef(
   json: unknown,
   ctx: { path: string; bad: (path: string, why: string) => never },
 ): KernelRef {
-  const { path, bad } = ctx;
-  const isObj = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
-  if (!isObj(json)) return bad(path, "must be an object");
-  const kern = json as Record<string, unknown>;
-  if ("recipe" in kern) {
-    if (Object.keys(kern).length !== 1) bad(path, "must hold only 'recipe'");
-    if (!isObj(kern.recipe)) bad(`${path}.recipe`, "must be an object");
-    return { recipe: kern.recipe as Record<string, unknown> };
+  const kern = fieldsOf(json, ctx.path, ctx.bad);
+  if (has(kern, "recipe")) {
+    onlyKnown(kern, ["recipe"]);
+    return { recipe: child(kern, "recipe").obj };
   }
-  if (
-    typeof kern.catalog !== "string" || typeof kern.catalogSha256 !== "string" ||
-    !HEX64.test(kern.catalogSha256)
-  ) {
-    bad(path, "must be {recipe} or {catalog, catalogSha256}");
-  }
-  return { catalog: kern.catalog as string, catalogSha256: kern.catalogSha256 as string };
+  onlyKnown(kern, ["catalog", "catalogSha256"]);
+  return {
+    catalog: str(kern, "catalog", CATALOG_ID),
+    catalogSha256: str(kern, "catalogSha256", HEX64),
+  };
 }
+
+/** Catalog ids: lowercase names with digits, dots, dashes and underscores. */
+const CATALOG_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -14,6 +14,7 @@ import type { DsseEnvelope, SigningKey, TrustRoot } from "../attest/mod.ts";
 import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { createOwnedDir } from "./cleanup.ts";
 
 /** Largest claim log accepted (bytes). */
 export const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -34,17 +35,60 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
 }
 
 /**
- * Reads an inspector's private key (PKCS#8 PEM).
+ * Checks private key files without reading them (so that a long audit does not end on a bad key
+ * path, while the key bytes are read only for signing): each is a file readable and writable by
+ * its owner only, as ssh requires, and no file is named twice.
+ *
+ * @param paths key files
+ * @throws {InputError} `INPUT_MISSING`, `KEY_PERMISSIONS` (group or others may read or write it),
+ *   `USAGE_KEYS` (the same file twice)
+ * @example
+ * ```ts ignore
+ * await checkSigningKeyFiles(["inspector.key"]);
+ * ```
+ */
+export async function checkSigningKeyFiles(paths: readonly string[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const path of paths) {
+    let real: string;
+    let info: Deno.FileInfo;
+    try {
+      real = await Deno.realPath(path);
+      info = await Deno.stat(real);
+    } catch (e) {
+      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': ${(e as Error).name}`);
+    }
+    if (!info.isFile) {
+      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': not a file`);
+    }
+    if (info.mode !== null && (info.mode & 0o077) !== 0) {
+      throw new InputError(
+        "KEY_PERMISSIONS",
+        `Cannot use key '${path}': mode ${
+          (info.mode & 0o777).toString(8)
+        } lets group or others access it (run chmod 600)`,
+      );
+    }
+    if (seen.has(real)) {
+      throw new InputError("USAGE_KEYS", `Cannot sign with key '${path}': it is given twice`);
+    }
+    seen.add(real);
+  }
+}
+
+/**
+ * Reads an inspector's private key (PKCS#8 PEM), after {@link checkSigningKeyFiles}.
  *
  * @param path key file
  * @returns the signing key with its public half
- * @throws {InputError} `INPUT_*`, `BAD_PEM`, `BAD_KEY`
+ * @throws {InputError} `KEY_PERMISSIONS`, `INPUT_*`, `BAD_PEM`, `BAD_KEY`
  * @example
  * ```ts ignore
  * const key = await loadSigningKey("inspector.key");
  * ```
  */
 export async function loadSigningKey(path: string): Promise<SigningKey> {
+  await checkSigningKeyFiles([path]);
   const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }));
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
 }
@@ -80,23 +124,24 @@ export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
 }
 
 /**
- * Makes sure an output folder exists and holds none of the files about to be written.
+ * Makes sure an output folder exists and holds none of the files about to be written. A folder
+ * created here is removed again, with what was written into it, when the command fails or is
+ * interrupted (see `createOwnedDir`).
  *
  * @param dir folder (created when missing)
  * @param names files that will be written into it
+ * @returns `done(ok)`, to call when the command ends (`ok` false: it failed)
  * @throws {InputError} `OUTPUT_EXISTS` when one of them exists, `OUTPUT_WRITE` when the folder
  *   cannot be created
  * @example
  * ```ts ignore
- * await prepareOutputDir("out", ["report.md"]);
+ * const done = await prepareOutputDir("out", ["report.md"]);
  * ```
  */
-export async function prepareOutputDir(dir: string, names: readonly string[]): Promise<void> {
-  try {
-    await Deno.mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw new InputError("OUTPUT_WRITE", `Cannot create '${dir}': ${(e as Error).name}`);
-  }
+export async function prepareOutputDir(
+  dir: string,
+  names: readonly string[],
+): Promise<(ok: boolean) => Promise<void>> {
   for (const n of names) {
     try {
       await Deno.lstat(`${dir}/${n}`);
@@ -105,7 +150,12 @@ export async function prepareOutputDir(dir: string, names: readonly string[]): P
         `Cannot write '${dir}/${n}': it already exists (not overwritten)`,
       );
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) throw e;
     }
+  }
+  try {
+    return await createOwnedDir(dir);
+  } catch (e) {
+    throw new InputError("OUTPUT_WRITE", `Cannot create '${dir}': ${(e as Error).name}`);
   }
 }

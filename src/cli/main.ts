@@ -22,6 +22,7 @@ import { checkCommand } from "./commands/check.ts";
 import { modelCommand } from "./commands/model.ts";
 import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
+import { escapeForTerminal } from "../escape_text.ts";
 
 /**
  * Builds the full command tree.
@@ -38,7 +39,6 @@ export function buildCli(): Command {
     .description("bit-exact verifier of AI inference claims (NVIDIA GPU arithmetic emulation)")
     .version(VERSION, "-V, --version")
     .exitOverride()
-    .configureOutput({ writeErr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)) })
     .showHelpAfterError(false);
   for (
     const sub of [
@@ -58,9 +58,18 @@ export function buildCli(): Command {
   ) {
     program.addCommand(sub);
   }
+  // Commander's own error lines are dropped: `_report` prints them in the `error [USAGE]:` form.
+  // Help is plain text: commander would otherwise read colour settings from the environment,
+  // which the hermetic command lines (no --allow-env) do not grant.
+  const quiet = {
+    outputError: () => {},
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
+  program.configureOutput({ ...quiet, writeErr: _writeErr });
   for (const c of program.commands) {
-    c.exitOverride();
-    for (const s of c.commands) s.exitOverride();
+    c.exitOverride().configureOutput({ ...quiet, writeErr: _writeErr });
+    for (const s of c.commands) s.exitOverride().configureOutput({ ...quiet, writeErr: _writeErr });
   }
   return program;
 }
@@ -87,22 +96,34 @@ export async function runCli(args: string[]): Promise<number> {
 function _report(e: unknown): number {
   if (e instanceof CommanderError) {
     // Help and version requests end here too, with exit code 0; commander already printed.
-    return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    if (e.exitCode === 0) return EXIT.OK;
+    // Without a command commander prints the help and throws "(outputHelp)".
+    const why = e.message === "(outputHelp)"
+      ? "no command given (the commands are listed above)"
+      : e.message.replace(/^error: /, "").split("\n")[0]!;
+    console.error(`error [USAGE]: Cannot parse the command line: ${escapeForTerminal(why)}`);
+    return EXIT.USAGE;
   }
   if (e instanceof BitauditError) {
-    console.error(`error [${e.code}]: ${e.message}`);
+    // Messages quote input text (paths, ids, field names): escaped so it cannot drive the terminal.
+    console.error(`error [${e.code}]: ${escapeForTerminal(e.message)}`);
     return EXIT.USAGE;
   }
   if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-    console.error(`error [PERMISSION]: ${(e as Error).message.split("\n")[0]}`);
+    console.error(`error [PERMISSION]: ${escapeForTerminal((e as Error).message.split("\n")[0]!)}`);
     return EXIT.USAGE;
   }
   if (e instanceof Deno.errors.NotFound) {
-    console.error(`error [NOT_FOUND]: ${(e as Error).message.split("\n")[0]}`);
+    console.error(`error [NOT_FOUND]: ${escapeForTerminal((e as Error).message.split("\n")[0]!)}`);
     return EXIT.USAGE;
   }
-  console.error(`internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+  const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
+  console.error(`internal error: ${escapeForTerminal(message)}`);
   return EXIT.INTERNAL;
+}
+
+function _writeErr(s: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(s));
 }
 
 if (import.meta.main) {

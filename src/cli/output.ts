@@ -3,6 +3,24 @@
  *
  * @module
  */
+import { escapeForTerminal } from "../escape_text.ts";
+
+/**
+ * Prints one line for a terminal: the characters a terminal would act on (escape sequences,
+ * line breaks, carriage returns, bidirectional overrides) are replaced by visible escapes, so
+ * text that came from an input (ids, payload types, reasons, paths) shows what it holds and
+ * cannot paint over other lines.
+ *
+ * @param text one line
+ * @example
+ * ```ts
+ * import { printText } from "./output.ts";
+ * printText("ok\u001b[2J"); // prints ok\u{1b}[2J
+ * ```
+ */
+export function printText(text: string): void {
+  console.log(escapeForTerminal(text));
+}
 
 /**
  * Prints a value as pretty JSON on stdout.

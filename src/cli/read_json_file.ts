@@ -4,9 +4,12 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
+import { quoteForTerminal } from "../escape_text.ts";
 
 /**
- * Reads and parses a JSON file.
+ * Reads and parses a JSON file strictly (`parseStrictJson`: integers only, no duplicate key, no
+ * byte-order mark, no carriage return, no lone surrogate).
  *
  * @param path file path
  * @param maxBytes largest accepted size (default 64 MiB)
@@ -18,7 +21,7 @@ import { InputError } from "../errors.ts";
  * ```
  */
 export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): Promise<unknown> {
-  return JSON.parse(await readTextFile(path, { maxBytes, jsonCode: "INPUT_JSON" }));
+  return _parse(path, await readTextFile(path, { maxBytes }), "INPUT_JSON");
 }
 
 /**
@@ -54,16 +57,22 @@ export async function readTextFile(
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(path));
+    // ignoreBOM keeps a byte-order mark in the text, so that strict parsers can refuse it.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+      await Deno.readFile(path),
+    );
   } catch {
     throw new InputError("INPUT_UTF8", `Cannot read '${path}': not valid UTF-8`);
   }
-  if (jsonCode !== undefined) {
-    try {
-      JSON.parse(text);
-    } catch {
-      throw new InputError(jsonCode, `Cannot read '${path}': not valid JSON`);
-    }
-  }
+  if (jsonCode !== undefined) _parse(path, text, jsonCode);
   return text;
+}
+
+function _parse(path: string, text: string, code: string): unknown {
+  try {
+    return parseStrictJson(text);
+  } catch (e) {
+    const why = e instanceof StrictJsonError ? `: ${e.reason} at '${e.path}'` : "";
+    throw new InputError(code, `Cannot read ${quoteForTerminal(path)}: not strict JSON${why}`);
+  }
 }

@@ -1,9 +1,11 @@
 /**
- * The human-readable audit report (`report.md`) written next to the attestation.
+ * The human-readable audit report (`report.md`) written next to the attestation. Text that came
+ * from an input (audit id, reasons quoting names, step details) is escaped for Markdown.
  *
  * @module
  */
 import type { AuditReport } from "../verify/mod.ts";
+import { escapeMarkdown } from "../escape_text.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 
 /**
@@ -33,7 +35,7 @@ export function reportMarkdown(
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
-    `- audit id: \`${report.auditId}\``,
+    `- audit id: ${escapeMarkdown(report.auditId)}`,
     `- claim log: \`${report.logId}\`, ${report.population} records, Merkle root \`${report.root}\``,
     d === undefined
       ? `- public randomness: round ${report.round}, \`${report.randomness}\` (NOT a verified beacon: stated by the inspector)`
@@ -73,10 +75,10 @@ export function reportMarkdown(
     "| index | status | reason | SFU functions (validation status) |",
     "|---|---|---|---|",
     ...report.results.map((r) =>
-      `| ${r.index} | ${r.status} | ${r.reason.replaceAll("|", "\\|")} | ${
+      `| ${r.index} | ${r.status} | ${escapeMarkdown(r.reason)} | ${
         r.sfu === undefined || r.sfu.length === 0
           ? "none"
-          : r.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")
+          : escapeMarkdown(r.sfu.map((u) => `${u.fn} ${u.status}`).join(", "))
       } |`
     ),
     "",
@@ -102,7 +104,9 @@ export function reportMarkdown(
         lines.push(`- first diverging stage of the layer chain: layer ${v.layer}, ${v.stage}`);
       }
       lines.push(
-        ...r.steps.map((s) => `- ${s.ok ? "ok" : "**stopped**"} ${s.step}: ${s.detail}`),
+        ...r.steps.map((s) =>
+          `- ${s.ok ? "ok" : "**stopped**"} ${escapeMarkdown(s.step)}: ${escapeMarkdown(s.detail)}`
+        ),
         "",
       );
     }

@@ -5,6 +5,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { removeOnInterrupt } from "./cleanup.ts";
 
 /**
  * Writes bytes to a path that must not exist yet.
@@ -30,6 +31,7 @@ export async function writeNewFile(
     );
   }
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const release = removeOnInterrupt(tmp);
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await Deno.writeFile(tmp, bytes, { createNew: true, mode: options.mode ?? 0o644 });
@@ -44,6 +46,8 @@ export async function writeNewFile(
       "OUTPUT_WRITE",
       `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`,
     );
+  } finally {
+    await release(false);
   }
 }
 

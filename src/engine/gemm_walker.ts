@@ -15,6 +15,9 @@ import { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
 import type { GemmEngine } from "./gemm_engine.ts";
 import { createGemmPool } from "./gemm_pool.ts";
 
+/** Most worker threads a walker starts (each holds its own engine instance). */
+export const MAX_WORKERS = 1024;
+
 /** A walker plus what it needs to release. */
 export interface GemmWalker {
   /** The K-walk function. */
@@ -37,6 +40,7 @@ export interface GemmWalker {
  *   the module's digest), or `"reference"` for the plain path on the calling thread
  * @param options `threads`: worker count (default: all cores)
  * @returns the walker
+ * @throws {RangeError} when `threads` is not an integer in 1..{@link MAX_WORKERS}
  * @example
  * ```ts
  * import { createGemmWalker } from "./gemm_walker.ts";
@@ -58,7 +62,12 @@ export function createGemmWalker(
       close: () => {},
     };
   }
-  const threads = Math.max(1, options.threads ?? navigator.hardwareConcurrency ?? 1);
+  const threads = options.threads ?? Math.max(1, navigator.hardwareConcurrency ?? 1);
+  if (!Number.isSafeInteger(threads) || threads < 1 || threads > MAX_WORKERS) {
+    throw new RangeError(
+      `Cannot start workers: threads ${threads} is not an integer in 1..${MAX_WORKERS}`,
+    );
+  }
   const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
   const walker: KWalker = (dp, job) => {

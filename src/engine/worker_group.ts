@@ -55,7 +55,10 @@ export function startWorkerGroup(
     }
   };
   const workers = Array.from({ length: options.count }, () => {
-    const w = new Worker(url, { type: "module" });
+    // Sandboxed: the worker gets no permission at all (no file, network, environment,
+    // subprocess or FFI access); it receives bytes and plain-data plans by message and returns
+    // bytes, so prover-chosen input cannot reach anything through a worker.
+    const w = new Worker(url, { type: "module", deno: { permissions: "none" } });
     w.onmessage = (e: MessageEvent) => {
       const r = e.data as WorkerReply;
       const p = waiting.get(r.id);

@@ -19,8 +19,18 @@
  *
  * @module
  */
-import { fieldsOf, int, oneOf, onlyKnown, str } from "../json_fields.ts";
-import { arr } from "../json_fields.ts";
+import {
+  arr,
+  child,
+  children,
+  fieldsOf,
+  int,
+  ints,
+  oneOf,
+  onlyKnown,
+  str,
+  stringMap,
+} from "../json_fields.ts";
 import type { BlockWorkload } from "../claims/mod.ts";
 import {
   FORWARD_FALSIFICATIONS,
@@ -130,10 +140,9 @@ export function parseScenario(json: unknown): Scenario {
   if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
     throw new RangeError("Cannot read 'scenario.schema': expected 'bitaudit.prover-scenario/v1'");
   }
-  const hw = fieldsOf(f.obj.hardware, "scenario.hardware");
-  const sw = fieldsOf(f.obj.software, "scenario.software");
-  const comps = fieldsOf(sw.obj.components, "scenario.software.components");
-  const model = fieldsOf(f.obj.model, "scenario.model");
+  const hw = child(f, "hardware", ["profile", "count"]);
+  const sw = child(f, "software", ["stack", "components"]);
+  const model = child(f, "model", ["name", "layers", "projections"]);
   const records = int(f, "records", { min: 1, max: 100_000 });
   const dims = { min: 1, max: 65536 };
   const blocks = f.obj.blocks === undefined ? undefined : _blocks(f.obj.blocks);
@@ -144,25 +153,18 @@ export function parseScenario(json: unknown): Scenario {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
     hardware: { profile: str(hw, "profile"), count: int(hw, "count", { min: 1, max: 1 << 20 }) },
-    software: {
-      stack: str(sw, "stack"),
-      components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
-    },
+    software: { stack: str(sw, "stack"), components: stringMap(sw, "components") },
     catalog: str(f, "catalog"),
     model: {
       name: str(model, "name"),
       layers: int(model, "layers", { min: 1, max: 1024 }),
-      projections: arr(model, "projections").map((p, i) => {
-        const pf = fieldsOf(p, `scenario.model.projections[${i}]`);
-        return { name: str(pf, "name"), n: int(pf, "n", dims), k: int(pf, "k", dims) };
-      }),
+      projections: children(model, "projections", ["name", "n", "k"]).map((pf) => ({
+        name: str(pf, "name"),
+        n: int(pf, "n", dims),
+        k: int(pf, "k", dims),
+      })),
     },
-    batchSizes: arr(f, "batchSizes").map((b, i) => {
-      if (!Number.isInteger(b) || (b as number) < 1) {
-        throw new RangeError(`Cannot read 'scenario.batchSizes[${i}]'`);
-      }
-      return b as number;
-    }),
+    batchSizes: ints(f, "batchSizes", { min: 1, max: 65536 }),
     records,
     ...(blocks === undefined ? {} : { blocks }),
     ...(forward === undefined ? {} : { forward }),
@@ -196,14 +198,12 @@ function _blocks(json: unknown): BlockScenario {
     "multiProcessorCount",
     "ropeTheta",
   ]);
-  const comps = fieldsOf(f.obj.components, "scenario.blocks.components");
-  const sh = fieldsOf(f.obj.shape, "scenario.blocks.shape");
-  onlyKnown(sh, ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
+  const sh = child(f, "shape", ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
   const dim = (key: string) => int(sh, key, { min: 1, max: 65536 });
   return {
     stack: str(f, "stack"),
-    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
-    recipe: fieldsOf(f.obj.recipe, "scenario.blocks.recipe").obj,
+    components: stringMap(f, "components"),
+    recipe: child(f, "recipe").obj,
     shape: {
       hidden: dim("hidden"),
       intermediate: dim("intermediate"),
@@ -211,12 +211,7 @@ function _blocks(json: unknown): BlockScenario {
       kvHeads: dim("kvHeads"),
       headDim: dim("headDim"),
     },
-    tokens: arr(f, "tokens").map((t, i) => {
-      if (!Number.isInteger(t) || (t as number) < 1 || (t as number) > 4096) {
-        throw new RangeError(`Cannot read 'scenario.blocks.tokens[${i}]': expected 1..4096`);
-      }
-      return t as number;
-    }),
+    tokens: ints(f, "tokens", { min: 1, max: 4096 }),
     records: int(f, "records", { min: 1, max: 10_000 }),
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
     ropeTheta: str(f, "ropeTheta", /^[0-9]+(\.[0-9]+)?(e[0-9]+)?$/),
@@ -225,7 +220,6 @@ function _blocks(json: unknown): BlockScenario {
 
 function _falsification(json: unknown, path: string, records: number): Falsification {
   const f = fieldsOf(json, path);
-  const seq = int(f, "seq", { min: 0, max: records - 1 });
   const kind = oneOf(
     f,
     "kind",
@@ -237,6 +231,18 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
       ...FORWARD_FALSIFICATIONS,
     ] as const,
   );
+  const known = {
+    batch_size: ["claimedBatch", "trueBatch"],
+    recipe: ["recipe"],
+    sku: ["profile", "catalog"],
+    fingerprint: ["bit"],
+    batch_composition: ["extraLength"],
+    weight_flip: ["tensor", "index", "bit"],
+    attention_backend: ["attention", "length"],
+    stack_version: ["catalog"],
+  };
+  onlyKnown(f, ["seq", "kind", ...known[kind]]);
+  const seq = int(f, "seq", { min: 0, max: records - 1 });
   switch (kind) {
     case "batch_size":
       return {
@@ -246,7 +252,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
         trueBatch: int(f, "trueBatch", { min: 1, max: 65536 }),
       };
     case "recipe":
-      return { seq, kind, recipe: fieldsOf(f.obj.recipe, `${path}.recipe`).obj };
+      return { seq, kind, recipe: child(f, "recipe").obj };
     case "sku":
       return { seq, kind, profile: str(f, "profile"), catalog: str(f, "catalog") };
     case "fingerprint":

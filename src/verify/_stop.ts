@@ -6,14 +6,20 @@
  */
 import type { BlobStore } from "../assets/mod.ts";
 import { BitauditError } from "../errors.ts";
+import type { ProverObligation } from "./record_result.ts";
 
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {
   /**
    * @param status FAIL or NOT_VERIFIED
    * @param why the reason (one line)
+   * @param obligation the prover obligation that was not met, when that is the reason
    */
-  constructor(readonly status: "FAIL" | "NOT_VERIFIED", readonly why: string) {
+  constructor(
+    readonly status: "FAIL" | "NOT_VERIFIED",
+    readonly why: string,
+    readonly obligation?: ProverObligation,
+  ) {
     super(why);
   }
 }
@@ -49,13 +55,25 @@ export async function _tensorBytes(
   blobs: BlobStore,
   t: { digest: string; count: number; width: 2 | 4; what: string },
 ): Promise<Uint8Array> {
-  const bytes = await blobs.get(t.digest);
-  if (bytes === null) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `missing ${t.what} tensor ${t.digest.slice(0, 16)}… in the blob store`,
+  const unmet = (why: string) =>
+    new _Stop(
+      "FAIL",
+      `prover did not produce committed input: ${t.what} tensor ${t.digest.slice(0, 16)}… ${why}`,
+      "committed-input",
     );
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await blobs.get(t.digest);
+  } catch (e) {
+    if (e instanceof BitauditError && e.code === "BLOB_DIGEST_MISMATCH") {
+      throw unmet("does not hash to its committed digest");
+    }
+    if (e instanceof BitauditError && e.code === "BLOB_TOO_LARGE") {
+      throw unmet(`is not ${t.count * t.width} bytes (larger than the blob limit)`);
+    }
+    throw e;
   }
+  if (bytes === null) throw unmet("is missing from the blob store");
   if (bytes.length !== t.count * t.width) {
     throw new _Stop(
       "FAIL",
@@ -80,4 +98,27 @@ export async function _tensor16(
 ): Promise<Uint16Array> {
   const bytes = await _tensorBytes(blobs, { ...t, width: 2 });
   return new Uint16Array(bytes.buffer, bytes.byteOffset, t.count);
+}
+
+/**
+ * Largest tensor (elements) one recomputation allocates: 2^28, 1 GiB of FP32. Record shapes come
+ * from the prover; a larger claim is NOT_VERIFIED instead of exhausting the verifier's memory.
+ */
+export const MAX_RECOMPUTE_ELEMENTS = 2 ** 28;
+
+/**
+ * Refuses (NOT_VERIFIED) a recomputation whose tensor would exceed {@link MAX_RECOMPUTE_ELEMENTS}.
+ *
+ * @param shape the tensor's dimensions
+ * @param what what the tensor is, for the reason
+ * @throws {_Stop} NOT_VERIFIED above the limit
+ */
+export function _checkSize(shape: readonly number[], what: string): void {
+  const elements = shape.reduce((a, b) => a * b, 1);
+  if (elements > MAX_RECOMPUTE_ELEMENTS) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `${what} [${shape.join(", ")}] exceeds the verifier's limit of 2^28 elements`,
+    );
+  }
 }

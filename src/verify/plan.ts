@@ -41,8 +41,11 @@ export interface HypergeometricSample {
 
 /**
  * P(≥ 1 false record) drawing k of N records without replacement when F are false:
- * 1 − C(N − F, k) / C(N, k) = 1 − ∏_{i=0}^{k−1} (1 − F / (N − i)), computed as
- * −expm1(Σ log1p(−F / (N − i))) (one rounding per term; no factorials or log-gamma).
+ * 1 − C(N − F, k) / C(N, k) = 1 − ∏_{i=0}^{k−1} (1 − F / (N − i)) = 1 − ∏_{j=0}^{F−1} (1 − k / (N − j)),
+ * computed as −expm1(Σ log1p(·)) over the shorter of the two products (one rounding per term; no
+ * factorials or log-gamma). When both F and k exceed {@link EXACT_TERMS}, the sum is taken by the
+ * Euler–Maclaurin formula with three correction terms, so the cost is bounded for any N up to
+ * 2^53 − 1 (tests compare it with the term-by-term sum).
  *
  * @param population N, a safe non-negative integer
  * @param sample F and k
@@ -63,9 +66,40 @@ export function detectionHypergeometric(population: number, sample: Hypergeometr
   _checkCount(k, "k", n);
   if (f === 0 || k === 0) return 0;
   if (k > n - f) return 1; // the sample cannot avoid every false record
-  let logMiss = 0;
-  for (let i = 0; i < k; i++) logMiss += Math.log1p(-f / (n - i));
-  return -Math.expm1(logMiss);
+  return -Math.expm1(_logMiss(n, Math.max(f, k), Math.min(f, k)));
+}
+
+/** Up to this many terms the product is summed term by term. */
+export const EXACT_TERMS = 1 << 16;
+
+/** φ(u) = (u − a)·log1p(−a/u) + a, without cancellation for small a/u. */
+function _phi(u: number, a: number): number {
+  const t = a / u;
+  if (t >= 0.5) return (u - a) * Math.log1p(-t) + a;
+  let s = 0;
+  let tm = t;
+  for (let m = 1; m < 80 && tm > 1e-18 * t; m++, tm *= t) s += tm / (m * (m + 1));
+  return a * s;
+}
+
+/** Σ_{i<b} log1p(−a / (N − i)) with b ≤ a (the log of the miss probability). */
+function _logMiss(n: number, a: number, b: number): number {
+  const h = (x: number) => Math.log1p(-a / (n - x));
+  if (b <= EXACT_TERMS) {
+    let s = 0;
+    for (let i = 0; i < b; i++) s += h(i);
+    return s;
+  }
+  // Euler–Maclaurin over x = 0..b−1 of h(x) = ln(N−a−x) − ln(N−x). With u = N − x the integral
+  // over x is G(N) − G(N − b + 1) for G(u) = φ(u) − a·ln(u), φ(u) = (u − a)·log1p(−a/u) + a;
+  // written as φ(N) − φ(N − b + 1) + a·log1p(−(b − 1)/N) so that no two large logarithms are
+  // subtracted, with φ by its series a·Σ t^m / (m(m + 1)), t = a/u, when t < 1/2.
+  const integral = _phi(n, a) - _phi(n - (b - 1), a) + a * Math.log1p(-(b - 1) / n);
+  const d1 = (x: number) => 1 / (n - x) - 1 / (n - a - x); // first derivative of h
+  const d3 = (x: number) => 2 / (n - x) ** 3 - 2 / (n - a - x) ** 3; // third
+  const d5 = (x: number) => 24 / (n - x) ** 5 - 24 / (n - a - x) ** 5; // fifth
+  return integral + (h(0) + h(b - 1)) / 2 + (d1(b - 1) - d1(0)) / 12 -
+    (d3(b - 1) - d3(0)) / 720 + (d5(b - 1) - d5(0)) / 30240;
 }
 
 /**
@@ -105,7 +139,9 @@ export interface HypergeometricTarget {
 
 /**
  * Smallest k ≤ N with {@link detectionHypergeometric} ≥ confidence, by binary search (detection
- * grows with k). Never larger than the binomial size for p = F / N.
+ * grows with k). Never larger than the binomial size for p = F / N (drawing without replacement
+ * catches at least as often), which bounds the search; each step sums at most
+ * {@link EXACT_TERMS} terms, so N up to 2^53 − 1 is answered in milliseconds.
  *
  * @param population N
  * @param target F and confidence
@@ -127,7 +163,8 @@ export function requiredSampleHypergeometric(
   if (f === 0) throw new RangeError("Cannot size sample: falseCount 0 can never be detected");
   _checkConfidence(confidence);
   let lo = 0; // detection(lo) may be < confidence
-  let hi = population - f + 1; // detection(hi) = 1 >= confidence
+  // detection(N - F + 1) = 1, and the binomial size for p = F / N already reaches `confidence`.
+  let hi = Math.min(population - f + 1, requiredSampleBinomial(f / population, confidence));
   if (detectionHypergeometric(population, { falseCount: f, k: lo }) >= confidence) return lo;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);

@@ -17,7 +17,7 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import { _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 
 /** What the block branch needs. */
@@ -59,6 +59,8 @@ export async function _recomputeBlock(
   }
   const eps = Number(w.rmsNormEps);
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
+  const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);
+  _checkSize([w.tokens, widest], "activation");
   const blobs = input.blobs;
   const t16 = (name: string, count: number) =>
     _tensor16(blobs, { digest: w.weights[name]!, count, what: `weight '${name}'` });

@@ -8,6 +8,14 @@ import type { SfuUse } from "../model/mod.ts";
 /** Outcome of one sampled record. */
 export type RecordStatus = "PASS" | "FAIL" | "NOT_VERIFIED";
 
+/**
+ * A prover obligation whose breach is the record's FAIL: `committed-input`, every tensor a
+ * sampled record commits to by digest (weights, input, inv_freq) must be produced with exactly
+ * those bytes. A prover could otherwise withhold or corrupt the inputs of a falsified record and
+ * turn its FAIL into NOT_VERIFIED.
+ */
+export type ProverObligation = "committed-input";
+
 /** One named pipeline step and what it found. */
 export interface StepResult {
   /** Step name: inclusion, profile, stack, kernel, support, tensors, recompute, compare. */
@@ -56,6 +64,8 @@ export interface RecordResult {
    * digest differs from the claimed one.
    */
   readonly firstDivergence?: { readonly layer: number; readonly stage: "attention" | "mlp" };
+  /** The prover obligation not met, when that is why the record FAILed (absent otherwise). */
+  readonly obligation?: ProverObligation;
 }
 
 /** Audit verdict. */

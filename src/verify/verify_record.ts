@@ -1,8 +1,10 @@
 /**
  * The recompute-and-compare pipeline for one sampled claim record, as named steps: inclusion in
  * the committed log, profile, stack, kernel (recipe or catalog), support, tensors, recompute,
- * compare. Anything that cannot be recomputed ends as NOT_VERIFIED with its reason; PASS is only
- * reachable through the compare step.
+ * compare. Anything the verifier cannot emulate ends as NOT_VERIFIED with its reason; a committed
+ * input tensor the prover does not produce (missing, or bytes that do not hash to the digest) is
+ * the record's FAIL with `obligation: "committed-input"`; PASS is only reachable through the
+ * compare step.
  *
  * @module
  */
@@ -23,11 +25,16 @@ import {
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
-import { _asset, _Stop, _tensor16 } from "./_stop.ts";
+import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward, type LayerDivergence } from "./recompute_model_forward.ts";
-import type { FirstDifference, RecordResult, StepResult } from "./record_result.ts";
+import type {
+  FirstDifference,
+  ProverObligation,
+  RecordResult,
+  StepResult,
+} from "./record_result.ts";
 
 /** What the pipeline needs besides the record. */
 export interface VerifyContext {
@@ -69,7 +76,11 @@ export async function verifyRecord(
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
   let divergence: LayerDivergence | null = null;
-  const result = (status: RecordResult["status"], reason: string): RecordResult => ({
+  const result = (
+    status: RecordResult["status"],
+    reason: string,
+    obligation?: ProverObligation,
+  ): RecordResult => ({
     index,
     digest: log.digests[index]!,
     status,
@@ -80,6 +91,7 @@ export async function verifyRecord(
     steps,
     ...(sfu === undefined ? {} : { sfu }),
     ...(divergence === null ? {} : { firstDivergence: divergence }),
+    ...(obligation === undefined ? {} : { obligation }),
   });
   try {
     const proof = inclusionProof(log.digests.map(hexToBytes), index);
@@ -154,7 +166,7 @@ export async function verifyRecord(
   } catch (e) {
     if (e instanceof _Stop) {
       steps.push({ step: e.status === "FAIL" ? "check" : "support", ok: false, detail: e.why });
-      return result(e.status, e.why);
+      return result(e.status, e.why, e.obligation);
     }
     throw e;
   }
@@ -230,6 +242,7 @@ async function _recomputeGemm(
     throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
   }
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  _checkSize([w.m, w.n], "output");
   const a = await _tensor16(ctx.blobs, { digest: w.input.sha256, count: w.m * w.k, what: "input" });
   const b = await _tensor16(ctx.blobs, {
     digest: w.weights.sha256,

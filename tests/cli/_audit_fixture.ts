@@ -5,6 +5,20 @@ import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
 
 const SCENARIO = new URL("../../demo/scenario.json", import.meta.url);
 
+/**
+ * Removes a temporary folder when the test module ends, so test runs leave nothing in the
+ * system's temporary folder.
+ *
+ * @param dir folder to remove
+ */
+export function removeWhenDone(dir: string): void {
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch { /* already gone */ }
+  });
+}
+
 /** Paths of a fixture. */
 export interface AuditFixture {
   dir: string;

@@ -35,6 +35,11 @@ export async function runBitaudit(
 /** Copies the parts of the checkout the CLI needs into a temporary folder. */
 export async function copyCheckout(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "bitaudit-cli-" });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch { /* already gone */ }
+  });
   const copy = async (rel: string) => {
     const info = await Deno.stat(`${ROOT}/${rel}`);
     if (info.isDirectory) {

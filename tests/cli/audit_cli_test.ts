@@ -55,17 +55,17 @@ Deno.test("audit exits 1 with FAILED and names the falsified records", async () 
   assert.deepEqual(failed.sort((a: number, b: number) => a - b), [3, 11]);
 });
 
-Deno.test("audit exits 3 INCONCLUSIVE when a tensor is missing, never PASSED", async () => {
+Deno.test("audit exits 1 FAILED when the prover did not produce a committed tensor (issue 19)", async () => {
   const f = await makeAuditFixture({ records: 6, falsify: [] });
   const record = JSON.parse((await Deno.readTextFile(f.log)).split("\n")[2]!);
   await Deno.remove(`${f.dir}/log/blobs/${record.predicate.workload.input.sha256}`);
   const r = await runBitaudit([...auditArgs(f, `${f.dir}/out`, 6), "--json"]);
-  assert.equal(r.code, 3, r.stderr);
+  assert.equal(r.code, 1, r.stderr);
   const s = JSON.parse(r.stdout);
-  assert.equal(s.verdict, "INCONCLUSIVE");
+  assert.equal(s.verdict, "FAILED");
   const nv = s.results.find((x: { index: number }) => x.index === 2);
-  assert.equal(nv.status, "NOT_VERIFIED");
-  assert.match(nv.reason, /missing input tensor/);
+  assert.equal(nv.status, "FAIL");
+  assert.match(nv.reason, /prover did not produce committed input: input tensor .* missing/);
 });
 
 Deno.test("check accepts the attestation offline, with the log and with full recomputation", async () => {
@@ -269,11 +269,13 @@ Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and n
   await Deno.writeTextFile(
     `${d}/bad.pem`,
     "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n",
+    { mode: 0o600 },
   );
   const shortKey = btoa(String.fromCharCode(...new Uint8Array(47)));
   await Deno.writeTextFile(
     `${d}/short.pem`,
     `-----BEGIN PRIVATE KEY-----\n${shortKey}\n-----END PRIVATE KEY-----\n`,
+    { mode: 0o600 },
   );
   await Deno.writeTextFile(
     `${d}/env.json`,

@@ -30,7 +30,7 @@ const f = await makeAuditFixture({
 // A fixed inspector key: Ed25519 signatures are deterministic, so fixed key + time = fixed bytes.
 const privateKey = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
-await Deno.writeTextFile(`${f.dir}/fixed.key`, encodePrivateKeyPem(privateKey));
+await Deno.writeTextFile(`${f.dir}/fixed.key`, encodePrivateKeyPem(privateKey), { mode: 0o600 });
 const audit = { randomness: "ab".repeat(32), round: 7, k: 8 };
 
 /** The library path: what a user writes without the CLI. */

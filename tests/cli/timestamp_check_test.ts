@@ -106,15 +106,21 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a revoked key backdating its signature passes without a token and fails with one",
+  name: "a revoked key backdating its signature fails with and without a token (issue 19)",
   ignore,
   fn: async () => {
     const { audit, root, token } = ctx!;
     // The key was revoked an hour ago; its thief signs now but writes a time before revocation.
     const revoked = await root("revoked-past", { revokedAt: Date.now() - 3600_000 });
     const backdated = await audit("2026-06-01T00:00:00Z");
+    // Without a token the key must also be unrevoked at verification time, so the stated time
+    // cannot clear it.
     const plain = await checkFile({ attestation: backdated.path, trustRoot: revoked });
-    assert.equal(plain.valid, true, "without a token the stated time is all there is");
+    assert.equal(plain.valid, false);
+    assert.match(
+      plain.checks.find((c) => c.check === "signatures")?.detail ?? "",
+      /is revoked.* at the verification time/,
+    );
     const stamped = await checkFile({
       attestation: backdated.path,
       trustRoot: revoked,

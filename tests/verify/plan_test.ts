@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   detectionBinomial,
   detectionHypergeometric,
+  EXACT_TERMS,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "../../src/verify/plan.ts";
@@ -107,4 +108,57 @@ Deno.test("requiredSampleHypergeometric() is minimal and never above the binomia
     () => requiredSampleHypergeometric(10, { falseCount: 1, confidence: 1 }),
     RangeError,
   );
+});
+
+/** Σ log1p(−F/(N − i)) term by term with Kahan compensation (the reference for large sums). */
+function kahanLogMiss(n: number, f: number, k: number): number {
+  let s = 0;
+  let c = 0;
+  for (let i = 0; i < k; i++) {
+    const y = Math.log1p(-f / (n - i)) - c;
+    const t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  return s;
+}
+
+Deno.test("detectionHypergeometric() by Euler–Maclaurin agrees with the term-by-term sum when F and k exceed EXACT_TERMS (issue 19)", () => {
+  for (
+    const [n, f, k] of [
+      [1e9, 1e5, 2e5],
+      [1e9, 7e4, 7e4],
+      [5e10, 2e5, 3e5],
+      [2 ** 53 - 1, 9e8, 5e6],
+      [1e12, 1e5, 3e7],
+      [5e6, 2e6, 7e4],
+      [3e6, 7e4, 1e6],
+    ] as const
+  ) {
+    assert.ok(Math.min(f, k) > EXACT_TERMS);
+    const ref = kahanLogMiss(n, f, Math.min(k, n));
+    const got = Math.log(1 - detectionHypergeometric(n, { falseCount: f, k }));
+    const miss = 1 - detectionHypergeometric(n, { falseCount: f, k });
+    // The miss probability relatively; near 1 the detection itself rounds (absolute 1e-16).
+    assert.ok(
+      Math.abs(miss - Math.exp(ref)) <= 1e-9 * Math.exp(ref) + 1e-15,
+      `${n} ${f} ${k}: ${got} vs ${ref}`,
+    );
+  }
+});
+
+Deno.test("requiredSampleHypergeometric() answers N = 2^53 − 1 with a minimal k (issue 19)", () => {
+  const n = 2 ** 53 - 1;
+  for (
+    const [f, c] of [[Math.ceil(n * 1e-7), 0.99], [1, 0.5], [1000, 0.999999], [
+      2 ** 40,
+      0.9,
+    ]] as const
+  ) {
+    // A scan of the population would not finish; the search is logarithmic in N.
+    const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
+    assert.ok(detectionHypergeometric(n, { falseCount: f, k }) >= c);
+    assert.ok(detectionHypergeometric(n, { falseCount: f, k: k - 1 }) < c);
+    assert.ok(k <= requiredSampleBinomial(f / n, c));
+  }
 });

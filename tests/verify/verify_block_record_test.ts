@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { removeWhenDone } from "../cli/_audit_fixture.ts";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   type BlockWorkload,
@@ -24,6 +25,7 @@ import { teslaSfu } from "../hardware/sfu/_tesla_sfu.ts";
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
 const dir = await Deno.makeTempDir({ prefix: "bitaudit-blocks-" });
+removeWhenDone(dir);
 const blobs = openBlobStore(dir);
 const ctx = { store, blobs, walker: referenceKWalker };
 const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };
@@ -187,7 +189,7 @@ Deno.test("an attention_block record of a cuDNN stack is NOT_VERIFIED with the r
   assert.match(r.reason, /cudnn-sdpa.*closed source/);
 });
 
-Deno.test("a block record with a missing weight is NOT_VERIFIED; a malformed block workload is refused", async () => {
+Deno.test("a block record with a missing weight FAILs (prover obligation); a malformed block workload is refused", async () => {
   const rec = await record({
     stack: "cutlass-3.5-hf-flash-attn",
     kind: "ffn_block",
@@ -196,8 +198,9 @@ Deno.test("a block record with a missing weight is NOT_VERIFIED; a malformed blo
   const w = rec.predicate.workload as BlockWorkload;
   const missing = { ...w, weights: { ...w.weights, down: "cd".repeat(32) } };
   const r = await verify(Promise.resolve(makeClaimRecord({ ...rec.predicate, workload: missing })));
-  assert.equal(r.status, "NOT_VERIFIED");
-  assert.match(r.reason, /missing weight 'down' tensor/);
+  assert.equal(r.status, "FAIL");
+  assert.equal(r.obligation, "committed-input");
+  assert.match(r.reason, /prover did not produce committed input: weight 'down' tensor/);
   const bad = JSON.parse(JSON.stringify(rec));
   bad.predicate.workload.rmsNormEps = 1e-6;
   assert.throws(

@@ -14,7 +14,8 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { InputError } from "../../errors.ts";
 import { bytesToHex, hexToBytes } from "../../claims/mod.ts";
-import { jsonObject, jsonString } from "../json_shape.ts";
+import { fieldsOf, onlyKnown, str } from "../../json_fields.ts";
+import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
 
 /** Upper bound on a chain-info document, in bytes (real ones are under 1 KiB). */
 export const MAX_DRAND_INFO_BYTES = 16 * 1024;
@@ -145,13 +146,14 @@ function _beaconId(id: string): string {
   return id;
 }
 
-/** @internal shared with the round parser: JSON.parse with a size bound and coded errors. */
+/** @internal shared with the round parser: strict JSON with a size bound and coded errors. */
 export function _json(text: string, what: string): unknown {
   if (text.length > MAX_DRAND_INFO_BYTES) _bad(`${what} is longer than ${MAX_DRAND_INFO_BYTES}`);
   try {
-    return JSON.parse(text);
+    return parseStrictJson(text);
   } catch (e) {
-    return _bad(`${what} is not JSON (${e instanceof Error ? e.message : String(e)})`);
+    if (!(e instanceof StrictJsonError)) throw e;
+    return _bad(`${what} is not strict JSON (${e.reason} at '${e.path}')`);
   }
 }
 
@@ -189,11 +191,17 @@ export function _object(
   where: string,
   known: readonly string[],
 ): Record<string, unknown> {
-  return jsonObject(v, { where, known, bad: _bad });
+  const f = fieldsOf(v, where, _fail);
+  onlyKnown(f, known);
+  return f.obj as Record<string, unknown>;
 }
 
 function _string(obj: Record<string, unknown>, key: string, where: string): string {
-  return jsonString(obj, { key, where, bad: _bad });
+  return str({ path: where, obj, fail: _fail }, key);
+}
+
+function _fail(path: string, why: string): never {
+  _bad(`'${path}' ${why}`);
 }
 
 /** @internal raises `BAD_BEACON`. */

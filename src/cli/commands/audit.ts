@@ -11,11 +11,19 @@ import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { type AuditReport, runAudit } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { loadClaimLog, loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import {
+  checkSigningKeyFiles,
+  loadClaimLog,
+  loadSigningKey,
+  prepareOutputDir,
+} from "../load_inputs.ts";
+import { printJson, printText } from "../output.ts";
+import { parseIntOption, parseThreads } from "../parse_int_option.ts";
+import type { SigningKey } from "../../attest/mod.ts";
+import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportMarkdown } from "../report_markdown.ts";
-import { loadTrustInputs, type TrustInputFlags } from "../trust_inputs.ts";
+import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "../trust_inputs.ts";
 import { writeBundle } from "./bundle.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -106,28 +114,67 @@ export function auditCommand(): Command {
 export async function auditLog(
   o: AuditOptions,
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
-  const k = _int(o.k, "--k", 1);
+  const k = parseIntOption(o.k, { flag: "--k", min: 1 });
+  const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new InputError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
-  if (o.round !== undefined) _int(o.round, "--round", 0);
-  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  if (o.round !== undefined) parseIntOption(o.round, { flag: "--round", min: 0 });
+  // Key files are checked now but read only for signing, after every untrusted input has been
+  // parsed and recomputed; only an announcement, which must be signed by these keys, needs them
+  // before the audit.
+  await checkSigningKeyFiles(o.keys);
   const log = await loadClaimLog(o.log);
-  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
-  const round = _int(trust.round, "--round", 0);
-  await prepareOutputDir(o.out, [
+  const early = o.announcement === undefined ? undefined : await _signingKeys(o.keys);
+  const trust = await loadTrustInputs(o, {
+    log,
+    keys: (early ?? []).map((key) => key.publicKey),
+  });
+  const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
+  const done = await prepareOutputDir(o.out, [
     "attestation.dsse.json",
     "report.md",
     ...(o.bundle ? ["attestation.sigstore.json"] : []),
   ]);
+  try {
+    const r = await _auditAndSign(o, { log, round, k, threads, trust, early });
+    await done(true);
+    return r;
+  } catch (e) {
+    await done(false);
+    throw e;
+  }
+}
+
+/** Reads the private keys; two files holding the same key are refused. */
+async function _signingKeys(paths: readonly string[]): Promise<SigningKey[]> {
+  const keys = await Promise.all(paths.map(loadSigningKey));
+  if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
+    throw new InputError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
+  }
+  return keys;
+}
+
+async function _auditAndSign(
+  o: AuditOptions,
+  p: {
+    log: ClaimLog;
+    round: number;
+    k: number;
+    threads: number | undefined;
+    trust: TrustInputs;
+    early: SigningKey[] | undefined;
+  },
+): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+  const { log, round, k, threads, trust } = p;
   const store = await openAssetStore();
   const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
   const w = createGemmWalker(
     await loadGemmEngine(store),
-    o.threads ? { threads: _int(o.threads, "--threads", 1) } : {},
+    threads === undefined ? {} : { threads },
   );
   const bar = progressBar("verifying", { enabled: o.progress });
   let report: AuditReport;
@@ -146,6 +193,7 @@ export async function auditLog(
     bar.stop();
     w.close();
   }
+  const keys = p.early ?? await _signingKeys(o.keys);
   const signed = await signVerdict(report, {
     keys,
     store,
@@ -193,24 +241,13 @@ function _summary(r: AuditReport, out: string) {
 
 function _print(r: AuditReport, out: string): void {
   const n = (s: string) => r.results.filter((x) => x.status === s).length;
-  console.log(
+  printText(
     `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
       n("NOT_VERIFIED")
     } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
   );
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    console.log(`  record ${x.index}: ${x.status}: ${x.reason}`);
+    printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  console.log(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
-}
-
-function _int(text: string, flag: string, min: number): number {
-  const v = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < min) {
-    throw new InputError(
-      "USAGE_NUMBER",
-      `Cannot use ${flag} '${text}': expected an integer >= ${min}`,
-    );
-  }
-  return v;
+  printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
 }

@@ -12,7 +12,8 @@ import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
+import { parseIntOption } from "../parse_int_option.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
@@ -53,13 +54,7 @@ export function checkCommand(): CommandUnknownOpts {
     )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
-      const threshold = Number(opts.threshold);
-      if (!Number.isInteger(threshold) || threshold < 1) {
-        throw new InputError(
-          "USAGE_NUMBER",
-          `Cannot use --threshold '${opts.threshold}': expected an integer >= 1`,
-        );
-      }
+      const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });
       const report = await checkFile({
         attestation,
         trustRoot: opts.trustRoot,
@@ -72,9 +67,9 @@ export function checkCommand(): CommandUnknownOpts {
       if (opts.json) printJson(report);
       else {
         for (const c of report.checks) {
-          console.log(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
+          printText(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
         }
-        console.log(
+        printText(
           report.valid
             ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
             : "INVALID attestation",

@@ -12,9 +12,11 @@ import { makeClaims, parseScenario, type ProverOutput } from "../../prover/mod.t
 import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { loadClaimLog, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { progressBar } from "../progress.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { createOwnedDir } from "../cleanup.ts";
+import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCheckpointCommands } from "./claims_checkpoint.ts";
 
@@ -42,7 +44,7 @@ export function claimsCommand(): Command {
       const out = await runProver(opts.scenario, {
         out: opts.out,
         progress: !opts.json,
-        ...(opts.threads ? { threads: Number(opts.threads) } : {}),
+        ...(opts.threads === undefined ? {} : { threads: parseThreads(opts.threads) }),
       });
       const summary = {
         out: opts.out,
@@ -52,12 +54,12 @@ export function claimsCommand(): Command {
       };
       if (opts.json) printJson(summary);
       else {
-        console.log(
+        printText(
           `wrote ${opts.out}/claims.jsonl (${summary.records} records) and ${out.output.blobs.size} blobs`,
         );
-        console.log(`log root (commitment): ${out.root}`);
+        printText(`log root (commitment): ${out.root}`);
         if (summary.falsified.length > 0) {
-          console.log(
+          printText(
             `falsified: ${summary.falsified.map((f) => `#${f.seq} ${f.kind}`).join(", ")}`,
           );
         }
@@ -70,7 +72,7 @@ export function claimsCommand(): Command {
     .action(async (opts) => {
       const log = await loadClaimLog(opts.log);
       if (opts.json) printJson({ records: log.records.length, root: log.root });
-      else console.log(log.root);
+      else printText(log.root);
     });
   addCheckpointCommands(cmd);
   return cmd;
@@ -102,7 +104,9 @@ export async function runProver(
       `Cannot use scenario '${scenarioPath}': ${(e as Error).message}`,
     );
   }
-  await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
+  const done = await prepareOutputDir(options.out, ["claims.jsonl", "blobs"]);
+  let blobsDone: ((ok: boolean) => Promise<void>) | undefined;
+  let ok = false;
   const store = await openAssetStore();
   const w = createGemmWalker(
     await loadGemmEngine(store),
@@ -117,15 +121,19 @@ export async function runProver(
       onProgress: bar.update,
     });
     bar.stop();
-    await Deno.mkdir(`${options.out}/blobs`);
+    blobsDone = await createOwnedDir(`${options.out}/blobs`);
     for (const [digest, bytes] of output.blobs) {
       await writeNewFile(`${options.out}/blobs/${digest}`, bytes);
     }
     const text = formatClaimLog(output.records);
     await writeNewFile(`${options.out}/claims.jsonl`, text);
-    return { output, root: parseClaimLog(text).root };
+    const root = parseClaimLog(text).root;
+    ok = true;
+    return { output, root };
   } finally {
     bar.stop();
     w.close();
+    await blobsDone?.(ok);
+    await done(ok);
   }
 }

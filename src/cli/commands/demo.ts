@@ -16,7 +16,8 @@ import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts"
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
+import { printJson, printText } from "../output.ts";
 import { printVectorTable, runBundledVectors } from "../bundled_vectors.ts";
 import { announceAudit } from "./announce.ts";
 import { auditLog } from "./audit.ts";
@@ -78,218 +79,237 @@ export function demoCommand(): Command {
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
-      const say = (s: string) => opts.json || console.log(s);
-      await prepareOutputDir(out, [
-        "claims.jsonl",
-        "blobs",
-        "inspector.pub",
-        "prover.pub",
-        "checkpoint.txt",
-        "tsa.pem",
-        "announcement.dsse.json",
-        "announcement.tsr",
-        "trust-root.json",
-        "attestation.dsse.json",
-        "attestation.tsr",
-        "report.md",
-      ]);
-      say(`bitaudit demo -> ${out}\n`);
-      say(
-        "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
-      );
-      const prover = await runProver(SCENARIO, { out, progress: !opts.json });
-      const falsified = prover.output.falsified;
-      say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
-      const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
+      // A temporary folder is the demo's own: removed if the run fails or is interrupted.
+      const releaseTemp = opts.out === undefined ? removeOnInterrupt(out) : undefined;
+      let finished = false;
+      let done: ((ok: boolean) => Promise<void>) | undefined;
       try {
-        const proverKeys = await generateKeys(`${keyDir}/prover`);
-        const proverPem = await Deno.readTextFile(proverKeys.publicKey);
-        await writeNewFile(`${out}/prover.pub`, proverPem);
-        const cp = await signCheckpoint({
-          origin: DEMO_ORIGIN,
-          treeSize: prover.output.records.length,
-          rootHash: hexToBytes(prover.root),
-          extensions: [],
-        }, {
-          privateKey: (await loadSigningKey(proverKeys.privateKey)).privateKey,
-          time: parseRfc3339(DEMO_CHECKPOINT_TIME) / 1000,
-        });
-        await writeNewFile(`${out}/checkpoint.txt`, cp);
-        say(`   signed C2SP checkpoint ${DEMO_ORIGIN} at ${DEMO_CHECKPOINT_TIME} (checkpoint.txt)`);
-        say(
-          "2. inspector: throw-away Ed25519 key; trust root with the prover key, drand quicknet and a local TSA",
-        );
-        const keys = await generateKeys(`${keyDir}/inspector`);
-        const pem = await Deno.readTextFile(keys.publicKey);
-        await writeNewFile(`${out}/inspector.pub`, pem);
-        const pub = decodePublicKeyPem(pem);
-        const chain = parseDrandChainInfo(await Deno.readTextFile(DEMO_CHAIN));
-        // Its clock is the demo's own: valid from 2023, since the announcement is dated then.
-        const tsa = await createLocalTsa({
-          name: "bitaudit demo TSA (throw-away)",
-          notBefore: parseRfc3339(DEMO_VALID_FROM),
-          notAfter: Date.now() + 86_400_000,
-        });
-        await writeNewFile(`${out}/tsa.pem`, encodePem("CERTIFICATE", tsa.anchor));
-        // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
-        const trustRoot = buildTrustRoot([pub], {
-          start: DEMO_VALID_FROM,
-          provers: { keys: [decodePublicKeyPem(proverPem)], start: DEMO_VALID_FROM },
-          drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
-          tsa: [{ certificate: tsa.anchor, name: "tsa.pem" }],
-        });
-        await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
-        say(`   keyid ${keys.keyid}`);
-        await announceAudit({
-          checkpoint: `${out}/checkpoint.txt`,
-          proverPub: `${out}/prover.pub`,
-          chain: DEMO_CHAIN,
-          round: "123",
-          k: opts.k,
-          keys: [keys.privateKey],
-          out: `${out}/announcement.dsse.json`,
-          time: DEMO_ANNOUNCE_TIME,
-        });
-        say(
-          `   announced the audit of round 123 at ${DEMO_ANNOUNCE_TIME} (announcement.dsse.json)`,
-        );
-        await _stampSignature(tsa, {
-          envelope: `${out}/announcement.dsse.json`,
-          out: `${out}/announcement.tsr`,
-          time: parseRfc3339(DEMO_ANNOUNCE_TIME),
-        });
-        say(
-          `   local TSA (in process, CA pinned as tsa.pem): RFC 3161 token over the announcement's signature at ${DEMO_ANNOUNCE_TIME} (announcement.tsr)`,
-        );
-        say(
-          "   the demo TSA's clock is the demo's own: its tokens exercise the checks but prove nothing against whoever runs it; a real deployment pins an independent TSA",
-        );
-        say(
-          `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
-        );
-        const audit = await auditLog({
-          announcement: `${out}/announcement.dsse.json`,
-          log: `${out}/claims.jsonl`,
-          beacon: DEMO_BEACON,
-          chain: DEMO_CHAIN,
-          checkpoint: `${out}/checkpoint.txt`,
-          proverPub: `${out}/prover.pub`,
-          announcementTimestamp: `${out}/announcement.tsr`,
-          k: opts.k,
-          keys: [keys.privateKey],
-          out,
-          progress: !opts.json,
-        });
-        await _stampSignature(tsa, {
-          envelope: audit.attestation,
-          out: `${out}/attestation.tsr`,
-          time: Date.now(),
-        });
-        say("   local TSA: RFC 3161 token over the attestation's signature, now (attestation.tsr)");
-        const r = audit.report;
-        const failedIdx = new Set(r.results.filter((x) => x.status === "FAIL").map((x) => x.index));
-        const sampled = new Set(r.selected);
-        const caught = falsified.filter((f) => failedIdx.has(f.seq));
-        const missed = falsified.filter((f) => !sampled.has(f.seq));
-        // Sampled falsifications whose recomputation matched bit for bit are numerically
-        // indistinguishable from honest records at the fingerprint: reported, not hidden.
-        const indistinguishable = falsified.filter((f) =>
-          sampled.has(f.seq) && !failedIdx.has(f.seq)
-        );
-        const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
-        const pCatch = detectionHypergeometric(r.population, {
-          falseCount: falsified.length,
-          k: r.selected.length,
-        });
-        say(
-          "4. third-party check of the attestation (offline, against the trust root and the log)",
-        );
-        const check = await checkFile({
-          attestation: audit.attestation,
-          trustRoot: `${out}/trust-root.json`,
-          log: `${out}/claims.jsonl`,
-          timestamp: `${out}/attestation.tsr`,
-        });
-        say(
-          `   ${check.valid ? "VALID" : "INVALID"}: ${
-            check.checks.filter((c) => c.ok).length
-          }/${check.checks.length} checks`,
-        );
-        const detail = (name: string) => check.checks.find((c) => c.check === name)?.detail;
-        say(
-          `   announcement: ${
-            detail("announcement")
-          } (the TSA vouches the announcement existed before the round's randomness did)`,
-        );
-        say(
-          `   timestamp: ${
-            detail("timestamp")
-          } (the inspector key was judged valid and unrevoked at the TSA's time, not the stated one)`,
-        );
-        say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
-        const rows = await runBundledVectors();
-        const matched = rows.reduce((s, x) => s + x.matched, 0);
-        const total = rows.reduce((s, x) => s + x.total, 0);
-        if (!opts.json) printVectorTable(rows, matched === total);
+        const say = (s: string) => opts.json || printText(s);
+        done = await prepareOutputDir(out, [
+          "claims.jsonl",
+          "blobs",
+          "inspector.pub",
+          "prover.pub",
+          "checkpoint.txt",
+          "tsa.pem",
+          "announcement.dsse.json",
+          "announcement.tsr",
+          "trust-root.json",
+          "attestation.dsse.json",
+          "attestation.tsr",
+          "report.md",
+        ]);
+        say(`bitaudit demo -> ${out}`);
         say("");
-        const summary = {
-          out,
-          verdict: r.verdict,
-          sampled: r.selected.length,
-          population: r.population,
-          falsified,
-          caught: caught.map((f) => ({
-            ...f,
-            reason: r.results.find((x) => x.index === f.seq)!.reason,
-          })),
-          notSampled: missed,
-          indistinguishable,
-          honestRecordsFailed: wrongFail,
-          detectionProbability: Number(pCatch.toFixed(6)),
-          detection: r.detection,
-          attestationValid: check.valid,
-          timestamps: {
-            announcement: check.trust?.announcement ?? "none",
-            attestation: detail("timestamp") ?? null,
-          },
-          byKind: _byKind(r.results, prover.output.records),
-          vectors: { matched, total },
-        };
-        if (opts.json) printJson(summary);
-        else {
-          console.log(`verdict: ${r.verdict}`);
-          console.log(
-            `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+        say(
+          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
+        );
+        const prover = await runProver(SCENARIO, { out, progress: !opts.json });
+        const falsified = prover.output.falsified;
+        say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
+        // The throw-away private keys never outlive the run, Ctrl-C included.
+        const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
+        const releaseKey = removeOnInterrupt(keyDir);
+        try {
+          const proverKeys = await generateKeys(`${keyDir}/prover`);
+          const proverPem = await Deno.readTextFile(proverKeys.publicKey);
+          await writeNewFile(`${out}/prover.pub`, proverPem);
+          const cp = await signCheckpoint({
+            origin: DEMO_ORIGIN,
+            treeSize: prover.output.records.length,
+            rootHash: hexToBytes(prover.root),
+            extensions: [],
+          }, {
+            privateKey: (await loadSigningKey(proverKeys.privateKey)).privateKey,
+            time: parseRfc3339(DEMO_CHECKPOINT_TIME) / 1000,
+          });
+          await writeNewFile(`${out}/checkpoint.txt`, cp);
+          say(
+            `   signed C2SP checkpoint ${DEMO_ORIGIN} at ${DEMO_CHECKPOINT_TIME} (checkpoint.txt)`,
           );
-          for (const c of summary.caught) console.log(`  #${c.seq} ${c.kind}: ${c.reason}`);
-          for (const [kind, k] of Object.entries(summary.byKind)) {
-            console.log(
-              `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
-                k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
-              }`,
+          say(
+            "2. inspector: throw-away Ed25519 key; trust root with the prover key, drand quicknet and a local TSA",
+          );
+          const keys = await generateKeys(`${keyDir}/inspector`);
+          const pem = await Deno.readTextFile(keys.publicKey);
+          await writeNewFile(`${out}/inspector.pub`, pem);
+          const pub = decodePublicKeyPem(pem);
+          const chain = parseDrandChainInfo(await Deno.readTextFile(DEMO_CHAIN));
+          // Its clock is the demo's own: valid from 2023, since the announcement is dated then.
+          const tsa = await createLocalTsa({
+            name: "bitaudit demo TSA (throw-away)",
+            notBefore: parseRfc3339(DEMO_VALID_FROM),
+            notAfter: Date.now() + 86_400_000,
+          });
+          await writeNewFile(`${out}/tsa.pem`, encodePem("CERTIFICATE", tsa.anchor));
+          // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
+          const trustRoot = buildTrustRoot([pub], {
+            start: DEMO_VALID_FROM,
+            provers: { keys: [decodePublicKeyPem(proverPem)], start: DEMO_VALID_FROM },
+            drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
+            tsa: [{ certificate: tsa.anchor, name: "tsa.pem" }],
+          });
+          await writeNewFile(`${out}/trust-root.json`, JSON.stringify(trustRoot, null, 2) + "\n");
+          say(`   keyid ${keys.keyid}`);
+          await announceAudit({
+            checkpoint: `${out}/checkpoint.txt`,
+            proverPub: `${out}/prover.pub`,
+            chain: DEMO_CHAIN,
+            round: "123",
+            k: opts.k,
+            keys: [keys.privateKey],
+            out: `${out}/announcement.dsse.json`,
+            time: DEMO_ANNOUNCE_TIME,
+          });
+          say(
+            `   announced the audit of round 123 at ${DEMO_ANNOUNCE_TIME} (announcement.dsse.json)`,
+          );
+          await _stampSignature(tsa, {
+            envelope: `${out}/announcement.dsse.json`,
+            out: `${out}/announcement.tsr`,
+            time: parseRfc3339(DEMO_ANNOUNCE_TIME),
+          });
+          say(
+            `   local TSA (in process, CA pinned as tsa.pem): RFC 3161 token over the announcement's signature at ${DEMO_ANNOUNCE_TIME} (announcement.tsr)`,
+          );
+          say(
+            "   the demo TSA's clock is the demo's own: its tokens exercise the checks but prove nothing against whoever runs it; a real deployment pins an independent TSA",
+          );
+          say(
+            `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
+          );
+          const audit = await auditLog({
+            announcement: `${out}/announcement.dsse.json`,
+            log: `${out}/claims.jsonl`,
+            beacon: DEMO_BEACON,
+            chain: DEMO_CHAIN,
+            checkpoint: `${out}/checkpoint.txt`,
+            proverPub: `${out}/prover.pub`,
+            announcementTimestamp: `${out}/announcement.tsr`,
+            k: opts.k,
+            keys: [keys.privateKey],
+            out,
+            progress: !opts.json,
+          });
+          await _stampSignature(tsa, {
+            envelope: audit.attestation,
+            out: `${out}/attestation.tsr`,
+            time: Date.now(),
+          });
+          say(
+            "   local TSA: RFC 3161 token over the attestation's signature, now (attestation.tsr)",
+          );
+          const r = audit.report;
+          const failedIdx = new Set(
+            r.results.filter((x) => x.status === "FAIL").map((x) => x.index),
+          );
+          const sampled = new Set(r.selected);
+          const caught = falsified.filter((f) => failedIdx.has(f.seq));
+          const missed = falsified.filter((f) => !sampled.has(f.seq));
+          // Sampled falsifications whose recomputation matched bit for bit are numerically
+          // indistinguishable from honest records at the fingerprint: reported, not hidden.
+          const indistinguishable = falsified.filter((f) =>
+            sampled.has(f.seq) && !failedIdx.has(f.seq)
+          );
+          const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
+          const pCatch = detectionHypergeometric(r.population, {
+            falseCount: falsified.length,
+            k: r.selected.length,
+          });
+          say(
+            "4. third-party check of the attestation (offline, against the trust root and the log)",
+          );
+          const check = await checkFile({
+            attestation: audit.attestation,
+            trustRoot: `${out}/trust-root.json`,
+            log: `${out}/claims.jsonl`,
+            timestamp: `${out}/attestation.tsr`,
+          });
+          say(
+            `   ${check.valid ? "VALID" : "INVALID"}: ${
+              check.checks.filter((c) => c.ok).length
+            }/${check.checks.length} checks`,
+          );
+          const detail = (name: string) => check.checks.find((c) => c.check === name)?.detail;
+          say(
+            `   announcement: ${
+              detail("announcement")
+            } (the TSA vouches the announcement existed before the round's randomness did)`,
+          );
+          say(
+            `   timestamp: ${
+              detail("timestamp")
+            } (the inspector key was judged valid and unrevoked at the TSA's time, not the stated one)`,
+          );
+          say("5. measured tensor-core vectors (Khattak & Mikaitis; A100, L40S, H100)");
+          const rows = await runBundledVectors();
+          const matched = rows.reduce((s, x) => s + x.matched, 0);
+          const total = rows.reduce((s, x) => s + x.total, 0);
+          if (!opts.json) printVectorTable(rows, matched === total);
+          say("");
+          const summary = {
+            out,
+            verdict: r.verdict,
+            sampled: r.selected.length,
+            population: r.population,
+            falsified,
+            caught: caught.map((f) => ({
+              ...f,
+              reason: r.results.find((x) => x.index === f.seq)!.reason,
+            })),
+            notSampled: missed,
+            indistinguishable,
+            honestRecordsFailed: wrongFail,
+            detectionProbability: Number(pCatch.toFixed(6)),
+            detection: r.detection,
+            attestationValid: check.valid,
+            timestamps: {
+              announcement: check.trust?.announcement ?? "none",
+              attestation: detail("timestamp") ?? null,
+            },
+            byKind: _byKind(r.results, prover.output.records),
+            vectors: { matched, total },
+          };
+          if (opts.json) printJson(summary);
+          else {
+            printText(`verdict: ${r.verdict}`);
+            printText(
+              `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+            );
+            for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
+            for (const [kind, k] of Object.entries(summary.byKind)) {
+              printText(
+                `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${
+                  k.sfu.length > 0 ? `; SFU used: ${k.sfu.join(", ")}` : ""
+                }`,
+              );
+            }
+            printText(
+              `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
+                pCatch.toFixed(4)
+              } (hypergeometric)`,
+            );
+            for (const l of r.detection.levels) {
+              printText(
+                `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
+              );
+            }
+            printText(
+              `attestation: ${audit.attestation} (${
+                check.valid ? "verified" : "NOT verified"
+              }), report: ${audit.reportPath}`,
             );
           }
-          console.log(
-            `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
-              pCatch.toFixed(4)
-            } (hypergeometric)`,
-          );
-          for (const l of r.detection.levels) {
-            console.log(
-              `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
-            );
-          }
-          console.log(
-            `attestation: ${audit.attestation} (${
-              check.valid ? "verified" : "NOT verified"
-            }), report: ${audit.reportPath}`,
-          );
+          const ok = check.valid && check.trust?.announcement === "timestamped" &&
+            wrongFail.length === 0 && matched === total;
+          Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
+          finished = true;
+        } finally {
+          await releaseKey(true);
         }
-        const ok = check.valid && check.trust?.announcement === "timestamped" &&
-          wrongFail.length === 0 && matched === total;
-        Deno.exitCode = ok ? EXIT.OK : EXIT.FAIL;
       } finally {
-        await Deno.remove(keyDir, { recursive: true });
+        await done?.(finished);
+        await releaseTemp?.(!finished);
       }
     });
 }

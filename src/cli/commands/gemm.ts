@@ -17,9 +17,13 @@ import {
   loadNamedRecipe,
   recipeFromJson,
 } from "../../resolve/mod.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { parseIntOption, parseThreads } from "../parse_int_option.ts";
+
+/** Default of `--max-output-mib`: 1 GiB of output (about 179 M elements). */
+export const DEFAULT_MAX_OUTPUT_MIB = 1024;
 
 /**
  * Builds the `gemm` command.
@@ -44,6 +48,11 @@ export function gemmCommand(): Command {
       ),
     )
     .option("--threads <n>", "worker threads (default: all cores)")
+    .option(
+      "--max-output-mib <n>",
+      "largest output (c_fp32 + c_out) to allocate, in MiB",
+      String(DEFAULT_MAX_OUTPUT_MIB),
+    )
     .option("--json", "machine-readable report")
     .action(async (opts) => {
       const store = await openAssetStore();
@@ -73,6 +82,18 @@ export function gemmCommand(): Command {
           `Cannot run gemm: a is [${m},${k}] but b is [${b.shape.join(",")}] (${opts.bLayout})`,
         );
       }
+      // Sizes come from the file: bound the output (4 + 2 bytes an element) before allocating.
+      const maxMib = parseIntOption(opts.maxOutputMib, { flag: "--max-output-mib", min: 1 });
+      const outBytes = m * n * 6;
+      if (outBytes > maxMib * 2 ** 20) {
+        throw new InputError(
+          "GEMM_TOO_LARGE",
+          `Cannot run gemm: the [${m},${n}] output needs ${
+            Math.ceil(outBytes / 2 ** 20)
+          } MiB, above --max-output-mib ${maxMib}`,
+        );
+      }
+      const threads = opts.threads === undefined ? undefined : parseThreads(opts.threads);
       const dtype = a.dtype === "BF16" ? "bf16" : "fp16";
       const dp = findDatapath(profile, { input: dtype, output: "fp32" });
       if (dp === undefined) {
@@ -84,7 +105,6 @@ export function gemmCommand(): Command {
       const av = (await file.tensorView("a")) as Uint16Array;
       let bv = (await file.tensorView("b")) as Uint16Array;
       if (kn) bv = _transpose(bv, k, n);
-      const threads = opts.threads === undefined ? undefined : _threads(opts.threads);
       const w = createGemmWalker(
         await loadGemmEngine(store),
         threads === undefined ? {} : { threads },
@@ -127,10 +147,10 @@ export function gemmCommand(): Command {
         };
         if (opts.json) printJson(report);
         else {
-          console.log(
+          printText(
             `${m}x${n}x${k} ${dtype} on ${profile.id} (${dp.id}), ${recipe.recipe.family}, ${w.engine} engine, ${report.seconds} s`,
           );
-          console.log(
+          printText(
             `wrote ${opts.out}: c_fp32 F32 [${m},${n}], c_out ${outDtype} [${m},${n}] sha256 ${report.outSha256}`,
           );
         }
@@ -144,15 +164,4 @@ function _transpose(b: Uint16Array, k: number, n: number): Uint16Array {
   const out = new Uint16Array(n * k);
   for (let kk = 0; kk < k; kk++) for (let j = 0; j < n; j++) out[j * k + kk] = b[kk * n + j]!;
   return out;
-}
-
-function _threads(text: string): number {
-  const t = Number(text);
-  if (!Number.isInteger(t) || t < 1 || t > 256) {
-    throw new InputError(
-      "USAGE_THREADS",
-      `Cannot use --threads '${text}': expected an integer in 1..256`,
-    );
-  }
-  return t;
 }

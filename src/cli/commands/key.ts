@@ -14,9 +14,10 @@ import {
   generateKeyPair,
   keyId,
   parseDrandChainInfo,
+  parseTrustRoot,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -41,7 +42,10 @@ export function keyCommand(): Command {
     .action(async (opts) => {
       const r = await generateKeys(opts.out);
       if (opts.json) printJson(r);
-      else console.log(`wrote ${r.privateKey} and ${r.publicKey}\nkeyid ${r.keyid}`);
+      else {
+        printText(`wrote ${r.privateKey} and ${r.publicKey}`);
+        printText(`keyid ${r.keyid}`);
+      }
     });
   cmd.command("trust-root")
     .description("write a trust root listing inspector public keys with a validity window")
@@ -82,8 +86,12 @@ export function keyCommand(): Command {
         drand,
         tsa,
       });
-      await writeNewFile(opts.out, JSON.stringify(root, null, 2) + "\n");
-      console.log(`wrote ${opts.out} with ${root.keys.length} key(s)`);
+      const text = JSON.stringify(root, null, 2) + "\n";
+      // Validated as `check` will read it: a root that check would refuse is never written
+      // (a time that is not RFC 3339, an end before the start, the same key twice).
+      parseTrustRoot(text);
+      await writeNewFile(opts.out, text);
+      printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
     });
   return cmd;
 }

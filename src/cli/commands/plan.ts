@@ -12,6 +12,7 @@ import {
   requiredSampleHypergeometric,
 } from "../../verify/mod.ts";
 import { printJson } from "../output.ts";
+import { parseIntOption } from "../parse_int_option.ts";
 
 /**
  * Builds the `plan` command.
@@ -34,14 +35,14 @@ export function planCommand(): Command {
     .option("--k <k>", "sample size: report its detection probability instead")
     .option("--json", "machine-readable output")
     .action((opts) => {
-      const n = _num(opts.population, "--population", { integer: true, min: 1 });
+      const n = parseIntOption(opts.population, { flag: "--population", min: 1 });
       const p = _num(opts.pFalse, "--p-false", { min: Number.MIN_VALUE, max: 1 });
       const falseCount = Math.max(1, Math.ceil(p * n - 1e-9));
       if ((opts.k === undefined) === (opts.confidence === undefined)) {
         throw new InputError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
       }
       if (opts.k !== undefined) {
-        const k = _num(opts.k, "--k", { integer: true, min: 0, max: n });
+        const k = parseIntOption(opts.k, { flag: "--k", min: 0, max: n });
         const r = {
           population: n,
           pFalse: p,
@@ -80,7 +81,7 @@ export function planCommand(): Command {
           kb > n ? " (capped at N)" : ""
         }`,
       );
-      console.log(`  k = ${kh}  exact finite-population (hypergeometric) bound`);
+      console.log(`  k = ${kh}  finite-population (hypergeometric) bound`);
     });
 }
 

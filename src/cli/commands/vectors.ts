@@ -9,6 +9,7 @@ import { checkVectorSet } from "../../verify/mod.ts";
 import { loadGpuProfile } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { hex, printJson, table } from "../output.ts";
+import { parseIntOption } from "../parse_int_option.ts";
 import { printVectorTable, runBundledVectors, vectorDigests } from "../bundled_vectors.ts";
 
 const INPUT_FORMATS = ["bf16", "fp16", "tf32", "e4m3", "e5m2"] as const;
@@ -43,7 +44,11 @@ export function vectorsCommand(): Command {
       const results = checkVectorSet(profile, {
         set,
         input: opts.format,
-        maxMismatches: Math.max(0, Number.parseInt(opts.mismatches, 10) || 0),
+        maxMismatches: parseIntOption(opts.mismatches, {
+          flag: "--mismatches",
+          min: 0,
+          max: 1 << 20,
+        }),
       });
       const ok = results.every((r) => r.datapath !== null && r.matched === r.total);
       if (opts.json) {

@@ -8,16 +8,17 @@
  * length prefix is read by `openSafetensors`.
  *
  * Strictness beyond `JSON.parse`: the text must start with `{` (as the reference implementation
- * requires; trailing spaces, which writers use as padding, are allowed), must not repeat a key in
- * any object (see `findDuplicateKey`), and entries may hold no fields other than the three above.
- * Numbers are read by `JSON.parse`, so `2.0` is accepted as the integer 2; integers above 2^53 - 1
- * are refused rather than rounded.
+ * requires; trailing spaces, which writers use as padding, are allowed), is parsed by
+ * `parseStrictJson` (no repeated key in any object, no lone surrogate, no carriage return), and
+ * entries may hold no fields other than the three above. Numbers are read as `JSON.parse` reads
+ * them, so `2.0` is accepted as the integer 2; integers above 2^53 - 1 are refused by the entry
+ * checks rather than rounded.
  *
  * @module
  */
 import { InputError } from "../../errors.ts";
 import { checkTiling } from "./check_tiling.ts";
-import { findDuplicateKey } from "./find_duplicate_key.ts";
+import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
 import { parseTensorEntry, type SafetensorsEntry } from "./parse_tensor_entry.ts";
 
 /** The validated header of a safetensors file (frozen). */
@@ -89,19 +90,18 @@ function _parseJson(headerBytes: Uint8Array): Record<string, unknown> {
   }
   let root: unknown;
   try {
-    root = JSON.parse(text);
+    root = parseStrictJson(text, { fractions: true });
   } catch (cause) {
-    _fail("SAFETENSORS_HEADER_JSON", "header is not valid JSON", cause);
+    if (!(cause instanceof StrictJsonError)) throw cause;
+    const why = `${cause.reason} at '${cause.path}'`;
+    if (cause.reason.startsWith("duplicate key")) _fail("SAFETENSORS_DUPLICATE_KEY", why);
+    _fail("SAFETENSORS_HEADER_JSON", `header is not strict JSON (${why})`, cause);
   }
   if (typeof root !== "object" || root === null || Array.isArray(root)) {
     _fail("SAFETENSORS_HEADER_NOT_OBJECT", `header is JSON ${_kind(root)}, not an object`);
   }
   if (!text.startsWith("{")) {
     _fail("SAFETENSORS_HEADER_START", `header starts with ${JSON.stringify(text.slice(0, 1))}`);
-  }
-  const dup = findDuplicateKey(text);
-  if (dup !== undefined) {
-    _fail("SAFETENSORS_DUPLICATE_KEY", `key '${dup.key}' repeats at depth ${dup.depth}`);
   }
   return root as Record<string, unknown>;
 }

@@ -1,0 +1,66 @@
+/**
+ * Escaping of text that came from an input (ids, names, paths, payload types) for the medium it
+ * is written to. A terminal interprets control characters (ANSI escape sequences can clear the
+ * screen and paint text over a verdict), Markdown interprets punctuation and line breaks; JSON
+ * output needs nothing beyond `JSON.stringify`, which escapes control characters itself.
+ *
+ * @module
+ */
+
+/**
+ * Characters a terminal or a text viewer would act on or hide: C0 and C1 controls, DEL, line and
+ * paragraph separators, bidirectional overrides and isolates, and lone surrogates.
+ */
+const UNSAFE =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+
+/**
+ * Replaces every character a terminal would act on by its `\u{...}` escape, so the text shows
+ * exactly what it holds and cannot move the cursor, change colours or break a line.
+ *
+ * @param text untrusted text
+ * @returns printable text
+ * @example
+ * ```ts
+ * import { escapeForTerminal } from "./escape_text.ts";
+ * if (escapeForTerminal("a\u001b[2Jb\n") !== "a\\u{1b}[2Jb\\u{a}") throw new Error();
+ * ```
+ */
+export function escapeForTerminal(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+}
+
+/**
+ * Escapes untrusted text for a terminal and puts it in single quotes (a quote inside is
+ * backslashed), for messages such as "Cannot read 'path': ...".
+ *
+ * @param text untrusted text
+ * @returns the quoted, printable text
+ * @example
+ * ```ts
+ * import { quoteForTerminal } from "./escape_text.ts";
+ * if (quoteForTerminal("it's\r") !== "'it\\'s\\u{d}'") throw new Error();
+ * ```
+ */
+export function quoteForTerminal(text: string): string {
+  return `'${escapeForTerminal(text.replace(/\\/g, "\\\\").replace(/'/g, "\\'"))}'`;
+}
+
+/**
+ * Escapes untrusted text for Markdown: control characters as for a terminal (so no line break
+ * can start a heading or a table row), then every ASCII punctuation character Markdown could
+ * read as inline syntax (emphasis, code, links, HTML, entities, table cells) is backslashed
+ * (CommonMark 2.4: any ASCII punctuation may be escaped). For inline use, never at a line start.
+ *
+ * @param text untrusted text
+ * @returns text that renders literally
+ * @example
+ * ```ts
+ * import { escapeMarkdown } from "./escape_text.ts";
+ * if (escapeMarkdown("# x|y\n") !== "\\# x\\|y\\\\u\\{a\\}") throw new Error(escapeMarkdown("# x|y\n"));
+ * ```
+ */
+export function escapeMarkdown(text: string): string {
+  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#!|<>~&]/g, "\\$&");
+}

@@ -1,0 +1,234 @@
+/**
+ * Strict JSON parsing for every document that is signed, committed to, or otherwise read from
+ * outside: RFC 8259 grammar plus the rules that make a parsed value stand for exactly one text's
+ * meaning. Refused: a duplicate key in any object (another parser could keep the other value), a
+ * byte-order mark, a carriage return (outside strings; inside strings it must be escaped anyway),
+ * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, unless `fractions` is set, any number that is
+ * not written as a plain decimal integer (`8.0`, `8e0` and `-0` are refused, as are integers
+ * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack.
+ *
+ * @module
+ */
+
+/** Default limit on nesting depth (objects and arrays). */
+export const MAX_JSON_DEPTH = 64;
+
+/** A strict-JSON refusal: what was wrong and where (the JSON path and the character offset). */
+export class StrictJsonError extends SyntaxError {
+  /** Path of the value being read, e.g. `$.predicate.batch.size`. */
+  readonly path: string;
+  /** Why, one short phrase, e.g. `duplicate key 'size'`. */
+  readonly reason: string;
+  /** UTF-16 offset in the text. */
+  readonly offset: number;
+  /**
+   * True when the text is valid RFC 8259 JSON refused by a strictness rule (duplicate key, number
+   * form, surrogate, byte-order mark, carriage return, depth); false for a grammar error.
+   */
+  readonly strict: boolean;
+
+  /**
+   * @param reason why the text is refused
+   * @param where `path` and `offset` of the refusal, `strict` for a strictness rule
+   */
+  constructor(reason: string, where: { path: string; offset: number; strict?: boolean }) {
+    super(`Cannot parse JSON: ${reason} at '${where.path}' (offset ${where.offset})`);
+    this.name = "StrictJsonError";
+    this.path = where.path;
+    this.reason = reason;
+    this.offset = where.offset;
+    this.strict = where.strict ?? false;
+  }
+}
+
+/** Options of {@link parseStrictJson}. */
+export interface StrictJsonOptions {
+  /**
+   * Read numbers as `JSON.parse` does, leaving their validation to the caller (default false:
+   * plain decimal integers only, in the safe range, no `-0`).
+   */
+  readonly fractions?: boolean;
+  /** Largest nesting depth (default {@link MAX_JSON_DEPTH}). */
+  readonly maxDepth?: number;
+}
+
+/**
+ * Parses one JSON text strictly.
+ *
+ * @param text the JSON text (already UTF-8 decoded, byte-order mark kept so it can be refused)
+ * @param options `fractions`, `maxDepth`
+ * @returns the value (objects are plain objects whose own keys are exactly the text's keys)
+ * @throws {StrictJsonError} naming the reason, the JSON path and the offset
+ * @example
+ * ```ts
+ * import { parseStrictJson, StrictJsonError } from "./json_strict.ts";
+ * const v = parseStrictJson('{"a":[1,"x"]}') as { a: unknown[] };
+ * if (v.a[0] !== 1) throw new Error();
+ * let why = "";
+ * try { parseStrictJson('{"a":1,"a":2}'); } catch (e) { why = (e as StrictJsonError).reason; }
+ * if (why !== "duplicate key 'a'") throw new Error(why);
+ * ```
+ */
+export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
+  const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
+  if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", "$", true);
+  const value = p.value("$", 0);
+  p.space("$");
+  if (p.i !== text.length) p.fail("text after the value", "$");
+  return value;
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+// deno-lint-ignore no-control-regex -- raw control characters end a plain run (RFC 8259 §7)
+const PLAIN = /[^"\\\u0000-\u001f]*/y;
+
+class _Parser {
+  i = 0;
+  constructor(
+    readonly text: string,
+    readonly fractions: boolean,
+    readonly maxDepth: number,
+  ) {}
+
+  fail(reason: string, path: string, strict = false): never {
+    throw new StrictJsonError(reason, { path, offset: this.i, strict });
+  }
+
+  space(path: string): void {
+    for (;;) {
+      const c = this.text.charCodeAt(this.i);
+      if (c === 0x20 || c === 0x0a || c === 0x09) this.i++;
+      else if (c === 0x0d) this.fail("carriage return", path, true);
+      else return;
+    }
+  }
+
+  value(path: string, depth: number): unknown {
+    this.space(path);
+    const c = this.text[this.i];
+    if (c === "{" || c === "[") {
+      if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, path, true);
+      return c === "{" ? this.object(path, depth + 1) : this.array(path, depth + 1);
+    }
+    if (c === '"') return this.string(path);
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number(path);
+    for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
+      if (this.text.startsWith(word, this.i)) {
+        this.i += word.length;
+        return v;
+      }
+    }
+    return this.fail(c === undefined ? "unexpected end" : "unexpected character", path);
+  }
+
+  object(path: string, depth: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    this.i++;
+    this.space(path);
+    if (this.text[this.i] === "}") {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.space(path);
+      if (this.text[this.i] !== '"') this.fail("expected a key", path);
+      const key = this.string(path);
+      const child = `${path}.${key}`;
+      if (seen.has(key)) this.fail(`duplicate key '${key}'`, path, true);
+      seen.add(key);
+      this.space(child);
+      if (this.text[this.i] !== ":") this.fail("expected ':'", child);
+      this.i++;
+      // defineProperty: a key named `__proto__` stays an own data property, as in JSON.parse.
+      Object.defineProperty(out, key, {
+        value: this.value(child, depth),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      if (this.close("}", path)) return out;
+    }
+  }
+
+  array(path: string, depth: number): unknown[] {
+    const out: unknown[] = [];
+    this.i++;
+    this.space(path);
+    if (this.text[this.i] === "]") {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(`${path}[${out.length}]`, depth));
+      if (this.close("]", path)) return out;
+    }
+  }
+
+  close(end: "}" | "]", path: string): boolean {
+    this.space(path);
+    const c = this.text[this.i];
+    this.i++;
+    if (c === end) return true;
+    if (c === ",") return false;
+    this.i--;
+    return this.fail(`expected ',' or '${end}'`, path);
+  }
+
+  string(path: string): string {
+    this.i++;
+    let out = "";
+    for (;;) {
+      PLAIN.lastIndex = this.i;
+      PLAIN.test(this.text);
+      out += this.text.slice(this.i, PLAIN.lastIndex);
+      this.i = PLAIN.lastIndex;
+      const c = this.text[this.i];
+      if (c === '"') break;
+      if (c !== "\\") {
+        this.fail(c === undefined ? "unterminated string" : "control character in string", path);
+      }
+      out += this.escape(path);
+    }
+    this.i++;
+    if (!out.isWellFormed()) this.fail("lone surrogate in string", path, true);
+    return out;
+  }
+
+  escape(path: string): string {
+    const e = this.text[this.i + 1];
+    this.i += 2;
+    const simple: Record<string, string> = {
+      '"': '"',
+      "\\": "\\",
+      "/": "/",
+      b: "\b",
+      f: "\f",
+      n: "\n",
+      r: "\r",
+      t: "\t",
+    };
+    if (e !== undefined && Object.hasOwn(simple, e)) return simple[e]!;
+    const hex = this.text.slice(this.i, this.i + 4);
+    if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad escape", path);
+    this.i += 4;
+    return String.fromCharCode(parseInt(hex, 16));
+  }
+
+  number(path: string): number {
+    NUMBER.lastIndex = this.i;
+    const m = NUMBER.exec(this.text);
+    if (m === null) return this.fail("bad number", path);
+    const lit = m[0];
+    if ((m[1] !== undefined || m[2] !== undefined) && !this.fractions) {
+      this.fail(`non-integer number form '${lit}'`, path, true);
+    }
+    const v = Number(lit);
+    if (!this.fractions) {
+      if (lit === "-0") this.fail("negative zero", path, true);
+      if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, path, true);
+    }
+    this.i = NUMBER.lastIndex;
+    return v;
+  }
+}

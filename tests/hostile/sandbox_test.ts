@@ -1,0 +1,68 @@
+/**
+ * Issue 19, part 7: recompute workers run sandboxed (no permission at all), and the README's
+ * hermetic command lines work under exactly the flags they show.
+ */
+import assert from "node:assert/strict";
+import { createGemmEngine, startWorkerGroup } from "../../src/engine/mod.ts";
+import { auditArgs, makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
+
+Deno.test("a recompute worker can read no file, no environment, no network and start no process", async () => {
+  const { module } = createGemmEngine(
+    await Deno.readFile(`${REPO_ROOT}/tables/wasm/gemm_engine.wasm`),
+  );
+  const group = startWorkerGroup(new URL("./fixtures/probe_worker.ts", import.meta.url), {
+    count: 1,
+    module,
+  });
+  try {
+    const [r] = await Promise.allSettled(
+      group.post((id) => ({ id, path: `${REPO_ROOT}/deno.json` })),
+    );
+    assert.equal(r?.status, "rejected");
+    const why = String((r as PromiseRejectedResult).reason);
+    for (const what of ["file", "env", "run"]) {
+      assert.match(why, new RegExp(`${what}: NotCapable`), why);
+    }
+    assert.match(why, /net: \w+ \(Requires net access/, why);
+  } finally {
+    group.close();
+  }
+});
+
+/** The README's hermetic command lines, with the example paths replaced. */
+async function hermeticLines(): Promise<string[][]> {
+  const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
+  const block = readme.split("### Hermetic one-shot run")[1]!.split("```sh\n")[1]!.split("```")[0]!;
+  return block.replace(/\\\n\s*/g, "").trim().split("\n").map((l) => l.trim().split(/\s+/));
+}
+
+Deno.test("the README's hermetic audit and check run under exactly the flags shown", async () => {
+  const f = await makeAuditFixture({ records: 3, falsify: [] });
+  removeWhenDone(f.dir);
+  const out = `${f.dir}/out`;
+  const args = auditArgs(f, out, 2);
+  const subst = (word: string) =>
+    word
+      .replaceAll("/path/to/claims.jsonl", f.log)
+      .replaceAll("/path/to/blobs", `${f.dir}/log/blobs`)
+      .replaceAll("/path/to/inspector.key", f.key)
+      .replaceAll("/path/to/trust-root.json", f.trustRoot)
+      .replaceAll("/path/to/out", out)
+      .replace("<hex>", args[args.indexOf("--randomness") + 1]!)
+      .replace("<n>", args[args.indexOf("--round") + 1]!);
+  const lines = await hermeticLines();
+  assert.equal(lines.length, 2);
+  for (const line of lines) {
+    assert.deepEqual(line.slice(0, 2), ["deno", "run"]);
+    const words = line.slice(2).map(subst).map((w) => w === "100" ? "2" : w);
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...words],
+      cwd: REPO_ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    assert.equal(r.code, 0, `${words.join(" ")}\n${dec.decode(r.stdout)}${dec.decode(r.stderr)}`);
+  }
+});

@@ -1,0 +1,102 @@
+/**
+ * Issue 19, part 4: revocation and time. A signer's stated time cannot clear a revoked or expired
+ * key: without independent evidence of the signing time the key must be valid at verification
+ * time; a stated time in the future is refused; `check` names the key and why.
+ */
+import assert from "node:assert/strict";
+import { hostileTable } from "./_hostile.ts";
+import { makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { auditLog } from "../../src/cli/commands/audit.ts";
+import { checkAttestation, parseEnvelope, parseTrustRoot } from "../../src/attest/mod.ts";
+
+const fx = await makeAuditFixture({ records: 3, falsify: [] });
+removeWhenDone(fx.dir);
+
+/** Signs an audit of the fixture stating `time`; returns the attestation path. */
+async function attestAt(time: string, name: string): Promise<string> {
+  const r = await auditLog({
+    log: fx.log,
+    randomness: "ab".repeat(32),
+    round: "1",
+    k: "1",
+    keys: [fx.key],
+    out: `${fx.dir}/${name}`,
+    progress: false,
+    threads: "1",
+    time,
+  });
+  return r.attestation;
+}
+
+const may = await attestAt("2026-05-01T00:00:00Z", "may");
+const future = await attestAt("2099-01-01T00:00:00Z", "future");
+const root = JSON.parse(await Deno.readTextFile(fx.trustRoot));
+const withKey = (extra: Record<string, unknown>) =>
+  JSON.stringify({ ...root, keys: [{ ...root.keys[0], ...extra }] });
+const revoked = withKey({ revoked: { time: "2026-06-01T00:00:00Z", reason: "key compromise" } });
+const expired = withKey({
+  validFor: { start: "2026-01-01T00:00:00Z", end: "2026-06-01T00:00:00Z" },
+});
+
+const check = (attestation: string, trust: string) => async (dir: string) => {
+  await Deno.writeTextFile(`${dir}/root.json`, trust);
+  return ["check", attestation, "--trust-root", `${dir}/root.json`];
+};
+
+hostileTable("time", [
+  {
+    name: "a key revoked after the stated time but before today does not verify",
+    args: check(may, revoked),
+    exit: 1,
+    check: (run) => {
+      assert.match(run.stdout, /^FAIL signatures: 0 valid inspector signature/m);
+      assert.match(
+        run.stdout,
+        new RegExp(`key ${fx.keyid.slice(0, 16)}… is revoked: key compromise`),
+      );
+      assert.match(run.stdout, /at the verification time/);
+    },
+  },
+  {
+    name: "a key expired after the stated time but before today does not verify",
+    args: check(may, expired),
+    exit: 1,
+    check: (run) => assert.match(run.stdout, /is expired at the verification time/),
+  },
+  {
+    name: "a stated time in the future is refused",
+    args: check(future, JSON.stringify(root)),
+    exit: 1,
+    check: (run) => assert.match(run.stdout, /^FAIL time: the stated time 2099-01-01.* is after/m),
+  },
+  {
+    name: "the same attestation verifies against a trust root without revocation",
+    args: check(may, JSON.stringify(root)),
+    exit: 0,
+  },
+]);
+
+Deno.test("checkAttestation() accepts a later-revoked key when a time source evidences the signing time", async () => {
+  const envelope = parseEnvelope(await Deno.readTextFile(may));
+  const trustRoot = parseTrustRoot(revoked);
+  const evidence = { kind: "rfc3161", time: Date.parse("2026-05-01T00:00:05Z") };
+  const timed = await checkAttestation(envelope, {
+    trustRoot,
+    timeSources: [{ evidence: () => Promise.resolve(evidence) }],
+  });
+  assert.equal(timed.valid, true, JSON.stringify(timed.checks));
+  const late = await checkAttestation(envelope, {
+    trustRoot,
+    timeSources: [{
+      evidence: () => Promise.resolve({ ...evidence, time: Date.parse("2026-07-01") }),
+    }],
+  });
+  assert.equal(late.valid, false);
+  const none = await checkAttestation(envelope, {
+    trustRoot,
+    timeSources: [{ evidence: () => Promise.resolve(null) }],
+  });
+  assert.equal(none.valid, false);
+  const before = await checkAttestation(envelope, { trustRoot, now: new Date("2026-05-02") });
+  assert.equal(before.valid, true, "valid while the verification time precedes the revocation");
+});

@@ -1,0 +1,50 @@
+/** `parseStrictJson()`: the strictness rules of the one JSON kit (issue 19, part 1). */
+import assert from "node:assert/strict";
+import { parseStrictJson, StrictJsonError } from "../src/json_strict.ts";
+
+const REFUSED: readonly [string, string, boolean][] = [
+  ['{"a":1,"a":1}', "duplicate key 'a'", true],
+  ['{"a":{"b":[{"c":1,"c":2}]}}', "duplicate key 'c'", true],
+  ['{"a":8.0}', "non-integer number form '8.0'", true],
+  ['{"a":8e0}', "non-integer number form '8e0'", true],
+  ['{"a":-0}', "negative zero", true],
+  ['{"a":9007199254740992}', "integer '9007199254740992' beyond 2^53 - 1", true],
+  ['{"a":"\\ud800"}', "lone surrogate in string", true],
+  ['{"\\udc00":1}', "lone surrogate in string", true],
+  ['\ufeff{"a":1}', "byte-order mark", true],
+  ['{"a":1}\r', "carriage return", true],
+  ["[".repeat(65) + "]".repeat(65), "nesting deeper than 64", true],
+  ['{"a":01}', "expected ',' or '}'", false],
+  ['{"a":"x\ny"}', "control character in string", false],
+  ['{"a":1,}', "expected a key", false],
+  ['{"a":1} x', "text after the value", false],
+  ['{"a":"\\x"}', "bad escape", false],
+  ["", "unexpected end", false],
+];
+
+Deno.test("parseStrictJson() refuses each strictness rule and grammar error with its reason", () => {
+  for (const [text, reason, strict] of REFUSED) {
+    assert.throws(() => parseStrictJson(text), (e) => {
+      assert.ok(e instanceof StrictJsonError, text);
+      assert.equal(e.reason, reason, text);
+      assert.equal(e.strict, strict, text);
+      return true;
+    });
+  }
+});
+
+Deno.test("parseStrictJson() agrees with JSON.parse on strict documents", () => {
+  for (
+    const text of [
+      '{"a":[1,-2,"x\\u00e9\\ud83d\\ude00",true,false,null,{}],"b":{"c":[]}}',
+      ' \t\n{ "__proto__" : 1 }\n',
+      "9007199254740991",
+    ]
+  ) {
+    assert.deepEqual(parseStrictJson(text), JSON.parse(text));
+  }
+  const v = parseStrictJson('{"__proto__":{"x":1}}') as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ["__proto__"]);
+  assert.equal(parseStrictJson("[1.5e3]", { fractions: true }) instanceof Array, true);
+});
