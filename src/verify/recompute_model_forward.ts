@@ -19,7 +19,7 @@ import {
   type SfuUse,
 } from "../model/mod.ts";
 import { BitauditError } from "../errors.ts";
-import { _Stop } from "./_stop.ts";
+import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 
 /** What the model-forward branch needs. */
@@ -89,6 +89,18 @@ export async function _recomputeModelForward(
       `record contradicts itself: fingerprint shape [${fs}] for ${w.positions.length} positions of ${c.hidden}`,
     );
   }
+  // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
+  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
+  const lens = w.tokens.sequences.map((s) => s.length);
+  const rows = Math.max(...lens) * lens.length;
+  const widest = Math.max(
+    c.hidden,
+    c.intermediate,
+    c.heads * c.headDim,
+    c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
+    Math.max(...lens),
+  );
+  _checkSize([rows, widest], "activation");
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",
