@@ -11,7 +11,6 @@
 import { Command } from "@commander-js/extra-typings";
 import { InputError } from "../../errors.ts";
 import { parseQwen3Config, synthQwen3Checkpoint } from "../../model/mod.ts";
-import { readJsonFile } from "../read_json_file.ts";
 import { runModelForward } from "./model_forward.ts";
 
 /**
@@ -90,10 +89,22 @@ export function modelCommand(): Command {
 export async function synthCheckpointDir(
   o: { config: string; seed: string; out: string; shards: number },
 ): Promise<void> {
-  const configBytes = await Deno.readFile(o.config).catch((e) => {
+  const unreadable = (e: unknown) => {
     throw new InputError("CONFIG_READ", `Cannot read '${o.config}': ${(e as Error).name}`);
-  });
-  const config = parseQwen3Config(await readJsonFile(o.config));
+  };
+  if ((await Deno.stat(o.config).catch(unreadable)).size > 16 << 20) {
+    throw new InputError("CONFIG_READ", `Cannot read '${o.config}': larger than 16 MiB`);
+  }
+  const configBytes = await Deno.readFile(o.config).catch(unreadable);
+  // HF configs hold floats (rms_norm_eps, rope_theta), which the strict claim JSON reader
+  // refuses: a plain parse, then the config's own strict field checks.
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(configBytes));
+  } catch {
+    throw new InputError("CONFIG_READ", `Cannot read '${o.config}': not valid UTF-8 JSON`);
+  }
+  const config = parseQwen3Config(json);
   const files = synthQwen3Checkpoint(config, { seed: o.seed, shards: o.shards });
   try {
     await Deno.mkdir(o.out);
