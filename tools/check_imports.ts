@@ -4,12 +4,12 @@
  *
  * - Direction: numerics <- hardware <- kernels <- model form the pure core; engine runs their
  *   plans; assets and claims are leaves; resolve turns asset bytes into parsed objects with the
- *   core's parsers; verify, attest and the prover use them; cli sits on top and nothing imports
- *   it. Top-level files of `src/` (errors, JSON helpers, version) are shared leaves importable
+ *   core's parsers; verify, attest and the prover use them; web (the browser checker) uses
+ *   claims, verify and attest; cli sits on top and nothing imports it. Top-level files of `src/` (errors, JSON helpers, version) are shared leaves importable
  *   from anywhere.
  * - Doors: another folder is entered through its `mod.ts` only (a top folder through
  *   `<folder>/mod.ts`; a sibling or child subfolder that has a `mod.ts` through it).
- * - Purity: the pure core uses no `Worker`, `SharedArrayBuffer`, `Atomics`, wasm instantiation
+ * - Purity: the pure core and web use no `Worker`, `SharedArrayBuffer`, `Atomics`, wasm instantiation
  *   or `Deno.*` (comments and string contents are not code).
  * - No import cycles between files (type-only imports included).
  *
@@ -30,7 +30,9 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   resolve: ["numerics", "hardware", "kernels", "model", "engine", "assets"],
   verify: ["numerics", "hardware", "kernels", "model", "engine", "assets", "resolve", "claims"],
   attest: ["assets", "resolve", "claims", "verify"],
+  web: ["claims", "verify", "attest"],
   prover: ["numerics", "hardware", "kernels", "model", "assets", "resolve", "claims", "verify"],
+  pool: ["assets", "claims", "verify"],
   cli: [
     "numerics",
     "hardware",
@@ -43,11 +45,13 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "verify",
     "attest",
     "prover",
+    "web",
+    "pool",
   ],
 };
 
-/** Folders forming the pure core. */
-export const PURE: readonly string[] = ["numerics", "hardware", "kernels", "model"];
+/** Folders forming the pure core, and the browser checker (`web`, bundled for a page). */
+export const PURE: readonly string[] = ["numerics", "hardware", "kernels", "model", "web"];
 
 /** What the pure core must not use, with the name reported. */
 const IMPURE: readonly [RegExp, string][] = [

@@ -12,6 +12,8 @@ const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [
   ["profiles/recipes/", "hand-written (see profiles/README.md)", 1],
   ["tables/sfu/", "tools/sfu/build_tables.ts", 1],
   ["tables/wasm/", "tools/wasm/build.ts", 1],
+  ["tables/web/checker.js", "tools/web/build_page.ts", 1],
+  ["tables/web/", "hand-written browser checker page (see README.md)", 1],
   ["tables/catalogs/", "hand-written dispatch catalogs (see tables/catalogs/README.md)", 1],
   ["profiles/models/", "published Qwen3 config.json files (see profiles/models/README.md)", 1],
   ["tables/models/", "bitaudit model synth (see tables/models/README.md)", 1],

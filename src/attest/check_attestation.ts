@@ -10,13 +10,7 @@
  */
 import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import {
-  auditVerdict,
-  deriveSeed,
-  sampleIndices,
-  type VerifyContext,
-  verifyRecord,
-} from "../verify/mod.ts";
+import { auditVerdict, deriveSeed, type RecordStatus, sampleIndices } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { keyValidAt } from "./key_valid_at.ts";
@@ -45,6 +39,14 @@ export interface CheckItem {
   readonly detail: string;
 }
 
+/**
+ * Recomputes one sampled record independently (the CLI passes `verifyRecord` over the log and the
+ * blob store; the checker stays free of engines and file access so it also runs in a browser).
+ */
+export type RecomputeRecord = (
+  index: number,
+) => Promise<{ readonly status: RecordStatus; readonly recomputed: string | null }>;
+
 /** The outcome of checking an attestation. */
 export interface CheckReport {
   /** True only when every check passed. */
@@ -66,10 +68,11 @@ export interface CheckReport {
  *
  * @param envelope parsed DSSE envelope
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
- *   confirm subjects; `recompute` context to re-run the sampled records; `timestamp`, an RFC 3161
- *   token (DER) over one of the envelope's signatures: keys are then judged valid and unrevoked at
- *   the token's time instead of the verification time; `timeSources`, other independent
- *   signing-time evidence; `now` the verification time (default the clock)
+ *   confirm subjects; `recompute` to re-run each sampled record (only together with `log`);
+ *   `timestamp`, an RFC 3161 token (DER) over one of the envelope's signatures: keys are then
+ *   judged valid and unrevoked at the token's time instead of the verification time;
+ *   `timeSources`, other independent signing-time evidence; `now` the verification time
+ *   (default the clock)
  * @returns the report (invalid attestations are results, not exceptions)
  * @example
  * ```ts ignore
@@ -82,7 +85,7 @@ export async function checkAttestation(
     trustRoot: TrustRoot;
     threshold?: number;
     log?: ClaimLog;
-    recompute?: VerifyContext;
+    recompute?: RecomputeRecord;
     timestamp?: Uint8Array;
     timeSources?: readonly SigningTimeSource[];
     now?: Date;
@@ -172,7 +175,7 @@ export async function checkAttestation(
   if (options.log !== undefined) _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     for (const r of p.results) {
-      const again = await verifyRecord(options.recompute, { log: options.log, index: r.index });
+      const again = await options.recompute(r.index);
       add(
         `recompute[${r.index}]`,
         again.status === r.status && again.recomputed === r.recomputed,

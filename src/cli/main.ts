@@ -20,6 +20,8 @@ import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
 import { modelCommand } from "./commands/model.ts";
+import { pageCommand } from "./commands/page.ts";
+import { workerCommand } from "./commands/worker.ts";
 import { bundleCommand } from "./commands/bundle.ts";
 import { VERSION } from "../version.ts";
 import { escapeForTerminal } from "../escape_text.ts";
@@ -39,12 +41,15 @@ export function buildCli(): Command {
     .description("bit-exact verifier of AI inference claims (NVIDIA GPU arithmetic emulation)")
     .version(VERSION, "-V, --version")
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    .enablePositionalOptions(); // so `audit` and its subcommands (`audit work`) each own their flags
   for (
     const sub of [
       announceCommand(),
       auditCommand(),
+      workerCommand(),
       checkCommand(),
+      pageCommand(),
       bundleCommand(),
       claimsCommand(),
       keyCommand(),

@@ -1,17 +1,18 @@
 /**
  * An audit: derive the seed from the committed log root and public randomness, draw the sample,
- * run the recompute-and-compare pipeline on every sampled record, and decide the verdict.
+ * run the recompute-and-compare pipeline on every sampled record, and decide the verdict, as
+ * three steps (plan, work, merge) that a distributed audit runs on many machines.
  *
  * @module
  */
-import { InputError } from "../errors.ts";
 import type { ClaimLog } from "../claims/mod.ts";
-import { bytesToHex } from "../claims/mod.ts";
-import { type DetectionStatement, detectionStatement } from "./detection.ts";
-import { type AuditVerdict, auditVerdict, type RecordResult } from "./record_result.ts";
-import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
-import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
-import { type VerifyContext, verifyRecord } from "./verify_record.ts";
+import { VERSION } from "../version.ts";
+import { type AuditPlan, auditPlanDigest, planAudit } from "./audit_plan.ts";
+import type { ItemResult } from "./item_result.ts";
+import { type MergedAudit, mergeItemResults } from "./merge_item_results.ts";
+import type { AuditReport } from "./audit_report.ts";
+import type { VerifyContext } from "./verify_record.ts";
+import { checkPlanLog, type WorkContext, workItem } from "./work_item.ts";
 
 /** What an audit starts from. */
 export interface AuditInputs {
@@ -31,79 +32,56 @@ export interface AuditInputs {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** The outcome of an audit (everything the verdict statement binds). */
-export interface AuditReport {
-  readonly auditId: string;
-  readonly logId: string;
-  readonly population: number;
-  readonly root: string;
-  readonly randomness: string;
-  readonly round: number;
-  readonly seedDerivation: string;
-  readonly seed: string;
-  readonly algorithm: string;
-  /** Indices in selection order. */
-  readonly selected: readonly number[];
-  readonly results: readonly RecordResult[];
-  readonly verdict: AuditVerdict;
-  readonly detection: DetectionStatement;
-}
-
 /**
- * Runs an audit.
+ * Runs an audit in this process: plan, work on every item, merge (the same three steps a
+ * distributed audit runs on many machines, so both give the same report).
  *
- * @param ctx verification context (assets, blobs, walker)
+ * @param ctx verification context (assets, blobs, walker; `engine` names the walker)
  * @param inputs log, audit id, randomness, round, k; `onProgress(done, total)` after each record
  * @returns the report
- * @throws {InputError} `AUDIT_ROOT_MISMATCH`, `AUDIT_K` for a bad sample size
+ * @throws {InputError} `AUDIT_ROOT_MISMATCH`, `AUDIT_K` for a bad sample size, `AUDIT_SEED`
  * @example
  * ```ts ignore
  * const report = await runAudit(ctx, { log, auditId: "a1", randomness, round, k: 50 });
  * ```
  */
 export async function runAudit(
-  ctx: VerifyContext,
+  ctx: VerifyContext & { readonly engine?: string },
   inputs: AuditInputs,
 ): Promise<AuditReport> {
-  const { log, auditId, randomness, round, k, onProgress } = inputs;
-  if (inputs.expectedRoot !== undefined && inputs.expectedRoot !== log.root) {
-    throw new InputError(
-      "AUDIT_ROOT_MISMATCH",
-      `Cannot audit: the log's root ${log.root} differs from the committed ${inputs.expectedRoot}`,
-    );
+  const plan = planAudit(inputs.log, inputs);
+  const work = { ...ctx, engine: ctx.engine ?? "unnamed" };
+  const merged = await runAuditPlan(work, { plan, log: inputs.log, onProgress: inputs.onProgress });
+  return merged.report;
+}
+
+/**
+ * Works on every item of a plan in this process and merges the results.
+ *
+ * @param ctx verification context with the engine name
+ * @param target the plan, the log it was made from, and `onProgress(done, total)`
+ * @returns the merged audit (report, verifier, assets)
+ * @throws {InputError} `PLAN_LOG_MISMATCH` when the log is not the plan's
+ * @example
+ * ```ts ignore
+ * const { report, assets } = await runAuditPlan(ctx, { plan, log });
+ * ```
+ */
+export async function runAuditPlan(
+  ctx: WorkContext,
+  target: {
+    plan: AuditPlan;
+    log: ClaimLog;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+  },
+): Promise<MergedAudit> {
+  const { plan, log, onProgress } = target;
+  checkPlanLog(plan, log);
+  const planDigest = auditPlanDigest(plan);
+  const results: ItemResult[] = [];
+  for (const item of plan.items) {
+    results.push(await workItem(ctx, { planDigest, log, item }));
+    onProgress?.(results.length, plan.items.length);
   }
-  const population = log.records.length;
-  if (!Number.isInteger(k) || k < 1 || k > population) {
-    throw new InputError(
-      "AUDIT_K",
-      `Cannot audit: k must be an integer in 1..${population}, got ${k}`,
-    );
-  }
-  let seed: Uint8Array;
-  try {
-    seed = deriveSeed({ auditId, logRoot: log.root, randomness, round });
-  } catch (e) {
-    throw new InputError("AUDIT_SEED", `Cannot derive the audit seed: ${(e as Error).message}`);
-  }
-  const { selected } = sampleIndices(seed, { population, k });
-  const results: RecordResult[] = [];
-  for (const index of selected) {
-    results.push(await verifyRecord(ctx, { log, index }));
-    onProgress?.(results.length, selected.length);
-  }
-  return {
-    auditId,
-    logId: log.records[0]!.predicate.log.logId,
-    population,
-    root: log.root,
-    randomness,
-    round,
-    seedDerivation: AUDIT_SEED_DOMAIN,
-    seed: bytesToHex(seed),
-    algorithm: SAMPLE_ALGORITHM,
-    selected,
-    results,
-    verdict: auditVerdict(results),
-    detection: detectionStatement(population, { k }),
-  };
+  return mergeItemResults(plan, { planDigest, results, version: VERSION });
 }

@@ -35,7 +35,7 @@ export interface AuditFixture {
  * @param options record count and falsifications (demo scenario syntax)
  */
 export async function makeAuditFixture(
-  options: { records: number; falsify: unknown[]; blocks?: number },
+  options: { records: number; falsify: unknown[]; blocks?: number; blockTokens?: number[] },
 ): Promise<AuditFixture> {
   const dir = await Deno.makeTempDir({ prefix: "bitaudit-audit-" });
   const scenario = JSON.parse(await Deno.readTextFile(SCENARIO));
@@ -44,6 +44,7 @@ export async function makeAuditFixture(
   if (options.blocks === undefined) delete scenario.blocks; // GEMM records only
   else scenario.blocks.records = options.blocks;
   delete scenario.forward; // model-forward records: tests/verify/verify_model_forward_test.ts
+  if (options.blockTokens !== undefined) scenario.blocks.tokens = options.blockTokens;
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });
   const keys = await generateKeys(`${dir}/inspector`);

@@ -13,11 +13,12 @@ export interface CliRun {
  * Runs `bitaudit <args>` from a repository checkout.
  *
  * @param args CLI arguments
- * @param options `root` of the checkout to run (default this one), extra Deno permission flags
+ * @param options `root` of the checkout to run (default this one), extra Deno permission flags,
+ *   extra environment variables
  */
 export async function runBitaudit(
   args: string[],
-  options: { root?: string; perms?: string[] } = {},
+  options: { root?: string; perms?: string[]; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
   const root = options.root ?? ROOT;
   const perms = options.perms ?? ["--allow-read", "--allow-write"];
@@ -26,7 +27,7 @@ export async function runBitaudit(
     cwd: root,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...options.env },
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };

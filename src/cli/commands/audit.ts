@@ -3,13 +3,15 @@
  *
  * @module
  */
-import { Command } from "@commander-js/extra-typings";
-import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { signVerdict } from "../../attest/mod.ts";
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { InputError } from "../../errors.ts";
-import { createGemmWalker } from "../../engine/mod.ts";
-import { loadGemmEngine } from "../../resolve/mod.ts";
-import { type AuditReport, runAudit } from "../../verify/mod.ts";
+import {
+  type AuditReport,
+  type MergedAudit,
+  planAudit,
+  resultsByKind,
+  runAuditPlan,
+} from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import {
   checkSigningKeyFiles,
@@ -17,15 +19,20 @@ import {
   loadSigningKey,
   prepareOutputDir,
 } from "../load_inputs.ts";
-import { printJson, printText } from "../output.ts";
+import { timeFlag } from "../plan_inputs.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import type { SigningKey } from "../../attest/mod.ts";
 import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
-import { reportMarkdown } from "../report_markdown.ts";
+import { reportVerdict } from "../report_verdict.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "../trust_inputs.ts";
-import { writeBundle } from "./bundle.ts";
-import { writeNewFile } from "../write_new_file.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
+import { writeVerdict } from "../write_verdict.ts";
+import { auditEstimateCommand } from "./audit_estimate.ts";
+import { auditMergeCommand } from "./audit_merge.ts";
+import { auditPlanCommand } from "./audit_plan.ts";
+import { auditServeCommand } from "./audit_serve.ts";
+import { auditWorkCommand } from "./audit_work.ts";
 
 /**
  * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
@@ -56,12 +63,14 @@ export interface AuditOptions extends TrustInputFlags {
  * if (auditCommand().name() !== "audit") throw new Error();
  * ```
  */
-export function auditCommand(): Command {
-  return new Command("audit")
+export function auditCommand(): CommandUnknownOpts {
+  // Options an audit needs are checked in the action, not as commander's required options:
+  // commander also demands a parent's required options from its subcommands (`audit plan`).
+  const cmd = new Command("audit")
     .description(
-      "sample a claim log with public randomness, recompute every sampled record, write a signed attestation and report.md",
+      "sample a claim log with public randomness, recompute every sampled record, write a signed attestation, report.md and report.html",
     )
-    .requiredOption("--log <file>", "claims.jsonl")
+    .option("--log <file>", "claims.jsonl")
     .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
     .option("--chain <file>", "drand chain info JSON of that round")
     .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
@@ -79,29 +88,48 @@ export function auditCommand(): Command {
       "randomness typed in instead of --beacon (recorded as not verified)",
     )
     .option("--round <n>", "round of that randomness")
-    .requiredOption("--k <k>", "number of records to sample")
-    .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
-    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .option("--k <k>", "number of records to sample")
+    .option("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
+    .option("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
     .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
+    .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--json", "machine-readable output")
-    .action(async (opts) => {
-      const { report } = await auditLog({ ...opts, keys: opts.key, progress: !opts.json });
-      if (opts.json) printJson(_summary(report, opts.out));
-      else _print(report, opts.out);
-      Deno.exitCode = report.verdict === "PASSED"
-        ? EXIT.OK
-        : report.verdict === "FAILED"
-        ? EXIT.FAIL
-        : EXIT.INCONCLUSIVE;
-    });
+    .enablePositionalOptions()
+    .addCommand(auditPlanCommand())
+    .addCommand(auditWorkCommand())
+    .addCommand(auditMergeCommand())
+    .addCommand(auditServeCommand())
+    .addCommand(auditEstimateCommand());
+  return cmd.action(async (opts) => {
+    const { log, k, key, out } = opts;
+    if (!log || !k || !key || !out) {
+      const missing = REQUIRED.find((o) => opts[o.name] === undefined)!;
+      return cmd.error(`error: required option '${missing.flags}' not specified`, {
+        exitCode: EXIT.USAGE,
+        code: "commander.missingMandatoryOptionValue",
+      });
+    }
+    const o = { ...opts, log, k, keys: key, out, progress: !opts.json };
+    const { report } = await auditLog(o);
+    reportVerdict(report, { out, json: opts.json === true });
+  });
 }
 
+const REQUIRED = [
+  { name: "log", flags: "--log <file>" },
+  { name: "k", flags: "--k <k>" },
+  { name: "key", flags: "--key <files...>" },
+  { name: "out", flags: "--out <dir>" },
+] as const;
+
 /**
- * Runs an audit and writes its outputs.
+ * Runs an audit and writes its outputs: plan, work on every item in this process, merge, sign
+ * (the steps `audit plan`, `audit work` and `audit merge` run apart, with the same bytes for
+ * typed randomness).
  *
  * @param o options as on the command line
  * @returns the report and the paths written
@@ -113,7 +141,8 @@ export function auditCommand(): Command {
  */
 export async function auditLog(
   o: AuditOptions,
-): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
+  const time = timeFlag(o.time);
   const k = parseIntOption(o.k, { flag: "--k", min: 1 });
   const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
@@ -137,10 +166,11 @@ export async function auditLog(
   const done = await prepareOutputDir(o.out, [
     "attestation.dsse.json",
     "report.md",
+    "report.html",
     ...(o.bundle ? ["attestation.sigstore.json"] : []),
   ]);
   try {
-    const r = await _auditAndSign(o, { log, round, k, threads, trust, early });
+    const r = await _auditAndSign(o, { log, round, k, threads, trust, early, time });
     await done(true);
     return r;
   } catch (e) {
@@ -167,87 +197,37 @@ async function _auditAndSign(
     threads: number | undefined;
     trust: TrustInputs;
     early: SigningKey[] | undefined;
+    time: string | undefined;
   },
-): Promise<{ report: AuditReport; attestation: string; reportPath: string }> {
+): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
   const { log, round, k, threads, trust } = p;
-  const store = await openAssetStore();
-  const blobs = openBlobStore(o.blobs ?? `${o.log.replace(/[^/]*$/, "") || "."}/blobs`);
-  const w = createGemmWalker(
-    await loadGemmEngine(store),
-    threads === undefined ? {} : { threads },
-  );
+  const plan = planAudit(log, {
+    auditId: o.auditId ?? trust.announcement?.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
+    randomness: trust.randomness.toLowerCase(),
+    round,
+    k,
+    expectedRoot: o.root?.toLowerCase(),
+  });
+  const { ctx, close } = await openWorkContext({
+    blobs: o.blobs ?? blobsBeside(o.log),
+    threads: threads === undefined ? undefined : String(threads),
+  });
   const bar = progressBar("verifying", { enabled: o.progress });
-  let report: AuditReport;
+  let merged: MergedAudit;
   try {
-    report = await runAudit({ store, blobs, walker: w.walker, attention: w.attention }, {
-      log,
-      auditId: o.auditId ?? trust.announcement?.auditId ??
-        `audit-${log.root.slice(0, 16)}-r${round}`,
-      randomness: trust.randomness.toLowerCase(),
-      round,
-      k,
-      ...(o.root ? { expectedRoot: o.root.toLowerCase() } : {}),
-      onProgress: bar.update,
-    });
+    merged = await runAuditPlan(ctx, { plan, log, onProgress: bar.update });
   } finally {
     bar.stop();
-    w.close();
+    close();
   }
   const keys = p.early ?? await _signingKeys(o.keys);
-  const signed = await signVerdict(report, {
+  const written = await writeVerdict(merged, {
     keys,
-    store,
-    engine: w.engine,
-    ...(o.time === undefined ? {} : { time: o.time }),
-    trust: {
-      ...(trust.drand === undefined ? {} : { drand: trust.drand }),
-      ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
-      ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
-      ...(trust.announcement?.timestamp === undefined
-        ? {}
-        : { announcementTimestamp: trust.announcement.timestamp }),
-    },
+    out: o.out,
+    time: p.time,
+    trust,
+    bundle: o.bundle === true,
+    kinds: resultsByKind(merged.report.results, log.records),
   });
-  const attestation = `${o.out}/attestation.dsse.json`;
-  const reportPath = `${o.out}/report.md`;
-  await writeNewFile(attestation, signed.text);
-  if (o.bundle) {
-    await writeBundle(signed.envelope, {
-      out: `${o.out}/attestation.sigstore.json`,
-      timestamps: [],
-    });
-  }
-  const { keyids, timeVerified, assets } = signed;
-  await writeNewFile(
-    reportPath,
-    reportMarkdown(report, { keyids, timeVerified, engine: w.engine, assets, trust }),
-  );
-  return { report, attestation, reportPath };
-}
-
-function _summary(r: AuditReport, out: string) {
-  return {
-    verdict: r.verdict,
-    auditId: r.auditId,
-    root: r.root,
-    seed: r.seed,
-    selected: r.selected,
-    results: r.results.map(({ steps: _s, ...x }) => x),
-    detection: r.detection,
-    attestation: `${out}/attestation.dsse.json`,
-    report: `${out}/report.md`,
-  };
-}
-
-function _print(r: AuditReport, out: string): void {
-  const n = (s: string) => r.results.filter((x) => x.status === s).length;
-  printText(
-    `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
-      n("NOT_VERIFIED")
-    } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
-  );
-  for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
-  }
-  printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
+  return { report: merged.report, ...written };
 }

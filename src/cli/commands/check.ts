@@ -10,6 +10,7 @@ import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
+import { verifyRecord } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
@@ -124,12 +125,13 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   );
   try {
     const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
+    const ctx = { store, blobs, walker: w.walker, attention: w.attention };
     return await checkAttestation(envelope, {
       trustRoot,
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
       ...timestamp,
-      recompute: { store, blobs, walker: w.walker, attention: w.attention },
+      recompute: (index) => verifyRecord(ctx, { log: log!, index }),
     });
   } finally {
     w.close();

@@ -98,6 +98,7 @@ export function demoCommand(): Command {
           "attestation.dsse.json",
           "attestation.tsr",
           "report.md",
+          "report.html",
         ]);
         say(`bitaudit demo -> ${out}`);
         say("");
@@ -297,7 +298,7 @@ export function demoCommand(): Command {
             printText(
               `attestation: ${audit.attestation} (${
                 check.valid ? "verified" : "NOT verified"
-              }), report: ${audit.reportPath}`,
+              }), report: ${audit.reportPath} and ${audit.htmlPath}`,
             );
           }
           const ok = check.valid && check.trust?.announcement === "timestamped" &&

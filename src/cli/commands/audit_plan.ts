@@ -1,0 +1,58 @@
+/**
+ * `bitaudit audit plan`: fix the seed, the sample and the work items of an audit in a plan file,
+ * before any worker starts.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { auditPlanDigest, encodeAuditPlan } from "../../verify/mod.ts";
+import { printJson } from "../output.ts";
+import { planFromFlags } from "../plan_inputs.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * Builds the `audit plan` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { auditPlanCommand } from "./audit_plan.ts";
+ * if (auditPlanCommand().name() !== "plan") throw new Error();
+ * ```
+ */
+export function auditPlanCommand(): Command {
+  return new Command("plan")
+    .description(
+      "fix the seed, the sampled records and the work items of an audit in a plan file (canonical JSON)",
+    )
+    .requiredOption("--log <file>", "claims.jsonl")
+    .requiredOption("--randomness <hex>", "public randomness fixed after the log was committed")
+    .requiredOption("--round <n>", "beacon round of that randomness")
+    .requiredOption("--k <k>", "number of records to sample")
+    .requiredOption("--out <file>", "plan file to write (never overwritten)")
+    .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
+    .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const { plan } = await planFromFlags(opts);
+      await writeNewFile(opts.out, encodeAuditPlan(plan));
+      const kinds: Record<string, number> = {};
+      for (const it of plan.items) kinds[it.kind] = (kinds[it.kind] ?? 0) + 1;
+      const summary = {
+        plan: opts.out,
+        sha256: auditPlanDigest(plan),
+        auditId: plan.auditId,
+        seed: plan.seed,
+        items: plan.items.length,
+        kinds,
+      };
+      if (opts.json) printJson(summary);
+      else {
+        console.log(
+          `wrote ${opts.out}: ${plan.items.length} items (${
+            Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(", ")
+          }), sha256 ${summary.sha256}`,
+        );
+      }
+    });
+}

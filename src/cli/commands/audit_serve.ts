@@ -1,0 +1,80 @@
+/**
+ * `bitaudit audit serve`: the coordinator of a NATS JetStream worker pool. Publishes a plan's
+ * work orders, collects one result per item from any number of `bitaudit worker` processes,
+ * merges and signs exactly as `audit merge` does.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { VERSION } from "../../version.ts";
+import { mergeItemResults, resultsByKind } from "../../verify/mod.ts";
+import { servePlan } from "../../pool/mod.ts";
+import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
+import { natsConnect } from "../nats_connect.ts";
+import { intFlag, loadPlanFile, timeFlag } from "../plan_inputs.ts";
+import { progressBar } from "../progress.ts";
+import { reportVerdict } from "../report_verdict.ts";
+import { writeVerdict } from "../write_verdict.ts";
+import { sayMerge } from "./audit_merge.ts";
+
+/**
+ * Builds the `audit serve` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { auditServeCommand } from "./audit_serve.ts";
+ * if (auditServeCommand().name() !== "serve") throw new Error();
+ * ```
+ */
+export function auditServeCommand(): Command {
+  return new Command("serve")
+    .description(
+      "serve a plan's items to `bitaudit worker` processes over NATS JetStream, collect one result per item, merge and sign",
+    )
+    .requiredOption("--plan <file>", "plan.json from `audit plan`")
+    .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
+    .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
+    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
+    .option("--ack-wait <s>", "seconds without an ack or heartbeat before redelivery", "30")
+    .option("--max-deliver <n>", "deliveries of one item before it is given up", "5")
+    .option("--timeout <s>", "seconds to wait for all results (then missing items)", "86400")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const time = timeFlag(opts.time);
+      const ackWaitMs = intFlag(opts.ackWait, { flag: "--ack-wait", min: 1 }) * 1000;
+      const maxDeliver = intFlag(opts.maxDeliver, { flag: "--max-deliver", min: 1 });
+      const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1 }) * 1000;
+      const { plan, planDigest } = await loadPlanFile(opts.plan);
+      const keys = await Promise.all(opts.key.map(loadSigningKey));
+      await prepareOutputDir(opts.out, ["attestation.dsse.json", "report.md", "report.html"]);
+      const nc = await natsConnect(opts.nats, "bitaudit-coordinator");
+      const bar = progressBar("collecting", { enabled: !opts.json });
+      let results;
+      try {
+        results = await servePlan(nc, {
+          plan,
+          planDigest,
+          queue: { ackWaitMs, maxDeliver },
+          timeoutMs,
+          onProgress: bar.update,
+        });
+      } finally {
+        bar.stop();
+        await nc.close();
+      }
+      const merged = mergeItemResults(plan, { planDigest, results, version: VERSION });
+      await writeVerdict(merged, {
+        keys,
+        out: opts.out,
+        time,
+        kinds: resultsByKind(
+          merged.report.results,
+          new Map(plan.items.map((i) => [i.index, i.kind])),
+        ),
+      });
+      sayMerge(merged, { json: opts.json === true });
+      reportVerdict(merged.report, { out: opts.out, json: opts.json === true });
+    });
+}

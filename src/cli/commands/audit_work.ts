@@ -1,0 +1,148 @@
+/**
+ * `bitaudit audit work`: recompute the items of one shard of a plan and write their results (one
+ * canonical JSON line each). Stateless and idempotent: any batch engine can run any shard again;
+ * an existing complete output of the same shard is left as it is, anything else there is refused,
+ * and a run that was killed mid-shard is resumed from its `<out>.partial` file.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import type { ClaimLog } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import {
+  checkPlanLog,
+  encodeItemResult,
+  type PlanItem,
+  type Shard,
+  shardItems,
+  workItem,
+} from "../../verify/mod.ts";
+import { loadClaimLog } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
+import { loadPlanFile } from "../plan_inputs.ts";
+import { progressBar } from "../progress.ts";
+import { readResultsFile } from "../read_results.ts";
+import { appendPartial, resumePartial } from "../partial_results.ts";
+import { parseShardFlag } from "../shard_flag.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * Builds the `audit work` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { auditWorkCommand } from "./audit_work.ts";
+ * if (auditWorkCommand().name() !== "work") throw new Error();
+ * ```
+ */
+export function auditWorkCommand(): Command {
+  return new Command("work")
+    .description("recompute the items of one shard of a plan and write their results (JSON Lines)")
+    .requiredOption("--plan <file>", "plan.json from `audit plan`")
+    .requiredOption(
+      "--shard <i/n>",
+      "shard i of n (0-based); only n: the index comes from JOB_COMPLETION_INDEX",
+    )
+    .requiredOption("--out <file>", "results file to write (never overwritten)")
+    .option("--log <file>", "claims.jsonl (default: beside the plan)")
+    .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
+    .option("--threads <n>", "worker threads")
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      const { plan, planDigest } = await loadPlanFile(opts.plan);
+      const shard = parseShardFlag(opts.shard, (name) => Deno.env.get(name));
+      const items = shardItems(plan, shard);
+      const done = await _alreadyDone(opts.out, { planDigest, items });
+      let resumed = 0;
+      if (!done) {
+        const logPath = opts.log ?? `${_folder(opts.plan)}/claims.jsonl`;
+        const log = await loadClaimLog(logPath);
+        checkPlanLog(plan, log);
+        resumed = await _work({ planDigest, log, items, out: opts.out }, {
+          blobs: opts.blobs ?? blobsBeside(logPath),
+          threads: opts.threads,
+          progress: !opts.json,
+        });
+      }
+      _say(opts, { shard, items: items.length, done, resumed });
+    });
+}
+
+async function _work(
+  target: { planDigest: string; log: ClaimLog; items: readonly PlanItem[]; out: string },
+  options: { blobs: string; threads: string | undefined; progress: boolean },
+): Promise<number> {
+  const { planDigest, log, items, out } = target;
+  const partial = `${out}.partial`;
+  const lines = await resumePartial(partial, { planDigest, items });
+  const resumed = lines.size;
+  const { ctx, close } = await openWorkContext(options);
+  const bar = progressBar("verifying", { enabled: options.progress });
+  try {
+    for (const item of items) {
+      if (lines.has(item.item)) continue;
+      const line = encodeItemResult(await workItem(ctx, { planDigest, log, item }));
+      await appendPartial(partial, line);
+      lines.set(item.item, line);
+      bar.update(lines.size, items.length);
+    }
+  } finally {
+    bar.stop();
+    close();
+  }
+  await writeNewFile(out, items.map((it) => lines.get(it.item)!).join(""));
+  await Deno.remove(partial).catch(() => {}); // an empty shard never made one
+  return resumed;
+}
+
+/** True when `out` holds exactly this shard's results; false when it does not exist. */
+async function _alreadyDone(
+  out: string,
+  shard: { planDigest: string; items: readonly PlanItem[] },
+): Promise<boolean> {
+  try {
+    await Deno.lstat(out);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+  const refuse = (why: string): never => {
+    throw new InputError("OUTPUT_EXISTS", `Cannot write '${out}': it exists and ${why}`);
+  };
+  let results;
+  try {
+    results = await readResultsFile(out);
+  } catch (e) {
+    return refuse(`is not a results file (${(e as InputError).code ?? "unreadable"})`);
+  }
+  const want = shard.items.map((it) => it.item).join();
+  if (results.some((r) => r.plan !== shard.planDigest)) refuse("holds results of another plan");
+  if (results.map((r) => r.item).join() !== want) refuse("holds other items (not overwritten)");
+  return true;
+}
+
+function _say(
+  opts: { out: string; json?: true | undefined },
+  o: { shard: Shard; items: number; done: boolean; resumed: number },
+): void {
+  const summary = {
+    results: opts.out,
+    shard: `${o.shard.index}/${o.shard.count}`,
+    items: o.items,
+    alreadyComplete: o.done,
+    resumed: o.resumed,
+  };
+  if (opts.json) printJson(summary);
+  else if (o.done) {
+    console.log(`${opts.out} already holds the ${o.items} results of shard ${summary.shard}`);
+  } else {
+    const resumed = o.resumed > 0 ? ` (${o.resumed} kept from an interrupted run)` : "";
+    console.log(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
+  }
+}
+
+function _folder(path: string): string {
+  return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
+}

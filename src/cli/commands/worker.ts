@@ -1,0 +1,74 @@
+/**
+ * `bitaudit worker`: a pool worker for `audit serve`. Pulls work orders from NATS JetStream,
+ * recomputes each against its own copy of the claim log and blobs, publishes the result, acks.
+ * Needs network access to the NATS server only, and read access to the code, log and blobs.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import { runWorker, type WorkerEvent } from "../../pool/mod.ts";
+import { loadClaimLog } from "../load_inputs.ts";
+import { natsConnect } from "../nats_connect.ts";
+import { intFlag } from "../plan_inputs.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
+
+/**
+ * Builds the `worker` command.
+ *
+ * @returns the commander command
+ * @example
+ * ```ts
+ * import { workerCommand } from "./worker.ts";
+ * if (workerCommand().name() !== "worker") throw new Error();
+ * ```
+ */
+export function workerCommand(): Command {
+  return new Command("worker")
+    .description(
+      "recompute audit items served over NATS JetStream by `audit serve` (runs until stopped)",
+    )
+    .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
+    .requiredOption("--log <file>", "claims.jsonl of the audited log")
+    .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
+    .option("--threads <n>", "worker threads")
+    .option("--max-idle <s>", "exit after this many seconds without an item")
+    .action(async (opts) => {
+      const maxIdleMs = opts.maxIdle === undefined
+        ? undefined
+        : intFlag(opts.maxIdle, { flag: "--max-idle", min: 1 }) * 1000;
+      const log = await loadClaimLog(opts.log);
+      const nc = await natsConnect(opts.nats, "bitaudit-worker");
+      const { ctx, close } = await openWorkContext({
+        blobs: opts.blobs ?? blobsBeside(opts.log),
+        threads: opts.threads,
+      });
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      for (const s of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(s, onSignal);
+      try {
+        const done = await runWorker(nc, {
+          ctx,
+          log,
+          signal: stop.signal,
+          maxIdleMs,
+          onEvent: _say,
+        });
+        console.log(`worker: ${done} items done`);
+      } finally {
+        for (const s of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(s, onSignal);
+        close();
+        await nc.close();
+      }
+    });
+}
+
+function _say(e: WorkerEvent): void {
+  if (e.kind === "refused") console.error(`worker: refused an order: ${e.why}`);
+  else {
+    console.log(
+      `worker: ${e.kind} record ${e.index} (${e.workload}) item ${
+        e.item.slice(0, 16)
+      } delivery ${e.delivery}`,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Resumable shards: `audit work` appends each result to `<out>.partial` as soon as it is computed,
+ * and writes `<out>` (in shard order) only when the shard is complete. A run killed mid-shard
+ * (a preempted pod, a requeued array task) leaves the partial file; the next run of the same
+ * shard keeps its complete lines, drops a line cut short, and recomputes only the rest.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { parseItemResult, type PlanItem } from "../verify/mod.ts";
+import { readTextFile } from "./read_json_file.ts";
+import { MAX_RESULTS_BYTES } from "./read_results.ts";
+
+/**
+ * Reads what an earlier run of this shard left, and cuts off a last line written only in part.
+ *
+ * @param path the partial file (`<out>.partial`)
+ * @param shard plan digest and the shard's items
+ * @returns item digest -> its result line (with newline); empty when there is no partial file
+ * @throws {InputError} `OUTPUT_EXISTS` when the file holds anything but results of this shard
+ * @example
+ * ```ts ignore
+ * const done = await resumePartial("results-0.jsonl.partial", { planDigest, items });
+ * ```
+ */
+export async function resumePartial(
+  path: string,
+  shard: { planDigest: string; items: readonly PlanItem[] },
+): Promise<Map<string, string>> {
+  const kept = new Map<string, string>();
+  try {
+    await Deno.lstat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return kept;
+    throw e;
+  }
+  const text = await readTextFile(path, { maxBytes: MAX_RESULTS_BYTES });
+  const lines = text.split("\n");
+  const cut = lines.pop()!; // "" when the file ends with a newline
+  const mine = new Set(shard.items.map((it) => it.item));
+  lines.forEach((line, i) => {
+    let r;
+    try {
+      r = parseItemResult(line, `${path}:${i + 1}`);
+    } catch {
+      r = undefined;
+    }
+    if (r === undefined || r.plan !== shard.planDigest || !mine.has(r.item)) {
+      throw new InputError(
+        "OUTPUT_EXISTS",
+        `Cannot resume from '${path}': line ${
+          i + 1
+        } is not a result of this shard (not overwritten)`,
+      );
+    }
+    kept.set(r.item, line + "\n");
+  });
+  if (cut !== "") {
+    await Deno.truncate(
+      path,
+      new TextEncoder().encode(text).length - new TextEncoder().encode(cut).length,
+    );
+  }
+  return kept;
+}
+
+/**
+ * Appends one result line to the partial file (created on first use).
+ *
+ * @param path the partial file
+ * @param line the line with its newline
+ * @example
+ * ```ts ignore
+ * await appendPartial("results-0.jsonl.partial", encodeItemResult(r));
+ * ```
+ */
+export async function appendPartial(path: string, line: string): Promise<void> {
+  await Deno.writeTextFile(path, line, { append: true, create: true });
+}

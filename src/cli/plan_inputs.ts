@@ -1,0 +1,128 @@
+/**
+ * Command-line inputs of the audit commands: the claim log, the public randomness and round, the
+ * sample size, the audit id and the committed root, turned into an audit plan; plan files read
+ * back; integer and time flags.
+ *
+ * @module
+ */
+import { parseRfc3339 } from "../attest/mod.ts";
+import type { ClaimLog } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import { type AuditPlan, auditPlanDigest, parseAuditPlan, planAudit } from "../verify/mod.ts";
+import { loadClaimLog } from "./load_inputs.ts";
+import { readTextFile } from "./read_json_file.ts";
+
+/** The flags that fix a plan. */
+export interface PlanFlags {
+  readonly log: string;
+  readonly randomness: string;
+  readonly round: string;
+  readonly k: string;
+  readonly auditId?: string | undefined;
+  readonly root?: string | undefined;
+}
+
+/**
+ * Reads the log and plans the audit the flags describe.
+ *
+ * @param o the flags as typed
+ * @returns the log and the plan
+ * @throws {InputError} `USAGE_NUMBER`, `USAGE_RANDOMNESS`, log errors, `AUDIT_*`
+ * @example
+ * ```ts ignore
+ * const { plan } = await planFromFlags({ log: "claims.jsonl", randomness: "ab", round: "7", k: "10" });
+ * ```
+ */
+export async function planFromFlags(o: PlanFlags): Promise<{ log: ClaimLog; plan: AuditPlan }> {
+  const round = intFlag(o.round, { flag: "--round", min: 0 });
+  const k = intFlag(o.k, { flag: "--k", min: 1 });
+  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+    throw new InputError(
+      "USAGE_RANDOMNESS",
+      "Cannot use --randomness: expected 2..1024 hex digits",
+    );
+  }
+  const log = await loadClaimLog(o.log);
+  const plan = planAudit(log, {
+    auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
+    randomness: o.randomness.toLowerCase(),
+    round,
+    k,
+    expectedRoot: o.root?.toLowerCase(),
+  });
+  return { log, plan };
+}
+
+/**
+ * Parses a non-negative integer flag.
+ *
+ * @param text the flag's value
+ * @param options `flag` name for messages, smallest allowed value `min`
+ * @returns the integer
+ * @throws {InputError} `USAGE_NUMBER`
+ * @example
+ * ```ts
+ * import { intFlag } from "./plan_inputs.ts";
+ * if (intFlag("12", { flag: "--k", min: 1 }) !== 12) throw new Error();
+ * ```
+ */
+export function intFlag(text: string, options: { flag: string; min: number }): number {
+  const v = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < options.min) {
+    throw new InputError(
+      "USAGE_NUMBER",
+      `Cannot use ${options.flag} '${text}': expected an integer >= ${options.min}`,
+    );
+  }
+  return v;
+}
+
+/**
+ * Checks a `--time` flag (RFC 3339 UTC, to the second, as the verdict records it).
+ *
+ * @param text the flag's value, or undefined for "now"
+ * @returns the same text, or undefined
+ * @throws {InputError} `USAGE_TIME`
+ * @example
+ * ```ts
+ * import { timeFlag } from "./plan_inputs.ts";
+ * if (timeFlag("2026-05-01T00:00:00Z") !== "2026-05-01T00:00:00Z") throw new Error();
+ * ```
+ */
+export function timeFlag(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let ok = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(text);
+  try {
+    parseRfc3339(text);
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw new InputError(
+      "USAGE_TIME",
+      "Cannot use --time: expected an RFC 3339 UTC time to the second (e.g. 2026-05-01T12:00:00Z)",
+    );
+  }
+  return text;
+}
+
+/** Largest plan file accepted (bytes). */
+export const MAX_PLAN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a plan file strictly (see `parseAuditPlan`).
+ *
+ * @param path plan.json
+ * @returns the plan and the SHA-256 of its bytes
+ * @throws {InputError} `INPUT_*`, `PLAN_INVALID`
+ * @example
+ * ```ts ignore
+ * const { plan, planDigest } = await loadPlanFile("plan.json");
+ * ```
+ */
+export async function loadPlanFile(
+  path: string,
+): Promise<{ plan: AuditPlan; planDigest: string }> {
+  const plan = parseAuditPlan(await readTextFile(path, { maxBytes: MAX_PLAN_BYTES }), path);
+  return { plan, planDigest: auditPlanDigest(plan) };
+}

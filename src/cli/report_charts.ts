@@ -1,0 +1,174 @@
+/**
+ * The audit report's charts: Vega-Lite specifications compiled to Vega and rendered to SVG
+ * without a browser (vega's headless `View` with `renderer: "none"` and `toSVG`). The SVG text is
+ * produced and escaped by vega's renderer; nothing here draws paths by hand.
+ *
+ * @module
+ */
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import type { DetectionPoint, KindCounts } from "../verify/mod.ts";
+
+/** Colours of the record statuses (shared by the charts and the report's legend text). */
+const STATUS_COLOURS = {
+  PASS: "#1a7f37",
+  FAIL: "#cf222e",
+  NOT_VERIFIED: "#bf8700",
+  "not sampled": "#d0d7de",
+} as const;
+
+const STATUS_SCALE = {
+  domain: Object.keys(STATUS_COLOURS),
+  range: Object.values(STATUS_COLOURS),
+};
+/** The same colours without `not sampled` (per-kind counts are of sampled records only). */
+const SAMPLED_SCALE = {
+  domain: STATUS_SCALE.domain.slice(0, 3),
+  range: STATUS_SCALE.range.slice(0, 3),
+};
+
+/**
+ * Renders a Vega-Lite specification to SVG text.
+ *
+ * @param spec the specification (data inline)
+ * @returns the `<svg>` element as text
+ * @example
+ * ```ts
+ * import { renderSvg } from "./report_charts.ts";
+ * const svg = await renderSvg({ data: { values: [{ x: 1 }] }, mark: "point", encoding: { x: { field: "x", type: "quantitative" } } });
+ * if (!svg.startsWith("<svg")) throw new Error();
+ * ```
+ */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/**
+ * One horizontal bar for the whole log: sampled records by status, and the records not sampled.
+ *
+ * @param population records in the log
+ * @param kinds sampled results per kind
+ * @returns the specification
+ * @example
+ * ```ts
+ * import { sampleChart } from "./report_charts.ts";
+ * const s = sampleChart(10, [{ kind: "gemm", PASS: 2, FAIL: 1, NOT_VERIFIED: 0 }]);
+ * if (s.title !== "3 of 10 records sampled") throw new Error(String(s.title));
+ * ```
+ */
+export function sampleChart(population: number, kinds: readonly KindCounts[]): TopLevelSpec {
+  const sum = (s: "PASS" | "FAIL" | "NOT_VERIFIED") => kinds.reduce((a, k) => a + k[s], 0);
+  const sampled = sum("PASS") + sum("FAIL") + sum("NOT_VERIFIED");
+  const values = [
+    { status: "PASS", records: sum("PASS") },
+    { status: "FAIL", records: sum("FAIL") },
+    { status: "NOT_VERIFIED", records: sum("NOT_VERIFIED") },
+    { status: "not sampled", records: population - sampled },
+  ].map((v, order) => ({ ...v, order, label: `${v.status}: ${v.records} records` }));
+  return {
+    title: `${sampled} of ${population} records sampled`,
+    width: 560,
+    height: 36,
+    data: { values },
+    mark: "bar",
+    encoding: {
+      x: { field: "records", type: "quantitative", stack: "zero", title: "records in the log" },
+      color: { field: "status", type: "nominal", scale: STATUS_SCALE, title: "status" },
+      order: { field: "order" },
+      description: { field: "label" },
+    },
+  };
+}
+
+/**
+ * Sampled records per workload kind, stacked by status.
+ *
+ * @param kinds sampled results per kind
+ * @returns the specification
+ * @example
+ * ```ts
+ * import { kindChart } from "./report_charts.ts";
+ * const s = kindChart([{ kind: "gemm", PASS: 2, FAIL: 1, NOT_VERIFIED: 0 }]);
+ * if ((s as { data: { values: unknown[] } }).data.values.length !== 3) throw new Error();
+ * ```
+ */
+export function kindChart(kinds: readonly KindCounts[]): TopLevelSpec {
+  const statuses = ["PASS", "FAIL", "NOT_VERIFIED"] as const;
+  const values = kinds.flatMap((k) =>
+    statuses.map((status, order) => ({
+      kind: k.kind,
+      status,
+      records: k[status],
+      order,
+      label: `${k.kind}, ${status}: ${k[status]} records`,
+    }))
+  );
+  return {
+    title: "Sampled records per workload kind",
+    width: 560,
+    data: { values },
+    mark: "bar",
+    encoding: {
+      y: { field: "kind", type: "nominal", title: null, sort: null },
+      x: { field: "records", type: "quantitative", stack: "zero", title: "sampled records" },
+      color: { field: "status", type: "nominal", scale: SAMPLED_SCALE, title: "status" },
+      order: { field: "order" },
+      description: { field: "label" },
+    },
+  };
+}
+
+/**
+ * Detection probability against k, one line per misreporting rate and method, with the audit's
+ * k marked.
+ *
+ * @param curve points from `detectionCurve`
+ * @param k the audit's sample size
+ * @returns the specification
+ * @example
+ * ```ts
+ * import { detectionChart } from "./report_charts.ts";
+ * const s = detectionChart([{ k: 0, rate: "0.01", method: "binomial", probability: 0 }], 5);
+ * if (!String(s.title).includes("k = 5")) throw new Error();
+ * ```
+ */
+export function detectionChart(curve: readonly DetectionPoint[], k: number): TopLevelSpec {
+  return {
+    title: `Probability of catching at least one false record (this audit: k = ${k})`,
+    width: 560,
+    height: 300,
+    layer: [
+      {
+        data: { values: curve.map((p) => ({ ...p, rate: `${Number(p.rate) * 100} % false` })) },
+        mark: { type: "line", strokeWidth: 2 },
+        encoding: {
+          x: { field: "k", type: "quantitative", title: "records sampled (k)" },
+          y: {
+            field: "probability",
+            type: "quantitative",
+            title: "P(catch >= 1)",
+            scale: { domain: [0, 1] },
+          },
+          color: { field: "rate", type: "nominal", title: "misreporting rate", sort: null },
+          strokeDash: { field: "method", type: "nominal", title: "model" },
+        },
+      },
+      {
+        data: { values: [{ k, label: `k = ${k}` }] },
+        layer: [
+          { mark: { type: "rule", color: "#24292f", strokeDash: [2, 2] } },
+          {
+            mark: { type: "text", align: "left", dx: 4, dy: -6, y: 0, color: "#24292f" },
+            encoding: { text: { field: "label" } },
+          },
+        ],
+        encoding: { x: { field: "k", type: "quantitative" } },
+      },
+    ],
+  };
+}

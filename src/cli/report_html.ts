@@ -1,0 +1,172 @@
+/**
+ * The audit report as a self-contained HTML page (`report.html`, beside `report.md`, same
+ * content): the verdict in plain words, what was sampled against the population, results per
+ * workload kind, the detection probability against k with the audit's k marked, every sampled
+ * record, each failure's first difference, and the assets used. Charts are inline SVG rendered by
+ * Vega; every string from an input goes through `escapeHtml`; no script, no network.
+ *
+ * @module
+ */
+import { type AuditReport, detectionCurve, type KindCounts } from "../verify/mod.ts";
+
+import { trustSentences, verdictMeaning } from "../web/mod.ts";
+import { escapeHtml as h } from "./escape_html.ts";
+import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
+import { REPORT_CSS } from "./report_css.ts";
+import type { TrustInputs } from "./trust_inputs.ts";
+
+/** What the report needs besides the audit report. */
+export interface ReportHtmlMeta {
+  /** Signer key ids. */
+  readonly keyids: readonly string[];
+  /** Verification time (RFC 3339). */
+  readonly timeVerified: string;
+  /** Engine that recomputed. */
+  readonly engine: string;
+  /** Asset path -> sha256. */
+  readonly assets: Readonly<Record<string, string>>;
+  /** Sampled results per workload kind (`resultsByKind` over the log). */
+  readonly kinds: readonly KindCounts[];
+  /** Where the randomness and the commitment came from (absent: typed randomness, no checkpoint). */
+  readonly trust?: TrustInputs;
+}
+
+const cell = (s: string | number) => `<td>${h(String(s))}</td>`;
+const row = (cells: readonly (string | number)[]) => `<tr>${cells.map(cell).join("")}</tr>`;
+const table = (caption: string, head: readonly string[], rows: readonly string[]) =>
+  `<table><caption>${h(caption)}</caption><thead><tr>${
+    head.map((c) => `<th scope="col">${h(c)}</th>`).join("")
+  }</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+
+/**
+ * Renders the report page.
+ *
+ * @param report the audit report
+ * @param meta signers, time, engine, asset digests and per-kind counts
+ * @returns the HTML document
+ * @example
+ * ```ts ignore
+ * const html = await reportHtml(report, { keyids, timeVerified, engine, assets, kinds });
+ * ```
+ */
+export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Promise<string> {
+  const k = report.selected.length;
+  const n = (s: string) => report.results.filter((r) => r.status === s).length;
+  const curve = detectionCurve(report.population, {
+    k,
+    rates: report.detection.levels.map((l) => l.pFalse),
+  });
+  const [sampleSvg, kindSvg, detectionSvg] = await Promise.all([
+    renderSvg(sampleChart(report.population, meta.kinds)),
+    renderSvg(kindChart(meta.kinds)),
+    renderSvg(detectionChart(curve, k)),
+  ]);
+  const facts: [string, string][] = [
+    ["audit id", report.auditId],
+    [
+      "claim log",
+      `${report.logId}, ${report.population} records, Merkle root ${report.root}`,
+    ],
+    ["public randomness", `round ${report.round}, ${report.randomness}`],
+    ["seed", `${report.seed} (${report.seedDerivation})`],
+    ["sample", `${k} records (${report.algorithm})`],
+    ["results", `${n("PASS")} PASS, ${n("FAIL")} FAIL, ${n("NOT_VERIFIED")} NOT_VERIFIED`],
+    ["verified", `at ${meta.timeVerified} with the ${meta.engine} engine`],
+    ["signed by", meta.keyids.join(", ")],
+  ];
+  const body = [
+    `<h1>bitaudit audit report: ${h(report.verdict)}</h1>`,
+    `<p class="verdict ${h(report.verdict)}">${h(verdictMeaning(report))}</p>`,
+    `<dl>${facts.map(([d, v]) => `<dt>${h(d)}</dt><dd><code>${h(v)}</code></dd>`).join("")}</dl>`,
+    `<ul class="trust">${_trust(report, meta.trust).map((t) => `<li>${h(t)}</li>`).join("")}</ul>`,
+    `<h2>What was checked</h2>`,
+    _figure(sampleSvg, `${k} of the ${report.population} records were sampled and recomputed.`),
+    _figure(kindSvg, "Sampled records per workload kind, by result."),
+    table(
+      "Sampled records per workload kind",
+      ["kind", "PASS", "FAIL", "NOT_VERIFIED"],
+      meta.kinds.map((x) => row([x.kind, x.PASS, x.FAIL, x.NOT_VERIFIED])),
+    ),
+    `<h2>Detection</h2>`,
+    _figure(
+      detectionSvg,
+      `Probability that a sample of k records catches at least one false record, if the given share of the log were false (solid: binomial, seed paper eq. 1; dashed: exact hypergeometric for N = ${report.population}). The dotted line marks this audit's k = ${k}.`,
+    ),
+    table(
+      "Detection statement (signed)",
+      ["false records", "F", "P(catch >= 1), binomial", "hypergeometric"],
+      report.detection.levels.map((l) =>
+        row([l.pFalse, l.falseCount, l.binomial, l.hypergeometric])
+      ),
+    ),
+    `<h2>Sampled records</h2>`,
+    table(
+      "Sampled records in selection order",
+      ["index", "status", "reason", "SFU functions (validation status)"],
+      report.results.map((r) =>
+        row([
+          r.index,
+          r.status,
+          r.reason,
+          r.sfu === undefined || r.sfu.length === 0
+            ? "none"
+            : r.sfu.map((u) => `${u.fn} ${u.status}`).join(", "),
+        ])
+      ),
+    ),
+    ..._failures(report),
+    `<h2>Assets used</h2>`,
+    table("Assets used", ["asset", "sha256"], Object.entries(meta.assets).map((e) => row(e))),
+  ];
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<title>bitaudit audit report: ${h(report.verdict)} (${h(report.auditId)})</title>`,
+    `<style>${REPORT_CSS}</style></head>`,
+    `<body><main>${body.join("\n")}</main></body></html>`,
+    "",
+  ].join("\n");
+}
+
+function _trust(report: AuditReport, trust: TrustInputs | undefined): string[] {
+  return trustSentences({
+    round: report.round,
+    ...(trust?.drand === undefined ? {} : { drand: trust.drand }),
+    ...(trust?.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+    ...(trust?.announcement === undefined ? {} : { announcement: trust.announcement }),
+  });
+}
+
+function _figure(svg: string, caption: string): string {
+  return `<figure>${svg}<figcaption>${h(caption)}</figcaption></figure>`;
+}
+
+function _failures(report: AuditReport): string[] {
+  const failed = report.results.filter((r) => r.status === "FAIL");
+  if (failed.length === 0) return [];
+  return [
+    "<h2>Failures</h2>",
+    ...failed.map((r) => {
+      const items = [`claimed fingerprint <code>${h(r.claimed)}</code>`];
+      if (r.recomputed) items.push(`recomputed fingerprint <code>${h(r.recomputed)}</code>`);
+      if (r.firstDifference) {
+        const d = r.firstDifference;
+        items.push(
+          `<strong>first differing element ${d.index}</strong>: claimed <code>${
+            h(d.claimed)
+          }</code>, recomputed <code>${h(d.recomputed)}</code>`,
+        );
+      }
+      items.push(
+        ...r.steps.map((s) =>
+          `${s.ok ? "ok" : "<strong>stopped</strong>"} ${h(s.step)}: ${h(s.detail)}`
+        ),
+      );
+      return `<h3>record ${r.index} (<code>${h(r.digest.slice(0, 16))}…</code>)</h3><ul>${
+        items.map((i) => `<li>${i}</li>`).join("")
+      }</ul>`;
+    }),
+  ];
+}

@@ -1,0 +1,88 @@
+/**
+ * Signs a merged audit and writes `attestation.dsse.json`, `report.md` and `report.html`: the last step of every
+ * audit, whether its items were recomputed in this process, by shards or by a worker pool. The
+ * statement binds only what the merge decided (no per-item timing), and the time is the signing
+ * time (or `--time`), so the same plan and results signed with the same key and time give the
+ * same bytes.
+ *
+ * @module
+ */
+import { openAssetStore } from "../assets/mod.ts";
+import { type SigningKey, signVerdict } from "../attest/mod.ts";
+import type { KindCounts, MergedAudit } from "../verify/mod.ts";
+import { writeBundle } from "./commands/bundle.ts";
+import { reportHtml } from "./report_html.ts";
+import { reportMarkdown } from "./report_markdown.ts";
+import type { TrustInputs } from "./trust_inputs.ts";
+import { writeNewFile } from "./write_new_file.ts";
+
+/** Asset path of the manifest every worker reports. */
+const MANIFEST = "tables/manifest.json";
+
+/**
+ * Signs (`signVerdict`) and writes the verdict of a merged audit.
+ *
+ * @param merged the merged audit (report, the workers' identity and asset digests)
+ * @param options signing `keys`, output folder `out` (already prepared), signing `time`
+ *   (RFC 3339, default now to the second), verified `trust` inputs (drand round, checkpoint,
+ *   announcement) when the audit had them, `bundle` to also write `attestation.sigstore.json`,
+ *   `kinds` (sampled results per workload kind, for `report.html`)
+ * @returns the paths written and the time signed
+ * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
+ * @example
+ * ```ts ignore
+ * await writeVerdict(merged, { keys, out: "out", kinds: [] });
+ * ```
+ */
+export async function writeVerdict(
+  merged: MergedAudit,
+  options: {
+    keys: readonly SigningKey[];
+    out: string;
+    time?: string | undefined;
+    trust?: TrustInputs | undefined;
+    bundle?: boolean | undefined;
+    kinds: readonly KindCounts[];
+  },
+): Promise<{ attestation: string; reportPath: string; htmlPath: string; timeVerified: string }> {
+  const { trust } = options;
+  const { report, verifier } = merged;
+  // With no result at all (every item missing) no worker named the manifest: use this one's.
+  const manifestSha256 = merged.assets[MANIFEST] ?? (await openAssetStore()).manifestSha256;
+  const signed = await signVerdict(report, {
+    keys: options.keys,
+    store: { manifestSha256, used: () => merged.assets },
+    engine: verifier.engine,
+    runtime: verifier.runtime,
+    ...(options.time === undefined ? {} : { time: options.time }),
+    ...(trust === undefined ? {} : { trust: _signTrust(trust) }),
+  });
+  const attestation = `${options.out}/attestation.dsse.json`;
+  const reportPath = `${options.out}/report.md`;
+  const htmlPath = `${options.out}/report.html`;
+  const { keyids, timeVerified, assets } = signed;
+  const engine = verifier.engine;
+  const meta = { keyids, timeVerified, engine, assets, ...(trust ? { trust } : {}) };
+  const html = await reportHtml(report, { ...meta, kinds: [...options.kinds] });
+  await writeNewFile(attestation, signed.text);
+  if (options.bundle) {
+    await writeBundle(signed.envelope, {
+      out: `${options.out}/attestation.sigstore.json`,
+      timestamps: [],
+    });
+  }
+  await writeNewFile(reportPath, reportMarkdown(report, meta));
+  await writeNewFile(htmlPath, html);
+  return { attestation, reportPath, htmlPath, timeVerified };
+}
+
+function _signTrust(trust: TrustInputs) {
+  return {
+    ...(trust.drand === undefined ? {} : { drand: trust.drand }),
+    ...(trust.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
+    ...(trust.announcement === undefined ? {} : { announcement: trust.announcement.envelope }),
+    ...(trust.announcement?.timestamp === undefined
+      ? {}
+      : { announcementTimestamp: trust.announcement.timestamp }),
+  };
+}

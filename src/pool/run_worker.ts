@@ -1,0 +1,141 @@
+/**
+ * A pool worker: pulls one work order at a time from the shared consumer, checks it against its
+ * own claim log, recomputes it, publishes the result and only then acks the order. While an item
+ * is being recomputed it sends `working()` heartbeats every third of the ack wait, so a live
+ * worker keeps its item; a worker that dies stops them, and the server redelivers the item to
+ * another worker after the ack wait.
+ *
+ * @module
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import { type Consumer, jetstream, type JsMsg } from "@nats-io/jetstream";
+import type { ClaimLog } from "../claims/mod.ts";
+import {
+  checkWorkOrder,
+  encodeItemResult,
+  parseWorkOrder,
+  type WorkContext,
+  workItem,
+} from "../verify/mod.ts";
+import { resultSubject, WORK_STREAM, WORKERS_CONSUMER } from "./subjects.ts";
+
+/** What a worker reports while it runs. */
+export type WorkerEvent =
+  | {
+    readonly kind: "start" | "done";
+    /** Item digest. */
+    readonly item: string;
+    /** Record index in the log. */
+    readonly index: number;
+    /** Workload kind. */
+    readonly workload: string;
+    /** How often the server has delivered this order (1 = first time). */
+    readonly delivery: number;
+  }
+  | { readonly kind: "refused"; readonly why: string };
+
+/** Options of {@link runWorker}. */
+export interface WorkerOptions {
+  /** Recomputation context. */
+  readonly ctx: WorkContext;
+  /** The claim log the worker's orders must come from. */
+  readonly log: ClaimLog;
+  /** Stops the worker after the current item. */
+  readonly signal?: AbortSignal | undefined;
+  /** Exit after this many milliseconds without a work order (default: never). */
+  readonly maxIdleMs?: number | undefined;
+  /** Progress events. */
+  readonly onEvent?: ((e: WorkerEvent) => void) | undefined;
+}
+
+/**
+ * Runs a worker until stopped (or idle for `maxIdleMs`).
+ *
+ * @param nc connection to the NATS server
+ * @param options context, log, stop signal, idle limit, event callback
+ * @returns how many items it completed
+ * @throws {InputError} `PLAN_LOG_MISMATCH` when an order is for another log (the order is
+ *   handed back first, for a worker that has the right log)
+ * @example
+ * ```ts ignore
+ * await runWorker(nc, { ctx, log, maxIdleMs: 600_000 });
+ * ```
+ */
+export async function runWorker(nc: NatsConnection, options: WorkerOptions): Promise<number> {
+  const js = jetstream(nc);
+  let done = 0;
+  let idleSince = Date.now();
+  const idle = () => options.maxIdleMs !== undefined && Date.now() - idleSince > options.maxIdleMs;
+  let consumer: Consumer | null = null;
+  while (!options.signal?.aborted && !idle()) {
+    consumer ??= await _consumer(js);
+    if (consumer === null) {
+      await new Promise((r) => setTimeout(r, 250)); // not created yet: `audit serve` creates it
+      continue;
+    }
+    let m: JsMsg | null;
+    try {
+      m = await consumer.next({ expires: 1000 });
+    } catch {
+      consumer = null; // deleted or unreachable for a moment: look it up again
+      continue;
+    }
+    if (m === null) continue;
+    await _one(m, { ...options, js, ackWaitMs: await _ackWaitMs(consumer) });
+    done++;
+    idleSince = Date.now();
+  }
+  return done;
+}
+
+async function _one(
+  m: JsMsg,
+  o: WorkerOptions & { js: ReturnType<typeof jetstream>; ackWaitMs: number },
+): Promise<void> {
+  let order;
+  try {
+    order = parseWorkOrder(m.string());
+  } catch (e) {
+    m.term(); // a malformed order can never be done: do not redeliver it
+    o.onEvent?.({ kind: "refused", why: (e as Error).message });
+    return;
+  }
+  try {
+    checkWorkOrder(order, o.log);
+  } catch (e) {
+    m.nak();
+    throw e;
+  }
+  const { item } = order;
+  const event = {
+    item: item.item,
+    index: item.index,
+    workload: item.kind,
+    delivery: m.info.deliveryCount,
+  };
+  o.onEvent?.({ kind: "start", ...event });
+  const beat = setInterval(() => m.working(), Math.max(50, Math.floor(o.ackWaitMs / 3)));
+  let line: string;
+  try {
+    const r = await workItem(o.ctx, { planDigest: order.plan, log: o.log, item });
+    line = encodeItemResult(r).trimEnd();
+  } finally {
+    clearInterval(beat);
+  }
+  await o.js.publish(resultSubject(order.plan), line);
+  await m.ackAck();
+  o.onEvent?.({ kind: "done", ...event });
+}
+
+async function _consumer(js: ReturnType<typeof jetstream>): Promise<Consumer | null> {
+  try {
+    return await js.consumers.get(WORK_STREAM, WORKERS_CONSUMER);
+  } catch {
+    return null;
+  }
+}
+
+async function _ackWaitMs(consumer: Consumer): Promise<number> {
+  const info = await consumer.info(); // fresh: a coordinator may have changed the ack wait
+  return Math.floor((info.config.ack_wait ?? 30e9) / 1e6);
+}

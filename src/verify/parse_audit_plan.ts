@@ -1,0 +1,100 @@
+/**
+ * Reads a plan back strictly: the text must be exactly the plan's canonical bytes (so duplicate
+ * keys, unknown fields, reordered members or extra whitespace are all refused: every byte is
+ * committed), every field has its type, and the seed, the sample and every item digest are
+ * recomputed from the plan's own public inputs, so a plan cannot carry a hand-picked sample.
+ *
+ * @module
+ */
+import { bytesToHex, hexToBytes } from "../claims/mod.ts";
+import {
+  AUDIT_PLAN_FORMAT,
+  type AuditPlan,
+  encodeAuditPlan,
+  itemDigest,
+  type PlanItem,
+} from "./audit_plan.ts";
+import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
+import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
+import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
+import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
+
+/**
+ * Parses and checks a plan document.
+ *
+ * @param text the plan file's text
+ * @param where name for messages (e.g. the file path)
+ * @returns the plan (frozen)
+ * @throws {InputError} `PLAN_INVALID` naming the first defect
+ * @example
+ * ```ts ignore
+ * const plan = parseAuditPlan(await Deno.readTextFile("plan.json"), "plan.json");
+ * ```
+ */
+export function parseAuditPlan(text: string, where: string): AuditPlan {
+  const { value, bad } = readDocument(text, {
+    code: "PLAN_INVALID",
+    action: `read plan '${where}'`,
+  });
+  const plan = _shape(value, bad);
+  requireCanonical(text, { encode: () => encodeAuditPlan(plan), bad });
+  _recompute(plan, bad);
+  return Object.freeze(plan);
+}
+
+function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
+  const o = exactObject(value, { where: "plan", shape: PLAN_SHAPE, bad });
+  if (o.format !== AUDIT_PLAN_FORMAT) bad(`format must be '${AUDIT_PLAN_FORMAT}'`);
+  exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
+  if (!Array.isArray(o.items) || o.items.length < 1) bad("'plan.items' must be a non-empty array");
+  (o.items as unknown[]).forEach((it, i) =>
+    exactObject(it, { where: `plan.items[${i}]`, shape: PLAN_ITEM_SHAPE, bad })
+  );
+  return o as unknown as AuditPlan;
+}
+
+function _recompute(plan: AuditPlan, bad: (why: string) => never): void {
+  if (plan.seedDerivation !== AUDIT_SEED_DOMAIN) bad(`seedDerivation must be ${AUDIT_SEED_DOMAIN}`);
+  if (plan.algorithm !== SAMPLE_ALGORITHM) bad(`algorithm must be ${SAMPLE_ALGORITHM}`);
+  const k = plan.items.length;
+  if (k > plan.population) bad(`${k} items from a population of ${plan.population}`);
+  let seed: Uint8Array;
+  try {
+    seed = deriveSeed({
+      auditId: plan.auditId,
+      logRoot: plan.logRoot,
+      randomness: plan.beacon.randomness,
+      round: plan.beacon.round,
+    });
+  } catch (e) {
+    return bad((e as Error).message);
+  }
+  if (plan.seed !== bytesToHex(seed)) {
+    bad("the seed differs from the one derived from its audit id, root and randomness");
+  }
+  const { selected } = sampleIndices(hexToBytes(plan.seed), { population: plan.population, k });
+  plan.items.forEach((it: PlanItem, j) => {
+    if (it.index !== selected[j]) {
+      bad(`item ${j} is record ${it.index}, but the sample's ${j}th draw is ${selected[j]}`);
+    }
+    if (it.item !== itemDigest(plan, it)) bad(`item ${j} has a wrong digest`);
+  });
+}
+
+const PLAN_SHAPE: Shape = {
+  format: "string",
+  auditId: "string",
+  logId: "string",
+  population: "count",
+  logRoot: HEX64,
+  beacon: "object",
+  seedDerivation: "string",
+  seed: HEX64,
+  algorithm: "string",
+  items: "array",
+};
+
+const BEACON_SHAPE: Shape = {
+  randomness: /^(?:[0-9a-f]{2}){1,512}$/,
+  round: "count",
+};

@@ -1,0 +1,90 @@
+/**
+ * The work step of an audit: recompute plan items on this machine (any workload kind: the item
+ * only names a record; `verifyRecord` decides what it can recompute), each into an
+ * {@link ItemResult}.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import type { ClaimLog } from "../claims/mod.ts";
+import { VERSION } from "../version.ts";
+import type { AuditPlan, PlanItem } from "./audit_plan.ts";
+import { ITEM_RESULT_FORMAT, type ItemResult, type WorkerInfo } from "./item_result.ts";
+import { type VerifyContext, verifyRecord } from "./verify_record.ts";
+
+/** A verification context that knows which engine runs it. */
+export interface WorkContext extends VerifyContext {
+  /** K-walk engine name recorded with every result (`wasm` or `reference`). */
+  readonly engine: string;
+  /** Worker threads of the engine (recorded with each result's timing; default 1). */
+  readonly threads?: number | undefined;
+}
+
+/**
+ * Checks that a log is the one a plan was made from (same root, same record at every item).
+ *
+ * @param plan the plan
+ * @param log the claim log
+ * @throws {InputError} `PLAN_LOG_MISMATCH`
+ * @example
+ * ```ts ignore
+ * checkPlanLog(plan, log);
+ * ```
+ */
+export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
+  const bad = (why: string): never => {
+    throw new InputError("PLAN_LOG_MISMATCH", `Cannot use the log with this plan: ${why}`);
+  };
+  if (log.root !== plan.logRoot) bad(`its root is ${log.root}, the plan's ${plan.logRoot}`);
+  if (log.records.length !== plan.population) {
+    bad(`it has ${log.records.length} records, the plan ${plan.population}`);
+  }
+  for (const it of plan.items) {
+    if (log.digests[it.index] !== it.record) bad(`record ${it.index} has another digest`);
+  }
+}
+
+/**
+ * Recomputes one plan item.
+ *
+ * @param ctx assets, blobs, walker and engine name
+ * @param target the SHA-256 of the plan's bytes, the log (checked with {@link checkPlanLog} or
+ *   `checkWorkOrder`) and the item
+ * @returns the item result (problems of the record itself are results, not exceptions)
+ * @example
+ * ```ts ignore
+ * const r = await workItem(ctx, { planDigest, log, item: plan.items[0] });
+ * ```
+ */
+export async function workItem(
+  ctx: WorkContext,
+  target: { planDigest: string; log: ClaimLog; item: PlanItem },
+): Promise<ItemResult> {
+  const t0 = performance.now();
+  const result = await verifyRecord(ctx, { log: target.log, index: target.item.index });
+  const ms = Math.round(performance.now() - t0);
+  return {
+    format: ITEM_RESULT_FORMAT,
+    plan: target.planDigest,
+    item: target.item.item,
+    result,
+    verifier: workerInfo(ctx.engine),
+    assets: { "tables/manifest.json": ctx.store.manifestSha256, ...ctx.store.used() },
+    timing: { ms, threads: ctx.threads ?? 1 },
+  };
+}
+
+/**
+ * This process's identity as a worker.
+ *
+ * @param engine K-walk engine name
+ * @returns version, engine, runtime
+ * @example
+ * ```ts
+ * import { workerInfo } from "./work_item.ts";
+ * if (workerInfo("wasm").engine !== "wasm") throw new Error();
+ * ```
+ */
+export function workerInfo(engine: string): WorkerInfo {
+  return { version: VERSION, engine, runtime: `deno ${Deno.version.deno}` };
+}

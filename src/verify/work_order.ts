@@ -1,0 +1,128 @@
+/**
+ * A work order: one plan item with what a worker needs to check it belongs to the audit and to
+ * its log (the plan digest, audit id, root, seed and population), so a pool worker can recompute
+ * it without the plan file. Encoded as canonical JSON, read back strictly, checked by recomputing
+ * the item digest.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
+import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
+import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
+import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
+
+/** Format tag of work orders. */
+export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v1";
+
+/** One item to recompute, self-describing. */
+export interface WorkOrder {
+  /** {@link WORK_ORDER_FORMAT}. */
+  readonly format: typeof WORK_ORDER_FORMAT;
+  /** SHA-256 of the plan's bytes. */
+  readonly plan: string;
+  /** The plan's audit id (bound by the item digest). */
+  readonly auditId: string;
+  /** The log's Merkle root (hex). */
+  readonly logRoot: string;
+  /** The audit seed (hex). */
+  readonly seed: string;
+  /** Records in the log. */
+  readonly population: number;
+  /** The plan item. */
+  readonly item: PlanItem;
+}
+
+/**
+ * The work orders of a plan, in selection order.
+ *
+ * @param plan the plan
+ * @param planDigest SHA-256 of its bytes
+ * @returns one order per item
+ * @example
+ * ```ts ignore
+ * for (const o of workOrders(plan, planDigest)) await publish(encodeWorkOrder(o));
+ * ```
+ */
+export function workOrders(plan: AuditPlan, planDigest: string): WorkOrder[] {
+  const { auditId, logRoot, seed, population } = plan;
+  return plan.items.map((item) => ({
+    format: WORK_ORDER_FORMAT,
+    plan: planDigest,
+    auditId,
+    logRoot,
+    seed,
+    population,
+    item,
+  }));
+}
+
+/**
+ * Encodes a work order (canonical JSON, no newline).
+ *
+ * @param order the order
+ * @returns the text
+ * @example
+ * ```ts ignore
+ * const text = encodeWorkOrder(order);
+ * ```
+ */
+export function encodeWorkOrder(order: WorkOrder): string {
+  return new TextDecoder().decode(canonicalJson(order));
+}
+
+/**
+ * Parses a work order strictly and checks its item digest.
+ *
+ * @param text the order's text
+ * @returns the order
+ * @throws {InputError} `ORDER_INVALID`
+ * @example
+ * ```ts ignore
+ * const order = parseWorkOrder(msg.string());
+ * ```
+ */
+export function parseWorkOrder(text: string): WorkOrder {
+  const { value, bad } = readDocument(text, { code: "ORDER_INVALID", action: "read a work order" });
+  const o = exactObject(value, { where: "order", shape: ORDER, bad });
+  if (o.format !== WORK_ORDER_FORMAT) bad(`format must be '${WORK_ORDER_FORMAT}'`);
+  const item = exactObject(o.item, { where: "order.item", shape: PLAN_ITEM_SHAPE, bad });
+  requireCanonical(text, { encode: () => encodeWorkOrder(o as unknown as WorkOrder), bad });
+  const order = o as unknown as WorkOrder;
+  if (item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
+  return order;
+}
+
+/**
+ * Checks that a log is the one a work order's audit sampled from.
+ *
+ * @param order the order
+ * @param log the worker's claim log
+ * @throws {InputError} `PLAN_LOG_MISMATCH`
+ * @example
+ * ```ts ignore
+ * checkWorkOrder(order, log);
+ * ```
+ */
+export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
+  const { item } = order;
+  if (
+    log.root !== order.logRoot || log.records.length !== order.population ||
+    log.digests[item.index] !== item.record
+  ) {
+    throw new InputError(
+      "PLAN_LOG_MISMATCH",
+      `Cannot work on record ${item.index}: the worker's log (root ${log.root}) is not the audit's (root ${order.logRoot})`,
+    );
+  }
+}
+
+const ORDER: Shape = {
+  format: "string",
+  plan: HEX64,
+  auditId: "string",
+  logRoot: HEX64,
+  seed: HEX64,
+  population: "count",
+  item: "object",
+};

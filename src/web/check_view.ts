@@ -1,0 +1,187 @@
+/**
+ * What the checker page says about a check, as plain data: a headline and plain-language
+ * sentences first (who signed, when, what was sampled, what the verdict means), then the details
+ * (the named checks as `bitaudit check` prints them, per-record results, the detection statement,
+ * digests). The page only turns this into DOM text nodes, so nothing here is ever parsed as HTML.
+ *
+ * @module
+ */
+import type { CheckItem, VerdictPredicate } from "../attest/mod.ts";
+import type { ClaimLog } from "../claims/mod.ts";
+import { type KindCounts, resultsByKind } from "../verify/mod.ts";
+import type { CheckOutcome } from "./run_check.ts";
+import { trustSentences } from "./trust_sentences.ts";
+import { verdictMeaning } from "./verdict_meaning.ts";
+
+/** A labelled value. */
+export interface ViewFact {
+  /** Short label. */
+  readonly label: string;
+  /** The value, as text. */
+  readonly value: string;
+}
+
+/** One sampled record's row. */
+export interface ViewResult {
+  /** Index in the log. */
+  readonly index: number;
+  /** Workload kind, `unknown` without the log. */
+  readonly kind: string;
+  /** PASS, FAIL or NOT_VERIFIED. */
+  readonly status: string;
+  /** Why (empty for PASS). */
+  readonly reason: string;
+  /** Record digest (hex). */
+  readonly record: string;
+  /** First differing element, as text, or empty. */
+  readonly firstDifference: string;
+}
+
+/** Everything the page shows. */
+export interface CheckView {
+  /** `valid`, `invalid`, or `refused` (an input could not be read). */
+  readonly tone: "valid" | "invalid" | "refused";
+  /** One line: `VALID attestation: verdict FAILED`, `INVALID attestation`, ... */
+  readonly headline: string;
+  /** Plain-language sentences, most important first. */
+  readonly summary: readonly string[];
+  /** Who, when, what (valid attestations only). */
+  readonly facts: readonly ViewFact[];
+  /** The named checks, in `bitaudit check` order. */
+  readonly checks: readonly CheckItem[];
+  /** Counts per workload kind. */
+  readonly kinds: readonly KindCounts[];
+  /** Per-record results. */
+  readonly results: readonly ViewResult[];
+  /** Detection statement rows. */
+  readonly detection: readonly ViewFact[];
+  /** Digests: log root, randomness, seed, assets. */
+  readonly digests: readonly ViewFact[];
+}
+
+/**
+ * Builds the view of a check outcome.
+ *
+ * @param outcome what `runCheck` returned
+ * @returns the view (plain text values)
+ * @example
+ * ```ts
+ * import { checkView } from "./check_view.ts";
+ * const v = checkView({ kind: "refused", input: "trust root", code: "BAD_TRUST_ROOT", message: "Cannot read trust root: not JSON" });
+ * if (v.tone !== "refused" || !v.headline.includes("trust root")) throw new Error();
+ * ```
+ */
+export function checkView(outcome: CheckOutcome): CheckView {
+  const empty = { facts: [], checks: [], kinds: [], results: [], detection: [], digests: [] };
+  if (outcome.kind === "refused") {
+    return {
+      ...empty,
+      tone: "refused",
+      headline: `Cannot read the ${outcome.input}`,
+      summary: [
+        `[${outcome.code}] ${outcome.message}`,
+        "Nothing was checked. Pick the right file and check again.",
+      ],
+    };
+  }
+  const { report, predicate, log } = outcome;
+  if (!report.valid || predicate === null) {
+    const failed = report.checks.filter((c) => !c.ok);
+    return {
+      ...empty,
+      checks: report.checks,
+      tone: "invalid",
+      headline: "INVALID attestation",
+      summary: [
+        `Do not rely on this attestation: ${failed.length} check(s) failed.`,
+        ...failed.map((c) => `${c.check}: ${c.detail}`),
+        "A failed signature check means the statement was changed after it was signed, or it was not signed by a key of your trust root valid at the signing time (unknown, expired or revoked).",
+      ],
+    };
+  }
+  const signers = report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]);
+  return {
+    tone: "valid",
+    headline: `VALID attestation: verdict ${predicate.verdict}`,
+    summary: _summary(predicate, { signers, log }),
+    facts: _facts(predicate, signers),
+    checks: report.checks,
+    kinds: resultsByKind(predicate.results, log?.records ?? null),
+    results: predicate.results.map((r) => ({
+      index: r.index,
+      kind: log?.records[r.index]?.predicate.workload.kind ?? "unknown",
+      status: r.status,
+      reason: r.reason,
+      record: r.record,
+      firstDifference: r.firstDifference === null
+        ? ""
+        : `element ${r.firstDifference.index}: claimed ${r.firstDifference.claimed}, recomputed ${r.firstDifference.recomputed}`,
+    })),
+    detection: predicate.detection.levels.map((l) => ({
+      label: `${
+        _percent(Number(l.pFalse))
+      } of records false (${l.falseCount} of ${predicate.detection.population})`,
+      value: `caught with probability ${l.hypergeometric} (binomial ${l.binomial})`,
+    })),
+    digests: _digests(predicate),
+  };
+}
+
+function _summary(
+  p: VerdictPredicate,
+  o: { signers: readonly string[]; log: ClaimLog | null },
+): string[] {
+  const a = p.audit;
+  const level = p.detection.levels.find((l) => l.pFalse === "0.01") ?? p.detection.levels[0];
+  return [
+    "The signature is genuine: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.",
+    verdictMeaning(p),
+    `Signed by ${o.signers.length} inspector key(s) (${
+      o.signers.map((s) => s.slice(0, 16)).join(", ")
+    }) on ${p.timeVerified}.`,
+    `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
+    ...trustSentences({
+      round: a.beacon.round,
+      ...(a.beacon.drand === undefined ? {} : { drand: a.beacon.drand }),
+      ...(a.checkpoint === undefined ? {} : { checkpoint: a.checkpoint }),
+      ...(a.announcement === undefined ? {} : { announcement: a.announcement }),
+    }),
+    ...(level === undefined ? [] : [
+      `If ${
+        _percent(Number(level.pFalse))
+      } of the log's records were false, a sample this size catches at least one with probability ${level.hypergeometric}.`,
+    ]),
+    o.log === null
+      ? "No claim log given: the sampled records' digests were not compared with a log."
+      : "The claim log you gave is the one the audit sampled (same Merkle root, same record digests).",
+  ];
+}
+
+function _facts(p: VerdictPredicate, signers: readonly string[]): ViewFact[] {
+  return [
+    { label: "Audit", value: p.audit.auditId },
+    { label: "Signed by", value: signers.join(", ") },
+    { label: "Verified at", value: p.timeVerified },
+    { label: "Claim log", value: `${p.audit.logId} (${p.audit.population} records)` },
+    { label: "Sampled", value: `${p.audit.k} records` },
+    {
+      label: "Verifier",
+      value:
+        `${p.verifier.id} ${p.verifier.version}, ${p.verifier.engine} engine, ${p.verifier.runtime}`,
+    },
+  ];
+}
+
+function _digests(p: VerdictPredicate): ViewFact[] {
+  return [
+    { label: "log root", value: p.audit.logRoot },
+    { label: `randomness (round ${p.audit.beacon.round})`, value: p.audit.beacon.randomness },
+    { label: `seed (${p.audit.seedDerivation})`, value: p.audit.seed },
+    { label: "sampling", value: p.audit.algorithm },
+    ...Object.entries(p.assets).map(([label, value]) => ({ label, value })),
+  ];
+}
+
+function _percent(p: number): string {
+  return `${Number((p * 100).toPrecision(6))} %`;
+}

@@ -1,0 +1,25 @@
+/**
+ * The browser checker: `bitaudit check` as a static page. `runCheck` parses the dropped texts and
+ * runs the one `checkAttestation`; `checkView` turns the outcome into plain-language text and
+ * details; `checker_page.ts` (the bundle's entry, not exported) wires them to the page's DOM.
+ * Nothing here touches `Deno.*`, files, engines or the network.
+ *
+ * @example
+ * ```ts
+ * import { checkView, runCheck } from "./mod.ts";
+ * const view = checkView(await runCheck({ attestation: "not json", trustRoot: "{}" }));
+ * if (view.tone !== "refused" || view.headline !== "Cannot read the attestation") throw new Error();
+ * ```
+ * @module
+ */
+export {
+  type CheckDone,
+  type CheckInputName,
+  type CheckOutcome,
+  type CheckRefusal,
+  type CheckTexts,
+  runCheck,
+} from "./run_check.ts";
+export { type CheckView, checkView, type ViewFact, type ViewResult } from "./check_view.ts";
+export { verdictMeaning } from "./verdict_meaning.ts";
+export { type TrustFacts, trustSentences } from "./trust_sentences.ts";

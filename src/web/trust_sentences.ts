@@ -1,0 +1,55 @@
+/**
+ * Where the audit's randomness and commitment came from, in plain sentences (shared by the checker
+ * page and `report.html`): a verified drand round or randomness the inspector typed in; the
+ * prover's signed checkpoint or only the inspector's word for the log root; whether the audit was
+ * announced before its round.
+ *
+ * @module
+ */
+import type { CheckpointBinding, DrandBinding } from "../attest/mod.ts";
+
+/** The trust inputs of an audit, as the verdict predicate or the audit command holds them. */
+export interface TrustFacts {
+  /** Round of the randomness. */
+  readonly round: number | string;
+  /** The verified drand round, when there was one. */
+  readonly drand?: DrandBinding;
+  /** The verified prover checkpoint, when there was one. */
+  readonly checkpoint?: CheckpointBinding;
+  /** Present when the audit was announced; `timestamp` when an RFC 3161 token covers it. */
+  readonly announcement?: { readonly timestamp?: unknown };
+}
+
+/**
+ * Describes the trust inputs.
+ *
+ * @param t round, drand binding, checkpoint binding, announcement
+ * @returns three sentences: randomness, commitment, announcement
+ * @example
+ * ```ts
+ * import { trustSentences } from "./trust_sentences.ts";
+ * const s = trustSentences({ round: 7 });
+ * if (!s[0]!.includes("NOT from a verified beacon")) throw new Error(s[0]);
+ * ```
+ */
+export function trustSentences(t: TrustFacts): string[] {
+  const d = t.drand;
+  const cp = t.checkpoint;
+  return [
+    d === undefined
+      ? `The randomness (round ${t.round}) is NOT from a verified beacon: the inspector stated it.`
+      : `The randomness is drand "${d.beaconId}" round ${d.round}, published ${d.roundTime}; its BLS signature was verified against the chain ${d.chainHash}.`,
+    cp === undefined
+      ? "No signed checkpoint: that the log was committed before the draw rests on the inspector's word."
+      : `The prover signed the log (checkpoint "${cp.origin}", ${cp.treeSize} records) with key ${
+        cp.proverKeyId.slice(0, 16)
+      } at ${cp.signedAt} (the prover's stated time).`,
+    t.announcement === undefined
+      ? "The sample was not announced in advance."
+      : `The audit id, k and round were announced and signed before the round${
+        t.announcement.timestamp === undefined
+          ? " (at the inspector's stated time)"
+          : ", with an RFC 3161 timestamp"
+      }.`,
+  ];
+}

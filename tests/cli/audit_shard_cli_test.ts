@@ -1,0 +1,171 @@
+/**
+ * Sharded audits through the CLI: `audit plan`, n `audit work` processes (shard index from
+ * JOB_COMPLETION_INDEX, as in a Kubernetes Indexed Job) and `audit merge` sign the same bytes as
+ * a single-process `audit`; missing shards make the verdict INCONCLUSIVE; conflicting duplicates
+ * fail the merge; reruns are idempotent and nothing is overwritten.
+ */
+import assert from "node:assert/strict";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
+import { runBitaudit } from "./_run.ts";
+import { canonicalJson } from "../../src/claims/mod.ts";
+
+const TIME = "2026-06-01T12:00:00Z";
+const f = await makeAuditFixture({
+  records: 14,
+  blocks: 2,
+  falsify: [{ seq: 5, kind: "fingerprint", bit: 3 }],
+});
+const K = 16;
+const PLAN = `${f.log.replace(/claims\.jsonl$/, "")}plan.json`;
+const WORK_PERMS = ["--allow-read", "--allow-write", "--allow-env=JOB_COMPLETION_INDEX"];
+const planArgs = auditArgs(f, PLAN, K).filter((_, i, a) => a[i] !== "--key" && a[i - 1] !== "--key")
+  .slice(1);
+const dec = new TextDecoder();
+
+const single = await runBitaudit([...auditArgs(f, `${f.dir}/single`, K), "--time", TIME]);
+assert.equal(single.code, 1, single.stderr);
+const planned = await runBitaudit(["audit", "plan", ...planArgs]);
+assert.equal(planned.code, 0, planned.stderr);
+const shards = await Promise.all(
+  [0, 1, 2].map((i) =>
+    runBitaudit(["audit", "work", "--plan", PLAN, "--shard", "3", "--out", _res(i)], {
+      perms: WORK_PERMS,
+      env: { JOB_COMPLETION_INDEX: String(i) },
+    })
+  ),
+);
+for (const s of shards) assert.equal(s.code, 0, s.stderr);
+
+function _res(i: number): string {
+  return `${f.dir}/results-${i}.jsonl`;
+}
+
+async function merge(files: string[], out: string) {
+  return await runBitaudit([
+    "audit",
+    "merge",
+    "--plan",
+    PLAN,
+    ...files,
+    "--key",
+    f.key,
+    "--out",
+    `${f.dir}/${out}`,
+    "--time",
+    TIME,
+    "--json",
+  ]);
+}
+
+Deno.test("audit plan + 3 audit work shards (JOB_COMPLETION_INDEX) + audit merge sign the single-process bytes", async () => {
+  const m = await merge([0, 1, 2].map(_res), "merged");
+  assert.equal(m.code, 1, m.stderr);
+  assert.equal(JSON.parse(m.stdout).verdict, "FAILED");
+  for (const name of ["attestation.dsse.json", "report.md"]) {
+    const a = await Deno.readFile(`${f.dir}/single/${name}`);
+    const b = await Deno.readFile(`${f.dir}/merged/${name}`);
+    assert.deepEqual(b, a, name);
+  }
+  const lines = (await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i)))))
+    .join("").trimEnd().split("\n");
+  assert.equal(lines.length, K, "every item in exactly one shard");
+});
+
+Deno.test("audit work reruns idempotently and never overwrites another file", async () => {
+  const before = await Deno.readFile(_res(1));
+  const again = await runBitaudit([
+    "audit",
+    "work",
+    "--plan",
+    PLAN,
+    "--shard",
+    "1/3",
+    "--out",
+    _res(1),
+  ]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /already holds the \d+ results of shard 1\/3/);
+  assert.deepEqual(await Deno.readFile(_res(1)), before);
+  const other = await runBitaudit([
+    "audit",
+    "work",
+    "--plan",
+    PLAN,
+    "--shard",
+    "2/3",
+    "--out",
+    _res(1),
+  ]);
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /^error \[OUTPUT_EXISTS\]/);
+  assert.deepEqual(await Deno.readFile(_res(1)), before);
+  const noIndex = await runBitaudit(
+    ["audit", "work", "--plan", PLAN, "--shard", "3", "--out", "x"],
+    {
+      perms: WORK_PERMS,
+    },
+  );
+  assert.equal(noIndex.code, 2);
+  assert.match(noIndex.stderr, /^error \[USAGE_SHARD\]/);
+});
+
+Deno.test("audit merge with a shard missing is INCONCLUSIVE (exit 3), never PASSED", async () => {
+  const texts = await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i))));
+  const lost = texts.findIndex((t) => t.includes('"status":"FAIL"'));
+  const m = await merge([0, 1, 2].filter((i) => i !== lost).map(_res), "missing");
+  assert.equal(m.code, 3, m.stderr);
+  const s = JSON.parse(m.stdout);
+  assert.equal(s.verdict, "INCONCLUSIVE");
+  const missing = JSON.parse(m.stderr.trim()).missing;
+  assert.equal(missing.length, texts[lost]!.trimEnd().split("\n").length);
+  for (const i of missing) {
+    const r = s.results.find((x: { index: number }) => x.index === i);
+    assert.equal(r.status, "NOT_VERIFIED");
+  }
+});
+
+Deno.test("audit merge fails with MERGE_CONFLICT when a duplicate disagrees, and writes nothing", async () => {
+  const line = (await Deno.readTextFile(_res(0))).split("\n")[0]!;
+  const v = JSON.parse(line);
+  v.result.status = v.result.status === "PASS" ? "FAIL" : "PASS";
+  const forged = `${f.dir}/forged.jsonl`;
+  await Deno.writeTextFile(forged, dec.decode(canonicalJson(v)) + "\n");
+  const m = await merge([...[0, 1, 2].map(_res), forged], "conflict");
+  assert.equal(m.code, 2);
+  assert.match(m.stderr, /^error \[MERGE_CONFLICT\]/);
+  await assert.rejects(Deno.stat(`${f.dir}/conflict/attestation.dsse.json`));
+  const dup = await merge([...[0, 1, 2].map(_res), _res(0)], "dup");
+  assert.equal(dup.code, 1, dup.stderr);
+  assert.deepEqual(
+    await Deno.readFile(`${f.dir}/dup/attestation.dsse.json`),
+    await Deno.readFile(`${f.dir}/single/attestation.dsse.json`),
+  );
+});
+
+Deno.test("audit work resumes a killed shard from <out>.partial: complete lines kept, a cut line redone", async () => {
+  const full = (await Deno.readTextFile(_res(0))).split("\n");
+  const out = `${f.dir}/resumed-0.jsonl`;
+  await Deno.writeTextFile(`${out}.partial`, `${full[0]}\n${full[1]!.slice(0, 40)}`);
+  const r = await runBitaudit(["audit", "work", "--plan", PLAN, "--shard", "0/3", "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /\(1 kept from an interrupted run\)/);
+  const lines = (await Deno.readTextFile(out)).trimEnd().split("\n");
+  assert.equal(lines[0], full[0], "the kept line is reused as it was");
+  const drop = (l: string) => JSON.stringify({ ...JSON.parse(l), timing: null });
+  assert.deepEqual(lines.map(drop), full.slice(0, -1).map(drop));
+  await assert.rejects(Deno.stat(`${out}.partial`));
+  const other = `${f.dir}/other-0.jsonl`;
+  await Deno.writeTextFile(`${other}.partial`, `${full[0]}\n`);
+  const refused = await runBitaudit([
+    "audit",
+    "work",
+    "--plan",
+    PLAN,
+    "--shard",
+    "1/3",
+    "--out",
+    other,
+  ]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^error \[OUTPUT_EXISTS\]/);
+});

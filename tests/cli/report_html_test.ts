@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { resultsByKind } from "../../mod.ts";
+import { escapeHtml } from "../../src/cli/escape_html.ts";
+import { reportHtml } from "../../src/cli/report_html.ts";
+import { verdictReport } from "../attest/_verdict_report.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
+import { runBitaudit } from "./_run.ts";
+
+const INJECT = '<script>alert(1)</script><img src=x onerror="alert(2)">\u001b[32mPASSED\u202e';
+
+const meta = {
+  keyids: ["ab".repeat(32)],
+  timeVerified: "2026-03-01T12:00:00Z",
+  engine: "reference",
+  assets: { "tables/manifest.json": "66".repeat(32), [`x${INJECT}`]: "77".repeat(32) },
+};
+
+Deno.test("escapeHtml() leaves no markup, control or bidi character active", () => {
+  const s = escapeHtml(INJECT + "&'");
+  for (const c of ["<", ">", '"', "'", "\u001b", "\u202e"]) assert.ok(!s.includes(c), c);
+  assert.match(s, /&lt;script&gt;.*\\u\{1b\}\[32mPASSED\\u\{202e\}&amp;&#39;$/);
+});
+
+Deno.test("reportHtml() escapes the audit id, log id, reasons and asset names", async () => {
+  const base = verdictReport();
+  const report = {
+    ...base,
+    auditId: INJECT,
+    logId: INJECT,
+    results: base.results.map((r) => ({ ...r, reason: r.reason && INJECT })),
+  };
+  const html = await reportHtml(report, { ...meta, kinds: resultsByKind(report.results, null) });
+  for (const bad of ["<script", "<img", 'onerror="', "\u001b", "\u202e"]) {
+    assert.ok(!html.includes(bad), bad);
+  }
+  assert.ok(html.includes(escapeHtml(INJECT)));
+});
+
+Deno.test("reportHtml() draws three charts, marks k, lists each failure's first difference", async () => {
+  const report = verdictReport({ population: 12, k: 12 });
+  const kinds = resultsByKind(report.results, null);
+  const html = await reportHtml(report, { ...meta, assets: { "a.json": "66".repeat(32) }, kinds });
+  assert.equal(html.match(/<svg[ >]/g)?.length, 3);
+  assert.match(html, /this audit: k = 12/);
+  assert.match(html, />k = 12</); // the rule's label inside the SVG
+  assert.match(html, /12 of 12 records sampled/);
+  const fails = report.results.filter((r) => r.status === "FAIL");
+  assert.ok(fails.length > 0);
+  for (const r of fails) {
+    assert.match(html, new RegExp(`first differing element ${r.firstDifference!.index}</strong>`));
+  }
+  // Self-contained: no script, no fetched resource.
+  assert.doesNotMatch(html, /<script|<link|\ssrc=|url\((?!#)|@import/);
+});
+
+Deno.test("audit writes report.html beside report.md; the attestation does not refer to it", async () => {
+  const f = await makeAuditFixture({
+    records: 10,
+    falsify: [{ seq: 3, kind: "fingerprint", bit: 5 }],
+  });
+  const out = `${f.dir}/out`;
+  const r = await runBitaudit(auditArgs(f, out, 10));
+  assert.equal(r.code, 1, r.stderr);
+  const html = await Deno.readTextFile(`${out}/report.html`);
+  assert.match(html, /<h1>bitaudit audit report: FAILED<\/h1>/);
+  assert.match(html, /<td>gemm<\/td><td>9<\/td><td>1<\/td><td>0<\/td>/);
+  const att = await Deno.readTextFile(`${out}/attestation.dsse.json`);
+  assert.doesNotMatch(atob(JSON.parse(att).payload), /report\.(html|md)/);
+  const again = await runBitaudit(auditArgs(f, out, 10));
+  assert.equal(again.code, 2);
+  assert.equal(await Deno.readTextFile(`${out}/report.html`), html);
+});

@@ -1,0 +1,45 @@
+/** Starts a private nats-server (JetStream, temporary store) on 127.0.0.1 and a free port. */
+
+/** A running server. */
+export interface NatsServer {
+  /** `nats://127.0.0.1:<port>`. */
+  url: string;
+  /** `127.0.0.1:<port>` (for `--allow-net`). */
+  hostPort: string;
+  /** Stops the server and removes its store. */
+  stop(): Promise<void>;
+}
+
+/** Starts the server (port chosen by the server: -1) and waits until it is ready. */
+export async function startNatsServer(): Promise<NatsServer> {
+  const store = await Deno.makeTempDir({ prefix: "bitaudit-nats-" });
+  const child = new Deno.Command("nats-server", {
+    args: ["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", store],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let log = "";
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  while (!log.includes("Server is ready")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`nats-server did not start: ${log}`);
+    log += value;
+  }
+  clearTimeout(deadline);
+  const port = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(log)?.[1];
+  if (port === undefined) throw new Error(`nats-server did not say its port: ${log}`);
+  const drain = (async () => {
+    while (!(await reader.read()).done) { /* keep the pipe flowing */ }
+  })();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+      await drain;
+      await Deno.remove(store, { recursive: true });
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The NATS JetStream pool end to end: a private nats-server, `audit serve` and three `bitaudit
+ * worker` processes under the narrowest permissions (network to the server only); one worker is
+ * killed by its process id in the middle of an item, the item is redelivered to another worker,
+ * and the merged attestation equals the single-process audit's, byte for byte.
+ */
+import assert from "node:assert/strict";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
+import { startNatsServer } from "./_nats_server.ts";
+
+const TIME = "2026-06-01T12:00:00Z";
+
+/** A bitaudit process whose stdout is read as it comes. */
+function spawn(args: string[], perms: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...perms, `${REPO_ROOT}/src/cli/main.ts`, ...args],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let out = "";
+  let err = "";
+  let wake = () => {};
+  const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of s) {
+      add(decoder.decode(chunk, { stream: true }));
+      wake();
+    }
+    wake();
+  };
+  const pumps = Promise.all([
+    pump(child.stdout, (t) => (out += t)),
+    pump(child.stderr, (t) => (err += t)),
+  ]);
+  return {
+    pid: child.pid,
+    /** Resolves with the first stdout line matching `re`. */
+    async waitFor(re: RegExp): Promise<RegExpMatchArray> {
+      for (;;) {
+        const m = out.match(re);
+        if (m) return m;
+        const ended = await Promise.race([
+          new Promise<boolean>((r) => (wake = () => r(false))),
+          child.status.then(() => true),
+        ]);
+        if (ended && !out.match(re)) throw new Error(`process ended: ${out}${err}`);
+      }
+    },
+    async done() {
+      const { code } = await child.status;
+      await pumps;
+      return { code, stdout: out, stderr: err };
+    },
+  };
+}
+
+Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attestation is the single-process one", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({
+    records: 3,
+    blocks: 4,
+    blockTokens: [128],
+    falsify: [{ seq: 1, kind: "fingerprint", bit: 2 }],
+  });
+  const workers: ReturnType<typeof spawn>[] = [];
+  try {
+    const args = auditArgs(f, `${f.dir}/single`, 7);
+    const single = await runBitaudit([...args, "--time", TIME]);
+    assert.equal(single.code, 1, single.stderr);
+    const plan = `${f.dir}/plan.json`;
+    const at = args.indexOf("--key");
+    const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
+    assert.equal(planned.code, 0, planned.stderr);
+
+    const net = `--allow-net=${nats.hostPort}`;
+    const worker = () =>
+      spawn(["worker", "--nats", nats.url, "--log", f.log, "--threads", "1"], [
+        `--allow-read=${REPO_ROOT},${f.dir}`,
+        net,
+      ]);
+    const serve = spawn([
+      "audit",
+      "serve",
+      "--plan",
+      plan,
+      "--nats",
+      nats.url,
+      "--key",
+      f.key,
+      "--out",
+      `${f.dir}/pool`,
+      "--time",
+      TIME,
+      "--ack-wait",
+      "2",
+      "--json",
+    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]);
+    workers.push(worker());
+    // Kill the first worker by pid once it has started an FFN block record (about 0.6 s of work
+    // on one thread at 128 tokens, against well under 1 ms from its log line to the kill).
+    const started = await workers[0]!.waitFor(/start record (\d+) \(ffn_block\)/);
+    Deno.kill(workers[0]!.pid, "SIGKILL");
+    const killed = await workers[0]!.done();
+    const index = started[1]!;
+    assert.doesNotMatch(killed.stdout, new RegExp(`done record ${index} `), "killed mid-item");
+    workers.push(worker(), worker());
+    const served = await serve.done();
+    assert.equal(served.code, 1, served.stdout + served.stderr);
+    assert.equal(JSON.parse(served.stdout).verdict, "FAILED");
+    for (const name of ["attestation.dsse.json", "report.md"]) {
+      assert.deepEqual(
+        await Deno.readFile(`${f.dir}/pool/${name}`),
+        await Deno.readFile(`${f.dir}/single/${name}`),
+        name,
+      );
+    }
+    for (const w of workers.slice(1)) Deno.kill(w.pid, "SIGTERM");
+    const logs = await Promise.all(workers.slice(1).map((w) => w.done()));
+    for (const l of logs) assert.equal(l.code, 0, l.stderr);
+    const redone = logs.map((l) => l.stdout).join("");
+    assert.match(redone, new RegExp(`done record ${index} \\(\\w+\\) item \\w+ delivery [2-9]`));
+  } finally {
+    for (const w of workers) {
+      try {
+        Deno.kill(w.pid, "SIGKILL");
+      } catch { /* already ended */ }
+      await w.done();
+    }
+    await nats.stop();
+  }
+});

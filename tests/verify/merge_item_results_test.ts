@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
+import { referenceKWalker } from "../../src/kernels/mod.ts";
+import { VERSION } from "../../src/version.ts";
+import {
+  auditPlanDigest,
+  encodeItemResult,
+  type ItemResult,
+  mergeItemResults,
+  MISSING_RESULT_REASON,
+  parseItemResult,
+  planAudit,
+  runAudit,
+  workItem,
+} from "../../src/verify/mod.ts";
+import { futureLog } from "./_future_log.ts";
+
+const log = futureLog(12);
+const inputs = { auditId: "m", randomness: "01".repeat(32), round: 3, k: 5 };
+const plan = planAudit(log, inputs);
+const planDigest = auditPlanDigest(plan);
+const ctx = {
+  store: await openAssetStore(),
+  blobs: openBlobStore("/nonexistent"),
+  walker: referenceKWalker,
+  engine: "reference",
+};
+const results: ItemResult[] = [];
+for (const item of plan.items) results.push(await workItem(ctx, { planDigest, log, item }));
+const merge = (rs: ItemResult[]) =>
+  mergeItemResults(plan, { planDigest, results: rs, version: VERSION });
+const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
+
+Deno.test("mergeItemResults() gives runAudit()'s report from results in any order, duplicates agreeing", async () => {
+  const single = await runAudit(ctx, { log, ...inputs });
+  const merged = merge([...results].reverse().concat(results.slice(0, 2)));
+  assert.deepEqual(merged.report, single);
+  assert.equal(merged.duplicates, 2);
+  assert.deepEqual(merged.missing, []);
+  assert.equal(merged.verifier.engine, "reference");
+});
+
+Deno.test("mergeItemResults() makes a missing item NOT_VERIFIED, so the verdict is INCONCLUSIVE", () => {
+  const merged = merge(results.slice(1));
+  assert.deepEqual(merged.missing, [plan.items[0]!.index]);
+  assert.equal(merged.report.results[0]!.reason, MISSING_RESULT_REASON);
+  assert.equal(merged.report.verdict, "INCONCLUSIVE");
+});
+
+Deno.test("mergeItemResults() fails with MERGE_CONFLICT when two results of one item differ", () => {
+  const forged = { ...results[1]!, result: { ...results[1]!.result, reason: "other" } };
+  assert.throws(() => merge([...results, forged]), code("MERGE_CONFLICT"));
+  const passed = { ...results[1]!, result: { ...results[1]!.result, status: "PASS" as const } };
+  assert.throws(() => merge([passed, ...results]), code("MERGE_CONFLICT"));
+});
+
+Deno.test("mergeItemResults() refuses results of another plan, another record, another version, two asset digests", () => {
+  const r = results[0]!;
+  assert.throws(() => merge([{ ...r, plan: "00".repeat(32) }]), code("MERGE_FOREIGN"));
+  assert.throws(() => merge([{ ...r, item: "00".repeat(32) }]), code("MERGE_FOREIGN"));
+  const other = { ...r, result: { ...r.result, index: r.result.index + 1 } };
+  assert.throws(() => merge([other]), code("MERGE_MISMATCH"));
+  const old = { ...r, verifier: { ...r.verifier, version: "0.0.1" } };
+  assert.throws(() => merge([old]), code("MERGE_VERSION"));
+  const asset = { ...results[1]!, assets: { "tables/manifest.json": "00".repeat(32) } };
+  assert.throws(() => merge([r, asset]), code("MERGE_ASSET_CONFLICT"));
+});
+
+Deno.test("parseItemResult() reads its canonical line back and refuses anything else", () => {
+  const line = encodeItemResult(results[0]!).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x"), results[0]);
+  const v = JSON.parse(line);
+  const bad = [
+    JSON.stringify(v, null, 1),
+    line.replace('{"assets"', '{"timing":{"ms":1,"threads":1},"assets"'),
+    JSON.stringify({ ...v, timing: { ms: 1 } }),
+    JSON.stringify({ ...v, extra: 1 }),
+    JSON.stringify({ ...v, result: { ...v.result, status: "OK" } }),
+    JSON.stringify({ ...v, result: { ...v.result, surprise: 1 } }),
+    JSON.stringify({ ...v, assets: { "../x": "00".repeat(32) } }),
+    "not json",
+  ];
+  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+});

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import {
+  auditPlanDigest,
+  checkWorkOrder,
+  encodeWorkOrder,
+  parseWorkOrder,
+  planAudit,
+  workOrders,
+} from "../../src/verify/mod.ts";
+import { futureLog } from "./_future_log.ts";
+
+const log = futureLog(9);
+const plan = planAudit(log, { auditId: "w", randomness: "02".repeat(32), round: 4, k: 3 });
+const orders = workOrders(plan, auditPlanDigest(plan));
+const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
+
+Deno.test("workOrders() round-trip through parseWorkOrder() and match their log", () => {
+  assert.equal(orders.length, 3);
+  for (const o of orders) {
+    const back = parseWorkOrder(encodeWorkOrder(o));
+    assert.deepEqual(back, o);
+    checkWorkOrder(back, log);
+  }
+});
+
+Deno.test("parseWorkOrder() refuses a non-canonical, unknown-field or re-targeted order", () => {
+  const v = JSON.parse(encodeWorkOrder(orders[0]!));
+  const other = { ...v, item: { ...v.item, index: (v.item.index + 1) % 9 } };
+  const bad = [
+    JSON.stringify(v, null, 1),
+    JSON.stringify({ ...v, extra: 1 }),
+    encodeWorkOrder(other), // the item digest no longer recomputes
+    encodeWorkOrder({ ...v, seed: "00".repeat(32) }),
+  ];
+  for (const b of bad) assert.throws(() => parseWorkOrder(b), code("ORDER_INVALID"), b);
+});
+
+Deno.test("checkWorkOrder() refuses a worker log that is not the audit's", () => {
+  assert.throws(() => checkWorkOrder(orders[0]!, futureLog(10)), code("PLAN_LOG_MISMATCH"));
+});

@@ -1,0 +1,59 @@
+/**
+ * Runs the checker page in headless Chromium for the tests: `driveChecker` starts
+ * `_checker_driver.ts` in a subprocess (playwright reads /proc, which Deno grants only with
+ * --allow-all; the tests themselves keep the usual permission flags).
+ */
+/** What the page shows after a check. */
+export interface PageResult {
+  /** `valid`, `invalid` or `refused`. */
+  state: string;
+  /** The result heading. */
+  headline: string;
+  /** Rows of the named-checks table: [check, ok|FAIL, detail]. */
+  checks: string[][];
+  /** All text of the result region. */
+  text: string;
+  /** Elements inside the result region other than the page's own markup. */
+  foreign: number;
+  /** Whether any injected script ran. */
+  pwned: boolean;
+  /** Id of the focused element after the check. */
+  focused: string;
+}
+
+/** One check to run in the page. */
+export interface PageCase {
+  /** Paths for the three inputs (log optional). */
+  files: { attestation: string; trustRoot: string; log?: string };
+  /** When given, a PNG screenshot of the page is written there. */
+  shot?: string;
+  /** Open the page from a static HTTP server on loopback instead of file://. */
+  http?: boolean;
+}
+
+/**
+ * Runs checks in Chromium, in a subprocess running this file.
+ *
+ * @param cases the checks
+ * @returns what the page showed, per case
+ */
+export async function driveChecker(cases: readonly PageCase[]): Promise<PageResult[]> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-all",
+      new URL("./_checker_driver.ts", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(JSON.stringify(cases)));
+  await w.close();
+  const out = await child.output();
+  const dec = new TextDecoder();
+  if (!out.success) throw new Error(`checker driver failed: ${dec.decode(out.stderr)}`);
+  return JSON.parse(dec.decode(out.stdout));
+}

@@ -1,0 +1,139 @@
+/// <reference lib="dom" />
+/**
+ * Drives the checker page in headless Chromium (Debian's package, `deno task browser:install`)
+ * with playwright-core: writes the page with `bitaudit page`, opens it from file://, picks the
+ * files and reads back what a person would see. Reads the cases as JSON on stdin, prints the
+ * results as JSON (see `driveChecker`).
+ */
+import { type Browser, chromium, type Page } from "playwright-core";
+import { writePage } from "../../src/cli/commands/page.ts";
+import type { PageCase, PageResult } from "./_checker_browser.ts";
+
+/** Where the browser is (as tools/web/ensure_chromium.ts installs it). */
+const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
+
+/** A launched browser with the page written to a temporary folder. */
+export interface CheckerBrowser {
+  browser: Browser;
+  /** The page from disk. */
+  url: string;
+  /** The same folder from a static file server on 127.0.0.1 (no server logic). */
+  httpUrl: string;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+
+/** Launches Chromium, writes the page, and serves its folder as any static host would. */
+export async function openChecker(): Promise<CheckerBrowser> {
+  const site = `${await Deno.makeTempDir({ prefix: "bitaudit-site-" })}/site`;
+  await writePage(site);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const name = new URL(req.url).pathname.slice(1);
+    const type = TYPES[name.split(".").pop() ?? ""];
+    if (!/^[a-z]+\.[a-z]+$/.test(name) || type === undefined) {
+      return new Response("not found", { status: 404 });
+    }
+    const body = await Deno.readFile(`${site}/${name}`).catch(() => null);
+    return body === null
+      ? new Response("not found", { status: 404 })
+      : new Response(body, { headers: { "content-type": type } });
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  return {
+    browser,
+    url: `file://${site}/index.html`,
+    httpUrl: `http://127.0.0.1:${server.addr.port}/index.html`,
+    close: async () => {
+      await browser.close();
+      await server.shutdown();
+    },
+  };
+}
+
+/**
+ * Checks files in a fresh page.
+ *
+ * @param c the browser
+ * @param files paths for the three inputs (log optional)
+ * @param shot when given, a PNG screenshot of the page is written there
+ * @param http open the page from the static server instead of file://
+ */
+export async function checkInPage(
+  c: CheckerBrowser,
+  files: { attestation: string; trustRoot: string; log?: string },
+  shot?: string,
+  http = false,
+): Promise<PageResult> {
+  const page: Page = await c.browser.newPage({ viewport: { width: 860, height: 700 } });
+  const requests: string[] = [];
+  page.on("request", (r) => requests.push(r.url()));
+  try {
+    const url = http ? c.httpUrl : c.url;
+    await page.goto(url);
+    // Inputs found by their accessible names (as a screen reader announces them), the check
+    // started from the keyboard.
+    await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
+    await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
+    if (files.log) await page.getByLabel(/^Claim log/).setInputFiles(files.log);
+    await page.getByRole("button", { name: "Check the attestation" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#result[data-state]");
+    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    const offsite = requests.filter((u) => !u.startsWith(url.replace(/index\.html$/, "")));
+    if (offsite.length > 0) throw new Error(`the page requested ${offsite.join(", ")}`);
+    return await page.evaluate(() => {
+      const out = document.getElementById("result")!;
+      const own = new Set([
+        "H2",
+        "UL",
+        "LI",
+        "DL",
+        "DT",
+        "DD",
+        "CODE",
+        "TABLE",
+        "CAPTION",
+        "THEAD",
+        "TBODY",
+        "TR",
+        "TH",
+        "TD",
+        "DETAILS",
+        "SUMMARY",
+      ]);
+      const table = [...out.querySelectorAll("table")].find((t) =>
+        t.caption?.textContent === "Named checks"
+      );
+      return {
+        state: out.dataset.state ?? "",
+        headline: out.querySelector("h2")?.textContent ?? "",
+        checks: [...table?.tBodies[0]?.rows ?? []].map((r) =>
+          [...r.cells].map((c) => c.textContent ?? "")
+        ),
+        text: out.textContent ?? "",
+        foreign: [...out.querySelectorAll("*")].filter((e) => !own.has(e.tagName)).length,
+        pwned: "pwned" in globalThis,
+        focused: document.activeElement?.id ?? "",
+      };
+    });
+  } finally {
+    await page.close();
+  }
+}
+
+if (import.meta.main) {
+  const cases: PageCase[] = JSON.parse(await new Response(Deno.stdin.readable).text());
+  const c = await openChecker();
+  try {
+    const results = [];
+    for (const k of cases) results.push(await checkInPage(c, k.files, k.shot, k.http));
+    console.log(JSON.stringify(results));
+  } finally {
+    await c.close();
+  }
+}

@@ -1,0 +1,202 @@
+import assert from "node:assert/strict";
+import {
+  buildTrustRoot,
+  decodeBase64,
+  decodePrivateKeyPem,
+  encodeBase64,
+  encodeStatement,
+  generateKeyPair,
+  parseEnvelope,
+  publicKeyFromPrivate,
+  signEnvelope,
+  type Statement,
+} from "../../mod.ts";
+import { checkFile } from "../../src/cli/commands/check.ts";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { runBitaudit } from "../cli/_run.ts";
+import { driveChecker, type PageResult } from "./_checker_browser.ts";
+
+const SHOTS = new URL("../../docs/", import.meta.url).pathname;
+const INJECT =
+  '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>\u001b[32mVALID\u001b[0m';
+
+// The demo scenario's first records with one falsified fingerprint, audited by the CLI.
+const f = await makeAuditFixture({
+  records: 12,
+  falsify: [{ seq: 3, kind: "fingerprint", bit: 5 }],
+});
+const out = `${f.dir}/out`;
+const audited = await runBitaudit(auditArgs(f, out, 12));
+assert.equal(audited.code, 1, audited.stderr);
+const attestation = `${out}/attestation.dsse.json`;
+const genuine = await Deno.readTextFile(attestation);
+
+async function write(name: string, text: string): Promise<string> {
+  await Deno.writeTextFile(`${f.dir}/${name}`, text);
+  return `${f.dir}/${name}`;
+}
+
+/** Re-signs the genuine statement after `edit`, with the inspector's own key. */
+async function resigned(edit: (st: { predicate: { audit: { logId: string } } }) => void) {
+  const env = parseEnvelope(genuine);
+  const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  edit(st);
+  const privateKey = decodePrivateKeyPem(await Deno.readTextFile(f.key));
+  const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+  const signed = await signEnvelope(encodeStatement(st as Statement), {
+    payloadType: env.payloadType,
+    keys: [key],
+  });
+  return JSON.stringify(signed);
+}
+
+/** The named checks as `bitaudit check` reports them, as the page's table rows. */
+async function cliRows(files: { attestation: string; trustRoot: string; log?: string }) {
+  const r = await checkFile(files);
+  return { valid: r.valid, rows: r.checks.map((c) => [c.check, c.ok ? "ok" : "FAIL", c.detail]) };
+}
+
+/** The page and the CLI run a moment apart: their verification times are not compared. */
+const _sameNow = (row: string[]) =>
+  row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
+
+async function sameAsCli(
+  page: PageResult,
+  files: { attestation: string; trustRoot: string; log?: string },
+) {
+  const cli = await cliRows(files);
+  assert.deepEqual(page.checks.map(_sameNow), cli.rows.map(_sameNow));
+  assert.equal(page.state, cli.valid ? "valid" : "invalid");
+}
+
+// Screenshots for the README go to docs/ with UPDATE_SCREENSHOTS=1, to the fixture folder otherwise.
+const shots = Deno.env.get("UPDATE_SCREENSHOTS") === "1" ? SHOTS : `${f.dir}/`;
+
+const tamperedEnv = JSON.parse(genuine);
+const payload = new TextDecoder().decode(decodeBase64(tamperedEnv.payload));
+const lie = payload.replace('"verdict":"FAILED"', '"verdict":"PASSED"');
+assert.notEqual(lie, payload);
+tamperedEnv.payload = encodeBase64(new TextEncoder().encode(lie));
+
+const other = await generateKeyPair();
+const revokedRoot = JSON.parse(await Deno.readTextFile(f.trustRoot));
+revokedRoot.keys[0].revoked = { time: "2026-01-02T00:00:00Z", reason: "key compromised" };
+const typeInjected = { ...JSON.parse(genuine), payloadType: INJECT };
+
+const cases = {
+  genuine: { attestation, trustRoot: f.trustRoot, log: f.log },
+  tampered: {
+    attestation: await write("tampered.json", JSON.stringify(tamperedEnv)),
+    trustRoot: f.trustRoot,
+  },
+  wrongRoot: {
+    attestation,
+    trustRoot: await write(
+      "other-root.json",
+      JSON.stringify(buildTrustRoot([other.publicKey], { start: "2026-01-01T00:00:00Z" })),
+    ),
+  },
+  revoked: {
+    attestation,
+    trustRoot: await write("revoked-root.json", JSON.stringify(revokedRoot)),
+  },
+  injected: {
+    attestation: await write(
+      "inject.json",
+      await resigned((st) => st.predicate.audit.logId = INJECT),
+    ),
+    trustRoot: f.trustRoot,
+  },
+  typeInjected: {
+    attestation: await write("inject-type.json", JSON.stringify(typeInjected)),
+    trustRoot: f.trustRoot,
+  },
+  notAnAttestation: { attestation: f.trustRoot, trustRoot: f.trustRoot },
+};
+const shotOf: Partial<Record<keyof typeof cases, string>> = {
+  genuine: `${shots}checker-valid.png`,
+  tampered: `${shots}checker-invalid.png`,
+};
+const names = Object.keys(cases) as (keyof typeof cases)[];
+const shown = await driveChecker([
+  ...names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
+  { files: cases.genuine, http: true },
+]);
+const overHttp = shown[names.length]!;
+const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
+  keyof typeof cases,
+  PageResult
+>;
+
+Deno.test("checker page: the genuine attestation with its log shows VALID and the CLI's checks", async () => {
+  const p = page.genuine;
+  assert.equal(p.headline, "✔ VALID attestation: verdict FAILED");
+  assert.match(p.text, /Verdict FAILED: 1 of the 12 sampled records did not match/);
+  assert.match(p.text, /gemm1110/); // per-kind table row: gemm, 11 PASS, 1 FAIL, 0 NOT_VERIFIED
+  assert.equal(p.focused, "headline");
+  await sameAsCli(p, cases.genuine);
+  const names = p.checks.map((r) => r[0]);
+  for (const n of ["signatures", "seed", "sample", "results", "verdict", "log-root", "subjects"]) {
+    assert.ok(names.includes(n), n);
+  }
+  assert.ok(p.checks.every((r) => r[1] === "ok"));
+});
+
+Deno.test("checker page: served by a plain static HTTP server it shows the same as from disk", () => {
+  const same = (p: PageResult) => ({
+    ...p,
+    checks: p.checks.map(_sameNow),
+    text: _sameNow([p.text])[0],
+  });
+  assert.deepEqual(same(overHttp), same(page.genuine));
+});
+
+Deno.test("checker page: a payload changed after signing shows INVALID", async () => {
+  const p = page.tampered;
+  assert.equal(p.headline, "✖ INVALID attestation");
+  assert.doesNotMatch(p.text, /verdict PASSED/);
+  assert.deepEqual(p.checks.filter((r) => r[1] === "FAIL").map((r) => r[0]), ["signatures"]);
+  await sameAsCli(p, cases.tampered);
+});
+
+Deno.test("checker page: a trust root without the inspector's key shows INVALID", async () => {
+  assert.equal(page.wrongRoot.headline, "✖ INVALID attestation");
+  await sameAsCli(page.wrongRoot, cases.wrongRoot);
+});
+
+Deno.test("checker page: a key revoked before the signing time shows INVALID", async () => {
+  const p = page.revoked;
+  assert.equal(p.headline, "✖ INVALID attestation");
+  assert.equal(p.checks.find((r) => r[0] === "signatures")?.[1], "FAIL");
+  await sameAsCli(p, cases.revoked);
+});
+
+Deno.test("checker page: markup and ANSI in a signed field are shown as text, never run", async () => {
+  const p = page.injected;
+  assert.equal(p.state, "valid");
+  assert.ok(p.text.includes(INJECT), "the field is shown literally");
+  assert.deepEqual([p.foreign, p.pwned], [0, false]);
+  await sameAsCli(p, cases.injected);
+});
+
+Deno.test("checker page: markup in an unsigned field shows INVALID, as text", async () => {
+  const p = page.typeInjected;
+  assert.equal(p.headline, "✖ INVALID attestation");
+  assert.ok(p.text.includes(INJECT));
+  assert.deepEqual([p.foreign, p.pwned], [0, false]);
+  await sameAsCli(p, cases.typeInjected);
+});
+
+Deno.test("checker page: an input that is not an attestation is named, not checked", async () => {
+  const p = page.notAnAttestation;
+  assert.equal(p.headline, "✖ Cannot read the attestation");
+  assert.match(p.text, /\[BAD_ENVELOPE\]/);
+  await assert.rejects(checkFile(cases.notAnAttestation), { code: "BAD_ENVELOPE" });
+});
+
+Deno.test("checker page: screenshots of both states are PNG files", async () => {
+  for (const path of Object.values(shotOf)) {
+    const bytes = await Deno.readFile(path!);
+    assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
+  }
+});
