@@ -166,6 +166,27 @@ export type VerdictPredicateCode =
   | "VERDICT_FIELD_TYPE"
   | "VERDICT_FIELD_VALUE";
 
+/** Why a model checkpoint, its config, a token batch or a model command was refused. */
+export type ModelCode =
+  | "CHECKPOINT_DIR"
+  | "CHECKPOINT_DTYPE"
+  | "CHECKPOINT_DUPLICATE_TENSOR"
+  | "CHECKPOINT_EXTRA_TENSOR"
+  | "CHECKPOINT_INDEX"
+  | "CHECKPOINT_JSON"
+  | "CHECKPOINT_MISSING_FILE"
+  | "CHECKPOINT_MISSING_TENSOR"
+  | "CHECKPOINT_NO_CONFIG"
+  | "CHECKPOINT_NO_WEIGHTS"
+  | "CHECKPOINT_ROW"
+  | "CHECKPOINT_SHAPE"
+  | "CONFIG_FIELD"
+  | "CONFIG_MODEL_TYPE"
+  | "CONFIG_READ"
+  | "CONFIG_UNSUPPORTED"
+  | "TOKENS_INVALID"
+  | "USAGE";
+
 /** Codes of {@link InputError}. */
 export type InputCode =
   | FileCode
@@ -176,6 +197,7 @@ export type InputCode =
   | AttestCode
   | TrustCode
   | PoolCode
+  | ModelCode
   | VerdictPredicateCode;
 
 /** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */

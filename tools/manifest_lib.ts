@@ -15,6 +15,8 @@ const PRODUCERS: [prefix: string, producer: string, formatVersion: number][] = [
   ["tables/web/checker.js", "tools/web/build_page.ts", 1],
   ["tables/web/", "hand-written browser checker page (see README.md)", 1],
   ["tables/catalogs/", "hand-written dispatch catalogs (see tables/catalogs/README.md)", 1],
+  ["profiles/models/", "published Qwen3 config.json files (see profiles/models/README.md)", 1],
+  ["tables/models/", "bitaudit model synth (see tables/models/README.md)", 1],
   [
     "tests/vectors/khattak-mikaitis/",
     "measured on GPUs by Khattak & Mikaitis (see tests/vectors/khattak-mikaitis/README.md)",

@@ -25,3 +25,4 @@ export {
   type VectorSetFiles,
 } from "./read_vector_set.ts";
 export { sha256Hex } from "../sha256_hex.ts";
+export { type CheckpointDir, checkpointDir } from "./checkpoint_dir.ts";

@@ -6,8 +6,9 @@
  * in the log. Floats never appear: integers, hex digests and names only.
  *
  * The workload is a tagged union (`workload.kind`); this version defines `gemm`
- * (y = x W^T) and the layer blocks `attention_block` and `ffn_block`. A later `model_forward` kind
- * (last-layer hidden state) adds a variant without changing the rest of the record.
+ * (y = x W^T), the layer blocks `attention_block` and `ffn_block`, and `model_forward` (a prefill
+ * of a Qwen3 checkpoint fingerprinted at the last layer's hidden state); other kinds are kept
+ * verbatim and reported NOT_VERIFIED.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { assertJsonSafe } from "./assert_json_safe.ts";
 import { child, children, fieldsOf, int, ints, onlyKnown, str, stringMap } from "../json_fields.ts";
 import type { GemmWorkload } from "./gemm_workload.ts";
 import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
+import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_forward_workload.ts";
 
 /** in-toto Statement v1 type URI. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
@@ -28,7 +30,7 @@ export const CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
 export const GENESIS_PREV: string = "0".repeat(64);
 
 /**
- * A workload of a kind this version does not interpret (e.g. a future `model_forward`): kept
+ * A workload of a kind this version does not interpret (e.g. a future `decode_step`): kept
  * verbatim so the record still parses, hashes and chains; the verifier reports it NOT_VERIFIED.
  */
 export interface OtherWorkload {
@@ -39,7 +41,7 @@ export interface OtherWorkload {
 }
 
 /** Any workload kind. */
-export type Workload = GemmWorkload | BlockWorkload | OtherWorkload;
+export type Workload = GemmWorkload | BlockWorkload | ModelForwardWorkload | OtherWorkload;
 
 /**
  * Tells whether a workload is the `gemm` kind this version interprets.
@@ -69,6 +71,21 @@ export function isGemmWorkload(w: Workload): w is GemmWorkload {
  */
 export function isBlockWorkload(w: Workload): w is BlockWorkload {
   return w.kind === "attention_block" || w.kind === "ffn_block";
+}
+
+/**
+ * Tells whether a workload is the `model_forward` kind this version interprets.
+ *
+ * @param w a parsed workload
+ * @returns true for `model_forward`
+ * @example
+ * ```ts
+ * import { isModelForwardWorkload } from "./claim_record.ts";
+ * if (isModelForwardWorkload({ kind: "gemm" })) throw new Error();
+ * ```
+ */
+export function isModelForwardWorkload(w: Workload): w is ModelForwardWorkload {
+  return w.kind === "model_forward";
 }
 
 /** The claim predicate. */
@@ -265,6 +282,7 @@ function _workload(
     return parseGemmWorkload(json, ctx);
   }
   if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
+  if (kind === "model_forward") return parseModelForwardWorkload(json, ctx);
   if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
     return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
   }

@@ -38,6 +38,7 @@ export {
   GENESIS_PREV,
   isBlockWorkload,
   isGemmWorkload,
+  isModelForwardWorkload,
   makeClaimRecord,
   type OtherWorkload,
   parseClaimRecord,
@@ -60,3 +61,8 @@ export {
 } from "./merkle_consistency.ts";
 export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
 export { sha256Hex } from "../sha256_hex.ts";
+export {
+  MAX_CLAIM_TOKENS,
+  type ModelForwardWorkload,
+  parseModelForwardWorkload,
+} from "./model_forward_workload.ts";

@@ -27,6 +27,7 @@ import { planCommand } from "./commands/plan.ts";
 import { announceCommand } from "./commands/announce.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { checkCommand } from "./commands/check.ts";
+import { modelCommand } from "./commands/model.ts";
 import { pageCommand } from "./commands/page.ts";
 import { workerCommand } from "./commands/worker.ts";
 import { bundleCommand } from "./commands/bundle.ts";
@@ -53,6 +54,7 @@ function _buildCli(): Command {
       keyCommand(),
       planCommand(),
       gemmCommand(),
+      modelCommand(),
       profilesCommand(),
       vectorsCommand(),
       demoCommand(),

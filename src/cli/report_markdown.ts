@@ -99,6 +99,10 @@ export function reportMarkdown(
           `- first differing element ${d.index}: claimed ${d.claimed}, recomputed ${d.recomputed}`,
         );
       }
+      if (r.firstDivergence) {
+        const v = r.firstDivergence;
+        lines.push(`- first diverging stage of the layer chain: layer ${v.layer}, ${v.stage}`);
+      }
       lines.push(
         ...r.steps.map((s) =>
           `- ${s.ok ? "ok" : "**stopped**"} ${escapeMarkdown(s.step)}: ${escapeMarkdown(s.detail)}`

@@ -158,3 +158,4 @@ export {
 } from "./softmax/mod.ts";
 export { parseStackProfile, type StackProfile } from "./stack_profile.ts";
 export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
+export { MOE_EXPERTS_IDS, type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";

@@ -4,7 +4,8 @@
  * ```
  * { "schema", "id", "name", "components": {name: version}, "gemm": {"kernelSource": "recipe"|"catalog"},
  *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>},
- *   "operators"?: {"torch": "<major.minor.patch>", "attention": <attention backend id>},
+ *   "operators"?: {"torch": "<major.minor.patch>", "attention": <attention backend id>,
+ *                  "batching"?: "pad-to-longest"|"flatten", "experts"?: <MoE experts implementation>},
  *   "sources": [..] }
  * ```
  * Later versions add optional sections without changing these fields.
@@ -14,6 +15,7 @@
 import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
 import type { SfuValidationStatus } from "../hardware/mod.ts";
 import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_backend.ts";
+import { MOE_EXPERTS_IDS, type MoeExpertsId } from "./moe_experts.ts";
 
 /** A validated stack profile. */
 export interface StackProfile {
@@ -44,6 +46,14 @@ export interface StackProfile {
   readonly operators?: {
     readonly torch: string;
     readonly attention: AttentionBackendId;
+    /**
+     * How a batch of sequences becomes GEMM rows: HF pads to the longest sequence (B x L_max
+     * rows, right padding), vLLM-style engines flatten (M = total tokens). Default
+     * `pad-to-longest`.
+     */
+    readonly batching?: "pad-to-longest" | "flatten";
+    /** How MoE experts run (see `MOE_EXPERTS_IDS`); absent: MoE layers are not verifiable. */
+    readonly experts?: MoeExpertsId;
   };
   /** Where the profile's facts come from. */
   readonly sources: readonly string[];
@@ -109,11 +119,15 @@ function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: Sfu
   });
 }
 
-function _operators(json: unknown): { torch: string; attention: AttentionBackendId } {
+function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
   const f = fieldsOf(json, "stack.operators");
-  onlyKnown(f, ["torch", "attention"]);
+  onlyKnown(f, ["torch", "attention", "batching", "experts"]);
   return Object.freeze({
     torch: str(f, "torch", /^\d+\.\d+(\.\d+)?([a-z0-9.+-]*)$/),
     attention: oneOf(f, "attention", ATTENTION_BACKEND_IDS),
+    ...(f.obj.batching === undefined
+      ? {}
+      : { batching: oneOf(f, "batching", ["pad-to-longest", "flatten"] as const) }),
+    ...(f.obj.experts === undefined ? {} : { experts: oneOf(f, "experts", MOE_EXPERTS_IDS) }),
   });
 }

@@ -21,6 +21,7 @@ import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile, recipeFromJson } from "..
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 import { makeBlockClaims } from "./make_block_claims.ts";
+import { makeModelClaims } from "./make_model_claims.ts";
 
 /** The prover's output. */
 export interface ProverOutput {
@@ -58,7 +59,7 @@ export async function makeClaims(
   const main = await loadGpuProfile(store, scenario.hardware.profile);
   const catalog = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: scenario.catalog });
   const blobs = new Map<string, Uint8Array>();
-  const put = (x: Uint16Array | Uint32Array) => {
+  const put = (x: Uint16Array | Uint32Array | Uint8Array) => {
     const bytes = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
     const d = sha256Hex(bytes);
     blobs.set(d, bytes);
@@ -177,6 +178,18 @@ export async function makeClaims(
   });
   records.push(...blocks.records);
   falsified.push(...blocks.falsified);
+  const forward = await makeModelClaims(scenario, {
+    store,
+    walker,
+    attention: ctx.attention,
+    hardware: main,
+    firstSeq: records.length,
+    prev: records.length === 0 ? GENESIS_PREV : recordDigest(records[records.length - 1]!),
+    put,
+    flip: _flip,
+  });
+  records.push(...forward.records);
+  falsified.push(...forward.falsified);
   return { records, blobs, falsified };
 }
 

@@ -17,3 +17,10 @@ export {
   type Scenario,
 } from "./scenario.ts";
 export { synthBf16 } from "./synth_tensor.ts";
+export {
+  FORWARD_FALSIFICATIONS,
+  type ForwardFalsification,
+  type ForwardScenario,
+  parseForwardScenario,
+} from "./forward_scenario.ts";
+export { makeModelClaims, type ModelClaimsContext } from "./make_model_claims.ts";

@@ -13,6 +13,9 @@
  * seed. Falsifications: `batch_size` (the pass really ran `trueBatch` rows, the record claims
  * `claimedBatch`), `recipe` (a different kernel ran than the catalog dispatches), `sku` (computed on
  * `profile` with that GPU's own dispatch `catalog`, but the record names the scenario's GPU), `fingerprint` (one bit flipped).
+ * Optional `blocks` (layer-block records, fingerprint falsifications only) and `forward`
+ * (model-forward records with their own falsifications, see `forward_scenario.ts`) sections
+ * append records after the GEMM records.
  *
  * @module
  */
@@ -29,6 +32,13 @@ import {
   stringMap,
 } from "../json_fields.ts";
 import type { BlockWorkload } from "../claims/mod.ts";
+import {
+  FORWARD_FALSIFICATIONS,
+  type ForwardFalsification,
+  type ForwardScenario,
+  parseForwardFalsification,
+  parseForwardScenario,
+} from "./forward_scenario.ts";
 
 /** One falsification to inject. */
 export type Falsification =
@@ -49,7 +59,8 @@ export type Falsification =
     readonly profile: string;
     readonly catalog: string;
   }
-  | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number };
+  | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number }
+  | ForwardFalsification;
 
 /** A validated scenario. */
 export interface Scenario {
@@ -82,6 +93,8 @@ export interface Scenario {
   readonly records: number;
   /** Layer-block records appended after the GEMM records (optional). */
   readonly blocks?: BlockScenario;
+  /** Model-forward records appended after the block records (optional). */
+  readonly forward?: ForwardScenario;
   /** Records to falsify, and how. */
   readonly falsify: readonly Falsification[];
 }
@@ -130,6 +143,7 @@ export function parseScenario(json: unknown): Scenario {
     "batchSizes",
     "records",
     "blocks",
+    "forward",
     "falsify",
   ]);
   if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
@@ -141,7 +155,9 @@ export function parseScenario(json: unknown): Scenario {
   const records = int(f, "records", { min: 1, max: 100_000 });
   const dims = { min: 1, max: 65536 };
   const blocks = f.obj.blocks === undefined ? undefined : _blocks(f.obj.blocks);
-  const total = records + (blocks?.records ?? 0);
+  const forward = f.obj.forward === undefined ? undefined : parseForwardScenario(f.obj.forward);
+  const firstForward = records + (blocks?.records ?? 0);
+  const total = firstForward + (forward?.records ?? 0);
   return {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
@@ -160,11 +176,18 @@ export function parseScenario(json: unknown): Scenario {
     batchSizes: ints(f, "batchSizes", { min: 1, max: 65536 }),
     records,
     ...(blocks === undefined ? {} : { blocks }),
+    ...(forward === undefined ? {} : { forward }),
     falsify: arr(f, "falsify").map((x, i) => {
       const fx = _falsification(x, `scenario.falsify[${i}]`, total);
-      if (fx.seq >= records && fx.kind !== "fingerprint") {
+      const forwardKinds: readonly string[] = [...FORWARD_FALSIFICATIONS, "sku", "fingerprint"];
+      const ok = fx.seq < records
+        ? !(FORWARD_FALSIFICATIONS as readonly string[]).includes(fx.kind)
+        : fx.seq < firstForward
+        ? fx.kind === "fingerprint"
+        : forwardKinds.includes(fx.kind);
+      if (!ok) {
         throw new RangeError(
-          `Cannot read 'scenario.falsify[${i}]': block records take only 'fingerprint' falsifications`,
+          `Cannot read 'scenario.falsify[${i}]': record ${fx.seq} cannot take '${fx.kind}'`,
         );
       }
       return fx;
@@ -206,12 +229,26 @@ function _blocks(json: unknown): BlockScenario {
 
 function _falsification(json: unknown, path: string, records: number): Falsification {
   const f = fieldsOf(json, path);
-  const kind = oneOf(f, "kind", ["batch_size", "recipe", "sku", "fingerprint"] as const);
+  const kind = oneOf(
+    f,
+    "kind",
+    [
+      "batch_size",
+      "recipe",
+      "sku",
+      "fingerprint",
+      ...FORWARD_FALSIFICATIONS,
+    ] as const,
+  );
   const known = {
     batch_size: ["claimedBatch", "trueBatch"],
     recipe: ["recipe"],
     sku: ["profile", "catalog"],
     fingerprint: ["bit"],
+    batch_composition: ["extraLength"],
+    weight_flip: ["tensor", "index", "bit"],
+    attention_backend: ["attention", "length"],
+    stack_version: ["catalog"],
   };
   onlyKnown(f, ["seq", "kind", ...known[kind]]);
   const seq = int(f, "seq", { min: 0, max: records - 1 });
@@ -229,5 +266,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
       return { seq, kind, profile: str(f, "profile"), catalog: str(f, "catalog") };
     case "fingerprint":
       return { seq, kind, bit: int(f, "bit", { min: 0, max: 255 }) };
+    default:
+      return parseForwardFalsification(f, { seq, kind });
   }
 }

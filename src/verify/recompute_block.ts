@@ -11,9 +11,6 @@ import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import {
-  type BlockRuntime,
-  catalogDispatch,
-  fixedRecipeDispatch,
   planAttentionBlock,
   planFfnBlock,
   runAttentionBlock,
@@ -21,8 +18,7 @@ import {
   type SfuUse,
 } from "../model/mod.ts";
 import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
-import { _resolveKernel } from "./resolve_kernel.ts";
-import { loadSfuForStack } from "../resolve/mod.ts";
+import { _layerRuntime } from "./_layer_runtime.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -53,38 +49,14 @@ export interface BlockRecomputeInput {
 export async function _recomputeBlock(
   input: BlockRecomputeInput,
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[] }> {
-  const { predicate: p, workload: w, profile, stack, step } = input;
-  const kernel = await _resolveKernel(input.store, {
-    kernel: w.kernel,
-    stackId: stack.id,
-    kernelSource: stack.gemm.kernelSource,
-    profileId: profile.id,
-  });
-  step(
-    "kernel",
-    "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
-  );
-  const par = p.parallelism;
-  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded blocks are not modelled`,
-    );
-  }
+  const { predicate: p, workload: w, step } = input;
+  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",
       `batch of ${p.batch.size} sequences: blocks are modelled for one sequence`,
     );
   }
-  const runtime: BlockRuntime = {
-    profile,
-    stack,
-    gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
-    walker: input.walker,
-    attention: input.attention,
-    sfu: await loadSfuForStack(input.store, stack),
-  };
   const eps = Number(w.rmsNormEps);
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
   const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);

@@ -59,6 +59,11 @@ export interface RecordResult {
    * status (block workloads; absent when no SFU was involved).
    */
   readonly sfu?: readonly SfuUse[];
+  /**
+   * Model-forward records with a layer chain: the first (layer, stage) whose recomputed chain
+   * digest differs from the claimed one.
+   */
+  readonly firstDivergence?: { readonly layer: number; readonly stage: "attention" | "mlp" };
   /** The prover obligation not met, when that is why the record FAILed (absent otherwise). */
   readonly obligation?: ProverObligation;
 }

@@ -21,12 +21,14 @@ import {
   inclusionProof,
   isBlockWorkload,
   isGemmWorkload,
+  isModelForwardWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
+import { _recomputeModelForward, type LayerDivergence } from "./recompute_model_forward.ts";
 import type {
   FirstDifference,
   ProverObligation,
@@ -73,6 +75,7 @@ export async function verifyRecord(
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
+  let divergence: LayerDivergence | null = null;
   const result = (
     status: RecordResult["status"],
     reason: string,
@@ -87,6 +90,7 @@ export async function verifyRecord(
     firstDifference,
     steps,
     ...(sfu === undefined ? {} : { sfu }),
+    ...(divergence === null ? {} : { firstDivergence: divergence }),
     ...(obligation === undefined ? {} : { obligation }),
   });
   try {
@@ -98,7 +102,7 @@ export async function verifyRecord(
     }
     step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
     const w = p.workload;
-    if (!isGemmWorkload(w) && !isBlockWorkload(w)) {
+    if (!isGemmWorkload(w) && !isBlockWorkload(w) && !isModelForwardWorkload(w)) {
       throw new _Stop(
         "NOT_VERIFIED",
         `workload kind '${w.kind}' is not supported by this verifier version`,
@@ -126,30 +130,38 @@ export async function verifyRecord(
     if (isGemmWorkload(w)) {
       out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
     } else {
-      const r = await _recomputeBlock({
-        ...ctx,
-        predicate: p,
-        workload: w,
-        profile,
-        stack: stack.value,
-        step,
-      });
+      const common = { ...ctx, predicate: p, profile, stack: stack.value, step };
+      const r = isModelForwardWorkload(w)
+        ? await _recomputeModelForward({ ...common, workload: w })
+        : { ...await _recomputeBlock({ ...common, workload: w }), divergence: null };
       out = r.out;
       sfu = r.sfu;
+      divergence = r.divergence;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
-    const what = isGemmWorkload(w) ? `${w.m}x${w.n}x${w.k}` : `${w.kind} of ${w.tokens} tokens`;
+    const what = isGemmWorkload(w)
+      ? `${w.m}x${w.n}x${w.k}`
+      : isModelForwardWorkload(w)
+      ? `forward of ${w.tokens.sequences.length} sequence(s), ${w.positions.length} position(s)`
+      : `${w.kind} of ${w.tokens} tokens`;
     step("recompute", `${what} -> sha256 ${recomputed.slice(0, 16)}…`);
-    if (recomputed === p.fingerprint.sha256) {
+    const at = divergence === null
+      ? ""
+      : `; first diverging stage: layer ${divergence.layer} ${divergence.stage}`;
+    if (recomputed === p.fingerprint.sha256 && divergence === null) {
       step("compare", "fingerprints equal");
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
+    if (recomputed === p.fingerprint.sha256) {
+      steps.push({ step: "compare", ok: false, detail: `layer chain differs${at}` });
+      return result("FAIL", `fingerprint matches but the claimed layer chain does not${at}`);
+    }
     firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, out);
-    steps.push({ step: "compare", ok: false, detail: "fingerprints differ" });
+    steps.push({ step: "compare", ok: false, detail: `fingerprints differ${at}` });
     return result(
       "FAIL",
-      `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}`,
+      `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}${at}`,
     );
   } catch (e) {
     if (e instanceof _Stop) {

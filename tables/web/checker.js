@@ -1327,6 +1327,90 @@
     return bytesToHex(sha256(bytes));
   }
 
+  // src/claims/model_forward_workload.ts
+  var HEX643 = /^[0-9a-f]{64}$/;
+  var FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+  var MAX_CLAIM_TOKENS = 1 << 16;
+  function parseModelForwardWorkload(json, ctx) {
+    const { bad } = ctx;
+    const P2 = "predicate.workload";
+    const obj = (v, path) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
+    const only = (o, path, keys) => {
+      for (const key of Object.keys(o)) {
+        if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
+      }
+    };
+    const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
+    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const list = (v, path, max) => Array.isArray(v) && v.length >= 1 && v.length <= max ? v : bad(path, `must be an array of 1..${max} entries`);
+    const w = obj(json, P2);
+    only(w, P2, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
+    const m = obj(w.model, `${P2}.model`);
+    only(m, `${P2}.model`, ["type", "checkpointSha256", "configSha256", "files"]);
+    const type = m.type === "qwen3" || m.type === "qwen3_moe" ? m.type : bad(`${P2}.model.type`, "must be 'qwen3' or 'qwen3_moe'");
+    const filesObj = obj(m.files, `${P2}.model.files`);
+    const files = {};
+    const names = Object.keys(filesObj);
+    if (names.length < 1 || names.length > 4096) bad(`${P2}.model.files`, "must list 1..4096 files");
+    for (const name of names) {
+      if (!FILE.test(name)) bad(`${P2}.model.files`, "must name plain files");
+      files[name] = hex2(filesObj[name], `${P2}.model.files.${name}`);
+    }
+    const t = obj(w.tokens, `${P2}.tokens`);
+    only(t, `${P2}.tokens`, ["sequences", "padTokenId"]);
+    let total = 0;
+    const sequences = list(t.sequences, `${P2}.tokens.sequences`, 4096).map((s, i) => {
+      const path = `${P2}.tokens.sequences[${i}]`;
+      const ids = list(s, path, MAX_CLAIM_TOKENS);
+      total += ids.length;
+      if (total > MAX_CLAIM_TOKENS) {
+        bad(`${P2}.tokens`, `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
+      }
+      return Object.freeze(ids.map((id, j) => int3(id, `${path}[${j}]`, 0, 1 << 24)));
+    });
+    const a = obj(w.attention, `${P2}.attention`);
+    only(a, `${P2}.attention`, ["multiProcessorCount"]);
+    const positions = list(w.positions, `${P2}.positions`, MAX_CLAIM_TOKENS).map((p, i) => {
+      const path = `${P2}.positions[${i}]`;
+      if (!Array.isArray(p) || p.length !== 2) bad(path, "must be [sequence, token]");
+      const seq = int3(p[0], path, 0, sequences.length - 1);
+      return Object.freeze([seq, int3(p[1], path, 0, sequences[seq].length - 1)]);
+    });
+    const chain = w.layerChain === void 0 ? void 0 : list(w.layerChain, `${P2}.layerChain`, 1024).map((e, i) => {
+      const path = `${P2}.layerChain[${i}]`;
+      const o = obj(e, path);
+      only(o, path, ["attention", "mlp"]);
+      return Object.freeze({
+        attention: hex2(o.attention, `${path}.attention`),
+        mlp: hex2(o.mlp, `${path}.mlp`)
+      });
+    });
+    return Object.freeze({
+      kind: "model_forward",
+      model: Object.freeze({
+        type,
+        checkpointSha256: hex2(m.checkpointSha256, `${P2}.model.checkpointSha256`),
+        configSha256: hex2(m.configSha256, `${P2}.model.configSha256`),
+        files: Object.freeze(files)
+      }),
+      tokens: Object.freeze({
+        sequences: Object.freeze(sequences),
+        ...t.padTokenId === void 0 ? {} : { padTokenId: int3(t.padTokenId, `${P2}.tokens.padTokenId`, 0, 1 << 24) }
+      }),
+      kernel: parseKernelRef(w.kernel, { path: `${P2}.kernel`, bad }),
+      attention: Object.freeze({
+        multiProcessorCount: int3(
+          a.multiProcessorCount,
+          `${P2}.attention.multiProcessorCount`,
+          1,
+          4096
+        )
+      }),
+      positions: Object.freeze(positions),
+      ...chain === void 0 ? {} : { layerChain: Object.freeze(chain) }
+    });
+  }
+
   // src/claims/claim_record.ts
   var STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
   var CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
@@ -1345,7 +1429,7 @@
   function recordDigest(record) {
     return sha256Hex(canonicalJson(record));
   }
-  var HEX643 = /^[0-9a-f]{64}$/;
+  var HEX644 = /^[0-9a-f]{64}$/;
   function parseClaimRecord(json, where) {
     const bad = (path, why) => {
       throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
@@ -1379,11 +1463,11 @@
       log: {
         logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
         seq: int(log, "seq", count),
-        prev: str(log, "prev", HEX643)
+        prev: str(log, "prev", HEX644)
       },
       hardware: {
         profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-        profileSha256: str(hw, "profileSha256", HEX643),
+        profileSha256: str(hw, "profileSha256", HEX644),
         count: int(hw, "count", degree)
       },
       software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
@@ -1399,7 +1483,7 @@
         tensor: str(fp, "tensor", TEXT),
         dtype: str(fp, "dtype", TEXT),
         shape: ints(fp, "shape", count),
-        sha256: str(fp, "sha256", HEX643)
+        sha256: str(fp, "sha256", HEX644)
       }
     };
     const subjects = children(r, "subject", ["name", "digest"]);
@@ -1419,6 +1503,7 @@
       return parseGemmWorkload(json, ctx);
     }
     if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
+    if (kind === "model_forward") return parseModelForwardWorkload(json, ctx);
     if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
       return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
     }

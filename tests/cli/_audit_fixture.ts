@@ -43,6 +43,7 @@ export async function makeAuditFixture(
   scenario.falsify = options.falsify;
   if (options.blocks === undefined) delete scenario.blocks; // GEMM records only
   else scenario.blocks.records = options.blocks;
+  delete scenario.forward; // model-forward records: tests/verify/verify_model_forward_test.ts
   if (options.blockTokens !== undefined) scenario.blocks.tokens = options.blockTokens;
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });

@@ -15,7 +15,11 @@ import {
   type StackProfile,
 } from "../../kernels/mod.ts";
 
-/** The linear layers of a dense decoder layer, named as in HF checkpoints. */
+/**
+ * The GEMMs of a decoder layer: its linear layers, named as in HF checkpoints (`router` is a MoE
+ * block's `mlp.gate`), and eager attention's batched products (`attn_scores` = Q K^T per head,
+ * `attn_values` = P V).
+ */
 export type ProjectionName =
   | "q_proj"
   | "k_proj"
@@ -23,7 +27,10 @@ export type ProjectionName =
   | "o_proj"
   | "gate_proj"
   | "up_proj"
-  | "down_proj";
+  | "down_proj"
+  | "router"
+  | "attn_scores"
+  | "attn_values";
 
 /** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
 export interface GemmCall {

@@ -1,0 +1,66 @@
+/**
+ * A checkpoint directory on disk as the named byte sources `openQwen3Checkpoint` reads (files
+ * opened on first use, random-access reads, never read whole).
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
+
+/** The files of a directory, opened on demand; close when done. */
+export interface CheckpointDir {
+  /** Directory path. */
+  readonly dir: string;
+  /** Opens a plain file name of the directory, or null when there is no such file. */
+  open(name: string): Promise<FileByteSource | null>;
+  /** Closes every opened file. */
+  close(): void;
+  /** Same as `close`, for `using`. */
+  [Symbol.dispose](): void;
+}
+
+/**
+ * Opens a directory for checkpoint reads. Needs `--allow-read`.
+ *
+ * @param dir directory path
+ * @returns the directory's files
+ * @throws {InputError} `CHECKPOINT_DIR` when the path is not a directory
+ * @example
+ * ```ts ignore
+ * using files = await checkpointDir("tables/models/qwen3-tiny-dense");
+ * ```
+ */
+export async function checkpointDir(dir: string): Promise<CheckpointDir> {
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) throw new Error("not a directory");
+  } catch (e) {
+    throw new InputError(
+      "CHECKPOINT_DIR",
+      `Cannot open checkpoint '${dir}': ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+  const opened = new Map<string, FileByteSource>();
+  const close = () => {
+    for (const f of opened.values()) f.close();
+    opened.clear();
+  };
+  return {
+    dir,
+    async open(name: string): Promise<FileByteSource | null> {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes("..")) return null;
+      const have = opened.get(name);
+      if (have !== undefined) return have;
+      try {
+        if (!(await Deno.stat(`${dir}/${name}`)).isFile) return null;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return null;
+        throw e;
+      }
+      const f = await fileByteSource(`${dir}/${name}`);
+      opened.set(name, f);
+      return f;
+    },
+    close,
+    [Symbol.dispose]: close,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The model-forward workload of claim records: one prefill forward pass of a Qwen3 or
+ * Qwen3-MoE checkpoint over a batch of sequences, fingerprinted at the last layer's final-norm
+ * hidden state.
+ *
+ * ```
+ * { "kind": "model_forward",
+ *   "model": {"type": "qwen3"|"qwen3_moe", "checkpointSha256": "<hex>", "configSha256": "<hex>",
+ *             "files": {"<weight file>": "<sha256>", ...}},
+ *   "tokens": {"sequences": [[ids...], ...], "padTokenId"?: n},   (the batch, in order)
+ *   "kernel": {"recipe": {...}} | {"catalog", "catalogSha256"},     (every GEMM's kernel)
+ *   "attention": {"multiProcessorCount": n},
+ *   "positions": [[seq, pos], ...],                                  (rows fingerprinted)
+ *   "layerChain"?: [{"attention": "<hex>", "mlp": "<hex>"}, ...] }  (one entry per layer)
+ * ```
+ * The checkpoint digest follows `bitaudit.checkpoint-digest/v1` over `files`; the config is
+ * `config.json` by its SHA-256. The batch composition is the token lists themselves (how they
+ * become GEMM rows is the stack's `batching`). The fingerprint names `model.norm.out`
+ * ([positions, hidden], BF16) and the chain is defined in `src/model/qwen3/fingerprint.ts`.
+ *
+ * @module
+ */
+import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
+
+/** A model-forward workload. */
+export interface ModelForwardWorkload {
+  /** Workload tag. */
+  readonly kind: "model_forward";
+  /** The checkpoint: model type, digests of the checkpoint and config, and each file's sha256. */
+  readonly model: {
+    readonly type: "qwen3" | "qwen3_moe";
+    readonly checkpointSha256: string;
+    readonly configSha256: string;
+    readonly files: Readonly<Record<string, string>>;
+  };
+  /** Token ids of each sequence of the batch, and the pad token when the stack pads. */
+  readonly tokens: {
+    readonly sequences: readonly (readonly number[])[];
+    readonly padTokenId?: number;
+  };
+  /** The GEMM kernels: an explicit recipe or a dispatch catalog. */
+  readonly kernel: KernelRef;
+  /** Attention launch facts that choose kernels (streaming multiprocessor count). */
+  readonly attention: { readonly multiProcessorCount: number };
+  /** `[sequence, token]` pairs. */
+  readonly positions: readonly (readonly [number, number])[];
+  /** Optional per-layer hash chain (attention and MLP outputs at the fingerprinted positions). */
+  readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[];
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** Most tokens of a claimed batch. */
+export const MAX_CLAIM_TOKENS = 1 << 16;
+
+/**
+ * Validates a model-forward workload.
+ *
+ * @param json parsed value (its `kind` is `model_forward`)
+ * @param ctx `bad(path, why)` raises the caller's coded error
+ * @returns the workload
+ * @throws whatever `ctx.bad` throws
+ * @example
+ * ```ts
+ * import { parseModelForwardWorkload } from "./model_forward_workload.ts";
+ * let msg = "";
+ * try {
+ *   parseModelForwardWorkload({ kind: "model_forward" }, { bad: (p, w) => { throw new Error(`${p} ${w}`); } });
+ * } catch (e) { msg = (e as Error).message; }
+ * if (!msg.startsWith("predicate.workload")) throw new Error(msg);
+ * ```
+ */
+export function parseModelForwardWorkload(
+  json: unknown,
+  ctx: { bad: (path: string, why: string) => never },
+): ModelForwardWorkload {
+  const { bad } = ctx;
+  const P = "predicate.workload";
+  const obj = (v: unknown, path: string) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : bad(path, "must be an object");
+  const only = (o: Record<string, unknown>, path: string, keys: readonly string[]) => {
+    for (const key of Object.keys(o)) {
+      if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
+    }
+  };
+  const int = (v: unknown, path: string, min: number, max: number) =>
+    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
+      ? v as number
+      : bad(path, `must be an integer in ${min}..${max}`);
+  const hex = (v: unknown, path: string) =>
+    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+  const list = (v: unknown, path: string, max: number) =>
+    Array.isArray(v) && v.length >= 1 && v.length <= max
+      ? v
+      : bad(path, `must be an array of 1..${max} entries`);
+  const w = obj(json, P);
+  only(w, P, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
+  const m = obj(w.model, `${P}.model`);
+  only(m, `${P}.model`, ["type", "checkpointSha256", "configSha256", "files"]);
+  const type = m.type === "qwen3" || m.type === "qwen3_moe"
+    ? m.type
+    : bad(`${P}.model.type`, "must be 'qwen3' or 'qwen3_moe'");
+  const filesObj = obj(m.files, `${P}.model.files`);
+  const files: Record<string, string> = {};
+  const names = Object.keys(filesObj);
+  if (names.length < 1 || names.length > 4096) bad(`${P}.model.files`, "must list 1..4096 files");
+  for (const name of names) {
+    if (!FILE.test(name)) bad(`${P}.model.files`, "must name plain files");
+    files[name] = hex(filesObj[name], `${P}.model.files.${name}`);
+  }
+  const t = obj(w.tokens, `${P}.tokens`);
+  only(t, `${P}.tokens`, ["sequences", "padTokenId"]);
+  let total = 0;
+  const sequences = list(t.sequences, `${P}.tokens.sequences`, 4096).map((s, i) => {
+    const path = `${P}.tokens.sequences[${i}]`;
+    const ids = list(s, path, MAX_CLAIM_TOKENS);
+    total += ids.length;
+    if (total > MAX_CLAIM_TOKENS) {
+      bad(`${P}.tokens`, `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
+    }
+    return Object.freeze(ids.map((id, j) => int(id, `${path}[${j}]`, 0, 1 << 24)));
+  });
+  const a = obj(w.attention, `${P}.attention`);
+  only(a, `${P}.attention`, ["multiProcessorCount"]);
+  const positions = list(w.positions, `${P}.positions`, MAX_CLAIM_TOKENS).map((p, i) => {
+    const path = `${P}.positions[${i}]`;
+    if (!Array.isArray(p) || p.length !== 2) bad(path, "must be [sequence, token]");
+    const seq = int(p[0], path, 0, sequences.length - 1);
+    return Object.freeze([seq, int(p[1], path, 0, sequences[seq]!.length - 1)] as const);
+  });
+  const chain = w.layerChain === undefined
+    ? undefined
+    : list(w.layerChain, `${P}.layerChain`, 1024).map((e, i) => {
+      const path = `${P}.layerChain[${i}]`;
+      const o = obj(e, path);
+      only(o, path, ["attention", "mlp"]);
+      return Object.freeze({
+        attention: hex(o.attention, `${path}.attention`),
+        mlp: hex(o.mlp, `${path}.mlp`),
+      });
+    });
+  return Object.freeze({
+    kind: "model_forward",
+    model: Object.freeze({
+      type,
+      checkpointSha256: hex(m.checkpointSha256, `${P}.model.checkpointSha256`),
+      configSha256: hex(m.configSha256, `${P}.model.configSha256`),
+      files: Object.freeze(files),
+    }),
+    tokens: Object.freeze({
+      sequences: Object.freeze(sequences),
+      ...(t.padTokenId === undefined
+        ? {}
+        : { padTokenId: int(t.padTokenId, `${P}.tokens.padTokenId`, 0, 1 << 24) }),
+    }),
+    kernel: parseKernelRef(w.kernel, { path: `${P}.kernel`, bad }),
+    attention: Object.freeze({
+      multiProcessorCount: int(
+        a.multiProcessorCount,
+        `${P}.attention.multiProcessorCount`,
+        1,
+        4096,
+      ),
+    }),
+    positions: Object.freeze(positions),
+    ...(chain === undefined ? {} : { layerChain: Object.freeze(chain) }),
+  });
+}

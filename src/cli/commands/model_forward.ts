@@ -1,0 +1,176 @@
+/**
+ * The `model forward` action: open the checkpoint and the assets, build the runtime the stack
+ * names, run the forward pass and write `hidden`.
+ *
+ * @module
+ */
+import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
+import { InputError } from "../../errors.ts";
+import {
+  catalogDispatch,
+  checkpointDigest,
+  encodeSafetensors,
+  fingerprintOf,
+  fixedRecipeDispatch,
+  openQwen3Checkpoint,
+  parseTokenBatch,
+  rowBytes,
+  runQwen3Forward,
+} from "../../model/mod.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGemmEngine,
+  loadGpuProfile,
+  loadNamedRecipe,
+  loadSfuForStack,
+  STACK_PROFILES,
+} from "../../resolve/mod.ts";
+import { EXIT } from "../exit_codes.ts";
+import { printJson } from "../output.ts";
+import { readJsonFile } from "../read_json_file.ts";
+import { writeNewFile } from "../write_new_file.ts";
+
+/**
+ * `multiProcessorCount` by GPU profile id (spec `stack_pytorch_hf.md` §4.1: A100 108, H100 SXM /
+ * H200 / H100 NVL 132, H100 PCIe 114, L40S 142, L4 58); other profiles need `--sms`.
+ */
+export const KNOWN_SM_COUNTS: Readonly<Record<string, number>> = Object.freeze({
+  "a100": 108,
+  "h100-sxm": 132,
+  "h200": 132,
+  "h100-nvl": 132,
+  "h100-pcie": 114,
+  "l40s": 142,
+  "l4": 58,
+});
+
+/**
+ * Runs `model forward`.
+ *
+ * @param o the command's options
+ * @returns nothing; sets `Deno.exitCode` (3 when the configuration cannot be emulated)
+ * @throws {InputError} on unusable inputs (checkpoint, tokens, profile, stack, output exists)
+ * @example
+ * ```ts ignore
+ * await runModelForward({ checkpoint, tokens, profile: "a100", stack, out, json: true });
+ * ```
+ */
+export async function runModelForward(o: {
+  checkpoint: string;
+  tokens: string;
+  profile: string;
+  stack: string;
+  out: string;
+  json: boolean;
+  sms?: number;
+  catalog?: string;
+  recipe?: string;
+  threads?: number;
+}): Promise<void> {
+  const store = await openAssetStore();
+  const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
+  const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: o.stack })).value;
+  const sms = o.sms ?? KNOWN_SM_COUNTS[profile.id];
+  if (sms === undefined) {
+    throw new InputError(
+      "USAGE",
+      `Cannot run forward: no known SM count for '${profile.id}'; give --sms`,
+    );
+  }
+  let gemm;
+  if (stack.gemm.kernelSource === "catalog") {
+    if (o.catalog === undefined) {
+      throw new InputError(
+        "USAGE",
+        `Cannot run forward: stack '${stack.id}' needs --kernel <catalog>`,
+      );
+    }
+    gemm = catalogDispatch(
+      (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog })).value,
+    );
+  } else {
+    const name = o.recipe ?? "cutlass-kwalk-128x128x64";
+    gemm = fixedRecipeDispatch((await loadNamedRecipe(store, name)).recipe);
+  }
+  using files = await checkpointDir(o.checkpoint);
+  const ckpt = await openQwen3Checkpoint(files);
+  const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
+  const w = createGemmWalker(
+    await loadGemmEngine(store),
+    o.threads === undefined ? {} : { threads: o.threads },
+  );
+  try {
+    const runtime = {
+      profile,
+      stack,
+      gemm,
+      walker: w.walker,
+      attention: w.attention,
+      sfu: await loadSfuForStack(store, stack),
+    };
+    const r = await runQwen3Forward(ckpt, {
+      sequences: batch.sequences,
+      runtime,
+      multiProcessorCount: sms,
+      ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
+    });
+    if (!r.supported) {
+      console.error(`NOT_VERIFIED: ${r.reason}`);
+      Deno.exitCode = EXIT.INCONCLUSIVE;
+      return;
+    }
+    const res = r.result;
+    const h = ckpt.config.hidden;
+    await writeNewFile(
+      o.out,
+      encodeSafetensors([{
+        name: "hidden",
+        dtype: "BF16",
+        shape: [res.hidden.length / h, h],
+        data: res.hidden,
+      }]),
+    );
+    const digest = await checkpointDigest(ckpt);
+    const total = res.hidden.length / h;
+    const lasts = batch.sequences.map((s, i) => ({
+      seq: i,
+      pos: s.length - 1,
+      fingerprint: fingerprintOf(
+        rowBytes(res.hidden, {
+          rows: [batch.sequences.slice(0, i + 1).reduce((a, x) => a + x.length, 0) - 1],
+          width: h,
+        }),
+      ),
+    }));
+    const summary = {
+      checkpoint: { sha256: digest.sha256, configSha256: ckpt.configSha256, files: digest.files },
+      profile: { id: profile.id, sha256: profileSha256, multiProcessorCount: sms },
+      stack: stack.id,
+      engine: w.engine,
+      threads: w.threads,
+      rows: res.layout.rows,
+      tokens: total,
+      fingerprint: res.fingerprint,
+      sequences: lasts,
+      layerChain: res.layerChain,
+      sfu: res.sfu,
+      out: o.out,
+    };
+    if (o.json) printJson(summary);
+    else {
+      console.log(
+        `checkpoint ${digest.sha256} (${ckpt.config.modelType}, ${ckpt.config.layers} layers)`,
+      );
+      console.log(
+        `batch: ${batch.sequences.length} sequence(s), ${total} tokens, ${res.layout.rows} GEMM rows`,
+      );
+      for (const s of lasts) console.log(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);
+      console.log(`fingerprint (last tokens): ${res.fingerprint}`);
+      console.log(`wrote ${o.out}`);
+    }
+  } finally {
+    w.close();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Hugging Face Qwen3 / Qwen3-MoE checkpoints: config parsing (refusing what is not modelled),
+ * strict opening of `config.json` + `model.safetensors` or an index with shards, streamed tensor
+ * reads, the weights digest, and synthetic checkpoints of any config.
+ *
+ * @example
+ * ```ts
+ * import { openQwen3Checkpoint, parseQwen3Config, synthQwen3Checkpoint } from "./mod.ts";
+ * import { bytesByteSource } from "../safetensors/mod.ts";
+ * const json = { model_type: "qwen3", vocab_size: 8, hidden_size: 256, intermediate_size: 64,
+ *   num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1, head_dim: 128,
+ *   tie_word_embeddings: true };
+ * const files = new Map<string, Uint8Array>([["config.json", new TextEncoder().encode(JSON.stringify(json))]]);
+ * for (const f of synthQwen3Checkpoint(parseQwen3Config(json), { seed: "x", shards: 1 })) {
+ *   const b = f.bytes();
+ *   files.set(f.name, b instanceof Uint8Array ? b : new Uint8Array([...b].flatMap((c) => [...c])));
+ * }
+ * const ckpt = await openQwen3Checkpoint({
+ *   open: (name) => Promise.resolve(files.has(name) ? bytesByteSource(files.get(name)!) : null),
+ * });
+ * if ((await ckpt.rows("model.embed_tokens.weight", [3])).length !== 256) throw new Error();
+ * ```
+ * @module
+ */
+export {
+  isMoeLayer,
+  parseQwen3Config,
+  type Qwen3Config,
+  type Qwen3MoeConfig,
+} from "./qwen3_config.ts";
+export { layerPrefix, layerTensorShapes, qwen3TensorShapes } from "./qwen3_tensors.ts";
+export { sha256OfSource } from "./sha256_of_source.ts";
+export {
+  type CheckpointFiles,
+  openQwen3Checkpoint,
+  type Qwen3Checkpoint,
+} from "./open_checkpoint.ts";
+export {
+  CHECKPOINT_DIGEST_SCHEMA,
+  type CheckpointDigest,
+  checkpointDigest,
+  digestOfFiles,
+} from "./checkpoint_digest.ts";
+export { type SynthFile, synthQwen3Checkpoint, synthWeight } from "./synth_checkpoint.ts";

@@ -1,0 +1,271 @@
+/**
+ * Opens a Hugging Face checkpoint directory (Qwen3 dense or MoE) through named byte sources:
+ * `config.json` plus either `model.safetensors` or shards listed by
+ * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`). Headers
+ * are read and checked against the config at once (every required tensor present once, BF16,
+ * the right shape; no tensor the config does not explain); tensor data is read only when asked
+ * for, one tensor (or some rows of one) at a time, so a multi-GB checkpoint is never in memory.
+ *
+ * @module
+ */
+import { InputError, type ModelCode } from "../../errors.ts";
+import {
+  type ByteSource,
+  openSafetensors,
+  readExactly,
+  type SafetensorsFile,
+  viewTensorBytes,
+} from "../safetensors/mod.ts";
+import { parseQwen3Config, type Qwen3Config } from "./qwen3_config.ts";
+import { qwen3TensorShapes } from "./qwen3_tensors.ts";
+import { sha256OfSource } from "./sha256_of_source.ts";
+
+/** The files of a checkpoint directory, opened by name (relative to the directory). */
+export interface CheckpointFiles {
+  /**
+   * Opens a file.
+   *
+   * @param name a plain file name (no directories)
+   * @returns its bytes, or null when the directory has no such file
+   */
+  open(name: string): Promise<ByteSource | null>;
+}
+
+/** An opened checkpoint. */
+export interface Qwen3Checkpoint {
+  /** The validated config. */
+  readonly config: Qwen3Config;
+  /** SHA-256 of the `config.json` bytes. */
+  readonly configSha256: string;
+  /** Weight file names, sorted. */
+  readonly files: readonly string[];
+  /** Whether the weights are sharded (an index file was read). */
+  readonly sharded: boolean;
+  /**
+   * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding).
+   *
+   * @throws {InputError} `CHECKPOINT_MISSING_TENSOR` for a name the config does not require
+   */
+  tensor(name: string): Promise<Uint16Array>;
+  /** Reads some rows of a 2-D tensor (e.g. the embedding rows of a batch's token ids). */
+  rows(name: string, rows: readonly number[]): Promise<Uint16Array>;
+  /** The weight files as byte sources, by name (for digests and copies). */
+  file(name: string): ByteSource;
+}
+
+const CONFIG = "config.json";
+const SINGLE = "model.safetensors";
+const INDEX = "model.safetensors.index.json";
+const MAX_JSON_BYTES = 64 << 20;
+const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * Opens and checks a checkpoint.
+ *
+ * @param files the directory's files
+ * @param options `weightFiles`: the weight file names when they are known without the index
+ *   (e.g. from a claim; tensors are then located by the files' own headers)
+ * @returns the checkpoint
+ * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
+ *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
+ *   lacks the tensor or a file tensor the map does not list), `CHECKPOINT_MISSING_FILE`,
+ *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
+ *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
+ *   `parseQwen3Config` and the `SAFETENSORS_*` codes of `openSafetensors`
+ * @example
+ * ```ts ignore
+ * const ckpt = await openQwen3Checkpoint(files);
+ * const norm = await ckpt.tensor("model.norm.weight");
+ * ```
+ */
+export async function openQwen3Checkpoint(
+  files: CheckpointFiles,
+  options: { readonly weightFiles?: readonly string[] } = {},
+): Promise<Qwen3Checkpoint> {
+  const configSource = await files.open(CONFIG);
+  if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
+  const configBytes = await _small(configSource, CONFIG);
+  const config = parseQwen3Config(_json(configBytes, CONFIG));
+  const configSha256 = await sha256OfSource(configSource);
+  const given = options.weightFiles;
+  if (given !== undefined && (given.length === 0 || given.some((n) => !FILE_NAME.test(n)))) {
+    throw new RangeError("Cannot open checkpoint: weightFiles must be plain file names");
+  }
+  const indexSource = given === undefined ? await files.open(INDEX) : null;
+  const map = indexSource === null ? null : _weightMap(await _small(indexSource, INDEX));
+  const names = given !== undefined
+    ? [...new Set(given)].sort()
+    : map === null
+    ? [SINGLE]
+    : [...new Set(map.values())].sort();
+  const opened = new Map<string, { source: ByteSource; st: SafetensorsFile }>();
+  for (const name of names) {
+    const source = await files.open(name);
+    if (source === null) {
+      _fail(
+        map === null && given === undefined ? "CHECKPOINT_NO_WEIGHTS" : "CHECKPOINT_MISSING_FILE",
+        map === null && given === undefined
+          ? `neither ${SINGLE} nor ${INDEX} in the directory`
+          : `the index names '${name}', which is missing`,
+      );
+    }
+    opened.set(name, { source, st: await openSafetensors(source) });
+  }
+  const where = _locate(opened, map);
+  _checkTensors(config, where, opened);
+  const find = (name: string) => {
+    const n = name === "lm_head.weight" && config.tieWordEmbeddings
+      ? "model.embed_tokens.weight"
+      : name;
+    const file = where.get(n);
+    if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `no tensor '${name}'`);
+    const f = opened.get(file)!;
+    return { ...f, entry: f.st.entry(n) };
+  };
+  return Object.freeze({
+    config,
+    configSha256,
+    files: Object.freeze(names),
+    sharded: names.length > 1 || map !== null,
+    tensor: async (name: string) => {
+      const { st, entry } = find(name);
+      return (viewTensorBytes("BF16", await st.tensor(entry.name)) as Uint16Array).slice();
+    },
+    rows: async (name: string, rows: readonly number[]) => {
+      const { source, entry } = find(name);
+      const [count, width] = entry.shape as [number, number];
+      const out = new Uint16Array(rows.length * width);
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        if (!Number.isSafeInteger(r) || r < 0 || r >= count) {
+          throw new InputError(
+            "CHECKPOINT_ROW",
+            `Cannot read '${name}': row ${r} is outside 0..${count - 1}`,
+          );
+        }
+        const bytes = await readExactly(source, {
+          offset: entry.byteOffset + r * width * 2,
+          length: width * 2,
+          what: `row ${r} of '${name}'`,
+        });
+        out.set(viewTensorBytes("BF16", bytes.slice()) as Uint16Array, i * width);
+      }
+      return out;
+    },
+    file: (name: string) => {
+      const f = opened.get(name);
+      if (f === undefined) {
+        throw new RangeError(`Cannot read weight file '${name}': not in the checkpoint`);
+      }
+      return f.source;
+    },
+  });
+}
+
+function _weightMap(bytes: Uint8Array): Map<string, string> {
+  const json = _json(bytes, INDEX) as Record<string, unknown>;
+  const wm = json?.weight_map;
+  if (typeof wm !== "object" || wm === null || Array.isArray(wm)) {
+    _fail("CHECKPOINT_INDEX", `${INDEX} has no 'weight_map' object`);
+  }
+  const map = new Map<string, string>();
+  for (const [tensor, file] of Object.entries(wm as Record<string, unknown>)) {
+    if (typeof file !== "string" || !FILE_NAME.test(file) || file.includes("..")) {
+      _fail("CHECKPOINT_INDEX", `weight_map entry '${_esc(tensor)}' names an unusable file`);
+    }
+    map.set(tensor, file);
+  }
+  if (map.size === 0) _fail("CHECKPOINT_INDEX", `${INDEX} maps no tensor`);
+  return map;
+}
+
+/** tensor -> file, checking the index against the files' own headers. */
+function _locate(
+  opened: Map<string, { st: SafetensorsFile }>,
+  map: Map<string, string> | null,
+): Map<string, string> {
+  const where = new Map<string, string>();
+  for (const [file, { st }] of opened) {
+    for (const e of st.header.tensors) {
+      const prev = where.get(e.name);
+      if (prev !== undefined) {
+        _fail(
+          "CHECKPOINT_DUPLICATE_TENSOR",
+          `tensor '${_esc(e.name)}' is in '${prev}' and '${file}'`,
+        );
+      }
+      if (map !== null && map.get(e.name) !== file) {
+        _fail(
+          "CHECKPOINT_INDEX",
+          `tensor '${_esc(e.name)}' is in '${file}' but the index says ${
+            map.has(e.name) ? `'${map.get(e.name)}'` : "nothing"
+          }`,
+        );
+      }
+      where.set(e.name, file);
+    }
+  }
+  if (map !== null) {
+    for (const [tensor, file] of map) {
+      if (!where.has(tensor)) {
+        _fail("CHECKPOINT_INDEX", `the index puts '${_esc(tensor)}' in '${file}', which lacks it`);
+      }
+    }
+  }
+  return where;
+}
+
+function _checkTensors(
+  config: Qwen3Config,
+  where: Map<string, string>,
+  opened: Map<string, { st: SafetensorsFile }>,
+): void {
+  const shapes = qwen3TensorShapes(config);
+  for (const [name, shape] of shapes) {
+    const file = where.get(name);
+    if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
+    const e = opened.get(file)!.st.entry(name);
+    if (e.dtype !== "BF16") {
+      _fail("CHECKPOINT_DTYPE", `tensor '${name}' is ${e.dtype}, expected BF16`);
+    }
+    if (e.shape.join() !== shape.join()) {
+      _fail(
+        "CHECKPOINT_SHAPE",
+        `tensor '${name}' has shape [${e.shape}], the config implies [${shape}]`,
+      );
+    }
+  }
+  for (const name of where.keys()) {
+    if (shapes.has(name)) continue;
+    if (name === "lm_head.weight" && config.tieWordEmbeddings) {
+      const e = opened.get(where.get(name)!)!.st.entry(name);
+      if (e.dtype === "BF16" && e.shape.join() === `${config.vocab},${config.hidden}`) continue;
+      _fail("CHECKPOINT_SHAPE", `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]`);
+    }
+    _fail("CHECKPOINT_EXTRA_TENSOR", `tensor '${_esc(name)}' is not part of the config's model`);
+  }
+}
+
+async function _small(source: ByteSource, what: string): Promise<Uint8Array> {
+  if (source.size > MAX_JSON_BYTES) {
+    _fail("CHECKPOINT_JSON", `${what} has ${source.size} bytes, above the ${MAX_JSON_BYTES} limit`);
+  }
+  return await readExactly(source, { offset: 0, length: source.size, what });
+}
+
+function _json(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    _fail("CHECKPOINT_JSON", `${what} is not valid UTF-8 JSON`);
+  }
+}
+
+function _esc(s: string): string {
+  const t = s.length > 120 ? s.slice(0, 117) + "..." : s;
+  return t.replace(/[^\x20-\x7e]/g, "?");
+}
+
+function _fail(code: ModelCode, why: string): never {
+  throw new InputError(code, `Cannot open checkpoint: ${why}`);
+}

@@ -1,0 +1,218 @@
+/**
+ * The attention block of a Qwen3 decoder layer over a whole prefill batch (spec `model.md` §2,
+ * `stack_pytorch_hf.md` §1.1-§1.4, §4): RMSNorm, q/k/v projections and QK-norm on every row of
+ * the layout (pads included), RoPE at each row's position, FlashAttention-2 on the real tokens
+ * only, the o projection on every row (pad rows get a zero attention output, as FA2's
+ * `pad_input` leaves them) and the residual add.
+ *
+ * FA2 entry point, from the batch shape and the stack: a flattened batch, or a padded batch with
+ * padding, runs `flash_attn_varlen_func` (no split-KV in prefill); a padded batch
+ * without padding runs `flash_attn_func` on [B, L] (`mha_fwd`), modelled per sequence when the
+ * split heuristic picks the same split count for B sequences as for one. SDPA's bundled FA2 is
+ * only reached without a mask: a padded batch with padding under SDPA is NOT_VERIFIED. HF's eager
+ * attention (stack attention `eager`) runs on every padded row (`eager_attention.ts`).
+ *
+ * @module
+ */
+import type { Datapath } from "../../hardware/mod.ts";
+import {
+  addBf16,
+  applyRope,
+  type Fa2Build,
+  fa2NumSplits,
+  flashAttentionForward,
+  qkNorm,
+  type ReduceStack,
+  rmsNorm,
+  ropeTables,
+} from "../../kernels/mod.ts";
+import type { AttentionBlockWeights, BlockRuntime } from "../blocks/mod.ts";
+import type { Qwen3Config } from "../checkpoint/mod.ts";
+import type { BatchLayout } from "./batch_layout.ts";
+import { eagerAttention } from "./eager_attention.ts";
+import { ForwardUnsupported, project } from "./forward_support.ts";
+
+/** Fixed facts of every attention block of a forward. */
+export interface BatchAttentionContext {
+  /** The model configuration. */
+  readonly config: Qwen3Config;
+  /** Where GEMMs and attention run. */
+  readonly runtime: BlockRuntime;
+  /** Tensor-core datapath of the GEMMs. */
+  readonly datapath: Datapath;
+  /** Reduction settings of the stack's norms. */
+  readonly reduceStack: ReduceStack;
+  /** The FA2 build that runs, or null for HF's eager attention (`eager_attention.ts`). */
+  readonly build: Fa2Build | null;
+  /** `torch.__version__` (eager attention's softmax kernel). */
+  readonly torchVersion: string;
+  /** Whether the backend is SDPA (PyTorch's bundled FA2 is then reached only without a mask). */
+  readonly sdpa: boolean;
+  /** RoPE inverse frequencies (FP32 bit patterns). */
+  readonly invFreq: Uint32Array;
+  /** Streaming multiprocessor count (chooses FA2 splits). */
+  readonly multiProcessorCount: number;
+  /** RMSNorm epsilon. */
+  readonly eps: number;
+}
+
+/**
+ * Tells how FA2 runs a layout, or throws why it cannot be emulated (cheap: no tensor).
+ *
+ * @param layout the batch layout
+ * @param ctx the attention context
+ * @returns `eager`, `varlen`, or `per-sequence` (mha_fwd of a batch of equal lengths) with its
+ *   splits
+ * @throws {ForwardUnsupported} for SDPA with a padding mask, or a batched mha_fwd whose split
+ *   count differs from a single sequence's
+ * @example
+ * ```ts ignore
+ * const launch = attentionLaunch(layout, ctx);
+ * ```
+ */
+export function attentionLaunch(
+  layout: BatchLayout,
+  ctx: BatchAttentionContext,
+):
+  | { readonly kind: "varlen" }
+  | { readonly kind: "eager" }
+  | { readonly kind: "per-sequence"; readonly splits: number } {
+  const { config: c } = ctx;
+  const batch = layout.cuSeqlens.length - 1;
+  if (ctx.build === null) {
+    if (layout.varlen && !layout.padded) {
+      throw new ForwardUnsupported("eager attention runs on padded batches, not flattened ones");
+    }
+    return { kind: "eager" };
+  }
+  if (layout.varlen) {
+    if (ctx.sdpa && layout.padded) {
+      throw new ForwardUnsupported(
+        "SDPA with a padding mask excludes its flash backend (memory-efficient or math kernels " +
+          "run instead), which is not modelled",
+      );
+    }
+    return { kind: "varlen" };
+  }
+  const len = layout.cuSeqlens[1]!;
+  const shape = {
+    heads: c.heads,
+    kvHeads: c.kvHeads,
+    seqlenQ: len,
+    seqlenK: len,
+    headDim: c.headDim,
+    multiProcessorCount: ctx.multiProcessorCount,
+  };
+  const splits = fa2NumSplits({ ...shape, batch });
+  if (splits !== fa2NumSplits({ ...shape, batch: 1 })) {
+    throw new ForwardUnsupported(
+      `mha_fwd on a batch of ${batch} x ${len} tokens picks ${splits} KV split(s), which is ` +
+        "modelled for single sequences only",
+    );
+  }
+  return { kind: "per-sequence", splits };
+}
+
+/**
+ * Runs the attention block on the layout's rows.
+ *
+ * @param x block input [rows, hidden], BF16 patterns
+ * @param o layout, context, the layer's weights
+ * @returns the block output `bf16(x + o_proj(attn))` [rows, hidden] and the KV split count
+ * @throws {ForwardUnsupported} as {@link attentionLaunch}, or when a GEMM shape is not covered
+ * @example
+ * ```ts ignore
+ * const { out } = await runBatchAttention(x, { layout, ctx, weights });
+ * ```
+ */
+export async function runBatchAttention(
+  x: Uint16Array,
+  o: {
+    readonly layout: BatchLayout;
+    readonly ctx: BatchAttentionContext;
+    readonly weights: AttentionBlockWeights;
+  },
+): Promise<{ out: Uint16Array; splits: number }> {
+  const { layout, ctx, weights: w } = o;
+  const { hidden: h, heads, kvHeads, headDim: d } = ctx.config;
+  const m = layout.rows;
+  const launch = attentionLaunch(layout, ctx);
+  const common = { sfu: ctx.runtime.sfu, stack: ctx.reduceStack, eps: ctx.eps };
+  const norm = rmsNorm(x, { ...common, rows: m, hidden: h, weight: w.norm });
+  const p = (name: "q_proj" | "k_proj" | "v_proj", n: number, weight: Uint16Array) =>
+    project(norm.output, { ...ctx, call: { name, m, n, k: h }, weight });
+  const q = await p("q_proj", heads * d, w.q);
+  const k = await p("k_proj", kvHeads * d, w.k);
+  const v = await p("v_proj", kvHeads * d, w.v);
+  const qn = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
+  const kn = qkNorm(k.out, { ...common, tokens: m, heads: kvHeads, headDim: d, weight: w.kNorm });
+  const tables = ropeTables(ctx.invFreq, layout.positions);
+  const qr = applyRope(qn.output, { tables, heads });
+  const kr = applyRope(kn.output, { tables, heads: kvHeads });
+  let core: Uint16Array = new Uint16Array(m * heads * d); // FA2: pad rows stay zero
+  const forward = ctx.runtime.attention ?? flashAttentionForward;
+  const fa2 = {
+    heads,
+    kvHeads,
+    headDim: d,
+    causal: true,
+    build: ctx.build!,
+    profile: ctx.runtime.profile,
+    mufu: ctx.runtime.sfu,
+    multiProcessorCount: ctx.multiProcessorCount,
+  };
+  let splits = 1;
+  if (launch.kind === "eager") {
+    core = await eagerAttention({ q: qr, k: kr, v: v.out }, {
+      layout,
+      heads,
+      kvHeads,
+      headDim: d,
+      runtime: ctx.runtime,
+      datapath: ctx.datapath,
+      torchVersion: ctx.torchVersion,
+    });
+  } else if (launch.kind === "varlen") {
+    const r = await forward({
+      q: _gather(qr, layout.real, heads * d),
+      k: _gather(kr, layout.real, kvHeads * d),
+      v: _gather(v.out, layout.real, kvHeads * d),
+    }, { ...fa2, cuSeqlensQ: layout.cuSeqlens, cuSeqlensK: layout.cuSeqlens });
+    _scatter(core, r.out, layout.real, heads * d);
+  } else {
+    const len = layout.cuSeqlens[1]!;
+    for (let b = 0; b + 1 < layout.cuSeqlens.length; b++) {
+      const rows = layout.real.subarray(b * len, (b + 1) * len);
+      const r = await forward({
+        q: _gather(qr, rows, heads * d),
+        k: _gather(kr, rows, kvHeads * d),
+        v: _gather(v.out, rows, kvHeads * d),
+      }, fa2);
+      if (r.splits !== launch.splits) {
+        throw new Error(`FA2 ran ${r.splits} KV splits, the launch fixed ${launch.splits}`);
+      }
+      splits = r.splits;
+      _scatter(core, r.out, rows, heads * d);
+    }
+  }
+  const out = await project(core, {
+    ...ctx,
+    call: { name: "o_proj", m, n: h, k: heads * d },
+    weight: w.o,
+  });
+  return { out: addBf16(x, out.out), splits };
+}
+
+function _gather(a: Uint16Array, rows: Int32Array, width: number): Uint16Array {
+  const out = new Uint16Array(rows.length * width);
+  for (let i = 0; i < rows.length; i++) {
+    out.set(a.subarray(rows[i]! * width, (rows[i]! + 1) * width), i * width);
+  }
+  return out;
+}
+
+function _scatter(dst: Uint16Array, src: Uint16Array, rows: Int32Array, width: number): void {
+  for (let i = 0; i < rows.length; i++) {
+    dst.set(src.subarray(i * width, (i + 1) * width), rows[i]! * width);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Forward passes of Qwen3 dense and MoE checkpoints: batch layouts (padded or flattened), the
+ * batched attention block, the sparse MoE block, the whole prefill with its final norm, and the
+ * fingerprints (last-layer hidden state at claimed positions, per-layer chain).
+ *
+ * @example
+ * ```ts
+ * import { batchLayout, chainLink, rowBytes } from "./mod.ts";
+ * const l = batchLayout([[1, 2], [3, 4]], { batching: "pad-to-longest" });
+ * if (l.varlen || l.rows !== 4) throw new Error(); // equal lengths: no padding, mha_fwd
+ * const d = chainLink(null, rowBytes(new Uint16Array(4), { rows: [1], width: 2 }));
+ * if (d.length !== 64) throw new Error();
+ * ```
+ * @module
+ */
+export { type BatchLayout, batchLayout } from "./batch_layout.ts";
+export { addBf16Once } from "./bf16_add_once.ts";
+export { ForwardUnsupported, project } from "./forward_support.ts";
+export {
+  attentionLaunch,
+  type BatchAttentionContext,
+  runBatchAttention,
+} from "./batch_attention.ts";
+export {
+  type ExpertWeights,
+  type MoeBlockOptions,
+  type MoeRouting,
+  routeTopK,
+  runMoeBlock,
+} from "./moe_block.ts";
+export { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
+export {
+  type Qwen3ForwardOptions,
+  type Qwen3ForwardResult,
+  type Qwen3ForwardSupport,
+  runQwen3Forward,
+  type TokenPosition,
+} from "./qwen3_forward.ts";
+export {
+  MAX_BATCH_SEQUENCES,
+  MAX_BATCH_TOKENS,
+  parseTokenBatch,
+  type TokenBatch,
+} from "./parse_token_batch.ts";
+export { eagerAttention } from "./eager_attention.ts";

@@ -1,0 +1,220 @@
+/**
+ * The sparse MoE block of a Qwen3-MoE decoder layer as HF Transformers 4.5x runs it
+ * (`Qwen3MoeSparseMoeBlock`, spec `stack_pytorch_hf.md` §1.7 and the paper's MoE appendix):
+ * ```
+ * h       = RMSNorm(x; post_attention_layernorm)                 [M, H]  (every row, pads too)
+ * logits  = bf16(h Wr^T)                                          [M, E]  (mlp.gate, a GEMM)
+ * p       = softmax(float(logits), dim=-1)                        FP32, PyTorch's kernel
+ * w, idx  = topk(p, k)          values descending, ties to the lower expert id
+ * w       = w / w.sum(-1)       if norm_topk_prob: reduce-kernel sum, IEEE division
+ * w       = bf16(w)
+ * y       = 0 (BF16 [M, H])
+ * for expert e ascending, if any row chose it:
+ *   rows  = (slot, token) pairs choosing e, slot-major then token   (torch.where order)
+ *   out   = down(bf16(silu(gate(h[rows]))) * up(h[rows]))          GEMMs with M = len(rows)
+ *   y[rows] = y[rows] (+) bf16(out * w[rows, slot])                index_add_: one rounding
+ * x'      = bf16(x + y)
+ * ```
+ * Each expert's GEMM row count is the number of (token, slot) pairs routed to it across the
+ * whole batch, so it depends on the batch composition (the dispatch decides kernels from it).
+ *
+ * @module
+ */
+import { type Datapath, divF32 } from "../../hardware/mod.ts";
+import {
+  addBf16,
+  mulBf16,
+  type ReduceStack,
+  reduceSumRows,
+  rmsNorm,
+  siluBf16,
+  softmaxRows,
+} from "../../kernels/mod.ts";
+import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import type { BlockRuntime } from "../blocks/mod.ts";
+import type { Qwen3MoeConfig } from "../checkpoint/mod.ts";
+import { addBf16Once } from "./bf16_add_once.ts";
+import { ForwardUnsupported, project } from "./forward_support.ts";
+
+/** One expert's weights (HF layouts). */
+export interface ExpertWeights {
+  /** `gate_proj.weight` [Im, H]. */
+  readonly gate: Uint16Array;
+  /** `up_proj.weight` [Im, H]. */
+  readonly up: Uint16Array;
+  /** `down_proj.weight` [H, Im]. */
+  readonly down: Uint16Array;
+}
+
+/** What the MoE block needs besides its input. */
+export interface MoeBlockOptions {
+  /** Hidden size. */
+  readonly hidden: number;
+  /** The MoE part of the configuration (experts, top-k, renormalisation). */
+  readonly moe: Qwen3MoeConfig;
+  /** Where GEMMs run. */
+  readonly runtime: BlockRuntime;
+  /** Tensor-core datapath of the GEMMs. */
+  readonly datapath: Datapath;
+  /** Reduction settings of the stack's norms and router softmax. */
+  readonly reduceStack: ReduceStack;
+  /** PyTorch version of the stack (selects its reduction presets). */
+  readonly torchVersion: string;
+  /** RMSNorm epsilon. */
+  readonly eps: number;
+  /** `post_attention_layernorm.weight` [H]. */
+  readonly norm: Uint16Array;
+  /** `mlp.gate.weight` [E, H]. */
+  readonly router: Uint16Array;
+  /** Loads expert e's weights (called once per visited expert, ascending). */
+  readonly expert: (e: number) => Promise<ExpertWeights>;
+}
+
+/** The routing of a batch: top-k experts and BF16 weights per row. */
+export interface MoeRouting {
+  /** Expert ids [M, k], per row in descending probability. */
+  readonly experts: Int32Array;
+  /** BF16 routing weights [M, k]. */
+  readonly weights: Uint16Array;
+}
+
+/**
+ * Runs the MoE block on [rows, hidden].
+ *
+ * @param x block input, BF16 patterns
+ * @param o sizes, runtime, weights and the expert loader
+ * @returns the block output, the routing and each visited expert's GEMM row count
+ * @throws {ForwardUnsupported} when a GEMM shape is not covered or the softmax row length is not
+ *   modelled for the stack's torch version
+ * @example
+ * ```ts ignore
+ * const r = await runMoeBlock(x, { hidden, moe, runtime, datapath, ... });
+ * ```
+ */
+export async function runMoeBlock(
+  x: Uint16Array,
+  o: MoeBlockOptions,
+): Promise<{ out: Uint16Array; routing: MoeRouting; expertRows: Map<number, number> }> {
+  const { hidden: h, moe, runtime } = o;
+  const m = x.length / h;
+  const norm = rmsNorm(x, {
+    rows: m,
+    hidden: h,
+    weight: o.norm,
+    sfu: runtime.sfu,
+    stack: o.reduceStack,
+    eps: o.eps,
+  });
+  const logits = await project(norm.output, {
+    ...o,
+    call: { name: "router", m, n: moe.experts, k: h },
+    weight: o.router,
+  });
+  const routing = routeTopK(logits.out, { ...o, rows: m });
+  const y = new Uint16Array(m * h);
+  const expertRows = new Map<number, number>();
+  const k = moe.topK;
+  for (let e = 0; e < moe.experts; e++) {
+    const pairs: [number, number][] = []; // (token, slot), slot-major then token
+    for (let s = 0; s < k; s++) {
+      for (let t = 0; t < m; t++) if (routing.experts[t * k + s] === e) pairs.push([t, s]);
+    }
+    if (pairs.length === 0) continue;
+    expertRows.set(e, pairs.length);
+    const w = await o.expert(e);
+    const xe = new Uint16Array(pairs.length * h);
+    pairs.forEach(([t], i) => xe.set(norm.output.subarray(t * h, (t + 1) * h), i * h));
+    const out = await _expertMlp(xe, { ...o, rows: pairs.length, w });
+    const scale = new Uint16Array(out.length);
+    pairs.forEach(([t, s], i) => scale.fill(routing.weights[t * k + s]!, i * h, (i + 1) * h));
+    const scaled = mulBf16(out, scale);
+    pairs.forEach(([t], i) => {
+      for (let j = 0; j < h; j++) y[t * h + j] = addBf16Once(y[t * h + j]!, scaled[i * h + j]!);
+    });
+  }
+  return { out: addBf16(x, y), routing, expertRows };
+}
+
+/**
+ * Router softmax, top-k, optional renormalisation and the BF16 cast, as HF 4.5x computes them.
+ *
+ * @param logits router logits [rows, E], BF16 patterns
+ * @param o the MoE config, rows, torch version (softmax kernel), reduce stack, runtime (SFU)
+ * @returns experts and BF16 weights per row
+ * @throws {ForwardUnsupported} when the torch version's softmax kernel for E is not modelled
+ * @example
+ * ```ts ignore
+ * const r = routeTopK(logits, { moe, rows, torchVersion: "2.8.0", reduceStack, runtime });
+ * ```
+ */
+export function routeTopK(
+  logits: Uint16Array,
+  o: {
+    readonly moe: Qwen3MoeConfig;
+    readonly rows: number;
+    readonly torchVersion: string;
+    readonly reduceStack: ReduceStack;
+    readonly runtime: BlockRuntime;
+  },
+): MoeRouting {
+  const { moe, rows: m } = o;
+  const e = moe.experts, k = moe.topK;
+  const x32 = new Uint32Array(logits.length);
+  for (let i = 0; i < logits.length; i++) x32[i] = (logits[i]! << 16) >>> 0;
+  let p: Uint32Array;
+  try {
+    p = softmaxRows(x32, { dim: e, torchVersion: o.torchVersion, mufu: o.runtime.sfu });
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new ForwardUnsupported(`router softmax over ${e} experts: ${err.message}`);
+    }
+    throw err;
+  }
+  const experts = new Int32Array(m * k);
+  const top = new Uint32Array(m * k);
+  const order = Array.from({ length: e }, (_, i) => i);
+  for (let t = 0; t < m; t++) {
+    const row = p.subarray(t * e, (t + 1) * e);
+    // Probabilities are non-negative FP32: value order is numeric order; ties to the lower id.
+    const sorted = order.slice().sort((a, b) =>
+      f32FromBits(row[b]!) - f32FromBits(row[a]!) || a - b
+    );
+    for (let s = 0; s < k; s++) {
+      experts[t * k + s] = sorted[s]!;
+      top[t * k + s] = row[sorted[s]!]!;
+    }
+  }
+  if (moe.normTopkProb) {
+    const sums = reduceSumRows(top, { rows: m, length: k, stack: o.reduceStack });
+    for (let t = 0; t < m; t++) {
+      for (let s = 0; s < k; s++) top[t * k + s] = divF32(top[t * k + s]!, sums[t]!);
+    }
+  }
+  const weights = new Uint16Array(m * k);
+  for (let i = 0; i < top.length; i++) weights[i] = fp32ToBf16(top[i]!);
+  return { experts, weights };
+}
+
+async function _expertMlp(
+  x: Uint16Array,
+  o: MoeBlockOptions & { readonly rows: number; readonly w: ExpertWeights },
+): Promise<Uint16Array> {
+  const { hidden: h, rows: m, w } = o;
+  const f = o.moe.intermediate;
+  if (w.gate.length !== f * h || w.up.length !== f * h || w.down.length !== h * f) {
+    throw new ForwardUnsupported("expert weights do not match the config's sizes");
+  }
+  const gate = await project(x, {
+    ...o,
+    call: { name: "gate_proj", m, n: f, k: h },
+    weight: w.gate,
+  });
+  const up = await project(x, { ...o, call: { name: "up_proj", m, n: f, k: h }, weight: w.up });
+  const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
+  const down = await project(act, {
+    ...o,
+    call: { name: "down_proj", m, n: h, k: f },
+    weight: w.down,
+  });
+  return down.out;
+}

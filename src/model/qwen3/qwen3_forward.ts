@@ -1,0 +1,299 @@
+/**
+ * A prefill forward pass of a Qwen3 or Qwen3-MoE checkpoint as the stack named in the runtime
+ * runs it: embedding rows of the batch layout, every decoder layer (attention block, then the
+ * dense MLP or the sparse MoE block), and the final RMSNorm; then the fingerprint of the claimed
+ * positions and the per-layer chain. Only one layer's weights are in memory at a time (MoE: one
+ * expert at a time), read from the checkpoint's byte sources when needed.
+ *
+ * @module
+ */
+import { findDatapath } from "../../hardware/mod.ts";
+import {
+  attentionBackend,
+  fa2SfuFunctions,
+  moeExpertsUnsupported,
+  reduceStackForTorch,
+  rmsNorm,
+  ropeInvFreq,
+} from "../../kernels/mod.ts";
+import {
+  type BlockRuntime,
+  checkSfuUsage,
+  type FfnBlockWeights,
+  planFfnBlock,
+  runFfnBlock,
+  type SfuUse,
+} from "../blocks/mod.ts";
+import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
+import { type BatchLayout, batchLayout } from "./batch_layout.ts";
+import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
+import { ForwardUnsupported } from "./forward_support.ts";
+import { runMoeBlock } from "./moe_block.ts";
+
+/** A fingerprinted position: token `pos` of sequence `seq`. */
+export interface TokenPosition {
+  /** Sequence index in the batch. */
+  readonly seq: number;
+  /** Token position in that sequence. */
+  readonly pos: number;
+}
+
+/** Options of {@link runQwen3Forward}. */
+export interface Qwen3ForwardOptions {
+  /** Profile, stack, GEMM dispatch, K-walker, SFU, attention runner. */
+  readonly runtime: BlockRuntime;
+  /** The device's SM count (FA2's split heuristic). */
+  readonly multiProcessorCount: number;
+  /** Pad token id for padded batches of unequal lengths. */
+  readonly padTokenId?: number;
+  /** Positions to fingerprint (default: each sequence's last token). */
+  readonly positions?: readonly TokenPosition[];
+  /** The model's recorded `inv_freq` FP32 patterns (default: computed from `rope_theta`). */
+  readonly invFreq?: Uint32Array;
+  /** Called after each stage (progress). */
+  readonly onStage?: (layer: number, stage: "attention" | "mlp") => void;
+}
+
+/** Result of a forward pass. */
+export interface Qwen3ForwardResult {
+  /** Final-norm output at every real token, sequences in order: BF16 [total tokens, hidden]. */
+  readonly hidden: Uint16Array;
+  /** The positions fingerprinted. */
+  readonly positions: readonly TokenPosition[];
+  /** SHA-256 of the final-norm rows at `positions` (see `fingerprint.ts`). */
+  readonly fingerprint: string;
+  /** Per-layer chain digests (attention, mlp). */
+  readonly layerChain: readonly { readonly attention: string; readonly mlp: string }[];
+  /** The batch layout (rows, padding, attention entry point). */
+  readonly layout: BatchLayout;
+  /** SFU functions the result depends on. */
+  readonly sfu: readonly SfuUse[];
+  /** MoE layers: GEMM rows of each visited expert, by layer. */
+  readonly expertRows: ReadonlyMap<number, ReadonlyMap<number, number>>;
+}
+
+/** A forward result, or why the configuration cannot be emulated. */
+export type Qwen3ForwardSupport =
+  | { readonly supported: true; readonly result: Qwen3ForwardResult }
+  | { readonly supported: false; readonly reason: string };
+
+/**
+ * Runs the forward pass of a batch.
+ *
+ * @param checkpoint an opened checkpoint
+ * @param o the batch (`sequences` of token ids) and {@link Qwen3ForwardOptions}
+ * @returns the result or the reason it cannot be emulated
+ * @throws {RangeError} on token ids outside the vocabulary, bad positions or an empty batch
+ * @example
+ * ```ts ignore
+ * const r = await runQwen3Forward(ckpt, { sequences: [[1, 2, 3]], runtime, multiProcessorCount: 108 });
+ * ```
+ */
+export async function runQwen3Forward(
+  checkpoint: Qwen3Checkpoint,
+  o: Qwen3ForwardOptions & { readonly sequences: readonly (readonly number[])[] },
+): Promise<Qwen3ForwardSupport> {
+  try {
+    return { supported: true, result: await _forward(checkpoint, o) };
+  } catch (e) {
+    if (e instanceof ForwardUnsupported) return { supported: false, reason: e.reason };
+    throw e;
+  }
+}
+
+async function _forward(
+  ckpt: Qwen3Checkpoint,
+  o: Qwen3ForwardOptions & { readonly sequences: readonly (readonly number[])[] },
+): Promise<Qwen3ForwardResult> {
+  const c = ckpt.config;
+  const { runtime } = o;
+  const ops = runtime.stack.operators;
+  if (ops === undefined) {
+    throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
+  }
+  // Eager attention is modelled here, where its batched GEMMs go through the runtime's dispatch.
+  const eager = ops.attention === "eager";
+  const backend = attentionBackend(ops.attention);
+  if (!backend.modelled && !eager) {
+    throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
+  }
+  const build = backend.modelled ? backend.build : null;
+  if (c.moe !== undefined) {
+    if (ops.experts === undefined) {
+      throw new ForwardUnsupported(
+        `stack '${runtime.stack.id}' names no MoE experts implementation`,
+      );
+    }
+    const why = moeExpertsUnsupported(ops.experts);
+    if (why !== null) throw new ForwardUnsupported(why);
+  }
+  const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
+  if (datapath === undefined) {
+    throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
+  }
+  for (const s of o.sequences) {
+    for (const t of s) {
+      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
+        throw new RangeError(`Cannot run forward: token id ${t} is outside 0..${c.vocab - 1}`);
+      }
+    }
+  }
+  const layout = batchLayout(o.sequences, {
+    batching: ops.batching ?? "pad-to-longest",
+    ...(o.padTokenId === undefined ? {} : { padTokenId: o.padTokenId }),
+  });
+  const positions = o.positions ?? o.sequences.map((s, seq) => ({ seq, pos: s.length - 1 }));
+  const fpRows = positions.map(({ seq, pos }) => {
+    if (!(seq >= 0 && seq < o.sequences.length && pos >= 0 && pos < o.sequences[seq]!.length)) {
+      throw new RangeError(`Cannot run forward: position (${seq}, ${pos}) is not a token`);
+    }
+    return layout.real[layout.cuSeqlens[seq]! + pos]!;
+  });
+  const eps = Number(c.rmsNormEps);
+  const ctx: BatchAttentionContext = {
+    config: c,
+    runtime,
+    datapath,
+    reduceStack: reduceStackForTorch(ops.torch),
+    build,
+    torchVersion: ops.torch,
+    sdpa: backend.id === "fa2-pytorch-bundled",
+    invFreq: _invFreq(o.invFreq, c.headDim, Number(c.ropeTheta)),
+    multiProcessorCount: o.multiProcessorCount,
+    eps,
+  };
+  let x = await ckpt.rows("model.embed_tokens.weight", Array.from(layout.tokens));
+  const chain: { attention: string; mlp: string }[] = [];
+  const expertRows = new Map<number, ReadonlyMap<number, number>>();
+  let prev: string | null = null;
+  let maxSplits = 1;
+  const link = (
+    t: Uint16Array,
+  ) => (prev = chainLink(prev, rowBytes(t, { rows: fpRows, width: c.hidden })));
+  for (let layer = 0; layer < c.layers; layer++) {
+    const p = layerPrefix(layer);
+    const t = (n: string) => ckpt.tensor(`${p}${n}`);
+    const attn = await runBatchAttention(x, {
+      layout,
+      ctx,
+      weights: {
+        norm: await t("input_layernorm.weight"),
+        q: await t("self_attn.q_proj.weight"),
+        k: await t("self_attn.k_proj.weight"),
+        v: await t("self_attn.v_proj.weight"),
+        o: await t("self_attn.o_proj.weight"),
+        qNorm: await t("self_attn.q_norm.weight"),
+        kNorm: await t("self_attn.k_norm.weight"),
+      },
+    });
+    maxSplits = Math.max(maxSplits, attn.splits);
+    x = attn.out;
+    const attention = link(x);
+    o.onStage?.(layer, "attention");
+    if (isMoeLayer(c, layer)) {
+      const r = await runMoeBlock(x, {
+        hidden: c.hidden,
+        moe: c.moe!,
+        runtime,
+        datapath,
+        reduceStack: ctx.reduceStack,
+        torchVersion: ops.torch,
+        eps,
+        norm: await t("post_attention_layernorm.weight"),
+        router: await t("mlp.gate.weight"),
+        expert: async (e) => ({
+          gate: await t(`mlp.experts.${e}.gate_proj.weight`),
+          up: await t(`mlp.experts.${e}.up_proj.weight`),
+          down: await t(`mlp.experts.${e}.down_proj.weight`),
+        }),
+      });
+      expertRows.set(layer, r.expertRows);
+      x = r.out;
+    } else {
+      x = await _denseMlp(x, {
+        runtime,
+        c,
+        rows: layout.rows,
+        eps,
+        weights: {
+          norm: await t("post_attention_layernorm.weight"),
+          gate: await t("mlp.gate_proj.weight"),
+          up: await t("mlp.up_proj.weight"),
+          down: await t("mlp.down_proj.weight"),
+        },
+      });
+    }
+    chain.push({ attention, mlp: link(x) });
+    o.onStage?.(layer, "mlp");
+  }
+  const final = rmsNorm(x, {
+    rows: layout.rows,
+    hidden: c.hidden,
+    weight: await ckpt.tensor("model.norm.weight"),
+    sfu: runtime.sfu,
+    stack: ctx.reduceStack,
+    eps,
+  });
+  const fns = [
+    "rsqrt",
+    "ex2",
+    ...(build === null ? [] : fa2SfuFunctions(build, { splits: maxSplits })),
+  ];
+  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+  if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
+  const hidden = new Uint16Array(layout.real.length * c.hidden);
+  layout.real.forEach((r, i) =>
+    hidden.set(final.output.subarray(r * c.hidden, (r + 1) * c.hidden), i * c.hidden)
+  );
+  return {
+    hidden,
+    positions,
+    fingerprint: fingerprintOf(rowBytes(final.output, { rows: fpRows, width: c.hidden })),
+    layerChain: chain,
+    layout,
+    sfu: sfu.used,
+    expertRows,
+  };
+}
+
+async function _denseMlp(
+  x: Uint16Array,
+  o: {
+    runtime: BlockRuntime;
+    c: Qwen3Checkpoint["config"];
+    rows: number;
+    eps: number;
+    weights: FfnBlockWeights;
+  },
+): Promise<Uint16Array> {
+  const { c } = o;
+  const shape = {
+    hidden: c.hidden,
+    intermediate: c.intermediate,
+    heads: c.heads,
+    kvHeads: c.kvHeads,
+    headDim: c.headDim,
+  };
+  const planned = planFfnBlock(o.rows, { shape, runtime: o.runtime, eps: o.eps });
+  if (!planned.supported) throw new ForwardUnsupported(planned.reason);
+  return (await runFfnBlock(x, { plan: planned.plan, runtime: o.runtime, weights: o.weights }))
+    .out;
+}
+
+function _invFreq(given: Uint32Array | undefined, d: number, theta: number): Uint32Array {
+  if (given !== undefined) {
+    if (given.length !== d / 2) {
+      throw new RangeError(`Cannot run forward: inv_freq must hold ${d / 2} FP32 patterns`);
+    }
+    return given.slice();
+  }
+  try {
+    return ropeInvFreq(d, { theta });
+  } catch (e) {
+    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
+      throw new ForwardUnsupported(`${e.message}; record the model's inv_freq patterns instead`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The model-forward section of a prover scenario and its falsifications:
+ * ```
+ * "forward": { "stack", "components", "catalog", "multiProcessorCount",
+ *              "checkpoints": ["tables/models/<dir>", ...],   (bundled assets, used in turn)
+ *              "records", "batchSizes": [..], "lengths": [..], "padTokenId", "layerChain": bool }
+ * ```
+ * Each record's batch (how many sequences, their lengths, their ids) is drawn from the seed.
+ * Falsifications of forward records: `fingerprint` (one bit flipped), `batch_composition` (the
+ * pass ran with one more sequence of `extraLength` tokens than the record states), `sku`
+ * (computed on `profile` with that GPU's `catalog`), `weight_flip` (computed with bit `bit` of
+ * element `index` of `tensor` flipped, the record names the honest checkpoint),
+ * `attention_backend` (computed with another FA2 build; the record runs one sequence of
+ * `length` tokens, so that either backend can run it unpadded: the two builds differ in rare
+ * low-order bits, which long rows reach), `stack_version` (another library release's dispatch
+ * `catalog`).
+ *
+ * @module
+ */
+import { arr, type Fields, fieldsOf, int, onlyKnown, str } from "../json_fields.ts";
+
+/** The forward section. */
+export interface ForwardScenario {
+  /** Software stack id the forward records name. */
+  readonly stack: string;
+  /** Stack components (name -> version) recorded in each claim. */
+  readonly components: Readonly<Record<string, string>>;
+  /** Dispatch catalog id of the GEMMs. */
+  readonly catalog: string;
+  /** Streaming multiprocessor count the attention launches see. */
+  readonly multiProcessorCount: number;
+  /** Checkpoint directories (asset paths), used in turn. */
+  readonly checkpoints: readonly string[];
+  /** Number of forward records to make. */
+  readonly records: number;
+  /** Batch sizes cycled through, one per record. */
+  readonly batchSizes: readonly number[];
+  /** Sequence lengths cycled through within a batch. */
+  readonly lengths: readonly number[];
+  /** Token id used to pad sequences to the longest one. */
+  readonly padTokenId: number;
+  /** Whether the records carry the per-layer hash chain. */
+  readonly layerChain: boolean;
+}
+
+/** A falsification of a forward record. */
+export type ForwardFalsification =
+  | { readonly seq: number; readonly kind: "batch_composition"; readonly extraLength: number }
+  | {
+    readonly seq: number;
+    readonly kind: "weight_flip";
+    readonly tensor: string;
+    readonly index: number;
+    readonly bit: number;
+  }
+  | {
+    readonly seq: number;
+    readonly kind: "attention_backend";
+    readonly attention: string;
+    readonly length: number;
+  }
+  | { readonly seq: number; readonly kind: "stack_version"; readonly catalog: string };
+
+/** Falsification kinds only forward records take. */
+export const FORWARD_FALSIFICATIONS = [
+  "batch_composition",
+  "weight_flip",
+  "attention_backend",
+  "stack_version",
+] as const;
+
+/**
+ * Validates the forward section.
+ *
+ * @param json parsed value
+ * @returns the section
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseForwardScenario } from "./forward_scenario.ts";
+ * const f = parseForwardScenario({ stack: "s", components: {}, catalog: "c", multiProcessorCount: 108,
+ *   checkpoints: ["tables/models/x"], records: 2, batchSizes: [1], lengths: [4], padTokenId: 0,
+ *   layerChain: true });
+ * if (f.records !== 2) throw new Error();
+ * ```
+ */
+export function parseForwardScenario(json: unknown): ForwardScenario {
+  const f = fieldsOf(json, "scenario.forward");
+  onlyKnown(f, [
+    "stack",
+    "components",
+    "catalog",
+    "multiProcessorCount",
+    "checkpoints",
+    "records",
+    "batchSizes",
+    "lengths",
+    "padTokenId",
+    "layerChain",
+  ]);
+  const comps = fieldsOf(f.obj.components, "scenario.forward.components");
+  const ints = (key: string, max: number) =>
+    arr(f, key).map((v, i) => {
+      if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > max) {
+        throw new RangeError(`Cannot read 'scenario.forward.${key}[${i}]': expected 1..${max}`);
+      }
+      return v as number;
+    });
+  if (typeof f.obj.layerChain !== "boolean") {
+    throw new TypeError("Cannot read 'scenario.forward.layerChain': expected a boolean");
+  }
+  const checkpoints = arr(f, "checkpoints").map((p, i) => {
+    if (typeof p !== "string" || !/^tables\/models\/[a-z0-9._-]+$/.test(p)) {
+      throw new RangeError(
+        `Cannot read 'scenario.forward.checkpoints[${i}]': a tables/models/ dir`,
+      );
+    }
+    return p;
+  });
+  const batchSizes = ints("batchSizes", 64);
+  const lengths = ints("lengths", 4096);
+  if (checkpoints.length === 0 || batchSizes.length === 0 || lengths.length === 0) {
+    throw new RangeError(
+      "Cannot read 'scenario.forward': checkpoints, batchSizes, lengths are empty",
+    );
+  }
+  return {
+    stack: str(f, "stack"),
+    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
+    catalog: str(f, "catalog"),
+    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
+    checkpoints,
+    records: int(f, "records", { min: 1, max: 10_000 }),
+    batchSizes,
+    lengths,
+    padTokenId: int(f, "padTokenId", { min: 0, max: 1 << 24 }),
+    layerChain: f.obj.layerChain,
+  };
+}
+
+/**
+ * Reads the parameters of a forward-only falsification.
+ *
+ * @param f the falsification's fields
+ * @param o its sequence number and kind
+ * @returns the falsification
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseForwardFalsification } from "./forward_scenario.ts";
+ * import { fieldsOf } from "../json_fields.ts";
+ * const f = parseForwardFalsification(fieldsOf({ extraLength: 16 }, "x"), { seq: 3, kind: "batch_composition" });
+ * if (f.kind !== "batch_composition" || f.extraLength !== 16) throw new Error();
+ * ```
+ */
+export function parseForwardFalsification(
+  f: Fields,
+  o: { readonly seq: number; readonly kind: typeof FORWARD_FALSIFICATIONS[number] },
+): ForwardFalsification {
+  const { seq, kind } = o;
+  switch (kind) {
+    case "batch_composition":
+      return { seq, kind, extraLength: int(f, "extraLength", { min: 1, max: 4096 }) };
+    case "weight_flip":
+      return {
+        seq,
+        kind,
+        tensor: str(f, "tensor", /^[A-Za-z0-9._]{1,200}$/),
+        index: int(f, "index", { min: 0, max: 2 ** 40 }),
+        bit: int(f, "bit", { min: 0, max: 15 }),
+      };
+    case "attention_backend":
+      return {
+        seq,
+        kind,
+        attention: str(f, "attention"),
+        length: int(f, "length", { min: 1, max: 4096 }),
+      };
+    case "stack_version":
+      return { seq, kind, catalog: str(f, "catalog") };
+  }
+}

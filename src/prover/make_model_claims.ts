@@ -1,0 +1,284 @@
+/**
+ * The simulated prover's model-forward records: prefill forward passes of the scenario's bundled
+ * checkpoints (used in turn) over batches drawn from the seed, computed bit-exactly on the stack
+ * the scenario names, with the forward falsifications of `forward_scenario.ts` injected.
+ *
+ * @module
+ */
+import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
+import {
+  type BlockRuntime,
+  bytesByteSource,
+  catalogDispatch,
+  digestOfFiles,
+  openQwen3Checkpoint,
+  openSafetensors,
+  type Qwen3Checkpoint,
+  runQwen3Forward,
+} from "../model/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGpuProfile,
+  loadSfuForStack,
+  STACK_PROFILES,
+} from "../resolve/mod.ts";
+import type { ForwardScenario } from "./forward_scenario.ts";
+import type { Falsification, Scenario } from "./scenario.ts";
+
+/** Where the forward records go in the log and how tensors are stored. */
+export interface ModelClaimsContext {
+  /** Asset store the checkpoints and catalogs are read from. */
+  readonly store: AssetStore;
+  /** K-walk runner of the GEMMs. */
+  readonly walker: KWalker;
+  /** Runs the attention core (an `Fa2Pool`'s `forward`; default on the calling thread). */
+  readonly attention?: Fa2Forward | undefined;
+  /** The scenario's GPU profile and its digest. */
+  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
+  /** Sequence number of the first forward record. */
+  readonly firstSeq: number;
+  /** Digest of the record before it. */
+  readonly prev: string;
+  /** Stores bytes (a tensor or a file), returns their digest. */
+  readonly put: (x: Uint16Array | Uint32Array | Uint8Array) => string;
+  /** Flips one bit of a hex digest. */
+  readonly flip: (hex: string, bit: number) => string;
+  /** Called after each record. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+interface _Loaded {
+  readonly files: Map<string, Uint8Array>;
+  readonly ckpt: Qwen3Checkpoint;
+  readonly digests: Record<string, string>;
+}
+
+/**
+ * Appends the scenario's model-forward records.
+ *
+ * @param scenario a scenario with a `forward` section
+ * @param ctx assets, walker, hardware, log position, blob store
+ * @returns the records and the falsified sequence numbers
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
+ *   `SCENARIO_INVALID` for a weight flip outside its tensor
+ * @example
+ * ```ts ignore
+ * const { records } = await makeModelClaims(scenario, ctx);
+ * ```
+ */
+export async function makeModelClaims(
+  scenario: Scenario,
+  ctx: ModelClaimsContext,
+): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
+  const f = scenario.forward;
+  if (f === undefined) return { records: [], falsified: [] };
+  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: f.stack })).value;
+  const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: f.catalog });
+  const sfu = await loadSfuForStack(ctx.store, stack);
+  const loaded = new Map<string, _Loaded>();
+  const records: ClaimRecord[] = [];
+  const falsified: { seq: number; kind: string }[] = [];
+  let prev = ctx.prev;
+  for (let i = 0; i < f.records; i++) {
+    const seq = ctx.firstSeq + i;
+    const path = f.checkpoints[i % f.checkpoints.length]!;
+    if (!loaded.has(path)) loaded.set(path, await _load(ctx, path));
+    const model = loaded.get(path)!;
+    const fake = scenario.falsify.find((x) => x.seq === seq);
+    const claimed = _batch(scenario.seed, { seq, f, vocab: model.ckpt.config.vocab });
+    const sequences = fake?.kind === "attention_backend"
+      ? [Array.from({ length: fake.length }, (_, t) => (t * 37 + seq) % model.ckpt.config.vocab)]
+      : claimed;
+    let runtime: BlockRuntime = {
+      profile: ctx.hardware.profile,
+      stack,
+      gemm: catalogDispatch(catalog.value),
+      walker: ctx.walker,
+      attention: ctx.attention,
+      sfu,
+    };
+    const ran = await _falsified(ctx, { fake, runtime, model, sequences, f, scenario });
+    runtime = ran.runtime;
+    const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));
+    const r = await runQwen3Forward(ran.ckpt, {
+      sequences: ran.sequences,
+      runtime,
+      multiProcessorCount: f.multiProcessorCount,
+      padTokenId: f.padTokenId,
+      positions,
+    });
+    if (!r.supported) {
+      throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run record ${seq}: ${r.reason}`);
+    }
+    const h = model.ckpt.config.hidden;
+    const out = new Uint16Array(positions.length * h);
+    positions.forEach(({ seq: s, pos }, k) => {
+      const row = r.result.layout.cuSeqlens[s]! + pos;
+      out.set(r.result.hidden.subarray(row * h, (row + 1) * h), k * h);
+    });
+    let fingerprint = ctx.put(out);
+    if (fake?.kind === "fingerprint") fingerprint = ctx.flip(fingerprint, fake.bit);
+    if (fake !== undefined) falsified.push({ seq, kind: fake.kind });
+    const record = makeClaimRecord({
+      log: { logId: scenario.logId, seq, prev },
+      hardware: {
+        profile: ctx.hardware.profile.id,
+        profileSha256: ctx.hardware.sha256,
+        count: scenario.hardware.count,
+      },
+      software: { stack: stack.id, components: f.components },
+      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      batch: { size: sequences.length },
+      workload: {
+        kind: "model_forward",
+        model: {
+          type: model.ckpt.config.modelType,
+          checkpointSha256: digestOfFiles(model.digests),
+          configSha256: model.ckpt.configSha256,
+          files: model.digests,
+        },
+        tokens: { sequences, padTokenId: f.padTokenId },
+        kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+        attention: { multiProcessorCount: f.multiProcessorCount },
+        positions: positions.map(({ seq: s, pos }) => [s, pos] as const),
+        ...(f.layerChain ? { layerChain: r.result.layerChain } : {}),
+      },
+      fingerprint: {
+        tensor: "model.norm.out",
+        dtype: "bf16",
+        shape: [positions.length, h],
+        sha256: fingerprint,
+      },
+    });
+    records.push(record);
+    prev = recordDigest(record);
+    ctx.onProgress?.(i + 1, f.records);
+  }
+  return { records, falsified };
+}
+
+/** What actually ran for a (possibly falsified) record. */
+async function _falsified(
+  ctx: ModelClaimsContext,
+  o: {
+    fake: Falsification | undefined;
+    runtime: BlockRuntime;
+    model: _Loaded;
+    sequences: number[][];
+    f: ForwardScenario;
+    scenario: Scenario;
+  },
+): Promise<{ runtime: BlockRuntime; ckpt: Qwen3Checkpoint; sequences: number[][] }> {
+  const { fake, runtime, model } = o;
+  const same = { runtime, ckpt: model.ckpt, sequences: o.sequences };
+  const catalog = async (id: string) =>
+    catalogDispatch((await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id })).value);
+  switch (fake?.kind) {
+    case "batch_composition": {
+      const extra = Array.from(
+        { length: fake.extraLength },
+        (_, i) => (i * 7 + 3) % model.ckpt.config.vocab,
+      );
+      return { ...same, sequences: [...o.sequences, extra] };
+    }
+    case "sku": {
+      const profile = (await loadGpuProfile(ctx.store, fake.profile)).profile;
+      return { ...same, runtime: { ...runtime, profile, gemm: await catalog(fake.catalog) } };
+    }
+    case "stack_version":
+      return { ...same, runtime: { ...runtime, gemm: await catalog(fake.catalog) } };
+    case "attention_backend": {
+      const ops = runtime.stack.operators!;
+      const stack: StackProfile = {
+        ...runtime.stack,
+        operators: { ...ops, attention: fake.attention as typeof ops.attention },
+      };
+      return { ...same, runtime: { ...runtime, stack } };
+    }
+    case "weight_flip":
+      return { ...same, ckpt: await _flipWeight(model, fake) };
+    default:
+      return same;
+  }
+}
+
+async function _flipWeight(
+  model: _Loaded,
+  fx: { tensor: string; index: number; bit: number; seq: number },
+): Promise<Qwen3Checkpoint> {
+  const files = new Map(model.files);
+  for (const [name, bytes] of model.files) {
+    if (!name.endsWith(".safetensors")) continue;
+    const st = await openSafetensors(bytesByteSource(bytes));
+    if (!st.has(fx.tensor)) continue;
+    const e = st.entry(fx.tensor);
+    if (e.dtype !== "BF16" || fx.index >= e.elementCount) {
+      throw new InputError(
+        "SCENARIO_INVALID",
+        `Cannot falsify record ${fx.seq}: '${fx.tensor}' has no BF16 element ${fx.index}`,
+      );
+    }
+    const copy = bytes.slice();
+    copy[e.byteOffset + 2 * fx.index + (fx.bit >> 3)]! ^= 1 << (fx.bit & 7);
+    files.set(name, copy);
+    return await _open(files);
+  }
+  throw new InputError(
+    "SCENARIO_INVALID",
+    `Cannot falsify record ${fx.seq}: no tensor '${fx.tensor}'`,
+  );
+}
+
+async function _load(ctx: ModelClaimsContext, path: string): Promise<_Loaded> {
+  const names = Object.keys(ctx.store.manifest.assets)
+    .filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
+    .map((p) => p.slice(path.length + 1));
+  if (!names.includes("config.json")) {
+    throw new InputError(
+      "SCENARIO_INVALID",
+      `Cannot load checkpoint '${path}': no config.json asset`,
+    );
+  }
+  const files = new Map<string, Uint8Array>();
+  const digests: Record<string, string> = {};
+  for (const name of names) {
+    if (name !== "config.json" && !name.endsWith(".safetensors")) continue;
+    const bytes = await ctx.store.read(`${path}/${name}`);
+    files.set(name, bytes);
+    const d = ctx.put(bytes);
+    if (name !== "config.json") digests[name] = d;
+  }
+  return { files, ckpt: await _open(files), digests };
+}
+
+function _open(files: Map<string, Uint8Array>): Promise<Qwen3Checkpoint> {
+  return openQwen3Checkpoint(
+    { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
+    { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
+  );
+}
+
+function _batch(
+  seed: string,
+  o: { seq: number; f: ForwardScenario; vocab: number },
+): number[][] {
+  const { f } = o;
+  const draw = (label: string, n: number) =>
+    parseInt(
+      sha256Hex(new TextEncoder().encode(`${seed}\u0000forward\u0000${o.seq}\u0000${label}`)).slice(
+        0,
+        8,
+      ),
+      16,
+    ) % n;
+  const size = f.batchSizes[draw("size", f.batchSizes.length)]!;
+  return Array.from({ length: size }, (_, s) => {
+    const len = f.lengths[draw(`len.${s}`, f.lengths.length)]!;
+    return Array.from({ length: len }, (_, t) => draw(`tok.${s}.${t}`, o.vocab));
+  });
+}

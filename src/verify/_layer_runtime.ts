@@ -1,0 +1,64 @@
+/**
+ * What the block and model-forward branches of the pipeline share: the record's GEMM kernel
+ * resolved against its stack, the parallelism check, and the runtime the model code runs on.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import { type BlockRuntime, catalogDispatch, fixedRecipeDispatch } from "../model/mod.ts";
+import { loadSfuForStack } from "../resolve/mod.ts";
+import { _Stop } from "./_stop.ts";
+import { _resolveKernel } from "./resolve_kernel.ts";
+
+/**
+ * Resolves the kernel (a passed `kernel` step), refuses sharded runs and builds the runtime.
+ *
+ * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack
+ * @param what what is not modelled when sharded (e.g. `blocks`), for the reason
+ * @returns the runtime
+ * @throws {_Stop} FAIL or NOT_VERIFIED from the kernel resolution; NOT_VERIFIED when tp, pp or
+ *   ep is above 1
+ */
+export async function _layerRuntime(
+  input: {
+    readonly store: AssetStore;
+    readonly walker: KWalker;
+    readonly attention?: Fa2Forward | undefined;
+    readonly predicate: ClaimPredicate;
+    readonly kernel: KernelRef;
+    readonly profile: GpuProfile;
+    readonly stack: StackProfile;
+    readonly step: (name: string, detail: string) => void;
+  },
+  what: string,
+): Promise<BlockRuntime> {
+  const { profile, stack } = input;
+  const kernel = await _resolveKernel(input.store, {
+    kernel: input.kernel,
+    stackId: stack.id,
+    kernelSource: stack.gemm.kernelSource,
+    profileId: profile.id,
+  });
+  input.step(
+    "kernel",
+    "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
+  );
+  const par = input.predicate.parallelism;
+  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
+    );
+  }
+  return {
+    profile,
+    stack,
+    gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
+    walker: input.walker,
+    attention: input.attention,
+    sfu: await loadSfuForStack(input.store, stack),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The model-forward branch of the per-record pipeline: resolve the GEMM kernels, fetch the
+ * checkpoint's files and config by digest (checking the weights digest rule), run the prefill
+ * forward as the stack runs it, and hand back the fingerprinted rows; with a claimed layer chain,
+ * the first diverging (layer, stage).
+ *
+ * @module
+ */
+import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import {
+  bytesByteSource,
+  digestOfFiles,
+  openQwen3Checkpoint,
+  type Qwen3Checkpoint,
+  runQwen3Forward,
+  type SfuUse,
+} from "../model/mod.ts";
+import { BitauditError } from "../errors.ts";
+import { _checkSize, _Stop } from "./_stop.ts";
+import { _layerRuntime } from "./_layer_runtime.ts";
+
+/** What the model-forward branch needs. */
+export interface ModelForwardRecomputeInput {
+  readonly store: AssetStore;
+  readonly blobs: BlobStore;
+  readonly walker: KWalker;
+  /** Runs the attention core (an `Fa2Pool`'s `forward`; default on the calling thread). */
+  readonly attention?: Fa2Forward | undefined;
+  readonly predicate: ClaimPredicate;
+  readonly workload: ModelForwardWorkload;
+  readonly profile: GpuProfile;
+  readonly stack: StackProfile;
+  /** Records a passed pipeline step. */
+  readonly step: (name: string, detail: string) => void;
+}
+
+/** Where a recomputed layer chain first differs from the claimed one. */
+export interface LayerDivergence {
+  /** Decoder layer index. */
+  readonly layer: number;
+  /** Block whose output first differs. */
+  readonly stage: "attention" | "mlp";
+}
+
+/**
+ * Recomputes a model-forward record's fingerprinted rows.
+ *
+ * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
+ * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used and,
+ *   when the record carries a layer chain that differs, the first diverging stage
+ * @throws {_Stop} NOT_VERIFIED (missing tensors, unmodelled configuration, tensor parallelism)
+ *   or FAIL (a record contradicting itself or its checkpoint)
+ */
+export async function _recomputeModelForward(
+  input: ModelForwardRecomputeInput,
+): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; divergence: LayerDivergence | null }> {
+  const { predicate: p, workload: w, step } = input;
+  const runtime = await _layerRuntime(
+    { ...input, kernel: w.kernel },
+    "forward passes (tensor, pipeline or expert parallel collectives)",
+  );
+  if (p.batch.size !== w.tokens.sequences.length) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
+    );
+  }
+  if (digestOfFiles(w.model.files) !== w.model.checkpointSha256) {
+    throw new _Stop(
+      "FAIL",
+      "record contradicts itself: its files do not hash to its checkpoint digest",
+    );
+  }
+  const ckpt = await _checkpoint(input.blobs, w);
+  const c = ckpt.config;
+  if (c.modelType !== w.model.type) {
+    throw new _Stop(
+      "FAIL",
+      `record names model type '${w.model.type}', the config is '${c.modelType}'`,
+    );
+  }
+  const fs = p.fingerprint.shape;
+  if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: fingerprint shape [${fs}] for ${w.positions.length} positions of ${c.hidden}`,
+    );
+  }
+  // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
+  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
+  const lens = w.tokens.sequences.map((s) => s.length);
+  const rows = Math.max(...lens) * lens.length;
+  const widest = Math.max(
+    c.hidden,
+    c.intermediate,
+    c.heads * c.headDim,
+    c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
+    Math.max(...lens),
+  );
+  _checkSize([rows, widest], "activation");
+  if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
+    throw new _Stop(
+      "FAIL",
+      `record's layer chain has ${w.layerChain.length} entries for ${c.layers} layers`,
+    );
+  }
+  step(
+    "tensors",
+    `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
+      `${Object.keys(w.model.files).length} file(s)) by digest`,
+  );
+  let r;
+  try {
+    r = await runQwen3Forward(ckpt, {
+      sequences: w.tokens.sequences,
+      runtime,
+      multiProcessorCount: w.attention.multiProcessorCount,
+      positions: w.positions.map(([seq, pos]) => ({ seq, pos })),
+      ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
+    });
+  } catch (e) {
+    if (e instanceof RangeError) {
+      throw new _Stop("FAIL", `record contradicts its checkpoint: ${e.message}`);
+    }
+    throw e;
+  }
+  if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
+  const res = r.result;
+  step(
+    "support",
+    `${res.layout.rows} GEMM rows for ${res.layout.real.length} tokens; SFU ${
+      res.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")
+    }`,
+  );
+  const out = new Uint16Array(w.positions.length * c.hidden);
+  w.positions.forEach(([seq, pos], i) => {
+    const row = res.layout.cuSeqlens[seq]! + pos;
+    out.set(res.hidden.subarray(row * c.hidden, (row + 1) * c.hidden), i * c.hidden);
+  });
+  return { out, sfu: res.sfu, divergence: _divergence(w.layerChain, res.layerChain) };
+}
+
+function _divergence(
+  claimed: ModelForwardWorkload["layerChain"],
+  got: readonly { attention: string; mlp: string }[],
+): LayerDivergence | null {
+  if (claimed === undefined) return null;
+  for (let layer = 0; layer < got.length; layer++) {
+    for (const stage of ["attention", "mlp"] as const) {
+      if (claimed[layer]![stage] !== got[layer]![stage]) return { layer, stage };
+    }
+  }
+  return null;
+}
+
+async function _checkpoint(blobs: BlobStore, w: ModelForwardWorkload): Promise<Qwen3Checkpoint> {
+  const bytes = new Map<string, Uint8Array>();
+  const fetch = async (name: string, digest: string) => {
+    const b = await blobs.get(digest);
+    if (b === null) {
+      throw new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
+    }
+    bytes.set(name, b);
+  };
+  await fetch("config.json", w.model.configSha256);
+  for (const [name, digest] of Object.entries(w.model.files)) await fetch(name, digest);
+  try {
+    return await openQwen3Checkpoint({
+      open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
+    }, { weightFiles: Object.keys(w.model.files) });
+  } catch (e) {
+    if (e instanceof BitauditError) {
+      // An architecture or feature this version does not model is no evidence against the
+      // record; a checkpoint that cannot be a model at all is.
+      const unmodelled = e.code === "CONFIG_UNSUPPORTED" || e.code === "CONFIG_MODEL_TYPE";
+      throw new _Stop(unmodelled ? "NOT_VERIFIED" : "FAIL", `checkpoint: ${e.message}`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { bytesByteSource, openSafetensors } from "../../src/model/mod.ts";
+import { sha256Hex } from "../../src/sha256_hex.ts";
+
+const tmp = await Deno.makeTempDir({ prefix: "bitaudit-model-cli-" });
+const TOKENS = `${tmp}/tokens.json`;
+await Deno.writeTextFile(
+  TOKENS,
+  JSON.stringify({ sequences: [[1, 2, 3, 4, 5], [9, 8]], padTokenId: 0 }),
+);
+const forward = (ckpt: string, out: string, extra: string[] = []) =>
+  runBitaudit([
+    "model",
+    "forward",
+    "--checkpoint",
+    ckpt,
+    "--tokens",
+    TOKENS,
+    "--profile",
+    "a100",
+    "--stack",
+    "hf-qwen3-flash-attn-torch2.8",
+    "--kernel",
+    "demo-qwen3-tiny-a100",
+    "--out",
+    out,
+    ...extra,
+  ]);
+
+Deno.test("model forward --json writes hidden and prints fingerprints, the same on 1 and 2 threads", async () => {
+  const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-moe`;
+  const r1 = await forward(ckpt, `${tmp}/h1.safetensors`, ["--json", "--threads", "1"]);
+  assert.equal(r1.code, 0, r1.stderr);
+  const s1 = JSON.parse(r1.stdout);
+  const r2 = await forward(ckpt, `${tmp}/h2.safetensors`, ["--json", "--threads", "2"]);
+  assert.equal(r2.code, 0, r2.stderr);
+  assert.equal(JSON.parse(r2.stdout).fingerprint, s1.fingerprint);
+  assert.equal(s1.rows, 10); // padded: 2 x 5 rows
+  assert.equal(s1.tokens, 7);
+  const st = await openSafetensors(bytesByteSource(await Deno.readFile(`${tmp}/h1.safetensors`)));
+  assert.deepEqual(st.entry("hidden").shape, [7, 256]);
+  const bytes = await st.tensor("hidden");
+  // Sequence 1's last token is row 6 of the file.
+  assert.equal(sha256Hex(bytes.slice(6 * 512, 7 * 512)), s1.sequences[1].fingerprint);
+  assert.deepEqual(
+    await Deno.readFile(`${tmp}/h1.safetensors`),
+    await Deno.readFile(`${tmp}/h2.safetensors`),
+  );
+});
+
+Deno.test("model synth writes a checkpoint model forward reads; existing output is refused", async () => {
+  const config = `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`;
+  const out = `${tmp}/synth`;
+  const args = [
+    "model",
+    "synth",
+    "--config",
+    config,
+    "--seed",
+    "bitaudit-tiny-dense-v1",
+    "--out",
+    out,
+  ];
+  assert.equal((await runBitaudit([...args, "--shards", "3"])).code, 0);
+  const again = await runBitaudit(args);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /^error \[OUTPUT_EXISTS\]/);
+  // Same seed, other sharding: the same weights, so the same fingerprints as the bundled files.
+  const a = await forward(out, `${tmp}/s.safetensors`, ["--json"]);
+  const b = await forward(`${REPO_ROOT}/tables/models/qwen3-tiny-dense`, `${tmp}/b.safetensors`, [
+    "--json",
+  ]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(JSON.parse(a.stdout).fingerprint, JSON.parse(b.stdout).fingerprint);
+  assert.notEqual(JSON.parse(a.stdout).checkpoint.sha256, JSON.parse(b.stdout).checkpoint.sha256);
+});
+
+Deno.test("model forward refuses a malformed checkpoint (exit 2) and an unmodelled stack (exit 3)", async () => {
+  const bad = `${tmp}/bad`;
+  await Deno.mkdir(bad);
+  await Deno.copyFile(
+    `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`,
+    `${bad}/config.json`,
+  );
+  const r = await forward(bad, `${tmp}/x.safetensors`);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^error \[CHECKPOINT_NO_WEIGHTS\]: Cannot open checkpoint/);
+  assert.equal(r.stderr.trim().split("\n").length, 1);
+  const cudnn = await runBitaudit([
+    "model",
+    "forward",
+    "--checkpoint",
+    `${REPO_ROOT}/tables/models/qwen3-tiny-dense`,
+    "--tokens",
+    TOKENS,
+    "--profile",
+    "h100-sxm",
+    "--stack",
+    "hf-qwen3-sdpa-torch2.11-hopper",
+    "--kernel",
+    "demo-qwen3-tiny-h100-sxm",
+    "--out",
+    `${tmp}/y.safetensors`,
+  ]);
+  assert.equal(cudnn.code, 3, cudnn.stderr);
+  assert.match(cudnn.stderr, /NOT_VERIFIED: attention backend 'cudnn-sdpa'/);
+});

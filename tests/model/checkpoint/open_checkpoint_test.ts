@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { InputError } from "../../../src/errors.ts";
+import {
+  checkpointDigest,
+  digestOfFiles,
+  openQwen3Checkpoint,
+  sha256OfSource,
+} from "../../../src/model/mod.ts";
+import { checkpointDir } from "../../../src/assets/mod.ts";
+import { sha256Hex } from "../../../src/sha256_hex.ts";
+import { memFiles, rewrite, synthDir, TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
+
+async function code(p: Promise<unknown>): Promise<[string, string]> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof InputError) return [e.code, e.message];
+    throw e;
+  }
+  throw new Error("expected a coded error");
+}
+
+Deno.test("openQwen3Checkpoint() reads a tied single-file dense checkpoint", async () => {
+  const ckpt = await openQwen3Checkpoint(memFiles(synthDir(TINY_DENSE)));
+  assert.equal(ckpt.sharded, false);
+  assert.deepStrictEqual(ckpt.files, ["model.safetensors"]);
+  const emb = await ckpt.tensor("model.embed_tokens.weight");
+  assert.deepStrictEqual(await ckpt.tensor("lm_head.weight"), emb); // tied
+  const rows = await ckpt.rows("model.embed_tokens.weight", [5, 0]);
+  assert.deepStrictEqual(rows.subarray(0, 256), emb.subarray(5 * 256, 6 * 256));
+  assert.deepStrictEqual(rows.subarray(256), emb.subarray(0, 256));
+});
+
+Deno.test("openQwen3Checkpoint() reads a sharded MoE checkpoint with the same values", async () => {
+  const one = await openQwen3Checkpoint(memFiles(synthDir(TINY_MOE)));
+  const three = await openQwen3Checkpoint(memFiles(synthDir(TINY_MOE, { shards: 3 })));
+  assert.equal(three.sharded, true);
+  assert.equal(three.files.length, 3);
+  for (const name of ["model.layers.1.mlp.experts.7.down_proj.weight", "lm_head.weight"]) {
+    assert.deepStrictEqual(await three.tensor(name), await one.tensor(name));
+  }
+});
+
+Deno.test("checkpointDigest() follows the stated rule and streams each file", async () => {
+  const dir = synthDir(TINY_MOE, { shards: 2 });
+  const ckpt = await openQwen3Checkpoint(memFiles(dir));
+  const d = await checkpointDigest(ckpt);
+  const files: Record<string, string> = {};
+  for (const name of ckpt.files) files[name] = sha256Hex(dir.get(name)!);
+  assert.deepStrictEqual(d.files, files);
+  const text = JSON.stringify({ files, schema: "bitaudit.checkpoint-digest/v1" });
+  assert.equal(d.sha256, sha256Hex(new TextEncoder().encode(text)));
+  assert.equal(d.sha256, digestOfFiles(files));
+  assert.equal(ckpt.configSha256, sha256Hex(dir.get("config.json")!));
+});
+
+Deno.test("openQwen3Checkpoint() refuses malformed checkpoints with codes naming the tensor", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const file = "model.safetensors";
+  const norm = "model.layers.1.post_attention_layernorm.weight";
+  const cases: [Promise<Map<string, Uint8Array>>, string, string][] = [
+    [
+      rewrite(dense, file, (t) => t.filter((x) => x.name !== norm)),
+      "CHECKPOINT_MISSING_TENSOR",
+      norm,
+    ],
+    [
+      rewrite(
+        dense,
+        file,
+        (t) => [...t, { name: "model.extra", dtype: "BF16", shape: [1], data: new Uint16Array(1) }],
+      ),
+      "CHECKPOINT_EXTRA_TENSOR",
+      "model.extra",
+    ],
+    [
+      rewrite(
+        dense,
+        file,
+        (t) => t.map((x) => x.name === norm ? { ...x, dtype: "F16" as const } : x),
+      ),
+      "CHECKPOINT_DTYPE",
+      norm,
+    ],
+    [
+      rewrite(dense, file, (t) => t.map((x) => x.name === norm ? { ...x, shape: [128, 2] } : x)),
+      "CHECKPOINT_SHAPE",
+      norm,
+    ],
+    [
+      Promise.resolve(new Map([...dense].filter(([k]) => k !== file))),
+      "CHECKPOINT_NO_WEIGHTS",
+      file,
+    ],
+    [
+      Promise.resolve(new Map([...dense].filter(([k]) => k !== "config.json"))),
+      "CHECKPOINT_NO_CONFIG",
+      "config.json",
+    ],
+  ];
+  for (const [dir, want, name] of cases) {
+    const [got, msg] = await code(openQwen3Checkpoint(memFiles(await dir)));
+    assert.equal(got, want, msg);
+    assert.ok(msg.includes(name), `${msg} does not name ${name}`);
+  }
+});
+
+Deno.test("openQwen3Checkpoint() refuses an index that disagrees with its shards", async () => {
+  const moe = synthDir(TINY_MOE, { shards: 2 });
+  const idx = "model.safetensors.index.json";
+  const map = JSON.parse(new TextDecoder().decode(moe.get(idx)!));
+  const shard2 = "model-00002-of-00002.safetensors";
+  const missing = new Map(moe);
+  missing.delete(shard2);
+  assert.equal((await code(openQwen3Checkpoint(memFiles(missing))))[0], "CHECKPOINT_MISSING_FILE");
+  const name = Object.keys(map.weight_map)[0]!;
+  const moved = new Map(moe);
+  const other = map.weight_map[name] === shard2 ? "model-00001-of-00002.safetensors" : shard2;
+  moved.set(
+    idx,
+    new TextEncoder().encode(
+      JSON.stringify({ ...map, weight_map: { ...map.weight_map, [name]: other } }),
+    ),
+  );
+  const [c, msg] = await code(openQwen3Checkpoint(memFiles(moved)));
+  assert.equal(c, "CHECKPOINT_INDEX");
+  assert.ok(msg.includes(name));
+  const escape = new Map(moe);
+  escape.set(
+    idx,
+    new TextEncoder().encode(JSON.stringify({ weight_map: { [name]: "../x.safetensors" } })),
+  );
+  assert.equal((await code(openQwen3Checkpoint(memFiles(escape))))[0], "CHECKPOINT_INDEX");
+});
+
+Deno.test("bundled tiny checkpoints open from disk (dense single file, MoE sharded) with their files streamed", async () => {
+  for (const [name, sharded] of [["qwen3-tiny-dense", false], ["qwen3-tiny-moe", true]] as const) {
+    using files = await checkpointDir(
+      new URL(`../../../tables/models/${name}`, import.meta.url).pathname,
+    );
+    const ckpt = await openQwen3Checkpoint(files);
+    assert.equal(ckpt.sharded, sharded);
+    for (const f of ckpt.files) {
+      assert.equal(
+        await sha256OfSource(ckpt.file(f)),
+        sha256Hex(await Deno.readFile(`${files.dir}/${f}`)),
+      );
+    }
+  }
+});

@@ -1,0 +1,117 @@
+/**
+ * Model-forward records end to end: the simulated prover writes dense and MoE forward records
+ * over the bundled checkpoints (one of each falsification kind), and the verifier recomputes every
+ * one: honest records PASS, each falsification FAILs, with the first diverging layer and stage
+ * where the record carries a layer chain.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import {
+  type ClaimRecord,
+  formatClaimLog,
+  GENESIS_PREV,
+  makeClaimRecord,
+  type ModelForwardWorkload,
+  parseClaimLog,
+} from "../../src/claims/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+
+const store = await openAssetStore();
+const walker = engineWalker;
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+
+const scenario = parseScenario({
+  schema: "bitaudit.prover-scenario/v1",
+  logId: "forward-test",
+  seed: "forward-test-v1",
+  hardware: { profile: "a100", count: 1 },
+  software: { stack: "pytorch-cublas-linear", components: {} },
+  catalog: "demo-small-transformer-a100",
+  model: { name: "one gemm", layers: 1, projections: [{ name: "q_proj", n: 128, k: 256 }] },
+  batchSizes: [2],
+  records: 1,
+  forward: {
+    stack: "hf-qwen3-flash-attn-torch2.8",
+    components: { pytorch: "2.8.0" },
+    catalog: "demo-qwen3-tiny-a100",
+    multiProcessorCount: 108,
+    checkpoints: ["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-moe"],
+    records: 8,
+    batchSizes: [1, 2],
+    lengths: [3, 6, 10],
+    padTokenId: 0,
+    layerChain: true,
+  },
+  falsify: [
+    { seq: 2, kind: "batch_composition", extraLength: 24 },
+    { seq: 7, kind: "sku", profile: "h100-sxm", catalog: "demo-qwen3-tiny-h100-sxm" },
+    {
+      seq: 4,
+      kind: "weight_flip",
+      tensor: "model.layers.0.mlp.down_proj.weight",
+      index: 0,
+      bit: 14,
+    },
+    { seq: 5, kind: "stack_version", catalog: "demo-qwen3-tiny-a100-cublas-older" },
+    { seq: 6, kind: "fingerprint", bit: 3 },
+  ],
+});
+const out = await makeClaims(scenario, { store, walker, attention });
+const blobs: BlobStore = { dir: "memory", get: (d) => Promise.resolve(out.blobs.get(d) ?? null) };
+const ctx = { store, blobs, walker, attention };
+
+Deno.test("model_forward records: honest ones PASS, every falsification FAILs with its divergence", async () => {
+  const log = parseClaimLog(formatClaimLog(out.records));
+  assert.equal(log.records.length, 9);
+  const kinds = new Map(out.falsified.map((f) => [f.seq, f.kind]));
+  for (let i = 1; i < log.records.length; i++) {
+    const w = log.records[i]!.predicate.workload as ModelForwardWorkload;
+    assert.equal(w.kind, "model_forward");
+    assert.equal(w.model.type, i % 2 === 1 ? "qwen3" : "qwen3_moe");
+    const r = await verifyRecord(ctx, { log, index: i });
+    const kind = kinds.get(i);
+    if (kind === undefined) {
+      assert.equal(r.status, "PASS", `${i}: ${r.reason}`);
+      continue;
+    }
+    assert.equal(r.status, "FAIL", `${i} ${kind}: ${r.reason}`);
+    if (kind === "fingerprint") assert.equal(r.firstDivergence, undefined);
+    else {
+      assert.ok(r.firstDivergence !== undefined, `${kind} names no divergence`);
+      assert.match(r.reason, /first diverging stage: layer \d (attention|mlp)/);
+    }
+  }
+});
+
+function alone(record: ClaimRecord, patch: (p: Record<string, unknown>) => void) {
+  const p = structuredClone(record.predicate) as unknown as Record<string, unknown>;
+  p.log = { logId: "x", seq: 0, prev: GENESIS_PREV };
+  patch(p);
+  return parseClaimLog(formatClaimLog([makeClaimRecord(p as never)]));
+}
+
+Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong batch size FAILs", async () => {
+  const honest = out.records[1]!;
+  const tp = await verifyRecord(ctx, {
+    log: alone(honest, (p) => p.parallelism = { tp: 2, pp: 1, ep: 1, dp: 1 }),
+    index: 0,
+  });
+  assert.equal(tp.status, "NOT_VERIFIED");
+  assert.match(tp.reason, /tp=2/);
+  const size = (honest.predicate.batch.size) + 1;
+  const bad = await verifyRecord(ctx, { log: alone(honest, (p) => p.batch = { size }), index: 0 });
+  assert.equal(bad.status, "FAIL");
+  assert.match(bad.reason, /contradicts itself/);
+  const missing: BlobStore = { dir: "none", get: () => Promise.resolve(null) };
+  const nv = await verifyRecord({ ...ctx, blobs: missing }, {
+    log: alone(honest, () => {}),
+    index: 0,
+  });
+  assert.equal(nv.status, "NOT_VERIFIED");
+});
