@@ -12,7 +12,7 @@ import {
 const H = "ab".repeat(32);
 
 /**
- * Builds a chained log of `n` `model_forward` records.
+ * Builds a chained log of `n` records of a workload kind this version does not know (`speculative_decode`).
  *
  * @param n record count
  */
@@ -26,7 +26,7 @@ export function futureLog(n: number): ClaimLog {
       software: { stack: "pytorch-cublas-linear", components: {} },
       parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
       batch: { size: 4 },
-      workload: { kind: "model_forward", model: "qwen3-4b", tokens: [seq] },
+      workload: { kind: "speculative_decode", model: "qwen3-4b", tokens: [seq] },
       fingerprint: { tensor: "hidden_state", dtype: "bf16", shape: [4, 2560], sha256: H },
     });
     records.push(r);

@@ -19,7 +19,7 @@ Deno.test("planAudit() fixes the seed's sample in selection order with one diges
   const { selected } = sampleIndices(hexToBytes(plan.seed), { population: 40, k: 17 });
   assert.deepEqual(plan.items.map((it) => it.index), selected);
   assert.equal(new Set(plan.items.map((it) => it.item)).size, 17);
-  assert.ok(plan.items.every((it) => it.kind === "model_forward"));
+  assert.ok(plan.items.every((it) => it.kind === "speculative_decode"));
   assert.ok(plan.items.every((it) => it.record === log.digests[it.index]));
 });
 
