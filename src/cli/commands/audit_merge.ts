@@ -7,7 +7,9 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { VERSION } from "../../version.ts";
+import type { SigningKey } from "../../attest/mod.ts";
 import {
+  type AuditPlan,
   type ItemResult,
   type MergedAudit,
   mergeItemResults,
@@ -46,20 +48,71 @@ export function auditMergeCommand(): CommandUnknownOpts {
       const keys = await Promise.all(opts.key.map(loadSigningKey));
       const results: ItemResult[] = [];
       for (const f of files) results.push(...await readResultsFile(f));
-      const merged = mergeItemResults(plan, { planDigest, results, version: VERSION });
-      await prepareOutputDir(opts.out, ["attestation.dsse.json", "report.md", "report.html"]);
-      await writeVerdict(merged, {
-        keys,
-        out: opts.out,
-        time,
-        kinds: resultsByKind(
-          merged.report.results,
-          new Map(plan.items.map((i) => [i.index, i.kind])),
-        ),
-      });
-      sayMerge(merged, { json: opts.json === true });
-      reportVerdict(merged.report, { out: opts.out, json: opts.json === true });
+      const done = await prepareOutputDir(opts.out, VERDICT_FILES);
+      await finishMerge(
+        done,
+        () => mergeItemResults(plan, { planDigest, results, version: VERSION }),
+        {
+          plan,
+          keys,
+          out: opts.out,
+          time,
+          json: opts.json === true,
+        },
+      );
     });
+}
+
+/** The files every signed audit writes into its output folder. */
+export const VERDICT_FILES: readonly string[] = [
+  "attestation.dsse.json",
+  "report.md",
+  "report.html",
+];
+
+/**
+ * The common end of `audit merge` and `audit serve`: merge, sign with the plan's workload kinds
+ * for the report, say what was missing, print the verdict; the prepared output folder is kept on
+ * success and removed on any failure.
+ *
+ * @param done the cleanup returned by `prepareOutputDir`
+ * @param merge computes the merged audit (throws on conflicting duplicates)
+ * @param o the plan, signing keys, output folder, signing time and output mode
+ * @example
+ * ```ts ignore
+ * await finishMerge(done, () => merged, { plan, keys, out, time: undefined, json: false });
+ * ```
+ */
+export async function finishMerge(
+  done: (ok: boolean) => Promise<void>,
+  merge: () => MergedAudit,
+  o: {
+    plan: AuditPlan;
+    keys: readonly SigningKey[];
+    out: string;
+    time: string | undefined;
+    json: boolean;
+  },
+): Promise<void> {
+  let merged: MergedAudit;
+  try {
+    merged = merge();
+    await writeVerdict(merged, {
+      keys: o.keys,
+      out: o.out,
+      time: o.time,
+      kinds: resultsByKind(
+        merged.report.results,
+        new Map(o.plan.items.map((i) => [i.index, i.kind])),
+      ),
+    });
+    await done(true);
+  } catch (e) {
+    await done(false);
+    throw e;
+  }
+  sayMerge(merged, { json: o.json });
+  reportVerdict(merged.report, { out: o.out, json: o.json });
 }
 
 /**

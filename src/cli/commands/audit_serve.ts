@@ -7,15 +7,13 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { VERSION } from "../../version.ts";
-import { mergeItemResults, resultsByKind } from "../../verify/mod.ts";
+import { mergeItemResults } from "../../verify/mod.ts";
 import { servePlan } from "../../pool/mod.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
 import { intFlag, loadPlanFile, timeFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
-import { reportVerdict } from "../report_verdict.ts";
-import { writeVerdict } from "../write_verdict.ts";
-import { sayMerge } from "./audit_merge.ts";
+import { finishMerge, VERDICT_FILES } from "./audit_merge.ts";
 
 /**
  * Builds the `audit serve` command.
@@ -48,33 +46,37 @@ export function auditServeCommand(): Command {
       const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1 }) * 1000;
       const { plan, planDigest } = await loadPlanFile(opts.plan);
       const keys = await Promise.all(opts.key.map(loadSigningKey));
-      await prepareOutputDir(opts.out, ["attestation.dsse.json", "report.md", "report.html"]);
-      const nc = await natsConnect(opts.nats, "bitaudit-coordinator");
-      const bar = progressBar("collecting", { enabled: !opts.json });
+      const done = await prepareOutputDir(opts.out, VERDICT_FILES);
       let results;
       try {
-        results = await servePlan(nc, {
-          plan,
-          planDigest,
-          queue: { ackWaitMs, maxDeliver },
-          timeoutMs,
-          onProgress: bar.update,
-        });
-      } finally {
-        bar.stop();
-        await nc.close();
+        const nc = await natsConnect(opts.nats, "bitaudit-coordinator");
+        const bar = progressBar("collecting", { enabled: !opts.json });
+        try {
+          results = await servePlan(nc, {
+            plan,
+            planDigest,
+            queue: { ackWaitMs, maxDeliver },
+            timeoutMs,
+            onProgress: bar.update,
+          });
+        } finally {
+          bar.stop();
+          await nc.close();
+        }
+      } catch (e) {
+        await done(false);
+        throw e;
       }
-      const merged = mergeItemResults(plan, { planDigest, results, version: VERSION });
-      await writeVerdict(merged, {
-        keys,
-        out: opts.out,
-        time,
-        kinds: resultsByKind(
-          merged.report.results,
-          new Map(plan.items.map((i) => [i.index, i.kind])),
-        ),
-      });
-      sayMerge(merged, { json: opts.json === true });
-      reportVerdict(merged.report, { out: opts.out, json: opts.json === true });
+      await finishMerge(
+        done,
+        () => mergeItemResults(plan, { planDigest, results, version: VERSION }),
+        {
+          plan,
+          keys,
+          out: opts.out,
+          time,
+          json: opts.json === true,
+        },
+      );
     });
 }
