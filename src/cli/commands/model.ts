@@ -12,6 +12,7 @@ import { Command } from "@commander-js/extra-typings";
 import { InputError } from "../../errors.ts";
 import { parseQwen3Config, synthQwen3Checkpoint } from "../../model/mod.ts";
 import { runModelForward } from "./model_forward.ts";
+import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 
 /**
  * Builds the `model` command.
@@ -37,7 +38,7 @@ export function modelCommand(): Command {
           config: opts.config,
           seed: opts.seed,
           out: opts.out,
-          shards: _int(opts.shards, "--shards"),
+          shards: parseIntOption(opts.shards, { flag: "--shards", min: 1, max: 1024 }),
         });
         console.log(`wrote ${opts.out}`);
       }),
@@ -66,10 +67,12 @@ export function modelCommand(): Command {
           stack: opts.stack,
           out: opts.out,
           json: opts.json === true,
-          ...(opts.sms === undefined ? {} : { sms: _int(opts.sms, "--sms") }),
+          ...(opts.sms === undefined
+            ? {}
+            : { sms: parseIntOption(opts.sms, { flag: "--sms", min: 1, max: 1024 }) }),
           ...(opts.kernel === undefined ? {} : { catalog: opts.kernel }),
           ...(opts.recipe === undefined ? {} : { recipe: opts.recipe }),
-          ...(opts.threads === undefined ? {} : { threads: _int(opts.threads, "--threads") }),
+          ...(opts.threads === undefined ? {} : { threads: parseThreads(opts.threads) }),
         });
       }),
   );
@@ -122,12 +125,4 @@ export async function synthCheckpointDir(
       for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
     }
   }
-}
-
-function _int(v: string, flag: string): number {
-  const n = Number(v);
-  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
-    throw new InputError("USAGE", `Cannot read ${flag}: expected a positive integer, got '${v}'`);
-  }
-  return n;
 }

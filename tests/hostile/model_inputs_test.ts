@@ -1,0 +1,94 @@
+/**
+ * The model-forward command's outside inputs: the token batch (`tokens.json`), the checkpoint
+ * folder and the thread count. Each is refused with its code before any output is written.
+ */
+import { type HostileCase, hostileTable } from "./_hostile.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
+
+const CKPT = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+
+/** `model forward` over `tokens` (written verbatim into the case folder). */
+const forward = (tokens: string, extra: string[] = []) => async (dir: string) => {
+  await Deno.writeTextFile(`${dir}/tokens.json`, tokens);
+  return [
+    "model",
+    "forward",
+    "--checkpoint",
+    CKPT,
+    "--tokens",
+    `${dir}/tokens.json`,
+    "--profile",
+    "a100",
+    "--stack",
+    "hf-qwen3-flash-attn-torch2.8",
+    "--kernel",
+    "demo-qwen3-tiny-a100",
+    "--out",
+    `${dir}/out.safetensors`,
+    ...extra,
+  ];
+};
+
+const cases: HostileCase[] = [
+  {
+    name: "a duplicate key in tokens.json is refused",
+    args: forward('{"sequences":[[1,2]],"sequences":[[3]]}'),
+    exit: 2,
+    code: "INPUT_JSON",
+  },
+  {
+    name: "a token id given as 8.0 is refused",
+    args: forward('{"sequences":[[1,8.0]]}'),
+    exit: 2,
+    code: "INPUT_JSON",
+  },
+  {
+    name: "an unknown field in tokens.json is refused",
+    args: forward('{"sequences":[[1,2]],"extra":1}'),
+    exit: 2,
+    code: "TOKENS_INVALID",
+  },
+  {
+    name: "a token id outside the vocabulary is refused",
+    args: forward('{"sequences":[[1,999999999]]}'),
+    exit: 2,
+    code: "TOKENS_INVALID",
+  },
+  {
+    name: "an empty batch is refused",
+    args: forward('{"sequences":[]}'),
+    exit: 2,
+    code: "TOKENS_INVALID",
+  },
+  {
+    name: "a BOM before tokens.json is refused",
+    args: forward('\ufeff{"sequences":[[1,2]]}'),
+    exit: 2,
+    code: "INPUT_JSON",
+  },
+  ...["0", "100000", "0x2"].map((n): HostileCase => ({
+    name: `a thread count of '${n}' is a usage error`,
+    args: forward('{"sequences":[[1,2]]}', ["--threads", n]),
+    exit: 2,
+    code: "USAGE_NUMBER",
+  })),
+  {
+    name: "a synthetic checkpoint of 10^6 shards is a usage error",
+    args: (dir: string) => [
+      "model",
+      "synth",
+      "--config",
+      `${CKPT}/config.json`,
+      "--seed",
+      "1",
+      "--shards",
+      "1000000",
+      "--out",
+      `${dir}/ck`,
+    ],
+    exit: 2,
+    code: "USAGE_NUMBER",
+  },
+];
+
+hostileTable("model forward inputs", cases);
