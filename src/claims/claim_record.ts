@@ -6,9 +6,10 @@
  * in the log. Floats never appear: integers, hex digests and names only.
  *
  * The workload is a tagged union (`workload.kind`); this version defines `gemm`
- * (y = x W^T), the layer blocks `attention_block` and `ffn_block`, and `model_forward` (a prefill
- * of a Qwen3 checkpoint fingerprinted at the last layer's hidden state); other kinds are kept
- * verbatim and reported NOT_VERIFIED.
+ * (y = x W^T), the layer blocks `attention_block` and `ffn_block`, `model_forward` (a prefill
+ * of a Qwen3 checkpoint fingerprinted at the last layer's hidden state) and `sequence` (one
+ * sequence through the passes of a continuous-batching engine); other kinds are kept verbatim
+ * and reported NOT_VERIFIED.
  *
  * @module
  */
@@ -21,6 +22,7 @@ import { child, children, fieldsOf, int, ints, onlyKnown, str, stringMap } from 
 import type { GemmWorkload } from "./gemm_workload.ts";
 import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_forward_workload.ts";
+import { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 
 /** in-toto Statement v1 type URI. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
@@ -41,7 +43,12 @@ export interface OtherWorkload {
 }
 
 /** Any workload kind. */
-export type Workload = GemmWorkload | BlockWorkload | ModelForwardWorkload | OtherWorkload;
+export type Workload =
+  | GemmWorkload
+  | BlockWorkload
+  | ModelForwardWorkload
+  | SequenceWorkload
+  | OtherWorkload;
 
 /**
  * Tells whether a workload is the `gemm` kind this version interprets.
@@ -86,6 +93,21 @@ export function isBlockWorkload(w: Workload): w is BlockWorkload {
  */
 export function isModelForwardWorkload(w: Workload): w is ModelForwardWorkload {
   return w.kind === "model_forward";
+}
+
+/**
+ * Tells whether a workload is the `sequence` kind this version interprets.
+ *
+ * @param w a parsed workload
+ * @returns true for `sequence`
+ * @example
+ * ```ts
+ * import { isSequenceWorkload } from "./claim_record.ts";
+ * if (isSequenceWorkload({ kind: "gemm" })) throw new Error();
+ * ```
+ */
+export function isSequenceWorkload(w: Workload): w is SequenceWorkload {
+  return w.kind === "sequence";
 }
 
 /** The claim predicate. */
@@ -283,6 +305,7 @@ function _workload(
   }
   if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
   if (kind === "model_forward") return parseModelForwardWorkload(json, ctx);
+  if (kind === "sequence") return parseSequenceWorkload(json, ctx);
   if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
     return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
   }

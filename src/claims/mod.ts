@@ -39,6 +39,7 @@ export {
   isBlockWorkload,
   isGemmWorkload,
   isModelForwardWorkload,
+  isSequenceWorkload,
   makeClaimRecord,
   type OtherWorkload,
   parseClaimRecord,
@@ -61,6 +62,17 @@ export {
 } from "./merkle_consistency.ts";
 export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
 export { sha256Hex } from "../sha256_hex.ts";
+export { type ModelRef, parseModelRef } from "./model_ref.ts";
+export { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
+export {
+  encodeServingHistory,
+  HistoryError,
+  type HistoryPass,
+  MAX_HISTORY_BYTES,
+  MAX_HISTORY_ENTRIES,
+  parseServingHistory,
+  SERVING_HISTORY_SCHEMA,
+} from "./serving_history.ts";
 export {
   MAX_CLAIM_TOKENS,
   type ModelForwardWorkload,

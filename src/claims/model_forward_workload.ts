@@ -21,18 +21,14 @@
  * @module
  */
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
+import { type ModelRef, parseModelRef } from "./model_ref.ts";
 
 /** A model-forward workload. */
 export interface ModelForwardWorkload {
   /** Workload tag. */
   readonly kind: "model_forward";
   /** The checkpoint: model type, digests of the checkpoint and config, and each file's sha256. */
-  readonly model: {
-    readonly type: "qwen3" | "qwen3_moe";
-    readonly checkpointSha256: string;
-    readonly configSha256: string;
-    readonly files: Readonly<Record<string, string>>;
-  };
+  readonly model: ModelRef;
   /** Token ids of each sequence of the batch, and the pad token when the stack pads. */
   readonly tokens: {
     readonly sequences: readonly (readonly number[])[];
@@ -49,7 +45,6 @@ export interface ModelForwardWorkload {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 /** Most tokens of a claimed batch. */
 export const MAX_CLAIM_TOKENS = 1 << 16;
 
@@ -97,19 +92,7 @@ export function parseModelForwardWorkload(
       : bad(path, `must be an array of 1..${max} entries`);
   const w = obj(json, P);
   only(w, P, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
-  const m = obj(w.model, `${P}.model`);
-  only(m, `${P}.model`, ["type", "checkpointSha256", "configSha256", "files"]);
-  const type = m.type === "qwen3" || m.type === "qwen3_moe"
-    ? m.type
-    : bad(`${P}.model.type`, "must be 'qwen3' or 'qwen3_moe'");
-  const filesObj = obj(m.files, `${P}.model.files`);
-  const files: Record<string, string> = {};
-  const names = Object.keys(filesObj);
-  if (names.length < 1 || names.length > 4096) bad(`${P}.model.files`, "must list 1..4096 files");
-  for (const name of names) {
-    if (!FILE.test(name)) bad(`${P}.model.files`, "must name plain files");
-    files[name] = hex(filesObj[name], `${P}.model.files.${name}`);
-  }
+  const model = parseModelRef(w.model, { path: `${P}.model`, bad });
   const t = obj(w.tokens, `${P}.tokens`);
   only(t, `${P}.tokens`, ["sequences", "padTokenId"]);
   let total = 0;
@@ -143,12 +126,7 @@ export function parseModelForwardWorkload(
     });
   return Object.freeze({
     kind: "model_forward",
-    model: Object.freeze({
-      type,
-      checkpointSha256: hex(m.checkpointSha256, `${P}.model.checkpointSha256`),
-      configSha256: hex(m.configSha256, `${P}.model.configSha256`),
-      files: Object.freeze(files),
-    }),
+    model,
     tokens: Object.freeze({
       sequences: Object.freeze(sequences),
       ...(t.padTokenId === undefined

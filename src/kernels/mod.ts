@@ -26,6 +26,7 @@ export {
   type Fa2Forward,
   fa2Head,
   type Fa2Launch,
+  type Fa2LaunchShape,
   type Fa2Mufu,
   fa2NumSplits,
   type Fa2Plan,

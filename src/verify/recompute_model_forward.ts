@@ -10,15 +10,8 @@ import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import {
-  bytesByteSource,
-  digestOfFiles,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
-  runQwen3Forward,
-  type SfuUse,
-} from "../model/mod.ts";
-import { BitauditError } from "../errors.ts";
+import { runQwen3Forward, type SfuUse } from "../model/mod.ts";
+import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 
@@ -68,20 +61,8 @@ export async function _recomputeModelForward(
       `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
     );
   }
-  if (digestOfFiles(w.model.files) !== w.model.checkpointSha256) {
-    throw new _Stop(
-      "FAIL",
-      "record contradicts itself: its files do not hash to its checkpoint digest",
-    );
-  }
-  const ckpt = await _checkpoint(input.blobs, w);
+  const ckpt = await _claimCheckpoint(input.blobs, w.model);
   const c = ckpt.config;
-  if (c.modelType !== w.model.type) {
-    throw new _Stop(
-      "FAIL",
-      `record names model type '${w.model.type}', the config is '${c.modelType}'`,
-    );
-  }
   const fs = p.fingerprint.shape;
   if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
     throw new _Stop(
@@ -140,10 +121,17 @@ export async function _recomputeModelForward(
     const row = res.layout.cuSeqlens[seq]! + pos;
     out.set(res.hidden.subarray(row * c.hidden, (row + 1) * c.hidden), i * c.hidden);
   });
-  return { out, sfu: res.sfu, divergence: _divergence(w.layerChain, res.layerChain) };
+  return { out, sfu: res.sfu, divergence: _layerDivergence(w.layerChain, res.layerChain) };
 }
 
-function _divergence(
+/**
+ * The first (layer, stage) where a recomputed chain differs from a claimed one.
+ *
+ * @param claimed the record's chain, if any
+ * @param got the recomputed chain
+ * @returns the divergence, or null (no claimed chain, or equal chains)
+ */
+export function _layerDivergence(
   claimed: ModelForwardWorkload["layerChain"],
   got: readonly { attention: string; mlp: string }[],
 ): LayerDivergence | null {
@@ -154,30 +142,4 @@ function _divergence(
     }
   }
   return null;
-}
-
-async function _checkpoint(blobs: BlobStore, w: ModelForwardWorkload): Promise<Qwen3Checkpoint> {
-  const bytes = new Map<string, Uint8Array>();
-  const fetch = async (name: string, digest: string) => {
-    const b = await blobs.get(digest);
-    if (b === null) {
-      throw new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
-    }
-    bytes.set(name, b);
-  };
-  await fetch("config.json", w.model.configSha256);
-  for (const [name, digest] of Object.entries(w.model.files)) await fetch(name, digest);
-  try {
-    return await openQwen3Checkpoint({
-      open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
-    }, { weightFiles: Object.keys(w.model.files) });
-  } catch (e) {
-    if (e instanceof BitauditError) {
-      // An architecture or feature this version does not model is no evidence against the
-      // record; a checkpoint that cannot be a model at all is.
-      const unmodelled = e.code === "CONFIG_UNSUPPORTED" || e.code === "CONFIG_MODEL_TYPE";
-      throw new _Stop(unmodelled ? "NOT_VERIFIED" : "FAIL", `checkpoint: ${e.message}`);
-    }
-    throw e;
-  }
 }

@@ -22,6 +22,7 @@ import {
   isBlockWorkload,
   isGemmWorkload,
   isModelForwardWorkload,
+  isSequenceWorkload,
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
@@ -29,6 +30,7 @@ import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward, type LayerDivergence } from "./recompute_model_forward.ts";
+import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
 import type {
   FirstDifference,
   ProverObligation,
@@ -102,7 +104,10 @@ export async function verifyRecord(
     }
     step("inclusion", `leaf ${index} of ${log.digests.length}, ${proof.length}-hash proof to root`);
     const w = p.workload;
-    if (!isGemmWorkload(w) && !isBlockWorkload(w) && !isModelForwardWorkload(w)) {
+    if (
+      !isGemmWorkload(w) && !isBlockWorkload(w) && !isModelForwardWorkload(w) &&
+      !isSequenceWorkload(w)
+    ) {
       throw new _Stop(
         "NOT_VERIFIED",
         `workload kind '${w.kind}' is not supported by this verifier version`,
@@ -127,16 +132,25 @@ export async function verifyRecord(
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
     let out: Uint16Array;
+    let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {
       out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
     } else {
       const common = { ...ctx, predicate: p, profile, stack: stack.value, step };
-      const r = isModelForwardWorkload(w)
+      const r: {
+        out: Uint16Array;
+        sfu: readonly SfuUse[];
+        divergence: LayerDivergence | null;
+        tokens?: TokenCheck;
+      } = isModelForwardWorkload(w)
         ? await _recomputeModelForward({ ...common, workload: w })
+        : isSequenceWorkload(w)
+        ? await _recomputeSequence({ ...common, workload: w })
         : { ...await _recomputeBlock({ ...common, workload: w }), divergence: null };
       out = r.out;
       sfu = r.sfu;
       divergence = r.divergence;
+      tokens = r.tokens ?? null;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
@@ -144,6 +158,9 @@ export async function verifyRecord(
       ? `${w.m}x${w.n}x${w.k}`
       : isModelForwardWorkload(w)
       ? `forward of ${w.tokens.sequences.length} sequence(s), ${w.positions.length} position(s)`
+      : isSequenceWorkload(w)
+      ? `sequence of ${w.tokens.prompt.length}+${w.tokens.generated.length} tokens, ` +
+        `${w.positions.length} position(s)`
       : `${w.kind} of ${w.tokens} tokens`;
     step("recompute", `${what} -> sha256 ${recomputed.slice(0, 16)}…`);
     const at = divergence === null
@@ -151,6 +168,18 @@ export async function verifyRecord(
       : `; first diverging stage: layer ${divergence.layer} ${divergence.stage}`;
     if (recomputed === p.fingerprint.sha256 && divergence === null) {
       step("compare", "fingerprints equal");
+      if (tokens?.status === "mismatch") {
+        steps.push({ step: "tokens", ok: false, detail: tokens.detail });
+        return result("FAIL", `hidden states match but ${tokens.detail}`);
+      }
+      if (tokens?.status === "not-verifiable") {
+        steps.push({ step: "tokens", ok: false, detail: tokens.detail });
+        return result(
+          "NOT_VERIFIED",
+          `hidden states match the fingerprint bit for bit; ${tokens.detail}`,
+        );
+      }
+      if (tokens !== null) step("tokens", tokens.detail);
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
     if (recomputed === p.fingerprint.sha256) {

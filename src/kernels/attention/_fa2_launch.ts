@@ -93,8 +93,14 @@ export interface _SplitPlan {
  * @throws {RangeError} when the heuristic must run and the SM count is missing
  */
 export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _SplitPlan {
-  const maxQ = Math.max(...seq.map((s) => s.sq));
-  const maxK = Math.max(...seq.map((s) => s.sk));
+  const { batch, maxQ, maxK } = _launchShape(o, seq);
+  const forced = o.numSplits;
+  if (forced !== undefined) {
+    if (!Number.isSafeInteger(forced) || forced < 1 || forced > 128) {
+      throw new RangeError(`Cannot run FA2: numSplits ${forced} is not in 1..128`);
+    }
+    return { splits: forced, seqlenK: maxK };
+  }
   const varlen = o.cuSeqlensQ !== undefined;
   if (varlen && !(maxQ <= 1 && o.heads > o.kvHeads)) return { splits: 1, seqlenK: maxK };
   const sms = o.multiProcessorCount;
@@ -105,7 +111,7 @@ export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _Split
     );
   }
   const splits = fa2NumSplits({
-    batch: seq.length,
+    batch,
     heads: o.heads,
     kvHeads: o.kvHeads,
     seqlenQ: varlen ? 1 : Math.max(maxQ, 1),
@@ -114,4 +120,31 @@ export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _Split
     multiProcessorCount: sms,
   });
   return { splits, seqlenK: maxK };
+}
+
+/**
+ * The launch's batch and longest lengths: the sequences given, or the declared launch of which
+ * they are a part (each computed sequence must fit inside it).
+ *
+ * @param o the forward options (`launch`)
+ * @param seq the computed sequences
+ * @returns batch size, longest query and key lengths
+ * @throws {RangeError} when the declared launch cannot contain the computed sequences
+ */
+export function _launchShape(
+  o: FlashAttentionOptions,
+  seq: readonly Fa2Sequence[],
+): { batch: number; maxQ: number; maxK: number } {
+  const maxQ = Math.max(...seq.map((s) => s.sq));
+  const maxK = Math.max(...seq.map((s) => s.sk));
+  const l = o.launch;
+  if (l === undefined) return { batch: seq.length, maxQ, maxK };
+  const ok = (v: number, min: number) => Number.isSafeInteger(v) && v >= min;
+  if (!ok(l.batch, seq.length) || !ok(l.maxSeqlenQ, Math.max(maxQ, 1)) || !ok(l.maxSeqlenK, maxK)) {
+    throw new RangeError(
+      `Cannot run FA2: the launch (batch ${l.batch}, max lengths ${l.maxSeqlenQ}/${l.maxSeqlenK}) ` +
+        `cannot hold the ${seq.length} computed sequence(s) (max lengths ${maxQ}/${maxK})`,
+    );
+  }
+  return { batch: l.batch, maxQ: l.maxSeqlenQ, maxK: l.maxSeqlenK };
 }

@@ -21,6 +21,19 @@ export interface AttentionInputs {
   readonly v: Uint16Array;
 }
 
+/**
+ * The shape of a whole launch of which only some sequences are computed (one sequence of a
+ * serving pass): what the other sequences contribute to the arithmetic of the computed ones.
+ */
+export interface Fa2LaunchShape {
+  /** Sequences in the launch (the batch). */
+  readonly batch: number;
+  /** The longest query length (`max_seqlen_q`: GQA swap and causal flag). */
+  readonly maxSeqlenQ: number;
+  /** The longest key length (`max_seqlen_k`: split heuristic and each split's key blocks). */
+  readonly maxSeqlenK: number;
+}
+
 /** Options of an FA2 launch (`flashAttentionForward`, `planFa2`). */
 export interface FlashAttentionOptions {
   /** Query heads (a multiple of `kvHeads`; query head h reads KV head floor(h / (heads/kvHeads))). */
@@ -45,6 +58,16 @@ export interface FlashAttentionOptions {
   readonly cuSeqlensK?: ArrayLike<number>;
   /** Device SM count; required by `mha_fwd` and the varlen GQA swap for the split heuristic. */
   readonly multiProcessorCount?: number;
+  /**
+   * The whole launch when `inputs` hold only some of its sequences: it fixes the GQA swap, the
+   * causal flag, the split count and the split ranges; default the sequences given.
+   */
+  readonly launch?: Fa2LaunchShape;
+  /**
+   * Split count passed by the caller (`flash_attn_with_kvcache`'s `num_splits` > 0), instead of
+   * the heuristic; 1 to 128.
+   */
+  readonly numSplits?: number;
   /** Also return O before its BF16 rounding (diagnostics; FA2's `out_accum` form). */
   readonly returnFp32?: boolean;
   /** Return the LSE (needs MUFU.LG2). */

@@ -9,7 +9,7 @@
 import { type Datapath, findDatapath } from "../../hardware/mod.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import { _fa2Arith, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
-import { _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
+import { _launchShape, _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
 import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
 import type { SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
@@ -94,7 +94,8 @@ export function planFa2(
     throw new TypeError("Cannot run FA2: the profile has no 'mma' bf16 -> fp32 datapath");
   }
   const seq = _sequences(inputs, options);
-  const causal = options.causal && Math.max(...seq.map((s) => s.sq)) > 1;
+  // mha_varlen_fwd and mha_fwd drop the causal flag when the longest query has one token.
+  const causal = options.causal && _launchShape(options, seq).maxQ > 1;
   const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
   const { splits, seqlenK } = _splitPlan(options, seq);
   const m = options.mufu;

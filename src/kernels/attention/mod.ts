@@ -60,6 +60,7 @@ export { fa2NumSplits, type Fa2SplitShape } from "./fa2_num_splits.ts";
 export {
   type AttentionInputs,
   type Fa2Forward,
+  type Fa2LaunchShape,
   type FlashAttentionOptions,
   type FlashAttentionResult,
 } from "./fa2_options.ts";

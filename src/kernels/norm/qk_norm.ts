@@ -6,13 +6,15 @@
 import { rmsNorm, type RmsNormOptions, type RmsNormResult } from "./rms_norm.ts";
 
 /** Options of {@link qkNorm}: {@link RmsNormOptions} with the tensor given as tokens x heads. */
-export interface QkNormOptions extends Omit<RmsNormOptions, "rows" | "hidden"> {
+export interface QkNormOptions extends Omit<RmsNormOptions, "rows" | "hidden" | "launchRows"> {
   /** Tokens (batch x sequence positions). */
   readonly tokens: number;
   /** Heads (32 query or 8 key-value heads for Qwen3-4B). */
   readonly heads: number;
   /** Head dimension (128 for Qwen3); `weight` has this many BF16 values. */
   readonly headDim?: number;
+  /** Tokens of the whole tensor on the GPU when `x` holds only some (default `tokens`). */
+  readonly launchTokens?: number;
 }
 
 /**
@@ -43,11 +45,16 @@ export interface QkNormOptions extends Omit<RmsNormOptions, "rows" | "hidden"> {
  * ```
  */
 export function qkNorm(x: Uint16Array, options: QkNormOptions): RmsNormResult {
-  const { tokens, heads, headDim = 128, ...rest } = options;
+  const { tokens, heads, headDim = 128, launchTokens = tokens, ...rest } = options;
   for (const [k, v] of [["tokens", tokens], ["heads", heads], ["headDim", headDim]] as const) {
     if (!Number.isSafeInteger(v) || v < 1) {
       throw new RangeError(`Cannot apply QK-norm: '${k}' must be a positive integer, got ${v}`);
     }
   }
-  return rmsNorm(x, { ...rest, rows: tokens * heads, hidden: headDim });
+  return rmsNorm(x, {
+    ...rest,
+    rows: tokens * heads,
+    hidden: headDim,
+    launchRows: launchTokens * heads,
+  });
 }

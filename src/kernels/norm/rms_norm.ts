@@ -26,6 +26,11 @@ export interface RmsNormOptions {
   readonly eps?: number;
   /** Offset of the input tensor from a 16-byte boundary in FP32 elements (default 0). */
   readonly baseOffset?: number;
+  /**
+   * Rows of the whole tensor on the GPU when `x` holds only some of them (a serving pass's rows
+   * of one sequence): the reduce launch and the mean factor follow it; default `rows`.
+   */
+  readonly launchRows?: number;
 }
 
 /** Output and per-row intermediates of {@link rmsNorm} (the spec's validated checkpoints). */
@@ -88,9 +93,15 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
     x32[i] = v;
     sq[i] = bitsFromF32(v * v);
   }
-  const reduceOptions = { rows, length: hidden, stack, baseOffset: options.baseOffset ?? 0 };
-  const sumsq = reduceSumRows(sq, reduceOptions);
-  const factor = meanFactor(rows, rows * hidden);
+  const launchRows = options.launchRows ?? rows;
+  const sumsq = reduceSumRows(sq, {
+    rows,
+    length: hidden,
+    stack,
+    baseOffset: options.baseOffset ?? 0,
+    launchRows,
+  });
+  const factor = meanFactor(launchRows, launchRows * hidden);
   const factorValue = f32FromBits(factor);
   const eps = Math.fround(options.eps ?? 1e-6);
   const variance = new Uint32Array(rows);

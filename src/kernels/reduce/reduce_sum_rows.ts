@@ -21,6 +21,14 @@ export interface ReduceSumRowsOptions {
    * CUDA caching allocator returns aligned blocks; a view into a larger buffer may not be).
    */
   readonly baseOffset?: number;
+  /**
+   * Rows of the whole tensor on the GPU (`num_outputs`, which fixes the launch configuration)
+   * when `values` holds only some of them (one sequence of a serving pass); default `rows`. The
+   * rows given are then taken to start at a vector-aligned row of that tensor, which holds for
+   * every row when `length` is a multiple of the input vector width or the launch does not
+   * vectorise (checked).
+   */
+  readonly launchRows?: number;
 }
 
 /**
@@ -73,7 +81,14 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
       }`,
     );
   }
-  const base = pytorchReducePlan({ outputs: rows, length }, { stack });
+  const outputs = _launchRows(options);
+  const base = pytorchReducePlan({ outputs, length }, { stack });
+  if (outputs !== rows && base.config.vectorize && length % stack.inputVecSize !== 0) {
+    throw new RangeError(
+      `Cannot reduce rows: part of a ${outputs}-row tensor with rows of ${length} values ` +
+        `(not a multiple of the vector width ${stack.inputVecSize}) needs each row's alignment`,
+    );
+  }
   const plans = new Map<number, PytorchReducePlan>([[0, base]]);
   const out = new Uint32Array(rows);
   for (let r = 0; r < rows; r++) {
@@ -81,10 +96,21 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
     const shift = base.config.vectorize ? rowShift(r, options) : 0;
     let plan = plans.get(shift);
     if (plan === undefined) {
-      plan = pytorchReducePlan({ outputs: rows, length }, { stack, shift });
+      plan = pytorchReducePlan({ outputs, length }, { stack, shift });
       plans.set(shift, plan);
     }
     out[r] = executePlan(plan, values, { offset: r * length });
   }
   return out;
+}
+
+function _launchRows(o: ReduceSumRowsOptions): number {
+  const n = o.launchRows ?? o.rows;
+  if (n === o.rows) return n;
+  if (!Number.isSafeInteger(n) || n < o.rows) {
+    throw new RangeError(
+      `Cannot reduce rows: launchRows ${n} must be an integer of at least ${o.rows} rows`,
+    );
+  }
+  return n;
 }

@@ -17,7 +17,7 @@ import {
 
 /**
  * The GEMMs of a decoder layer: its linear layers, named as in HF checkpoints (`router` is a MoE
- * block's `mlp.gate`), and eager attention's batched products (`attn_scores` = Q K^T per head,
+ * block's `mlp.gate`; `lm_head` the logits of a serving pass's token-emitting rows), and eager attention's batched products (`attn_scores` = Q K^T per head,
  * `attn_values` = P V).
  */
 export type ProjectionName =
@@ -29,6 +29,7 @@ export type ProjectionName =
   | "up_proj"
   | "down_proj"
   | "router"
+  | "lm_head"
   | "attn_scores"
   | "attn_values";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
-import { type GemmResult, runGemmRecipe } from "../../kernels/mod.ts";
+import { type GemmResult, ropeInvFreq, runGemmRecipe } from "../../kernels/mod.ts";
 import type { BlockRuntime, GemmCall } from "../blocks/mod.ts";
 
 /** Ends a forward whose configuration cannot be emulated; carries the reason. */
@@ -43,9 +43,20 @@ export async function project(
     readonly datapath: Datapath;
     readonly call: GemmCall;
     readonly weight: Uint16Array;
+    /**
+     * Rows of x computed here when they are only some of the call's `m` (one sequence of a
+     * serving pass): the kernel is the one dispatched for `m`, and rows never mix in a GEMM
+     * (every recipe walks K per output element), so the computed rows are those of the full
+     * call. Default `call.m`.
+     */
+    readonly rows?: number;
   },
 ): Promise<GemmResult> {
   const { call } = o;
+  const rows = o.rows ?? call.m;
+  if (!(Number.isSafeInteger(rows) && rows >= 1 && rows <= call.m)) {
+    throw new RangeError(`Cannot run ${call.name}: ${rows} rows of a call of ${call.m}`);
+  }
   const hit = o.runtime.gemm(call);
   if (!hit.covered) throw new ForwardUnsupported(hit.reason);
   return await runGemmRecipe(hit.recipe, {
@@ -53,9 +64,46 @@ export async function project(
     walker: o.runtime.walker,
     a: x,
     b: o.weight,
-    m: call.m,
+    m: rows,
     n: call.n,
     k: call.k,
     outFormat: "bf16",
   });
+}
+
+/**
+ * The RoPE inverse frequencies of a forward: the model's recorded FP32 patterns, or computed from
+ * `rope_theta` when that computation is unambiguous.
+ *
+ * @param given recorded patterns (headDim / 2 of them), if any
+ * @param d head dimension
+ * @param theta `rope_theta`
+ * @returns the patterns
+ * @throws {RangeError} when the given patterns have the wrong length
+ * @throws {ForwardUnsupported} when a computed value sits on a rounding boundary
+ * @example
+ * ```ts
+ * import { modelInvFreq } from "./forward_support.ts";
+ * if (modelInvFreq(undefined, 128, 1e6)[0] !== 0x3f800000) throw new Error(); // theta^0
+ * ```
+ */
+export function modelInvFreq(
+  given: Uint32Array | undefined,
+  d: number,
+  theta: number,
+): Uint32Array {
+  if (given !== undefined) {
+    if (given.length !== d / 2) {
+      throw new RangeError(`Cannot run forward: inv_freq must hold ${d / 2} FP32 patterns`);
+    }
+    return given.slice();
+  }
+  try {
+    return ropeInvFreq(d, { theta });
+  } catch (e) {
+    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
+      throw new ForwardUnsupported(`${e.message}; record the model's inv_freq patterns instead`);
+    }
+    throw e;
+  }
 }

@@ -15,7 +15,7 @@
  */
 export { type BatchLayout, batchLayout } from "./batch_layout.ts";
 export { addBf16Once } from "./bf16_add_once.ts";
-export { ForwardUnsupported, project } from "./forward_support.ts";
+export { ForwardUnsupported, modelInvFreq, project } from "./forward_support.ts";
 export {
   attentionLaunch,
   type BatchAttentionContext,
@@ -43,3 +43,20 @@ export {
   type TokenBatch,
 } from "./parse_token_batch.ts";
 export { eagerAttention } from "./eager_attention.ts";
+export {
+  type PassEntry,
+  type PassShape,
+  type RowBlock,
+  type ServedSequence,
+  SERVING_LIMITS,
+  servingRows,
+} from "./serving_shape.ts";
+export {
+  argmaxBf16,
+  runServingForward,
+  type SequenceKv,
+  type ServedSequenceResult,
+  type ServingForwardOptions,
+  type ServingForwardResult,
+  type ServingForwardSupport,
+} from "./serving_forward.ts";

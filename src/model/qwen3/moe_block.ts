@@ -68,6 +68,16 @@ export interface MoeBlockOptions {
   readonly router: Uint16Array;
   /** Loads expert e's weights (called once per visited expert, ascending). */
   readonly expert: (e: number) => Promise<ExpertWeights>;
+  /**
+   * The whole batch when `x` holds only some of its rows (one sequence of a serving pass):
+   * `rows` of the batch (norm and top-k-sum launches, router GEMM dispatch) and, for each expert
+   * the computed rows reach, its GEMM row count across the batch (`own` is the computed rows'
+   * share; the callback may throw when the recorded count cannot contain it).
+   */
+  readonly launch?: {
+    readonly rows: number;
+    readonly expertRows: (expert: number, own: number) => number;
+  };
 }
 
 /** The routing of a batch: top-k experts and BF16 weights per row. */
@@ -97,8 +107,10 @@ export async function runMoeBlock(
 ): Promise<{ out: Uint16Array; routing: MoeRouting; expertRows: Map<number, number> }> {
   const { hidden: h, moe, runtime } = o;
   const m = x.length / h;
+  const launchRows = o.launch?.rows ?? m;
   const norm = rmsNorm(x, {
     rows: m,
+    launchRows,
     hidden: h,
     weight: o.norm,
     sfu: runtime.sfu,
@@ -107,10 +119,11 @@ export async function runMoeBlock(
   });
   const logits = await project(norm.output, {
     ...o,
-    call: { name: "router", m, n: moe.experts, k: h },
+    call: { name: "router", m: launchRows, n: moe.experts, k: h },
     weight: o.router,
+    rows: m,
   });
-  const routing = routeTopK(logits.out, { ...o, rows: m });
+  const routing = routeTopK(logits.out, { ...o, rows: m, launchRows });
   const y = new Uint16Array(m * h);
   const expertRows = new Map<number, number>();
   const k = moe.topK;
@@ -124,7 +137,8 @@ export async function runMoeBlock(
     const w = await o.expert(e);
     const xe = new Uint16Array(pairs.length * h);
     pairs.forEach(([t], i) => xe.set(norm.output.subarray(t * h, (t + 1) * h), i * h));
-    const out = await _expertMlp(xe, { ...o, rows: pairs.length, w });
+    const launchM = o.launch?.expertRows(e, pairs.length) ?? pairs.length;
+    const out = await _expertMlp(xe, { ...o, rows: pairs.length, launchM, w });
     const scale = new Uint16Array(out.length);
     pairs.forEach(([t, s], i) => scale.fill(routing.weights[t * k + s]!, i * h, (i + 1) * h));
     const scaled = mulBf16(out, scale);
@@ -152,6 +166,8 @@ export function routeTopK(
   o: {
     readonly moe: Qwen3MoeConfig;
     readonly rows: number;
+    /** Rows of the whole batch when `logits` hold only some (top-k sum launch; default rows). */
+    readonly launchRows?: number;
     readonly torchVersion: string;
     readonly reduceStack: ReduceStack;
     readonly runtime: BlockRuntime;
@@ -185,7 +201,12 @@ export function routeTopK(
     }
   }
   if (moe.normTopkProb) {
-    const sums = reduceSumRows(top, { rows: m, length: k, stack: o.reduceStack });
+    const sums = reduceSumRows(top, {
+      rows: m,
+      length: k,
+      stack: o.reduceStack,
+      launchRows: o.launchRows ?? m,
+    });
     for (let t = 0; t < m; t++) {
       for (let s = 0; s < k; s++) top[t * k + s] = divF32(top[t * k + s]!, sums[t]!);
     }
@@ -197,9 +218,13 @@ export function routeTopK(
 
 async function _expertMlp(
   x: Uint16Array,
-  o: MoeBlockOptions & { readonly rows: number; readonly w: ExpertWeights },
+  o: MoeBlockOptions & {
+    readonly rows: number;
+    readonly launchM: number;
+    readonly w: ExpertWeights;
+  },
 ): Promise<Uint16Array> {
-  const { hidden: h, rows: m, w } = o;
+  const { hidden: h, rows, launchM: m, w } = o;
   const f = o.moe.intermediate;
   if (w.gate.length !== f * h || w.up.length !== f * h || w.down.length !== h * f) {
     throw new ForwardUnsupported("expert weights do not match the config's sizes");
@@ -208,13 +233,20 @@ async function _expertMlp(
     ...o,
     call: { name: "gate_proj", m, n: f, k: h },
     weight: w.gate,
+    rows,
   });
-  const up = await project(x, { ...o, call: { name: "up_proj", m, n: f, k: h }, weight: w.up });
+  const up = await project(x, {
+    ...o,
+    call: { name: "up_proj", m, n: f, k: h },
+    weight: w.up,
+    rows,
+  });
   const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
   const down = await project(act, {
     ...o,
     call: { name: "down_proj", m, n: h, k: f },
     weight: w.down,
+    rows,
   });
   return down.out;
 }

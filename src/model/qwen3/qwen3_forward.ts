@@ -14,7 +14,6 @@ import {
   moeExpertsUnsupported,
   reduceStackForTorch,
   rmsNorm,
-  ropeInvFreq,
 } from "../../kernels/mod.ts";
 import {
   type BlockRuntime,
@@ -28,7 +27,7 @@ import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
-import { ForwardUnsupported } from "./forward_support.ts";
+import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
 import { runMoeBlock } from "./moe_block.ts";
 
 /** A fingerprinted position: token `pos` of sequence `seq`. */
@@ -159,7 +158,7 @@ async function _forward(
     build,
     torchVersion: ops.torch,
     sdpa: backend.id === "fa2-pytorch-bundled",
-    invFreq: _invFreq(o.invFreq, c.headDim, Number(c.ropeTheta)),
+    invFreq: modelInvFreq(o.invFreq, c.headDim, Number(c.ropeTheta)),
     multiProcessorCount: o.multiProcessorCount,
     eps,
   };
@@ -279,21 +278,4 @@ async function _denseMlp(
   if (!planned.supported) throw new ForwardUnsupported(planned.reason);
   return (await runFfnBlock(x, { plan: planned.plan, runtime: o.runtime, weights: o.weights }))
     .out;
-}
-
-function _invFreq(given: Uint32Array | undefined, d: number, theta: number): Uint32Array {
-  if (given !== undefined) {
-    if (given.length !== d / 2) {
-      throw new RangeError(`Cannot run forward: inv_freq must hold ${d / 2} FP32 patterns`);
-    }
-    return given.slice();
-  }
-  try {
-    return ropeInvFreq(d, { theta });
-  } catch (e) {
-    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
-      throw new ForwardUnsupported(`${e.message}; record the model's inv_freq patterns instead`);
-    }
-    throw e;
-  }
 }

@@ -1,0 +1,74 @@
+/**
+ * The checkpoint a model workload names: model type, the checkpoint digest
+ * (`bitaudit.checkpoint-digest/v1` over `files`), the `config.json` digest and each weight file's
+ * SHA-256. Shared by the `model_forward` and `sequence` workloads.
+ *
+ * @module
+ */
+
+/** A checkpoint named by digests. */
+export interface ModelRef {
+  /** `qwen3` or `qwen3_moe`. */
+  readonly type: "qwen3" | "qwen3_moe";
+  /** The checkpoint digest over `files`. */
+  readonly checkpointSha256: string;
+  /** SHA-256 of `config.json`. */
+  readonly configSha256: string;
+  /** Weight file name -> SHA-256. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * Validates a model reference.
+ *
+ * @param json parsed value
+ * @param ctx the field's `path` and `bad(path, why)`, which raises the caller's coded error
+ * @returns the frozen reference
+ * @throws whatever `ctx.bad` throws
+ * @example
+ * ```ts
+ * import { parseModelRef } from "./model_ref.ts";
+ * const h = "0".repeat(64);
+ * const m = parseModelRef({ type: "qwen3", checkpointSha256: h, configSha256: h,
+ *   files: { "model.safetensors": h } }, { path: "m", bad: (p, w) => { throw new Error(p + w); } });
+ * if (m.type !== "qwen3") throw new Error();
+ * ```
+ */
+export function parseModelRef(
+  json: unknown,
+  ctx: { readonly path: string; readonly bad: (path: string, why: string) => never },
+): ModelRef {
+  const { path: P, bad } = ctx;
+  const m = typeof json === "object" && json !== null && !Array.isArray(json)
+    ? json as Record<string, unknown>
+    : bad(P, "must be an object");
+  for (const key of Object.keys(m)) {
+    if (!["type", "checkpointSha256", "configSha256", "files"].includes(key)) {
+      bad(`${P}.${key}`, "unknown field");
+    }
+  }
+  const hex = (v: unknown, path: string) =>
+    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+  const type = m.type === "qwen3" || m.type === "qwen3_moe"
+    ? m.type
+    : bad(`${P}.type`, "must be 'qwen3' or 'qwen3_moe'");
+  const filesObj = typeof m.files === "object" && m.files !== null && !Array.isArray(m.files)
+    ? m.files as Record<string, unknown>
+    : bad(`${P}.files`, "must be an object");
+  const names = Object.keys(filesObj);
+  if (names.length < 1 || names.length > 4096) bad(`${P}.files`, "must list 1..4096 files");
+  const files: Record<string, string> = {};
+  for (const name of names) {
+    if (!FILE.test(name)) bad(`${P}.files`, "must name plain files");
+    files[name] = hex(filesObj[name], `${P}.files.${name}`);
+  }
+  return Object.freeze({
+    type,
+    checkpointSha256: hex(m.checkpointSha256, `${P}.checkpointSha256`),
+    configSha256: hex(m.configSha256, `${P}.configSha256`),
+    files: Object.freeze(files),
+  });
+}

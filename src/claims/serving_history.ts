@@ -1,0 +1,167 @@
+/**
+ * The serving-history blob of a `sequence` claim: for each forward pass that touched the
+ * sequence, in order, the pass's shape facts and which entry is the sequence.
+ *
+ * ```
+ * {"schema": "bitaudit.serving-history/v1",
+ *  "passes": [{"entries": [[query, cached], ...],   (every entry of the pass, launch order)
+ *              "self": i,                           (this sequence's entry)
+ *              "rows": M,                           (rows of every GEMM and norm launch)
+ *              "logitsRows": n,                     (rows of the LM head GEMM)
+ *              "expertRows"?: [[count per expert] per MoE layer]}, ...]}
+ * ```
+ * The blob is committed by its SHA-256 and must be exactly its RFC 8785 canonical encoding (one
+ * byte string per history), parsed strictly and bounded before anything is allocated.
+ *
+ * @module
+ */
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
+import type { PassShape } from "../model/mod.ts";
+import { canonicalJson } from "./canonical_json.ts";
+
+/** Schema id of serving histories. */
+export const SERVING_HISTORY_SCHEMA = "bitaudit.serving-history/v1";
+/** Largest history blob accepted (bytes). */
+export const MAX_HISTORY_BYTES = 64 << 20;
+/** Largest number of entries over all passes of a history. */
+export const MAX_HISTORY_ENTRIES = 1 << 22;
+
+/** One pass of a history: its shape and this sequence's entry. */
+export interface HistoryPass extends PassShape {
+  /** Index of the sequence's entry in `entries`. */
+  readonly self: number;
+}
+
+/** Why a history blob is refused. */
+export class HistoryError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param why one line naming the pass or field
+   */
+  constructor(readonly why: string) {
+    super(`serving history: ${why}`);
+  }
+}
+
+/**
+ * Encodes a history (the prover's side): RFC 8785 canonical JSON.
+ *
+ * @param passes the passes
+ * @returns the blob bytes
+ * @example
+ * ```ts
+ * import { encodeServingHistory, parseServingHistory } from "./serving_history.ts";
+ * const b = encodeServingHistory([{ entries: [{ query: 3, cached: 0 }], self: 0, rows: 3, logitsRows: 1 }]);
+ * if (parseServingHistory(b)[0]!.rows !== 3) throw new Error();
+ * ```
+ */
+export function encodeServingHistory(passes: readonly HistoryPass[]): Uint8Array {
+  return canonicalJson({
+    schema: SERVING_HISTORY_SCHEMA,
+    passes: passes.map((p) => ({
+      entries: p.entries.map((e) => [e.query, e.cached]),
+      self: p.self,
+      rows: p.rows,
+      logitsRows: p.logitsRows,
+      ...(p.expertRows === undefined ? {} : { expertRows: p.expertRows }),
+    })),
+  });
+}
+
+/**
+ * Parses a history blob strictly.
+ *
+ * @param bytes the blob
+ * @returns the passes
+ * @throws {HistoryError} for oversized, non-canonical or malformed blobs
+ * @example
+ * ```ts
+ * import { HistoryError, parseServingHistory } from "./serving_history.ts";
+ * let why = "";
+ * try { parseServingHistory(new TextEncoder().encode("{}")); } catch (e) { why = (e as HistoryError).why; }
+ * if (!why.includes("schema")) throw new Error(why);
+ * ```
+ */
+export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
+  if (bytes.length > MAX_HISTORY_BYTES) {
+    throw new HistoryError(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
+  }
+  let json: unknown;
+  try {
+    json = parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (e) {
+    if (e instanceof StrictJsonError || e instanceof TypeError) {
+      throw new HistoryError(`not strict JSON: ${e.message}`);
+    }
+    throw e;
+  }
+  const bad = (path: string, why: string): never => {
+    throw new HistoryError(`${path} ${why}`);
+  };
+  const obj = (v: unknown, path: string, keys: readonly string[], required: readonly string[]) => {
+    const o = typeof v === "object" && v !== null && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : bad(path, "must be an object");
+    for (const k of Object.keys(o)) {
+      if (!keys.includes(k)) bad(`${path}.${k}`, "is an unknown field");
+    }
+    for (const k of required) if (!(k in o)) bad(`${path}.${k}`, "is missing");
+    return o;
+  };
+  const int = (v: unknown, path: string, max: number) =>
+    Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max
+      ? v as number
+      : bad(path, `must be an integer in 0..${max}`);
+  const list = (v: unknown, path: string, max: number) =>
+    Array.isArray(v) && v.length <= max ? v : bad(path, `must be an array of at most ${max}`);
+  const top = obj(json, "$", ["schema", "passes"], ["schema", "passes"]);
+  if (top.schema !== SERVING_HISTORY_SCHEMA) bad("$.schema", `must be '${SERVING_HISTORY_SCHEMA}'`);
+  let entriesSeen = 0;
+  const passes = list(top.passes, "$.passes", 1 << 16).map((p, i): HistoryPass => {
+    const path = `$.passes[${i}]`;
+    const o = obj(p, path, ["entries", "self", "rows", "logitsRows", "expertRows"], [
+      "entries",
+      "self",
+      "rows",
+      "logitsRows",
+    ]);
+    const raw = list(o.entries, `${path}.entries`, 4096);
+    entriesSeen += raw.length;
+    if (entriesSeen > MAX_HISTORY_ENTRIES) {
+      bad("$.passes", `hold over ${MAX_HISTORY_ENTRIES} entries`);
+    }
+    const entries = raw.map((e, j) => {
+      const ep = `${path}.entries[${j}]`;
+      if (!Array.isArray(e) || e.length !== 2) bad(ep, "must be [query, cached]");
+      const pair = e as unknown[];
+      return Object.freeze({
+        query: int(pair[0], `${ep}[0]`, 1 << 20),
+        cached: int(pair[1], `${ep}[1]`, 1 << 24),
+      });
+    });
+    const self = int(o.self, `${path}.self`, Math.max(entries.length - 1, 0));
+    const expert = o.expertRows === undefined
+      ? undefined
+      : list(o.expertRows, `${path}.expertRows`, 1024)
+        .map((l, k) =>
+          Object.freeze(
+            list(l, `${path}.expertRows[${k}]`, 4096).map((c, e) =>
+              int(c, `${path}.expertRows[${k}][${e}]`, 1 << 20)
+            ),
+          )
+        );
+    return Object.freeze({
+      entries: Object.freeze(entries),
+      self,
+      rows: int(o.rows, `${path}.rows`, 1 << 20),
+      logitsRows: int(o.logitsRows, `${path}.logitsRows`, 4096),
+      ...(expert === undefined ? {} : { expertRows: Object.freeze(expert) }),
+    });
+  });
+  const canon = encodeServingHistory(passes);
+  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) {
+    bad("$", "is not the canonical (RFC 8785) encoding of its content");
+  }
+  return passes;
+}

@@ -1,0 +1,649 @@
+/**
+ * Forward passes of a serving engine, replayed for some of their sequences: every pass's rows of
+ * the computed sequences, each with the kernels its pass's shape chose, a KV cache built as the
+ * GPU built it (K after k-norm and RoPE, and V, BF16, written by the pass that computed the
+ * position and read by later passes), decode attention through FA2's split-KV path when the
+ * pass's launch picks it, and the LM head of the rows that emit a token.
+ *
+ * The replay runs layer by layer over all passes (a layer's K and V of every position exist
+ * before any of its attention runs, since they depend on the layer input only), so its cost is
+ * one prefill of the whole sequence plus the attention of each pass, and one layer's weights and
+ * one layer's cache are in memory at a time. Rows of different passes that run the same kernel
+ * share a GEMM call (`serving_ops.ts`).
+ *
+ * @module
+ */
+import { findDatapath } from "../../hardware/mod.ts";
+import {
+  addBf16,
+  applyRope,
+  attentionBackend,
+  fa2SfuFunctions,
+  flashAttentionForward,
+  moeExpertsUnsupported,
+  mulBf16,
+  reduceStackForTorch,
+  ropeTables,
+  siluBf16,
+} from "../../kernels/mod.ts";
+import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
+import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
+import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
+import { runMoeBlock } from "./moe_block.ts";
+import {
+  type PassShape,
+  type RowBlock,
+  type ServedSequence,
+  servingRows,
+} from "./serving_shape.ts";
+import { type LaunchRows, normRows, pickRows, projectRows } from "./serving_ops.ts";
+
+/** Emitting rows whose logits are computed at once. */
+const LOGITS_CHUNK = 64;
+
+/** Options of {@link runServingForward}. */
+export interface ServingForwardOptions {
+  /** Profile, stack (its `batching` must be `flatten`), dispatch, K-walker, SFU, attention. */
+  readonly runtime: BlockRuntime;
+  /** The device's SM count (FA2's split heuristic). */
+  readonly multiProcessorCount: number;
+  /** Recorded `inv_freq` patterns (default: computed from `rope_theta`). */
+  readonly invFreq?: Uint32Array;
+  /** Positions to fingerprint per sequence (default: each sequence's last computed position). */
+  readonly positions?: readonly (readonly number[])[];
+  /** Compute the LM head and greedy token of every emitting row (default true). */
+  readonly logits?: boolean;
+  /** Called after each layer (progress). */
+  readonly onLayer?: (layer: number) => void;
+  /**
+   * KV caches of sequences that start past position 0 (`ServedSequence.start`), by sequence
+   * index: each layer's K and V of positions 0..start-1 (a prover running pass by pass).
+   */
+  readonly kv?: readonly (SequenceKv | undefined)[];
+  /** Return every computed sequence's KV cache (for the next pass). */
+  readonly keepKv?: boolean;
+  /**
+   * Forced FA2 split counts by pass (`flash_attn_with_kvcache`'s `num_splits`; absent: the
+   * heuristic). A prover's falsification, never what a verifier replays.
+   */
+  readonly forcedSplits?: ReadonlyMap<number, number>;
+}
+
+/** One sequence's KV cache: per layer, K and V [positions, kvHeads * headDim] BF16. */
+export interface SequenceKv {
+  /** K per layer (after k-norm and RoPE). */
+  readonly k: readonly Uint16Array[];
+  /** V per layer. */
+  readonly v: readonly Uint16Array[];
+}
+
+/** What a replay gives for one computed sequence. */
+export interface ServedSequenceResult {
+  /**
+   * Final-norm rows of every computed position, in position order from the sequence's `start`:
+   * BF16 [positions, hidden].
+   */
+  readonly hidden: Uint16Array;
+  /** The fingerprinted positions. */
+  readonly positions: readonly number[];
+  /** SHA-256 of the final-norm rows at `positions` (`fingerprint.ts`). */
+  readonly fingerprint: string;
+  /** Per-layer chain digests over the rows at `positions`. */
+  readonly layerChain: readonly { readonly attention: string; readonly mlp: string }[];
+  /** Greedy token (argmax of the BF16 logits, lowest id on ties) of each emitting step. */
+  readonly greedy: ReadonlyMap<number, number>;
+}
+
+/** Result of a replay. */
+export interface ServingForwardResult {
+  /** One result per computed sequence. */
+  readonly sequences: readonly ServedSequenceResult[];
+  /** MoE models: the computed rows' expert counts, per pass, per MoE layer, per expert. */
+  readonly expertRows: readonly (readonly number[])[][];
+  /** Largest FA2 split count any pass ran. */
+  readonly maxSplits: number;
+  /** The computed sequences' KV caches after the last pass (with `keepKv`). */
+  readonly kv?: readonly SequenceKv[];
+  /** SFU functions the results depend on. */
+  readonly sfu: readonly SfuUse[];
+}
+
+/** A replay's result, or why its configuration cannot be emulated. */
+export type ServingForwardSupport =
+  | { readonly supported: true; readonly result: ServingForwardResult }
+  | { readonly supported: false; readonly reason: string };
+
+/**
+ * Replays passes for the given sequences.
+ *
+ * @param ckpt an opened checkpoint
+ * @param work the pass shapes and the computed sequences
+ * @param o {@link ServingForwardOptions}
+ * @returns the per-sequence results, or why the configuration cannot be emulated
+ * @throws {RangeError} when the passes and sequences contradict each other or the recorded
+ *   MoE expert or logits rows cannot hold the computed rows (a record that is wrong)
+ * @example
+ * ```ts ignore
+ * const r = await runServingForward(ckpt, { passes, sequences }, { runtime, multiProcessorCount: 108 });
+ * ```
+ */
+export async function runServingForward(
+  ckpt: Qwen3Checkpoint,
+  work: { readonly passes: readonly PassShape[]; readonly sequences: readonly ServedSequence[] },
+  o: ServingForwardOptions,
+): Promise<ServingForwardSupport> {
+  try {
+    return { supported: true, result: await _replay(ckpt, work, o) };
+  } catch (e) {
+    if (e instanceof ForwardUnsupported) return { supported: false, reason: e.reason };
+    throw e;
+  }
+}
+
+interface _Ctx {
+  readonly ckpt: Qwen3Checkpoint;
+  readonly o: ServingForwardOptions;
+  readonly passes: readonly PassShape[];
+  readonly blocks: readonly RowBlock[];
+  readonly rows: number;
+  readonly launchRows: LaunchRows;
+  readonly datapath: NonNullable<ReturnType<typeof findDatapath>>;
+  readonly reduceStack: ReturnType<typeof reduceStackForTorch>;
+  readonly eps: number;
+  readonly torch: string;
+}
+
+async function _replay(
+  ckpt: Qwen3Checkpoint,
+  work: { readonly passes: readonly PassShape[]; readonly sequences: readonly ServedSequence[] },
+  o: ServingForwardOptions,
+): Promise<ServingForwardResult> {
+  const c = ckpt.config;
+  const { runtime } = o;
+  const ops = runtime.stack.operators;
+  if (ops === undefined) {
+    throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
+  }
+  if (ops.batching !== "flatten") {
+    throw new ForwardUnsupported(
+      `stack '${runtime.stack.id}' batches '${ops.batching ?? "pad-to-longest"}'; serving ` +
+        "histories are modelled for continuous batching on a 'flatten' stack",
+    );
+  }
+  const backend = attentionBackend(ops.attention);
+  if (!backend.modelled) {
+    throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
+  }
+  if (c.moe !== undefined) {
+    const why = ops.experts === undefined
+      ? `stack '${runtime.stack.id}' names no MoE experts implementation`
+      : moeExpertsUnsupported(ops.experts);
+    if (why !== null) throw new ForwardUnsupported(why);
+  }
+  const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
+  if (datapath === undefined) {
+    throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
+  }
+  const moeLayers = c.moe === undefined
+    ? undefined
+    : Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
+  const { blocks, rows } = servingRows(work.passes, work.sequences, {
+    flatten: true,
+    ...(moeLayers === undefined ? {} : { experts: c.moe!.experts, moeLayers: moeLayers.length }),
+  });
+  for (const s of work.sequences) {
+    for (const t of s.tokens) {
+      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
+        throw new RangeError(`Cannot replay: token id ${t} is outside 0..${c.vocab - 1}`);
+      }
+    }
+  }
+  const launchRows = new Int32Array(rows);
+  for (const b of blocks) launchRows.fill(work.passes[b.pass]!.rows, b.row0, b.row0 + b.rows);
+  const ctx: _Ctx = {
+    ckpt,
+    o,
+    passes: work.passes,
+    blocks,
+    rows,
+    launchRows,
+    datapath,
+    reduceStack: reduceStackForTorch(ops.torch),
+    eps: Number(c.rmsNormEps),
+    torch: ops.torch,
+  };
+  const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
+  const tokens: number[] = [];
+  const positions: number[] = [];
+  for (const b of blocks) {
+    const seqTokens = work.sequences[b.seq]!.tokens;
+    for (let i = 0; i < b.rows; i++) {
+      tokens.push(seqTokens[b.pos0 + i]!);
+      positions.push(b.pos0 + i);
+    }
+  }
+  const invFreq = modelInvFreq(o.invFreq, c.headDim, Number(c.ropeTheta));
+  const rope = ropeTables(invFreq, positions);
+  let x = await ckpt.rows("model.embed_tokens.weight", tokens);
+  const chains = work.sequences.map(() => ({ prev: null as string | null, links: [] as string[] }));
+  const link = (t: Uint16Array) =>
+    fpRows.forEach((r, s) => {
+      const ch = chains[s]!;
+      ch.prev = chainLink(ch.prev, rowBytes(t, { rows: r.rows, width: c.hidden }));
+      ch.links.push(ch.prev);
+    });
+  const expertRows = work.passes.map(() => [] as number[][]);
+  const kvOut = work.sequences.map(() => ({ k: [] as Uint16Array[], v: [] as Uint16Array[] }));
+  let maxSplits = 1;
+  for (let layer = 0; layer < c.layers; layer++) {
+    const t = (n: string) => ckpt.tensor(`${layerPrefix(layer)}${n}`);
+    const attn = await _attention(x, ctx, {
+      rope,
+      t,
+      sequences: work.sequences,
+      layer,
+      kvOut: o.keepKv === true ? kvOut : null,
+    });
+    maxSplits = Math.max(maxSplits, attn.splits);
+    x = attn.out;
+    link(x);
+    if (moeLayers !== undefined && isMoeLayer(c, layer)) {
+      x = await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
+    } else {
+      x = await _denseMlp(x, ctx, t);
+    }
+    link(x);
+    o.onLayer?.(layer);
+  }
+  const final = normRows(x, {
+    width: c.hidden,
+    perRow: 1,
+    weight: await ckpt.tensor("model.norm.weight"),
+    runtime,
+    stack: ctx.reduceStack,
+    eps: ctx.eps,
+    launchRows,
+  });
+  const greedy = o.logits === false ? null : await _greedy(final, ctx);
+  const fns = ["rsqrt", "ex2", ...fa2SfuFunctions(backend.build, { splits: maxSplits })];
+  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+  if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
+  const sequences = work.sequences.map((_, s): ServedSequenceResult => {
+    const own = blocks.filter((b) => b.seq === s);
+    const n = own.reduce((a, b) => a + b.rows, 0);
+    const hidden = new Uint16Array(n * c.hidden);
+    const start = work.sequences[s]!.start ?? 0;
+    for (const b of own) {
+      hidden.set(
+        final.subarray(b.row0 * c.hidden, (b.row0 + b.rows) * c.hidden),
+        (b.pos0 - start) * c.hidden,
+      );
+    }
+    const ch = chains[s]!.links;
+    return Object.freeze({
+      hidden,
+      positions: fpRows[s]!.positions,
+      fingerprint: fingerprintOf(rowBytes(final, { rows: fpRows[s]!.rows, width: c.hidden })),
+      layerChain: Array.from({ length: c.layers }, (_, l) => ({
+        attention: ch[2 * l]!,
+        mlp: ch[2 * l + 1]!,
+      })),
+      greedy: new Map(own.filter((b) => b.emits).map((b) => [b.step, greedy?.get(b) ?? -1])),
+    });
+  });
+  return Object.freeze({
+    sequences,
+    expertRows,
+    maxSplits,
+    sfu: sfu.used,
+    ...(o.keepKv === true ? { kv: kvOut } : {}),
+  });
+}
+
+function _fingerprintRows(
+  sequences: readonly ServedSequence[],
+  blocks: readonly RowBlock[],
+  wanted: readonly (readonly number[])[] | undefined,
+): { positions: number[]; rows: number[] }[] {
+  return sequences.map((_, s) => {
+    const own = blocks.filter((b) => b.seq === s);
+    const rowOf = (pos: number) => {
+      const b = own.find((b) => pos >= b.pos0 && pos < b.pos0 + b.rows);
+      if (b === undefined) {
+        throw new RangeError(`Cannot replay: position ${pos} of sequence ${s} is not computed`);
+      }
+      return b.row0 + pos - b.pos0;
+    };
+    const last = own.length === 0 ? -1 : Math.max(...own.map((b) => b.pos0 + b.rows - 1));
+    const positions = [...(wanted?.[s] ?? (last < 0 ? [] : [last]))];
+    return { positions, rows: positions.map(rowOf) };
+  });
+}
+
+async function _attention(
+  x: Uint16Array,
+  ctx: _Ctx,
+  a: {
+    readonly rope: ReturnType<typeof ropeTables>;
+    readonly t: (n: string) => Promise<Uint16Array>;
+    readonly sequences: readonly ServedSequence[];
+    readonly layer: number;
+    readonly kvOut: { k: Uint16Array[]; v: Uint16Array[] }[] | null;
+  },
+): Promise<{ out: Uint16Array; splits: number }> {
+  const { ckpt, o, launchRows, datapath } = ctx;
+  const { hidden: h, heads, kvHeads, headDim: d } = ckpt.config;
+  const runtime = o.runtime;
+  const common = { runtime, stack: ctx.reduceStack, eps: ctx.eps, launchRows };
+  const norm = normRows(x, {
+    ...common,
+    width: h,
+    perRow: 1,
+    weight: await a.t("input_layernorm.weight"),
+  });
+  const proj = async (name: "q_proj" | "k_proj" | "v_proj", n: number, w: string) =>
+    projectRows(norm, { runtime, datapath, name, n, k: h, weight: await a.t(w), launchRows });
+  const q = await proj("q_proj", heads * d, "self_attn.q_proj.weight");
+  const k = await proj("k_proj", kvHeads * d, "self_attn.k_proj.weight");
+  const v = await proj("v_proj", kvHeads * d, "self_attn.v_proj.weight");
+  const qn = normRows(q, {
+    ...common,
+    width: d,
+    perRow: heads,
+    weight: await a.t("self_attn.q_norm.weight"),
+  });
+  const kn = normRows(k, {
+    ...common,
+    width: d,
+    perRow: kvHeads,
+    weight: await a.t("self_attn.k_norm.weight"),
+  });
+  const qr = applyRope(qn, { tables: a.rope, heads });
+  const kr = applyRope(kn, { tables: a.rope, heads: kvHeads });
+  // The layer's KV cache of each sequence: every position's K and V, written by its pass.
+  const kvw = kvHeads * d;
+  const caches = a.sequences.map((s, i) => {
+    const cache = {
+      k: new Uint16Array(s.tokens.length * kvw),
+      v: new Uint16Array(s.tokens.length * kvw),
+    };
+    const start = s.start ?? 0;
+    if (start > 0) {
+      const kv = o.kv?.[i];
+      const k = kv?.k[a.layer], v = kv?.v[a.layer];
+      if (k === undefined || v === undefined || k.length !== start * kvw || v.length !== k.length) {
+        throw new RangeError(
+          `Cannot replay: sequence ${i} starts at ${start} without its KV cache`,
+        );
+      }
+      cache.k.set(k);
+      cache.v.set(v);
+    }
+    return cache;
+  });
+  for (const b of ctx.blocks) {
+    const cache = caches[b.seq]!;
+    cache.k.set(kr.subarray(b.row0 * kvw, (b.row0 + b.rows) * kvw), b.pos0 * kvw);
+    cache.v.set(v.subarray(b.row0 * kvw, (b.row0 + b.rows) * kvw), b.pos0 * kvw);
+  }
+  const core = new Uint16Array(ctx.rows * heads * d);
+  const forward = runtime.attention ?? flashAttentionForward;
+  const backend = attentionBackend(runtime.stack.operators!.attention);
+  let splits = 1;
+  for (const [pass, group] of _byPass(ctx.blocks)) {
+    const shape = ctx.passes[pass]!;
+    const cuQ = [0], cuK = [0];
+    const keys = group.map((b) => b.pos0 + b.rows);
+    for (const b of group) cuQ.push(cuQ[cuQ.length - 1]! + b.rows);
+    for (const n of keys) cuK.push(cuK[cuK.length - 1]! + n);
+    const kk = new Uint16Array(cuK[cuK.length - 1]! * kvw);
+    const vv = new Uint16Array(kk.length);
+    group.forEach((b, i) => {
+      kk.set(caches[b.seq]!.k.subarray(0, keys[i]! * kvw), cuK[i]! * kvw);
+      vv.set(caches[b.seq]!.v.subarray(0, keys[i]! * kvw), cuK[i]! * kvw);
+    });
+    const r0 = group[0]!.row0, r1 = r0 + cuQ[cuQ.length - 1]!;
+    const r = await forward({ q: qr.subarray(r0 * heads * d, r1 * heads * d), k: kk, v: vv }, {
+      heads,
+      kvHeads,
+      headDim: d,
+      causal: true,
+      build: backend.modelled ? backend.build : _never(),
+      profile: runtime.profile,
+      mufu: runtime.sfu,
+      multiProcessorCount: o.multiProcessorCount,
+      cuSeqlensQ: cuQ,
+      cuSeqlensK: cuK,
+      ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
+      launch: {
+        batch: shape.entries.length,
+        maxSeqlenQ: Math.max(...shape.entries.map((e) => e.query)),
+        maxSeqlenK: Math.max(...shape.entries.map((e) => e.cached + e.query)),
+      },
+    });
+    splits = Math.max(splits, r.splits);
+    core.set(r.out, r0 * heads * d);
+  }
+  if (a.kvOut !== null) {
+    a.sequences.forEach((s, i) => {
+      const own = ctx.blocks.filter((b) => b.seq === i);
+      const end = own.length === 0 ? (s.start ?? 0) : Math.max(...own.map((b) => b.pos0 + b.rows));
+      a.kvOut![i]!.k.push(caches[i]!.k.slice(0, end * kvw));
+      a.kvOut![i]!.v.push(caches[i]!.v.slice(0, end * kvw));
+    });
+  }
+  const out = await projectRows(core, {
+    runtime,
+    datapath,
+    name: "o_proj",
+    n: h,
+    k: heads * d,
+    weight: await a.t("self_attn.o_proj.weight"),
+    launchRows,
+  });
+  return { out: addBf16(x, out), splits };
+}
+
+function _never(): never {
+  throw new Error("unreachable: the backend was checked");
+}
+
+/** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */
+function _byPass(blocks: readonly RowBlock[]): Map<number, RowBlock[]> {
+  const m = new Map<number, RowBlock[]>();
+  for (const b of blocks) {
+    const g = m.get(b.pass);
+    if (g === undefined) m.set(b.pass, [b]);
+    else g.push(b);
+  }
+  return m;
+}
+
+async function _denseMlp(
+  x: Uint16Array,
+  ctx: _Ctx,
+  t: (n: string) => Promise<Uint16Array>,
+): Promise<Uint16Array> {
+  const { hidden: h, intermediate: f } = ctx.ckpt.config;
+  const { runtime } = ctx.o;
+  const norm = normRows(x, {
+    width: h,
+    perRow: 1,
+    weight: await t("post_attention_layernorm.weight"),
+    runtime,
+    stack: ctx.reduceStack,
+    eps: ctx.eps,
+    launchRows: ctx.launchRows,
+  });
+  const p = async (
+    a: Uint16Array,
+    name: "gate_proj" | "up_proj" | "down_proj",
+    n: number,
+    k: number,
+  ) =>
+    projectRows(a, {
+      runtime,
+      datapath: ctx.datapath,
+      name,
+      n,
+      k,
+      weight: await t(`mlp.${name}.weight`),
+      launchRows: ctx.launchRows,
+    });
+  const gate = await p(norm, "gate_proj", f, h);
+  const up = await p(norm, "up_proj", f, h);
+  const act = mulBf16(siluBf16(gate, { mufu: runtime.sfu }), up);
+  return addBf16(x, await p(act, "down_proj", h, f));
+}
+
+async function _moe(
+  x: Uint16Array,
+  ctx: _Ctx,
+  a: {
+    readonly t: (n: string) => Promise<Uint16Array>;
+    readonly moeIndex: number;
+    readonly expertRows: number[][][];
+  },
+): Promise<Uint16Array> {
+  const c = ctx.ckpt.config;
+  const h = c.hidden;
+  const out = new Uint16Array(x.length);
+  const norm = await a.t("post_attention_layernorm.weight");
+  const router = await a.t("mlp.gate.weight");
+  const experts = new Map<
+    number,
+    Promise<{ gate: Uint16Array; up: Uint16Array; down: Uint16Array }>
+  >();
+  const expert = (e: number) => {
+    let w = experts.get(e);
+    if (w === undefined) {
+      w = (async () => ({
+        gate: await a.t(`mlp.experts.${e}.gate_proj.weight`),
+        up: await a.t(`mlp.experts.${e}.up_proj.weight`),
+        down: await a.t(`mlp.experts.${e}.down_proj.weight`),
+      }))();
+      experts.set(e, w);
+    }
+    return w;
+  };
+  for (const [pass, group] of _byPass(ctx.blocks)) {
+    const shape = ctx.passes[pass]!;
+    const complete = group.length === shape.entries.length;
+    const claimed = shape.expertRows?.[a.moeIndex];
+    if (claimed === undefined && !complete) {
+      throw new RangeError(
+        `Cannot replay: pass ${pass} has other sequences and records no expert rows`,
+      );
+    }
+    const r0 = group[0]!.row0;
+    const r1 = r0 + group.reduce((s, b) => s + b.rows, 0);
+    const own = new Array<number>(c.moe!.experts).fill(0);
+    const r = await runMoeBlock(x.subarray(r0 * h, r1 * h), {
+      hidden: h,
+      moe: c.moe!,
+      runtime: ctx.o.runtime,
+      datapath: ctx.datapath,
+      reduceStack: ctx.reduceStack,
+      torchVersion: ctx.torch,
+      eps: ctx.eps,
+      norm,
+      router,
+      expert,
+      launch: {
+        rows: shape.rows,
+        expertRows: (e, n) => {
+          own[e] = n;
+          const m = claimed?.[e] ?? n;
+          if (m < n || (complete && m !== n)) {
+            throw new RangeError(
+              `Cannot replay: pass ${pass} records ${m} rows for expert ${e} of MoE layer ` +
+                `${a.moeIndex}, its computed rows route ${n} there`,
+            );
+          }
+          return m;
+        },
+      },
+    });
+    if (complete && claimed !== undefined) {
+      const e = claimed.findIndex((m, i) => m !== own[i]);
+      if (e >= 0) {
+        throw new RangeError(
+          `Cannot replay: pass ${pass} records ${claimed[e]} rows for expert ${e} of MoE ` +
+            `layer ${a.moeIndex}, its rows route ${own[e]} there`,
+        );
+      }
+    }
+    a.expertRows[pass]!.push(own);
+    out.set(r.out, r0 * h);
+  }
+  return out;
+}
+
+async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, number>> {
+  const c = ctx.ckpt.config;
+  const emitting = ctx.blocks.filter((b) => b.emits);
+  const out = new Map<RowBlock, number>();
+  if (emitting.length === 0) return out;
+  for (const [pass, group] of _byPass(ctx.blocks)) {
+    const shape = ctx.passes[pass]!;
+    const n = group.filter((b) => b.emits).length;
+    const complete = group.length === shape.entries.length;
+    if (n > shape.logitsRows || (complete && n !== shape.logitsRows)) {
+      throw new RangeError(
+        `Cannot replay: pass ${pass} records ${shape.logitsRows} logits rows, ` +
+          `its computed entries emit ${n} token(s)`,
+      );
+    }
+  }
+  // The LM head in chunks of rows (a 151,936-entry vocabulary makes each logits row 300 KB).
+  const weight = await ctx.ckpt.tensor("lm_head.weight");
+  for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
+    const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
+    const logits = await projectRows(
+      pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden),
+      {
+        runtime: ctx.o.runtime,
+        datapath: ctx.datapath,
+        name: "lm_head",
+        n: c.vocab,
+        k: c.hidden,
+        weight,
+        launchRows: Int32Array.from(chunk, (b) => ctx.passes[b.pass]!.logitsRows),
+      },
+    );
+    chunk.forEach((b, i) =>
+      out.set(b, argmaxBf16(logits.subarray(i * c.vocab, (i + 1) * c.vocab)))
+    );
+  }
+  return out;
+}
+
+/**
+ * `torch.argmax` of a BF16 row: the first index of the largest value; a NaN counts as larger
+ * than every number (the first NaN wins); -0 equals +0.
+ *
+ * @param row BF16 patterns
+ * @returns the index
+ * @example
+ * ```ts
+ * import { argmaxBf16 } from "./serving_forward.ts";
+ * if (argmaxBf16(new Uint16Array([0x3f80, 0x4000, 0x4000])) !== 1) throw new Error(); // 1, 2, 2
+ * if (argmaxBf16(new Uint16Array([0x8000, 0x0000])) !== 0) throw new Error(); // -0 == +0
+ * ```
+ */
+export function argmaxBf16(row: Uint16Array): number {
+  let best = -1;
+  let bestKey = -Infinity;
+  for (let i = 0; i < row.length; i++) {
+    const b = row[i]!;
+    if ((b & 0x7fff) > 0x7f80) return i;
+    // Monotone key of a BF16 pattern: sign-magnitude to a signed integer (-0 and +0 equal).
+    const key = b & 0x8000 ? -(b & 0x7fff) : b;
+    if (best < 0 || key > bestKey) {
+      best = i;
+      bestKey = key;
+    }
+  }
+  return best;
+}

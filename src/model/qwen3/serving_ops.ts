@@ -1,0 +1,164 @@
+/**
+ * Row-grouped operators of a serving replay. Rows of different passes run with the kernels and
+ * launches of their own pass; rows whose passes dispatch the same GEMM recipe (or the same norm
+ * launch) are computed in one call, which gives the same bits because rows never mix: every GEMM
+ * recipe computes an output element from one row of A, and a norm reduces each row alone with
+ * the configuration fixed by the launch's row count.
+ *
+ * @module
+ */
+import type { Datapath } from "../../hardware/mod.ts";
+import { type GemmRecipe, type ReduceStack, rmsNorm, runGemmRecipe } from "../../kernels/mod.ts";
+import type { BlockRuntime, ProjectionName } from "../blocks/mod.ts";
+import { ForwardUnsupported } from "./forward_support.ts";
+
+/** Row i of the computed activations ran in a launch of `launchRows[i]` rows. */
+export type LaunchRows = Int32Array;
+
+/**
+ * Groups row indices by a key, keeping the first-seen order of keys and ascending rows.
+ *
+ * @param n rows
+ * @param key the key of row i
+ * @returns groups of row indices
+ * @example
+ * ```ts
+ * import { groupRows } from "./serving_ops.ts";
+ * const g = groupRows(4, (i) => i % 2);
+ * if (g.length !== 2 || g[0]!.join() !== "0,2") throw new Error();
+ * ```
+ */
+export function groupRows<K>(n: number, key: (i: number) => K): number[][] {
+  const groups = new Map<K, number[]>();
+  for (let i = 0; i < n; i++) {
+    const k = key(i);
+    let g = groups.get(k);
+    if (g === undefined) groups.set(k, g = []);
+    g.push(i);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Copies chosen rows of a matrix into a new one.
+ *
+ * @param a [n, width]
+ * @param rows row indices
+ * @param width row width
+ * @returns [rows.length, width]
+ * @example
+ * ```ts
+ * import { pickRows } from "./serving_ops.ts";
+ * if (pickRows(new Uint16Array([1, 2, 3, 4]), [1], 2).join() !== "3,4") throw new Error();
+ * ```
+ */
+export function pickRows(a: Uint16Array, rows: readonly number[], width: number): Uint16Array {
+  const out = new Uint16Array(rows.length * width);
+  rows.forEach((r, i) => out.set(a.subarray(r * width, (r + 1) * width), i * width));
+  return out;
+}
+
+function _put(dst: Uint16Array, src: Uint16Array, rows: readonly number[], width: number): void {
+  rows.forEach((r, i) => dst.set(src.subarray(i * width, (i + 1) * width), r * width));
+}
+
+/**
+ * y = x W^T (BF16 out) for rows that ran in launches of different sizes: each row with the
+ * recipe its launch's row count dispatches, rows sharing a recipe in one call.
+ *
+ * @param x activations [rows, k]
+ * @param o runtime, datapath, the projection (`name`, `n`, `k`), the weight [n, k] and each
+ *   row's launch rows (`m` of its call)
+ * @returns y [rows, n]
+ * @throws {ForwardUnsupported} when the dispatch does not cover a launch's shape
+ * @example
+ * ```ts ignore
+ * const q = await projectRows(h, { runtime, datapath, name: "q_proj", n, k, weight, launchRows });
+ * ```
+ */
+export async function projectRows(
+  x: Uint16Array,
+  o: {
+    readonly runtime: BlockRuntime;
+    readonly datapath: Datapath;
+    readonly name: ProjectionName;
+    readonly n: number;
+    readonly k: number;
+    readonly weight: Uint16Array;
+    readonly launchRows: LaunchRows;
+  },
+): Promise<Uint16Array> {
+  const rows = o.launchRows.length;
+  const recipes = new Map<number, GemmRecipe>();
+  const recipeKey = new Map<string, GemmRecipe>();
+  for (const m of new Set(o.launchRows)) {
+    const hit = o.runtime.gemm({ name: o.name, m, n: o.n, k: o.k });
+    if (!hit.covered) throw new ForwardUnsupported(hit.reason);
+    const key = JSON.stringify(hit.recipe);
+    recipes.set(m, recipeKey.get(key) ?? hit.recipe);
+    if (!recipeKey.has(key)) recipeKey.set(key, hit.recipe);
+  }
+  const out = new Uint16Array(rows * o.n);
+  for (const group of groupRows(rows, (i) => recipes.get(o.launchRows[i]!)!)) {
+    const recipe = recipes.get(o.launchRows[group[0]!]!)!;
+    const r = await runGemmRecipe(recipe, {
+      dp: o.datapath,
+      walker: o.runtime.walker,
+      a: group.length === rows ? x : pickRows(x, group, o.k),
+      b: o.weight,
+      m: group.length,
+      n: o.n,
+      k: o.k,
+      outFormat: "bf16",
+    });
+    if (group.length === rows) out.set(r.out);
+    else _put(out, r.out, group, o.n);
+  }
+  return out;
+}
+
+/**
+ * RMSNorm of rows that ran in launches of different sizes (each row with its launch's reduce
+ * configuration and mean factor; rows sharing a launch size in one call).
+ *
+ * @param x [rows * perRow, width]: `perRow` normalised vectors per activation row (QK-norm:
+ *   heads)
+ * @param o width, weight, SFU, reduce stack, eps, `perRow`, each activation row's launch rows
+ * @returns the normalised BF16 values, same layout
+ * @throws {RangeError} as `rmsNorm`
+ * @example
+ * ```ts ignore
+ * const h = normRows(x, { width: hidden, perRow: 1, weight, runtime, stack, eps, launchRows });
+ * ```
+ */
+export function normRows(
+  x: Uint16Array,
+  o: {
+    readonly width: number;
+    readonly perRow: number;
+    readonly weight: Uint16Array;
+    readonly runtime: BlockRuntime;
+    readonly stack: ReduceStack;
+    readonly eps: number;
+    readonly launchRows: LaunchRows;
+  },
+): Uint16Array {
+  const rows = o.launchRows.length;
+  const w = o.width * o.perRow;
+  const out = new Uint16Array(x.length);
+  for (const group of groupRows(rows, (i) => o.launchRows[i]!)) {
+    const launch = o.launchRows[group[0]!]!;
+    const r = rmsNorm(group.length === rows ? x : pickRows(x, group, w), {
+      rows: group.length * o.perRow,
+      launchRows: launch * o.perRow,
+      hidden: o.width,
+      weight: o.weight,
+      sfu: o.runtime.sfu,
+      stack: o.stack,
+      eps: o.eps,
+    });
+    if (group.length === rows) out.set(r.output);
+    else _put(out, r.output, group, w);
+  }
+  return out;
+}

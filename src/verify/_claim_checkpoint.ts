@@ -1,0 +1,73 @@
+/**
+ * The checkpoint a model record names, fetched from the blob store by digest: the record's files
+ * must hash to its checkpoint digest, the config and every file must be present (else
+ * NOT_VERIFIED: the prover's obligation is checked by the caller's blob store), and the config's
+ * model type must be the record's.
+ *
+ * @module
+ */
+import type { BlobStore } from "../assets/mod.ts";
+import type { ModelRef } from "../claims/mod.ts";
+import { BitauditError } from "../errors.ts";
+import {
+  bytesByteSource,
+  digestOfFiles,
+  openQwen3Checkpoint,
+  type Qwen3Checkpoint,
+} from "../model/mod.ts";
+import { _Stop } from "./_stop.ts";
+
+/**
+ * Opens the checkpoint of a model record.
+ *
+ * @param blobs the blob store
+ * @param model the record's model reference
+ * @returns the opened checkpoint
+ * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint) or
+ *   NOT_VERIFIED (missing blob, unmodelled architecture)
+ */
+export async function _claimCheckpoint(
+  blobs: BlobStore,
+  model: ModelRef,
+): Promise<Qwen3Checkpoint> {
+  if (digestOfFiles(model.files) !== model.checkpointSha256) {
+    throw new _Stop(
+      "FAIL",
+      "record contradicts itself: its files do not hash to its checkpoint digest",
+    );
+  }
+  const ckpt = await _open(blobs, model);
+  if (ckpt.config.modelType !== model.type) {
+    throw new _Stop(
+      "FAIL",
+      `record names model type '${model.type}', the config is '${ckpt.config.modelType}'`,
+    );
+  }
+  return ckpt;
+}
+
+async function _open(blobs: BlobStore, model: ModelRef): Promise<Qwen3Checkpoint> {
+  const bytes = new Map<string, Uint8Array>();
+  const fetch = async (name: string, digest: string) => {
+    const b = await blobs.get(digest);
+    if (b === null) {
+      throw new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
+    }
+    bytes.set(name, b);
+  };
+  await fetch("config.json", model.configSha256);
+  for (const [name, digest] of Object.entries(model.files)) await fetch(name, digest);
+  try {
+    return await openQwen3Checkpoint({
+      open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
+    }, { weightFiles: Object.keys(model.files) });
+  } catch (e) {
+    if (e instanceof BitauditError) {
+      // An architecture or feature this version does not model is no evidence against the
+      // record; a checkpoint that cannot be a model at all is.
+      const unmodelled = e.code === "CONFIG_UNSUPPORTED" || e.code === "CONFIG_MODEL_TYPE";
+      throw new _Stop(unmodelled ? "NOT_VERIFIED" : "FAIL", `checkpoint: ${e.message}`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The sequence branch of the per-record pipeline: fetch the checkpoint and the serving history
+ * by digest, check the history against the record (token counts, pass count, batch size),
+ * replay the sequence pass by pass with only the shape facts of its neighbours, and hand back
+ * the fingerprinted rows, the first diverging layer (with a claimed chain) and the check of the
+ * generated tokens (greedy: each must be the argmax of the recomputed logits at its step).
+ *
+ * @module
+ */
+import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import {
+  type ClaimPredicate,
+  HistoryError,
+  type HistoryPass,
+  parseServingHistory,
+  type SequenceWorkload,
+} from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import { runServingForward, type SfuUse } from "../model/mod.ts";
+import { _claimCheckpoint } from "./_claim_checkpoint.ts";
+import { _layerRuntime } from "./_layer_runtime.ts";
+import { _checkSize, _Stop } from "./_stop.ts";
+import { _layerDivergence, type LayerDivergence } from "./recompute_model_forward.ts";
+
+/** What the sequence branch needs. */
+export interface SequenceRecomputeInput {
+  readonly store: AssetStore;
+  readonly blobs: BlobStore;
+  readonly walker: KWalker;
+  /** Runs the attention core (default on the calling thread). */
+  readonly attention?: Fa2Forward | undefined;
+  readonly predicate: ClaimPredicate;
+  readonly workload: SequenceWorkload;
+  readonly profile: GpuProfile;
+  readonly stack: StackProfile;
+  /** Records a passed pipeline step. */
+  readonly step: (name: string, detail: string) => void;
+}
+
+/** The check of the generated tokens. */
+export type TokenCheck =
+  | { readonly status: "match"; readonly detail: string }
+  | { readonly status: "mismatch"; readonly detail: string }
+  | { readonly status: "not-verifiable"; readonly detail: string };
+
+/**
+ * Recomputes a sequence record.
+ *
+ * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
+ * @returns the rows at the claimed positions (BF16, in claim order), SFU use, the first diverging
+ *   (layer, stage) of a claimed chain, the pass where it diverges, and the token check
+ * @throws {_Stop} NOT_VERIFIED (missing blobs, unmodelled configuration) or FAIL (a record
+ *   contradicting itself, its history or its checkpoint)
+ */
+export async function _recomputeSequence(
+  input: SequenceRecomputeInput,
+): Promise<{
+  out: Uint16Array;
+  sfu: readonly SfuUse[];
+  divergence: LayerDivergence | null;
+  tokens: TokenCheck;
+}> {
+  const { predicate: p, workload: w, step } = input;
+  const runtime = await _layerRuntime(
+    { ...input, kernel: w.kernel },
+    "serving passes (tensor, pipeline or expert parallel collectives)",
+  );
+  const ckpt = await _claimCheckpoint(input.blobs, w.model);
+  const c = ckpt.config;
+  const passes = await _history(input.blobs, w);
+  const widest = Math.max(p.batch.size, ...passes.map((q) => q.entries.length));
+  if (p.batch.size !== widest) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its history: batch size ${p.batch.size}, its widest pass has ${widest} entries`,
+    );
+  }
+  const fs = p.fingerprint.shape;
+  if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: fingerprint shape [${fs}] for ${w.positions.length} positions of ${c.hidden}`,
+    );
+  }
+  if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
+    throw new _Stop(
+      "FAIL",
+      `record's layer chain has ${w.layerChain.length} entries for ${c.layers} layers`,
+    );
+  }
+  const { prompt, generated } = w.tokens;
+  const tokens = [...prompt, ...generated];
+  const computed = passes.reduce((s, q) => s + q.entries[q.self]!.query, 0);
+  const expected = generated.length === 0 ? prompt.length : tokens.length - 1;
+  if (computed !== expected) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its history: the passes compute ${computed} positions, the prompt ` +
+        `and generated tokens need ${expected}`,
+    );
+  }
+  let pos = 0;
+  passes.forEach((q, i) => {
+    const n = q.entries[q.self]!.query;
+    if (pos >= prompt.length && n !== 1) {
+      throw new _Stop(
+        "NOT_VERIFIED",
+        `pass ${i} computes ${n} generated positions at once (speculative decoding is not modelled)`,
+      );
+    }
+    if (pos < prompt.length && pos + n > prompt.length) {
+      throw new _Stop(
+        "FAIL",
+        `record contradicts itself: pass ${i} computes prompt and generated positions together`,
+      );
+    }
+    pos += n;
+  });
+  // Bound every activation before anything is allocated: the sequence's rows times the widest
+  // row of any stage, and one chunk of logits rows.
+  const moe = c.moe;
+  _checkSize(
+    [
+      computed,
+      Math.max(
+        c.hidden,
+        c.intermediate,
+        c.heads * c.headDim,
+        moe === undefined ? 0 : Math.max(moe.experts, moe.topK * moe.intermediate),
+      ),
+    ],
+    "activation",
+  );
+  _checkSize([64, c.vocab], "logits");
+  step(
+    "tensors",
+    `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers); ` +
+      `history ${w.history.sha256.slice(0, 16)}… (${passes.length} passes) by digest`,
+  );
+  let r;
+  try {
+    r = await runServingForward(ckpt, {
+      passes,
+      sequences: [{
+        tokens,
+        prompt: prompt.length,
+        steps: passes.map((q, pass) => ({ pass, entry: q.self })),
+      }],
+    }, {
+      runtime,
+      multiProcessorCount: w.attention.multiProcessorCount,
+      positions: [w.positions],
+      logits: w.decoding === "greedy",
+    });
+  } catch (e) {
+    if (e instanceof RangeError) {
+      throw new _Stop("FAIL", `record contradicts its history or checkpoint: ${e.message}`);
+    }
+    throw e;
+  }
+  if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
+  const res = r.result.sequences[0]!;
+  const decodeSteps = passes.filter((q) => q.entries[q.self]!.query === 1).length;
+  step(
+    "support",
+    `${passes.length} passes (${decodeSteps} single-token), up to ${r.result.maxSplits} KV ` +
+      `split(s); SFU ${r.result.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")}`,
+  );
+  const out = new Uint16Array(w.positions.length * c.hidden);
+  w.positions.forEach((pos, i) =>
+    out.set(res.hidden.subarray(pos * c.hidden, (pos + 1) * c.hidden), i * c.hidden)
+  );
+  return {
+    out,
+    sfu: r.result.sfu,
+    divergence: _layerDivergence(w.layerChain, res.layerChain),
+    tokens: _tokenCheck(w, res.greedy, prompt.length),
+  };
+}
+
+async function _history(blobs: BlobStore, w: SequenceWorkload): Promise<HistoryPass[]> {
+  const bytes = await blobs.get(w.history.sha256);
+  if (bytes === null) {
+    throw new _Stop(
+      "FAIL",
+      `the committed serving history ${w.history.sha256.slice(0, 16)}… was not produced`,
+      "committed-input",
+    );
+  }
+  let passes: HistoryPass[];
+  try {
+    passes = parseServingHistory(bytes);
+  } catch (e) {
+    if (e instanceof HistoryError) throw new _Stop("FAIL", `record's ${e.message}`);
+    throw e;
+  }
+  if (passes.length !== w.history.passes) {
+    throw new _Stop(
+      "FAIL",
+      `record says ${w.history.passes} passes, its history holds ${passes.length}`,
+    );
+  }
+  return passes;
+}
+
+function _tokenCheck(
+  w: SequenceWorkload,
+  greedy: ReadonlyMap<number, number>,
+  prompt: number,
+): TokenCheck {
+  const n = w.tokens.generated.length;
+  if (w.decoding === "sampled") {
+    return {
+      status: "not-verifiable",
+      detail: `${n} token(s) chosen by the sampler '${w.sampler}': the choice is not verified`,
+    };
+  }
+  const chosen = [...greedy.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t);
+  for (let i = 0; i < n; i++) {
+    if (chosen[i] !== w.tokens.generated[i]) {
+      return {
+        status: "mismatch",
+        detail: `generated token ${i} (position ${prompt + i}) is ${w.tokens.generated[i]}, ` +
+          `the recomputed logits' argmax is ${chosen[i]}`,
+      };
+    }
+  }
+  return { status: "match", detail: `${n} greedy token(s) equal the recomputed argmax` };
+}
