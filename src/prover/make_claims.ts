@@ -22,6 +22,7 @@ import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 import { makeBlockClaims } from "./make_block_claims.ts";
 import { makeModelClaims } from "./make_model_claims.ts";
+import { makeSequenceClaims } from "./make_sequence_claims.ts";
 
 /** The prover's output. */
 export interface ProverOutput {
@@ -190,6 +191,18 @@ export async function makeClaims(
   });
   records.push(...forward.records);
   falsified.push(...forward.falsified);
+  const serving = await makeSequenceClaims(scenario, {
+    store,
+    walker,
+    attention: ctx.attention,
+    hardware: main,
+    firstSeq: records.length,
+    prev: records.length === 0 ? GENESIS_PREV : recordDigest(records[records.length - 1]!),
+    put,
+    flip: _flip,
+  });
+  records.push(...serving.records);
+  falsified.push(...serving.falsified);
   return { records, blobs, falsified };
 }
 

@@ -15,7 +15,6 @@ import {
   bytesByteSource,
   catalogDispatch,
   digestOfFiles,
-  openQwen3Checkpoint,
   openSafetensors,
   type Qwen3Checkpoint,
   runQwen3Forward,
@@ -28,6 +27,11 @@ import {
   STACK_PROFILES,
 } from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
+import {
+  loadScenarioCheckpoint,
+  openCheckpointFiles,
+  type ScenarioCheckpoint,
+} from "./scenario_checkpoint.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
 
 /** Where the forward records go in the log and how tensors are stored. */
@@ -52,12 +56,6 @@ export interface ModelClaimsContext {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-interface _Loaded {
-  readonly files: Map<string, Uint8Array>;
-  readonly ckpt: Qwen3Checkpoint;
-  readonly digests: Record<string, string>;
-}
-
 /**
  * Appends the scenario's model-forward records.
  *
@@ -80,14 +78,14 @@ export async function makeModelClaims(
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: f.stack })).value;
   const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: f.catalog });
   const sfu = await loadSfuForStack(ctx.store, stack);
-  const loaded = new Map<string, _Loaded>();
+  const loaded = new Map<string, ScenarioCheckpoint>();
   const records: ClaimRecord[] = [];
   const falsified: { seq: number; kind: string }[] = [];
   let prev = ctx.prev;
   for (let i = 0; i < f.records; i++) {
     const seq = ctx.firstSeq + i;
     const path = f.checkpoints[i % f.checkpoints.length]!;
-    if (!loaded.has(path)) loaded.set(path, await _load(ctx, path));
+    if (!loaded.has(path)) loaded.set(path, await loadScenarioCheckpoint(ctx, path));
     const model = loaded.get(path)!;
     const fake = scenario.falsify.find((x) => x.seq === seq);
     const claimed = _batch(scenario.seed, { seq, f, vocab: model.ckpt.config.vocab });
@@ -168,7 +166,7 @@ async function _falsified(
   o: {
     fake: Falsification | undefined;
     runtime: BlockRuntime;
-    model: _Loaded;
+    model: ScenarioCheckpoint;
     sequences: number[][];
     f: ForwardScenario;
     scenario: Scenario;
@@ -208,7 +206,7 @@ async function _falsified(
 }
 
 async function _flipWeight(
-  model: _Loaded,
+  model: ScenarioCheckpoint,
   fx: { tensor: string; index: number; bit: number; seq: number },
 ): Promise<Qwen3Checkpoint> {
   const files = new Map(model.files);
@@ -226,40 +224,11 @@ async function _flipWeight(
     const copy = bytes.slice();
     copy[e.byteOffset + 2 * fx.index + (fx.bit >> 3)]! ^= 1 << (fx.bit & 7);
     files.set(name, copy);
-    return await _open(files);
+    return await openCheckpointFiles(files);
   }
   throw new InputError(
     "SCENARIO_INVALID",
     `Cannot falsify record ${fx.seq}: no tensor '${fx.tensor}'`,
-  );
-}
-
-async function _load(ctx: ModelClaimsContext, path: string): Promise<_Loaded> {
-  const names = Object.keys(ctx.store.manifest.assets)
-    .filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
-    .map((p) => p.slice(path.length + 1));
-  if (!names.includes("config.json")) {
-    throw new InputError(
-      "SCENARIO_INVALID",
-      `Cannot load checkpoint '${path}': no config.json asset`,
-    );
-  }
-  const files = new Map<string, Uint8Array>();
-  const digests: Record<string, string> = {};
-  for (const name of names) {
-    if (name !== "config.json" && !name.endsWith(".safetensors")) continue;
-    const bytes = await ctx.store.read(`${path}/${name}`);
-    files.set(name, bytes);
-    const d = ctx.put(bytes);
-    if (name !== "config.json") digests[name] = d;
-  }
-  return { files, ckpt: await _open(files), digests };
-}
-
-function _open(files: Map<string, Uint8Array>): Promise<Qwen3Checkpoint> {
-  return openQwen3Checkpoint(
-    { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
-    { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
   );
 }
 

@@ -13,9 +13,10 @@
  * seed. Falsifications: `batch_size` (the pass really ran `trueBatch` rows, the record claims
  * `claimedBatch`), `recipe` (a different kernel ran than the catalog dispatches), `sku` (computed on
  * `profile` with that GPU's own dispatch `catalog`, but the record names the scenario's GPU), `fingerprint` (one bit flipped).
- * Optional `blocks` (layer-block records, fingerprint falsifications only) and `forward`
- * (model-forward records with their own falsifications, see `forward_scenario.ts`) sections
- * append records after the GEMM records.
+ * Optional `blocks` (layer-block records, fingerprint falsifications only), `forward`
+ * (model-forward records with their own falsifications, see `forward_scenario.ts`) and `serving`
+ * (sequence records of a continuous-batching engine, see `serving_scenario.ts`) sections append
+ * records after the GEMM records.
  *
  * @module
  */
@@ -39,6 +40,14 @@ import {
   parseForwardFalsification,
   parseForwardScenario,
 } from "./forward_scenario.ts";
+import {
+  parseServingFalsification,
+  parseServingScenario,
+  SERVING_FALSIFICATION_FIELDS,
+  SERVING_FALSIFICATIONS,
+  type ServingFalsification,
+  type ServingScenario,
+} from "./serving_scenario.ts";
 
 /** One falsification to inject. */
 export type Falsification =
@@ -60,7 +69,8 @@ export type Falsification =
     readonly catalog: string;
   }
   | { readonly seq: number; readonly kind: "fingerprint"; readonly bit: number }
-  | ForwardFalsification;
+  | ForwardFalsification
+  | ServingFalsification;
 
 /** A validated scenario. */
 export interface Scenario {
@@ -95,6 +105,8 @@ export interface Scenario {
   readonly blocks?: BlockScenario;
   /** Model-forward records appended after the block records (optional). */
   readonly forward?: ForwardScenario;
+  /** Sequence records of a continuous-batching engine, appended after the forward records. */
+  readonly serving?: ServingScenario;
   /** Records to falsify, and how. */
   readonly falsify: readonly Falsification[];
 }
@@ -144,6 +156,7 @@ export function parseScenario(json: unknown): Scenario {
     "records",
     "blocks",
     "forward",
+    "serving",
     "falsify",
   ]);
   if (str(f, "schema") !== "bitaudit.prover-scenario/v1") {
@@ -157,7 +170,10 @@ export function parseScenario(json: unknown): Scenario {
   const blocks = f.obj.blocks === undefined ? undefined : _blocks(f.obj.blocks);
   const forward = f.obj.forward === undefined ? undefined : parseForwardScenario(f.obj.forward);
   const firstForward = records + (blocks?.records ?? 0);
-  const total = firstForward + (forward?.records ?? 0);
+  const serving = f.obj.serving === undefined ? undefined : parseServingScenario(f.obj.serving);
+  const firstServing = firstForward + (forward?.records ?? 0);
+  const total = firstServing +
+    (serving === undefined ? 0 : serving.requests * serving.checkpoints.length);
   return {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
@@ -177,14 +193,19 @@ export function parseScenario(json: unknown): Scenario {
     records,
     ...(blocks === undefined ? {} : { blocks }),
     ...(forward === undefined ? {} : { forward }),
+    ...(serving === undefined ? {} : { serving }),
     falsify: arr(f, "falsify").map((x, i) => {
       const fx = _falsification(x, `scenario.falsify[${i}]`, total);
       const forwardKinds: readonly string[] = [...FORWARD_FALSIFICATIONS, "sku", "fingerprint"];
+      const servingKinds: readonly string[] = [...SERVING_FALSIFICATIONS, "fingerprint"];
+      const special: readonly string[] = [...FORWARD_FALSIFICATIONS, ...SERVING_FALSIFICATIONS];
       const ok = fx.seq < records
-        ? !(FORWARD_FALSIFICATIONS as readonly string[]).includes(fx.kind)
+        ? !special.includes(fx.kind)
         : fx.seq < firstForward
         ? fx.kind === "fingerprint"
-        : forwardKinds.includes(fx.kind);
+        : fx.seq < firstServing
+        ? forwardKinds.includes(fx.kind)
+        : servingKinds.includes(fx.kind);
       if (!ok) {
         throw new RangeError(
           `Cannot read 'scenario.falsify[${i}]': record ${fx.seq} cannot take '${fx.kind}'`,
@@ -238,6 +259,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
       "sku",
       "fingerprint",
       ...FORWARD_FALSIFICATIONS,
+      ...SERVING_FALSIFICATIONS,
     ] as const,
   );
   const known = {
@@ -249,6 +271,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
     weight_flip: ["tensor", "index", "bit"],
     attention_backend: ["attention", "length"],
     stack_version: ["catalog"],
+    ...SERVING_FALSIFICATION_FIELDS,
   };
   onlyKnown(f, ["seq", "kind", ...known[kind]]);
   const seq = int(f, "seq", { min: 0, max: records - 1 });
@@ -266,6 +289,11 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
       return { seq, kind, profile: str(f, "profile"), catalog: str(f, "catalog") };
     case "fingerprint":
       return { seq, kind, bit: int(f, "bit", { min: 0, max: 255 }) };
+    case "pass_shape":
+    case "extra_sequence":
+    case "split_count":
+    case "token_replaced":
+      return parseServingFalsification(f, { seq, kind });
     default:
       return parseForwardFalsification(f, { seq, kind });
   }

@@ -22,8 +22,9 @@ export interface ReduceSumRowsOptions {
    */
   readonly baseOffset?: number;
   /**
-   * Rows of the whole tensor on the GPU (`num_outputs`, which fixes the launch configuration)
-   * when `values` holds only some of them (one sequence of a serving pass); default `rows`. The
+   * Rows of the tensor on the GPU (`num_outputs`, which fixes the launch configuration) when
+   * `values` holds other rows (one sequence's rows of a serving pass, or rows of several passes
+   * of that size computed together); default `rows`. The
    * rows given are then taken to start at a vector-aligned row of that tensor, which holds for
    * every row when `length` is a multiple of the input vector width or the launch does not
    * vectorise (checked).
@@ -107,10 +108,8 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
 function _launchRows(o: ReduceSumRowsOptions): number {
   const n = o.launchRows ?? o.rows;
   if (n === o.rows) return n;
-  if (!Number.isSafeInteger(n) || n < o.rows) {
-    throw new RangeError(
-      `Cannot reduce rows: launchRows ${n} must be an integer of at least ${o.rows} rows`,
-    );
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new RangeError(`Cannot reduce rows: launchRows ${n} must be a positive integer`);
   }
   return n;
 }

@@ -190,7 +190,9 @@ async function _replay(
     : Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
   const { blocks, rows } = servingRows(work.passes, work.sequences, {
     flatten: true,
-    ...(moeLayers === undefined ? {} : { experts: c.moe!.experts, moeLayers: moeLayers.length }),
+    ...(moeLayers === undefined
+      ? {}
+      : { experts: c.moe!.experts, moeLayers: moeLayers.length, topK: c.moe!.topK }),
   });
   for (const s of work.sequences) {
     for (const t of s.tokens) {

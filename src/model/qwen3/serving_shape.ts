@@ -100,7 +100,12 @@ export const SERVING_LIMITS = Object.freeze({
 export function servingRows(
   passes: readonly PassShape[],
   sequences: readonly ServedSequence[],
-  o: { readonly flatten: boolean; readonly experts?: number; readonly moeLayers?: number },
+  o: {
+    readonly flatten: boolean;
+    readonly experts?: number;
+    readonly moeLayers?: number;
+    readonly topK?: number;
+  },
 ): { readonly blocks: readonly RowBlock[]; readonly rows: number } {
   if (passes.length < 1 || passes.length > SERVING_LIMITS.passes) {
     throw new RangeError(
@@ -160,7 +165,12 @@ export function servingRows(
 function _checkPass(
   p: PassShape,
   i: number,
-  o: { readonly flatten: boolean; readonly experts?: number; readonly moeLayers?: number },
+  o: {
+    readonly flatten: boolean;
+    readonly experts?: number;
+    readonly moeLayers?: number;
+    readonly topK?: number;
+  },
 ): void {
   const bad = (why: string): never => {
     throw new RangeError(`Cannot lay out passes: pass ${i} ${why}`);
@@ -197,6 +207,11 @@ function _checkPass(
   for (const layer of x) {
     if (layer.some((c) => !Number.isSafeInteger(c) || c < 0 || c > p.rows)) {
       bad("records an expert row count outside 0..rows");
+    }
+    // Every row routes to top-k distinct experts: the counts add up to rows x k.
+    const sum = layer.reduce((a, c) => a + c, 0);
+    if (o.topK !== undefined && sum !== p.rows * o.topK) {
+      bad(`records expert rows adding up to ${sum}, not ${p.rows} rows x top-${o.topK}`);
     }
   }
 }

@@ -1,0 +1,308 @@
+/**
+ * The simulated prover's sequence records: for each of the scenario's serving checkpoints, a
+ * continuous-batching engine (`serving_scheduler.ts`) runs seeded requests pass by pass on the
+ * emulator, each pass on every entry it holds (all sequences' rows, the KV caches carried from
+ * pass to pass), choosing tokens greedily from the logits; each finished request becomes one
+ * `sequence` record with its serving history. The serving falsifications are injected as the
+ * GPU would have run them.
+ *
+ * @module
+ */
+import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import {
+  type ClaimRecord,
+  encodeServingHistory,
+  type HistoryPass,
+  makeClaimRecord,
+  recordDigest,
+} from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
+import {
+  type BlockRuntime,
+  catalogDispatch,
+  digestOfFiles,
+  type PassShape,
+  runServingForward,
+  type SequenceKv,
+  type ServedSequence,
+} from "../model/mod.ts";
+import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
+import type { Scenario } from "./scenario.ts";
+import { loadScenarioCheckpoint, type ScenarioCheckpoint } from "./scenario_checkpoint.ts";
+import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
+import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
+
+/** Where the sequence records go in the log and how blobs are stored. */
+export interface SequenceClaimsContext {
+  /** Asset store the checkpoints, stack and catalog are read from. */
+  readonly store: AssetStore;
+  /** K-walk runner of the GEMMs. */
+  readonly walker: KWalker;
+  /** Runs the attention core (default on the calling thread). */
+  readonly attention?: Fa2Forward | undefined;
+  /** The scenario's GPU profile and its digest. */
+  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
+  /** Sequence number of the first sequence record. */
+  readonly firstSeq: number;
+  /** Digest of the record before it. */
+  readonly prev: string;
+  /** Stores bytes, returns their digest. */
+  readonly put: (x: Uint16Array | Uint32Array | Uint8Array) => string;
+  /** Flips one bit of a hex digest. */
+  readonly flip: (hex: string, bit: number) => string;
+}
+
+/** What one request of an engine run produced. */
+interface _Served {
+  readonly prompt: number[];
+  readonly generated: number[];
+  readonly history: HistoryPass[];
+  last: { rows: Uint16Array; chain: { attention: string; mlp: string }[] } | null;
+}
+
+/**
+ * Appends the scenario's sequence records.
+ *
+ * @param scenario a scenario with a `serving` section
+ * @param ctx assets, walker, hardware, log position, blob store
+ * @returns the records and the falsified sequence numbers
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
+ *   `SCENARIO_INVALID` for a falsification that does not fit its record's history
+ * @example
+ * ```ts ignore
+ * const { records } = await makeSequenceClaims(scenario, ctx);
+ * ```
+ */
+export async function makeSequenceClaims(
+  scenario: Scenario,
+  ctx: SequenceClaimsContext,
+): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
+  const s = scenario.serving;
+  if (s === undefined) return { records: [], falsified: [] };
+  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: s.stack })).value;
+  const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: s.catalog });
+  const runtime: BlockRuntime = {
+    profile: ctx.hardware.profile,
+    stack,
+    gemm: catalogDispatch(catalog.value),
+    walker: ctx.walker,
+    attention: ctx.attention,
+    sfu: await loadSfuForStack(ctx.store, stack),
+  };
+  const records: ClaimRecord[] = [];
+  const falsified = new Map<number, string>();
+  let prev = ctx.prev;
+  for (const [ci, path] of s.checkpoints.entries()) {
+    const model = await loadScenarioCheckpoint(ctx, path);
+    const first = ctx.firstSeq + ci * s.requests;
+    const served = await _engineRun(model, {
+      s,
+      runtime,
+      scenario,
+      first,
+      falsified,
+    });
+    for (const [r, q] of served.entries()) {
+      const seq = first + r;
+      const fake = _fake(scenario, seq);
+      const history = fake?.kind === "pass_shape" ? _misreport(q.history, fake) : q.history;
+      if (fake !== undefined) falsified.set(seq, fake.kind);
+      const last = q.last!;
+      let fingerprint = ctx.put(last.rows);
+      const flip = scenario.falsify.find((x) => x.seq === seq && x.kind === "fingerprint");
+      if (flip?.kind === "fingerprint") {
+        fingerprint = ctx.flip(fingerprint, flip.bit);
+        falsified.set(seq, "fingerprint");
+      }
+      const computed = q.prompt.length + q.generated.length - 1;
+      const record = makeClaimRecord({
+        log: { logId: scenario.logId, seq, prev },
+        hardware: {
+          profile: ctx.hardware.profile.id,
+          profileSha256: ctx.hardware.sha256,
+          count: scenario.hardware.count,
+        },
+        software: { stack: stack.id, components: s.components },
+        parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+        batch: { size: Math.max(...history.map((p) => p.entries.length)) },
+        workload: {
+          kind: "sequence",
+          model: {
+            type: model.ckpt.config.modelType,
+            checkpointSha256: digestOfFiles(model.digests),
+            configSha256: model.ckpt.configSha256,
+            files: model.digests,
+          },
+          kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+          attention: { multiProcessorCount: s.multiProcessorCount },
+          history: { sha256: ctx.put(encodeServingHistory(history)), passes: history.length },
+          tokens: { prompt: q.prompt, generated: q.generated },
+          decoding: "greedy",
+          positions: [computed - 1],
+          ...(s.layerChain ? { layerChain: last.chain } : {}),
+        },
+        fingerprint: {
+          tensor: "model.norm.out",
+          dtype: "bf16",
+          shape: [1, model.ckpt.config.hidden],
+          sha256: fingerprint,
+        },
+      });
+      records.push(record);
+      prev = recordDigest(record);
+    }
+  }
+  return {
+    records,
+    falsified: [...falsified].sort((a, b) => a[0] - b[0]).map(([seq, kind]) => ({ seq, kind })),
+  };
+}
+
+function _fake(scenario: Scenario, seq: number): ServingFalsification | undefined {
+  const f = scenario.falsify.find((x) => x.seq === seq && x.kind !== "fingerprint");
+  return f as ServingFalsification | undefined;
+}
+
+function _draw(seed: string, label: string, n: number): number {
+  const h = sha256Hex(new TextEncoder().encode(`${seed}\u0000serving\u0000${label}`));
+  return parseInt(h.slice(0, 8), 16) % n;
+}
+
+/** Runs one engine over the scenario's requests, pass by pass. */
+async function _engineRun(
+  model: ScenarioCheckpoint,
+  o: {
+    readonly s: ServingScenario;
+    readonly runtime: BlockRuntime;
+    readonly scenario: Scenario;
+    readonly first: number;
+    readonly falsified: Map<number, string>;
+  },
+): Promise<_Served[]> {
+  const { s, scenario, first } = o;
+  const c = model.ckpt.config;
+  const label = (r: number, what: string) => `${first + r}\u0000${what}`;
+  const requests: ServingRequest[] = Array.from({ length: s.requests }, (_, r) => ({
+    arrival: _draw(scenario.seed, label(r, "arrival"), s.arrivalSteps),
+    prompt: s.promptLengths[_draw(scenario.seed, label(r, "prompt"), s.promptLengths.length)]!,
+    generate: s.generate[_draw(scenario.seed, label(r, "generate"), s.generate.length)]!,
+  }));
+  const served: _Served[] = requests.map((q, r) => ({
+    prompt: Array.from(
+      { length: q.prompt },
+      (_, t) => _draw(scenario.seed, label(r, `tok.${t}`), c.vocab),
+    ),
+    generated: [],
+    history: [],
+    last: null,
+  }));
+  const progress = requests.map(() => ({ computed: 0, generated: 0 }));
+  const kv: (SequenceKv | undefined)[] = requests.map(() => undefined);
+  const total = requests.reduce((a, q) => a + q.prompt + q.generate, 0);
+  for (let step = 0; progress.some((p, r) => p.generated < requests[r]!.generate); step++) {
+    if (step > s.arrivalSteps + total) throw new Error("scheduler made no progress");
+    const entries = scheduleStep(requests, progress, { step, ...s });
+    if (entries.length === 0) continue;
+    // Falsifications that change how this pass really ran (all its records become false).
+    let phantom = 0;
+    let forced: number | undefined;
+    for (const e of entries) {
+      const f = _fake(scenario, first + e.request);
+      if (f === undefined || !("pass" in f) || f.pass !== served[e.request]!.history.length) {
+        continue;
+      }
+      if (f.kind === "extra_sequence") phantom = f.extraLength;
+      if (f.kind === "split_count") forced = f.splits;
+    }
+    if (phantom > 0 || forced !== undefined) {
+      for (const e of entries) {
+        o.falsified.set(first + e.request, phantom > 0 ? "extra_sequence" : "split_count");
+      }
+    }
+    const real = entries.map((e) => ({ query: e.query, cached: e.cached }));
+    const ran: PassShape = {
+      entries: phantom > 0 ? [...real, { query: phantom, cached: 0 }] : real,
+      rows: real.reduce((a, e) => a + e.query, 0) + phantom,
+      logitsRows: entries.filter((e) => e.emits).length,
+    };
+    const sequences: ServedSequence[] = entries.map((e, i) => {
+      const q = served[e.request]!;
+      return {
+        tokens: [...q.prompt, ...q.generated],
+        prompt: q.prompt.length,
+        steps: [{ pass: 0, entry: i }],
+        start: e.cached,
+      };
+    });
+    if (phantom > 0) {
+      const tokens = Array.from({ length: phantom }, (_, t) => (t * 7 + step) % c.vocab);
+      // A prefill chunk of a longer prompt: it emits no token.
+      sequences.push({ tokens, prompt: phantom + 1, steps: [{ pass: 0, entry: real.length }] });
+    }
+    const r = await runServingForward(model.ckpt, { passes: [ran], sequences }, {
+      runtime: o.runtime,
+      multiProcessorCount: s.multiProcessorCount,
+      kv: [...entries.map((e) => kv[e.request]), undefined],
+      keepKv: true,
+      positions: sequences.map((q, i) => [(q.start ?? 0) + ran.entries[i]!.query - 1]),
+      ...(forced === undefined ? {} : { forcedSplits: new Map([[0, forced]]) }),
+    });
+    if (!r.supported) {
+      throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run serving pass ${step}: ${r.reason}`);
+    }
+    entries.forEach((e, i) => {
+      const q = served[e.request]!;
+      const res = r.result.sequences[i]!;
+      kv[e.request] = r.result.kv![i]!;
+      q.history.push({
+        entries: real,
+        self: i,
+        rows: real.reduce((a, x) => a + x.query, 0),
+        logitsRows: ran.logitsRows,
+        ...(c.moe === undefined ? {} : { expertRows: r.result.expertRows[0]! }),
+      });
+      const p = progress[e.request]!;
+      progress[e.request] = { computed: p.computed + e.query, generated: p.generated };
+      if (!e.emits) return;
+      const f = _fake(scenario, first + e.request);
+      const greedy = res.greedy.get(0)!;
+      const token = f?.kind === "token_replaced" && f.step === q.generated.length
+        ? (f.token === greedy ? (greedy + 1) % c.vocab : f.token % c.vocab)
+        : greedy;
+      q.generated.push(token);
+      progress[e.request] = { computed: p.computed + e.query, generated: p.generated + 1 };
+      if (q.generated.length === requests[e.request]!.generate) {
+        q.last = {
+          rows: res.hidden.slice((e.query - 1) * c.hidden, e.query * c.hidden),
+          chain: res.layerChain.map((l) => ({ ...l })),
+        };
+      }
+    });
+  }
+  return served;
+}
+
+/** The history as a pass_shape falsification reports it. */
+function _misreport(
+  history: readonly HistoryPass[],
+  f: Extract<ServingFalsification, { kind: "pass_shape" }>,
+): HistoryPass[] {
+  const p = history[f.pass];
+  const bad = (why: string): never => {
+    throw new InputError("SCENARIO_INVALID", `Cannot falsify record ${f.seq}: ${why}`);
+  };
+  if (p === undefined) return bad(`its sequence has no pass ${f.pass}`);
+  const delta = f.claimedRows - p.rows;
+  const others = p.entries.map((e, i) => ({ e, i })).filter(({ i }) => i !== p.self);
+  if (others.length === 0) return bad(`pass ${f.pass} has no other entry to misreport`);
+  const target = others.reduce((a, b) => (b.e.query > a.e.query ? b : a));
+  if (target.e.query + delta < 1 || delta === 0) {
+    return bad(`pass ${f.pass} cannot be reported with ${f.claimedRows} rows`);
+  }
+  const entries = p.entries.map((e, i) =>
+    i === target.i ? { query: e.query + delta, cached: e.cached } : e
+  );
+  return history.map((q, i) => (i === f.pass ? { ...q, entries, rows: f.claimedRows } : q));
+}

@@ -1,0 +1,73 @@
+/**
+ * The bundled checkpoints a scenario names: read from the asset store, stored as blobs by
+ * digest, opened in memory.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
+import { bytesByteSource, openQwen3Checkpoint, type Qwen3Checkpoint } from "../model/mod.ts";
+
+/** A checkpoint of a scenario: its files, the opened checkpoint, each weight file's digest. */
+export interface ScenarioCheckpoint {
+  /** File name -> bytes. */
+  readonly files: Map<string, Uint8Array>;
+  /** The opened checkpoint. */
+  readonly ckpt: Qwen3Checkpoint;
+  /** Weight file name -> SHA-256. */
+  readonly digests: Record<string, string>;
+}
+
+/**
+ * Reads a bundled checkpoint directory from the asset store, storing each file as a blob.
+ *
+ * @param ctx the asset store and the blob writer
+ * @param path the directory's asset path (`tables/models/<dir>`)
+ * @returns the files, the opened checkpoint and each weight file's digest
+ * @throws {InputError} `SCENARIO_INVALID` without a `config.json` asset
+ * @example
+ * ```ts ignore
+ * const m = await loadScenarioCheckpoint({ store, put }, "tables/models/qwen3-tiny-dense");
+ * ```
+ */
+export async function loadScenarioCheckpoint(
+  ctx: { readonly store: AssetStore; readonly put: (x: Uint8Array) => string },
+  path: string,
+): Promise<ScenarioCheckpoint> {
+  const names = Object.keys(ctx.store.manifest.assets)
+    .filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
+    .map((p) => p.slice(path.length + 1));
+  if (!names.includes("config.json")) {
+    throw new InputError(
+      "SCENARIO_INVALID",
+      `Cannot load checkpoint '${path}': no config.json asset`,
+    );
+  }
+  const files = new Map<string, Uint8Array>();
+  const digests: Record<string, string> = {};
+  for (const name of names) {
+    if (name !== "config.json" && !name.endsWith(".safetensors")) continue;
+    const bytes = await ctx.store.read(`${path}/${name}`);
+    files.set(name, bytes);
+    const d = ctx.put(bytes);
+    if (name !== "config.json") digests[name] = d;
+  }
+  return { files, ckpt: await openCheckpointFiles(files), digests };
+}
+
+/**
+ * Opens a checkpoint held in memory.
+ *
+ * @param files file name -> bytes (`config.json` and the weight files)
+ * @returns the checkpoint
+ * @example
+ * ```ts ignore
+ * const ckpt = await openCheckpointFiles(new Map([["config.json", c], ["model.safetensors", w]]));
+ * ```
+ */
+export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<Qwen3Checkpoint> {
+  return openQwen3Checkpoint(
+    { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
+    { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
+  );
+}

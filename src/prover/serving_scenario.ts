@@ -1,0 +1,210 @@
+/**
+ * The serving section of a prover scenario and its falsifications:
+ * ```
+ * "serving": { "stack", "components", "catalog", "multiProcessorCount",
+ *              "checkpoints": ["tables/models/<dir>", ...],  (one engine run per checkpoint)
+ *              "requests": n,              (per engine run; one `sequence` record each)
+ *              "arrivalSteps": n,          (arrival step of each request drawn in 0..n-1)
+ *              "promptLengths": [..], "generate": [..],   (drawn per request from the seed)
+ *              "tokenBudget": n, "maxChunk": n,           (scheduler: tokens per pass, chunk cap)
+ *              "layerChain": bool }
+ * ```
+ * Falsifications of sequence records (the record's `seq`; `pass` counts the passes that touched
+ * the sequence, from 0): `pass_shape` (the history reports pass `pass` with `claimedRows` GEMM
+ * rows, moving the difference onto its largest neighbour entry), `extra_sequence` (pass `pass`
+ * ran with one more prefill entry of `extraLength` tokens that no record reports: every record
+ * of that pass is false), `split_count` (pass `pass` ran FA2 with `splits` KV splits instead of
+ * the heuristic's: every record of that pass is false), `token_replaced` (generated token `step`
+ * was `token`, not the argmax, and fed back: the hidden states are honest, greedy is not).
+ *
+ * @module
+ */
+import { arr, type Fields, fieldsOf, int, onlyKnown, str } from "../json_fields.ts";
+
+/** The serving section. */
+export interface ServingScenario {
+  /** Software stack id (its `batching` must be `flatten`). */
+  readonly stack: string;
+  /** Stack components recorded in each claim. */
+  readonly components: Readonly<Record<string, string>>;
+  /** Dispatch catalog id of the GEMMs. */
+  readonly catalog: string;
+  /** Streaming multiprocessor count the attention launches see. */
+  readonly multiProcessorCount: number;
+  /** Checkpoint directories (asset paths): one engine run each. */
+  readonly checkpoints: readonly string[];
+  /** Requests per engine run. */
+  readonly requests: number;
+  /** Arrival steps are drawn in 0..arrivalSteps-1. */
+  readonly arrivalSteps: number;
+  /** Prompt lengths a request draws from. */
+  readonly promptLengths: readonly number[];
+  /** Generated-token counts a request draws from. */
+  readonly generate: readonly number[];
+  /** Tokens per pass (decode steps first, then prefill chunks). */
+  readonly tokenBudget: number;
+  /** Largest prefill chunk of one entry. */
+  readonly maxChunk: number;
+  /** Whether records carry the per-layer chain. */
+  readonly layerChain: boolean;
+}
+
+/** A falsification of a sequence record. */
+export type ServingFalsification =
+  | {
+    readonly seq: number;
+    readonly kind: "pass_shape";
+    readonly pass: number;
+    readonly claimedRows: number;
+  }
+  | {
+    readonly seq: number;
+    readonly kind: "extra_sequence";
+    readonly pass: number;
+    readonly extraLength: number;
+  }
+  | {
+    readonly seq: number;
+    readonly kind: "split_count";
+    readonly pass: number;
+    readonly splits: number;
+  }
+  | {
+    readonly seq: number;
+    readonly kind: "token_replaced";
+    readonly step: number;
+    readonly token: number;
+  };
+
+/** Falsification kinds only sequence records take. */
+export const SERVING_FALSIFICATIONS = [
+  "pass_shape",
+  "extra_sequence",
+  "split_count",
+  "token_replaced",
+] as const;
+
+/** Parameters of each serving falsification kind. */
+export const SERVING_FALSIFICATION_FIELDS: Readonly<
+  Record<typeof SERVING_FALSIFICATIONS[number], readonly string[]>
+> = {
+  pass_shape: ["pass", "claimedRows"],
+  extra_sequence: ["pass", "extraLength"],
+  split_count: ["pass", "splits"],
+  token_replaced: ["step", "token"],
+};
+
+/**
+ * Validates the serving section.
+ *
+ * @param json parsed value
+ * @returns the section
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseServingScenario } from "./serving_scenario.ts";
+ * const s = parseServingScenario({ stack: "s", components: {}, catalog: "c", multiProcessorCount: 108,
+ *   checkpoints: ["tables/models/x"], requests: 3, arrivalSteps: 2, promptLengths: [4],
+ *   generate: [2], tokenBudget: 16, maxChunk: 8, layerChain: true });
+ * if (s.requests !== 3) throw new Error();
+ * ```
+ */
+export function parseServingScenario(json: unknown): ServingScenario {
+  const f = fieldsOf(json, "scenario.serving");
+  onlyKnown(f, [
+    "stack",
+    "components",
+    "catalog",
+    "multiProcessorCount",
+    "checkpoints",
+    "requests",
+    "arrivalSteps",
+    "promptLengths",
+    "generate",
+    "tokenBudget",
+    "maxChunk",
+    "layerChain",
+  ]);
+  const comps = fieldsOf(f.obj.components, "scenario.serving.components");
+  const ints = (key: string, max: number) => {
+    const v = arr(f, key).map((x, i) => {
+      if (!Number.isSafeInteger(x) || (x as number) < 1 || (x as number) > max) {
+        throw new RangeError(`Cannot read 'scenario.serving.${key}[${i}]': expected 1..${max}`);
+      }
+      return x as number;
+    });
+    if (v.length === 0) throw new RangeError(`Cannot read 'scenario.serving.${key}': empty`);
+    return v;
+  };
+  if (typeof f.obj.layerChain !== "boolean") {
+    throw new TypeError("Cannot read 'scenario.serving.layerChain': expected a boolean");
+  }
+  const checkpoints = arr(f, "checkpoints").map((p, i) => {
+    if (typeof p !== "string" || !/^tables\/models\/[a-z0-9._-]+$/.test(p)) {
+      throw new RangeError(
+        `Cannot read 'scenario.serving.checkpoints[${i}]': a tables/models/ dir`,
+      );
+    }
+    return p;
+  });
+  if (checkpoints.length === 0) {
+    throw new RangeError("Cannot read 'scenario.serving.checkpoints': empty");
+  }
+  return {
+    stack: str(f, "stack"),
+    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
+    catalog: str(f, "catalog"),
+    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
+    checkpoints,
+    requests: int(f, "requests", { min: 1, max: 1024 }),
+    arrivalSteps: int(f, "arrivalSteps", { min: 1, max: 4096 }),
+    promptLengths: ints("promptLengths", 4096),
+    generate: ints("generate", 4096),
+    tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
+    maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
+    layerChain: f.obj.layerChain,
+  };
+}
+
+/**
+ * Reads the parameters of a serving falsification.
+ *
+ * @param f the falsification's fields
+ * @param o its sequence number and kind
+ * @returns the falsification
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseServingFalsification } from "./serving_scenario.ts";
+ * import { fieldsOf } from "../json_fields.ts";
+ * const f = parseServingFalsification(fieldsOf({ step: 1, token: 7 }, "x"), { seq: 3, kind: "token_replaced" });
+ * if (f.kind !== "token_replaced" || f.token !== 7) throw new Error();
+ * ```
+ */
+export function parseServingFalsification(
+  f: Fields,
+  o: { readonly seq: number; readonly kind: typeof SERVING_FALSIFICATIONS[number] },
+): ServingFalsification {
+  const { seq, kind } = o;
+  const pass = () => int(f, "pass", { min: 0, max: 1 << 16 });
+  switch (kind) {
+    case "pass_shape":
+      return {
+        seq,
+        kind,
+        pass: pass(),
+        claimedRows: int(f, "claimedRows", { min: 1, max: 1 << 20 }),
+      };
+    case "extra_sequence":
+      return { seq, kind, pass: pass(), extraLength: int(f, "extraLength", { min: 1, max: 4096 }) };
+    case "split_count":
+      return { seq, kind, pass: pass(), splits: int(f, "splits", { min: 1, max: 128 }) };
+    case "token_replaced":
+      return {
+        seq,
+        kind,
+        step: int(f, "step", { min: 0, max: 4096 }),
+        token: int(f, "token", { min: 0, max: 1 << 24 }),
+      };
+  }
+}
