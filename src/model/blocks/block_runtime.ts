@@ -18,7 +18,7 @@ import {
 /**
  * The GEMMs of a decoder layer: its linear layers, named as in HF checkpoints (`router` is a MoE
  * block's `mlp.gate`), and eager attention's batched products (`attn_scores` = Q K^T per head,
- * `attn_values` = P V).
+ * `attn_values` = P V); and the model's `lm_head` (logits, N = vocab, K = hidden).
  */
 export type ProjectionName =
   | "q_proj"
@@ -30,7 +30,8 @@ export type ProjectionName =
   | "down_proj"
   | "router"
   | "attn_scores"
-  | "attn_values";
+  | "attn_values"
+  | "lm_head";
 
 /** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
 export interface GemmCall {
