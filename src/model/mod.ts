@@ -130,3 +130,21 @@ export {
   type TokenBatch,
   type TokenPosition,
 } from "./qwen3/mod.ts";
+export {
+  type DecodeAttention,
+  type DecodeClass,
+  type DecodeClasses,
+  decodeClasses,
+  type DecodeClassesOptions,
+  type DecodeGemm,
+  type DecodeNorm,
+  type DecodeNormName,
+  type DecodeSignature,
+  decodeSignature,
+  type DecodeSignatureOptions,
+  DEFAULT_MAX_BATCH,
+  normTree,
+  recipeSummary,
+  signatureEntries,
+  type SignatureEntry,
+} from "./serving/mod.ts";

@@ -2,6 +2,9 @@
  * `bitaudit model`: Qwen3 checkpoints and forward passes.
  * - `model synth --config <config.json> --seed <n> --out <dir> [--shards n]`: writes an HF-layout
  *   checkpoint with random weights of realistic scale (see `synthQwen3Checkpoint`).
+ * - `model classes --stack <id|file> --profile <id|file> (--catalog <id|file> | --recipe
+ *   <name|file>) --config <config.json> --context <L> [--sms n] [--max-batch n] [--json]`: the
+ *   batch-size equivalence classes of decode (see `decodeClasses`).
  * - `model forward --checkpoint <dir> --tokens <tokens.json> --profile <gpu> --stack <stack>
  *   --out <file.safetensors> [--json] [--threads n]`: runs the prefill forward bit-exactly and
  *   writes `hidden` (BF16 [total tokens, hidden]); prints each sequence's fingerprint.
@@ -10,8 +13,11 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { InputError } from "../../errors.ts";
-import { parseQwen3Config, synthQwen3Checkpoint } from "../../model/mod.ts";
+import { synthQwen3Checkpoint } from "../../model/mod.ts";
+import { readModelConfig } from "../read_model_config.ts";
 import { runModelForward } from "./model_forward.ts";
+import { runModelClasses } from "./model_classes.ts";
+import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 
 /**
@@ -21,7 +27,8 @@ import { parseIntOption, parseThreads } from "../parse_int_option.ts";
  * @example
  * ```ts
  * import { modelCommand } from "./model.ts";
- * if (modelCommand().commands.map((c) => c.name()).join() !== "synth,forward") throw new Error();
+ * const names = modelCommand().commands.map((c) => c.name()).join();
+ * if (names !== "synth,forward,classes") throw new Error(names);
  * ```
  */
 export function modelCommand(): Command {
@@ -76,7 +83,46 @@ export function modelCommand(): Command {
         });
       }),
   );
+  model.addCommand(_classesCommand());
   return model;
+}
+
+/** Longest cached context `model classes` takes (tokens per sequence). */
+export const MAX_CONTEXT = 1 << 20;
+
+function _classesCommand(): Command {
+  return new Command("classes")
+    .description(
+      "list the batch sizes of decode that give each sequence identical bits (same kernels)",
+    )
+    .requiredOption("--stack <id|file.json>", "software stack profile")
+    .requiredOption("--profile <id|file.json>", "GPU profile")
+    .requiredOption("--config <file>", "config.json (model_type qwen3 or qwen3_moe)")
+    .requiredOption("--context <n>", `cached tokens per sequence L (key length L + 1)`)
+    .option("--catalog <id|file.json>", "dispatch catalog (stacks with catalog kernels)")
+    .option("--recipe <name|file.json>", "GEMM recipe (stacks with recipe kernels)")
+    .option("--sms <n>", "multiProcessorCount (default: the profile's)")
+    .option("--max-batch <n>", "largest batch size", String(DEFAULT_MAX_BATCH))
+    .option("--json", "machine-readable output")
+    .action(async (opts) => {
+      await runModelClasses({
+        stack: opts.stack,
+        profile: opts.profile,
+        config: opts.config,
+        context: parseIntOption(opts.context, { flag: "--context", min: 1, max: MAX_CONTEXT }),
+        maxBatch: parseIntOption(opts.maxBatch, {
+          flag: "--max-batch",
+          min: 1,
+          max: MAX_BATCH_SEQUENCES,
+        }),
+        json: opts.json === true,
+        ...(opts.sms === undefined
+          ? {}
+          : { sms: parseIntOption(opts.sms, { flag: "--sms", min: 1, max: 1024 }) }),
+        ...(opts.catalog === undefined ? {} : { catalog: opts.catalog }),
+        ...(opts.recipe === undefined ? {} : { recipe: opts.recipe }),
+      });
+    });
 }
 
 /**
@@ -92,22 +138,7 @@ export function modelCommand(): Command {
 export async function synthCheckpointDir(
   o: { config: string; seed: string; out: string; shards: number },
 ): Promise<void> {
-  const unreadable = (e: unknown) => {
-    throw new InputError("CONFIG_READ", `Cannot read '${o.config}': ${(e as Error).name}`);
-  };
-  if ((await Deno.stat(o.config).catch(unreadable)).size > 16 << 20) {
-    throw new InputError("CONFIG_READ", `Cannot read '${o.config}': larger than 16 MiB`);
-  }
-  const configBytes = await Deno.readFile(o.config).catch(unreadable);
-  // HF configs hold floats (rms_norm_eps, rope_theta), which the strict claim JSON reader
-  // refuses: a plain parse, then the config's own strict field checks.
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(configBytes));
-  } catch {
-    throw new InputError("CONFIG_READ", `Cannot read '${o.config}': not valid UTF-8 JSON`);
-  }
-  const config = parseQwen3Config(json);
+  const { config, bytes: configBytes } = await readModelConfig(o.config);
   const files = synthQwen3Checkpoint(config, { seed: o.seed, shards: o.shards });
   try {
     await Deno.mkdir(o.out);

@@ -17,8 +17,8 @@ import {
 
 /**
  * The GEMMs of a decoder layer: its linear layers, named as in HF checkpoints (`router` is a MoE
- * block's `mlp.gate`; `lm_head` the logits of a serving pass's token-emitting rows), and eager attention's batched products (`attn_scores` = Q K^T per head,
- * `attn_values` = P V).
+ * block's `mlp.gate`), and eager attention's batched products (`attn_scores` = Q K^T per head,
+ * `attn_values` = P V); and the model's `lm_head` (logits of the rows that emit a token, N = vocab, K = hidden).
  */
 export type ProjectionName =
   | "q_proj"
@@ -29,9 +29,9 @@ export type ProjectionName =
   | "up_proj"
   | "down_proj"
   | "router"
-  | "lm_head"
   | "attn_scores"
-  | "attn_values";
+  | "attn_values"
+  | "lm_head";
 
 /** One projection call: y [m, n] = x [m, k] W^T, BF16 in and out. */
 export interface GemmCall {

@@ -1,0 +1,196 @@
+/**
+ * The `model classes` action: load the profile, stack, dispatch and config, derive the decode
+ * batch-size classes, print them.
+ *
+ * @module
+ */
+import { type AssetStore, openAssetStore, sha256Hex } from "../../assets/mod.ts";
+import { escapeForTerminal } from "../../escape_text.ts";
+import { InputError } from "../../errors.ts";
+import { attentionBackend, reduceStackForTorch } from "../../kernels/mod.ts";
+import {
+  catalogDispatch,
+  type DecodeClasses,
+  decodeClasses,
+  fixedRecipeDispatch,
+  type GemmDispatch,
+  type Qwen3Config,
+  signatureEntries,
+} from "../../model/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  GPU_PROFILES,
+  loadNamedRecipe,
+  recipeFromJson,
+  STACK_PROFILES,
+} from "../../resolve/mod.ts";
+import { EXIT } from "../exit_codes.ts";
+import { loadAssetArg } from "../load_asset_arg.ts";
+import { printJson, printText, table } from "../output.ts";
+import { readJsonFile } from "../read_json_file.ts";
+import { readModelConfig } from "../read_model_config.ts";
+import { KNOWN_SM_COUNTS } from "./model_forward.ts";
+
+/** Options of {@link runModelClasses} (integers already parsed and bounded). */
+export interface ModelClassesOptions {
+  /** Stack profile id or file. */
+  readonly stack: string;
+  /** GPU profile id or file. */
+  readonly profile: string;
+  /** Dispatch catalog id or file (stacks with catalog kernels). */
+  readonly catalog?: string;
+  /** Recipe name or file (stacks with recipe kernels). */
+  readonly recipe?: string;
+  /** config.json path. */
+  readonly config: string;
+  /** Cached tokens per sequence. */
+  readonly context: number;
+  /** SM count (default: the profile's known count). */
+  readonly sms?: number;
+  /** Largest batch size. */
+  readonly maxBatch: number;
+  /** Machine-readable output. */
+  readonly json: boolean;
+}
+
+/**
+ * Runs `model classes`.
+ *
+ * @param o the command's options
+ * @returns nothing; sets `Deno.exitCode` to 3 when the classes are not complete (a GEMM not
+ *   covered, MoE experts, a batch size not derived) or the stack's attention is not modelled
+ * @throws {InputError} `USAGE` (kernel flags that do not fit the stack, a catalog of another GPU,
+ *   no known SM count), `CONFIG_*`, `INPUT_*`
+ * @throws {AssetError} unknown or invalid profile, stack, catalog or recipe
+ * @example
+ * ```ts ignore
+ * await runModelClasses({ stack, profile: "a100", catalog, config, context: 4095, maxBatch: 256, json: false });
+ * ```
+ */
+export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
+  const store = await openAssetStore();
+  const profile = await loadAssetArg(store, { kind: GPU_PROFILES, text: o.profile });
+  const stack = await loadAssetArg(store, { kind: STACK_PROFILES, text: o.stack });
+  const { config, bytes } = await readModelConfig(o.config);
+  const sms = o.sms ?? KNOWN_SM_COUNTS[profile.value.id];
+  if (sms === undefined) {
+    throw new InputError(
+      "USAGE",
+      `Cannot derive classes: no known SM count for '${profile.value.id}'; give --sms`,
+    );
+  }
+  const kernels = await _dispatch(store, o, { stack: stack.value, gpu: profile.value.id });
+  const ops = stack.value.operators;
+  const why = ops === undefined
+    ? `stack '${stack.value.id}' declares no operators section`
+    : _attentionWhy(ops.attention);
+  if (ops === undefined || why !== null) {
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${why}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
+  const r = decodeClasses(config, {
+    dispatch: kernels.dispatch,
+    reduceStack: reduceStackForTorch(ops.torch),
+    multiProcessorCount: sms,
+    context: o.context,
+    maxBatch: o.maxBatch,
+  });
+  const inputs = {
+    profile: { id: profile.value.id, source: profile.source, sha256: profile.sha256 },
+    stack: { id: stack.value.id, source: stack.source, sha256: stack.sha256 },
+    [kernels.kind]: kernels.input,
+    config: { source: o.config, sha256: sha256Hex(bytes) },
+    multiProcessorCount: sms,
+  };
+  if (o.json) printJson({ model: _model(config), inputs, ...r });
+  else {
+    const names = { profile: profile.value.id, stack: stack.value.id, kernels: kernels.input.id };
+    _print(r, { config, ...names });
+  }
+  if (!r.complete) Deno.exitCode = EXIT.INCONCLUSIVE;
+}
+
+/** The dispatch the stack's kernel source and the flags name. */
+async function _dispatch(
+  store: AssetStore,
+  o: ModelClassesOptions,
+  s: { stack: { id: string; gemm: { kernelSource: "recipe" | "catalog" } }; gpu: string },
+): Promise<{ dispatch: GemmDispatch; kind: "catalog" | "recipe"; input: { id: string } }> {
+  const source = s.stack.gemm.kernelSource;
+  const given = o.catalog !== undefined ? "--catalog" : o.recipe !== undefined ? "--recipe" : null;
+  const wanted = source === "catalog" ? "--catalog" : "--recipe";
+  if (given !== wanted || (o.catalog !== undefined && o.recipe !== undefined)) {
+    throw new InputError(
+      "USAGE",
+      `Cannot derive classes: stack '${s.stack.id}' takes its GEMM kernels from a ${source}: ` +
+        `give ${wanted} (and not the other)`,
+    );
+  }
+  if (o.catalog !== undefined) {
+    const c = await loadAssetArg(store, { kind: DISPATCH_CATALOGS, text: o.catalog });
+    if (c.value.gpu !== s.gpu) {
+      throw new InputError(
+        "USAGE",
+        `Cannot derive classes: catalog '${c.value.id}' was captured on '${c.value.gpu}', ` +
+          `not on profile '${s.gpu}'`,
+      );
+    }
+    const input = { id: c.value.id, source: c.source, sha256: c.sha256 };
+    return { dispatch: catalogDispatch(c.value), kind: "catalog", input };
+  }
+  const text = o.recipe!;
+  const r = text.endsWith(".json")
+    ? { recipe: recipeFromJson(await readJsonFile(text), text), sha256: null, path: text }
+    : await loadNamedRecipe(store, text);
+  const input = { id: text, source: r.path, sha256: r.sha256 };
+  return { dispatch: fixedRecipeDispatch(r.recipe), kind: "recipe", input };
+}
+
+/** Why the attention backend's decode launch cannot be derived (null: an FA2 build). */
+function _attentionWhy(id: string): string | null {
+  if (id === "eager") {
+    return "attention backend 'eager': decode runs batched cuBLAS GEMMs and a softmax whose " +
+      "launches are not derived here";
+  }
+  const b = attentionBackend(id);
+  return b.modelled ? null : `attention backend '${b.id}': ${b.reason}`;
+}
+
+function _model(c: Qwen3Config) {
+  const { modelType, layers, hidden, heads, kvHeads, headDim, intermediate, vocab } = c;
+  return { modelType, layers, hidden, heads, kvHeads, headDim, intermediate, vocab };
+}
+
+function _print(
+  r: DecodeClasses,
+  o: { config: Qwen3Config; profile: string; stack: string; kernels: string },
+): void {
+  const c = o.config;
+  const first = r.classes[0];
+  printText(
+    `decode classes of ${c.modelType} (${c.layers} layers, hidden ${c.hidden}, heads ` +
+      `${c.heads}/${c.kvHeads}, vocab ${c.vocab}), context ${r.context} (key length ` +
+      `${r.context + 1})`,
+  );
+  printText(
+    `profile ${o.profile} (${r.multiProcessorCount} SMs), stack ${o.stack}, kernels ${o.kernels}`,
+  );
+  if (first !== undefined) {
+    printText(`signature at batch 1:`);
+    const rows = signatureEntries(first.signature).map((e) => [`  ${e.label}`, e.shape, e.value]);
+    for (const line of table(rows).split("\n")) printText(line);
+  }
+  printText(`${r.classes.length} classes for batch 1..${r.lastBatch}:`);
+  const rows = [["  batch", "changes from the previous class"]];
+  for (const k of r.classes) {
+    const range = k.from === k.to ? `${k.from}` : `${k.from}..${k.to}`;
+    const changes = k.changes.length === 0 ? ["-"] : k.changes;
+    changes.forEach((ch, i) => rows.push([i === 0 ? `  ${range}` : "", ch]));
+  }
+  for (const line of table(rows).split("\n")) printText(line);
+  if (r.notes.length > 0) {
+    printText("not complete:");
+    for (const n of r.notes) printText(`  - ${n}`);
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Reads a Hugging Face `config.json` for the model commands.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import { parseQwen3Config, type Qwen3Config } from "../model/mod.ts";
+
+/** Largest config.json accepted (bytes). */
+export const MAX_CONFIG_BYTES = 16 << 20;
+
+/**
+ * Reads and validates a Qwen3 `config.json`. HF configs hold floats (`rms_norm_eps`,
+ * `rope_theta`), which the strict claim JSON reader refuses: a plain parse of fatal UTF-8, then
+ * the config's own strict field checks.
+ *
+ * @param path the file
+ * @returns the validated config and the file's bytes
+ * @throws {InputError} `CONFIG_READ` (missing, over 16 MiB, not UTF-8 JSON) and the config's
+ *   `CONFIG_*` codes
+ * @example
+ * ```ts ignore
+ * const { config } = await readModelConfig("tables/models/qwen3-tiny-dense/config.json");
+ * ```
+ */
+export async function readModelConfig(
+  path: string,
+): Promise<{ config: Qwen3Config; bytes: Uint8Array }> {
+  const unreadable = (e: unknown): never => {
+    throw new InputError("CONFIG_READ", `Cannot read '${path}': ${(e as Error).name}`);
+  };
+  const info = await Deno.stat(path).catch(unreadable);
+  if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
+    throw new InputError("CONFIG_READ", `Cannot read '${path}': not a file of at most 16 MiB`);
+  }
+  const bytes = await Deno.readFile(path).catch(unreadable);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new InputError("CONFIG_READ", `Cannot read '${path}': not valid UTF-8 JSON`);
+  }
+  return { config: parseQwen3Config(json), bytes };
+}

@@ -1,0 +1,247 @@
+/**
+ * What fixes the bits of one sequence in a pure decode pass of B sequences (each with `context`
+ * cached tokens, so key length `context + 1` and query length 1) on a flattened-batch serving
+ * stack: the kernel of every GEMM at M = B, the reduce-kernel tree of every norm, and FA2's
+ * split-KV launch (spec `stack_pytorch_hf.md` §4.1-§4.3, §1.1; ops.md §1.1).
+ *
+ * @module
+ */
+import {
+  fa2NumSplits,
+  type GemmRecipe,
+  meanFactor,
+  reduceConfig,
+  type ReduceStack,
+} from "../../kernels/mod.ts";
+import type { GemmDispatch, ProjectionName } from "../blocks/mod.ts";
+import { isMoeLayer, type Qwen3Config } from "../checkpoint/mod.ts";
+
+/** One GEMM of the pass: its shape without M (M is the batch) and the kernel dispatched. */
+export interface DecodeGemm {
+  /** Projection name (`lm_head` for the logits). */
+  readonly name: ProjectionName;
+  /** Output features N. */
+  readonly n: number;
+  /** Reduction length K. */
+  readonly k: number;
+  /** The recipe the dispatch names for (M = batch, N, K); null when it does not cover it. */
+  readonly recipe: GemmRecipe | null;
+  /** {@link recipeSummary} of the recipe (every kwarg), or `not covered`. */
+  readonly kernel: string;
+  /** Why the dispatch does not cover the shape (null when covered). */
+  readonly reason: string | null;
+}
+
+/**
+ * The norms and reductions whose launch depends on the row count: `rms_norm` (input_layernorm,
+ * post_attention_layernorm and the final norm: B rows of hidden), `q_norm` / `k_norm` (B x heads
+ * and B x kvHeads rows of headDim), `topk_sum` (MoE `norm_topk_prob`: B rows of top-k).
+ */
+export type DecodeNormName = "rms_norm" | "q_norm" | "k_norm" | "topk_sum";
+
+/**
+ * The per-row reduction tree of one norm: the fields of `reduceConfig` that `pytorchReducePlan`
+ * reads. `blockHeight` counts only when the row is split over warps (`splitY`); otherwise it is
+ * the number of rows a block serves and does not touch a row's tree.
+ */
+export interface DecodeNorm {
+  /** Which norm. */
+  readonly name: DecodeNormName;
+  /** Rows per sequence (1, heads or kvHeads). */
+  readonly rowsPerSequence: number;
+  /** Reduced length. */
+  readonly length: number;
+  /** Vectorised loads. */
+  readonly vectorize: boolean;
+  /** `blockDim.x`: lanes on one row. */
+  readonly blockWidth: number;
+  /** Warps (`threadIdx.y`) sharing one row: `blockHeight` when `splitY`, else 1. */
+  readonly rowWarps: number;
+  /** `values_per_thread`. */
+  readonly valuesPerThread: number;
+  /** FP32 pattern of the mean factor `float(rows) / numel` (null for a plain sum). */
+  readonly meanFactor: number | null;
+}
+
+/** FA2 split-KV launch of the varlen GQA swap (S_q = 1). */
+export interface DecodeAttention {
+  /** Key length `context + 1`. */
+  readonly seqlenK: number;
+  /** `ceil(seqlenK / 128)` key blocks. */
+  readonly nBlocks: number;
+  /** KV splits (1: the standard kernel). */
+  readonly splits: number;
+  /** `n_blocks_per_split = ceil(nBlocks / splits)`: each split's key-block range. */
+  readonly blocksPerSplit: number;
+}
+
+/** Everything of a decode pass at one batch size that decides a sequence's bits. */
+export interface DecodeSignature {
+  /** GEMMs, in layer order, then `lm_head`. */
+  readonly gemms: readonly DecodeGemm[];
+  /** Norms and reductions. */
+  readonly norms: readonly DecodeNorm[];
+  /** Attention launch. */
+  readonly attention: DecodeAttention;
+}
+
+/** Options of {@link decodeSignature}. */
+export interface DecodeSignatureOptions {
+  /** Kernel of each GEMM (a catalog's or one fixed recipe). */
+  readonly dispatch: GemmDispatch;
+  /** Reduce-kernel facts of the stack's PyTorch build. */
+  readonly reduceStack: ReduceStack;
+  /** `multiProcessorCount` of the device (FA2's split heuristic). */
+  readonly multiProcessorCount: number;
+  /** Cached tokens per sequence L (key length L + 1). */
+  readonly context: number;
+}
+
+/**
+ * The signature of a pure decode pass of `batch` sequences.
+ *
+ * @param config the model config
+ * @param options dispatch, reduce stack, SM count, context and the batch size B
+ * @returns the signature
+ * @throws {RangeError} on a non-positive batch or SM count, a negative context, or a reduce
+ *   configuration `reduceConfig` does not model
+ * @example
+ * ```ts
+ * import { decodeSignature, fixedRecipeDispatch, parseQwen3Config } from "../mod.ts";
+ * import { REDUCE_STACK_CUDA_RECENT as reduceStack } from "../../kernels/mod.ts";
+ * const config = parseQwen3Config({
+ *   model_type: "qwen3", vocab_size: 151936, hidden_size: 2560, intermediate_size: 9728,
+ *   num_hidden_layers: 36, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128,
+ * });
+ * const dispatch = fixedRecipeDispatch({ family: "single_walk" });
+ * const o = { dispatch, reduceStack, multiProcessorCount: 108, context: 1999 };
+ * const s = decodeSignature(config, { ...o, batch: 1 });
+ * if (s.attention.splits !== 16 || s.norms[0]!.blockWidth !== 512) throw new Error();
+ * ```
+ */
+export function decodeSignature(
+  config: Qwen3Config,
+  options: DecodeSignatureOptions & { readonly batch: number },
+): DecodeSignature {
+  const { batch, context, multiProcessorCount: sms } = options;
+  if (!Number.isSafeInteger(batch) || batch < 1 || !Number.isSafeInteger(sms) || sms < 1) {
+    throw new RangeError(`Cannot sign decode: batch ${batch} and SM count ${sms} must be positive`);
+  }
+  if (!Number.isSafeInteger(context) || context < 0) {
+    throw new RangeError(`Cannot sign decode: context ${context} must be a non-negative integer`);
+  }
+  return Object.freeze({
+    gemms: Object.freeze(
+      _gemmShapes(config).map(([name, n, k]) => _gemm(options.dispatch, { name, m: batch, n, k })),
+    ),
+    norms: Object.freeze(_norms(config, batch, options.reduceStack)),
+    attention: _attention(config, { batch, context, sms }),
+  });
+}
+
+/**
+ * A recipe as one line with every kwarg, e.g. `serial_split_k(splitK=2, tileK=64)`.
+ *
+ * @param recipe the recipe
+ * @returns the line (equal lines mean equal recipes)
+ * @example
+ * ```ts
+ * import { recipeSummary } from "./decode_signature.ts";
+ * const r = { family: "kwalk", threadblock: [128, 128, 64], warp: [64, 64, 64], instruction: [16, 8, 16] } as const;
+ * if (recipeSummary(r) !== "kwalk(instruction=16x8x16, threadblock=128x128x64, warp=64x64x64)") {
+ *   throw new Error();
+ * }
+ * if (recipeSummary({ family: "single_walk" }) !== "single_walk") throw new Error();
+ * ```
+ */
+export function recipeSummary(recipe: GemmRecipe): string {
+  const args = Object.entries(recipe)
+    .filter(([key]) => key !== "family")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, v]) => `${key}=${Array.isArray(v) ? v.join("x") : String(v)}`);
+  return args.length === 0 ? recipe.family : `${recipe.family}(${args.join(", ")})`;
+}
+
+/** The GEMM shapes [name, N, K] of a decode pass (MLP ones only when a dense layer exists). */
+function _gemmShapes(c: Qwen3Config): [ProjectionName, number, number][] {
+  const q = c.heads * c.headDim, kv = c.kvHeads * c.headDim, h = c.hidden;
+  const layers = Array.from({ length: c.layers }, (_, i) => i);
+  const dense = layers.some((i) => !isMoeLayer(c, i));
+  const moe = layers.some((i) => isMoeLayer(c, i));
+  return [
+    ["q_proj", q, h],
+    ["k_proj", kv, h],
+    ["v_proj", kv, h],
+    ["o_proj", h, q],
+    ...(moe ? [["router", c.moe!.experts, h] as [ProjectionName, number, number]] : []),
+    ...(dense
+      ? [
+        ["gate_proj", c.intermediate, h],
+        ["up_proj", c.intermediate, h],
+        ["down_proj", h, c.intermediate],
+      ] as [ProjectionName, number, number][]
+      : []),
+    ["lm_head", c.vocab, h],
+  ];
+}
+
+function _gemm(
+  dispatch: GemmDispatch,
+  call: { name: ProjectionName; m: number; n: number; k: number },
+): DecodeGemm {
+  const hit = dispatch(call);
+  const { name, n, k } = call;
+  return Object.freeze(
+    hit.covered
+      ? { name, n, k, recipe: hit.recipe, kernel: recipeSummary(hit.recipe), reason: null }
+      : { name, n, k, recipe: null, kernel: "not covered", reason: hit.reason },
+  );
+}
+
+function _norms(c: Qwen3Config, batch: number, stack: ReduceStack): DecodeNorm[] {
+  const norm = (name: DecodeNormName, per: number, length: number, mean: boolean): DecodeNorm => {
+    const rows = batch * per;
+    const r = reduceConfig({ outputs: rows, length }, { stack });
+    return Object.freeze({
+      name,
+      rowsPerSequence: per,
+      length,
+      vectorize: r.vectorize,
+      blockWidth: r.blockWidth,
+      rowWarps: r.splitY ? r.blockHeight : 1,
+      valuesPerThread: r.valuesPerThread,
+      meanFactor: mean ? meanFactor(rows, rows * length) : null,
+    });
+  };
+  const moe = c.moe;
+  return [
+    norm("rms_norm", 1, c.hidden, true),
+    norm("q_norm", c.heads, c.headDim, true),
+    norm("k_norm", c.kvHeads, c.headDim, true),
+    ...(moe !== undefined && moe.normTopkProb ? [norm("topk_sum", 1, moe.topK, false)] : []),
+  ];
+}
+
+function _attention(
+  c: Qwen3Config,
+  o: { batch: number; context: number; sms: number },
+): DecodeAttention {
+  const seqlenK = o.context + 1;
+  const splits = fa2NumSplits({
+    batch: o.batch,
+    heads: c.heads,
+    kvHeads: c.kvHeads,
+    seqlenQ: 1,
+    seqlenK,
+    headDim: c.headDim,
+    multiProcessorCount: o.sms,
+  });
+  // kBlockN = 128 keys for head dimension 128 (spec §4.3), the block size the heuristic uses.
+  const nBlocks = Math.ceil(seqlenK / 128);
+  return Object.freeze({
+    seqlenK,
+    nBlocks,
+    splits,
+    blocksPerSplit: Math.ceil(nBlocks / splits),
+  });
+}
