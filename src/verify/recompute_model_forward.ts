@@ -21,6 +21,7 @@ import {
 import { BitauditError } from "../errors.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import type { LayerDivergence } from "./record_result.ts";
 
 /** What the model-forward branch needs. */
 export interface ModelForwardRecomputeInput {
@@ -35,14 +36,6 @@ export interface ModelForwardRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
-}
-
-/** Where a recomputed layer chain first differs from the claimed one. */
-export interface LayerDivergence {
-  /** Decoder layer index. */
-  readonly layer: number;
-  /** Block whose output first differs. */
-  readonly stage: "attention" | "mlp";
 }
 
 /**
@@ -150,7 +143,9 @@ function _divergence(
   if (claimed === undefined) return null;
   for (let layer = 0; layer < got.length; layer++) {
     for (const stage of ["attention", "mlp"] as const) {
-      if (claimed[layer]![stage] !== got[layer]![stage]) return { layer, stage };
+      if (claimed[layer]![stage] !== got[layer]![stage]) {
+        return { layer, stage, layers: got.length };
+      }
     }
   }
   return null;
