@@ -215,6 +215,7 @@ export {
   type ItemResult,
   type KindCounts,
   type KindEstimate,
+  type LayerDivergence,
   type MergedAudit,
   mergeItemResults,
   MISSING_RESULT_REASON,

@@ -8,9 +8,10 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { DetectionPoint, KindCounts } from "../verify/mod.ts";
+import { escapeHtml } from "./escape_html.ts";
 
 /** Colours of the record statuses (shared by the charts and the report's legend text). */
-const STATUS_COLOURS = {
+export const STATUS_COLOURS = {
   PASS: "#1a7f37",
   FAIL: "#cf222e",
   NOT_VERIFIED: "#bf8700",
@@ -27,25 +28,44 @@ const SAMPLED_SCALE = {
   range: STATUS_SCALE.range.slice(0, 3),
 };
 
+/** Accessible name and description of a chart (any text: escaped when written). */
+export interface SvgLabel {
+  /** Short name (the SVG's `<title>`). */
+  readonly title: string;
+  /** What the chart shows, in words (the SVG's `<desc>`). */
+  readonly description: string;
+}
+
 /**
- * Renders a Vega-Lite specification to SVG text.
+ * Renders a Vega-Lite specification to SVG text. Vega's headless SVG has no accessible name of
+ * its own (a top-level `description` is only used in a browser's DOM view); with `label`, the root
+ * element becomes `role="img"` with a `<title>` and a `<desc>` as its first children.
  *
  * @param spec the specification (data inline)
+ * @param label accessible name and description (optional)
  * @returns the `<svg>` element as text
  * @example
  * ```ts
  * import { renderSvg } from "./report_charts.ts";
- * const svg = await renderSvg({ data: { values: [{ x: 1 }] }, mark: "point", encoding: { x: { field: "x", type: "quantitative" } } });
- * if (!svg.startsWith("<svg")) throw new Error();
+ * const spec = { data: { values: [{ x: 1 }] }, mark: "point" as const, encoding: { x: { field: "x", type: "quantitative" as const } } };
+ * const svg = await renderSvg(spec, { title: "one point", description: "x = 1" });
+ * if (!svg.startsWith('<svg role="img" ') || !svg.includes("<title>one point</title>")) throw new Error();
  * ```
  */
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+export async function renderSvg(spec: TopLevelSpec, label?: SvgLabel): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  let svg: string;
   try {
-    return await view.toSVG();
+    svg = await view.toSVG();
   } finally {
     view.finalize();
   }
+  if (label === undefined) return svg;
+  // Vega writes the root tag first, its attributes free of ">" (numbers and fixed names).
+  const end = svg.indexOf(">");
+  if (!svg.startsWith("<svg ") || end < 0) throw new TypeError("Cannot label the SVG: no root tag");
+  return `<svg role="img" ${svg.slice(5, end + 1)}<title>${escapeHtml(label.title)}</title>` +
+    `<desc>${escapeHtml(label.description)}</desc>${svg.slice(end + 1)}`;
 }
 
 /**

@@ -2,15 +2,22 @@
  * The audit report as a self-contained HTML page (`report.html`, beside `report.md`, same
  * content): the verdict in plain words, what was sampled against the population, results per
  * workload kind, the detection probability against k with the audit's k marked, every sampled
- * record, each failure's first difference, and the assets used. Charts are inline SVG rendered by
- * Vega; every string from an input goes through `escapeHtml`; no script, no network.
+ * record, each failure's first difference (with a picture of the layer stack where a layer chain
+ * names the first diverging layer and stage), and the assets used. Charts are inline SVG rendered
+ * by Vega; every string from an input goes through `escapeHtml`; no script, no network.
  *
  * @module
  */
-import { type AuditReport, detectionCurve, type KindCounts } from "../verify/mod.ts";
+import {
+  type AuditReport,
+  detectionCurve,
+  type KindCounts,
+  type RecordResult,
+} from "../verify/mod.ts";
 
 import { trustSentences, verdictMeaning } from "../web/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
+import { layerStackFigure } from "./layer_stack_chart.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
 import { REPORT_CSS } from "./report_css.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
@@ -56,10 +63,11 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     k,
     rates: report.detection.levels.map((l) => l.pFalse),
   });
-  const [sampleSvg, kindSvg, detectionSvg] = await Promise.all([
+  const [sampleSvg, kindSvg, detectionSvg, failures] = await Promise.all([
     renderSvg(sampleChart(report.population, meta.kinds)),
     renderSvg(kindChart(meta.kinds)),
     renderSvg(detectionChart(curve, k)),
+    _failures(report),
   ]);
   const facts: [string, string][] = [
     ["audit id", report.auditId],
@@ -114,7 +122,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
         ])
       ),
     ),
-    ..._failures(report),
+    ...failures,
     `<h2>Assets used</h2>`,
     table("Assets used", ["asset", "sha256"], Object.entries(meta.assets).map((e) => row(e))),
   ];
@@ -143,30 +151,35 @@ function _figure(svg: string, caption: string): string {
   return `<figure>${svg}<figcaption>${h(caption)}</figcaption></figure>`;
 }
 
-function _failures(report: AuditReport): string[] {
+async function _failures(report: AuditReport): Promise<string[]> {
   const failed = report.results.filter((r) => r.status === "FAIL");
   if (failed.length === 0) return [];
-  return [
-    "<h2>Failures</h2>",
-    ...failed.map((r) => {
-      const items = [`claimed fingerprint <code>${h(r.claimed)}</code>`];
-      if (r.recomputed) items.push(`recomputed fingerprint <code>${h(r.recomputed)}</code>`);
-      if (r.firstDifference) {
-        const d = r.firstDifference;
-        items.push(
-          `<strong>first differing element ${d.index}</strong>: claimed <code>${
-            h(d.claimed)
-          }</code>, recomputed <code>${h(d.recomputed)}</code>`,
-        );
-      }
-      items.push(
-        ...r.steps.map((s) =>
-          `${s.ok ? "ok" : "<strong>stopped</strong>"} ${h(s.step)}: ${h(s.detail)}`
-        ),
-      );
-      return `<h3>record ${r.index} (<code>${h(r.digest.slice(0, 16))}…</code>)</h3><ul>${
-        items.map((i) => `<li>${i}</li>`).join("")
-      }</ul>`;
-    }),
-  ];
+  return ["<h2>Failures</h2>", ...await Promise.all(failed.map(_failure))];
+}
+
+async function _failure(r: RecordResult): Promise<string> {
+  const items = [`claimed fingerprint <code>${h(r.claimed)}</code>`];
+  if (r.recomputed) items.push(`recomputed fingerprint <code>${h(r.recomputed)}</code>`);
+  if (r.firstDifference) {
+    const d = r.firstDifference;
+    items.push(
+      `<strong>first differing element ${d.index}</strong>: claimed <code>${
+        h(d.claimed)
+      }</code>, recomputed <code>${h(d.recomputed)}</code>`,
+    );
+  }
+  const v = r.firstDivergence;
+  if (v) {
+    items.push(
+      `<strong>first diverging stage of the layer chain: layer ${v.layer}, ${h(v.stage)}</strong>`,
+    );
+  }
+  items.push(
+    ...r.steps.map((s) =>
+      `${s.ok ? "ok" : "<strong>stopped</strong>"} ${h(s.step)}: ${h(s.detail)}`
+    ),
+  );
+  return `<h3>record ${r.index} (<code>${h(r.digest.slice(0, 16))}…</code>)</h3><ul>${
+    items.map((i) => `<li>${i}</li>`).join("")
+  }</ul>${v ? await layerStackFigure(v) : ""}`;
 }

@@ -6,6 +6,7 @@
  */
 import type { AuditReport } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
+import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 
 /**
@@ -101,7 +102,11 @@ export function reportMarkdown(
       }
       if (r.firstDivergence) {
         const v = r.firstDivergence;
-        lines.push(`- first diverging stage of the layer chain: layer ${v.layer}, ${v.stage}`);
+        lines.push(
+          `- first diverging stage of the layer chain: layer ${v.layer}, ${v.stage}. ${
+            escapeMarkdown(layerStackCaption(v))
+          }`,
+        );
       }
       lines.push(
         ...r.steps.map((s) =>

@@ -110,7 +110,8 @@ export function parseItemResult(line: string, where: string): ItemResult {
 }
 
 function _recordResult(v: unknown, bad: (why: string) => never): void {
-  const r = exactObject(v, { where: "result", shape: RESULT, optional: ["sfu"], bad });
+  const optional = ["sfu", "firstDivergence"];
+  const r = exactObject(v, { where: "result", shape: RESULT, optional, bad });
   if (!["PASS", "FAIL", "NOT_VERIFIED"].includes(r.status as string)) bad("unknown status");
   if (r.recomputed !== null && !HEX64.test(r.recomputed as string)) bad("bad recomputed digest");
   if (r.firstDifference !== null) {
@@ -119,6 +120,16 @@ function _recordResult(v: unknown, bad: (why: string) => never): void {
   (r.steps as unknown[]).forEach((s, i) =>
     exactObject(s, { where: `result.steps[${i}]`, shape: STEP, bad })
   );
+  if (r.firstDivergence !== undefined) {
+    const d = exactObject(r.firstDivergence, {
+      where: "result.firstDivergence",
+      shape: DIVERGENCE,
+      bad,
+    });
+    if ((d.layer as number) >= (d.layers as number)) {
+      bad("'result.firstDivergence.layer' >= layers");
+    }
+  }
   if (r.sfu !== undefined) {
     if (!Array.isArray(r.sfu)) bad("'result.sfu' must be an array");
     (r.sfu as unknown[]).forEach((s, i) =>
@@ -150,7 +161,9 @@ const RESULT: Shape = {
   firstDifference: "object?",
   steps: "array",
   sfu: "array",
+  firstDivergence: "object",
 };
 const DIFF: Shape = { index: "count", claimed: HEX, recomputed: HEX };
+const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: "count" };
 const STEP: Shape = { step: "string", ok: "boolean", detail: "string" };
 const SFU: Shape = { fn: "string", model: "string", status: "string" };

@@ -68,6 +68,7 @@ export {
   type AuditVerdict,
   auditVerdict,
   type FirstDifference,
+  type LayerDivergence,
   type ProverObligation,
   type RecordResult,
   type RecordStatus,

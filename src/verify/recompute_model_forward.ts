@@ -14,6 +14,7 @@ import { runQwen3Forward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import type { LayerDivergence } from "./record_result.ts";
 
 /** What the model-forward branch needs. */
 export interface ModelForwardRecomputeInput {
@@ -28,14 +29,6 @@ export interface ModelForwardRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
-}
-
-/** Where a recomputed layer chain first differs from the claimed one. */
-export interface LayerDivergence {
-  /** Decoder layer index. */
-  readonly layer: number;
-  /** Block whose output first differs. */
-  readonly stage: "attention" | "mlp";
 }
 
 /**
@@ -138,7 +131,9 @@ export function _layerDivergence(
   if (claimed === undefined) return null;
   for (let layer = 0; layer < got.length; layer++) {
     for (const stage of ["attention", "mlp"] as const) {
-      if (claimed[layer]![stage] !== got[layer]![stage]) return { layer, stage };
+      if (claimed[layer]![stage] !== got[layer]![stage]) {
+        return { layer, stage, layers: got.length };
+      }
     }
   }
   return null;

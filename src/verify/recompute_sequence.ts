@@ -21,7 +21,8 @@ import { runServingForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
-import { _layerDivergence, type LayerDivergence } from "./recompute_model_forward.ts";
+import { _layerDivergence } from "./recompute_model_forward.ts";
+import type { LayerDivergence } from "./record_result.ts";
 
 /** What the sequence branch needs. */
 export interface SequenceRecomputeInput {

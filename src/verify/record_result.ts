@@ -36,6 +36,20 @@ export interface FirstDifference {
   readonly recomputed: string;
 }
 
+/**
+ * Where a recomputed per-layer hash chain first differs from the claimed one: one cell of the
+ * decoder layer stack (`layer` 0..`layers`-1, each layer's attention block before its MLP). Any
+ * workload that runs a layer stack reports its first diverging cell this way.
+ */
+export interface LayerDivergence {
+  /** Decoder layer index (0-based). */
+  readonly layer: number;
+  /** Block whose output first differs. */
+  readonly stage: "attention" | "mlp";
+  /** Number of decoder layers in the chain (the stack's height). */
+  readonly layers: number;
+}
+
 /** Result of one sampled record. */
 export interface RecordResult {
   /** Index in the log. */
@@ -63,7 +77,7 @@ export interface RecordResult {
    * Model-forward records with a layer chain: the first (layer, stage) whose recomputed chain
    * digest differs from the claimed one.
    */
-  readonly firstDivergence?: { readonly layer: number; readonly stage: "attention" | "mlp" };
+  readonly firstDivergence?: LayerDivergence;
   /** The prover obligation not met, when that is why the record FAILed (absent otherwise). */
   readonly obligation?: ProverObligation;
 }

@@ -29,10 +29,11 @@ import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
-import { _recomputeModelForward, type LayerDivergence } from "./recompute_model_forward.ts";
+import { _recomputeModelForward } from "./recompute_model_forward.ts";
 import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
 import type {
   FirstDifference,
+  LayerDivergence,
   ProverObligation,
   RecordResult,
   StepResult,

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The browser checker page's script (bundled into `tables/web/checker.js` by
- * `deno task page:build`): reads the files a person picks or drops, runs {@link runCheck} (the
+ * `deno task page:build`): reads the files a person picks (one per labelled input, or several at
+ * once from the drop zone, which the keyboard opens too) or drops, runs {@link runCheck} (the
  * code `bitaudit check` runs) and shows {@link checkView}. Files are read locally with the File
  * API; nothing is sent anywhere. Every value reaches the page through `textContent`, never as
  * HTML, so text inside an attestation stays inert.
@@ -47,6 +48,9 @@ function _showChosen(): void {
 /** Recognises a dropped file by its content: envelope, trust root, or JSON Lines claim log. */
 async function _classify(f: File): Promise<Slot | null> {
   const head = (await f.slice(0, 4096).text()).trimStart();
+  // An envelope opens with one of its three fields; `payloadType` alone may come after a payload
+  // longer than the head (`bitaudit audit` writes `payload` first).
+  if (/^\{\s*"(?:payload|payloadType|signatures)"\s*:/.test(head)) return "attestation";
   if (/^\{[^]*"payloadType"/.test(head)) return "attestation";
   if (/^\{[^]*"mediaType"/.test(head)) return "trustRoot";
   if (/^\{[^]*"predicateType"/.test(head)) return "log";
@@ -84,6 +88,22 @@ async function _check(): Promise<void> {
   }
 }
 
+/** Puts dropped or chosen files into the slots their content names; names the others. */
+async function _take(files: Iterable<File>): Promise<void> {
+  const unknown: string[] = [];
+  for (const f of files) {
+    const slot = await _classify(f);
+    if (slot === null) unknown.push(f.name);
+    else chosen[slot] = f;
+  }
+  _el("drop-note").textContent = unknown.length === 0
+    ? ""
+    : `Not recognised (expected an attestation, a trust root or a claim log): ${
+      unknown.join(", ")
+    }`;
+  _showChosen();
+}
+
 function _start(): void {
   for (const slot of SLOTS) {
     const input = _el<HTMLInputElement>(slot);
@@ -100,21 +120,23 @@ function _start(): void {
     zone.classList.add("over");
   });
   zone.addEventListener("dragleave", () => zone.classList.remove("over"));
-  zone.addEventListener("drop", async (e) => {
+  zone.addEventListener("drop", (e) => {
     e.preventDefault();
     zone.classList.remove("over");
-    const unknown: string[] = [];
-    for (const f of e.dataTransfer?.files ?? []) {
-      const slot = await _classify(f);
-      if (slot === null) unknown.push(f.name);
-      else chosen[slot] = f;
-    }
-    _el("drop-note").textContent = unknown.length === 0
-      ? ""
-      : `Not recognised (expected an attestation, a trust root or a claim log): ${
-        unknown.join(", ")
-      }`;
-    _showChosen();
+    void _take(e.dataTransfer?.files ?? []);
+  });
+  // The zone is also a button (for the keyboard and for a click): it opens a chooser of several
+  // files, sorted into their slots by content as a drop is.
+  const several = _el<HTMLInputElement>("drop-files");
+  zone.addEventListener("click", () => several.click());
+  zone.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    e.preventDefault(); // Space would scroll the page
+    several.click();
+  });
+  several.addEventListener("change", async () => {
+    await _take(several.files ?? []);
+    several.value = ""; // choosing the same files again is a change again
   });
   _el("form").addEventListener("submit", (e) => {
     e.preventDefault();

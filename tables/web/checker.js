@@ -27910,6 +27910,7 @@ ${values.join("\n")}` : `${blockName} :`;
   }
   async function _classify(f) {
     const head = (await f.slice(0, 4096).text()).trimStart();
+    if (/^\{\s*"(?:payload|payloadType|signatures)"\s*:/.test(head)) return "attestation";
     if (/^\{[^]*"payloadType"/.test(head)) return "attestation";
     if (/^\{[^]*"mediaType"/.test(head)) return "trustRoot";
     if (/^\{[^]*"predicateType"/.test(head)) return "log";
@@ -27944,6 +27945,16 @@ ${values.join("\n")}` : `${blockName} :`;
       out.querySelector("h2")?.focus();
     }
   }
+  async function _take(files) {
+    const unknown = [];
+    for (const f of files) {
+      const slot = await _classify(f);
+      if (slot === null) unknown.push(f.name);
+      else chosen[slot] = f;
+    }
+    _el("drop-note").textContent = unknown.length === 0 ? "" : `Not recognised (expected an attestation, a trust root or a claim log): ${unknown.join(", ")}`;
+    _showChosen();
+  }
   function _start() {
     for (const slot of SLOTS) {
       const input = _el(slot);
@@ -27960,17 +27971,21 @@ ${values.join("\n")}` : `${blockName} :`;
       zone.classList.add("over");
     });
     zone.addEventListener("dragleave", () => zone.classList.remove("over"));
-    zone.addEventListener("drop", async (e) => {
+    zone.addEventListener("drop", (e) => {
       e.preventDefault();
       zone.classList.remove("over");
-      const unknown = [];
-      for (const f of e.dataTransfer?.files ?? []) {
-        const slot = await _classify(f);
-        if (slot === null) unknown.push(f.name);
-        else chosen[slot] = f;
-      }
-      _el("drop-note").textContent = unknown.length === 0 ? "" : `Not recognised (expected an attestation, a trust root or a claim log): ${unknown.join(", ")}`;
-      _showChosen();
+      void _take(e.dataTransfer?.files ?? []);
+    });
+    const several = _el("drop-files");
+    zone.addEventListener("click", () => several.click());
+    zone.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter" && e.key !== " ") return;
+      e.preventDefault();
+      several.click();
+    });
+    several.addEventListener("change", async () => {
+      await _take(several.files ?? []);
+      several.value = "";
     });
     _el("form").addEventListener("submit", (e) => {
       e.preventDefault();

@@ -32,10 +32,17 @@ export interface AuditFixture {
 /**
  * Writes a fixture: `records` GEMM claims from the demo scenario with the given falsifications.
  *
- * @param options record count and falsifications (demo scenario syntax)
+ * @param options record count and falsifications (demo scenario syntax); `blocks` and `forward`
+ *   add that many block and model-forward records (the demo's, tiny Qwen3 checkpoints) after them
  */
 export async function makeAuditFixture(
-  options: { records: number; falsify: unknown[]; blocks?: number; blockTokens?: number[] },
+  options: {
+    records: number;
+    falsify: unknown[];
+    blocks?: number;
+    blockTokens?: number[];
+    forward?: number;
+  },
 ): Promise<AuditFixture> {
   const dir = await Deno.makeTempDir({ prefix: "bitaudit-audit-" });
   const scenario = JSON.parse(await Deno.readTextFile(SCENARIO));
@@ -43,7 +50,8 @@ export async function makeAuditFixture(
   scenario.falsify = options.falsify;
   if (options.blocks === undefined) delete scenario.blocks; // GEMM records only
   else scenario.blocks.records = options.blocks;
-  delete scenario.forward; // model-forward records: tests/verify/verify_model_forward_test.ts
+  if (options.forward === undefined) delete scenario.forward; // GEMM and block records only
+  else scenario.forward.records = options.forward;
   if (options.blockTokens !== undefined) scenario.blocks.tokens = options.blockTokens;
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });

@@ -70,3 +70,51 @@ Deno.test("audit writes report.html beside report.md; the attestation does not r
   assert.equal(again.code, 2);
   assert.equal(await Deno.readTextFile(`${out}/report.html`), html);
 });
+
+Deno.test("reportHtml() draws the layer stack of a FAIL with a first diverging layer (issue 17)", async () => {
+  const base = verdictReport({ population: 12, k: 12 });
+  const firstDivergence = { layer: 7, stage: "mlp" as const, layers: 36 };
+  const report = {
+    ...base,
+    results: base.results.map((r) => r.status === "FAIL" ? { ...r, firstDivergence } : r),
+  };
+  const kinds = resultsByKind(report.results, null);
+  const html = await reportHtml(report, { ...meta, assets: {}, kinds });
+  assert.equal(html.match(/<svg[ >]/g)?.length, 4);
+  assert.equal(html.match(/<figure class="layers"><svg role="img" /g)?.length, 1);
+  assert.match(html, /first diverging stage of the layer chain: layer 7, mlp/);
+  assert.match(
+    html,
+    /<figcaption>Layer 7&#39;s MLP output is the first that differs; layers 0-6 and layer 7&#39;s attention match bit for bit\. The 56 stages after it/,
+  );
+  assert.doesNotMatch(html, /<script|<link|\ssrc=|url\((?!#)|@import/);
+});
+
+Deno.test("audit of a model-forward weight flip: report.html shows the layer stack, the signed bytes do not name it (issue 17)", async () => {
+  const f = await makeAuditFixture({
+    records: 1,
+    forward: 2,
+    falsify: [{
+      seq: 1,
+      kind: "weight_flip",
+      tensor: "model.layers.0.mlp.down_proj.weight",
+      index: 0,
+      bit: 14,
+    }],
+  });
+  const out = `${f.dir}/out`;
+  const r = await runBitaudit(auditArgs(f, out, 3));
+  assert.equal(r.code, 1, r.stderr);
+  const html = await Deno.readTextFile(`${out}/report.html`);
+  const said =
+    "Layer 0&#39;s MLP output is the first that differs; layer 0&#39;s attention matches bit for bit. The 2 stages after it, through layer 1&#39;s MLP, are downstream and were not compared.";
+  assert.ok(html.includes(`<desc>${said}</desc>`));
+  assert.ok(html.includes(`<figcaption>${said}</figcaption>`));
+  assert.match(html, /<title>Layer stack \(2 layers\): first difference at layer 0, MLP<\/title>/);
+  assert.match(html, /<td>model_forward<\/td><td>1<\/td><td>1<\/td><td>0<\/td>/);
+  const md = await Deno.readTextFile(`${out}/report.md`);
+  assert.match(md, /layer 0, mlp\. Layer 0's MLP output is the first that differs/);
+  const payload = atob(JSON.parse(await Deno.readTextFile(`${out}/attestation.dsse.json`)).payload);
+  assert.doesNotMatch(payload, /firstDivergence|"layers"/);
+  assert.match(payload, /first diverging stage: layer 0 mlp/); // the signed reason, as before
+});

@@ -82,3 +82,20 @@ Deno.test("parseItemResult() reads its canonical line back and refuses anything 
   ];
   for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
 });
+
+Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer back, and refuses a bad one (issue 17)", () => {
+  const firstDivergence = { layer: 7, stage: "mlp" as const, layers: 36 };
+  const r = { ...results[0]!, result: { ...results[0]!.result, firstDivergence } };
+  const line = encodeItemResult(r).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x").result.firstDivergence, firstDivergence);
+  const v = JSON.parse(line);
+  const bad = [
+    { layer: 36, stage: "mlp", layers: 36 },
+    { layer: 7, stage: "ffn", layers: 36 },
+    { layer: -1, stage: "mlp", layers: 36 },
+    { layer: 7, stage: "mlp", layers: 36, step: 2 },
+    { layer: 7, stage: "mlp" },
+    null,
+  ].map((d) => encodeItemResult({ ...v, result: { ...v.result, firstDivergence: d } }).trimEnd());
+  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+});

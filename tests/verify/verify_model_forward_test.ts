@@ -84,6 +84,7 @@ Deno.test("model_forward records: honest ones PASS, every falsification FAILs wi
     if (kind === "fingerprint") assert.equal(r.firstDivergence, undefined);
     else {
       assert.ok(r.firstDivergence !== undefined, `${kind} names no divergence`);
+      assert.equal(r.firstDivergence.layers, 2, "the tiny checkpoints' layer count");
       assert.match(r.reason, /first diverging stage: layer \d (attention|mlp)/);
     }
   }

@@ -19,6 +19,11 @@ export interface PageResult {
   pwned: boolean;
   /** Id of the focused element after the check. */
   focused: string;
+  /**
+   * With `keyboard`: the drop zone's outline when Tab focused it, and the keys that opened a
+   * chooser of several files.
+   */
+  dropZone?: { outline: string; keys: string[] };
 }
 
 /** One check to run in the page. */
@@ -29,6 +34,8 @@ export interface PageCase {
   shot?: string;
   /** Open the page from a static HTTP server on loopback instead of file://. */
   http?: boolean;
+  /** Choose the files from the keyboard only, through the drop zone's chooser. */
+  keyboard?: boolean;
 }
 
 /**

@@ -5,7 +5,7 @@
  * files and reads back what a person would see. Reads the cases as JSON on stdin, prints the
  * results as JSON (see `driveChecker`).
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type FileChooser, type Page } from "playwright-core";
 import { writePage } from "../../src/cli/commands/page.ts";
 import type { PageCase, PageResult } from "./_checker_browser.ts";
 
@@ -62,12 +62,14 @@ export async function openChecker(): Promise<CheckerBrowser> {
  * @param files paths for the three inputs (log optional)
  * @param shot when given, a PNG screenshot of the page is written there
  * @param http open the page from the static server instead of file://
+ * @param keyboard reach the drop zone with Tab and choose all files at once from its chooser
  */
 export async function checkInPage(
   c: CheckerBrowser,
   files: { attestation: string; trustRoot: string; log?: string },
   shot?: string,
   http = false,
+  keyboard = false,
 ): Promise<PageResult> {
   const page: Page = await c.browser.newPage({ viewport: { width: 860, height: 700 } });
   const requests: string[] = [];
@@ -77,9 +79,14 @@ export async function checkInPage(
     await page.goto(url);
     // Inputs found by their accessible names (as a screen reader announces them), the check
     // started from the keyboard.
-    await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
-    await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
-    if (files.log) await page.getByLabel(/^Claim log/).setInputFiles(files.log);
+    let dropZone: PageResult["dropZone"];
+    if (keyboard) dropZone = await _chooseByKeyboard(page, files);
+    else {
+      await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
+      await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
+      if (files.log) await page.getByLabel(/^Claim log/).setInputFiles(files.log);
+    }
+    await page.waitForSelector("#check:not([disabled])");
     await page.getByRole("button", { name: "Check the attestation" }).focus();
     await page.keyboard.press("Enter");
     await page.waitForSelector("#result[data-state]");
@@ -120,10 +127,47 @@ export async function checkInPage(
         pwned: "pwned" in globalThis,
         focused: document.activeElement?.id ?? "",
       };
-    });
+    }).then((r) => dropZone === undefined ? r : { ...r, dropZone });
   } finally {
     await page.close();
   }
+}
+
+/**
+ * The keyboard-only way in: Tab until the drop zone (a button by role and name) has the focus,
+ * then Enter opens the file chooser, and Space does too.
+ */
+async function _chooseByKeyboard(
+  page: Page,
+  files: { attestation: string; trustRoot: string; log?: string },
+): Promise<PageResult["dropZone"]> {
+  // One listener for the whole walk: playwright intercepts choosers only while one is attached,
+  // and switching that on again for each `waitForEvent` races the key press.
+  let chosen: ((c: FileChooser) => void) | undefined;
+  page.on("filechooser", (c) => chosen?.(c));
+  const zone = page.getByRole("button", { name: /^Or drop the files here, or choose several/ });
+  for (let tabs = 0; !(await zone.evaluate((e) => e === document.activeElement)); tabs++) {
+    if (tabs === 10) throw new Error("Tab never reached the drop zone");
+    await page.keyboard.press("Tab");
+  }
+  const outline = await zone.evaluate((e) => {
+    const s = getComputedStyle(e);
+    return `${s.outlineStyle} ${s.outlineWidth}`;
+  });
+  const paths = [files.attestation, files.trustRoot, ...(files.log ? [files.log] : [])];
+  const keys: string[] = [];
+  for (const key of ["Enter", "Space"]) {
+    const opened = new Promise<FileChooser | null>((done) => {
+      chosen = done;
+      setTimeout(() => done(null), 5000);
+    });
+    await page.keyboard.press(key);
+    const chooser = await opened;
+    if (chooser === null) continue;
+    if (chooser.isMultiple()) keys.push(key);
+    await chooser.setFiles(paths);
+  }
+  return { outline, keys };
 }
 
 if (import.meta.main) {
@@ -131,7 +175,9 @@ if (import.meta.main) {
   const c = await openChecker();
   try {
     const results = [];
-    for (const k of cases) results.push(await checkInPage(c, k.files, k.shot, k.http));
+    for (const k of cases) {
+      results.push(await checkInPage(c, k.files, k.shot, k.http, k.keyboard));
+    }
     console.log(JSON.stringify(results));
   } finally {
     await c.close();

@@ -121,8 +121,10 @@ const names = Object.keys(cases) as (keyof typeof cases)[];
 const shown = await driveChecker([
   ...names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
   { files: cases.genuine, http: true },
+  { files: cases.genuine, keyboard: true },
 ]);
 const overHttp = shown[names.length]!;
+const byKeyboard = shown[names.length + 1]!;
 const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
   keyof typeof cases,
   PageResult
@@ -149,6 +151,17 @@ Deno.test("checker page: served by a plain static HTTP server it shows the same 
     text: _sameNow([p.text])[0],
   });
   assert.deepEqual(same(overHttp), same(page.genuine));
+});
+
+Deno.test("checker page: from the keyboard alone, the drop zone opens a chooser and the files are sorted in (issue 17)", () => {
+  const { dropZone, ...shownByKeyboard } = byKeyboard;
+  assert.deepEqual(dropZone, { outline: "solid 3px", keys: ["Enter", "Space"] });
+  const same = (p: PageResult) => ({
+    ...p,
+    checks: p.checks.map(_sameNow),
+    text: _sameNow([p.text])[0],
+  });
+  assert.deepEqual(same(shownByKeyboard), same(page.genuine));
 });
 
 Deno.test("checker page: a payload changed after signing shows INVALID", async () => {
