@@ -16,7 +16,6 @@
  * @module
  */
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
-import type { PassShape } from "../model/mod.ts";
 import { canonicalJson } from "./canonical_json.ts";
 
 /** Schema id of serving histories. */
@@ -26,8 +25,19 @@ export const MAX_HISTORY_BYTES = 64 << 20;
 /** Largest number of entries over all passes of a history. */
 export const MAX_HISTORY_ENTRIES = 1 << 22;
 
-/** One pass of a history: its shape and this sequence's entry. */
-export interface HistoryPass extends PassShape {
+/**
+ * One pass of a history: its shape facts (structurally the model's `PassShape`) and this
+ * sequence's entry.
+ */
+export interface HistoryPass {
+  /** Entries in launch order: each entry's new tokens and cached positions. */
+  readonly entries: readonly { readonly query: number; readonly cached: number }[];
+  /** Rows of every projection GEMM and norm launch. */
+  readonly rows: number;
+  /** Rows of the LM head GEMM. */
+  readonly logitsRows: number;
+  /** MoE models: per MoE layer, the GEMM rows of every expert. */
+  readonly expertRows?: readonly (readonly number[])[];
   /** Index of the sequence's entry in `entries`. */
   readonly self: number;
 }

@@ -24,3 +24,16 @@ export {
   parseForwardScenario,
 } from "./forward_scenario.ts";
 export { makeModelClaims, type ModelClaimsContext } from "./make_model_claims.ts";
+export {
+  parseServingScenario,
+  SERVING_FALSIFICATIONS,
+  type ServingFalsification,
+  type ServingScenario,
+} from "./serving_scenario.ts";
+export { makeSequenceClaims, type SequenceClaimsContext } from "./make_sequence_claims.ts";
+export {
+  type RequestProgress,
+  type ScheduledEntry,
+  scheduleStep,
+  type ServingRequest,
+} from "./serving_scheduler.ts";

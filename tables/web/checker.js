@@ -1327,9 +1327,37 @@
     return bytesToHex(sha256(bytes));
   }
 
-  // src/claims/model_forward_workload.ts
+  // src/claims/model_ref.ts
   var HEX643 = /^[0-9a-f]{64}$/;
   var FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+  function parseModelRef(json, ctx) {
+    const { path: P2, bad } = ctx;
+    const m = typeof json === "object" && json !== null && !Array.isArray(json) ? json : bad(P2, "must be an object");
+    for (const key of Object.keys(m)) {
+      if (!["type", "checkpointSha256", "configSha256", "files"].includes(key)) {
+        bad(`${P2}.${key}`, "unknown field");
+      }
+    }
+    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const type = m.type === "qwen3" || m.type === "qwen3_moe" ? m.type : bad(`${P2}.type`, "must be 'qwen3' or 'qwen3_moe'");
+    const filesObj = typeof m.files === "object" && m.files !== null && !Array.isArray(m.files) ? m.files : bad(`${P2}.files`, "must be an object");
+    const names = Object.keys(filesObj);
+    if (names.length < 1 || names.length > 4096) bad(`${P2}.files`, "must list 1..4096 files");
+    const files = {};
+    for (const name of names) {
+      if (!FILE.test(name)) bad(`${P2}.files`, "must name plain files");
+      files[name] = hex2(filesObj[name], `${P2}.files.${name}`);
+    }
+    return Object.freeze({
+      type,
+      checkpointSha256: hex2(m.checkpointSha256, `${P2}.checkpointSha256`),
+      configSha256: hex2(m.configSha256, `${P2}.configSha256`),
+      files: Object.freeze(files)
+    });
+  }
+
+  // src/claims/model_forward_workload.ts
+  var HEX644 = /^[0-9a-f]{64}$/;
   var MAX_CLAIM_TOKENS = 1 << 16;
   function parseModelForwardWorkload(json, ctx) {
     const { bad } = ctx;
@@ -1341,21 +1369,11 @@
       }
     };
     const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
-    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const hex2 = (v, path) => typeof v === "string" && HEX644.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
     const list = (v, path, max) => Array.isArray(v) && v.length >= 1 && v.length <= max ? v : bad(path, `must be an array of 1..${max} entries`);
     const w = obj(json, P2);
     only(w, P2, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
-    const m = obj(w.model, `${P2}.model`);
-    only(m, `${P2}.model`, ["type", "checkpointSha256", "configSha256", "files"]);
-    const type = m.type === "qwen3" || m.type === "qwen3_moe" ? m.type : bad(`${P2}.model.type`, "must be 'qwen3' or 'qwen3_moe'");
-    const filesObj = obj(m.files, `${P2}.model.files`);
-    const files = {};
-    const names = Object.keys(filesObj);
-    if (names.length < 1 || names.length > 4096) bad(`${P2}.model.files`, "must list 1..4096 files");
-    for (const name of names) {
-      if (!FILE.test(name)) bad(`${P2}.model.files`, "must name plain files");
-      files[name] = hex2(filesObj[name], `${P2}.model.files.${name}`);
-    }
+    const model = parseModelRef(w.model, { path: `${P2}.model`, bad });
     const t = obj(w.tokens, `${P2}.tokens`);
     only(t, `${P2}.tokens`, ["sequences", "padTokenId"]);
     let total = 0;
@@ -1387,12 +1405,7 @@
     });
     return Object.freeze({
       kind: "model_forward",
-      model: Object.freeze({
-        type,
-        checkpointSha256: hex2(m.checkpointSha256, `${P2}.model.checkpointSha256`),
-        configSha256: hex2(m.configSha256, `${P2}.model.configSha256`),
-        files: Object.freeze(files)
-      }),
+      model,
       tokens: Object.freeze({
         sequences: Object.freeze(sequences),
         ...t.padTokenId === void 0 ? {} : { padTokenId: int3(t.padTokenId, `${P2}.tokens.padTokenId`, 0, 1 << 24) }
@@ -1406,6 +1419,85 @@
           4096
         )
       }),
+      positions: Object.freeze(positions),
+      ...chain === void 0 ? {} : { layerChain: Object.freeze(chain) }
+    });
+  }
+
+  // src/claims/sequence_workload.ts
+  var HEX645 = /^[0-9a-f]{64}$/;
+  var TEXT = /^[\x20-\x7e]{1,200}$/;
+  function parseSequenceWorkload(json, ctx) {
+    const { bad } = ctx;
+    const P2 = "predicate.workload";
+    const obj = (v, path, keys) => {
+      const o = typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
+      for (const key of Object.keys(o)) {
+        if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
+      }
+      return o;
+    };
+    const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
+    const hex2 = (v, path) => typeof v === "string" && HEX645.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const list = (v, path, min, max) => Array.isArray(v) && v.length >= min && v.length <= max ? v : bad(path, `must be an array of ${min}..${max} entries`);
+    const w = obj(json, P2, [
+      "kind",
+      "model",
+      "kernel",
+      "attention",
+      "history",
+      "tokens",
+      "decoding",
+      "sampler",
+      "positions",
+      "layerChain"
+    ]);
+    const a = obj(w.attention, `${P2}.attention`, ["multiProcessorCount"]);
+    const h = obj(w.history, `${P2}.history`, ["sha256", "passes"]);
+    const t = obj(w.tokens, `${P2}.tokens`, ["prompt", "generated"]);
+    const ids = (v, path, min) => Object.freeze(
+      list(v, path, min, MAX_CLAIM_TOKENS).map((id, j) => int3(id, `${path}[${j}]`, 0, 1 << 24))
+    );
+    const prompt = ids(t.prompt, `${P2}.tokens.prompt`, 1);
+    const generated = ids(t.generated, `${P2}.tokens.generated`, 0);
+    const total = prompt.length + generated.length;
+    if (total > MAX_CLAIM_TOKENS) bad(`${P2}.tokens`, `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
+    const decoding = w.decoding === "greedy" || w.decoding === "sampled" ? w.decoding : bad(`${P2}.decoding`, "must be 'greedy' or 'sampled'");
+    if (decoding === "sampled" !== (w.sampler !== void 0)) {
+      bad(`${P2}.sampler`, "must be given exactly when decoding is 'sampled'");
+    }
+    const sampler = w.sampler === void 0 ? void 0 : typeof w.sampler === "string" && TEXT.test(w.sampler) ? w.sampler : bad(`${P2}.sampler`, "must be 1..200 printable ASCII characters");
+    const computed = generated.length === 0 ? prompt.length : total - 1;
+    const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map(
+      (p, i) => int3(p, `${P2}.positions[${i}]`, 0, computed - 1)
+    );
+    const chain = w.layerChain === void 0 ? void 0 : list(w.layerChain, `${P2}.layerChain`, 1, 1024).map((e, i) => {
+      const path = `${P2}.layerChain[${i}]`;
+      const o = obj(e, path, ["attention", "mlp"]);
+      return Object.freeze({
+        attention: hex2(o.attention, `${path}.attention`),
+        mlp: hex2(o.mlp, `${path}.mlp`)
+      });
+    });
+    return Object.freeze({
+      kind: "sequence",
+      model: parseModelRef(w.model, { path: `${P2}.model`, bad }),
+      kernel: parseKernelRef(w.kernel, { path: `${P2}.kernel`, bad }),
+      attention: Object.freeze({
+        multiProcessorCount: int3(
+          a.multiProcessorCount,
+          `${P2}.attention.multiProcessorCount`,
+          1,
+          4096
+        )
+      }),
+      history: Object.freeze({
+        sha256: hex2(h.sha256, `${P2}.history.sha256`),
+        passes: int3(h.passes, `${P2}.history.passes`, 1, 1 << 16)
+      }),
+      tokens: Object.freeze({ prompt, generated }),
+      decoding,
+      ...sampler === void 0 ? {} : { sampler },
       positions: Object.freeze(positions),
       ...chain === void 0 ? {} : { layerChain: Object.freeze(chain) }
     });
@@ -1429,7 +1521,7 @@
   function recordDigest(record) {
     return sha256Hex(canonicalJson(record));
   }
-  var HEX644 = /^[0-9a-f]{64}$/;
+  var HEX646 = /^[0-9a-f]{64}$/;
   function parseClaimRecord(json, where) {
     const bad = (path, why) => {
       throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
@@ -1463,14 +1555,14 @@
       log: {
         logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
         seq: int(log, "seq", count),
-        prev: str(log, "prev", HEX644)
+        prev: str(log, "prev", HEX646)
       },
       hardware: {
         profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-        profileSha256: str(hw, "profileSha256", HEX644),
+        profileSha256: str(hw, "profileSha256", HEX646),
         count: int(hw, "count", degree)
       },
-      software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
+      software: { stack: str(sw, "stack", TEXT2), components: stringMap(sw, "components", TEXT2) },
       parallelism: {
         tp: int(par, "tp", degree),
         pp: int(par, "pp", degree),
@@ -1480,10 +1572,10 @@
       batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
       workload: _workload(p.obj.workload, { where, bad }),
       fingerprint: {
-        tensor: str(fp, "tensor", TEXT),
-        dtype: str(fp, "dtype", TEXT),
+        tensor: str(fp, "tensor", TEXT2),
+        dtype: str(fp, "dtype", TEXT2),
         shape: ints(fp, "shape", count),
-        sha256: str(fp, "sha256", HEX644)
+        sha256: str(fp, "sha256", HEX646)
       }
     };
     const subjects = children(r, "subject", ["name", "digest"]);
@@ -1496,7 +1588,7 @@
     }
     return record;
   }
-  var TEXT = /^.{1,200}$/s;
+  var TEXT2 = /^.{1,200}$/s;
   function _workload(json, ctx) {
     const kind = json?.kind;
     if (kind === "gemm" || typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -1504,6 +1596,7 @@
     }
     if (kind === "attention_block" || kind === "ffn_block") return parseBlockWorkload(json, ctx);
     if (kind === "model_forward") return parseModelForwardWorkload(json, ctx);
+    if (kind === "sequence") return parseSequenceWorkload(json, ctx);
     if (typeof kind !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(kind)) {
       return ctx.bad("$.predicate.workload.kind", "must be a lowercase identifier");
     }

@@ -69,11 +69,12 @@ export interface RowBlock {
 }
 
 /** Largest number of passes, entries per pass, or rows per pass accepted. */
-export const SERVING_LIMITS = Object.freeze({
-  passes: 1 << 16,
-  entries: 4096,
-  rows: 1 << 20,
-});
+export const SERVING_LIMITS: Readonly<{ passes: number; entries: number; rows: number }> = Object
+  .freeze({
+    passes: 1 << 16,
+    entries: 4096,
+    rows: 1 << 20,
+  });
 
 /**
  * Checks passes and sequences against each other and lays out the computed rows (blocks in
