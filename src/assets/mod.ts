@@ -25,5 +25,4 @@ export {
   type VectorSetFiles,
 } from "./read_vector_set.ts";
 export { sha256Hex } from "../sha256_hex.ts";
-export { nativeSha256 } from "./native_sha256.ts";
 export { type CheckpointDir, checkpointDir } from "./checkpoint_dir.ts";

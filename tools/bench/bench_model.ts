@@ -25,7 +25,8 @@
  *
  * @module
  */
-import { checkpointDir, nativeSha256 } from "../../src/assets/mod.ts";
+import { checkpointDir } from "../../src/assets/mod.ts";
+import { nativeSha256 } from "../../src/cli/native_sha256.ts";
 import { createSfu } from "../../src/hardware/mod.ts";
 import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { checkpointDir, nativeSha256, openAssetStore } from "../../assets/mod.ts";
+import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
+import { nativeSha256 } from "../native_sha256.ts";
 import { InputError } from "../../errors.ts";
 import {
   catalogDispatch,

@@ -14,7 +14,7 @@ const CHUNK = 16 << 20;
 /**
  * An incremental SHA-256: bytes in order, then the digest. Any implementation of FIPS 180-4
  * gives the same digest; the host may pass a faster one than the portable default (e.g. the
- * runtime's native hash, see `nativeSha256` in `src/assets`).
+ * runtime's native hash, see `nativeSha256` in `src/cli`).
  */
 export interface Sha256Stream {
   /** Appends bytes. */

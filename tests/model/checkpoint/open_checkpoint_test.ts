@@ -6,7 +6,8 @@ import {
   openQwen3Checkpoint,
   sha256OfSource,
 } from "../../../src/model/mod.ts";
-import { checkpointDir, nativeSha256 } from "../../../src/assets/mod.ts";
+import { checkpointDir } from "../../../src/assets/mod.ts";
+import { nativeSha256 } from "../../../src/cli/native_sha256.ts";
 import { sha256Hex } from "../../../src/sha256_hex.ts";
 import { memFiles, rewrite, synthDir, TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
 

@@ -1,7 +1,8 @@
 /**
  * The runtime's native incremental SHA-256 (`node:crypto`, built into Deno: no add-on), for
  * hashing multi-GB weight files; same digests as the portable `@noble/hashes` one, about 6x
- * faster (1.2 GB/s against 0.2 GB/s on a 2-core AMD EPYC with SHA extensions).
+ * faster (1.2 GB/s against 0.2 GB/s on a 2-core AMD EPYC with SHA extensions). Kept in the CLI:
+ * the browser checker bundles `src/assets`, and pages have no `node:crypto`.
  *
  * @module
  */
