@@ -154,3 +154,33 @@ for (const [label, dp] of distinct) {
     assertSame(dp, { a, b, m, n, k, init }, "long K");
   });
 }
+
+for (const [label, dp] of distinct) {
+  Deno.test(`GemmEngine.kWalk() matches kWalkReference() on all-zero row blocks over zero accumulators on ${label}`, () => {
+    // FA2's P·V on a causal diagonal tile: row r of P is zero past its limit, O starts at zero.
+    // Whole blocks of a row are then zero, which the kernel decides without the scalar path
+    // when the lane's accumulator is +-0 (result +0, also for -0); other accumulators there
+    // (tiny, subnormal, NaN, infinity, ordinary) still go through the exact lane fix.
+    const fmt = dp.input.name as Fmt;
+    const next = rng(29);
+    const [m, n, k] = [7, 13, 6 * dp.k];
+    const a = new Uint16Array(m * k).map((_, idx) => {
+      const [r, kk] = [Math.floor(idx / k), idx % k];
+      if (kk >= (r + 1) * Math.floor(k / m) || (r === 5 && kk % dp.blockSize === 0)) return 0;
+      return pattern(next, fmt, BIAS[fmt] - 6, BIAS[fmt] + 5);
+    });
+    for (let kk = 0; kk < k; kk++) a[6 * k + kk] = next() & 1 ? 0x8000 : 0; // a row of +-0 only
+    const b = new Uint16Array(n * k).map(() => pattern(next, fmt, BIAS[fmt] - 6, BIAS[fmt] + 5));
+    const accs = [0, 0x80000000, 0x00000001, 0x80400000, 0x09000000, 0x7fc00000, 0xff800000];
+    for (
+      const init of [
+        new Uint32Array(m * n), // all +0
+        new Uint32Array(m * n).fill(0x80000000), // all -0: the result of a zero block is +0
+        new Uint32Array(m * n).map(() => accs[next() % accs.length]!),
+        new Uint32Array(m * n).map(() => (next() & 3) === 0 ? 0x3f800000 : accs[next() & 1]!),
+      ]
+    ) {
+      assertSame(dp, { a, b, m, n, k, init }, "zero row blocks");
+    }
+  });
+}

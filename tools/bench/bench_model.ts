@@ -1,21 +1,32 @@
 /**
- * Model benchmark: `runQwen3Forward` on the exact shapes of Qwen3-0.6B (full forward, 28 layers,
- * 128 tokens), one Qwen3-4B layer (256 tokens) and one Qwen3-30B-A3B MoE layer (256 tokens, 128
- * experts, top 8), configs from `profiles/models/`, on 1 thread (the calling thread alone) and on
- * every core (GEMM pool and FA2 pool of `navigator.hardwareConcurrency` threads). A100 profile,
- * stack `hf-qwen3-flash-attn-torch2.8` (Dao FA2, tesla-table SFU) with one CUTLASS K-walk recipe
- * for every GEMM. Median of `runs` runs per case (default 3), after an untimed first run of the
- * smallest case.
+ * Model benchmark: `runQwen3Forward` on the exact shapes of the published configs
+ * (`profiles/models/`), the targets of tracker issue 14: the full Qwen3-0.6B forward (28 layers)
+ * at 128 tokens, the full Qwen3-4B forward (36 layers) at 250 tokens, and one Qwen3-30B-A3B MoE
+ * layer (128 experts, top 8) at 256 tokens. A100 profile, stack `hf-qwen3-flash-attn-torch2.8`
+ * (Dao FA2, tesla-table SFU) with one CUTLASS K-walk recipe for every GEMM; on 1 thread (the
+ * calling thread alone) and/or every core (GEMM and FA2 pools of `navigator.hardwareConcurrency`
+ * threads). Prints, per case and thread count, the median of `runs` (>= 3) timed runs with the
+ * fastest and slowest, after one untimed first run; the load average at the start and the end;
+ * the process's peak resident set (VmHWM) after each case; and whether every run gave the same
+ * fingerprint. Refuses (exit 2) when the 1-minute load average exceeds 1.0 at the start, unless
+ * `--force`: the host may be shared, and such figures measure the contention.
  *
- * Weights come from a virtual checkpoint (synthesised on first use, `synthWeight`, never read from
- * disk): every layer reuses layer 0's tensors and expert e reuses expert e mod 8's, so that the
- * timings are of the arithmetic (GEMM row counts and routing are the real ones; values do not
- * change the work). The first time a tensor is made is outside the timed runs. The load average
- * is printed with the figures because the host may be shared. Usage:
- * `deno run -A tools/bench/bench_model.ts [runs] [--only 0.6b,4b,30b]`.
+ * Weights: by default from a virtual checkpoint (synthesised on first use, `synthWeight`, never
+ * read from disk): every layer reuses layer 0's tensors and expert e reuses expert e mod 8's, so
+ * the timings are of the arithmetic (GEMM row counts and routing are the real ones). With
+ * `--checkpoint <dir>` (e.g. from `bitaudit model synth --config profiles/models/qwen3-4b...`),
+ * each timed run opens that directory, streams every tensor from disk and computes the weights
+ * digest as `bitaudit model forward` does (the case's layer count and token count still apply;
+ * the config must be the case's model).
+ *
+ * Usage: `deno task bench:model [runs] [--force] [--only 0.6b,4b,30b] [--threads 1,all]
+ * [--layers n] [--tokens n] [--checkpoint dir]` (`--layers`/`--tokens` override every selected
+ * case's, e.g. for a short smoke run; defaults: 3 runs, 0.6b and 4b, all cores).
  *
  * @module
  */
+import { checkpointDir } from "../../src/assets/mod.ts";
+import { nativeSha256 } from "../../src/cli/native_sha256.ts";
 import { createSfu } from "../../src/hardware/mod.ts";
 import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
@@ -28,7 +39,9 @@ import {
 } from "../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
+  checkpointDigest,
   fixedRecipeDispatch,
+  openQwen3Checkpoint,
   parseQwen3Config,
   type Qwen3Checkpoint,
   type Qwen3Config,
@@ -38,9 +51,51 @@ import {
 
 const root = new URL("../../", import.meta.url);
 const readJson = async (p: string) => JSON.parse(await Deno.readTextFile(new URL(p, root)));
-const runs = Number(Deno.args[0]?.startsWith("--") ? 3 : Deno.args[0] ?? 3);
-const onlyAt = Deno.args.indexOf("--only");
-const only = onlyAt < 0 ? ["0.6b", "4b", "30b"] : Deno.args[onlyAt + 1]!.split(",");
+const args = [...Deno.args];
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i < 0 ? undefined : args[i + 1];
+};
+const runs = Number(args[0]?.startsWith("--") || args[0] === undefined ? 3 : args[0]);
+const force = args.includes("--force");
+const only = (flag("only") ?? "0.6b,4b").split(",");
+const threadSet = (flag("threads") ?? "all").split(",");
+const layersOverride = flag("layers") === undefined ? undefined : Number(flag("layers"));
+const tokensOverride = flag("tokens") === undefined ? undefined : Number(flag("tokens"));
+const diskDir = flag("checkpoint");
+
+function usage(why: string): never {
+  console.error(`error [USAGE]: Cannot run the model benchmark: ${why}`);
+  Deno.exit(2);
+}
+if (!Number.isInteger(runs) || runs < 3 || runs > 100) usage(`runs must be 3..100, got ${runs}`);
+if (threadSet.some((t) => t !== "1" && t !== "all")) usage("--threads takes 1, all or 1,all");
+for (const [name, v] of [["layers", layersOverride], ["tokens", tokensOverride]] as const) {
+  if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= 100_000)) {
+    usage(`--${name} must be a positive integer`);
+  }
+}
+const loadText = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+if (Deno.loadavg()[0]! > 1.0 && !force) {
+  usage(
+    `the 1-minute load average is ${loadText()} (> 1.0): the host is busy and the figures would ` +
+      "measure the contention (--force runs anyway)",
+  );
+}
+
+/**
+ * The process's peak resident set so far (VmHWM, workers included), in MiB, or null where /proc
+ * is absent. Read through `cat`: Deno grants /proc/self only with --allow-all.
+ */
+function peakRssMiB(): number | null {
+  try {
+    const out = new Deno.Command("cat", { args: [`/proc/${Deno.pid}/status`] }).outputSync();
+    const m = /VmHWM:\s+(\d+) kB/.exec(new TextDecoder().decode(out.stdout));
+    return m === null ? null : Number(m[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
 
 /** A checkpoint whose tensors are synthesised on demand (layer 0's for every layer). */
 function virtualCheckpoint(config: Qwen3Config): Qwen3Checkpoint {
@@ -122,57 +177,85 @@ const runtime = (threads: "1" | "all"): BlockRuntime => ({
 });
 
 const cases: { id: string; label: string; config: string; layers: number; tokens: number }[] = [
-  { id: "0.6b", label: "Qwen3-0.6B full forward", config: "qwen3-0.6b", layers: 28, tokens: 128 },
-  { id: "4b", label: "Qwen3-4B one layer", config: "qwen3-4b", layers: 1, tokens: 256 },
-  {
-    id: "30b",
-    label: "Qwen3-30B-A3B one MoE layer",
-    config: "qwen3-30b-a3b",
-    layers: 1,
-    tokens: 256,
-  },
+  { id: "0.6b", label: "Qwen3-0.6B forward", config: "qwen3-0.6b", layers: 28, tokens: 128 },
+  { id: "4b", label: "Qwen3-4B forward", config: "qwen3-4b", layers: 36, tokens: 250 },
+  { id: "30b", label: "Qwen3-30B-A3B MoE", config: "qwen3-30b-a3b", layers: 1, tokens: 256 },
 ];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`bench:model, ${runs} runs per case, ${cores} cores, Deno ${Deno.version.deno}`);
-console.log(`load average at start: ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)]!, min: s[0]!, max: s.at(-1)! };
+};
+const sec = (ms: number) => (ms / 1000).toFixed(2);
+console.log(
+  `bench:model, ${runs} runs per case, ${cores} cores, Deno ${Deno.version.deno}, weights ${
+    diskDir === undefined ? "virtual (layer 0's for every layer)" : `streamed from ${diskDir}`
+  }${force ? ", --force" : ""}`,
+);
+console.log(`load average at start: ${loadText()}`);
 for (const c of cases.filter((x) => only.includes(x.id))) {
+  const layers = layersOverride ?? c.layers;
+  const tokenCount = tokensOverride ?? c.tokens;
   const config = parseQwen3Config({
     ...(await readJson(`profiles/models/${c.config}.config.json`)),
-    num_hidden_layers: c.layers,
+    num_hidden_layers: layers,
   });
-  const ckpt = virtualCheckpoint(config);
-  const tokens = Array.from({ length: c.tokens }, (_, i) => (i * 7919 + 13) % config.vocab);
+  const virtual = virtualCheckpoint(config);
+  const tokens = Array.from({ length: tokenCount }, (_, i) => (i * 7919 + 13) % config.vocab);
   const once = async (threads: "1" | "all") => {
     const t0 = performance.now();
-    const r = await runQwen3Forward(ckpt, {
-      sequences: [tokens],
-      runtime: runtime(threads),
-      multiProcessorCount: 108,
-    });
-    if (!r.supported) throw new Error(r.reason);
-    return { ms: performance.now() - t0, fingerprint: r.result.fingerprint };
+    let fingerprint: string;
+    if (diskDir === undefined) {
+      fingerprint = await _forward(virtual, tokens, threads);
+    } else {
+      using files = await checkpointDir(diskDir);
+      const opened = await openQwen3Checkpoint(files);
+      if (opened.config.hidden !== config.hidden || opened.config.layers < layers) {
+        usage(`${diskDir} is not a ${c.config} checkpoint with >= ${layers} layers`);
+      }
+      const ckpt = { ...opened, config: { ...opened.config, layers } };
+      fingerprint = await _forward(ckpt, tokens, threads);
+      await checkpointDigest(opened, { hasher: nativeSha256 });
+    }
+    return { ms: performance.now() - t0, fingerprint };
   };
-  await once("all"); // makes the virtual tensors (untimed)
+  await once(threadSet.includes("all") ? "all" : "1"); // makes the virtual tensors (untimed)
   const times: Record<string, number[]> = { "1": [], "all": [] };
   const prints = new Set<string>();
   for (let i = 0; i < runs; i++) {
-    for (const t of ["1", "all"] as const) {
+    for (const t of threadSet as ("1" | "all")[]) {
       const r = await once(t);
       times[t]!.push(r.ms);
       prints.add(r.fingerprint);
     }
   }
-  const m1 = median(times["1"]!), ma = median(times["all"]!);
+  const parts = (threadSet as ("1" | "all")[]).map((t) => {
+    const s = stats(times[t]!);
+    return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
+      sec(s.max)
+    }; runs ${times[t]!.map(sec).join(", ")})`;
+  });
+  const rss = peakRssMiB();
   console.log(
-    `${c.label}, ${c.tokens} tokens: 1 thread ${(m1 / 1000).toFixed(2)} s, ${cores} threads ${
-      (ma / 1000).toFixed(2)
-    } s (x${(m1 / ma).toFixed(2)}); runs 1: ${
-      times["1"]!.map((x) => (x / 1000).toFixed(2)).join(", ")
-    }; ${cores}: ${
-      times["all"]!.map((x) => (x / 1000).toFixed(2)).join(", ")
-    }; fingerprints identical: ${prints.size === 1}`,
+    `${c.label}, ${layers} layers, ${tokenCount} tokens: ${parts.join("; ")}; fingerprints ` +
+      `identical: ${prints.size === 1}; peak RSS so far ${
+        rss === null ? "n/a" : `${rss.toFixed(0)} MiB`
+      }`,
   );
 }
-console.log(`load average at end: ${Deno.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`load average at end: ${loadText()}`);
 gemmPool.close();
 fa2Pool.close();
+
+async function _forward(
+  ckpt: Qwen3Checkpoint,
+  tokens: number[],
+  threads: "1" | "all",
+): Promise<string> {
+  const r = await runQwen3Forward(ckpt, {
+    sequences: [tokens],
+    runtime: runtime(threads),
+    multiProcessorCount: 108,
+  });
+  if (!r.supported) throw new Error(r.reason);
+  return r.result.fingerprint;
+}

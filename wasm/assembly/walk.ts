@@ -35,7 +35,11 @@
 //       low 29 fraction bits are masked, which keeps the leading 24 bits (truncation toward
 //       zero); that value demotes to f32 exactly.
 //  Blocks where some lane has E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf:
-//  see cTop) recompute those lanes with the exact scalar `blockExact` (fix_lanes.ts).
+//  see cTop) recompute those lanes with the exact scalar `blockExact` (fix_lanes.ts), except one
+//  common case decided here (`zeroBlockLanes`): when the row's L values of the block are all
+//  zero (FA2's P left of the causal limit), no product is non-zero, so a lane whose c is +0 or
+//  -0 has no non-zero addend at all and the reference result is +0 (block_exact.ts: emax = NEG).
+//  Other bad lanes still take blockExact.
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
 // k loops are unrolled by 4 when 4 divides L. Memory accesses are few because each carries a
 // bounds check (the engine does not rely on the embedder's guard pages): the accumulators stay
@@ -112,6 +116,27 @@ const CONSTS: usize = memory.data<u32>([
 /** Lanes whose E lies outside [F - 126, 127] (kLo, k127): they take the exact path. */
 @inline function badLanes(big: v128, kLo: v128, k127: v128): v128 {
   return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, k127));
+}
+
+/** Whether a row's decoded values over the block [k0, k0 + L) are all +-0 (no non-zero product). */
+@inline function zeroRowBlock(aVal: usize, k0: i32): bool {
+  let any: u32 = 0;
+  for (let k = k0; k < k0 + gL; k++) any |= load<u32>(aVal + (<usize>k << 2)) & 0x7fffffff;
+  return any == 0;
+}
+
+/**
+ * For a row whose block is all zero (`zeroRowBlock`): the bad lanes whose accumulator c is not
+ * +-0, which still need `fixLanes` (the others' exact result is +0, see `zeroFixed`).
+ */
+@inline function zeroBlockLanes(c: v128, bad: v128): v128 {
+  const cz = i32x4.eq(v128.and(c, i32x4.splat(0x7fffffff)), i32x4.splat(0));
+  return v128.andnot(bad, cz);
+}
+
+/** d with +0 in the lanes that were bad and are no longer (bad and not rest). */
+@inline function zeroFixed(d: v128, bad: v128, rest: v128): v128 {
+  return v128.andnot(d, v128.andnot(bad, rest));
 }
 
 /** One k of step 1 for one row: e = max(e, ea_k + eb_k) on i16 lanes (eight columns). */
@@ -227,8 +252,18 @@ export function walkPanel(
     let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
     let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
     if (bad) {
-      d0 = fixLanes(d0, c0, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, min(lanes, 4), kp, k0);
-      d1 = fixLanes(d1, c1, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, lanes - 4, kp, k0);
+      let b0 = badLanes(v128.load(BIGS), kLo, k127);
+      let b1 = badLanes(v128.load(BIGS, 16), kLo, k127);
+      if (zeroRowBlock(aVal, k0)) {
+        const r0 = zeroBlockLanes(c0, b0);
+        const r1 = zeroBlockLanes(c1, b1);
+        d0 = zeroFixed(d0, b0, r0);
+        d1 = zeroFixed(d1, b1, r1);
+        b0 = r0;
+        b1 = r1;
+      }
+      if (v128.any_true(b0)) d0 = fixLanes(d0, c0, b0, aRaw, bRaw, min(lanes, 4), kp, k0);
+      if (v128.any_true(b1)) d1 = fixLanes(d1, c1, b1, aRaw, bRaw1, lanes - 4, kp, k0);
     }
     c0 = d0;
     c1 = d1;
@@ -370,10 +405,30 @@ export function walkPanelPair(
     if (bad) {
       const l0 = min(lanes, 4);
       const l1 = lanes - 4;
-      d00 = fixLanes(d00, c00, badLanes(v128.load(BIGS), kLo, k127), aRaw, bRaw, l0, kp, k0);
-      d01 = fixLanes(d01, c01, badLanes(v128.load(BIGS, 16), kLo, k127), aRaw, bRaw1, l1, kp, k0);
-      d10 = fixLanes(d10, c10, badLanes(v128.load(BIGS, 32), kLo, k127), aRaw1, bRaw, l0, kp, k0);
-      d11 = fixLanes(d11, c11, badLanes(v128.load(BIGS, 48), kLo, k127), aRaw1, bRaw1, l1, kp, k0);
+      let b00 = badLanes(v128.load(BIGS), kLo, k127);
+      let b01 = badLanes(v128.load(BIGS, 16), kLo, k127);
+      let b10 = badLanes(v128.load(BIGS, 32), kLo, k127);
+      let b11 = badLanes(v128.load(BIGS, 48), kLo, k127);
+      if (zeroRowBlock(aVal, k0)) {
+        const r00 = zeroBlockLanes(c00, b00);
+        const r01 = zeroBlockLanes(c01, b01);
+        d00 = zeroFixed(d00, b00, r00);
+        d01 = zeroFixed(d01, b01, r01);
+        b00 = r00;
+        b01 = r01;
+      }
+      if (zeroRowBlock(aVal + rowVal, k0)) {
+        const r10 = zeroBlockLanes(c10, b10);
+        const r11 = zeroBlockLanes(c11, b11);
+        d10 = zeroFixed(d10, b10, r10);
+        d11 = zeroFixed(d11, b11, r11);
+        b10 = r10;
+        b11 = r11;
+      }
+      if (v128.any_true(b00)) d00 = fixLanes(d00, c00, b00, aRaw, bRaw, l0, kp, k0);
+      if (v128.any_true(b01)) d01 = fixLanes(d01, c01, b01, aRaw, bRaw1, l1, kp, k0);
+      if (v128.any_true(b10)) d10 = fixLanes(d10, c10, b10, aRaw1, bRaw, l0, kp, k0);
+      if (v128.any_true(b11)) d11 = fixLanes(d11, c11, b11, aRaw1, bRaw1, l1, kp, k0);
     }
     c00 = d00;
     c01 = d01;

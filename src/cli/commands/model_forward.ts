@@ -5,6 +5,7 @@
  * @module
  */
 import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
+import { nativeSha256 } from "../native_sha256.ts";
 import { InputError } from "../../errors.ts";
 import {
   catalogDispatch,
@@ -132,7 +133,7 @@ export async function runModelForward(o: {
         data: res.hidden,
       }]),
     );
-    const digest = await checkpointDigest(ckpt);
+    const digest = await checkpointDigest(ckpt, { hasher: nativeSha256 });
     const total = res.hidden.length / h;
     const lasts = batch.sequences.map((s, i) => ({
       seq: i,

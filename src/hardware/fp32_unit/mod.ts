@@ -5,8 +5,8 @@
  * `f32Arith` form for hot loops. NaN results are the canonical NaN 0x7FFFFFFF
  * (`FP32.canonicalNan`).
  *
- * `addF32`, `mulF32` and `fmaF32` are fast paths on float64 (double rounding proved innocuous, or
- * round-to-odd); `divF32` and `sqrtF32` are the format-generic reference operations of
+ * `addF32`, `mulF32`, `fmaF32` and `divF32` are fast paths on float64 (double rounding proved
+ * innocuous, or round-to-odd); `sqrtF32` is the format-generic reference operation of
  * `src/numerics` on FP32. Every fast path is tested bit for bit against that reference.
  *
  * @example

@@ -42,7 +42,11 @@ export function siluF32(x: number, options: SiluOptions): number {
 }
 
 /**
- * SiLU over a BF16 tensor (BF16 in, BF16 out).
+ * SiLU over a BF16 tensor (BF16 in, BF16 out). Each output depends only on its 16-bit input and
+ * the MUFU model (a pure function of its argument), so a tensor of at least 65,536 elements is
+ * mapped through the table of all 65,536 results, built once per MUFU object (same bits by
+ * construction; a test compares it with `siluF32` on every pattern); smaller tensors are computed
+ * element by element.
  *
  * @param x BF16 patterns
  * @param options MUFU implementation
@@ -56,6 +60,20 @@ export function siluF32(x: number, options: SiluOptions): number {
  */
 export function siluBf16(x: Uint16Array, options: SiluOptions): Uint16Array {
   const out = new Uint16Array(x.length);
-  for (let i = 0; i < x.length; i++) out[i] = fp32ToBf16(siluF32((x[i]! << 16) >>> 0, options));
+  let table = _tables.get(options.mufu);
+  if (table === undefined && x.length >= 1 << 16) {
+    table = new Uint16Array(1 << 16);
+    for (let p = 0; p < 1 << 16; p++) table[p] = _siluBf16One(p, options);
+    _tables.set(options.mufu, table);
+  }
+  if (table !== undefined) { for (let i = 0; i < x.length; i++) out[i] = table[x[i]!]!; }
+  else for (let i = 0; i < x.length; i++) out[i] = _siluBf16One(x[i]!, options);
   return out;
+}
+
+/** The 65,536 results of {@link siluBf16} by MUFU model (dropped with the model). */
+const _tables = new WeakMap<SiluOptions["mufu"], Uint16Array>();
+
+function _siluBf16One(bf16: number, options: SiluOptions): number {
+  return fp32ToBf16(siluF32((bf16 << 16) >>> 0, options));
 }

@@ -11,7 +11,7 @@
  */
 import { sha256Hex } from "../../sha256_hex.ts";
 import type { Qwen3Checkpoint } from "./open_checkpoint.ts";
-import { sha256OfSource } from "./sha256_of_source.ts";
+import { sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 
 /** A checkpoint's weights digest and the digests of its files. */
 export interface CheckpointDigest {
@@ -47,14 +47,21 @@ export function digestOfFiles(files: Readonly<Record<string, string>>): string {
  * Hashes every weight file of a checkpoint (streamed) and combines the digests.
  *
  * @param checkpoint an opened checkpoint
+ * @param options `hasher`: makes the incremental SHA-256 of each file (default the portable one;
+ *   the CLI passes the runtime's native SHA-256, about 6x faster on multi-GB weights)
  * @returns the digest and the file digests
  * @example
  * ```ts ignore
  * const { sha256 } = await checkpointDigest(ckpt);
  * ```
  */
-export async function checkpointDigest(checkpoint: Qwen3Checkpoint): Promise<CheckpointDigest> {
+export async function checkpointDigest(
+  checkpoint: Qwen3Checkpoint,
+  options: { readonly hasher?: () => Sha256Stream } = {},
+): Promise<CheckpointDigest> {
   const files: Record<string, string> = {};
-  for (const name of checkpoint.files) files[name] = await sha256OfSource(checkpoint.file(name));
+  for (const name of checkpoint.files) {
+    files[name] = await sha256OfSource(checkpoint.file(name), options);
+  }
   return Object.freeze({ sha256: digestOfFiles(files), files: Object.freeze(files) });
 }

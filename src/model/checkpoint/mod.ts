@@ -29,7 +29,7 @@ export {
   type Qwen3MoeConfig,
 } from "./qwen3_config.ts";
 export { layerPrefix, layerTensorShapes, qwen3TensorShapes } from "./qwen3_tensors.ts";
-export { sha256OfSource } from "./sha256_of_source.ts";
+export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 export {
   type CheckpointFiles,
   openQwen3Checkpoint,

@@ -10,6 +10,7 @@
  */
 import {
   addF32,
+  divF32,
   F32_RN,
   f32Arith,
   fmaF32,
@@ -20,6 +21,7 @@ import {
 } from "../../../src/hardware/fp32_unit/mod.ts";
 import {
   floatAdd,
+  floatDiv,
   floatFma,
   floatMul,
   FP32,
@@ -90,6 +92,60 @@ Deno.test("`addF32()`, `mulF32()`, `fmaF32()` equal the roundPack reference in e
     m.check(F32_RN.add(a, b) === floatAdd(FP32, [a, b]), () => `F32_RN.add ${h(a)} ${h(b)}`);
   }
   m.assertNone("fp32 fast paths");
+});
+
+/**
+ * Division operand pairs: the triples' pairs, plus quotients on or next to FP32 values and
+ * midpoints (a = b * f for a random f, exactly or rounded; b a power of two, giving exact ties
+ * in the subnormal range) and results around the subnormal boundary 2^-126.
+ */
+function divPairs(seed: number, count: number): [number, number][] {
+  const next = prng32(seed);
+  const out: [number, number][] = triples(seed, count).map(([a, b]) => [a, b]);
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  const bits = (x: number) => {
+    f32[0] = x;
+    return u32[0]!;
+  };
+  const val = (b: number) => {
+    u32[0] = b;
+    return f32[0]!;
+  };
+  for (let i = 0; i < count; i++) {
+    const sign = (next() & 1) << 31;
+    const e = 1 + (next() % 254);
+    // b with few significant bits makes b * f exact more often (quotient exactly on f).
+    const b = (sign | (e << 23) | (next() & (next() & 1 ? 0x7f0000 : 0x7fffff))) >>> 0;
+    const f = (next() & 0x80000000 | (1 + (next() % 254)) << 23 | (next() & 0x7fffff)) >>> 0;
+    out.push([bits(val(b) * val(f)), b]);
+    const mid = val(f) * (1 + 2 ** -24); // near an FP32 midpoint above f
+    out.push([bits(val(b) * mid), b]);
+    const pow2 = (((next() % 60) + 127) << 23) >>> 0; // 2^0..2^59
+    out.push([(next() & 0x807fffff) >>> 0, pow2]); // subnormal / 2^k: exact ties below 2^-126
+    out.push([((next() & 0x80000000) | ((next() % 40) << 23) | (next() & 0x7fffff)) >>> 0, pow2]);
+    const near = (0x00800000 + (next() % 64) - 32) >>> 0; // a/b around 2^-126
+    out.push([bits(val(near) * val(b & 0x7fffffff)), b & 0x7fffffff]);
+  }
+  return out;
+}
+
+Deno.test("`divF32()` equals the floatDiv reference in every mode and FTZ setting", () => {
+  const m = new Mismatches();
+  const inputs = divPairs(0xd1f, 4000);
+  for (const mode of MODES) {
+    for (const ftz of [false, true]) {
+      const ref = { mode, ftz, daz: ftz };
+      for (const [a, b] of inputs) {
+        const want = floatDiv(FP32, [a, b], ref) >>> 0;
+        m.check(
+          divF32(a, b, { mode, ftz }) === want,
+          () => `div ${mode} ftz=${ftz} ${h(a)} ${h(b)}`,
+        );
+      }
+    }
+  }
+  m.assertNone("fp32 division fast path");
 });
 
 Deno.test("`fmaRnValue()` equals `fma.rn` of the reference on FP32 values", () => {

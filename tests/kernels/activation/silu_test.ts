@@ -74,3 +74,27 @@ Deno.test("mulBf16() and addBf16() round once to bf16 after exact or fp32 arithm
   );
   assert.throws(() => addBf16(new Uint16Array(1), new Uint16Array(2)), RangeError);
 });
+
+Deno.test("siluBf16() through its table equals siluF32() element by element on every bf16 input", () => {
+  for (const mufu of [ieee, table]) {
+    const direct = Uint16Array.from(
+      ALL,
+      (p) => convert(FP32, BF16, siluF32((p << 16) >>> 0, { mufu })),
+    );
+    const big = siluBf16(ALL, { mufu }); // 65,536 elements: the table path
+    assert.deepStrictEqual(big, direct);
+    const small = siluBf16(ALL.subarray(0x3f00, 0x4100), { mufu }); // cached table, a slice
+    assert.deepStrictEqual(small, direct.subarray(0x3f00, 0x4100));
+    // A fresh model object with the same functions and a short tensor: the element path.
+    const fresh = { ex2: mufu.ex2, rcp: mufu.rcp, rsqrt: mufu.rsqrt };
+    assert.deepStrictEqual(
+      siluBf16(ALL.subarray(0, 1000), { mufu: fresh }),
+      direct.subarray(0, 1000),
+    );
+  }
+  // The table is per model: a different ex2 gives different bits through the table path too.
+  const skewed = { ...ieee, ex2: (b: number) => ieee.ex2(b) ^ 1 };
+  const a = siluBf16(ALL, { mufu: skewed });
+  const b = siluBf16(ALL, { mufu: ieee });
+  assert.ok(a.some((v, i) => v !== b[i]));
+});

@@ -7,6 +7,7 @@ import {
   sha256OfSource,
 } from "../../../src/model/mod.ts";
 import { checkpointDir } from "../../../src/assets/mod.ts";
+import { nativeSha256 } from "../../../src/cli/native_sha256.ts";
 import { sha256Hex } from "../../../src/sha256_hex.ts";
 import { memFiles, rewrite, synthDir, TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
 
@@ -52,6 +53,29 @@ Deno.test("checkpointDigest() follows the stated rule and streams each file", as
   assert.equal(d.sha256, sha256Hex(new TextEncoder().encode(text)));
   assert.equal(d.sha256, digestOfFiles(files));
   assert.equal(ckpt.configSha256, sha256Hex(dir.get("config.json")!));
+  assert.deepStrictEqual(await checkpointDigest(ckpt, { hasher: nativeSha256 }), d);
+});
+
+Deno.test("sha256OfSource() gives the same digest with the native and the portable hasher", async () => {
+  // 40 MiB + 3: three 16 MiB reads, the last one short; a deliberately wrong hasher differs.
+  const bytes = new Uint8Array((40 << 20) + 3);
+  let x = 0x12345678;
+  for (let i = 0; i < bytes.length; i += 97) bytes[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+  const source = {
+    size: bytes.length,
+    read: (o: number, n: number) => Promise.resolve(bytes.subarray(o, o + n)),
+  };
+  const portable = await sha256OfSource(source);
+  assert.equal(portable, sha256Hex(bytes));
+  assert.equal(await sha256OfSource(source, { hasher: nativeSha256 }), portable);
+  const skipsLast = () => {
+    const h = nativeSha256();
+    return {
+      update: (b: Uint8Array) => h.update(b.subarray(0, Math.max(0, b.length - 1))),
+      hex: h.hex,
+    };
+  };
+  assert.notEqual(await sha256OfSource(source, { hasher: skipsLast }), portable);
 });
 
 Deno.test("openQwen3Checkpoint() refuses malformed checkpoints with codes naming the tensor", async () => {
