@@ -150,6 +150,12 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       s.falsified.length,
     );
     assert.deepEqual(s.vectors, { matched: 90_000, total: 90_000 });
+    // Served sequences are in the sample; their honest records PASS and the sampled serving
+    // falsifications (unreported extra sequence, replaced greedy token) are caught.
+    assert.ok(s.byKind.sequence.PASS >= 1 && s.byKind.sequence.NOT_VERIFIED === 0);
+    const caughtKinds = s.caught.map((c: { kind: string }) => c.kind);
+    for (const kind of ["extra_sequence", "token_replaced"]) assert.ok(caughtKinds.includes(kind));
+    assert.deepEqual(s.indistinguishable, []);
     assert.equal(s.timestamps.announcement, "timestamped");
     assert.match(s.timestamps.attestation, /^RFC 3161 token: signature 0 existed at /);
     for (

@@ -103,7 +103,7 @@ export function demoCommand(): Command {
         say(`bitaudit demo -> ${out}`);
         say("");
         say(
-          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, then attention and FFN blocks)",
+          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, attention and FFN blocks, tiny Qwen3 forward passes, and sequences served by a continuous-batching engine: chunked prefill, decode steps, greedy tokens)",
         );
         const prover = await runProver(SCENARIO, { out, progress: !opts.json });
         const falsified = prover.output.falsified;
