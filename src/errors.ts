@@ -97,6 +97,7 @@ export type VectorSetCode =
 export type ClaimCode =
   | "CLAIM_INVALID"
   | "CLAIM_VERSION"
+  | "HISTORY_INVALID"
   | "LOG_CHAIN"
   | "LOG_EMPTY"
   | "LOG_SYNTAX"

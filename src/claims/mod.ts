@@ -66,7 +66,6 @@ export { type ModelRef, parseModelRef } from "./model_ref.ts";
 export { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 export {
   encodeServingHistory,
-  HistoryError,
   type HistoryPass,
   MAX_HISTORY_BYTES,
   MAX_HISTORY_ENTRIES,

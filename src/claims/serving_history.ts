@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { InputError } from "../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { canonicalJson } from "./canonical_json.ts";
 
@@ -40,18 +41,6 @@ export interface HistoryPass {
   readonly expertRows?: readonly (readonly number[])[];
   /** Index of the sequence's entry in `entries`. */
   readonly self: number;
-}
-
-/** Why a history blob is refused. */
-export class HistoryError extends Error {
-  /**
-   * Creates the error.
-   *
-   * @param why one line naming the pass or field
-   */
-  constructor(readonly why: string) {
-    super(`serving history: ${why}`);
-  }
 }
 
 /**
@@ -84,30 +73,30 @@ export function encodeServingHistory(passes: readonly HistoryPass[]): Uint8Array
  *
  * @param bytes the blob
  * @returns the passes
- * @throws {HistoryError} for oversized, non-canonical or malformed blobs
+ * @throws {InputError} `HISTORY_INVALID` for oversized, non-canonical or malformed blobs
  * @example
  * ```ts
- * import { HistoryError, parseServingHistory } from "./serving_history.ts";
+ * import { parseServingHistory } from "./serving_history.ts";
  * let why = "";
- * try { parseServingHistory(new TextEncoder().encode("{}")); } catch (e) { why = (e as HistoryError).why; }
+ * try { parseServingHistory(new TextEncoder().encode("{}")); } catch (e) { why = (e as Error).message; }
  * if (!why.includes("schema")) throw new Error(why);
  * ```
  */
 export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
   if (bytes.length > MAX_HISTORY_BYTES) {
-    throw new HistoryError(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
+    throw _bad(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
   }
   let json: unknown;
   try {
     json = parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (e) {
     if (e instanceof StrictJsonError || e instanceof TypeError) {
-      throw new HistoryError(`not strict JSON: ${e.message}`);
+      throw _bad(`not strict JSON: ${e.message}`);
     }
     throw e;
   }
   const bad = (path: string, why: string): never => {
-    throw new HistoryError(`${path} ${why}`);
+    throw _bad(`${path} ${why}`);
   };
   const obj = (v: unknown, path: string, keys: readonly string[], required: readonly string[]) => {
     const o = typeof v === "object" && v !== null && !Array.isArray(v)
@@ -174,4 +163,8 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     bad("$", "is not the canonical (RFC 8785) encoding of its content");
   }
   return passes;
+}
+
+function _bad(why: string): InputError {
+  return new InputError("HISTORY_INVALID", `Cannot read serving history: ${why}`);
 }

@@ -10,7 +10,6 @@
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import {
   type ClaimPredicate,
-  HistoryError,
   type HistoryPass,
   parseServingHistory,
   type SequenceWorkload,
@@ -18,6 +17,7 @@ import {
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runServingForward, type SfuUse } from "../model/mod.ts";
+import { InputError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
@@ -70,7 +70,7 @@ export async function _recomputeSequence(
   const ckpt = await _claimCheckpoint(input.blobs, w.model);
   const c = ckpt.config;
   const passes = await _history(input.blobs, w);
-  const widest = Math.max(p.batch.size, ...passes.map((q) => q.entries.length));
+  const widest = Math.max(...passes.map((q) => q.entries.length));
   if (p.batch.size !== widest) {
     throw new _Stop(
       "FAIL",
@@ -193,7 +193,9 @@ async function _history(blobs: BlobStore, w: SequenceWorkload): Promise<HistoryP
   try {
     passes = parseServingHistory(bytes);
   } catch (e) {
-    if (e instanceof HistoryError) throw new _Stop("FAIL", `record's ${e.message}`);
+    if (e instanceof InputError && e.code === "HISTORY_INVALID") {
+      throw new _Stop("FAIL", `record's history is malformed: ${e.message}`);
+    }
     throw e;
   }
   if (passes.length !== w.history.passes) {

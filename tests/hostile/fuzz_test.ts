@@ -5,7 +5,13 @@
  */
 import fc from "fast-check";
 import { fuzz, mutatedText } from "./_fuzz.ts";
-import { formatClaimLog, makeClaimRecord, parseClaimLog } from "../../src/claims/mod.ts";
+import {
+  encodeServingHistory,
+  formatClaimLog,
+  makeClaimRecord,
+  parseClaimLog,
+  parseServingHistory,
+} from "../../src/claims/mod.ts";
 import {
   buildTrustRoot,
   decodePrivateKeyPem,
@@ -62,6 +68,41 @@ const root = `${new URL("../../", import.meta.url).pathname}`;
 
 Deno.test("fuzz: claim log lines", () => {
   fuzz(mutatedText(formatClaimLog([record])), (t) => parseClaimLog(t), { runs: 600 });
+});
+
+Deno.test("fuzz: serving histories and sequence claim lines", () => {
+  const history = new TextDecoder().decode(encodeServingHistory([
+    {
+      entries: [{ query: 3, cached: 0 }, { query: 1, cached: 9 }],
+      self: 0,
+      rows: 4,
+      logitsRows: 2,
+    },
+    { entries: [{ query: 1, cached: 3 }], self: 0, rows: 1, logitsRows: 1, expertRows: [[1, 1]] },
+  ]));
+  fuzz(mutatedText(history), (t) => parseServingHistory(new TextEncoder().encode(t)), {
+    runs: 400,
+  });
+  const sequence = makeClaimRecord({
+    ...record.predicate,
+    workload: {
+      kind: "sequence",
+      model: {
+        type: "qwen3",
+        checkpointSha256: HEX("1"),
+        configSha256: HEX("2"),
+        files: { "model.safetensors": HEX("3") },
+      },
+      kernel: { catalog: "demo", catalogSha256: HEX("b") },
+      attention: { multiProcessorCount: 108 },
+      history: { sha256: HEX("4"), passes: 2 },
+      tokens: { prompt: [1, 2, 3], generated: [4, 5] },
+      decoding: "greedy",
+      positions: [3],
+    },
+    fingerprint: { tensor: "model.norm.out", dtype: "bf16", shape: [1, 256], sha256: HEX("e") },
+  });
+  fuzz(mutatedText(formatClaimLog([sequence])), (t) => parseClaimLog(t), { runs: 400 });
 });
 
 Deno.test("fuzz: DSSE envelopes", () => {

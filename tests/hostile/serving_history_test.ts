@@ -1,0 +1,155 @@
+/**
+ * Hostile sequence records: the serving-history blob is parsed strictly (canonical bytes only,
+ * bounded, every field checked) and a record whose history contradicts it, its tokens or itself
+ * FAILs with the reason; a history the prover does not produce is a breached obligation.
+ */
+import assert from "node:assert/strict";
+import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import {
+  encodeServingHistory,
+  formatClaimLog,
+  GENESIS_PREV,
+  type HistoryPass,
+  makeClaimRecord,
+  MAX_HISTORY_BYTES,
+  parseClaimLog,
+  parseServingHistory,
+  type SequenceWorkload,
+  sha256Hex,
+} from "../../src/claims/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { assertCode } from "../_assert_code.ts";
+import { InputError } from "../../src/errors.ts";
+import { engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { servingScenario } from "../verify/_serving_fixture.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { ENGINE } from "../model/qwen3/_forward_fixture.ts";
+
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const PASS: HistoryPass = { entries: [{ query: 3, cached: 0 }], self: 0, rows: 3, logitsRows: 1 };
+
+Deno.test("parseServingHistory(): refuses what is not exactly a canonical, bounded history", () => {
+  const good = new TextDecoder().decode(encodeServingHistory([PASS]));
+  assert.equal(parseServingHistory(enc(good)).length, 1);
+  const bad = [
+    good.replace(":", ": "), // not canonical
+    good + "\n",
+    good.replace('"rows":3', '"rows":3,"rows":3'), // duplicate key
+    good.replace('"rows":3', '"rows":3.0'),
+    good.replace('"rows":3', '"rows":-1'),
+    good.replace('"self":0', '"self":1'), // no such entry
+    good.replace("[[3,0]]", "[[3,0,1]]"),
+    good.replace("[[3,0]]", '[["3",0]]'),
+    good.replace('"schema":"bitaudit.serving-history/v1"', '"schema":"x"'),
+    good.replace('"logitsRows":1', '"logitsRows":1,"note":"x"'), // unknown field (canonical order kept)
+    "\ufeff" + good,
+    "{}",
+    "[]",
+    "",
+  ];
+  for (const text of bad) {
+    assertCode(() => parseServingHistory(enc(text)), InputError, "HISTORY_INVALID");
+  }
+  assertCode(
+    () => parseServingHistory(new Uint8Array([0xff, 0xfe])),
+    InputError,
+    "HISTORY_INVALID",
+  );
+  assert.throws(() => parseServingHistory(new Uint8Array(MAX_HISTORY_BYTES + 1)), /exceed/);
+});
+
+// One honest dense sequence record to bend.
+const store = await openAssetStore();
+const out = await makeClaims(parseScenario(servingScenario([], 3)), {
+  store,
+  walker: engineWalker,
+});
+const honest = out.records[1]!;
+const w0 = honest.predicate.workload as SequenceWorkload;
+const passes0 = parseServingHistory(out.blobs.get(w0.history.sha256)!);
+
+async function verifyVariant(
+  o: {
+    workload?: Partial<SequenceWorkload>;
+    passes?: HistoryPass[];
+    batch?: number;
+    drop?: boolean;
+  },
+) {
+  const blobs = new Map(out.blobs);
+  let history = w0.history;
+  if (o.passes !== undefined) {
+    const bytes = encodeServingHistory(o.passes);
+    const digest = sha256Hex(bytes);
+    blobs.set(digest, bytes);
+    history = { sha256: digest, passes: o.passes.length };
+  }
+  if (o.drop === true) blobs.delete(history.sha256);
+  const record = makeClaimRecord({
+    ...honest.predicate,
+    log: { logId: "hostile", seq: 0, prev: GENESIS_PREV },
+    batch: { size: o.batch ?? honest.predicate.batch.size },
+    workload: { ...w0, history, ...o.workload } as SequenceWorkload,
+  });
+  const store2: BlobStore = { dir: "memory", get: (d) => Promise.resolve(blobs.get(d) ?? null) };
+  const log = parseClaimLog(formatClaimLog([record]));
+  return await verifyRecord({ store, blobs: store2, walker: engineWalker, attention }, {
+    log,
+    index: 0,
+  });
+}
+
+Deno.test("sequence records contradicting their history or tokens FAIL with the reason", async () => {
+  assert.equal((await verifyVariant({})).status, "PASS");
+  const cases: [Parameters<typeof verifyVariant>[0], RegExp][] = [
+    [{ drop: true }, /serving history .* was not produced/],
+    [
+      { workload: { history: { ...w0.history, passes: w0.history.passes + 1 } } },
+      /passes, its history holds/,
+    ],
+    [{ batch: 99 }, /batch size 99, its widest pass/],
+    [
+      { workload: { tokens: { ...w0.tokens, generated: [...w0.tokens.generated, 1] } } },
+      /the passes compute \d+ positions/,
+    ],
+    [
+      { passes: passes0.map((p, i) => (i === 0 ? { ...p, logitsRows: p.entries.length + 1 } : p)) },
+      /logits rows/,
+    ],
+    [
+      {
+        passes: passes0.map((p, i) =>
+          i === passes0.length - 1
+            ? {
+              ...p,
+              entries: p.entries.map((e, j) => (j === p.self ? { ...e, cached: e.cached + 1 } : e)),
+            }
+            : p
+        ),
+      },
+      /cached tokens/,
+    ],
+  ];
+  for (const [variant, reason] of cases) {
+    const r = await verifyVariant(variant);
+    assert.equal(r.status, "FAIL", `${reason}: ${r.reason}`);
+    assert.match(r.reason, reason);
+  }
+  const dropped = await verifyVariant({ drop: true });
+  assert.equal(dropped.obligation, "committed-input");
+});
+
+Deno.test("a sampled-decoding sequence record is NOT_VERIFIED for its token choice, with its hidden states verified", async () => {
+  const r = await verifyVariant({
+    workload: { decoding: "sampled", sampler: "top-p 0.9, seed 7" },
+  });
+  assert.equal(r.status, "NOT_VERIFIED");
+  assert.match(
+    r.reason,
+    /^hidden states match the fingerprint bit for bit; .* sampler 'top-p 0\.9, seed 7'/,
+  );
+});
