@@ -11,6 +11,7 @@ import { sfuDescription } from "../hardware/mod.ts";
 import {
   type AttentionInputs,
   fa2Head,
+  type Fa2Plan,
   fa2Result,
   fa2Runner,
   type Fa2Sinks,
@@ -44,7 +45,8 @@ export interface Fa2Pool {
  *
  * @param engine the GEMM engine (its compiled module is posted to the workers; the calling
  *   thread uses it as is)
- * @param options `workers`: computing threads, the calling thread included (>= 1)
+ * @param options `workers`: computing threads, the calling thread included (>= 1); `inlineBelow`:
+ *   launches of fewer scores run on the calling thread (default {@link FA2_POOL_INLINE_BELOW})
  * @returns the pool
  * @throws {RangeError} when `workers` is not a positive integer
  * @example
@@ -53,8 +55,12 @@ export interface Fa2Pool {
  * try { const r = await pool.forward(inputs, options); } finally { pool.close(); }
  * ```
  */
-export function createFa2Pool(engine: GemmEngine, options: { workers: number }): Fa2Pool {
+export function createFa2Pool(
+  engine: GemmEngine,
+  options: { workers: number; inlineBelow?: number },
+): Fa2Pool {
   const size = options.workers;
+  const inlineBelow = options.inlineBelow ?? FA2_POOL_INLINE_BELOW;
   if (!Number.isInteger(size) || size < 1) {
     throw new RangeError(`Cannot create FA2 pool: workers must be >= 1, got ${size}`);
   }
@@ -72,6 +78,9 @@ export function createFa2Pool(engine: GemmEngine, options: { workers: number }):
       return flashAttentionForward(inputs, { ...o, kWalk });
     }
     const { plan, mufu } = planFa2(inputs, o);
+    if (fa2Scores(plan) < inlineBelow) {
+      return flashAttentionForward(inputs, { ...o, kWalk });
+    }
     const shared = (n: number) => new SharedArrayBuffer(n);
     const share = (a: Uint16Array) => {
       if (a.buffer instanceof SharedArrayBuffer) return a;
@@ -105,6 +114,19 @@ export function createFa2Pool(engine: GemmEngine, options: { workers: number }):
     return fa2Result(plan, _ownSinks(job.sinks));
   };
   return { size, forward, close: group.close };
+}
+
+/**
+ * Default threshold of {@link createFa2Pool}: launches of fewer scores (query rows x keys x heads,
+ * summed over the sequences) run on the calling thread, where posting to a worker and copying K
+ * and V to shared memory would cost about as much as the work (e.g. a decode step over a few
+ * hundred keys of a model with few heads).
+ */
+export const FA2_POOL_INLINE_BELOW = 2 ** 12;
+
+/** Scores a launch computes, an upper bound without the causal mask: rows x keys x heads. */
+function fa2Scores(plan: Fa2Plan): number {
+  return plan.seq.reduce((n, s) => n + s.sq * s.sk, 0) * plan.heads;
 }
 
 /** Copies the filled buffers off shared memory (no worker writes into them any more). */

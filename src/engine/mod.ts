@@ -40,7 +40,7 @@
  * ```
  * @module
  */
-export { createFa2Pool, type Fa2Pool } from "./fa2_pool.ts";
+export { createFa2Pool, FA2_POOL_INLINE_BELOW, type Fa2Pool } from "./fa2_pool.ts";
 export { createGemmEngine, engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 export { createGemmPool, type GemmPool, POOL_INLINE_BELOW } from "./gemm_pool.ts";
 export { createGemmWalker, type GemmWalker } from "./gemm_walker.ts";

@@ -110,7 +110,7 @@ export function parseItemResult(line: string, where: string): ItemResult {
 }
 
 function _recordResult(v: unknown, bad: (why: string) => never): void {
-  const optional = ["sfu", "firstDivergence"];
+  const optional = ["sfu", "firstDivergence", "obligation"];
   const r = exactObject(v, { where: "result", shape: RESULT, optional, bad });
   if (!["PASS", "FAIL", "NOT_VERIFIED"].includes(r.status as string)) bad("unknown status");
   if (r.recomputed !== null && !HEX64.test(r.recomputed as string)) bad("bad recomputed digest");
@@ -129,6 +129,9 @@ function _recordResult(v: unknown, bad: (why: string) => never): void {
     if ((d.layer as number) >= (d.layers as number)) {
       bad("'result.firstDivergence.layer' >= layers");
     }
+  }
+  if (r.obligation !== undefined && (r.obligation !== "committed-input" || r.status !== "FAIL")) {
+    bad("'result.obligation' must be 'committed-input' on a FAIL");
   }
   if (r.sfu !== undefined) {
     if (!Array.isArray(r.sfu)) bad("'result.sfu' must be an array");
@@ -162,6 +165,7 @@ const RESULT: Shape = {
   steps: "array",
   sfu: "array",
   firstDivergence: "object",
+  obligation: "string",
 };
 const DIFF: Shape = { index: "count", claimed: HEX, recomputed: HEX };
 const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: "count" };

@@ -133,7 +133,7 @@ export async function _recomputeSequence(
     ],
     "activation",
   );
-  _checkSize([64, c.vocab], "logits");
+  _checkSize([512, c.vocab], "logits");
   step(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers); ` +

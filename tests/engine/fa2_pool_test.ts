@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createSfu } from "../../src/hardware/mod.ts";
-import { createFa2Pool, type Fa2Pool } from "../../src/engine/mod.ts";
+import { createFa2Pool, FA2_POOL_INLINE_BELOW, type Fa2Pool } from "../../src/engine/mod.ts";
 import {
   FA2_PYTORCH_BUNDLED,
   flashAttentionForward,
@@ -42,7 +42,7 @@ const CASES: [string, Partial<FlashAttentionOptions>, number, number, number][] 
 
 /** Runs `fn` on a fresh pool and closes it. */
 async function withPool(workers: number, fn: (pool: Fa2Pool) => Promise<void>): Promise<void> {
-  const pool = createFa2Pool(engine, { workers });
+  const pool = createFa2Pool(engine, { workers, inlineBelow: 0 });
   try {
     await fn(pool);
   } finally {
@@ -93,7 +93,7 @@ Deno.test("Fa2Pool.forward() rejects bad shapes with the forward's RangeError an
   }));
 
 Deno.test("Fa2Pool.forward() rejects after close() instead of waiting", async () => {
-  const pool = createFa2Pool(engine, { workers: 2 });
+  const pool = createFa2Pool(engine, { workers: 2, inlineBelow: 0 });
   pool.close();
   const x = inputs("closed", { sq: 10, sk: 10, heads: 4, kvHeads: 2 });
   await assert.rejects(pool.forward(x, BASE), /closed/);
@@ -102,4 +102,18 @@ Deno.test("Fa2Pool.forward() rejects after close() instead of waiting", async ()
 Deno.test("createFa2Pool() throws RangeError for a non-positive or fractional worker count", () => {
   assert.throws(() => createFa2Pool(engine, { workers: 0 }), RangeError);
   assert.throws(() => createFa2Pool(engine, { workers: 1.5 }), RangeError);
+});
+
+Deno.test("Fa2Pool.forward() runs launches below inlineBelow on the calling thread, with the same bits", async () => {
+  const pool = createFa2Pool(engine, { workers: 2 });
+  try {
+    // A decode step (one query row, 300 keys, 4 heads: 1,200 scores) is below the default.
+    const o = { ...BASE, ...H100, heads: 4, kvHeads: 1 };
+    const x = inputs("decode-inline", { sq: 1, sk: 300, heads: 4, kvHeads: 1 });
+    const got = await pool.forward(x, o);
+    assert.deepEqual(got.out, flashAttentionForward(x, o).out);
+    assert.ok(FA2_POOL_INLINE_BELOW > 1200);
+  } finally {
+    pool.close();
+  }
 });

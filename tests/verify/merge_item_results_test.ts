@@ -99,3 +99,20 @@ Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer 
   ].map((d) => encodeItemResult({ ...v, result: { ...v.result, firstDivergence: d } }).trimEnd());
   for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
 });
+
+Deno.test("parseItemResult() reads a breached prover obligation back (a FAIL only), so sharded audits merge it", () => {
+  const fail = {
+    ...results[0]!.result,
+    status: "FAIL" as const,
+    obligation: "committed-input" as const,
+  };
+  const line = encodeItemResult({ ...results[0]!, result: fail }).trimEnd();
+  assert.equal(parseItemResult(line, "x").result.obligation, "committed-input");
+  const v = JSON.parse(line);
+  const bad = [
+    { ...v.result, obligation: "other" },
+    { ...v.result, status: "PASS" },
+    { ...v.result, obligation: 1 },
+  ].map((r) => encodeItemResult({ ...v, result: r }).trimEnd());
+  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+});

@@ -9,7 +9,7 @@
 import type { Datapath } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
-import { _fa2TileWalk, type SyncKWalk } from "./_fa2_tile_walk.ts";
+import { _fa2TileWalk, type Fa2KvTile, type SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";
 import { FA2_SPLIT_TILES, type Fa2Tiles } from "./fa2_tiles.ts";
@@ -58,6 +58,8 @@ export interface _QueryTile {
   readonly rows: number;
   readonly sq: number;
   readonly sk: number;
+  /** KV tiles of this sequence and KV head already built (shared by its query heads). */
+  readonly tiles?: Map<string, Fa2KvTile>;
 }
 
 /** C++ `ceil_div` on ints: truncates toward zero, so a negative range gives <= 0. */
@@ -116,6 +118,7 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
       blockN,
       blocks,
       scaleLog2: ctx.scaleLog2,
+      ...(tile.tiles === undefined ? {} : { tiles: tile.tiles }),
     });
   const epilogue = { arith: ctx.arith, softmaxScale: ctx.softmaxScale };
   if (ctx.splits > 1) {

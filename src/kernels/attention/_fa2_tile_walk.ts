@@ -12,6 +12,18 @@ import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
 
+/**
+ * One KV tile as the products read it: K rows [blockN, d] and V transposed [d, blockN], zero past
+ * the sequence's keys. It depends only on the sequence, the KV head, the tile width and the
+ * block, so the query heads of one KV head (and every query tile) can share it.
+ */
+export interface Fa2KvTile {
+  /** K rows of the tile, BF16 patterns. */
+  readonly kb: Uint16Array;
+  /** V transposed, BF16 patterns. */
+  readonly vt: Uint16Array;
+}
+
 /** A synchronous K-walk with `kWalkReference`'s contract (e.g. `GemmEngine.kWalkAuto`). */
 export type SyncKWalk = (dp: Datapath, ops: KWalkGemmOperands) => Uint32Array;
 
@@ -41,6 +53,8 @@ export interface _TileWalkInput {
   readonly blocks: readonly number[];
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
+  /** KV tiles of this sequence and KV head built so far, by `${blockN}:${block}` (reused). */
+  readonly tiles?: Map<string, Fa2KvTile>;
 }
 
 /**
@@ -58,21 +72,13 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
   const rows = input.visible.length;
   const states = Array.from({ length: rows }, () => _newRowState(d));
   const lanes = _laneColumns(blockN);
-  const kb = new Uint16Array(blockN * d);
-  const vt = new Uint16Array(d * blockN);
   const pb = new Uint16Array(rows * blockN);
   const init = new Uint32Array(rows * d);
   const limits = new Int32Array(rows);
   const softmax = { blockN, lanes, arith: input.arith, scaleLog2: input.scaleLog2 };
   input.blocks.forEach((nb, step) => {
     const c0 = nb * blockN;
-    kb.fill(0);
-    vt.fill(0);
-    for (let c = 0; c < blockN && c0 + c < input.sk; c++) {
-      kb.set(input.key(c0 + c), c * d);
-      const v = input.value(c0 + c);
-      for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
-    }
+    const { kb, vt } = _kvTile(input, nb);
     const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
     for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
     _fa2TileSoftmax(states, { ...softmax, scores, limits, first: step === 0 }, pb);
@@ -81,4 +87,22 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
     for (let r = 0; r < rows; r++) (states[r] as _RowState).o.set(o.subarray(r * d, (r + 1) * d));
   });
   return states;
+}
+
+function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
+  const key = `${input.blockN}:${nb}`;
+  const hit = input.tiles?.get(key);
+  if (hit !== undefined) return hit;
+  const { d, blockN } = input;
+  const c0 = nb * blockN;
+  const kb = new Uint16Array(blockN * d);
+  const vt = new Uint16Array(d * blockN);
+  for (let c = 0; c < blockN && c0 + c < input.sk; c++) {
+    kb.set(input.key(c0 + c), c * d);
+    const v = input.value(c0 + c);
+    for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
+  }
+  const tile = { kb, vt };
+  input.tiles?.set(key, tile);
+  return tile;
 }

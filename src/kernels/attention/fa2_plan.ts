@@ -11,7 +11,7 @@ import { bitsFromF32 } from "../../numerics/mod.ts";
 import { _fa2Arith, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 import { _launchShape, _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
 import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
-import type { SyncKWalk } from "./_fa2_tile_walk.ts";
+import type { Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
@@ -56,6 +56,12 @@ export interface Fa2Runner {
   readonly arith: Fa2Arith;
   /** The K-walk of the tile products. */
   readonly kWalk: SyncKWalk;
+  /**
+   * KV tiles built so far by this thread, per `${sequence}/${kvHead}`: the query heads of one KV
+   * head read the same K and transposed V tiles (one runner per launch: the cache lives as long
+   * as the launch's inputs).
+   */
+  readonly kvTiles: Map<string, Map<string, Fa2KvTile>>;
 }
 
 /**
@@ -152,7 +158,7 @@ export function fa2Runner(
   build: Fa2Build,
   options: { readonly mufu: Fa2Mufu; readonly kWalk: SyncKWalk },
 ): Fa2Runner {
-  return { arith: _fa2Arith(build, options.mufu), kWalk: options.kWalk };
+  return { arith: _fa2Arith(build, options.mufu), kWalk: options.kWalk, kvTiles: new Map() };
 }
 
 /**
@@ -207,14 +213,17 @@ export function fa2Head(
   const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
     a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
   const height = _tileHeight(ctx);
-  for (const { q0, k0, sq, sk } of plan.seq) {
+  plan.seq.forEach(({ q0, k0, sq, sk }, s) => {
     const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
     const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
+    const id = `${s}/${kvh}`;
+    let tiles = runner.kvTiles.get(id);
+    if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
     for (let i0 = 0; i0 < sq; i0 += height) {
       const rows = Math.min(height, sq - i0);
       const q = new Uint16Array(rows * d);
       for (let r = 0; r < rows; r++) q.set(row(inputs.q, q0 + i0 + r, h, heads), r * d);
-      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk });
+      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles });
       outs.forEach((r, i) => {
         const at = ((q0 + i0 + i) * heads + h) * d;
         sinks.out.set(r.out, at);
@@ -224,7 +233,7 @@ export function fa2Head(
         }
       });
     }
-  }
+  });
 }
 
 /**

@@ -47,7 +47,7 @@
 export { type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 export { type Fa2Sequence } from "./_fa2_launch.ts";
 export { type Fa2Launch } from "./_fa2_query_tile.ts";
-export { type SyncKWalk } from "./_fa2_tile_walk.ts";
+export { type Fa2KvTile, type SyncKWalk } from "./_fa2_tile_walk.ts";
 export {
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,

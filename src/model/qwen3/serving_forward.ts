@@ -39,8 +39,12 @@ import {
 } from "./serving_shape.ts";
 import { type LaunchRows, normRows, pickRows, projectRows } from "./serving_ops.ts";
 
-/** Emitting rows whose logits are computed at once. */
-const LOGITS_CHUNK = 64;
+/**
+ * Emitting rows whose logits are computed at once: few enough that the logits stay small (512 x
+ * 151,936 BF16 is 156 MB), many enough that the LM head weight is handed to the GEMM pool (which
+ * copies it to shared memory) a few times per sequence, not once per token.
+ */
+const LOGITS_CHUNK = 512;
 
 /** Options of {@link runServingForward}. */
 export interface ServingForwardOptions {

@@ -1,0 +1,51 @@
+/**
+ * The checker page on the full demo's attestation (every workload kind of the demo, the drand
+ * beacon, the signed prover checkpoint and the announcement bound in): the same named checks and
+ * verdict as `bitaudit check` on the same files, and a payload edit makes it INVALID.
+ */
+import assert from "node:assert/strict";
+import { decodeBase64, encodeBase64 } from "../../mod.ts";
+import { checkFile } from "../../src/cli/commands/check.ts";
+import { runBitaudit } from "../cli/_run.ts";
+import { driveChecker } from "./_checker_browser.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "bitaudit-checker-demo-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+const demo = await runBitaudit(["demo", "--out", `${dir}/run`, "--json"]);
+assert.equal(demo.code, 0, demo.stderr);
+const files = {
+  attestation: `${dir}/run/attestation.dsse.json`,
+  trustRoot: `${dir}/run/trust-root.json`,
+  log: `${dir}/run/claims.jsonl`,
+};
+const env = JSON.parse(await Deno.readTextFile(files.attestation));
+const payload = new TextDecoder().decode(decodeBase64(env.payload));
+const lie = payload.replace('"verdict":"FAILED"', '"verdict":"PASSED"');
+assert.notEqual(lie, payload);
+const tampered = `${dir}/tampered.json`;
+await Deno.writeTextFile(
+  tampered,
+  JSON.stringify({ ...env, payload: encodeBase64(new TextEncoder().encode(lie)) }),
+);
+const [genuine, edited] = await driveChecker([
+  { files },
+  { files: { ...files, attestation: tampered } },
+]);
+const now = (row: string[]) =>
+  row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
+
+Deno.test("checker page: the full demo's attestation shows VALID with the CLI's checks, sequence records included", async () => {
+  const cli = await checkFile(files);
+  assert.equal(cli.valid, true);
+  assert.equal(genuine!.state, "valid");
+  assert.equal(genuine!.headline, "✔ VALID attestation: verdict FAILED");
+  assert.deepEqual(
+    genuine!.checks.map(now),
+    cli.checks.map((c) => [c.check, c.ok ? "ok" : "FAIL", c.detail]).map(now),
+  );
+  assert.match(genuine!.text, /sequence/);
+});
+
+Deno.test("checker page: the full demo's attestation with an edited verdict is INVALID", () => {
+  assert.equal(edited!.state, "invalid");
+});
