@@ -52,6 +52,7 @@ export async function makeAuditFixture(
   else scenario.blocks.records = options.blocks;
   if (options.forward === undefined) delete scenario.forward; // GEMM and block records only
   else scenario.forward.records = options.forward;
+  delete scenario.serving; // sequence records have their own fixture (tests/verify/_serving_fixture.ts)
   if (options.blockTokens !== undefined) scenario.blocks.tokens = options.blockTokens;
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });

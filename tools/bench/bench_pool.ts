@@ -154,6 +154,8 @@ scenario.records = records;
 scenario.falsify = [];
 scenario.blocks.records = blocks;
 scenario.blocks.tokens = [128]; // a few hundred ms per block record, like a real audit's items
+delete scenario.forward; // GEMM and block records only, as counted below
+delete scenario.serving;
 await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
 await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false });
 const realDir = `${dir}/log`;
