@@ -21,7 +21,7 @@
  * @module
  */
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
-import { type ModelRef, parseModelRef } from "./model_ref.ts";
+import { type ModelRef, parseLayerChain, parseModelRef } from "./model_ref.ts";
 
 /** A model-forward workload. */
 export interface ModelForwardWorkload {
@@ -44,7 +44,6 @@ export interface ModelForwardWorkload {
   readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[];
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 /** Most tokens of a claimed batch. */
 export const MAX_CLAIM_TOKENS = 1 << 16;
 
@@ -84,8 +83,6 @@ export function parseModelForwardWorkload(
     Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
       ? v as number
       : bad(path, `must be an integer in ${min}..${max}`);
-  const hex = (v: unknown, path: string) =>
-    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
   const list = (v: unknown, path: string, max: number) =>
     Array.isArray(v) && v.length >= 1 && v.length <= max
       ? v
@@ -113,17 +110,7 @@ export function parseModelForwardWorkload(
     const seq = int(p[0], path, 0, sequences.length - 1);
     return Object.freeze([seq, int(p[1], path, 0, sequences[seq]!.length - 1)] as const);
   });
-  const chain = w.layerChain === undefined
-    ? undefined
-    : list(w.layerChain, `${P}.layerChain`, 1024).map((e, i) => {
-      const path = `${P}.layerChain[${i}]`;
-      const o = obj(e, path);
-      only(o, path, ["attention", "mlp"]);
-      return Object.freeze({
-        attention: hex(o.attention, `${path}.attention`),
-        mlp: hex(o.mlp, `${path}.mlp`),
-      });
-    });
+  const chain = parseLayerChain(w.layerChain, { path: `${P}.layerChain`, bad });
   return Object.freeze({
     kind: "model_forward",
     model,

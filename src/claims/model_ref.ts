@@ -72,3 +72,44 @@ export function parseModelRef(
     files: Object.freeze(files),
   });
 }
+
+/**
+ * Validates an optional per-layer chain (`[{"attention": hex, "mlp": hex}, ...]`, 1 to 1,024
+ * layers).
+ *
+ * @param json the field's value (undefined: absent)
+ * @param ctx the field's `path` and `bad(path, why)`
+ * @returns the frozen chain, or undefined
+ * @throws whatever `ctx.bad` throws
+ * @example
+ * ```ts
+ * import { parseLayerChain } from "./model_ref.ts";
+ * const h = "a".repeat(64);
+ * const c = parseLayerChain([{ attention: h, mlp: h }], { path: "c", bad: (p, w) => { throw new Error(p + w); } });
+ * if (c?.length !== 1) throw new Error();
+ * ```
+ */
+export function parseLayerChain(
+  json: unknown,
+  ctx: { readonly path: string; readonly bad: (path: string, why: string) => never },
+): readonly { readonly attention: string; readonly mlp: string }[] | undefined {
+  if (json === undefined) return undefined;
+  const { path: P, bad } = ctx;
+  if (!Array.isArray(json) || json.length < 1 || json.length > 1024) {
+    bad(P, "must be an array of 1..1024 entries");
+  }
+  const hex = (v: unknown, path: string) =>
+    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+  return Object.freeze((json as unknown[]).map((e, i) => {
+    const path = `${P}[${i}]`;
+    if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");
+    const o = e as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      if (key !== "attention" && key !== "mlp") bad(`${path}.${key}`, "unknown field");
+    }
+    return Object.freeze({
+      attention: hex(o.attention, `${path}.attention`),
+      mlp: hex(o.mlp, `${path}.mlp`),
+    });
+  }));
+}

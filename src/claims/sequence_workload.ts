@@ -22,7 +22,7 @@
  * @module
  */
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
-import { type ModelRef, parseModelRef } from "./model_ref.ts";
+import { type ModelRef, parseLayerChain, parseModelRef } from "./model_ref.ts";
 import { MAX_CLAIM_TOKENS } from "./model_forward_workload.ts";
 
 /** A sequence workload. */
@@ -133,16 +133,7 @@ export function parseSequenceWorkload(
   const positions = list(w.positions, `${P}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) =>
     int(p, `${P}.positions[${i}]`, 0, computed - 1)
   );
-  const chain = w.layerChain === undefined
-    ? undefined
-    : list(w.layerChain, `${P}.layerChain`, 1, 1024).map((e, i) => {
-      const path = `${P}.layerChain[${i}]`;
-      const o = obj(e, path, ["attention", "mlp"]);
-      return Object.freeze({
-        attention: hex(o.attention, `${path}.attention`),
-        mlp: hex(o.mlp, `${path}.mlp`),
-      });
-    });
+  const chain = parseLayerChain(w.layerChain, { path: `${P}.layerChain`, bad });
   return Object.freeze({
     kind: "sequence",
     model: parseModelRef(w.model, { path: `${P}.model`, bad }),

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { sha256Hex } from "../assets/mod.ts";
 import {
   type ClaimRecord,
   encodeServingHistory,
@@ -17,8 +17,6 @@ import {
   recordDigest,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import type { GpuProfile } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import {
   type BlockRuntime,
   catalogDispatch,
@@ -29,30 +27,17 @@ import {
   type ServedSequence,
 } from "../model/mod.ts";
 import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
+import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
 import { loadScenarioCheckpoint, type ScenarioCheckpoint } from "./scenario_checkpoint.ts";
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
 import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
 
-/** Where the sequence records go in the log and how blobs are stored. */
-export interface SequenceClaimsContext {
-  /** Asset store the checkpoints, stack and catalog are read from. */
-  readonly store: AssetStore;
-  /** K-walk runner of the GEMMs. */
-  readonly walker: KWalker;
-  /** Runs the attention core (default on the calling thread). */
-  readonly attention?: Fa2Forward | undefined;
-  /** The scenario's GPU profile and its digest. */
-  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
-  /** Sequence number of the first sequence record. */
-  readonly firstSeq: number;
-  /** Digest of the record before it. */
-  readonly prev: string;
-  /** Stores bytes, returns their digest. */
-  readonly put: (x: Uint16Array | Uint32Array | Uint8Array) => string;
-  /** Flips one bit of a hex digest. */
-  readonly flip: (hex: string, bit: number) => string;
-}
+/**
+ * Where the sequence records go in the log and how blobs are stored: the model-forward records'
+ * context (the progress callback is not called).
+ */
+export type SequenceClaimsContext = ModelClaimsContext;
 
 /** What one request of an engine run produced. */
 interface _Served {

@@ -1355,9 +1355,28 @@
       files: Object.freeze(files)
     });
   }
+  function parseLayerChain(json, ctx) {
+    if (json === void 0) return void 0;
+    const { path: P2, bad } = ctx;
+    if (!Array.isArray(json) || json.length < 1 || json.length > 1024) {
+      bad(P2, "must be an array of 1..1024 entries");
+    }
+    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    return Object.freeze(json.map((e, i) => {
+      const path = `${P2}[${i}]`;
+      if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");
+      const o = e;
+      for (const key of Object.keys(o)) {
+        if (key !== "attention" && key !== "mlp") bad(`${path}.${key}`, "unknown field");
+      }
+      return Object.freeze({
+        attention: hex2(o.attention, `${path}.attention`),
+        mlp: hex2(o.mlp, `${path}.mlp`)
+      });
+    }));
+  }
 
   // src/claims/model_forward_workload.ts
-  var HEX644 = /^[0-9a-f]{64}$/;
   var MAX_CLAIM_TOKENS = 1 << 16;
   function parseModelForwardWorkload(json, ctx) {
     const { bad } = ctx;
@@ -1369,7 +1388,6 @@
       }
     };
     const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
-    const hex2 = (v, path) => typeof v === "string" && HEX644.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
     const list = (v, path, max) => Array.isArray(v) && v.length >= 1 && v.length <= max ? v : bad(path, `must be an array of 1..${max} entries`);
     const w = obj(json, P2);
     only(w, P2, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
@@ -1394,15 +1412,7 @@
       const seq = int3(p[0], path, 0, sequences.length - 1);
       return Object.freeze([seq, int3(p[1], path, 0, sequences[seq].length - 1)]);
     });
-    const chain = w.layerChain === void 0 ? void 0 : list(w.layerChain, `${P2}.layerChain`, 1024).map((e, i) => {
-      const path = `${P2}.layerChain[${i}]`;
-      const o = obj(e, path);
-      only(o, path, ["attention", "mlp"]);
-      return Object.freeze({
-        attention: hex2(o.attention, `${path}.attention`),
-        mlp: hex2(o.mlp, `${path}.mlp`)
-      });
-    });
+    const chain = parseLayerChain(w.layerChain, { path: `${P2}.layerChain`, bad });
     return Object.freeze({
       kind: "model_forward",
       model,
@@ -1425,7 +1435,7 @@
   }
 
   // src/claims/sequence_workload.ts
-  var HEX645 = /^[0-9a-f]{64}$/;
+  var HEX644 = /^[0-9a-f]{64}$/;
   var TEXT = /^[\x20-\x7e]{1,200}$/;
   function parseSequenceWorkload(json, ctx) {
     const { bad } = ctx;
@@ -1438,7 +1448,7 @@
       return o;
     };
     const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
-    const hex2 = (v, path) => typeof v === "string" && HEX645.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const hex2 = (v, path) => typeof v === "string" && HEX644.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
     const list = (v, path, min, max) => Array.isArray(v) && v.length >= min && v.length <= max ? v : bad(path, `must be an array of ${min}..${max} entries`);
     const w = obj(json, P2, [
       "kind",
@@ -1471,14 +1481,7 @@
     const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map(
       (p, i) => int3(p, `${P2}.positions[${i}]`, 0, computed - 1)
     );
-    const chain = w.layerChain === void 0 ? void 0 : list(w.layerChain, `${P2}.layerChain`, 1, 1024).map((e, i) => {
-      const path = `${P2}.layerChain[${i}]`;
-      const o = obj(e, path, ["attention", "mlp"]);
-      return Object.freeze({
-        attention: hex2(o.attention, `${path}.attention`),
-        mlp: hex2(o.mlp, `${path}.mlp`)
-      });
-    });
+    const chain = parseLayerChain(w.layerChain, { path: `${P2}.layerChain`, bad });
     return Object.freeze({
       kind: "sequence",
       model: parseModelRef(w.model, { path: `${P2}.model`, bad }),
@@ -1521,7 +1524,7 @@
   function recordDigest(record) {
     return sha256Hex(canonicalJson(record));
   }
-  var HEX646 = /^[0-9a-f]{64}$/;
+  var HEX645 = /^[0-9a-f]{64}$/;
   function parseClaimRecord(json, where) {
     const bad = (path, why) => {
       throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
@@ -1555,11 +1558,11 @@
       log: {
         logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
         seq: int(log, "seq", count),
-        prev: str(log, "prev", HEX646)
+        prev: str(log, "prev", HEX645)
       },
       hardware: {
         profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-        profileSha256: str(hw, "profileSha256", HEX646),
+        profileSha256: str(hw, "profileSha256", HEX645),
         count: int(hw, "count", degree)
       },
       software: { stack: str(sw, "stack", TEXT2), components: stringMap(sw, "components", TEXT2) },
@@ -1575,7 +1578,7 @@
         tensor: str(fp, "tensor", TEXT2),
         dtype: str(fp, "dtype", TEXT2),
         shape: ints(fp, "shape", count),
-        sha256: str(fp, "sha256", HEX646)
+        sha256: str(fp, "sha256", HEX645)
       }
     };
     const subjects = children(r, "subject", ["name", "digest"]);
