@@ -18,6 +18,7 @@
  * @module
  */
 import { arr, type Fields, fieldsOf, int, onlyKnown, str } from "../json_fields.ts";
+import { checkpointDirs } from "./scenario_checkpoint.ts";
 
 /** The forward section. */
 export interface ForwardScenario {
@@ -109,14 +110,7 @@ export function parseForwardScenario(json: unknown): ForwardScenario {
   if (typeof f.obj.layerChain !== "boolean") {
     throw new TypeError("Cannot read 'scenario.forward.layerChain': expected a boolean");
   }
-  const checkpoints = arr(f, "checkpoints").map((p, i) => {
-    if (typeof p !== "string" || !/^tables\/models\/[a-z0-9._-]+$/.test(p)) {
-      throw new RangeError(
-        `Cannot read 'scenario.forward.checkpoints[${i}]': a tables/models/ dir`,
-      );
-    }
-    return p;
-  });
+  const checkpoints = checkpointDirs(f);
   const batchSizes = ints("batchSizes", 64);
   const lengths = ints("lengths", 4096);
   if (checkpoints.length === 0 || batchSizes.length === 0 || lengths.length === 0) {

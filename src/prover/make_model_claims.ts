@@ -14,7 +14,6 @@ import {
   type BlockRuntime,
   bytesByteSource,
   catalogDispatch,
-  digestOfFiles,
   openSafetensors,
   type Qwen3Checkpoint,
   runQwen3Forward,
@@ -29,6 +28,7 @@ import {
 import type { ForwardScenario } from "./forward_scenario.ts";
 import {
   loadScenarioCheckpoint,
+  modelRefOf,
   openCheckpointFiles,
   type ScenarioCheckpoint,
 } from "./scenario_checkpoint.ts";
@@ -134,12 +134,7 @@ export async function makeModelClaims(
       batch: { size: sequences.length },
       workload: {
         kind: "model_forward",
-        model: {
-          type: model.ckpt.config.modelType,
-          checkpointSha256: digestOfFiles(model.digests),
-          configSha256: model.ckpt.configSha256,
-          files: model.digests,
-        },
+        model: modelRefOf(model),
         tokens: { sequences, padTokenId: f.padTokenId },
         kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
         attention: { multiProcessorCount: f.multiProcessorCount },

@@ -20,7 +20,6 @@ import { InputError } from "../errors.ts";
 import {
   type BlockRuntime,
   catalogDispatch,
-  digestOfFiles,
   type PassShape,
   runServingForward,
   type SequenceKv,
@@ -29,7 +28,11 @@ import {
 import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
 import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
-import { loadScenarioCheckpoint, type ScenarioCheckpoint } from "./scenario_checkpoint.ts";
+import {
+  loadScenarioCheckpoint,
+  modelRefOf,
+  type ScenarioCheckpoint,
+} from "./scenario_checkpoint.ts";
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
 import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
 
@@ -114,12 +117,7 @@ export async function makeSequenceClaims(
         batch: { size: Math.max(...history.map((p) => p.entries.length)) },
         workload: {
           kind: "sequence",
-          model: {
-            type: model.ckpt.config.modelType,
-            checkpointSha256: digestOfFiles(model.digests),
-            configSha256: model.ckpt.configSha256,
-            files: model.digests,
-          },
+          model: modelRefOf(model),
           kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
           attention: { multiProcessorCount: s.multiProcessorCount },
           history: { sha256: ctx.put(encodeServingHistory(history)), passes: history.length },

@@ -6,7 +6,40 @@
  */
 import type { AssetStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
-import { bytesByteSource, openQwen3Checkpoint, type Qwen3Checkpoint } from "../model/mod.ts";
+import { type Fields, strings } from "../json_fields.ts";
+import type { ModelRef } from "../claims/mod.ts";
+import {
+  bytesByteSource,
+  digestOfFiles,
+  openQwen3Checkpoint,
+  type Qwen3Checkpoint,
+} from "../model/mod.ts";
+
+/**
+ * Reads a scenario section's `checkpoints`: a non-empty list of bundled checkpoint directories
+ * (`tables/models/<dir>` asset paths).
+ *
+ * @param f the section under validation
+ * @returns the paths
+ * @throws {TypeError|RangeError} naming the bad entry
+ * @example
+ * ```ts
+ * import { checkpointDirs } from "./scenario_checkpoint.ts";
+ * import { fieldsOf } from "../json_fields.ts";
+ * const d = checkpointDirs(fieldsOf({ checkpoints: ["tables/models/x"] }, "s"));
+ * if (d[0] !== "tables/models/x") throw new Error();
+ * ```
+ */
+export function checkpointDirs(f: Fields): readonly string[] {
+  const dirs = strings(f, "checkpoints");
+  dirs.forEach((p, i) => {
+    if (!/^tables\/models\/[a-z0-9._-]+$/.test(p)) {
+      throw new RangeError(`Cannot read '${f.path}.checkpoints[${i}]': a tables/models/ dir`);
+    }
+  });
+  if (dirs.length === 0) throw new RangeError(`Cannot read '${f.path}.checkpoints': empty`);
+  return dirs;
+}
 
 /** A checkpoint of a scenario: its files, the opened checkpoint, each weight file's digest. */
 export interface ScenarioCheckpoint {
@@ -70,4 +103,24 @@ export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<Qwe
     { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
     { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
   );
+}
+
+/**
+ * The reference a claim record gives to a scenario checkpoint: model type, checkpoint digest
+ * (`bitaudit.checkpoint-digest/v1` over the weight files), config digest, each file's digest.
+ *
+ * @param model the loaded checkpoint
+ * @returns the model reference
+ * @example
+ * ```ts ignore
+ * const ref = modelRefOf(await loadScenarioCheckpoint(ctx, "tables/models/qwen3-tiny-dense"));
+ * ```
+ */
+export function modelRefOf(model: ScenarioCheckpoint): ModelRef {
+  return {
+    type: model.ckpt.config.modelType,
+    checkpointSha256: digestOfFiles(model.digests),
+    configSha256: model.ckpt.configSha256,
+    files: model.digests,
+  };
 }

@@ -19,7 +19,8 @@
  *
  * @module
  */
-import { arr, type Fields, fieldsOf, int, onlyKnown, str } from "../json_fields.ts";
+import { type Fields, fieldsOf, int, ints, onlyKnown, str, stringMap } from "../json_fields.ts";
+import { checkpointDirs } from "./scenario_checkpoint.ts";
 
 /** The serving section. */
 export interface ServingScenario {
@@ -125,41 +126,24 @@ export function parseServingScenario(json: unknown): ServingScenario {
     "maxChunk",
     "layerChain",
   ]);
-  const comps = fieldsOf(f.obj.components, "scenario.serving.components");
-  const ints = (key: string, max: number) => {
-    const v = arr(f, key).map((x, i) => {
-      if (!Number.isSafeInteger(x) || (x as number) < 1 || (x as number) > max) {
-        throw new RangeError(`Cannot read 'scenario.serving.${key}[${i}]': expected 1..${max}`);
-      }
-      return x as number;
-    });
+  const nonEmpty = (key: string, max: number) => {
+    const v = ints(f, key, { min: 1, max });
     if (v.length === 0) throw new RangeError(`Cannot read 'scenario.serving.${key}': empty`);
     return v;
   };
   if (typeof f.obj.layerChain !== "boolean") {
     throw new TypeError("Cannot read 'scenario.serving.layerChain': expected a boolean");
   }
-  const checkpoints = arr(f, "checkpoints").map((p, i) => {
-    if (typeof p !== "string" || !/^tables\/models\/[a-z0-9._-]+$/.test(p)) {
-      throw new RangeError(
-        `Cannot read 'scenario.serving.checkpoints[${i}]': a tables/models/ dir`,
-      );
-    }
-    return p;
-  });
-  if (checkpoints.length === 0) {
-    throw new RangeError("Cannot read 'scenario.serving.checkpoints': empty");
-  }
   return {
     stack: str(f, "stack"),
-    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
+    components: stringMap(f, "components"),
     catalog: str(f, "catalog"),
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
-    checkpoints,
+    checkpoints: checkpointDirs(f),
     requests: int(f, "requests", { min: 1, max: 1024 }),
     arrivalSteps: int(f, "arrivalSteps", { min: 1, max: 4096 }),
-    promptLengths: ints("promptLengths", 4096),
-    generate: ints("generate", 4096),
+    promptLengths: nonEmpty("promptLengths", 4096),
+    generate: nonEmpty("generate", 4096),
     tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
     maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
     layerChain: f.obj.layerChain,

@@ -153,3 +153,31 @@ Deno.test("a sampled-decoding sequence record is NOT_VERIFIED for its token choi
     /^hidden states match the fingerprint bit for bit; .* sampler 'top-p 0\.9, seed 7'/,
   );
 });
+
+Deno.test("a history claiming a pass of 2^20 rows is judged from its shape, never allocated", async () => {
+  const last = passes0.length - 1;
+  const huge = passes0.map((p, i) => {
+    if (i !== last) return p;
+    const others = p.entries.length - 1;
+    const extra = (1 << 20) - p.rows;
+    const entries = p.entries.map((e, j) =>
+      j === p.self || others === 0
+        ? e
+        : j === (p.self === 0 ? 1 : 0)
+        ? { ...e, query: e.query + extra }
+        : e
+    );
+    return others === 0
+      ? { ...p, entries: [...entries, { query: extra, cached: 0 }], rows: 1 << 20 }
+      : { ...p, entries, rows: 1 << 20 };
+  });
+  const t0 = performance.now();
+  const r = await verifyVariant({
+    passes: huge,
+    batch: Math.max(...huge.map((p) => p.entries.length)),
+  });
+  // The demo catalog covers M up to 4,096: a kernel nobody characterised, not a contradiction.
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /1048576/);
+  assert.ok(performance.now() - t0 < 20_000);
+});

@@ -49,6 +49,7 @@ import {
   synthWeight,
 } from "../../src/model/mod.ts";
 
+import { loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
 const readJson = async (p: string) => JSON.parse(await Deno.readTextFile(new URL(p, root)));
 const args = [...Deno.args];
@@ -75,26 +76,11 @@ for (const [name, v] of [["layers", layersOverride], ["tokens", tokensOverride]]
     usage(`--${name} must be a positive integer`);
   }
 }
-const loadText = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 if (Deno.loadavg()[0]! > 1.0 && !force) {
   usage(
     `the 1-minute load average is ${loadText()} (> 1.0): the host is busy and the figures would ` +
       "measure the contention (--force runs anyway)",
   );
-}
-
-/**
- * The process's peak resident set so far (VmHWM, workers included), in MiB, or null where /proc
- * is absent. Read through `cat`: Deno grants /proc/self only with --allow-all.
- */
-function peakRssMiB(): number | null {
-  try {
-    const out = new Deno.Command("cat", { args: [`/proc/${Deno.pid}/status`] }).outputSync();
-    const m = /VmHWM:\s+(\d+) kB/.exec(new TextDecoder().decode(out.stdout));
-    return m === null ? null : Number(m[1]) / 1024;
-  } catch {
-    return null;
-  }
 }
 
 /** A checkpoint whose tensors are synthesised on demand (layer 0's for every layer). */

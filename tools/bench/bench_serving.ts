@@ -36,6 +36,7 @@ import {
 } from "../../src/model/mod.ts";
 import { checkpointDir } from "../../src/assets/mod.ts";
 
+import { loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
 const readJson = async (p: string) => JSON.parse(await Deno.readTextFile(new URL(p, root)));
 const args = [...Deno.args];
@@ -61,19 +62,8 @@ const decode = int("decode", 64, 4096);
 const batch = int("batch", 8, 4096);
 const threadSet = (flag("threads") ?? "1,all").split(",");
 if (threadSet.some((t) => t !== "1" && t !== "all")) usage("--threads takes 1, all or 1,all");
-const loadText = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 if (Deno.loadavg()[0]! > 1.0 && !args.includes("--force")) {
   usage(`the 1-minute load average is ${loadText()} (> 1.0); --force runs anyway`);
-}
-
-function peakRssMiB(): number | null {
-  try {
-    const out = new Deno.Command("cat", { args: [`/proc/${Deno.pid}/status`] }).outputSync();
-    const m = /VmHWM:\s+(\d+) kB/.exec(new TextDecoder().decode(out.stdout));
-    return m === null ? null : Number(m[1]) / 1024;
-  } catch {
-    return null;
-  }
 }
 
 const engine = createGemmEngine(await Deno.readFile(new URL("tables/wasm/gemm_engine.wasm", root)));

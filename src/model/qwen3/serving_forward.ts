@@ -18,10 +18,14 @@ import {
   addBf16,
   applyRope,
   attentionBackend,
+  type Fa2Build,
+  type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
   moeExpertsUnsupported,
   mulBf16,
+  reduceConfig,
+  type ReduceStack,
   reduceStackForTorch,
   ropeTables,
   siluBf16,
@@ -150,10 +154,15 @@ interface _Ctx {
   readonly o: ServingForwardOptions;
   readonly passes: readonly PassShape[];
   readonly blocks: readonly RowBlock[];
+  /** The computed blocks of each pass that has some (contiguous rows, entry order). */
+  readonly byPass: ReadonlyMap<number, readonly RowBlock[]>;
+  /** Each pass's FA2 launch: batch, longest query and key lengths. */
+  readonly launches: readonly Fa2LaunchShape[];
+  readonly build: Fa2Build;
   readonly rows: number;
   readonly launchRows: LaunchRows;
   readonly datapath: NonNullable<ReturnType<typeof findDatapath>>;
-  readonly reduceStack: ReturnType<typeof reduceStackForTorch>;
+  readonly reduceStack: ReduceStack;
   readonly eps: number;
   readonly torch: string;
 }
@@ -207,15 +216,25 @@ async function _replay(
   }
   const launchRows = new Int32Array(rows);
   for (const b of blocks) launchRows.fill(work.passes[b.pass]!.rows, b.row0, b.row0 + b.rows);
+  const reduceStack = reduceStackForTorch(ops.torch);
+  const byPass = _byPass(blocks);
+  _checkPasses(work.passes, byPass, { config: c, reduceStack });
   const ctx: _Ctx = {
     ckpt,
     o,
     passes: work.passes,
     blocks,
+    byPass,
+    launches: work.passes.map((p) => ({
+      batch: p.entries.length,
+      maxSeqlenQ: Math.max(...p.entries.map((e) => e.query)),
+      maxSeqlenK: Math.max(...p.entries.map((e) => e.cached + e.query)),
+    })),
+    build: backend.build,
     rows,
     launchRows,
     datapath,
-    reduceStack: reduceStackForTorch(ops.torch),
+    reduceStack,
     eps: Number(c.rmsNormEps),
     torch: ops.torch,
   };
@@ -252,6 +271,8 @@ async function _replay(
       kvOut: o.keepKv === true ? kvOut : null,
     });
     maxSplits = Math.max(maxSplits, attn.splits);
+    // Every layer runs the same launches: after layer 0 the SFU functions are all known.
+    if (layer === 0) _sfuUse(runtime, backend.build, maxSplits);
     x = attn.out;
     link(x);
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
@@ -272,9 +293,7 @@ async function _replay(
     launchRows,
   });
   const greedy = o.logits === false ? null : await _greedy(final, ctx);
-  const fns = ["rsqrt", "ex2", ...fa2SfuFunctions(backend.build, { splits: maxSplits })];
-  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
-  if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
+  const sfu = _sfuUse(runtime, backend.build, maxSplits);
   const sequences = work.sequences.map((_, s): ServedSequenceResult => {
     const own = blocks.filter((b) => b.seq === s);
     const n = own.reduce((a, b) => a + b.rows, 0);
@@ -302,9 +321,61 @@ async function _replay(
     sequences,
     expertRows,
     maxSplits,
-    sfu: sfu.used,
+    sfu,
     ...(o.keepKv === true ? { kv: kvOut } : {}),
   });
+}
+
+function _sfuUse(runtime: BlockRuntime, build: Fa2Build, splits: number): readonly SfuUse[] {
+  const fns = ["rsqrt", "ex2", ...fa2SfuFunctions(build, { splits })];
+  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+  if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
+  return sfu.used;
+}
+
+/**
+ * What the recorded passes must hold before anything is computed: logits and expert rows that
+ * can contain the computed rows (a contradiction: RangeError), and norm launches the reduce model
+ * covers for every pass's row count (not modelled: ForwardUnsupported).
+ */
+function _checkPasses(
+  passes: readonly PassShape[],
+  byPass: ReadonlyMap<number, readonly RowBlock[]>,
+  o: { readonly config: Qwen3Checkpoint["config"]; readonly reduceStack: ReduceStack },
+): void {
+  const c = o.config;
+  for (const [pass, group] of byPass) {
+    const p = passes[pass]!;
+    const complete = group.length === p.entries.length;
+    const emits = group.filter((b) => b.emits).length;
+    if (emits > p.logitsRows || (complete && emits !== p.logitsRows)) {
+      throw new RangeError(
+        `Cannot replay: pass ${pass} records ${p.logitsRows} logits rows, ` +
+          `its computed entries emit ${emits} token(s)`,
+      );
+    }
+    if (c.moe !== undefined && p.expertRows === undefined && !complete) {
+      throw new RangeError(
+        `Cannot replay: pass ${pass} has other sequences and records no expert rows`,
+      );
+    }
+  }
+  const shapes = (m: number) => [
+    { outputs: m, length: c.hidden },
+    { outputs: m * c.heads, length: c.headDim },
+    { outputs: m * c.kvHeads, length: c.headDim },
+    ...(c.moe?.normTopkProb === true ? [{ outputs: m, length: c.moe.topK }] : []),
+  ];
+  for (const m of new Set(passes.map((p) => p.rows))) {
+    for (const shape of shapes(m)) {
+      try {
+        reduceConfig(shape, { stack: o.reduceStack });
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new ForwardUnsupported(`a pass of ${m} rows: ${e.message}`);
+      }
+    }
+  }
 }
 
 function _fingerprintRows(
@@ -395,38 +466,36 @@ async function _attention(
   }
   const core = new Uint16Array(ctx.rows * heads * d);
   const forward = runtime.attention ?? flashAttentionForward;
-  const backend = attentionBackend(runtime.stack.operators!.attention);
   let splits = 1;
-  for (const [pass, group] of _byPass(ctx.blocks)) {
-    const shape = ctx.passes[pass]!;
+  for (const [pass, group] of ctx.byPass) {
     const cuQ = [0], cuK = [0];
     const keys = group.map((b) => b.pos0 + b.rows);
     for (const b of group) cuQ.push(cuQ[cuQ.length - 1]! + b.rows);
     for (const n of keys) cuK.push(cuK[cuK.length - 1]! + n);
-    const kk = new Uint16Array(cuK[cuK.length - 1]! * kvw);
-    const vv = new Uint16Array(kk.length);
-    group.forEach((b, i) => {
-      kk.set(caches[b.seq]!.k.subarray(0, keys[i]! * kvw), cuK[i]! * kvw);
-      vv.set(caches[b.seq]!.v.subarray(0, keys[i]! * kvw), cuK[i]! * kvw);
-    });
+    // One sequence (the verifier's case) reads its cache prefix in place.
+    const gather = (part: "k" | "v") => {
+      if (group.length === 1) return caches[group[0]!.seq]![part].subarray(0, keys[0]! * kvw);
+      const all = new Uint16Array(cuK[cuK.length - 1]! * kvw);
+      group.forEach((b, i) =>
+        all.set(caches[b.seq]![part].subarray(0, keys[i]! * kvw), cuK[i]! * kvw)
+      );
+      return all;
+    };
     const r0 = group[0]!.row0, r1 = r0 + cuQ[cuQ.length - 1]!;
-    const r = await forward({ q: qr.subarray(r0 * heads * d, r1 * heads * d), k: kk, v: vv }, {
+    const q = qr.subarray(r0 * heads * d, r1 * heads * d);
+    const r = await forward({ q, k: gather("k"), v: gather("v") }, {
       heads,
       kvHeads,
       headDim: d,
       causal: true,
-      build: backend.modelled ? backend.build : _never(),
+      build: ctx.build,
       profile: runtime.profile,
       mufu: runtime.sfu,
       multiProcessorCount: o.multiProcessorCount,
       cuSeqlensQ: cuQ,
       cuSeqlensK: cuK,
       ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
-      launch: {
-        batch: shape.entries.length,
-        maxSeqlenQ: Math.max(...shape.entries.map((e) => e.query)),
-        maxSeqlenK: Math.max(...shape.entries.map((e) => e.cached + e.query)),
-      },
+      launch: ctx.launches[pass]!,
     });
     splits = Math.max(splits, r.splits);
     core.set(r.out, r0 * heads * d);
@@ -449,10 +518,6 @@ async function _attention(
     launchRows,
   });
   return { out: addBf16(x, out), splits };
-}
-
-function _never(): never {
-  throw new Error("unreachable: the backend was checked");
 }
 
 /** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */
@@ -533,15 +598,10 @@ async function _moe(
     }
     return w;
   };
-  for (const [pass, group] of _byPass(ctx.blocks)) {
+  for (const [pass, group] of ctx.byPass) {
     const shape = ctx.passes[pass]!;
     const complete = group.length === shape.entries.length;
     const claimed = shape.expertRows?.[a.moeIndex];
-    if (claimed === undefined && !complete) {
-      throw new RangeError(
-        `Cannot replay: pass ${pass} has other sequences and records no expert rows`,
-      );
-    }
     const r0 = group[0]!.row0;
     const r1 = r0 + group.reduce((s, b) => s + b.rows, 0);
     const own = new Array<number>(c.moe!.experts).fill(0);
@@ -561,7 +621,7 @@ async function _moe(
         expertRows: (e, n) => {
           own[e] = n;
           const m = claimed?.[e] ?? n;
-          if (m < n || (complete && m !== n)) {
+          if (m < n) {
             throw new RangeError(
               `Cannot replay: pass ${pass} records ${m} rows for expert ${e} of MoE layer ` +
                 `${a.moeIndex}, its computed rows route ${n} there`,
@@ -591,17 +651,6 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   const emitting = ctx.blocks.filter((b) => b.emits);
   const out = new Map<RowBlock, number>();
   if (emitting.length === 0) return out;
-  for (const [pass, group] of _byPass(ctx.blocks)) {
-    const shape = ctx.passes[pass]!;
-    const n = group.filter((b) => b.emits).length;
-    const complete = group.length === shape.entries.length;
-    if (n > shape.logitsRows || (complete && n !== shape.logitsRows)) {
-      throw new RangeError(
-        `Cannot replay: pass ${pass} records ${shape.logitsRows} logits rows, ` +
-          `its computed entries emit ${n} token(s)`,
-      );
-    }
-  }
   // The LM head in chunks of rows (a 151,936-entry vocabulary makes each logits row 300 KB).
   const weight = await ctx.ckpt.tensor("lm_head.weight");
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
