@@ -169,6 +169,7 @@ export type VerdictPredicateCode =
 
 /** Why a model checkpoint, its config, a token batch or a model command was refused. */
 export type ModelCode =
+  | "CHECKPOINT_DIGEST"
   | "CHECKPOINT_DIR"
   | "CHECKPOINT_DTYPE"
   | "CHECKPOINT_DUPLICATE_TENSOR"

@@ -17,6 +17,8 @@ export interface FileByteSource {
   readonly size: number;
   /** Reads exactly `length` bytes at `offset` into a fresh array. */
   read(offset: number, length: number): Promise<Uint8Array>;
+  /** Reads exactly `into.length` bytes at `offset` into the caller's array (no extra copy). */
+  readInto(offset: number, into: Uint8Array): Promise<void>;
   /** Closes the file; later reads reject. Safe to call twice. */
   close(): void;
   /** Same as `close`, for `using` declarations. */
@@ -55,15 +57,23 @@ export async function fileByteSource(path: string): Promise<FileByteSource> {
     if (!closed) file.close();
     closed = true;
   };
+  // Reads run one at a time (each seeks first), in the order they were asked for.
+  const queued = <T>(read: () => Promise<T>): Promise<T> => {
+    const run = queue.then(() => {
+      if (closed) throw new InputError("FILE_CLOSED", `Cannot read '${path}': file is closed`);
+      return read();
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
   return Object.freeze({
     size,
     read(offset: number, length: number): Promise<Uint8Array> {
-      const run = queue.then(() => {
-        if (closed) throw new InputError("FILE_CLOSED", `Cannot read '${path}': file is closed`);
-        return _readAt(file, { path, size, offset, length });
-      });
-      queue = run.catch(() => undefined);
-      return run;
+      return queued(() => _readAt(file, { path, size, offset, length }));
+    },
+    readInto(offset: number, into: Uint8Array): Promise<void> {
+      return queued(() => _readAt(file, { path, size, offset, length: into.length }, into))
+        .then(() => undefined);
     },
     close,
     [Symbol.dispose]: close,
@@ -73,6 +83,7 @@ export async function fileByteSource(path: string): Promise<FileByteSource> {
 async function _readAt(
   file: Deno.FsFile,
   at: { path: string; size: number; offset: number; length: number },
+  into?: Uint8Array,
 ): Promise<Uint8Array> {
   const { path, size, offset, length } = at;
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
@@ -85,7 +96,7 @@ async function _readAt(
       `Cannot read '${path}': range [${offset}, ${offset + length}) runs past ${size} bytes`,
     );
   }
-  const out = new Uint8Array(length);
+  const out = into ?? new Uint8Array(length);
   await file.seek(offset, Deno.SeekMode.Start);
   let filled = 0;
   while (filled < length) {

@@ -64,6 +64,7 @@ const _ASSET: Readonly<Record<AssetCode, ExitCode>> = {
 
 /** Refused inputs. */
 const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
+  CHECKPOINT_DIGEST: EXIT.USAGE,
   CHECKPOINT_DIR: EXIT.USAGE,
   CHECKPOINT_DTYPE: EXIT.USAGE,
   CHECKPOINT_DUPLICATE_TENSOR: EXIT.USAGE,

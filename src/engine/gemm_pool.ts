@@ -1,7 +1,8 @@
 /**
  * A pool of threads running the GEMM kernel on column chunks of C: the calling thread and
- * `workers - 1` module workers claim chunks from one shared counter until none is left, so a
- * thread slowed by other load just walks fewer chunks. Each output is computed alone by the same
+ * `workers - 1` module workers (or, with `callerWalks: false`, `workers` module workers while the
+ * calling thread stays free for other work) claim chunks from one shared counter until none is
+ * left, so a thread slowed by other load just walks fewer chunks. Each output is computed alone by the same
  * kernel, so the bits do not depend on the thread count or on who walks which chunk.
  *
  * @module
@@ -20,11 +21,14 @@ export const POOL_INLINE_BELOW = 2 ** 21;
 
 /** A running pool; call `close()` when done (tests check that no worker leaks). */
 export interface GemmPool {
-  /** Number of computing threads, the calling thread included. */
+  /** Number of computing threads (the calling thread included when it walks). */
   readonly size: number;
   /**
    * K-walk split over the threads; same contract and bits as `GemmEngine.kWalk`. The calling
-   * thread computes a share before the promise settles. Operands on a SharedArrayBuffer (one
+   * thread computes a share before the promise settles, unless the pool was made with
+   * `callerWalks: false`: then the call posts the job and returns, and the calling thread is free
+   * to run other work (e.g. the next operator whose inputs are ready) while the workers walk;
+   * jobs posted back to back are walked in order. Operands on a SharedArrayBuffer (one
    * whole K segment, k a multiple of `dp.k`) are read in place, not copied: leave them unchanged
    * until the promise settles.
    * @throws {RangeError} when the datapath is not supported or the operands are malformed
@@ -36,13 +40,16 @@ export interface GemmPool {
 
 /**
  * Starts `workers - 1` module workers, each with its own instance of the engine's kernel; the
- * calling thread is the last computing thread (its own kernel instance).
+ * calling thread is the last computing thread (its own kernel instance). With `callerWalks:
+ * false`, starts `workers` module workers and the calling thread walks only the small jobs that
+ * run inline.
  *
  * @param engine an engine (its compiled module is posted to the workers)
  * @param options `workers`: computing threads, the calling thread included (>= 1; 1 runs every
  *   walk on the calling thread), e.g. `navigator.hardwareConcurrency`; `inlineBelow`: walks of
  *   fewer products (m * n * k) than this run on the calling thread alone with `engine` (same
- *   bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never)
+ *   bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never); `callerWalks`:
+ *   whether the calling thread computes a share of each posted job (default true)
  * @returns the pool
  * @throws {RangeError} when `workers` is not a positive integer or `inlineBelow` is negative
  * @example
@@ -53,7 +60,7 @@ export interface GemmPool {
  */
 export function createGemmPool(
   engine: GemmEngine,
-  options: { workers: number; inlineBelow?: number },
+  options: { workers: number; inlineBelow?: number; callerWalks?: boolean },
 ): GemmPool {
   const size = options.workers;
   if (!Number.isInteger(size) || size < 1) {
@@ -63,23 +70,26 @@ export function createGemmPool(
   if (!(inlineBelow >= 0)) {
     throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
   }
+  const callerWalks = options.callerWalks ?? true;
   const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), {
-    count: size - 1,
+    count: callerWalks ? size - 1 : size,
     module: engine.module,
   });
-  const own = instantiateKernel(engine.module);
+  const own = callerWalks ? instantiateKernel(engine.module) : null;
   const kWalk = async (dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array> => {
     if (!engineSupports(dp)) {
       throw new RangeError("Cannot run the GEMM pool: datapath not supported by the kernel");
     }
-    if (size === 1 || ops.m * ops.n * ops.k < inlineBelow) return engine.kWalk(dp, ops);
+    if ((callerWalks && size === 1) || ops.m * ops.n * ops.k < inlineBelow) {
+      return engine.kWalk(dp, ops);
+    }
     const shared = (bytes: number) => new SharedArrayBuffer(bytes);
     const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
     const counter = new Int32Array(shared(4));
     const base = { params: kernelParams(dp), ...walk, counter, width: chunkWidth(ops.n, size) };
     const runs = group.post((id): PoolJob => ({ ...base, id }));
     try {
-      walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
+      if (own !== null) walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
     } finally {
       await Promise.allSettled(runs); // no worker still writes into `walk.c` after we return
     }

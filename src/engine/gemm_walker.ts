@@ -38,7 +38,10 @@ export interface GemmWalker {
  *
  * @param engine the GEMM engine (e.g. `loadGemmEngine(store)` from `src/resolve`, which checks
  *   the module's digest), or `"reference"` for the plain path on the calling thread
- * @param options `threads`: worker count (default: all cores)
+ * @param options `threads`: computing threads (default: all cores); `callerWalks`: whether the
+ *   calling thread is one of them (default true; false starts `threads` GEMM workers and leaves
+ *   the calling thread free to run the operators between GEMMs while they walk, for callers
+ *   that post independent GEMMs before awaiting them)
  * @returns the walker
  * @throws {RangeError} when `threads` is not an integer in 1..{@link MAX_WORKERS}
  * @example
@@ -51,7 +54,7 @@ export interface GemmWalker {
  */
 export function createGemmWalker(
   engine: GemmEngine | "reference",
-  options: { threads?: number } = {},
+  options: { threads?: number; callerWalks?: boolean } = {},
 ): GemmWalker {
   if (engine === "reference") {
     return {
@@ -68,7 +71,10 @@ export function createGemmWalker(
       `Cannot start workers: threads ${threads} is not an integer in 1..${MAX_WORKERS}`,
     );
   }
-  const pool = threads > 1 ? createGemmPool(engine, { workers: threads }) : null;
+  const callerWalks = options.callerWalks ?? true;
+  const pool = threads > 1 || !callerWalks
+    ? createGemmPool(engine, { workers: threads, callerWalks })
+    : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
   const walker: KWalker = (dp, job) => {
     if (!engine.supports(dp)) return referenceKWalker(dp, job);

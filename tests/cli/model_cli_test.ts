@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { REPO_ROOT, runBitaudit } from "./_run.ts";
-import { bytesByteSource, openSafetensors } from "../../src/model/mod.ts";
+import { checkpointDir } from "../../src/assets/mod.ts";
+import {
+  bytesByteSource,
+  checkpointDigest,
+  openQwen3Checkpoint,
+  openSafetensors,
+} from "../../src/model/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 
 const tmp = await Deno.makeTempDir({ prefix: "bitaudit-model-cli-" });
@@ -73,6 +79,13 @@ Deno.test("model synth writes a checkpoint model forward reads; existing output 
   ]);
   assert.equal(a.code, 0, a.stderr);
   assert.equal(JSON.parse(a.stdout).fingerprint, JSON.parse(b.stdout).fingerprint);
+  // The digest hashed on a worker during the forward is the weights digest rule's, every shard.
+  using files = await checkpointDir(out);
+  const want = await checkpointDigest(await openQwen3Checkpoint(files));
+  const got = JSON.parse(a.stdout).checkpoint;
+  assert.equal(got.sha256, want.sha256);
+  assert.deepEqual(got.files, want.files);
+  assert.equal(Object.keys(got.files).length, 3);
   assert.notEqual(JSON.parse(a.stdout).checkpoint.sha256, JSON.parse(b.stdout).checkpoint.sha256);
 });
 

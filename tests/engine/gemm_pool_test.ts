@@ -99,3 +99,26 @@ Deno.test("createGemmPool() throws RangeError for a non-positive worker count or
   assert.throws(() => createGemmPool(engine, { workers: 0 }), RangeError);
   assert.throws(() => createGemmPool(engine, { workers: 1, inlineBelow: -1 }), RangeError);
 });
+
+Deno.test("GemmPool with callerWalks false: its workers alone walk jobs posted back to back, same bits", async () => {
+  for (const workers of [1, 2]) {
+    const pool = createGemmPool(engine, { workers, inlineBelow: 0, callerWalks: false });
+    try {
+      assert.equal(pool.size, workers);
+      const dp = dps.find(([l]) => l === "a100/mma-bf16-fp32")?.[1];
+      assert.ok(dp !== undefined);
+      const next = rng(31 + workers);
+      const jobs = [[5, 300, 64], [1, 17, 48], [12, 64, 128]].map(([m, n, k]) => ({
+        a: new Uint16Array(m! * k!).map(() => pattern(next, "bf16", 1, 254)),
+        b: new Uint16Array(n! * k!).map(() => pattern(next, "bf16", 1, 254)),
+        m: m!,
+        n: n!,
+        k: k!,
+      }));
+      const got = await Promise.all(jobs.map((ops) => pool.kWalk(dp, ops)));
+      got.forEach((c, i) => assert.deepEqual([...c], [...engine.kWalk(dp, jobs[i]!)]));
+    } finally {
+      pool.close();
+    }
+  }
+});

@@ -5,11 +5,11 @@
  * @module
  */
 import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
-import { nativeSha256 } from "../native_sha256.ts";
+import { digestFilesInWorker } from "../digest_files_in_worker.ts";
 import { InputError } from "../../errors.ts";
 import {
   catalogDispatch,
-  checkpointDigest,
+  digestOfFiles,
   encodeSafetensors,
   fingerprintOf,
   fixedRecipeDispatch,
@@ -96,12 +96,16 @@ export async function runModelForward(o: {
     gemm = fixedRecipeDispatch((await loadNamedRecipe(store, name)).recipe);
   }
   using files = await checkpointDir(o.checkpoint);
-  const ckpt = await openQwen3Checkpoint(files);
+  // Weights are read onto shared memory, which the GEMM workers read in place.
+  const ckpt = await openQwen3Checkpoint(files, { alloc: (n) => new SharedArrayBuffer(n) });
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
-  const w = createGemmWalker(
-    await loadGemmEngine(store),
-    o.threads === undefined ? {} : { threads: o.threads },
-  );
+  // The calling thread runs the operators between GEMMs while `threads` workers walk them.
+  const w = createGemmWalker(await loadGemmEngine(store), {
+    callerWalks: false,
+    ...(o.threads === undefined ? {} : { threads: o.threads }),
+  });
+  // The weights digest runs on its own thread while the forward computes.
+  using digest = digestFilesInWorker(files.dir, ckpt.files);
   try {
     const runtime = {
       profile,
@@ -133,7 +137,8 @@ export async function runModelForward(o: {
         data: res.hidden,
       }]),
     );
-    const digest = await checkpointDigest(ckpt, { hasher: nativeSha256 });
+    const fileDigests = await digest.files;
+    const checkpoint = { sha256: digestOfFiles(fileDigests), files: fileDigests };
     const total = res.hidden.length / h;
     const lasts = batch.sequences.map((s, i) => ({
       seq: i,
@@ -146,7 +151,7 @@ export async function runModelForward(o: {
       ),
     }));
     const summary = {
-      checkpoint: { sha256: digest.sha256, configSha256: ckpt.configSha256, files: digest.files },
+      checkpoint: { ...checkpoint, configSha256: ckpt.configSha256 },
       profile: { id: profile.id, sha256: profileSha256, multiProcessorCount: sms },
       stack: stack.id,
       engine: w.engine,
@@ -162,7 +167,7 @@ export async function runModelForward(o: {
     if (o.json) printJson(summary);
     else {
       console.log(
-        `checkpoint ${digest.sha256} (${ckpt.config.modelType}, ${ckpt.config.layers} layers)`,
+        `checkpoint ${checkpoint.sha256} (${ckpt.config.modelType}, ${ckpt.config.layers} layers)`,
       );
       console.log(
         `batch: ${batch.sequences.length} sequence(s), ${total} tokens, ${res.layout.rows} GEMM rows`,

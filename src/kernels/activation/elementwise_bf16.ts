@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { F32_RN } from "../../hardware/mod.ts";
-import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import { fp32ToBf16 } from "../../numerics/mod.ts";
 
 /**
  * `bf16(a * b)` elementwise: the FP32 product of two BF16 values is exact (at most 16 significant
@@ -25,9 +24,10 @@ import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 export function mulBf16(a: Uint16Array, b: Uint16Array): Uint16Array {
   _same(a, b);
   const out = new Uint16Array(a.length);
-  for (let i = 0; i < a.length; i++) {
-    const p = Math.fround(f32FromBits((a[i]! << 16) >>> 0) * f32FromBits((b[i]! << 16) >>> 0));
-    out[i] = fp32ToBf16(bitsFromF32(p));
+  for (let i0 = 0; i0 < a.length; i0 += _CHUNK) {
+    const n = _load(a, b, i0);
+    for (let j = 0; j < n; j++) _r[j] = (_x[j] as number) * (_y[j] as number);
+    for (let j = 0; j < n; j++) out[i0 + j] = fp32ToBf16(_rBits[j] as number);
   }
   return out;
 }
@@ -49,10 +49,35 @@ export function mulBf16(a: Uint16Array, b: Uint16Array): Uint16Array {
 export function addBf16(a: Uint16Array, b: Uint16Array): Uint16Array {
   _same(a, b);
   const out = new Uint16Array(a.length);
-  for (let i = 0; i < a.length; i++) {
-    out[i] = fp32ToBf16(F32_RN.add((a[i]! << 16) >>> 0, (b[i]! << 16) >>> 0));
+  for (let i0 = 0; i0 < a.length; i0 += _CHUNK) {
+    const n = _load(a, b, i0);
+    for (let j = 0; j < n; j++) _r[j] = (_x[j] as number) + (_y[j] as number);
+    for (let j = 0; j < n; j++) out[i0 + j] = fp32ToBf16(_rBits[j] as number);
   }
   return out;
+}
+
+// Both ops run on float views of FP32 patterns: the float64 product or sum of two binary32
+// values, stored into a Float32Array, is rounded once to binary32 exactly as the FP32 unit
+// rounds (double rounding is innocuous for binary32 operands in binary64: 53 >= 2 * 24 + 2), and
+// the NaN payloads that a store may keep do not matter, because every NaN rounds to the BF16
+// NaN 0x7FFF.
+const _CHUNK = 4096;
+const _x = new Float32Array(_CHUNK);
+const _xBits = new Uint32Array(_x.buffer);
+const _y = new Float32Array(_CHUNK);
+const _yBits = new Uint32Array(_y.buffer);
+const _r = new Float32Array(_CHUNK);
+const _rBits = new Uint32Array(_r.buffer);
+
+/** Widens elements [i0, i0 + n) of a and b into the float views; returns n. */
+function _load(a: Uint16Array, b: Uint16Array, i0: number): number {
+  const n = Math.min(_CHUNK, a.length - i0);
+  for (let j = 0; j < n; j++) {
+    _xBits[j] = (a[i0 + j] as number) << 16;
+    _yBits[j] = (b[i0 + j] as number) << 16;
+  }
+  return n;
 }
 
 function _same(a: Uint16Array, b: Uint16Array): void {

@@ -86,13 +86,19 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   if (!(weight instanceof Uint16Array) || weight.length !== hidden) {
     throw new TypeError(`Cannot normalise: expected ${hidden} BF16 weights`);
   }
-  const x32 = new Float32Array(x.length);
-  const sq = new Uint32Array(x.length);
+  // Float views of FP32 patterns: a float64 product of two binary32 values is exact, and a store
+  // into a Float32Array rounds it to nearest-even once (NaN payloads may differ from the
+  // canonical NaN, which nothing below can see: the reduce canonicalises its sum, and every NaN
+  // rounds to the BF16 NaN 0x7FFF).
+  const xBits = new Uint32Array(x.length);
+  for (let i = 0; i < x.length; i++) xBits[i] = (x[i] as number) << 16;
+  const x32 = new Float32Array(xBits.buffer);
+  const sqF = new Float32Array(x.length);
   for (let i = 0; i < x.length; i++) {
-    const v = f32FromBits((x[i] as number) << 16);
-    x32[i] = v;
-    sq[i] = bitsFromF32(v * v);
+    const v = x32[i] as number;
+    sqF[i] = v * v;
   }
+  const sq = new Uint32Array(sqF.buffer);
   const launchRows = options.launchRows ?? rows;
   const sumsq = reduceSumRows(sq, {
     rows,
@@ -108,16 +114,21 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   const rstd = new Uint32Array(rows);
   const w32 = Float32Array.from(weight, (b) => f32FromBits(b << 16));
   const output = new Uint16Array(x.length);
+  const t = new Float32Array(hidden);
+  const tBits = new Uint32Array(t.buffer);
+  const n = new Float32Array(hidden);
+  const nBits = new Uint32Array(n.buffer);
   for (let r = 0; r < rows; r++) {
     const v = Math.fround(f32FromBits(sumsq[r] as number) * factorValue);
     variance[r] = bitsFromF32(v);
     const rs = sfu.rsqrt(bitsFromF32(v + eps));
     rstd[r] = rs;
     const rv = f32FromBits(rs);
-    for (let j = 0, i = r * hidden; j < hidden; j++, i++) {
-      const nb = fp32ToBf16(bitsFromF32((x32[i] as number) * rv));
-      output[i] = fp32ToBf16(bitsFromF32((w32[j] as number) * f32FromBits(nb << 16)));
-    }
+    const i0 = r * hidden;
+    for (let j = 0; j < hidden; j++) t[j] = (x32[i0 + j] as number) * rv;
+    for (let j = 0; j < hidden; j++) nBits[j] = fp32ToBf16(tBits[j] as number) << 16;
+    for (let j = 0; j < hidden; j++) t[j] = (w32[j] as number) * (n[j] as number);
+    for (let j = 0; j < hidden; j++) output[i0 + j] = fp32ToBf16(tBits[j] as number);
   }
   return Object.freeze({
     output,

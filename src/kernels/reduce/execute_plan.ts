@@ -1,9 +1,17 @@
 /**
  * Evaluates a {@link ReductionPlan} on FP32 bit patterns with one IEEE add per plan operation.
  *
+ * Each `add.rn.f32` is computed as `Math.fround(a + b)` on the float64 values of the operands: the
+ * sum of two binary32 numbers rounded to binary64 and then to binary32 equals the directly rounded
+ * binary32 sum, because 53 >= 2 * 24 + 2 (double rounding is innocuous for +, -, *, / and sqrt;
+ * S. A. Figueroa, "When is double rounding innocuous?", SIGNUM Newsletter 30(3), 1995), subnormal
+ * results included (binary64 has the range, and a subnormal binary32 result has fewer bits). A
+ * NaN stays NaN through every later add, and the result's bits are canonicalised once at the end,
+ * which is what `F32_RN.add` (canonical NaN at every step) gives. Tests compare both forms.
+ *
  * @module
  */
-import { F32_RN } from "../../hardware/mod.ts";
+import { FP32 } from "../../numerics/mod.ts";
 import type { ReductionPlan } from "./reduction_plan.ts";
 
 /** Options of {@link executePlan}. */
@@ -47,17 +55,41 @@ export function executePlan(
         `${values.length} values`,
     );
   }
-  const regs = new Uint32Array(plan.registers.length);
-  for (let r = 0; r < plan.registers.length; r++) {
+  return _executePlanF32(
+    plan,
+    new Float32Array(values.buffer, values.byteOffset, values.length),
+    offset,
+  );
+}
+
+/**
+ * {@link executePlan} on a float view of the patterns (offset already checked): the FP32 pattern
+ * of the sum. For callers that sum many rows of one buffer through one view.
+ */
+export function _executePlanF32(plan: ReductionPlan, values: Float32Array, offset: number): number {
+  const count = plan.registers.length;
+  if (_regs.length < count) _regs = new Float64Array(count);
+  const regs = _regs;
+  for (let r = 0; r < count; r++) {
     const order = plan.registers[r] as Int32Array;
     let acc = 0; // +0
     for (let k = 0; k < order.length; k++) {
-      acc = F32_RN.add(acc, values[offset + (order[k] as number)] as number);
+      acc = Math.fround(acc + (values[offset + (order[k] as number)] as number));
     }
     regs[r] = acc;
   }
-  for (const [dst, src] of plan.steps) {
-    regs[dst] = F32_RN.add(regs[dst] as number, regs[src] as number);
+  const steps = plan.steps;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    regs[step[0]] = Math.fround((regs[step[0]] as number) + (regs[step[1]] as number));
   }
-  return regs[plan.result] as number;
+  const sum = regs[plan.result] as number;
+  if (sum !== sum) return FP32.canonicalNan;
+  _F32[0] = sum;
+  return _U32[0] as number;
 }
+
+/** Register scratch, reused by every call (the module is single-threaded per realm). */
+let _regs = new Float64Array(64);
+const _F32 = new Float32Array(1);
+const _U32 = new Uint32Array(_F32.buffer);

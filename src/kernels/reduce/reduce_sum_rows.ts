@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { executePlan } from "./execute_plan.ts";
+import { _executePlanF32 } from "./execute_plan.ts";
 import { type PytorchReducePlan, pytorchReducePlan } from "./pytorch_reduce_plan.ts";
 import type { ReduceStack } from "./reduce_stack.ts";
 
@@ -92,6 +92,7 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
   }
   const plans = new Map<number, PytorchReducePlan>([[0, base]]);
   const out = new Uint32Array(rows);
+  const f32 = new Float32Array(values.buffer, values.byteOffset, values.length);
   for (let r = 0; r < rows; r++) {
     // Only the vectorised path looks at the alignment (its misaligned-head handling).
     const shift = base.config.vectorize ? rowShift(r, options) : 0;
@@ -100,7 +101,7 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
       plan = pytorchReducePlan({ outputs, length }, { stack, shift });
       plans.set(shift, plan);
     }
-    out[r] = executePlan(plan, values, { offset: r * length });
+    out[r] = _executePlanF32(plan, f32, r * length);
   }
   return out;
 }

@@ -148,9 +148,14 @@ export async function runFfnBlock(
     eps: plan.eps,
   });
   const [gateCall, upCall, downCall] = _calls(plan.shape, m) as [GemmCall, GemmCall, GemmCall];
-  const gate = await runProjection(norm.output, { plan, runtime, call: gateCall, weight: w.gate });
-  const up = await runProjection(norm.output, { plan, runtime, call: upCall, weight: w.up });
+  // Both projections are posted before either is awaited: with a walker whose calling thread
+  // stays free, SiLU of the gate runs while up is walked (each output alone: same bits).
+  const gateP = runProjection(norm.output, { plan, runtime, call: gateCall, weight: w.gate });
+  const upP = runProjection(norm.output, { plan, runtime, call: upCall, weight: w.up });
+  upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
+  const gate = await gateP;
   const act = siluBf16(gate.out, { mufu: runtime.sfu });
+  const up = await upP;
   const downInput = mulBf16(act, up.out);
   const down = await runProjection(downInput, { plan, runtime, call: downCall, weight: w.down });
   return { norm, gate, up, act, downInput, down, out: addBf16(x, down.out), sfu: plan.sfu };

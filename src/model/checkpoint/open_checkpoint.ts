@@ -11,6 +11,7 @@
 import { InputError, type ModelCode } from "../../errors.ts";
 import {
   type ByteSource,
+  checkRange,
   openSafetensors,
   readExactly,
   type SafetensorsFile,
@@ -64,7 +65,9 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *
  * @param files the directory's files
  * @param options `weightFiles`: the weight file names when they are known without the index
- *   (e.g. from a claim; tensors are then located by the files' own headers)
+ *   (e.g. from a claim; tensors are then located by the files' own headers); `alloc`: allocates
+ *   the buffer each `tensor()` is read into (default a fresh ArrayBuffer; e.g. shared memory, so
+ *   that a thread pool reads the weights in place instead of copying them per GEMM)
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
@@ -80,8 +83,12 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  */
 export async function openQwen3Checkpoint(
   files: CheckpointFiles,
-  options: { readonly weightFiles?: readonly string[] } = {},
+  options: {
+    readonly weightFiles?: readonly string[];
+    readonly alloc?: (bytes: number) => ArrayBufferLike;
+  } = {},
 ): Promise<Qwen3Checkpoint> {
+  const alloc = options.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
   const configSource = await files.open(CONFIG);
   if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
   const configBytes = await _small(configSource, CONFIG);
@@ -128,8 +135,16 @@ export async function openQwen3Checkpoint(
     files: Object.freeze(names),
     sharded: names.length > 1 || map !== null,
     tensor: async (name: string) => {
-      const { st, entry } = find(name);
-      return (viewTensorBytes("BF16", await st.tensor(entry.name)) as Uint16Array).slice();
+      const { source, st, entry } = find(name);
+      // A buffer of our own (never a view the source might share): read into it in place when
+      // the source can, else copy what it returns.
+      const into = new Uint8Array(alloc(entry.byteLength));
+      if (source.readInto === undefined) into.set(await st.tensor(entry.name));
+      else {
+        checkRange(source.size, entry.byteOffset, entry.byteLength);
+        await source.readInto(entry.byteOffset, into);
+      }
+      return viewTensorBytes("BF16", into) as Uint16Array;
     },
     rows: async (name: string, rows: readonly number[]) => {
       const { source, entry } = find(name);

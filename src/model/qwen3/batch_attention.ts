@@ -141,14 +141,21 @@ export async function runBatchAttention(
   const norm = rmsNorm(x, { ...common, rows: m, hidden: h, weight: w.norm });
   const p = (name: "q_proj" | "k_proj" | "v_proj", n: number, weight: Uint16Array) =>
     project(norm.output, { ...ctx, call: { name, m, n, k: h }, weight });
-  const q = await p("q_proj", heads * d, w.q);
-  const k = await p("k_proj", kvHeads * d, w.k);
-  const v = await p("v_proj", kvHeads * d, w.v);
-  const qn = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
-  const kn = qkNorm(k.out, { ...common, tokens: m, heads: kvHeads, headDim: d, weight: w.kNorm });
+  // The three projections are posted together: with a walker whose calling thread stays free,
+  // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
+  const qP = p("q_proj", heads * d, w.q);
+  const kP = p("k_proj", kvHeads * d, w.k);
+  const vP = p("v_proj", kvHeads * d, w.v);
+  kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
+  vP.catch(() => {});
   const tables = ropeTables(ctx.invFreq, layout.positions);
+  const q = await qP;
+  const qn = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
   const qr = applyRope(qn.output, { tables, heads });
+  const k = await kP;
+  const kn = qkNorm(k.out, { ...common, tokens: m, heads: kvHeads, headDim: d, weight: w.kNorm });
   const kr = applyRope(kn.output, { tables, heads: kvHeads });
+  const v = await vP;
   let core: Uint16Array = new Uint16Array(m * heads * d); // FA2: pad rows stay zero
   const forward = ctx.runtime.attention ?? flashAttentionForward;
   const fa2 = {

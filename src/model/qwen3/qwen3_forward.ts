@@ -29,6 +29,7 @@ import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
 import { runMoeBlock } from "./moe_block.ts";
+import { tensorPrefetch } from "./tensor_prefetch.ts";
 
 /** A fingerprinted position: token `pos` of sequence `seq`. */
 export interface TokenPosition {
@@ -170,9 +171,18 @@ async function _forward(
   const link = (
     t: Uint16Array,
   ) => (prev = chainLink(prev, rowBytes(t, { rows: fpRows, width: c.hidden })));
+  // This layer's and the next layer's weights are read while this layer computes (MoE experts
+  // are read when routed to).
+  const weights = tensorPrefetch((name) => ckpt.tensor(name));
+  const layerNames = (layer: number) =>
+    (isMoeLayer(c, layer) ? _MOE_LAYER_TENSORS : _DENSE_LAYER_TENSORS).map((n) =>
+      `${layerPrefix(layer)}${n}`
+    );
   for (let layer = 0; layer < c.layers; layer++) {
     const p = layerPrefix(layer);
-    const t = (n: string) => ckpt.tensor(`${p}${n}`);
+    weights.ahead(layerNames(layer));
+    if (layer + 1 < c.layers) weights.ahead(layerNames(layer + 1));
+    const t = (n: string) => weights.take(`${p}${n}`);
     const attn = await runBatchAttention(x, {
       layout,
       ctx,
@@ -255,6 +265,31 @@ async function _forward(
     expertRows,
   };
 }
+
+/** Tensors of an attention block, in the order the forward uses them. */
+const _ATTENTION_TENSORS = [
+  "input_layernorm.weight",
+  "self_attn.q_proj.weight",
+  "self_attn.k_proj.weight",
+  "self_attn.v_proj.weight",
+  "self_attn.o_proj.weight",
+  "self_attn.q_norm.weight",
+  "self_attn.k_norm.weight",
+];
+/** Tensors of a dense layer read ahead. */
+const _DENSE_LAYER_TENSORS = [
+  ..._ATTENTION_TENSORS,
+  "post_attention_layernorm.weight",
+  "mlp.gate_proj.weight",
+  "mlp.up_proj.weight",
+  "mlp.down_proj.weight",
+];
+/** Tensors of a MoE layer read ahead (the experts are read when routed to). */
+const _MOE_LAYER_TENSORS = [
+  ..._ATTENTION_TENSORS,
+  "post_attention_layernorm.weight",
+  "mlp.gate.weight",
+];
 
 async function _denseMlp(
   x: Uint16Array,

@@ -22,6 +22,15 @@ export interface ByteSource {
    * @returns exactly `length` bytes
    */
   read(offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Optional: reads `into.length` bytes starting at `offset` straight into the caller's array
+   * (e.g. one on shared memory), without an intermediate copy. Rejects as `read` does; the
+   * array's contents are unspecified after a rejection.
+   *
+   * @param offset first byte, `offset + into.length <= size`
+   * @param into the destination, filled completely
+   */
+  readInto?(offset: number, into: Uint8Array): Promise<void>;
 }
 
 /**

@@ -33,5 +33,14 @@ export function bytesByteSource(bytes: Uint8Array): ByteSource {
       }
       return Promise.resolve(bytes.subarray(offset, offset + length));
     },
+    readInto(offset: number, into: Uint8Array): Promise<void> {
+      try {
+        checkRange(bytes.length, offset, into.length);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      into.set(bytes.subarray(offset, offset + into.length));
+      return Promise.resolve();
+    },
   });
 }

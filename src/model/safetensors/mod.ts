@@ -22,7 +22,7 @@
  * ```
  * @module
  */
-export { type ByteSource, readExactly } from "./byte_source.ts";
+export { type ByteSource, checkRange, readExactly } from "./byte_source.ts";
 export { bytesByteSource } from "./bytes_byte_source.ts";
 export { type SafetensorsTensorInput } from "./check_writer_input.ts";
 export { encodeSafetensors } from "./encode_safetensors.ts";

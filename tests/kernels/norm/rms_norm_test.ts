@@ -24,40 +24,73 @@ function activations(n: number, seed: number): Uint16Array {
 }
 const bf = (b: number) => f32FromBits(b << 16);
 
+/** Checks every stage of rmsNorm against the spec's formulas through independent rounding. */
+function checkReference(
+  x: Uint16Array,
+  weight: Uint16Array,
+  o: { rows: number; hidden: number; sfu: Sfu },
+): void {
+  const { rows, hidden, sfu } = o;
+  const eps = Math.fround(1e-6);
+  const r = rmsNorm(x, { rows, hidden, weight, sfu, stack });
+  assert.equal(r.rsqrtStatus, sfu.status.functions.rsqrt);
+  const plan = pytorchReducePlan({ outputs: rows, length: hidden }, { stack });
+  for (let m = 0; m < rows; m++) {
+    const sq = Uint32Array.from(
+      x.subarray(m * hidden, (m + 1) * hidden),
+      (b) => bitsFromF32(bf(b) * bf(b)),
+    );
+    assert.equal(r.sumsq[m], executePlan(plan, sq));
+    const v = Math.fround(f32FromBits(r.sumsq[m]!) * f32FromBits(r.factor));
+    assert.equal(r.variance[m], bitsFromF32(v));
+    assert.equal(r.rstd[m], sfu.rsqrt(bitsFromF32(v + eps)));
+    for (let j = 0; j < hidden; j++) {
+      // Generic (SoftFloat-layer) rounding as the independent path: n -> bf16, w * nb -> bf16.
+      const nb = convert(
+        FP32,
+        BF16,
+        bitsFromF32(bf(x[m * hidden + j]!) * f32FromBits(r.rstd[m]!)),
+      );
+      const want = convert(FP32, BF16, bitsFromF32(bf(weight[j]!) * bf(nb)));
+      assert.equal(r.output[m * hidden + j], want, `row ${m} column ${j}`);
+    }
+  }
+}
+
 Deno.test("`rmsNorm()` follows the spec's cast points in both SFU modes (H = 2560)", () => {
   const rows = 3;
   const hidden = 2560;
   const x = activations(rows * hidden, 7);
   const weight = activations(hidden, 99);
-  const eps = Math.fround(1e-6);
   for (const sfu of SFUS) {
-    const r = rmsNorm(x, { rows, hidden, weight, sfu, stack });
-    assert.equal(r.factor, 0x39cccccd);
-    assert.equal(r.rsqrtStatus, sfu.status.functions.rsqrt);
-    const plan = pytorchReducePlan({ outputs: rows, length: hidden }, { stack });
-    for (let m = 0; m < rows; m++) {
-      const sq = Uint32Array.from(
-        x.subarray(m * hidden, (m + 1) * hidden),
-        (b) => bitsFromF32(bf(b) * bf(b)),
-      );
-      assert.equal(r.sumsq[m], executePlan(plan, sq));
-      const v = Math.fround(f32FromBits(r.sumsq[m]!) * f32FromBits(0x39cccccd));
-      assert.equal(r.variance[m], bitsFromF32(v));
-      assert.equal(r.rstd[m], sfu.rsqrt(bitsFromF32(v + eps)));
-      for (let j = 0; j < hidden; j++) {
-        // Generic (SoftFloat-layer) rounding as the independent path: n -> bf16, w * nb -> bf16.
-        const nb = convert(
-          FP32,
-          BF16,
-          bitsFromF32(bf(x[m * hidden + j]!) * f32FromBits(r.rstd[m]!)),
-        );
-        const want = convert(FP32, BF16, bitsFromF32(bf(weight[j]!) * bf(nb)));
-        assert.equal(r.output[m * hidden + j], want);
-      }
-    }
+    assert.equal(rmsNorm(x, { rows, hidden, weight, sfu, stack }).factor, 0x39cccccd);
+    checkReference(x, weight, { rows, hidden, sfu });
   }
   assert.equal(SFUS[0]!.status.functions.rsqrt.status, "histogram-matched");
   assert.equal(SFUS[1]!.status.functions.rsqrt.status, "ieee-exact");
+});
+
+Deno.test("`rmsNorm()` follows the spec's formulas on NaN, infinite, subnormal, huge and zero rows", () => {
+  const hidden = 128;
+  const special = [0x7fc0, 0x7f81, 0xffc1, 0x7f80, 0xff80, 0, 0x8000, 1, 0x8001, 0x007f, 0x7f7f];
+  const rows: Uint16Array[] = [
+    ...special.map((b, i) => {
+      const row = activations(hidden, 11 + i);
+      row[(i * 37) % hidden] = b; // one special element in an ordinary row
+      return row;
+    }),
+    new Uint16Array(hidden), // all +0: variance 0, rstd of eps
+    new Uint16Array(hidden).fill(0x8000), // all -0
+    new Uint16Array(hidden).fill(0x7f7f), // squares overflow to infinity
+    new Uint16Array(hidden).fill(0x0001), // subnormal bf16 everywhere
+    Uint16Array.from({ length: hidden }, (_, j) => (j % 2 ? 0x7f80 : 0xff80)), // inf - inf
+  ];
+  const x = new Uint16Array(rows.length * hidden);
+  rows.forEach((r, i) => x.set(r, i * hidden));
+  const weight = activations(hidden, 5);
+  weight[3] = 0x7fc0; // a NaN weight
+  weight[4] = 0; // a zero weight (times infinity: NaN)
+  for (const sfu of SFUS) checkReference(x, weight, { rows: rows.length, hidden, sfu });
 });
 
 Deno.test("`rmsNorm()` gives var = 1 and bf16(r) for a row of ones (H = 2560, hand-derived)", () => {

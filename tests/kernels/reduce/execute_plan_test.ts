@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
-import { executePlan, sequentialPlan } from "../../../src/kernels/reduce/mod.ts";
+import { F32_RN } from "../../../src/hardware/mod.ts";
+import {
+  executePlan,
+  type ReductionPlan,
+  sequentialPlan,
+} from "../../../src/kernels/reduce/mod.ts";
 
 Deno.test("`executePlan()` on a sequential plan equals a left fold", () => {
   const finite = fc.float({ noNaN: true, noDefaultInfinity: true }).map((v) => bitsFromF32(v));
@@ -22,4 +27,65 @@ Deno.test("`executePlan()` starts registers at +0 and reads from an offset", () 
   const x = Uint32Array.of(0x40000000, 0x3f800000, 0x3f800000);
   assert.equal(executePlan(sequentialPlan(2), x, { offset: 1 }), 0x40000000);
   assert.throws(() => executePlan(sequentialPlan(3), x, { offset: 1 }), RangeError);
+});
+
+/** The plan evaluated with the FP32 unit's bit-level add (canonical NaN after every add). */
+function referenceExecute(plan: ReductionPlan, values: Uint32Array, offset = 0): number {
+  const regs = plan.registers.map((order) => {
+    let acc = 0;
+    for (const i of order) acc = F32_RN.add(acc, values[offset + i]!);
+    return acc;
+  });
+  for (const [dst, src] of plan.steps) regs[dst] = F32_RN.add(regs[dst]!, regs[src]!);
+  return regs[plan.result]!;
+}
+
+Deno.test("`executePlan()` (float64 sums rounded to binary32) equals the FP32 unit's add on adversarial patterns", () => {
+  // NaNs with payloads, both infinities, both zeros, subnormals, the extremes and random patterns.
+  const special = [
+    0x7fc00000,
+    0x7f800001,
+    0xffc12345,
+    0x7f800000,
+    0xff800000,
+    0,
+    0x80000000,
+    1,
+    0x80000001,
+    0x007fffff,
+    0x00800000,
+    0x7f7fffff,
+    0xff7fffff,
+    0x3f800000,
+    0x33800000,
+    0xb3800000,
+  ];
+  const pattern = fc.oneof(
+    fc.constantFrom(...special),
+    fc.integer({ min: 0, max: 0xffffffff }),
+    fc.float({ noNaN: true }).map((v) => bitsFromF32(v)),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(pattern, { minLength: 1, maxLength: 200 }),
+      fc.integer({ min: 1, max: 8 }),
+      (xs, width) => {
+        const x = Uint32Array.from(xs);
+        const plans: ReductionPlan[] = [sequentialPlan(x.length)];
+        // A plan of `width` strided registers combined pairwise, as the kernels' trees are.
+        const registers = Array.from({ length: width }, (_, r) => {
+          const idx: number[] = [];
+          for (let i = r; i < x.length; i += width) idx.push(i);
+          return Int32Array.from(idx);
+        });
+        const steps: [number, number][] = [];
+        for (let s = 1; s < width; s *= 2) {
+          for (let d = 0; d + s < width; d += 2 * s) steps.push([d, d + s]);
+        }
+        plans.push({ length: x.length, registers, steps, result: 0 });
+        for (const plan of plans) assert.equal(executePlan(plan, x), referenceExecute(plan, x));
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
