@@ -29,7 +29,11 @@ export async function openWorkContext(
     ? undefined
     : intFlag(options.threads, { flag: "--threads", min: 1 });
   const store = await openAssetStore();
-  const w = createGemmWalker(await loadGemmEngine(store), threads === undefined ? {} : { threads });
+  // The calling thread runs the operators between GEMMs while the workers walk (model records).
+  const w = createGemmWalker(await loadGemmEngine(store), {
+    callerWalks: false,
+    ...(threads === undefined ? {} : { threads }),
+  });
   const ctx = {
     store,
     blobs: openBlobStore(options.blobs),

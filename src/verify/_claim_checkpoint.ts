@@ -60,7 +60,11 @@ async function _open(blobs: BlobStore, model: ModelRef): Promise<Qwen3Checkpoint
   try {
     return await openQwen3Checkpoint({
       open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
-    }, { weightFiles: Object.keys(model.files) });
+    }, {
+      weightFiles: Object.keys(model.files),
+      // Tensors on shared memory: the GEMM pool's workers read them in place.
+      alloc: (n) => new SharedArrayBuffer(n),
+    });
   } catch (e) {
     if (e instanceof BitauditError) {
       // An architecture or feature this version does not model is no evidence against the

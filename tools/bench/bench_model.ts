@@ -26,7 +26,7 @@
  * @module
  */
 import { checkpointDir } from "../../src/assets/mod.ts";
-import { nativeSha256 } from "../../src/cli/native_sha256.ts";
+import { digestFilesInWorker } from "../../src/cli/digest_files_in_worker.ts";
 import { createSfu } from "../../src/hardware/mod.ts";
 import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
@@ -39,7 +39,6 @@ import {
 } from "../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
-  checkpointDigest,
   fixedRecipeDispatch,
   openQwen3Checkpoint,
   parseQwen3Config,
@@ -135,7 +134,8 @@ function virtualCheckpoint(config: Qwen3Config): Qwen3Checkpoint {
 
 const engine = createGemmEngine(await Deno.readFile(new URL("tables/wasm/gemm_engine.wasm", root)));
 const cores = navigator.hardwareConcurrency;
-const gemmPool = createGemmPool(engine, { workers: cores });
+// As `bitaudit model forward` runs: the calling thread runs the operators between GEMMs.
+const gemmPool = createGemmPool(engine, { workers: cores, callerWalks: false });
 const fa2Pool = createFa2Pool(engine, { workers: cores });
 const profile = parseGpuProfile(await readJson("profiles/gpu/a100.json"));
 const stack = parseStackProfile({
@@ -194,13 +194,14 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
       fingerprint = await _forward(virtual, tokens, threads);
     } else {
       using files = await checkpointDir(diskDir);
-      const opened = await openQwen3Checkpoint(files);
+      const opened = await openQwen3Checkpoint(files, { alloc: (n) => new SharedArrayBuffer(n) });
       if (opened.config.hidden !== config.hidden || opened.config.layers < layers) {
         usage(`${diskDir} is not a ${c.config} checkpoint with >= ${layers} layers`);
       }
       const ckpt = { ...opened, config: { ...opened.config, layers } };
+      using digest = digestFilesInWorker(files.dir, opened.files); // during the forward
       fingerprint = await _forward(ckpt, tokens, threads);
-      await checkpointDigest(opened, { hasher: nativeSha256 });
+      await digest.files;
     }
     return { ms: performance.now() - t0, fingerprint };
   };

@@ -120,9 +120,7 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
     });
   }
   const store = await openAssetStore();
-  const w = createGemmWalker(
-    await loadGemmEngine(store),
-  );
+  const w = createGemmWalker(await loadGemmEngine(store), { callerWalks: false });
   try {
     const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
     const ctx = { store, blobs, walker: w.walker, attention: w.attention };
