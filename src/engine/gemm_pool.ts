@@ -9,7 +9,7 @@
  */
 import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
-import { chunkWidth, type PoolJob, walkPoolJob } from "./pool_job.ts";
+import { chunkBounds, type PoolJob, walkPoolJob, widestChunk } from "./pool_job.ts";
 import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
@@ -86,7 +86,8 @@ export function createGemmPool(
     const shared = (bytes: number) => new SharedArrayBuffer(bytes);
     const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
     const counter = new Int32Array(shared(4));
-    const base = { params: kernelParams(dp), ...walk, counter, width: chunkWidth(ops.n, size) };
+    const bounds = chunkBounds(ops.n, size);
+    const base = { params: kernelParams(dp), ...walk, counter, bounds, width: widestChunk(bounds) };
     const runs = group.post((id): PoolJob => ({ ...base, id }));
     try {
       if (own !== null) walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share

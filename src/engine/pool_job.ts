@@ -25,29 +25,63 @@ export interface PoolJob {
   readonly n: number;
   /** Padded K length. */
   readonly kp: number;
-  /** Next unclaimed column at index 0 (shared by every thread of the job). */
+  /** Index of the next unclaimed chunk at index 0 (shared by every thread of the job). */
   readonly counter: Int32Array;
-  /** Columns per claimed chunk (a multiple of 4 in [4, 256]). */
+  /** Chunk boundaries: chunk i is columns [bounds[i], bounds[i + 1]) (see {@link chunkBounds}). */
+  readonly bounds: Int32Array;
+  /** The widest chunk (a multiple of 4 in [4, 256]). */
   readonly width: number;
 }
 
+/** Narrowest chunk of a guided schedule, in columns (one panel). */
+const _MIN_CHUNK = 8;
+/** Widest chunk (the kernel packs at most this many columns at once). */
+const _MAX_CHUNK = 256;
+
 /**
- * Chunk width for `threads` threads sharing `n` columns: about sixteen chunks per thread (so a
- * thread slowed by other load leaves at most a small tail), panel-aligned, at most 256.
+ * Guided chunk schedule for `threads` threads sharing `n` columns: each chunk is about
+ * 1 / (2 x threads) of the columns still left, panel-aligned, between 8 and 256 columns, so the
+ * early chunks are wide (few claims, little packing overhead) and the last ones narrow (a thread
+ * that finishes early waits at most one narrow chunk for the others).
  *
  * @param n columns of C
  * @param threads threads sharing the job (>= 1)
- * @returns a multiple of 4 in [4, 256]
+ * @returns the boundaries, from 0 to n
  * @example
  * ```ts
- * import { chunkWidth } from "./pool_job.ts";
- * if (chunkWidth(2560, 2) !== 80 || chunkWidth(9728, 2) !== 256 || chunkWidth(3, 4) !== 4) {
+ * import { chunkBounds } from "./pool_job.ts";
+ * const b = chunkBounds(2560, 2);
+ * if (b[0] !== 0 || b.at(-1) !== 2560 || b[1] !== 256 || b.at(-1)! - b.at(-2)! !== 8) {
  *   throw new Error();
  * }
  * ```
  */
-export function chunkWidth(n: number, threads: number): number {
-  return Math.min(256, Math.max(4, Math.ceil(n / (threads * 16) / 4) * 4));
+export function chunkBounds(n: number, threads: number): Int32Array {
+  const bounds = [0];
+  for (let j = 0; j < n;) {
+    const guided = Math.ceil((n - j) / (2 * threads) / _MIN_CHUNK) * _MIN_CHUNK;
+    j += Math.min(n - j, Math.min(_MAX_CHUNK, Math.max(_MIN_CHUNK, guided)));
+    bounds.push(j);
+  }
+  return Int32Array.from(bounds);
+}
+
+/**
+ * The widest chunk of a schedule, rounded up to a multiple of 4 (the kernel's memory is laid out
+ * for it).
+ *
+ * @param bounds chunk boundaries from {@link chunkBounds}
+ * @returns a multiple of 4 in [4, 256]
+ * @example
+ * ```ts
+ * import { chunkBounds, widestChunk } from "./pool_job.ts";
+ * if (widestChunk(chunkBounds(20, 2)) !== 8) throw new Error();
+ * ```
+ */
+export function widestChunk(bounds: Int32Array): number {
+  let w = 4;
+  for (let i = 1; i < bounds.length; i++) w = Math.max(w, bounds[i]! - bounds[i - 1]!);
+  return Math.ceil(w / 4) * 4;
 }
 
 /**
@@ -63,11 +97,16 @@ export function chunkWidth(n: number, threads: number): number {
  */
 export function walkPoolJob(kernel: WasmKernel, job: PoolJob): number {
   let walked = 0;
+  let last = 0;
+  const chunks = job.bounds.length - 1;
   const claim = () => {
-    const j0 = Atomics.add(job.counter, 0, job.width);
-    if (j0 < job.n) walked++;
-    return j0;
+    const i = Atomics.add(job.counter, 0, 1);
+    if (i >= chunks) return job.n;
+    walked++;
+    last = i;
+    return job.bounds[i]!;
   };
-  kernel.walkClaimed(job.params, job, { width: job.width, claim });
+  const end = () => job.bounds[last + 1]!;
+  kernel.walkClaimed(job.params, job, { width: job.width, claim, end });
   return job.m === 0 ? 0 : walked;
 }

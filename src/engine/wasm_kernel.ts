@@ -50,20 +50,21 @@ export interface WasmKernel {
    */
   walkColumns(params: KernelParams, job: GatheredWalk, range: { j0: number; j1: number }): void;
   /**
-   * Walks column chunks `[j0, min(n, j0 + width))` of `job.c` in place for each start `j0` that
-   * `claim()` returns, until it returns a start >= n (A is decoded once for all chunks). Threads
-   * sharing `job.c` can claim from one atomic counter: each output is computed alone, so the bits
-   * do not depend on who walks which chunk.
+   * Walks column chunks `[j0, end(j0))` of `job.c` in place for each start `j0` that `claim()`
+   * returns, until it returns a start >= n (A is decoded once for all chunks); `end` defaults to
+   * `min(n, j0 + width)` and must stay within that. Threads sharing `job.c` can claim from one
+   * atomic counter: each output is computed alone, so the bits do not depend on who walks which
+   * chunk or on the chunk sizes.
    *
    * @param params kernel parameters
    * @param job gathered operands and accumulators
-   * @param chunks `width` (a multiple of 4 in [4, 256]) and `claim`
-   * @throws {RangeError} when `width` is out of range
+   * @param chunks `width` (the widest chunk: a multiple of 4 in [4, 256]), `claim` and `end`
+   * @throws {RangeError} when `width` is out of range or a chunk is empty or wider than `width`
    */
   walkClaimed(
     params: KernelParams,
     job: GatheredWalk,
-    chunks: { width: number; claim: () => number },
+    chunks: { width: number; claim: () => number; end?: (j0: number) => number },
   ): void;
 }
 
@@ -148,7 +149,7 @@ function _walkClaimed(
   x: _Exports,
   p: KernelParams,
   job: GatheredWalk,
-  chunks: { width: number; claim: () => number },
+  chunks: { width: number; claim: () => number; end?: (j0: number) => number },
 ): void {
   const { m, kp, n } = job;
   x.setWalk(p.blockSize, p.fracBits, p.floor, p.fmt);
@@ -173,7 +174,12 @@ function _walkClaimed(
   x.decodeRows(aRaw, m, kp, p.fmt, aVal, aExp, aTame);
   const ldc = job.c.length / m; // the row stride of C: the full N
   for (; j0 < n; j0 = chunks.claim()) {
-    const nc = Math.min(maxCols, n - j0);
+    const nc = chunks.end === undefined ? Math.min(maxCols, n - j0) : chunks.end(j0) - j0;
+    if (!(nc >= 1 && nc <= maxCols && j0 + nc <= n)) {
+      throw new RangeError(
+        `Cannot walk GEMM chunks: chunk [${j0}, ${j0 + nc}) is empty or too wide`,
+      );
+    }
     const ldk = Math.ceil(nc / 8) * 8; // the kernel's row stride of C: whole panels
     new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
     x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);

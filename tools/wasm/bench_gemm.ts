@@ -2,7 +2,8 @@
  * GEMM engine benchmark: products per second of the WebAssembly kernel on the calling thread
  * alone and on every core (the calling thread plus cores - 1 pool workers), for the bf16 -> fp32
  * K-walk of the A100 and H100 SXM profiles at the Qwen3-4B down_proj shapes (M x N x K =
- * 128x2560x9728 and 250x2560x9728). Each figure is the median of `runs` (>= 3) timed runs after
+ * 128x2560x9728 and 250x2560x9728), with B (the weights) on shared memory as the model forward
+ * reads checkpoint tensors, so no thread copies it per call. Each figure is the median of `runs` (>= 3) timed runs after
  * one untimed warm-up, with the spread (slowest - fastest). Measured in the same run and printed
  * beside it: a native FP32 sgemm of the same shape with the same thread count (NumPy's BLAS,
  * `native_sgemm.ts`), as the ratio native / engine, and the plain-TS reference (timed on a
@@ -69,7 +70,9 @@ function bf16Normal(): number {
 async function engineRates(dp: Datapath, shape: [number, number, number], workers: number) {
   const [m, n, k] = shape;
   const a = new Uint16Array(m * k).map(bf16Normal);
-  const b = new Uint16Array(n * k).map(bf16Normal);
+  // B (the weights) on shared memory, as `bitaudit model forward` and audits read checkpoint
+  // tensors: the pool's threads read it in place; A (activations) is copied per call as there.
+  const b = new Uint16Array(new SharedArrayBuffer(n * k * 2)).map(bf16Normal);
   const pool = createGemmPool(engine, { workers });
   try {
     await pool.kWalk(dp, { a, b, m, n, k }); // untimed warm-up: wasm tier-up, worker start
