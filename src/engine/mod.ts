@@ -45,4 +45,5 @@ export { createGemmEngine, engineSupports, type GemmEngine, prepareWalk } from "
 export { createGemmPool, type GemmPool, POOL_INLINE_BELOW } from "./gemm_pool.ts";
 export { createGemmWalker, type GemmWalker } from "./gemm_walker.ts";
 export { type GatheredWalk, type KernelParams } from "./wasm_kernel.ts";
+export { type SharedBuffers, sharedBuffers } from "./shared_buffers.ts";
 export { startWorkerGroup, type WorkerGroup, type WorkerReply } from "./worker_group.ts";

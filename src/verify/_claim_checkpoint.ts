@@ -15,6 +15,7 @@ import {
   openQwen3Checkpoint,
   type Qwen3Checkpoint,
 } from "../model/mod.ts";
+import { sharedBuffers } from "../engine/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -22,31 +23,37 @@ import { _Stop } from "./_stop.ts";
  *
  * @param blobs the blob store
  * @param model the record's model reference
- * @returns the opened checkpoint
+ * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
+ *   hands a tensor's buffer back for a later read once its layer is done
  * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint) or
  *   NOT_VERIFIED (missing blob, unmodelled architecture)
  */
 export async function _claimCheckpoint(
   blobs: BlobStore,
   model: ModelRef,
-): Promise<Qwen3Checkpoint> {
+): Promise<{ ckpt: Qwen3Checkpoint; releaseTensor: (t: Uint16Array) => void }> {
   if (digestOfFiles(model.files) !== model.checkpointSha256) {
     throw new _Stop(
       "FAIL",
       "record contradicts itself: its files do not hash to its checkpoint digest",
     );
   }
-  const ckpt = await _open(blobs, model);
+  const buffers = sharedBuffers();
+  const ckpt = await _open(blobs, model, buffers.alloc);
   if (ckpt.config.modelType !== model.type) {
     throw new _Stop(
       "FAIL",
       `record names model type '${model.type}', the config is '${ckpt.config.modelType}'`,
     );
   }
-  return ckpt;
+  return { ckpt, releaseTensor: (t) => buffers.release(t.buffer) };
 }
 
-async function _open(blobs: BlobStore, model: ModelRef): Promise<Qwen3Checkpoint> {
+async function _open(
+  blobs: BlobStore,
+  model: ModelRef,
+  alloc: (bytes: number) => ArrayBufferLike,
+): Promise<Qwen3Checkpoint> {
   const bytes = new Map<string, Uint8Array>();
   const fetch = async (name: string, digest: string) => {
     const b = await blobs.get(digest);
@@ -62,8 +69,7 @@ async function _open(blobs: BlobStore, model: ModelRef): Promise<Qwen3Checkpoint
       open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
     }, {
       weightFiles: Object.keys(model.files),
-      // Tensors on shared memory: the GEMM pool's workers read them in place.
-      alloc: (n) => new SharedArrayBuffer(n),
+      alloc, // shared memory: the GEMM pool's workers read the tensors in place
     });
   } catch (e) {
     if (e instanceof BitauditError) {

@@ -54,7 +54,7 @@ export async function _recomputeModelForward(
       `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
     );
   }
-  const ckpt = await _claimCheckpoint(input.blobs, w.model);
+  const { ckpt, releaseTensor } = await _claimCheckpoint(input.blobs, w.model);
   const c = ckpt.config;
   const fs = p.fingerprint.shape;
   if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
@@ -93,6 +93,7 @@ export async function _recomputeModelForward(
       runtime,
       multiProcessorCount: w.attention.multiProcessorCount,
       positions: w.positions.map(([seq, pos]) => ({ seq, pos })),
+      releaseTensor,
       ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
     });
   } catch (e) {

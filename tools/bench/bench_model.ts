@@ -28,7 +28,12 @@
 import { checkpointDir } from "../../src/assets/mod.ts";
 import { digestFilesInWorker } from "../../src/cli/digest_files_in_worker.ts";
 import { createSfu } from "../../src/hardware/mod.ts";
-import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
+import {
+  createFa2Pool,
+  createGemmEngine,
+  createGemmPool,
+  sharedBuffers,
+} from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
 import {
   flashAttentionForward,
@@ -194,13 +199,14 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
       fingerprint = await _forward(virtual, tokens, threads);
     } else {
       using files = await checkpointDir(diskDir);
-      const opened = await openQwen3Checkpoint(files, { alloc: (n) => new SharedArrayBuffer(n) });
+      const buffers = sharedBuffers();
+      const opened = await openQwen3Checkpoint(files, { alloc: buffers.alloc });
       if (opened.config.hidden !== config.hidden || opened.config.layers < layers) {
         usage(`${diskDir} is not a ${c.config} checkpoint with >= ${layers} layers`);
       }
       const ckpt = { ...opened, config: { ...opened.config, layers } };
       using digest = digestFilesInWorker(files.dir, opened.files); // during the forward
-      fingerprint = await _forward(ckpt, tokens, threads);
+      fingerprint = await _forward(ckpt, tokens, threads, (t) => buffers.release(t.buffer));
       await digest.files;
     }
     return { ms: performance.now() - t0, fingerprint };
@@ -237,8 +243,10 @@ async function _forward(
   ckpt: Qwen3Checkpoint,
   tokens: number[],
   threads: "1" | "all",
+  releaseTensor?: (t: Uint16Array) => void,
 ): Promise<string> {
   const r = await runQwen3Forward(ckpt, {
+    ...(releaseTensor === undefined ? {} : { releaseTensor }),
     sequences: [tokens],
     runtime: runtime(threads),
     multiProcessorCount: 108,

@@ -18,7 +18,7 @@ import {
   rowBytes,
   runQwen3Forward,
 } from "../../model/mod.ts";
-import { createGemmWalker } from "../../engine/mod.ts";
+import { createGemmWalker, sharedBuffers } from "../../engine/mod.ts";
 import {
   DISPATCH_CATALOGS,
   loadAsset,
@@ -96,8 +96,10 @@ export async function runModelForward(o: {
     gemm = fixedRecipeDispatch((await loadNamedRecipe(store, name)).recipe);
   }
   using files = await checkpointDir(o.checkpoint);
-  // Weights are read onto shared memory, which the GEMM workers read in place.
-  const ckpt = await openQwen3Checkpoint(files, { alloc: (n) => new SharedArrayBuffer(n) });
+  // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
+  // are reused for a later layer's weights once it is done.
+  const buffers = sharedBuffers();
+  const ckpt = await openQwen3Checkpoint(files, { alloc: buffers.alloc });
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
@@ -119,6 +121,7 @@ export async function runModelForward(o: {
       sequences: batch.sequences,
       runtime,
       multiProcessorCount: sms,
+      releaseTensor: (t) => buffers.release(t.buffer),
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {

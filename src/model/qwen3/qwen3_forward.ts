@@ -53,6 +53,11 @@ export interface Qwen3ForwardOptions {
   readonly invFreq?: Uint32Array;
   /** Called after each stage (progress). */
   readonly onStage?: (layer: number, stage: "attention" | "mlp") => void;
+  /**
+   * Called with each weight tensor of a layer once the layer is done (its GEMMs have settled),
+   * e.g. to recycle the tensor's buffer for a later layer's read.
+   */
+  readonly releaseTensor?: (tensor: Uint16Array) => void;
 }
 
 /** Result of a forward pass. */
@@ -182,7 +187,12 @@ async function _forward(
     const p = layerPrefix(layer);
     weights.ahead(layerNames(layer));
     if (layer + 1 < c.layers) weights.ahead(layerNames(layer + 1));
-    const t = (n: string) => weights.take(`${p}${n}`);
+    const taken: Uint16Array[] = [];
+    const t = async (n: string) => {
+      const x = await weights.take(`${p}${n}`);
+      taken.push(x);
+      return x;
+    };
     const attn = await runBatchAttention(x, {
       layout,
       ctx,
@@ -235,6 +245,7 @@ async function _forward(
     }
     chain.push({ attention, mlp: link(x) });
     o.onStage?.(layer, "mlp");
+    if (o.releaseTensor !== undefined) { for (const w of taken) o.releaseTensor(w); }
   }
   const final = rmsNorm(x, {
     rows: layout.rows,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createFa2Pool, createGemmPool } from "../../../src/engine/mod.ts";
+import { createFa2Pool, createGemmPool, sharedBuffers } from "../../../src/engine/mod.ts";
 import {
   openQwen3Checkpoint,
   runQwen3Forward,
@@ -164,4 +164,35 @@ Deno.test("runQwen3Forward(): one flipped weight bit in layer 1's experts change
   assert.equal(bad.layerChain[1]!.attention, honest.layerChain[1]!.attention);
   assert.notEqual(bad.layerChain[1]!.mlp, honest.layerChain[1]!.mlp);
   assert.notEqual(bad.fingerprint, honest.fingerprint);
+});
+
+Deno.test("runQwen3Forward(): weights read ahead onto recycled shared buffers, scribbled over on release, give the same bits; each tensor is released once after its layer", async () => {
+  for (const config of [GQA_DENSE, GQA_MOE]) {
+    const plain = await run(config, [A, B], forwardRuntime());
+    const buffers = sharedBuffers();
+    const ckpt = await openQwen3Checkpoint(memFiles(synthDir(config, { seed: "forward-test" })), {
+      alloc: buffers.alloc,
+    });
+    const released = new Set<ArrayBufferLike>();
+    const r = await runQwen3Forward(ckpt, {
+      sequences: [A, B],
+      runtime: forwardRuntime(),
+      multiProcessorCount: 108,
+      padTokenId: 0,
+      positions: LAST_OF_A,
+      releaseTensor: (t) => {
+        assert.ok(!released.has(t.buffer), "a tensor released twice");
+        released.add(t.buffer);
+        new Uint16Array(t.buffer).fill(0x7fc0); // a later use of it would read NaNs
+        buffers.release(t.buffer);
+      },
+    });
+    if (!r.supported) throw new Error(r.reason);
+    assert.deepEqual(r.result.hidden, plain.hidden);
+    assert.deepEqual(r.result.layerChain, plain.layerChain);
+    assert.ok(released.size >= 2 * ckpt.config.layers, `${released.size} tensors released`);
+    // Every buffer still out is the final norm's (read after the last layer, never released) or
+    // one the reused ones replaced: far fewer than one per tensor.
+    assert.ok(buffers.inUse < 4096, `${buffers.inUse} bytes still out`);
+  }
 });
