@@ -39,12 +39,15 @@ Deno.test("GemmPool.kWalk() reads operands on SharedArrayBuffers in place, leavi
     assert.ok(dp !== undefined);
     const next = rng(5);
     const [m, n, k] = [9, 41, 64];
-    const a = new Uint16Array(new SharedArrayBuffer(m * k * 2)).map(() =>
-      pattern(next, "bf16", 1, 254)
-    );
-    const b = new Uint16Array(new SharedArrayBuffer(n * k * 2)).map(() =>
-      pattern(next, "bf16", 1, 254)
-    );
+    // (map() would return arrays on plain ArrayBuffers: fill shared ones instead)
+    const shared = (len: number) => {
+      const x = new Uint16Array(new SharedArrayBuffer(len * 2));
+      for (let i = 0; i < len; i++) x[i] = pattern(next, "bf16", 1, 254);
+      return x;
+    };
+    const a = shared(m * k);
+    const b = shared(n * k);
+    assert.ok(a.buffer instanceof SharedArrayBuffer && b.buffer instanceof SharedArrayBuffer);
     const [a0, b0] = [[...a], [...b]];
     const want = [...engine.kWalk(dp, { a, b, m, n, k })];
     for (let r = 0; r < 3; r++) {

@@ -72,7 +72,8 @@ async function engineRates(dp: Datapath, shape: [number, number, number], worker
   const a = new Uint16Array(m * k).map(bf16Normal);
   // B (the weights) on shared memory, as `bitaudit model forward` and audits read checkpoint
   // tensors: the pool's threads read it in place; A (activations) is copied per call as there.
-  const b = new Uint16Array(new SharedArrayBuffer(n * k * 2)).map(bf16Normal);
+  const b = new Uint16Array(new SharedArrayBuffer(n * k * 2));
+  b.set(new Uint16Array(n * k).map(bf16Normal)); // (map() would return a non-shared array)
   const pool = createGemmPool(engine, { workers });
   try {
     await pool.kWalk(dp, { a, b, m, n, k }); // untimed warm-up: wasm tier-up, worker start
