@@ -12,7 +12,7 @@
  * @module
  */
 export { type AssetStore, openAssetStore } from "./asset_store.ts";
-export { type BlobStore, openBlobStore } from "./blob_store.ts";
+export { type BlobHasher, type BlobStore, openBlobStore } from "./blob_store.ts";
 export { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
 export { type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts";
 export { type VectorText } from "./parse_vector_text.ts";

@@ -6,6 +6,7 @@
  */
 import { openAssetStore, openBlobStore } from "../assets/mod.ts";
 import { createGemmWalker } from "../engine/mod.ts";
+import { nativeSha256 } from "./native_sha256.ts";
 import { loadGemmEngine } from "../resolve/mod.ts";
 import type { WorkContext } from "../verify/mod.ts";
 import { intFlag } from "./plan_inputs.ts";
@@ -36,7 +37,7 @@ export async function openWorkContext(
   });
   const ctx = {
     store,
-    blobs: openBlobStore(options.blobs),
+    blobs: openBlobStore(options.blobs, { hasher: nativeSha256 }),
     walker: w.walker,
     attention: w.attention,
     engine: w.engine,

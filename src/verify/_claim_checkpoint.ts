@@ -11,6 +11,7 @@ import type { ModelRef } from "../claims/mod.ts";
 import { BitauditError } from "../errors.ts";
 import {
   bytesByteSource,
+  type ByteSource,
   digestOfFiles,
   openQwen3Checkpoint,
   type Qwen3Checkpoint,
@@ -31,7 +32,9 @@ import { _Stop } from "./_stop.ts";
 export async function _claimCheckpoint(
   blobs: BlobStore,
   model: ModelRef,
-): Promise<{ ckpt: Qwen3Checkpoint; releaseTensor: (t: Uint16Array) => void }> {
+): Promise<
+  { ckpt: Qwen3Checkpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
+> {
   if (digestOfFiles(model.files) !== model.checkpointSha256) {
     throw new _Stop(
       "FAIL",
@@ -39,34 +42,54 @@ export async function _claimCheckpoint(
     );
   }
   const buffers = sharedBuffers();
-  const ckpt = await _open(blobs, model, buffers.alloc);
-  if (ckpt.config.modelType !== model.type) {
-    throw new _Stop(
-      "FAIL",
-      `record names model type '${model.type}', the config is '${ckpt.config.modelType}'`,
-    );
+  const opened: { close(): void }[] = [];
+  const close = () => {
+    for (const f of opened.splice(0)) f.close();
+  };
+  try {
+    const ckpt = await _open(blobs, model, { alloc: buffers.alloc, opened });
+    if (ckpt.config.modelType !== model.type) {
+      throw new _Stop(
+        "FAIL",
+        `record names model type '${model.type}', the config is '${ckpt.config.modelType}'`,
+      );
+    }
+    return { ckpt, releaseTensor: (t) => buffers.release(t.buffer), close };
+  } catch (e) {
+    close();
+    throw e;
   }
-  return { ckpt, releaseTensor: (t) => buffers.release(t.buffer) };
 }
 
 async function _open(
   blobs: BlobStore,
   model: ModelRef,
-  alloc: (bytes: number) => ArrayBufferLike,
+  o: { alloc: (bytes: number) => ArrayBufferLike; opened: { close(): void }[] },
 ): Promise<Qwen3Checkpoint> {
-  const bytes = new Map<string, Uint8Array>();
+  const { alloc } = o;
+  const sources = new Map<string, ByteSource>();
+  const missing = (name: string, digest: string) =>
+    new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
   const fetch = async (name: string, digest: string) => {
     const b = await blobs.get(digest);
-    if (b === null) {
-      throw new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
-    }
-    bytes.set(name, b);
+    if (b === null) throw missing(name, digest);
+    sources.set(name, bytesByteSource(b));
   };
   await fetch("config.json", model.configSha256);
-  for (const [name, digest] of Object.entries(model.files)) await fetch(name, digest);
+  for (const [name, digest] of Object.entries(model.files)) {
+    if (blobs.open === undefined) {
+      await fetch(name, digest);
+      continue;
+    }
+    // Weight files are read from disk as the forward needs them, not held in memory.
+    const f = await blobs.open(digest);
+    if (f === null) throw missing(name, digest);
+    o.opened.push(f);
+    sources.set(name, f);
+  }
   try {
     return await openQwen3Checkpoint({
-      open: (name) => Promise.resolve(bytes.has(name) ? bytesByteSource(bytes.get(name)!) : null),
+      open: (name) => Promise.resolve(sources.get(name) ?? null),
     }, {
       weightFiles: Object.keys(model.files),
       alloc, // shared memory: the GEMM pool's workers read the tensors in place

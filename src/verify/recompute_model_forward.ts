@@ -54,7 +54,9 @@ export async function _recomputeModelForward(
       `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
     );
   }
-  const { ckpt, releaseTensor } = await _claimCheckpoint(input.blobs, w.model);
+  const claim = await _claimCheckpoint(input.blobs, w.model);
+  using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
+  const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
   const fs = p.fingerprint.shape;
   if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {

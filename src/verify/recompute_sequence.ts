@@ -67,7 +67,9 @@ export async function _recomputeSequence(
     { ...input, kernel: w.kernel },
     "serving passes (tensor, pipeline or expert parallel collectives)",
   );
-  const { ckpt } = await _claimCheckpoint(input.blobs, w.model);
+  const claim = await _claimCheckpoint(input.blobs, w.model);
+  using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
+  const { ckpt } = claim;
   const c = ckpt.config;
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));

@@ -9,6 +9,7 @@ import { checkAttestation, type CheckReport, MAX_TIMESTAMP_TOKEN_BYTES } from ".
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
+import { nativeSha256 } from "../native_sha256.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { verifyRecord } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -122,7 +123,9 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   const store = await openAssetStore();
   const w = createGemmWalker(await loadGemmEngine(store), { callerWalks: false });
   try {
-    const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`);
+    const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`, {
+      hasher: nativeSha256,
+    });
     const ctx = { store, blobs, walker: w.walker, attention: w.attention };
     return await checkAttestation(envelope, {
       trustRoot,

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { type BlobHasher, openBlobStore } from "../../src/assets/mod.ts";
+import { sha256Hex } from "../../src/sha256_hex.ts";
+import { InputError } from "../../src/errors.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "bitaudit-blobs-" });
+const bytes = new Uint8Array(40_000).map((_, i) => (i * 31) & 0xff);
+const digest = sha256Hex(bytes);
+await Deno.writeFile(`${dir}/${digest}`, bytes);
+
+/** A hasher that counts the hashes it finishes, over the portable SHA-256. */
+function countingHasher(): { hasher: () => BlobHasher; finished: () => number } {
+  let n = 0;
+  return {
+    hasher: () => {
+      const parts: Uint8Array[] = [];
+      return {
+        update: (b) => void parts.push(b.slice()),
+        hex: () => {
+          n++;
+          const all = new Uint8Array(parts.reduce((t, p) => t + p.length, 0));
+          let at = 0;
+          for (const p of parts) all.set(p, (at += p.length) - p.length);
+          return sha256Hex(all);
+        },
+      };
+    },
+    finished: () => n,
+  };
+}
+
+Deno.test("BlobStore.open() hashes through the handle once per unchanged file and reads in place", async () => {
+  const count = countingHasher();
+  const store = openBlobStore(dir, { hasher: count.hasher });
+  using a = (await store.open!(digest))!;
+  assert.equal(a.size, bytes.length);
+  const into = new Uint8Array(new SharedArrayBuffer(100));
+  await a.readInto(1000, into);
+  assert.deepEqual([...into], [...bytes.subarray(1000, 1100)]);
+  using b = (await store.open!(digest))!;
+  assert.deepEqual(await b.read(0, 8), bytes.subarray(0, 8));
+  assert.equal(count.finished(), 1); // the second open trusted the first check
+  assert.equal(await store.open!("0".repeat(64)), null); // absent
+  assert.equal(await store.open!("../etc/passwd"), null); // not a digest
+});
+
+Deno.test("BlobStore.open() refuses a blob whose bytes do not hash to its name, and one over the limit", async () => {
+  const bad = `${"ab".repeat(32)}`;
+  await Deno.writeFile(`${dir}/${bad}`, bytes);
+  const store = openBlobStore(dir);
+  await assertRejectsCode(() => store.open!(bad), InputError, "BLOB_DIGEST_MISMATCH");
+  await assertRejectsCode(
+    () => openBlobStore(dir, { maxOpenBytes: 100 }).open!(digest),
+    InputError,
+    "BLOB_TOO_LARGE",
+  );
+  // A file rewritten after its check is hashed again (new modification time or size).
+  const count = countingHasher();
+  const s2 = openBlobStore(dir, { hasher: count.hasher });
+  (await s2.open!(digest))!.close();
+  const changed = bytes.slice();
+  changed[7] = changed[7]! ^ 1;
+  await Deno.writeFile(`${dir}/${digest}`, changed.subarray(0, changed.length - 1));
+  await assertRejectsCode(() => s2.open!(digest), InputError, "BLOB_DIGEST_MISMATCH");
+  assert.equal(count.finished(), 2);
+  await Deno.writeFile(`${dir}/${digest}`, bytes);
+});
+
+Deno.test("BlobStore.get() checks whole blobs with the injected hasher", async () => {
+  const count = countingHasher();
+  const store = openBlobStore(dir, { hasher: count.hasher });
+  assert.deepEqual(await store.get(digest), bytes);
+  assert.equal(count.finished(), 1);
+});
