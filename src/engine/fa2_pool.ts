@@ -74,12 +74,17 @@ export function createFa2Pool(
   ): Promise<FlashAttentionResult> => {
     const sfu = sfuDescription(o.mufu);
     const kWalk = o.kWalk ?? engine.kWalkAuto;
+    // The kernel's tile softmax when it models this build and SFU (same bits as the TypeScript
+    // step); a caller's own K-walk keeps the TypeScript step too.
+    const tileSoftmax = o.tileSoftmax ??
+      (o.kWalk === undefined ? engine.fa2TileSoftmax(o.build, o.mufu) : undefined);
+    const inline = { ...o, kWalk, ...(tileSoftmax === undefined ? {} : { tileSoftmax }) };
     if (group.count === 0 || sfu === undefined || o.lg2 !== undefined) {
-      return flashAttentionForward(inputs, { ...o, kWalk });
+      return flashAttentionForward(inputs, inline);
     }
     const { plan, mufu } = planFa2(inputs, o);
     if (fa2Scores(plan) < inlineBelow) {
-      return flashAttentionForward(inputs, { ...o, kWalk });
+      return flashAttentionForward(inputs, inline);
     }
     const shared = (n: number) => new SharedArrayBuffer(n);
     const share = (a: Uint16Array) => {
@@ -94,9 +99,10 @@ export function createFa2Pool(
       inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
       sinks: fa2Sinks(plan, shared),
       counter: new Int32Array(shared(4)),
+      wasmSoftmax: tileSoftmax !== undefined,
     };
     const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
-    const runner = fa2Runner(plan.build, { mufu, kWalk });
+    const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax });
     let failure: unknown;
     try {
       const { counter } = job;

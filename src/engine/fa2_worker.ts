@@ -31,6 +31,8 @@ export interface Fa2WorkerJob {
   readonly sinks: Fa2Sinks;
   /** Next unclaimed head (Int32 on a SharedArrayBuffer). */
   readonly counter: Int32Array;
+  /** Whether to run the tile softmax on the kernel (when it models the build and SFU). */
+  readonly wasmSoftmax: boolean;
 }
 
 serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
@@ -46,7 +48,12 @@ serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
         resultFormat: formatByName(dp.resultFormat.name),
       },
     };
-    const runner = fa2Runner(plan.build, { mufu: createSfu(job.sfu), kWalk: engine.kWalkAuto });
+    const mufu = createSfu(job.sfu);
+    const runner = fa2Runner(plan.build, {
+      mufu,
+      kWalk: engine.kWalkAuto,
+      tileSoftmax: job.wasmSoftmax ? engine.fa2TileSoftmax(plan.build, mufu) : undefined,
+    });
     const { inputs, sinks } = job;
     for (
       let h = Atomics.add(job.counter, 0, 1);

@@ -11,7 +11,9 @@ import {
   type KWalkGemmOperands,
   kWalkReference,
 } from "../hardware/mod.ts";
+import type { Fa2Build, Fa2TileSoftmax } from "../kernels/mod.ts";
 import { BF16, FP16, FP32 } from "../numerics/mod.ts";
+import { wasmFa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import { type GatheredWalk, instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 
 /** A GEMM engine bound to one compiled kernel module. */
@@ -27,6 +29,11 @@ export interface GemmEngine {
   kWalk(dp: Datapath, ops: KWalkGemmOperands): Uint32Array;
   /** The kernel when it supports `dp`, else `kWalkReference` (same bits either way). */
   kWalkAuto(dp: Datapath, ops: KWalkGemmOperands): Uint32Array;
+  /**
+   * FA2's tile softmax on the kernel for a build and MUFU model it models (the table-model SFU),
+   * else undefined (FA2 then runs its TypeScript step; same bits either way).
+   */
+  fa2TileSoftmax(build: Fa2Build, mufu: object): Fa2TileSoftmax | undefined;
 }
 
 /**
@@ -111,6 +118,7 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
     supports: engineSupports,
     kWalk,
     kWalkAuto: (dp, ops) => engineSupports(dp) ? kWalk(dp, ops) : kWalkReference(dp, ops),
+    fa2TileSoftmax: (build, mufu) => wasmFa2TileSoftmax(kernel, build, mufu),
   };
 }
 

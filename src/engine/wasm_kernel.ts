@@ -39,8 +39,49 @@ export interface GatheredWalk {
   readonly c: Uint32Array;
 }
 
+/**
+ * One FA2 tile's online softmax on flat state arrays (the kernel's `fa2SoftmaxTile`): scores
+ * [rows][blockN] and limits [rows] are read; rowMax [rows], sums [rows][4] and o [rows][d] are
+ * updated in place; pb [rows][blockN] is written.
+ */
+export interface Fa2SoftmaxTileArgs {
+  /** Rows of the tile. */
+  readonly rows: number;
+  /** Tile width (a multiple of 8). */
+  readonly blockN: number;
+  /** Head dimension. */
+  readonly d: number;
+  /** Raw scores, FP32 patterns. */
+  readonly scores: Uint32Array;
+  /** Per row, the first masked column. */
+  readonly limits: Int32Array;
+  /** Per row, the running maximum (FP32 pattern). */
+  readonly rowMax: Uint32Array;
+  /** Per row, the four lane sums (FP32 patterns). */
+  readonly sums: Uint32Array;
+  /** Per row, the unnormalised O accumulator (FP32 patterns). */
+  readonly o: Uint32Array;
+  /** P rounded to BF16, written. */
+  readonly pb: Uint16Array;
+  /** Whether this is the rows' first tile. */
+  readonly first: boolean;
+  /** `fl32(softmax_scale * log2 e)` pattern. */
+  readonly scaleLog2: number;
+  /** The build's flags (1 FTZ, 2 FFMA argument, 4 bare MUFU.EX2, 8 FFMA row-sum rescale). */
+  readonly flags: number;
+  /** The SFU's EX2 table (64 rows x 3 coefficients). */
+  readonly ex2Table: Int32Array;
+}
+
 /** The kernel's entry points, bound to one instance. */
 export interface WasmKernel {
+  /**
+   * One FA2 tile's online softmax with the table-model MUFU.EX2 (see {@link Fa2SoftmaxTileArgs}).
+   *
+   * @param args the tile, its state and the build
+   * @throws {RangeError} when an array does not match the shape
+   */
+  fa2SoftmaxTile(args: Fa2SoftmaxTileArgs): void;
   /**
    * Walks the columns `[j0, j1)` of `job.c` in place.
    *
@@ -101,6 +142,8 @@ interface _Exports {
   decodeRows(...args: number[]): void;
   packPanels(...args: number[]): void;
   walk(...args: number[]): void;
+  fa2SetEx2Table(table: number): void;
+  fa2SoftmaxTile(...args: number[]): void;
 }
 
 /**
@@ -119,12 +162,23 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
     env: { abort: () => _fail("wasm abort") },
   });
   const x = inst.exports as unknown as _Exports;
-  for (const name of ["memory", "heapBase", "setWalk", "decodeRows", "packPanels", "walk"]) {
+  const names = [
+    "memory",
+    "heapBase",
+    "setWalk",
+    "decodeRows",
+    "packPanels",
+    "walk",
+    "fa2SetEx2Table",
+    "fa2SoftmaxTile",
+  ];
+  for (const name of names) {
     if (!(name in x)) {
       throw new TypeError(`Cannot instantiate GEMM kernel: missing export '${name}'`);
     }
   }
   return {
+    fa2SoftmaxTile: (args) => _fa2SoftmaxTile(x, args),
     walkColumns: (params, job, { j0, j1 }) => {
       let next = j0;
       const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;
@@ -194,6 +248,58 @@ function _walkClaimed(
     if (whole) job.c.set(c);
     else for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
   }
+}
+
+/** Lays out one tile's softmax in the kernel's memory, runs it and copies the state back. */
+function _fa2SoftmaxTile(x: _Exports, a: Fa2SoftmaxTileArgs): void {
+  const { rows, blockN, d } = a;
+  if (
+    !(rows >= 0 && blockN >= 8 && blockN % 8 === 0 && d >= 0) ||
+    a.scores.length !== rows * blockN || a.limits.length !== rows ||
+    a.rowMax.length !== rows || a.sums.length !== rows * 4 || a.o.length !== rows * d ||
+    a.pb.length !== rows * blockN || a.ex2Table.length !== 192
+  ) {
+    throw new RangeError("Cannot run the FA2 tile softmax: arrays do not match the tile");
+  }
+  const al = (v: number) => Math.ceil(v / 16) * 16;
+  const table = al(x.heapBase());
+  const scores = al(table + 192 * 4);
+  const limits = al(scores + rows * blockN * 4);
+  const rowMax = al(limits + rows * 4);
+  const sums = al(rowMax + rows * 4);
+  const o = al(sums + rows * 16);
+  const pb = al(o + rows * d * 4);
+  const p = al(pb + rows * blockN * 2);
+  const end = p + blockN * 4 + 16;
+  const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
+  if (need > 0) x.memory.grow(need);
+  const buf = x.memory.buffer;
+  new Int32Array(buf, table, 192).set(a.ex2Table);
+  x.fa2SetEx2Table(table);
+  new Uint32Array(buf, scores, rows * blockN).set(a.scores);
+  new Int32Array(buf, limits, rows).set(a.limits);
+  new Uint32Array(buf, rowMax, rows).set(a.rowMax);
+  new Uint32Array(buf, sums, rows * 4).set(a.sums);
+  new Uint32Array(buf, o, rows * d).set(a.o);
+  x.fa2SoftmaxTile(
+    rows,
+    blockN,
+    d,
+    scores,
+    limits,
+    rowMax,
+    sums,
+    o,
+    pb,
+    p,
+    a.first ? 1 : 0,
+    a.scaleLog2,
+    a.flags,
+  );
+  a.rowMax.set(new Uint32Array(buf, rowMax, rows));
+  a.sums.set(new Uint32Array(buf, sums, rows * 4));
+  a.o.set(new Uint32Array(buf, o, rows * d));
+  a.pb.set(new Uint16Array(buf, pb, rows * blockN));
 }
 
 /** fp32 1.0: the accumulator of padding lanes, which keeps them on the kernel's fast path. */

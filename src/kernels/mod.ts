@@ -44,6 +44,8 @@ export {
   type Fa2TileChoice,
   type Fa2Tiles,
   fa2Tiles,
+  type Fa2TileSoftmax,
+  type Fa2TileSoftmaxTile,
   flashAttentionForward,
   type FlashAttentionOptions,
   type FlashAttentionResult,

@@ -32,6 +32,7 @@ Deno.test("walkPoolJob() splits chunks between kernels that share a counter, wit
           claim: () => first ? (first = false, args[2].claim()) : Number.MAX_SAFE_INTEGER,
         }),
       walkColumns: kernels[0]!.walkColumns,
+      fa2SoftmaxTile: kernels[0]!.fa2SoftmaxTile,
     };
     const bounds = Int32Array.of(0, 8, 16, 24, 32, 37);
     const job = { ...walk, id: 0, params: kernelParams(dp), counter, bounds, width: 8 };

@@ -27,7 +27,7 @@ export const ASC_FLAGS: readonly string[] = [
   "--use",
   "abort=",
   "--initialMemory",
-  "1",
+  "5", // static data: the FA2 softmax's squarer table (256 KiB)
   "--config",
   "none",
 ];

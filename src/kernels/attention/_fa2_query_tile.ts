@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Fa2TileSoftmax } from "./fa2_options.ts";
 import type { Datapath } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
@@ -45,6 +46,8 @@ export interface _LaunchCtx extends Fa2Launch {
   readonly arith: Fa2Arith;
   /** The K-walk of the tile products. */
   readonly kWalk: SyncKWalk;
+  /** The tile softmax when not the TypeScript step. */
+  readonly tileSoftmax?: Fa2TileSoftmax | undefined;
 }
 
 /** A tile: consecutive query rows `i0 .. i0 + rows - 1` of one m-block, their K/V accessors. */
@@ -109,6 +112,7 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
       dp: ctx.dp,
       arith: ctx.arith,
       kWalk: ctx.kWalk,
+      ...(ctx.tileSoftmax === undefined ? {} : { tileSoftmax: ctx.tileSoftmax }),
       q: tile.q,
       d,
       key: tile.key,

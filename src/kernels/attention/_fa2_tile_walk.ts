@@ -11,6 +11,7 @@ import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
+import type { Fa2TileSoftmax } from "./fa2_options.ts";
 
 /**
  * One KV tile as the products read it: K rows [blockN, d] and V transposed [d, blockN], zero past
@@ -53,6 +54,8 @@ export interface _TileWalkInput {
   readonly blocks: readonly number[];
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
+  /** The tile softmax on flat state arrays, when not the TypeScript step (same bits). */
+  readonly tileSoftmax?: Fa2TileSoftmax;
   /** KV tiles of this sequence and KV head built so far, by `${blockN}:${block}` (reused). */
   readonly tiles?: Map<string, Fa2KvTile>;
 }
@@ -68,6 +71,7 @@ export interface _TileWalkInput {
  * @returns each row's O accumulator, row max and lane sums
  */
 export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
+  if (input.tileSoftmax !== undefined) return _flatTileWalk(input, input.tileSoftmax);
   const { d, blockN, dp, kWalk } = input;
   const rows = input.visible.length;
   const states = Array.from({ length: rows }, () => _newRowState(d));
@@ -88,6 +92,32 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
   });
   return states;
 }
+
+/** `_fa2TileWalk` with the rows' state in flat arrays, for an injected tile softmax. */
+function _flatTileWalk(input: _TileWalkInput, softmax: Fa2TileSoftmax): _RowState[] {
+  const { d, blockN, dp, kWalk, scaleLog2 } = input;
+  const rows = input.visible.length;
+  const rowMax = new Uint32Array(rows).fill(_NEG_INF);
+  const sums = new Uint32Array(rows * 4);
+  let o: Uint32Array = new Uint32Array(rows * d);
+  const pb = new Uint16Array(rows * blockN);
+  const limits = new Int32Array(rows);
+  input.blocks.forEach((nb, step) => {
+    const c0 = nb * blockN;
+    const { kb, vt } = _kvTile(input, nb);
+    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
+    for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
+    softmax({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first: step === 0, scaleLog2 });
+    o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init: o });
+  });
+  return Array.from({ length: rows }, (_, r) => ({
+    o: o.slice(r * d, (r + 1) * d),
+    rowMax: rowMax[r] as number,
+    laneSums: sums.slice(r * 4, r * 4 + 4),
+  }));
+}
+
+const _NEG_INF = 0xff800000;
 
 function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
   const key = `${input.blockN}:${nb}`;

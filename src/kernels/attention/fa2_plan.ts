@@ -17,6 +17,7 @@ import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
 import type {
   AttentionInputs,
+  Fa2TileSoftmax,
   FlashAttentionOptions,
   FlashAttentionResult,
 } from "./fa2_options.ts";
@@ -56,6 +57,8 @@ export interface Fa2Runner {
   readonly arith: Fa2Arith;
   /** The K-walk of the tile products. */
   readonly kWalk: SyncKWalk;
+  /** The tile softmax when not the TypeScript step (see `FlashAttentionOptions.tileSoftmax`). */
+  readonly tileSoftmax?: Fa2TileSoftmax | undefined;
   /**
    * KV tiles built so far by this thread, per `${sequence}/${kvHead}`: the query heads of one KV
    * head read the same K and transposed V tiles (one runner per launch: the cache lives as long
@@ -156,9 +159,18 @@ export function planFa2(
  */
 export function fa2Runner(
   build: Fa2Build,
-  options: { readonly mufu: Fa2Mufu; readonly kWalk: SyncKWalk },
+  options: {
+    readonly mufu: Fa2Mufu;
+    readonly kWalk: SyncKWalk;
+    readonly tileSoftmax?: Fa2TileSoftmax | undefined;
+  },
 ): Fa2Runner {
-  return { arith: _fa2Arith(build, options.mufu), kWalk: options.kWalk, kvTiles: new Map() };
+  return {
+    arith: _fa2Arith(build, options.mufu),
+    kWalk: options.kWalk,
+    tileSoftmax: options.tileSoftmax,
+    kvTiles: new Map(),
+  };
 }
 
 /**

@@ -60,7 +60,11 @@ export function flashAttentionForward(
   options: FlashAttentionOptions,
 ): FlashAttentionResult {
   const { plan, mufu } = planFa2(inputs, options);
-  const runner = fa2Runner(plan.build, { mufu, kWalk: options.kWalk ?? kWalkReference });
+  const runner = fa2Runner(plan.build, {
+    mufu,
+    kWalk: options.kWalk ?? kWalkReference,
+    tileSoftmax: options.tileSoftmax,
+  });
   const sinks = fa2Sinks(plan);
   for (let h = 0; h < plan.heads; h++) fa2Head(plan, { runner, inputs, h, sinks });
   return fa2Result(plan, sinks);

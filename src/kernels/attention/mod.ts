@@ -61,6 +61,8 @@ export {
   type AttentionInputs,
   type Fa2Forward,
   type Fa2LaunchShape,
+  type Fa2TileSoftmax,
+  type Fa2TileSoftmaxTile,
   type FlashAttentionOptions,
   type FlashAttentionResult,
 } from "./fa2_options.ts";
