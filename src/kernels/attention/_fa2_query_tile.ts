@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Fa2TileSoftmax } from "./fa2_options.ts";
+import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type { Datapath } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";

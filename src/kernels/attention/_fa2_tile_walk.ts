@@ -11,7 +11,7 @@ import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
-import type { Fa2TileSoftmax } from "./fa2_options.ts";
+import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 
 /**
  * One KV tile as the products read it: K rows [blockN, d] and V transposed [d, blockN], zero past

@@ -15,9 +15,9 @@ import type { Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
+import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type {
   AttentionInputs,
-  Fa2TileSoftmax,
   FlashAttentionOptions,
   FlashAttentionResult,
 } from "./fa2_options.ts";

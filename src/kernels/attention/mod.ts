@@ -61,11 +61,10 @@ export {
   type AttentionInputs,
   type Fa2Forward,
   type Fa2LaunchShape,
-  type Fa2TileSoftmax,
-  type Fa2TileSoftmaxTile,
   type FlashAttentionOptions,
   type FlashAttentionResult,
 } from "./fa2_options.ts";
+export { type Fa2TileSoftmax, type Fa2TileSoftmaxTile } from "./fa2_tile_softmax.ts";
 export {
   fa2Head,
   type Fa2Plan,
