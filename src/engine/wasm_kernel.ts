@@ -6,6 +6,7 @@
  * @module
  */
 import type { Datapath } from "../hardware/mod.ts";
+import type { Fa2TileSoftmaxTile } from "../kernels/mod.ts";
 import { BF16 } from "../numerics/mod.ts";
 
 /** Kernel parameters derived from a supported datapath. */
@@ -40,33 +41,10 @@ export interface GatheredWalk {
 }
 
 /**
- * One FA2 tile's online softmax on flat state arrays (the kernel's `fa2SoftmaxTile`): scores
- * [rows][blockN] and limits [rows] are read; rowMax [rows], sums [rows][4] and o [rows][d] are
- * updated in place; pb [rows][blockN] is written.
+ * One FA2 tile's online softmax on flat state arrays (the kernel's `fa2SoftmaxTile`; fields as
+ * `Fa2TileSoftmaxTile`), with the build's flags and the SFU's EX2 table.
  */
-export interface Fa2SoftmaxTileArgs {
-  /** Rows of the tile. */
-  readonly rows: number;
-  /** Tile width (a multiple of 8). */
-  readonly blockN: number;
-  /** Head dimension. */
-  readonly d: number;
-  /** Raw scores, FP32 patterns. */
-  readonly scores: Uint32Array;
-  /** Per row, the first masked column. */
-  readonly limits: Int32Array;
-  /** Per row, the running maximum (FP32 pattern). */
-  readonly rowMax: Uint32Array;
-  /** Per row, the four lane sums (FP32 patterns). */
-  readonly sums: Uint32Array;
-  /** Per row, the unnormalised O accumulator (FP32 patterns). */
-  readonly o: Uint32Array;
-  /** P rounded to BF16, written. */
-  readonly pb: Uint16Array;
-  /** Whether this is the rows' first tile. */
-  readonly first: boolean;
-  /** `fl32(softmax_scale * log2 e)` pattern. */
-  readonly scaleLog2: number;
+export interface Fa2SoftmaxTileArgs extends Fa2TileSoftmaxTile {
   /** The build's flags (1 FTZ, 2 FFMA argument, 4 bare MUFU.EX2, 8 FFMA row-sum rescale). */
   readonly flags: number;
   /** The SFU's EX2 table (64 rows x 3 coefficients). */

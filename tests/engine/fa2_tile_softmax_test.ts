@@ -17,6 +17,7 @@ import { _fa2TileSoftmax } from "../../src/kernels/attention/_fa2_tile_softmax.t
 import { fa2SoftmaxFlags } from "../../src/engine/fa2_tile_softmax.ts";
 import { bitsFromF32 } from "../../src/numerics/mod.ts";
 import { ENGINE, fa2Options, profile, qkv, TESLA } from "../kernels/attention/_fa2_fixture.ts";
+import { SPECIAL_F32 } from "../_f32_specials.ts";
 
 /** Deterministic 32-bit generator. */
 function rng(seed: number): () => number {
@@ -29,25 +30,7 @@ function rng(seed: number): () => number {
   };
 }
 
-const SPECIAL = [
-  0x7fc00000,
-  0x7f800001,
-  0xffc12345,
-  0x7f800000,
-  0xff800000,
-  0,
-  0x80000000,
-  1,
-  0x80000001,
-  0x007fffff,
-  0x00800000,
-  0x7f7fffff,
-  0xff7fffff,
-  0x42fe0000,
-  0xc2fe0000,
-  0xc3000000,
-  0x43000000,
-];
+const SPECIAL = SPECIAL_F32;
 
 /** A score: mostly ordinary values around a row's scale, some specials and extremes. */
 function score(next: () => number, scale: number): number {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
 import { F32_RN } from "../../../src/hardware/mod.ts";
+import { SPECIAL_F32 } from "../../_f32_specials.ts";
 import {
   executePlan,
   type ReductionPlan,
@@ -42,24 +43,7 @@ function referenceExecute(plan: ReductionPlan, values: Uint32Array, offset = 0):
 
 Deno.test("`executePlan()` (float64 sums rounded to binary32) equals the FP32 unit's add on adversarial patterns", () => {
   // NaNs with payloads, both infinities, both zeros, subnormals, the extremes and random patterns.
-  const special = [
-    0x7fc00000,
-    0x7f800001,
-    0xffc12345,
-    0x7f800000,
-    0xff800000,
-    0,
-    0x80000000,
-    1,
-    0x80000001,
-    0x007fffff,
-    0x00800000,
-    0x7f7fffff,
-    0xff7fffff,
-    0x3f800000,
-    0x33800000,
-    0xb3800000,
-  ];
+  const special = SPECIAL_F32;
   const pattern = fc.oneof(
     fc.constantFrom(...special),
     fc.integer({ min: 0, max: 0xffffffff }),
