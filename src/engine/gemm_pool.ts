@@ -2,8 +2,8 @@
  * A pool of threads running the GEMM kernel on column chunks of C: the calling thread and
  * `workers - 1` module workers (or, with `callerWalks: false`, `workers` module workers while the
  * calling thread stays free for other work) claim chunks from one shared counter until none is
- * left, so a thread slowed by other load just walks fewer chunks. Each output is computed alone by the same
- * kernel, so the bits do not depend on the thread count or on who walks which chunk.
+ * left, so a thread slowed by other load just walks fewer chunks. Each output is computed alone by
+ * the same kernel, so the bits do not depend on the thread count or on who walks which chunk.
  *
  * @module
  */

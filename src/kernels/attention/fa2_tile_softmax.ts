@@ -1,6 +1,7 @@
 /**
- * The contract of an FA2 tile softmax on flat state arrays: what `FlashAttentionOptions.tileSoftmax`
- * takes (e.g. the wasm engine's, `GemmEngine.fa2TileSoftmax`) in place of the TypeScript step.
+ * The contract of an FA2 tile softmax on flat state arrays: what
+ * `FlashAttentionOptions.tileSoftmax` takes (e.g. the wasm engine's, `GemmEngine.fa2TileSoftmax`)
+ * in place of the TypeScript step.
  *
  * @module
  */
