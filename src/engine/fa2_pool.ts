@@ -10,7 +10,6 @@
 import { sfuDescription } from "../hardware/mod.ts";
 import {
   type AttentionInputs,
-  fa2Head,
   type Fa2Plan,
   fa2Result,
   fa2Runner,
@@ -21,7 +20,7 @@ import {
   type FlashAttentionResult,
   planFa2,
 } from "../kernels/mod.ts";
-import type { Fa2WorkerJob } from "./fa2_worker.ts";
+import { fa2Units, type Fa2WorkerJob } from "./fa2_units.ts";
 import type { GemmEngine } from "./gemm_engine.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
@@ -100,15 +99,15 @@ export function createFa2Pool(
       sinks: fa2Sinks(plan, shared),
       counter: new Int32Array(shared(4)),
       wasmSoftmax: tileSoftmax !== undefined,
+      // Whole KV heads (their query heads stacked in one tile, fewer and larger tile products)
+      // when there are enough of them for every thread; else single query heads.
+      byKvHead: plan.kvHeads >= size,
     };
     const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
     const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax });
     let failure: unknown;
     try {
-      const { counter } = job;
-      for (let h = Atomics.add(counter, 0, 1); h < plan.heads; h = Atomics.add(counter, 0, 1)) {
-        fa2Head(plan, { runner, inputs: job.inputs, h, sinks: job.sinks });
-      }
+      fa2Units(plan, { ...job, runner });
     } catch (e) {
       Atomics.store(job.counter, 0, plan.heads);
       failure = e;

@@ -5,35 +5,12 @@
  *
  * @module
  */
-import { createSfu, type SfuDescription } from "../hardware/mod.ts";
-import {
-  type AttentionInputs,
-  fa2Head,
-  type Fa2Plan,
-  fa2Runner,
-  type Fa2Sinks,
-} from "../kernels/mod.ts";
+import { createSfu } from "../hardware/mod.ts";
+import { type Fa2Plan, fa2Runner } from "../kernels/mod.ts";
 import { formatByName } from "../numerics/mod.ts";
 import { engineFromModule } from "./gemm_engine.ts";
+import { fa2Units, type Fa2WorkerJob } from "./fa2_units.ts";
 import { serveWorkerJobs } from "./worker_group.ts";
-
-/** A launch as posted to a worker: plain data and shared buffers only. */
-export interface Fa2WorkerJob {
-  /** Job id echoed in the reply. */
-  readonly id: number;
-  /** Every decision of the launch. */
-  readonly plan: Fa2Plan;
-  /** The SFU to rebuild (`createSfu(sfu)`). */
-  readonly sfu: SfuDescription;
-  /** Q, K, V (on shared memory). */
-  readonly inputs: AttentionInputs;
-  /** The output buffers (on shared memory). */
-  readonly sinks: Fa2Sinks;
-  /** Next unclaimed head (Int32 on a SharedArrayBuffer). */
-  readonly counter: Int32Array;
-  /** Whether to run the tile softmax on the kernel (when it models the build and SFU). */
-  readonly wasmSoftmax: boolean;
-}
 
 serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
   try {
@@ -54,14 +31,7 @@ serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
       kWalk: engine.kWalkAuto,
       tileSoftmax: job.wasmSoftmax ? engine.fa2TileSoftmax(plan.build, mufu) : undefined,
     });
-    const { inputs, sinks } = job;
-    for (
-      let h = Atomics.add(job.counter, 0, 1);
-      h < plan.heads;
-      h = Atomics.add(job.counter, 0, 1)
-    ) {
-      fa2Head(plan, { runner, inputs, h, sinks });
-    }
+    fa2Units(plan, { ...job, runner });
   } catch (err) {
     Atomics.store(job.counter, 0, job.plan.heads); // stop the other threads claiming
     throw err;

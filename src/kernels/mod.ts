@@ -25,6 +25,7 @@ export {
   fa2CombineRow,
   type Fa2Forward,
   fa2Head,
+  fa2KvGroup,
   type Fa2KvTile,
   type Fa2Launch,
   type Fa2LaunchShape,

@@ -63,6 +63,13 @@ export interface _QueryTile {
   readonly sk: number;
   /** KV tiles of this sequence and KV head already built (shared by its query heads). */
   readonly tiles?: Map<string, Fa2KvTile>;
+  /**
+   * Query heads stacked in `q` (default 1): q holds `stack` blocks of `rows` rows, block g for
+   * the g-th query head of the KV head, every block at the same positions. Rows never mix in
+   * FA2 (each row's scores, softmax and P·V are its own), so a stacked tile gives each row the
+   * bits it gets alone; the tile products just run once for all of them.
+   */
+  readonly stack?: number;
 }
 
 /** C++ `ceil_div` on ints: truncates toward zero, so a negative range gives <= 0. */
@@ -98,15 +105,16 @@ function _blocks(lo: number, hi: number, walk: Fa2Build["kvWalk"]): number[] {
  * gets the same from the combine (every split empty: LSE_s = -inf, O_s = 0).
  *
  * @param ctx the launch
- * @param tile the rows (all in one m-block of the kernel that runs)
- * @returns one output per row
+ * @param tile the rows (all in one m-block of the kernel that runs), possibly stacked
+ * @returns one output per row, stacked blocks in order
  */
 export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
-  const d = tile.q.length / tile.rows;
-  const visible = Array.from(
-    { length: tile.rows },
-    (_, r) => ctx.causal ? Math.min(tile.sk, tile.i0 + r + 1 + tile.sk - tile.sq) : tile.sk,
-  );
+  const stacked = tile.rows * (tile.stack ?? 1);
+  const d = tile.q.length / stacked;
+  const visible = Array.from({ length: stacked }, (_, r) => {
+    const i = tile.i0 + (r % tile.rows);
+    return ctx.causal ? Math.min(tile.sk, i + 1 + tile.sk - tile.sq) : tile.sk;
+  });
   const walk = (blockN: number, blocks: number[]) =>
     _fa2TileWalk({
       dp: ctx.dp,
@@ -135,7 +143,7 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
       const lo = s * nbps;
       const hi = Math.min((s + 1) * nbps, nMax);
       const states = lo < hi ? walk(t.blockN, _blocks(lo, hi, ctx.build.kvWalk)) : undefined;
-      for (let r = 0; r < tile.rows; r++) {
+      for (let r = 0; r < stacked; r++) {
         const st = states?.[r];
         if (st === undefined) {
           (o[r] as Uint32Array[]).push(new Uint32Array(d));

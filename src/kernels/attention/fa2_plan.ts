@@ -249,6 +249,67 @@ export function fa2Head(
 }
 
 /**
+ * Computes every query head of KV head `kvh` (heads kvh * g .. kvh * g + g - 1, g = heads /
+ * kvHeads) of every sequence into the sinks, the heads' rows of each m-block stacked in one tile
+ * (as the GQA swap packs them on the GPU): the same bits as {@link fa2Head} for each of them,
+ * with one tile product per KV tile instead of one per query head. KV heads write disjoint
+ * entries, so they may run in any order on any thread.
+ *
+ * @param plan the plan
+ * @param work `runner`, `inputs` and `sinks` as for {@link fa2Head}; `kvh`: the KV head
+ *   (0 <= kvh < plan.kvHeads)
+ * @example
+ * ```ts ignore
+ * for (let kvh = 0; kvh < plan.kvHeads; kvh++) fa2KvGroup(plan, { runner, inputs, kvh, sinks });
+ * ```
+ */
+export function fa2KvGroup(
+  plan: Fa2Plan,
+  work: {
+    readonly runner: Fa2Runner;
+    readonly inputs: AttentionInputs;
+    readonly kvh: number;
+    readonly sinks: Fa2Sinks;
+  },
+): void {
+  const { runner, inputs, kvh, sinks } = work;
+  const { heads, kvHeads, d, totalQ } = plan;
+  const g = heads / kvHeads;
+  const h0 = kvh * g;
+  const ctx: _LaunchCtx = { ...plan, ...runner };
+  const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
+    a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
+  const height = _tileHeight(ctx);
+  plan.seq.forEach(({ q0, k0, sq, sk }, s) => {
+    const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
+    const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
+    const id = `${s}/${kvh}`;
+    let tiles = runner.kvTiles.get(id);
+    if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
+    for (let i0 = 0; i0 < sq; i0 += height) {
+      const rows = Math.min(height, sq - i0);
+      const q = new Uint16Array(g * rows * d);
+      for (let j = 0; j < g; j++) {
+        for (let r = 0; r < rows; r++) {
+          q.set(row(inputs.q, q0 + i0 + r, h0 + j, heads), (j * rows + r) * d);
+        }
+      }
+      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles, stack: g });
+      outs.forEach((res, idx) => {
+        const h = h0 + Math.floor(idx / rows);
+        const i = idx % rows;
+        const at = ((q0 + i0 + i) * heads + h) * d;
+        sinks.out.set(res.out, at);
+        sinks.outF32?.set(res.outF32, at);
+        if (sinks.lse !== undefined && res.lse !== undefined) {
+          sinks.lse[h * totalQ + q0 + i0 + i] = res.lse;
+        }
+      });
+    }
+  });
+}
+
+/**
  * The result of a launch whose heads have all been computed (the buffers are handed out as
  * they are: a runner on shared memory passes copies).
  *

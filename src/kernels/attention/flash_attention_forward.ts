@@ -27,7 +27,7 @@ import type {
   FlashAttentionOptions,
   FlashAttentionResult,
 } from "./fa2_options.ts";
-import { fa2Head, fa2Result, fa2Runner, fa2Sinks, planFa2 } from "./fa2_plan.ts";
+import { fa2KvGroup, fa2Result, fa2Runner, fa2Sinks, planFa2 } from "./fa2_plan.ts";
 
 /**
  * Runs the FA2 forward as the chosen build computes it.
@@ -66,6 +66,6 @@ export function flashAttentionForward(
     tileSoftmax: options.tileSoftmax,
   });
   const sinks = fa2Sinks(plan);
-  for (let h = 0; h < plan.heads; h++) fa2Head(plan, { runner, inputs, h, sinks });
+  for (let kvh = 0; kvh < plan.kvHeads; kvh++) fa2KvGroup(plan, { runner, inputs, kvh, sinks });
   return fa2Result(plan, sinks);
 }

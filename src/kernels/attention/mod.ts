@@ -67,6 +67,7 @@ export {
 export { type Fa2TileSoftmax, type Fa2TileSoftmaxTile } from "./fa2_tile_softmax.ts";
 export {
   fa2Head,
+  fa2KvGroup,
   type Fa2Plan,
   fa2Result,
   type Fa2Runner,

@@ -1,0 +1,61 @@
+/**
+ * The work units of an FA2 launch shared by threads: a launch as posted to pool workers, and the
+ * loop with which every thread claims units from its shared counter (whole KV heads, their query
+ * heads stacked in one tile, or single query heads) until none is left. Units write disjoint
+ * entries of the shared sinks, so the bits do not depend on who computes which.
+ *
+ * @module
+ */
+import type { SfuDescription } from "../hardware/mod.ts";
+import {
+  type AttentionInputs,
+  fa2Head,
+  fa2KvGroup,
+  type Fa2Plan,
+  type Fa2Runner,
+  type Fa2Sinks,
+} from "../kernels/mod.ts";
+
+/** A launch as posted to a worker: plain data and shared buffers only. */
+export interface Fa2WorkerJob {
+  /** Job id echoed in the reply. */
+  readonly id: number;
+  /** Every decision of the launch. */
+  readonly plan: Fa2Plan;
+  /** The SFU to rebuild (`createSfu(sfu)`). */
+  readonly sfu: SfuDescription;
+  /** Q, K, V (on shared memory). */
+  readonly inputs: AttentionInputs;
+  /** The output buffers (on shared memory). */
+  readonly sinks: Fa2Sinks;
+  /** Next unclaimed unit (Int32 on a SharedArrayBuffer). */
+  readonly counter: Int32Array;
+  /** Whether to run the tile softmax on the kernel (when it models the build and SFU). */
+  readonly wasmSoftmax: boolean;
+  /** Whether a unit is a whole KV head (`fa2KvGroup`) rather than one query head (`fa2Head`). */
+  readonly byKvHead: boolean;
+}
+
+/**
+ * Claims and computes units of a launch until none is left.
+ *
+ * @param plan the launch's plan (with interned formats on a worker)
+ * @param work the thread's runner, the shared inputs, sinks and counter, and the unit kind
+ * @example
+ * ```ts ignore
+ * fa2Units(plan, { ...job, runner }); // on every thread sharing job.counter
+ * ```
+ */
+export function fa2Units(
+  plan: Fa2Plan,
+  work: Pick<Fa2WorkerJob, "inputs" | "sinks" | "counter" | "byKvHead"> & {
+    readonly runner: Fa2Runner;
+  },
+): void {
+  const { runner, inputs, sinks, counter } = work;
+  const units = work.byKvHead ? plan.kvHeads : plan.heads;
+  for (let u = Atomics.add(counter, 0, 1); u < units; u = Atomics.add(counter, 0, 1)) {
+    if (work.byKvHead) fa2KvGroup(plan, { runner, inputs, kvh: u, sinks });
+    else fa2Head(plan, { runner, inputs, h: u, sinks });
+  }
+}
