@@ -218,34 +218,8 @@ export function fa2Head(
     readonly sinks: Fa2Sinks;
   },
 ): void {
-  const { runner, inputs, h, sinks } = work;
-  const { heads, kvHeads, d, totalQ } = plan;
-  const ctx: _LaunchCtx = { ...plan, ...runner };
-  const kvh = Math.floor(h / (heads / kvHeads));
-  const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
-    a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
-  const height = _tileHeight(ctx);
-  plan.seq.forEach(({ q0, k0, sq, sk }, s) => {
-    const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
-    const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
-    const id = `${s}/${kvh}`;
-    let tiles = runner.kvTiles.get(id);
-    if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
-    for (let i0 = 0; i0 < sq; i0 += height) {
-      const rows = Math.min(height, sq - i0);
-      const q = new Uint16Array(rows * d);
-      for (let r = 0; r < rows; r++) q.set(row(inputs.q, q0 + i0 + r, h, heads), r * d);
-      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles });
-      outs.forEach((r, i) => {
-        const at = ((q0 + i0 + i) * heads + h) * d;
-        sinks.out.set(r.out, at);
-        sinks.outF32?.set(r.outF32, at);
-        if (sinks.lse !== undefined && r.lse !== undefined) {
-          sinks.lse[h * totalQ + q0 + i0 + i] = r.lse;
-        }
-      });
-    }
-  });
+  const kvh = Math.floor(work.h / (plan.heads / plan.kvHeads));
+  _fa2Heads(plan, work, { kvh, h0: work.h, count: 1 });
 }
 
 /**
@@ -272,10 +246,19 @@ export function fa2KvGroup(
     readonly sinks: Fa2Sinks;
   },
 ): void {
-  const { runner, inputs, kvh, sinks } = work;
+  const g = plan.heads / plan.kvHeads;
+  _fa2Heads(plan, work, { kvh: work.kvh, h0: work.kvh * g, count: g });
+}
+
+/** Query heads h0 .. h0 + count - 1 of KV head kvh, stacked in one tile per m-block. */
+function _fa2Heads(
+  plan: Fa2Plan,
+  work: { readonly runner: Fa2Runner; readonly inputs: AttentionInputs; readonly sinks: Fa2Sinks },
+  group: { readonly kvh: number; readonly h0: number; readonly count: number },
+): void {
+  const { runner, inputs, sinks } = work;
+  const { kvh, h0, count } = group;
   const { heads, kvHeads, d, totalQ } = plan;
-  const g = heads / kvHeads;
-  const h0 = kvh * g;
   const ctx: _LaunchCtx = { ...plan, ...runner };
   const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
     a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
@@ -288,13 +271,13 @@ export function fa2KvGroup(
     if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
     for (let i0 = 0; i0 < sq; i0 += height) {
       const rows = Math.min(height, sq - i0);
-      const q = new Uint16Array(g * rows * d);
-      for (let j = 0; j < g; j++) {
+      const q = new Uint16Array(count * rows * d);
+      for (let j = 0; j < count; j++) {
         for (let r = 0; r < rows; r++) {
           q.set(row(inputs.q, q0 + i0 + r, h0 + j, heads), (j * rows + r) * d);
         }
       }
-      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles, stack: g });
+      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles, stack: count });
       outs.forEach((res, idx) => {
         const h = h0 + Math.floor(idx / rows);
         const i = idx % rows;
