@@ -51,8 +51,22 @@ export interface Fa2SoftmaxTileArgs extends Fa2TileSoftmaxTile {
   readonly ex2Table: Int32Array;
 }
 
+/** The FP32 and MUFU instruction models inside the kernel's FA2 softmax. */
+export type Fa2InstructionOp = "ex2" | "ffma" | "fmul" | "fadd" | "ex2-approx";
+
 /** The kernel's entry points, bound to one instance. */
 export interface WasmKernel {
+  /**
+   * The kernel's FA2 instruction models one call at a time, for checks against the TypeScript
+   * models (`mufuEx2`, `fmaF32`, `mulF32`, `addF32`, `ex2ApproxF32`): sets the EX2 table, then
+   * returns `(op, a, b, c, ftz) => result` on FP32 patterns (b and c unused by the EX2 forms).
+   *
+   * @param ex2Table the SFU's EX2 table (64 rows x 3 coefficients)
+   * @throws {RangeError} when the table has the wrong length
+   */
+  fa2Instructions(
+    ex2Table: Int32Array,
+  ): (op: Fa2InstructionOp, a: number, b: number, c: number, ftz: boolean) => number;
   /**
    * One FA2 tile's online softmax with the table-model MUFU.EX2 (see {@link Fa2SoftmaxTileArgs}).
    *
@@ -122,6 +136,7 @@ interface _Exports {
   walk(...args: number[]): void;
   fa2SetEx2Table(table: number): void;
   fa2SoftmaxTile(...args: number[]): void;
+  fa2Instruction(op: number, a: number, b: number, c: number, ftz: number): number;
 }
 
 /**
@@ -149,6 +164,7 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
     "walk",
     "fa2SetEx2Table",
     "fa2SoftmaxTile",
+    "fa2Instruction",
   ];
   for (const name of names) {
     if (!(name in x)) {
@@ -157,6 +173,17 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
   }
   return {
     fa2SoftmaxTile: (args) => _fa2SoftmaxTile(x, args),
+    fa2Instructions: (ex2Table) => {
+      if (ex2Table.length !== 192) {
+        throw new RangeError("Cannot set the EX2 table: expected 64 rows of 3 coefficients");
+      }
+      const table = Math.ceil(x.heapBase() / 16) * 16;
+      if (table + 768 > x.memory.buffer.byteLength) x.memory.grow(1);
+      new Int32Array(x.memory.buffer, table, 192).set(ex2Table);
+      x.fa2SetEx2Table(table);
+      const codes = { "ex2": 0, "ffma": 1, "fmul": 2, "fadd": 3, "ex2-approx": 4 } as const;
+      return (op, a, b, c, ftz) => x.fa2Instruction(codes[op], a, b, c, ftz ? 1 : 0) >>> 0;
+    },
     walkColumns: (params, job, { j0, j1 }) => {
       let next = j0;
       const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;

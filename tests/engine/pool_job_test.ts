@@ -33,6 +33,7 @@ Deno.test("walkPoolJob() splits chunks between kernels that share a counter, wit
         }),
       walkColumns: kernels[0]!.walkColumns,
       fa2SoftmaxTile: kernels[0]!.fa2SoftmaxTile,
+      fa2Instructions: kernels[0]!.fa2Instructions,
     };
     const bounds = Int32Array.of(0, 8, 16, 24, 32, 37);
     const job = { ...walk, id: 0, params: kernelParams(dp), counter, bounds, width: 8 };

@@ -246,3 +246,16 @@ export function fa2SoftmaxTile(
     }
   }
 }
+
+/**
+ * The instruction models above, one call each, for checks against the TypeScript models: op 0
+ * MUFU.EX2 (a), 1 FFMA (a * b + c), 2 FMUL, 3 FADD, 4 exp2 as ex2.approx.f32; `ftz` as the
+ * instructions' flag. `fa2SetEx2Table` must have been called for ops 0 and 4.
+ */
+export function fa2Instruction(op: i32, a: u32, b: u32, c: u32, ftz: bool): u32 {
+  if (op == 0) return mufuEx2(a);
+  if (op == 1) return ffma(a, b, c, ftz);
+  if (op == 2) return fmul(a, b, ftz);
+  if (op == 3) return fadd(a, b, ftz);
+  return ex2(a, 0);
+}

@@ -9,7 +9,7 @@ import { gL } from "./params";
 export { decodeRows, packPanels } from "./decode";
 export { blockExact } from "./block_exact";
 export { setWalk } from "./params";
-export { fa2SetEx2Table, fa2SoftmaxTile } from "./fa2_softmax";
+export { fa2Instruction, fa2SetEx2Table, fa2SoftmaxTile } from "./fa2_softmax";
 
 /** First free byte after the module's static data: the host places its buffers from here. */
 export function heapBase(): usize {
