@@ -17,21 +17,11 @@
  *
  * @module
  */
-import { arr, type Fields, fieldsOf, int, onlyKnown, str } from "../json_fields.ts";
-import { checkpointDirs } from "./scenario_checkpoint.ts";
+import { type Fields, fieldsOf, int, ints, onlyKnown, str } from "../json_fields.ts";
+import { type ModelSection, modelSection } from "./scenario_checkpoint.ts";
 
 /** The forward section. */
-export interface ForwardScenario {
-  /** Software stack id the forward records name. */
-  readonly stack: string;
-  /** Stack components (name -> version) recorded in each claim. */
-  readonly components: Readonly<Record<string, string>>;
-  /** Dispatch catalog id of the GEMMs. */
-  readonly catalog: string;
-  /** Streaming multiprocessor count the attention launches see. */
-  readonly multiProcessorCount: number;
-  /** Checkpoint directories (asset paths), used in turn. */
-  readonly checkpoints: readonly string[];
+export interface ForwardScenario extends ModelSection {
   /** Number of forward records to make. */
   readonly records: number;
   /** Batch sizes cycled through, one per record. */
@@ -40,8 +30,6 @@ export interface ForwardScenario {
   readonly lengths: readonly number[];
   /** Token id used to pad sequences to the longest one. */
   readonly padTokenId: number;
-  /** Whether the records carry the per-layer hash chain. */
-  readonly layerChain: boolean;
 }
 
 /** A falsification of a forward record. */
@@ -99,36 +87,17 @@ export function parseForwardScenario(json: unknown): ForwardScenario {
     "padTokenId",
     "layerChain",
   ]);
-  const comps = fieldsOf(f.obj.components, "scenario.forward.components");
-  const ints = (key: string, max: number) =>
-    arr(f, key).map((v, i) => {
-      if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > max) {
-        throw new RangeError(`Cannot read 'scenario.forward.${key}[${i}]': expected 1..${max}`);
-      }
-      return v as number;
-    });
-  if (typeof f.obj.layerChain !== "boolean") {
-    throw new TypeError("Cannot read 'scenario.forward.layerChain': expected a boolean");
-  }
-  const checkpoints = checkpointDirs(f);
-  const batchSizes = ints("batchSizes", 64);
-  const lengths = ints("lengths", 4096);
-  if (checkpoints.length === 0 || batchSizes.length === 0 || lengths.length === 0) {
-    throw new RangeError(
-      "Cannot read 'scenario.forward': checkpoints, batchSizes, lengths are empty",
-    );
-  }
+  const nonEmpty = (key: string, max: number) => {
+    const v = ints(f, key, { min: 1, max });
+    if (v.length === 0) throw new RangeError(`Cannot read 'scenario.forward.${key}': empty`);
+    return v;
+  };
   return {
-    stack: str(f, "stack"),
-    components: Object.fromEntries(Object.keys(comps.obj).map((k) => [k, str(comps, k)])),
-    catalog: str(f, "catalog"),
-    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
-    checkpoints,
+    ...modelSection(f),
     records: int(f, "records", { min: 1, max: 10_000 }),
-    batchSizes,
-    lengths,
+    batchSizes: nonEmpty("batchSizes", 64),
+    lengths: nonEmpty("lengths", 4096),
     padTokenId: int(f, "padTokenId", { min: 0, max: 1 << 24 }),
-    layerChain: f.obj.layerChain,
   };
 }
 

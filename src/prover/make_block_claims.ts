@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { claimEnvelope, type ClaimsContext } from "./claims_context.ts";
+import { sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
-import type { GpuProfile } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
+
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import {
   type BlockRuntime,
@@ -23,28 +23,7 @@ import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 
 /** Where the block records go in the log and how tensors are stored. */
-export interface BlockClaimsContext {
-  /** Asset store for profiles, catalogs and SFU tables. */
-  readonly store: AssetStore;
-  /** K-walk implementation of the GEMMs. */
-  readonly walker: KWalker;
-  /**
-   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
-   * the wasm engine); default `flashAttentionForward` on the calling thread with the plain
-   * K-walk. Same bits either way.
-   */
-  readonly attention?: Fa2Forward | undefined;
-  /** The scenario's GPU profile and its digest. */
-  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
-  /** Sequence number of the first block record. */
-  readonly firstSeq: number;
-  /** Digest of the record before it. */
-  readonly prev: string;
-  /** Stores a tensor, returns its digest. */
-  readonly put: (x: Uint16Array | Uint32Array) => string;
-  /** Flips one bit of a hex digest (the fingerprint falsification). */
-  readonly flip: (hex: string, bit: number) => string;
-}
+export type BlockClaimsContext = ClaimsContext;
 
 /**
  * Appends the scenario's block records.
@@ -135,14 +114,13 @@ export async function makeBlockClaims(
       falsified.push({ seq, kind: fake.kind });
     }
     const record = makeClaimRecord({
-      log: { logId: scenario.logId, seq, prev },
-      hardware: {
-        profile: ctx.hardware.profile.id,
-        profileSha256: ctx.hardware.sha256,
-        count: scenario.hardware.count,
-      },
-      software: { stack: stack.id, components: b.components },
-      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      ...claimEnvelope(scenario, {
+        hardware: ctx.hardware,
+        seq,
+        prev,
+        stack: stack.id,
+        components: b.components,
+      }),
       batch: { size: 1 },
       workload: {
         kind,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { claimEnvelope } from "./claims_context.ts";
 import { type AssetStore, sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
@@ -135,14 +136,13 @@ export async function makeClaims(
     if (fake) falsified.push({ seq, kind: fake.kind });
     const x = xFull.slice(0, batch * proj.k);
     const record = makeClaimRecord({
-      log: { logId: scenario.logId, seq, prev },
-      hardware: {
-        profile: main.profile.id,
-        profileSha256: main.sha256,
-        count: scenario.hardware.count,
-      },
-      software: { stack: scenario.software.stack, components: scenario.software.components },
-      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      ...claimEnvelope(scenario, {
+        hardware: main,
+        seq,
+        prev,
+        stack: scenario.software.stack,
+        components: scenario.software.components,
+      }),
       batch: { size: batch },
       workload: {
         kind: "gemm",
@@ -167,42 +167,22 @@ export async function makeClaims(
     prev = recordDigest(record);
     ctx.onProgress?.(seq + 1, scenario.records);
   }
-  const blocks = await makeBlockClaims(scenario, {
-    store,
-    walker,
-    attention: ctx.attention,
-    hardware: main,
-    firstSeq: scenario.records,
-    prev,
-    put,
-    flip: _flip,
-  });
-  records.push(...blocks.records);
-  falsified.push(...blocks.falsified);
-  const forward = await makeModelClaims(scenario, {
-    store,
-    walker,
-    attention: ctx.attention,
-    hardware: main,
-    firstSeq: records.length,
-    prev: records.length === 0 ? GENESIS_PREV : recordDigest(records[records.length - 1]!),
-    put,
-    flip: _flip,
-  });
-  records.push(...forward.records);
-  falsified.push(...forward.falsified);
-  const serving = await makeSequenceClaims(scenario, {
-    store,
-    walker,
-    attention: ctx.attention,
-    hardware: main,
-    firstSeq: records.length,
-    prev: records.length === 0 ? GENESIS_PREV : recordDigest(records[records.length - 1]!),
-    put,
-    flip: _flip,
-  });
-  records.push(...serving.records);
-  falsified.push(...serving.falsified);
+  // Block, model-forward and sequence records follow the GEMM records, each maker from the
+  // record before its first.
+  for (const make of [makeBlockClaims, makeModelClaims, makeSequenceClaims]) {
+    const made = await make(scenario, {
+      store,
+      walker,
+      attention: ctx.attention,
+      hardware: main,
+      firstSeq: records.length,
+      prev: records.length === 0 ? GENESIS_PREV : recordDigest(records[records.length - 1]!),
+      put,
+      flip: _flip,
+    });
+    records.push(...made.records);
+    falsified.push(...made.falsified);
+  }
   return { records, blobs, falsified };
 }
 

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { type AssetStore, sha256Hex } from "../assets/mod.ts";
+import { claimEnvelope, type ClaimsContext } from "./claims_context.ts";
+import { sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
-import type { GpuProfile } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import type { StackProfile } from "../kernels/mod.ts";
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import {
   type BlockRuntime,
@@ -34,27 +34,8 @@ import {
 } from "./scenario_checkpoint.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
 
-/** Where the forward records go in the log and how tensors are stored. */
-export interface ModelClaimsContext {
-  /** Asset store the checkpoints and catalogs are read from. */
-  readonly store: AssetStore;
-  /** K-walk runner of the GEMMs. */
-  readonly walker: KWalker;
-  /** Runs the attention core (an `Fa2Pool`'s `forward`; default on the calling thread). */
-  readonly attention?: Fa2Forward | undefined;
-  /** The scenario's GPU profile and its digest. */
-  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
-  /** Sequence number of the first forward record. */
-  readonly firstSeq: number;
-  /** Digest of the record before it. */
-  readonly prev: string;
-  /** Stores bytes (a tensor or a file), returns their digest. */
-  readonly put: (x: Uint16Array | Uint32Array | Uint8Array) => string;
-  /** Flips one bit of a hex digest. */
-  readonly flip: (hex: string, bit: number) => string;
-  /** Called after each record. */
-  readonly onProgress?: (done: number, total: number) => void;
-}
+/** Where the model-forward records go in the log and how tensors are stored. */
+export type ModelClaimsContext = ClaimsContext;
 
 /**
  * Appends the scenario's model-forward records.
@@ -123,14 +104,13 @@ export async function makeModelClaims(
     if (fake?.kind === "fingerprint") fingerprint = ctx.flip(fingerprint, fake.bit);
     if (fake !== undefined) falsified.push({ seq, kind: fake.kind });
     const record = makeClaimRecord({
-      log: { logId: scenario.logId, seq, prev },
-      hardware: {
-        profile: ctx.hardware.profile.id,
-        profileSha256: ctx.hardware.sha256,
-        count: scenario.hardware.count,
-      },
-      software: { stack: stack.id, components: f.components },
-      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      ...claimEnvelope(scenario, {
+        hardware: ctx.hardware,
+        seq,
+        prev,
+        stack: stack.id,
+        components: f.components,
+      }),
       batch: { size: sequences.length },
       workload: {
         kind: "model_forward",

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { claimEnvelope } from "./claims_context.ts";
 import { sha256Hex } from "../assets/mod.ts";
 import {
   type ClaimRecord,
@@ -106,14 +107,13 @@ export async function makeSequenceClaims(
       }
       const computed = q.prompt.length + q.generated.length - 1;
       const record = makeClaimRecord({
-        log: { logId: scenario.logId, seq, prev },
-        hardware: {
-          profile: ctx.hardware.profile.id,
-          profileSha256: ctx.hardware.sha256,
-          count: scenario.hardware.count,
-        },
-        software: { stack: stack.id, components: s.components },
-        parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+        ...claimEnvelope(scenario, {
+          hardware: ctx.hardware,
+          seq,
+          prev,
+          stack: stack.id,
+          components: s.components,
+        }),
         batch: { size: Math.max(...history.map((p) => p.entries.length)) },
         workload: {
           kind: "sequence",

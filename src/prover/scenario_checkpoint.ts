@@ -6,7 +6,7 @@
  */
 import type { AssetStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
-import { type Fields, strings } from "../json_fields.ts";
+import { type Fields, int, str, stringMap, strings } from "../json_fields.ts";
 import type { ModelRef } from "../claims/mod.ts";
 import {
   bytesByteSource,
@@ -39,6 +39,51 @@ export function checkpointDirs(f: Fields): readonly string[] {
   });
   if (dirs.length === 0) throw new RangeError(`Cannot read '${f.path}.checkpoints': empty`);
   return dirs;
+}
+
+/** The fields every model section of a scenario (forward, serving) has. */
+export interface ModelSection {
+  /** Stack profile id. */
+  readonly stack: string;
+  /** Software components recorded in the claims. */
+  readonly components: Readonly<Record<string, string>>;
+  /** Dispatch catalog id. */
+  readonly catalog: string;
+  /** The device's SM count. */
+  readonly multiProcessorCount: number;
+  /** Checkpoint directories under tables/models/. */
+  readonly checkpoints: readonly string[];
+  /** Whether records carry the per-layer chain. */
+  readonly layerChain: boolean;
+}
+
+/**
+ * Reads the fields every model section has (the caller checks that no other key is present).
+ *
+ * @param f the section's fields
+ * @returns the common fields
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { modelSection } from "./scenario_checkpoint.ts";
+ * import { fieldsOf } from "../json_fields.ts";
+ * const m = modelSection(fieldsOf({ stack: "s", components: {}, catalog: "c",
+ *   multiProcessorCount: 108, checkpoints: ["tables/models/x"], layerChain: false }, "x"));
+ * if (m.multiProcessorCount !== 108 || m.layerChain) throw new Error();
+ * ```
+ */
+export function modelSection(f: Fields): ModelSection {
+  if (typeof f.obj.layerChain !== "boolean") {
+    throw new TypeError(`Cannot read '${f.path}.layerChain': expected a boolean`);
+  }
+  return {
+    stack: str(f, "stack"),
+    components: stringMap(f, "components"),
+    catalog: str(f, "catalog"),
+    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
+    checkpoints: checkpointDirs(f),
+    layerChain: f.obj.layerChain,
+  };
 }
 
 /** A checkpoint of a scenario: its files, the opened checkpoint, each weight file's digest. */

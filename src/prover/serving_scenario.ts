@@ -19,21 +19,11 @@
  *
  * @module
  */
-import { type Fields, fieldsOf, int, ints, onlyKnown, str, stringMap } from "../json_fields.ts";
-import { checkpointDirs } from "./scenario_checkpoint.ts";
+import { type Fields, fieldsOf, int, ints, onlyKnown } from "../json_fields.ts";
+import { type ModelSection, modelSection } from "./scenario_checkpoint.ts";
 
 /** The serving section. */
-export interface ServingScenario {
-  /** Software stack id (its `batching` must be `flatten`). */
-  readonly stack: string;
-  /** Stack components recorded in each claim. */
-  readonly components: Readonly<Record<string, string>>;
-  /** Dispatch catalog id of the GEMMs. */
-  readonly catalog: string;
-  /** Streaming multiprocessor count the attention launches see. */
-  readonly multiProcessorCount: number;
-  /** Checkpoint directories (asset paths): one engine run each. */
-  readonly checkpoints: readonly string[];
+export interface ServingScenario extends ModelSection {
   /** Requests per engine run. */
   readonly requests: number;
   /** Arrival steps are drawn in 0..arrivalSteps-1. */
@@ -46,8 +36,6 @@ export interface ServingScenario {
   readonly tokenBudget: number;
   /** Largest prefill chunk of one entry. */
   readonly maxChunk: number;
-  /** Whether records carry the per-layer chain. */
-  readonly layerChain: boolean;
 }
 
 /** A falsification of a sequence record. */
@@ -131,22 +119,14 @@ export function parseServingScenario(json: unknown): ServingScenario {
     if (v.length === 0) throw new RangeError(`Cannot read 'scenario.serving.${key}': empty`);
     return v;
   };
-  if (typeof f.obj.layerChain !== "boolean") {
-    throw new TypeError("Cannot read 'scenario.serving.layerChain': expected a boolean");
-  }
   return {
-    stack: str(f, "stack"),
-    components: stringMap(f, "components"),
-    catalog: str(f, "catalog"),
-    multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
-    checkpoints: checkpointDirs(f),
+    ...modelSection(f),
     requests: int(f, "requests", { min: 1, max: 1024 }),
     arrivalSteps: int(f, "arrivalSteps", { min: 1, max: 4096 }),
     promptLengths: nonEmpty("promptLengths", 4096),
     generate: nonEmpty("generate", 4096),
     tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
     maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
-    layerChain: f.obj.layerChain,
   };
 }
 

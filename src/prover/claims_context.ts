@@ -1,0 +1,71 @@
+/**
+ * What every claim maker of the simulated prover shares: where its records go in the log, how
+ * tensors are stored, and the record envelope (log position, hardware, software, parallelism)
+ * that every record of a scenario carries the same way.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import type { ClaimPredicate } from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
+import type { Scenario } from "./scenario.ts";
+
+/** Where a maker's records go in the log and how tensors are stored. */
+export interface ClaimsContext {
+  /** Asset store the profiles, catalogs, SFU tables and checkpoints are read from. */
+  readonly store: AssetStore;
+  /** K-walk runner of the GEMMs. */
+  readonly walker: KWalker;
+  /**
+   * Runs the attention core (e.g. an `Fa2Pool`'s `forward`); default `flashAttentionForward` on
+   * the calling thread. Same bits either way.
+   */
+  readonly attention?: Fa2Forward | undefined;
+  /** The scenario's GPU profile and its digest. */
+  readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
+  /** Sequence number of the maker's first record. */
+  readonly firstSeq: number;
+  /** Digest of the record before it. */
+  readonly prev: string;
+  /** Stores bytes (a tensor or a file), returns their digest. */
+  readonly put: (x: Uint16Array | Uint32Array | Uint8Array) => string;
+  /** Flips one bit of a hex digest (the fingerprint falsification). */
+  readonly flip: (hex: string, bit: number) => string;
+  /** Called after each record. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * The envelope fields of a scenario's record: log position, the scenario's GPUs, the stack that
+ * ran it, and no parallelism (the simulated prover runs every record on one GPU).
+ *
+ * @param scenario the scenario (log id, GPU count)
+ * @param o `hardware` (profile and digest), `seq`, `prev`, the `stack` id and its `components`
+ * @returns the fields to spread into `makeClaimRecord`'s input
+ * @example
+ * ```ts ignore
+ * makeClaimRecord({ ...claimEnvelope(scenario, { hardware, seq, prev, stack, components }), ... });
+ * ```
+ */
+export function claimEnvelope(
+  scenario: Pick<Scenario, "logId" | "hardware">,
+  o: {
+    readonly hardware: { readonly profile: GpuProfile; readonly sha256: string };
+    readonly seq: number;
+    readonly prev: string;
+    readonly stack: string;
+    readonly components: Readonly<Record<string, string>>;
+  },
+): Pick<ClaimPredicate, "log" | "hardware" | "software" | "parallelism"> {
+  return {
+    log: { logId: scenario.logId, seq: o.seq, prev: o.prev },
+    hardware: {
+      profile: o.hardware.profile.id,
+      profileSha256: o.hardware.sha256,
+      count: scenario.hardware.count,
+    },
+    software: { stack: o.stack, components: o.components },
+    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+  };
+}
