@@ -23,3 +23,15 @@ export function peakRssMiB(): number | null {
     return null;
   }
 }
+
+/**
+ * The value after `--name` among the arguments, if any.
+ *
+ * @param args the command's arguments
+ * @param name the flag without dashes
+ * @returns the value, or undefined when the flag is absent
+ */
+export function flagValue(args: readonly string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i < 0 ? undefined : args[i + 1];
+}

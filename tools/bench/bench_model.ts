@@ -53,14 +53,11 @@ import {
   synthWeight,
 } from "../../src/model/mod.ts";
 
-import { loadText, peakRssMiB } from "./_host.ts";
+import { flagValue, loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
 const readJson = async (p: string) => JSON.parse(await Deno.readTextFile(new URL(p, root)));
 const args = [...Deno.args];
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? undefined : args[i + 1];
-};
+const flag = (name: string) => flagValue(args, name);
 const runs = Number(args[0]?.startsWith("--") || args[0] === undefined ? 3 : args[0]);
 const force = args.includes("--force");
 const only = (flag("only") ?? "0.6b,4b").split(",");

@@ -36,14 +36,11 @@ import {
 } from "../../src/model/mod.ts";
 import { checkpointDir } from "../../src/assets/mod.ts";
 
-import { loadText, peakRssMiB } from "./_host.ts";
+import { flagValue, loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
 const readJson = async (p: string) => JSON.parse(await Deno.readTextFile(new URL(p, root)));
 const args = [...Deno.args];
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? undefined : args[i + 1];
-};
+const flag = (name: string) => flagValue(args, name);
 function usage(why: string): never {
   console.error(`error [USAGE]: Cannot run the serving benchmark: ${why}`);
   Deno.exit(2);
