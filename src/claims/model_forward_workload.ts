@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { predicateReaders } from "./predicate_readers.ts";
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
 import { type ModelRef, parseLayerChain, parseModelRef } from "./model_ref.ts";
 
@@ -70,45 +71,34 @@ export function parseModelForwardWorkload(
 ): ModelForwardWorkload {
   const { bad } = ctx;
   const P = "predicate.workload";
-  const obj = (v: unknown, path: string) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : bad(path, "must be an object");
-  const only = (o: Record<string, unknown>, path: string, keys: readonly string[]) => {
-    for (const key of Object.keys(o)) {
-      if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-    }
-  };
-  const int = (v: unknown, path: string, min: number, max: number) =>
-    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
-      ? v as number
-      : bad(path, `must be an integer in ${min}..${max}`);
-  const list = (v: unknown, path: string, max: number) =>
-    Array.isArray(v) && v.length >= 1 && v.length <= max
-      ? v
-      : bad(path, `must be an array of 1..${max} entries`);
-  const w = obj(json, P);
-  only(w, P, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
+  const { obj, int, list } = predicateReaders(bad);
+  const w = obj(json, P, [
+    "kind",
+    "model",
+    "tokens",
+    "kernel",
+    "attention",
+    "positions",
+    "layerChain",
+  ]);
   const model = parseModelRef(w.model, { path: `${P}.model`, bad });
-  const t = obj(w.tokens, `${P}.tokens`);
-  only(t, `${P}.tokens`, ["sequences", "padTokenId"]);
+  const t = obj(w.tokens, `${P}.tokens`, ["sequences", "padTokenId"]);
   let total = 0;
-  const sequences = list(t.sequences, `${P}.tokens.sequences`, 4096).map((s, i) => {
+  const sequences = list(t.sequences, `${P}.tokens.sequences`, 1, 4096).map((s, i) => {
     const path = `${P}.tokens.sequences[${i}]`;
-    const ids = list(s, path, MAX_CLAIM_TOKENS);
+    const ids = list(s, path, 1, MAX_CLAIM_TOKENS);
     total += ids.length;
     if (total > MAX_CLAIM_TOKENS) {
       bad(`${P}.tokens`, `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
     }
     return Object.freeze(ids.map((id, j) => int(id, `${path}[${j}]`, 0, 1 << 24)));
   });
-  const a = obj(w.attention, `${P}.attention`);
-  only(a, `${P}.attention`, ["multiProcessorCount"]);
-  const positions = list(w.positions, `${P}.positions`, MAX_CLAIM_TOKENS).map((p, i) => {
+  const a = obj(w.attention, `${P}.attention`, ["multiProcessorCount"]);
+  const positions = list(w.positions, `${P}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
     const path = `${P}.positions[${i}]`;
-    if (!Array.isArray(p) || p.length !== 2) bad(path, "must be [sequence, token]");
-    const seq = int(p[0], path, 0, sequences.length - 1);
-    return Object.freeze([seq, int(p[1], path, 0, sequences[seq]!.length - 1)] as const);
+    const pair = Array.isArray(p) && p.length === 2 ? p : bad(path, "must be [sequence, token]");
+    const seq = int(pair[0], path, 0, sequences.length - 1);
+    return Object.freeze([seq, int(pair[1], path, 0, sequences[seq]!.length - 1)] as const);
   });
   const chain = parseLayerChain(w.layerChain, { path: `${P}.layerChain`, bad });
   return Object.freeze({

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { predicateReaders } from "./predicate_readers.ts";
+
 /** A checkpoint named by digests. */
 export interface ModelRef {
   /** `qwen3` or `qwen3_moe`. */
@@ -18,7 +20,6 @@ export interface ModelRef {
   readonly files: Readonly<Record<string, string>>;
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
@@ -30,7 +31,7 @@ const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * @throws whatever `ctx.bad` throws
  * @example
  * ```ts
- * import { parseModelRef } from "./model_ref.ts";
+import { parseModelRef } from "./model_ref.ts";
  * const h = "0".repeat(64);
  * const m = parseModelRef({ type: "qwen3", checkpointSha256: h, configSha256: h,
  *   files: { "model.safetensors": h } }, { path: "m", bad: (p, w) => { throw new Error(p + w); } });
@@ -50,8 +51,7 @@ export function parseModelRef(
       bad(`${P}.${key}`, "unknown field");
     }
   }
-  const hex = (v: unknown, path: string) =>
-    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+  const { hex } = predicateReaders(bad);
   const type = m.type === "qwen3" || m.type === "qwen3_moe"
     ? m.type
     : bad(`${P}.type`, "must be 'qwen3' or 'qwen3_moe'");
@@ -98,8 +98,7 @@ export function parseLayerChain(
   if (!Array.isArray(json) || json.length < 1 || json.length > 1024) {
     bad(P, "must be an array of 1..1024 entries");
   }
-  const hex = (v: unknown, path: string) =>
-    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+  const { hex } = predicateReaders(bad);
   return Object.freeze((json as unknown[]).map((e, i) => {
     const path = `${P}[${i}]`;
     if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");

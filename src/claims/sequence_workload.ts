@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { predicateReaders } from "./predicate_readers.ts";
 import { type KernelRef, parseKernelRef } from "./gemm_workload.ts";
 import { type ModelRef, parseLayerChain, parseModelRef } from "./model_ref.ts";
 import { MAX_CLAIM_TOKENS } from "./model_forward_workload.ts";
@@ -49,7 +50,6 @@ export interface SequenceWorkload {
   readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[];
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const TEXT = /^[\x20-\x7e]{1,200}$/;
 
 /**
@@ -75,25 +75,7 @@ export function parseSequenceWorkload(
 ): SequenceWorkload {
   const { bad } = ctx;
   const P = "predicate.workload";
-  const obj = (v: unknown, path: string, keys: readonly string[]) => {
-    const o = typeof v === "object" && v !== null && !Array.isArray(v)
-      ? v as Record<string, unknown>
-      : bad(path, "must be an object");
-    for (const key of Object.keys(o)) {
-      if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-    }
-    return o;
-  };
-  const int = (v: unknown, path: string, min: number, max: number) =>
-    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max
-      ? v as number
-      : bad(path, `must be an integer in ${min}..${max}`);
-  const hex = (v: unknown, path: string) =>
-    typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
-  const list = (v: unknown, path: string, min: number, max: number) =>
-    Array.isArray(v) && v.length >= min && v.length <= max
-      ? v
-      : bad(path, `must be an array of ${min}..${max} entries`);
+  const { obj, int, hex, list } = predicateReaders(bad);
   const w = obj(json, P, [
     "kind",
     "model",
