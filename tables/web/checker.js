@@ -1327,8 +1327,26 @@
     return bytesToHex(sha256(bytes));
   }
 
-  // src/claims/model_ref.ts
+  // src/claims/predicate_readers.ts
   var HEX643 = /^[0-9a-f]{64}$/;
+  function predicateReaders(bad) {
+    return {
+      obj(v, path, keys) {
+        const o = typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
+        if (keys !== void 0) {
+          for (const key of Object.keys(o)) {
+            if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
+          }
+        }
+        return o;
+      },
+      int: (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`),
+      hex: (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits"),
+      list: (v, path, min, max) => Array.isArray(v) && v.length >= min && v.length <= max ? v : bad(path, `must be an array of ${min}..${max} entries`)
+    };
+  }
+
+  // src/claims/model_ref.ts
   var FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
   function parseModelRef(json, ctx) {
     const { path: P2, bad } = ctx;
@@ -1338,7 +1356,7 @@
         bad(`${P2}.${key}`, "unknown field");
       }
     }
-    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const { hex: hex2 } = predicateReaders(bad);
     const type = m.type === "qwen3" || m.type === "qwen3_moe" ? m.type : bad(`${P2}.type`, "must be 'qwen3' or 'qwen3_moe'");
     const filesObj = typeof m.files === "object" && m.files !== null && !Array.isArray(m.files) ? m.files : bad(`${P2}.files`, "must be an object");
     const names = Object.keys(filesObj);
@@ -1361,7 +1379,7 @@
     if (!Array.isArray(json) || json.length < 1 || json.length > 1024) {
       bad(P2, "must be an array of 1..1024 entries");
     }
-    const hex2 = (v, path) => typeof v === "string" && HEX643.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
+    const { hex: hex2 } = predicateReaders(bad);
     return Object.freeze(json.map((e, i) => {
       const path = `${P2}[${i}]`;
       if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");
@@ -1381,36 +1399,34 @@
   function parseModelForwardWorkload(json, ctx) {
     const { bad } = ctx;
     const P2 = "predicate.workload";
-    const obj = (v, path) => typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
-    const only = (o, path, keys) => {
-      for (const key of Object.keys(o)) {
-        if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-      }
-    };
-    const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
-    const list = (v, path, max) => Array.isArray(v) && v.length >= 1 && v.length <= max ? v : bad(path, `must be an array of 1..${max} entries`);
-    const w = obj(json, P2);
-    only(w, P2, ["kind", "model", "tokens", "kernel", "attention", "positions", "layerChain"]);
+    const { obj, int: int3, list } = predicateReaders(bad);
+    const w = obj(json, P2, [
+      "kind",
+      "model",
+      "tokens",
+      "kernel",
+      "attention",
+      "positions",
+      "layerChain"
+    ]);
     const model = parseModelRef(w.model, { path: `${P2}.model`, bad });
-    const t = obj(w.tokens, `${P2}.tokens`);
-    only(t, `${P2}.tokens`, ["sequences", "padTokenId"]);
+    const t = obj(w.tokens, `${P2}.tokens`, ["sequences", "padTokenId"]);
     let total = 0;
-    const sequences = list(t.sequences, `${P2}.tokens.sequences`, 4096).map((s, i) => {
+    const sequences = list(t.sequences, `${P2}.tokens.sequences`, 1, 4096).map((s, i) => {
       const path = `${P2}.tokens.sequences[${i}]`;
-      const ids = list(s, path, MAX_CLAIM_TOKENS);
+      const ids = list(s, path, 1, MAX_CLAIM_TOKENS);
       total += ids.length;
       if (total > MAX_CLAIM_TOKENS) {
         bad(`${P2}.tokens`, `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
       }
       return Object.freeze(ids.map((id, j) => int3(id, `${path}[${j}]`, 0, 1 << 24)));
     });
-    const a = obj(w.attention, `${P2}.attention`);
-    only(a, `${P2}.attention`, ["multiProcessorCount"]);
-    const positions = list(w.positions, `${P2}.positions`, MAX_CLAIM_TOKENS).map((p, i) => {
+    const a = obj(w.attention, `${P2}.attention`, ["multiProcessorCount"]);
+    const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
       const path = `${P2}.positions[${i}]`;
-      if (!Array.isArray(p) || p.length !== 2) bad(path, "must be [sequence, token]");
-      const seq = int3(p[0], path, 0, sequences.length - 1);
-      return Object.freeze([seq, int3(p[1], path, 0, sequences[seq].length - 1)]);
+      const pair = Array.isArray(p) && p.length === 2 ? p : bad(path, "must be [sequence, token]");
+      const seq = int3(pair[0], path, 0, sequences.length - 1);
+      return Object.freeze([seq, int3(pair[1], path, 0, sequences[seq].length - 1)]);
     });
     const chain = parseLayerChain(w.layerChain, { path: `${P2}.layerChain`, bad });
     return Object.freeze({
@@ -1435,21 +1451,11 @@
   }
 
   // src/claims/sequence_workload.ts
-  var HEX644 = /^[0-9a-f]{64}$/;
   var TEXT = /^[\x20-\x7e]{1,200}$/;
   function parseSequenceWorkload(json, ctx) {
     const { bad } = ctx;
     const P2 = "predicate.workload";
-    const obj = (v, path, keys) => {
-      const o = typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(path, "must be an object");
-      for (const key of Object.keys(o)) {
-        if (!keys.includes(key)) bad(`${path}.${key}`, "unknown field");
-      }
-      return o;
-    };
-    const int3 = (v, path, min, max) => Number.isSafeInteger(v) && v >= min && v <= max ? v : bad(path, `must be an integer in ${min}..${max}`);
-    const hex2 = (v, path) => typeof v === "string" && HEX644.test(v) ? v : bad(path, "must be 64 lowercase hex digits");
-    const list = (v, path, min, max) => Array.isArray(v) && v.length >= min && v.length <= max ? v : bad(path, `must be an array of ${min}..${max} entries`);
+    const { obj, int: int3, hex: hex2, list } = predicateReaders(bad);
     const w = obj(json, P2, [
       "kind",
       "model",
@@ -1524,7 +1530,7 @@
   function recordDigest(record) {
     return sha256Hex(canonicalJson(record));
   }
-  var HEX645 = /^[0-9a-f]{64}$/;
+  var HEX644 = /^[0-9a-f]{64}$/;
   function parseClaimRecord(json, where) {
     const bad = (path, why) => {
       throw new InputError("CLAIM_INVALID", `Cannot read claim (${where}): '${path}' ${why}`);
@@ -1558,11 +1564,11 @@
       log: {
         logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
         seq: int(log, "seq", count),
-        prev: str(log, "prev", HEX645)
+        prev: str(log, "prev", HEX644)
       },
       hardware: {
         profile: str(hw, "profile", /^[a-z0-9][a-z0-9-]{0,63}$/),
-        profileSha256: str(hw, "profileSha256", HEX645),
+        profileSha256: str(hw, "profileSha256", HEX644),
         count: int(hw, "count", degree)
       },
       software: { stack: str(sw, "stack", TEXT2), components: stringMap(sw, "components", TEXT2) },
@@ -1578,7 +1584,7 @@
         tensor: str(fp, "tensor", TEXT2),
         dtype: str(fp, "dtype", TEXT2),
         shape: ints(fp, "shape", count),
-        sha256: str(fp, "sha256", HEX645)
+        sha256: str(fp, "sha256", HEX644)
       }
     };
     const subjects = children(r, "subject", ["name", "digest"]);
