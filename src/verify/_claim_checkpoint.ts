@@ -17,7 +17,7 @@ import {
   type Qwen3Checkpoint,
 } from "../model/mod.ts";
 import { sharedBuffers } from "../engine/mod.ts";
-import { _Stop } from "./_stop.ts";
+import { _committedBlob, _Stop } from "./_stop.ts";
 
 /**
  * Opens the checkpoint of a model record.
@@ -70,8 +70,14 @@ async function _open(
   const sources = new Map<string, ByteSource>();
   const missing = (name: string, digest: string) =>
     new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
+  const committed = <T>(read: () => Promise<T | null>, name: string, digest: string) =>
+    _committedBlob(read, {
+      digest,
+      what: `checkpoint file ${name}`,
+      tooLarge: "is over the limit",
+    });
   const fetch = async (name: string, digest: string) => {
-    const b = await blobs.get(digest);
+    const b = await committed(() => blobs.get(digest), name, digest);
     if (b === null) throw missing(name, digest);
     sources.set(name, bytesByteSource(b));
   };
@@ -82,7 +88,8 @@ async function _open(
       continue;
     }
     // Weight files are read from disk as the forward needs them, not held in memory.
-    const f = await blobs.open(digest);
+    const open = blobs.open.bind(blobs);
+    const f = await committed(() => open(digest), name, digest);
     if (f === null) throw missing(name, digest);
     o.opened.push(f);
     sources.set(name, f);

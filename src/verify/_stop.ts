@@ -43,37 +43,60 @@ export async function _asset<T>(load: () => Promise<T>, what: string): Promise<T
   }
 }
 
+/** The FAIL of a committed blob the prover did not produce as committed. */
+function _unmet(t: { readonly digest: string; readonly what: string }, why: string): _Stop {
+  return new _Stop(
+    "FAIL",
+    `prover did not produce committed input: ${t.what} ${t.digest.slice(0, 16)}… ${why}`,
+    "committed-input",
+  );
+}
+
+/**
+ * Reads a committed blob (whole or opened) and turns the prover's broken obligations into the
+ * record's FAIL: bytes that do not hash to the digest the record commits to, or a blob over the
+ * store's limit. Missing blobs come back as null for the caller to judge.
+ *
+ * @param read reads the blob (e.g. `blobs.get(digest)` or `blobs.open(digest)`)
+ * @param t its digest, a name for the reason and the reason for a blob over the limit
+ * @returns what `read` returned
+ * @throws {_Stop} FAIL with `obligation: "committed-input"`
+ */
+export async function _committedBlob<T>(
+  read: () => Promise<T | null>,
+  t: { readonly digest: string; readonly what: string; readonly tooLarge: string },
+): Promise<T | null> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof InputError && e.code === "BLOB_DIGEST_MISMATCH") {
+      throw _unmet(t, "does not hash to its committed digest");
+    }
+    if (e instanceof InputError && e.code === "BLOB_TOO_LARGE") throw _unmet(t, t.tooLarge);
+    throw e;
+  }
+}
+
 /**
  * Fetches a tensor by digest and checks its byte length.
  *
  * @param blobs the blob store
  * @param t digest, element count, bytes per element (2 or 4) and a name for the reason
  * @returns the raw bytes (a private copy)
- * @throws {_Stop} NOT_VERIFIED when missing, FAIL when its length contradicts the record
+ * @throws {_Stop} FAIL with `obligation: "committed-input"` when missing, corrupted or over the
+ *   limit; FAIL when its length contradicts the record
  */
 export async function _tensorBytes(
   blobs: BlobStore,
   t: { digest: string; count: number; width: 2 | 4; what: string },
 ): Promise<Uint8Array> {
-  const unmet = (why: string) =>
-    new _Stop(
-      "FAIL",
-      `prover did not produce committed input: ${t.what} tensor ${t.digest.slice(0, 16)}… ${why}`,
-      "committed-input",
-    );
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await blobs.get(t.digest);
-  } catch (e) {
-    if (e instanceof InputError && e.code === "BLOB_DIGEST_MISMATCH") {
-      throw unmet("does not hash to its committed digest");
-    }
-    if (e instanceof InputError && e.code === "BLOB_TOO_LARGE") {
-      throw unmet(`is not ${t.count * t.width} bytes (larger than the blob limit)`);
-    }
-    throw e;
-  }
-  if (bytes === null) throw unmet("is missing from the blob store");
+  const what = `${t.what} tensor`;
+  const bytes = await _committedBlob(() => blobs.get(t.digest), {
+    digest: t.digest,
+    what,
+    tooLarge: `is not ${t.count * t.width} bytes (larger than the blob limit)`,
+  });
+  if (bytes === null) throw _unmet({ digest: t.digest, what }, "is missing from the blob store");
   if (bytes.length !== t.count * t.width) {
     throw new _Stop(
       "FAIL",

@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import { type BlobStore, openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   type ClaimRecord,
   formatClaimLog,
@@ -115,4 +115,30 @@ Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong ba
     index: 0,
   });
   assert.equal(nv.status, "NOT_VERIFIED");
+});
+
+Deno.test("model_forward records: a weight file the prover corrupted FAILs as a broken commitment (opened or read whole), a missing one is NOT_VERIFIED; the audit goes on", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-blobs-" });
+  for (const [d, bytes] of out.blobs) await Deno.writeFile(`${dir}/${d}`, bytes);
+  const log = parseClaimLog(formatClaimLog(out.records));
+  const honest = log.records[1]!.predicate.workload as ModelForwardWorkload;
+  const weights = Object.values(honest.model.files)[0]!;
+  const path = `${dir}/${weights}`;
+  const original = await Deno.readFile(path);
+  const flipped = original.slice();
+  flipped[flipped.length - 1] = flipped[flipped.length - 1]! ^ 1; // one bit of the last weight
+  await Deno.writeFile(path, flipped);
+  const opened = openBlobStore(dir);
+  const whole: BlobStore = { dir, get: (d) => opened.get(d) }; // a store without `open`
+  for (const store of [opened, whole]) {
+    const r = await verifyRecord({ ...ctx, blobs: store }, { log, index: 1 });
+    assert.equal(r.status, "FAIL", r.reason);
+    assert.equal(r.obligation, "committed-input");
+    assert.match(r.reason, /checkpoint file .* does not hash to its committed digest/);
+  }
+  await Deno.remove(path);
+  const missing = await verifyRecord({ ...ctx, blobs: opened }, { log, index: 1 });
+  assert.equal(missing.status, "NOT_VERIFIED");
+  assert.match(missing.reason, /missing .* in the blob store/);
+  await Deno.remove(dir, { recursive: true });
 });
