@@ -171,16 +171,16 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
       throw new TypeError(`Cannot instantiate GEMM kernel: missing export '${name}'`);
     }
   }
+  // The EX2 table the kernel holds (copied into its static memory): set again only when a caller
+  // brings another one.
+  const ex2: { table?: Int32Array } = {};
   return {
-    fa2SoftmaxTile: (args) => _fa2SoftmaxTile(x, args),
+    fa2SoftmaxTile: (args) => _fa2SoftmaxTile(x, args, ex2),
     fa2Instructions: (ex2Table) => {
       if (ex2Table.length !== 192) {
         throw new RangeError("Cannot set the EX2 table: expected 64 rows of 3 coefficients");
       }
-      const table = Math.ceil(x.heapBase() / 16) * 16;
-      if (table + 768 > x.memory.buffer.byteLength) x.memory.grow(1);
-      new Int32Array(x.memory.buffer, table, 192).set(ex2Table);
-      x.fa2SetEx2Table(table);
+      _setEx2Table(x, ex2, ex2Table);
       const codes = { "ex2": 0, "ffma": 1, "fmul": 2, "fadd": 3, "ex2-approx": 4 } as const;
       return (op, a, b, c, ftz) => x.fa2Instruction(codes[op], a, b, c, ftz ? 1 : 0) >>> 0;
     },
@@ -256,7 +256,21 @@ function _walkClaimed(
 }
 
 /** Lays out one tile's softmax in the kernel's memory, runs it and copies the state back. */
-function _fa2SoftmaxTile(x: _Exports, a: Fa2SoftmaxTileArgs): void {
+/** Copies an EX2 table into the kernel unless it holds that one already. */
+function _setEx2Table(x: _Exports, held: { table?: Int32Array }, table: Int32Array): void {
+  if (held.table === table) return;
+  const at = Math.ceil(x.heapBase() / 16) * 16;
+  if (at + 768 > x.memory.buffer.byteLength) x.memory.grow(1);
+  new Int32Array(x.memory.buffer, at, 192).set(table);
+  x.fa2SetEx2Table(at);
+  held.table = table;
+}
+
+function _fa2SoftmaxTile(
+  x: _Exports,
+  a: Fa2SoftmaxTileArgs,
+  held: { table?: Int32Array },
+): void {
   const { rows, blockN, d } = a;
   if (
     !(rows >= 0 && blockN >= 8 && blockN % 8 === 0 && d >= 0) ||
@@ -267,8 +281,8 @@ function _fa2SoftmaxTile(x: _Exports, a: Fa2SoftmaxTileArgs): void {
     throw new RangeError("Cannot run the FA2 tile softmax: arrays do not match the tile");
   }
   const al = (v: number) => Math.ceil(v / 16) * 16;
-  const table = al(x.heapBase());
-  const scores = al(table + 192 * 4);
+  _setEx2Table(x, held, a.ex2Table);
+  const scores = al(x.heapBase());
   const limits = al(scores + rows * blockN * 4);
   const rowMax = al(limits + rows * 4);
   const sums = al(rowMax + rows * 4);
@@ -279,8 +293,6 @@ function _fa2SoftmaxTile(x: _Exports, a: Fa2SoftmaxTileArgs): void {
   const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
   if (need > 0) x.memory.grow(need);
   const buf = x.memory.buffer;
-  new Int32Array(buf, table, 192).set(a.ex2Table);
-  x.fa2SetEx2Table(table);
   new Uint32Array(buf, scores, rows * blockN).set(a.scores);
   new Int32Array(buf, limits, rows).set(a.limits);
   new Uint32Array(buf, rowMax, rows).set(a.rowMax);

@@ -9,7 +9,7 @@
  */
 import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
-import { _laneColumns, _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
+import { _laneColumns, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
 import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 
@@ -71,31 +71,8 @@ export interface _TileWalkInput {
  * @returns each row's O accumulator, row max and lane sums
  */
 export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
-  if (input.tileSoftmax !== undefined) return _flatTileWalk(input, input.tileSoftmax);
-  const { d, blockN, dp, kWalk } = input;
-  const rows = input.visible.length;
-  const states = Array.from({ length: rows }, () => _newRowState(d));
-  const lanes = _laneColumns(blockN);
-  const pb = new Uint16Array(rows * blockN);
-  const init = new Uint32Array(rows * d);
-  const limits = new Int32Array(rows);
-  const softmax = { blockN, lanes, arith: input.arith, scaleLog2: input.scaleLog2 };
-  input.blocks.forEach((nb, step) => {
-    const c0 = nb * blockN;
-    const { kb, vt } = _kvTile(input, nb);
-    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
-    for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
-    _fa2TileSoftmax(states, { ...softmax, scores, limits, first: step === 0 }, pb);
-    for (let r = 0; r < rows; r++) init.set((states[r] as _RowState).o, r * d);
-    const o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init });
-    for (let r = 0; r < rows; r++) (states[r] as _RowState).o.set(o.subarray(r * d, (r + 1) * d));
-  });
-  return states;
-}
-
-/** `_fa2TileWalk` with the rows' state in flat arrays, for an injected tile softmax. */
-function _flatTileWalk(input: _TileWalkInput, softmax: Fa2TileSoftmax): _RowState[] {
   const { d, blockN, dp, kWalk, scaleLog2 } = input;
+  const softmax = input.tileSoftmax ?? _typescriptSoftmax(input.arith, _laneColumns(blockN));
   const rows = input.visible.length;
   const rowMax = new Uint32Array(rows).fill(_NEG_INF);
   const sums = new Uint32Array(rows * 4);
@@ -115,6 +92,26 @@ function _flatTileWalk(input: _TileWalkInput, softmax: Fa2TileSoftmax): _RowStat
     rowMax: rowMax[r] as number,
     laneSums: sums.slice(r * 4, r * 4 + 4),
   }));
+}
+
+/**
+ * The TypeScript tile step (`_fa2TileSoftmax`) on the flat state arrays: each row's O and lane
+ * sums as views into them, its maximum copied in and back.
+ */
+function _typescriptSoftmax(
+  arith: Fa2Arith,
+  lanes: readonly (readonly number[])[],
+): Fa2TileSoftmax {
+  return (t) => {
+    const states = Array.from({ length: t.rows }, (_, r): _RowState => ({
+      o: t.o.subarray(r * t.d, (r + 1) * t.d),
+      rowMax: t.rowMax[r] as number,
+      laneSums: t.sums.subarray(r * 4, r * 4 + 4),
+    }));
+    const { scores, limits, blockN, scaleLog2, first } = t;
+    _fa2TileSoftmax(states, { scores, limits, blockN, lanes, arith, scaleLog2, first }, t.pb);
+    states.forEach((s, r) => (t.rowMax[r] = s.rowMax));
+  };
 }
 
 const _NEG_INF = 0xff800000;
