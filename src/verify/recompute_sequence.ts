@@ -69,7 +69,7 @@ export async function _recomputeSequence(
   );
   const claim = await _claimCheckpoint(input.blobs, w.model);
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
-  const { ckpt } = claim;
+  const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
@@ -153,6 +153,7 @@ export async function _recomputeSequence(
     }, {
       runtime,
       multiProcessorCount: w.attention.multiProcessorCount,
+      releaseTensor,
       positions: [w.positions],
       logits: w.decoding === "greedy",
     });

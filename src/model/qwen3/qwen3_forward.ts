@@ -23,13 +23,13 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../blocks/mod.ts";
-import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
 import { runMoeBlock } from "./moe_block.ts";
-import { tensorPrefetch } from "./tensor_prefetch.ts";
+import { layerWeights } from "./tensor_prefetch.ts";
 
 /** A fingerprinted position: token `pos` of sequence `seq`. */
 export interface TokenPosition {
@@ -176,23 +176,11 @@ async function _forward(
   const link = (
     t: Uint16Array,
   ) => (prev = chainLink(prev, rowBytes(t, { rows: fpRows, width: c.hidden })));
-  // This layer's and the next layer's weights are read while this layer computes (MoE experts
-  // are read when routed to).
-  const weights = tensorPrefetch((name) => ckpt.tensor(name));
-  const layerNames = (layer: number) =>
-    (isMoeLayer(c, layer) ? _MOE_LAYER_TENSORS : _DENSE_LAYER_TENSORS).map((n) =>
-      `${layerPrefix(layer)}${n}`
-    );
+  // This layer's and the next layer's weights are read while this layer computes.
+  const weights = layerWeights(ckpt, o.releaseTensor);
   for (let layer = 0; layer < c.layers; layer++) {
-    const p = layerPrefix(layer);
-    weights.ahead(layerNames(layer));
-    if (layer + 1 < c.layers) weights.ahead(layerNames(layer + 1));
-    const taken: Uint16Array[] = [];
-    const t = async (n: string) => {
-      const x = await weights.take(`${p}${n}`);
-      taken.push(x);
-      return x;
-    };
+    const w = weights(layer);
+    const t = w.t;
     const attn = await runBatchAttention(x, {
       layout,
       ctx,
@@ -245,7 +233,7 @@ async function _forward(
     }
     chain.push({ attention, mlp: link(x) });
     o.onStage?.(layer, "mlp");
-    if (o.releaseTensor !== undefined) { for (const w of taken) o.releaseTensor(w); }
+    w.done();
   }
   const final = rmsNorm(x, {
     rows: layout.rows,
@@ -276,31 +264,6 @@ async function _forward(
     expertRows,
   };
 }
-
-/** Tensors of an attention block, in the order the forward uses them. */
-const _ATTENTION_TENSORS = [
-  "input_layernorm.weight",
-  "self_attn.q_proj.weight",
-  "self_attn.k_proj.weight",
-  "self_attn.v_proj.weight",
-  "self_attn.o_proj.weight",
-  "self_attn.q_norm.weight",
-  "self_attn.k_norm.weight",
-];
-/** Tensors of a dense layer read ahead. */
-const _DENSE_LAYER_TENSORS = [
-  ..._ATTENTION_TENSORS,
-  "post_attention_layernorm.weight",
-  "mlp.gate_proj.weight",
-  "mlp.up_proj.weight",
-  "mlp.down_proj.weight",
-];
-/** Tensors of a MoE layer read ahead (the experts are read when routed to). */
-const _MOE_LAYER_TENSORS = [
-  ..._ATTENTION_TENSORS,
-  "post_attention_layernorm.weight",
-  "mlp.gate.weight",
-];
 
 async function _denseMlp(
   x: Uint16Array,

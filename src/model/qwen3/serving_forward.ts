@@ -31,9 +31,10 @@ import {
   siluBf16,
 } from "../../kernels/mod.ts";
 import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
-import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
+import { layerWeights } from "./tensor_prefetch.ts";
 import { runMoeBlock } from "./moe_block.ts";
 import {
   type PassShape,
@@ -64,6 +65,11 @@ export interface ServingForwardOptions {
   readonly logits?: boolean;
   /** Called after each layer (progress). */
   readonly onLayer?: (layer: number) => void;
+  /**
+   * Called with each weight tensor of a layer once the layer is done (its GEMMs have settled),
+   * e.g. to recycle the tensor's buffer for a later layer's read.
+   */
+  readonly releaseTensor?: (tensor: Uint16Array) => void;
   /**
    * KV caches of sequences that start past position 0 (`ServedSequence.start`), by sequence
    * index: each layer's K and V of positions 0..start-1 (a prover running pass by pass).
@@ -261,8 +267,11 @@ async function _replay(
   const expertRows = work.passes.map(() => [] as number[][]);
   const kvOut = work.sequences.map(() => ({ k: [] as Uint16Array[], v: [] as Uint16Array[] }));
   let maxSplits = 1;
+  // This layer's and the next layer's weights are read while this layer computes.
+  const weights = layerWeights(ckpt, o.releaseTensor);
   for (let layer = 0; layer < c.layers; layer++) {
-    const t = (n: string) => ckpt.tensor(`${layerPrefix(layer)}${n}`);
+    const w = weights(layer);
+    const t = w.t;
     const attn = await _attention(x, ctx, {
       rope,
       t,
@@ -282,6 +291,7 @@ async function _replay(
     }
     link(x);
     o.onLayer?.(layer);
+    w.done();
   }
   const final = normRows(x, {
     width: c.hidden,
