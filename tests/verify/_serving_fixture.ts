@@ -7,16 +7,7 @@
 
 /** A scenario with one GEMM record and `requests` sequences per bundled checkpoint. */
 export function servingScenario(falsify: unknown[] = [], requests = 5): unknown {
-  return {
-    schema: "bitaudit.prover-scenario/v1",
-    logId: "serving-test",
-    seed: "serving-test-v3",
-    hardware: { profile: "a100", count: 1 },
-    software: { stack: "pytorch-cublas-linear", components: {} },
-    catalog: "demo-small-transformer-a100",
-    model: { name: "one gemm", layers: 1, projections: [{ name: "q_proj", n: 128, k: 256 }] },
-    batchSizes: [2],
-    records: 1,
+  return oneGemmScenario({ logId: "serving-test", seed: "serving-test-v3" }, {
     serving: {
       stack: "hf-qwen3-continuous-batching-torch2.8-lg2-model",
       components: { pytorch: "2.8.0", flash_attn: "2.8.3" },
@@ -32,5 +23,27 @@ export function servingScenario(falsify: unknown[] = [], requests = 5): unknown 
       layerChain: true,
     },
     falsify,
+  });
+}
+
+/**
+ * A scenario with one GEMM record (the small demo transformer's q_proj) and the given model
+ * sections (forward, serving, falsify).
+ */
+export function oneGemmScenario(
+  o: { readonly logId: string; readonly seed: string },
+  sections: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    schema: "bitaudit.prover-scenario/v1",
+    logId: o.logId,
+    seed: o.seed,
+    hardware: { profile: "a100", count: 1 },
+    software: { stack: "pytorch-cublas-linear", components: {} },
+    catalog: "demo-small-transformer-a100",
+    model: { name: "one gemm", layers: 1, projections: [{ name: "q_proj", n: 128, k: 256 }] },
+    batchSizes: [2],
+    records: 1,
+    ...sections,
   };
 }

@@ -20,22 +20,14 @@ import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { oneGemmScenario } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
 const walker = engineWalker;
 const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 
-const scenario = parseScenario({
-  schema: "bitaudit.prover-scenario/v1",
-  logId: "forward-test",
-  seed: "forward-test-v1",
-  hardware: { profile: "a100", count: 1 },
-  software: { stack: "pytorch-cublas-linear", components: {} },
-  catalog: "demo-small-transformer-a100",
-  model: { name: "one gemm", layers: 1, projections: [{ name: "q_proj", n: 128, k: 256 }] },
-  batchSizes: [2],
-  records: 1,
+const scenario = parseScenario(oneGemmScenario({ logId: "forward-test", seed: "forward-test-v1" }, {
   forward: {
     stack: "hf-qwen3-flash-attn-torch2.8",
     components: { pytorch: "2.8.0" },
@@ -61,7 +53,7 @@ const scenario = parseScenario({
     { seq: 5, kind: "stack_version", catalog: "demo-qwen3-tiny-a100-cublas-older" },
     { seq: 6, kind: "fingerprint", bit: 3 },
   ],
-});
+}));
 const out = await makeClaims(scenario, { store, walker, attention });
 const blobs: BlobStore = { dir: "memory", get: (d) => Promise.resolve(out.blobs.get(d) ?? null) };
 const ctx = { store, blobs, walker, attention };
