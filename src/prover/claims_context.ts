@@ -8,7 +8,9 @@
 import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
+import type { DispatchCatalog, Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import { type BlockRuntime, catalogDispatch } from "../model/mod.ts";
+import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 
 /** Where a maker's records go in the log and how tensors are stored. */
@@ -68,4 +70,38 @@ export function claimEnvelope(
     software: { stack: o.stack, components: o.components },
     parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
   };
+}
+
+/**
+ * The runtime a model section (forward, serving) runs its records with: its stack profile, its
+ * dispatch catalog's kernels, the context's K-walker and attention runner, the stack's SFU.
+ *
+ * @param ctx the maker's context
+ * @param section the section's stack and catalog ids
+ * @returns the stack, the loaded catalog (with its digest) and the runtime
+ * @throws {AssetError} when an asset is missing or fails its digest
+ * @example
+ * ```ts ignore
+ * const { stack, catalog, runtime } = await sectionRuntime(ctx, scenario.forward);
+ * ```
+ */
+export async function sectionRuntime(
+  ctx: ClaimsContext,
+  section: { readonly stack: string; readonly catalog: string },
+): Promise<{
+  stack: StackProfile;
+  catalog: { readonly value: DispatchCatalog; readonly sha256: string };
+  runtime: BlockRuntime;
+}> {
+  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: section.stack })).value;
+  const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: section.catalog });
+  const runtime: BlockRuntime = {
+    profile: ctx.hardware.profile,
+    stack,
+    gemm: catalogDispatch(catalog.value),
+    walker: ctx.walker,
+    attention: ctx.attention,
+    sfu: await loadSfuForStack(ctx.store, stack),
+  };
+  return { stack, catalog, runtime };
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { claimEnvelope, type ClaimsContext } from "./claims_context.ts";
+import { claimEnvelope, type ClaimsContext, sectionRuntime } from "./claims_context.ts";
 import { sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import type { StackProfile } from "../kernels/mod.ts";
@@ -18,13 +18,7 @@ import {
   type Qwen3Checkpoint,
   runQwen3Forward,
 } from "../model/mod.ts";
-import {
-  DISPATCH_CATALOGS,
-  loadAsset,
-  loadGpuProfile,
-  loadSfuForStack,
-  STACK_PROFILES,
-} from "../resolve/mod.ts";
+import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile } from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
 import {
   loadScenarioCheckpoint,
@@ -56,9 +50,7 @@ export async function makeModelClaims(
 ): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
   const f = scenario.forward;
   if (f === undefined) return { records: [], falsified: [] };
-  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: f.stack })).value;
-  const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: f.catalog });
-  const sfu = await loadSfuForStack(ctx.store, stack);
+  const { stack, catalog, runtime: base } = await sectionRuntime(ctx, f);
   const loaded = new Map<string, ScenarioCheckpoint>();
   const records: ClaimRecord[] = [];
   const falsified: { seq: number; kind: string }[] = [];
@@ -73,14 +65,7 @@ export async function makeModelClaims(
     const sequences = fake?.kind === "attention_backend"
       ? [Array.from({ length: fake.length }, (_, t) => (t * 37 + seq) % model.ckpt.config.vocab)]
       : claimed;
-    let runtime: BlockRuntime = {
-      profile: ctx.hardware.profile,
-      stack,
-      gemm: catalogDispatch(catalog.value),
-      walker: ctx.walker,
-      attention: ctx.attention,
-      sfu,
-    };
+    let runtime: BlockRuntime = base;
     const ran = await _falsified(ctx, { fake, runtime, model, sequences, f, scenario });
     runtime = ran.runtime;
     const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));

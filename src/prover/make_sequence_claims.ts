@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { claimEnvelope } from "./claims_context.ts";
+import { claimEnvelope, sectionRuntime } from "./claims_context.ts";
 import { sha256Hex } from "../assets/mod.ts";
 import {
   type ClaimRecord,
@@ -20,13 +20,11 @@ import {
 import { InputError } from "../errors.ts";
 import {
   type BlockRuntime,
-  catalogDispatch,
   type PassShape,
   runServingForward,
   type SequenceKv,
   type ServedSequence,
 } from "../model/mod.ts";
-import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
 import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
 import {
@@ -70,16 +68,7 @@ export async function makeSequenceClaims(
 ): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
   const s = scenario.serving;
   if (s === undefined) return { records: [], falsified: [] };
-  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: s.stack })).value;
-  const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: s.catalog });
-  const runtime: BlockRuntime = {
-    profile: ctx.hardware.profile,
-    stack,
-    gemm: catalogDispatch(catalog.value),
-    walker: ctx.walker,
-    attention: ctx.attention,
-    sfu: await loadSfuForStack(ctx.store, stack),
-  };
+  const { stack, catalog, runtime } = await sectionRuntime(ctx, s);
   const records: ClaimRecord[] = [];
   const falsified = new Map<number, string>();
   let prev = ctx.prev;
