@@ -138,12 +138,16 @@ export type PoolCode =
   | "MERGE_CONFLICT"
   | "MERGE_FOREIGN"
   | "MERGE_MISMATCH"
+  | "MERGE_REVERIFY_MISMATCH"
   | "MERGE_VERSION"
   | "NATS_CONNECT"
   | "ORDER_INVALID"
   | "PLAN_INVALID"
   | "PLAN_LOG_MISMATCH"
-  | "RESULT_INVALID";
+  | "RESULT_INCONSISTENT"
+  | "RESULT_INVALID"
+  | "RESULT_SIGNATURE"
+  | "RESULT_UNKNOWN_WORKER";
 
 /** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */
 export type TrustCode =

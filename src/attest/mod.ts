@@ -130,6 +130,15 @@ export { decodePem, encodePem } from "./pem.ts";
 export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } from "./pkcs8.ts";
 export { parseRfc3339 } from "./rfc3339.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
+export {
+  ITEM_RESULT_PAYLOAD_TYPE,
+  MAX_SIGNED_RESULT_BYTES,
+  openItemResult,
+  readItemResultUnchecked,
+  signItemResult,
+  type WorkerKeys,
+  workerKeys,
+} from "./signed_item_result.ts";
 export { sign, type SignatureCheck, verify } from "./signature.ts";
 export {
   MAX_CLOCK_SKEW_MS,
@@ -174,6 +183,8 @@ export {
   type VerdictPredicate,
   type VerdictResult,
   type VerdictSfuUse,
+  type VerdictWorkerKey,
+  type VerdictWorkers,
   type VerifierInfo,
 } from "./verdict_predicate.ts";
 export { verdictStatement } from "./verdict_statement.ts";

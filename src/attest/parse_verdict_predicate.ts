@@ -1,23 +1,35 @@
 /**
  * Strict reading of a verdict predicate from a verified Statement: every field of
- * {@link VerdictPredicate} required (only `results[].sfu` and `results[].obligation` optional), nothing else allowed, each
- * value of its JSON type, so that a checker never meets a missing or mistyped field.
+ * {@link VerdictPredicate} required (only the documented per-result fields optional), nothing else
+ * allowed, each value of its JSON type, so that a checker never meets a missing or mistyped field.
+ * Signed data must also mean what it says: each result agrees with its own status
+ * (`resultInconsistency`), names a worker key the predicate lists, and the re-verified indices are
+ * sampled results that a worker returned.
  *
  * @module
  */
 import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
-import type {
-  AuditVerdict,
-  DetectionStatement,
-  ProverObligation,
-  RecordStatus,
+import {
+  type AuditVerdict,
+  type DetectionStatement,
+  ELEMENT_BITS,
+  FAIL_FINDINGS,
+  type ProverObligation,
+  type RecordStatus,
+  resultInconsistency,
 } from "../verify/mod.ts";
+import { InputError } from "../errors.ts";
+import { decodeBase64 } from "./base64.ts";
+import { keyId } from "./key_id.ts";
+import { decodeSpki } from "./spki.ts";
 import type {
   VerdictAudit,
   VerdictDifference,
   VerdictPredicate,
   VerdictResult,
   VerdictSfuUse,
+  VerdictWorkerKey,
+  VerdictWorkers,
 } from "./verdict_predicate.ts";
 import {
   fieldsOf,
@@ -69,6 +81,7 @@ export function parseVerdictPredicate(value: unknown): VerdictPredicate {
     "detection",
     "results",
     "verdict",
+    "workers",
     "assets",
   ]);
   const v = fieldsOf(p.get("verifier"), "predicate.verifier", [
@@ -77,7 +90,7 @@ export function parseVerdictPredicate(value: unknown): VerdictPredicate {
     "engine",
     "runtime",
   ]);
-  return {
+  const predicate: VerdictPredicate = {
     verifier: {
       id: v.str("id"),
       version: v.str("version"),
@@ -89,8 +102,61 @@ export function parseVerdictPredicate(value: unknown): VerdictPredicate {
     detection: _detection(p.get("detection")),
     results: p.list("results", _result),
     verdict: p.oneOf("verdict", VERDICTS),
+    workers: _workers(p.get("workers")),
     assets: _assets(p.get("assets")),
   };
+  _attribution(predicate);
+  return predicate;
+}
+
+function _workers(value: unknown): VerdictWorkers {
+  const w = fieldsOf(value, "predicate.workers", ["keys", "reverified"]);
+  return {
+    keys: w.list("keys", (x, where): VerdictWorkerKey => {
+      const k = fieldsOf(x, where, ["keyid", "publicKey"]);
+      const keyid = k.str("keyid");
+      const publicKey = k.str("publicKey");
+      let id = "";
+      try {
+        id = keyId(decodeSpki(decodeBase64(publicKey)));
+      } catch {
+        _value(`${where}.publicKey`, "is not a base64 Ed25519 SPKI key");
+      }
+      if (id !== keyid) _value(`${where}.keyid`, "is not the SHA-256 of its publicKey");
+      return { keyid, publicKey };
+    }),
+    reverified: w.list("reverified", (x, where) => intOf(x, where)),
+  };
+}
+
+/** Results agree with their status; workers and re-verified indices are accounted for. */
+function _attribution(p: VerdictPredicate): void {
+  const keys = new Set(p.workers.keys.map((k) => k.keyid));
+  if (keys.size !== p.workers.keys.length) _value("predicate.workers.keys", "lists a key twice");
+  const used = new Set<string>();
+  p.results.forEach((r, i) => {
+    const where = `predicate.results[${i}]`;
+    // The layer chain is not part of the signed form (`firstDivergence` stays in the report).
+    const why = resultInconsistency(r, { chain: false });
+    if (why !== null) _value(where, `contradicts itself: ${why}`);
+    if (r.worker === undefined) return;
+    if (!keys.has(r.worker)) _value(`${where}.worker`, "is not a listed worker key");
+    used.add(r.worker);
+  });
+  if (used.size !== keys.size) _value("predicate.workers.keys", "lists a key no result names");
+  const returned = new Set(p.results.filter((r) => r.worker !== undefined).map((r) => r.index));
+  const seen = new Set<number>();
+  p.workers.reverified.forEach((index, i) => {
+    const where = `predicate.workers.reverified[${i}]`;
+    if (!returned.has(index) || seen.has(index)) {
+      _value(where, "is not a sampled result a worker returned, once");
+    }
+    seen.add(index);
+  });
+}
+
+function _value(where: string, why: string): never {
+  throw new InputError("VERDICT_FIELD_VALUE", `Cannot read verdict predicate: '${where}' ${why}`);
 }
 
 function _audit(value: unknown): VerdictAudit {
@@ -152,14 +218,18 @@ function _result(value: unknown, where: string): VerdictResult {
     "firstDifference",
     "sfu",
     "obligation",
-  ], ["sfu", "obligation"]);
+    "finding",
+    "worker",
+  ], ["sfu", "obligation", "finding", "worker"]);
   const result = {
     index: r.int("index"),
-    record: r.str("record"),
+    record: _hex64(r.str("record"), `${where}.record`),
     status: r.oneOf("status", STATUSES),
     reason: r.str("reason"),
-    claimed: r.str("claimed"),
-    recomputed: r.get("recomputed") === null ? null : r.str("recomputed"),
+    claimed: _hex64(r.str("claimed"), `${where}.claimed`),
+    recomputed: r.get("recomputed") === null
+      ? null
+      : _hex64(r.str("recomputed"), `${where}.recomputed`),
     firstDifference: r.get("firstDifference") === null
       ? null
       : _difference(r.get("firstDifference"), `${where}.firstDifference`),
@@ -179,12 +249,24 @@ function _result(value: unknown, where: string): VerdictResult {
       }
       : {}),
     ...(r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {}),
+    ...(r.has("finding") ? { finding: r.oneOf("finding", FAIL_FINDINGS) } : {}),
+    ...(r.has("worker") ? { worker: _hex64(r.str("worker"), `${where}.worker`) } : {}),
   };
+}
+
+function _hex64(text: string, where: string): string {
+  if (!/^[0-9a-f]{64}$/.test(text)) _value(where, "is not 64 lowercase hex digits");
+  return text;
 }
 
 function _difference(value: unknown, where: string): VerdictDifference {
   const f = fieldsOf(value, where, ["index", "claimed", "recomputed"]);
-  return { index: f.int("index"), claimed: f.str("claimed"), recomputed: f.str("recomputed") };
+  const bits = (key: string) => {
+    const text = f.str(key);
+    if (!ELEMENT_BITS.test(text)) _value(`${where}.${key}`, `does not match ${ELEMENT_BITS}`);
+    return text;
+  };
+  return { index: f.int("index"), claimed: bits("claimed"), recomputed: bits("recomputed") };
 }
 
 function _assets(value: unknown): Record<string, string> {

@@ -38,6 +38,8 @@ export interface SignVerdictOptions {
     BuildVerdictPredicateOptions,
     "drand" | "checkpoint" | "announcement" | "announcementTimestamp"
   >;
+  /** Who computed each result (worker key ids and keys) and what the signer re-verified. */
+  readonly workers?: BuildVerdictPredicateOptions["workers"];
 }
 
 /** A signed verdict and what was bound into it. */
@@ -92,6 +94,7 @@ export async function signVerdict(
     assets,
     timeVerified,
     ...options.trust,
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
   });
   parseVerdictPredicate(statement.predicate);
   const envelope = await signEnvelope(encodeStatement(statement), {

@@ -14,16 +14,19 @@ import type {
   AuditReport,
   AuditVerdict,
   DetectionStatement,
+  FailFinding,
   ProverObligation,
   RecordStatus,
 } from "../verify/mod.ts";
 import { encodeBase64 } from "./base64.ts";
+import { keyId } from "./key_id.ts";
+import { encodeSpki } from "./spki.ts";
 import type { DrandBinding } from "./beacon/mod.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import type { CheckpointBinding } from "./note/mod.ts";
 
 /** Predicate type of verdicts (major version in the URI). */
-export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
+export const VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v2";
 
 /** Verifier identity recorded in a verdict. */
 export interface VerifierInfo {
@@ -72,6 +75,29 @@ export type VerdictResult = {
    * NOT_VERIFIED is kept for what the verifier cannot emulate.
    */
   readonly obligation?: ProverObligation;
+  /** What a FAIL found (present exactly on FAIL). */
+  readonly finding?: FailFinding;
+  /** Key id of the worker key that computed and signed this result (absent: nobody returned it). */
+  readonly worker?: string;
+};
+
+/** One worker key that computed results of the audit. */
+export type VerdictWorkerKey = {
+  /** `keyId(publicKey)`. */
+  readonly keyid: string;
+  /** Base64 of the key's SPKI DER (as in trust roots). */
+  readonly publicKey: string;
+};
+
+/** Who computed the results, and which of them the signer recomputed itself. */
+export type VerdictWorkers = {
+  /** Every worker key named by a result, sorted by key id. */
+  readonly keys: readonly VerdictWorkerKey[];
+  /**
+   * Log indices whose workers' results the signer recomputed itself before signing and found
+   * identical (a seeded random share, `--reverify`), in selection order.
+   */
+  readonly reverified: readonly number[];
 };
 
 /** What was sampled and how: everything needed to recompute the seed and the sample. */
@@ -127,6 +153,8 @@ export type VerdictPredicate = {
   readonly results: readonly VerdictResult[];
   /** The verdict the results imply (`auditVerdict`). */
   readonly verdict: AuditVerdict;
+  /** Who computed the results. */
+  readonly workers: VerdictWorkers;
   /** Asset path -> sha256 hex, the manifest included. */
   readonly assets: Readonly<Record<string, string>>;
 };
@@ -147,6 +175,16 @@ export interface BuildVerdictPredicateOptions {
   readonly announcement?: DsseEnvelope;
   /** An RFC 3161 time-stamp response (DER) over the announcement's signature. */
   readonly announcementTimestamp?: Uint8Array;
+  /**
+   * Who computed each result: `byResult` (key id per result of the report, null for an item
+   * nobody returned), the worker public `keys` (32 bytes each) and the `reverified` log indices.
+   * Default: nobody named, nothing re-verified.
+   */
+  readonly workers?: {
+    readonly byResult: readonly (string | null)[];
+    readonly keys: readonly Uint8Array[];
+    readonly reverified: readonly number[];
+  };
 }
 
 /**
@@ -212,7 +250,7 @@ export function buildVerdictPredicate(
       selected: report.selected,
     },
     detection: report.detection,
-    results: report.results.map((r) => ({
+    results: report.results.map((r, j) => ({
       index: r.index,
       record: r.digest,
       status: r.status,
@@ -224,8 +262,26 @@ export function buildVerdictPredicate(
         ? {}
         : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
       ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
+      ...(r.finding === undefined ? {} : { finding: r.finding }),
+      ...(_worker(options, j) === null ? {} : { worker: _worker(options, j)! }),
     })),
     verdict: report.verdict,
+    workers: _workers(options),
     assets: options.assets,
   };
+}
+
+function _worker(options: BuildVerdictPredicateOptions, j: number): string | null {
+  return options.workers?.byResult[j] ?? null;
+}
+
+function _workers(options: BuildVerdictPredicateOptions): VerdictWorkers {
+  const w = options.workers;
+  if (w === undefined) return { keys: [], reverified: [] };
+  const named = new Set(w.byResult.filter((id) => id !== null));
+  const keys = w.keys
+    .map((k) => ({ keyid: keyId(k), publicKey: encodeBase64(encodeSpki(k)) }))
+    .filter((k) => named.has(k.keyid))
+    .sort((a, b) => a.keyid < b.keyid ? -1 : a.keyid > b.keyid ? 1 : 0);
+  return { keys, reverified: [...w.reverified] };
 }

@@ -7,7 +7,8 @@
  * @module
  */
 import { InputError } from "../errors.ts";
-import { parseItemResult, type PlanItem } from "../verify/mod.ts";
+import { openItemResult, type WorkerKeys } from "../attest/mod.ts";
+import type { PlanItem } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { MAX_RESULTS_BYTES } from "./read_results.ts";
 
@@ -15,17 +16,18 @@ import { MAX_RESULTS_BYTES } from "./read_results.ts";
  * Reads what an earlier run of this shard left, and cuts off a last line written only in part.
  *
  * @param path the partial file (`<out>.partial`)
- * @param shard plan digest and the shard's items
+ * @param shard plan digest, the shard's items and this worker's key (`workers`): a line signed
+ *   by any other key is not this run's
  * @returns item digest -> its result line (with newline); empty when there is no partial file
  * @throws {InputError} `OUTPUT_EXISTS` when the file holds anything but results of this shard
  * @example
  * ```ts ignore
- * const done = await resumePartial("results-0.jsonl.partial", { planDigest, items });
+ * const done = await resumePartial("results-0.jsonl.partial", { planDigest, items, workers });
  * ```
  */
 export async function resumePartial(
   path: string,
-  shard: { planDigest: string; items: readonly PlanItem[] },
+  shard: { planDigest: string; items: readonly PlanItem[]; workers: WorkerKeys },
 ): Promise<Map<string, string>> {
   const kept = new Map<string, string>();
   try {
@@ -38,10 +40,11 @@ export async function resumePartial(
   const lines = text.split("\n");
   const cut = lines.pop()!; // "" when the file ends with a newline
   const mine = new Set(shard.items.map((it) => it.item));
-  lines.forEach((line, i) => {
+  for (const [i, line] of lines.entries()) {
     let r;
     try {
-      r = parseItemResult(line, `${path}:${i + 1}`);
+      r = (await openItemResult(line, { where: `${path}:${i + 1}`, workers: shard.workers }))
+        .result;
     } catch {
       r = undefined;
     }
@@ -54,7 +57,7 @@ export async function resumePartial(
       );
     }
     kept.set(r.item, line + "\n");
-  });
+  }
   if (cut !== "") {
     await Deno.truncate(
       path,
@@ -71,7 +74,7 @@ export async function resumePartial(
  * @param line the line with its newline
  * @example
  * ```ts ignore
- * await appendPartial("results-0.jsonl.partial", encodeItemResult(r));
+ * await appendPartial("results-0.jsonl.partial", await signItemResult(r, key));
  * ```
  */
 export async function appendPartial(path: string, line: string): Promise<void> {

@@ -9,48 +9,62 @@ import { parseRfc3339 } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { UsageError } from "../errors.ts";
 import { type AuditPlan, auditPlanDigest, parseAuditPlan, planAudit } from "../verify/mod.ts";
-import { loadClaimLog } from "./load_inputs.ts";
+import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
+import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
 
-/** The flags that fix a plan. */
-export interface PlanFlags {
+/** The flags that fix a plan: the log, the trust inputs (as `audit` takes them), k and ids. */
+export interface PlanFlags extends TrustInputFlags {
   readonly log: string;
-  readonly randomness: string;
-  readonly round: string;
   readonly k: string;
-  readonly auditId?: string | undefined;
   readonly root?: string | undefined;
+  /** Inspector private keys, read for their public halves: one must have signed an announcement. */
+  readonly key?: readonly string[] | undefined;
 }
 
 /**
- * Reads the log and plans the audit the flags describe.
+ * Reads the log, verifies the trust inputs exactly as `audit` does, and plans the audit the flags
+ * describe; the plan carries the trust evidence so that the merge binds the same.
  *
  * @param o the flags as typed
- * @returns the log and the plan
- * @throws {InputError} `USAGE_NUMBER`, `USAGE_RANDOMNESS`, log errors, `AUDIT_*`
+ * @returns the log, the plan and the verified trust inputs
+ * @throws {UsageError} `USAGE_NUMBER`, `USAGE_RANDOMNESS`, `USAGE_TRUST`; {InputError} log errors,
+ *   trust input errors (see `loadTrustInputs`), `AUDIT_*`
  * @example
  * ```ts ignore
  * const { plan } = await planFromFlags({ log: "claims.jsonl", randomness: "ab", round: "7", k: "10" });
  * ```
  */
-export async function planFromFlags(o: PlanFlags): Promise<{ log: ClaimLog; plan: AuditPlan }> {
-  const round = intFlag(o.round, { flag: "--round", min: 0 });
+export async function planFromFlags(
+  o: PlanFlags,
+): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs }> {
   const k = intFlag(o.k, { flag: "--k", min: 1 });
-  if (!/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
+  if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
       "USAGE_RANDOMNESS",
       "Cannot use --randomness: expected 2..1024 hex digits",
     );
   }
+  if (o.round !== undefined) intFlag(o.round, { flag: "--round", min: 0 });
+  if (o.announcement !== undefined && (o.key === undefined || o.key.length === 0)) {
+    throw new UsageError(
+      "USAGE_TRUST",
+      "Cannot plan: --announcement needs the inspector's --key, whose signature it must carry",
+    );
+  }
   const log = await loadClaimLog(o.log);
+  const keys = await Promise.all((o.key ?? []).map(loadSigningKey));
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const round = intFlag(trust.round, { flag: "--round", min: 0 });
   const plan = planAudit(log, {
-    auditId: o.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
-    randomness: o.randomness.toLowerCase(),
+    auditId: o.auditId ?? trust.announcement?.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,
+    randomness: trust.randomness.toLowerCase(),
     round,
     k,
     expectedRoot: o.root?.toLowerCase(),
+    evidence: trust.evidence,
   });
-  return { log, plan };
+  return { log, plan, trust };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type DrandBinding,
   drandBinding,
   type DsseEnvelope,
+  encodeBase64,
   keyId,
   MAX_TIMESTAMP_TOKEN_BYTES,
   parseDrandChainInfo,
@@ -27,6 +28,7 @@ import {
 } from "../attest/mod.ts";
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
+import type { PlanEvidence } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 
 /** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
@@ -53,8 +55,16 @@ export interface TrustInputFlags {
   readonly auditId?: string;
 }
 
+/**
+ * The trust inputs as the files held them (a plan carries them, so that `audit merge` and
+ * `audit serve` verify exactly what `audit` verified and bind the same evidence).
+ */
+export type TrustEvidence = PlanEvidence;
+
 /** The resolved randomness and the bindings for the attestation. */
 export interface TrustInputs {
+  /** The evidence they were verified from. */
+  readonly evidence: TrustEvidence;
   /** Randomness (lowercase hex). */
   readonly randomness: string;
   /** Round number as text (validated by the caller). */
@@ -91,7 +101,6 @@ export async function loadTrustInputs(
   flags: TrustInputFlags,
   ctx: { log: ClaimLog; keys: readonly Uint8Array[] },
 ): Promise<TrustInputs> {
-  const { log, keys } = ctx;
   const f = flags;
   if ((f.beacon === undefined) === (f.randomness === undefined)) {
     _usage("give either --beacon with --chain, or --randomness with --round");
@@ -112,58 +121,125 @@ export async function loadTrustInputs(
   if (f.announcementTimestamp !== undefined && f.announcement === undefined) {
     _usage("--announcement-timestamp needs --announcement");
   }
-  const checkpoint = f.checkpoint === undefined
+  const text = (path: string | undefined, maxBytes = 64 * 1024) =>
+    path === undefined ? undefined : readTextFile(path, { maxBytes });
+  const evidence = _defined({
+    beacon: await text(f.beacon),
+    chain: await text(f.chain),
+    checkpoint: await text(f.checkpoint),
+    proverPub: await text(f.proverPub),
+    announcement: await text(f.announcement, 1024 * 1024),
+    announcementTimestamp: f.announcementTimestamp === undefined
+      ? undefined
+      : encodeBase64(await _bytes(f.announcementTimestamp)),
+  });
+  const typed = f.randomness === undefined
     ? undefined
-    : await _checkpoint(f.checkpoint, f.proverPub as string, log);
-  if (f.beacon === undefined) {
+    : { randomness: f.randomness, round: f.round as string };
+  return await verifyTrustEvidence(evidence, {
+    log: { root: ctx.log.root, size: ctx.log.records.length },
+    keys: ctx.keys,
+    typed,
+    k: f.k,
+    auditId: f.auditId,
+    names: { beacon: `beacon '${f.beacon}'`, checkpoint: `checkpoint '${f.checkpoint}'` },
+  });
+}
+
+/**
+ * Verifies trust evidence (as {@link loadTrustInputs} read it, or as a plan carries it): the
+ * prover's checkpoint against its key and the log, the drand round against its chain and after
+ * the checkpoint, the announcement against the inspector keys, the audit's k and id.
+ *
+ * @param evidence the texts
+ * @param ctx the log's `root` and `size`; the inspector `keys`; `typed` randomness and round when
+ *   there is no beacon; the audit's `k` and `auditId`, compared with an announcement's; `names`
+ *   of the beacon and checkpoint for messages (default: "the beacon round", "the checkpoint")
+ * @returns randomness, round, bindings and the evidence
+ * @throws {InputError} as {@link loadTrustInputs}; `PLAN_INVALID` for evidence that is neither a
+ *   beacon with its chain nor typed randomness
+ * @example
+ * ```ts ignore
+ * const t = await verifyTrustEvidence(plan.evidence, { log, keys, typed, k: "10" });
+ * ```
+ */
+export async function verifyTrustEvidence(
+  evidence: TrustEvidence,
+  ctx: {
+    log: { root: string; size: number };
+    keys: readonly Uint8Array[];
+    typed?: { randomness: string; round: string } | undefined;
+    k?: string | undefined;
+    auditId?: string | undefined;
+    names?: { beacon: string; checkpoint: string };
+  },
+): Promise<TrustInputs> {
+  const e = evidence;
+  const names = ctx.names ?? { beacon: "the beacon round", checkpoint: "the checkpoint" };
+  const checkpoint = e.checkpoint === undefined || e.proverPub === undefined
+    ? undefined
+    : await _checkpoint(e.checkpoint, { pub: e.proverPub, log: ctx.log, name: names.checkpoint });
+  if (e.beacon === undefined || e.chain === undefined) {
+    if (ctx.typed === undefined || e.announcement !== undefined) {
+      throw new InputError(
+        "PLAN_INVALID",
+        "Cannot use the trust evidence: neither a drand round with its chain nor typed randomness",
+      );
+    }
     return {
-      randomness: f.randomness as string,
-      round: f.round as string,
+      evidence,
+      randomness: ctx.typed.randomness,
+      round: ctx.typed.round,
       ...(checkpoint === undefined ? {} : { checkpoint }),
     };
   }
-  const info = parseDrandChainInfo(await readTextFile(f.chain as string, { maxBytes: 64 * 1024 }));
-  const round = parseDrandRound(await readTextFile(f.beacon, { maxBytes: 64 * 1024 }));
+  const info = parseDrandChainInfo(e.chain);
+  const round = parseDrandRound(e.beacon);
   const v = verifyDrandRound(info, round);
   if (!v.verified) {
-    throw new InputError("BEACON_INVALID", `Cannot use beacon '${f.beacon}': ${v.reason}`);
+    throw new InputError("BEACON_INVALID", `Cannot use ${names.beacon}: ${v.reason}`);
   }
-  const cp = checkpoint as CheckpointBinding;
-  if (v.roundTime * 1000 <= Date.parse(cp.signedAt)) {
+  if (checkpoint === undefined) {
+    throw new InputError(
+      "PLAN_INVALID",
+      "Cannot use the trust evidence: a drand round needs the prover's checkpoint",
+    );
+  }
+  if (v.roundTime * 1000 <= Date.parse(checkpoint.signedAt)) {
     throw new InputError(
       "BEACON_TOO_EARLY",
       `Cannot use beacon round ${v.round}: published ${
         new Date(v.roundTime * 1000).toISOString()
-      }, not after the checkpoint was signed (${cp.signedAt})`,
+      }, not after the checkpoint was signed (${checkpoint.signedAt})`,
     );
   }
   const drand = drandBinding(info, round);
-  const announcement = f.announcement === undefined
+  const announcement = e.announcement === undefined
     ? undefined
-    : await _announcement(f.announcement, { flags: f, drand, checkpoint: cp, keys });
+    : await _announcement(e, { ctx, drand, checkpoint });
   return {
+    evidence,
     randomness: v.randomness,
     round: String(v.round),
     drand,
-    checkpoint: cp,
+    checkpoint,
     ...(announcement === undefined ? {} : { announcement }),
   };
 }
 
 async function _announcement(
-  path: string,
+  e: TrustEvidence,
   o: {
-    flags: TrustInputFlags;
+    ctx: { keys: readonly Uint8Array[]; k?: string | undefined; auditId?: string | undefined };
     drand: DrandBinding;
     checkpoint: CheckpointBinding;
-    keys: readonly Uint8Array[];
   },
-): Promise<{ envelope: DsseEnvelope; auditId: string }> {
-  const text = await readTextFile(path, { maxBytes: 1024 * 1024 });
+): Promise<{ envelope: DsseEnvelope; auditId: string; timestamp?: Uint8Array }> {
+  const text = e.announcement!;
   const env = parseEnvelope(text);
   const audit = {
-    auditId: o.flags.auditId,
-    k: o.flags.k === undefined ? undefined : Number(o.flags.k),
+    auditId: o.ctx.auditId,
+    k: o.ctx.k === undefined ? undefined : Number(o.ctx.k),
     checkpoint: o.checkpoint as unknown as Record<string, unknown>,
     drand: o.drand as unknown as Record<string, unknown>,
   };
@@ -171,18 +247,22 @@ async function _announcement(
   const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
   const announcedId = (unverified.predicate as { auditId?: unknown })?.auditId;
   if (audit.auditId === undefined) audit.auditId = String(announcedId);
-  const root = { mediaType: "", keys: o.keys.map((publicKey) => _inspector(publicKey)) };
+  const root = { mediaType: "", keys: o.ctx.keys.map((publicKey) => _inspector(publicKey)) };
   const r = await checkAnnouncement(JSON.parse(text), { trustRoot: root, audit });
   if ("why" in r) {
-    throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use announcement '${path}': ${r.why}`);
+    throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use the announcement: ${r.why}`);
   }
-  const stamp = o.flags.announcementTimestamp;
+  const stamp = e.announcementTimestamp;
   return {
     envelope: env,
     auditId: r.announcement.auditId,
     // Only its form is checked here: the TSA anchors are the verifier's (trust root), not ours.
-    ...(stamp === undefined ? {} : { timestamp: timestampResponseDer(await _bytes(stamp)) }),
+    ...(stamp === undefined ? {} : { timestamp: timestampResponseDer(decodeBase64(stamp)) }),
   };
+}
+
+function _defined(e: Record<keyof TrustEvidence, string | undefined>): TrustEvidence {
+  return Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined));
 }
 
 async function _bytes(path: string): Promise<Uint8Array> {
@@ -205,30 +285,32 @@ function _inspector(publicKey: Uint8Array): TrustRootKey {
   return { keyid: keyId(publicKey), publicKey, role: "inspector", validFor: { start: 0 } };
 }
 
-async function _checkpoint(path: string, pubPath: string, log: ClaimLog) {
-  const pub = decodePublicKeyPem(await readTextFile(pubPath, { maxBytes: 64 * 1024 }));
-  const note = await readTextFile(path, { maxBytes: 64 * 1024 });
+async function _checkpoint(
+  note: string,
+  o: { pub: string; log: { root: string; size: number }; name: string },
+) {
+  const pub = decodePublicKeyPem(o.pub);
   const v = await verifyCheckpoint(note, [pub]);
   if (!v.verified) {
     throw new InputError(
       "CHECKPOINT_SIGNATURE",
-      `Cannot use checkpoint '${path}': no valid signature by the prover key (${v.reason})`,
+      `Cannot use ${o.name}: no valid signature by the prover key (${v.reason})`,
     );
   }
-  const root = hexToBytes(log.root);
+  const root = hexToBytes(o.log.root);
   if (
-    v.checkpoint.treeSize !== log.records.length ||
+    v.checkpoint.treeSize !== o.log.size ||
     !v.checkpoint.rootHash.every((b, i) => b === root[i])
   ) {
     throw new InputError(
       "CHECKPOINT_MISMATCH",
-      `Cannot use checkpoint '${path}': it commits to ${v.checkpoint.treeSize} records with another root than the log's ${log.records.length}`,
+      `Cannot use ${o.name}: it commits to ${v.checkpoint.treeSize} records with another root than the log's ${o.log.size}`,
     );
   }
   if (v.signedAt === undefined) {
     throw new InputError(
       "CHECKPOINT_SIGNATURE",
-      `Cannot use checkpoint '${path}': no timestamped cosignature by the prover key`,
+      `Cannot use ${o.name}: no timestamped cosignature by the prover key`,
     );
   }
   return checkpointBinding(note, v);

@@ -8,7 +8,7 @@
  * @module
  */
 import { openAssetStore } from "../assets/mod.ts";
-import { type SigningKey, signVerdict } from "../attest/mod.ts";
+import { type SigningKey, signVerdict, type WorkerKeys } from "../attest/mod.ts";
 import type { KindCounts, MergedAudit } from "../verify/mod.ts";
 import { writeBundle } from "./commands/bundle.ts";
 import { reportHtml } from "./report_html.ts";
@@ -25,13 +25,14 @@ const MANIFEST = "tables/manifest.json";
  * @param merged the merged audit (report, the workers' identity and asset digests)
  * @param options signing `keys`, output folder `out` (already prepared), signing `time`
  *   (RFC 3339, default now to the second), verified `trust` inputs (drand round, checkpoint,
- *   announcement) when the audit had them, `bundle` to also write `attestation.sigstore.json`,
- *   `kinds` (sampled results per workload kind, for `report.html`)
+ *   announcement) when the audit had them, the accepted worker keys (`workers`: the verdict
+ *   names the key that computed each result), `bundle` to also write
+ *   `attestation.sigstore.json`, `kinds` (sampled results per workload kind, for `report.html`)
  * @returns the paths written and the time signed
  * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
  * @example
  * ```ts ignore
- * await writeVerdict(merged, { keys, out: "out", kinds: [] });
+ * await writeVerdict(merged, { keys, out: "out", workers, kinds: [] });
  * ```
  */
 export async function writeVerdict(
@@ -41,6 +42,7 @@ export async function writeVerdict(
     out: string;
     time?: string | undefined;
     trust?: TrustInputs | undefined;
+    workers: WorkerKeys;
     bundle?: boolean | undefined;
     kinds: readonly KindCounts[];
   },
@@ -56,6 +58,11 @@ export async function writeVerdict(
     runtime: verifier.runtime,
     ...(options.time === undefined ? {} : { time: options.time }),
     ...(trust === undefined ? {} : { trust: _signTrust(trust) }),
+    workers: {
+      byResult: merged.workers,
+      keys: [...options.workers.values()],
+      reverified: merged.reverified,
+    },
   });
   const attestation = `${options.out}/attestation.dsse.json`;
   const reportPath = `${options.out}/report.md`;

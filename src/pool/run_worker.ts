@@ -1,6 +1,7 @@
 /**
  * A pool worker: pulls one work order at a time from the shared consumer, checks it against its
- * own claim log, recomputes it, publishes the result and only then acks the order. While an item
+ * own claim log, recomputes it, publishes the result signed with its own key and only then acks
+ * the order. While an item
  * is being recomputed it sends `working()` heartbeats every third of the ack wait, so a live
  * worker keeps its item; a worker that dies stops them, and the server redelivers the item to
  * another worker after the ack wait.
@@ -11,7 +12,7 @@ import { type Consumer, jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { ClaimLog } from "../claims/mod.ts";
 import {
   checkWorkOrder,
-  encodeItemResult,
+  type ItemResult,
   parseWorkOrder,
   type WorkContext,
   workItem,
@@ -40,6 +41,8 @@ export interface WorkerOptions {
   readonly ctx: WorkContext;
   /** The claim log the worker's orders must come from. */
   readonly log: ClaimLog;
+  /** Encodes a result as the line to publish, signed by this worker (e.g. `signItemResult`). */
+  readonly sign: (result: ItemResult) => Promise<string>;
   /** Stops the worker after the current item. */
   readonly signal?: AbortSignal | undefined;
   /** Exit after this many milliseconds without a work order (default: never). */
@@ -118,7 +121,7 @@ async function _one(
   let line: string;
   try {
     const r = await workItem(o.ctx, { planDigest: order.plan, log: o.log, item });
-    line = encodeItemResult(r).trimEnd();
+    line = (await o.sign(r)).trimEnd();
   } finally {
     clearInterval(beat);
   }

@@ -1,18 +1,17 @@
 /**
  * The coordinator of a worker pool: publishes a plan's work orders on the work-queue stream
  * (deduplicated by item digest, so serving a plan again publishes nothing twice within the
- * stream's duplicate window) and collects item results until every planned item has one or the
- * time is up. Redelivered items can give several results for one item: all are returned, and the
+ * stream's duplicate window) and collects worker-signed item results until every planned item has one or
+ * the time is up; a message not signed by an accepted worker stops the collection. Redelivered items can give several results for one item: all are returned, and the
  * merge keeps one and requires the others to agree bit for bit.
  *
  * @module
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import {
+  type AttributedResult,
   type AuditPlan,
   encodeWorkOrder,
-  type ItemResult,
-  parseItemResult,
   workOrders,
 } from "../verify/mod.ts";
 import { ensureStreams, type QueueSettings } from "./ensure_streams.ts";
@@ -29,6 +28,11 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
+  /**
+   * Opens one result message (its text and a name for messages): checks the worker's signature
+   * and the result, or throws (e.g. `openItemResult` with the accepted worker keys).
+   */
+  readonly open: (line: string, where: string) => Promise<AttributedResult>;
   /** Called after each result with (items with a result, planned items). */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
@@ -38,8 +42,8 @@ export interface ServeOptions {
  *
  * @param link connection to the NATS server (from `connectNats`)
  * @param options the plan and its digest, queue settings, timeout, progress callback
- * @returns every result received for the plan's subject, in arrival order
- * @throws {InputError} `RESULT_INVALID` for a message that is not a canonical item result
+ * @returns every result received for the plan's subject, in arrival order, with its worker
+ * @throws what `open` throws for a message that is not a result signed by an accepted worker
  * @example
  * ```ts ignore
  * const results = await servePlan(link, { plan, planDigest, queue, timeoutMs: 3_600_000 });
@@ -48,7 +52,7 @@ export interface ServeOptions {
 export async function servePlan(
   link: NatsLink,
   options: ServeOptions,
-): Promise<ItemResult[]> {
+): Promise<AttributedResult[]> {
   const { plan, planDigest } = options;
   const jsm = await jetstreamManager(natsConnection(link));
   await ensureStreams(jsm, options.queue);
@@ -64,12 +68,12 @@ export async function servePlan(
     }
     const planned = new Set(plan.items.map((it) => it.item));
     const seen = new Set<string>();
-    const results: ItemResult[] = [];
+    const results: AttributedResult[] = [];
     if (planned.size === 0) return results;
     for await (const m of messages) {
-      const r = parseItemResult(m.string(), `${RESULTS_STREAM} #${m.seq}`);
+      const r = await options.open(m.string(), `${RESULTS_STREAM} #${m.seq}`);
       results.push(r);
-      if (planned.has(r.item)) seen.add(r.item);
+      if (planned.has(r.result.item)) seen.add(r.result.item);
       options.onProgress?.(seen.size, planned.size);
       if (seen.size === planned.size) break;
     }

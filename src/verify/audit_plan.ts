@@ -12,7 +12,7 @@ import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 
 /** Format tag of plan documents. */
-export const AUDIT_PLAN_FORMAT = "bitaudit/audit-plan/v1";
+export const AUDIT_PLAN_FORMAT = "bitaudit/audit-plan/v2";
 
 /** Domain of work-item digests. */
 export const AUDIT_ITEM_DOMAIN = "bitaudit/audit-item/v1";
@@ -29,6 +29,27 @@ export interface PlanItem {
   readonly kind: string;
   /** Claimed fingerprint (hex), so a merge can report an item no worker returned. */
   readonly claimed: string;
+}
+
+/**
+ * The evidence that fixes an audit's randomness, as its files held it: the drand round and its
+ * chain info, the prover's signed checkpoint and public key, the inspector's announcement and an
+ * RFC 3161 time-stamp over it (base64). Each is optional here; whoever merges verifies them
+ * again before signing (typed randomness has none of the drand fields).
+ */
+export interface PlanEvidence {
+  /** drand round JSON. */
+  readonly beacon?: string;
+  /** drand chain info JSON. */
+  readonly chain?: string;
+  /** The prover's signed checkpoint note. */
+  readonly checkpoint?: string;
+  /** The prover's public key (SPKI PEM). */
+  readonly proverPub?: string;
+  /** The inspector's announcement (DSSE envelope JSON). */
+  readonly announcement?: string;
+  /** Base64 of the RFC 3161 token or response over the announcement's signature. */
+  readonly announcementTimestamp?: string;
 }
 
 /** What an audit fixes before recomputation starts. */
@@ -53,6 +74,8 @@ export interface AuditPlan {
   readonly algorithm: string;
   /** Work items in selection order. */
   readonly items: readonly PlanItem[];
+  /** The trust evidence behind the randomness (empty for typed randomness without a checkpoint). */
+  readonly evidence: PlanEvidence;
 }
 
 /** Inputs of {@link planAudit}. */
@@ -67,6 +90,8 @@ export interface PlanInputs {
   readonly k: number;
   /** The root the prover committed to, if known: the log must match it. */
   readonly expectedRoot?: string | undefined;
+  /** The trust evidence behind the randomness (default none). */
+  readonly evidence?: PlanEvidence | undefined;
 }
 
 /**
@@ -127,6 +152,7 @@ export function planAudit(log: ClaimLog, inputs: PlanInputs): AuditPlan {
     seed,
     algorithm: SAMPLE_ALGORITHM,
     items,
+    evidence: inputs.evidence ?? {},
   };
 }
 

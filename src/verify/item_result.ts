@@ -1,15 +1,16 @@
 /**
  * The result of one work item as a worker hands it back: the record's result (exactly what the
- * verdict signs), the worker's identity and asset digests, and its timing. Signed by nobody: a
- * merge checks it against the plan and signs only the merged verdict. Timing is never signed.
- *
- * Encoded as one line of RFC 8785 canonical JSON; read back strictly (every byte committed).
+ * verdict signs), the worker's identity and asset digests, and its timing. Encoded as one line of
+ * RFC 8785 canonical JSON and read back strictly (every byte committed, the result consistent
+ * with its status); between machines it travels signed by the worker that computed it
+ * (`signItemResult` in `attest/`). Timing is informative: never compared.
  *
  * @module
  */
 import { canonicalJson } from "../claims/mod.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64 } from "./_shapes.ts";
+import { parseRecordResult } from "./parse_record_result.ts";
 import type { RecordResult } from "./record_result.ts";
 
 /** Format tag of item results. */
@@ -93,55 +94,37 @@ export function parseItemResult(line: string, where: string): ItemResult {
   });
   const o = exactObject(value, { where: "line", shape: TOP, bad });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
-  exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
-  exactObject(o.timing, { where: "timing", shape: { ms: "count", threads: "count" }, bad });
+  const w = exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
+  const t = exactObject(o.timing, {
+    where: "timing",
+    shape: { ms: "count", threads: "count" },
+    bad,
+  });
+  const assets: Record<string, string> = {};
   for (const [path, digest] of Object.entries(o.assets as Record<string, unknown>)) {
     const dots = path.split("/").some((part) => part === "." || part === "..");
     if (!ASSET_PATH.test(path) || dots || typeof digest !== "string" || !HEX64.test(digest)) {
       bad("'assets' must map asset paths to sha256 hex digests");
     }
+    Object.defineProperty(assets, path, { value: digest, enumerable: true });
   }
-  _recordResult(o.result, bad);
-  requireCanonical(line + "\n", {
-    encode: () => encodeItemResult(o as unknown as ItemResult),
-    bad,
-  });
-  return o as unknown as ItemResult;
+  const r: ItemResult = {
+    format: ITEM_RESULT_FORMAT,
+    plan: o.plan as string,
+    item: o.item as string,
+    result: parseRecordResult(o.result, { bad }),
+    verifier: {
+      version: w.version as string,
+      engine: w.engine as string,
+      runtime: w.runtime as string,
+    },
+    assets,
+    timing: { ms: t.ms as number, threads: t.threads as number },
+  };
+  requireCanonical(line + "\n", { encode: () => encodeItemResult(r), bad });
+  return r;
 }
 
-function _recordResult(v: unknown, bad: (why: string) => never): void {
-  const optional = ["sfu", "firstDivergence", "obligation"];
-  const r = exactObject(v, { where: "result", shape: RESULT, optional, bad });
-  if (!["PASS", "FAIL", "NOT_VERIFIED"].includes(r.status as string)) bad("unknown status");
-  if (r.recomputed !== null && !HEX64.test(r.recomputed as string)) bad("bad recomputed digest");
-  if (r.firstDifference !== null) {
-    exactObject(r.firstDifference, { where: "result.firstDifference", shape: DIFF, bad });
-  }
-  (r.steps as unknown[]).forEach((s, i) =>
-    exactObject(s, { where: `result.steps[${i}]`, shape: STEP, bad })
-  );
-  if (r.firstDivergence !== undefined) {
-    const d = exactObject(r.firstDivergence, {
-      where: "result.firstDivergence",
-      shape: DIVERGENCE,
-      bad,
-    });
-    if ((d.layer as number) >= (d.layers as number)) {
-      bad("'result.firstDivergence.layer' >= layers");
-    }
-  }
-  if (r.obligation !== undefined && (r.obligation !== "committed-input" || r.status !== "FAIL")) {
-    bad("'result.obligation' must be 'committed-input' on a FAIL");
-  }
-  if (r.sfu !== undefined) {
-    if (!Array.isArray(r.sfu)) bad("'result.sfu' must be an array");
-    (r.sfu as unknown[]).forEach((s, i) =>
-      exactObject(s, { where: `result.sfu[${i}]`, shape: SFU, bad })
-    );
-  }
-}
-
-const HEX = /^[0-9a-f]{1,64}$/;
 const ASSET_PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
 
 const TOP: Shape = {
@@ -154,20 +137,3 @@ const TOP: Shape = {
   timing: "object",
 };
 const WORKER: Shape = { version: "string", engine: "string", runtime: "string" };
-const RESULT: Shape = {
-  index: "count",
-  digest: HEX64,
-  status: "string",
-  reason: "string",
-  claimed: HEX64,
-  recomputed: "string?",
-  firstDifference: "object?",
-  steps: "array",
-  sfu: "array",
-  firstDivergence: "object",
-  obligation: "string",
-};
-const DIFF: Shape = { index: "count", claimed: HEX, recomputed: HEX };
-const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: "count" };
-const STEP: Shape = { step: "string", ok: "boolean", detail: "string" };
-const SFU: Shape = { fn: "string", model: "string", status: "string" };

@@ -1,8 +1,10 @@
 /**
- * The merge step of an audit: every planned item gets exactly one result. Results from another
- * plan or for an unplanned item are refused; two results of one item must agree bit for bit
- * (else the merge fails: one of the workers is wrong and the verdict cannot be signed); an item
- * nobody returned becomes NOT_VERIFIED, so the verdict can never be PASSED without it.
+ * The merge step of an audit: every planned item gets exactly one result, attributed to the
+ * worker key that signed it. Results from another plan or for an unplanned item are refused; a
+ * result that does not show what its status claims, for its record's workload kind, is refused;
+ * two results of one item must agree bit for bit (else the merge fails, naming both workers: one
+ * of them is wrong and the verdict cannot be signed); an item nobody returned becomes
+ * NOT_VERIFIED, so the verdict can never be PASSED without it.
  *
  * @module
  */
@@ -11,10 +13,19 @@ import type { AuditPlan } from "./audit_plan.ts";
 import { detectionStatement } from "./detection.ts";
 import { type ItemResult, resultBytes, type WorkerInfo } from "./item_result.ts";
 import { auditVerdict, type RecordResult } from "./record_result.ts";
+import { resultInconsistency } from "./result_consistency.ts";
 import type { AuditReport } from "./audit_report.ts";
 
 /** Reason recorded for a planned item that no worker returned. */
 export const MISSING_RESULT_REASON = "no worker returned a result for this item";
+
+/** An item result with the key id (hex SHA-256 of its SPKI) of the worker that signed it. */
+export interface AttributedResult {
+  /** The result, its signature already verified. */
+  readonly result: ItemResult;
+  /** Key id of the worker key that signed it. */
+  readonly worker: string;
+}
 
 /** A merged audit: the report and what the verdict says about who computed it. */
 export interface MergedAudit {
@@ -28,17 +39,22 @@ export interface MergedAudit {
   readonly missing: readonly number[];
   /** How many results repeated an item already merged (and agreed with it). */
   readonly duplicates: number;
+  /** Per result of the report (same order): key id of the worker that computed it, or null. */
+  readonly workers: readonly (string | null)[];
+  /** Log indices whose results the merging inspector recomputed itself and found equal. */
+  readonly reverified: readonly number[];
 }
 
 /**
  * Merges item results into the audit report.
  *
  * @param plan the plan
- * @param options `planDigest` (SHA-256 of the plan bytes), `results` in any order, and the
- *   merging `version` (every result must come from it)
+ * @param options `planDigest` (SHA-256 of the plan bytes), `results` (signature-checked, with
+ *   their worker) in any order, and the merging `version` (every result must come from it)
  * @returns the merged audit
  * @throws {InputError} `MERGE_FOREIGN` (another plan or an unplanned item), `MERGE_MISMATCH`
- *   (a result about another record), `MERGE_VERSION`, `MERGE_CONFLICT` (duplicates disagree),
+ *   (a result about another record), `RESULT_INCONSISTENT` (its fields contradict its status for
+ *   its workload kind), `MERGE_VERSION`, `MERGE_CONFLICT` (duplicates disagree),
  *   `MERGE_ASSET_CONFLICT` (one asset path with two digests)
  * @example
  * ```ts ignore
@@ -47,23 +63,26 @@ export interface MergedAudit {
  */
 export function mergeItemResults(
   plan: AuditPlan,
-  options: { planDigest: string; results: Iterable<ItemResult>; version: string },
+  options: { planDigest: string; results: Iterable<AttributedResult>; version: string },
 ): MergedAudit {
   const slot = new Map(plan.items.map((it, j) => [it.item, j]));
-  const chosen: (ItemResult | undefined)[] = plan.items.map(() => undefined);
+  const chosen: (AttributedResult | undefined)[] = plan.items.map(() => undefined);
   const assets = new Map<string, string>();
   const engines = new Set<string>();
   const runtimes = new Set<string>();
   let duplicates = 0;
-  for (const r of options.results) {
+  for (const signed of options.results) {
+    const r = signed.result;
     const j = slot.get(r.item);
     if (r.plan !== options.planDigest || j === undefined) {
       throw new InputError(
         "MERGE_FOREIGN",
-        `Cannot merge item ${r.item.slice(0, 16)}: it is not an item of this plan`,
+        `Cannot merge item ${r.item.slice(0, 16)} from worker ${
+          signed.worker.slice(0, 16)
+        }: it is not an item of this plan`,
       );
     }
-    _sameRecord(plan.items[j]!, r);
+    _sameRecord(plan.items[j]!, signed);
     if (r.verifier.version !== options.version) {
       throw new InputError(
         "MERGE_VERSION",
@@ -72,14 +91,18 @@ export function mergeItemResults(
     }
     const prior = chosen[j];
     if (prior !== undefined) {
-      if (resultBytes(prior) !== resultBytes(r)) {
+      if (resultBytes(prior.result) !== resultBytes(r)) {
         throw new InputError(
           "MERGE_CONFLICT",
-          `Cannot merge record ${r.result.index}: two results disagree (${prior.result.status} vs ${r.result.status})`,
+          `Cannot merge record ${r.result.index}: workers ${
+            prior.worker.slice(0, 16)
+          } (${prior.result.result.status}) and ${
+            signed.worker.slice(0, 16)
+          } (${r.result.status}) disagree`,
         );
       }
       duplicates++;
-    } else chosen[j] = r;
+    } else chosen[j] = signed;
     for (const [path, digest] of Object.entries(r.assets)) {
       if ((assets.get(path) ?? digest) !== digest) {
         throw new InputError(
@@ -92,25 +115,36 @@ export function mergeItemResults(
     engines.add(r.verifier.engine);
     runtimes.add(r.verifier.runtime);
   }
-  const results = chosen.map((r, j) => r?.result ?? _missing(plan, j));
+  const results = chosen.map((r, j) => r?.result.result ?? _missing(plan, j));
   return {
     report: _report(plan, results),
     verifier: { version: options.version, engine: _join(engines), runtime: _join(runtimes) },
     assets: Object.fromEntries([...assets].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)),
     missing: plan.items.filter((_, j) => chosen[j] === undefined).map((it) => it.index),
     duplicates,
+    workers: chosen.map((r) => r?.worker ?? null),
+    reverified: [],
   };
 }
 
 function _sameRecord(
-  it: { index: number; record: string; claimed: string },
-  r: ItemResult,
+  it: { index: number; record: string; claimed: string; kind: string },
+  signed: AttributedResult,
 ): void {
+  const r = signed.result;
   const x = r.result;
+  const who = `from worker ${signed.worker.slice(0, 16)}`;
   if (x.index !== it.index || x.digest !== it.record || x.claimed !== it.claimed) {
     throw new InputError(
       "MERGE_MISMATCH",
-      `Cannot merge the result of item ${r.item.slice(0, 16)}: it is about another record`,
+      `Cannot merge the result of item ${r.item.slice(0, 16)} ${who}: it is about another record`,
+    );
+  }
+  const why = resultInconsistency(x, { kind: it.kind, chain: true });
+  if (why !== null) {
+    throw new InputError(
+      "RESULT_INCONSISTENT",
+      `Cannot merge the result of record ${x.index} ${who}: ${why}`,
     );
   }
 }

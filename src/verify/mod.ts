@@ -27,6 +27,7 @@ export {
   encodeAuditPlan,
   itemDigest,
   planAudit,
+  type PlanEvidence,
   type PlanInputs,
   type PlanItem,
 } from "./audit_plan.ts";
@@ -52,7 +53,14 @@ export {
   resultBytes,
   type WorkerInfo,
 } from "./item_result.ts";
-export { type MergedAudit, mergeItemResults, MISSING_RESULT_REASON } from "./merge_item_results.ts";
+export {
+  type AttributedResult,
+  type MergedAudit,
+  mergeItemResults,
+  MISSING_RESULT_REASON,
+} from "./merge_item_results.ts";
+export { ELEMENT_BITS, parseRecordResult } from "./parse_record_result.ts";
+export { type CheckedResult, FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
 export { parseAuditPlan } from "./parse_audit_plan.ts";
 export {
   detectionBinomial,
@@ -67,6 +75,7 @@ export { recordProducts } from "./record_products.ts";
 export {
   type AuditVerdict,
   auditVerdict,
+  type FailFinding,
   type FirstDifference,
   type LayerDivergence,
   type ProverObligation,
@@ -75,7 +84,8 @@ export {
   type StepResult,
 } from "./record_result.ts";
 export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
-export { type AuditInputs, runAudit, runAuditPlan } from "./run_audit.ts";
+export { reverifyCount, reverifyResults } from "./reverify_results.ts";
+export { type AuditInputs, IN_PROCESS_WORKER, runAudit, runAuditPlan } from "./run_audit.ts";
 export {
   counterStream,
   type Sample,

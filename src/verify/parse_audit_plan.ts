@@ -12,6 +12,7 @@ import {
   type AuditPlan,
   encodeAuditPlan,
   itemDigest,
+  type PlanEvidence,
   type PlanItem,
 } from "./audit_plan.ts";
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
@@ -45,12 +46,49 @@ export function parseAuditPlan(text: string, where: string): AuditPlan {
 function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
   const o = exactObject(value, { where: "plan", shape: PLAN_SHAPE, bad });
   if (o.format !== AUDIT_PLAN_FORMAT) bad(`format must be '${AUDIT_PLAN_FORMAT}'`);
-  exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
   if (!Array.isArray(o.items) || o.items.length < 1) bad("'plan.items' must be a non-empty array");
-  (o.items as unknown[]).forEach((it, i) =>
-    exactObject(it, { where: `plan.items[${i}]`, shape: PLAN_ITEM_SHAPE, bad })
-  );
-  return o as unknown as AuditPlan;
+  const b = exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
+  const items = (o.items as unknown[]).map((it, i): PlanItem => {
+    const x = exactObject(it, { where: `plan.items[${i}]`, shape: PLAN_ITEM_SHAPE, bad });
+    return {
+      item: x.item as string,
+      index: x.index as number,
+      record: x.record as string,
+      kind: x.kind as string,
+      claimed: x.claimed as string,
+    };
+  });
+  return {
+    format: AUDIT_PLAN_FORMAT,
+    auditId: o.auditId as string,
+    logId: o.logId as string,
+    population: o.population as number,
+    logRoot: o.logRoot as string,
+    beacon: { randomness: b.randomness as string, round: b.round as number },
+    seedDerivation: o.seedDerivation as string,
+    seed: o.seed as string,
+    algorithm: o.algorithm as string,
+    items,
+    evidence: _evidence(o.evidence, bad),
+  };
+}
+
+function _evidence(v: unknown, bad: (why: string) => never): PlanEvidence {
+  const e = exactObject(v, {
+    where: "plan.evidence",
+    shape: EVIDENCE_SHAPE,
+    optional: Object.keys(EVIDENCE_SHAPE),
+    bad,
+  });
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(EVIDENCE_SHAPE)) {
+    const text = e[key] as string | undefined;
+    if (text === undefined) continue;
+    const max = key === "announcement" ? 1024 * 1024 : 64 * 1024;
+    if (text.length > max) bad(`'plan.evidence.${key}' is longer than ${max} characters`);
+    out[key] = text;
+  }
+  return out;
 }
 
 function _recompute(plan: AuditPlan, bad: (why: string) => never): void {
@@ -92,6 +130,16 @@ const PLAN_SHAPE: Shape = {
   seed: HEX64,
   algorithm: "string",
   items: "array",
+  evidence: "object",
+};
+
+const EVIDENCE_SHAPE: Shape = {
+  beacon: "string",
+  chain: "string",
+  checkpoint: "string",
+  proverPub: "string",
+  announcement: "string",
+  announcementTimestamp: /^[A-Za-z0-9+/]{4,65536}={0,2}$/,
 };
 
 const BEACON_SHAPE: Shape = {

@@ -16,6 +16,23 @@ export type RecordStatus = "PASS" | "FAIL" | "NOT_VERIFIED";
  */
 export type ProverObligation = "committed-input";
 
+/**
+ * What a FAIL found, stated so that its fields can be checked against it:
+ * - `fingerprint`: the recomputed fingerprint differs from the claimed one;
+ * - `layer-chain`: the fingerprint matches but the claimed per-layer chain does not;
+ * - `greedy-token`: the hidden states match but a claimed greedy token is not their argmax;
+ * - `committed-input`: a committed input tensor was missing or did not hash to its digest
+ *   (with `obligation: "committed-input"`);
+ * - `contradiction`: the record contradicts itself, its history, checkpoint or the log (nothing
+ *   was recomputed).
+ */
+export type FailFinding =
+  | "fingerprint"
+  | "layer-chain"
+  | "greedy-token"
+  | "committed-input"
+  | "contradiction";
+
 /** One named pipeline step and what it found. */
 export interface StepResult {
   /** Step name: inclusion, profile, stack, kernel, support, tensors, recompute, compare. */
@@ -80,6 +97,8 @@ export interface RecordResult {
   readonly firstDivergence?: LayerDivergence;
   /** The prover obligation not met, when that is why the record FAILed (absent otherwise). */
   readonly obligation?: ProverObligation;
+  /** What a FAIL found (present exactly on FAIL). */
+  readonly finding?: FailFinding;
 }
 
 /** Audit verdict. */

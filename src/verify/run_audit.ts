@@ -8,11 +8,13 @@
 import type { ClaimLog } from "../claims/mod.ts";
 import { VERSION } from "../version.ts";
 import { type AuditPlan, auditPlanDigest, planAudit } from "./audit_plan.ts";
-import type { ItemResult } from "./item_result.ts";
-import { type MergedAudit, mergeItemResults } from "./merge_item_results.ts";
+import { type AttributedResult, type MergedAudit, mergeItemResults } from "./merge_item_results.ts";
 import type { AuditReport } from "./audit_report.ts";
 import type { VerifyContext } from "./verify_record.ts";
 import { checkPlanLog, type WorkContext, workItem } from "./work_item.ts";
+
+/** Worker name of results computed by `runAudit` (which signs nothing). */
+export const IN_PROCESS_WORKER = "in-process";
 
 /** What an audit starts from. */
 export interface AuditInputs {
@@ -51,7 +53,12 @@ export async function runAudit(
 ): Promise<AuditReport> {
   const plan = planAudit(inputs.log, inputs);
   const work = { ...ctx, engine: ctx.engine ?? "unnamed" };
-  const merged = await runAuditPlan(work, { plan, log: inputs.log, onProgress: inputs.onProgress });
+  const merged = await runAuditPlan(work, {
+    plan,
+    log: inputs.log,
+    worker: IN_PROCESS_WORKER,
+    onProgress: inputs.onProgress,
+  });
   return merged.report;
 }
 
@@ -59,12 +66,13 @@ export async function runAudit(
  * Works on every item of a plan in this process and merges the results.
  *
  * @param ctx verification context with the engine name
- * @param target the plan, the log it was made from, and `onProgress(done, total)`
+ * @param target the plan, the log it was made from, the key id of the `worker` key this process
+ *   computes as (recorded with every result), and `onProgress(done, total)`
  * @returns the merged audit (report, verifier, assets)
  * @throws {InputError} `PLAN_LOG_MISMATCH` when the log is not the plan's
  * @example
  * ```ts ignore
- * const { report, assets } = await runAuditPlan(ctx, { plan, log });
+ * const { report, assets } = await runAuditPlan(ctx, { plan, log, worker: keyId(workerKey) });
  * ```
  */
 export async function runAuditPlan(
@@ -72,15 +80,16 @@ export async function runAuditPlan(
   target: {
     plan: AuditPlan;
     log: ClaimLog;
+    worker: string;
     onProgress?: ((done: number, total: number) => void) | undefined;
   },
 ): Promise<MergedAudit> {
-  const { plan, log, onProgress } = target;
+  const { plan, log, worker, onProgress } = target;
   checkPlanLog(plan, log);
   const planDigest = auditPlanDigest(plan);
-  const results: ItemResult[] = [];
+  const results: AttributedResult[] = [];
   for (const item of plan.items) {
-    results.push(await workItem(ctx, { planDigest, log, item }));
+    results.push({ result: await workItem(ctx, { planDigest, log, item }), worker });
     onProgress?.(results.length, plan.items.length);
   }
   return mergeItemResults(plan, { planDigest, results, version: VERSION });

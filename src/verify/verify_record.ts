@@ -32,6 +32,7 @@ import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
 import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
 import type {
+  FailFinding,
   FirstDifference,
   LayerDivergence,
   ProverObligation,
@@ -82,7 +83,7 @@ export async function verifyRecord(
   const result = (
     status: RecordResult["status"],
     reason: string,
-    obligation?: ProverObligation,
+    found?: { finding: FailFinding; obligation?: ProverObligation | undefined },
   ): RecordResult => ({
     index,
     digest: log.digests[index]!,
@@ -94,7 +95,8 @@ export async function verifyRecord(
     steps,
     ...(sfu === undefined ? {} : { sfu }),
     ...(divergence === null ? {} : { firstDivergence: divergence }),
-    ...(obligation === undefined ? {} : { obligation }),
+    ...(found?.obligation === undefined ? {} : { obligation: found.obligation }),
+    ...(found === undefined ? {} : { finding: found.finding }),
   });
   try {
     const proof = inclusionProof(log.digests.map(hexToBytes), index);
@@ -171,7 +173,9 @@ export async function verifyRecord(
       step("compare", "fingerprints equal");
       if (tokens?.status === "mismatch") {
         steps.push({ step: "tokens", ok: false, detail: tokens.detail });
-        return result("FAIL", `hidden states match but ${tokens.detail}`);
+        return result("FAIL", `hidden states match but ${tokens.detail}`, {
+          finding: "greedy-token",
+        });
       }
       if (tokens?.status === "not-verifiable") {
         steps.push({ step: "tokens", ok: false, detail: tokens.detail });
@@ -185,18 +189,23 @@ export async function verifyRecord(
     }
     if (recomputed === p.fingerprint.sha256) {
       steps.push({ step: "compare", ok: false, detail: `layer chain differs${at}` });
-      return result("FAIL", `fingerprint matches but the claimed layer chain does not${at}`);
+      return result("FAIL", `fingerprint matches but the claimed layer chain does not${at}`, {
+        finding: "layer-chain",
+      });
     }
     firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, out);
     steps.push({ step: "compare", ok: false, detail: `fingerprints differ${at}` });
     return result(
       "FAIL",
       `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}${at}`,
+      { finding: "fingerprint" },
     );
   } catch (e) {
     if (e instanceof _Stop) {
       steps.push({ step: e.status === "FAIL" ? "check" : "support", ok: false, detail: e.why });
-      return result(e.status, e.why, e.obligation);
+      if (e.status === "NOT_VERIFIED") return result(e.status, e.why);
+      const finding = e.obligation === undefined ? "contradiction" : "committed-input";
+      return result(e.status, e.why, { finding, obligation: e.obligation });
     }
     throw e;
   }

@@ -1959,6 +1959,96 @@
     return out;
   }
 
+  // src/verify/result_consistency.ts
+  var COMMON_STEPS = [
+    "inclusion",
+    "profile",
+    "stack",
+    "support",
+    "tensors",
+    "recompute",
+    "compare"
+  ];
+  var PASS_STEPS = {
+    gemm: ["kernel"],
+    attention_block: [],
+    ffn_block: [],
+    model_forward: ["kernel"],
+    sequence: ["kernel", "tokens"]
+  };
+  var FAIL_FINDINGS = {
+    fingerprint: true,
+    "layer-chain": true,
+    "greedy-token": true,
+    "committed-input": true,
+    contradiction: true
+  };
+  function resultInconsistency(r, options) {
+    if (r.status !== "PASS" && r.reason.length === 0) return `a ${r.status} gives no reason`;
+    if (r.status !== "FAIL" && (r.finding !== void 0 || r.obligation !== void 0)) {
+      return `a ${r.status} states a finding`;
+    }
+    if (r.status !== "FAIL" && r.firstDifference !== null) return `a ${r.status} has a difference`;
+    if (r.status !== "FAIL" && r.firstDivergence !== void 0) {
+      return `a ${r.status} has a diverging layer`;
+    }
+    const why = r.status === "PASS" ? _pass(r) : r.status === "FAIL" ? _fail2(r, options.chain) : _notVerified(r);
+    return why ?? (r.steps === void 0 ? null : _trace(r, options.kind));
+  }
+  function _pass(r) {
+    return r.recomputed === r.claimed ? null : "a PASS whose recomputed fingerprint is not the claimed";
+  }
+  function _notVerified(r) {
+    if (r.recomputed !== null && r.recomputed !== r.claimed) {
+      return "a NOT_VERIFIED whose recomputed fingerprint differs (that is a FAIL)";
+    }
+    return null;
+  }
+  function _fail2(r, chain) {
+    const f = r.finding;
+    if (f === void 0) return "a FAIL states no finding";
+    if (f === "committed-input" !== (r.obligation !== void 0)) {
+      return `a '${f}' FAIL ${r.obligation === void 0 ? "without" : "with"} a broken obligation`;
+    }
+    if (f === "fingerprint") {
+      if (r.recomputed === null || r.recomputed === r.claimed) {
+        return "a 'fingerprint' FAIL whose recomputed fingerprint is the claimed one";
+      }
+      const d = r.firstDifference;
+      if (d !== null && d.claimed === d.recomputed) return "its first difference does not differ";
+      return null;
+    }
+    if (r.firstDifference !== null) return `a '${f}' FAIL has an element difference`;
+    if (f === "layer-chain" || f === "greedy-token") {
+      if (r.recomputed !== r.claimed) return `a '${f}' FAIL whose fingerprints differ`;
+      if (chain && f === "layer-chain" !== (r.firstDivergence !== void 0)) {
+        return `a '${f}' FAIL ${f === "layer-chain" ? "without" : "with"} a diverging layer`;
+      }
+      return null;
+    }
+    return r.recomputed === null ? null : `a '${f}' FAIL with a recomputed fingerprint`;
+  }
+  function _trace(r, kind) {
+    const steps = r.steps;
+    if (r.status === "PASS") {
+      const bad = steps.find((s) => !s.ok);
+      if (bad !== void 0) return `a PASS whose step '${bad.step}' failed`;
+      if (kind === void 0) return null;
+      const extra = PASS_STEPS[kind];
+      if (extra === void 0) return `a PASS of workload kind '${kind}', which cannot be verified`;
+      const names = new Set(steps.map((s) => s.step));
+      const gap = [...COMMON_STEPS, ...extra].find((s) => !names.has(s));
+      return gap === void 0 ? null : `a PASS without its '${gap}' step`;
+    }
+    const last = steps.at(-1);
+    if (last === void 0 || last.ok) return `a ${r.status} whose last step did not fail`;
+    if (steps.slice(0, -1).some((s) => !s.ok)) return "a step failed before the last one";
+    return null;
+  }
+
+  // src/verify/parse_record_result.ts
+  var ELEMENT_BITS = /^0x[0-9a-f]{4,8}$/;
+
   // src/verify/record_result.ts
   function auditVerdict(results) {
     if (results.some((r) => r.status === "FAIL")) return "FAILED";
@@ -2308,7 +2398,7 @@
       if (!(e instanceof StrictJsonError)) throw e;
       _bad5(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const obj = fieldsOf(value, "envelope", _fail2);
+    const obj = fieldsOf(value, "envelope", _fail3);
     onlyKnown(obj, ["payload", "payloadType", "signatures"]);
     const payload = str(obj, "payload");
     decodeBase64(payload);
@@ -2326,7 +2416,7 @@
     });
     return Object.freeze({ payload, payloadType, signatures: Object.freeze(signatures) });
   }
-  function _fail2(path, why) {
+  function _fail3(path, why) {
     _bad5(`'${path}' ${why}`);
   }
   function _bad5(why) {
@@ -27235,7 +27325,7 @@ ${values.join("\n")}` : `${blockName} :`;
       if (!(e instanceof StrictJsonError)) throw e;
       _bad9(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const f = fieldsOf(value, "trustRoot", _fail3);
+    const f = fieldsOf(value, "trustRoot", _fail4);
     onlyKnown(f, ["mediaType", "keys", "drand", "tsa"]);
     const root = f.obj;
     if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
@@ -27301,7 +27391,7 @@ ${values.join("\n")}` : `${blockName} :`;
       throw e;
     }
   }
-  function _fail3(path, why) {
+  function _fail4(path, why) {
     _bad9(`'${path}' ${why}`);
   }
   function _bad9(why) {
@@ -27602,6 +27692,7 @@ ${values.join("\n")}` : `${blockName} :`;
       "detection",
       "results",
       "verdict",
+      "workers",
       "assets"
     ]);
     const v = fieldsOf2(p.get("verifier"), "predicate.verifier", [
@@ -27610,7 +27701,7 @@ ${values.join("\n")}` : `${blockName} :`;
       "engine",
       "runtime"
     ]);
-    return {
+    const predicate = {
       verifier: {
         id: v.str("id"),
         version: v.str("version"),
@@ -27622,8 +27713,56 @@ ${values.join("\n")}` : `${blockName} :`;
       detection: _detection(p.get("detection")),
       results: p.list("results", _result),
       verdict: p.oneOf("verdict", VERDICTS),
+      workers: _workers(p.get("workers")),
       assets: _assets(p.get("assets"))
     };
+    _attribution(predicate);
+    return predicate;
+  }
+  function _workers(value) {
+    const w = fieldsOf2(value, "predicate.workers", ["keys", "reverified"]);
+    return {
+      keys: w.list("keys", (x, where) => {
+        const k = fieldsOf2(x, where, ["keyid", "publicKey"]);
+        const keyid = k.str("keyid");
+        const publicKey = k.str("publicKey");
+        let id = "";
+        try {
+          id = keyId(decodeSpki(decodeBase64(publicKey)));
+        } catch {
+          _value(`${where}.publicKey`, "is not a base64 Ed25519 SPKI key");
+        }
+        if (id !== keyid) _value(`${where}.keyid`, "is not the SHA-256 of its publicKey");
+        return { keyid, publicKey };
+      }),
+      reverified: w.list("reverified", (x, where) => intOf(x, where))
+    };
+  }
+  function _attribution(p) {
+    const keys = new Set(p.workers.keys.map((k) => k.keyid));
+    if (keys.size !== p.workers.keys.length) _value("predicate.workers.keys", "lists a key twice");
+    const used = /* @__PURE__ */ new Set();
+    p.results.forEach((r, i) => {
+      const where = `predicate.results[${i}]`;
+      const why = resultInconsistency(r, { chain: false });
+      if (why !== null) _value(where, `contradicts itself: ${why}`);
+      if (r.worker === void 0) return;
+      if (!keys.has(r.worker)) _value(`${where}.worker`, "is not a listed worker key");
+      used.add(r.worker);
+    });
+    if (used.size !== keys.size) _value("predicate.workers.keys", "lists a key no result names");
+    const returned = new Set(p.results.filter((r) => r.worker !== void 0).map((r) => r.index));
+    const seen = /* @__PURE__ */ new Set();
+    p.workers.reverified.forEach((index, i) => {
+      const where = `predicate.workers.reverified[${i}]`;
+      if (!returned.has(index) || seen.has(index)) {
+        _value(where, "is not a sampled result a worker returned, once");
+      }
+      seen.add(index);
+    });
+  }
+  function _value(where, why) {
+    throw new InputError("VERDICT_FIELD_VALUE", `Cannot read verdict predicate: '${where}' ${why}`);
   }
   function _audit(value) {
     const a = fieldsOf2(value, "predicate.audit", [
@@ -27681,15 +27820,17 @@ ${values.join("\n")}` : `${blockName} :`;
       "recomputed",
       "firstDifference",
       "sfu",
-      "obligation"
-    ], ["sfu", "obligation"]);
+      "obligation",
+      "finding",
+      "worker"
+    ], ["sfu", "obligation", "finding", "worker"]);
     const result = {
       index: r.int("index"),
-      record: r.str("record"),
+      record: _hex64(r.str("record"), `${where}.record`),
       status: r.oneOf("status", STATUSES),
       reason: r.str("reason"),
-      claimed: r.str("claimed"),
-      recomputed: r.get("recomputed") === null ? null : r.str("recomputed"),
+      claimed: _hex64(r.str("claimed"), `${where}.claimed`),
+      recomputed: r.get("recomputed") === null ? null : _hex64(r.str("recomputed"), `${where}.recomputed`),
       firstDifference: r.get("firstDifference") === null ? null : _difference(r.get("firstDifference"), `${where}.firstDifference`)
     };
     return {
@@ -27704,12 +27845,23 @@ ${values.join("\n")}` : `${blockName} :`;
           };
         })
       } : {},
-      ...r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {}
+      ...r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {},
+      ...r.has("finding") ? { finding: r.oneOf("finding", FAIL_FINDINGS) } : {},
+      ...r.has("worker") ? { worker: _hex64(r.str("worker"), `${where}.worker`) } : {}
     };
+  }
+  function _hex64(text, where) {
+    if (!/^[0-9a-f]{64}$/.test(text)) _value(where, "is not 64 lowercase hex digits");
+    return text;
   }
   function _difference(value, where) {
     const f = fieldsOf2(value, where, ["index", "claimed", "recomputed"]);
-    return { index: f.int("index"), claimed: f.str("claimed"), recomputed: f.str("recomputed") };
+    const bits = (key) => {
+      const text = f.str(key);
+      if (!ELEMENT_BITS.test(text)) _value(`${where}.${key}`, `does not match ${ELEMENT_BITS}`);
+      return text;
+    };
+    return { index: f.int("index"), claimed: bits("claimed"), recomputed: bits("recomputed") };
   }
   function _assets(value) {
     const where = "predicate.assets";
@@ -27722,7 +27874,7 @@ ${values.join("\n")}` : `${blockName} :`;
   }
 
   // src/attest/verdict_predicate.ts
-  var VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v1";
+  var VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v2";
 
   // src/attest/check_attestation.ts
   async function checkAttestation(envelope, options) {

@@ -37,6 +37,7 @@ export function verdictReport(options: { population?: number; k?: number } = {})
       return {
         ...base,
         status: "FAIL",
+        finding: "fingerprint",
         reason: "recomputed fingerprint differs",
         recomputed: "b".repeat(64),
         firstDifference: { index: 4, claimed: "0x3f49", recomputed: "0x3f4a" },

@@ -94,9 +94,19 @@ Deno.test("checkAttestation() fails mistyped, unknown and out-of-set predicate f
 Deno.test("checkAttestation() applies the audit verdict rule to the attested results", async () => {
   const passed = await check((st) => st.predicate.verdict = "PASSED");
   assert.deepEqual(failed(passed), ["verdict"]);
-  // With the FAIL turned into a PASS, one NOT_VERIFIED record leaves the audit INCONCLUSIVE.
-  const healed = (st: StatementJson) => {
+  // A FAIL whose status alone is flipped contradicts its own fields: the predicate is refused.
+  const flipped = (st: StatementJson) => {
     for (const r of st.predicate.results!) if (r.status === "FAIL") r.status = "PASS";
+  };
+  assert.deepEqual(failed(await check(flipped)), ["predicate"]);
+  // With the FAIL turned into a consistent PASS, one NOT_VERIFIED record leaves the audit
+  // INCONCLUSIVE.
+  const healed = (st: StatementJson) => {
+    for (const r of st.predicate.results!) {
+      if (r.status !== "FAIL") continue;
+      Object.assign(r, { status: "PASS", reason: "", recomputed: r.claimed });
+      Object.assign(r, { firstDifference: null, finding: undefined });
+    }
   };
   assert.deepEqual(failed(await check(healed)), ["verdict"]);
   const inconclusive = await check((st) => {
@@ -107,6 +117,6 @@ Deno.test("checkAttestation() applies the audit verdict rule to the attested res
 });
 
 Deno.test("checkAttestation() refuses another predicate type", async () => {
-  const r = await check((st) => st.predicateType = "https://bitaudit.dev/audit-verdict/v2");
+  const r = await check((st) => st.predicateType = "https://bitaudit.dev/audit-verdict/v1");
   assert.deepEqual(failed(r), ["predicate"]);
 });

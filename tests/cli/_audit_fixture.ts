@@ -27,6 +27,8 @@ export interface AuditFixture {
   pub: string;
   trustRoot: string;
   keyid: string;
+  /** A worker's key pair (`audit work --key`, `audit merge --worker-pub`). */
+  worker: { key: string; pub: string; keyid: string };
 }
 
 /**
@@ -57,6 +59,7 @@ export async function makeAuditFixture(
   await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(scenario));
   await runProver(`${dir}/scenario.json`, { out: `${dir}/log`, progress: false, threads: 1 });
   const keys = await generateKeys(`${dir}/inspector`);
+  const worker = await generateKeys(`${dir}/worker`);
   const pub = decodePublicKeyPem(await Deno.readTextFile(keys.publicKey));
   const trustRoot = `${dir}/trust-root.json`;
   const doc = buildTrustRoot([pub], { start: "2026-01-01T00:00:00Z" });
@@ -68,6 +71,7 @@ export async function makeAuditFixture(
     pub: keys.publicKey,
     trustRoot,
     keyid: keys.keyid,
+    worker: { key: worker.privateKey, pub: worker.publicKey, keyid: worker.keyid },
   };
 }
 

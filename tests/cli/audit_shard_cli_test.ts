@@ -1,13 +1,15 @@
 /**
  * Sharded audits through the CLI: `audit plan`, n `audit work` processes (shard index from
- * JOB_COMPLETION_INDEX, as in a Kubernetes Indexed Job) and `audit merge` sign the same bytes as
- * a single-process `audit`; missing shards make the verdict INCONCLUSIVE; conflicting duplicates
- * fail the merge; reruns are idempotent and nothing is overwritten.
+ * JOB_COMPLETION_INDEX, as in a Kubernetes Indexed Job) signing with a worker key, and
+ * `audit merge` sign the same bytes as a single-process `audit` computing as that worker;
+ * missing shards make the verdict INCONCLUSIVE; two workers disagreeing fail the merge; reruns
+ * are idempotent and nothing is overwritten.
  */
 import assert from "node:assert/strict";
 import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
-import { canonicalJson } from "../../src/claims/mod.ts";
+import { payloadOf, signedLine } from "./_signed_results.ts";
+import { generateKeys } from "../../src/cli/commands/key.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
 const f = await makeAuditFixture({
@@ -17,18 +19,23 @@ const f = await makeAuditFixture({
 });
 const K = 16;
 const PLAN = `${f.log.replace(/claims\.jsonl$/, "")}plan.json`;
+const W = ["--key", f.worker.key];
 const WORK_PERMS = ["--allow-read", "--allow-write", "--allow-env=JOB_COMPLETION_INDEX"];
 const planArgs = auditArgs(f, PLAN, K).filter((_, i, a) => a[i] !== "--key" && a[i - 1] !== "--key")
   .slice(1);
-const dec = new TextDecoder();
-
-const single = await runBitaudit([...auditArgs(f, `${f.dir}/single`, K), "--time", TIME]);
+const single = await runBitaudit([
+  ...auditArgs(f, `${f.dir}/single`, K),
+  "--time",
+  TIME,
+  "--worker-key",
+  f.worker.key,
+]);
 assert.equal(single.code, 1, single.stderr);
 const planned = await runBitaudit(["audit", "plan", ...planArgs]);
 assert.equal(planned.code, 0, planned.stderr);
 const shards = await Promise.all(
   [0, 1, 2].map((i) =>
-    runBitaudit(["audit", "work", "--plan", PLAN, "--shard", "3", "--out", _res(i)], {
+    runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", "3", "--out", _res(i)], {
       perms: WORK_PERMS,
       env: { JOB_COMPLETION_INDEX: String(i) },
     })
@@ -40,7 +47,7 @@ function _res(i: number): string {
   return `${f.dir}/results-${i}.jsonl`;
 }
 
-async function merge(files: string[], out: string) {
+async function merge(files: string[], out: string, pubs = [f.worker.pub]) {
   return await runBitaudit([
     "audit",
     "merge",
@@ -49,6 +56,8 @@ async function merge(files: string[], out: string) {
     ...files,
     "--key",
     f.key,
+    "--worker-pub",
+    ...pubs,
     "--out",
     `${f.dir}/${out}`,
     "--time",
@@ -76,6 +85,7 @@ Deno.test("audit work reruns idempotently and never overwrites another file", as
   const again = await runBitaudit([
     "audit",
     "work",
+    ...W,
     "--plan",
     PLAN,
     "--shard",
@@ -89,6 +99,7 @@ Deno.test("audit work reruns idempotently and never overwrites another file", as
   const other = await runBitaudit([
     "audit",
     "work",
+    ...W,
     "--plan",
     PLAN,
     "--shard",
@@ -100,7 +111,7 @@ Deno.test("audit work reruns idempotently and never overwrites another file", as
   assert.match(other.stderr, /^error \[OUTPUT_EXISTS\]/);
   assert.deepEqual(await Deno.readFile(_res(1)), before);
   const noIndex = await runBitaudit(
-    ["audit", "work", "--plan", PLAN, "--shard", "3", "--out", "x"],
+    ["audit", "work", ...W, "--plan", PLAN, "--shard", "3", "--out", "x"],
     {
       perms: WORK_PERMS,
     },
@@ -111,7 +122,9 @@ Deno.test("audit work reruns idempotently and never overwrites another file", as
 
 Deno.test("audit merge with a shard missing is INCONCLUSIVE (exit 3), never PASSED", async () => {
   const texts = await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i))));
-  const lost = texts.findIndex((t) => t.includes('"status":"FAIL"'));
+  const lost = texts.findIndex((t) =>
+    t.trimEnd().split("\n").some((l) => payloadOf(l).result.status === "FAIL")
+  );
   const m = await merge([0, 1, 2].filter((i) => i !== lost).map(_res), "missing");
   assert.equal(m.code, 3, m.stderr);
   const s = JSON.parse(m.stdout);
@@ -124,16 +137,21 @@ Deno.test("audit merge with a shard missing is INCONCLUSIVE (exit 3), never PASS
   }
 });
 
-Deno.test("audit merge fails with MERGE_CONFLICT when a duplicate disagrees, and writes nothing", async () => {
+Deno.test("audit merge fails with MERGE_CONFLICT when two workers disagree on an item, and writes nothing", async () => {
   const line = (await Deno.readTextFile(_res(0))).split("\n")[0]!;
-  const v = JSON.parse(line);
-  v.result.status = v.result.status === "PASS" ? "FAIL" : "PASS";
+  const other = await generateKeys(`${f.dir}/worker-b`);
+  const v = payloadOf(line);
   const forged = `${f.dir}/forged.jsonl`;
-  await Deno.writeTextFile(forged, dec.decode(canonicalJson(v)) + "\n");
-  const m = await merge([...[0, 1, 2].map(_res), forged], "conflict");
+  const disagree = { ...v, result: { ...v.result, reason: `${v.result.reason} (other worker)` } };
+  await Deno.writeTextFile(forged, (await signedLine(disagree, other.privateKey)) + "\n");
+  const m = await merge([...[0, 1, 2].map(_res), forged], "conflict", [
+    f.worker.pub,
+    other.publicKey,
+  ]);
   assert.equal(m.code, 2);
   assert.match(m.stderr, /^error \[MERGE_CONFLICT\]/);
-  await assert.rejects(Deno.stat(`${f.dir}/conflict/attestation.dsse.json`));
+  assert.match(m.stderr, new RegExp(other.keyid.slice(0, 16)));
+  await assert.rejects(Deno.stat(`${f.dir}/conflict`));
   const dup = await merge([...[0, 1, 2].map(_res), _res(0)], "dup");
   assert.equal(dup.code, 1, dup.stderr);
   assert.deepEqual(
@@ -146,12 +164,22 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   const full = (await Deno.readTextFile(_res(0))).split("\n");
   const out = `${f.dir}/resumed-0.jsonl`;
   await Deno.writeTextFile(`${out}.partial`, `${full[0]}\n${full[1]!.slice(0, 40)}`);
-  const r = await runBitaudit(["audit", "work", "--plan", PLAN, "--shard", "0/3", "--out", out]);
+  const r = await runBitaudit([
+    "audit",
+    "work",
+    ...W,
+    "--plan",
+    PLAN,
+    "--shard",
+    "0/3",
+    "--out",
+    out,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /\(1 kept from an interrupted run\)/);
   const lines = (await Deno.readTextFile(out)).trimEnd().split("\n");
   assert.equal(lines[0], full[0], "the kept line is reused as it was");
-  const drop = (l: string) => JSON.stringify({ ...JSON.parse(l), timing: null });
+  const drop = (l: string) => JSON.stringify({ ...payloadOf(l), timing: null });
   assert.deepEqual(lines.map(drop), full.slice(0, -1).map(drop));
   await assert.rejects(Deno.stat(`${out}.partial`));
   const other = `${f.dir}/other-0.jsonl`;
@@ -159,6 +187,7 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   const refused = await runBitaudit([
     "audit",
     "work",
+    ...W,
     "--plan",
     PLAN,
     "--shard",

@@ -7,6 +7,7 @@ import {
   buildTrustRoot,
   checkAttestation,
   encodePrivateKeyPem,
+  keyId,
   openAssetStore,
   openBlobStore,
   parseClaimLog,
@@ -45,7 +46,19 @@ async function libraryAudit() {
       auditId: `audit-${log.root.slice(0, 16)}-r${audit.round}`,
       ...audit,
     });
-    return await signVerdict(report, { keys: [key], time: TIME, store, engine: w.engine });
+    // The CLI records the inspector key as the worker of an in-process audit.
+    const workers = {
+      byResult: report.results.map(() => keyId(key.publicKey)),
+      keys: [key.publicKey],
+      reverified: [],
+    };
+    return await signVerdict(report, {
+      keys: [key],
+      time: TIME,
+      store,
+      engine: w.engine,
+      workers,
+    });
   } finally {
     w.close();
   }

@@ -1,11 +1,19 @@
 /** A small audited log, its plan and the single-process attestation (shared by the deploy tests). */
-import { auditArgs, type AuditFixture, makeAuditFixture } from "../cli/_audit_fixture.ts";
+import {
+  auditArgs,
+  type AuditFixture,
+  makeAuditFixture,
+  removeWhenDone,
+} from "../cli/_audit_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 
 /** Signing time used by every run. */
 export const TIME = "2026-06-01T12:00:00Z";
 
-/** A fixture with plan.json beside claims.jsonl and the single-process audit in `single/`. */
+/**
+ * A fixture with plan.json beside claims.jsonl and the single-process audit in `single/`, its
+ * results recorded as computed by the fixture's worker key (`f.worker`).
+ */
 export interface PlannedAudit {
   f: AuditFixture;
   /** Folder of claims.jsonl, blobs/ and plan.json. */
@@ -14,7 +22,7 @@ export interface PlannedAudit {
 }
 
 /**
- * Builds the fixture, plans it and audits it in one process.
+ * Builds the fixture (removed when the test module ends), plans it and audits it in one process.
  *
  * @param k sample size
  */
@@ -23,9 +31,10 @@ export async function plannedAudit(k: number): Promise<PlannedAudit> {
     records: 8,
     falsify: [{ seq: 2, kind: "fingerprint", bit: 1 }],
   });
+  removeWhenDone(f.dir);
   const input = f.log.replace(/\/claims\.jsonl$/, "");
   const args = auditArgs(f, `${f.dir}/single`, k);
-  const single = await runBitaudit([...args, "--time", TIME]);
+  const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);
   if (single.code !== 1) throw new Error(single.stderr);
   const at = args.indexOf("--key");
   const planArgs = [...args.slice(1, at), "--out", `${input}/plan.json`];
@@ -35,7 +44,8 @@ export async function plannedAudit(k: number): Promise<PlannedAudit> {
 }
 
 /**
- * Merges results files and tells whether attestation and report equal the single-process ones.
+ * Merges results files, accepting those signed by the fixture's worker key, and tells whether
+ * attestation and report equal the single-process ones.
  *
  * @param a the planned audit
  * @param files results files
@@ -50,6 +60,8 @@ export async function mergesToSingle(a: PlannedAudit, files: string[], out: stri
     ...files,
     "--key",
     a.f.key,
+    "--worker-pub",
+    a.f.worker.pub,
     "--out",
     `${a.f.dir}/${out}`,
     "--time",

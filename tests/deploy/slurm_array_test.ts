@@ -1,7 +1,8 @@
 /**
  * The Slurm job array script in deploy/slurm/ run here once per array task, with the variables
- * Slurm sets: the merge of its results signs the single-process bytes; a rerun task is a no-op;
- * an array that does not start at 0 is refused.
+ * Slurm sets and a worker key (WORKER_KEY): the merge of its results signs the single-process
+ * bytes; a rerun task is a no-op, also with the key reached through a symlinked home; a key that
+ * group or others may read, and an array that does not start at 0, are refused.
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT } from "../cli/_run.ts";
@@ -10,7 +11,8 @@ import { mergesToSingle, plannedAudit } from "./_shard_run.ts";
 const SCRIPT = `${REPO_ROOT}/deploy/slurm/audit-array.sbatch`;
 const a = await plannedAudit(5);
 
-async function task(id: number, count: number, min = 0) {
+async function task(id: number, count: number, options: { min?: number; key?: string } = {}) {
+  const { min = 0, key = a.f.worker.key } = options;
   const out = await new Deno.Command("bash", {
     args: [SCRIPT],
     env: {
@@ -22,6 +24,7 @@ async function task(id: number, count: number, min = 0) {
       SLURM_ARRAY_TASK_MIN: String(min),
       SLURM_ARRAY_TASK_MAX: String(min + count - 1),
       SLURM_CPUS_PER_TASK: "1",
+      WORKER_KEY: key,
       NO_COLOR: "1",
     },
     stdout: "piped",
@@ -36,7 +39,9 @@ Deno.test("the Slurm array's tasks merge to the single-process attestation; reru
     const r = await task(id, 3);
     assert.equal(r.code, 0, r.stderr);
   }
-  const again = await task(1, 3);
+  // A home folder reached through a symlink: the key's real path lies outside --allow-read.
+  await Deno.symlink(a.f.dir, `${a.f.dir}/home`);
+  const again = await task(1, 3, { key: a.f.worker.key.replace(a.f.dir, `${a.f.dir}/home`) });
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /already holds/);
   const files = [0, 1, 2].map((i) => `${a.input}/results/results-${i}.jsonl`);
@@ -45,8 +50,21 @@ Deno.test("the Slurm array's tasks merge to the single-process attestation; reru
   assert.ok(m.same, "byte-identical attestation and report");
 });
 
+Deno.test("the Slurm script signs with WORKER_KEY (--key) and refuses a key others may read", async () => {
+  const script = await Deno.readTextFile(SCRIPT);
+  assert.match(script, /^\s+--key "\$key" \\$/m);
+  assert.match(script, /WORKER_KEY:-\$\{HOME:\?[^}]*\}\/\.bitaudit\/worker\.key/);
+  assert.match(script, /--worker-pub worker\.pub/);
+  const open = `${a.f.dir}/open.key`;
+  await Deno.copyFile(a.f.worker.key, open);
+  await Deno.chmod(open, 0o640);
+  const r = await task(0, 3, { key: open });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^error \[KEY_PERMISSIONS\]/);
+});
+
 Deno.test("the Slurm script refuses an array that is not 0..n-1", async () => {
-  const r = await task(2, 3, 1);
+  const r = await task(2, 3, { min: 1 });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^error \[USAGE_SHARD\]/);
 });

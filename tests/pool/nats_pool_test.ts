@@ -2,60 +2,16 @@
  * The NATS JetStream pool end to end: a private nats-server, `audit serve` and three `bitaudit
  * worker` processes under the narrowest permissions (network to the server only); one worker is
  * killed by its process id in the middle of an item, the item is redelivered to another worker,
- * and the merged attestation equals the single-process audit's, byte for byte.
+ * every result travels signed by the worker key, and the merged attestation equals the
+ * single-process audit's (computing as that worker key), byte for byte.
  */
 import assert from "node:assert/strict";
 import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
 import { startNatsServer } from "./_nats_server.ts";
+import { spawnBitaudit as spawn } from "./_spawn.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
-
-/** A bitaudit process whose stdout is read as it comes. */
-function spawn(args: string[], perms: string[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...perms, `${REPO_ROOT}/src/cli/main.ts`, ...args],
-    cwd: REPO_ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  let out = "";
-  let err = "";
-  let wake = () => {};
-  const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of s) {
-      add(decoder.decode(chunk, { stream: true }));
-      wake();
-    }
-    wake();
-  };
-  const pumps = Promise.all([
-    pump(child.stdout, (t) => (out += t)),
-    pump(child.stderr, (t) => (err += t)),
-  ]);
-  return {
-    pid: child.pid,
-    /** Resolves with the first stdout line matching `re`. */
-    async waitFor(re: RegExp): Promise<RegExpMatchArray> {
-      for (;;) {
-        const m = out.match(re);
-        if (m) return m;
-        const ended = await Promise.race([
-          new Promise<boolean>((r) => (wake = () => r(false))),
-          child.status.then(() => true),
-        ]);
-        if (ended && !out.match(re)) throw new Error(`process ended: ${out}${err}`);
-      }
-    },
-    async done() {
-      const { code } = await child.status;
-      await pumps;
-      return { code, stdout: out, stderr: err };
-    },
-  };
-}
 
 Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attestation is the single-process one", async () => {
   const nats = await startNatsServer();
@@ -68,7 +24,7 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
   const workers: ReturnType<typeof spawn>[] = [];
   try {
     const args = auditArgs(f, `${f.dir}/single`, 7);
-    const single = await runBitaudit([...args, "--time", TIME]);
+    const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);
     assert.equal(single.code, 1, single.stderr);
     const plan = `${f.dir}/plan.json`;
     const at = args.indexOf("--key");
@@ -77,10 +33,13 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
 
     const net = `--allow-net=${nats.hostPort}`;
     const worker = () =>
-      spawn(["worker", "--nats", nats.url, "--log", f.log, "--threads", "1"], [
-        `--allow-read=${REPO_ROOT},${f.dir}`,
-        net,
-      ]);
+      spawn(
+        ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+        [
+          `--allow-read=${REPO_ROOT},${f.dir}`,
+          net,
+        ],
+      );
     const serve = spawn([
       "audit",
       "serve",
@@ -90,6 +49,8 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
       nats.url,
       "--key",
       f.key,
+      "--worker-pub",
+      f.worker.pub,
       "--out",
       `${f.dir}/pool`,
       "--time",

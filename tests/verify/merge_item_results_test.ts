@@ -27,8 +27,13 @@ const ctx = {
 };
 const results: ItemResult[] = [];
 for (const item of plan.items) results.push(await workItem(ctx, { planDigest, log, item }));
+const WORKER = "77".repeat(32);
 const merge = (rs: ItemResult[]) =>
-  mergeItemResults(plan, { planDigest, results: rs, version: VERSION });
+  mergeItemResults(plan, {
+    planDigest,
+    results: rs.map((result) => ({ result, worker: WORKER })),
+    version: VERSION,
+  });
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
 Deno.test("mergeItemResults() gives runAudit()'s report from results in any order, duplicates agreeing", async () => {
@@ -38,6 +43,7 @@ Deno.test("mergeItemResults() gives runAudit()'s report from results in any orde
   assert.equal(merged.duplicates, 2);
   assert.deepEqual(merged.missing, []);
   assert.equal(merged.verifier.engine, "reference");
+  assert.deepEqual(merged.workers, plan.items.map(() => WORKER));
 });
 
 Deno.test("mergeItemResults() makes a missing item NOT_VERIFIED, so the verdict is INCONCLUSIVE", () => {
@@ -50,8 +56,21 @@ Deno.test("mergeItemResults() makes a missing item NOT_VERIFIED, so the verdict 
 Deno.test("mergeItemResults() fails with MERGE_CONFLICT when two results of one item differ", () => {
   const forged = { ...results[1]!, result: { ...results[1]!.result, reason: "other" } };
   assert.throws(() => merge([...results, forged]), code("MERGE_CONFLICT"));
-  const passed = { ...results[1]!, result: { ...results[1]!.result, status: "PASS" as const } };
-  assert.throws(() => merge([passed, ...results]), code("MERGE_CONFLICT"));
+  const other = { ...results[1]!, result: { ...results[1]!.result, reason: "other reason" } };
+  assert.throws(() => merge([other, ...results]), code("MERGE_CONFLICT"));
+});
+
+Deno.test("mergeItemResults() refuses a result whose fields contradict its status (RESULT_INCONSISTENT)", () => {
+  const r = results[1]!;
+  const passed = { ...r, result: { ...r.result, status: "PASS" as const } };
+  assert.throws(() => merge([passed]), code("RESULT_INCONSISTENT"));
+  const recomputed = r.result.claimed;
+  const forged = {
+    ...r,
+    result: { ...r.result, status: "PASS" as const, recomputed, steps: [] },
+  };
+  // recomputed = claimed, but a PASS of a kind this version cannot verify, with no steps
+  assert.throws(() => merge([forged]), code("RESULT_INCONSISTENT"));
 });
 
 Deno.test("mergeItemResults() refuses results of another plan, another record, another version, two asset digests", () => {
@@ -85,7 +104,15 @@ Deno.test("parseItemResult() reads its canonical line back and refuses anything 
 
 Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer back, and refuses a bad one (issue 17)", () => {
   const firstDivergence = { layer: 7, stage: "mlp" as const, layers: 36 };
-  const r = { ...results[0]!, result: { ...results[0]!.result, firstDivergence } };
+  const chainFail = {
+    ...results[0]!.result,
+    status: "FAIL" as const,
+    recomputed: results[0]!.result.claimed,
+    finding: "layer-chain" as const,
+    firstDivergence,
+    steps: [{ step: "compare", ok: false, detail: "layer chain differs" }],
+  };
+  const r = { ...results[0]!, result: chainFail };
   const line = encodeItemResult(r).trimEnd();
   assert.deepEqual(parseItemResult(line, "x").result.firstDivergence, firstDivergence);
   const v = JSON.parse(line);
@@ -96,15 +123,25 @@ Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer 
     { layer: 7, stage: "mlp", layers: 36, step: 2 },
     { layer: 7, stage: "mlp" },
     null,
-  ].map((d) => encodeItemResult({ ...v, result: { ...v.result, firstDivergence: d } }).trimEnd());
-  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+    undefined,
+  ].map((d) => encodeItemResult(_json({ ...v, result: { ...v.result, firstDivergence: d } })));
+  for (const b of bad) {
+    assert.throws(() => parseItemResult(b.trimEnd(), "x"), code("RESULT_INVALID"), b);
+  }
 });
+
+/** Drops undefined fields, as a JSON round trip does. */
+function _json<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v));
+}
 
 Deno.test("parseItemResult() reads a breached prover obligation back (a FAIL only), so sharded audits merge it", () => {
   const fail = {
     ...results[0]!.result,
     status: "FAIL" as const,
     obligation: "committed-input" as const,
+    finding: "committed-input" as const,
+    steps: [{ step: "check", ok: false, detail: "weights missing" }],
   };
   const line = encodeItemResult({ ...results[0]!, result: fail }).trimEnd();
   assert.equal(parseItemResult(line, "x").result.obligation, "committed-input");
@@ -113,6 +150,32 @@ Deno.test("parseItemResult() reads a breached prover obligation back (a FAIL onl
     { ...v.result, obligation: "other" },
     { ...v.result, status: "PASS" },
     { ...v.result, obligation: 1 },
-  ].map((r) => encodeItemResult({ ...v, result: r }).trimEnd());
+    { ...v.result, finding: "contradiction" },
+    { ...v.result, obligation: undefined },
+    { ...v.result, recomputed: "cd".repeat(32) },
+  ].map((r) => encodeItemResult(_json({ ...v, result: r })).trimEnd());
+  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+});
+
+Deno.test("parseItemResult() reads a fingerprint FAIL's first difference as the engine writes it (0x bit patterns)", () => {
+  const fail = {
+    ...results[0]!.result,
+    status: "FAIL" as const,
+    recomputed: "cd".repeat(32),
+    finding: "fingerprint" as const,
+    firstDifference: { index: 3, claimed: "0x416e", recomputed: "0x416f" },
+    steps: [{ step: "compare", ok: false, detail: "fingerprints differ" }],
+  };
+  const line = encodeItemResult({ ...results[0]!, result: fail }).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x").result.firstDifference, fail.firstDifference);
+  const v = JSON.parse(line);
+  const bad = [
+    { ...v.result, firstDifference: { index: 3, claimed: "416e", recomputed: "0x416f" } },
+    { ...v.result, firstDifference: { index: 3, claimed: "0x416e", recomputed: "0x416e" } },
+    { ...v.result, recomputed: v.result.claimed },
+    { ...v.result, finding: undefined },
+    { ...v.result, status: "NOT_VERIFIED", finding: undefined },
+    { ...v.result, steps: [{ step: "compare", ok: true, detail: "fingerprints differ" }] },
+  ].map((r) => encodeItemResult(_json({ ...v, result: r })).trimEnd());
   for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
 });

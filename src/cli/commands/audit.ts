@@ -7,6 +7,7 @@ import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { UsageError } from "../../errors.ts";
 import {
   type AuditReport,
+  IN_PROCESS_WORKER,
   type MergedAudit,
   planAudit,
   resultsByKind,
@@ -21,7 +22,7 @@ import {
 } from "../load_inputs.ts";
 import { timeFlag } from "../plan_inputs.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
-import type { SigningKey } from "../../attest/mod.ts";
+import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
 import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportVerdict } from "../report_verdict.ts";
@@ -51,6 +52,11 @@ export interface AuditOptions extends TrustInputFlags {
   readonly progress: boolean;
   /** Signing time (RFC 3339); default now. */
   readonly time?: string;
+  /**
+   * Private key this process computes the results as (recorded as their worker in the verdict);
+   * default: the first inspector key.
+   */
+  readonly workerKey?: string;
 }
 
 /**
@@ -97,6 +103,10 @@ export function auditCommand(): CommandUnknownOpts {
     .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
     .option("--threads <n>", "worker threads")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
+    .option(
+      "--worker-key <file>",
+      "key the results are recorded as computed by (default: the first --key)",
+    )
     .option("--json", "machine-readable output")
     .enablePositionalOptions()
     .addCommand(auditPlanCommand())
@@ -156,6 +166,7 @@ export async function auditLog(
   // parsed and recomputed; only an announcement, which must be signed by these keys, needs them
   // before the audit.
   await checkSigningKeyFiles(o.keys);
+  if (o.workerKey !== undefined) await checkSigningKeyFiles([o.workerKey]);
   const log = await loadClaimLog(o.log);
   const early = o.announcement === undefined ? undefined : await _signingKeys(o.keys);
   const trust = await loadTrustInputs(o, {
@@ -207,6 +218,7 @@ async function _auditAndSign(
     round,
     k,
     expectedRoot: o.root?.toLowerCase(),
+    evidence: trust.evidence,
   });
   const { ctx, close } = await openWorkContext({
     blobs: o.blobs ?? blobsBeside(o.log),
@@ -215,17 +227,29 @@ async function _auditAndSign(
   const bar = progressBar("verifying", { enabled: o.progress });
   let merged: MergedAudit;
   try {
-    merged = await runAuditPlan(ctx, { plan, log, onProgress: bar.update });
+    merged = await runAuditPlan(ctx, {
+      plan,
+      log,
+      worker: IN_PROCESS_WORKER,
+      onProgress: bar.update,
+    });
   } finally {
     bar.stop();
     close();
   }
+  // Keys are read only now, after every untrusted input was parsed and recomputed.
   const keys = p.early ?? await _signingKeys(o.keys);
+  const workerPub = o.workerKey === undefined
+    ? keys[0]!.publicKey
+    : (await loadSigningKey(o.workerKey)).publicKey;
+  const id = keyId(workerPub);
+  merged = { ...merged, workers: merged.workers.map((w) => w === null ? null : id) };
   const written = await writeVerdict(merged, {
     keys,
     out: o.out,
     time: p.time,
     trust,
+    workers: workerKeys([workerPub]),
     bundle: o.bundle === true,
     kinds: resultsByKind(merged.report.results, log.records),
   });

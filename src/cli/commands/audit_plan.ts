@@ -23,11 +23,27 @@ import { writeNewFile } from "../write_new_file.ts";
 export function auditPlanCommand(): Command {
   return new Command("plan")
     .description(
-      "fix the seed, the sampled records and the work items of an audit in a plan file (canonical JSON)",
+      "verify the trust inputs as `audit` does, then fix the seed, the sampled records, the work items and that evidence in a plan file (canonical JSON)",
     )
     .requiredOption("--log <file>", "claims.jsonl")
-    .requiredOption("--randomness <hex>", "public randomness fixed after the log was committed")
-    .requiredOption("--round <n>", "beacon round of that randomness")
+    .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
+    .option("--chain <file>", "drand chain info JSON of that round")
+    .option("--checkpoint <file>", "the prover's signed checkpoint of the log (with --prover-pub)")
+    .option("--prover-pub <file>", "prover public key (SPKI PEM) that signed the checkpoint")
+    .option(
+      "--announcement <file>",
+      "the signed announcement of this audit (from `announce`); fixes the audit id, k and round",
+    )
+    .option(
+      "--announcement-timestamp <file>",
+      "RFC 3161 token or response over the announcement's signature (checked by `check`)",
+    )
+    .option("--key <files...>", "inspector private key(s) that signed the announcement")
+    .option(
+      "--randomness <hex>",
+      "randomness typed in instead of --beacon (recorded as not verified)",
+    )
+    .option("--round <n>", "round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--out <file>", "plan file to write (never overwritten)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")

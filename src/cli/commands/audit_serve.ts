@@ -6,14 +6,15 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { VERSION } from "../../version.ts";
-import { mergeItemResults } from "../../verify/mod.ts";
+import { openItemResult } from "../../attest/mod.ts";
 import { servePlan } from "../../pool/mod.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
 import { intFlag, loadPlanFile, timeFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
-import { finishMerge, VERDICT_FILES } from "./audit_merge.ts";
+import { checkReverifyFlag, mergeAndSign, planTrust } from "../merge_and_sign.ts";
+import { loadWorkerKeys } from "../read_results.ts";
+import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
 
 /**
  * Builds the `audit serve` command.
@@ -33,19 +34,30 @@ export function auditServeCommand(): Command {
     .requiredOption("--plan <file>", "plan.json from `audit plan`")
     .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
+    .requiredOption(
+      "--worker-pub <files...>",
+      "public keys (SPKI PEM) of the workers whose signed results are accepted",
+    )
     .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--ack-wait <s>", "seconds without an ack or heartbeat before redelivery", "30")
     .option("--max-deliver <n>", "deliveries of one item before it is given up", "5")
     .option("--timeout <s>", "seconds to wait for all results (then missing items)", "86400")
+    .option(...REVERIFY_OPTION)
+    .option("--log <file>", "claims.jsonl, to re-verify (default: beside the plan)")
+    .option("--blobs <dir>", "tensor blobs by sha256, to re-verify (default: <log folder>/blobs)")
+    .option("--threads <n>", "worker threads for re-verification")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const time = timeFlag(opts.time);
       const ackWaitMs = intFlag(opts.ackWait, { flag: "--ack-wait", min: 1 }) * 1000;
       const maxDeliver = intFlag(opts.maxDeliver, { flag: "--max-deliver", min: 1 });
       const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1 }) * 1000;
+      checkReverifyFlag(opts.reverify);
       const { plan, planDigest } = await loadPlanFile(opts.plan);
       const keys = await Promise.all(opts.key.map(loadSigningKey));
+      const workers = await loadWorkerKeys(opts.workerPub);
+      const trust = await planTrust(plan, keys);
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
       let results;
       try {
@@ -57,6 +69,7 @@ export function auditServeCommand(): Command {
             planDigest,
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
+            open: (line, where) => openItemResult(line, { where, workers }),
             onProgress: bar.update,
           });
         } finally {
@@ -67,16 +80,18 @@ export function auditServeCommand(): Command {
         await done(false);
         throw e;
       }
-      await finishMerge(
-        done,
-        () => mergeItemResults(plan, { planDigest, results, version: VERSION }),
-        {
-          plan,
-          keys,
-          out: opts.out,
-          time,
-          json: opts.json === true,
-        },
-      );
+      await mergeAndSign(done, {
+        plan,
+        planDigest,
+        planPath: opts.plan,
+        results,
+        workers,
+        trust,
+        keys,
+        out: opts.out,
+        time,
+        json: opts.json === true,
+        reverify: opts,
+      });
     });
 }

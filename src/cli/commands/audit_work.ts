@@ -10,14 +10,14 @@ import { Command } from "@commander-js/extra-typings";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import {
-  checkPlanLog,
-  encodeItemResult,
-  type PlanItem,
-  type Shard,
-  shardItems,
-  workItem,
-} from "../../verify/mod.ts";
-import { loadClaimLog } from "../load_inputs.ts";
+  keyId,
+  type SigningKey,
+  signItemResult,
+  type WorkerKeys,
+  workerKeys,
+} from "../../attest/mod.ts";
+import { checkPlanLog, type PlanItem, type Shard, shardItems, workItem } from "../../verify/mod.ts";
+import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { loadPlanFile } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
@@ -46,6 +46,10 @@ export function auditWorkCommand(): Command {
       "shard i of n (0-based); only n: the index comes from JOB_COMPLETION_INDEX",
     )
     .requiredOption("--out <file>", "results file to write (never overwritten)")
+    .requiredOption(
+      "--key <file>",
+      "this worker's private key (PKCS#8 PEM): signs every result; never the inspector's",
+    )
     .option("--log <file>", "claims.jsonl (default: beside the plan)")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--threads <n>", "worker threads")
@@ -54,36 +58,45 @@ export function auditWorkCommand(): Command {
       const { plan, planDigest } = await loadPlanFile(opts.plan);
       const shard = parseShardFlag(opts.shard, (name) => Deno.env.get(name));
       const items = shardItems(plan, shard);
-      const done = await _alreadyDone(opts.out, { planDigest, items });
+      const key = await loadSigningKey(opts.key);
+      const own = workerKeys([key.publicKey]);
+      const done = await _alreadyDone(opts.out, { planDigest, items, own });
       let resumed = 0;
       if (!done) {
         const logPath = opts.log ?? `${_folder(opts.plan)}/claims.jsonl`;
         const log = await loadClaimLog(logPath);
         checkPlanLog(plan, log);
-        resumed = await _work({ planDigest, log, items, out: opts.out }, {
+        resumed = await _work({ planDigest, log, items, out: opts.out, key }, {
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
           progress: !opts.json,
         });
       }
-      _say(opts, { shard, items: items.length, done, resumed });
+      _say(opts, { shard, items: items.length, done, resumed, worker: keyId(key.publicKey) });
     });
 }
 
 async function _work(
-  target: { planDigest: string; log: ClaimLog; items: readonly PlanItem[]; out: string },
+  target: {
+    planDigest: string;
+    log: ClaimLog;
+    items: readonly PlanItem[];
+    out: string;
+    key: SigningKey;
+  },
   options: { blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<number> {
-  const { planDigest, log, items, out } = target;
+  const { planDigest, log, items, out, key } = target;
   const partial = `${out}.partial`;
-  const lines = await resumePartial(partial, { planDigest, items });
+  const workers = workerKeys([key.publicKey]);
+  const lines = await resumePartial(partial, { planDigest, items, workers });
   const resumed = lines.size;
   const { ctx, close } = await openWorkContext(options);
   const bar = progressBar("verifying", { enabled: options.progress });
   try {
     for (const item of items) {
       if (lines.has(item.item)) continue;
-      const line = encodeItemResult(await workItem(ctx, { planDigest, log, item }));
+      const line = await signItemResult(await workItem(ctx, { planDigest, log, item }), key);
       await appendPartial(partial, line);
       lines.set(item.item, line);
       bar.update(lines.size, items.length);
@@ -97,10 +110,13 @@ async function _work(
   return resumed;
 }
 
-/** True when `out` holds exactly this shard's results; false when it does not exist. */
+/**
+ * True when `out` holds exactly this shard's results, signed by this worker's key; false when
+ * it does not exist.
+ */
 async function _alreadyDone(
   out: string,
-  shard: { planDigest: string; items: readonly PlanItem[] },
+  shard: { planDigest: string; items: readonly PlanItem[]; own: WorkerKeys },
 ): Promise<boolean> {
   try {
     await Deno.lstat(out);
@@ -113,9 +129,14 @@ async function _alreadyDone(
   };
   let results;
   try {
-    results = await readResultsFile(out);
+    results = (await readResultsFile(out, shard.own)).map((r) => r.result);
   } catch (e) {
-    return refuse(`is not a results file (${(e as InputError).code ?? "unreadable"})`);
+    const code = (e as InputError).code;
+    return refuse(
+      code === "RESULT_UNKNOWN_WORKER" || code === "RESULT_SIGNATURE"
+        ? "holds results this worker's key did not sign"
+        : `is not a results file (${code ?? "unreadable"})`,
+    );
   }
   const want = shard.items.map((it) => it.item).join();
   if (results.some((r) => r.plan !== shard.planDigest)) refuse("holds results of another plan");
@@ -125,10 +146,11 @@ async function _alreadyDone(
 
 function _say(
   opts: { out: string; json?: true | undefined },
-  o: { shard: Shard; items: number; done: boolean; resumed: number },
+  o: { shard: Shard; items: number; done: boolean; resumed: number; worker: string },
 ): void {
   const summary = {
     results: opts.out,
+    worker: o.worker,
     shard: `${o.shard.index}/${o.shard.count}`,
     items: o.items,
     alreadyComplete: o.done,

@@ -7,7 +7,8 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { runWorker, type WorkerEvent } from "../../pool/mod.ts";
-import { loadClaimLog } from "../load_inputs.ts";
+import { signItemResult } from "../../attest/mod.ts";
+import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
@@ -29,6 +30,10 @@ export function workerCommand(): Command {
     )
     .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
     .requiredOption("--log <file>", "claims.jsonl of the audited log")
+    .requiredOption(
+      "--key <file>",
+      "this worker's private key (PKCS#8 PEM): signs every result; never the inspector's",
+    )
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--threads <n>", "worker threads")
     .option("--max-idle <s>", "exit after this many seconds without an item")
@@ -36,6 +41,7 @@ export function workerCommand(): Command {
       const maxIdleMs = opts.maxIdle === undefined
         ? undefined
         : intFlag(opts.maxIdle, { flag: "--max-idle", min: 1 }) * 1000;
+      const key = await loadSigningKey(opts.key);
       const log = await loadClaimLog(opts.log);
       const nc = await natsConnect(opts.nats, "bitaudit-worker");
       const { ctx, close } = await openWorkContext({
@@ -49,6 +55,7 @@ export function workerCommand(): Command {
         const done = await runWorker(nc, {
           ctx,
           log,
+          sign: (r) => signItemResult(r, key),
           signal: stop.signal,
           maxIdleMs,
           onEvent: _say,

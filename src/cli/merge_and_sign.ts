@@ -1,0 +1,220 @@
+/**
+ * The common end of `audit merge` and `audit serve`: the plan's trust evidence verified again
+ * (exactly as `audit` verifies it), the workers' signed results merged, a random share of them
+ * re-verified on this machine (`--reverify`), then the verdict signed and written. Nothing is
+ * written unless every step succeeds.
+ *
+ * @module
+ */
+import type { SigningKey, WorkerKeys } from "../attest/mod.ts";
+import { InputError, UsageError } from "../errors.ts";
+import {
+  type AttributedResult,
+  type AuditPlan,
+  checkPlanLog,
+  type MergedAudit,
+  mergeItemResults,
+  resultsByKind,
+  reverifyCount,
+  reverifyResults,
+} from "../verify/mod.ts";
+import { VERSION } from "../version.ts";
+import { loadClaimLog } from "./load_inputs.ts";
+import { progressBar } from "./progress.ts";
+import { reportVerdict } from "./report_verdict.ts";
+import { type TrustInputs, verifyTrustEvidence } from "./trust_inputs.ts";
+import { blobsBeside, openWorkContext } from "./work_context.ts";
+import { writeVerdict } from "./write_verdict.ts";
+
+/** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
+export interface ReverifyFlags {
+  /** A count or a fraction in (0, 1] of the returned results (`"0"`: none). */
+  readonly reverify: string;
+  /** claims.jsonl (default: beside the plan). */
+  readonly log?: string | undefined;
+  /** Blob folder (default: beside the log). */
+  readonly blobs?: string | undefined;
+  /** Worker threads. */
+  readonly threads?: string | undefined;
+}
+
+/**
+ * Verifies a plan's trust evidence with the inspector keys that will sign, and requires it to
+ * give the plan's own randomness and round.
+ *
+ * @param plan the plan
+ * @param keys the inspector's signing keys
+ * @returns the verified trust inputs
+ * @throws {InputError} as `verifyTrustEvidence`; `PLAN_INVALID` when the evidence gives another
+ *   randomness or round than the plan's
+ * @example
+ * ```ts ignore
+ * const trust = await planTrust(plan, keys);
+ * ```
+ */
+export async function planTrust(
+  plan: AuditPlan,
+  keys: readonly SigningKey[],
+): Promise<TrustInputs> {
+  const trust = await verifyTrustEvidence(plan.evidence, {
+    log: { root: plan.logRoot, size: plan.population },
+    keys: keys.map((k) => k.publicKey),
+    typed: { randomness: plan.beacon.randomness, round: String(plan.beacon.round) },
+    k: String(plan.items.length),
+    auditId: plan.auditId,
+  });
+  if (
+    trust.randomness.toLowerCase() !== plan.beacon.randomness ||
+    trust.round !== String(plan.beacon.round)
+  ) {
+    throw new InputError(
+      "PLAN_INVALID",
+      "Cannot sign: the plan's randomness and round are not those of its beacon evidence",
+    );
+  }
+  return trust;
+}
+
+/**
+ * Checks a `--reverify` value before anything is computed.
+ *
+ * @param text the value
+ * @throws {UsageError} `USAGE_NUMBER`
+ * @example
+ * ```ts
+ * import { checkReverifyFlag } from "./merge_and_sign.ts";
+ * checkReverifyFlag("0.1");
+ * ```
+ */
+export function checkReverifyFlag(text: string): void {
+  try {
+    reverifyCount(text, 1);
+  } catch (e) {
+    throw new UsageError("USAGE_NUMBER", `Cannot use --reverify: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Merges, re-verifies, signs and writes; the prepared output folder is kept on success and
+ * removed on any failure; then says what was missing and prints the verdict.
+ *
+ * @param done the cleanup returned by `prepareOutputDir`
+ * @param o the plan (`plan`, `planDigest`, `planPath`), the signed `results`, the accepted
+ *   `workers`, verified `trust`, signing `keys`, `out`, `time`, `json`, and the `reverify` flags
+ * @example
+ * ```ts ignore
+ * await mergeAndSign(done, { plan, planDigest, planPath, results, workers, trust, keys, out,
+ *   time: undefined, json: false, reverify: { reverify: "0" } });
+ * ```
+ */
+export async function mergeAndSign(
+  done: (ok: boolean) => Promise<void>,
+  o: {
+    plan: AuditPlan;
+    planDigest: string;
+    planPath: string;
+    results: readonly AttributedResult[];
+    workers: WorkerKeys;
+    trust: TrustInputs;
+    keys: readonly SigningKey[];
+    out: string;
+    time: string | undefined;
+    json: boolean;
+    reverify: ReverifyFlags;
+  },
+): Promise<void> {
+  let merged: MergedAudit;
+  try {
+    merged = mergeItemResults(o.plan, {
+      planDigest: o.planDigest,
+      results: o.results,
+      version: VERSION,
+    });
+    merged = await _reverify(merged, o);
+    await writeVerdict(merged, {
+      keys: o.keys,
+      out: o.out,
+      time: o.time,
+      trust: o.trust,
+      workers: o.workers,
+      kinds: resultsByKind(
+        merged.report.results,
+        new Map(o.plan.items.map((i) => [i.index, i.kind])),
+      ),
+    });
+    await done(true);
+  } catch (e) {
+    await done(false);
+    throw e;
+  }
+  sayMerge(merged, { json: o.json });
+  reportVerdict(merged.report, { out: o.out, json: o.json });
+}
+
+async function _reverify(
+  merged: MergedAudit,
+  o: {
+    plan: AuditPlan;
+    planDigest: string;
+    planPath: string;
+    reverify: ReverifyFlags;
+    json: boolean;
+  },
+): Promise<MergedAudit> {
+  const returned = merged.workers.filter((w) => w !== null).length;
+  const count = reverifyCount(o.reverify.reverify, returned);
+  if (count === 0) return merged;
+  const logPath = o.reverify.log ?? `${_folder(o.planPath)}/claims.jsonl`;
+  const log = await loadClaimLog(logPath);
+  checkPlanLog(o.plan, log);
+  const { ctx, close } = await openWorkContext({
+    blobs: o.reverify.blobs ?? blobsBeside(logPath),
+    threads: o.reverify.threads,
+  });
+  const bar = progressBar("re-verifying", { enabled: !o.json });
+  try {
+    return await reverifyResults(ctx, {
+      plan: o.plan,
+      planDigest: o.planDigest,
+      log,
+      merged,
+      count,
+      seed: crypto.getRandomValues(new Uint8Array(32)),
+      onProgress: bar.update,
+    });
+  } finally {
+    bar.stop();
+    close();
+  }
+}
+
+/**
+ * Tells on stderr which items had no result, how many duplicates agreed and how many results
+ * were re-verified (stdout keeps the verdict, so `--json` output stays one document).
+ *
+ * @param merged the merged audit
+ * @param options `json`: one JSON line instead of text
+ * @example
+ * ```ts ignore
+ * sayMerge(merged, { json: false });
+ * ```
+ */
+export function sayMerge(merged: MergedAudit, options: { json: boolean }): void {
+  const { missing, duplicates, reverified } = merged;
+  const workers = new Set(merged.workers.filter((w) => w !== null)).size;
+  if (options.json) {
+    console.error(JSON.stringify({ missing, duplicates, workers, reverified: reverified.length }));
+  } else {
+    console.error(
+      `merged ${
+        merged.report.results.length - missing.length
+      } of ${merged.report.results.length} items from ${workers} worker key(s) (${duplicates} agreeing duplicates, ${reverified.length} re-verified here); ${
+        missing.length === 0 ? "none missing" : `missing records: ${missing.join(", ")}`
+      }`,
+    );
+  }
+}
+
+function _folder(path: string): string {
+  return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
+}

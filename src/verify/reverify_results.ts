@@ -1,0 +1,92 @@
+/**
+ * Auditing the auditors: before signing a merged audit, the inspector recomputes a random share
+ * of the results its workers returned and requires each to be identical, bit for bit, to the
+ * worker's. The share is drawn with a seed the workers cannot know (fresh randomness of the
+ * merging process), so a worker that returns results it did not compute is caught with the
+ * probability of the share; any disagreement stops the merge and names the worker's key.
+ *
+ * @module
+ */
+import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import type { AuditPlan } from "./audit_plan.ts";
+import type { MergedAudit } from "./merge_item_results.ts";
+import { sampleIndices } from "./sample_indices.ts";
+import { type WorkContext, workItem } from "./work_item.ts";
+
+/**
+ * How many returned results a `--reverify` value asks for: a whole number, or a fraction in
+ * (0, 1] of the returned results (rounded up).
+ *
+ * @param text the value as typed (`"5"`, `"0.25"`)
+ * @param returned results that workers returned
+ * @returns the count, at most `returned`
+ * @throws {RangeError} for anything else
+ * @example
+ * ```ts
+ * import { reverifyCount } from "./reverify_results.ts";
+ * if (reverifyCount("0.25", 10) !== 3 || reverifyCount("50", 10) !== 10) throw new Error();
+ * ```
+ */
+export function reverifyCount(text: string, returned: number): number {
+  if (/^\d{1,9}$/.test(text)) return Math.min(Number(text), returned);
+  if (/^0?\.\d{1,9}$|^1(\.0{1,9})?$/.test(text) && Number(text) > 0) {
+    return Math.min(Math.ceil(Number(text) * returned), returned);
+  }
+  throw new RangeError(`'${text.slice(0, 32)}' is neither a count nor a fraction in (0, 1]`);
+}
+
+/**
+ * Recomputes a seeded random share of a merged audit's returned results and compares.
+ *
+ * @param ctx the merging inspector's own recomputation context
+ * @param o the `plan` and its `planDigest`, the `log`, the `merged` audit, how many results to
+ *   recompute (`count`), the 32-byte `seed` that picks them, and `onProgress(done, total)`
+ * @returns the merged audit with `reverified` (log indices, in selection order)
+ * @throws {InputError} `MERGE_REVERIFY_MISMATCH` naming the record and the worker key
+ * @example
+ * ```ts ignore
+ * merged = await reverifyResults(ctx, { plan, planDigest, log, merged, count: 5, seed });
+ * ```
+ */
+export async function reverifyResults(
+  ctx: WorkContext,
+  o: {
+    plan: AuditPlan;
+    planDigest: string;
+    log: ClaimLog;
+    merged: MergedAudit;
+    count: number;
+    seed: Uint8Array;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+  },
+): Promise<MergedAudit> {
+  const { plan, merged } = o;
+  const returned = plan.items.map((_, j) => j).filter((j) => merged.workers[j] !== null);
+  const count = Math.min(o.count, returned.length);
+  if (count === 0) return merged;
+  const { sorted } = sampleIndices(o.seed, { population: returned.length, k: count });
+  const chosen = sorted.map((i) => returned[i]!);
+  let done = 0;
+  for (const j of chosen) {
+    const item = plan.items[j]!;
+    const mine = await workItem(ctx, { planDigest: o.planDigest, log: o.log, item });
+    const theirs = merged.report.results[j]!;
+    if (_bytes(mine.result) !== _bytes(theirs)) {
+      throw new InputError(
+        "MERGE_REVERIFY_MISMATCH",
+        `Cannot sign: re-verifying record ${item.index} gives ${mine.result.status}, worker ${
+          merged.workers[j]!.slice(0, 16)
+        } returned ${theirs.status}${
+          mine.result.status === theirs.status ? " with other bytes" : ""
+        }; its results are not to be trusted`,
+      );
+    }
+    o.onProgress?.(++done, chosen.length);
+  }
+  return { ...merged, reverified: chosen.map((j) => plan.items[j]!.index) };
+}
+
+function _bytes(v: unknown): string {
+  return new TextDecoder().decode(canonicalJson(v));
+}
