@@ -109,8 +109,8 @@ async function _checkAnnouncement(
     audit: {
       auditId: audit.auditId,
       k: audit.k,
-      ...(o.cp === undefined ? {} : { checkpoint: o.cp as unknown as Record<string, unknown> }),
-      ...(o.drand === undefined ? {} : { drand: o.drand as unknown as Record<string, unknown> }),
+      ...(o.cp === undefined ? {} : { checkpoint: o.cp }),
+      ...(o.drand === undefined ? {} : { drand: o.drand }),
     },
   });
   if ("why" in r) {

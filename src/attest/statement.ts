@@ -80,7 +80,14 @@ export function parseStatement(bytes: Uint8Array): Statement {
   if (value.predicate !== undefined && !_isObject(value.predicate)) {
     _bad("'predicate' is not an object");
   }
-  return value as unknown as Statement;
+  return {
+    _type: STATEMENT_TYPE,
+    subject: subject as readonly StatementSubject[], // each checked by _checkSubject
+    predicateType: value.predicateType,
+    ...(value.predicate === undefined
+      ? {}
+      : { predicate: value.predicate as Record<string, unknown> }),
+  };
 }
 
 /**

@@ -240,8 +240,8 @@ async function _announcement(
   const audit = {
     auditId: o.ctx.auditId,
     k: o.ctx.k === undefined ? undefined : Number(o.ctx.k),
-    checkpoint: o.checkpoint as unknown as Record<string, unknown>,
-    drand: o.drand as unknown as Record<string, unknown>,
+    checkpoint: o.checkpoint,
+    drand: o.drand,
   };
   // The audit's own inspector keys must have signed it; the id is the announced one.
   const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));

@@ -18,7 +18,7 @@ import {
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
+import { HEX64, readPlanItem } from "./_shapes.ts";
 
 /**
  * Parses and checks a plan document.
@@ -48,16 +48,9 @@ function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
   if (o.format !== AUDIT_PLAN_FORMAT) bad(`format must be '${AUDIT_PLAN_FORMAT}'`);
   if (!Array.isArray(o.items) || o.items.length < 1) bad("'plan.items' must be a non-empty array");
   const b = exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
-  const items = (o.items as unknown[]).map((it, i): PlanItem => {
-    const x = exactObject(it, { where: `plan.items[${i}]`, shape: PLAN_ITEM_SHAPE, bad });
-    return {
-      item: x.item as string,
-      index: x.index as number,
-      record: x.record as string,
-      kind: x.kind as string,
-      claimed: x.claimed as string,
-    };
-  });
+  const items = (o.items as unknown[]).map((it, i) =>
+    readPlanItem(it, { where: `plan.items[${i}]`, bad })
+  );
   return {
     format: AUDIT_PLAN_FORMAT,
     auditId: o.auditId as string,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ClaimPredicate } from "../claims/mod.ts";
+import { type ClaimPredicate, isBlockWorkload, isGemmWorkload } from "../claims/mod.ts";
 
 /**
  * Products of one record's recomputation, or null for a kind this model does not cover.
@@ -29,21 +29,11 @@ import type { ClaimPredicate } from "../claims/mod.ts";
  * ```
  */
 export function recordProducts(workload: ClaimPredicate["workload"]): number | null {
-  const w = workload as unknown as Record<string, unknown>;
-  switch (workload.kind) {
-    case "gemm":
-      return (w.m as number) * (w.n as number) * (w.k as number);
-    case "attention_block": {
-      const t = w.tokens as number;
-      const s = w.shape as { hidden: number; heads: number; kvHeads: number; headDim: number };
-      const projections = t * s.hidden * s.headDim * (2 * s.heads + 2 * s.kvHeads);
-      return projections + s.heads * s.headDim * t * (t + 1);
-    }
-    case "ffn_block": {
-      const s = w.shape as { hidden: number; intermediate: number };
-      return 3 * (w.tokens as number) * s.hidden * s.intermediate;
-    }
-    default:
-      return null;
-  }
+  if (isGemmWorkload(workload)) return workload.m * workload.n * workload.k;
+  if (!isBlockWorkload(workload)) return null;
+  const t = workload.tokens;
+  const s = workload.shape;
+  if (workload.kind === "ffn_block") return 3 * t * s.hidden * s.intermediate;
+  const projections = t * s.hidden * s.headDim * (2 * s.heads + 2 * s.kvHeads);
+  return projections + s.heads * s.headDim * t * (t + 1);
 }

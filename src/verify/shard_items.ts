@@ -26,11 +26,10 @@ export interface Shard {
  * ```ts
  * import { shardItems } from "./shard_items.ts";
  * const items = [0, 1, 2, 3, 4].map((i) => ({ item: `${i}`, index: i, record: "", kind: "gemm", claimed: "" }));
- * const plan = { items } as unknown as Parameters<typeof shardItems>[0];
- * if (shardItems(plan, { index: 1, count: 2 }).map((x) => x.index).join() !== "1,3") throw new Error();
+ * if (shardItems({ items }, { index: 1, count: 2 }).map((x) => x.index).join() !== "1,3") throw new Error();
  * ```
  */
-export function shardItems(plan: AuditPlan, shard: Shard): readonly PlanItem[] {
+export function shardItems(plan: Pick<AuditPlan, "items">, shard: Shard): readonly PlanItem[] {
   const { index, count } = shard;
   const ok = Number.isSafeInteger(count) && Number.isSafeInteger(index) && index >= 0;
   if (!ok || index >= count) {

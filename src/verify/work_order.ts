@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, PLAN_ITEM_SHAPE } from "./_shapes.ts";
+import { HEX64, readPlanItem } from "./_shapes.ts";
 
 /** Format tag of work orders. */
 export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v1";
@@ -86,10 +86,17 @@ export function parseWorkOrder(text: string): WorkOrder {
   const { value, bad } = readDocument(text, { code: "ORDER_INVALID", action: "read a work order" });
   const o = exactObject(value, { where: "order", shape: ORDER, bad });
   if (o.format !== WORK_ORDER_FORMAT) bad(`format must be '${WORK_ORDER_FORMAT}'`);
-  const item = exactObject(o.item, { where: "order.item", shape: PLAN_ITEM_SHAPE, bad });
-  requireCanonical(text, { encode: () => encodeWorkOrder(o as unknown as WorkOrder), bad });
-  const order = o as unknown as WorkOrder;
-  if (item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
+  const order: WorkOrder = {
+    format: WORK_ORDER_FORMAT,
+    plan: o.plan as string,
+    auditId: o.auditId as string,
+    logRoot: o.logRoot as string,
+    seed: o.seed as string,
+    population: o.population as number,
+    item: readPlanItem(o.item, { where: "order.item", bad }),
+  };
+  requireCanonical(text, { encode: () => encodeWorkOrder(order), bad });
+  if (order.item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
   return order;
 }
 

@@ -31,7 +31,7 @@ interface StatementJson {
   predicate: {
     [field: string]: unknown;
     audit: { selected: unknown };
-    results?: { status: string }[];
+    results?: { status: string; claimed?: string }[];
     verdict: string;
   };
 }

@@ -63,6 +63,11 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_MISSING for each missing
         assert.doesNotThrow(() => parseVerdictPredicate(p), `${path}.${key} is optional`);
         continue;
       }
+      if (key === "finding") {
+        // Optional in form, required on a FAIL: without it the result contradicts its status.
+        assert.throws(() => parseVerdictPredicate(p), code("VERDICT_FIELD_VALUE"), path);
+        continue;
+      }
       assert.throws(
         () => parseVerdictPredicate(p),
         code("VERDICT_FIELD_MISSING"),

@@ -88,7 +88,7 @@ export function announcementStatement(a: Announcement): Statement {
       digest: { sha256: a.checkpoint.bodySha256 },
     }],
     predicateType: ANNOUNCEMENT_PREDICATE_TYPE,
-    predicate: a as unknown as Record<string, unknown>,
+    predicate: { ...a },
   };
 }
 

@@ -26,10 +26,19 @@ export interface AnnouncedAudit {
   readonly auditId: unknown;
   /** The sample size the verdict records. */
   readonly k: unknown;
-  /** The signed checkpoint the verdict binds, if any. */
-  readonly checkpoint?: Readonly<Record<string, unknown>>;
-  /** The drand round the verdict binds, if any. */
-  readonly drand?: Readonly<Record<string, unknown>>;
+  /** The signed checkpoint the verdict binds, if any (a `CheckpointBinding`, or its JSON). */
+  readonly checkpoint?: {
+    readonly note?: unknown;
+    readonly origin?: unknown;
+    readonly treeSize?: unknown;
+    readonly rootHash?: unknown;
+  };
+  /** The drand round the verdict binds, if any (a `DrandBinding`, or its JSON). */
+  readonly drand?: {
+    readonly chainHash?: unknown;
+    readonly round?: unknown;
+    readonly roundTime?: unknown;
+  };
 }
 
 /**

@@ -140,7 +140,7 @@ export function parseVerifierKey(text: string): NoteVerifierKey {
   // The base64 key may itself hold '+': split at the first two only.
   const m = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(text);
   if (m === null) _bad("expected <name>+<hex id>+<base64 key>");
-  const [, name, id, b64] = m as unknown as [string, string, string, string];
+  const [name, id, b64] = [m[1]!, m[2]!, m[3]!];
   if (!isNoteKeyName(name)) _bad("bad key name");
   if (!/^[0-9a-f]{8}$/.test(id)) _bad("the key ID is not 8 lowercase hex digits");
   let material: Uint8Array;
