@@ -49,7 +49,8 @@ Deno.test("parseAuditPlan() refuses a plan whose sample or digests were edited, 
     (p) => (p.items[2]!.item = "00".repeat(32)),
     (p) => (p.seed = "00".repeat(32)),
     (p) => (p.population = 41),
-    (p) => (p.format = "bitaudit/audit-plan/v2"),
+    (p) => (p.format = "bitaudit/audit-plan/v1"), // the earlier format, without evidence
+    (p) => (p.evidence = { beacon: 1 }),
   ];
   for (const edit of edits) {
     const p = JSON.parse(text);
