@@ -212,6 +212,7 @@ export type UsageCode =
   | "USAGE_KEYS"
   | "USAGE_NATS"
   | "USAGE_PLAN"
+  | "USAGE_POLICY"
   | "USAGE_RANDOMNESS"
   | "USAGE_SHARD"
   | "USAGE_RECOMPUTE"

@@ -1,13 +1,15 @@
 /**
  * Content-addressed tensor blobs: a directory whose files are named by the lowercase hex SHA-256
- * of their bytes (raw little-endian tensor data). Every read is checked against its name.
+ * of their bytes (raw little-endian tensor data). Every read is checked against its name, and
+ * every size against a limit before a byte is read (the store's, lowered per call by the blob's
+ * kind: {@link BLOB_MAX_BYTES}).
  *
  * @module
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
-import { sha256Hex } from "../sha256_hex.ts";
+import { BLOB_MAX_BYTES, type BlobReadOptions } from "./blob_limits.ts";
 import { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
 
 /** A read-only, digest-checked blob directory. */
@@ -15,20 +17,27 @@ export interface BlobStore {
   /** Directory path. */
   readonly dir: string;
   /**
-   * Returns the blob with that digest, or null when absent.
+   * Returns the blob with that digest, or null when absent. The size is checked before the file
+   * is read, so a blob over the limit costs one `stat`.
+   * @param sha256 the digest (lowercase hex)
+   * @param options `maxBytes`: this read's limit (e.g. `BLOB_MAX_BYTES.history`, or the exact
+   *   length of a tensor); it lowers the store's limit, never raises it
    * @throws {InputError} `BLOB_DIGEST_MISMATCH` when the file's bytes do not hash to its name,
-   *   `BLOB_TOO_LARGE` beyond the limit
+   *   `BLOB_TOO_LARGE` beyond the limit, `BLOB_READ` when it is no regular file or unreadable
+   * @throws {RangeError} when `maxBytes` is negative or NaN
    */
-  get(sha256: string): Promise<Uint8Array | null>;
+  get(sha256: string, options?: BlobReadOptions): Promise<Uint8Array | null>;
   /**
    * Optional: opens the blob with that digest for random-access reads without loading it (large
-   * blobs such as checkpoint shards), or null when absent. The bytes are hashed through the
-   * returned handle before it is returned (once per store for an unchanged file: same size,
-   * modification time and inode); close it when done.
-   * @throws {InputError} `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE` (beyond `maxOpenBytes`),
-   *   `BLOB_READ`
+   * blobs such as checkpoint shards), or null when absent. The size is checked first, then the
+   * bytes are hashed through the returned handle in 16 MiB steps before it is returned (once per
+   * store for an unchanged file: same size, modification time and inode); close it when done.
+   * @param sha256 the digest (lowercase hex)
+   * @param options `maxBytes`: this open's limit; it lowers `maxOpenBytes`, never raises it
+   * @throws {InputError} `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE`, `BLOB_READ`
+   * @throws {RangeError} when `maxBytes` is negative or NaN
    */
-  open?(sha256: string): Promise<FileByteSource | null>;
+  open?(sha256: string, options?: BlobReadOptions): Promise<FileByteSource | null>;
 }
 
 /** A streaming SHA-256 (e.g. the runtime's native one, injected by the command line). */
@@ -46,30 +55,29 @@ const _CHUNK = 16 << 20;
  * Opens a blob directory.
  *
  * @param dir directory
- * @param options `maxBytes` per blob read whole by `get` (default 4 GiB); `maxOpenBytes` per blob
- *   opened by `open` (default 256 GiB: nothing is held in memory, only hashed); `hasher`: makes
- *   the SHA-256 used to check blobs (default the portable one)
+ * @param options `maxBytes` per blob read whole by `get` (default `BLOB_MAX_BYTES.tensor`, 4 GiB);
+ *   `maxOpenBytes` per blob opened by `open` (default `BLOB_MAX_BYTES.weights`, 256 GiB: nothing
+ *   is held in memory, only hashed); `hasher`: makes the SHA-256 used to check blobs (default the
+ *   portable one)
  * @returns the store
+ * @throws {RangeError} when a limit is not a number >= 0
  * @example
  * ```ts ignore
  * const blobs = openBlobStore("demo-out/blobs");
- * const bytes = await blobs.get("9f86d0...");
+ * const bytes = await blobs.get("9f86d0...", { maxBytes: BLOB_MAX_BYTES.history });
  * ```
  */
 export function openBlobStore(
   dir: string,
   options: { maxBytes?: number; maxOpenBytes?: number; hasher?: () => BlobHasher } = {},
 ): BlobStore {
-  const maxBytes = options.maxBytes ?? 4 * 1024 ** 3;
-  const maxOpenBytes = options.maxOpenBytes ?? 256 * 1024 ** 3;
-  const digestOf = (bytes: Uint8Array) => {
-    if (options.hasher === undefined) return sha256Hex(bytes);
-    const h = options.hasher();
-    h.update(bytes);
-    return h.hex();
-  };
+  const maxBytes = _limit(options.maxBytes ?? BLOB_MAX_BYTES.tensor, "maxBytes");
+  const maxOpenBytes = _limit(options.maxOpenBytes ?? BLOB_MAX_BYTES.weights, "maxOpenBytes");
+  const hasher = options.hasher ?? _portable;
   const checked = new Set<string>(); // "<sha256> <size> <mtime> <inode>" of blobs hashed by open
-  const stat = async (sha256: string, limit: number) => {
+  // The file, opened only after its size passed the limit by path and again by handle (a file
+  // swapped in between is refused too); null when absent or not a digest.
+  const openChecked = async (sha256: string, limit: number) => {
     if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
     const path = `${dir}/${sha256}`;
     let info: Deno.FileInfo;
@@ -77,40 +85,49 @@ export function openBlobStore(
       info = await Deno.stat(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
-      throw new InputError("BLOB_READ", `Cannot read blob '${path}': ${(e as Error).name}`);
+      throw _unreadable(path, (e as Error).name);
     }
-    if (info.size > limit) {
-      throw new InputError("BLOB_TOO_LARGE", `Cannot read blob '${path}': ${info.size} bytes`);
+    // Not opened at all: a FIFO would block the open, a directory has no bytes.
+    if (!info.isFile) throw _unreadable(path, "not a regular file");
+    _checkSize(path, info.size, limit);
+    let source: FileByteSource;
+    try {
+      source = await fileByteSource(path);
+    } catch {
+      throw _unreadable(path, "cannot be opened");
     }
-    return { path, info };
+    try {
+      _checkSize(path, source.size, limit);
+    } catch (e) {
+      source.close();
+      throw e;
+    }
+    return { path, info, source };
   };
-  const mismatch = (path: string) =>
-    new InputError(
-      "BLOB_DIGEST_MISMATCH",
-      `Cannot use blob '${path}': its bytes do not hash to its name`,
-    );
   return {
     dir,
-    async get(sha256: string): Promise<Uint8Array | null> {
-      const found = await stat(sha256, maxBytes);
+    async get(sha256: string, o: BlobReadOptions = {}): Promise<Uint8Array | null> {
+      const found = await openChecked(sha256, _callLimit(o, maxBytes));
       if (found === null) return null;
-      const bytes = await Deno.readFile(found.path);
-      if (digestOf(bytes) !== sha256) throw mismatch(found.path);
+      using source = found.source;
+      const bytes = await _read(source, { at: 0, length: source.size, path: found.path });
+      const h = hasher();
+      h.update(bytes);
+      if (h.hex() !== sha256) throw _mismatch(found.path);
       return bytes;
     },
-    async open(sha256: string): Promise<FileByteSource | null> {
-      const found = await stat(sha256, maxOpenBytes);
+    async open(sha256: string, o: BlobReadOptions = {}): Promise<FileByteSource | null> {
+      const found = await openChecked(sha256, _callLimit(o, maxOpenBytes));
       if (found === null) return null;
-      const source = await fileByteSource(found.path);
+      const { path, info, source } = found;
       try {
-        const { info } = found;
         const key = `${sha256} ${source.size} ${info.mtime?.getTime()} ${info.ino}`;
         if (!checked.has(key)) {
-          const h = options.hasher?.() ?? _portable();
+          const h = hasher();
           for (let at = 0; at < source.size; at += _CHUNK) {
-            h.update(await source.read(at, Math.min(_CHUNK, source.size - at)));
+            h.update(await _read(source, { at, length: Math.min(_CHUNK, source.size - at), path }));
           }
-          if (h.hex() !== sha256) throw mismatch(found.path);
+          if (h.hex() !== sha256) throw _mismatch(path);
           checked.add(key);
         }
         return source;
@@ -126,4 +143,53 @@ export function openBlobStore(
 function _portable(): BlobHasher {
   const h = sha256.create();
   return { update: (b) => void h.update(b), hex: () => bytesToHex(h.digest()) };
+}
+
+/** Reads a range; a file that shrank since it was opened is unreadable as a blob. */
+async function _read(
+  source: FileByteSource,
+  r: { at: number; length: number; path: string },
+): Promise<Uint8Array> {
+  try {
+    return await source.read(r.at, r.length);
+  } catch (e) {
+    if (e instanceof InputError && e.code === "FILE_SHORT_READ") {
+      throw _unreadable(r.path, "it shrank while being read");
+    }
+    throw e;
+  }
+}
+
+/** A limit: any number >= 0 (a product of record fields past 2^53, or Infinity, limits nothing). */
+function _limit(v: number, name: string): number {
+  if (typeof v !== "number" || !(v >= 0)) {
+    throw new RangeError(`Cannot use blob limit ${name}: ${v} is not a number >= 0`);
+  }
+  return v;
+}
+
+function _callLimit(o: BlobReadOptions, storeLimit: number): number {
+  return o.maxBytes === undefined
+    ? storeLimit
+    : Math.min(_limit(o.maxBytes, "maxBytes"), storeLimit);
+}
+
+function _checkSize(path: string, size: number, limit: number): void {
+  if (size > limit) {
+    throw new InputError(
+      "BLOB_TOO_LARGE",
+      `Cannot read blob '${path}': ${size} bytes exceeds the ${limit}-byte limit`,
+    );
+  }
+}
+
+function _unreadable(path: string, why: string): InputError {
+  return new InputError("BLOB_READ", `Cannot read blob '${path}': ${why}`);
+}
+
+function _mismatch(path: string): InputError {
+  return new InputError(
+    "BLOB_DIGEST_MISMATCH",
+    `Cannot use blob '${path}': its bytes do not hash to its name`,
+  );
 }

@@ -125,6 +125,7 @@ export {
   verifyNote,
 } from "./note/mod.ts";
 export { pae } from "./pae.ts";
+export { type AttestationFile, readAttestation } from "./read_attestation.ts";
 export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
 export { decodePem, encodePem } from "./pem.ts";
 export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } from "./pkcs8.ts";
@@ -147,7 +148,12 @@ export {
   type SigningTimeEvidence,
   type SigningTimeSource,
 } from "./signing_time.ts";
-export { SIGSTORE_BUNDLE_V03, sigstoreBundle } from "./sigstore_bundle.ts";
+export {
+  type ParsedSigstoreBundle,
+  parseSigstoreBundle,
+  SIGSTORE_BUNDLE_V03,
+  sigstoreBundle,
+} from "./sigstore_bundle.ts";
 export { decodePublicKeyPem, decodeSpki, encodePublicKeyPem, encodeSpki } from "./spki.ts";
 export {
   encodeStatement,

@@ -6,12 +6,27 @@
  * the key supplied out of band (the trust root).
  *
  * Sigstore bundles carry one signature; with co-signers, the bundle holds the first signature
- * (the envelope's other signatures stay in `attestation.dsse.json`).
+ * (the envelope's other signatures stay in `attestation.dsse.json`). `parseSigstoreBundle` reads
+ * such a bundle back, so `check` and the checker page take it as they take the envelope.
  *
  * @module
  */
+import { InputError } from "../errors.ts";
+import {
+  arr,
+  child,
+  children,
+  type Fields,
+  fieldsOf,
+  has,
+  onlyKnown,
+  str,
+} from "../json_fields.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
+import { decodeBase64, encodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
-import { encodeBase64 } from "./base64.ts";
+import { MAX_ENVELOPE_BYTES, parseEnvelope } from "./envelope.ts";
+import { MAX_TIMESTAMP_TOKEN_BYTES } from "./timestamp/mod.ts";
 
 /** Media type of Sigstore bundles v0.3. */
 export const SIGSTORE_BUNDLE_V03 = "application/vnd.dev.sigstore.bundle.v0.3+json";
@@ -65,4 +80,94 @@ export function sigstoreBundle(
       signatures: [{ sig: first.sig, keyid: first.keyid }],
     },
   };
+}
+
+/** The two spellings of the v0.3 media type (the Sigstore protobuf specs accept both). */
+const _V03 = [SIGSTORE_BUNDLE_V03, "application/vnd.dev.sigstore.bundle+json;version=0.3"];
+
+/** A Sigstore bundle read back: the DSSE envelope and its RFC 3161 timestamps. */
+export interface ParsedSigstoreBundle {
+  /** The bundled DSSE envelope (one signature), as `parseEnvelope` returns it. */
+  readonly envelope: DsseEnvelope;
+  /** The `signedTimestamp` DERs (RFC 3161 TimeStampResp), in bundle order. */
+  readonly timestamps: readonly Uint8Array[];
+  /** `verificationMaterial.publicKey.hint`: the key id the signer named. */
+  readonly hint: string;
+}
+
+/**
+ * Reads a Sigstore bundle v0.3 of the form {@link sigstoreBundle} writes, as strictly as
+ * `parseEnvelope` reads an envelope: strict JSON, no unknown field anywhere, public-key
+ * verification material, no transparency-log entries (bitaudit trusts keys through its trust
+ * root, not a log), RFC 3161 timestamps of at most `MAX_TIMESTAMP_TOKEN_BYTES` each. Nothing is
+ * verified here: the envelope goes to `checkAttestation`, a timestamp to its `timestamp` option.
+ *
+ * @param text bundle JSON
+ * @returns the envelope, the timestamps and the key hint
+ * @throws {InputError} `ENVELOPE_TOO_LARGE` over `MAX_ENVELOPE_BYTES`; `BAD_ENVELOPE` for anything
+ *   else that is not such a bundle; `BAD_BASE64` for undecodable bytes
+ * @example
+ * ```ts
+ * import { parseSigstoreBundle, sigstoreBundle } from "./sigstore_bundle.ts";
+ * const sig = "A".repeat(86) + "==";
+ * const env = { payloadType: "t", payload: "e30=", signatures: [{ keyid: "ab", sig }] };
+ * const back = parseSigstoreBundle(JSON.stringify(sigstoreBundle(env)));
+ * if (back.envelope.signatures[0]?.sig !== sig || back.timestamps.length !== 0) throw new Error();
+ * ```
+ */
+export function parseSigstoreBundle(text: string): ParsedSigstoreBundle {
+  if (
+    text.length > MAX_ENVELOPE_BYTES || new TextEncoder().encode(text).length > MAX_ENVELOPE_BYTES
+  ) {
+    throw new InputError(
+      "ENVELOPE_TOO_LARGE",
+      `Cannot read Sigstore bundle: larger than ${MAX_ENVELOPE_BYTES} bytes`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = parseStrictJson(text);
+  } catch (e) {
+    if (!(e instanceof StrictJsonError)) throw e;
+    _bad(`not strict JSON (${e.reason} at '${e.path}')`);
+  }
+  const b = fieldsOf(value, "bundle", _fail);
+  onlyKnown(b, ["mediaType", "verificationMaterial", "dsseEnvelope"]);
+  const mediaType = str(b, "mediaType");
+  if (!_V03.includes(mediaType)) {
+    _bad(`'bundle.mediaType' is not ${SIGSTORE_BUNDLE_V03}`);
+  }
+  const vm = child(b, "verificationMaterial", [
+    "publicKey",
+    "tlogEntries",
+    "timestampVerificationData",
+  ]);
+  const hint = str(child(vm, "publicKey", ["hint"]), "hint");
+  if (has(vm, "tlogEntries") && arr(vm, "tlogEntries").length > 0) {
+    _bad("'bundle.verificationMaterial.tlogEntries' is not empty (bitaudit reads no log entries)");
+  }
+  const timestamps = !has(vm, "timestampVerificationData")
+    ? []
+    : _timestamps(child(vm, "timestampVerificationData", ["rfc3161Timestamps"]));
+  const envelope = parseEnvelope(JSON.stringify(child(b, "dsseEnvelope").obj));
+  return Object.freeze({ envelope, timestamps: Object.freeze(timestamps), hint });
+}
+
+function _timestamps(f: Fields): Uint8Array[] {
+  if (!has(f, "rfc3161Timestamps")) return [];
+  return children(f, "rfc3161Timestamps", ["signedTimestamp"]).map((t) => {
+    const der = decodeBase64(str(t, "signedTimestamp"));
+    if (der.length > MAX_TIMESTAMP_TOKEN_BYTES) {
+      _bad(`'${t.path}.signedTimestamp' is larger than ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`);
+    }
+    return der;
+  });
+}
+
+function _fail(path: string, why: string): never {
+  _bad(`'${path}' ${why}`);
+}
+
+function _bad(why: string): never {
+  throw new InputError("BAD_ENVELOPE", `Cannot read Sigstore bundle: ${why}`);
 }

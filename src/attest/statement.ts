@@ -80,7 +80,9 @@ export function parseStatement(bytes: Uint8Array): Statement {
   if (value.predicate !== undefined && !_isObject(value.predicate)) {
     _bad("'predicate' is not an object");
   }
+  // Unknown top-level fields are kept (in-toto allows them); the typed ones were checked above.
   return {
+    ...value,
     _type: STATEMENT_TYPE,
     subject: subject as readonly StatementSubject[], // each checked by _checkSubject
     predicateType: value.predicateType,

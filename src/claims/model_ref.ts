@@ -8,10 +8,19 @@
 
 import { predicateReaders } from "./predicate_readers.ts";
 
+/**
+ * The decoder families a model reference may name (the `model_type` of its `config.json`; the
+ * verifier checks that the config says the same).
+ */
+export const MODEL_TYPES = ["qwen3", "qwen3_moe", "llama", "qwen2", "mistral"] as const;
+
+/** One of {@link MODEL_TYPES}. */
+export type ModelType = typeof MODEL_TYPES[number];
+
 /** A checkpoint named by digests. */
 export interface ModelRef {
-  /** `qwen3` or `qwen3_moe`. */
-  readonly type: "qwen3" | "qwen3_moe";
+  /** The `model_type` of its config (one of {@link MODEL_TYPES}). */
+  readonly type: ModelType;
   /** The checkpoint digest over `files`. */
   readonly checkpointSha256: string;
   /** SHA-256 of `config.json`. */
@@ -52,9 +61,8 @@ export function parseModelRef(
     }
   }
   const { hex } = predicateReaders(bad);
-  const type = m.type === "qwen3" || m.type === "qwen3_moe"
-    ? m.type
-    : bad(`${P}.type`, "must be 'qwen3' or 'qwen3_moe'");
+  const type = MODEL_TYPES.find((t) => t === m.type) ??
+    bad(`${P}.type`, `must be one of ${MODEL_TYPES.map((t) => `'${t}'`).join(", ")}`);
   const filesObj = typeof m.files === "object" && m.files !== null && !Array.isArray(m.files)
     ? m.files as Record<string, unknown>
     : bad(`${P}.files`, "must be an object");

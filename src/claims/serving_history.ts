@@ -126,6 +126,9 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
       "logitsRows",
     ]);
     const raw = list(o.entries, `${path}.entries`, 4096);
+    // A pass computes this sequence's entry, so it holds one (issue 25: an empty pass reached
+    // the replay, whose `entries[self]` was undefined).
+    if (raw.length === 0) bad(`${path}.entries`, "must hold at least one entry (this sequence's)");
     entriesSeen += raw.length;
     if (entriesSeen > MAX_HISTORY_ENTRIES) {
       bad("$.passes", `hold over ${MAX_HISTORY_ENTRIES} entries`);
@@ -139,7 +142,7 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
         cached: int(pair[1], `${ep}[1]`, 1 << 24),
       });
     });
-    const self = int(o.self, `${path}.self`, Math.max(entries.length - 1, 0));
+    const self = int(o.self, `${path}.self`, entries.length - 1);
     const expert = o.expertRows === undefined
       ? undefined
       : list(o.expertRows, `${path}.expertRows`, 1024)

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { makeDirs } from "./make_dirs.ts";
 
 const _pending = new Set<string>();
 const _SIGNALS = [["SIGINT", 130], ["SIGTERM", 143]] as const;
@@ -33,30 +34,23 @@ export function removeOnInterrupt(path: string): (remove: boolean) => Promise<vo
 }
 
 /**
- * Creates a folder if it does not exist yet and registers it, with everything in it, for removal
- * when the command fails or is interrupted (a failed run leaves no folder it created); an
- * existing folder is never removed.
+ * Creates a folder, and its missing parents, if it does not exist yet, and registers what it
+ * created, with everything in it, for removal when the command fails or is interrupted (a failed
+ * run leaves no folder it created); an existing folder is never removed.
  *
  * @param dir folder path
- * @returns `done(ok)`: on failure (`ok` false) the folder the command created is removed
+ * @returns `done(ok)`: on failure (`ok` false) the folders the command created are removed
+ * @throws {InputError} `OUTPUT_WRITE` when a path on the way is not a folder or a folder cannot
+ *   be created (see `makeDirs`)
  * @example
  * ```ts ignore
  * const done = await createOwnedDir(out);
  * ```
  */
 export async function createOwnedDir(dir: string): Promise<(ok: boolean) => Promise<void>> {
-  let created = false;
-  try {
-    await Deno.mkdir(dir);
-    created = true;
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) {
-      await Deno.mkdir(dir, { recursive: true });
-      created = true;
-    }
-  }
-  if (!created) return () => Promise.resolve();
-  const release = removeOnInterrupt(dir);
+  const created = await makeDirs(dir);
+  if (created === null) return () => Promise.resolve();
+  const release = removeOnInterrupt(created);
   return (ok: boolean) => release(!ok);
 }
 

@@ -15,6 +15,7 @@ import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
+import { refuseExisting } from "./write_new_file.ts";
 
 /** Largest claim log accepted (bytes). */
 export const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -124,15 +125,17 @@ export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
 }
 
 /**
- * Makes sure an output folder exists and holds none of the files about to be written. A folder
- * created here is removed again, with what was written into it, when the command fails or is
- * interrupted (see `createOwnedDir`).
+ * Makes sure an output folder exists and holds none of the files about to be written: a missing
+ * folder is created with its missing parents, and a path that exists but is not a folder is
+ * refused (the rule of `makeDirs`, which every output follows). Folders created here are removed
+ * again, with what was written into them, when the command fails or is interrupted (see
+ * `createOwnedDir`).
  *
  * @param dir folder (created when missing)
  * @param names files that will be written into it
  * @returns `done(ok)`, to call when the command ends (`ok` false: it failed)
- * @throws {InputError} `OUTPUT_EXISTS` when one of them exists, `OUTPUT_WRITE` when the folder
- *   cannot be created
+ * @throws {InputError} `OUTPUT_EXISTS` when `dir` is an existing file (or other non-folder) or one
+ *   of the files exists, `OUTPUT_WRITE` when the folder cannot be created
  * @example
  * ```ts ignore
  * const done = await prepareOutputDir("out", ["report.md"]);
@@ -142,20 +145,19 @@ export async function prepareOutputDir(
   dir: string,
   names: readonly string[],
 ): Promise<(ok: boolean) => Promise<void>> {
-  for (const n of names) {
-    try {
-      await Deno.lstat(`${dir}/${n}`);
-      throw new InputError(
-        "OUTPUT_EXISTS",
-        `Cannot write '${dir}/${n}': it already exists (not overwritten)`,
-      );
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) throw e;
-    }
-  }
+  let info: Deno.FileInfo | null = null;
   try {
-    return await createOwnedDir(dir);
+    info = await Deno.stat(dir);
   } catch (e) {
-    throw new InputError("OUTPUT_WRITE", `Cannot create '${dir}': ${(e as Error).name}`);
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    // Missing, or under a file: `createOwnedDir` creates it or names the file in the way.
   }
+  if (info !== null && !info.isDirectory) {
+    throw new InputError(
+      "OUTPUT_EXISTS",
+      `Cannot write into '${dir}': it exists and is not a folder (not overwritten)`,
+    );
+  }
+  if (info !== null) { for (const n of names) await refuseExisting(`${dir}/${n}`); }
+  return await createOwnedDir(dir);
 }

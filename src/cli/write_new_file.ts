@@ -1,19 +1,23 @@
 /**
- * Writes output files without ever overwriting what a user had: refuse an existing path, write
- * to a temporary sibling and rename it into place.
+ * Writes output files without ever overwriting what a user had: refuse an existing path, create
+ * the missing folders on the way (`makeDirs`: never through a file), write to a temporary sibling
+ * and rename it into place.
  *
  * @module
  */
 import { InputError } from "../errors.ts";
 import { removeOnInterrupt } from "./cleanup.ts";
+import { makeParentDirs } from "./make_dirs.ts";
 
 /**
- * Writes bytes to a path that must not exist yet.
+ * Writes bytes to a path that must not exist yet; the folders it goes into are created when
+ * missing (and removed again when the write fails).
  *
  * @param path destination
  * @param data bytes or text
  * @param options `mode` (e.g. 0o600 for private keys)
- * @throws {InputError} `OUTPUT_EXISTS` when the path exists; `OUTPUT_WRITE` on I/O failure
+ * @throws {InputError} `OUTPUT_EXISTS` when the path exists; `OUTPUT_WRITE` when a folder on the
+ *   way is a file or cannot be created, and on I/O failure
  * @example
  * ```ts ignore
  * await writeNewFile("out.json", "{}\n");
@@ -24,14 +28,12 @@ export async function writeNewFile(
   data: Uint8Array | string,
   options: { mode?: number } = {},
 ): Promise<void> {
-  if (await _exists(path)) {
-    throw new InputError(
-      "OUTPUT_EXISTS",
-      `Cannot write '${path}': it already exists (not overwritten)`,
-    );
-  }
+  await refuseExisting(path);
+  const created = await makeParentDirs(path);
+  const releaseDirs = created === null ? undefined : removeOnInterrupt(created);
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
   const release = removeOnInterrupt(tmp);
+  let ok = false;
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await Deno.writeFile(tmp, bytes, { createNew: true, mode: options.mode ?? 0o644 });
@@ -39,6 +41,7 @@ export async function writeNewFile(
       throw new InputError("OUTPUT_EXISTS", `Cannot write '${path}': it appeared meanwhile`);
     }
     await Deno.rename(tmp, path);
+    ok = true;
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     if (e instanceof InputError) throw e;
@@ -48,6 +51,27 @@ export async function writeNewFile(
     );
   } finally {
     await release(false);
+    await releaseDirs?.(!ok);
+  }
+}
+
+/**
+ * Refuses a path that exists (a file, a folder, a link, even a dangling one).
+ *
+ * @param path an output about to be written
+ * @throws {InputError} `OUTPUT_EXISTS` when something is there
+ * @example
+ * ```ts
+ * import { refuseExisting } from "./write_new_file.ts";
+ * await refuseExisting("/nonexistent/out.json"); // nothing there: no error
+ * ```
+ */
+export async function refuseExisting(path: string): Promise<void> {
+  if (await _exists(path)) {
+    throw new InputError(
+      "OUTPUT_EXISTS",
+      `Cannot write '${path}': it already exists (not overwritten)`,
+    );
   }
 }
 
@@ -56,7 +80,9 @@ async function _exists(path: string): Promise<boolean> {
     await Deno.lstat(path);
     return true;
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
+    // Nothing can exist under a file: `makeDirs` refuses that file when the folders are made.
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return false;
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${(e as Error).name}`);
   }
 }

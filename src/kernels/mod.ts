@@ -15,16 +15,20 @@ export {
   type AttentionInputs,
   FA2_DAO_FASTMATH,
   FA2_HDIM128_TILES,
+  FA2_HEAD_DIMS,
   FA2_PYTORCH_BUNDLED,
   FA2_SPLIT_TILES,
+  FA2_TILES,
   type Fa2Arith,
   type Fa2Build,
   fa2Build,
   type Fa2BuildId,
+  fa2CombineBlockM,
   type Fa2CombinedRow,
   fa2CombineRow,
   type Fa2Forward,
   fa2Head,
+  type Fa2HeadDim,
   fa2KvGroup,
   type Fa2KvTile,
   type Fa2Launch,
@@ -42,6 +46,7 @@ export {
   fa2Sinks,
   type Fa2SplitPartials,
   type Fa2SplitShape,
+  fa2SplitTiles,
   type Fa2TileChoice,
   type Fa2Tiles,
   fa2Tiles,
@@ -50,6 +55,7 @@ export {
   flashAttentionForward,
   type FlashAttentionOptions,
   type FlashAttentionResult,
+  isFa2HeadDim,
   planFa2,
   type SyncKWalk,
 } from "./attention/mod.ts";
@@ -60,6 +66,7 @@ export {
   type AttentionBackendSupport,
 } from "./attention_backend.ts";
 export {
+  addBiasEpilogue,
   type CatalogEntry,
   type CatalogLookup,
   type DispatchCatalog,
@@ -137,7 +144,14 @@ export {
   validatePlan,
   type WarpShuffleOrder,
 } from "./reduce/mod.ts";
-export { applyRope, ropeInvFreq, type RopeTables, ropeTables } from "./rope/mod.ts";
+export {
+  applyRope,
+  ropeInvFreq,
+  type RopeScaling,
+  type RopeTables,
+  ropeTables,
+  scaleInvFreq,
+} from "./rope/mod.ts";
 export {
   SOFTMAX_STACK_TORCH_2_1,
   SOFTMAX_STACK_TORCH_2_4,

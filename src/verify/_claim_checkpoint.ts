@@ -1,12 +1,13 @@
 /**
  * The checkpoint a model record names, fetched from the blob store by digest: the record's files
- * must hash to its checkpoint digest, the config and every file must be present (else
- * NOT_VERIFIED: the prover's obligation is checked by the caller's blob store), and the config's
- * model type must be the record's.
+ * must hash to its checkpoint digest, the config and every weight file it commits to must be
+ * produced with exactly those bytes (else the record FAILs with `obligation: "committed-input"`:
+ * a prover must not turn the FAIL of a falsified record into NOT_VERIFIED by withholding a file),
+ * and the config's model type must be the record's.
  *
  * @module
  */
-import type { BlobStore } from "../assets/mod.ts";
+import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
 import type { ModelRef } from "../claims/mod.ts";
 import { BitauditError } from "../errors.ts";
 import {
@@ -17,7 +18,7 @@ import {
   type Qwen3Checkpoint,
 } from "../model/mod.ts";
 import { sharedBuffers } from "../engine/mod.ts";
-import { _committedBlob, _Stop } from "./_stop.ts";
+import { _committedBlob, _missingBlob, _Stop } from "./_stop.ts";
 
 /**
  * Opens the checkpoint of a model record.
@@ -26,8 +27,9 @@ import { _committedBlob, _Stop } from "./_stop.ts";
  * @param model the record's model reference
  * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
  *   hands a tensor's buffer back for a later read once its layer is done
- * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint) or
- *   NOT_VERIFIED (missing blob, unmodelled architecture)
+ * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint), FAIL
+ *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable) or
+ *   NOT_VERIFIED (a configuration feature this version does not model)
  */
 export async function _claimCheckpoint(
   blobs: BlobStore,
@@ -69,7 +71,7 @@ async function _open(
   const { alloc } = o;
   const sources = new Map<string, ByteSource>();
   const missing = (name: string, digest: string) =>
-    new _Stop("NOT_VERIFIED", `missing ${name} ${digest.slice(0, 16)}… in the blob store`);
+    _missingBlob({ digest, what: `checkpoint file ${name}` });
   const committed = <T>(read: () => Promise<T | null>, name: string, digest: string) =>
     _committedBlob(read, {
       digest,
@@ -77,7 +79,8 @@ async function _open(
       tooLarge: "is over the limit",
     });
   const fetch = async (name: string, digest: string) => {
-    const b = await committed(() => blobs.get(digest), name, digest);
+    const limit = name === "config.json" ? { maxBytes: BLOB_MAX_BYTES.config } : {};
+    const b = await committed(() => blobs.get(digest, limit), name, digest);
     if (b === null) throw missing(name, digest);
     sources.set(name, bytesByteSource(b));
   };
@@ -103,10 +106,17 @@ async function _open(
     });
   } catch (e) {
     if (e instanceof BitauditError) {
-      // An architecture or feature this version does not model is no evidence against the
-      // record; a checkpoint that cannot be a model at all is.
-      const unmodelled = e.code === "CONFIG_UNSUPPORTED" || e.code === "CONFIG_MODEL_TYPE";
-      throw new _Stop(unmodelled ? "NOT_VERIFIED" : "FAIL", `checkpoint: ${e.message}`);
+      // A feature this version does not model is no evidence against the record; a checkpoint
+      // that cannot be a model at all is, and so is a config of another architecture than the
+      // model type the record names (a prover could otherwise commit a falsified record to a
+      // config of any unknown architecture and turn its FAIL into NOT_VERIFIED).
+      const unmodelled = e.code === "CONFIG_UNSUPPORTED";
+      throw new _Stop(
+        unmodelled ? "NOT_VERIFIED" : "FAIL",
+        e.code === "CONFIG_MODEL_TYPE"
+          ? `record names model type '${model.type}', its checkpoint contradicts it: ${e.message}`
+          : `checkpoint: ${e.message}`,
+      );
     }
     throw e;
   }

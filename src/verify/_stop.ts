@@ -1,6 +1,8 @@
 /**
- * Shared pieces of the per-record pipeline: the early-exit signal and the lookups that turn a
- * missing or unknown thing into NOT_VERIFIED (and a self-contradicting record into FAIL).
+ * Shared pieces of the per-record pipeline: the early-exit signal and the lookups that turn an
+ * unknown asset into NOT_VERIFIED, a committed blob the prover did not produce (missing,
+ * mismatching, unreadable) into FAIL with its obligation, and a self-contradicting record into
+ * FAIL.
  *
  * @module
  */
@@ -53,9 +55,23 @@ function _unmet(t: { readonly digest: string; readonly what: string }, why: stri
 }
 
 /**
+ * The FAIL of a committed blob that is not in the blob store: whatever the record commits to by
+ * digest (tensors, weight files, config, history) is the prover's to produce, so its absence is
+ * the record's FAIL, never NOT_VERIFIED (a prover could otherwise withhold the inputs of a
+ * falsified record to turn FAILED into INCONCLUSIVE).
+ *
+ * @param t the blob's digest and a name for the reason
+ * @returns the stop to throw (FAIL with `obligation: "committed-input"`)
+ */
+export function _missingBlob(t: { readonly digest: string; readonly what: string }): _Stop {
+  return _unmet(t, "is missing from the blob store");
+}
+
+/**
  * Reads a committed blob (whole or opened) and turns the prover's broken obligations into the
- * record's FAIL: bytes that do not hash to the digest the record commits to, or a blob over the
- * store's limit. Missing blobs come back as null for the caller to judge.
+ * record's FAIL: bytes that do not hash to the digest the record commits to, a blob over the
+ * limit, or one that cannot be read as a file (a directory, a FIFO, no permission). Missing blobs
+ * come back as null for the caller to judge (see {@link _missingBlob}).
  *
  * @param read reads the blob (e.g. `blobs.get(digest)` or `blobs.open(digest)`)
  * @param t its digest, a name for the reason and the reason for a blob over the limit
@@ -73,6 +89,9 @@ export async function _committedBlob<T>(
       throw _unmet(t, "does not hash to its committed digest");
     }
     if (e instanceof InputError && e.code === "BLOB_TOO_LARGE") throw _unmet(t, t.tooLarge);
+    if (e instanceof InputError && e.code === "BLOB_READ") {
+      throw _unmet(t, "cannot be read as a file");
+    }
     throw e;
   }
 }
@@ -91,12 +110,14 @@ export async function _tensorBytes(
   t: { digest: string; count: number; width: 2 | 4; what: string },
 ): Promise<Uint8Array> {
   const what = `${t.what} tensor`;
-  const bytes = await _committedBlob(() => blobs.get(t.digest), {
+  // Read no more than the record's tensor can hold: a larger blob is refused before a byte is read.
+  const maxBytes = Math.min(t.count * t.width, Number.MAX_SAFE_INTEGER);
+  const bytes = await _committedBlob(() => blobs.get(t.digest, { maxBytes }), {
     digest: t.digest,
     what,
     tooLarge: `is not ${t.count * t.width} bytes (larger than the blob limit)`,
   });
-  if (bytes === null) throw _unmet({ digest: t.digest, what }, "is missing from the blob store");
+  if (bytes === null) throw _missingBlob({ digest: t.digest, what });
   if (bytes.length !== t.count * t.width) {
     throw new _Stop(
       "FAIL",

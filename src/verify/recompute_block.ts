@@ -11,6 +11,7 @@ import type { BlockWorkload, ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import {
+  checkDenseLayerShape,
   planAttentionBlock,
   planFfnBlock,
   runAttentionBlock,
@@ -19,6 +20,8 @@ import {
 } from "../model/mod.ts";
 import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import { _checkAttentionSupport } from "./_model_support.ts";
+import { _checkOutputDescription } from "./_output_description.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -44,12 +47,25 @@ export interface BlockRecomputeInput {
  *
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the block output (BF16) and the SFU functions it depended on
- * @throws {_Stop} NOT_VERIFIED or FAIL with the reason
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration), FAIL (a layer shape no model can
+ *   have, an output description the block does not compute) or FAIL with
+ *   `obligation: "committed-input"` (a committed tensor missing, mismatching or unreadable)
  */
 export async function _recomputeBlock(
   input: BlockRecomputeInput,
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[] }> {
   const { predicate: p, workload: w, step } = input;
+  _checkOutputDescription(p.fingerprint, {
+    dtype: "bf16",
+    shape: [w.tokens, w.shape.hidden],
+    what: `the ${w.kind} of ${w.tokens} tokens`,
+  });
+  try {
+    checkDenseLayerShape(w.shape);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new _Stop("FAIL", `record contradicts itself: ${e.message}`);
+  }
   const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
   if (p.batch.size !== 1) {
     throw new _Stop(
@@ -84,6 +100,7 @@ export async function _recomputeBlock(
     const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
     return { out: r.out, sfu: r.sfu };
   }
+  _checkAttentionSupport(d, input);
   const a = w.attention!;
   const rope = "theta" in a.rope
     ? { theta: Number(a.rope.theta) }

@@ -14,6 +14,8 @@ import { runQwen3Forward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import { _checkModelSupport } from "./_model_support.ts";
+import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
 /** What the model-forward branch needs. */
@@ -37,8 +39,9 @@ export interface ModelForwardRecomputeInput {
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used and,
  *   when the record carries a layer chain that differs, the first diverging stage
- * @throws {_Stop} NOT_VERIFIED (missing tensors, unmodelled configuration, tensor parallelism)
- *   or FAIL (a record contradicting itself or its checkpoint)
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, tensor parallelism), FAIL (a record
+ *   contradicting itself or its checkpoint) or FAIL with `obligation: "committed-input"` (a
+ *   committed file missing, mismatching or unreadable)
  */
 export async function _recomputeModelForward(
   input: ModelForwardRecomputeInput,
@@ -58,13 +61,13 @@ export async function _recomputeModelForward(
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  const fs = p.fingerprint.shape;
-  if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts itself: fingerprint shape [${fs}] for ${w.positions.length} positions of ${c.hidden}`,
-    );
-  }
+  _checkOutputDescription(p.fingerprint, {
+    tensor: "model.norm.out",
+    dtype: "bf16",
+    shape: [w.positions.length, c.hidden],
+    what: `the forward's final norm at ${w.positions.length} position(s)`,
+  });
+  _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens });
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
   const lens = w.tokens.sequences.map((s) => s.length);

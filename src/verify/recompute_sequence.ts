@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import { type AssetStore, BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
 import {
   type ClaimPredicate,
   type HistoryPass,
@@ -20,7 +20,9 @@ import { runServingForward, type SfuUse } from "../model/mod.ts";
 import { InputError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import { _checkSize, _Stop } from "./_stop.ts";
+import { _checkModelSupport } from "./_model_support.ts";
+import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkSize, _committedBlob, _Stop } from "./_stop.ts";
 import { _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -51,8 +53,9 @@ export type TokenCheck =
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), SFU use, the first diverging
  *   (layer, stage) of a claimed chain, the pass where it diverges, and the token check
- * @throws {_Stop} NOT_VERIFIED (missing blobs, unmodelled configuration) or FAIL (a record
- *   contradicting itself, its history or its checkpoint)
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration), FAIL (a record contradicting itself,
+ *   its history or its checkpoint) or FAIL with `obligation: "committed-input"` (a committed blob
+ *   missing, mismatching or unreadable)
  */
 export async function _recomputeSequence(
   input: SequenceRecomputeInput,
@@ -79,13 +82,13 @@ export async function _recomputeSequence(
       `record contradicts its history: batch size ${p.batch.size}, its widest pass has ${widest} entries`,
     );
   }
-  const fs = p.fingerprint.shape;
-  if (fs.length !== 2 || fs[0] !== w.positions.length || fs[1] !== c.hidden) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts itself: fingerprint shape [${fs}] for ${w.positions.length} positions of ${c.hidden}`,
-    );
-  }
+  _checkOutputDescription(p.fingerprint, {
+    tensor: "model.norm.out",
+    dtype: "bf16",
+    shape: [w.positions.length, c.hidden],
+    what: `the sequence's final norm at ${w.positions.length} position(s)`,
+  });
+  _checkModelSupport(c, { profile: input.profile, stack: input.stack });
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",
@@ -184,7 +187,15 @@ export async function _recomputeSequence(
 }
 
 async function _history(blobs: BlobStore, w: SequenceWorkload): Promise<HistoryPass[]> {
-  const bytes = await blobs.get(w.history.sha256);
+  const digest = w.history.sha256;
+  const bytes = await _committedBlob(
+    () => blobs.get(digest, { maxBytes: BLOB_MAX_BYTES.history }),
+    {
+      digest,
+      what: "serving history",
+      tooLarge: "is over the blob limit",
+    },
+  );
   if (bytes === null) {
     throw new _Stop(
       "FAIL",

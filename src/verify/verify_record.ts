@@ -2,9 +2,11 @@
  * The recompute-and-compare pipeline for one sampled claim record, as named steps: inclusion in
  * the committed log, profile, stack, kernel (recipe or catalog), support, tensors, recompute,
  * compare. Anything the verifier cannot emulate ends as NOT_VERIFIED with its reason; a committed
- * input tensor the prover does not produce (missing, or bytes that do not hash to the digest) is
- * the record's FAIL with `obligation: "committed-input"`; PASS is only reachable through the
- * compare step.
+ * blob the prover does not produce (missing, or bytes that do not hash to the digest) is the
+ * record's FAIL with `obligation: "committed-input"`; a record that contradicts itself (its output
+ * description included), its history or its checkpoint FAILs with finding `contradiction`; PASS
+ * is only reachable through the compare step. Nothing a prover supplies ends the audit: every
+ * such problem is one of these results (issue 25).
  *
  * @module
  */
@@ -27,6 +29,7 @@ import {
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { _checkOutputDescription } from "./_output_description.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
@@ -216,7 +219,7 @@ async function _firstDifference(
   digest: string,
   out: Uint16Array,
 ): Promise<FirstDifference | null> {
-  const claimed = await ctx.blobs.get(digest).catch(() => null);
+  const claimed = await ctx.blobs.get(digest, { maxBytes: out.length * 2 }).catch(() => null);
   if (claimed === null || claimed.length !== out.length * 2) return null;
   const view = new Uint16Array(
     claimed.buffer.slice(claimed.byteOffset, claimed.byteOffset + claimed.length),
@@ -241,6 +244,11 @@ async function _recomputeGemm(
   },
 ): Promise<Uint16Array> {
   const { p, w, profile, step } = o;
+  _checkOutputDescription(p.fingerprint, {
+    dtype: w.out,
+    shape: [w.m, w.n],
+    what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
+  });
   const kernel = await _resolveKernel(ctx.store, {
     kernel: w.kernel,
     stackId: o.stack.id,

@@ -1,17 +1,22 @@
 /**
- * What the checker page says about a check, as plain data: a headline and plain-language
- * sentences first (who signed, when, what was sampled, what the verdict means), then the details
- * (the named checks as `bitaudit check` prints them, per-record results, the detection statement,
- * digests). The page only turns this into DOM text nodes, so nothing here is ever parsed as HTML.
+ * What the checker page says about a check, as plain data: a headline on the attestation, the
+ * verdict on its own line (a valid attestation may carry a FAILED verdict: two facts, never one),
+ * plain-language sentences (who signed, when, what was sampled, what the verdict means), then the
+ * details (the named checks as `bitaudit check` prints them, per-record results, the detection
+ * statement, digests). The page only turns this into DOM text nodes, so nothing here is ever
+ * parsed as HTML; and every string is escaped as the CLI prints it (`escapeForTerminal`: control
+ * characters, bidirectional overrides and isolates become visible `\u{..}`), so an id cannot
+ * render reversed or hide part of a line.
  *
  * @module
  */
 import type { CheckItem, VerdictPredicate } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
+import { escapeForTerminal } from "../escape_text.ts";
 import { type KindCounts, resultsByKind } from "../verify/mod.ts";
-import type { CheckOutcome } from "./run_check.ts";
+import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { trustSentences } from "./trust_sentences.ts";
-import { verdictMeaning } from "./verdict_meaning.ts";
+import { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_meaning.ts";
 
 /** A labelled value. */
 export interface ViewFact {
@@ -37,12 +42,14 @@ export interface ViewResult {
   readonly firstDifference: string;
 }
 
-/** Everything the page shows. */
+/** Everything the page shows (every string printable: see the module doc). */
 export interface CheckView {
-  /** `valid`, `invalid`, or `refused` (an input could not be read). */
+  /** `valid`, `invalid`, or `refused` (an input could not be read): the attestation's state. */
   readonly tone: "valid" | "invalid" | "refused";
-  /** One line: `VALID attestation: verdict FAILED`, `INVALID attestation`, ... */
+  /** One line on the attestation: `VALID attestation: ...`, `INVALID attestation`, ... */
   readonly headline: string;
+  /** The verdict's own line and colour (valid attestations only). */
+  readonly verdict: { readonly tone: VerdictTone; readonly text: string } | null;
   /** Plain-language sentences, most important first. */
   readonly summary: readonly string[];
   /** Who, when, what (valid attestations only). */
@@ -72,7 +79,19 @@ export interface CheckView {
  * ```
  */
 export function checkView(outcome: CheckOutcome): CheckView {
-  const empty = { facts: [], checks: [], kinds: [], results: [], detection: [], digests: [] };
+  return _printable(_view(outcome));
+}
+
+function _view(outcome: CheckOutcome): CheckView {
+  const empty = {
+    verdict: null,
+    facts: [],
+    checks: [],
+    kinds: [],
+    results: [],
+    detection: [],
+    digests: [],
+  };
   if (outcome.kind === "refused") {
     return {
       ...empty,
@@ -95,15 +114,17 @@ export function checkView(outcome: CheckOutcome): CheckView {
       summary: [
         `Do not rely on this attestation: ${failed.length} check(s) failed.`,
         ...failed.map((c) => `${c.check}: ${c.detail}`),
-        "A failed signature check means the statement was changed after it was signed, or it was not signed by a key of your trust root valid at the signing time (unknown, expired or revoked).",
+        ...outcome.hints,
+        ..._whyInvalid(new Set(failed.map((c) => c.check))),
       ],
     };
   }
   const signers = report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]);
   return {
     tone: "valid",
-    headline: `VALID attestation: verdict ${predicate.verdict}`,
-    summary: _summary(predicate, { signers, log }),
+    headline: "VALID attestation: signed by a key of your trust root, every check passed",
+    verdict: verdictHeadline(predicate.verdict),
+    summary: _summary(predicate, { signers, log, outcome }),
     facts: _facts(predicate, signers),
     checks: report.checks,
     kinds: resultsByKind(predicate.results, log?.records ?? null),
@@ -127,14 +148,34 @@ export function checkView(outcome: CheckOutcome): CheckView {
   };
 }
 
+/** What the failed checks mean, by kind: only a failed signature check can mean tampering. */
+function _whyInvalid(failed: ReadonlySet<string>): string[] {
+  const why: string[] = [];
+  if (failed.has("signatures") || failed.has("time") || failed.has("timestamp")) {
+    why.push(
+      "A failed signature check means the statement was changed after it was signed, or it was not signed by a key of your trust root valid at the signing time (unknown, expired or revoked: the dates above say which).",
+    );
+  }
+  if (failed.has("checkpoint")) {
+    why.push(
+      "The inspector's signature holds, but the prover's checkpoint does not count against your trust root, so the audit cannot show that the log was committed by a prover key you trust.",
+    );
+  }
+  return why;
+}
+
 function _summary(
   p: VerdictPredicate,
-  o: { signers: readonly string[]; log: ClaimLog | null },
+  o: { signers: readonly string[]; log: ClaimLog | null; outcome: CheckDone },
 ): string[] {
   const a = p.audit;
   const level = p.detection.levels.find((l) => l.pFalse === "0.01") ?? p.detection.levels[0];
+  const form = o.outcome.format === "sigstore-bundle" ? " (read from a Sigstore bundle)" : "";
+  const stamped = o.outcome.timestamped
+    ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time."
+    : "";
   return [
-    "The signature is genuine: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.",
+    `The signature is genuine${form}: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.${stamped}`,
     verdictMeaning(p),
     `Signed by ${o.signers.length} inspector key(s) (${
       o.signers.map((s) => s.slice(0, 16)).join(", ")
@@ -184,4 +225,16 @@ function _digests(p: VerdictPredicate): ViewFact[] {
 
 function _percent(p: number): string {
   return `${Number((p * 100).toPrecision(6))} %`;
+}
+
+/** Every string of the view escaped as the CLI prints it (keys are the view's own names). */
+function _printable<T>(value: T): T {
+  if (typeof value === "string") return escapeForTerminal(value) as T;
+  if (Array.isArray(value)) return value.map(_printable) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, _printable(v)]),
+    ) as T;
+  }
+  return value;
 }

@@ -5,10 +5,12 @@
  * once from the drop zone, which the keyboard opens too) or drops, runs {@link runCheck} (the
  * code `bitaudit check` runs) and shows {@link checkView}. Files are read locally with the File
  * API; nothing is sent anywhere. Every value reaches the page through `textContent`, never as
- * HTML, so text inside an attestation stays inert.
+ * HTML, so text inside an attestation stays inert; and every value is escaped as the CLI prints
+ * it (`escapeForTerminal`, file names included), so no control or bidirectional character acts.
  *
  * @module
  */
+import { escapeForTerminal } from "../escape_text.ts";
 import { checkView } from "./check_view.ts";
 import { type CheckTexts, runCheck } from "./run_check.ts";
 import { renderView } from "./render_view.ts";
@@ -17,13 +19,22 @@ import { renderView } from "./render_view.ts";
 const MAX_DOC_BYTES = 16 * 1024 * 1024;
 /** Largest claim log read (bytes), as `bitaudit check`. */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
+/** Largest RFC 3161 token read (bytes), as `bitaudit check` (MAX_TIMESTAMP_TOKEN_BYTES). */
+const MAX_TOKEN_BYTES = 64 * 1024;
 
-type Slot = "attestation" | "trustRoot" | "log";
-const SLOTS: readonly Slot[] = ["attestation", "trustRoot", "log"];
+type Slot = "attestation" | "trustRoot" | "log" | "timestamp";
+const SLOTS: readonly Slot[] = ["attestation", "trustRoot", "log", "timestamp"];
 const LABEL: Record<Slot, string> = {
   attestation: "attestation",
   trustRoot: "trust root",
   log: "claim log",
+  timestamp: "timestamp",
+};
+const MAX: Record<Slot, number> = {
+  attestation: MAX_DOC_BYTES,
+  trustRoot: MAX_DOC_BYTES,
+  log: MAX_LOG_BYTES,
+  timestamp: MAX_TOKEN_BYTES,
 };
 
 const chosen: Partial<Record<Slot, File>> = {};
@@ -39,32 +50,39 @@ function _showChosen(): void {
     const f = chosen[slot];
     _el(`${slot}-chosen`).textContent = f === undefined
       ? "none chosen"
-      : `${f.name} (${f.size.toLocaleString("en")} bytes)`;
+      : escapeForTerminal(`${f.name} (${f.size.toLocaleString("en")} bytes)`);
   }
   _el<HTMLButtonElement>("check").disabled = chosen.attestation === undefined ||
     chosen.trustRoot === undefined;
 }
 
-/** Recognises a dropped file by its content: envelope, trust root, or JSON Lines claim log. */
+/**
+ * Recognises a dropped file by its content: envelope or Sigstore bundle, trust root, JSON Lines
+ * claim log, or a DER RFC 3161 token (a SEQUENCE, not text).
+ */
 async function _classify(f: File): Promise<Slot | null> {
-  const head = (await f.slice(0, 4096).text()).trimStart();
+  const bytes = new Uint8Array(await f.slice(0, 4096).arrayBuffer());
+  if (bytes[0] === 0x30) return "timestamp"; // DER SEQUENCE; JSON text never starts with "0"
+  const head = new TextDecoder().decode(bytes).trimStart();
   // An envelope opens with one of its three fields; `payloadType` alone may come after a payload
-  // longer than the head (`bitaudit audit` writes `payload` first).
+  // longer than the head (`bitaudit audit` writes `payload` first). A bundle names its media type.
   if (/^\{\s*"(?:payload|payloadType|signatures)"\s*:/.test(head)) return "attestation";
+  if (/^\{[^]*"(?:dsseEnvelope|application\/vnd\.dev\.sigstore\.bundle)/.test(head)) {
+    return "attestation";
+  }
   if (/^\{[^]*"payloadType"/.test(head)) return "attestation";
   if (/^\{[^]*"mediaType"/.test(head)) return "trustRoot";
   if (/^\{[^]*"predicateType"/.test(head)) return "log";
   return null;
 }
 
-async function _read(slot: Slot): Promise<string | undefined> {
+async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
   const f = chosen[slot];
   if (f === undefined) return undefined;
-  const max = slot === "log" ? MAX_LOG_BYTES : MAX_DOC_BYTES;
-  if (f.size > max) {
-    throw new RangeError(`Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${max}`);
+  if (f.size > MAX[slot]) {
+    throw new RangeError(`Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`);
   }
-  return await f.text();
+  return slot === "timestamp" ? new Uint8Array(await f.arrayBuffer()) : await f.text();
 }
 
 async function _check(): Promise<void> {
@@ -72,11 +90,12 @@ async function _check(): Promise<void> {
   out.setAttribute("aria-busy", "true");
   out.replaceChildren(document.createTextNode("Checking…"));
   try {
-    const [attestation, trustRoot, log] = await Promise.all(SLOTS.map(_read));
+    const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read));
     const texts: CheckTexts = {
-      attestation: attestation ?? "",
-      trustRoot: trustRoot ?? "",
-      ...(log === undefined ? {} : { log }),
+      attestation: typeof attestation === "string" ? attestation : "",
+      trustRoot: typeof trustRoot === "string" ? trustRoot : "",
+      ...(typeof log === "string" ? { log } : {}),
+      ...(timestamp instanceof Uint8Array ? { timestamp } : {}),
     };
     renderView(out, checkView(await runCheck(texts)));
   } catch (e) {
@@ -96,11 +115,11 @@ async function _take(files: Iterable<File>): Promise<void> {
     if (slot === null) unknown.push(f.name);
     else chosen[slot] = f;
   }
-  _el("drop-note").textContent = unknown.length === 0
-    ? ""
-    : `Not recognised (expected an attestation, a trust root or a claim log): ${
+  _el("drop-note").textContent = unknown.length === 0 ? "" : escapeForTerminal(
+    `Not recognised (expected an attestation, a trust root, a claim log or a timestamp): ${
       unknown.join(", ")
-    }`;
+    }`,
+  );
   _showChosen();
 }
 

@@ -1,7 +1,10 @@
 /**
- * The browser checker: `bitaudit check` as a static page. `runCheck` parses the dropped texts and
+ * The browser checker: `bitaudit check` as a static page. `runCheck` parses the dropped files (an
+ * envelope or a Sigstore bundle, a trust root, optionally the claim log and an RFC 3161 token) and
  * runs the one `checkAttestation`; `checkView` turns the outcome into plain-language text and
- * details; `checker_page.ts` (the bundle's entry, not exported) wires them to the page's DOM.
+ * details, every string escaped as the CLI prints it; `checker_page.ts` (the bundle's entry, not
+ * exported) wires them to the page's DOM. `verdictHeadline`, `verdictMeaning` and
+ * `validityHints` are shared with `bitaudit check`, so both say the same.
  * Nothing here touches `Deno.*`, files, engines or the network.
  *
  * @example
@@ -21,5 +24,6 @@ export {
   runCheck,
 } from "./run_check.ts";
 export { type CheckView, checkView, type ViewFact, type ViewResult } from "./check_view.ts";
-export { verdictMeaning } from "./verdict_meaning.ts";
+export { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_meaning.ts";
+export { validityHints, type ValidityInputs } from "./validity_hints.ts";
 export { type TrustFacts, trustSentences } from "./trust_sentences.ts";

@@ -6,8 +6,16 @@
  * @module
  */
 import type { CheckView, ViewFact } from "./check_view.ts";
+import type { VerdictTone } from "./verdict_meaning.ts";
 
 type Child = Node | string;
+
+/** The sign before a verdict's line (colour is not the only carrier of its meaning). */
+const VERDICT_MARK: Readonly<Record<VerdictTone, string>> = {
+  passed: "✔ ",
+  failed: "✖ ",
+  inconclusive: "? ",
+};
 
 function _h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -59,8 +67,19 @@ export function renderView(out: HTMLElement, v: CheckView): void {
   const mark = v.tone === "valid" ? "✔ " : "✖ ";
   const parts: Child[] = [
     _h("h2", { tabindex: "-1", class: v.tone, id: "headline" }, mark + v.headline),
-    _h("ul", { class: "summary" }, ...v.summary.map((s) => _h("li", {}, s))),
   ];
+  // The verdict is its own line in its own colour: a valid attestation of a FAILED verdict is
+  // good evidence of bad claims, and the page must not paint the two as one green fact.
+  if (v.verdict !== null) {
+    parts.push(
+      _h(
+        "p",
+        { class: `verdict ${v.verdict.tone}`, id: "verdict" },
+        VERDICT_MARK[v.verdict.tone] + v.verdict.text,
+      ),
+    );
+  }
+  parts.push(_h("ul", { class: "summary" }, ...v.summary.map((s) => _h("li", {}, s))));
   if (v.facts.length > 0) parts.push(_facts(v.facts, false));
   if (v.kinds.length > 0) {
     parts.push(_table(

@@ -1,34 +1,42 @@
 /**
- * The checker page's one call into the verifier: parse the three texts a person dropped and run
+ * The checker page's one call into the verifier: parse the files a person dropped and run
  * `checkAttestation`, exactly as `bitaudit check` does with files (same parsers, same checks, same
- * limits), with no file system, engine or network involved.
+ * limits: an envelope or a Sigstore bundle, an optional RFC 3161 token), with no file system,
+ * engine or network involved.
  *
  * @module
  */
 import {
+  type AttestationFile,
   checkAttestation,
   type CheckReport,
   decodeBase64,
-  parseEnvelope,
   parseStatement,
   parseTrustRoot,
   parseVerdictPredicate,
+  readAttestation,
   type VerdictPredicate,
 } from "../attest/mod.ts";
 import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
 import { BitauditError } from "../errors.ts";
+import { validityHints } from "./validity_hints.ts";
 
 /** Which input a refusal concerns. */
 export type CheckInputName = "attestation" | "trust root" | "claim log";
 
-/** Texts to check (UTF-8 decoded file contents). */
+/** Files to check (JSON ones as UTF-8 decoded text). */
 export interface CheckTexts {
-  /** `attestation.dsse.json`. */
+  /** `attestation.dsse.json`, or the Sigstore bundle `attestation.sigstore.json`. */
   readonly attestation: string;
   /** `trust-root.json`. */
   readonly trustRoot: string;
   /** `claims.jsonl`, optional: confirms the attested records against the log. */
   readonly log?: string;
+  /**
+   * An RFC 3161 token or response (DER) over the attestation's signature, optional: keys are
+   * judged at its time (as `check --timestamp`); it replaces the token a bundle carries.
+   */
+  readonly timestamp?: Uint8Array;
 }
 
 /** An input that could not be read at all (the CLI exits 2 for these). */
@@ -53,6 +61,12 @@ export interface CheckDone {
   readonly predicate: VerdictPredicate | null;
   /** The claim log, when one was given. */
   readonly log: ClaimLog | null;
+  /** The attestation's form: a bare DSSE envelope or a Sigstore bundle. */
+  readonly format: AttestationFile["format"];
+  /** Whether an RFC 3161 token was checked (given, or carried by the bundle). */
+  readonly timestamped: boolean;
+  /** Validity windows and flags behind a failed key check (`validityHints`). */
+  readonly hints: readonly string[];
 }
 
 /** Outcome of {@link runCheck}. */
@@ -61,7 +75,8 @@ export type CheckOutcome = CheckRefusal | CheckDone;
 /**
  * Parses the inputs and checks the attestation.
  *
- * @param texts attestation, trust root and optional claim log
+ * @param texts attestation (envelope or Sigstore bundle), trust root, optional claim log and
+ *   RFC 3161 token
  * @param options `now`, the verification time (default the clock)
  * @returns a refusal naming the unreadable input, or the check report with the verified predicate
  * @example
@@ -75,8 +90,8 @@ export async function runCheck(
   texts: CheckTexts,
   options: { now?: Date } = {},
 ): Promise<CheckOutcome> {
-  const envelope = _read("attestation", () => parseEnvelope(texts.attestation));
-  if ("kind" in envelope) return envelope;
+  const file = _read("attestation", () => readAttestation(texts.attestation));
+  if ("kind" in file) return file;
   const trustRoot = _read("trust root", () => parseTrustRoot(texts.trustRoot));
   if ("kind" in trustRoot) return trustRoot;
   let log: ClaimLog | null = null;
@@ -85,9 +100,12 @@ export async function runCheck(
     if ("kind" in parsed) return parsed;
     log = parsed;
   }
+  const { envelope } = file;
+  const token = texts.timestamp ?? file.timestamps[0];
   const report = await checkAttestation(envelope, {
     trustRoot,
     ...(log === null ? {} : { log }),
+    ...(token === undefined ? {} : { timestamp: token }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   // Only a valid attestation's payload is shown as fact: its signatures cover these bytes.
@@ -96,7 +114,15 @@ export async function runCheck(
       parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate,
     )
     : null;
-  return { kind: "checked", report, predicate, log };
+  return {
+    kind: "checked",
+    report,
+    predicate,
+    log,
+    format: file.format,
+    timestamped: token !== undefined,
+    hints: validityHints({ report, envelope, trustRoot }),
+  };
 }
 
 function _read<T extends object>(input: CheckInputName, parse: () => T): T | CheckRefusal {

@@ -1,5 +1,6 @@
 /**
- * What a verdict means, in one plain sentence for people who do not read the statement.
+ * What a verdict means, in a few words and in one plain sentence, for people who do not read the
+ * statement.
  *
  * @module
  */
@@ -31,5 +32,38 @@ export function verdictMeaning(
       return `Verdict ${p.verdict}: no sampled record failed, but ${
         n("NOT_VERIFIED")
       } of the ${k} could not be verified (NOT_VERIFIED), so the audit does not vouch for the log.`;
+  }
+}
+
+/** How a verdict is shown: its own colour, apart from the attestation's validity. */
+export type VerdictTone = "passed" | "failed" | "inconclusive";
+
+/**
+ * The verdict in a few words, as its own line beside (never inside) the attestation's validity:
+ * a valid attestation can carry a FAILED verdict, which is a finding about the claim log.
+ *
+ * @param verdict `PASSED`, `FAILED` or `INCONCLUSIVE`
+ * @returns the tone (colour) and the line
+ * @example
+ * ```ts
+ * import { verdictHeadline } from "./verdict_meaning.ts";
+ * const h = verdictHeadline("FAILED");
+ * if (h.tone !== "failed" || !h.text.startsWith("Verdict FAILED: ")) throw new Error(h.text);
+ * ```
+ */
+export function verdictHeadline(verdict: string): { tone: VerdictTone; text: string } {
+  switch (verdict) {
+    case "PASSED":
+      return {
+        tone: "passed",
+        text: "Verdict PASSED: every sampled claim was recomputed and held",
+      };
+    case "FAILED":
+      return { tone: "failed", text: "Verdict FAILED: the claim log holds false claims" };
+    default:
+      return {
+        tone: "inconclusive",
+        text: `Verdict ${verdict}: the audit does not vouch for the claim log`,
+      };
   }
 }

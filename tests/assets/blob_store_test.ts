@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { type BlobHasher, openBlobStore } from "../../src/assets/mod.ts";
+import { BLOB_MAX_BYTES, type BlobHasher, openBlobStore } from "../../src/assets/mod.ts";
+import { MAX_HISTORY_BYTES } from "../../src/claims/mod.ts";
+import { MAX_CONFIG_JSON_BYTES, MAX_INDEX_JSON_BYTES } from "../../src/model/checkpoint/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import { InputError } from "../../src/errors.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
@@ -72,4 +74,46 @@ Deno.test("BlobStore.get() checks whole blobs with the injected hasher", async (
   const store = openBlobStore(dir, { hasher: count.hasher });
   assert.deepEqual(await store.get(digest), bytes);
   assert.equal(count.finished(), 1);
+});
+
+Deno.test("BlobStore.get() and open() refuse a blob over the call's limit without hashing it", async () => {
+  const count = countingHasher();
+  const store = openBlobStore(dir, { hasher: count.hasher });
+  const size = bytes.length;
+  await assertRejectsCode(
+    () => store.get(digest, { maxBytes: size - 1 }),
+    InputError,
+    "BLOB_TOO_LARGE",
+  );
+  await assertRejectsCode(
+    () => store.open!(digest, { maxBytes: size - 1 }),
+    InputError,
+    "BLOB_TOO_LARGE",
+  );
+  assert.equal(count.finished(), 0);
+  assert.deepEqual(await store.get(digest, { maxBytes: size }), bytes); // the limit is inclusive
+  (await store.open!(digest, { maxBytes: size }))!.close();
+  assert.equal(count.finished(), 2);
+  // A call lowers the store's limit, never raises it.
+  const capped = openBlobStore(dir, { maxBytes: size - 1, maxOpenBytes: size - 1 });
+  await assertRejectsCode(
+    () => capped.get(digest, { maxBytes: BLOB_MAX_BYTES.tensor }),
+    InputError,
+    "BLOB_TOO_LARGE",
+  );
+  await assertRejectsCode(() => capped.open!(digest), InputError, "BLOB_TOO_LARGE");
+  assert.equal(await capped.get("0".repeat(64), { maxBytes: 0 }), null); // absent stays absent
+  assert.throws(() => openBlobStore(dir, { maxBytes: -1 }), RangeError);
+  await assert.rejects(() => store.get(digest, { maxBytes: Number.NaN }), RangeError);
+  // A product past 2^53 (elements x width of a huge claimed tensor) limits nothing extra.
+  assert.deepEqual(await store.get(digest, { maxBytes: 2 ** 62 }), bytes);
+});
+
+Deno.test("BLOB_MAX_BYTES matches the limits of the parsers that read each kind", () => {
+  assert.equal(BLOB_MAX_BYTES.history, MAX_HISTORY_BYTES);
+  assert.equal(BLOB_MAX_BYTES.config, MAX_CONFIG_JSON_BYTES);
+  assert.equal(BLOB_MAX_BYTES.checkpointIndex, MAX_INDEX_JSON_BYTES);
+  // The defaults of a store opened without limits are unchanged (4 GiB whole, 256 GiB opened).
+  assert.equal(BLOB_MAX_BYTES.tensor, 4 * 1024 ** 3);
+  assert.equal(BLOB_MAX_BYTES.weights, 256 * 1024 ** 3);
 });

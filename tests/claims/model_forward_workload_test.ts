@@ -43,7 +43,7 @@ Deno.test("parseClaimLog() reads a model_forward workload and keeps its fields",
 
 Deno.test("parseClaimLog() refuses malformed model_forward workloads by field", () => {
   const cases: [Record<string, unknown>, RegExp][] = [
-    [{ model: { ...workload.model, type: "llama" } }, /model\.type/],
+    [{ model: { ...workload.model, type: "gemma" } }, /model\.type/],
     [{ tokens: { sequences: [] } }, /tokens\.sequences/],
     [{ tokens: { sequences: [[1, -1]] } }, /sequences\[0\]\[1\]/],
     [{ positions: [[0, 3]] }, /positions\[0\]/],

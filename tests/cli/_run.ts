@@ -48,7 +48,9 @@ export async function copyCheckout(): Promise<string> {
       for await (const e of Deno.readDir(`${ROOT}/${rel}`)) await copy(`${rel}/${e.name}`);
     } else await Deno.copyFile(`${ROOT}/${rel}`, `${dir}/${rel}`);
   };
-  for (const rel of ["deno.json", "deno.lock", "src", "profiles", "tables"]) await copy(rel);
+  for (const rel of ["deno.json", "deno.lock", "src", "profiles", "tables", "schemas"]) {
+    await copy(rel);
+  }
   return dir;
 }
 

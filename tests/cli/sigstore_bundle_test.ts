@@ -1,12 +1,19 @@
 /**
  * `audit --bundle` and `bundle --timestamp` write Sigstore bundles v0.3 that the stock
  * `@sigstore/verify` accepts (public-key verification material, no transparency log), with the
- * RFC 3161 timestamp of a local `openssl ts` TSA where present.
+ * RFC 3161 timestamp of a local `openssl ts` TSA where present; and what bitaudit writes, it reads
+ * (issue 25): `check` takes the bundle as it takes the envelope, with the bundle's timestamp.
  */
 import assert from "node:assert/strict";
 import { bundleFromJSON } from "@sigstore/bundle";
 import { toSignedEntity, toTrustMaterial, Verifier } from "@sigstore/verify";
-import { decodeBase64, decodePem } from "../../src/attest/mod.ts";
+import {
+  buildTrustRoot,
+  decodeBase64,
+  decodePem,
+  decodePublicKeyPem,
+} from "../../src/attest/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
 import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
 import { makeAuditFixture } from "./_audit_fixture.ts";
@@ -95,5 +102,114 @@ Deno.test({
     wrong.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp =
       btoa(String.fromCharCode(...await tsa.stamp(other, { response: true })));
     assert.throws(() => sigstoreVerify(wrong, { tsa: [leaf, tsa.caDer] }));
+  },
+});
+
+const bundlePath = `${out}/attestation.sigstore.json`;
+const envelopePath = `${out}/attestation.dsse.json`;
+/** Check rows with the verification time cut out (two runs are a moment apart). */
+const rows = (stdout: string) =>
+  JSON.parse(stdout).checks.map((
+    c: { check: string; ok: boolean; detail: string },
+  ) => [c.check, c.ok, c.detail.replace(/verification \S+/, "verification <now>")]);
+
+Deno.test("check reads the bundle audit --bundle writes: the envelope's checks, its form said", async () => {
+  const fromBundle = await runBitaudit(["check", bundlePath, "--trust-root", f.trustRoot]);
+  assert.equal(fromBundle.code, 0, fromBundle.stderr);
+  assert.match(fromBundle.stdout, /^read a Sigstore bundle v0\.3 \(DSSE envelope inside\)$/m);
+  assert.match(fromBundle.stdout, /^VALID attestation: /m);
+  const [a, b] = await Promise.all(
+    [bundlePath, envelopePath].map((p) =>
+      runBitaudit(["check", p, "--trust-root", f.trustRoot, "--json"])
+    ),
+  );
+  assert.deepEqual(rows(a!.stdout), rows(b!.stdout));
+  assert.equal(JSON.parse(a!.stdout).attestationFormat, "sigstore-bundle");
+  assert.equal(JSON.parse(b!.stdout).attestationFormat, "dsse");
+});
+
+Deno.test("check fails a bundle whose payload changed after signing (exit 1)", async () => {
+  const tampered = structuredClone(bundleJson);
+  tampered.dsseEnvelope.payload = btoa(
+    atob(tampered.dsseEnvelope.payload).replace('"verdict":"PASSED"', '"verdict":"FAILED"'),
+  );
+  assert.notEqual(tampered.dsseEnvelope.payload, bundleJson.dsseEnvelope.payload);
+  await Deno.writeTextFile(`${f.dir}/tampered.sigstore.json`, JSON.stringify(tampered));
+  const r = await runBitaudit([
+    "check",
+    `${f.dir}/tampered.sigstore.json`,
+    "--trust-root",
+    f.trustRoot,
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /^FAIL signatures: /m);
+  assert.match(r.stdout, /^INVALID attestation$/m);
+});
+
+Deno.test("check refuses what is not a bundle bitaudit writes with BAD_ENVELOPE (exit 2)", async () => {
+  const edits: [string, (b: typeof bundleJson) => void][] = [
+    ["unknown top field", (b) => b.extra = 1],
+    ["unknown material", (b) => b.verificationMaterial.certificate = { rawBytes: "AA==" }],
+    ["other media type", (b) => b.mediaType = "application/vnd.dev.sigstore.bundle.v0.1+json"],
+    ["log entries", (b) => b.verificationMaterial.tlogEntries = [{ logIndex: "1" }]],
+    ["no envelope", (b) => delete b.dsseEnvelope],
+    ["unknown envelope field", (b) => b.dsseEnvelope.mediaType = "x"],
+  ];
+  for (const [name, edit] of edits) {
+    const b = structuredClone(bundleJson);
+    edit(b);
+    await Deno.writeTextFile(`${f.dir}/bad.sigstore.json`, JSON.stringify(b));
+    const r = await runBitaudit([
+      "check",
+      `${f.dir}/bad.sigstore.json`,
+      "--trust-root",
+      f.trustRoot,
+    ]);
+    assert.equal(r.code, 2, name);
+    assertCliCode(r.stderr, "BAD_ENVELOPE");
+    assert.match(r.stderr, /Cannot read (Sigstore bundle|envelope): /, name);
+  }
+});
+
+Deno.test({
+  name: "check verifies the RFC 3161 timestamp a bundle carries, as check --timestamp does",
+  ignore: !HAS_OPENSSL,
+  fn: async () => {
+    const tsa = await localTsa("bundle check TSA");
+    const env = JSON.parse(await Deno.readTextFile(envelopePath));
+    await Deno.writeFile(`${f.dir}/own.tsr`, await tsa.stamp(decodeBase64(env.signatures[0].sig)));
+    const stamped = `${f.dir}/own.sigstore.json`;
+    const made = await runBitaudit([
+      "bundle",
+      envelopePath,
+      "--timestamp",
+      `${f.dir}/own.tsr`,
+      "--out",
+      stamped,
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const root = `${f.dir}/tsa-root.json`;
+    const doc = buildTrustRoot([decodePublicKeyPem(await Deno.readTextFile(f.pub))], {
+      start: "2026-01-01T00:00:00Z",
+      tsa: [{ certificate: tsa.caDer, name: "local" }],
+    });
+    await Deno.writeTextFile(root, JSON.stringify(doc));
+    const [inBundle, given] = await Promise.all([
+      runBitaudit(["check", stamped, "--trust-root", root, "--json"]),
+      runBitaudit([
+        "check",
+        envelopePath,
+        "--trust-root",
+        root,
+        "--timestamp",
+        `${f.dir}/own.tsr`,
+        "--json",
+      ]),
+    ]);
+    assert.equal(inBundle.code, 0, inBundle.stdout);
+    assert.deepEqual(rows(inBundle.stdout), rows(given.stdout));
+    assert.ok(rows(inBundle.stdout).some((r: unknown[]) => r[0] === "timestamp" && r[1] === true));
+    const text = await runBitaudit(["check", stamped, "--trust-root", root]);
+    assert.match(text.stdout, /^read a Sigstore bundle v0\.3; its RFC 3161 timestamp is checked/m);
   },
 });

@@ -41,78 +41,93 @@ function score(next: () => number, scale: number): number {
   return bitsFromF32(v);
 }
 
-Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step on adversarial tiles, both builds", () => {
+/**
+ * Runs the kernel's tile softmax and the TypeScript step on adversarial tiles of each width and
+ * head dimension, three tiles in a row, both builds, and asserts equal bits.
+ */
+function assertAdversarialTiles(blockNs: readonly number[], ds: readonly number[]): void {
   for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
     const fast = ENGINE.fa2TileSoftmax(build, TESLA);
     assert.ok(fast !== undefined, build.id);
     const arith = _fa2Arith(build, TESLA);
-    for (const blockN of [8, 64, 128]) {
-      for (let trial = 0; trial < 12; trial++) {
-        const next = rng(blockN * 1000 + trial * 7 + build.id.length);
-        const rows = 1 + (next() % 9);
-        const d = 16;
-        const states = Array.from({ length: rows }, () => _newRowState(d));
-        const rowMax = new Uint32Array(rows).fill(0xff800000);
-        const sums = new Uint32Array(rows * 4);
-        const o = new Uint32Array(rows * d);
-        // Scales from tiny to huge, so that exp2 arguments fall below -126 and overflow too.
-        const scales = Array.from({ length: rows }, () => 2 ** ((next() % 300) - 150));
-        const scaleLog2 = [0x3fb8aa3b, 0x3e3a0000, 0x4f000000, 0x00000010][trial % 4]!;
-        for (let step = 0; step < 3; step++) {
-          const scores = new Uint32Array(rows * blockN);
-          for (let r = 0; r < rows; r++) {
-            for (let c = 0; c < blockN; c++) scores[r * blockN + c] = score(next, scales[r]!);
-          }
-          const limits = Int32Array.from(
-            { length: rows },
-            () => (next() % (blockN + 8)) - 4,
-          );
-          // Between tiles, O as a P·V product left it (ordinary values and specials).
-          if (step > 0) {
+    for (const blockN of blockNs) {
+      for (const d of ds) {
+        for (let trial = 0; trial < 12; trial++) {
+          const next = rng(blockN * 1000 + trial * 7 + build.id.length + (d === 16 ? 0 : d << 20));
+          const rows = 1 + (next() % 9);
+          const states = Array.from({ length: rows }, () => _newRowState(d));
+          const rowMax = new Uint32Array(rows).fill(0xff800000);
+          const sums = new Uint32Array(rows * 4);
+          const o = new Uint32Array(rows * d);
+          // Scales from tiny to huge, so that exp2 arguments fall below -126 and overflow too.
+          const scales = Array.from({ length: rows }, () => 2 ** ((next() % 300) - 150));
+          const scaleLog2 = [0x3fb8aa3b, 0x3e3a0000, 0x4f000000, 0x00000010][trial % 4]!;
+          for (let step = 0; step < 3; step++) {
+            const scores = new Uint32Array(rows * blockN);
             for (let r = 0; r < rows; r++) {
-              for (let j = 0; j < d; j++) {
-                const v = next() % 10 === 0 ? SPECIAL[next() % SPECIAL.length]! : score(next, 8);
-                states[r]!.o[j] = v;
-                o[r * d + j] = v;
+              for (let c = 0; c < blockN; c++) scores[r * blockN + c] = score(next, scales[r]!);
+            }
+            const limits = Int32Array.from(
+              { length: rows },
+              () => (next() % (blockN + 8)) - 4,
+            );
+            // Between tiles, O as a P·V product left it (ordinary values and specials).
+            if (step > 0) {
+              for (let r = 0; r < rows; r++) {
+                for (let j = 0; j < d; j++) {
+                  const v = next() % 10 === 0 ? SPECIAL[next() % SPECIAL.length]! : score(next, 8);
+                  states[r]!.o[j] = v;
+                  o[r * d + j] = v;
+                }
               }
             }
-          }
-          const pbTs = new Uint16Array(rows * blockN);
-          const lanes = _laneColumns(blockN);
-          _fa2TileSoftmax(
-            states,
-            { scores, limits, blockN, lanes, arith, scaleLog2, first: step === 0 },
-            pbTs,
-          );
-          const pb = new Uint16Array(rows * blockN);
-          fast({
-            rows,
-            blockN,
-            d,
-            scores,
-            limits,
-            rowMax,
-            sums,
-            o,
-            pb,
-            first: step === 0,
-            scaleLog2,
-          });
-          const label = `${build.id} blockN ${blockN} trial ${trial} step ${step}`;
-          assert.deepEqual(pb, pbTs, `${label}: P`);
-          states.forEach((s, r) => {
-            assert.equal(rowMax[r], s.rowMax, `${label}: row ${r} max`);
-            assert.deepEqual(
-              sums.subarray(r * 4, r * 4 + 4),
-              s.laneSums,
-              `${label}: row ${r} sums`,
+            const pbTs = new Uint16Array(rows * blockN);
+            const lanes = _laneColumns(blockN);
+            _fa2TileSoftmax(
+              states,
+              { scores, limits, blockN, lanes, arith, scaleLog2, first: step === 0 },
+              pbTs,
             );
-            assert.deepEqual(o.subarray(r * d, (r + 1) * d), s.o, `${label}: row ${r} O`);
-          });
+            const pb = new Uint16Array(rows * blockN);
+            fast({
+              rows,
+              blockN,
+              d,
+              scores,
+              limits,
+              rowMax,
+              sums,
+              o,
+              pb,
+              first: step === 0,
+              scaleLog2,
+            });
+            const label = `${build.id} blockN ${blockN} d ${d} trial ${trial} step ${step}`;
+            assert.deepEqual(pb, pbTs, `${label}: P`);
+            states.forEach((s, r) => {
+              assert.equal(rowMax[r], s.rowMax, `${label}: row ${r} max`);
+              assert.deepEqual(
+                sums.subarray(r * 4, r * 4 + 4),
+                s.laneSums,
+                `${label}: row ${r} sums`,
+              );
+              assert.deepEqual(o.subarray(r * d, (r + 1) * d), s.o, `${label}: row ${r} O`);
+            });
+          }
         }
       }
     }
   }
+}
+
+Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step on adversarial tiles, both builds", () => {
+  assertAdversarialTiles([8, 64, 128], [16]);
+});
+
+Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step at the tile widths and head dims of hdim 64, 96, 256 launches", () => {
+  // Split kernel tiles of 256 (hdim 64) and 64 keys (hdim 256), standard 128 x 128 (hdim 64);
+  // O rows of 64, 96 and 256 entries.
+  assertAdversarialTiles([32, 64, 128, 256], [64, 96, 256]);
 });
 
 Deno.test("GemmEngine.fa2TileSoftmax() is offered only for the table-model SFU and known build choices", () => {

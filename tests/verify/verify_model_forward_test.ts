@@ -89,7 +89,7 @@ function alone(record: ClaimRecord, patch: (p: Record<string, unknown>) => void)
   return parseClaimLog(formatClaimLog([makeClaimRecord(p as never)]));
 }
 
-Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong batch size FAILs", async () => {
+Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong batch size FAILs, so do withheld blobs", async () => {
   const honest = out.records[1]!;
   const tp = await verifyRecord(ctx, {
     log: alone(honest, (p) => p.parallelism = { tp: 2, pp: 1, ep: 1, dp: 1 }),
@@ -101,15 +101,19 @@ Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong ba
   const bad = await verifyRecord(ctx, { log: alone(honest, (p) => p.batch = { size }), index: 0 });
   assert.equal(bad.status, "FAIL");
   assert.match(bad.reason, /contradicts itself/);
+  // Issue 25, item 3: what a record commits to by digest is the prover's to produce, for an
+  // honest record as for a falsified one.
   const missing: BlobStore = { dir: "none", get: () => Promise.resolve(null) };
-  const nv = await verifyRecord({ ...ctx, blobs: missing }, {
+  const withheld = await verifyRecord({ ...ctx, blobs: missing }, {
     log: alone(honest, () => {}),
     index: 0,
   });
-  assert.equal(nv.status, "NOT_VERIFIED");
+  assert.equal(withheld.status, "FAIL");
+  assert.equal(withheld.obligation, "committed-input");
+  assert.match(withheld.reason, /checkpoint file config\.json .* is missing from the blob store/);
 });
 
-Deno.test("model_forward records: a weight file the prover corrupted FAILs as a broken commitment (opened or read whole), a missing one is NOT_VERIFIED; the audit goes on", async () => {
+Deno.test("model_forward records: a weight file the prover corrupted or deleted FAILs as a broken commitment (opened or read whole); the audit goes on", async () => {
   const dir = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-blobs-" });
   for (const [d, bytes] of out.blobs) await Deno.writeFile(`${dir}/${d}`, bytes);
   const log = parseClaimLog(formatClaimLog(out.records));
@@ -130,7 +134,8 @@ Deno.test("model_forward records: a weight file the prover corrupted FAILs as a 
   }
   await Deno.remove(path);
   const missing = await verifyRecord({ ...ctx, blobs: opened }, { log, index: 1 });
-  assert.equal(missing.status, "NOT_VERIFIED");
-  assert.match(missing.reason, /missing .* in the blob store/);
+  assert.equal(missing.status, "FAIL"); // issue 25, item 3 (it was NOT_VERIFIED)
+  assert.equal(missing.obligation, "committed-input");
+  assert.match(missing.reason, /checkpoint file .* is missing from the blob store/);
   await Deno.remove(dir, { recursive: true });
 });

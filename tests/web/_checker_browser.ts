@@ -7,8 +7,16 @@
 export interface PageResult {
   /** `valid`, `invalid` or `refused`. */
   state: string;
-  /** The result heading. */
+  /** The result heading (the attestation's validity). */
   headline: string;
+  /** The verdict's own line (`#verdict`), empty when there is none. */
+  verdict: string;
+  /** Its classes, e.g. `verdict failed`. */
+  verdictClass: string;
+  /** Computed text colours of the heading and the verdict line. */
+  colors: { headline: string; verdict: string };
+  /** What the page says was chosen for each input (attestation, trust root, log, timestamp). */
+  chosen: string[];
   /** Rows of the named-checks table: [check, ok|FAIL, detail]. */
   checks: string[][];
   /** All text of the result region. */
@@ -28,8 +36,8 @@ export interface PageResult {
 
 /** One check to run in the page. */
 export interface PageCase {
-  /** Paths for the three inputs (log optional). */
-  files: { attestation: string; trustRoot: string; log?: string };
+  /** Paths for the inputs (log and RFC 3161 timestamp optional). */
+  files: { attestation: string; trustRoot: string; log?: string; timestamp?: string };
   /** When given, a PNG screenshot of the page is written there. */
   shot?: string;
   /** Open the page from a static HTTP server on loopback instead of file://. */

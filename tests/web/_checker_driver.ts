@@ -66,7 +66,7 @@ export async function openChecker(): Promise<CheckerBrowser> {
  */
 export async function checkInPage(
   c: CheckerBrowser,
-  files: { attestation: string; trustRoot: string; log?: string },
+  files: PageCase["files"],
   shot?: string,
   http = false,
   keyboard = false,
@@ -85,6 +85,9 @@ export async function checkInPage(
       await page.getByLabel(/^Attestation/).setInputFiles(files.attestation);
       await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
       if (files.log) await page.getByLabel(/^Claim log/).setInputFiles(files.log);
+      if (files.timestamp) {
+        await page.getByLabel(/^RFC 3161 timestamp/).setInputFiles(files.timestamp);
+      }
     }
     await page.waitForSelector("#check:not([disabled])");
     await page.getByRole("button", { name: "Check the attestation" }).focus();
@@ -112,13 +115,22 @@ export async function checkInPage(
         "TD",
         "DETAILS",
         "SUMMARY",
+        "P",
       ]);
+      const verdict = out.querySelector<HTMLElement>("#verdict");
+      const color = (e: Element | null) => e === null ? "" : getComputedStyle(e).color;
       const table = [...out.querySelectorAll("table")].find((t) =>
         t.caption?.textContent === "Named checks"
       );
       return {
         state: out.dataset.state ?? "",
         headline: out.querySelector("h2")?.textContent ?? "",
+        verdict: verdict?.textContent ?? "",
+        verdictClass: verdict?.className ?? "",
+        colors: { headline: color(out.querySelector("h2")), verdict: color(verdict) },
+        chosen: ["attestation", "trustRoot", "log", "timestamp"].map((id) =>
+          document.getElementById(`${id}-chosen`)?.textContent ?? ""
+        ),
         checks: [...table?.tBodies[0]?.rows ?? []].map((r) =>
           [...r.cells].map((c) => c.textContent ?? "")
         ),
@@ -139,7 +151,7 @@ export async function checkInPage(
  */
 async function _chooseByKeyboard(
   page: Page,
-  files: { attestation: string; trustRoot: string; log?: string },
+  files: PageCase["files"],
 ): Promise<PageResult["dropZone"]> {
   // One listener for the whole walk: playwright intercepts choosers only while one is attached,
   // and switching that on again for each `waitForEvent` races the key press.
@@ -154,7 +166,12 @@ async function _chooseByKeyboard(
     const s = getComputedStyle(e);
     return `${s.outlineStyle} ${s.outlineWidth}`;
   });
-  const paths = [files.attestation, files.trustRoot, ...(files.log ? [files.log] : [])];
+  const paths = [
+    files.attestation,
+    files.trustRoot,
+    ...(files.log ? [files.log] : []),
+    ...(files.timestamp ? [files.timestamp] : []),
+  ];
   const keys: string[] = [];
   for (const key of ["Enter", "Space"]) {
     const opened = new Promise<FileChooser | null>((done) => {

@@ -11,7 +11,16 @@ import {
   type Statement,
   verdictStatement,
 } from "../../mod.ts";
-import { checkView, runCheck, trustSentences, verdictMeaning } from "../../src/web/mod.ts";
+import {
+  type CheckDone,
+  checkView,
+  runCheck,
+  trustSentences,
+  verdictHeadline,
+  verdictMeaning,
+} from "../../src/web/mod.ts";
+import { parseVerdictPredicate, sigstoreBundle } from "../../src/attest/mod.ts";
+import { escapeForTerminal } from "../../src/escape_text.ts";
 import { verdictReport } from "../attest/_verdict_report.ts";
 
 const key = await generateKeyPair();
@@ -52,7 +61,11 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
     await runCheck({ attestation: await attestation(), trustRoot: trustRootText }),
   );
   assert.equal(v.tone, "valid");
-  assert.equal(v.headline, `VALID attestation: verdict ${report.verdict}`);
+  assert.equal(
+    v.headline,
+    "VALID attestation: signed by a key of your trust root, every check passed",
+  );
+  assert.deepEqual(v.verdict, verdictHeadline(report.verdict));
   assert.match(v.summary[1]!, new RegExp(`^Verdict ${report.verdict}: 1 of the 8 sampled`));
   assert.match(v.summary.join(" "), /Sampled 8 of the 8 records of claim log "log-t"/);
   assert.deepEqual(v.kinds, [{ kind: "unknown", PASS: 6, FAIL: 1, NOT_VERIFIED: 1 }]);
@@ -90,7 +103,11 @@ Deno.test("checkView() carries markup in a signed field as plain text for the pa
     await runCheck({ attestation: await attestation(id), trustRoot: trustRootText }),
   );
   assert.equal(v.tone, "valid");
-  assert.equal(v.facts.find((f) => f.label === "Claim log")?.value, `${id} (8 records)`);
+  // Markup stays text for the DOM; the ESC is shown as the CLI prints it.
+  assert.equal(
+    v.facts.find((f) => f.label === "Claim log")?.value,
+    '<img src=x onerror="alert(1)">\\u{1b}[32mVALID (8 records)',
+  );
 });
 
 Deno.test("verdictMeaning() says what each verdict means with its counts", () => {
@@ -141,4 +158,177 @@ Deno.test("trustSentences() names a verified drand round, a signed checkpoint an
   assert.match(s[1]!, /checkpoint "example\.com\/log", 300 records\) with key cdcdcdcdcdcdcdcd at/);
   assert.match(s[2]!, /announced and signed before the round \(at the inspector's stated time\)/);
   assert.match(trustSentences({ round: 9 })[1]!, /^No signed checkpoint/);
+});
+
+Deno.test("verdictHeadline() gives each verdict its own tone, apart from the attestation's", () => {
+  assert.deepEqual(
+    ["PASSED", "FAILED", "INCONCLUSIVE"].map((v) => verdictHeadline(v).tone),
+    ["passed", "failed", "inconclusive"],
+  );
+  assert.equal(verdictHeadline("FAILED").text, "Verdict FAILED: the claim log holds false claims");
+});
+
+/** Bidi overrides and isolates, C0 and C1 controls, DEL and a line separator (issue 25, item 8). */
+const HOSTILE = "\u202e\u2066\u2067\u2068\u2069\u0000\u0007\u001b[2J\u0085\u009b\u007f\u2028";
+const SHOWN = escapeForTerminal(HOSTILE);
+// deno-lint-ignore no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** Appends {@link HOSTILE} to every string of a JSON-like value, map keys included. */
+function hostile<T>(v: T): T {
+  if (typeof v === "string") return `${v}${HOSTILE}` as T;
+  if (Array.isArray(v)) return v.map(hostile) as T;
+  if (typeof v === "object" && v !== null) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, hostile(x)])) as T;
+  }
+  return v;
+}
+
+/** Every string in a view, with its path. */
+function strings(v: unknown, path = "view"): [string, string][] {
+  if (typeof v === "string") return [[path, v]];
+  if (typeof v !== "object" || v === null) return [];
+  return Object.entries(v).flatMap(([k, x]) => strings(x, `${path}.${k}`));
+}
+
+Deno.test("checkView() escapes bidi overrides and control characters in every field it shows, as the CLI", async () => {
+  const env = JSON.parse(await attestation());
+  const p = parseVerdictPredicate(JSON.parse(atob(env.payload)).predicate);
+  const audit = {
+    ...p.audit,
+    beacon: {
+      ...p.audit.beacon,
+      drand: { beaconId: "quicknet", round: 7, roundTime: "t", chainHash: "c" },
+    },
+    checkpoint: { origin: "o", treeSize: 8, signedAt: "s", proverKeyId: "cd".repeat(32) },
+    announcement: {},
+  };
+  const predicate = hostile({ ...p, audit, verdict: p.verdict });
+  const checks = [{ check: "seed", ok: true, detail: "d" }, {
+    check: "beacon",
+    ok: true,
+    detail: "b",
+  }];
+  const signatures = [{ keyid: "k", valid: true, verifiedBy: "ab".repeat(32) }];
+  const report = hostile({ valid: true, verdict: "FAILED", auditId: "a", signatures, checks });
+  const done: CheckDone = {
+    kind: "checked",
+    report: { ...report, valid: true },
+    predicate: { ...predicate, verdict: p.verdict } as typeof p,
+    log: null,
+    format: "dsse",
+    timestamped: false,
+    hints: [],
+  };
+  const invalid: CheckDone = {
+    ...done,
+    report: {
+      ...done.report,
+      valid: false,
+      checks: hostile([{ check: "signatures", ok: false, detail: "x" }]),
+    },
+    predicate: null,
+    hints: hostile(["hint"]),
+  };
+  const refused = {
+    kind: "refused",
+    input: "attestation",
+    code: "BAD_ENVELOPE",
+    message: `m${HOSTILE}`,
+  } as const;
+  for (const v of [checkView(done), checkView(invalid), checkView(refused)]) {
+    for (const [path, s] of strings(v)) assert.doesNotMatch(s, UNSAFE, path);
+  }
+  const v = checkView(done);
+  // Each field that carries signed text shows it escaped: facts, the plain sentences (signer,
+  // log id, drand beacon, checkpoint origin), checks, per-record rows and digests.
+  for (const f of v.facts.filter((f) => f.label !== "Sampled")) { // "Sampled": k, a number
+    assert.ok(f.value.includes(SHOWN), `fact ${f.label}: ${f.value}`);
+  }
+  for (const part of ["Signed by 1 inspector key", "claim log", "drand", "checkpoint"]) {
+    const s = v.summary.find((x) => x.includes(part) && x.includes(SHOWN));
+    assert.ok(s !== undefined, `summary sentence with ${part}`);
+  }
+  for (const c of v.checks) assert.ok(c.check.includes(SHOWN) && c.detail.includes(SHOWN));
+  for (const r of v.results) {
+    assert.ok(r.record.includes(SHOWN), `result ${r.index}`);
+    if (r.status === "FAIL") {
+      assert.ok(r.reason.includes(SHOWN) && r.firstDifference.includes(SHOWN));
+    }
+  }
+  for (const d of v.digests) assert.ok(`${d.label} ${d.value}`.includes(SHOWN), d.label);
+  assert.ok(v.detection.every((d) => d.value.includes(SHOWN)), "detection rows");
+  const bad = checkView(invalid);
+  assert.ok(bad.summary.some((s) => s.startsWith(`signatures${SHOWN}: x${SHOWN}`)));
+  assert.ok(bad.summary.includes(`hint${SHOWN}`));
+  assert.equal(checkView(refused).summary[0], `[BAD_ENVELOPE] m${SHOWN}`);
+});
+
+Deno.test("runCheck() reads a Sigstore bundle as bitaudit writes it, with the envelope's checks", async () => {
+  const text = await attestation();
+  const now = new Date("2026-03-02T00:00:00Z");
+  const bundle = JSON.stringify(sigstoreBundle(parseEnvelope(text)));
+  const [a, b] = await Promise.all(
+    [text, bundle].map((t) => runCheck({ attestation: t, trustRoot: trustRootText }, { now })),
+  );
+  assert.ok(a?.kind === "checked" && b?.kind === "checked");
+  assert.deepEqual(b.report, a.report);
+  assert.deepEqual([a.format, b.format], ["dsse", "sigstore-bundle"]);
+  assert.match(
+    checkView(b).summary[0]!,
+    /^The signature is genuine \(read from a Sigstore bundle\)/,
+  );
+  const odd = JSON.stringify({ ...JSON.parse(bundle), extra: 1 });
+  const refused = await runCheck({ attestation: odd, trustRoot: trustRootText });
+  assert.ok(refused.kind === "refused" && refused.code === "BAD_ENVELOPE");
+});
+
+Deno.test("runCheck() checks a given RFC 3161 token: one that does not verify makes the attestation INVALID", async () => {
+  const r = await runCheck({
+    attestation: await attestation(),
+    trustRoot: trustRootText,
+    timestamp: new Uint8Array([0x30, 0x00]),
+  });
+  assert.ok(r.kind === "checked" && r.timestamped);
+  assert.equal(r.report.valid, false);
+  assert.deepEqual(r.report.checks.map((c) => [c.check, c.ok]), [["timestamp", false]]);
+});
+
+Deno.test("checkView() does not call a prover key's validity window tampering: it names the dates", () => {
+  const done: CheckDone = {
+    kind: "checked",
+    report: {
+      valid: false,
+      verdict: "PASSED",
+      auditId: "a",
+      signatures: [],
+      checks: [
+        { check: "signatures", ok: true, detail: "1 valid inspector signature(s)" },
+        {
+          check: "checkpoint",
+          ok: false,
+          detail: "prover key not valid when it signed (not yet valid)",
+        },
+      ],
+    },
+    predicate: null,
+    log: null,
+    format: "dsse",
+    timestamped: false,
+    hints: [
+      "Your trust root dates prover key cdcd… from 2026-01-01T00:00:00Z (--prover-valid-from).",
+    ],
+  };
+  const v = checkView(done);
+  assert.equal(v.tone, "invalid");
+  assert.ok(v.summary.includes(done.hints[0]!));
+  assert.ok(
+    !v.summary.some((s) => s.includes("changed after it was signed")),
+    v.summary.join("\n"),
+  );
+  assert.ok(
+    v.summary.some((s) =>
+      s.startsWith("The inspector's signature holds, but the prover's checkpoint")
+    ),
+  );
 });

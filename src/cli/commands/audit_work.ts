@@ -25,6 +25,7 @@ import { readResultsFile } from "../read_results.ts";
 import { appendPartial, resumePartial } from "../partial_results.ts";
 import { parseShardFlag } from "../shard_flag.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
+import { makeParentDirs } from "../make_dirs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 /**
@@ -60,6 +61,7 @@ export function auditWorkCommand(): Command {
       const items = shardItems(plan, shard);
       const key = await loadSigningKey(opts.key);
       const own = workerKeys([key.publicKey]);
+      await makeParentDirs(opts.out); // the partial file goes there before the results do
       const done = await _alreadyDone(opts.out, { planDigest, items, own });
       let resumed = 0;
       if (!done) {

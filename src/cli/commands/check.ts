@@ -5,27 +5,45 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
-import { checkAttestation, type CheckReport, MAX_TIMESTAMP_TOKEN_BYTES } from "../../attest/mod.ts";
+import {
+  checkAttestation,
+  type CheckReport,
+  decodeBase64,
+  MAX_TIMESTAMP_TOKEN_BYTES,
+  parseStatement,
+  parseVerdictPredicate,
+  readAttestation,
+  type TrustRoot,
+  type VerdictPredicate,
+} from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { nativeSha256 } from "../native_sha256.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { verifyRecord } from "../../verify/mod.ts";
+import { validityHints } from "../../web/mod.ts";
+import { type CheckedAttestation, checkLines } from "../check_lines.ts";
+import { checkPolicy, parseCheckPolicy } from "../check_policy.ts";
 import { EXIT } from "../exit_codes.ts";
-import { loadClaimLog, loadEnvelope, loadTrustRoot } from "../load_inputs.ts";
-import { printJson, printText } from "../output.ts";
+import { loadClaimLog, loadTrustRoot } from "../load_inputs.ts";
+import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
+import { readTextFile } from "../read_json_file.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
+  /** `attestation.dsse.json`, or a Sigstore bundle (`bundle`, `audit --bundle`): told by content. */
   readonly attestation: string;
   readonly trustRoot: string;
   readonly log?: string;
   readonly blobs?: string;
   readonly recompute?: boolean;
   readonly threshold?: number;
-  /** RFC 3161 token (DER) over a signature of the attestation. */
+  /**
+   * RFC 3161 token (DER) over a signature of the attestation; it replaces the timestamp a bundle
+   * carries.
+   */
   readonly timestamp?: string;
 }
 
@@ -44,7 +62,10 @@ export function checkCommand(): CommandUnknownOpts {
     .description(
       "verify an attestation offline: signatures against a trust root, seed and sample, optionally the log and a full recomputation",
     )
-    .argument("<attestation>", "attestation.dsse.json")
+    .argument(
+      "<attestation>",
+      "attestation.dsse.json, or the Sigstore bundle attestation.sigstore.json",
+    )
     .requiredOption("--trust-root <file>", "trust root JSON listing inspector keys")
     .option("--log <file>", "claims.jsonl: confirm the attested records against the log")
     .option("--blobs <dir>", "tensor blobs for --recompute (default: <log folder>/blobs)")
@@ -52,12 +73,22 @@ export function checkCommand(): CommandUnknownOpts {
     .option("--threshold <n>", "distinct inspector signatures required", "1")
     .option(
       "--timestamp <file>",
-      "RFC 3161 token (DER) over the attestation's signature: keys are judged at its time",
+      "RFC 3161 token (DER) over the attestation's signature: keys are judged at its time (replaces a bundle's own)",
+    )
+    .option(
+      "--require-verdict <verdict>",
+      "policy: exit 1 unless the valid attestation's verdict is this (PASSED, FAILED, INCONCLUSIVE)",
+    )
+    .option("--require-root <hex>", "policy: exit 1 unless the audited log root is this")
+    .option(
+      "--require-prover <keyid>",
+      "policy: exit 1 unless this prover key signed the attested checkpoint",
     )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
       const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });
-      const report = await checkFile({
+      const policy = parseCheckPolicy(opts);
+      const checked = await checkAttestationFile({
         attestation,
         trustRoot: opts.trustRoot,
         threshold,
@@ -66,29 +97,21 @@ export function checkCommand(): CommandUnknownOpts {
         ...(opts.recompute ? { recompute: true } : {}),
         ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
       });
-      if (opts.json) printJson(report);
-      else {
-        for (const c of report.checks) {
-          printText(`${c.ok ? "ok  " : "FAIL"} ${c.check}: ${c.detail}`);
-        }
-        printText(
-          report.valid
-            ? `VALID attestation: verdict ${report.verdict} (audit ${report.auditId})`
-            : "INVALID attestation",
-        );
-        if (report.trust !== undefined) {
-          console.log(
-            `randomness: ${
-              report.trust.randomness === "drand" ? "verified drand round" : "NOT a verified beacon"
-            }; commitment: ${
-              report.trust.commitment === "none" ? "no signed checkpoint" : "prover-signed"
-            }; sample ${
-              report.trust.announcement === "none" ? "not pre-committed" : "announced in advance"
-            }`,
-          );
-        }
+      const c: CheckedAttestation = policy === null
+        ? checked
+        : { ...checked, policy: checkPolicy(policy, checked.predicate) };
+      if (opts.json) {
+        printJson({
+          ...c.report,
+          attestationFormat: c.format,
+          ...(c.hints.length === 0 ? {} : { hints: c.hints }),
+          ...(c.policy === undefined ? {} : { policy: c.policy }),
+        });
+      } else {
+        const color = Deno.stdout.isTerminal() && !Deno.noColor;
+        for (const line of checkLines(c, { color })) console.log(line);
       }
-      Deno.exitCode = report.valid ? EXIT.OK : EXIT.FAIL;
+      Deno.exitCode = c.report.valid && (c.policy?.met ?? true) ? EXIT.OK : EXIT.FAIL;
     });
 }
 
@@ -104,14 +127,52 @@ export function checkCommand(): CommandUnknownOpts {
  * ```
  */
 export async function checkFile(o: CheckOptions): Promise<CheckReport> {
+  return (await checkAttestationFile(o)).report;
+}
+
+/**
+ * Checks an attestation file (a DSSE envelope or a Sigstore bundle) and says what it found, as
+ * `check` prints it: the report, the verified predicate, the file's form and the hints on validity
+ * windows.
+ *
+ * @param o paths and options
+ * @returns what the check found (no policy: see `checkPolicy`)
+ * @throws {InputError} for unreadable or malformed inputs; {UsageError} for refused flags
+ * @example
+ * ```ts ignore
+ * const { report, predicate } = await checkAttestationFile({ attestation: "a.json", trustRoot: "t.json" });
+ * ```
+ */
+export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAttestation> {
   if (o.recompute && !o.log) {
     throw new UsageError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
   }
-  const envelope = await loadEnvelope(o.attestation);
+  const file = readAttestation(await readTextFile(o.attestation, { maxBytes: 16 * 1024 * 1024 }));
   const trustRoot = await loadTrustRoot(o.trustRoot);
   let log: ClaimLog | undefined;
   if (o.log) log = await loadClaimLog(o.log);
-  const timestamp = o.timestamp === undefined ? {} : { timestamp: await _readToken(o.timestamp) };
+  const token = o.timestamp === undefined ? file.timestamps[0] : await _readToken(o.timestamp);
+  const report = await _check(file.envelope, { o, trustRoot, log, token });
+  return {
+    report,
+    predicate: report.valid ? _predicate(file.envelope.payload) : null,
+    format: file.format,
+    timestamped: token !== undefined,
+    hints: validityHints({ report, envelope: file.envelope, trustRoot }),
+  };
+}
+
+async function _check(
+  envelope: Parameters<typeof checkAttestation>[0],
+  c: {
+    o: CheckOptions;
+    trustRoot: TrustRoot;
+    log: ClaimLog | undefined;
+    token: Uint8Array | undefined;
+  },
+): Promise<CheckReport> {
+  const { o, trustRoot, log } = c;
+  const timestamp = c.token === undefined ? {} : { timestamp: c.token };
   if (!o.recompute) {
     return await checkAttestation(envelope, {
       trustRoot,
@@ -137,6 +198,13 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
   } finally {
     w.close();
   }
+}
+
+/** The predicate of a valid attestation's payload (the bytes its signatures cover). */
+function _predicate(payload: string): VerdictPredicate {
+  return parseVerdictPredicate(
+    parseStatement(decodeBase64(payload, { alphabet: "any" })).predicate,
+  );
 }
 
 async function _readToken(path: string): Promise<Uint8Array> {

@@ -19,6 +19,7 @@ import { createOwnedDir } from "../cleanup.ts";
 import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCheckpointCommands } from "./claims_checkpoint.ts";
+import { claimsValidateCommand } from "./claims_validate.ts";
 
 /**
  * Builds the `claims` command group.
@@ -75,6 +76,7 @@ export function claimsCommand(): Command {
       else printText(log.root);
     });
   addCheckpointCommands(cmd);
+  cmd.addCommand(claimsValidateCommand());
   return cmd;
 }
 

@@ -19,7 +19,7 @@ import {
 import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
-import { writeNewFile } from "../write_new_file.ts";
+import { refuseExisting, writeNewFile } from "../write_new_file.ts";
 
 /**
  * Builds the `key` command group.
@@ -47,14 +47,21 @@ export function keyCommand(): Command {
         printText(`keyid ${r.keyid}`);
       }
     });
-  cmd.command("trust-root")
+  const trustRoot = cmd.command("trust-root")
     .description("write a trust root listing inspector public keys with a validity window")
     .requiredOption("--pub <files...>", "SPKI PEM public keys")
     .requiredOption("--out <file>", "trust root JSON to create")
-    .option("--valid-from <time>", "RFC 3339 start of validity", "2026-01-01T00:00:00Z")
-    .option("--valid-until <time>", "RFC 3339 end of validity")
+    .option(
+      "--valid-from <time>",
+      "RFC 3339 start of validity: a signature made earlier does not count",
+      DEFAULT_VALID_FROM,
+    )
+    .option("--valid-until <time>", "RFC 3339 end of validity (default: none)")
     .option("--prover <files...>", "prover SPKI PEM public keys (role prover: checkpoints)")
-    .option("--prover-valid-from <time>", "RFC 3339 start of the prover keys' validity")
+    .option(
+      "--prover-valid-from <time>",
+      "RFC 3339 start of the prover keys' validity, no later than their checkpoints' signing time (default: --valid-from)",
+    )
     .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
     .option("--tsa <files...>", "PEM CA certificates of trusted RFC 3161 time-stamp authorities")
     .action(async (opts) => {
@@ -92,8 +99,44 @@ export function keyCommand(): Command {
       parseTrustRoot(text);
       await writeNewFile(opts.out, text);
       printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
+      const defaulted = trustRoot.getOptionValueSource("validFrom") === "default";
+      for (const line of _windowLines(opts, { provers: provers.length, defaulted })) {
+        printText(line);
+      }
     });
   return cmd;
+}
+
+/** `--valid-from` when none is given. */
+const DEFAULT_VALID_FROM = "2026-01-01T00:00:00Z";
+
+/**
+ * The validity windows just written, each with the flag that sets it and whether it is a default:
+ * a window that starts after a key's signatures makes `check` refuse them, so it is never silent.
+ */
+function _windowLines(
+  opts: { pub: string[]; validFrom: string; validUntil?: string; proverValidFrom?: string },
+  o: { provers: number; defaulted: boolean },
+): string[] {
+  const from = `from ${opts.validFrom} (${
+    o.defaulted ? "the default; " : ""
+  }set with --valid-from)`;
+  const until = opts.validUntil === undefined
+    ? "with no end (set one with --valid-until)"
+    : `until ${opts.validUntil} (--valid-until)`;
+  const lines = [`inspector keys (${opts.pub.length}): valid ${from} ${until}`];
+  if (o.provers > 0) {
+    lines.push(
+      `prover keys (${o.provers}): valid from ${
+        opts.proverValidFrom === undefined
+          ? `${opts.validFrom} (--valid-from${
+            o.defaulted ? "'s default" : ""
+          }; set with --prover-valid-from)`
+          : `${opts.proverValidFrom} (--prover-valid-from)`
+      }; a checkpoint the prover signed earlier does not count`,
+    );
+  }
+  return lines;
 }
 
 /**
@@ -101,7 +144,9 @@ export function keyCommand(): Command {
  *
  * @param prefix path prefix
  * @returns the written paths and the key id
- * @throws {InputError} `OUTPUT_EXISTS` when either file exists (nothing is written then)
+ * @throws {InputError} `OUTPUT_EXISTS` when either file exists (nothing is written then);
+ *   `OUTPUT_WRITE` when a folder of the prefix is a file or cannot be created (missing folders
+ *   are created)
  * @example
  * ```ts ignore
  * const { keyid } = await generateKeys("/tmp/inspector");
@@ -112,17 +157,7 @@ export async function generateKeys(
 ): Promise<{ privateKey: string; publicKey: string; keyid: string }> {
   const privPath = `${prefix}.key`;
   const pubPath = `${prefix}.pub`;
-  for (const p of [privPath, pubPath]) {
-    try {
-      await Deno.lstat(p);
-      throw new InputError(
-        "OUTPUT_EXISTS",
-        `Cannot write '${p}': it already exists (not overwritten)`,
-      );
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-    }
-  }
+  for (const p of [privPath, pubPath]) await refuseExisting(p);
   const kp = await generateKeyPair();
   await writeNewFile(privPath, encodePrivateKeyPem(kp.privateKey), { mode: 0o600 });
   await writeNewFile(pubPath, encodePublicKeyPem(kp.publicKey));

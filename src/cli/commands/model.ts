@@ -12,9 +12,11 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { InputError } from "../../errors.ts";
 import { synthQwen3Checkpoint } from "../../model/mod.ts";
+import { InputError } from "../../errors.ts";
+import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
+import { writeNewFile } from "../write_new_file.ts";
 import { runModelForward } from "./model_forward.ts";
 import { runModelClasses } from "./model_classes.ts";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
@@ -38,7 +40,10 @@ export function modelCommand(): Command {
       .description("write an HF-layout Qwen3 checkpoint with random weights for a config.json")
       .requiredOption("--config <file>", "config.json (model_type qwen3 or qwen3_moe)")
       .requiredOption("--seed <n>", "seed (any text)")
-      .requiredOption("--out <dir>", "directory to create (must not exist)")
+      .requiredOption(
+        "--out <dir>",
+        "folder for config.json and the weights (created with its parents; nothing is overwritten)",
+      )
       .option("--shards <n>", "weight files (1: model.safetensors)", "1")
       .action(async (opts) => {
         await synthCheckpointDir({
@@ -128,8 +133,10 @@ function _classesCommand(): Command {
 /**
  * Writes a synthetic checkpoint directory (config.json copied byte for byte, then the weights).
  *
- * @param o config path, seed, output directory (created; refused when it exists), shard count
- * @throws {InputError} `OUTPUT_EXISTS`, `OUTPUT_WRITE`, and the config's `CONFIG_*` codes
+ * @param o config path, seed, output directory (created with its missing parents; an existing
+ *   folder must hold none of the files), shard count
+ * @throws {InputError} `OUTPUT_EXISTS` (a file there, or `out` is not a folder), `OUTPUT_WRITE`,
+ *   and the config's `CONFIG_*` codes
  * @example
  * ```ts ignore
  * await synthCheckpointDir({ config: "c.json", seed: "1", out: "ckpt", shards: 2 });
@@ -140,20 +147,33 @@ export async function synthCheckpointDir(
 ): Promise<void> {
   const { config, bytes: configBytes } = await readModelConfig(o.config);
   const files = synthQwen3Checkpoint(config, { seed: o.seed, shards: o.shards });
+  const done = await prepareOutputDir(o.out, ["config.json", ...files.map((f) => f.name)]);
+  let ok = false;
   try {
-    await Deno.mkdir(o.out);
-  } catch (e) {
-    throw new InputError(
-      e instanceof Deno.errors.AlreadyExists ? "OUTPUT_EXISTS" : "OUTPUT_WRITE",
-      `Cannot create '${o.out}': ${(e as Error).name} (nothing is overwritten)`,
-    );
+    await writeNewFile(`${o.out}/config.json`, configBytes);
+    for (const f of files) {
+      await _writeWeights(`${o.out}/${f.name}`, f.bytes());
+    }
+    ok = true;
+  } finally {
+    await done(ok);
   }
-  await Deno.writeFile(`${o.out}/config.json`, configBytes, { createNew: true });
-  for (const f of files) {
-    using file = await Deno.open(`${o.out}/${f.name}`, { write: true, createNew: true });
-    const bytes = f.bytes();
+}
+
+/** Streams one weight file (too large to hold twice) into a new file. */
+async function _writeWeights(
+  path: string,
+  bytes: Uint8Array | Iterable<Uint8Array>,
+): Promise<void> {
+  try {
+    using file = await Deno.open(path, { write: true, createNew: true });
     for (const chunk of bytes instanceof Uint8Array ? [bytes] : bytes) {
       for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
     }
+  } catch (e) {
+    throw new InputError(
+      e instanceof Deno.errors.AlreadyExists ? "OUTPUT_EXISTS" : "OUTPUT_WRITE",
+      `Cannot write '${path}': ${(e as Error).name} (nothing is overwritten)`,
+    );
   }
 }

@@ -47,9 +47,10 @@ export function pageCommand(): Command {
 /**
  * Writes the page's files into a folder, each checked against the asset manifest first.
  *
- * @param out destination folder (created when missing; none of the files may exist)
+ * @param out destination folder (created with its missing parents; none of the files may exist)
  * @returns the paths written
- * @throws {InputError} `OUTPUT_EXISTS` (nothing is overwritten), `OUTPUT_WRITE`
+ * @throws {InputError} `OUTPUT_EXISTS` (a file there, or `out` is a file: nothing is
+ *   overwritten), `OUTPUT_WRITE`
  * @throws {AssetError} when a page asset is missing or differs from the manifest
  * @example
  * ```ts ignore
@@ -59,11 +60,15 @@ export function pageCommand(): Command {
 export async function writePage(out: string): Promise<string[]> {
   const store = await openAssetStore();
   const files = await Promise.all(PAGE_FILES.map((f) => store.read(`tables/web/${f}`)));
-  await prepareOutputDir(out, PAGE_FILES);
+  const done = await prepareOutputDir(out, PAGE_FILES);
   const written: string[] = [];
-  for (const [i, name] of PAGE_FILES.entries()) {
-    await writeNewFile(`${out}/${name}`, files[i]!);
-    written.push(`${out}/${name}`);
+  try {
+    for (const [i, name] of PAGE_FILES.entries()) {
+      await writeNewFile(`${out}/${name}`, files[i]!);
+      written.push(`${out}/${name}`);
+    }
+  } finally {
+    await done(written.length === PAGE_FILES.length);
   }
   return written;
 }

@@ -6,6 +6,7 @@
  */
 import type { AttentionInputs, FlashAttentionOptions } from "./fa2_options.ts";
 import { fa2NumSplits } from "./fa2_num_splits.ts";
+import { FA2_HEAD_DIMS, isFa2HeadDim } from "./fa2_tiles.ts";
 
 /** One sequence of a (varlen) batch: token offsets and lengths. */
 export interface Fa2Sequence {
@@ -33,13 +34,16 @@ export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): F
   if (!Number.isInteger(heads) || !Number.isInteger(kvHeads) || kvHeads < 1 || heads % kvHeads) {
     throw new RangeError(`Cannot run FA2: heads ${heads} is not a multiple of kvHeads ${kvHeads}`);
   }
-  if (d !== 128) {
-    throw new RangeError(`Cannot run FA2: head dimension ${d} is not modelled (expected 128)`);
+  if (!isFa2HeadDim(d)) {
+    throw new RangeError(
+      `Cannot run FA2: head dimension ${d} is not modelled (expected ` +
+        `${FA2_HEAD_DIMS.slice(0, -1).join(", ")} or ${FA2_HEAD_DIMS.at(-1)})`,
+    );
   }
   const tq = inputs.q.length / (heads * d);
   const tk = inputs.k.length / (kvHeads * d);
   if (!Number.isInteger(tq) || !Number.isInteger(tk) || inputs.v.length !== inputs.k.length) {
-    throw new RangeError("Cannot run FA2: Q, K, V lengths do not match [tokens, heads, 128]");
+    throw new RangeError(`Cannot run FA2: Q, K, V lengths do not match [tokens, heads, ${d}]`);
   }
   const cq = o.cuSeqlensQ;
   const ck = o.cuSeqlensK;

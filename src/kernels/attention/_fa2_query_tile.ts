@@ -13,7 +13,7 @@ import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
 import { _fa2TileWalk, type Fa2KvTile, type SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";
-import { FA2_SPLIT_TILES, type Fa2Tiles } from "./fa2_tiles.ts";
+import type { Fa2Tiles } from "./fa2_tiles.ts";
 
 const NEG_INF = 0xff800000;
 
@@ -36,6 +36,10 @@ export interface Fa2Launch {
   readonly seqlenK: number;
   /** Standard kernel tiles. */
   readonly tiles: Fa2Tiles;
+  /** Split kernel tiles (`fa2SplitTiles` of the head dimension). */
+  readonly splitTiles: Fa2Tiles;
+  /** Rows per CTA of the split-KV combine (`fa2CombineBlockM` of the head dimension). */
+  readonly combineBlockM: number;
   /** Whether the standard kernel's LSE is wanted (the split path always has one). */
   readonly lse: boolean;
 }
@@ -82,7 +86,7 @@ const _ceilDiv = (a: number, b: number) => Math.trunc((a + b - 1) / b);
  * @returns kBlockM of the split kernel or of the standard kernel
  */
 export function _tileHeight(ctx: _LaunchCtx): number {
-  return ctx.splits > 1 ? FA2_SPLIT_TILES.blockM : ctx.tiles.blockM;
+  return ctx.splits > 1 ? ctx.splitTiles.blockM : ctx.tiles.blockM;
 }
 
 /** `n_block_max` of the row block holding row i: S_k, and the bottom-right causal limit. */
@@ -134,7 +138,7 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
     });
   const epilogue = { arith: ctx.arith, softmaxScale: ctx.softmaxScale };
   if (ctx.splits > 1) {
-    const t = FA2_SPLIT_TILES;
+    const t = ctx.splitTiles;
     const nbps = _ceilDiv(_ceilDiv(ctx.seqlenK, t.blockN), ctx.splits);
     const nMax = _nBlockMax(ctx, tile, t);
     const o = visible.map(() => [] as Uint32Array[]);
@@ -155,7 +159,8 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
         (lse[r] as Uint32Array)[s] = out.lse as number;
       }
     }
-    return o.map((os, r) => _fa2CombineRow({ o: os, lse: lse[r] as Uint32Array }, ctx.arith));
+    const combine = { arith: ctx.arith, blockM: ctx.combineBlockM };
+    return o.map((os, r) => _fa2CombineRow({ o: os, lse: lse[r] as Uint32Array }, combine));
   }
   const nMax = _nBlockMax(ctx, tile, ctx.tiles);
   if (nMax <= 0) {

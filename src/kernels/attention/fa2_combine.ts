@@ -8,6 +8,7 @@
 import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import { _fa2Arith, _isNanF32, _isZeroF32, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 import type { Fa2Build } from "./fa2_build.ts";
+import { fa2CombineBlockM } from "./fa2_split_tiles.ts";
 
 const NEG_INF = 0xff800000;
 
@@ -31,18 +32,21 @@ export interface Fa2CombinedRow {
 
 /**
  * Combines the partial results of one row as `combine_attn_seqk_parallel` does:
- * kMaxSplits = max(2, 2^ceil(log2 n)) slots (padding slots hold -inf), R = min(32, kMaxSplits)
- * lanes, lane t holding slots t, t + R, t + 2R, ...; `Lmax` = max over a lane's slots then an
- * xor butterfly over the R lanes (exact), 0 if -inf; `sum` = each lane's `exp(L - Lmax)` added
- * in slot order, then the butterfly sum with xor offsets R/2, ..., 1 (lane 0's value);
- * `LSE = logf(sum) + Lmax` (+inf for a zero or NaN sum); `w_s = exp(L_s - LSE)`;
- * `O = fma(w_s, O_s, O)` from O = +0 in split order; `out = bf16(O)`. `exp`/`log` are the
- * build's (`combineMath`: fast intrinsics or libdevice).
+ * kMaxSplits = max(2, 2^ceil(log2 n)) slots (padding slots hold -inf), R = min(128 / kBlockM,
+ * kMaxSplits) lanes (`kRowsPerLoadTranspose`; kBlockM = `fa2CombineBlockM(headDim)`: R = 32 for
+ * hdim 128 and 256, 16 for hdim 64, 8 for hdim 96), lane t holding slots t, t + R, t + 2R, ...;
+ * `Lmax` = max over a lane's slots then an xor butterfly over the R lanes (exact), 0 if -inf;
+ * `sum` = each lane's `exp(L - Lmax)` added in slot order, then the butterfly sum with xor
+ * offsets R/2, ..., 1 (lane 0's value); `LSE = logf(sum) + Lmax` (+inf for a zero or NaN sum);
+ * `w_s = exp(L_s - LSE)`; `O = fma(w_s, O_s, O)` from O = +0 in split order; `out = bf16(O)`.
+ * `exp`/`log` are the build's (`combineMath`: fast intrinsics or libdevice).
  *
  * @param partials O_s and LSE_s of the row (at least one split)
- * @param options the build and its MUFU model (`ex2`; `lg2` for the fast build)
+ * @param options the build and its MUFU model (`ex2`; `lg2` for the fast build); `headDim`: the
+ *   launch's head dimension, which fixes the combine's kBlockM (default 128)
  * @returns the BF16 and FP32 row and its LSE
- * @throws {RangeError} when there are no splits, more than 128, or the O_s lengths differ
+ * @throws {RangeError} when there are no splits, more than 128, the O_s lengths differ, or the
+ *   head dimension is not modelled
  * @example
  * ```ts
  * import { fa2CombineRow } from "./fa2_combine.ts";
@@ -58,8 +62,9 @@ export interface Fa2CombinedRow {
  */
 export function fa2CombineRow(
   partials: Fa2SplitPartials,
-  options: { readonly build: Fa2Build; readonly mufu: Fa2Mufu },
+  options: { readonly build: Fa2Build; readonly mufu: Fa2Mufu; readonly headDim?: number },
 ): Fa2CombinedRow {
+  const blockM = fa2CombineBlockM(options.headDim ?? 128);
   const n = partials.o.length;
   if (n < 1 || n > 128 || partials.lse.length !== n) {
     throw new RangeError(
@@ -71,20 +76,25 @@ export function fa2CombineRow(
   if (partials.o.some((x) => x.length !== d)) {
     throw new RangeError("Cannot combine FA2 splits: the partial outputs differ in length");
   }
-  return _fa2CombineRow(partials, _fa2Arith(options.build, options.mufu));
+  return _fa2CombineRow(partials, { arith: _fa2Arith(options.build, options.mufu), blockM });
 }
 
 /**
  * {@link fa2CombineRow} with the build's instructions already made (no argument checks).
  *
  * @param partials O_s and LSE_s of the row
- * @param arith the build's instructions
+ * @param ctx the build's instructions and the combine's kBlockM (4, 8 or 16)
  * @returns the combined row
  */
-export function _fa2CombineRow(partials: Fa2SplitPartials, arith: Fa2Arith): Fa2CombinedRow {
+export function _fa2CombineRow(
+  partials: Fa2SplitPartials,
+  ctx: { readonly arith: Fa2Arith; readonly blockM: number },
+): Fa2CombinedRow {
+  const { arith } = ctx;
   const n = partials.o.length;
   const kMax = Math.max(2, 2 ** Math.ceil(Math.log2(n))); // exact for n <= 128
-  const lanes = Math.min(32, kMax);
+  // kRowsPerLoadTranspose = min(kNThreads / kBlockM, kMaxSplits), kNThreads = 128.
+  const lanes = Math.min(128 / ctx.blockM, kMax);
   const slot = (i: number) => (i < n ? partials.lse[i] as number : NEG_INF);
   const maxOf = (x: number, y: number) => (f32FromBits(x) > f32FromBits(y) ? x : y);
   const laneMax: number[] = [];

@@ -50,6 +50,8 @@ export function fa2NumSplits(shape: Fa2SplitShape): number {
   const swapped = shape.seqlenQ === 1 && shape.heads > shape.kvHeads && shape.headDim % 8 === 0;
   const heads = swapped ? shape.kvHeads : shape.heads;
   const seqlenQ = swapped ? shape.heads / shape.kvHeads : shape.seqlenQ;
+  // `set_params_splitkv`'s block_n, of the head size (Dao v2.8.3 and PyTorch `flash_api.cpp`):
+  // the split kernel's kBlockN for the modelled head dims (`fa2SplitTiles`).
   const blockN = shape.headDim <= 64 ? 256 : shape.headDim <= 128 ? 128 : 64;
   const nBlocks = Math.ceil(shape.seqlenK / blockN);
   const mBlocks = Math.ceil(seqlenQ / 64);

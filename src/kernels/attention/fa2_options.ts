@@ -41,11 +41,14 @@ export interface FlashAttentionOptions {
   readonly heads: number;
   /** KV heads. */
   readonly kvHeads: number;
-  /** Head dimension; only 128 is modelled. */
+  /** Head dimension: 64, 96, 128 or 256 are modelled (`FA2_HEAD_DIMS`). */
   readonly headDim: number;
   /** Causal (bottom-right aligned) mask. */
   readonly causal: boolean;
-  /** Softmax scale as passed to FA2 (a float); default `headDim ** -0.5`. */
+  /**
+   * Softmax scale as passed to FA2 (a float); default `headDim ** -0.5` (HF's `scaling`, a
+   * Python double, rounded to the C++ `float softmax_scale`).
+   */
   readonly softmaxScale?: number;
   /** Which FA2 build ran. */
   readonly build: Fa2Build;

@@ -14,6 +14,7 @@ import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_
 import type { Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
+import { fa2CombineBlockM, fa2SplitTiles } from "./fa2_split_tiles.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
 import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type {
@@ -116,6 +117,11 @@ export function planFa2(
         "MUFU.LG2 ('lg2' on the MUFU model or the 'lg2' option)",
     );
   }
+  // `float softmax_scale` (HF passes `head_dim**-0.5`, a double, rounded to float); then
+  // `set_params_fprop`: `scale_softmax_log2 = softmax_scale * M_LOG2E`, float times double in
+  // double, stored as float (RNE; Float32Array stores round to nearest even). For d = 64, 96,
+  // 128, 256 neither rounding is near a tie, so `d ** -0.5` vs `1 / sqrt(d)` and a double vs an
+  // FP32 product give the same patterns (tested).
   const scale = Math.fround(options.softmaxScale ?? d ** -0.5);
   return {
     plan: {
@@ -127,6 +133,8 @@ export function planFa2(
       splits,
       seqlenK,
       tiles,
+      splitTiles: fa2SplitTiles(d),
+      combineBlockM: fa2CombineBlockM(d),
       lse,
       seq,
       heads,

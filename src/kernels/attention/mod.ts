@@ -1,7 +1,7 @@
 /**
  * FlashAttention-2 forward as the GPU computes it, bit for bit: the two builds as data
- * ({@link FA2_DAO_FASTMATH}, {@link FA2_PYTORCH_BUNDLED}), tile sizes per architecture, the
- * split-KV heuristic, the standard forward kernel for prefill (causal or not, GQA, varlen), and
+ * ({@link FA2_DAO_FASTMATH}, {@link FA2_PYTORCH_BUNDLED}), tile sizes per head dimension (64, 96,
+ * 128, 256: {@link FA2_TILES}) and architecture, the split-KV heuristic, the standard forward kernel for prefill (causal or not, GQA, varlen), and
  * the split-KV kernel with its combine ({@link fa2CombineRow}) for the launches the heuristic
  * splits: short prefills on many SMs and decode (S_q = 1, with the GQA swap). Each result names
  * the MUFU functions it depends on ({@link fa2SfuFunctions}); split-KV needs MUFU.LG2, whose
@@ -22,6 +22,7 @@
  * } from "./mod.ts";
  * import { createSfu, kWalkReference, parseGpuProfile } from "../../hardware/mod.ts";
  * if (fa2Tiles("sm_80", { headDim: 128, causal: true }).blockN !== 64) throw new Error();
+ * if (fa2Tiles("sm_90", { headDim: 256, causal: true }).blockM !== 64) throw new Error();
  * const shape = { batch: 1, heads: 32, kvHeads: 8, seqlenQ: 1, seqlenK: 4000, headDim: 128 };
  * if (fa2NumSplits({ ...shape, multiProcessorCount: 132 }) !== 32) throw new Error(); // decode, H100
  * if (FA2_DAO_FASTMATH.exp2Argument !== "ffma") throw new Error();
@@ -78,10 +79,23 @@ export {
 } from "./fa2_plan.ts";
 export { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 export {
-  FA2_HDIM128_TILES,
+  FA2_COMBINE_BLOCK_M,
   FA2_SPLIT_TILES,
+  FA2_SPLIT_TILES_BY_HEAD_DIM,
+  fa2CombineBlockM,
+  fa2SplitTiles,
+} from "./fa2_split_tiles.ts";
+export {
+  FA2_HDIM128_TILES,
+  FA2_HDIM256_TILES,
+  FA2_HDIM64_TILES,
+  FA2_HDIM96_TILES,
+  FA2_HEAD_DIMS,
+  FA2_TILES,
+  type Fa2HeadDim,
   type Fa2TileChoice,
   type Fa2Tiles,
   fa2Tiles,
+  isFa2HeadDim,
 } from "./fa2_tiles.ts";
 export { flashAttentionForward } from "./flash_attention_forward.ts";

@@ -35,6 +35,12 @@ export interface CatalogEntry {
   readonly verified: boolean | null;
   /** What the verification status rests on. */
   readonly evidence: string;
+  /**
+   * Whether the region is a linear with a bias (PyTorch's `addmm` path, the bias added in the
+   * epilogue); absent in the file: false. Biased and unbiased calls of one shape may run
+   * different kernels, so each is covered only by its own entries.
+   */
+  readonly bias: boolean;
 }
 
 /** A validated dispatch catalog. */
@@ -97,7 +103,9 @@ export function parseDispatchCatalog(json: unknown): DispatchCatalog {
   const entries = arr(f, "entries").map((e, i) => _entry(e, `catalog.entries[${i}]`));
   entries.forEach((e, i) => {
     for (const o of entries.slice(0, i)) {
-      if (o.n === e.n && o.k === e.k && e.mMin <= o.mMax && o.mMin <= e.mMax) {
+      if (
+        o.n === e.n && o.k === e.k && o.bias === e.bias && e.mMin <= o.mMax && o.mMin <= e.mMax
+      ) {
         throw new RangeError(`Cannot read 'catalog.entries[${i}]': overlaps an earlier region`);
       }
     }
@@ -121,7 +129,7 @@ export function parseDispatchCatalog(json: unknown): DispatchCatalog {
 
 function _entry(json: unknown, path: string): CatalogEntry {
   const f = fieldsOf(json, path);
-  onlyKnown(f, ["n", "k", "mMin", "mMax", "recipe", "kernel", "verified", "evidence"]);
+  onlyKnown(f, ["n", "k", "mMin", "mMax", "recipe", "kernel", "verified", "evidence", "bias"]);
   const big = { min: 1, max: 2 ** 31 };
   const mMin = int(f, "mMin", big);
   const mMax = int(f, "mMax", big);
@@ -143,14 +151,23 @@ function _entry(json: unknown, path: string): CatalogEntry {
     kernel,
     verified,
     evidence: str(f, "evidence"),
+    bias: _bias(f.obj.bias, path),
   });
+}
+
+function _bias(v: unknown, path: string): boolean {
+  if (v !== undefined && typeof v !== "boolean") {
+    throw new TypeError(`Cannot read '${path}.bias': expected true or false`);
+  }
+  return v === true;
 }
 
 /**
  * Looks a GEMM shape up.
  *
  * @param catalog the catalog
- * @param query shape, operand/output dtypes and layout
+ * @param query shape, operand/output dtypes, layout, and `bias` (a linear with a bias: only
+ *   entries marked `bias` cover it)
  * @returns the recipe, or `covered: false` with the reason
  * @example
  * ```ts
@@ -166,9 +183,18 @@ function _entry(json: unknown, path: string): CatalogEntry {
  */
 export function lookupRecipe(
   catalog: DispatchCatalog,
-  query: { m: number; n: number; k: number; dtype: string; out: string; layout: "tn" | "nn" },
+  query: {
+    m: number;
+    n: number;
+    k: number;
+    dtype: string;
+    out: string;
+    layout: "tn" | "nn";
+    bias?: boolean;
+  },
 ): CatalogLookup {
   const { m, n, k } = query;
+  const bias = query.bias === true;
   const d = catalog.dtypes;
   if (query.dtype !== d.a || query.dtype !== d.b || query.out !== d.out) {
     return {
@@ -180,11 +206,15 @@ export function lookupRecipe(
   if (query.layout !== catalog.layout) {
     return { covered: false, reason: `catalog '${catalog.id}' is for layout ${catalog.layout}` };
   }
-  const entry = catalog.entries.find((e) => e.n === n && e.k === k && e.mMin <= m && m <= e.mMax);
+  const entry = catalog.entries.find((e) =>
+    e.n === n && e.k === k && e.bias === bias && e.mMin <= m && m <= e.mMax
+  );
   if (entry === undefined) {
     return {
       covered: false,
-      reason: `catalog '${catalog.id}' does not cover M=${m} N=${n} K=${k}`,
+      reason: `catalog '${catalog.id}' does not cover M=${m} N=${n} K=${k}${
+        bias ? " with a bias" : ""
+      }`,
     };
   }
   if (entry.verified === false) {

@@ -19,6 +19,7 @@
  * ```
  * @module
  */
+export { addBiasEpilogue } from "./bias_epilogue.ts";
 export {
   type CatalogEntry,
   type CatalogLookup,

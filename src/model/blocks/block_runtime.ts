@@ -43,6 +43,8 @@ export interface GemmCall {
   readonly n: number;
   /** Input features. */
   readonly k: number;
+  /** A linear with a bias (PyTorch's `addmm`, the bias added in the epilogue); default false. */
+  readonly bias?: boolean;
 }
 
 /** The kernel that ran a projection, or why it is not known. */
@@ -100,6 +102,7 @@ export function catalogDispatch(catalog: DispatchCatalog): GemmDispatch {
       dtype: "bf16",
       out: "bf16",
       layout: "tn",
+      bias: call.bias === true,
     });
     return hit.covered
       ? { covered: true, recipe: hit.recipe }

@@ -1,5 +1,6 @@
 /**
- * Hugging Face Qwen3 / Qwen3-MoE checkpoints: config parsing (refusing what is not modelled),
+ * Hugging Face decoder checkpoints (Qwen3, Qwen3-MoE, Llama 3.x, Qwen2 / Qwen2.5, Mistral):
+ * config parsing into the model description (refusing what is not modelled),
  * strict opening of `config.json` + `model.safetensors` or an index with shards, streamed tensor
  * reads, the weights digest, and synthetic checkpoints of any config.
  *
@@ -23,15 +24,22 @@
  * @module
  */
 export {
+  type DecoderConfig,
+  type DecoderFamily,
   isMoeLayer,
+  type LinearBiases,
+  type MoeConfig,
+  parseDecoderConfig,
   parseQwen3Config,
   type Qwen3Config,
   type Qwen3MoeConfig,
-} from "./qwen3_config.ts";
-export { layerPrefix, layerTensorShapes, qwen3TensorShapes } from "./qwen3_tensors.ts";
+} from "./decoder_config.ts";
+export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 export {
   type CheckpointFiles,
+  MAX_CONFIG_JSON_BYTES,
+  MAX_INDEX_JSON_BYTES,
   openQwen3Checkpoint,
   type Qwen3Checkpoint,
 } from "./open_checkpoint.ts";

@@ -17,8 +17,8 @@ import {
   type SafetensorsFile,
   viewTensorBytes,
 } from "../safetensors/mod.ts";
-import { parseQwen3Config, type Qwen3Config } from "./qwen3_config.ts";
-import { qwen3TensorShapes } from "./qwen3_tensors.ts";
+import { parseQwen3Config, type Qwen3Config } from "./decoder_config.ts";
+import { decoderTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
@@ -57,7 +57,17 @@ export interface Qwen3Checkpoint {
 const CONFIG = "config.json";
 const SINGLE = "model.safetensors";
 const INDEX = "model.safetensors.index.json";
-const MAX_JSON_BYTES = 64 << 20;
+/**
+ * Largest `config.json` read (bytes), checked on the file's size before it is read: 1 MiB (a
+ * published Qwen3 config is about 1 KiB). The blob store's `BLOB_MAX_BYTES.config` is the same, so
+ * a checkpoint the prover opens is one the verifier accepts.
+ */
+export const MAX_CONFIG_JSON_BYTES = 1 << 20;
+/**
+ * Largest `model.safetensors.index.json` read (bytes), checked on the file's size before it is
+ * read: 64 MiB (the index of a 235B MoE checkpoint is about 2 MiB).
+ */
+export const MAX_INDEX_JSON_BYTES = 64 << 20;
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
@@ -91,7 +101,7 @@ export async function openQwen3Checkpoint(
   const alloc = options.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
   const configSource = await files.open(CONFIG);
   if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
-  const configBytes = await _small(configSource, CONFIG);
+  const configBytes = await _small(configSource, { what: CONFIG, max: MAX_CONFIG_JSON_BYTES });
   const config = parseQwen3Config(_json(configBytes, CONFIG));
   const configSha256 = await sha256OfSource(configSource);
   const given = options.weightFiles;
@@ -99,7 +109,9 @@ export async function openQwen3Checkpoint(
     throw new RangeError("Cannot open checkpoint: weightFiles must be plain file names");
   }
   const indexSource = given === undefined ? await files.open(INDEX) : null;
-  const map = indexSource === null ? null : _weightMap(await _small(indexSource, INDEX));
+  const map = indexSource === null
+    ? null
+    : _weightMap(await _small(indexSource, { what: INDEX, max: MAX_INDEX_JSON_BYTES }));
   const names = given !== undefined
     ? [...new Set(given)].sort()
     : map === null
@@ -235,7 +247,7 @@ function _checkTensors(
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
 ): void {
-  const shapes = qwen3TensorShapes(config);
+  const shapes = decoderTensorShapes(config);
   for (const [name, shape] of shapes) {
     const file = where.get(name);
     if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
@@ -261,9 +273,12 @@ function _checkTensors(
   }
 }
 
-async function _small(source: ByteSource, what: string): Promise<Uint8Array> {
-  if (source.size > MAX_JSON_BYTES) {
-    _fail("CHECKPOINT_JSON", `${what} has ${source.size} bytes, above the ${MAX_JSON_BYTES} limit`);
+async function _small(
+  source: ByteSource,
+  { what, max }: { what: string; max: number },
+): Promise<Uint8Array> {
+  if (source.size > max) {
+    _fail("CHECKPOINT_JSON", `${what} has ${source.size} bytes, above the ${max}-byte limit`);
   }
   return await readExactly(source, { offset: 0, length: source.size, what });
 }

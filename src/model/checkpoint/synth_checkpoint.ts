@@ -15,8 +15,8 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bitsFromF32, fp32ToBf16 } from "../../numerics/mod.ts";
 import { encodeSafetensorsChunks, type SafetensorsChunks } from "../safetensors/mod.ts";
-import type { Qwen3Config } from "./qwen3_config.ts";
-import { qwen3TensorShapes } from "./qwen3_tensors.ts";
+import type { Qwen3Config } from "./decoder_config.ts";
+import { decoderTensorShapes } from "./decoder_tensors.ts";
 
 /** One file of a synthetic checkpoint. */
 export interface SynthFile {
@@ -36,7 +36,7 @@ export interface SynthFile {
  * @example
  * ```ts
  * import { synthQwen3Checkpoint } from "./synth_checkpoint.ts";
- * import { parseQwen3Config } from "./qwen3_config.ts";
+ * import { parseQwen3Config } from "./decoder_config.ts";
  * const c = parseQwen3Config({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
  *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
  *   head_dim: 128, tie_word_embeddings: true });
@@ -51,7 +51,7 @@ export function synthQwen3Checkpoint(
   config: Qwen3Config,
   options: { readonly seed: string; readonly shards: number },
 ): SynthFile[] {
-  const shapes = [...qwen3TensorShapes(config)];
+  const shapes = [...decoderTensorShapes(config)];
   const n = options.shards;
   if (!Number.isSafeInteger(n) || n < 1 || n > Math.min(999, shapes.length)) {
     throw new RangeError(

@@ -1,9 +1,9 @@
 /**
- * The attention block of a Qwen3 decoder layer over a whole prefill batch (spec `model.md` §2,
- * `stack_pytorch_hf.md` §1.1-§1.4, §4): RMSNorm, q/k/v projections and QK-norm on every row of
- * the layout (pads included), RoPE at each row's position, FlashAttention-2 on the real tokens
- * only, the o projection on every row (pad rows get a zero attention output, as FA2's
- * `pad_input` leaves them) and the residual add.
+ * The attention sublayer of a decoder layer over a whole prefill batch (spec `model.md` §2,
+ * `stack_pytorch_hf.md` §1.1-§1.4, §4): the one decoder layer (`../decoder/`) on every row of the
+ * layout (pads included, every row in one launch), with this driver's attention core:
+ * FlashAttention-2 on the real tokens only (pad rows get a zero attention output, as FA2's
+ * `pad_input` leaves them), or HF's eager attention on every padded row.
  *
  * FA2 entry point, from the batch shape and the stack: a flattened batch, or a padded batch with
  * padding, runs `flash_attn_varlen_func` (no split-KV in prefill); a padded batch
@@ -16,26 +16,22 @@
  */
 import type { Datapath } from "../../hardware/mod.ts";
 import {
-  addBf16,
-  applyRope,
   type Fa2Build,
   fa2NumSplits,
   flashAttentionForward,
-  qkNorm,
   type ReduceStack,
-  rmsNorm,
   ropeTables,
 } from "../../kernels/mod.ts";
-import type { AttentionBlockWeights, BlockRuntime } from "../blocks/mod.ts";
-import type { Qwen3Config } from "../checkpoint/mod.ts";
+import type { BlockRuntime } from "../blocks/mod.ts";
+import type { DecoderConfig } from "../checkpoint/mod.ts";
+import { attentionSublayer, ForwardUnsupported, type LayerTensor } from "../decoder/mod.ts";
 import type { BatchLayout } from "./batch_layout.ts";
 import { eagerAttention } from "./eager_attention.ts";
-import { ForwardUnsupported, project } from "./forward_support.ts";
 
 /** Fixed facts of every attention block of a forward. */
 export interface BatchAttentionContext {
   /** The model configuration. */
-  readonly config: Qwen3Config;
+  readonly config: DecoderConfig;
   /** Where GEMMs and attention run. */
   readonly runtime: BlockRuntime;
   /** Tensor-core datapath of the GEMMs. */
@@ -114,15 +110,15 @@ export function attentionLaunch(
 }
 
 /**
- * Runs the attention block on the layout's rows.
+ * Runs the attention sublayer on the layout's rows.
  *
- * @param x block input [rows, hidden], BF16 patterns
- * @param o layout, context, the layer's weights
- * @returns the block output `bf16(x + o_proj(attn))` [rows, hidden] and the KV split count
+ * @param x sublayer input [rows, hidden], BF16 patterns
+ * @param o layout, context, the layer's tensors `t`
+ * @returns the sublayer output `bf16(x + o_proj(attn))` [rows, hidden] and the KV split count
  * @throws {ForwardUnsupported} as {@link attentionLaunch}, or when a GEMM shape is not covered
  * @example
  * ```ts ignore
- * const { out } = await runBatchAttention(x, { layout, ctx, weights });
+ * const { out } = await runBatchAttention(x, { layout, ctx, t });
  * ```
  */
 export async function runBatchAttention(
@@ -130,32 +126,32 @@ export async function runBatchAttention(
   o: {
     readonly layout: BatchLayout;
     readonly ctx: BatchAttentionContext;
-    readonly weights: AttentionBlockWeights;
+    readonly t: LayerTensor;
   },
 ): Promise<{ out: Uint16Array; splits: number }> {
-  const { layout, ctx, weights: w } = o;
-  const { hidden: h, heads, kvHeads, headDim: d } = ctx.config;
-  const m = layout.rows;
+  const { layout, ctx } = o;
   const launch = attentionLaunch(layout, ctx);
-  const common = { sfu: ctx.runtime.sfu, stack: ctx.reduceStack, eps: ctx.eps };
-  const norm = rmsNorm(x, { ...common, rows: m, hidden: h, weight: w.norm });
-  const p = (name: "q_proj" | "k_proj" | "v_proj", n: number, weight: Uint16Array) =>
-    project(norm.output, { ...ctx, call: { name, m, n, k: h }, weight });
-  // The three projections are posted together: with a walker whose calling thread stays free,
-  // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
-  const qP = p("q_proj", heads * d, w.q);
-  const kP = p("k_proj", kvHeads * d, w.k);
-  const vP = p("v_proj", kvHeads * d, w.v);
-  kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
-  vP.catch(() => {});
-  const tables = ropeTables(ctx.invFreq, layout.positions);
-  const q = await qP;
-  const qn = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
-  const qr = applyRope(qn.output, { tables, heads });
-  const k = await kP;
-  const kn = qkNorm(k.out, { ...common, tokens: m, heads: kvHeads, headDim: d, weight: w.kNorm });
-  const kr = applyRope(kn.output, { tables, heads: kvHeads });
-  const v = await vP;
+  return await attentionSublayer(x, {
+    ctx: { ...ctx, launchRows: new Int32Array(layout.rows).fill(layout.rows) },
+    t: o.t,
+    tables: ropeTables(ctx.invFreq, layout.positions),
+    core: (q, k, v) => _core({ q, k, v }, { layout, ctx, launch }),
+  });
+}
+
+/** This driver's attention core: FA2 (varlen, or per sequence) or eager, over the layout. */
+async function _core(
+  t: { q: Uint16Array; k: Uint16Array; v: Uint16Array },
+  o: {
+    layout: BatchLayout;
+    ctx: BatchAttentionContext;
+    launch: ReturnType<typeof attentionLaunch>;
+  },
+): Promise<{ core: Uint16Array; splits: number }> {
+  const { layout, ctx, launch } = o;
+  const { heads, kvHeads, headDim: d } = ctx.config;
+  const { q: qr, k: kr, v } = t;
+  const m = layout.rows;
   let core: Uint16Array = new Uint16Array(m * heads * d); // FA2: pad rows stay zero
   const forward = ctx.runtime.attention ?? flashAttentionForward;
   const fa2 = {
@@ -170,7 +166,7 @@ export async function runBatchAttention(
   };
   let splits = 1;
   if (launch.kind === "eager") {
-    core = await eagerAttention({ q: qr, k: kr, v: v.out }, {
+    core = await eagerAttention({ q: qr, k: kr, v }, {
       layout,
       heads,
       kvHeads,
@@ -183,7 +179,7 @@ export async function runBatchAttention(
     const r = await forward({
       q: _gather(qr, layout.real, heads * d),
       k: _gather(kr, layout.real, kvHeads * d),
-      v: _gather(v.out, layout.real, kvHeads * d),
+      v: _gather(v, layout.real, kvHeads * d),
     }, { ...fa2, cuSeqlensQ: layout.cuSeqlens, cuSeqlensK: layout.cuSeqlens });
     _scatter(core, r.out, layout.real, heads * d);
   } else {
@@ -193,7 +189,7 @@ export async function runBatchAttention(
       const r = await forward({
         q: _gather(qr, rows, heads * d),
         k: _gather(kr, rows, kvHeads * d),
-        v: _gather(v.out, rows, kvHeads * d),
+        v: _gather(v, rows, kvHeads * d),
       }, fa2);
       if (r.splits !== launch.splits) {
         throw new Error(`FA2 ran ${r.splits} KV splits, the launch fixed ${launch.splits}`);
@@ -202,12 +198,7 @@ export async function runBatchAttention(
       _scatter(core, r.out, rows, heads * d);
     }
   }
-  const out = await project(core, {
-    ...ctx,
-    call: { name: "o_proj", m, n: h, k: heads * d },
-    weight: w.o,
-  });
-  return { out: addBf16(x, out.out), splits };
+  return { core, splits };
 }
 
 function _gather(a: Uint16Array, rows: Int32Array, width: number): Uint16Array {

@@ -15,7 +15,6 @@
  */
 export { type BatchLayout, batchLayout } from "./batch_layout.ts";
 export { addBf16Once } from "./bf16_add_once.ts";
-export { ForwardUnsupported, modelInvFreq, project } from "./forward_support.ts";
 export {
   attentionLaunch,
   type BatchAttentionContext,

@@ -34,7 +34,7 @@ import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import type { BlockRuntime } from "../blocks/mod.ts";
 import type { Qwen3MoeConfig } from "../checkpoint/mod.ts";
 import { addBf16Once } from "./bf16_add_once.ts";
-import { ForwardUnsupported, project } from "./forward_support.ts";
+import { ForwardUnsupported, project } from "../decoder/mod.ts";
 
 /** One expert's weights (HF layouts). */
 export interface ExpertWeights {

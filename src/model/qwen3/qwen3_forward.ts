@@ -15,19 +15,12 @@ import {
   reduceStackForTorch,
   rmsNorm,
 } from "../../kernels/mod.ts";
-import {
-  type BlockRuntime,
-  checkSfuUsage,
-  type FfnBlockWeights,
-  planFfnBlock,
-  runFfnBlock,
-  type SfuUse,
-} from "../blocks/mod.ts";
+import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { denseMlpSublayer, ForwardUnsupported, modelInvFreq } from "../decoder/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
-import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
 import { runMoeBlock } from "./moe_block.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 
@@ -164,7 +157,7 @@ async function _forward(
     build,
     torchVersion: ops.torch,
     sdpa: backend.id === "fa2-pytorch-bundled",
-    invFreq: modelInvFreq(o.invFreq, c.headDim, Number(c.ropeTheta)),
+    invFreq: modelInvFreq(o.invFreq, c),
     multiProcessorCount: o.multiProcessorCount,
     eps,
   };
@@ -181,19 +174,7 @@ async function _forward(
   for (let layer = 0; layer < c.layers; layer++) {
     const w = weights(layer);
     const t = w.t;
-    const attn = await runBatchAttention(x, {
-      layout,
-      ctx,
-      weights: {
-        norm: await t("input_layernorm.weight"),
-        q: await t("self_attn.q_proj.weight"),
-        k: await t("self_attn.k_proj.weight"),
-        v: await t("self_attn.v_proj.weight"),
-        o: await t("self_attn.o_proj.weight"),
-        qNorm: await t("self_attn.q_norm.weight"),
-        kNorm: await t("self_attn.k_norm.weight"),
-      },
-    });
+    const attn = await runBatchAttention(x, { layout, ctx, t });
     maxSplits = Math.max(maxSplits, attn.splits);
     x = attn.out;
     const attention = link(x);
@@ -218,18 +199,8 @@ async function _forward(
       expertRows.set(layer, r.expertRows);
       x = r.out;
     } else {
-      x = await _denseMlp(x, {
-        runtime,
-        c,
-        rows: layout.rows,
-        eps,
-        weights: {
-          norm: await t("post_attention_layernorm.weight"),
-          gate: await t("mlp.gate_proj.weight"),
-          up: await t("mlp.up_proj.weight"),
-          down: await t("mlp.down_proj.weight"),
-        },
-      });
+      const launchRows = new Int32Array(layout.rows).fill(layout.rows);
+      x = await denseMlpSublayer(x, { ctx: { ...ctx, launchRows }, t });
     }
     chain.push({ attention, mlp: link(x) });
     o.onStage?.(layer, "mlp");
@@ -263,28 +234,4 @@ async function _forward(
     sfu: sfu.used,
     expertRows,
   };
-}
-
-async function _denseMlp(
-  x: Uint16Array,
-  o: {
-    runtime: BlockRuntime;
-    c: Qwen3Checkpoint["config"];
-    rows: number;
-    eps: number;
-    weights: FfnBlockWeights;
-  },
-): Promise<Uint16Array> {
-  const { c } = o;
-  const shape = {
-    hidden: c.hidden,
-    intermediate: c.intermediate,
-    heads: c.heads,
-    kvHeads: c.kvHeads,
-    headDim: c.headDim,
-  };
-  const planned = planFfnBlock(o.rows, { shape, runtime: o.runtime, eps: o.eps });
-  if (!planned.supported) throw new ForwardUnsupported(planned.reason);
-  return (await runFfnBlock(x, { plan: planned.plan, runtime: o.runtime, weights: o.weights }))
-    .out;
 }

@@ -8,32 +8,39 @@
  * The replay runs layer by layer over all passes (a layer's K and V of every position exist
  * before any of its attention runs, since they depend on the layer input only), so its cost is
  * one prefill of the whole sequence plus the attention of each pass, and one layer's weights and
- * one layer's cache are in memory at a time. Rows of different passes that run the same kernel
- * share a GEMM call (`serving_ops.ts`).
+ * one layer's cache are in memory at a time. Each layer is the one decoder layer
+ * (`../decoder/decoder_layer.ts`) with this driver's attention core: the pass's varlen attention
+ * over the KV cache. Rows of different passes that run the same kernel share a GEMM call.
  *
  * @module
  */
 import { findDatapath } from "../../hardware/mod.ts";
 import {
-  addBf16,
-  applyRope,
   attentionBackend,
   type Fa2Build,
   type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
   moeExpertsUnsupported,
-  mulBf16,
   reduceConfig,
   type ReduceStack,
   reduceStackForTorch,
   ropeTables,
-  siluBf16,
 } from "../../kernels/mod.ts";
 import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import {
+  attentionSublayer,
+  denseMlpSublayer,
+  ForwardUnsupported,
+  type LaunchRows,
+  type LayerContext,
+  linearRows,
+  modelInvFreq,
+  normRows,
+  pickRows,
+} from "../decoder/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
-import { ForwardUnsupported, modelInvFreq } from "./forward_support.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 import { runMoeBlock } from "./moe_block.ts";
 import {
@@ -42,7 +49,6 @@ import {
   type ServedSequence,
   servingRows,
 } from "./serving_shape.ts";
-import { type LaunchRows, normRows, pickRows, projectRows } from "./serving_ops.ts";
 
 /**
  * Emitting rows whose logits are computed at once: few enough that the logits stay small (512 x
@@ -254,7 +260,7 @@ async function _replay(
       positions.push(b.pos0 + i);
     }
   }
-  const invFreq = modelInvFreq(o.invFreq, c.headDim, Number(c.ropeTheta));
+  const invFreq = modelInvFreq(o.invFreq, c);
   const rope = ropeTables(invFreq, positions);
   let x = await ckpt.rows("model.embed_tokens.weight", tokens);
   const chains = work.sequences.map(() => ({ prev: null as string | null, links: [] as string[] }));
@@ -287,7 +293,7 @@ async function _replay(
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
       x = await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
     } else {
-      x = await _denseMlp(x, ctx, t);
+      x = await denseMlpSublayer(x, { ctx: _layerContext(ctx), t });
     }
     link(x);
     o.onLayer?.(layer);
@@ -419,36 +425,44 @@ async function _attention(
     readonly kvOut: { k: Uint16Array[]; v: Uint16Array[] }[] | null;
   },
 ): Promise<{ out: Uint16Array; splits: number }> {
-  const { ckpt, o, launchRows, datapath } = ctx;
-  const { hidden: h, heads, kvHeads, headDim: d } = ckpt.config;
+  return await attentionSublayer(x, {
+    ctx: _layerContext(ctx),
+    t: a.t,
+    tables: a.rope,
+    core: (qr, kr, v) => _core(ctx, { ...a, qr, kr, v }),
+  });
+}
+
+function _layerContext(ctx: _Ctx): LayerContext {
+  return {
+    config: ctx.ckpt.config,
+    runtime: ctx.o.runtime,
+    datapath: ctx.datapath,
+    reduceStack: ctx.reduceStack,
+    eps: ctx.eps,
+    launchRows: ctx.launchRows,
+  };
+}
+
+/**
+ * This driver's attention core: each layer's KV cache of every computed sequence (every
+ * position's K and V, written by its pass), then each pass's varlen FA2 launch over it.
+ */
+async function _core(
+  ctx: _Ctx,
+  a: {
+    readonly sequences: readonly ServedSequence[];
+    readonly layer: number;
+    readonly kvOut: { k: Uint16Array[]; v: Uint16Array[] }[] | null;
+    readonly qr: Uint16Array;
+    readonly kr: Uint16Array;
+    readonly v: Uint16Array;
+  },
+): Promise<{ core: Uint16Array; splits: number }> {
+  const { o } = ctx;
+  const { heads, kvHeads, headDim: d } = ctx.ckpt.config;
   const runtime = o.runtime;
-  const common = { runtime, stack: ctx.reduceStack, eps: ctx.eps, launchRows };
-  const norm = normRows(x, {
-    ...common,
-    width: h,
-    perRow: 1,
-    weight: await a.t("input_layernorm.weight"),
-  });
-  const proj = async (name: "q_proj" | "k_proj" | "v_proj", n: number, w: string) =>
-    projectRows(norm, { runtime, datapath, name, n, k: h, weight: await a.t(w), launchRows });
-  const q = await proj("q_proj", heads * d, "self_attn.q_proj.weight");
-  const k = await proj("k_proj", kvHeads * d, "self_attn.k_proj.weight");
-  const v = await proj("v_proj", kvHeads * d, "self_attn.v_proj.weight");
-  const qn = normRows(q, {
-    ...common,
-    width: d,
-    perRow: heads,
-    weight: await a.t("self_attn.q_norm.weight"),
-  });
-  const kn = normRows(k, {
-    ...common,
-    width: d,
-    perRow: kvHeads,
-    weight: await a.t("self_attn.k_norm.weight"),
-  });
-  const qr = applyRope(qn, { tables: a.rope, heads });
-  const kr = applyRope(kn, { tables: a.rope, heads: kvHeads });
-  // The layer's KV cache of each sequence: every position's K and V, written by its pass.
+  const { qr, kr, v } = a;
   const kvw = kvHeads * d;
   const caches = a.sequences.map((s, i) => {
     const cache = {
@@ -518,16 +532,7 @@ async function _attention(
       a.kvOut![i]!.v.push(caches[i]!.v.slice(0, end * kvw));
     });
   }
-  const out = await projectRows(core, {
-    runtime,
-    datapath,
-    name: "o_proj",
-    n: h,
-    k: heads * d,
-    weight: await a.t("self_attn.o_proj.weight"),
-    launchRows,
-  });
-  return { out: addBf16(x, out), splits };
+  return { core, splits };
 }
 
 /** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */
@@ -539,43 +544,6 @@ function _byPass(blocks: readonly RowBlock[]): Map<number, RowBlock[]> {
     else g.push(b);
   }
   return m;
-}
-
-async function _denseMlp(
-  x: Uint16Array,
-  ctx: _Ctx,
-  t: (n: string) => Promise<Uint16Array>,
-): Promise<Uint16Array> {
-  const { hidden: h, intermediate: f } = ctx.ckpt.config;
-  const { runtime } = ctx.o;
-  const norm = normRows(x, {
-    width: h,
-    perRow: 1,
-    weight: await t("post_attention_layernorm.weight"),
-    runtime,
-    stack: ctx.reduceStack,
-    eps: ctx.eps,
-    launchRows: ctx.launchRows,
-  });
-  const p = async (
-    a: Uint16Array,
-    name: "gate_proj" | "up_proj" | "down_proj",
-    n: number,
-    k: number,
-  ) =>
-    projectRows(a, {
-      runtime,
-      datapath: ctx.datapath,
-      name,
-      n,
-      k,
-      weight: await t(`mlp.${name}.weight`),
-      launchRows: ctx.launchRows,
-    });
-  const gate = await p(norm, "gate_proj", f, h);
-  const up = await p(norm, "up_proj", f, h);
-  const act = mulBf16(siluBf16(gate, { mufu: runtime.sfu }), up);
-  return addBf16(x, await p(act, "down_proj", h, f));
 }
 
 async function _moe(
@@ -665,7 +633,7 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   const weight = await ctx.ckpt.tensor("lm_head.weight");
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
     const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
-    const logits = await projectRows(
+    const logits = await linearRows(
       pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden),
       {
         runtime: ctx.o.runtime,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { FA2_HEAD_DIMS, isFa2HeadDim } from "../../kernels/mod.ts";
 import type { ProjectionName } from "../blocks/mod.ts";
 import type { Qwen3Config } from "../checkpoint/mod.ts";
 import {
@@ -189,10 +190,10 @@ function _modelNotes(c: Qwen3Config): string[] {
         "of the batch size; these classes cover the dense part only",
     );
   }
-  if (c.headDim !== 128) {
+  if (!isFa2HeadDim(c.headDim)) {
     notes.push(
-      `FA2 key blocks of 128 are the split kernel's for head dimension 128 only (spec ` +
-        `stack_pytorch_hf.md §4.3); head dimension ${c.headDim} is not modelled`,
+      `FA2's split kernel is modelled for head dimensions ${FA2_HEAD_DIMS.join(", ")}; head ` +
+        `dimension ${c.headDim} is not`,
     );
   }
   return notes;

@@ -8,6 +8,7 @@
  */
 import {
   fa2NumSplits,
+  fa2SplitTiles,
   type GemmRecipe,
   meanFactor,
   reduceConfig,
@@ -236,8 +237,9 @@ function _attention(
     headDim: c.headDim,
     multiProcessorCount: o.sms,
   });
-  // kBlockN = 128 keys for head dimension 128 (spec §4.3), the block size the heuristic uses.
-  const nBlocks = Math.ceil(seqlenK / 128);
+  // The split kernel's kBlockN for the head dimension (128 keys at d = 128, spec §4.3): the
+  // block size the heuristic uses.
+  const nBlocks = Math.ceil(seqlenK / fa2SplitTiles(c.headDim).blockN);
   return Object.freeze({
     seqlenK,
     nBlocks,

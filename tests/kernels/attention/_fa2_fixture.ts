@@ -17,7 +17,7 @@ import { teslaSfu } from "../../hardware/sfu/_tesla_sfu.ts";
 
 const root = new URL("../../../", import.meta.url);
 
-/** Head dimension of every modelled launch. */
+/** Head dimension of the hdim-128 tests (the default of `qkv` and `referenceAttention`). */
 export const D = 128;
 
 /** Loads a GPU profile of the repository (e.g. "a100", "h100-sxm"). */
@@ -35,15 +35,16 @@ export const ENGINE: GemmEngine = createGemmEngine(
   Deno.readFileSync(new URL("tables/wasm/gemm_engine.wasm", root)),
 );
 
-/** Synthetic Q [sq, heads, D], K and V [sk, kvHeads, D] (deterministic in `seed`). */
+/** Synthetic Q [sq, heads, d], K and V [sk, kvHeads, d], d default D (deterministic in `seed`). */
 export function qkv(
   seed: string,
-  o: { sq: number; sk: number; heads: number; kvHeads: number },
+  o: { sq: number; sk: number; heads: number; kvHeads: number; d?: number },
 ): AttentionInputs {
+  const d = o.d ?? D;
   return {
-    q: synthBf16(seed, { label: "q", count: o.sq * o.heads * D, span: 3 }),
-    k: synthBf16(seed, { label: "k", count: o.sk * o.kvHeads * D, span: 3 }),
-    v: synthBf16(seed, { label: "v", count: o.sk * o.kvHeads * D, span: 4 }),
+    q: synthBf16(seed, { label: "q", count: o.sq * o.heads * d, span: 3 }),
+    k: synthBf16(seed, { label: "k", count: o.sk * o.kvHeads * d, span: 3 }),
+    v: synthBf16(seed, { label: "v", count: o.sk * o.kvHeads * d, span: 4 }),
   };
 }
 
@@ -52,13 +53,15 @@ export const bf = (x: number): number => f32FromBits(x << 16);
 
 /**
  * Attention in float64 for one sequence (bottom-right causal), the independent yardstick of the
- * FA2 tests: O [sq, heads, D] and the natural-log LSE [heads, sq].
+ * FA2 tests: O [sq, heads, d] and the natural-log LSE [heads, sq], scores scaled by 1/sqrt(d)
+ * (d default D).
  */
 export function referenceAttention(
   x: AttentionInputs,
-  o: { heads: number; kvHeads: number; causal: boolean },
+  o: { heads: number; kvHeads: number; causal: boolean; d?: number },
 ): { out: Float64Array; lse: Float64Array } {
-  const sq = x.q.length / (o.heads * D), sk = x.k.length / (o.kvHeads * D);
+  const d = o.d ?? D;
+  const sq = x.q.length / (o.heads * d), sk = x.k.length / (o.kvHeads * d);
   const out = new Float64Array(x.q.length);
   const lse = new Float64Array(sq * o.heads);
   for (let h = 0; h < o.heads; h++) {
@@ -67,19 +70,19 @@ export function referenceAttention(
       const s: number[] = [];
       for (let j = 0; j < sk && !(o.causal && j > i + sk - sq); j++) {
         let acc = 0;
-        for (let c = 0; c < D; c++) {
-          acc += bf(x.q[(i * o.heads + h) * D + c]!) * bf(x.k[(j * o.kvHeads + kh) * D + c]!);
+        for (let c = 0; c < d; c++) {
+          acc += bf(x.q[(i * o.heads + h) * d + c]!) * bf(x.k[(j * o.kvHeads + kh) * d + c]!);
         }
-        s.push(acc / Math.sqrt(D));
+        s.push(acc / Math.sqrt(d));
       }
       const m = Math.max(...s);
       const w = s.map((v) => Math.exp(v - m));
       const z = w.reduce((a, b) => a + b, 0);
       lse[h * sq + i] = m + Math.log(z);
-      for (let c = 0; c < D; c++) {
+      for (let c = 0; c < d; c++) {
         let acc = 0;
-        w.forEach((p, j) => (acc += p * bf(x.v[(j * o.kvHeads + kh) * D + c]!)));
-        out[(i * o.heads + h) * D + c] = acc / z;
+        w.forEach((p, j) => (acc += p * bf(x.v[(j * o.kvHeads + kh) * d + c]!)));
+        out[(i * o.heads + h) * d + c] = acc / z;
       }
     }
   }

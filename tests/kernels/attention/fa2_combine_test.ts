@@ -46,12 +46,13 @@ function partials(n: number, d: number, seed: number, emptyEvery = 0): Fa2SplitP
 
 /**
  * `combine_attn_seqk_parallel` re-derived thread by thread from its CUDA structure (spec §4.4):
- * 128 threads, kBlockM = 4 rows (only row 0 holds data), the LSEs staged through a shared
- * `sLSE[split][row]` array and transposed, shuffles simulated as reads of `tidx ^ offset`.
- * Uses the math primitives directly, not the kernel's instruction table.
+ * 128 threads, kBlockM = M rows (4 for hdim 128 and 256, 8 for hdim 64, 16 for hdim 96; only
+ * row 0 holds data), the LSEs staged through a shared `sLSE[split][row]` array and transposed,
+ * shuffles simulated as reads of `tidx ^ offset`. Uses the math primitives directly, not the
+ * kernel's instruction table.
  */
-function threadCombine(p: Fa2SplitPartials, build: Fa2Build, mufu: Fa2Mufu) {
-  const n = p.o.length, ftz = build.ftz, T = 128, M = 4;
+function threadCombine(p: Fa2SplitPartials, build: Fa2Build, mufu: Fa2Mufu, M = 4) {
+  const n = p.o.length, ftz = build.ftz, T = 128;
   const add = (a: number, b: number) => addF32(a, b, { ftz });
   const fast = build.combineMath === "fast";
   const exp = (x: number) => (fast ? fastExpf(x, { mufu, ftz }) : cudaExpf(x, mufu));
@@ -115,6 +116,46 @@ Deno.test("fa2CombineRow() equals a thread-by-thread re-derivation bit for bit",
       }
     }
   }
+});
+
+Deno.test("fa2CombineRow() equals the thread-by-thread re-derivation at head dims 64, 96 and 256 (kBlockM 8, 16, 4)", () => {
+  for (const [headDim, M] of [[64, 8], [96, 16], [256, 4]] as const) {
+    for (const n of [2, 3, 5, 8, 9, 16, 17, 32, 33, 64, 100, 128]) {
+      for (const build of BUILDS) {
+        for (const mufu of SFUS) {
+          const p = partials(n, 8, 2000 + n + headDim, n > 4 ? 5 : 0);
+          const got = fa2CombineRow(p, { build, mufu, headDim });
+          const want = threadCombine(p, build, mufu, M);
+          const tag = `hdim ${headDim}, ${n} splits, ${build.id}, ${mufu.mode}`;
+          assert.deepEqual(got.outF32, want.outF32, tag);
+          assert.deepEqual(got.out, want.out, tag);
+          assert.equal(got.lse, want.lse, tag);
+        }
+      }
+    }
+  }
+});
+
+Deno.test("fa2CombineRow() sums the LSEs in a head-dim dependent order (kBlockM fixes the lanes)", () => {
+  // 64 to 128 splits: lanes of 32 (hdim 128), 16 (hdim 64) or 8 (hdim 96) slots' lanes, each
+  // adding its slots in order before the butterfly: different FADD trees, so some LSEs differ in
+  // their last bits. (Two slots per lane add like the butterfly's first step: 32 splits give
+  // hdim 64 the bits of hdim 128.)
+  // LSE_0 = 0 and the others near -10: sum = 1 + small terms, log(sum) small, so the LSE shows
+  // the sum's last bits.
+  let diff64 = 0, diff96 = 0;
+  for (let seed = 1; seed <= 40; seed++) {
+    const q = partials(seed % 2 ? 64 : 128, 4, 300 + seed);
+    const lse = Array.from(q.lse, (x, s) => (s === 0 ? 0 : bitsFromF32(f32FromBits(x) / 4 - 10)));
+    const p = { o: q.o, lse };
+    const run = (headDim: number) =>
+      fa2CombineRow(p, { build: FA2_PYTORCH_BUNDLED, mufu: table, headDim });
+    const a = run(128);
+    assert.deepEqual(run(256), a); // kBlockM 4 for both
+    diff64 += a.lse !== run(64).lse ? 1 : 0;
+    diff96 += a.lse !== run(96).lse ? 1 : 0;
+  }
+  assert.ok(diff64 > 0 && diff96 > 0, `${diff64} ${diff96}`);
 });
 
 Deno.test("fa2CombineRow() is the identity for one split or one non-empty split", () => {

@@ -3,6 +3,32 @@ import { isMoeLayer, parseQwen3Config } from "../../../src/model/mod.ts";
 import { InputError } from "../../../src/errors.ts";
 import { TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
 
+/**
+ * The code an audit reads as "not modelled" (NOT_VERIFIED, `src/verify/_claim_checkpoint.ts`);
+ * every other config code (`CONFIG_FIELD`, `CONFIG_MODEL_TYPE`) is evidence against the record.
+ */
+const UNSUPPORTED = "CONFIG_UNSUPPORTED";
+
+const FIXTURES = new URL("./fixtures/hf_configs/", import.meta.url);
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(Deno.readTextFileSync(new URL(`${name}.json`, FIXTURES)));
+
+/** Asserts that a patched config is refused with the code and a message naming every name. */
+function assertRefused(
+  config: Record<string, unknown>,
+  code: "CONFIG_UNSUPPORTED" | "CONFIG_FIELD" | "CONFIG_MODEL_TYPE",
+  names: readonly string[],
+): void {
+  assert.throws(() => parseQwen3Config(config), (e: unknown) => {
+    assert.ok(e instanceof InputError, String(e));
+    assert.equal(e.code, code, `${names.join()}: ${e.message}`);
+    for (const name of names) {
+      assert.ok(e.message.includes(name), `${e.message} does not name ${name}`);
+    }
+    return true;
+  });
+}
+
 const ROOT = new URL("../../../", import.meta.url);
 const bundled = (name: string) =>
   parseQwen3Config(
@@ -46,10 +72,9 @@ Deno.test("parseQwen3Config() reads the published Qwen3-0.6B, 4B and 30B-A3B sha
 
 Deno.test("parseQwen3Config() refuses unmodelled features by name", () => {
   const cases: [Record<string, unknown>, string, string][] = [
-    [{ model_type: "llama" }, "CONFIG_MODEL_TYPE", "llama"],
+    [{ model_type: "gemma" }, "CONFIG_MODEL_TYPE", "gemma"],
     [{ architectures: ["Qwen2ForCausalLM"] }, "CONFIG_MODEL_TYPE", "Qwen2ForCausalLM"],
     [{ rope_scaling: { rope_type: "yarn", factor: 4 } }, "CONFIG_UNSUPPORTED", "rope_scaling"],
-    [{ attention_bias: true }, "CONFIG_UNSUPPORTED", "attention_bias"],
     [{ use_sliding_window: true }, "CONFIG_UNSUPPORTED", "use_sliding_window"],
     [{ hidden_act: "gelu" }, "CONFIG_UNSUPPORTED", "hidden_act"],
     [{ torch_dtype: "float16" }, "CONFIG_UNSUPPORTED", "dtype"],
@@ -57,12 +82,7 @@ Deno.test("parseQwen3Config() refuses unmodelled features by name", () => {
     [{ hidden_size: -1 }, "CONFIG_FIELD", "hidden_size"],
   ];
   for (const [patch, code, name] of cases) {
-    assert.throws(() => parseQwen3Config({ ...TINY_DENSE, ...patch }), (e: unknown) => {
-      assert.ok(e instanceof InputError);
-      assert.equal(e.code, code, name);
-      assert.ok(e.message.includes(name), `${e.message} does not name ${name}`);
-      return true;
-    });
+    assertRefused({ ...TINY_DENSE, ...patch }, code as "CONFIG_FIELD", [name]);
   }
 });
 
@@ -72,4 +92,199 @@ Deno.test("isMoeLayer() follows decoder_sparse_step and mlp_only_layers", () => 
   const d = parseQwen3Config(TINY_MOE);
   assert.deepStrictEqual([0, 1].map((i) => isMoeLayer(d, i)), [false, true]);
   assert.deepStrictEqual(isMoeLayer(parseQwen3Config(TINY_DENSE), 1), false);
+});
+
+Deno.test("parseQwen3Config() gives the same config for the Transformers 4.51 and 5 layouts (issue 25)", () => {
+  for (const name of ["qwen3-0.6b", "qwen3-4b", "qwen3-30b-a3b"]) {
+    const v4 = fixture(`${name}.transformers-4.51`);
+    const v5 = fixture(`${name}.transformers-5`);
+    assert.equal(v4.rope_theta, 1000000);
+    assert.equal(v5.rope_theta, undefined); // only nested: the layout the issue found ignored
+    assert.deepStrictEqual(parseQwen3Config(v5), parseQwen3Config(v4), name);
+    assert.equal(parseQwen3Config(v5).ropeTheta, "1000000", name);
+    // The bundled profile is the published 4.51 file.
+    assert.deepStrictEqual(
+      v4,
+      JSON.parse(Deno.readTextFileSync(new URL(`profiles/models/${name}.config.json`, ROOT))),
+    );
+  }
+  // Qwen3-4B-Instruct-2507 publishes theta 5000000: the nested value is read, not a default.
+  const v5 = fixture("qwen3-4b.transformers-5");
+  const rope_parameters = { rope_type: "default", rope_theta: 5000000 };
+  assert.equal(parseQwen3Config({ ...v5, rope_parameters }).ropeTheta, "5000000");
+  // Both layouts at once are fine while they agree (1000000 and 1000000.0 are one number).
+  const both = { ...fixture("qwen3-30b-a3b.transformers-4.51"), dtype: "bfloat16" };
+  const agreeing = { ...both, rope_parameters: { rope_theta: 1000000, type: "default" } };
+  assert.deepStrictEqual(
+    parseQwen3Config(agreeing),
+    parseQwen3Config(fixture("qwen3-30b-a3b.transformers-5")),
+  );
+});
+
+Deno.test("parseQwen3Config() refuses RoPE it does not model and two thetas by name", () => {
+  const v5 = fixture("qwen3-0.6b.transformers-5");
+  const v4 = fixture("qwen3-0.6b.transformers-4.51");
+  const rope = (p: Record<string, unknown>) => ({ ...v5, rope_parameters: p });
+  const theta = 1000000;
+  // linear and llama3 are modelled (decoder_config_test.ts); these are not.
+  for (const type of ["yarn", "dynamic", "longrope"]) {
+    assertRefused(rope({ rope_type: type, rope_theta: theta, factor: 4 }), "CONFIG_UNSUPPORTED", [
+      "rope_parameters.rope_type",
+      `"${type}"`,
+    ]);
+  }
+  assertRefused(rope({ type: "yarn", rope_theta: theta }), "CONFIG_UNSUPPORTED", ["yarn"]);
+  const cases: [Record<string, unknown>, "CONFIG_UNSUPPORTED" | "CONFIG_FIELD", string[]][] = [
+    // The same default RoPE with a key it does not read, or one map per layer type.
+    [rope({ rope_type: "default", rope_theta: theta, factor: 2 }), "CONFIG_UNSUPPORTED", [
+      "factor",
+    ]],
+    [rope({ rope_theta: theta, partial_rotary_factor: 0.5 }), "CONFIG_UNSUPPORTED", [
+      "partial_rotary_factor",
+    ]],
+    [rope({ full_attention: { rope_type: "default", rope_theta: theta } }), "CONFIG_UNSUPPORTED", [
+      "full_attention",
+    ]],
+    // Contradictions and malformed values.
+    [{ ...v5, rope_theta: 10000 }, "CONFIG_FIELD", ["rope_theta", "rope_parameters.rope_theta"]],
+    [{ ...v4, rope_parameters: { rope_theta: 500000 } }, "CONFIG_FIELD", [
+      "rope_theta",
+      "rope_parameters.rope_theta",
+    ]],
+    [rope({ rope_type: "default", type: "yarn", rope_theta: theta }), "CONFIG_FIELD", [
+      "rope_type",
+      "type",
+    ]],
+    [rope({ rope_type: 1 }), "CONFIG_FIELD", ["rope_parameters.rope_type"]],
+    [{ ...v5, rope_parameters: [theta] }, "CONFIG_FIELD", ["rope_parameters"]],
+    [rope({ rope_type: "default", rope_theta: "1e6" }), "CONFIG_FIELD", [
+      "rope_parameters.rope_theta",
+    ]],
+    [rope({ rope_type: "default", rope_theta: 1 }), "CONFIG_FIELD", ["rope_parameters.rope_theta"]],
+  ];
+  for (const [config, code, names] of cases) assertRefused(config, code, names);
+  // A default rope_scaling (4.5x) is the default RoPE.
+  assert.equal(
+    parseQwen3Config({ ...v4, rope_scaling: { rope_type: "default" } }).ropeScaling,
+    undefined,
+  );
+  // A default rope_parameters without theta keeps the top-level one (5.x `setdefault`).
+  const plain = { ...v4, rope_parameters: { rope_type: "default" } };
+  assert.equal(parseQwen3Config(plain).ropeTheta, "1000000");
+});
+
+Deno.test("parseQwen3Config() refuses every other unmodelled or contradicting field by name", () => {
+  const dense = fixture("qwen3-4b.transformers-5");
+  const moe = fixture("qwen3-30b-a3b.transformers-5");
+  const sliding = dense.layer_types as string[];
+  const cases: [
+    Record<string, unknown>,
+    "CONFIG_UNSUPPORTED" | "CONFIG_FIELD",
+    string[],
+  ][] = [
+    [{ ...dense, dtype: "float16" }, "CONFIG_UNSUPPORTED", ["dtype", "float16"]],
+    [{ ...dense, torch_dtype: "float32" }, "CONFIG_FIELD", ["torch_dtype", "dtype"]],
+    [{ ...dense, hidden_act: "gelu_pytorch_tanh" }, "CONFIG_UNSUPPORTED", ["hidden_act"]],
+    [{ ...dense, attention_bias: "false" }, "CONFIG_FIELD", ["attention_bias"]],
+    [{ ...dense, use_sliding_window: true, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", [
+      "use_sliding_window",
+    ]],
+    [{ ...dense, layer_types: sliding.with(30, "sliding_attention") }, "CONFIG_UNSUPPORTED", [
+      "layer_types[30]",
+      "sliding_attention",
+    ]],
+    [{ ...dense, layer_types: sliding.slice(1) }, "CONFIG_FIELD", ["layer_types"]],
+    [{ ...dense, sliding_window: -1 }, "CONFIG_FIELD", ["sliding_window"]],
+    [{ ...dense, max_window_layers: "all" }, "CONFIG_FIELD", ["max_window_layers"]],
+    [{ ...dense, tie_word_embeddings: "yes" }, "CONFIG_FIELD", ["tie_word_embeddings"]],
+    [{ ...dense, rms_norm_eps: 0 }, "CONFIG_FIELD", ["rms_norm_eps"]],
+    [{ ...dense, head_dim: null }, "CONFIG_FIELD", ["head_dim"]],
+    [{ ...dense, head_dim: 127 }, "CONFIG_FIELD", ["head_dim"]],
+    // Fields nothing here reads: refused, never ignored.
+    [{ ...dense, quantization_config: { quant_method: "fp8" } }, "CONFIG_UNSUPPORTED", [
+      "quantization_config",
+    ]],
+    [{ ...dense, auto_map: { AutoModel: "x.Model" } }, "CONFIG_UNSUPPORTED", ["auto_map"]],
+    [{ ...dense, partial_rotary_factor: 0.5 }, "CONFIG_UNSUPPORTED", ["partial_rotary_factor"]],
+    [{ ...dense, num_experts: 8 }, "CONFIG_UNSUPPORTED", ["num_experts", "qwen3"]],
+    // MoE fields.
+    [{ ...moe, num_experts_per_tok: 129 }, "CONFIG_FIELD", ["num_experts_per_tok"]],
+    [{ ...moe, norm_topk_prob: 1 }, "CONFIG_FIELD", ["norm_topk_prob"]],
+    [{ ...moe, decoder_sparse_step: 0 }, "CONFIG_FIELD", ["decoder_sparse_step"]],
+    [{ ...moe, mlp_only_layers: [48] }, "CONFIG_FIELD", ["mlp_only_layers"]],
+    [{ ...moe, num_local_experts: 64 }, "CONFIG_FIELD", ["num_experts", "num_local_experts"]],
+    [{ ...moe, shared_expert_intermediate_size: 512 }, "CONFIG_UNSUPPORTED", [
+      "shared_expert_intermediate_size",
+    ]],
+  ];
+  for (const [config, code, names] of cases) assertRefused(config, code, names);
+});
+
+Deno.test("parseQwen3Config() reads every field that changes the numbers and ignores only harmless ones", () => {
+  const dense = fixture("qwen3-4b.transformers-5");
+  const moe = fixture("qwen3-30b-a3b.transformers-5");
+  const base = parseQwen3Config(dense);
+  const baseMoe = parseQwen3Config(moe);
+  // Harmless: a window that is off (HF nulls it), ids, training-only and run-time switches.
+  const harmless = {
+    sliding_window: 4096,
+    max_window_layers: 28,
+    attention_dropout: 0.1,
+    initializer_range: 1,
+    max_position_embeddings: 262144,
+    use_cache: false,
+    pad_token_id: 0,
+    eos_token_id: [151645, 151643],
+    _name_or_path: "Qwen/Qwen3-4B",
+    torch_dtype: "bfloat16", // both names, agreeing
+  };
+  assert.deepStrictEqual(parseQwen3Config({ ...dense, ...harmless }), base);
+  const moeHarmless = { router_aux_loss_coef: 0.5, output_router_logits: true };
+  assert.deepStrictEqual(parseQwen3Config({ ...moe, ...moeHarmless }), baseMoe);
+  // Read: each of these changes the parsed config.
+  const changes: [Record<string, unknown>, Partial<Record<keyof typeof base, unknown>>][] = [
+    [{ tie_word_embeddings: false }, { tieWordEmbeddings: false }],
+    [{ rms_norm_eps: 1e-5 }, { rmsNormEps: "0.00001" }],
+    [{ head_dim: 64 }, { headDim: 64 }],
+    [{ rope_parameters: { rope_type: "default", rope_theta: 5e6 } }, { ropeTheta: "5000000" }],
+  ];
+  for (const [patch, want] of changes) {
+    assert.deepStrictEqual(parseQwen3Config({ ...dense, ...patch }), { ...base, ...want });
+  }
+  const moeChanges: [Record<string, unknown>, Record<string, unknown>][] = [
+    [{ norm_topk_prob: false }, { normTopkProb: false }],
+    [{ num_experts_per_tok: 4 }, { topK: 4 }],
+    [{ decoder_sparse_step: 2 }, { decoderSparseStep: 2 }],
+    [{ mlp_only_layers: [47, 0] }, { mlpOnlyLayers: [0, 47] }],
+  ];
+  for (const [patch, want] of moeChanges) {
+    assert.deepStrictEqual(parseQwen3Config({ ...moe, ...patch }).moe, { ...baseMoe.moe, ...want });
+  }
+  // Transformers 5's `num_local_experts` names the same count.
+  const { num_experts: _, ...renamed } = moe;
+  assert.deepStrictEqual(parseQwen3Config({ ...renamed, num_local_experts: 128 }), baseMoe);
+  assert.deepStrictEqual(parseQwen3Config({ ...moe, num_local_experts: 128 }), baseMoe);
+  // head_dim when absent: 128 for qwen3 (Qwen3Config's default), hidden / heads for qwen3_moe.
+  const { head_dim: _d, ...noHeadDim } = dense;
+  assert.equal(parseQwen3Config({ ...noHeadDim, hidden_size: 1024 }).headDim, 128);
+  const { head_dim: _m, ...noMoeHeadDim } = moe;
+  assert.equal(parseQwen3Config(noMoeHeadDim).headDim, 2048 / 32);
+});
+
+Deno.test("parseQwen3Config() codes split into not modelled (CONFIG_UNSUPPORTED) and malformed", () => {
+  const v5 = fixture("qwen3-0.6b.transformers-5");
+  const yarn = { ...v5, rope_parameters: { rope_type: "yarn", factor: 4, rope_theta: 1e6 } };
+  const code = (c: unknown) => {
+    try {
+      parseQwen3Config(c);
+    } catch (e) {
+      if (e instanceof InputError) return e.code;
+    }
+    return "none";
+  };
+  assert.equal(code(yarn), UNSUPPORTED); // a feature of Qwen3 this version does not model
+  assert.equal(code({ ...v5, rope_theta: 10000 }), "CONFIG_FIELD"); // two thetas: ambiguous
+  assert.equal(code({ ...v5, quantization_config: {} }), UNSUPPORTED);
+  assert.equal(code({ ...v5, num_hidden_layers: 0 }), "CONFIG_FIELD");
+  assert.equal(code({ ...v5, model_type: "qwen2" }), "CONFIG_MODEL_TYPE");
 });

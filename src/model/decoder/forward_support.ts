@@ -6,7 +6,8 @@
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
-import { type GemmResult, ropeInvFreq, runGemmRecipe } from "../../kernels/mod.ts";
+import { type GemmResult, ropeInvFreq, runGemmRecipe, scaleInvFreq } from "../../kernels/mod.ts";
+import type { DecoderConfig } from "../checkpoint/mod.ts";
 import type { BlockRuntime, GemmCall } from "../blocks/mod.ts";
 
 /** Ends a forward whose configuration cannot be emulated; carries the reason. */
@@ -72,38 +73,43 @@ export async function project(
 }
 
 /**
- * The RoPE inverse frequencies of a forward: the model's recorded FP32 patterns, or computed from
- * `rope_theta` when that computation is unambiguous.
+ * The RoPE inverse frequencies of a forward: the model's recorded FP32 patterns (HF's `inv_freq`
+ * buffer, scaling included), or computed from the config: the default frequencies from
+ * `rope_theta`, when that computation is unambiguous, then the config's scaling (`linear`,
+ * `llama3`) as HF applies it at load.
  *
  * @param given recorded patterns (headDim / 2 of them), if any
- * @param d head dimension
- * @param theta `rope_theta`
+ * @param config the head dimension, theta and scaling
  * @returns the patterns
  * @throws {RangeError} when the given patterns have the wrong length
  * @throws {ForwardUnsupported} when a computed value sits on a rounding boundary
  * @example
  * ```ts
  * import { modelInvFreq } from "./forward_support.ts";
- * if (modelInvFreq(undefined, 128, 1e6)[0] !== 0x3f800000) throw new Error(); // theta^0
+ * if (modelInvFreq(undefined, { headDim: 128, ropeTheta: "1000000" })[0] !== 0x3f800000) {
+ *   throw new Error(); // theta^0
+ * }
  * ```
  */
 export function modelInvFreq(
   given: Uint32Array | undefined,
-  d: number,
-  theta: number,
+  config: Pick<DecoderConfig, "headDim" | "ropeTheta" | "ropeScaling">,
 ): Uint32Array {
+  const d = config.headDim;
   if (given !== undefined) {
     if (given.length !== d / 2) {
       throw new RangeError(`Cannot run forward: inv_freq must hold ${d / 2} FP32 patterns`);
     }
     return given.slice();
   }
+  let base: Uint32Array;
   try {
-    return ropeInvFreq(d, { theta });
+    base = ropeInvFreq(d, { theta: Number(config.ropeTheta) });
   } catch (e) {
     if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
       throw new ForwardUnsupported(`${e.message}; record the model's inv_freq patterns instead`);
     }
     throw e;
   }
+  return config.ropeScaling === undefined ? base : scaleInvFreq(base, config.ropeScaling);
 }

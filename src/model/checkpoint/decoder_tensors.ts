@@ -1,13 +1,17 @@
 /**
- * The tensors a Qwen3 / Qwen3-MoE checkpoint holds, by their Hugging Face names and shapes (HF
- * `Qwen3ForCausalLM` / `Qwen3MoeForCausalLM` state dicts, 4.5x ModuleList experts):
+ * The tensors a decoder checkpoint holds, by their Hugging Face names and shapes (the
+ * `*ForCausalLM` state dicts of every supported family, 4.5x ModuleList experts); which of them
+ * exist follows from the config (QK-norm, biases, MoE layers, tied embeddings):
  * ```
  * model.embed_tokens.weight                      [vocab, H]
  * model.layers.N.input_layernorm.weight          [H]
  * model.layers.N.self_attn.{q,k,v,o}_proj.weight [heads*d, H] [kv*d, H] [kv*d, H] [H, heads*d]
- * model.layers.N.self_attn.{q,k}_norm.weight     [d]
+ * model.layers.N.self_attn.{q,k,v}_proj.bias     [heads*d] [kv*d] [kv*d]       (q/k/v biases)
+ * model.layers.N.self_attn.o_proj.bias           [H]                           (o bias)
+ * model.layers.N.self_attn.{q,k}_norm.weight     [d]                           (QK-norm)
  * model.layers.N.post_attention_layernorm.weight [H]
  * model.layers.N.mlp.{gate,up,down}_proj.weight  [I, H] [I, H] [H, I]          (dense layers)
+ * model.layers.N.mlp.{gate,up,down}_proj.bias    [I] [I] [H]                   (MLP biases)
  * model.layers.N.mlp.gate.weight                 [E, H]                        (MoE router)
  * model.layers.N.mlp.experts.E.{gate,up,down}_proj.weight [Im, H] [Im, H] [H, Im]
  * model.norm.weight                              [H]
@@ -16,7 +20,7 @@
  *
  * @module
  */
-import { isMoeLayer, type Qwen3Config } from "./qwen3_config.ts";
+import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
 
 /**
  * Name prefix of decoder layer `layer`.
@@ -25,7 +29,7 @@ import { isMoeLayer, type Qwen3Config } from "./qwen3_config.ts";
  * @returns e.g. `model.layers.3.`
  * @example
  * ```ts
- * import { layerPrefix } from "./qwen3_tensors.ts";
+ * import { layerPrefix } from "./decoder_tensors.ts";
  * if (layerPrefix(3) !== "model.layers.3.") throw new Error();
  * ```
  */
@@ -41,18 +45,18 @@ export function layerPrefix(layer: number): string {
  * @returns the required tensors
  * @example
  * ```ts
- * import { qwen3TensorShapes } from "./qwen3_tensors.ts";
- * import { parseQwen3Config } from "./qwen3_config.ts";
+ * import { decoderTensorShapes } from "./decoder_tensors.ts";
+ * import { parseQwen3Config } from "./decoder_config.ts";
  * const c = parseQwen3Config({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
  *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
  *   head_dim: 128, tie_word_embeddings: true });
- * const s = qwen3TensorShapes(c);
+ * const s = decoderTensorShapes(c);
  * if (s.size !== 13 || s.get("model.layers.0.self_attn.k_proj.weight")!.join() !== "128,256") {
  *   throw new Error();
  * }
  * ```
  */
-export function qwen3TensorShapes(config: Qwen3Config): Map<string, readonly number[]> {
+export function decoderTensorShapes(config: DecoderConfig): Map<string, readonly number[]> {
   const { vocab, hidden: h } = config;
   const out = new Map<string, readonly number[]>();
   out.set("model.embed_tokens.weight", [vocab, h]);
@@ -76,35 +80,52 @@ export function qwen3TensorShapes(config: Qwen3Config): Map<string, readonly num
  * ```
  */
 export function layerTensorShapes(
-  config: Qwen3Config,
+  config: DecoderConfig,
   layer: number,
 ): Map<string, readonly number[]> {
-  const { hidden: h, heads, kvHeads, headDim: d } = config;
+  const { hidden: h, heads, kvHeads, headDim: d, bias } = config;
   const p = layerPrefix(layer);
+  const a = `${p}self_attn.`;
   const out = new Map<string, readonly number[]>([
     [`${p}input_layernorm.weight`, [h]],
-    [`${p}self_attn.q_proj.weight`, [heads * d, h]],
-    [`${p}self_attn.k_proj.weight`, [kvHeads * d, h]],
-    [`${p}self_attn.v_proj.weight`, [kvHeads * d, h]],
-    [`${p}self_attn.o_proj.weight`, [h, heads * d]],
-    [`${p}self_attn.q_norm.weight`, [d]],
-    [`${p}self_attn.k_norm.weight`, [d]],
-    [`${p}post_attention_layernorm.weight`, [h]],
+    [`${a}q_proj.weight`, [heads * d, h]],
+    [`${a}k_proj.weight`, [kvHeads * d, h]],
+    [`${a}v_proj.weight`, [kvHeads * d, h]],
+    [`${a}o_proj.weight`, [h, heads * d]],
   ]);
+  if (bias.qkv) {
+    out.set(`${a}q_proj.bias`, [heads * d]);
+    out.set(`${a}k_proj.bias`, [kvHeads * d]);
+    out.set(`${a}v_proj.bias`, [kvHeads * d]);
+  }
+  if (bias.o) out.set(`${a}o_proj.bias`, [h]);
+  if (config.qkNorm) {
+    out.set(`${a}q_norm.weight`, [d]);
+    out.set(`${a}k_norm.weight`, [d]);
+  }
+  out.set(`${p}post_attention_layernorm.weight`, [h]);
   const moe = config.moe;
   if (moe !== undefined && isMoeLayer(config, layer)) {
     out.set(`${p}mlp.gate.weight`, [moe.experts, h]);
     for (let e = 0; e < moe.experts; e++) {
-      const q = `${p}mlp.experts.${e}.`;
-      out.set(`${q}gate_proj.weight`, [moe.intermediate, h]);
-      out.set(`${q}up_proj.weight`, [moe.intermediate, h]);
-      out.set(`${q}down_proj.weight`, [h, moe.intermediate]);
+      _mlp(out, { prefix: `${p}mlp.experts.${e}.`, h, f: moe.intermediate, bias: bias.mlp });
     }
   } else {
-    const f = config.intermediate;
-    out.set(`${p}mlp.gate_proj.weight`, [f, h]);
-    out.set(`${p}mlp.up_proj.weight`, [f, h]);
-    out.set(`${p}mlp.down_proj.weight`, [h, f]);
+    _mlp(out, { prefix: `${p}mlp.`, h, f: config.intermediate, bias: bias.mlp });
   }
   return out;
+}
+
+function _mlp(
+  out: Map<string, readonly number[]>,
+  o: { prefix: string; h: number; f: number; bias: boolean },
+): void {
+  const { prefix, h, f } = o;
+  out.set(`${prefix}gate_proj.weight`, [f, h]);
+  out.set(`${prefix}up_proj.weight`, [f, h]);
+  out.set(`${prefix}down_proj.weight`, [h, f]);
+  if (!o.bias) return;
+  out.set(`${prefix}gate_proj.bias`, [f]);
+  out.set(`${prefix}up_proj.bias`, [f]);
+  out.set(`${prefix}down_proj.bias`, [h]);
 }

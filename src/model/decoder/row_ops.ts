@@ -1,14 +1,25 @@
 /**
- * Row-grouped operators of a serving replay. Rows of different passes run with the kernels and
- * launches of their own pass; rows whose passes dispatch the same GEMM recipe (or the same norm
+ * Row-grouped operators, the ones every decoder driver runs its layers with. Each activation row
+ * records the row count of the launch it ran in on the GPU (a prefill batch: all rows; a serving
+ * replay: its pass's rows); rows whose launches dispatch the same GEMM recipe (or the same norm
  * launch) are computed in one call, which gives the same bits because rows never mix: every GEMM
  * recipe computes an output element from one row of A, and a norm reduces each row alone with
  * the configuration fixed by the launch's row count.
  *
+ * `linearRows` is the one linear operation of the model code: it asks the runtime's dispatch for
+ * the kernel of each launch shape (with or without a bias), runs it, and applies the bias in the
+ * epilogue as PyTorch's `addmm` does (`addBiasEpilogue`).
+ *
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
-import { type GemmRecipe, type ReduceStack, rmsNorm, runGemmRecipe } from "../../kernels/mod.ts";
+import {
+  addBiasEpilogue,
+  type GemmRecipe,
+  type ReduceStack,
+  rmsNorm,
+  runGemmRecipe,
+} from "../../kernels/mod.ts";
 import type { BlockRuntime, ProjectionName } from "../blocks/mod.ts";
 import { ForwardUnsupported } from "./forward_support.ts";
 
@@ -23,7 +34,7 @@ export type LaunchRows = Int32Array;
  * @returns groups of row indices
  * @example
  * ```ts
- * import { groupRows } from "./serving_ops.ts";
+ * import { groupRows } from "./row_ops.ts";
  * const g = groupRows(4, (i) => i % 2);
  * if (g.length !== 2 || g[0]!.join() !== "0,2") throw new Error();
  * ```
@@ -48,7 +59,7 @@ export function groupRows<K>(n: number, key: (i: number) => K): number[][] {
  * @returns [rows.length, width]
  * @example
  * ```ts
- * import { pickRows } from "./serving_ops.ts";
+ * import { pickRows } from "./row_ops.ts";
  * if (pickRows(new Uint16Array([1, 2, 3, 4]), [1], 2).join() !== "3,4") throw new Error();
  * ```
  */
@@ -63,20 +74,21 @@ function _put(dst: Uint16Array, src: Uint16Array, rows: readonly number[], width
 }
 
 /**
- * y = x W^T (BF16 out) for rows that ran in launches of different sizes: each row with the
+ * y = x W^T (+ b) (BF16 out) for rows that ran in launches of different sizes: each row with the
  * recipe its launch's row count dispatches, rows sharing a recipe in one call.
  *
  * @param x activations [rows, k]
- * @param o runtime, datapath, the projection (`name`, `n`, `k`), the weight [n, k] and each
- *   row's launch rows (`m` of its call)
+ * @param o runtime, datapath, the projection (`name`, `n`, `k`), the weight [n, k], the `bias`
+ *   [n] if the layer has one, and each row's launch rows (`m` of its call)
  * @returns y [rows, n]
- * @throws {ForwardUnsupported} when the dispatch does not cover a launch's shape
+ * @throws {ForwardUnsupported} when the dispatch does not cover a launch's shape, or a bias meets
+ *   a kernel whose bias epilogue is not modelled
  * @example
  * ```ts ignore
- * const q = await projectRows(h, { runtime, datapath, name: "q_proj", n, k, weight, launchRows });
+ * const q = await linearRows(h, { runtime, datapath, name: "q_proj", n, k, weight, launchRows });
  * ```
  */
-export async function projectRows(
+export async function linearRows(
   x: Uint16Array,
   o: {
     readonly runtime: BlockRuntime;
@@ -85,15 +97,22 @@ export async function projectRows(
     readonly n: number;
     readonly k: number;
     readonly weight: Uint16Array;
+    readonly bias?: Uint16Array | undefined;
     readonly launchRows: LaunchRows;
   },
 ): Promise<Uint16Array> {
   const rows = o.launchRows.length;
   const recipes = new Map<number, GemmRecipe>();
   const recipeKey = new Map<string, GemmRecipe>();
+  const bias = o.bias !== undefined;
   for (const m of new Set(o.launchRows)) {
-    const hit = o.runtime.gemm({ name: o.name, m, n: o.n, k: o.k });
+    const hit = o.runtime.gemm({ name: o.name, m, n: o.n, k: o.k, ...(bias ? { bias } : {}) });
     if (!hit.covered) throw new ForwardUnsupported(hit.reason);
+    if (bias && hit.recipe.family === "serial_split_k") {
+      throw new ForwardUnsupported(
+        `${o.name}: the bias epilogue of a serial split-K kernel is not modelled`,
+      );
+    }
     const key = JSON.stringify(hit.recipe);
     recipes.set(m, recipeKey.get(key) ?? hit.recipe);
     if (!recipeKey.has(key)) recipeKey.set(key, hit.recipe);
@@ -101,7 +120,7 @@ export async function projectRows(
   const out = new Uint16Array(rows * o.n);
   for (const group of groupRows(rows, (i) => recipes.get(o.launchRows[i]!)!)) {
     const recipe = recipes.get(o.launchRows[group[0]!]!)!;
-    const r = await runGemmRecipe(recipe, {
+    const r0 = await runGemmRecipe(recipe, {
       dp: o.datapath,
       walker: o.runtime.walker,
       a: group.length === rows ? x : pickRows(x, group, o.k),
@@ -111,6 +130,7 @@ export async function projectRows(
       k: o.k,
       outFormat: "bf16",
     });
+    const r = o.bias === undefined ? r0 : addBiasEpilogue(r0, { bias: o.bias, n: o.n, recipe });
     if (group.length === rows) out.set(r.out);
     else _put(out, r.out, group, o.n);
   }

@@ -1,0 +1,161 @@
+/**
+ * What `check` requires of a valid attestation beyond its validity, as signing tools let a
+ * verifier say it (`cosign verify --certificate-identity`, `gh attestation verify
+ * --predicate-type`): the verdict (`--require-verdict PASSED`), the audited log root
+ * (`--require-root <hex>`), and the prover key that signed the attested checkpoint
+ * (`--require-prover <keyid>`, as the verdict's checkpoint binding records it in `proverKeyId`,
+ * which `check` has matched against the signed note). A valid attestation of another verdict, log
+ * or prover is still valid; the policy is what makes `check` exit 1 for it.
+ *
+ * @module
+ */
+import type { VerdictPredicate } from "../attest/mod.ts";
+import { UsageError } from "../errors.ts";
+import { quoteForTerminal } from "../escape_text.ts";
+
+/** The verdicts `--require-verdict` accepts. */
+const VERDICTS = ["PASSED", "FAILED", "INCONCLUSIVE"] as const;
+
+/** What a valid attestation must also state; each field present is one requirement. */
+export interface CheckPolicy {
+  /** `--require-verdict`. */
+  readonly verdict?: (typeof VERDICTS)[number];
+  /** `--require-root`: the audited log's Merkle root, lowercase hex. */
+  readonly root?: string;
+  /** `--require-prover`: key id (SHA-256 of the SPKI, lowercase hex) of the checkpoint's signer. */
+  readonly prover?: string;
+}
+
+/** One requirement and whether the attestation meets it. */
+export interface PolicyRequirement {
+  /** The flag, e.g. `--require-verdict`. */
+  readonly flag: string;
+  /** The value required. */
+  readonly required: string;
+  /** What the attestation states (null: nothing, or the attestation is not valid). */
+  readonly found: string | null;
+  /** Whether `found` is `required`. */
+  readonly met: boolean;
+}
+
+/** Every requirement's outcome; `met` only when all are met. */
+export interface PolicyOutcome {
+  /** Whether every requirement is met. */
+  readonly met: boolean;
+  /** The requirements, in flag order (verdict, root, prover). */
+  readonly requirements: readonly PolicyRequirement[];
+}
+
+/**
+ * Reads the policy flags.
+ *
+ * @param flags the flag values as given (absent: not required)
+ * @returns the policy, or null when no flag was given
+ * @throws {UsageError} `USAGE_POLICY` for a verdict that does not exist or a malformed hex value
+ * @example
+ * ```ts
+ * import { parseCheckPolicy } from "./check_policy.ts";
+ * const p = parseCheckPolicy({ requireVerdict: "PASSED", requireRoot: "AB".repeat(32) });
+ * if (p?.verdict !== "PASSED" || p.root !== "ab".repeat(32)) throw new Error();
+ * if (parseCheckPolicy({}) !== null) throw new Error();
+ * ```
+ */
+export function parseCheckPolicy(
+  flags: { requireVerdict?: string; requireRoot?: string; requireProver?: string },
+): CheckPolicy | null {
+  const policy: { -readonly [K in keyof CheckPolicy]: CheckPolicy[K] } = {};
+  if (flags.requireVerdict !== undefined) {
+    const v = VERDICTS.find((x) => x === flags.requireVerdict);
+    if (v === undefined) {
+      throw new UsageError(
+        "USAGE_POLICY",
+        `Cannot use --require-verdict ${quoteForTerminal(flags.requireVerdict)}: expected ${
+          VERDICTS.join(", ")
+        }`,
+      );
+    }
+    policy.verdict = v;
+  }
+  if (flags.requireRoot !== undefined) policy.root = _hex32("--require-root", flags.requireRoot);
+  if (flags.requireProver !== undefined) {
+    policy.prover = _hex32("--require-prover", flags.requireProver);
+  }
+  return Object.keys(policy).length === 0 ? null : Object.freeze(policy);
+}
+
+/**
+ * Checks the verified predicate of an attestation against a policy.
+ *
+ * @param policy the requirements
+ * @param predicate the verified predicate, or null when the attestation is not valid (then no
+ *   requirement is met: nothing stated by an invalid attestation counts)
+ * @returns each requirement's outcome
+ * @example
+ * ```ts
+ * import { checkPolicy } from "./check_policy.ts";
+ * const r = checkPolicy({ verdict: "PASSED" }, null);
+ * if (r.met || r.requirements[0]?.found !== null) throw new Error();
+ * ```
+ */
+export function checkPolicy(
+  policy: CheckPolicy,
+  predicate: VerdictPredicate | null,
+): PolicyOutcome {
+  const requirements: PolicyRequirement[] = [];
+  const add = (flag: string, required: string | undefined, found: string | undefined) => {
+    if (required === undefined) return;
+    const f = predicate === null ? null : found ?? null;
+    requirements.push({ flag, required, found: f, met: f === required });
+  };
+  add("--require-verdict", policy.verdict, predicate?.verdict);
+  add("--require-root", policy.root, predicate?.audit.logRoot);
+  add("--require-prover", policy.prover, predicate?.audit.checkpoint?.proverKeyId);
+  return { met: requirements.every((r) => r.met), requirements };
+}
+
+/**
+ * One line per requirement, saying what was required and what the attestation states.
+ *
+ * @param outcome the policy's outcome
+ * @param valid whether the attestation is valid (an invalid one states nothing that counts)
+ * @returns the lines, `ok` or `FAIL` first as `check` prints its checks
+ * @example
+ * ```ts
+ * import { policyLines } from "./check_policy.ts";
+ * const lines = policyLines({ met: false, requirements: [
+ *   { flag: "--require-verdict", required: "PASSED", found: "FAILED", met: false },
+ * ] }, true);
+ * if (lines[0] !== "FAIL policy --require-verdict PASSED: the attested verdict is FAILED") {
+ *   throw new Error(lines[0]);
+ * }
+ * ```
+ */
+export function policyLines(outcome: PolicyOutcome, valid: boolean): string[] {
+  return outcome.requirements.map((r) => {
+    const what = _WHAT[r.flag] ?? r.flag;
+    const found = !valid
+      ? "not met: the attestation is not valid, so nothing it states counts"
+      : r.found === null
+      ? `the attestation states no ${what}${
+        r.flag === "--require-prover" ? " (the audit had no signed prover checkpoint)" : ""
+      }`
+      : `the attested ${what} is ${r.found}`;
+    return `${r.met ? "ok  " : "FAIL"} policy ${r.flag} ${r.required}: ${found}`;
+  });
+}
+
+const _WHAT: Readonly<Record<string, string>> = {
+  "--require-verdict": "verdict",
+  "--require-root": "log root",
+  "--require-prover": "prover key (signer of the checkpoint)",
+};
+
+function _hex32(flag: string, value: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(value)) {
+    throw new UsageError(
+      "USAGE_POLICY",
+      `Cannot use ${flag} ${quoteForTerminal(value)}: expected 64 hex digits`,
+    );
+  }
+  return value.toLowerCase();
+}

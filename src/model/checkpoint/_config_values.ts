@@ -1,0 +1,97 @@
+/**
+ * Field readers shared by the `config.json` checks: each refuses a malformed value with
+ * `CONFIG_FIELD` and a message naming the field.
+ *
+ * @module
+ */
+import { InputError, type ModelCode } from "../../errors.ts";
+
+/** A parsed `config.json` object. */
+export type _Json = Readonly<Record<string, unknown>>;
+
+/**
+ * Tells whether a field is given: JSON `null` counts as absent, as in HF (`None`).
+ *
+ * @param c the config
+ * @param key the field
+ * @returns true when present and not null
+ */
+export function _given(c: _Json, key: string): boolean {
+  return c[key] !== undefined && c[key] !== null;
+}
+
+/**
+ * Reads an integer field.
+ *
+ * @param c the config
+ * @param key the field
+ * @param range accepted values, inclusive (`min` default 1)
+ * @returns the value
+ * @throws {InputError} `CONFIG_FIELD` when missing, not an integer or out of range
+ */
+export function _int(c: _Json, key: string, range: { min?: number; max: number }): number {
+  const v = c[key];
+  const min = range.min ?? 1;
+  if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > range.max) {
+    throw _bad(
+      "CONFIG_FIELD",
+      `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
+    );
+  }
+  return v as number;
+}
+
+/**
+ * Reads a boolean field.
+ *
+ * @param c the config
+ * @param key the field
+ * @param fallback the value when absent (HF's default)
+ * @returns the value
+ * @throws {InputError} `CONFIG_FIELD` when not a boolean
+ */
+export function _bool(c: _Json, key: string, fallback: boolean): boolean {
+  const v = c[key] ?? fallback;
+  if (typeof v !== "boolean") {
+    throw _bad("CONFIG_FIELD", `${key} must be a boolean, got ${_show(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Checks a positive finite number.
+ *
+ * @param v the value
+ * @param name the field, for the message
+ * @returns the value
+ * @throws {InputError} `CONFIG_FIELD` otherwise
+ */
+export function _positive(v: unknown, name: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+    throw _bad("CONFIG_FIELD", `${name} must be a positive number, got ${_show(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Shows an untrusted value in a message: JSON, at most 60 characters, printable ASCII only.
+ *
+ * @param v the value
+ * @returns the quoted text
+ */
+export function _show(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return `'${s.length > 60 ? s.slice(0, 57) + "..." : s}'`.replace(/[^\x20-\x7e]/g, "?");
+}
+
+/**
+ * A config error.
+ *
+ * @param code `CONFIG_UNSUPPORTED` (a feature not modelled), `CONFIG_FIELD` (malformed or
+ *   self-contradicting) or `CONFIG_MODEL_TYPE`
+ * @param why the reason, naming the field
+ * @returns the error
+ */
+export function _bad(code: ModelCode, why: string): InputError {
+  return new InputError(code, `Cannot use config: ${why}`);
+}

@@ -1,0 +1,136 @@
+/**
+ * What each supported `model_type` means for a decoder layer, as HF Transformers' modeling code
+ * builds it (`modeling_qwen3.py`, `modeling_qwen3_moe.py`, `modeling_llama.py`,
+ * `modeling_qwen2.py`, `modeling_mistral.py`; 4.5x and 5.x agree on every fact used here):
+ *
+ * | family    | class                 | QK-norm | q/k/v bias        | o bias         | MLP bias   | head_dim when absent |
+ * |-----------|-----------------------|---------|-------------------|----------------|------------|----------------------|
+ * | qwen3     | Qwen3ForCausalLM      | yes     | `attention_bias`  | `attention_bias` | none     | 128                  |
+ * | qwen3_moe | Qwen3MoeForCausalLM   | yes     | `attention_bias`  | `attention_bias` | none     | hidden / heads       |
+ * | llama     | LlamaForCausalLM      | no      | `attention_bias`  | `attention_bias` | `mlp_bias` | hidden / heads     |
+ * | qwen2     | Qwen2ForCausalLM      | no      | always            | never          | none       | hidden / heads       |
+ * | mistral   | MistralForCausalLM    | no      | never             | never          | none       | hidden / heads       |
+ *
+ * Sliding windows: Qwen2 and the Qwen3 classes apply one only with `use_sliding_window: true`;
+ * Mistral applies `sliding_window` whenever it is set, so there a non-null value is refused.
+ *
+ * @module
+ */
+import { _bad, _bool, type _Json, _show } from "./_config_values.ts";
+
+/** The decoder families this emulator models. */
+export type DecoderFamily = "qwen3" | "qwen3_moe" | "llama" | "qwen2" | "mistral";
+
+/** Which linear layers of a decoder layer carry a bias. */
+export interface LinearBiases {
+  /** q_proj, k_proj and v_proj. */
+  readonly qkv: boolean;
+  /** o_proj. */
+  readonly o: boolean;
+  /** gate_proj, up_proj and down_proj (dense MLP and experts). */
+  readonly mlp: boolean;
+}
+
+/** One family's rules. */
+export interface _FamilyRules {
+  /** The `architectures` entry its checkpoints name. */
+  readonly architecture: string;
+  /** Per-head RMSNorm of q and k before RoPE. */
+  readonly qkNorm: boolean;
+  /** Whether it has MoE layers. */
+  readonly moe: boolean;
+  /** Its biases, from the config. */
+  readonly biases: (c: _Json) => LinearBiases;
+  /** `head_dim` when the config gives none. */
+  readonly headDim: (o: { hidden: number; heads: number }) => number;
+  /** Fields it reads beyond the common ones. */
+  readonly keys: readonly string[];
+  /** Fields it ignores (no effect on a forward's numbers). */
+  readonly harmless: readonly string[];
+}
+
+const _NO_MLP_BIAS = (c: _Json) => {
+  if (c.mlp_bias !== undefined && c.mlp_bias !== false) {
+    throw _bad("CONFIG_UNSUPPORTED", `mlp_bias ${_show(c.mlp_bias)} is not modelled`);
+  }
+};
+
+/** Attention biases as `attention_bias` sets them (q, k, v and o together). */
+const _attentionBias = (c: _Json): LinearBiases => {
+  _NO_MLP_BIAS(c);
+  const b = _bool(c, "attention_bias", false);
+  return { qkv: b, o: b, mlp: false };
+};
+
+/** Every family's rules, by `model_type`. */
+export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
+  qwen3: {
+    architecture: "Qwen3ForCausalLM",
+    qkNorm: true,
+    moe: false,
+    biases: _attentionBias,
+    headDim: () => 128,
+    keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
+    harmless: [],
+  },
+  qwen3_moe: {
+    architecture: "Qwen3MoeForCausalLM",
+    qkNorm: true,
+    moe: true,
+    biases: _attentionBias,
+    headDim: (o) => o.hidden / o.heads,
+    keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
+    harmless: [],
+  },
+  llama: {
+    architecture: "LlamaForCausalLM",
+    qkNorm: false,
+    moe: false,
+    biases: (c) => {
+      const b = _bool(c, "attention_bias", false);
+      return { qkv: b, o: b, mlp: _bool(c, "mlp_bias", false) };
+    },
+    headDim: (o) => o.hidden / o.heads,
+    keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
+    harmless: [],
+  },
+  qwen2: {
+    architecture: "Qwen2ForCausalLM",
+    qkNorm: false,
+    moe: false,
+    biases: (c) => {
+      _NO_MLP_BIAS(c);
+      return { qkv: true, o: false, mlp: false };
+    },
+    headDim: (o) => o.hidden / o.heads,
+    keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
+    harmless: [],
+  },
+  mistral: {
+    architecture: "MistralForCausalLM",
+    qkNorm: false,
+    moe: false,
+    biases: (c) => {
+      _NO_MLP_BIAS(c);
+      return { qkv: false, o: false, mlp: false };
+    },
+    headDim: (o) => o.hidden / o.heads,
+    keys: ["mlp_bias"],
+    harmless: [],
+  },
+};
+
+/**
+ * The rules of a `model_type`, or the coded refusal naming the supported ones.
+ *
+ * @param type the config's `model_type`
+ * @returns the family and its rules
+ * @throws {InputError} `CONFIG_MODEL_TYPE`
+ */
+export function _family(type: unknown): { family: DecoderFamily; rules: _FamilyRules } {
+  if (typeof type === "string" && Object.hasOwn(_FAMILIES, type)) {
+    return { family: type as DecoderFamily, rules: _FAMILIES[type as DecoderFamily] };
+  }
+  const names = Object.keys(_FAMILIES).map((f) => `'${f}'`).join(", ");
+  throw _bad("CONFIG_MODEL_TYPE", `model_type ${_show(type)} is not supported (only ${names})`);
+}

@@ -1,0 +1,166 @@
+/**
+ * What a decoder `config.json` may say besides the shapes: every field is either read by the
+ * parser, checked here to hold the one value this emulator models, or known not to change a
+ * forward pass's numbers. Anything else (`quantization_config`, `auto_map`,
+ * `partial_rotary_factor`, `dual_chunk_attention_config`, a field of a later Transformers) could
+ * change them and is refused by name as `CONFIG_UNSUPPORTED`, never ignored.
+ *
+ * Sliding-window attention: Qwen2 and the Qwen3 classes turn it on only with
+ * `use_sliding_window: true` (their config classes set `sliding_window = None` otherwise, and
+ * `layer_types` derives from it), so there `sliding_window` and `max_window_layers` are only
+ * type-checked while it is off; Mistral applies any non-null `sliding_window`, which is refused.
+ *
+ * @module
+ */
+import { _bad, _given, _int, type _Json, _show } from "./_config_values.ts";
+import type { _FamilyRules, DecoderFamily } from "./_decoder_families.ts";
+
+/** Fields the parser reads or checks, in every family. */
+const _CHECKED = [
+  "architectures",
+  "dtype",
+  "head_dim",
+  "hidden_act",
+  "hidden_size",
+  "intermediate_size",
+  "layer_types",
+  "model_type",
+  "num_attention_heads",
+  "num_hidden_layers",
+  "num_key_value_heads",
+  "rms_norm_eps",
+  "rope_parameters",
+  "rope_scaling",
+  "rope_theta",
+  "sliding_window",
+  "tie_word_embeddings",
+  "torch_dtype",
+  "vocab_size",
+];
+
+/**
+ * Fields without effect on the forward numbers: training only (`attention_dropout` is applied
+ * only while training, `initializer_range`), generation and tokenizer ids (`pad_token_id` is the
+ * embedding's `padding_idx`, which changes gradients only), a length the default RoPE does not
+ * read, run-time output switches and bookkeeping.
+ */
+const _HARMLESS = [
+  "_attn_implementation_autoset",
+  "_name_or_path",
+  "attention_dropout",
+  "bos_token_id",
+  "eos_token_id",
+  "initializer_range",
+  "max_position_embeddings",
+  "output_attentions",
+  "output_hidden_states",
+  "pad_token_id",
+  "return_dict",
+  "transformers_version",
+  "use_cache",
+];
+
+/** MoE fields the parser reads (`num_local_experts`: the 5.x `attribute_map` name). */
+const _MOE = [
+  "decoder_sparse_step",
+  "mlp_only_layers",
+  "moe_intermediate_size",
+  "norm_topk_prob",
+  "num_experts",
+  "num_experts_per_tok",
+  "num_local_experts",
+];
+
+/** MoE fields of training losses only. */
+const _MOE_HARMLESS = ["output_router_logits", "router_aux_loss_coef"];
+
+/**
+ * Refuses a config that asks for something not modelled.
+ *
+ * @param c the config (model type already checked)
+ * @param o the family, its rules and `num_hidden_layers`
+ * @throws {InputError} `CONFIG_UNSUPPORTED` naming the field (an unknown field, an MoE field in a
+ *   dense config, sliding windows, tensor-parallel pretraining slices, an activation other than
+ *   silu, a dtype other than bfloat16); `CONFIG_FIELD` for a malformed value or `torch_dtype`
+ *   contradicting `dtype`
+ */
+export function _refuseUnmodelled(
+  c: _Json,
+  o: { family: DecoderFamily; rules: _FamilyRules; layers: number },
+): void {
+  const known = new Set([
+    ..._CHECKED,
+    ..._HARMLESS,
+    ...o.rules.keys,
+    ...o.rules.harmless,
+    ...(o.rules.moe ? [..._MOE, ..._MOE_HARMLESS] : []),
+  ]);
+  for (const key of Object.keys(c)) {
+    if (!known.has(key)) {
+      throw _bad("CONFIG_UNSUPPORTED", `field ${_show(key)} is not modelled for '${o.family}'`);
+    }
+  }
+  if (o.rules.keys.includes("use_sliding_window")) {
+    _off(c, "use_sliding_window");
+    if (_given(c, "sliding_window")) _int(c, "sliding_window", { max: 2 ** 40 });
+    if (_given(c, "max_window_layers")) _int(c, "max_window_layers", { min: 0, max: 1 << 20 });
+  } else if (_given(c, "sliding_window")) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `sliding_window ${_show(c.sliding_window)} is not modelled for '${o.family}'`,
+    );
+  } else if (o.family === "mistral" && c.sliding_window === undefined) {
+    // `MistralConfig` defaults to a 4096-token window when the file names none.
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      "sliding_window absent: Mistral's default window of 4096 is not modelled (give null)",
+    );
+  }
+  if (_given(c, "pretraining_tp") && c.pretraining_tp !== 1) {
+    throw _bad("CONFIG_UNSUPPORTED", `pretraining_tp ${_show(c.pretraining_tp)} is not modelled`);
+  }
+  _layerTypes(c, o.layers);
+  if ((c.hidden_act ?? "silu") !== "silu") {
+    throw _bad("CONFIG_UNSUPPORTED", `hidden_act ${_show(c.hidden_act)} is not modelled (silu)`);
+  }
+  _dtype(c);
+}
+
+/** A feature switch that must be off: false or absent. */
+function _off(c: _Json, key: string): void {
+  const v = c[key];
+  if (v === undefined || v === false) return;
+  if (v === true) throw _bad("CONFIG_UNSUPPORTED", `${key} true is not modelled`);
+  throw _bad("CONFIG_FIELD", `${key} must be a boolean, got ${_show(v)}`);
+}
+
+function _layerTypes(c: _Json, layers: number): void {
+  if (!_given(c, "layer_types")) return;
+  const t = c.layer_types;
+  if (!Array.isArray(t) || t.length !== layers || t.some((x) => typeof x !== "string")) {
+    throw _bad("CONFIG_FIELD", `layer_types must list ${layers} layer type names`);
+  }
+  const i = t.findIndex((x) => x !== "full_attention");
+  if (i >= 0) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `layer_types[${i}] ${_show(t[i])} is not modelled (full_attention only)`,
+    );
+  }
+}
+
+/** `torch_dtype` (4.5x) or `dtype` (5.x): bfloat16 when given; both given must agree. */
+function _dtype(c: _Json): void {
+  const named = ["torch_dtype", "dtype"].filter((k) => _given(c, k));
+  if (named.length === 2 && c.torch_dtype !== c.dtype) {
+    throw _bad(
+      "CONFIG_FIELD",
+      `torch_dtype ${_show(c.torch_dtype)} contradicts dtype ${_show(c.dtype)}`,
+    );
+  }
+  for (const k of named) {
+    if (c[k] !== "bfloat16") {
+      throw _bad("CONFIG_UNSUPPORTED", `${k} ${_show(c[k])} is not modelled (bfloat16 only)`);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The RoPE of a decoder `config.json`, in the layout of either Transformers generation:
+ * - 4.5x writes a top-level `rope_theta` and `rope_scaling` (null, or `{rope_type, ...}`);
+ * - 5.x writes `rope_parameters: {"rope_type": ..., "rope_theta": ..., ...}` (its
+ *   `RotaryEmbeddingConfigMixin` moves a top-level `rope_theta` into it with `setdefault`, so the
+ *   nested value wins there, while 4.5x ignores `rope_parameters` altogether).
+ *
+ * Modelled RoPE types (`modeling_rope_utils.py`): `default` (`theta^(-2i/d)` over the whole
+ * head), `linear` (`factor`) and `llama3` (`factor`, `low_freq_factor`, `high_freq_factor`,
+ * `original_max_position_embeddings`); any other type (dynamic, yarn, longrope, ...), any other key
+ * (`partial_rotary_factor`, `attention_factor`, a map per layer type) is refused by name, and a
+ * theta or a scaling given in both layouts with two values is refused as a contradiction.
+ *
+ * @module
+ */
+import type { RopeScaling } from "../../kernels/mod.ts";
+import { _bad, _given, _int, type _Json, _positive, _show } from "./_config_values.ts";
+
+/** The RoPE a config asks for. */
+export interface _Rope {
+  /** Theta as JavaScript's shortest round-trip decimal text. */
+  readonly theta: string;
+  /** The frequency scaling (absent: default RoPE). */
+  readonly scaling?: RopeScaling;
+}
+
+/** Keys each modelled type reads besides `rope_type` / `type` and (5.x) `rope_theta`. */
+const _TYPE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  default: [],
+  linear: ["factor"],
+  llama3: ["factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"],
+};
+
+/** HF's theta when a config gives none (every supported config class, 4.5x and 5.x). */
+const _DEFAULT_THETA = 10000;
+
+/**
+ * Reads RoPE theta and scaling.
+ *
+ * @param c the config
+ * @returns theta (`1000000` and `1000000.0` give `"1000000"`) and the scaling
+ * @throws {InputError} `CONFIG_UNSUPPORTED` (another rope_type, another key), `CONFIG_FIELD`
+ *   (malformed, theta not above 1, or two values that differ)
+ */
+export function _rope(c: _Json): _Rope {
+  const top = _given(c, "rope_theta") ? _theta(c.rope_theta, "rope_theta") : undefined;
+  const legacy = _given(c, "rope_scaling")
+    ? _section(c.rope_scaling, { name: "rope_scaling", theta: false })
+    : undefined;
+  const nested = _given(c, "rope_parameters")
+    ? _section(c.rope_parameters, { name: "rope_parameters", theta: true })
+    : undefined;
+  if (top !== undefined && nested?.theta !== undefined && top !== nested.theta) {
+    throw _bad(
+      "CONFIG_FIELD",
+      `rope_theta ${_show(top)} contradicts rope_parameters.rope_theta ${_show(nested.theta)}`,
+    );
+  }
+  if (
+    legacy !== undefined && nested !== undefined &&
+    JSON.stringify(legacy.scaling ?? null) !== JSON.stringify(nested.scaling ?? null)
+  ) {
+    throw _bad("CONFIG_FIELD", "rope_scaling contradicts rope_parameters");
+  }
+  const scaling = nested?.scaling ?? legacy?.scaling;
+  return {
+    theta: String(nested?.theta ?? top ?? _DEFAULT_THETA),
+    ...(scaling === undefined ? {} : { scaling }),
+  };
+}
+
+function _section(
+  v: unknown,
+  o: { name: string; theta: boolean },
+): { theta?: number; scaling?: RopeScaling } {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw _bad("CONFIG_FIELD", `${o.name} must be an object, got ${_show(v)}`);
+  }
+  const p = v as _Json;
+  const type = _ropeType(p, o.name);
+  const keys = _TYPE_KEYS[type];
+  if (keys === undefined) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${o.name}.rope_type ${_show(type)} is not modelled (default, linear or llama3)`,
+    );
+  }
+  const allowed = new Set(["rope_type", "type", ...keys, ...(o.theta ? ["rope_theta"] : [])]);
+  for (const key of Object.keys(p)) {
+    if (!allowed.has(key)) {
+      throw _bad(
+        "CONFIG_UNSUPPORTED",
+        `${o.name} key ${_show(key)} is not modelled for rope_type '${type}'`,
+      );
+    }
+  }
+  const theta = o.theta && _given(p, "rope_theta")
+    ? _theta(p.rope_theta, `${o.name}.rope_theta`)
+    : undefined;
+  const factor = () => _positive(p.factor, `${o.name}.factor`);
+  const scaling: RopeScaling | undefined = type === "linear"
+    ? { kind: "linear", factor: factor() }
+    : type === "llama3"
+    ? {
+      kind: "llama3",
+      factor: factor(),
+      lowFreqFactor: _positive(p.low_freq_factor, `${o.name}.low_freq_factor`),
+      highFreqFactor: _positive(p.high_freq_factor, `${o.name}.high_freq_factor`),
+      originalMaxPositions: _int(p, "original_max_position_embeddings", { max: 1 << 30 }),
+    }
+    : undefined;
+  if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {
+    throw _bad("CONFIG_FIELD", `${o.name}.high_freq_factor must exceed low_freq_factor`);
+  }
+  return {
+    ...(theta === undefined ? {} : { theta }),
+    ...(scaling === undefined ? {} : { scaling }),
+  };
+}
+
+function _ropeType(p: _Json, name: string): string {
+  const named = ["rope_type", "type"].filter((k) => _given(p, k));
+  for (const k of named) {
+    if (typeof p[k] !== "string") {
+      throw _bad("CONFIG_FIELD", `${name}.${k} must be a string, got ${_show(p[k])}`);
+    }
+  }
+  if (named.length === 2 && p.rope_type !== p.type) {
+    throw _bad(
+      "CONFIG_FIELD",
+      `${name}.rope_type ${_show(p.rope_type)} contradicts its type ${_show(p.type)}`,
+    );
+  }
+  return named.length === 0 ? "default" : p[named[0]!] as string;
+}
+
+function _theta(v: unknown, name: string): number {
+  const theta = _positive(v, name);
+  if (!(theta > 1)) throw _bad("CONFIG_FIELD", `${name} ${_show(theta)} must exceed 1`);
+  return theta;
+}

@@ -1,0 +1,85 @@
+/**
+ * What a model record asks of the emulator, checked against what it models before anything runs
+ * (issue 25, item 5): a configuration it does not model is NOT_VERIFIED with the reason, never the
+ * record's FAIL (the kernels refuse such a launch with a RangeError deep in the forward, which
+ * the forward's callers read as a record contradicting its checkpoint) and never an internal
+ * error. A value the record gives that its checkpoint cannot hold is a contradiction (FAIL).
+ *
+ * @module
+ */
+import type { ModelForwardWorkload } from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
+import type { Qwen3Config } from "../model/mod.ts";
+import { _Stop } from "./_stop.ts";
+
+/**
+ * Refuses a model record whose configuration the emulator does not model, or whose padded batch
+ * contradicts its checkpoint.
+ *
+ * - FA2 attention: the checkpoint's head dimension must be one the FA2 model has tiles for
+ *   ({@link _checkAttentionSupport});
+ * - a padded batch (`tokens` of a model-forward record on a `pad-to-longest` stack, sequences of
+ *   unequal length): the record must name the pad token (its rows are computed like any other,
+ *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL).
+ *
+ * @param config the checkpoint's config
+ * @param o the record's profile and stack; `tokens`: the batch of a model-forward record
+ * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary
+ */
+export function _checkModelSupport(
+  config: Qwen3Config,
+  o: {
+    readonly profile: GpuProfile;
+    readonly stack: StackProfile;
+    readonly tokens?: ModelForwardWorkload["tokens"];
+  },
+): void {
+  _checkAttentionSupport(config.headDim, o);
+  const ops = o.stack.operators;
+  const t = o.tokens;
+  if (ops === undefined || t === undefined) return; // no operators: the forward says why
+  if ((ops.batching ?? "pad-to-longest") !== "pad-to-longest") return;
+  const lengths = t.sequences.map((s) => s.length);
+  const longest = Math.max(...lengths);
+  if (lengths.every((n) => n === longest)) return;
+  if (t.padTokenId === undefined) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `stack '${o.stack.id}' pads the batch's sequences (${Math.min(...lengths)} to ${longest} ` +
+        "tokens) and the record names no pad token id: the pad rows cannot be recomputed",
+    );
+  }
+  if (t.padTokenId >= config.vocab) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its checkpoint: pad token id ${t.padTokenId} is outside the ` +
+        `vocabulary 0..${config.vocab - 1}`,
+    );
+  }
+}
+
+/**
+ * Refuses (NOT_VERIFIED) an attention launch the FA2 model has no tiles for: when the stack's
+ * attention backend is one of the modelled FA2 builds, the kernel's tile table (`fa2Tiles`) must
+ * hold the head dimension on the profile's architecture.
+ *
+ * @param headDim the head dimension
+ * @param o the record's profile and stack
+ * @throws {_Stop} NOT_VERIFIED with the kernel's reason
+ */
+export function _checkAttentionSupport(
+  headDim: number,
+  o: { readonly profile: GpuProfile; readonly stack: StackProfile },
+): void {
+  const ops = o.stack.operators;
+  if (ops === undefined) return; // the forward or block plan refuses it with its own reason
+  const backend = attentionBackend(ops.attention);
+  if (!backend.modelled) return; // likewise
+  try {
+    fa2Tiles(o.profile.architecture, { headDim, causal: true });
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new _Stop("NOT_VERIFIED", `attention backend '${backend.id}': ${e.message}`);
+  }
+}

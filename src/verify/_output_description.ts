@@ -1,0 +1,62 @@
+/**
+ * A claim's description of its output (the fingerprint's tensor name, dtype and shape) checked
+ * against what its workload computes (issue 25, item 6). The fingerprint digest is compared after
+ * recomputation; the description is fixed by the workload (and the checkpoint's config), so a
+ * record whose description differs contradicts itself before anything is recomputed: a GEMM
+ * record claiming an `fp32` output, or `[n, m]` for an `[m, n]` product, FAILs with finding
+ * `contradiction` even when its digest is the digest of the recomputed bytes.
+ *
+ * @module
+ */
+import type { ClaimPredicate } from "../claims/mod.ts";
+import { _Stop } from "./_stop.ts";
+
+/** What a workload computes: its output's dtype and shape, and its tensor name where fixed. */
+export interface OutputDescription {
+  /** The tensor name the workload's format defines (absent: the name is the prover's label). */
+  readonly tensor?: string;
+  /** Element type of the fingerprinted bytes (e.g. `bf16`). */
+  readonly dtype: string;
+  /** Dimensions of the fingerprinted tensor. */
+  readonly shape: readonly number[];
+}
+
+/**
+ * Checks the fingerprint's description against what the workload computes.
+ *
+ * @param fingerprint the record's fingerprint
+ * @param expected the workload's output (and the reason's wording of it)
+ * @throws {_Stop} FAIL (finding `contradiction`) naming the first field that differs
+ */
+export function _checkOutputDescription(
+  fingerprint: ClaimPredicate["fingerprint"],
+  expected: OutputDescription & { readonly what: string },
+): void {
+  const why = (field: string, claimed: string, computed: string) =>
+    new _Stop(
+      "FAIL",
+      `record contradicts itself: its fingerprint ${field} is ${claimed}, ${expected.what} ` +
+        `computes ${computed}`,
+    );
+  if (expected.tensor !== undefined && fingerprint.tensor !== expected.tensor) {
+    throw why("tensor", _quote(fingerprint.tensor), `'${expected.tensor}'`);
+  }
+  if (fingerprint.dtype !== expected.dtype) {
+    throw why("dtype", _quote(fingerprint.dtype), `'${expected.dtype}'`);
+  }
+  const s = fingerprint.shape;
+  if (s.length !== expected.shape.length || s.some((d, i) => d !== expected.shape[i])) {
+    throw why("shape", _dims(s), _dims(expected.shape));
+  }
+}
+
+/** A claimed text, quoted and cut for a one-line reason (it is the prover's). */
+function _quote(s: string): string {
+  const t = s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  return `'${t.replace(/[^\x20-\x7e]/g, "?")}'`;
+}
+
+/** Dimensions for a one-line reason (a claimed shape may be long). */
+function _dims(shape: readonly number[]): string {
+  return `[${shape.slice(0, 8).join(", ")}${shape.length > 8 ? ", ..." : ""}]`;
+}

@@ -1,0 +1,133 @@
+/**
+ * When a check fails on a key's validity window, the dates behind it and the flag that sets them
+ * (shared by `bitaudit check` and the checker page). A trust root built with
+ * `key trust-root --prover` dates the prover keys from `--valid-from` unless
+ * `--prover-valid-from` says otherwise, so a checkpoint the prover signed earlier fails; that is
+ * a trust-root setting, not tampering, and the hint says so with the dates.
+ *
+ * @module
+ */
+import {
+  type CheckReport,
+  decodeBase64,
+  type DsseEnvelope,
+  parseRfc3339,
+  parseStatement,
+  type TrustRoot,
+  type TrustRootKey,
+} from "../attest/mod.ts";
+
+/** What {@link validityHints} looks at. */
+export interface ValidityInputs {
+  /** The check's report: hints are given only for a failed `signatures` or `checkpoint` check. */
+  readonly report: CheckReport;
+  /** The checked envelope (its signature key ids and the statement's times). */
+  readonly envelope: DsseEnvelope;
+  /** The trust root the check used. */
+  readonly trustRoot: TrustRoot;
+}
+
+/**
+ * Names, for each key a failed check concerns, its validity window in the trust root, the time it
+ * signed at, and the `bitaudit key trust-root` flag that sets the window.
+ *
+ * @param inputs the report, the envelope and the trust root
+ * @returns one sentence per key concerned (none when no such check failed)
+ * @example
+ * ```ts
+ * import { validityHints } from "./validity_hints.ts";
+ * const report = { valid: true, verdict: null, auditId: null, signatures: [], checks: [] };
+ * const envelope = { payloadType: "t", payload: "", signatures: [] };
+ * const hints = validityHints({ report, envelope, trustRoot: { mediaType: "m", keys: [] } });
+ * if (hints.length !== 0) throw new Error();
+ * ```
+ */
+export function validityHints(inputs: ValidityInputs): string[] {
+  const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
+  if (!failed.has("signatures") && !failed.has("checkpoint")) return [];
+  const predicate = _predicate(inputs.envelope);
+  const hints: string[] = [];
+  if (failed.has("signatures")) {
+    const ids = new Set(inputs.envelope.signatures.map((s) => s.keyid));
+    const stated = _time(predicate?.timeVerified);
+    for (const key of inputs.trustRoot.keys) {
+      if (key.role !== "inspector" || !ids.has(key.keyid)) continue;
+      hints.push(_inspectorHint(key, stated));
+    }
+  }
+  if (failed.has("checkpoint")) {
+    const cp = _object(_object(predicate?.audit)?.checkpoint);
+    const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : undefined;
+    if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
+  }
+  return hints;
+}
+
+function _inspectorHint(key: TrustRootKey, stated: number | undefined): string {
+  const when = stated === undefined ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
+  const early = stated !== undefined && stated < key.validFor.start
+    ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`
+    : "";
+  return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
+    _window(key)
+  } (set with \`bitaudit key trust-root --valid-from\` and \`--valid-until\`).${when}${early}`;
+}
+
+function _proverHint(root: TrustRoot, id: string, signedAt: number | undefined): string {
+  const key = root.keys.find((k) => k.keyid === id);
+  if (key === undefined || key.role !== "prover") {
+    return `The prover key ${
+      _short(id)
+    } that signed the checkpoint is not a prover key of your trust root (add its public key with \`bitaudit key trust-root --prover\`).`;
+  }
+  const when = signedAt === undefined
+    ? ""
+    : ` The prover signed the checkpoint at ${_iso(signedAt)}.`;
+  const early = signedAt !== undefined && signedAt < key.validFor.start
+    ? ` That is before the key's window, so the checkpoint does not count; this is a setting of your trust root, not a sign of tampering. If the key was the prover's then, build the trust root with \`--prover-valid-from ${
+      _iso(signedAt)
+    }\` or earlier.`
+    : "";
+  return `Your trust root dates prover key ${_short(id)} ${
+    _window(key)
+  } (set with \`bitaudit key trust-root --prover-valid-from\`, which defaults to --valid-from).${when}${early}`;
+}
+
+function _window(key: TrustRootKey): string {
+  const end = key.validFor.end === undefined ? "" : ` until ${_iso(key.validFor.end)}`;
+  const revoked = key.revoked === undefined
+    ? ""
+    : `, revoked at ${_iso(key.revoked.time)} (${key.revoked.reason})`;
+  return `from ${_iso(key.validFor.start)}${end}${revoked}`;
+}
+
+/** The statement's predicate, read without trusting it (only dates for a hint come from it). */
+function _predicate(envelope: DsseEnvelope): Record<string, unknown> | undefined {
+  try {
+    return _object(parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate);
+  } catch {
+    return undefined;
+  }
+}
+
+function _object(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === "object" && v !== null && !Array.isArray(v)
+    ? v as Record<string, unknown>
+    : undefined;
+}
+
+function _time(v: unknown): number | undefined {
+  try {
+    return typeof v === "string" ? parseRfc3339(v) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function _iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, "Z");
+}
+
+function _short(keyid: string): string {
+  return `${keyid.slice(0, 16)}…`;
+}

@@ -1,0 +1,189 @@
+/**
+ * Issue 25, new-user items: `check` keeps the attestation's validity and the verdict apart, takes
+ * policy flags as signing tools do (`--require-verdict`, `--require-root`, `--require-prover`:
+ * exit 1 when unmet, a line naming the policy, `--json` carrying it), and a validity window that
+ * starts after a key signed names its dates and the flag that sets it, from `key trust-root`'s
+ * printed defaults to `check`'s hint.
+ */
+import assert from "node:assert/strict";
+import { decodeBase64 } from "../../src/attest/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import { auditArgs } from "./_audit_fixture.ts";
+import { runBitaudit } from "./_run.ts";
+import { beaconAudit, f, goodRoot, prover, stranger, trustRoot } from "./_trust_fixture.ts";
+
+const good = await beaconAudit(); // drand round 123, checkpoint signed 2023-08-23T15:00:00Z
+const statement = JSON.parse(
+  new TextDecoder().decode(
+    decodeBase64(JSON.parse(await Deno.readTextFile(good.attestation)).payload),
+  ),
+);
+const LOG_ROOT: string = statement.predicate.audit.logRoot;
+const check = (...extra: string[]) =>
+  runBitaudit(["check", good.attestation, "--trust-root", goodRoot, ...extra]);
+
+Deno.test("check prints the attestation's validity and the verdict as two lines", async () => {
+  const r = await check();
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("VALID attestation: "));
+  assert.equal(
+    lines[at],
+    `VALID attestation: signed by a key of your trust root, every check passed (audit ${statement.predicate.audit.auditId})`,
+  );
+  assert.match(lines[at + 1]!, /^Verdict PASSED: each of the 3 sampled records was recomputed/);
+  assert.doesNotMatch(r.stdout, /VALID attestation: verdict/);
+});
+
+Deno.test("check --require-verdict, --require-root, --require-prover: met, exit 0", async () => {
+  const r = await check(
+    "--require-verdict",
+    "PASSED",
+    "--require-root",
+    LOG_ROOT.toUpperCase(),
+    "--require-prover",
+    prover.keyid,
+  );
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(
+    r.stdout,
+    /^ok {3}policy --require-verdict PASSED: the attested verdict is PASSED$/m,
+  );
+  assert.match(r.stdout, new RegExp(`^ok {3}policy --require-root ${LOG_ROOT}: `, "m"));
+  assert.match(
+    r.stdout,
+    new RegExp(`^ok {3}policy --require-prover ${prover.keyid}: the attested prover key`, "m"),
+  );
+  assert.match(r.stdout, /^policy met$/m);
+});
+
+Deno.test("check with an unmet policy exits 1 and says which policy failed", async () => {
+  const cases: [string[], RegExp][] = [
+    [
+      ["--require-verdict", "FAILED"],
+      /^FAIL policy --require-verdict FAILED: the attested verdict is PASSED$/m,
+    ],
+    [["--require-root", "00".repeat(32)], new RegExp(`the attested log root is ${LOG_ROOT}$`, "m")],
+    [
+      ["--require-prover", stranger.keyid],
+      new RegExp(`signer of the checkpoint\\) is ${prover.keyid}$`, "m"),
+    ],
+  ];
+  for (const [flags, line] of cases) {
+    const r = await check(...flags);
+    assert.equal(r.code, 1, flags.join(" "));
+    assert.match(r.stdout, /^VALID attestation: /m, "the attestation itself is still valid");
+    assert.match(r.stdout, line, r.stdout);
+    assert.match(r.stdout, new RegExp(`^POLICY NOT MET: ${flags.join(" ")}$`, "m"));
+  }
+});
+
+Deno.test("check --json carries the policy with each requirement", async () => {
+  const r = await check("--require-verdict", "FAILED", "--require-prover", prover.keyid, "--json");
+  assert.equal(r.code, 1);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.valid, true);
+  assert.deepEqual(out.policy, {
+    met: false,
+    requirements: [
+      { flag: "--require-verdict", required: "FAILED", found: "PASSED", met: false },
+      { flag: "--require-prover", required: prover.keyid, found: prover.keyid, met: true },
+    ],
+  });
+  assert.equal(out.attestationFormat, "dsse");
+  assert.equal((await check("--json")).stdout.includes('"policy"'), false);
+});
+
+Deno.test("check --require-prover on an audit without a signed checkpoint is unmet", async () => {
+  const out = `${f.dir}/no-checkpoint`;
+  assert.equal((await runBitaudit(auditArgs(f, out, 2))).code, 0);
+  const r = await runBitaudit([
+    "check",
+    `${out}/attestation.dsse.json`,
+    "--trust-root",
+    f.trustRoot,
+    "--require-prover",
+    prover.keyid,
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stdout,
+    /^FAIL policy --require-prover [0-9a-f]{64}: the attestation states no prover key .*no signed prover checkpoint/m,
+  );
+});
+
+Deno.test("check refuses a malformed policy value with USAGE_POLICY (exit 2)", async () => {
+  for (
+    const flags of [
+      ["--require-verdict", "passed"],
+      ["--require-root", "abc"],
+      ["--require-prover", "zz".repeat(32)],
+    ]
+  ) {
+    const r = await check(...flags);
+    assert.equal(r.code, 2, flags.join(" "));
+    assertCliCode(r.stderr, "USAGE_POLICY");
+    assert.equal(r.stdout, "");
+  }
+});
+
+Deno.test("key trust-root prints its windows and defaults; check names the dates and --prover-valid-from", async () => {
+  const root = `${f.dir}/default-root.json`;
+  const made = await runBitaudit([
+    "key",
+    "trust-root",
+    "--pub",
+    f.pub,
+    "--prover",
+    prover.publicKey,
+    "--out",
+    root,
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(
+    made.stdout,
+    /^inspector keys \(1\): valid from 2026-01-01T00:00:00Z \(the default; set with --valid-from\) with no end/m,
+  );
+  assert.match(
+    made.stdout,
+    /^prover keys \(1\): valid from 2026-01-01T00:00:00Z \(--valid-from's default; set with --prover-valid-from\); a checkpoint the prover signed earlier does not count$/m,
+  );
+  const r = await runBitaudit(["check", good.attestation, "--trust-root", root]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /^FAIL checkpoint: prover key not valid when it signed/m);
+  const hint = r.stdout.split("\n").find((l) => l.startsWith("hint: "));
+  assert.ok(hint !== undefined, r.stdout);
+  assert.match(
+    hint,
+    new RegExp(`prover key ${prover.keyid.slice(0, 16)}… from 2026-01-01T00:00:00Z`),
+  );
+  assert.match(hint, /signed the checkpoint at 2023-08-23T15:00:00Z/);
+  assert.match(hint, /--prover-valid-from 2023-08-23T15:00:00Z` or earlier/);
+  assert.match(hint, /not a sign of tampering/);
+  const json = JSON.parse(
+    (await runBitaudit(["check", good.attestation, "--trust-root", root, "--json"])).stdout,
+  );
+  assert.deepEqual(json.hints, [hint.slice("hint: ".length)]);
+  // With the window the hint names, the same attestation checks out (the drand chain pinned too).
+  const fixed = await trustRoot("prover-2023", { proverFrom: "2023-08-23T15:00:00Z" });
+  assert.equal((await runBitaudit(["check", good.attestation, "--trust-root", fixed])).code, 0);
+});
+
+Deno.test("check of an invalid attestation meets no policy and names why", async () => {
+  const late = await trustRoot("late-prover-policy", { proverFrom: "2024-01-01T00:00:00Z" });
+  const r = await runBitaudit([
+    "check",
+    good.attestation,
+    "--trust-root",
+    late,
+    "--require-verdict",
+    "PASSED",
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /^INVALID attestation$/m);
+  assert.match(
+    r.stdout,
+    /^FAIL policy --require-verdict PASSED: not met: the attestation is not valid/m,
+  );
+  assert.match(r.stdout, /^hint: Your trust root dates prover key .* from 2024-01-01T00:00:00Z/m);
+});

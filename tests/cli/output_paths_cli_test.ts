@@ -1,0 +1,170 @@
+/**
+ * Issue 25, item 7: every command that writes follows one rule for `--out`. Missing folders on
+ * the way are created; a path that exists but is not a folder is refused with a coded error
+ * (exit 2, never 70), and what the user had there is left as it was.
+ */
+import assert from "node:assert/strict";
+import { assertCliCode } from "../_assert_code.ts";
+import { auditArgs, makeAuditFixture, removeWhenDone } from "./_audit_fixture.ts";
+import { REPO_ROOT, runBitaudit } from "./_run.ts";
+
+const f = await makeAuditFixture({ records: 4, falsify: [] });
+removeWhenDone(f.dir);
+const MINE = "the user's own file\n";
+const PLAN = `${f.dir}/plan.json`;
+const RESULTS = `${f.dir}/results.jsonl`;
+const planArgs = (out: string) =>
+  ["audit", "plan", ...auditArgs(f, out, 2).slice(1)].filter((a, i, all) =>
+    a !== "--key" && all[i - 1] !== "--key"
+  );
+const workArgs = (out: string) => [
+  "audit",
+  "work",
+  "--plan",
+  PLAN,
+  "--log",
+  f.log,
+  "--key",
+  f.worker.key,
+  "--shard",
+  "0/1",
+  "--out",
+  out,
+];
+for (const args of [planArgs(PLAN), workArgs(RESULTS)]) {
+  const r = await runBitaudit(args);
+  assert.equal(r.code, 0, r.stderr);
+}
+await Deno.writeTextFile(`${f.dir}/scenario-small.json`, await _smallScenario());
+await Deno.writeTextFile(`${f.dir}/config.json`, await _smallConfig());
+
+/** A command writing to `out`: its arguments and the exit code of a successful run. */
+interface Writer {
+  /** The command line with `out` as its output. */
+  args: (out: string) => string[];
+  /** Exit code of a run that writes (an audit's verdict decides it). */
+  ok: number;
+  /** What it writes at `out`: a folder, a file, or `<out>.key` and `<out>.pub`. */
+  writes: "folder" | "file" | "prefix";
+}
+
+const WRITERS: Record<string, Writer> = {
+  page: { args: (out) => ["page", "--out", out], ok: 0, writes: "folder" },
+  audit: { args: (out) => auditArgs(f, out, 2), ok: 0, writes: "folder" },
+  "audit merge": {
+    args: (out) => [
+      "audit",
+      "merge",
+      "--plan",
+      PLAN,
+      RESULTS,
+      "--key",
+      f.key,
+      "--worker-pub",
+      f.worker.pub,
+      "--out",
+      out,
+    ],
+    ok: 0,
+    writes: "folder",
+  },
+  "claims make": {
+    args: (out) => ["claims", "make", "--scenario", `${f.dir}/scenario-small.json`, "--out", out],
+    ok: 0,
+    writes: "folder",
+  },
+  "model synth": {
+    args: (out) => [
+      "model",
+      "synth",
+      "--config",
+      `${f.dir}/config.json`,
+      "--seed",
+      "s",
+      "--out",
+      out,
+    ],
+    ok: 0,
+    writes: "folder",
+  },
+  "key generate": { args: (out) => ["key", "generate", "--out", out], ok: 0, writes: "prefix" },
+  "key trust-root": {
+    args: (out) => ["key", "trust-root", "--pub", f.pub, "--out", out],
+    ok: 0,
+    writes: "file",
+  },
+  "audit plan": { args: planArgs, ok: 0, writes: "file" },
+  "audit work": { args: workArgs, ok: 0, writes: "file" },
+  bundle: {
+    args: (out) => ["bundle", `${f.dir}/ok/attestation.dsse.json`, "--out", out],
+    ok: 0,
+    writes: "file",
+  },
+};
+
+const audited = await runBitaudit(auditArgs(f, `${f.dir}/ok`, 2));
+assert.equal(audited.code, 0, audited.stderr);
+
+for (const [name, w] of Object.entries(WRITERS)) {
+  Deno.test(`${name} --out: an existing file is refused or kept, missing folders are created, a file on the way is refused`, async () => {
+    const dir = await Deno.makeTempDir({ dir: f.dir, prefix: name.replace(" ", "-") });
+    const file = `${dir}/mine.txt`;
+    await Deno.writeTextFile(file, MINE);
+    const [onFile, missing, under] = await Promise.all([
+      runBitaudit(w.args(file)),
+      runBitaudit(w.args(`${dir}/new/deeper/out`)),
+      runBitaudit(w.args(`${file}/out`)),
+    ]);
+    // `--out` an existing file: `key generate` writes beside it (<file>.key, <file>.pub).
+    if (w.writes === "prefix") assert.equal(onFile.code, w.ok, onFile.stderr);
+    else {
+      assert.equal(onFile.code, 2, onFile.stderr);
+      assertCliCode(onFile.stderr, "OUTPUT_EXISTS");
+    }
+    assert.equal(missing.code, w.ok, missing.stderr);
+    const made = `${dir}/new/deeper/out${w.writes === "prefix" ? ".pub" : ""}`;
+    const info = await Deno.stat(made);
+    assert.ok(w.writes === "folder" ? info.isDirectory : info.isFile, made);
+    assert.equal(under.code, 2, under.stderr);
+    assertCliCode(under.stderr, "OUTPUT_WRITE");
+    assert.match(under.stderr, /'[^']*mine\.txt' is not a folder/);
+    assert.equal(await Deno.readTextFile(file), MINE, "the user's file is as it was");
+    const left = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    const besides = w.writes === "prefix" ? ["mine.txt.key", "mine.txt.pub"] : [];
+    assert.deepEqual(left, ["mine.txt", ...besides, "new"].sort());
+  });
+}
+
+Deno.test("page --out a file exits 2 with OUTPUT_EXISTS naming it, never 70", async () => {
+  const dir = await Deno.makeTempDir({ dir: f.dir });
+  await Deno.writeTextFile(`${dir}/site`, MINE);
+  const r = await runBitaudit(["page", "--out", `${dir}/site`]);
+  assert.equal(r.code, 2);
+  assert.equal(
+    r.stderr,
+    `error [OUTPUT_EXISTS]: Cannot write into '${dir}/site': it exists and is not a folder (not overwritten)\n`,
+  );
+});
+
+/** The fixture's scenario cut down to two records (`claims make` runs in a second). */
+async function _smallScenario(): Promise<string> {
+  const s = JSON.parse(await Deno.readTextFile(`${f.dir}/scenario.json`));
+  s.records = 2;
+  return JSON.stringify(s);
+}
+
+/** The tiny dense Qwen3 config cut down further (one layer of width 64: synth runs in a second). */
+async function _smallConfig(): Promise<string> {
+  const c = JSON.parse(
+    await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`),
+  );
+  Object.assign(c, {
+    hidden_size: 64,
+    intermediate_size: 64,
+    head_dim: 32,
+    num_hidden_layers: 1,
+    max_window_layers: 1,
+    vocab_size: 64,
+  });
+  return JSON.stringify(c);
+}

@@ -1,0 +1,129 @@
+/**
+ * The decoder description of each supported family, from the published configs in the layouts
+ * of Transformers 4.4x and 5: the two layouts give the same description, and each family's
+ * facts (QK-norm, biases, RoPE scaling, head dim, tied embeddings) are the modeling code's.
+ */
+import assert from "node:assert/strict";
+import { parseDecoderConfig } from "../../../src/model/mod.ts";
+import { type InputCode, InputError } from "../../../src/errors.ts";
+import { assertCode } from "../../_assert_code.ts";
+
+const DIR = new URL("./fixtures/hf_configs/", import.meta.url);
+const read = async (name: string) =>
+  JSON.parse(await Deno.readTextFile(new URL(name, DIR))) as Record<string, unknown>;
+
+const LLAMA3 = {
+  kind: "llama3",
+  lowFreqFactor: 1,
+  highFreqFactor: 4,
+  originalMaxPositions: 8192,
+} as const;
+
+const CASES = [
+  {
+    name: "llama-3.1-8b",
+    want: {
+      modelType: "llama",
+      headDim: 128,
+      qkNorm: false,
+      bias: { qkv: false, o: false, mlp: false },
+      ropeTheta: "500000",
+      ropeScaling: { ...LLAMA3, factor: 8 },
+      tieWordEmbeddings: false,
+      rmsNormEps: "0.00001",
+    },
+  },
+  {
+    name: "llama-3.2-1b",
+    want: {
+      modelType: "llama",
+      headDim: 64,
+      qkNorm: false,
+      bias: { qkv: false, o: false, mlp: false },
+      ropeTheta: "500000",
+      ropeScaling: { ...LLAMA3, factor: 32 },
+      tieWordEmbeddings: true,
+      rmsNormEps: "0.00001",
+    },
+  },
+  {
+    name: "qwen2.5-7b",
+    want: {
+      modelType: "qwen2",
+      headDim: 128,
+      qkNorm: false,
+      bias: { qkv: true, o: false, mlp: false },
+      ropeTheta: "1000000",
+      tieWordEmbeddings: false,
+      rmsNormEps: "0.000001",
+    },
+  },
+  {
+    name: "mistral-7b-v0.3",
+    want: {
+      modelType: "mistral",
+      headDim: 128,
+      qkNorm: false,
+      bias: { qkv: false, o: false, mlp: false },
+      ropeTheta: "1000000",
+      tieWordEmbeddings: false,
+      rmsNormEps: "0.00001",
+    },
+  },
+] as const;
+
+for (const { name, want } of CASES) {
+  Deno.test(`parseDecoderConfig() reads ${name} in both Transformers layouts alike`, async () => {
+    const old = parseDecoderConfig(await read(`${name}.transformers-4.4x.json`));
+    const v5 = parseDecoderConfig(await read(`${name}.transformers-5.json`));
+    assert.deepEqual(v5, old);
+    const picked = Object.fromEntries(Object.keys(want).map((k) => [k, (old as never)[k]]));
+    assert.deepEqual(picked, want);
+    if (!("ropeScaling" in want)) assert.equal(old.ropeScaling, undefined);
+  });
+}
+
+Deno.test("parseDecoderConfig(): Qwen3 keeps QK-norm and no biases; attention_bias sets q/k/v/o", async () => {
+  const c = await read("qwen3-4b.transformers-4.51.json");
+  const plain = parseDecoderConfig(c);
+  assert.equal(plain.qkNorm, true);
+  assert.deepEqual(plain.bias, { qkv: false, o: false, mlp: false });
+  assert.deepEqual(parseDecoderConfig({ ...c, attention_bias: true }).bias, {
+    qkv: true,
+    o: true,
+    mlp: false,
+  });
+  const llama = await read("llama-3.1-8b.transformers-4.4x.json");
+  assert.deepEqual(parseDecoderConfig({ ...llama, mlp_bias: true }).bias.mlp, true);
+});
+
+Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contradictions", async () => {
+  const llama = await read("llama-3.1-8b.transformers-4.4x.json");
+  const mistral = await read("mistral-7b-v0.3.transformers-4.4x.json");
+  const qwen2 = await read("qwen2.5-7b.transformers-4.4x.json");
+  const refused: [Record<string, unknown>, InputCode, RegExp][] = [
+    [{ ...llama, rope_scaling: { rope_type: "yarn", factor: 4 } }, "CONFIG_UNSUPPORTED", /yarn/],
+    [{ ...llama, pretraining_tp: 2 }, "CONFIG_UNSUPPORTED", /pretraining_tp/],
+    [{ ...mistral, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", /sliding_window/],
+    [{ ...qwen2, use_sliding_window: true }, "CONFIG_UNSUPPORTED", /use_sliding_window/],
+    [{ ...qwen2, mlp_bias: true }, "CONFIG_UNSUPPORTED", /mlp_bias/],
+    [{ ...llama, model_type: "gemma" }, "CONFIG_MODEL_TYPE", /gemma/],
+    [{ ...llama, architectures: ["MistralForCausalLM"] }, "CONFIG_MODEL_TYPE", /architectures/],
+    [
+      { ...llama, rope_parameters: { rope_type: "linear", factor: 8, rope_theta: 500000 } },
+      "CONFIG_FIELD",
+      /contradicts/,
+    ],
+    [
+      { ...llama, rope_scaling: { ...(llama.rope_scaling as object), high_freq_factor: 0.5 } },
+      "CONFIG_FIELD",
+      /high_freq_factor/,
+    ],
+  ];
+  for (const [json, code, message] of refused) {
+    assertCode(() => parseDecoderConfig(json), InputError, code);
+    assert.throws(() => parseDecoderConfig(json), message);
+  }
+  const linear = parseDecoderConfig({ ...llama, rope_scaling: { rope_type: "linear", factor: 2 } });
+  assert.deepEqual(linear.ropeScaling, { kind: "linear", factor: 2 });
+});

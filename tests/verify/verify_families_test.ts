@@ -1,0 +1,63 @@
+/**
+ * Model-forward records of the new decoder families end to end: the simulated prover writes
+ * forward records over the bundled Llama 3 (tied embeddings, llama3 RoPE scaling) and Mistral
+ * (sharded, untied) checkpoints on the demo's HF stack and catalog, with falsifications; the
+ * verifier recomputes every one: honest records PASS, each falsification FAILs.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import { formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { oneGemmScenario } from "./_serving_fixture.ts";
+
+const store = await openAssetStore();
+const walker = engineWalker;
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+
+const scenario = parseScenario(oneGemmScenario({ logId: "families-test", seed: "families-v1" }, {
+  forward: {
+    stack: "hf-qwen3-flash-attn-torch2.8",
+    components: { pytorch: "2.8.0" },
+    catalog: "demo-qwen3-tiny-a100",
+    multiProcessorCount: 108,
+    checkpoints: ["tables/models/llama3-tiny", "tables/models/mistral-tiny"],
+    records: 6,
+    batchSizes: [1, 2],
+    lengths: [3, 6, 10],
+    padTokenId: 0,
+    layerChain: true,
+  },
+  falsify: [
+    {
+      seq: 2,
+      kind: "weight_flip",
+      tensor: "model.layers.0.mlp.down_proj.weight",
+      index: 0,
+      bit: 14,
+    },
+    { seq: 4, kind: "fingerprint", bit: 3 },
+    { seq: 5, kind: "batch_composition", extraLength: 24 },
+  ],
+}));
+const out = await makeClaims(scenario, { store, walker, attention });
+const blobs: BlobStore = { dir: "memory", get: (d) => Promise.resolve(out.blobs.get(d) ?? null) };
+const log = parseClaimLog(formatClaimLog(out.records));
+
+Deno.test("forward records of Llama 3 and Mistral checkpoints: honest PASS, falsified FAIL", async () => {
+  const types = new Set<string>();
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  for (let index = 1; index < log.records.length; index++) {
+    const w = log.records[index]!.predicate.workload as { kind: string; model?: { type: string } };
+    assert.equal(w.kind, "model_forward");
+    types.add(w.model!.type);
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+  assert.deepEqual([...types].sort(), ["llama", "mistral"]);
+});

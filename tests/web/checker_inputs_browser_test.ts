@@ -1,0 +1,191 @@
+/**
+ * Issue 25 in the browser checker: every field is escaped as the CLI prints it (bidi overrides,
+ * isolates, C0/C1 controls and DEL, in signed fields and in file names); the page reads the
+ * Sigstore bundle `bitaudit` writes and an RFC 3161 token, picked or sorted in from the drop
+ * zone's chooser; a prover key dated after its checkpoint is explained with its dates and
+ * `--prover-valid-from`, not as tampering.
+ */
+import assert from "node:assert/strict";
+import {
+  buildTrustRoot,
+  decodeBase64,
+  decodePrivateKeyPem,
+  decodePublicKeyPem,
+  encodeStatement,
+  parseEnvelope,
+  publicKeyFromPrivate,
+  signEnvelope,
+  type Statement,
+} from "../../mod.ts";
+import { checkFile } from "../../src/cli/commands/check.ts";
+import { escapeForTerminal } from "../../src/escape_text.ts";
+import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
+import { auditArgs, makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { runBitaudit } from "../cli/_run.ts";
+import {
+  beaconAudit,
+  f as trust,
+  inspectorPub,
+  proverPub,
+  QUICKNET,
+} from "../cli/_trust_fixture.ts";
+import { driveChecker, type PageCase, type PageResult } from "./_checker_browser.ts";
+
+/** U+202E, U+2066..2069, C0 controls, C1 controls, DEL. */
+const HOSTILE = "\u202e\u2066\u2067\u2068\u2069\u0000\u0007\u001b[2J\u0085\u009b\u007f";
+// deno-lint-ignore no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+const f = await makeAuditFixture({ records: 6, falsify: [] });
+removeWhenDone(f.dir);
+const out = `${f.dir}/out`;
+const audited = await runBitaudit([...auditArgs(f, out, 4), "--bundle"]);
+assert.equal(audited.code, 0, audited.stderr);
+const envelope = `${out}/attestation.dsse.json`;
+const bundle = `${out}/attestation.sigstore.json`;
+
+/** The genuine statement with hostile text in fields the checks do not recompute, re-signed. */
+async function hostileAttestation(): Promise<string> {
+  const env = parseEnvelope(await Deno.readTextFile(envelope));
+  const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  st.predicate.audit.logId = `log${HOSTILE}`;
+  st.predicate.verifier.runtime = `deno${HOSTILE}`;
+  const privateKey = decodePrivateKeyPem(await Deno.readTextFile(f.key));
+  const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+  const signed = await signEnvelope(encodeStatement(st as Statement), {
+    payloadType: env.payloadType,
+    keys: [key],
+  });
+  // The file name carries the same characters: the page shows it as it is chosen.
+  const path = `${f.dir}/bidi-\u202e\u2066${"\u0007"}.json`;
+  await Deno.writeTextFile(path, JSON.stringify(signed));
+  return path;
+}
+
+/** A TSA, a token over the envelope's signature, a trust root listing the TSA, a stamped bundle. */
+async function stamped(): Promise<{ token: string; root: string; bundle: string }> {
+  const tsa = await localTsa("checker page TSA");
+  const env = JSON.parse(await Deno.readTextFile(envelope));
+  const token = `${f.dir}/attestation.tsr`;
+  await Deno.writeFile(token, await tsa.stamp(decodeBase64(env.signatures[0].sig)));
+  const root = `${f.dir}/tsa-root.json`;
+  const doc = buildTrustRoot([decodePublicKeyPem(await Deno.readTextFile(f.pub))], {
+    start: "2026-01-01T00:00:00Z",
+    tsa: [{ certificate: tsa.caDer, name: "local" }],
+  });
+  await Deno.writeTextFile(root, JSON.stringify(doc));
+  const b = `${f.dir}/stamped.sigstore.json`;
+  const made = await runBitaudit(["bundle", envelope, "--timestamp", token, "--out", b]);
+  assert.equal(made.code, 0, made.stderr);
+  return { token, root, bundle: b };
+}
+
+/** A trust root as `key trust-root --prover` writes it by default: the prover dated from 2026. */
+async function defaultProverRoot(): Promise<string> {
+  const path = `${trust.dir}/default-prover-root.json`;
+  const doc = buildTrustRoot([inspectorPub], {
+    start: "2026-01-01T00:00:00Z",
+    provers: { keys: [proverPub], start: "2026-01-01T00:00:00Z" },
+    drand: [{ chainHash: QUICKNET, beaconId: "quicknet" }],
+  });
+  await Deno.writeTextFile(path, JSON.stringify(doc));
+  return path;
+}
+
+const ts = HAS_OPENSSL ? await stamped() : undefined;
+const cases: Record<string, PageCase["files"]> = {
+  hostile: { attestation: await hostileAttestation(), trustRoot: f.trustRoot },
+  bundle: { attestation: bundle, trustRoot: f.trustRoot },
+  lateProver: {
+    attestation: (await beaconAudit()).attestation,
+    trustRoot: await defaultProverRoot(),
+  },
+  ...(ts === undefined ? {} : {
+    token: { attestation: envelope, trustRoot: ts.root, timestamp: ts.token },
+    stampedBundle: { attestation: ts.bundle, trustRoot: ts.root },
+  }),
+};
+const names = Object.keys(cases);
+const keyboard: PageCase[] = ts === undefined ? [] : [
+  { files: { attestation: envelope, trustRoot: ts.root, timestamp: ts.token }, keyboard: true },
+  { files: cases.stampedBundle!, keyboard: true },
+];
+const shown = await driveChecker([...names.map((n) => ({ files: cases[n]! })), ...keyboard]);
+const page: Record<string, PageResult> = Object.fromEntries(names.map((n, i) => [n, shown[i]!]));
+const byKeyboard = shown.slice(names.length);
+
+const _now = (row: string[]) =>
+  row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
+
+/** The page's named checks are the CLI's, as the CLI prints them. */
+async function sameAsCli(p: PageResult, files: PageCase["files"]) {
+  const r = await checkFile(files);
+  const rows = r.checks.map((c) => [c.check, c.ok ? "ok" : "FAIL", escapeForTerminal(c.detail)]);
+  assert.deepEqual(p.checks.map(_now), rows.map(_now));
+  assert.equal(p.state, r.valid ? "valid" : "invalid");
+}
+
+Deno.test("checker page: bidi overrides and controls in signed fields and file names show escaped, as the CLI prints them", async () => {
+  const p = page.hostile!;
+  assert.equal(p.state, "valid");
+  assert.ok(p.text.includes(escapeForTerminal(`log${HOSTILE}`)), "the log id, escaped");
+  assert.ok(p.text.includes(escapeForTerminal(`deno${HOSTILE}`)), "the verifier, escaped");
+  assert.doesNotMatch(p.text, UNSAFE, "no character of the result acts on the text");
+  assert.equal(
+    p.chosen[0],
+    escapeForTerminal(
+      `bidi-\u202e\u2066\u0007.json (${
+        (await Deno.stat(cases.hostile!.attestation)).size.toLocaleString("en")
+      } bytes)`,
+    ),
+  );
+  assert.doesNotMatch(p.chosen.join(""), UNSAFE);
+  await sameAsCli(p, cases.hostile!);
+});
+
+Deno.test("checker page: the Sigstore bundle bitaudit writes checks as its envelope does", async () => {
+  const p = page.bundle!;
+  assert.equal(p.state, "valid");
+  assert.equal(p.verdict, "✔ Verdict PASSED: every sampled claim was recomputed and held");
+  assert.equal(p.verdictClass, "verdict passed");
+  assert.match(p.text, /The signature is genuine \(read from a Sigstore bundle\)/);
+  await sameAsCli(p, cases.bundle!);
+});
+
+Deno.test("checker page: a prover key dated after its checkpoint is explained with the dates and --prover-valid-from, not as tampering", async () => {
+  const p = page.lateProver!;
+  assert.equal(p.headline, "✖ INVALID attestation");
+  assert.match(
+    p.text,
+    /from 2026-01-01T00:00:00Z \(set with `bitaudit key trust-root --prover-valid-from`/,
+  );
+  assert.match(p.text, /The prover signed the checkpoint at 2023-08-23T15:00:00Z\./);
+  assert.match(p.text, /not a sign of tampering/);
+  assert.doesNotMatch(p.text, /changed after it was signed/);
+  await sameAsCli(p, cases.lateProver!);
+});
+
+Deno.test({
+  name:
+    "checker page: an RFC 3161 token, picked or carried by a bundle, is checked as check --timestamp does",
+  ignore: !HAS_OPENSSL,
+  fn: async () => {
+    for (const n of ["token", "stampedBundle"] as const) {
+      const p = page[n]!;
+      assert.equal(p.state, "valid", n);
+      assert.equal(p.checks[0]?.[0], "timestamp", n);
+      assert.equal(p.checks[0]?.[1], "ok", n);
+      assert.match(p.text, /An RFC 3161 timestamp over the signature was verified/);
+      await sameAsCli(p, cases[n]!);
+    }
+    // From the drop zone's chooser the token and the bundle are sorted in by their content.
+    const [loose, inBundle] = byKeyboard;
+    assert.equal(loose!.state, "valid");
+    assert.match(loose!.chosen[3]!, /^attestation\.tsr \(/);
+    assert.equal(loose!.checks[0]?.[0], "timestamp");
+    assert.equal(inBundle!.state, "valid");
+    assert.match(inBundle!.chosen[0]!, /^stamped\.sigstore\.json \(/);
+    assert.equal(inBundle!.chosen[3], "none chosen");
+    assert.equal(inBundle!.checks[0]?.[0], "timestamp");
+  },
+});
