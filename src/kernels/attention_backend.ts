@@ -20,45 +20,89 @@ export const ATTENTION_BACKEND_IDS = [
 /** One of {@link ATTENTION_BACKEND_IDS}. */
 export type AttentionBackendId = typeof ATTENTION_BACKEND_IDS[number];
 
-/** What the emulator can do with a backend. */
+/**
+ * Where an attention core runs: a prefill forward over a padded or flattened batch, a serving
+ * replay (varlen passes over a KV cache, split-KV decode), or a one-sequence block claim.
+ */
+export type AttentionDriver = "prefill" | "serving" | "block";
+
+/** What the emulator can do with a backend in one driver. */
 export type AttentionBackendSupport =
-  | { readonly modelled: true; readonly id: AttentionBackendId; readonly build: Fa2Build }
+  | {
+    readonly modelled: true;
+    readonly id: AttentionBackendId;
+    /** The FA2 build, or null for HF's eager attention (batched GEMMs and a softmax). */
+    readonly build: Fa2Build | null;
+  }
   | { readonly modelled: false; readonly id: AttentionBackendId; readonly reason: string };
 
-const _UNMODELLED: Readonly<Record<string, string>> = Object.freeze({
-  "cudnn-sdpa": "cuDNN fused attention (the SDPA backend recent PyTorch prefers on sm_90/sm_100) " +
-    "is closed source: its tiling and reduction order cannot be derived, so it is not emulated",
-  "sdpa-mem-efficient": "the CUTLASS memory-efficient SDPA kernel has its own tiling and " +
-    "softmax, which are not modelled",
-  "eager": "eager attention runs strided-batched cuBLAS GEMMs whose dispatch is not catalogued, " +
-    "so the composition is not modelled",
-});
+/** One backend: its FA2 build (or none) and, per driver, true or why it is not modelled there. */
+interface _Backend {
+  readonly build: Fa2Build | null;
+  readonly drivers: Readonly<Record<AttentionDriver, true | string>>;
+}
+
+const _EVERYWHERE = { prefill: true, serving: true, block: true } as const;
+const _NOWHERE = (why: string) => ({ prefill: why, serving: why, block: why });
+
+/** The registry: every backend a stack can name, and where each is modelled. */
+const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
+  "fa2-dao-fastmath": { build: FA2_DAO_FASTMATH, drivers: _EVERYWHERE },
+  "fa2-pytorch-bundled": { build: FA2_PYTORCH_BUNDLED, drivers: _EVERYWHERE },
+  "cudnn-sdpa": {
+    build: null,
+    drivers: _NOWHERE(
+      "cuDNN fused attention (the SDPA backend recent PyTorch prefers on sm_90/sm_100) is " +
+        "closed source: its tiling and reduction order cannot be derived, so it is not emulated",
+    ),
+  },
+  "sdpa-mem-efficient": {
+    build: null,
+    drivers: _NOWHERE(
+      "the CUTLASS memory-efficient SDPA kernel has its own tiling and softmax, which are not " +
+        "modelled",
+    ),
+  },
+  "eager": {
+    build: null,
+    drivers: {
+      // Its batched GEMMs go through the stack's dispatch and PyTorch's softmax kernel.
+      prefill: true,
+      serving: "eager attention over a KV cache (decode GEMMs of one query row and a softmax " +
+        "launch per pass) is not modelled",
+      block: "eager attention in block claims is not modelled (prefill forward records model it)",
+    },
+  },
+};
 
 /**
- * Tells whether a backend is modelled, and returns the FA2 build description when it is.
+ * Looks up a backend for a driver.
  *
- * @param id backend name from a stack profile
- * @returns `{modelled: true, build}` for the two FA2 builds, `{modelled: false, reason}` otherwise
- * @throws {RangeError} on a name that is not in {@link ATTENTION_BACKEND_IDS}
+ * @param id the stack's `operators.attention`
+ * @param driver where the attention core runs
+ * @returns the build (null for eager) or why the backend is not modelled there
+ * @throws {RangeError} for an id no stack may name
  * @example
  * ```ts
  * import { attentionBackend } from "./attention_backend.ts";
- * const fa2 = attentionBackend("fa2-pytorch-bundled");
- * if (!fa2.modelled || fa2.build.reciprocal !== "ieee-div") throw new Error();
- * const cudnn = attentionBackend("cudnn-sdpa");
- * if (cudnn.modelled || !cudnn.reason.includes("closed source")) throw new Error();
+ * const b = attentionBackend("fa2-dao-fastmath", "serving");
+ * if (!b.modelled || b.build?.id !== "dao-fastmath") throw new Error();
+ * if (attentionBackend("eager", "serving").modelled) throw new Error();
+ * if (!attentionBackend("eager", "prefill").modelled) throw new Error();
  * ```
  */
-export function attentionBackend(id: string): AttentionBackendSupport {
-  if (id === "fa2-dao-fastmath") return { modelled: true, id, build: FA2_DAO_FASTMATH };
-  if (id === "fa2-pytorch-bundled") return { modelled: true, id, build: FA2_PYTORCH_BUNDLED };
-  const reason = _UNMODELLED[id];
-  if (reason === undefined) {
+export function attentionBackend(id: string, driver: AttentionDriver): AttentionBackendSupport {
+  if (!Object.hasOwn(_BACKENDS, id)) {
     throw new RangeError(
       `Cannot look up attention backend '${id}': expected one of ${
         ATTENTION_BACKEND_IDS.join(", ")
       }`,
     );
   }
-  return { modelled: false, id: id as AttentionBackendId, reason };
+  const known = id as AttentionBackendId;
+  const b = _BACKENDS[known];
+  const support = b.drivers[driver];
+  return support === true
+    ? { modelled: true, id: known, build: b.build }
+    : { modelled: false, id: known, reason: support };
 }

@@ -74,8 +74,10 @@ export function _checkAttentionSupport(
 ): void {
   const ops = o.stack.operators;
   if (ops === undefined) return; // the forward or block plan refuses it with its own reason
-  const backend = attentionBackend(ops.attention);
-  if (!backend.modelled) return; // likewise
+  // Decode (split-KV) and prefill kernels share the head-dimension tables; the driver decides
+  // elsewhere whether the backend itself is modelled.
+  const backend = attentionBackend(ops.attention, "prefill");
+  if (!backend.modelled || backend.build === null) return; // likewise (eager: no FA2 tiles)
   try {
     fa2Tiles(o.profile.architecture, { headDim, causal: true });
   } catch (e) {

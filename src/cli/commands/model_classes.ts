@@ -149,11 +149,7 @@ async function _dispatch(
 
 /** Why the attention backend's decode launch cannot be derived (null: an FA2 build). */
 function _attentionWhy(id: string): string | null {
-  if (id === "eager") {
-    return "attention backend 'eager': decode runs batched cuBLAS GEMMs and a softmax whose " +
-      "launches are not derived here";
-  }
-  const b = attentionBackend(id);
+  const b = attentionBackend(id, "serving");
   return b.modelled ? null : `attention backend '${b.id}': ${b.reason}`;
 }
 

@@ -6,7 +6,8 @@
  * returned for comparison with a GPU capture.
  *
  * Backends: the two FlashAttention-2 builds are emulated; cuDNN, memory-efficient SDPA and eager
- * attention are reported unsupported with the reason (`attentionBackend`), never approximated.
+ * attention are reported unsupported here with the registry's reason (`attentionBackend`, driver
+ * `block`), never approximated.
  *
  * @module
  */
@@ -160,12 +161,17 @@ export function planAttentionBlock(
   }
   try {
     const ops = runtime.stack.operators;
-    const backend = ops === undefined ? undefined : attentionBackend(ops.attention);
+    const backend = ops === undefined ? undefined : attentionBackend(ops.attention, "block");
     if (backend !== undefined && !backend.modelled) {
       throw new _Unsupported(`attention backend '${backend.id}': ${backend.reason}`);
     }
     const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
     if (backend === undefined) throw new RangeError("unreachable: planBase checks operators");
+    // The registry models only FA2 builds in block claims.
+    if (backend.build === null) {
+      throw new RangeError("unreachable: a block backend is an FA2 build");
+    }
+    const build = backend.build;
     const splits = fa2NumSplits({
       batch: 1,
       heads: shape.heads,
@@ -178,7 +184,7 @@ export function planAttentionBlock(
     const invFreq = _invFreq(options.rope, shape.headDim);
     // RMSNorm and QK-norm take libdevice rsqrtf (MUFU.RSQ); FA2 adds ex2, its reciprocal when
     // that is MUFU.RCP, and lg2 for the split kernel's LSE (a split launch).
-    const fns = ["rsqrt", ...fa2SfuFunctions(backend.build, { splits })];
+    const fns = ["rsqrt", ...fa2SfuFunctions(build, { splits })];
     const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
     return {
@@ -187,7 +193,7 @@ export function planAttentionBlock(
         ...base,
         shape,
         eps: options.eps ?? 1e-6,
-        build: backend.build,
+        build,
         splits,
         multiProcessorCount: sms,
         invFreq,

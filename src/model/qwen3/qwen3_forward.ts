@@ -110,13 +110,13 @@ async function _forward(
   if (ops === undefined) {
     throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
   }
-  // Eager attention is modelled here, where its batched GEMMs go through the runtime's dispatch.
-  const eager = ops.attention === "eager";
-  const backend = attentionBackend(ops.attention);
-  if (!backend.modelled && !eager) {
+  // The registry says which backends a prefill models (eager included: its batched GEMMs go
+  // through the runtime's dispatch); `build` is null for eager.
+  const backend = attentionBackend(ops.attention, "prefill");
+  if (!backend.modelled) {
     throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
   }
-  const build = backend.modelled ? backend.build : null;
+  const build = backend.build;
   if (c.moe !== undefined) {
     if (ops.experts === undefined) {
       throw new ForwardUnsupported(

@@ -196,10 +196,15 @@ async function _replay(
         "histories are modelled for continuous batching on a 'flatten' stack",
     );
   }
-  const backend = attentionBackend(ops.attention);
-  if (!backend.modelled) {
-    throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
+  const backend = attentionBackend(ops.attention, "serving");
+  if (!backend.modelled || backend.build === null) {
+    throw new ForwardUnsupported(
+      `attention backend '${backend.id}': ${
+        backend.modelled ? "no FA2 build in a serving replay" : backend.reason
+      }`,
+    );
   }
+  const build = backend.build;
   if (c.moe !== undefined) {
     const why = ops.experts === undefined
       ? `stack '${runtime.stack.id}' names no MoE experts implementation`
@@ -242,7 +247,7 @@ async function _replay(
       maxSeqlenQ: Math.max(...p.entries.map((e) => e.query)),
       maxSeqlenK: Math.max(...p.entries.map((e) => e.cached + e.query)),
     })),
-    build: backend.build,
+    build,
     rows,
     launchRows,
     datapath,
@@ -287,7 +292,7 @@ async function _replay(
     });
     maxSplits = Math.max(maxSplits, attn.splits);
     // Every layer runs the same launches: after layer 0 the SFU functions are all known.
-    if (layer === 0) _sfuUse(runtime, backend.build, maxSplits);
+    if (layer === 0) _sfuUse(runtime, build, maxSplits);
     x = attn.out;
     link(x);
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
@@ -309,7 +314,7 @@ async function _replay(
     launchRows,
   });
   const greedy = o.logits === false ? null : await _greedy(final, ctx);
-  const sfu = _sfuUse(runtime, backend.build, maxSplits);
+  const sfu = _sfuUse(runtime, build, maxSplits);
   const sequences = work.sequences.map((_, s): ServedSequenceResult => {
     const own = blocks.filter((b) => b.seq === s);
     const n = own.reduce((a, b) => a + b.rows, 0);
