@@ -103,3 +103,38 @@ Deno.test("sequence records of Llama 3 and Mistral checkpoints served with conti
   }
   assert.deepEqual([...types].sort(), ["llama", "mistral"]);
 });
+
+Deno.test("forward records of the bundled Qwen2.5 checkpoint (q/k/v biases through the catalog's bias entries): honest PASS, falsified FAIL", async () => {
+  const q = parseScenario(oneGemmScenario({ logId: "families-qwen2", seed: "fq-v1" }, {
+    forward: {
+      stack: "hf-qwen3-flash-attn-torch2.8",
+      components: { pytorch: "2.8.0" },
+      catalog: "demo-qwen2-tiny-a100",
+      multiProcessorCount: 108,
+      checkpoints: ["tables/models/qwen2-tiny"],
+      records: 4,
+      batchSizes: [1, 2],
+      lengths: [3, 6, 20],
+      padTokenId: 0,
+      layerChain: true,
+    },
+    falsify: [
+      {
+        seq: 2,
+        kind: "weight_flip",
+        tensor: "model.layers.1.self_attn.k_proj.bias",
+        index: 3,
+        bit: 9,
+      },
+      { seq: 4, kind: "fingerprint", bit: 1 },
+    ],
+  }));
+  const made = await makeClaims(q, { store, walker, attention });
+  const qb: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const qlog = parseClaimLog(formatClaimLog(made.records));
+  const falsified = new Set(made.falsified.map((f) => f.seq));
+  for (let index = 1; index < qlog.records.length; index++) {
+    const r = await verifyRecord({ store, blobs: qb, walker, attention }, { log: qlog, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+});
