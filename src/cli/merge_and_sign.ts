@@ -19,7 +19,9 @@ import {
   reverifyResults,
 } from "../verify/mod.ts";
 import { VERSION } from "../version.ts";
-import { loadClaimLog } from "./load_inputs.ts";
+import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
+import { loadPlanFile, timeFlag } from "./plan_inputs.ts";
+import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
 import { reportVerdict } from "./report_verdict.ts";
 import { type TrustInputs, verifyTrustEvidence } from "./trust_inputs.ts";
@@ -94,34 +96,84 @@ export function checkReverifyFlag(text: string): void {
   }
 }
 
+/** What `audit merge` and `audit serve` sign with, read and verified before any result. */
+export interface MergeInputs {
+  /** The plan, its digest and its file. */
+  readonly plan: AuditPlan;
+  readonly planDigest: string;
+  readonly planPath: string;
+  /** The accepted worker keys. */
+  readonly workers: WorkerKeys;
+  /** The plan's trust evidence, verified again. */
+  readonly trust: TrustInputs;
+  /** The inspector's signing keys. */
+  readonly keys: readonly SigningKey[];
+  /** Output folder, signing time, output mode. */
+  readonly out: string;
+  readonly time: string | undefined;
+  readonly json: boolean;
+  /** The `--reverify` flags. */
+  readonly reverify: ReverifyFlags;
+}
+
+/**
+ * Reads and checks the common flags of `audit merge` and `audit serve`: signing time and
+ * `--reverify` first (usage errors before any file is read), then the plan, the inspector keys,
+ * the worker keys, and the plan's trust evidence verified with those keys.
+ *
+ * @param opts the command's options
+ * @returns the inputs for {@link mergeAndSign}
+ * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS`; {InputError} plan, key and
+ *   trust evidence errors
+ * @example
+ * ```ts ignore
+ * const inputs = await mergeInputs(opts);
+ * ```
+ */
+export async function mergeInputs(
+  opts: ReverifyFlags & {
+    readonly plan: string;
+    readonly key: readonly string[];
+    readonly workerPub: readonly string[];
+    readonly out: string;
+    readonly time?: string | undefined;
+    readonly json?: true | undefined;
+  },
+): Promise<MergeInputs> {
+  const time = timeFlag(opts.time);
+  checkReverifyFlag(opts.reverify);
+  const { plan, planDigest } = await loadPlanFile(opts.plan);
+  const keys = await Promise.all(opts.key.map(loadSigningKey));
+  const workers = await loadWorkerKeys(opts.workerPub);
+  const trust = await planTrust(plan, keys);
+  return {
+    plan,
+    planDigest,
+    planPath: opts.plan,
+    workers,
+    trust,
+    keys,
+    out: opts.out,
+    time,
+    json: opts.json === true,
+    reverify: opts,
+  };
+}
+
 /**
  * Merges, re-verifies, signs and writes; the prepared output folder is kept on success and
  * removed on any failure; then says what was missing and prints the verdict.
  *
  * @param done the cleanup returned by `prepareOutputDir`
- * @param o the plan (`plan`, `planDigest`, `planPath`), the signed `results`, the accepted
- *   `workers`, verified `trust`, signing `keys`, `out`, `time`, `json`, and the `reverify` flags
+ * @param o the {@link MergeInputs} and the signed `results`
  * @example
  * ```ts ignore
- * await mergeAndSign(done, { plan, planDigest, planPath, results, workers, trust, keys, out,
- *   time: undefined, json: false, reverify: { reverify: "0" } });
+ * await mergeAndSign(done, { ...await mergeInputs(opts), results });
  * ```
  */
 export async function mergeAndSign(
   done: (ok: boolean) => Promise<void>,
-  o: {
-    plan: AuditPlan;
-    planDigest: string;
-    planPath: string;
-    results: readonly AttributedResult[];
-    workers: WorkerKeys;
-    trust: TrustInputs;
-    keys: readonly SigningKey[];
-    out: string;
-    time: string | undefined;
-    json: boolean;
-    reverify: ReverifyFlags;
-  },
+  o: MergeInputs & { readonly results: readonly AttributedResult[] },
 ): Promise<void> {
   let merged: MergedAudit;
   try {

@@ -47,3 +47,28 @@ export function oneGemmScenario(
     ...sections,
   };
 }
+
+/**
+ * The forward section of a test scenario: the demo's HF stack and tiny-model catalog on an A100,
+ * batches of one or two sequences of 3, 6 or 10 tokens (pad token 0), with layer chains.
+ *
+ * @param checkpoints bundled checkpoint folders, used in turn
+ * @param o `records`, and optionally another `catalog` or `lengths`
+ */
+export function forwardSection(
+  checkpoints: readonly string[],
+  o: { records: number; catalog?: string; lengths?: readonly number[] },
+): Record<string, unknown> {
+  return {
+    stack: "hf-qwen3-flash-attn-torch2.8",
+    components: { pytorch: "2.8.0" },
+    catalog: o.catalog ?? "demo-qwen3-tiny-a100",
+    multiProcessorCount: 108,
+    checkpoints,
+    records: o.records,
+    batchSizes: [1, 2],
+    lengths: o.lengths ?? [3, 6, 10],
+    padTokenId: 0,
+    layerChain: true,
+  };
+}

@@ -13,7 +13,7 @@ import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
-import { oneGemmScenario } from "./_serving_fixture.ts";
+import { forwardSection, oneGemmScenario } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
 const walker = engineWalker;
@@ -21,18 +21,9 @@ const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 
 const scenario = parseScenario(oneGemmScenario({ logId: "families-test", seed: "families-v1" }, {
-  forward: {
-    stack: "hf-qwen3-flash-attn-torch2.8",
-    components: { pytorch: "2.8.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/llama3-tiny", "tables/models/mistral-tiny"],
+  forward: forwardSection(["tables/models/llama3-tiny", "tables/models/mistral-tiny"], {
     records: 6,
-    batchSizes: [1, 2],
-    lengths: [3, 6, 10],
-    padTokenId: 0,
-    layerChain: true,
-  },
+  }),
   falsify: [
     {
       seq: 2,
@@ -106,18 +97,11 @@ Deno.test("sequence records of Llama 3 and Mistral checkpoints served with conti
 
 Deno.test("forward records of the bundled Qwen2.5 checkpoint (q/k/v biases through the catalog's bias entries): honest PASS, falsified FAIL", async () => {
   const q = parseScenario(oneGemmScenario({ logId: "families-qwen2", seed: "fq-v1" }, {
-    forward: {
-      stack: "hf-qwen3-flash-attn-torch2.8",
-      components: { pytorch: "2.8.0" },
-      catalog: "demo-qwen2-tiny-a100",
-      multiProcessorCount: 108,
-      checkpoints: ["tables/models/qwen2-tiny"],
+    forward: forwardSection(["tables/models/qwen2-tiny"], {
       records: 4,
-      batchSizes: [1, 2],
+      catalog: "demo-qwen2-tiny-a100",
       lengths: [3, 6, 20],
-      padTokenId: 0,
-      layerChain: true,
-    },
+    }),
     falsify: [
       {
         seq: 2,

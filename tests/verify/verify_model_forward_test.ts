@@ -20,7 +20,7 @@ import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
-import { oneGemmScenario } from "./_serving_fixture.ts";
+import { forwardSection, oneGemmScenario } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
 const walker = engineWalker;
@@ -28,18 +28,9 @@ const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 
 const scenario = parseScenario(oneGemmScenario({ logId: "forward-test", seed: "forward-test-v1" }, {
-  forward: {
-    stack: "hf-qwen3-flash-attn-torch2.8",
-    components: { pytorch: "2.8.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-moe"],
+  forward: forwardSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-moe"], {
     records: 8,
-    batchSizes: [1, 2],
-    lengths: [3, 6, 10],
-    padTokenId: 0,
-    layerChain: true,
-  },
+  }),
   falsify: [
     { seq: 2, kind: "batch_composition", extraLength: 24 },
     { seq: 7, kind: "sku", profile: "h100-sxm", catalog: "demo-qwen3-tiny-h100-sxm" },

@@ -8,10 +8,9 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import type { AttributedResult } from "../../verify/mod.ts";
-import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
-import { checkReverifyFlag, mergeAndSign, planTrust } from "../merge_and_sign.ts";
-import { loadPlanFile, timeFlag } from "../plan_inputs.ts";
-import { loadWorkerKeys, readResultsFile } from "../read_results.ts";
+import { prepareOutputDir } from "../load_inputs.ts";
+import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
+import { readResultsFile } from "../read_results.ts";
 
 /**
  * Builds the `audit merge` command.
@@ -43,28 +42,11 @@ export function auditMergeCommand(): CommandUnknownOpts {
     .option("--threads <n>", "worker threads for re-verification")
     .option("--json", "machine-readable output")
     .action(async (files, opts) => {
-      const time = timeFlag(opts.time);
-      checkReverifyFlag(opts.reverify);
-      const { plan, planDigest } = await loadPlanFile(opts.plan);
-      const keys = await Promise.all(opts.key.map(loadSigningKey));
-      const workers = await loadWorkerKeys(opts.workerPub);
-      const trust = await planTrust(plan, keys);
+      const inputs = await mergeInputs(opts);
       const results: AttributedResult[] = [];
-      for (const f of files) results.push(...await readResultsFile(f, workers));
+      for (const f of files) results.push(...await readResultsFile(f, inputs.workers));
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
-      await mergeAndSign(done, {
-        plan,
-        planDigest,
-        planPath: opts.plan,
-        results,
-        workers,
-        trust,
-        keys,
-        out: opts.out,
-        time,
-        json: opts.json === true,
-        reverify: opts,
-      });
+      await mergeAndSign(done, { ...inputs, results });
     });
 }
 

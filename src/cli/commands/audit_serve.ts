@@ -8,12 +8,11 @@
 import { Command } from "@commander-js/extra-typings";
 import { openItemResult } from "../../attest/mod.ts";
 import { servePlan } from "../../pool/mod.ts";
-import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
+import { prepareOutputDir } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
-import { intFlag, loadPlanFile, timeFlag } from "../plan_inputs.ts";
+import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
-import { checkReverifyFlag, mergeAndSign, planTrust } from "../merge_and_sign.ts";
-import { loadWorkerKeys } from "../read_results.ts";
+import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
 
 /**
@@ -49,15 +48,11 @@ export function auditServeCommand(): Command {
     .option("--threads <n>", "worker threads for re-verification")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
-      const time = timeFlag(opts.time);
       const ackWaitMs = intFlag(opts.ackWait, { flag: "--ack-wait", min: 1 }) * 1000;
       const maxDeliver = intFlag(opts.maxDeliver, { flag: "--max-deliver", min: 1 });
       const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1 }) * 1000;
-      checkReverifyFlag(opts.reverify);
-      const { plan, planDigest } = await loadPlanFile(opts.plan);
-      const keys = await Promise.all(opts.key.map(loadSigningKey));
-      const workers = await loadWorkerKeys(opts.workerPub);
-      const trust = await planTrust(plan, keys);
+      const inputs = await mergeInputs(opts);
+      const { plan, planDigest, workers } = inputs;
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
       let results;
       try {
@@ -80,18 +75,6 @@ export function auditServeCommand(): Command {
         await done(false);
         throw e;
       }
-      await mergeAndSign(done, {
-        plan,
-        planDigest,
-        planPath: opts.plan,
-        results,
-        workers,
-        trust,
-        keys,
-        out: opts.out,
-        time,
-        json: opts.json === true,
-        reverify: opts,
-      });
+      await mergeAndSign(done, { ...inputs, results });
     });
 }
