@@ -133,7 +133,9 @@ export function decodeSignature(
   }
   return Object.freeze({
     gemms: Object.freeze(
-      _gemmShapes(config).map(([name, n, k]) => _gemm(options.dispatch, { name, m: batch, n, k })),
+      _gemmShapes(config).map(([name, n, k, bias]) =>
+        _gemm(options.dispatch, { name, m: batch, n, k, ...(bias ? { bias } : {}) })
+      ),
     ),
     norms: Object.freeze(_norms(config, batch, options.reduceStack)),
     attention: _attention(config, { batch, context, sms }),
@@ -163,32 +165,36 @@ export function recipeSummary(recipe: GemmRecipe): string {
   return args.length === 0 ? recipe.family : `${recipe.family}(${args.join(", ")})`;
 }
 
-/** The GEMM shapes [name, N, K] of a decode pass (MLP ones only when a dense layer exists). */
-function _gemmShapes(c: Qwen3Config): [ProjectionName, number, number][] {
+/**
+ * The GEMM calls [name, N, K, bias] of a decode pass, as the model description makes them (MLP
+ * ones only when a dense layer exists; biased projections dispatched as biased calls).
+ */
+function _gemmShapes(c: Qwen3Config): (readonly [ProjectionName, number, number, boolean])[] {
   const q = c.heads * c.headDim, kv = c.kvHeads * c.headDim, h = c.hidden;
   const layers = Array.from({ length: c.layers }, (_, i) => i);
   const dense = layers.some((i) => !isMoeLayer(c, i));
   const moe = layers.some((i) => isMoeLayer(c, i));
+  const { qkv, o, mlp } = c.bias;
   return [
-    ["q_proj", q, h],
-    ["k_proj", kv, h],
-    ["v_proj", kv, h],
-    ["o_proj", h, q],
-    ...(moe ? [["router", c.moe!.experts, h] as [ProjectionName, number, number]] : []),
+    ["q_proj", q, h, qkv] as const,
+    ["k_proj", kv, h, qkv] as const,
+    ["v_proj", kv, h, qkv] as const,
+    ["o_proj", h, q, o] as const,
+    ...(moe ? [["router", c.moe!.experts, h, false] as const] : []),
     ...(dense
       ? [
-        ["gate_proj", c.intermediate, h],
-        ["up_proj", c.intermediate, h],
-        ["down_proj", h, c.intermediate],
-      ] as [ProjectionName, number, number][]
+        ["gate_proj", c.intermediate, h, mlp] as const,
+        ["up_proj", c.intermediate, h, mlp] as const,
+        ["down_proj", h, c.intermediate, mlp] as const,
+      ]
       : []),
-    ["lm_head", c.vocab, h],
+    ["lm_head", c.vocab, h, false] as const,
   ];
 }
 
 function _gemm(
   dispatch: GemmDispatch,
-  call: { name: ProjectionName; m: number; n: number; k: number },
+  call: { name: ProjectionName; m: number; n: number; k: number; bias?: boolean },
 ): DecodeGemm {
   const hit = dispatch(call);
   const { name, n, k } = call;
@@ -217,8 +223,9 @@ function _norms(c: Qwen3Config, batch: number, stack: ReduceStack): DecodeNorm[]
   const moe = c.moe;
   return [
     norm("rms_norm", 1, c.hidden, true),
-    norm("q_norm", c.heads, c.headDim, true),
-    norm("k_norm", c.kvHeads, c.headDim, true),
+    ...(c.qkNorm
+      ? [norm("q_norm", c.heads, c.headDim, true), norm("k_norm", c.kvHeads, c.headDim, true)]
+      : []),
     ...(moe !== undefined && moe.normTopkProb ? [norm("topk_sum", 1, moe.topK, false)] : []),
   ];
 }
