@@ -62,7 +62,13 @@ export {
 } from "./merkle_consistency.ts";
 export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
 export { sha256Hex } from "../sha256_hex.ts";
-export { MODEL_TYPES, type ModelRef, type ModelType, parseModelRef } from "./model_ref.ts";
+export {
+  MODEL_TYPES,
+  type ModelRef,
+  type ModelType,
+  parseLayerChain,
+  parseModelRef,
+} from "./model_ref.ts";
 export { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 export {
   encodeServingHistory,

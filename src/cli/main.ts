@@ -31,6 +31,10 @@ import { modelCommand } from "./commands/model.ts";
 import { pageCommand } from "./commands/page.ts";
 import { workerCommand } from "./commands/worker.ts";
 import { bundleCommand } from "./commands/bundle.ts";
+import { stacksCommand } from "./commands/stacks.ts";
+import { catalogsCommand } from "./commands/catalogs.ts";
+import { COMMAND_HELP } from "./command_help.ts";
+import { helpBlock } from "./help_block.ts";
 import { VERSION } from "../version.ts";
 import { escapeForTerminal } from "../escape_text.ts";
 
@@ -41,7 +45,8 @@ function _buildCli(): Command {
     .version(VERSION, "-V, --version")
     .exitOverride()
     .showHelpAfterError(false)
-    .enablePositionalOptions(); // so `audit` and its subcommands (`audit work`) each own their flags
+    .enablePositionalOptions() // so `audit` and its subcommands (`audit work`) each own their flags
+    .addHelpText("after", helpBlock(COMMAND_HELP[""]!));
   for (
     const sub of [
       announceCommand(),
@@ -56,6 +61,8 @@ function _buildCli(): Command {
       gemmCommand(),
       modelCommand(),
       profilesCommand(),
+      stacksCommand(),
+      catalogsCommand(),
       vectorsCommand(),
       demoCommand(),
     ]

@@ -9,7 +9,8 @@ import { claimEnvelope, type ClaimsContext, sectionRuntime } from "./claims_cont
 import { sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import type { StackProfile } from "../kernels/mod.ts";
-import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
+import { type ClaimRecord, recordDigest } from "../claims/mod.ts";
+import { forwardRecord } from "./forward_record.ts";
 import {
   type BlockRuntime,
   bytesByteSource,
@@ -88,31 +89,26 @@ export async function makeModelClaims(
     let fingerprint = ctx.put(out);
     if (fake?.kind === "fingerprint") fingerprint = ctx.flip(fingerprint, fake.bit);
     if (fake !== undefined) falsified.push({ seq, kind: fake.kind });
-    const record = makeClaimRecord({
-      ...claimEnvelope(scenario, {
+    const record = forwardRecord(
+      claimEnvelope(scenario, {
         hardware: ctx.hardware,
         seq,
         prev,
         stack: stack.id,
         components: f.components,
       }),
-      batch: { size: sequences.length },
-      workload: {
-        kind: "model_forward",
+      {
         model: modelRefOf(model),
-        tokens: { sequences, padTokenId: f.padTokenId },
+        sequences,
+        padTokenId: f.padTokenId,
         kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
-        attention: { multiProcessorCount: f.multiProcessorCount },
+        multiProcessorCount: f.multiProcessorCount,
         positions: positions.map(({ seq: s, pos }) => [s, pos] as const),
-        ...(f.layerChain ? { layerChain: r.result.layerChain } : {}),
+        layerChain: f.layerChain ? r.result.layerChain : undefined,
+        hidden: h,
+        fingerprint,
       },
-      fingerprint: {
-        tensor: "model.norm.out",
-        dtype: "bf16",
-        shape: [positions.length, h],
-        sha256: fingerprint,
-      },
-    });
+    );
     records.push(record);
     prev = recordDigest(record);
     ctx.onProgress?.(i + 1, f.records);

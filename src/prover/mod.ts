@@ -1,5 +1,7 @@
 /**
- * A simulated prover: scenarios in, honest (or deliberately falsified) claim logs out.
+ * A simulated prover: scenarios in, honest (or deliberately falsified) claim logs out; and a real
+ * prover's path: the facts of a forward pass it ran in, one validated record for its log out
+ * (`nextLogPosition`, `modelForwardClaim`), built by the same record builder (`forwardRecord`).
  *
  * @example
  * ```ts
@@ -26,6 +28,9 @@ export {
   parseForwardScenario,
 } from "./forward_scenario.ts";
 export { makeModelClaims, type ModelClaimsContext } from "./make_model_claims.ts";
+export { forwardRecord, type ForwardRecordFacts } from "./forward_record.ts";
+export { type LogPosition, nextLogPosition } from "./log_position.ts";
+export { modelForwardClaim, type ModelForwardFacts } from "./model_forward_claim.ts";
 export {
   parseServingScenario,
   SERVING_FALSIFICATIONS,

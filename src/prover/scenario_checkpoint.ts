@@ -151,17 +151,18 @@ export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<Qwe
 }
 
 /**
- * The reference a claim record gives to a scenario checkpoint: model type, checkpoint digest
- * (`bitaudit.checkpoint-digest/v1` over the weight files), config digest, each file's digest.
+ * The reference a claim record gives to a checkpoint (a scenario's, or one `claims append` read
+ * from disk): model type, checkpoint digest (`bitaudit.checkpoint-digest/v1` over the weight
+ * files), config digest, each file's digest.
  *
- * @param model the loaded checkpoint
+ * @param model the opened checkpoint and each weight file's digest
  * @returns the model reference
  * @example
  * ```ts ignore
  * const ref = modelRefOf(await loadScenarioCheckpoint(ctx, "tables/models/qwen3-tiny-dense"));
  * ```
  */
-export function modelRefOf(model: ScenarioCheckpoint): ModelRef {
+export function modelRefOf(model: Pick<ScenarioCheckpoint, "ckpt" | "digests">): ModelRef {
   return {
     type: model.ckpt.config.modelType,
     checkpointSha256: digestOfFiles(model.digests),

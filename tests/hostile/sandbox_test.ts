@@ -1,6 +1,6 @@
 /**
- * Issue 19, part 7: recompute workers run sandboxed (no permission at all), and the README's
- * hermetic command lines work under exactly the flags they show.
+ * Issue 19, part 7: recompute workers run sandboxed (no permission at all), and the hermetic
+ * command lines of the inspector's guide (docs/inspector.md) work under exactly the flags they show.
  */
 import assert from "node:assert/strict";
 import { createGemmEngine, startWorkerGroup } from "../../src/engine/mod.ts";
@@ -30,14 +30,16 @@ Deno.test("a recompute worker can read no file, no environment, no network and s
   }
 });
 
-/** The README's hermetic command lines, with the example paths replaced. */
+/** The hermetic command lines of docs/inspector.md, with the example paths replaced. */
 async function hermeticLines(): Promise<string[][]> {
-  const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
-  const block = readme.split("### Hermetic one-shot run")[1]!.split("```sh\n")[1]!.split("```")[0]!;
+  const guide = await Deno.readTextFile(`${REPO_ROOT}/docs/inspector.md`);
+  const block = guide.split("\n## Hermetic one-shot run\n")[1]!.split("```sh\n")[1]!.split(
+    "```",
+  )[0]!;
   return block.replace(/\\\n\s*/g, "").trim().split("\n").map((l) => l.trim().split(/\s+/));
 }
 
-Deno.test("the README's hermetic audit and check run under exactly the flags shown", async () => {
+Deno.test("the inspector guide's hermetic audit and check run under exactly the flags shown", async () => {
   const f = await makeAuditFixture({ records: 3, falsify: [] });
   removeWhenDone(f.dir);
   const out = `${f.dir}/out`;

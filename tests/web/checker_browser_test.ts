@@ -73,7 +73,8 @@ async function sameAsCli(
   assert.equal(page.state, cli.valid ? "valid" : "invalid");
 }
 
-// Screenshots for the README go to docs/ with UPDATE_SCREENSHOTS=1, to the fixture folder otherwise.
+// Screenshots for docs/third-party.md go to docs/ with UPDATE_SCREENSHOTS=1, to the fixture folder
+// otherwise.
 const shots = Deno.env.get("UPDATE_SCREENSHOTS") === "1" ? SHOTS : `${f.dir}/`;
 
 const tamperedEnv = JSON.parse(genuine);

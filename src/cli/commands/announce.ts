@@ -27,6 +27,7 @@ import { loadSigningKey } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /** Options of {@link announceAudit}. */
 export interface AnnounceOptions {
@@ -52,7 +53,7 @@ export interface AnnounceOptions {
  * ```
  */
 export function announceCommand(): Command {
-  return new Command("announce")
+  return addCommandHelp(new Command("announce"))
     .description(
       "sign an audit announcement (checkpoint, k, drand chain and a round still in the future) before the round exists",
     )

@@ -34,6 +34,7 @@ import { auditMergeCommand } from "./audit_merge.ts";
 import { auditPlanCommand } from "./audit_plan.ts";
 import { auditServeCommand } from "./audit_serve.ts";
 import { auditWorkCommand } from "./audit_work.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
@@ -114,7 +115,7 @@ export function auditCommand(): CommandUnknownOpts {
     .addCommand(auditMergeCommand())
     .addCommand(auditServeCommand())
     .addCommand(auditEstimateCommand());
-  return cmd.action(async (opts) => {
+  return addCommandHelp(cmd).action(async (opts) => {
     const { log, k, key, out } = opts;
     if (!log || !k || !key || !out) {
       const missing = REQUIRED.find((o) => opts[o.name] === undefined)!;

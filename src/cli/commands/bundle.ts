@@ -14,6 +14,7 @@ import {
 import { InputError } from "../../errors.ts";
 import { loadEnvelope } from "../load_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `bundle` command.
@@ -26,7 +27,7 @@ import { writeNewFile } from "../write_new_file.ts";
  * ```
  */
 export function bundleCommand(): CommandUnknownOpts {
-  return new Command("bundle")
+  return addCommandHelp(new Command("bundle"))
     .description("write an attestation as a Sigstore bundle v0.3 (DSSE, public-key hint)")
     .argument("<attestation>", "attestation.dsse.json")
     .requiredOption("--out <file>", "bundle JSON to write (never overwritten)")

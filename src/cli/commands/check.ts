@@ -30,6 +30,7 @@ import { loadClaimLog, loadTrustRoot } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { readTextFile } from "../read_json_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
@@ -58,7 +59,7 @@ export interface CheckOptions {
  * ```
  */
 export function checkCommand(): CommandUnknownOpts {
-  return new Command("check")
+  return addCommandHelp(new Command("check"))
     .description(
       "verify an attestation offline: signatures against a trust root, seed and sample, optionally the log and a full recomputation",
     )

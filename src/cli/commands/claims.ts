@@ -1,6 +1,6 @@
 /**
- * `bitaudit claims make|root|checkpoint|consistency`: the simulated prover and the log
- * commitment.
+ * `bitaudit claims make|root|append|checkpoint|consistency|validate`: the simulated prover, a real
+ * prover's records, and the log commitment.
  *
  * @module
  */
@@ -20,6 +20,8 @@ import { parseThreads } from "../parse_int_option.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCheckpointCommands } from "./claims_checkpoint.ts";
 import { claimsValidateCommand } from "./claims_validate.ts";
+import { claimsAppendCommand } from "./claims_append.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `claims` command group.
@@ -32,7 +34,9 @@ import { claimsValidateCommand } from "./claims_validate.ts";
  * ```
  */
 export function claimsCommand(): Command {
-  const cmd = new Command("claims").description("claim logs: simulated prover, commitments");
+  const cmd = new Command("claims").description(
+    "claim logs: simulated prover, a real prover's records, commitments",
+  );
   cmd.command("make")
     .description(
       "run a prover scenario through the emulator and write claims.jsonl and blobs/ (tensors by sha256)",
@@ -75,9 +79,10 @@ export function claimsCommand(): Command {
       if (opts.json) printJson({ records: log.records.length, root: log.root });
       else printText(log.root);
     });
+  cmd.addCommand(claimsAppendCommand());
   addCheckpointCommands(cmd);
   cmd.addCommand(claimsValidateCommand());
-  return cmd;
+  return addCommandHelp(cmd);
 }
 
 /**

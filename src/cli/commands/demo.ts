@@ -37,6 +37,7 @@ import {
   signCheckpoint,
 } from "../../attest/mod.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 const SCENARIO = new URL("../../../demo/scenario.json", import.meta.url).pathname;
 /** A real drand quicknet round and its chain info (sources in demo/drand/README.md). */
@@ -67,7 +68,7 @@ const DEMO_K = 120;
  * ```
  */
 export function demoCommand(): Command {
-  return new Command("demo")
+  return addCommandHelp(new Command("demo"))
     .description(
       "end to end on bundled data: simulated prover -> committed log -> sampled audit -> signed attestation -> offline check; plus the measured tensor-core vectors",
     )

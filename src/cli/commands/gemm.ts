@@ -21,6 +21,7 @@ import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /** Default of `--max-output-mib`: 1 GiB of output (about 179 M elements). */
 export const DEFAULT_MAX_OUTPUT_MIB = 1024;
@@ -36,7 +37,7 @@ export const DEFAULT_MAX_OUTPUT_MIB = 1024;
  * ```
  */
 export function gemmCommand(): Command {
-  return new Command("gemm")
+  return addCommandHelp(new Command("gemm"))
     .description("compute y = a b^T (torch.nn.functional.linear) bit-exactly on safetensors")
     .requiredOption("--profile <id>", "GPU profile id")
     .requiredOption("--recipe <name|file.json>", "bundled recipe name or a recipe descriptor file")

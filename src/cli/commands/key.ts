@@ -20,6 +20,7 @@ import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `key` command group.
@@ -104,7 +105,7 @@ export function keyCommand(): Command {
         printText(line);
       }
     });
-  return cmd;
+  return addCommandHelp(cmd);
 }
 
 /** `--valid-from` when none is given. */

@@ -21,6 +21,7 @@ import { runModelForward } from "./model_forward.ts";
 import { runModelClasses } from "./model_classes.ts";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `model` command.
@@ -89,7 +90,7 @@ export function modelCommand(): Command {
       }),
   );
   model.addCommand(_classesCommand());
-  return model;
+  return addCommandHelp(model);
 }
 
 /** Longest cached context `model classes` takes (tokens per sequence). */

@@ -10,6 +10,7 @@ import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /** The page's files, as assets under the manifest (`checker.js` is built from `src/web/`). */
 export const PAGE_FILES = ["index.html", "checker.js", "checker.css"] as const;
@@ -25,7 +26,7 @@ export const PAGE_FILES = ["index.html", "checker.js", "checker.css"] as const;
  * ```
  */
 export function pageCommand(): Command {
-  return new Command("page")
+  return addCommandHelp(new Command("page"))
     .description(
       "write the browser attestation checker (static HTML, no server logic; files never leave the browser)",
     )

@@ -13,6 +13,7 @@ import {
 } from "../../verify/mod.ts";
 import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `plan` command.
@@ -25,7 +26,7 @@ import { parseIntOption } from "../parse_int_option.ts";
  * ```
  */
 export function planCommand(): Command {
-  return new Command("plan")
+  return addCommandHelp(new Command("plan"))
     .description(
       "sample size k to catch a misreporting rate with a given confidence (seed paper eq. 1), or the detection probability of a given k",
     )

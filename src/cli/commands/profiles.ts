@@ -7,6 +7,7 @@ import { Command } from "@commander-js/extra-typings";
 import { openAssetStore } from "../../assets/mod.ts";
 import { listGpuProfileIds, loadGpuProfile } from "../../resolve/mod.ts";
 import { printJson, table } from "../output.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `profiles` command group.
@@ -72,5 +73,5 @@ export function profilesCommand(): Command {
         ]),
       ]));
     });
-  return cmd as unknown as Command;
+  return addCommandHelp(cmd) as unknown as Command;
 }

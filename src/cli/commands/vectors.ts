@@ -11,6 +11,7 @@ import { EXIT } from "../exit_codes.ts";
 import { hex, printJson, table } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { printVectorTable, runBundledVectors, vectorDigests } from "../bundled_vectors.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 const INPUT_FORMATS = ["bf16", "fp16", "tf32", "e4m3", "e5m2"] as const;
 
@@ -98,5 +99,5 @@ export function vectorsCommand(): Command {
       } else printVectorTable(rows, ok);
       if (!ok) Deno.exitCode = EXIT.FAIL;
     });
-  return cmd;
+  return addCommandHelp(cmd);
 }

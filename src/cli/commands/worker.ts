@@ -12,6 +12,7 @@ import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
+import { addCommandHelp } from "../command_help.ts";
 
 /**
  * Builds the `worker` command.
@@ -24,7 +25,7 @@ import { blobsBeside, openWorkContext } from "../work_context.ts";
  * ```
  */
 export function workerCommand(): Command {
-  return new Command("worker")
+  return addCommandHelp(new Command("worker"))
     .description(
       "recompute audit items served over NATS JetStream by `audit serve` (runs until stopped)",
     )

@@ -1,0 +1,125 @@
+/**
+ * The committed files of `claims append` in the blob folder: each file is first copied in under a
+ * temporary name and hashed there (the digest the record commits to is the digest of the bytes
+ * stored, even if the source changes meanwhile), then moved to its digest name. A blob already
+ * there is checked, never replaced: same bytes are kept, other bytes are refused.
+ *
+ * @module
+ */
+import { openBlobStore } from "../../assets/mod.ts";
+import { InputError } from "../../errors.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
+import { nativeSha256 } from "../native_sha256.ts";
+
+/** A file copied into the blob folder under a temporary name, hashed, not yet committed. */
+export interface StagedBlob {
+  /** The source file's name (e.g. `config.json`). */
+  readonly name: string;
+  /** The temporary copy. */
+  readonly path: string;
+  /** SHA-256 of the copy's bytes (lowercase hex). */
+  readonly sha256: string;
+  /** Removes the copy if it is still there (safe to call twice). */
+  readonly discard: () => Promise<void>;
+}
+
+/** Bytes hashed per read. */
+const _CHUNK = 16 << 20;
+
+/**
+ * Copies a file into a blob folder under a temporary name and hashes the copy.
+ *
+ * @param source the file to commit
+ * @param o `dir`: the blob folder (must exist); `name`: the file's name in the checkpoint
+ * @returns the staged copy (discard it, or commit it with {@link commitBlob})
+ * @throws {InputError} `OUTPUT_WRITE` when the copy cannot be written or read back
+ * @example
+ * ```ts ignore
+ * const s = await stageBlob("ckpt/config.json", { dir: "log/blobs", name: "config.json" });
+ * ```
+ */
+export async function stageBlob(
+  source: string,
+  o: { readonly dir: string; readonly name: string },
+): Promise<StagedBlob> {
+  const path = `${o.dir}/.staged-${crypto.randomUUID()}`;
+  const release = removeOnInterrupt(path);
+  const discard = () => release(true);
+  try {
+    await Deno.copyFile(source, path);
+    return { name: o.name, path, sha256: await _hashFile(path), discard };
+  } catch (e) {
+    await discard();
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot copy '${source}' into '${o.dir}': ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+}
+
+/**
+ * Moves a staged copy to its digest name, unless that blob is already there with the same bytes.
+ *
+ * @param staged the staged copy
+ * @param dir the blob folder it was staged in
+ * @returns `written` (the blob is new) or `present` (the same bytes were already stored)
+ * @throws {InputError} `BLOB_DIGEST_MISMATCH` when a blob of that name holds other bytes (it is
+ *   left as it is), `BLOB_READ` when that name is no regular file, `OUTPUT_WRITE` on I/O failure
+ * @example
+ * ```ts ignore
+ * const how = await commitBlob(staged, "log/blobs");
+ * ```
+ */
+export async function commitBlob(staged: StagedBlob, dir: string): Promise<"written" | "present"> {
+  const final = `${dir}/${staged.sha256}`;
+  try {
+    if (await _present(dir, staged.sha256)) return "present";
+    try {
+      await Deno.link(staged.path, final); // fails when the name exists: never replaces a blob
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      if (await _present(dir, staged.sha256)) return "present"; // appeared meanwhile
+    }
+    return "written";
+  } catch (e) {
+    if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot store blob '${final}': ${(e as Error).message.split("\n")[0]}`,
+    );
+  } finally {
+    await staged.discard();
+  }
+}
+
+/** Whether the blob is stored with the right bytes (absent: false; other bytes: refused). */
+async function _present(dir: string, sha256: string): Promise<boolean> {
+  let blob;
+  try {
+    blob = await openBlobStore(dir, { hasher: nativeSha256 }).open!(sha256);
+  } catch (e) {
+    if (e instanceof InputError && e.code === "BLOB_DIGEST_MISMATCH") {
+      throw new InputError(
+        "BLOB_DIGEST_MISMATCH",
+        `Cannot store blob '${dir}/${sha256}': a file of that name holds other bytes (left as ` +
+          "it is, not overwritten)",
+      );
+    }
+    throw e;
+  }
+  if (blob === null) return false;
+  blob.close();
+  return true;
+}
+
+async function _hashFile(path: string): Promise<string> {
+  using f = await Deno.open(path, { read: true });
+  const h = nativeSha256();
+  const buf = new Uint8Array(_CHUNK);
+  for (;;) {
+    const n = await f.read(buf);
+    if (n === null) return h.hex();
+    h.update(buf.subarray(0, n));
+  }
+}

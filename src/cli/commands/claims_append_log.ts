@@ -1,0 +1,134 @@
+/**
+ * The claim log file of `claims append`: held under a lock file for the whole append (one
+ * appender at a time), read and chain-checked, then replaced at once by a complete new version
+ * (written to a temporary sibling and renamed over it), so a reader sees the old log or the new
+ * one, never half a line.
+ *
+ * @module
+ */
+import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
+import { MAX_LOG_BYTES } from "../load_inputs.ts";
+import { readTextFile } from "../read_json_file.ts";
+
+/** A log read for appending. */
+export interface LogForAppend {
+  /** The log's text ("" when the file does not exist yet or is empty). */
+  readonly text: string;
+  /** The parsed log, or null when it has no record yet. */
+  readonly log: ClaimLog | null;
+  /** Size, modification time and inode when read (null: no file), to notice a change. */
+  readonly stamp: string | null;
+  /** The file's permission bits (0o644 for a new log). */
+  readonly mode: number;
+}
+
+/**
+ * Takes the log's lock: creates `<log>.lock`, which must not exist.
+ *
+ * @param path the log file
+ * @returns `unlock()`, which removes the lock file
+ * @throws {InputError} `OUTPUT_EXISTS` when the lock exists (another append runs, or one was
+ *   killed: remove the lock file by hand then), `OUTPUT_WRITE` when it cannot be created
+ * @example
+ * ```ts ignore
+ * const unlock = await lockLog("log/claims.jsonl");
+ * try { ... } finally { await unlock(); }
+ * ```
+ */
+export async function lockLog(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  try {
+    await Deno.writeTextFile(lock, `${Deno.pid}\n`, { createNew: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) {
+      throw new InputError(
+        "OUTPUT_EXISTS",
+        `Cannot append to '${path}': '${lock}' exists (another append is running; if none is, ` +
+          "one was killed: remove the lock file)",
+      );
+    }
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${(e as Error).name}`);
+  }
+  const release = removeOnInterrupt(lock);
+  return () => release(true);
+}
+
+/**
+ * Reads and chain-checks the log, or notes that there is none yet.
+ *
+ * @param path the log file
+ * @returns its text, parsed records and stamp
+ * @throws {InputError} the codes of `readTextFile` and `parseClaimLog`
+ * @example
+ * ```ts ignore
+ * const { log } = await readLogForAppend("log/claims.jsonl");
+ * ```
+ */
+export async function readLogForAppend(path: string): Promise<LogForAppend> {
+  const info = await _stat(path);
+  if (info === null) return { text: "", log: null, stamp: null, mode: 0o644 };
+  const text = await readTextFile(path, { maxBytes: MAX_LOG_BYTES });
+  return {
+    text,
+    log: text === "" ? null : parseClaimLog(text),
+    stamp: _stamp(info),
+    mode: (info.mode ?? 0o644) & 0o777,
+  };
+}
+
+/**
+ * Replaces the log with its new text, unless it changed since it was read.
+ *
+ * @param path the log file
+ * @param o the new `text` and the log as it was read (`read`)
+ * @throws {InputError} `LOG_CHAIN` when the file changed since it was read, `OUTPUT_WRITE` on I/O
+ *   failure (the old log is then unchanged)
+ * @example
+ * ```ts ignore
+ * await replaceLog("log/claims.jsonl", { text, read });
+ * ```
+ */
+export async function replaceLog(
+  path: string,
+  o: { readonly text: string; readonly read: LogForAppend },
+): Promise<void> {
+  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const release = removeOnInterrupt(tmp);
+  try {
+    await Deno.writeTextFile(tmp, o.text, { createNew: true, mode: o.read.mode });
+    const now = await _stat(path);
+    if ((now === null ? null : _stamp(now)) !== o.read.stamp) {
+      throw new InputError(
+        "LOG_CHAIN",
+        `Cannot append to '${path}': it changed while the record was being built (not written)`,
+      );
+    }
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`,
+    );
+  } finally {
+    await release(true); // renamed: nothing left to remove
+  }
+}
+
+async function _stat(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
+    return info;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+function _stamp(info: Deno.FileInfo): string {
+  return `${info.size} ${info.mtime?.getTime()} ${info.ino}`;
+}

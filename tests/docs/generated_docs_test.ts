@@ -1,0 +1,70 @@
+/**
+ * The generated reference pages (`docs/cli.md`, `docs/errors.md`, `docs/support-matrix.md`) are
+ * what their generators print today: a command, an error code or an asset changed without
+ * regenerating them fails here.
+ */
+import assert from "node:assert/strict";
+import { REGENERATE, renderGeneratedDocs } from "../../tools/docs/gen_all.ts";
+import { buildCliProgram } from "../../tools/docs/gen_cli.ts";
+import { renderErrorsDoc } from "../../tools/docs/gen_errors.ts";
+import { datapathEvidence, EVIDENCE } from "../../tools/docs/gen_support_matrix.ts";
+import { markdownTable, wrapProse } from "../../tools/docs/_markdown.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+Deno.test("renderGeneratedDocs() matches the checked-in docs/cli.md, errors.md and support-matrix.md", async () => {
+  const stale: string[] = [];
+  for (const [path, text] of await renderGeneratedDocs()) {
+    const now = await Deno.readTextFile(new URL(path, ROOT)).catch(() => "(missing)");
+    if (now !== text) stale.push(path);
+  }
+  assert.deepEqual(
+    stale,
+    [],
+    `stale generated pages: ${stale.join(", ")}; regenerate with ${REGENERATE}`,
+  );
+});
+
+Deno.test("buildCliProgram() has every command main.ts adds, each with its help", async () => {
+  const program = await buildCliProgram();
+  const names = program.commands.map((c) => c.name());
+  for (const name of ["audit", "check", "announce", "claims", "key", "demo"]) {
+    assert.ok(names.includes(name), `missing '${name}' in ${names.join(", ")}`);
+  }
+  const audit = program.commands.find((c) => c.name() === "audit")!;
+  assert.ok(audit.commands.some((c) => c.name() === "plan"), "audit plan is listed");
+  assert.match(audit.helpInformation(), /^Usage: bitaudit audit /);
+});
+
+Deno.test("renderErrorsDoc() lists every code with its exit code", async () => {
+  const { text } = await renderErrorsDoc();
+  for (const code of ["ASSET_DIGEST_MISMATCH", "LOG_EMPTY", "USAGE_POLICY", "PERMISSION"]) {
+    assert.match(text, new RegExp(`\\| \`${code}\` +\\| 2 \\(\`USAGE\`\\)`), code);
+  }
+});
+
+Deno.test("datapathEvidence() reads the three kinds of a profile's validation text", () => {
+  assert.deepEqual(datapathEvidence("measured: tests/vectors/x (5000 cases)"), {
+    level: EVIDENCE.measured,
+  });
+  assert.deepEqual(
+    datapathEvidence(
+      "published model; the same architecture's datapath is checked against measured vectors on L40S",
+    ),
+    { level: EVIDENCE.peer, peer: "L40S" },
+  );
+  assert.deepEqual(datapathEvidence("published model only: no measured vectors bundled"), {
+    level: EVIDENCE.source,
+  });
+});
+
+Deno.test("markdownTable() and wrapProse() lay text out as deno fmt does", () => {
+  assert.equal(
+    markdownTable(["a", "b|c"], [["x", "y"]]),
+    "| a   | b\\|c |\n| --- | ---- |\n| x   | y    |",
+  );
+  assert.equal(
+    wrapProse("one `two three` [four five](x.md) six", 12),
+    "one\n`two three`\n[four five](x.md)\nsix",
+  );
+});

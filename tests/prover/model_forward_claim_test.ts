@@ -1,0 +1,145 @@
+/**
+ * The real prover's record builder (issue 29): `modelForwardClaim()` and `nextLogPosition()`
+ * build records the verifier's parser accepts and refuse facts that contradict each other.
+ */
+import assert from "node:assert/strict";
+import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
+import { GENESIS_PREV, parseClaimLog, recordDigest } from "../../src/claims/mod.ts";
+import { AssetError, InputError } from "../../src/errors.ts";
+import { openQwen3Checkpoint } from "../../src/model/mod.ts";
+import {
+  modelForwardClaim,
+  type ModelForwardFacts,
+  nextLogPosition,
+} from "../../src/prover/mod.ts";
+import { assertCode, assertRejectsCode } from "../_assert_code.ts";
+
+const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
+const store = await openAssetStore();
+const dir = await checkpointDir(DIR);
+const ckpt = await openQwen3Checkpoint(dir);
+dir.close();
+const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
+const FP = "c".repeat(64);
+
+function facts(over: Partial<ModelForwardFacts> = {}): ModelForwardFacts {
+  return {
+    position: nextLogPosition(null, { logId: "t" }),
+    checkpoint: { ckpt, digests },
+    tokens: { sequences: [[1, 2, 3], [4]], padTokenId: 0 },
+    stack: "hf-qwen3-flash-attn-torch2.8",
+    profile: "a100",
+    multiProcessorCount: 108,
+    kernel: { catalog: "demo-qwen3-tiny-a100" },
+    fingerprint: FP,
+    ...over,
+  };
+}
+
+Deno.test("modelForwardClaim() builds a record that chains and names the last tokens by default", async () => {
+  const r = await modelForwardClaim(facts({ components: { transformers: "4.56.1" } }), { store });
+  const p = r.predicate;
+  assert.equal(p.workload.kind, "model_forward");
+  assert.deepEqual((p.workload as { positions: unknown }).positions, [[0, 2], [1, 0]]);
+  assert.equal(p.batch.size, 2);
+  assert.deepEqual(p.fingerprint.shape, [2, ckpt.config.hidden]);
+  assert.equal(p.software.components.transformers, "4.56.1");
+  assert.equal(p.software.components.pytorch, "2.8.0", "the stack's own components are kept");
+  const log = parseClaimLog(JSON.stringify(r) + "\n");
+  const next = nextLogPosition(log);
+  assert.deepEqual(next, { logId: "t", seq: 1, prev: recordDigest(r) });
+});
+
+Deno.test("modelForwardClaim() refuses unknown assets with their asset codes", async () => {
+  await assertRejectsCode(
+    () => modelForwardClaim(facts({ stack: "no-such-stack" }), { store }),
+    AssetError,
+    "STACK_UNKNOWN",
+  );
+  await assertRejectsCode(
+    () => modelForwardClaim(facts({ profile: "h999" }), { store }),
+    AssetError,
+    "PROFILE_UNKNOWN",
+  );
+  await assertRejectsCode(
+    () => modelForwardClaim(facts({ kernel: { catalog: "no-such-catalog" } }), { store }),
+    AssetError,
+    "CATALOG_UNKNOWN",
+  );
+});
+
+Deno.test("modelForwardClaim() refuses a batch the checkpoint cannot hold", async () => {
+  const vocab = ckpt.config.vocab;
+  for (
+    const tokens of [
+      { sequences: [[1, vocab]] },
+      { sequences: [[1, 2], [3]] }, // padded by the stack, but no pad token named
+      { sequences: [] },
+      { sequences: [[1]], extra: 1 },
+    ]
+  ) {
+    await assertRejectsCode(
+      () => modelForwardClaim(facts({ tokens }), { store }),
+      InputError,
+      "TOKENS_INVALID",
+    );
+  }
+});
+
+Deno.test("modelForwardClaim() refuses facts that contradict each other with CLAIM_INVALID", async () => {
+  const h = "ab".repeat(32);
+  for (
+    const over of [
+      { fingerprint: "C".repeat(64) },
+      { fingerprint: "c".repeat(63) },
+      { fingerprint: "" },
+      { kernel: { catalog: "demo-qwen3-tiny-h100-sxm" } }, // captured on another GPU
+      { kernel: { recipe: { family: "single_walk" } } }, // the stack dispatches by catalog
+      { stack: "pytorch-cublas-linear" }, // GEMMs only: no operators
+      { positions: [[2, 0]] as const },
+      { positions: [[1, 1]] as const },
+      { positions: [] },
+      { layerChain: [{ attention: h, mlp: h }] }, // 1 entry, 2 layers
+      { layerChain: [{ attention: h, mlp: "x" }, { attention: h, mlp: h }] },
+      { multiProcessorCount: 0 },
+      { gpuCount: 1.5 },
+      { components: { pytorch: "" } }, // the record format needs 1..200 characters
+    ] satisfies Partial<ModelForwardFacts>[]
+  ) {
+    await assertRejectsCode(
+      () => modelForwardClaim(facts(over), { store }),
+      InputError,
+      "CLAIM_INVALID",
+    );
+  }
+});
+
+Deno.test("modelForwardClaim() refuses digests that do not name the checkpoint's weight files", async () => {
+  for (
+    const d of [
+      {},
+      { "model.safetensors": "00" },
+      { "model.safetensors": FP, "extra.safetensors": FP },
+    ]
+  ) {
+    await assertRejectsCode(
+      () => modelForwardClaim(facts({ checkpoint: { ckpt, digests: d } }), { store }),
+      InputError,
+      "CHECKPOINT_DIGEST",
+    );
+  }
+});
+
+Deno.test("nextLogPosition() starts a new log only with an id and keeps an existing log's id", async () => {
+  assert.deepEqual(nextLogPosition(null, { logId: "a" }), {
+    logId: "a",
+    seq: 0,
+    prev: GENESIS_PREV,
+  });
+  assertCode(() => nextLogPosition(null), InputError, "USAGE");
+  assertCode(() => nextLogPosition(null, { logId: "a b" }), InputError, "CLAIM_INVALID");
+  const r = await modelForwardClaim(facts(), { store });
+  const log = parseClaimLog(JSON.stringify(r) + "\n");
+  assertCode(() => nextLogPosition(log, { logId: "other" }), InputError, "LOG_CHAIN");
+  assert.equal(nextLogPosition(log, { logId: "t" }).seq, 1);
+});

@@ -1,0 +1,189 @@
+/**
+ * One line per error code for `docs/errors.md`: what the refused input was, in the words of the
+ * messages that carry the code. The list of codes, their classes, families and exit codes come from
+ * the code itself (`src/errors.ts`, `src/cli/exit_codes.ts`); a code missing here is listed with
+ * its family's meaning.
+ *
+ * @module
+ */
+
+/** Code -> meaning (sentence case, no final period). */
+export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
+  // Assets
+  PROFILE_UNKNOWN: "No GPU profile has this id (in an audit: that record is NOT_VERIFIED)",
+  STACK_UNKNOWN: "No stack profile has this id (in an audit: that record is NOT_VERIFIED)",
+  CATALOG_UNKNOWN: "No dispatch catalog has this id (in an audit: that record is NOT_VERIFIED)",
+  RECIPE_UNKNOWN: "No GEMM recipe has this name (in an audit: that record is NOT_VERIFIED)",
+  SFU_TABLE_LAYOUT: "The SFU table's directory (table count, names, rows) is not the expected one",
+  SFU_TABLE_LENGTH: "The SFU table file has another byte length than its layout implies",
+  SFU_TABLE_MAGIC: "The SFU table file does not start with the magic 'BSFU'",
+  SFU_TABLE_TRUNCATED: "The SFU table file is shorter than its 16-byte header",
+  SFU_TABLE_VERSION: "The SFU table file has a format version this release does not read",
+  ASSET_DIGEST_MISMATCH: "An asset's SHA-256 differs from the manifest's (tampered or stale)",
+  ASSET_INVALID: "An asset (or an asset file given on the command line) does not parse or " +
+    "declares another id than its name",
+  ASSET_MISSING: "An asset listed in the manifest cannot be read",
+  ASSET_NOT_LISTED: "The file is not in the asset manifest, so it is not loaded",
+  ASSET_SIZE_MISMATCH: "An asset's byte length differs from the manifest's",
+  MANIFEST_INVALID: "`tables/manifest.json` is not a valid manifest",
+  MANIFEST_MISSING: "`tables/manifest.json` cannot be read",
+  // Files
+  BLOB_DIGEST_MISMATCH: "A blob's bytes do not hash to its file name",
+  BLOB_READ: "A blob is not a regular file or cannot be read",
+  BLOB_TOO_LARGE: "A blob is larger than the limit for its kind (checked before reading)",
+  BYTE_SOURCE_SHORT_READ: "A ranged read returned fewer bytes than asked for",
+  FILE_CLOSED: "A read on a file handle that was already closed",
+  FILE_OPEN: "A file cannot be opened, or is not a regular file",
+  FILE_SHORT_READ: "A file ended before the bytes its header promised",
+  INPUT_JSON: "An input file given on the command line is not strict JSON",
+  INPUT_MISSING: "An input file (or key file) does not exist or is not a file",
+  INPUT_TOO_LARGE: "An input file is larger than the command's limit for it",
+  INPUT_UTF8: "An input file is not valid UTF-8",
+  OUTPUT_EXISTS: "The output already exists (never overwritten), or a shard's output holds " +
+    "lines that are not this shard's results",
+  OUTPUT_WRITE: "An output file or folder cannot be created or written",
+  // Safetensors
+  SAFETENSORS_BYTE_LENGTH: "A tensor's byte range does not match its dtype and shape",
+  SAFETENSORS_DTYPE: "A tensor names an unknown dtype",
+  SAFETENSORS_DUPLICATE_KEY: "The header holds a duplicate key",
+  SAFETENSORS_ENTRY_FIELD: "A tensor entry is not an object, or a field is missing, unknown or " +
+    "of the wrong type",
+  SAFETENSORS_GAP: "Bytes between two tensors belong to no tensor",
+  SAFETENSORS_HEADER_JSON: "The header is not strict JSON",
+  SAFETENSORS_HEADER_NOT_OBJECT: "The header is JSON but not an object",
+  SAFETENSORS_HEADER_START: "The header does not start with '{'",
+  SAFETENSORS_HEADER_TOO_LARGE: "The header length exceeds the reader's limit",
+  SAFETENSORS_HEADER_TRUNCATED: "The header length exceeds the bytes after the 8-byte prefix",
+  SAFETENSORS_HEADER_UTF8: "The header is not valid UTF-8",
+  SAFETENSORS_METADATA: "`__metadata__` is not an object of strings",
+  SAFETENSORS_MISSING_TENSOR: "A tensor the caller asked for is not in the file",
+  SAFETENSORS_OFFSETS: "A tensor's `data_offsets` are not two safe integers with begin <= end",
+  SAFETENSORS_OFFSET_RANGE: "A tensor ends past the end of the data buffer",
+  SAFETENSORS_OVERLAP: "Two tensors' byte ranges overlap",
+  SAFETENSORS_SHAPE: "A dimension is not a safe non-negative integer, or the element count " +
+    "exceeds 2^53 - 1",
+  SAFETENSORS_TOO_SHORT: "The file has fewer than 8 bytes",
+  SAFETENSORS_TRAILING_BYTES: "The data buffer holds bytes after the last tensor",
+  // Measured vectors
+  VECTOR_NOT_REPRESENTABLE: "A measured input value is not representable in the set's format",
+  VECTOR_SET_CAPTURE: "A vector set's `capture.json` is not JSON or does not describe its outputs",
+  VECTOR_SET_LAYOUT: "A vector set folder lacks a file, or holds several of one kind",
+  VECTOR_SET_MISSING: "A vector set folder cannot be read",
+  VECTOR_SET_SHAPE: "A vector set's files disagree on rows or widths",
+  VECTOR_SET_TOO_LARGE: "A vector file is larger than 64 MiB",
+  VECTOR_TEXT_SYNTAX: "A line of a vector file is not the expected number of fp32 words",
+  DEMO_UNKNOWN_GPU: "A bundled vector folder names a GPU that no profile maps to",
+  // Claims
+  CLAIM_INVALID: "A claim record breaks the schema or the strict parser (the line and JSON path " +
+    "are named)",
+  CLAIM_VERSION: "A claim record has a predicate type this release does not read",
+  HISTORY_INVALID: "A serving history blob is not its exact canonical encoding, or is over a limit",
+  LOG_CHAIN: "A claim log line breaks the chain (sequence number or previous digest)",
+  LOG_EMPTY: "The claim log has no records",
+  LOG_SYNTAX: "A claim log line is not strict JSON",
+  LOG_TOO_LARGE: "The claim log exceeds its byte or record limit",
+  LOG_TOO_SHORT: "The log has fewer records than the newer checkpoint commits to",
+  // Audits
+  AUDIT_K: "k is not an integer in 1..population",
+  AUDIT_ROOT_MISMATCH: "The log's Merkle root differs from the committed root given",
+  AUDIT_SEED: "The audit seed cannot be derived from the inputs",
+  GEMM_DTYPE: "The operands of `gemm` are not both BF16 or both F16",
+  GEMM_SHAPE: "The operands of `gemm` are not 2-D or their K differ",
+  GEMM_TOO_LARGE: "The `gemm` output would exceed `--max-output-mib`",
+  GEMM_UNSUPPORTED: "The GPU profile has no MMA datapath for the operands' format",
+  RECIPE_INVALID: "A recipe file does not describe a GEMM recipe",
+  SCENARIO_INVALID: "A prover scenario is malformed (e.g. a falsification that cannot apply)",
+  SCENARIO_UNCOVERED: "A scenario record's GEMM shape is not covered by its dispatch catalog",
+  SCENARIO_UNSUPPORTED: "A scenario record needs something the emulator does not model",
+  // Attestation
+  BAD_BASE64: "A base64 field does not decode",
+  BAD_ENVELOPE: "A DSSE envelope or Sigstore bundle is malformed",
+  BAD_KEY: "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length",
+  BAD_PEM: "A PEM block is malformed or has another label",
+  BAD_STATEMENT: "An in-toto statement is malformed",
+  BAD_TIMESTAMP: "A time is not RFC 3339 UTC to the second",
+  BAD_TRUST_ROOT: "A trust root is malformed (unknown field, bad window, bad key)",
+  ENVELOPE_TOO_LARGE: "An envelope or bundle exceeds its byte limit",
+  KEYID_MISMATCH: "A trust root's `keyid` is not the SHA-256 of its public key",
+  KEY_PERMISSIONS: "A private key file is readable or writable by group or others",
+  // Pools
+  ESTIMATE_FOREIGN: "A pilot result given to `audit estimate` is not an item of this plan",
+  MERGE_ASSET_CONFLICT: "Workers used two versions (digests) of one asset",
+  MERGE_CONFLICT: "Two results of one item differ in their canonical bytes",
+  MERGE_FOREIGN: "A result belongs to another plan",
+  MERGE_MISMATCH: "A result is about another record than its item",
+  MERGE_REVERIFY_MISMATCH: "A result re-verified on the inspector's machine differs from the " +
+    "worker's (nothing is signed)",
+  MERGE_VERSION: "A result was computed by another verifier version",
+  NATS_CONNECT: "The NATS server cannot be reached",
+  ORDER_INVALID: "A work order received from the pool is malformed",
+  PLAN_INVALID: "A plan file is not its exact canonical bytes, or its seed, sample or evidence " +
+    "do not recompute",
+  PLAN_LOG_MISMATCH: "The claim log is not the one the plan (or work order) was made for",
+  RESULT_INCONSISTENT: "A result contradicts its own status (e.g. a PASS without its steps)",
+  RESULT_INVALID: "A results line is not a canonical signed result, or is cut short",
+  RESULT_SIGNATURE: "A result's signature does not verify over its exact bytes",
+  RESULT_UNKNOWN_WORKER: "A result is signed by a key not given with `--worker-pub`",
+  // Trust inputs
+  ANNOUNCEMENT_LATE: "The announced round is not published after the announcement time",
+  ANNOUNCEMENT_MISMATCH: "The announcement names another checkpoint, k, chain, round or audit id",
+  BAD_ANNOUNCEMENT: "An announcement is malformed or not signed as required",
+  BAD_BEACON: "A drand chain info or round is malformed, or a chain info does not hash to its " +
+    "chain",
+  BAD_CHECKPOINT: "A C2SP checkpoint is malformed or cannot be signed",
+  BAD_NOTE: "A C2SP signed note is malformed",
+  BAD_NOTE_KEY: "A note verifier key is malformed",
+  BAD_TIMESTAMP_TOKEN: "An RFC 3161 time-stamp token is malformed",
+  BEACON_INVALID: "A drand round's signature does not verify, or its chain is not pinned",
+  BEACON_TOO_EARLY: "The drand round was published before the checkpoint was signed",
+  CHECKPOINT_MISMATCH: "The checkpoint commits to another size or root than the log's",
+  CHECKPOINT_SIGNATURE: "The checkpoint has no valid (timestamped) signature by the prover key",
+  // Verdict predicate
+  VERDICT_FIELD_MISSING: "A verdict predicate lacks a required field",
+  VERDICT_FIELD_UNKNOWN: "A verdict predicate holds a field this release does not know",
+  VERDICT_FIELD_TYPE: "A verdict predicate field has the wrong JSON type",
+  VERDICT_FIELD_VALUE: "A verdict predicate field has a value out of range, or results that " +
+    "contradict their status",
+  // Models
+  CHECKPOINT_DIGEST: "The weight files cannot be hashed",
+  CHECKPOINT_DIR: "The checkpoint path is not a directory",
+  CHECKPOINT_DTYPE: "A checkpoint tensor is not BF16",
+  CHECKPOINT_DUPLICATE_TENSOR: "A tensor is in two weight files",
+  CHECKPOINT_EXTRA_TENSOR: "A tensor is not part of the config's model",
+  CHECKPOINT_INDEX: "`model.safetensors.index.json` is inconsistent with the shards",
+  CHECKPOINT_JSON: "`config.json` or the index is too large or not UTF-8 JSON",
+  CHECKPOINT_MISSING_FILE: "The index names a weight file that is missing",
+  CHECKPOINT_MISSING_TENSOR: "A tensor the config implies is missing",
+  CHECKPOINT_NO_CONFIG: "The directory has no `config.json`",
+  CHECKPOINT_NO_WEIGHTS: "The directory has neither `model.safetensors` nor an index",
+  CHECKPOINT_ROW: "An embedding row outside the vocabulary was asked for",
+  CHECKPOINT_SHAPE: "A tensor's shape differs from the one the config implies",
+  CONFIG_FIELD: "A `config.json` field has the wrong type or is out of range",
+  CONFIG_MODEL_TYPE: "`model_type` or `architectures` is not a supported family",
+  CONFIG_READ: "`config.json` cannot be read, is over 16 MiB or is not UTF-8 JSON",
+  CONFIG_UNSUPPORTED: "A config feature that is not modelled (a RoPE type, sliding window, " +
+    "activation, dtype or unknown field), refused by name",
+  TOKENS_INVALID: "A token batch file is malformed",
+  USAGE: "A model command lacks what it needs (e.g. `--sms` for a profile without an SM count, " +
+    "`--kernel` for a catalog stack)",
+  // Usage
+  USAGE_NUMBER: "An integer option is not decimal digits in its range",
+  USAGE_KEYS: "The same key is given twice, or `--worker-pub` cannot be read",
+  USAGE_NATS: "`--nats` is not a NATS URL",
+  USAGE_PLAN: "`plan` needs exactly one of `--confidence` or `--k`",
+  USAGE_POLICY: "A `--require-*` value is malformed",
+  USAGE_RANDOMNESS: "`--randomness` is not 2..1024 hex digits",
+  USAGE_RECOMPUTE: "`--recompute` without `--log`",
+  USAGE_SHARD: "`--shard` is not `i/n` or `n`",
+  USAGE_THREADS: "`--threads` is out of range",
+  USAGE_TIME: "`--time` is not an RFC 3339 UTC time to the second",
+  USAGE_TRUST: "The trust inputs do not go together (e.g. `--announcement` without the " +
+    "inspector's `--key`)",
+});
+
+/** Meanings of the codes that are not bitaudit errors (the host's and the parser's). */
+export const HOST_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
+  PERMISSION: "Deno refused a permission the command needs (a flag of `deno run` is missing)",
+  NOT_FOUND: "A file or folder the command needs does not exist",
+  USAGE: "The command line does not parse (an unknown option, a missing argument, no command)",
+});
