@@ -17,12 +17,12 @@ export interface BlobLimits {
    */
   readonly history: number;
   /**
-   * A checkpoint's `config.json`: 1 MiB, the limit `openQwen3Checkpoint` applies to the same file
+   * A checkpoint's `config.json`: 1 MiB, the limit `openDecoderCheckpoint` applies to the same file
    * (`MAX_CONFIG_JSON_BYTES` of `src/model`). A published Qwen3 config is about 1 KiB.
    */
   readonly config: number;
   /**
-   * A checkpoint's `model.safetensors.index.json`: 64 MiB, `openQwen3Checkpoint`'s
+   * A checkpoint's `model.safetensors.index.json`: 64 MiB, `openDecoderCheckpoint`'s
    * `MAX_INDEX_JSON_BYTES` (the index of a 235B MoE checkpoint is about 2 MiB).
    */
   readonly checkpointIndex: number;

@@ -1,5 +1,5 @@
 /**
- * A checkpoint directory on disk as the named byte sources `openQwen3Checkpoint` reads (files
+ * A checkpoint directory on disk as the named byte sources `openDecoderCheckpoint` reads (files
  * opened on first use, random-access reads, never read whole).
  *
  * @module

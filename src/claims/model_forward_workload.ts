@@ -16,7 +16,7 @@
  * The checkpoint digest follows `bitaudit.checkpoint-digest/v1` over `files`; the config is
  * `config.json` by its SHA-256. The batch composition is the token lists themselves (how they
  * become GEMM rows is the stack's `batching`). The fingerprint names `model.norm.out`
- * ([positions, hidden], BF16) and the chain is defined in `src/model/qwen3/fingerprint.ts`.
+ * ([positions, hidden], BF16) and the chain is defined in `src/model/forward/fingerprint.ts`.
  *
  * @module
  */

@@ -4,7 +4,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
-import { parseQwen3Config, type Qwen3Config } from "../model/mod.ts";
+import { type DecoderConfig, parseDecoderConfig } from "../model/mod.ts";
 
 /** Largest config.json accepted (bytes). */
 export const MAX_CONFIG_BYTES = 16 << 20;
@@ -25,7 +25,7 @@ export const MAX_CONFIG_BYTES = 16 << 20;
  */
 export async function readModelConfig(
   path: string,
-): Promise<{ config: Qwen3Config; bytes: Uint8Array }> {
+): Promise<{ config: DecoderConfig; bytes: Uint8Array }> {
   const unreadable = (e: unknown): never => {
     throw new InputError("CONFIG_READ", `Cannot read '${path}': ${(e as Error).name}`);
   };
@@ -40,5 +40,5 @@ export async function readModelConfig(
   } catch {
     throw new InputError("CONFIG_READ", `Cannot read '${path}': not valid UTF-8 JSON`);
   }
-  return { config: parseQwen3Config(json), bytes };
+  return { config: parseDecoderConfig(json), bytes };
 }

@@ -15,9 +15,9 @@ import {
   type BlockRuntime,
   bytesByteSource,
   catalogDispatch,
+  type DecoderCheckpoint,
   openSafetensors,
-  type Qwen3Checkpoint,
-  runQwen3Forward,
+  runPrefillForward,
 } from "../model/mod.ts";
 import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile } from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
@@ -70,7 +70,7 @@ export async function makeModelClaims(
     const ran = await _falsified(ctx, { fake, runtime, model, sequences, f, scenario });
     runtime = ran.runtime;
     const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));
-    const r = await runQwen3Forward(ran.ckpt, {
+    const r = await runPrefillForward(ran.ckpt, {
       sequences: ran.sequences,
       runtime,
       multiProcessorCount: f.multiProcessorCount,
@@ -127,7 +127,7 @@ async function _falsified(
     f: ForwardScenario;
     scenario: Scenario;
   },
-): Promise<{ runtime: BlockRuntime; ckpt: Qwen3Checkpoint; sequences: number[][] }> {
+): Promise<{ runtime: BlockRuntime; ckpt: DecoderCheckpoint; sequences: number[][] }> {
   const { fake, runtime, model } = o;
   const same = { runtime, ckpt: model.ckpt, sequences: o.sequences };
   const catalog = async (id: string) =>
@@ -164,7 +164,7 @@ async function _falsified(
 async function _flipWeight(
   model: ScenarioCheckpoint,
   fx: { tensor: string; index: number; bit: number; seq: number },
-): Promise<Qwen3Checkpoint> {
+): Promise<DecoderCheckpoint> {
   const files = new Map(model.files);
   for (const [name, bytes] of model.files) {
     if (!name.endsWith(".safetensors")) continue;

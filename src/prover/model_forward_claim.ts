@@ -16,7 +16,7 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { StackProfile } from "../kernels/mod.ts";
-import { parseTokenBatch, type Qwen3Checkpoint, type TokenBatch } from "../model/mod.ts";
+import { type DecoderCheckpoint, parseTokenBatch, type TokenBatch } from "../model/mod.ts";
 import {
   DISPATCH_CATALOGS,
   loadAsset,
@@ -35,7 +35,7 @@ export interface ModelForwardFacts {
   readonly position: LogPosition;
   /** The opened checkpoint and the SHA-256 of each of its weight files, by file name. */
   readonly checkpoint: {
-    readonly ckpt: Qwen3Checkpoint;
+    readonly ckpt: DecoderCheckpoint;
     readonly digests: Readonly<Record<string, string>>;
   };
   /** The batch as parsed JSON: `{"sequences": [[ids...], ...], "padTokenId"?: n}`. */

@@ -10,9 +10,9 @@ import { type Fields, int, str, stringMap, strings } from "../json_fields.ts";
 import type { ModelRef } from "../claims/mod.ts";
 import {
   bytesByteSource,
+  type DecoderCheckpoint,
   digestOfFiles,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
+  openDecoderCheckpoint,
 } from "../model/mod.ts";
 
 /**
@@ -91,7 +91,7 @@ export interface ScenarioCheckpoint {
   /** File name -> bytes. */
   readonly files: Map<string, Uint8Array>;
   /** The opened checkpoint. */
-  readonly ckpt: Qwen3Checkpoint;
+  readonly ckpt: DecoderCheckpoint;
   /** Weight file name -> SHA-256. */
   readonly digests: Record<string, string>;
 }
@@ -143,8 +143,8 @@ export async function loadScenarioCheckpoint(
  * const ckpt = await openCheckpointFiles(new Map([["config.json", c], ["model.safetensors", w]]));
  * ```
  */
-export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<Qwen3Checkpoint> {
-  return openQwen3Checkpoint(
+export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<DecoderCheckpoint> {
+  return openDecoderCheckpoint(
     { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
     { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
   );

@@ -13,9 +13,9 @@ import { BitauditError } from "../errors.ts";
 import {
   bytesByteSource,
   type ByteSource,
+  type DecoderCheckpoint,
   digestOfFiles,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
+  openDecoderCheckpoint,
 } from "../model/mod.ts";
 import { sharedBuffers } from "../engine/mod.ts";
 import { _committedBlob, _missingBlob, _Stop } from "./_stop.ts";
@@ -35,7 +35,7 @@ export async function _claimCheckpoint(
   blobs: BlobStore,
   model: ModelRef,
 ): Promise<
-  { ckpt: Qwen3Checkpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
+  { ckpt: DecoderCheckpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
 > {
   if (digestOfFiles(model.files) !== model.checkpointSha256) {
     throw new _Stop(
@@ -67,7 +67,7 @@ async function _open(
   blobs: BlobStore,
   model: ModelRef,
   o: { alloc: (bytes: number) => ArrayBufferLike; opened: { close(): void }[] },
-): Promise<Qwen3Checkpoint> {
+): Promise<DecoderCheckpoint> {
   const { alloc } = o;
   const sources = new Map<string, ByteSource>();
   const missing = (name: string, digest: string) =>
@@ -98,7 +98,7 @@ async function _open(
     sources.set(name, f);
   }
   try {
-    return await openQwen3Checkpoint({
+    return await openDecoderCheckpoint({
       open: (name) => Promise.resolve(sources.get(name) ?? null),
     }, {
       weightFiles: Object.keys(model.files),

@@ -10,7 +10,7 @@
 import type { ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
-import type { Qwen3Config } from "../model/mod.ts";
+import type { DecoderConfig } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -28,7 +28,7 @@ import { _Stop } from "./_stop.ts";
  * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary
  */
 export function _checkModelSupport(
-  config: Qwen3Config,
+  config: DecoderConfig,
   o: {
     readonly profile: GpuProfile;
     readonly stack: StackProfile;

@@ -10,7 +10,7 @@ import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { runQwen3Forward, type SfuUse } from "../model/mod.ts";
+import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -93,7 +93,7 @@ export async function _recomputeModelForward(
   );
   let r;
   try {
-    r = await runQwen3Forward(ckpt, {
+    r = await runPrefillForward(ckpt, {
       sequences: w.tokens.sequences,
       runtime,
       multiProcessorCount: w.attention.multiProcessorCount,

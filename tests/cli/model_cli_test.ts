@@ -4,7 +4,7 @@ import { checkpointDir } from "../../src/assets/mod.ts";
 import {
   bytesByteSource,
   checkpointDigest,
-  openQwen3Checkpoint,
+  openDecoderCheckpoint,
   openSafetensors,
 } from "../../src/model/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
@@ -81,7 +81,7 @@ Deno.test("model synth writes a checkpoint model forward reads; existing output 
   assert.equal(JSON.parse(a.stdout).fingerprint, JSON.parse(b.stdout).fingerprint);
   // The digest hashed on a worker during the forward is the weights digest rule's, every shard.
   using files = await checkpointDir(out);
-  const want = await checkpointDigest(await openQwen3Checkpoint(files));
+  const want = await checkpointDigest(await openDecoderCheckpoint(files));
   const got = JSON.parse(a.stdout).checkpoint;
   assert.equal(got.sha256, want.sha256);
   assert.deepEqual(got.files, want.files);

@@ -10,7 +10,7 @@ import type {
   ModelForwardWorkload,
   SequenceWorkload,
 } from "../../src/claims/mod.ts";
-import { parseQwen3Config } from "../../src/model/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { type Blobs, commit, synthModel } from "./_recompute_fixture.ts";
 
 /** Values a config field is set to (HF-plausible, edge and wrong ones). */
@@ -106,7 +106,7 @@ export function editConfig(
  */
 function _small(config: Record<string, unknown>): boolean {
   try {
-    parseQwen3Config(config);
+    parseDecoderConfig(config);
   } catch {
     return false; // a config the parser refuses keeps the honest weights
   }

@@ -18,10 +18,10 @@ import {
   sha256Hex,
 } from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
-import { digestOfFiles, parseQwen3Config, synthQwen3Checkpoint } from "../../src/model/mod.ts";
+import { digestOfFiles, parseDecoderConfig, synthDecoderCheckpoint } from "../../src/model/mod.ts";
 import { makeClaims, parseScenario, type ProverOutput } from "../../src/prover/mod.ts";
 import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
-import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 
 /** The asset store (profiles, stacks, catalogs). */
@@ -149,15 +149,15 @@ export const MOE_CONFIG: Record<string, unknown> = JSON.parse(
  * @param config the config document
  * @param o seed, shard count and the blobs to commit into
  * @returns the model reference
- * @throws whatever `parseQwen3Config` throws for a config it refuses
+ * @throws whatever `parseDecoderConfig` throws for a config it refuses
  */
 export function synthModel(
   config: Record<string, unknown>,
   o: { readonly seed: string; readonly shards: number; readonly blobs: Blobs },
 ): ModelRef {
-  const parsed = parseQwen3Config(config);
+  const parsed = parseDecoderConfig(config);
   const files: Record<string, string> = {};
-  for (const f of synthQwen3Checkpoint(parsed, { seed: o.seed, shards: o.shards })) {
+  for (const f of synthDecoderCheckpoint(parsed, { seed: o.seed, shards: o.shards })) {
     if (f.name.endsWith(".json")) continue; // the index: a claim locates tensors by the files
     const made = f.bytes();
     const bytes = made instanceof Uint8Array ? made : new Uint8Array(made.byteLength);

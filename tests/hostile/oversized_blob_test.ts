@@ -13,7 +13,7 @@ import {
   openBlobStore,
 } from "../../src/assets/mod.ts";
 import { InputError } from "../../src/errors.ts";
-import { openQwen3Checkpoint } from "../../src/model/mod.ts";
+import { openDecoderCheckpoint } from "../../src/model/mod.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
 import { memFiles, synthDir, TINY_DENSE } from "../model/checkpoint/_checkpoint_fixture.ts";
 
@@ -99,7 +99,7 @@ Deno.test("BlobStore refuses a blob that is no regular file without opening it (
   }
 });
 
-Deno.test("openQwen3Checkpoint() refuses a 2 GiB config.json or index of a directory before reading it", async () => {
+Deno.test("openDecoderCheckpoint() refuses a 2 GiB config.json or index of a directory before reading it", async () => {
   const files = synthDir(TINY_DENSE, { shards: 2 });
   for (const big of ["config.json", "model.safetensors.index.json"]) {
     const dir = await Deno.makeTempDir({ prefix: "bitaudit-oversized-" });
@@ -108,12 +108,12 @@ Deno.test("openQwen3Checkpoint() refuses a 2 GiB config.json or index of a direc
       await sparse(`${dir}/${big}`, 2 * GiB);
       using ckpt = await checkpointDir(dir);
       await cheaply(() =>
-        assertRejectsCode(() => openQwen3Checkpoint(ckpt), InputError, "CHECKPOINT_JSON")
+        assertRejectsCode(() => openDecoderCheckpoint(ckpt), InputError, "CHECKPOINT_JSON")
       );
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
   }
   // The same directory opens with its own files (the refusal above is the size alone).
-  await openQwen3Checkpoint(memFiles(files));
+  await openDecoderCheckpoint(memFiles(files));
 });

@@ -18,7 +18,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { resultInconsistency, verifyRecord } from "../../src/verify/mod.ts";
-import { engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { servingScenario } from "../verify/_serving_fixture.ts";
 import { FUZZ_SEED, fuzzRuns } from "./_fuzz.ts";
 import {

@@ -30,7 +30,7 @@ import {
   runAudit,
   verifyRecord,
 } from "../../src/verify/mod.ts";
-import { engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { servingScenario } from "../verify/_serving_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import {

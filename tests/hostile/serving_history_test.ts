@@ -21,10 +21,10 @@ import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { assertCode } from "../_assert_code.ts";
 import { InputError } from "../../src/errors.ts";
-import { engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { servingScenario } from "../verify/_serving_fixture.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
-import { ENGINE } from "../model/qwen3/_forward_fixture.ts";
+import { ENGINE } from "../model/forward/_forward_fixture.ts";
 
 const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });

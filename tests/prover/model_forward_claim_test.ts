@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
 import { GENESIS_PREV, parseClaimLog, recordDigest } from "../../src/claims/mod.ts";
 import { AssetError, InputError } from "../../src/errors.ts";
-import { openQwen3Checkpoint } from "../../src/model/mod.ts";
+import { openDecoderCheckpoint } from "../../src/model/mod.ts";
 import {
   modelForwardClaim,
   type ModelForwardFacts,
@@ -17,7 +17,7 @@ import { assertCode, assertRejectsCode } from "../_assert_code.ts";
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
 const store = await openAssetStore();
 const dir = await checkpointDir(DIR);
-const ckpt = await openQwen3Checkpoint(dir);
+const ckpt = await openDecoderCheckpoint(dir);
 dir.close();
 const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
 const FP = "c".repeat(64);

@@ -12,7 +12,7 @@ import { formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
-import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { forwardSection, oneGemmScenario } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();

@@ -17,7 +17,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
-import { ENGINE, engineWalker } from "../model/qwen3/_forward_fixture.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { servingScenario } from "./_serving_fixture.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Model benchmark: `runQwen3Forward` on the exact shapes of the published configs
+ * Model benchmark: `runPrefillForward` on the exact shapes of the published configs
  * (`profiles/models/`), the targets of tracker issue 14: the full Qwen3-0.6B forward (28 layers)
  * at 128 tokens, the full Qwen3-4B forward (36 layers) at 250 tokens, and one Qwen3-30B-A3B MoE
  * layer (128 experts, top 8) at 256 tokens. A100 profile, stack `hf-qwen3-flash-attn-torch2.8`
@@ -44,12 +44,12 @@ import {
 } from "../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
+  type DecoderCheckpoint,
+  type DecoderConfig,
   fixedRecipeDispatch,
-  openQwen3Checkpoint,
-  parseQwen3Config,
-  type Qwen3Checkpoint,
-  type Qwen3Config,
-  runQwen3Forward,
+  openDecoderCheckpoint,
+  parseDecoderConfig,
+  runPrefillForward,
   synthWeight,
 } from "../../src/model/mod.ts";
 
@@ -85,7 +85,7 @@ if (Deno.loadavg()[0]! > 1.0 && !force) {
 }
 
 /** A checkpoint whose tensors are synthesised on demand (layer 0's for every layer). */
-function virtualCheckpoint(config: Qwen3Config): Qwen3Checkpoint {
+function virtualCheckpoint(config: DecoderConfig): DecoderCheckpoint {
   const cache = new Map<string, Uint16Array>();
   const shapeCount = (name: string): number => {
     const h = config.hidden, d = config.headDim;
@@ -183,7 +183,7 @@ console.log(`load average at start: ${loadText()}`);
 for (const c of cases.filter((x) => only.includes(x.id))) {
   const layers = layersOverride ?? c.layers;
   const tokenCount = tokensOverride ?? c.tokens;
-  const config = parseQwen3Config({
+  const config = parseDecoderConfig({
     ...(await readJson(`profiles/models/${c.config}.config.json`)),
     num_hidden_layers: layers,
   });
@@ -197,7 +197,7 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
     } else {
       using files = await checkpointDir(diskDir);
       const buffers = sharedBuffers();
-      const opened = await openQwen3Checkpoint(files, { alloc: buffers.alloc });
+      const opened = await openDecoderCheckpoint(files, { alloc: buffers.alloc });
       if (opened.config.hidden !== config.hidden || opened.config.layers < layers) {
         usage(`${diskDir} is not a ${c.config} checkpoint with >= ${layers} layers`);
       }
@@ -237,12 +237,12 @@ gemmPool.close();
 fa2Pool.close();
 
 async function _forward(
-  ckpt: Qwen3Checkpoint,
+  ckpt: DecoderCheckpoint,
   tokens: number[],
   threads: "1" | "all",
   releaseTensor?: (t: Uint16Array) => void,
 ): Promise<string> {
-  const r = await runQwen3Forward(ckpt, {
+  const r = await runPrefillForward(ckpt, {
     ...(releaseTensor === undefined ? {} : { releaseTensor }),
     sequences: [tokens],
     runtime: runtime(threads),

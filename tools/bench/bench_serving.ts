@@ -8,7 +8,7 @@
  * CUTLASS K-walk recipe for every GEMM. On 1 thread (the calling thread alone) and on every core
  * (GEMM and FA2 pools). Prints the median of `runs` (>= 3) timed runs with the spread after one
  * untimed run, the load average at the start and the end, the peak resident set, and beside it a
- * one-shot prefill of the same tokens measured in the same run (`runQwen3Forward`), as the ratio
+ * one-shot prefill of the same tokens measured in the same run (`runPrefillForward`), as the ratio
  * replay / prefill. Refuses (exit 2) when the 1-minute load average exceeds 1.0 at the start,
  * unless `--force`.
  *
@@ -29,9 +29,9 @@ import {
 import {
   type BlockRuntime,
   fixedRecipeDispatch,
-  openQwen3Checkpoint,
+  openDecoderCheckpoint,
   type PassShape,
-  runQwen3Forward,
+  runPrefillForward,
   runServingForward,
 } from "../../src/model/mod.ts";
 import { checkpointDir } from "../../src/assets/mod.ts";
@@ -95,7 +95,7 @@ const runtime = (threads: string): BlockRuntime => ({
 });
 
 using files = await checkpointDir(dir);
-const ckpt = await openQwen3Checkpoint(files);
+const ckpt = await openDecoderCheckpoint(files);
 const vocab = ckpt.config.vocab;
 const tokens = Array.from({ length: prompt + decode + 1 }, (_, i) => (i * 7919 + 13) % vocab);
 // One prefill pass, then decode steps among `batch` decoding sequences of similar contexts.
@@ -131,7 +131,7 @@ const replay = async (threads: string) => {
 };
 const prefill = async (threads: string) => {
   const t0 = performance.now();
-  const r = await runQwen3Forward(ckpt, {
+  const r = await runPrefillForward(ckpt, {
     sequences: [tokens.slice(0, prompt + decode)],
     runtime: {
       ...runtime(threads),

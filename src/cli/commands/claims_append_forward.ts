@@ -18,7 +18,7 @@ import {
 } from "../../assets/mod.ts";
 import { formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
-import { openQwen3Checkpoint } from "../../model/mod.ts";
+import { openDecoderCheckpoint } from "../../model/mod.ts";
 import { modelForwardClaim, type ModelForwardFacts, nextLogPosition } from "../../prover/mod.ts";
 import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { createOwnedDir } from "../cleanup.ts";
@@ -107,7 +107,7 @@ export async function appendForwardClaim(o: AppendForwardOptions): Promise<Appen
     layerChain: o.layerChain === undefined ? undefined : _chain(await readJsonFile(o.layerChain)),
   };
   using source = await checkpointDir(o.checkpoint);
-  const ckpt = await openQwen3Checkpoint(source); // refuses what is no checkpoint before any copy
+  const ckpt = await openDecoderCheckpoint(source); // refuses what is no checkpoint before any copy
   const logDone = await createOwnedDir(_folder(o.log));
   let ok = false;
   try {
@@ -194,7 +194,7 @@ async function _stagedCheckpoint(
   const byName = new Map(staged.map((s) => [s.name, s]));
   const opened: { close(): void }[] = [];
   try {
-    const ckpt = await openQwen3Checkpoint({
+    const ckpt = await openDecoderCheckpoint({
       open: async (name) => {
         const s = byName.get(name);
         if (s === undefined) return null;

@@ -1,7 +1,7 @@
 /**
  * `bitaudit model`: Qwen3 checkpoints and forward passes.
  * - `model synth --config <config.json> --seed <n> --out <dir> [--shards n]`: writes an HF-layout
- *   checkpoint with random weights of realistic scale (see `synthQwen3Checkpoint`).
+ *   checkpoint with random weights of realistic scale (see `synthDecoderCheckpoint`).
  * - `model classes --stack <id|file> --profile <id|file> (--catalog <id|file> | --recipe
  *   <name|file>) --config <config.json> --context <L> [--sms n] [--max-batch n] [--json]`: the
  *   batch-size equivalence classes of decode (see `decodeClasses`).
@@ -12,7 +12,7 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { synthQwen3Checkpoint } from "../../model/mod.ts";
+import { synthDecoderCheckpoint } from "../../model/mod.ts";
 import { InputError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
@@ -147,7 +147,7 @@ export async function synthCheckpointDir(
   o: { config: string; seed: string; out: string; shards: number },
 ): Promise<void> {
   const { config, bytes: configBytes } = await readModelConfig(o.config);
-  const files = synthQwen3Checkpoint(config, { seed: o.seed, shards: o.shards });
+  const files = synthDecoderCheckpoint(config, { seed: o.seed, shards: o.shards });
   const done = await prepareOutputDir(o.out, ["config.json", ...files.map((f) => f.name)]);
   let ok = false;
   try {

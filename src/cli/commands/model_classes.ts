@@ -12,9 +12,9 @@ import {
   catalogDispatch,
   type DecodeClasses,
   decodeClasses,
+  type DecoderConfig,
   fixedRecipeDispatch,
   type GemmDispatch,
-  type Qwen3Config,
   signatureEntries,
 } from "../../model/mod.ts";
 import {
@@ -153,14 +153,14 @@ function _attentionWhy(id: string): string | null {
   return b.modelled ? null : `attention backend '${b.id}': ${b.reason}`;
 }
 
-function _model(c: Qwen3Config) {
+function _model(c: DecoderConfig) {
   const { modelType, layers, hidden, heads, kvHeads, headDim, intermediate, vocab } = c;
   return { modelType, layers, hidden, heads, kvHeads, headDim, intermediate, vocab };
 }
 
 function _print(
   r: DecodeClasses,
-  o: { config: Qwen3Config; profile: string; stack: string; kernels: string },
+  o: { config: DecoderConfig; profile: string; stack: string; kernels: string },
 ): void {
   const c = o.config;
   const first = r.classes[0];

@@ -13,10 +13,10 @@ import {
   encodeSafetensors,
   fingerprintOf,
   fixedRecipeDispatch,
-  openQwen3Checkpoint,
+  openDecoderCheckpoint,
   parseTokenBatch,
   rowBytes,
-  runQwen3Forward,
+  runPrefillForward,
 } from "../../model/mod.ts";
 import { createGemmWalker, sharedBuffers } from "../../engine/mod.ts";
 import {
@@ -99,7 +99,7 @@ export async function runModelForward(o: {
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
   // are reused for a later layer's weights once it is done.
   const buffers = sharedBuffers();
-  const ckpt = await openQwen3Checkpoint(files, { alloc: buffers.alloc });
+  const ckpt = await openDecoderCheckpoint(files, { alloc: buffers.alloc });
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
@@ -117,7 +117,7 @@ export async function runModelForward(o: {
       attention: w.attention,
       sfu: await loadSfuForStack(store, stack),
     };
-    const r = await runQwen3Forward(ckpt, {
+    const r = await runPrefillForward(ckpt, {
       sequences: batch.sequences,
       runtime,
       multiProcessorCount: sms,

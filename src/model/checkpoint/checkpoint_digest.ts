@@ -10,7 +10,7 @@
  * @module
  */
 import { sha256Hex } from "../../sha256_hex.ts";
-import type { Qwen3Checkpoint } from "./open_checkpoint.ts";
+import type { DecoderCheckpoint } from "./open_checkpoint.ts";
 import { sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 
 /** A checkpoint's weights digest and the digests of its files. */
@@ -56,7 +56,7 @@ export function digestOfFiles(files: Readonly<Record<string, string>>): string {
  * ```
  */
 export async function checkpointDigest(
-  checkpoint: Qwen3Checkpoint,
+  checkpoint: DecoderCheckpoint,
   options: { readonly hasher?: () => Sha256Stream } = {},
 ): Promise<CheckpointDigest> {
   const files: Record<string, string> = {};

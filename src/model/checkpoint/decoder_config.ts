@@ -81,12 +81,6 @@ export interface DecoderConfig {
   readonly moe?: MoeConfig;
 }
 
-/** The former name of {@link DecoderConfig} (Qwen3 was the first family). */
-export type Qwen3Config = DecoderConfig;
-
-/** The former name of {@link MoeConfig}. */
-export type Qwen3MoeConfig = MoeConfig;
-
 /**
  * Validates a parsed `config.json`.
  *
@@ -157,9 +151,6 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(rules.moe ? { moe: _moe(c, layers) } : {}),
   });
 }
-
-/** The former name of {@link parseDecoderConfig}. */
-export const parseQwen3Config: (json: unknown) => DecoderConfig = parseDecoderConfig;
 
 /**
  * Tells whether decoder layer `layer` of a config has a sparse MoE block.

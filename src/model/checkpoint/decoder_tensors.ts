@@ -46,8 +46,8 @@ export function layerPrefix(layer: number): string {
  * @example
  * ```ts
  * import { decoderTensorShapes } from "./decoder_tensors.ts";
- * import { parseQwen3Config } from "./decoder_config.ts";
- * const c = parseQwen3Config({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
+ * import { parseDecoderConfig } from "./decoder_config.ts";
+ * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
  *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
  *   head_dim: 128, tie_word_embeddings: true });
  * const s = decoderTensorShapes(c);

@@ -6,17 +6,17 @@
  *
  * @example
  * ```ts
- * import { openQwen3Checkpoint, parseQwen3Config, synthQwen3Checkpoint } from "./mod.ts";
+ * import { openDecoderCheckpoint, parseDecoderConfig, synthDecoderCheckpoint } from "./mod.ts";
  * import { bytesByteSource } from "../safetensors/mod.ts";
  * const json = { model_type: "qwen3", vocab_size: 8, hidden_size: 256, intermediate_size: 64,
  *   num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1, head_dim: 128,
  *   tie_word_embeddings: true };
  * const files = new Map<string, Uint8Array>([["config.json", new TextEncoder().encode(JSON.stringify(json))]]);
- * for (const f of synthQwen3Checkpoint(parseQwen3Config(json), { seed: "x", shards: 1 })) {
+ * for (const f of synthDecoderCheckpoint(parseDecoderConfig(json), { seed: "x", shards: 1 })) {
  *   const b = f.bytes();
  *   files.set(f.name, b instanceof Uint8Array ? b : new Uint8Array([...b].flatMap((c) => [...c])));
  * }
- * const ckpt = await openQwen3Checkpoint({
+ * const ckpt = await openDecoderCheckpoint({
  *   open: (name) => Promise.resolve(files.has(name) ? bytesByteSource(files.get(name)!) : null),
  * });
  * if ((await ckpt.rows("model.embed_tokens.weight", [3])).length !== 256) throw new Error();
@@ -30,18 +30,15 @@ export {
   type LinearBiases,
   type MoeConfig,
   parseDecoderConfig,
-  parseQwen3Config,
-  type Qwen3Config,
-  type Qwen3MoeConfig,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 export {
   type CheckpointFiles,
+  type DecoderCheckpoint,
   MAX_CONFIG_JSON_BYTES,
   MAX_INDEX_JSON_BYTES,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
+  openDecoderCheckpoint,
 } from "./open_checkpoint.ts";
 export {
   CHECKPOINT_DIGEST_SCHEMA,
@@ -49,4 +46,4 @@ export {
   checkpointDigest,
   digestOfFiles,
 } from "./checkpoint_digest.ts";
-export { type SynthFile, synthQwen3Checkpoint, synthWeight } from "./synth_checkpoint.ts";
+export { synthDecoderCheckpoint, type SynthFile, synthWeight } from "./synth_checkpoint.ts";

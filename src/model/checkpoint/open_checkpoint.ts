@@ -1,5 +1,5 @@
 /**
- * Opens a Hugging Face checkpoint directory (Qwen3 dense or MoE) through named byte sources:
+ * Opens a Hugging Face decoder checkpoint directory (any supported family) through named byte sources:
  * `config.json` plus either `model.safetensors` or shards listed by
  * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`). Headers
  * are read and checked against the config at once (every required tensor present once, BF16,
@@ -17,7 +17,7 @@ import {
   type SafetensorsFile,
   viewTensorBytes,
 } from "../safetensors/mod.ts";
-import { parseQwen3Config, type Qwen3Config } from "./decoder_config.ts";
+import { type DecoderConfig, parseDecoderConfig } from "./decoder_config.ts";
 import { decoderTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 
@@ -33,9 +33,9 @@ export interface CheckpointFiles {
 }
 
 /** An opened checkpoint. */
-export interface Qwen3Checkpoint {
+export interface DecoderCheckpoint {
   /** The validated config. */
-  readonly config: Qwen3Config;
+  readonly config: DecoderConfig;
   /** SHA-256 of the `config.json` bytes. */
   readonly configSha256: string;
   /** Weight file names, sorted. */
@@ -84,25 +84,25 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   lacks the tensor or a file tensor the map does not list), `CHECKPOINT_MISSING_FILE`,
  *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
  *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
- *   `parseQwen3Config` and the `SAFETENSORS_*` codes of `openSafetensors`
+ *   `parseDecoderConfig` and the `SAFETENSORS_*` codes of `openSafetensors`
  * @example
  * ```ts ignore
- * const ckpt = await openQwen3Checkpoint(files);
+ * const ckpt = await openDecoderCheckpoint(files);
  * const norm = await ckpt.tensor("model.norm.weight");
  * ```
  */
-export async function openQwen3Checkpoint(
+export async function openDecoderCheckpoint(
   files: CheckpointFiles,
   options: {
     readonly weightFiles?: readonly string[];
     readonly alloc?: (bytes: number) => ArrayBufferLike;
   } = {},
-): Promise<Qwen3Checkpoint> {
+): Promise<DecoderCheckpoint> {
   const alloc = options.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
   const configSource = await files.open(CONFIG);
   if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
   const configBytes = await _small(configSource, { what: CONFIG, max: MAX_CONFIG_JSON_BYTES });
-  const config = parseQwen3Config(_json(configBytes, CONFIG));
+  const config = parseDecoderConfig(_json(configBytes, CONFIG));
   const configSha256 = await sha256OfSource(configSource);
   const given = options.weightFiles;
   if (given !== undefined && (given.length === 0 || given.some((n) => !FILE_NAME.test(n)))) {
@@ -243,7 +243,7 @@ function _locate(
 }
 
 function _checkTensors(
-  config: Qwen3Config,
+  config: DecoderConfig,
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
 ): void {

@@ -15,7 +15,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bitsFromF32, fp32ToBf16 } from "../../numerics/mod.ts";
 import { encodeSafetensorsChunks, type SafetensorsChunks } from "../safetensors/mod.ts";
-import type { Qwen3Config } from "./decoder_config.ts";
+import type { DecoderConfig } from "./decoder_config.ts";
 import { decoderTensorShapes } from "./decoder_tensors.ts";
 
 /** One file of a synthetic checkpoint. */
@@ -35,20 +35,20 @@ export interface SynthFile {
  * @throws {RangeError} when `shards` is not in 1..min(999, tensor count)
  * @example
  * ```ts
- * import { synthQwen3Checkpoint } from "./synth_checkpoint.ts";
- * import { parseQwen3Config } from "./decoder_config.ts";
- * const c = parseQwen3Config({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
+ * import { synthDecoderCheckpoint } from "./synth_checkpoint.ts";
+ * import { parseDecoderConfig } from "./decoder_config.ts";
+ * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
  *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
  *   head_dim: 128, tie_word_embeddings: true });
- * const files = synthQwen3Checkpoint(c, { seed: "s", shards: 2 });
+ * const files = synthDecoderCheckpoint(c, { seed: "s", shards: 2 });
  * if (files.map((f) => f.name).join() !==
  *   "model-00001-of-00002.safetensors,model-00002-of-00002.safetensors,model.safetensors.index.json") {
  *   throw new Error();
  * }
  * ```
  */
-export function synthQwen3Checkpoint(
-  config: Qwen3Config,
+export function synthDecoderCheckpoint(
+  config: DecoderConfig,
   options: { readonly seed: string; readonly shards: number },
 ): SynthFile[] {
   const shapes = [...decoderTensorShapes(config)];

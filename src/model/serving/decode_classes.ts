@@ -9,7 +9,7 @@
  */
 import { FA2_HEAD_DIMS, isFa2HeadDim } from "../../kernels/mod.ts";
 import type { ProjectionName } from "../blocks/mod.ts";
-import type { Qwen3Config } from "../checkpoint/mod.ts";
+import type { DecoderConfig } from "../checkpoint/mod.ts";
 import {
   type DecodeSignature,
   decodeSignature,
@@ -72,9 +72,9 @@ export interface DecodeClasses {
  * @throws {RangeError} on a non-positive SM count or maxBatch, or a negative context
  * @example
  * ```ts
- * import { decodeClasses, fixedRecipeDispatch, parseQwen3Config } from "../mod.ts";
+ * import { decodeClasses, fixedRecipeDispatch, parseDecoderConfig } from "../mod.ts";
  * import { REDUCE_STACK_CUDA_RECENT as reduceStack } from "../../kernels/mod.ts";
- * const config = parseQwen3Config({
+ * const config = parseDecoderConfig({
  *   model_type: "qwen3", vocab_size: 512, hidden_size: 256, intermediate_size: 768,
  *   num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 1, head_dim: 128,
  * });
@@ -89,7 +89,7 @@ export interface DecodeClasses {
  * }
  * ```
  */
-export function decodeClasses(config: Qwen3Config, options: DecodeClassesOptions): DecodeClasses {
+export function decodeClasses(config: DecoderConfig, options: DecodeClassesOptions): DecodeClasses {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   _check("maxBatch", maxBatch, 1);
   _check("SM count", options.multiProcessorCount, 1);
@@ -115,7 +115,7 @@ function _check(what: string, v: number, min: number): void {
 
 /** Batch sizes 1..maxBatch grouped by signature; stops at the first one not modelled. */
 function _group(
-  config: Qwen3Config,
+  config: DecoderConfig,
   o: DecodeSignatureOptions & { readonly maxBatch: number },
 ): { classes: DecodeClass[]; last: number; stop: string[] } {
   const classes: DecodeClass[] = [];
@@ -180,7 +180,7 @@ function _uncoveredNotes(classes: readonly DecodeClass[]): string[] {
   });
 }
 
-function _modelNotes(c: Qwen3Config): string[] {
+function _modelNotes(c: DecoderConfig): string[] {
   const notes: string[] = [];
   if (c.moe !== undefined) {
     const f = c.moe.intermediate, h = c.hidden;

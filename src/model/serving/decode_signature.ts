@@ -15,7 +15,7 @@ import {
   type ReduceStack,
 } from "../../kernels/mod.ts";
 import type { GemmDispatch, ProjectionName } from "../blocks/mod.ts";
-import { isMoeLayer, type Qwen3Config } from "../checkpoint/mod.ts";
+import { type DecoderConfig, isMoeLayer } from "../checkpoint/mod.ts";
 
 /** One GEMM of the pass: its shape without M (M is the batch) and the kernel dispatched. */
 export interface DecodeGemm {
@@ -108,9 +108,9 @@ export interface DecodeSignatureOptions {
  *   configuration `reduceConfig` does not model
  * @example
  * ```ts
- * import { decodeSignature, fixedRecipeDispatch, parseQwen3Config } from "../mod.ts";
+ * import { decodeSignature, fixedRecipeDispatch, parseDecoderConfig } from "../mod.ts";
  * import { REDUCE_STACK_CUDA_RECENT as reduceStack } from "../../kernels/mod.ts";
- * const config = parseQwen3Config({
+ * const config = parseDecoderConfig({
  *   model_type: "qwen3", vocab_size: 151936, hidden_size: 2560, intermediate_size: 9728,
  *   num_hidden_layers: 36, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128,
  * });
@@ -121,7 +121,7 @@ export interface DecodeSignatureOptions {
  * ```
  */
 export function decodeSignature(
-  config: Qwen3Config,
+  config: DecoderConfig,
   options: DecodeSignatureOptions & { readonly batch: number },
 ): DecodeSignature {
   const { batch, context, multiProcessorCount: sms } = options;
@@ -169,7 +169,7 @@ export function recipeSummary(recipe: GemmRecipe): string {
  * The GEMM calls [name, N, K, bias] of a decode pass, as the model description makes them (MLP
  * ones only when a dense layer exists; biased projections dispatched as biased calls).
  */
-function _gemmShapes(c: Qwen3Config): (readonly [ProjectionName, number, number, boolean])[] {
+function _gemmShapes(c: DecoderConfig): (readonly [ProjectionName, number, number, boolean])[] {
   const q = c.heads * c.headDim, kv = c.kvHeads * c.headDim, h = c.hidden;
   const layers = Array.from({ length: c.layers }, (_, i) => i);
   const dense = layers.some((i) => !isMoeLayer(c, i));
@@ -205,7 +205,7 @@ function _gemm(
   );
 }
 
-function _norms(c: Qwen3Config, batch: number, stack: ReduceStack): DecodeNorm[] {
+function _norms(c: DecoderConfig, batch: number, stack: ReduceStack): DecodeNorm[] {
   const norm = (name: DecodeNormName, per: number, length: number, mean: boolean): DecodeNorm => {
     const rows = batch * per;
     const r = reduceConfig({ outputs: rows, length }, { stack });
@@ -231,7 +231,7 @@ function _norms(c: Qwen3Config, batch: number, stack: ReduceStack): DecodeNorm[]
 }
 
 function _attention(
-  c: Qwen3Config,
+  c: DecoderConfig,
   o: { batch: number; context: number; sms: number },
 ): DecodeAttention {
   const seqlenK = o.context + 1;

@@ -6,9 +6,9 @@
  * @example
  * ```ts
  * import { decodeClasses } from "./mod.ts";
- * import { fixedRecipeDispatch, parseQwen3Config } from "../mod.ts";
+ * import { fixedRecipeDispatch, parseDecoderConfig } from "../mod.ts";
  * import { REDUCE_STACK_CUDA_RECENT as reduceStack } from "../../kernels/mod.ts";
- * const config = parseQwen3Config({
+ * const config = parseDecoderConfig({
  *   model_type: "qwen3", vocab_size: 151936, hidden_size: 2560, intermediate_size: 9728,
  *   num_hidden_layers: 36, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128,
  * });

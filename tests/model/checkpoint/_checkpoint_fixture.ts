@@ -8,9 +8,9 @@ import {
   type CheckpointFiles,
   encodeSafetensors,
   openSafetensors,
-  parseQwen3Config,
+  parseDecoderConfig,
   type SafetensorsTensorInput,
-  synthQwen3Checkpoint,
+  synthDecoderCheckpoint,
 } from "../../../src/model/mod.ts";
 
 /** A small dense config (the bundled tiny dense shapes, with fewer tokens of vocabulary). */
@@ -58,7 +58,7 @@ export function memFiles(dir: MemDir): CheckpointFiles {
 export function synthDir(config: object, o: { seed?: string; shards?: number } = {}): MemDir {
   const dir: MemDir = new Map();
   dir.set("config.json", new TextEncoder().encode(JSON.stringify(config)));
-  const files = synthQwen3Checkpoint(parseQwen3Config(config), {
+  const files = synthDecoderCheckpoint(parseDecoderConfig(config), {
     seed: o.seed ?? "test",
     shards: o.shards ?? 1,
   });

@@ -3,7 +3,7 @@ import { InputError } from "../../../src/errors.ts";
 import {
   checkpointDigest,
   digestOfFiles,
-  openQwen3Checkpoint,
+  openDecoderCheckpoint,
   sha256OfSource,
 } from "../../../src/model/mod.ts";
 import { checkpointDir } from "../../../src/assets/mod.ts";
@@ -21,8 +21,8 @@ async function code(p: Promise<unknown>): Promise<[string, string]> {
   throw new Error("expected a coded error");
 }
 
-Deno.test("openQwen3Checkpoint() reads a tied single-file dense checkpoint", async () => {
-  const ckpt = await openQwen3Checkpoint(memFiles(synthDir(TINY_DENSE)));
+Deno.test("openDecoderCheckpoint() reads a tied single-file dense checkpoint", async () => {
+  const ckpt = await openDecoderCheckpoint(memFiles(synthDir(TINY_DENSE)));
   assert.equal(ckpt.sharded, false);
   assert.deepStrictEqual(ckpt.files, ["model.safetensors"]);
   const emb = await ckpt.tensor("model.embed_tokens.weight");
@@ -32,9 +32,9 @@ Deno.test("openQwen3Checkpoint() reads a tied single-file dense checkpoint", asy
   assert.deepStrictEqual(rows.subarray(256), emb.subarray(0, 256));
 });
 
-Deno.test("openQwen3Checkpoint() reads a sharded MoE checkpoint with the same values", async () => {
-  const one = await openQwen3Checkpoint(memFiles(synthDir(TINY_MOE)));
-  const three = await openQwen3Checkpoint(memFiles(synthDir(TINY_MOE, { shards: 3 })));
+Deno.test("openDecoderCheckpoint() reads a sharded MoE checkpoint with the same values", async () => {
+  const one = await openDecoderCheckpoint(memFiles(synthDir(TINY_MOE)));
+  const three = await openDecoderCheckpoint(memFiles(synthDir(TINY_MOE, { shards: 3 })));
   assert.equal(three.sharded, true);
   assert.equal(three.files.length, 3);
   for (const name of ["model.layers.1.mlp.experts.7.down_proj.weight", "lm_head.weight"]) {
@@ -44,7 +44,7 @@ Deno.test("openQwen3Checkpoint() reads a sharded MoE checkpoint with the same va
 
 Deno.test("checkpointDigest() follows the stated rule and streams each file", async () => {
   const dir = synthDir(TINY_MOE, { shards: 2 });
-  const ckpt = await openQwen3Checkpoint(memFiles(dir));
+  const ckpt = await openDecoderCheckpoint(memFiles(dir));
   const d = await checkpointDigest(ckpt);
   const files: Record<string, string> = {};
   for (const name of ckpt.files) files[name] = sha256Hex(dir.get(name)!);
@@ -78,7 +78,7 @@ Deno.test("sha256OfSource() gives the same digest with the native and the portab
   assert.notEqual(await sha256OfSource(source, { hasher: skipsLast }), portable);
 });
 
-Deno.test("openQwen3Checkpoint() refuses malformed checkpoints with codes naming the tensor", async () => {
+Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes naming the tensor", async () => {
   const dense = synthDir(TINY_DENSE);
   const file = "model.safetensors";
   const norm = "model.layers.1.post_attention_layernorm.weight";
@@ -123,20 +123,23 @@ Deno.test("openQwen3Checkpoint() refuses malformed checkpoints with codes naming
     ],
   ];
   for (const [dir, want, name] of cases) {
-    const [got, msg] = await code(openQwen3Checkpoint(memFiles(await dir)));
+    const [got, msg] = await code(openDecoderCheckpoint(memFiles(await dir)));
     assert.equal(got, want, msg);
     assert.ok(msg.includes(name), `${msg} does not name ${name}`);
   }
 });
 
-Deno.test("openQwen3Checkpoint() refuses an index that disagrees with its shards", async () => {
+Deno.test("openDecoderCheckpoint() refuses an index that disagrees with its shards", async () => {
   const moe = synthDir(TINY_MOE, { shards: 2 });
   const idx = "model.safetensors.index.json";
   const map = JSON.parse(new TextDecoder().decode(moe.get(idx)!));
   const shard2 = "model-00002-of-00002.safetensors";
   const missing = new Map(moe);
   missing.delete(shard2);
-  assert.equal((await code(openQwen3Checkpoint(memFiles(missing))))[0], "CHECKPOINT_MISSING_FILE");
+  assert.equal(
+    (await code(openDecoderCheckpoint(memFiles(missing))))[0],
+    "CHECKPOINT_MISSING_FILE",
+  );
   const name = Object.keys(map.weight_map)[0]!;
   const moved = new Map(moe);
   const other = map.weight_map[name] === shard2 ? "model-00001-of-00002.safetensors" : shard2;
@@ -146,7 +149,7 @@ Deno.test("openQwen3Checkpoint() refuses an index that disagrees with its shards
       JSON.stringify({ ...map, weight_map: { ...map.weight_map, [name]: other } }),
     ),
   );
-  const [c, msg] = await code(openQwen3Checkpoint(memFiles(moved)));
+  const [c, msg] = await code(openDecoderCheckpoint(memFiles(moved)));
   assert.equal(c, "CHECKPOINT_INDEX");
   assert.ok(msg.includes(name));
   const escape = new Map(moe);
@@ -154,7 +157,7 @@ Deno.test("openQwen3Checkpoint() refuses an index that disagrees with its shards
     idx,
     new TextEncoder().encode(JSON.stringify({ weight_map: { [name]: "../x.safetensors" } })),
   );
-  assert.equal((await code(openQwen3Checkpoint(memFiles(escape))))[0], "CHECKPOINT_INDEX");
+  assert.equal((await code(openDecoderCheckpoint(memFiles(escape))))[0], "CHECKPOINT_INDEX");
 });
 
 Deno.test("bundled tiny checkpoints open from disk (dense single file, MoE sharded) with their files streamed", async () => {
@@ -162,7 +165,7 @@ Deno.test("bundled tiny checkpoints open from disk (dense single file, MoE shard
     using files = await checkpointDir(
       new URL(`../../../tables/models/${name}`, import.meta.url).pathname,
     );
-    const ckpt = await openQwen3Checkpoint(files);
+    const ckpt = await openDecoderCheckpoint(files);
     assert.equal(ckpt.sharded, sharded);
     for (const f of ckpt.files) {
       assert.equal(

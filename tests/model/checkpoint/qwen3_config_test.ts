@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isMoeLayer, parseQwen3Config } from "../../../src/model/mod.ts";
+import { isMoeLayer, parseDecoderConfig } from "../../../src/model/mod.ts";
 import { InputError } from "../../../src/errors.ts";
 import { TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
 
@@ -19,7 +19,7 @@ function assertRefused(
   code: "CONFIG_UNSUPPORTED" | "CONFIG_FIELD" | "CONFIG_MODEL_TYPE",
   names: readonly string[],
 ): void {
-  assert.throws(() => parseQwen3Config(config), (e: unknown) => {
+  assert.throws(() => parseDecoderConfig(config), (e: unknown) => {
     assert.ok(e instanceof InputError, String(e));
     assert.equal(e.code, code, `${names.join()}: ${e.message}`);
     for (const name of names) {
@@ -31,11 +31,11 @@ function assertRefused(
 
 const ROOT = new URL("../../../", import.meta.url);
 const bundled = (name: string) =>
-  parseQwen3Config(
+  parseDecoderConfig(
     JSON.parse(Deno.readTextFileSync(new URL(`profiles/models/${name}.config.json`, ROOT))),
   );
 
-Deno.test("parseQwen3Config() reads the published Qwen3-0.6B, 4B and 30B-A3B shapes", () => {
+Deno.test("parseDecoderConfig() reads the published Qwen3-0.6B, 4B and 30B-A3B shapes", () => {
   const small = bundled("qwen3-0.6b");
   assert.deepStrictEqual(
     [small.hidden, small.intermediate, small.layers, small.heads, small.kvHeads, small.headDim],
@@ -70,7 +70,7 @@ Deno.test("parseQwen3Config() reads the published Qwen3-0.6B, 4B and 30B-A3B sha
   assert.deepStrictEqual(moe.ropeTheta, "1000000");
 });
 
-Deno.test("parseQwen3Config() refuses unmodelled features by name", () => {
+Deno.test("parseDecoderConfig() refuses unmodelled features by name", () => {
   const cases: [Record<string, unknown>, string, string][] = [
     [{ model_type: "gemma" }, "CONFIG_MODEL_TYPE", "gemma"],
     [{ architectures: ["Qwen2ForCausalLM"] }, "CONFIG_MODEL_TYPE", "Qwen2ForCausalLM"],
@@ -87,21 +87,21 @@ Deno.test("parseQwen3Config() refuses unmodelled features by name", () => {
 });
 
 Deno.test("isMoeLayer() follows decoder_sparse_step and mlp_only_layers", () => {
-  const c = parseQwen3Config({ ...TINY_MOE, num_hidden_layers: 4, decoder_sparse_step: 2 });
+  const c = parseDecoderConfig({ ...TINY_MOE, num_hidden_layers: 4, decoder_sparse_step: 2 });
   assert.deepStrictEqual([0, 1, 2, 3].map((i) => isMoeLayer(c, i)), [false, true, false, true]);
-  const d = parseQwen3Config(TINY_MOE);
+  const d = parseDecoderConfig(TINY_MOE);
   assert.deepStrictEqual([0, 1].map((i) => isMoeLayer(d, i)), [false, true]);
-  assert.deepStrictEqual(isMoeLayer(parseQwen3Config(TINY_DENSE), 1), false);
+  assert.deepStrictEqual(isMoeLayer(parseDecoderConfig(TINY_DENSE), 1), false);
 });
 
-Deno.test("parseQwen3Config() gives the same config for the Transformers 4.51 and 5 layouts (issue 25)", () => {
+Deno.test("parseDecoderConfig() gives the same config for the Transformers 4.51 and 5 layouts (issue 25)", () => {
   for (const name of ["qwen3-0.6b", "qwen3-4b", "qwen3-30b-a3b"]) {
     const v4 = fixture(`${name}.transformers-4.51`);
     const v5 = fixture(`${name}.transformers-5`);
     assert.equal(v4.rope_theta, 1000000);
     assert.equal(v5.rope_theta, undefined); // only nested: the layout the issue found ignored
-    assert.deepStrictEqual(parseQwen3Config(v5), parseQwen3Config(v4), name);
-    assert.equal(parseQwen3Config(v5).ropeTheta, "1000000", name);
+    assert.deepStrictEqual(parseDecoderConfig(v5), parseDecoderConfig(v4), name);
+    assert.equal(parseDecoderConfig(v5).ropeTheta, "1000000", name);
     // The bundled profile is the published 4.51 file.
     assert.deepStrictEqual(
       v4,
@@ -111,17 +111,17 @@ Deno.test("parseQwen3Config() gives the same config for the Transformers 4.51 an
   // Qwen3-4B-Instruct-2507 publishes theta 5000000: the nested value is read, not a default.
   const v5 = fixture("qwen3-4b.transformers-5");
   const rope_parameters = { rope_type: "default", rope_theta: 5000000 };
-  assert.equal(parseQwen3Config({ ...v5, rope_parameters }).ropeTheta, "5000000");
+  assert.equal(parseDecoderConfig({ ...v5, rope_parameters }).ropeTheta, "5000000");
   // Both layouts at once are fine while they agree (1000000 and 1000000.0 are one number).
   const both = { ...fixture("qwen3-30b-a3b.transformers-4.51"), dtype: "bfloat16" };
   const agreeing = { ...both, rope_parameters: { rope_theta: 1000000, type: "default" } };
   assert.deepStrictEqual(
-    parseQwen3Config(agreeing),
-    parseQwen3Config(fixture("qwen3-30b-a3b.transformers-5")),
+    parseDecoderConfig(agreeing),
+    parseDecoderConfig(fixture("qwen3-30b-a3b.transformers-5")),
   );
 });
 
-Deno.test("parseQwen3Config() refuses RoPE it does not model and two thetas by name", () => {
+Deno.test("parseDecoderConfig() refuses RoPE it does not model and two thetas by name", () => {
   const v5 = fixture("qwen3-0.6b.transformers-5");
   const v4 = fixture("qwen3-0.6b.transformers-4.51");
   const rope = (p: Record<string, unknown>) => ({ ...v5, rope_parameters: p });
@@ -165,15 +165,15 @@ Deno.test("parseQwen3Config() refuses RoPE it does not model and two thetas by n
   for (const [config, code, names] of cases) assertRefused(config, code, names);
   // A default rope_scaling (4.5x) is the default RoPE.
   assert.equal(
-    parseQwen3Config({ ...v4, rope_scaling: { rope_type: "default" } }).ropeScaling,
+    parseDecoderConfig({ ...v4, rope_scaling: { rope_type: "default" } }).ropeScaling,
     undefined,
   );
   // A default rope_parameters without theta keeps the top-level one (5.x `setdefault`).
   const plain = { ...v4, rope_parameters: { rope_type: "default" } };
-  assert.equal(parseQwen3Config(plain).ropeTheta, "1000000");
+  assert.equal(parseDecoderConfig(plain).ropeTheta, "1000000");
 });
 
-Deno.test("parseQwen3Config() refuses every other unmodelled or contradicting field by name", () => {
+Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting field by name", () => {
   const dense = fixture("qwen3-4b.transformers-5");
   const moe = fixture("qwen3-30b-a3b.transformers-5");
   const sliding = dense.layer_types as string[];
@@ -220,11 +220,11 @@ Deno.test("parseQwen3Config() refuses every other unmodelled or contradicting fi
   for (const [config, code, names] of cases) assertRefused(config, code, names);
 });
 
-Deno.test("parseQwen3Config() reads every field that changes the numbers and ignores only harmless ones", () => {
+Deno.test("parseDecoderConfig() reads every field that changes the numbers and ignores only harmless ones", () => {
   const dense = fixture("qwen3-4b.transformers-5");
   const moe = fixture("qwen3-30b-a3b.transformers-5");
-  const base = parseQwen3Config(dense);
-  const baseMoe = parseQwen3Config(moe);
+  const base = parseDecoderConfig(dense);
+  const baseMoe = parseDecoderConfig(moe);
   // Harmless: a window that is off (HF nulls it), ids, training-only and run-time switches.
   const harmless = {
     sliding_window: 4096,
@@ -238,9 +238,9 @@ Deno.test("parseQwen3Config() reads every field that changes the numbers and ign
     _name_or_path: "Qwen/Qwen3-4B",
     torch_dtype: "bfloat16", // both names, agreeing
   };
-  assert.deepStrictEqual(parseQwen3Config({ ...dense, ...harmless }), base);
+  assert.deepStrictEqual(parseDecoderConfig({ ...dense, ...harmless }), base);
   const moeHarmless = { router_aux_loss_coef: 0.5, output_router_logits: true };
-  assert.deepStrictEqual(parseQwen3Config({ ...moe, ...moeHarmless }), baseMoe);
+  assert.deepStrictEqual(parseDecoderConfig({ ...moe, ...moeHarmless }), baseMoe);
   // Read: each of these changes the parsed config.
   const changes: [Record<string, unknown>, Partial<Record<keyof typeof base, unknown>>][] = [
     [{ tie_word_embeddings: false }, { tieWordEmbeddings: false }],
@@ -249,7 +249,7 @@ Deno.test("parseQwen3Config() reads every field that changes the numbers and ign
     [{ rope_parameters: { rope_type: "default", rope_theta: 5e6 } }, { ropeTheta: "5000000" }],
   ];
   for (const [patch, want] of changes) {
-    assert.deepStrictEqual(parseQwen3Config({ ...dense, ...patch }), { ...base, ...want });
+    assert.deepStrictEqual(parseDecoderConfig({ ...dense, ...patch }), { ...base, ...want });
   }
   const moeChanges: [Record<string, unknown>, Record<string, unknown>][] = [
     [{ norm_topk_prob: false }, { normTopkProb: false }],
@@ -258,25 +258,28 @@ Deno.test("parseQwen3Config() reads every field that changes the numbers and ign
     [{ mlp_only_layers: [47, 0] }, { mlpOnlyLayers: [0, 47] }],
   ];
   for (const [patch, want] of moeChanges) {
-    assert.deepStrictEqual(parseQwen3Config({ ...moe, ...patch }).moe, { ...baseMoe.moe, ...want });
+    assert.deepStrictEqual(parseDecoderConfig({ ...moe, ...patch }).moe, {
+      ...baseMoe.moe,
+      ...want,
+    });
   }
   // Transformers 5's `num_local_experts` names the same count.
   const { num_experts: _, ...renamed } = moe;
-  assert.deepStrictEqual(parseQwen3Config({ ...renamed, num_local_experts: 128 }), baseMoe);
-  assert.deepStrictEqual(parseQwen3Config({ ...moe, num_local_experts: 128 }), baseMoe);
-  // head_dim when absent: 128 for qwen3 (Qwen3Config's default), hidden / heads for qwen3_moe.
+  assert.deepStrictEqual(parseDecoderConfig({ ...renamed, num_local_experts: 128 }), baseMoe);
+  assert.deepStrictEqual(parseDecoderConfig({ ...moe, num_local_experts: 128 }), baseMoe);
+  // head_dim when absent: 128 for qwen3 (DecoderConfig's default), hidden / heads for qwen3_moe.
   const { head_dim: _d, ...noHeadDim } = dense;
-  assert.equal(parseQwen3Config({ ...noHeadDim, hidden_size: 1024 }).headDim, 128);
+  assert.equal(parseDecoderConfig({ ...noHeadDim, hidden_size: 1024 }).headDim, 128);
   const { head_dim: _m, ...noMoeHeadDim } = moe;
-  assert.equal(parseQwen3Config(noMoeHeadDim).headDim, 2048 / 32);
+  assert.equal(parseDecoderConfig(noMoeHeadDim).headDim, 2048 / 32);
 });
 
-Deno.test("parseQwen3Config() codes split into not modelled (CONFIG_UNSUPPORTED) and malformed", () => {
+Deno.test("parseDecoderConfig() codes split into not modelled (CONFIG_UNSUPPORTED) and malformed", () => {
   const v5 = fixture("qwen3-0.6b.transformers-5");
   const yarn = { ...v5, rope_parameters: { rope_type: "yarn", factor: 4, rope_theta: 1e6 } };
   const code = (c: unknown) => {
     try {
-      parseQwen3Config(c);
+      parseDecoderConfig(c);
     } catch (e) {
       if (e instanceof InputError) return e.code;
     }

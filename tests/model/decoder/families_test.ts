@@ -11,13 +11,13 @@ import assert from "node:assert/strict";
 import {
   encodeSafetensors,
   modelInvFreq,
-  openQwen3Checkpoint,
+  openDecoderCheckpoint,
   parseDecoderConfig,
-  runQwen3Forward,
+  runPrefillForward,
   runServingForward,
 } from "../../../src/model/mod.ts";
 import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
-import { forwardRuntime, forwardStack } from "../qwen3/_forward_fixture.ts";
+import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
 import type { FamilySpec } from "../reference/family_f64.ts";
 import { referenceForward, type TensorReader } from "../reference/f64_forward.ts";
 import { llama3InvFreq } from "../reference/rope_f64.ts";
@@ -75,7 +75,7 @@ interface Run {
 
 async function open(config: Record<string, unknown>) {
   const tensors = synthFamilyWeights(config, { seed: "families-test" });
-  const ckpt = await openQwen3Checkpoint(memFiles(
+  const ckpt = await openDecoderCheckpoint(memFiles(
     new Map([
       ["config.json", new TextEncoder().encode(JSON.stringify(config))],
       ["model.safetensors", encodeSafetensors(tensors)],
@@ -86,7 +86,7 @@ async function open(config: Record<string, unknown>) {
 
 async function run(config: Record<string, unknown>): Promise<Run> {
   const { tensors, ckpt } = await open(config);
-  const r = await runQwen3Forward(ckpt, {
+  const r = await runPrefillForward(ckpt, {
     sequences: [TOKENS],
     runtime: forwardRuntime(),
     multiProcessorCount: 108,

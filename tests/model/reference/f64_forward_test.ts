@@ -1,6 +1,6 @@
 /**
  * The float64 reference (`f64_forward.ts`) against the bit-exact Qwen3 emulator
- * (`runQwen3Forward`), on the bundled tiny checkpoints (`tables/models/qwen3-tiny-dense`,
+ * (`runPrefillForward`), on the bundled tiny checkpoints (`tables/models/qwen3-tiny-dense`,
  * `qwen3-tiny-moe`, run with `referenceKWalker`) and on synthesised GQA checkpoints
  * (`synth_weights.ts`, 4 query heads over 2 KV heads, run with the bundled wasm engine, which
  * gives the reference walk's bits). Both are 2-layer models; every position of a 16-token prefill
@@ -38,14 +38,14 @@ import { checkpointDir } from "../../../src/assets/mod.ts";
 import { referenceKWalker } from "../../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
+  type DecoderCheckpoint,
   encodeSafetensors,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
-  runQwen3Forward,
+  openDecoderCheckpoint,
+  runPrefillForward,
 } from "../../../src/model/mod.ts";
 import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
-import { forwardRuntime } from "../qwen3/_forward_fixture.ts";
-import { referenceForward as otherReference } from "../qwen3/_f64_reference.ts";
+import { forwardRuntime } from "../forward/_forward_fixture.ts";
+import { referenceForward as otherReference } from "../forward/_f64_reference.ts";
 import { bf16ToF64 } from "./bf16_f64.ts";
 import { type FamilySpec, familySpec } from "./family_f64.ts";
 import { familyTensorShapes } from "./family_tensors.ts";
@@ -61,11 +61,15 @@ interface Run {
   readonly config: Record<string, unknown>;
   readonly read: TensorReader;
   readonly emulated: Uint16Array;
-  readonly ckpt: Qwen3Checkpoint;
+  readonly ckpt: DecoderCheckpoint;
 }
 
-async function emulate(ckpt: Qwen3Checkpoint, runtime: BlockRuntime): Promise<Uint16Array> {
-  const r = await runQwen3Forward(ckpt, { sequences: [TOKENS], runtime, multiProcessorCount: 108 });
+async function emulate(ckpt: DecoderCheckpoint, runtime: BlockRuntime): Promise<Uint16Array> {
+  const r = await runPrefillForward(ckpt, {
+    sequences: [TOKENS],
+    runtime,
+    multiProcessorCount: 108,
+  });
   if (!r.supported) throw new Error(r.reason);
   return r.result.hidden;
 }
@@ -75,7 +79,7 @@ async function bundled(name: string, check: (run: Run) => Promise<void>): Promis
   const dir = new URL(`../../../tables/models/${name}`, import.meta.url).pathname;
   const config = JSON.parse(await Deno.readTextFile(`${dir}/config.json`));
   using files = await checkpointDir(dir);
-  const ckpt = await openQwen3Checkpoint(files);
+  const ckpt = await openDecoderCheckpoint(files);
   const tensors = new Map<string, Float64Array>();
   for (const { name } of familyTensorShapes(familySpec(config))) {
     tensors.set(name, bf16ToF64(await ckpt.tensor(name)));
@@ -91,7 +95,7 @@ async function synthesised(config: Record<string, unknown>): Promise<Run> {
     ["config.json", new TextEncoder().encode(JSON.stringify(config))],
     ["model.safetensors", encodeSafetensors(tensors)],
   ]);
-  const ckpt = await openQwen3Checkpoint(memFiles(dir));
+  const ckpt = await openDecoderCheckpoint(memFiles(dir));
   return {
     config,
     read: tensorReader(tensors),
@@ -139,7 +143,7 @@ Deno.test("referenceForward() agrees with the emulated qwen3-tiny-dense at every
     assertHonest(run);
     assertCaught(run, "no QK-norm", NO_QK_NORM);
     assertCaught(run, "rope_theta 10000", { config: { ...run.config, rope_theta: 10000 } });
-    // An independent float64 forward (tests/model/qwen3/_f64_reference.ts) gives the same values.
+    // An independent float64 forward (tests/model/forward/_f64_reference.ts) gives the same values.
     const other = (await otherReference(run.ckpt, [TOKENS]))[0]!;
     const mine = referenceForward(run.config, run.read, TOKENS);
     assert.ok(mine.every((v, i) => Math.abs(v - other[i]!) <= 1e-10 * (1 + Math.abs(v))));

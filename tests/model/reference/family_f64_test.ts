@@ -139,7 +139,7 @@ Deno.test("familySpec() marks Qwen3-MoE layers sparse by mlp_only_layers and dec
     moe_intermediate_size: 32,
   };
   assert.deepEqual(familySpec(moe).moe?.sparse, [true, true, true, true]);
-  assert.equal(familySpec(moe).moe?.normTopkProb, false); // Qwen3MoeConfig's default
+  assert.equal(familySpec(moe).moe?.normTopkProb, false); // MoeConfig's default
   assert.deepEqual(familySpec({ ...moe, decoder_sparse_step: 2 }).moe?.sparse, [
     false,
     true,

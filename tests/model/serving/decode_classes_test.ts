@@ -3,10 +3,10 @@ import {
   catalogDispatch,
   decodeClasses,
   type DecodeClassesOptions,
+  type DecoderConfig,
   decodeSignature,
   fixedRecipeDispatch,
-  parseQwen3Config,
-  type Qwen3Config,
+  parseDecoderConfig,
 } from "../../../src/model/mod.ts";
 import {
   FA2_DAO_FASTMATH,
@@ -18,14 +18,14 @@ import { createSfu, parseGpuProfile } from "../../../src/hardware/mod.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
-const QWEN3_4B = parseQwen3Config(json("profiles/models/qwen3-4b.config.json"));
-const TINY = parseQwen3Config(json("tables/models/qwen3-tiny-dense/config.json"));
-const TINY_MOE = parseQwen3Config(json("tables/models/qwen3-tiny-moe/config.json"));
+const QWEN3_4B = parseDecoderConfig(json("profiles/models/qwen3-4b.config.json"));
+const TINY = parseDecoderConfig(json("tables/models/qwen3-tiny-dense/config.json"));
+const TINY_MOE = parseDecoderConfig(json("tables/models/qwen3-tiny-moe/config.json"));
 const TINY_CATALOG = json("tables/catalogs/demo-qwen3-tiny-a100.json");
 const SINGLE = fixedRecipeDispatch({ family: "single_walk" });
 const A100 = { reduceStack, multiProcessorCount: 108 };
 
-const ranges = (c: Qwen3Config, o: Omit<DecodeClassesOptions, "reduceStack">) =>
+const ranges = (c: DecoderConfig, o: Omit<DecodeClassesOptions, "reduceStack">) =>
   decodeClasses(c, { reduceStack, ...o }).classes.map((k) => `${k.from}-${k.to}`).join();
 
 Deno.test("decodeClasses() splits RMSNorm over 2560 at 2, 4, 8, 16 rows and nowhere else", () => {
@@ -177,7 +177,7 @@ Deno.test("decodeClasses() of a MoE model covers the dense part and says the exp
 });
 
 Deno.test("decodeClasses() stops at the first batch size whose reduction is not modelled", () => {
-  const big = parseQwen3Config({
+  const big = parseDecoderConfig({
     model_type: "qwen3",
     vocab_size: 16,
     hidden_size: 65536,

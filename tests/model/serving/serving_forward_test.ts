@@ -3,7 +3,7 @@ import {
   argmaxBf16,
   decodeClasses,
   type PassShape,
-  runQwen3Forward,
+  runPrefillForward,
   runServingForward,
   type ServedSequence,
   type ServingForwardResult,
@@ -16,7 +16,7 @@ import {
   GQA_DENSE,
   GQA_MOE,
   mDispatch,
-} from "../qwen3/_forward_fixture.ts";
+} from "../forward/_forward_fixture.ts";
 import type { BlockRuntime } from "../../../src/model/mod.ts";
 import type { SfuFunctionStatus } from "../../../src/hardware/mod.ts";
 
@@ -144,7 +144,7 @@ for (const gpu of ["a100", "h100-sxm"]) {
       return (await serve(GQA_DENSE, { passes, sequences: [seq] }, runtime)).sequences[0]!.hidden;
     };
     const prefillOf = async (runtime: BlockRuntime, tokens: number[]) => {
-      const r = await runQwen3Forward(await checkpoint(GQA_DENSE), {
+      const r = await runPrefillForward(await checkpoint(GQA_DENSE), {
         sequences: [tokens],
         runtime,
         multiProcessorCount: 108,

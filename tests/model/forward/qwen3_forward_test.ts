@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createFa2Pool, createGemmPool, sharedBuffers } from "../../../src/engine/mod.ts";
 import {
-  openQwen3Checkpoint,
-  runQwen3Forward,
+  openDecoderCheckpoint,
+  runPrefillForward,
   type TokenPosition,
 } from "../../../src/model/mod.ts";
 import { memFiles, rewrite, synthDir } from "../checkpoint/_checkpoint_fixture.ts";
@@ -28,7 +28,7 @@ async function run(
   runtime: BlockRuntime,
   positions = LAST_OF_A,
 ) {
-  const r = await runQwen3Forward(await checkpoint(config), {
+  const r = await runPrefillForward(await checkpoint(config), {
     sequences,
     runtime,
     multiProcessorCount: 108,
@@ -39,7 +39,7 @@ async function run(
   return r.result;
 }
 
-Deno.test("runQwen3Forward(): compositions dispatching different GEMM kernels give different fingerprints", async () => {
+Deno.test("runPrefillForward(): compositions dispatching different GEMM kernels give different fingerprints", async () => {
   // Split-K below 9 rows: A alone (5 rows) and A padded with B (2 x 12 rows) run other kernels.
   for (const config of [GQA_DENSE, GQA_MOE]) {
     const alone = await run(config, [A], forwardRuntime({ gemm: mDispatch(9) }));
@@ -48,7 +48,7 @@ Deno.test("runQwen3Forward(): compositions dispatching different GEMM kernels gi
   }
 });
 
-Deno.test("runQwen3Forward(): compositions dispatching the same kernels give identical fingerprints", async () => {
+Deno.test("runPrefillForward(): compositions dispatching the same kernels give identical fingerprints", async () => {
   // One fixed kernel for every shape: the batch is invisible in A's rows (the equivalence class).
   for (const config of [GQA_DENSE, GQA_MOE]) {
     const prints = new Set<string>();
@@ -62,7 +62,7 @@ Deno.test("runQwen3Forward(): compositions dispatching the same kernels give ide
   }
 });
 
-Deno.test("runQwen3Forward(): MoE expert GEMM rows count every routed row of the batch, pads included", async () => {
+Deno.test("runPrefillForward(): MoE expert GEMM rows count every routed row of the batch, pads included", async () => {
   const rows = async (batching: string) =>
     (await run(GQA_MOE, [A, B], forwardRuntime({ stack: forwardStack({ batching }) })))
       .expertRows.get(1)!;
@@ -81,7 +81,7 @@ Deno.test("runQwen3Forward(): MoE expert GEMM rows count every routed row of the
   assert.notEqual(a.fingerprint, f.fingerprint);
 });
 
-Deno.test("runQwen3Forward(): the same bits on 1 and 2 threads", async () => {
+Deno.test("runPrefillForward(): the same bits on 1 and 2 threads", async () => {
   const gemm = createGemmPool(ENGINE, { workers: 2 });
   const fa2 = createFa2Pool(ENGINE, { workers: 2 });
   try {
@@ -100,7 +100,7 @@ Deno.test("runQwen3Forward(): the same bits on 1 and 2 threads", async () => {
   }
 });
 
-Deno.test("runQwen3Forward() reports configurations it cannot emulate, with the reason", async () => {
+Deno.test("runPrefillForward() reports configurations it cannot emulate, with the reason", async () => {
   const cases: [object, number[][], BlockRuntime, RegExp][] = [
     [GQA_DENSE, [A], forwardRuntime({ stack: forwardStack({ attention: "cudnn-sdpa" }) }), /cuDNN/],
     [
@@ -124,7 +124,7 @@ Deno.test("runQwen3Forward() reports configurations it cannot emulate, with the 
     ],
   ];
   for (const [config, seqs, runtime, why] of cases) {
-    const r = await runQwen3Forward(await checkpoint(config), {
+    const r = await runPrefillForward(await checkpoint(config), {
       sequences: seqs,
       runtime,
       multiProcessorCount: 108,
@@ -135,10 +135,10 @@ Deno.test("runQwen3Forward() reports configurations it cannot emulate, with the 
   }
 });
 
-Deno.test("runQwen3Forward(): one flipped weight bit in layer 1's experts changes the chain from layer 1's MLP stage on", async () => {
+Deno.test("runPrefillForward(): one flipped weight bit in layer 1's experts changes the chain from layer 1's MLP stage on", async () => {
   const dir = synthDir(GQA_MOE, { seed: "forward-test" });
   const runOn = async (files: Map<string, Uint8Array>) => {
-    const r = await runQwen3Forward(await openQwen3Checkpoint(memFiles(files)), {
+    const r = await runPrefillForward(await openDecoderCheckpoint(memFiles(files)), {
       sequences: [A, B],
       runtime: forwardRuntime(),
       multiProcessorCount: 108,
@@ -166,15 +166,15 @@ Deno.test("runQwen3Forward(): one flipped weight bit in layer 1's experts change
   assert.notEqual(bad.fingerprint, honest.fingerprint);
 });
 
-Deno.test("runQwen3Forward(): weights read ahead onto recycled shared buffers, scribbled over on release, give the same bits; each tensor is released once after its layer", async () => {
+Deno.test("runPrefillForward(): weights read ahead onto recycled shared buffers, scribbled over on release, give the same bits; each tensor is released once after its layer", async () => {
   for (const config of [GQA_DENSE, GQA_MOE]) {
     const plain = await run(config, [A, B], forwardRuntime());
     const buffers = sharedBuffers();
-    const ckpt = await openQwen3Checkpoint(memFiles(synthDir(config, { seed: "forward-test" })), {
+    const ckpt = await openDecoderCheckpoint(memFiles(synthDir(config, { seed: "forward-test" })), {
       alloc: buffers.alloc,
     });
     const released = new Set<ArrayBufferLike>();
-    const r = await runQwen3Forward(ckpt, {
+    const r = await runPrefillForward(ckpt, {
       sequences: [A, B],
       runtime: forwardRuntime(),
       multiProcessorCount: 108,

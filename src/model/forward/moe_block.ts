@@ -32,7 +32,7 @@ import {
 } from "../../kernels/mod.ts";
 import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import type { BlockRuntime } from "../blocks/mod.ts";
-import type { Qwen3MoeConfig } from "../checkpoint/mod.ts";
+import type { MoeConfig } from "../checkpoint/mod.ts";
 import { addBf16Once } from "./bf16_add_once.ts";
 import { ForwardUnsupported, project } from "../decoder/mod.ts";
 
@@ -51,7 +51,7 @@ export interface MoeBlockOptions {
   /** Hidden size. */
   readonly hidden: number;
   /** The MoE part of the configuration (experts, top-k, renormalisation). */
-  readonly moe: Qwen3MoeConfig;
+  readonly moe: MoeConfig;
   /** Where GEMMs run. */
   readonly runtime: BlockRuntime;
   /** Tensor-core datapath of the GEMMs. */
@@ -164,7 +164,7 @@ export async function runMoeBlock(
 export function routeTopK(
   logits: Uint16Array,
   o: {
-    readonly moe: Qwen3MoeConfig;
+    readonly moe: MoeConfig;
     readonly rows: number;
     /** Rows of the whole batch when `logits` hold only some (top-k sum launch; default rows). */
     readonly launchRows?: number;

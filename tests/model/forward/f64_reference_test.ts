@@ -11,7 +11,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { runQwen3Forward } from "../../../src/model/mod.ts";
+import { runPrefillForward } from "../../../src/model/mod.ts";
 import { referenceForward, type ReferenceMistakes } from "./_f64_reference.ts";
 import {
   checkpoint,
@@ -55,7 +55,7 @@ async function check(
   attention = "fa2-dao-fastmath",
 ): Promise<void> {
   const ckpt = await checkpoint(config);
-  const r = await runQwen3Forward(ckpt, {
+  const r = await runPrefillForward(ckpt, {
     sequences: SEQS,
     runtime: forwardRuntime({ stack: forwardStack({ attention }) }),
     multiProcessorCount: 108,
@@ -71,15 +71,15 @@ async function check(
   }
 }
 
-Deno.test("runQwen3Forward() agrees with the float64 reference at every token of a dense model", async () => {
+Deno.test("runPrefillForward() agrees with the float64 reference at every token of a dense model", async () => {
   await check(GQA_DENSE, [{ ropeInterleaved: true }, { gqaModulo: true }, { noQkNorm: true }]);
 });
 
-Deno.test("runQwen3Forward() agrees with the float64 reference at every token of a MoE model", async () => {
+Deno.test("runPrefillForward() agrees with the float64 reference at every token of a MoE model", async () => {
   await check(GQA_MOE, [{ noTopkRenorm: true }, { gqaModulo: true }]);
 });
 
-Deno.test("runQwen3Forward() with eager attention on a padded batch agrees with the float64 reference", async () => {
+Deno.test("runPrefillForward() with eager attention on a padded batch agrees with the float64 reference", async () => {
   await check(GQA_DENSE, [{ gqaModulo: true }], "eager");
   await check(GQA_MOE, [], "eager");
 });

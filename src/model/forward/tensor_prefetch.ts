@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { type DecoderCheckpoint, isMoeLayer, layerPrefix } from "../checkpoint/mod.ts";
 
 /** Tensor reads started ahead of use. */
 export interface TensorPrefetch {
@@ -23,7 +23,7 @@ export interface TensorPrefetch {
 /**
  * Wraps a tensor reader.
  *
- * @param read reads one tensor by name (e.g. `Qwen3Checkpoint.tensor`)
+ * @param read reads one tensor by name (e.g. `DecoderCheckpoint.tensor`)
  * @returns the prefetcher
  * @example
  * ```ts
@@ -105,7 +105,7 @@ export interface LayerWeights {
  * ```
  */
 export function layerWeights(
-  ckpt: Pick<Qwen3Checkpoint, "config" | "tensor">,
+  ckpt: Pick<DecoderCheckpoint, "config" | "tensor">,
   release?: (tensor: Uint16Array) => void,
 ): (layer: number) => LayerWeights {
   const c = ckpt.config;

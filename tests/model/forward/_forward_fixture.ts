@@ -15,10 +15,10 @@ import {
 } from "../../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
+  type DecoderCheckpoint,
   fixedRecipeDispatch,
   type GemmDispatch,
-  openQwen3Checkpoint,
-  type Qwen3Checkpoint,
+  openDecoderCheckpoint,
 } from "../../../src/model/mod.ts";
 import { profile } from "../blocks/_block_fixture.ts";
 import { memFiles, synthDir, TINY_DENSE, TINY_MOE } from "../checkpoint/_checkpoint_fixture.ts";
@@ -37,8 +37,8 @@ export const GQA_MOE = Object.freeze({
 });
 
 /** Opens a synthetic checkpoint of a config. */
-export function checkpoint(config: object, seed = "forward-test"): Promise<Qwen3Checkpoint> {
-  return openQwen3Checkpoint(memFiles(synthDir(config, { seed })));
+export function checkpoint(config: object, seed = "forward-test"): Promise<DecoderCheckpoint> {
+  return openDecoderCheckpoint(memFiles(synthDir(config, { seed })));
 }
 
 /** A stack for forward tests (IEEE SFU, recipe kernels). */

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { isMoeLayer, layerPrefix, type Qwen3Checkpoint } from "../../../src/model/mod.ts";
+import { type DecoderCheckpoint, isMoeLayer, layerPrefix } from "../../../src/model/mod.ts";
 
 /** Wiring mistakes the tests inject to prove the tolerance catches them. */
 export interface ReferenceMistakes {
@@ -69,7 +69,7 @@ const silu = (v: number) => v / (1 + Math.exp(-v));
  * @returns the final-norm hidden state per sequence, [len, hidden] each
  */
 export async function referenceForward(
-  ckpt: Qwen3Checkpoint,
+  ckpt: DecoderCheckpoint,
   sequences: readonly (readonly number[])[],
   mistakes: ReferenceMistakes = {},
 ): Promise<Float64Array[]> {
@@ -192,7 +192,7 @@ function _rope(
 async function _moe(
   h2: Float64Array,
   o: {
-    c: Qwen3Checkpoint["config"];
+    c: DecoderCheckpoint["config"];
     router: Float64Array;
     expert: (e: number) => Promise<Float64Array[]>;
     mistakes: ReferenceMistakes;

@@ -1,7 +1,7 @@
 /**
- * A prefill forward pass of a Qwen3 or Qwen3-MoE checkpoint as the stack named in the runtime
- * runs it: embedding rows of the batch layout, every decoder layer (attention block, then the
- * dense MLP or the sparse MoE block), and the final RMSNorm; then the fingerprint of the claimed
+ * A prefill forward pass of a decoder checkpoint (any supported family) as the stack named in the
+ * runtime runs it: embedding rows of the batch layout, every decoder layer (the one layer's
+ * attention sublayer, then its dense MLP or the sparse MoE block), and the final RMSNorm; then the fingerprint of the claimed
  * positions and the per-layer chain. Only one layer's weights are in memory at a time (MoE: one
  * expert at a time), read from the checkpoint's byte sources when needed.
  *
@@ -16,7 +16,7 @@ import {
   rmsNorm,
 } from "../../kernels/mod.ts";
 import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
-import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import { denseMlpSublayer, ForwardUnsupported, modelInvFreq } from "../decoder/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
@@ -32,8 +32,8 @@ export interface TokenPosition {
   readonly pos: number;
 }
 
-/** Options of {@link runQwen3Forward}. */
-export interface Qwen3ForwardOptions {
+/** Options of {@link runPrefillForward}. */
+export interface PrefillForwardOptions {
   /** Profile, stack, GEMM dispatch, K-walker, SFU, attention runner. */
   readonly runtime: BlockRuntime;
   /** The device's SM count (FA2's split heuristic). */
@@ -54,7 +54,7 @@ export interface Qwen3ForwardOptions {
 }
 
 /** Result of a forward pass. */
-export interface Qwen3ForwardResult {
+export interface PrefillForwardResult {
   /** Final-norm output at every real token, sequences in order: BF16 [total tokens, hidden]. */
   readonly hidden: Uint16Array;
   /** The positions fingerprinted. */
@@ -72,26 +72,26 @@ export interface Qwen3ForwardResult {
 }
 
 /** A forward result, or why the configuration cannot be emulated. */
-export type Qwen3ForwardSupport =
-  | { readonly supported: true; readonly result: Qwen3ForwardResult }
+export type PrefillForwardSupport =
+  | { readonly supported: true; readonly result: PrefillForwardResult }
   | { readonly supported: false; readonly reason: string };
 
 /**
  * Runs the forward pass of a batch.
  *
  * @param checkpoint an opened checkpoint
- * @param o the batch (`sequences` of token ids) and {@link Qwen3ForwardOptions}
+ * @param o the batch (`sequences` of token ids) and {@link PrefillForwardOptions}
  * @returns the result or the reason it cannot be emulated
  * @throws {RangeError} on token ids outside the vocabulary, bad positions or an empty batch
  * @example
  * ```ts ignore
- * const r = await runQwen3Forward(ckpt, { sequences: [[1, 2, 3]], runtime, multiProcessorCount: 108 });
+ * const r = await runPrefillForward(ckpt, { sequences: [[1, 2, 3]], runtime, multiProcessorCount: 108 });
  * ```
  */
-export async function runQwen3Forward(
-  checkpoint: Qwen3Checkpoint,
-  o: Qwen3ForwardOptions & { readonly sequences: readonly (readonly number[])[] },
-): Promise<Qwen3ForwardSupport> {
+export async function runPrefillForward(
+  checkpoint: DecoderCheckpoint,
+  o: PrefillForwardOptions & { readonly sequences: readonly (readonly number[])[] },
+): Promise<PrefillForwardSupport> {
   try {
     return { supported: true, result: await _forward(checkpoint, o) };
   } catch (e) {
@@ -101,9 +101,9 @@ export async function runQwen3Forward(
 }
 
 async function _forward(
-  ckpt: Qwen3Checkpoint,
-  o: Qwen3ForwardOptions & { readonly sequences: readonly (readonly number[])[] },
-): Promise<Qwen3ForwardResult> {
+  ckpt: DecoderCheckpoint,
+  o: PrefillForwardOptions & { readonly sequences: readonly (readonly number[])[] },
+): Promise<PrefillForwardResult> {
   const c = ckpt.config;
   const { runtime } = o;
   const ops = runtime.stack.operators;

@@ -1,7 +1,9 @@
 /**
- * Forward passes of Qwen3 dense and MoE checkpoints: batch layouts (padded or flattened), the
- * batched attention block, the sparse MoE block, the whole prefill with its final norm, and the
- * fingerprints (last-layer hidden state at claimed positions, per-layer chain).
+ * The drivers of the one decoder layer (`../decoder/`), for every supported family: the prefill
+ * forward (`runPrefillForward`: batch layouts, padded or flattened, with its attention cores: FA2
+ * varlen or per sequence, or eager), the serving replay (`runServingForward`: passes over KV
+ * caches, split-KV decode, LM head and greedy tokens), the sparse MoE block, and the fingerprints
+ * (last-layer hidden state at claimed positions, per-layer chain).
  *
  * @example
  * ```ts
@@ -29,12 +31,12 @@ export {
 } from "./moe_block.ts";
 export { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 export {
-  type Qwen3ForwardOptions,
-  type Qwen3ForwardResult,
-  type Qwen3ForwardSupport,
-  runQwen3Forward,
+  type PrefillForwardOptions,
+  type PrefillForwardResult,
+  type PrefillForwardSupport,
+  runPrefillForward,
   type TokenPosition,
-} from "./qwen3_forward.ts";
+} from "./prefill_forward.ts";
 export {
   MAX_BATCH_SEQUENCES,
   MAX_BATCH_TOKENS,

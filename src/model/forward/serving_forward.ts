@@ -28,7 +28,7 @@ import {
   ropeTables,
 } from "../../kernels/mod.ts";
 import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
-import { isMoeLayer, type Qwen3Checkpoint } from "../checkpoint/mod.ts";
+import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
   attentionSublayer,
   denseMlpSublayer,
@@ -149,7 +149,7 @@ export type ServingForwardSupport =
  * ```
  */
 export async function runServingForward(
-  ckpt: Qwen3Checkpoint,
+  ckpt: DecoderCheckpoint,
   work: { readonly passes: readonly PassShape[]; readonly sequences: readonly ServedSequence[] },
   o: ServingForwardOptions,
 ): Promise<ServingForwardSupport> {
@@ -162,7 +162,7 @@ export async function runServingForward(
 }
 
 interface _Ctx {
-  readonly ckpt: Qwen3Checkpoint;
+  readonly ckpt: DecoderCheckpoint;
   readonly o: ServingForwardOptions;
   readonly passes: readonly PassShape[];
   readonly blocks: readonly RowBlock[];
@@ -180,7 +180,7 @@ interface _Ctx {
 }
 
 async function _replay(
-  ckpt: Qwen3Checkpoint,
+  ckpt: DecoderCheckpoint,
   work: { readonly passes: readonly PassShape[]; readonly sequences: readonly ServedSequence[] },
   o: ServingForwardOptions,
 ): Promise<ServingForwardResult> {
@@ -362,7 +362,7 @@ function _sfuUse(runtime: BlockRuntime, build: Fa2Build, splits: number): readon
 function _checkPasses(
   passes: readonly PassShape[],
   byPass: ReadonlyMap<number, readonly RowBlock[]>,
-  o: { readonly config: Qwen3Checkpoint["config"]; readonly reduceStack: ReduceStack },
+  o: { readonly config: DecoderCheckpoint["config"]; readonly reduceStack: ReduceStack },
 ): void {
   const c = o.config;
   for (const [pass, group] of byPass) {
