@@ -9,8 +9,8 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { DispatchCatalog, Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { type BlockRuntime, catalogDispatch } from "../model/mod.ts";
-import { DISPATCH_CATALOGS, loadAsset, loadSfuForStack, STACK_PROFILES } from "../resolve/mod.ts";
+import type { BlockRuntime } from "../model/mod.ts";
+import { DISPATCH_CATALOGS, loadAsset, modelRuntime, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 
 /** Where a maker's records go in the log and how tensors are stored. */
@@ -95,13 +95,12 @@ export async function sectionRuntime(
 }> {
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: section.stack })).value;
   const catalog = await loadAsset(ctx.store, { kind: DISPATCH_CATALOGS, id: section.catalog });
-  const runtime: BlockRuntime = {
+  const runtime = await modelRuntime(ctx.store, {
     profile: ctx.hardware.profile,
     stack,
-    gemm: catalogDispatch(catalog.value),
+    kernel: { catalog: catalog.value },
     walker: ctx.walker,
     attention: ctx.attention,
-    sfu: await loadSfuForStack(ctx.store, stack),
-  };
+  });
   return { stack, catalog, runtime };
 }

@@ -10,15 +10,8 @@ import { sha256Hex } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
-import {
-  type BlockRuntime,
-  fixedRecipeDispatch,
-  planAttentionBlock,
-  planFfnBlock,
-  runAttentionBlock,
-  runFfnBlock,
-} from "../model/mod.ts";
-import { loadAsset, loadSfuForStack, recipeFromJson, STACK_PROFILES } from "../resolve/mod.ts";
+import { planAttentionBlock, planFfnBlock, runAttentionBlock, runFfnBlock } from "../model/mod.ts";
+import { loadAsset, modelRuntime, recipeFromJson, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 
@@ -47,14 +40,13 @@ export async function makeBlockClaims(
     throw new InputError("SCENARIO_INVALID", "Cannot run block records: 'tokens' is empty");
   }
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: b.stack })).value;
-  const runtime: BlockRuntime = {
+  const runtime = await modelRuntime(ctx.store, {
     profile: ctx.hardware.profile,
     stack,
-    gemm: fixedRecipeDispatch(recipeFromJson(b.recipe, "scenario blocks")),
+    kernel: { recipe: recipeFromJson(b.recipe, "scenario blocks") },
     walker: ctx.walker,
     attention: ctx.attention,
-    sfu: await loadSfuForStack(ctx.store, stack),
-  };
+  });
   const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = b.shape;
   const seed = scenario.seed;
   const t = (label: string, count: number, span: number) =>

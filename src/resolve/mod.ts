@@ -34,6 +34,7 @@ export { listGpuProfileIds, loadGpuProfile } from "./load_profiles.ts";
 export type { LoadedProfile } from "./load_profiles.ts";
 export { loadNamedRecipe, recipeFromJson } from "./load_recipe.ts";
 export { loadSfuForStack, SFU_TABLES_ASSET } from "./load_sfu.ts";
+export { modelRuntime, type RuntimeKernel } from "./model_runtime.ts";
 export { GEMM_ENGINE_ASSET, loadGemmEngine } from "./load_gemm_engine.ts";
 export { listVectorSets, loadVectorSet, MEASURED_VECTORS } from "./load_vector_sets.ts";
 export type { VectorSetRef } from "./load_vector_sets.ts";

@@ -8,8 +8,8 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { type BlockRuntime, catalogDispatch, fixedRecipeDispatch } from "../model/mod.ts";
-import { loadSfuForStack } from "../resolve/mod.ts";
+import type { BlockRuntime } from "../model/mod.ts";
+import { modelRuntime } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 
@@ -53,12 +53,11 @@ export async function _layerRuntime(
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
     );
   }
-  return {
+  return await modelRuntime(input.store, {
     profile,
     stack,
-    gemm: "recipe" in kernel ? fixedRecipeDispatch(kernel.recipe) : catalogDispatch(kernel.catalog),
+    kernel,
     walker: input.walker,
     attention: input.attention,
-    sfu: await loadSfuForStack(input.store, stack),
-  };
+  });
 }

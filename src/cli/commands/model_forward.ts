@@ -8,11 +8,9 @@ import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
 import { digestFilesInWorker } from "../digest_files_in_worker.ts";
 import { InputError } from "../../errors.ts";
 import {
-  catalogDispatch,
   digestOfFiles,
   encodeSafetensors,
   fingerprintOf,
-  fixedRecipeDispatch,
   openDecoderCheckpoint,
   parseTokenBatch,
   rowBytes,
@@ -25,7 +23,8 @@ import {
   loadGemmEngine,
   loadGpuProfile,
   loadNamedRecipe,
-  loadSfuForStack,
+  modelRuntime,
+  type RuntimeKernel,
   STACK_PROFILES,
 } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -80,7 +79,7 @@ export async function runModelForward(o: {
       `Cannot run forward: no known SM count for '${profile.id}'; give --sms`,
     );
   }
-  let gemm;
+  let kernel: RuntimeKernel;
   if (stack.gemm.kernelSource === "catalog") {
     if (o.catalog === undefined) {
       throw new InputError(
@@ -88,12 +87,12 @@ export async function runModelForward(o: {
         `Cannot run forward: stack '${stack.id}' needs --kernel <catalog>`,
       );
     }
-    gemm = catalogDispatch(
-      (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog })).value,
-    );
+    kernel = {
+      catalog: (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog })).value,
+    };
   } else {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
-    gemm = fixedRecipeDispatch((await loadNamedRecipe(store, name)).recipe);
+    kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
   }
   using files = await checkpointDir(o.checkpoint);
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
@@ -109,14 +108,13 @@ export async function runModelForward(o: {
   // The weights digest runs on its own thread while the forward computes.
   using digest = digestFilesInWorker(files.dir, ckpt.files);
   try {
-    const runtime = {
+    const runtime = await modelRuntime(store, {
       profile,
       stack,
-      gemm,
+      kernel,
       walker: w.walker,
       attention: w.attention,
-      sfu: await loadSfuForStack(store, stack),
-    };
+    });
     const r = await runPrefillForward(ckpt, {
       sequences: batch.sequences,
       runtime,
