@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { COMMAND_HELP } from "../../src/cli/command_help.ts";
+import { helpBlock } from "../../src/cli/help_block.ts";
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { VERSION } from "../../src/version.ts";
 import { escapeMarkdown, wrapProse } from "./_markdown.ts";
@@ -119,9 +121,8 @@ export async function renderCliDoc(): Promise<string> {
     ),
     "",
     wrapProse(
-      "Each section below is the command's `--help` as printed to a pipe (80 columns). Regenerate " +
-        "with `deno run --allow-read --allow-write tools/docs/gen_all.ts` after changing a " +
-        "command.",
+      "Each section below is the command's `--help` as printed to a pipe (80 columns), with its " +
+        "examples and exit codes. Regenerate with `deno task docs:gen` after changing a command.",
       100,
     ),
     "",
@@ -137,7 +138,11 @@ export async function renderCliDoc(): Promise<string> {
     "",
   ];
   for (const { path, cmd } of all) {
-    out.push(`## ${path}`, "", "```text", cmd.helpInformation().trimEnd(), "```", "");
+    // The help as `--help` prints it, with the examples and exit codes added after the options.
+    const key = path.replace(/^bitaudit ?/, "");
+    const extra = Object.hasOwn(COMMAND_HELP, key) ? helpBlock(COMMAND_HELP[key]!) : "";
+    const text = (cmd.helpInformation().trimEnd() + "\n" + extra).trimEnd();
+    out.push(`## ${path}`, "", "```text", text, "```", "");
   }
   return out.join("\n");
 }
