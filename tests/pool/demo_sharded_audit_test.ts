@@ -7,12 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { createLocalTsa, decodeBase64 } from "../../src/attest/mod.ts";
+import { parseClaimLog } from "../../src/claims/mod.ts";
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { runProver } from "../../src/cli/commands/claims.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 import { removeWhenDone } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
 import { payloadOf } from "../cli/_signed_results.ts";
+import { encodeAuditPlan, parseAuditPlan, planAudit } from "../../src/verify/mod.ts";
 import { startNatsServer } from "./_nats_server.ts";
 import { spawnBitaudit } from "./_spawn.ts";
 
@@ -247,5 +249,44 @@ Deno.test("demo log, k = 120: the NATS pool with one worker killed mid-item sign
       await w.done();
     }
     await nats.stop();
+  }
+});
+
+Deno.test("demo log: a plan edited on the shared volume (another randomness or a ground audit id, re-derived and canonical) is refused at merge, nothing written", async () => {
+  const original = parseAuditPlan(await Deno.readTextFile(plan), plan);
+  const claims = parseClaimLog(await Deno.readTextFile(log));
+  const edits: [string, Parameters<typeof planAudit>[1], RegExp][] = [
+    ["randomness", {
+      auditId: original.auditId,
+      randomness: "cd".repeat(32),
+      round: original.beacon.round,
+      k: original.items.length,
+      evidence: original.evidence,
+    }, /^error \[PLAN_INVALID\]/],
+    ["audit-id", {
+      auditId: "announced-00000000000000000000000000000000",
+      randomness: original.beacon.randomness,
+      round: original.beacon.round,
+      k: original.items.length,
+      evidence: original.evidence,
+    }, /^error \[ANNOUNCEMENT_MISMATCH\]/],
+  ];
+  for (const [name, inputs, code] of edits) {
+    const forged = `${dir}/log/plan-${name}.json`;
+    await Deno.writeTextFile(forged, encodeAuditPlan(planAudit(claims, inputs)));
+    const out = `${dir}/forged-${name}`;
+    const r = await runBitaudit([
+      "audit",
+      "merge",
+      "--plan",
+      forged,
+      `${dir}/results-0.jsonl`,
+      ...signed,
+      "--out",
+      out,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, code, name);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
   }
 });
