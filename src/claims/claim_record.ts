@@ -18,7 +18,17 @@ import { canonicalJson } from "./canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import { parseGemmWorkload } from "./gemm_workload.ts";
 import { assertJsonSafe } from "./assert_json_safe.ts";
-import { child, children, fieldsOf, int, ints, onlyKnown, str, stringMap } from "../json_fields.ts";
+import {
+  child,
+  children,
+  type Fields,
+  fieldsOf,
+  int,
+  ints,
+  onlyKnown,
+  str,
+  stringMap,
+} from "../json_fields.ts";
 import type { GemmWorkload } from "./gemm_workload.ts";
 import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_forward_workload.ts";
@@ -125,12 +135,18 @@ export interface ClaimPredicate {
     readonly stack: string;
     readonly components: Readonly<Record<string, string>>;
   };
-  /** Parallelism topology: tensor, pipeline, expert and data parallel degrees. */
+  /**
+   * Parallelism topology: tensor, pipeline, expert and data parallel degrees, and (tp above 1)
+   * the all-reduce every call site of the pass ran: `kind` and the settings that fix its order
+   * (`ClaimedAllReduce` in `kernels/allreduce/`, which the verifier reads it with; optional at
+   * tp = 2, where every implementation gives the same bits).
+   */
   readonly parallelism: {
     readonly tp: number;
     readonly pp: number;
     readonly ep: number;
     readonly dp: number;
+    readonly allReduce?: ClaimedAllReduceFields;
   };
   /** Batch composition: rows of the forward pass (all requests batched together). */
   readonly batch: { readonly size: number };
@@ -252,7 +268,7 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
   const log = child(p, "log", ["logId", "seq", "prev"]);
   const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
   const sw = child(p, "software", ["stack", "components"]);
-  const par = child(p, "parallelism", ["tp", "pp", "ep", "dp"]);
+  const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce"]);
   const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
   const predicate: ClaimPredicate = {
     log: {
@@ -266,12 +282,7 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
       count: int(hw, "count", degree),
     },
     software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
-    parallelism: {
-      tp: int(par, "tp", degree),
-      pp: int(par, "pp", degree),
-      ep: int(par, "ep", degree),
-      dp: int(par, "dp", degree),
-    },
+    parallelism: _parallelism(par, { bad }),
     batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
     workload: _workload(p.obj.workload, { where, bad }),
     fingerprint: {
@@ -290,6 +301,67 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
     bad("$.subject[0]", "must name the log position and carry the fingerprint digest");
   }
   return record;
+}
+
+/**
+ * A record's all-reduce as JSON: a `kind` and only the fields an implementation's settings use
+ * (`protocol`, `chunkBytes`, `rings`, `trees`); their meaning is checked by the verifier.
+ */
+export interface ClaimedAllReduceFields {
+  /** Implementation name, e.g. `nccl-ring`. */
+  readonly kind: string;
+  /** Other settings, by name. */
+  readonly [field: string]: unknown;
+}
+
+/** Most ranks of one parallel dimension a record may claim. */
+const MAX_DEGREE = 4096;
+
+function _parallelism(
+  par: Fields,
+  o: { readonly bad: (path: string, why: string) => never },
+): ClaimPredicate["parallelism"] {
+  const range = { min: 1, max: MAX_DEGREE };
+  const read = (key: string) => int(par, key, range);
+  const tp = read("tp");
+  const base = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+  if (par.obj.allReduce === undefined) return base;
+  const path = "$.predicate.parallelism.allReduce";
+  if (tp < 2) o.bad(path, "is only meaningful with tp above 1");
+  const a = fieldsOf(par.obj.allReduce, path, o.bad);
+  onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees"]);
+  const out: Record<string, unknown> = { kind: str(a, "kind", /^[a-z0-9][a-z0-9-]{0,63}$/) };
+  if (a.obj.protocol !== undefined) out.protocol = str(a, "protocol", /^(simple|ll|ll128)$/);
+  if (a.obj.chunkBytes !== undefined) {
+    out.chunkBytes = int(a, "chunkBytes", { min: 1, max: 1 << 30 });
+  }
+  const rank = { min: 0, max: MAX_DEGREE - 1 };
+  const one = (key: string) => {
+    const list = a.obj[key];
+    if (!Array.isArray(list) || list.length !== 1) o.bad(`${path}.${key}`, "must hold one channel");
+    return list as unknown[];
+  };
+  const ranks = (v: unknown, at: string, max: number) => {
+    if (!Array.isArray(v) || v.length > max) o.bad(at, `must be a list of at most ${max} ranks`);
+    return (v as unknown[]).map((r, i) =>
+      int({ path: at, obj: { [i]: r }, fail: o.bad } as Fields, String(i), rank)
+    );
+  };
+  if (a.obj.rings !== undefined) {
+    out.rings = one("rings").map((r, i) => ranks(r, `${path}.rings[${i}]`, MAX_DEGREE));
+  }
+  if (a.obj.trees !== undefined) {
+    out.trees = one("trees").map((t, i) => {
+      const f = fieldsOf(t, `${path}.trees[${i}]`, o.bad);
+      onlyKnown(f, ["down"]);
+      const down = f.obj.down;
+      if (!Array.isArray(down) || down.length > MAX_DEGREE) {
+        o.bad(`${f.path}.down`, "must be a list");
+      }
+      return { down: (down as unknown[]).map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
+    });
+  }
+  return { ...base, allReduce: Object.freeze(out as ClaimedAllReduceFields) };
 }
 
 /** Free text of a claim (names, versions): 1 to 200 characters. */

@@ -33,6 +33,7 @@ export {
 } from "./claim_log.ts";
 export {
   CLAIM_PREDICATE_TYPE,
+  type ClaimedAllReduceFields,
   type ClaimPredicate,
   type ClaimRecord,
   GENESIS_PREV,

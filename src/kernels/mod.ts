@@ -180,13 +180,22 @@ export { parseStackProfile, type StackProfile } from "./stack_profile.ts";
 export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
 export { MOE_EXPERTS_IDS, type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
 export {
+  TENSOR_PARALLEL_LAYOUT_IDS,
+  type TensorParallelLayout,
+  tensorParallelLayout,
+  type TensorParallelLayoutId,
+} from "./tensor_parallel_layout.ts";
+export {
   allReduce,
   type AllReduceKind,
   allReducePathOf,
   type AllReducePlan,
   allReduceUnsupported,
+  type ClaimedAllReduce,
+  claimedAllReduceUnsupported,
   isModelledAllReduceKind,
   isUnmodelledAllReduceKind,
+  messageAllReducePlan,
   MODELLED_ALL_REDUCE_KINDS,
   type ModelledAllReduceKind,
   NCCL_GRAIN_BYTES,
@@ -203,6 +212,7 @@ export {
   ncclTreeAllReduce,
   type NcclTreePlan,
   parseAllReducePlan,
+  parseClaimedAllReduce,
   TORCH_SYMM_MEM_SPECIALISED_WORLD_SIZES,
   torchSymmMemTwoShot,
   type TorchSymmMemTwoShotPlan,

@@ -5,7 +5,8 @@
  * { "schema", "id", "name", "components": {name: version}, "gemm": {"kernelSource": "recipe"|"catalog"},
  *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>},
  *   "operators"?: {"torch": "<major.minor.patch>", "attention": <attention backend id>,
- *                  "batching"?: "pad-to-longest"|"flatten", "experts"?: <MoE experts implementation>},
+ *                  "batching"?: "pad-to-longest"|"flatten", "experts"?: <MoE experts implementation>,
+ *                  "tensorParallel"?: <tensor-parallel layout id>},
  *   "sources": [..] }
  * ```
  * Later versions add optional sections without changing these fields.
@@ -16,6 +17,10 @@ import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
 import type { SfuValidationStatus } from "../hardware/mod.ts";
 import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_backend.ts";
 import { MOE_EXPERTS_IDS, type MoeExpertsId } from "./moe_experts.ts";
+import {
+  TENSOR_PARALLEL_LAYOUT_IDS,
+  type TensorParallelLayoutId,
+} from "./tensor_parallel_layout.ts";
 
 /** A validated stack profile. */
 export interface StackProfile {
@@ -54,6 +59,11 @@ export interface StackProfile {
     readonly batching?: "pad-to-longest" | "flatten";
     /** How MoE experts run (see `MOE_EXPERTS_IDS`); absent: MoE layers are not verifiable. */
     readonly experts?: MoeExpertsId;
+    /**
+     * How the stack splits a layer over tensor-parallel ranks (see `tensorParallelLayout`);
+     * absent: records with TP above 1 are not verifiable.
+     */
+    readonly tensorParallel?: TensorParallelLayoutId;
   };
   /** Where the profile's facts come from. */
   readonly sources: readonly string[];
@@ -121,7 +131,7 @@ function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: Sfu
 
 function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
   const f = fieldsOf(json, "stack.operators");
-  onlyKnown(f, ["torch", "attention", "batching", "experts"]);
+  onlyKnown(f, ["torch", "attention", "batching", "experts", "tensorParallel"]);
   return Object.freeze({
     torch: str(f, "torch", /^\d+\.\d+(\.\d+)?([a-z0-9.+-]*)$/),
     attention: oneOf(f, "attention", ATTENTION_BACKEND_IDS),
@@ -129,5 +139,8 @@ function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
       ? {}
       : { batching: oneOf(f, "batching", ["pad-to-longest", "flatten"] as const) }),
     ...(f.obj.experts === undefined ? {} : { experts: oneOf(f, "experts", MOE_EXPERTS_IDS) }),
+    ...(f.obj.tensorParallel === undefined
+      ? {}
+      : { tensorParallel: oneOf(f, "tensorParallel", TENSOR_PARALLEL_LAYOUT_IDS) }),
   });
 }

@@ -82,6 +82,9 @@ export {
   normRows,
   pickRows,
   project,
+  type RankHeads,
+  rankHeads,
+  type TensorParallel,
 } from "./decoder/mod.ts";
 export {
   CHECKPOINT_DIGEST_SCHEMA,

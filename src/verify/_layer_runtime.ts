@@ -17,10 +17,11 @@ import { _resolveKernel } from "./resolve_kernel.ts";
  * Resolves the kernel (a passed `kernel` step), refuses sharded runs and builds the runtime.
  *
  * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack
- * @param what what is not modelled when sharded (e.g. `blocks`), for the reason
+ * @param what what is not modelled when sharded (e.g. `blocks`), for the reason; null when the
+ *   branch models parallelism itself (`_claimedParallel`)
  * @returns the runtime
  * @throws {_Stop} FAIL or NOT_VERIFIED from the kernel resolution; NOT_VERIFIED when tp, pp or
- *   ep is above 1
+ *   ep is above 1 and `what` is given
  */
 export async function _layerRuntime(
   input: {
@@ -33,7 +34,7 @@ export async function _layerRuntime(
     readonly stack: StackProfile;
     readonly step: (name: string, detail: string) => void;
   },
-  what: string,
+  what: string | null,
 ): Promise<BlockRuntime> {
   const { profile, stack } = input;
   const kernel = await _resolveKernel(input.store, {
@@ -47,7 +48,7 @@ export async function _layerRuntime(
     "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
   );
   const par = input.predicate.parallelism;
-  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+  if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
     throw new _Stop(
       "NOT_VERIFIED",
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,

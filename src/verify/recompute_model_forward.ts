@@ -14,6 +14,7 @@ import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import { _claimedParallel } from "./_claimed_parallel.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -39,7 +40,7 @@ export interface ModelForwardRecomputeInput {
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used and,
  *   when the record carries a layer chain that differs, the first diverging stage
- * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, tensor parallelism), FAIL (a record
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration or parallelism), FAIL (a record
  *   contradicting itself or its checkpoint) or FAIL with `obligation: "committed-input"` (a
  *   committed file missing, mismatching or unreadable)
  */
@@ -47,10 +48,8 @@ export async function _recomputeModelForward(
   input: ModelForwardRecomputeInput,
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; divergence: LayerDivergence | null }> {
   const { predicate: p, workload: w, step } = input;
-  const runtime = await _layerRuntime(
-    { ...input, kernel: w.kernel },
-    "forward passes (tensor, pipeline or expert parallel collectives)",
-  );
+  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, null);
+  const parallel = _claimedParallel(p, input.stack);
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
       "FAIL",
@@ -99,6 +98,7 @@ export async function _recomputeModelForward(
       multiProcessorCount: w.attention.multiProcessorCount,
       positions: w.positions.map(([seq, pos]) => ({ seq, pos })),
       releaseTensor,
+      parallel,
       ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
     });
   } catch (e) {

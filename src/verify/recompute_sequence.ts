@@ -20,6 +20,7 @@ import { runServingForward, type SfuUse } from "../model/mod.ts";
 import { InputError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import { _claimedParallel } from "./_claimed_parallel.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkSize, _committedBlob, _Stop } from "./_stop.ts";
@@ -66,10 +67,8 @@ export async function _recomputeSequence(
   tokens: TokenCheck;
 }> {
   const { predicate: p, workload: w, step } = input;
-  const runtime = await _layerRuntime(
-    { ...input, kernel: w.kernel },
-    "serving passes (tensor, pipeline or expert parallel collectives)",
-  );
+  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, null);
+  const parallel = _claimedParallel(input.predicate, input.stack);
   const claim = await _claimCheckpoint(input.blobs, w.model);
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
@@ -159,6 +158,7 @@ export async function _recomputeSequence(
       releaseTensor,
       positions: [w.positions],
       logits: w.decoding === "greedy",
+      parallel,
     });
   } catch (e) {
     if (e instanceof RangeError) {

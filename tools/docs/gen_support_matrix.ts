@@ -11,7 +11,15 @@
  * @module
  */
 import { SFU_IEEE_V1, SFU_TESLA_V1, type SfuModelDescriptor } from "../../src/hardware/mod.ts";
-import { ATTENTION_BACKEND_IDS, attentionBackend } from "../../src/kernels/mod.ts";
+import {
+  allReduceUnsupported,
+  ATTENTION_BACKEND_IDS,
+  attentionBackend,
+  MODELLED_ALL_REDUCE_KINDS,
+  TENSOR_PARALLEL_LAYOUT_IDS,
+  tensorParallelLayout,
+  UNMODELLED_ALL_REDUCE_KINDS,
+} from "../../src/kernels/mod.ts";
 import { MODEL_TYPES } from "../../src/claims/mod.ts";
 import { escapeMarkdown, markdownTable, wrapProse } from "./_markdown.ts";
 
@@ -78,6 +86,7 @@ export async function renderSupportMatrix(): Promise<string> {
     ...(await _gpus(under("profiles/gpu/"))),
     ...(await _stacks(under("profiles/stack/"))),
     ..._attention(),
+    ..._parallel(),
     ..._sfu(),
     ...(await _recipes(under("profiles/recipes/"))),
     ...(await _catalogs(under("tables/catalogs/"))),
@@ -144,6 +153,7 @@ async function _stacks(files: readonly string[]): Promise<string[]> {
       ops.attention === undefined ? "-" : `\`${ops.attention}\``,
       ops.batching === undefined ? "-" : String(ops.batching),
       ops.experts === undefined ? "-" : String(ops.experts),
+      ops.tensorParallel === undefined ? "-" : `\`${ops.tensorParallel}\``,
     ]);
     names.push(wrapProse(`- \`${s.id}\`: ${escapeMarkdown(String(s.name))}`, 100, "  "));
   }
@@ -154,13 +164,14 @@ async function _stacks(files: readonly string[]): Promise<string[]> {
       "Software stacks (`profiles/stack/`, hand-written from the sources each file cites): where " +
         "GEMM kernels come from (an explicit recipe or a dispatch catalog), the SFU mode and the " +
         "lowest SFU validation status a result may rest on (below it a record is NOT_VERIFIED), " +
-        "and the operators (PyTorch release, attention backend, batch shape, MoE experts). How " +
-        "far each attention backend is modelled is in the next table.",
+        "and the operators (PyTorch release, attention backend, batch shape, MoE experts, " +
+        "tensor-parallel layout). How far each attention backend is modelled is in the next " +
+        "table; the layouts and all-reduce implementations after it.",
       100,
     ),
     "",
     markdownTable(
-      ["stack", "GEMM kernels", "SFU", "torch", "attention", "batching", "experts"],
+      ["stack", "GEMM kernels", "SFU", "torch", "attention", "batching", "experts", "TP layout"],
       rows,
     ),
     "",
@@ -190,6 +201,54 @@ function _attention(): string[] {
     ),
     "",
     markdownTable(["backend", ...drivers], rows),
+    "",
+  ];
+}
+
+function _parallel(): string[] {
+  const layouts = TENSOR_PARALLEL_LAYOUT_IDS.map((id) => {
+    const l = tensorParallelLayout(id);
+    return [
+      `\`${id}\``,
+      l.kvHeads === "divide" ? "ranks divide heads and KV heads" : "KV heads replicated",
+      l.rowParallelBias === "after-all-reduce"
+        ? "BF16 add after the all-reduce"
+        : "rank 0 epilogue",
+      l.moe === "per-expert-all-reduce" ? "each expert's down_proj all-reduced" : "one all-reduce",
+      l.allReduce.map((k) => `\`${k}\``).join(", "),
+      l.expertParallel === null ? "modelled" : "not modelled",
+      EVIDENCE.source,
+    ];
+  });
+  const kinds = [
+    ...MODELLED_ALL_REDUCE_KINDS.map((k) => [`\`${k}\``, "modelled", EVIDENCE.source]),
+    ...UNMODELLED_ALL_REDUCE_KINDS.map((k) => [
+      `\`${k}\``,
+      `not modelled: ${allReduceUnsupported(k)}`,
+      "-",
+    ]),
+  ];
+  return [
+    "## Parallelism",
+    "",
+    wrapProse(
+      "Tensor-parallel layouts a stack names (`operators.tensorParallel`, from " +
+        "`src/kernels/tensor_parallel_layout.ts`): how a layer is split over ranks, where the " +
+        "row-parallel bias is added, how MoE experts are reduced, which all-reduce " +
+        "implementations the stack's collective library runs, and expert parallelism. A record " +
+        "states `parallelism.tp` and the all-reduce it ran; pipeline stages copy activations and " +
+        "do not change bits. NCCL is modelled with one channel (NCCL_MIN_NCHANNELS = " +
+        "NCCL_MAX_NCHANNELS = 1) and a pinned algorithm. No multi-GPU run has confirmed any of " +
+        "it yet.",
+      100,
+    ),
+    "",
+    markdownTable(
+      ["layout", "heads", "row-parallel bias", "MoE", "all-reduce", "EP", "evidence"],
+      layouts,
+    ),
+    "",
+    markdownTable(["all-reduce", "status", "evidence"], kinds),
     "",
   ];
 }

@@ -36,6 +36,12 @@ export {
   type UnmodelledAllReduceKind,
 } from "./all_reduce_kinds.ts";
 export {
+  type ClaimedAllReduce,
+  claimedAllReduceUnsupported,
+  messageAllReducePlan,
+  parseClaimedAllReduce,
+} from "./claimed_all_reduce.ts";
+export {
   type AllReducePlan,
   type NcclPlanBase,
   type NcclRingPlan,

@@ -29,6 +29,15 @@ import {
 import type { BlockRuntime } from "../blocks/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
 import { type LaunchRows, linearRows, normRows } from "./row_ops.ts";
+import {
+  columnBlock,
+  rankBlock,
+  type RankHeads,
+  rankHeads,
+  reduceRows,
+  rowBlock,
+  type TensorParallel,
+} from "./tensor_parallel.ts";
 
 /** A layer's tensor by its name inside the layer (`self_attn.q_proj.weight`). */
 export type LayerTensor = (name: string) => Promise<Uint16Array>;
@@ -47,17 +56,26 @@ export interface LayerContext {
   readonly eps: number;
   /** Each activation row's launch size. */
   readonly launchRows: LaunchRows;
+  /**
+   * Each activation row's place in its launch (a serving pass's rows, where the all-reduce order
+   * depends on it); default: the rows are one launch, in order.
+   */
+  readonly launchRow?: Int32Array | undefined;
+  /** The tensor-parallel split; absent on one GPU. */
+  readonly parallel?: TensorParallel | undefined;
 }
 
 /**
- * The attention core of a driver: RoPE'd q [rows, heads * d], RoPE'd k and v [rows, kvHeads * d]
- * in, the core output [rows, heads * d] (rows the driver leaves out stay zero) and the KV split
- * count out.
+ * The attention core of a driver, run once per tensor-parallel rank on the rank's heads: RoPE'd
+ * q [rows, qn * d], RoPE'd k and v [rows, kvn * d] in, the core output [rows, qn * d] (rows the
+ * driver leaves out stay zero) and the KV split count out. Without tensor parallelism `rank`
+ * covers every head.
  */
 export type AttentionCore = (
   q: Uint16Array,
   k: Uint16Array,
   v: Uint16Array,
+  rank: RankHeads,
 ) => Promise<{ readonly core: Uint16Array; readonly splits: number }>;
 
 /**
@@ -84,42 +102,90 @@ export async function attentionSublayer(
 ): Promise<{ out: Uint16Array; splits: number }> {
   const { ctx, t } = o;
   const { config: c } = ctx;
-  const { hidden: h, heads, kvHeads, headDim: d } = c;
+  const { hidden: h, headDim: d } = c;
+  const tp = ctx.parallel;
+  const ranks = rankHeads(c, tp);
   const norm = _norm(x, ctx, { width: h, perRow: 1, weight: await t("input_layernorm.weight") });
-  const proj = async (name: "q_proj" | "k_proj" | "v_proj", n: number) =>
-    linearRows(norm, {
+  const weight = (name: string) => t(`self_attn.${name}.weight`);
+  const bias = async (name: string) => c.bias.qkv ? await t(`self_attn.${name}.bias`) : undefined;
+  // Each rank's block of a column-parallel projection: `count` heads from `first`.
+  const proj = async (name: "q_proj" | "k_proj" | "v_proj", first: number, count: number) => {
+    const w = await weight(name), b = await bias(name);
+    const block = { first: first * d, count: count * d };
+    return await linearRows(norm, {
       ...ctx,
       name,
-      n,
+      n: count * d,
       k: h,
-      weight: await t(`self_attn.${name}.weight`),
-      bias: c.bias.qkv ? await t(`self_attn.${name}.bias`) : undefined,
+      weight: ranks.length === 1 ? w : rowBlock(w, { ...block, width: h }),
+      bias: b === undefined || ranks.length === 1 ? b : rowBlock(b, { ...block, width: 1 }),
     });
-  // The three projections are posted together: with a walker whose calling thread stays free,
-  // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
-  const qP = proj("q_proj", heads * d);
-  const kP = proj("k_proj", kvHeads * d);
-  const vP = proj("v_proj", kvHeads * d);
-  kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
-  vP.catch(() => {});
-  const qr = await _headNormRope(await qP, { ctx, t, which: "q", heads, tables: o.tables });
-  const kr = await _headNormRope(await kP, {
-    ctx,
-    t,
-    which: "k",
-    heads: kvHeads,
-    tables: o.tables,
-  });
-  const { core, splits } = await o.core(qr, kr, await vP);
-  const out = await linearRows(core, {
-    ...ctx,
-    name: "o_proj",
-    n: h,
-    k: heads * d,
-    weight: await t("self_attn.o_proj.weight"),
-    bias: c.bias.o ? await t("self_attn.o_proj.bias") : undefined,
-  });
+  };
+  const oWeight = await weight("o_proj");
+  const oBias = c.bias.o ? await t("self_attn.o_proj.bias") : undefined;
+  const partials: Uint16Array[] = [];
+  let splits = 1;
+  for (const r of ranks) {
+    // The three projections are posted together: with a walker whose calling thread stays free,
+    // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
+    const qP = proj("q_proj", r.q0, r.qn);
+    const kP = proj("k_proj", r.kv0, r.kvn);
+    const vP = proj("v_proj", r.kv0, r.kvn);
+    kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
+    vP.catch(() => {});
+    const rope = { ctx, t, tables: o.tables };
+    const qr = await _headNormRope(await qP, { ...rope, which: "q", heads: r.qn });
+    const kr = await _headNormRope(await kP, { ...rope, which: "k", heads: r.kvn });
+    const core = await o.core(qr, kr, await vP, r);
+    splits = Math.max(splits, core.splits);
+    partials.push(
+      await linearRows(core.core, {
+        ...ctx,
+        name: "o_proj",
+        n: h,
+        k: r.qn * d,
+        weight: ranks.length === 1
+          ? oWeight
+          : columnBlock(oWeight, { first: r.q0 * d, count: r.qn * d, width: c.heads * d }),
+        bias: ranks.length === 1 ? oBias : _rank0Bias(tp, r.q0 === 0, oBias),
+      }),
+    );
+  }
+  const out = _rowParallelOut(partials, { ctx, bias: oBias });
   return { out: addBf16(x, out), splits };
+}
+
+/** The bias a row-parallel rank's GEMM applies (rank 0's epilogue under such a layout). */
+function _rank0Bias(
+  tp: TensorParallel | undefined,
+  first: boolean,
+  bias: Uint16Array | undefined,
+): Uint16Array | undefined {
+  return tp?.layout.rowParallelBias === "rank0-epilogue" && first ? bias : undefined;
+}
+
+/**
+ * A row-parallel projection's output from the ranks' partials: the one partial without tensor
+ * parallelism; else the all-reduce, then the bias as a BF16 add where the layout adds it after.
+ */
+function _rowParallelOut(
+  partials: readonly Uint16Array[],
+  o: { readonly ctx: LayerContext; readonly bias: Uint16Array | undefined },
+): Uint16Array {
+  const { ctx } = o;
+  const tp = ctx.parallel;
+  if (tp === undefined) return partials[0]!;
+  const width = ctx.config.hidden;
+  const out = reduceRows(partials, {
+    tp,
+    width,
+    launchRows: ctx.launchRows,
+    launchRow: ctx.launchRow,
+  });
+  if (o.bias === undefined || tp.layout.rowParallelBias !== "after-all-reduce") return out;
+  const b = new Uint16Array(out.length);
+  for (let i = 0; i < out.length; i += width) b.set(o.bias, i);
+  return addBf16(out, b);
 }
 
 /**
@@ -140,24 +206,49 @@ export async function denseMlpSublayer(
 ): Promise<Uint16Array> {
   const { ctx, t } = o;
   const { hidden: h, intermediate: f, bias } = ctx.config;
-  const weight = await t("post_attention_layernorm.weight");
-  const norm = _norm(x, ctx, { width: h, perRow: 1, weight });
-  const p = async (a: Uint16Array, name: "gate_proj" | "up_proj" | "down_proj", n: number) =>
-    linearRows(a, {
-      ...ctx,
-      name,
-      n,
-      k: name === "down_proj" ? f : h,
-      weight: await t(`mlp.${name}.weight`),
-      bias: bias.mlp ? await t(`mlp.${name}.bias`) : undefined,
-    });
-  // Both projections are posted before either is awaited: SiLU of the gate runs while up is
-  // walked (each output alone: same bits).
-  const gateP = p(norm, "gate_proj", f);
-  const upP = p(norm, "up_proj", f);
-  upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
-  const act = siluBf16(await gateP, { mufu: ctx.runtime.sfu });
-  return addBf16(x, await p(mulBf16(act, await upP), "down_proj", h));
+  const tp = ctx.parallel;
+  const fr = rankBlock(f, tp, "intermediate size");
+  const weight = (name: string) => t(`mlp.${name}.weight`);
+  const biasOf = async (name: string) => bias.mlp ? await t(`mlp.${name}.bias`) : undefined;
+  const norm = _norm(x, ctx, {
+    width: h,
+    perRow: 1,
+    weight: await t("post_attention_layernorm.weight"),
+  });
+  const downW = await weight("down_proj"), downB = await biasOf("down_proj");
+  const partials: Uint16Array[] = [];
+  for (let r = 0; r < (tp?.size ?? 1); r++) {
+    // Rank r's block of gate and up (rows r * fr ..), and of down's columns.
+    const block = { first: r * fr, count: fr };
+    const col = async (name: "gate_proj" | "up_proj") => {
+      const w = await weight(name), b = await biasOf(name);
+      return await linearRows(norm, {
+        ...ctx,
+        name,
+        n: fr,
+        k: h,
+        weight: tp === undefined ? w : rowBlock(w, { ...block, width: h }),
+        bias: b === undefined || tp === undefined ? b : rowBlock(b, { ...block, width: 1 }),
+      });
+    };
+    // Both projections are posted before either is awaited: SiLU of the gate runs while up is
+    // walked (each output alone: same bits).
+    const gateP = col("gate_proj");
+    const upP = col("up_proj");
+    upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
+    const act = siluBf16(await gateP, { mufu: ctx.runtime.sfu });
+    partials.push(
+      await linearRows(mulBf16(act, await upP), {
+        ...ctx,
+        name: "down_proj",
+        n: h,
+        k: fr,
+        weight: tp === undefined ? downW : columnBlock(downW, { ...block, width: f }),
+        bias: tp === undefined ? downB : _rank0Bias(tp, r === 0, downB),
+      }),
+    );
+  }
+  return addBf16(x, _rowParallelOut(partials, { ctx, bias: downB }));
 }
 
 /** QK-norm (when the family has it) and RoPE of q or k. */

@@ -5,7 +5,8 @@
  * frequencies a config implies (`modelInvFreq`: theta, then linear or llama3 scaling), and the
  * "cannot be emulated" signal (`ForwardUnsupported`). What differs between families comes from
  * the config (`DecoderConfig` in `../checkpoint/`); what differs between drivers (the attention
- * core, MoE launches) is passed in.
+ * core, MoE launches) is passed in. With tensor parallelism (`TensorParallel`) each rank runs its
+ * heads and weight blocks and the row-parallel partials are all-reduced in the recorded order.
  *
  * @example
  * ```ts
@@ -25,3 +26,13 @@ export {
 } from "./decoder_layer.ts";
 export { ForwardUnsupported, modelInvFreq, project } from "./forward_support.ts";
 export { groupRows, type LaunchRows, linearRows, normRows, pickRows } from "./row_ops.ts";
+export {
+  columnBlock,
+  putColumnBlock,
+  rankBlock,
+  type RankHeads,
+  rankHeads,
+  reduceRows,
+  rowBlock,
+  type TensorParallel,
+} from "./tensor_parallel.ts";

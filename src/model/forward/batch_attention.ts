@@ -24,7 +24,14 @@ import {
 } from "../../kernels/mod.ts";
 import type { BlockRuntime } from "../blocks/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
-import { attentionSublayer, ForwardUnsupported, type LayerTensor } from "../decoder/mod.ts";
+import {
+  attentionSublayer,
+  ForwardUnsupported,
+  type LayerTensor,
+  type RankHeads,
+  rankHeads,
+  type TensorParallel,
+} from "../decoder/mod.ts";
 import type { BatchLayout } from "./batch_layout.ts";
 import { eagerAttention } from "./eager_attention.ts";
 
@@ -50,6 +57,8 @@ export interface BatchAttentionContext {
   readonly multiProcessorCount: number;
   /** RMSNorm epsilon. */
   readonly eps: number;
+  /** The tensor-parallel split; absent on one GPU. */
+  readonly parallel?: TensorParallel | undefined;
 }
 
 /**
@@ -91,9 +100,11 @@ export function attentionLaunch(
     return { kind: "varlen" };
   }
   const len = layout.cuSeqlens[1]!;
+  // Each rank launches FA2 on its own heads (every rank has as many).
+  const rank = rankHeads(c, ctx.parallel)[0]!;
   const shape = {
-    heads: c.heads,
-    kvHeads: c.kvHeads,
+    heads: rank.qn,
+    kvHeads: rank.kvn,
     seqlenQ: len,
     seqlenK: len,
     headDim: c.headDim,
@@ -135,7 +146,7 @@ export async function runBatchAttention(
     ctx: { ...ctx, launchRows: new Int32Array(layout.rows).fill(layout.rows) },
     t: o.t,
     tables: ropeTables(ctx.invFreq, layout.positions),
-    core: (q, k, v) => _core({ q, k, v }, { layout, ctx, launch }),
+    core: (q, k, v, rank) => _core({ q, k, v }, { layout, ctx, launch, rank }),
   });
 }
 
@@ -146,10 +157,12 @@ async function _core(
     layout: BatchLayout;
     ctx: BatchAttentionContext;
     launch: ReturnType<typeof attentionLaunch>;
+    rank: RankHeads;
   },
 ): Promise<{ core: Uint16Array; splits: number }> {
   const { layout, ctx, launch } = o;
-  const { heads, kvHeads, headDim: d } = ctx.config;
+  const { headDim: d } = ctx.config;
+  const { qn: heads, kvn: kvHeads } = o.rank;
   const { q: qr, k: kr, v } = t;
   const m = layout.rows;
   let core: Uint16Array = new Uint16Array(m * heads * d); // FA2: pad rows stay zero

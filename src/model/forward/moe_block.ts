@@ -34,7 +34,15 @@ import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
 import type { BlockRuntime } from "../blocks/mod.ts";
 import type { MoeConfig } from "../checkpoint/mod.ts";
 import { addBf16Once } from "./bf16_add_once.ts";
-import { ForwardUnsupported, project } from "../decoder/mod.ts";
+import {
+  columnBlock,
+  ForwardUnsupported,
+  project,
+  rankBlock,
+  reduceRows,
+  rowBlock,
+  type TensorParallel,
+} from "../decoder/mod.ts";
 
 /** One expert's weights (HF layouts). */
 export interface ExpertWeights {
@@ -68,6 +76,13 @@ export interface MoeBlockOptions {
   readonly router: Uint16Array;
   /** Loads expert e's weights (called once per visited expert, ascending). */
   readonly expert: (e: number) => Promise<ExpertWeights>;
+  /**
+   * The tensor-parallel split, absent on one GPU: each rank holds a block of every expert's
+   * intermediate (gate/up rows, down columns) and, under the HF plan, each expert's down_proj
+   * output is all-reduced on its own (a message of the expert's GEMM rows) before its routing
+   * weight; the router and the norm are replicated.
+   */
+  readonly parallel?: TensorParallel | undefined;
   /**
    * The whole batch when `x` holds only some of its rows (one sequence of a serving pass):
    * `rows` of the batch (norm and top-k-sum launches, router GEMM dispatch) and, for each expert
@@ -229,24 +244,46 @@ async function _expertMlp(
   if (w.gate.length !== f * h || w.up.length !== f * h || w.down.length !== h * f) {
     throw new ForwardUnsupported("expert weights do not match the config's sizes");
   }
-  const gate = await project(x, {
-    ...o,
-    call: { name: "gate_proj", m, n: f, k: h },
-    weight: w.gate,
-    rows,
-  });
-  const up = await project(x, {
-    ...o,
-    call: { name: "up_proj", m, n: f, k: h },
-    weight: w.up,
-    rows,
-  });
-  const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
-  const down = await project(act, {
-    ...o,
-    call: { name: "down_proj", m, n: h, k: f },
-    weight: w.down,
-    rows,
-  });
-  return down.out;
+  const tp = o.parallel;
+  const fr = rankBlock(f, tp, "MoE intermediate size");
+  const partials: Uint16Array[] = [];
+  for (let r = 0; r < (tp?.size ?? 1); r++) {
+    const block = { first: r * fr, count: fr };
+    const col = (weight: Uint16Array) =>
+      tp === undefined ? weight : rowBlock(weight, { ...block, width: h });
+    const gate = await project(x, {
+      ...o,
+      call: { name: "gate_proj", m, n: fr, k: h },
+      weight: col(w.gate),
+      rows,
+    });
+    const up = await project(x, {
+      ...o,
+      call: { name: "up_proj", m, n: fr, k: h },
+      weight: col(w.up),
+      rows,
+    });
+    const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
+    const down = await project(act, {
+      ...o,
+      call: { name: "down_proj", m, n: h, k: fr },
+      weight: tp === undefined ? w.down : columnBlock(w.down, { ...block, width: f }),
+      rows,
+    });
+    partials.push(down.out);
+  }
+  if (tp === undefined) return partials[0]!;
+  if (tp.layout.moe !== "per-expert-all-reduce") {
+    throw new ForwardUnsupported(`MoE experts under layout '${tp.layout.id}' are not modelled`);
+  }
+  // The expert's message is its GEMM rows; the computed rows are its first ones only when they
+  // are all of them, which an order that depends on an element's place needs.
+  const placed = tp.allReduce.kind === "nccl-ring" || tp.allReduce.kind === "vllm-custom-2stage";
+  if (placed && rows !== m) {
+    throw new ForwardUnsupported(
+      `all-reduce '${tp.allReduce.kind}' of an expert's output orders elements by their place ` +
+        "in the expert's rows, which a replay of some of a pass's sequences does not know",
+    );
+  }
+  return reduceRows(partials, { tp, width: h, launchRows: new Int32Array(rows).fill(rows) });
 }

@@ -17,7 +17,12 @@ import {
 } from "../../kernels/mod.ts";
 import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
-import { denseMlpSublayer, ForwardUnsupported, modelInvFreq } from "../decoder/mod.ts";
+import {
+  denseMlpSublayer,
+  ForwardUnsupported,
+  modelInvFreq,
+  type TensorParallel,
+} from "../decoder/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
@@ -51,6 +56,11 @@ export interface PrefillForwardOptions {
    * e.g. to recycle the tensor's buffer for a later layer's read.
    */
   readonly releaseTensor?: (tensor: Uint16Array) => void;
+  /**
+   * The tensor-parallel split (absent on one GPU): every rank's heads and weight blocks are
+   * computed here, and the row-parallel partials all-reduced in the recorded order.
+   */
+  readonly parallel?: TensorParallel | undefined;
 }
 
 /** Result of a forward pass. */
@@ -160,6 +170,7 @@ async function _forward(
     invFreq: modelInvFreq(o.invFreq, c),
     multiProcessorCount: o.multiProcessorCount,
     eps,
+    parallel: o.parallel,
   };
   let x = await ckpt.rows("model.embed_tokens.weight", Array.from(layout.tokens));
   const chain: { attention: string; mlp: string }[] = [];
@@ -190,6 +201,7 @@ async function _forward(
         eps,
         norm: await t("post_attention_layernorm.weight"),
         router: await t("mlp.gate.weight"),
+        parallel: o.parallel,
         expert: async (e) => ({
           gate: await t(`mlp.experts.${e}.gate_proj.weight`),
           up: await t(`mlp.experts.${e}.up_proj.weight`),

@@ -31,6 +31,7 @@ import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts"
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
   attentionSublayer,
+  columnBlock,
   denseMlpSublayer,
   ForwardUnsupported,
   type LaunchRows,
@@ -39,6 +40,12 @@ import {
   modelInvFreq,
   normRows,
   pickRows,
+  putColumnBlock,
+  rankBlock,
+  type RankHeads,
+  rankHeads,
+  rowBlock,
+  type TensorParallel,
 } from "../decoder/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
@@ -88,6 +95,8 @@ export interface ServingForwardOptions {
    * heuristic). A prover's falsification, never what a verifier replays.
    */
   readonly forcedSplits?: ReadonlyMap<number, number>;
+  /** The tensor-parallel split; absent on one GPU. */
+  readonly parallel?: TensorParallel | undefined;
 }
 
 /** One sequence's KV cache: per layer, K and V [positions, kvHeads * headDim] BF16. */
@@ -173,6 +182,8 @@ interface _Ctx {
   readonly build: Fa2Build;
   readonly rows: number;
   readonly launchRows: LaunchRows;
+  /** Each computed row's place in its pass's GEMM rows. */
+  readonly launchRow: Int32Array;
   readonly datapath: NonNullable<ReturnType<typeof findDatapath>>;
   readonly reduceStack: ReduceStack;
   readonly eps: number;
@@ -232,10 +243,21 @@ async function _replay(
     }
   }
   const launchRows = new Int32Array(rows);
-  for (const b of blocks) launchRows.fill(work.passes[b.pass]!.rows, b.row0, b.row0 + b.rows);
+  const launchRow = new Int32Array(rows);
+  for (const b of blocks) {
+    const p = work.passes[b.pass]!;
+    launchRows.fill(p.rows, b.row0, b.row0 + b.rows);
+    let at = 0;
+    for (let e = 0; e < b.entry; e++) at += p.entries[e]!.query;
+    for (let i = 0; i < b.rows; i++) launchRow[b.row0 + i] = at + i;
+  }
   const reduceStack = reduceStackForTorch(ops.torch);
   const byPass = _byPass(blocks);
-  _checkPasses(work.passes, byPass, { config: c, reduceStack });
+  _checkPasses(work.passes, byPass, {
+    config: c,
+    reduceStack,
+    rank: rankHeads(c, o.parallel)[0]!,
+  });
   const ctx: _Ctx = {
     ckpt,
     o,
@@ -250,6 +272,7 @@ async function _replay(
     build,
     rows,
     launchRows,
+    launchRow,
     datapath,
     reduceStack,
     eps: Number(c.rmsNormEps),
@@ -362,7 +385,11 @@ function _sfuUse(runtime: BlockRuntime, build: Fa2Build, splits: number): readon
 function _checkPasses(
   passes: readonly PassShape[],
   byPass: ReadonlyMap<number, readonly RowBlock[]>,
-  o: { readonly config: DecoderCheckpoint["config"]; readonly reduceStack: ReduceStack },
+  o: {
+    readonly config: DecoderCheckpoint["config"];
+    readonly reduceStack: ReduceStack;
+    readonly rank: RankHeads;
+  },
 ): void {
   const c = o.config;
   for (const [pass, group] of byPass) {
@@ -383,8 +410,8 @@ function _checkPasses(
   }
   const shapes = (m: number) => [
     { outputs: m, length: c.hidden },
-    { outputs: m * c.heads, length: c.headDim },
-    { outputs: m * c.kvHeads, length: c.headDim },
+    { outputs: m * o.rank.qn, length: c.headDim },
+    { outputs: m * o.rank.kvn, length: c.headDim },
     ...(c.moe?.normTopkProb === true ? [{ outputs: m, length: c.moe.topK }] : []),
   ];
   for (const m of new Set(passes.map((p) => p.rows))) {
@@ -434,7 +461,7 @@ async function _attention(
     ctx: _layerContext(ctx),
     t: a.t,
     tables: a.rope,
-    core: (qr, kr, v) => _core(ctx, { ...a, qr, kr, v }),
+    core: (qr, kr, v, rank) => _core(ctx, { ...a, qr, kr, v, rank }),
   });
 }
 
@@ -446,6 +473,8 @@ function _layerContext(ctx: _Ctx): LayerContext {
     reduceStack: ctx.reduceStack,
     eps: ctx.eps,
     launchRows: ctx.launchRows,
+    launchRow: ctx.launchRow,
+    parallel: ctx.o.parallel,
   };
 }
 
@@ -462,13 +491,19 @@ async function _core(
     readonly qr: Uint16Array;
     readonly kr: Uint16Array;
     readonly v: Uint16Array;
+    readonly rank: RankHeads;
   },
 ): Promise<{ core: Uint16Array; splits: number }> {
   const { o } = ctx;
-  const { heads, kvHeads, headDim: d } = ctx.ckpt.config;
+  const { headDim: d } = ctx.ckpt.config;
+  const { qn: heads, kvn: kvHeads, kv0 } = a.rank;
   const runtime = o.runtime;
   const { qr, kr, v } = a;
   const kvw = kvHeads * d;
+  // The recorded and returned caches hold every KV head; a rank reads and writes its block.
+  const fullKvw = ctx.ckpt.config.kvHeads * d;
+  const whole = fullKvw === kvw;
+  const block = { first: kv0 * d, count: kvw, width: fullKvw };
   const caches = a.sequences.map((s, i) => {
     const cache = {
       k: new Uint16Array(s.tokens.length * kvw),
@@ -478,13 +513,15 @@ async function _core(
     if (start > 0) {
       const kv = o.kv?.[i];
       const k = kv?.k[a.layer], v = kv?.v[a.layer];
-      if (k === undefined || v === undefined || k.length !== start * kvw || v.length !== k.length) {
+      if (
+        k === undefined || v === undefined || k.length !== start * fullKvw || v.length !== k.length
+      ) {
         throw new RangeError(
           `Cannot replay: sequence ${i} starts at ${start} without its KV cache`,
         );
       }
-      cache.k.set(k);
-      cache.v.set(v);
+      cache.k.set(whole ? k : columnBlock(k, block));
+      cache.v.set(whole ? v : columnBlock(v, block));
     }
     return cache;
   });
@@ -533,8 +570,19 @@ async function _core(
     a.sequences.forEach((s, i) => {
       const own = ctx.blocks.filter((b) => b.seq === i);
       const end = own.length === 0 ? (s.start ?? 0) : Math.max(...own.map((b) => b.pos0 + b.rows));
-      a.kvOut![i]!.k.push(caches[i]!.k.slice(0, end * kvw));
-      a.kvOut![i]!.v.push(caches[i]!.v.slice(0, end * kvw));
+      const out = a.kvOut![i]!;
+      if (whole) {
+        out.k.push(caches[i]!.k.slice(0, end * kvw));
+        out.v.push(caches[i]!.v.slice(0, end * kvw));
+        return;
+      }
+      // The first rank starts the layer's full-width caches; every rank writes its heads.
+      if (a.rank.q0 === 0) {
+        out.k.push(new Uint16Array(end * fullKvw));
+        out.v.push(new Uint16Array(end * fullKvw));
+      }
+      putColumnBlock(out.k[out.k.length - 1]!, caches[i]!.k.subarray(0, end * kvw), block);
+      putColumnBlock(out.v[out.v.length - 1]!, caches[i]!.v.subarray(0, end * kvw), block);
     });
   }
   return { core, splits };
@@ -599,6 +647,7 @@ async function _moe(
       norm,
       router,
       expert,
+      parallel: ctx.o.parallel,
       launch: {
         rows: shape.rows,
         expertRows: (e, n) => {
@@ -636,20 +685,33 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   if (emitting.length === 0) return out;
   // The LM head in chunks of rows (a 151,936-entry vocabulary makes each logits row 300 KB).
   const weight = await ctx.ckpt.tensor("lm_head.weight");
+  // Under tensor parallelism each rank computes its block of the vocabulary (column-parallel,
+  // dispatched by its own shape) and the blocks are gathered: no arithmetic across ranks.
+  const tp = ctx.o.parallel;
+  const vr = rankBlock(c.vocab, tp, "vocabulary");
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
     const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
-    const logits = await linearRows(
-      pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden),
-      {
+    const x = pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden);
+    const launchRows = Int32Array.from(chunk, (b) => ctx.passes[b.pass]!.logitsRows);
+    const head = (first: number) =>
+      linearRows(x, {
         runtime: ctx.o.runtime,
         datapath: ctx.datapath,
         name: "lm_head",
-        n: c.vocab,
+        n: vr,
         k: c.hidden,
-        weight,
-        launchRows: Int32Array.from(chunk, (b) => ctx.passes[b.pass]!.logitsRows),
-      },
-    );
+        weight: tp === undefined ? weight : rowBlock(weight, { first, count: vr, width: c.hidden }),
+        launchRows,
+      });
+    let logits: Uint16Array;
+    if (tp === undefined) logits = await head(0);
+    else {
+      logits = new Uint16Array(chunk.length * c.vocab);
+      for (let r = 0; r < tp.size; r++) {
+        const block = { first: r * vr, count: vr, width: c.vocab };
+        putColumnBlock(logits, await head(r * vr), block);
+      }
+    }
     chunk.forEach((b, i) =>
       out.set(b, argmaxBf16(logits.subarray(i * c.vocab, (i + 1) * c.vocab)))
     );

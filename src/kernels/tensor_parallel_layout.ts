@@ -1,0 +1,91 @@
+/**
+ * Tensor-parallel layouts a software stack can name (`operators.tensorParallel`), as data: how
+ * the stack splits a decoder layer over ranks and where it all-reduces. Every layout here is
+ * derived from source only: no multi-GPU measurement exists yet.
+ *
+ * `hf-tp-plan`: HF Transformers 4.5x `from_pretrained(..., tp_plan="auto")` with the models'
+ * `base_model_tp_plan` (Qwen3, Qwen3-MoE, Llama, Qwen2, Mistral configs: q/k/v, gate/up and each
+ * expert's gate/up `colwise`; o_proj, down_proj and each expert's down_proj `rowwise`; no entry for
+ * `embed_tokens`, so the embedding is replicated) and the `RowwiseParallel` hooks of
+ * `integrations/tensor_parallel.py`: the row-parallel GEMM runs without its bias, its BF16 output
+ * is all-reduced by `torch.distributed` (NCCL), then the bias is added as a BF16 tensor add. A
+ * colwise weight is split into contiguous row blocks (heads stay whole only when the rank count
+ * divides the head counts, which is required). Qwen3-MoE experts: each expert's down_proj output
+ * is all-reduced on its own (message = the expert's routed rows), before the routing weight and
+ * `index_add_`. Expert parallelism is not part of the 4.5x plans.
+ *
+ * @module
+ */
+import type { ModelledAllReduceKind } from "./allreduce/mod.ts";
+
+/** Layout ids a stack profile can name. */
+export const TENSOR_PARALLEL_LAYOUT_IDS = ["hf-tp-plan"] as const;
+
+/** One of {@link TENSOR_PARALLEL_LAYOUT_IDS}. */
+export type TensorParallelLayoutId = typeof TENSOR_PARALLEL_LAYOUT_IDS[number];
+
+/** How a stack splits a decoder layer over tensor-parallel ranks. */
+export interface TensorParallelLayout {
+  /** The layout id. */
+  readonly id: TensorParallelLayoutId;
+  /**
+   * The bias of a row-parallel projection: added as a BF16 add after the all-reduce (HF), or in
+   * rank 0's GEMM epilogue before it.
+   */
+  readonly rowParallelBias: "after-all-reduce" | "rank0-epilogue";
+  /** KV heads when the rank count exceeds them: the rank count must divide them, or replicate. */
+  readonly kvHeads: "divide" | "replicate";
+  /** The token embedding: every rank holds the whole table. */
+  readonly embedding: "replicated";
+  /**
+   * MoE experts under TP: each expert's down_proj output all-reduced on its own (HF rowwise on
+   * every expert), or the experts' combined output all-reduced once.
+   */
+  readonly moe: "per-expert-all-reduce" | "after-combine";
+  /** All-reduce implementations the stack's collective library can run. */
+  readonly allReduce: readonly ModelledAllReduceKind[];
+  /** Expert parallelism: null when modelled, else why not. */
+  readonly expertParallel: string | null;
+  /** How the layout is known. */
+  readonly evidence: "derived-from-source";
+  /** Where the facts come from. */
+  readonly sources: readonly string[];
+}
+
+const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> = Object.freeze({
+  "hf-tp-plan": Object.freeze({
+    id: "hf-tp-plan",
+    rowParallelBias: "after-all-reduce",
+    kvHeads: "divide",
+    embedding: "replicated",
+    moe: "per-expert-all-reduce",
+    allReduce: Object.freeze(["nccl-ring", "nccl-tree"] as const),
+    expertParallel: "HF Transformers 4.5x tp_plan has no expert-parallel entries (experts are " +
+      "split column/row-wise over the TP ranks); expert parallelism is not modelled",
+    evidence: "derived-from-source",
+    sources: Object.freeze([
+      "transformers 4.5x configuration_{qwen3,qwen3_moe,llama,qwen2,mistral}.py base_model_tp_plan",
+      "transformers integrations/tensor_parallel.py ColwiseParallel / RowwiseParallel " +
+      "(_prepare_input_fn moves the bias aside, _prepare_output_fn all-reduces then adds it)",
+      "torch.distributed all_reduce on ProcessGroupNCCL (spec parallel_and_vllm.md §A2.3)",
+    ]),
+  }),
+});
+
+/**
+ * The layout of an id.
+ *
+ * @param id a layout id
+ * @returns the layout
+ * @throws {RangeError} for an unknown id
+ * @example
+ * ```ts
+ * import { tensorParallelLayout } from "./tensor_parallel_layout.ts";
+ * if (tensorParallelLayout("hf-tp-plan").rowParallelBias !== "after-all-reduce") throw new Error();
+ * ```
+ */
+export function tensorParallelLayout(id: string): TensorParallelLayout {
+  const l = (_LAYOUTS as Readonly<Record<string, TensorParallelLayout>>)[id];
+  if (l === undefined) throw new RangeError(`Cannot find tensor-parallel layout '${id}'`);
+  return l;
+}

@@ -1,0 +1,232 @@
+/**
+ * Tensor parallelism of the one decoder layer: which heads, columns and rows each rank holds, and
+ * the all-reduce of the ranks' BF16 partials in the recorded implementation's order (spec
+ * `parallel_and_vllm.md` §A1-§A3; the stack's layout from `tensorParallelLayout`).
+ *
+ * A column-parallel projection gives each rank a contiguous block of the weight's rows (its N);
+ * a row-parallel one a contiguous block of its columns (its K), and each rank's GEMM writes its
+ * partial rounded to BF16 before the all-reduce. Every rank's GEMM is dispatched by its own
+ * shape. Attention runs per rank on the rank's heads (the FA2 split heuristic sees per-rank head
+ * counts). Everything here is derived from source only.
+ *
+ * @module
+ */
+import {
+  allReduce,
+  type ClaimedAllReduce,
+  messageAllReducePlan,
+  type TensorParallelLayout,
+} from "../../kernels/mod.ts";
+import type { DecoderConfig } from "../checkpoint/mod.ts";
+import { ForwardUnsupported } from "./forward_support.ts";
+
+/** How a pass is split over tensor-parallel ranks. */
+export interface TensorParallel {
+  /** Ranks (at least 2; a pass on one GPU has no `TensorParallel`). */
+  readonly size: number;
+  /** The stack's layout. */
+  readonly layout: TensorParallelLayout;
+  /** The recorded all-reduce (a modelled implementation). */
+  readonly allReduce: ClaimedAllReduce;
+}
+
+/** One rank's attention heads: query heads `q0 .. q0 + qn - 1`, KV heads `kv0 .. kv0 + kvn - 1`. */
+export interface RankHeads {
+  /** First query head. */
+  readonly q0: number;
+  /** Query heads. */
+  readonly qn: number;
+  /** First KV head. */
+  readonly kv0: number;
+  /** KV heads. */
+  readonly kvn: number;
+}
+
+/**
+ * Each rank's heads (one entry covering every head without tensor parallelism).
+ *
+ * @param c the model description
+ * @param tp the split, if any
+ * @returns one entry per rank
+ * @throws {ForwardUnsupported} when the layout cannot split the heads over the ranks
+ * @example
+ * ```ts ignore
+ * const ranks = rankHeads(config, tp);
+ * ```
+ */
+export function rankHeads(
+  c: Pick<DecoderConfig, "heads" | "kvHeads">,
+  tp: TensorParallel | undefined,
+): readonly RankHeads[] {
+  if (tp === undefined) return [{ q0: 0, qn: c.heads, kv0: 0, kvn: c.kvHeads }];
+  const n = tp.size;
+  if (c.heads % n !== 0) {
+    throw new ForwardUnsupported(`${c.heads} attention heads do not split over ${n} ranks`);
+  }
+  const qn = c.heads / n;
+  if (c.kvHeads % n !== 0 && tp.layout.kvHeads === "divide") {
+    throw new ForwardUnsupported(
+      `${c.kvHeads} KV heads do not split over ${n} ranks under layout '${tp.layout.id}'`,
+    );
+  }
+  if (c.kvHeads % n !== 0 && n % c.kvHeads !== 0) {
+    throw new ForwardUnsupported(`${c.kvHeads} KV heads cannot be replicated over ${n} ranks`);
+  }
+  return Array.from({ length: n }, (_, r) => {
+    const kvn = c.kvHeads >= n ? c.kvHeads / n : 1;
+    const kv0 = c.kvHeads >= n ? r * kvn : Math.floor(r * c.kvHeads / n);
+    return { q0: r * qn, qn, kv0, kvn };
+  });
+}
+
+/**
+ * The split of a column-parallel dimension (an intermediate size, a vocabulary): equal blocks.
+ *
+ * @param total the dimension
+ * @param tp the split, if any
+ * @param what the dimension's name, for the reason
+ * @returns each rank's block size
+ * @throws {ForwardUnsupported} when the ranks do not divide it
+ * @example
+ * ```ts
+ * import { rankBlock } from "./tensor_parallel.ts";
+ * if (rankBlock(768, undefined, "intermediate") !== 768) throw new Error();
+ * ```
+ */
+export function rankBlock(total: number, tp: TensorParallel | undefined, what: string): number {
+  if (tp === undefined) return total;
+  if (total % tp.size !== 0) {
+    throw new ForwardUnsupported(`${what} ${total} does not split over ${tp.size} ranks`);
+  }
+  return total / tp.size;
+}
+
+/**
+ * Rows `first .. first + count - 1` of a row-major matrix (a column-parallel weight's block, or
+ * a bias block), without a copy.
+ *
+ * @param w [rows, width]
+ * @param o first row, row count, width
+ * @returns the view
+ * @example
+ * ```ts
+ * import { rowBlock } from "./tensor_parallel.ts";
+ * if (rowBlock(new Uint16Array([1, 2, 3, 4]), { first: 1, count: 1, width: 2 }).join() !== "3,4") throw new Error();
+ * ```
+ */
+export function rowBlock(
+  w: Uint16Array,
+  o: { readonly first: number; readonly count: number; readonly width: number },
+): Uint16Array {
+  return w.subarray(o.first * o.width, (o.first + o.count) * o.width);
+}
+
+/**
+ * Columns `first .. first + count - 1` of a row-major matrix, copied (a row-parallel weight's
+ * block, or one rank's heads of an activation).
+ *
+ * @param w [rows, width]
+ * @param o first column, column count, width
+ * @returns [rows, count]
+ * @example
+ * ```ts
+ * import { columnBlock } from "./tensor_parallel.ts";
+ * if (columnBlock(new Uint16Array([1, 2, 3, 4]), { first: 1, count: 1, width: 2 }).join() !== "2,4") throw new Error();
+ * ```
+ */
+export function columnBlock(
+  w: Uint16Array,
+  o: { readonly first: number; readonly count: number; readonly width: number },
+): Uint16Array {
+  const rows = w.length / o.width;
+  const out = new Uint16Array(rows * o.count);
+  for (let r = 0; r < rows; r++) {
+    out.set(w.subarray(r * o.width + o.first, r * o.width + o.first + o.count), r * o.count);
+  }
+  return out;
+}
+
+/**
+ * Writes a block of columns into a row-major matrix (the inverse of {@link columnBlock}).
+ *
+ * @param dst [rows, width]
+ * @param src [rows, count]
+ * @param o first column, column count, width
+ * @example
+ * ```ts
+ * import { putColumnBlock } from "./tensor_parallel.ts";
+ * const m = new Uint16Array(4);
+ * putColumnBlock(m, new Uint16Array([7, 8]), { first: 1, count: 1, width: 2 });
+ * if (m.join() !== "0,7,0,8") throw new Error();
+ * ```
+ */
+export function putColumnBlock(
+  dst: Uint16Array,
+  src: Uint16Array,
+  o: { readonly first: number; readonly count: number; readonly width: number },
+): void {
+  const rows = src.length / o.count;
+  for (let r = 0; r < rows; r++) {
+    dst.set(src.subarray(r * o.count, (r + 1) * o.count), r * o.width + o.first);
+  }
+}
+
+/**
+ * All-reduces the ranks' partials of computed rows as the recorded implementation does. Where
+ * the order depends on an element's place in the message (NCCL ring chunks, vLLM two-stage
+ * partitions), every row is placed where it sits in its launch's message (`launchRow`, a message
+ * of `launchRows` rows; other rows of the launch are zeros, their sums discarded); elsewhere the
+ * computed rows are reduced as they are.
+ *
+ * @param partials per rank [rows, width], BF16
+ * @param o the split, the row width, each row's launch size and its row in that launch (default:
+ *   the rows are the whole launch, in order)
+ * @returns the reduced [rows, width]
+ * @throws {RangeError} as `allReduce`
+ * @example
+ * ```ts ignore
+ * const out = reduceRows(partials, { tp, width: hidden, launchRows });
+ * ```
+ */
+export function reduceRows(
+  partials: readonly Uint16Array[],
+  o: {
+    readonly tp: TensorParallel;
+    readonly width: number;
+    readonly launchRows: Int32Array;
+    readonly launchRow?: Int32Array | undefined;
+  },
+): Uint16Array {
+  const { tp, width } = o;
+  const rows = o.launchRows.length;
+  const placed = tp.allReduce.kind === "nccl-ring" || tp.allReduce.kind === "vllm-custom-2stage";
+  const whole = o.launchRow === undefined && o.launchRows.every((m) => m === rows);
+  if (!placed || whole) {
+    const plan = messageAllReducePlan(tp.allReduce, {
+      worldSize: tp.size,
+      count: partials[0]!.length,
+    });
+    return allReduce(partials, plan);
+  }
+  const at = o.launchRow ?? Int32Array.from({ length: rows }, (_, i) => i);
+  // Rows of one message: same launch size, distinct places.
+  const messages: { size: number; rows: Map<number, number> }[] = [];
+  for (let i = 0; i < rows; i++) {
+    const size = o.launchRows[i]!, p = at[i]!;
+    let m = messages.find((x) => x.size === size && !x.rows.has(p));
+    if (m === undefined) messages.push(m = { size, rows: new Map() });
+    m.rows.set(p, i);
+  }
+  const out = new Uint16Array(rows * width);
+  for (const m of messages) {
+    const parts = partials.map((part) => {
+      const msg = new Uint16Array(m.size * width);
+      for (const [p, i] of m.rows) msg.set(part.subarray(i * width, (i + 1) * width), p * width);
+      return msg;
+    });
+    const plan = messageAllReducePlan(tp.allReduce, { worldSize: tp.size, count: m.size * width });
+    const r = allReduce(parts, plan);
+    for (const [p, i] of m.rows) out.set(r.subarray(p * width, (p + 1) * width), i * width);
+  }
+  return out;
+}

@@ -1,0 +1,235 @@
+/**
+ * Tensor parallelism in the one decoder layer (HF `tp_plan` layout): per-rank heads and weight
+ * blocks, BF16 partials, the recorded all-reduce.
+ * - TP = 2: every all-reduce implementation gives the same forward bits (one correctly rounded
+ *   add per element), dense and MoE, prefill and served replay;
+ * - TP = 4: implementations that order or round differently give different bits;
+ * - TP = 1, 2, 4 agree with the independent float64 reference within its tolerance, and a TP
+ *   forward is not the one-GPU forward;
+ * - a served replay of a TP pass (several passes, KV cache written by ranks) equals the prefill;
+ * - `reduceRows` places rows in their launch's message where the order depends on it.
+ */
+import assert from "node:assert/strict";
+import {
+  type ClaimedAllReduce,
+  type ModelledAllReduceKind,
+  tensorParallelLayout,
+} from "../../../src/kernels/mod.ts";
+import {
+  encodeSafetensors,
+  openDecoderCheckpoint,
+  runPrefillForward,
+  runServingForward,
+  type TensorParallel,
+} from "../../../src/model/mod.ts";
+import { reduceRows } from "../../../src/model/decoder/mod.ts";
+import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
+import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
+import { referenceForward } from "../reference/f64_forward.ts";
+import { synthFamilyWeights, tensorReader } from "../reference/synth_weights.ts";
+import { rowErrors } from "../reference/within_tolerance.ts";
+
+const TOLERANCE = 2 ** -3;
+const TOKENS = [1, 5, 9, 33, 2, 7, 63, 0, 12, 40, 41, 3, 30, 51, 18, 27, 4, 8, 22, 61];
+const DENSE = {
+  model_type: "qwen3",
+  architectures: ["Qwen3ForCausalLM"],
+  vocab_size: 64,
+  hidden_size: 256,
+  intermediate_size: 512,
+  num_hidden_layers: 2,
+  num_attention_heads: 8,
+  num_key_value_heads: 4,
+  head_dim: 64,
+  rms_norm_eps: 1e-6,
+  rope_theta: 1000000,
+  tie_word_embeddings: false,
+  torch_dtype: "bfloat16",
+};
+const MOE = {
+  ...DENSE,
+  model_type: "qwen3_moe",
+  architectures: ["Qwen3MoeForCausalLM"],
+  num_experts: 8,
+  num_experts_per_tok: 2,
+  moe_intermediate_size: 128,
+  norm_topk_prob: true,
+  decoder_sparse_step: 1,
+  mlp_only_layers: [0],
+};
+const LAYOUT = tensorParallelLayout("hf-tp-plan");
+
+/** Every modelled implementation's settings for `n` ranks (ring chunks small enough to matter). */
+function allReduces(n: number): Record<ModelledAllReduceKind, ClaimedAllReduce> {
+  const ranks = Array.from({ length: n }, (_, r) => r);
+  return {
+    "vllm-custom-1stage": { kind: "vllm-custom-1stage" },
+    "vllm-custom-2stage": { kind: "vllm-custom-2stage" },
+    "torch-symm-mem-two-shot": { kind: "torch-symm-mem-two-shot" },
+    "nccl-ring": { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [ranks] },
+    // A chain 0 <- 1 <- ... <- n-1 would add in rank order; a star adds rank 0 last.
+    "nccl-tree": {
+      kind: "nccl-tree",
+      protocol: "simple",
+      trees: [{ down: ranks.map((r) => r === n - 1 ? [] : r === 0 ? ranks.slice(1) : []) }],
+    },
+  };
+}
+
+function tp(size: number, allReduce: ClaimedAllReduce): TensorParallel {
+  return { size, layout: LAYOUT, allReduce };
+}
+
+async function open(config: Record<string, unknown>) {
+  const tensors = synthFamilyWeights(config, { seed: "tp-test" });
+  const ckpt = await openDecoderCheckpoint(memFiles(
+    new Map([
+      ["config.json", new TextEncoder().encode(JSON.stringify(config))],
+      ["model.safetensors", encodeSafetensors(tensors)],
+    ]),
+  ));
+  return { ckpt, read: tensorReader(tensors) };
+}
+
+const opened = { dense: await open(DENSE), moe: await open(MOE) };
+
+async function prefill(
+  which: "dense" | "moe",
+  parallel?: TensorParallel,
+  batching = "pad-to-longest",
+): Promise<Uint16Array> {
+  const r = await runPrefillForward(opened[which].ckpt, {
+    sequences: [TOKENS],
+    runtime: forwardRuntime({ stack: forwardStack({ batching }) }),
+    multiProcessorCount: 108,
+    ...(parallel === undefined ? {} : { parallel }),
+  });
+  if (!r.supported) throw new Error(r.reason);
+  return r.result.hidden;
+}
+
+const equal = (a: Uint16Array, b: Uint16Array) =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+Deno.test("TP = 2: every all-reduce implementation gives the same forward bits (dense and MoE), and not the one-GPU bits", async () => {
+  for (const which of ["dense", "moe"] as const) {
+    const one = await prefill(which);
+    const outs = new Map<string, Uint16Array>();
+    for (const [kind, c] of Object.entries(allReduces(2))) {
+      outs.set(kind, await prefill(which, tp(2, c)));
+    }
+    const first = [...outs.values()][0]!;
+    for (const [kind, h] of outs) assert.ok(equal(h, first), `${which} ${kind}`);
+    assert.ok(!equal(first, one), `${which}: TP = 2 must not be the one-GPU forward`);
+  }
+});
+
+Deno.test("TP = 4: implementations that order or round differently give different bits", async () => {
+  const outs = new Map<string, Uint16Array>();
+  for (const [kind, c] of Object.entries(allReduces(4))) {
+    outs.set(kind, await prefill("dense", tp(4, c)));
+  }
+  // FP32 accumulation with one rounding vs BF16 after every add.
+  assert.ok(!equal(outs.get("vllm-custom-1stage")!, outs.get("torch-symm-mem-two-shot")!));
+  assert.ok(!equal(outs.get("vllm-custom-1stage")!, outs.get("nccl-ring")!));
+  // The star tree adds rank 0 last; the ring starts each chunk elsewhere.
+  assert.ok(!equal(outs.get("nccl-tree")!, outs.get("nccl-ring")!));
+});
+
+Deno.test("TP = 1, 2, 4 forwards agree with the float64 reference within its tolerance", async () => {
+  const { read } = opened.dense;
+  const ref = referenceForward(DENSE, read, TOKENS);
+  const normWeight = read("model.norm.weight");
+  const runs: [string, Uint16Array][] = [
+    ["1", await prefill("dense")],
+    ["2", await prefill("dense", tp(2, allReduces(2)["nccl-ring"]))],
+    ["4", await prefill("dense", tp(4, allReduces(4)["nccl-tree"]))],
+  ];
+  for (const [label, hidden] of runs) {
+    const e = rowErrors(hidden, { reference: ref, hidden: DENSE.hidden_size, normWeight });
+    e.forEach((v, t) => assert.ok(v <= TOLERANCE, `TP ${label} position ${t}: ${v}`));
+  }
+});
+
+Deno.test("a TP layout that cannot split the heads is refused by name", async () => {
+  const r = await runPrefillForward(opened.dense.ckpt, {
+    sequences: [TOKENS],
+    runtime: forwardRuntime(),
+    multiProcessorCount: 108,
+    parallel: tp(8, allReduces(8)["nccl-tree"]),
+  });
+  assert.equal(r.supported, false);
+  assert.match(r.supported ? "" : r.reason, /4 KV heads do not split over 8 ranks/);
+});
+
+Deno.test("a served TP replay (prefill chunk, then decode steps) equals the TP prefill, dense and MoE", async () => {
+  const n = TOKENS.length;
+  for (const which of ["dense", "moe"] as const) {
+    for (const c of [allReduces(2)["nccl-ring"], allReduces(4)["vllm-custom-2stage"]]) {
+      const size = c.kind === "nccl-ring" ? 2 : 4;
+      const parallel = tp(size, c);
+      const want = await prefill(which, parallel, "flatten");
+      // Pass 0 computes 12 prompt tokens; passes 1.. one token each (decode-shaped).
+      const passes = [{ entries: [{ query: 12, cached: 0 }], rows: 12, logitsRows: 1 }];
+      const steps = [{ pass: 0, entry: 0 }];
+      for (let p = 12; p < n; p++) {
+        passes.push({ entries: [{ query: 1, cached: p }], rows: 1, logitsRows: 1 });
+        steps.push({ pass: passes.length - 1, entry: 0 });
+      }
+      const served = await runServingForward(opened[which].ckpt, {
+        passes,
+        sequences: [{ tokens: TOKENS, prompt: 12, steps }],
+      }, {
+        runtime: forwardRuntime({ stack: forwardStack({ batching: "flatten" }) }),
+        multiProcessorCount: 108,
+        logits: true,
+        positions: [Array.from({ length: n }, (_, i) => i)],
+        parallel,
+      });
+      if (!served.supported) throw new Error(served.reason);
+      assert.ok(equal(served.result.sequences[0]!.hidden, want), `${which} TP ${size} ${c.kind}`);
+    }
+  }
+});
+
+Deno.test("reduceRows: rows of a launch reduced alone equal their part of the whole message", () => {
+  const width = 96, rows = 24;
+  const c = allReduces(4)["nccl-ring"];
+  const partials = Array.from(
+    { length: 4 },
+    (_, r) =>
+      Uint16Array.from({ length: rows * width }, (_, i) => 0x3f80 + ((i * 37 + r * 101) % 383)),
+  );
+  const parallel = tp(4, c);
+  const whole = reduceRows(partials, {
+    tp: parallel,
+    width,
+    launchRows: new Int32Array(rows).fill(rows),
+  });
+  // Rows 5..9 and 17..20 of the launch, computed alone.
+  const picked = [5, 6, 7, 8, 9, 17, 18, 19, 20];
+  const sub = partials.map((p) => {
+    const out = new Uint16Array(picked.length * width);
+    picked.forEach((r, i) => out.set(p.subarray(r * width, (r + 1) * width), i * width));
+    return out;
+  });
+  const got = reduceRows(sub, {
+    tp: parallel,
+    width,
+    launchRows: new Int32Array(picked.length).fill(rows),
+    launchRow: Int32Array.from(picked),
+  });
+  picked.forEach((r, i) =>
+    assert.deepEqual(
+      got.subarray(i * width, (i + 1) * width),
+      whole.subarray(r * width, (r + 1) * width),
+    )
+  );
+  // Placed as if they were the launch's first rows, the ring orders some elements differently.
+  const wrong = reduceRows(sub, {
+    tp: parallel,
+    width,
+    launchRows: new Int32Array(picked.length).fill(picked.length),
+  });
+  assert.ok(!equal(wrong, got));
+});
