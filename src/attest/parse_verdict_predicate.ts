@@ -13,6 +13,7 @@ import {
   type AuditVerdict,
   type DetectionStatement,
   ELEMENT_BITS,
+  type EvidenceLevel,
   FAIL_FINDINGS,
   type ProverObligation,
   type RecordStatus,
@@ -46,6 +47,11 @@ export type { VerdictPredicateCode };
 const VERDICTS: Record<AuditVerdict, true> = { PASSED: true, FAILED: true, INCONCLUSIVE: true };
 const STATUSES: Record<RecordStatus, true> = { PASS: true, FAIL: true, NOT_VERIFIED: true };
 const OBLIGATIONS: Record<ProverObligation, true> = { "committed-input": true };
+const LEVELS: Record<EvidenceLevel, true> = {
+  "derived-from-source": true,
+  "checked-against-peer": true,
+  "measured-on-gpu": true,
+};
 const SFU_STATUSES: Record<VerdictSfuUse["status"], true> = {
   "model-only": true,
   "histogram-matched": true,
@@ -217,10 +223,11 @@ function _result(value: unknown, where: string): VerdictResult {
     "recomputed",
     "firstDifference",
     "sfu",
+    "evidence",
     "obligation",
     "finding",
     "worker",
-  ], ["sfu", "obligation", "finding", "worker"]);
+  ], ["sfu", "evidence", "obligation", "finding", "worker"]);
   const result = {
     index: r.int("index"),
     record: _hex64(r.str("record"), `${where}.record`),
@@ -245,6 +252,14 @@ function _result(value: unknown, where: string): VerdictResult {
             model: u.str("model"),
             status: u.oneOf("status", SFU_STATUSES),
           };
+        }),
+      }
+      : {}),
+    ...(r.has("evidence")
+      ? {
+        evidence: r.list("evidence", (x, at) => {
+          const e = fieldsOf(x, at, ["component", "level"]);
+          return { component: e.str("component"), level: e.oneOf("level", LEVELS) };
         }),
       }
       : {}),

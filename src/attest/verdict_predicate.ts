@@ -13,6 +13,7 @@
 import type {
   AuditReport,
   AuditVerdict,
+  ComponentEvidence,
   DetectionStatement,
   FailFinding,
   ProverObligation,
@@ -69,6 +70,8 @@ export type VerdictResult = {
   readonly firstDifference: VerdictDifference | null;
   /** SFU functions used (absent when none was involved). */
   readonly sfu?: readonly VerdictSfuUse[];
+  /** How each component the recomputation rested on is known (absent: no recomputation). */
+  readonly evidence?: readonly ComponentEvidence[];
   /**
    * The prover obligation not met, when that is why the record FAILed (absent otherwise):
    * `committed-input`, a committed input tensor was missing or did not hash to its digest.
@@ -261,6 +264,9 @@ export function buildVerdictPredicate(
       ...(r.sfu === undefined
         ? {}
         : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
+      ...(r.evidence === undefined
+        ? {}
+        : { evidence: r.evidence.map(({ component, level }) => ({ component, level })) }),
       ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
       ...(r.finding === undefined ? {} : { finding: r.finding }),
       ...(_worker(options, j) === null ? {} : { worker: _worker(options, j)! }),

@@ -4,12 +4,15 @@
  * --predicate-type`): the verdict (`--require-verdict PASSED`), the audited log root
  * (`--require-root <hex>`), and the prover key that signed the attested checkpoint
  * (`--require-prover <keyid>`, as the verdict's checkpoint binding records it in `proverKeyId`,
- * which `check` has matched against the signed note). A valid attestation of another verdict, log
- * or prover is still valid; the policy is what makes `check` exit 1 for it.
+ * which `check` has matched against the signed note), and the evidence every PASS rests on
+ * (`--require-evidence <level>`: each component a PASS result lists is known at least that well).
+ * A valid attestation of another verdict, log, prover or evidence is still valid; the policy is
+ * what makes `check` exit 1 for it.
  *
  * @module
  */
 import type { VerdictPredicate } from "../attest/mod.ts";
+import { EVIDENCE_LEVELS, type EvidenceLevel, meetsEvidence } from "../verify/mod.ts";
 import { UsageError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 
@@ -24,6 +27,8 @@ export interface CheckPolicy {
   readonly root?: string;
   /** `--require-prover`: key id (SHA-256 of the SPKI, lowercase hex) of the checkpoint's signer. */
   readonly prover?: string;
+  /** `--require-evidence`: the weakest evidence level a PASS may rest on. */
+  readonly evidence?: EvidenceLevel;
 }
 
 /** One requirement and whether the attestation meets it. */
@@ -61,7 +66,12 @@ export interface PolicyOutcome {
  * ```
  */
 export function parseCheckPolicy(
-  flags: { requireVerdict?: string; requireRoot?: string; requireProver?: string },
+  flags: {
+    requireVerdict?: string;
+    requireRoot?: string;
+    requireProver?: string;
+    requireEvidence?: string;
+  },
 ): CheckPolicy | null {
   const policy: { -readonly [K in keyof CheckPolicy]: CheckPolicy[K] } = {};
   if (flags.requireVerdict !== undefined) {
@@ -77,6 +87,9 @@ export function parseCheckPolicy(
     policy.verdict = v;
   }
   if (flags.requireRoot !== undefined) policy.root = _hex32("--require-root", flags.requireRoot);
+  if (flags.requireEvidence !== undefined) {
+    policy.evidence = parseEvidenceLevel("--require-evidence", flags.requireEvidence);
+  }
   if (flags.requireProver !== undefined) {
     policy.prover = _hex32("--require-prover", flags.requireProver);
   }
@@ -110,6 +123,15 @@ export function checkPolicy(
   add("--require-verdict", policy.verdict, predicate?.verdict);
   add("--require-root", policy.root, predicate?.audit.logRoot);
   add("--require-prover", policy.prover, predicate?.audit.checkpoint?.proverKeyId);
+  if (policy.evidence !== undefined) {
+    const weakest = predicate === null ? null : _weakestPassEvidence(predicate);
+    requirements.push({
+      flag: "--require-evidence",
+      required: policy.evidence,
+      found: weakest,
+      met: weakest !== null && (weakest === "no PASS" || meetsEvidence(weakest, policy.evidence)),
+    });
+  }
   return { met: requirements.every((r) => r.met), requirements };
 }
 
@@ -144,10 +166,52 @@ export function policyLines(outcome: PolicyOutcome, valid: boolean): string[] {
   });
 }
 
+/**
+ * Reads an evidence level flag.
+ *
+ * @param flag the flag, for the message
+ * @param value its value
+ * @returns the level
+ * @throws {UsageError} `USAGE_POLICY` for anything else
+ * @example
+ * ```ts
+ * import { parseEvidenceLevel } from "./check_policy.ts";
+ * if (parseEvidenceLevel("--x", "measured-on-gpu") !== "measured-on-gpu") throw new Error();
+ * ```
+ */
+export function parseEvidenceLevel(flag: string, value: string): EvidenceLevel {
+  const level = EVIDENCE_LEVELS.find((l) => l === value);
+  if (level === undefined) {
+    throw new UsageError(
+      "USAGE_POLICY",
+      `Cannot use ${flag} ${quoteForTerminal(value)}: expected ${EVIDENCE_LEVELS.join(", ")}`,
+    );
+  }
+  return level;
+}
+
+/**
+ * The weakest level any PASS result's evidence lists, with the component and record; `no PASS`
+ * when no result passed; a PASS without evidence (a verifier that did not list it) counts as
+ * derived from source.
+ */
+function _weakestPassEvidence(p: VerdictPredicate): EvidenceLevel | "no PASS" {
+  let weakest: EvidenceLevel | null = null;
+  for (const r of p.results) {
+    if (r.status !== "PASS") continue;
+    const levels = r.evidence === undefined
+      ? ["derived-from-source" as const]
+      : r.evidence.map((e) => e.level);
+    for (const l of levels) if (weakest === null || !meetsEvidence(l, weakest)) weakest = l;
+  }
+  return weakest ?? "no PASS";
+}
+
 const _WHAT: Readonly<Record<string, string>> = {
   "--require-verdict": "verdict",
   "--require-root": "log root",
   "--require-prover": "prover key (signer of the checkpoint)",
+  "--require-evidence": "weakest evidence a PASS rests on",
 };
 
 function _hex32(flag: string, value: string): string {

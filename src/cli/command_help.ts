@@ -115,6 +115,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "bitaudit claims append model_forward --log log/claims.jsonl --log-id my-service-2026 \\\n" +
       FORWARD + " \\\n" +
       "--fingerprint $(jq -r .fingerprint forward.json) --layer-chain forward.json",
+      "bitaudit claims append sequence --log log/claims.jsonl \\\n" +
+      "--checkpoint tables/models/qwen3-tiny-dense --history history.json --tokens sequence.json \\\n" +
+      "--profile a100 --stack hf-qwen3-continuous-batching-torch2.8 --kernel demo-qwen3-tiny-a100 \\\n" +
+      "--fingerprint <hex> --layer-chain chain.json",
     ],
     exits: OK_USAGE,
     meanings: {

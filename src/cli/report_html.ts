@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { evidenceCell } from "./evidence_cell.ts";
 import {
   type AuditReport,
   detectionCurve,
@@ -110,7 +111,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     `<h2>Sampled records</h2>`,
     table(
       "Sampled records in selection order",
-      ["index", "status", "reason", "SFU functions (validation status)"],
+      ["index", "status", "reason", "SFU functions (validation status)", "weakest evidence"],
       report.results.map((r) =>
         row([
           r.index,
@@ -119,6 +120,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
           r.sfu === undefined || r.sfu.length === 0
             ? "none"
             : r.sfu.map((u) => `${u.fn} ${u.status}`).join(", "),
+          evidenceCell(r.evidence),
         ])
       ),
     ),

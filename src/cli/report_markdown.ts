@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { evidenceCell } from "./evidence_cell.ts";
 import type { AuditReport } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
@@ -73,14 +74,14 @@ export function reportMarkdown(
     "",
     "## Sampled records",
     "",
-    "| index | status | reason | SFU functions (validation status) |",
-    "|---|---|---|---|",
+    "| index | status | reason | SFU functions (validation status) | weakest evidence |",
+    "|---|---|---|---|---|",
     ...report.results.map((r) =>
       `| ${r.index} | ${r.status} | ${escapeMarkdown(r.reason)} | ${
         r.sfu === undefined || r.sfu.length === 0
           ? "none"
           : escapeMarkdown(r.sfu.map((u) => `${u.fn} ${u.status}`).join(", "))
-      } |`
+      } | ${escapeMarkdown(evidenceCell(r.evidence))} |`
     ),
     "",
   ];

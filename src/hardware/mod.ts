@@ -34,6 +34,15 @@ export {
   sqrtF32,
 } from "./fp32_unit/mod.ts";
 export {
+  type ComponentEvidence,
+  datapathEvidenceLevel,
+  EVIDENCE_LEVELS,
+  type EvidenceLevel,
+  meetsEvidence,
+  sfuEvidenceLevel,
+  weakestEvidence,
+} from "./evidence_level.ts";
+export {
   type DatapathQuery,
   findDatapath,
   type GpuProfile,

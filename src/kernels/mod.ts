@@ -213,6 +213,7 @@ export {
   type NcclTreePlan,
   parseAllReducePlan,
   parseClaimedAllReduce,
+  type PlainAllReduceKind,
   TORCH_SYMM_MEM_SPECIALISED_WORLD_SIZES,
   torchSymmMemTwoShot,
   type TorchSymmMemTwoShotPlan,

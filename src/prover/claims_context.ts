@@ -40,7 +40,7 @@ export interface ClaimsContext {
 
 /**
  * The envelope fields of a scenario's record: log position, the scenario's GPUs, the stack that
- * ran it, and no parallelism (the simulated prover runs every record on one GPU).
+ * ran it, and its parallelism (default one GPU).
  *
  * @param scenario the scenario (log id, GPU count)
  * @param o `hardware` (profile and digest), `seq`, `prev`, the `stack` id and its `components`
@@ -58,6 +58,8 @@ export function claimEnvelope(
     readonly prev: string;
     readonly stack: string;
     readonly components: Readonly<Record<string, string>>;
+    /** The claimed topology (default: one GPU). */
+    readonly parallelism?: ClaimPredicate["parallelism"];
   },
 ): Pick<ClaimPredicate, "log" | "hardware" | "software" | "parallelism"> {
   return {
@@ -68,7 +70,7 @@ export function claimEnvelope(
       count: scenario.hardware.count,
     },
     software: { stack: o.stack, components: o.components },
-    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+    parallelism: o.parallelism ?? { tp: 1, pp: 1, ep: 1, dp: 1 },
   };
 }
 

@@ -5,34 +5,17 @@
  *
  * @module
  */
-import {
-  type ClaimPredicate,
-  type ClaimRecord,
-  type KernelRef,
-  makeClaimRecord,
-  type ModelRef,
-} from "../claims/mod.ts";
+import { type ClaimPredicate, type ClaimRecord, makeClaimRecord } from "../claims/mod.ts";
+import { type ModelRecordFacts, normFingerprint } from "./model_record_facts.ts";
 
 /** The facts of a model-forward record beyond its envelope (log place, hardware, software). */
-export interface ForwardRecordFacts {
-  /** The checkpoint by digests. */
-  readonly model: ModelRef;
+export interface ForwardRecordFacts extends ModelRecordFacts {
   /** Token ids of each sequence of the batch, in batch order. */
   readonly sequences: readonly (readonly number[])[];
   /** The pad token, when the batch names one. */
   readonly padTokenId?: number | undefined;
-  /** Every GEMM's kernel: a dispatch catalog by digest, or an explicit recipe. */
-  readonly kernel: KernelRef;
-  /** The device's streaming multiprocessor count (it chooses attention kernels). */
-  readonly multiProcessorCount: number;
   /** The fingerprinted rows, `[sequence, token]`, in fingerprint order. */
   readonly positions: readonly (readonly [number, number])[];
-  /** The per-layer chain, when the record carries one. */
-  readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[] | undefined;
-  /** The model's hidden size (the width of a fingerprinted row). */
-  readonly hidden: number;
-  /** SHA-256 (64 lowercase hex digits) of the final-norm rows at `positions`. */
-  readonly fingerprint: string;
 }
 
 /**
@@ -79,11 +62,6 @@ export function forwardRecord(
       positions: f.positions,
       ...(f.layerChain === undefined ? {} : { layerChain: f.layerChain }),
     },
-    fingerprint: {
-      tensor: "model.norm.out",
-      dtype: "bf16",
-      shape: [f.positions.length, f.hidden],
-      sha256: f.fingerprint,
-    },
+    fingerprint: normFingerprint(f.positions.length, f),
   });
 }

@@ -3,7 +3,8 @@
  * ```
  * "forward": { "stack", "components", "catalog", "multiProcessorCount",
  *              "checkpoints": ["tables/models/<dir>", ...],   (bundled assets, used in turn)
- *              "records", "batchSizes": [..], "lengths": [..], "padTokenId", "layerChain": bool }
+ *              "records", "batchSizes": [..], "lengths": [..], "padTokenId", "layerChain": bool,
+ *              "parallel"?: [{"tp", "allReduce"?}, ...] }        (cycled over the records)
  * ```
  * Each record's batch (how many sequences, their lengths, their ids) is drawn from the seed.
  * Falsifications of forward records: `fingerprint` (one bit flipped), `batch_composition` (the
@@ -13,12 +14,18 @@
  * `attention_backend` (computed with another FA2 build; the record runs one sequence of
  * `length` tokens, so that either backend can run it unpadded: the two builds differ in rare
  * low-order bits, which long rows reach), `stack_version` (another library release's dispatch
- * `catalog`).
+ * `catalog`), `parallelism` (the pass ran with tensor-parallel size `tp` and the all-reduce
+ * `allReduce`, the record claims its section's topology).
  *
  * @module
  */
 import { type Fields, fieldsOf, int, ints, onlyKnown, str } from "../json_fields.ts";
 import { type ModelSection, modelSection } from "./scenario_checkpoint.ts";
+import {
+  parseScenarioParallel,
+  type ScenarioParallel,
+  scenarioParallelList,
+} from "./scenario_parallel.ts";
 
 /** The forward section. */
 export interface ForwardScenario extends ModelSection {
@@ -30,6 +37,8 @@ export interface ForwardScenario extends ModelSection {
   readonly lengths: readonly number[];
   /** Token id used to pad sequences to the longest one. */
   readonly padTokenId: number;
+  /** Topologies cycled over the records (absent: one GPU each). */
+  readonly parallel?: readonly ScenarioParallel[];
 }
 
 /** A falsification of a forward record. */
@@ -48,7 +57,8 @@ export type ForwardFalsification =
     readonly attention: string;
     readonly length: number;
   }
-  | { readonly seq: number; readonly kind: "stack_version"; readonly catalog: string };
+  | { readonly seq: number; readonly kind: "stack_version"; readonly catalog: string }
+  | { readonly seq: number; readonly kind: "parallelism"; readonly ran: ScenarioParallel };
 
 /** Falsification kinds only forward records take. */
 export const FORWARD_FALSIFICATIONS = [
@@ -56,6 +66,7 @@ export const FORWARD_FALSIFICATIONS = [
   "weight_flip",
   "attention_backend",
   "stack_version",
+  "parallelism",
 ] as const;
 
 /**
@@ -86,6 +97,7 @@ export function parseForwardScenario(json: unknown): ForwardScenario {
     "lengths",
     "padTokenId",
     "layerChain",
+    "parallel",
   ]);
   const nonEmpty = (key: string, max: number) => {
     const v = ints(f, key, { min: 1, max });
@@ -98,6 +110,7 @@ export function parseForwardScenario(json: unknown): ForwardScenario {
     batchSizes: nonEmpty("batchSizes", 64),
     lengths: nonEmpty("lengths", 4096),
     padTokenId: int(f, "padTokenId", { min: 0, max: 1 << 24 }),
+    ...(f.obj.parallel === undefined ? {} : { parallel: scenarioParallelList(f)! }),
   };
 }
 
@@ -141,5 +154,11 @@ export function parseForwardFalsification(
       };
     case "stack_version":
       return { seq, kind, catalog: str(f, "catalog") };
+    case "parallelism":
+      return {
+        seq,
+        kind,
+        ran: parseScenarioParallel({ tp: f.obj.tp, allReduce: f.obj.allReduce }, f.path),
+      };
   }
 }

@@ -19,12 +19,17 @@ import {
   openSafetensors,
   runPrefillForward,
 } from "../model/mod.ts";
-import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile } from "../resolve/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGpuProfile,
+  openCheckpointBytes,
+} from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
+import { claimedParallelism, runParallel } from "./scenario_parallel.ts";
 import {
   loadScenarioCheckpoint,
   modelRefOf,
-  openCheckpointFiles,
   type ScenarioCheckpoint,
 } from "./scenario_checkpoint.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
@@ -70,12 +75,16 @@ export async function makeModelClaims(
     const ran = await _falsified(ctx, { fake, runtime, model, sequences, f, scenario });
     runtime = ran.runtime;
     const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));
+    // The record claims its section's topology; a `parallelism` falsification ran another.
+    const topology = f.parallel?.[i % f.parallel.length];
+    const parallel = runParallel(fake?.kind === "parallelism" ? fake.ran : topology, stack);
     const r = await runPrefillForward(ran.ckpt, {
       sequences: ran.sequences,
       runtime,
       multiProcessorCount: f.multiProcessorCount,
       padTokenId: f.padTokenId,
       positions,
+      parallel,
     });
     if (!r.supported) {
       throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run record ${seq}: ${r.reason}`);
@@ -96,6 +105,7 @@ export async function makeModelClaims(
         prev,
         stack: stack.id,
         components: f.components,
+        parallelism: claimedParallelism(topology),
       }),
       {
         model: modelRefOf(model),
@@ -180,7 +190,7 @@ async function _flipWeight(
     const copy = bytes.slice();
     copy[e.byteOffset + 2 * fx.index + (fx.bit >> 3)]! ^= 1 << (fx.bit & 7);
     files.set(name, copy);
-    return await openCheckpointFiles(files);
+    return await openCheckpointBytes(files);
   }
   throw new InputError(
     "SCENARIO_INVALID",

@@ -9,12 +9,12 @@
  * @module
  */
 import { claimEnvelope, sectionRuntime } from "./claims_context.ts";
+import { claimedParallelism, runParallel } from "./scenario_parallel.ts";
 import { sha256Hex } from "../assets/mod.ts";
 import {
   type ClaimRecord,
   encodeServingHistory,
   type HistoryPass,
-  makeClaimRecord,
   recordDigest,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
@@ -24,6 +24,7 @@ import {
   runServingForward,
   type SequenceKv,
   type ServedSequence,
+  type TensorParallel,
 } from "../model/mod.ts";
 import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
@@ -33,6 +34,7 @@ import {
   type ScenarioCheckpoint,
 } from "./scenario_checkpoint.ts";
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
+import { sequenceRecord } from "./sequence_record.ts";
 import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
 
 /**
@@ -75,9 +77,11 @@ export async function makeSequenceClaims(
   for (const [ci, path] of s.checkpoints.entries()) {
     const model = await loadScenarioCheckpoint(ctx, path);
     const first = ctx.firstSeq + ci * s.requests;
+    const topology = s.parallel?.[ci % s.parallel.length];
     const served = await _engineRun(model, {
       s,
       runtime,
+      parallel: runParallel(topology, stack),
       scenario,
       first,
       falsified,
@@ -95,33 +99,27 @@ export async function makeSequenceClaims(
         falsified.set(seq, "fingerprint");
       }
       const computed = q.prompt.length + q.generated.length - 1;
-      const record = makeClaimRecord({
-        ...claimEnvelope(scenario, {
+      const record = sequenceRecord(
+        claimEnvelope(scenario, {
           hardware: ctx.hardware,
           seq,
           prev,
           stack: stack.id,
           components: s.components,
+          parallelism: claimedParallelism(topology),
         }),
-        batch: { size: Math.max(...history.map((p) => p.entries.length)) },
-        workload: {
-          kind: "sequence",
+        {
           model: modelRefOf(model),
           kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
-          attention: { multiProcessorCount: s.multiProcessorCount },
-          history: { sha256: ctx.put(encodeServingHistory(history)), passes: history.length },
+          multiProcessorCount: s.multiProcessorCount,
+          history: { sha256: ctx.put(encodeServingHistory(history)), passes: history },
           tokens: { prompt: q.prompt, generated: q.generated },
-          decoding: "greedy",
           positions: [computed - 1],
-          ...(s.layerChain ? { layerChain: last.chain } : {}),
+          layerChain: s.layerChain ? last.chain : undefined,
+          hidden: model.ckpt.config.hidden,
+          fingerprint,
         },
-        fingerprint: {
-          tensor: "model.norm.out",
-          dtype: "bf16",
-          shape: [1, model.ckpt.config.hidden],
-          sha256: fingerprint,
-        },
-      });
+      );
       records.push(record);
       prev = recordDigest(record);
     }
@@ -148,6 +146,7 @@ async function _engineRun(
   o: {
     readonly s: ServingScenario;
     readonly runtime: BlockRuntime;
+    readonly parallel: TensorParallel | undefined;
     readonly scenario: Scenario;
     readonly first: number;
     readonly falsified: Map<number, string>;
@@ -218,6 +217,7 @@ async function _engineRun(
       multiProcessorCount: s.multiProcessorCount,
       kv: [...entries.map((e) => kv[e.request]), undefined],
       keepKv: true,
+      parallel: o.parallel,
       positions: sequences.map((q, i) => [(q.start ?? 0) + ran.entries[i]!.query - 1]),
       ...(forced === undefined ? {} : { forcedSplits: new Map([[0, forced]]) }),
     });

@@ -1,7 +1,8 @@
 /**
  * A simulated prover: scenarios in, honest (or deliberately falsified) claim logs out; and a real
- * prover's path: the facts of a forward pass it ran in, one validated record for its log out
- * (`nextLogPosition`, `modelForwardClaim`), built by the same record builder (`forwardRecord`).
+ * prover's path: the facts of a forward pass it ran (`modelForwardClaim`) or of a sequence it
+ * served (`sequenceClaim`) in, one validated record for its log out (`nextLogPosition`), built by
+ * the same record builders as the simulation's (`forwardRecord`, `sequenceRecord`).
  *
  * @example
  * ```ts
@@ -31,6 +32,10 @@ export { makeModelClaims, type ModelClaimsContext } from "./make_model_claims.ts
 export { forwardRecord, type ForwardRecordFacts } from "./forward_record.ts";
 export { type LogPosition, nextLogPosition } from "./log_position.ts";
 export { modelForwardClaim, type ModelForwardFacts } from "./model_forward_claim.ts";
+export { type ModelClaimFacts } from "./model_claim_basis.ts";
+export { type ModelRecordFacts } from "./model_record_facts.ts";
+export { sequenceClaim, type SequenceFacts } from "./sequence_claim.ts";
+export { sequenceRecord, type SequenceRecordFacts } from "./sequence_record.ts";
 export {
   parseServingScenario,
   SERVING_FALSIFICATIONS,
@@ -44,3 +49,9 @@ export {
   scheduleStep,
   type ServingRequest,
 } from "./serving_scheduler.ts";
+export {
+  claimedParallelism,
+  parseScenarioParallel,
+  runParallel,
+  type ScenarioParallel,
+} from "./scenario_parallel.ts";

@@ -271,6 +271,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
     weight_flip: ["tensor", "index", "bit"],
     attention_backend: ["attention", "length"],
     stack_version: ["catalog"],
+    parallelism: ["tp", "allReduce"],
     ...SERVING_FALSIFICATION_FIELDS,
   };
   onlyKnown(f, ["seq", "kind", ...known[kind]]);

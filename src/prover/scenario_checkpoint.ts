@@ -1,6 +1,6 @@
 /**
- * The bundled checkpoints a scenario names: read from the asset store, stored as blobs by
- * digest, opened in memory.
+ * The bundled checkpoints a scenario names: loaded through resolve (`loadBundledCheckpoint`:
+ * read from the asset store, opened in memory), stored as blobs by digest.
  *
  * @module
  */
@@ -8,12 +8,8 @@ import type { AssetStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { type Fields, int, str, stringMap, strings } from "../json_fields.ts";
 import type { ModelRef } from "../claims/mod.ts";
-import {
-  bytesByteSource,
-  type DecoderCheckpoint,
-  digestOfFiles,
-  openDecoderCheckpoint,
-} from "../model/mod.ts";
+import { type DecoderCheckpoint, digestOfFiles } from "../model/mod.ts";
+import { loadBundledCheckpoint } from "../resolve/mod.ts";
 
 /**
  * Reads a scenario section's `checkpoints`: a non-empty list of bundled checkpoint directories
@@ -89,7 +85,7 @@ export function modelSection(f: Fields): ModelSection {
 /** A checkpoint of a scenario: its files, the opened checkpoint, each weight file's digest. */
 export interface ScenarioCheckpoint {
   /** File name -> bytes. */
-  readonly files: Map<string, Uint8Array>;
+  readonly files: ReadonlyMap<string, Uint8Array>;
   /** The opened checkpoint. */
   readonly ckpt: DecoderCheckpoint;
   /** Weight file name -> SHA-256. */
@@ -97,7 +93,7 @@ export interface ScenarioCheckpoint {
 }
 
 /**
- * Reads a bundled checkpoint directory from the asset store, storing each file as a blob.
+ * Reads a bundled checkpoint directory through resolve, storing each file as a blob.
  *
  * @param ctx the asset store and the blob writer
  * @param path the directory's asset path (`tables/models/<dir>`)
@@ -112,42 +108,19 @@ export async function loadScenarioCheckpoint(
   ctx: { readonly store: AssetStore; readonly put: (x: Uint8Array) => string },
   path: string,
 ): Promise<ScenarioCheckpoint> {
-  const names = Object.keys(ctx.store.manifest.assets)
-    .filter((p) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes("/"))
-    .map((p) => p.slice(path.length + 1));
-  if (!names.includes("config.json")) {
+  const bundled = await loadBundledCheckpoint(ctx.store, path);
+  if (bundled === null) {
     throw new InputError(
       "SCENARIO_INVALID",
       `Cannot load checkpoint '${path}': no config.json asset`,
     );
   }
-  const files = new Map<string, Uint8Array>();
   const digests: Record<string, string> = {};
-  for (const name of names) {
-    if (name !== "config.json" && !name.endsWith(".safetensors")) continue;
-    const bytes = await ctx.store.read(`${path}/${name}`);
-    files.set(name, bytes);
+  for (const [name, bytes] of bundled.files) {
     const d = ctx.put(bytes);
     if (name !== "config.json") digests[name] = d;
   }
-  return { files, ckpt: await openCheckpointFiles(files), digests };
-}
-
-/**
- * Opens a checkpoint held in memory.
- *
- * @param files file name -> bytes (`config.json` and the weight files)
- * @returns the checkpoint
- * @example
- * ```ts ignore
- * const ckpt = await openCheckpointFiles(new Map([["config.json", c], ["model.safetensors", w]]));
- * ```
- */
-export function openCheckpointFiles(files: Map<string, Uint8Array>): Promise<DecoderCheckpoint> {
-  return openDecoderCheckpoint(
-    { open: (n) => Promise.resolve(files.has(n) ? bytesByteSource(files.get(n)!) : null) },
-    { weightFiles: [...files.keys()].filter((n) => n.endsWith(".safetensors")) },
-  );
+  return { files: bundled.files, ckpt: bundled.ckpt, digests };
 }
 
 /**

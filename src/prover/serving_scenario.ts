@@ -21,6 +21,7 @@
  */
 import { type Fields, fieldsOf, int, ints, onlyKnown } from "../json_fields.ts";
 import { type ModelSection, modelSection } from "./scenario_checkpoint.ts";
+import { type ScenarioParallel, scenarioParallelList } from "./scenario_parallel.ts";
 
 /** The serving section. */
 export interface ServingScenario extends ModelSection {
@@ -36,6 +37,8 @@ export interface ServingScenario extends ModelSection {
   readonly tokenBudget: number;
   /** Largest prefill chunk of one entry. */
   readonly maxChunk: number;
+  /** Topologies cycled over the checkpoints' engine runs (absent: one GPU each). */
+  readonly parallel?: readonly ScenarioParallel[];
 }
 
 /** A falsification of a sequence record. */
@@ -113,6 +116,7 @@ export function parseServingScenario(json: unknown): ServingScenario {
     "tokenBudget",
     "maxChunk",
     "layerChain",
+    "parallel",
   ]);
   const nonEmpty = (key: string, max: number) => {
     const v = ints(f, key, { min: 1, max });
@@ -127,6 +131,7 @@ export function parseServingScenario(json: unknown): ServingScenario {
     generate: nonEmpty("generate", 4096),
     tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
     maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
+    ...(f.obj.parallel === undefined ? {} : { parallel: scenarioParallelList(f)! }),
   };
 }
 

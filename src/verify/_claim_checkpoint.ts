@@ -1,24 +1,19 @@
 /**
- * The checkpoint a model record names, fetched from the blob store by digest: the record's files
- * must hash to its checkpoint digest, the config and every weight file it commits to must be
- * produced with exactly those bytes (else the record FAILs with `obligation: "committed-input"`:
- * a prover must not turn the FAIL of a falsified record into NOT_VERIFIED by withholding a file),
- * and the config's model type must be the record's.
+ * The checkpoint a model record names, opened by digest through resolve
+ * (`openCheckpointByDigest`), and what each of its failures means for the record: a committed
+ * file the prover did not produce as committed (missing, mismatching, over the limit,
+ * unreadable) FAILs with `obligation: "committed-input"` (a prover must not turn the FAIL of a
+ * falsified record into NOT_VERIFIED by withholding a file); a record that contradicts itself or
+ * its checkpoint, or files that cannot be a checkpoint, FAIL; a configuration feature this
+ * version does not model is NOT_VERIFIED.
  *
  * @module
  */
-import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
+import type { BlobStore } from "../assets/mod.ts";
 import type { ModelRef } from "../claims/mod.ts";
-import { BitauditError } from "../errors.ts";
-import {
-  bytesByteSource,
-  type ByteSource,
-  type DecoderCheckpoint,
-  digestOfFiles,
-  openDecoderCheckpoint,
-} from "../model/mod.ts";
-import { sharedBuffers } from "../engine/mod.ts";
-import { _committedBlob, _missingBlob, _Stop } from "./_stop.ts";
+import type { DecoderCheckpoint } from "../model/mod.ts";
+import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
+import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
 
 /**
  * Opens the checkpoint of a model record.
@@ -37,87 +32,52 @@ export async function _claimCheckpoint(
 ): Promise<
   { ckpt: DecoderCheckpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
 > {
-  if (digestOfFiles(model.files) !== model.checkpointSha256) {
-    throw new _Stop(
-      "FAIL",
-      "record contradicts itself: its files do not hash to its checkpoint digest",
-    );
-  }
-  const buffers = sharedBuffers();
-  const opened: { close(): void }[] = [];
-  const close = () => {
-    for (const f of opened.splice(0)) f.close();
-  };
-  try {
-    const ckpt = await _open(blobs, model, { alloc: buffers.alloc, opened });
-    if (ckpt.config.modelType !== model.type) {
-      throw new _Stop(
+  const r = await openCheckpointByDigest(blobs, model);
+  if (!r.ok) throw _checkpointStop(r.failure);
+  return r.opened;
+}
+
+/**
+ * The record's status and reason for a checkpoint that could not be opened.
+ *
+ * @param f the failure
+ * @returns the stop to throw
+ */
+function _checkpointStop(f: CheckpointFailure): _Stop {
+  switch (f.kind) {
+    case "checkpoint-digest-mismatch":
+      return new _Stop(
         "FAIL",
-        `record names model type '${model.type}', the config is '${ckpt.config.modelType}'`,
+        "record contradicts itself: its files do not hash to its checkpoint digest",
       );
-    }
-    return { ckpt, releaseTensor: (t) => buffers.release(t.buffer), close };
-  } catch (e) {
-    close();
-    throw e;
+    case "missing-committed-file":
+      return _missingBlob(_blob(f.file));
+    case "digest-mismatch":
+      return _unmet(_blob(f.file), "does not hash to its committed digest");
+    case "oversized-committed-file":
+      return _unmet(_blob(f.file), "is over the limit");
+    case "unreadable-committed-file":
+      return _unmet(_blob(f.file), "cannot be read as a file");
+    case "type-contradiction":
+      // A config of another architecture than the model type the record names is evidence
+      // against the record: a prover could otherwise commit a falsified record to a config of any
+      // unknown architecture and turn its FAIL into NOT_VERIFIED.
+      return new _Stop(
+        "FAIL",
+        "configType" in f
+          ? `record names model type '${f.recordType}', the config is '${f.configType}'`
+          : `record names model type '${f.recordType}', its checkpoint contradicts it: ${f.refusal}`,
+      );
+    case "unsupported-config":
+      // A feature this version does not model is no evidence against the record.
+      return new _Stop("NOT_VERIFIED", `checkpoint: ${f.message}`);
+    case "invalid-checkpoint":
+      // A checkpoint that cannot be a model at all is.
+      return new _Stop("FAIL", `checkpoint: ${f.message}`);
   }
 }
 
-async function _open(
-  blobs: BlobStore,
-  model: ModelRef,
-  o: { alloc: (bytes: number) => ArrayBufferLike; opened: { close(): void }[] },
-): Promise<DecoderCheckpoint> {
-  const { alloc } = o;
-  const sources = new Map<string, ByteSource>();
-  const missing = (name: string, digest: string) =>
-    _missingBlob({ digest, what: `checkpoint file ${name}` });
-  const committed = <T>(read: () => Promise<T | null>, name: string, digest: string) =>
-    _committedBlob(read, {
-      digest,
-      what: `checkpoint file ${name}`,
-      tooLarge: "is over the limit",
-    });
-  const fetch = async (name: string, digest: string) => {
-    const limit = name === "config.json" ? { maxBytes: BLOB_MAX_BYTES.config } : {};
-    const b = await committed(() => blobs.get(digest, limit), name, digest);
-    if (b === null) throw missing(name, digest);
-    sources.set(name, bytesByteSource(b));
-  };
-  await fetch("config.json", model.configSha256);
-  for (const [name, digest] of Object.entries(model.files)) {
-    if (blobs.open === undefined) {
-      await fetch(name, digest);
-      continue;
-    }
-    // Weight files are read from disk as the forward needs them, not held in memory.
-    const open = blobs.open.bind(blobs);
-    const f = await committed(() => open(digest), name, digest);
-    if (f === null) throw missing(name, digest);
-    o.opened.push(f);
-    sources.set(name, f);
-  }
-  try {
-    return await openDecoderCheckpoint({
-      open: (name) => Promise.resolve(sources.get(name) ?? null),
-    }, {
-      weightFiles: Object.keys(model.files),
-      alloc, // shared memory: the GEMM pool's workers read the tensors in place
-    });
-  } catch (e) {
-    if (e instanceof BitauditError) {
-      // A feature this version does not model is no evidence against the record; a checkpoint
-      // that cannot be a model at all is, and so is a config of another architecture than the
-      // model type the record names (a prover could otherwise commit a falsified record to a
-      // config of any unknown architecture and turn its FAIL into NOT_VERIFIED).
-      const unmodelled = e.code === "CONFIG_UNSUPPORTED";
-      throw new _Stop(
-        unmodelled ? "NOT_VERIFIED" : "FAIL",
-        e.code === "CONFIG_MODEL_TYPE"
-          ? `record names model type '${model.type}', its checkpoint contradicts it: ${e.message}`
-          : `checkpoint: ${e.message}`,
-      );
-    }
-    throw e;
-  }
+/** A committed file as the reasons name it. */
+function _blob(file: { readonly name: string; readonly digest: string }) {
+  return { digest: file.digest, what: `checkpoint file ${file.name}` };
 }

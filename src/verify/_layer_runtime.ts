@@ -6,12 +6,13 @@
  */
 import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
-import type { GpuProfile } from "../hardware/mod.ts";
+import { type ComponentEvidence, findDatapath, type GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import type { BlockRuntime } from "../model/mod.ts";
 import { modelRuntime } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
+import { _datapathEvidence, _trackedDispatch } from "./_record_evidence.ts";
 
 /**
  * Resolves the kernel (a passed `kernel` step), refuses sharded runs and builds the runtime.
@@ -19,7 +20,8 @@ import { _resolveKernel } from "./resolve_kernel.ts";
  * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack
  * @param what what is not modelled when sharded (e.g. `blocks`), for the reason; null when the
  *   branch models parallelism itself (`_claimedParallel`)
- * @returns the runtime
+ * @returns the runtime (its dispatch noting which kernels it hands out) and the evidence of its
+ *   datapath and kernels
  * @throws {_Stop} FAIL or NOT_VERIFIED from the kernel resolution; NOT_VERIFIED when tp, pp or
  *   ep is above 1 and `what` is given
  */
@@ -35,7 +37,7 @@ export async function _layerRuntime(
     readonly step: (name: string, detail: string) => void;
   },
   what: string | null,
-): Promise<BlockRuntime> {
+): Promise<{ runtime: BlockRuntime; evidence: () => ComponentEvidence[] }> {
   const { profile, stack } = input;
   const kernel = await _resolveKernel(input.store, {
     kernel: input.kernel,
@@ -54,11 +56,23 @@ export async function _layerRuntime(
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
     );
   }
-  return await modelRuntime(input.store, {
+  const runtime = await modelRuntime(input.store, {
     profile,
     stack,
     kernel,
     walker: input.walker,
     attention: input.attention,
   });
+  const tracked = _trackedDispatch(
+    runtime,
+    "recipe" in kernel ? `recipe ${kernel.recipe.family}` : `catalog ${kernel.catalog.id}`,
+  );
+  const dp = findDatapath(profile, { input: "bf16", output: "fp32" });
+  return {
+    runtime: tracked.runtime,
+    evidence: () => [
+      ...(dp === undefined ? [] : [_datapathEvidence(profile, dp)]),
+      tracked.evidence(),
+    ],
+  };
 }

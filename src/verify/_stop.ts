@@ -45,8 +45,14 @@ export async function _asset<T>(load: () => Promise<T>, what: string): Promise<T
   }
 }
 
-/** The FAIL of a committed blob the prover did not produce as committed. */
-function _unmet(t: { readonly digest: string; readonly what: string }, why: string): _Stop {
+/**
+ * The FAIL of a committed blob the prover did not produce as committed.
+ *
+ * @param t the blob's digest and a name for the reason
+ * @param why what is wrong with it (e.g. "does not hash to its committed digest")
+ * @returns the stop to throw (FAIL with `obligation: "committed-input"`)
+ */
+export function _unmet(t: { readonly digest: string; readonly what: string }, why: string): _Stop {
   return new _Stop(
     "FAIL",
     `prover did not produce committed input: ${t.what} ${t.digest.slice(0, 16)}… ${why}`,

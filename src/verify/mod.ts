@@ -106,3 +106,10 @@ export {
   type WorkOrder,
   workOrders,
 } from "./work_order.ts";
+export {
+  type ComponentEvidence,
+  EVIDENCE_LEVELS,
+  type EvidenceLevel,
+  meetsEvidence,
+  weakestEvidence,
+} from "../hardware/mod.ts";

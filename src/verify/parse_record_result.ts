@@ -18,6 +18,7 @@ import type {
 } from "./record_result.ts";
 import { FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
 import type { SfuUse } from "../model/mod.ts";
+import { type ComponentEvidence, EVIDENCE_LEVELS, type EvidenceLevel } from "../hardware/mod.ts";
 
 /** Bit pattern of one output element as results write it (`0x` and 4 to 8 hex digits). */
 export const ELEMENT_BITS = /^0x[0-9a-f]{4,8}$/;
@@ -34,7 +35,7 @@ const SFU_STATUSES: Readonly<Record<SfuUse["status"], true>> = {
   "exhaustive-on-gpu": true,
   "ieee-exact": true,
 };
-/** Most pipeline steps and SFU uses one result may list. */
+/** Most pipeline steps, SFU uses and evidence entries one result may list. */
 const MAX_LIST = 64;
 
 /**
@@ -61,7 +62,7 @@ export function parseRecordResult(
   options: { kind?: string; bad: (why: string) => never },
 ): RecordResult {
   const { bad } = options;
-  const optional = ["sfu", "firstDivergence", "obligation", "finding"];
+  const optional = ["sfu", "evidence", "firstDivergence", "obligation", "finding"];
   const o = exactObject(v, { where: "result", shape: RESULT, optional, bad });
   const status = o.status as string;
   if (!Object.hasOwn(STATUSES, status)) bad("'result.status' is unknown");
@@ -84,6 +85,9 @@ export function parseRecordResult(
     steps,
     ...(o.sfu === undefined ? {} : {
       sfu: _list(o.sfu, "result.sfu", bad).map((s, i) => _sfu(s, i, bad)),
+    }),
+    ...(o.evidence === undefined ? {} : {
+      evidence: _list(o.evidence, "result.evidence", bad).map((e, i) => _evidence(e, i, bad)),
     }),
     ...(o.firstDivergence === undefined
       ? {}
@@ -134,6 +138,15 @@ function _sfu(v: unknown, i: number, bad: (why: string) => never): SfuUse {
   return { fn: s.fn as string, model: s.model as string, status: status as SfuUse["status"] };
 }
 
+function _evidence(v: unknown, i: number, bad: (why: string) => never): ComponentEvidence {
+  const e = exactObject(v, { where: `result.evidence[${i}]`, shape: EVIDENCE, bad });
+  const level = e.level as string;
+  if (!(EVIDENCE_LEVELS as readonly string[]).includes(level)) {
+    bad(`'result.evidence[${i}].level' is unknown`);
+  }
+  return { component: e.component as string, level: level as EvidenceLevel };
+}
+
 const RESULT: Shape = {
   index: "count",
   digest: HEX64,
@@ -144,6 +157,7 @@ const RESULT: Shape = {
   firstDifference: "object?",
   steps: "array",
   sfu: "array",
+  evidence: "array",
   firstDivergence: "object",
   obligation: /^committed-input$/,
   finding: "string",
@@ -152,3 +166,4 @@ const DIFF: Shape = { index: "count", claimed: ELEMENT_BITS, recomputed: ELEMENT
 const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: "count" };
 const STEP: Shape = { step: "string", ok: "boolean", detail: "string" };
 const SFU: Shape = { fn: "string", model: "string", status: "string" };
+const EVIDENCE: Shape = { component: "string", level: "string" };

@@ -19,7 +19,9 @@ import {
   type SfuUse,
 } from "../model/mod.ts";
 import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
+import { _attentionEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 
@@ -53,7 +55,7 @@ export interface BlockRecomputeInput {
  */
 export async function _recomputeBlock(
   input: BlockRecomputeInput,
-): Promise<{ out: Uint16Array; sfu: readonly SfuUse[] }> {
+): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; evidence: ComponentEvidence[] }> {
   const { predicate: p, workload: w, step } = input;
   _checkOutputDescription(p.fingerprint, {
     dtype: "bf16",
@@ -66,7 +68,7 @@ export async function _recomputeBlock(
     if (!(e instanceof RangeError)) throw e;
     throw new _Stop("FAIL", `record contradicts itself: ${e.message}`);
   }
-  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
+  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -98,7 +100,7 @@ export async function _recomputeBlock(
     };
     step("tensors", `input [${w.tokens},${h}] and 4 weights by digest`);
     const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
-    return { out: r.out, sfu: r.sfu };
+    return { out: r.out, sfu: r.sfu, evidence: [...evidence(), ..._sfuEvidence(r.sfu)] };
   }
   _checkAttentionSupport(d, input);
   const a = w.attention!;
@@ -131,7 +133,15 @@ export async function _recomputeBlock(
   };
   step("tensors", `input [${w.tokens},${h}] and 7 weights by digest`);
   const r = await runAttentionBlock(x, { plan: planned.plan, runtime, weights });
-  return { out: r.out, sfu: r.sfu };
+  return {
+    out: r.out,
+    sfu: r.sfu,
+    evidence: [
+      ...evidence(),
+      ..._sfuEvidence(r.sfu),
+      _attentionEvidence(input.stack, { headDim: d, profile: input.profile }),
+    ],
+  };
 }
 
 function _supportDetail(sfu: readonly SfuUse[]): string {

@@ -15,6 +15,8 @@ import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _claimedParallel } from "./_claimed_parallel.ts";
+import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
+import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -46,9 +48,14 @@ export interface ModelForwardRecomputeInput {
  */
 export async function _recomputeModelForward(
   input: ModelForwardRecomputeInput,
-): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; divergence: LayerDivergence | null }> {
+): Promise<{
+  out: Uint16Array;
+  sfu: readonly SfuUse[];
+  divergence: LayerDivergence | null;
+  evidence: ComponentEvidence[];
+}> {
   const { predicate: p, workload: w, step } = input;
-  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, null);
+  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   const parallel = _claimedParallel(p, input.stack);
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
@@ -120,7 +127,17 @@ export async function _recomputeModelForward(
     const row = res.layout.cuSeqlens[seq]! + pos;
     out.set(res.hidden.subarray(row * c.hidden, (row + 1) * c.hidden), i * c.hidden);
   });
-  return { out, sfu: res.sfu, divergence: _layerDivergence(w.layerChain, res.layerChain) };
+  return {
+    out,
+    sfu: res.sfu,
+    divergence: _layerDivergence(w.layerChain, res.layerChain),
+    evidence: [
+      ...evidence(),
+      ..._sfuEvidence(res.sfu),
+      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
+      ..._layerEvidence(c, parallel),
+    ],
+  };
 }
 
 /**

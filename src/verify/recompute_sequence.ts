@@ -21,6 +21,8 @@ import { InputError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _claimedParallel } from "./_claimed_parallel.ts";
+import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
+import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkSize, _committedBlob, _Stop } from "./_stop.ts";
@@ -65,9 +67,10 @@ export async function _recomputeSequence(
   sfu: readonly SfuUse[];
   divergence: LayerDivergence | null;
   tokens: TokenCheck;
+  evidence: ComponentEvidence[];
 }> {
   const { predicate: p, workload: w, step } = input;
-  const runtime = await _layerRuntime({ ...input, kernel: w.kernel }, null);
+  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   const parallel = _claimedParallel(input.predicate, input.stack);
   const claim = await _claimCheckpoint(input.blobs, w.model);
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
@@ -183,6 +186,12 @@ export async function _recomputeSequence(
     sfu: r.result.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
     tokens: _tokenCheck(w, res.greedy, prompt.length),
+    evidence: [
+      ...evidence(),
+      ..._sfuEvidence(r.result.sfu),
+      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
+      ..._layerEvidence(c, parallel),
+    ],
   };
 }
 

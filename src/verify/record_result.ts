@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ComponentEvidence } from "../hardware/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 
 /** Outcome of one sampled record. */
@@ -90,6 +91,11 @@ export interface RecordResult {
    * status (block workloads; absent when no SFU was involved).
    */
   readonly sfu?: readonly SfuUse[];
+  /**
+   * How each component the recomputation rested on is known (datapath, GEMM kernels, SFU
+   * functions, attention, decoder layer, parallelism); present when the recomputation ran.
+   */
+  readonly evidence?: readonly ComponentEvidence[];
   /**
    * Model-forward records with a layer chain: the first (layer, stage) whose recomputed chain
    * digest differs from the claimed one.

@@ -52,6 +52,7 @@ export type CheckedResult =
   & {
     readonly steps?: RecordResult["steps"] | undefined;
     readonly firstDivergence?: RecordResult["firstDivergence"] | undefined;
+    readonly evidence?: RecordResult["evidence"] | undefined;
   };
 
 /**
@@ -84,6 +85,9 @@ export function resultInconsistency(
   if (r.status !== "FAIL" && r.firstDifference !== null) return `a ${r.status} has a difference`;
   if (r.status !== "FAIL" && r.firstDivergence !== undefined) {
     return `a ${r.status} has a diverging layer`;
+  }
+  if (r.evidence !== undefined && r.recomputed === null) {
+    return `a ${r.status} lists evidence without a recomputation`;
   }
   const why = r.status === "PASS"
     ? _pass(r)

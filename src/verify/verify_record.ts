@@ -11,7 +11,13 @@
  * @module
  */
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
-import { findDatapath, type GpuProfile } from "../hardware/mod.ts";
+import {
+  type ComponentEvidence,
+  type EvidenceLevel,
+  findDatapath,
+  type GpuProfile,
+  meetsEvidence,
+} from "../hardware/mod.ts";
 import { type GemmRecipe, lookupRecipe, runGemmRecipe, type StackProfile } from "../kernels/mod.ts";
 import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
@@ -31,6 +37,7 @@ import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
+import { _datapathEvidence } from "./_record_evidence.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
 import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
@@ -57,6 +64,11 @@ export interface VerifyContext {
    * K-walk. Same bits either way.
    */
   readonly attention?: Fa2Forward | undefined;
+  /**
+   * The weakest evidence a PASS may rest on (`--require-evidence`): a record whose recomputation
+   * matched but rests on a component known less well is NOT_VERIFIED, naming it.
+   */
+  readonly requireEvidence?: EvidenceLevel | undefined;
 }
 
 /**
@@ -83,6 +95,7 @@ export async function verifyRecord(
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
   let divergence: LayerDivergence | null = null;
+  let evidence: readonly ComponentEvidence[] | undefined;
   const result = (
     status: RecordResult["status"],
     reason: string,
@@ -97,6 +110,7 @@ export async function verifyRecord(
     firstDifference,
     steps,
     ...(sfu === undefined ? {} : { sfu }),
+    ...(evidence === undefined ? {} : { evidence }),
     ...(divergence === null ? {} : { firstDivergence: divergence }),
     ...(found?.obligation === undefined ? {} : { obligation: found.obligation }),
     ...(found === undefined ? {} : { finding: found.finding }),
@@ -140,7 +154,9 @@ export async function verifyRecord(
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {
-      out = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
+      const g = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
+      out = g.out;
+      evidence = g.evidence;
     } else {
       const common = { ...ctx, predicate: p, profile, stack: stack.value, step };
       const r: {
@@ -148,6 +164,7 @@ export async function verifyRecord(
         sfu: readonly SfuUse[];
         divergence: LayerDivergence | null;
         tokens?: TokenCheck;
+        evidence: ComponentEvidence[];
       } = isModelForwardWorkload(w)
         ? await _recomputeModelForward({ ...common, workload: w })
         : isSequenceWorkload(w)
@@ -157,6 +174,7 @@ export async function verifyRecord(
       sfu = r.sfu;
       divergence = r.divergence;
       tokens = r.tokens ?? null;
+      evidence = r.evidence;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
@@ -188,6 +206,11 @@ export async function verifyRecord(
         );
       }
       if (tokens !== null) step("tokens", tokens.detail);
+      const weak = _belowRequired(evidence, ctx.requireEvidence);
+      if (weak !== null) {
+        steps.push({ step: "evidence", ok: false, detail: weak });
+        return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${weak}`);
+      }
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
     if (recomputed === p.fingerprint.sha256) {
@@ -212,6 +235,18 @@ export async function verifyRecord(
     }
     throw e;
   }
+}
+
+/** The first component below the required evidence, as a phrase; null when all meet it. */
+function _belowRequired(
+  evidence: readonly ComponentEvidence[] | undefined,
+  min: EvidenceLevel | undefined,
+): string | null {
+  if (min === undefined) return null;
+  const weak = (evidence ?? []).find((e) => !meetsEvidence(e.level, min));
+  return weak === undefined
+    ? null
+    : `it rests on ${weak.component}, ${weak.level}, below the required ${min}`;
 }
 
 async function _firstDifference(
@@ -242,7 +277,7 @@ async function _recomputeGemm(
     stack: StackProfile;
     step: (name: string, detail: string) => void;
   },
-): Promise<Uint16Array> {
+): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
   const { p, w, profile, step } = o;
   _checkOutputDescription(p.fingerprint, {
     dtype: w.out,
@@ -256,6 +291,7 @@ async function _recomputeGemm(
     profileId: profile.id,
   });
   let recipe: GemmRecipe;
+  let measured = false;
   if ("recipe" in kernel) {
     recipe = kernel.recipe;
   } else {
@@ -269,6 +305,7 @@ async function _recomputeGemm(
     });
     if (!hit.covered) throw new _Stop("NOT_VERIFIED", hit.reason);
     recipe = hit.recipe;
+    measured = hit.entry.verified === true;
   }
   step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
   const par = p.parallelism;
@@ -307,5 +344,14 @@ async function _recomputeGemm(
     k: w.k,
     outFormat: w.out,
   });
-  return r.out;
+  const kernelName = "recipe" in kernel
+    ? `recipe ${recipe.family}`
+    : `catalog ${kernel.catalog.id}`;
+  return {
+    out: r.out,
+    evidence: [_datapathEvidence(profile, dp), {
+      component: `GEMM kernel (${kernelName})`,
+      level: measured ? "measured-on-gpu" : "derived-from-source",
+    }],
+  };
 }

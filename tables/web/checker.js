@@ -1559,7 +1559,7 @@
     const log = child(p, "log", ["logId", "seq", "prev"]);
     const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
     const sw = child(p, "software", ["stack", "components"]);
-    const par = child(p, "parallelism", ["tp", "pp", "ep", "dp"]);
+    const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce"]);
     const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
     const predicate = {
       log: {
@@ -1573,12 +1573,7 @@
         count: int(hw, "count", degree)
       },
       software: { stack: str(sw, "stack", TEXT2), components: stringMap(sw, "components", TEXT2) },
-      parallelism: {
-        tp: int(par, "tp", degree),
-        pp: int(par, "pp", degree),
-        ep: int(par, "ep", degree),
-        dp: int(par, "dp", degree)
-      },
+      parallelism: _parallelism(par, { bad }),
       batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
       workload: _workload(p.obj.workload, { where, bad }),
       fingerprint: {
@@ -1597,6 +1592,50 @@
       bad("$.subject[0]", "must name the log position and carry the fingerprint digest");
     }
     return record;
+  }
+  var MAX_DEGREE = 4096;
+  function _parallelism(par, o) {
+    const range = { min: 1, max: MAX_DEGREE };
+    const read = (key) => int(par, key, range);
+    const tp = read("tp");
+    const base = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+    if (par.obj.allReduce === void 0) return base;
+    const path = "$.predicate.parallelism.allReduce";
+    if (tp < 2) o.bad(path, "is only meaningful with tp above 1");
+    const a = fieldsOf(par.obj.allReduce, path, o.bad);
+    onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees"]);
+    const out = { kind: str(a, "kind", /^[a-z0-9][a-z0-9-]{0,63}$/) };
+    if (a.obj.protocol !== void 0) out.protocol = str(a, "protocol", /^(simple|ll|ll128)$/);
+    if (a.obj.chunkBytes !== void 0) {
+      out.chunkBytes = int(a, "chunkBytes", { min: 1, max: 1 << 30 });
+    }
+    const rank = { min: 0, max: MAX_DEGREE - 1 };
+    const one = (key) => {
+      const list = a.obj[key];
+      if (!Array.isArray(list) || list.length !== 1) o.bad(`${path}.${key}`, "must hold one channel");
+      return list;
+    };
+    const ranks = (v, at, max) => {
+      if (!Array.isArray(v) || v.length > max) o.bad(at, `must be a list of at most ${max} ranks`);
+      return v.map(
+        (r, i) => int({ path: at, obj: { [i]: r }, fail: o.bad }, String(i), rank)
+      );
+    };
+    if (a.obj.rings !== void 0) {
+      out.rings = one("rings").map((r, i) => ranks(r, `${path}.rings[${i}]`, MAX_DEGREE));
+    }
+    if (a.obj.trees !== void 0) {
+      out.trees = one("trees").map((t, i) => {
+        const f = fieldsOf(t, `${path}.trees[${i}]`, o.bad);
+        onlyKnown(f, ["down"]);
+        const down = f.obj.down;
+        if (!Array.isArray(down) || down.length > MAX_DEGREE) {
+          o.bad(`${f.path}.down`, "must be a list");
+        }
+        return { down: down.map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
+      });
+    }
+    return { ...base, allReduce: Object.freeze(out) };
   }
   var TEXT2 = /^.{1,200}$/s;
   function _workload(json, ctx) {
@@ -1992,6 +2031,9 @@
     if (r.status !== "FAIL" && r.firstDifference !== null) return `a ${r.status} has a difference`;
     if (r.status !== "FAIL" && r.firstDivergence !== void 0) {
       return `a ${r.status} has a diverging layer`;
+    }
+    if (r.evidence !== void 0 && r.recomputed === null) {
+      return `a ${r.status} lists evidence without a recomputation`;
     }
     const why = r.status === "PASS" ? _pass(r) : r.status === "FAIL" ? _fail2(r, options.chain) : _notVerified(r);
     return why ?? (r.steps === void 0 ? null : _trace(r, options.kind));
@@ -27740,6 +27782,11 @@ ${values.join("\n")}` : `${blockName} :`;
   var VERDICTS = { PASSED: true, FAILED: true, INCONCLUSIVE: true };
   var STATUSES = { PASS: true, FAIL: true, NOT_VERIFIED: true };
   var OBLIGATIONS = { "committed-input": true };
+  var LEVELS = {
+    "derived-from-source": true,
+    "checked-against-peer": true,
+    "measured-on-gpu": true
+  };
   var SFU_STATUSES = {
     "model-only": true,
     "histogram-matched": true,
@@ -27883,10 +27930,11 @@ ${values.join("\n")}` : `${blockName} :`;
       "recomputed",
       "firstDifference",
       "sfu",
+      "evidence",
       "obligation",
       "finding",
       "worker"
-    ], ["sfu", "obligation", "finding", "worker"]);
+    ], ["sfu", "evidence", "obligation", "finding", "worker"]);
     const result = {
       index: r.int("index"),
       record: _hex64(r.str("record"), `${where}.record`),
@@ -27906,6 +27954,12 @@ ${values.join("\n")}` : `${blockName} :`;
             model: u.str("model"),
             status: u.oneOf("status", SFU_STATUSES)
           };
+        })
+      } : {},
+      ...r.has("evidence") ? {
+        evidence: r.list("evidence", (x, at) => {
+          const e = fieldsOf2(x, at, ["component", "level"]);
+          return { component: e.str("component"), level: e.oneOf("level", LEVELS) };
         })
       } : {},
       ...r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {},

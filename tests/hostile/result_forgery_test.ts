@@ -298,6 +298,7 @@ Deno.test("a worker lying consistently is accepted by a plain merge and caught b
     finding: undefined,
     obligation: undefined,
     recomputed: null,
+    evidence: undefined,
     firstDifference: null,
     reason: "kernel not supported on this worker",
     steps: [...steps.slice(0, support), { ...steps[support]!, ok: false, detail: "unsupported" }],

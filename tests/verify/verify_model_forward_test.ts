@@ -80,14 +80,24 @@ function alone(record: ClaimRecord, patch: (p: Record<string, unknown>) => void)
   return parseClaimLog(formatClaimLog([makeClaimRecord(p as never)]));
 }
 
-Deno.test("model_forward records: tensor parallelism is NOT_VERIFIED, a wrong batch size FAILs, so do withheld blobs", async () => {
+Deno.test("model_forward records: a TP split the layout cannot make and expert parallelism are NOT_VERIFIED, a wrong batch size FAILs, so do withheld blobs", async () => {
   const honest = out.records[1]!;
   const tp = await verifyRecord(ctx, {
-    log: alone(honest, (p) => p.parallelism = { tp: 2, pp: 1, ep: 1, dp: 1 }),
+    log: alone(honest, (p) => {
+      p.parallelism = { tp: 2, pp: 1, ep: 1, dp: 1 };
+      p.hardware = { ...(p.hardware as Record<string, unknown>), count: 2 };
+    }),
     index: 0,
   });
+  // The tiny dense checkpoint has one KV head, which the HF tp_plan cannot split over 2 ranks.
   assert.equal(tp.status, "NOT_VERIFIED");
-  assert.match(tp.reason, /tp=2/);
+  assert.match(tp.reason, /1 KV heads do not split over 2 ranks/);
+  const ep = await verifyRecord(ctx, {
+    log: alone(honest, (p) => p.parallelism = { tp: 1, pp: 1, ep: 2, dp: 1 }),
+    index: 0,
+  });
+  assert.equal(ep.status, "NOT_VERIFIED");
+  assert.match(ep.reason, /ep=2/);
   const size = (honest.predicate.batch.size) + 1;
   const bad = await verifyRecord(ctx, { log: alone(honest, (p) => p.batch = { size }), index: 0 });
   assert.equal(bad.status, "FAIL");

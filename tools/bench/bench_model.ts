@@ -25,15 +25,9 @@
  *
  * @module
  */
-import { checkpointDir } from "../../src/assets/mod.ts";
 import { digestFilesInWorker } from "../../src/cli/digest_files_in_worker.ts";
 import { createSfu } from "../../src/hardware/mod.ts";
-import {
-  createFa2Pool,
-  createGemmEngine,
-  createGemmPool,
-  sharedBuffers,
-} from "../../src/engine/mod.ts";
+import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
 import {
   flashAttentionForward,
@@ -47,11 +41,11 @@ import {
   type DecoderCheckpoint,
   type DecoderConfig,
   fixedRecipeDispatch,
-  openDecoderCheckpoint,
   parseDecoderConfig,
   runPrefillForward,
   synthWeight,
 } from "../../src/model/mod.ts";
+import { openCheckpointDir } from "../../src/resolve/mod.ts";
 
 import { flagValue, loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
@@ -195,15 +189,14 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
     if (diskDir === undefined) {
       fingerprint = await _forward(virtual, tokens, threads);
     } else {
-      using files = await checkpointDir(diskDir);
-      const buffers = sharedBuffers();
-      const opened = await openDecoderCheckpoint(files, { alloc: buffers.alloc });
-      if (opened.config.hidden !== config.hidden || opened.config.layers < layers) {
+      using opened = await openCheckpointDir(diskDir);
+      const disk = opened.ckpt;
+      if (disk.config.hidden !== config.hidden || disk.config.layers < layers) {
         usage(`${diskDir} is not a ${c.config} checkpoint with >= ${layers} layers`);
       }
-      const ckpt = { ...opened, config: { ...opened.config, layers } };
-      using digest = digestFilesInWorker(files.dir, opened.files); // during the forward
-      fingerprint = await _forward(ckpt, tokens, threads, (t) => buffers.release(t.buffer));
+      const ckpt = { ...disk, config: { ...disk.config, layers } };
+      using digest = digestFilesInWorker(diskDir, disk.files); // during the forward
+      fingerprint = await _forward(ckpt, tokens, threads, opened.releaseTensor);
       await digest.files;
     }
     return { ms: performance.now() - t0, fingerprint };

@@ -74,10 +74,11 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   VECTOR_TEXT_SYNTAX: "A line of a vector file is not the expected number of fp32 words",
   DEMO_UNKNOWN_GPU: "A bundled vector folder names a GPU that no profile maps to",
   // Claims
-  CLAIM_INVALID: "A claim record breaks the schema or the strict parser (the line and JSON path " +
-    "are named)",
+  CLAIM_INVALID: "A claim record breaks the schema or the strict parser (line and JSON path " +
+    "named), or `claims append` facts disagree",
   CLAIM_VERSION: "A claim record has a predicate type this release does not read",
-  HISTORY_INVALID: "A serving history blob is not its exact canonical encoding, or is over a limit",
+  HISTORY_INVALID: "A serving history blob is not its exact canonical encoding, is over a limit " +
+    "or contradicts itself",
   LOG_CHAIN: "A claim log line breaks the chain (sequence number or previous digest)",
   LOG_EMPTY: "The claim log has no records",
   LOG_SYNTAX: "A claim log line is not strict JSON",
@@ -163,7 +164,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CONFIG_READ: "`config.json` cannot be read, is over 16 MiB or is not UTF-8 JSON",
   CONFIG_UNSUPPORTED: "A config feature that is not modelled (a RoPE type, sliding window, " +
     "activation, dtype or unknown field), refused by name",
-  TOKENS_INVALID: "A token batch file is malformed",
+  TOKENS_INVALID: "A token batch or sequence tokens file is malformed, or does not fit the " +
+    "checkpoint or serving history",
   USAGE: "A model command lacks what it needs (e.g. `--sms` for a profile without an SM count, " +
     "`--kernel` for a catalog stack)",
   // Usage

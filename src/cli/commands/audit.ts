@@ -7,6 +7,7 @@ import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { UsageError } from "../../errors.ts";
 import {
   type AuditReport,
+  type EvidenceLevel,
   IN_PROCESS_WORKER,
   type MergedAudit,
   planAudit,
@@ -35,6 +36,7 @@ import { auditPlanCommand } from "./audit_plan.ts";
 import { auditServeCommand } from "./audit_serve.ts";
 import { auditWorkCommand } from "./audit_work.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { parseEvidenceLevel } from "../check_policy.ts";
 
 /**
  * Options of {@link auditLog}: the trust inputs (drand round and chain, or typed randomness and
@@ -58,6 +60,11 @@ export interface AuditOptions extends TrustInputFlags {
    * default: the first inspector key.
    */
   readonly workerKey?: string;
+  /**
+   * `--require-evidence`: a record whose recomputation matched but rests on a component known
+   * less well than this is NOT_VERIFIED (naming it) instead of PASS.
+   */
+  readonly requireEvidence?: string;
 }
 
 /**
@@ -108,6 +115,11 @@ export function auditCommand(): CommandUnknownOpts {
       "--worker-key <file>",
       "key the results are recorded as computed by (default: the first --key)",
     )
+    .option(
+      "--require-evidence <level>",
+      "a PASS must rest on components known at least this well, else NOT_VERIFIED " +
+        "(derived-from-source, checked-against-peer, measured-on-gpu)",
+    )
     .option("--json", "machine-readable output")
     .enablePositionalOptions()
     .addCommand(auditPlanCommand())
@@ -155,6 +167,9 @@ export async function auditLog(
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
   const time = timeFlag(o.time);
   const k = parseIntOption(o.k, { flag: "--k", min: 1 });
+  const requireEvidence = o.requireEvidence === undefined
+    ? undefined
+    : parseEvidenceLevel("--require-evidence", o.requireEvidence);
   const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
@@ -182,7 +197,16 @@ export async function auditLog(
     ...(o.bundle ? ["attestation.sigstore.json"] : []),
   ]);
   try {
-    const r = await _auditAndSign(o, { log, round, k, threads, trust, early, time });
+    const r = await _auditAndSign(o, {
+      log,
+      round,
+      k,
+      threads,
+      trust,
+      early,
+      time,
+      requireEvidence,
+    });
     await done(true);
     return r;
   } catch (e) {
@@ -210,6 +234,7 @@ async function _auditAndSign(
     trust: TrustInputs;
     early: SigningKey[] | undefined;
     time: string | undefined;
+    requireEvidence: EvidenceLevel | undefined;
   },
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
   const { log, round, k, threads, trust } = p;
@@ -228,7 +253,7 @@ async function _auditAndSign(
   const bar = progressBar("verifying", { enabled: o.progress });
   let merged: MergedAudit;
   try {
-    merged = await runAuditPlan(ctx, {
+    merged = await runAuditPlan({ ...ctx, requireEvidence: p.requireEvidence }, {
       plan,
       log,
       worker: IN_PROCESS_WORKER,

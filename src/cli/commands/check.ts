@@ -85,6 +85,11 @@ export function checkCommand(): CommandUnknownOpts {
       "--require-prover <keyid>",
       "policy: exit 1 unless this prover key signed the attested checkpoint",
     )
+    .option(
+      "--require-evidence <level>",
+      "policy: exit 1 unless every PASS rests on components known at least this well " +
+        "(derived-from-source, checked-against-peer, measured-on-gpu)",
+    )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
       const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });

@@ -1,6 +1,6 @@
 /**
- * `bitaudit claims append <kind>`: a real prover's path into a claim log (the action is
- * `appendForwardClaim`); this file reads the command line.
+ * `bitaudit claims append <kind>`: a real prover's path into a claim log (the actions are
+ * `appendForwardClaim` and `appendSequenceClaim`); this file reads the command line.
  *
  * @module
  */
@@ -8,7 +8,10 @@ import { Argument, Command } from "@commander-js/extra-typings";
 import { InputError, UsageError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
-import { appendForwardClaim, DEFAULT_RECIPE } from "./claims_append_forward.ts";
+import { appendForwardClaim } from "./claims_append_forward.ts";
+import { type AppendModelOptions, DEFAULT_RECIPE } from "./claims_append_inputs.ts";
+import type { AppendResult } from "./claims_append_record.ts";
+import { appendSequenceClaim } from "./claims_append_sequence.ts";
 
 /**
  * Builds the `claims append` command.
@@ -23,31 +26,40 @@ import { appendForwardClaim, DEFAULT_RECIPE } from "./claims_append_forward.ts";
 export function claimsAppendCommand(): Command {
   return new Command("append")
     .description(
-      "append one record of a forward pass the prover ran to a claim log (committed files into " +
-        "<log folder>/blobs/)",
+      "append one record of a forward pass or a served sequence the prover ran to a claim log " +
+        "(committed files into <log folder>/blobs/)",
     )
     .addArgument(_kindArgument())
     .requiredOption("--log <file>", "claims.jsonl (created when missing, with --log-id)")
     .option("--log-id <id>", "id of a new log (1-128 of A-Z a-z 0-9 . _ : -)")
     .requiredOption("--checkpoint <dir>", "HF checkpoint folder (config.json and the weights)")
-    .requiredOption("--tokens <file>", 'the batch: {"sequences": [[ids...], ...], "padTokenId"?}')
+    .requiredOption(
+      "--tokens <file>",
+      'model_forward: the batch {"sequences": [[ids...], ...], "padTokenId"?}; sequence: ' +
+        '{"prompt": [ids...], "generated": [ids...]}',
+    )
+    .option("--history <file>", "sequence: its serving history (RFC 8785 bytes, stored as is)")
     .requiredOption("--stack <id>", "software stack profile id (bitaudit stacks list)")
     .requiredOption("--profile <id>", "GPU profile id (bitaudit profiles list)")
     .requiredOption("--fingerprint <hex>", "sha256 of the final-norm rows at the positions")
     .option("--sms <n>", "the GPU's multiProcessorCount (default: the profile's)")
     .option("--kernel <catalog>", "dispatch catalog id (stacks with catalog kernels)")
     .option("--recipe <name|file.json>", `GEMM recipe (recipe stacks; default ${DEFAULT_RECIPE})`)
-    .option("--positions <list>", "fingerprinted rows seq:pos,... (default: each last token)")
+    .option(
+      "--positions <list>",
+      "fingerprinted rows: model_forward seq:pos,... (default: each last token); sequence " +
+        "pos,... (default: the last computed one)",
+    )
+    .option("--sampler <text>", "sequence: the sampler that chose the tokens (default: greedy)")
     .option("--layer-chain <file>", "per-layer chain JSON (or `model forward --json` output)")
     .option("--component <name=version...>", "software versions over the stack profile's")
     .option("--gpus <n>", "GPUs of the machine", "1")
     .option("--json", "machine-readable output")
-    .action(async (_kind, opts) => {
-      const r = await appendForwardClaim({
+    .action(async (kind, opts) => {
+      const common: AppendModelOptions = {
         log: opts.log,
         logId: opts.logId,
         checkpoint: opts.checkpoint,
-        tokens: opts.tokens,
         stack: opts.stack,
         profile: opts.profile,
         fingerprint: opts.fingerprint,
@@ -56,13 +68,31 @@ export function claimsAppendCommand(): Command {
           : parseIntOption(opts.sms, { flag: "--sms", min: 1, max: 4096 }),
         catalog: opts.kernel,
         recipe: opts.recipe,
-        positions: opts.positions === undefined ? undefined : _positions(opts.positions),
         layerChain: opts.layerChain,
         components: opts.component === undefined ? undefined : _components(opts.component),
         gpus: parseIntOption(opts.gpus, { flag: "--gpus", min: 1, max: 1 << 20 }),
-      });
+      };
+      let r: AppendResult;
+      if (kind === "sequence") {
+        r = await appendSequenceClaim({
+          ...common,
+          history: opts.history ?? _usage("a sequence record needs --history <file>"),
+          tokens: opts.tokens,
+          positions: opts.positions === undefined ? undefined : _list(opts.positions, _number),
+          sampler: opts.sampler,
+        });
+      } else {
+        for (const [flag, given] of [["--history", opts.history], ["--sampler", opts.sampler]]) {
+          if (given !== undefined) _usage(`${flag} is for sequence records`);
+        }
+        r = await appendForwardClaim({
+          ...common,
+          tokens: opts.tokens,
+          positions: opts.positions === undefined ? undefined : _list(opts.positions, _pair),
+        });
+      }
       if (opts.json) return printJson(r);
-      printText(`appended record ${r.seq} (model_forward) to ${r.log}: ${r.digest}`);
+      printText(`appended record ${r.seq} (${kind}) to ${r.log}: ${r.digest}`);
       printText(
         `log root (commitment): ${r.root} (${r.records} record${r.records === 1 ? "" : "s"})`,
       );
@@ -73,21 +103,32 @@ export function claimsAppendCommand(): Command {
 }
 
 function _kindArgument() {
-  return new Argument("<kind>", "record kind").choices(["model_forward"] as const);
+  return new Argument("<kind>", "record kind").choices(["model_forward", "sequence"] as const);
 }
 
-function _positions(text: string): [number, number][] {
-  return text.split(",").map((pair) => {
-    const m = /^([0-9]+):([0-9]+)$/.exec(pair);
-    if (m === null) {
-      throw new UsageError(
-        "USAGE_NUMBER",
-        `Cannot use --positions: '${pair.slice(0, 40)}' is not <sequence>:<token>`,
-      );
-    }
-    const n = (t: string) => parseIntOption(t, { flag: "--positions", min: 0, max: 1 << 24 });
-    return [n(m[1]!), n(m[2]!)];
-  });
+function _usage(why: string): never {
+  throw new InputError("USAGE", `Cannot append claim: ${why}`);
+}
+
+/** `--positions`: comma-separated items, each read by `item`. */
+function _list<T>(text: string, item: (text: string) => T): T[] {
+  return text.split(",").map(item);
+}
+
+/** A `model_forward` position, `<sequence>:<token>`. */
+function _pair(text: string): [number, number] {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text);
+  if (m === null) {
+    throw new UsageError(
+      "USAGE_NUMBER",
+      `Cannot use --positions: '${text.slice(0, 40)}' is not <sequence>:<token>`,
+    );
+  }
+  return [_number(m[1]!), _number(m[2]!)];
+}
+
+function _number(text: string): number {
+  return parseIntOption(text, { flag: "--positions", min: 0, max: 1 << 24 });
 }
 
 function _components(pairs: readonly string[]): Record<string, string> {

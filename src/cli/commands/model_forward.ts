@@ -4,19 +4,18 @@
  *
  * @module
  */
-import { checkpointDir, openAssetStore } from "../../assets/mod.ts";
+import { openAssetStore } from "../../assets/mod.ts";
 import { digestFilesInWorker } from "../digest_files_in_worker.ts";
 import { InputError } from "../../errors.ts";
 import {
   digestOfFiles,
   encodeSafetensors,
   fingerprintOf,
-  openDecoderCheckpoint,
   parseTokenBatch,
   rowBytes,
   runPrefillForward,
 } from "../../model/mod.ts";
-import { createGemmWalker, sharedBuffers } from "../../engine/mod.ts";
+import { createGemmWalker } from "../../engine/mod.ts";
 import {
   DISPATCH_CATALOGS,
   loadAsset,
@@ -24,6 +23,7 @@ import {
   loadGpuProfile,
   loadNamedRecipe,
   modelRuntime,
+  openCheckpointDir,
   type RuntimeKernel,
   STACK_PROFILES,
 } from "../../resolve/mod.ts";
@@ -94,11 +94,10 @@ export async function runModelForward(o: {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
     kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
   }
-  using files = await checkpointDir(o.checkpoint);
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
   // are reused for a later layer's weights once it is done.
-  const buffers = sharedBuffers();
-  const ckpt = await openDecoderCheckpoint(files, { alloc: buffers.alloc });
+  using opened = await openCheckpointDir(o.checkpoint);
+  const { ckpt } = opened;
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
@@ -106,7 +105,7 @@ export async function runModelForward(o: {
     ...(o.threads === undefined ? {} : { threads: o.threads }),
   });
   // The weights digest runs on its own thread while the forward computes.
-  using digest = digestFilesInWorker(files.dir, ckpt.files);
+  using digest = digestFilesInWorker(o.checkpoint, ckpt.files);
   try {
     const runtime = await modelRuntime(store, {
       profile,
@@ -119,7 +118,7 @@ export async function runModelForward(o: {
       sequences: batch.sequences,
       runtime,
       multiProcessorCount: sms,
-      releaseTensor: (t) => buffers.release(t.buffer),
+      releaseTensor: opened.releaseTensor,
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {

@@ -24,7 +24,7 @@ import { NCCL_GRAIN_BYTES, type NcclProtocol, ncclSingleChannelCbd } from "./ncc
 
 /** A recorded all-reduce: the implementation and its message-independent settings. */
 export type ClaimedAllReduce =
-  | { readonly kind: "vllm-custom-1stage" | "vllm-custom-2stage" | "torch-symm-mem-two-shot" }
+  | { readonly kind: PlainAllReduceKind }
   | {
     readonly kind: "nccl-ring";
     readonly protocol: NcclProtocol;
@@ -36,9 +36,13 @@ export type ClaimedAllReduce =
     readonly protocol: NcclProtocol;
     readonly trees: readonly { readonly down: readonly (readonly number[])[] }[];
   }
-  | { readonly kind: Exclude<AllReduceKind, "nccl-ring" | "nccl-tree" | _Plain> };
+  | { readonly kind: Exclude<AllReduceKind, "nccl-ring" | "nccl-tree" | PlainAllReduceKind> };
 
-type _Plain = "vllm-custom-1stage" | "vllm-custom-2stage" | "torch-symm-mem-two-shot";
+/** Implementations whose order follows from the rank count alone (no settings recorded). */
+export type PlainAllReduceKind =
+  | "vllm-custom-1stage"
+  | "vllm-custom-2stage"
+  | "torch-symm-mem-two-shot";
 
 /** Largest chunk a record may state (NCCL_BUFFSIZE is at most a few hundred MiB). */
 const _MAX_CHUNK_BYTES = 1 << 30;

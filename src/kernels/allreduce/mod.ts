@@ -40,6 +40,7 @@ export {
   claimedAllReduceUnsupported,
   messageAllReducePlan,
   parseClaimedAllReduce,
+  type PlainAllReduceKind,
 } from "./claimed_all_reduce.ts";
 export {
   type AllReducePlan,

@@ -49,7 +49,12 @@ export interface GemmCall {
 
 /** The kernel that ran a projection, or why it is not known. */
 export type GemmDispatchResult =
-  | { readonly covered: true; readonly recipe: GemmRecipe }
+  | {
+    readonly covered: true;
+    readonly recipe: GemmRecipe;
+    /** The catalog entry is `verified`: its recipe was compared with the GPU's library. */
+    readonly measured?: boolean;
+  }
   | { readonly covered: false; readonly reason: string };
 
 /** Chooses the kernel of each projection call (a dispatch catalog, or one fixed recipe). */
@@ -105,7 +110,7 @@ export function catalogDispatch(catalog: DispatchCatalog): GemmDispatch {
       bias: call.bias === true,
     });
     return hit.covered
-      ? { covered: true, recipe: hit.recipe }
+      ? { covered: true, recipe: hit.recipe, measured: hit.entry.verified === true }
       : { covered: false, reason: `${call.name}: ${hit.reason}` };
   };
 }

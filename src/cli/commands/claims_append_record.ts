@@ -1,0 +1,198 @@
+/**
+ * What every `claims append` of a model record (`model_forward`, `sequence`) does around its
+ * record: store the committed files by digest in `<log folder>/blobs/`, and append the record to
+ * the log, which continues its chain (or starts with `--log-id`). Each kind hands in how its
+ * record is built (`RecordBuilder`) and which files it commits beside the checkpoint's.
+ *
+ * Order: lock the log, read it, open and copy the checkpoint and the kind's files, build and
+ * validate the record (a refused record leaves no blob and no log change), move the blobs into
+ * place, then replace the log at once. Blobs are written before the log, so the log never names a
+ * missing blob.
+ *
+ * @module
+ */
+import {
+  type AssetStore,
+  checkpointDir,
+  fileByteSource,
+  openAssetStore,
+} from "../../assets/mod.ts";
+import { type ClaimRecord, formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
+import { InputError } from "../../errors.ts";
+import { openDecoderCheckpoint } from "../../model/mod.ts";
+import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
+import { createOwnedDir } from "../cleanup.ts";
+import { blobsBeside } from "../work_context.ts";
+import { commitBlob, stageBlob, type StagedBlob } from "./claims_append_blobs.ts";
+import { type AppendModelOptions, readModelInputs } from "./claims_append_inputs.ts";
+import { lockLog, readLogForAppend, replaceLog } from "./claims_append_log.ts";
+
+/** How one record kind is built inside an append. */
+export interface RecordBuilder {
+  /** Files the record commits beside the checkpoint's (e.g. a serving history), by name. */
+  readonly files?: readonly { readonly name: string; readonly path: string }[];
+  /**
+   * Builds the validated record from the common facts (the checkpoint opened from its staged
+   * copies) and the staged copies of `files`, by name.
+   */
+  readonly build: (
+    facts: ModelClaimFacts,
+    ctx: { readonly store: AssetStore; readonly staged: ReadonlyMap<string, StagedBlob> },
+  ) => Promise<ClaimRecord>;
+}
+
+/** What an append did. */
+export interface AppendResult {
+  /** The log file. */
+  readonly log: string;
+  /** The log's id. */
+  readonly logId: string;
+  /** The new record's sequence number. */
+  readonly seq: number;
+  /** The new record's digest. */
+  readonly digest: string;
+  /** Records in the log now. */
+  readonly records: number;
+  /** The log's new Merkle root. */
+  readonly root: string;
+  /** Digests of the blobs written, and of those already stored with the same bytes. */
+  readonly blobs: { readonly written: readonly string[]; readonly present: readonly string[] };
+}
+
+/**
+ * Appends a model record to a claim log, with its checkpoint and files stored as blobs.
+ *
+ * @param o the common facts and where the log is
+ * @param builder the kind's files and record builder
+ * @returns the record's place and digest, the new root and the blobs stored
+ * @throws {InputError} the builder's refusals, the checkpoint's `CHECKPOINT_*` and `CONFIG_*`
+ *   codes, the log's `LOG_*` codes, `OUTPUT_EXISTS` (the log is locked), `BLOB_DIGEST_MISMATCH`
+ *   (a stored blob holds other bytes), `OUTPUT_WRITE`, `USAGE`
+ * @throws {AssetError} unknown stack, profile, catalog or recipe
+ * @example
+ * ```ts ignore
+ * await appendModelRecord(o, { build: (facts, { store }) => modelForwardClaim(
+ *   { ...facts, tokens }, { store }) });
+ * ```
+ */
+export async function appendModelRecord(
+  o: AppendModelOptions,
+  builder: RecordBuilder,
+): Promise<AppendResult> {
+  const store = await openAssetStore();
+  const inputs = await readModelInputs(store, o);
+  using source = await checkpointDir(o.checkpoint);
+  const ckpt = await openDecoderCheckpoint(source); // refuses what is no checkpoint before any copy
+  const logDone = await createOwnedDir(_folder(o.log));
+  let ok = false;
+  try {
+    const unlock = await lockLog(o.log);
+    try {
+      const common = { ...inputs, store, files: ckpt.files };
+      const result = await _appendLocked(o, { common, builder });
+      ok = true;
+      return result;
+    } finally {
+      await unlock();
+    }
+  } finally {
+    await logDone(ok);
+  }
+}
+
+/** With the log locked: stage the files, build the record, store the blobs, replace the log. */
+async function _appendLocked(
+  o: AppendModelOptions,
+  w: {
+    readonly common: Awaited<ReturnType<typeof readModelInputs>> & {
+      readonly store: AssetStore;
+      readonly files: readonly string[];
+    };
+    readonly builder: RecordBuilder;
+  },
+): Promise<AppendResult> {
+  const { common, builder } = w;
+  const read = await readLogForAppend(o.log);
+  const position = nextLogPosition(read.log, { logId: o.logId });
+  const blobsDir = blobsBeside(o.log);
+  const blobsDone = await createOwnedDir(blobsDir);
+  const staged: StagedBlob[] = [];
+  const extra = new Map<string, StagedBlob>();
+  let ok = false;
+  try {
+    for (const name of ["config.json", ...common.files]) {
+      staged.push(await stageBlob(`${o.checkpoint}/${name}`, { dir: blobsDir, name }));
+    }
+    const checkpoint = await _stagedCheckpoint(staged);
+    for (const f of builder.files ?? []) {
+      const s = await stageBlob(f.path, { dir: blobsDir, name: f.name });
+      staged.push(s);
+      extra.set(f.name, s);
+    }
+    const record = await builder.build({
+      position,
+      checkpoint,
+      stack: o.stack,
+      profile: o.profile,
+      multiProcessorCount: common.sms,
+      kernel: common.kernel,
+      fingerprint: o.fingerprint,
+      layerChain: common.layerChain,
+      components: o.components,
+      gpuCount: o.gpus,
+    }, { store: common.store, staged: extra });
+    const sep = read.text === "" || read.text.endsWith("\n") ? "" : "\n";
+    const text = read.text + sep + formatClaimLog([record]);
+    const log = parseClaimLog(text); // the chain as the verifier reads it
+    const blobs = { written: [] as string[], present: [] as string[] };
+    for (const s of staged) {
+      const how = await commitBlob(s, blobsDir);
+      if (!blobs[how].includes(s.sha256)) blobs[how].push(s.sha256);
+    }
+    await replaceLog(o.log, { text, read });
+    ok = true;
+    return {
+      log: o.log,
+      logId: position.logId,
+      seq: position.seq,
+      digest: recordDigest(record),
+      records: log.records.length,
+      root: log.root,
+      blobs,
+    };
+  } finally {
+    for (const s of staged) await s.discard();
+    await blobsDone(ok);
+  }
+}
+
+/** The checkpoint as stored: opened from the staged copies, with their digests. */
+async function _stagedCheckpoint(
+  staged: readonly StagedBlob[],
+): Promise<ModelClaimFacts["checkpoint"]> {
+  const byName = new Map(staged.map((s) => [s.name, s]));
+  const opened: { close(): void }[] = [];
+  try {
+    const ckpt = await openDecoderCheckpoint({
+      open: async (name) => {
+        const s = byName.get(name);
+        if (s === undefined) return null;
+        const f = await fileByteSource(s.path);
+        opened.push(f);
+        return f;
+      },
+    }, { weightFiles: staged.filter((s) => s.name !== "config.json").map((s) => s.name) });
+    const digests: Record<string, string> = {};
+    for (const name of ckpt.files) digests[name] = byName.get(name)!.sha256;
+    if (ckpt.configSha256 !== byName.get("config.json")!.sha256) {
+      throw new InputError("CHECKPOINT_DIGEST", "Cannot append claim: config.json changed");
+    }
+    return { ckpt, digests };
+  } finally {
+    for (const f of opened) f.close();
+  }
+}
+
+function _folder(path: string): string {
+  return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
+}

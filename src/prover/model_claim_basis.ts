@@ -1,0 +1,231 @@
+/**
+ * What every record of a real prover's model pass (`model_forward`, `sequence`) states the same
+ * way, checked once against the assets and the checkpoint: the checkpoint by digests, the GPU
+ * profile, the stack (with operators), the SM and GPU counts, the GEMM kernel (a catalog captured
+ * on that GPU or a recipe, as the stack's kernel source says), the fingerprint's form and the
+ * optional layer chain; and the record envelope built from them. `modelForwardClaim` and
+ * `sequenceClaim` add their workload's own facts.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import {
+  type ClaimPredicate,
+  type ClaimRecord,
+  type KernelRef,
+  parseClaimRecord,
+  parseLayerChain,
+} from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import type { StackProfile } from "../kernels/mod.ts";
+import type { DecoderCheckpoint } from "../model/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGpuProfile,
+  recipeFromJson,
+  STACK_PROFILES,
+} from "../resolve/mod.ts";
+import { claimEnvelope } from "./claims_context.ts";
+import type { LogPosition } from "./log_position.ts";
+import type { ModelRecordFacts } from "./model_record_facts.ts";
+import { modelRefOf } from "./scenario_checkpoint.ts";
+
+/** What a prover states about any model pass it ran, whatever the record's kind. */
+export interface ModelClaimFacts {
+  /** Where the record goes (`nextLogPosition`). */
+  readonly position: LogPosition;
+  /** The opened checkpoint and the SHA-256 of each of its weight files, by file name. */
+  readonly checkpoint: {
+    readonly ckpt: DecoderCheckpoint;
+    readonly digests: Readonly<Record<string, string>>;
+  };
+  /** Stack profile id (bundled). */
+  readonly stack: string;
+  /** GPU profile id (bundled). */
+  readonly profile: string;
+  /** The device's streaming multiprocessor count. */
+  readonly multiProcessorCount: number;
+  /** The GEMM kernels: a bundled dispatch catalog's id, or a recipe descriptor. */
+  readonly kernel: { readonly catalog: string } | { readonly recipe: unknown };
+  /** SHA-256 (64 lowercase hex digits) of the final-norm rows at the record's positions. */
+  readonly fingerprint: string;
+  /** The per-layer chain as parsed JSON (`[{"attention", "mlp"}, ...]`), if the prover kept one. */
+  readonly layerChain?: unknown;
+  /** Software versions recorded over the stack profile's own (e.g. from the environment). */
+  readonly components?: Readonly<Record<string, string>> | undefined;
+  /** GPUs of the machine (default 1). */
+  readonly gpuCount?: number | undefined;
+}
+
+/** The checked common facts, in the form the record builders take them. */
+export interface ModelClaimBasis {
+  /** Log place, hardware, software and parallelism fields of the record. */
+  readonly envelope: Pick<ClaimPredicate, "log" | "hardware" | "software" | "parallelism">;
+  /** The stack profile (it has operators). */
+  readonly stack: StackProfile;
+  /** Checkpoint, kernel reference, SM count, parsed layer chain, hidden size and fingerprint. */
+  readonly record: ModelRecordFacts;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Checks the facts every model record shares and builds its envelope.
+ *
+ * @param facts the pass's common facts and the record's log position
+ * @param ctx the asset store the stack, profile and catalog are read from
+ * @returns the envelope, the stack and the facts every model record carries
+ * @throws {InputError} `CLAIM_INVALID` (a fingerprint that is not 64 lowercase hex digits, a
+ *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
+ *   operators, a layer chain the checkpoint cannot have, an SM or GPU count out of range),
+ *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
+ *   `RECIPE_INVALID`
+ * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
+ * @example
+ * ```ts ignore
+ * const { envelope, record } = await modelClaimBasis(facts, { store });
+ * ```
+ */
+export async function modelClaimBasis(
+  facts: ModelClaimFacts,
+  ctx: { readonly store: AssetStore },
+): Promise<ModelClaimBasis> {
+  const { ckpt, digests } = facts.checkpoint;
+  if (!HEX64.test(facts.fingerprint)) {
+    claimInvalid(
+      `fingerprint ${
+        JSON.stringify(facts.fingerprint.slice(0, 80))
+      } is not 64 lowercase hex digits (the SHA-256 of the final-norm rows)`,
+    );
+  }
+  _checkDigests(ckpt.files, digests);
+  _count(facts.multiProcessorCount, { what: "SM count", max: 4096 });
+  const gpuCount = _count(facts.gpuCount ?? 1, { what: "GPU count", max: 1 << 20 });
+  const hardware = await loadGpuProfile(ctx.store, facts.profile);
+  const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: facts.stack })).value;
+  if (stack.operators === undefined) {
+    claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
+  }
+  const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, stack, gpu: hardware });
+  const layerChain = facts.layerChain === undefined ? undefined : parseLayerChain(
+    facts.layerChain,
+    { path: "layer chain", bad: (path, why) => claimInvalid(`'${path}' ${why}`) },
+  );
+  const layers = ckpt.config.layers;
+  if (layerChain !== undefined && layerChain.length !== layers) {
+    claimInvalid(
+      `the layer chain has ${layerChain.length} entries, the checkpoint ${layers} layers`,
+    );
+  }
+  const { logId, seq, prev } = facts.position;
+  const envelope = claimEnvelope(
+    { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
+    {
+      hardware,
+      seq,
+      prev,
+      stack: stack.id,
+      components: { ...stack.components, ...facts.components },
+    },
+  );
+  const record: ModelRecordFacts = {
+    model: modelRefOf({ ckpt, digests }),
+    kernel,
+    multiProcessorCount: facts.multiProcessorCount,
+    layerChain,
+    hidden: ckpt.config.hidden,
+    fingerprint: facts.fingerprint,
+  };
+  return { envelope, stack, record };
+}
+
+/**
+ * Validates a built record with the verifier's own parser: whatever the verifier would refuse in
+ * the log is refused here, before anything is written.
+ *
+ * @param record the record a builder made
+ * @returns the parsed record
+ * @throws {InputError} `CLAIM_INVALID` naming the JSON path the parser refuses
+ * @example
+ * ```ts ignore
+ * return parsedClaim(forwardRecord(basis.envelope, { ... }));
+ * ```
+ */
+export function parsedClaim(record: ClaimRecord): ClaimRecord {
+  return parseClaimRecord(JSON.parse(JSON.stringify(record)), `record ${record.predicate.log.seq}`);
+}
+
+/**
+ * Refuses facts that contradict each other or the record format.
+ *
+ * @param why what is wrong, as a clause
+ * @throws {InputError} always: `CLAIM_INVALID`, "Cannot append claim: <why>"
+ * @example
+ * ```ts
+ * import { claimInvalid } from "./model_claim_basis.ts";
+ * let code = "";
+ * try { claimInvalid("no positions"); } catch (e) { code = (e as { code: string }).code; }
+ * if (code !== "CLAIM_INVALID") throw new Error(code);
+ * ```
+ */
+export function claimInvalid(why: string): never {
+  throw new InputError("CLAIM_INVALID", `Cannot append claim: ${why}`);
+}
+
+function _checkDigests(files: readonly string[], digests: Readonly<Record<string, string>>): void {
+  const names = Object.keys(digests).sort();
+  if (names.join("\n") !== [...files].sort().join("\n")) {
+    throw new InputError(
+      "CHECKPOINT_DIGEST",
+      `Cannot append claim: digests are given for ${names.join(", ")}; the checkpoint's weight ` +
+        `files are ${files.join(", ")}`,
+    );
+  }
+  for (const n of names) {
+    if (!HEX64.test(digests[n]!)) {
+      throw new InputError("CHECKPOINT_DIGEST", `Cannot append claim: bad digest of '${n}'`);
+    }
+  }
+}
+
+function _count(n: number, o: { what: string; max: number }): number {
+  if (!Number.isSafeInteger(n) || n < 1 || n > o.max) {
+    claimInvalid(`${o.what} ${n} is not an integer in 1..${o.max}`);
+  }
+  return n;
+}
+
+async function _kernelRef(
+  store: AssetStore,
+  o: {
+    kernel: ModelClaimFacts["kernel"];
+    stack: StackProfile;
+    gpu: { readonly profile: { readonly id: string } };
+  },
+): Promise<KernelRef> {
+  const source = o.stack.gemm.kernelSource;
+  if ("catalog" in o.kernel) {
+    if (source !== "catalog") {
+      claimInvalid(`stack '${o.stack.id}' takes an explicit recipe, not a dispatch catalog`);
+    }
+    const cat = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.kernel.catalog });
+    if (cat.value.gpu !== o.gpu.profile.id) {
+      claimInvalid(
+        `catalog '${cat.value.id}' was captured on '${cat.value.gpu}', not on '${o.gpu.profile.id}'`,
+      );
+    }
+    return { catalog: cat.value.id, catalogSha256: cat.sha256 };
+  }
+  if (source !== "recipe") {
+    claimInvalid(
+      `stack '${o.stack.id}' dispatches through a catalog; give a catalog, not a recipe`,
+    );
+  }
+  const descriptor = o.kernel.recipe;
+  recipeFromJson(descriptor, "the kernel argument"); // refuses a descriptor it cannot run
+  if (typeof descriptor !== "object" || descriptor === null || Array.isArray(descriptor)) {
+    claimInvalid("the recipe descriptor is not a JSON object");
+  }
+  return { recipe: descriptor as Readonly<Record<string, unknown>> };
+}

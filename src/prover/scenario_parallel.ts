@@ -1,0 +1,141 @@
+/**
+ * The parallelism a scenario's model records run with and claim:
+ * ```
+ * "parallel": [{"tp": 1}, {"tp": 2}, {"tp": 4, "allReduce": {"kind": "nccl-tree", ...}}, ...]
+ * ```
+ * cycled over the section's records like its checkpoints. A topology is checked when the
+ * scenario is read (the all-reduce's settings against its rank count); the stack's layout and
+ * what it can split are checked when a record runs.
+ *
+ * @module
+ */
+import type { ClaimedAllReduceFields, ClaimPredicate } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import { type Fields, fieldsOf, int, onlyKnown } from "../json_fields.ts";
+import {
+  type ClaimedAllReduce,
+  claimedAllReduceUnsupported,
+  parseClaimedAllReduce,
+  type StackProfile,
+  tensorParallelLayout,
+} from "../kernels/mod.ts";
+import type { TensorParallel } from "../model/mod.ts";
+
+/** One topology of a scenario. */
+export interface ScenarioParallel {
+  /** Tensor-parallel ranks. */
+  readonly tp: number;
+  /** The all-reduce (required above 2 ranks). */
+  readonly allReduce?: ClaimedAllReduce;
+}
+
+/**
+ * Reads one topology.
+ *
+ * @param json parsed value
+ * @param path where it sits, for messages
+ * @returns the topology
+ * @throws {TypeError|RangeError} naming the bad field
+ * @example
+ * ```ts
+ * import { parseScenarioParallel } from "./scenario_parallel.ts";
+ * if (parseScenarioParallel({ tp: 2 }, "x").tp !== 2) throw new Error();
+ * ```
+ */
+export function parseScenarioParallel(json: unknown, path: string): ScenarioParallel {
+  const f = fieldsOf(json, path);
+  onlyKnown(f, ["tp", "allReduce"]);
+  const tp = int(f, "tp", { min: 1, max: 64 });
+  if (f.obj.allReduce === undefined) {
+    if (tp > 2) throw new RangeError(`Cannot read '${path}': tp=${tp} needs an 'allReduce'`);
+    return { tp };
+  }
+  if (tp === 1) throw new RangeError(`Cannot read '${path}.allReduce': tp is 1`);
+  const allReduce = parseClaimedAllReduce(f.obj.allReduce, tp);
+  const why = claimedAllReduceUnsupported(allReduce);
+  if (why !== null) throw new RangeError(`Cannot read '${path}.allReduce': ${why}`);
+  return { tp, allReduce };
+}
+
+/**
+ * Reads a section's optional `parallel` list.
+ *
+ * @param f the section's fields
+ * @returns the topologies, or undefined when absent
+ * @throws {TypeError|RangeError} naming the bad entry
+ * @example
+ * ```ts
+ * import { scenarioParallelList } from "./scenario_parallel.ts";
+ * import { fieldsOf } from "../json_fields.ts";
+ * if (scenarioParallelList(fieldsOf({ parallel: [{ tp: 1 }] }, "s"))!.length !== 1) throw new Error();
+ * ```
+ */
+export function scenarioParallelList(f: Fields): readonly ScenarioParallel[] | undefined {
+  const v = f.obj.parallel;
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.length === 0 || v.length > 64) {
+    throw new RangeError(`Cannot read '${f.path}.parallel': not a list of 1..64 topologies`);
+  }
+  return v.map((x, i) => parseScenarioParallel(x, `${f.path}.parallel[${i}]`));
+}
+
+/**
+ * The split a topology runs with on a stack (undefined for one GPU).
+ *
+ * @param p the topology
+ * @param stack the section's stack
+ * @returns the split
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when the stack names no tensor-parallel layout
+ * @example
+ * ```ts ignore
+ * const parallel = runParallel({ tp: 2 }, stack);
+ * ```
+ */
+export function runParallel(
+  p: ScenarioParallel | undefined,
+  stack: StackProfile,
+): TensorParallel | undefined {
+  if (p === undefined || p.tp === 1) return undefined;
+  const id = stack.operators?.tensorParallel;
+  if (id === undefined) {
+    throw new InputError(
+      "SCENARIO_UNSUPPORTED",
+      `Cannot run tp=${p.tp}: stack '${stack.id}' declares no tensor-parallel layout`,
+    );
+  }
+  // At two ranks every implementation adds once: the layout's first stands for any.
+  const layout = tensorParallelLayout(id);
+  const allReduce = p.allReduce ?? _firstOf(layout.allReduce[0]!, p.tp);
+  return { size: p.tp, layout, allReduce };
+}
+
+/**
+ * The `parallelism` field a record of this topology claims.
+ *
+ * @param p the topology (undefined: one GPU)
+ * @returns tp, pp, ep, dp and the all-reduce when named
+ * @example
+ * ```ts
+ * import { claimedParallelism } from "./scenario_parallel.ts";
+ * if (claimedParallelism({ tp: 2 }).tp !== 2) throw new Error();
+ * ```
+ */
+export function claimedParallelism(
+  p: ScenarioParallel | undefined,
+): ClaimPredicate["parallelism"] {
+  const base = { tp: p?.tp ?? 1, pp: 1, ep: 1, dp: 1 };
+  return p?.allReduce === undefined
+    ? base
+    : { ...base, allReduce: p.allReduce as unknown as ClaimedAllReduceFields };
+}
+
+function _firstOf(kind: string, tp: number): ClaimedAllReduce {
+  const ranks = Array.from({ length: tp }, (_, r) => r);
+  if (kind === "nccl-tree") {
+    return { kind, protocol: "simple", trees: [{ down: ranks.map((r) => r === 0 ? [1] : []) }] };
+  }
+  if (kind === "nccl-ring") {
+    return { kind, protocol: "simple", chunkBytes: 1 << 21, rings: [ranks] };
+  }
+  return { kind } as ClaimedAllReduce;
+}

@@ -1,0 +1,201 @@
+/**
+ * A real prover's `sequence` record: one request a continuous-batching engine served, stated by
+ * the facts the prover kept (the checkpoint by digests, the serving-history blob of the passes
+ * that touched the sequence, its prompt and generated tokens, stack, GPU profile, SM count,
+ * kernel, the fingerprint it computed and optionally its layer chain), checked against the
+ * assets, the checkpoint and each other before any tensor is computed, then built by the same
+ * builder as the simulated prover's records (`sequenceRecord`) and validated by the parser the
+ * verifier uses. A record whose facts contradict each other is refused, never written.
+ *
+ * @module
+ */
+import type { AssetStore } from "../assets/mod.ts";
+import {
+  type ClaimRecord,
+  type HistoryPass,
+  MAX_CLAIM_TOKENS,
+  parseServingHistory,
+  sha256Hex,
+} from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
+import { type DecoderConfig, isMoeLayer, servingRows } from "../model/mod.ts";
+import {
+  claimInvalid,
+  modelClaimBasis,
+  type ModelClaimFacts,
+  parsedClaim,
+} from "./model_claim_basis.ts";
+import { sequenceRecord } from "./sequence_record.ts";
+
+/** What a prover states about one served sequence. */
+export interface SequenceFacts extends ModelClaimFacts {
+  /**
+   * The serving-history blob, committed byte for byte: `bitaudit.serving-history/v1` in its
+   * RFC 8785 encoding, the passes that touched the sequence with its entry (`self`) in each.
+   */
+  readonly history: Uint8Array;
+  /** The sequence's tokens as parsed JSON: `{"prompt": [ids...], "generated": [ids...]}`. */
+  readonly tokens: unknown;
+  /** Fingerprinted positions (default: the last computed position). */
+  readonly positions?: readonly number[] | undefined;
+  /** The sampler that chose the generated tokens (free text); absent: greedy decoding. */
+  readonly sampler?: string | undefined;
+}
+
+/** A sequence's tokens. */
+interface _Tokens {
+  readonly prompt: readonly number[];
+  readonly generated: readonly number[];
+}
+
+/**
+ * Builds and validates a `sequence` record from a prover's facts.
+ *
+ * @param facts the sequence's facts and the record's log position
+ * @param ctx the asset store the stack, profile and catalog are read from
+ * @returns the validated record
+ * @throws {InputError} `HISTORY_INVALID` for a history blob that is malformed, not canonical, over
+ *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, GEMM
+ *   rows that are not the flattened sum), `TOKENS_INVALID` for tokens the checkpoint or the history
+ *   cannot hold (ids outside the vocabulary, a count the passes do not compute, a pass computing
+ *   prompt and generated positions together), `CLAIM_INVALID` for a history that does not fit the
+ *   checkpoint (expert rows of a dense model, of another MoE shape or top-k, none in a shared pass
+ *   of a MoE model), a stack that does not batch continuously (`flatten`), and the refusals of
+ *   `modelClaimBasis` and of the record parser (positions, sampler), `CHECKPOINT_DIGEST`,
+ *   `RECIPE_INVALID`
+ * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
+ * @example
+ * ```ts ignore
+ * const record = await sequenceClaim({ position, checkpoint: { ckpt, digests }, history,
+ *   tokens: { prompt: [139, 367, 406], generated: [28, 379] },
+ *   stack: "hf-qwen3-continuous-batching-torch2.8", profile: "a100", multiProcessorCount: 108,
+ *   kernel: { catalog: "demo-qwen3-tiny-a100" }, fingerprint }, { store });
+ * ```
+ */
+export async function sequenceClaim(
+  facts: SequenceFacts,
+  ctx: { readonly store: AssetStore },
+): Promise<ClaimRecord> {
+  const basis = await modelClaimBasis(facts, ctx);
+  const batching = basis.stack.operators?.batching ?? "pad-to-longest";
+  if (batching !== "flatten") {
+    claimInvalid(
+      `stack '${basis.stack.id}' batches '${batching}'; a served sequence needs a ` +
+        "continuous-batching stack ('flatten')",
+    );
+  }
+  const c = facts.checkpoint.ckpt.config;
+  const passes = parseServingHistory(facts.history);
+  const tokens = _tokens(facts.tokens, c.vocab);
+  const computed = _checkHistory(passes, { tokens, config: c });
+  return parsedClaim(sequenceRecord(basis.envelope, {
+    ...basis.record,
+    history: { sha256: sha256Hex(facts.history), passes },
+    tokens,
+    sampler: facts.sampler,
+    positions: facts.positions ?? [computed - 1],
+  }));
+}
+
+/** Reads `{"prompt": [...], "generated": [...]}` with ids below the vocabulary size. */
+function _tokens(json: unknown, vocab: number): _Tokens {
+  const fail = (path: string, why: string): never => {
+    throw new InputError("TOKENS_INVALID", `Cannot read '${path}': ${why}`);
+  };
+  const f = fieldsOf(json, "tokens", fail);
+  onlyKnown(f, ["prompt", "generated"]);
+  const range = { min: 0, max: vocab - 1 };
+  const prompt = ints(f, "prompt", range);
+  const generated = ints(f, "generated", range);
+  if (prompt.length === 0) fail("tokens.prompt", "must hold at least one token");
+  if (prompt.length + generated.length > MAX_CLAIM_TOKENS) {
+    fail("tokens", `must hold at most ${MAX_CLAIM_TOKENS} tokens`);
+  }
+  return { prompt, generated };
+}
+
+/**
+ * Checks the history against the tokens, itself and the checkpoint, as the verifier's replay
+ * lays it out; returns the number of positions the passes compute.
+ */
+function _checkHistory(
+  passes: readonly HistoryPass[],
+  o: { readonly tokens: _Tokens; readonly config: DecoderConfig },
+): number {
+  if (passes.length === 0) {
+    throw new InputError("HISTORY_INVALID", "Cannot append claim: the serving history has no pass");
+  }
+  const { prompt, generated } = o.tokens;
+  const wrongTokens = (why: string): never => {
+    throw new InputError("TOKENS_INVALID", `Cannot append claim: ${why}`);
+  };
+  // Every token but the last generated one is an input of some pass.
+  const expected = generated.length === 0 ? prompt.length : prompt.length + generated.length - 1;
+  let pos = 0;
+  passes.forEach((p, i) => {
+    const n = p.entries[p.self]!.query;
+    if (pos < prompt.length && pos + n > prompt.length) {
+      wrongTokens(
+        `pass ${i} computes positions ${pos}..${pos + n - 1}, across the end of the ` +
+          `${prompt.length}-token prompt (prompt and generated positions in one pass)`,
+      );
+    }
+    pos += n;
+  });
+  if (pos !== expected) {
+    wrongTokens(
+      `the history's passes compute ${pos} positions of the sequence; ${prompt.length} prompt ` +
+        `and ${generated.length} generated tokens need ${expected}`,
+    );
+  }
+  const sequence = {
+    tokens: [...prompt, ...generated],
+    prompt: prompt.length,
+    steps: passes.map((p, pass) => ({ pass, entry: p.self })),
+  };
+  const own = passes.map(({ expertRows: _, ...shape }) => shape);
+  _layOut(() => servingRows(own, [sequence], { flatten: true }), (why) => {
+    throw new InputError(
+      "HISTORY_INVALID",
+      `Cannot append claim: the serving history contradicts itself: ${why}`,
+    );
+  });
+  _checkExperts(passes, o.config);
+  return pos;
+}
+
+/** Expert rows as the checkpoint has them: none for a dense model, layers x experts for MoE. */
+function _checkExperts(passes: readonly HistoryPass[], c: DecoderConfig): void {
+  const moe = c.moe;
+  const what = moe === undefined
+    ? `dense checkpoint (${c.modelType})`
+    : `checkpoint (${c.modelType}, ${moe.experts} experts, top-${moe.topK})`;
+  const misfit = (why: string): never =>
+    claimInvalid(`the serving history does not fit the ${what}: ${why}`);
+  const moeLayers = Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
+  _layOut(
+    () =>
+      servingRows(passes, [], {
+        flatten: true,
+        ...(moe === undefined
+          ? {}
+          : { experts: moe.experts, moeLayers: moeLayers.length, topK: moe.topK }),
+      }),
+    misfit,
+  );
+  if (moe === undefined) return;
+  // Other entries' tokens reach the sequence's experts only through the recorded counts.
+  const i = passes.findIndex((p) => p.expertRows === undefined && p.entries.length > 1);
+  if (i >= 0) misfit(`pass ${i} holds other sequences and records no expert rows`);
+}
+
+/** Runs a layout check, handing its contradiction (without "Cannot lay out ...: ") on. */
+function _layOut(check: () => unknown, refuse: (why: string) => never): void {
+  try {
+    check();
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    refuse(e.message.replace(/^Cannot lay out [^:]*: /, ""));
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The one way to open a checkpoint a record names by digest: its weight files must hash to its
+ * checkpoint digest, `config.json` and every weight file are fetched from the blob store by the
+ * digest committed to (each read checked against its digest and its kind's size limit before it
+ * is parsed), and the config's model type must be the record's. Failures come back as data
+ * (`CheckpointFailure`), never as verdicts: the verifier decides what each one means.
+ *
+ * @module
+ */
+import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
+import { BitauditError, InputError } from "../errors.ts";
+import { bytesByteSource, type ByteSource, digestOfFiles } from "../model/mod.ts";
+import type { CheckpointFailure, CommittedFile } from "./checkpoint_failure.ts";
+import { _openOnSharedBuffers, type OpenedCheckpoint } from "./opened_checkpoint.ts";
+
+/** What a record commits to about its checkpoint, by digest (a claim's `ModelRef`). */
+export interface CheckpointCommitment {
+  /** The `model_type` the record says its config has. */
+  readonly type: string;
+  /** The checkpoint digest (`bitaudit.checkpoint-digest/v1` over `files`). */
+  readonly checkpointSha256: string;
+  /** SHA-256 of `config.json`. */
+  readonly configSha256: string;
+  /** Weight file name -> SHA-256. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+/** The outcome of {@link openCheckpointByDigest}: the opened checkpoint, or why not. */
+export type CheckpointByDigest =
+  | { readonly ok: true; readonly opened: OpenedCheckpoint }
+  | { readonly ok: false; readonly failure: CheckpointFailure };
+
+const CONFIG = "config.json";
+
+/**
+ * Opens a committed checkpoint from a blob store. `config.json` is read whole (at most
+ * `BLOB_MAX_BYTES.config`); weight files are opened for random access when the store can
+ * (`BlobStore.open`: read from disk as the forward needs them, never held in memory), else read
+ * whole under the store's limit.
+ *
+ * @param blobs the blob store
+ * @param commitment the record's model type, checkpoint digest, config digest and weight files
+ * @returns `{ ok: true, opened }` (close `opened` when done), or `{ ok: false, failure }` with the
+ *   first failure met, every file opened so far closed
+ * @throws whatever the blob store throws besides its `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE` and
+ *   `BLOB_READ` refusals, and errors of the checkpoint reader that carry no code (a bug)
+ * @example
+ * ```ts
+ * import { openCheckpointByDigest } from "./open_checkpoint_by_digest.ts";
+ * import { digestOfFiles } from "../model/mod.ts";
+ * const blobs = { dir: "empty", get: () => Promise.resolve(null) };
+ * const h = "ab".repeat(32);
+ * const files = { "model.safetensors": h };
+ * const r = await openCheckpointByDigest(blobs, {
+ *   type: "qwen3", checkpointSha256: digestOfFiles(files), configSha256: h, files });
+ * if (r.ok || r.failure.kind !== "missing-committed-file" || r.failure.file.name !== "config.json") {
+ *   throw new Error("the config is fetched first");
+ * }
+ * ```
+ */
+export async function openCheckpointByDigest(
+  blobs: BlobStore,
+  commitment: CheckpointCommitment,
+): Promise<CheckpointByDigest> {
+  if (digestOfFiles(commitment.files) !== commitment.checkpointSha256) {
+    return { ok: false, failure: { kind: "checkpoint-digest-mismatch" } };
+  }
+  const held: { close(): void }[] = [];
+  const close = () => {
+    for (const f of held.splice(0)) f.close();
+  };
+  let sources: Map<string, ByteSource> | CheckpointFailure;
+  try {
+    sources = await _fetchFiles(blobs, { commitment, held });
+  } catch (e) {
+    close();
+    throw e;
+  }
+  if (!(sources instanceof Map)) {
+    close();
+    return { ok: false, failure: sources };
+  }
+  let opened: OpenedCheckpoint;
+  try {
+    opened = await _openOnSharedBuffers(
+      { open: (name) => Promise.resolve(sources.get(name) ?? null) },
+      { weightFiles: Object.keys(commitment.files), close },
+    );
+  } catch (e) {
+    if (!(e instanceof BitauditError)) throw e;
+    return { ok: false, failure: _refusal(e, commitment.type) };
+  }
+  const configType = opened.ckpt.config.modelType;
+  if (configType !== commitment.type) {
+    opened.close();
+    return {
+      ok: false,
+      failure: { kind: "type-contradiction", recordType: commitment.type, configType },
+    };
+  }
+  return { ok: true, opened };
+}
+
+/** Fetches `config.json` and then each weight file; the first failure ends it. */
+async function _fetchFiles(
+  blobs: BlobStore,
+  o: { readonly commitment: CheckpointCommitment; readonly held: { close(): void }[] },
+): Promise<Map<string, ByteSource> | CheckpointFailure> {
+  const sources = new Map<string, ByteSource>();
+  const whole = async (file: CommittedFile) => {
+    const limit = file.name === CONFIG ? { maxBytes: BLOB_MAX_BYTES.config } : {};
+    const b = await blobs.get(file.digest, limit);
+    return b === null ? null : bytesByteSource(b);
+  };
+  const open = blobs.open?.bind(blobs);
+  const config = { name: CONFIG, digest: o.commitment.configSha256, config: true };
+  const weights = Object.entries(o.commitment.files)
+    .map(([name, digest]) => ({ name, digest, config: false }));
+  for (const { config: isConfig, ...file } of [config, ...weights]) {
+    // Weight files are read from disk as the forward needs them, not held in memory.
+    const read = isConfig || open === undefined
+      ? await _committed(file, () => whole(file))
+      : await _committed(file, async () => {
+        const f = await open(file.digest);
+        if (f !== null) o.held.push(f);
+        return f;
+      });
+    if (!("source" in read)) return read;
+    sources.set(file.name, read.source);
+  }
+  return sources;
+}
+
+/** Reads a committed file; its absence and the blob store's refusals of it become failures. */
+async function _committed(
+  file: CommittedFile,
+  read: () => Promise<ByteSource | null>,
+): Promise<{ readonly source: ByteSource } | CheckpointFailure> {
+  let source: ByteSource | null;
+  try {
+    source = await read();
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    if (e.code === "BLOB_DIGEST_MISMATCH") return { kind: "digest-mismatch", file };
+    if (e.code === "BLOB_TOO_LARGE") return { kind: "oversized-committed-file", file };
+    if (e.code === "BLOB_READ") return { kind: "unreadable-committed-file", file };
+    throw e;
+  }
+  return source === null ? { kind: "missing-committed-file", file } : { source };
+}
+
+/** A coded refusal of the checkpoint reader, as a failure. */
+function _refusal(e: BitauditError, recordType: string): CheckpointFailure {
+  if (e.code === "CONFIG_UNSUPPORTED") return { kind: "unsupported-config", message: e.message };
+  if (e.code === "CONFIG_MODEL_TYPE") {
+    return { kind: "type-contradiction", recordType, refusal: e.message };
+  }
+  return { kind: "invalid-checkpoint", code: e.code, message: e.message };
+}

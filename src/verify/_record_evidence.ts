@@ -1,0 +1,128 @@
+/**
+ * How each component a recomputation rested on is known (`ComponentEvidence`), as the result
+ * lists it: the tensor-core datapath (its profile's `validation`), the GEMM kernels (a catalog's
+ * `verified` entries are measured; recipes and unverified entries are derived from source), the
+ * SFU functions (their validation status), the attention backend at the head dimension (only
+ * FlashAttention-2 at head dim 128 on sm_80 is GPU-measured), the decoder family's layer (Qwen3's
+ * is bit-identical to the seed paper's GPU-validated emulator; MoE routing and experts and the
+ * other families are derived from source), and tensor parallelism (derived from source).
+ *
+ * @module
+ */
+import type {
+  ComponentEvidence,
+  EvidenceLevel,
+  GpuProfile,
+  ProfileDatapath,
+} from "../hardware/mod.ts";
+import { datapathEvidenceLevel, sfuEvidenceLevel } from "../hardware/mod.ts";
+import type { StackProfile } from "../kernels/mod.ts";
+import type {
+  BlockRuntime,
+  DecoderConfig,
+  GemmDispatch,
+  SfuUse,
+  TensorParallel,
+} from "../model/mod.ts";
+
+const SOURCE: EvidenceLevel = "derived-from-source";
+
+/**
+ * The datapath's evidence.
+ *
+ * @param profile the GPU profile
+ * @param dp the datapath the GEMMs ran on
+ * @returns the entry
+ */
+export function _datapathEvidence(profile: GpuProfile, dp: ProfileDatapath): ComponentEvidence {
+  return {
+    component: `datapath ${profile.id} ${dp.id}`,
+    level: datapathEvidenceLevel(dp.validation),
+  };
+}
+
+/**
+ * Wraps a runtime's dispatch to note whether every kernel it handed out was measured.
+ *
+ * @param runtime the runtime
+ * @param kernel what the record names (`catalog <id>` or `recipe <family>`)
+ * @returns the wrapped runtime and the kernels' evidence so far
+ */
+export function _trackedDispatch(
+  runtime: BlockRuntime,
+  kernel: string,
+): { runtime: BlockRuntime; evidence: () => ComponentEvidence } {
+  let all = true;
+  const gemm: GemmDispatch = (call) => {
+    const hit = runtime.gemm(call);
+    if (hit.covered && hit.measured !== true) all = false;
+    return hit;
+  };
+  return {
+    runtime: { ...runtime, gemm },
+    evidence: () => ({
+      component: `GEMM kernels (${kernel})`,
+      level: all ? "measured-on-gpu" : SOURCE,
+    }),
+  };
+}
+
+/**
+ * The SFU functions' evidence.
+ *
+ * @param uses the functions a result depended on
+ * @returns one entry per function
+ */
+export function _sfuEvidence(uses: readonly SfuUse[]): ComponentEvidence[] {
+  return uses.map((u) => ({
+    component: `SFU ${u.fn} (${u.model}, ${u.status})`,
+    level: sfuEvidenceLevel(u.status),
+  }));
+}
+
+/**
+ * The attention backend's evidence at a head dimension.
+ *
+ * @param stack the stack (its attention backend)
+ * @param o head dimension and GPU profile
+ * @returns the entry
+ */
+export function _attentionEvidence(
+  stack: StackProfile,
+  o: { readonly headDim: number; readonly profile: GpuProfile },
+): ComponentEvidence {
+  const id = stack.operators?.attention ?? "none";
+  const fa2 = id.startsWith("fa2-");
+  const measured = fa2 && o.headDim === 128 && o.profile.computeCapability === "8.0";
+  return {
+    component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
+    level: measured ? "measured-on-gpu" : SOURCE,
+  };
+}
+
+/**
+ * The decoder layer's evidence: the family's wiring, MoE routing and experts, tensor parallelism.
+ *
+ * @param c the model description
+ * @param parallel the tensor-parallel split, if any
+ * @returns the entries
+ */
+export function _layerEvidence(
+  c: DecoderConfig,
+  parallel: TensorParallel | undefined,
+): ComponentEvidence[] {
+  const qwen3 = c.modelType === "qwen3" || c.modelType === "qwen3_moe";
+  const out: ComponentEvidence[] = [{
+    component: `decoder layer (${c.modelType})`,
+    level: qwen3 ? "checked-against-peer" : SOURCE,
+  }];
+  if (c.moe !== undefined) out.push({ component: "MoE routing and experts", level: SOURCE });
+  if (parallel !== undefined) {
+    out.push({
+      component: `tensor parallelism tp=${parallel.size} (${parallel.layout.id}, ` +
+        `${parallel.allReduce.kind})`,
+      level: SOURCE,
+    });
+  }
+  return out;
+}

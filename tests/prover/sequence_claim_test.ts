@@ -1,0 +1,223 @@
+/**
+ * The real prover's sequence records: `sequenceClaim()` builds, from the facts a prover keeps of
+ * a served sequence (history blob, tokens, fingerprint, layer chain), the record the simulated
+ * prover writes, field for field; it verifies PASS (a flipped fingerprint FAILs), and facts that
+ * contradict each other are refused with a code per kind of fault.
+ */
+import assert from "node:assert/strict";
+import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
+import {
+  type ClaimLog,
+  type ClaimRecord,
+  encodeServingHistory,
+  formatClaimLog,
+  type HistoryPass,
+  parseClaimLog,
+  parseServingHistory,
+  type SequenceWorkload,
+  SERVING_HISTORY_SCHEMA,
+} from "../../src/claims/mod.ts";
+import { InputError } from "../../src/errors.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { openDecoderCheckpoint } from "../../src/model/mod.ts";
+import {
+  makeClaims,
+  nextLogPosition,
+  parseScenario,
+  sequenceClaim,
+  type SequenceFacts,
+} from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
+import {
+  SERVED_CHECKPOINT,
+  type ServedFacts,
+  servedFacts,
+  servedScenario,
+  SERVING_CATALOG,
+  SERVING_STACK,
+} from "./_served_fixture.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const store = await openAssetStore();
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+const out = await makeClaims(parseScenario(servedScenario()), {
+  store,
+  walker: engineWalker,
+  attention,
+});
+const served = await servedFacts(out.records, (d) => Promise.resolve(out.blobs.get(d)!));
+const dense = await opened(SERVED_CHECKPOINT);
+const moe = await opened("tables/models/qwen3-tiny-moe");
+
+/** A bundled checkpoint opened from its folder, with each weight file's digest. */
+async function opened(dir: string): Promise<SequenceFacts["checkpoint"]> {
+  using source = await checkpointDir(`${ROOT}${dir}`);
+  const ckpt = await openDecoderCheckpoint(source);
+  const digests: Record<string, string> = {};
+  for (const f of ckpt.files) digests[f] = sha256Hex(await Deno.readFile(`${ROOT}${dir}/${f}`));
+  return { ckpt, digests };
+}
+
+function facts(s: ServedFacts, over: Partial<SequenceFacts> = {}): SequenceFacts {
+  return {
+    position: nextLogPosition(null, { logId: "t" }),
+    checkpoint: dense,
+    history: s.history,
+    tokens: s.tokens,
+    stack: SERVING_STACK,
+    profile: "a100",
+    multiProcessorCount: 108,
+    kernel: { catalog: SERVING_CATALOG },
+    fingerprint: s.fingerprint,
+    layerChain: s.layerChain,
+    ...over,
+  };
+}
+
+/** Appends records built from facts to a new log, in order. */
+async function logOf(all: readonly SequenceFacts[]): Promise<ClaimLog> {
+  const records: ClaimRecord[] = [];
+  for (const f of all) {
+    const log = records.length === 0 ? null : parseClaimLog(formatClaimLog(records));
+    records.push(
+      await sequenceClaim({ ...f, position: nextLogPosition(log, { logId: "t" }) }, {
+        store,
+      }),
+    );
+  }
+  return parseClaimLog(formatClaimLog(records));
+}
+
+const ctx = {
+  store,
+  walker: engineWalker,
+  attention,
+  blobs: { dir: "memory", get: (d: string) => Promise.resolve(out.blobs.get(d) ?? null) },
+};
+
+function edited(s: ServedFacts, edit: (p: HistoryPass, i: number) => HistoryPass): Uint8Array {
+  return encodeServingHistory(parseServingHistory(s.history).map(edit));
+}
+
+Deno.test("sequenceClaim() builds the simulated prover's record from a served sequence's facts, and it verifies PASS", async () => {
+  assert.equal(served.length, 2);
+  const log = await logOf(served.map((s) => facts(s)));
+  for (const [i, s] of served.entries()) {
+    const p = log.records[i]!.predicate;
+    const sim = s.record.predicate;
+    assert.deepEqual(p.workload, sim.workload);
+    assert.deepEqual([p.batch, p.fingerprint, p.hardware], [
+      sim.batch,
+      sim.fingerprint,
+      sim.hardware,
+    ]);
+    assert.equal(p.software.components.transformers, "4.5x", "the stack's components are kept");
+    const r = await verifyRecord(ctx, { log, index: i });
+    assert.equal(r.status, "PASS", `${i}: ${r.reason}`);
+    assert.ok(r.steps.some((x) => x.step === "tokens" && x.ok), `${i}: greedy tokens checked`);
+  }
+  const fp = served[0]!.fingerprint;
+  const flipped = fp.slice(0, 63) + (fp[63] === "0" ? "1" : "0");
+  const bad = await logOf([facts(served[0]!, { fingerprint: flipped })]);
+  assert.equal((await verifyRecord(ctx, { log: bad, index: 0 })).status, "FAIL");
+});
+
+Deno.test("sequenceClaim() records the sampler of sampled decoding and chosen positions", async () => {
+  const s = served[1]!;
+  const r = await sequenceClaim(facts(s, { sampler: "top-p 0.9, seed 7", positions: [0, 5] }), {
+    store,
+  });
+  const w = r.predicate.workload as SequenceWorkload;
+  assert.deepEqual([w.decoding, w.sampler, w.positions], ["sampled", "top-p 0.9, seed 7", [0, 5]]);
+  assert.deepEqual(r.predicate.fingerprint.shape, [2, dense.ckpt.config.hidden]);
+});
+
+Deno.test("sequenceClaim() refuses a malformed or self-contradicting history with HISTORY_INVALID", async () => {
+  const s = served[1]!;
+  const text = new TextDecoder().decode(s.history);
+  const histories = [
+    new TextEncoder().encode("{}"),
+    new TextEncoder().encode(JSON.stringify(JSON.parse(text), null, 2)), // not canonical
+    new TextEncoder().encode(`{"passes":[],"schema":"${SERVING_HISTORY_SCHEMA}"}`),
+    edited(s, (p, i) => (i === 1 ? { ...p, rows: p.rows + 1 } : p)), // rows not the flattened sum
+    edited(
+      s,
+      (p, i) =>
+        i === 2
+          ? { ...p, entries: p.entries.map((e, j) => (j === p.self ? { ...e, cached: 0 } : e)) }
+          : p,
+    ), // cached length that does not follow the earlier passes
+  ];
+  for (const history of histories) {
+    await assertRejectsCode(
+      () => sequenceClaim(facts(s, { history }), { store }),
+      InputError,
+      "HISTORY_INVALID",
+    );
+  }
+});
+
+Deno.test("sequenceClaim() refuses tokens the checkpoint or the history cannot hold with TOKENS_INVALID", async () => {
+  const s = served[0]!;
+  const { prompt, generated } = s.tokens;
+  const vocab = dense.ckpt.config.vocab;
+  for (
+    const tokens of [
+      { prompt, generated: generated.slice(1) }, // one token fewer than the passes compute
+      { prompt, generated: [...generated, 1] },
+      { prompt: prompt.slice(1), generated: [prompt[0]!, ...generated] }, // a pass across both
+      { prompt: [vocab, ...prompt.slice(1)], generated },
+      { prompt: [], generated },
+      { prompt, generated, extra: 1 },
+      [prompt, generated],
+    ]
+  ) {
+    await assertRejectsCode(
+      () => sequenceClaim(facts(s, { tokens }), { store }),
+      InputError,
+      "TOKENS_INVALID",
+    );
+  }
+});
+
+Deno.test("sequenceClaim() refuses a history of another checkpoint, and other contradictions, with CLAIM_INVALID", async () => {
+  const s = served[0]!;
+  const moeRows = (p: HistoryPass) => ({ ...p, expertRows: [[p.rows, p.rows, 0, 0, 0, 0, 0, 0]] });
+  const h = "ab".repeat(32);
+  for (
+    const over of [
+      { history: edited(s, moeRows) }, // expert rows for the dense checkpoint
+      { checkpoint: moe, layerChain: undefined }, // shared passes without expert rows
+      {
+        checkpoint: moe,
+        layerChain: undefined,
+        history: edited(s, (p) => ({ ...p, expertRows: [[p.rows]] })),
+      },
+      {
+        checkpoint: moe,
+        layerChain: undefined,
+        history: edited(s, (p) => ({ ...moeRows(p), expertRows: [[1, 0, 0, 0, 0, 0, 0, 0]] })),
+      },
+      { stack: "hf-qwen3-flash-attn-torch2.8" }, // pads batches: no served sequences
+      { positions: [99] },
+      { positions: [] },
+      { sampler: "" },
+      { fingerprint: "x" },
+      { layerChain: [{ attention: h, mlp: h }] }, // 1 entry, 2 layers
+    ] satisfies Partial<SequenceFacts>[]
+  ) {
+    await assertRejectsCode(
+      () => sequenceClaim(facts(s, over), { store }),
+      InputError,
+      "CLAIM_INVALID",
+    );
+  }
+  const ok = await sequenceClaim(
+    facts(s, { checkpoint: moe, layerChain: undefined, history: edited(s, moeRows) }),
+    { store },
+  );
+  assert.equal(ok.predicate.workload.kind, "sequence", "a history whose expert rows fit is built");
+});

@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import {
+  type BlobStore,
+  type FileByteSource,
+  openBlobStore,
+  sha256Hex,
+} from "../../src/assets/mod.ts";
+import { digestOfFiles } from "../../src/model/mod.ts";
+import {
+  type CheckpointByDigest,
+  type CheckpointCommitment,
+  type CheckpointFailure,
+  openCheckpointByDigest,
+} from "../../src/resolve/mod.ts";
+import {
+  type MemDir,
+  rewrite,
+  synthDir,
+  TINY_DENSE,
+} from "../model/checkpoint/_checkpoint_fixture.ts";
+
+/** A blob directory holding a checkpoint's files, the commitment to them, and its store. */
+interface Stored {
+  readonly root: string;
+  readonly blobs: BlobStore;
+  readonly commitment: CheckpointCommitment;
+  /** Blob path of a file of the checkpoint. */
+  path(name: string): string;
+}
+
+/** Writes each file of `dir` as a blob named by its SHA-256 and commits to them as `type`. */
+async function stored(dir: MemDir, type = "qwen3"): Promise<Stored> {
+  const root = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-digest-" });
+  const digests = new Map<string, string>();
+  for (const [name, bytes] of dir) {
+    const d = sha256Hex(bytes);
+    digests.set(name, d);
+    await Deno.writeFile(`${root}/${d}`, bytes);
+  }
+  const files: Record<string, string> = {};
+  for (const [name, d] of digests) if (name.endsWith(".safetensors")) files[name] = d;
+  return {
+    root,
+    blobs: openBlobStore(root),
+    commitment: {
+      type,
+      checkpointSha256: digestOfFiles(files),
+      configSha256: digests.get("config.json")!,
+      files,
+    },
+    path: (name) => `${root}/${digests.get(name)!}`,
+  };
+}
+
+/** Runs `fn` on a stored checkpoint and removes its blobs afterwards. */
+async function withStored(
+  dir: MemDir | Promise<MemDir>,
+  fn: (s: Stored) => Promise<void>,
+  type?: string,
+): Promise<void> {
+  const s = await stored(await dir, type);
+  try {
+    await fn(s);
+  } finally {
+    await Deno.remove(s.root, { recursive: true });
+  }
+}
+
+/** The failure of an outcome (asserting there is one). */
+function failure(r: CheckpointByDigest): CheckpointFailure {
+  assert.ok(!r.ok, "expected a failure");
+  return r.failure;
+}
+
+/** A blob store over `blobs` that counts its reads and records which opened files are closed. */
+function tracked(blobs: BlobStore): {
+  store: BlobStore;
+  reads: () => number;
+  open: () => number;
+} {
+  let reads = 0;
+  let open = 0;
+  const store: BlobStore = {
+    dir: blobs.dir,
+    get: (d, o) => {
+      reads++;
+      return blobs.get(d, o);
+    },
+    open: async (d, o) => {
+      reads++;
+      const f = await blobs.open!(d, o);
+      if (f === null) return null;
+      open++;
+      let closed = false;
+      const close = () => {
+        if (!closed) open--;
+        closed = true;
+        f.close();
+      };
+      const wrapped: FileByteSource = {
+        size: f.size,
+        read: f.read,
+        readInto: f.readInto,
+        close,
+        [Symbol.dispose]: close,
+      };
+      return wrapped;
+    },
+  };
+  return { store, reads: () => reads, open: () => open };
+}
+
+Deno.test("openCheckpointByDigest() opens a committed checkpoint onto shared memory", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const t = tracked(s.blobs);
+    const r = await openCheckpointByDigest(t.store, s.commitment);
+    assert.ok(r.ok);
+    const { ckpt, releaseTensor } = r.opened;
+    assert.equal(ckpt.config.modelType, "qwen3");
+    assert.equal(ckpt.configSha256, s.commitment.configSha256);
+    assert.deepEqual(ckpt.files, ["model.safetensors"]);
+    const norm = await ckpt.tensor("model.norm.weight");
+    assert.ok(norm.buffer instanceof SharedArrayBuffer, "tensors on shared memory");
+    releaseTensor(norm);
+    assert.equal(t.open(), 1, "the weight file is opened, not read whole");
+    r.opened.close();
+    r.opened.close();
+    assert.equal(t.open(), 0);
+  });
+});
+
+Deno.test("openCheckpointByDigest() reads the weights whole from a store that cannot open", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const getOnly: BlobStore = { dir: s.blobs.dir, get: (d, o) => s.blobs.get(d, o) };
+    const r = await openCheckpointByDigest(getOnly, s.commitment);
+    assert.ok(r.ok);
+    assert.equal((await r.opened.ckpt.tensor("model.norm.weight")).length, 256);
+    r.opened.close();
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns checkpoint-digest-mismatch before reading a blob", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const t = tracked(s.blobs);
+    const r = await openCheckpointByDigest(t.store, {
+      ...s.commitment,
+      checkpointSha256: "0".repeat(64),
+    });
+    assert.deepEqual(failure(r), { kind: "checkpoint-digest-mismatch" });
+    assert.equal(t.reads(), 0);
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns missing-committed-file naming the config or the weight", async () => {
+  await withStored(synthDir(TINY_DENSE, { shards: 2 }), async (s) => {
+    const config = s.commitment.configSha256;
+    await Deno.rename(s.path("config.json"), `${s.root}/moved`);
+    assert.deepEqual(failure(await openCheckpointByDigest(s.blobs, s.commitment)), {
+      kind: "missing-committed-file",
+      file: { name: "config.json", digest: config },
+    });
+    await Deno.rename(`${s.root}/moved`, s.path("config.json"));
+    const second = "model-00002-of-00002.safetensors";
+    await Deno.remove(s.path(second));
+    const t = tracked(s.blobs);
+    assert.deepEqual(failure(await openCheckpointByDigest(t.store, s.commitment)), {
+      kind: "missing-committed-file",
+      file: { name: second, digest: s.commitment.files[second]! },
+    });
+    assert.equal(t.open(), 0, "the first shard, opened, is closed again");
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns digest-mismatch for a blob holding other bytes", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const bytes = await Deno.readFile(s.path("model.safetensors"));
+    bytes[bytes.length - 1]! ^= 1;
+    await Deno.writeFile(s.path("model.safetensors"), bytes);
+    const f = failure(await openCheckpointByDigest(s.blobs, s.commitment));
+    assert.deepEqual(f, {
+      kind: "digest-mismatch",
+      file: { name: "model.safetensors", digest: s.commitment.files["model.safetensors"]! },
+    });
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns oversized-committed-file for a config over 1 MiB", async () => {
+  const dir = synthDir(TINY_DENSE);
+  // A valid config padded past BLOB_MAX_BYTES.config: refused by its size, not by its parser.
+  dir.set(
+    "config.json",
+    new TextEncoder().encode(JSON.stringify(TINY_DENSE) + " ".repeat(1 << 20)),
+  );
+  await withStored(dir, async (s) => {
+    const f = failure(await openCheckpointByDigest(s.blobs, s.commitment));
+    assert.deepEqual(f, {
+      kind: "oversized-committed-file",
+      file: { name: "config.json", digest: s.commitment.configSha256 },
+    });
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns unreadable-committed-file for a blob that is no file", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    await Deno.remove(s.path("model.safetensors"));
+    await Deno.mkdir(s.path("model.safetensors"));
+    const f = failure(await openCheckpointByDigest(s.blobs, s.commitment));
+    assert.equal(f.kind, "unreadable-committed-file");
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns type-contradiction for a config of another model type", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const t = tracked(s.blobs);
+    const f = failure(await openCheckpointByDigest(t.store, s.commitment));
+    assert.deepEqual(f, { kind: "type-contradiction", recordType: "llama", configType: "qwen3" });
+    assert.equal(t.open(), 0, "the opened weight file is closed again");
+  }, "llama");
+  const foreign = synthDir(TINY_DENSE);
+  foreign.set(
+    "config.json",
+    new TextEncoder().encode(JSON.stringify({ ...TINY_DENSE, architectures: ["GPT2Model"] })),
+  );
+  await withStored(foreign, async (s) => {
+    const f = failure(await openCheckpointByDigest(s.blobs, s.commitment));
+    assert.equal(f.kind, "type-contradiction");
+    assert.ok("refusal" in f && f.recordType === "qwen3" && /architectures/.test(f.refusal));
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns unsupported-config for a feature this version does not model", async () => {
+  const dir = synthDir(TINY_DENSE);
+  dir.set(
+    "config.json",
+    new TextEncoder().encode(JSON.stringify({ ...TINY_DENSE, hidden_act: "gelu" })),
+  );
+  await withStored(dir, async (s) => {
+    const t = tracked(s.blobs);
+    const f = failure(await openCheckpointByDigest(t.store, s.commitment));
+    assert.ok(f.kind === "unsupported-config" && /hidden_act/.test(f.message));
+    assert.equal(t.open(), 0);
+  });
+});
+
+Deno.test("openCheckpointByDigest() returns invalid-checkpoint with the reader's code", async () => {
+  const dir = rewrite(synthDir(TINY_DENSE), "model.safetensors", (ts) => ts.slice(1));
+  await withStored(dir, async (s) => {
+    const t = tracked(s.blobs);
+    const f = failure(await openCheckpointByDigest(t.store, s.commitment));
+    assert.ok(f.kind === "invalid-checkpoint", f.kind);
+    assert.equal(f.code, "CHECKPOINT_MISSING_TENSOR");
+    assert.equal(t.open(), 0, "the opened weight file is closed again");
+  });
+});

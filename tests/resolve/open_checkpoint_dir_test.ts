@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { InputError } from "../../src/errors.ts";
+import { openCheckpointDir } from "../../src/resolve/mod.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
+import { synthDir, TINY_DENSE } from "../model/checkpoint/_checkpoint_fixture.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+Deno.test("openCheckpointDir() opens a directory onto shared memory that releaseTensor recycles", async () => {
+  using opened = await openCheckpointDir(`${ROOT}/tables/models/qwen3-tiny-dense`);
+  assert.equal(opened.ckpt.config.modelType, "qwen3");
+  const norm = await opened.ckpt.tensor("model.norm.weight");
+  assert.ok(norm.buffer instanceof SharedArrayBuffer);
+  const buffer = norm.buffer;
+  opened.releaseTensor(norm);
+  const again = await opened.ckpt.tensor("model.norm.weight");
+  assert.equal(again.buffer, buffer, "a released buffer is handed out for the next read");
+  assert.deepEqual(again, norm);
+});
+
+Deno.test("openCheckpointDir() closes its files once closed and refuses reads afterwards", async () => {
+  const opened = await openCheckpointDir(`${ROOT}/tables/models/qwen3-tiny-dense`);
+  opened.close();
+  opened.close();
+  await assertRejectsCode(
+    () => opened.ckpt.tensor("model.norm.weight"),
+    InputError,
+    "FILE_CLOSED",
+  );
+});
+
+Deno.test("openCheckpointDir() refuses a path that is no directory, and a directory that is no checkpoint", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-dir-" });
+  try {
+    await assertRejectsCode(() => openCheckpointDir(`${dir}/none`), InputError, "CHECKPOINT_DIR");
+    await assertRejectsCode(() => openCheckpointDir(dir), InputError, "CHECKPOINT_NO_CONFIG");
+    for (const [name, bytes] of synthDir(TINY_DENSE)) await Deno.writeFile(`${dir}/${name}`, bytes);
+    const gelu = JSON.stringify({ ...TINY_DENSE, hidden_act: "gelu" });
+    await Deno.writeTextFile(`${dir}/config.json`, gelu);
+    await assertRejectsCode(() => openCheckpointDir(dir), InputError, "CONFIG_UNSUPPORTED");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

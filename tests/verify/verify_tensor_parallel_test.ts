@@ -1,0 +1,166 @@
+/**
+ * Tensor-parallel model records end to end: the simulated prover runs the bundled TP checkpoints
+ * (dense and MoE) at TP 1, 2 and 4 on the demo's HF stack (layout `hf-tp-plan`) through the TP
+ * catalog and writes what each pass claims; the verifier recomputes every rank. Honest records
+ * PASS; a pass that ran another TP size or another all-reduce than it claims FAILs; topology
+ * claims the stack contradicts FAIL, and what is not modelled is NOT_VERIFIED by name.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import { type ClaimPredicate, formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
+import { flashAttentionForward, parseStackProfile } from "../../src/kernels/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
+import { _Stop } from "../../src/verify/_stop.ts";
+import { loadAsset, STACK_PROFILES } from "../../src/resolve/mod.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
+import { forwardSection, oneGemmScenario } from "./_serving_fixture.ts";
+
+const store = await openAssetStore();
+const walker = engineWalker;
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+
+const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 2, 1, 3]] };
+// A star: rank 0 adds ranks 1, 2, 3 in that order, one BF16 rounding per add.
+const TREE4 = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1, 2, 3], [], [], []] }] };
+
+const scenario = parseScenario(oneGemmScenario({ logId: "tp-test", seed: "tp-v1" }, {
+  hardware: { profile: "a100", count: 8 },
+  forward: {
+    ...forwardSection(["tables/models/qwen3-tiny-tp", "tables/models/qwen3-tiny-moe-tp"], {
+      records: 8,
+      catalog: "demo-qwen3-tiny-tp-a100",
+      lengths: [6, 10, 16],
+    }),
+    parallel: [{ tp: 1 }, { tp: 2 }, { tp: 4, allReduce: RING4 }, { tp: 4, allReduce: TREE4 }],
+  },
+  falsify: [
+    // Claims tp=2 (its section's second topology), ran tp=4.
+    { seq: 2, kind: "parallelism", tp: 4, allReduce: RING4 },
+    // Claims the ring, ran the tree.
+    { seq: 3, kind: "parallelism", tp: 4, allReduce: TREE4 },
+    // Claims the tree, ran tp=1.
+    { seq: 8, kind: "parallelism", tp: 1 },
+  ],
+}));
+const out = await makeClaims(scenario, { store, walker, attention });
+const blobs: BlobStore = { dir: "memory", get: (d) => Promise.resolve(out.blobs.get(d) ?? null) };
+const log = parseClaimLog(formatClaimLog(out.records));
+
+Deno.test("TP 1, 2 and 4 forward records (dense and MoE): honest PASS, misreported topology FAIL", async () => {
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  const seen = new Set<string>();
+  for (let index = 1; index < log.records.length; index++) {
+    const p = log.records[index]!.predicate;
+    const w = p.workload as { model: { type: string } };
+    seen.add(`${w.model.type} tp=${p.parallelism.tp}`);
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+    if (falsified.has(index)) {
+      assert.equal(r.finding, "fingerprint", `${index}: ${r.reason}`);
+      assert.ok(r.firstDivergence !== undefined, `${index}: the layer chain locates it`);
+    }
+  }
+  for (const want of ["qwen3 tp=1", "qwen3 tp=4", "qwen3_moe tp=2", "qwen3_moe tp=4"]) {
+    assert.ok(seen.has(want), `${want} in ${[...seen]}`);
+  }
+});
+
+const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: "hf-qwen3-flash-attn-torch2.8" }))
+  .value;
+const base: ClaimPredicate = log.records[1]!.predicate;
+const claim = (parallelism: Record<string, unknown>, count = 8): ClaimPredicate => ({
+  ...base,
+  hardware: { ...base.hardware, count },
+  parallelism: { tp: 1, pp: 1, ep: 1, dp: 1, ...parallelism } as ClaimPredicate["parallelism"],
+});
+const stop = (p: ClaimPredicate, s = stack) => {
+  try {
+    _claimedParallel(p, s);
+  } catch (e) {
+    if (e instanceof _Stop) return `${e.status}: ${e.why}`;
+    throw e;
+  }
+  return "resolved";
+};
+
+Deno.test("topology claims the record or its stack contradicts FAIL; what is not modelled is NOT_VERIFIED", () => {
+  assert.match(stop(claim({ tp: 4, allReduce: RING4 }, 2)), /^FAIL: .*tp=4 x pp=1 ranks on 2 GPU/);
+  assert.match(stop(claim({ tp: 4 })), /^FAIL: .*names no all-reduce/);
+  assert.match(
+    stop(claim({ tp: 2, allReduce: { kind: "vllm-custom-1stage" } })),
+    /^FAIL: record contradicts its stack: .*nccl-ring or nccl-tree.*vllm-custom-1stage/,
+  );
+  assert.match(
+    stop(claim({ tp: 4, allReduce: { ...RING4, rings: [[0, 1, 1, 3]] } })),
+    /^FAIL: record's all-reduce is invalid/,
+  );
+  assert.match(
+    stop(claim({ tp: 4, allReduce: { kind: "nccl-nvls" } })),
+    /^NOT_VERIFIED: .*NVSwitch/,
+  );
+  assert.match(stop(claim({ tp: 2, ep: 2 })), /^NOT_VERIFIED: ep=2: .*expert parallelism is not/);
+  const bare = parseStackProfile({
+    ...stack,
+    operators: { ...stack.operators!, tensorParallel: undefined },
+  });
+  assert.match(stop(claim({ tp: 2 }), bare), /^NOT_VERIFIED: .*declares no tensor-parallel layout/);
+  assert.equal(stop(claim({ tp: 2 })), "resolved");
+  assert.equal(
+    stop(
+      claim({
+        tp: 8,
+        pp: 1,
+        allReduce: { ...TREE4, trees: [{ down: [[1], [2], [3], [4], [5], [6], [7], []] }] },
+      }),
+    ),
+    "resolved",
+  );
+});
+
+Deno.test("sequence records served at TP 2 and TP 4 (dense and MoE, continuous batching): honest PASS, falsified FAIL", async () => {
+  const serving = parseScenario(oneGemmScenario({ logId: "tp-serving", seed: "tps-v1" }, {
+    hardware: { profile: "a100", count: 4 },
+    serving: {
+      stack: "hf-qwen3-continuous-batching-torch2.8-lg2-model",
+      components: { pytorch: "2.8.0", flash_attn: "2.8.3" },
+      catalog: "demo-qwen3-tiny-tp-a100",
+      multiProcessorCount: 108,
+      checkpoints: ["tables/models/qwen3-tiny-tp", "tables/models/qwen3-tiny-moe-tp"],
+      requests: 3,
+      arrivalSteps: 4,
+      promptLengths: [3, 7, 12],
+      generate: [1, 3],
+      tokenBudget: 40,
+      maxChunk: 32,
+      layerChain: true,
+      parallel: [{ tp: 4, allReduce: RING4 }, { tp: 2 }],
+    },
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 9 }, {
+      seq: 5,
+      kind: "token_replaced",
+      step: 1,
+      token: 7,
+    }],
+  }));
+  const made = await makeClaims(serving, { store, walker, attention });
+  const served: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(made.blobs.get(d) ?? null),
+  };
+  const slog = parseClaimLog(formatClaimLog(made.records));
+  const falsified = new Set(made.falsified.map((f) => f.seq));
+  assert.equal(falsified.size, 2);
+  const seen = new Set<string>();
+  for (let index = 1; index < slog.records.length; index++) {
+    const p = slog.records[index]!.predicate;
+    seen.add(`${(p.workload as { model: { type: string } }).model.type} tp=${p.parallelism.tp}`);
+    const r = await verifyRecord({ store, blobs: served, walker, attention }, { log: slog, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+  assert.deepEqual([...seen].sort(), ["qwen3 tp=4", "qwen3_moe tp=2"]);
+});
