@@ -80,10 +80,12 @@ export {
   linearRows,
   modelInvFreq,
   normRows,
+  orderByPlace,
   pickRows,
   project,
   type RankHeads,
   rankHeads,
+  rankView,
   type TensorParallel,
 } from "./decoder/mod.ts";
 export {

@@ -17,7 +17,7 @@ import {
   parseLayerChain,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import type { StackProfile } from "../kernels/mod.ts";
+import type { ClaimedAllReduce, StackProfile } from "../kernels/mod.ts";
 import type { DecoderCheckpoint } from "../model/mod.ts";
 import {
   DISPATCH_CATALOGS,
@@ -30,6 +30,7 @@ import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
 import type { ModelRecordFacts } from "./model_record_facts.ts";
 import { modelRefOf } from "./scenario_checkpoint.ts";
+import { claimedParallelism } from "./scenario_parallel.ts";
 
 /** What a prover states about any model pass it ran, whatever the record's kind. */
 export interface ModelClaimFacts {
@@ -56,6 +57,11 @@ export interface ModelClaimFacts {
   readonly components?: Readonly<Record<string, string>> | undefined;
   /** GPUs of the machine (default 1). */
   readonly gpuCount?: number | undefined;
+  /**
+   * Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU; at tp = 2 the
+   * all-reduce may be left out: every implementation gives the same bits).
+   */
+  readonly parallel?: { readonly tp: number; readonly allReduce?: ClaimedAllReduce } | undefined;
 }
 
 /** The checked common facts, in the form the record builders take them. */
@@ -127,6 +133,7 @@ export async function modelClaimBasis(
       prev,
       stack: stack.id,
       components: { ...stack.components, ...facts.components },
+      parallelism: _parallelism(facts.parallel, gpuCount),
     },
   );
   const record: ModelRecordFacts = {
@@ -187,6 +194,24 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
       throw new InputError("CHECKPOINT_DIGEST", `Cannot append claim: bad digest of '${n}'`);
     }
   }
+}
+
+/** The record's `parallelism`: ranks within the machine, an all-reduce only above one rank. */
+function _parallelism(
+  p: ModelClaimFacts["parallel"],
+  gpus: number,
+): ClaimPredicate["parallelism"] {
+  if (p === undefined) return { tp: 1, pp: 1, ep: 1, dp: 1 };
+  const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
+  if (tp > gpus) claimInvalid(`tp=${tp} ranks on a machine of ${gpus} GPU(s); give --gpus`);
+  if (tp === 1 && p.allReduce !== undefined) claimInvalid("an all-reduce is named with tp=1");
+  if (tp > 2 && p.allReduce === undefined) {
+    claimInvalid(`tp=${tp} needs its all-reduce (only at tp=2 do all implementations agree)`);
+  }
+  return claimedParallelism({
+    tp,
+    ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),
+  });
 }
 
 function _count(n: number, o: { what: string; max: number }): number {

@@ -17,8 +17,8 @@ import {
   claimedAllReduceUnsupported,
   parseClaimedAllReduce,
   type StackProfile,
-  tensorParallelLayout,
 } from "../kernels/mod.ts";
+import { tensorParallelOf } from "../resolve/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
 
 /** One topology of a scenario. */
@@ -85,7 +85,7 @@ export function scenarioParallelList(f: Fields): readonly ScenarioParallel[] | u
  * @param p the topology
  * @param stack the section's stack
  * @returns the split
- * @throws {InputError} `SCENARIO_UNSUPPORTED` when the stack names no tensor-parallel layout
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when the stack cannot run it
  * @example
  * ```ts ignore
  * const parallel = runParallel({ tp: 2 }, stack);
@@ -95,18 +95,10 @@ export function runParallel(
   p: ScenarioParallel | undefined,
   stack: StackProfile,
 ): TensorParallel | undefined {
-  if (p === undefined || p.tp === 1) return undefined;
-  const id = stack.operators?.tensorParallel;
-  if (id === undefined) {
-    throw new InputError(
-      "SCENARIO_UNSUPPORTED",
-      `Cannot run tp=${p.tp}: stack '${stack.id}' declares no tensor-parallel layout`,
-    );
-  }
-  // At two ranks every implementation adds once: the layout's first stands for any.
-  const layout = tensorParallelLayout(id);
-  const allReduce = p.allReduce ?? _firstOf(layout.allReduce[0]!, p.tp);
-  return { size: p.tp, layout, allReduce };
+  if (p === undefined) return undefined;
+  const r = tensorParallelOf(stack, { tp: p.tp, ep: 1, allReduce: p.allReduce });
+  if (!r.ok) throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run tp=${p.tp}: ${r.reason}`);
+  return r.parallel;
 }
 
 /**
@@ -127,15 +119,4 @@ export function claimedParallelism(
   return p?.allReduce === undefined
     ? base
     : { ...base, allReduce: p.allReduce as unknown as ClaimedAllReduceFields };
-}
-
-function _firstOf(kind: string, tp: number): ClaimedAllReduce {
-  const ranks = Array.from({ length: tp }, (_, r) => r);
-  if (kind === "nccl-tree") {
-    return { kind, protocol: "simple", trees: [{ down: ranks.map((r) => r === 0 ? [1] : []) }] };
-  }
-  if (kind === "nccl-ring") {
-    return { kind, protocol: "simple", chunkBytes: 1 << 21, rings: [ranks] };
-  }
-  return { kind } as ClaimedAllReduce;
 }

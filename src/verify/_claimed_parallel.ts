@@ -1,25 +1,17 @@
 /**
- * The parallelism a model record claims, checked against its stack and resolved into the split
- * the forward runs (`TensorParallel`): tensor-parallel size and the recorded all-reduce; pipeline
- * stages move activations between GPUs by copies and do not change bits (a record with pp above
- * 1 is verified as the tensor-parallel pass of each stage); data-parallel replicas each run their
- * own passes; expert parallelism is refused with the layout's reason.
+ * The parallelism a model record claims, checked against itself and its stack and resolved into
+ * the split the forward runs (`tensorParallelOf`): tensor-parallel size and the recorded
+ * all-reduce. Pipeline stages move activations between GPUs by copies and do not change bits (a
+ * record with pp above 1 is verified as the tensor-parallel pass of each stage); data-parallel
+ * replicas each run their own passes; expert parallelism is refused with the layout's reason.
  *
  * @module
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
-import {
-  type ClaimedAllReduce,
-  claimedAllReduceUnsupported,
-  parseClaimedAllReduce,
-  type StackProfile,
-  tensorParallelLayout,
-} from "../kernels/mod.ts";
+import { type ClaimedAllReduce, parseClaimedAllReduce, type StackProfile } from "../kernels/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
+import { tensorParallelOf } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
-
-/** At TP = 2 every implementation adds once and rounds once: any stands for the one that ran. */
-const _TP2_DEFAULT: ClaimedAllReduce = Object.freeze({ kind: "torch-symm-mem-two-shot" });
 
 /**
  * Resolves a record's parallelism.
@@ -43,50 +35,17 @@ export function _claimedParallel(
       `record contradicts itself: tp=${par.tp} x pp=${par.pp} ranks on ${p.hardware.count} GPU(s)`,
     );
   }
-  if (par.tp === 1) {
-    if (par.ep !== 1) {
-      throw new _Stop("NOT_VERIFIED", `expert parallelism (ep=${par.ep}) is not modelled`);
-    }
-    return undefined;
-  }
-  const id = stack.operators?.tensorParallel;
-  if (id === undefined) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `stack '${stack.id}' declares no tensor-parallel layout: tp=${par.tp} is not modelled for it`,
-    );
-  }
-  const layout = tensorParallelLayout(id);
-  if (par.ep !== 1) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `ep=${par.ep}: ${layout.expertParallel ?? "expert parallelism is not modelled"}`,
-    );
-  }
-  let allReduce: ClaimedAllReduce;
-  if (par.allReduce === undefined) {
-    if (par.tp !== 2) {
-      throw new _Stop(
-        "FAIL",
-        `record claims tp=${par.tp} and names no all-reduce (only at tp=2 do all agree)`,
-      );
-    }
-    allReduce = _TP2_DEFAULT;
-  } else {
+  let allReduce: ClaimedAllReduce | undefined;
+  if (par.allReduce !== undefined) {
     try {
       allReduce = parseClaimedAllReduce(par.allReduce, par.tp);
     } catch (e) {
       throw new _Stop("FAIL", `record's all-reduce is invalid: ${(e as Error).message}`);
     }
-    const why = claimedAllReduceUnsupported(allReduce);
-    if (why !== null) throw new _Stop("NOT_VERIFIED", why);
-    if (!(layout.allReduce as readonly string[]).includes(allReduce.kind)) {
-      throw new _Stop(
-        "FAIL",
-        `record contradicts its stack: stack '${stack.id}' (layout '${layout.id}') all-reduces ` +
-          `with ${layout.allReduce.join(" or ")}, the record names '${allReduce.kind}'`,
-      );
-    }
   }
-  return { size: par.tp, layout, allReduce };
+  const r = tensorParallelOf(stack, { tp: par.tp, ep: par.ep, allReduce });
+  if (r.ok) return r.parallel;
+  throw r.kind === "unmodelled"
+    ? new _Stop("NOT_VERIFIED", r.reason)
+    : new _Stop("FAIL", `record contradicts its stack: ${r.reason}`);
 }

@@ -90,7 +90,7 @@ const stop = (p: ClaimPredicate, s = stack) => {
 
 Deno.test("topology claims the record or its stack contradicts FAIL; what is not modelled is NOT_VERIFIED", () => {
   assert.match(stop(claim({ tp: 4, allReduce: RING4 }, 2)), /^FAIL: .*tp=4 x pp=1 ranks on 2 GPU/);
-  assert.match(stop(claim({ tp: 4 })), /^FAIL: .*names no all-reduce/);
+  assert.match(stop(claim({ tp: 4 })), /^FAIL: .*tp=4 without an all-reduce/);
   assert.match(
     stop(claim({ tp: 2, allReduce: { kind: "vllm-custom-1stage" } })),
     /^FAIL: record contradicts its stack: .*nccl-ring or nccl-tree.*vllm-custom-1stage/,

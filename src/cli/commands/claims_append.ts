@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { Argument, Command } from "@commander-js/extra-typings";
 import { InputError, UsageError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
@@ -54,8 +55,11 @@ export function claimsAppendCommand(): Command {
     .option("--layer-chain <file>", "per-layer chain JSON (or `model forward --json` output)")
     .option("--component <name=version...>", "software versions over the stack profile's")
     .option("--gpus <n>", "GPUs of the machine", "1")
+    .option("--tp <n>", "tensor-parallel ranks the pass ran on", "1")
+    .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
     .option("--json", "machine-readable output")
     .action(async (kind, opts) => {
+      const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
       const common: AppendModelOptions = {
         log: opts.log,
         logId: opts.logId,
@@ -71,6 +75,12 @@ export function claimsAppendCommand(): Command {
         layerChain: opts.layerChain,
         components: opts.component === undefined ? undefined : _components(opts.component),
         gpus: parseIntOption(opts.gpus, { flag: "--gpus", min: 1, max: 1 << 20 }),
+        parallel: {
+          tp,
+          ...(opts.allReduce === undefined
+            ? {}
+            : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
+        },
       };
       let r: AppendResult;
       if (kind === "sequence") {

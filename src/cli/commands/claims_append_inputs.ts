@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import type { AssetStore } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import type { ModelClaimFacts } from "../../prover/mod.ts";
@@ -38,6 +39,8 @@ export interface AppendModelOptions {
   readonly components?: Readonly<Record<string, string>> | undefined;
   /** GPUs of the machine. */
   readonly gpus?: number | undefined;
+  /** Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU). */
+  readonly parallel?: { readonly tp: number; readonly allReduce?: ClaimedAllReduce } | undefined;
 }
 
 /** Default recipe of stacks with recipe kernels (as `model forward`). */

@@ -140,6 +140,7 @@ async function _appendLocked(
       layerChain: common.layerChain,
       components: o.components,
       gpuCount: o.gpus,
+      parallel: o.parallel,
     }, { store: common.store, staged: extra });
     const sep = read.text === "" || read.text.endsWith("\n") ? "" : "\n";
     const text = read.text + sep + formatClaimLog([record]);

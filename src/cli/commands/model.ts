@@ -18,6 +18,7 @@ import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { runModelForward } from "./model_forward.ts";
+import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { runModelClasses } from "./model_classes.ts";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
@@ -70,10 +71,19 @@ export function modelCommand(): Command {
       .option("--sms <n>", "multiProcessorCount (default: the profile's)")
       .option("--kernel <catalog>", "dispatch catalog id (stacks with catalog kernels)")
       .option("--recipe <name>", "bundled GEMM recipe (stacks with recipe kernels)")
+      .option("--tp <n>", "tensor-parallel ranks the pass ran on (the stack's layout)", "1")
+      .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
+      .option("--ep <n>", "expert-parallel ranks", "1")
       .option("--json", "machine-readable output")
       .option("--threads <n>", "worker threads (default: all cores)")
       .action(async (opts) => {
+        const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
         await runModelForward({
+          tp,
+          ep: parseIntOption(opts.ep, { flag: "--ep", min: 1, max: 64 }),
+          ...(opts.allReduce === undefined
+            ? {}
+            : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
           checkpoint: opts.checkpoint,
           tokens: opts.tokens,
           profile: opts.profile,
@@ -109,9 +119,16 @@ function _classesCommand(): Command {
     .option("--recipe <name|file.json>", "GEMM recipe (stacks with recipe kernels)")
     .option("--sms <n>", "multiProcessorCount (default: the profile's)")
     .option("--max-batch <n>", "largest batch size", String(DEFAULT_MAX_BATCH))
+    .option("--tp <n>", "tensor-parallel ranks (classes of one rank's launches)", "1")
+    .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
     .option("--json", "machine-readable output")
     .action(async (opts) => {
+      const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
       await runModelClasses({
+        tp,
+        ...(opts.allReduce === undefined
+          ? {}
+          : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
         stack: opts.stack,
         profile: opts.profile,
         config: opts.config,

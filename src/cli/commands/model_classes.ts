@@ -7,14 +7,17 @@
 import { type AssetStore, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { InputError } from "../../errors.ts";
-import { attentionBackend, reduceStackForTorch } from "../../kernels/mod.ts";
+import { attentionBackend, type ClaimedAllReduce, reduceStackForTorch } from "../../kernels/mod.ts";
 import {
   catalogDispatch,
   type DecodeClasses,
   decodeClasses,
   type DecoderConfig,
   fixedRecipeDispatch,
+  ForwardUnsupported,
   type GemmDispatch,
+  orderByPlace,
+  rankView,
   signatureEntries,
 } from "../../model/mod.ts";
 import {
@@ -23,6 +26,7 @@ import {
   loadNamedRecipe,
   recipeFromJson,
   STACK_PROFILES,
+  tensorParallelOf,
 } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadAssetArg } from "../load_asset_arg.ts";
@@ -51,6 +55,10 @@ export interface ModelClassesOptions {
   readonly maxBatch: number;
   /** Machine-readable output. */
   readonly json: boolean;
+  /** Tensor-parallel ranks (default 1): the classes are those of one rank's launches. */
+  readonly tp?: number;
+  /** The ranks' all-reduce. */
+  readonly allReduce?: ClaimedAllReduce;
 }
 
 /**
@@ -89,7 +97,30 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     Deno.exitCode = EXIT.INCONCLUSIVE;
     return;
   }
-  const r = decodeClasses(config, {
+  const split = tensorParallelOf(stack.value, { tp: o.tp ?? 1, ep: 1, allReduce: o.allReduce });
+  if (!split.ok && split.kind === "contradiction") {
+    throw new InputError("USAGE", `Cannot derive classes: ${split.reason}`);
+  }
+  let rank: DecoderConfig;
+  try {
+    if (!split.ok) throw new ForwardUnsupported(split.reason);
+    if (split.parallel !== undefined && orderByPlace(split.parallel)) {
+      throw new ForwardUnsupported(
+        `all-reduce '${split.parallel.allReduce.kind}' at tp=${split.parallel.size} orders ` +
+          "additions by an element's place in the message, so a sequence's bits depend on its " +
+          "row and the batch size: classes are not derived for it",
+      );
+    }
+    rank = rankView(config, split.parallel);
+  } catch (e) {
+    if (!(e instanceof ForwardUnsupported)) throw e;
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${e.reason}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
+  // The remaining all-reduces (tree, one-stage, two-shot, or any at two ranks) add every element
+  // in the same order whatever the batch: a rank's classes are its launches'.
+  const r = decodeClasses(rank, {
     dispatch: kernels.dispatch,
     reduceStack: reduceStackForTorch(ops.torch),
     multiProcessorCount: sms,
@@ -102,6 +133,13 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     [kernels.kind]: kernels.input,
     config: { source: o.config, sha256: sha256Hex(bytes) },
     multiProcessorCount: sms,
+    ...(split.parallel === undefined ? {} : {
+      parallelism: {
+        tp: split.parallel.size,
+        layout: split.parallel.layout.id,
+        allReduce: split.parallel.allReduce,
+      },
+    }),
   };
   if (o.json) printJson({ model: _model(config), inputs, ...r });
   else {

@@ -26,7 +26,10 @@ import {
   openCheckpointDir,
   type RuntimeKernel,
   STACK_PROFILES,
+  tensorParallelOf,
 } from "../../resolve/mod.ts";
+import type { ClaimedAllReduce } from "../../kernels/mod.ts";
+import { escapeForTerminal } from "../../escape_text.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -68,6 +71,12 @@ export async function runModelForward(o: {
   catalog?: string;
   recipe?: string;
   threads?: number;
+  /** Tensor-parallel ranks (default 1). */
+  tp?: number;
+  /** Expert-parallel ranks (default 1). */
+  ep?: number;
+  /** The ranks' all-reduce (default at tp = 2: any, all agree). */
+  allReduce?: ClaimedAllReduce;
 }): Promise<void> {
   const store = await openAssetStore();
   const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
@@ -94,6 +103,21 @@ export async function runModelForward(o: {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
     kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
   }
+  const split = tensorParallelOf(stack, { tp: o.tp ?? 1, ep: o.ep ?? 1, allReduce: o.allReduce });
+  if (!split.ok && split.kind === "contradiction") {
+    throw new InputError(
+      "USAGE",
+      `Cannot run forward: ${split.reason}${
+        o.allReduce === undefined ? "; give --all-reduce" : ""
+      }`,
+    );
+  }
+  if (!split.ok) {
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${split.reason}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
+  const parallel = split.parallel;
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
   // are reused for a later layer's weights once it is done.
   using opened = await openCheckpointDir(o.checkpoint);
@@ -119,6 +143,7 @@ export async function runModelForward(o: {
       runtime,
       multiProcessorCount: sms,
       releaseTensor: opened.releaseTensor,
+      parallel,
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {
@@ -154,6 +179,12 @@ export async function runModelForward(o: {
       checkpoint: { ...checkpoint, configSha256: ckpt.configSha256 },
       profile: { id: profile.id, sha256: profileSha256, multiProcessorCount: sms },
       stack: stack.id,
+      parallelism: {
+        tp: parallel?.size ?? 1,
+        ...(parallel === undefined
+          ? {}
+          : { layout: parallel.layout.id, allReduce: parallel.allReduce }),
+      },
       engine: w.engine,
       threads: w.threads,
       rows: res.layout.rows,
@@ -172,6 +203,12 @@ export async function runModelForward(o: {
       console.log(
         `batch: ${batch.sequences.length} sequence(s), ${total} tokens, ${res.layout.rows} GEMM rows`,
       );
+      if (parallel !== undefined) {
+        console.log(
+          `tensor parallel: ${parallel.size} ranks (${parallel.layout.id}), all-reduce ` +
+            `${parallel.allReduce.kind}`,
+        );
+      }
       for (const s of lasts) console.log(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);
       console.log(`fingerprint (last tokens): ${res.fingerprint}`);
       console.log(`wrote ${o.out}`);

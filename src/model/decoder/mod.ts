@@ -28,10 +28,12 @@ export { ForwardUnsupported, modelInvFreq, project } from "./forward_support.ts"
 export { groupRows, type LaunchRows, linearRows, normRows, pickRows } from "./row_ops.ts";
 export {
   columnBlock,
+  orderByPlace,
   putColumnBlock,
   rankBlock,
   type RankHeads,
   rankHeads,
+  rankView,
   reduceRows,
   rowBlock,
   type TensorParallel,

@@ -172,6 +172,23 @@ export function putColumnBlock(
 }
 
 /**
+ * Whether the all-reduce's order of additions depends on an element's place in its message:
+ * NCCL ring chunks and vLLM two-stage partitions, above two ranks (two ranks add once, in any
+ * order the same).
+ *
+ * @param tp the split
+ * @returns true when the place matters
+ * @example
+ * ```ts ignore
+ * if (orderByPlace(tp)) ...
+ * ```
+ */
+export function orderByPlace(tp: TensorParallel): boolean {
+  const k = tp.allReduce.kind;
+  return tp.size > 2 && (k === "nccl-ring" || k === "vllm-custom-2stage");
+}
+
+/**
  * All-reduces the ranks' partials of computed rows as the recorded implementation does. Where
  * the order depends on an element's place in the message (NCCL ring chunks, vLLM two-stage
  * partitions), every row is placed where it sits in its launch's message (`launchRow`, a message
@@ -199,7 +216,7 @@ export function reduceRows(
 ): Uint16Array {
   const { tp, width } = o;
   const rows = o.launchRows.length;
-  const placed = tp.allReduce.kind === "nccl-ring" || tp.allReduce.kind === "vllm-custom-2stage";
+  const placed = orderByPlace(tp);
   const whole = o.launchRow === undefined && o.launchRows.every((m) => m === rows);
   if (!placed || whole) {
     const plan = messageAllReducePlan(tp.allReduce, {
@@ -229,4 +246,34 @@ export function reduceRows(
     for (const [p, i] of m.rows) out.set(r.subarray(p * width, (p + 1) * width), i * width);
   }
   return out;
+}
+
+/**
+ * What one rank of a split sees of a model: its heads and KV heads, its block of the
+ * intermediate sizes and of the vocabulary (the LM head), the rest unchanged. The launches a
+ * rank makes (GEMM shapes, QK-norm rows, the FA2 split heuristic) are those of this view, so
+ * the decode batch classes of a rank are the classes of its view.
+ *
+ * @param c the model description
+ * @param tp the split (undefined: the model itself)
+ * @returns the view
+ * @throws {ForwardUnsupported} when the layout cannot split the model over the ranks
+ * @example
+ * ```ts ignore
+ * const r = rankView(config, tp);
+ * ```
+ */
+export function rankView(c: DecoderConfig, tp: TensorParallel | undefined): DecoderConfig {
+  if (tp === undefined) return c;
+  const heads = rankHeads(c, tp)[0]!;
+  return {
+    ...c,
+    heads: heads.qn,
+    kvHeads: heads.kvn,
+    intermediate: rankBlock(c.intermediate, tp, "intermediate size"),
+    vocab: rankBlock(c.vocab, tp, "vocabulary"),
+    ...(c.moe === undefined ? {} : {
+      moe: { ...c.moe, intermediate: rankBlock(c.moe.intermediate, tp, "MoE intermediate size") },
+    }),
+  };
 }

@@ -37,6 +37,7 @@ import { addBf16Once } from "./bf16_add_once.ts";
 import {
   columnBlock,
   ForwardUnsupported,
+  orderByPlace,
   project,
   rankBlock,
   reduceRows,
@@ -278,8 +279,7 @@ async function _expertMlp(
   }
   // The expert's message is its GEMM rows; the computed rows are its first ones only when they
   // are all of them, which an order that depends on an element's place needs.
-  const placed = tp.allReduce.kind === "nccl-ring" || tp.allReduce.kind === "vllm-custom-2stage";
-  if (placed && rows !== m) {
+  if (orderByPlace(tp) && rows !== m) {
     throw new ForwardUnsupported(
       `all-reduce '${tp.allReduce.kind}' of an expert's output orders elements by their place ` +
         "in the expert's rows, which a replay of some of a pass's sequences does not know",

@@ -1,0 +1,71 @@
+/**
+ * The `--all-reduce` flag of `model forward`, `model classes` and `claims append`: an
+ * implementation id, with the settings a single-node run pins by default, or a JSON file with
+ * every setting (`ClaimedAllReduce`, as a record's `parallelism.allReduce` holds it).
+ *
+ * Defaults: `nccl-ring` runs one channel over the ring 0, 1, ..., n-1 with the Simple protocol
+ * and NCCL's default 2 MiB chunk (NCCL_BUFFSIZE unset); `nccl-tree` runs one channel over the
+ * chain 0 <- 1 <- ... <- n-1 (NCCL's intra-node tree is a chain in rank order); the others take
+ * no settings.
+ *
+ * @module
+ */
+import { InputError } from "../errors.ts";
+import {
+  type ClaimedAllReduce,
+  MODELLED_ALL_REDUCE_KINDS,
+  NCCL_SIMPLE_RING_CHUNK_BYTES,
+  parseClaimedAllReduce,
+} from "../kernels/mod.ts";
+import { quoteForTerminal } from "../escape_text.ts";
+import { readJsonFile } from "./read_json_file.ts";
+
+/** What `--all-reduce` accepts, for help texts. */
+export const ALL_REDUCE_FLAG_HELP = `${MODELLED_ALL_REDUCE_KINDS.join(", ")}, or a JSON file`;
+
+/**
+ * Reads `--all-reduce` for a tensor-parallel size.
+ *
+ * @param value the flag's value (an id, or a path to a `.json` file)
+ * @param tp the tensor-parallel size
+ * @returns the all-reduce
+ * @throws {InputError} `USAGE` for an unknown id or settings that do not fit `tp`; what
+ *   `readJsonFile` throws for the file
+ * @example
+ * ```ts ignore
+ * const ar = await allReduceFlag("nccl-ring", 4);
+ * ```
+ */
+export async function allReduceFlag(value: string, tp: number): Promise<ClaimedAllReduce> {
+  const json = value.endsWith(".json") ? await readJsonFile(value) : _defaults(value, tp);
+  let c: ClaimedAllReduce;
+  try {
+    c = parseClaimedAllReduce(json, tp);
+  } catch (e) {
+    throw new InputError(
+      "USAGE",
+      `Cannot use --all-reduce ${quoteForTerminal(value)}: ${(e as Error).message}`,
+    );
+  }
+  return c; // an unmodelled implementation is the caller's NOT_VERIFIED
+}
+
+function _defaults(id: string, tp: number): unknown {
+  const ranks = Array.from({ length: tp }, (_, r) => r);
+  if (id === "nccl-ring") {
+    return {
+      kind: id,
+      protocol: "simple",
+      chunkBytes: NCCL_SIMPLE_RING_CHUNK_BYTES,
+      rings: [ranks],
+    };
+  }
+  if (id === "nccl-tree") {
+    return {
+      kind: id,
+      protocol: "simple",
+      trees: [{ down: ranks.map((r) => r + 1 < tp ? [r + 1] : []) }],
+    };
+  }
+  return { kind: id };
+}

@@ -1,0 +1,87 @@
+/**
+ * The tensor-parallel split a pass runs with on a stack, resolved once for the verifier (a
+ * record's claim), the simulated prover (a scenario's topology) and the CLI (`--tp`): the stack's
+ * layout, and the all-reduce checked against what the layout's collective library runs. At two
+ * ranks every implementation adds once and rounds once, so an absent all-reduce stands for the
+ * layout's first.
+ *
+ * @module
+ */
+import {
+  type ClaimedAllReduce,
+  claimedAllReduceUnsupported,
+  type StackProfile,
+  tensorParallelLayout,
+} from "../kernels/mod.ts";
+import type { TensorParallel } from "../model/mod.ts";
+
+/** The split, or why it cannot run: not modelled, or contradicting the stack or itself. */
+export type TensorParallelResolution =
+  | { readonly ok: true; readonly parallel: TensorParallel | undefined }
+  | { readonly ok: false; readonly kind: "unmodelled" | "contradiction"; readonly reason: string };
+
+/**
+ * Resolves a topology on a stack.
+ *
+ * @param stack the stack profile
+ * @param o tensor- and expert-parallel sizes and the all-reduce, if named
+ * @returns the split (undefined for one rank), or the reason
+ * @example
+ * ```ts ignore
+ * const r = tensorParallelOf(stack, { tp: 2, ep: 1 });
+ * ```
+ */
+export function tensorParallelOf(
+  stack: StackProfile,
+  o: {
+    readonly tp: number;
+    readonly ep: number;
+    readonly allReduce?: ClaimedAllReduce | undefined;
+  },
+): TensorParallelResolution {
+  const unmodelled = (reason: string) => ({ ok: false, kind: "unmodelled", reason }) as const;
+  const contradiction = (reason: string) => ({ ok: false, kind: "contradiction", reason }) as const;
+  if (o.tp === 1) {
+    if (o.allReduce !== undefined) return contradiction("an all-reduce is named with tp=1");
+    return o.ep === 1
+      ? { ok: true, parallel: undefined }
+      : unmodelled(`expert parallelism (ep=${o.ep}) is not modelled`);
+  }
+  const id = stack.operators?.tensorParallel;
+  if (id === undefined) {
+    return unmodelled(
+      `stack '${stack.id}' declares no tensor-parallel layout: tp=${o.tp} is not modelled for it`,
+    );
+  }
+  const layout = tensorParallelLayout(id);
+  if (o.ep !== 1) {
+    return unmodelled(
+      `ep=${o.ep}: ${layout.expertParallel ?? "expert parallelism is not modelled"}`,
+    );
+  }
+  if (o.allReduce === undefined) {
+    if (o.tp !== 2) {
+      return contradiction(
+        `tp=${o.tp} without an all-reduce (only at tp=2 do all implementations agree)`,
+      );
+    }
+    return { ok: true, parallel: { size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!) } };
+  }
+  const why = claimedAllReduceUnsupported(o.allReduce);
+  if (why !== null) return unmodelled(why);
+  if (!(layout.allReduce as readonly string[]).includes(o.allReduce.kind)) {
+    return contradiction(
+      `stack '${stack.id}' (layout '${layout.id}') all-reduces with ` +
+        `${layout.allReduce.join(" or ")}, not '${o.allReduce.kind}'`,
+    );
+  }
+  return { ok: true, parallel: { size: o.tp, layout, allReduce: o.allReduce } };
+}
+
+function _twoRanks(kind: string): ClaimedAllReduce {
+  if (kind === "nccl-tree") return { kind, protocol: "simple", trees: [{ down: [[1], []] }] };
+  if (kind === "nccl-ring") {
+    return { kind, protocol: "simple", chunkBytes: 1 << 21, rings: [[0, 1]] };
+  }
+  return { kind } as ClaimedAllReduce;
+}

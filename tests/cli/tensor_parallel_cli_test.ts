@@ -1,0 +1,113 @@
+/**
+ * Tensor parallelism through the CLI: `model forward --tp` on the bundled TP checkpoint (TP 2
+ * agrees for every all-reduce; TP 4 ring and tree differ; refusals by name), `claims append
+ * --tp --all-reduce` records that audit PASS, and records whose topology is misreported FAIL;
+ * `model classes --tp` lists one rank's launches.
+ */
+import assert from "node:assert/strict";
+import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { appendTempDir, assertAudit } from "./_append_fixture.ts";
+import { assertCliCode } from "../_assert_code.ts";
+
+const STACK = "hf-qwen3-flash-attn-torch2.8";
+const CATALOG = "demo-qwen3-tiny-tp-a100";
+const MODEL = `${REPO_ROOT}/tables/models/qwen3-tiny-tp`;
+const dir = await appendTempDir();
+await Deno.writeTextFile(
+  `${dir}/tokens.json`,
+  JSON.stringify({
+    sequences: [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [7, 8, 9]],
+    padTokenId: 0,
+  }),
+);
+
+async function forward(name: string, flags: string[]) {
+  return await runBitaudit([
+    ...["model", "forward", "--checkpoint", MODEL, "--tokens", `${dir}/tokens.json`],
+    ...["--profile", "a100", "--stack", STACK, "--kernel", CATALOG, "--threads", "1"],
+    ...["--out", `${dir}/${name}.safetensors`, "--json", ...flags],
+  ]);
+}
+
+async function fingerprint(name: string, flags: string[]): Promise<string> {
+  const r = await forward(name, flags);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).fingerprint;
+}
+
+function append(fp: string, flags: string[]) {
+  return runBitaudit([
+    ...["claims", "append", "model_forward", "--log", `${dir}/log/claims.jsonl`],
+    ...["--checkpoint", MODEL, "--tokens", `${dir}/tokens.json`, "--stack", STACK],
+    ...["--profile", "a100", "--kernel", CATALOG, "--gpus", "4", "--fingerprint", fp, "--json"],
+    ...flags,
+  ]);
+}
+
+Deno.test("model forward --tp: TP 2 agrees for every all-reduce and differs from one GPU; TP 4 ring and tree differ; claims of each audit PASS, misreported ones FAIL", async () => {
+  const one = await fingerprint("tp1", []);
+  const tp2 = await fingerprint("tp2", ["--tp", "2"]);
+  for (const ar of ["nccl-ring", "nccl-tree", "vllm-custom-1stage"]) {
+    // vLLM's all-reduce is not what HF's stack runs: refused by name.
+    const r = await forward(`tp2-${ar}`, ["--tp", "2", "--all-reduce", ar]);
+    if (ar.startsWith("vllm")) {
+      assertCliCode(r.stderr, "USAGE");
+      continue;
+    }
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).fingerprint, tp2, ar);
+  }
+  assert.notEqual(tp2, one);
+  const ring = await fingerprint("ring", ["--tp", "4", "--all-reduce", "nccl-ring"]);
+  const tree = await fingerprint("tree", ["--tp", "4", "--all-reduce", "nccl-tree"]);
+  assert.notEqual(ring, tree);
+
+  const ok = (r: { code: number; stderr: string }) => assert.equal(r.code, 0, r.stderr);
+  ok(await append(one, ["--log-id", "tp-cli"]));
+  ok(await append(tp2, ["--tp", "2"]));
+  ok(await append(ring, ["--tp", "4", "--all-reduce", "nccl-ring"]));
+  ok(await append(tree, ["--tp", "4", "--all-reduce", "nccl-tree"]));
+  // Misreported: TP 2 bits claimed as one GPU; the tree's bits claimed as the ring's.
+  ok(await append(tp2, []));
+  ok(await append(tree, ["--tp", "4", "--all-reduce", "nccl-ring"]));
+  await assertAudit(dir, {
+    out: "audit",
+    statuses: ["PASS", "PASS", "PASS", "PASS", "FAIL", "FAIL"],
+  });
+});
+
+Deno.test("model forward and claims append refuse topologies by name", async () => {
+  const noAllReduce = await forward("x1", ["--tp", "4"]);
+  assertCliCode(noAllReduce.stderr, "USAGE");
+  assert.match(noAllReduce.stderr, /give --all-reduce/);
+  const ep = await forward("x2", ["--tp", "2", "--ep", "2"]);
+  assert.equal(ep.code, 3, ep.stderr);
+  assert.match(ep.stderr, /^NOT_VERIFIED: ep=2/);
+  const nvls = await forward("x3", ["--tp", "4", "--all-reduce", "nccl-nvls"]);
+  assert.equal(nvls.code, 3, nvls.stderr);
+  assert.match(nvls.stderr, /NVSwitch/);
+  const eight = await forward("x4", ["--tp", "8", "--all-reduce", "nccl-tree"]);
+  assert.equal(eight.code, 3, eight.stderr);
+  assert.match(eight.stderr, /4 KV heads do not split over 8 ranks/);
+  const many = await append("a".repeat(64), ["--tp", "8", "--all-reduce", "nccl-tree"]);
+  assertCliCode(many.stderr, "CLAIM_INVALID");
+  assert.match(many.stderr, /tp=8 ranks on a machine of 4 GPU/);
+});
+
+Deno.test("model classes --tp lists one rank's launches and refuses a ring at 4 ranks", async () => {
+  const classes = (flags: string[]) =>
+    runBitaudit([
+      ...["model", "classes", "--stack", "hf-qwen3-continuous-batching-torch2.8"],
+      ...["--profile", "a100", "--config", `${MODEL}/config.json`, "--context", "100"],
+      ...["--catalog", CATALOG, "--max-batch", "8", "--json", ...flags],
+    ]);
+  const r = await classes(["--tp", "4", "--all-reduce", "nccl-tree"]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.inputs.parallelism.tp, 4);
+  const q = out.classes[0].signature.gemms.find((g: { name: string }) => g.name === "q_proj");
+  assert.deepEqual([q.n, q.k], [128, 256], "8 heads of 64 over 4 ranks");
+  const ring = await classes(["--tp", "4", "--all-reduce", "nccl-ring"]);
+  assert.equal(ring.code, 3);
+  assert.match(ring.stderr, /orders additions by an element's place/);
+});
