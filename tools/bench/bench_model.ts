@@ -19,9 +19,15 @@
  * digest as `bitaudit model forward` does (the case's layer count and token count still apply;
  * the config must be the case's model).
  *
+ * With `--tp 1,2,4` each case also runs as a tensor-parallel pass of that many ranks (HF tp_plan
+ * layout, NCCL tree all-reduce along the chain 0 <- 1 <- ...): the verifier computes every rank,
+ * so the products are the same and the cost is the reduce and the per-rank weight blocks; the
+ * line per size gives its median and the ratio to TP 1 in the same run.
+ *
  * Usage: `deno task bench:model [runs] [--force] [--only 0.6b,4b,30b] [--threads 1,all]
- * [--layers n] [--tokens n] [--checkpoint dir]` (`--layers`/`--tokens` override every selected
- * case's, e.g. for a short smoke run; defaults: 3 runs, 0.6b and 4b, all cores).
+ * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4]` (`--layers`/`--tokens` override
+ * every selected case's, e.g. for a short smoke run; defaults: 3 runs, 0.6b and 4b, all cores,
+ * TP 1).
  *
  * @module
  */
@@ -35,6 +41,7 @@ import {
   parseRecipe,
   parseStackProfile,
   referenceKWalker,
+  tensorParallelLayout,
 } from "../../src/kernels/mod.ts";
 import {
   type BlockRuntime,
@@ -44,6 +51,7 @@ import {
   parseDecoderConfig,
   runPrefillForward,
   synthWeight,
+  type TensorParallel,
 } from "../../src/model/mod.ts";
 import { openCheckpointDir } from "../../src/resolve/mod.ts";
 
@@ -59,6 +67,7 @@ const threadSet = (flag("threads") ?? "all").split(",");
 const layersOverride = flag("layers") === undefined ? undefined : Number(flag("layers"));
 const tokensOverride = flag("tokens") === undefined ? undefined : Number(flag("tokens"));
 const diskDir = flag("checkpoint");
+const tpSet = (flag("tp") ?? "1").split(",").map(Number);
 
 function usage(why: string): never {
   console.error(`error [USAGE]: Cannot run the model benchmark: ${why}`);
@@ -66,6 +75,7 @@ function usage(why: string): never {
 }
 if (!Number.isInteger(runs) || runs < 3 || runs > 100) usage(`runs must be 3..100, got ${runs}`);
 if (threadSet.some((t) => t !== "1" && t !== "all")) usage("--threads takes 1, all or 1,all");
+if (tpSet.some((t) => ![1, 2, 4, 8].includes(t))) usage("--tp takes sizes among 1, 2, 4, 8");
 for (const [name, v] of [["layers", layersOverride], ["tokens", tokensOverride]] as const) {
   if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= 100_000)) {
     usage(`--${name} must be a positive integer`);
@@ -158,6 +168,18 @@ const runtime = (threads: "1" | "all"): BlockRuntime => ({
   sfu,
 });
 
+/** The split of `tp` ranks (HF tp_plan, NCCL tree along the chain), or none for one rank. */
+const split = (tp: number): TensorParallel | undefined =>
+  tp === 1 ? undefined : {
+    size: tp,
+    layout: tensorParallelLayout("hf-tp-plan"),
+    allReduce: {
+      kind: "nccl-tree",
+      protocol: "simple",
+      trees: [{ down: Array.from({ length: tp }, (_, r) => r + 1 < tp ? [r + 1] : []) }],
+    },
+  };
+
 const cases: { id: string; label: string; config: string; layers: number; tokens: number }[] = [
   { id: "0.6b", label: "Qwen3-0.6B forward", config: "qwen3-0.6b", layers: 28, tokens: 128 },
   { id: "4b", label: "Qwen3-4B forward", config: "qwen3-4b", layers: 36, tokens: 250 },
@@ -183,11 +205,11 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
   });
   const virtual = virtualCheckpoint(config);
   const tokens = Array.from({ length: tokenCount }, (_, i) => (i * 7919 + 13) % config.vocab);
-  const once = async (threads: "1" | "all") => {
+  const once = async (threads: "1" | "all", tp = 1) => {
     const t0 = performance.now();
     let fingerprint: string;
     if (diskDir === undefined) {
-      fingerprint = await _forward(virtual, tokens, threads);
+      fingerprint = await _forward(virtual, tokens, threads, undefined, split(tp));
     } else {
       using opened = await openCheckpointDir(diskDir);
       const disk = opened.ckpt;
@@ -196,34 +218,44 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
       }
       const ckpt = { ...disk, config: { ...disk.config, layers } };
       using digest = digestFilesInWorker(diskDir, disk.files); // during the forward
-      fingerprint = await _forward(ckpt, tokens, threads, opened.releaseTensor);
+      fingerprint = await _forward(ckpt, tokens, threads, opened.releaseTensor, split(tp));
       await digest.files;
     }
     return { ms: performance.now() - t0, fingerprint };
   };
   await once(threadSet.includes("all") ? "all" : "1"); // makes the virtual tensors (untimed)
-  const times: Record<string, number[]> = { "1": [], "all": [] };
-  const prints = new Set<string>();
+  const times = new Map<string, number[]>();
+  const prints = new Map<number, Set<string>>(tpSet.map((tp) => [tp, new Set<string>()]));
   for (let i = 0; i < runs; i++) {
     for (const t of threadSet as ("1" | "all")[]) {
-      const r = await once(t);
-      times[t]!.push(r.ms);
-      prints.add(r.fingerprint);
+      for (const tp of tpSet) {
+        const r = await once(t, tp);
+        times.set(`${t}/${tp}`, [...(times.get(`${t}/${tp}`) ?? []), r.ms]);
+        prints.get(tp)!.add(r.fingerprint);
+      }
     }
   }
-  const parts = (threadSet as ("1" | "all")[]).map((t) => {
-    const s = stats(times[t]!);
-    return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
-      sec(s.max)
-    }; runs ${times[t]!.map(sec).join(", ")})`;
-  });
-  const rss = peakRssMiB();
-  console.log(
-    `${c.label}, ${layers} layers, ${tokenCount} tokens: ${parts.join("; ")}; fingerprints ` +
-      `identical: ${prints.size === 1}; peak RSS so far ${
+  for (const tp of tpSet) {
+    const parts = (threadSet as ("1" | "all")[]).map((t) => {
+      const xs = times.get(`${t}/${tp}`)!;
+      const s = stats(xs);
+      const base = times.get(`${t}/${tpSet[0]}`)!;
+      const ratio = tp === tpSet[0]
+        ? ""
+        : `, ${(s.median / stats(base).median).toFixed(3)}x TP ${tpSet[0]}`;
+      return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
+        sec(s.max)
+      }; runs ${xs.map(sec).join(", ")}${ratio})`;
+    });
+    const rss = peakRssMiB();
+    console.log(
+      `${c.label}, ${layers} layers, ${tokenCount} tokens${tp === 1 ? "" : `, TP ${tp}`}: ${
+        parts.join("; ")
+      }; fingerprints identical: ${prints.get(tp)!.size === 1}; peak RSS so far ${
         rss === null ? "n/a" : `${rss.toFixed(0)} MiB`
       }`,
-  );
+    );
+  }
 }
 console.log(`load average at end: ${loadText()}`);
 gemmPool.close();
@@ -234,9 +266,11 @@ async function _forward(
   tokens: number[],
   threads: "1" | "all",
   releaseTensor?: (t: Uint16Array) => void,
+  parallel?: TensorParallel,
 ): Promise<string> {
   const r = await runPrefillForward(ckpt, {
     ...(releaseTensor === undefined ? {} : { releaseTensor }),
+    parallel,
     sequences: [tokens],
     runtime: runtime(threads),
     multiProcessorCount: 108,
