@@ -67,11 +67,13 @@ function allReduces(n: number): Record<ModelledAllReduceKind, ClaimedAllReduce> 
     "vllm-custom-2stage": { kind: "vllm-custom-2stage" },
     "torch-symm-mem-two-shot": { kind: "torch-symm-mem-two-shot" },
     "nccl-ring": { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [ranks] },
-    // A chain 0 <- 1 <- ... <- n-1 would add in rank order; a star adds rank 0 last.
+    // A ternary tree rooted at rank 0 (a star up to 4 ranks): rank 0 adds its children last.
     "nccl-tree": {
       kind: "nccl-tree",
       protocol: "simple",
-      trees: [{ down: ranks.map((r) => r === n - 1 ? [] : r === 0 ? ranks.slice(1) : []) }],
+      trees: [{
+        down: ranks.map((r) => [3 * r + 1, 3 * r + 2, 3 * r + 3].filter((c) => c < n)),
+      }],
     },
   };
 }
@@ -91,10 +93,12 @@ async function open(config: Record<string, unknown>) {
   return { ckpt, read: tensorReader(tensors) };
 }
 
-const opened = { dense: await open(DENSE), moe: await open(MOE) };
+/** 16 query heads / 8 KV heads of 64: splits over 8 ranks under the HF plan. */
+const WIDE = { ...DENSE, num_attention_heads: 16, num_key_value_heads: 8 };
+const opened = { dense: await open(DENSE), moe: await open(MOE), wide: await open(WIDE) };
 
 async function prefill(
-  which: "dense" | "moe",
+  which: "dense" | "moe" | "wide",
   parallel?: TensorParallel,
   batching = "pad-to-longest",
 ): Promise<Uint16Array> {
@@ -136,6 +140,23 @@ Deno.test("TP = 4: implementations that order or round differently give differen
   assert.ok(!equal(outs.get("nccl-tree")!, outs.get("nccl-ring")!));
 });
 
+Deno.test("TP = 8: implementations differ pairwise as their orders do; every one agrees with the float64 reference", async () => {
+  const outs = new Map<string, Uint16Array>();
+  for (const [kind, c] of Object.entries(allReduces(8))) {
+    outs.set(kind, await prefill("wide", tp(8, c)));
+  }
+  assert.ok(!equal(outs.get("vllm-custom-1stage")!, outs.get("torch-symm-mem-two-shot")!));
+  assert.ok(!equal(outs.get("nccl-ring")!, outs.get("nccl-tree")!));
+  assert.ok(!equal(outs.get("nccl-ring")!, outs.get("torch-symm-mem-two-shot")!));
+  const { read } = opened.wide;
+  const ref = referenceForward(WIDE, read, TOKENS);
+  const normWeight = read("model.norm.weight");
+  for (const [kind, hidden] of outs) {
+    const e = rowErrors(hidden, { reference: ref, hidden: WIDE.hidden_size, normWeight });
+    e.forEach((v, t) => assert.ok(v <= TOLERANCE, `TP 8 ${kind} position ${t}: ${v}`));
+  }
+});
+
 Deno.test("TP = 1, 2, 4 forwards agree with the float64 reference within its tolerance", async () => {
   const { read } = opened.dense;
   const ref = referenceForward(DENSE, read, TOKENS);
@@ -162,11 +183,17 @@ Deno.test("a TP layout that cannot split the heads is refused by name", async ()
   assert.match(r.supported ? "" : r.reason, /4 KV heads do not split over 8 ranks/);
 });
 
-Deno.test("a served TP replay (prefill chunk, then decode steps) equals the TP prefill, dense and MoE", async () => {
+Deno.test("a served TP replay (prefill chunk, then decode steps) equals the TP prefill: dense and MoE at 2 and 4 ranks, 8 ranks on the wide model", async () => {
   const n = TOKENS.length;
-  for (const which of ["dense", "moe"] as const) {
-    for (const c of [allReduces(2)["nccl-ring"], allReduces(4)["vllm-custom-2stage"]]) {
-      const size = c.kind === "nccl-ring" ? 2 : 4;
+  const runs: (readonly ["dense" | "moe" | "wide", number, ClaimedAllReduce])[] = [
+    ...(["dense", "moe"] as const).flatMap((which) => [
+      [which, 2, allReduces(2)["nccl-ring"]] as const,
+      [which, 4, allReduces(4)["vllm-custom-2stage"]] as const,
+    ]),
+    ["wide", 8, allReduces(8)["nccl-tree"]],
+  ];
+  for (const [which, size, c] of runs) {
+    {
       const parallel = tp(size, c);
       const want = await prefill(which, parallel, "flatten");
       // Pass 0 computes 12 prompt tokens; passes 1.. one token each (decode-shaped).
