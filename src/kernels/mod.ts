@@ -228,3 +228,23 @@ export {
   type VllmCustomPlan,
   vllmTwoStageOwner,
 } from "./allreduce/mod.ts";
+export {
+  type CubBlockReduceOptions,
+  cubBlockReduceSum,
+  cudaPowf,
+  type CudaPowfOptions,
+  type VllmCosSinCache,
+  vllmCosSinCache,
+  vllmFusedAddRmsNorm,
+  type VllmFusedAddRmsNormOptions,
+  type VllmFusedAddRmsNormResult,
+  vllmRmsNorm,
+  type VllmRmsNormOptions,
+  type VllmRmsNormResult,
+  vllmRopeInvFreq,
+  type VllmRopeInvFreqOptions,
+  vllmRotaryEmbedding,
+  type VllmRotaryEmbeddingOptions,
+  vllmSiluAndMul,
+  type VllmSiluAndMulOptions,
+} from "./vllm/mod.ts";

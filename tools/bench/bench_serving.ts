@@ -29,12 +29,11 @@ import {
 import {
   type BlockRuntime,
   fixedRecipeDispatch,
-  openDecoderCheckpoint,
   type PassShape,
   runPrefillForward,
   runServingForward,
 } from "../../src/model/mod.ts";
-import { checkpointDir } from "../../src/assets/mod.ts";
+import { openCheckpointDir } from "../../src/resolve/mod.ts";
 
 import { flagValue, loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
@@ -94,8 +93,8 @@ const runtime = (threads: string): BlockRuntime => ({
     : fa2Pool.forward,
 });
 
-using files = await checkpointDir(dir);
-const ckpt = await openDecoderCheckpoint(files);
+using opened = await openCheckpointDir(dir);
+const ckpt = opened.ckpt;
 const vocab = ckpt.config.vocab;
 const tokens = Array.from({ length: prompt + decode + 1 }, (_, i) => (i * 7919 + 13) % vocab);
 // One prefill pass, then decode steps among `batch` decoding sequences of similar contexts.

@@ -11,15 +11,10 @@
  *
  * @module
  */
-import {
-  type AssetStore,
-  checkpointDir,
-  fileByteSource,
-  openAssetStore,
-} from "../../assets/mod.ts";
+import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import { type ClaimRecord, formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
-import { openDecoderCheckpoint } from "../../model/mod.ts";
+import { openCheckpointDir, openCheckpointPaths } from "../../resolve/mod.ts";
 import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
 import { createOwnedDir } from "../cleanup.ts";
 import { blobsBeside } from "../work_context.ts";
@@ -81,8 +76,8 @@ export async function appendModelRecord(
 ): Promise<AppendResult> {
   const store = await openAssetStore();
   const inputs = await readModelInputs(store, o);
-  using source = await checkpointDir(o.checkpoint);
-  const ckpt = await openDecoderCheckpoint(source); // refuses what is no checkpoint before any copy
+  using opened = await openCheckpointDir(o.checkpoint); // refuses what is no checkpoint before any copy
+  const { ckpt } = opened;
   const logDone = await createOwnedDir(_folder(o.log));
   let ok = false;
   try {
@@ -172,26 +167,16 @@ async function _stagedCheckpoint(
   staged: readonly StagedBlob[],
 ): Promise<ModelClaimFacts["checkpoint"]> {
   const byName = new Map(staged.map((s) => [s.name, s]));
-  const opened: { close(): void }[] = [];
-  try {
-    const ckpt = await openDecoderCheckpoint({
-      open: async (name) => {
-        const s = byName.get(name);
-        if (s === undefined) return null;
-        const f = await fileByteSource(s.path);
-        opened.push(f);
-        return f;
-      },
-    }, { weightFiles: staged.filter((s) => s.name !== "config.json").map((s) => s.name) });
-    const digests: Record<string, string> = {};
-    for (const name of ckpt.files) digests[name] = byName.get(name)!.sha256;
-    if (ckpt.configSha256 !== byName.get("config.json")!.sha256) {
-      throw new InputError("CHECKPOINT_DIGEST", "Cannot append claim: config.json changed");
-    }
-    return { ckpt, digests };
-  } finally {
-    for (const f of opened) f.close();
+  using opened = await openCheckpointPaths(new Map(staged.map((s) => [s.name, s.path])), {
+    weightFiles: staged.filter((s) => s.name !== "config.json").map((s) => s.name),
+  });
+  const { ckpt } = opened;
+  const digests: Record<string, string> = {};
+  for (const name of ckpt.files) digests[name] = byName.get(name)!.sha256;
+  if (ckpt.configSha256 !== byName.get("config.json")!.sha256) {
+    throw new InputError("CHECKPOINT_DIGEST", "Cannot append claim: config.json changed");
   }
+  return { ckpt, digests };
 }
 
 function _folder(path: string): string {

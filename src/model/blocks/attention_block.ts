@@ -2,8 +2,9 @@
  * The attention block of a dense decoder layer (Qwen3) as HF Transformers runs it on CUDA for a
  * prefill of one sequence from position 0 (spec `model.md` §2, `stack_pytorch_hf.md` §1.1-§1.4,
  * §4): input RMSNorm, q/k/v projections, per-head QK-norm, RoPE (rotate-half), causal attention
- * through the stack's backend, the o projection and the residual add. Every intermediate is
- * returned for comparison with a GPU capture.
+ * through the stack's backend, the o projection and the residual add. It runs the one decoder
+ * layer's attention sublayer (`attentionSublayer`) with a one-launch FA2 core, and returns every
+ * intermediate the layer reports, for comparison with a GPU capture.
  *
  * Backends: the two FlashAttention-2 builds are emulated; cuDNN, memory-efficient SDPA and eager
  * attention are reported unsupported here with the registry's reason (`attentionBackend`, driver
@@ -18,27 +19,23 @@ import type {
   RmsNormResult,
 } from "../../kernels/mod.ts";
 import {
-  addBf16,
-  applyRope,
   attentionBackend,
   fa2NumSplits,
   fa2SfuFunctions,
   flashAttentionForward,
-  qkNorm,
-  rmsNorm,
   ropeInvFreq,
   ropeTables,
 } from "../../kernels/mod.ts";
-import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
+import { type AttentionCore, attentionSublayer, type BlockRuntime } from "../decoder/mod.ts";
+import { runBlockSublayer } from "./block_layer.ts";
 import {
-  _expectLength,
+  _supportOf,
   _Unsupported,
   type BlockPlanBase,
   type BlockSupport,
   planBase,
 } from "./block_support.ts";
 import { checkDenseLayerShape, type DenseLayerShape } from "./layer_shape.ts";
-import { runProjection } from "./run_projection.ts";
 import { checkSfuUsage, type SfuUse } from "./sfu_usage.ts";
 
 /** Weights of the attention block (BF16 patterns, HF layouts; d = head dim, H = hidden). */
@@ -122,16 +119,6 @@ export interface AttentionBlockResult {
   readonly sfu: readonly SfuUse[];
 }
 
-function _calls(shape: DenseLayerShape, m: number): GemmCall[] {
-  const { hidden: h, heads, kvHeads, headDim: d } = shape;
-  return [
-    { name: "q_proj", m, n: heads * d, k: h },
-    { name: "k_proj", m, n: kvHeads * d, k: h },
-    { name: "v_proj", m, n: kvHeads * d, k: h },
-    { name: "o_proj", m, n: h, k: heads * d },
-  ];
-}
-
 /**
  * Fixes every kernel of the attention block for a prefill of `tokens`, or says why it cannot be
  * emulated (unmodelled attention backend, uncovered GEMM, SFU policy, RoPE frequencies the
@@ -159,13 +146,13 @@ export function planAttentionBlock(
   if (!Number.isSafeInteger(sms) || sms < 1) {
     throw new RangeError(`Cannot plan attention: multiProcessorCount must be positive, got ${sms}`);
   }
-  try {
+  return _supportOf(() => {
     const ops = runtime.stack.operators;
     const backend = ops === undefined ? undefined : attentionBackend(ops.attention, "block");
     if (backend !== undefined && !backend.modelled) {
       throw new _Unsupported(`attention backend '${backend.id}': ${backend.reason}`);
     }
-    const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
+    const base = planBase(runtime, { tokens, shape, sublayer: "attention" });
     if (backend === undefined) throw new RangeError("unreachable: planBase checks operators");
     // The registry models only FA2 builds in block claims.
     if (backend.build === null) {
@@ -187,23 +174,17 @@ export function planAttentionBlock(
     const fns = ["rsqrt", ...fa2SfuFunctions(build, { splits })];
     const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
-    return {
-      supported: true,
-      plan: Object.freeze({
-        ...base,
-        shape,
-        eps: options.eps ?? 1e-6,
-        build,
-        splits,
-        multiProcessorCount: sms,
-        invFreq,
-        sfu: sfu.used,
-      }),
-    };
-  } catch (e) {
-    if (e instanceof _Unsupported) return { supported: false, reason: e.reason };
-    throw e;
-  }
+    return Object.freeze({
+      ...base,
+      shape,
+      eps: options.eps ?? 1e-6,
+      build,
+      splits,
+      multiProcessorCount: sms,
+      invFreq,
+      sfu: sfu.used,
+    });
+  });
 }
 
 function _invFreq(rope: RopeSource, d: number): Uint32Array {
@@ -244,60 +225,64 @@ export async function runAttentionBlock(
   },
 ): Promise<AttentionBlockResult> {
   const { plan, runtime, weights: w } = options;
-  const { hidden: h, heads, kvHeads, headDim: d } = plan.shape;
-  const m = plan.tokens;
-  _expectLength("x", x, m * h);
-  _expectLength("weights.norm", w.norm, h);
-  _expectLength("weights.q", w.q, heads * d * h);
-  _expectLength("weights.k", w.k, kvHeads * d * h);
-  _expectLength("weights.v", w.v, kvHeads * d * h);
-  _expectLength("weights.o", w.o, h * heads * d);
-  _expectLength("weights.qNorm", w.qNorm, d);
-  _expectLength("weights.kNorm", w.kNorm, d);
-  const common = { sfu: runtime.sfu, stack: plan.reduceStack, eps: plan.eps };
-  const norm = rmsNorm(x, { ...common, rows: m, hidden: h, weight: w.norm });
-  const [qc, kc, vc, oc] = _calls(plan.shape, m) as [GemmCall, GemmCall, GemmCall, GemmCall];
-  const q = await runProjection(norm.output, { plan, runtime, call: qc, weight: w.q });
-  const k = await runProjection(norm.output, { plan, runtime, call: kc, weight: w.k });
-  const v = await runProjection(norm.output, { plan, runtime, call: vc, weight: w.v });
-  const qNorm = qkNorm(q.out, { ...common, tokens: m, heads, headDim: d, weight: w.qNorm });
-  const kNorm = qkNorm(k.out, {
-    ...common,
-    tokens: m,
-    heads: kvHeads,
-    headDim: d,
-    weight: w.kNorm,
+  let core: FlashAttentionResult | undefined;
+  const fa2 = _fa2Core(plan, runtime, (r) => core = r);
+  const tables = ropeTables(plan.invFreq, Array.from({ length: plan.tokens }, (_, i) => i));
+  const { out, seen } = await runBlockSublayer(x, {
+    ...options,
+    sublayer: "attention",
+    tensors: [
+      ["norm", "input_layernorm.weight", w.norm],
+      ["q", "self_attn.q_proj.weight", w.q],
+      ["k", "self_attn.k_proj.weight", w.k],
+      ["v", "self_attn.v_proj.weight", w.v],
+      ["o", "self_attn.o_proj.weight", w.o],
+      ["qNorm", "self_attn.q_norm.weight", w.qNorm],
+      ["kNorm", "self_attn.k_norm.weight", w.kNorm],
+    ],
+    run: async (ctx, t) => (await attentionSublayer(x, { ctx, t, tables, core: fa2 })).out,
   });
-  const tables = ropeTables(plan.invFreq, Array.from({ length: m }, (_, i) => i));
-  const qRope = applyRope(qNorm.output, { tables, heads });
-  const kRope = applyRope(kNorm.output, { tables, heads: kvHeads });
-  const forward = runtime.attention ?? flashAttentionForward;
-  const core = await forward({ q: qRope, k: kRope, v: v.out }, {
-    heads,
-    kvHeads,
-    headDim: d,
-    causal: true,
-    build: plan.build,
-    profile: runtime.profile,
-    mufu: runtime.sfu,
-    multiProcessorCount: plan.multiProcessorCount,
-  });
-  if (core.splits !== plan.splits) {
-    throw new Error(`FA2 ran ${core.splits} KV splits, the plan fixed ${plan.splits}`);
-  }
-  const o = await runProjection(core.out, { plan, runtime, call: oc, weight: w.o });
   return {
-    norm,
-    q,
-    k,
-    v,
-    qNorm,
-    kNorm,
-    qRope,
-    kRope,
-    core,
-    o,
-    out: addBf16(x, o.out),
+    norm: seen.norm("input_layernorm"),
+    q: seen.linear("q_proj"),
+    k: seen.linear("k_proj"),
+    v: seen.linear("v_proj"),
+    qNorm: seen.norm("q_norm"),
+    kNorm: seen.norm("k_norm"),
+    qRope: seen.tensor("q_rope"),
+    kRope: seen.tensor("k_rope"),
+    core: core!,
+    o: seen.linear("o_proj"),
+    out,
     sfu: plan.sfu,
+  };
+}
+
+/**
+ * The block's attention core: one causal FA2 launch of the plan's build over every head of one
+ * sequence, with the split count the plan fixed; `keep` receives the whole result.
+ */
+function _fa2Core(
+  plan: AttentionBlockPlan,
+  runtime: BlockRuntime,
+  keep: (r: FlashAttentionResult) => void,
+): AttentionCore {
+  const forward = runtime.attention ?? flashAttentionForward;
+  return async (q, k, v) => {
+    const r = await forward({ q, k, v }, {
+      heads: plan.shape.heads,
+      kvHeads: plan.shape.kvHeads,
+      headDim: plan.shape.headDim,
+      causal: true,
+      build: plan.build,
+      profile: runtime.profile,
+      mufu: runtime.sfu,
+      multiProcessorCount: plan.multiProcessorCount,
+    });
+    if (r.splits !== plan.splits) {
+      throw new Error(`FA2 ran ${r.splits} KV splits, the plan fixed ${plan.splits}`);
+    }
+    keep(r);
+    return { core: r.out, splits: r.splits };
   };
 }

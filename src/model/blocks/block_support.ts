@@ -6,7 +6,8 @@
  */
 import { type Datapath, findDatapath } from "../../hardware/mod.ts";
 import { type GemmRecipe, type ReduceStack, reduceStackForTorch } from "../../kernels/mod.ts";
-import type { BlockRuntime, GemmCall, ProjectionName } from "./block_runtime.ts";
+import { type BlockRuntime, gemmCallOf, layerCalls, type ProjectionName } from "../decoder/mod.ts";
+import { denseLayerConfig, type DenseLayerShape } from "./layer_shape.ts";
 
 /** A plan, or why there is none. */
 export type BlockSupport<P> =
@@ -25,7 +26,7 @@ export interface BlockPlanBase {
   readonly recipes: Readonly<Partial<Record<ProjectionName, GemmRecipe>>>;
 }
 
-/** Thrown inside planning to end it with a reason; caught by {@link planBase}'s callers. */
+/** Thrown inside planning to end it with a reason; {@link _supportOf} turns it into the reason. */
 export class _Unsupported extends Error {
   /** @param reason why the configuration cannot be emulated */
   constructor(readonly reason: string) {
@@ -34,17 +35,38 @@ export class _Unsupported extends Error {
 }
 
 /**
- * Resolves what every block needs: the datapath, the torch reduce stack and the projections'
- * recipes.
+ * Runs a planning step, turning an {@link _Unsupported} into the reason.
+ *
+ * @param plan the planning step
+ * @returns its plan, or the reason it gave up
+ * @throws what the step throws besides {@link _Unsupported}
+ */
+export function _supportOf<P>(plan: () => P): BlockSupport<P> {
+  try {
+    return { supported: true, plan: plan() };
+  } catch (e) {
+    if (e instanceof _Unsupported) return { supported: false, reason: e.reason };
+    throw e;
+  }
+}
+
+/**
+ * Resolves what every block needs: the datapath, the torch reduce stack and the recipe of each
+ * linear the one decoder layer's sublayer runs (`layerCalls`) at M = tokens.
  *
  * @param runtime how the block ran
- * @param options tokens and the projection calls
+ * @param options tokens, the layer's sizes and which sublayer the block is
  * @returns the base plan
  * @throws {_Unsupported} with the reason when something is not modelled or not covered
+ * @throws {RangeError} on a token count outside 1..2^20
  */
 export function planBase(
   runtime: BlockRuntime,
-  options: { readonly tokens: number; readonly calls: readonly GemmCall[] },
+  options: {
+    readonly tokens: number;
+    readonly shape: DenseLayerShape;
+    readonly sublayer: "attention" | "mlp";
+  },
 ): BlockPlanBase {
   const { tokens } = options;
   if (!Number.isSafeInteger(tokens) || tokens < 1 || tokens > 1 << 20) {
@@ -61,7 +83,8 @@ export function planBase(
     throw new _Unsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
   }
   const recipes: Partial<Record<ProjectionName, GemmRecipe>> = {};
-  for (const call of options.calls) {
+  for (const linear of layerCalls(denseLayerConfig(options.shape))[options.sublayer].linears) {
+    const call = gemmCallOf(linear, tokens);
     const hit = runtime.gemm(call);
     if (!hit.covered) throw new _Unsupported(hit.reason);
     recipes[call.name] = hit.recipe;

@@ -1,23 +1,23 @@
 /**
  * The FFN block of a dense decoder layer as HF Transformers runs it on CUDA (spec `model.md` §2,
  * `stack_pytorch_hf.md` §1.1, §1.6): post-attention RMSNorm, gate and up projections, SiLU of the
- * gate, the BF16 gate product, the down projection and the residual add; every intermediate is
- * returned for comparison with a GPU capture.
+ * gate, the BF16 gate product, the down projection and the residual add. It runs the one decoder
+ * layer's MLP sublayer (`denseMlpSublayer`) and returns every intermediate the layer reports, for
+ * comparison with a GPU capture.
  *
  * @module
  */
-import { addBf16, type GemmResult, mulBf16, type RmsNormResult } from "../../kernels/mod.ts";
-import { rmsNorm, siluBf16 } from "../../kernels/mod.ts";
-import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
+import type { GemmResult, RmsNormResult } from "../../kernels/mod.ts";
+import { type BlockRuntime, denseMlpSublayer } from "../decoder/mod.ts";
+import { runBlockSublayer } from "./block_layer.ts";
 import {
-  _expectLength,
+  _supportOf,
   _Unsupported,
   type BlockPlanBase,
   type BlockSupport,
   planBase,
 } from "./block_support.ts";
 import { checkDenseLayerShape, type DenseLayerShape } from "./layer_shape.ts";
-import { runProjection } from "./run_projection.ts";
 import { checkSfuUsage, type SfuUse } from "./sfu_usage.ts";
 
 /** Weights of the FFN block (BF16 patterns, HF layouts). */
@@ -62,15 +62,6 @@ export interface FfnBlockResult {
   readonly sfu: readonly SfuUse[];
 }
 
-function _calls(shape: DenseLayerShape, m: number): GemmCall[] {
-  const { hidden: h, intermediate: f } = shape;
-  return [
-    { name: "gate_proj", m, n: f, k: h },
-    { name: "up_proj", m, n: f, k: h },
-    { name: "down_proj", m, n: h, k: f },
-  ];
-}
-
 /**
  * Fixes every kernel of the FFN block for a token count, or says why it cannot be emulated
  * (stack without an operators section, uncovered GEMM shape, SFU mode or status the stack does
@@ -96,18 +87,13 @@ export function planFfnBlock(
 ): BlockSupport<FfnBlockPlan> {
   const shape = checkDenseLayerShape(options.shape);
   const { runtime } = options;
-  try {
-    const base = planBase(runtime, { tokens, calls: _calls(shape, tokens) });
+  return _supportOf(() => {
+    const base = planBase(runtime, { tokens, shape, sublayer: "mlp" });
+    // RMSNorm's rsqrtf, SiLU's expf (MUFU.EX2).
     const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: ["rsqrt", "ex2"] });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
-    return {
-      supported: true,
-      plan: Object.freeze({ ...base, shape, eps: options.eps ?? 1e-6, sfu: sfu.used }),
-    };
-  } catch (e) {
-    if (e instanceof _Unsupported) return { supported: false, reason: e.reason };
-    throw e;
-  }
+    return Object.freeze({ ...base, shape, eps: options.eps ?? 1e-6, sfu: sfu.used });
+  });
 }
 
 /**
@@ -131,32 +117,26 @@ export async function runFfnBlock(
     readonly weights: FfnBlockWeights;
   },
 ): Promise<FfnBlockResult> {
-  const { plan, runtime, weights: w } = options;
-  const { hidden: h, intermediate: f } = plan.shape;
-  const m = plan.tokens;
-  _expectLength("x", x, m * h);
-  _expectLength("weights.norm", w.norm, h);
-  _expectLength("weights.gate", w.gate, f * h);
-  _expectLength("weights.up", w.up, f * h);
-  _expectLength("weights.down", w.down, h * f);
-  const norm = rmsNorm(x, {
-    rows: m,
-    hidden: h,
-    weight: w.norm,
-    sfu: runtime.sfu,
-    stack: plan.reduceStack,
-    eps: plan.eps,
+  const { plan, weights: w } = options;
+  const { out, seen } = await runBlockSublayer(x, {
+    ...options,
+    sublayer: "mlp",
+    tensors: [
+      ["norm", "post_attention_layernorm.weight", w.norm],
+      ["gate", "mlp.gate_proj.weight", w.gate],
+      ["up", "mlp.up_proj.weight", w.up],
+      ["down", "mlp.down_proj.weight", w.down],
+    ],
+    run: (ctx, t) => denseMlpSublayer(x, { ctx, t }),
   });
-  const [gateCall, upCall, downCall] = _calls(plan.shape, m) as [GemmCall, GemmCall, GemmCall];
-  // Both projections are posted before either is awaited: with a walker whose calling thread
-  // stays free, SiLU of the gate runs while up is walked (each output alone: same bits).
-  const gateP = runProjection(norm.output, { plan, runtime, call: gateCall, weight: w.gate });
-  const upP = runProjection(norm.output, { plan, runtime, call: upCall, weight: w.up });
-  upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
-  const gate = await gateP;
-  const act = siluBf16(gate.out, { mufu: runtime.sfu });
-  const up = await upP;
-  const downInput = mulBf16(act, up.out);
-  const down = await runProjection(downInput, { plan, runtime, call: downCall, weight: w.down });
-  return { norm, gate, up, act, downInput, down, out: addBf16(x, down.out), sfu: plan.sfu };
+  return {
+    norm: seen.norm("post_attention_layernorm"),
+    gate: seen.linear("gate_proj"),
+    up: seen.linear("up_proj"),
+    act: seen.tensor("act"),
+    downInput: seen.tensor("down_input"),
+    down: seen.linear("down_proj"),
+    out,
+    sfu: plan.sfu,
+  };
 }

@@ -1,9 +1,11 @@
 /**
  * The shape of one dense decoder layer (Qwen3-style: RMSNorm, GQA attention with QK-norm and
- * RoPE, gated SiLU FFN, no biases), and the Qwen3-4B values (spec `model.md` §1).
+ * RoPE, gated SiLU FFN, no biases), the Qwen3-4B values (spec `model.md` §1), and the layer
+ * description the one decoder layer runs from.
  *
  * @module
  */
+import type { LayerConfig } from "../decoder/mod.ts";
 
 /** Sizes of a dense decoder layer. */
 export interface DenseLayerShape {
@@ -61,4 +63,33 @@ export function checkDenseLayerShape(shape: DenseLayerShape): DenseLayerShape {
     throw new RangeError(`Cannot use layer shape: 'headDim' ${shape.headDim} is odd (RoPE halves)`);
   }
   return Object.freeze({ ...shape });
+}
+
+/** The biases of a Qwen3 layer: none (`attention_bias` false, no MLP bias). */
+const _NO_BIAS = Object.freeze({ qkv: false, o: false, mlp: false });
+
+/**
+ * The one decoder layer's description of a dense Qwen3 layer of these sizes: QK-norm, no
+ * biases, a dense MLP.
+ *
+ * @param shape the sizes (validated)
+ * @returns the layer config
+ * @example
+ * ```ts
+ * import { denseLayerConfig, QWEN3_4B_LAYER } from "./layer_shape.ts";
+ * const c = denseLayerConfig(QWEN3_4B_LAYER);
+ * if (!c.qkNorm || c.bias.qkv || c.moe !== undefined) throw new Error();
+ * ```
+ */
+export function denseLayerConfig(shape: DenseLayerShape): LayerConfig {
+  const { hidden, intermediate, heads, kvHeads, headDim } = shape;
+  return Object.freeze({
+    hidden,
+    intermediate,
+    heads,
+    kvHeads,
+    headDim,
+    qkNorm: true,
+    bias: _NO_BIAS,
+  });
 }

@@ -1,11 +1,13 @@
 /**
- * Transformer blocks as compositions of the bit-exact kernels: the attention block and the FFN
- * block of a dense decoder layer (Qwen3), each planned first (every kernel fixed, or the reason
- * the configuration cannot be emulated) and then run with every intermediate exposed.
+ * Block claims: the attention block and the FFN block of a dense decoder layer (Qwen3), each
+ * planned first (every kernel fixed, or the reason the configuration cannot be emulated) and then
+ * run as the one decoder layer's sublayer (`../decoder/`), whose observer hands back every
+ * intermediate for comparison with a GPU capture.
  *
  * @example
  * ```ts
- * import { fixedRecipeDispatch, planFfnBlock, runFfnBlock } from "./mod.ts";
+ * import { planFfnBlock, runFfnBlock } from "./mod.ts";
+ * import { fixedRecipeDispatch } from "../decoder/mod.ts";
  * import { createSfu, parseGpuProfile } from "../../hardware/mod.ts";
  * import { parseStackProfile, referenceKWalker } from "../../kernels/mod.ts";
  * const profile = parseGpuProfile(JSON.parse(Deno.readTextFileSync(
@@ -41,15 +43,6 @@ export {
   type RopeSource,
   runAttentionBlock,
 } from "./attention_block.ts";
-export {
-  type BlockRuntime,
-  catalogDispatch,
-  fixedRecipeDispatch,
-  type GemmCall,
-  type GemmDispatch,
-  type GemmDispatchResult,
-  type ProjectionName,
-} from "./block_runtime.ts";
 export { type BlockPlanBase, type BlockSupport } from "./block_support.ts";
 export {
   type FfnBlockPlan,

@@ -4,7 +4,7 @@
  * @module
  */
 import { type GemmResult, runGemmRecipe } from "../../kernels/mod.ts";
-import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
+import type { BlockRuntime, GemmCall } from "../decoder/mod.ts";
 import type { BlockPlanBase } from "./block_support.ts";
 
 /**

@@ -13,7 +13,11 @@
  * expert launch depends on the pass.
  *
  * Rows run in launches of recorded sizes (`row_ops.ts`), so one implementation gives both a
- * prefill's bits (every row in one launch) and a serving pass's.
+ * prefill's bits (every row in one launch) and a serving pass's. Every GEMM's N and K and every
+ * norm's launch come from the layer's calls (`layerCalls`, of the rank's view under tensor
+ * parallelism), the description the decode signature and the block plans read too. With an
+ * observer (`onIntermediate`) the layer reports each intermediate with the kernel's whole result,
+ * which block claims return; without one it keeps nothing more.
  *
  * @module
  */
@@ -21,14 +25,25 @@ import type { Datapath } from "../../hardware/mod.ts";
 import {
   addBf16,
   applyRope,
+  type GemmResult,
   mulBf16,
   type ReduceStack,
+  type RmsNormResult,
   type RopeTables,
   siluBf16,
 } from "../../kernels/mod.ts";
-import type { BlockRuntime } from "../blocks/mod.ts";
-import type { DecoderConfig } from "../checkpoint/mod.ts";
-import { type LaunchRows, linearRows, normRows } from "./row_ops.ts";
+import type { BlockRuntime, ProjectionName } from "./block_runtime.ts";
+import {
+  layerCalls,
+  type LayerConfig,
+  type LayerLinear,
+  type LayerNormName,
+  type LayerReduction,
+  linearOf,
+  reductionOf,
+} from "./layer_calls.ts";
+import type { LayerObserver } from "./layer_observer.ts";
+import { type LaunchRows, linearRows, normRows, type RowsResult } from "./row_ops.ts";
 import {
   columnBlock,
   rankBlock,
@@ -44,8 +59,8 @@ export type LayerTensor = (name: string) => Promise<Uint16Array>;
 
 /** What every sublayer of a forward shares. */
 export interface LayerContext {
-  /** The model description. */
-  readonly config: DecoderConfig;
+  /** The model description (what a layer reads of it). */
+  readonly config: LayerConfig;
   /** Profile, stack, GEMM dispatch, K-walker, SFU, attention runner. */
   readonly runtime: BlockRuntime;
   /** Tensor-core datapath of the GEMMs. */
@@ -63,6 +78,8 @@ export interface LayerContext {
   readonly launchRow?: Int32Array | undefined;
   /** The tensor-parallel split; absent on one GPU. */
   readonly parallel?: TensorParallel | undefined;
+  /** Receives every intermediate (block claims); absent: none is kept. */
+  readonly onIntermediate?: LayerObserver | undefined;
 }
 
 /**
@@ -102,52 +119,74 @@ export async function attentionSublayer(
 ): Promise<{ out: Uint16Array; splits: number }> {
   const { ctx, t } = o;
   const { config: c } = ctx;
-  const { hidden: h, headDim: d } = c;
+  const d = c.headDim;
   const tp = ctx.parallel;
   const ranks = rankHeads(c, tp);
-  const norm = _norm(x, ctx, { width: h, perRow: 1, weight: await t("input_layernorm.weight") });
-  const weight = (name: string) => t(`self_attn.${name}.weight`);
-  const bias = async (name: string) => c.bias.qkv ? await t(`self_attn.${name}.bias`) : undefined;
-  // Each rank's block of a column-parallel projection: `count` heads from `first`.
-  const proj = async (name: "q_proj" | "k_proj" | "v_proj", first: number, count: number) => {
-    const w = await weight(name), b = await bias(name);
-    const block = { first: first * d, count: count * d };
+  const one = ranks.length === 1;
+  // A rank's calls are those of its view of the config (its heads and KV heads, as `rankView`
+  // gives them); every rank holds as many heads, so one rank's calls are every rank's.
+  const r0 = ranks[0]!;
+  const calls = layerCalls(one ? c : { ...c, heads: r0.qn, kvHeads: r0.kvn }).attention;
+  const norm = _norm(x, ctx, {
+    call: reductionOf(calls, "input_layernorm")!,
+    rank: 0,
+    weight: await t("input_layernorm.weight"),
+  });
+  const bias = async (l: LayerLinear) => l.bias ? await t(`self_attn.${l.name}.bias`) : undefined;
+  // Each rank's block of a column-parallel projection: its heads from head `first`.
+  const proj = async (name: "q_proj" | "k_proj" | "v_proj", first: number, rank: number) => {
+    const l = linearOf(calls, name);
+    const w = await t(`self_attn.${name}.weight`), b = await bias(l);
+    const block = { first: first * d, count: l.n };
     return await linearRows(norm, {
       ...ctx,
       name,
-      n: count * d,
-      k: h,
-      weight: ranks.length === 1 ? w : rowBlock(w, { ...block, width: h }),
-      bias: b === undefined || ranks.length === 1 ? b : rowBlock(b, { ...block, width: 1 }),
+      n: l.n,
+      k: l.k,
+      weight: one ? w : rowBlock(w, { ...block, width: l.k }),
+      bias: b === undefined || one ? b : rowBlock(b, { ...block, width: 1 }),
+      onResult: _linearSeen(ctx, name, rank),
     });
   };
-  const oWeight = await weight("o_proj");
-  const oBias = c.bias.o ? await t("self_attn.o_proj.bias") : undefined;
+  const oL = linearOf(calls, "o_proj");
+  const oWeight = await t("self_attn.o_proj.weight");
+  const oBias = await bias(oL);
   const partials: Uint16Array[] = [];
   let splits = 1;
-  for (const r of ranks) {
+  for (const [i, r] of ranks.entries()) {
     // The three projections are posted together: with a walker whose calling thread stays free,
     // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
-    const qP = proj("q_proj", r.q0, r.qn);
-    const kP = proj("k_proj", r.kv0, r.kvn);
-    const vP = proj("v_proj", r.kv0, r.kvn);
+    const qP = proj("q_proj", r.q0, i);
+    const kP = proj("k_proj", r.kv0, i);
+    const vP = proj("v_proj", r.kv0, i);
     kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
     vP.catch(() => {});
-    const rope = { ctx, t, tables: o.tables };
-    const qr = await _headNormRope(await qP, { ...rope, which: "q", heads: r.qn });
-    const kr = await _headNormRope(await kP, { ...rope, which: "k", heads: r.kvn });
+    const rope = { ctx, t, tables: o.tables, rank: i };
+    const qr = await _headNormRope(await qP, {
+      ...rope,
+      which: "q",
+      heads: r.qn,
+      norm: reductionOf(calls, "q_norm"),
+    });
+    const kr = await _headNormRope(await kP, {
+      ...rope,
+      which: "k",
+      heads: r.kvn,
+      norm: reductionOf(calls, "k_norm"),
+    });
     const core = await o.core(qr, kr, await vP, r);
     splits = Math.max(splits, core.splits);
     partials.push(
       await linearRows(core.core, {
         ...ctx,
         name: "o_proj",
-        n: h,
-        k: r.qn * d,
-        weight: ranks.length === 1
+        n: oL.n,
+        k: oL.k,
+        weight: one
           ? oWeight
-          : columnBlock(oWeight, { first: r.q0 * d, count: r.qn * d, width: c.heads * d }),
-        bias: ranks.length === 1 ? oBias : _rank0Bias(tp, r.q0 === 0, oBias),
+          : columnBlock(oWeight, { first: r.q0 * d, count: oL.k, width: c.heads * d }),
+        bias: one ? oBias : _rank0Bias(tp, r.q0 === 0, oBias),
+        onResult: _linearSeen(ctx, "o_proj", i),
       }),
     );
   }
@@ -205,30 +244,38 @@ export async function denseMlpSublayer(
   o: { readonly ctx: LayerContext; readonly t: LayerTensor },
 ): Promise<Uint16Array> {
   const { ctx, t } = o;
-  const { hidden: h, intermediate: f, bias } = ctx.config;
+  const { config: c } = ctx;
   const tp = ctx.parallel;
-  const fr = rankBlock(f, tp, "intermediate size");
-  const weight = (name: string) => t(`mlp.${name}.weight`);
-  const biasOf = async (name: string) => bias.mlp ? await t(`mlp.${name}.bias`) : undefined;
+  // A rank's calls are those of its view of the config (its block of the intermediate size).
+  const calls = layerCalls(
+    tp === undefined
+      ? c
+      : { ...c, intermediate: rankBlock(c.intermediate, tp, "intermediate size") },
+  ).mlp;
+  const biasOf = async (l: LayerLinear) => l.bias ? await t(`mlp.${l.name}.bias`) : undefined;
   const norm = _norm(x, ctx, {
-    width: h,
-    perRow: 1,
+    call: reductionOf(calls, "post_attention_layernorm")!,
+    rank: 0,
     weight: await t("post_attention_layernorm.weight"),
   });
-  const downW = await weight("down_proj"), downB = await biasOf("down_proj");
+  const downL = linearOf(calls, "down_proj");
+  const fr = downL.k;
+  const downW = await t("mlp.down_proj.weight"), downB = await biasOf(downL);
   const partials: Uint16Array[] = [];
   for (let r = 0; r < (tp?.size ?? 1); r++) {
     // Rank r's block of gate and up (rows r * fr ..), and of down's columns.
     const block = { first: r * fr, count: fr };
     const col = async (name: "gate_proj" | "up_proj") => {
-      const w = await weight(name), b = await biasOf(name);
+      const l = linearOf(calls, name);
+      const w = await t(`mlp.${name}.weight`), b = await biasOf(l);
       return await linearRows(norm, {
         ...ctx,
         name,
-        n: fr,
-        k: h,
-        weight: tp === undefined ? w : rowBlock(w, { ...block, width: h }),
+        n: l.n,
+        k: l.k,
+        weight: tp === undefined ? w : rowBlock(w, { ...block, width: l.k }),
         bias: b === undefined || tp === undefined ? b : rowBlock(b, { ...block, width: 1 }),
+        onResult: _linearSeen(ctx, name, r),
       });
     };
     // Both projections are posted before either is awaited: SiLU of the gate runs while up is
@@ -237,52 +284,83 @@ export async function denseMlpSublayer(
     const upP = col("up_proj");
     upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
     const act = siluBf16(await gateP, { mufu: ctx.runtime.sfu });
+    ctx.onIntermediate?.({ kind: "tensor", name: "act", rank: r, value: act });
+    const downInput = mulBf16(act, await upP);
+    ctx.onIntermediate?.({ kind: "tensor", name: "down_input", rank: r, value: downInput });
     partials.push(
-      await linearRows(mulBf16(act, await upP), {
+      await linearRows(downInput, {
         ...ctx,
         name: "down_proj",
-        n: h,
-        k: fr,
-        weight: tp === undefined ? downW : columnBlock(downW, { ...block, width: f }),
+        n: downL.n,
+        k: downL.k,
+        weight: tp === undefined ? downW : columnBlock(downW, { ...block, width: c.intermediate }),
         bias: tp === undefined ? downB : _rank0Bias(tp, r === 0, downB),
+        onResult: _linearSeen(ctx, "down_proj", r),
       }),
     );
   }
   return addBf16(x, _rowParallelOut(partials, { ctx, bias: downB }));
 }
 
-/** QK-norm (when the family has it) and RoPE of q or k. */
+/** QK-norm (where the layer's calls have it) and RoPE of q or k. */
 async function _headNormRope(
   a: Uint16Array,
   o: {
-    ctx: LayerContext;
-    t: LayerTensor;
-    which: "q" | "k";
-    heads: number;
-    tables: RopeTables;
+    readonly ctx: LayerContext;
+    readonly t: LayerTensor;
+    readonly which: "q" | "k";
+    readonly heads: number;
+    readonly tables: RopeTables;
+    readonly rank: number;
+    readonly norm: (LayerReduction & { readonly name: LayerNormName }) | undefined;
   },
 ): Promise<Uint16Array> {
-  const { ctx } = o;
-  const normed = ctx.config.qkNorm
-    ? _norm(a, ctx, {
-      width: ctx.config.headDim,
-      perRow: o.heads,
-      weight: await o.t(`self_attn.${o.which}_norm.weight`),
-    })
-    : a;
-  return applyRope(normed, { tables: o.tables, heads: o.heads });
+  const { ctx, norm } = o;
+  const normed = norm === undefined ? a : _norm(a, ctx, {
+    call: norm,
+    rank: o.rank,
+    weight: await o.t(`self_attn.${norm.name}.weight`),
+  });
+  const value = applyRope(normed, { tables: o.tables, heads: o.heads });
+  ctx.onIntermediate?.({ kind: "tensor", name: `${o.which}_rope`, rank: o.rank, value });
+  return value;
 }
 
+/** An RMSNorm of the layer's calls over the activation rows (each launch's configuration). */
 function _norm(
   x: Uint16Array,
   ctx: LayerContext,
-  o: { width: number; perRow: number; weight: Uint16Array },
+  o: {
+    readonly call: LayerReduction & { readonly name: LayerNormName };
+    readonly rank: number;
+    readonly weight: Uint16Array;
+  },
 ): Uint16Array {
+  const { call, rank } = o;
+  const seen = ctx.onIntermediate;
+  const onResult: RowsResult<RmsNormResult> | undefined = seen === undefined
+    ? undefined
+    : (result, rows) => seen({ kind: "norm", name: call.name, rank, rows, result });
   return normRows(x, {
-    ...o,
+    width: call.length,
+    perRow: call.perRow,
+    weight: o.weight,
     runtime: ctx.runtime,
     stack: ctx.reduceStack,
     eps: ctx.eps,
     launchRows: ctx.launchRows,
+    onResult,
   });
+}
+
+/** Reports a linear's GEMM results to the context's observer, if any. */
+function _linearSeen(
+  ctx: LayerContext,
+  name: ProjectionName,
+  rank: number,
+): RowsResult<GemmResult> | undefined {
+  const seen = ctx.onIntermediate;
+  return seen === undefined
+    ? undefined
+    : (result, rows) => seen({ kind: "linear", name, rank, rows, result });
 }

@@ -8,7 +8,7 @@
 import type { Datapath } from "../../hardware/mod.ts";
 import { type GemmResult, ropeInvFreq, runGemmRecipe, scaleInvFreq } from "../../kernels/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
-import type { BlockRuntime, GemmCall } from "../blocks/mod.ts";
+import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
 
 /** Ends a forward whose configuration cannot be emulated; carries the reason. */
 export class ForwardUnsupported extends Error {

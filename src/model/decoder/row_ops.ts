@@ -16,15 +16,23 @@ import type { Datapath } from "../../hardware/mod.ts";
 import {
   addBiasEpilogue,
   type GemmRecipe,
+  type GemmResult,
   type ReduceStack,
   rmsNorm,
+  type RmsNormResult,
   runGemmRecipe,
 } from "../../kernels/mod.ts";
-import type { BlockRuntime, ProjectionName } from "../blocks/mod.ts";
+import type { BlockRuntime, ProjectionName } from "./block_runtime.ts";
 import { ForwardUnsupported } from "./forward_support.ts";
 
 /** Row i of the computed activations ran in a launch of `launchRows[i]` rows. */
 export type LaunchRows = Int32Array;
+
+/**
+ * Receives a kernel's whole result for some rows: those of `rows` (ascending), or every row in
+ * order when `rows` is undefined.
+ */
+export type RowsResult<R> = (result: R, rows: readonly number[] | undefined) => void;
 
 /**
  * Groups row indices by a key, keeping the first-seen order of keys and ascending rows.
@@ -79,7 +87,8 @@ function _put(dst: Uint16Array, src: Uint16Array, rows: readonly number[], width
  *
  * @param x activations [rows, k]
  * @param o runtime, datapath, the projection (`name`, `n`, `k`), the weight [n, k], the `bias`
- *   [n] if the layer has one, and each row's launch rows (`m` of its call)
+ *   [n] if the layer has one, each row's launch rows (`m` of its call), and `onResult`, which
+ *   receives each call's GEMM result (bias included) with the rows it computed
  * @returns y [rows, n]
  * @throws {ForwardUnsupported} when the dispatch does not cover a launch's shape, or a bias meets
  *   a kernel whose bias epilogue is not modelled
@@ -99,6 +108,7 @@ export async function linearRows(
     readonly weight: Uint16Array;
     readonly bias?: Uint16Array | undefined;
     readonly launchRows: LaunchRows;
+    readonly onResult?: RowsResult<GemmResult> | undefined;
   },
 ): Promise<Uint16Array> {
   const rows = o.launchRows.length;
@@ -131,6 +141,7 @@ export async function linearRows(
       outFormat: "bf16",
     });
     const r = o.bias === undefined ? r0 : addBiasEpilogue(r0, { bias: o.bias, n: o.n, recipe });
+    o.onResult?.(r, group.length === rows ? undefined : group);
     if (group.length === rows) out.set(r.out);
     else _put(out, r.out, group, o.n);
   }
@@ -143,7 +154,8 @@ export async function linearRows(
  *
  * @param x [rows * perRow, width]: `perRow` normalised vectors per activation row (QK-norm:
  *   heads)
- * @param o width, weight, SFU, reduce stack, eps, `perRow`, each activation row's launch rows
+ * @param o width, weight, SFU, reduce stack, eps, `perRow`, each activation row's launch rows,
+ *   and `onResult`, which receives each call's RMSNorm result with the rows it computed
  * @returns the normalised BF16 values, same layout
  * @throws {RangeError} as `rmsNorm`
  * @example
@@ -161,6 +173,7 @@ export function normRows(
     readonly stack: ReduceStack;
     readonly eps: number;
     readonly launchRows: LaunchRows;
+    readonly onResult?: RowsResult<RmsNormResult> | undefined;
   },
 ): Uint16Array {
   const rows = o.launchRows.length;
@@ -177,6 +190,7 @@ export function normRows(
       stack: o.stack,
       eps: o.eps,
     });
+    o.onResult?.(r, group.length === rows ? undefined : group);
     if (group.length === rows) out.set(r.output);
     else _put(out, r.output, group, w);
   }

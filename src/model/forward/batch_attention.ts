@@ -22,10 +22,10 @@ import {
   type ReduceStack,
   ropeTables,
 } from "../../kernels/mod.ts";
-import type { BlockRuntime } from "../blocks/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
 import {
   attentionSublayer,
+  type BlockRuntime,
   ForwardUnsupported,
   type LayerTensor,
   type RankHeads,

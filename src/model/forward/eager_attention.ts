@@ -18,9 +18,8 @@
 import { softmaxRows } from "../../kernels/mod.ts";
 import { type Datapath, F32_RN } from "../../hardware/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
-import type { BlockRuntime } from "../blocks/mod.ts";
 import type { BatchLayout } from "./batch_layout.ts";
-import { ForwardUnsupported, project } from "../decoder/mod.ts";
+import { type BlockRuntime, ForwardUnsupported, project } from "../decoder/mod.ts";
 
 /** `torch.finfo(torch.bfloat16).min`, the additive mask value. */
 const BF16_MIN = 0xff7f;

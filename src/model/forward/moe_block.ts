@@ -31,17 +31,22 @@ import {
   softmaxRows,
 } from "../../kernels/mod.ts";
 import { f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
-import type { BlockRuntime } from "../blocks/mod.ts";
 import type { MoeConfig } from "../checkpoint/mod.ts";
 import { addBf16Once } from "./bf16_add_once.ts";
 import {
+  type BlockRuntime,
   columnBlock,
   ForwardUnsupported,
+  gemmCallOf,
+  linearOf,
+  moeCalls,
   orderByPlace,
   project,
+  type ProjectionName,
   rankBlock,
   reduceRows,
   rowBlock,
+  type SublayerCalls,
   type TensorParallel,
 } from "../decoder/mod.ts";
 
@@ -124,6 +129,13 @@ export async function runMoeBlock(
   const { hidden: h, moe, runtime } = o;
   const m = x.length / h;
   const launchRows = o.launch?.rows ?? m;
+  const calls = moeCalls(o);
+  // A rank's expert GEMMs are those of its view (its block of the expert width).
+  const tp = o.parallel;
+  const rankCalls = tp === undefined ? calls : moeCalls({
+    hidden: h,
+    moe: { ...moe, intermediate: rankBlock(moe.intermediate, tp, "MoE intermediate size") },
+  });
   const norm = rmsNorm(x, {
     rows: m,
     launchRows,
@@ -135,7 +147,7 @@ export async function runMoeBlock(
   });
   const logits = await project(norm.output, {
     ...o,
-    call: { name: "router", m: launchRows, n: moe.experts, k: h },
+    call: gemmCallOf(linearOf(calls, "router"), launchRows),
     weight: o.router,
     rows: m,
   });
@@ -154,7 +166,7 @@ export async function runMoeBlock(
     const xe = new Uint16Array(pairs.length * h);
     pairs.forEach(([t], i) => xe.set(norm.output.subarray(t * h, (t + 1) * h), i * h));
     const launchM = o.launch?.expertRows(e, pairs.length) ?? pairs.length;
-    const out = await _expertMlp(xe, { ...o, rows: pairs.length, launchM, w });
+    const out = await _expertMlp(xe, { ...o, rows: pairs.length, launchM, w, calls, rankCalls });
     const scale = new Uint16Array(out.length);
     pairs.forEach(([t, s], i) => scale.fill(routing.weights[t * k + s]!, i * h, (i + 1) * h));
     const scaled = mulBf16(out, scale);
@@ -238,15 +250,27 @@ async function _expertMlp(
     readonly rows: number;
     readonly launchM: number;
     readonly w: ExpertWeights;
+    /** The block's calls, and those of one rank's view (the same without tensor parallelism). */
+    readonly calls: SublayerCalls;
+    readonly rankCalls: SublayerCalls;
   },
 ): Promise<Uint16Array> {
   const { hidden: h, rows, launchM: m, w } = o;
   const f = o.moe.intermediate;
-  if (w.gate.length !== f * h || w.up.length !== f * h || w.down.length !== h * f) {
+  const size = (name: ProjectionName) => {
+    const l = linearOf(o.calls, name);
+    return l.n * l.k;
+  };
+  if (
+    w.gate.length !== size("gate_proj") || w.up.length !== size("up_proj") ||
+    w.down.length !== size("down_proj")
+  ) {
     throw new ForwardUnsupported("expert weights do not match the config's sizes");
   }
   const tp = o.parallel;
-  const fr = rankBlock(f, tp, "MoE intermediate size");
+  const gateL = linearOf(o.rankCalls, "gate_proj"), upL = linearOf(o.rankCalls, "up_proj");
+  const downL = linearOf(o.rankCalls, "down_proj");
+  const fr = downL.k;
   const partials: Uint16Array[] = [];
   for (let r = 0; r < (tp?.size ?? 1); r++) {
     const block = { first: r * fr, count: fr };
@@ -254,20 +278,15 @@ async function _expertMlp(
       tp === undefined ? weight : rowBlock(weight, { ...block, width: h });
     const gate = await project(x, {
       ...o,
-      call: { name: "gate_proj", m, n: fr, k: h },
+      call: gemmCallOf(gateL, m),
       weight: col(w.gate),
       rows,
     });
-    const up = await project(x, {
-      ...o,
-      call: { name: "up_proj", m, n: fr, k: h },
-      weight: col(w.up),
-      rows,
-    });
+    const up = await project(x, { ...o, call: gemmCallOf(upL, m), weight: col(w.up), rows });
     const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
     const down = await project(act, {
       ...o,
-      call: { name: "down_proj", m, n: h, k: fr },
+      call: gemmCallOf(downL, m),
       weight: tp === undefined ? w.down : columnBlock(w.down, { ...block, width: f }),
       rows,
     });

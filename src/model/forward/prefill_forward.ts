@@ -15,9 +15,10 @@ import {
   reduceStackForTorch,
   rmsNorm,
 } from "../../kernels/mod.ts";
-import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
+import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
+  type BlockRuntime,
   denseMlpSublayer,
   ForwardUnsupported,
   modelInvFreq,

@@ -27,14 +27,16 @@ import {
   reduceStackForTorch,
   ropeTables,
 } from "../../kernels/mod.ts";
-import { type BlockRuntime, checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
+import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
   attentionSublayer,
+  type BlockRuntime,
   columnBlock,
   denseMlpSublayer,
   ForwardUnsupported,
   type LaunchRows,
+  layerCalls,
   type LayerContext,
   linearRows,
   modelInvFreq,
@@ -408,12 +410,12 @@ function _checkPasses(
       );
     }
   }
-  const shapes = (m: number) => [
-    { outputs: m, length: c.hidden },
-    { outputs: m * o.rank.qn, length: c.headDim },
-    { outputs: m * o.rank.kvn, length: c.headDim },
-    ...(c.moe?.normTopkProb === true ? [{ outputs: m, length: c.moe.topK }] : []),
-  ];
+  // Every row reduction of the layer's calls, as a rank launches them (its heads).
+  const calls = layerCalls({ ...c, heads: o.rank.qn, kvHeads: o.rank.kvn });
+  const reductions = [calls.attention, calls.mlp, ...(calls.moe === undefined ? [] : [calls.moe])]
+    .flatMap((sub) => sub.reductions);
+  const shapes = (m: number) =>
+    reductions.map((r) => ({ outputs: m * r.perRow, length: r.length }));
   for (const m of new Set(passes.map((p) => p.rows))) {
     for (const shape of shapes(m)) {
       try {

@@ -8,8 +8,8 @@
  * @module
  */
 import { FA2_HEAD_DIMS, isFa2HeadDim } from "../../kernels/mod.ts";
-import type { ProjectionName } from "../blocks/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
+import { layerCalls, type ProjectionName } from "../decoder/mod.ts";
 import {
   type DecodeSignature,
   decodeSignature,
@@ -182,12 +182,19 @@ function _uncoveredNotes(classes: readonly DecodeClass[]): string[] {
 
 function _modelNotes(c: DecoderConfig): string[] {
   const notes: string[] = [];
-  if (c.moe !== undefined) {
-    const f = c.moe.intermediate, h = c.hidden;
+  const moe = layerCalls(c).moe;
+  if (moe !== undefined) {
+    // The routed GEMMs by shape: `gate_proj/up_proj [f x h], down_proj [h x f]`.
+    const byShape = new Map<string, string[]>();
+    for (const l of moe.linears.filter((l) => l.routed)) {
+      const shape = `[${l.n} x ${l.k}]`;
+      byShape.set(shape, [...(byShape.get(shape) ?? []), l.name]);
+    }
+    const gemms = [...byShape].map(([shape, names]) => `${names.join("/")} ${shape}`).join(", ");
     notes.push(
-      `MoE expert GEMMs (gate_proj/up_proj [${f} x ${h}], down_proj [${h} x ${f}]) run with ` +
-        "M = the tokens routed to each expert: per expert and data-dependent, not a function " +
-        "of the batch size; these classes cover the dense part only",
+      `MoE expert GEMMs (${gemms}) run with M = the tokens routed to each expert: per expert ` +
+        "and data-dependent, not a function of the batch size; these classes cover the dense " +
+        "part only",
     );
   }
   if (!isFa2HeadDim(c.headDim)) {

@@ -2,7 +2,10 @@
  * What fixes the bits of one sequence in a pure decode pass of B sequences (each with `context`
  * cached tokens, so key length `context + 1` and query length 1) on a flattened-batch serving
  * stack: the kernel of every GEMM at M = B, the reduce-kernel tree of every norm, and FA2's
- * split-KV launch (spec `stack_pytorch_hf.md` §4.1-§4.3, §1.1; ops.md §1.1).
+ * split-KV launch (spec `stack_pytorch_hf.md` §4.1-§4.3, §1.1; ops.md §1.1). The GEMMs and norms
+ * are the one decoder layer's calls (`layerCalls`) and the model head's, so the signature lists
+ * what the layer runs; it is a function of the config alone, and a tensor-parallel rank's
+ * signature is that of its view of the config (`rankView`).
  *
  * @module
  */
@@ -14,8 +17,17 @@ import {
   reduceConfig,
   type ReduceStack,
 } from "../../kernels/mod.ts";
-import type { GemmDispatch, ProjectionName } from "../blocks/mod.ts";
 import { type DecoderConfig, isMoeLayer } from "../checkpoint/mod.ts";
+import {
+  gemmCallOf,
+  type GemmDispatch,
+  layerCalls,
+  type LayerLinear,
+  type LayerReduction,
+  type LayerReductionName,
+  type ProjectionName,
+  type SublayerCalls,
+} from "../decoder/mod.ts";
 
 /** One GEMM of the pass: its shape without M (M is the batch) and the kernel dispatched. */
 export interface DecodeGemm {
@@ -132,11 +144,7 @@ export function decodeSignature(
     throw new RangeError(`Cannot sign decode: context ${context} must be a non-negative integer`);
   }
   return Object.freeze({
-    gemms: Object.freeze(
-      _gemmShapes(config).map(([name, n, k, bias]) =>
-        _gemm(options.dispatch, { name, m: batch, n, k, ...(bias ? { bias } : {}) })
-      ),
-    ),
+    gemms: Object.freeze(_linears(config).map((l) => _gemm(options.dispatch, l, batch))),
     norms: Object.freeze(_norms(config, batch, options.reduceStack)),
     attention: _attention(config, { batch, context, sms }),
   });
@@ -166,38 +174,33 @@ export function recipeSummary(recipe: GemmRecipe): string {
 }
 
 /**
- * The GEMM calls [name, N, K, bias] of a decode pass, as the model description makes them (MLP
- * ones only when a dense layer exists; biased projections dispatched as biased calls).
+ * The sublayers a decode pass runs: the attention sublayer, the MoE block where a MoE layer
+ * exists, the dense MLP where a dense layer does.
  */
-function _gemmShapes(c: DecoderConfig): (readonly [ProjectionName, number, number, boolean])[] {
-  const q = c.heads * c.headDim, kv = c.kvHeads * c.headDim, h = c.hidden;
-  const layers = Array.from({ length: c.layers }, (_, i) => i);
-  const dense = layers.some((i) => !isMoeLayer(c, i));
-  const moe = layers.some((i) => isMoeLayer(c, i));
-  const { qkv, o, mlp } = c.bias;
+function _sublayers(c: DecoderConfig): SublayerCalls[] {
+  const calls = layerCalls(c);
+  const moe = Array.from({ length: c.layers }, (_, i) => isMoeLayer(c, i));
   return [
-    ["q_proj", q, h, qkv] as const,
-    ["k_proj", kv, h, qkv] as const,
-    ["v_proj", kv, h, qkv] as const,
-    ["o_proj", h, q, o] as const,
-    ...(moe ? [["router", c.moe!.experts, h, false] as const] : []),
-    ...(dense
-      ? [
-        ["gate_proj", c.intermediate, h, mlp] as const,
-        ["up_proj", c.intermediate, h, mlp] as const,
-        ["down_proj", h, c.intermediate, mlp] as const,
-      ]
-      : []),
-    ["lm_head", c.vocab, h, false] as const,
+    calls.attention,
+    ...(moe.includes(true) && calls.moe !== undefined ? [calls.moe] : []),
+    ...(moe.includes(false) ? [calls.mlp] : []),
   ];
 }
 
-function _gemm(
-  dispatch: GemmDispatch,
-  call: { name: ProjectionName; m: number; n: number; k: number; bias?: boolean },
-): DecodeGemm {
-  const hit = dispatch(call);
-  const { name, n, k } = call;
+/**
+ * The GEMMs of a decode pass: the layer's (a MoE expert's GEMMs run with M = the rows routed to
+ * it, which the data sets, and are left out), then the LM head (N = vocabulary, K = hidden).
+ */
+function _linears(c: DecoderConfig): LayerLinear[] {
+  return [
+    ..._sublayers(c).flatMap((s) => s.linears.filter((l) => !l.routed)),
+    { name: "lm_head", n: c.vocab, k: c.hidden, bias: false, routed: false },
+  ];
+}
+
+function _gemm(dispatch: GemmDispatch, linear: LayerLinear, batch: number): DecodeGemm {
+  const hit = dispatch(gemmCallOf(linear, batch));
+  const { name, n, k } = linear;
   return Object.freeze(
     hit.covered
       ? { name, n, k, recipe: hit.recipe, kernel: recipeSummary(hit.recipe), reason: null }
@@ -205,29 +208,45 @@ function _gemm(
   );
 }
 
+/**
+ * The signature's name of a layer reduction: the input and post-attention RMSNorms (and the
+ * model's final norm, of the same launch) are one `rms_norm` (B rows of hidden).
+ */
+const _NORM_NAMES: Readonly<Record<LayerReductionName, DecodeNormName>> = {
+  input_layernorm: "rms_norm",
+  post_attention_layernorm: "rms_norm",
+  q_norm: "q_norm",
+  k_norm: "k_norm",
+  topk_sum: "topk_sum",
+};
+
+/** Every reduction launch of the layer's calls (each signature name once), at B rows. */
 function _norms(c: DecoderConfig, batch: number, stack: ReduceStack): DecodeNorm[] {
-  const norm = (name: DecodeNormName, per: number, length: number, mean: boolean): DecodeNorm => {
-    const rows = batch * per;
-    const r = reduceConfig({ outputs: rows, length }, { stack });
-    return Object.freeze({
-      name,
-      rowsPerSequence: per,
-      length,
-      vectorize: r.vectorize,
-      blockWidth: r.blockWidth,
-      rowWarps: r.splitY ? r.blockHeight : 1,
-      valuesPerThread: r.valuesPerThread,
-      meanFactor: mean ? meanFactor(rows, rows * length) : null,
-    });
-  };
-  const moe = c.moe;
-  return [
-    norm("rms_norm", 1, c.hidden, true),
-    ...(c.qkNorm
-      ? [norm("q_norm", c.heads, c.headDim, true), norm("k_norm", c.kvHeads, c.headDim, true)]
-      : []),
-    ...(moe !== undefined && moe.normTopkProb ? [norm("topk_sum", 1, moe.topK, false)] : []),
-  ];
+  const out = new Map<DecodeNormName, DecodeNorm>();
+  for (const r of _sublayers(c).flatMap((s) => s.reductions)) {
+    const name = _NORM_NAMES[r.name];
+    if (!out.has(name)) out.set(name, _norm(name, r, { batch, stack }));
+  }
+  return [...out.values()];
+}
+
+function _norm(
+  name: DecodeNormName,
+  r: LayerReduction,
+  o: { readonly batch: number; readonly stack: ReduceStack },
+): DecodeNorm {
+  const rows = o.batch * r.perRow;
+  const c = reduceConfig({ outputs: rows, length: r.length }, { stack: o.stack });
+  return Object.freeze({
+    name,
+    rowsPerSequence: r.perRow,
+    length: r.length,
+    vectorize: c.vectorize,
+    blockWidth: c.blockWidth,
+    rowWarps: c.splitY ? c.blockHeight : 1,
+    valuesPerThread: c.valuesPerThread,
+    meanFactor: r.mean ? meanFactor(rows, rows * r.length) : null,
+  });
 }
 
 function _attention(

@@ -1,7 +1,8 @@
 /**
- * What a block computation needs to know about how it ran: the GPU profile, the software stack,
- * which GEMM kernel ran each projection, the K-walk implementation and the SFU model. Pure data
- * and functions; assets are loaded and hash-checked by the caller.
+ * What the one decoder layer, and every driver that runs it (prefill, serving replay, block
+ * claims), needs to know about how it ran: the GPU profile, the software stack, which GEMM
+ * kernel ran each projection, the K-walk implementation and the SFU model. Pure data and
+ * functions; assets are loaded and hash-checked by the caller.
  *
  * @module
  */
@@ -60,7 +61,7 @@ export type GemmDispatchResult =
 /** Chooses the kernel of each projection call (a dispatch catalog, or one fixed recipe). */
 export type GemmDispatch = (call: GemmCall) => GemmDispatchResult;
 
-/** Everything a block needs besides its tensors. */
+/** Everything a decoder layer (or a block of one) needs besides its tensors. */
 export interface BlockRuntime {
   /** GPU profile: tensor-core datapath and architecture. */
   readonly profile: GpuProfile;
