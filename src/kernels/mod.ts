@@ -248,3 +248,8 @@ export {
   vllmSiluAndMul,
   type VllmSiluAndMulOptions,
 } from "./vllm/mod.ts";
+export {
+  type StackOperators,
+  stackOperators,
+  type StackOperatorsSupport,
+} from "./stack_operators.ts";

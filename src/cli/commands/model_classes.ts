@@ -7,7 +7,7 @@
 import { type AssetStore, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { InputError } from "../../errors.ts";
-import { attentionBackend, type ClaimedAllReduce, reduceStackForTorch } from "../../kernels/mod.ts";
+import { type ClaimedAllReduce, stackOperators } from "../../kernels/mod.ts";
 import {
   catalogDispatch,
   type DecodeClasses,
@@ -88,12 +88,10 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     );
   }
   const kernels = await _dispatch(store, o, { stack: stack.value, gpu: profile.value.id });
-  const ops = stack.value.operators;
-  const why = ops === undefined
-    ? `stack '${stack.value.id}' declares no operators section`
-    : _attentionWhy(ops.attention);
-  if (ops === undefined || why !== null) {
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${why}`));
+  // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.
+  const support = stackOperators(stack.value, { driver: "serving", moe: false });
+  if (!support.supported) {
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${support.reason}`));
     Deno.exitCode = EXIT.INCONCLUSIVE;
     return;
   }
@@ -122,7 +120,7 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   // in the same order whatever the batch: a rank's classes are its launches'.
   const r = decodeClasses(rank, {
     dispatch: kernels.dispatch,
-    reduceStack: reduceStackForTorch(ops.torch),
+    reduceStack: support.ops.reduceStack,
     multiProcessorCount: sms,
     context: o.context,
     maxBatch: o.maxBatch,
@@ -183,12 +181,6 @@ async function _dispatch(
     : await loadNamedRecipe(store, text);
   const input = { id: text, source: r.path, sha256: r.sha256 };
   return { dispatch: fixedRecipeDispatch(r.recipe), kind: "recipe", input };
-}
-
-/** Why the attention backend's decode launch cannot be derived (null: an FA2 build). */
-function _attentionWhy(id: string): string | null {
-  const b = attentionBackend(id, "serving");
-  return b.modelled ? null : `attention backend '${b.id}': ${b.reason}`;
 }
 
 function _model(c: DecoderConfig) {

@@ -19,7 +19,6 @@ import type {
   RmsNormResult,
 } from "../../kernels/mod.ts";
 import {
-  attentionBackend,
   fa2NumSplits,
   fa2SfuFunctions,
   flashAttentionForward,
@@ -147,18 +146,10 @@ export function planAttentionBlock(
     throw new RangeError(`Cannot plan attention: multiProcessorCount must be positive, got ${sms}`);
   }
   return _supportOf(() => {
-    const ops = runtime.stack.operators;
-    const backend = ops === undefined ? undefined : attentionBackend(ops.attention, "block");
-    if (backend !== undefined && !backend.modelled) {
-      throw new _Unsupported(`attention backend '${backend.id}': ${backend.reason}`);
-    }
     const base = planBase(runtime, { tokens, shape, sublayer: "attention" });
-    if (backend === undefined) throw new RangeError("unreachable: planBase checks operators");
     // The registry models only FA2 builds in block claims.
-    if (backend.build === null) {
-      throw new RangeError("unreachable: a block backend is an FA2 build");
-    }
-    const build = backend.build;
+    const build = base.ops.attention?.build ?? null;
+    if (build === null) throw new RangeError("unreachable: a block backend is an FA2 build");
     const splits = fa2NumSplits({
       batch: 1,
       heads: shape.heads,

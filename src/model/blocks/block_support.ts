@@ -5,7 +5,12 @@
  * @module
  */
 import { type Datapath, findDatapath } from "../../hardware/mod.ts";
-import { type GemmRecipe, type ReduceStack, reduceStackForTorch } from "../../kernels/mod.ts";
+import {
+  type GemmRecipe,
+  type ReduceStack,
+  type StackOperators,
+  stackOperators,
+} from "../../kernels/mod.ts";
 import { type BlockRuntime, gemmCallOf, layerCalls, type ProjectionName } from "../decoder/mod.ts";
 import { denseLayerConfig, type DenseLayerShape } from "./layer_shape.ts";
 
@@ -24,6 +29,8 @@ export interface BlockPlanBase {
   readonly reduceStack: ReduceStack;
   /** The recipe of each projection. */
   readonly recipes: Readonly<Partial<Record<ProjectionName, GemmRecipe>>>;
+  /** The stack's operators for block claims (attention backend, reductions, activation). */
+  readonly ops: StackOperators;
 }
 
 /** Thrown inside planning to end it with a reason; {@link _supportOf} turns it into the reason. */
@@ -72,12 +79,13 @@ export function planBase(
   if (!Number.isSafeInteger(tokens) || tokens < 1 || tokens > 1 << 20) {
     throw new RangeError(`Cannot plan block: tokens must be an integer in 1..2^20, got ${tokens}`);
   }
-  const ops = runtime.stack.operators;
-  if (ops === undefined) {
-    throw new _Unsupported(
-      `stack '${runtime.stack.id}' declares no operators section (torch version, attention)`,
-    );
-  }
+  const support = stackOperators(runtime.stack, {
+    driver: "block",
+    moe: false,
+    attention: options.sublayer === "attention",
+  });
+  if (!support.supported) throw new _Unsupported(support.reason);
+  const { ops } = support;
   const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
   if (datapath === undefined) {
     throw new _Unsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
@@ -92,8 +100,9 @@ export function planBase(
   return {
     tokens,
     datapath,
-    reduceStack: reduceStackForTorch(ops.torch),
+    reduceStack: ops.reduceStack,
     recipes: Object.freeze(recipes),
+    ops,
   };
 }
 

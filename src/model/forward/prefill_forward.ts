@@ -8,13 +8,7 @@
  * @module
  */
 import { findDatapath } from "../../hardware/mod.ts";
-import {
-  attentionBackend,
-  fa2SfuFunctions,
-  moeExpertsUnsupported,
-  reduceStackForTorch,
-  rmsNorm,
-} from "../../kernels/mod.ts";
+import { fa2SfuFunctions, rmsNorm, stackOperators } from "../../kernels/mod.ts";
 import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
@@ -117,26 +111,12 @@ async function _forward(
 ): Promise<PrefillForwardResult> {
   const c = ckpt.config;
   const { runtime } = o;
-  const ops = runtime.stack.operators;
-  if (ops === undefined) {
-    throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
-  }
-  // The registry says which backends a prefill models (eager included: its batched GEMMs go
-  // through the runtime's dispatch); `build` is null for eager.
-  const backend = attentionBackend(ops.attention, "prefill");
-  if (!backend.modelled) {
-    throw new ForwardUnsupported(`attention backend '${backend.id}': ${backend.reason}`);
-  }
-  const build = backend.build;
-  if (c.moe !== undefined) {
-    if (ops.experts === undefined) {
-      throw new ForwardUnsupported(
-        `stack '${runtime.stack.id}' names no MoE experts implementation`,
-      );
-    }
-    const why = moeExpertsUnsupported(ops.experts);
-    if (why !== null) throw new ForwardUnsupported(why);
-  }
+  // The stack's operators for a prefill (eager attention included: its batched GEMMs go through
+  // the runtime's dispatch; its `build` is null).
+  const support = stackOperators(runtime.stack, { driver: "prefill", moe: c.moe !== undefined });
+  if (!support.supported) throw new ForwardUnsupported(support.reason);
+  const { ops } = support;
+  const build = ops.attention!.build;
   const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
   if (datapath === undefined) {
     throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
@@ -149,7 +129,7 @@ async function _forward(
     }
   }
   const layout = batchLayout(o.sequences, {
-    batching: ops.batching ?? "pad-to-longest",
+    batching: ops.batching,
     ...(o.padTokenId === undefined ? {} : { padTokenId: o.padTokenId }),
   });
   const positions = o.positions ?? o.sequences.map((s, seq) => ({ seq, pos: s.length - 1 }));
@@ -164,10 +144,10 @@ async function _forward(
     config: c,
     runtime,
     datapath,
-    reduceStack: reduceStackForTorch(ops.torch),
+    reduceStack: ops.reduceStack,
     build,
     torchVersion: ops.torch,
-    sdpa: backend.id === "fa2-pytorch-bundled",
+    sdpa: ops.attention!.sdpa,
     invFreq: modelInvFreq(o.invFreq, c),
     multiProcessorCount: o.multiProcessorCount,
     eps,

@@ -16,16 +16,14 @@
  */
 import { findDatapath } from "../../hardware/mod.ts";
 import {
-  attentionBackend,
   type Fa2Build,
   type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
-  moeExpertsUnsupported,
   reduceConfig,
   type ReduceStack,
-  reduceStackForTorch,
   ropeTables,
+  stackOperators,
 } from "../../kernels/mod.ts";
 import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
@@ -199,30 +197,20 @@ async function _replay(
 ): Promise<ServingForwardResult> {
   const c = ckpt.config;
   const { runtime } = o;
-  const ops = runtime.stack.operators;
-  if (ops === undefined) {
-    throw new ForwardUnsupported(`stack '${runtime.stack.id}' declares no operators section`);
-  }
+  const support = stackOperators(runtime.stack, { driver: "serving", moe: c.moe !== undefined });
+  if (!support.supported) throw new ForwardUnsupported(support.reason);
+  const { ops } = support;
   if (ops.batching !== "flatten") {
     throw new ForwardUnsupported(
-      `stack '${runtime.stack.id}' batches '${ops.batching ?? "pad-to-longest"}'; serving ` +
-        "histories are modelled for continuous batching on a 'flatten' stack",
+      `stack '${runtime.stack.id}' batches '${ops.batching}'; serving histories are modelled ` +
+        "for continuous batching on a 'flatten' stack",
     );
   }
-  const backend = attentionBackend(ops.attention, "serving");
-  if (!backend.modelled || backend.build === null) {
+  const build = ops.attention!.build;
+  if (build === null) {
     throw new ForwardUnsupported(
-      `attention backend '${backend.id}': ${
-        backend.modelled ? "no FA2 build in a serving replay" : backend.reason
-      }`,
+      `attention backend '${ops.attention!.id}': no FA2 build in a serving replay`,
     );
-  }
-  const build = backend.build;
-  if (c.moe !== undefined) {
-    const why = ops.experts === undefined
-      ? `stack '${runtime.stack.id}' names no MoE experts implementation`
-      : moeExpertsUnsupported(ops.experts);
-    if (why !== null) throw new ForwardUnsupported(why);
   }
   const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
   if (datapath === undefined) {
@@ -253,7 +241,7 @@ async function _replay(
     for (let e = 0; e < b.entry; e++) at += p.entries[e]!.query;
     for (let i = 0; i < b.rows; i++) launchRow[b.row0 + i] = at + i;
   }
-  const reduceStack = reduceStackForTorch(ops.torch);
+  const reduceStack = ops.reduceStack;
   const byPass = _byPass(blocks);
   _checkPasses(work.passes, byPass, {
     config: c,

@@ -1,0 +1,105 @@
+/**
+ * The one place a driver learns which operator implementations a stack runs (`stackOperators`):
+ * the attention backend for that driver (from `attentionBackend`), the norms' and reductions'
+ * kernel trees (from the PyTorch release, `reduceStackForTorch`), the activation, the MoE experts
+ * (from `moeExpertsUnsupported`) and the batch layout; or, for the first operator that is not
+ * modelled, why. The prefill forward, the serving replay and the block claims read it instead of
+ * each checking ids.
+ *
+ * @module
+ */
+import type { Fa2Build } from "./attention/mod.ts";
+import {
+  attentionBackend,
+  type AttentionBackendId,
+  type AttentionDriver,
+} from "./attention_backend.ts";
+import { type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
+import { type ReduceStack, reduceStackForTorch } from "./reduce/mod.ts";
+import type { StackProfile } from "./stack_profile.ts";
+
+/** The operator implementations a driver runs under a stack. */
+export interface StackOperators {
+  /** `torch.__version__` (softmax and reduce kernels). */
+  readonly torch: string;
+  /**
+   * The attention backend and its FA2 build (null: HF's eager attention); null when the caller
+   * runs no attention (an FFN block claim).
+   */
+  readonly attention: {
+    readonly id: AttentionBackendId;
+    readonly build: Fa2Build | null;
+    /** PyTorch SDPA: its bundled FA2 is reached only without a mask. */
+    readonly sdpa: boolean;
+  } | null;
+  /** RMSNorm, QK-norm and router reductions: PyTorch's reduce kernel of this release. */
+  readonly reduceStack: ReduceStack;
+  /** The MLP activation: HF's `silu(gate) * up` on PyTorch's elementwise kernels. */
+  readonly activation: "torch-silu-mul";
+  /** How MoE experts run (modelled), when the model has experts. */
+  readonly experts?: MoeExpertsId;
+  /** How a batch becomes GEMM rows. */
+  readonly batching: "pad-to-longest" | "flatten";
+}
+
+/** The operators, or why the stack cannot be emulated in this driver. */
+export type StackOperatorsSupport =
+  | { readonly supported: true; readonly ops: StackOperators }
+  | { readonly supported: false; readonly reason: string };
+
+/**
+ * Resolves a stack's operators for a driver.
+ *
+ * @param stack the stack profile
+ * @param o the driver (`prefill`, `serving`, `block`), whether the model has MoE experts, and
+ *   whether the caller runs attention (default true; an FFN block claim does not)
+ * @returns the operators, or the reason
+ * @example
+ * ```ts
+ * import { stackOperators } from "./stack_operators.ts";
+ * import { parseStackProfile } from "./stack_profile.ts";
+ * const stack = parseStackProfile({
+ *   schema: "bitaudit.stack-profile/v1", id: "s", name: "S", components: {},
+ *   gemm: { kernelSource: "recipe" }, sources: [],
+ *   operators: { torch: "2.8.0", attention: "cudnn-sdpa" },
+ * });
+ * const r = stackOperators(stack, { driver: "prefill", moe: false });
+ * if (r.supported || !r.reason.includes("cudnn-sdpa")) throw new Error();
+ * ```
+ */
+export function stackOperators(
+  stack: StackProfile,
+  o: { readonly driver: AttentionDriver; readonly moe: boolean; readonly attention?: boolean },
+): StackOperatorsSupport {
+  const no = (reason: string) => ({ supported: false, reason }) as const;
+  const ops = stack.operators;
+  if (ops === undefined) return no(`stack '${stack.id}' declares no operators section`);
+  const backend = o.attention === false ? null : attentionBackend(ops.attention, o.driver);
+  if (backend !== null && !backend.modelled) {
+    return no(`attention backend '${backend.id}': ${backend.reason}`);
+  }
+  let experts: MoeExpertsId | undefined;
+  if (o.moe) {
+    if (ops.experts === undefined) {
+      return no(`stack '${stack.id}' names no MoE experts implementation`);
+    }
+    const why = moeExpertsUnsupported(ops.experts);
+    if (why !== null) return no(why);
+    experts = ops.experts;
+  }
+  return {
+    supported: true,
+    ops: {
+      torch: ops.torch,
+      attention: backend === null ? null : {
+        id: backend.id,
+        build: backend.build,
+        sdpa: backend.id === "fa2-pytorch-bundled",
+      },
+      reduceStack: reduceStackForTorch(ops.torch),
+      activation: "torch-silu-mul",
+      ...(experts === undefined ? {} : { experts }),
+      batching: ops.batching ?? "pad-to-longest",
+    },
+  };
+}
