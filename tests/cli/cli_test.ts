@@ -150,11 +150,28 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       s.falsified.length,
     );
     assert.deepEqual(s.vectors, { matched: 90_000, total: 90_000 });
-    // Served sequences are in the sample; their honest records PASS and the sampled serving
-    // falsifications (unreported extra sequence, replaced greedy token) are caught.
-    assert.ok(s.byKind.sequence.PASS >= 1 && s.byKind.sequence.NOT_VERIFIED === 0);
-    const caughtKinds = s.caught.map((c: { kind: string }) => c.kind);
-    for (const kind of ["extra_sequence", "token_replaced"]) assert.ok(caughtKinds.includes(kind));
+    // 280 GEMM, 20 block, 30 model-forward (every bundled family, TP 1, 2 and 4) and 24 sequence
+    // records (four engine runs, one at TP 2); 22 of them false.
+    assert.equal(s.population, 354);
+    assert.equal(s.falsified.length, 22);
+    // Forward passes and served sequences are in the sample; their honest records PASS and the
+    // sampled falsifications are caught: the Llama 3 weight flip, the Qwen2.5 fingerprint, a
+    // misreported TP size and a misreported all-reduce, an unreported extra sequence, a replaced
+    // greedy token (in the TP 2 engine run).
+    for (const kind of ["model_forward", "sequence"]) {
+      assert.ok(s.byKind[kind].PASS >= 1 && s.byKind[kind].NOT_VERIFIED === 0, kind);
+    }
+    const caught = s.caught.map((c: { seq: number; kind: string }) => `${c.seq} ${c.kind}`);
+    for (
+      const c of [
+        "312 weight_flip",
+        "314 fingerprint",
+        "315 parallelism",
+        "326 parallelism",
+        "334 extra_sequence",
+        "350 token_replaced",
+      ]
+    ) assert.ok(caught.includes(c), `${c} in ${caught}`);
     assert.deepEqual(s.indistinguishable, []);
     assert.equal(s.timestamps.announcement, "timestamped");
     assert.match(s.timestamps.attestation, /^RFC 3161 token: signature 0 existed at /);

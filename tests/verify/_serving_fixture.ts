@@ -4,6 +4,15 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
+import type { BlobStore } from "../../src/assets/mod.ts";
+import {
+  type ClaimPredicate,
+  type ClaimRecord,
+  formatClaimLog,
+  parseClaimLog,
+} from "../../src/claims/mod.ts";
+import { type VerifyContext, verifyRecord } from "../../src/verify/mod.ts";
 
 /** A scenario with one GEMM record and `requests` sequences per bundled checkpoint. */
 export function servingScenario(falsify: unknown[] = [], requests = 5): unknown {
@@ -71,4 +80,69 @@ export function forwardSection(
     padTokenId: 0,
     layerChain: true,
   };
+}
+
+/**
+ * A serving section of the sequence tests over the given checkpoints (the continuous-batching
+ * stack on an A100, 3 requests each, short prompts), with the usual two falsifications of record
+ * 2 (a flipped fingerprint) and record 5 (a replaced greedy token).
+ */
+export function servedSection(
+  checkpoints: readonly string[],
+  o: { readonly catalog?: string; readonly parallel?: readonly unknown[] } = {},
+): { serving: Record<string, unknown>; falsify: unknown[] } {
+  return {
+    serving: {
+      stack: "hf-qwen3-continuous-batching-torch2.8-lg2-model",
+      components: { pytorch: "2.8.0", flash_attn: "2.8.3" },
+      catalog: o.catalog ?? "demo-qwen3-tiny-a100",
+      multiProcessorCount: 108,
+      checkpoints,
+      requests: 3,
+      arrivalSteps: 4,
+      promptLengths: [3, 7, 12],
+      generate: [1, 3],
+      tokenBudget: 40,
+      maxChunk: 32,
+      layerChain: true,
+      ...(o.parallel === undefined ? {} : { parallel: o.parallel }),
+    },
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 9 }, {
+      seq: 5,
+      kind: "token_replaced",
+      step: 1,
+      token: 7,
+    }],
+  };
+}
+
+/**
+ * Verifies every record after the first of a simulated prover's output and asserts that exactly
+ * the falsified ones FAIL and the others PASS.
+ *
+ * @param made the prover's records, blobs and falsified sequence numbers
+ * @param ctx the verifier's assets, walker and attention runner
+ * @returns each verified record's predicate, in log order
+ */
+export async function assertVerdicts(
+  made: {
+    readonly records: readonly ClaimRecord[];
+    readonly blobs: ReadonlyMap<string, Uint8Array>;
+    readonly falsified: readonly { readonly seq: number }[];
+  },
+  ctx: Omit<VerifyContext, "blobs">,
+): Promise<ClaimPredicate[]> {
+  const blobs: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(made.blobs.get(d) ?? null),
+  };
+  const log = parseClaimLog(formatClaimLog([...made.records]));
+  const falsified = new Set(made.falsified.map((f) => f.seq));
+  const out: ClaimPredicate[] = [];
+  for (let index = 1; index < log.records.length; index++) {
+    out.push(log.records[index]!.predicate);
+    const r = await verifyRecord({ ...ctx, blobs }, { log, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+  return out;
 }

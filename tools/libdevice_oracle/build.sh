@@ -14,7 +14,7 @@ LIBDEVICE="${LIBDEVICE:-/usr/local/cuda/nvvm/libdevice/libdevice.10.bc}"
 FUNCS=(sinf cosf logf expf exp2f rsqrtf tanhf fmaf_rn fmaf_rz fmaf_ru fmaf_rd
   fadd_rn fadd_rz fadd_ru fadd_rd fmul_rn fmul_rz fmul_ru fmul_rd
   fdiv_rn fdiv_rz fdiv_ru fdiv_rd fsqrt_rn fsqrt_rz fsqrt_ru fsqrt_rd
-  float2int_rn float2int_rz float2int_ru float2int_rd saturatef)
+  float2int_rn float2int_rz float2int_ru float2int_rd saturatef powf)
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need llvm-extract-14 || ! need llc-14 || ! need llvm-dis-14 || ! need llvm-as-14; then

@@ -4,7 +4,7 @@
  *   libdevice_oracle <fn> stdin                            reads arity x uint32 per record
  * Float results that are NaN are written as 0x7FFFFFFF (the GPU's canonical NaN); float2int
  * results are the int32 bits. `list` prints the functions with their arity.
- * Functions that execute MUFU instructions (expf, exp2f, rsqrtf, tanhf and the bare MUFU entries
+ * Functions that execute MUFU instructions (expf, exp2f, rsqrtf, tanhf, powf and the bare MUFU entries
  * mufu_ex2/mufu_rcp/mufu_rsqrt (.ftz) and ex2_approx/rsqrt_approx (non-FTZ forms)) need the SFU
  * ROM tables: env SFU_TABLES = path of tables/sfu/tesla_sfu_v1.bin, digest checked by the caller.
  */
@@ -25,7 +25,7 @@ DECL1(sinf) DECL1(cosf) DECL1(logf) DECL1(expf) DECL1(exp2f) DECL1(rsqrtf) DECL1
 DECL1(saturatef) DECL1(fsqrt_rn) DECL1(fsqrt_rz) DECL1(fsqrt_ru) DECL1(fsqrt_rd)
 DECL2(fadd_rn) DECL2(fadd_rz) DECL2(fadd_ru) DECL2(fadd_rd)
 DECL2(fmul_rn) DECL2(fmul_rz) DECL2(fmul_ru) DECL2(fmul_rd)
-DECL2(fdiv_rn) DECL2(fdiv_rz) DECL2(fdiv_ru) DECL2(fdiv_rd)
+DECL2(fdiv_rn) DECL2(fdiv_rz) DECL2(fdiv_ru) DECL2(fdiv_rd) DECL2(powf)
 DECL3(fmaf_rn) DECL3(fmaf_rz) DECL3(fmaf_ru) DECL3(fmaf_rd)
 int32_t __nv_float2int_rn(float); int32_t __nv_float2int_rz(float);
 int32_t __nv_float2int_ru(float); int32_t __nv_float2int_rd(float);
@@ -45,7 +45,7 @@ static const struct entry TABLE[] = {
   E(fdiv_rz, 2, 0), E(fdiv_ru, 2, 0), E(fdiv_rd, 2, 0), E(fmaf_rn, 3, 0), E(fmaf_rz, 3, 0),
   E(fmaf_ru, 3, 0), E(fmaf_rd, 3, 0), E(float2int_rn, 1, 1), E(float2int_rz, 1, 1),
   E(float2int_ru, 1, 1), E(float2int_rd, 1, 1),
-  M(expf), M(exp2f), M(rsqrtf), M(tanhf),
+  M(expf), M(exp2f), M(rsqrtf), M(tanhf), { "powf", 2, 0, (void *)__nv_powf, 1 },
   RAW(mufu_ex2, oracle_nvvm_ex2_approx_ftz_f), RAW(mufu_rcp, oracle_mufu_rcp_ftz),
   RAW(mufu_rsqrt, oracle_nvvm_rsqrt_approx_ftz_f), RAW(ex2_approx, oracle_nvvm_ex2_approx_f),
   RAW(rsqrt_approx, oracle_nvvm_rsqrt_approx_f),

@@ -89,3 +89,17 @@ float oracle_nvvm_saturate_ftz_f(float a) { return oracle_nvvm_saturate_f(flush(
 
 /* The MUFU intrinsics (ex2/rsqrt.approx[.ftz].f32 and the inline-asm rcp.approx.ftz.f32) are in
  * mufu.c. */
+
+/*
+ * The rounding intrinsics libdevice's __nv_powf calls, as exact C replacements (PTX semantics
+ * checked by lowering each intrinsic with llc-14 -march=nvptx64: round.f -> cvt.rni.f32.f32,
+ * trunc.f -> cvt.rzi.f32.f32, floor.f -> cvt.rmi.f32.f32). Rounding mode is round-to-nearest
+ * between calls.
+ */
+float oracle_nvvm_trunc_f(float a) { return truncf(a); }
+float oracle_nvvm_trunc_ftz_f(float a) { return truncf(flush(a)); }
+float oracle_nvvm_floor_f(float a) { return floorf(a); }
+float oracle_nvvm_floor_ftz_f(float a) { return floorf(flush(a)); }
+/* cvt.rni: nearest integer, ties to even (rintf in the default round-to-nearest mode). */
+float oracle_nvvm_round_f(float a) { return rintf(a); }
+float oracle_nvvm_round_ftz_f(float a) { return rintf(flush(a)); }

@@ -7,6 +7,7 @@
  * @module
  */
 import { checkedSfuTablesPath } from "./checked_sfu_tables_path.ts";
+import { runOracle } from "./run_oracle.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ORACLE = `${ROOT}.build/libdevice_oracle/libdevice_oracle`;
@@ -32,20 +33,7 @@ const SPECIAL = [
 
 const env = { SFU_TABLES: await checkedSfuTablesPath() };
 
-async function run(fn: string, records: Uint32Array): Promise<Uint32Array> {
-  const child = new Deno.Command(ORACLE, {
-    args: [fn, "stdin"],
-    env,
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  const done = w.write(new Uint8Array(records.buffer)).then(() => w.close());
-  const out = await child.output();
-  await done;
-  if (!out.success) throw new Error(`Cannot run oracle ${fn}: exit code ${out.code}`);
-  return new Uint32Array(out.stdout.slice().buffer);
-}
+const run = (fn: string, records: Uint32Array) => runOracle(ORACLE, fn, records, env);
 
 const hex = (x: number) => x.toString(16).padStart(8, "0");
 const unary: number[] = [...SPECIAL];

@@ -2,9 +2,10 @@
  * `bitaudit demo`: the main job on bundled data.
  *
  * A simulated prover turns `demo/scenario.json` (a small transformer's projection GEMMs at varied
- * batch sizes on an A100, a handful of records falsified) into a committed claim log; a
- * throw-away inspector key audits a sample chosen by fixed public randomness, signs the verdict,
- * and the attestation is then checked offline as a third party would. An in-process RFC 3161 TSA
+ * batch sizes on an A100, decoder blocks, forward passes and served sequences of every bundled
+ * tiny model family, some tensor-parallel, a handful of records falsified) into a committed claim
+ * log; a throw-away inspector key audits a sample chosen by fixed public randomness, signs the
+ * verdict, and the attestation is then checked offline as a third party would. An in-process RFC 3161 TSA
  * with a throw-away certificate (pinned in the demo's trust root) stamps the announcement and the
  * attestation's signature, so `check` exercises the timestamp path without a subprocess. Finally
  * the bundled GPU-measured tensor-core vectors are re-checked.
@@ -104,7 +105,7 @@ export function demoCommand(): Command {
         say(`bitaudit demo -> ${out}`);
         say("");
         say(
-          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, attention and FFN blocks, tiny Qwen3 forward passes, and sequences served by a continuous-batching engine: chunked prefill, decode steps, greedy tokens)",
+          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, attention and FFN blocks, forward passes of tiny Qwen3, Qwen3-MoE, Llama 3, Mistral and Qwen2.5 checkpoints at TP 1, 2 and 4, and sequences served by a continuous-batching engine: chunked prefill, decode steps, greedy tokens)",
         );
         const prover = await runProver(SCENARIO, { out, progress: !opts.json });
         const falsified = prover.output.falsified;

@@ -7,8 +7,8 @@
  * Source: `__nv_powf` in the toolkit's `libdevice.10.bc` (CUDA 13.0, V13.0.88, sha256 `91334d6e…`),
  * disassembled with `llvm-extract-14 --func=__nv_powf` + `llvm-dis-14`; the non-FTZ branch of every
  * `__nvvm_reflect("__CUDA_FTZ")` (PyTorch builds without fast-math). Evidence: derived from source,
- * checked against that bitcode compiled for the CPU (`tests/kernels/vllm/fixtures/powf_oracle/`);
- * never compared with a GPU.
+ * checked against that bitcode compiled for the CPU (`tools/libdevice_oracle/`, fixture
+ * `tests/kernels/vllm/fixtures/powf_oracle_sample.json`); never compared with a GPU.
  *
  * GPU-only question: the bitcode's `fsub float f, u` with `u = fmul (2 f) r` is a plain (not
  * `.rn`-intrinsic) multiply feeding a subtract, which a compiler run with `--fmad=true` may contract
