@@ -37,11 +37,11 @@ import {
   type BlockRuntime,
   columnBlock,
   ForwardUnsupported,
-  gemmCallOf,
+  type LayerLinear,
   linearOf,
+  linearRows,
   moeCalls,
   orderByPlace,
-  project,
   type ProjectionName,
   rankBlock,
   reduceRows,
@@ -145,13 +145,13 @@ export async function runMoeBlock(
     stack: o.reduceStack,
     eps: o.eps,
   });
-  const logits = await project(norm.output, {
+  const logits = await _linear(norm.output, {
     ...o,
-    call: gemmCallOf(linearOf(calls, "router"), launchRows),
+    linear: linearOf(calls, "router"),
     weight: o.router,
-    rows: m,
+    gemmRows: launchRows,
   });
-  const routing = routeTopK(logits.out, { ...o, rows: m, launchRows });
+  const routing = routeTopK(logits, { ...o, rows: m, launchRows });
   const y = new Uint16Array(m * h);
   const expertRows = new Map<number, number>();
   const k = moe.topK;
@@ -276,21 +276,17 @@ async function _expertMlp(
     const block = { first: r * fr, count: fr };
     const col = (weight: Uint16Array) =>
       tp === undefined ? weight : rowBlock(weight, { ...block, width: h });
-    const gate = await project(x, {
-      ...o,
-      call: gemmCallOf(gateL, m),
-      weight: col(w.gate),
-      rows,
-    });
-    const up = await project(x, { ...o, call: gemmCallOf(upL, m), weight: col(w.up), rows });
-    const act = mulBf16(siluBf16(gate.out, { mufu: o.runtime.sfu }), up.out);
-    const down = await project(act, {
-      ...o,
-      call: gemmCallOf(downL, m),
-      weight: tp === undefined ? w.down : columnBlock(w.down, { ...block, width: f }),
-      rows,
-    });
-    partials.push(down.out);
+    const gate = await _linear(x, { ...o, linear: gateL, weight: col(w.gate), gemmRows: m });
+    const up = await _linear(x, { ...o, linear: upL, weight: col(w.up), gemmRows: m });
+    const act = mulBf16(siluBf16(gate, { mufu: o.runtime.sfu }), up);
+    partials.push(
+      await _linear(act, {
+        ...o,
+        linear: downL,
+        weight: tp === undefined ? w.down : columnBlock(w.down, { ...block, width: f }),
+        gemmRows: m,
+      }),
+    );
   }
   if (tp === undefined) return partials[0]!;
   if (tp.layout.moe !== "per-expert-all-reduce") {
@@ -305,4 +301,25 @@ async function _expertMlp(
     );
   }
   return reduceRows(partials, { tp, width: h, launchRows: new Int32Array(rows).fill(rows) });
+}
+
+/** A MoE GEMM (router or expert) through the one linear operation, in launches of `gemmRows`. */
+function _linear(
+  x: Uint16Array,
+  o: MoeBlockOptions & {
+    readonly linear: LayerLinear;
+    readonly weight: Uint16Array;
+    readonly gemmRows: number;
+  },
+): Promise<Uint16Array> {
+  const { linear } = o;
+  return linearRows(x, {
+    runtime: o.runtime,
+    datapath: o.datapath,
+    name: linear.name,
+    n: linear.n,
+    k: linear.k,
+    weight: o.weight,
+    launchRows: new Int32Array(x.length / linear.k).fill(o.gemmRows),
+  });
 }
