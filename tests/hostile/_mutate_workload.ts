@@ -128,7 +128,7 @@ export function editForward(p: ClaimPredicate, edits: readonly WorkloadEdit[]): 
         w.attention = { multiProcessorCount: Math.max(1, num(108, e.n)) };
         break;
       case "tp":
-        q.parallelism = { ...q.parallelism, tp: 2 };
+        _topology(q, e);
         break;
       case "sampled": // no sampler in a forward: name a recipe instead of the catalog
         w.kernel = { recipe: { family: e.id % 2 === 0 ? "single_walk" : "no-such-family" } };
@@ -194,7 +194,7 @@ export function editSequence(p: ClaimPredicate, edits: readonly WorkloadEdit[]):
         w.attention = { multiProcessorCount: Math.max(1, num(108, e.n)) };
         break;
       case "tp":
-        q.parallelism = { ...q.parallelism, ep: 2 };
+        _topology(q, e);
         break;
       case "sampled":
         w.decoding = "sampled";
@@ -206,4 +206,46 @@ export function editSequence(p: ClaimPredicate, edits: readonly WorkloadEdit[]):
     }
   }
   return q;
+}
+
+/** All-reduces a record may name: valid, malformed, unmodelled, unknown, for up to 8 ranks. */
+const ALL_REDUCES: readonly ((tp: number) => unknown)[] = [
+  () => undefined,
+  () => ({ kind: "vllm-custom-1stage" }),
+  () => ({ kind: "torch-symm-mem-two-shot" }),
+  (tp) => ({
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1024,
+    rings: [Array.from({ length: tp }, (_, r) => r)],
+  }),
+  (tp) => ({
+    kind: "nccl-ring",
+    protocol: "ll",
+    chunkBytes: 1,
+    rings: [[0, ...Array(tp).fill(1)]],
+  }),
+  (tp) => ({
+    kind: "nccl-tree",
+    protocol: "simple",
+    trees: [{ down: Array.from({ length: tp }, (_, r) => (r + 1 < tp ? [r + 1] : [])) }],
+  }),
+  (tp) => ({ kind: "nccl-tree", protocol: "simple", trees: [{ down: Array(tp).fill([0]) }] }),
+  () => ({ kind: "nccl-nvls" }),
+  () => ({ kind: "no-such-reduce" }),
+  (tp) => ({ kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0], [0]], x: tp }),
+];
+
+/** A topology edit: tp, pp, ep and the GPU count from the edit's numbers, an all-reduce or none. */
+function _topology(q: _Predicate, e: WorkloadEdit): void {
+  const tp = [1, 2, 3, 4, 8, 4096][e.at % 6]!;
+  const allReduce = ALL_REDUCES[e.id % ALL_REDUCES.length]!(tp);
+  q.parallelism = {
+    tp,
+    pp: 1 + (e.at >> 3) % 3,
+    ep: 1 + (e.at >> 5) % 2,
+    dp: 1,
+    ...(allReduce === undefined ? {} : { allReduce: allReduce as { kind: string } }),
+  };
+  q.hardware = { ...q.hardware, count: [1, 2, 4, 8, 16][Math.abs(num(2, e.n)) % 5]! };
 }
