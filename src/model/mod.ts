@@ -31,7 +31,6 @@ export {
   type RopeSource,
   runAttentionBlock,
   runFfnBlock,
-  runProjection,
   type SfuUsageCheck,
   type SfuUse,
 } from "./blocks/mod.ts";

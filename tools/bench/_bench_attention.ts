@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { runProjection } from "./_run_projection.ts";
 import type { GemmResult } from "../../src/kernels/mod.ts";
 import { addBf16, applyRope, qkNorm, rmsNorm, ropeTables } from "../../src/kernels/mod.ts";
 import {
@@ -11,7 +12,6 @@ import {
   type DenseLayerShape,
   planAttentionBlock,
   type ProjectionName,
-  runProjection,
 } from "../../src/model/mod.ts";
 import { normalBf16, printBlockTable, type StageRow, StageTimer } from "./_bench_blocks_support.ts";
 import { type BenchAttentionOptions, coreSlice, runCoreSlice } from "./_core_slice.ts";

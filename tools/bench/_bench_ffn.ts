@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { runProjection } from "./_run_projection.ts";
 import { addBf16, mulBf16, rmsNorm, siluBf16 } from "../../src/kernels/mod.ts";
 import type { GemmResult } from "../../src/kernels/mod.ts";
 import {
@@ -11,7 +12,6 @@ import {
   type FfnBlockWeights,
   planFfnBlock,
   runFfnBlock,
-  runProjection,
 } from "../../src/model/mod.ts";
 import { normalBf16, printBlockTable, type StageRow, StageTimer } from "./_bench_blocks_support.ts";
 

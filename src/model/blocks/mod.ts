@@ -52,5 +52,4 @@ export {
   runFfnBlock,
 } from "./ffn_block.ts";
 export { checkDenseLayerShape, type DenseLayerShape, QWEN3_4B_LAYER } from "./layer_shape.ts";
-export { runProjection } from "./run_projection.ts";
 export { checkSfuUsage, type SfuUsageCheck, type SfuUse } from "./sfu_usage.ts";

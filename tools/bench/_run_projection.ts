@@ -3,9 +3,8 @@
  *
  * @module
  */
-import { type GemmResult, runGemmRecipe } from "../../kernels/mod.ts";
-import type { BlockRuntime, GemmCall } from "../decoder/mod.ts";
-import type { BlockPlanBase } from "./block_support.ts";
+import { type GemmResult, runGemmRecipe } from "../../src/kernels/mod.ts";
+import type { BlockPlanBase, BlockRuntime, GemmCall } from "../../src/model/mod.ts";
 
 /**
  * Runs a projection with the recipe the plan fixed for it.
