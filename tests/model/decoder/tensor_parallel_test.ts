@@ -95,10 +95,24 @@ async function open(config: Record<string, unknown>) {
 
 /** 16 query heads / 8 KV heads of 64: splits over 8 ranks under the HF plan. */
 const WIDE = { ...DENSE, num_attention_heads: 16, num_key_value_heads: 8 };
-const opened = { dense: await open(DENSE), moe: await open(MOE), wide: await open(WIDE) };
+/** Llama with every bias (q/k/v, o, MLP): column-parallel biases split, row-parallel ones not. */
+const BIASED = {
+  ...DENSE,
+  model_type: "llama",
+  architectures: ["LlamaForCausalLM"],
+  attention_bias: true,
+  mlp_bias: true,
+  rope_theta: 500000,
+};
+const opened = {
+  dense: await open(DENSE),
+  moe: await open(MOE),
+  wide: await open(WIDE),
+  biased: await open(BIASED),
+};
 
 async function prefill(
-  which: "dense" | "moe" | "wide",
+  which: keyof typeof opened,
   parallel?: TensorParallel,
   batching = "pad-to-longest",
 ): Promise<Uint16Array> {
@@ -138,6 +152,23 @@ Deno.test("TP = 4: implementations that order or round differently give differen
   assert.ok(!equal(outs.get("vllm-custom-1stage")!, outs.get("nccl-ring")!));
   // The star tree adds rank 0 last; the ring starts each chunk elsewhere.
   assert.ok(!equal(outs.get("nccl-tree")!, outs.get("nccl-ring")!));
+});
+
+Deno.test("TP biases: column-parallel biases split with their rows; HF adds a row-parallel bias after the all-reduce, which rank 0's epilogue would not match", async () => {
+  const { read } = opened.biased;
+  const ref = referenceForward(BIASED, read, TOKENS);
+  const normWeight = read("model.norm.weight");
+  const ring = allReduces(4)["nccl-ring"];
+  const hf = await prefill("biased", tp(4, ring));
+  const e = rowErrors(hf, { reference: ref, hidden: BIASED.hidden_size, normWeight });
+  e.forEach((v, t) => assert.ok(v <= TOLERANCE, `TP 4 biased position ${t}: ${v}`));
+  const rank0 = await prefill("biased", {
+    size: 4,
+    layout: { ...LAYOUT, rowParallelBias: "rank0-epilogue" },
+    allReduce: ring,
+  });
+  assert.ok(!equal(hf, rank0), "where the bias is added changes bits");
+  assert.ok(!equal(hf, await prefill("biased")), "TP 4 is not the one-GPU forward");
 });
 
 Deno.test("TP = 8: implementations differ pairwise as their orders do; every one agrees with the float64 reference", async () => {
