@@ -115,6 +115,10 @@ Deno.test("topology claims the record or its stack contradicts FAIL; what is not
   });
   assert.match(stop(claim({ tp: 2 }), bare), /^NOT_VERIFIED: .*declares no tensor-parallel layout/);
   assert.equal(stop(claim({ tp: 2 })), "resolved");
+  // Pipeline stages copy activations: tp x pp ranks must fit the machine, then each stage's TP
+  // pass is what is recomputed.
+  assert.equal(stop(claim({ tp: 2, pp: 2 }, 4)), "resolved");
+  assert.match(stop(claim({ tp: 2, pp: 2 }, 2)), /^FAIL: .*tp=2 x pp=2 ranks on 2 GPU/);
   assert.equal(
     stop(
       claim({

@@ -1,0 +1,85 @@
+/**
+ * Evidence levels in results: every recomputed result lists how each component it rests on is
+ * known, the signed verdict carries it, `audit --require-evidence` turns a matching record that
+ * rests on weaker evidence into NOT_VERIFIED (naming the component), and `check
+ * --require-evidence` applies the same minimum as a policy on an attestation.
+ */
+import assert from "node:assert/strict";
+import { decodeBase64 } from "../../src/attest/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
+import { runBitaudit } from "./_run.ts";
+
+const f = await makeAuditFixture({ records: 6, falsify: [], forward: 2 });
+
+async function audit(out: string, extra: string[] = []) {
+  const r = await runBitaudit([...auditArgs(f, `${f.dir}/${out}`, 8), "--json", ...extra]);
+  const envelope = JSON.parse(await Deno.readTextFile(`${f.dir}/${out}/attestation.dsse.json`));
+  const statement = JSON.parse(new TextDecoder().decode(decodeBase64(envelope.payload)));
+  return { r, predicate: statement.predicate, path: `${f.dir}/${out}/attestation.dsse.json` };
+}
+
+const plain = await audit("plain");
+
+Deno.test("every recomputed result of the signed verdict lists its components and their levels", () => {
+  assert.equal(plain.r.code, 0, plain.r.stderr);
+  const results = plain.predicate.results as {
+    status: string;
+    evidence?: { component: string; level: string }[];
+  }[];
+  assert.ok(results.length > 0);
+  for (const r of results) {
+    assert.equal(r.status, "PASS");
+    const e = r.evidence!;
+    assert.ok(e.some((x) => /^datapath a100 /.test(x.component)), JSON.stringify(e));
+    assert.ok(e.some((x) => /^GEMM kernel/.test(x.component)), JSON.stringify(e));
+    for (const x of e) {
+      assert.ok(
+        ["derived-from-source", "checked-against-peer", "measured-on-gpu"].includes(x.level),
+      );
+    }
+  }
+  // The A100's bf16 datapath is GPU-measured; the demo catalogs are illustrative (source only).
+  const all = results.flatMap((r) => r.evidence!);
+  assert.ok(all.some((x) => x.component.startsWith("datapath") && x.level === "measured-on-gpu"));
+  assert.ok(all.some((x) => x.level === "derived-from-source"));
+});
+
+Deno.test("audit --require-evidence: matching records that rest on weaker evidence are NOT_VERIFIED, naming it", async () => {
+  const strict = await audit("strict", ["--require-evidence", "measured-on-gpu"]);
+  assert.equal(strict.r.code, 3, strict.r.stderr); // INCONCLUSIVE
+  const out = JSON.parse(strict.r.stdout);
+  assert.equal(out.verdict, "INCONCLUSIVE");
+  for (const r of strict.predicate.results as { status: string; reason: string }[]) {
+    assert.equal(r.status, "NOT_VERIFIED");
+    assert.match(
+      r.reason,
+      /matches the fingerprint, but it rests on .*, derived-from-source, below/,
+    );
+  }
+  const lax = await audit("lax", ["--require-evidence", "derived-from-source"]);
+  assert.equal(lax.r.code, 0, lax.r.stderr);
+  const bad = await runBitaudit([
+    ...auditArgs(f, `${f.dir}/bad`, 8),
+    "--require-evidence",
+    "hearsay",
+  ]);
+  assertCliCode(bad.stderr, "USAGE_POLICY");
+  await assert.rejects(() => Deno.stat(`${f.dir}/bad`), Deno.errors.NotFound);
+});
+
+Deno.test("check --require-evidence: the weakest evidence any PASS rests on decides", async () => {
+  const check = (...extra: string[]) =>
+    runBitaudit(["check", plain.path, "--trust-root", f.trustRoot, ...extra]);
+  const met = await check("--require-evidence", "derived-from-source");
+  assert.equal(met.code, 0, met.stdout + met.stderr);
+  assert.match(met.stdout, /^ok {3}policy --require-evidence derived-from-source: /m);
+  const unmet = await check("--require-evidence", "measured-on-gpu");
+  assert.equal(unmet.code, 1, unmet.stdout + unmet.stderr);
+  assert.match(
+    unmet.stdout,
+    /^FAIL policy --require-evidence measured-on-gpu: the attested weakest evidence a PASS rests on is derived-from-source$/m,
+  );
+  const bad = await check("--require-evidence", "rumour");
+  assertCliCode(bad.stderr, "USAGE_POLICY");
+});

@@ -1,0 +1,71 @@
+/**
+ * Evidence in a result that crossed a machine boundary: read strictly (known levels, exact
+ * fields), listed only where a recomputation ran, and the weakest entry found as reports show it.
+ */
+import assert from "node:assert/strict";
+import {
+  type ComponentEvidence,
+  meetsEvidence,
+  parseRecordResult,
+  resultInconsistency,
+  weakestEvidence,
+} from "../../src/verify/mod.ts";
+
+const bad = (why: string): never => {
+  throw new Error(why);
+};
+const base = {
+  index: 0,
+  digest: "11".repeat(32),
+  status: "PASS",
+  reason: "recomputed output matches the fingerprint bit for bit",
+  claimed: "22".repeat(32),
+  recomputed: "22".repeat(32),
+  firstDifference: null,
+  steps: [{ step: "compare", ok: true, detail: "fingerprints equal" }],
+};
+const evidence: ComponentEvidence[] = [
+  { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
+  { component: "decoder layer (llama)", level: "derived-from-source" },
+];
+
+Deno.test("a result's evidence is read strictly", () => {
+  const r = parseRecordResult({ ...base, evidence }, { bad });
+  assert.deepEqual(r.evidence, evidence);
+  assert.throws(
+    () => parseRecordResult({ ...base, evidence: [{ component: "x", level: "hearsay" }] }, { bad }),
+    /'result\.evidence\[0\]\.level' is unknown/,
+  );
+  assert.throws(
+    () =>
+      parseRecordResult({
+        ...base,
+        evidence: [{ component: "x", level: "measured-on-gpu", extra: 1 }],
+      }, { bad }),
+    /extra/,
+  );
+  assert.throws(() => parseRecordResult({ ...base, evidence: "all good" }, { bad }), /array/);
+});
+
+Deno.test("evidence belongs to a recomputation: a NOT_VERIFIED that never recomputed lists none", () => {
+  const unsupported = {
+    ...base,
+    status: "NOT_VERIFIED" as const,
+    reason: "attention backend 'cudnn-sdpa' is not modelled",
+    recomputed: null,
+    steps: [{ step: "support", ok: false, detail: "attention backend 'cudnn-sdpa'" }],
+  };
+  assert.equal(resultInconsistency(unsupported, { chain: true }), null);
+  assert.match(
+    resultInconsistency({ ...unsupported, evidence: [evidence[0]!] } as never, { chain: true })!,
+    /lists evidence without a recomputation/,
+  );
+});
+
+Deno.test("levels order from source to measured; the weakest entry is the first of the lowest", () => {
+  assert.ok(meetsEvidence("measured-on-gpu", "checked-against-peer"));
+  assert.ok(meetsEvidence("checked-against-peer", "checked-against-peer"));
+  assert.ok(!meetsEvidence("derived-from-source", "checked-against-peer"));
+  assert.equal(weakestEvidence(evidence)?.component, "decoder layer (llama)");
+  assert.equal(weakestEvidence([]), null);
+});
