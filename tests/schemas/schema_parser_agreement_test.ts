@@ -102,7 +102,10 @@ for (const name of Object.keys(SEEDS) as SchemaName[]) {
   });
 }
 
-/** Claim records of the forms the demo does not write: another kind, sampled decoding, RoPE by table. */
+/**
+ * Claim records of the forms the demo does not write: another kind, sampled decoding, RoPE by
+ * table, an NCCL tree all-reduce with pipeline stages, an unmodelled all-reduce.
+ */
 function _claimVariants(records: Record<string, Record<string, unknown>>[]): unknown[] {
   const of = (kind: string) =>
     structuredClone(
@@ -116,5 +119,17 @@ function _claimVariants(records: Record<string, Record<string, unknown>>[]): unk
   (table.predicate.workload.attention as { rope: unknown }).rope = {
     invFreqSha256: "ab".repeat(32),
   };
-  return [other, sampled, table];
+  // Parallelism the demo does not write: an NCCL tree, and an implementation named but not modelled.
+  const tree = of("model_forward") as unknown as { predicate: Record<string, unknown> };
+  tree.predicate.hardware = { ...(tree.predicate.hardware as object), count: 8 };
+  tree.predicate.parallelism = {
+    tp: 4,
+    pp: 2,
+    ep: 1,
+    dp: 1,
+    allReduce: { kind: "nccl-tree", protocol: "ll128", trees: [{ down: [[1, 2, 3], [], [], []] }] },
+  };
+  const nvls = of("sequence") as unknown as { predicate: Record<string, unknown> };
+  nvls.predicate.parallelism = { tp: 8, pp: 1, ep: 1, dp: 1, allReduce: { kind: "nccl-nvls" } };
+  return [other, sampled, table, tree, nvls];
 }
