@@ -248,6 +248,7 @@ export {
   vllmSiluAndMul,
   type VllmSiluAndMulOptions,
 } from "./vllm/mod.ts";
+export { type CaptureSizeOptions, vllmCaptureSizes, vllmPaddedTokens } from "./vllm/mod.ts";
 export {
   type StackOperators,
   stackOperators,

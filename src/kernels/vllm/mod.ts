@@ -35,3 +35,4 @@ export {
 } from "./vllm_rope_cache.ts";
 export { vllmRotaryEmbedding, type VllmRotaryEmbeddingOptions } from "./vllm_rotary_embedding.ts";
 export { vllmSiluAndMul, type VllmSiluAndMulOptions } from "./vllm_silu_and_mul.ts";
+export { type CaptureSizeOptions, vllmCaptureSizes, vllmPaddedTokens } from "./cuda_graph_sizes.ts";
