@@ -37,7 +37,8 @@ export const ALL_REDUCE_FLAG_HELP = `${MODELLED_ALL_REDUCE_KINDS.join(", ")}, or
  * ```
  */
 export async function allReduceFlag(value: string, tp: number): Promise<ClaimedAllReduce> {
-  const json = value.endsWith(".json") ? await readJsonFile(value) : _defaults(value, tp);
+  // A settings file holds one ring or tree of at most 64 ranks: 1 MiB is ample.
+  const json = value.endsWith(".json") ? await readJsonFile(value, 1 << 20) : _defaults(value, tp);
   let c: ClaimedAllReduce;
   try {
     c = parseClaimedAllReduce(json, tp);

@@ -25,6 +25,7 @@ import {
   loadGpuProfile,
   recipeFromJson,
   STACK_PROFILES,
+  tensorParallelOf,
 } from "../resolve/mod.ts";
 import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
@@ -133,7 +134,7 @@ export async function modelClaimBasis(
       prev,
       stack: stack.id,
       components: { ...stack.components, ...facts.components },
-      parallelism: _parallelism(facts.parallel, gpuCount),
+      parallelism: _parallelism(facts.parallel, { gpus: gpuCount, stack }),
     },
   );
   const record: ModelRecordFacts = {
@@ -197,17 +198,20 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 }
 
 /** The record's `parallelism`: ranks within the machine, an all-reduce only above one rank. */
+/**
+ * The record's `parallelism`: ranks within the machine, and a topology the stack does not
+ * contradict (`tensorParallelOf`, as the verifier resolves it); one the stack does not model is
+ * recorded as it ran (the audit reports it NOT_VERIFIED).
+ */
 function _parallelism(
   p: ModelClaimFacts["parallel"],
-  gpus: number,
+  o: { readonly gpus: number; readonly stack: StackProfile },
 ): ClaimPredicate["parallelism"] {
   if (p === undefined) return { tp: 1, pp: 1, ep: 1, dp: 1 };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
-  if (tp > gpus) claimInvalid(`tp=${tp} ranks on a machine of ${gpus} GPU(s); give --gpus`);
-  if (tp === 1 && p.allReduce !== undefined) claimInvalid("an all-reduce is named with tp=1");
-  if (tp > 2 && p.allReduce === undefined) {
-    claimInvalid(`tp=${tp} needs its all-reduce (only at tp=2 do all implementations agree)`);
-  }
+  if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
+  const r = tensorParallelOf(o.stack, { tp, ep: 1, allReduce: p.allReduce });
+  if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
   return claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),

@@ -68,6 +68,30 @@ Deno.test("audit --require-evidence: matching records that rest on weaker eviden
   await assert.rejects(() => Deno.stat(`${f.dir}/bad`), Deno.errors.NotFound);
 });
 
+Deno.test("FAIL results of a falsified log list their evidence too, and --require-evidence leaves a FAIL a FAIL", async () => {
+  const lied = await makeAuditFixture({
+    records: 6,
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 3 }],
+    forward: 2,
+  });
+  const run = (out: string, extra: string[]) =>
+    runBitaudit([...auditArgs(lied, `${lied.dir}/${out}`, 8), "--json", ...extra]);
+  for (
+    const [out, extra] of [["a", []], ["b", ["--require-evidence", "measured-on-gpu"]]] as const
+  ) {
+    const r = await run(out, [...extra]);
+    assert.equal(r.code, 1, r.stderr); // FAILED
+    const envelope = JSON.parse(
+      await Deno.readTextFile(`${lied.dir}/${out}/attestation.dsse.json`),
+    );
+    const results = JSON.parse(new TextDecoder().decode(decodeBase64(envelope.payload)))
+      .predicate.results as { index: number; status: string; evidence?: unknown[] }[];
+    const fail = results.find((x) => x.index === 2)!;
+    assert.equal(fail.status, "FAIL");
+    assert.ok((fail.evidence ?? []).length > 0, "a FAIL rests on what it recomputed");
+  }
+});
+
 Deno.test("check --require-evidence: the weakest evidence any PASS rests on decides", async () => {
   const check = (...extra: string[]) =>
     runBitaudit(["check", plain.path, "--trust-root", f.trustRoot, ...extra]);

@@ -92,6 +92,35 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const many = await append("a".repeat(64), ["--tp", "8", "--all-reduce", "nccl-tree"]);
   assertCliCode(many.stderr, "CLAIM_INVALID");
   assert.match(many.stderr, /tp=8 ranks on a machine of 4 GPU/);
+  // A topology the stack contradicts is refused at append, as the audit would FAIL it.
+  const vllm = await append("a".repeat(64), ["--tp", "2", "--all-reduce", "vllm-custom-1stage"]);
+  assertCliCode(vllm.stderr, "CLAIM_INVALID");
+  assert.match(vllm.stderr, /nccl-ring or nccl-tree, not 'vllm-custom-1stage'/);
+  // Hostile settings files: malformed, oversized, a ring that is not a permutation.
+  await Deno.writeTextFile(`${dir}/bad.json`, '{"kind": "nccl-ring",');
+  assertCliCode(
+    (await forward("x5", ["--tp", "4", "--all-reduce", `${dir}/bad.json`])).stderr,
+    "INPUT_JSON",
+  );
+  await Deno.writeTextFile(
+    `${dir}/big.json`,
+    `{"kind":"nccl-ring","pad":"${"x".repeat(1 << 20)}"}`,
+  );
+  const big = await forward("x6", ["--tp", "4", "--all-reduce", `${dir}/big.json`]);
+  assert.equal(big.code, 2, big.stderr);
+  assert.equal(big.stderr.trim().split("\n").length, 1, big.stderr);
+  await Deno.writeTextFile(
+    `${dir}/ring.json`,
+    JSON.stringify({
+      kind: "nccl-ring",
+      protocol: "simple",
+      chunkBytes: 1024,
+      rings: [[0, 1, 1, 3]],
+    }),
+  );
+  const ring = await forward("x7", ["--tp", "4", "--all-reduce", `${dir}/ring.json`]);
+  assertCliCode(ring.stderr, "USAGE");
+  assert.match(ring.stderr, /rings\[0\]/);
 });
 
 Deno.test("model classes --tp lists one rank's launches and refuses a ring at 4 ranks", async () => {

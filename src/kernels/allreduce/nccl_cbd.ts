@@ -144,3 +144,32 @@ export function ncclSingleChannelCbd(
     chunkGrainsHi: 0,
   });
 }
+
+/**
+ * The channel parts of an NCCL plan over partials of `count` elements, checked to cover them
+ * exactly (what the ring and the tree both need before folding).
+ *
+ * @param plan the plan's cbd, protocol and channel count
+ * @param count elements of each partial
+ * @returns one part per channel
+ * @throws {RangeError} when the cbd does not cover `count` elements
+ * @example
+ * ```ts
+ * import { ncclCoveringParts, ncclSingleChannelCbd } from "./nccl_cbd.ts";
+ * const cbd = ncclSingleChannelCbd(10, { chunkBytes: 1024, protocol: "simple" });
+ * if (ncclCoveringParts({ cbd, protocol: "simple", nChannels: 1 }, 10)[0]!.count !== 10) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function ncclCoveringParts(
+  plan: { readonly cbd: NcclCbd; readonly protocol: NcclProtocol; readonly nChannels: number },
+  count: number,
+): NcclChannelPart[] {
+  const parts = ncclChannelParts(plan.cbd, plan);
+  const total = parts.reduce((s, p) => s + p.count, 0);
+  if (total !== count) {
+    throw new RangeError(`Cannot all-reduce: the cbd covers ${total} elements, not ${count}`);
+  }
+  return parts;
+}

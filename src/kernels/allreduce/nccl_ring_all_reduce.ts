@@ -5,7 +5,7 @@
  * @module
  */
 import type { NcclRingPlan } from "./all_reduce_plan.ts";
-import { ncclChannelParts } from "./nccl_cbd.ts";
+import { ncclCoveringParts } from "./nccl_cbd.ts";
 import { _checkPartials, _foldBf16 } from "./_fold.ts";
 
 /** BF16 elements per 16 bytes: the tail loop aligns its chunk to `16 / sizeof(T)`. */
@@ -47,14 +47,7 @@ export function ncclRingAllReduce(
 ): Uint16Array {
   const n = plan.worldSize;
   const count = _checkPartials(partials, n);
-  const parts = ncclChannelParts(plan.cbd, {
-    nChannels: plan.rings.length,
-    protocol: plan.protocol,
-  });
-  const total = parts.reduce((s, p) => s + p.count, 0);
-  if (total !== count) {
-    throw new RangeError(`Cannot all-reduce: the cbd covers ${total} elements, not ${count}`);
-  }
+  const parts = ncclCoveringParts({ ...plan, nChannels: plan.rings.length }, count);
   const out = new Uint16Array(count);
   parts.forEach((part, k) => {
     const orders = _chunkOrders(plan.rings[k] as readonly number[]);

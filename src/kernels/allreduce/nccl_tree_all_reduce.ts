@@ -5,7 +5,7 @@
  * @module
  */
 import type { NcclTree, NcclTreePlan } from "./all_reduce_plan.ts";
-import { ncclChannelParts } from "./nccl_cbd.ts";
+import { ncclCoveringParts } from "./nccl_cbd.ts";
 import { _addBf16, _checkPartials } from "./_fold.ts";
 
 /**
@@ -42,14 +42,7 @@ export function ncclTreeAllReduce(
 ): Uint16Array {
   const n = plan.worldSize;
   const count = _checkPartials(partials, n);
-  const parts = ncclChannelParts(plan.cbd, {
-    nChannels: plan.trees.length,
-    protocol: plan.protocol,
-  });
-  const total = parts.reduce((s, p) => s + p.count, 0);
-  if (total !== count) {
-    throw new RangeError(`Cannot all-reduce: the cbd covers ${total} elements, not ${count}`);
-  }
+  const parts = ncclCoveringParts({ ...plan, nChannels: plan.trees.length }, count);
   const out = new Uint16Array(count);
   const acc = new Uint16Array(n);
   parts.forEach((part, k) => {

@@ -10,6 +10,7 @@
 import { divF32, F32_RN } from "../../hardware/mod.ts";
 import { bitsFromF32, fp32ToBf16 } from "../../numerics/mod.ts";
 import { cudaRsqrtf, type Mufu } from "../math/mod.ts";
+import { cubBlockReduceSum } from "./cub_block_reduce.ts";
 
 /**
  * Thread partials of the scalar loops (`rms_norm_kernel` :22-25, generic `fused_add_rms_norm_kernel`
@@ -131,4 +132,44 @@ export function _checkShapes(x: Uint16Array, rows: number, hidden: number, weigh
   if (!(weight instanceof Uint16Array) || weight.length !== hidden) {
     throw new TypeError(`Cannot normalise: expected ${hidden} BF16 weights`);
   }
+}
+
+/**
+ * The per-row work of both norm kernels: each row widened to FP32, the threads' partial sums of
+ * squares (width 8: pairs of the vectorised kernel; else the scalar loop), CUB's block sum, the
+ * reciprocal root and the normalised, weighted BF16 output.
+ *
+ * @param x BF16 rows (already the residual sum for the fused kernel)
+ * @param o shape, weight, MUFU model, eps (FP32 bits), the block's thread count, the width and
+ *   whether the sums of squares are contracted into FMAs
+ * @returns the output, each row's sum of squares and reciprocal root (FP32 bits)
+ */
+export function _normRows(
+  x: Uint16Array,
+  o: {
+    readonly rows: number;
+    readonly hidden: number;
+    readonly weight: Uint16Array;
+    readonly mufu: Mufu;
+    readonly eps: number;
+    readonly blockThreads: number;
+    readonly width: 0 | 8;
+    readonly contract: boolean;
+  },
+): { output: Uint16Array; sumsq: Uint32Array; rstd: Uint32Array } {
+  const { rows, hidden } = o;
+  const output = new Uint16Array(x.length);
+  const sumsq = new Uint32Array(rows);
+  const rstd = new Uint32Array(rows);
+  const row = new Uint32Array(hidden);
+  const partials = new Uint32Array(o.blockThreads);
+  for (let r = 0; r < rows; r++) {
+    for (let i = 0; i < hidden; i++) row[i] = (x[r * hidden + i]! << 16) >>> 0;
+    if (o.width === 8) _vec8Partials(row, partials, o.contract);
+    else _scalarPartials(row, partials, o.contract);
+    sumsq[r] = cubBlockReduceSum(partials);
+    rstd[r] = _rstdOf(sumsq[r]!, hidden, o.eps, o.mufu);
+    _normaliseRow(row, rstd[r]!, o.weight, output, r * hidden);
+  }
+  return { output, sumsq, rstd };
 }

@@ -35,14 +35,7 @@
  *
  * @module
  */
-import { cubBlockReduceSum } from "./cub_block_reduce.ts";
-import {
-  _checkShapes,
-  _normaliseRow,
-  _rstdOf,
-  _scalarPartials,
-  _vec8Partials,
-} from "./_rms_rows.ts";
+import { _checkShapes, _normRows } from "./_rms_rows.ts";
 import type { VllmRmsNormResult } from "./vllm_rms_norm.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import { addBf16 } from "../activation/mod.ts";
@@ -129,18 +122,15 @@ export function vllmFusedAddRmsNorm(
   const eps = bitsFromF32(Math.fround(options.eps ?? 1e-6));
   const contract = options.contract === true;
   const residual = addBf16(x, options.residual);
-  const output = new Uint16Array(x.length);
-  const sumsq = new Uint32Array(rows);
-  const rstd = new Uint32Array(rows);
-  const row = new Uint32Array(hidden);
-  const partials = new Uint32Array(blockThreads);
-  for (let r = 0; r < rows; r++) {
-    for (let i = 0; i < hidden; i++) row[i] = (residual[r * hidden + i]! << 16) >>> 0;
-    if (width === 8) _vec8Partials(row, partials, contract);
-    else _scalarPartials(row, partials, contract);
-    sumsq[r] = cubBlockReduceSum(partials);
-    rstd[r] = _rstdOf(sumsq[r]!, hidden, eps, mufu);
-    _normaliseRow(row, rstd[r]!, weight, output, r * hidden);
-  }
+  const { output, sumsq, rstd } = _normRows(residual, {
+    rows,
+    hidden,
+    weight,
+    mufu,
+    eps,
+    blockThreads,
+    width,
+    contract,
+  });
   return Object.freeze({ output, residual, sumsq, rstd, blockThreads, width });
 }

@@ -23,8 +23,7 @@
  *
  * @module
  */
-import { cubBlockReduceSum } from "./cub_block_reduce.ts";
-import { _checkShapes, _normaliseRow, _rstdOf, _scalarPartials } from "./_rms_rows.ts";
+import { _checkShapes, _normRows } from "./_rms_rows.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import type { Mufu } from "../math/mod.ts";
 
@@ -82,17 +81,15 @@ export function vllmRmsNorm(x: Uint16Array, options: VllmRmsNormOptions): VllmRm
   const blockThreads = Math.min(hidden, 1024);
   const eps = bitsFromF32(Math.fround(options.eps ?? 1e-6));
   const contract = options.contract === true;
-  const output = new Uint16Array(x.length);
-  const sumsq = new Uint32Array(rows);
-  const rstd = new Uint32Array(rows);
-  const row = new Uint32Array(hidden);
-  const partials = new Uint32Array(blockThreads);
-  for (let r = 0; r < rows; r++) {
-    for (let i = 0; i < hidden; i++) row[i] = (x[r * hidden + i]! << 16) >>> 0;
-    _scalarPartials(row, partials, contract);
-    sumsq[r] = cubBlockReduceSum(partials);
-    rstd[r] = _rstdOf(sumsq[r]!, hidden, eps, mufu);
-    _normaliseRow(row, rstd[r]!, weight, output, r * hidden);
-  }
+  const { output, sumsq, rstd } = _normRows(x, {
+    rows,
+    hidden,
+    weight,
+    mufu,
+    eps,
+    blockThreads,
+    width: 0,
+    contract,
+  });
   return Object.freeze({ output, sumsq, rstd, blockThreads });
 }
