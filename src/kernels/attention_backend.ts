@@ -12,6 +12,9 @@ import { FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED, type Fa2Build } from "./attentio
 export const ATTENTION_BACKEND_IDS = [
   "fa2-dao-fastmath",
   "fa2-pytorch-bundled",
+  "fa2-vllm-paged",
+  "fa3-vllm",
+  "flashinfer",
   "cudnn-sdpa",
   "sdpa-mem-efficient",
   "eager",
@@ -33,12 +36,15 @@ export type AttentionBackendSupport =
     readonly id: AttentionBackendId;
     /** The FA2 build, or null for HF's eager attention (batched GEMMs and a softmax). */
     readonly build: Fa2Build | null;
+    /** Whether K and V are read from a paged cache (the split kernel always runs). */
+    readonly paged: boolean;
   }
   | { readonly modelled: false; readonly id: AttentionBackendId; readonly reason: string };
 
 /** One backend: its FA2 build (or none) and, per driver, true or why it is not modelled there. */
 interface _Backend {
   readonly build: Fa2Build | null;
+  readonly paged?: true;
   readonly drivers: Readonly<Record<AttentionDriver, true | string>>;
 }
 
@@ -49,6 +55,37 @@ const _NOWHERE = (why: string) => ({ prefill: why, serving: why, block: why });
 const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   "fa2-dao-fastmath": { build: FA2_DAO_FASTMATH, drivers: _EVERYWHERE },
   "fa2-pytorch-bundled": { build: FA2_PYTORCH_BUNDLED, drivers: _EVERYWHERE },
+  // vLLM 0.11's FLASH_ATTN backend with FA version 2 (A100's default; H100 with
+  // VLLM_FLASH_ATTN_VERSION=2): vllm-flash-attn's FA2 is Dao's kernel source built with
+  // `--use_fast_math` (vllm-project/flash-attention CMakeLists.txt: VLLM_FA_GPU_FLAGS), called by
+  // `mha_varlen_fwd` over the paged cache (block size 16), which forces the split kernel
+  // (csrc/flash_attn/flash_api.cpp: `run_mha_fwd(params, stream, paged_KV)`; splits only in the
+  // decode GQA swap). Derived from source only.
+  "fa2-vllm-paged": {
+    build: FA2_DAO_FASTMATH,
+    paged: true,
+    drivers: {
+      prefill: true,
+      serving: true,
+      block: "vLLM's paged attention in block claims is not modelled (verify the forward or " +
+        "served sequences instead)",
+    },
+  },
+  "fa3-vllm": {
+    build: null,
+    drivers: _NOWHERE(
+      "FlashAttention-3 (vLLM's default on sm_90: Hopper wgmma tiles, intra-warpgroup " +
+        "pipelining, its own dynamic split scheduler and combine) is not modelled; set " +
+        "VLLM_FLASH_ATTN_VERSION=2 to run the modelled FA2 kernel",
+    ),
+  },
+  "flashinfer": {
+    build: null,
+    drivers: _NOWHERE(
+      "FlashInfer attention (vLLM's default on Blackwell) has its own tiling and merge, which " +
+        "are not modelled",
+    ),
+  },
   "cudnn-sdpa": {
     build: null,
     drivers: _NOWHERE(
@@ -103,6 +140,6 @@ export function attentionBackend(id: string, driver: AttentionDriver): Attention
   const b = _BACKENDS[known];
   const support = b.drivers[driver];
   return support === true
-    ? { modelled: true, id: known, build: b.build }
+    ? { modelled: true, id: known, build: b.build, paged: b.paged === true }
     : { modelled: false, id: known, reason: support };
 }

@@ -176,7 +176,15 @@ export {
   type SoftmaxWarpLaunch,
   type SoftmaxWarpOptions,
 } from "./softmax/mod.ts";
-export { parseStackProfile, type StackProfile } from "./stack_profile.ts";
+export { parseStackProfile, type StackCudaGraphs, type StackProfile } from "./stack_profile.ts";
+export {
+  LAYER_KERNELS_IDS,
+  type LayerKernels,
+  layerKernels,
+  type LayerKernelsId,
+  type LayerKernelsSupport,
+  layerSfuFunctions,
+} from "./layer_kernels.ts";
 export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
 export { MOE_EXPERTS_IDS, type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
 export {
@@ -236,6 +244,7 @@ export {
   type VllmCosSinCache,
   vllmCosSinCache,
   vllmFusedAddRmsNorm,
+  vllmFusedAddRmsNormOfSum,
   type VllmFusedAddRmsNormOptions,
   type VllmFusedAddRmsNormResult,
   vllmRmsNorm,

@@ -14,6 +14,7 @@ import {
   type AttentionBackendId,
   type AttentionDriver,
 } from "./attention_backend.ts";
+import { type LayerKernels, layerKernels } from "./layer_kernels.ts";
 import { type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
 import { type ReduceStack, reduceStackForTorch } from "./reduce/mod.ts";
 import type { StackProfile } from "./stack_profile.ts";
@@ -31,11 +32,19 @@ export interface StackOperators {
     readonly build: Fa2Build | null;
     /** PyTorch SDPA: its bundled FA2 is reached only without a mask. */
     readonly sdpa: boolean;
+    /** K and V come from a paged cache (vLLM): FA2's split kernel always runs. */
+    readonly paged: boolean;
   } | null;
   /** RMSNorm, QK-norm and router reductions: PyTorch's reduce kernel of this release. */
   readonly reduceStack: ReduceStack;
-  /** The MLP activation: HF's `silu(gate) * up` on PyTorch's elementwise kernels. */
-  readonly activation: "torch-silu-mul";
+  /** The kernels of the layer's norms, RoPE and activation, and its projections' shape. */
+  readonly layer: LayerKernels;
+  /**
+   * The CUDA-graph capture sizes a pass's non-attention kernels are padded to (piecewise graphs:
+   * GEMM M, norm launches and all-reduce messages follow the padded token count); null when
+   * every pass runs at its own size.
+   */
+  readonly captureSizes: readonly number[] | null;
   /** How MoE experts run (modelled), when the model has experts. */
   readonly experts?: MoeExpertsId;
   /** How a batch becomes GEMM rows. */
@@ -78,6 +87,17 @@ export function stackOperators(
   if (backend !== null && !backend.modelled) {
     return no(`attention backend '${backend.id}': ${backend.reason}`);
   }
+  const layer = layerKernels(ops.layerKernels ?? "torch");
+  if (!layer.modelled) return no(`layer kernels '${ops.layerKernels}': ${layer.reason}`);
+  const graphs = ops.cudaGraphs;
+  if (graphs?.mode === "full-and-piecewise") {
+    return no(
+      "full CUDA graphs (cudagraph_mode FULL_AND_PIECEWISE, vLLM 0.11's default) replay uniform " +
+        "decode batches with the attention launch fixed at capture time (FA2's split count and " +
+        "grid from the capture shape), which is not modelled; run with cudagraph_mode PIECEWISE " +
+        "or --enforce-eager",
+    );
+  }
   let experts: MoeExpertsId | undefined;
   if (o.moe) {
     if (ops.experts === undefined) {
@@ -95,9 +115,11 @@ export function stackOperators(
         id: backend.id,
         build: backend.build,
         sdpa: backend.id === "fa2-pytorch-bundled",
+        paged: backend.paged,
       },
       reduceStack: reduceStackForTorch(ops.torch),
-      activation: "torch-silu-mul",
+      layer: layer.kernels,
+      captureSizes: graphs === undefined ? null : graphs.captureSizes,
       ...(experts === undefined ? {} : { experts }),
       batching: ops.batching ?? "pad-to-longest",
     },

@@ -6,16 +6,20 @@
  *   "sfu"?: {"mode": "tesla-table"|"ieee", "minimumStatus": <SFU validation status>},
  *   "operators"?: {"torch": "<major.minor.patch>", "attention": <attention backend id>,
  *                  "batching"?: "pad-to-longest"|"flatten", "experts"?: <MoE experts implementation>,
- *                  "tensorParallel"?: <tensor-parallel layout id>},
+ *                  "tensorParallel"?: <tensor-parallel layout id>,
+ *                  "layerKernels"?: <layer kernel set id>,
+ *                  "cudaGraphs"?: {"mode": "piecewise"|"full-and-piecewise",
+ *                                  "captureSizes": [n, ...]}},
  *   "sources": [..] }
  * ```
  * Later versions add optional sections without changing these fields.
  *
  * @module
  */
-import { fieldsOf, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
+import { fieldsOf, ints, oneOf, onlyKnown, str, strings } from "../json_fields.ts";
 import type { SfuValidationStatus } from "../hardware/mod.ts";
 import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_backend.ts";
+import { LAYER_KERNELS_IDS, type LayerKernelsId } from "./layer_kernels.ts";
 import { MOE_EXPERTS_IDS, type MoeExpertsId } from "./moe_experts.ts";
 import {
   TENSOR_PARALLEL_LAYOUT_IDS,
@@ -64,10 +68,34 @@ export interface StackProfile {
      * absent: records with TP above 1 are not verifiable.
      */
     readonly tensorParallel?: TensorParallelLayoutId;
+    /**
+     * The kernels of the layer's norms, RoPE and activation and the shape of its projections (see
+     * `layerKernels`); default `torch` (HF Transformers on eager PyTorch).
+     */
+    readonly layerKernels?: LayerKernelsId;
+    /** CUDA graphs of a serving engine (vLLM); absent: every pass runs eagerly at its size. */
+    readonly cudaGraphs?: StackCudaGraphs;
   };
   /** Where the profile's facts come from. */
   readonly sources: readonly string[];
 }
+
+/**
+ * The CUDA graphs a vLLM engine captured: the runtime mode (`piecewise`: every pass up to the
+ * largest capture size runs its non-attention kernels in the graph captured for the smallest
+ * capture size that holds its tokens, attention eagerly at the real size; `full-and-piecewise`,
+ * vLLM 0.11's default: uniform decode batches also replay attention from a full graph) and the
+ * capture sizes (`compilation_config.cudagraph_capture_sizes` as vLLM resolved them, ascending).
+ */
+export interface StackCudaGraphs {
+  /** The runtime mode. */
+  readonly mode: "piecewise" | "full-and-piecewise";
+  /** Capture sizes in tokens, strictly ascending. */
+  readonly captureSizes: readonly number[];
+}
+
+/** Most capture sizes a profile may list (vLLM's default list has 67). */
+const _MAX_CAPTURE_SIZES = 1024;
 
 /**
  * Validates a stack profile.
@@ -131,7 +159,15 @@ function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: Sfu
 
 function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
   const f = fieldsOf(json, "stack.operators");
-  onlyKnown(f, ["torch", "attention", "batching", "experts", "tensorParallel"]);
+  onlyKnown(f, [
+    "torch",
+    "attention",
+    "batching",
+    "experts",
+    "tensorParallel",
+    "layerKernels",
+    "cudaGraphs",
+  ]);
   return Object.freeze({
     torch: str(f, "torch", /^\d+\.\d+(\.\d+)?([a-z0-9.+-]*)$/),
     attention: oneOf(f, "attention", ATTENTION_BACKEND_IDS),
@@ -142,5 +178,29 @@ function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
     ...(f.obj.tensorParallel === undefined
       ? {}
       : { tensorParallel: oneOf(f, "tensorParallel", TENSOR_PARALLEL_LAYOUT_IDS) }),
+    ...(f.obj.layerKernels === undefined
+      ? {}
+      : { layerKernels: oneOf(f, "layerKernels", LAYER_KERNELS_IDS) }),
+    ...(f.obj.cudaGraphs === undefined ? {} : { cudaGraphs: _cudaGraphs(f.obj.cudaGraphs) }),
   });
+}
+
+function _cudaGraphs(json: unknown): StackCudaGraphs {
+  const f = fieldsOf(json, "stack.operators.cudaGraphs");
+  onlyKnown(f, ["mode", "captureSizes"]);
+  const mode = oneOf(f, "mode", ["piecewise", "full-and-piecewise"] as const);
+  const raw = f.obj.captureSizes;
+  if (Array.isArray(raw) && raw.length > _MAX_CAPTURE_SIZES) {
+    throw new RangeError(
+      `Cannot read 'stack.operators.cudaGraphs.captureSizes': more than ${_MAX_CAPTURE_SIZES} sizes`,
+    );
+  }
+  const sizes = ints(f, "captureSizes", { min: 1, max: 1 << 20 });
+  if (sizes.length === 0 || sizes.some((s, i) => i > 0 && s <= sizes[i - 1]!)) {
+    throw new RangeError(
+      "Cannot read 'stack.operators.cudaGraphs.captureSizes': expected a non-empty, strictly " +
+        "ascending list",
+    );
+  }
+  return Object.freeze({ mode, captureSizes: Object.freeze([...sizes]) });
 }

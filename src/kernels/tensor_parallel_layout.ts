@@ -14,12 +14,21 @@
  * is all-reduced on its own (message = the expert's routed rows), before the routing weight and
  * `index_add_`. Expert parallelism is not part of the 4.5x plans.
  *
+ * `vllm-megatron`: vLLM 0.11's parallel linear layers (spec `parallel_and_vllm.md` §A1, §A3,
+ * §A4): `QKVParallelLinear` and `MergedColumnParallelLinear` hold each rank's block of every
+ * logical output (its q, k and v heads; its gate and up rows) in one GEMM; `RowParallelLinear`
+ * adds the bias in rank 0's GEMM only, before the all-reduce of the BF16 partials; KV heads are
+ * replicated when the ranks outnumber them; `VocabParallelEmbedding` gives each rank a vocabulary
+ * block and all-reduces the masked lookups (one value plus exact zeros: a -0 entry becomes +0);
+ * `ParallelLMHead` gathers the ranks' logits blocks; fused MoE all-reduces the combined experts
+ * once. All-reduce through vLLM's custom kernel or NCCL.
+ *
  * @module
  */
 import type { ModelledAllReduceKind } from "./allreduce/mod.ts";
 
 /** Layout ids a stack profile can name. */
-export const TENSOR_PARALLEL_LAYOUT_IDS = ["hf-tp-plan"] as const;
+export const TENSOR_PARALLEL_LAYOUT_IDS = ["hf-tp-plan", "vllm-megatron"] as const;
 
 /** One of {@link TENSOR_PARALLEL_LAYOUT_IDS}. */
 export type TensorParallelLayoutId = typeof TENSOR_PARALLEL_LAYOUT_IDS[number];
@@ -35,8 +44,11 @@ export interface TensorParallelLayout {
   readonly rowParallelBias: "after-all-reduce" | "rank0-epilogue";
   /** KV heads when the rank count exceeds them: the rank count must divide them, or replicate. */
   readonly kvHeads: "divide" | "replicate";
-  /** The token embedding: every rank holds the whole table. */
-  readonly embedding: "replicated";
+  /**
+   * The token embedding: every rank holds the whole table, or a vocabulary block whose masked
+   * lookups are all-reduced (exact, except that -0 becomes +0).
+   */
+  readonly embedding: "replicated" | "vocab-parallel";
   /**
    * MoE experts under TP: each expert's down_proj output all-reduced on its own (HF rowwise on
    * every expert), or the experts' combined output all-reduced once.
@@ -68,6 +80,26 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
       "transformers integrations/tensor_parallel.py ColwiseParallel / RowwiseParallel " +
       "(_prepare_input_fn moves the bias aside, _prepare_output_fn all-reduces then adds it)",
       "torch.distributed all_reduce on ProcessGroupNCCL (spec parallel_and_vllm.md §A2.3)",
+    ]),
+  }),
+  "vllm-megatron": Object.freeze({
+    id: "vllm-megatron",
+    rowParallelBias: "rank0-epilogue",
+    kvHeads: "replicate",
+    embedding: "vocab-parallel",
+    moe: "after-combine",
+    allReduce: Object.freeze(
+      ["vllm-custom-1stage", "vllm-custom-2stage", "nccl-ring", "nccl-tree"] as const,
+    ),
+    expertParallel: "vLLM expert parallelism (fused MoE with an expert map, all-to-all " +
+      "dispatch) is not modelled",
+    evidence: "derived-from-source",
+    sources: Object.freeze([
+      "vLLM 0.11 vllm/model_executor/layers/linear.py (QKVParallelLinear :899-915, " +
+      "MergedColumnParallelLinear :453-457, RowParallelLinear :1340-1368: bias on tp_rank 0 only)",
+      "vllm/model_executor/layers/vocab_parallel_embedding.py (masked lookup, all-reduce; " +
+      "ParallelLMHead gathered by logits_processor.py:83-99)",
+      "vllm/model_executor/layers/fused_moe/layer.py:1797-1806 (one all-reduce after the combine)",
     ]),
   }),
 });

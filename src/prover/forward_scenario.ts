@@ -4,7 +4,8 @@
  * "forward": { "stack", "components", "catalog", "multiProcessorCount",
  *              "checkpoints": ["tables/models/<dir>", ...],   (bundled assets, used in turn)
  *              "records", "batchSizes": [..], "lengths": [..], "padTokenId", "layerChain": bool,
- *              "parallel"?: [{"tp", "allReduce"?}, ...] }        (cycled over the records)
+ *              "parallel"?: [{"tp", "allReduce"?}, ...],         (cycled over the records)
+ *              "stacks"?: [{"stack", "components"}, ...] }        (cycled over the records)
  * ```
  * Each record's batch (how many sequences, their lengths, their ids) is drawn from the seed.
  * Falsifications of forward records: `fingerprint` (one bit flipped), `batch_composition` (the
@@ -15,7 +16,9 @@
  * `length` tokens, so that either backend can run it unpadded: the two builds differ in rare
  * low-order bits, which long rows reach), `stack_version` (another library release's dispatch
  * `catalog`), `parallelism` (the pass ran with tensor-parallel size `tp` and the all-reduce
- * `allReduce`, the record claims its section's topology).
+ * `allReduce`, the record claims its section's topology), `cuda_graphs` (the pass ran inside
+ * piecewise CUDA graphs captured at `captureSizes`, so its launches were padded; the record
+ * claims its stack, which runs eagerly).
  *
  * @module
  */
@@ -58,7 +61,12 @@ export type ForwardFalsification =
     readonly length: number;
   }
   | { readonly seq: number; readonly kind: "stack_version"; readonly catalog: string }
-  | { readonly seq: number; readonly kind: "parallelism"; readonly ran: ScenarioParallel };
+  | { readonly seq: number; readonly kind: "parallelism"; readonly ran: ScenarioParallel }
+  | {
+    readonly seq: number;
+    readonly kind: "cuda_graphs";
+    readonly captureSizes: readonly number[];
+  };
 
 /** Falsification kinds only forward records take. */
 export const FORWARD_FALSIFICATIONS = [
@@ -67,6 +75,7 @@ export const FORWARD_FALSIFICATIONS = [
   "attention_backend",
   "stack_version",
   "parallelism",
+  "cuda_graphs",
 ] as const;
 
 /**
@@ -98,6 +107,7 @@ export function parseForwardScenario(json: unknown): ForwardScenario {
     "padTokenId",
     "layerChain",
     "parallel",
+    "stacks",
   ]);
   const nonEmpty = (key: string, max: number) => {
     const v = ints(f, key, { min: 1, max });
@@ -160,5 +170,17 @@ export function parseForwardFalsification(
         kind,
         ran: parseScenarioParallel({ tp: f.obj.tp, allReduce: f.obj.allReduce }, f.path),
       };
+    case "cuda_graphs": {
+      const sizes = ints(f, "captureSizes", { min: 1, max: 65536 });
+      if (
+        sizes.length === 0 || sizes.length > 1024 ||
+        sizes.some((v, i) => i > 0 && v <= sizes[i - 1]!)
+      ) {
+        throw new RangeError(
+          `Cannot read '${f.path}.captureSizes': expected 1 to 1024 ascending sizes`,
+        );
+      }
+      return { seq, kind, captureSizes: sizes };
+    }
   }
 }

@@ -31,6 +31,7 @@ import {
   loadScenarioCheckpoint,
   modelRefOf,
   type ScenarioCheckpoint,
+  sectionStack,
 } from "./scenario_checkpoint.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
 
@@ -56,7 +57,13 @@ export async function makeModelClaims(
 ): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
   const f = scenario.forward;
   if (f === undefined) return { records: [], falsified: [] };
-  const { stack, catalog, runtime: base } = await sectionRuntime(ctx, f);
+  // One runtime per stack the section's records run on.
+  const runtimes = new Map<string, ReturnType<typeof sectionRuntime>>();
+  const runtimeOf = (stack: string) => {
+    let r = runtimes.get(stack);
+    if (r === undefined) runtimes.set(stack, r = sectionRuntime(ctx, { ...f, stack }));
+    return r;
+  };
   const loaded = new Map<string, ScenarioCheckpoint>();
   const records: ClaimRecord[] = [];
   const falsified: { seq: number; kind: string }[] = [];
@@ -64,6 +71,8 @@ export async function makeModelClaims(
   for (let i = 0; i < f.records; i++) {
     const seq = ctx.firstSeq + i;
     const path = f.checkpoints[i % f.checkpoints.length]!;
+    const claimedStack = sectionStack(f, i);
+    const { stack, catalog, runtime: base } = await runtimeOf(claimedStack.stack);
     if (!loaded.has(path)) loaded.set(path, await loadScenarioCheckpoint(ctx, path));
     const model = loaded.get(path)!;
     const fake = scenario.falsify.find((x) => x.seq === seq);
@@ -104,7 +113,7 @@ export async function makeModelClaims(
         seq,
         prev,
         stack: stack.id,
-        components: f.components,
+        components: claimedStack.components,
         parallelism: claimedParallelism(topology),
       }),
       {
@@ -161,6 +170,14 @@ async function _falsified(
       const stack: StackProfile = {
         ...runtime.stack,
         operators: { ...ops, attention: fake.attention as typeof ops.attention },
+      };
+      return { ...same, runtime: { ...runtime, stack } };
+    }
+    case "cuda_graphs": {
+      const ops = runtime.stack.operators!;
+      const stack: StackProfile = {
+        ...runtime.stack,
+        operators: { ...ops, cudaGraphs: { mode: "piecewise", captureSizes: fake.captureSizes } },
       };
       return { ...same, runtime: { ...runtime, stack } };
     }

@@ -32,6 +32,7 @@ import {
   loadScenarioCheckpoint,
   modelRefOf,
   type ScenarioCheckpoint,
+  sectionStack,
 } from "./scenario_checkpoint.ts";
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
 import { sequenceRecord } from "./sequence_record.ts";
@@ -70,12 +71,16 @@ export async function makeSequenceClaims(
 ): Promise<{ records: ClaimRecord[]; falsified: { seq: number; kind: string }[] }> {
   const s = scenario.serving;
   if (s === undefined) return { records: [], falsified: [] };
-  const { stack, catalog, runtime } = await sectionRuntime(ctx, s);
   const records: ClaimRecord[] = [];
   const falsified = new Map<number, string>();
   let prev = ctx.prev;
   for (const [ci, path] of s.checkpoints.entries()) {
     const model = await loadScenarioCheckpoint(ctx, path);
+    const claimedStack = sectionStack(s, ci);
+    const { stack, catalog, runtime } = await sectionRuntime(ctx, {
+      ...s,
+      stack: claimedStack.stack,
+    });
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
     const served = await _engineRun(model, {
@@ -105,7 +110,7 @@ export async function makeSequenceClaims(
           seq,
           prev,
           stack: stack.id,
-          components: s.components,
+          components: claimedStack.components,
           parallelism: claimedParallelism(topology),
         }),
         {

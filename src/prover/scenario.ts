@@ -272,6 +272,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
     attention_backend: ["attention", "length"],
     stack_version: ["catalog"],
     parallelism: ["tp", "allReduce"],
+    cuda_graphs: ["captureSizes"],
     ...SERVING_FALSIFICATION_FIELDS,
   };
   onlyKnown(f, ["seq", "kind", ...known[kind]]);

@@ -6,7 +6,7 @@
  */
 import type { AssetStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
-import { type Fields, int, str, stringMap, strings } from "../json_fields.ts";
+import { children, type Fields, int, str, stringMap, strings } from "../json_fields.ts";
 import type { ModelRef } from "../claims/mod.ts";
 import { type DecoderCheckpoint, digestOfFiles } from "../model/mod.ts";
 import { loadBundledCheckpoint } from "../resolve/mod.ts";
@@ -51,6 +51,43 @@ export interface ModelSection {
   readonly checkpoints: readonly string[];
   /** Whether records carry the per-layer chain. */
   readonly layerChain: boolean;
+  /**
+   * Stacks cycled over the records with the checkpoints (each with the components its records
+   * state); absent: every record runs the section's `stack`.
+   */
+  readonly stacks?: readonly SectionStack[];
+}
+
+/** A stack a section's records run on, and the components they state. */
+export interface SectionStack {
+  /** Stack profile id. */
+  readonly stack: string;
+  /** Software components recorded in the claims. */
+  readonly components: Readonly<Record<string, string>>;
+}
+
+/**
+ * The stack record `i` of a section runs on: its `stacks` entry (cycled), or the section's.
+ *
+ * @param section the section
+ * @param i the record's index in the section (a sequence section: the checkpoint's index)
+ * @returns the stack and its components
+ * @example
+ * ```ts
+ * import { sectionStack } from "./scenario_checkpoint.ts";
+ * const s = { stack: "a", components: {}, stacks: [{ stack: "a", components: {} }, { stack: "b", components: {} }] };
+ * if (sectionStack(s, 3).stack !== "b") throw new Error();
+ * ```
+ */
+export function sectionStack(
+  section: Pick<ModelSection, "stack" | "components" | "stacks">,
+  i: number,
+): SectionStack {
+  const list = section.stacks;
+  if (list === undefined || list.length === 0) {
+    return { stack: section.stack, components: section.components };
+  }
+  return list[i % list.length]!;
 }
 
 /**
@@ -72,6 +109,13 @@ export function modelSection(f: Fields): ModelSection {
   if (typeof f.obj.layerChain !== "boolean") {
     throw new TypeError(`Cannot read '${f.path}.layerChain': expected a boolean`);
   }
+  const stacks = f.obj.stacks === undefined ? undefined : children(f, "stacks", [
+    "stack",
+    "components",
+  ]).map((s) => ({ stack: str(s, "stack"), components: stringMap(s, "components") }));
+  if (stacks !== undefined && (stacks.length === 0 || stacks.length > 64)) {
+    throw new RangeError(`Cannot read '${f.path}.stacks': expected 1 to 64 entries`);
+  }
   return {
     stack: str(f, "stack"),
     components: stringMap(f, "components"),
@@ -79,6 +123,7 @@ export function modelSection(f: Fields): ModelSection {
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
     checkpoints: checkpointDirs(f),
     layerChain: f.obj.layerChain,
+    ...(stacks === undefined ? {} : { stacks }),
   };
 }
 

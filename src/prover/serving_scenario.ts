@@ -7,6 +7,8 @@
  *              "arrivalSteps": n,          (arrival step of each request drawn in 0..n-1)
  *              "promptLengths": [..], "generate": [..],   (drawn per request from the seed)
  *              "tokenBudget": n, "maxChunk": n,           (scheduler: tokens per pass, chunk cap)
+ *              "maxSeqs"?: n,              (scheduler: entries per pass, vLLM's max_num_seqs)
+ *              "stacks"?: [{"stack", "components"}, ...],  (cycled over the checkpoints)
  *              "layerChain": bool }
  * ```
  * Falsifications of sequence records (the record's `seq`; `pass` counts the passes that touched
@@ -37,6 +39,8 @@ export interface ServingScenario extends ModelSection {
   readonly tokenBudget: number;
   /** Largest prefill chunk of one entry. */
   readonly maxChunk: number;
+  /** Most entries per pass (vLLM's `max_num_seqs`); absent: no limit. */
+  readonly maxSeqs?: number;
   /** Topologies cycled over the checkpoints' engine runs (absent: one GPU each). */
   readonly parallel?: readonly ScenarioParallel[];
 }
@@ -115,8 +119,10 @@ export function parseServingScenario(json: unknown): ServingScenario {
     "generate",
     "tokenBudget",
     "maxChunk",
+    "maxSeqs",
     "layerChain",
     "parallel",
+    "stacks",
   ]);
   const nonEmpty = (key: string, max: number) => {
     const v = ints(f, key, { min: 1, max });
@@ -131,6 +137,7 @@ export function parseServingScenario(json: unknown): ServingScenario {
     generate: nonEmpty("generate", 4096),
     tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
     maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
+    ...(f.obj.maxSeqs === undefined ? {} : { maxSeqs: int(f, "maxSeqs", { min: 1, max: 65536 }) }),
     ...(f.obj.parallel === undefined ? {} : { parallel: scenarioParallelList(f)! }),
   };
 }

@@ -3,7 +3,8 @@
  * forward pass first runs one decode step for every sequence whose prompt is done and which
  * still generates, then fills the rest of the token budget with prefill chunks (at most
  * `maxChunk` tokens each) of the waiting prompts in arrival order, so prompts are split across
- * passes and passes mix prefill chunks with decode steps.
+ * passes and passes mix prefill chunks with decode steps. As vLLM's V1 scheduler does with
+ * `max_num_seqs`, a pass holds at most `maxSeqs` entries (running sequences first).
  *
  * @module
  */
@@ -43,7 +44,7 @@ export interface ScheduledEntry {
  *
  * @param requests the requests
  * @param progress each request's progress
- * @param o `step`, `tokenBudget`, `maxChunk`
+ * @param o `step`, `tokenBudget`, `maxChunk`, and `maxSeqs` (entries per pass; default no limit)
  * @returns the pass's entries, decode steps first
  * @example
  * ```ts
@@ -57,15 +58,22 @@ export interface ScheduledEntry {
 export function scheduleStep(
   requests: readonly ServingRequest[],
   progress: readonly RequestProgress[],
-  o: { readonly step: number; readonly tokenBudget: number; readonly maxChunk: number },
+  o: {
+    readonly step: number;
+    readonly tokenBudget: number;
+    readonly maxChunk: number;
+    readonly maxSeqs?: number | undefined;
+  },
 ): ScheduledEntry[] {
   const entries: ScheduledEntry[] = [];
   let budget = o.tokenBudget;
+  const maxSeqs = o.maxSeqs ?? Infinity;
   const live = requests
     .map((r, i) => ({ r, i, p: progress[i]! }))
     .filter(({ r, p }) => r.arrival <= o.step && p.generated < r.generate);
   for (const { r, i, p } of live) {
     if (p.computed < r.prompt) continue;
+    if (entries.length >= maxSeqs) break;
     entries.push({ request: i, query: 1, cached: p.computed, emits: true });
     budget -= 1;
   }
@@ -73,7 +81,7 @@ export function scheduleStep(
     .filter(({ r, p }) => p.computed < r.prompt)
     .sort((a, b) => a.r.arrival - b.r.arrival || a.i - b.i);
   for (const { r, i, p } of waiting) {
-    if (budget <= 0) break;
+    if (budget <= 0 || entries.length >= maxSeqs) break;
     const query = Math.min(r.prompt - p.computed, budget, o.maxChunk);
     entries.push({ request: i, query, cached: p.computed, emits: p.computed + query === r.prompt });
     budget -= query;

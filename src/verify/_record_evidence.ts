@@ -3,9 +3,11 @@
  * lists it: the tensor-core datapath (its profile's `validation`), the GEMM kernels (a catalog's
  * `verified` entries are measured; recipes and unverified entries are derived from source), the
  * SFU functions (their validation status), the attention backend at the head dimension (only
- * FlashAttention-2 at head dim 128 on sm_80 is GPU-measured), the decoder family's layer (Qwen3's
- * is bit-identical to the seed paper's GPU-validated emulator; MoE routing and experts and the
- * other families are derived from source), and tensor parallelism (derived from source).
+ * FlashAttention-2's standard kernel at head dim 128 on sm_80 is GPU-measured; vLLM's paged
+ * launches run the split kernel, derived from source), the decoder family's layer (Qwen3's under
+ * HF Transformers is bit-identical to the seed paper's GPU-validated emulator; MoE routing and
+ * experts, the other families and every vLLM layer kernel and CUDA-graph padding are derived
+ * from source), and tensor parallelism (derived from source).
  *
  * @module
  */
@@ -92,7 +94,9 @@ export function _attentionEvidence(
   o: { readonly headDim: number; readonly profile: GpuProfile },
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
-  const fa2 = id.startsWith("fa2-");
+  // The GPU measurement covers the two HF-reachable FA2 builds' standard kernel, not vLLM's
+  // paged launches (always the split kernel).
+  const fa2 = id === "fa2-dao-fastmath" || id === "fa2-pytorch-bundled";
   const measured = fa2 && o.headDim === 128 && o.profile.computeCapability === "8.0";
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
@@ -101,21 +105,31 @@ export function _attentionEvidence(
 }
 
 /**
- * The decoder layer's evidence: the family's wiring, MoE routing and experts, tensor parallelism.
+ * The decoder layer's evidence: the family's wiring, the stack's layer kernels and CUDA-graph
+ * padding (when not HF's eager PyTorch), MoE routing and experts, tensor parallelism.
  *
  * @param c the model description
- * @param parallel the tensor-parallel split, if any
+ * @param o the stack (its layer kernels and CUDA graphs) and the tensor-parallel split, if any
  * @returns the entries
  */
 export function _layerEvidence(
   c: DecoderConfig,
-  parallel: TensorParallel | undefined,
+  o: { readonly stack: StackProfile; readonly parallel: TensorParallel | undefined },
 ): ComponentEvidence[] {
+  const { parallel } = o;
+  const ops = o.stack.operators;
+  const kernels = ops?.layerKernels ?? "torch";
   const qwen3 = c.modelType === "qwen3" || c.modelType === "qwen3_moe";
   const out: ComponentEvidence[] = [{
     component: `decoder layer (${c.modelType})`,
-    level: qwen3 ? "checked-against-peer" : SOURCE,
+    level: qwen3 && kernels === "torch" ? "checked-against-peer" : SOURCE,
   }];
+  if (kernels !== "torch") {
+    out.push({ component: `layer kernels ${kernels} (norms, RoPE, activation)`, level: SOURCE });
+  }
+  if (ops?.cudaGraphs !== undefined) {
+    out.push({ component: `CUDA graphs ${ops.cudaGraphs.mode} (padded launches)`, level: SOURCE });
+  }
   if (c.moe !== undefined) out.push({ component: "MoE routing and experts", level: SOURCE });
   if (parallel !== undefined) {
     out.push({

@@ -135,7 +135,7 @@ export async function _recomputeModelForward(
       ...evidence(),
       ..._sfuEvidence(res.sfu),
       _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, parallel),
+      ..._layerEvidence(c, { stack: input.stack, parallel }),
     ],
   };
 }

@@ -190,7 +190,7 @@ export async function _recomputeSequence(
       ...evidence(),
       ..._sfuEvidence(r.result.sfu),
       _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, parallel),
+      ..._layerEvidence(c, { stack: input.stack, parallel }),
     ],
   };
 }

@@ -30,8 +30,13 @@ export interface Fa2Launch {
   readonly softmaxScale: number;
   /** Causal mask in effect (already dropped when the longest query is 1). */
   readonly causal: boolean;
-  /** KV splits (1: standard kernel). */
+  /** KV splits (1: standard kernel, unless `splitKernel`). */
   readonly splits: number;
+  /**
+   * The split kernel runs (more than one split, or a paged KV cache, which forces it with one
+   * split that writes BF16 directly).
+   */
+  readonly splitKernel: boolean;
   /** The launch's seqlen_k (fixes n_blocks_per_split). */
   readonly seqlenK: number;
   /** Standard kernel tiles. */
@@ -86,7 +91,7 @@ const _ceilDiv = (a: number, b: number) => Math.trunc((a + b - 1) / b);
  * @returns kBlockM of the split kernel or of the standard kernel
  */
 export function _tileHeight(ctx: _LaunchCtx): number {
-  return ctx.splits > 1 ? ctx.splitTiles.blockM : ctx.tiles.blockM;
+  return ctx.splitKernel ? ctx.splitTiles.blockM : ctx.tiles.blockM;
 }
 
 /** `n_block_max` of the row block holding row i: S_k, and the bottom-right causal limit. */
@@ -162,13 +167,16 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
     const combine = { arith: ctx.arith, blockM: ctx.combineBlockM };
     return o.map((os, r) => _fa2CombineRow({ o: os, lse: lse[r] as Uint32Array }, combine));
   }
-  const nMax = _nBlockMax(ctx, tile, ctx.tiles);
+  // One split: the standard kernel, or the split kernel with `Split = false` (paged KV), whose
+  // tiles differ but whose epilogue is the standard one (BF16 O, LSE +inf for an empty block).
+  const tiles = ctx.splitKernel ? ctx.splitTiles : ctx.tiles;
+  const nMax = _nBlockMax(ctx, tile, tiles);
   if (nMax <= 0) {
     return visible.map(() => {
       const empty = { out: new Uint16Array(d), outF32: new Uint32Array(d) };
       return ctx.lse ? { ...empty, lse: 0x7f800000 } : empty;
     });
   }
-  const states = walk(ctx.tiles.blockN, _blocks(0, nMax, ctx.build.kvWalk));
+  const states = walk(tiles.blockN, _blocks(0, nMax, ctx.build.kvWalk));
   return states.map((st) => _fa2Epilogue(st, { ...epilogue, lse: ctx.lse, split: false }));
 }

@@ -72,6 +72,13 @@ export interface FlashAttentionOptions {
    * the heuristic; 1 to 128.
    */
   readonly numSplits?: number;
+  /**
+   * A paged KV cache (vllm-flash-attn's `mha_varlen_fwd` with a `block_table`): `run_mha_fwd(params,
+   * stream, paged_KV)` forces the split kernel even when one split runs (`Split = false`: its
+   * 64-row, `fa2SplitTiles` KV tiles, O written to BF16 directly, no combine). The page
+   * addressing itself changes no arithmetic. Default false.
+   */
+  readonly pagedKv?: boolean;
   /** Also return O before its BF16 rounding (diagnostics; FA2's `out_accum` form). */
   readonly returnFp32?: boolean;
   /** Return the LSE (needs MUFU.LG2). */

@@ -131,6 +131,7 @@ export function planFa2(
       softmaxScale: bitsFromF32(scale),
       causal,
       splits,
+      splitKernel: splits > 1 || options.pagedKv === true,
       seqlenK,
       tiles,
       splitTiles: fa2SplitTiles(d),

@@ -23,6 +23,7 @@ export { type CubBlockReduceOptions, cubBlockReduceSum } from "./cub_block_reduc
 export { cudaPowf, type CudaPowfOptions } from "./cuda_powf.ts";
 export {
   vllmFusedAddRmsNorm,
+  vllmFusedAddRmsNormOfSum,
   type VllmFusedAddRmsNormOptions,
   type VllmFusedAddRmsNormResult,
 } from "./vllm_fused_add_rms_norm.ts";

@@ -54,8 +54,9 @@ export interface VllmFusedAddRmsNormOptions {
   /** MUFU model for `rsqrtf` (`rsqrt.approx.f32`). */
   readonly mufu: Mufu;
   /**
-   * Tokens of the whole launch (`input.numel() / hidden_size`, the padded count under CUDA
-   * graphs) when `x` holds only some of its rows; it sets the block size. Default `rows`.
+   * Tokens of the launch (`input.numel() / hidden_size`, the padded count under CUDA graphs)
+   * when `x` holds rows of launches of that size (some of one launch's rows, or rows of several
+   * such launches: rows never mix); it sets the block size. Default `rows`.
    */
   readonly numTokens?: number;
   /** The kernel variant: 8 (vectorised) or 0 (generic); default 8 when `hidden % 8 == 0`. */
@@ -102,14 +103,46 @@ export function vllmFusedAddRmsNorm(
   x: Uint16Array,
   options: VllmFusedAddRmsNormOptions,
 ): VllmFusedAddRmsNormResult {
-  const { rows, hidden, weight, mufu } = options;
-  _checkShapes(x, rows, hidden, weight);
+  const { rows, hidden } = options;
+  _checkShapes(x, rows, hidden, options.weight);
   if (!(options.residual instanceof Uint16Array) || options.residual.length !== x.length) {
     throw new TypeError(`Cannot normalise: expected ${rows} x ${hidden} BF16 residual values`);
   }
+  const residual = addBf16(x, options.residual);
+  return Object.freeze({ ...vllmFusedAddRmsNormOfSum(residual, options), residual });
+}
+
+/**
+ * The norm half of `fused_add_rms_norm`, given the residual sum the kernel writes back
+ * (`bf16(x + residual)`): what a layer that computes the residual add itself passes. The same
+ * bits as {@link vllmFusedAddRmsNorm}'s output for that sum.
+ *
+ * @param sum BF16 patterns [rows, hidden]: the new residual
+ * @param options shape, weight, MUFU model, launch tokens, width, eps, contraction (`residual`
+ *   is not read)
+ * @returns the output and per-row FP32 intermediates
+ * @throws {TypeError|RangeError} as {@link vllmFusedAddRmsNorm}
+ * @example
+ * ```ts
+ * import { vllmFusedAddRmsNorm, vllmFusedAddRmsNormOfSum } from "./vllm_fused_add_rms_norm.ts";
+ * import { createSfu } from "../../hardware/mod.ts";
+ * const mufu = createSfu({ mode: "ieee", ftz: true });
+ * const one = new Uint16Array(8).fill(0x3f80);
+ * const a = vllmFusedAddRmsNorm(one, { residual: one, rows: 1, hidden: 8, weight: one, mufu });
+ * const b = vllmFusedAddRmsNormOfSum(a.residual, { rows: 1, hidden: 8, weight: one, mufu });
+ * if (a.output.join() !== b.output.join()) throw new Error();
+ * ```
+ */
+export function vllmFusedAddRmsNormOfSum(
+  sum: Uint16Array,
+  options: Omit<VllmFusedAddRmsNormOptions, "residual">,
+): Omit<VllmFusedAddRmsNormResult, "residual"> {
+  const { rows, hidden, weight, mufu } = options;
+  const x = sum;
+  _checkShapes(x, rows, hidden, weight);
   const numTokens = options.numTokens ?? rows;
-  if (!Number.isInteger(numTokens) || numTokens < rows) {
-    throw new RangeError(`Cannot normalise: numTokens ${numTokens} must be an integer >= ${rows}`);
+  if (!Number.isInteger(numTokens) || numTokens < 1) {
+    throw new RangeError(`Cannot normalise: numTokens ${numTokens} must be a positive integer`);
   }
   const width = options.width ?? (hidden % 8 === 0 ? 8 : 0);
   if (width !== 0 && width !== 8) {
@@ -121,8 +154,7 @@ export function vllmFusedAddRmsNorm(
   const blockThreads = Math.min(hidden, numTokens < 256 ? 1024 : 256);
   const eps = bitsFromF32(Math.fround(options.eps ?? 1e-6));
   const contract = options.contract === true;
-  const residual = addBf16(x, options.residual);
-  const { output, sumsq, rstd } = _normRows(residual, {
+  const { output, sumsq, rstd } = _normRows(x, {
     rows,
     hidden,
     weight,
@@ -132,5 +164,5 @@ export function vllmFusedAddRmsNorm(
     width,
     contract,
   });
-  return Object.freeze({ output, residual, sumsq, rstd, blockThreads, width });
+  return Object.freeze({ output, sumsq, rstd, blockThreads, width });
 }

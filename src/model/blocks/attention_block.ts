@@ -19,6 +19,7 @@ import type {
   RmsNormResult,
 } from "../../kernels/mod.ts";
 import {
+  applyRope,
   fa2NumSplits,
   fa2SfuFunctions,
   flashAttentionForward,
@@ -219,6 +220,7 @@ export async function runAttentionBlock(
   let core: FlashAttentionResult | undefined;
   const fa2 = _fa2Core(plan, runtime, (r) => core = r);
   const tables = ropeTables(plan.invFreq, Array.from({ length: plan.tokens }, (_, i) => i));
+  const rope = (q: Uint16Array, heads: number) => applyRope(q, { tables, heads });
   const { out, seen } = await runBlockSublayer(x, {
     ...options,
     sublayer: "attention",
@@ -231,7 +233,7 @@ export async function runAttentionBlock(
       ["qNorm", "self_attn.q_norm.weight", w.qNorm],
       ["kNorm", "self_attn.k_norm.weight", w.kNorm],
     ],
-    run: async (ctx, t) => (await attentionSublayer(x, { ctx, t, tables, core: fa2 })).out,
+    run: async (ctx, t) => (await attentionSublayer(x, { ctx, t, rope, core: fa2 })).out,
   });
   return {
     norm: seen.norm("input_layernorm"),

@@ -69,6 +69,8 @@ export async function runBlockSublayer(
     runtime: { ...o.runtime, gemm: _plannedDispatch(plan) },
     datapath: plan.datapath,
     reduceStack: plan.reduceStack,
+    kernels: plan.ops.layer,
+    layer: 0,
     eps: plan.eps,
     launchRows: new Int32Array(plan.tokens).fill(plan.tokens),
     onIntermediate: seen.onIntermediate,

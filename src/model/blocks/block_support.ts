@@ -86,6 +86,12 @@ export function planBase(
   });
   if (!support.supported) throw new _Unsupported(support.reason);
   const { ops } = support;
+  if (ops.layer.id !== "torch") {
+    throw new _Unsupported(
+      `block claims are modelled for HF Transformers stacks; stack '${runtime.stack.id}' runs ` +
+        `layer kernels '${ops.layer.id}' (verify its forward or served sequences instead)`,
+    );
+  }
   const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
   if (datapath === undefined) {
     throw new _Unsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);

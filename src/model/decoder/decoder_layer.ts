@@ -19,18 +19,25 @@
  * observer (`onIntermediate`) the layer reports each intermediate with the kernel's whole result,
  * which block claims return; without one it keeps nothing more.
  *
+ * The stack's layer kernels (`LayerContext.kernels`) choose the norm kernels, RoPE and the shape
+ * of the projections: under vLLM's custom ops q/k/v run as one `qkv_proj` GEMM of each rank's
+ * blocks (q heads, then k, then v) and gate/up as one `gate_up_proj` GEMM (gate rows, then up),
+ * whose outputs are split by columns; the first layer's input norm and QK-norm are `rms_norm`,
+ * every other norm `fused_add_rms_norm` over the residual sum this layer computes (the same BF16
+ * add the fused kernel performs).
+ *
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
 import {
   addBf16,
-  applyRope,
   type GemmResult,
+  type LayerKernels,
   mulBf16,
   type ReduceStack,
   type RmsNormResult,
-  type RopeTables,
   siluBf16,
+  vllmSiluAndMul,
 } from "../../kernels/mod.ts";
 import type { BlockRuntime, ProjectionName } from "./block_runtime.ts";
 import {
@@ -43,7 +50,14 @@ import {
   reductionOf,
 } from "./layer_calls.ts";
 import type { LayerObserver } from "./layer_observer.ts";
-import { type LaunchRows, linearRows, normRows, type RowsResult } from "./row_ops.ts";
+import type { LayerRope } from "./layer_rope.ts";
+import {
+  type LaunchRows,
+  linearRows,
+  type NormKernel,
+  normRows,
+  type RowsResult,
+} from "./row_ops.ts";
 import {
   columnBlock,
   rankBlock,
@@ -67,6 +81,10 @@ export interface LayerContext {
   readonly datapath: Datapath;
   /** Reduction settings of the stack's norms. */
   readonly reduceStack: ReduceStack;
+  /** The stack's norm, RoPE and activation kernels and its projections' shape. */
+  readonly kernels: LayerKernels;
+  /** The layer's index (vLLM's first layer has no residual yet: its input norm is `rms_norm`). */
+  readonly layer: number;
   /** RMSNorm epsilon (also QK-norm's). */
   readonly eps: number;
   /** Each activation row's launch size. */
@@ -99,13 +117,13 @@ export type AttentionCore = (
  * Runs the attention sublayer.
  *
  * @param x the layer input [rows, hidden] (BF16 patterns)
- * @param o the context, the layer's tensors `t`, the RoPE `tables` of the rows' positions and
- *   the driver's attention `core`
+ * @param o the context, the layer's tensors `t`, the `rope` of the rows' positions and the
+ *   driver's attention `core`
  * @returns the sublayer output `x + o_proj(core)` and the KV split count
  * @throws {ForwardUnsupported} when a GEMM shape is not covered, or what `core` throws
  * @example
  * ```ts ignore
- * const { out } = await attentionSublayer(x, { ctx, t, tables, core });
+ * const { out } = await attentionSublayer(x, { ctx, t, rope, core });
  * ```
  */
 export async function attentionSublayer(
@@ -113,7 +131,7 @@ export async function attentionSublayer(
   o: {
     readonly ctx: LayerContext;
     readonly t: LayerTensor;
-    readonly tables: RopeTables;
+    readonly rope: LayerRope;
     readonly core: AttentionCore;
   },
 ): Promise<{ out: Uint16Array; splits: number }> {
@@ -126,7 +144,11 @@ export async function attentionSublayer(
   // A rank's calls are those of its view of the config (its heads and KV heads, as `rankView`
   // gives them); every rank holds as many heads, so one rank's calls are every rank's.
   const r0 = ranks[0]!;
-  const calls = layerCalls(one ? c : { ...c, heads: r0.qn, kvHeads: r0.kvn }).attention;
+  const merged = ctx.kernels.projections === "merged";
+  const calls = layerCalls(
+    one ? c : { ...c, heads: r0.qn, kvHeads: r0.kvn },
+    ctx.kernels.projections,
+  ).attention;
   const norm = _norm(x, ctx, {
     call: reductionOf(calls, "input_layernorm")!,
     rank: 0,
@@ -148,6 +170,40 @@ export async function attentionSublayer(
       onResult: _linearSeen(ctx, name, rank),
     });
   };
+  // vLLM's QKVParallelLinear: one GEMM over the rank's q, k and v blocks, split by columns.
+  const qkv = async (r: RankHeads, rank: number) => {
+    const l = linearOf(calls, "qkv_proj");
+    const part = async (name: "q_proj" | "k_proj" | "v_proj", first: number, count: number) => {
+      const w = await t(`self_attn.${name}.weight`);
+      const b = l.bias ? await t(`self_attn.${name}.bias`) : undefined;
+      return {
+        w: one ? w : rowBlock(w, { first: first * d, count: count * d, width: l.k }),
+        b: b === undefined || one
+          ? b
+          : rowBlock(b, { first: first * d, count: count * d, width: 1 }),
+      };
+    };
+    const parts = [
+      await part("q_proj", r.q0, r.qn),
+      await part("k_proj", r.kv0, r.kvn),
+      await part("v_proj", r.kv0, r.kvn),
+    ];
+    const y = await linearRows(norm, {
+      ...ctx,
+      name: "qkv_proj",
+      n: l.n,
+      k: l.k,
+      weight: _concat(parts.map((p) => p.w)),
+      bias: l.bias ? _concat(parts.map((p) => p.b!)) : undefined,
+      onResult: _linearSeen(ctx, "qkv_proj", rank),
+    });
+    const qw = r.qn * d, kw = r.kvn * d;
+    return {
+      q: columnBlock(y, { first: 0, count: qw, width: l.n }),
+      k: columnBlock(y, { first: qw, count: kw, width: l.n }),
+      v: columnBlock(y, { first: qw + kw, count: kw, width: l.n }),
+    };
+  };
   const oL = linearOf(calls, "o_proj");
   const oWeight = await t("self_attn.o_proj.weight");
   const oBias = await bias(oL);
@@ -156,12 +212,13 @@ export async function attentionSublayer(
   for (const [i, r] of ranks.entries()) {
     // The three projections are posted together: with a walker whose calling thread stays free,
     // q's norm and RoPE run while k and v are walked (each output is computed alone: same bits).
-    const qP = proj("q_proj", r.q0, i);
-    const kP = proj("k_proj", r.kv0, i);
-    const vP = proj("v_proj", r.kv0, i);
+    const fused = merged ? qkv(r, i) : undefined;
+    const qP = fused?.then((p) => p.q) ?? proj("q_proj", r.q0, i);
+    const kP = fused?.then((p) => p.k) ?? proj("k_proj", r.kv0, i);
+    const vP = fused?.then((p) => p.v) ?? proj("v_proj", r.kv0, i);
     kP.catch(() => {}); // awaited below; a failure of q must not leave these unhandled
     vP.catch(() => {});
-    const rope = { ctx, t, tables: o.tables, rank: i };
+    const rope = { ctx, t, rope: o.rope, rank: i };
     const qr = await _headNormRope(await qP, {
       ...rope,
       which: "q",
@@ -247,12 +304,15 @@ export async function denseMlpSublayer(
   const { config: c } = ctx;
   const tp = ctx.parallel;
   // A rank's calls are those of its view of the config (its block of the intermediate size).
+  const merged = ctx.kernels.projections === "merged";
   const calls = layerCalls(
     tp === undefined
       ? c
       : { ...c, intermediate: rankBlock(c.intermediate, tp, "intermediate size") },
+    ctx.kernels.projections,
   ).mlp;
-  const biasOf = async (l: LayerLinear) => l.bias ? await t(`mlp.${l.name}.bias`) : undefined;
+  const biasOf = async (l: LayerLinear, name: string = l.name) =>
+    l.bias ? await t(`mlp.${name}.bias`) : undefined;
   const norm = _norm(x, ctx, {
     call: reductionOf(calls, "post_attention_layernorm")!,
     rank: 0,
@@ -278,14 +338,39 @@ export async function denseMlpSublayer(
         onResult: _linearSeen(ctx, name, r),
       });
     };
-    // Both projections are posted before either is awaited: SiLU of the gate runs while up is
-    // walked (each output alone: same bits).
-    const gateP = col("gate_proj");
-    const upP = col("up_proj");
-    upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
-    const act = siluBf16(await gateP, { mufu: ctx.runtime.sfu });
-    ctx.onIntermediate?.({ kind: "tensor", name: "act", rank: r, value: act });
-    const downInput = mulBf16(act, await upP);
+    let downInput: Uint16Array;
+    if (merged) {
+      // vLLM's MergedColumnParallelLinear: one GEMM over the rank's gate rows then up rows, and
+      // `silu_and_mul` on its [rows, 2 x block] output (the same products as HF's).
+      const l = linearOf(calls, "gate_up_proj");
+      const part = async (name: "gate_proj" | "up_proj") => {
+        const w = await t(`mlp.${name}.weight`), b = l.bias ? await biasOf(l, name) : undefined;
+        return {
+          w: tp === undefined ? w : rowBlock(w, { ...block, width: l.k }),
+          b: b === undefined || tp === undefined ? b : rowBlock(b, { ...block, width: 1 }),
+        };
+      };
+      const gate = await part("gate_proj"), up = await part("up_proj");
+      const y = await linearRows(norm, {
+        ...ctx,
+        name: "gate_up_proj",
+        n: l.n,
+        k: l.k,
+        weight: _concat([gate.w, up.w]),
+        bias: l.bias ? _concat([gate.b!, up.b!]) : undefined,
+        onResult: _linearSeen(ctx, "gate_up_proj", r),
+      });
+      downInput = vllmSiluAndMul(y, { d: fr, mufu: ctx.runtime.sfu });
+    } else {
+      // Both projections are posted before either is awaited: SiLU of the gate runs while up is
+      // walked (each output alone: same bits).
+      const gateP = col("gate_proj");
+      const upP = col("up_proj");
+      upP.catch(() => {}); // awaited below; a failure of gate must not leave it unhandled
+      const act = siluBf16(await gateP, { mufu: ctx.runtime.sfu });
+      ctx.onIntermediate?.({ kind: "tensor", name: "act", rank: r, value: act });
+      downInput = mulBf16(act, await upP);
+    }
     ctx.onIntermediate?.({ kind: "tensor", name: "down_input", rank: r, value: downInput });
     partials.push(
       await linearRows(downInput, {
@@ -310,7 +395,7 @@ async function _headNormRope(
     readonly t: LayerTensor;
     readonly which: "q" | "k";
     readonly heads: number;
-    readonly tables: RopeTables;
+    readonly rope: LayerRope;
     readonly rank: number;
     readonly norm: (LayerReduction & { readonly name: LayerNormName }) | undefined;
   },
@@ -321,7 +406,7 @@ async function _headNormRope(
     rank: o.rank,
     weight: await o.t(`self_attn.${norm.name}.weight`),
   });
-  const value = applyRope(normed, { tables: o.tables, heads: o.heads });
+  const value = o.rope(normed, o.heads);
   ctx.onIntermediate?.({ kind: "tensor", name: `${o.which}_rope`, rank: o.rank, value });
   return value;
 }
@@ -350,7 +435,46 @@ function _norm(
     eps: ctx.eps,
     launchRows: ctx.launchRows,
     onResult,
+    kernel: normKernelOf(ctx.kernels, { name: call.name, layer: ctx.layer }),
   });
+}
+
+/**
+ * The kernel of one of a layer's RMSNorms (or of the model's final norm, `name` `final`) under
+ * a stack's layer kernels: PyTorch's reduce kernel, or vLLM's `rms_norm` where no residual is
+ * carried (QK-norm, the first layer's input norm) and `fused_add_rms_norm` elsewhere.
+ *
+ * @param kernels the stack's layer kernels
+ * @param o the norm and the layer's index
+ * @returns the kernel
+ * @example
+ * ```ts
+ * import { normKernelOf } from "./decoder_layer.ts";
+ * const vllm = { norm: "vllm-cuda" } as const;
+ * if (normKernelOf(vllm, { name: "input_layernorm", layer: 0 }) !== "vllm-rms-norm") throw new Error();
+ * if (normKernelOf(vllm, { name: "input_layernorm", layer: 1 }) !== "vllm-fused-add-rms-norm") throw new Error();
+ * if (normKernelOf({ norm: "torch-reduce" }, { name: "final", layer: 0 }) !== "torch") throw new Error();
+ * ```
+ */
+export function normKernelOf(
+  kernels: Pick<LayerKernels, "norm">,
+  o: { readonly name: LayerNormName | "final"; readonly layer: number },
+): NormKernel {
+  if (kernels.norm === "torch-reduce") return "torch";
+  const plain = o.name === "q_norm" || o.name === "k_norm" ||
+    (o.name === "input_layernorm" && o.layer === 0);
+  return plain ? "vllm-rms-norm" : "vllm-fused-add-rms-norm";
+}
+
+/** Concatenates weight (or bias) blocks: the rows of a merged projection. */
+function _concat(parts: readonly Uint16Array[]): Uint16Array {
+  const out = new Uint16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** Reports a linear's GEMM results to the context's observer, if any. */

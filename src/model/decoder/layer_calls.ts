@@ -9,6 +9,10 @@
  * heads, KV heads and intermediate block), since every rank's GEMM is dispatched by its own
  * shape (spec `parallel_and_vllm.md` §A1).
  *
+ * A stack with merged projections (vLLM's `QKVParallelLinear` and `MergedColumnParallelLinear`)
+ * runs q/k/v as one `qkv_proj` GEMM (N = (heads + 2 KV heads) x head dim) and gate/up as one
+ * `gate_up_proj` GEMM (N = 2 x intermediate); its kernel is dispatched by that shape.
+ *
  * @module
  */
 import type { DecoderConfig, MoeConfig } from "../checkpoint/mod.ts";
@@ -19,6 +23,9 @@ export type LayerConfig = Pick<
   DecoderConfig,
   "hidden" | "intermediate" | "heads" | "kvHeads" | "headDim" | "qkNorm" | "bias" | "moe"
 >;
+
+/** How a stack runs q/k/v and gate/up: separate GEMMs (HF) or one merged GEMM each (vLLM). */
+export type LayerProjections = "separate" | "merged";
 
 /** One linear of a layer: y [rows, n] = x [rows, k] W^T (+ b), BF16 in and out. */
 export interface LayerLinear {
@@ -82,6 +89,7 @@ export interface LayerCalls {
  * The calls of a decoder layer of a config (or of a rank's view of it).
  *
  * @param config the layer's sizes, QK-norm, biases and MoE section
+ * @param projections separate q/k/v and gate/up GEMMs (default) or merged ones
  * @returns the calls by sublayer
  * @example
  * ```ts
@@ -94,16 +102,22 @@ export interface LayerCalls {
  * if (calls.attention.reductions.length !== 1 || calls.moe !== undefined) throw new Error();
  * ```
  */
-export function layerCalls(config: LayerConfig): LayerCalls {
+export function layerCalls(
+  config: LayerConfig,
+  projections: LayerProjections = "separate",
+): LayerCalls {
   const { hidden: h, headDim: d, intermediate: f, bias } = config;
   const q = config.heads * d, kv = config.kvHeads * d;
   const lin = (name: ProjectionName, n: number, k: number, b: boolean): LayerLinear =>
     Object.freeze({ name, n, k, bias: b, routed: false });
+  const merged = projections === "merged";
   const attention: SublayerCalls = Object.freeze({
     linears: Object.freeze([
-      lin("q_proj", q, h, bias.qkv),
-      lin("k_proj", kv, h, bias.qkv),
-      lin("v_proj", kv, h, bias.qkv),
+      ...(merged ? [lin("qkv_proj", q + 2 * kv, h, bias.qkv)] : [
+        lin("q_proj", q, h, bias.qkv),
+        lin("k_proj", kv, h, bias.qkv),
+        lin("v_proj", kv, h, bias.qkv),
+      ]),
       lin("o_proj", h, q, bias.o),
     ]),
     reductions: Object.freeze([
@@ -115,8 +129,9 @@ export function layerCalls(config: LayerConfig): LayerCalls {
   });
   const mlp: SublayerCalls = Object.freeze({
     linears: Object.freeze([
-      lin("gate_proj", f, h, bias.mlp),
-      lin("up_proj", f, h, bias.mlp),
+      ...(merged
+        ? [lin("gate_up_proj", 2 * f, h, bias.mlp)]
+        : [lin("gate_proj", f, h, bias.mlp), lin("up_proj", f, h, bias.mlp)]),
       lin("down_proj", h, f, bias.mlp),
     ]),
     reductions: Object.freeze([_rms("post_attention_layernorm", 1, h)]),

@@ -41,7 +41,9 @@ export {
   denseMlpSublayer,
   type LayerContext,
   type LayerTensor,
+  normKernelOf,
 } from "./decoder_layer.ts";
+export { type LayerRope, layerRope } from "./layer_rope.ts";
 export { ForwardUnsupported, modelInvFreq, project } from "./forward_support.ts";
 export {
   gemmCallOf,
@@ -50,6 +52,7 @@ export {
   type LayerConfig,
   type LayerLinear,
   type LayerNormName,
+  type LayerProjections,
   type LayerReduction,
   type LayerReductionName,
   linearOf,
@@ -62,6 +65,7 @@ export {
   groupRows,
   type LaunchRows,
   linearRows,
+  type NormKernel,
   normRows,
   pickRows,
   type RowsResult,
@@ -77,4 +81,5 @@ export {
   reduceRows,
   rowBlock,
   type TensorParallel,
+  vocabParallelRows,
 } from "./tensor_parallel.ts";

@@ -21,6 +21,8 @@ import {
   rmsNorm,
   type RmsNormResult,
   runGemmRecipe,
+  vllmFusedAddRmsNormOfSum,
+  vllmRmsNorm,
 } from "../../kernels/mod.ts";
 import type { BlockRuntime, ProjectionName } from "./block_runtime.ts";
 import { ForwardUnsupported } from "./forward_support.ts";
@@ -149,8 +151,17 @@ export async function linearRows(
 }
 
 /**
+ * Which RMSNorm kernel runs: PyTorch's reduce kernel (HF's `Qwen3RMSNorm` and kin), vLLM's
+ * `rms_norm` (no residual: the first layer's input norm, QK-norm), or vLLM's
+ * `fused_add_rms_norm` (where a residual is carried; its block size follows the launch's tokens).
+ */
+export type NormKernel = "torch" | "vllm-rms-norm" | "vllm-fused-add-rms-norm";
+
+/**
  * RMSNorm of rows that ran in launches of different sizes (each row with its launch's reduce
- * configuration and mean factor; rows sharing a launch size in one call).
+ * configuration and mean factor; rows sharing a launch size in one call). For vLLM's fused
+ * kernel `x` is the residual sum the kernel writes back (`bf16(x + residual)`, which the layer
+ * computes itself), whose squares the kernel sums.
  *
  * @param x [rows * perRow, width]: `perRow` normalised vectors per activation row (QK-norm:
  *   heads)
@@ -174,14 +185,33 @@ export function normRows(
     readonly eps: number;
     readonly launchRows: LaunchRows;
     readonly onResult?: RowsResult<RmsNormResult> | undefined;
+    /** The kernel (default `torch`). */
+    readonly kernel?: NormKernel;
   },
 ): Uint16Array {
   const rows = o.launchRows.length;
   const w = o.width * o.perRow;
   const out = new Uint16Array(x.length);
+  const kernel = o.kernel ?? "torch";
   for (const group of groupRows(rows, (i) => o.launchRows[i]!)) {
     const launch = o.launchRows[group[0]!]!;
-    const r = rmsNorm(group.length === rows ? x : pickRows(x, group, w), {
+    const input = group.length === rows ? x : pickRows(x, group, w);
+    if (kernel !== "torch") {
+      const v = {
+        rows: group.length * o.perRow,
+        hidden: o.width,
+        weight: o.weight,
+        mufu: o.runtime.sfu,
+        eps: o.eps,
+      };
+      const y = kernel === "vllm-rms-norm"
+        ? vllmRmsNorm(input, v).output
+        : vllmFusedAddRmsNormOfSum(input, { ...v, numTokens: launch }).output;
+      if (group.length === rows) out.set(y);
+      else _put(out, y, group, w);
+      continue;
+    }
+    const r = rmsNorm(input, {
       rows: group.length * o.perRow,
       launchRows: launch * o.perRow,
       hidden: o.width,

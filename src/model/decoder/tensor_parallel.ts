@@ -277,3 +277,29 @@ export function rankView(c: DecoderConfig, tp: TensorParallel | undefined): Deco
     }),
   };
 }
+
+/**
+ * Embedding rows as a stack's tensor-parallel embedding gives them: unchanged when the table is
+ * replicated (or on one GPU); under a vocabulary-parallel embedding each row is the all-reduce of
+ * one rank's lookup and the other ranks' exact zeros, which leaves every value but -0 alone and
+ * turns -0 into +0 (`-0 + +0 = +0` under round-to-nearest, in any order and precision).
+ *
+ * @param rows BF16 embedding rows
+ * @param tp the tensor-parallel split, if any
+ * @returns the rows the first layer reads (the same array when nothing changes)
+ * @example
+ * ```ts
+ * import { vocabParallelRows } from "./tensor_parallel.ts";
+ * const rows = new Uint16Array([0x8000, 0x3f80]);
+ * if (vocabParallelRows(rows, undefined) !== rows) throw new Error();
+ * ```
+ */
+export function vocabParallelRows(
+  rows: Uint16Array,
+  tp: TensorParallel | undefined,
+): Uint16Array {
+  if (tp === undefined || tp.layout.embedding !== "vocab-parallel") return rows;
+  const out = rows.slice();
+  for (let i = 0; i < out.length; i++) if (out[i] === 0x8000) out[i] = 0;
+  return out;
+}

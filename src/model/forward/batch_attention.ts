@@ -19,14 +19,15 @@ import {
   type Fa2Build,
   fa2NumSplits,
   flashAttentionForward,
+  type LayerKernels,
   type ReduceStack,
-  ropeTables,
 } from "../../kernels/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
 import {
   attentionSublayer,
   type BlockRuntime,
   ForwardUnsupported,
+  type LayerRope,
   type LayerTensor,
   type RankHeads,
   rankHeads,
@@ -51,8 +52,17 @@ export interface BatchAttentionContext {
   readonly torchVersion: string;
   /** Whether the backend is SDPA (PyTorch's bundled FA2 is then reached only without a mask). */
   readonly sdpa: boolean;
-  /** RoPE inverse frequencies (FP32 bit patterns). */
-  readonly invFreq: Uint32Array;
+  /** The stack's norm, RoPE and activation kernels and its projections' shape. */
+  readonly kernels: LayerKernels;
+  /** RoPE of the layout's rows (`layerRope` of their positions). */
+  readonly rope: LayerRope;
+  /** K and V read from a paged cache (vLLM): FA2's split kernel always runs. */
+  readonly paged: boolean;
+  /**
+   * Rows of every GEMM, norm and all-reduce launch: the layout's rows, or the CUDA-graph capture
+   * size they are padded to (attention runs on the real rows).
+   */
+  readonly launchM: number;
   /** Streaming multiprocessor count (chooses FA2 splits). */
   readonly multiProcessorCount: number;
   /** RMSNorm epsilon. */
@@ -90,6 +100,14 @@ export function attentionLaunch(
     }
     return { kind: "eager" };
   }
+  if (ctx.paged) {
+    if (!layout.varlen || layout.padded) {
+      throw new ForwardUnsupported(
+        "vLLM's paged attention runs on flattened batches (batching 'flatten')",
+      );
+    }
+    return { kind: "varlen" };
+  }
   if (layout.varlen) {
     if (ctx.sdpa && layout.padded) {
       throw new ForwardUnsupported(
@@ -124,12 +142,12 @@ export function attentionLaunch(
  * Runs the attention sublayer on the layout's rows.
  *
  * @param x sublayer input [rows, hidden], BF16 patterns
- * @param o layout, context, the layer's tensors `t`
+ * @param o layout, context, the layer's index and tensors `t`
  * @returns the sublayer output `bf16(x + o_proj(attn))` [rows, hidden] and the KV split count
  * @throws {ForwardUnsupported} as {@link attentionLaunch}, or when a GEMM shape is not covered
  * @example
  * ```ts ignore
- * const { out } = await runBatchAttention(x, { layout, ctx, t });
+ * const { out } = await runBatchAttention(x, { layout, ctx, layer, t });
  * ```
  */
 export async function runBatchAttention(
@@ -137,15 +155,16 @@ export async function runBatchAttention(
   o: {
     readonly layout: BatchLayout;
     readonly ctx: BatchAttentionContext;
+    readonly layer: number;
     readonly t: LayerTensor;
   },
 ): Promise<{ out: Uint16Array; splits: number }> {
   const { layout, ctx } = o;
   const launch = attentionLaunch(layout, ctx);
   return await attentionSublayer(x, {
-    ctx: { ...ctx, launchRows: new Int32Array(layout.rows).fill(layout.rows) },
+    ctx: { ...ctx, layer: o.layer, launchRows: new Int32Array(layout.rows).fill(ctx.launchM) },
     t: o.t,
-    tables: ropeTables(ctx.invFreq, layout.positions),
+    rope: ctx.rope,
     core: (q, k, v, rank) => _core({ q, k, v }, { layout, ctx, launch, rank }),
   });
 }
@@ -193,7 +212,12 @@ async function _core(
       q: _gather(qr, layout.real, heads * d),
       k: _gather(kr, layout.real, kvHeads * d),
       v: _gather(v, layout.real, kvHeads * d),
-    }, { ...fa2, cuSeqlensQ: layout.cuSeqlens, cuSeqlensK: layout.cuSeqlens });
+    }, {
+      ...fa2,
+      cuSeqlensQ: layout.cuSeqlens,
+      cuSeqlensK: layout.cuSeqlens,
+      ...(ctx.paged ? { pagedKv: true } : {}),
+    });
     _scatter(core, r.out, layout.real, heads * d);
   } else {
     const len = layout.cuSeqlens[1]!;

@@ -8,15 +8,23 @@
  * @module
  */
 import { findDatapath } from "../../hardware/mod.ts";
-import { fa2SfuFunctions, rmsNorm, stackOperators } from "../../kernels/mod.ts";
+import {
+  fa2SfuFunctions,
+  layerSfuFunctions,
+  stackOperators,
+  vllmPaddedTokens,
+} from "../../kernels/mod.ts";
 import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
 import {
   type BlockRuntime,
   denseMlpSublayer,
   ForwardUnsupported,
-  modelInvFreq,
+  layerRope,
+  normKernelOf,
+  normRows,
   type TensorParallel,
+  vocabParallelRows,
 } from "../decoder/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
@@ -140,6 +148,10 @@ async function _forward(
     return layout.real[layout.cuSeqlens[seq]! + pos]!;
   });
   const eps = Number(c.rmsNormEps);
+  // Under piecewise CUDA graphs every launch but attention runs at the padded token count.
+  const launchM = ops.captureSizes === null
+    ? layout.rows
+    : vllmPaddedTokens(layout.rows, ops.captureSizes);
   const ctx: BatchAttentionContext = {
     config: c,
     runtime,
@@ -148,12 +160,23 @@ async function _forward(
     build,
     torchVersion: ops.torch,
     sdpa: ops.attention!.sdpa,
-    invFreq: modelInvFreq(o.invFreq, c),
+    kernels: ops.layer,
+    rope: layerRope(ops.layer, {
+      config: c,
+      positions: layout.positions,
+      invFreq: o.invFreq,
+      mufu: runtime.sfu,
+    }),
+    paged: ops.attention!.paged,
+    launchM,
     multiProcessorCount: o.multiProcessorCount,
     eps,
     parallel: o.parallel,
   };
-  let x = await ckpt.rows("model.embed_tokens.weight", Array.from(layout.tokens));
+  let x = vocabParallelRows(
+    await ckpt.rows("model.embed_tokens.weight", Array.from(layout.tokens)),
+    o.parallel,
+  );
   const chain: { attention: string; mlp: string }[] = [];
   const expertRows = new Map<number, ReadonlyMap<number, number>>();
   let prev: string | null = null;
@@ -166,7 +189,7 @@ async function _forward(
   for (let layer = 0; layer < c.layers; layer++) {
     const w = weights(layer);
     const t = w.t;
-    const attn = await runBatchAttention(x, { layout, ctx, t });
+    const attn = await runBatchAttention(x, { layout, ctx, layer, t });
     maxSplits = Math.max(maxSplits, attn.splits);
     x = attn.out;
     const attention = link(x);
@@ -192,36 +215,39 @@ async function _forward(
       expertRows.set(layer, r.expertRows);
       x = r.out;
     } else {
-      const launchRows = new Int32Array(layout.rows).fill(layout.rows);
-      x = await denseMlpSublayer(x, { ctx: { ...ctx, launchRows }, t });
+      const launchRows = new Int32Array(layout.rows).fill(launchM);
+      x = await denseMlpSublayer(x, { ctx: { ...ctx, layer, launchRows }, t });
     }
     chain.push({ attention, mlp: link(x) });
     o.onStage?.(layer, "mlp");
     w.done();
   }
-  const final = rmsNorm(x, {
-    rows: layout.rows,
-    hidden: c.hidden,
+  const final = normRows(x, {
+    width: c.hidden,
+    perRow: 1,
     weight: await ckpt.tensor("model.norm.weight"),
-    sfu: runtime.sfu,
+    runtime,
     stack: ctx.reduceStack,
     eps,
+    launchRows: new Int32Array(layout.rows).fill(launchM),
+    kernel: normKernelOf(ops.layer, { name: "final", layer: c.layers }),
   });
   const fns = [
     "rsqrt",
     "ex2",
+    ...layerSfuFunctions(ops.layer),
     ...(build === null ? [] : fa2SfuFunctions(build, { splits: maxSplits })),
   ];
   const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
   if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
   const hidden = new Uint16Array(layout.real.length * c.hidden);
   layout.real.forEach((r, i) =>
-    hidden.set(final.output.subarray(r * c.hidden, (r + 1) * c.hidden), i * c.hidden)
+    hidden.set(final.subarray(r * c.hidden, (r + 1) * c.hidden), i * c.hidden)
   );
   return {
     hidden,
     positions,
-    fingerprint: fingerprintOf(rowBytes(final.output, { rows: fpRows, width: c.hidden })),
+    fingerprint: fingerprintOf(rowBytes(final, { rows: fpRows, width: c.hidden })),
     layerChain: chain,
     layout,
     sfu: sfu.used,

@@ -20,10 +20,12 @@ import {
   type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
+  type LayerKernels,
+  layerSfuFunctions,
   reduceConfig,
   type ReduceStack,
-  ropeTables,
   stackOperators,
+  vllmPaddedTokens,
 } from "../../kernels/mod.ts";
 import { checkSfuUsage, type SfuUse } from "../blocks/mod.ts";
 import { type DecoderCheckpoint, isMoeLayer } from "../checkpoint/mod.ts";
@@ -36,8 +38,10 @@ import {
   type LaunchRows,
   layerCalls,
   type LayerContext,
+  type LayerRope,
+  layerRope,
   linearRows,
-  modelInvFreq,
+  normKernelOf,
   normRows,
   pickRows,
   putColumnBlock,
@@ -46,6 +50,7 @@ import {
   rankHeads,
   rowBlock,
   type TensorParallel,
+  vocabParallelRows,
 } from "../decoder/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
@@ -186,6 +191,9 @@ interface _Ctx {
   readonly launchRow: Int32Array;
   readonly datapath: NonNullable<ReturnType<typeof findDatapath>>;
   readonly reduceStack: ReduceStack;
+  readonly kernels: LayerKernels;
+  /** K and V read from a paged cache (vLLM): FA2's split kernel always runs. */
+  readonly paged: boolean;
   readonly eps: number;
   readonly torch: string;
 }
@@ -234,9 +242,16 @@ async function _replay(
   }
   const launchRows = new Int32Array(rows);
   const launchRow = new Int32Array(rows);
+  // Under piecewise CUDA graphs a pass's launches (all but attention) run at the capture size
+  // that holds its tokens.
+  const sizes = ops.captureSizes;
   for (const b of blocks) {
     const p = work.passes[b.pass]!;
-    launchRows.fill(p.rows, b.row0, b.row0 + b.rows);
+    launchRows.fill(
+      sizes === null ? p.rows : vllmPaddedTokens(p.rows, sizes),
+      b.row0,
+      b.row0 + b.rows,
+    );
     let at = 0;
     for (let e = 0; e < b.entry; e++) at += p.entries[e]!.query;
     for (let i = 0; i < b.rows; i++) launchRow[b.row0 + i] = at + i;
@@ -245,8 +260,9 @@ async function _replay(
   const byPass = _byPass(blocks);
   _checkPasses(work.passes, byPass, {
     config: c,
-    reduceStack,
+    reduceStack: ops.layer.norm === "torch-reduce" ? reduceStack : null,
     rank: rankHeads(c, o.parallel)[0]!,
+    launchRows: [...new Set(launchRows)],
   });
   const ctx: _Ctx = {
     ckpt,
@@ -265,6 +281,8 @@ async function _replay(
     launchRow,
     datapath,
     reduceStack,
+    kernels: ops.layer,
+    paged: ops.attention!.paged,
     eps: Number(c.rmsNormEps),
     torch: ops.torch,
   };
@@ -278,9 +296,13 @@ async function _replay(
       positions.push(b.pos0 + i);
     }
   }
-  const invFreq = modelInvFreq(o.invFreq, c);
-  const rope = ropeTables(invFreq, positions);
-  let x = await ckpt.rows("model.embed_tokens.weight", tokens);
+  const rope = layerRope(ops.layer, {
+    config: c,
+    positions,
+    invFreq: o.invFreq,
+    mufu: runtime.sfu,
+  });
+  let x = vocabParallelRows(await ckpt.rows("model.embed_tokens.weight", tokens), o.parallel);
   const chains = work.sequences.map(() => ({ prev: null as string | null, links: [] as string[] }));
   const link = (t: Uint16Array) =>
     fpRows.forEach((r, s) => {
@@ -305,13 +327,13 @@ async function _replay(
     });
     maxSplits = Math.max(maxSplits, attn.splits);
     // Every layer runs the same launches: after layer 0 the SFU functions are all known.
-    if (layer === 0) _sfuUse(runtime, build, maxSplits);
+    if (layer === 0) _sfuUse(runtime, { build, splits: maxSplits, kernels: ops.layer });
     x = attn.out;
     link(x);
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
       x = await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
     } else {
-      x = await denseMlpSublayer(x, { ctx: _layerContext(ctx), t });
+      x = await denseMlpSublayer(x, { ctx: _layerContext(ctx, layer), t });
     }
     link(x);
     o.onLayer?.(layer);
@@ -325,9 +347,10 @@ async function _replay(
     stack: ctx.reduceStack,
     eps: ctx.eps,
     launchRows,
+    kernel: normKernelOf(ctx.kernels, { name: "final", layer: c.layers }),
   });
   const greedy = o.logits === false ? null : await _greedy(final, ctx);
-  const sfu = _sfuUse(runtime, build, maxSplits);
+  const sfu = _sfuUse(runtime, { build, splits: maxSplits, kernels: ops.layer });
   const sequences = work.sequences.map((_, s): ServedSequenceResult => {
     const own = blocks.filter((b) => b.seq === s);
     const n = own.reduce((a, b) => a + b.rows, 0);
@@ -360,8 +383,16 @@ async function _replay(
   });
 }
 
-function _sfuUse(runtime: BlockRuntime, build: Fa2Build, splits: number): readonly SfuUse[] {
-  const fns = ["rsqrt", "ex2", ...fa2SfuFunctions(build, { splits })];
+function _sfuUse(
+  runtime: BlockRuntime,
+  o: { readonly build: Fa2Build; readonly splits: number; readonly kernels: LayerKernels },
+): readonly SfuUse[] {
+  const fns = [
+    "rsqrt",
+    "ex2",
+    ...layerSfuFunctions(o.kernels),
+    ...fa2SfuFunctions(o.build, { splits: o.splits }),
+  ];
   const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
   if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
   return sfu.used;
@@ -377,8 +408,11 @@ function _checkPasses(
   byPass: ReadonlyMap<number, readonly RowBlock[]>,
   o: {
     readonly config: DecoderCheckpoint["config"];
-    readonly reduceStack: ReduceStack;
+    /** The stack's torch reduce settings; null when its norms are not PyTorch's. */
+    readonly reduceStack: ReduceStack | null;
     readonly rank: RankHeads;
+    /** Every launch row count of the norms. */
+    readonly launchRows: readonly number[];
   },
 ): void {
   const c = o.config;
@@ -398,16 +432,18 @@ function _checkPasses(
       );
     }
   }
+  if (o.reduceStack === null) return;
+  const stack = o.reduceStack;
   // Every row reduction of the layer's calls, as a rank launches them (its heads).
   const calls = layerCalls({ ...c, heads: o.rank.qn, kvHeads: o.rank.kvn });
   const reductions = [calls.attention, calls.mlp, ...(calls.moe === undefined ? [] : [calls.moe])]
     .flatMap((sub) => sub.reductions);
   const shapes = (m: number) =>
     reductions.map((r) => ({ outputs: m * r.perRow, length: r.length }));
-  for (const m of new Set(passes.map((p) => p.rows))) {
+  for (const m of o.launchRows) {
     for (const shape of shapes(m)) {
       try {
-        reduceConfig(shape, { stack: o.reduceStack });
+        reduceConfig(shape, { stack });
       } catch (e) {
         if (!(e instanceof RangeError)) throw e;
         throw new ForwardUnsupported(`a pass of ${m} rows: ${e.message}`);
@@ -440,7 +476,7 @@ async function _attention(
   x: Uint16Array,
   ctx: _Ctx,
   a: {
-    readonly rope: ReturnType<typeof ropeTables>;
+    readonly rope: LayerRope;
     readonly t: (n: string) => Promise<Uint16Array>;
     readonly sequences: readonly ServedSequence[];
     readonly layer: number;
@@ -448,19 +484,21 @@ async function _attention(
   },
 ): Promise<{ out: Uint16Array; splits: number }> {
   return await attentionSublayer(x, {
-    ctx: _layerContext(ctx),
+    ctx: _layerContext(ctx, a.layer),
     t: a.t,
-    tables: a.rope,
+    rope: a.rope,
     core: (qr, kr, v, rank) => _core(ctx, { ...a, qr, kr, v, rank }),
   });
 }
 
-function _layerContext(ctx: _Ctx): LayerContext {
+function _layerContext(ctx: _Ctx, layer: number): LayerContext {
   return {
     config: ctx.ckpt.config,
     runtime: ctx.o.runtime,
     datapath: ctx.datapath,
     reduceStack: ctx.reduceStack,
+    kernels: ctx.kernels,
+    layer,
     eps: ctx.eps,
     launchRows: ctx.launchRows,
     launchRow: ctx.launchRow,
@@ -551,6 +589,7 @@ async function _core(
       cuSeqlensQ: cuQ,
       cuSeqlensK: cuK,
       ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
+      ...(ctx.paged ? { pagedKv: true } : {}),
       launch: ctx.launches[pass]!,
     });
     splits = Math.max(splits, r.splits);

@@ -1,0 +1,268 @@
+/**
+ * The one decoder layer under vLLM 0.11's custom ops (`layerKernels: "vllm-custom-ops"`): merged
+ * q/k/v and gate/up GEMMs, vLLM's CUDA norms, RoPE cache and `silu_and_mul`, paged FA2 (the split
+ * kernel even with one split), piecewise CUDA-graph padding, and the `vllm-megatron` TP layout.
+ * - the same sequence under the HF and vLLM stacks gives different bits, and each agrees with the
+ *   float64 reference within its tolerance (TP 1 and 2, with and without biases);
+ * - a served vLLM replay (prefill chunk, then decode steps) equals the vLLM prefill;
+ * - graph padding moves a pass across the fused norm's 256-token block switch;
+ * - the unmodelled vLLM paths are refused with their reasons.
+ */
+import assert from "node:assert/strict";
+import {
+  type ClaimedAllReduce,
+  parseStackProfile,
+  type StackProfile,
+  tensorParallelLayout,
+} from "../../../src/kernels/mod.ts";
+import {
+  encodeSafetensors,
+  type GemmDispatch,
+  openDecoderCheckpoint,
+  runPrefillForward,
+  runServingForward,
+  type TensorParallel,
+} from "../../../src/model/mod.ts";
+import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
+import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
+import { referenceForward } from "../reference/f64_forward.ts";
+import { synthFamilyWeights, tensorReader } from "../reference/synth_weights.ts";
+import { rowErrors } from "../reference/within_tolerance.ts";
+
+const TOLERANCE = 2 ** -3;
+/** 200 tokens: several KV blocks of both FA2 kernels' tiles (64 and 128 keys). */
+const TOKENS = Array.from({ length: 200 }, (_, i) => (i * 37 + 11) % 64);
+const DENSE = {
+  model_type: "qwen3",
+  architectures: ["Qwen3ForCausalLM"],
+  vocab_size: 64,
+  hidden_size: 512,
+  intermediate_size: 512,
+  num_hidden_layers: 2,
+  num_attention_heads: 8,
+  num_key_value_heads: 4,
+  head_dim: 64,
+  rms_norm_eps: 1e-6,
+  rope_theta: 1000000,
+  tie_word_embeddings: false,
+  torch_dtype: "bfloat16",
+};
+/** Qwen2.5-style biases on q/k/v plus an o_proj bias (rank 0 adds it under vLLM). */
+const BIASED = {
+  ...DENSE,
+  model_type: "llama",
+  architectures: ["LlamaForCausalLM"],
+  attention_bias: true,
+  mlp_bias: true,
+  rope_theta: 500000,
+};
+
+function vllmStack(o: { graphs?: readonly number[]; extra?: object } = {}): StackProfile {
+  return parseStackProfile({
+    schema: "bitaudit.stack-profile/v1",
+    id: "test-vllm",
+    name: "test",
+    components: {},
+    gemm: { kernelSource: "recipe" },
+    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
+    operators: {
+      torch: "2.8.0",
+      attention: "fa2-vllm-paged",
+      batching: "flatten",
+      experts: "fused-moe",
+      tensorParallel: "vllm-megatron",
+      layerKernels: "vllm-custom-ops",
+      ...(o.graphs === undefined
+        ? {}
+        : { cudaGraphs: { mode: "piecewise", captureSizes: o.graphs } }),
+      ...o.extra,
+    },
+    sources: [],
+  });
+}
+
+async function open(config: Record<string, unknown>) {
+  const tensors = synthFamilyWeights(config, { seed: "vllm-test" });
+  const ckpt = await openDecoderCheckpoint(memFiles(
+    new Map([
+      ["config.json", new TextEncoder().encode(JSON.stringify(config))],
+      ["model.safetensors", encodeSafetensors(tensors)],
+    ]),
+  ));
+  return { ckpt, read: tensorReader(tensors) };
+}
+
+const opened = { dense: await open(DENSE), biased: await open(BIASED) };
+
+const TWO: ClaimedAllReduce = { kind: "vllm-custom-1stage" };
+const tp2 = (layout: "vllm-megatron" | "hf-tp-plan"): TensorParallel => ({
+  size: 2,
+  layout: tensorParallelLayout(layout),
+  allReduce: TWO,
+});
+
+async function prefill(
+  which: keyof typeof opened,
+  stack: StackProfile,
+  o: { parallel?: TensorParallel; tokens?: readonly number[] } = {},
+): Promise<Uint16Array> {
+  const r = await runPrefillForward(opened[which].ckpt, {
+    sequences: [o.tokens ?? TOKENS],
+    runtime: forwardRuntime({ stack }),
+    multiProcessorCount: 108,
+    ...(o.parallel === undefined ? {} : { parallel: o.parallel }),
+  });
+  if (!r.supported) throw new Error(r.reason);
+  return r.result.hidden;
+}
+
+const equal = (a: Uint16Array, b: Uint16Array) =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+function assertNearReference(
+  which: keyof typeof opened,
+  config: Record<string, unknown>,
+  hidden: Uint16Array,
+  label: string,
+  tokens: readonly number[] = TOKENS,
+): void {
+  const { read } = opened[which];
+  const ref = referenceForward(config, read, tokens);
+  const e = rowErrors(hidden, {
+    reference: ref,
+    hidden: config.hidden_size as number,
+    normWeight: read("model.norm.weight"),
+  });
+  e.forEach((v, t) => assert.ok(v <= TOLERANCE, `${label} position ${t}: ${v}`));
+}
+
+Deno.test("vLLM custom ops and HF give different bits for one sequence; both agree with the float64 reference", async () => {
+  const hf = await prefill("dense", forwardStack({ batching: "flatten" }));
+  const vllm = await prefill("dense", vllmStack());
+  assert.ok(!equal(hf, vllm), "the vLLM stack must not reproduce HF's bits");
+  assertNearReference("dense", DENSE, hf, "HF");
+  assertNearReference("dense", DENSE, vllm, "vLLM");
+});
+
+Deno.test("vLLM TP = 2 (rank-0 bias, vocabulary-parallel embedding) differs from HF's TP plan and from one GPU; all agree with the float64 reference", async () => {
+  const one = await prefill("biased", vllmStack());
+  const megatron = await prefill("biased", vllmStack(), { parallel: tp2("vllm-megatron") });
+  const hfPlan = await prefill("biased", vllmStack(), { parallel: tp2("hf-tp-plan") });
+  assert.ok(!equal(one, megatron), "TP 2 is not the one-GPU forward");
+  assert.ok(
+    !equal(megatron, hfPlan),
+    "rank 0's bias epilogue is not HF's add after the all-reduce",
+  );
+  for (const [label, h] of [["TP 1", one], ["TP 2", megatron]] as const) {
+    assertNearReference("biased", BIASED, h, `vLLM biased ${label}`);
+  }
+});
+
+Deno.test("a served vLLM replay (prefill chunk, then decode steps, paged FA2) equals the vLLM prefill at TP 1 and 2", async () => {
+  const tokens = TOKENS.slice(0, 40);
+  const n = tokens.length;
+  for (const parallel of [undefined, tp2("vllm-megatron")]) {
+    const stack = vllmStack();
+    const want = await prefill("dense", stack, {
+      tokens,
+      ...(parallel === undefined ? {} : { parallel }),
+    });
+    const passes = [{ entries: [{ query: 24, cached: 0 }], rows: 24, logitsRows: 1 }];
+    const steps = [{ pass: 0, entry: 0 }];
+    for (let p = 24; p < n; p++) {
+      passes.push({ entries: [{ query: 1, cached: p }], rows: 1, logitsRows: 1 });
+      steps.push({ pass: passes.length - 1, entry: 0 });
+    }
+    const served = await runServingForward(opened.dense.ckpt, {
+      passes,
+      sequences: [{ tokens, prompt: 24, steps }],
+    }, {
+      runtime: forwardRuntime({ stack }),
+      multiProcessorCount: 108,
+      logits: true,
+      positions: [Array.from({ length: n }, (_, i) => i)],
+      ...(parallel === undefined ? {} : { parallel }),
+    });
+    if (!served.supported) throw new Error(served.reason);
+    assert.ok(equal(served.result.sequences[0]!.hidden, want), `TP ${parallel?.size ?? 1}`);
+  }
+});
+
+Deno.test("piecewise CUDA graphs: every GEMM of a 250-token pass padded to 256 is dispatched at M = 256", async () => {
+  const tokens = Array.from({ length: 250 }, (_, i) => (i * 13 + 5) % 64);
+  // A dispatch of the kind cuBLAS shows: one recipe up to 250 rows, split-K above.
+  const seen = new Set<number>();
+  const gemm: GemmDispatch = (call) => {
+    seen.add(call.m);
+    return {
+      covered: true,
+      recipe: call.m > 250
+        ? { family: "serial_split_k", splitK: 2, tileK: 64 }
+        : { family: "single_walk" },
+    };
+  };
+  const run = async (stack: StackProfile) => {
+    const r = await runPrefillForward(opened.dense.ckpt, {
+      sequences: [tokens],
+      runtime: forwardRuntime({ stack, gemm }),
+      multiProcessorCount: 108,
+    });
+    if (!r.supported) throw new Error(r.reason);
+    return r.result.hidden;
+  };
+  const eager = await run(vllmStack());
+  assert.deepEqual([...seen], [250]);
+  seen.clear();
+  const padded = await run(vllmStack({ graphs: [1, 2, 4, 8, 16, 256] }));
+  assert.deepEqual([...seen], [256]);
+  const exact = await run(vllmStack({ graphs: [1, 2, 4, 8, 16, 248, 250] }));
+  assert.ok(!equal(eager, padded), "the padded launch runs another kernel");
+  assert.ok(equal(eager, exact), "a capture size equal to the pass changes nothing");
+  assertNearReference("dense", DENSE, padded, "padded", tokens);
+});
+
+Deno.test("the unmodelled vLLM paths are NOT_VERIFIED with their reasons", async () => {
+  const cases: [object, RegExp][] = [
+    [{ layerKernels: "vllm-inductor" }, /Inductor-generated Triton kernels/],
+    [{ attention: "fa3-vllm" }, /FlashAttention-3/],
+    [
+      { cudaGraphs: { mode: "full-and-piecewise", captureSizes: [1, 2, 4, 8] } },
+      /full CUDA graphs/,
+    ],
+  ];
+  for (const [extra, why] of cases) {
+    const r = await runPrefillForward(opened.dense.ckpt, {
+      sequences: [TOKENS.slice(0, 8)],
+      runtime: forwardRuntime({ stack: vllmStack({ extra }) }),
+      multiProcessorCount: 108,
+    });
+    assert.equal(r.supported, false);
+    assert.match(r.supported ? "" : r.reason, why);
+  }
+  const moe = await openDecoderCheckpoint(memFiles(
+    new Map([
+      ["config.json", new TextEncoder().encode(JSON.stringify(MOE))],
+      ["model.safetensors", encodeSafetensors(synthFamilyWeights(MOE, { seed: "moe" }))],
+    ]),
+  ));
+  const r = await runPrefillForward(moe, {
+    sequences: [TOKENS.slice(0, 8)],
+    runtime: forwardRuntime({ stack: vllmStack() }),
+    multiProcessorCount: 108,
+  });
+  assert.equal(r.supported, false);
+  assert.match(r.supported ? "" : r.reason, /fused_moe/);
+});
+
+const MOE = {
+  ...DENSE,
+  hidden_size: 256,
+  model_type: "qwen3_moe",
+  architectures: ["Qwen3MoeForCausalLM"],
+  num_experts: 8,
+  num_experts_per_tok: 2,
+  moe_intermediate_size: 128,
+  norm_topk_prob: true,
+  decoder_sparse_step: 1,
+  mlp_only_layers: [],
+};
