@@ -61,3 +61,61 @@ Deno.test("stackOperators names what is not modelled: eager outside a prefill, M
   const r = stackOperators(bare, { driver: "block", moe: false });
   assert.ok(!r.supported && /declares no operators section/.test(r.reason));
 });
+
+Deno.test("stackOperators: vLLM custom ops, paged FA2 and piecewise graphs resolve; Inductor, FA3 and full graphs are named", () => {
+  const vllm = {
+    attention: "fa2-vllm-paged",
+    batching: "flatten",
+    layerKernels: "vllm-custom-ops",
+  };
+  const eager = stackOperators(stack(vllm), { driver: "serving", moe: false });
+  assert.ok(eager.supported);
+  assert.equal(eager.ops.attention?.paged, true);
+  assert.equal(eager.ops.attention?.build?.id, "dao-fastmath"); // vllm-flash-attn: --use_fast_math
+  assert.deepEqual(
+    [eager.ops.layer.norm, eager.ops.layer.rope, eager.ops.layer.projections],
+    ["vllm-cuda", "vllm-cuda", "merged"],
+  );
+  assert.equal(eager.ops.captureSizes, null);
+  const hf = stackOperators(stack({}), { driver: "prefill", moe: false });
+  assert.ok(hf.supported && hf.ops.layer.id === "torch" && hf.ops.attention?.paged === false);
+  const graphs = { mode: "piecewise", captureSizes: [1, 2, 4, 8] };
+  const pw = stackOperators(stack({ ...vllm, cudaGraphs: graphs }), {
+    driver: "prefill",
+    moe: false,
+  });
+  assert.ok(pw.supported && pw.ops.captureSizes?.join() === "1,2,4,8");
+  const refused: [Record<string, unknown>, RegExp][] = [
+    [{ ...vllm, layerKernels: "vllm-inductor" }, /^layer kernels 'vllm-inductor': .*Inductor/],
+    [{ ...vllm, attention: "fa3-vllm" }, /^attention backend 'fa3-vllm': FlashAttention-3/],
+    [{ ...vllm, attention: "flashinfer" }, /^attention backend 'flashinfer'/],
+    [{ ...vllm, cudaGraphs: { ...graphs, mode: "full-and-piecewise" } }, /^full CUDA graphs/],
+  ];
+  for (const [ops, why] of refused) {
+    const r = stackOperators(stack(ops), { driver: "prefill", moe: false });
+    assert.ok(!r.supported && why.test(r.reason), JSON.stringify(ops));
+  }
+  const block = stackOperators(stack(vllm), { driver: "block", moe: false });
+  assert.ok(!block.supported && /block claims is not modelled/.test(block.reason));
+});
+
+Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes and unknown layer kernels", () => {
+  const bad: Record<string, unknown>[] = [
+    { layerKernels: "vllm-triton" },
+    { cudaGraphs: { mode: "piecewise", captureSizes: [] } },
+    { cudaGraphs: { mode: "piecewise", captureSizes: [1, 4, 2] } },
+    { cudaGraphs: { mode: "piecewise", captureSizes: [0, 1] } },
+    { cudaGraphs: { mode: "piecewise", captureSizes: [1, 1.5] } },
+    {
+      cudaGraphs: {
+        mode: "piecewise",
+        captureSizes: Array.from({ length: 1025 }, (_, i) => i + 1),
+      },
+    },
+    { cudaGraphs: { mode: "full", captureSizes: [1] } },
+    { cudaGraphs: { mode: "piecewise", captureSizes: [1], extra: 1 } },
+  ];
+  for (const ops of bad) {
+    assert.throws(() => stack(ops), /Cannot read 'stack\.operators\.(layerKernels|cudaGraphs)/);
+  }
+});

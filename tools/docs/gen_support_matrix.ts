@@ -15,6 +15,8 @@ import {
   allReduceUnsupported,
   ATTENTION_BACKEND_IDS,
   attentionBackend,
+  LAYER_KERNELS_IDS,
+  layerKernels,
   MODELLED_ALL_REDUCE_KINDS,
   TENSOR_PARALLEL_LAYOUT_IDS,
   tensorParallelLayout,
@@ -86,6 +88,7 @@ export async function renderSupportMatrix(): Promise<string> {
     ...(await _gpus(under("profiles/gpu/"))),
     ...(await _stacks(under("profiles/stack/"))),
     ..._attention(),
+    ..._layerKernels(),
     ..._parallel(),
     ..._sfu(),
     ...(await _recipes(under("profiles/recipes/"))),
@@ -154,6 +157,8 @@ async function _stacks(files: readonly string[]): Promise<string[]> {
       ops.batching === undefined ? "-" : String(ops.batching),
       ops.experts === undefined ? "-" : String(ops.experts),
       ops.tensorParallel === undefined ? "-" : `\`${ops.tensorParallel}\``,
+      `\`${ops.layerKernels ?? "torch"}\``,
+      _graphs(ops.cudaGraphs as _Json | undefined),
     ]);
     names.push(wrapProse(`- \`${s.id}\`: ${escapeMarkdown(String(s.name))}`, 100, "  "));
   }
@@ -165,17 +170,68 @@ async function _stacks(files: readonly string[]): Promise<string[]> {
         "GEMM kernels come from (an explicit recipe or a dispatch catalog), the SFU mode and the " +
         "lowest SFU validation status a result may rest on (below it a record is NOT_VERIFIED), " +
         "and the operators (PyTorch release, attention backend, batch shape, MoE experts, " +
-        "tensor-parallel layout). How far each attention backend is modelled is in the next " +
-        "table; the layouts and all-reduce implementations after it.",
+        "tensor-parallel layout, the layer's norm/RoPE/activation kernels and CUDA graphs). How " +
+        "far each attention backend and each layer kernel set is modelled is in the next " +
+        "tables; the layouts and all-reduce implementations after them.",
       100,
     ),
     "",
     markdownTable(
-      ["stack", "GEMM kernels", "SFU", "torch", "attention", "batching", "experts", "TP layout"],
+      [
+        "stack",
+        "GEMM kernels",
+        "SFU",
+        "torch",
+        "attention",
+        "batching",
+        "experts",
+        "TP layout",
+        "layer kernels",
+        "CUDA graphs",
+      ],
       rows,
     ),
     "",
     ...names,
+    "",
+  ];
+}
+
+/** A stack's CUDA graphs as a cell: the mode and the capture sizes, shortened. */
+function _graphs(g: _Json | undefined): string {
+  if (g === undefined) return "-";
+  const sizes = g.captureSizes as number[];
+  const shown = sizes.length > 6
+    ? `${sizes.slice(0, 4).join(", ")}, ..., ${sizes[sizes.length - 1]}`
+    : sizes.join(", ");
+  return `${g.mode} (${shown})`;
+}
+
+function _layerKernels(): string[] {
+  const rows = LAYER_KERNELS_IDS.map((id) => {
+    const s = layerKernels(id);
+    if (!s.modelled) return [`\`${id}\``, `not modelled: ${s.reason}`, "-"];
+    const k = s.kernels;
+    return [
+      `\`${id}\``,
+      `norms ${k.norm}, RoPE ${k.rope}, activation ${k.activation}, ${k.projections} projections`,
+      k.evidence === "checked-against-peer" ? EVIDENCE.peer : EVIDENCE.source,
+    ];
+  });
+  return [
+    "## Layer kernels",
+    "",
+    wrapProse(
+      "The kernels of a decoder layer's norms, RoPE and activation and the shape of its " +
+        "projections (`operators.layerKernels`, from `src/kernels/layer_kernels.ts`). `torch` is " +
+        "HF Transformers on eager PyTorch (the Qwen3 layer is bit-identical to the seed paper's " +
+        "GPU-validated emulator); `vllm-custom-ops` is vLLM 0.11's CUDA custom ops with merged " +
+        "q/k/v and gate/up GEMMs. A stack's piecewise CUDA graphs pad every launch but attention " +
+        "to a capture size; full graphs (vLLM 0.11's default) are not modelled.",
+      100,
+    ),
+    "",
+    markdownTable(["layer kernels", "status", "evidence"], rows),
     "",
   ];
 }

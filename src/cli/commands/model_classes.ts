@@ -121,6 +121,8 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   const r = decodeClasses(rank, {
     dispatch: kernels.dispatch,
     reduceStack: support.ops.reduceStack,
+    layer: support.ops.layer,
+    captureSizes: support.ops.captureSizes,
     multiProcessorCount: sms,
     context: o.context,
     maxBatch: o.maxBatch,
@@ -202,6 +204,7 @@ function _print(
   printText(
     `profile ${o.profile} (${r.multiProcessorCount} SMs), stack ${o.stack}, kernels ${o.kernels}`,
   );
+  if (r.padding !== null) printText(r.padding);
   if (first !== undefined) {
     printText(`signature at batch 1:`);
     const rows = signatureEntries(first.signature).map((e) => [`  ${e.label}`, e.shape, e.value]);

@@ -59,6 +59,8 @@ export interface DecodeClasses {
   readonly complete: boolean;
   /** Why not complete, one line each (uncovered GEMMs by range, MoE experts, stops). */
   readonly notes: readonly string[];
+  /** How piecewise CUDA graphs pad the batches (null without graphs). */
+  readonly padding: string | null;
 }
 
 /**
@@ -104,6 +106,7 @@ export function decodeClasses(config: DecoderConfig, options: DecodeClassesOptio
     classes: Object.freeze(classes.map((c) => Object.freeze(c))),
     complete: notes.length === 0,
     notes: Object.freeze(notes),
+    padding: _graphNote(options.captureSizes),
   });
 }
 
@@ -178,6 +181,18 @@ function _uncoveredNotes(classes: readonly DecodeClass[]): string[] {
     return `${name} not covered at batch ${at}: its kernel is unknown there, so those classes ` +
       `may split further (${why})`;
   });
+}
+
+/** How piecewise CUDA graphs pad the batches, or null. */
+function _graphNote(sizes: readonly number[] | null | undefined): string | null {
+  if (sizes === undefined || sizes === null) return null;
+  const shown = sizes.length > 8
+    ? `${sizes.slice(0, 6).join(", ")}, ..., ${sizes[sizes.length - 1]}`
+    : sizes.join(", ");
+  return `piecewise CUDA graphs: every batch up to ${sizes[sizes.length - 1]} runs its GEMMs ` +
+    `and norms at the smallest capture size that holds it (${shown}), so batches padded to the ` +
+    "same size share those kernels and classes are at least as coarse as the capture sizes; " +
+    "attention and the LM head run at the real batch";
 }
 
 function _modelNotes(c: DecoderConfig): string[] {

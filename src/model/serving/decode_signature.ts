@@ -13,9 +13,11 @@ import {
   fa2NumSplits,
   fa2SplitTiles,
   type GemmRecipe,
+  type LayerKernels,
   meanFactor,
   reduceConfig,
   type ReduceStack,
+  vllmPaddedTokens,
 } from "../../kernels/mod.ts";
 import { type DecoderConfig, isMoeLayer } from "../checkpoint/mod.ts";
 import {
@@ -23,6 +25,7 @@ import {
   type GemmDispatch,
   layerCalls,
   type LayerLinear,
+  type LayerProjections,
   type LayerReduction,
   type LayerReductionName,
   type ProjectionName,
@@ -108,6 +111,16 @@ export interface DecodeSignatureOptions {
   readonly multiProcessorCount: number;
   /** Cached tokens per sequence L (key length L + 1). */
   readonly context: number;
+  /**
+   * The stack's layer kernels (vLLM's merged projections and CUDA norms); default HF's
+   * separate projections and PyTorch's reduce kernel.
+   */
+  readonly layer?: Pick<LayerKernels, "norm" | "projections"> | undefined;
+  /**
+   * Piecewise CUDA-graph capture sizes: a batch's GEMMs and norms run at the smallest capture
+   * size that holds it (attention at the batch itself); default none.
+   */
+  readonly captureSizes?: readonly number[] | null | undefined;
 }
 
 /**
@@ -143,9 +156,21 @@ export function decodeSignature(
   if (!Number.isSafeInteger(context) || context < 0) {
     throw new RangeError(`Cannot sign decode: context ${context} must be a non-negative integer`);
   }
+  const sizes = options.captureSizes;
+  const launch = sizes === undefined || sizes === null ? batch : vllmPaddedTokens(batch, sizes);
+  const projections = options.layer?.projections ?? "separate";
   return Object.freeze({
-    gemms: Object.freeze(_linears(config).map((l) => _gemm(options.dispatch, l, batch))),
-    norms: Object.freeze(_norms(config, batch, options.reduceStack)),
+    gemms: Object.freeze(
+      // The LM head runs on the sampled rows outside the graphs: at the batch itself.
+      _linears(config, projections).map((l) =>
+        _gemm(options.dispatch, l, l.name === "lm_head" ? batch : launch)
+      ),
+    ),
+    norms: Object.freeze(
+      options.layer?.norm === "vllm-cuda"
+        ? _vllmNorms(config, launch, projections)
+        : _norms(config, launch, options.reduceStack),
+    ),
     attention: _attention(config, { batch, context, sms }),
   });
 }
@@ -177,8 +202,11 @@ export function recipeSummary(recipe: GemmRecipe): string {
  * The sublayers a decode pass runs: the attention sublayer, the MoE block where a MoE layer
  * exists, the dense MLP where a dense layer does.
  */
-function _sublayers(c: DecoderConfig): SublayerCalls[] {
-  const calls = layerCalls(c);
+function _sublayers(
+  c: DecoderConfig,
+  projections: LayerProjections = "separate",
+): SublayerCalls[] {
+  const calls = layerCalls(c, projections);
   const moe = Array.from({ length: c.layers }, (_, i) => isMoeLayer(c, i));
   return [
     calls.attention,
@@ -191,9 +219,9 @@ function _sublayers(c: DecoderConfig): SublayerCalls[] {
  * The GEMMs of a decode pass: the layer's (a MoE expert's GEMMs run with M = the rows routed to
  * it, which the data sets, and are left out), then the LM head (N = vocabulary, K = hidden).
  */
-function _linears(c: DecoderConfig): LayerLinear[] {
+function _linears(c: DecoderConfig, projections: LayerProjections): LayerLinear[] {
   return [
-    ..._sublayers(c).flatMap((s) => s.linears.filter((l) => !l.routed)),
+    ..._sublayers(c, projections).flatMap((s) => s.linears.filter((l) => !l.routed)),
     { name: "lm_head", n: c.vocab, k: c.hidden, bias: false, routed: false },
   ];
 }
@@ -226,6 +254,42 @@ function _norms(c: DecoderConfig, batch: number, stack: ReduceStack): DecodeNorm
   for (const r of _sublayers(c).flatMap((s) => s.reductions)) {
     const name = _NORM_NAMES[r.name];
     if (!out.has(name)) out.set(name, _norm(name, r, { batch, stack }));
+  }
+  return [...out.values()];
+}
+
+/**
+ * vLLM's norm launches at `launch` tokens: `fused_add_rms_norm` for the input, post-attention and
+ * final norms (width 8 where the hidden size allows; one block of `min(hidden, launch < 256 ?
+ * 1024 : 256)` threads per token; the first layer's input norm is `rms_norm`, whose block does
+ * not depend on the batch), `rms_norm` for QK-norm (`min(head dim, 1024)` threads). The
+ * division by the length replaces a mean factor (null).
+ */
+function _vllmNorms(
+  c: DecoderConfig,
+  launch: number,
+  projections: LayerProjections,
+): DecodeNorm[] {
+  const out = new Map<DecodeNormName, DecodeNorm>();
+  for (const r of _sublayers(c, projections).flatMap((s) => s.reductions)) {
+    const name = _NORM_NAMES[r.name];
+    if (out.has(name) || name === "topk_sum") continue;
+    const fused = name === "rms_norm";
+    const vec = fused && r.length % 8 === 0;
+    const threads = Math.min(r.length, fused && launch >= 256 ? 256 : 1024);
+    out.set(
+      name,
+      Object.freeze({
+        name,
+        rowsPerSequence: r.perRow,
+        length: r.length,
+        vectorize: vec,
+        blockWidth: threads,
+        rowWarps: 1,
+        valuesPerThread: Math.ceil(r.length / (vec ? 8 : 1) / threads) * (vec ? 8 : 1),
+        meanFactor: null,
+      }),
+    );
   }
   return [...out.values()];
 }

@@ -202,3 +202,57 @@ Deno.test("decodeClasses() refuses a non-positive maxBatch or SM count and a neg
   assert.throws(() => decodeClasses(TINY, { ...o, context: -1 }), RangeError);
   assert.throws(() => decodeClasses(TINY, { ...o, context: 1.5 }), RangeError);
 });
+
+Deno.test("decodeClasses() under vLLM custom ops: merged GEMMs, one fused-norm switch at 256 tokens, and piecewise graphs make the classes coarser", () => {
+  const vllm = { norm: "vllm-cuda", projections: "merged" } as const;
+  // A dispatch with a boundary inside a capture bucket (9..16): split-K up to 12 rows.
+  const seen: number[] = [];
+  const dispatch = (call: { m: number; name: string }) => {
+    if (call.name !== "lm_head") seen.push(call.m);
+    return {
+      covered: true as const,
+      recipe: call.m <= 12
+        ? { family: "serial_split_k" as const, splitK: 2, tileK: 64 }
+        : { family: "single_walk" as const },
+    };
+  };
+  const eager = decodeClasses(QWEN3_4B, {
+    ...A100,
+    dispatch,
+    layer: vllm,
+    context: 99,
+    maxBatch: 300,
+  });
+  assert.deepEqual(eager.classes[0]!.signature.gemms.map((g) => g.name), [
+    "qkv_proj",
+    "o_proj",
+    "gate_up_proj",
+    "down_proj",
+    "lm_head",
+  ]);
+  // Hidden 2560 = 320 vectors of 8: one each on min(2560, 1024) threads below 256 tokens, two on
+  // some of 256 threads from 256 on.
+  assert.deepEqual(eager.classes.map((k) => `${k.from}-${k.to}`), ["1-12", "13-255", "256-300"]);
+  assert.equal(eager.padding, null);
+  seen.length = 0;
+  const sizes = [1, 2, 4, 8, 16, 24, 32, 256, 512];
+  const piecewise = decodeClasses(QWEN3_4B, {
+    ...A100,
+    dispatch,
+    layer: vllm,
+    captureSizes: sizes,
+    context: 99,
+    maxBatch: 300,
+  });
+  // 9..12 now pad to 16 (single walk) but the LM head runs at the real batch (split-K up to 12),
+  // so 9..12 stays apart by the LM head alone; 33..255 pad to 256, so the norm switch moves down
+  // to 33 and 256..300 joins it.
+  assert.ok(seen.every((m) => sizes.includes(m)), `GEMMs at padded sizes only: ${seen}`);
+  assert.deepEqual(piecewise.classes.map((k) => `${k.from}-${k.to}`), [
+    "1-8",
+    "9-12",
+    "13-32",
+    "33-300",
+  ]);
+  assert.match(piecewise.padding!, /smallest capture size/);
+});

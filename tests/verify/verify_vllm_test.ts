@@ -1,0 +1,100 @@
+/**
+ * vLLM records end to end: the simulated prover runs the bundled dense checkpoints on vLLM 0.11's
+ * eager and piecewise-graph stacks (TP 1 and 2) and serves sequences on the eager stack; the
+ * verifier recomputes them. Honest records PASS and say their vLLM components rest on
+ * source-derived evidence; a pass that ran inside CUDA graphs while claiming the eager stack
+ * FAILs; records on vLLM's default (Inductor) stack or FA3 are NOT_VERIFIED with the reason.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
+import { type ClaimPredicate, formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { verifyRecord } from "../../src/verify/mod.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
+import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
+
+const store = await openAssetStore();
+const walker = engineWalker;
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+
+const EAGER = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } };
+const PIECEWISE = { stack: "vllm-0.11-custom-ops-piecewise-fa2", components: { vllm: "0.11.0" } };
+const served = servedSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-tp"], {
+  parallel: [{ tp: 1 }, { tp: 2 }],
+});
+const scenario = parseScenario(oneGemmScenario({ logId: "vllm-test", seed: "vllm-v1" }, {
+  hardware: { profile: "a100", count: 8 },
+  forward: {
+    ...forwardSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-tp"], {
+      records: 6,
+    }),
+    parallel: [{ tp: 1 }, { tp: 2 }],
+    stacks: [EAGER, EAGER, PIECEWISE],
+  },
+  serving: {
+    ...served.serving,
+    stacks: [{ ...EAGER, stack: "vllm-0.11-eager-fa2-lg2-model" }],
+  },
+  falsify: [
+    // Record 1 (dense, eager): the pass ran inside graphs captured at 64 tokens (M 64, not <= 16).
+    { seq: 1, kind: "cuda_graphs", captureSizes: [64] },
+    ...served.falsify.map((f) => ({ ...(f as object), seq: (f as { seq: number }).seq + 6 })),
+  ],
+}));
+const out = await makeClaims(scenario, { store, walker, attention });
+const blobs: BlobStore = { dir: "memory", get: (d) => Promise.resolve(out.blobs.get(d) ?? null) };
+const log = parseClaimLog(formatClaimLog(out.records));
+
+Deno.test("vLLM forward (eager, piecewise graphs; TP 1 and 2) and served records: honest PASS with source-derived vLLM evidence, misreported graphs FAIL", async () => {
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  assert.ok(falsified.has(1));
+  const stacks = new Set<string>();
+  for (let index = 1; index < log.records.length; index++) {
+    const p = log.records[index]!.predicate;
+    stacks.add(`${p.software.stack} tp=${p.parallelism.tp}`);
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+    if (r.status !== "PASS") continue;
+    const levels = new Map(r.evidence!.map((e) => [e.component, e.level]));
+    const kernels = [...levels].find(([c]) => c.startsWith("layer kernels vllm-custom-ops"));
+    assert.equal(kernels?.[1], "derived-from-source", `${index}: ${[...levels.keys()]}`);
+    const attn = [...levels].find(([c]) => c.startsWith("attention fa2-vllm-paged"));
+    assert.equal(attn?.[1], "derived-from-source", `${index}`);
+    assert.equal(levels.get("decoder layer (qwen3)"), "derived-from-source");
+  }
+  for (
+    const want of [
+      "vllm-0.11-eager-fa2 tp=1",
+      "vllm-0.11-eager-fa2 tp=2",
+      "vllm-0.11-custom-ops-piecewise-fa2 tp=1",
+      "vllm-0.11-eager-fa2-lg2-model tp=1",
+      "vllm-0.11-eager-fa2-lg2-model tp=2",
+    ]
+  ) assert.ok(stacks.has(want), `${want} in ${[...stacks]}`);
+});
+
+Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED with the reason", async () => {
+  // The log's last record (a served sequence): editing it breaks no later link.
+  const last = log.records.length - 1;
+  const base: ClaimPredicate = log.records[last]!.predicate;
+  for (
+    const [stack, why] of [
+      ["vllm-0.11-default-fa2", /Inductor-generated Triton kernels/],
+      ["vllm-0.11-eager-fa3-hopper", /FlashAttention-3/],
+    ] as const
+  ) {
+    const records = log.records.slice();
+    records[last] = {
+      ...records[last]!,
+      predicate: { ...base, software: { ...base.software, stack } },
+    };
+    const edited = parseClaimLog(formatClaimLog(records));
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: last });
+    assert.equal(r.status, "NOT_VERIFIED", `${stack}: ${r.reason}`);
+    assert.match(r.reason, why);
+  }
+});
