@@ -8,7 +8,8 @@
  *              "self": i,                           (this sequence's entry)
  *              "rows": M,                           (rows of every GEMM and norm launch)
  *              "logitsRows": n,                     (rows of the LM head GEMM)
- *              "expertRows"?: [[count per expert] per MoE layer]}, ...]}
+ *              "expertRows"?: [[count per expert] per MoE layer],
+ *              "cascadePrefix"?: n}, ...]}         (vLLM cascade attention: the shared prefix)
  * ```
  * The blob is committed by its SHA-256 and must be exactly its RFC 8785 canonical encoding (one
  * byte string per history), parsed strictly and bounded before anything is allocated.
@@ -39,6 +40,12 @@ export interface HistoryPass {
   readonly logitsRows: number;
   /** MoE models: per MoE layer, the GEMM rows of every expert. */
   readonly expertRows?: readonly (readonly number[])[];
+  /**
+   * vLLM cascade attention: the pass split attention into a non-causal pass over the prefix of
+   * this many tokens its requests share and a pass over the rest, merged by their LSEs
+   * (`merge_attn_states`); absent when the pass did not use it.
+   */
+  readonly cascadePrefix?: number;
   /** Index of the sequence's entry in `entries`. */
   readonly self: number;
 }
@@ -64,6 +71,7 @@ export function encodeServingHistory(passes: readonly HistoryPass[]): Uint8Array
       rows: p.rows,
       logitsRows: p.logitsRows,
       ...(p.expertRows === undefined ? {} : { expertRows: p.expertRows }),
+      ...(p.cascadePrefix === undefined ? {} : { cascadePrefix: p.cascadePrefix }),
     })),
   });
 }
@@ -119,7 +127,14 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
   let entriesSeen = 0;
   const passes = list(top.passes, "$.passes", 1 << 16).map((p, i): HistoryPass => {
     const path = `$.passes[${i}]`;
-    const o = obj(p, path, ["entries", "self", "rows", "logitsRows", "expertRows"], [
+    const o = obj(p, path, [
+      "entries",
+      "self",
+      "rows",
+      "logitsRows",
+      "expertRows",
+      "cascadePrefix",
+    ], [
       "entries",
       "self",
       "rows",
@@ -159,6 +174,10 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
       rows: int(o.rows, `${path}.rows`, 1 << 20),
       logitsRows: int(o.logitsRows, `${path}.logitsRows`, 4096),
       ...(expert === undefined ? {} : { expertRows: Object.freeze(expert) }),
+      ...(o.cascadePrefix === undefined ? {} : {
+        cascadePrefix: int(o.cascadePrefix, `${path}.cascadePrefix`, 1 << 24) ||
+          bad(`${path}.cascadePrefix`, "must be at least 1 (leave it out without cascade)"),
+      }),
     });
   });
   const canon = encodeServingHistory(passes);

@@ -91,6 +91,16 @@ export async function _recomputeSequence(
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
   _checkModelSupport(c, { profile: input.profile, stack: input.stack });
+  const cascade = passes.findIndex((q) => q.cascadePrefix !== undefined);
+  if (cascade >= 0) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `pass ${cascade} ran vLLM's cascade attention (a shared prefix of ` +
+        `${passes[cascade]!.cascadePrefix} tokens attended separately and merged by LSE with ` +
+        "merge_attn_states), which is not modelled; serve with disable_cascade_attn to be " +
+        "verifiable",
+    );
+  }
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",

@@ -60,6 +60,17 @@ Deno.test("parseServingHistory(): refuses what is not exactly a canonical, bound
     "HISTORY_INVALID",
   );
   assert.throws(() => parseServingHistory(new Uint8Array(MAX_HISTORY_BYTES + 1)), /exceed/);
+  // A cascade prefix is optional, at least 1, and an integer.
+  const cascade = new TextDecoder().decode(encodeServingHistory([{ ...PASS, cascadePrefix: 256 }]));
+  assert.equal(parseServingHistory(enc(cascade))[0]!.cascadePrefix, 256);
+  for (const v of ["0", "-1", "256.5", '"256"', "16777217", "null"]) {
+    assertCode(
+      () =>
+        parseServingHistory(enc(cascade.replace('"cascadePrefix":256', `"cascadePrefix":${v}`))),
+      InputError,
+      "HISTORY_INVALID",
+    );
+  }
 });
 
 // One honest dense sequence record to bend.

@@ -9,7 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
-import { type ClaimPredicate, formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
+import {
+  type ClaimPredicate,
+  encodeServingHistory,
+  formatClaimLog,
+  parseClaimLog,
+  parseServingHistory,
+  type SequenceWorkload,
+  sha256Hex,
+} from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
@@ -97,4 +105,31 @@ Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED w
     assert.equal(r.status, "NOT_VERIFIED", `${stack}: ${r.reason}`);
     assert.match(r.reason, why);
   }
+});
+
+Deno.test("a served pass that ran vLLM's cascade attention is NOT_VERIFIED with the reason", async () => {
+  const last = log.records.length - 1;
+  const rec = log.records[last]!;
+  const w = rec.predicate.workload as SequenceWorkload;
+  const passes = parseServingHistory((await blobs.get(w.history.sha256))!);
+  const bent = encodeServingHistory(passes.map((q, i) => i === 0 ? { ...q, cascadePrefix: 2 } : q));
+  const digest = sha256Hex(bent);
+  const records = log.records.slice();
+  records[last] = {
+    ...rec,
+    predicate: {
+      ...rec.predicate,
+      workload: { ...w, history: { ...w.history, sha256: digest } },
+    },
+  };
+  const store2: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(d === digest ? bent : out.blobs.get(d) ?? null),
+  };
+  const r = await verifyRecord({ store, blobs: store2, walker, attention }, {
+    log: parseClaimLog(formatClaimLog(records)),
+    index: last,
+  });
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /pass 0 ran vLLM's cascade attention .* 2 tokens/);
 });
