@@ -247,6 +247,7 @@ export {
   vllmFusedAddRmsNormOfSum,
   type VllmFusedAddRmsNormOptions,
   type VllmFusedAddRmsNormResult,
+  vllmMoeSum,
   vllmRmsNorm,
   type VllmRmsNormOptions,
   type VllmRmsNormResult,
@@ -256,6 +257,9 @@ export {
   type VllmRotaryEmbeddingOptions,
   vllmSiluAndMul,
   type VllmSiluAndMulOptions,
+  vllmTopkSoftmax,
+  type VllmTopkSoftmaxOptions,
+  type VllmTopkSoftmaxResult,
 } from "./vllm/mod.ts";
 export { type CaptureSizeOptions, vllmCaptureSizes, vllmPaddedTokens } from "./vllm/mod.ts";
 export {

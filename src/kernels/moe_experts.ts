@@ -11,6 +11,7 @@ export const MOE_EXPERTS_IDS = [
   "hf-batched-mm",
   "hf-grouped-mm",
   "fused-moe",
+  "vllm-fused-moe",
 ] as const;
 
 /** One of {@link MOE_EXPERTS_IDS}. */
@@ -21,13 +22,16 @@ const _UNMODELLED: Readonly<Record<string, string>> = Object.freeze({
     "dimension whose Reduce.cuh configuration is not pinned) are not modelled",
   "hf-grouped-mm": "HF 5.x grouped_mm experts run CUTLASS grouped GEMMs whose tiling is not " +
     "modelled",
-  "fused-moe": "fused grouped-GEMM MoE kernels (vLLM/SGLang fused_moe) are not modelled",
+  "fused-moe": "fused grouped-GEMM MoE kernels other than vLLM 0.11's Triton fused_moe (SGLang, " +
+    "CUTLASS, DeepGEMM, FlashInfer) are not modelled",
 });
 
 /**
  * Tells whether an expert implementation is modelled: `hf-loop-index-add` is HF 4.5x's
  * `Qwen3MoeSparseMoeBlock` (ModuleList experts visited in ascending id, three GEMMs each with M =
- * routed tokens, BF16 `index_add_` with one rounding per add).
+ * routed tokens, BF16 `index_add_` with one rounding per add); `vllm-fused-moe` is vLLM 0.11's
+ * Triton `fused_moe` with its CUDA `topk_softmax` and `moe_sum` (sm_8x, top-k 2 to 4: the block
+ * refuses the rest with the reason).
  *
  * @param id implementation name from a stack profile
  * @returns null when modelled, else the reason
@@ -36,6 +40,7 @@ const _UNMODELLED: Readonly<Record<string, string>> = Object.freeze({
  * import { moeExpertsUnsupported } from "./moe_experts.ts";
  * if (moeExpertsUnsupported("hf-loop-index-add") !== null) throw new Error();
  * if (!moeExpertsUnsupported("fused-moe")!.includes("fused")) throw new Error();
+ * if (moeExpertsUnsupported("vllm-fused-moe") !== null) throw new Error();
  * ```
  */
 export function moeExpertsUnsupported(id: MoeExpertsId): string | null {

@@ -3,7 +3,8 @@
  * Inductor-generated Triton kernels) as pure functions over bit patterns, each following the vLLM
  * source at commit c31246800c98272ab28b7d454d6b72f38e396972 (vLLM 0.11 main): RMSNorm
  * (`rms_norm`, `fused_add_rms_norm` with CUB's block reduction), `silu_and_mul`, and the rotary
- * embedding (the GPU-built cos/sin cache with libdevice `powf`, and the CUDA apply). Evidence for
+ * embedding (the GPU-built cos/sin cache with libdevice `powf`, and the CUDA apply), the MoE
+ * router (`topk_softmax`) and combine (`moe_sum`). Evidence for
  * all of them: derived from source only.
  *
  * @example
@@ -36,4 +37,10 @@ export {
 } from "./vllm_rope_cache.ts";
 export { vllmRotaryEmbedding, type VllmRotaryEmbeddingOptions } from "./vllm_rotary_embedding.ts";
 export { vllmSiluAndMul, type VllmSiluAndMulOptions } from "./vllm_silu_and_mul.ts";
+export {
+  vllmTopkSoftmax,
+  type VllmTopkSoftmaxOptions,
+  type VllmTopkSoftmaxResult,
+} from "./vllm_topk_softmax.ts";
+export { vllmMoeSum } from "./vllm_moe_sum.ts";
 export { type CaptureSizeOptions, vllmCaptureSizes, vllmPaddedTokens } from "./cuda_graph_sizes.ts";

@@ -29,6 +29,7 @@ import {
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
+import { runFusedMoeBlock } from "./fused_moe_block.ts";
 import { runMoeBlock } from "./moe_block.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 
@@ -194,7 +195,28 @@ async function _forward(
     x = attn.out;
     const attention = link(x);
     o.onStage?.(layer, "attention");
-    if (isMoeLayer(c, layer)) {
+    if (isMoeLayer(c, layer) && ops.experts === "vllm-fused-moe") {
+      const r = await runFusedMoeBlock(x, {
+        hidden: c.hidden,
+        moe: c.moe!,
+        runtime,
+        datapath,
+        reduceStack: ctx.reduceStack,
+        normKernel: normKernelOf(ops.layer, { name: "post_attention_layernorm", layer }),
+        eps,
+        norm: await t("post_attention_layernorm.weight"),
+        router: await t("mlp.gate.weight"),
+        launchRows: new Int32Array(layout.rows).fill(launchM),
+        parallel: o.parallel,
+        expert: async (e) => ({
+          gate: await t(`mlp.experts.${e}.gate_proj.weight`),
+          up: await t(`mlp.experts.${e}.up_proj.weight`),
+          down: await t(`mlp.experts.${e}.down_proj.weight`),
+        }),
+      });
+      expertRows.set(layer, r.expertRows);
+      x = r.out;
+    } else if (isMoeLayer(c, layer)) {
       const r = await runMoeBlock(x, {
         hidden: c.hidden,
         moe: c.moe!,

@@ -54,6 +54,7 @@ import {
 } from "../decoder/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
+import { runFusedMoeBlock } from "./fused_moe_block.ts";
 import { runMoeBlock } from "./moe_block.ts";
 import {
   type PassShape,
@@ -196,6 +197,8 @@ interface _Ctx {
   readonly paged: boolean;
   readonly eps: number;
   readonly torch: string;
+  /** How MoE experts run (the stack's `experts`). */
+  readonly experts: string | undefined;
 }
 
 async function _replay(
@@ -260,6 +263,7 @@ async function _replay(
   const byPass = _byPass(blocks);
   _checkPasses(work.passes, byPass, {
     config: c,
+    fusedMoe: ops.experts === "vllm-fused-moe",
     reduceStack: ops.layer.norm === "torch-reduce" ? reduceStack : null,
     rank: rankHeads(c, o.parallel)[0]!,
     launchRows: [...new Set(launchRows)],
@@ -285,6 +289,7 @@ async function _replay(
     paged: ops.attention!.paged,
     eps: Number(c.rmsNormEps),
     torch: ops.torch,
+    experts: ops.experts,
   };
   const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
   const tokens: number[] = [];
@@ -331,7 +336,9 @@ async function _replay(
     x = attn.out;
     link(x);
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
-      x = await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
+      x = ctx.experts === "vllm-fused-moe"
+        ? await _fusedMoe(x, ctx, { t, layer, moeIndex: moeLayers.indexOf(layer), expertRows })
+        : await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
     } else {
       x = await denseMlpSublayer(x, { ctx: _layerContext(ctx, layer), t });
     }
@@ -408,6 +415,8 @@ function _checkPasses(
   byPass: ReadonlyMap<number, readonly RowBlock[]>,
   o: {
     readonly config: DecoderCheckpoint["config"];
+    /** Fused MoE: a row's experts follow from the row alone (no recorded expert rows needed). */
+    readonly fusedMoe: boolean;
     /** The stack's torch reduce settings; null when its norms are not PyTorch's. */
     readonly reduceStack: ReduceStack | null;
     readonly rank: RankHeads;
@@ -426,7 +435,7 @@ function _checkPasses(
           `its computed entries emit ${emits} token(s)`,
       );
     }
-    if (c.moe !== undefined && p.expertRows === undefined && !complete) {
+    if (c.moe !== undefined && !o.fusedMoe && p.expertRows === undefined && !complete) {
       throw new RangeError(
         `Cannot replay: pass ${pass} has other sequences and records no expert rows`,
       );
@@ -705,6 +714,63 @@ async function _moe(
     out.set(r.out, r0 * h);
   }
   return out;
+}
+
+/**
+ * A MoE layer on vLLM's fused path: every computed row at once (rows never mix; each launch's
+ * size sets its norm and router kernels), then each pass's expert counts from its rows' routing,
+ * checked against the recorded ones as `_moe` checks them.
+ */
+async function _fusedMoe(
+  x: Uint16Array,
+  ctx: _Ctx,
+  a: {
+    readonly t: (n: string) => Promise<Uint16Array>;
+    readonly layer: number;
+    readonly moeIndex: number;
+    readonly expertRows: number[][][];
+  },
+): Promise<Uint16Array> {
+  const c = ctx.ckpt.config;
+  const r = await runFusedMoeBlock(x, {
+    hidden: c.hidden,
+    moe: c.moe!,
+    runtime: ctx.o.runtime,
+    datapath: ctx.datapath,
+    reduceStack: ctx.reduceStack,
+    normKernel: normKernelOf(ctx.kernels, { name: "post_attention_layernorm", layer: a.layer }),
+    eps: ctx.eps,
+    norm: await a.t("post_attention_layernorm.weight"),
+    router: await a.t("mlp.gate.weight"),
+    launchRows: ctx.launchRows,
+    launchRow: ctx.launchRow,
+    parallel: ctx.o.parallel,
+    expert: async (e) => ({
+      gate: await a.t(`mlp.experts.${e}.gate_proj.weight`),
+      up: await a.t(`mlp.experts.${e}.up_proj.weight`),
+      down: await a.t(`mlp.experts.${e}.down_proj.weight`),
+    }),
+  });
+  const k = c.moe!.topK;
+  for (const [pass, group] of ctx.byPass) {
+    const own = new Array<number>(c.moe!.experts).fill(0);
+    const r0 = group[0]!.row0;
+    const r1 = r0 + group.reduce((s, b) => s + b.rows, 0);
+    for (let i = r0 * k; i < r1 * k; i++) own[r.routing.experts[i]!]! += 1;
+    const claimed = ctx.passes[pass]!.expertRows?.[a.moeIndex];
+    const complete = group.length === ctx.passes[pass]!.entries.length;
+    const e = claimed === undefined
+      ? -1
+      : claimed.findIndex((m, i) => complete ? m !== own[i] : m < own[i]!);
+    if (e >= 0) {
+      throw new RangeError(
+        `Cannot replay: pass ${pass} records ${claimed![e]} rows for expert ${e} of MoE layer ` +
+          `${a.moeIndex}, its computed rows route ${own[e]} there`,
+      );
+    }
+    a.expertRows[pass]!.push(own);
+  }
+  return r.out;
 }
 
 async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, number>> {
