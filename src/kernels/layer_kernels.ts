@@ -10,8 +10,10 @@
  *   `custom_ops=["all"]`; spec `parallel_and_vllm.md` §B0-§B3): `rms_norm` for the first layer's
  *   input norm and QK-norm, `fused_add_rms_norm` wherever a residual is carried (block size
  *   switching at 256 tokens), `rotary_embedding` over the GPU-built BF16 cos/sin cache,
- *   `silu_and_mul` on the merged gate/up output, and the merged `qkv_proj` / `gate_up_proj`
- *   GEMMs of `QKVParallelLinear` / `MergedColumnParallelLinear`. Derived from source only.
+ *   `silu_and_mul` on the merged gate/up output, the merged `qkv_proj` / `gate_up_proj`
+ *   GEMMs of `QKVParallelLinear` / `MergedColumnParallelLinear`, and an LM head over the
+ *   vocabulary padded to a multiple of 64 (`vocab_parallel_embedding.py:23`, `pad_vocab_size`).
+ *   Derived from source only.
  * - `vllm-inductor`: vLLM's default (custom ops off under torch.compile): Inductor-generated
  *   Triton kernels, not modelled.
  *
@@ -37,6 +39,12 @@ export interface LayerKernels {
   /** q/k/v and gate/up: separate GEMMs, or one merged GEMM each. */
   readonly projections: "separate" | "merged";
   /**
+   * The LM head's rows are the vocabulary padded to a multiple of this (vLLM's
+   * `ParallelLMHead`: `pad_vocab_size`, 64; padded rows are never read as logits), which sets
+   * its GEMM's N; 1: the vocabulary itself.
+   */
+  readonly vocabPadding: number;
+  /**
    * How the set is known: HF's Qwen3 layer on these kernels is bit-identical to the seed paper's
    * GPU-validated emulator (checked against a peer); vLLM's is derived from source only.
    */
@@ -55,6 +63,7 @@ const _SETS: Readonly<Record<LayerKernelsId, LayerKernels | string>> = Object.fr
     rope: "hf",
     activation: "torch-silu-mul",
     projections: "separate",
+    vocabPadding: 1,
     evidence: "checked-against-peer",
   }),
   "vllm-custom-ops": Object.freeze({
@@ -63,6 +72,7 @@ const _SETS: Readonly<Record<LayerKernelsId, LayerKernels | string>> = Object.fr
     rope: "vllm-cuda",
     activation: "vllm-silu-and-mul",
     projections: "merged",
+    vocabPadding: 64,
     evidence: "derived-from-source",
   }),
   "vllm-inductor": "vLLM's default compiled path runs RMSNorm, RoPE and SiLU as " +

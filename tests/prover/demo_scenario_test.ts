@@ -1,7 +1,9 @@
 /**
  * What `demo/scenario.json` makes, read from the scenario alone (no record is computed): every
- * bundled model family in the forward section, each with its topology (TP 1, 2 and 4), the serving
- * section's engine runs (a new family, a TP 2 run), and where each falsification falls. The
+ * bundled model family in the forward section, each with its topology (TP 1, 2 and 4), the vLLM
+ * records among them (eager and piecewise graphs, dense and MoE, TP 1 and 2), the serving
+ * section's engine runs (a new family, a TP 2 run, three vLLM runs), and where each falsification
+ * falls. The
  * records themselves are audited by the demo's own test (`tests/cli/cli_test.ts`).
  */
 import assert from "node:assert/strict";
@@ -23,11 +25,35 @@ const forwardOf = (i: number) => ({
   tp: forward.parallel![i % forward.parallel!.length]!.tp,
 });
 
-Deno.test("demo scenario: 280 GEMM, 20 block, 30 model-forward and 24 sequence records", () => {
+Deno.test("demo scenario: 280 GEMM, 20 block, 30 model-forward and 42 sequence records", () => {
   assert.equal(scenario.records, 280);
   assert.equal(scenario.blocks!.records, 20);
   assert.equal(forward.records, 30);
-  assert.equal(serving.checkpoints.length * serving.requests, 24);
+  assert.equal(serving.checkpoints.length * serving.requests, 42);
+});
+
+Deno.test("demo scenario: vLLM records in both sections: eager and piecewise graphs, dense and MoE, TP 1 and 2", () => {
+  const stackOf = (i: number) =>
+    forward.stacks?.[i % forward.stacks.length]?.stack ?? forward.stack;
+  const vllm = new Set<string>();
+  for (let i = 0; i < forward.records; i++) {
+    const stack = stackOf(i);
+    if (!stack.startsWith("vllm-")) continue;
+    const { dir, tp } = forwardOf(i);
+    vllm.add(`${stack} ${dir.includes("moe") ? "moe" : "dense"} tp=${tp}`);
+  }
+  for (
+    const want of [
+      "vllm-0.11-eager-fa2 dense tp=1",
+      "vllm-0.11-eager-fa2 dense tp=2",
+      "vllm-0.11-eager-fa2 moe tp=1",
+      "vllm-0.11-custom-ops-piecewise-fa2 dense tp=1",
+      "vllm-0.11-custom-ops-piecewise-fa2 moe tp=2",
+    ]
+  ) assert.ok(vllm.has(want), `${want} in ${[...vllm]}`);
+  // The graph-padding falsification sits on a vLLM eager record (it ran inside graphs).
+  const graphs = scenario.falsify.find((f) => f.kind === "cuda_graphs")!;
+  assert.equal(stackOf(graphs.seq - FIRST_FORWARD), "vllm-0.11-eager-fa2");
 });
 
 Deno.test("demo scenario: the forward section runs every bundled model family, the TP checkpoints at TP 1, 2 and 4, three records a pair", () => {
@@ -58,15 +84,22 @@ Deno.test("demo scenario: the forward section runs every bundled model family, t
   for (const [pair, n] of pairs) assert.equal(n, 3, pair);
 });
 
-Deno.test("demo scenario: the serving section runs a Llama 3 engine and a TP 2 engine", () => {
+Deno.test("demo scenario: the serving section runs a Llama 3 engine, a TP 2 engine and vLLM engines (dense TP 1 and 2, MoE)", () => {
   const runs = serving.checkpoints.map((c, i) =>
-    `${c.replace("tables/models/", "")} tp=${serving.parallel![i % serving.parallel!.length]!.tp}`
+    `${c.replace("tables/models/", "")} tp=${serving.parallel![i % serving.parallel!.length]!.tp} ${
+      serving.stacks?.[i]?.stack ?? serving.stack
+    }`
   );
+  const hf = "hf-qwen3-continuous-batching-torch2.8-lg2-model";
+  const vllm = "vllm-0.11-eager-fa2-lg2-model";
   assert.deepEqual(runs, [
-    "qwen3-tiny-dense tp=1",
-    "qwen3-tiny-moe tp=1",
-    "llama3-tiny tp=1",
-    "qwen3-tiny-tp tp=2",
+    `qwen3-tiny-dense tp=1 ${hf}`,
+    `qwen3-tiny-moe tp=1 ${hf}`,
+    `llama3-tiny tp=1 ${hf}`,
+    `qwen3-tiny-tp tp=2 ${hf}`,
+    `qwen3-tiny-dense tp=1 ${vllm}`,
+    `qwen3-tiny-tp tp=2 ${vllm}`,
+    `qwen3-tiny-moe tp=1 ${vllm}`,
   ]);
 });
 

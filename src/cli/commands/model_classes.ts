@@ -123,6 +123,10 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     reduceStack: support.ops.reduceStack,
     layer: support.ops.layer,
     captureSizes: support.ops.captureSizes,
+    lmHeadRows: _lmHeadRows(config.vocab, {
+      padding: support.ops.layer.vocabPadding,
+      ranks: split.ok ? split.parallel?.size ?? 1 : 1,
+    }),
     multiProcessorCount: sms,
     context: o.context,
     maxBatch: o.maxBatch,
@@ -147,6 +151,17 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     _print(r, { config, ...names });
   }
   if (!r.complete) Deno.exitCode = EXIT.INCONCLUSIVE;
+}
+
+/**
+ * A rank's LM head rows: the vocabulary padded to the stack's multiple, split over the ranks.
+ *
+ * @param vocab the vocabulary
+ * @param o the stack's padding and the rank count
+ * @returns the rows
+ */
+function _lmHeadRows(vocab: number, o: { padding: number; ranks: number }): number {
+  return Math.ceil(vocab / o.padding) * o.padding / o.ranks;
 }
 
 /** The dispatch the stack's kernel source and the flags name. */

@@ -783,7 +783,12 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   // Under tensor parallelism each rank computes its block of the vocabulary (column-parallel,
   // dispatched by its own shape) and the blocks are gathered: no arithmetic across ranks.
   const tp = ctx.o.parallel;
-  const vr = rankBlock(c.vocab, tp, "vocabulary");
+  // vLLM pads the LM head's rows to a multiple of 64 (zero rows past the vocabulary, whose
+  // logits are sliced off); each rank's GEMM is dispatched by its block of the padded rows.
+  const pad = ctx.kernels.vocabPadding;
+  const vPad = Math.ceil(c.vocab / pad) * pad;
+  const vr = rankBlock(vPad, tp, "vocabulary");
+  const padded = vPad === c.vocab ? weight : _padRows(weight, { rows: vPad, width: c.hidden });
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
     const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
     const x = pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden);
@@ -795,22 +800,30 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
         name: "lm_head",
         n: vr,
         k: c.hidden,
-        weight: tp === undefined ? weight : rowBlock(weight, { first, count: vr, width: c.hidden }),
+        weight: tp === undefined ? padded : rowBlock(padded, { first, count: vr, width: c.hidden }),
         launchRows,
       });
     let logits: Uint16Array;
     if (tp === undefined) logits = await head(0);
     else {
-      logits = new Uint16Array(chunk.length * c.vocab);
+      logits = new Uint16Array(chunk.length * vPad);
       for (let r = 0; r < tp.size; r++) {
-        const block = { first: r * vr, count: vr, width: c.vocab };
+        const block = { first: r * vr, count: vr, width: vPad };
         putColumnBlock(logits, await head(r * vr), block);
       }
     }
-    chunk.forEach((b, i) =>
-      out.set(b, argmaxBf16(logits.subarray(i * c.vocab, (i + 1) * c.vocab)))
-    );
+    chunk.forEach((b, i) => out.set(b, argmaxBf16(logits.subarray(i * vPad, i * vPad + c.vocab))));
   }
+  return out;
+}
+
+/** A weight [rows0, width] extended with zero rows to [rows, width]. */
+function _padRows(
+  w: Uint16Array,
+  o: { readonly rows: number; readonly width: number },
+): Uint16Array {
+  const out = new Uint16Array(o.rows * o.width);
+  out.set(w);
   return out;
 }
 

@@ -121,6 +121,11 @@ export interface DecodeSignatureOptions {
    * size that holds it (attention at the batch itself); default none.
    */
   readonly captureSizes?: readonly number[] | null | undefined;
+  /**
+   * Rows of the LM head GEMM (a rank's block of vLLM's vocabulary padded to a multiple of 64);
+   * default the config's vocabulary.
+   */
+  readonly lmHeadRows?: number | undefined;
 }
 
 /**
@@ -162,7 +167,7 @@ export function decodeSignature(
   return Object.freeze({
     gemms: Object.freeze(
       // The LM head runs on the sampled rows outside the graphs: at the batch itself.
-      _linears(config, projections).map((l) =>
+      _linears(config, projections, options.lmHeadRows ?? config.vocab).map((l) =>
         _gemm(options.dispatch, l, l.name === "lm_head" ? batch : launch)
       ),
     ),
@@ -219,10 +224,14 @@ function _sublayers(
  * The GEMMs of a decode pass: the layer's (a MoE expert's GEMMs run with M = the rows routed to
  * it, which the data sets, and are left out), then the LM head (N = vocabulary, K = hidden).
  */
-function _linears(c: DecoderConfig, projections: LayerProjections): LayerLinear[] {
+function _linears(
+  c: DecoderConfig,
+  projections: LayerProjections,
+  vocabRows: number,
+): LayerLinear[] {
   return [
     ..._sublayers(c, projections).flatMap((s) => s.linears.filter((l) => !l.routed)),
-    { name: "lm_head", n: c.vocab, k: c.hidden, bias: false, routed: false },
+    { name: "lm_head", n: vocabRows, k: c.hidden, bias: false, routed: false },
   ];
 }
 

@@ -345,3 +345,28 @@ const MOE = {
   decoder_sparse_step: 1,
   mlp_only_layers: [],
 };
+
+Deno.test("vLLM's LM head runs over the vocabulary padded to a multiple of 64; the padded rows are never the token", async () => {
+  const odd = { ...DENSE, vocab_size: 60 };
+  const m = await open(odd);
+  const tokens = TOKENS.slice(0, 12).map((t) => t % 60);
+  const heads: number[] = [];
+  const gemm: GemmDispatch = (call) => {
+    if (call.name === "lm_head") heads.push(call.n);
+    return { covered: true, recipe: { family: "single_walk" } };
+  };
+  const passes = [{ entries: [{ query: 12, cached: 0 }], rows: 12, logitsRows: 1 }];
+  for (
+    const [stack, n] of [[vllmStack(), 64], [forwardStack({ batching: "flatten" }), 60]] as const
+  ) {
+    heads.length = 0;
+    const r = await runServingForward(m.ckpt, {
+      passes,
+      sequences: [{ tokens, prompt: 11, steps: [{ pass: 0, entry: 0 }] }],
+    }, { runtime: forwardRuntime({ stack, gemm }), multiProcessorCount: 108, logits: true });
+    if (!r.supported) throw new Error(r.reason);
+    assert.deepEqual(heads, [n]);
+    const greedy = [...r.result.sequences[0]!.greedy.values()];
+    assert.ok(greedy.every((t) => t >= 0 && t < 60), `${greedy}`);
+  }
+});
