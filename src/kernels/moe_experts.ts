@@ -30,7 +30,7 @@ const _UNMODELLED: Readonly<Record<string, string>> = Object.freeze({
  * Tells whether an expert implementation is modelled: `hf-loop-index-add` is HF 4.5x's
  * `Qwen3MoeSparseMoeBlock` (ModuleList experts visited in ascending id, three GEMMs each with M =
  * routed tokens, BF16 `index_add_` with one rounding per add); `vllm-fused-moe` is vLLM 0.11's
- * Triton `fused_moe` with its CUDA `topk_softmax` and `moe_sum` (sm_8x, top-k 2 to 4: the block
+ * Triton `fused_moe` with its CUDA `topk_softmax` and `moe_sum` (sm_8x, top-k 2 to 15: the block
  * refuses the rest with the reason).
  *
  * @param id implementation name from a stack profile

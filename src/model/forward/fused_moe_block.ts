@@ -11,7 +11,8 @@
  *   g|u   = bf16(h[token] W13_e^T)         Triton: acc = dot(a, b, acc) over K, one rounding
  *   a     = silu_and_mul(g|u)              vLLM's CUDA op
  *   o     = bf16(fp32(a W2_e^T) * w[token, slot])   the routing weight in FP32, then one rounding
- * y[token] = moe_sum(o[token, 0..k-1])     BF16 adds in slot order (top-k 2 to 4)
+ * y[token] = moe_sum(o[token, 0..k-1])     BF16 adds in slot order (top-k 2 to 4), else
+ *                                         PyTorch's strided FP32 sum (top-k 5 to 15)
  * y       = all-reduce over the ranks of their y (one message of the launch's rows)
  * x'      = bf16(x + y)
  * ```
@@ -113,10 +114,10 @@ export async function runFusedMoeBlock(
     );
   }
   const k = moe.topK;
-  if (k < 2 || k > 4) {
+  if (k < 2 || k > 15) {
     throw new ForwardUnsupported(
-      `vLLM's moe_sum with top-${k} runs PyTorch's sum_out over the top-k dimension, which is ` +
-        "not modelled (top-k 2 to 4 are)",
+      `vLLM's moe_sum with top-${k} is not modelled (top-k 2 to 4 run its kernel, 5 to 15 ` +
+        "PyTorch's one-thread-per-output sum_out)",
     );
   }
   const m = x.length / h;
@@ -217,7 +218,7 @@ export async function runFusedMoeBlock(
         }
       });
     }
-    partials.push(vllmMoeSum(cache3, { k, hidden: h }));
+    partials.push(vllmMoeSum(cache3, { k, hidden: h, vt0: o.reduceStack.vt0 }));
   }
   const y = tp === undefined
     ? partials[0]!

@@ -63,12 +63,23 @@ Deno.test("vllmTopkSoftmax() refuses bad shapes", () => {
   assert.throws(() => vllmTopkSoftmax(l, { rows: 0, experts: 8, topK: 2, mufu }), /rows 0/);
 });
 
-Deno.test("vllmMoeSum(): slot order, one BF16 rounding per add; top-k outside 2..4 refused", () => {
+Deno.test("vllmMoeSum(): top-8 through PyTorch's strided sum: four FP32 accumulators (slot i to i mod 4), folded in order, one BF16 rounding", () => {
+  // Slots 256, 1, 0, 0, -256, 1, 0, 0: accumulator 0 gets 256 and -256 (0), accumulator 1 the
+  // two ones (2); the fold gives 2, exactly.
+  const v = (x: number) => (new Uint32Array(new Float32Array([x]).buffer)[0]! >>> 16);
+  const slots = [256, 1, 0, 0, -256, 1, 0, 0].map(v);
+  assert.equal(vllmMoeSum(Uint16Array.from(slots), { k: 8, hidden: 1 })[0], v(2));
+  // moe_sum's own kernel adds in slot order in BF16: 256 + 1 rounds back to 256 (8 bits).
+  const sequential = Uint16Array.from(slots.slice(0, 4));
+  assert.equal(vllmMoeSum(sequential, { k: 4, hidden: 1 })[0], v(256));
+});
+
+Deno.test("vllmMoeSum(): slot order, one BF16 rounding per add; top-k outside 2..15 refused", () => {
   // 1 + 2^-8 rounds to 1 (tie to even), then 1 + 2^-8 again: 1. In the other order 2^-8 + 2^-8
   // is 2^-7 first, and 1 + 2^-7 is exact.
   const a = Uint16Array.of(0x3f80, 0x3b80, 0x3b80); // 1, 2^-8, 2^-8 for one token, hidden 1
   assert.equal(vllmMoeSum(a, { k: 3, hidden: 1 })[0], 0x3f80);
   assert.equal(vllmMoeSum(Uint16Array.of(0x3b80, 0x3b80, 0x3f80), { k: 3, hidden: 1 })[0], 0x3f81);
-  assert.throws(() => vllmMoeSum(new Uint16Array(8), { k: 8, hidden: 1 }), /sum_out/);
+  assert.throws(() => vllmMoeSum(new Uint16Array(16), { k: 16, hidden: 1 }), /top-16 is not/);
   assert.throws(() => vllmMoeSum(new Uint16Array(3), { k: 2, hidden: 2 }), /not \[tokens, 2, 2\]/);
 });

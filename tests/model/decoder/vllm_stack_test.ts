@@ -258,19 +258,22 @@ Deno.test("the unmodelled vLLM paths are NOT_VERIFIED with their reasons", async
     assert.equal(r.supported, false);
     assert.match(r.supported ? "" : r.reason, why);
   }
-  const top8 = await openDecoderCheckpoint(memFiles(
+  const top16 = await openDecoderCheckpoint(memFiles(
     new Map([
-      ["config.json", new TextEncoder().encode(JSON.stringify({ ...MOE, num_experts_per_tok: 8 }))],
-      ["model.safetensors", encodeSafetensors(synthFamilyWeights(MOE, { seed: "moe" }))],
+      [
+        "config.json",
+        new TextEncoder().encode(JSON.stringify({ ...MOE16, num_experts_per_tok: 16 })),
+      ],
+      ["model.safetensors", encodeSafetensors(synthFamilyWeights(MOE16, { seed: "moe" }))],
     ]),
   ));
-  const r = await runPrefillForward(top8, {
+  const r = await runPrefillForward(top16, {
     sequences: [TOKENS.slice(0, 8)],
     runtime: forwardRuntime({ stack: vllmStack() }),
     multiProcessorCount: 108,
   });
   assert.equal(r.supported, false);
-  assert.match(r.supported ? "" : r.reason, /moe_sum with top-8 runs PyTorch's sum_out/);
+  assert.match(r.supported ? "" : r.reason, /moe_sum with top-16 is not modelled/);
 });
 
 Deno.test("vLLM fused MoE (topk_softmax, Triton experts with the FP32 routing weight, moe_sum): differs from HF's experts, agrees with the float64 reference at TP 1 and 2; a served replay equals the prefill", async () => {
@@ -328,6 +331,20 @@ Deno.test("vLLM fused MoE (topk_softmax, Triton experts with the FP32 routing we
   assert.ok(equal(served.result.sequences[0]!.hidden, vllm.hidden));
 });
 
+/** 16 experts (a top-16 is refused; top-8 runs PyTorch's strided sum). */
+const MOE16 = {
+  ...DENSE,
+  hidden_size: 256,
+  model_type: "qwen3_moe",
+  architectures: ["Qwen3MoeForCausalLM"],
+  num_experts: 16,
+  num_experts_per_tok: 8,
+  moe_intermediate_size: 64,
+  norm_topk_prob: true,
+  decoder_sparse_step: 1,
+  mlp_only_layers: [],
+};
+
 /**
  * 16 tokens: where no router near-tie sends an emulation and the reference to different experts
  * (at 32, HF's emulation picks another expert than float64 at position 17: a 0.25 error).
@@ -369,4 +386,20 @@ Deno.test("vLLM's LM head runs over the vocabulary padded to a multiple of 64; t
     const greedy = [...r.result.sequences[0]!.greedy.values()];
     assert.ok(greedy.every((t) => t >= 0 && t < 60), `${greedy}`);
   }
+});
+
+Deno.test("vLLM fused MoE with top-8 (Qwen3-30B-A3B's routing): moe_sum through PyTorch's strided sum, near the float64 reference", async () => {
+  const moe = await open(MOE16);
+  const r = await runPrefillForward(moe.ckpt, {
+    sequences: [MOE_TOKENS],
+    runtime: forwardRuntime({ stack: vllmStack() }),
+    multiProcessorCount: 108,
+  });
+  if (!r.supported) throw new Error(r.reason);
+  const e = rowErrors(r.result.hidden, {
+    reference: referenceForward(MOE16, moe.read, MOE_TOKENS),
+    hidden: MOE16.hidden_size,
+    normWeight: moe.read("model.norm.weight"),
+  });
+  e.forEach((v, t) => assert.ok(v <= TOLERANCE, `top-8 position ${t}: ${v}`));
 });
