@@ -21,7 +21,10 @@
  * replicated when the ranks outnumber them; `VocabParallelEmbedding` gives each rank a vocabulary
  * block and all-reduces the masked lookups (one value plus exact zeros: a -0 entry becomes +0);
  * `ParallelLMHead` gathers the ranks' logits blocks; fused MoE all-reduces the combined experts
- * once. All-reduce through vLLM's custom kernel or NCCL.
+ * once; with `--enable-expert-parallel` (ep = tp) each rank holds whole experts instead
+ * (`determine_expert_map`: contiguous blocks) and writes zeros for slots routed elsewhere
+ * (`fused_moe.py:161-165, 377-381`), before the same all-reduce. All-reduce through vLLM's custom
+ * kernel or NCCL.
  *
  * @module
  */
@@ -56,7 +59,9 @@ export interface TensorParallelLayout {
   readonly moe: "per-expert-all-reduce" | "after-combine";
   /** All-reduce implementations the stack's collective library can run. */
   readonly allReduce: readonly ModelledAllReduceKind[];
-  /** Expert parallelism: null when modelled, else why not. */
+  /**
+   * Expert parallelism: null when modelled (with ep = tp, no data parallelism), else why not.
+   */
   readonly expertParallel: string | null;
   /** How the layout is known. */
   readonly evidence: "derived-from-source";
@@ -91,8 +96,10 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
     allReduce: Object.freeze(
       ["vllm-custom-1stage", "vllm-custom-2stage", "nccl-ring", "nccl-tree"] as const,
     ),
-    expertParallel: "vLLM expert parallelism (fused MoE with an expert map, all-to-all " +
-      "dispatch) is not modelled",
+    // --enable-expert-parallel without data parallelism (ep = tp, fused MoE's expert map and
+    // zero rows, then the same all-reduce); ep != tp (data parallelism, all-to-all dispatch) is
+    // refused where the topology is resolved.
+    expertParallel: null,
     evidence: "derived-from-source",
     sources: Object.freeze([
       "vLLM 0.11 vllm/model_executor/layers/linear.py (QKVParallelLinear :899-915, " +

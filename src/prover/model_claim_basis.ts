@@ -62,7 +62,9 @@ export interface ModelClaimFacts {
    * Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU; at tp = 2 the
    * all-reduce may be left out: every implementation gives the same bits).
    */
-  readonly parallel?: { readonly tp: number; readonly allReduce?: ClaimedAllReduce } | undefined;
+  readonly parallel?:
+    | { readonly tp: number; readonly allReduce?: ClaimedAllReduce; readonly ep?: number }
+    | undefined;
 }
 
 /** The checked common facts, in the form the record builders take them. */
@@ -210,11 +212,13 @@ function _parallelism(
   if (p === undefined) return { tp: 1, pp: 1, ep: 1, dp: 1 };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
   if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
-  const r = tensorParallelOf(o.stack, { tp, ep: 1, allReduce: p.allReduce });
+  const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
+  const r = tensorParallelOf(o.stack, { tp, ep, allReduce: p.allReduce });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
   return claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),
+    ...(ep === 1 ? {} : { ep }),
   });
 }
 

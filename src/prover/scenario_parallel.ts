@@ -1,7 +1,8 @@
 /**
  * The parallelism a scenario's model records run with and claim:
  * ```
- * "parallel": [{"tp": 1}, {"tp": 2}, {"tp": 4, "allReduce": {"kind": "nccl-tree", ...}}, ...]
+ * "parallel": [{"tp": 1}, {"tp": 2}, {"tp": 4, "allReduce": {"kind": "nccl-tree", ...}},
+ *              {"tp": 2, "ep": 2}, ...]
  * ```
  * cycled over the section's records like its checkpoints. A topology is checked when the
  * scenario is read (the all-reduce's settings against its rank count); the stack's layout and
@@ -27,6 +28,8 @@ export interface ScenarioParallel {
   readonly tp: number;
   /** The all-reduce (required above 2 ranks). */
   readonly allReduce?: ClaimedAllReduce;
+  /** Expert-parallel ranks (1, or tp: experts split over the TP ranks); default 1. */
+  readonly ep?: number;
 }
 
 /**
@@ -44,17 +47,22 @@ export interface ScenarioParallel {
  */
 export function parseScenarioParallel(json: unknown, path: string): ScenarioParallel {
   const f = fieldsOf(json, path);
-  onlyKnown(f, ["tp", "allReduce"]);
+  onlyKnown(f, ["tp", "allReduce", "ep"]);
   const tp = int(f, "tp", { min: 1, max: 64 });
+  const ep = f.obj.ep === undefined ? 1 : int(f, "ep", { min: 1, max: 64 });
+  if (ep !== 1 && ep !== tp) {
+    throw new RangeError(`Cannot read '${path}.ep': expected 1 or tp (${tp}), got ${ep}`);
+  }
+  const epField = ep === 1 ? {} : { ep };
   if (f.obj.allReduce === undefined) {
     if (tp > 2) throw new RangeError(`Cannot read '${path}': tp=${tp} needs an 'allReduce'`);
-    return { tp };
+    return { tp, ...epField };
   }
   if (tp === 1) throw new RangeError(`Cannot read '${path}.allReduce': tp is 1`);
   const allReduce = parseClaimedAllReduce(f.obj.allReduce, tp);
   const why = claimedAllReduceUnsupported(allReduce);
   if (why !== null) throw new RangeError(`Cannot read '${path}.allReduce': ${why}`);
-  return { tp, allReduce };
+  return { tp, allReduce, ...epField };
 }
 
 /**
@@ -96,7 +104,7 @@ export function runParallel(
   stack: StackProfile,
 ): TensorParallel | undefined {
   if (p === undefined) return undefined;
-  const r = tensorParallelOf(stack, { tp: p.tp, ep: 1, allReduce: p.allReduce });
+  const r = tensorParallelOf(stack, { tp: p.tp, ep: p.ep ?? 1, allReduce: p.allReduce });
   if (!r.ok) throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run tp=${p.tp}: ${r.reason}`);
   return r.parallel;
 }
@@ -115,7 +123,7 @@ export function runParallel(
 export function claimedParallelism(
   p: ScenarioParallel | undefined,
 ): ClaimPredicate["parallelism"] {
-  const base = { tp: p?.tp ?? 1, pp: 1, ep: 1, dp: 1 };
+  const base = { tp: p?.tp ?? 1, pp: 1, ep: p?.ep ?? 1, dp: 1 };
   return p?.allReduce === undefined
     ? base
     : { ...base, allReduce: p.allReduce as unknown as ClaimedAllReduceFields };

@@ -55,17 +55,25 @@ export function tensorParallelOf(
   }
   const layout = tensorParallelLayout(id);
   if (o.ep !== 1) {
-    return unmodelled(
-      `ep=${o.ep}: ${layout.expertParallel ?? "expert parallelism is not modelled"}`,
-    );
+    if (layout.expertParallel !== null) return unmodelled(`ep=${o.ep}: ${layout.expertParallel}`);
+    if (o.ep !== o.tp) {
+      return unmodelled(
+        `ep=${o.ep} with tp=${o.tp}: expert parallelism across data-parallel ranks (all-to-all ` +
+          "dispatch) is not modelled; ep = tp is",
+      );
+    }
   }
+  const ep = o.ep !== 1 ? { expertParallel: true } : {};
   if (o.allReduce === undefined) {
     if (o.tp !== 2) {
       return contradiction(
         `tp=${o.tp} without an all-reduce (only at tp=2 do all implementations agree)`,
       );
     }
-    return { ok: true, parallel: { size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!) } };
+    return {
+      ok: true,
+      parallel: { size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!), ...ep },
+    };
   }
   const why = claimedAllReduceUnsupported(o.allReduce);
   if (why !== null) return unmodelled(why);
@@ -75,7 +83,7 @@ export function tensorParallelOf(
         `${layout.allReduce.join(" or ")}, not '${o.allReduce.kind}'`,
     );
   }
-  return { ok: true, parallel: { size: o.tp, layout, allReduce: o.allReduce } };
+  return { ok: true, parallel: { size: o.tp, layout, allReduce: o.allReduce, ...ep } };
 }
 
 function _twoRanks(kind: string): ClaimedAllReduce {

@@ -57,9 +57,11 @@ export function claimsAppendCommand(): Command {
     .option("--gpus <n>", "GPUs of the machine", "1")
     .option("--tp <n>", "tensor-parallel ranks the pass ran on", "1")
     .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
+    .option("--ep <n>", "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel)", "1")
     .option("--json", "machine-readable output")
     .action(async (kind, opts) => {
       const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
+      const ep = parseIntOption(opts.ep, { flag: "--ep", min: 1, max: 64 });
       const common: AppendModelOptions = {
         log: opts.log,
         logId: opts.logId,
@@ -80,6 +82,7 @@ export function claimsAppendCommand(): Command {
           ...(opts.allReduce === undefined
             ? {}
             : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
+          ...(ep === 1 ? {} : { ep }),
         },
       };
       let r: AppendResult;

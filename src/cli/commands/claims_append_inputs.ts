@@ -40,7 +40,9 @@ export interface AppendModelOptions {
   /** GPUs of the machine. */
   readonly gpus?: number | undefined;
   /** Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU). */
-  readonly parallel?: { readonly tp: number; readonly allReduce?: ClaimedAllReduce } | undefined;
+  readonly parallel?:
+    | { readonly tp: number; readonly allReduce?: ClaimedAllReduce; readonly ep?: number }
+    | undefined;
 }
 
 /** Default recipe of stacks with recipe kernels (as `model forward`). */

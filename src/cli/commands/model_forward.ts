@@ -206,7 +206,8 @@ export async function runModelForward(o: {
       if (parallel !== undefined) {
         console.log(
           `tensor parallel: ${parallel.size} ranks (${parallel.layout.id}), all-reduce ` +
-            `${parallel.allReduce.kind}`,
+            `${parallel.allReduce.kind}` +
+            (parallel.expertParallel === true ? ", experts split over the ranks" : ""),
         );
       }
       for (const s of lasts) console.log(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);

@@ -28,6 +28,12 @@ export interface TensorParallel {
   readonly layout: TensorParallelLayout;
   /** The recorded all-reduce (a modelled implementation). */
   readonly allReduce: ClaimedAllReduce;
+  /**
+   * MoE experts split over the ranks instead of their width (vLLM's `--enable-expert-parallel`
+   * without data parallelism: ep = tp): rank r holds whole experts r·E/tp .. (r+1)·E/tp - 1, and
+   * a slot routed elsewhere contributes zeros to the rank's combine. Default false.
+   */
+  readonly expertParallel?: boolean;
 }
 
 /** One rank's attention heads: query heads `q0 .. q0 + qn - 1`, KV heads `kv0 .. kv0 + kvn - 1`. */

@@ -14,6 +14,8 @@
  * y[token] = moe_sum(o[token, 0..k-1])     BF16 adds in slot order (top-k 2 to 4), else
  *                                         PyTorch's strided FP32 sum (top-k 5 to 15)
  * y       = all-reduce over the ranks of their y (one message of the launch's rows)
+ *           (expert parallelism: each rank holds whole experts, a contiguous block of them, and
+ *           its slots routed to other ranks' experts are zeros in its combine)
  * x'      = bf16(x + y)
  * ```
  * Each (token, slot) output is one row's K-walk: Triton folds `accumulator += tl.dot(a, b)` into
@@ -164,7 +166,10 @@ export async function runFusedMoeBlock(
     }
   }
   const tp = o.parallel;
-  const fr = tp === undefined
+  // Expert parallelism: whole experts per rank (contiguous blocks), else a width block of each.
+  const ep = tp?.expertParallel === true;
+  const local = ep ? rankBlock(moe.experts, tp, "expert count") : moe.experts;
+  const fr = tp === undefined || ep
     ? moe.intermediate
     : rankBlock(moe.intermediate, tp, "MoE intermediate size");
   const pairs = new Map<number, [number, number][]>(); // expert -> (token, slot)
@@ -179,14 +184,17 @@ export async function runFusedMoeBlock(
   const partials: Uint16Array[] = [];
   for (let r = 0; r < (tp?.size ?? 1); r++) {
     const cache3 = new Uint16Array(m * k * h);
-    for (const e of [...pairs.keys()].sort((a, b) => a - b)) {
+    // Slots routed to another rank's experts stay zero (`write_zeros_to_output`: +0).
+    const mine = (e: number) => !ep || Math.floor(e / local) === r;
+    for (const e of [...pairs.keys()].filter(mine).sort((a, b) => a - b)) {
       const list = pairs.get(e)!;
       const w = await o.expert(e);
       const block = { first: r * fr, count: fr, width: h };
-      const w13 = tp === undefined
+      const whole = tp === undefined || ep;
+      const w13 = whole
         ? _concat(w.gate, w.up)
         : _concat(rowBlock(w.gate, block), rowBlock(w.up, block));
-      const w2 = tp === undefined
+      const w2 = whole
         ? w.down
         : columnBlock(w.down, { first: r * fr, count: fr, width: moe.intermediate });
       const a = new Uint16Array(list.length * h);

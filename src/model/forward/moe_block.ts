@@ -128,6 +128,9 @@ export async function runMoeBlock(
 ): Promise<{ out: Uint16Array; routing: MoeRouting; expertRows: Map<number, number> }> {
   const { hidden: h, moe, runtime } = o;
   const m = x.length / h;
+  if (o.parallel?.expertParallel === true) {
+    throw new ForwardUnsupported("expert parallelism with HF's ModuleList experts is not modelled");
+  }
   const launchRows = o.launch?.rows ?? m;
   const calls = moeCalls(o);
   // A rank's expert GEMMs are those of its view (its block of the expert width).

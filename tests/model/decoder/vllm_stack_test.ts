@@ -403,3 +403,34 @@ Deno.test("vLLM fused MoE with top-8 (Qwen3-30B-A3B's routing): moe_sum through 
   });
   e.forEach((v, t) => assert.ok(v <= TOLERANCE, `top-8 position ${t}: ${v}`));
 });
+
+Deno.test("vLLM expert parallelism (ep = tp = 2): whole experts per rank, zeros for the other rank's slots, one all-reduce; differs from TP-split experts, near float64", async () => {
+  const moe = await open(MOE);
+  const run = async (parallel: TensorParallel) => {
+    const r = await runPrefillForward(moe.ckpt, {
+      sequences: [MOE_TOKENS],
+      runtime: forwardRuntime({ stack: vllmStack() }),
+      multiProcessorCount: 108,
+      parallel,
+    });
+    if (!r.supported) throw new Error(r.reason);
+    return r.result.hidden;
+  };
+  const split = await run(tp2("vllm-megatron"));
+  const ep = await run({ ...tp2("vllm-megatron"), expertParallel: true });
+  assert.ok(!equal(split, ep), "whole experts per rank are not width blocks of every expert");
+  const e = rowErrors(ep, {
+    reference: referenceForward(MOE, moe.read, MOE_TOKENS),
+    hidden: MOE.hidden_size,
+    normWeight: moe.read("model.norm.weight"),
+  });
+  e.forEach((v, t) => assert.ok(v <= TOLERANCE, `EP position ${t}: ${v}`));
+  // HF's ModuleList experts have no expert-parallel form.
+  const hf = await runPrefillForward(moe.ckpt, {
+    sequences: [MOE_TOKENS],
+    runtime: forwardRuntime({ stack: forwardStack({ batching: "flatten" }) }),
+    multiProcessorCount: 108,
+    parallel: { ...tp2("hf-tp-plan"), expertParallel: true },
+  });
+  assert.ok(!hf.supported && /expert parallelism with HF/.test(hf.reason));
+});
