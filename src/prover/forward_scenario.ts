@@ -16,7 +16,8 @@
  * `length` tokens, so that either backend can run it unpadded: the two builds differ in rare
  * low-order bits, which long rows reach), `stack_version` (another library release's dispatch
  * `catalog`), `parallelism` (the pass ran with tensor-parallel size `tp` and the all-reduce
- * `allReduce`, the record claims its section's topology), `cuda_graphs` (the pass ran inside
+ * `allReduce` (and expert-parallel size `ep`), the record claims its section's topology),
+ * `cuda_graphs` (the pass ran inside
  * piecewise CUDA graphs captured at `captureSizes`, so its launches were padded; the record
  * claims its stack, which runs eagerly).
  *
@@ -168,7 +169,11 @@ export function parseForwardFalsification(
       return {
         seq,
         kind,
-        ran: parseScenarioParallel({ tp: f.obj.tp, allReduce: f.obj.allReduce }, f.path),
+        ran: parseScenarioParallel({
+          tp: f.obj.tp,
+          allReduce: f.obj.allReduce,
+          ...(f.obj.ep === undefined ? {} : { ep: f.obj.ep }),
+        }, f.path),
       };
     case "cuda_graphs": {
       const sizes = ints(f, "captureSizes", { min: 1, max: 65536 });

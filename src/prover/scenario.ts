@@ -271,7 +271,7 @@ function _falsification(json: unknown, path: string, records: number): Falsifica
     weight_flip: ["tensor", "index", "bit"],
     attention_backend: ["attention", "length"],
     stack_version: ["catalog"],
-    parallelism: ["tp", "allReduce"],
+    parallelism: ["tp", "allReduce", "ep"],
     cuda_graphs: ["captureSizes"],
     ...SERVING_FALSIFICATION_FIELDS,
   };

@@ -133,3 +133,24 @@ Deno.test("a served pass that ran vLLM's cascade attention is NOT_VERIFIED with 
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /pass 0 ran vLLM's cascade attention .* 2 tokens/);
 });
+
+Deno.test("vLLM expert-parallel records (ep = tp = 2, MoE): honest PASS; a pass that split the experts' width while claiming ep FAILs", async () => {
+  const sc = parseScenario(oneGemmScenario({ logId: "vllm-ep-test", seed: "vllm-ep-v1" }, {
+    hardware: { profile: "a100", count: 8 },
+    forward: {
+      ...forwardSection(["tables/models/qwen3-tiny-moe-tp"], { records: 2 }),
+      stack: EAGER.stack,
+      components: EAGER.components,
+      parallel: [{ tp: 2, ep: 2 }],
+    },
+    falsify: [{ seq: 2, kind: "parallelism", tp: 2 }],
+  }));
+  const made = await makeClaims(sc, { store, walker, attention });
+  const b: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const l = parseClaimLog(formatClaimLog(made.records));
+  for (const index of [1, 2]) {
+    assert.equal(l.records[index]!.predicate.parallelism.ep, 2);
+    const r = await verifyRecord({ store, blobs: b, walker, attention }, { log: l, index });
+    assert.equal(r.status, index === 2 ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+});
