@@ -49,14 +49,18 @@ Deno.test("demo scenario: vLLM records in both sections: eager and piecewise gra
       "vllm-0.11-eager-fa2 moe tp=1",
       "vllm-0.11-custom-ops-piecewise-fa2 dense tp=1",
       "vllm-0.11-custom-ops-piecewise-fa2 moe tp=2",
+      "vllm-0.11-eager-fa2 dense tp=8",
+      "vllm-0.11-eager-fa2 moe tp=2",
     ]
   ) assert.ok(vllm.has(want), `${want} in ${[...vllm]}`);
+  // The MoE TP checkpoint's TP 2 pair splits its experts over the ranks (ep = tp).
+  assert.deepEqual(forward.parallel![8], { tp: 2, ep: 2 });
   // The graph-padding falsification sits on a vLLM eager record (it ran inside graphs).
   const graphs = scenario.falsify.find((f) => f.kind === "cuda_graphs")!;
   assert.equal(stackOf(graphs.seq - FIRST_FORWARD), "vllm-0.11-eager-fa2");
 });
 
-Deno.test("demo scenario: the forward section runs every bundled model family, the TP checkpoints at TP 1, 2 and 4, three records a pair", () => {
+Deno.test("demo scenario: the forward section runs every bundled model family, the TP checkpoints at TP 2, 4 and 8, three records a pair", () => {
   // `parallel` is aligned with `checkpoints`: record i runs pair i mod 10.
   assert.equal(forward.parallel!.length, forward.checkpoints.length);
   const pairs = new Map<string, number>();
@@ -79,7 +83,7 @@ Deno.test("demo scenario: the forward section runs every bundled model family, t
   }
   assert.deepEqual(
     [...new Set([...pairs.keys()].map((k) => k.split(" ")[1]))].sort(),
-    ["tp=1", "tp=2", "tp=4"],
+    ["tp=1", "tp=2", "tp=4", "tp=8"],
   );
   for (const [pair, n] of pairs) assert.equal(n, 3, pair);
 });
