@@ -154,3 +154,65 @@ Deno.test("vLLM expert-parallel records (ep = tp = 2, MoE): honest PASS; a pass 
     assert.equal(r.status, index === 2 ? "FAIL" : "PASS", `${index}: ${r.reason}`);
   }
 });
+
+Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward records and served sequences PASS; a pass claiming TP 8 that ran TP 4 FAILs", async () => {
+  const ring8 = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1024,
+    rings: [[0, 2, 4, 6, 1, 3, 5, 7]],
+  };
+  const tree8 = {
+    kind: "nccl-tree",
+    protocol: "simple",
+    trees: [{ down: [[1, 2, 3], [4, 5], [6, 7], [], [], [], [], []] }],
+  };
+  const served8 = servedSection(["tables/models/qwen3-tiny-tp"], {
+    catalog: "demo-qwen3-tiny-tp-a100",
+    parallel: [{ tp: 8, allReduce: tree8 }],
+  });
+  const sc = parseScenario(oneGemmScenario({ logId: "vllm-tp8-test", seed: "vllm-tp8-v1" }, {
+    hardware: { profile: "a100", count: 8 },
+    forward: {
+      ...forwardSection(["tables/models/qwen3-tiny-tp", "tables/models/qwen3-tiny-moe-tp"], {
+        records: 4,
+        catalog: "demo-qwen3-tiny-tp-a100",
+      }),
+      stack: EAGER.stack,
+      components: EAGER.components,
+      parallel: [{ tp: 8, allReduce: ring8 }, { tp: 8, allReduce: tree8 }],
+    },
+    serving: {
+      ...served8.serving,
+      stack: "vllm-0.11-eager-fa2-lg2-model",
+      components: EAGER.components,
+    },
+    falsify: [
+      {
+        seq: 3,
+        kind: "parallelism",
+        tp: 4,
+        allReduce: {
+          kind: "nccl-ring",
+          protocol: "simple",
+          chunkBytes: 1024,
+          rings: [[0, 1, 2, 3]],
+        },
+      },
+      // The first served falsification (a flipped fingerprint) on the one engine run's records.
+      { ...(served8.falsify[0] as object), seq: 6 },
+    ],
+  }));
+  const made = await makeClaims(sc, { store, walker, attention });
+  const b: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const l = parseClaimLog(formatClaimLog(made.records));
+  const falsified = new Set(made.falsified.map((f) => f.seq));
+  const kinds = new Set<string>();
+  for (let index = 1; index < l.records.length; index++) {
+    const p = l.records[index]!.predicate;
+    kinds.add(`${p.workload.kind} tp=${p.parallelism.tp}`);
+    const r = await verifyRecord({ store, blobs: b, walker, attention }, { log: l, index });
+    assert.equal(r.status, falsified.has(index) ? "FAIL" : "PASS", `${index}: ${r.reason}`);
+  }
+  assert.deepEqual([...kinds].sort(), ["model_forward tp=8", "sequence tp=8"]);
+});
