@@ -176,7 +176,12 @@ export {
   type SoftmaxWarpLaunch,
   type SoftmaxWarpOptions,
 } from "./softmax/mod.ts";
-export { parseStackProfile, type StackCudaGraphs, type StackProfile } from "./stack_profile.ts";
+export {
+  parseStackProfile,
+  type StackAllReduceSetup,
+  type StackCudaGraphs,
+  type StackProfile,
+} from "./stack_profile.ts";
 export {
   LAYER_KERNELS_IDS,
   type LayerKernels,

@@ -9,7 +9,10 @@
  *                  "tensorParallel"?: <tensor-parallel layout id>,
  *                  "layerKernels"?: <layer kernel set id>,
  *                  "cudaGraphs"?: {"mode": "piecewise"|"full-and-piecewise",
- *                                  "captureSizes": [n, ...]}},
+ *                                  "captureSizes": [n, ...]},
+ *                  "allReduceSetup"?: {"customAllReduce", "torchSymmMem", "ncclSymmMem",
+ *                                      "fullyConnected", "multicast": bool,
+ *                                      "customAllReduceAlgo"?: "1stage"|"2stage"}},
  *   "sources": [..] }
  * ```
  * Later versions add optional sections without changing these fields.
@@ -75,6 +78,12 @@ export interface StackProfile {
     readonly layerKernels?: LayerKernelsId;
     /** CUDA graphs of a serving engine (vLLM); absent: every pass runs eagerly at its size. */
     readonly cudaGraphs?: StackCudaGraphs;
+    /**
+     * What vLLM's all-reduce dispatch reads besides the message and the device (see
+     * `vllmAllReducePath`): with it a verifier recomputes the path each message takes and FAILs
+     * a record that names another; absent: no rule is applied.
+     */
+    readonly allReduceSetup?: StackAllReduceSetup;
   };
   /** Where the profile's facts come from. */
   readonly sources: readonly string[];
@@ -92,6 +101,22 @@ export interface StackCudaGraphs {
   readonly mode: "piecewise" | "full-and-piecewise";
   /** Capture sizes in tokens, strictly ascending. */
   readonly captureSizes: readonly number[];
+}
+
+/** The environment and topology vLLM's all-reduce dispatch reads, as a stack fixes them. */
+export interface StackAllReduceSetup {
+  /** The custom all-reduce starts (not `--disable-custom-all-reduce`, one node, P2P). */
+  readonly customAllReduce: boolean;
+  /** `VLLM_ALLREDUCE_USE_SYMM_MEM`. */
+  readonly torchSymmMem: boolean;
+  /** `VLLM_USE_NCCL_SYMM_MEM`. */
+  readonly ncclSymmMem: boolean;
+  /** Every GPU of the group NVLink-connected. */
+  readonly fullyConnected: boolean;
+  /** Symmetric memory gets a multicast pointer (NVSwitch). */
+  readonly multicast: boolean;
+  /** `VLLM_CUSTOM_ALLREDUCE_ALGO`, when set. */
+  readonly customAllReduceAlgo?: "1stage" | "2stage";
 }
 
 /** Most capture sizes a profile may list (vLLM's default list has 67). */
@@ -167,6 +192,7 @@ function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
     "tensorParallel",
     "layerKernels",
     "cudaGraphs",
+    "allReduceSetup",
   ]);
   return Object.freeze({
     torch: str(f, "torch", /^\d+\.\d+(\.\d+)?([a-z0-9.+-]*)$/),
@@ -182,7 +208,27 @@ function _operators(json: unknown): NonNullable<StackProfile["operators"]> {
       ? {}
       : { layerKernels: oneOf(f, "layerKernels", LAYER_KERNELS_IDS) }),
     ...(f.obj.cudaGraphs === undefined ? {} : { cudaGraphs: _cudaGraphs(f.obj.cudaGraphs) }),
+    ...(f.obj.allReduceSetup === undefined
+      ? {}
+      : { allReduceSetup: _allReduceSetup(f.obj.allReduceSetup) }),
   });
+}
+
+function _allReduceSetup(json: unknown): StackAllReduceSetup {
+  const f = fieldsOf(json, "stack.operators.allReduceSetup");
+  const flags = ["customAllReduce", "torchSymmMem", "ncclSymmMem", "fullyConnected", "multicast"];
+  onlyKnown(f, [...flags, "customAllReduceAlgo"]);
+  const out: Record<string, unknown> = {};
+  for (const k of flags) {
+    if (typeof f.obj[k] !== "boolean") {
+      throw new TypeError(`Cannot read 'stack.operators.allReduceSetup.${k}': expected a boolean`);
+    }
+    out[k] = f.obj[k];
+  }
+  if (f.obj.customAllReduceAlgo !== undefined) {
+    out.customAllReduceAlgo = oneOf(f, "customAllReduceAlgo", ["1stage", "2stage"] as const);
+  }
+  return Object.freeze(out) as unknown as StackAllReduceSetup;
 }
 
 function _cudaGraphs(json: unknown): StackCudaGraphs {

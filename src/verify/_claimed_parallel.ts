@@ -3,14 +3,16 @@
  * the split the forward runs (`tensorParallelOf`): tensor-parallel size and the recorded
  * all-reduce. Pipeline stages move activations between GPUs by copies and do not change bits (a
  * record with pp above 1 is verified as the tensor-parallel pass of each stage); data-parallel
- * replicas each run their own passes; expert parallelism is refused with the layout's reason.
+ * replicas each run their own passes; expert parallelism runs where the layout models it and is
+ * refused with the layout's reason elsewhere. Where the stack states its all-reduce dispatch,
+ * the named all-reduce must be the path each of the record's messages takes.
  *
  * @module
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
 import { type ClaimedAllReduce, parseClaimedAllReduce, type StackProfile } from "../kernels/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
-import { tensorParallelOf } from "../resolve/mod.ts";
+import { allReduceDispatchMismatch, tensorParallelOf } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -48,4 +50,30 @@ export function _claimedParallel(
   throw r.kind === "unmodelled"
     ? new _Stop("NOT_VERIFIED", r.reason)
     : new _Stop("FAIL", `record contradicts its stack: ${r.reason}`);
+}
+
+/**
+ * FAILs a record whose named all-reduce is not the path its stack's dispatch takes for the
+ * record's messages (`allReduceDispatchMismatch`).
+ *
+ * @param p the record's predicate (whether it names an all-reduce)
+ * @param o the stack, the device's compute capability, the split, the hidden size and each
+ *   pass's token count
+ * @throws {_Stop} FAIL with the path the dispatch takes and its rule
+ */
+export function _checkAllReducePath(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly deviceCapability: string;
+    readonly parallel: TensorParallel | undefined;
+    readonly hidden: number;
+    readonly passRows: readonly number[];
+  },
+): void {
+  const why = allReduceDispatchMismatch(o.stack, {
+    ...o,
+    named: p.parallelism.allReduce !== undefined,
+  });
+  if (why !== null) throw new _Stop("FAIL", why);
 }

@@ -14,7 +14,7 @@ import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import { _claimedParallel } from "./_claimed_parallel.ts";
+import { _checkAllReducePath, _claimedParallel } from "./_claimed_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -86,6 +86,14 @@ export async function _recomputeModelForward(
     Math.max(...lens),
   );
   _checkSize([rows, widest], "activation");
+  // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
+  _checkAllReducePath(p, {
+    stack: input.stack,
+    deviceCapability: input.profile.computeCapability,
+    parallel,
+    hidden: c.hidden,
+    passRows: [lens.reduce((a, b) => a + b, 0)],
+  });
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",

@@ -169,7 +169,7 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
   };
   const served8 = servedSection(["tables/models/qwen3-tiny-tp"], {
     catalog: "demo-qwen3-tiny-tp-a100",
-    parallel: [{ tp: 8, allReduce: tree8 }],
+    parallel: [{ tp: 8, allReduce: { kind: "vllm-custom-1stage" } }],
   });
   const sc = parseScenario(oneGemmScenario({ logId: "vllm-tp8-test", seed: "vllm-tp8-v1" }, {
     hardware: { profile: "a100", count: 8 },
@@ -180,7 +180,8 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
       }),
       stack: EAGER.stack,
       components: EAGER.components,
-      parallel: [{ tp: 8, allReduce: ring8 }, { tp: 8, allReduce: tree8 }],
+      // vLLM's dispatch runs its one-stage custom all-reduce for these small messages.
+      parallel: [{ tp: 8, allReduce: { kind: "vllm-custom-1stage" } }],
     },
     serving: {
       ...served8.serving,

@@ -1,0 +1,65 @@
+/**
+ * `allReduceDispatchMismatch`: on a stack that states vLLM's all-reduce environment, a named
+ * all-reduce must be the path vLLM's dispatch takes for every message of the record (its passes'
+ * launch rows times the hidden size, after CUDA-graph padding); an unnamed one (two ranks) and a
+ * stack without a setup are not checked.
+ */
+import assert from "node:assert/strict";
+import { openAssetStore } from "../../src/assets/mod.ts";
+import {
+  allReduceDispatchMismatch,
+  loadAsset,
+  STACK_PROFILES,
+  tensorParallelOf,
+} from "../../src/resolve/mod.ts";
+import type { ClaimedAllReduce } from "../../src/kernels/mod.ts";
+
+const store = await openAssetStore();
+const stack = async (id: string) => (await loadAsset(store, { kind: STACK_PROFILES, id })).value;
+const eager = await stack("vllm-0.11-eager-fa2");
+const piecewise = await stack("vllm-0.11-custom-ops-piecewise-fa2");
+const RING4: ClaimedAllReduce = {
+  kind: "nccl-ring",
+  protocol: "simple",
+  chunkBytes: 1 << 21,
+  rings: [[0, 1, 2, 3]],
+};
+
+function split(tp: number, allReduce: ClaimedAllReduce) {
+  const r = tensorParallelOf(eager, { tp, ep: 1, allReduce });
+  if (!r.ok) throw new Error(r.reason);
+  return r.parallel;
+}
+
+Deno.test("allReduceDispatchMismatch(): small messages take the one-stage custom all-reduce, large ones two stages, beyond 8 MiB NCCL", () => {
+  const check = (allReduce: ClaimedAllReduce, passRows: number[], s = eager) =>
+    allReduceDispatchMismatch(s, {
+      deviceCapability: "8.0",
+      parallel: split(4, allReduce),
+      hidden: 4096,
+      passRows,
+      named: true,
+    });
+  // 4 ranks: one stage below 512 KiB (64 rows of 4096 BF16), two stages up to 8 MiB, then NCCL.
+  assert.equal(check({ kind: "vllm-custom-1stage" }, [1, 63]), null);
+  assert.match(
+    check({ kind: "vllm-custom-1stage" }, [64])!,
+    /runs vllm-custom-2stage .* 524288 bytes/,
+  );
+  assert.equal(check({ kind: "vllm-custom-2stage" }, [64, 1000]), null);
+  assert.match(check(RING4, [12])!, /names all-reduce 'nccl-ring'.*runs vllm-custom-1stage/);
+  assert.equal(check(RING4, [1024]), null); // 8 MiB: the custom all-reduce's limit
+  // A served record whose passes need two paths cannot name one: it FAILs at the first.
+  assert.match(check({ kind: "vllm-custom-1stage" }, [1, 2000])!, /runs nccl/);
+  // Piecewise graphs pad 60 rows to 64: the padded message decides.
+  assert.match(check({ kind: "vllm-custom-1stage" }, [60], piecewise)!, /\(64 rows\)/);
+});
+
+Deno.test("allReduceDispatchMismatch(): unnamed all-reduces and stacks without a setup are not checked", async () => {
+  const parallel = split(4, RING4);
+  const o = { deviceCapability: "8.0", parallel, hidden: 4096, passRows: [12] };
+  assert.equal(allReduceDispatchMismatch(eager, { ...o, named: false }), null);
+  const hf = await stack("hf-qwen3-flash-attn-torch2.8");
+  assert.equal(allReduceDispatchMismatch(hf, { ...o, named: true }), null);
+  assert.equal(allReduceDispatchMismatch(eager, { ...o, parallel: undefined, named: true }), null);
+});
