@@ -60,6 +60,27 @@ export interface ExpertWeights {
   readonly down: Uint16Array;
 }
 
+/**
+ * The loader of a layer's experts by id, from the layer's tensors (HF names).
+ *
+ * @param t the layer's tensors
+ * @returns expert e's gate, up and down weights
+ * @example
+ * ```ts ignore
+ * const expert = layerExperts(t);
+ * const w = await expert(3);
+ * ```
+ */
+export function layerExperts(
+  t: (name: string) => Promise<Uint16Array>,
+): (e: number) => Promise<ExpertWeights> {
+  return async (e) => ({
+    gate: await t(`mlp.experts.${e}.gate_proj.weight`),
+    up: await t(`mlp.experts.${e}.up_proj.weight`),
+    down: await t(`mlp.experts.${e}.down_proj.weight`),
+  });
+}
+
 /** What the MoE block needs besides its input. */
 export interface MoeBlockOptions {
   /** Hidden size. */

@@ -30,7 +30,7 @@ import { type BatchAttentionContext, runBatchAttention } from "./batch_attention
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { runFusedMoeBlock } from "./fused_moe_block.ts";
-import { runMoeBlock } from "./moe_block.ts";
+import { layerExperts, runMoeBlock } from "./moe_block.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 
 /** A fingerprinted position: token `pos` of sequence `seq`. */
@@ -208,11 +208,7 @@ async function _forward(
         router: await t("mlp.gate.weight"),
         launchRows: new Int32Array(layout.rows).fill(launchM),
         parallel: o.parallel,
-        expert: async (e) => ({
-          gate: await t(`mlp.experts.${e}.gate_proj.weight`),
-          up: await t(`mlp.experts.${e}.up_proj.weight`),
-          down: await t(`mlp.experts.${e}.down_proj.weight`),
-        }),
+        expert: layerExperts(t),
       });
       expertRows.set(layer, r.expertRows);
       x = r.out;
@@ -228,11 +224,7 @@ async function _forward(
         norm: await t("post_attention_layernorm.weight"),
         router: await t("mlp.gate.weight"),
         parallel: o.parallel,
-        expert: async (e) => ({
-          gate: await t(`mlp.experts.${e}.gate_proj.weight`),
-          up: await t(`mlp.experts.${e}.up_proj.weight`),
-          down: await t(`mlp.experts.${e}.down_proj.weight`),
-        }),
+        expert: layerExperts(t),
       });
       expertRows.set(layer, r.expertRows);
       x = r.out;

@@ -55,7 +55,7 @@ import {
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 import { runFusedMoeBlock } from "./fused_moe_block.ts";
-import { runMoeBlock } from "./moe_block.ts";
+import { type ExpertWeights, layerExperts, runMoeBlock } from "./moe_block.ts";
 import {
   type PassShape,
   type RowBlock,
@@ -651,20 +651,11 @@ async function _moe(
   const out = new Uint16Array(x.length);
   const norm = await a.t("post_attention_layernorm.weight");
   const router = await a.t("mlp.gate.weight");
-  const experts = new Map<
-    number,
-    Promise<{ gate: Uint16Array; up: Uint16Array; down: Uint16Array }>
-  >();
+  const experts = new Map<number, Promise<ExpertWeights>>();
+  const load = layerExperts(a.t);
   const expert = (e: number) => {
     let w = experts.get(e);
-    if (w === undefined) {
-      w = (async () => ({
-        gate: await a.t(`mlp.experts.${e}.gate_proj.weight`),
-        up: await a.t(`mlp.experts.${e}.up_proj.weight`),
-        down: await a.t(`mlp.experts.${e}.down_proj.weight`),
-      }))();
-      experts.set(e, w);
-    }
+    if (w === undefined) experts.set(e, w = load(e));
     return w;
   };
   for (const [pass, group] of ctx.byPass) {
@@ -745,11 +736,7 @@ async function _fusedMoe(
     launchRows: ctx.launchRows,
     launchRow: ctx.launchRow,
     parallel: ctx.o.parallel,
-    expert: async (e) => ({
-      gate: await a.t(`mlp.experts.${e}.gate_proj.weight`),
-      up: await a.t(`mlp.experts.${e}.up_proj.weight`),
-      down: await a.t(`mlp.experts.${e}.down_proj.weight`),
-    }),
+    expert: layerExperts(a.t),
   });
   const k = c.moe!.topK;
   for (const [pass, group] of ctx.byPass) {

@@ -6,12 +6,15 @@
 import {
   bytesByteSource,
   type CheckpointFiles,
+  type DecoderCheckpoint,
   encodeSafetensors,
+  openDecoderCheckpoint,
   openSafetensors,
   parseDecoderConfig,
   type SafetensorsTensorInput,
   synthDecoderCheckpoint,
 } from "../../../src/model/mod.ts";
+import { synthFamilyWeights, tensorReader } from "../reference/synth_weights.ts";
 
 /** A small dense config (the bundled tiny dense shapes, with fewer tokens of vocabulary). */
 export const TINY_DENSE = Object.freeze({
@@ -98,4 +101,22 @@ export async function rewrite(
   const out = new Map(dir);
   out.set(file, encodeSafetensors(edit(tensors)));
   return out;
+}
+
+/**
+ * Opens a checkpoint of every tensor of a family's config, synthesised from a seed, with a reader
+ * of the same tensors as float64 for the reference forward.
+ */
+export async function openSynthCheckpoint(
+  config: Record<string, unknown>,
+  seed: string,
+): Promise<{ ckpt: DecoderCheckpoint; read: ReturnType<typeof tensorReader> }> {
+  const tensors = synthFamilyWeights(config, { seed });
+  const ckpt = await openDecoderCheckpoint(memFiles(
+    new Map([
+      ["config.json", new TextEncoder().encode(JSON.stringify(config))],
+      ["model.safetensors", encodeSafetensors(tensors)],
+    ]),
+  ));
+  return { ckpt, read: tensorReader(tensors) };
 }

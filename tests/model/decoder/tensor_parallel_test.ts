@@ -16,17 +16,14 @@ import {
   tensorParallelLayout,
 } from "../../../src/kernels/mod.ts";
 import {
-  encodeSafetensors,
-  openDecoderCheckpoint,
   runPrefillForward,
   runServingForward,
   type TensorParallel,
 } from "../../../src/model/mod.ts";
 import { reduceRows } from "../../../src/model/decoder/mod.ts";
-import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
+import { openSynthCheckpoint } from "../checkpoint/_checkpoint_fixture.ts";
 import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
 import { referenceForward } from "../reference/f64_forward.ts";
-import { synthFamilyWeights, tensorReader } from "../reference/synth_weights.ts";
 import { rowErrors } from "../reference/within_tolerance.ts";
 
 const TOLERANCE = 2 ** -3;
@@ -82,16 +79,7 @@ function tp(size: number, allReduce: ClaimedAllReduce): TensorParallel {
   return { size, layout: LAYOUT, allReduce };
 }
 
-async function open(config: Record<string, unknown>) {
-  const tensors = synthFamilyWeights(config, { seed: "tp-test" });
-  const ckpt = await openDecoderCheckpoint(memFiles(
-    new Map([
-      ["config.json", new TextEncoder().encode(JSON.stringify(config))],
-      ["model.safetensors", encodeSafetensors(tensors)],
-    ]),
-  ));
-  return { ckpt, read: tensorReader(tensors) };
-}
+const open = (config: Record<string, unknown>) => openSynthCheckpoint(config, "tp-test");
 
 /** 16 query heads / 8 KV heads of 64: splits over 8 ranks under the HF plan. */
 const WIDE = { ...DENSE, num_attention_heads: 16, num_key_value_heads: 8 };

@@ -23,10 +23,10 @@ import {
   runServingForward,
   type TensorParallel,
 } from "../../../src/model/mod.ts";
-import { memFiles } from "../checkpoint/_checkpoint_fixture.ts";
+import { memFiles, openSynthCheckpoint } from "../checkpoint/_checkpoint_fixture.ts";
 import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
 import { referenceForward } from "../reference/f64_forward.ts";
-import { synthFamilyWeights, tensorReader } from "../reference/synth_weights.ts";
+import { synthFamilyWeights } from "../reference/synth_weights.ts";
 import { rowErrors } from "../reference/within_tolerance.ts";
 
 const TOLERANCE = 2 ** -3;
@@ -81,16 +81,7 @@ function vllmStack(o: { graphs?: readonly number[]; extra?: object } = {}): Stac
   });
 }
 
-async function open(config: Record<string, unknown>) {
-  const tensors = synthFamilyWeights(config, { seed: "vllm-test" });
-  const ckpt = await openDecoderCheckpoint(memFiles(
-    new Map([
-      ["config.json", new TextEncoder().encode(JSON.stringify(config))],
-      ["model.safetensors", encodeSafetensors(tensors)],
-    ]),
-  ));
-  return { ckpt, read: tensorReader(tensors) };
-}
+const open = (config: Record<string, unknown>) => openSynthCheckpoint(config, "vllm-test");
 
 const opened = { dense: await open(DENSE), biased: await open(BIASED) };
 
