@@ -268,6 +268,8 @@ export {
 } from "./vllm/mod.ts";
 export { type CaptureSizeOptions, vllmCaptureSizes, vllmPaddedTokens } from "./vllm/mod.ts";
 export {
+  FULL_GRAPH_DECODE_REASON,
+  fullGraphPass,
   type StackOperators,
   stackOperators,
   type StackOperatorsSupport,

@@ -45,10 +45,50 @@ export interface StackOperators {
    * every pass runs at its own size.
    */
   readonly captureSizes: readonly number[] | null;
+  /**
+   * Uniform decode batches up to the largest capture size replay a full CUDA graph
+   * (FULL_AND_PIECEWISE, vLLM 0.11's default mode): such passes are not modelled
+   * ({@link FULL_GRAPH_DECODE_REASON}); every other pass runs piecewise.
+   */
+  readonly fullGraphDecode: boolean;
   /** How MoE experts run (modelled), when the model has experts. */
   readonly experts?: MoeExpertsId;
   /** How a batch becomes GEMM rows. */
   readonly batching: "pad-to-longest" | "flatten";
+}
+
+/**
+ * Why a pass that replayed a full CUDA graph cannot be emulated: the attention launch (FA2's
+ * split count and grid, from the shapes the metadata builder gave at capture) is fixed when the
+ * graph is captured, which is not modelled.
+ */
+export const FULL_GRAPH_DECODE_REASON = "under cudagraph_mode FULL_AND_PIECEWISE (vLLM 0.11's " +
+  "default) a uniform decode batch up to the largest capture size replays a full CUDA graph whose " +
+  "attention launch was fixed at capture, which is not modelled; run with cudagraph_mode " +
+  "PIECEWISE or --enforce-eager";
+
+/**
+ * Whether a pass replayed a full CUDA graph: every entry decodes one token (a uniform decode
+ * batch) and its tokens fit the largest capture size.
+ *
+ * @param ops the stack's operators
+ * @param queries each entry's new tokens
+ * @returns true when the pass ran in a full graph
+ * @example
+ * ```ts
+ * import { fullGraphPass } from "./stack_operators.ts";
+ * const ops = { fullGraphDecode: true, captureSizes: [1, 2, 4, 8] };
+ * if (!fullGraphPass(ops, [1, 1]) || fullGraphPass(ops, [1, 3])) throw new Error();
+ * if (fullGraphPass(ops, Array(9).fill(1))) throw new Error(); // above 8: no graph
+ * ```
+ */
+export function fullGraphPass(
+  ops: Pick<StackOperators, "fullGraphDecode" | "captureSizes">,
+  queries: readonly number[],
+): boolean {
+  const sizes = ops.captureSizes;
+  if (!ops.fullGraphDecode || sizes === null || queries.length === 0) return false;
+  return queries.every((q) => q === 1) && queries.length <= sizes[sizes.length - 1]!;
 }
 
 /** The operators, or why the stack cannot be emulated in this driver. */
@@ -90,14 +130,6 @@ export function stackOperators(
   const layer = layerKernels(ops.layerKernels ?? "torch");
   if (!layer.modelled) return no(`layer kernels '${ops.layerKernels}': ${layer.reason}`);
   const graphs = ops.cudaGraphs;
-  if (graphs?.mode === "full-and-piecewise") {
-    return no(
-      "full CUDA graphs (cudagraph_mode FULL_AND_PIECEWISE, vLLM 0.11's default) replay uniform " +
-        "decode batches with the attention launch fixed at capture time (FA2's split count and " +
-        "grid from the capture shape), which is not modelled; run with cudagraph_mode PIECEWISE " +
-        "or --enforce-eager",
-    );
-  }
   let experts: MoeExpertsId | undefined;
   if (o.moe) {
     if (ops.experts === undefined) {
@@ -120,6 +152,7 @@ export function stackOperators(
       reduceStack: reduceStackForTorch(ops.torch),
       layer: layer.kernels,
       captureSizes: graphs === undefined ? null : graphs.captureSizes,
+      fullGraphDecode: graphs?.mode === "full-and-piecewise",
       ...(experts === undefined ? {} : { experts }),
       batching: ops.batching ?? "pad-to-longest",
     },

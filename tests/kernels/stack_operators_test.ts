@@ -3,7 +3,12 @@
  * when the model has them, reductions from the torch release, the batch layout.
  */
 import assert from "node:assert/strict";
-import { parseStackProfile, reduceStackForTorch, stackOperators } from "../../src/kernels/mod.ts";
+import {
+  fullGraphPass,
+  parseStackProfile,
+  reduceStackForTorch,
+  stackOperators,
+} from "../../src/kernels/mod.ts";
 
 const stack = (ops: Record<string, unknown>) =>
   parseStackProfile({
@@ -62,7 +67,7 @@ Deno.test("stackOperators names what is not modelled: eager outside a prefill, M
   assert.ok(!r.supported && /declares no operators section/.test(r.reason));
 });
 
-Deno.test("stackOperators: vLLM custom ops, paged FA2 and piecewise graphs resolve; Inductor, FA3 and full graphs are named", () => {
+Deno.test("stackOperators: vLLM custom ops, paged FA2, piecewise and full-and-piecewise graphs resolve (full-graph decode passes are told apart); Inductor and FA3 are named", () => {
   const vllm = {
     attention: "fa2-vllm-paged",
     batching: "flatten",
@@ -84,12 +89,20 @@ Deno.test("stackOperators: vLLM custom ops, paged FA2 and piecewise graphs resol
     driver: "prefill",
     moe: false,
   });
-  assert.ok(pw.supported && pw.ops.captureSizes?.join() === "1,2,4,8");
+  assert.ok(pw.supported && pw.ops.captureSizes?.join() === "1,2,4,8" && !pw.ops.fullGraphDecode);
+  const full = stackOperators(
+    stack({ ...vllm, cudaGraphs: { ...graphs, mode: "full-and-piecewise" } }),
+    { driver: "serving", moe: false },
+  );
+  assert.ok(full.supported && full.ops.fullGraphDecode);
+  // Uniform decode batches up to the largest capture size replay full graphs; others do not.
+  assert.ok(fullGraphPass(full.ops, [1, 1, 1]));
+  assert.ok(!fullGraphPass(full.ops, [1, 2]) && !fullGraphPass(full.ops, Array(9).fill(1)));
+  assert.ok(!fullGraphPass(pw.ops, [1, 1]));
   const refused: [Record<string, unknown>, RegExp][] = [
     [{ ...vllm, layerKernels: "vllm-inductor" }, /^layer kernels 'vllm-inductor': .*Inductor/],
     [{ ...vllm, attention: "fa3-vllm" }, /^attention backend 'fa3-vllm': FlashAttention-3/],
     [{ ...vllm, attention: "flashinfer" }, /^attention backend 'flashinfer'/],
-    [{ ...vllm, cudaGraphs: { ...graphs, mode: "full-and-piecewise" } }, /^full CUDA graphs/],
   ];
   for (const [ops, why] of refused) {
     const r = stackOperators(stack(ops), { driver: "prefill", moe: false });

@@ -227,7 +227,9 @@ function _layerKernels(): string[] {
         "HF Transformers on eager PyTorch (the Qwen3 layer is bit-identical to the seed paper's " +
         "GPU-validated emulator); `vllm-custom-ops` is vLLM 0.11's CUDA custom ops with merged " +
         "q/k/v and gate/up GEMMs. A stack's piecewise CUDA graphs pad every launch but attention " +
-        "to a capture size; full graphs (vLLM 0.11's default) are not modelled.",
+        "to a capture size; under FULL_AND_PIECEWISE (vLLM 0.11's default mode) a uniform decode " +
+        "batch replays a full graph whose attention launch is fixed at capture: such passes are " +
+        "not modelled.",
       100,
     ),
     "",

@@ -7,7 +7,11 @@
 import { type AssetStore, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { InputError } from "../../errors.ts";
-import { type ClaimedAllReduce, stackOperators } from "../../kernels/mod.ts";
+import {
+  type ClaimedAllReduce,
+  FULL_GRAPH_DECODE_REASON,
+  stackOperators,
+} from "../../kernels/mod.ts";
 import {
   catalogDispatch,
   type DecodeClasses,
@@ -92,6 +96,12 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   const support = stackOperators(stack.value, { driver: "serving", moe: false });
   if (!support.supported) {
     console.error(escapeForTerminal(`NOT_VERIFIED: ${support.reason}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
+  if (support.ops.fullGraphDecode) {
+    // Every decode batch up to the largest capture size replays a full graph.
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${FULL_GRAPH_DECODE_REASON}`));
     Deno.exitCode = EXIT.INCONCLUSIVE;
     return;
   }

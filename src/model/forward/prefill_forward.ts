@@ -10,6 +10,8 @@
 import { findDatapath } from "../../hardware/mod.ts";
 import {
   fa2SfuFunctions,
+  FULL_GRAPH_DECODE_REASON,
+  fullGraphPass,
   layerSfuFunctions,
   stackOperators,
   vllmPaddedTokens,
@@ -149,6 +151,9 @@ async function _forward(
     return layout.real[layout.cuSeqlens[seq]! + pos]!;
   });
   const eps = Number(c.rmsNormEps);
+  if (fullGraphPass(ops, o.sequences.map((q) => q.length))) {
+    throw new ForwardUnsupported(FULL_GRAPH_DECODE_REASON);
+  }
   // Under piecewise CUDA graphs every launch but attention runs at the padded token count.
   const launchM = ops.captureSizes === null
     ? layout.rows

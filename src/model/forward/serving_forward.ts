@@ -20,6 +20,8 @@ import {
   type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
+  FULL_GRAPH_DECODE_REASON,
+  fullGraphPass,
   type LayerKernels,
   layerSfuFunctions,
   reduceConfig,
@@ -260,6 +262,8 @@ async function _replay(
     for (let i = 0; i < b.rows; i++) launchRow[b.row0 + i] = at + i;
   }
   const reduceStack = ops.reduceStack;
+  const full = work.passes.findIndex((p) => fullGraphPass(ops, p.entries.map((e) => e.query)));
+  if (full >= 0) throw new ForwardUnsupported(`pass ${full}: ${FULL_GRAPH_DECODE_REASON}`);
   const byPass = _byPass(blocks);
   _checkPasses(work.passes, byPass, {
     config: c,

@@ -216,10 +216,6 @@ Deno.test("the unmodelled vLLM paths are NOT_VERIFIED with their reasons", async
   const cases: [object, RegExp][] = [
     [{ layerKernels: "vllm-inductor" }, /Inductor-generated Triton kernels/],
     [{ attention: "fa3-vllm" }, /FlashAttention-3/],
-    [
-      { cudaGraphs: { mode: "full-and-piecewise", captureSizes: [1, 2, 4, 8] } },
-      /full CUDA graphs/,
-    ],
   ];
   for (const [extra, why] of cases) {
     const r = await runPrefillForward(opened.dense.ckpt, {
@@ -424,4 +420,35 @@ Deno.test("vLLM expert parallelism (ep = tp = 2): whole experts per rank, zeros 
     parallel: { ...tp2("hf-tp-plan"), expertParallel: true },
   });
   assert.ok(!hf.supported && /expert parallelism with HF/.test(hf.reason));
+});
+
+Deno.test("FULL_AND_PIECEWISE graphs: prefill and mixed passes run piecewise (padded); a uniform decode batch replayed a full graph and is NOT_VERIFIED", async () => {
+  const graphs = { cudaGraphs: { mode: "full-and-piecewise", captureSizes: [1, 2, 4, 8, 16] } };
+  const full = vllmStack({ extra: graphs });
+  const tokens = TOKENS.slice(0, 12);
+  const piecewise = await prefill("dense", vllmStack({ graphs: [1, 2, 4, 8, 16] }), { tokens });
+  assert.ok(equal(await prefill("dense", full, { tokens }), piecewise));
+  // Four one-token prompts: a uniform decode-shaped batch of 4 rows.
+  const r = await runPrefillForward(opened.dense.ckpt, {
+    sequences: [[1], [2], [3], [4]],
+    runtime: forwardRuntime({ stack: full }),
+    multiProcessorCount: 108,
+  });
+  assert.ok(!r.supported && /replays a full CUDA graph/.test(r.reason));
+  // A served history whose decode steps ran alone: the first decode pass is refused by number.
+  const passes = [
+    { entries: [{ query: 10, cached: 0 }], rows: 10, logitsRows: 1 },
+    { entries: [{ query: 1, cached: 10 }], rows: 1, logitsRows: 1 },
+  ];
+  const served = await runServingForward(opened.dense.ckpt, {
+    passes,
+    sequences: [{
+      tokens: tokens.slice(0, 11),
+      prompt: 10,
+      steps: [{ pass: 0, entry: 0 }, { pass: 1, entry: 0 }],
+    }],
+  }, { runtime: forwardRuntime({ stack: full }), multiProcessorCount: 108 });
+  assert.ok(
+    !served.supported && /^pass 1: under cudagraph_mode FULL_AND_PIECEWISE/.test(served.reason),
+  );
 });
