@@ -150,14 +150,15 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       s.falsified.length,
     );
     assert.deepEqual(s.vectors, { matched: 90_000, total: 90_000 });
-    // 280 GEMM, 20 block, 30 model-forward (every bundled family, TP 1, 2 and 4) and 24 sequence
-    // records (four engine runs, one at TP 2); 22 of them false.
-    assert.equal(s.population, 354);
-    assert.equal(s.falsified.length, 22);
-    // Forward passes and served sequences are in the sample; their honest records PASS and the
-    // sampled falsifications are caught: the Llama 3 weight flip, the Qwen2.5 fingerprint, a
-    // misreported TP size and a misreported all-reduce, an unreported extra sequence, a replaced
-    // greedy token (in the TP 2 engine run).
+    // 280 GEMM, 20 block, 30 model-forward (every bundled family, TP 1, 2, 4 and 8, HF and vLLM)
+    // and 42 sequence records (seven engine runs: HF's at TP 1 and 2, vLLM's dense at TP 1 and 2
+    // and MoE); 23 of them false.
+    assert.equal(s.population, 372);
+    assert.equal(s.falsified.length, 23);
+    // Forward passes and served sequences are in the sample; their honest records PASS (vLLM's
+    // among them) and the sampled falsifications are caught: the Llama 3 weight flip, the Qwen2.5
+    // fingerprint, an older library's dispatch, the other FA2 build, a vLLM pass run inside CUDA
+    // graphs that claims the eager stack, a misreported pass shape.
     for (const kind of ["model_forward", "sequence"]) {
       assert.ok(s.byKind[kind].PASS >= 1 && s.byKind[kind].NOT_VERIFIED === 0, kind);
     }
@@ -166,10 +167,10 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       const c of [
         "312 weight_flip",
         "314 fingerprint",
-        "315 parallelism",
-        "326 parallelism",
-        "334 extra_sequence",
-        "350 token_replaced",
+        "321 stack_version",
+        "323 attention_backend",
+        "325 cuda_graphs",
+        "330 pass_shape",
       ]
     ) assert.ok(caught.includes(c), `${c} in ${caught}`);
     assert.deepEqual(s.indistinguishable, []);
