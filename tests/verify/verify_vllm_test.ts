@@ -156,17 +156,6 @@ Deno.test("vLLM expert-parallel records (ep = tp = 2, MoE): honest PASS; a pass 
 });
 
 Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward records and served sequences PASS; a pass claiming TP 8 that ran TP 4 FAILs", async () => {
-  const ring8 = {
-    kind: "nccl-ring",
-    protocol: "simple",
-    chunkBytes: 1024,
-    rings: [[0, 2, 4, 6, 1, 3, 5, 7]],
-  };
-  const tree8 = {
-    kind: "nccl-tree",
-    protocol: "simple",
-    trees: [{ down: [[1, 2, 3], [4, 5], [6, 7], [], [], [], [], []] }],
-  };
   const served8 = servedSection(["tables/models/qwen3-tiny-tp"], {
     catalog: "demo-qwen3-tiny-tp-a100",
     parallel: [{ tp: 8, allReduce: { kind: "vllm-custom-1stage" } }],
