@@ -62,7 +62,8 @@ export interface StackOperators {
  * split count and grid, from the shapes the metadata builder gave at capture) is fixed when the
  * graph is captured, which is not modelled.
  */
-export const FULL_GRAPH_DECODE_REASON = "under cudagraph_mode FULL_AND_PIECEWISE (vLLM 0.11's " +
+export const FULL_GRAPH_DECODE_REASON: string =
+  "under cudagraph_mode FULL_AND_PIECEWISE (vLLM 0.11's " +
   "default) a uniform decode batch up to the largest capture size replays a full CUDA graph whose " +
   "attention launch was fixed at capture, which is not modelled; run with cudagraph_mode " +
   "PIECEWISE or --enforce-eager";

@@ -13,7 +13,7 @@
  */
 export { type BlockClaimsContext, makeBlockClaims } from "./make_block_claims.ts";
 export { type ClaimsContext } from "./claims_context.ts";
-export { type ModelSection } from "./scenario_checkpoint.ts";
+export { type ModelSection, type SectionStack } from "./scenario_checkpoint.ts";
 export { makeClaims, type ProverOutput } from "./make_claims.ts";
 export {
   type BlockScenario,
