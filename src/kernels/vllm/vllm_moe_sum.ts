@@ -35,8 +35,9 @@ const bf16Value = (b: number) => f32FromBits((b << 16) >>> 0);
  * @example
  * ```ts
  * import { vllmMoeSum } from "./vllm_moe_sum.ts";
- * // -0 + -0 from a +0 start is +0; 1 + 2^-8 rounds to 1 (ties to even), then + 2^-8 again.
- * const out = vllmMoeSum(new Uint16Array([0x8000, 0x8000, 0x3f80, 0x3b80]), { k: 2, hidden: 2 });
+ * // [token, slot, hidden]: slot 0 holds -0 and 1, slot 1 holds -0 and 2^-8. From a +0 start,
+ * // -0 + -0 gives +0; 1 + 2^-8 is a tie in BF16 and rounds to the even 1.
+ * const out = vllmMoeSum(new Uint16Array([0x8000, 0x3f80, 0x8000, 0x3b80]), { k: 2, hidden: 2 });
  * if (out[0] !== 0x0000 || out[1] !== 0x3f80) throw new Error();
  * ```
  */
