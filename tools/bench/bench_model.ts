@@ -24,10 +24,15 @@
  * so the products are the same and the cost is the reduce and the per-rank weight blocks; the
  * line per size gives its median and the ratio to TP 1 in the same run.
  *
+ * With `--stacks hf,vllm` each case also runs on vLLM 0.11's eager stack (`vllm-0.11-eager-fa2`:
+ * merged projections, vLLM's CUDA norms, RoPE cache and `silu_and_mul`, paged FA2, fused MoE; its
+ * TP layout `vllm-megatron` with the one-stage custom all-reduce), with the same recipe and SFU
+ * policy: the line per stack gives its median and the ratio to the first stack in the same run.
+ *
  * Usage: `deno task bench:model [runs] [--force] [--only 0.6b,4b,30b] [--threads 1,all]
- * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4]` (`--layers`/`--tokens` override
- * every selected case's, e.g. for a short smoke run; defaults: 3 runs, 0.6b and 4b, all cores,
- * TP 1).
+ * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4] [--stacks hf,vllm]`
+ * (`--layers`/`--tokens` override every selected case's, e.g. for a short smoke run; defaults: 3
+ * runs, 0.6b and 4b, all cores, TP 1, the HF stack).
  *
  * @module
  */
@@ -68,6 +73,7 @@ const layersOverride = flag("layers") === undefined ? undefined : Number(flag("l
 const tokensOverride = flag("tokens") === undefined ? undefined : Number(flag("tokens"));
 const diskDir = flag("checkpoint");
 const tpSet = (flag("tp") ?? "1").split(",").map(Number);
+const stackSet = (flag("stacks") ?? "hf").split(",") as ("hf" | "vllm")[];
 
 function usage(why: string): never {
   console.error(`error [USAGE]: Cannot run the model benchmark: ${why}`);
@@ -76,6 +82,7 @@ function usage(why: string): never {
 if (!Number.isInteger(runs) || runs < 3 || runs > 100) usage(`runs must be 3..100, got ${runs}`);
 if (threadSet.some((t) => t !== "1" && t !== "all")) usage("--threads takes 1, all or 1,all");
 if (tpSet.some((t) => ![1, 2, 4, 8].includes(t))) usage("--tp takes sizes among 1, 2, 4, 8");
+if (stackSet.some((x) => x !== "hf" && x !== "vllm")) usage("--stacks takes hf, vllm or hf,vllm");
 for (const [name, v] of [["layers", layersOverride], ["tokens", tokensOverride]] as const) {
   if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= 100_000)) {
     usage(`--${name} must be a positive integer`);
@@ -146,12 +153,18 @@ const fa2Pool = createFa2Pool(engine, { workers: cores });
 const profile = parseGpuProfile(await readJson("profiles/gpu/a100.json"));
 // The SFU minimum is lowered to `model-only`: a TP rank's fewer heads can make FA2 pick split-KV,
 // whose combine needs MUFU.LG2, a model-only table; the benchmark times the arithmetic either way.
-const stackJson = await readJson("profiles/stack/hf-qwen3-flash-attn-torch2.8.json");
-const stack = parseStackProfile({
-  ...stackJson,
-  gemm: { kernelSource: "recipe" },
-  sfu: { ...stackJson.sfu, minimumStatus: "model-only" },
-});
+const benchStack = async (file: string) => {
+  const json = await readJson(`profiles/stack/${file}.json`);
+  return parseStackProfile({
+    ...json,
+    gemm: { kernelSource: "recipe" },
+    sfu: { ...json.sfu, minimumStatus: "model-only" },
+  });
+};
+const stacks = {
+  hf: await benchStack("hf-qwen3-flash-attn-torch2.8"),
+  vllm: await benchStack("vllm-0.11-eager-fa2"),
+};
 const recipe = parseRecipe(await readJson("profiles/recipes/cutlass-kwalk-128x128x64.json"));
 const sfu = createSfu({
   mode: "tesla-table",
@@ -161,9 +174,9 @@ const oneThread: KWalker = (dp, job) =>
   engine.supports(dp) ? Promise.resolve(engine.kWalk(dp, job)) : referenceKWalker(dp, job);
 const allCores: KWalker = (dp, job) =>
   engine.supports(dp) ? gemmPool.kWalk(dp, job) : referenceKWalker(dp, job);
-const runtime = (threads: "1" | "all"): BlockRuntime => ({
+const runtime = (threads: "1" | "all", which: "hf" | "vllm"): BlockRuntime => ({
   profile,
-  stack,
+  stack: stacks[which],
   gemm: fixedRecipeDispatch(recipe),
   walker: threads === "1" ? oneThread : allCores,
   attention: threads === "1"
@@ -172,17 +185,26 @@ const runtime = (threads: "1" | "all"): BlockRuntime => ({
   sfu,
 });
 
-/** The split of `tp` ranks (HF tp_plan, NCCL tree along the chain), or none for one rank. */
-const split = (tp: number): TensorParallel | undefined =>
-  tp === 1 ? undefined : {
-    size: tp,
-    layout: tensorParallelLayout("hf-tp-plan"),
-    allReduce: {
-      kind: "nccl-tree",
-      protocol: "simple",
-      trees: [{ down: Array.from({ length: tp }, (_, r) => r + 1 < tp ? [r + 1] : []) }],
-    },
-  };
+/**
+ * The split of `tp` ranks, or none for one rank: HF's tp_plan with an NCCL tree along the chain,
+ * or vLLM's layout with its one-stage custom all-reduce.
+ */
+const split = (tp: number, which: "hf" | "vllm"): TensorParallel | undefined =>
+  tp === 1 ? undefined : which === "vllm"
+    ? {
+      size: tp,
+      layout: tensorParallelLayout("vllm-megatron"),
+      allReduce: { kind: "vllm-custom-1stage" },
+    }
+    : {
+      size: tp,
+      layout: tensorParallelLayout("hf-tp-plan"),
+      allReduce: {
+        kind: "nccl-tree",
+        protocol: "simple",
+        trees: [{ down: Array.from({ length: tp }, (_, r) => r + 1 < tp ? [r + 1] : []) }],
+      },
+    };
 
 const cases: { id: string; label: string; config: string; layers: number; tokens: number }[] = [
   { id: "0.6b", label: "Qwen3-0.6B forward", config: "qwen3-0.6b", layers: 28, tokens: 128 },
@@ -209,11 +231,12 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
   });
   const virtual = virtualCheckpoint(config);
   const tokens = Array.from({ length: tokenCount }, (_, i) => (i * 7919 + 13) % config.vocab);
-  const once = async (threads: "1" | "all", tp = 1) => {
+  const once = async (threads: "1" | "all", tp = 1, which: "hf" | "vllm" = stackSet[0]!) => {
     const t0 = performance.now();
     let fingerprint: string;
+    const run = { threads, which, parallel: split(tp, which) };
     if (diskDir === undefined) {
-      fingerprint = await _forward(virtual, tokens, threads, undefined, split(tp));
+      fingerprint = await _forward(virtual, tokens, run);
     } else {
       using opened = await openCheckpointDir(diskDir);
       const disk = opened.ckpt;
@@ -222,40 +245,48 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
       }
       const ckpt = { ...disk, config: { ...disk.config, layers } };
       using digest = digestFilesInWorker(diskDir, disk.files); // during the forward
-      fingerprint = await _forward(ckpt, tokens, threads, opened.releaseTensor, split(tp));
+      fingerprint = await _forward(ckpt, tokens, { ...run, releaseTensor: opened.releaseTensor });
       await digest.files;
     }
     return { ms: performance.now() - t0, fingerprint };
   };
   await once(threadSet.includes("all") ? "all" : "1"); // makes the virtual tensors (untimed)
   const times = new Map<string, number[]>();
-  const prints = new Map<number, Set<string>>(tpSet.map((tp) => [tp, new Set<string>()]));
+  const variants = stackSet.flatMap((which) => tpSet.map((tp) => ({ which, tp })));
+  const key = (v: { which: string; tp: number }) => `${v.which}/${v.tp}`;
+  const prints = new Map(variants.map((v) => [key(v), new Set<string>()]));
   for (let i = 0; i < runs; i++) {
     for (const t of threadSet as ("1" | "all")[]) {
-      for (const tp of tpSet) {
-        const r = await once(t, tp);
-        times.set(`${t}/${tp}`, [...(times.get(`${t}/${tp}`) ?? []), r.ms]);
-        prints.get(tp)!.add(r.fingerprint);
+      for (const v of variants) {
+        const r = await once(t, v.tp, v.which);
+        times.set(`${t}/${key(v)}`, [...(times.get(`${t}/${key(v)}`) ?? []), r.ms]);
+        prints.get(key(v))!.add(r.fingerprint);
       }
     }
   }
-  for (const tp of tpSet) {
+  for (const v of variants) {
+    const tp = v.tp;
+    const first = variants[0]!;
     const parts = (threadSet as ("1" | "all")[]).map((t) => {
-      const xs = times.get(`${t}/${tp}`)!;
+      const xs = times.get(`${t}/${key(v)}`)!;
       const s = stats(xs);
-      const base = times.get(`${t}/${tpSet[0]}`)!;
-      const ratio = tp === tpSet[0]
+      const base = times.get(`${t}/${key(first)}`)!;
+      const ratio = key(v) === key(first)
         ? ""
-        : `, ${(s.median / stats(base).median).toFixed(3)}x TP ${tpSet[0]}`;
+        : `, ${(s.median / stats(base).median).toFixed(3)}x ${
+          stackSet.length > 1 ? `${first.which} ` : ""
+        }TP ${first.tp}`;
       return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
         sec(s.max)
       }; runs ${xs.map(sec).join(", ")}${ratio})`;
     });
     const rss = peakRssMiB();
     console.log(
-      `${c.label}, ${layers} layers, ${tokenCount} tokens${tp === 1 ? "" : `, TP ${tp}`}: ${
+      `${c.label}${
+        stackSet.length > 1 ? ` on ${stacks[v.which].id}` : ""
+      }, ${layers} layers, ${tokenCount} tokens${tp === 1 ? "" : `, TP ${tp}`}: ${
         parts.join("; ")
-      }; fingerprints identical: ${prints.get(tp)!.size === 1}; peak RSS so far ${
+      }; fingerprints identical: ${prints.get(key(v))!.size === 1}; peak RSS so far ${
         rss === null ? "n/a" : `${rss.toFixed(0)} MiB`
       }`,
     );
@@ -268,15 +299,18 @@ fa2Pool.close();
 async function _forward(
   ckpt: DecoderCheckpoint,
   tokens: number[],
-  threads: "1" | "all",
-  releaseTensor?: (t: Uint16Array) => void,
-  parallel?: TensorParallel,
+  o: {
+    readonly threads: "1" | "all";
+    readonly which: "hf" | "vllm";
+    readonly parallel: TensorParallel | undefined;
+    readonly releaseTensor?: (t: Uint16Array) => void;
+  },
 ): Promise<string> {
   const r = await runPrefillForward(ckpt, {
-    ...(releaseTensor === undefined ? {} : { releaseTensor }),
-    parallel,
+    ...(o.releaseTensor === undefined ? {} : { releaseTensor: o.releaseTensor }),
+    parallel: o.parallel,
     sequences: [tokens],
-    runtime: runtime(threads),
+    runtime: runtime(o.threads, o.which),
     multiProcessorCount: 108,
   });
   if (!r.supported) throw new Error(r.reason);
