@@ -112,7 +112,7 @@ Deno.test("stackOperators: vLLM custom ops, paged FA2, piecewise and full-and-pi
   assert.ok(!block.supported && /block claims is not modelled/.test(block.reason));
 });
 
-Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes and unknown layer kernels", () => {
+Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes, unknown layer kernels and malformed all-reduce setups", () => {
   const bad: Record<string, unknown>[] = [
     { layerKernels: "vllm-triton" },
     { cudaGraphs: { mode: "piecewise", captureSizes: [] } },
@@ -127,8 +127,32 @@ Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes and unknown 
     },
     { cudaGraphs: { mode: "full", captureSizes: [1] } },
     { cudaGraphs: { mode: "piecewise", captureSizes: [1], extra: 1 } },
+    { allReduceSetup: { customAllReduce: "yes" } },
+    {
+      allReduceSetup: {
+        customAllReduce: true,
+        torchSymmMem: false,
+        ncclSymmMem: false,
+        fullyConnected: true,
+        multicast: false,
+        customAllReduceAlgo: "3stage",
+      },
+    },
+    {
+      allReduceSetup: {
+        customAllReduce: true,
+        torchSymmMem: false,
+        ncclSymmMem: false,
+        fullyConnected: true,
+        multicast: false,
+        quick: true,
+      },
+    },
   ];
   for (const ops of bad) {
-    assert.throws(() => stack(ops), /Cannot read 'stack\.operators\.(layerKernels|cudaGraphs)/);
+    assert.throws(
+      () => stack(ops),
+      /Cannot read 'stack\.operators\.(layerKernels|cudaGraphs|allReduceSetup)/,
+    );
   }
 });
