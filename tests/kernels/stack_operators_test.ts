@@ -112,6 +112,15 @@ Deno.test("stackOperators: vLLM custom ops, paged FA2, piecewise and full-and-pi
   assert.ok(!block.supported && /block claims is not modelled/.test(block.reason));
 });
 
+/** A well-formed all-reduce setup (vLLM's custom all-reduce, symmetric memory off). */
+const SETUP = {
+  customAllReduce: true,
+  torchSymmMem: false,
+  ncclSymmMem: false,
+  fullyConnected: true,
+  multicast: false,
+};
+
 Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes, unknown layer kernels and malformed all-reduce setups", () => {
   const bad: Record<string, unknown>[] = [
     { layerKernels: "vllm-triton" },
@@ -128,27 +137,10 @@ Deno.test("parseStackProfile() refuses bad CUDA-graph capture sizes, unknown lay
     { cudaGraphs: { mode: "full", captureSizes: [1] } },
     { cudaGraphs: { mode: "piecewise", captureSizes: [1], extra: 1 } },
     { allReduceSetup: { customAllReduce: "yes" } },
-    {
-      allReduceSetup: {
-        customAllReduce: true,
-        torchSymmMem: false,
-        ncclSymmMem: false,
-        fullyConnected: true,
-        multicast: false,
-        customAllReduceAlgo: "3stage",
-      },
-    },
-    {
-      allReduceSetup: {
-        customAllReduce: true,
-        torchSymmMem: false,
-        ncclSymmMem: false,
-        fullyConnected: true,
-        multicast: false,
-        quick: true,
-      },
-    },
+    { allReduceSetup: { ...SETUP, customAllReduceAlgo: "3stage" } },
+    { allReduceSetup: { ...SETUP, quick: true } },
   ];
+  assert.deepEqual(stack({ allReduceSetup: SETUP }).operators?.allReduceSetup, SETUP);
   for (const ops of bad) {
     assert.throws(
       () => stack(ops),
