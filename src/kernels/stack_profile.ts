@@ -241,7 +241,9 @@ function _cudaGraphs(json: unknown): StackCudaGraphs {
       `Cannot read 'stack.operators.cudaGraphs.captureSizes': more than ${_MAX_CAPTURE_SIZES} sizes`,
     );
   }
-  const sizes = ints(f, "captureSizes", { min: 1, max: 1 << 20 });
+  // A capture size is a token count of one pass (vLLM caps it by max_num_batched_tokens):
+  // 65,536 bounds the padded launches a stack can ask for.
+  const sizes = ints(f, "captureSizes", { min: 1, max: 65536 });
   if (sizes.length === 0 || sizes.some((s, i) => i > 0 && s <= sizes[i - 1]!)) {
     throw new RangeError(
       "Cannot read 'stack.operators.cudaGraphs.captureSizes': expected a non-empty, strictly " +

@@ -140,8 +140,9 @@ export function _checkShapes(x: Uint16Array, rows: number, hidden: number, weigh
  * reciprocal root and the normalised, weighted BF16 output.
  *
  * @param x BF16 rows (already the residual sum for the fused kernel)
- * @param o shape, weight, MUFU model, eps (FP32 bits), the block's thread count, the width and
- *   whether the sums of squares are contracted into FMAs
+ * @param o shape, weight, MUFU model, `epsilon` as the host gives it (default 1e-6; rounded to
+ *   FP32 at the launch), the block's thread count, the width and whether the sums of squares are
+ *   contracted into FMAs (default false)
  * @returns the output, each row's sum of squares and reciprocal root (FP32 bits)
  */
 export function _normRows(
@@ -151,13 +152,15 @@ export function _normRows(
     readonly hidden: number;
     readonly weight: Uint16Array;
     readonly mufu: Mufu;
-    readonly eps: number;
+    readonly eps?: number | undefined;
     readonly blockThreads: number;
     readonly width: 0 | 8;
-    readonly contract: boolean;
+    readonly contract?: boolean | undefined;
   },
 ): { output: Uint16Array; sumsq: Uint32Array; rstd: Uint32Array } {
   const { rows, hidden } = o;
+  const eps = bitsFromF32(Math.fround(o.eps ?? 1e-6));
+  const contract = o.contract === true;
   const output = new Uint16Array(x.length);
   const sumsq = new Uint32Array(rows);
   const rstd = new Uint32Array(rows);
@@ -165,10 +168,10 @@ export function _normRows(
   const partials = new Uint32Array(o.blockThreads);
   for (let r = 0; r < rows; r++) {
     for (let i = 0; i < hidden; i++) row[i] = (x[r * hidden + i]! << 16) >>> 0;
-    if (o.width === 8) _vec8Partials(row, partials, o.contract);
-    else _scalarPartials(row, partials, o.contract);
+    if (o.width === 8) _vec8Partials(row, partials, contract);
+    else _scalarPartials(row, partials, contract);
     sumsq[r] = cubBlockReduceSum(partials);
-    rstd[r] = _rstdOf(sumsq[r]!, hidden, o.eps, o.mufu);
+    rstd[r] = _rstdOf(sumsq[r]!, hidden, eps, o.mufu);
     _normaliseRow(row, rstd[r]!, o.weight, output, r * hidden);
   }
   return { output, sumsq, rstd };

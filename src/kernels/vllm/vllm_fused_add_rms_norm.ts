@@ -37,7 +37,6 @@
  */
 import { _checkShapes, _normRows } from "./_rms_rows.ts";
 import type { VllmRmsNormResult } from "./vllm_rms_norm.ts";
-import { bitsFromF32 } from "../../numerics/mod.ts";
 import { addBf16 } from "../activation/mod.ts";
 import type { Mufu } from "../math/mod.ts";
 
@@ -137,7 +136,7 @@ export function vllmFusedAddRmsNormOfSum(
   sum: Uint16Array,
   options: Omit<VllmFusedAddRmsNormOptions, "residual">,
 ): Omit<VllmFusedAddRmsNormResult, "residual"> {
-  const { rows, hidden, weight, mufu } = options;
+  const { rows, hidden, weight } = options;
   const x = sum;
   _checkShapes(x, rows, hidden, weight);
   const numTokens = options.numTokens ?? rows;
@@ -152,17 +151,6 @@ export function vllmFusedAddRmsNormOfSum(
     throw new RangeError(`Cannot normalise: width 8 needs hidden % 8 == 0, got hidden ${hidden}`);
   }
   const blockThreads = Math.min(hidden, numTokens < 256 ? 1024 : 256);
-  const eps = bitsFromF32(Math.fround(options.eps ?? 1e-6));
-  const contract = options.contract === true;
-  const { output, sumsq, rstd } = _normRows(x, {
-    rows,
-    hidden,
-    weight,
-    mufu,
-    eps,
-    blockThreads,
-    width,
-    contract,
-  });
+  const { output, sumsq, rstd } = _normRows(x, { ...options, blockThreads, width });
   return Object.freeze({ output, sumsq, rstd, blockThreads, width });
 }

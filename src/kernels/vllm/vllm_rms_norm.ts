@@ -24,7 +24,6 @@
  * @module
  */
 import { _checkShapes, _normRows } from "./_rms_rows.ts";
-import { bitsFromF32 } from "../../numerics/mod.ts";
 import type { Mufu } from "../math/mod.ts";
 
 /** Options of {@link vllmRmsNorm}. */
@@ -76,20 +75,9 @@ export interface VllmRmsNormResult {
  * ```
  */
 export function vllmRmsNorm(x: Uint16Array, options: VllmRmsNormOptions): VllmRmsNormResult {
-  const { rows, hidden, weight, mufu } = options;
+  const { rows, hidden, weight } = options;
   _checkShapes(x, rows, hidden, weight);
   const blockThreads = Math.min(hidden, 1024);
-  const eps = bitsFromF32(Math.fround(options.eps ?? 1e-6));
-  const contract = options.contract === true;
-  const { output, sumsq, rstd } = _normRows(x, {
-    rows,
-    hidden,
-    weight,
-    mufu,
-    eps,
-    blockThreads,
-    width: 0,
-    contract,
-  });
+  const { output, sumsq, rstd } = _normRows(x, { ...options, blockThreads, width: 0 });
   return Object.freeze({ output, sumsq, rstd, blockThreads });
 }

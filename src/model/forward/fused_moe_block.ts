@@ -142,12 +142,14 @@ export async function runFusedMoeBlock(
     weight: o.router,
     launchRows: o.launchRows,
   });
-  const route = vllmTopkSoftmax(logits, {
-    rows: m,
-    experts: moe.experts,
-    topK: k,
-    mufu: runtime.sfu,
-  });
+  let route: ReturnType<typeof vllmTopkSoftmax>;
+  try {
+    route = vllmTopkSoftmax(logits, { rows: m, experts: moe.experts, topK: k, mufu: runtime.sfu });
+  } catch (e) {
+    // A NaN probability (NaN router logits) is not modelled in the block kernels' ArgMax.
+    if (e instanceof RangeError) throw new ForwardUnsupported(`vLLM's topk_softmax: ${e.message}`);
+    throw e;
+  }
   const weights = route.weights.slice();
   if (moe.normTopkProb) {
     // `topk_weights / topk_weights.sum(dim=-1, keepdim=True)`: [launch, k] FP32 tensors.
