@@ -18,8 +18,9 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { ClaimedAllReduce, StackProfile } from "../kernels/mod.ts";
-import type { DecoderCheckpoint } from "../model/mod.ts";
+import type { DecoderCheckpoint, TensorParallel } from "../model/mod.ts";
 import {
+  allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
   loadAsset,
   loadGpuProfile,
@@ -75,6 +76,33 @@ export interface ModelClaimBasis {
   readonly stack: StackProfile;
   /** Checkpoint, kernel reference, SM count, parsed layer chain, hidden size and fingerprint. */
   readonly record: ModelRecordFacts;
+  /** The split the stack runs the stated topology with (undefined: one GPU or not modelled). */
+  readonly parallel: TensorParallel | undefined;
+  /** The GPU profile's compute capability (the all-reduce dispatch reads it). */
+  readonly deviceCapability: string;
+}
+
+/**
+ * Refuses a record whose named all-reduce is not the path its stack's dispatch takes for the
+ * record's messages, as the verifier would FAIL it (`allReduceDispatchMismatch`).
+ *
+ * @param basis the record's basis
+ * @param passRows each pass's token count (a prefill: its flattened tokens)
+ * @throws {InputError} `CLAIM_INVALID` naming the path the dispatch takes
+ * @example
+ * ```ts ignore
+ * checkAllReducePath(basis, [totalTokens]);
+ * ```
+ */
+export function checkAllReducePath(basis: ModelClaimBasis, passRows: readonly number[]): void {
+  const why = allReduceDispatchMismatch(basis.stack, {
+    deviceCapability: basis.deviceCapability,
+    parallel: basis.parallel,
+    hidden: basis.record.hidden,
+    passRows,
+    named: basis.envelope.parallelism.allReduce !== undefined,
+  });
+  if (why !== null) claimInvalid(why);
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -128,6 +156,7 @@ export async function modelClaimBasis(
     );
   }
   const { logId, seq, prev } = facts.position;
+  const topology = _parallelism(facts.parallel, { gpus: gpuCount, stack });
   const envelope = claimEnvelope(
     { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
     {
@@ -136,7 +165,7 @@ export async function modelClaimBasis(
       prev,
       stack: stack.id,
       components: { ...stack.components, ...facts.components },
-      parallelism: _parallelism(facts.parallel, { gpus: gpuCount, stack }),
+      parallelism: topology.claimed,
     },
   );
   const record: ModelRecordFacts = {
@@ -147,7 +176,13 @@ export async function modelClaimBasis(
     hidden: ckpt.config.hidden,
     fingerprint: facts.fingerprint,
   };
-  return { envelope, stack, record };
+  return {
+    envelope,
+    stack,
+    record,
+    parallel: topology.parallel,
+    deviceCapability: hardware.profile.computeCapability,
+  };
 }
 
 /**
@@ -208,18 +243,19 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 function _parallelism(
   p: ModelClaimFacts["parallel"],
   o: { readonly gpus: number; readonly stack: StackProfile },
-): ClaimPredicate["parallelism"] {
-  if (p === undefined) return { tp: 1, pp: 1, ep: 1, dp: 1 };
+): { claimed: ClaimPredicate["parallelism"]; parallel: TensorParallel | undefined } {
+  if (p === undefined) return { claimed: { tp: 1, pp: 1, ep: 1, dp: 1 }, parallel: undefined };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
   if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
   const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
   const r = tensorParallelOf(o.stack, { tp, ep, allReduce: p.allReduce });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
-  return claimedParallelism({
+  const claimed = claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),
     ...(ep === 1 ? {} : { ep }),
   });
+  return { claimed, parallel: r.ok ? r.parallel : undefined };
 }
 
 function _count(n: number, o: { what: string; max: number }): number {

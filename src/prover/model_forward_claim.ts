@@ -14,6 +14,7 @@ import type { StackProfile } from "../kernels/mod.ts";
 import { parseTokenBatch, type TokenBatch } from "../model/mod.ts";
 import { forwardRecord } from "./forward_record.ts";
 import {
+  checkAllReducePath,
   claimInvalid,
   modelClaimBasis,
   type ModelClaimFacts,
@@ -57,6 +58,7 @@ export async function modelForwardClaim(
   const c = facts.checkpoint.ckpt.config;
   const batch = parseTokenBatch(facts.tokens, c.vocab);
   _checkPadding(batch, basis.stack);
+  checkAllReducePath(basis, [batch.sequences.reduce((n, q) => n + q.length, 0)]);
   return parsedClaim(forwardRecord(basis.envelope, {
     ...basis.record,
     sequences: batch.sequences,

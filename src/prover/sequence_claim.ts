@@ -21,6 +21,7 @@ import { InputError } from "../errors.ts";
 import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
 import { type DecoderConfig, isMoeLayer, servingRows } from "../model/mod.ts";
 import {
+  checkAllReducePath,
   claimInvalid,
   modelClaimBasis,
   type ModelClaimFacts,
@@ -89,6 +90,7 @@ export async function sequenceClaim(
   const passes = parseServingHistory(facts.history);
   const tokens = _tokens(facts.tokens, c.vocab);
   const computed = _checkHistory(passes, { tokens, config: c });
+  checkAllReducePath(basis, passes.map((q) => q.rows));
   return parsedClaim(sequenceRecord(basis.envelope, {
     ...basis.record,
     history: { sha256: sha256Hex(facts.history), passes },

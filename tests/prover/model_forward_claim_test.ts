@@ -7,6 +7,7 @@ import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.t
 import { GENESIS_PREV, parseClaimLog, recordDigest } from "../../src/claims/mod.ts";
 import { AssetError, InputError } from "../../src/errors.ts";
 import { openDecoderCheckpoint } from "../../src/model/mod.ts";
+import { parseClaimedAllReduce } from "../../src/kernels/mod.ts";
 import {
   modelForwardClaim,
   type ModelForwardFacts,
@@ -142,4 +143,32 @@ Deno.test("nextLogPosition() starts a new log only with an id and keeps an exist
   const log = parseClaimLog(JSON.stringify(r) + "\n");
   assertCode(() => nextLogPosition(log, { logId: "other" }), InputError, "LOG_CHAIN");
   assert.equal(nextLogPosition(log, { logId: "t" }).seq, 1);
+});
+
+Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its stack's dispatch does not take, as the verifier would FAIL it", async () => {
+  const vllm = {
+    stack: "vllm-0.11-eager-fa2",
+    tokens: { sequences: [[1, 2, 3], [4]] },
+    gpuCount: 8,
+  };
+  const ring = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1 << 21,
+    rings: [[0, 1, 2, 3]],
+  };
+  await assertRejectsCode(
+    () =>
+      modelForwardClaim(
+        facts({ ...vllm, parallel: { tp: 4, allReduce: parseClaimedAllReduce(ring, 4) } }),
+        { store },
+      ),
+    InputError,
+    "CLAIM_INVALID",
+  );
+  const ok = await modelForwardClaim(
+    facts({ ...vllm, parallel: { tp: 4, allReduce: { kind: "vllm-custom-1stage" } } }),
+    { store },
+  );
+  assert.equal(ok.predicate.parallelism.allReduce?.kind, "vllm-custom-1stage");
 });

@@ -206,3 +206,33 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
   }
   assert.deepEqual([...kinds].sort(), ["model_forward tp=8", "sequence tp=8"]);
 });
+
+Deno.test("a vLLM record naming an all-reduce its stack's dispatch does not take FAILs with the path and the rule, before any tensor is computed", async () => {
+  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const sc = parseScenario(oneGemmScenario({ logId: "vllm-ar-test", seed: "vllm-ar-v1" }, {
+    hardware: { profile: "a100", count: 8 },
+    forward: {
+      ...forwardSection(["tables/models/qwen3-tiny-tp"], {
+        records: 2,
+        catalog: "demo-qwen3-tiny-tp-a100",
+      }),
+      stack: EAGER.stack,
+      components: EAGER.components,
+      // The first record names the ring (the prover computed it with the ring), the second the
+      // one-stage custom all-reduce vLLM's dispatch takes for these small messages.
+      parallel: [{ tp: 4, allReduce: ring4 }, { tp: 4, allReduce: { kind: "vllm-custom-1stage" } }],
+    },
+    falsify: [],
+  }));
+  const made = await makeClaims(sc, { store, walker, attention });
+  const b: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const l = parseClaimLog(formatClaimLog(made.records));
+  const ring = await verifyRecord({ store, blobs: b, walker, attention }, { log: l, index: 1 });
+  assert.equal(ring.status, "FAIL", ring.reason);
+  assert.match(
+    ring.reason,
+    /names all-reduce 'nccl-ring', but stack 'vllm-0\.11-eager-fa2' runs vllm-custom-1stage .* on 4 ranks/,
+  );
+  const custom = await verifyRecord({ store, blobs: b, walker, attention }, { log: l, index: 2 });
+  assert.equal(custom.status, "PASS", custom.reason);
+});
