@@ -27,8 +27,14 @@ export {
   vllmFusedAddRmsNormOfSum,
   type VllmFusedAddRmsNormOptions,
   type VllmFusedAddRmsNormResult,
+  vllmFusedNormThreads,
 } from "./vllm_fused_add_rms_norm.ts";
-export { vllmRmsNorm, type VllmRmsNormOptions, type VllmRmsNormResult } from "./vllm_rms_norm.ts";
+export {
+  vllmRmsNorm,
+  type VllmRmsNormOptions,
+  type VllmRmsNormResult,
+  vllmRmsNormThreads,
+} from "./vllm_rms_norm.ts";
 export {
   type VllmCosSinCache,
   vllmCosSinCache,

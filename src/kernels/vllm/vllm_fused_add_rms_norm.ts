@@ -150,7 +150,24 @@ export function vllmFusedAddRmsNormOfSum(
   if (width === 8 && hidden % 8 !== 0) {
     throw new RangeError(`Cannot normalise: width 8 needs hidden % 8 == 0, got hidden ${hidden}`);
   }
-  const blockThreads = Math.min(hidden, numTokens < 256 ? 1024 : 256);
+  const blockThreads = vllmFusedNormThreads(hidden, numTokens);
   const { output, sumsq, rstd } = _normRows(x, { ...options, blockThreads, width });
   return Object.freeze({ output, sumsq, rstd, blockThreads, width });
+}
+
+/**
+ * `fused_add_rms_norm`'s block size (`csrc/layernorm_kernels.cu:394-395`):
+ * `min(hidden, num_tokens < 256 ? 1024 : 256)` threads per token.
+ *
+ * @param hidden the normalised length
+ * @param numTokens the launch's tokens
+ * @returns the block's thread count
+ * @example
+ * ```ts
+ * import { vllmFusedNormThreads } from "./vllm_fused_add_rms_norm.ts";
+ * if (vllmFusedNormThreads(2560, 255) !== 1024 || vllmFusedNormThreads(2560, 256) !== 256) throw new Error();
+ * ```
+ */
+export function vllmFusedNormThreads(hidden: number, numTokens: number): number {
+  return Math.min(hidden, numTokens < 256 ? 1024 : 256);
 }

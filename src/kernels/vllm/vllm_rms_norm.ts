@@ -77,7 +77,23 @@ export interface VllmRmsNormResult {
 export function vllmRmsNorm(x: Uint16Array, options: VllmRmsNormOptions): VllmRmsNormResult {
   const { rows, hidden, weight } = options;
   _checkShapes(x, rows, hidden, weight);
-  const blockThreads = Math.min(hidden, 1024);
+  const blockThreads = vllmRmsNormThreads(hidden);
   const { output, sumsq, rstd } = _normRows(x, { ...options, blockThreads, width: 0 });
   return Object.freeze({ output, sumsq, rstd, blockThreads });
+}
+
+/**
+ * `rms_norm`'s block size (`csrc/layernorm_kernels.cu:359`): `min(hidden, 1024)` threads per
+ * row, whatever the launch's token count.
+ *
+ * @param hidden the normalised length
+ * @returns the block's thread count
+ * @example
+ * ```ts
+ * import { vllmRmsNormThreads } from "./vllm_rms_norm.ts";
+ * if (vllmRmsNormThreads(128) !== 128 || vllmRmsNormThreads(4096) !== 1024) throw new Error();
+ * ```
+ */
+export function vllmRmsNormThreads(hidden: number): number {
+  return Math.min(hidden, 1024);
 }

@@ -52,6 +52,7 @@ import {
 import type { LayerObserver } from "./layer_observer.ts";
 import type { LayerRope } from "./layer_rope.ts";
 import {
+  concatRows,
   type LaunchRows,
   linearRows,
   type NormKernel,
@@ -193,8 +194,8 @@ export async function attentionSublayer(
       name: "qkv_proj",
       n: l.n,
       k: l.k,
-      weight: _concat(parts.map((p) => p.w)),
-      bias: l.bias ? _concat(parts.map((p) => p.b!)) : undefined,
+      weight: concatRows(parts.map((p) => p.w)),
+      bias: l.bias ? concatRows(parts.map((p) => p.b!)) : undefined,
       onResult: _linearSeen(ctx, "qkv_proj", rank),
     });
     const qw = r.qn * d, kw = r.kvn * d;
@@ -356,8 +357,8 @@ export async function denseMlpSublayer(
         name: "gate_up_proj",
         n: l.n,
         k: l.k,
-        weight: _concat([gate.w, up.w]),
-        bias: l.bias ? _concat([gate.b!, up.b!]) : undefined,
+        weight: concatRows([gate.w, up.w]),
+        bias: l.bias ? concatRows([gate.b!, up.b!]) : undefined,
         onResult: _linearSeen(ctx, "gate_up_proj", r),
       });
       downInput = vllmSiluAndMul(y, { d: fr, mufu: ctx.runtime.sfu });
@@ -464,17 +465,6 @@ export function normKernelOf(
   const plain = o.name === "q_norm" || o.name === "k_norm" ||
     (o.name === "input_layernorm" && o.layer === 0);
   return plain ? "vllm-rms-norm" : "vllm-fused-add-rms-norm";
-}
-
-/** Concatenates weight (or bias) blocks: the rows of a merged projection. */
-function _concat(parts: readonly Uint16Array[]): Uint16Array {
-  const out = new Uint16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Reports a linear's GEMM results to the context's observer, if any. */

@@ -62,6 +62,7 @@ export {
 } from "./layer_calls.ts";
 export { type LayerIntermediate, type LayerObserver, type LayerPlace } from "./layer_observer.ts";
 export {
+  concatRows,
   groupRows,
   type LaunchRows,
   linearRows,

@@ -79,6 +79,28 @@ export function pickRows(a: Uint16Array, rows: readonly number[], width: number)
   return out;
 }
 
+/**
+ * Concatenates row-major blocks (weights or biases): the rows of a merged projection, e.g. a
+ * rank's q, k and v blocks, or an expert's gate rows then up rows.
+ *
+ * @param parts the blocks, in order
+ * @returns one array holding them back to back
+ * @example
+ * ```ts
+ * import { concatRows } from "./row_ops.ts";
+ * if (concatRows([new Uint16Array([1]), new Uint16Array([2, 3])]).join() !== "1,2,3") throw new Error();
+ * ```
+ */
+export function concatRows(parts: readonly Uint16Array[]): Uint16Array {
+  const out = new Uint16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 function _put(dst: Uint16Array, src: Uint16Array, rows: readonly number[], width: number): void {
   rows.forEach((r, i) => dst.set(src.subarray(i * width, (i + 1) * width), r * width));
 }

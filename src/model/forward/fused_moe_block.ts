@@ -43,6 +43,7 @@ import type { MoeConfig } from "../checkpoint/mod.ts";
 import {
   type BlockRuntime,
   columnBlock,
+  concatRows,
   ForwardUnsupported,
   groupRows,
   type LaunchRows,
@@ -194,8 +195,8 @@ export async function runFusedMoeBlock(
       const block = { first: r * fr, count: fr, width: h };
       const whole = tp === undefined || ep;
       const w13 = whole
-        ? _concat(w.gate, w.up)
-        : _concat(rowBlock(w.gate, block), rowBlock(w.up, block));
+        ? concatRows([w.gate, w.up])
+        : concatRows([rowBlock(w.gate, block), rowBlock(w.up, block)]);
       const w2 = whole
         ? w.down
         : columnBlock(w.down, { first: r * fr, count: fr, width: moe.intermediate });
@@ -238,12 +239,4 @@ export async function runFusedMoeBlock(
     routing: { experts: route.ids, weights },
     expertRows: new Map([...pairs].map(([e, l]) => [e, l.length])),
   };
-}
-
-/** Concatenates two weights' rows (w13: gate rows, then up rows). */
-function _concat(a: Uint16Array, b: Uint16Array): Uint16Array {
-  const out = new Uint16Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

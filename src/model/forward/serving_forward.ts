@@ -26,6 +26,7 @@ import {
   layerSfuFunctions,
   reduceConfig,
   type ReduceStack,
+  type StackOperators,
   stackOperators,
   vllmPaddedTokens,
 } from "../../kernels/mod.ts";
@@ -194,13 +195,10 @@ interface _Ctx {
   readonly launchRow: Int32Array;
   readonly datapath: NonNullable<ReturnType<typeof findDatapath>>;
   readonly reduceStack: ReduceStack;
-  readonly kernels: LayerKernels;
-  /** K and V read from a paged cache (vLLM): FA2's split kernel always runs. */
-  readonly paged: boolean;
   readonly eps: number;
   readonly torch: string;
-  /** How MoE experts run (the stack's `experts`). */
-  readonly experts: string | undefined;
+  /** The stack's operators (layer kernels, paged attention, MoE experts). */
+  readonly ops: StackOperators;
 }
 
 async function _replay(
@@ -289,11 +287,9 @@ async function _replay(
     launchRow,
     datapath,
     reduceStack,
-    kernels: ops.layer,
-    paged: ops.attention!.paged,
     eps: Number(c.rmsNormEps),
     torch: ops.torch,
-    experts: ops.experts,
+    ops,
   };
   const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
   const tokens: number[] = [];
@@ -340,7 +336,7 @@ async function _replay(
     x = attn.out;
     link(x);
     if (moeLayers !== undefined && isMoeLayer(c, layer)) {
-      x = ctx.experts === "vllm-fused-moe"
+      x = ctx.ops.experts === "vllm-fused-moe"
         ? await _fusedMoe(x, ctx, { t, layer, moeIndex: moeLayers.indexOf(layer), expertRows })
         : await _moe(x, ctx, { t, moeIndex: moeLayers.indexOf(layer), expertRows });
     } else {
@@ -358,7 +354,7 @@ async function _replay(
     stack: ctx.reduceStack,
     eps: ctx.eps,
     launchRows,
-    kernel: normKernelOf(ctx.kernels, { name: "final", layer: c.layers }),
+    kernel: normKernelOf(ctx.ops.layer, { name: "final", layer: c.layers }),
   });
   const greedy = o.logits === false ? null : await _greedy(final, ctx);
   const sfu = _sfuUse(runtime, { build, splits: maxSplits, kernels: ops.layer });
@@ -510,7 +506,7 @@ function _layerContext(ctx: _Ctx, layer: number): LayerContext {
     runtime: ctx.o.runtime,
     datapath: ctx.datapath,
     reduceStack: ctx.reduceStack,
-    kernels: ctx.kernels,
+    kernels: ctx.ops.layer,
     layer,
     eps: ctx.eps,
     launchRows: ctx.launchRows,
@@ -602,7 +598,7 @@ async function _core(
       cuSeqlensQ: cuQ,
       cuSeqlensK: cuK,
       ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
-      ...(ctx.paged ? { pagedKv: true } : {}),
+      ...(ctx.ops.attention!.paged ? { pagedKv: true } : {}),
       launch: ctx.launches[pass]!,
     });
     splits = Math.max(splits, r.splits);
@@ -733,7 +729,7 @@ async function _fusedMoe(
     runtime: ctx.o.runtime,
     datapath: ctx.datapath,
     reduceStack: ctx.reduceStack,
-    normKernel: normKernelOf(ctx.kernels, { name: "post_attention_layernorm", layer: a.layer }),
+    normKernel: normKernelOf(ctx.ops.layer, { name: "post_attention_layernorm", layer: a.layer }),
     eps: ctx.eps,
     norm: await a.t("post_attention_layernorm.weight"),
     router: await a.t("mlp.gate.weight"),
@@ -776,7 +772,7 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   const tp = ctx.o.parallel;
   // vLLM pads the LM head's rows to a multiple of 64 (zero rows past the vocabulary, whose
   // logits are sliced off); each rank's GEMM is dispatched by its block of the padded rows.
-  const pad = ctx.kernels.vocabPadding;
+  const pad = ctx.ops.layer.vocabPadding;
   const vPad = Math.ceil(c.vocab / pad) * pad;
   const vr = rankBlock(vPad, tp, "vocabulary");
   const padded = vPad === c.vocab ? weight : _padRows(weight, { rows: vPad, width: c.hidden });

@@ -17,7 +17,9 @@ import {
   meanFactor,
   reduceConfig,
   type ReduceStack,
+  vllmFusedNormThreads,
   vllmPaddedTokens,
+  vllmRmsNormThreads,
 } from "../../kernels/mod.ts";
 import { type DecoderConfig, isMoeLayer } from "../checkpoint/mod.ts";
 import {
@@ -285,7 +287,7 @@ function _vllmNorms(
     if (out.has(name) || name === "topk_sum") continue;
     const fused = name === "rms_norm";
     const vec = fused && r.length % 8 === 0;
-    const threads = Math.min(r.length, fused && launch >= 256 ? 256 : 1024);
+    const threads = fused ? vllmFusedNormThreads(r.length, launch) : vllmRmsNormThreads(r.length);
     out.set(
       name,
       Object.freeze({
