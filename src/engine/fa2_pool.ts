@@ -22,6 +22,7 @@ import {
 } from "../kernels/mod.ts";
 import { fa2Units, type Fa2WorkerJob } from "./fa2_units.ts";
 import type { GemmEngine } from "./gemm_engine.ts";
+import { jobArena } from "./job_arena.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
 /** A running pool; call `close()` when done. */
@@ -67,6 +68,8 @@ export function createFa2Pool(
     count: size - 1,
     module: engine.module,
   });
+  // Each launch's copies on recycled shared memory, given back once every thread is done.
+  const arena = jobArena();
   const forward = async (
     inputs: AttentionInputs,
     o: FlashAttentionOptions,
@@ -85,38 +88,43 @@ export function createFa2Pool(
     if (fa2Scores(plan) < inlineBelow) {
       return flashAttentionForward(inputs, inline);
     }
-    const shared = (n: number) => new SharedArrayBuffer(n);
-    const share = (a: Uint16Array) => {
-      if (a.buffer instanceof SharedArrayBuffer) return a;
-      const c = new Uint16Array(shared(a.byteLength));
-      c.set(a);
-      return c;
-    };
-    const job = {
-      plan,
-      sfu,
-      inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
-      sinks: fa2Sinks(plan, shared),
-      counter: new Int32Array(shared(4)),
-      wasmSoftmax: tileSoftmax !== undefined,
-      // Whole KV heads (their query heads stacked in one tile, fewer and larger tile products)
-      // when there are enough of them for every thread; else single query heads.
-      byKvHead: plan.kvHeads >= size,
-    };
-    const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
-    const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax });
-    let failure: unknown;
+    const lease = arena.lease();
     try {
-      fa2Units(plan, { ...job, runner });
-    } catch (e) {
-      Atomics.store(job.counter, 0, plan.heads);
-      failure = e;
+      const share = (a: Uint16Array) => {
+        if (a.buffer instanceof SharedArrayBuffer) return a;
+        const c = new Uint16Array(lease.alloc(a.byteLength), 0, a.length);
+        c.set(a);
+        return c;
+      };
+      const job = {
+        plan,
+        sfu,
+        inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
+        sinks: fa2Sinks(plan, lease.alloc),
+        counter: new Int32Array(lease.alloc(4), 0, 1),
+        wasmSoftmax: tileSoftmax !== undefined,
+        // Whole KV heads (their query heads stacked in one tile, fewer and larger tile products)
+        // when there are enough of them for every thread; else single query heads.
+        byKvHead: plan.kvHeads >= size,
+      };
+      const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
+      const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax });
+      let failure: unknown;
+      try {
+        fa2Units(plan, { ...job, runner });
+      } catch (e) {
+        Atomics.store(job.counter, 0, plan.heads);
+        failure = e;
+      }
+      // Every worker has settled: none touches the lease's buffers any more.
+      const results = await Promise.allSettled(done);
+      if (failure !== undefined) throw failure;
+      const bad = results.find((r) => r.status === "rejected");
+      if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
+      return fa2Result(plan, _ownSinks(job.sinks));
+    } finally {
+      lease.end();
     }
-    const results = await Promise.allSettled(done);
-    if (failure !== undefined) throw failure;
-    const bad = results.find((r) => r.status === "rejected");
-    if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
-    return fa2Result(plan, _ownSinks(job.sinks));
   };
   return { size, forward, close: group.close };
 }

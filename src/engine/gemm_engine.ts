@@ -132,6 +132,7 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
  *   of `dp.k`) is used as is, not copied, and `readInPlace`: the same for an operand on any
  *   buffer (for a caller that reads the gathered operands before it returns)
  * @returns gathered A, B, shape, kp and the accumulators initialised from `ops.init`
+ *   (views of exactly the shapes' lengths: `alloc` may return larger, zero-filled buffers)
  * @throws {RangeError} on shape or segment errors
  * @example
  * ```ts ignore
@@ -161,7 +162,7 @@ export function prepareWalk(
     });
   const ga = gather(ops.a, m);
   const gb = gather(ops.b, n);
-  const c = new Uint32Array(alloc(m * n * 4));
+  const c = new Uint32Array(alloc(m * n * 4), 0, m * n);
   if (ops.init !== undefined) c.set(ops.init);
   return { a: ga.data, b: gb.data, m, n, kp: ga.kp, c };
 }

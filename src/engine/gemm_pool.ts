@@ -10,6 +10,7 @@
 import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 import { chunkBounds, type PoolJob, walkPoolJob, widestChunk } from "./pool_job.ts";
+import { jobArena } from "./job_arena.ts";
 import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
@@ -76,6 +77,8 @@ export function createGemmPool(
     module: engine.module,
   });
   const own = callerWalks ? instantiateKernel(engine.module) : null;
+  // Each job's copies on recycled shared memory, given back once every thread is done with them.
+  const arena = jobArena();
   const kWalk = async (dp: Datapath, ops: KWalkGemmOperands): Promise<Uint32Array> => {
     if (!engineSupports(dp)) {
       throw new RangeError("Cannot run the GEMM pool: datapath not supported by the kernel");
@@ -83,19 +86,28 @@ export function createGemmPool(
     if ((callerWalks && size === 1) || ops.m * ops.n * ops.k < inlineBelow) {
       return engine.kWalk(dp, ops);
     }
-    const shared = (bytes: number) => new SharedArrayBuffer(bytes);
-    const walk = prepareWalk(dp, { ...ops, alloc: shared, reuseShared: true });
-    const counter = new Int32Array(shared(4));
-    const bounds = chunkBounds(ops.n, size);
-    const base = { params: kernelParams(dp), ...walk, counter, bounds, width: widestChunk(bounds) };
-    const runs = group.post((id): PoolJob => ({ ...base, id }));
+    const lease = arena.lease();
+    let runs: Promise<unknown>[] = [];
     try {
+      const walk = prepareWalk(dp, { ...ops, alloc: lease.alloc, reuseShared: true });
+      const counter = new Int32Array(lease.alloc(4), 0, 1);
+      const bounds = chunkBounds(ops.n, size);
+      const base = {
+        params: kernelParams(dp),
+        ...walk,
+        counter,
+        bounds,
+        width: widestChunk(bounds),
+      };
+      runs = group.post((id): PoolJob => ({ ...base, id }));
       if (own !== null) walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
+      await Promise.all(runs);
+      return walk.c.slice();
     } finally {
-      await Promise.allSettled(runs); // no worker still writes into `walk.c` after we return
+      // No worker still reads or writes the lease's buffers once every run has settled.
+      await Promise.allSettled(runs);
+      lease.end();
     }
-    await Promise.all(runs);
-    return new Uint32Array(walk.c);
   };
   return { size, kWalk, close: group.close };
 }

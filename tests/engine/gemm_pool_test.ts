@@ -125,3 +125,22 @@ Deno.test("GemmPool with callerWalks false: its workers alone walk jobs posted b
     }
   }
 });
+
+Deno.test("GemmPool.kWalk() reuses its job buffers across launches of changing shapes, same bits", async () => {
+  // Each launch's copies (padded A and B, C, the counter) come from the pool's recycled shared
+  // memory: a later, smaller launch must see zero padding and no trace of the earlier one.
+  const pool = createGemmPool(engine, { workers: 2, inlineBelow: 0 });
+  try {
+    const dp = dps.find(([l]) => l === "a100/mma-bf16-fp32")?.[1];
+    assert.ok(dp !== undefined);
+    const next = rng(11);
+    for (const [m, n, k] of [[12, 40, 80], [11, 37, 70], [12, 40, 66], [3, 9, 17], [12, 40, 80]]) {
+      const a = new Uint16Array(m! * k!).map(() => pattern(next, "bf16", 1, 254));
+      const b = new Uint16Array(n! * k!).map(() => pattern(next, "bf16", 1, 254));
+      const ops = { a, b, m: m!, n: n!, k: k! };
+      assert.deepEqual([...await pool.kWalk(dp, ops)], [...engine.kWalk(dp, ops)]);
+    }
+  } finally {
+    pool.close();
+  }
+});

@@ -120,6 +120,7 @@ const replay = async (threads: string) => {
   const r = await runServingForward(ckpt, work, {
     runtime: runtime(threads),
     multiProcessorCount: 108,
+    releaseTensor: opened.releaseTensor, // as the verifier does: buffers recycled layer by layer
   });
   if (!r.supported) throw new Error(r.reason);
   return {
@@ -137,6 +138,7 @@ const prefill = async (threads: string) => {
       stack: { ...stack, operators: { ...stack.operators!, batching: "pad-to-longest" } },
     },
     multiProcessorCount: 108,
+    releaseTensor: opened.releaseTensor,
   });
   if (!r.supported) throw new Error(r.reason);
   return performance.now() - t0;

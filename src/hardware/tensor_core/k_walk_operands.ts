@@ -71,7 +71,8 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
  *
  * @param src row-major [rows][k] patterns
  * @param options rows, k, segments, the padding multiple (1 for none), `alloc`, which
- *   allocates the zero-filled output buffer (default a plain ArrayBuffer), and `reuse`: when
+ *   allocates a zero-filled output buffer of at least the bytes asked for (default a plain
+ *   ArrayBuffer), and `reuse`: when
  *   true and the rows are already in place (one whole segment, no padding), a view of `src` is
  *   returned instead of a copy
  * @returns the gathered rows [rows][kp] and kp
@@ -102,7 +103,8 @@ export function gatherSegments(
   const inPlace = segments.length === 1 && only?.[0] === 0 && only[1] === k && kp === k;
   if (inPlace && options.reuse === true) return { data: src.subarray(0, rows * k), kp };
   const bytes = rows * kp * 2;
-  const data = new Uint16Array(options.alloc?.(bytes) ?? new ArrayBuffer(bytes));
+  // `alloc` may hand out a larger zero-filled buffer: the view is exactly the gathered rows.
+  const data = new Uint16Array(options.alloc?.(bytes) ?? new ArrayBuffer(bytes), 0, rows * kp);
   if (inPlace) {
     data.set(src.subarray(0, rows * k)); // the whole rows, already in place: one copy
     return { data, kp };

@@ -186,8 +186,8 @@ export function fa2Runner(
  * Output buffers of a plan, zero-filled.
  *
  * @param plan the plan
- * @param alloc allocates a zero-filled buffer of n bytes (default a plain ArrayBuffer; a runner
- *   on several threads passes shared memory)
+ * @param alloc allocates a zero-filled buffer of at least n bytes (default a plain ArrayBuffer;
+ *   a runner on several threads passes shared memory)
  * @returns the sinks
  * @example
  * ```ts ignore
@@ -200,9 +200,11 @@ export function fa2Sinks(
 ): Fa2Sinks {
   const n = plan.totalQ * plan.heads * plan.d;
   return {
-    out: new Uint16Array(alloc(2 * n)),
-    outF32: plan.returnFp32 ? new Uint32Array(alloc(4 * n)) : undefined,
-    lse: plan.lse ? new Uint32Array(alloc(4 * plan.heads * plan.totalQ)) : undefined,
+    out: new Uint16Array(alloc(2 * n), 0, n),
+    outF32: plan.returnFp32 ? new Uint32Array(alloc(4 * n), 0, n) : undefined,
+    lse: plan.lse
+      ? new Uint32Array(alloc(4 * plan.heads * plan.totalQ), 0, plan.heads * plan.totalQ)
+      : undefined,
   };
 }
 

@@ -89,7 +89,8 @@ export interface ServingForwardOptions {
   readonly onLayer?: (layer: number) => void;
   /**
    * Called with each weight tensor of a layer once the layer is done (its GEMMs have settled),
-   * e.g. to recycle the tensor's buffer for a later layer's read.
+   * and with the LM head's weight once the logits are computed, e.g. to recycle the tensor's
+   * buffer for a later read.
    */
   readonly releaseTensor?: (tensor: Uint16Array) => void;
   /**
@@ -776,6 +777,29 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
   const vPad = Math.ceil(c.vocab / pad) * pad;
   const vr = rankBlock(vPad, tp, "vocabulary");
   const padded = vPad === c.vocab ? weight : _padRows(weight, { rows: vPad, width: c.hidden });
+  try {
+    await _greedyChunks(final, ctx, { emitting, padded, vPad, vr, out });
+  } finally {
+    ctx.o.releaseTensor?.(weight); // the vocabulary's weight (311 MB for Qwen3) read once a call
+  }
+  return out;
+}
+
+/** The LM head and argmax of `_greedy`, chunk by chunk. */
+async function _greedyChunks(
+  final: Uint16Array,
+  ctx: _Ctx,
+  g: {
+    readonly emitting: readonly RowBlock[];
+    readonly padded: Uint16Array;
+    readonly vPad: number;
+    readonly vr: number;
+    readonly out: Map<RowBlock, number>;
+  },
+): Promise<void> {
+  const c = ctx.ckpt.config;
+  const tp = ctx.o.parallel;
+  const { emitting, padded, vPad, vr, out } = g;
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
     const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
     const x = pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden);
@@ -801,7 +825,6 @@ async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, num
     }
     chunk.forEach((b, i) => out.set(b, argmaxBf16(logits.subarray(i * vPad, i * vPad + c.vocab))));
   }
-  return out;
 }
 
 /** A weight [rows0, width] extended with zero rows to [rows, width]. */
