@@ -107,11 +107,15 @@ export function createFa2Pool(
         // when there are enough of them for every thread; else single query heads.
         byKvHead: plan.kvHeads >= size,
       };
-      const done = group.post((id): Fa2WorkerJob => ({ ...job, id }));
-      const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax });
+      // Launches over a kept KV cache deal their units out in turn, so every thread reads the
+      // tiles it kept in the previous launch; others claim units as they go.
+      const dealt = (index: number) => plan.kvCache === null ? null : { index, count: size };
+      let worker = 0;
+      const done = group.post((id): Fa2WorkerJob => ({ ...job, id, dealt: dealt(++worker) }));
+      const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax, kept: o.kvCache?.tiles });
       let failure: unknown;
       try {
-        fa2Units(plan, { ...job, runner });
+        fa2Units(plan, { ...job, runner, dealt: dealt(0) });
       } catch (e) {
         Atomics.store(job.counter, 0, plan.heads);
         failure = e;

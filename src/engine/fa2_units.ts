@@ -34,10 +34,17 @@ export interface Fa2WorkerJob {
   readonly wasmSoftmax: boolean;
   /** Whether a unit is a whole KV head (`fa2KvGroup`) rather than one query head (`fa2Head`). */
   readonly byKvHead: boolean;
+  /**
+   * Units dealt out in turn rather than claimed (a launch that keeps KV tiles across launches:
+   * each thread sees the same KV heads every launch, so its kept tiles are the ones it reads):
+   * this thread's index among `count` (the calling thread 0, the workers 1 ..), or null.
+   */
+  readonly dealt: { readonly index: number; readonly count: number } | null;
 }
 
 /**
- * Claims and computes units of a launch until none is left.
+ * Claims and computes units of a launch until none is left (or, when `dealt`, computes every
+ * `count`-th unit from its `index`).
  *
  * @param plan the launch's plan (with interned formats on a worker)
  * @param work the thread's runner, the shared inputs, sinks and counter, and the unit kind
@@ -48,13 +55,18 @@ export interface Fa2WorkerJob {
  */
 export function fa2Units(
   plan: Fa2Plan,
-  work: Pick<Fa2WorkerJob, "inputs" | "sinks" | "counter" | "byKvHead"> & {
+  work: Pick<Fa2WorkerJob, "inputs" | "sinks" | "counter" | "byKvHead" | "dealt"> & {
     readonly runner: Fa2Runner;
   },
 ): void {
-  const { runner, inputs, sinks, counter } = work;
+  const { runner, inputs, sinks, counter, dealt } = work;
   const units = work.byKvHead ? plan.kvHeads : plan.heads;
-  for (let u = Atomics.add(counter, 0, 1); u < units; u = Atomics.add(counter, 0, 1)) {
+  const next = (u: number) =>
+    dealt === null ? Atomics.add(counter, 0, 1) : Atomics.load(counter, 0) >= units
+      ? units // another thread failed: stop
+      : u + dealt.count;
+  const start = dealt === null ? Atomics.add(counter, 0, 1) : dealt.index;
+  for (let u = start; u < units; u = next(u)) {
     if (work.byKvHead) fa2KvGroup(plan, { runner, inputs, kvh: u, sinks });
     else fa2Head(plan, { runner, inputs, h: u, sinks });
   }

@@ -6,11 +6,29 @@
  * @module
  */
 import { createSfu } from "../hardware/mod.ts";
-import { type Fa2Plan, fa2Runner } from "../kernels/mod.ts";
+import { type Fa2KvTile, type Fa2Plan, fa2Runner } from "../kernels/mod.ts";
 import { formatByName } from "../numerics/mod.ts";
 import { engineFromModule } from "./gemm_engine.ts";
 import { fa2Units, type Fa2WorkerJob } from "./fa2_units.ts";
 import { serveWorkerJobs } from "./worker_group.ts";
+
+/** Kept KV tiles of the launches' `Fa2KvCache`s by id, the most recently used last. */
+const kept = new Map<number, Map<string, Fa2KvTile>>();
+/** Caches whose tiles a worker keeps (the oldest dropped first): a few layers' sequences. */
+const KEPT_CACHES = 4;
+
+/** This worker's tiles of cache `id`, made most recently used (null: no cache). */
+function keptTiles(id: number | null): Map<string, Fa2KvTile> | undefined {
+  if (id === null) return undefined;
+  const tiles = kept.get(id) ?? new Map<string, Fa2KvTile>();
+  kept.delete(id);
+  kept.set(id, tiles);
+  for (const old of kept.keys()) {
+    if (kept.size <= KEPT_CACHES) break;
+    kept.delete(old);
+  }
+  return tiles;
+}
 
 serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
   try {
@@ -30,6 +48,7 @@ serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
       mufu,
       kWalk: engine.kWalkAuto,
       tileSoftmax: job.wasmSoftmax ? engine.fa2TileSoftmax(plan.build, mufu) : undefined,
+      kept: keptTiles(plan.kvCache),
     });
     fa2Units(plan, { ...job, runner });
   } catch (err) {

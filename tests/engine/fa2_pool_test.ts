@@ -3,6 +3,7 @@ import { createSfu } from "../../src/hardware/mod.ts";
 import { createFa2Pool, FA2_POOL_INLINE_BELOW, type Fa2Pool } from "../../src/engine/mod.ts";
 import {
   FA2_PYTORCH_BUNDLED,
+  fa2KvCache,
   flashAttentionForward,
   type FlashAttentionOptions,
 } from "../../src/kernels/mod.ts";
@@ -117,3 +118,26 @@ Deno.test("Fa2Pool.forward() runs launches below inlineBelow on the calling thre
     pool.close();
   }
 });
+
+for (const workers of [2, 3]) {
+  Deno.test(`Fa2Pool.forward() with a kvCache gives each decode step's bits on ${workers} threads`, () =>
+    withPool(workers, async (pool) => {
+      // Decode steps over one growing cache (KV heads dealt out in turn: each thread keeps the
+      // tiles of the heads it computes), on one and on several KV splits.
+      for (const over of [{}, H100]) {
+        const o = { ...BASE, ...over, heads: 6, kvHeads: 3 };
+        const x = inputs("kept", { sq: 1, sk: 280, heads: o.heads, kvHeads: o.kvHeads });
+        const kvw = o.kvHeads * 128;
+        const cache = fa2KvCache();
+        for (let sk = 130; sk <= 280; sk += 30) {
+          const y = { q: x.q, k: x.k.subarray(0, sk * kvw), v: x.v.subarray(0, sk * kvw) };
+          const ref = flashAttentionForward(y, o);
+          const got = await pool.forward(y, { ...o, kvCache: cache });
+          assert.deepEqual(got.out, ref.out, `sk ${sk}`);
+          assert.deepEqual(got.lse, ref.lse, `sk ${sk}`);
+          assert.deepEqual(got.outF32, ref.outF32, `sk ${sk}`);
+        }
+        assert.ok(cache.tiles.size > 0, "the calling thread keeps the tiles of its KV heads");
+      }
+    }));
+}

@@ -10,7 +10,13 @@ import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type { Datapath } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
-import { _fa2TileWalk, type Fa2KvTile, type SyncKWalk } from "./_fa2_tile_walk.ts";
+import {
+  _fa2TileWalk,
+  type Fa2KeptTiles,
+  type Fa2KvRows,
+  type Fa2KvTile,
+  type SyncKWalk,
+} from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";
 import type { Fa2Tiles } from "./fa2_tiles.ts";
@@ -72,6 +78,10 @@ export interface _QueryTile {
   readonly sk: number;
   /** KV tiles of this sequence and KV head already built (shared by its query heads). */
   readonly tiles?: Map<string, Fa2KvTile>;
+  /** The K and V rows in place (see `_TileWalkInput.kvRows`). */
+  readonly kvRows?: Fa2KvRows;
+  /** Complete tiles kept across launches (see `_TileWalkInput.kept`). */
+  readonly kept?: Fa2KeptTiles;
   /**
    * Query heads stacked in `q` (default 1): q holds `stack` blocks of `rows` rows, block g for
    * the g-th query head of the KV head, every block at the same positions. Rows never mix in
@@ -140,6 +150,8 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
       blocks,
       scaleLog2: ctx.scaleLog2,
       ...(tile.tiles === undefined ? {} : { tiles: tile.tiles }),
+      ...(tile.kvRows === undefined ? {} : { kvRows: tile.kvRows }),
+      ...(tile.kept === undefined ? {} : { kept: tile.kept }),
     });
   const epilogue = { arith: ctx.arith, softmaxScale: ctx.softmaxScale };
   if (ctx.splits > 1) {

@@ -58,6 +58,33 @@ export interface _TileWalkInput {
   readonly tileSoftmax?: Fa2TileSoftmax;
   /** KV tiles of this sequence and KV head built so far, by `${blockN}:${block}` (reused). */
   readonly tiles?: Map<string, Fa2KvTile>;
+  /**
+   * The sequence's K and V rows of the tile's KV head in place, read directly (`key` and `value`
+   * give the same rows through a call each).
+   */
+  readonly kvRows?: Fa2KvRows;
+  /** Complete tiles kept across launches (`Fa2KvCache`), and where a block is kept there. */
+  readonly kept?: Fa2KeptTiles;
+}
+
+/** Key row j of a sequence and KV head at `k[first + j * stride]` (d entries), V alike. */
+export interface Fa2KvRows {
+  /** K [total_k, kvHeads, d]. */
+  readonly k: Uint16Array;
+  /** V, same layout. */
+  readonly v: Uint16Array;
+  /** Element offset of key 0's row. */
+  readonly first: number;
+  /** Elements between consecutive keys' rows (kvHeads * d). */
+  readonly stride: number;
+}
+
+/** A launch's view of a `Fa2KvCache`: the kept tiles and the key of a block of its sequence. */
+export interface Fa2KeptTiles {
+  /** Kept complete tiles. */
+  readonly tiles: Map<string, Fa2KvTile>;
+  /** Where block `block` of width `blockN` of this sequence and KV head is kept. */
+  readonly key: (blockN: number, block: number) => string;
 }
 
 /**
@@ -120,16 +147,37 @@ function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
   const key = `${input.blockN}:${nb}`;
   const hit = input.tiles?.get(key);
   if (hit !== undefined) return hit;
+  // A complete tile (every key inside the sequence) may come from, or go to, the kept tiles.
+  const complete = (nb + 1) * input.blockN <= input.sk;
+  const keptKey = complete ? input.kept?.key(input.blockN, nb) : undefined;
+  const kept = keptKey === undefined ? undefined : input.kept!.tiles.get(keptKey);
+  const tile = kept ?? _buildKvTile(input, nb);
+  input.tiles?.set(key, tile);
+  if (keptKey !== undefined && kept === undefined) input.kept!.tiles.set(keptKey, tile);
+  return tile;
+}
+
+/** K rows and transposed V of block nb, zero past the sequence's keys. */
+function _buildKvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
   const { d, blockN } = input;
   const c0 = nb * blockN;
   const kb = new Uint16Array(blockN * d);
   const vt = new Uint16Array(d * blockN);
-  for (let c = 0; c < blockN && c0 + c < input.sk; c++) {
-    kb.set(input.key(c0 + c), c * d);
-    const v = input.value(c0 + c);
-    for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
+  const n = Math.min(blockN, input.sk - c0);
+  const rows = input.kvRows;
+  for (let c = 0; c < n; c++) {
+    if (rows === undefined) {
+      kb.set(input.key(c0 + c), c * d);
+      const v = input.value(c0 + c);
+      for (let j = 0; j < d; j++) vt[j * blockN + c] = v[j] as number;
+      continue;
+    }
+    const at = rows.first + (c0 + c) * rows.stride;
+    const { k, v } = rows;
+    for (let j = 0; j < d; j++) {
+      kb[c * d + j] = k[at + j] as number;
+      vt[j * blockN + c] = v[at + j] as number;
+    }
   }
-  const tile = { kb, vt };
-  input.tiles?.set(key, tile);
-  return tile;
+  return { kb, vt };
 }

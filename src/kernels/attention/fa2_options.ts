@@ -9,6 +9,7 @@ import type { GpuProfile } from "../../hardware/mod.ts";
 import type { Fa2Mufu } from "./_fa2_arith.ts";
 import type { SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
+import type { Fa2KvCache } from "./fa2_kv_cache.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
 
@@ -95,6 +96,13 @@ export interface FlashAttentionOptions {
    * (e.g. the wasm engine's `fa2TileSoftmax`); default the TypeScript step. Same bits either way.
    */
   readonly tileSoftmax?: Fa2TileSoftmax;
+  /**
+   * Complete KV tiles kept across the launches that name this cache (`fa2KvCache`): the decode
+   * steps of one sequence over its growing KV cache. The caller vouches that every launch naming
+   * it reads its sequence's K and V rows at the same buffer offsets, unchanged while the cache is
+   * in use. Same bits with or without it.
+   */
+  readonly kvCache?: Fa2KvCache;
 }
 
 /** Output of an FA2 launch. */

@@ -13,6 +13,7 @@ import { _launchShape, _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_l
 import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
 import type { Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
+import { fa2KeptTileKey } from "./fa2_kv_cache.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2CombineBlockM, fa2SplitTiles } from "./fa2_split_tiles.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
@@ -40,6 +41,8 @@ export interface Fa2Plan extends Fa2Launch {
   readonly totalQ: number;
   /** Whether O is also kept in FP32. */
   readonly returnFp32: boolean;
+  /** The `Fa2KvCache` whose kept tiles the launch reads and fills (its id), or null. */
+  readonly kvCache: number | null;
 }
 
 /** Where the heads write: O (BF16), optionally O in FP32 and the LSE [heads, total_q]. */
@@ -66,6 +69,8 @@ export interface Fa2Runner {
    * as the launch's inputs).
    */
   readonly kvTiles: Map<string, Map<string, Fa2KvTile>>;
+  /** This thread's tiles of the launch's `Fa2KvCache` (kept across launches), if it names one. */
+  readonly kept?: Map<string, Fa2KvTile> | undefined;
 }
 
 /**
@@ -143,6 +148,7 @@ export function planFa2(
       d,
       totalQ: inputs.q.length / (heads * d),
       returnFp32: options.returnFp32 === true,
+      kvCache: options.kvCache?.id ?? null,
     },
     mufu: { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 },
   };
@@ -172,6 +178,7 @@ export function fa2Runner(
     readonly mufu: Fa2Mufu;
     readonly kWalk: SyncKWalk;
     readonly tileSoftmax?: Fa2TileSoftmax | undefined;
+    readonly kept?: Map<string, Fa2KvTile> | undefined;
   },
 ): Fa2Runner {
   return {
@@ -179,6 +186,7 @@ export function fa2Runner(
     kWalk: options.kWalk,
     tileSoftmax: options.tileSoftmax,
     kvTiles: new Map(),
+    kept: options.kept,
   };
 }
 
@@ -277,9 +285,22 @@ function _fa2Heads(
   plan.seq.forEach(({ q0, k0, sq, sk }, s) => {
     const key = (j: number) => row(inputs.k, k0 + j, kvh, kvHeads);
     const value = (j: number) => row(inputs.v, k0 + j, kvh, kvHeads);
+    const kvRows = {
+      k: inputs.k,
+      v: inputs.v,
+      first: (k0 * kvHeads + kvh) * d,
+      stride: kvHeads * d,
+    };
     const id = `${s}/${kvh}`;
     let tiles = runner.kvTiles.get(id);
     if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
+    // Kept tiles are found by where the sequence's keys lie in the K buffer.
+    const first = inputs.k.byteOffset / 2 + k0 * kvHeads * d;
+    const kept = plan.kvCache === null || runner.kept === undefined ? undefined : {
+      tiles: runner.kept,
+      key: (blockN: number, block: number) =>
+        fa2KeptTileKey({ first, kvHeads, d, kvh, blockN, block }),
+    };
     for (let i0 = 0; i0 < sq; i0 += height) {
       const rows = Math.min(height, sq - i0);
       const q = new Uint16Array(count * rows * d);
@@ -288,7 +309,19 @@ function _fa2Heads(
           q.set(row(inputs.q, q0 + i0 + r, h0 + j, heads), (j * rows + r) * d);
         }
       }
-      const outs = _fa2QueryTile(ctx, { q, key, value, i0, rows, sq, sk, tiles, stack: count });
+      const outs = _fa2QueryTile(ctx, {
+        q,
+        key,
+        value,
+        kvRows,
+        ...(kept === undefined ? {} : { kept }),
+        i0,
+        rows,
+        sq,
+        sk,
+        tiles,
+        stack: count,
+      });
       outs.forEach((res, idx) => {
         const h = h0 + Math.floor(idx / rows);
         const i = idx % rows;

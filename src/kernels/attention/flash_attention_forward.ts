@@ -64,6 +64,7 @@ export function flashAttentionForward(
     mufu,
     kWalk: options.kWalk ?? kWalkReference,
     tileSoftmax: options.tileSoftmax,
+    kept: options.kvCache?.tiles,
   });
   const sinks = fa2Sinks(plan);
   for (let kvh = 0; kvh < plan.kvHeads; kvh++) fa2KvGroup(plan, { runner, inputs, kvh, sinks });

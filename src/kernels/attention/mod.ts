@@ -66,6 +66,7 @@ export {
   type FlashAttentionResult,
 } from "./fa2_options.ts";
 export { type Fa2TileSoftmax, type Fa2TileSoftmaxTile } from "./fa2_tile_softmax.ts";
+export { fa2KeptTileKey, type Fa2KvCache, fa2KvCache } from "./fa2_kv_cache.ts";
 export {
   fa2Head,
   fa2KvGroup,

@@ -17,6 +17,7 @@
 import { findDatapath } from "../../hardware/mod.ts";
 import {
   type Fa2Build,
+  fa2KvCache,
   type Fa2LaunchShape,
   fa2SfuFunctions,
   flashAttentionForward,
@@ -571,6 +572,9 @@ async function _core(
   const core = new Uint16Array(ctx.rows * heads * d);
   const forward = runtime.attention ?? flashAttentionForward;
   let splits = 1;
+  // A sequence's launches read its cache in place, every position written above: complete KV
+  // tiles are built once for all its passes (its decode steps) of this layer.
+  const kept = a.sequences.map(() => fa2KvCache());
   for (const [pass, group] of ctx.byPass) {
     const cuQ = [0], cuK = [0];
     const keys = group.map((b) => b.pos0 + b.rows);
@@ -600,6 +604,7 @@ async function _core(
       cuSeqlensK: cuK,
       ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
       ...(ctx.ops.attention!.paged ? { pagedKv: true } : {}),
+      ...(group.length === 1 ? { kvCache: kept[group[0]!.seq]! } : {}),
       launch: ctx.launches[pass]!,
     });
     splits = Math.max(splits, r.splits);

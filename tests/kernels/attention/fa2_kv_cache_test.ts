@@ -1,0 +1,57 @@
+/**
+ * KV tiles kept across launches (`kvCache`): decode steps over one growing cache give the bits of
+ * launches that build every tile anew, and the kept tiles are what later launches read.
+ */
+import assert from "node:assert/strict";
+import { fa2KvCache, flashAttentionForward } from "../../../src/kernels/mod.ts";
+import { D, ENGINE, fa2Options, profile, qkv } from "./_fa2_fixture.ts";
+
+const HEADS = 4, KV_HEADS = 2, KEYS = 300;
+const x = qkv("kept", { sq: 1, sk: KEYS, heads: HEADS, kvHeads: KV_HEADS });
+const kvw = KV_HEADS * D;
+const o = fa2Options({
+  heads: HEADS,
+  kvHeads: KV_HEADS,
+  returnLse: true,
+  returnFp32: true,
+  kWalk: ENGINE.kWalkAuto,
+});
+
+/** Decode step over the first `sk` keys (the same buffers, read in place). */
+const step = (sk: number, extra: object = {}) =>
+  flashAttentionForward({ q: x.q, k: x.k.subarray(0, sk * kvw), v: x.v.subarray(0, sk * kvw) }, {
+    ...o,
+    ...extra,
+  });
+
+Deno.test("flashAttentionForward() with a kvCache gives each decode step's bits, on one and on several KV splits", () => {
+  for (const over of [{}, { profile: profile("h100-sxm"), multiProcessorCount: 132 }]) {
+    const cache = fa2KvCache();
+    let splits = 0;
+    for (let sk = 120; sk <= KEYS; sk += 17) {
+      const want = step(sk, over);
+      const got = step(sk, { ...over, kvCache: cache });
+      assert.deepEqual(got.out, want.out, `sk ${sk}`);
+      assert.deepEqual(got.outF32, want.outF32, `sk ${sk}`);
+      assert.deepEqual(got.lse, want.lse, `sk ${sk}`);
+      splits = Math.max(splits, got.splits);
+    }
+    assert.ok(cache.tiles.size > 0, "complete tiles are kept");
+    if ("profile" in over) assert.ok(splits > 1, "the H100 case runs split-KV launches");
+  }
+});
+
+Deno.test("flashAttentionForward() reads kept tiles instead of rebuilding them, and keeps no partial tile", () => {
+  const cache = fa2KvCache();
+  const first = step(200, { kvCache: cache });
+  // Every kept tile is complete: its last key lies inside the 200 keys of the launch.
+  for (const key of cache.tiles.keys()) {
+    const [, , , , blockN, block] = key.split(":").map(Number);
+    assert.ok((block! + 1) * blockN! <= 200, key);
+  }
+  assert.ok(cache.tiles.size > 0);
+  // Poison the kept tiles: a launch that reads them gives other bits, one without the cache not.
+  for (const tile of cache.tiles.values()) tile.kb.fill(0x3f80);
+  assert.notDeepEqual(step(200, { kvCache: cache }).out, first.out);
+  assert.deepEqual(step(200).out, first.out);
+});
