@@ -10,11 +10,15 @@
 import { sfuDescription } from "../hardware/mod.ts";
 import {
   type AttentionInputs,
+  checkFa2Batch,
+  type Fa2BatchLaunch,
   type Fa2Plan,
   fa2Result,
+  type Fa2Runner,
   fa2Runner,
   type Fa2Sinks,
   fa2Sinks,
+  flashAttentionBatch,
   flashAttentionForward,
   type FlashAttentionOptions,
   type FlashAttentionResult,
@@ -35,7 +39,14 @@ export interface Fa2Pool {
    * worker rebuilds the SFU from its plain-data description: `sfuDescription`) or an `lg2`
    * override is given.
    */
-  forward(inputs: AttentionInputs, options: FlashAttentionOptions): Promise<FlashAttentionResult>;
+  readonly forward:
+    & ((inputs: AttentionInputs, options: FlashAttentionOptions) => Promise<FlashAttentionResult>)
+    & { readonly batch: (launches: readonly Fa2BatchLaunch[]) => Promise<FlashAttentionResult[]> };
+  /**
+   * `flashAttentionBatch` with the KV heads spread over the threads (same bits): the decode
+   * steps of a sequence over its KV cache run together, each KV tile's products once for all.
+   */
+  forwardBatch(launches: readonly Fa2BatchLaunch[]): Promise<FlashAttentionResult[]>;
   /** Terminates every worker. */
   close(): void;
 }
@@ -90,12 +101,7 @@ export function createFa2Pool(
     }
     const lease = arena.lease();
     try {
-      const share = (a: Uint16Array) => {
-        if (a.buffer instanceof SharedArrayBuffer) return a;
-        const c = new Uint16Array(lease.alloc(a.byteLength), 0, a.length);
-        c.set(a);
-        return c;
-      };
+      const share = _sharer(lease.alloc);
       const job = {
         plan,
         sfu,
@@ -106,31 +112,91 @@ export function createFa2Pool(
         // Whole KV heads (their query heads stacked in one tile, fewer and larger tile products)
         // when there are enough of them for every thread; else single query heads.
         byKvHead: plan.kvHeads >= size,
+        batch: null,
       };
-      // Launches over a kept KV cache deal their units out in turn, so every thread reads the
-      // tiles it kept in the previous launch; others claim units as they go.
-      const dealt = (index: number) => plan.kvCache === null ? null : { index, count: size };
-      let worker = 0;
-      const done = group.post((id): Fa2WorkerJob => ({ ...job, id, dealt: dealt(++worker) }));
       const runner = fa2Runner(plan.build, { mufu, kWalk, tileSoftmax, kept: o.kvCache?.tiles });
-      let failure: unknown;
-      try {
-        fa2Units(plan, { ...job, runner, dealt: dealt(0) });
-      } catch (e) {
-        Atomics.store(job.counter, 0, plan.heads);
-        failure = e;
-      }
-      // Every worker has settled: none touches the lease's buffers any more.
-      const results = await Promise.allSettled(done);
-      if (failure !== undefined) throw failure;
-      const bad = results.find((r) => r.status === "rejected");
-      if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
+      await run(job, runner);
       return fa2Result(plan, _ownSinks(job.sinks));
     } finally {
       lease.end();
     }
   };
-  return { size, forward, close: group.close };
+  /** Posts a job to every worker, runs the calling thread's share and waits for all. */
+  const run = async (job: Omit<Fa2WorkerJob, "id" | "dealt">, runner: Fa2Runner) => {
+    // Launches over a kept KV cache deal their units out in turn, so every thread reads the
+    // tiles it kept in the previous launch; others claim units as they go.
+    const dealt = (index: number) => job.plan.kvCache === null ? null : { index, count: size };
+    let worker = 0;
+    const done = group.post((id): Fa2WorkerJob => ({ ...job, id, dealt: dealt(++worker) }));
+    let failure: unknown;
+    try {
+      fa2Units(job.plan, { ...job, runner, dealt: dealt(0) });
+    } catch (e) {
+      Atomics.store(job.counter, 0, job.plan.heads);
+      failure = e;
+    }
+    // Every worker has settled: none touches the job's buffers any more.
+    const results = await Promise.allSettled(done);
+    if (failure !== undefined) throw failure;
+    const bad = results.find((r) => r.status === "rejected");
+    if (bad !== undefined) throw (bad as PromiseRejectedResult).reason;
+  };
+  const forwardBatch = async (
+    launches: readonly Fa2BatchLaunch[],
+  ): Promise<FlashAttentionResult[]> => {
+    const o = launches[0]?.options;
+    if (o === undefined) return flashAttentionBatch(launches); // refused there
+    const sfu = sfuDescription(o.mufu);
+    const kWalk = o.kWalk ?? engine.kWalkAuto;
+    const tileSoftmax = o.tileSoftmax ??
+      (o.kWalk === undefined ? engine.fa2TileSoftmax(o.build, o.mufu) : undefined);
+    const own = { kWalk, ...(tileSoftmax === undefined ? {} : { tileSoftmax }) };
+    const inline = launches.map((l) => ({ ...l, options: { ...l.options, ...own } }));
+    const { plans, mufu } = checkFa2Batch(inline);
+    const scores = plans.reduce((n, p) => n + fa2Scores(p), 0);
+    if (group.count === 0 || sfu === undefined || o.lg2 !== undefined || scores < inlineBelow) {
+      return flashAttentionBatch(inline);
+    }
+    const lease = arena.lease();
+    try {
+      // K and V once for launches that read prefixes of the same rows (a sequence's steps).
+      const share = _sharer(lease.alloc);
+      const prefix = _prefixSharer(launches.flatMap((l) => [l.inputs.k, l.inputs.v]), share);
+      const inputs = launches.map((l) => ({
+        q: share(l.inputs.q),
+        k: prefix(l.inputs.k),
+        v: prefix(l.inputs.v),
+      }));
+      const sinks = plans.map((p) => fa2Sinks(p, lease.alloc));
+      const job = {
+        plan: plans[0]!,
+        sfu,
+        inputs: inputs[0]!,
+        sinks: sinks[0]!,
+        counter: new Int32Array(lease.alloc(4), 0, 1),
+        wasmSoftmax: tileSoftmax !== undefined,
+        byKvHead: true,
+        batch: { plans, inputs, sinks },
+      };
+      const runner = fa2Runner(plans[0]!.build, {
+        mufu,
+        kWalk,
+        tileSoftmax,
+        kept: o.kvCache?.tiles,
+      });
+      await run(job, runner);
+      return plans.map((p, i) => fa2Result(p, _ownSinks(sinks[i]!)));
+    } finally {
+      lease.end();
+    }
+  };
+  // `forward` takes batches too where a runner looks for them (`Fa2Forward.batch`).
+  return {
+    size,
+    forward: Object.assign(forward, { batch: forwardBatch }),
+    forwardBatch,
+    close: group.close,
+  };
 }
 
 /**
@@ -144,6 +210,36 @@ export const FA2_POOL_INLINE_BELOW = 2 ** 12;
 /** Scores a launch computes, an upper bound without the causal mask: rows x keys x heads. */
 function fa2Scores(plan: Fa2Plan): number {
   return plan.seq.reduce((n, s) => n + s.sq * s.sk, 0) * plan.heads;
+}
+
+/** Copies an input onto the lease's shared memory unless it lies there already. */
+function _sharer(alloc: (bytes: number) => SharedArrayBuffer): (a: Uint16Array) => Uint16Array {
+  return (a) => {
+    if (a.buffer instanceof SharedArrayBuffer) return a;
+    const c = new Uint16Array(alloc(a.byteLength), 0, a.length);
+    c.set(a);
+    return c;
+  };
+}
+
+/**
+ * Shares arrays that start at the same place of one buffer once: the longest of them, the others
+ * as its prefixes (a sequence's decode steps read prefixes of its KV cache).
+ */
+function _prefixSharer(
+  arrays: readonly Uint16Array[],
+  share: (a: Uint16Array) => Uint16Array,
+): (a: Uint16Array) => Uint16Array {
+  const at = (a: Uint16Array) => `${a.byteOffset}`;
+  const longest = new Map<ArrayBufferLike, Map<string, Uint16Array>>();
+  for (const a of arrays) {
+    let m = longest.get(a.buffer);
+    if (m === undefined) longest.set(a.buffer, m = new Map());
+    if ((m.get(at(a))?.length ?? -1) < a.length) m.set(at(a), a);
+  }
+  const shared = new Map<Uint16Array, Uint16Array>();
+  for (const m of longest.values()) for (const a of m.values()) shared.set(a, share(a));
+  return (a) => shared.get(longest.get(a.buffer)!.get(at(a))!)!.subarray(0, a.length);
 }
 
 /** Copies the filled buffers off shared memory (no worker writes into them any more). */

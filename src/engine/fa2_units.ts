@@ -11,6 +11,7 @@ import {
   type AttentionInputs,
   fa2Head,
   fa2KvGroup,
+  fa2KvGroupBatch,
   type Fa2Plan,
   type Fa2Runner,
   type Fa2Sinks,
@@ -40,6 +41,21 @@ export interface Fa2WorkerJob {
    * this thread's index among `count` (the calling thread 0, the workers 1 ..), or null.
    */
   readonly dealt: { readonly index: number; readonly count: number } | null;
+  /**
+   * A batch of launches over one KV cache (`fa2KvGroupBatch`: units are KV heads, each for every
+   * launch), or null for the one launch of `plan`, `inputs` and `sinks`.
+   */
+  readonly batch: Fa2WorkerBatch | null;
+}
+
+/** The launches of a batch job: plans, inputs (on shared memory) and sinks, per launch. */
+export interface Fa2WorkerBatch {
+  /** Each launch's plan. */
+  readonly plans: readonly Fa2Plan[];
+  /** Each launch's Q, K and V (on shared memory). */
+  readonly inputs: readonly AttentionInputs[];
+  /** Each launch's output buffers (on shared memory). */
+  readonly sinks: readonly Fa2Sinks[];
 }
 
 /**
@@ -55,19 +71,21 @@ export interface Fa2WorkerJob {
  */
 export function fa2Units(
   plan: Fa2Plan,
-  work: Pick<Fa2WorkerJob, "inputs" | "sinks" | "counter" | "byKvHead" | "dealt"> & {
+  work: Pick<Fa2WorkerJob, "inputs" | "sinks" | "counter" | "byKvHead" | "dealt" | "batch"> & {
     readonly runner: Fa2Runner;
   },
 ): void {
-  const { runner, inputs, sinks, counter, dealt } = work;
-  const units = work.byKvHead ? plan.kvHeads : plan.heads;
+  const { runner, inputs, sinks, counter, dealt, batch } = work;
+  const units = work.byKvHead || batch !== null ? plan.kvHeads : plan.heads;
   const next = (u: number) =>
     dealt === null ? Atomics.add(counter, 0, 1) : Atomics.load(counter, 0) >= units
       ? units // another thread failed: stop
       : u + dealt.count;
   const start = dealt === null ? Atomics.add(counter, 0, 1) : dealt.index;
   for (let u = start; u < units; u = next(u)) {
-    if (work.byKvHead) fa2KvGroup(plan, { runner, inputs, kvh: u, sinks });
+    if (batch !== null) {
+      fa2KvGroupBatch(batch.plans, { runner, inputs: batch.inputs, kvh: u, sinks: batch.sinks });
+    } else if (work.byKvHead) fa2KvGroup(plan, { runner, inputs, kvh: u, sinks });
     else fa2Head(plan, { runner, inputs, h: u, sinks });
   }
 }

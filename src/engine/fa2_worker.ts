@@ -32,17 +32,10 @@ function keptTiles(id: number | null): Map<string, Fa2KvTile> | undefined {
 
 serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
   try {
-    // Structured cloning copies the format descriptors; the datapath needs the interned ones.
-    const dp = job.plan.dp;
-    const plan: Fa2Plan = {
-      ...job.plan,
-      dp: {
-        ...dp,
-        input: formatByName(dp.input.name),
-        output: formatByName(dp.output.name),
-        resultFormat: formatByName(dp.resultFormat.name),
-      },
-    };
+    const plan = _interned(job.plan);
+    const batch = job.batch === null
+      ? null
+      : { ...job.batch, plans: job.batch.plans.map(_interned) };
     const mufu = createSfu(job.sfu);
     const runner = fa2Runner(plan.build, {
       mufu,
@@ -50,9 +43,23 @@ serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
       tileSoftmax: job.wasmSoftmax ? engine.fa2TileSoftmax(plan.build, mufu) : undefined,
       kept: keptTiles(plan.kvCache),
     });
-    fa2Units(plan, { ...job, runner });
+    fa2Units(plan, { ...job, batch, runner });
   } catch (err) {
     Atomics.store(job.counter, 0, job.plan.heads); // stop the other threads claiming
     throw err;
   }
 });
+
+/** Structured cloning copies the format descriptors; the datapath needs the interned ones. */
+function _interned(p: Fa2Plan): Fa2Plan {
+  const dp = p.dp;
+  return {
+    ...p,
+    dp: {
+      ...dp,
+      input: formatByName(dp.input.name),
+      output: formatByName(dp.output.name),
+      resultFormat: formatByName(dp.resultFormat.name),
+    },
+  };
+}

@@ -110,7 +110,7 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
     }
     // The kernel copies the operands into its memory before returning: views suffice.
     const job = prepareWalk(dp, { ...ops, readInPlace: true });
-    kernel.walkColumns(kernelParams(dp), job, { j0: 0, j1: ops.n });
+    kernel.walkColumns(kernelParams(dp), job, { j0: 0, j1: ops.n }, ops.bMemo);
     return job.c;
   };
   return {

@@ -6,8 +6,12 @@
  * @module
  */
 import {
+  type AttentionInputs,
+  type Fa2BatchLaunch,
   type Fa2Forward,
+  flashAttentionBatch,
   flashAttentionForward,
+  type FlashAttentionOptions,
   type KWalker,
   referenceKWalker,
 } from "../kernels/mod.ts";
@@ -59,7 +63,10 @@ export function createGemmWalker(
   if (engine === "reference") {
     return {
       walker: referenceKWalker,
-      attention: flashAttentionForward,
+      attention: Object.assign(
+        (inputs: AttentionInputs, o: FlashAttentionOptions) => flashAttentionForward(inputs, o),
+        { batch: flashAttentionBatch },
+      ),
       engine: "reference",
       threads: 1,
       close: () => {},
@@ -87,8 +94,14 @@ export function createGemmWalker(
   };
   return {
     walker,
-    attention: (inputs, o) =>
-      (fa2 ??= createFa2Pool(engine, { workers: threads })).forward(inputs, o),
+    attention: Object.assign(
+      (inputs: AttentionInputs, o: FlashAttentionOptions) =>
+        (fa2 ??= createFa2Pool(engine, { workers: threads })).forward(inputs, o),
+      {
+        batch: (launches: readonly Fa2BatchLaunch[]) =>
+          (fa2 ??= createFa2Pool(engine, { workers: threads })).forwardBatch(launches),
+      },
+    ),
     engine: "wasm",
     threads,
     close: () => {

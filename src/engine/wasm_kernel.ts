@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Datapath } from "../hardware/mod.ts";
+import type { Datapath, OperandMemo } from "../hardware/mod.ts";
 import type { Fa2TileSoftmaxTile } from "../kernels/mod.ts";
 import { BF16 } from "../numerics/mod.ts";
 
@@ -80,8 +80,15 @@ export interface WasmKernel {
    * @param params kernel parameters
    * @param job gathered operands and accumulators
    * @param range column range
+   * @param bMemo where B's packed panels are kept for the next walk of the same B (used when
+   *   the walk covers all of B in one chunk; see `KWalkGemmOperands.bMemo`)
    */
-  walkColumns(params: KernelParams, job: GatheredWalk, range: { j0: number; j1: number }): void;
+  walkColumns(
+    params: KernelParams,
+    job: GatheredWalk,
+    range: { j0: number; j1: number },
+    bMemo?: OperandMemo,
+  ): void;
   /**
    * Walks column chunks `[j0, end(j0))` of `job.c` in place for each start `j0` that `claim()`
    * returns, until it returns a start >= n (A is decoded once for all chunks); `end` defaults to
@@ -184,10 +191,15 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
       const codes = { "ex2": 0, "ffma": 1, "fmul": 2, "fadd": 3, "ex2-approx": 4 } as const;
       return (op, a, b, c, ftz) => x.fa2Instruction(codes[op], a, b, c, ftz ? 1 : 0) >>> 0;
     },
-    walkColumns: (params, job, { j0, j1 }) => {
+    walkColumns: (params, job, { j0, j1 }, bMemo) => {
       let next = j0;
       const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;
-      _walkClaimed(x, params, { ...job, n: Math.min(job.n, j1) }, { width: COLUMN_CHUNK, claim });
+      const n = Math.min(job.n, j1);
+      // B packed once for every walk that brings the same memo: one chunk covering all of B.
+      const memo = bMemo !== undefined && j0 === 0 && n === job.n && n <= COLUMN_CHUNK
+        ? bMemo
+        : undefined;
+      _walkClaimed(x, params, { ...job, n }, { width: COLUMN_CHUNK, claim }, memo);
     },
     walkClaimed: (params, job, chunks) => {
       const w = chunks.width;
@@ -209,6 +221,7 @@ function _walkClaimed(
   p: KernelParams,
   job: GatheredWalk,
   chunks: { width: number; claim: () => number; end?: (j0: number) => number },
+  memo?: OperandMemo,
 ): void {
   const { m, kp, n } = job;
   x.setWalk(p.blockSize, p.fracBits, p.floor, p.fmt);
@@ -241,7 +254,8 @@ function _walkClaimed(
     }
     const ldk = Math.ceil(nc / 8) * 8; // the kernel's row stride of C: whole panels
     new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
-    x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
+    if (memo === undefined) x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
+    else _packOnce(x, { memo, b: job.b, fmt: p.fmt, nc, kp, bRaw, bVal, bExp, bTame });
     const c = new Uint32Array(x.memory.buffer, cPtr, m * ldk);
     const whole = nc === ldc && ldk === ldc; // C is one block in both layouts: one copy each way
     if (whole) c.set(job.c);
@@ -253,6 +267,63 @@ function _walkClaimed(
     if (whole) job.c.set(c);
     else for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
   }
+}
+
+/** B's packed panels as `packPanels` leaves them, kept in a memo with what they were made from. */
+interface _PackedB {
+  readonly b: ArrayBufferLike;
+  readonly offset: number;
+  readonly fmt: number;
+  readonly nc: number;
+  readonly kp: number;
+  readonly val: Uint8Array;
+  readonly exp: Uint8Array;
+  readonly tame: Uint8Array;
+}
+
+/**
+ * Packs B's panels, or copies them from the memo when it holds the panels of this B (the same
+ * buffer and offset, format and shape; its patterns unchanged, as the memo's owner vouches).
+ */
+function _packOnce(
+  x: _Exports,
+  o: {
+    memo: OperandMemo;
+    b: Uint16Array;
+    fmt: number;
+    nc: number;
+    kp: number;
+    bRaw: number;
+    bVal: number;
+    bExp: number;
+    bTame: number;
+  },
+): void {
+  const { memo, b, fmt, nc, kp } = o;
+  const panels = Math.ceil(nc / 8);
+  const sizes = { val: panels * kp * 32, exp: panels * kp * 16, tame: panels };
+  const held = memo.prepared as _PackedB | undefined;
+  const buf = x.memory.buffer;
+  if (
+    held !== undefined && held.b === b.buffer && held.offset === b.byteOffset &&
+    held.fmt === fmt && held.nc === nc && held.kp === kp
+  ) {
+    new Uint8Array(buf, o.bVal, sizes.val).set(held.val);
+    new Uint8Array(buf, o.bExp, sizes.exp).set(held.exp);
+    new Uint8Array(buf, o.bTame, sizes.tame).set(held.tame);
+    return;
+  }
+  x.packPanels(o.bRaw, nc, kp, fmt, o.bVal, o.bExp, o.bTame);
+  memo.prepared = {
+    b: b.buffer,
+    offset: b.byteOffset,
+    fmt,
+    nc,
+    kp,
+    val: new Uint8Array(buf, o.bVal, sizes.val).slice(),
+    exp: new Uint8Array(buf, o.bExp, sizes.exp).slice(),
+    tame: new Uint8Array(buf, o.bTame, sizes.tame).slice(),
+  } satisfies _PackedB;
 }
 
 /** Lays out one tile's softmax in the kernel's memory, runs it and copies the state back. */

@@ -91,6 +91,7 @@ export {
   kWalkReference,
   type MmaOperands,
   mmaStep,
+  type OperandMemo,
   parseDatapath,
   type ProfileDatapath,
 } from "./tensor_core/mod.ts";

@@ -13,6 +13,7 @@
 export { addBf16, mulBf16, siluBf16, siluF32, type SiluOptions } from "./activation/mod.ts";
 export {
   type AttentionInputs,
+  checkFa2Batch,
   FA2_DAO_FASTMATH,
   FA2_HDIM128_TILES,
   FA2_HEAD_DIMS,
@@ -20,6 +21,8 @@ export {
   FA2_SPLIT_TILES,
   FA2_TILES,
   type Fa2Arith,
+  type Fa2BatchForward,
+  type Fa2BatchLaunch,
   type Fa2Build,
   fa2Build,
   type Fa2BuildId,
@@ -33,6 +36,7 @@ export {
   type Fa2KvCache,
   fa2KvCache,
   fa2KvGroup,
+  fa2KvGroupBatch,
   type Fa2KvTile,
   type Fa2Launch,
   type Fa2LaunchShape,
@@ -55,6 +59,7 @@ export {
   fa2Tiles,
   type Fa2TileSoftmax,
   type Fa2TileSoftmaxTile,
+  flashAttentionBatch,
   flashAttentionForward,
   type FlashAttentionOptions,
   type FlashAttentionResult,

@@ -141,3 +141,33 @@ for (const workers of [2, 3]) {
       }
     }));
 }
+
+for (const workers of [2, 3]) {
+  Deno.test(`Fa2Pool.forward.batch() gives each launch of a batch its own bits on ${workers} threads`, () =>
+    withPool(workers, async (pool) => {
+      // A sequence's decode steps and a prefill chunk over one cache (K and V shared once as the
+      // longest launch's rows), on one and on several KV splits.
+      for (const over of [{}, H100]) {
+        const o = { ...BASE, ...over, heads: 6, kvHeads: 3 };
+        const x = inputs("batch", { sq: 30, sk: 290, heads: o.heads, kvHeads: o.kvHeads });
+        const kvw = o.kvHeads * 128;
+        const cache = fa2KvCache();
+        const launches = [[150, 1], [290, 30], [200, 1], [256, 1], [257, 1]].map(([sk, sq]) => ({
+          inputs: {
+            q: x.q.subarray(0, sq! * o.heads * 128),
+            k: x.k.subarray(0, sk! * kvw),
+            v: x.v.subarray(0, sk! * kvw),
+          },
+          options: { ...o, kvCache: cache },
+        }));
+        const got = await pool.forward.batch(launches);
+        launches.forEach((l, i) => {
+          const ref = flashAttentionForward(l.inputs, o);
+          assert.deepEqual(got[i]!.out, ref.out, `launch ${i}`);
+          assert.deepEqual(got[i]!.lse, ref.lse, `launch ${i}`);
+          assert.deepEqual(got[i]!.outF32, ref.outF32, `launch ${i}`);
+          assert.equal(got[i]!.splits, ref.splits, `launch ${i}`);
+        });
+      }
+    }));
+}

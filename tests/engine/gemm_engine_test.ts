@@ -136,3 +136,29 @@ Deno.test("GemmEngine.kWalk() keeps init when K is empty and throws RangeError f
   const ops = makeOps(dp, normal, 7, [2, 3, 20]);
   assert.deepEqual([...engine.kWalkAuto(rne, ops)], [...kWalkReference(rne, ops)]);
 });
+
+Deno.test("GemmEngine.kWalk() keeps B's packed panels in a bMemo and reuses them for the same B only", () => {
+  const dp = datapaths.find(([id]) => id === "a100/mma-bf16-fp32")?.[1];
+  assert.ok(dp !== undefined);
+  const [m, n, k] = [3, 20, 64];
+  const a = new Uint16Array(m * k).map((_, i) => 0x3f80 + ((i * 37) % 120));
+  const b = new Uint16Array(n * k).map((_, i) => 0xbf00 + ((i * 53) % 200));
+  const memo = {};
+  const ops = { a, b, m, n, k, bMemo: memo };
+  const want = [...kWalkReference(dp, { a, b, m, n, k })];
+  assert.deepEqual([...engine.kWalk(dp, ops)], want);
+  assert.ok("prepared" in memo, "the packed panels are kept");
+  assert.deepEqual([...engine.kWalk(dp, ops)], want); // from the memo
+  // The memo's owner vouches that B is unchanged: a changed B behind the memo is not repacked
+  // (which shows the panels come from the memo) ...
+  const saved = b.slice();
+  b.fill(0x3f80);
+  assert.deepEqual([...engine.kWalk(dp, ops)], want);
+  // ... but another array (a copy in another buffer) is packed anew.
+  const other = saved.slice();
+  other.fill(0x3f80);
+  assert.deepEqual(
+    [...engine.kWalk(dp, { ...ops, b: other })],
+    [...kWalkReference(dp, { a, b: other, m, n, k })],
+  );
+});

@@ -20,7 +20,11 @@
 import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { createSfu, decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
 import {
+  type AttentionInputs,
+  type Fa2BatchLaunch,
+  flashAttentionBatch,
   flashAttentionForward,
+  type FlashAttentionOptions,
   type KWalker,
   parseRecipe,
   parseStackProfile,
@@ -89,8 +93,17 @@ const runtime = (threads: string): BlockRuntime => ({
   ...base,
   walker: threads === "1" ? oneThread : allCores,
   attention: threads === "1"
-    ? (inputs, o) => flashAttentionForward(inputs, { ...o, kWalk: engine.kWalkAuto })
-    : fa2Pool.forward,
+    ? Object.assign(
+      (inputs: AttentionInputs, o: FlashAttentionOptions) =>
+        flashAttentionForward(inputs, { ...o, kWalk: engine.kWalkAuto }),
+      {
+        batch: (launches: readonly Fa2BatchLaunch[]) =>
+          flashAttentionBatch(
+            launches.map((l) => ({ ...l, options: { ...l.options, kWalk: engine.kWalkAuto } })),
+          ),
+      },
+    )
+    : fa2Pool.forward, // decode steps of a sequence as one batch (`forward.batch`)
 });
 
 using opened = await openCheckpointDir(dir);

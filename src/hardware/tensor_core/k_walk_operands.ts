@@ -23,6 +23,18 @@ export interface KWalkGemmOperands {
   readonly segments?: readonly KSegment[];
   /** Initial fp32 accumulator patterns, row-major [m][n]; default +0 everywhere. */
   readonly init?: Uint32Array;
+  /**
+   * A memo that comes with this B every time (the same patterns, n, k and segments): an engine
+   * may keep its prepared form of B there and reuse it (a KV tile read by many launches). The
+   * plain walk ignores it; the bits never depend on it.
+   */
+  readonly bMemo?: OperandMemo;
+}
+
+/** Room for an engine's prepared form of one operand (see `KWalkGemmOperands.bMemo`). */
+export interface OperandMemo {
+  /** What the engine keeps (opaque to everyone else). */
+  prepared?: unknown;
 }
 
 /**

@@ -33,6 +33,7 @@ export {
   gatherSegments,
   type KSegment,
   type KWalkGemmOperands,
+  type OperandMemo,
 } from "./k_walk_operands.ts";
 export { kWalkReference } from "./k_walk_reference.ts";
 export { type MmaOperands, mmaStep } from "./mma_step.ts";

@@ -12,6 +12,7 @@ import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
 import {
   _fa2TileWalk,
+  type _TileWalkInput,
   type Fa2KeptTiles,
   type Fa2KvRows,
   type Fa2KvTile,
@@ -20,6 +21,7 @@ import {
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";
 import type { Fa2Tiles } from "./fa2_tiles.ts";
+import type { _RowState } from "./_fa2_softmax_step.ts";
 
 const NEG_INF = 0xff800000;
 
@@ -63,6 +65,11 @@ export interface _LaunchCtx extends Fa2Launch {
   readonly kWalk: SyncKWalk;
   /** The tile softmax when not the TypeScript step. */
   readonly tileSoftmax?: Fa2TileSoftmax | undefined;
+  /**
+   * Runs a tile walk (default `_fa2TileWalk`); a batch of launches records the walks first and
+   * runs them together (`_fa2TileWalkMany`), then replays their states.
+   */
+  readonly walker?: ((input: _TileWalkInput) => _RowState[]) | undefined;
 }
 
 /** A tile: consecutive query rows `i0 .. i0 + rows - 1` of one m-block, their K/V accessors. */
@@ -134,8 +141,9 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
     const i = tile.i0 + (r % tile.rows);
     return ctx.causal ? Math.min(tile.sk, i + 1 + tile.sk - tile.sq) : tile.sk;
   });
+  const walker = ctx.walker ?? _fa2TileWalk;
   const walk = (blockN: number, blocks: number[]) =>
-    _fa2TileWalk({
+    walker({
       dp: ctx.dp,
       arith: ctx.arith,
       kWalk: ctx.kWalk,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Datapath, KWalkGemmOperands } from "../../hardware/mod.ts";
+import type { Datapath, KWalkGemmOperands, OperandMemo } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _laneColumns, type _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
@@ -23,6 +23,13 @@ export interface Fa2KvTile {
   readonly kb: Uint16Array;
   /** V transposed, BF16 patterns. */
   readonly vt: Uint16Array;
+  /**
+   * The K-walk's prepared form of `kb` (`KWalkGemmOperands.bMemo`), kept with a complete tile
+   * (a partial one, the last of a launch, is read by that launch alone).
+   */
+  readonly kbMemo?: OperandMemo;
+  /** The K-walk's prepared form of `vt`, likewise. */
+  readonly vtMemo?: OperandMemo;
 }
 
 /** A synchronous K-walk with `kWalkReference`'s contract (e.g. `GemmEngine.kWalkAuto`). */
@@ -108,11 +115,11 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
   const limits = new Int32Array(rows);
   input.blocks.forEach((nb, step) => {
     const c0 = nb * blockN;
-    const { kb, vt } = _kvTile(input, nb);
-    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d });
+    const { kb, vt, kbMemo, vtMemo } = _kvTile(input, nb);
+    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d, ..._memo(kbMemo) });
     for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
     softmax({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first: step === 0, scaleLog2 });
-    o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init: o });
+    o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init: o, ..._memo(vtMemo) });
   });
   return Array.from({ length: rows }, (_, r) => ({
     o: o.slice(r * d, (r + 1) * d),
@@ -125,7 +132,7 @@ export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
  * The TypeScript tile step (`_fa2TileSoftmax`) on the flat state arrays: each row's O and lane
  * sums as views into them, its maximum copied in and back.
  */
-function _typescriptSoftmax(
+export function _typescriptSoftmax(
   arith: Fa2Arith,
   lanes: readonly (readonly number[])[],
 ): Fa2TileSoftmax {
@@ -141,9 +148,17 @@ function _typescriptSoftmax(
   };
 }
 
-const _NEG_INF = 0xff800000;
+/** FP32 -inf: a row's maximum before its first tile. */
+export const _NEG_INF = 0xff800000;
 
-function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
+/**
+ * The KV tile of block nb: the launch's own, a kept one, or built now (and kept when complete).
+ *
+ * @param input the walk (its tiles, kept tiles and K/V rows)
+ * @param nb the block
+ * @returns the tile
+ */
+export function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
   const key = `${input.blockN}:${nb}`;
   const hit = input.tiles?.get(key);
   if (hit !== undefined) return hit;
@@ -155,6 +170,16 @@ function _kvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
   input.tiles?.set(key, tile);
   if (keptKey !== undefined && kept === undefined) input.kept!.tiles.set(keptKey, tile);
   return tile;
+}
+
+/**
+ * The K-walk option that hands a tile's memo along, when it has one.
+ *
+ * @param memo the tile's memo of one operand
+ * @returns `{ bMemo }`, or nothing
+ */
+export function _memo(memo: OperandMemo | undefined): { bMemo?: OperandMemo } {
+  return memo === undefined ? {} : { bMemo: memo };
 }
 
 /** K rows and transposed V of block nb, zero past the sequence's keys. */
@@ -179,5 +204,6 @@ function _buildKvTile(input: _TileWalkInput, nb: number): Fa2KvTile {
       vt[j * blockN + c] = v[at + j] as number;
     }
   }
-  return { kb, vt };
+  // Only a complete tile is read again by other launches: a partial one keeps no packed form.
+  return n === blockN ? { kb, vt, kbMemo: {}, vtMemo: {} } : { kb, vt };
 }

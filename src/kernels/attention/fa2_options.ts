@@ -119,8 +119,21 @@ export interface FlashAttentionResult {
   readonly sfuFunctionsUsed: readonly Fa2SfuFunction[];
 }
 
-/** Runs the FA2 forward (`flashAttentionForward`, or a thread pool's `forward`; same bits). */
-export type Fa2Forward = (
-  inputs: AttentionInputs,
-  options: FlashAttentionOptions,
-) => FlashAttentionResult | Promise<FlashAttentionResult>;
+/**
+ * Runs the FA2 forward (`flashAttentionForward`, or a thread pool's `forward`; same bits), and,
+ * where it has `batch`, a batch of launches over one KV cache (`flashAttentionBatch`, or the
+ * pool's `forwardBatch`; same bits as one call per launch).
+ */
+export type Fa2Forward =
+  & ((
+    inputs: AttentionInputs,
+    options: FlashAttentionOptions,
+  ) => FlashAttentionResult | Promise<FlashAttentionResult>)
+  & {
+    readonly batch?: (
+      launches: readonly {
+        readonly inputs: AttentionInputs;
+        readonly options: FlashAttentionOptions;
+      }[],
+    ) => FlashAttentionResult[] | Promise<FlashAttentionResult[]>;
+  };

@@ -11,7 +11,9 @@ import { bitsFromF32 } from "../../numerics/mod.ts";
 import { _fa2Arith, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
 import { _launchShape, _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
 import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
-import type { Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
+import type { _TileWalkInput, Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
+import { _fa2TileWalkMany } from "./_fa2_tile_walk_many.ts";
+import { _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2KeptTileKey } from "./fa2_kv_cache.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
@@ -269,16 +271,64 @@ export function fa2KvGroup(
   _fa2Heads(plan, work, { kvh: work.kvh, h0: work.kvh * g, count: g });
 }
 
+/**
+ * {@link fa2KvGroup} for a batch of launches over one KV cache (a served sequence's decode steps
+ * of one layer, each launch its own plan, inputs and sinks): every launch's tile walks are
+ * recorded, run together (`_fa2TileWalkMany`: each shared KV tile's products once for the rows of
+ * every launch that visits it), then each launch finishes from its walks' states. The same bits
+ * as one `fa2KvGroup` per launch. The plans must share the build, datapath, heads, head
+ * dimension and scale (one layer's launches do).
+ *
+ * @param plans the launches' plans
+ * @param work `runner` (one per thread: each launch gets its own launch-local tiles),
+ *   `inputs` and `sinks` per launch, `kvh`: the KV head
+ * @example
+ * ```ts ignore
+ * for (let kvh = 0; kvh < kvHeads; kvh++) fa2KvGroupBatch(plans, { runner, inputs, kvh, sinks });
+ * ```
+ */
+export function fa2KvGroupBatch(
+  plans: readonly Fa2Plan[],
+  work: {
+    readonly runner: Fa2Runner;
+    readonly inputs: readonly AttentionInputs[];
+    readonly kvh: number;
+    readonly sinks: readonly Fa2Sinks[];
+  },
+): void {
+  const recorded: _TileWalkInput[] = [];
+  const runners = plans.map(() => ({ ...work.runner, kvTiles: new Map() }));
+  const each = (walker: (input: _TileWalkInput) => _RowState[]) =>
+    plans.forEach((plan, i) => {
+      const g = plan.heads / plan.kvHeads;
+      _fa2Heads(
+        plan,
+        { runner: runners[i]!, inputs: work.inputs[i]!, sinks: work.sinks[i]! },
+        { kvh: work.kvh, h0: work.kvh * g, count: g },
+        walker,
+      );
+    });
+  // Record: placeholder states (the outputs written now are overwritten below).
+  each((input) => {
+    recorded.push(input);
+    return input.visible.map(() => _newRowState(input.d));
+  });
+  const states = _fa2TileWalkMany(recorded, plans[0]?.build.kvWalk === "descending");
+  let next = 0;
+  each(() => states[next++]!);
+}
+
 /** Query heads h0 .. h0 + count - 1 of KV head kvh, stacked in one tile per m-block. */
 function _fa2Heads(
   plan: Fa2Plan,
   work: { readonly runner: Fa2Runner; readonly inputs: AttentionInputs; readonly sinks: Fa2Sinks },
   group: { readonly kvh: number; readonly h0: number; readonly count: number },
+  walker?: (input: _TileWalkInput) => _RowState[],
 ): void {
   const { runner, inputs, sinks } = work;
   const { kvh, h0, count } = group;
   const { heads, kvHeads, d, totalQ } = plan;
-  const ctx: _LaunchCtx = { ...plan, ...runner };
+  const ctx: _LaunchCtx = { ...plan, ...runner, walker };
   const row = (a: Uint16Array, t: number, hh: number, nh: number) =>
     a.subarray((t * nh + hh) * d, (t * nh + hh + 1) * d);
   const height = _tileHeight(ctx);

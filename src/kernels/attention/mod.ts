@@ -70,6 +70,7 @@ export { fa2KeptTileKey, type Fa2KvCache, fa2KvCache } from "./fa2_kv_cache.ts";
 export {
   fa2Head,
   fa2KvGroup,
+  fa2KvGroupBatch,
   type Fa2Plan,
   fa2Result,
   type Fa2Runner,
@@ -100,3 +101,9 @@ export {
   isFa2HeadDim,
 } from "./fa2_tiles.ts";
 export { flashAttentionForward } from "./flash_attention_forward.ts";
+export {
+  checkFa2Batch,
+  type Fa2BatchForward,
+  type Fa2BatchLaunch,
+  flashAttentionBatch,
+} from "./fa2_batch.ts";

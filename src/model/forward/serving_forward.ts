@@ -16,11 +16,16 @@
  */
 import { findDatapath } from "../../hardware/mod.ts";
 import {
+  type AttentionInputs,
   type Fa2Build,
+  type Fa2Forward,
   fa2KvCache,
   type Fa2LaunchShape,
   fa2SfuFunctions,
+  flashAttentionBatch,
   flashAttentionForward,
+  type FlashAttentionOptions,
+  type FlashAttentionResult,
   FULL_GRAPH_DECODE_REASON,
   fullGraphPass,
   type LayerKernels,
@@ -570,12 +575,10 @@ async function _core(
     cache.v.set(v.subarray(b.row0 * kvw, (b.row0 + b.rows) * kvw), b.pos0 * kvw);
   }
   const core = new Uint16Array(ctx.rows * heads * d);
-  const forward = runtime.attention ?? flashAttentionForward;
-  let splits = 1;
   // A sequence's launches read its cache in place, every position written above: complete KV
   // tiles are built once for all its passes (its decode steps) of this layer.
   const kept = a.sequences.map(() => fa2KvCache());
-  for (const [pass, group] of ctx.byPass) {
+  const launches = [...ctx.byPass].map(([pass, group]) => {
     const cuQ = [0], cuK = [0];
     const keys = group.map((b) => b.pos0 + b.rows);
     for (const b of group) cuQ.push(cuQ[cuQ.length - 1]! + b.rows);
@@ -590,8 +593,12 @@ async function _core(
       return all;
     };
     const r0 = group[0]!.row0, r1 = r0 + cuQ[cuQ.length - 1]!;
-    const q = qr.subarray(r0 * heads * d, r1 * heads * d);
-    const r = await forward({ q, k: gather("k"), v: gather("v") }, {
+    const inputs = {
+      q: qr.subarray(r0 * heads * d, r1 * heads * d),
+      k: gather("k"),
+      v: gather("v"),
+    };
+    const options: FlashAttentionOptions = {
       heads,
       kvHeads,
       headDim: d,
@@ -606,10 +613,15 @@ async function _core(
       ...(ctx.ops.attention!.paged ? { pagedKv: true } : {}),
       ...(group.length === 1 ? { kvCache: kept[group[0]!.seq]! } : {}),
       launch: ctx.launches[pass]!,
-    });
-    splits = Math.max(splits, r.splits);
-    core.set(r.out, r0 * heads * d);
-  }
+    };
+    return { seq: group.length === 1 ? group[0]!.seq : -1, r0, inputs, options };
+  });
+  const results = await _attentionLaunches(launches, runtime.attention);
+  let splits = 1;
+  launches.forEach((l, i) => {
+    splits = Math.max(splits, results[i]!.splits);
+    core.set(results[i]!.out, l.r0 * heads * d);
+  });
   if (a.kvOut !== null) {
     a.sequences.forEach((s, i) => {
       const own = ctx.blocks.filter((b) => b.seq === i);
@@ -630,6 +642,40 @@ async function _core(
     });
   }
   return { core, splits };
+}
+
+/**
+ * Runs a layer's launches: those of one sequence over its cache (`seq` >= 0) as one batch where
+ * the runner takes batches (each KV tile's products once for all of the sequence's decode steps),
+ * the others one by one. Same bits either way.
+ */
+async function _attentionLaunches(
+  launches: readonly {
+    readonly seq: number;
+    readonly inputs: AttentionInputs;
+    readonly options: FlashAttentionOptions;
+  }[],
+  runner: Fa2Forward | undefined,
+): Promise<FlashAttentionResult[]> {
+  const forward = runner ?? flashAttentionForward;
+  const batch = runner === undefined ? flashAttentionBatch : runner.batch;
+  const results: (FlashAttentionResult | undefined)[] = launches.map(() => undefined);
+  if (batch !== undefined) {
+    const bySeq = new Map<number, number[]>();
+    launches.forEach((l, i) => {
+      if (l.seq < 0) return;
+      const list = bySeq.get(l.seq);
+      if (list === undefined) bySeq.set(l.seq, [i]);
+      else list.push(i);
+    });
+    for (const list of bySeq.values()) {
+      if (list.length < 2) continue;
+      const rs = await batch(list.map((i) => launches[i]!));
+      list.forEach((i, j) => (results[i] = rs[j]));
+    }
+  }
+  for (const [i, l] of launches.entries()) results[i] ??= await forward(l.inputs, l.options);
+  return results as FlashAttentionResult[];
 }
 
 /** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */

@@ -1,0 +1,164 @@
+/**
+ * Many tile walks run together: the walks of a batch of launches over one KV cache (a served
+ * sequence's decode steps, each one query row a head) share most of their KV tiles, so each
+ * shared tile's S = Q·K^T and O += P·V products run once for the rows of every walk that visits
+ * it, as one tall K-walk instead of one two-row walk per launch.
+ *
+ * Rows never mix in FA2 (each row's scores, softmax and P·V are its own: `_fa2TileWalk`), so
+ * what a row gets depends only on its own tiles and their order. Every walk still visits its
+ * blocks in its own order: the schedule takes, at each step, the block that comes first in the
+ * build's direction among the walks' next blocks, and runs every walk whose next block it is.
+ * The states equal `inputs.map(_fa2TileWalk)` (tested).
+ *
+ * @module
+ */
+import { _laneColumns, type _RowState } from "./_fa2_softmax_step.ts";
+import {
+  _kvTile,
+  _memo,
+  _NEG_INF,
+  type _TileWalkInput,
+  _typescriptSoftmax,
+  type Fa2KvTile,
+} from "./_fa2_tile_walk.ts";
+import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
+
+/** One walk's progress and state. */
+interface _Walk {
+  readonly input: _TileWalkInput;
+  readonly rows: number;
+  /** Index of the next block in `input.blocks`. */
+  pos: number;
+  readonly rowMax: Uint32Array;
+  readonly sums: Uint32Array;
+  readonly o: Uint32Array;
+}
+
+/**
+ * Runs the walks together. They must share the datapath, head dimension, K-walk, instructions,
+ * tile softmax and scale (the launches of one batch do).
+ *
+ * @param inputs the walks
+ * @param descending whether the build walks KV blocks from the highest (`kvWalk`)
+ * @returns each walk's row states, as `_fa2TileWalk` returns them
+ */
+export function _fa2TileWalkMany(
+  inputs: readonly _TileWalkInput[],
+  descending: boolean,
+): _RowState[][] {
+  const walks: _Walk[] = inputs.map((input) => {
+    const rows = input.visible.length;
+    return {
+      input,
+      rows,
+      pos: 0,
+      rowMax: new Uint32Array(rows).fill(_NEG_INF),
+      sums: new Uint32Array(rows * 4),
+      o: new Uint32Array(rows * input.d),
+    };
+  });
+  const softmaxes = new Map<number, Fa2TileSoftmax>();
+  const softmaxOf = (input: _TileWalkInput) => {
+    if (input.tileSoftmax !== undefined) return input.tileSoftmax;
+    let s = softmaxes.get(input.blockN);
+    if (s === undefined) {
+      s = _typescriptSoftmax(input.arith, _laneColumns(input.blockN));
+      softmaxes.set(input.blockN, s);
+    }
+    return s;
+  };
+  let active = walks.filter((w) => w.input.blocks.length > 0);
+  while (active.length > 0) {
+    // The next block in the build's direction among the walks of the first one's tile width.
+    const blockN = active[0]!.input.blockN;
+    let nb = -1;
+    for (const w of active) {
+      if (w.input.blockN !== blockN) continue;
+      const b = w.input.blocks[w.pos]!;
+      if (nb < 0 || (descending ? b > nb : b < nb)) nb = b;
+    }
+    const groups = new Map<Fa2KvTile, _Walk[]>();
+    for (const w of active) {
+      if (w.input.blockN !== blockN || w.input.blocks[w.pos] !== nb) continue;
+      const tile = _kvTile(w.input, nb);
+      const g = groups.get(tile);
+      if (g === undefined) groups.set(tile, [w]);
+      else g.push(w);
+    }
+    for (const [tile, group] of groups) _step(group, { tile, nb, softmax: softmaxOf });
+    active = active.filter((w) => w.pos < w.input.blocks.length);
+  }
+  return walks.map((w) =>
+    Array.from({ length: w.rows }, (_, r) => ({
+      o: w.o.slice(r * w.input.d, (r + 1) * w.input.d),
+      rowMax: w.rowMax[r] as number,
+      laneSums: w.sums.slice(r * 4, r * 4 + 4),
+    }))
+  );
+}
+
+/**
+ * One tile for a group of walks whose next block it is: their rows stacked (walks on their first
+ * tile ahead, for the softmax's `first`), S in one K-walk, the softmax step, O += P·V in one
+ * K-walk, and the states handed back.
+ */
+function _step(
+  group: _Walk[],
+  o: {
+    readonly tile: Fa2KvTile;
+    readonly nb: number;
+    readonly softmax: (input: _TileWalkInput) => Fa2TileSoftmax;
+  },
+): void {
+  group.sort((a, b) => (a.pos === 0 ? 0 : 1) - (b.pos === 0 ? 0 : 1));
+  const { input } = group[0]!;
+  const { d, blockN, dp, kWalk, scaleLog2 } = input;
+  const total = group.reduce((n, w) => n + w.rows, 0);
+  const q = new Uint16Array(total * d);
+  const rowMax = new Uint32Array(total);
+  const sums = new Uint32Array(total * 4);
+  const acc = new Uint32Array(total * d);
+  const limits = new Int32Array(total);
+  let firsts = 0;
+  let r0 = 0;
+  for (const w of group) {
+    q.set(w.input.q, r0 * d);
+    rowMax.set(w.rowMax, r0);
+    sums.set(w.sums, r0 * 4);
+    acc.set(w.o, r0 * d);
+    for (let r = 0; r < w.rows; r++) {
+      limits[r0 + r] = (w.input.visible[r] as number) - o.nb * blockN;
+    }
+    if (w.pos === 0) firsts += w.rows;
+    r0 += w.rows;
+  }
+  const { kb, vt, kbMemo, vtMemo } = o.tile;
+  const scores = kWalk(dp, { a: q, b: kb, m: total, n: blockN, k: d, ..._memo(kbMemo) });
+  const pb = new Uint16Array(total * blockN);
+  const softmax = o.softmax(input);
+  for (const [lo, hi, first] of [[0, firsts, true], [firsts, total, false]] as const) {
+    if (lo === hi) continue;
+    softmax({
+      rows: hi - lo,
+      blockN,
+      d,
+      scores: scores.subarray(lo * blockN, hi * blockN),
+      limits: limits.subarray(lo, hi),
+      rowMax: rowMax.subarray(lo, hi),
+      sums: sums.subarray(lo * 4, hi * 4),
+      o: acc.subarray(lo * d, hi * d),
+      pb: pb.subarray(lo * blockN, hi * blockN),
+      first,
+      scaleLog2,
+    });
+  }
+  const out = kWalk(dp, { a: pb, b: vt, m: total, n: d, k: blockN, init: acc, ..._memo(vtMemo) });
+  r0 = 0;
+  for (const w of group) {
+    w.rowMax.set(rowMax.subarray(r0, r0 + w.rows));
+    w.sums.set(sums.subarray(r0 * 4, (r0 + w.rows) * 4));
+    w.o.set(out.subarray(r0 * d, (r0 + w.rows) * d));
+    w.pos++;
+    r0 += w.rows;
+  }
+}
