@@ -29,10 +29,18 @@
  * TP layout `vllm-megatron` with the one-stage custom all-reduce), with the same recipe and SFU
  * policy: the line per stack gives its median and the ratio to the first stack in the same run.
  *
+ * Beside each median: the attention core's share of the forward (the time inside the FA2 calls,
+ * median over the runs), and, for the dense cases on one GPU, the ratio of the forward to what
+ * native FP32 sgemm (NumPy's BLAS in a `python3` subprocess, `tools/wasm/native_sgemm.ts`; the
+ * verifier never runs native code) needs for the forward's GEMM products with the same thread
+ * count, measured in the same run: each distinct layer GEMM shape timed natively (3 runs,
+ * median), times the layers.
+ *
  * Usage: `deno task bench:model [runs] [--force] [--only 0.6b,4b,30b] [--threads 1,all]
- * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4] [--stacks hf,vllm]`
+ * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4] [--stacks hf,vllm] [--no-warmup]`
  * (`--layers`/`--tokens` override every selected case's, e.g. for a short smoke run; defaults: 3
- * runs, 0.6b and 4b, all cores, TP 1, the HF stack).
+ * runs, 0.6b and 4b, all cores, TP 1, the HF stack; `--no-warmup` times the first run too, for
+ * cases of many minutes where the warm-up is noise).
  *
  * @module
  */
@@ -41,6 +49,7 @@ import { createSfu } from "../../src/hardware/mod.ts";
 import { createFa2Pool, createGemmEngine, createGemmPool } from "../../src/engine/mod.ts";
 import { decodeSfuTables, parseGpuProfile } from "../../src/hardware/mod.ts";
 import {
+  type Fa2Forward,
   flashAttentionForward,
   type KWalker,
   parseRecipe,
@@ -59,6 +68,7 @@ import {
   type TensorParallel,
 } from "../../src/model/mod.ts";
 import { openCheckpointDir } from "../../src/resolve/mod.ts";
+import { nativeSgemm } from "../wasm/native_sgemm.ts";
 
 import { flagValue, loadText, peakRssMiB } from "./_host.ts";
 const root = new URL("../../", import.meta.url);
@@ -74,6 +84,7 @@ const tokensOverride = flag("tokens") === undefined ? undefined : Number(flag("t
 const diskDir = flag("checkpoint");
 const tpSet = (flag("tp") ?? "1").split(",").map(Number);
 const stackSet = (flag("stacks") ?? "hf").split(",") as ("hf" | "vllm")[];
+const warmup = !args.includes("--no-warmup");
 
 function usage(why: string): never {
   console.error(`error [USAGE]: Cannot run the model benchmark: ${why}`);
@@ -174,16 +185,62 @@ const oneThread: KWalker = (dp, job) =>
   engine.supports(dp) ? Promise.resolve(engine.kWalk(dp, job)) : referenceKWalker(dp, job);
 const allCores: KWalker = (dp, job) =>
   engine.supports(dp) ? gemmPool.kWalk(dp, job) : referenceKWalker(dp, job);
+/** Milliseconds spent inside FA2 calls since the last reset (the attention core). */
+const core = { ms: 0 };
+const timed = (f: Fa2Forward): Fa2Forward => async (inputs, o) => {
+  const t0 = performance.now();
+  try {
+    return await f(inputs, o);
+  } finally {
+    core.ms += performance.now() - t0;
+  }
+};
 const runtime = (threads: "1" | "all", which: "hf" | "vllm"): BlockRuntime => ({
   profile,
   stack: stacks[which],
   gemm: fixedRecipeDispatch(recipe),
   walker: threads === "1" ? oneThread : allCores,
-  attention: threads === "1"
-    ? (inputs, o) => flashAttentionForward(inputs, { ...o, kWalk: engine.kWalkAuto })
-    : fa2Pool.forward,
+  attention: timed(
+    threads === "1"
+      ? (inputs, o) => flashAttentionForward(inputs, { ...o, kWalk: engine.kWalkAuto })
+      : fa2Pool.forward,
+  ),
   sfu,
 });
+
+/**
+ * Seconds native sgemm needs for one forward's GEMM products (dense layers, one GPU): each
+ * distinct layer shape timed, times the layers; or why not.
+ */
+async function nativeForwardSeconds(
+  config: DecoderConfig,
+  o: { readonly tokens: number; readonly layers: number; readonly threads: number },
+): Promise<number | string> {
+  if (config.moe !== undefined) return "MoE layers: no native reference";
+  const { hidden: h, headDim: d, intermediate: f } = config;
+  const m = o.tokens;
+  const shapes: [number, number, number][] = [
+    [m, config.heads * d, h], // q_proj
+    [m, config.kvHeads * d, h], // k_proj, v_proj
+    [m, config.kvHeads * d, h],
+    [m, h, config.heads * d], // o_proj
+    [m, f, h], // gate_proj, up_proj
+    [m, f, h],
+    [m, h, f], // down_proj
+  ];
+  const rates = new Map<string, number>();
+  let seconds = 0;
+  for (const shape of shapes) {
+    const key = shape.join("x");
+    if (!rates.has(key)) {
+      const r = await nativeSgemm(shape, { runs: 3, threads: o.threads });
+      if (typeof r === "string") return r;
+      rates.set(key, r.median);
+    }
+    seconds += shape[0] * shape[1] * shape[2] / rates.get(key)!;
+  }
+  return seconds * o.layers;
+}
 
 /**
  * The split of `tp` ranks, or none for one rank: HF's tp_plan with an NCCL tree along the chain,
@@ -250,19 +307,27 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
     }
     return { ms: performance.now() - t0, fingerprint };
   };
-  await once(threadSet.includes("all") ? "all" : "1"); // makes the virtual tensors (untimed)
+  if (warmup) await once(threadSet.includes("all") ? "all" : "1"); // makes the virtual tensors
   const times = new Map<string, number[]>();
+  const shares = new Map<string, number[]>();
   const variants = stackSet.flatMap((which) => tpSet.map((tp) => ({ which, tp })));
   const key = (v: { which: string; tp: number }) => `${v.which}/${v.tp}`;
   const prints = new Map(variants.map((v) => [key(v), new Set<string>()]));
   for (let i = 0; i < runs; i++) {
     for (const t of threadSet as ("1" | "all")[]) {
       for (const v of variants) {
+        core.ms = 0;
         const r = await once(t, v.tp, v.which);
         times.set(`${t}/${key(v)}`, [...(times.get(`${t}/${key(v)}`) ?? []), r.ms]);
+        shares.set(`${t}/${key(v)}`, [...(shares.get(`${t}/${key(v)}`) ?? []), core.ms / r.ms]);
         prints.get(key(v))!.add(r.fingerprint);
       }
     }
+  }
+  const natives = new Map<string, number | string>();
+  for (const t of threadSet) {
+    const threads = t === "1" ? 1 : cores;
+    natives.set(t, await nativeForwardSeconds(config, { tokens: tokenCount, layers, threads }));
   }
   for (const v of variants) {
     const tp = v.tp;
@@ -276,9 +341,20 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
         : `, ${(s.median / stats(base).median).toFixed(3)}x ${
           stackSet.length > 1 ? `${first.which} ` : ""
         }TP ${first.tp}`;
+      const share = stats(shares.get(`${t}/${key(v)}`)!).median;
+      const native = natives.get(t);
+      const vsNative = tp !== 1 || native === undefined
+        ? ""
+        : typeof native === "string"
+        ? `, native sgemm n/a (${native})`
+        : `, x${(s.median / 1000 / native).toFixed(1)} native sgemm's ${
+          native.toFixed(1)
+        } s for the GEMM products`;
       return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
         sec(s.max)
-      }; runs ${xs.map(sec).join(", ")}${ratio})`;
+      }; runs ${xs.map(sec).join(", ")}${ratio}), attention core ${
+        (100 * share).toFixed(1)
+      }%${vsNative}`;
     });
     const rss = peakRssMiB();
     console.log(
