@@ -40,7 +40,8 @@
  * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4] [--stacks hf,vllm] [--no-warmup]`
  * (`--layers`/`--tokens` override every selected case's, e.g. for a short smoke run; defaults: 3
  * runs, 0.6b and 4b, all cores, TP 1, the HF stack; `--no-warmup` times the first run too, for
- * cases of many minutes where the warm-up is noise).
+ * cases of many minutes where the warm-up is noise, and then admits a single run, e.g. a prefill of
+ * 32,768 tokens: its figure is that run, not a median).
  *
  * @module
  */
@@ -90,7 +91,9 @@ function usage(why: string): never {
   console.error(`error [USAGE]: Cannot run the model benchmark: ${why}`);
   Deno.exit(2);
 }
-if (!Number.isInteger(runs) || runs < 3 || runs > 100) usage(`runs must be 3..100, got ${runs}`);
+if (!Number.isInteger(runs) || !(runs >= 3 || (runs === 1 && !warmup)) || runs > 100) {
+  usage(`runs must be 3..100 (or 1 with --no-warmup), got ${runs}`);
+}
 if (threadSet.some((t) => t !== "1" && t !== "all")) usage("--threads takes 1, all or 1,all");
 if (tpSet.some((t) => ![1, 2, 4, 8].includes(t))) usage("--tp takes sizes among 1, 2, 4, 8");
 if (stackSet.some((x) => x !== "hf" && x !== "vllm")) usage("--stacks takes hf, vllm or hf,vllm");
@@ -348,7 +351,7 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
         : typeof native === "string"
         ? `, native sgemm n/a (${native})`
         : `, x${(s.median / 1000 / native).toFixed(1)} native sgemm's ${
-          native.toFixed(1)
+          native.toPrecision(3)
         } s for the GEMM products`;
       return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
         sec(s.max)

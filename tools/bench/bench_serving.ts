@@ -12,8 +12,12 @@
  * replay / prefill. Refuses (exit 2) when the 1-minute load average exceeds 1.0 at the start,
  * unless `--force`.
  *
+ * With `--single replay` or `--single prefill` it times one run of that side alone on every core,
+ * without a warm-up, and prints it with the process's peak resident set: for requests on a whole
+ * model, where three runs of each side take hours (a single run, not a median).
+ *
  * Usage: `deno task bench:serving [runs] --checkpoint dir [--prompt n] [--decode n] [--batch n]
- * [--threads 1,all] [--force]`.
+ * [--threads 1,all] [--single replay|prefill] [--force]`.
  *
  * @module
  */
@@ -167,7 +171,20 @@ console.log(
     `greedy decode steps in passes of ${batch}`,
 );
 console.log(`load average at start: ${loadText()}`);
-for (const t of threadSet) {
+const single = flag("single");
+if (single !== undefined) {
+  if (single !== "replay" && single !== "prefill") usage("--single takes replay or prefill");
+  const t0 = performance.now();
+  const r = single === "replay" ? await replay("all") : undefined;
+  if (single === "prefill") await prefill("all");
+  const rss = peakRssMiB();
+  console.log(
+    `${cores} thread(s), one run: ${single} ${sec(performance.now() - t0)} s${
+      r === undefined ? "" : `, up to ${r.splits} KV splits`
+    }; peak RSS ${rss === null ? "n/a" : `${rss.toFixed(0)} MiB`}`,
+  );
+}
+for (const t of single === undefined ? threadSet : []) {
   const first = await replay(t);
   const r: number[] = [], p: number[] = [];
   const prints = new Set([first.print]);

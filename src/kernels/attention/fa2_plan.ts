@@ -269,6 +269,9 @@ export function fa2KvGroup(
 ): void {
   const g = plan.heads / plan.kvHeads;
   _fa2Heads(plan, work, { kvh: work.kvh, h0: work.kvh * g, count: g });
+  // Every query head of this KV head is done: its launch-local tiles are read no more (a long
+  // prefill's tiles of one KV head and their packed panels are hundreds of MB).
+  plan.seq.forEach((_, s) => work.runner.kvTiles.delete(`${s}/${work.kvh}`));
 }
 
 /**
