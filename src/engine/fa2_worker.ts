@@ -41,7 +41,9 @@ serveWorkerJobs(engineFromModule, (engine, job: Fa2WorkerJob) => {
       mufu,
       kWalk: engine.kWalkAuto,
       tileSoftmax: job.wasmSoftmax ? engine.fa2TileSoftmax(plan.build, mufu) : undefined,
-      kept: keptTiles(plan.kvCache),
+      // A batch reads its tiles within the job: nothing kept past it (a layer's cache of a long
+      // sequence is hundreds of MB); single launches keep theirs for the next launch.
+      kept: batch !== null ? new Map() : keptTiles(plan.kvCache),
     });
     fa2Units(plan, { ...job, batch, runner });
   } catch (err) {
