@@ -81,16 +81,19 @@ export function createFa2Pool(
   });
   // Each launch's copies on recycled shared memory, given back once every thread is done.
   const arena = jobArena();
+  // The engine's K-walk, and the kernel's tile softmax when it models this build and SFU (same
+  // bits as the TypeScript step); a caller's own K-walk keeps the TypeScript step too.
+  const ownSteps = (o: FlashAttentionOptions) => ({
+    kWalk: o.kWalk ?? engine.kWalkAuto,
+    tileSoftmax: o.tileSoftmax ??
+      (o.kWalk === undefined ? engine.fa2TileSoftmax(o.build, o.mufu) : undefined),
+  });
   const forward = async (
     inputs: AttentionInputs,
     o: FlashAttentionOptions,
   ): Promise<FlashAttentionResult> => {
     const sfu = sfuDescription(o.mufu);
-    const kWalk = o.kWalk ?? engine.kWalkAuto;
-    // The kernel's tile softmax when it models this build and SFU (same bits as the TypeScript
-    // step); a caller's own K-walk keeps the TypeScript step too.
-    const tileSoftmax = o.tileSoftmax ??
-      (o.kWalk === undefined ? engine.fa2TileSoftmax(o.build, o.mufu) : undefined);
+    const { kWalk, tileSoftmax } = ownSteps(o);
     const inline = { ...o, kWalk, ...(tileSoftmax === undefined ? {} : { tileSoftmax }) };
     if (group.count === 0 || sfu === undefined || o.lg2 !== undefined) {
       return flashAttentionForward(inputs, inline);
@@ -147,9 +150,7 @@ export function createFa2Pool(
     const o = launches[0]?.options;
     if (o === undefined) return flashAttentionBatch(launches); // refused there
     const sfu = sfuDescription(o.mufu);
-    const kWalk = o.kWalk ?? engine.kWalkAuto;
-    const tileSoftmax = o.tileSoftmax ??
-      (o.kWalk === undefined ? engine.fa2TileSoftmax(o.build, o.mufu) : undefined);
+    const { kWalk, tileSoftmax } = ownSteps(o);
     const own = { kWalk, ...(tileSoftmax === undefined ? {} : { tileSoftmax }) };
     const inline = launches.map((l) => ({ ...l, options: { ...l.options, ...own } }));
     const { plans, mufu } = checkFa2Batch(inline);

@@ -83,6 +83,7 @@ export function createGemmWalker(
     ? createGemmPool(engine, { workers: threads, callerWalks })
     : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
+  const fa2Pool = () => (fa2 ??= createFa2Pool(engine, { workers: threads }));
   const walker: KWalker = (dp, job) => {
     if (!engine.supports(dp)) return referenceKWalker(dp, job);
     if (pool !== null) return pool.kWalk(dp, job);
@@ -95,12 +96,8 @@ export function createGemmWalker(
   return {
     walker,
     attention: Object.assign(
-      (inputs: AttentionInputs, o: FlashAttentionOptions) =>
-        (fa2 ??= createFa2Pool(engine, { workers: threads })).forward(inputs, o),
-      {
-        batch: (launches: readonly Fa2BatchLaunch[]) =>
-          (fa2 ??= createFa2Pool(engine, { workers: threads })).forwardBatch(launches),
-      },
+      (inputs: AttentionInputs, o: FlashAttentionOptions) => fa2Pool().forward(inputs, o),
+      { batch: (launches: readonly Fa2BatchLaunch[]) => fa2Pool().forwardBatch(launches) },
     ),
     engine: "wasm",
     threads,

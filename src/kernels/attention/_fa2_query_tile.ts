@@ -10,13 +10,13 @@ import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type { Datapath } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
 import { _fa2Epilogue, type _RowOutput } from "./_fa2_epilogue.ts";
-import {
-  _fa2TileWalk,
-  type _TileWalkInput,
-  type Fa2KeptTiles,
-  type Fa2KvRows,
-  type Fa2KvTile,
-  type SyncKWalk,
+import { _fa2TileWalk } from "./_fa2_tile_walk_many.ts";
+import type {
+  _TileWalkInput,
+  Fa2KeptTiles,
+  Fa2KvRows,
+  Fa2KvTile,
+  SyncKWalk,
 } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";

@@ -1,15 +1,13 @@
 /**
- * A tile of query rows through FA2's main loop (`compute_attn_1rowblock`, spec `ops.md` §4.3),
- * with the S = Q·K^T and O += P·V products of each KV tile computed as two K-walks over the
- * whole tile (the wasm engine when it covers the datapath). The online softmax between them is
- * `_fa2TileSoftmax`, the per-row `_fa2SoftmaxStep` written for a whole tile; the bits equal those
- * of the per-row reference `_fa2RowWalk` (tested on every row).
+ * What a tile walk of FA2's main loop reads (`_fa2TileWalk`, `_fa2TileWalkMany`): its inputs, the
+ * KV tiles as the products read them (launch-local, kept across launches, or built from the rows)
+ * and the TypeScript tile softmax on flat state arrays.
  *
  * @module
  */
 import type { Datapath, KWalkGemmOperands, OperandMemo } from "../../hardware/mod.ts";
 import type { Fa2Arith } from "./_fa2_arith.ts";
-import { _laneColumns, type _RowState } from "./_fa2_softmax_step.ts";
+import type { _RowState } from "./_fa2_softmax_step.ts";
 import { _fa2TileSoftmax } from "./_fa2_tile_softmax.ts";
 import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 
@@ -92,40 +90,6 @@ export interface Fa2KeptTiles {
   readonly tiles: Map<string, Fa2KvTile>;
   /** Where block `block` of width `blockN` of this sequence and KV head is kept. */
   readonly key: (blockN: number, block: number) => string;
-}
-
-/**
- * Walks the tile's rows over their KV tiles. Per tile: S from a zero accumulator over d (masked
- * columns then -inf), the softmax step of every row, P rounded to BF16, and O += P·V with O as
- * the initial accumulator. Key columns past the sequence are fed as zeros; masked columns inside
- * it carry their real K and V, as on the GPU: their P is 0, and a zero product takes no part in
- * the block FMA (unless V is infinite or NaN there, which makes the sum NaN on the GPU too).
- *
- * @param input the rows, K/V accessors, tiling, build and K-walk
- * @returns each row's O accumulator, row max and lane sums
- */
-export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
-  const { d, blockN, dp, kWalk, scaleLog2 } = input;
-  const softmax = input.tileSoftmax ?? _typescriptSoftmax(input.arith, _laneColumns(blockN));
-  const rows = input.visible.length;
-  const rowMax = new Uint32Array(rows).fill(_NEG_INF);
-  const sums = new Uint32Array(rows * 4);
-  let o: Uint32Array = new Uint32Array(rows * d);
-  const pb = new Uint16Array(rows * blockN);
-  const limits = new Int32Array(rows);
-  input.blocks.forEach((nb, step) => {
-    const c0 = nb * blockN;
-    const { kb, vt, kbMemo, vtMemo } = _kvTile(input, nb);
-    const scores = kWalk(dp, { a: input.q, b: kb, m: rows, n: blockN, k: d, ..._memo(kbMemo) });
-    for (let r = 0; r < rows; r++) limits[r] = (input.visible[r] as number) - c0;
-    softmax({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first: step === 0, scaleLog2 });
-    o = kWalk(dp, { a: pb, b: vt, m: rows, n: d, k: blockN, init: o, ..._memo(vtMemo) });
-  });
-  return Array.from({ length: rows }, (_, r) => ({
-    o: o.slice(r * d, (r + 1) * d),
-    rowMax: rowMax[r] as number,
-    laneSums: sums.slice(r * 4, r * 4 + 4),
-  }));
 }
 
 /**

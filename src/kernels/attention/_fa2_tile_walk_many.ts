@@ -1,4 +1,11 @@
 /**
+ * A tile of query rows through FA2's main loop (`compute_attn_1rowblock`, spec `ops.md` §4.3),
+ * alone (`_fa2TileWalk`) or with others (`_fa2TileWalkMany`), the S = Q·K^T and O += P·V products
+ * of each KV tile computed as two K-walks over the whole tile (the wasm engine when it covers the
+ * datapath). The online softmax between them is `_fa2TileSoftmax`, the per-row `_fa2SoftmaxStep`
+ * written for a whole tile; the bits equal those of the per-row reference `_fa2RowWalk` (tested on
+ * every row).
+ *
  * Many tile walks run together: the walks of a batch of launches over one KV cache (a served
  * sequence's decode steps, each one query row a head) share most of their KV tiles, so each
  * shared tile's S = Q·K^T and O += P·V products run once for the rows of every walk that visits
@@ -32,6 +39,21 @@ interface _Walk {
   readonly rowMax: Uint32Array;
   readonly sums: Uint32Array;
   readonly o: Uint32Array;
+}
+
+/**
+ * Walks the tile's rows over their KV tiles. Per tile: S from a zero accumulator over d (masked
+ * columns then -inf), the softmax step of every row, P rounded to BF16, and O += P·V with O as
+ * the initial accumulator. Key columns past the sequence are fed as zeros; masked columns inside
+ * it carry their real K and V, as on the GPU: their P is 0, and a zero product takes no part in
+ * the block FMA (unless V is infinite or NaN there, which makes the sum NaN on the GPU too).
+ *
+ * @param input the rows, K/V accessors, tiling, build and K-walk
+ * @returns each row's O accumulator, row max and lane sums
+ */
+export function _fa2TileWalk(input: _TileWalkInput): _RowState[] {
+  // One walk: its next block is always the one taken, whichever the direction.
+  return _fa2TileWalkMany([input], true)[0]!;
 }
 
 /**

@@ -68,7 +68,7 @@ export interface Fa2Runner {
   /**
    * KV tiles built so far by this thread, per `${sequence}/${kvHead}`: the query heads of one KV
    * head read the same K and transposed V tiles (one runner per launch: the cache lives as long
-   * as the launch's inputs).
+   * as the launch's inputs; `fa2KvGroup` drops a KV head's tiles once its query heads are done).
    */
   readonly kvTiles: Map<string, Map<string, Fa2KvTile>>;
   /** This thread's tiles of the launch's `Fa2KvCache` (kept across launches), if it names one. */

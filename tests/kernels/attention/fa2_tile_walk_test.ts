@@ -9,7 +9,7 @@ import {
 } from "../../../src/kernels/mod.ts";
 import { _fa2Arith } from "../../../src/kernels/attention/_fa2_arith.ts";
 import { _fa2RowWalk } from "../../../src/kernels/attention/_fa2_row_walk.ts";
-import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk.ts";
+import { _fa2TileWalk } from "../../../src/kernels/attention/_fa2_tile_walk_many.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 import { D, ENGINE as engine, fa2Options, profile, TESLA as sfu } from "./_fa2_fixture.ts";
 
