@@ -6,8 +6,10 @@
  * reads checkpoint tensors, so no thread copies it per call. Each figure is the median of `runs` (>= 3) timed runs after
  * one untimed warm-up, with the spread (slowest - fastest). Measured in the same run and printed
  * beside it: a native FP32 sgemm of the same shape with the same thread count (NumPy's BLAS,
- * `native_sgemm.ts`), as the ratio native / engine, and the plain-TS reference (timed on a
- * 1 x 8 x K slice and scaled by products). The machine's load average is printed at the start
+ * `native_sgemm.ts`), each engine run followed by one native run, and the ratio native / engine
+ * as the median of those pairs' ratios with their spread (the host's speed drifts over seconds;
+ * a pair shares its drift, two medians taken a minute apart do not); and the plain-TS reference
+ * (timed on a 1 x 8 x K slice and scaled by products). The machine's load average is printed at the start
  * and the end; a run whose 1-minute load average exceeds 1.0 at the start is refused (exit 2)
  * unless `--force` is given.
  *
@@ -23,7 +25,7 @@ import {
   kWalkReference,
   parseGpuProfile,
 } from "../../src/hardware/mod.ts";
-import { nativeSgemm } from "./native_sgemm.ts";
+import { type NativeSgemmSession, openNativeSgemm } from "./native_sgemm.ts";
 
 /** Highest 1-minute load average at the start of a reported run. */
 const MAX_LOAD = 1.0;
@@ -66,8 +68,16 @@ function bf16Normal(): number {
   return ((seed >>> 31) << 15) | ((118 + ((seed >>> 8) % 12)) << 7) | (seed & 0x7f);
 }
 
-/** Engine rates with `workers` computing threads. */
-async function engineRates(dp: Datapath, shape: [number, number, number], workers: number) {
+/**
+ * Engine rates with `workers` computing threads, each timed run followed by one native run
+ * (when a native session is open): the rates of both and the ratios native / engine per pair.
+ */
+async function pairedRates(
+  dp: Datapath,
+  shape: [number, number, number],
+  workers: number,
+  native: NativeSgemmSession | undefined,
+) {
   const [m, n, k] = shape;
   const a = new Uint16Array(m * k).map(bf16Normal);
   // B (the weights) on shared memory, as `bitaudit model forward` and audits read checkpoint
@@ -78,12 +88,19 @@ async function engineRates(dp: Datapath, shape: [number, number, number], worker
   try {
     await pool.kWalk(dp, { a, b, m, n, k }); // untimed warm-up: wasm tier-up, worker start
     const rates: number[] = [];
+    const natives: number[] = [];
     for (let r = 0; r < runs; r++) {
       const t = performance.now();
       await pool.kWalk(dp, { a, b, m, n, k });
       rates.push(m * n * k / ((performance.now() - t) / 1000));
+      if (native !== undefined) natives.push(await native.run());
     }
-    return stats(rates);
+    const ratios = natives.map((v, i) => v / (rates[i] as number));
+    return {
+      engine: stats(rates),
+      native: natives.length === 0 ? undefined : stats(natives),
+      ratio: ratios.length === 0 ? undefined : stats(ratios),
+    };
   } finally {
     pool.close();
   }
@@ -122,18 +139,27 @@ for (const id of gpus) {
   for (const shape of shapes) {
     const medians: number[] = [];
     for (const workers of [1, cores]) {
-      const e = await engineRates(dp, shape, workers);
-      const nat = await nativeSgemm(shape, { runs, threads: workers });
-      medians.push(e.median);
-      const native = typeof nat === "string"
-        ? `native sgemm n/a (${nat})`
-        : `native sgemm ${g(nat.median)} G MAC/s (${spread(nat)}, ${nat.blas}): x${
-          (nat.median / e.median).toFixed(1)
-        } native/engine`;
-      console.log(
-        `${id} bf16 ${shape.join("x")} ${workers} thread(s): ${g(e.median)} G products/s ` +
-          `(${spread(e)}); ${native}`,
-      );
+      const session = await openNativeSgemm(shape, workers);
+      const nat = typeof session === "string" ? undefined : session;
+      try {
+        const r = await pairedRates(dp, shape, workers, nat);
+        medians.push(r.engine.median);
+        const native = r.native === undefined || r.ratio === undefined || nat === undefined
+          ? `native sgemm n/a (${session})`
+          : `native sgemm ${g(r.native.median)} G MAC/s (${spread(r.native)}, ${nat.blas}): x${
+            r.ratio.median.toFixed(1)
+          } native/engine (median of ${runs} paired runs, ${r.ratio.min.toFixed(1)}-${
+            r.ratio.max.toFixed(1)
+          })`;
+        console.log(
+          `${id} bf16 ${shape.join("x")} ${workers} thread(s): ${
+            g(r.engine.median)
+          } G products/s ` +
+            `(${spread(r.engine)}); ${native}`,
+        );
+      } finally {
+        await nat?.close();
+      }
     }
     const ref = referenceRate(dp, shape[2]);
     console.log(
