@@ -26,7 +26,7 @@ import {
 } from "../kernels/mod.ts";
 import { fa2Units, type Fa2WorkerJob } from "./fa2_units.ts";
 import type { GemmEngine } from "./gemm_engine.ts";
-import { jobArena } from "./job_arena.ts";
+import { int32View, jobArena } from "./job_arena.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
 /** A running pool; call `close()` when done. */
@@ -110,7 +110,7 @@ export function createFa2Pool(
         sfu,
         inputs: { q: share(inputs.q), k: share(inputs.k), v: share(inputs.v) },
         sinks: fa2Sinks(plan, lease.alloc),
-        counter: new Int32Array(lease.alloc(4), 0, 1),
+        counter: int32View(lease.alloc(4), 1),
         wasmSoftmax: tileSoftmax !== undefined,
         // Whole KV heads (their query heads stacked in one tile, fewer and larger tile products)
         // when there are enough of them for every thread; else single query heads.
@@ -174,7 +174,7 @@ export function createFa2Pool(
         sfu,
         inputs: inputs[0]!,
         sinks: sinks[0]!,
-        counter: new Int32Array(lease.alloc(4), 0, 1),
+        counter: int32View(lease.alloc(4), 1),
         wasmSoftmax: tileSoftmax !== undefined,
         byKvHead: true,
         batch: { plans, inputs, sinks },
@@ -214,10 +214,11 @@ function fa2Scores(plan: Fa2Plan): number {
 }
 
 /** Copies an input onto the lease's shared memory unless it lies there already. */
-function _sharer(alloc: (bytes: number) => SharedArrayBuffer): (a: Uint16Array) => Uint16Array {
+function _sharer(alloc: (bytes: number) => Uint8Array): (a: Uint16Array) => Uint16Array {
   return (a) => {
     if (a.buffer instanceof SharedArrayBuffer) return a;
-    const c = new Uint16Array(alloc(a.byteLength), 0, a.length);
+    const room = alloc(a.byteLength);
+    const c = new Uint16Array(room.buffer, room.byteOffset, a.length);
     c.set(a);
     return c;
   };

@@ -126,13 +126,13 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
  * Checks operands and gathers them into the kernel's padded layout.
  *
  * @param dp the datapath (its k sets the padding)
- * @param ops the operands, plus `alloc`, which allocates the buffers (e.g. on a
- *   SharedArrayBuffer; default plain ArrayBuffers), `reuseShared`: when true, an operand that
+ * @param ops the operands, plus `alloc`, which hands out zero-filled bytes for the buffers (e.g.
+ *   ranges of a pool's shared arena; default fresh Uint8Arrays), `reuseShared`: when true, an operand that
  *   already lies on a SharedArrayBuffer with its rows in place (one whole segment, k a multiple
  *   of `dp.k`) is used as is, not copied, and `readInPlace`: the same for an operand on any
  *   buffer (for a caller that reads the gathered operands before it returns)
  * @returns gathered A, B, shape, kp and the accumulators initialised from `ops.init`
- *   (views of exactly the shapes' lengths: `alloc` may return larger, zero-filled buffers)
+ *   (views of exactly the shapes' lengths)
  * @throws {RangeError} on shape or segment errors
  * @example
  * ```ts ignore
@@ -142,12 +142,12 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
 export function prepareWalk(
   dp: Datapath,
   ops: KWalkGemmOperands & {
-    readonly alloc?: (bytes: number) => ArrayBufferLike;
+    readonly alloc?: (bytes: number) => Uint8Array;
     readonly reuseShared?: boolean;
     readonly readInPlace?: boolean;
   },
 ): GatheredWalk {
-  const alloc = ops.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
+  const alloc = ops.alloc ?? ((bytes: number) => new Uint8Array(bytes));
   const segments = checkKWalkOperands(ops);
   const { m, n, k } = ops;
   const gather = (src: Uint16Array, rows: number) =>
@@ -162,7 +162,8 @@ export function prepareWalk(
     });
   const ga = gather(ops.a, m);
   const gb = gather(ops.b, n);
-  const c = new Uint32Array(alloc(m * n * 4), 0, m * n);
+  const room = alloc(m * n * 4);
+  const c = new Uint32Array(room.buffer, room.byteOffset, m * n);
   if (ops.init !== undefined) c.set(ops.init);
   return { a: ga.data, b: gb.data, m, n, kp: ga.kp, c };
 }

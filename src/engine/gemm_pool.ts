@@ -10,7 +10,7 @@
 import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 import { chunkBounds, type PoolJob, walkPoolJob, widestChunk } from "./pool_job.ts";
-import { jobArena } from "./job_arena.ts";
+import { int32View, jobArena } from "./job_arena.ts";
 import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
@@ -90,7 +90,7 @@ export function createGemmPool(
     let runs: Promise<unknown>[] = [];
     try {
       const walk = prepareWalk(dp, { ...ops, alloc: lease.alloc, reuseShared: true });
-      const counter = new Int32Array(lease.alloc(4), 0, 1);
+      const counter = int32View(lease.alloc(4), 1);
       const bounds = chunkBounds(ops.n, size);
       const base = {
         params: kernelParams(dp),

@@ -1,43 +1,52 @@
 /**
- * Recycled shared memory for the operands and results of pool jobs. A pool hands every launch's
- * copies (operands not already shared, accumulators, FA2 outputs, the chunk counter) to its
- * threads on SharedArrayBuffers; a fresh buffer per launch is freed only once every thread that
- * saw it has collected it, and idle worker isolates collect late, so a long replay (thousands of
- * launches) used to hold gigabytes of dead copies. A pool takes its buffers from an arena for the
- * length of one launch (`lease`) and gives them back when every thread is done; the next launch
- * of a similar size reuses them.
+ * Shared memory for the operands and results of pool jobs. A pool hands every launch's copies
+ * (operands not already shared, accumulators, FA2 outputs, the chunk counter) to its threads on
+ * shared memory. A SharedArrayBuffer is freed only once every thread that saw it has collected its
+ * handle, and worker isolates allocate so little that they collect rarely: a fresh buffer per
+ * launch, or a recycled one given up later, left gigabytes of dead copies behind a long replay
+ * (a served request on a whole model grew by about 170 MB a layer). So an arena is one growable
+ * SharedArrayBuffer for the life of its pool: a launch takes ranges of it (`lease`) and gives them
+ * back when every thread is done; the threads only ever see that one buffer, and nothing they hold
+ * becomes garbage.
  *
- * Sizes are rounded up to classes (powers of two up to 64 KiB, then eighths of a power of two: at
- * most 12.5% over), so launches whose shapes grow by a row reuse the same buffers. Idle buffers
- * are kept up to the largest lease seen (at least {@link ARENA_MIN_IDLE} bytes), the oldest given
- * up first: memory stays near twice the largest launch whatever the number of launches.
+ * Ranges are rounded up to classes (powers of two up to 64 KiB, then eighths of a power of two: at
+ * most 12.5% over) and start on 64-byte boundaries; a request takes the smallest free range that
+ * holds it (freed neighbours merge), and the buffer grows (never shrinks) when none does. Memory
+ * is therefore the high-water mark of what launches held at once, plus fragmentation.
  *
  * @module
  */
 
-/** Idle bytes an arena keeps at least (64 MiB). */
-export const ARENA_MIN_IDLE = 64 * 2 ** 20;
+/** Largest arena (bytes of address space reserved; pages are committed only as they are used). */
+export const ARENA_MAX_BYTES = 2 ** 36;
 
-/** One launch's buffers. */
+/** Alignment of every range's start (a cache line; any typed array's element size divides it). */
+const _ALIGN = 64;
+
+/** Smallest growth of the buffer (bytes). */
+const _MIN_GROWTH = 2 ** 20;
+
+/** One launch's ranges. */
 export interface ArenaLease {
   /**
-   * A zero-filled buffer of at least `bytes` bytes (its first `bytes` are zero; view exactly
-   * what was asked for). Held until `end()`.
-   * @throws {RangeError} when `bytes` is not a non-negative safe integer, or after `end()`
+   * A zero-filled view of exactly `bytes` bytes on the arena's SharedArrayBuffer (its byte offset
+   * a multiple of 64). Held until `end()`.
+   * @throws {RangeError} when `bytes` is not a non-negative safe integer, after `end()`, or when
+   *   the arena cannot grow that far
    */
-  alloc(bytes: number): SharedArrayBuffer;
-  /** Gives every buffer of the lease back; no thread may touch them afterwards. Idempotent. */
+  alloc(bytes: number): Uint8Array;
+  /** Gives every range of the lease back; no thread may touch them afterwards. Idempotent. */
   end(): void;
 }
 
-/** A recycling arena of SharedArrayBuffers shared by the launches of one pool. */
+/** A growable shared buffer whose ranges the launches of one pool lease. */
 export interface JobArena {
   /** Starts a launch's lease. */
   lease(): ArenaLease;
   /** Bytes held by leases not yet ended. */
   readonly leasedBytes: number;
-  /** Bytes kept idle for reuse. */
-  readonly idleBytes: number;
+  /** Bytes of the buffer (the high-water mark: it never shrinks). */
+  readonly reservedBytes: number;
 }
 
 /**
@@ -64,57 +73,78 @@ export function arenaClass(bytes: number): number {
 /**
  * Creates an arena.
  *
- * @param options `minIdle`: idle bytes kept at least (default {@link ARENA_MIN_IDLE})
+ * @param options `maxBytes`: the most the buffer may grow to (default {@link ARENA_MAX_BYTES});
+ *   a host that cannot reserve that much address space gets the largest of 2^32 and 2^31 it can
  * @returns the arena
+ * @throws {RangeError} when no growable SharedArrayBuffer can be made
  * @example
  * ```ts
  * import { jobArena } from "./job_arena.ts";
  * const arena = jobArena();
  * const first = arena.lease();
  * const a = first.alloc(1000);
- * new Uint8Array(a).fill(7);
+ * a.fill(7);
  * first.end();
  * const second = arena.lease();
  * const b = second.alloc(1000);
- * if (b !== a || new Uint8Array(b, 0, 1000).some((x) => x !== 0)) throw new Error();
+ * if (b.byteOffset !== a.byteOffset || b.some((x) => x !== 0)) throw new Error();
  * second.end();
  * ```
  */
-export function jobArena(options: { readonly minIdle?: number } = {}): JobArena {
-  const minIdle = options.minIdle ?? ARENA_MIN_IDLE;
-  // Idle buffers by class, and all of them oldest first (for giving up the oldest).
-  const free = new Map<number, SharedArrayBuffer[]>();
-  const order: SharedArrayBuffer[] = [];
-  let idle = 0;
+export function jobArena(options: { readonly maxBytes?: number } = {}): JobArena {
+  const buffer = _growable(options.maxBytes ?? ARENA_MAX_BYTES);
+  // Free ranges [start, end), sorted by start, never adjacent (merged on release).
+  const free: { start: number; end: number }[] = [];
   let leased = 0;
-  let largest = 0;
-  const take = (size: number): SharedArrayBuffer | undefined => {
-    const buffer = free.get(size)?.pop();
-    if (buffer === undefined) return undefined;
-    order.splice(order.indexOf(buffer), 1);
-    idle -= size;
-    return buffer;
+  const max = buffer.maxByteLength - (buffer.maxByteLength % _ALIGN);
+  // Grows the buffer so that a free range at its end holds `need` bytes; returns that range.
+  const grow = (need: number): number => {
+    const last = free.at(-1);
+    const tail = last !== undefined && last.end === buffer.byteLength ? last : undefined;
+    const from = tail?.start ?? buffer.byteLength;
+    if (from + need > max) {
+      throw new RangeError(
+        `Cannot allocate ${need} bytes of pool memory: the arena would exceed ${max} bytes`,
+      );
+    }
+    const step = Math.max(_MIN_GROWTH, buffer.byteLength >> 2);
+    const target = Math.max(from + need, Math.min(max, buffer.byteLength + step));
+    buffer.grow(Math.ceil(target / _ALIGN) * _ALIGN);
+    if (tail !== undefined) tail.end = buffer.byteLength;
+    else free.push({ start: from, end: buffer.byteLength });
+    return free.length - 1;
   };
-  const keep = (buffers: SharedArrayBuffer[]) => {
-    for (const buffer of buffers) {
-      const list = free.get(buffer.byteLength);
-      if (list === undefined) free.set(buffer.byteLength, [buffer]);
-      else list.push(buffer);
-      order.push(buffer);
-      idle += buffer.byteLength;
+  const take = (size: number): number => {
+    let best = -1;
+    for (let i = 0; i < free.length; i++) {
+      const len = free[i]!.end - free[i]!.start;
+      if (len >= size && (best < 0 || len < free[best]!.end - free[best]!.start)) best = i;
     }
-    const limit = Math.max(minIdle, largest);
-    while (idle > limit) {
-      const old = order.shift()!;
-      const list = free.get(old.byteLength)!;
-      list.splice(list.indexOf(old), 1);
-      idle -= old.byteLength;
-    }
+    if (best < 0) best = grow(size);
+    const r = free[best]!;
+    const start = r.start;
+    r.start += size;
+    if (r.start === r.end) free.splice(best, 1);
+    return start;
+  };
+  const give = (start: number, size: number) => {
+    const end = start + size;
+    let i = 0;
+    while (i < free.length && free[i]!.start < start) i++;
+    const before = free[i - 1];
+    const after = free[i];
+    if (before !== undefined && before.end === start) {
+      before.end = end;
+      if (after !== undefined && after.start === end) {
+        before.end = after.end;
+        free.splice(i, 1);
+      }
+    } else if (after !== undefined && after.start === end) after.start = start;
+    else free.splice(i, 0, { start, end });
   };
   return {
     lease() {
-      const held: SharedArrayBuffer[] = [];
-      let bytesHeld = 0;
+      const held: [number, number][] = [];
       let ended = false;
       return {
         alloc(bytes) {
@@ -123,28 +153,59 @@ export function jobArena(options: { readonly minIdle?: number } = {}): JobArena 
             throw new RangeError(`Cannot allocate ${bytes} bytes`);
           }
           const size = arenaClass(bytes);
-          const reused = take(size);
-          if (reused !== undefined) new Uint8Array(reused, 0, bytes).fill(0);
-          const buffer = reused ?? new SharedArrayBuffer(size);
-          held.push(buffer);
-          bytesHeld += size;
+          const start = take(size);
+          held.push([start, size]);
           leased += size;
-          largest = Math.max(largest, bytesHeld);
-          return buffer;
+          const view = new Uint8Array(buffer, start, bytes);
+          view.fill(0);
+          return view;
         },
         end() {
           if (ended) return;
           ended = true;
-          leased -= bytesHeld;
-          keep(held);
+          for (const [start, size] of held) {
+            give(start, size);
+            leased -= size;
+          }
         },
       };
     },
     get leasedBytes() {
       return leased;
     },
-    get idleBytes() {
-      return idle;
+    get reservedBytes() {
+      return buffer.byteLength;
     },
   };
+}
+
+/** A growable SharedArrayBuffer of at most `max` bytes (less where the host reserves less). */
+function _growable(max: number): SharedArrayBuffer {
+  for (const m of [max, Math.min(max, 2 ** 32), Math.min(max, 2 ** 31)]) {
+    try {
+      return new SharedArrayBuffer(0, { maxByteLength: m });
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+    }
+  }
+  throw new RangeError("Cannot create a pool arena: no growable SharedArrayBuffer available");
+}
+
+/**
+ * An Int32Array over a leased range (e.g. a launch's shared chunk counter).
+ *
+ * @param room the range (`ArenaLease.alloc`), at least 4 x length bytes, offset a multiple of 4
+ * @param length elements
+ * @returns the view
+ * @example
+ * ```ts
+ * import { int32View, jobArena } from "./job_arena.ts";
+ * const lease = jobArena().lease();
+ * const counter = int32View(lease.alloc(4), 1);
+ * if (Atomics.add(counter, 0, 1) !== 0) throw new Error();
+ * lease.end();
+ * ```
+ */
+export function int32View(room: Uint8Array, length: number): Int32Array {
+  return new Int32Array(room.buffer, room.byteOffset, length);
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { arenaClass, jobArena } from "../../src/engine/job_arena.ts";
+import { arenaClass, int32View, jobArena } from "../../src/engine/job_arena.ts";
 
 Deno.test("arenaClass() rounds to powers of two up to 64 KiB, then to eighths, never below the request", () => {
   assert.equal(arenaClass(0), 64);
@@ -15,64 +15,111 @@ Deno.test("arenaClass() rounds to powers of two up to 64 KiB, then to eighths, n
   }
 });
 
-Deno.test("jobArena() reuses an ended lease's buffers zero-filled and keeps leases apart", () => {
+Deno.test("jobArena() hands out ranges of one growable shared buffer, reused zero-filled once a lease ends", () => {
   const arena = jobArena();
   const one = arena.lease();
   const a = one.alloc(1000);
   const b = one.alloc(1000);
-  assert.notEqual(a, b);
-  assert.ok(a.byteLength >= 1000);
-  new Uint8Array(a).fill(0xaa);
-  new Uint8Array(b).fill(0xbb);
-  assert.equal(arena.leasedBytes, 2 * a.byteLength);
+  assert.ok(a.buffer instanceof SharedArrayBuffer && (a.buffer as SharedArrayBuffer).growable);
+  assert.equal(a.buffer, b.buffer); // the one buffer every thread sees
+  assert.equal(a.length, 1000);
+  assert.ok(a.byteOffset % 64 === 0 && b.byteOffset % 64 === 0);
+  assert.ok(Math.abs(a.byteOffset - b.byteOffset) >= 1024); // disjoint: 1000 -> class 1024
+  a.fill(0xaa);
+  b.fill(0xbb);
+  assert.equal(arena.leasedBytes, 2048);
   const two = arena.lease();
-  const c = two.alloc(1000); // one's buffers are still out
-  assert.ok(c !== a && c !== b);
+  const c = two.alloc(1000); // one's ranges are still out
+  assert.ok(
+    c.byteOffset >= Math.max(a.byteOffset, b.byteOffset) + 1024 ||
+      c.byteOffset + 1024 <= Math.min(a.byteOffset, b.byteOffset),
+  );
   one.end();
   one.end(); // twice: ignored
-  assert.equal(arena.idleBytes, 2 * a.byteLength);
-  const d = two.alloc(900); // same class: reused, its asked-for bytes zeroed
-  assert.ok(d === a || d === b);
-  assert.ok(new Uint8Array(d, 0, 900).every((x) => x === 0));
+  assert.equal(arena.leasedBytes, 1024);
+  const d = two.alloc(900); // one's range again, its bytes zeroed
+  assert.ok(d.byteOffset === a.byteOffset || d.byteOffset === b.byteOffset);
+  assert.ok(d.every((x) => x === 0));
   assert.throws(() => one.alloc(8), /lease has ended/);
   assert.throws(() => two.alloc(-1), RangeError);
   assert.throws(() => two.alloc(1.5), RangeError);
   two.end();
   assert.equal(arena.leasedBytes, 0);
+  const counter = int32View(arena.lease().alloc(4), 1);
+  assert.equal(counter.buffer, a.buffer);
+  assert.equal(Atomics.add(counter, 0, 5), 0);
 });
 
-Deno.test("jobArena() keeps idle buffers up to the largest lease, giving up the oldest first", () => {
-  const arena = jobArena({ minIdle: 0 });
-  const big = arena.lease();
-  const x = big.alloc(4096);
-  const y = big.alloc(4096);
-  big.end(); // largest lease 8 KiB: both kept
-  assert.equal(arena.idleBytes, 8192);
-  const small = arena.lease();
-  const z = small.alloc(1024);
-  small.end(); // 9 KiB idle > 8 KiB: the oldest (x) is given up
-  assert.equal(arena.idleBytes, 4096 + 1024);
+Deno.test("jobArena() merges freed neighbours: a larger request fits where smaller ones were", () => {
+  const arena = jobArena();
+  const first = arena.lease();
+  const parts = [first.alloc(4096), first.alloc(4096), first.alloc(8192)];
+  const reserved = arena.reservedBytes;
+  first.end();
+  const second = arena.lease();
+  const whole = second.alloc(16_384); // the three ranges, merged
+  assert.equal(whole.byteOffset, Math.min(...parts.map((p) => p.byteOffset)));
+  assert.equal(arena.reservedBytes, reserved);
+  second.end();
+});
+
+Deno.test("jobArena() stays at its high-water mark over many launches of growing shapes", () => {
+  const arena = jobArena();
+  let largest = 0;
+  for (let step = 0; step < 400; step++) {
+    const lease = arena.lease();
+    let held = 0;
+    for (const bytes of [2 * (5400 + step) * 1024, 4 * 8 * 2048, 4]) {
+      lease.alloc(bytes);
+      held += arenaClass(bytes);
+    }
+    largest = Math.max(largest, held);
+    lease.end();
+  }
+  // K/V copies growing by one key a launch: the buffer holds about one launch, not 400.
+  assert.ok(arena.reservedBytes <= 2 * largest + 2 ** 20, `${arena.reservedBytes} bytes`);
+});
+
+Deno.test("jobArena() refuses to grow past its limit with a one-line error and stays usable", () => {
+  const arena = jobArena({ maxBytes: 2 ** 20 });
+  const lease = arena.lease();
+  lease.alloc(2 ** 19);
+  assert.throws(() => lease.alloc(2 ** 20), /Cannot allocate 1048576 bytes of pool memory/);
+  lease.end();
   const again = arena.lease();
-  assert.equal(again.alloc(4096), y);
-  assert.notEqual(again.alloc(4096), x);
-  assert.equal(again.alloc(1024), z);
+  assert.equal(again.alloc(2 ** 20).length, 2 ** 20); // the whole arena, once free
   again.end();
 });
 
-Deno.test("jobArena() stays bounded over many launches of growing shapes", () => {
-  const arena = jobArena({ minIdle: 0 });
-  let made = 0;
-  const seen = new Set<SharedArrayBuffer>();
-  for (let step = 0; step < 400; step++) {
-    const lease = arena.lease();
-    for (const bytes of [2 * (5400 + step) * 1024, 4 * 8 * 2048, 4]) {
-      const buffer = lease.alloc(bytes);
-      if (!seen.has(buffer)) made++;
-      seen.add(buffer);
+Deno.test("jobArena() never hands out overlapping live ranges (random leases)", () => {
+  const arena = jobArena();
+  let seed = 7;
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
+  const live: { lease: ReturnType<typeof arena.lease>; views: Uint8Array[]; tag: number }[] = [];
+  let tag = 0;
+  for (let step = 0; step < 600; step++) {
+    if (live.length > 0 && rand(3) === 0) {
+      const [gone] = live.splice(rand(live.length), 1);
+      for (const v of gone!.views) {
+        assert.ok(v.every((x) => x === gone!.tag), "a range was overwritten");
+      }
+      gone!.lease.end();
+      continue;
     }
-    lease.end();
+    const lease = arena.lease();
+    tag = (tag % 255) + 1;
+    const views: Uint8Array[] = [];
+    for (let i = rand(4); i >= 0; i--) {
+      const v = lease.alloc(rand(3) === 0 ? rand(300_000) : rand(5000));
+      assert.ok(v.every((x) => x === 0), "not zero-filled");
+      v.fill(tag);
+      views.push(v);
+    }
+    live.push({ lease, views, tag });
   }
-  // K/V copies growing by one key a launch share a handful of classes.
-  assert.ok(made <= 12, `${made} buffers made`);
-  assert.ok(arena.idleBytes <= 2 * 2 * 5800 * 1024 + 65536 + 64);
+  for (const l of live) {
+    for (const v of l.views) assert.ok(v.every((x) => x === l.tag), "a range was overwritten");
+    l.lease.end();
+  }
+  assert.equal(arena.leasedBytes, 0);
 });

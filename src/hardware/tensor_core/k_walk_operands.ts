@@ -83,8 +83,8 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
  *
  * @param src row-major [rows][k] patterns
  * @param options rows, k, segments, the padding multiple (1 for none), `alloc`, which
- *   allocates a zero-filled output buffer of at least the bytes asked for (default a plain
- *   ArrayBuffer), and `reuse`: when
+ *   hands out the bytes asked for, zero-filled (a view, possibly a range of a larger shared
+ *   buffer; default a fresh Uint8Array), and `reuse`: when
  *   true and the rows are already in place (one whole segment, no padding), a view of `src` is
  *   returned instead of a copy
  * @returns the gathered rows [rows][kp] and kp
@@ -104,7 +104,7 @@ export function gatherSegments(
     k: number;
     segments: readonly KSegment[];
     multiple: number;
-    alloc?: (bytes: number) => ArrayBufferLike;
+    alloc?: (bytes: number) => Uint8Array;
     reuse?: boolean;
   },
 ): { data: Uint16Array; kp: number } {
@@ -115,8 +115,9 @@ export function gatherSegments(
   const inPlace = segments.length === 1 && only?.[0] === 0 && only[1] === k && kp === k;
   if (inPlace && options.reuse === true) return { data: src.subarray(0, rows * k), kp };
   const bytes = rows * kp * 2;
-  // `alloc` may hand out a larger zero-filled buffer: the view is exactly the gathered rows.
-  const data = new Uint16Array(options.alloc?.(bytes) ?? new ArrayBuffer(bytes), 0, rows * kp);
+  // `alloc` hands out zero-filled bytes, possibly a range of a larger (shared) buffer.
+  const room = options.alloc?.(bytes) ?? new Uint8Array(bytes);
+  const data = new Uint16Array(room.buffer, room.byteOffset, rows * kp);
   if (inPlace) {
     data.set(src.subarray(0, rows * k)); // the whole rows, already in place: one copy
     return { data, kp };

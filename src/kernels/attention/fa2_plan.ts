@@ -196,8 +196,8 @@ export function fa2Runner(
  * Output buffers of a plan, zero-filled.
  *
  * @param plan the plan
- * @param alloc allocates a zero-filled buffer of at least n bytes (default a plain ArrayBuffer;
- *   a runner on several threads passes shared memory)
+ * @param alloc hands out n zero-filled bytes (default a fresh Uint8Array; a runner on several
+ *   threads passes ranges of shared memory)
  * @returns the sinks
  * @example
  * ```ts ignore
@@ -206,15 +206,18 @@ export function fa2Runner(
  */
 export function fa2Sinks(
   plan: Fa2Plan,
-  alloc: (bytes: number) => ArrayBufferLike = (n) => new ArrayBuffer(n),
+  alloc: (bytes: number) => Uint8Array = (n) => new Uint8Array(n),
 ): Fa2Sinks {
   const n = plan.totalQ * plan.heads * plan.d;
+  const u32 = (count: number) => {
+    const room = alloc(4 * count);
+    return new Uint32Array(room.buffer, room.byteOffset, count);
+  };
+  const room = alloc(2 * n);
   return {
-    out: new Uint16Array(alloc(2 * n), 0, n),
-    outF32: plan.returnFp32 ? new Uint32Array(alloc(4 * n), 0, n) : undefined,
-    lse: plan.lse
-      ? new Uint32Array(alloc(4 * plan.heads * plan.totalQ), 0, plan.heads * plan.totalQ)
-      : undefined,
+    out: new Uint16Array(room.buffer, room.byteOffset, n),
+    outF32: plan.returnFp32 ? u32(n) : undefined,
+    lse: plan.lse ? u32(plan.heads * plan.totalQ) : undefined,
   };
 }
 
