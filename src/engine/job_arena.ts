@@ -96,6 +96,8 @@ export function jobArena(options: { readonly maxBytes?: number } = {}): JobArena
   // Free ranges [start, end), sorted by start, never adjacent (merged on release).
   const free: { start: number; end: number }[] = [];
   let leased = 0;
+  // Bytes below this offset may have been written; the buffer's growth past it is still zero.
+  let touched = 0;
   const max = buffer.maxByteLength - (buffer.maxByteLength % _ALIGN);
   // Grows the buffer so that a free range at its end holds `need` bytes; returns that range.
   const grow = (need: number): number => {
@@ -157,7 +159,8 @@ export function jobArena(options: { readonly maxBytes?: number } = {}): JobArena
           held.push([start, size]);
           leased += size;
           const view = new Uint8Array(buffer, start, bytes);
-          view.fill(0);
+          view.fill(0, 0, Math.min(bytes, Math.max(0, touched - start)));
+          touched = Math.max(touched, start + size);
           return view;
         },
         end() {

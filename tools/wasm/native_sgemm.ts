@@ -3,7 +3,7 @@
  * OpenBLAS in the usual wheels) in a `python3` subprocess, with the BLAS thread count pinned
  * through the environment. Only the benchmarks use it; the verifier never runs native code.
  *
- * Two forms: `nativeSgemm` times a batch of runs in one go; `openNativeSgemm` keeps the process
+ * Two forms: `nativeSgemm` times a batch of runs; `openNativeSgemm` keeps the process
  * and its operands alive and times one run per request, so that a benchmark can alternate native
  * and engine runs and compare each engine run with the native run beside it (on a shared host
  * whose speed drifts over seconds, a ratio of two medians taken minutes apart drifts with it).
@@ -22,20 +22,6 @@ export interface NativeSgemmRate {
   /** The BLAS NumPy reports (e.g. `scipy-openblas 0.3.31`). */
   readonly blas: string;
 }
-
-const _SCRIPT = `
-import sys, time, numpy as np
-m, n, k, runs = map(int, sys.argv[1:5])
-rng = np.random.default_rng(0)
-a = rng.standard_normal((m, k), dtype=np.float32)
-b = rng.standard_normal((k, n), dtype=np.float32)
-a @ b
-ts = []
-for _ in range(runs):
-    t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)
-blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-print(" ".join(str(m * n * k / t) for t in ts), blas.get("name", "?"), blas.get("version", "?"))
-`;
 
 const _SESSION = `
 import sys, time, numpy as np
@@ -150,26 +136,19 @@ export async function nativeSgemm(
   shape: readonly [number, number, number],
   options: { runs: number; threads: number },
 ): Promise<NativeSgemmRate | string> {
-  const t = String(options.threads);
-  let out: Deno.CommandOutput;
+  const session = await openNativeSgemm(shape, options.threads);
+  if (typeof session === "string") return session;
   try {
-    out = await new Deno.Command("python3", {
-      args: ["-c", _SCRIPT, ...shape.map(String), String(options.runs)],
-      env: { OPENBLAS_NUM_THREADS: t, OMP_NUM_THREADS: t, MKL_NUM_THREADS: t },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-  } catch (e) {
-    return `python3 not runnable (${e instanceof Error ? e.message : e})`;
+    const rates: number[] = [];
+    for (let r = 0; r < options.runs; r++) rates.push(await session.run());
+    rates.sort((x, y) => x - y);
+    return {
+      median: rates[Math.floor(rates.length / 2)] as number,
+      min: rates[0] as number,
+      max: rates[rates.length - 1] as number,
+      blas: session.blas,
+    };
+  } finally {
+    await session.close();
   }
-  if (!out.success) return "python3 with NumPy not available";
-  const words = new TextDecoder().decode(out.stdout).trim().split(" ");
-  const rates = words.slice(0, options.runs).map(Number).sort((x, y) => x - y);
-  if (rates.length !== options.runs || rates.some((r) => !(r > 0))) return "unparsable output";
-  return {
-    median: rates[Math.floor(rates.length / 2)] as number,
-    min: rates[0] as number,
-    max: rates[rates.length - 1] as number,
-    blas: words.slice(options.runs).join(" "),
-  };
 }
