@@ -138,9 +138,40 @@ for (const workers of [2, 3]) {
           assert.deepEqual(got.outF32, ref.outF32, `sk ${sk}`);
         }
         assert.ok(cache.tiles.size > 0, "the calling thread keeps the tiles of its KV heads");
+        // K is not on shared memory, so the pool works on a copy placed in its own buffer; kept
+        // tiles are still found by where the caller's keys lie, so the next launch finds them.
+        assert.ok(!(x.k.buffer instanceof SharedArrayBuffer));
+        for (const key of cache.tiles.keys()) {
+          assert.ok(key.startsWith(`${x.k.byteOffset / 2}:`), `kept under ${key}`);
+        }
       }
     }));
 }
+
+Deno.test("Fa2Pool.forward() finds the tiles kept by the previous launch when K is a view inside a larger buffer", () =>
+  withPool(2, async (pool) => {
+    // The caller's K and V start 1,000 elements into their buffers; the pool's copies lie
+    // elsewhere. A second launch over the same keys builds no tile the first one kept.
+    const o = { ...BASE, heads: 2, kvHeads: 2 };
+    const x = inputs("kept-offset", { sq: 1, sk: 256, heads: 2, kvHeads: 2 });
+    const pad = (a: Uint16Array) => {
+      const b = new Uint16Array(a.length + 1000);
+      b.set(a, 1000);
+      return b.subarray(1000);
+    };
+    const y = { q: x.q, k: pad(x.k), v: pad(x.v) };
+    const cache = fa2KvCache();
+    const ref = flashAttentionForward(y, o);
+    const first = await pool.forward(y, { ...o, kvCache: cache });
+    const kept = new Map(cache.tiles);
+    assert.ok(kept.size > 0);
+    const second = await pool.forward(y, { ...o, kvCache: cache });
+    assert.deepEqual(first.out, ref.out);
+    assert.deepEqual(second.out, ref.out);
+    assert.deepEqual([...cache.tiles.keys()].sort(), [...kept.keys()].sort());
+    for (const [key, tile] of kept) assert.equal(cache.tiles.get(key), tile, `${key} rebuilt`);
+    for (const key of kept.keys()) assert.ok(key.startsWith("1000:"), key);
+  }));
 
 for (const workers of [2, 3]) {
   Deno.test(`Fa2Pool.forward.batch() gives each launch of a batch its own bits on ${workers} threads`, () =>

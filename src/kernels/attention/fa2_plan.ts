@@ -45,6 +45,11 @@ export interface Fa2Plan extends Fa2Launch {
   readonly returnFp32: boolean;
   /** The `Fa2KvCache` whose kept tiles the launch reads and fills (its id), or null. */
   readonly kvCache: number | null;
+  /**
+   * Element offset of the caller's K view in its buffer: kept tiles are found by where the
+   * caller's keys lie, also on threads that read a copy of K placed elsewhere (a pool's).
+   */
+  readonly kOrigin: number;
 }
 
 /** Where the heads write: O (BF16), optionally O in FP32 and the LSE [heads, total_q]. */
@@ -151,6 +156,7 @@ export function planFa2(
       totalQ: inputs.q.length / (heads * d),
       returnFp32: options.returnFp32 === true,
       kvCache: options.kvCache?.id ?? null,
+      kOrigin: inputs.k.byteOffset / 2,
     },
     mufu: { ex2: m.ex2, rcp: m.rcp, rsqrt: m.rsqrt, lg2 },
   };
@@ -350,8 +356,8 @@ function _fa2Heads(
     const id = `${s}/${kvh}`;
     let tiles = runner.kvTiles.get(id);
     if (tiles === undefined) runner.kvTiles.set(id, tiles = new Map());
-    // Kept tiles are found by where the sequence's keys lie in the K buffer.
-    const first = inputs.k.byteOffset / 2 + k0 * kvHeads * d;
+    // Kept tiles are found by where the sequence's keys lie in the caller's K buffer.
+    const first = plan.kOrigin + k0 * kvHeads * d;
     const kept = plan.kvCache === null || runner.kept === undefined ? undefined : {
       tiles: runner.kept,
       key: (blockN: number, block: number) =>
