@@ -5,8 +5,9 @@ import { MAX_CONFIG_JSON_BYTES, MAX_INDEX_JSON_BYTES } from "../../src/model/che
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import { InputError } from "../../src/errors.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
+import { tempDir } from "../_temp.ts";
 
-const dir = await Deno.makeTempDir({ prefix: "bitaudit-blobs-" });
+const dir = await tempDir({ prefix: "bitaudit-blobs-" });
 const bytes = new Uint8Array(40_000).map((_, i) => (i * 31) & 0xff);
 const digest = sha256Hex(bytes);
 await Deno.writeFile(`${dir}/${digest}`, bytes);

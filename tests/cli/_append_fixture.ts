@@ -10,14 +10,12 @@ import assert from "node:assert/strict";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
 import { assertCliCode } from "../_assert_code.ts";
-import { removeWhenDone } from "./_audit_fixture.ts";
+import { tempDir } from "../_temp.ts";
 import { type CliRun, runBitaudit } from "./_run.ts";
 
 /** A temporary folder removed when the test module ends. */
-export async function appendTempDir(): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "bitaudit-append-" });
-  removeWhenDone(dir);
-  return dir;
+export function appendTempDir(): Promise<string> {
+  return tempDir({ prefix: "bitaudit-append-" });
 }
 
 /**

@@ -1,23 +1,13 @@
-/** Builds a small claim log, an inspector key and a trust root in a temporary folder (shared by the verifier CLI tests). */
+/**
+ * Builds a small claim log, an inspector key and a trust root in a temporary folder, removed when
+ * the test module ends (shared by the verifier CLI tests).
+ */
 import { runProver } from "../../src/cli/commands/claims.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
+import { tempDir } from "../_temp.ts";
 
 const SCENARIO = new URL("../../demo/scenario.json", import.meta.url);
-
-/**
- * Removes a temporary folder when the test module ends, so test runs leave nothing in the
- * system's temporary folder.
- *
- * @param dir folder to remove
- */
-export function removeWhenDone(dir: string): void {
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(dir, { recursive: true });
-    } catch { /* already gone */ }
-  });
-}
 
 /** Paths of a fixture. */
 export interface AuditFixture {
@@ -32,7 +22,8 @@ export interface AuditFixture {
 }
 
 /**
- * Writes a fixture: `records` GEMM claims from the demo scenario with the given falsifications.
+ * Writes a fixture in a temporary folder removed when the test module ends: `records` GEMM
+ * claims from the demo scenario with the given falsifications.
  *
  * @param options record count and falsifications (demo scenario syntax); `blocks` and `forward`
  *   add that many block and model-forward records (the demo's, tiny Qwen3 checkpoints) after them
@@ -46,7 +37,7 @@ export async function makeAuditFixture(
     forward?: number;
   },
 ): Promise<AuditFixture> {
-  const dir = await Deno.makeTempDir({ prefix: "bitaudit-audit-" });
+  const dir = await tempDir({ prefix: "bitaudit-audit-" });
   const scenario = JSON.parse(await Deno.readTextFile(SCENARIO));
   scenario.records = options.records;
   scenario.falsify = options.falsify;

@@ -1,4 +1,5 @@
 /** Runs the bitaudit CLI in a subprocess (shared by the CLI tests). */
+import { tempDir } from "../_temp.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -33,14 +34,12 @@ export async function runBitaudit(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** Copies the parts of the checkout the CLI needs into a temporary folder. */
+/**
+ * Copies the parts of the checkout the CLI needs into a temporary folder, removed when the test
+ * module ends.
+ */
 export async function copyCheckout(): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "bitaudit-cli-" });
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(dir, { recursive: true });
-    } catch { /* already gone */ }
-  });
+  const dir = await tempDir({ prefix: "bitaudit-cli-" });
   const copy = async (rel: string) => {
     const info = await Deno.stat(`${ROOT}/${rel}`);
     if (info.isDirectory) {

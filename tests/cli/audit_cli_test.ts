@@ -381,10 +381,6 @@ Deno.test("plan reproduces the paper's appendix: p = 0.001, k = 3200 detects wit
   assert.ok(s.kHypergeometric <= 59);
 });
 
-globalThis.addEventListener("unload", () => {
-  for (const f of [honest, lying]) Deno.removeSync(f.dir, { recursive: true });
-});
-
 Deno.test("audit recomputes attention and FFN block records, signs their SFU statuses, and check --recompute agrees", async () => {
   const f = await makeAuditFixture({ records: 2, falsify: [], blocks: 4 });
   const out = `${f.dir}/blocks`;

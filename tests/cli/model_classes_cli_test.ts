@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { tempDir } from "../_temp.ts";
 import { REPO_ROOT, runBitaudit } from "./_run.ts";
 
 const TINY = `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`;
 const QWEN3_4B = `${REPO_ROOT}/profiles/models/qwen3-4b.config.json`;
-const tmp = await Deno.makeTempDir({ prefix: "bitaudit-classes-cli-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
+const tmp = await tempDir({ prefix: "bitaudit-classes-cli-" });
 
 /** A continuous-batching stack (flattened rows, varlen FA2) as a user file. */
 const FLATTEN = `${tmp}/hf-serving-flatten.json`;

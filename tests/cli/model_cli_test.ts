@@ -8,8 +8,9 @@ import {
   openSafetensors,
 } from "../../src/model/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
+import { tempDir } from "../_temp.ts";
 
-const tmp = await Deno.makeTempDir({ prefix: "bitaudit-model-cli-" });
+const tmp = await tempDir({ prefix: "bitaudit-model-cli-" });
 const TOKENS = `${tmp}/tokens.json`;
 await Deno.writeTextFile(
   TOKENS,

@@ -5,11 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { assertCliCode } from "../_assert_code.ts";
-import { auditArgs, makeAuditFixture, removeWhenDone } from "./_audit_fixture.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "./_run.ts";
 
 const f = await makeAuditFixture({ records: 4, falsify: [] });
-removeWhenDone(f.dir);
 const MINE = "the user's own file\n";
 const PLAN = `${f.dir}/plan.json`;
 const RESULTS = `${f.dir}/results.jsonl`;

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
+import { tempDir } from "../_temp.ts";
 import { runBitaudit } from "./_run.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 Deno.test("page writes the checker's three files, byte for byte the manifest's assets", async () => {
-  const out = `${await Deno.makeTempDir({ prefix: "bitaudit-page-" })}/site`;
+  const out = `${await tempDir({ prefix: "bitaudit-page-" })}/site`;
   const r = await runBitaudit(["page", "--out", out, "--json"]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout).files, [
@@ -24,7 +25,7 @@ Deno.test("page writes the checker's three files, byte for byte the manifest's a
 });
 
 Deno.test("page exits 2 and leaves an existing file as it was", async () => {
-  const out = await Deno.makeTempDir({ prefix: "bitaudit-page-" });
+  const out = await tempDir({ prefix: "bitaudit-page-" });
   await Deno.writeTextFile(`${out}/checker.js`, "mine");
   const r = await runBitaudit(["page", "--out", out]);
   assert.equal(r.code, 2);

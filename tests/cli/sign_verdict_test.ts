@@ -89,5 +89,3 @@ Deno.test("signVerdict() writes the bytes of the audit command's attestation for
   assert.ok(checked.valid, JSON.stringify(checked.checks));
   assert.equal(checked.verdict, "FAILED");
 });
-
-globalThis.addEventListener("unload", () => Deno.removeSync(f.dir, { recursive: true }));

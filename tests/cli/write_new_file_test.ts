@@ -5,9 +5,9 @@ import { prepareOutputDir } from "../../src/cli/load_inputs.ts";
 import { makeDirs, parentDir } from "../../src/cli/make_dirs.ts";
 import { writeNewFile } from "../../src/cli/write_new_file.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
+import { tempDir } from "../_temp.ts";
 
-const tmp = await Deno.makeTempDir({ prefix: "bitaudit-write-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
+const tmp = await tempDir({ prefix: "bitaudit-write-" });
 
 Deno.test("writeNewFile() creates missing folders and refuses an existing path", async () => {
   await writeNewFile(`${tmp}/w/x/y.txt`, "1");

@@ -1,10 +1,5 @@
 /** A small audited log, its plan and the single-process attestation (shared by the deploy tests). */
-import {
-  auditArgs,
-  type AuditFixture,
-  makeAuditFixture,
-  removeWhenDone,
-} from "../cli/_audit_fixture.ts";
+import { auditArgs, type AuditFixture, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 
 /** Signing time used by every run. */
@@ -31,7 +26,6 @@ export async function plannedAudit(k: number): Promise<PlannedAudit> {
     records: 8,
     falsify: [{ seq: 2, kind: "fingerprint", bit: 1 }],
   });
-  removeWhenDone(f.dir);
   const input = f.log.replace(/\/claims\.jsonl$/, "");
   const args = auditArgs(f, `${f.dir}/single`, k);
   const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);

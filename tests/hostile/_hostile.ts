@@ -5,12 +5,7 @@
  * written, changed or removed.
  */
 import assert from "node:assert/strict";
-import {
-  auditArgs,
-  type AuditFixture,
-  makeAuditFixture,
-  removeWhenDone,
-} from "../cli/_audit_fixture.ts";
+import { auditArgs, type AuditFixture, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { type CliRun, runBitaudit } from "../cli/_run.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
@@ -44,7 +39,6 @@ export async function signedFixture(
   records = 4,
 ): Promise<AuditFixture & { attestation: string }> {
   const f = await makeAuditFixture({ records, falsify: [] });
-  removeWhenDone(f.dir);
   const out = `${f.dir}/audit`;
   const r = await runBitaudit(auditArgs(f, out, 2));
   assert.equal(r.code, 0, r.stderr);

@@ -7,7 +7,7 @@
  * exits 2 with one `error [CODE]: ...` line and writes nothing: its output folder never exists.
  */
 import assert from "node:assert/strict";
-import { makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { type CliRun, runBitaudit } from "../cli/_run.ts";
 import { bareLine, payloadOf, signedLine } from "../cli/_signed_results.ts";
 import { assertCliCode } from "../_assert_code.ts";
@@ -31,7 +31,6 @@ const f = await makeAuditFixture({
   blocks: 2,
   falsify: [{ seq: 5, kind: "fingerprint", bit: 3 }],
 });
-removeWhenDone(f.dir);
 // Plans lie beside claims.jsonl: `audit work` reads the log from the plan's folder.
 const PLAN = `${f.dir}/log/plan.json`;
 const OLD_PLAN = `${f.dir}/log/plan-old.json`;

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createGemmEngine, startWorkerGroup } from "../../src/engine/mod.ts";
-import { auditArgs, makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
 
 Deno.test("a recompute worker can read no file, no environment, no network and start no process", async () => {
@@ -41,7 +41,6 @@ async function hermeticLines(): Promise<string[][]> {
 
 Deno.test("the inspector guide's hermetic audit and check run under exactly the flags shown", async () => {
   const f = await makeAuditFixture({ records: 3, falsify: [] });
-  removeWhenDone(f.dir);
   const out = `${f.dir}/out`;
   const args = auditArgs(f, out, 2);
   const subst = (word: string) =>

@@ -5,12 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { hostileTable } from "./_hostile.ts";
-import { makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
 import { checkAttestation, parseEnvelope, parseTrustRoot } from "../../src/attest/mod.ts";
 
 const fx = await makeAuditFixture({ records: 3, falsify: [] });
-removeWhenDone(fx.dir);
 
 /** Signs an audit of the fixture stating `time`; returns the attestation path. */
 async function attestAt(time: string, name: string): Promise<string> {

@@ -1,4 +1,5 @@
 /** Starts a private nats-server (JetStream, temporary store) on 127.0.0.1 and a free port. */
+import { tempDir } from "../_temp.ts";
 
 /** A running server. */
 export interface NatsServer {
@@ -10,9 +11,12 @@ export interface NatsServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server (port chosen by the server: -1) and waits until it is ready. */
+/**
+ * Starts the server (port chosen by the server: -1) and waits until it is ready. Its store is
+ * removed by `stop`, or when the test module ends if a failed test never stopped it.
+ */
 export async function startNatsServer(): Promise<NatsServer> {
-  const store = await Deno.makeTempDir({ prefix: "bitaudit-nats-" });
+  const store = await tempDir({ prefix: "bitaudit-nats-" });
   const child = new Deno.Command("nats-server", {
     args: ["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", store],
     stdout: "null",

@@ -11,18 +11,17 @@ import { parseClaimLog } from "../../src/claims/mod.ts";
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { runProver } from "../../src/cli/commands/claims.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
-import { removeWhenDone } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
 import { payloadOf } from "../cli/_signed_results.ts";
 import { encodeAuditPlan, parseAuditPlan, planAudit } from "../../src/verify/mod.ts";
+import { tempDir } from "../_temp.ts";
 import { startNatsServer } from "./_nats_server.ts";
 import { spawnBitaudit } from "./_spawn.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
 const K = "120";
 const DRAND = `${REPO_ROOT}/demo/drand`;
-const dir = await Deno.makeTempDir({ prefix: "bitaudit-demo-shards-" });
-removeWhenDone(dir);
+const dir = await tempDir({ prefix: "bitaudit-demo-shards-" });
 const log = `${dir}/log/claims.jsonl`;
 await runProver(`${REPO_ROOT}/demo/scenario.json`, {
   out: `${dir}/log`,

@@ -9,7 +9,8 @@ import { buildTrustRoot, decodeBase64, decodePublicKeyPem } from "../../src/atte
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { runProver } from "../../src/cli/commands/claims.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
-import { makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { tempDir } from "../_temp.ts";
 import { runBitaudit } from "../cli/_run.ts";
 
 const DEMO = new URL("../../demo/", import.meta.url).pathname;
@@ -43,8 +44,7 @@ export interface DemoFiles {
  * @returns their paths and contents
  */
 export async function makeDemoFiles(): Promise<DemoFiles> {
-  const dir = await Deno.makeTempDir({ prefix: "bitaudit-schemas-" });
-  removeWhenDone(dir);
+  const dir = await tempDir({ prefix: "bitaudit-schemas-" });
   await runProver(`${DEMO}scenario.json`, { out: `${dir}/demo`, progress: false, threads: 2 });
   const claimLines = (await Deno.readTextFile(`${dir}/demo/claims.jsonl`)).trimEnd().split("\n");
   const histories = await Promise.all(

@@ -7,11 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { runProver } from "../../src/cli/commands/claims.ts";
-import { removeWhenDone } from "../cli/_audit_fixture.ts";
+import { tempDir } from "../_temp.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
 
-const dir = await Deno.makeTempDir({ prefix: "bitaudit-validate-" });
-removeWhenDone(dir);
+const dir = await tempDir({ prefix: "bitaudit-validate-" });
 const DEMO = new URL("../../demo/scenario.json", import.meta.url).pathname;
 await runProver(DEMO, { out: `${dir}/demo`, progress: false, threads: 2 });
 const LOG = `${dir}/demo/claims.jsonl`;

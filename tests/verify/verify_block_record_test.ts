@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { removeWhenDone } from "../cli/_audit_fixture.ts";
+import { tempDir } from "../_temp.ts";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   type BlockWorkload,
@@ -26,8 +26,7 @@ import { isCode } from "../_assert_code.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
-const dir = await Deno.makeTempDir({ prefix: "bitaudit-blocks-" });
-removeWhenDone(dir);
+const dir = await tempDir({ prefix: "bitaudit-blocks-" });
 const blobs = openBlobStore(dir);
 const ctx = { store, blobs, walker: referenceKWalker };
 const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };

@@ -8,6 +8,7 @@
 import { type Browser, chromium, type FileChooser, type Page } from "playwright-core";
 import { writePage } from "../../src/cli/commands/page.ts";
 import type { PageCase, PageResult } from "./_checker_browser.ts";
+import { tempDir } from "../_temp.ts";
 
 /** Where the browser is (as tools/web/ensure_chromium.ts installs it). */
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
@@ -28,9 +29,13 @@ const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
 };
 
-/** Launches Chromium, writes the page, and serves its folder as any static host would. */
+/**
+ * Launches Chromium, writes the page, and serves its folder as any static host would. `close`
+ * removes the folder (and the driver's exit does, should `close` not be reached).
+ */
 export async function openChecker(): Promise<CheckerBrowser> {
-  const site = `${await Deno.makeTempDir({ prefix: "bitaudit-site-" })}/site`;
+  const root = await tempDir({ prefix: "bitaudit-site-" });
+  const site = `${root}/site`;
   await writePage(site);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const name = new URL(req.url).pathname.slice(1);
@@ -51,6 +56,7 @@ export async function openChecker(): Promise<CheckerBrowser> {
     close: async () => {
       await browser.close();
       await server.shutdown();
+      await Deno.remove(root, { recursive: true });
     },
   };
 }

@@ -8,9 +8,9 @@ import { decodeBase64, encodeBase64 } from "../../mod.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import { driveChecker } from "./_checker_browser.ts";
+import { tempDir } from "../_temp.ts";
 
-const dir = await Deno.makeTempDir({ prefix: "bitaudit-checker-demo-" });
-globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+const dir = await tempDir({ prefix: "bitaudit-checker-demo-" });
 const demo = await runBitaudit(["demo", "--out", `${dir}/run`, "--json"]);
 assert.equal(demo.code, 0, demo.stderr);
 const files = {

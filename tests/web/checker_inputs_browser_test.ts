@@ -20,7 +20,7 @@ import {
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { escapeForTerminal } from "../../src/escape_text.ts";
 import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
-import { auditArgs, makeAuditFixture, removeWhenDone } from "../cli/_audit_fixture.ts";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import {
   beaconAudit,
@@ -37,7 +37,6 @@ const HOSTILE = "\u202e\u2066\u2067\u2068\u2069\u0000\u0007\u001b[2J\u0085\u009b
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const f = await makeAuditFixture({ records: 6, falsify: [] });
-removeWhenDone(f.dir);
 const out = `${f.dir}/out`;
 const audited = await runBitaudit([...auditArgs(f, out, 4), "--bundle"]);
 assert.equal(audited.code, 0, audited.stderr);

@@ -3,6 +3,7 @@
  * the critical timeStamping key usage, an expired one (notAfter a day before it was issued), and a
  * function that stamps bytes with either. Tests that need it are skipped where `openssl` is absent.
  */
+import { tempDir } from "../../_temp.ts";
 
 /** Whether the `openssl` binary can be run here. */
 export const HAS_OPENSSL: boolean = await (async () => {
@@ -33,12 +34,12 @@ async function _run(dir: string, args: string[]): Promise<void> {
 }
 
 /**
- * Creates a local TSA in a temporary folder.
+ * Creates a local TSA in a temporary folder (removed, keys included, when the test module ends).
  *
  * @param name CA common name (distinct CAs do not trust each other)
  */
 export async function localTsa(name = "bitaudit test TSA CA"): Promise<LocalTsa> {
-  const dir = await Deno.makeTempDir({ prefix: "bitaudit-tsa-" });
+  const dir = await tempDir({ prefix: "bitaudit-tsa-" });
   await Deno.writeTextFile(
     `${dir}/ext.cnf`,
     "extendedKeyUsage = critical,timeStamping\nkeyUsage = critical,digitalSignature\n",
