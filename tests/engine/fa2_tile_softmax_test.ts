@@ -9,6 +9,7 @@ import { createSfu } from "../../src/hardware/mod.ts";
 import {
   FA2_DAO_FASTMATH,
   FA2_PYTORCH_BUNDLED,
+  type Fa2Build,
   flashAttentionForward,
 } from "../../src/kernels/mod.ts";
 import { _fa2Arith } from "../../src/kernels/attention/_fa2_arith.ts";
@@ -45,15 +46,22 @@ function score(next: () => number, scale: number): number {
  * Runs the kernel's tile softmax and the TypeScript step on adversarial tiles of each width and
  * head dimension, three tiles in a row, both builds, and asserts equal bits.
  */
-function assertAdversarialTiles(blockNs: readonly number[], ds: readonly number[]): void {
-  for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
+function assertAdversarialTiles(
+  blockNs: readonly number[],
+  ds: readonly number[],
+  builds: readonly Fa2Build[] = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED],
+): void {
+  for (const build of builds) {
     const fast = ENGINE.fa2TileSoftmax(build, TESLA);
     assert.ok(fast !== undefined, build.id);
     const arith = _fa2Arith(build, TESLA);
     for (const blockN of blockNs) {
       for (const d of ds) {
         for (let trial = 0; trial < 12; trial++) {
-          const next = rng(blockN * 1000 + trial * 7 + build.id.length + (d === 16 ? 0 : d << 20));
+          const next = rng(
+            blockN * 1000 + trial * 7 + build.id.length + (d === 16 ? 0 : d << 20) +
+              (fa2SoftmaxFlags(build)! << 24),
+          );
           const rows = 1 + (next() % 9);
           const states = Array.from({ length: rows }, () => _newRowState(d));
           const rowMax = new Uint32Array(rows).fill(0xff800000);
@@ -102,7 +110,9 @@ function assertAdversarialTiles(blockNs: readonly number[], ds: readonly number[
               first: step === 0,
               scaleLog2,
             });
-            const label = `${build.id} blockN ${blockN} d ${d} trial ${trial} step ${step}`;
+            const label = `${build.id} flags ${
+              fa2SoftmaxFlags(build)
+            } blockN ${blockN} d ${d} trial ${trial} step ${step}`;
             assert.deepEqual(pb, pbTs, `${label}: P`);
             states.forEach((s, r) => {
               assert.equal(rowMax[r], s.rowMax, `${label}: row ${r} max`);
@@ -128,6 +138,22 @@ Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step at the ti
   // Split kernel tiles of 256 (hdim 64) and 64 keys (hdim 256), standard 128 x 128 (hdim 64);
   // O rows of 64, 96 and 256 entries.
   assertAdversarialTiles([32, 64, 128, 256], [64, 96, 256]);
+});
+
+Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step for every combination of the four build choices", () => {
+  // The kernel runs its own copies for the two builds' flag sets and a general copy for the rest.
+  const builds: Fa2Build[] = [];
+  for (let flags = 0; flags < 16; flags++) {
+    builds.push({
+      ...FA2_DAO_FASTMATH,
+      ftz: (flags & 1) !== 0,
+      exp2Argument: (flags & 2) !== 0 ? "ffma" : "fmul-fadd",
+      exp2: (flags & 4) !== 0 ? "mufu-ftz" : "ex2-approx",
+      rowSumRescale: (flags & 8) !== 0 ? "ffma" : "fmul-fadd",
+    });
+    assert.equal(fa2SoftmaxFlags(builds[flags]!), flags);
+  }
+  assertAdversarialTiles([8, 64], [16], builds);
 });
 
 Deno.test("GemmEngine.fa2TileSoftmax() is offered only for the table-model SFU and known build choices", () => {
