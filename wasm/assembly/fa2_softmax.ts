@@ -30,7 +30,6 @@ const EX2: usize = memory.data(64 * 16, 16);
 const SQUARES: usize = memory.data(0x20000 * 2, 16);
 let squaresBuilt = false;
 
-const CANONICAL_NAN: u32 = 0x7fffffff;
 const NEG_INF: u32 = 0xff800000;
 
 /**
@@ -41,7 +40,7 @@ const NEG_INF: u32 = 0xff800000;
  */
 const KONST: usize = memory.data<u32>([
   0x7f800000, 0x7f800000, 0x7f800000, 0x7f800000, // EXP_MASK
-  0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, // ABS_MASK
+  0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff, // ABS_MASK, also the canonical NaN
   0x80000000, 0x80000000, 0x80000000, 0x80000000, // SIGN
   0xff800000, 0xff800000, 0xff800000, 0xff800000, // NEG_INF_V
   0x43000000, 0x43000000, 0x43000000, 0x43000000, // BIG_EX2
