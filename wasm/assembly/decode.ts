@@ -1,7 +1,9 @@
 // Operand pre-decoding for the GEMM engine: every 16-bit pattern becomes an exact f32 value, its
 // "top" exponent as an i16 (the exponent of the leading significand position; subnormals pinned
 // at emin, zeros and NaN/Inf at EXP16_ZERO so that zero products never win the block maximum)
-// and a per-row (per-panel) "tame" flag.
+// and a per-row (per-panel) "tame" byte. A bf16 row's tiny operands (non-zero, top below -67) are
+// decoded as zeros and recorded in its tame byte (TINY_BIAS; pack_bf16.ts `decodeRowsBf16`), and
+// walk.ts keeps such rows exact (`tinyLo`).
 //
 // Exactness: a bf16 pattern shifted left by 16 is the f32 pattern of the same value (bf16 is the
 // upper half of binary32, subnormals included). An fp16 value is sig * 2^lsb with sig < 2^11 and
@@ -20,6 +22,12 @@ export const NEG: i32 = -16384;
  * path's lowest E (F - 126 >= -116).
  */
 export const EXP16_ZERO: i32 = -8192;
+
+/**
+ * Tame byte of an A row with tiny operands (non-zero, finite, top below -67, decoded as zeros):
+ * TINY_BIAS plus the largest of their tops (in [-126, -68], so the byte lies in [74, 132]).
+ */
+export const TINY_BIAS: i32 = 200;
 
 /** Format code for bf16 operands. */
 export const FMT_BF16: i32 = 0;

@@ -1,8 +1,8 @@
 // Entry point of the GEMM engine module: exports the pre-decoders, the exact scalar block and the
 // tiled K-walk driver. The host owns the memory layout (see src/engine/).
 
-import { PANEL } from "./decode";
-import { walkPanel, walkPanelPair } from "./walk";
+import { PANEL, TINY_BIAS } from "./decode";
+import { NO_TINY, walkPanel, walkPanelPair } from "./walk";
 import { walkScalarOutput } from "./fix_lanes";
 import { gL } from "./params";
 
@@ -52,24 +52,34 @@ export function walk(
           const cRow = c + (<usize>(i * ldc + PANEL * g) << 2);
           const rOff = <usize>(i * kp);
           const aRow = aRaw + (rOff << 1);
-          if (!panelTame || load<u8>(aTame + i) == 0) {
+          const ta = <i32>load<u8>(aTame + i);
+          if (!panelTame || ta == 0) {
             walkScalarRow(aRow, bRow, lanes, kp, kb0, kb1, cRow);
             continue;
           }
-          if (i + 1 < iEnd && load<u8>(aTame + i + 1) != 0) {
+          const tb = i + 1 < iEnd ? <i32>load<u8>(aTame + i + 1) : 0;
+          if (tb != 0) {
             // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
             walkPanelPair(
               aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow,
-              lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2),
+              lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2), tinyOf(ta), tinyOf(tb),
             );
             i++;
             continue;
           }
-          walkPanel(aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow);
+          walkPanel(
+            aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
+            tinyOf(ta),
+          );
         }
       }
     }
   }
+}
+
+/** The largest top of a tame row's tiny operands (decode.ts TINY_BIAS), or NO_TINY. */
+@inline function tinyOf(tameByte: i32): i32 {
+  return tameByte == 1 ? NO_TINY : tameByte - TINY_BIAS;
 }
 
 /** Exact scalar walk over k in [kb0, kb1) of the `lanes` outputs of one row against one panel. */

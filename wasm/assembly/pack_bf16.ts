@@ -9,32 +9,51 @@
 //           by the explicit zero test).
 // Ragged panels and the k tails (kp not a multiple of 4, or of 8 for rows) use the scalar code.
 
-import { EXP16_ZERO, FMT_BF16, packLanes, PANEL, putRow } from "./decode";
+import {
+  EXP16_ZERO, FMT_BF16, isSpecial16, packLanes, PANEL, putRow, TINY_BIAS, topExp16,
+} from "./decode";
+
+/** Top exponents of eight bf16 patterns (i16 lanes; EXP16_ZERO for zeros and NaN/Inf). */
+@inline function tops8(x: v128, special: v128): v128 {
+  const field = v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff));
+  const z = i16x8.splat(0);
+  const zeroFrac = i16x8.eq(v128.and(x, i16x8.splat(0x7f)), z);
+  const sub = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), i16x8.splat(-126), zeroFrac);
+  const normal = i16x8.sub(field, i16x8.splat(127));
+  const top = v128.bitselect(sub, normal, i16x8.eq(field, z));
+  return v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, special);
+}
+
+/** NaN/Inf lanes of eight bf16 patterns. */
+@inline function special8(x: v128): v128 {
+  return i16x8.eq(v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff)), i16x8.splat(0xff));
+}
 
 /**
- * Decodes one i16x8 of bf16 patterns (eight columns at one k, or eight k of a row); stores the
- * eight f32 values at val and the eight tops at exp, as i16 (dup false) or as i32 with the i16
- * in both halves (dup true, the row layout of decode.ts); returns the untame lanes.
+ * Stores eight decoded lanes: the f32 values of the patterns xm at val, the tops at exp as i16
+ * (dup false) or as i32 with the i16 in both halves (dup true, the row layout of decode.ts).
  */
-@inline function decode8(x: v128, val: usize, exp: usize, dup: bool): v128 {
-  const field = v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff));
-  const special = i16x8.eq(field, i16x8.splat(0xff));
-  const xm = v128.andnot(x, special);
+@inline function store8(xm: v128, top: v128, val: usize, exp: usize, dup: bool): void {
   const z = i16x8.splat(0);
   // f32 bits = pattern << 16: a zero low half under each pattern.
   v128.store(val, i8x16.shuffle(z, xm, 0, 1, 16, 17, 0, 1, 18, 19, 0, 1, 20, 21, 0, 1, 22, 23));
   v128.store(val, i8x16.shuffle(z, xm, 0, 1, 24, 25, 0, 1, 26, 27, 0, 1, 28, 29, 0, 1, 30, 31), 16);
-  const zeroFrac = i16x8.eq(v128.and(x, i16x8.splat(0x7f)), z);
-  const sub = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), i16x8.splat(-126), zeroFrac);
-  const normal = i16x8.sub(field, i16x8.splat(127));
-  let top = v128.bitselect(sub, normal, i16x8.eq(field, z));
-  top = v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, special);
   if (dup) {
     v128.store(exp, i16x8.shuffle(top, top, 0, 0, 1, 1, 2, 2, 3, 3));
     v128.store(exp, i16x8.shuffle(top, top, 4, 4, 5, 5, 6, 6, 7, 7), 16);
   } else {
     v128.store(exp, top);
   }
+}
+
+/**
+ * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel); stores the eight f32
+ * values at val and the eight tops at exp (i16); returns the untame lanes.
+ */
+@inline function decode8(x: v128, val: usize, exp: usize): v128 {
+  const special = special8(x);
+  const top = tops8(x, special);
+  store8(v128.andnot(x, special), top, val, exp, false);
   const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
   return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
 }
@@ -73,10 +92,10 @@ export function packPanelsBf16(
       const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
       const dv = outVal + (<usize>k << 5);
       const de = outExp + (<usize>k << 4);
-      bad = v128.or(bad, decode8(r0, dv, de, false));
-      bad = v128.or(bad, decode8(r1, dv + 32, de + 16, false));
-      bad = v128.or(bad, decode8(r2, dv + 64, de + 32, false));
-      bad = v128.or(bad, decode8(r3, dv + 96, de + 48, false));
+      bad = v128.or(bad, decode8(r0, dv, de));
+      bad = v128.or(bad, decode8(r1, dv + 32, de + 16));
+      bad = v128.or(bad, decode8(r2, dv + 64, de + 32));
+      bad = v128.or(bad, decode8(r3, dv + 96, de + 48));
     }
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
@@ -84,7 +103,13 @@ export function packPanelsBf16(
   }
 }
 
-/** `decodeRows` for bf16 (same arguments, same output). */
+/**
+ * `decodeRows` for bf16 (same arguments and layout). A row's non-zero finite operands below the
+ * tame range (top < -67: tiny) do not make it untame: they are stored as zeros (value +0, top
+ * EXP16_ZERO) and the row's tame byte records the largest of their tops as TINY_BIAS + top
+ * (walk.ts keeps the fast path exact for such rows, see `tinyLo`). Tame bytes: 0 untame, 1 tame,
+ * otherwise tame with tiny operands.
+ */
 export function decodeRowsBf16(
   src: usize, rows: i32, kp: i32, val: usize, exp: usize, tame: usize,
 ): void {
@@ -92,15 +117,40 @@ export function decodeRowsBf16(
   for (let i = 0; i < rows; i++) {
     const row = <usize>(i * kp);
     let bad = i16x8.splat(0);
+    let tinyMax = i16x8.splat(-32768);
     for (let k = 0; k < kSimd; k += 8) {
       const idx = row + <usize>k;
-      bad = v128.or(bad, decode8(v128.load(src + (idx << 1)), val + (idx << 2), exp + (idx << 2), true));
+      const x = v128.load(src + (idx << 1));
+      const special = special8(x);
+      const top = tops8(x, special);
+      const zero = i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO)); // zeros and NaN/Inf
+      const tiny = v128.andnot(i16x8.lt_s(top, i16x8.splat(-67)), zero);
+      bad = v128.or(bad, v128.or(special, i16x8.gt_s(top, i16x8.splat(63))));
+      tinyMax = i16x8.max_s(tinyMax, v128.bitselect(top, i16x8.splat(-32768), tiny));
+      store8(
+        v128.andnot(x, v128.or(special, tiny)),
+        v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, tiny),
+        val + (idx << 2),
+        exp + (idx << 2),
+        true,
+      );
     }
     let ok = !v128.any_true(bad);
+    const m4 = i16x8.max_s(tinyMax, i16x8.shuffle(tinyMax, tinyMax, 4, 5, 6, 7, 4, 5, 6, 7));
+    const m2 = i16x8.max_s(m4, i16x8.shuffle(m4, m4, 2, 3, 2, 3, 2, 3, 2, 3));
+    const m1 = i16x8.max_s(m2, i16x8.shuffle(m2, m2, 1, 1, 1, 1, 1, 1, 1, 1));
+    let tinyTop: i32 = i16x8.extract_lane_s(m1, 0);
     for (let k = kSimd; k < kp; k++) {
       const idx = row + <usize>k;
-      ok = putRow(<i32>load<u16>(src + (idx << 1)), FMT_BF16, val + (idx << 2), exp + (idx << 2)) && ok;
+      const bits = <i32>load<u16>(src + (idx << 1));
+      const top = (bits & 0x7fff) == 0 || isSpecial16(bits, FMT_BF16) ? 0 : topExp16(bits, FMT_BF16);
+      if (top < -67) {
+        tinyTop = max(tinyTop, top);
+        putRow(0, FMT_BF16, val + (idx << 2), exp + (idx << 2));
+      } else {
+        ok = putRow(bits, FMT_BF16, val + (idx << 2), exp + (idx << 2)) && ok;
+      }
     }
-    store<u8>(tame + i, ok ? 1 : 0);
+    store<u8>(tame + i, !ok ? 0 : (tinyTop == -32768 ? 1 : <u8>(TINY_BIAS + tinyTop)));
   }
 }

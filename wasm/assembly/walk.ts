@@ -40,6 +40,10 @@
 //  zero (FA2's P left of the causal limit), no product is non-zero, so a lane whose c is +0 or
 //  -0 has no non-zero addend at all and the reference result is +0 (block_exact.ts: emax = NEG).
 //  Other bad lanes still take blockExact.
+//  Rows with tiny operands (decode.ts: read as zeros, their largest top in the row's tame byte)
+//  raise the lower bound per lane to tiny + top(b) + 2 + F (`tinyLo`), where every left-out
+//  product truncates to zero and cannot be the block maximum; they run separate copies of the
+//  block loops, so other rows keep one bound for all lanes.
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
 // k loops are unrolled by 4 when 4 divides L. The accumulators stay in locals over the walked
 // range (C has row stride ldc, padded to whole panels). A row's value or exponent of each k is
@@ -47,6 +51,7 @@
 // vector ALU ports, which bound this loop; about 3% faster than one load and four lane shuffles).
 
 import { fixLanes } from "./fix_lanes";
+import { EXP16_ZERO } from "./decode";
 import { gF, gFloor16, gL, gNarrow } from "./params";
 
 /** Scratch for the E of a block with bad lanes (four vectors): rare, so kept out of registers. */
@@ -113,16 +118,41 @@ const CONSTS: usize = memory.data<u32>([
   return f32x4.mul(t, i32x4.sub(kPow, scale));
 }
 
-/** Lanes whose E lies outside [F - 126, 127] (kLo, k127): they take the exact path. */
+/** Lanes whose E lies outside [kLo, 127]: they take the exact path (kLo >= F - 126). */
 @inline function badLanes(big: v128, kLo: v128, k127: v128): v128 {
   return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, k127));
 }
 
-/** Whether a row's decoded values over the block [k0, k0 + L) are all +-0 (no non-zero product). */
-@inline function zeroRowBlock(aVal: usize, k0: i32): bool {
+/**
+ * Whether a row's patterns over the block [k0, k0 + L) are all +-0 (no non-zero product). Read
+ * from the raw patterns: a row's tiny operands are decoded as zeros but are not zero.
+ */
+@inline function zeroRowBlock(aRaw: usize, k0: i32): bool {
   let any: u32 = 0;
-  for (let k = k0; k < k0 + gL; k++) any |= load<u32>(aVal + (<usize>k << 2)) & 0x7fffffff;
+  for (let k = k0; k < k0 + gL; k++) any |= <u32>load<u16>(aRaw + (<usize>k << 1)) & 0x7fff;
   return any == 0;
+}
+
+/** `tiny` of rows without tiny operands (see `tinyLo`). */
+export const NO_TINY: i32 = -20000;
+
+/**
+ * Lowest E of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
+ * operands exact on the fast path. The tiny operands (largest top `tiny`) were decoded as zeros;
+ * a tiny a_k times b_k is below 2^(tiny + top(b_k) + 2), so with E >= tiny + top(b) + 2 + F its
+ * term trunc(a_k b_k 2^(F-E)) is 0 and its exponent sum is below E: leaving it out changes
+ * neither the block maximum nor the sum. Lanes with a lower E take the exact path like any other
+ * bad lane. For rows without tiny operands (NO_TINY) this is kLo.
+ */
+@inline function tinyLo(kLo: v128, tiny: i32, pmHalf: v128): v128 {
+  return i32x4.max_s(kLo, i32x4.add(i32x4.splat(tiny + 2 + gF), pmHalf));
+}
+
+/** Lane maxima of a panel's i16 tops over k in [kb0, kb1) (EXP16_ZERO where all are zero). */
+@inline function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
+  let m = i16x8.splat(<i16>EXP16_ZERO);
+  for (let k = kb0; k < kb1; k++) m = i16x8.max_s(m, v128.load(bExp + (<usize>k << 4)));
+  return m;
 }
 
 /**
@@ -164,15 +194,27 @@ const CONSTS: usize = memory.data<u32>([
  */
 export function walkPanel(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32,
+): void {
+  // Rows with tiny operands run their own copies (per-lane bounds, `tinyLo`), so that the
+  // others keep one bound for all lanes.
+  if (tiny > NO_TINY) walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, true);
+  else walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, false);
+}
+
+/** `walkPanel` with `tinyRows` a constant. */
+@inline function walkPanelOf(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, tinyRows: bool,
 ): void {
   const four = gL % 4 == 0;
+  const t = tinyRows;
   if (gNarrow) {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 4, true);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 1, true);
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 4, true);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 1, true);
   } else {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 4, false);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, 1, false);
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 4, false);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 1, false);
   }
 }
 
@@ -183,7 +225,8 @@ export function walkPanel(
  */
 @inline function singleBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, step: i32, narrow: bool,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, tinyRows: bool, step: i32,
+  narrow: bool,
 ): void {
   const L = gL;
   const floor = i16x8.splat(<i16>gFloor16);
@@ -192,6 +235,9 @@ export function walkPanel(
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF);
   const kLo = i32x4.splat(gF - 126);
+  const pm = tinyRows ? panelTops(bExp, kb0, kb1) : i16x8.splat(0);
+  const kLo0 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_low_i16x8_s(pm)) : kLo;
+  const kLo1 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_high_i16x8_s(pm)) : kLo;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
   let c0 = v128.load(c);
   let c1 = v128.load(c, 16);
@@ -208,10 +254,10 @@ export function walkPanel(
     const big1 = i32x4.max_s(i32x4.extend_high_i16x8_s(e), cTop(c1, k127));
     const sc0 = scaleOf(big0, kScale);
     const sc1 = scaleOf(big1, kScale);
-    const bad = v128.any_true(v128.or(
-      i32x4.lt_s(i32x4.min_s(big0, big1), kLo),
-      i32x4.gt_s(i32x4.max_s(big0, big1), k127),
-    ));
+    const low = tinyRows
+      ? v128.or(i32x4.lt_s(big0, kLo0), i32x4.lt_s(big1, kLo1))
+      : i32x4.lt_s(i32x4.min_s(big0, big1), kLo);
+    const bad = v128.any_true(v128.or(low, i32x4.gt_s(i32x4.max_s(big0, big1), k127)));
     if (bad) {
       v128.store(BIGS, big0);
       v128.store(BIGS, big1, 16);
@@ -243,9 +289,9 @@ export function walkPanel(
     let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
     let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
     if (bad) {
-      let b0 = badLanes(v128.load(BIGS), kLo, k127);
-      let b1 = badLanes(v128.load(BIGS, 16), kLo, k127);
-      if (zeroRowBlock(aVal, k0)) {
+      let b0 = badLanes(v128.load(BIGS), kLo0, k127);
+      let b1 = badLanes(v128.load(BIGS, 16), kLo1, k127);
+      if (zeroRowBlock(aRaw, k0)) {
         const r0 = zeroBlockLanes(c0, b0);
         const r1 = zeroBlockLanes(c1, b1);
         d0 = zeroFixed(d0, b0, r0);
@@ -270,22 +316,37 @@ export function walkPanel(
  */
 export function walkPanelPair(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
+): void {
+  if (max(tinyA, tinyB) > NO_TINY) {
+    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, true);
+  } else {
+    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, false);
+  }
+}
+
+/** `walkPanelPair` with `tinyRows` a constant. */
+@inline function walkPairOf(
+  aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
+  tinyRows: bool,
 ): void {
   const four = gL % 4 == 0;
+  const t0 = tinyA, t1 = tinyB, t = tinyRows;
   if (gNarrow) {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, true);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, true);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 4, true);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 1, true);
   } else {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 4, false);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, 1, false);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 4, false);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 1, false);
   }
 }
 
 /** The block loop of `walkPanelPair`; as `singleBody`, for two rows. */
 @inline function pairBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, step: i32, narrow: bool,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
+  tinyRows: bool, step: i32, narrow: bool,
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
@@ -297,6 +358,13 @@ export function walkPanelPair(
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF);
   const kLo = i32x4.splat(gF - 126);
+  const pm = tinyRows ? panelTops(bExp, kb0, kb1) : i16x8.splat(0);
+  const pmLo = i32x4.extend_low_i16x8_s(pm);
+  const pmHi = i32x4.extend_high_i16x8_s(pm);
+  const kLo00 = tinyRows ? tinyLo(kLo, tinyA, pmLo) : kLo;
+  const kLo01 = tinyRows ? tinyLo(kLo, tinyA, pmHi) : kLo;
+  const kLo10 = tinyRows ? tinyLo(kLo, tinyB, pmLo) : kLo;
+  const kLo11 = tinyRows ? tinyLo(kLo, tinyB, pmHi) : kLo;
   const aRaw1 = aRaw + rowRaw;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
   let c00 = v128.load(ca);
@@ -327,9 +395,14 @@ export function walkPanelPair(
     const sc01 = scaleOf(big01, kScale);
     const sc10 = scaleOf(big10, kScale);
     const sc11 = scaleOf(big11, kScale);
-    const mn = i32x4.min_s(i32x4.min_s(big00, big01), i32x4.min_s(big10, big11));
+    const low = tinyRows
+      ? v128.or(
+        v128.or(i32x4.lt_s(big00, kLo00), i32x4.lt_s(big01, kLo01)),
+        v128.or(i32x4.lt_s(big10, kLo10), i32x4.lt_s(big11, kLo11)),
+      )
+      : i32x4.lt_s(i32x4.min_s(i32x4.min_s(big00, big01), i32x4.min_s(big10, big11)), kLo);
     const mx = i32x4.max_s(i32x4.max_s(big00, big01), i32x4.max_s(big10, big11));
-    const bad = v128.any_true(v128.or(i32x4.lt_s(mn, kLo), i32x4.gt_s(mx, k127)));
+    const bad = v128.any_true(v128.or(low, i32x4.gt_s(mx, k127)));
     if (bad) {
       v128.store(BIGS, big00);
       v128.store(BIGS, big01, 16);
@@ -394,11 +467,11 @@ export function walkPanelPair(
     if (bad) {
       const l0 = min(lanes, 4);
       const l1 = lanes - 4;
-      let b00 = badLanes(v128.load(BIGS), kLo, k127);
-      let b01 = badLanes(v128.load(BIGS, 16), kLo, k127);
-      let b10 = badLanes(v128.load(BIGS, 32), kLo, k127);
-      let b11 = badLanes(v128.load(BIGS, 48), kLo, k127);
-      if (zeroRowBlock(aVal, k0)) {
+      let b00 = badLanes(v128.load(BIGS), kLo00, k127);
+      let b01 = badLanes(v128.load(BIGS, 16), kLo01, k127);
+      let b10 = badLanes(v128.load(BIGS, 32), kLo10, k127);
+      let b11 = badLanes(v128.load(BIGS, 48), kLo11, k127);
+      if (zeroRowBlock(aRaw, k0)) {
         const r00 = zeroBlockLanes(c00, b00);
         const r01 = zeroBlockLanes(c01, b01);
         d00 = zeroFixed(d00, b00, r00);
@@ -406,7 +479,7 @@ export function walkPanelPair(
         b00 = r00;
         b01 = r01;
       }
-      if (zeroRowBlock(aVal + rowVal, k0)) {
+      if (zeroRowBlock(aRaw1, k0)) {
         const r10 = zeroBlockLanes(c10, b10);
         const r11 = zeroBlockLanes(c11, b11);
         d10 = zeroFixed(d10, b10, r10);
