@@ -106,6 +106,15 @@ export function fa2SetEx2Table(table: usize): void {
   squaresBuilt = true;
 }
 
+/**
+ * a where the mask lane is all ones, b where it is all zeros. Every mask here is a comparison's
+ * result (each lane all ones or all zeros), for which the relaxed lane select is defined to give
+ * exactly that on every implementation; V8 lowers it to one blend instead of three bitwise ops.
+ */
+@inline function sel(a: v128, b: v128, m: v128): v128 {
+  return i32x4.relaxed_laneselect(a, b, m);
+}
+
 /** Subnormal lanes (exponent field 0) become zeros of the same sign. */
 @inline function flush(x: v128): v128 {
   const tiny = i32x4.eq(v128.and(x, k(EXP_MASK)), i32x4.splat(0));
@@ -119,7 +128,7 @@ export function fa2SetEx2Table(table: usize): void {
 
 /** Binary32 results as the FP32 unit returns them: canonical NaN, FTZ flush when asked. */
 @inline function result(r: v128, ftz: bool): v128 {
-  const bits = v128.bitselect(k(ABS_MASK), r, f32x4.ne(r, r));
+  const bits = sel(k(ABS_MASK), r, f32x4.ne(r, r));
   return ftz ? flush(bits) : bits;
 }
 
@@ -241,17 +250,17 @@ export function fa2SetEx2Table(table: usize): void {
   eo = i32x4.sub(eo, carry);
   let r = v128.or(i32x4.shl(eo, 23), frac);
   r = v128.andnot(r, i32x4.le_s(eo, i32x4.splat(0)));
-  r = v128.bitselect(k(EXP_MASK), r, i32x4.ge_s(eo, k(EXP_MAX)));
-  r = v128.bitselect(v128.andnot(k(EXP_MASK), neg), r, big);
-  return v128.bitselect(k(ABS_MASK), r, nan);
+  r = sel(k(EXP_MASK), r, i32x4.ge_s(eo, k(EXP_MAX)));
+  r = sel(v128.andnot(k(EXP_MASK), neg), r, big);
+  return sel(k(ABS_MASK), r, nan);
 }
 
 /** exp2 as the build lowers it: bare MUFU.EX2, or ex2.approx.f32 (squared below -126). */
 @inline function ex2(x: v128, bare: bool): v128 {
   if (bare) return mufuEx2(x);
   const small = f32x4.lt(x, k(MINUS_126)); // false for NaN
-  const r = mufuEx2(v128.bitselect(f32x4.mul(x, k(HALF)), x, small));
-  return v128.bitselect(f32x4.mul(r, r), r, small);
+  const r = mufuEx2(sel(f32x4.mul(x, k(HALF)), x, small));
+  return sel(f32x4.mul(r, r), r, small);
 }
 
 /** BF16 round to nearest-even of FP32 patterns; every NaN becomes 0x7FFF (fast_fp32.ts). */
@@ -259,7 +268,7 @@ export function fa2SetEx2Table(table: usize): void {
   const nan = i32x4.gt_u(v128.and(bits, k(ABS_MASK)), k(EXP_MASK));
   const odd = v128.and(i32x4.shr_u(bits, 16), k(ONE_I32));
   const r = i32x4.shr_u(i32x4.add(i32x4.add(bits, k(BF16_HALF)), odd), 16);
-  return v128.bitselect(k(BF16_HALF), r, nan);
+  return sel(k(BF16_HALF), r, nan);
 }
 
 /** Lanes (x0, x2, x4, x6) of the eight u32 at `at`: h = 0 gives FA2 lane t's column 2t. */
@@ -314,13 +323,13 @@ export function fa2SoftmaxTile(
     // Lane maxima (MaxOp x > y ? x : y over each lane's columns, from the previous max or the
     // lane's first column), then the quad allreduce: xor 2, then xor 1.
     let acc = first
-      ? v128.bitselect(laneColumns(s, 0), negInf, i32x4.lt_s(laneCol, lim))
+      ? sel(laneColumns(s, 0), negInf, i32x4.lt_s(laneCol, lim))
       : i32x4.splat(prev);
     for (let a = 0; a < groups; a++) {
       for (let h = 0; h < 2; h++) {
         const col = i32x4.add(laneCol, i32x4.splat(8 * a + h));
-        const v = v128.bitselect(laneColumns(s + (<usize>a << 5), h), negInf, i32x4.lt_s(col, lim));
-        acc = v128.bitselect(acc, v, f32x4.gt(acc, v));
+        const v = sel(laneColumns(s + (<usize>a << 5), h), negInf, i32x4.lt_s(col, lim));
+        acc = sel(acc, v, f32x4.gt(acc, v));
       }
     }
     const m0 = i32x4.extract_lane(acc, 0), m1 = i32x4.extract_lane(acc, 1);
@@ -337,7 +346,7 @@ export function fa2SoftmaxTile(
     const pbRow = pb + (<usize>(r * blockN) << 1);
     for (let c = 0; c < blockN; c += 4) {
       const masked = i32x4.lt_s(i32x4.add(col4, i32x4.splat(c)), lim);
-      const sc = ftzIn(v128.bitselect(v128.load(s + (<usize>c << 2)), negInf, masked), ftz);
+      const sc = ftzIn(sel(v128.load(s + (<usize>c << 2)), negInf, masked), ftz);
       const arg = argFfma
         ? ffmaIn(sc, scaleIn, negMax, ftz)
         : faddIn(fmulIn(sc, scaleIn, ftz), negMax, ftz);
