@@ -2,7 +2,7 @@
 // tiled K-walk driver. The host owns the memory layout (see src/engine/).
 
 import { PANEL, TINY_BIAS } from "./decode";
-import { NO_TINY, walkPanel, walkPanelPair } from "./walk";
+import { NO_TINY, panelTops, walkPanel, walkPanelPair } from "./walk";
 import { walkScalarOutput } from "./fix_lanes";
 import { gL } from "./params";
 
@@ -48,6 +48,9 @@ export function walk(
         const bv = bVal + (<usize>(g * kp) << 5);
         const be = bExp + (<usize>(g * kp) << 4);
         const bRow = bRaw + (<usize>(PANEL * g * kp) << 1);
+        // The panel's lane maxima over this K range, for rows with tiny operands: once a panel.
+        let pm = i16x8.splat(0);
+        let pmReady = false;
         for (let i = i0; i < iEnd; i++) {
           const cRow = c + (<usize>(i * ldc + PANEL * g) << 2);
           const rOff = <usize>(i * kp);
@@ -58,18 +61,22 @@ export function walk(
             continue;
           }
           const tb = i + 1 < iEnd ? <i32>load<u8>(aTame + i + 1) : 0;
+          if (!pmReady && (ta > 1 || tb > 1)) {
+            pm = panelTops(be, kb0, kb1);
+            pmReady = true;
+          }
           if (tb != 0) {
             // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
             walkPanelPair(
               aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow,
-              lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2), tinyOf(ta), tinyOf(tb),
+              lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2), tinyOf(ta), tinyOf(tb), pm,
             );
             i++;
             continue;
           }
           walkPanel(
             aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
-            tinyOf(ta),
+            tinyOf(ta), pm,
           );
         }
       }

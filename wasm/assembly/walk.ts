@@ -148,8 +148,12 @@ export const NO_TINY: i32 = -20000;
   return i32x4.max_s(kLo, i32x4.add(i32x4.splat(tiny + 2 + gF), pmHalf));
 }
 
-/** Lane maxima of a panel's i16 tops over k in [kb0, kb1) (EXP16_ZERO where all are zero). */
-@inline function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
+/**
+ * Lane maxima of a panel's i16 tops over k in [kb0, kb1) (EXP16_ZERO where all are zero): the
+ * `pm` that rows with tiny operands pass to `walkPanel` / `walkPanelPair` (index.ts computes it
+ * once per panel and K range).
+ */
+@inline export function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
   let m = i16x8.splat(<i16>EXP16_ZERO);
   for (let k = kb0; k < kb1; k++) m = i16x8.max_s(m, v128.load(bExp + (<usize>k << 4)));
   return m;
@@ -190,31 +194,32 @@ export const NO_TINY: i32 = -20000;
  * Fast walk of one tame row against one tame panel of 8 columns over k in [kb0, kb1) (a range
  * of whole blocks), updating the accumulators at c (8 lanes; lanes past the matrix edge hold
  * 1.0, which keeps them on the fast path). bRaw points at the raw pattern row of the panel's
- * first column; lanes is the number of real columns in the panel.
+ * first column; lanes is the number of real columns in the panel. tiny: the row's largest tiny
+ * top or NO_TINY; pm: the panel's `panelTops` over [kb0, kb1) (read only when tiny is set).
  */
 export function walkPanel(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, pm: v128,
 ): void {
   // Rows with tiny operands run their own copies (per-lane bounds, `tinyLo`), so that the
   // others keep one bound for all lanes.
-  if (tiny > NO_TINY) walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, true);
-  else walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, false);
+  if (tiny > NO_TINY) walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, true);
+  else walkPanelOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, false);
 }
 
 /** `walkPanel` with `tinyRows` a constant. */
 @inline function walkPanelOf(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, tinyRows: bool,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, pm: v128, tinyRows: bool,
 ): void {
   const four = gL % 4 == 0;
   const t = tinyRows;
   if (gNarrow) {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 4, true);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 1, true);
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, true);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 1, true);
   } else {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 4, false);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, t, 1, false);
+    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, false);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 1, false);
   }
 }
 
@@ -225,8 +230,8 @@ export function walkPanel(
  */
 @inline function singleBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
-  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, tinyRows: bool, step: i32,
-  narrow: bool,
+  lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, pm: v128, tinyRows: bool,
+  step: i32, narrow: bool,
 ): void {
   const L = gL;
   const floor = i16x8.splat(<i16>gFloor16);
@@ -235,7 +240,6 @@ export function walkPanel(
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF);
   const kLo = i32x4.splat(gF - 126);
-  const pm = tinyRows ? panelTops(bExp, kb0, kb1) : i16x8.splat(0);
   const kLo0 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_low_i16x8_s(pm)) : kLo;
   const kLo1 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_high_i16x8_s(pm)) : kLo;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
@@ -317,11 +321,12 @@ export function walkPanel(
 export function walkPanelPair(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
+  pm: v128,
 ): void {
   if (max(tinyA, tinyB) > NO_TINY) {
-    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, true);
+    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, pm, true);
   } else {
-    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, false);
+    walkPairOf(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, tinyA, tinyB, pm, false);
   }
 }
 
@@ -329,16 +334,16 @@ export function walkPanelPair(
 @inline function walkPairOf(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
-  tinyRows: bool,
+  pm: v128, tinyRows: bool,
 ): void {
   const four = gL % 4 == 0;
   const t0 = tinyA, t1 = tinyB, t = tinyRows;
   if (gNarrow) {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 4, true);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 1, true);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, true);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 1, true);
   } else {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 4, false);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, t, 1, false);
+    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, false);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 1, false);
   }
 }
 
@@ -346,7 +351,7 @@ export function walkPanelPair(
 @inline function pairBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
-  tinyRows: bool, step: i32, narrow: bool,
+  pm: v128, tinyRows: bool, step: i32, narrow: bool,
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
@@ -358,7 +363,6 @@ export function walkPanelPair(
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF);
   const kLo = i32x4.splat(gF - 126);
-  const pm = tinyRows ? panelTops(bExp, kb0, kb1) : i16x8.splat(0);
   const pmLo = i32x4.extend_low_i16x8_s(pm);
   const pmHi = i32x4.extend_high_i16x8_s(pm);
   const kLo00 = tinyRows ? tinyLo(kLo, tinyA, pmLo) : kLo;
