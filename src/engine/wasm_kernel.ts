@@ -233,12 +233,12 @@ function _walkClaimed(
   const aRaw = al(x.heapBase());
   const aVal = al(aRaw + m * kp * 2);
   const aExp = al(aVal + m * kp * 4);
-  const aTame = al(aExp + m * kp * 4);
+  const aTame = al(aExp + m * kp * 8);
   const cPtr = al(aTame + m);
   const bRaw = al(cPtr + m * panels * 32);
   const bVal = al(bRaw + maxCols * kp * 2);
   const bExp = al(bVal + panels * kp * 32);
-  const bTame = al(bExp + panels * kp * 16);
+  const bTame = al(bExp + panels * kp * 8);
   const end = bTame + panels + 16;
   const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
   if (need > 0) x.memory.grow(need);
@@ -301,7 +301,7 @@ function _packOnce(
 ): void {
   const { memo, b, fmt, nc, kp } = o;
   const panels = Math.ceil(nc / 8);
-  const sizes = { val: panels * kp * 32, exp: panels * kp * 16, tame: panels };
+  const sizes = { val: panels * kp * 32, exp: panels * kp * 8, tame: panels };
   const held = memo.prepared as _PackedB | undefined;
   const buf = x.memory.buffer;
   if (

@@ -1,9 +1,22 @@
 // Operand pre-decoding for the GEMM engine: every 16-bit pattern becomes an exact f32 value, its
-// "top" exponent as an i16 (the exponent of the leading significand position; subnormals pinned
-// at emin, zeros and NaN/Inf at EXP16_ZERO so that zero products never win the block maximum)
-// and a per-row (per-panel) "tame" byte. A bf16 row's tiny operands (non-zero, top below -67) are
-// decoded as zeros and recorded in its tame byte (TINY_BIAS; pack_bf16.ts `decodeRowsBf16`), and
-// walk.ts keeps such rows exact (`tinyLo`).
+// "top" exponent (the exponent of the leading significand position; subnormals pinned at emin) as
+// one biased byte, and a per-row (per-panel) "tame" byte. A bf16 row's tiny operands (non-zero,
+// top below -67) are decoded as zeros and recorded in its tame byte (TINY_BIAS; pack_bf16.ts
+// `decodeRowsBf16`), and walk.ts keeps such rows exact (`tinyLo`).
+//
+// Exponent bytes (walk.ts step 1 takes the block maximum of ea + eb on sixteen u8 lanes):
+//   row byte   ra = ea + ROW_EXP_BIAS for a non-zero operand, 0 for zeros and NaN/Inf;
+//   panel byte nb = PANEL_EXP_BIAS - eb for a non-zero operand, 255 for zeros and NaN/Inf;
+//   ra -sat nb (u8 subtraction saturating at 0) = ea + eb + EXP_SUM_BIAS for two non-zero tame
+//   operands: ra lies in [125, 255] and nb in [1, 131] for tops in [-67, 63], so the difference
+//   is at most 254 and never wraps; a sum below -EXP_SUM_BIAS saturates to 0. A zero on either
+//   side gives 0 (ra = 0, or nb = 255 >= ra). The byte 0 thus stands for "at most -128", below
+//   every E the fast path keeps (E >= F - 126 >= -116), so neither zero products nor saturated
+//   sums can change a kept block maximum. fp16 tops lie in [-24, 15], well inside these ranges.
+//   Bytes of untame rows and panels (clamped to [0, 255]) are never read by the fast path.
+// Row layout: each k's byte eight times (eight bytes a k), so that one 16-byte load at an even k
+// holds k's byte under the eight columns and k + 1's under the same eight. Panel layout: the
+// eight lanes' bytes of each k (eight bytes a k), so that one 16-byte load holds k and k + 1.
 //
 // Exactness: a bf16 pattern shifted left by 16 is the f32 pattern of the same value (bf16 is the
 // upper half of binary32, subnormals included). An fp16 value is sig * 2^lsb with sig < 2^11 and
@@ -16,10 +29,9 @@ import { decodeRowsBf16, packPanelsBf16 } from "./pack_bf16";
 export const NEG: i32 = -16384;
 
 /**
- * Stored i16 top exponent of zeros (and of NaN/Inf, whose rows and panels are untame): the sum
- * of two stays in the i16 range (-16384), and a sum with a real exponent (<= 127) stays below
- * -8000, far under any exponent sum of two non-zero operands (>= -2 * 133) and under the fast
- * path's lowest E (F - 126 >= -116).
+ * i16 top of zeros and NaN/Inf in the SIMD decoding's lanes (pack_bf16.ts): far outside every
+ * real top, so that the saturating narrowing to exponent bytes gives a row byte of 0 (top +
+ * ROW_EXP_BIAS < 0) and a panel byte of 255 (PANEL_EXP_BIAS - top > 255), the bytes of zeros.
  */
 export const EXP16_ZERO: i32 = -8192;
 
@@ -28,6 +40,13 @@ export const EXP16_ZERO: i32 = -8192;
  * TINY_BIAS plus the largest of their tops (in [-126, -68], so the byte lies in [74, 132]).
  */
 export const TINY_BIAS: i32 = 200;
+
+/** Bias of a row's exponent byte (see the module comment). */
+export const ROW_EXP_BIAS: i32 = 192;
+/** Bias of a panel's exponent byte, stored negated (see the module comment). */
+export const PANEL_EXP_BIAS: i32 = 64;
+/** Bias of a block maximum in walk.ts: ROW_EXP_BIAS - PANEL_EXP_BIAS. */
+export const EXP_SUM_BIAS: i32 = ROW_EXP_BIAS - PANEL_EXP_BIAS;
 
 /** Format code for bf16 operands. */
 export const FMT_BF16: i32 = 0;
@@ -89,28 +108,42 @@ export const FMT_FP16: i32 = 1;
   return e == NEG || (e >= -67 && e <= 63);
 }
 
-/** Decodes one element into value (f32) and exponent (i16) slots; returns whether it is tame. */
-@inline export function put(bits: i32, fmt: i32, val: usize, exp: usize): bool {
+/** Row exponent byte of a finite top (NEG for zeros), clamped (see the module comment). */
+@inline function rowByte(top: i32): i32 {
+  return top == NEG ? 0 : min(255, max(0, top + ROW_EXP_BIAS));
+}
+
+/** Panel exponent byte of a finite top (NEG for zeros), clamped (see the module comment). */
+@inline function panelByte(top: i32): i32 {
+  return top == NEG ? 255 : min(255, max(0, PANEL_EXP_BIAS - top));
+}
+
+/**
+ * Decodes one element of a B panel into its value (f32) slot and exponent byte; returns whether
+ * it is tame.
+ */
+@inline export function putPanel(bits: i32, fmt: i32, val: usize, exp: usize): bool {
   const special = isSpecial16(bits, fmt);
   store<f32>(val, special ? f32(0) : value16(bits, fmt));
-  const top = topExp16(bits, fmt);
-  store<i16>(exp, <i16>(special || top == NEG ? EXP16_ZERO : top));
+  store<u8>(exp, <u8>(special ? 255 : panelByte(topExp16(bits, fmt))));
   return tame16(bits, fmt);
 }
 
 /**
- * `put` for a row of A: the exponent slot is an i32 holding the i16 top in both halves, so that
- * one 32-bit lane shuffle broadcasts it to every i16 lane (walk.ts step 1).
+ * Decodes one element of a row of A into its value (f32) slot and its exponent byte, stored
+ * eight times (the row layout of the module comment); returns whether it is tame.
  */
 @inline export function putRow(bits: i32, fmt: i32, val: usize, exp: usize): bool {
-  const ok = put(bits, fmt, val, exp);
-  store<i16>(exp, load<i16>(exp), 2);
-  return ok;
+  const special = isSpecial16(bits, fmt);
+  store<f32>(val, special ? f32(0) : value16(bits, fmt));
+  const byte = special ? 0 : rowByte(topExp16(bits, fmt));
+  store<u64>(exp, <u64>byte * 0x0101010101010101);
+  return tame16(bits, fmt);
 }
 
 /**
- * Decodes row-major A [rows][kp] (u16 patterns) into f32 values and top exponents (i32 slots,
- * see `putRow`) with the same layout, and one tame byte per row.
+ * Decodes row-major A [rows][kp] (u16 patterns) into f32 values (the same layout), exponent
+ * bytes (eight a k, see the module comment) and one tame byte per row.
  */
 export function decodeRows(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
@@ -127,7 +160,7 @@ export function decodeRows(
     let ok = true;
     for (let k = 0; k < kp; k++) {
       const idx = <usize>(i * kp + k);
-      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 2)) && ok;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 3)) && ok;
     }
     store<u8>(tame + i, ok ? 1 : 0);
   }
@@ -137,8 +170,9 @@ export function decodeRows(
 export const PANEL: i32 = 8;
 
 /**
- * Packs row-major B [n][kp] (weight layout) into panels of 8 columns: f32 values and i16
- * exponents at [panel][k][lane], lanes beyond n zero-filled, and one tame byte per panel.
+ * Packs row-major B [n][kp] (weight layout) into panels of 8 columns: f32 values and exponent
+ * bytes at [panel][k][lane] (see the module comment), lanes beyond n zero-filled, and one tame
+ * byte per panel.
  */
 export function packPanels(
   src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
@@ -160,7 +194,7 @@ export function packPanels(
 
 /**
  * Scalar packing of the k range [k0, k1) of every lane of panel g (lanes past n: value +0,
- * exponent EXP16_ZERO); returns whether every element is tame.
+ * exponent byte 255, a zero); returns whether every element is tame.
  */
 @inline export function packLanes(
   src: usize, n: i32, kp: i32, fmt: i32, val: usize, exp: usize, g: i32, k0: i32, k1: i32,
@@ -172,10 +206,10 @@ export function packPanels(
       const slot = <usize>(g * kp + k) * PANEL + l;
       if (j < n) {
         const bits = <i32>load<u16>(src + (<usize>(j * kp + k) << 1));
-        ok = put(bits, fmt, val + (slot << 2), exp + (slot << 1)) && ok;
+        ok = putPanel(bits, fmt, val + (slot << 2), exp + slot) && ok;
       } else {
         store<f32>(val + (slot << 2), 0);
-        store<i16>(exp + (slot << 1), <i16>EXP16_ZERO);
+        store<u8>(exp + slot, 255);
       }
     }
   }

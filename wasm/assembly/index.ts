@@ -19,7 +19,7 @@ export function heapBase(): usize {
 const ROW_TILE = 16;
 /**
  * K per cache block (rounded down to whole blocks of L): every row pair and panel of a row tile
- * walks this much K before the next, so that the tile's rows (6 bytes a k) and a panel (48 bytes
+ * walks this much K before the next, so that the tile's rows (14 bytes a k) and a panel (40 bytes
  * a k) stay in the first- and second-level caches instead of streaming all of K from memory.
  * Each output still sees its blocks in increasing k: only the order across outputs changes.
  */
@@ -29,7 +29,8 @@ const K_BLOCK = 512;
  * Walks every output of C over kp operand pairs. C is [m][ldc] u32 fp32 patterns with
  * ldc = 8 * ceil(n / 8), updated in place; lanes past n must hold 1.0 (0x3f800000: harmless,
  * keeps the fast path). aRaw [m][kp] and bRaw [n][kp] hold u16 patterns; aVal/aExp/aTame come
- * from `decodeRows`, bVal/bExp/bTame from `packPanels`. `setWalk` must have been called.
+ * from `decodeRows`, bVal/bExp/bTame from `packPanels`. `setWalk` must have been called, with an
+ * even block size (walk.ts reads k pairs).
  */
 export function walk(
   aRaw: usize, aVal: usize, aExp: usize, aTame: usize, m: i32,
@@ -46,7 +47,7 @@ export function walk(
         const lanes = min(PANEL, n - PANEL * g);
         const panelTame = load<u8>(bTame + g) != 0;
         const bv = bVal + (<usize>(g * kp) << 5);
-        const be = bExp + (<usize>(g * kp) << 4);
+        const be = bExp + (<usize>(g * kp) << 3);
         const bRow = bRaw + (<usize>(PANEL * g * kp) << 1);
         // The panel's lane maxima over this K range, for rows with tiny operands: once a panel.
         let pm = i16x8.splat(0);
@@ -68,14 +69,14 @@ export function walk(
           if (tb != 0) {
             // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
             walkPanelPair(
-              aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow,
+              aVal + (rOff << 2), aExp + (rOff << 3), aRow, bv, be, bRow,
               lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2), tinyOf(ta), tinyOf(tb), pm,
             );
             i++;
             continue;
           }
           walkPanel(
-            aVal + (rOff << 2), aExp + (rOff << 2), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
+            aVal + (rOff << 2), aExp + (rOff << 3), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
             tinyOf(ta), pm,
           );
         }

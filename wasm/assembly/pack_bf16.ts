@@ -1,16 +1,19 @@
 // SIMD decoding of bf16 operands: B panels with the same output as decode.ts's scalar
-// `packPanels` (f32 values, i16 top exponents and tame flags), four k of a full 8-column panel per
+// `packPanels` (f32 values, exponent bytes and tame flags), four k of a full 8-column panel per
 // step, and A rows with the same output as its scalar `decodeRows`, eight k per step. Lane by lane
 // it is the scalar decoding written with masks on i16 lanes:
 //   value = bits << 16, or +0 for NaN/Inf (bf16 is the upper half of binary32);
 //   top   = field - 127 for normals, -126 for subnormals, EXP16_ZERO for zeros and NaN/Inf;
+//   bytes = top + ROW_EXP_BIAS (rows) or PANEL_EXP_BIAS - top (panels), narrowed to u8 with
+//           saturation: the clamping of decode.ts, and 0 / 255 for EXP16_ZERO;
 //   tame  = not NaN/Inf and (top == EXP16_ZERO or -67 <= top <= 63), i.e. (top + 67) <=u 130
 //           (EXP16_ZERO + 67 is negative, so it reads as a large unsigned i16 and is excluded
 //           by the explicit zero test).
 // Ragged panels and the k tails (kp not a multiple of 4, or of 8 for rows) use the scalar code.
 
 import {
-  EXP16_ZERO, FMT_BF16, isSpecial16, packLanes, PANEL, putRow, TINY_BIAS, topExp16,
+  EXP16_ZERO, FMT_BF16, isSpecial16, packLanes, PANEL, PANEL_EXP_BIAS, putRow, ROW_EXP_BIAS,
+  TINY_BIAS, topExp16,
 } from "./decode";
 
 /** Top exponents of eight bf16 patterns (i16 lanes; EXP16_ZERO for zeros and NaN/Inf). */
@@ -29,31 +32,38 @@ import {
   return i16x8.eq(v128.and(i16x8.shr_u(x, 7), i16x8.splat(0xff)), i16x8.splat(0xff));
 }
 
-/**
- * Stores eight decoded lanes: the f32 values of the patterns xm at val, the tops at exp as i16
- * (dup false) or as i32 with the i16 in both halves (dup true, the row layout of decode.ts).
- */
-@inline function store8(xm: v128, top: v128, val: usize, exp: usize, dup: bool): void {
+/** Stores the f32 values of eight patterns xm (i16 lanes) at val (32 bytes). */
+@inline function storeValues8(xm: v128, val: usize): void {
   const z = i16x8.splat(0);
   // f32 bits = pattern << 16: a zero low half under each pattern.
   v128.store(val, i8x16.shuffle(z, xm, 0, 1, 16, 17, 0, 1, 18, 19, 0, 1, 20, 21, 0, 1, 22, 23));
   v128.store(val, i8x16.shuffle(z, xm, 0, 1, 24, 25, 0, 1, 26, 27, 0, 1, 28, 29, 0, 1, 30, 31), 16);
-  if (dup) {
-    v128.store(exp, i16x8.shuffle(top, top, 0, 0, 1, 1, 2, 2, 3, 3));
-    v128.store(exp, i16x8.shuffle(top, top, 4, 4, 5, 5, 6, 6, 7, 7), 16);
-  } else {
-    v128.store(exp, top);
-  }
+}
+
+/**
+ * Stores the row exponent bytes of eight consecutive k (tops as i16 lanes, EXP16_ZERO for
+ * zeros) at exp: each byte eight times (64 bytes; decode.ts's row layout). The saturating
+ * narrowing gives 0 for EXP16_ZERO and clamps the tops of untame rows.
+ */
+@inline function storeRowExps8(top: v128, exp: usize): void {
+  const b = i8x16.narrow_i16x8_u(i16x8.add(top, i16x8.splat(<i16>ROW_EXP_BIAS)), i16x8.splat(0));
+  v128.store(exp, i8x16.shuffle(b, b, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  v128.store(exp, i8x16.shuffle(b, b, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3), 16);
+  v128.store(exp, i8x16.shuffle(b, b, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5), 32);
+  v128.store(exp, i8x16.shuffle(b, b, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7), 48);
 }
 
 /**
  * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel); stores the eight f32
- * values at val and the eight tops at exp (i16); returns the untame lanes.
+ * values at val and the eight panel exponent bytes at exp (the saturating narrowing gives 255
+ * for EXP16_ZERO); returns the untame lanes.
  */
 @inline function decode8(x: v128, val: usize, exp: usize): v128 {
   const special = special8(x);
   const top = tops8(x, special);
-  store8(v128.andnot(x, special), top, val, exp, false);
+  storeValues8(v128.andnot(x, special), val);
+  const nb = i16x8.sub(i16x8.splat(<i16>PANEL_EXP_BIAS), top);
+  v128.store64_lane(exp, i8x16.narrow_i16x8_u(nb, nb), 0);
   const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
   return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
 }
@@ -68,7 +78,7 @@ export function packPanelsBf16(
     const kSimd = PANEL * g + PANEL <= n ? kp & ~3 : 0;
     const col = src + (<usize>(PANEL * g * kp) << 1);
     const outVal = val + (<usize>(g * kp) << 5);
-    const outExp = exp + (<usize>(g * kp) << 4);
+    const outExp = exp + (<usize>(g * kp) << 3);
     let bad = i16x8.splat(0);
     for (let k = 0; k < kSimd; k += 4) {
       const o = col + (<usize>k << 1);
@@ -91,11 +101,11 @@ export function packPanelsBf16(
       const r2 = i8x16.shuffle(w23, x23, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
       const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
       const dv = outVal + (<usize>k << 5);
-      const de = outExp + (<usize>k << 4);
+      const de = outExp + (<usize>k << 3);
       bad = v128.or(bad, decode8(r0, dv, de));
-      bad = v128.or(bad, decode8(r1, dv + 32, de + 16));
-      bad = v128.or(bad, decode8(r2, dv + 64, de + 32));
-      bad = v128.or(bad, decode8(r3, dv + 96, de + 48));
+      bad = v128.or(bad, decode8(r1, dv + 32, de + 8));
+      bad = v128.or(bad, decode8(r2, dv + 64, de + 16));
+      bad = v128.or(bad, decode8(r3, dv + 96, de + 24));
     }
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
@@ -127,13 +137,8 @@ export function decodeRowsBf16(
       const tiny = v128.andnot(i16x8.lt_s(top, i16x8.splat(-67)), zero);
       bad = v128.or(bad, v128.or(special, i16x8.gt_s(top, i16x8.splat(63))));
       tinyMax = i16x8.max_s(tinyMax, v128.bitselect(top, i16x8.splat(-32768), tiny));
-      store8(
-        v128.andnot(x, v128.or(special, tiny)),
-        v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, tiny),
-        val + (idx << 2),
-        exp + (idx << 2),
-        true,
-      );
+      storeValues8(v128.andnot(x, v128.or(special, tiny)), val + (idx << 2));
+      storeRowExps8(v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, tiny), exp + (idx << 3));
     }
     let ok = !v128.any_true(bad);
     const m4 = i16x8.max_s(tinyMax, i16x8.shuffle(tinyMax, tinyMax, 4, 5, 6, 7, 4, 5, 6, 7));
@@ -146,9 +151,9 @@ export function decodeRowsBf16(
       const top = (bits & 0x7fff) == 0 || isSpecial16(bits, FMT_BF16) ? 0 : topExp16(bits, FMT_BF16);
       if (top < -67) {
         tinyTop = max(tinyTop, top);
-        putRow(0, FMT_BF16, val + (idx << 2), exp + (idx << 2));
+        putRow(0, FMT_BF16, val + (idx << 2), exp + (idx << 3));
       } else {
-        ok = putRow(bits, FMT_BF16, val + (idx << 2), exp + (idx << 2)) && ok;
+        ok = putRow(bits, FMT_BF16, val + (idx << 2), exp + (idx << 3)) && ok;
       }
     }
     store<u8>(tame + i, !ok ? 0 : (tinyTop == -32768 ? 1 : <u8>(TINY_BIAS + tinyTop)));

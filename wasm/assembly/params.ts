@@ -1,6 +1,8 @@
 // Parameters of one K-walk, shared by the SIMD walk (walk.ts) and its exact fallbacks
 // (fix_lanes.ts). The host sets them with `setWalk` before `walk`.
 
+import { EXP_SUM_BIAS } from "./decode";
+
 /** Products per fused block (L). */
 export let gL: i32 = 8;
 /** Fraction bits below the alignment exponent (F). */
@@ -10,11 +12,13 @@ export let gFloor: i32 = -132;
 /** Input format code (0 = bf16, 1 = fp16). */
 export let gFmt: i32 = 0;
 /**
- * The floor as the start value of the i16 exponent maximum (walk.ts step 1): the floor clamped
- * to the i16 range. Clamping changes no E that the fast path keeps: every kept E lies in
- * [F - 126, 127], well inside [-32768, 32767].
+ * The floor as the start value of the biased u8 exponent maximum (walk.ts step 1): floor +
+ * EXP_SUM_BIAS clamped to [0, 255]. Clamping changes no decision of the fast path: a floor below
+ * -128 becomes -128, which changes E only where E would stay below -128 either way (such lanes
+ * are bad, E < F - 126, both ways); a floor above 127 becomes 127, but the engine takes no
+ * datapath with such a floor (gemm_engine.ts `engineSupports`), and every block would be bad.
  */
-export let gFloor16: i32 = -132;
+export let gFloorU8: i32 = 0;
 /**
  * Whether a block's whole sum, accumulator term included, fits 30 bits:
  * L * (2^(F+2) - 1) + 2^(F+1) - 1 < 2^30 (A100-class L = 8, F = 24: about 2^29.1). Then the
@@ -28,7 +32,7 @@ export function setWalk(blockSize: i32, fracBits: i32, floor: i32, fmt: i32): vo
   gF = fracBits;
   gFloor = floor;
   gFmt = fmt;
-  gFloor16 = floor < -32768 ? -32768 : (floor > 32767 ? 32767 : floor);
+  gFloorU8 = min(255, max(0, floor + EXP_SUM_BIAS));
   const bound = <i64>blockSize * ((<i64>1 << <i64>(fracBits + 2)) - 1) +
     (<i64>1 << <i64>(fracBits + 1)) - 1;
   gNarrow = bound < (<i64>1 << 30);

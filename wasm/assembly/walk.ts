@@ -3,10 +3,15 @@
 // per output).
 //
 // Fast path, per block and lane (all lanes of a tame row and tame panel):
-//  1. E = max(floor, max_k(ea_k + eb_k), top(c)). The exponent maximum runs on i16 lanes, eight
-//     columns per vector (decode.ts: exponents are stored as i16; zero operands carry EXP16_ZERO,
-//     so sums stay in range and zero products never win), starting from the floor (params.ts:
-//     gFloor16); then it is widened to i32 and top(c) joins.
+//  1. E = max(floor, max_k(ea_k + eb_k), top(c)), kept biased by EXP_SUM_BIAS (128) as
+//     EU = E + 128. The exponent maximum runs on sixteen u8 lanes: a row's exponent bytes minus
+//     the panel's with unsigned saturation are ea_k + eb_k + 128 for non-zero operands and 0 where
+//     either is zero or the sum is below -128 (decode.ts's exponent bytes); one 16-byte load
+//     holds a k pair (eight columns at k, eight at k + 1), so a block takes L / 2 subtractions
+//     and maxima a row, starting from the floor (params.ts: gFloorU8), and one maximum of the two
+//     halves. It is widened to i32 and top(c) + 128 joins. Every E the fast path keeps lies in
+//     [F - 126, 127], i.e. EU in [F + 2, 255]: above the 0 of zeros and saturated sums, and
+//     inside the byte range, so the u8 maximum is the exact E wherever the fast path uses it.
 //  2. scale = 2^(F-E) as an f32 built from its bits; valid (a normal power of two) when
 //     E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums <= 126, top(c) <= 127).
 //  3. t_k = trunc((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
@@ -45,41 +50,53 @@
 //  product truncates to zero and cannot be the block maximum; they run separate copies of the
 //  block loops, so other rows keep one bound for all lanes.
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
-// k loops are unrolled by 4 when 4 divides L. The accumulators stay in locals over the walked
-// range (C has row stride ldc, padded to whole panels). A row's value or exponent of each k is
-// broadcast to every lane by a 32-bit splat load (x86: one load-port broadcast, no shuffle on the
-// vector ALU ports, which bound this loop; about 3% faster than one load and four lane shuffles).
+// k loops are unrolled by 4 when 4 divides L, else by 2 (the engine takes even L only: step 1
+// reads k pairs). The accumulators stay in locals over the walked range (C has row stride ldc,
+// padded to whole panels). A row's value of each k is broadcast to every lane by a 32-bit splat
+// load (x86: one load-port broadcast, no shuffle on the vector ALU ports, which bound this loop;
+// about 3% faster than one load and four lane shuffles).
 
 import { fixLanes } from "./fix_lanes";
-import { EXP16_ZERO } from "./decode";
-import { gF, gFloor16, gL, gNarrow } from "./params";
+import { EXP_SUM_BIAS, PANEL_EXP_BIAS } from "./decode";
+import { gF, gFloorU8, gL, gNarrow } from "./params";
 
 /** Scratch for the E of a block with bad lanes (four vectors): rare, so kept out of registers. */
 const BIGS: usize = memory.data(64, 16);
 
 /**
  * Vector constants, loaded once per walk from static data: a literal would be materialised anew
- * at every use inside the block loop. 127 in every i32 lane; then the bits 254 << 23; then the
- * f64 mask that keeps the leading 24 bits (step 5 wide).
+ * at every use inside the block loop. 127 + EXP_SUM_BIAS (the largest kept EU) in every i32
+ * lane; then the bits 254 << 23; then the f64 mask that keeps the leading 24 bits (step 5 wide);
+ * then 127 - EXP_SUM_BIAS (cTop's offset).
  */
-const CONSTS: usize = memory.data<u32>([
-  127, 127, 127, 127,
+const CONSTS: usize = memory.data<i32>([
+  255, 255, 255, 255,
   254 << 23, 254 << 23, 254 << 23, 254 << 23,
   0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
+  -1, -1, -1, -1,
 ], 16);
 
 /**
- * Biased-field exponent of fp32 accumulator lanes minus 127. For zero and subnormal c this gives
- * -127 instead of none / -126, and 128 for NaN/Inf: harmless, because any E <= -126 fails the
- * range check E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127;
- * such lanes take the exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4
- * whenever E >= F - 126, as its true top -126 is below E.)
+ * Biased-field exponent of fp32 accumulator lanes minus 127, plus EXP_SUM_BIAS (kTop: -1 in
+ * every lane): EU of top(c). For zero and subnormal c this gives the EU of -127 instead of none /
+ * -126, and of 128 for NaN/Inf: harmless, because any E <= -126 fails the range check
+ * E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127; such lanes take the
+ * exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4 whenever
+ * E >= F - 126, as its true top -126 is below E.)
  */
-@inline function cTop(c: v128, k127: v128): v128 {
-  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), k127);
+@inline function cTop(c: v128, kTop: v128): v128 {
+  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), kTop);
 }
 
-/** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F in every lane). */
+/**
+ * The end of step 1 for one row: the maxima of the k-pair halves of e (u8 lanes: columns 0-7 at
+ * even k, then at odd k) as i16 lanes, one per column.
+ */
+@inline function expColumns(e: v128): v128 {
+  return i16x8.max_u(i16x8.extend_low_i8x16_u(e), i16x8.extend_high_i8x16_u(e));
+}
+
+/** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F + EXP_SUM_BIAS in every lane). */
 @inline function scaleOf(big: v128, kScale: v128): v128 {
   return i32x4.shl(i32x4.sub(kScale, big), 23);
 }
@@ -118,9 +135,9 @@ const CONSTS: usize = memory.data<u32>([
   return f32x4.mul(t, i32x4.sub(kPow, scale));
 }
 
-/** Lanes whose E lies outside [kLo, 127]: they take the exact path (kLo >= F - 126). */
-@inline function badLanes(big: v128, kLo: v128, k127: v128): v128 {
-  return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, k127));
+/** Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 2, kHi 255). */
+@inline function badLanes(big: v128, kLo: v128, kHi: v128): v128 {
+  return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, kHi));
 }
 
 /**
@@ -137,7 +154,7 @@ const CONSTS: usize = memory.data<u32>([
 export const NO_TINY: i32 = -20000;
 
 /**
- * Lowest E of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
+ * Lowest EU of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
  * operands exact on the fast path. The tiny operands (largest top `tiny`) were decoded as zeros;
  * a tiny a_k times b_k is below 2^(tiny + top(b_k) + 2), so with E >= tiny + top(b) + 2 + F its
  * term trunc(a_k b_k 2^(F-E)) is 0 and its exponent sum is below E: leaving it out changes
@@ -145,18 +162,20 @@ export const NO_TINY: i32 = -20000;
  * bad lane. For rows without tiny operands (NO_TINY) this is kLo.
  */
 @inline function tinyLo(kLo: v128, tiny: i32, pmHalf: v128): v128 {
-  return i32x4.max_s(kLo, i32x4.add(i32x4.splat(tiny + 2 + gF), pmHalf));
+  return i32x4.max_s(kLo, i32x4.add(i32x4.splat(tiny + 2 + gF + EXP_SUM_BIAS), pmHalf));
 }
 
 /**
- * Lane maxima of a panel's i16 tops over k in [kb0, kb1) (EXP16_ZERO where all are zero): the
- * `pm` that rows with tiny operands pass to `walkPanel` / `walkPanelPair` (index.ts computes it
- * once per panel and K range).
+ * Lane maxima of a panel's tops over k in [kb0, kb1) (a range of whole k pairs) as i16 lanes,
+ * from its exponent bytes (top = PANEL_EXP_BIAS - byte; -191 where every k is zero, below any
+ * bound it could raise): the `pm` that rows with tiny operands pass to `walkPanel` /
+ * `walkPanelPair` (index.ts computes it once per panel and K range).
  */
 @inline export function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
-  let m = i16x8.splat(<i16>EXP16_ZERO);
-  for (let k = kb0; k < kb1; k++) m = i16x8.max_s(m, v128.load(bExp + (<usize>k << 4)));
-  return m;
+  let m = i8x16.splat(-1);
+  for (let k = kb0; k < kb1; k += 2) m = i8x16.min_u(m, v128.load(bExp + (<usize>k << 3)));
+  const least = i16x8.min_u(i16x8.extend_low_i8x16_u(m), i16x8.extend_high_i8x16_u(m));
+  return i16x8.sub(i16x8.splat(<i16>PANEL_EXP_BIAS), least);
 }
 
 /**
@@ -173,21 +192,12 @@ export const NO_TINY: i32 = -20000;
   return v128.andnot(d, v128.andnot(bad, rest));
 }
 
-/** One k of step 1 for one row: e = max(e, ea_k + eb_k) on i16 lanes (eight columns). */
-@inline function expK(ea: v128, eb: v128, e: v128): v128 {
-  return i16x8.max_s(e, i16x8.add(ea, eb));
-}
-
 /**
- * Four k of step 1 for one row: pa points at the row's exponent slot of the first k (i32 slots
- * with the i16 in both halves, decode.ts `putRow`), each broadcast to every i16 lane by a 32-bit
- * splat load; pb points at the panel's exponents of the first k.
+ * One k pair of step 1 for one row: e = max(e, ra -sat nb) on u8 lanes, ra the row's bytes of
+ * the pair (each eight times), nb the panel's (eight lanes at k, eight at k + 1).
  */
-@inline function exp4(pa: usize, pb: usize, e: v128): v128 {
-  e = expK(v128.load32_splat(pa), v128.load(pb), e);
-  e = expK(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
-  e = expK(v128.load32_splat(pa, 8), v128.load(pb, 32), e);
-  return expK(v128.load32_splat(pa, 12), v128.load(pb, 48), e);
+@inline function expPair(ra: v128, nb: v128, e: v128): v128 {
+  return i8x16.max_u(e, i8x16.sub_sat_u(ra, nb));
 }
 
 /**
@@ -216,15 +226,15 @@ export function walkPanel(
   const t = tinyRows;
   if (gNarrow) {
     if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, true);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 1, true);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 2, true);
   } else {
     if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, false);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 1, false);
+    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 2, false);
   }
 }
 
 /**
- * The block loop of `walkPanel`; `step` (4 or 1, dividing L) and `narrow` are constants. The
+ * The block loop of `walkPanel`; `step` (4 or 2, dividing L) and `narrow` are constants. The
  * accumulators stay in locals over the whole range: wasm memory accesses carry bounds checks,
  * spilled locals do not.
  */
@@ -234,12 +244,13 @@ export function walkPanel(
   step: i32, narrow: bool,
 ): void {
   const L = gL;
-  const floor = i16x8.splat(<i16>gFloor16);
-  const k127 = v128.load(CONSTS);
+  const floor = i8x16.splat(<i8>gFloorU8);
+  const kHi = v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
-  const kScale = i32x4.splat(127 + gF);
-  const kLo = i32x4.splat(gF - 126);
+  const kTop = v128.load(CONSTS, 48);
+  const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
+  const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
   const kLo0 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_low_i16x8_s(pm)) : kLo;
   const kLo1 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_high_i16x8_s(pm)) : kLo;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
@@ -249,19 +260,20 @@ export function walkPanel(
     const kEnd = k0 + L;
     let e = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 2);
-      const pb = bExp + (<usize>k << 4);
-      if (step == 4) e = exp4(pa, pb, e);
-      else e = expK(v128.load32_splat(pa), v128.load(pb), e);
+      const pa = aExp + (<usize>k << 3);
+      const pb = bExp + (<usize>k << 3);
+      e = expPair(v128.load(pa), v128.load(pb), e);
+      if (step == 4) e = expPair(v128.load(pa, 16), v128.load(pb, 16), e);
     }
-    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_s(e), cTop(c0, k127));
-    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_s(e), cTop(c1, k127));
+    const ec = expColumns(e);
+    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0, kTop));
+    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec), cTop(c1, kTop));
     const sc0 = scaleOf(big0, kScale);
     const sc1 = scaleOf(big1, kScale);
     const low = tinyRows
       ? v128.or(i32x4.lt_s(big0, kLo0), i32x4.lt_s(big1, kLo1))
       : i32x4.lt_s(i32x4.min_s(big0, big1), kLo);
-    const bad = v128.any_true(v128.or(low, i32x4.gt_s(i32x4.max_s(big0, big1), k127)));
+    const bad = v128.any_true(v128.or(low, i32x4.gt_s(i32x4.max_s(big0, big1), kHi)));
     if (bad) {
       v128.store(BIGS, big0);
       v128.store(BIGS, big1, 16);
@@ -285,16 +297,19 @@ export function walkPanel(
         s0 = i32x4.add(s0, term(x, v128.load(pb, 96), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 112), sc1));
       } else {
-        const x = v128.load32_splat(pa);
+        let x = v128.load32_splat(pa);
         s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
         s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
+        x = v128.load32_splat(pa, 4);
+        s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
+        s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
       }
     }
     let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
     let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
     if (bad) {
-      let b0 = badLanes(v128.load(BIGS), kLo0, k127);
-      let b1 = badLanes(v128.load(BIGS, 16), kLo1, k127);
+      let b0 = badLanes(v128.load(BIGS), kLo0, kHi);
+      let b1 = badLanes(v128.load(BIGS, 16), kLo1, kHi);
       if (zeroRowBlock(aRaw, k0)) {
         const r0 = zeroBlockLanes(c0, b0);
         const r1 = zeroBlockLanes(c1, b1);
@@ -340,10 +355,10 @@ export function walkPanelPair(
   const t0 = tinyA, t1 = tinyB, t = tinyRows;
   if (gNarrow) {
     if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, true);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 1, true);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 2, true);
   } else {
     if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, false);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 1, false);
+    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 2, false);
   }
 }
 
@@ -355,14 +370,15 @@ export function walkPanelPair(
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
-  const rowExp = <usize>kp << 2;
+  const rowExp = <usize>kp << 3;
   const rowRaw = <usize>kp << 1;
-  const floor = i16x8.splat(<i16>gFloor16);
-  const k127 = v128.load(CONSTS);
+  const floor = i8x16.splat(<i8>gFloorU8);
+  const kHi = v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
-  const kScale = i32x4.splat(127 + gF);
-  const kLo = i32x4.splat(gF - 126);
+  const kTop = v128.load(CONSTS, 48);
+  const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
+  const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
   const pmLo = i32x4.extend_low_i16x8_s(pm);
   const pmHi = i32x4.extend_high_i16x8_s(pm);
   const kLo00 = tinyRows ? tinyLo(kLo, tinyA, pmLo) : kLo;
@@ -380,21 +396,23 @@ export function walkPanelPair(
     let e0 = floor;
     let e1 = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 2);
-      const pb = bExp + (<usize>k << 4);
+      const pa = aExp + (<usize>k << 3);
+      const pb = bExp + (<usize>k << 3);
+      let y = v128.load(pb);
+      e0 = expPair(v128.load(pa), y, e0);
+      e1 = expPair(v128.load(pa + rowExp), y, e1);
       if (step == 4) {
-        e0 = exp4(pa, pb, e0);
-        e1 = exp4(pa + rowExp, pb, e1);
-      } else {
-        const y = v128.load(pb);
-        e0 = expK(v128.load32_splat(pa), y, e0);
-        e1 = expK(v128.load32_splat(pa + rowExp), y, e1);
+        y = v128.load(pb, 16);
+        e0 = expPair(v128.load(pa, 16), y, e0);
+        e1 = expPair(v128.load(pa + rowExp, 16), y, e1);
       }
     }
-    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_s(e0), cTop(c00, k127));
-    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_s(e0), cTop(c01, k127));
-    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_s(e1), cTop(c10, k127));
-    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_s(e1), cTop(c11, k127));
+    const ec0 = expColumns(e0);
+    const ec1 = expColumns(e1);
+    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec0), cTop(c00, kTop));
+    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec0), cTop(c01, kTop));
+    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec1), cTop(c10, kTop));
+    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec1), cTop(c11, kTop));
     const sc00 = scaleOf(big00, kScale);
     const sc01 = scaleOf(big01, kScale);
     const sc10 = scaleOf(big10, kScale);
@@ -406,7 +424,7 @@ export function walkPanelPair(
       )
       : i32x4.lt_s(i32x4.min_s(i32x4.min_s(big00, big01), i32x4.min_s(big10, big11)), kLo);
     const mx = i32x4.max_s(i32x4.max_s(big00, big01), i32x4.max_s(big10, big11));
-    const bad = v128.any_true(v128.or(low, i32x4.gt_s(mx, k127)));
+    const bad = v128.any_true(v128.or(low, i32x4.gt_s(mx, kHi)));
     if (bad) {
       v128.store(BIGS, big00);
       v128.store(BIGS, big01, 16);
@@ -454,10 +472,18 @@ export function walkPanelPair(
         s10 = i32x4.add(s10, term(x1, y0, sc10));
         s11 = i32x4.add(s11, term(x1, y1, sc11));
       } else {
-        const x0 = v128.load32_splat(pa);
-        const x1 = v128.load32_splat(pa + rowVal);
-        const y0 = v128.load(pb);
-        const y1 = v128.load(pb, 16);
+        let x0 = v128.load32_splat(pa);
+        let x1 = v128.load32_splat(pa + rowVal);
+        let y0 = v128.load(pb);
+        let y1 = v128.load(pb, 16);
+        s00 = i32x4.add(s00, term(x0, y0, sc00));
+        s01 = i32x4.add(s01, term(x0, y1, sc01));
+        s10 = i32x4.add(s10, term(x1, y0, sc10));
+        s11 = i32x4.add(s11, term(x1, y1, sc11));
+        x0 = v128.load32_splat(pa, 4);
+        x1 = v128.load32_splat(pa + rowVal, 4);
+        y0 = v128.load(pb, 32);
+        y1 = v128.load(pb, 48);
         s00 = i32x4.add(s00, term(x0, y0, sc00));
         s01 = i32x4.add(s01, term(x0, y1, sc01));
         s10 = i32x4.add(s10, term(x1, y0, sc10));
@@ -471,10 +497,10 @@ export function walkPanelPair(
     if (bad) {
       const l0 = min(lanes, 4);
       const l1 = lanes - 4;
-      let b00 = badLanes(v128.load(BIGS), kLo00, k127);
-      let b01 = badLanes(v128.load(BIGS, 16), kLo01, k127);
-      let b10 = badLanes(v128.load(BIGS, 32), kLo10, k127);
-      let b11 = badLanes(v128.load(BIGS, 48), kLo11, k127);
+      let b00 = badLanes(v128.load(BIGS), kLo00, kHi);
+      let b01 = badLanes(v128.load(BIGS, 16), kLo01, kHi);
+      let b10 = badLanes(v128.load(BIGS, 32), kLo10, kHi);
+      let b11 = badLanes(v128.load(BIGS, 48), kLo11, kHi);
       if (zeroRowBlock(aRaw, k0)) {
         const r00 = zeroBlockLanes(c00, b00);
         const r01 = zeroBlockLanes(c01, b01);
