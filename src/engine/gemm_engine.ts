@@ -39,8 +39,8 @@ export interface GemmEngine {
 /**
  * Whether the kernel covers a datapath: contiguous chain, early accumulator, bf16/fp16 input,
  * fp32 output and result grid, round-toward-zero, an even block size (the kernel reads k in
- * pairs) that divides k, lane sums that fit 31 bits (L * (2^(F+2) - 1) < 2^31) with F in
- * [10, 28], and no alignment floor above 127 (no fp32 exponent reaches it).
+ * pairs) that divides k, and lane sums that fit 31 bits (L * (2^(F+2) - 1) < 2^31) with F in
+ * [10, 28].
  *
  * @param dp a datapath
  * @returns true when `kWalk` may run it
@@ -65,8 +65,7 @@ export function engineSupports(dp: Datapath): boolean {
     dp.resultFormat === FP32 && dp.rounding === "rz" && Number.isInteger(L) && L >= 2 &&
     L % 2 === 0 && dp.k % L === 0 && Number.isInteger(F) && F >= 10 && F <= 28 &&
     L * (2 ** (F + 2) - 1) <= 2 ** 31 - 1 &&
-    (dp.alignFloor === null ||
-      (Number.isInteger(dp.alignFloor) && dp.alignFloor > -10000 && dp.alignFloor <= 127));
+    (dp.alignFloor === null || (Number.isInteger(dp.alignFloor) && dp.alignFloor > -10000));
 }
 
 /**

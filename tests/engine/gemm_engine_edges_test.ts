@@ -184,3 +184,24 @@ for (const [label, dp] of distinct) {
     }
   });
 }
+
+for (const [label, dp] of distinct) {
+  Deno.test(`GemmEngine.kWalk() matches kWalkReference() with alignment floors at and past the exponent bytes' range on ${label}`, () => {
+    // The kernel starts its byte-lane block maximum at the floor + 127, clamped to [0, 255]:
+    // floors below -127 and above 128 are clamped, those between are exact. Operands from tiny
+    // to huge, accumulators from zero to near overflow.
+    const fmt = dp.input.name as Fmt;
+    const lo = fmt === "bf16" ? -60 : -14;
+    const hi = fmt === "bf16" ? 60 : 14;
+    for (const floor of [-200, -128, -127, -126, -20, 0, 100, 126, 127, 128, 129, 300]) {
+      const next = rng(1000 + floor);
+      const [m, n, k] = [3, 9, 4 * dp.k];
+      const a = new Uint16Array(m * k).map(() => pow2ish(next, fmt, lo + (next() % (hi - lo))));
+      const b = new Uint16Array(n * k).map(() => pow2ish(next, fmt, lo + (next() % (hi - lo))));
+      const init = new Uint32Array(m * n).map(() => next() & 0x7f7fffff | (next() & 0x80000000));
+      const at = { ...dp, alignFloor: floor };
+      assertSame(at, { a, b, m, n, k, init }, `floor ${floor}`);
+      assertSame(at, { a: new Uint16Array(m * k), b, m, n, k, init }, `floor ${floor}, zero A`);
+    }
+  });
+}

@@ -7,10 +7,10 @@
 // Exponent bytes (walk.ts step 1 takes the block maximum of ea + eb on sixteen u8 lanes):
 //   row byte   ra = ea + ROW_EXP_BIAS for a non-zero operand, 0 for zeros and NaN/Inf;
 //   panel byte nb = PANEL_EXP_BIAS - eb for a non-zero operand, 255 for zeros and NaN/Inf;
-//   ra -sat nb (u8 subtraction saturating at 0) = ea + eb + EXP_SUM_BIAS for two non-zero tame
-//   operands: ra lies in [125, 255] and nb in [1, 131] for tops in [-67, 63], so the difference
-//   is at most 254 and never wraps; a sum below -EXP_SUM_BIAS saturates to 0. A zero on either
-//   side gives 0 (ra = 0, or nb = 255 >= ra). The byte 0 thus stands for "at most -128", below
+//   ra -sat nb (u8 subtraction saturating at 0) = ea + eb + EXP_SUM_BIAS (127) for two non-zero
+//   tame operands: ra lies in [124, 254] and nb in [1, 131] for tops in [-67, 63], so the
+//   difference is at most 253 and never wraps; a sum below -127 saturates to 0. A zero on either
+//   side gives 0 (ra = 0, or nb = 255 > ra). The byte 0 thus stands for "at most -127", below
 //   every E the fast path keeps (E >= F - 126 >= -116), so neither zero products nor saturated
 //   sums can change a kept block maximum. fp16 tops lie in [-24, 15], well inside these ranges.
 //   Bytes of untame rows and panels (clamped to [0, 255]) are never read by the fast path.
@@ -42,10 +42,13 @@ export const EXP16_ZERO: i32 = -8192;
 export const TINY_BIAS: i32 = 200;
 
 /** Bias of a row's exponent byte (see the module comment). */
-export const ROW_EXP_BIAS: i32 = 192;
+export const ROW_EXP_BIAS: i32 = 191;
 /** Bias of a panel's exponent byte, stored negated (see the module comment). */
 export const PANEL_EXP_BIAS: i32 = 64;
-/** Bias of a block maximum in walk.ts: ROW_EXP_BIAS - PANEL_EXP_BIAS. */
+/**
+ * Bias of a block maximum in walk.ts: ROW_EXP_BIAS - PANEL_EXP_BIAS, chosen equal to fp32's
+ * exponent bias so that an accumulator's biased exponent field is its top on the same scale.
+ */
 export const EXP_SUM_BIAS: i32 = ROW_EXP_BIAS - PANEL_EXP_BIAS;
 
 /** Format code for bf16 operands. */

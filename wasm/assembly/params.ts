@@ -14,9 +14,9 @@ export let gFmt: i32 = 0;
 /**
  * The floor as the start value of the biased u8 exponent maximum (walk.ts step 1): floor +
  * EXP_SUM_BIAS clamped to [0, 255]. Clamping changes no decision of the fast path: a floor below
- * -128 becomes -128, which changes E only where E would stay below -128 either way (such lanes
- * are bad, E < F - 126, both ways); a floor above 127 becomes 127, but the engine takes no
- * datapath with such a floor (gemm_engine.ts `engineSupports`), and every block would be bad.
+ * -127 becomes -127, which changes E only where E would stay below -127 either way (such lanes
+ * are bad, E < F - 126, both ways); a floor above 128 becomes 128, where every lane is bad
+ * (E > 127) as it is with the true floor.
  */
 export let gFloorU8: i32 = 0;
 /**

@@ -3,15 +3,17 @@
 // per output).
 //
 // Fast path, per block and lane (all lanes of a tame row and tame panel):
-//  1. E = max(floor, max_k(ea_k + eb_k), top(c)), kept biased by EXP_SUM_BIAS (128) as
-//     EU = E + 128. The exponent maximum runs on sixteen u8 lanes: a row's exponent bytes minus
-//     the panel's with unsigned saturation are ea_k + eb_k + 128 for non-zero operands and 0 where
-//     either is zero or the sum is below -128 (decode.ts's exponent bytes); one 16-byte load
+//  1. E = max(floor, max_k(ea_k + eb_k), top(c)), kept biased by EXP_SUM_BIAS (127, fp32's
+//     bias) as EU = E + 127. The exponent maximum runs on sixteen u8 lanes: a row's exponent
+//     bytes minus the panel's with unsigned saturation are ea_k + eb_k + 127 for non-zero
+//     operands and 0 where either is zero or the sum is below -127 (decode.ts's exponent
+//     bytes); one 16-byte load
 //     holds a k pair (eight columns at k, eight at k + 1), so a block takes L / 2 subtractions
 //     and maxima a row, starting from the floor (params.ts: gFloorU8), and one maximum of the two
-//     halves. It is widened to i32 and top(c) + 128 joins. Every E the fast path keeps lies in
-//     [F - 126, 127], i.e. EU in [F + 2, 255]: above the 0 of zeros and saturated sums, and
-//     inside the byte range, so the u8 maximum is the exact E wherever the fast path uses it.
+//     halves. It is widened to i32 and top(c) + 127, c's biased exponent field, joins. Every E
+//     the fast path keeps lies in [F - 126, 127], i.e. EU in [F + 1, 254]: above the 0 of zeros
+//     and saturated sums, and inside the byte range, so the u8 maximum is the exact E wherever
+//     the fast path uses it.
 //  2. scale = 2^(F-E) as an f32 built from its bits; valid (a normal power of two) when
 //     E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums <= 126, top(c) <= 127).
 //  3. t_k = trunc((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
@@ -66,26 +68,24 @@ const BIGS: usize = memory.data(64, 16);
 /**
  * Vector constants, loaded once per walk from static data: a literal would be materialised anew
  * at every use inside the block loop. 127 + EXP_SUM_BIAS (the largest kept EU) in every i32
- * lane; then the bits 254 << 23; then the f64 mask that keeps the leading 24 bits (step 5 wide);
- * then 127 - EXP_SUM_BIAS (cTop's offset).
+ * lane; then the bits 254 << 23; then the f64 mask that keeps the leading 24 bits (step 5 wide).
  */
-const CONSTS: usize = memory.data<i32>([
-  255, 255, 255, 255,
+const CONSTS: usize = memory.data<u32>([
+  254, 254, 254, 254,
   254 << 23, 254 << 23, 254 << 23, 254 << 23,
   0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
-  -1, -1, -1, -1,
 ], 16);
 
 /**
- * Biased-field exponent of fp32 accumulator lanes minus 127, plus EXP_SUM_BIAS (kTop: -1 in
- * every lane): EU of top(c). For zero and subnormal c this gives the EU of -127 instead of none /
- * -126, and of 128 for NaN/Inf: harmless, because any E <= -126 fails the range check
- * E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127; such lanes take the
- * exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4 whenever
- * E >= F - 126, as its true top -126 is below E.)
+ * EU of top(c): the biased exponent field of fp32 accumulator lanes (EXP_SUM_BIAS must be fp32's
+ * bias, 127). For zero and subnormal c this gives the EU of -127 instead of none / -126, and of 128
+ * for NaN/Inf: harmless, because any E <= -126 fails the range check E >= F - 126 (F >= 10 gives
+ * a bound >= -116) and E >= 128 fails E <= 127; such lanes take the exact path. (A zero c adds
+ * nothing; a subnormal c truncates to 0 in step 4 whenever E >= F - 126, as its true top -126 is
+ * below E.)
  */
-@inline function cTop(c: v128, kTop: v128): v128 {
-  return i32x4.sub(i32x4.shr_u(i32x4.shl(c, 1), 24), kTop);
+@inline function cTop(c: v128): v128 {
+  return i32x4.shr_u(i32x4.shl(c, 1), 24);
 }
 
 /**
@@ -135,7 +135,7 @@ const CONSTS: usize = memory.data<i32>([
   return f32x4.mul(t, i32x4.sub(kPow, scale));
 }
 
-/** Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 2, kHi 255). */
+/** Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 1, kHi 254). */
 @inline function badLanes(big: v128, kLo: v128, kHi: v128): v128 {
   return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, kHi));
 }
@@ -248,7 +248,6 @@ export function walkPanel(
   const kHi = v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
-  const kTop = v128.load(CONSTS, 48);
   const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
   const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
   const kLo0 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_low_i16x8_s(pm)) : kLo;
@@ -266,8 +265,8 @@ export function walkPanel(
       if (step == 4) e = expPair(v128.load(pa, 16), v128.load(pb, 16), e);
     }
     const ec = expColumns(e);
-    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0, kTop));
-    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec), cTop(c1, kTop));
+    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0));
+    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec), cTop(c1));
     const sc0 = scaleOf(big0, kScale);
     const sc1 = scaleOf(big1, kScale);
     const low = tinyRows
@@ -376,7 +375,6 @@ export function walkPanelPair(
   const kHi = v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
-  const kTop = v128.load(CONSTS, 48);
   const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
   const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
   const pmLo = i32x4.extend_low_i16x8_s(pm);
@@ -409,10 +407,10 @@ export function walkPanelPair(
     }
     const ec0 = expColumns(e0);
     const ec1 = expColumns(e1);
-    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec0), cTop(c00, kTop));
-    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec0), cTop(c01, kTop));
-    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec1), cTop(c10, kTop));
-    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec1), cTop(c11, kTop));
+    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec0), cTop(c00));
+    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec0), cTop(c01));
+    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec1), cTop(c10));
+    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec1), cTop(c11));
     const sc00 = scaleOf(big00, kScale);
     const sc01 = scaleOf(big01, kScale);
     const sc10 = scaleOf(big10, kScale);
