@@ -136,18 +136,22 @@ function _step(
   const { input } = group[0]!;
   const { d, blockN, dp, kWalk, scaleLog2 } = input;
   const total = group.reduce((n, w) => n + w.rows, 0);
-  const q = new Uint16Array(total * d);
-  const rowMax = new Uint32Array(total);
-  const sums = new Uint32Array(total * 4);
-  const acc = new Uint32Array(total * d);
+  // A walk alone (every tile of a single launch) works on its own state in place.
+  const alone = group.length === 1 ? group[0] : undefined;
+  const q = alone?.input.q ?? new Uint16Array(total * d);
+  const rowMax = alone?.rowMax ?? new Uint32Array(total);
+  const sums = alone?.sums ?? new Uint32Array(total * 4);
+  const acc = alone?.o ?? new Uint32Array(total * d);
   const limits = new Int32Array(total);
   let firsts = 0;
   let r0 = 0;
   for (const w of group) {
-    q.set(w.input.q, r0 * d);
-    rowMax.set(w.rowMax, r0);
-    sums.set(w.sums, r0 * 4);
-    acc.set(w.o, r0 * d);
+    if (alone === undefined) {
+      q.set(w.input.q, r0 * d);
+      rowMax.set(w.rowMax, r0);
+      sums.set(w.sums, r0 * 4);
+      acc.set(w.o, r0 * d);
+    }
     for (let r = 0; r < w.rows; r++) {
       limits[r0 + r] = (w.input.visible[r] as number) - o.nb * blockN;
     }
@@ -177,8 +181,10 @@ function _step(
   const out = kWalk(dp, { a: pb, b: vt, m: total, n: d, k: blockN, init: acc, ..._memo(vtMemo) });
   r0 = 0;
   for (const w of group) {
-    w.rowMax.set(rowMax.subarray(r0, r0 + w.rows));
-    w.sums.set(sums.subarray(r0 * 4, (r0 + w.rows) * 4));
+    if (alone === undefined) {
+      w.rowMax.set(rowMax.subarray(r0, r0 + w.rows));
+      w.sums.set(sums.subarray(r0 * 4, (r0 + w.rows) * 4));
+    }
     w.o.set(out.subarray(r0 * d, (r0 + w.rows) * d));
     w.pos++;
     r0 += w.rows;
