@@ -233,7 +233,7 @@ function _walkClaimed(
   const aRaw = al(x.heapBase());
   const aVal = al(aRaw + m * kp * 2);
   const aExp = al(aVal + m * kp * 4);
-  const aTame = al(aExp + m * kp * 8);
+  const aTame = al(aExp + m * kp * 2);
   const cPtr = al(aTame + m);
   const bRaw = al(cPtr + m * panels * 32);
   const bVal = al(bRaw + maxCols * kp * 2);

@@ -14,9 +14,10 @@
 //   every E the fast path keeps (E >= F - 126 >= -116), so neither zero products nor saturated
 //   sums can change a kept block maximum. fp16 tops lie in [-24, 15], well inside these ranges.
 //   Bytes of untame rows and panels (clamped to [0, 255]) are never read by the fast path.
-// Row layout: each k's byte eight times (eight bytes a k), so that one 16-byte load at an even k
-// holds k's byte under the eight columns and k + 1's under the same eight. Panel layout: the
-// eight lanes' bytes of each k (eight bytes a k), so that one 16-byte load holds k and k + 1.
+// Row layout: each k's byte twice (two bytes a k), so that a 32-bit splat load at an even k holds
+// [k, k, k + 1, k + 1] in each of its four 32-bit lanes. Panel layout: sixteen bytes a k pair,
+// in 32-bit lane j [column 2j at k, column 2j + 1 at k, column 2j at k + 1, column 2j + 1 at
+// k + 1] (`panelExpSlot`), so that the same bytes of both vectors meet.
 //
 // Exactness: a bf16 pattern shifted left by 16 is the f32 pattern of the same value (bf16 is the
 // upper half of binary32, subnormals included). An fp16 value is sig * 2^lsb with sig < 2^11 and
@@ -111,6 +112,11 @@ export const FMT_FP16: i32 = 1;
   return e == NEG || (e >= -67 && e <= 63);
 }
 
+/** Byte offset of (k, lane l) in panel g's exponent bytes (see the module comment). */
+@inline export function panelExpSlot(g: i32, kp: i32, k: i32, l: i32): usize {
+  return (<usize>(g * kp + (k & ~1)) << 3) + <usize>((l >> 1) * 4 + (k & 1) * 2 + (l & 1));
+}
+
 /** Row exponent byte of a finite top (NEG for zeros), clamped (see the module comment). */
 @inline function rowByte(top: i32): i32 {
   return top == NEG ? 0 : min(255, max(0, top + ROW_EXP_BIAS));
@@ -134,19 +140,19 @@ export const FMT_FP16: i32 = 1;
 
 /**
  * Decodes one element of a row of A into its value (f32) slot and its exponent byte, stored
- * eight times (the row layout of the module comment); returns whether it is tame.
+ * twice (the row layout of the module comment); returns whether it is tame.
  */
 @inline export function putRow(bits: i32, fmt: i32, val: usize, exp: usize): bool {
   const special = isSpecial16(bits, fmt);
   store<f32>(val, special ? f32(0) : value16(bits, fmt));
   const byte = special ? 0 : rowByte(topExp16(bits, fmt));
-  store<u64>(exp, <u64>byte * 0x0101010101010101);
+  store<u16>(exp, <u16>(byte * 0x0101));
   return tame16(bits, fmt);
 }
 
 /**
  * Decodes row-major A [rows][kp] (u16 patterns) into f32 values (the same layout), exponent
- * bytes (eight a k, see the module comment) and one tame byte per row.
+ * bytes (two a k, see the module comment) and one tame byte per row.
  */
 export function decodeRows(
   src: usize, rows: i32, kp: i32, fmt: i32, val: usize, exp: usize, tame: usize,
@@ -163,7 +169,7 @@ export function decodeRows(
     let ok = true;
     for (let k = 0; k < kp; k++) {
       const idx = <usize>(i * kp + k);
-      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 3)) && ok;
+      ok = putRow(<i32>load<u16>(src + (idx << 1)), fmt, val + (idx << 2), exp + (idx << 1)) && ok;
     }
     store<u8>(tame + i, ok ? 1 : 0);
   }
@@ -207,12 +213,13 @@ export function packPanels(
     const j = g * PANEL + l;
     for (let k = k0; k < k1; k++) {
       const slot = <usize>(g * kp + k) * PANEL + l;
+      const eSlot = panelExpSlot(g, kp, k, l);
       if (j < n) {
         const bits = <i32>load<u16>(src + (<usize>(j * kp + k) << 1));
-        ok = putPanel(bits, fmt, val + (slot << 2), exp + slot) && ok;
+        ok = putPanel(bits, fmt, val + (slot << 2), exp + eSlot) && ok;
       } else {
         store<f32>(val + (slot << 2), 0);
-        store<u8>(exp + slot, 255);
+        store<u8>(exp + eSlot, 255);
       }
     }
   }

@@ -19,7 +19,7 @@ export function heapBase(): usize {
 const ROW_TILE = 16;
 /**
  * K per cache block (rounded down to whole blocks of L): every row pair and panel of a row tile
- * walks this much K before the next, so that the tile's rows (14 bytes a k) and a panel (40 bytes
+ * walks this much K before the next, so that the tile's rows (8 bytes a k) and a panel (40 bytes
  * a k) stay in the first- and second-level caches instead of streaming all of K from memory.
  * Each output still sees its blocks in increasing k: only the order across outputs changes.
  */
@@ -69,14 +69,14 @@ export function walk(
           if (tb != 0) {
             // Two tame rows: one pair walk (walk.ts), the same bits as two single walks.
             walkPanelPair(
-              aVal + (rOff << 2), aExp + (rOff << 3), aRow, bv, be, bRow,
+              aVal + (rOff << 2), aExp + (rOff << 1), aRow, bv, be, bRow,
               lanes, kp, kb0, kb1, cRow, cRow + (<usize>ldc << 2), tinyOf(ta), tinyOf(tb), pm,
             );
             i++;
             continue;
           }
           walkPanel(
-            aVal + (rOff << 2), aExp + (rOff << 3), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
+            aVal + (rOff << 2), aExp + (rOff << 1), aRow, bv, be, bRow, lanes, kp, kb0, kb1, cRow,
             tinyOf(ta), pm,
           );
         }

@@ -42,30 +42,38 @@ import {
 
 /**
  * Stores the row exponent bytes of eight consecutive k (tops as i16 lanes, EXP16_ZERO for
- * zeros) at exp: each byte eight times (64 bytes; decode.ts's row layout). The saturating
- * narrowing gives 0 for EXP16_ZERO and clamps the tops of untame rows.
+ * zeros) at exp: each byte twice (16 bytes; decode.ts's row layout). The saturating narrowing
+ * gives 0 for EXP16_ZERO and clamps the tops of untame rows.
  */
 @inline function storeRowExps8(top: v128, exp: usize): void {
   const b = i8x16.narrow_i16x8_u(i16x8.add(top, i16x8.splat(<i16>ROW_EXP_BIAS)), i16x8.splat(0));
-  v128.store(exp, i8x16.shuffle(b, b, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
-  v128.store(exp, i8x16.shuffle(b, b, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3), 16);
-  v128.store(exp, i8x16.shuffle(b, b, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5), 32);
-  v128.store(exp, i8x16.shuffle(b, b, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7), 48);
+  v128.store(exp, i8x16.shuffle(b, b, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7));
 }
 
 /**
- * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel); stores the eight f32
- * values at val and the eight panel exponent bytes at exp (the saturating narrowing gives 255
- * for EXP16_ZERO); returns the untame lanes.
+ * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel): stores the eight f32
+ * values at val and returns their tops (i16 lanes, EXP16_ZERO for zeros and NaN/Inf).
  */
-@inline function decode8(x: v128, val: usize, exp: usize): v128 {
+@inline function decode8(x: v128, val: usize): v128 {
   const special = special8(x);
-  const top = tops8(x, special);
   storeValues8(v128.andnot(x, special), val);
-  const nb = i16x8.sub(i16x8.splat(<i16>PANEL_EXP_BIAS), top);
-  v128.store64_lane(exp, i8x16.narrow_i16x8_u(nb, nb), 0);
+  return tops8(x, special);
+}
+
+/** The untame lanes of eight patterns x with tops top (from `decode8`). */
+@inline function untame8(x: v128, top: v128): v128 {
   const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
-  return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
+  return v128.or(special8(x), v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
+}
+
+/**
+ * Stores the panel exponent bytes of a k pair (tops t0 at k, t1 at k + 1; the saturating
+ * narrowing gives 255 for EXP16_ZERO) at exp in decode.ts's panel layout.
+ */
+@inline function storePanelExps(t0: v128, t1: v128, exp: usize): void {
+  const bias = i16x8.splat(<i16>PANEL_EXP_BIAS);
+  const b = i8x16.narrow_i16x8_u(i16x8.sub(bias, t0), i16x8.sub(bias, t1));
+  v128.store(exp, i8x16.shuffle(b, b, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
 }
 
 /** `packPanels` for bf16 (same arguments, same output). */
@@ -102,10 +110,14 @@ export function packPanelsBf16(
       const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
       const dv = outVal + (<usize>k << 5);
       const de = outExp + (<usize>k << 3);
-      bad = v128.or(bad, decode8(r0, dv, de));
-      bad = v128.or(bad, decode8(r1, dv + 32, de + 8));
-      bad = v128.or(bad, decode8(r2, dv + 64, de + 16));
-      bad = v128.or(bad, decode8(r3, dv + 96, de + 24));
+      const t0 = decode8(r0, dv);
+      const t1 = decode8(r1, dv + 32);
+      const t2 = decode8(r2, dv + 64);
+      const t3 = decode8(r3, dv + 96);
+      storePanelExps(t0, t1, de);
+      storePanelExps(t2, t3, de + 16);
+      bad = v128.or(bad, v128.or(untame8(r0, t0), untame8(r1, t1)));
+      bad = v128.or(bad, v128.or(untame8(r2, t2), untame8(r3, t3)));
     }
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;
@@ -138,7 +150,7 @@ export function decodeRowsBf16(
       bad = v128.or(bad, v128.or(special, i16x8.gt_s(top, i16x8.splat(63))));
       tinyMax = i16x8.max_s(tinyMax, v128.bitselect(top, i16x8.splat(-32768), tiny));
       storeValues8(v128.andnot(x, v128.or(special, tiny)), val + (idx << 2));
-      storeRowExps8(v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, tiny), exp + (idx << 3));
+      storeRowExps8(v128.bitselect(i16x8.splat(<i16>EXP16_ZERO), top, tiny), exp + (idx << 1));
     }
     let ok = !v128.any_true(bad);
     const m4 = i16x8.max_s(tinyMax, i16x8.shuffle(tinyMax, tinyMax, 4, 5, 6, 7, 4, 5, 6, 7));
@@ -151,9 +163,9 @@ export function decodeRowsBf16(
       const top = (bits & 0x7fff) == 0 || isSpecial16(bits, FMT_BF16) ? 0 : topExp16(bits, FMT_BF16);
       if (top < -67) {
         tinyTop = max(tinyTop, top);
-        putRow(0, FMT_BF16, val + (idx << 2), exp + (idx << 3));
+        putRow(0, FMT_BF16, val + (idx << 2), exp + (idx << 1));
       } else {
-        ok = putRow(bits, FMT_BF16, val + (idx << 2), exp + (idx << 3)) && ok;
+        ok = putRow(bits, FMT_BF16, val + (idx << 2), exp + (idx << 1)) && ok;
       }
     }
     store<u8>(tame + i, !ok ? 0 : (tinyTop == -32768 ? 1 : <u8>(TINY_BIAS + tinyTop)));

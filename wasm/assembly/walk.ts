@@ -7,10 +7,10 @@
 //     bias) as EU = E + 127. The exponent maximum runs on sixteen u8 lanes: a row's exponent
 //     bytes minus the panel's with unsigned saturation are ea_k + eb_k + 127 for non-zero
 //     operands and 0 where either is zero or the sum is below -127 (decode.ts's exponent
-//     bytes); one 16-byte load
-//     holds a k pair (eight columns at k, eight at k + 1), so a block takes L / 2 subtractions
-//     and maxima a row, starting from the floor (params.ts: gFloorU8), and one maximum of the two
-//     halves. It is widened to i32 and top(c) + 127, c's biased exponent field, joins. Every E
+//     bytes and layouts); a 32-bit splat load of the row and a 16-byte load of the panel cover
+//     a k pair of eight columns, so a block takes L / 2 subtractions and maxima a row, starting
+//     from the floor (params.ts: gFloorU8), then one maximum of each column's two k parities
+//     and a gather of the eight column bytes. It is widened to i32 and top(c) + 127, c's biased exponent field, joins. Every E
 //     the fast path keeps lies in [F - 126, 127], i.e. EU in [F + 1, 254]: above the 0 of zeros
 //     and saturated sums, and inside the byte range, so the u8 maximum is the exact E wherever
 //     the fast path uses it.
@@ -54,8 +54,8 @@
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
 // k loops are unrolled by 4 when 4 divides L, else by 2 (the engine takes even L only: step 1
 // reads k pairs). The accumulators stay in locals over the walked range (C has row stride ldc,
-// padded to whole panels). A row's value of each k is broadcast to every lane by a 32-bit splat
-// load (x86: one load-port broadcast, no shuffle on the vector ALU ports, which bound this loop;
+// padded to whole panels). A row's value of each k, and its exponent bytes of each k pair, are
+// broadcast to every lane by a 32-bit splat load (x86: one load-port broadcast, no shuffle on the vector ALU ports, which bound this loop;
 // about 3% faster than one load and four lane shuffles).
 
 import { fixLanes } from "./fix_lanes";
@@ -89,11 +89,15 @@ const CONSTS: usize = memory.data<u32>([
 }
 
 /**
- * The end of step 1 for one row: the maxima of the k-pair halves of e (u8 lanes: columns 0-7 at
- * even k, then at odd k) as i16 lanes, one per column.
+ * The end of step 1 for one row: from e (u8 lanes in decode.ts's panel layout: 32-bit lane j
+ * holds columns 2j, 2j + 1 at even k, then at odd k) the maximum of each column's two bytes,
+ * as i16 lanes, one per column.
  */
 @inline function expColumns(e: v128): v128 {
-  return i16x8.max_u(i16x8.extend_low_i8x16_u(e), i16x8.extend_high_i8x16_u(e));
+  const m = i8x16.max_u(e, i32x4.shr_u(e, 16)); // bytes 0, 1 of lane j: columns 2j, 2j + 1
+  return i16x8.extend_low_i8x16_u(
+    i8x16.shuffle(m, m, 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13),
+  );
 }
 
 /** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F + EXP_SUM_BIAS in every lane). */
@@ -174,7 +178,11 @@ export const NO_TINY: i32 = -20000;
 @inline export function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
   let m = i8x16.splat(-1);
   for (let k = kb0; k < kb1; k += 2) m = i8x16.min_u(m, v128.load(bExp + (<usize>k << 3)));
-  const least = i16x8.min_u(i16x8.extend_low_i8x16_u(m), i16x8.extend_high_i8x16_u(m));
+  // Bytes 0, 1 of 32-bit lane j: columns 2j, 2j + 1 (their k parities met; bytes 2, 3 are 0).
+  m = i8x16.min_u(m, i32x4.shr_u(m, 16));
+  const least = i16x8.extend_low_i8x16_u(
+    i8x16.shuffle(m, m, 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13),
+  );
   return i16x8.sub(i16x8.splat(<i16>PANEL_EXP_BIAS), least);
 }
 
@@ -194,7 +202,7 @@ export const NO_TINY: i32 = -20000;
 
 /**
  * One k pair of step 1 for one row: e = max(e, ra -sat nb) on u8 lanes, ra the row's bytes of
- * the pair (each eight times), nb the panel's (eight lanes at k, eight at k + 1).
+ * the pair ([k, k, k + 1, k + 1] in every 32-bit lane), nb the panel's (decode.ts's layout).
  */
 @inline function expPair(ra: v128, nb: v128, e: v128): v128 {
   return i8x16.max_u(e, i8x16.sub_sat_u(ra, nb));
@@ -259,10 +267,10 @@ export function walkPanel(
     const kEnd = k0 + L;
     let e = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 3);
+      const pa = aExp + (<usize>k << 1);
       const pb = bExp + (<usize>k << 3);
-      e = expPair(v128.load(pa), v128.load(pb), e);
-      if (step == 4) e = expPair(v128.load(pa, 16), v128.load(pb, 16), e);
+      e = expPair(v128.load32_splat(pa), v128.load(pb), e);
+      if (step == 4) e = expPair(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
     }
     const ec = expColumns(e);
     const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0));
@@ -369,7 +377,7 @@ export function walkPanelPair(
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
-  const rowExp = <usize>kp << 3;
+  const rowExp = <usize>kp << 1;
   const rowRaw = <usize>kp << 1;
   const floor = i8x16.splat(<i8>gFloorU8);
   const kHi = v128.load(CONSTS);
@@ -394,15 +402,15 @@ export function walkPanelPair(
     let e0 = floor;
     let e1 = floor;
     for (let k = k0; k < kEnd; k += step) {
-      const pa = aExp + (<usize>k << 3);
+      const pa = aExp + (<usize>k << 1);
       const pb = bExp + (<usize>k << 3);
       let y = v128.load(pb);
-      e0 = expPair(v128.load(pa), y, e0);
-      e1 = expPair(v128.load(pa + rowExp), y, e1);
+      e0 = expPair(v128.load32_splat(pa), y, e0);
+      e1 = expPair(v128.load32_splat(pa + rowExp), y, e1);
       if (step == 4) {
         y = v128.load(pb, 16);
-        e0 = expPair(v128.load(pa, 16), y, e0);
-        e1 = expPair(v128.load(pa + rowExp, 16), y, e1);
+        e0 = expPair(v128.load32_splat(pa, 4), y, e0);
+        e1 = expPair(v128.load32_splat(pa + rowExp, 4), y, e1);
       }
     }
     const ec0 = expColumns(e0);
