@@ -38,8 +38,8 @@ export interface GemmEngine {
 
 /**
  * Whether the kernel covers a datapath: contiguous chain, early accumulator, bf16/fp16 input,
- * fp32 output and result grid, round-toward-zero, an even block size (the kernel reads k in
- * pairs) that divides k, and lane sums that fit 31 bits (L * (2^(F+2) - 1) < 2^31) with F in
+ * fp32 output and result grid, round-toward-zero, a block size that 4 divides (the kernel reads
+ * k four at a time) and that divides k, and lane sums that fit 31 bits (L * (2^(F+2) - 1) < 2^31) with F in
  * [10, 28].
  *
  * @param dp a datapath
@@ -62,8 +62,8 @@ export function engineSupports(dp: Datapath): boolean {
   const F = dp.fracBits;
   return dp.chain.kind === "contiguous" && dp.accumulator === "early" &&
     (dp.input === BF16 || dp.input === FP16) && dp.output === FP32 &&
-    dp.resultFormat === FP32 && dp.rounding === "rz" && Number.isInteger(L) && L >= 2 &&
-    L % 2 === 0 && dp.k % L === 0 && Number.isInteger(F) && F >= 10 && F <= 28 &&
+    dp.resultFormat === FP32 && dp.rounding === "rz" && Number.isInteger(L) && L >= 4 &&
+    L % 4 === 0 && dp.k % L === 0 && Number.isInteger(F) && F >= 10 && F <= 28 &&
     L * (2 ** (F + 2) - 1) <= 2 ** 31 - 1 &&
     (dp.alignFloor === null || (Number.isInteger(dp.alignFloor) && dp.alignFloor > -10000));
 }

@@ -29,8 +29,8 @@ const K_BLOCK = 512;
  * Walks every output of C over kp operand pairs. C is [m][ldc] u32 fp32 patterns with
  * ldc = 8 * ceil(n / 8), updated in place; lanes past n must hold 1.0 (0x3f800000: harmless,
  * keeps the fast path). aRaw [m][kp] and bRaw [n][kp] hold u16 patterns; aVal/aExp/aTame come
- * from `decodeRows`, bVal/bExp/bTame from `packPanels`. `setWalk` must have been called, with an
- * even block size (walk.ts reads k pairs).
+ * from `decodeRows`, bVal/bExp/bTame from `packPanels`. `setWalk` must have been called, with a
+ * block size that 4 divides (walk.ts reads k four at a time).
  */
 export function walk(
   aRaw: usize, aVal: usize, aExp: usize, aTame: usize, m: i32,

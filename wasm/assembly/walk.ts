@@ -52,8 +52,8 @@
 //  product truncates to zero and cannot be the block maximum; they run separate copies of the
 //  block loops, so other rows keep one bound for all lanes.
 // Two rows share one panel walk (`walkPanelPair`): four independent accumulators per block. The
-// k loops are unrolled by 4 when 4 divides L, else by 2 (the engine takes even L only: step 1
-// reads k pairs). The accumulators stay in locals over the walked range (C has row stride ldc,
+// k loops are unrolled by 4 (the engine takes block sizes that 4 divides: step 1 reads k
+// pairs). The accumulators stay in locals over the walked range (C has row stride ldc,
 // padded to whole panels). A row's value of each k, and its exponent bytes of each k pair, are
 // broadcast to every lane by a 32-bit splat load (x86: one load-port broadcast, no shuffle on the vector ALU ports, which bound this loop;
 // about 3% faster than one load and four lane shuffles).
@@ -230,26 +230,20 @@ export function walkPanel(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, pm: v128, tinyRows: bool,
 ): void {
-  const four = gL % 4 == 0;
   const t = tinyRows;
-  if (gNarrow) {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, true);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 2, true);
-  } else {
-    if (four) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 4, false);
-    else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, 2, false);
-  }
+  if (gNarrow) singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, true);
+  else singleBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, c, tiny, pm, t, false);
 }
 
 /**
- * The block loop of `walkPanel`; `step` (4 or 2, dividing L) and `narrow` are constants. The
+ * The block loop of `walkPanel` (k four at a time; L a multiple of 4); `narrow` is a constant. The
  * accumulators stay in locals over the whole range: wasm memory accesses carry bounds checks,
  * spilled locals do not.
  */
 @inline function singleBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, c: usize, tiny: i32, pm: v128, tinyRows: bool,
-  step: i32, narrow: bool,
+  narrow: bool,
 ): void {
   const L = gL;
   const floor = i8x16.splat(<i8>gFloorU8);
@@ -266,11 +260,11 @@ export function walkPanel(
   for (let k0 = kb0; k0 < kb1; k0 += L) {
     const kEnd = k0 + L;
     let e = floor;
-    for (let k = k0; k < kEnd; k += step) {
+    for (let k = k0; k < kEnd; k += 4) {
       const pa = aExp + (<usize>k << 1);
       const pb = bExp + (<usize>k << 3);
       e = expPair(v128.load32_splat(pa), v128.load(pb), e);
-      if (step == 4) e = expPair(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
+      e = expPair(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
     }
     const ec = expColumns(e);
     const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0));
@@ -287,30 +281,21 @@ export function walkPanel(
     }
     let s0 = i32x4.splat(0);
     let s1 = i32x4.splat(0);
-    for (let k = k0; k < kEnd; k += step) {
+    for (let k = k0; k < kEnd; k += 4) {
       const pa = aVal + (<usize>k << 2);
       const pb = bVal + (<usize>k << 5);
-      if (step == 4) {
-        let x = v128.load32_splat(pa, 0);
-        s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
-        x = v128.load32_splat(pa, 4);
-        s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
-        x = v128.load32_splat(pa, 8);
-        s0 = i32x4.add(s0, term(x, v128.load(pb, 64), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 80), sc1));
-        x = v128.load32_splat(pa, 12);
-        s0 = i32x4.add(s0, term(x, v128.load(pb, 96), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 112), sc1));
-      } else {
-        let x = v128.load32_splat(pa);
-        s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
-        x = v128.load32_splat(pa, 4);
-        s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
-        s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
-      }
+      let x = v128.load32_splat(pa, 0);
+      s0 = i32x4.add(s0, term(x, v128.load(pb), sc0));
+      s1 = i32x4.add(s1, term(x, v128.load(pb, 16), sc1));
+      x = v128.load32_splat(pa, 4);
+      s0 = i32x4.add(s0, term(x, v128.load(pb, 32), sc0));
+      s1 = i32x4.add(s1, term(x, v128.load(pb, 48), sc1));
+      x = v128.load32_splat(pa, 8);
+      s0 = i32x4.add(s0, term(x, v128.load(pb, 64), sc0));
+      s1 = i32x4.add(s1, term(x, v128.load(pb, 80), sc1));
+      x = v128.load32_splat(pa, 12);
+      s0 = i32x4.add(s0, term(x, v128.load(pb, 96), sc0));
+      s1 = i32x4.add(s1, term(x, v128.load(pb, 112), sc1));
     }
     let d0 = roundBlock(s0, c0, sc0, narrow, kPow, k24);
     let d1 = roundBlock(s1, c1, sc1, narrow, kPow, k24);
@@ -358,22 +343,16 @@ export function walkPanelPair(
   lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
   pm: v128, tinyRows: bool,
 ): void {
-  const four = gL % 4 == 0;
   const t0 = tinyA, t1 = tinyB, t = tinyRows;
-  if (gNarrow) {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, true);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 2, true);
-  } else {
-    if (four) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 4, false);
-    else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, 2, false);
-  }
+  if (gNarrow) pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, true);
+  else pairBody(aVal, aExp, aRaw, bVal, bExp, bRaw, lanes, kp, kb0, kb1, ca, cb, t0, t1, pm, t, false);
 }
 
 /** The block loop of `walkPanelPair`; as `singleBody`, for two rows. */
 @inline function pairBody(
   aVal: usize, aExp: usize, aRaw: usize, bVal: usize, bExp: usize, bRaw: usize,
   lanes: i32, kp: i32, kb0: i32, kb1: i32, ca: usize, cb: usize, tinyA: i32, tinyB: i32,
-  pm: v128, tinyRows: bool, step: i32, narrow: bool,
+  pm: v128, tinyRows: bool, narrow: bool,
 ): void {
   const L = gL;
   const rowVal = <usize>kp << 2;
@@ -401,17 +380,15 @@ export function walkPanelPair(
     const kEnd = k0 + L;
     let e0 = floor;
     let e1 = floor;
-    for (let k = k0; k < kEnd; k += step) {
+    for (let k = k0; k < kEnd; k += 4) {
       const pa = aExp + (<usize>k << 1);
       const pb = bExp + (<usize>k << 3);
       let y = v128.load(pb);
       e0 = expPair(v128.load32_splat(pa), y, e0);
       e1 = expPair(v128.load32_splat(pa + rowExp), y, e1);
-      if (step == 4) {
-        y = v128.load(pb, 16);
-        e0 = expPair(v128.load32_splat(pa, 4), y, e0);
-        e1 = expPair(v128.load32_splat(pa + rowExp, 4), y, e1);
-      }
+      y = v128.load(pb, 16);
+      e0 = expPair(v128.load32_splat(pa, 4), y, e0);
+      e1 = expPair(v128.load32_splat(pa + rowExp, 4), y, e1);
     }
     const ec0 = expColumns(e0);
     const ec1 = expColumns(e1);
@@ -441,60 +418,41 @@ export function walkPanelPair(
     let s01 = i32x4.splat(0);
     let s10 = i32x4.splat(0);
     let s11 = i32x4.splat(0);
-    for (let k = k0; k < kEnd; k += step) {
+    for (let k = k0; k < kEnd; k += 4) {
       const pa = aVal + (<usize>k << 2);
       const pb = bVal + (<usize>k << 5);
-      if (step == 4) {
-        let x0 = v128.load32_splat(pa, 0);
-        let x1 = v128.load32_splat(pa + rowVal, 0);
-        let y0 = v128.load(pb);
-        let y1 = v128.load(pb, 16);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 4);
-        x1 = v128.load32_splat(pa + rowVal, 4);
-        y0 = v128.load(pb, 32);
-        y1 = v128.load(pb, 48);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 8);
-        x1 = v128.load32_splat(pa + rowVal, 8);
-        y0 = v128.load(pb, 64);
-        y1 = v128.load(pb, 80);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 12);
-        x1 = v128.load32_splat(pa + rowVal, 12);
-        y0 = v128.load(pb, 96);
-        y1 = v128.load(pb, 112);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-      } else {
-        let x0 = v128.load32_splat(pa);
-        let x1 = v128.load32_splat(pa + rowVal);
-        let y0 = v128.load(pb);
-        let y1 = v128.load(pb, 16);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-        x0 = v128.load32_splat(pa, 4);
-        x1 = v128.load32_splat(pa + rowVal, 4);
-        y0 = v128.load(pb, 32);
-        y1 = v128.load(pb, 48);
-        s00 = i32x4.add(s00, term(x0, y0, sc00));
-        s01 = i32x4.add(s01, term(x0, y1, sc01));
-        s10 = i32x4.add(s10, term(x1, y0, sc10));
-        s11 = i32x4.add(s11, term(x1, y1, sc11));
-      }
+      let x0 = v128.load32_splat(pa, 0);
+      let x1 = v128.load32_splat(pa + rowVal, 0);
+      let y0 = v128.load(pb);
+      let y1 = v128.load(pb, 16);
+      s00 = i32x4.add(s00, term(x0, y0, sc00));
+      s01 = i32x4.add(s01, term(x0, y1, sc01));
+      s10 = i32x4.add(s10, term(x1, y0, sc10));
+      s11 = i32x4.add(s11, term(x1, y1, sc11));
+      x0 = v128.load32_splat(pa, 4);
+      x1 = v128.load32_splat(pa + rowVal, 4);
+      y0 = v128.load(pb, 32);
+      y1 = v128.load(pb, 48);
+      s00 = i32x4.add(s00, term(x0, y0, sc00));
+      s01 = i32x4.add(s01, term(x0, y1, sc01));
+      s10 = i32x4.add(s10, term(x1, y0, sc10));
+      s11 = i32x4.add(s11, term(x1, y1, sc11));
+      x0 = v128.load32_splat(pa, 8);
+      x1 = v128.load32_splat(pa + rowVal, 8);
+      y0 = v128.load(pb, 64);
+      y1 = v128.load(pb, 80);
+      s00 = i32x4.add(s00, term(x0, y0, sc00));
+      s01 = i32x4.add(s01, term(x0, y1, sc01));
+      s10 = i32x4.add(s10, term(x1, y0, sc10));
+      s11 = i32x4.add(s11, term(x1, y1, sc11));
+      x0 = v128.load32_splat(pa, 12);
+      x1 = v128.load32_splat(pa + rowVal, 12);
+      y0 = v128.load(pb, 96);
+      y1 = v128.load(pb, 112);
+      s00 = i32x4.add(s00, term(x0, y0, sc00));
+      s01 = i32x4.add(s01, term(x0, y1, sc01));
+      s10 = i32x4.add(s10, term(x1, y0, sc10));
+      s11 = i32x4.add(s11, term(x1, y1, sc11));
     }
     let d00 = roundBlock(s00, c00, sc00, narrow, kPow, k24);
     let d01 = roundBlock(s01, c01, sc01, narrow, kPow, k24);
