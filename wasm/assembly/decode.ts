@@ -12,8 +12,9 @@
 //   difference is at most 253 and never wraps; a sum below -127 saturates to 0. A zero on either
 //   side gives 0 (ra = 0, or nb = 255 > ra). The byte 0 thus stands for "at most -127", below
 //   every E the fast path keeps (E >= F - 126 >= -116), so neither zero products nor saturated
-//   sums can change a kept block maximum. fp16 tops lie in [-24, 15], well inside these ranges.
-//   Bytes of untame rows and panels (clamped to [0, 255]) are never read by the fast path.
+//   sums can change a kept block maximum. fp16 tops lie in [-14, 15] (subnormals pinned at emin),
+//   well inside these ranges. Bytes of untame rows and panels (clamped to [0, 255]) are never
+//   read by the fast path.
 // Row layout: each k's byte twice (two bytes a k), so that a 32-bit splat load at an even k holds
 // [k, k, k + 1, k + 1] in each of its four 32-bit lanes. Panel layout: sixteen bytes a k pair,
 // in 32-bit lane j [column 2j at k, column 2j + 1 at k, column 2j at k + 1, column 2j + 1 at
