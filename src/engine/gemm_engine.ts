@@ -39,8 +39,8 @@ export interface GemmEngine {
 /**
  * Whether the kernel covers a datapath: contiguous chain, early accumulator, bf16/fp16 input,
  * fp32 output and result grid, round-toward-zero, a block size that 4 divides (the kernel reads
- * k four at a time) and that divides k, and lane sums that fit 31 bits (L * (2^(F+2) - 1) < 2^31) with F in
- * [10, 28].
+ * k four at a time) and that divides k, and lane sums that fit 31 bits
+ * (L * (2^(F+2) - 1) < 2^31) with F in [10, 28].
  *
  * @param dp a datapath
  * @returns true when `kWalk` may run it

@@ -215,6 +215,14 @@ function _fail(why: string): never {
   throw new Error(`Cannot run GEMM kernel: ${why}`);
 }
 
+/**
+ * Bytes of B's packed panels in the kernel's memory (wasm/assembly/decode.ts `packPanels`): f32
+ * values (8 lanes x 4 bytes a k), exponent bytes (8 a k) and one tame byte a panel.
+ */
+function _packedPanelBytes(panels: number, kp: number): { val: number; exp: number; tame: number } {
+  return { val: panels * kp * 32, exp: panels * kp * 8, tame: panels };
+}
+
 /** Walks claimed chunks; `job.n` may stop short of C's row stride (a range ending early). */
 function _walkClaimed(
   x: _Exports,
@@ -237,9 +245,10 @@ function _walkClaimed(
   const cPtr = al(aTame + m);
   const bRaw = al(cPtr + m * panels * 32);
   const bVal = al(bRaw + maxCols * kp * 2);
-  const bExp = al(bVal + panels * kp * 32);
-  const bTame = al(bExp + panels * kp * 8);
-  const end = bTame + panels + 16;
+  const packed = _packedPanelBytes(panels, kp);
+  const bExp = al(bVal + packed.val);
+  const bTame = al(bExp + packed.exp);
+  const end = bTame + packed.tame + 16;
   const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
   if (need > 0) x.memory.grow(need);
   new Uint16Array(x.memory.buffer, aRaw, m * kp).set(job.a);
@@ -300,8 +309,7 @@ function _packOnce(
   },
 ): void {
   const { memo, b, fmt, nc, kp } = o;
-  const panels = Math.ceil(nc / 8);
-  const sizes = { val: panels * kp * 32, exp: panels * kp * 8, tame: panels };
+  const sizes = _packedPanelBytes(Math.ceil(nc / 8), kp);
   const held = memo.prepared as _PackedB | undefined;
   const buf = x.memory.buffer;
   if (
