@@ -11,7 +11,7 @@ import type { Datapath, KWalkGemmOperands } from "../hardware/mod.ts";
 import { engineSupports, type GemmEngine, prepareWalk } from "./gemm_engine.ts";
 import { chunkBounds, type PoolJob, walkPoolJob, widestChunk } from "./pool_job.ts";
 import { int32View, jobArena } from "./job_arena.ts";
-import { instantiateKernel, kernelParams } from "./wasm_kernel.ts";
+import { instantiateKernel, kernelParams, ROW_BLOCK_BYTES, walkRowBlock } from "./wasm_kernel.ts";
 import { startWorkerGroup } from "./worker_group.ts";
 
 /**
@@ -50,9 +50,12 @@ export interface GemmPool {
  *   walk on the calling thread), e.g. `navigator.hardwareConcurrency`; `inlineBelow`: walks of
  *   fewer products (m * n * k) than this run on the calling thread alone with `engine` (same
  *   bits, no message round trip; default {@link POOL_INLINE_BELOW}, 0 for never); `callerWalks`:
- *   whether the calling thread computes a share of each posted job (default true)
+ *   whether the calling thread computes a share of each posted job (default true);
+ *   `rowBlockBytes`: the decoded rows of A each thread holds at most (default
+ *   `ROW_BLOCK_BYTES`; taller jobs are walked row block by row block, same bits)
  * @returns the pool
- * @throws {RangeError} when `workers` is not a positive integer or `inlineBelow` is negative
+ * @throws {RangeError} when `workers` is not a positive integer, `inlineBelow` is negative or
+ *   `rowBlockBytes` is not positive
  * @example
  * ```ts ignore
  * const pool = createGemmPool(engine, { workers: navigator.hardwareConcurrency });
@@ -61,7 +64,12 @@ export interface GemmPool {
  */
 export function createGemmPool(
   engine: GemmEngine,
-  options: { workers: number; inlineBelow?: number; callerWalks?: boolean },
+  options: {
+    workers: number;
+    inlineBelow?: number;
+    callerWalks?: boolean;
+    rowBlockBytes?: number;
+  },
 ): GemmPool {
   const size = options.workers;
   if (!Number.isInteger(size) || size < 1) {
@@ -70,6 +78,12 @@ export function createGemmPool(
   const inlineBelow = options.inlineBelow ?? POOL_INLINE_BELOW;
   if (!(inlineBelow >= 0)) {
     throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
+  }
+  const rowBlockBytes = options.rowBlockBytes ?? ROW_BLOCK_BYTES;
+  if (!(rowBlockBytes > 0)) {
+    throw new RangeError(
+      `Cannot create GEMM pool: rowBlockBytes must be > 0, got ${rowBlockBytes}`,
+    );
   }
   const callerWalks = options.callerWalks ?? true;
   const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), {
@@ -98,6 +112,7 @@ export function createGemmPool(
         counter,
         bounds,
         width: widestChunk(bounds),
+        rows: walkRowBlock(walk.kp, rowBlockBytes),
       };
       runs = group.post((id): PoolJob => ({ ...base, id }));
       if (own !== null) walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share

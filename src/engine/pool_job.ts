@@ -1,11 +1,12 @@
 /**
  * A job of the GEMM pool: gathered operands on SharedArrayBuffers and a shared counter from which
- * the calling thread and every worker claim column chunks until none is left. Each output is
- * computed alone by the same kernel, so the bits do not depend on who walks which chunk.
+ * the calling thread and every worker claim units (a row block's column chunk) until none is
+ * left, row block by row block. Each output is computed alone by the same kernel, so the bits do
+ * not depend on who walks which unit.
  *
  * @module
  */
-import type { KernelParams, WasmKernel } from "./wasm_kernel.ts";
+import type { KernelParams, WalkUnit, WasmKernel } from "./wasm_kernel.ts";
 
 /** A job message: gathered operands on SharedArrayBuffers and a shared chunk counter. */
 export interface PoolJob {
@@ -25,12 +26,17 @@ export interface PoolJob {
   readonly n: number;
   /** Padded K length. */
   readonly kp: number;
-  /** Index of the next unclaimed chunk at index 0 (shared by every thread of the job). */
+  /** Index of the next unclaimed unit at index 0 (shared by every thread of the job). */
   readonly counter: Int32Array;
   /** Chunk boundaries: chunk i is columns [bounds[i], bounds[i + 1]) (see {@link chunkBounds}). */
   readonly bounds: Int32Array;
   /** The widest chunk (a multiple of 4 in [4, 256]). */
   readonly width: number;
+  /**
+   * Rows of a row block (>= 1; e.g. `walkRowBlock(kp)`): unit u is row block
+   * floor(u / chunks), chunk u mod chunks.
+   */
+  readonly rows: number;
 }
 
 /** Narrowest chunk of a guided schedule, in columns (one panel). */
@@ -85,11 +91,11 @@ export function widestChunk(bounds: Int32Array): number {
 }
 
 /**
- * Walks the chunks of a pool job that this thread claims, until none is left.
+ * Walks the units of a pool job that this thread claims, until none is left.
  *
  * @param kernel this thread's kernel instance
  * @param job the job
- * @returns the number of chunks this thread walked
+ * @returns the number of units this thread walked
  * @example
  * ```ts ignore
  * walkPoolJob(kernel, job); // on every thread sharing job.counter
@@ -97,16 +103,21 @@ export function widestChunk(bounds: Int32Array): number {
  */
 export function walkPoolJob(kernel: WasmKernel, job: PoolJob): number {
   let walked = 0;
-  let last = 0;
   const chunks = job.bounds.length - 1;
-  const claim = () => {
-    const i = Atomics.add(job.counter, 0, 1);
-    if (i >= chunks) return job.n;
+  const units = Math.ceil(job.m / job.rows) * chunks;
+  const claim = (): WalkUnit | null => {
+    const u = Atomics.add(job.counter, 0, 1);
+    if (u >= units) return null;
     walked++;
-    last = i;
-    return job.bounds[i]!;
+    const i0 = Math.floor(u / chunks) * job.rows;
+    const c = u % chunks;
+    return {
+      i0,
+      i1: Math.min(job.m, i0 + job.rows),
+      j0: job.bounds[c]!,
+      j1: job.bounds[c + 1]!,
+    };
   };
-  const end = () => job.bounds[last + 1]!;
-  kernel.walkClaimed(job.params, job, { width: job.width, claim, end });
-  return job.m === 0 ? 0 : walked;
+  kernel.walkClaimed(job.params, job, { width: job.width, rows: job.rows, claim });
+  return walked;
 }

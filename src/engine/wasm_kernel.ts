@@ -24,6 +24,44 @@ export interface KernelParams {
 /** Columns of B packed per kernel call: bounds the module's memory whatever N is. */
 export const COLUMN_CHUNK = 256;
 
+/** One unit of a walk: the outputs in rows `[i0, i1)` and columns `[j0, j1)` of C. */
+export interface WalkUnit {
+  /** First row. */
+  readonly i0: number;
+  /** Row past the last. */
+  readonly i1: number;
+  /** First column. */
+  readonly j0: number;
+  /** Column past the last. */
+  readonly j1: number;
+}
+
+/**
+ * Bytes of A's decoded rows a kernel instance holds at most (raw patterns, values and exponent
+ * bytes: 8 bytes a row element): taller walks go row block by row block. Each pool thread holds
+ * its own copy, so this bounds a thread's memory whatever M is (a 32,768-token prefill's down
+ * projection would otherwise take 32,768 x 9,728 x 8 bytes on every thread); B's panels are
+ * packed again for each row block, about 1 / rows of the walk's work.
+ */
+export const ROW_BLOCK_BYTES = 128 * 2 ** 20;
+
+/**
+ * Rows of a walk's row block: as many as fit {@link ROW_BLOCK_BYTES} (or `bytes`) at 8 bytes a
+ * row element, in whole tiles of 16 rows, at least 16.
+ *
+ * @param kp the walk's padded K
+ * @param bytes the budget (default {@link ROW_BLOCK_BYTES})
+ * @returns rows per block (a multiple of 16, >= 16)
+ * @example
+ * ```ts
+ * import { walkRowBlock } from "./wasm_kernel.ts";
+ * if (walkRowBlock(9728) !== 1712 || walkRowBlock(1024) !== 16384) throw new Error();
+ * ```
+ */
+export function walkRowBlock(kp: number, bytes: number = ROW_BLOCK_BYTES): number {
+  return Math.max(16, Math.floor(bytes / (8 * Math.max(1, kp)) / 16) * 16);
+}
+
 /** A gathered walk: operands already concatenated and padded to `kp` (a multiple of dp.k). */
 export interface GatheredWalk {
   /** Gathered A [m][kp]. */
@@ -75,36 +113,39 @@ export interface WasmKernel {
    */
   fa2SoftmaxTile(args: Fa2SoftmaxTileArgs): void;
   /**
-   * Walks the columns `[j0, j1)` of `job.c` in place.
+   * Walks the columns `[j0, j1)` of `job.c` in place, in row blocks of at most `rows` rows
+   * (default {@link walkRowBlock} of the job's kp).
    *
    * @param params kernel parameters
    * @param job gathered operands and accumulators
-   * @param range column range
+   * @param range column range, and `rows`: the row block (>= 1)
    * @param bMemo where B's packed panels are kept for the next walk of the same B (used when
    *   the walk covers all of B in one chunk; see `KWalkGemmOperands.bMemo`)
    */
   walkColumns(
     params: KernelParams,
     job: GatheredWalk,
-    range: { j0: number; j1: number },
+    range: { j0: number; j1: number; rows?: number },
     bMemo?: OperandMemo,
   ): void;
   /**
-   * Walks column chunks `[j0, end(j0))` of `job.c` in place for each start `j0` that `claim()`
-   * returns, until it returns a start >= n (A is decoded once for all chunks); `end` defaults to
-   * `min(n, j0 + width)` and must stay within that. Threads sharing `job.c` can claim from one
-   * atomic counter: each output is computed alone, so the bits do not depend on who walks which
-   * chunk or on the chunk sizes.
+   * Walks the units of `job.c` (rows `[i0, i1)`, columns `[j0, j1)`) in place that `claim()`
+   * returns, until it returns null. A row block is decoded once for the units that follow it
+   * with the same rows, so claim units row block by row block. Threads sharing `job.c` can claim
+   * from one atomic counter: each output is computed alone, so the bits do not depend on who
+   * walks which unit, on the unit sizes or on their order.
    *
    * @param params kernel parameters
    * @param job gathered operands and accumulators
-   * @param chunks `width` (the widest chunk: a multiple of 4 in [4, 256]), `claim` and `end`
-   * @throws {RangeError} when `width` is out of range or a chunk is empty or wider than `width`
+   * @param units `width` (the widest unit: a multiple of 4 in [4, 256]), `rows` (the tallest:
+   *   >= 1) and `claim`
+   * @throws {RangeError} when `width` or `rows` is out of range, or a unit is empty, past the
+   *   matrix, or wider or taller than they allow
    */
   walkClaimed(
     params: KernelParams,
     job: GatheredWalk,
-    chunks: { width: number; claim: () => number; end?: (j0: number) => number },
+    units: { width: number; rows: number; claim: () => WalkUnit | null },
   ): void;
 }
 
@@ -191,22 +232,45 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
       const codes = { "ex2": 0, "ffma": 1, "fmul": 2, "fadd": 3, "ex2-approx": 4 } as const;
       return (op, a, b, c, ftz) => x.fa2Instruction(codes[op], a, b, c, ftz ? 1 : 0) >>> 0;
     },
-    walkColumns: (params, job, { j0, j1 }, bMemo) => {
-      let next = j0;
-      const claim = () => (next += COLUMN_CHUNK) - COLUMN_CHUNK;
+    walkColumns: (params, job, { j0, j1, rows }, bMemo) => {
       const n = Math.min(job.n, j1);
+      const height = rows ?? walkRowBlock(job.kp);
+      if (!(Number.isInteger(height) && height >= 1)) {
+        throw new RangeError(`Cannot walk GEMM columns: rows must be >= 1, got ${height}`);
+      }
+      // Row block by row block, each over the columns in chunks of COLUMN_CHUNK.
+      let i0 = 0;
+      let next = j0;
+      const claim = (): WalkUnit | null => {
+        if (next >= n) {
+          i0 += height;
+          next = j0;
+        }
+        if (i0 >= job.m || next >= n) return null;
+        const unit = {
+          i0,
+          i1: Math.min(job.m, i0 + height),
+          j0: next,
+          j1: Math.min(n, next + COLUMN_CHUNK),
+        };
+        next = unit.j1;
+        return unit;
+      };
       // B packed once for every walk that brings the same memo: one chunk covering all of B.
       const memo = bMemo !== undefined && j0 === 0 && n === job.n && n <= COLUMN_CHUNK
         ? bMemo
         : undefined;
-      _walkClaimed(x, params, { ...job, n }, { width: COLUMN_CHUNK, claim }, memo);
+      _walkUnits(x, params, job, { width: COLUMN_CHUNK, rows: height, claim }, memo);
     },
-    walkClaimed: (params, job, chunks) => {
-      const w = chunks.width;
+    walkClaimed: (params, job, units) => {
+      const w = units.width;
       if (!Number.isInteger(w) || w < 4 || w > COLUMN_CHUNK || w % 4 !== 0) {
         throw new RangeError(`Cannot walk GEMM chunks: width must be 4..256 by 4, got ${w}`);
       }
-      _walkClaimed(x, params, job, chunks);
+      if (!(Number.isInteger(units.rows) && units.rows >= 1)) {
+        throw new RangeError(`Cannot walk GEMM chunks: rows must be >= 1, got ${units.rows}`);
+      }
+      _walkUnits(x, params, job, units);
     },
   };
 }
@@ -223,27 +287,32 @@ function _packedPanelBytes(panels: number, kp: number): { val: number; exp: numb
   return { val: panels * kp * 32, exp: panels * kp * 8, tame: panels };
 }
 
-/** Walks claimed chunks; `job.n` may stop short of C's row stride (a range ending early). */
-function _walkClaimed(
+/**
+ * Walks claimed units; `job.n` may stop short of C's row stride (a range ending early). The
+ * memory holds one row block of A (decoded when a unit brings other rows) and one chunk of B
+ * (packed when a unit brings other columns).
+ */
+function _walkUnits(
   x: _Exports,
   p: KernelParams,
   job: GatheredWalk,
-  chunks: { width: number; claim: () => number; end?: (j0: number) => number },
+  units: { width: number; rows: number; claim: () => WalkUnit | null },
   memo?: OperandMemo,
 ): void {
   const { m, kp, n } = job;
   x.setWalk(p.blockSize, p.fracBits, p.floor, p.fmt);
-  let j0 = chunks.claim();
-  if (m === 0 || j0 >= n) return;
-  const maxCols = chunks.width;
+  let u = units.claim();
+  if (m === 0 || u === null) return;
+  const maxCols = units.width;
+  const maxRows = Math.min(m, units.rows);
   const panels = Math.ceil(maxCols / 8); // the kernel packs B in panels of 8 columns
   const al = (v: number) => Math.ceil(v / 16) * 16;
   const aRaw = al(x.heapBase());
-  const aVal = al(aRaw + m * kp * 2);
-  const aExp = al(aVal + m * kp * 4);
-  const aTame = al(aExp + m * kp * 2);
-  const cPtr = al(aTame + m);
-  const bRaw = al(cPtr + m * panels * 32);
+  const aVal = al(aRaw + maxRows * kp * 2);
+  const aExp = al(aVal + maxRows * kp * 4);
+  const aTame = al(aExp + maxRows * kp * 2);
+  const cPtr = al(aTame + maxRows);
+  const bRaw = al(cPtr + maxRows * panels * 32);
   const bVal = al(bRaw + maxCols * kp * 2);
   const packed = _packedPanelBytes(panels, kp);
   const bExp = al(bVal + packed.val);
@@ -251,30 +320,51 @@ function _walkClaimed(
   const end = bTame + packed.tame + 16;
   const need = Math.ceil((end - x.memory.buffer.byteLength) / 65536);
   if (need > 0) x.memory.grow(need);
-  new Uint16Array(x.memory.buffer, aRaw, m * kp).set(job.a);
-  x.decodeRows(aRaw, m, kp, p.fmt, aVal, aExp, aTame);
   const ldc = job.c.length / m; // the row stride of C: the full N
-  for (; j0 < n; j0 = chunks.claim()) {
-    const nc = chunks.end === undefined ? Math.min(maxCols, n - j0) : chunks.end(j0) - j0;
-    if (!(nc >= 1 && nc <= maxCols && j0 + nc <= n)) {
+  let rows = { i0: -1, i1: -1 }; // the row block decoded in the kernel's memory
+  let cols = { j0: -1, j1: -1 }; // the chunk of B packed there
+  for (; u !== null; u = units.claim()) {
+    const { i0, i1, j0, j1 } = u;
+    const mr = i1 - i0;
+    const nc = j1 - j0;
+    if (
+      !(Number.isInteger(i0) && Number.isInteger(j0) && i0 >= 0 && j0 >= 0 && mr >= 1 &&
+        mr <= maxRows && i1 <= m && nc >= 1 && nc <= maxCols && j1 <= n)
+    ) {
       throw new RangeError(
-        `Cannot walk GEMM chunks: chunk [${j0}, ${j0 + nc}) is empty or too wide`,
+        `Cannot walk GEMM chunks: unit rows [${i0}, ${i1}) columns [${j0}, ${j1}) is empty, ` +
+          "too large or past the matrix",
       );
     }
+    if (i0 !== rows.i0 || i1 !== rows.i1) {
+      new Uint16Array(x.memory.buffer, aRaw, mr * kp).set(job.a.subarray(i0 * kp, i1 * kp));
+      x.decodeRows(aRaw, mr, kp, p.fmt, aVal, aExp, aTame);
+      rows = { i0, i1 };
+    }
+    if (j0 !== cols.j0 || j1 !== cols.j1) {
+      new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, j1 * kp));
+      if (memo === undefined) x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
+      else _packOnce(x, { memo, b: job.b, fmt: p.fmt, nc, kp, bRaw, bVal, bExp, bTame });
+      cols = { j0, j1 };
+    }
     const ldk = Math.ceil(nc / 8) * 8; // the kernel's row stride of C: whole panels
-    new Uint16Array(x.memory.buffer, bRaw, nc * kp).set(job.b.subarray(j0 * kp, (j0 + nc) * kp));
-    if (memo === undefined) x.packPanels(bRaw, nc, kp, p.fmt, bVal, bExp, bTame);
-    else _packOnce(x, { memo, b: job.b, fmt: p.fmt, nc, kp, bRaw, bVal, bExp, bTame });
-    const c = new Uint32Array(x.memory.buffer, cPtr, m * ldk);
-    const whole = nc === ldc && ldk === ldc; // C is one block in both layouts: one copy each way
-    if (whole) c.set(job.c);
+    const c = new Uint32Array(x.memory.buffer, cPtr, mr * ldk);
+    const whole = nc === ldc && ldk === ldc; // the block's rows are contiguous in both layouts
+    if (whole) c.set(job.c.subarray(i0 * ldc, i1 * ldc));
     else {
       if (ldk > nc) c.fill(_PAD_ONE); // lanes past the edge hold 1.0 (see the kernel's walk)
-      for (let i = 0; i < m; i++) c.set(job.c.subarray(i * ldc + j0, i * ldc + j0 + nc), i * ldk);
+      for (let i = 0; i < mr; i++) {
+        const at = (i0 + i) * ldc + j0;
+        c.set(job.c.subarray(at, at + nc), i * ldk);
+      }
     }
-    x.walk(aRaw, aVal, aExp, aTame, m, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
-    if (whole) job.c.set(c);
-    else for (let i = 0; i < m; i++) job.c.set(c.subarray(i * ldk, i * ldk + nc), i * ldc + j0);
+    x.walk(aRaw, aVal, aExp, aTame, mr, bRaw, bVal, bExp, bTame, nc, kp, cPtr);
+    if (whole) job.c.set(c, i0 * ldc);
+    else {
+      for (let i = 0; i < mr; i++) {
+        job.c.set(c.subarray(i * ldk, i * ldk + nc), (i0 + i) * ldc + j0);
+      }
+    }
   }
 }
 

@@ -101,6 +101,32 @@ Deno.test("GemmPool.kWalk() runs small walks on the calling thread with the same
 Deno.test("createGemmPool() throws RangeError for a non-positive worker count or negative inlineBelow", () => {
   assert.throws(() => createGemmPool(engine, { workers: 0 }), RangeError);
   assert.throws(() => createGemmPool(engine, { workers: 1, inlineBelow: -1 }), RangeError);
+  for (const rowBlockBytes of [0, -1, NaN]) {
+    assert.throws(() => createGemmPool(engine, { workers: 2, rowBlockBytes }), RangeError);
+  }
+});
+
+Deno.test("GemmPool.kWalk() walks tall jobs row block by row block, same bits", async () => {
+  // A budget of 16 rows at this K: 45 rows make three row blocks, the last one short.
+  const k = 96;
+  const pool = createGemmPool(engine, { workers: 2, inlineBelow: 0, rowBlockBytes: 16 * k * 8 });
+  try {
+    for (const id of ["a100/mma-bf16-fp32", "h100-sxm/mma-fp16-fp32"]) {
+      const dp = dps.find(([l]) => l === id)?.[1];
+      assert.ok(dp !== undefined);
+      const next = rng(71);
+      const fmt = dp.input.name as "bf16" | "fp16";
+      const [m, n] = [45, 70];
+      const hi = fmt === "bf16" ? 254 : 30;
+      const a = new Uint16Array(m * k).map(() => pattern(next, fmt, 1, hi));
+      const b = new Uint16Array(n * k).map(() => pattern(next, fmt, 1, hi));
+      const init = new Uint32Array(m * n).map(() => next());
+      const ops = { a, b, m, n, k, init };
+      assert.deepEqual([...await pool.kWalk(dp, ops)], [...engine.kWalk(dp, ops)], id);
+    }
+  } finally {
+    pool.close();
+  }
 });
 
 Deno.test("GemmPool with callerWalks false: its workers alone walk jobs posted back to back, same bits", async () => {
