@@ -55,7 +55,7 @@ export interface GemmPool {
  *   `ROW_BLOCK_BYTES`; taller jobs are walked row block by row block, same bits)
  * @returns the pool
  * @throws {RangeError} when `workers` is not a positive integer, `inlineBelow` is negative or
- *   `rowBlockBytes` is not positive
+ *   `rowBlockBytes` is not a positive finite number
  * @example
  * ```ts ignore
  * const pool = createGemmPool(engine, { workers: navigator.hardwareConcurrency });
@@ -80,9 +80,9 @@ export function createGemmPool(
     throw new RangeError(`Cannot create GEMM pool: inlineBelow must be >= 0, got ${inlineBelow}`);
   }
   const rowBlockBytes = options.rowBlockBytes ?? ROW_BLOCK_BYTES;
-  if (!(rowBlockBytes > 0)) {
+  if (!(rowBlockBytes > 0 && Number.isFinite(rowBlockBytes))) {
     throw new RangeError(
-      `Cannot create GEMM pool: rowBlockBytes must be > 0, got ${rowBlockBytes}`,
+      `Cannot create GEMM pool: rowBlockBytes must be a positive number, got ${rowBlockBytes}`,
     );
   }
   const callerWalks = options.callerWalks ?? true;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { KernelParams, WalkUnit, WasmKernel } from "./wasm_kernel.ts";
+import { type KernelParams, type WalkUnit, walkUnit, type WasmKernel } from "./wasm_kernel.ts";
 
 /** A job message: gathered operands on SharedArrayBuffers and a shared chunk counter. */
 export interface PoolJob {
@@ -103,20 +103,10 @@ export function widestChunk(bounds: Int32Array): number {
  */
 export function walkPoolJob(kernel: WasmKernel, job: PoolJob): number {
   let walked = 0;
-  const chunks = job.bounds.length - 1;
-  const units = Math.ceil(job.m / job.rows) * chunks;
   const claim = (): WalkUnit | null => {
-    const u = Atomics.add(job.counter, 0, 1);
-    if (u >= units) return null;
-    walked++;
-    const i0 = Math.floor(u / chunks) * job.rows;
-    const c = u % chunks;
-    return {
-      i0,
-      i1: Math.min(job.m, i0 + job.rows),
-      j0: job.bounds[c]!,
-      j1: job.bounds[c + 1]!,
-    };
+    const unit = walkUnit(Atomics.add(job.counter, 0, 1), job);
+    if (unit !== null) walked++;
+    return unit;
   };
   kernel.walkClaimed(job.params, job, { width: job.width, rows: job.rows, claim });
   return walked;

@@ -62,6 +62,33 @@ export function walkRowBlock(kp: number, bytes: number = ROW_BLOCK_BYTES): numbe
   return Math.max(16, Math.floor(bytes / (8 * Math.max(1, kp)) / 16) * 16);
 }
 
+/**
+ * Unit `u` of a walk in row blocks of `rows` rows, each over the column chunks
+ * `[bounds[c], bounds[c + 1])`: row block floor(u / chunks), chunk u mod chunks (row block by
+ * row block, the order in which `walkClaimed` decodes each block once); null past the last.
+ *
+ * @param u the unit's index
+ * @param o rows of C (`m`), rows of a block and the chunk boundaries
+ * @returns the unit, or null when u is past the last one
+ * @example
+ * ```ts
+ * import { walkUnit } from "./wasm_kernel.ts";
+ * const u = walkUnit(3, { m: 5, rows: 2, bounds: [0, 8, 10] });
+ * if (u?.i0 !== 2 || u.i1 !== 4 || u.j0 !== 8 || u.j1 !== 10) throw new Error();
+ * if (walkUnit(6, { m: 5, rows: 2, bounds: [0, 8, 10] }) !== null) throw new Error();
+ * ```
+ */
+export function walkUnit(
+  u: number,
+  o: { readonly m: number; readonly rows: number; readonly bounds: ArrayLike<number> },
+): WalkUnit | null {
+  const chunks = o.bounds.length - 1;
+  if (u >= Math.ceil(o.m / o.rows) * chunks) return null;
+  const i0 = Math.floor(u / chunks) * o.rows;
+  const c = u % chunks;
+  return { i0, i1: Math.min(o.m, i0 + o.rows), j0: o.bounds[c]!, j1: o.bounds[c + 1]! };
+}
+
 /** A gathered walk: operands already concatenated and padded to `kp` (a multiple of dp.k). */
 export interface GatheredWalk {
   /** Gathered A [m][kp]. */
@@ -239,23 +266,11 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
         throw new RangeError(`Cannot walk GEMM columns: rows must be >= 1, got ${height}`);
       }
       // Row block by row block, each over the columns in chunks of COLUMN_CHUNK.
-      let i0 = 0;
-      let next = j0;
-      const claim = (): WalkUnit | null => {
-        if (next >= n) {
-          i0 += height;
-          next = j0;
-        }
-        if (i0 >= job.m || next >= n) return null;
-        const unit = {
-          i0,
-          i1: Math.min(job.m, i0 + height),
-          j0: next,
-          j1: Math.min(n, next + COLUMN_CHUNK),
-        };
-        next = unit.j1;
-        return unit;
-      };
+      const bounds = [Math.min(j0, n)];
+      while (bounds.at(-1)! < n) bounds.push(Math.min(n, bounds.at(-1)! + COLUMN_CHUNK));
+      const of = { m: job.m, rows: height, bounds };
+      let u = 0;
+      const claim = () => walkUnit(u++, of);
       // B packed once for every walk that brings the same memo: one chunk covering all of B.
       const memo = bMemo !== undefined && j0 === 0 && n === job.n && n <= COLUMN_CHUNK
         ? bMemo

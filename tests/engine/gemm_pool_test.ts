@@ -101,7 +101,7 @@ Deno.test("GemmPool.kWalk() runs small walks on the calling thread with the same
 Deno.test("createGemmPool() throws RangeError for a non-positive worker count or negative inlineBelow", () => {
   assert.throws(() => createGemmPool(engine, { workers: 0 }), RangeError);
   assert.throws(() => createGemmPool(engine, { workers: 1, inlineBelow: -1 }), RangeError);
-  for (const rowBlockBytes of [0, -1, NaN]) {
+  for (const rowBlockBytes of [0, -1, NaN, Infinity]) {
     assert.throws(() => createGemmPool(engine, { workers: 2, rowBlockBytes }), RangeError);
   }
 });

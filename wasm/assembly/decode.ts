@@ -133,10 +133,16 @@ export const FMT_FP16: i32 = 1;
  * it is tame.
  */
 @inline export function putPanel(bits: i32, fmt: i32, val: usize, exp: usize): bool {
-  const special = isSpecial16(bits, fmt);
-  store<f32>(val, special ? f32(0) : value16(bits, fmt));
+  const special = putValue(bits, fmt, val);
   store<u8>(exp, <u8>(special ? 255 : panelByte(topExp16(bits, fmt))));
   return tame16(bits, fmt);
+}
+
+/** Stores an element's f32 value (+0 for NaN/Inf) at val; returns whether it is NaN/Inf. */
+@inline function putValue(bits: i32, fmt: i32, val: usize): bool {
+  const special = isSpecial16(bits, fmt);
+  store<f32>(val, special ? f32(0) : value16(bits, fmt));
+  return special;
 }
 
 /**
@@ -144,8 +150,7 @@ export const FMT_FP16: i32 = 1;
  * twice (the row layout of the module comment); returns whether it is tame.
  */
 @inline export function putRow(bits: i32, fmt: i32, val: usize, exp: usize): bool {
-  const special = isSpecial16(bits, fmt);
-  store<f32>(val, special ? f32(0) : value16(bits, fmt));
+  const special = putValue(bits, fmt, val);
   const byte = special ? 0 : rowByte(topExp16(bits, fmt));
   store<u16>(exp, <u16>(byte * 0x0101));
   return tame16(bits, fmt);

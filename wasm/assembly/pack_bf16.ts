@@ -51,19 +51,19 @@ import {
 }
 
 /**
- * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel): stores the eight f32
- * values at val and returns their tops (i16 lanes, EXP16_ZERO for zeros and NaN/Inf).
+ * Decodes one i16x8 of bf16 patterns (eight columns at one k of a panel; `special` their NaN/Inf
+ * lanes from `special8`): stores the eight f32 values at val and returns their tops (i16 lanes,
+ * EXP16_ZERO for zeros and NaN/Inf).
  */
-@inline function decode8(x: v128, val: usize): v128 {
-  const special = special8(x);
+@inline function decode8(x: v128, special: v128, val: usize): v128 {
   storeValues8(v128.andnot(x, special), val);
   return tops8(x, special);
 }
 
-/** The untame lanes of eight patterns x with tops top (from `decode8`). */
-@inline function untame8(x: v128, top: v128): v128 {
+/** The untame lanes of eight patterns with tops top and NaN/Inf lanes special (`decode8`'s). */
+@inline function untame8(top: v128, special: v128): v128 {
   const out = i16x8.gt_u(i16x8.add(top, i16x8.splat(67)), i16x8.splat(130));
-  return v128.or(special8(x), v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
+  return v128.or(special, v128.andnot(out, i16x8.eq(top, i16x8.splat(<i16>EXP16_ZERO))));
 }
 
 /**
@@ -110,14 +110,18 @@ export function packPanelsBf16(
       const r3 = i8x16.shuffle(w23, x23, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
       const dv = outVal + (<usize>k << 5);
       const de = outExp + (<usize>k << 3);
-      const t0 = decode8(r0, dv);
-      const t1 = decode8(r1, dv + 32);
-      const t2 = decode8(r2, dv + 64);
-      const t3 = decode8(r3, dv + 96);
+      const s0 = special8(r0);
+      const s1 = special8(r1);
+      const s2 = special8(r2);
+      const s3 = special8(r3);
+      const t0 = decode8(r0, s0, dv);
+      const t1 = decode8(r1, s1, dv + 32);
+      const t2 = decode8(r2, s2, dv + 64);
+      const t3 = decode8(r3, s3, dv + 96);
       storePanelExps(t0, t1, de);
       storePanelExps(t2, t3, de + 16);
-      bad = v128.or(bad, v128.or(untame8(r0, t0), untame8(r1, t1)));
-      bad = v128.or(bad, v128.or(untame8(r2, t2), untame8(r3, t3)));
+      bad = v128.or(bad, v128.or(untame8(t0, s0), untame8(t1, s1)));
+      bad = v128.or(bad, v128.or(untame8(t2, s2), untame8(t3, s3)));
     }
     let ok = !v128.any_true(bad);
     ok = packLanes(src, n, kp, FMT_BF16, val, exp, g, kSimd, kp) && ok;

@@ -94,7 +94,14 @@ const CONSTS: usize = memory.data<u32>([
  * as i16 lanes, one per column.
  */
 @inline function expColumns(e: v128): v128 {
-  const m = i8x16.max_u(e, i32x4.shr_u(e, 16)); // bytes 0, 1 of lane j: columns 2j, 2j + 1
+  return columnBytes(i8x16.max_u(e, i32x4.shr_u(e, 16)));
+}
+
+/**
+ * Bytes 0 and 1 of each 32-bit lane j of m (columns 2j and 2j + 1, once their k parities have
+ * met) gathered in column order and widened to i16 lanes.
+ */
+@inline function columnBytes(m: v128): v128 {
   return i16x8.extend_low_i8x16_u(
     i8x16.shuffle(m, m, 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13),
   );
@@ -178,11 +185,8 @@ export const NO_TINY: i32 = -20000;
 @inline export function panelTops(bExp: usize, kb0: i32, kb1: i32): v128 {
   let m = i8x16.splat(-1);
   for (let k = kb0; k < kb1; k += 2) m = i8x16.min_u(m, v128.load(bExp + (<usize>k << 3)));
-  // Bytes 0, 1 of 32-bit lane j: columns 2j, 2j + 1 (their k parities met; bytes 2, 3 are 0).
-  m = i8x16.min_u(m, i32x4.shr_u(m, 16));
-  const least = i16x8.extend_low_i8x16_u(
-    i8x16.shuffle(m, m, 0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13),
-  );
+  // The k parities meet (bytes 2, 3 of each lane shift in as 0: min_u keeps bytes 0, 1 right).
+  const least = columnBytes(i8x16.min_u(m, i32x4.shr_u(m, 16)));
   return i16x8.sub(i16x8.splat(<i16>PANEL_EXP_BIAS), least);
 }
 
