@@ -9,11 +9,14 @@
 
 /**
  * Characters a terminal or a text viewer would act on or hide: C0 and C1 controls, DEL, line and
- * paragraph separators, bidirectional overrides and isolates, and lone surrogates.
+ * paragraph separators, bidirectional marks, overrides and isolates (U+061C, U+200E-U+200F,
+ * U+202A-U+202E, U+2066-U+2069), invisible format characters (soft hyphen, U+180E, zero-width
+ * space, joiners, word joiner and invisible operators, deprecated format controls, the byte
+ * order mark, interlinear annotation controls), and lone surrogates.
  */
 const UNSAFE =
   // deno-lint-ignore no-control-regex -- matching control characters is the point
-  /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /**
  * Replaces every character a terminal would act on by its `\u{...}` escape, so the text shows

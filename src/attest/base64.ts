@@ -68,7 +68,8 @@ export function encodeBase64(bytes: Uint8Array): string {
 export function decodeBase64(text: string, options: DecodeBase64Options = {}): Uint8Array {
   if (typeof text !== "string") _bad("not a string");
   const alphabet = _pickAlphabet(text, options.alphabet ?? "any");
-  const pad = text.length - text.replace(/=+$/, "").length;
+  let pad = 0; // trailing '=' counted from the end (a regex here would backtrack quadratically)
+  while (pad < 3 && text.charCodeAt(text.length - 1 - pad) === 0x3d) pad++;
   const body = text.slice(0, text.length - pad);
   if (pad > 2) _bad("more than two padding characters");
   if (pad > 0 && text.length % 4 !== 0) _bad("padding does not complete a 4-character group");

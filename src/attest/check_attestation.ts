@@ -16,7 +16,6 @@ import type { DsseEnvelope } from "./dsse.ts";
 import { keyValidAt } from "./key_valid_at.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import {
-  type RequiredInstant,
   requiredInstants,
   type SigningTimeEvidence,
   type SigningTimeSource,
@@ -123,7 +122,8 @@ export async function checkAttestation(
     return done(null, []);
   }
   const evidence: SigningTimeEvidence[] = [];
-  // An RFC 3161 token over a signature: the TSA's time replaces the verification time.
+  // An RFC 3161 token over a signature: the TSA's time replaces the verification time for the
+  // key that made that signature (and for no other).
   if (options.timestamp !== undefined) {
     const t = await checkSignatureTimestamp(envelope, {
       token: options.timestamp,
@@ -135,22 +135,24 @@ export async function checkAttestation(
       "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
     );
     if ("why" in t) return done(null, []);
-    evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time) });
+    evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time), signature: t.signature });
   }
   for (const source of options.timeSources ?? []) {
     const e = await source.evidence(envelope, options.trustRoot);
     if (e !== null) evidence.push(e);
   }
   const now = (options.now ?? new Date()).getTime();
-  const required = requiredInstants(stated, { now, evidence });
-  if ("refused" in required) {
-    add("time", false, required.refused);
+  const future = requiredInstants(stated, { now, evidence: [] });
+  if ("refused" in future) {
+    add("time", false, future.refused);
     return done(null, []);
   }
   const v = await _signers(envelope, {
     trustRoot: options.trustRoot,
     threshold: options.threshold ?? 1,
-    instants: required.instants,
+    instants: (entry) =>
+      requiredInstants(stated, { now, evidence: evidence.filter((e) => e.signature === entry) }),
+    evidenced: evidence.map((e) => e.signature),
   });
   add("signatures", v.verified, v.detail);
   if (!v.verified) return done(null, v.signatures);
@@ -188,11 +190,19 @@ export async function checkAttestation(
 
 /**
  * Verifies the signatures with every inspector key of the trust root, then counts only the
- * signers whose key is valid at each required instant, naming the others and why.
+ * signers whose key is valid at each instant its signature entry is judged at (an entry with
+ * evidence at the evidenced times, any other at the stated and the verification time), naming
+ * the others and why. A key counts when one of its entries passes. Evidence over an entry that no
+ * counted key made fails the check: it dates nothing the verdict rests on.
  */
 async function _signers(
   envelope: DsseEnvelope,
-  o: { trustRoot: TrustRoot; threshold: number; instants: readonly RequiredInstant[] },
+  o: {
+    trustRoot: TrustRoot;
+    threshold: number;
+    instants: (entry: number) => ReturnType<typeof requiredInstants>;
+    evidenced: readonly number[];
+  },
 ): Promise<
   { verified: boolean; payload: Uint8Array; signatures: SignatureResult[]; detail: string }
 > {
@@ -201,32 +211,63 @@ async function _signers(
     trustedKeys: inspectors.map((k) => k.publicKey),
     threshold: o.threshold,
   });
+  const counted: string[] = [];
   const refused = new Map<string, string>();
-  for (const id of v.validKeyIds) {
-    for (const at of o.instants) {
-      const kv = keyValidAt(o.trustRoot, { keyid: id, time: new Date(at.time), role: "inspector" });
-      if (!kv.valid && !refused.has(id)) {
-        refused.set(
-          id,
-          `key ${id.slice(0, 16)}… is ${kv.reason} at the ${at.label} time ${
-            new Date(at.time).toISOString()
-          }`,
-        );
+  const judged: string[] = [];
+  const entryRefusal = v.signatures.map((s, entry) => {
+    if (s.verifiedBy === null) return null;
+    const r = o.instants(entry);
+    if ("refused" in r) return r.refused;
+    for (const at of r.instants) {
+      const kv = keyValidAt(o.trustRoot, {
+        keyid: s.verifiedBy,
+        time: new Date(at.time),
+        role: "inspector",
+      });
+      if (!kv.valid) {
+        return `key ${s.verifiedBy.slice(0, 16)}… is ${kv.reason} at the ${at.label} time ${
+          new Date(at.time).toISOString()
+        }`;
       }
     }
-  }
-  const counted = v.validKeyIds.filter((id) => !refused.has(id));
-  const signatures = v.signatures.map((s) =>
-    s.verifiedBy !== null && refused.has(s.verifiedBy)
-      ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: refused.get(s.verifiedBy)! }
-      : s
-  );
-  const at = o.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`).join(", ");
+    if (!counted.includes(s.verifiedBy)) {
+      counted.push(s.verifiedBy);
+      const at = r.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`);
+      judged.push(`${s.verifiedBy.slice(0, 16)}… at ${at.join(", ")}`);
+    }
+    return null;
+  });
+  v.signatures.forEach((s, entry) => {
+    const why = entryRefusal[entry];
+    if (s.verifiedBy !== null && why !== null && !counted.includes(s.verifiedBy)) {
+      if (!refused.has(s.verifiedBy)) refused.set(s.verifiedBy, why!);
+    }
+  });
+  const signatures = v.signatures.map((s, entry) => {
+    const why = entryRefusal[entry];
+    return s.verifiedBy !== null && why !== null
+      ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why! }
+      : s;
+  });
+  const stray = [...new Set(o.evidenced)].filter((entry) => {
+    const s = signatures[entry];
+    return s === undefined || s.verifiedBy === null;
+  });
   const detail = [
-    `${counted.length} valid inspector signature(s), keys valid at: ${at}`,
+    `${counted.length} valid inspector signature(s)${
+      judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""
+    }`,
     ...refused.values(),
+    ...stray.map((entry) =>
+      `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
+    ),
   ].join("; ");
-  return { verified: counted.length >= o.threshold, payload: v.payload, signatures, detail };
+  return {
+    verified: counted.length >= o.threshold && stray.length === 0,
+    payload: v.payload,
+    signatures,
+    detail,
+  };
 }
 
 function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: string) => void): void {

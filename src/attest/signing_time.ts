@@ -6,7 +6,9 @@
  * signing time is given (an RFC 3161 timestamp token, a transparency-log entry), in which case it
  * must be valid at the evidenced time. Without evidence the key must also be valid at the stated
  * time; a stated time after the verification time (beyond {@link MAX_CLOCK_SKEW_MS}) is always
- * refused.
+ * refused. Evidence dates one signature entry, the bytes it covers, and so only the key that made
+ * that entry: a token over one signature says nothing of when any other entry was made (another
+ * key could have added it after its revocation), so every other entry is judged without evidence.
  *
  * @module
  */
@@ -16,12 +18,17 @@ import type { TrustRoot } from "./trust_root.ts";
 /** Clock difference tolerated between signer and verifier: 5 minutes. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
-/** Verified, independent evidence that a signature existed at an instant. */
+/** Verified, independent evidence that one signature entry existed at an instant. */
 export interface SigningTimeEvidence {
   /** What the evidence is, e.g. `rfc3161` (for messages). */
   readonly kind: string;
   /** The evidenced instant, milliseconds since the Unix epoch. */
   readonly time: number;
+  /**
+   * Index of the envelope's signature entry whose bytes the evidence covers: the evidence dates
+   * that entry alone.
+   */
+  readonly signature: number;
 }
 
 /**
@@ -50,10 +57,11 @@ export interface RequiredInstant {
 }
 
 /**
- * Decides the instants every counted signer key must be valid at.
+ * Decides the instants the key that made one signature entry must be valid at.
  *
  * @param stated the signer's stated time (ms since the epoch)
- * @param options `now` (verification time, ms) and `evidence` already verified (may be empty)
+ * @param options `now` (verification time, ms) and the verified `evidence` of that entry (may be
+ *   empty; the caller passes only evidence whose `signature` is the entry judged)
  * @returns the instants, or `{refused}` with the reason when the stated time is in the future
  * @example
  * ```ts

@@ -150,6 +150,11 @@ export function parseSigstoreBundle(text: string): ParsedSigstoreBundle {
     ? []
     : _timestamps(child(vm, "timestampVerificationData", ["rfc3161Timestamps"]));
   const envelope = parseEnvelope(JSON.stringify(child(b, "dsseEnvelope").obj));
+  // A bundle carries one signature and the material that verifies it (the Sigstore bundle
+  // specification); more entries would let its timestamp cover one signature and date another.
+  if (envelope.signatures.length !== 1) {
+    _bad(`'bundle.dsseEnvelope.signatures' holds ${envelope.signatures.length} entries, not 1`);
+  }
   return Object.freeze({ envelope, timestamps: Object.freeze(timestamps), hint });
 }
 

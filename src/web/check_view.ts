@@ -119,7 +119,10 @@ function _view(outcome: CheckOutcome): CheckView {
       ],
     };
   }
-  const signers = report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]);
+  // Distinct keys: anyone can repeat a signature entry, which adds no signer.
+  const signers = [
+    ...new Set(report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy])),
+  ];
   return {
     tone: "valid",
     headline: "VALID attestation: signed by a key of your trust root, every check passed",

@@ -107,19 +107,39 @@ async function _check(): Promise<void> {
   }
 }
 
-/** Puts dropped or chosen files into the slots their content names; names the others. */
+/**
+ * Puts dropped or chosen files into the slots their content names; names the others. Two files of
+ * one batch that claim the same slot fill neither: which one should count (say, which of two trust
+ * roots) is the user's decision, never the order of a file list.
+ */
 async function _take(files: Iterable<File>): Promise<void> {
   const unknown: string[] = [];
+  const bySlot = new Map<Slot, File[]>();
   for (const f of files) {
     const slot = await _classify(f);
     if (slot === null) unknown.push(f.name);
-    else chosen[slot] = f;
+    else bySlot.set(slot, [...(bySlot.get(slot) ?? []), f]);
   }
-  _el("drop-note").textContent = unknown.length === 0 ? "" : escapeForTerminal(
-    `Not recognised (expected an attestation, a trust root, a claim log or a timestamp): ${
-      unknown.join(", ")
-    }`,
-  );
+  const notes: string[] = [];
+  for (const [slot, fs] of bySlot) {
+    if (fs.length === 1) chosen[slot] = fs[0]!;
+    else {
+      delete chosen[slot];
+      notes.push(
+        `${fs.length} files look like the ${LABEL[slot]} (${
+          fs.map((f) => f.name).join(", ")
+        }): none was taken; add the one you mean on its own`,
+      );
+    }
+  }
+  if (unknown.length > 0) {
+    notes.push(
+      `Not recognised (expected an attestation, a trust root, a claim log or a timestamp): ${
+        unknown.join(", ")
+      }`,
+    );
+  }
+  _el("drop-note").textContent = escapeForTerminal(notes.join(". "));
   _showChosen();
 }
 

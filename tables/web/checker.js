@@ -3,7 +3,7 @@
   // src/escape_text.ts
   var UNSAFE = (
     // deno-lint-ignore no-control-regex -- matching control characters is the point
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
   );
   function escapeForTerminal(text) {
     return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
@@ -2205,7 +2205,9 @@
         ]
       };
     }
-    const signers = report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]);
+    const signers = [
+      ...new Set(report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]))
+    ];
     return {
       tone: "valid",
       headline: "VALID attestation: signed by a key of your trust root, every check passed",
@@ -2451,7 +2453,8 @@
   function decodeBase64(text, options = {}) {
     if (typeof text !== "string") _bad4("not a string");
     const alphabet = _pickAlphabet(text, options.alphabet ?? "any");
-    const pad3 = text.length - text.replace(/=+$/, "").length;
+    let pad3 = 0;
+    while (pad3 < 3 && text.charCodeAt(text.length - 1 - pad3) === 61) pad3++;
     const body = text.slice(0, text.length - pad3);
     if (pad3 > 2) _bad4("more than two padding characters");
     if (pad3 > 0 && text.length % 4 !== 0) _bad4("padding does not complete a 4-character group");
@@ -23566,13 +23569,20 @@ ${values.join("\n")}` : `${blockName} :`;
       const env = parseEnvelope(JSON.stringify(envelope));
       const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
       let at = String(unverified.predicate?.announcedAt ?? "");
+      let entry;
       if (options.timestamp !== void 0) {
         const t = await checkSignatureTimestamp(env, { token: options.timestamp, trustRoot });
         if ("why" in t) return { why: `the announcement's RFC 3161 timestamp: ${t.why}` };
         at = stamped = t.time;
+        entry = t.signature;
       }
       const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
       const v = await verifyEnvelope(env, { trustedKeys: keys });
+      if (entry !== void 0 && v.signatures[entry]?.verifiedBy == null) {
+        return {
+          why: `the announcement's RFC 3161 timestamp covers signature ${entry}, which no inspector key valid at ${at} made`
+        };
+      }
       if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
       a = parseAnnouncement(parseStatement(v.payload));
     } catch (e) {
@@ -28037,22 +28047,23 @@ ${values.join("\n")}` : `${blockName} :`;
         "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`
       );
       if ("why" in t) return done(null, []);
-      evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time) });
+      evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time), signature: t.signature });
     }
     for (const source of options.timeSources ?? []) {
       const e = await source.evidence(envelope, options.trustRoot);
       if (e !== null) evidence.push(e);
     }
     const now = (options.now ?? /* @__PURE__ */ new Date()).getTime();
-    const required = requiredInstants(stated, { now, evidence });
-    if ("refused" in required) {
-      add2("time", false, required.refused);
+    const future = requiredInstants(stated, { now, evidence: [] });
+    if ("refused" in future) {
+      add2("time", false, future.refused);
       return done(null, []);
     }
     const v = await _signers(envelope, {
       trustRoot: options.trustRoot,
       threshold: options.threshold ?? 1,
-      instants: required.instants
+      instants: (entry) => requiredInstants(stated, { now, evidence: evidence.filter((e) => e.signature === entry) }),
+      evidenced: evidence.map((e) => e.signature)
     });
     add2("signatures", v.verified, v.detail);
     if (!v.verified) return done(null, v.signatures);
@@ -28093,28 +28104,57 @@ ${values.join("\n")}` : `${blockName} :`;
       trustedKeys: inspectors.map((k) => k.publicKey),
       threshold: o.threshold
     });
+    const counted = [];
     const refused = /* @__PURE__ */ new Map();
-    for (const id of v.validKeyIds) {
-      for (const at2 of o.instants) {
-        const kv = keyValidAt(o.trustRoot, { keyid: id, time: new Date(at2.time), role: "inspector" });
-        if (!kv.valid && !refused.has(id)) {
-          refused.set(
-            id,
-            `key ${id.slice(0, 16)}… is ${kv.reason} at the ${at2.label} time ${new Date(at2.time).toISOString()}`
-          );
+    const judged = [];
+    const entryRefusal = v.signatures.map((s, entry) => {
+      if (s.verifiedBy === null) return null;
+      const r = o.instants(entry);
+      if ("refused" in r) return r.refused;
+      for (const at of r.instants) {
+        const kv = keyValidAt(o.trustRoot, {
+          keyid: s.verifiedBy,
+          time: new Date(at.time),
+          role: "inspector"
+        });
+        if (!kv.valid) {
+          return `key ${s.verifiedBy.slice(0, 16)}… is ${kv.reason} at the ${at.label} time ${new Date(at.time).toISOString()}`;
         }
       }
-    }
-    const counted = v.validKeyIds.filter((id) => !refused.has(id));
-    const signatures = v.signatures.map(
-      (s) => s.verifiedBy !== null && refused.has(s.verifiedBy) ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: refused.get(s.verifiedBy) } : s
-    );
-    const at = o.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`).join(", ");
+      if (!counted.includes(s.verifiedBy)) {
+        counted.push(s.verifiedBy);
+        const at = r.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`);
+        judged.push(`${s.verifiedBy.slice(0, 16)}… at ${at.join(", ")}`);
+      }
+      return null;
+    });
+    v.signatures.forEach((s, entry) => {
+      const why = entryRefusal[entry];
+      if (s.verifiedBy !== null && why !== null && !counted.includes(s.verifiedBy)) {
+        if (!refused.has(s.verifiedBy)) refused.set(s.verifiedBy, why);
+      }
+    });
+    const signatures = v.signatures.map((s, entry) => {
+      const why = entryRefusal[entry];
+      return s.verifiedBy !== null && why !== null ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why } : s;
+    });
+    const stray = [...new Set(o.evidenced)].filter((entry) => {
+      const s = signatures[entry];
+      return s === void 0 || s.verifiedBy === null;
+    });
     const detail = [
-      `${counted.length} valid inspector signature(s), keys valid at: ${at}`,
-      ...refused.values()
+      `${counted.length} valid inspector signature(s)${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
+      ...refused.values(),
+      ...stray.map(
+        (entry) => `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
+      )
     ].join("; ");
-    return { verified: counted.length >= o.threshold, payload: v.payload, signatures, detail };
+    return {
+      verified: counted.length >= o.threshold && stray.length === 0,
+      payload: v.payload,
+      signatures,
+      detail
+    };
   }
   function _checkSample(p, add2) {
     const a = p.audit;
@@ -28182,6 +28222,9 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     const timestamps = !has(vm, "timestampVerificationData") ? [] : _timestamps(child(vm, "timestampVerificationData", ["rfc3161Timestamps"]));
     const envelope = parseEnvelope(JSON.stringify(child(b, "dsseEnvelope").obj));
+    if (envelope.signatures.length !== 1) {
+      _bad10(`'bundle.dsseEnvelope.signatures' holds ${envelope.signatures.length} entries, not 1`);
+    }
     return Object.freeze({ envelope, timestamps: Object.freeze(timestamps), hint });
   }
   function _timestamps(f) {
@@ -28496,14 +28539,28 @@ ${values.join("\n")}` : `${blockName} :`;
   }
   async function _take(files) {
     const unknown = [];
+    const bySlot = /* @__PURE__ */ new Map();
     for (const f of files) {
       const slot = await _classify(f);
       if (slot === null) unknown.push(f.name);
-      else chosen[slot] = f;
+      else bySlot.set(slot, [...bySlot.get(slot) ?? [], f]);
     }
-    _el("drop-note").textContent = unknown.length === 0 ? "" : escapeForTerminal(
-      `Not recognised (expected an attestation, a trust root, a claim log or a timestamp): ${unknown.join(", ")}`
-    );
+    const notes = [];
+    for (const [slot, fs] of bySlot) {
+      if (fs.length === 1) chosen[slot] = fs[0];
+      else {
+        delete chosen[slot];
+        notes.push(
+          `${fs.length} files look like the ${LABEL[slot]} (${fs.map((f) => f.name).join(", ")}): none was taken; add the one you mean on its own`
+        );
+      }
+    }
+    if (unknown.length > 0) {
+      notes.push(
+        `Not recognised (expected an attestation, a trust root, a claim log or a timestamp): ${unknown.join(", ")}`
+      );
+    }
+    _el("drop-note").textContent = escapeForTerminal(notes.join(". "));
     _showChosen();
   }
   function _start() {

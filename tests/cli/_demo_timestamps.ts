@@ -12,7 +12,14 @@ import {
   createLocalTsa,
   decodeBase64,
   decodePem,
+  encodeBase64,
+  encodeSpki,
+  encodeStatement,
+  generateKeyPair,
+  keyId,
   parseTrustRoot,
+  signEnvelope,
+  type Statement,
   verifyTimestampToken,
 } from "../../src/attest/mod.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
@@ -89,8 +96,8 @@ export async function demoTimestampVariants(dir: string): Promise<void> {
   const audit = statement.predicate.audit;
   const rootOf = (doc: unknown) => parseTrustRoot(JSON.stringify(doc));
   const root = rootOf(trustRoot);
-  const annCheck = async (token: Uint8Array, tr = root) =>
-    await checkAnnouncement(audit.announcement.envelope, {
+  const annCheck = async (token: Uint8Array, tr = root, envelope = audit.announcement.envelope) =>
+    await checkAnnouncement(envelope, {
       trustRoot: tr,
       audit: {
         auditId: audit.auditId,
@@ -112,6 +119,33 @@ export async function demoTimestampVariants(dir: string): Promise<void> {
     /RFC 3161 timestamp: the token is for another message/,
   );
   assert.match(await why(annCheck(annToken, rootOf(unpinned))), /lists no TSA/);
+  // A borrowed token: another trusted key signs an announcement of its own (stating an earlier
+  // time) and appends the demo announcement's signature, which the demo's token covers but which
+  // does not verify over this payload. The token must date nothing here.
+  const other = await generateKeyPair();
+  const withOther = rootOf({
+    ...trustRoot,
+    keys: [...trustRoot.keys, {
+      keyid: keyId(other.publicKey),
+      publicKey: encodeBase64(encodeSpki(other.publicKey)),
+      role: "inspector",
+      validFor: { start: "2023-01-01T00:00:00Z" },
+    }],
+  });
+  const annEnv = audit.announcement.envelope;
+  const annSt = JSON.parse(new TextDecoder().decode(decodeBase64(annEnv.payload)));
+  annSt.predicate.announcedAt = "2023-08-23T15:15:30Z";
+  const own = await signEnvelope(encodeStatement(annSt as Statement), {
+    payloadType: annEnv.payloadType,
+    keys: [other],
+  });
+  const honest = await annCheck(annToken, withOther, own);
+  assert.match("why" in honest ? honest.why : "", /another message/);
+  const decoyed = { ...own, signatures: [...own.signatures, annEnv.signatures[0]] };
+  assert.match(
+    await why(annCheck(annToken, withOther, decoyed)),
+    /RFC 3161 timestamp covers signature 1, which no inspector key valid at .* made/,
+  );
   assert.match(await why(annCheck(annToken, rootOf(otherRoot))), /does not verify/);
 }
 

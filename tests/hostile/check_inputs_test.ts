@@ -60,6 +60,41 @@ hostileTable("check inputs", [
     },
   },
   {
+    name: "a bundle whose envelope holds two signatures is refused (a bundle carries one)",
+    args: async (dir) => {
+      const b = await bundle() as { dsseEnvelope: { signatures: unknown[] } };
+      b.dsseEnvelope.signatures = [b.dsseEnvelope.signatures[0], b.dsseEnvelope.signatures[0]];
+      return ["check", await write(dir, "b.json", b), "--trust-root", fx.trustRoot];
+    },
+    exit: 2,
+    code: "BAD_ENVELOPE",
+    check: (run) => assert.match(run.stderr, /holds 2 entries, not 1/),
+  },
+  {
+    name: "a payload of 200,000 '=' before one letter is refused at once (no regex backtracking)",
+    args: async (dir) => {
+      const env = JSON.parse(await Deno.readTextFile(fx.attestation));
+      env.payload = "=".repeat(200_000) + "A";
+      return ["check", await write(dir, "e.json", env), "--trust-root", fx.trustRoot];
+    },
+    exit: 2,
+    code: "BAD_BASE64",
+  },
+  {
+    name: "invisible and bidi format characters in an unknown field name are printed escaped",
+    args: async (dir) => {
+      const env = JSON.parse(await Deno.readTextFile(fx.attestation));
+      env["x\u061c\u200b\u2060\ufeff\u00ad"] = 1;
+      return ["check", await write(dir, "e.json", env), "--trust-root", fx.trustRoot];
+    },
+    exit: 2,
+    code: "BAD_ENVELOPE",
+    check: (run) => {
+      assert.ok(run.stderr.includes("x\\u{61c}\\u{200b}\\u{2060}\\u{feff}\\u{ad}"), run.stderr);
+      assert.ok(!/[\u061c\u200b\u2060\ufeff\u00ad]/.test(run.stderr));
+    },
+  },
+  {
     name: "a policy value holding escapes is refused with USAGE_POLICY, escaped",
     args: () => ["check", fx.attestation, "--trust-root", fx.trustRoot, "--require-verdict", PAINT],
     exit: 2,

@@ -7,7 +7,18 @@ import assert from "node:assert/strict";
 import { hostileTable } from "./_hostile.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
-import { checkAttestation, parseEnvelope, parseTrustRoot } from "../../src/attest/mod.ts";
+import {
+  addSignature,
+  checkAttestation,
+  createLocalTsa,
+  decodeBase64,
+  encodeBase64,
+  encodeSpki,
+  generateKeyPair,
+  keyId,
+  parseEnvelope,
+  parseTrustRoot,
+} from "../../src/attest/mod.ts";
 
 const fx = await makeAuditFixture({ records: 3, falsify: [] });
 
@@ -78,7 +89,7 @@ hostileTable("time", [
 Deno.test("checkAttestation() accepts a later-revoked key when a time source evidences the signing time", async () => {
   const envelope = parseEnvelope(await Deno.readTextFile(may));
   const trustRoot = parseTrustRoot(revoked);
-  const evidence = { kind: "rfc3161", time: Date.parse("2026-05-01T00:00:05Z") };
+  const evidence = { kind: "rfc3161", time: Date.parse("2026-05-01T00:00:05Z"), signature: 0 };
   const timed = await checkAttestation(envelope, {
     trustRoot,
     timeSources: [{ evidence: () => Promise.resolve(evidence) }],
@@ -98,4 +109,74 @@ Deno.test("checkAttestation() accepts a later-revoked key when a time source evi
   assert.equal(none.valid, false);
   const before = await checkAttestation(envelope, { trustRoot, now: new Date("2026-05-02") });
   assert.equal(before.valid, true, "valid while the verification time precedes the revocation");
+});
+
+// A TSA the trust roots below pin, and a second inspector key revoked on 2026-06-01.
+const tsa = await createLocalTsa({
+  name: "test TSA",
+  notBefore: Date.parse("2026-01-01T00:00:00Z"),
+  notAfter: Date.parse("2027-01-01T00:00:00Z"),
+});
+const pinned = (keys: unknown[]) =>
+  parseTrustRoot(JSON.stringify({
+    ...root,
+    keys,
+    tsa: [{ certificate: encodeBase64(tsa.anchor), name: "test TSA" }],
+  }));
+const fxKey = root.keys[0];
+const revokedFx = { ...fxKey, revoked: { time: "2026-06-01T00:00:00Z", reason: "key compromise" } };
+const thief = await generateKeyPair();
+const thiefKey = {
+  keyid: keyId(thief.publicKey),
+  publicKey: encodeBase64(encodeSpki(thief.publicKey)),
+  role: "inspector",
+  validFor: { start: "2026-01-01T00:00:00Z" },
+  revoked: { time: "2026-06-01T00:00:00Z", reason: "key compromise" },
+};
+const stampAt = (sig: string, time: string) =>
+  tsa.stamp(decodeBase64(sig, { alphabet: "any" }), { time: Date.parse(time) });
+const signaturesCheck = (r: { checks: readonly { check: string; detail: string }[] }) =>
+  r.checks.find((c) => c.check === "signatures")?.detail ?? "";
+
+Deno.test("checkAttestation() judges a revoked key at the token's time only for the signature the token covers", async () => {
+  const envelope = parseEnvelope(await Deno.readTextFile(may));
+  const trustRoot = pinned([revokedFx]);
+  const own = await checkAttestation(envelope, {
+    trustRoot,
+    timestamp: await stampAt(envelope.signatures[0]!.sig, "2026-05-01T00:00:05Z"),
+  });
+  assert.equal(own.valid, true, JSON.stringify(own.checks));
+  // A token borrowed from another message: it covers a decoy entry no trusted key made, so it
+  // dates nothing, and the revoked key is judged at the verification time.
+  const decoy = encodeBase64(crypto.getRandomValues(new Uint8Array(64)));
+  const borrowed = await checkAttestation(
+    { ...envelope, signatures: [...envelope.signatures, { keyid: "", sig: decoy }] },
+    { trustRoot, timestamp: await stampAt(decoy, "2026-05-01T00:00:05Z") },
+  );
+  assert.equal(borrowed.valid, false);
+  assert.match(signaturesCheck(borrowed), /^0 valid inspector signature/);
+  assert.match(signaturesCheck(borrowed), /revoked: key compromise at the verification time/);
+  assert.match(
+    signaturesCheck(borrowed),
+    /the signing-time evidence covers signature 1, which no counted inspector key made/,
+  );
+});
+
+Deno.test("checkAttestation() does not let a token over one signature date a co-signature", async () => {
+  const envelope = parseEnvelope(await Deno.readTextFile(may));
+  const trustRoot = pinned([fxKey, thiefKey]);
+  // The thief of the revoked key co-signs today; the token covers the first signature only.
+  const cosigned = await addSignature(envelope, thief);
+  const timestamp = await stampAt(envelope.signatures[0]!.sig, "2026-05-01T00:00:05Z");
+  const two = await checkAttestation(cosigned, { trustRoot, threshold: 2, timestamp });
+  assert.equal(two.valid, false);
+  assert.match(signaturesCheck(two), /^1 valid inspector signature/);
+  assert.match(
+    signaturesCheck(two),
+    new RegExp(
+      `key ${thiefKey.keyid.slice(0, 16)}… is revoked: key compromise at the verification`,
+    ),
+  );
+  const one = await checkAttestation(cosigned, { trustRoot, timestamp });
+  assert.equal(one.valid, true, JSON.stringify(one.checks));
 });

@@ -32,17 +32,31 @@ export interface PageResult {
    * chooser of several files.
    */
   dropZone?: { outline: string; keys: string[] };
+  /** The drop zone's note (files it did not take, and why). */
+  dropNote: string;
 }
 
 /** One check to run in the page. */
 export interface PageCase {
-  /** Paths for the inputs (log and RFC 3161 timestamp optional). */
-  files: { attestation: string; trustRoot: string; log?: string; timestamp?: string };
+  /**
+   * Paths for the inputs (log and RFC 3161 timestamp optional); `extra`: more files chosen with
+   * them through the drop zone's chooser (keyboard cases only).
+   */
+  files: {
+    attestation: string;
+    trustRoot: string;
+    log?: string;
+    timestamp?: string;
+    extra?: string[];
+  };
   /** When given, a PNG screenshot of the page is written there. */
   shot?: string;
   /** Open the page from a static HTTP server on loopback instead of file://. */
   http?: boolean;
-  /** Choose the files from the keyboard only, through the drop zone's chooser. */
+  /**
+   * Choose the files from the keyboard only, through the drop zone's chooser. When the page then
+   * leaves the check disabled (say, two files claimed one input), the result has state `not-run`.
+   */
   keyboard?: boolean;
 }
 

@@ -95,7 +95,36 @@ export async function checkInPage(
         await page.getByLabel(/^RFC 3161 timestamp/).setInputFiles(files.timestamp);
       }
     }
-    await page.waitForSelector("#check:not([disabled])");
+    // The page sorts chosen files asynchronously: wait until it enabled the check or said why not.
+    await page.waitForFunction(() =>
+      !(document.getElementById("check") as HTMLButtonElement).disabled ||
+      document.getElementById("drop-note")?.textContent !== ""
+    );
+    const dropNote = await page.evaluate(() =>
+      document.getElementById("drop-note")?.textContent ?? ""
+    );
+    if (await page.locator("#check").isDisabled()) {
+      const chosen = await page.evaluate(() =>
+        ["attestation", "trustRoot", "log", "timestamp"].map((id) =>
+          document.getElementById(`${id}-chosen`)?.textContent ?? ""
+        )
+      );
+      return {
+        state: "not-run",
+        headline: "",
+        verdict: "",
+        verdictClass: "",
+        colors: { headline: "", verdict: "" },
+        chosen,
+        checks: [],
+        text: "",
+        foreign: 0,
+        pwned: false,
+        focused: "",
+        dropNote,
+        ...(dropZone === undefined ? {} : { dropZone }),
+      };
+    }
     await page.getByRole("button", { name: "Check the attestation" }).focus();
     await page.keyboard.press("Enter");
     await page.waitForSelector("#result[data-state]");
@@ -145,7 +174,7 @@ export async function checkInPage(
         pwned: "pwned" in globalThis,
         focused: document.activeElement?.id ?? "",
       };
-    }).then((r) => dropZone === undefined ? r : { ...r, dropZone });
+    }).then((r) => ({ ...r, dropNote, ...(dropZone === undefined ? {} : { dropZone }) }));
   } finally {
     await page.close();
   }
@@ -177,6 +206,7 @@ async function _chooseByKeyboard(
     files.trustRoot,
     ...(files.log ? [files.log] : []),
     ...(files.timestamp ? [files.timestamp] : []),
+    ...(files.extra ?? []),
   ];
   const keys: string[] = [];
   for (const key of ["Enter", "Space"]) {

@@ -74,6 +74,17 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
   assert.ok(v.digests.some((d) => d.label === "log root" && d.value === "11".repeat(32)));
 });
 
+Deno.test("checkView() counts a signature entry repeated three times as one key", async () => {
+  const env = JSON.parse(await attestation());
+  env.signatures = [env.signatures[0], env.signatures[0], env.signatures[0]];
+  const v = checkView(
+    await runCheck({ attestation: JSON.stringify(env), trustRoot: trustRootText }),
+  );
+  assert.equal(v.tone, "valid");
+  const signed = v.summary.find((s) => s.startsWith("Signed by"));
+  assert.match(signed ?? "", /^Signed by 1 inspector key\(s\) \([0-9a-f]{16}\) on /);
+});
+
 Deno.test("checkView() shows a payload changed after signing as INVALID without its contents", async () => {
   const env = JSON.parse(await attestation());
   const payload = atob(env.payload).replace('"verdict":"FAILED"', '"verdict":"PASSED"');

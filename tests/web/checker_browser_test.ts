@@ -127,9 +127,19 @@ const shown = await driveChecker([
   ...names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
   { files: cases.genuine, http: true },
   { files: cases.genuine, keyboard: true },
+  // Two trust roots in one choice: the user's (which does not list the signing key) and one that
+  // came with the attestation under another name. Neither may be taken by the order of the list.
+  {
+    files: {
+      ...cases.wrongRoot,
+      extra: [await write("verdict-evidence.json", await Deno.readTextFile(f.trustRoot))],
+    },
+    keyboard: true,
+  },
 ]);
 const overHttp = shown[names.length]!;
 const byKeyboard = shown[names.length + 1]!;
+const twoRoots = shown[names.length + 2]!;
 const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
   keyof typeof cases,
   PageResult
@@ -174,6 +184,16 @@ Deno.test("checker page: from the keyboard alone, the drop zone opens a chooser 
     text: _sameNow([p.text])[0],
   });
   assert.deepEqual(same(shownByKeyboard), same(page.genuine));
+});
+
+Deno.test("checker page: two files that look like a trust root fill neither input", () => {
+  assert.equal(twoRoots.state, "not-run");
+  assert.match(
+    twoRoots.dropNote,
+    /^2 files look like the trust root \(other-root\.json, verdict-evidence\.json\): none was taken/,
+  );
+  assert.match(twoRoots.chosen[0]!, /attestation\.dsse\.json/);
+  assert.doesNotMatch(twoRoots.chosen[1]!, /\.json/);
 });
 
 Deno.test("checker page: a payload changed after signing shows INVALID", async () => {

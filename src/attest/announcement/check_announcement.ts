@@ -64,14 +64,23 @@ export async function checkAnnouncement(
     const env = parseEnvelope(JSON.stringify(envelope));
     const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
     let at = String((unverified.predicate as { announcedAt?: unknown })?.announcedAt ?? "");
+    let entry: number | undefined;
     if (options.timestamp !== undefined) {
-      // A TSA's time replaces the inspector's: keys are judged then, and it must precede the round.
+      // A TSA's time replaces the inspector's for the signature it covers, and only for that one:
+      // that signature's key is judged then, and the time must precede the round.
       const t = await checkSignatureTimestamp(env, { token: options.timestamp, trustRoot });
       if ("why" in t) return { why: `the announcement's RFC 3161 timestamp: ${t.why}` };
       at = stamped = t.time;
+      entry = t.signature;
     }
     const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
     const v = await verifyEnvelope(env, { trustedKeys: keys });
+    if (entry !== undefined && v.signatures[entry]?.verifiedBy == null) {
+      return {
+        why: `the announcement's RFC 3161 timestamp covers signature ${entry}, ` +
+          `which no inspector key valid at ${at} made`,
+      };
+    }
     if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
     a = parseAnnouncement(parseStatement(v.payload));
   } catch (e) {

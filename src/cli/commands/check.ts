@@ -74,7 +74,7 @@ export function checkCommand(): CommandUnknownOpts {
     .option("--threshold <n>", "distinct inspector signatures required", "1")
     .option(
       "--timestamp <file>",
-      "RFC 3161 token (DER) over the attestation's signature: keys are judged at its time (replaces a bundle's own)",
+      "RFC 3161 token (DER) over a signature of the attestation: the key that made that signature is judged at its time (replaces a bundle's own)",
     )
     .option(
       "--require-verdict <verdict>",
