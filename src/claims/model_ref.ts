@@ -30,6 +30,8 @@ export interface ModelRef {
 }
 
 const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** Names a checkpoint's JSON files take: never weight files. */
+const RESERVED: readonly string[] = ["config.json", "model.safetensors.index.json"];
 
 /**
  * Validates a model reference.
@@ -71,6 +73,9 @@ export function parseModelRef(
   const files: Record<string, string> = {};
   for (const name of names) {
     if (!FILE.test(name)) bad(`${P}.files`, "must name plain files");
+    // The checkpoint's JSON files have names of their own: a weight file under one of them would
+    // stand in for the config the record commits by `configSha256`.
+    if (RESERVED.includes(name)) bad(`${P}.files`, `must not name '${name}' as a weight file`);
     files[name] = hex(filesObj[name], `${P}.files.${name}`);
   }
   return Object.freeze({

@@ -126,6 +126,7 @@ export {
   openDecoderCheckpoint,
   parseDecoderConfig,
   portableSha256,
+  ropeReadBy,
   sha256OfSource,
   type Sha256Stream,
   synthDecoderCheckpoint,

@@ -18,7 +18,7 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { ClaimedAllReduce, StackProfile } from "../kernels/mod.ts";
-import type { DecoderCheckpoint, TensorParallel } from "../model/mod.ts";
+import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
@@ -143,6 +143,12 @@ export async function modelClaimBasis(
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: facts.stack })).value;
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
+  }
+  if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
+    claimInvalid(
+      `the checkpoint's config gives its RoPE only in Transformers 5's rope_parameters, which ` +
+        `stack '${stack.id}' does not read (it would run another RoPE than this forward)`,
+    );
   }
   const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, stack, gpu: hardware });
   const layerChain = facts.layerChain === undefined ? undefined : parseLayerChain(

@@ -10,7 +10,7 @@
 import type { ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
-import type { DecoderConfig } from "../model/mod.ts";
+import { type DecoderConfig, ropeReadBy } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -36,6 +36,18 @@ export function _checkModelSupport(
   },
 ): void {
   _checkAttentionSupport(config.headDim, o);
+  const transformers = o.stack.components.transformers;
+  if (!ropeReadBy(config, transformers)) {
+    // Transformers 4.5x (and vLLM 0.11 on it) ignores `rope_parameters`: the claimed stack ran
+    // another RoPE than the one this config names for Transformers 5.
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `the checkpoint's config gives its RoPE (theta ${config.ropeTheta}) only in Transformers 5's ` +
+        `rope_parameters, which stack '${o.stack.id}' (transformers ${
+          transformers ?? "not named"
+        }) does not read; this version does not model that RoPE`,
+    );
+  }
   const ops = o.stack.operators;
   const t = o.tokens;
   if (ops === undefined || t === undefined) return; // no operators: the forward says why

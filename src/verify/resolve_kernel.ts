@@ -42,6 +42,14 @@ export async function _resolveKernel(
       throw new _Stop("NOT_VERIFIED", (e as Error).message);
     }
   }
+  if (o.kernelSource !== "catalog") {
+    // The stack runs explicit recipes (CUTLASS): a catalog's kernels are another library's, so
+    // recomputing them would check a stack the record does not name.
+    throw new _Stop(
+      "FAIL",
+      `stack '${o.stackId}' runs explicit recipes, but the record names catalog '${kernel.catalog}'`,
+    );
+  }
   const cat = await _asset(
     () => loadAsset(store, { kind: DISPATCH_CATALOGS, id: kernel.catalog }),
     "catalog",

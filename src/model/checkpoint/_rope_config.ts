@@ -22,6 +22,12 @@ export interface _Rope {
   readonly theta: string;
   /** The frequency scaling (absent: default RoPE). */
   readonly scaling?: RopeScaling;
+  /**
+   * True when this RoPE (Transformers 5's reading) differs from what Transformers 4.5x reads in
+   * the same file: the RoPE is given in `rope_parameters` alone, which 4.5x ignores (it takes the
+   * top-level `rope_theta`, else 10000, and `rope_scaling`).
+   */
+  readonly transformers5Only: boolean;
 }
 
 /** Keys each modelled type reads besides `rope_type` / `type` and (5.x) `rope_theta`. */
@@ -38,7 +44,8 @@ const _DEFAULT_THETA = 10000;
  * Reads RoPE theta and scaling.
  *
  * @param c the config
- * @returns theta (`1000000` and `1000000.0` give `"1000000"`) and the scaling
+ * @returns theta (`1000000` and `1000000.0` give `"1000000"`) and the scaling as Transformers 5
+ *   reads them, and whether Transformers 4.5x reads the file otherwise
  * @throws {InputError} `CONFIG_UNSUPPORTED` (another rope_type, another key), `CONFIG_FIELD`
  *   (malformed, theta not above 1, or two values that differ)
  */
@@ -63,10 +70,10 @@ export function _rope(c: _Json): _Rope {
     throw _bad("CONFIG_FIELD", "rope_scaling contradicts rope_parameters");
   }
   const scaling = nested?.scaling ?? legacy?.scaling;
-  return {
-    theta: String(nested?.theta ?? top ?? _DEFAULT_THETA),
-    ...(scaling === undefined ? {} : { scaling }),
-  };
+  const theta = String(nested?.theta ?? top ?? _DEFAULT_THETA);
+  const transformers5Only = theta !== String(top ?? _DEFAULT_THETA) ||
+    JSON.stringify(scaling ?? null) !== JSON.stringify(legacy?.scaling ?? null);
+  return { theta, ...(scaling === undefined ? {} : { scaling }), transformers5Only };
 }
 
 function _section(

@@ -71,6 +71,13 @@ export interface DecoderConfig {
   readonly ropeTheta: string;
   /** RoPE frequency scaling (`linear`, `llama3`); absent for the default RoPE. */
   readonly ropeScaling?: RopeScaling;
+  /**
+   * Present (true) when `ropeTheta` / `ropeScaling` come from Transformers 5's `rope_parameters`
+   * alone and Transformers 4.5x reads the same file otherwise (it ignores `rope_parameters`: the
+   * top-level `rope_theta`, else 10000, and `rope_scaling`). Such a config means that RoPE only
+   * to a stack built on Transformers 5.
+   */
+  readonly ropeTransformers5Only?: true;
   /** Per-head RMSNorm of q and k before RoPE (`q_norm`, `k_norm`: the Qwen3 families). */
   readonly qkNorm: boolean;
   /** Which linear layers carry a bias. */
@@ -144,6 +151,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     rmsNormEps: String(_positive(c.rms_norm_eps ?? 1e-6, "rms_norm_eps")),
     ropeTheta: rope.theta,
     ...(rope.scaling === undefined ? {} : { ropeScaling: Object.freeze(rope.scaling) }),
+    ...(rope.transformers5Only ? { ropeTransformers5Only: true as const } : {}),
     qkNorm: rules.qkNorm,
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.
@@ -214,4 +222,26 @@ function _checkArchitectures(v: unknown, expected: string): void {
   if (!Array.isArray(v) || v.length !== 1 || v[0] !== expected) {
     throw _bad("CONFIG_MODEL_TYPE", `architectures ${_show(v)} is not ['${expected}']`);
   }
+}
+
+/**
+ * Whether a stack built on the given Transformers version reads the config's RoPE as `ropeTheta`
+ * and `ropeScaling` say: always, unless the RoPE is given in Transformers 5's `rope_parameters`
+ * alone (`ropeTransformers5Only`), which only a Transformers 5 stack reads.
+ *
+ * @param config the parsed config
+ * @param transformers the stack's `transformers` component (e.g. `"4.5x"`, `"5.x"`), or
+ *   undefined for a stack that names none (it reads configs as Transformers 4.5x does)
+ * @returns true when the stack runs the RoPE the config names
+ * @example
+ * ```ts
+ * import { parseDecoderConfig, ropeReadBy } from "./decoder_config.ts";
+ * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
+ *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
+ *   head_dim: 128, rope_parameters: { rope_type: "default", rope_theta: 1000000 } });
+ * if (ropeReadBy(c, "4.5x") || !ropeReadBy(c, "5.x")) throw new Error();
+ * ```
+ */
+export function ropeReadBy(config: DecoderConfig, transformers: string | undefined): boolean {
+  return config.ropeTransformers5Only !== true || /^5(\.|$)/.test(transformers ?? "");
 }

@@ -57,15 +57,29 @@ export function layerPrefix(layer: number): string {
  * ```
  */
 export function decoderTensorShapes(config: DecoderConfig): Map<string, readonly number[]> {
+  return new Map(decoderTensorEntries(config));
+}
+
+/**
+ * The tensors of {@link decoderTensorShapes} one at a time, a layer's at once: a reader that
+ * compares them with a checkpoint's files stops at the first one missing, so a config that names
+ * millions of tensors costs no more than the files hold.
+ *
+ * @param config the config
+ * @returns name and shape of each required tensor, in the order of `decoderTensorShapes`
+ * @example
+ * ```ts ignore
+ * for (const [name, shape] of decoderTensorEntries(config)) if (!has(name)) break;
+ * ```
+ */
+export function* decoderTensorEntries(
+  config: DecoderConfig,
+): Generator<[string, readonly number[]]> {
   const { vocab, hidden: h } = config;
-  const out = new Map<string, readonly number[]>();
-  out.set("model.embed_tokens.weight", [vocab, h]);
-  for (let i = 0; i < config.layers; i++) {
-    for (const [name, shape] of layerTensorShapes(config, i)) out.set(name, shape);
-  }
-  out.set("model.norm.weight", [h]);
-  if (!config.tieWordEmbeddings) out.set("lm_head.weight", [vocab, h]);
-  return out;
+  yield ["model.embed_tokens.weight", [vocab, h]];
+  for (let i = 0; i < config.layers; i++) yield* layerTensorShapes(config, i);
+  yield ["model.norm.weight", [h]];
+  if (!config.tieWordEmbeddings) yield ["lm_head.weight", [vocab, h]];
 }
 
 /**

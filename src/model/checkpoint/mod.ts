@@ -30,6 +30,7 @@ export {
   type LinearBiases,
   type MoeConfig,
   parseDecoderConfig,
+  ropeReadBy,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";

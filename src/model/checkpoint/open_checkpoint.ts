@@ -18,7 +18,7 @@ import {
   viewTensorBytes,
 } from "../safetensors/mod.ts";
 import { type DecoderConfig, parseDecoderConfig } from "./decoder_config.ts";
-import { decoderTensorShapes } from "./decoder_tensors.ts";
+import { decoderTensorEntries } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
@@ -247,8 +247,11 @@ function _checkTensors(
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
 ): void {
-  const shapes = decoderTensorShapes(config);
-  for (const [name, shape] of shapes) {
+  // Lazily, so that the first missing tensor stops the walk: the config's counts are the
+  // prover's, the files' tensors are what there is to compare.
+  const shapes = new Set<string>();
+  for (const [name, shape] of decoderTensorEntries(config)) {
+    shapes.add(name);
     const file = where.get(name);
     if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
     const e = opened.get(file)!.st.entry(name);

@@ -75,8 +75,13 @@ const CASES = [
 for (const { name, want } of CASES) {
   Deno.test(`parseDecoderConfig() reads ${name} in both Transformers layouts alike`, async () => {
     const old = parseDecoderConfig(await read(`${name}.transformers-4.4x.json`));
-    const v5 = parseDecoderConfig(await read(`${name}.transformers-5.json`));
+    const { ropeTransformers5Only, ...v5 } = parseDecoderConfig(
+      await read(`${name}.transformers-5.json`),
+    );
     assert.deepEqual(v5, old);
+    // The 5 layout gives the RoPE in rope_parameters alone: 4.5x would not read it.
+    assert.equal(ropeTransformers5Only, true);
+    assert.equal(old.ropeTransformers5Only, undefined);
     const picked = Object.fromEntries(Object.keys(want).map((k) => [k, (old as never)[k]]));
     assert.deepEqual(picked, want);
     if (!("ropeScaling" in want)) assert.equal(old.ropeScaling, undefined);

@@ -3,6 +3,7 @@ import { InputError } from "../../../src/errors.ts";
 import {
   checkpointDigest,
   digestOfFiles,
+  encodeSafetensors,
   openDecoderCheckpoint,
   sha256OfSource,
 } from "../../../src/model/mod.ts";
@@ -174,4 +175,17 @@ Deno.test("bundled tiny checkpoints open from disk (dense single file, MoE shard
       );
     }
   }
+});
+
+Deno.test("openDecoderCheckpoint() refuses a config naming millions of tensors over a file holding none, at the first missing one", async () => {
+  // 1,024 MoE layers of 4,096 experts name about 12.6 million tensors: the reader compares them
+  // with the files one by one and stops at the first missing, never listing them all.
+  const config = { ...TINY_MOE, num_hidden_layers: 1024, num_experts: 4096, mlp_only_layers: [] };
+  const dir = new Map([
+    ["config.json", new TextEncoder().encode(JSON.stringify(config))],
+    ["model.safetensors", encodeSafetensors([])],
+  ]);
+  const [c, message] = await code(openDecoderCheckpoint(memFiles(dir)));
+  assert.equal(c, "CHECKPOINT_MISSING_TENSOR");
+  assert.match(message, /'model\.embed_tokens\.weight' is missing/);
 });

@@ -100,7 +100,10 @@ Deno.test("parseDecoderConfig() gives the same config for the Transformers 4.51 
     const v5 = fixture(`${name}.transformers-5`);
     assert.equal(v4.rope_theta, 1000000);
     assert.equal(v5.rope_theta, undefined); // only nested: the layout the issue found ignored
-    assert.deepStrictEqual(parseDecoderConfig(v5), parseDecoderConfig(v4), name);
+    const { ropeTransformers5Only, ...read5 } = parseDecoderConfig(v5);
+    assert.deepStrictEqual(read5, parseDecoderConfig(v4), name);
+    // Transformers 4.5x ignores rope_parameters: that RoPE is Transformers 5's reading alone.
+    assert.equal(ropeTransformers5Only, true, name);
     assert.equal(parseDecoderConfig(v5).ropeTheta, "1000000", name);
     // The bundled profile is the published 4.51 file.
     assert.deepStrictEqual(
@@ -115,10 +118,11 @@ Deno.test("parseDecoderConfig() gives the same config for the Transformers 4.51 
   // Both layouts at once are fine while they agree (1000000 and 1000000.0 are one number).
   const both = { ...fixture("qwen3-30b-a3b.transformers-4.51"), dtype: "bfloat16" };
   const agreeing = { ...both, rope_parameters: { rope_theta: 1000000, type: "default" } };
-  assert.deepStrictEqual(
-    parseDecoderConfig(agreeing),
-    parseDecoderConfig(fixture("qwen3-30b-a3b.transformers-5")),
+  const { ropeTransformers5Only: _only, ...nestedOnly } = parseDecoderConfig(
+    fixture("qwen3-30b-a3b.transformers-5"),
   );
+  assert.deepStrictEqual(parseDecoderConfig(agreeing), nestedOnly);
+  assert.equal(parseDecoderConfig(agreeing).ropeTransformers5Only, undefined);
 });
 
 Deno.test("parseDecoderConfig() refuses RoPE it does not model and two thetas by name", () => {

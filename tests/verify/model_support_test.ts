@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { parseGpuProfile } from "../../src/hardware/mod.ts";
+import { parseStackProfile } from "../../src/kernels/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
+import { _checkModelSupport } from "../../src/verify/_model_support.ts";
+import { _Stop } from "../../src/verify/_stop.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
+const profile = parseGpuProfile(json("profiles/gpu/a100.json"));
+const stack = (id: string) => parseStackProfile(json(`profiles/stack/${id}.json`));
+const fixture = (name: string) =>
+  parseDecoderConfig(json(`tests/model/checkpoint/fixtures/hf_configs/${name}.json`));
+
+/** The stop `_checkModelSupport` throws, or null. */
+function stopOf(config: ReturnType<typeof parseDecoderConfig>, stackId: string): _Stop | null {
+  try {
+    _checkModelSupport(config, { profile, stack: stack(stackId) });
+    return null;
+  } catch (e) {
+    if (e instanceof _Stop) return e;
+    throw e;
+  }
+}
+
+Deno.test("_checkModelSupport(): a RoPE given only in rope_parameters is NOT_VERIFIED on a Transformers 4.5x stack", () => {
+  const v5 = fixture("qwen3-0.6b.transformers-5");
+  const v4 = fixture("qwen3-0.6b.transformers-4.51");
+  // Transformers 4.5x ignores rope_parameters: the stack would have run theta 10000, not 1000000.
+  for (
+    const id of ["hf-qwen3-flash-attn-torch2.8", "vllm-0.11-eager-fa2", "pytorch-cublas-linear"]
+  ) {
+    const s = stopOf(v5, id);
+    assert.equal(s?.status, "NOT_VERIFIED", id);
+    assert.match(s!.why, /only in Transformers 5's rope_parameters/, id);
+    assert.equal(stopOf(v4, id), null, id);
+  }
+  assert.equal(stopOf(v5, "hf-qwen3-sdpa-torch2.11-hopper"), null); // a Transformers 5 stack
+});
