@@ -7,7 +7,9 @@
  *
  * @module
  */
-import { openAssetStore } from "../assets/mod.ts";
+import { type Manifest, openAssetStore } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
+import { quoteForTerminal } from "../escape_text.ts";
 import { type SigningKey, signVerdict, type WorkerKeys } from "../attest/mod.ts";
 import type { KindCounts, MergedAudit } from "../verify/mod.ts";
 import { writeBundle } from "./commands/bundle.ts";
@@ -49,8 +51,12 @@ export async function writeVerdict(
 ): Promise<{ attestation: string; reportPath: string; htmlPath: string; timeVerified: string }> {
   const { trust } = options;
   const { report, verifier } = merged;
+  // The assets the results name are signed as what computed them: every one must be this
+  // inspector's own (a worker of the same version holds the same files), never a worker's word.
+  const own = await openAssetStore();
+  _ownAssets(merged.assets, own);
   // With no result at all (every item missing) no worker named the manifest: use this one's.
-  const manifestSha256 = merged.assets[MANIFEST] ?? (await openAssetStore()).manifestSha256;
+  const manifestSha256 = merged.assets[MANIFEST] ?? own.manifestSha256;
   const signed = await signVerdict(report, {
     keys: options.keys,
     store: { manifestSha256, used: () => merged.assets },
@@ -92,4 +98,27 @@ function _signTrust(trust: TrustInputs) {
       ? {}
       : { announcementTimestamp: trust.announcement.timestamp }),
   };
+}
+
+/**
+ * Refuses asset digests that differ from this inspector's own store (or name files it does not
+ * hold): a worker's result may name only the assets the merging inspector's version holds.
+ */
+function _ownAssets(
+  assets: Readonly<Record<string, string>>,
+  own: { readonly manifestSha256: string; readonly manifest: Manifest },
+): void {
+  for (const [path, digest] of Object.entries(assets)) {
+    const mine = path === MANIFEST ? own.manifestSha256 : own.manifest.assets[path]?.sha256;
+    if (mine !== digest) {
+      throw new InputError(
+        "MERGE_ASSET_CONFLICT",
+        `Cannot sign: a result names asset ${quoteForTerminal(path)} at ${digest.slice(0, 16)}…, ${
+          mine === undefined
+            ? "which this inspector does not hold"
+            : `this inspector's is ${mine.slice(0, 16)}…`
+        }`,
+      );
+    }
+  }
 }

@@ -103,51 +103,53 @@ export async function _committedBlob<T>(
 }
 
 /**
- * Fetches a tensor by digest and checks its byte length.
+ * Fetches a tensor by digest and checks its byte length. Its element count is checked against
+ * {@link MAX_RECOMPUTE_ELEMENTS} before the blob store is asked for it, and the blob is read into
+ * one buffer (no copy, unless the store hands back a view that is not aligned to the element).
  *
  * @param blobs the blob store
- * @param t digest, element count, bytes per element (2 or 4) and a name for the reason
- * @returns the raw bytes (a private copy)
- * @throws {_Stop} FAIL with `obligation: "committed-input"` when missing, corrupted or over the
- *   limit; FAIL when its length contradicts the record
+ * @param t digest, shape, bytes per element (2 or 4) and a name for the reason
+ * @returns the raw bytes (the store's buffer; read, never written)
+ * @throws {_Stop} NOT_VERIFIED over the element limit; FAIL with `obligation: "committed-input"`
+ *   when missing, corrupted or over the blob limit; FAIL when its length contradicts the record
  */
 export async function _tensorBytes(
   blobs: BlobStore,
-  t: { digest: string; count: number; width: 2 | 4; what: string },
+  t: { digest: string; shape: readonly number[]; width: 2 | 4; what: string },
 ): Promise<Uint8Array> {
   const what = `${t.what} tensor`;
+  const length = _checkSize(t.shape, what) * t.width;
   // Read no more than the record's tensor can hold: a larger blob is refused before a byte is read.
-  const maxBytes = Math.min(t.count * t.width, Number.MAX_SAFE_INTEGER);
-  const bytes = await _committedBlob(() => blobs.get(t.digest, { maxBytes }), {
+  const bytes = await _committedBlob(() => blobs.get(t.digest, { maxBytes: length }), {
     digest: t.digest,
     what,
-    tooLarge: `is not ${t.count * t.width} bytes (larger than the blob limit)`,
+    tooLarge: `is not ${length} bytes (larger than the blob limit)`,
   });
   if (bytes === null) throw _missingBlob({ digest: t.digest, what });
-  if (bytes.length !== t.count * t.width) {
+  if (bytes.length !== length) {
     throw new _Stop(
       "FAIL",
-      `record contradicts its ${t.what} tensor: ${bytes.length} bytes for ${t.count} ` +
+      `record contradicts its ${what}: ${bytes.length} bytes for ${length / t.width} ` +
         `${8 * t.width}-bit elements`,
     );
   }
-  return bytes.slice();
+  return bytes.byteOffset % t.width === 0 ? bytes : bytes.slice();
 }
 
 /**
  * Fetches a 16-bit tensor by digest.
  *
  * @param blobs the blob store
- * @param t digest, element count and a name for the reason
+ * @param t digest, shape and a name for the reason
  * @returns the elements
  * @throws {_Stop} as {@link _tensorBytes}
  */
 export async function _tensor16(
   blobs: BlobStore,
-  t: { digest: string; count: number; what: string },
+  t: { digest: string; shape: readonly number[]; what: string },
 ): Promise<Uint16Array> {
   const bytes = await _tensorBytes(blobs, { ...t, width: 2 });
-  return new Uint16Array(bytes.buffer, bytes.byteOffset, t.count);
+  return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
 }
 
 /**
@@ -157,18 +159,23 @@ export async function _tensor16(
 export const MAX_RECOMPUTE_ELEMENTS = 2 ** 28;
 
 /**
- * Refuses (NOT_VERIFIED) a recomputation whose tensor would exceed {@link MAX_RECOMPUTE_ELEMENTS}.
+ * Refuses (NOT_VERIFIED) a tensor over {@link MAX_RECOMPUTE_ELEMENTS}: one a recomputation would
+ * allocate, or one a record names by digest, before the blob store is asked for it.
  *
- * @param shape the tensor's dimensions
+ * @param shape the tensor's dimensions (positive integers)
  * @param what what the tensor is, for the reason
+ * @returns its element count
  * @throws {_Stop} NOT_VERIFIED above the limit
  */
-export function _checkSize(shape: readonly number[], what: string): void {
+export function _checkSize(shape: readonly number[], what: string): number {
   const elements = shape.reduce((a, b) => a * b, 1);
   if (elements > MAX_RECOMPUTE_ELEMENTS) {
+    // Exact in the reason even past 2^53, where the product above is only rounded (still > 2^28).
+    const exact = shape.reduce((a, b) => a * BigInt(b), 1n);
     throw new _Stop(
       "NOT_VERIFIED",
-      `${what} [${shape.join(", ")}] exceeds the verifier's limit of 2^28 elements`,
+      `${what} [${shape.join(", ")}] has ${exact} elements, over the verifier's limit of 2^28`,
     );
   }
+  return elements;
 }

@@ -100,6 +100,11 @@ export function parseItemResult(line: string, where: string): ItemResult {
     shape: { ms: "count", threads: "count" },
     bad,
   });
+  // What a worker of this version can be: the engines a walker picks and Deno's version string.
+  if (!ENGINES.includes(w.engine as string)) {
+    bad(`'verifier.engine' must be one of ${ENGINES.map((e) => `'${e}'`).join(", ")}`);
+  }
+  if (!RUNTIME.test(w.runtime as string)) bad("'verifier.runtime' must be 'deno <version>'");
   const assets: Record<string, string> = {};
   for (const [path, digest] of Object.entries(o.assets as Record<string, unknown>)) {
     const dots = path.split("/").some((part) => part === "." || part === "..");
@@ -126,6 +131,10 @@ export function parseItemResult(line: string, where: string): ItemResult {
 }
 
 const ASSET_PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+/** The engines a recomputation runs on (`createGemmWalker`'s `engine`). */
+const ENGINES: readonly string[] = ["wasm", "reference"];
+/** The runtime a worker names: `deno` and its version (`Deno.version.deno`). */
+const RUNTIME = /^deno [0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.-]{1,40})?$/;
 
 const TOP: Shape = {
   format: "string",

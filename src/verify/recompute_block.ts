@@ -79,24 +79,26 @@ export async function _recomputeBlock(
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
   const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);
   _checkSize([w.tokens, widest], "activation");
+  // Every tensor the record names by digest within the limit before the first is read (inv_freq,
+  // [headDim / 2], is by the layer shape's bounds; `_tensorBytes` checks it again as it reads).
+  _checkSize(w.input.shape, "input");
+  const shapes = _weightShapes(w);
+  for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
   const blobs = input.blobs;
-  const t16 = (name: string, count: number) =>
-    _tensor16(blobs, { digest: w.weights[name]!, count, what: `weight '${name}'` });
+  const t16 = (name: string) =>
+    _tensor16(blobs, { digest: w.weights[name]!, shape: shapes[name]!, what: `weight '${name}'` });
+  const input16 = () =>
+    _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
   if (w.kind === "ffn_block") {
     const planned = planFfnBlock(w.tokens, { shape: w.shape, runtime, eps });
     if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
     step("support", _supportDetail(planned.plan.sfu));
-    const f = w.shape.intermediate;
-    const x = await _tensor16(blobs, {
-      digest: w.input.sha256,
-      count: w.tokens * h,
-      what: "input",
-    });
+    const x = await input16();
     const weights = {
-      norm: await t16("norm", h),
-      gate: await t16("gate", f * h),
-      up: await t16("up", f * h),
-      down: await t16("down", h * f),
+      norm: await t16("norm"),
+      gate: await t16("gate"),
+      up: await t16("up"),
+      down: await t16("down"),
     };
     step("tensors", `input [${w.tokens},${h}] and 4 weights by digest`);
     const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
@@ -121,15 +123,15 @@ export async function _recomputeBlock(
       _supportDetail(planned.plan.sfu)
     }`,
   );
-  const x = await _tensor16(blobs, { digest: w.input.sha256, count: w.tokens * h, what: "input" });
+  const x = await input16();
   const weights = {
-    norm: await t16("norm", h),
-    q: await t16("q", heads * d * h),
-    k: await t16("k", kvHeads * d * h),
-    v: await t16("v", kvHeads * d * h),
-    o: await t16("o", h * heads * d),
-    qNorm: await t16("qNorm", d),
-    kNorm: await t16("kNorm", d),
+    norm: await t16("norm"),
+    q: await t16("q"),
+    k: await t16("k"),
+    v: await t16("v"),
+    o: await t16("o"),
+    qNorm: await t16("qNorm"),
+    kNorm: await t16("kNorm"),
   };
   step("tensors", `input [${w.tokens},${h}] and 7 weights by digest`);
   const r = await runAttentionBlock(x, { plan: planned.plan, runtime, weights });
@@ -150,7 +152,27 @@ function _supportDetail(sfu: readonly SfuUse[]): string {
     : `SFU ${sfu.map((u) => `${u.fn} ${u.status}`).join(", ")} (${sfu[0]!.model})`;
 }
 
+/**
+ * The weights a block record names by digest, name -> shape (BF16, [out, in] for projections).
+ *
+ * @param w the workload
+ * @returns the shapes, in the order the block reads them
+ */
+function _weightShapes(w: BlockWorkload): Record<string, readonly number[]> {
+  const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = w.shape;
+  if (w.kind === "ffn_block") return { norm: [h], gate: [f, h], up: [f, h], down: [h, f] };
+  return {
+    norm: [h],
+    q: [heads * d, h],
+    k: [kvHeads * d, h],
+    v: [kvHeads * d, h],
+    o: [h, heads * d],
+    qNorm: [d],
+    kNorm: [d],
+  };
+}
+
 async function _invFreq(blobs: BlobStore, digest: string, count: number): Promise<Uint32Array> {
-  const bytes = await _tensorBytes(blobs, { digest, count, width: 4, what: "inv_freq" });
+  const bytes = await _tensorBytes(blobs, { digest, shape: [count], width: 4, what: "inv_freq" });
   return new Uint32Array(bytes.buffer, bytes.byteOffset, count);
 }

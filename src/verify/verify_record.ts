@@ -326,11 +326,18 @@ async function _recomputeGemm(
     throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
   }
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  // Every tensor within the limit before the first is read: the record's shapes are the prover's.
   _checkSize([w.m, w.n], "output");
-  const a = await _tensor16(ctx.blobs, { digest: w.input.sha256, count: w.m * w.k, what: "input" });
+  _checkSize(w.input.shape, "input");
+  _checkSize(w.weights.shape, "weights");
+  const a = await _tensor16(ctx.blobs, {
+    digest: w.input.sha256,
+    shape: w.input.shape,
+    what: "input",
+  });
   const b = await _tensor16(ctx.blobs, {
     digest: w.weights.sha256,
-    count: w.n * w.k,
+    shape: w.weights.shape,
     what: "weights",
   });
   step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);

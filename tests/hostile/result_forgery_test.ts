@@ -235,6 +235,47 @@ Deno.test("forged PASS signed by an accepted worker: steps missing are RESULT_IN
   }
 });
 
+Deno.test("what computed a result is not a worker's word: an invented engine is RESULT_INVALID, foreign asset digests MERGE_ASSET_CONFLICT", async () => {
+  /** Every line re-signed by the accepted worker key after `edit`. */
+  const all = (edit: (v: Record<string, unknown>) => void) =>
+    Promise.all(LINES.map((line) => {
+      const v = structuredClone(payloadOf(line)) as unknown as Record<string, unknown>;
+      edit(v);
+      return signedLine(v as never, f.worker.key);
+    }));
+  const engine = await _file(
+    "engine",
+    await all((v) => (v.verifier as Record<string, unknown>).engine = "nvidia-h100-sxm-silicon"),
+  );
+  assert.match(
+    await _refused(await _merge("engine", [engine]), "RESULT_INVALID", _out("engine")),
+    /'verifier\.engine' must be one of 'wasm', 'reference'/,
+  );
+  const cases: [string, (a: Record<string, string>) => void, RegExp][] = [
+    [
+      "manifest",
+      (a) => a["tables/manifest.json"] = "ab".repeat(32),
+      /'tables\/manifest\.json' at abababababababab…, this inspector's is/,
+    ],
+    [
+      "invented",
+      (a) => a["tables/ground-truth/measured-on-h100.json"] = "cd".repeat(32),
+      /which this inspector does not hold/,
+    ],
+  ];
+  for (const [name, edit, why] of cases) {
+    const file = await _file(
+      `asset-${name}`,
+      await all((v) => edit(v.assets as Record<string, string>)),
+    );
+    const out = _out(`asset-${name}`);
+    assert.match(
+      await _refused(await _merge(`asset-${name}`, [file]), "MERGE_ASSET_CONFLICT", out),
+      why,
+    );
+  }
+});
+
 Deno.test("unsigned results: a bare item result line is RESULT_INVALID (not signed)", async () => {
   const file = await _file("bare", [...PASS_LINES, bareLine(FAIL_LINE)]);
   const line = await _refused(await _merge("bare", [file]), "RESULT_INVALID", _out("bare"));

@@ -74,6 +74,34 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
   assert.ok(v.digests.some((d) => d.label === "log root" && d.value === "11".repeat(32)));
 });
 
+Deno.test("verdictMeaning() names the worker keys of a sharded audit and how many the inspector recomputed again", () => {
+  const results = [
+    { status: "PASS", worker: "a".repeat(64) },
+    { status: "PASS", worker: "b".repeat(64) },
+    { status: "PASS", worker: "a".repeat(64) },
+  ];
+  const none = verdictMeaning({ verdict: "PASSED", results, workers: { reverified: [] } });
+  assert.match(none, /^Verdict PASSED: each of the 3 sampled records was recomputed and matched/);
+  assert.ok(!none.includes("recomputed by the inspector and"), none);
+  assert.match(
+    none,
+    /Sharded audit: 3 of them by worker key\(s\) a{16}, b{16} whose signed results the inspector merged, 0 of those recomputed again by the inspector itself\.$/,
+  );
+  const mixed = verdictMeaning({
+    verdict: "PASSED",
+    results: [...results.slice(0, 2), { status: "PASS" }],
+    workers: { reverified: [7] },
+  });
+  assert.match(
+    mixed,
+    /2 of them by worker key\(s\).*1 of those recomputed again.*; the rest by the inspector\.$/,
+  );
+  assert.match(
+    verdictMeaning({ verdict: "PASSED", results: [{ status: "PASS" }] }),
+    /recomputed by the inspector and matched/,
+  );
+});
+
 Deno.test("checkView() counts a signature entry repeated three times as one key", async () => {
   const env = JSON.parse(await attestation());
   env.signatures = [env.signatures[0], env.signatures[0], env.signatures[0]];

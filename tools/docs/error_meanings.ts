@@ -109,7 +109,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   KEY_PERMISSIONS: "A private key file is readable or writable by group or others",
   // Pools
   ESTIMATE_FOREIGN: "A pilot result given to `audit estimate` is not an item of this plan",
-  MERGE_ASSET_CONFLICT: "Workers used two versions (digests) of one asset",
+  MERGE_ASSET_CONFLICT:
+    "Workers used two versions (digests) of one asset, or one that is not the inspector's own",
   MERGE_CONFLICT: "Two results of one item differ in their canonical bytes",
   MERGE_FOREIGN: "A result belongs to another plan",
   MERGE_MISMATCH: "A result is about another record than its item",

@@ -1,0 +1,172 @@
+/**
+ * Red-team finding F2: the tensors a GEMM or block record names by digest (input, weights) were
+ * read before their element counts were checked against the verifier's limit of 2^28 elements
+ * (`MAX_RECOMPUTE_ELEMENTS`): only the output and the activations were, so a GEMM input of 2^29
+ * elements (1 GiB) was read and copied before the record ended. Now every such tensor is
+ * NOT_VERIFIED, naming it and its element count, before the blob store is asked for any of them.
+ * The stores here hold nothing and record every read: without the check, the missing blob would
+ * FAIL the record (prover obligation) instead.
+ */
+import assert from "node:assert/strict";
+import type { BlobStore } from "../../src/assets/mod.ts";
+import type { BlockWorkload, ClaimPredicate, GemmWorkload } from "../../src/claims/mod.ts";
+import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
+import { engineWalker } from "../model/forward/_forward_fixture.ts";
+import { attention, chainLog, memoryStore, proverRun, store } from "./_recompute_fixture.ts";
+import { oneGemmScenario } from "../verify/_serving_fixture.ts";
+
+const RECIPE = JSON.parse(
+  await Deno.readTextFile(
+    new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
+  ),
+);
+
+/** An empty blob store that records the digests it is asked for. */
+function emptyStore(): { blobs: BlobStore; reads: string[] } {
+  const reads: string[] = [];
+  const blobs: BlobStore = {
+    dir: "empty",
+    get: (d) => (reads.push(d), Promise.resolve(null)),
+    open: (d) => (reads.push(d), Promise.resolve(null)),
+  };
+  return { blobs, reads };
+}
+
+async function verifyWith(p: ClaimPredicate, blobs: BlobStore): Promise<RecordResult> {
+  return await verifyRecord(
+    { store, blobs, walker: engineWalker, attention },
+    { log: chainLog([p]), index: 0 },
+  );
+}
+
+function predicate(o: {
+  stack: string;
+  batch: number;
+  workload: GemmWorkload | BlockWorkload;
+  out: [number, number];
+}): ClaimPredicate {
+  return {
+    log: { logId: "tensor-limit", seq: 0, prev: "0".repeat(64) },
+    hardware: {
+      profile: "a100",
+      profileSha256: store.manifest.assets["profiles/gpu/a100.json"]!.sha256,
+      count: 1,
+    },
+    software: { stack: o.stack, components: {} },
+    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+    batch: { size: o.batch },
+    workload: o.workload,
+    fingerprint: { tensor: "y", dtype: "bf16", shape: o.out, sha256: "cd".repeat(32) },
+  };
+}
+
+function gemm(m: number, n: number, k: number): ClaimPredicate {
+  return predicate({
+    stack: "cutlass-3.5-default",
+    batch: m,
+    workload: {
+      kind: "gemm",
+      m,
+      n,
+      k,
+      dtype: "bf16",
+      out: "bf16",
+      layout: "tn",
+      kernel: { recipe: RECIPE },
+      weights: { sha256: "ab".repeat(32), shape: [n, k] },
+      input: { sha256: "ef".repeat(32), shape: [m, k] },
+    },
+    out: [m, n],
+  });
+}
+
+function block(kind: BlockWorkload["kind"], shape: BlockWorkload["shape"]): ClaimPredicate {
+  const names = kind === "ffn_block"
+    ? ["norm", "gate", "up", "down"]
+    : ["norm", "q", "k", "v", "o", "qNorm", "kNorm"];
+  return predicate({
+    stack: "cutlass-3.5-hf-flash-attn",
+    batch: 1,
+    workload: {
+      kind,
+      tokens: 1,
+      shape,
+      rmsNormEps: "1e-6",
+      kernel: { recipe: RECIPE },
+      ...(kind === "attention_block"
+        ? { attention: { multiProcessorCount: 108, rope: { theta: "1000000" } } }
+        : {}),
+      weights: Object.fromEntries(names.map((n, i) => [n, i.toString(16).repeat(64)])),
+      input: { sha256: "ef".repeat(32), shape: [1, shape.hidden] },
+    },
+    out: [1, shape.hidden],
+  });
+}
+
+async function assertRefusedUnread(p: ClaimPredicate, reason: RegExp): Promise<void> {
+  const { blobs, reads } = emptyStore();
+  const r = await verifyWith(p, blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, reason);
+  assert.ok(!r.reason.includes("\n"), "one line");
+  assert.deepEqual(reads, [], "no blob was asked for");
+}
+
+Deno.test("a GEMM record whose input or weights exceed 2^28 elements is NOT_VERIFIED before either is read", async () => {
+  // The red team's record: a [16384, 1] output of a 1 GiB input.
+  await assertRefusedUnread(
+    gemm(16384, 1, 32768),
+    /^input \[16384, 32768\] has 536870912 elements, over the verifier's limit of 2\^28$/,
+  );
+  // Weights over the limit: the input, within it, is not read first either.
+  await assertRefusedUnread(
+    gemm(1, 16384, 32768),
+    /^weights \[16384, 32768\] has 536870912 elements/,
+  );
+  // Within the limit, the same empty store is asked for the input, and its absence FAILs.
+  const { blobs, reads } = emptyStore();
+  const r = await verifyWith(gemm(16, 16, 64), blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.equal(r.obligation, "committed-input");
+  assert.deepEqual(reads, ["ef".repeat(32)]);
+});
+
+Deno.test("a block record whose weight exceeds 2^28 elements is NOT_VERIFIED before any tensor is read", async () => {
+  // gate [2^19, 1024] = 2^29 elements, while the activations ([1, 2^19]) are within the limit.
+  await assertRefusedUnread(
+    block("ffn_block", { hidden: 1024, intermediate: 1 << 19, heads: 8, kvHeads: 8, headDim: 128 }),
+    /^weight 'gate' \[524288, 1024\] has 536870912 elements, over the verifier's limit of 2\^28$/,
+  );
+  // q [1024 x 128, 4096] = 2^29 elements.
+  await assertRefusedUnread(
+    block("attention_block", {
+      hidden: 4096,
+      intermediate: 4096,
+      heads: 1024,
+      kvHeads: 8,
+      headDim: 128,
+    }),
+    /^weight 'q' \[131072, 4096\] has 536870912 elements/,
+  );
+});
+
+Deno.test("a tensor handed back at an odd byte offset is still read as its elements", async () => {
+  const out = await proverRun(
+    oneGemmScenario({ logId: "tensor-limit", seed: "tensor-limit" }, { falsify: [] }),
+  );
+  const p = out.records[0]!.predicate;
+  const plain = memoryStore(out.blobs);
+  const odd: BlobStore = {
+    dir: "odd",
+    get: async (d, o) => {
+      const b = await plain.get(d, o);
+      if (b === null) return null;
+      const wide = new Uint8Array(b.length + 1);
+      wide.set(b, 1);
+      return wide.subarray(1);
+    },
+  };
+  assert.equal((p.workload as GemmWorkload).kind, "gemm");
+  assert.equal((await verifyWith(p, odd)).status, "PASS");
+  assert.equal((await verifyWith(p, plain)).status, "PASS");
+});
