@@ -14,7 +14,11 @@ import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkSize, _Stop } from "./_stop.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import { _checkAllReducePath, _claimedParallel } from "./_claimed_parallel.ts";
+import {
+  _checkAllReducePath,
+  _checkPipelineStages,
+  _claimedParallel,
+} from "./_claimed_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -74,6 +78,7 @@ export async function _recomputeModelForward(
     what: `the forward's final norm at ${w.positions.length} position(s)`,
   });
   _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens });
+  _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
   const lens = w.tokens.sequences.map((s) => s.length);

@@ -20,7 +20,11 @@ import { runServingForward, type SfuUse } from "../model/mod.ts";
 import { InputError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import { _checkAllReducePath, _claimedParallel } from "./_claimed_parallel.ts";
+import {
+  _checkAllReducePath,
+  _checkPipelineStages,
+  _claimedParallel,
+} from "./_claimed_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -91,6 +95,7 @@ export async function _recomputeSequence(
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
   _checkModelSupport(c, { profile: input.profile, stack: input.stack });
+  _checkPipelineStages(p, c.layers);
   _checkAllReducePath(p, {
     stack: input.stack,
     deviceCapability: input.profile.computeCapability,

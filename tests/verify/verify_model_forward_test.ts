@@ -98,6 +98,16 @@ Deno.test("model_forward records: a TP split the layout cannot make and expert p
   });
   assert.equal(ep.status, "NOT_VERIFIED");
   assert.match(ep.reason, /ep=2/);
+  // Pipeline stages change no bits, but a split into more stages than layers never ran.
+  const stages = await verifyRecord(ctx, {
+    log: alone(honest, (p) => {
+      p.parallelism = { tp: 1, pp: 4096, ep: 1, dp: 1 };
+      p.hardware = { ...(p.hardware as Record<string, unknown>), count: 4096 };
+    }),
+    index: 0,
+  });
+  assert.equal(stages.status, "FAIL");
+  assert.match(stages.reason, /pp=4096 pipeline stages for 2 layer\(s\)/);
   const size = (honest.predicate.batch.size) + 1;
   const bad = await verifyRecord(ctx, { log: alone(honest, (p) => p.batch = { size }), index: 0 });
   assert.equal(bad.status, "FAIL");
