@@ -15,6 +15,7 @@ import {
   type GemmRecipe,
   type KWalker,
   lookupRecipe,
+  recipeFit,
   runGemmRecipe,
 } from "../kernels/mod.ts";
 import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
@@ -107,6 +108,10 @@ export async function makeClaims(
     let recipe: GemmRecipe;
     if (fake?.kind === "recipe") {
       recipe = recipeFromJson(fake.recipe, `scenario falsify seq ${seq}`);
+      const fit = recipeFit(recipe, shape.k);
+      if (!fit.fits) {
+        throw new InputError("SCENARIO_INVALID", `Cannot falsify record ${seq}: ${fit.reason}`);
+      }
     } else {
       const hit = lookupRecipe(dispatch, {
         ...shape,

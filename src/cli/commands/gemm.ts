@@ -8,7 +8,7 @@ import { Command, Option } from "@commander-js/extra-typings";
 import { fileByteSource, openAssetStore, sha256Hex } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import { findDatapath } from "../../hardware/mod.ts";
-import { runGemmRecipe } from "../../kernels/mod.ts";
+import { recipeFit, runGemmRecipe } from "../../kernels/mod.ts";
 import { encodeSafetensors, openSafetensors } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import {
@@ -103,6 +103,8 @@ export function gemmCommand(): Command {
           `Cannot run gemm: profile '${profile.id}' has no ${dtype}->fp32 mma datapath`,
         );
       }
+      const fit = recipeFit(recipe.recipe, k);
+      if (!fit.fits) throw new InputError("GEMM_UNSUPPORTED", `Cannot run gemm: ${fit.reason}`);
       const av = (await file.tensorView("a")) as Uint16Array;
       let bv = (await file.tensorView("b")) as Uint16Array;
       if (kn) bv = _transpose(bv, k, n);

@@ -16,6 +16,7 @@
  */
 import { arr, fieldsOf, int, oneOf, onlyKnown, str, strings } from "../../json_fields.ts";
 import { type GemmRecipe, parseRecipe } from "./recipe.ts";
+import { recipeFit } from "./recipe_fit.ts";
 
 /** One catalog region. */
 export interface CatalogEntry {
@@ -168,7 +169,8 @@ function _bias(v: unknown, path: string): boolean {
  * @param catalog the catalog
  * @param query shape, operand/output dtypes, layout, and `bias` (a linear with a bias: only
  *   entries marked `bias` cover it)
- * @returns the recipe, or `covered: false` with the reason
+ * @returns the recipe, or `covered: false` with the reason (also when the entry's recipe does
+ *   not fit K: `recipeFit`)
  * @example
  * ```ts
  * import { lookupRecipe, parseDispatchCatalog } from "./dispatch_catalog.ts";
@@ -225,5 +227,8 @@ export function lookupRecipe(
       } that no recipe reproduces (${entry.evidence})`,
     };
   }
+  // An entry names its exact K, but nothing in the file ties its recipe to that K.
+  const fit = recipeFit(entry.recipe, k);
+  if (!fit.fits) return { covered: false, reason: `M=${m} N=${n} K=${k}: ${fit.reason}` };
   return { covered: true, recipe: entry.recipe, entry };
 }

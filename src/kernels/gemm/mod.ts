@@ -41,6 +41,15 @@ export {
   type SlicedKRecipe,
 } from "./recipe.ts";
 export {
+  K_PER_WALK,
+  MAX_CTA_WARPS,
+  maxRecipeWalks,
+  RECIPE_WALKS_FLOOR,
+  type RecipeFit,
+  recipeFit,
+  recipeWalks,
+} from "./recipe_fit.ts";
+export {
   type GemmOutFormat,
   type GemmProblem,
   type GemmResult,

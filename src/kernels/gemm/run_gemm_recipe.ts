@@ -9,6 +9,7 @@ import { type Datapath, F32_RN } from "../../hardware/mod.ts";
 import type { KWalker } from "./k_walker.ts";
 import { type KSegment, slicedStripes, splitKPartitions } from "./partitions.ts";
 import type { GemmRecipe } from "./recipe.ts";
+import { recipeFit } from "./recipe_fit.ts";
 
 /** Epilogue output formats. */
 export type GemmOutFormat = "bf16" | "fp16";
@@ -47,7 +48,9 @@ export interface GemmResult {
  * @param recipe the recipe descriptor
  * @param problem operands, shape, datapath, walker, epilogue format
  * @returns fp32 pre-epilogue values and the rounded output
- * @throws {RangeError} on shape mismatch or a datapath that is not fp32-accumulating
+ * @throws {RangeError} on shape mismatch, a datapath that is not fp32-accumulating, or a recipe
+ *   that does not fit K (`recipeFit`: callers that take recipes from input ask it first, and
+ *   refuse the recipe as not emulated; this is the backstop before any walk)
  * @example
  * ```ts
  * import { runGemmRecipe } from "./run_gemm_recipe.ts";
@@ -75,6 +78,8 @@ export async function runGemmRecipe(recipe: GemmRecipe, problem: GemmProblem): P
   if (problem.a.length !== m * k || problem.b.length !== n * k) {
     throw new RangeError(`Cannot run GEMM: operands do not match ${m}x${n}x${k}`);
   }
+  const fit = recipeFit(recipe, k);
+  if (!fit.fits) throw new RangeError(`Cannot run GEMM: ${fit.reason}`);
   const round = _rounder(problem.outFormat ?? "bf16");
   const walk = (segments: readonly KSegment[]) => problem.walker(dp, { ...problem, segments });
   switch (recipe.family) {

@@ -13,6 +13,7 @@ import {
   type GemmRecipe,
   type KWalker,
   lookupRecipe,
+  recipeFit,
   type StackProfile,
 } from "../../kernels/mod.ts";
 
@@ -119,7 +120,9 @@ export function catalogDispatch(catalog: DispatchCatalog): GemmDispatch {
 }
 
 /**
- * Dispatch that runs every projection with one recipe (a CUTLASS build with a fixed kernel).
+ * Dispatch that runs every projection with one recipe (a CUTLASS build with a fixed kernel). A
+ * call whose K the recipe does not fit (`recipeFit`: more warps than a CTA holds, or more M x N
+ * walks than the verifier emulates at that K) is not covered, with the reason.
  *
  * @param recipe the recipe
  * @returns the dispatch function
@@ -129,8 +132,15 @@ export function catalogDispatch(catalog: DispatchCatalog): GemmDispatch {
  * const d = fixedRecipeDispatch({ family: "single_walk" });
  * const r = d({ name: "up_proj", m: 1, n: 1, k: 1 });
  * if (!r.covered || r.recipe.family !== "single_walk") throw new Error();
+ * const split = fixedRecipeDispatch({ family: "serial_split_k", splitK: 64, tileK: 64 });
+ * if (split({ name: "up_proj", m: 1, n: 1, k: 16 }).covered) throw new Error(); // 64 walks
  * ```
  */
 export function fixedRecipeDispatch(recipe: GemmRecipe): GemmDispatch {
-  return () => ({ covered: true, recipe });
+  return (call) => {
+    const fit = recipeFit(recipe, call.k);
+    return fit.fits
+      ? { covered: true, recipe }
+      : { covered: false, reason: `${call.name} (K = ${call.k}): ${fit.reason}` };
+  };
 }

@@ -1,0 +1,211 @@
+/**
+ * Red-team finding F3: a GEMM recipe comes verbatim from the record (`kernel.recipe`), and its
+ * partition counts were never checked against the GEMM's K. `sliced_k {splitK 1024, tileK 64,
+ * warpK 1}` walked a 128 x 128 x 16 output 65,536 times (10 s instead of 0.07 s; tileK 4096
+ * about 10 min, a 1024 x 1024 x 16 GEMM about 11 h) and could even PASS, the extra walks being
+ * empty. Now a recipe that does not fit its K (`recipeFit`) is NOT_VERIFIED with the reason, for
+ * every record kind that runs recipes (GEMM, blocks, model forwards), before any walk; the
+ * GEMM and block records before any blob is read.
+ */
+import assert from "node:assert/strict";
+import type { BlobStore } from "../../src/assets/mod.ts";
+import type {
+  BlockWorkload,
+  ClaimPredicate,
+  GemmWorkload,
+  ModelForwardWorkload,
+} from "../../src/claims/mod.ts";
+import { fixedRecipeDispatch } from "../../src/model/mod.ts";
+import { synthBf16 } from "../../src/prover/mod.ts";
+import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
+import { engineWalker } from "../model/forward/_forward_fixture.ts";
+import {
+  attention,
+  type Blobs,
+  chainLog,
+  commit,
+  forwardScenario,
+  memoryStore,
+  proverRun,
+  store,
+} from "./_recompute_fixture.ts";
+
+/** The red team's descriptors, each refused on a K = 16 GEMM. */
+const HOSTILE: Record<string, unknown>[] = [
+  { family: "sliced_k", splitK: 1024, tileK: 64, warpK: 1 },
+  { family: "sliced_k", splitK: 1024, tileK: 64, warpK: 2 },
+  { family: "sliced_k", splitK: 1024, tileK: 4096, warpK: 128 },
+  { family: "serial_split_k", splitK: 1024, tileK: 4096 },
+  { family: "parallel_split_k", splitK: 1024, tileK: 64, workspace: "output" },
+  {
+    family: "kwalk",
+    threadblock: [128, 128, 4096],
+    warp: [128, 128, 128],
+    instruction: [16, 8, 16],
+  },
+];
+/** The reason of a refused recipe. */
+const REFUSED = /recipe \{.*\} (needs \d+ warps in one CTA|takes \d+ M x N walks for K = \d+)/;
+/** Longest a refusal may take (ms): no walk is run (the red team's record took 10 s). */
+const REFUSAL_MS = 2_000;
+
+const BUNDLED: Record<string, unknown>[] = [];
+for await (const f of Deno.readDir(new URL("../../profiles/recipes/", import.meta.url))) {
+  const path = new URL(`../../profiles/recipes/${f.name}`, import.meta.url);
+  BUNDLED.push(JSON.parse(await Deno.readTextFile(path)));
+}
+BUNDLED.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+
+/** A blob store over `blobs` that records the digests it is asked for. */
+function recording(blobs: ReadonlyMap<string, Uint8Array>): { blobs: BlobStore; reads: string[] } {
+  const reads: string[] = [];
+  const inner = memoryStore(blobs);
+  return {
+    blobs: { dir: "recording", get: (d, o) => (reads.push(d), inner.get(d, o)) },
+    reads,
+  };
+}
+
+async function verifyTimed(
+  p: ClaimPredicate,
+  blobs: BlobStore,
+): Promise<{ r: RecordResult; ms: number }> {
+  const t0 = performance.now();
+  const r = await verifyRecord(
+    { store, blobs, walker: engineWalker, attention },
+    { log: chainLog([p]), index: 0 },
+  );
+  return { r, ms: performance.now() - t0 };
+}
+
+function envelope(stack: string, batch: number): Omit<ClaimPredicate, "workload" | "fingerprint"> {
+  return {
+    log: { logId: "recipe-walks", seq: 0, prev: "0".repeat(64) },
+    hardware: {
+      profile: "a100",
+      profileSha256: store.manifest.assets["profiles/gpu/a100.json"]!.sha256,
+      count: 1,
+    },
+    software: { stack, components: {} },
+    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+    batch: { size: batch },
+  };
+}
+
+/** The red team's 128 x 128 x 16 GEMM record on a recipe stack, its tensors committed. */
+function gemmRecord(recipe: Record<string, unknown>, blobs: Blobs, fingerprint = "cd".repeat(32)) {
+  const [m, n, k] = [128, 128, 16];
+  const tensor = (label: string, count: number) => {
+    const t = synthBf16("recipe-walks", { label, count, span: 4 });
+    return commit(blobs, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+  };
+  const workload: GemmWorkload = {
+    kind: "gemm",
+    m,
+    n,
+    k,
+    dtype: "bf16",
+    out: "bf16",
+    layout: "tn",
+    kernel: { recipe },
+    weights: { sha256: tensor("w", n * k), shape: [n, k] },
+    input: { sha256: tensor("x", m * k), shape: [m, k] },
+  };
+  return {
+    ...envelope("cutlass-3.5-default", m),
+    workload,
+    fingerprint: { tensor: "y", dtype: "bf16", shape: [m, n], sha256: fingerprint },
+  } as ClaimPredicate;
+}
+
+Deno.test("a GEMM record whose recipe walks its 128x128x16 output thousands of times is NOT_VERIFIED at once, before any blob is read", async () => {
+  for (const recipe of HOSTILE) {
+    const blobs: Blobs = new Map();
+    const store = recording(blobs);
+    const { r, ms } = await verifyTimed(gemmRecord(recipe, blobs), store.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${JSON.stringify(recipe)}: ${r.reason}`);
+    assert.match(r.reason, REFUSED);
+    assert.ok(!r.reason.includes("\n"), "one line");
+    assert.deepEqual(store.reads, [], "no blob was asked for");
+    assert.equal(r.recomputed, null);
+    assert.ok(ms < REFUSAL_MS, `${JSON.stringify(recipe)} took ${ms.toFixed(0)} ms`);
+  }
+  const blobs: Blobs = new Map();
+  const { r } = await verifyTimed(gemmRecord(HOSTILE[1]!, blobs), memoryStore(blobs));
+  assert.match(r.reason, /32768 M x N walks for K = 16 \(32760 of them over no K element\)/);
+});
+
+Deno.test("a GEMM record on the same shape with each bundled recipe still recomputes, and PASSes when honest", async () => {
+  for (const recipe of BUNDLED) {
+    const blobs: Blobs = new Map();
+    const first = await verifyTimed(gemmRecord(recipe, blobs), memoryStore(blobs));
+    assert.equal(first.r.status, "FAIL", `${recipe.name}: ${first.r.reason}`);
+    const honest = gemmRecord(recipe, blobs, first.r.recomputed!);
+    const { r } = await verifyTimed(honest, memoryStore(blobs));
+    assert.equal(r.status, "PASS", `${recipe.name}: ${r.reason}`);
+  }
+});
+
+Deno.test("ffn and attention block records on a recipe stack refuse a recipe that does not fit a projection's K, before any tensor is read", async () => {
+  const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };
+  for (const kind of ["ffn_block", "attention_block"] as const) {
+    const names = kind === "ffn_block"
+      ? ["norm", "gate", "up", "down"]
+      : ["norm", "q", "k", "v", "o", "qNorm", "kNorm"];
+    const workload = {
+      kind,
+      tokens: 3,
+      shape,
+      rmsNormEps: "1e-6",
+      kernel: { recipe: HOSTILE[1]! },
+      ...(kind === "attention_block"
+        ? { attention: { multiProcessorCount: 108, rope: { theta: "1000000" } } }
+        : {}),
+      weights: Object.fromEntries(names.map((n, i) => [n, i.toString(16).repeat(64)])),
+      input: { sha256: "ef".repeat(32), shape: [3, 64] },
+    } as BlockWorkload;
+    const p = {
+      ...envelope("cutlass-3.5-hf-flash-attn", 1),
+      workload,
+      fingerprint: { tensor: "out", dtype: "bf16", shape: [3, 64], sha256: "cd".repeat(32) },
+    } as ClaimPredicate;
+    const store = recording(new Map());
+    const { r, ms } = await verifyTimed(p, store.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${kind}: ${r.reason}`);
+    assert.match(r.reason, /^(gate|up|q)_proj \(K = 64\): recipe .* 32768 M x N walks/);
+    assert.deepEqual(store.reads, [], `${kind}: no tensor was asked for`);
+    assert.ok(ms < REFUSAL_MS, `${kind} took ${ms.toFixed(0)} ms`);
+  }
+});
+
+Deno.test("a model_forward record on a recipe stack refuses a recipe that does not fit, and runs a bundled one", async () => {
+  const out = await proverRun(forwardScenario([], 2));
+  const dense = out.records.map((r) => r.predicate).find((p) =>
+    p.workload.kind === "model_forward" &&
+    (p.workload as ModelForwardWorkload).model.type === "qwen3"
+  )!;
+  const onRecipe = (recipe: Record<string, unknown>): ClaimPredicate => ({
+    ...dense,
+    software: { ...dense.software, stack: "cutlass-3.5-hf-flash-attn" },
+    workload: { ...dense.workload, kernel: { recipe } } as ModelForwardWorkload,
+  });
+  const { r, ms } = await verifyTimed(onRecipe(HOSTILE[4]!), memoryStore(out.blobs));
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /_proj \(K = \d+\): recipe .* takes 1024 M x N walks/);
+  assert.ok(ms < 10 * REFUSAL_MS, `took ${ms.toFixed(0)} ms`);
+  // The bundled CUTLASS K-walk runs the same forward (another kernel than the record's catalog
+  // dispatch, so the fingerprint may differ: what matters is that it is recomputed).
+  const kwalk = BUNDLED.find((b) => b.family === "kwalk")!;
+  const ran = await verifyTimed(onRecipe(kwalk), memoryStore(out.blobs));
+  assert.notEqual(ran.r.recomputed, null, `${ran.r.status}: ${ran.r.reason}`);
+});
+
+Deno.test("fixedRecipeDispatch() leaves a projection uncovered when the recipe does not fit its K", () => {
+  const d = fixedRecipeDispatch({ family: "sliced_k", splitK: 1024, tileK: 64, warpK: 2 });
+  const hit = d({ name: "down_proj", m: 128, n: 128, k: 16 });
+  assert.ok(!hit.covered && /^down_proj \(K = 16\): recipe .* 32768 M x N walks/.test(hit.reason));
+  // 32,768 walks fit a K of 2^21 (ceil(K / 64) = 32,768).
+  assert.ok(d({ name: "down_proj", m: 1, n: 1, k: 1 << 21 }).covered);
+  const single = fixedRecipeDispatch({ family: "single_walk" });
+  assert.ok(single({ name: "down_proj", m: 1, n: 1, k: 0 }).covered);
+});
