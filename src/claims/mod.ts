@@ -71,6 +71,7 @@ export {
   parseModelRef,
 } from "./model_ref.ts";
 export { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
+export { uncoveredPosition } from "./fingerprint_coverage.ts";
 export {
   encodeServingHistory,
   type HistoryPass,

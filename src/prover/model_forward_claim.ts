@@ -94,5 +94,13 @@ function _positions(
       claimInvalid(`position [${s}, ${p}] is outside the batch (${seqs.length} sequence(s))`);
     }
   }
+  // The verifier vouches only for a fingerprint that covers each sequence's last token.
+  seqs.forEach((q, i) => {
+    if (!given.some(([s, p]) => s === i && p === q.length - 1)) {
+      claimInvalid(
+        `positions must include [${i}, ${q.length - 1}], the last token of sequence ${i}`,
+      );
+    }
+  });
   return given;
 }

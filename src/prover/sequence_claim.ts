@@ -90,6 +90,10 @@ export async function sequenceClaim(
   const passes = parseServingHistory(facts.history);
   const tokens = _tokens(facts.tokens, c.vocab);
   const computed = _checkHistory(passes, { tokens, config: c });
+  if (facts.positions !== undefined && !facts.positions.includes(computed - 1)) {
+    // The verifier vouches only for a fingerprint that covers the last computed position.
+    claimInvalid(`positions must include ${computed - 1}, the last computed position`);
+  }
   checkAllReducePath(basis, passes.map((q) => q.rows));
   return parsedClaim(sequenceRecord(basis.envelope, {
     ...basis.record,

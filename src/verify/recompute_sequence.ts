@@ -104,6 +104,14 @@ export async function _recomputeSequence(
     passRows: passes.map((q) => q.rows),
   });
   const cascade = passes.findIndex((q) => q.cascadePrefix !== undefined);
+  if (cascade >= 0 && input.stack.components.vllm === undefined) {
+    // Cascade attention is vLLM's alone: on any other stack the claim contradicts the stack.
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its stack: pass ${cascade} claims vLLM's cascade attention, which ` +
+        `stack '${input.stack.id}' never runs`,
+    );
+  }
   if (cascade >= 0) {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -133,6 +141,12 @@ export async function _recomputeSequence(
   let pos = 0;
   passes.forEach((q, i) => {
     const n = q.entries[q.self]!.query;
+    if (n === 0) {
+      throw new _Stop(
+        "FAIL",
+        `record contradicts its history: pass ${i} computes no position of this sequence`,
+      );
+    }
     if (pos >= prompt.length && n !== 1) {
       throw new _Stop(
         "NOT_VERIFIED",

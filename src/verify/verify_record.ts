@@ -18,7 +18,13 @@ import {
   type GpuProfile,
   meetsEvidence,
 } from "../hardware/mod.ts";
-import { type GemmRecipe, lookupRecipe, runGemmRecipe, type StackProfile } from "../kernels/mod.ts";
+import {
+  type GemmRecipe,
+  lookupRecipe,
+  recipeFit,
+  runGemmRecipe,
+  type StackProfile,
+} from "../kernels/mod.ts";
 import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 import {
@@ -31,6 +37,7 @@ import {
   isGemmWorkload,
   isModelForwardWorkload,
   isSequenceWorkload,
+  uncoveredPosition,
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
@@ -206,6 +213,13 @@ export async function verifyRecord(
         );
       }
       if (tokens !== null) step("tokens", tokens.detail);
+      // A match vouches only for what the fingerprint covers: without each sequence's last
+      // position, later tokens and passes are unbound (a mismatch above is a FAIL either way).
+      const gap = isModelForwardWorkload(w) || isSequenceWorkload(w) ? uncoveredPosition(w) : null;
+      if (gap !== null) {
+        steps.push({ step: "coverage", ok: false, detail: gap });
+        return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${gap}`);
+      }
       const weak = _belowRequired(evidence, ctx.requireEvidence);
       if (weak !== null) {
         steps.push({ step: "evidence", ok: false, detail: weak });
@@ -294,6 +308,10 @@ async function _recomputeGemm(
   let measured = false;
   if ("recipe" in kernel) {
     recipe = kernel.recipe;
+    // The record's descriptor meets its K here, before any walk (a catalog's lookup does this
+    // itself): one that would walk the output thousands of times for nothing is not emulated.
+    const fit = recipeFit(recipe, w.k);
+    if (!fit.fits) throw new _Stop("NOT_VERIFIED", fit.reason);
   } else {
     const hit = lookupRecipe(kernel.catalog, {
       m: w.m,

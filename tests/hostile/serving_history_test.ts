@@ -144,6 +144,24 @@ Deno.test("sequence records contradicting their history or tokens FAIL with the 
       },
       /cached tokens/,
     ],
+    // A pass that computes nothing of this sequence, after the prompt: a contradiction, not
+    // speculative decoding (NOT_VERIFIED would turn a falsified record's FAIL into INCONCLUSIVE).
+    [
+      {
+        passes: [...passes0, {
+          entries: [{ query: 0, cached: w0.tokens.prompt.length + w0.tokens.generated.length - 1 }],
+          self: 0,
+          rows: 1,
+          logitsRows: 0,
+        }],
+      },
+      /pass \d+ computes no position of this sequence/,
+    ],
+    // Cascade attention is vLLM's: on an HF continuous-batching stack the claim contradicts it.
+    [
+      { passes: passes0.map((p, i) => (i === 0 ? { ...p, cascadePrefix: 1 } : p)) },
+      /contradicts its stack: pass 0 claims vLLM's cascade attention/,
+    ],
   ];
   for (const [variant, reason] of cases) {
     const r = await verifyVariant(variant);

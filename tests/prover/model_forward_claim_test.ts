@@ -100,6 +100,7 @@ Deno.test("modelForwardClaim() refuses facts that contradict each other with CLA
       { positions: [[2, 0]] as const },
       { positions: [[1, 1]] as const },
       { positions: [] },
+      { positions: [[0, 0]] as const }, // leaves out each sequence's last token
       { layerChain: [{ attention: h, mlp: h }] }, // 1 entry, 2 layers
       { layerChain: [{ attention: h, mlp: "x" }, { attention: h, mlp: h }] },
       { multiProcessorCount: 0 },

@@ -127,11 +127,18 @@ Deno.test("sequenceClaim() builds the simulated prover's record from a served se
 
 Deno.test("sequenceClaim() records the sampler of sampled decoding and chosen positions", async () => {
   const s = served[1]!;
-  const r = await sequenceClaim(facts(s, { sampler: "top-p 0.9, seed 7", positions: [0, 5] }), {
-    store,
-  });
+  const { prompt, generated } = s.tokens as { prompt: number[]; generated: number[] };
+  const last = prompt.length + generated.length - 2; // the last computed position
+  const r = await sequenceClaim(
+    facts(s, { sampler: "top-p 0.9, seed 7", positions: [0, last] }),
+    { store },
+  );
   const w = r.predicate.workload as SequenceWorkload;
-  assert.deepEqual([w.decoding, w.sampler, w.positions], ["sampled", "top-p 0.9, seed 7", [0, 5]]);
+  assert.deepEqual([w.decoding, w.sampler, w.positions], [
+    "sampled",
+    "top-p 0.9, seed 7",
+    [0, last],
+  ]);
   assert.deepEqual(r.predicate.fingerprint.shape, [2, dense.ckpt.config.hidden]);
 });
 
@@ -204,6 +211,7 @@ Deno.test("sequenceClaim() refuses a history of another checkpoint, and other co
       { stack: "hf-qwen3-flash-attn-torch2.8" }, // pads batches: no served sequences
       { positions: [99] },
       { positions: [] },
+      { positions: [0] }, // leaves out the last computed position
       { sampler: "" },
       { fingerprint: "x" },
       { layerChain: [{ attention: h, mlp: h }] }, // 1 entry, 2 layers

@@ -150,3 +150,33 @@ Deno.test("model_forward records: a weight file the prover corrupted or deleted 
   assert.match(missing.reason, /checkpoint file .* is missing from the blob store/);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("model_forward records: a fingerprint that leaves out a sequence's last token FAILs when it differs and is NOT_VERIFIED when it matches, never PASS", async () => {
+  const honest = out.records[1]!;
+  const w = honest.predicate.workload as ModelForwardWorkload;
+  const first = (p: Record<string, unknown>, sha256: string) => {
+    const fp = p.fingerprint as { shape: number[] };
+    p.workload = { ...(p.workload as object), positions: [[0, 0]], layerChain: undefined };
+    p.fingerprint = { ...fp, shape: [1, fp.shape[1]], sha256 };
+  };
+  const wrong = await verifyRecord(ctx, {
+    log: alone(honest, (p) => first(p, "ab".repeat(32))),
+    index: 0,
+  });
+  assert.equal(wrong.status, "FAIL", wrong.reason);
+  // The row the verifier recomputed at [0, 0], claimed as the fingerprint: a bit-exact match that
+  // binds none of the tokens after position 0.
+  const right = await verifyRecord(ctx, {
+    log: alone(honest, (p) => first(p, wrong.recomputed!)),
+    index: 0,
+  });
+  assert.equal(right.status, "NOT_VERIFIED", right.reason);
+  assert.match(
+    right.reason,
+    new RegExp(
+      `matches the fingerprint, but the fingerprint leaves out the last token of sequence 0 \\(position ${
+        w.tokens.sequences[0]!.length - 1
+      }\\)`,
+    ),
+  );
+});

@@ -11,6 +11,8 @@ import assert from "node:assert/strict";
 import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
 import {
   formatClaimLog,
+  GENESIS_PREV,
+  makeClaimRecord,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
@@ -94,4 +96,21 @@ Deno.test("sequence records: every serving falsification FAILs, naming what diff
       assert.ok(r.firstDivergence !== undefined, `${i}: first diverging layer`);
     }
   }
+});
+
+Deno.test("sequence records: a fingerprint that leaves out the last computed position is NOT_VERIFIED even when it matches", async () => {
+  const honest = out.records[1]!;
+  const only = (sha256: string) => {
+    const p = structuredClone(honest.predicate) as unknown as Record<string, unknown>;
+    p.log = { logId: "x", seq: 0, prev: GENESIS_PREV };
+    p.workload = { ...(p.workload as object), positions: [0], layerChain: undefined };
+    const fp = p.fingerprint as { shape: number[] };
+    p.fingerprint = { ...fp, shape: [1, fp.shape[1]], sha256 };
+    return parseClaimLog(formatClaimLog([makeClaimRecord(p as never)]));
+  };
+  const wrong = await verifyRecord(ctx, { log: only("ab".repeat(32)), index: 0 });
+  assert.equal(wrong.status, "FAIL", wrong.reason);
+  const right = await verifyRecord(ctx, { log: only(wrong.recomputed!), index: 0 });
+  assert.equal(right.status, "NOT_VERIFIED", right.reason);
+  assert.match(right.reason, /leaves out the last computed position \d+: the tokens after/);
 });
