@@ -1349,6 +1349,7 @@
   // src/claims/model_ref.ts
   var MODEL_TYPES = ["qwen3", "qwen3_moe", "llama", "qwen2", "mistral"];
   var FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+  var RESERVED = ["config.json", "model.safetensors.index.json"];
   function parseModelRef(json, ctx) {
     const { path: P2, bad } = ctx;
     const m = typeof json === "object" && json !== null && !Array.isArray(json) ? json : bad(P2, "must be an object");
@@ -1365,6 +1366,7 @@
     const files = {};
     for (const name of names) {
       if (!FILE.test(name)) bad(`${P2}.files`, "must name plain files");
+      if (RESERVED.includes(name)) bad(`${P2}.files`, `must not name '${name}' as a weight file`);
       files[name] = hex2(filesObj[name], `${P2}.files.${name}`);
     }
     return Object.freeze({
@@ -2138,14 +2140,22 @@
   function verdictMeaning(p) {
     const k = p.results.length;
     const n = (s) => p.results.filter((r) => r.status === s).length;
-    switch (p.verdict) {
-      case "PASSED":
-        return `Verdict PASSED: each of the ${k} sampled records was recomputed by the inspector and matched the prover's claim bit for bit.`;
-      case "FAILED":
-        return `Verdict FAILED: ${n("FAIL")} of the ${k} sampled records did not match what the prover claimed when recomputed; the claim log contains false claims.`;
-      default:
-        return `Verdict ${p.verdict}: no sampled record failed, but ${n("NOT_VERIFIED")} of the ${k} could not be verified (NOT_VERIFIED), so the audit does not vouch for the log.`;
-    }
+    const byWorkers = p.results.filter((r) => r.worker !== void 0).length;
+    const who = byWorkers === 0 ? "by the inspector" : "";
+    const main = (() => {
+      switch (p.verdict) {
+        case "PASSED":
+          return `Verdict PASSED: each of the ${k} sampled records was recomputed${who === "" ? "" : ` ${who}`} and matched the prover's claim bit for bit.`;
+        case "FAILED":
+          return `Verdict FAILED: ${n("FAIL")} of the ${k} sampled records did not match what the prover claimed when recomputed; the claim log contains false claims.`;
+        default:
+          return `Verdict ${p.verdict}: no sampled record failed, but ${n("NOT_VERIFIED")} of the ${k} could not be verified (NOT_VERIFIED), so the audit does not vouch for the log.`;
+      }
+    })();
+    if (byWorkers === 0) return main;
+    const keys = [...new Set(p.results.flatMap((r) => r.worker === void 0 ? [] : [r.worker]))];
+    const again = p.workers?.reverified.length ?? 0;
+    return `${main} Sharded audit: ${byWorkers} of them by worker key(s) ${keys.map((id) => id.slice(0, 16)).join(", ")} whose signed results the inspector merged, ${again} of those recomputed again by the inspector itself${byWorkers < k ? "; the rest by the inspector" : ""}.`;
   }
   function verdictHeadline(verdict) {
     switch (verdict) {
