@@ -172,6 +172,7 @@ export async function checkAttestation(
   _checkSample(p, add);
   labels.trust = await checkTrustInputs(p.audit, {
     trustRoot: options.trustRoot,
+    now: new Date(now),
     add,
   });
   if (options.log !== undefined) _checkLog(p, options.log, add);

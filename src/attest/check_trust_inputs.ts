@@ -37,7 +37,9 @@ export type AddCheck = (check: string, ok: boolean, detail: string) => void;
  * Checks the beacon and checkpoint recorded in a verdict predicate's `audit` object.
  *
  * @param audit the predicate's `audit` object (from the verified payload)
- * @param options trust root and the callback that records each check
+ * @param options trust root, the callback that records each check, and `now` (the verification
+ *   time, default the clock): a key judged at a signer's own stated time (the prover's
+ *   checkpoint, an announcement without a timestamp) must also be valid then, as signatures are
  * @returns the labels for the report
  * @example
  * ```ts ignore
@@ -46,9 +48,10 @@ export type AddCheck = (check: string, ok: boolean, detail: string) => void;
  */
 export async function checkTrustInputs(
   audit: Readonly<Record<string, unknown>>,
-  options: { trustRoot: TrustRoot; add: AddCheck },
+  options: { trustRoot: TrustRoot; add: AddCheck; now?: Date },
 ): Promise<TrustLabels> {
   const { trustRoot, add } = options;
+  const now = options.now ?? new Date();
   const beacon = _obj(audit.beacon);
   const drand = _obj(beacon?.drand) as DrandBinding | undefined;
   let roundTime: number | undefined;
@@ -59,7 +62,7 @@ export async function checkTrustInputs(
   }
   const cp = _obj(audit.checkpoint) as CheckpointBinding | undefined;
   let signedAt: number | undefined;
-  if (cp !== undefined) signedAt = await _checkCheckpoint(audit, cp, { trustRoot, add });
+  if (cp !== undefined) signedAt = await _checkCheckpoint(audit, cp, { trustRoot, add, now });
   else add("checkpoint", true, "no signed checkpoint: the log root is the inspector's word");
   if (roundTime !== undefined && signedAt !== undefined) {
     add(
@@ -70,7 +73,7 @@ export async function checkTrustInputs(
       }`,
     );
   }
-  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp });
+  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp, now });
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
     commitment: cp === undefined ? "none" : "prover-signed",
@@ -85,6 +88,7 @@ async function _checkAnnouncement(
     add: AddCheck;
     drand: DrandBinding | undefined;
     cp: CheckpointBinding | undefined;
+    now: Date;
   },
 ): Promise<TrustLabels["announcement"]> {
   const ann = _obj(audit.announcement);
@@ -106,6 +110,7 @@ async function _checkAnnouncement(
   const r = await checkAnnouncement(ann.envelope, {
     ...(timestamp === undefined ? {} : { timestamp }),
     trustRoot: o.trustRoot,
+    now: o.now,
     audit: {
       auditId: audit.auditId,
       k: audit.k,
@@ -141,10 +146,16 @@ function _checkBeacon(
   let time: number | undefined;
   try {
     const { verification: v, timeAgrees } = reverifyDrandBinding(drand);
-    const pinned = trustedDrandChains(o.trustRoot.drand).some((c) => c.chainHash === v.chainHash);
+    const pinned = trustedDrandChains(o.trustRoot.drand).find((c) => c.chainHash === v.chainHash);
+    const name = (id: string) => id === "" ? "default" : id;
     if (!v.verified) why = `the drand round does not verify (${v.reason})`;
-    else if (!pinned) why = `drand chain ${v.chainHash} is not pinned in the trust root`;
-    else if (v.randomness !== beacon.randomness) why = "randomness is not SHA-256(signature)";
+    else if (pinned === undefined) {
+      why = `drand chain ${v.chainHash} is not pinned in the trust root`;
+    } else if (name(pinned.beaconId) !== name(drand.beaconId)) {
+      // The chain hash runs the genesis seed and the beacon id together: bytes moved from one to
+      // the other keep the hash and change the name shown.
+      why = `beacon id '${drand.beaconId}' is not the pinned chain's '${pinned.beaconId}'`;
+    } else if (v.randomness !== beacon.randomness) why = "randomness is not SHA-256(signature)";
     else if (v.round !== beacon.round) why = "beacon.round differs from the drand round";
     else if (!timeAgrees) why = "the recorded round time is not the chain's";
     else time = v.roundTime * 1000;
@@ -162,7 +173,7 @@ function _checkBeacon(
 async function _checkCheckpoint(
   audit: Readonly<Record<string, unknown>>,
   cp: CheckpointBinding,
-  o: { trustRoot: TrustRoot; add: AddCheck },
+  o: { trustRoot: TrustRoot; add: AddCheck; now: Date },
 ): Promise<number | undefined> {
   let why: string | undefined;
   let signedAt: number | undefined;
@@ -174,10 +185,16 @@ async function _checkCheckpoint(
     const validity = at === undefined
       ? undefined
       : keyValidAt(o.trustRoot, { keyid: kid, time: new Date(at), role: "prover" });
+    // The signing time is the prover's own word: a stolen key could backdate a checkpoint to
+    // before its revocation, so the key must also be valid now (as signatures are judged).
+    const still = keyValidAt(o.trustRoot, { keyid: kid, time: o.now, role: "prover" });
     if (!v.verified) why = `no valid prover signature (${v.reason})`;
     else if (at === undefined) why = "the checkpoint has no signing time (cosignature)";
     else if (!validity?.valid) why = `prover key not valid when it signed (${validity?.reason})`;
-    else if (bytesToHex(v.checkpoint.rootHash) !== audit.logRoot) {
+    else if (!still.valid) {
+      why =
+        `prover key not valid at the verification time ${o.now.toISOString()} (${still.reason})`;
+    } else if (bytesToHex(v.checkpoint.rootHash) !== audit.logRoot) {
       why = "the checkpoint root is not the audited log root";
     } else if (v.checkpoint.treeSize !== audit.population) {
       why = "the checkpoint size is not the audited population";

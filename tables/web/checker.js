@@ -8308,10 +8308,10 @@ ${values.join("\n")}` : `${blockName} :`;
       return new Sequence({ value: [new ObjectIdentifier({ value: this.type }), this.value] });
     }
     toJSON() {
-      const _object2 = { type: this.type };
-      if (Object.keys(this.value).length !== 0) _object2.value = this.value.toJSON();
-      else _object2.value = this.value;
-      return _object2;
+      const _object3 = { type: this.type };
+      if (Object.keys(this.value).length !== 0) _object3.value = this.value.toJSON();
+      else _object3.value = this.value;
+      return _object3;
     }
     isEqual(compareTo) {
       const stringBlockNames = [
@@ -8821,16 +8821,16 @@ ${values.join("\n")}` : `${blockName} :`;
       }
     }
     toJSON() {
-      const _object2 = {
+      const _object3 = {
         type: this.type,
         value: ""
       };
-      if (typeof this.value === "string") _object2.value = this.value;
+      if (typeof this.value === "string") _object3.value = this.value;
       else try {
-        _object2.value = this.value.toJSON();
+        _object3.value = this.value.toJSON();
       } catch {
       }
-      return _object2;
+      return _object3;
     }
   };
   var ACCESS_METHOD = "accessMethod";
@@ -8994,11 +8994,11 @@ ${values.join("\n")}` : `${blockName} :`;
       return new Sequence({ value: outputArray });
     }
     toJSON() {
-      const _object2 = {};
-      if (this.seconds !== void 0) _object2.seconds = this.seconds;
-      if (this.millis !== void 0) _object2.millis = this.millis;
-      if (this.micros !== void 0) _object2.micros = this.micros;
-      return _object2;
+      const _object3 = {};
+      if (this.seconds !== void 0) _object3.seconds = this.seconds;
+      if (this.millis !== void 0) _object3.millis = this.millis;
+      if (this.micros !== void 0) _object3.micros = this.micros;
+      return _object3;
     }
   };
   var ALGORITHM_ID = "algorithmId";
@@ -23447,6 +23447,9 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/timestamp/verify_timestamp_token.ts
   var MAX_TIMESTAMP_TOKEN_BYTES = 64 * 1024;
+  var MAX_TOKEN_CERTIFICATES = 8;
+  var MAX_PATH_DEPTH = 4;
+  var ID_BASIC_CONSTRAINTS = "2.5.29.19";
   var ID_SIGNED_DATA = "1.2.840.113549.1.7.2";
   var ID_CT_TSTINFO = "1.2.840.113549.1.9.16.1.4";
   var ID_EKU = "2.5.29.37";
@@ -23469,7 +23472,10 @@ ${values.join("\n")}` : `${blockName} :`;
     } catch (e) {
       return _no(`not a time-stamp token (${e.message})`);
     }
-    const time = tst.genTime.getTime();
+    const acc = tst.accuracy;
+    const slack = acc === void 0 ? 0 : (acc.seconds ?? 0) * 1e3 + (acc.millis ?? 0) + Math.ceil((acc.micros ?? 0) / 1e3);
+    if (!Number.isSafeInteger(slack) || slack < 0) return _no("the token's accuracy is malformed");
+    const time = tst.genTime.getTime() + slack;
     const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
     if (hash === void 0) return _no("unsupported message imprint hash", time);
     const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
@@ -23482,22 +23488,33 @@ ${values.join("\n")}` : `${blockName} :`;
     } catch {
       return _no("a TSA anchor certificate is malformed", time);
     }
+    const carried = signed.certificates ?? [];
+    if (carried.length > MAX_TOKEN_CERTIFICATES) {
+      return _no(`the token carries more than ${MAX_TOKEN_CERTIFICATES} certificates`, time);
+    }
     let path;
     let signer;
     try {
       const r = await signed.verify({
         signer: 0,
         trustedCerts: anchors,
-        checkChain: true,
-        checkDate: tst.genTime,
+        // where the signer's certificate may be found, if the token has none
+        checkChain: false,
         extendedMode: true,
         data: options.message.slice().buffer
       });
-      if (!r.signatureVerified || !r.signerCertificateVerified) {
-        return _no(`the CMS signature or its certificate path does not verify`, time);
+      if (!r.signatureVerified || !r.signerCertificate) {
+        return _no(`the CMS signature does not verify`, time);
       }
-      path = r.certificatePath;
       signer = r.signerCertificate;
+      const built = await _path(signer, {
+        carried: carried.filter((c) => c instanceof Certificate),
+        anchors
+      });
+      if (typeof built === "string") {
+        return _no(`the certificate path does not verify (${built})`, time);
+      }
+      path = built;
     } catch (e) {
       return _no(`the CMS signature or its certificate path does not verify (${_msg(e)})`, time);
     }
@@ -23543,6 +23560,36 @@ ${values.join("\n")}` : `${blockName} :`;
   function _no(reason, time) {
     return time === void 0 ? { verified: false, reason } : { verified: false, reason, time };
   }
+  async function _path(signer, o) {
+    const der = (c) => new Uint8Array(c.toSchema().toBER());
+    const own = der(signer);
+    if (o.anchors.some((a) => _equal(der(a), own))) return [signer];
+    const path = [signer];
+    let current = signer;
+    for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {
+      for (const anchor of o.anchors) {
+        if (current.issuer.isEqual(anchor.subject) && await current.verify(anchor)) {
+          return [...path, anchor];
+        }
+      }
+      let next;
+      for (const c of o.carried) {
+        if (path.includes(c) || !current.issuer.isEqual(c.subject) || !_isCa(c)) continue;
+        if (await current.verify(c)) {
+          next = c;
+          break;
+        }
+      }
+      if (next === void 0) return "no path to a pinned TSA anchor";
+      path.push(next);
+      current = next;
+    }
+    return `no pinned TSA anchor within ${MAX_PATH_DEPTH} certificates`;
+  }
+  function _isCa(cert) {
+    const bc = cert.extensions?.find((x) => x.extnID === ID_BASIC_CONSTRAINTS);
+    return bc?.parsedValue?.cA === true;
+  }
 
   // src/attest/timestamp/check_signature_timestamp.ts
   async function checkSignatureTimestamp(envelope, options) {
@@ -23586,14 +23633,21 @@ ${values.join("\n")}` : `${blockName} :`;
         at = stamped = t.time;
         entry = t.signature;
       }
-      const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
+      const now = trustedKeysAt(trustRoot, { time: options.now ?? /* @__PURE__ */ new Date(), role: "inspector" });
+      const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" }).filter(
+        (k) => entry !== void 0 || now.some((n) => n.length === k.length && n.every((b, i) => b === k[i]))
+      );
       const v = await verifyEnvelope(env, { trustedKeys: keys });
       if (entry !== void 0 && v.signatures[entry]?.verifiedBy == null) {
         return {
           why: `the announcement's RFC 3161 timestamp covers signature ${entry}, which no inspector key valid at ${at} made`
         };
       }
-      if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
+      if (!v.verified) {
+        return {
+          why: `no inspector key valid at ${at}${entry === void 0 ? " and at the verification time" : ""} signed the announcement`
+        };
+      }
       a = parseAnnouncement(parseStatement(v.payload));
     } catch (e) {
       return { why: `malformed announcement (${e.message})` };
@@ -23624,7 +23678,35 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/beacon/drand_chain_info.ts
   var MAX_DRAND_INFO_BYTES = 16 * 1024;
+  function parseDrandChainInfo(text) {
+    const obj = _object(_json(text, "chain info"), "info", [
+      "public_key",
+      "period",
+      "genesis_time",
+      "hash",
+      "groupHash",
+      "schemeID",
+      "metadata"
+    ]);
+    const meta = _object(obj.metadata, "info.metadata", ["beaconID"]);
+    return Object.freeze({
+      publicKey: _hex2(obj, "public_key", "info"),
+      period: _int2(obj, "period", { min: 1, max: 86400 }),
+      // 2^40 s is about 34,000 years: far beyond any real chain, small enough to stay exact.
+      genesisTime: _int2(obj, "genesis_time", { min: 0, max: 2 ** 40 }),
+      hash: _hex2(obj, "hash", "info", 32),
+      groupHash: _hex2(obj, "groupHash", "info"),
+      schemeId: _string(obj, "schemeID", "info"),
+      beaconId: _beaconId(_string(meta, "beaconID", "info.metadata"))
+    });
+  }
   function drandChainHash(info) {
+    if (!Number.isSafeInteger(info.period) || info.period < 1 || info.period > 4294967295) {
+      throw new RangeError(`Cannot hash drand chain info: period ${info.period} is out of range`);
+    }
+    if (!Number.isSafeInteger(info.genesisTime)) {
+      throw new RangeError(`Cannot hash drand chain info: genesis time is not an integer`);
+    }
     const head = new Uint8Array(12);
     const view = new DataView(head.buffer);
     view.setUint32(0, info.period);
@@ -23646,6 +23728,48 @@ ${values.join("\n")}` : `${blockName} :`;
     const t = info.genesisTime + (round - 1) * info.period;
     if (!Number.isSafeInteger(t)) throw new RangeError(`Cannot compute round time: round too large`);
     return t;
+  }
+  function _beaconId(id) {
+    if (!/^[A-Za-z0-9._-]{0,64}$/.test(id)) _bad8("'info.metadata.beaconID' is not a short name");
+    return id;
+  }
+  function _json(text, what) {
+    if (text.length > MAX_DRAND_INFO_BYTES) _bad8(`${what} is longer than ${MAX_DRAND_INFO_BYTES}`);
+    try {
+      return parseStrictJson(text);
+    } catch (e) {
+      if (!(e instanceof StrictJsonError)) throw e;
+      return _bad8(`${what} is not strict JSON (${e.reason} at '${e.path}')`);
+    }
+  }
+  function _hex2(obj, key, where, bytes) {
+    const v = _string(obj, key, where);
+    if (!/^(?:[0-9a-fA-F]{2})+$/.test(v) || v.length > 2048) _bad8(`'${where}.${key}' is not hex`);
+    if (bytes !== void 0 && v.length !== 2 * bytes) {
+      _bad8(`'${where}.${key}' is ${v.length / 2} bytes, expected ${bytes}`);
+    }
+    return v.toLowerCase();
+  }
+  function _int2(obj, key, range) {
+    const v = obj[key];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < range.min || v > range.max) {
+      _bad8(`'${key}' is not an integer in [${range.min}, ${range.max}]`);
+    }
+    return v;
+  }
+  function _object(v, where, known) {
+    const f = fieldsOf(v, where, _fail4);
+    onlyKnown(f, known);
+    return f.obj;
+  }
+  function _string(obj, key, where) {
+    return str({ path: where, obj, fail: _fail4 }, key);
+  }
+  function _fail4(path, why) {
+    _bad8(`'${path}' ${why}`);
+  }
+  function _bad8(why) {
+    throw new InputError("BAD_BEACON", `Cannot read drand beacon: ${why}`);
   }
 
   // src/attest/beacon/drand_scheme.ts
@@ -27394,15 +27518,20 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/beacon/drand_binding.ts
   function reverifyDrandBinding(b) {
-    const info = {
-      publicKey: b.publicKey,
+    const info = parseDrandChainInfo(JSON.stringify({
+      public_key: b.publicKey,
       period: b.period,
-      genesisTime: b.genesisTime,
+      genesis_time: b.genesisTime,
       hash: b.chainHash,
       groupHash: b.groupHash,
-      schemeId: b.scheme,
-      beaconId: b.beaconId
-    };
+      schemeID: b.scheme,
+      metadata: { beaconID: b.beaconId }
+    }));
+    for (const [field, value] of [["publicKey", b.publicKey], ["groupHash", b.groupHash]]) {
+      if (value !== value.toLowerCase()) {
+        throw new InputError("BAD_BEACON", `Cannot read drand binding: '${field}' is not lowercase`);
+      }
+    }
     const round = {
       round: b.round,
       signature: b.signature,
@@ -27418,25 +27547,25 @@ ${values.join("\n")}` : `${blockName} :`;
   // src/attest/beacon/trusted_drand_chains.ts
   function trustedDrandChains(value) {
     if (value === void 0) return [];
-    if (!Array.isArray(value) || value.length > 64) _bad8("'drand' is not an array of chains");
+    if (!Array.isArray(value) || value.length > 64) _bad9("'drand' is not an array of chains");
     return Object.freeze(value.map((v, i) => {
       if (typeof v !== "object" || v === null || Array.isArray(v)) {
-        _bad8(`'drand[${i}]' is not an object`);
+        _bad9(`'drand[${i}]' is not an object`);
       }
       const o = v;
       for (const k of Object.keys(o)) {
-        if (k !== "chainHash" && k !== "beaconId") _bad8(`'drand[${i}]' has unknown field '${k}'`);
+        if (k !== "chainHash" && k !== "beaconId") _bad9(`'drand[${i}]' has unknown field '${k}'`);
       }
       if (typeof o.chainHash !== "string" || !/^[0-9a-f]{64}$/.test(o.chainHash)) {
-        _bad8(`'drand[${i}].chainHash' is not 64 lowercase hex digits`);
+        _bad9(`'drand[${i}].chainHash' is not 64 lowercase hex digits`);
       }
       if (typeof o.beaconId !== "string" || o.beaconId.length > 256) {
-        _bad8(`'drand[${i}].beaconId' is not a string`);
+        _bad9(`'drand[${i}].beaconId' is not a string`);
       }
       return Object.freeze({ chainHash: o.chainHash, beaconId: o.beaconId });
     }));
   }
-  function _bad8(why) {
+  function _bad9(why) {
     throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
   }
 
@@ -27448,20 +27577,20 @@ ${values.join("\n")}` : `${blockName} :`;
       value = parseStrictJson(text);
     } catch (e) {
       if (!(e instanceof StrictJsonError)) throw e;
-      _bad9(`not strict JSON (${e.reason} at '${e.path}')`);
+      _bad10(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const f = fieldsOf(value, "trustRoot", _fail4);
+    const f = fieldsOf(value, "trustRoot", _fail5);
     onlyKnown(f, ["mediaType", "keys", "drand", "tsa"]);
     const root = f.obj;
     if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
-      _bad9(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
+      _bad10(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
     }
     const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
       _key
     );
     const ids = /* @__PURE__ */ new Set();
     for (const k of keys) {
-      if (ids.has(k.keyid)) _bad9(`key ${k.keyid} is listed twice`);
+      if (ids.has(k.keyid)) _bad10(`key ${k.keyid} is listed twice`);
       ids.add(k.keyid);
     }
     const out = {
@@ -27479,7 +27608,7 @@ ${values.join("\n")}` : `${blockName} :`;
     try {
       publicKey = decodeSpki(decodeBase64(str(k, "publicKey")));
     } catch (e) {
-      if (e instanceof InputError) _bad9(`'${where}.publicKey': ${e.message}`);
+      if (e instanceof InputError) _bad10(`'${where}.publicKey': ${e.message}`);
       throw e;
     }
     if (keyId(publicKey) !== keyid) {
@@ -27492,7 +27621,7 @@ ${values.join("\n")}` : `${blockName} :`;
     const vf = child(k, "validFor", ["start", "end"]);
     const start = _time(vf, "start");
     const end = has(vf, "end") ? _time(vf, "end") : void 0;
-    if (end !== void 0 && end < start) _bad9(`'${where}.validFor' ends before it starts`);
+    if (end !== void 0 && end < start) _bad10(`'${where}.validFor' ends before it starts`);
     let revoked;
     if (has(k, "revoked")) {
       const r = child(k, "revoked", ["time", "reason"]);
@@ -27511,15 +27640,15 @@ ${values.join("\n")}` : `${blockName} :`;
       return parseRfc3339(str(f, key));
     } catch (e) {
       if (e instanceof InputError && e.code === "BAD_TIMESTAMP") {
-        _bad9(`'${f.path}.${key}': ${e.message}`);
+        _bad10(`'${f.path}.${key}': ${e.message}`);
       }
       throw e;
     }
   }
-  function _fail4(path, why) {
-    _bad9(`'${path}' ${why}`);
+  function _fail5(path, why) {
+    _bad10(`'${path}' ${why}`);
   }
-  function _bad9(why) {
+  function _bad10(why) {
     throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
   }
 
@@ -27545,6 +27674,7 @@ ${values.join("\n")}` : `${blockName} :`;
   // src/attest/check_trust_inputs.ts
   async function checkTrustInputs(audit, options) {
     const { trustRoot, add: add2 } = options;
+    const now = options.now ?? /* @__PURE__ */ new Date();
     const beacon = _obj(audit.beacon);
     const drand = _obj(beacon?.drand);
     let roundTime;
@@ -27555,7 +27685,7 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     const cp = _obj(audit.checkpoint);
     let signedAt;
-    if (cp !== void 0) signedAt = await _checkCheckpoint(audit, cp, { trustRoot, add: add2 });
+    if (cp !== void 0) signedAt = await _checkCheckpoint(audit, cp, { trustRoot, add: add2, now });
     else add2("checkpoint", true, "no signed checkpoint: the log root is the inspector's word");
     if (roundTime !== void 0 && signedAt !== void 0) {
       add2(
@@ -27564,7 +27694,7 @@ ${values.join("\n")}` : `${blockName} :`;
         `round published ${new Date(roundTime).toISOString()}, checkpoint signed ${new Date(signedAt).toISOString()}`
       );
     }
-    const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp });
+    const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp, now });
     return {
       randomness: roundTime === void 0 ? "unverified" : "drand",
       commitment: cp === void 0 ? "none" : "prover-signed",
@@ -27591,6 +27721,7 @@ ${values.join("\n")}` : `${blockName} :`;
     const r = await checkAnnouncement(ann.envelope, {
       ...timestamp === void 0 ? {} : { timestamp },
       trustRoot: o.trustRoot,
+      now: o.now,
       audit: {
         auditId: audit.auditId,
         k: audit.k,
@@ -27619,10 +27750,14 @@ ${values.join("\n")}` : `${blockName} :`;
     let time;
     try {
       const { verification: v, timeAgrees } = reverifyDrandBinding(drand);
-      const pinned = trustedDrandChains(o.trustRoot.drand).some((c) => c.chainHash === v.chainHash);
+      const pinned = trustedDrandChains(o.trustRoot.drand).find((c) => c.chainHash === v.chainHash);
+      const name = (id) => id === "" ? "default" : id;
       if (!v.verified) why = `the drand round does not verify (${v.reason})`;
-      else if (!pinned) why = `drand chain ${v.chainHash} is not pinned in the trust root`;
-      else if (v.randomness !== beacon.randomness) why = "randomness is not SHA-256(signature)";
+      else if (pinned === void 0) {
+        why = `drand chain ${v.chainHash} is not pinned in the trust root`;
+      } else if (name(pinned.beaconId) !== name(drand.beaconId)) {
+        why = `beacon id '${drand.beaconId}' is not the pinned chain's '${pinned.beaconId}'`;
+      } else if (v.randomness !== beacon.randomness) why = "randomness is not SHA-256(signature)";
       else if (v.round !== beacon.round) why = "beacon.round differs from the drand round";
       else if (!timeAgrees) why = "the recorded round time is not the chain's";
       else time = v.roundTime * 1e3;
@@ -27645,10 +27780,13 @@ ${values.join("\n")}` : `${blockName} :`;
       const kid = v.publicKey === void 0 ? "" : keyId(v.publicKey);
       const at = v.signedAt === void 0 ? void 0 : v.signedAt * 1e3;
       const validity = at === void 0 ? void 0 : keyValidAt(o.trustRoot, { keyid: kid, time: new Date(at), role: "prover" });
+      const still = keyValidAt(o.trustRoot, { keyid: kid, time: o.now, role: "prover" });
       if (!v.verified) why = `no valid prover signature (${v.reason})`;
       else if (at === void 0) why = "the checkpoint has no signing time (cosignature)";
       else if (!validity?.valid) why = `prover key not valid when it signed (${validity?.reason})`;
-      else if (bytesToHex2(v.checkpoint.rootHash) !== audit.logRoot) {
+      else if (!still.valid) {
+        why = `prover key not valid at the verification time ${o.now.toISOString()} (${still.reason})`;
+      } else if (bytesToHex2(v.checkpoint.rootHash) !== audit.logRoot) {
         why = "the checkpoint root is not the audited log root";
       } else if (v.checkpoint.treeSize !== audit.population) {
         why = "the checkpoint size is not the audited population";
@@ -28093,6 +28231,7 @@ ${values.join("\n")}` : `${blockName} :`;
     _checkSample(p, add2);
     labels.trust = await checkTrustInputs(p.audit, {
       trustRoot: options.trustRoot,
+      now: new Date(now),
       add: add2
     });
     if (options.log !== void 0) _checkLog(p, options.log, add2);
@@ -28213,13 +28352,13 @@ ${values.join("\n")}` : `${blockName} :`;
       value = parseStrictJson(text);
     } catch (e) {
       if (!(e instanceof StrictJsonError)) throw e;
-      _bad10(`not strict JSON (${e.reason} at '${e.path}')`);
+      _bad11(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const b = fieldsOf(value, "bundle", _fail5);
+    const b = fieldsOf(value, "bundle", _fail6);
     onlyKnown(b, ["mediaType", "verificationMaterial", "dsseEnvelope"]);
     const mediaType = str(b, "mediaType");
     if (!_V03.includes(mediaType)) {
-      _bad10(`'bundle.mediaType' is not ${SIGSTORE_BUNDLE_V03}`);
+      _bad11(`'bundle.mediaType' is not ${SIGSTORE_BUNDLE_V03}`);
     }
     const vm = child(b, "verificationMaterial", [
       "publicKey",
@@ -28228,12 +28367,12 @@ ${values.join("\n")}` : `${blockName} :`;
     ]);
     const hint = str(child(vm, "publicKey", ["hint"]), "hint");
     if (has(vm, "tlogEntries") && arr(vm, "tlogEntries").length > 0) {
-      _bad10("'bundle.verificationMaterial.tlogEntries' is not empty (bitaudit reads no log entries)");
+      _bad11("'bundle.verificationMaterial.tlogEntries' is not empty (bitaudit reads no log entries)");
     }
     const timestamps = !has(vm, "timestampVerificationData") ? [] : _timestamps(child(vm, "timestampVerificationData", ["rfc3161Timestamps"]));
     const envelope = parseEnvelope(JSON.stringify(child(b, "dsseEnvelope").obj));
     if (envelope.signatures.length !== 1) {
-      _bad10(`'bundle.dsseEnvelope.signatures' holds ${envelope.signatures.length} entries, not 1`);
+      _bad11(`'bundle.dsseEnvelope.signatures' holds ${envelope.signatures.length} entries, not 1`);
     }
     return Object.freeze({ envelope, timestamps: Object.freeze(timestamps), hint });
   }
@@ -28242,15 +28381,15 @@ ${values.join("\n")}` : `${blockName} :`;
     return children(f, "rfc3161Timestamps", ["signedTimestamp"]).map((t) => {
       const der = decodeBase64(str(t, "signedTimestamp"));
       if (der.length > MAX_TIMESTAMP_TOKEN_BYTES) {
-        _bad10(`'${t.path}.signedTimestamp' is larger than ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`);
+        _bad11(`'${t.path}.signedTimestamp' is larger than ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`);
       }
       return der;
     });
   }
-  function _fail5(path, why) {
-    _bad10(`'${path}' ${why}`);
+  function _fail6(path, why) {
+    _bad11(`'${path}' ${why}`);
   }
-  function _bad10(why) {
+  function _bad11(why) {
     throw new InputError("BAD_ENVELOPE", `Cannot read Sigstore bundle: ${why}`);
   }
 
@@ -28292,7 +28431,7 @@ ${values.join("\n")}` : `${blockName} :`;
       }
     }
     if (failed.has("checkpoint")) {
-      const cp = _object(_object(predicate?.audit)?.checkpoint);
+      const cp = _object2(_object2(predicate?.audit)?.checkpoint);
       const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : void 0;
       if (id !== void 0) hints.push(_proverHint(inputs.trustRoot, id, _time2(cp?.signedAt)));
     }
@@ -28319,12 +28458,12 @@ ${values.join("\n")}` : `${blockName} :`;
   }
   function _predicate(envelope) {
     try {
-      return _object(parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate);
+      return _object2(parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate);
     } catch {
       return void 0;
     }
   }
-  function _object(v) {
+  function _object2(v) {
     return typeof v === "object" && v !== null && !Array.isArray(v) ? v : void 0;
   }
   function _time2(v) {

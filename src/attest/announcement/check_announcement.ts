@@ -45,8 +45,10 @@ export interface AnnouncedAudit {
  * Verifies an announcement envelope (as parsed JSON) and compares it with the audit.
  *
  * @param envelope the DSSE envelope object recorded in the attestation
- * @param options trust root, the audit's values, and an RFC 3161 token over the announcement's
- *   signature when there is one (its time then replaces the stated `announcedAt`)
+ * @param options trust root, the audit's values, an RFC 3161 token over the announcement's
+ *   signature when there is one (its time then replaces the stated `announcedAt`), and `now`, the
+ *   verification time (default the clock): without a token the key must be valid at the stated
+ *   time and now
  * @returns `why` when it fails, else the announcement (and the token's time)
  * @example
  * ```ts ignore
@@ -55,7 +57,7 @@ export interface AnnouncedAudit {
  */
 export async function checkAnnouncement(
   envelope: unknown,
-  options: { trustRoot: TrustRoot; audit: AnnouncedAudit; timestamp?: Uint8Array },
+  options: { trustRoot: TrustRoot; audit: AnnouncedAudit; timestamp?: Uint8Array; now?: Date },
 ): Promise<{ why: string } | { announcement: Announcement; timestampedAt?: string }> {
   const { trustRoot, audit } = options;
   let a: Announcement;
@@ -73,7 +75,11 @@ export async function checkAnnouncement(
       at = stamped = t.time;
       entry = t.signature;
     }
-    const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" });
+    // Without a token the time is the inspector's word: its key must also be valid now.
+    const now = trustedKeysAt(trustRoot, { time: options.now ?? new Date(), role: "inspector" });
+    const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" }).filter((k) =>
+      entry !== undefined || now.some((n) => n.length === k.length && n.every((b, i) => b === k[i]))
+    );
     const v = await verifyEnvelope(env, { trustedKeys: keys });
     if (entry !== undefined && v.signatures[entry]?.verifiedBy == null) {
       return {
@@ -81,7 +87,13 @@ export async function checkAnnouncement(
           `which no inspector key valid at ${at} made`,
       };
     }
-    if (!v.verified) return { why: `no inspector key valid at ${at} signed the announcement` };
+    if (!v.verified) {
+      return {
+        why: `no inspector key valid at ${at}${
+          entry === undefined ? " and at the verification time" : ""
+        } signed the announcement`,
+      };
+    }
     a = parseAnnouncement(parseStatement(v.payload));
   } catch (e) {
     return { why: `malformed announcement (${(e as Error).message})` };

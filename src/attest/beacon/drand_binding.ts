@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { DrandChainInfo } from "./drand_chain_info.ts";
+import { InputError } from "../../errors.ts";
+import { type DrandChainInfo, parseDrandChainInfo } from "./drand_chain_info.ts";
 import type { DrandRound } from "./drand_round.ts";
 import { type DrandVerification, verifyDrandRound } from "./verify_drand_round.ts";
 
@@ -79,15 +80,22 @@ export function drandBinding(info: DrandChainInfo, round: DrandRound): DrandBind
 export function reverifyDrandBinding(
   b: DrandBinding,
 ): { verification: DrandVerification; timeAgrees: boolean } {
-  const info: DrandChainInfo = {
-    publicKey: b.publicKey,
+  // Through the chain-info parser: the binding's fields get the ranges and forms a relay's
+  // document gets (a period beyond 32 bits would wrap in the chain hash and move round times).
+  const info: DrandChainInfo = parseDrandChainInfo(JSON.stringify({
+    public_key: b.publicKey,
     period: b.period,
-    genesisTime: b.genesisTime,
+    genesis_time: b.genesisTime,
     hash: b.chainHash,
     groupHash: b.groupHash,
-    schemeId: b.scheme,
-    beaconId: b.beaconId,
-  };
+    schemeID: b.scheme,
+    metadata: { beaconID: b.beaconId },
+  }));
+  for (const [field, value] of [["publicKey", b.publicKey], ["groupHash", b.groupHash]] as const) {
+    if (value !== value.toLowerCase()) {
+      throw new InputError("BAD_BEACON", `Cannot read drand binding: '${field}' is not lowercase`);
+    }
+  }
   const round: DrandRound = {
     round: b.round,
     signature: b.signature,

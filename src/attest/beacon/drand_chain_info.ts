@@ -96,6 +96,14 @@ export function parseDrandChainInfo(text: string): DrandChainInfo {
  * ```
  */
 export function drandChainHash(info: DrandChainInfo): string {
+  // The hash holds the period in 32 bits and the genesis time in 64: a value that does not fit
+  // would wrap and name another chain's hash.
+  if (!Number.isSafeInteger(info.period) || info.period < 1 || info.period > 0xffffffff) {
+    throw new RangeError(`Cannot hash drand chain info: period ${info.period} is out of range`);
+  }
+  if (!Number.isSafeInteger(info.genesisTime)) {
+    throw new RangeError(`Cannot hash drand chain info: genesis time is not an integer`);
+  }
   const head = new Uint8Array(12);
   const view = new DataView(head.buffer);
   view.setUint32(0, info.period);

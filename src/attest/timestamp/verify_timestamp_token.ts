@@ -17,6 +17,11 @@ import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
 
 /** Upper bound on a token's size in bytes (real tokens are a few KiB). */
 export const MAX_TIMESTAMP_TOKEN_BYTES = 64 * 1024;
+/** Most certificates a token may carry (a TSA sends its own and perhaps an intermediate or two). */
+const MAX_TOKEN_CERTIFICATES = 8;
+/** Most certificates between the signer and a pinned anchor. */
+const MAX_PATH_DEPTH = 4;
+const ID_BASIC_CONSTRAINTS = "2.5.29.19";
 
 /** Outcome of {@link verifyTimestampToken}. */
 export interface TimestampVerification {
@@ -69,7 +74,14 @@ export async function verifyTimestampToken(
   } catch (e) {
     return _no(`not a time-stamp token (${(e as Error).message})`);
   }
-  const time = tst.genTime.getTime();
+  // The stamping instant lies within genTime +- accuracy (RFC 3161 2.4.2): the latest one is what
+  // the token shows the message existed by, and what keys and rounds are judged against.
+  const acc = tst.accuracy;
+  const slack = acc === undefined
+    ? 0
+    : (acc.seconds ?? 0) * 1000 + (acc.millis ?? 0) + Math.ceil((acc.micros ?? 0) / 1000);
+  if (!Number.isSafeInteger(slack) || slack < 0) return _no("the token's accuracy is malformed");
+  const time = tst.genTime.getTime() + slack;
   const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
   if (hash === undefined) return _no("unsupported message imprint hash", time);
   const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
@@ -82,22 +94,34 @@ export async function verifyTimestampToken(
   } catch {
     return _no("a TSA anchor certificate is malformed", time);
   }
+  const carried = signed.certificates ?? [];
+  if (carried.length > MAX_TOKEN_CERTIFICATES) {
+    return _no(`the token carries more than ${MAX_TOKEN_CERTIFICATES} certificates`, time);
+  }
   let path: pkijs.Certificate[];
   let signer: pkijs.Certificate | null | undefined;
   try {
+    // The CMS signature only: PKI.js's own path building follows the token's certificates without
+    // a bound (two CAs issuing each other never end), so the path is built here (`_path`).
     const r = await signed.verify({
       signer: 0,
-      trustedCerts: anchors,
-      checkChain: true,
-      checkDate: tst.genTime,
+      trustedCerts: anchors, // where the signer's certificate may be found, if the token has none
+      checkChain: false,
       extendedMode: true,
       data: options.message.slice().buffer,
     });
-    if (!r.signatureVerified || !r.signerCertificateVerified) {
-      return _no(`the CMS signature or its certificate path does not verify`, time);
+    if (!r.signatureVerified || !r.signerCertificate) {
+      return _no(`the CMS signature does not verify`, time);
     }
-    path = r.certificatePath;
     signer = r.signerCertificate;
+    const built = await _path(signer, {
+      carried: carried.filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate),
+      anchors,
+    });
+    if (typeof built === "string") {
+      return _no(`the certificate path does not verify (${built})`, time);
+    }
+    path = built;
   } catch (e) {
     return _no(`the CMS signature or its certificate path does not verify (${_msg(e)})`, time);
   }
@@ -148,4 +172,45 @@ function _msg(e: unknown): string {
 
 function _no(reason: string, time?: number): TimestampVerification {
   return time === undefined ? { verified: false, reason } : { verified: false, reason, time };
+}
+
+/**
+ * Builds the path from the signer to a pinned anchor over the token's own certificates, each link
+ * an issuer whose subject names the certificate's issuer and whose key verifies its signature;
+ * every issuer other than the anchor must be a CA (basic constraints). Bounded in depth and never
+ * revisiting a certificate.
+ */
+async function _path(
+  signer: pkijs.Certificate,
+  o: { carried: readonly pkijs.Certificate[]; anchors: readonly pkijs.Certificate[] },
+): Promise<pkijs.Certificate[] | string> {
+  const der = (c: pkijs.Certificate) => new Uint8Array(c.toSchema().toBER());
+  const own = der(signer);
+  if (o.anchors.some((a) => _equal(der(a), own))) return [signer]; // a pinned signer
+  const path = [signer];
+  let current = signer;
+  for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {
+    for (const anchor of o.anchors) {
+      if (current.issuer.isEqual(anchor.subject) && await current.verify(anchor)) {
+        return [...path, anchor];
+      }
+    }
+    let next: pkijs.Certificate | undefined;
+    for (const c of o.carried) {
+      if (path.includes(c) || !current.issuer.isEqual(c.subject) || !_isCa(c)) continue;
+      if (await current.verify(c)) {
+        next = c;
+        break;
+      }
+    }
+    if (next === undefined) return "no path to a pinned TSA anchor";
+    path.push(next);
+    current = next;
+  }
+  return `no pinned TSA anchor within ${MAX_PATH_DEPTH} certificates`;
+}
+
+function _isCa(cert: pkijs.Certificate): boolean {
+  const bc = cert.extensions?.find((x) => x.extnID === ID_BASIC_CONSTRAINTS);
+  return (bc?.parsedValue as pkijs.BasicConstraints | undefined)?.cA === true;
 }
