@@ -137,6 +137,7 @@ export {
   openItemResult,
   readItemResultUnchecked,
   signItemResult,
+  verifyItemResultSignature,
   type WorkerKeys,
   workerKeys,
 } from "./signed_item_result.ts";

@@ -94,6 +94,30 @@ export async function openItemResult(
   line: string,
   options: { where: string; workers: WorkerKeys },
 ): Promise<AttributedResult> {
+  const { payload, keyid } = await verifyItemResultSignature(line, options);
+  return { result: _payload(payload, options.where), worker: keyid };
+}
+
+/**
+ * The first half of {@link openItemResult}: the envelope read strictly and its one signature
+ * verified under an accepted worker key, the payload not yet parsed. A line that fails here is
+ * no accepted worker's word (anyone could have sent it); one that passes and then fails to parse
+ * is an accepted worker's malformed or self-contradicting result.
+ *
+ * @param line the line without its newline
+ * @param options `where` and the accepted `workers`, as {@link openItemResult}
+ * @returns the signed payload bytes and the key id of the worker that signed them
+ * @throws {InputError} `RESULT_INVALID` (not a canonical signed envelope), `RESULT_UNKNOWN_WORKER`,
+ *   `RESULT_SIGNATURE`
+ * @example
+ * ```ts ignore
+ * const { keyid } = await verifyItemResultSignature(line, { where: "stream #4", workers });
+ * ```
+ */
+export async function verifyItemResultSignature(
+  line: string,
+  options: { where: string; workers: WorkerKeys },
+): Promise<{ payload: Uint8Array; keyid: string }> {
   const { env, payload, keyid } = _envelope(line, options.where);
   const publicKey = options.workers.get(keyid);
   if (publicKey === undefined) {
@@ -113,7 +137,7 @@ export async function openItemResult(
       } does not verify`,
     );
   }
-  return { result: _payload(payload, options.where), worker: keyid };
+  return { payload, keyid };
 }
 
 /**

@@ -80,12 +80,18 @@ export async function planFromFlags(
  * if (intFlag("12", { flag: "--k", min: 1 }) !== 12) throw new Error();
  * ```
  */
-export function intFlag(text: string, options: { flag: string; min: number }): number {
+export function intFlag(
+  text: string,
+  options: { flag: string; min: number; max?: number },
+): number {
   const v = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < options.min) {
+  const max = options.max ?? Number.MAX_SAFE_INTEGER;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(v) || v < options.min || v > max) {
     throw new UsageError(
       "USAGE_NUMBER",
-      `Cannot use ${options.flag} '${text}': expected an integer >= ${options.min}`,
+      `Cannot use ${options.flag} '${text}': expected an integer >= ${options.min}${
+        options.max === undefined ? "" : ` and <= ${options.max}`
+      }`,
     );
   }
   return v;

@@ -106,8 +106,12 @@ async function _one(
   try {
     checkWorkOrder(order, o.log);
   } catch (e) {
-    m.nak();
-    throw e;
+    // An order of another log: another audit's on the shared queue, or a forged one. Handed back
+    // for a worker that holds that log, after a pause; this worker goes on (an order must not be
+    // able to stop the pool).
+    m.nak(5000);
+    o.onEvent?.({ kind: "refused", why: (e as Error).message });
+    return;
   }
   const { item } = order;
   const event = {
@@ -117,7 +121,10 @@ async function _one(
     delivery: m.info.deliveryCount,
   };
   o.onEvent?.({ kind: "start", ...event });
-  const beat = setInterval(() => m.working(), Math.max(50, Math.floor(o.ackWaitMs / 3)));
+  // A third of the ack wait the server states (anyone reaching it can set it), held within what a
+  // timer holds: a longer interval would fire every millisecond.
+  const every = Math.min(2 ** 31 - 1, Math.max(50, Math.floor(o.ackWaitMs / 3)));
+  const beat = setInterval(() => m.working(), every);
   let line: string;
   try {
     const r = await workItem(o.ctx, { planDigest: order.plan, log: o.log, item });

@@ -1,9 +1,13 @@
 /**
  * The coordinator of a worker pool: publishes a plan's work orders on the work-queue stream
  * (deduplicated by item digest, so serving a plan again publishes nothing twice within the
- * stream's duplicate window) and collects worker-signed item results until every planned item has one or
- * the time is up; a message not signed by an accepted worker stops the collection. Redelivered items can give several results for one item: all are returned, and the
- * merge keeps one and requires the others to agree bit for bit.
+ * stream's duplicate window) and collects worker-signed item results until every planned item has
+ * one or the time is up. Anyone who reaches the server can publish on the results subject: a
+ * message no accepted worker signed, and an accepted worker's result for an item the plan does not
+ * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
+ * worker's malformed or self-contradicting result stops the collection. Redelivered items can give
+ * several results for one item: all are returned, and the merge keeps one and requires the others
+ * to agree bit for bit.
  *
  * @module
  */
@@ -29,10 +33,13 @@ export interface ServeOptions {
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
   /**
-   * Opens one result message (its text and a name for messages): checks the worker's signature
-   * and the result, or throws (e.g. `openItemResult` with the accepted worker keys).
+   * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
+   * message no accepted worker signed, the result when an accepted worker's signature verifies
+   * and the result parses, or throws (an accepted worker's malformed result).
    */
-  readonly open: (line: string, where: string) => Promise<AttributedResult>;
+  readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
+  /** Called for each message skipped (its name and why). */
+  readonly onSkipped?: ((where: string, why: string) => void) | undefined;
   /** Called after each result with (items with a result, planned items). */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
@@ -60,20 +67,42 @@ export async function servePlan(
   const consumer = await js.consumers.get(RESULTS_STREAM, {
     filter_subjects: resultSubject(planDigest),
   });
-  const messages = await consumer.consume();
-  const timer = setTimeout(() => messages.stop(), options.timeoutMs);
+  const purge = () => jsm.streams.purge(WORK_STREAM, { filter: workSubject(planDigest) });
   try {
+    // Published before the results are consumed (the stream keeps what arrives meanwhile): a
+    // failed publish then leaves no consumer open to wait on.
     for (const order of workOrders(plan, planDigest)) {
       await js.publish(workSubject(planDigest), encodeWorkOrder(order), { msgID: order.item.item });
     }
+  } catch (e) {
+    await purge();
+    throw e;
+  }
+  const messages = await consumer.consume();
+  const timer = setTimeout(() => messages.stop(), options.timeoutMs);
+  try {
     const planned = new Set(plan.items.map((it) => it.item));
     const seen = new Set<string>();
     const results: AttributedResult[] = [];
     if (planned.size === 0) return results;
     for await (const m of messages) {
-      const r = await options.open(m.string(), `${RESULTS_STREAM} #${m.seq}`);
+      const where = `${RESULTS_STREAM} #${m.seq}`;
+      const r = await options.open(m.string(), where);
+      if ("skip" in r) {
+        options.onSkipped?.(where, r.skip);
+        continue;
+      }
+      if (r.result.plan !== planDigest || !planned.has(r.result.item)) {
+        options.onSkipped?.(
+          where,
+          `worker ${r.worker.slice(0, 16)}'s result is for item ${
+            r.result.item.slice(0, 16)
+          }, which this plan does not hold`,
+        );
+        continue;
+      }
       results.push(r);
-      if (planned.has(r.result.item)) seen.add(r.result.item);
+      seen.add(r.result.item);
       options.onProgress?.(seen.size, planned.size);
       if (seen.size === planned.size) break;
     }
@@ -82,6 +111,6 @@ export async function servePlan(
     clearTimeout(timer);
     await messages.close();
     // Orders still queued (after a timeout) or being redelivered are no longer wanted.
-    await jsm.streams.purge(WORK_STREAM, { filter: workSubject(planDigest) });
+    await purge();
   }
 }

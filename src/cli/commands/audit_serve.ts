@@ -6,7 +6,9 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { openItemResult } from "../../attest/mod.ts";
+import { openItemResult, verifyItemResultSignature } from "../../attest/mod.ts";
+import { InputError } from "../../errors.ts";
+import { escapeForTerminal } from "../../escape_text.ts";
 import { servePlan } from "../../pool/mod.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { natsConnect } from "../nats_connect.ts";
@@ -14,6 +16,11 @@ import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
+
+/** Longest delay a timer holds (ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Skipped messages named one by one before only their count is said. */
+const MAX_SKIP_LINES = 20;
 
 /**
  * Builds the `audit serve` command.
@@ -48,13 +55,17 @@ export function auditServeCommand(): Command {
     .option("--threads <n>", "worker threads for re-verification")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
-      const ackWaitMs = intFlag(opts.ackWait, { flag: "--ack-wait", min: 1 }) * 1000;
+      // Timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
+      const maxSeconds = Math.floor(MAX_TIMER_MS / 1000);
+      const ackWaitMs = intFlag(opts.ackWait, { flag: "--ack-wait", min: 1, max: 86_400 }) * 1000;
       const maxDeliver = intFlag(opts.maxDeliver, { flag: "--max-deliver", min: 1 });
-      const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1 }) * 1000;
+      const timeoutMs = intFlag(opts.timeout, { flag: "--timeout", min: 1, max: maxSeconds }) *
+        1000;
       const inputs = await mergeInputs(opts);
       const { plan, planDigest, workers } = inputs;
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
       let results;
+      let skipped = 0;
       try {
         const nc = await natsConnect(opts.nats, "bitaudit-coordinator");
         const bar = progressBar("collecting", { enabled: !opts.json });
@@ -64,12 +75,29 @@ export function auditServeCommand(): Command {
             planDigest,
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
-            open: (line, where) => openItemResult(line, { where, workers }),
+            open: async (line, where) => {
+              try {
+                await verifyItemResultSignature(line, { where, workers });
+              } catch (e) {
+                // Not an accepted worker's word: anyone reaching the server could have sent it.
+                if (e instanceof InputError) return { skip: e.message };
+                throw e;
+              }
+              return await openItemResult(line, { where, workers });
+            },
+            onSkipped: (where, why) => {
+              if (++skipped <= MAX_SKIP_LINES) {
+                console.error(escapeForTerminal(`skipped ${where}: ${why}`));
+              }
+            },
             onProgress: bar.update,
           });
         } finally {
           bar.stop();
           await nc.close();
+          if (skipped > MAX_SKIP_LINES) {
+            console.error(`skipped ${skipped} messages in all (the first ${MAX_SKIP_LINES} named)`);
+          }
         }
       } catch (e) {
         await done(false);

@@ -1,0 +1,77 @@
+/**
+ * A peer on the NATS server with no key and no credentials cannot stop an audit: an unsigned
+ * message on the plan's results subject is skipped and named by `audit serve`, and a forged work
+ * order of another log is handed back by the worker, which goes on; the audit signs as usual.
+ */
+import assert from "node:assert/strict";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
+import { startNatsServer } from "./_nats_server.ts";
+import { spawnBitaudit as spawn } from "./_spawn.ts";
+
+Deno.test("audit serve and a worker ride out an unsigned result and a forged order from a keyless peer", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 3, falsify: [] });
+  const workers: ReturnType<typeof spawn>[] = [];
+  try {
+    const args = auditArgs(f, `${f.dir}/single`, 3);
+    const plan = `${f.dir}/plan.json`;
+    const at = args.indexOf("--key");
+    const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
+    assert.equal(planned.code, 0, planned.stderr);
+    const net = `--allow-net=${nats.hostPort}`;
+    const serve = spawn([
+      "audit",
+      "serve",
+      "--plan",
+      plan,
+      "--nats",
+      nats.url,
+      "--key",
+      f.key,
+      "--worker-pub",
+      f.worker.pub,
+      "--out",
+      `${f.dir}/pool`,
+      "--timeout",
+      "120",
+      "--json",
+    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]);
+    const peer = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        net,
+        `--allow-read=${REPO_ROOT},${f.dir}`,
+        `${REPO_ROOT}/tests/pool/_hostile_publish.ts`,
+        nats.url,
+        plan,
+      ],
+      cwd: REPO_ROOT,
+    }).output();
+    assert.equal(peer.code, 0, new TextDecoder().decode(peer.stderr));
+    workers.push(spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
+    ));
+    const served = await serve.done();
+    assert.equal(served.code, 0, served.stdout + served.stderr);
+    assert.equal(JSON.parse(served.stdout).verdict, "PASSED");
+    assert.match(served.stderr, /^skipped BITAUDIT_RESULTS #1: Cannot read result .*not strict JSON/m);
+    // The worker handed the forged order back and is still serving.
+    await workers[0]!.waitFor(/done record \d+/);
+    Deno.kill(workers[0]!.pid, "SIGTERM");
+    const w = await workers[0]!.done();
+    assert.equal(w.code, 0, w.stderr);
+    assert.match(w.stderr, /worker: refused an order: Cannot work on record \d+: the worker's log/);
+  } finally {
+    for (const w of workers) {
+      try {
+        Deno.kill(w.pid, "SIGKILL");
+      } catch { /* already ended */ }
+      await w.done();
+    }
+    await nats.stop();
+  }
+});
