@@ -12,6 +12,7 @@
  * @module
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { InputError } from "../errors.ts";
 import {
   type AttributedResult,
   type AuditPlan,
@@ -75,8 +76,8 @@ export async function servePlan(
       await js.publish(workSubject(planDigest), encodeWorkOrder(order), { msgID: order.item.item });
     }
   } catch (e) {
-    await purge();
-    throw e;
+    await purge().catch(() => {});
+    throw _server("publish the work orders", e);
   }
   const messages = await consumer.consume();
   const timer = setTimeout(() => messages.stop(), options.timeoutMs);
@@ -85,7 +86,7 @@ export async function servePlan(
     const seen = new Set<string>();
     const results: AttributedResult[] = [];
     if (planned.size === 0) return results;
-    for await (const m of messages) {
+    for await (const m of _guarded(messages)) {
       const where = `${RESULTS_STREAM} #${m.seq}`;
       const r = await options.open(m.string(), where);
       if ("skip" in r) {
@@ -109,8 +110,22 @@ export async function servePlan(
     return results;
   } finally {
     clearTimeout(timer);
-    await messages.close();
+    await messages.close()?.catch(() => {});
     // Orders still queued (after a timeout) or being redelivered are no longer wanted.
-    await purge();
+    await purge().catch(() => {}); // best effort: the server may be gone
   }
+}
+
+/** The messages, with a failure of the server (not of a message) as a coded error. */
+async function* _guarded<T>(messages: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const m of messages) yield m;
+  } catch (e) {
+    throw _server("collect the results", e);
+  }
+}
+
+function _server(what: string, e: unknown): InputError {
+  const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+  return new InputError("NATS_SERVER", `Cannot ${what} on NATS: ${why}`);
 }

@@ -118,6 +118,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "worker's (nothing is signed)",
   MERGE_VERSION: "A result was computed by another verifier version",
   NATS_CONNECT: "The NATS server cannot be reached",
+  NATS_SERVER:
+    "The NATS server refused a publish or lost the connection while the coordinator served a plan",
   ORDER_INVALID: "A work order received from the pool is malformed",
   PLAN_INVALID: "A plan file is not its exact canonical bytes, or its seed, sample or evidence " +
     "do not recompute",
