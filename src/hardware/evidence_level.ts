@@ -66,22 +66,26 @@ export function datapathEvidenceLevel(validation: string): EvidenceLevel {
 }
 
 /**
- * The level of an SFU function's validation status: `spot-checked`, `histogram-matched` and
- * `exhaustive-on-gpu` compare with a GPU; `model-only` does not; `ieee-exact` is correctly
- * rounded by definition of the stack's strict-IEEE libraries (derived from their documentation).
+ * The level of an SFU function's validation status. Only `exhaustive-on-gpu` compared every input
+ * bit for bit with the GPU; `spot-checked` (a few outputs) and `histogram-matched` (output
+ * statistics) check the published table model, the one the GPU-validated peer emulator runs,
+ * against GPU outputs without a per-input comparison on the audited GPU: the peer's level;
+ * `model-only` compares with nothing; `ieee-exact` is correctly rounded by definition of the
+ * stack's strict-IEEE libraries (derived from their documentation).
  *
  * @param status the function's status
  * @returns the level
  * @example
  * ```ts
  * import { sfuEvidenceLevel } from "./evidence_level.ts";
- * if (sfuEvidenceLevel("spot-checked") !== "measured-on-gpu") throw new Error();
+ * if (sfuEvidenceLevel("spot-checked") !== "checked-against-peer") throw new Error();
+ * if (sfuEvidenceLevel("exhaustive-on-gpu") !== "measured-on-gpu") throw new Error();
  * ```
  */
 export function sfuEvidenceLevel(status: SfuValidationStatus): EvidenceLevel {
-  return status === "model-only" || status === "ieee-exact"
-    ? "derived-from-source"
-    : "measured-on-gpu";
+  if (status === "exhaustive-on-gpu") return "measured-on-gpu";
+  if (status === "spot-checked" || status === "histogram-matched") return "checked-against-peer";
+  return "derived-from-source";
 }
 
 /**

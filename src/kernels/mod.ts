@@ -100,6 +100,7 @@ export {
   RECIPE_WALKS_FLOOR,
   type RecipeFit,
   recipeFit,
+  recipeInstructionMismatch,
   recipeWalks,
   referenceKWalker,
   runGemmRecipe,

@@ -7,7 +7,12 @@
 import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
 import { type ComponentEvidence, findDatapath, type GpuProfile } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
+import {
+  type Fa2Forward,
+  type KWalker,
+  recipeInstructionMismatch,
+  type StackProfile,
+} from "../kernels/mod.ts";
 import type { BlockRuntime } from "../model/mod.ts";
 import { modelRuntime } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
@@ -49,6 +54,14 @@ export async function _layerRuntime(
     "kernel",
     "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
   );
+  const bf16 = findDatapath(profile, { input: "bf16", output: "fp32" });
+  if ("recipe" in kernel && bf16 !== undefined) {
+    const mismatch = recipeInstructionMismatch(kernel.recipe, {
+      architecture: profile.architecture,
+      datapath: bf16,
+    });
+    if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
+  }
   const par = input.predicate.parallelism;
   if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
     throw new _Stop(
@@ -67,7 +80,7 @@ export async function _layerRuntime(
     runtime,
     "recipe" in kernel ? `recipe ${kernel.recipe.family}` : `catalog ${kernel.catalog.id}`,
   );
-  const dp = findDatapath(profile, { input: "bf16", output: "fp32" });
+  const dp = bf16;
   return {
     runtime: tracked.runtime,
     evidence: () => [

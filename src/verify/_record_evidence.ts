@@ -97,7 +97,9 @@ export function _attentionEvidence(
   // The GPU measurement covers the two HF-reachable FA2 builds' standard kernel, not vLLM's
   // paged launches (always the split kernel).
   const fa2 = id === "fa2-dao-fastmath" || id === "fa2-pytorch-bundled";
-  const measured = fa2 && o.headDim === 128 && o.profile.computeCapability === "8.0";
+  // Measured on an A100 (profile `a100`): another sm_80 part (A30) has other SM counts and no
+  // capture, so its launches are the same code but not a measurement.
+  const measured = fa2 && o.headDim === 128 && o.profile.id === "a100";
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
     level: measured ? "measured-on-gpu" : SOURCE,
@@ -139,4 +141,26 @@ export function _layerEvidence(
     });
   }
   return out;
+}
+
+/**
+ * The PyTorch operators a transformer block record runs around its GEMMs, SFU functions and
+ * attention (RMSNorm, SiLU x mul for an FFN block; RMSNorm, QK-norm and RoPE for an attention
+ * block): compared bit for bit with the GPU-validated peer emulator for the `torch` layer kernels,
+ * never with a GPU capture of these kernels.
+ *
+ * @param kind the block's workload kind
+ * @param stack the stack (its layer kernels)
+ * @returns the entry
+ */
+export function _blockOperatorEvidence(
+  kind: "ffn_block" | "attention_block",
+  stack: StackProfile,
+): ComponentEvidence {
+  const kernels = stack.operators?.layerKernels ?? "torch";
+  const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
+  return {
+    component: `block operators ${ops} (${kernels} kernels)`,
+    level: kernels === "torch" ? "checked-against-peer" : SOURCE,
+  };
 }

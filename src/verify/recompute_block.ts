@@ -21,7 +21,7 @@ import {
 import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
-import { _attentionEvidence, _sfuEvidence } from "./_record_evidence.ts";
+import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 
@@ -102,7 +102,15 @@ export async function _recomputeBlock(
     };
     step("tensors", `input [${w.tokens},${h}] and 4 weights by digest`);
     const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
-    return { out: r.out, sfu: r.sfu, evidence: [...evidence(), ..._sfuEvidence(r.sfu)] };
+    return {
+      out: r.out,
+      sfu: r.sfu,
+      evidence: [
+        ...evidence(),
+        _blockOperatorEvidence("ffn_block", input.stack),
+        ..._sfuEvidence(r.sfu),
+      ],
+    };
   }
   _checkAttentionSupport(d, input);
   const a = w.attention!;
@@ -140,6 +148,7 @@ export async function _recomputeBlock(
     sfu: r.sfu,
     evidence: [
       ...evidence(),
+      _blockOperatorEvidence("attention_block", input.stack),
       ..._sfuEvidence(r.sfu),
       _attentionEvidence(input.stack, { headDim: d, profile: input.profile }),
     ],

@@ -22,6 +22,7 @@ import {
   type GemmRecipe,
   lookupRecipe,
   recipeFit,
+  recipeInstructionMismatch,
   runGemmRecipe,
   type StackProfile,
 } from "../kernels/mod.ts";
@@ -343,6 +344,11 @@ async function _recomputeGemm(
   if (dp === undefined) {
     throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
   }
+  const mismatch = recipeInstructionMismatch(recipe, {
+    architecture: profile.architecture,
+    datapath: dp,
+  });
+  if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
   // Every tensor within the limit before the first is read: the record's shapes are the prover's.
   _checkSize([w.m, w.n], "output");

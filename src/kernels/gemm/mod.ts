@@ -49,6 +49,7 @@ export {
   recipeFit,
   recipeWalks,
 } from "./recipe_fit.ts";
+export { recipeInstructionMismatch } from "./recipe_instruction.ts";
 export {
   type GemmOutFormat,
   type GemmProblem,

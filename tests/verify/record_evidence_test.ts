@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
+import { parseStackProfile } from "../../src/kernels/mod.ts";
+import { _attentionEvidence, _blockOperatorEvidence } from "../../src/verify/_record_evidence.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
+const stack = parseStackProfile(json("profiles/stack/cutlass-3.5-hf-flash-attn.json"));
+const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));
+
+Deno.test("the FA2 attention backend is measured on the A100 only, not on another sm_80 part", () => {
+  assert.equal(
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100") }).level,
+    "measured-on-gpu",
+  );
+  assert.equal(gpu("a30").computeCapability, "8.0");
+  assert.equal(
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a30") }).level,
+    "derived-from-source",
+  );
+});
+
+Deno.test("a block record's PyTorch operators are the peer's level, never a GPU measurement", () => {
+  for (const kind of ["ffn_block", "attention_block"] as const) {
+    const e = _blockOperatorEvidence(kind, stack);
+    assert.equal(e.level, "checked-against-peer");
+    assert.match(e.component, kind === "ffn_block" ? /RMSNorm, SiLU x mul/ : /QK-norm, RoPE/);
+  }
+});
+
+Deno.test("only an exhaustive GPU comparison makes an SFU function measured", () => {
+  assert.equal(sfuEvidenceLevel("exhaustive-on-gpu"), "measured-on-gpu");
+  assert.equal(sfuEvidenceLevel("spot-checked"), "checked-against-peer");
+  assert.equal(sfuEvidenceLevel("histogram-matched"), "checked-against-peer");
+  assert.equal(sfuEvidenceLevel("model-only"), "derived-from-source");
+  assert.equal(sfuEvidenceLevel("ieee-exact"), "derived-from-source");
+});
