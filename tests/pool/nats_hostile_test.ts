@@ -58,7 +58,10 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
     const served = await serve.done();
     assert.equal(served.code, 0, served.stdout + served.stderr);
     assert.equal(JSON.parse(served.stdout).verdict, "PASSED");
-    assert.match(served.stderr, /^skipped BITAUDIT_RESULTS #1: Cannot read result .*not strict JSON/m);
+    assert.match(
+      served.stderr,
+      /^skipped BITAUDIT_RESULTS #1: Cannot read result .*not strict JSON/m,
+    );
     // The worker handed the forged order back and is still serving.
     await workers[0]!.waitFor(/done record \d+/);
     Deno.kill(workers[0]!.pid, "SIGTERM");
