@@ -21,7 +21,8 @@ import {
   type SigningTimeSource,
 } from "./signing_time.ts";
 import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
-import { checkSignatureTimestamp } from "./timestamp/mod.ts";
+import { checkSignatureTimestamp, trustedTsaAnchors } from "./timestamp/mod.ts";
+import { trustedDrandChains } from "./beacon/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
@@ -73,6 +74,8 @@ export interface CheckReport {
  *   `timeSources`, other independent signing-time evidence; `now` the verification time
  *   (default the clock)
  * @returns the report (invalid attestations are results, not exceptions)
+ * @throws {InputError} `BAD_TRUST_ROOT` when the trust root's pinned drand chains or TSA anchors
+ *   are malformed
  * @example
  * ```ts ignore
  * const report = await checkAttestation(envelope, { trustRoot, log });
@@ -90,6 +93,10 @@ export async function checkAttestation(
     now?: Date;
   },
 ): Promise<CheckReport> {
+  // The pinned chains and authorities are read first, as the checks below read them: a malformed
+  // entry is the trust root's fault (BAD_TRUST_ROOT), never a failed check of the attestation.
+  trustedDrandChains(options.trustRoot.drand);
+  trustedTsaAnchors(options.trustRoot.tsa);
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
   const labels: { trust?: TrustLabels } = {};

@@ -5,12 +5,14 @@
  */
 
 /**
- * Markup characters, C0/C1 controls (but tab and line feed), and bidirectional controls: finding
- * control characters is this pattern's purpose.
+ * Markup characters, C0/C1 controls (but tab and line feed), line and paragraph separators,
+ * bidirectional controls and the invisible format characters the terminal escaping also shows
+ * (soft hyphen, zero-width characters, word joiner, byte order mark): finding control characters
+ * is this pattern's purpose.
  */
 // deno-lint-ignore no-control-regex
 const UNSAFE = new RegExp(
-  "[&<>\"']|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]",
+  "[&<>\"']|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb]",
   "g",
 );
 

@@ -11,7 +11,7 @@ import {
   publicKeyFromPrivate,
 } from "../attest/mod.ts";
 import type { DsseEnvelope, SigningKey, TrustRoot } from "../attest/mod.ts";
-import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
+import { bytesToHex, type ClaimLog, parseClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
@@ -92,6 +92,26 @@ export async function loadSigningKey(path: string): Promise<SigningKey> {
   await checkSigningKeyFiles([path]);
   const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }));
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+}
+
+/**
+ * Reads every `--key` file and refuses two that hold the same key (a hard link, a symlink or a
+ * copy): a key signs an envelope once.
+ *
+ * @param paths key files
+ * @returns the signing keys, in order
+ * @throws {UsageError} `USAGE_KEYS`; what {@link loadSigningKey} throws
+ * @example
+ * ```ts ignore
+ * const keys = await loadSigningKeys(["a.key", "b.key"]);
+ * ```
+ */
+export async function loadSigningKeys(paths: readonly string[]): Promise<SigningKey[]> {
+  const keys = await Promise.all(paths.map(loadSigningKey));
+  if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
+    throw new UsageError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
+  }
+  return keys;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   reverifyResults,
 } from "../verify/mod.ts";
 import { VERSION } from "../version.ts";
-import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
+import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
 import { loadPlanFile, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
@@ -143,7 +143,7 @@ export async function mergeInputs(
   const time = timeFlag(opts.time);
   checkReverifyFlag(opts.reverify);
   const { plan, planDigest } = await loadPlanFile(opts.plan);
-  const keys = await Promise.all(opts.key.map(loadSigningKey));
+  const keys = await loadSigningKeys(opts.key);
   const workers = await loadWorkerKeys(opts.workerPub);
   const trust = await planTrust(plan, keys);
   return {

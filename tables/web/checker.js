@@ -3268,33 +3268,6 @@ ${text}`);
     return a.length === b.length && a.every((x, i) => x === b[i]);
   }
 
-  // src/attest/timestamp/trusted_tsa_anchors.ts
-  function trustedTsaAnchors(value) {
-    if (value === void 0) return [];
-    if (!Array.isArray(value) || value.length > 16) _bad7("'tsa' is not an array of anchors");
-    return value.map((v, i) => {
-      if (typeof v !== "object" || v === null || Array.isArray(v)) {
-        _bad7(`'tsa[${i}]' is not an object`);
-      }
-      const o = v;
-      for (const k of Object.keys(o)) {
-        if (k !== "certificate" && k !== "name") _bad7(`'tsa[${i}]' has unknown field '${k}'`);
-      }
-      if (typeof o.name !== "string") _bad7(`'tsa[${i}].name' is not a string`);
-      if (typeof o.certificate !== "string" || o.certificate.length > 64 * 1024) {
-        _bad7(`'tsa[${i}].certificate' is not base64 DER`);
-      }
-      try {
-        return decodeBase64(o.certificate, { alphabet: "standard" });
-      } catch {
-        return _bad7(`'tsa[${i}].certificate' is not base64 DER`);
-      }
-    });
-  }
-  function _bad7(why) {
-    throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
-  }
-
   // .build/web/node_modules/@peculiar/utils/build/bytes/buffer-source.js
   var ARRAY_BUFFER_TAG = "[object ArrayBuffer]";
   var SHARED_ARRAY_BUFFER_TAG = "[object SharedArrayBuffer]";
@@ -23445,6 +23418,42 @@ ${values.join("\n")}` : `${blockName} :`;
   }
   initCryptoEngine();
 
+  // src/attest/timestamp/trusted_tsa_anchors.ts
+  function trustedTsaAnchors(value) {
+    if (value === void 0) return [];
+    if (!Array.isArray(value) || value.length > 16) _bad7("'tsa' is not an array of anchors");
+    return value.map((v, i) => {
+      if (typeof v !== "object" || v === null || Array.isArray(v)) {
+        _bad7(`'tsa[${i}]' is not an object`);
+      }
+      const o = v;
+      for (const k of Object.keys(o)) {
+        if (k !== "certificate" && k !== "name") _bad7(`'tsa[${i}]' has unknown field '${k}'`);
+      }
+      if (typeof o.name !== "string") _bad7(`'tsa[${i}].name' is not a string`);
+      if (typeof o.certificate !== "string" || o.certificate.length > 64 * 1024) {
+        _bad7(`'tsa[${i}].certificate' is not base64 DER`);
+      }
+      let der;
+      try {
+        der = decodeBase64(o.certificate, { alphabet: "standard" });
+      } catch {
+        return _bad7(`'tsa[${i}].certificate' is not base64 DER`);
+      }
+      try {
+        const parsed = fromBER(der.slice().buffer);
+        if (parsed.offset !== der.length) throw new Error("not one DER value");
+        new Certificate({ schema: parsed.result });
+      } catch {
+        return _bad7(`'tsa[${i}].certificate' is not an X.509 certificate`);
+      }
+      return der;
+    });
+  }
+  function _bad7(why) {
+    throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
+  }
+
   // src/attest/timestamp/verify_timestamp_token.ts
   var MAX_TIMESTAMP_TOKEN_BYTES = 64 * 1024;
   var MAX_TOKEN_CERTIFICATES = 8;
@@ -28153,6 +28162,8 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/check_attestation.ts
   async function checkAttestation(envelope, options) {
+    trustedDrandChains(options.trustRoot.drand);
+    trustedTsaAnchors(options.trustRoot.tsa);
     const checks = [];
     const add2 = (check, ok, detail) => checks.push({ check, ok, detail });
     const labels = {};

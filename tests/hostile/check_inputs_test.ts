@@ -95,6 +95,29 @@ hostileTable("check inputs", [
     },
   },
   {
+    name:
+      "a trust root pinning a TSA anchor that is no certificate is refused (BAD_TRUST_ROOT), not the attestation",
+    args: async (dir) => {
+      const root = JSON.parse(await Deno.readTextFile(fx.trustRoot));
+      root.tsa = [{ certificate: btoa("hello, not a certificate"), name: "x" }];
+      return ["check", fx.attestation, "--trust-root", await write(dir, "root.json", root)];
+    },
+    exit: 2,
+    code: "BAD_TRUST_ROOT",
+    check: (run) =>
+      assert.match(run.stderr, /'tsa\[0\]\.certificate' is not an X\.509 certificate/),
+  },
+  {
+    name: "a trust root whose drand pins are not a list of chains is refused (BAD_TRUST_ROOT)",
+    args: async (dir) => {
+      const root = JSON.parse(await Deno.readTextFile(fx.trustRoot));
+      root.drand = 5;
+      return ["check", fx.attestation, "--trust-root", await write(dir, "root.json", root)];
+    },
+    exit: 2,
+    code: "BAD_TRUST_ROOT",
+  },
+  {
     name: "a policy value holding escapes is refused with USAGE_POLICY, escaped",
     args: () => ["check", fx.attestation, "--trust-root", fx.trustRoot, "--require-verdict", PAINT],
     exit: 2,

@@ -276,6 +276,27 @@ Deno.test("what computed a result is not a worker's word: an invented engine is 
   }
 });
 
+Deno.test("the same key given twice to audit merge is USAGE_KEYS before any work", async () => {
+  const out = _out("twice");
+  const run = await runBitaudit([
+    "audit",
+    "merge",
+    "--plan",
+    PLAN,
+    ...RESULTS,
+    "--key",
+    f.key,
+    f.key,
+    "--worker-pub",
+    f.worker.pub,
+    "--out",
+    out,
+    "--time",
+    TIME,
+  ]);
+  await _refused(run, "USAGE_KEYS", out);
+});
+
 Deno.test("unsigned results: a bare item result line is RESULT_INVALID (not signed)", async () => {
   const file = await _file("bare", [...PASS_LINES, bareLine(FAIL_LINE)]);
   const line = await _refused(await _merge("bare", [file]), "RESULT_INVALID", _out("bare"));

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
 import { InputError } from "../../errors.ts";
 import { decodeBase64 } from "../base64.ts";
 
@@ -33,11 +35,20 @@ export function trustedTsaAnchors(value: unknown): readonly Uint8Array[] {
     if (typeof o.certificate !== "string" || o.certificate.length > 64 * 1024) {
       _bad(`'tsa[${i}].certificate' is not base64 DER`);
     }
+    let der: Uint8Array;
     try {
-      return decodeBase64(o.certificate as string, { alphabet: "standard" });
+      der = decodeBase64(o.certificate as string, { alphabet: "standard" });
     } catch {
       return _bad(`'tsa[${i}].certificate' is not base64 DER`);
     }
+    try {
+      const parsed = asn1js.fromBER(der.slice().buffer);
+      if (parsed.offset !== der.length) throw new Error("not one DER value");
+      new pkijs.Certificate({ schema: parsed.result });
+    } catch {
+      return _bad(`'tsa[${i}].certificate' is not an X.509 certificate`);
+    }
+    return der;
   });
 }
 

@@ -23,8 +23,8 @@ import {
 } from "../../attest/mod.ts";
 import { bytesToHex } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
-import { loadSigningKey } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { loadSigningKeys } from "../load_inputs.ts";
+import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
@@ -70,7 +70,7 @@ export function announceCommand(): Command {
       const a = await announceAudit({ ...opts, keys: opts.key });
       if (opts.json) printJson(a);
       else {
-        console.log(
+        printText(
           `wrote ${opts.out}: audit ${a.auditId}, k = ${a.k}, round ${a.beacon.round} (${a.beacon.roundTime})`,
         );
       }
@@ -92,7 +92,7 @@ export function announceCommand(): Command {
 export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   const round = _int(o.round, "--round");
   const k = _int(o.k, "--k");
-  const keys = await Promise.all(o.keys.map(loadSigningKey));
+  const keys = await loadSigningKeys(o.keys);
   const note = await readTextFile(o.checkpoint, { maxBytes: 64 * 1024 });
   const pub = decodePublicKeyPem(await readTextFile(o.proverPub, { maxBytes: 64 * 1024 }));
   const v = await verifyCheckpoint(note, [pub]);

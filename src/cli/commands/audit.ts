@@ -19,12 +19,13 @@ import {
   checkSigningKeyFiles,
   loadClaimLog,
   loadSigningKey,
+  loadSigningKeys,
   prepareOutputDir,
 } from "../load_inputs.ts";
 import { timeFlag } from "../plan_inputs.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
-import { bytesToHex, type ClaimLog } from "../../claims/mod.ts";
+import type { ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportVerdict } from "../report_verdict.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "../trust_inputs.ts";
@@ -108,7 +109,10 @@ export function auditCommand(): CommandUnknownOpts {
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
     .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
-    .option("--bundle", "also write attestation.sigstore.json (Sigstore bundle v0.3)")
+    .option(
+      "--bundle",
+      "also write attestation.sigstore.json (Sigstore bundle v0.3; it carries the first --key's signature only)",
+    )
     .option("--threads <n>", "worker threads")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option(
@@ -184,7 +188,7 @@ export async function auditLog(
   await checkSigningKeyFiles(o.keys);
   if (o.workerKey !== undefined) await checkSigningKeyFiles([o.workerKey]);
   const log = await loadClaimLog(o.log);
-  const early = o.announcement === undefined ? undefined : await _signingKeys(o.keys);
+  const early = o.announcement === undefined ? undefined : await loadSigningKeys(o.keys);
   const trust = await loadTrustInputs(o, {
     log,
     keys: (early ?? []).map((key) => key.publicKey),
@@ -216,14 +220,6 @@ export async function auditLog(
 }
 
 /** Reads the private keys; two files holding the same key are refused. */
-async function _signingKeys(paths: readonly string[]): Promise<SigningKey[]> {
-  const keys = await Promise.all(paths.map(loadSigningKey));
-  if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
-    throw new UsageError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
-  }
-  return keys;
-}
-
 async function _auditAndSign(
   o: AuditOptions,
   p: {
@@ -264,7 +260,7 @@ async function _auditAndSign(
     close();
   }
   // Keys are read only now, after every untrusted input was parsed and recomputed.
-  const keys = p.early ?? await _signingKeys(o.keys);
+  const keys = p.early ?? await loadSigningKeys(o.keys);
   const workerPub = o.workerKey === undefined
     ? keys[0]!.publicKey
     : (await loadSigningKey(o.workerKey)).publicKey;

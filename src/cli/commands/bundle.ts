@@ -13,6 +13,7 @@ import {
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { loadEnvelope } from "../load_inputs.ts";
+import { printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
@@ -36,7 +37,7 @@ export function bundleCommand(): CommandUnknownOpts {
       const envelope = await loadEnvelope(attestation);
       const timestamps = opts.timestamp === undefined ? [] : [await _token(opts.timestamp)];
       await writeBundle(envelope, { out: opts.out, timestamps });
-      console.log(`wrote ${opts.out}`);
+      printText(`wrote ${opts.out}`);
     });
 }
 

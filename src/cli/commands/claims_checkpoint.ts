@@ -23,7 +23,7 @@ import {
 import { InputError } from "../../errors.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -93,12 +93,12 @@ export function addCheckpointCommands(cmd: Command): void {
       const result = await _consistency(older, newer, opts.log);
       if (opts.json) printJson({ ...result, signaturesChecked: keys.length > 0 });
       else {
-        console.log(
+        printText(
           `${result.consistent ? "consistent" : "NOT consistent"}: ${result.origin} ` +
             `${result.oldSize} -> ${result.newSize} (${result.proof.length} proof hashes)` +
             (keys.length > 0 ? "" : "; signatures not checked (no --pub)"),
         );
-        if (result.reason !== undefined) console.log(`reason: ${result.reason}`);
+        if (result.reason !== undefined) printText(`reason: ${result.reason}`);
       }
       Deno.exitCode = result.consistent ? EXIT.OK : EXIT.FAIL;
     });

@@ -15,6 +15,8 @@ import {
   keyId,
   parseDrandChainInfo,
   parseTrustRoot,
+  trustedDrandChains,
+  trustedTsaAnchors,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
@@ -97,7 +99,9 @@ export function keyCommand(): Command {
       const text = JSON.stringify(root, null, 2) + "\n";
       // Validated as `check` will read it: a root that check would refuse is never written
       // (a time that is not RFC 3339, an end before the start, the same key twice).
-      parseTrustRoot(text);
+      const parsed = parseTrustRoot(text);
+      trustedDrandChains(parsed.drand); // the pinned chains and TSA certificates, as check reads them
+      trustedTsaAnchors(parsed.tsa);
       await writeNewFile(opts.out, text);
       printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
       const defaulted = trustRoot.getOptionValueSource("validFrom") === "default";

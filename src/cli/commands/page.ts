@@ -8,7 +8,7 @@ import { Command } from "@commander-js/extra-typings";
 import { openAssetStore } from "../../assets/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
@@ -36,8 +36,8 @@ export function pageCommand(): Command {
       const written = await writePage(opts.out);
       if (opts.json) printJson({ files: written });
       else {
-        console.log(`wrote ${written.join(", ")}`);
-        console.log(
+        printText(`wrote ${written.join(", ")}`);
+        printText(
           `open ${opts.out}/index.html in a browser, or publish the folder on any static host`,
         );
       }
