@@ -15,6 +15,8 @@ import {
   parseTrustRoot,
   parseVerdictPredicate,
   readAttestation,
+  trustedDrandChains,
+  trustedTsaAnchors,
   type VerdictPredicate,
 } from "../attest/mod.ts";
 import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
@@ -92,7 +94,13 @@ export async function runCheck(
 ): Promise<CheckOutcome> {
   const file = _read("attestation", () => readAttestation(texts.attestation));
   if ("kind" in file) return file;
-  const trustRoot = _read("trust root", () => parseTrustRoot(texts.trustRoot));
+  const trustRoot = _read("trust root", () => {
+    const root = parseTrustRoot(texts.trustRoot);
+    // Its pinned chains and authorities too, as the check reads them (BAD_TRUST_ROOT).
+    trustedDrandChains(root.drand);
+    trustedTsaAnchors(root.tsa);
+    return root;
+  });
   if ("kind" in trustRoot) return trustRoot;
   let log: ClaimLog | null = null;
   if (texts.log !== undefined) {

@@ -28495,7 +28495,12 @@ ${values.join("\n")}` : `${blockName} :`;
   async function runCheck(texts, options = {}) {
     const file = _read("attestation", () => readAttestation(texts.attestation));
     if ("kind" in file) return file;
-    const trustRoot = _read("trust root", () => parseTrustRoot(texts.trustRoot));
+    const trustRoot = _read("trust root", () => {
+      const root = parseTrustRoot(texts.trustRoot);
+      trustedDrandChains(root.drand);
+      trustedTsaAnchors(root.tsa);
+      return root;
+    });
     if ("kind" in trustRoot) return trustRoot;
     let log = null;
     if (texts.log !== void 0) {
