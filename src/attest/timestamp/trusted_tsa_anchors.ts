@@ -13,11 +13,19 @@ import { decodeBase64 } from "../base64.ts";
  *
  * @param value the trust root's `tsa` field as parsed JSON
  * @returns DER certificates
- * @throws {InputError} `BAD_TRUST_ROOT` when the entry is not an array of `{certificate, name}`
+ * @throws {InputError} `BAD_TRUST_ROOT` when the entry is not an array of at most 16
+ *   `{certificate, name}` whose certificates are X.509 DER
  * @example
  * ```ts
  * import { trustedTsaAnchors } from "./trusted_tsa_anchors.ts";
- * if (trustedTsaAnchors([{ certificate: "MAA=", name: "t" }])[0]?.length !== 2) throw new Error();
+ * if (trustedTsaAnchors(undefined).length !== 0) throw new Error();
+ * let refused = false;
+ * try {
+ *   trustedTsaAnchors([{ certificate: "MAA=", name: "t" }]); // an empty SEQUENCE: no certificate
+ * } catch {
+ *   refused = true;
+ * }
+ * if (!refused) throw new Error();
  * ```
  */
 export function trustedTsaAnchors(value: unknown): readonly Uint8Array[] {
