@@ -133,6 +133,7 @@ export { parseRfc3339 } from "./rfc3339.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";
 export {
   ITEM_RESULT_PAYLOAD_TYPE,
+  itemResultOf,
   MAX_SIGNED_RESULT_BYTES,
   openItemResult,
   readItemResultUnchecked,

@@ -94,8 +94,28 @@ export async function openItemResult(
   line: string,
   options: { where: string; workers: WorkerKeys },
 ): Promise<AttributedResult> {
-  const { payload, keyid } = await verifyItemResultSignature(line, options);
-  return { result: _payload(payload, options.where), worker: keyid };
+  return itemResultOf(await verifyItemResultSignature(line, options), options.where);
+}
+
+/**
+ * The second half of {@link openItemResult}: the signed payload of
+ * {@link verifyItemResultSignature} parsed as an item result.
+ *
+ * @param signed the verified payload and the worker's key id
+ * @param where name for messages
+ * @returns the result and the key id of the worker that signed it
+ * @throws {InputError} `RESULT_INVALID` (a malformed payload, or a result that contradicts its
+ *   own status)
+ * @example
+ * ```ts ignore
+ * const r = itemResultOf(await verifyItemResultSignature(line, o), o.where);
+ * ```
+ */
+export function itemResultOf(
+  signed: { readonly payload: Uint8Array; readonly keyid: string },
+  where: string,
+): AttributedResult {
+  return { result: _payload(signed.payload, where), worker: signed.keyid };
 }
 
 /**

@@ -2558,9 +2558,6 @@
     }
     return { valid: true };
   }
-  function trustedKeysAt(trustRoot, query) {
-    return trustRoot.keys.filter((k) => keyValidAt(trustRoot, { ...query, keyid: k.keyid }).valid).map((k) => k.publicKey);
-  }
   function _instant(time) {
     if (typeof time === "string") return parseRfc3339(time);
     if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
@@ -23518,7 +23515,8 @@ ${values.join("\n")}` : `${blockName} :`;
       signer = r.signerCertificate;
       const built = await _path(signer, {
         carried: carried.filter((c) => c instanceof Certificate),
-        anchors
+        anchors,
+        pinned: options.anchors
       });
       if (typeof built === "string") {
         return _no(`the certificate path does not verify (${built})`, time);
@@ -23570,9 +23568,8 @@ ${values.join("\n")}` : `${blockName} :`;
     return time === void 0 ? { verified: false, reason } : { verified: false, reason, time };
   }
   async function _path(signer, o) {
-    const der = (c) => new Uint8Array(c.toSchema().toBER());
-    const own = der(signer);
-    if (o.anchors.some((a) => _equal(der(a), own))) return [signer];
+    const own = new Uint8Array(signer.toSchema().toBER());
+    if (o.pinned.some((der) => _equal(der, own))) return [signer];
     const path = [signer];
     let current = signer;
     for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {
@@ -23642,10 +23639,9 @@ ${values.join("\n")}` : `${blockName} :`;
         at = stamped = t.time;
         entry = t.signature;
       }
-      const now = trustedKeysAt(trustRoot, { time: options.now ?? /* @__PURE__ */ new Date(), role: "inspector" });
-      const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" }).filter(
-        (k) => entry !== void 0 || now.some((n) => n.length === k.length && n.every((b, i) => b === k[i]))
-      );
+      const now = options.now ?? /* @__PURE__ */ new Date();
+      const valid = (keyid, time) => keyValidAt(trustRoot, { keyid, time, role: "inspector" }).valid;
+      const keys = trustRoot.keys.filter((k) => valid(k.keyid, at) && (entry !== void 0 || valid(k.keyid, now))).map((k) => k.publicKey);
       const v = await verifyEnvelope(env, { trustedKeys: keys });
       if (entry !== void 0 && v.signatures[entry]?.verifiedBy == null) {
         return {

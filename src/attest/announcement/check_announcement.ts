@@ -11,7 +11,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "../../claims/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 import { parseEnvelope } from "../envelope.ts";
-import { trustedKeysAt } from "../key_valid_at.ts";
+import { keyValidAt } from "../key_valid_at.ts";
 import { parseStatement } from "../statement.ts";
 import type { TrustRoot } from "../trust_root.ts";
 import { verifyEnvelope } from "../verify_envelope.ts";
@@ -76,10 +76,12 @@ export async function checkAnnouncement(
       entry = t.signature;
     }
     // Without a token the time is the inspector's word: its key must also be valid now.
-    const now = trustedKeysAt(trustRoot, { time: options.now ?? new Date(), role: "inspector" });
-    const keys = trustedKeysAt(trustRoot, { time: at, role: "inspector" }).filter((k) =>
-      entry !== undefined || now.some((n) => n.length === k.length && n.every((b, i) => b === k[i]))
-    );
+    const now = options.now ?? new Date();
+    const valid = (keyid: string, time: Date | string) =>
+      keyValidAt(trustRoot, { keyid, time, role: "inspector" }).valid;
+    const keys = trustRoot.keys
+      .filter((k) => valid(k.keyid, at) && (entry !== undefined || valid(k.keyid, now)))
+      .map((k) => k.publicKey);
     const v = await verifyEnvelope(env, { trustedKeys: keys });
     if (entry !== undefined && v.signatures[entry]?.verifiedBy == null) {
       return {

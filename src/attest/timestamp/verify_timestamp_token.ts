@@ -117,6 +117,7 @@ export async function verifyTimestampToken(
     const built = await _path(signer, {
       carried: carried.filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate),
       anchors,
+      pinned: options.anchors,
     });
     if (typeof built === "string") {
       return _no(`the certificate path does not verify (${built})`, time);
@@ -182,11 +183,14 @@ function _no(reason: string, time?: number): TimestampVerification {
  */
 async function _path(
   signer: pkijs.Certificate,
-  o: { carried: readonly pkijs.Certificate[]; anchors: readonly pkijs.Certificate[] },
+  o: {
+    carried: readonly pkijs.Certificate[];
+    anchors: readonly pkijs.Certificate[];
+    pinned: readonly Uint8Array[];
+  },
 ): Promise<pkijs.Certificate[] | string> {
-  const der = (c: pkijs.Certificate) => new Uint8Array(c.toSchema().toBER());
-  const own = der(signer);
-  if (o.anchors.some((a) => _equal(der(a), own))) return [signer]; // a pinned signer
+  const own = new Uint8Array(signer.toSchema().toBER());
+  if (o.pinned.some((der) => _equal(der, own))) return [signer]; // a pinned signer
   const path = [signer];
   let current = signer;
   for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {

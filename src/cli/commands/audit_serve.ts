@@ -6,7 +6,7 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { openItemResult, verifyItemResultSignature } from "../../attest/mod.ts";
+import { itemResultOf, verifyItemResultSignature } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { servePlan } from "../../pool/mod.ts";
@@ -76,14 +76,15 @@ export function auditServeCommand(): Command {
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
             open: async (line, where) => {
+              let signed;
               try {
-                await verifyItemResultSignature(line, { where, workers });
+                signed = await verifyItemResultSignature(line, { where, workers });
               } catch (e) {
                 // Not an accepted worker's word: anyone reaching the server could have sent it.
                 if (e instanceof InputError) return { skip: e.message };
                 throw e;
               }
-              return await openItemResult(line, { where, workers });
+              return itemResultOf(signed, where); // an accepted worker's malformed result throws
             },
             onSkipped: (where, why) => {
               if (++skipped <= MAX_SKIP_LINES) {
