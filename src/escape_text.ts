@@ -54,7 +54,10 @@ export function quoteForTerminal(text: string): string {
  * Escapes untrusted text for Markdown: control characters as for a terminal (so no line break
  * can start a heading or a table row), then every ASCII punctuation character Markdown could
  * read as inline syntax (emphasis, code, links, HTML, entities, table cells) is backslashed
- * (CommonMark 2.4: any ASCII punctuation may be escaped). For inline use, never at a line start.
+ * (CommonMark 2.4: any ASCII punctuation may be escaped). The full stop, colon and at sign are
+ * backslashed too, which breaks every pattern a GFM or linkify renderer turns into a link
+ * (`https://`, `mailto:`, `www.`, `name@host`, a bare `host.com`): a prover's string cannot become
+ * a clickable link in an inspector's report. For inline use, never at a line start.
  *
  * @param text untrusted text
  * @returns text that renders literally
@@ -65,5 +68,5 @@ export function quoteForTerminal(text: string): string {
  * ```
  */
 export function escapeMarkdown(text: string): string {
-  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#!|<>~&]/g, "\\$&");
+  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#!|<>~&.:@]/g, "\\$&");
 }

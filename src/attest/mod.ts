@@ -170,6 +170,7 @@ export {
   createLocalTsa,
   type LocalTsa,
   MAX_TIMESTAMP_TOKEN_BYTES,
+  timestampImprintMismatch,
   timestampResponseDer,
   type TimestampVerification,
   trustedTsaAnchors,

@@ -23466,28 +23466,15 @@ ${values.join("\n")}` : `${blockName} :`;
     "2.16.840.1.101.3.4.2.3": sha512
   };
   async function verifyTimestampToken(token, options) {
-    if (token.length > MAX_TIMESTAMP_TOKEN_BYTES) return _no("the token is too large");
-    let signed;
-    let tst;
-    try {
-      signed = _signedData(token);
-      if (signed.encapContentInfo.eContentType !== ID_CT_TSTINFO) return _no("not a TSTInfo");
-      const content = signed.encapContentInfo.eContent;
-      if (content === void 0) return _no("no TSTInfo content");
-      tst = TSTInfo.fromBER(content.getValue());
-    } catch (e) {
-      return _no(`not a time-stamp token (${e.message})`);
-    }
+    const read = _readToken(token);
+    if (typeof read === "string") return _no(read);
+    const { signed, tst } = read;
     const acc = tst.accuracy;
     const slack = acc === void 0 ? 0 : (acc.seconds ?? 0) * 1e3 + (acc.millis ?? 0) + Math.ceil((acc.micros ?? 0) / 1e3);
     if (!Number.isSafeInteger(slack) || slack < 0) return _no("the token's accuracy is malformed");
     const time = tst.genTime.getTime() + slack;
-    const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
-    if (hash === void 0) return _no("unsupported message imprint hash", time);
-    const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
-    if (!_equal(imprint, hash(options.message))) {
-      return _no("the token is for another message", time);
-    }
+    const imprint = _imprintMismatch(tst, options.message);
+    if (imprint !== void 0) return _no(imprint, time);
     let anchors;
     try {
       anchors = options.anchors.map((der) => Certificate.fromBER(der.slice().buffer));
@@ -23534,6 +23521,24 @@ ${values.join("\n")}` : `${blockName} :`;
       return _no("the signer certificate lacks the critical timeStamping key usage", time);
     }
     return { verified: true, time };
+  }
+  function _readToken(token) {
+    if (token.length > MAX_TIMESTAMP_TOKEN_BYTES) return "the token is too large";
+    try {
+      const signed = _signedData(token);
+      if (signed.encapContentInfo.eContentType !== ID_CT_TSTINFO) return "not a TSTInfo";
+      const content = signed.encapContentInfo.eContent;
+      if (content === void 0) return "no TSTInfo content";
+      return { signed, tst: TSTInfo.fromBER(content.getValue()) };
+    } catch (e) {
+      return `not a time-stamp token (${e.message})`;
+    }
+  }
+  function _imprintMismatch(tst, message) {
+    const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
+    if (hash === void 0) return "unsupported message imprint hash";
+    const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
+    return _equal(imprint, hash(message)) ? void 0 : "the token is for another message";
   }
   function _signedData(token) {
     const parsed = fromBER(token.slice().buffer);

@@ -102,6 +102,20 @@ Deno.test({
     wrong.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp =
       btoa(String.fromCharCode(...await tsa.stamp(other, { response: true })));
     assert.throws(() => sigstoreVerify(wrong, { tsa: [leaf, tsa.caDer] }));
+    // And bundle refuses to ship such a token in the first place, writing nothing.
+    await Deno.writeFile(`${f.dir}/other.tsr`, await tsa.stamp(other));
+    const refused = await runBitaudit([
+      "bundle",
+      `${out}/attestation.dsse.json`,
+      "--timestamp",
+      `${f.dir}/other.tsr`,
+      "--out",
+      `${f.dir}/refused.sigstore.json`,
+    ]);
+    assertCliCode(refused.stderr, "BAD_TIMESTAMP_TOKEN");
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /not over the attestation's \(first\) signature: the token is/);
+    await assert.rejects(Deno.stat(`${f.dir}/refused.sigstore.json`), Deno.errors.NotFound);
   },
 });
 

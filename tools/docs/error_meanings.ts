@@ -137,7 +137,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BAD_CHECKPOINT: "A C2SP checkpoint is malformed or cannot be signed",
   BAD_NOTE: "A C2SP signed note is malformed",
   BAD_NOTE_KEY: "A note verifier key is malformed",
-  BAD_TIMESTAMP_TOKEN: "An RFC 3161 time-stamp token is malformed",
+  BAD_TIMESTAMP_TOKEN:
+    "An RFC 3161 time-stamp token is malformed, or (bundle) is not over the attestation's signature",
   BEACON_INVALID: "A drand round's signature does not verify, or its chain is not pinned",
   BEACON_TOO_EARLY: "The drand round was published before the checkpoint was signed",
   CHECKPOINT_MISMATCH: "The checkpoint commits to another size or root than the log's",

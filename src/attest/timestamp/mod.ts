@@ -15,6 +15,7 @@
 export { trustedTsaAnchors } from "./trusted_tsa_anchors.ts";
 export {
   MAX_TIMESTAMP_TOKEN_BYTES,
+  timestampImprintMismatch,
   type TimestampVerification,
   verifyTimestampToken,
 } from "./verify_timestamp_token.ts";

@@ -62,18 +62,9 @@ export async function verifyTimestampToken(
   token: Uint8Array,
   options: { message: Uint8Array; anchors: readonly Uint8Array[] },
 ): Promise<TimestampVerification> {
-  if (token.length > MAX_TIMESTAMP_TOKEN_BYTES) return _no("the token is too large");
-  let signed: pkijs.SignedData;
-  let tst: pkijs.TSTInfo;
-  try {
-    signed = _signedData(token);
-    if (signed.encapContentInfo.eContentType !== ID_CT_TSTINFO) return _no("not a TSTInfo");
-    const content = signed.encapContentInfo.eContent;
-    if (content === undefined) return _no("no TSTInfo content");
-    tst = pkijs.TSTInfo.fromBER(content.getValue());
-  } catch (e) {
-    return _no(`not a time-stamp token (${(e as Error).message})`);
-  }
+  const read = _readToken(token);
+  if (typeof read === "string") return _no(read);
+  const { signed, tst } = read;
   // The stamping instant lies within genTime +- accuracy (RFC 3161 2.4.2): the latest one is what
   // the token shows the message existed by, and what keys and rounds are judged against.
   const acc = tst.accuracy;
@@ -82,12 +73,8 @@ export async function verifyTimestampToken(
     : (acc.seconds ?? 0) * 1000 + (acc.millis ?? 0) + Math.ceil((acc.micros ?? 0) / 1000);
   if (!Number.isSafeInteger(slack) || slack < 0) return _no("the token's accuracy is malformed");
   const time = tst.genTime.getTime() + slack;
-  const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
-  if (hash === undefined) return _no("unsupported message imprint hash", time);
-  const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
-  if (!_equal(imprint, hash(options.message))) {
-    return _no("the token is for another message", time);
-  }
+  const imprint = _imprintMismatch(tst, options.message);
+  if (imprint !== undefined) return _no(imprint, time);
   let anchors: pkijs.Certificate[];
   try {
     anchors = options.anchors.map((der) => pkijs.Certificate.fromBER(der.slice().buffer));
@@ -136,6 +123,50 @@ export async function verifyTimestampToken(
     return _no("the signer certificate lacks the critical timeStamping key usage", time);
   }
   return { verified: true, time };
+}
+
+/**
+ * Why an RFC 3161 token's message imprint is not the hash of `message` (its signature and
+ * certificates are not looked at: {@link verifyTimestampToken} does that against a trust root).
+ * What a bundle writer checks so that it never ships a token over something else.
+ *
+ * @param token DER of a TimeStampToken or TimeStampResp
+ * @param message the bytes the token should be over
+ * @returns undefined when the imprint matches, else the reason
+ * @example
+ * ```ts
+ * import { timestampImprintMismatch } from "./verify_timestamp_token.ts";
+ * if (timestampImprintMismatch(new Uint8Array([0x30, 0x00]), new Uint8Array(1)) === undefined) {
+ *   throw new Error("an empty SEQUENCE matched");
+ * }
+ * ```
+ */
+export function timestampImprintMismatch(
+  token: Uint8Array,
+  message: Uint8Array,
+): string | undefined {
+  const read = _readToken(token);
+  return typeof read === "string" ? read : _imprintMismatch(read.tst, message);
+}
+
+function _readToken(token: Uint8Array): { signed: pkijs.SignedData; tst: pkijs.TSTInfo } | string {
+  if (token.length > MAX_TIMESTAMP_TOKEN_BYTES) return "the token is too large";
+  try {
+    const signed = _signedData(token);
+    if (signed.encapContentInfo.eContentType !== ID_CT_TSTINFO) return "not a TSTInfo";
+    const content = signed.encapContentInfo.eContent;
+    if (content === undefined) return "no TSTInfo content";
+    return { signed, tst: pkijs.TSTInfo.fromBER(content.getValue()) };
+  } catch (e) {
+    return `not a time-stamp token (${(e as Error).message})`;
+  }
+}
+
+function _imprintMismatch(tst: pkijs.TSTInfo, message: Uint8Array): string | undefined {
+  const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
+  if (hash === undefined) return "unsupported message imprint hash";
+  const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
+  return _equal(imprint, hash(message)) ? undefined : "the token is for another message";
 }
 
 function _signedData(token: Uint8Array): pkijs.SignedData {

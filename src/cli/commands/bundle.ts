@@ -6,9 +6,11 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import {
+  decodeBase64,
   type DsseEnvelope,
   MAX_TIMESTAMP_TOKEN_BYTES,
   sigstoreBundle,
+  timestampImprintMismatch,
   timestampResponseDer,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -32,10 +34,15 @@ export function bundleCommand(): CommandUnknownOpts {
     .description("write an attestation as a Sigstore bundle v0.3 (DSSE, public-key hint)")
     .argument("<attestation>", "attestation.dsse.json")
     .requiredOption("--out <file>", "bundle JSON to write (never overwritten)")
-    .option("--timestamp <file>", "RFC 3161 token or response over the attestation's signature")
+    .option(
+      "--timestamp <file>",
+      "RFC 3161 token or response over the attestation's first signature (refused if over anything else)",
+    )
     .action(async (attestation, opts) => {
       const envelope = await loadEnvelope(attestation);
-      const timestamps = opts.timestamp === undefined ? [] : [await _token(opts.timestamp)];
+      const timestamps = opts.timestamp === undefined
+        ? []
+        : [await _token(opts.timestamp, envelope)];
       await writeBundle(envelope, { out: opts.out, timestamps });
       printText(`wrote ${opts.out}`);
     });
@@ -60,7 +67,8 @@ export async function writeBundle(
   await writeNewFile(options.out, JSON.stringify(bundle, null, 2) + "\n");
 }
 
-async function _token(path: string): Promise<Uint8Array> {
+/** Reads a token and makes sure it is over the signature the bundle carries (the first one). */
+async function _token(path: string, envelope: DsseEnvelope): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
     const info = await Deno.stat(path);
@@ -69,5 +77,16 @@ async function _token(path: string): Promise<Uint8Array> {
   } catch (e) {
     throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).message}`);
   }
-  return timestampResponseDer(bytes);
+  const der = timestampResponseDer(bytes);
+  const first = envelope.signatures[0];
+  const why = first === undefined
+    ? "the attestation is unsigned"
+    : timestampImprintMismatch(der, decodeBase64(first.sig, { alphabet: "any" }));
+  if (why !== undefined) {
+    throw new InputError(
+      "BAD_TIMESTAMP_TOKEN",
+      `The time-stamp token in '${path}' is not over the attestation's (first) signature: ${why}`,
+    );
+  }
+  return der;
 }
