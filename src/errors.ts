@@ -133,6 +133,7 @@ export type AttestCode =
 
 /** Distributed audits: plans, work orders, item results and their merge, the NATS pool. */
 export type PoolCode =
+  | "BAD_NATS_ACCESS"
   | "ESTIMATE_FOREIGN"
   | "MERGE_ASSET_CONFLICT"
   | "MERGE_CONFLICT"

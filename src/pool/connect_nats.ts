@@ -4,7 +4,16 @@
  *
  * @module
  */
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import {
+  type Authenticator,
+  connect,
+  jwtAuthenticator,
+  type NatsConnection,
+  nkeyAuthenticator,
+  nkeys,
+  type TlsOptions,
+} from "@nats-io/transport-node";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { InputError } from "../errors.ts";
 
 /** An open connection to a NATS server, made by {@link connectNats}. */
@@ -15,6 +24,25 @@ export interface NatsLink {
   close(): Promise<void>;
 }
 
+/**
+ * How a client proves itself to the server and how the connection is protected. Without any of
+ * it the client connects as the server allows anonymous clients (in TLS when the server offers
+ * it, checked against the system's CAs).
+ */
+export interface NatsAccess {
+  /**
+   * A NATS user: its NKey seed (`SU...`), with the user JWT an operator issued (a `.creds` file
+   * holds both) or without one (a server that lists its users by public NKey).
+   */
+  readonly user?: { readonly seed: string; readonly jwt?: string };
+  /**
+   * TLS, required when present: the server refuses no TLS, a server without it is refused. `ca`:
+   * the PEM certificates the server's must chain to (default: the system's); `cert` and `key`: a
+   * client certificate and its key (PEM) for servers that verify clients.
+   */
+  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
+}
+
 const OPEN = new WeakMap<NatsLink, NatsConnection>();
 
 /**
@@ -22,18 +50,31 @@ const OPEN = new WeakMap<NatsLink, NatsConnection>();
  *
  * @param server `host:port` of the server
  * @param name client name shown by the server
+ * @param access credentials and TLS (none: anonymous)
  * @returns the open connection
- * @throws {InputError} `NATS_CONNECT` when the server cannot be reached
+ * @throws {InputError} `BAD_NATS_ACCESS` for a malformed NKey seed; `NATS_CONNECT` when the
+ *   server cannot be reached, refuses the credentials, or fails the TLS checks
  * @example
  * ```ts ignore
  * const link = await connectNats("127.0.0.1:4222", "bitaudit-worker");
  * await link.close();
  * ```
  */
-export async function connectNats(server: string, name: string): Promise<NatsLink> {
+export async function connectNats(
+  server: string,
+  name: string,
+  access: NatsAccess = {},
+): Promise<NatsLink> {
   let nc: NatsConnection;
+  const authenticator = access.user === undefined ? undefined : _authenticator(access.user);
   try {
-    nc = await connect({ servers: server, name, maxReconnectAttempts: 10 });
+    nc = await connect({
+      servers: server,
+      name,
+      maxReconnectAttempts: 10,
+      ...(authenticator === undefined ? {} : { authenticator }),
+      ...(access.tls === undefined ? {} : { tls: _tls(server, access.tls) }),
+    });
   } catch (e) {
     throw new InputError(
       "NATS_CONNECT",
@@ -60,4 +101,30 @@ export function natsConnection(link: NatsLink): NatsConnection {
   const nc = OPEN.get(link);
   if (nc === undefined) throw new TypeError("not a connection made by connectNats");
   return nc;
+}
+
+function _authenticator(user: { seed: string; jwt?: string }): Authenticator {
+  const seed = new TextEncoder().encode(user.seed);
+  try {
+    nkeys.fromSeed(seed);
+  } catch (e) {
+    throw new InputError(
+      "BAD_NATS_ACCESS",
+      `Cannot use the NATS user NKey seed: ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+  return user.jwt === undefined ? nkeyAuthenticator(seed) : jwtAuthenticator(user.jwt, seed);
+}
+
+/**
+ * The TLS options, with the server's certificate checked against the host `--nats` names: the
+ * client library names no host for a server given by IP address, and the TLS layer then checks
+ * the certificate against "localhost".
+ */
+function _tls(server: string, tls: NonNullable<NatsAccess["tls"]>): TlsOptions {
+  const host = server.slice(0, server.lastIndexOf(":")).replace(/^\[(.*)\]$/, "$1");
+  return {
+    ...tls,
+    checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert),
+  } as TlsOptions;
 }

@@ -20,6 +20,6 @@ export {
   workSubject,
 } from "./subjects.ts";
 export type { QueueSettings } from "./ensure_streams.ts";
-export { connectNats, type NatsLink } from "./connect_nats.ts";
+export { connectNats, type NatsAccess, type NatsLink } from "./connect_nats.ts";
 export { type ServeOptions, servePlan } from "./serve_plan.ts";
 export { runWorker, type WorkerEvent, type WorkerOptions } from "./run_worker.ts";

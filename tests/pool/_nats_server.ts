@@ -14,11 +14,20 @@ export interface NatsServer {
 /**
  * Starts the server (port chosen by the server: -1) and waits until it is ready. Its store is
  * removed by `stop`, or when the test module ends if a failed test never stopped it.
+ *
+ * @param config extra server configuration (nats-server's config syntax: `tls {...}`,
+ *   `authorization {...}`), written to a file beside the store
  */
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(config?: string): Promise<NatsServer> {
   const store = await tempDir({ prefix: "bitaudit-nats-" });
+  const extra: string[] = [];
+  await Deno.mkdir(`${store}/js`);
+  if (config !== undefined) {
+    await Deno.writeTextFile(`${store}/server.conf`, config);
+    extra.push("-c", `${store}/server.conf`);
+  }
   const child = new Deno.Command("nats-server", {
-    args: ["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", store],
+    args: [...extra, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", `${store}/js`],
     stdout: "null",
     stderr: "piped",
   }).spawn();

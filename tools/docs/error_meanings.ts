@@ -117,7 +117,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   MERGE_REVERIFY_MISMATCH: "A result re-verified on the inspector's machine differs from the " +
     "worker's (nothing is signed)",
   MERGE_VERSION: "A result was computed by another verifier version",
-  NATS_CONNECT: "The NATS server cannot be reached",
+  NATS_CONNECT:
+    "The NATS server cannot be reached, refused the credentials, or failed the TLS checks",
+  BAD_NATS_ACCESS:
+    "A `--nats-creds`, `--nats-ca`, `--nats-cert` or `--nats-cert-key` file is not what the option takes",
   NATS_SERVER:
     "The NATS server refused a publish or lost the connection while the coordinator served a plan",
   ORDER_INVALID: "A work order received from the pool is malformed",
@@ -175,7 +178,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   // Usage
   USAGE_NUMBER: "An integer option is not decimal digits in its range",
   USAGE_KEYS: "The same key is given twice, or `--worker-pub` cannot be read",
-  USAGE_NATS: "`--nats` is not a NATS URL",
+  USAGE_NATS: "`--nats` is not a NATS URL (`nats://host:port` or `tls://host:port`)",
   USAGE_PLAN: "`plan` needs exactly one of `--confidence` or `--k`",
   USAGE_POLICY: "A `--require-*` value is malformed",
   USAGE_RANDOMNESS: "`--randomness` is not 2..1024 hex digits",

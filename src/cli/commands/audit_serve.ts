@@ -11,7 +11,7 @@ import { InputError } from "../../errors.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { servePlan } from "../../pool/mod.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
-import { natsConnect } from "../nats_connect.ts";
+import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
@@ -38,7 +38,14 @@ export function auditServeCommand(): Command {
       "serve a plan's items to `bitaudit worker` processes over NATS JetStream, collect one result per item, merge and sign",
     )
     .requiredOption("--plan <file>", "plan.json from `audit plan`")
-    .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
+    .requiredOption(
+      "--nats <url>",
+      "NATS server with JetStream (nats://host:port; tls://host:port requires TLS)",
+    )
+    .option(...NATS_ACCESS_OPTIONS[0])
+    .option(...NATS_ACCESS_OPTIONS[1])
+    .option(...NATS_ACCESS_OPTIONS[2])
+    .option(...NATS_ACCESS_OPTIONS[3])
     .requiredOption("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .requiredOption(
       "--worker-pub <files...>",
@@ -67,7 +74,7 @@ export function auditServeCommand(): Command {
       let results;
       let skipped = 0;
       try {
-        const nc = await natsConnect(opts.nats, "bitaudit-coordinator");
+        const nc = await natsConnect(opts, "bitaudit-coordinator");
         const bar = progressBar("collecting", { enabled: !opts.json });
         try {
           results = await servePlan(nc, {

@@ -9,7 +9,7 @@ import { Command } from "@commander-js/extra-typings";
 import { runWorker, type WorkerEvent } from "../../pool/mod.ts";
 import { signItemResult } from "../../attest/mod.ts";
 import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
-import { natsConnect } from "../nats_connect.ts";
+import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { addCommandHelp } from "../command_help.ts";
@@ -29,7 +29,14 @@ export function workerCommand(): Command {
     .description(
       "recompute audit items served over NATS JetStream by `audit serve` (runs until stopped)",
     )
-    .requiredOption("--nats <url>", "NATS server with JetStream (nats://host:port)")
+    .requiredOption(
+      "--nats <url>",
+      "NATS server with JetStream (nats://host:port; tls://host:port requires TLS)",
+    )
+    .option(...NATS_ACCESS_OPTIONS[0])
+    .option(...NATS_ACCESS_OPTIONS[1])
+    .option(...NATS_ACCESS_OPTIONS[2])
+    .option(...NATS_ACCESS_OPTIONS[3])
     .requiredOption("--log <file>", "claims.jsonl of the audited log")
     .requiredOption(
       "--key <file>",
@@ -44,7 +51,7 @@ export function workerCommand(): Command {
         : intFlag(opts.maxIdle, { flag: "--max-idle", min: 1 }) * 1000;
       const key = await loadSigningKey(opts.key);
       const log = await loadClaimLog(opts.log);
-      const nc = await natsConnect(opts.nats, "bitaudit-worker");
+      const nc = await natsConnect(opts, "bitaudit-worker");
       const { ctx, close } = await openWorkContext({
         blobs: opts.blobs ?? blobsBeside(opts.log),
         threads: opts.threads,
