@@ -1,11 +1,13 @@
 /**
  * The parallelism a model record claims, checked against itself and its stack and resolved into
  * the split the forward runs (`tensorParallelOf`): tensor-parallel size and the recorded
- * all-reduce. Pipeline stages move activations between GPUs by copies and do not change bits (a
- * record with pp above 1 is verified as the tensor-parallel pass of each stage); data-parallel
- * replicas each run their own passes; expert parallelism runs where the layout models it and is
- * refused with the layout's reason elsewhere. Where the stack states its all-reduce dispatch,
- * the named all-reduce must be the path each of the record's messages takes.
+ * all-reduce. The world (GPU count against tp x pp x dp; data parallelism on vLLM) is checked
+ * for every record (`_checkClaimedWorld`). Pipeline stages move activations between GPUs by
+ * copies and do not change bits (a record with pp above 1 is verified as the tensor-parallel pass
+ * of each stage); data-parallel replicas off vLLM each run their own passes; expert parallelism
+ * runs where the layout models it and is refused with the layout's reason elsewhere. Where the
+ * stack states its all-reduce dispatch, the named all-reduce must be the path each of the
+ * record's messages takes.
  *
  * @module
  */
@@ -16,27 +18,48 @@ import { allReduceDispatchMismatch, tensorParallelOf } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
+ * Checks the world a record claims, for every kind of record: the GPU count must hold every rank
+ * (tp x pp x dp), and a vLLM stack's data-parallel ranks are not independent replicas (they step
+ * together: MoE layers are sharded over dp x tp ranks with tokens gathered across them, and a
+ * graph-captured step is padded to the largest token count of any rank), which is not modelled.
+ *
+ * @param p the record's predicate
+ * @param stack the record's stack
+ * @throws {_Stop} FAIL for a GPU count below tp x pp x dp; NOT_VERIFIED for dp above 1 on vLLM
+ */
+export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): void {
+  const { tp, pp, dp } = p.parallelism;
+  if (p.hardware.count < tp * pp * dp) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`,
+    );
+  }
+  if (dp > 1 && stack.components.vllm !== undefined) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `dp=${dp} on vLLM: data-parallel ranks step together (MoE layers sharded over dp x tp ` +
+        "ranks, graph-captured steps padded across ranks); this is not modelled",
+    );
+  }
+}
+
+/**
  * Resolves a record's parallelism.
  *
  * @param p the record's predicate
  * @param stack the record's stack
  * @returns the split, or undefined for a one-GPU pass (tp = 1)
- * @throws {_Stop} FAIL when the record contradicts itself or its stack (GPU count below tp x pp,
- *   an all-reduce with tp = 1, an invalid all-reduce, one the stack cannot run, none named at
- *   tp above 2); NOT_VERIFIED for what is not modelled (no layout in the stack, expert
- *   parallelism, an unmodelled all-reduce)
+ * @throws {_Stop} FAIL when the record contradicts itself or its stack (an all-reduce with
+ *   tp = 1, an invalid all-reduce, one the stack cannot run, none named at tp above 2);
+ *   NOT_VERIFIED for what is not modelled (no layout in the stack, expert parallelism, an
+ *   unmodelled all-reduce)
  */
 export function _claimedParallel(
   p: ClaimPredicate,
   stack: StackProfile,
 ): TensorParallel | undefined {
   const par = p.parallelism;
-  if (p.hardware.count < par.tp * par.pp) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts itself: tp=${par.tp} x pp=${par.pp} ranks on ${p.hardware.count} GPU(s)`,
-    );
-  }
   let allReduce: ClaimedAllReduce | undefined;
   if (par.allReduce !== undefined) {
     try {

@@ -24,6 +24,7 @@ import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -114,6 +115,7 @@ export async function _recomputeBlock(
   }
   _checkAttentionSupport(d, input);
   const a = w.attention!;
+  _checkClaimedSmCount(input.profile, a.multiProcessorCount);
   const rope = "theta" in a.rope
     ? { theta: Number(a.rope.theta) }
     : { invFreq: await _invFreq(blobs, a.rope.invFreqSha256, d / 2) };

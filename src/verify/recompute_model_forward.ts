@@ -19,6 +19,7 @@ import {
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
+import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -61,6 +62,7 @@ export async function _recomputeModelForward(
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   const parallel = _claimedParallel(p, input.stack);
+  _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
       "FAIL",

@@ -25,6 +25,7 @@ import {
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
+import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -76,6 +77,7 @@ export async function _recomputeSequence(
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   const parallel = _claimedParallel(input.predicate, input.stack);
+  _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
   const claim = await _claimCheckpoint(input.blobs, w.model);
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;

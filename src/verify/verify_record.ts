@@ -44,6 +44,7 @@ import {
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
 import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkClaimedWorld } from "./_claimed_parallel.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence } from "./_record_evidence.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
@@ -159,6 +160,7 @@ export async function verifyRecord(
       "stack",
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
+    _checkClaimedWorld(p, stack.value);
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {

@@ -13,7 +13,7 @@ import { type ClaimPredicate, formatClaimLog, parseClaimLog } from "../../src/cl
 import { flashAttentionForward, parseStackProfile } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
-import { _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
+import { _checkClaimedWorld, _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 import { loadAsset, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
@@ -85,6 +85,7 @@ const claim = (parallelism: Record<string, unknown>, count = 8): ClaimPredicate 
 });
 const stop = (p: ClaimPredicate, s = stack) => {
   try {
+    _checkClaimedWorld(p, s);
     _claimedParallel(p, s);
   } catch (e) {
     if (e instanceof _Stop) return `${e.status}: ${e.why}`;
@@ -94,7 +95,10 @@ const stop = (p: ClaimPredicate, s = stack) => {
 };
 
 Deno.test("topology claims the record or its stack contradicts FAIL; what is not modelled is NOT_VERIFIED", () => {
-  assert.match(stop(claim({ tp: 4, allReduce: RING4 }, 2)), /^FAIL: .*tp=4 x pp=1 ranks on 2 GPU/);
+  assert.match(
+    stop(claim({ tp: 4, allReduce: RING4 }, 2)),
+    /^FAIL: .*tp=4 x pp=1 x dp=1 ranks on 2 GPU/,
+  );
   assert.match(stop(claim({ tp: 4 })), /^FAIL: .*tp=4 without an all-reduce/);
   assert.match(
     stop(claim({ tp: 2, allReduce: { kind: "vllm-custom-1stage" } })),
@@ -118,7 +122,11 @@ Deno.test("topology claims the record or its stack contradicts FAIL; what is not
   // Pipeline stages copy activations: tp x pp ranks must fit the machine, then each stage's TP
   // pass is what is recomputed.
   assert.equal(stop(claim({ tp: 2, pp: 2 }, 4)), "resolved");
-  assert.match(stop(claim({ tp: 2, pp: 2 }, 2)), /^FAIL: .*tp=2 x pp=2 ranks on 2 GPU/);
+  assert.match(stop(claim({ tp: 2, pp: 2 }, 2)), /^FAIL: .*tp=2 x pp=2 x dp=1 ranks on 2 GPU/);
+  // Data-parallel replicas are ranks too; off vLLM each replica runs its own passes.
+  assert.equal(stop(claim({ tp: 2, dp: 4 }, 8)), "resolved");
+  assert.match(stop(claim({ tp: 2, dp: 8 }, 8)), /^FAIL: .*tp=2 x pp=1 x dp=8 ranks on 8 GPU/);
+  assert.match(stop(claim({ dp: 4096 }, 1)), /^FAIL: .*dp=4096 ranks on 1 GPU/);
   assert.equal(
     stop(
       claim({

@@ -107,6 +107,42 @@ Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED w
   }
 });
 
+Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step together); a world above the GPU count and an SM count the GPU cannot have are refused", async () => {
+  const last = log.records.length - 1;
+  const base: ClaimPredicate = log.records[last]!.predicate;
+  const edit = async (p: ClaimPredicate) => {
+    const records = log.records.slice();
+    records[last] = { ...records[last]!, predicate: p };
+    const edited = parseClaimLog(formatClaimLog(records));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: last });
+  };
+  const honest = await edit(base);
+  assert.equal(honest.status, "PASS", honest.reason);
+  const dp2 = await edit({ ...base, parallelism: { ...base.parallelism, dp: 2 } });
+  assert.equal(dp2.status, "NOT_VERIFIED", dp2.reason);
+  assert.match(dp2.reason, /dp=2 on vLLM: data-parallel ranks step together/);
+  const crowded = await edit({
+    ...base,
+    hardware: { ...base.hardware, count: 1 },
+    parallelism: { ...base.parallelism, dp: 4096 },
+  });
+  assert.equal(crowded.status, "FAIL", crowded.reason);
+  assert.match(crowded.reason, /x dp=4096 ranks on 1 GPU/);
+  // The SM count steers FA2's split heuristic: it must be the A100's 108.
+  const w = base.workload as SequenceWorkload;
+  const sms = (n: number) =>
+    edit({ ...base, workload: { ...w, attention: { ...w.attention, multiProcessorCount: n } } });
+  const many = await sms(4096);
+  assert.equal(many.status, "FAIL", many.reason);
+  assert.match(
+    many.reason,
+    /contradicts its GPU: multiProcessorCount 4096 on a 'a100', whose chip/,
+  );
+  const one = await sms(1);
+  assert.equal(one.status, "NOT_VERIFIED", one.reason);
+  assert.match(one.reason, /multiProcessorCount 1 below the 'a100' chip's 108 SMs/);
+});
+
 Deno.test("a served pass that ran vLLM's cascade attention is NOT_VERIFIED with the reason", async () => {
   const last = log.records.length - 1;
   const rec = log.records[last]!;

@@ -11,7 +11,7 @@ import { InputError } from "../../errors.ts";
 import type { ModelClaimFacts } from "../../prover/mod.ts";
 import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
-import { KNOWN_SM_COUNTS } from "./model_forward.ts";
+import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
 
 /** What every `claims append` of a model record is given. */
 export interface AppendModelOptions {

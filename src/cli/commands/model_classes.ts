@@ -37,7 +37,7 @@ import { loadAssetArg } from "../load_asset_arg.ts";
 import { printJson, printText, table } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { readModelConfig } from "../read_model_config.ts";
-import { KNOWN_SM_COUNTS } from "./model_forward.ts";
+import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
 
 /** Options of {@link runModelClasses} (integers already parsed and bounded). */
 export interface ModelClassesOptions {

@@ -30,24 +30,11 @@ import {
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
+import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
-
-/**
- * `multiProcessorCount` by GPU profile id (spec `stack_pytorch_hf.md` §4.1: A100 108, H100 SXM /
- * H200 / H100 NVL 132, H100 PCIe 114, L40S 142, L4 58); other profiles need `--sms`.
- */
-export const KNOWN_SM_COUNTS: Readonly<Record<string, number>> = Object.freeze({
-  "a100": 108,
-  "h100-sxm": 132,
-  "h200": 132,
-  "h100-nvl": 132,
-  "h100-pcie": 114,
-  "l40s": 142,
-  "l4": 58,
-});
 
 /**
  * Runs `model forward`.

@@ -10,6 +10,25 @@ import { InputError, type ModelCode } from "../../errors.ts";
 export type _Json = Readonly<Record<string, unknown>>;
 
 /**
+ * The fields of each parsed JSON object whose number was written as a fraction or with an
+ * exponent (`256.0`, `2e2`): Python's `json` reads those as floats, which HF Transformers cannot
+ * use as sizes, whatever their value. Filled by the reader of `config.json`.
+ */
+const WRITTEN_AS_FLOAT = new WeakMap<object, Set<string>>();
+
+/**
+ * Records that a field's number was written as a fraction or with an exponent.
+ *
+ * @param holder the object holding the field
+ * @param key the field
+ */
+export function _markWrittenAsFloat(holder: object, key: string): void {
+  let keys = WRITTEN_AS_FLOAT.get(holder);
+  if (keys === undefined) WRITTEN_AS_FLOAT.set(holder, keys = new Set());
+  keys.add(key);
+}
+
+/**
  * Tells whether a field is given: JSON `null` counts as absent, as in HF (`None`).
  *
  * @param c the config
@@ -27,7 +46,8 @@ export function _given(c: _Json, key: string): boolean {
  * @param key the field
  * @param range accepted values, inclusive (`min` default 1)
  * @returns the value
- * @throws {InputError} `CONFIG_FIELD` when missing, not an integer or out of range
+ * @throws {InputError} `CONFIG_FIELD` when missing, not an integer (in value or in how the file
+ *   writes it) or out of range
  */
 export function _int(c: _Json, key: string, range: { min?: number; max: number }): number {
   const v = c[key];
@@ -36,6 +56,13 @@ export function _int(c: _Json, key: string, range: { min?: number; max: number }
     throw _bad(
       "CONFIG_FIELD",
       `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
+    );
+  }
+  if (WRITTEN_AS_FLOAT.get(c)?.has(key)) {
+    throw _bad(
+      "CONFIG_FIELD",
+      `${key} must be an integer, but it is written as a fraction or with an exponent ` +
+        "(Python reads a float, which HF Transformers cannot use)",
     );
   }
   return v as number;

@@ -17,6 +17,7 @@ import {
   type SafetensorsFile,
   viewTensorBytes,
 } from "../safetensors/mod.ts";
+import { _markWrittenAsFloat } from "./_config_values.ts";
 import { type DecoderConfig, parseDecoderConfig } from "./decoder_config.ts";
 import { decoderTensorEntries } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
@@ -286,11 +287,30 @@ async function _small(
   return await readExactly(source, { offset: 0, length: source.size, what });
 }
 
+/**
+ * Reads a JSON file of the checkpoint as Python's `json` would: a byte-order mark is refused
+ * (Python refuses it), and each number written as a fraction or with an exponent is marked, so
+ * that an integer field written `256.0` is refused (Python reads a float).
+ */
 function _json(bytes: Uint8Array, what: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    _fail("CHECKPOINT_JSON", `${what} is not valid UTF-8 JSON`);
+    _fail("CHECKPOINT_JSON", `${what} is not valid UTF-8`);
+  }
+  if (text.startsWith("\ufeff")) {
+    _fail("CHECKPOINT_JSON", `${what} starts with a byte-order mark (Python's json refuses it)`);
+  }
+  try {
+    return JSON.parse(text, function (this: object, key, value, context?: { source?: string }) {
+      if (typeof value === "number" && /[.eE]/.test(context?.source ?? "")) {
+        _markWrittenAsFloat(this, key);
+      }
+      return value;
+    });
+  } catch {
+    _fail("CHECKPOINT_JSON", `${what} is not valid JSON`);
   }
 }
 

@@ -189,3 +189,27 @@ Deno.test("openDecoderCheckpoint() refuses a config naming millions of tensors o
   assert.equal(c, "CHECKPOINT_MISSING_TENSOR");
   assert.match(message, /'model\.embed_tokens\.weight' is missing/);
 });
+
+Deno.test("openDecoderCheckpoint() reads config.json as Python does: a byte-order mark and an integer written 256.0 are refused, floats elsewhere kept", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const text = new TextDecoder().decode(dense.get("config.json")!);
+  const withConfig = (t: string) =>
+    memFiles(new Map([...dense, ["config.json", new TextEncoder().encode(t)]]));
+  // A float field written as a float, and an exponent on a float field, are what HF writes.
+  const config = JSON.parse(text);
+  const floats = JSON.stringify({ ...config, rms_norm_eps: 1e-6 }).replace(
+    /"rms_norm_eps":[^,}]+/,
+    '"rms_norm_eps":1e-06',
+  );
+  await openDecoderCheckpoint(withConfig(floats));
+  const [bom, bomMsg] = await code(openDecoderCheckpoint(withConfig("\ufeff" + text)));
+  assert.equal(bom, "CHECKPOINT_JSON", bomMsg);
+  assert.match(bomMsg, /byte-order mark/);
+  for (const form of ["256.0", "2.56e2", "256E0"]) {
+    const t = text.replace(/"hidden_size":\s*256/, `"hidden_size": ${form}`);
+    assert.notEqual(t, text);
+    const [got, msg] = await code(openDecoderCheckpoint(withConfig(t)));
+    assert.equal(got, "CONFIG_FIELD", `${form}: ${msg}`);
+    assert.match(msg, /hidden_size must be an integer, but it is written as a fraction/);
+  }
+});
