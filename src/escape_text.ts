@@ -2,7 +2,8 @@
  * Escaping of text that came from an input (ids, names, paths, payload types) for the medium it
  * is written to. A terminal interprets control characters (ANSI escape sequences can clear the
  * screen and paint text over a verdict), Markdown interprets punctuation and line breaks; JSON
- * output needs nothing beyond `JSON.stringify`, which escapes control characters itself.
+ * output is `JSON.stringify`'s, with the characters it leaves raw (C1 controls, bidirectional
+ * overrides and isolates, invisible format characters) written as `\u` escapes too.
  *
  * @module
  */
@@ -19,6 +20,13 @@ const UNSAFE =
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /**
+ * The characters of {@link UNSAFE} that `JSON.stringify` leaves raw: not the C0 controls (escaped
+ * inside strings; outside them only the line breaks of indented output) nor lone surrogates.
+ */
+const JSON_UNSAFE =
+  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+
+/**
  * Replaces every character a terminal would act on by its `\u{...}` escape, so the text shows
  * exactly what it holds and cannot move the cursor, change colours or break a line.
  *
@@ -32,6 +40,25 @@ const UNSAFE =
  */
 export function escapeForTerminal(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+}
+
+/**
+ * Writes, in JSON text, every character a terminal would act on or hide as a `\u` escape
+ * (`JSON.stringify` escapes C0 controls and lone surrogates, but leaves C1 controls, bidirectional
+ * overrides and invisible format characters raw). The JSON parses to the same value.
+ *
+ * @param json JSON text
+ * @returns the same JSON, safe to print
+ * @example
+ * ```ts
+ * import { escapeJsonText } from "./escape_text.ts";
+ * const out = escapeJsonText(JSON.stringify({ id: "a\u202eb\u009b" }));
+ * if (out !== '{"id":"a\\u202eb\\u009b"}') throw new Error(out);
+ * if (JSON.parse(out).id !== "a\u202eb\u009b") throw new Error();
+ * ```
+ */
+export function escapeJsonText(json: string): string {
+  return json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

@@ -10,7 +10,13 @@
  */
 import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import { auditVerdict, deriveSeed, type RecordStatus, sampleIndices } from "../verify/mod.ts";
+import {
+  auditVerdict,
+  deriveSeed,
+  detectionMismatch,
+  type RecordStatus,
+  sampleIndices,
+} from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { keyValidAt } from "./key_valid_at.ts";
@@ -182,9 +188,12 @@ export async function checkAttestation(
     now: new Date(now),
     add,
   });
-  if (options.log !== undefined) _checkLog(p, options.log, add);
+  const logMatches = options.log !== undefined && _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
-    for (const r of p.results) {
+    // Only a log that is the attested one can be recomputed from: another log's records (or a
+    // shorter log) say nothing about the attested results.
+    if (!logMatches) add("recompute", false, "skipped: the claim log is not the attested one");
+    for (const r of logMatches ? p.results : []) {
       const again = await options.recompute(r.index);
       add(
         `recompute[${r.index}]`,
@@ -254,7 +263,7 @@ async function _signers(
   const signatures = v.signatures.map((s, entry) => {
     const why = entryRefusal[entry];
     return s.verifiedBy !== null && why !== null
-      ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why! }
+      ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why!, refusedKey: s.verifiedBy }
       : s;
   });
   const stray = [...new Set(o.evidenced)].filter((entry) => {
@@ -288,6 +297,12 @@ function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: stri
       round: a.beacon.round,
     });
     add("seed", bytesToHex(seed) === a.seed, "seed recomputed from audit id, log root and beacon");
+    // k is bounded by the selected list (as large as the envelope lets it be) before any sampling:
+    // a signed k of 2^53 - 1 would otherwise be drawn index by index.
+    if (a.k !== a.selected.length) {
+      add("sample", false, `k ${a.k} but ${a.selected.length} selected indices`);
+      return;
+    }
     const { selected } = sampleIndices(seed, { population: a.population, k: a.k });
     const same = selected.length === a.selected.length &&
       selected.every((x, i) => x === a.selected[i]);
@@ -299,16 +314,26 @@ function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: stri
     add("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
   } catch (e) {
     add("seed", false, `cannot recompute the sample: ${(e as Error).message}`);
+    return;
   }
+  const why = detectionMismatch(p.detection, a);
+  add(
+    "detection",
+    why === null,
+    why ?? "detection probabilities recomputed from the population and k",
+  );
 }
 
+/** Adds the log checks; true when all of them pass. */
 function _checkLog(
   p: VerdictPredicate,
   log: ClaimLog,
   add: (c: string, ok: boolean, d: string) => void,
-): void {
-  add("log-root", log.root === p.audit.logRoot, "claim log root equals the attested root");
-  add("log-size", log.records.length === p.audit.population, `${log.records.length} records`);
+): boolean {
+  const root = log.root === p.audit.logRoot;
+  add("log-root", root, "claim log root equals the attested root");
+  const size = log.records.length === p.audit.population;
+  add("log-size", size, `${log.records.length} records`);
   const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
   add(
     "subjects",
@@ -317,4 +342,5 @@ function _checkLog(
       ? "every sampled record digest matches the log"
       : `${bad.length} record digest(s) differ`,
   );
+  return root && size && bad.length === 0;
 }

@@ -178,6 +178,7 @@ export {
 } from "./timestamp/mod.ts";
 export {
   type KeyRole,
+  MAX_TRUST_ROOT_KEYS,
   parseTrustRoot,
   TRUST_ROOT_MEDIA_TYPE,
   type TrustRoot,

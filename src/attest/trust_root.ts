@@ -54,6 +54,13 @@ export interface TrustRoot {
 }
 
 /**
+ * Most keys a trust root lists (every role together). Each signature of an envelope is tried
+ * against every trusted key when its hint names none, so this bounds what a hostile envelope and
+ * trust root together cost (64 signature entries x 64 keys); a real root lists a handful.
+ */
+export const MAX_TRUST_ROOT_KEYS = 64;
+
+/**
  * Parses a trust-root JSON document.
  *
  * Shape: `{ "mediaType", "keys": [{ "keyid", "publicKey": base64 SPKI DER, "role":
@@ -85,6 +92,9 @@ export function parseTrustRoot(text: string): TrustRoot {
   const root = f.obj;
   if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
     _bad(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
+  }
+  if (Array.isArray(root.keys) && root.keys.length > MAX_TRUST_ROOT_KEYS) {
+    _bad(`lists ${root.keys.length} keys, more than ${MAX_TRUST_ROOT_KEYS}`);
   }
   const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
     _key,

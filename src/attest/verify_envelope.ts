@@ -28,6 +28,11 @@ export interface SignatureResult {
   readonly verifiedBy: string | null;
   /** Why it is not valid (absent when valid). */
   readonly reason?: string;
+  /**
+   * Set by `checkAttestation` only: the trusted key whose signature this is, refused because the
+   * key is not valid at a time the entry is judged at (a trust-root window, not a forgery).
+   */
+  readonly refusedKey?: string;
 }
 
 /** Outcome for the whole envelope. */

@@ -19,6 +19,7 @@ import {
   reverifyResults,
 } from "../verify/mod.ts";
 import { VERSION } from "../version.ts";
+import { escapeJsonText } from "../escape_text.ts";
 import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
 import { loadPlanFile, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
@@ -255,7 +256,11 @@ export function sayMerge(merged: MergedAudit, options: { json: boolean }): void 
   const { missing, duplicates, reverified } = merged;
   const workers = new Set(merged.workers.filter((w) => w !== null)).size;
   if (options.json) {
-    console.error(JSON.stringify({ missing, duplicates, workers, reverified: reverified.length }));
+    console.error(
+      escapeJsonText(
+        JSON.stringify({ missing, duplicates, workers, reverified: reverified.length }),
+      ),
+    );
   } else {
     console.error(
       `merged ${

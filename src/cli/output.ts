@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { escapeForTerminal } from "../escape_text.ts";
+import { escapeForTerminal, escapeJsonText } from "../escape_text.ts";
 
 /**
  * Prints one line for a terminal: the characters a terminal would act on (escape sequences,
@@ -33,7 +33,7 @@ export function printText(text: string): void {
  * ```
  */
 export function printJson(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
+  console.log(escapeJsonText(JSON.stringify(value, null, 2)));
 }
 
 /**

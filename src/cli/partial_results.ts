@@ -12,6 +12,9 @@ import type { PlanItem } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { MAX_RESULTS_BYTES } from "./read_results.ts";
 
+/** How every signed result line starts (the canonical JSON of its DSSE envelope). */
+const RESULT_LINE_START = '{"payload":"';
+
 /**
  * Reads what an earlier run of this shard left, and cuts off a last line written only in part.
  *
@@ -19,7 +22,8 @@ import { MAX_RESULTS_BYTES } from "./read_results.ts";
  * @param shard plan digest, the shard's items and this worker's key (`workers`): a line signed
  *   by any other key is not this run's
  * @returns item digest -> its result line (with newline); empty when there is no partial file
- * @throws {InputError} `OUTPUT_EXISTS` when the file holds anything but results of this shard
+ * @throws {InputError} `OUTPUT_EXISTS` when the file is not a regular file or holds anything but
+ *   results of this shard and the start of one
  * @example
  * ```ts ignore
  * const done = await resumePartial("results-0.jsonl.partial", { planDigest, items, workers });
@@ -30,15 +34,27 @@ export async function resumePartial(
   shard: { planDigest: string; items: readonly PlanItem[]; workers: WorkerKeys },
 ): Promise<Map<string, string>> {
   const kept = new Map<string, string>();
+  let info: Deno.FileInfo;
   try {
-    await Deno.lstat(path);
+    info = await Deno.lstat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return kept;
     throw e;
   }
+  const refuse = (why: string) =>
+    new InputError("OUTPUT_EXISTS", `Cannot resume from '${path}': ${why} (not touched)`);
+  if (!info.isFile) throw refuse("it is not a regular file (a link or a folder)");
   const text = await readTextFile(path, { maxBytes: MAX_RESULTS_BYTES });
   const lines = text.split("\n");
   const cut = lines.pop()!; // "" when the file ends with a newline
+  // A line cut short is the start of a signed result line (canonical JSON, ASCII): anything else
+  // is a file this command did not write, and it is neither truncated nor removed.
+  if (
+    !/^[\x20-\x7e]*$/.test(cut) ||
+    !(RESULT_LINE_START.startsWith(cut) || cut.startsWith(RESULT_LINE_START))
+  ) {
+    throw refuse("its last line is not the start of a result line");
+  }
   const mine = new Set(shard.items.map((it) => it.item));
   for (const [i, line] of lines.entries()) {
     let r;
@@ -49,12 +65,7 @@ export async function resumePartial(
       r = undefined;
     }
     if (r === undefined || r.plan !== shard.planDigest || !mine.has(r.item)) {
-      throw new InputError(
-        "OUTPUT_EXISTS",
-        `Cannot resume from '${path}': line ${
-          i + 1
-        } is not a result of this shard (not overwritten)`,
-      );
+      throw refuse(`line ${i + 1} is not a result of this shard`);
     }
     kept.set(r.item, line + "\n");
   }

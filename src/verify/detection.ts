@@ -63,3 +63,58 @@ export function detectionStatement(
   });
   return { population, k, levels };
 }
+
+/**
+ * Largest difference accepted between a stated probability and the recomputed one: one unit of
+ * the sixth decimal, so that a checker whose JavaScript engine rounds `log1p` or `expm1`
+ * differently in the last bit does not refuse an honest statement.
+ */
+const PROBABILITY_SLACK = 1e-6 + 1e-12;
+
+/**
+ * Why a signed detection statement is not the one an audit of `population` records with sample
+ * `k` gives (`detectionStatement` at the default rates): the inspector's signature does not make
+ * its numbers true, so a checker recomputes them as it recomputes the seed and the sample.
+ *
+ * @param stated the statement from the verdict predicate
+ * @param audit the audited population and sample size
+ * @returns null when it is that statement, else what differs
+ * @example
+ * ```ts
+ * import { detectionMismatch, detectionStatement } from "./detection.ts";
+ * const s = detectionStatement(100, { k: 5 });
+ * if (detectionMismatch(s, { population: 100, k: 5 }) !== null) throw new Error();
+ * const inflated = { ...s, levels: s.levels.map((l) => ({ ...l, binomial: "0.999999" })) };
+ * if (detectionMismatch(inflated, { population: 100, k: 5 }) === null) throw new Error();
+ * ```
+ */
+export function detectionMismatch(
+  stated: DetectionStatement,
+  audit: { readonly population: number; readonly k: number },
+): string | null {
+  const { population, k } = audit;
+  if (stated.population !== population || stated.k !== k) {
+    return `the detection statement is for ${stated.k} of ${stated.population} records, ` +
+      `the audit drew ${k} of ${population}`;
+  }
+  const want = detectionStatement(population, { k });
+  if (stated.levels.length !== want.levels.length) {
+    return `the detection statement has ${stated.levels.length} rates, not ${want.levels.length}`;
+  }
+  for (const [i, w] of want.levels.entries()) {
+    const l = stated.levels[i]!;
+    if (l.pFalse !== w.pFalse || l.falseCount !== w.falseCount) {
+      return `detection rate ${i} is ${l.pFalse} (${l.falseCount} false), not ${w.pFalse} ` +
+        `(${w.falseCount} false)`;
+    }
+    for (const which of ["binomial", "hypergeometric"] as const) {
+      const ok = /^[01]\.\d{6}$/.test(l[which]) &&
+        Math.abs(Number(l[which]) - Number(w[which])) <= PROBABILITY_SLACK;
+      if (!ok) {
+        return `at rate ${w.pFalse} the ${which} detection probability is stated as ` +
+          `${l[which]}, recomputed ${w[which]}`;
+      }
+    }
+  }
+  return null;
+}

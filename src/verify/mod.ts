@@ -40,6 +40,7 @@ export {
 export {
   DEFAULT_RATES,
   type DetectionLevel,
+  detectionMismatch,
   type DetectionStatement,
   detectionStatement,
 } from "./detection.ts";

@@ -48,7 +48,9 @@ export function validityHints(inputs: ValidityInputs): string[] {
   const predicate = _predicate(inputs.envelope);
   const hints: string[] = [];
   if (failed.has("signatures")) {
-    const ids = new Set(inputs.envelope.signatures.map((s) => s.keyid));
+    // Only keys whose signature verified and was refused for its window: a signature no key
+    // verified is a forgery or a tampered payload, and its keyid hint is the attacker's word.
+    const ids = new Set(inputs.report.signatures.flatMap((s) => s.refusedKey ?? []));
     const stated = _time(predicate?.timeVerified);
     for (const key of inputs.trustRoot.keys) {
       if (key.role !== "inspector" || !ids.has(key.keyid)) continue;

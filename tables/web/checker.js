@@ -2001,6 +2001,98 @@
     return out;
   }
 
+  // src/verify/plan.ts
+  function detectionBinomial(p, k) {
+    _checkP(p, "p");
+    _checkCount(k, "k");
+    if (k === 0 || p === 0) return 0;
+    if (p === 1) return 1;
+    return -Math.expm1(k * Math.log1p(-p));
+  }
+  function detectionHypergeometric(population, sample) {
+    const n = population;
+    const { falseCount: f, k } = sample;
+    _checkCount(n, "population");
+    _checkCount(f, "falseCount", n);
+    _checkCount(k, "k", n);
+    if (f === 0 || k === 0) return 0;
+    if (k > n - f) return 1;
+    return -Math.expm1(_logMiss(n, Math.max(f, k), Math.min(f, k)));
+  }
+  var EXACT_TERMS = 1 << 16;
+  function _phi(u, a) {
+    const t = a / u;
+    if (t >= 0.5) return (u - a) * Math.log1p(-t) + a;
+    let s = 0;
+    let tm = t;
+    for (let m = 1; m < 80 && tm > 1e-18 * t; m++, tm *= t) s += tm / (m * (m + 1));
+    return a * s;
+  }
+  function _logMiss(n, a, b) {
+    const h = (x) => Math.log1p(-a / (n - x));
+    if (b <= EXACT_TERMS) {
+      let s = 0;
+      for (let i = 0; i < b; i++) s += h(i);
+      return s;
+    }
+    const integral = _phi(n, a) - _phi(n - (b - 1), a) + a * Math.log1p(-(b - 1) / n);
+    const d1 = (x) => 1 / (n - x) - 1 / (n - a - x);
+    const d3 = (x) => 2 / (n - x) ** 3 - 2 / (n - a - x) ** 3;
+    const d5 = (x) => 24 / (n - x) ** 5 - 24 / (n - a - x) ** 5;
+    return integral + (h(0) + h(b - 1)) / 2 + (d1(b - 1) - d1(0)) / 12 - (d3(b - 1) - d3(0)) / 720 + (d5(b - 1) - d5(0)) / 30240;
+  }
+  function _checkP(p, what) {
+    if (typeof p !== "number" || !(p >= 0 && p <= 1)) {
+      throw new RangeError(`Cannot compute detection: ${what} ${p} is not in [0, 1]`);
+    }
+  }
+  function _checkCount(x, what, max = Number.MAX_SAFE_INTEGER) {
+    if (!Number.isSafeInteger(x) || x < 0 || x > max) {
+      throw new RangeError(`Cannot compute detection: ${what} ${x} is not an integer in [0, ${max}]`);
+    }
+  }
+
+  // src/verify/detection.ts
+  var DEFAULT_RATES = ["0.001", "0.01", "0.05"];
+  function detectionStatement(population, options) {
+    const { k } = options;
+    const levels = (options.rates ?? DEFAULT_RATES).map((pFalse) => {
+      const p = Number(pFalse);
+      const falseCount = Math.min(population, Math.ceil(p * population - 1e-9));
+      return {
+        pFalse,
+        falseCount,
+        binomial: detectionBinomial(p, k).toFixed(6),
+        hypergeometric: falseCount === 0 ? "0.000000" : detectionHypergeometric(population, { falseCount, k }).toFixed(6)
+      };
+    });
+    return { population, k, levels };
+  }
+  var PROBABILITY_SLACK = 1e-6 + 1e-12;
+  function detectionMismatch(stated, audit) {
+    const { population, k } = audit;
+    if (stated.population !== population || stated.k !== k) {
+      return `the detection statement is for ${stated.k} of ${stated.population} records, the audit drew ${k} of ${population}`;
+    }
+    const want = detectionStatement(population, { k });
+    if (stated.levels.length !== want.levels.length) {
+      return `the detection statement has ${stated.levels.length} rates, not ${want.levels.length}`;
+    }
+    for (const [i, w] of want.levels.entries()) {
+      const l = stated.levels[i];
+      if (l.pFalse !== w.pFalse || l.falseCount !== w.falseCount) {
+        return `detection rate ${i} is ${l.pFalse} (${l.falseCount} false), not ${w.pFalse} (${w.falseCount} false)`;
+      }
+      for (const which of ["binomial", "hypergeometric"]) {
+        const ok = /^[01]\.\d{6}$/.test(l[which]) && Math.abs(Number(l[which]) - Number(w[which])) <= PROBABILITY_SLACK;
+        if (!ok) {
+          return `at rate ${w.pFalse} the ${which} detection probability is stated as ${l[which]}, recomputed ${w[which]}`;
+        }
+      }
+    }
+    return null;
+  }
+
   // src/verify/result_consistency.ts
   var COMMON_STEPS = [
     "inclusion",
@@ -27581,6 +27673,7 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/trust_root.ts
   var TRUST_ROOT_MEDIA_TYPE = "application/vnd.bitaudit.trustroot.v1+json";
+  var MAX_TRUST_ROOT_KEYS = 64;
   function parseTrustRoot(text) {
     let value;
     try {
@@ -27594,6 +27687,9 @@ ${values.join("\n")}` : `${blockName} :`;
     const root = f.obj;
     if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
       _bad10(`'mediaType' is not '${TRUST_ROOT_MEDIA_TYPE}'`);
+    }
+    if (Array.isArray(root.keys) && root.keys.length > MAX_TRUST_ROOT_KEYS) {
+      _bad10(`lists ${root.keys.length} keys, more than ${MAX_TRUST_ROOT_KEYS}`);
     }
     const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
       _key
@@ -28246,9 +28342,10 @@ ${values.join("\n")}` : `${blockName} :`;
       now: new Date(now),
       add: add2
     });
-    if (options.log !== void 0) _checkLog(p, options.log, add2);
+    const logMatches = options.log !== void 0 && _checkLog(p, options.log, add2);
     if (options.recompute !== void 0 && options.log !== void 0) {
-      for (const r of p.results) {
+      if (!logMatches) add2("recompute", false, "skipped: the claim log is not the attested one");
+      for (const r of logMatches ? p.results : []) {
         const again = await options.recompute(r.index);
         add2(
           `recompute[${r.index}]`,
@@ -28297,7 +28394,7 @@ ${values.join("\n")}` : `${blockName} :`;
     });
     const signatures = v.signatures.map((s, entry) => {
       const why = entryRefusal[entry];
-      return s.verifiedBy !== null && why !== null ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why } : s;
+      return s.verifiedBy !== null && why !== null ? { keyid: s.keyid, valid: false, verifiedBy: null, reason: why, refusedKey: s.verifiedBy } : s;
     });
     const stray = [...new Set(o.evidenced)].filter((entry) => {
       const s = signatures[entry];
@@ -28327,6 +28424,10 @@ ${values.join("\n")}` : `${blockName} :`;
         round: a.beacon.round
       });
       add2("seed", bytesToHex2(seed) === a.seed, "seed recomputed from audit id, log root and beacon");
+      if (a.k !== a.selected.length) {
+        add2("sample", false, `k ${a.k} but ${a.selected.length} selected indices`);
+        return;
+      }
       const { selected } = sampleIndices(seed, { population: a.population, k: a.k });
       const same = selected.length === a.selected.length && selected.every((x, i) => x === a.selected[i]);
       add2("sample", same, `${a.k} of ${a.population} indices recomputed`);
@@ -28336,17 +28437,27 @@ ${values.join("\n")}` : `${blockName} :`;
       add2("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
     } catch (e) {
       add2("seed", false, `cannot recompute the sample: ${e.message}`);
+      return;
     }
+    const why = detectionMismatch(p.detection, a);
+    add2(
+      "detection",
+      why === null,
+      why ?? "detection probabilities recomputed from the population and k"
+    );
   }
   function _checkLog(p, log, add2) {
-    add2("log-root", log.root === p.audit.logRoot, "claim log root equals the attested root");
-    add2("log-size", log.records.length === p.audit.population, `${log.records.length} records`);
+    const root = log.root === p.audit.logRoot;
+    add2("log-root", root, "claim log root equals the attested root");
+    const size = log.records.length === p.audit.population;
+    add2("log-size", size, `${log.records.length} records`);
     const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
     add2(
       "subjects",
       bad.length === 0,
       bad.length === 0 ? "every sampled record digest matches the log" : `${bad.length} record digest(s) differ`
     );
+    return root && size && bad.length === 0;
   }
 
   // src/attest/sigstore_bundle.ts
@@ -28435,7 +28546,7 @@ ${values.join("\n")}` : `${blockName} :`;
     const predicate = _predicate(inputs.envelope);
     const hints = [];
     if (failed.has("signatures")) {
-      const ids = new Set(inputs.envelope.signatures.map((s) => s.keyid));
+      const ids = new Set(inputs.report.signatures.flatMap((s) => s.refusedKey ?? []));
       const stated = _time2(predicate?.timeVerified);
       for (const key of inputs.trustRoot.keys) {
         if (key.role !== "inspector" || !ids.has(key.keyid)) continue;

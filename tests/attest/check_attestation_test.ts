@@ -59,6 +59,7 @@ Deno.test("checkAttestation() accepts a signed, self-consistent verdict", async 
     "sample",
     "results",
     "verdict",
+    "detection",
     "beacon",
     "checkpoint",
     "announcement",

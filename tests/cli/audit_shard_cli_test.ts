@@ -197,4 +197,38 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   ]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^error \[OUTPUT_EXISTS\]/);
+  // A file of the user's at <out>.partial (one line, no newline: it looks like a cut line) and a
+  // link there are not this command's: refused, left as they were.
+  const notes = `${f.dir}/notes-0.jsonl`;
+  const precious = "my notes, one line, no newline";
+  await Deno.writeTextFile(`${notes}.partial`, precious);
+  const target = `${f.dir}/target.txt`;
+  await Deno.writeTextFile(target, precious);
+  const linked = `${f.dir}/linked-0.jsonl`;
+  await Deno.symlink(target, `${linked}.partial`);
+  for (
+    const [o, why] of [[notes, /last line is not the start of a result line/], [
+      linked,
+      /not a regular file/,
+    ]] as const
+  ) {
+    const r = await runBitaudit([
+      "audit",
+      "work",
+      ...W,
+      "--plan",
+      PLAN,
+      "--shard",
+      "0/3",
+      "--out",
+      o,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error \[OUTPUT_EXISTS\]/);
+    assert.match(r.stderr, why);
+    await assert.rejects(Deno.stat(o));
+  }
+  assert.equal(await Deno.readTextFile(`${notes}.partial`), precious);
+  assert.equal(await Deno.readTextFile(target), precious);
+  assert.ok((await Deno.lstat(`${linked}.partial`)).isSymlink);
 });

@@ -6,7 +6,7 @@
  * printed defaults to `check`'s hint.
  */
 import assert from "node:assert/strict";
-import { decodeBase64 } from "../../src/attest/mod.ts";
+import { decodeBase64, encodeBase64 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { auditArgs } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
@@ -186,4 +186,31 @@ Deno.test("check of an invalid attestation meets no policy and names why", async
     /^FAIL policy --require-verdict PASSED: not met: the attestation is not valid/m,
   );
   assert.match(r.stdout, /^hint: Your trust root dates prover key .* from 2024-01-01T00:00:00Z/m);
+});
+
+Deno.test("an inspector key's window hint is given for a signature the key made, never for a tampered payload naming the key", async () => {
+  // The statement's time is now-ish (the fixture audit ran just before): a window from 2099 refuses
+  // the genuine signature, and the hint names the window and --valid-from.
+  const late = await trustRoot("inspector-2099", { inspectorFrom: "2099-01-01T00:00:00Z" });
+  const refused = await runBitaudit(["check", good.attestation, "--trust-root", late, "--json"]);
+  assert.equal(refused.code, 1);
+  const hints: string[] = JSON.parse(refused.stdout).hints;
+  assert.equal(hints.length, 1, refused.stdout);
+  assert.match(
+    hints[0]!,
+    /^Your trust root lets inspector key \w+… sign from 2099-01-01T00:00:00Z/,
+  );
+  // The same envelope with a changed payload: no key verifies it, so it is a forgery, and the
+  // keyid hint it carries must not turn into advice to widen the trust root.
+  const env = JSON.parse(await Deno.readTextFile(good.attestation));
+  const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  st.predicate.timeVerified = "2022-06-01T00:00:00Z";
+  env.payload = encodeBase64(new TextEncoder().encode(JSON.stringify(st)));
+  const path = `${f.dir}/tampered-hinted.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(env));
+  const forged = await runBitaudit(["check", path, "--trust-root", goodRoot, "--json"]);
+  assert.equal(forged.code, 1);
+  const report = JSON.parse(forged.stdout);
+  assert.equal(report.valid, false);
+  assert.equal(report.hints, undefined, forged.stdout);
 });

@@ -50,6 +50,24 @@ hostileTable("terminal", [
     },
   },
   {
+    name: "JSON output writes C1 controls and bidirectional overrides as \\u escapes, not raw",
+    args: async (dir) => {
+      const env = JSON.parse(await Deno.readTextFile(fx.attestation));
+      env.signatures[0].keyid = "\u202etxt.exe\u009b2J\u2066x\u00ad";
+      await Deno.writeTextFile(`${dir}/a.json`, JSON.stringify(env));
+      return ["check", `${dir}/a.json`, "--trust-root", fx.trustRoot, "--json"];
+    },
+    exit: 0,
+    check: (run) => {
+      for (const c of ["\u202e", "\u009b", "\u2066", "\u00ad"]) {
+        assert.ok(!run.stdout.includes(c), `raw U+${c.charCodeAt(0).toString(16)}`);
+      }
+      assert.ok(run.stdout.includes("\\u202etxt.exe\\u009b2J"), run.stdout);
+      const report = JSON.parse(run.stdout);
+      assert.equal(report.signatures[0].keyid, "\u202etxt.exe\u009b2J\u2066x\u00ad");
+    },
+  },
+  {
     name: "JSON output carries an unsigned payloadType escaped by the JSON encoder",
     args: async (dir) => {
       const env = JSON.parse(await Deno.readTextFile(fx.attestation));
