@@ -108,15 +108,22 @@ export function _attentionEvidence(
 
 /**
  * The decoder layer's evidence: the family's wiring, the stack's layer kernels and CUDA-graph
- * padding (when not HF's eager PyTorch), MoE routing and experts, tensor parallelism.
+ * padding (when not HF's eager PyTorch), MoE routing and experts, tensor parallelism, and pipeline
+ * stages (taken to move activations by copies, which change no bit: a reading of the frameworks'
+ * source, never compared with a pipelined run).
  *
  * @param c the model description
- * @param o the stack (its layer kernels and CUDA graphs) and the tensor-parallel split, if any
+ * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, and
+ *   the pipeline stages (`pp`, default 1)
  * @returns the entries
  */
 export function _layerEvidence(
   c: DecoderConfig,
-  o: { readonly stack: StackProfile; readonly parallel: TensorParallel | undefined },
+  o: {
+    readonly stack: StackProfile;
+    readonly parallel: TensorParallel | undefined;
+    readonly pp?: number;
+  },
 ): ComponentEvidence[] {
   const { parallel } = o;
   const ops = o.stack.operators;
@@ -139,6 +146,9 @@ export function _layerEvidence(
         `${parallel.allReduce.kind})`,
       level: SOURCE,
     });
+  }
+  if ((o.pp ?? 1) > 1) {
+    out.push({ component: `pipeline parallelism pp=${o.pp} (stage copies)`, level: SOURCE });
   }
   return out;
 }

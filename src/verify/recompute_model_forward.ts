@@ -150,7 +150,7 @@ export async function _recomputeModelForward(
       ...evidence(),
       ..._sfuEvidence(res.sfu),
       _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, { stack: input.stack, parallel }),
+      ..._layerEvidence(c, { stack: input.stack, parallel, pp: p.parallelism.pp }),
     ],
   };
 }

@@ -228,7 +228,7 @@ export async function _recomputeSequence(
       ...evidence(),
       ..._sfuEvidence(r.result.sfu),
       _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, { stack: input.stack, parallel }),
+      ..._layerEvidence(c, { stack: input.stack, parallel, pp: p.parallelism.pp }),
     ],
   };
 }

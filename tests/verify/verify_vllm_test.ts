@@ -118,6 +118,14 @@ Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step tog
   };
   const honest = await edit(base);
   assert.equal(honest.status, "PASS", honest.reason);
+  // Pipeline stages copy activations: the same bits, and the result says what that rests on.
+  const piped = await edit({ ...base, parallelism: { ...base.parallelism, pp: 2 } });
+  assert.equal(piped.status, "PASS", piped.reason);
+  assert.deepEqual(
+    piped.evidence!.find((e) => e.component.startsWith("pipeline")),
+    { component: "pipeline parallelism pp=2 (stage copies)", level: "derived-from-source" },
+  );
+  assert.ok(!honest.evidence!.some((e) => e.component.startsWith("pipeline")));
   const dp2 = await edit({ ...base, parallelism: { ...base.parallelism, dp: 2 } });
   assert.equal(dp2.status, "NOT_VERIFIED", dp2.reason);
   assert.match(dp2.reason, /dp=2 on vLLM: data-parallel ranks step together/);
