@@ -33,7 +33,39 @@ const trustRootArgs = (extra: string[]) => (dir: string) => [
   ...extra,
 ];
 
+/** `audit serve` with one timer flag replaced; nothing listens on port 1 (a connection would fail). */
+const serveArgs = (dir: string, flag: string, value: string) => [
+  "audit",
+  "serve",
+  "--plan",
+  `${dir}/plan.json`,
+  "--nats",
+  "nats://127.0.0.1:1",
+  "--key",
+  fx.key,
+  "--worker-pub",
+  fx.worker.pub,
+  "--out",
+  `${dir}/out`,
+  flag,
+  value,
+];
+
 const cases: HostileCase[] = [
+  ...([
+    ["--timeout", "2147484"], // one second past the longest timer (2^31 - 1 ms)
+    ["--timeout", "0"],
+    ["--timeout", "1e3"],
+    ["--ack-wait", "86401"],
+    ["--ack-wait", "-5"],
+    ["--max-deliver", "0"],
+  ] as const).map(([flag, value]): HostileCase => ({
+    name: `audit serve ${flag} ${value} is a usage error before any connection`,
+    args: (dir) => serveArgs(dir, flag, value),
+    exit: 2,
+    code: "USAGE_NUMBER",
+    check: (run) => assert.match(run.stderr, new RegExp(`Cannot use ${flag} '${value}'`)),
+  })),
   ...[["--help"], ["help"], ["audit", "--help"]].map((args): HostileCase => ({
     name: `'${args.join(" ")}' prints help without environment access`,
     args: () => args,
