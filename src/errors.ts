@@ -218,7 +218,6 @@ export type UsageCode =
   | "USAGE_RANDOMNESS"
   | "USAGE_SHARD"
   | "USAGE_RECOMPUTE"
-  | "USAGE_THREADS"
   | "USAGE_TIME"
   | "USAGE_TRUST";
 

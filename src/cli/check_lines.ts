@@ -74,7 +74,8 @@ export function checkLines(c: CheckedAttestation, options: { color?: boolean } =
       `VALID attestation: signed by a key of your trust root, every check passed (audit ${p.audit.auditId})`,
       "green",
     );
-    say(verdictMeaning(p), _TONE[verdictHeadline(p.verdict).tone]);
+    const signers = c.report.signatures.flatMap((s) => s.verifiedBy ?? []);
+    say(verdictMeaning(p, { signers }), _TONE[verdictHeadline(p.verdict).tone]);
   } else {
     say("INVALID attestation", "red");
     for (const h of c.hints) say(`hint: ${h}`);

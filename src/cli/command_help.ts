@@ -225,8 +225,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: ["bitaudit demo --out demo-out"],
     exits: ["OK", "FAIL", "USAGE"],
     meanings: {
-      OK: "the demo ran as designed: every falsification caught, the attestation checks",
-      FAIL: "the demo did not end as designed (a falsification missed, a check failed)",
+      OK: "the demo ran as designed: no honest record failed, every tensor-core vector " +
+        "matched, the timestamped attestation checks (the falsifications the sample caught " +
+        "are printed)",
+      FAIL: "the demo did not end as designed (an honest record failed, a vector differed, " +
+        "a check failed)",
     },
   },
 };

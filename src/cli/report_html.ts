@@ -85,7 +85,9 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   ];
   const body = [
     `<h1>bitaudit audit report: ${h(report.verdict)}</h1>`,
-    `<p class="verdict ${h(report.verdict)}">${h(verdictMeaning(report))}</p>`,
+    `<p class="verdict ${h(report.verdict)}">${
+      h(verdictMeaning(report, { signers: meta.keyids }))
+    }</p>`,
     `<dl>${facts.map(([d, v]) => `<dt>${h(d)}</dt><dd><code>${h(v)}</code></dd>`).join("")}</dl>`,
     `<ul class="trust">${_trust(report, meta.trust).map((t) => `<li>${h(t)}</li>`).join("")}</ul>`,
     `<h2>What was checked</h2>`,

@@ -38,6 +38,7 @@ function _summary(r: AuditReport, out: string) {
     detection: r.detection,
     attestation: `${out}/attestation.dsse.json`,
     report: `${out}/report.md`,
+    html: `${out}/report.html`,
   };
 }
 
@@ -51,5 +52,6 @@ function _print(r: AuditReport, out: string): void {
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
     printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  printText(`wrote ${out}/attestation.dsse.json and ${out}/report.md`);
+  const dir = out.replace(/(.)\/+$/, "$1");
+  printText(`wrote ${dir}/attestation.dsse.json, ${dir}/report.md and ${dir}/report.html`);
 }

@@ -46,6 +46,29 @@ export interface NatsAccess {
 const OPEN = new WeakMap<NatsLink, NatsConnection>();
 
 /**
+ * A TLS alert a server sends after the client's side of the handshake is done (a server that
+ * verifies client certificates refusing one) reaches a socket the client library no longer
+ * listens to, and Deno would report it as an uncaught error, a stack trace ending the process
+ * (the connection itself times out). It is caught here and, when it arrives before the connection
+ * fails, named in the error.
+ */
+let lastTlsAlert: string | null = null;
+
+let alertGuard = false;
+
+function _guardTlsAlerts(): void {
+  if (alertGuard) return;
+  alertGuard = true;
+  globalThis.addEventListener("error", (event: ErrorEvent) => {
+    const message = event.error instanceof Error ? event.error.message : String(event.message);
+    if (/fatal alert/i.test(message)) {
+      event.preventDefault();
+      lastTlsAlert = message.split("\n")[0]!;
+    }
+  });
+}
+
+/**
  * Connects to a NATS server.
  *
  * @param server `host:port` of the server
@@ -67,6 +90,8 @@ export async function connectNats(
 ): Promise<NatsLink> {
   let nc: NatsConnection;
   const authenticator = access.user === undefined ? undefined : _authenticator(access.user);
+  _guardTlsAlerts();
+  lastTlsAlert = null;
   try {
     nc = await connect({
       servers: server,
@@ -76,10 +101,10 @@ export async function connectNats(
       ...(access.tls === undefined ? {} : { tls: _tls(server, access.tls) }),
     });
   } catch (e) {
-    throw new InputError(
-      "NATS_CONNECT",
-      `Cannot connect to NATS at ${server}: ${(e as Error).message.split("\n")[0]}`,
-    );
+    const why = lastTlsAlert === null
+      ? (e as Error).message.split("\n")[0]
+      : `the server ended the TLS handshake (${lastTlsAlert})`;
+    throw new InputError("NATS_CONNECT", `Cannot connect to NATS at ${server}: ${why}`);
   }
   const link: NatsLink = { server, close: () => nc.close() };
   OPEN.set(link, nc);

@@ -94,12 +94,12 @@ export function _attentionEvidence(
   o: { readonly headDim: number; readonly profile: GpuProfile },
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
-  // The GPU measurement covers the two HF-reachable FA2 builds' standard kernel, not vLLM's
-  // paged launches (always the split kernel).
-  const fa2 = id === "fa2-dao-fastmath" || id === "fa2-pytorch-bundled";
-  // Measured on an A100 (profile `a100`): another sm_80 part (A30) has other SM counts and no
-  // capture, so its launches are the same code but not a measurement.
-  const measured = fa2 && o.headDim === 128 && o.profile.id === "a100";
+  // The GPU measurement (FA 2.8.3, the Dao wheel, causal, `ops.md` §4.3) covers that build's
+  // standard kernel only: not PyTorch's bundled build (the same tile table, its own compile),
+  // nor vLLM's paged launches (always the split kernel). Measured on an A100 (profile `a100`):
+  // another sm_80 part (A30) has other SM counts and no capture, so its launches are the same
+  // code but not a measurement.
+  const measured = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100";
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
     level: measured ? "measured-on-gpu" : SOURCE,

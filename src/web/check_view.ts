@@ -179,7 +179,7 @@ function _summary(
     : "";
   return [
     `The signature is genuine${form}: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.${stamped}`,
-    verdictMeaning(p),
+    verdictMeaning(p, { signers: o.signers }),
     `Signed by ${o.signers.length} inspector key(s) (${
       o.signers.map((s) => s.slice(0, 16)).join(", ")
     }) on ${p.timeVerified}.`,

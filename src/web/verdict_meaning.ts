@@ -6,13 +6,16 @@
  */
 /**
  * Explains a signed verdict in plain language, naming who recomputed the results: the signer
- * itself, or (a sharded audit) worker keys whose signed results the signer merged, of which it
- * recomputed a share again (`workers.reverified`). A worker key is the signer's delegate, not a
- * key of the reader's trust root: the sentence says so rather than calling every result the
- * inspector's own.
+ * itself (a result with no `worker`, or one whose worker key is a signer's own key, as a
+ * single-process audit records it), or (a sharded audit) worker keys whose signed results the
+ * signer merged, of which it recomputed a share again (`workers.reverified`), and how many planned
+ * items no worker returned. A worker key is the signer's delegate, not a key of the reader's trust
+ * root: the sentence says so rather than calling every result the inspector's own.
  *
  * @param p the verified predicate (`worker` on each result and `workers.reverified` as the
- *   verdict statement carries them; absent: the signer recomputed every result)
+ *   verdict statement carries them)
+ * @param o `signers`: key ids of the keys whose signatures counted (a worker key among them is
+ *   the inspector's own)
  * @returns one or two sentences with the counts behind the verdict
  * @example
  * ```ts
@@ -21,10 +24,12 @@
  * if (!s.startsWith("Verdict FAILED: 1 of the 2 sampled records")) throw new Error(s);
  * const w = verdictMeaning({
  *   verdict: "PASSED",
- *   results: [{ status: "PASS", worker: "ab" }, { status: "PASS" }],
+ *   results: [{ status: "PASS", worker: "ab" }, { status: "PASS", worker: "cd" }],
  *   workers: { reverified: [] },
- * });
- * if (!w.includes("1 of them by worker key(s) ab")) throw new Error(w);
+ * }, { signers: ["cd"] });
+ * if (!w.includes("1 of them by worker key(s) ab") || !w.includes("1 by the inspector")) {
+ *   throw new Error(w);
+ * }
  * ```
  */
 export function verdictMeaning(
@@ -33,16 +38,23 @@ export function verdictMeaning(
     readonly results: readonly { readonly status: string; readonly worker?: string }[];
     readonly workers?: { readonly reverified: readonly number[] };
   },
+  o: { readonly signers?: readonly string[] } = {},
 ): string {
   const k = p.results.length;
   const n = (s: string) => p.results.filter((r) => r.status === s).length;
-  const byWorkers = p.results.filter((r) => r.worker !== undefined).length;
-  const who = byWorkers === 0 ? "by the inspector" : "";
+  const own = new Set(o.signers ?? []);
+  const delegated = p.results.filter((r) => r.worker !== undefined && !own.has(r.worker));
+  const byInspector = p.results.filter((r) => r.worker !== undefined && own.has(r.worker)).length;
+  // With worker keys recorded, a result without one is an item no worker returned (a merge marks
+  // it NOT_VERIFIED); without any, the statement predates worker keys: the signer computed all.
+  const recorded = delegated.length + byInspector > 0;
+  const missing = recorded ? p.results.filter((r) => r.worker === undefined).length : 0;
+  const allOwn = delegated.length === 0 && missing === 0;
   const main = (() => {
     switch (p.verdict) {
       case "PASSED":
         return `Verdict PASSED: each of the ${k} sampled records was recomputed${
-          who === "" ? "" : ` ${who}`
+          allOwn ? " by the inspector" : ""
         } and matched the prover's claim bit for bit.`;
       case "FAILED":
         return `Verdict FAILED: ${
@@ -54,14 +66,23 @@ export function verdictMeaning(
         } of the ${k} could not be verified (NOT_VERIFIED), so the audit does not vouch for the log.`;
     }
   })();
-  if (byWorkers === 0) return main;
-  const keys = [...new Set(p.results.flatMap((r) => r.worker === undefined ? [] : [r.worker]))];
-  const again = p.workers?.reverified.length ?? 0;
-  return `${main} Sharded audit: ${byWorkers} of them by worker key(s) ${
-    keys.map((id) => id.slice(0, 16)).join(", ")
-  } whose signed results the inspector merged, ${again} of those recomputed again by the inspector itself${
-    byWorkers < k ? "; the rest by the inspector" : ""
-  }.`;
+  if (allOwn) return main;
+  const parts: string[] = [];
+  if (delegated.length > 0) {
+    const keys = [...new Set(delegated.map((r) => r.worker!))];
+    const again = p.workers?.reverified.length ?? 0;
+    parts.push(
+      `Sharded audit: ${delegated.length} of them by worker key(s) ${
+        keys.map((id) => id.slice(0, 16)).join(", ")
+      } whose signed results the inspector merged, ${again} of those recomputed again by the inspector itself`,
+    );
+  }
+  if (byInspector > 0) {
+    parts.push(`${byInspector}${parts.length === 0 ? " of them" : ""} by the inspector`);
+  }
+  if (missing > 0) parts.push(`${missing} with no result from any worker (NOT_VERIFIED)`);
+  const text = parts.join("; ");
+  return `${main} ${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
 
 /** How a verdict is shown: its own colour, apart from the attestation's validity. */

@@ -2229,25 +2229,40 @@
   }
 
   // src/web/verdict_meaning.ts
-  function verdictMeaning(p) {
+  function verdictMeaning(p, o = {}) {
     const k = p.results.length;
     const n = (s) => p.results.filter((r) => r.status === s).length;
-    const byWorkers = p.results.filter((r) => r.worker !== void 0).length;
-    const who = byWorkers === 0 ? "by the inspector" : "";
+    const own = new Set(o.signers ?? []);
+    const delegated = p.results.filter((r) => r.worker !== void 0 && !own.has(r.worker));
+    const byInspector = p.results.filter((r) => r.worker !== void 0 && own.has(r.worker)).length;
+    const recorded = delegated.length + byInspector > 0;
+    const missing = recorded ? p.results.filter((r) => r.worker === void 0).length : 0;
+    const allOwn = delegated.length === 0 && missing === 0;
     const main = (() => {
       switch (p.verdict) {
         case "PASSED":
-          return `Verdict PASSED: each of the ${k} sampled records was recomputed${who === "" ? "" : ` ${who}`} and matched the prover's claim bit for bit.`;
+          return `Verdict PASSED: each of the ${k} sampled records was recomputed${allOwn ? " by the inspector" : ""} and matched the prover's claim bit for bit.`;
         case "FAILED":
           return `Verdict FAILED: ${n("FAIL")} of the ${k} sampled records did not match what the prover claimed when recomputed; the claim log contains false claims.`;
         default:
           return `Verdict ${p.verdict}: no sampled record failed, but ${n("NOT_VERIFIED")} of the ${k} could not be verified (NOT_VERIFIED), so the audit does not vouch for the log.`;
       }
     })();
-    if (byWorkers === 0) return main;
-    const keys = [...new Set(p.results.flatMap((r) => r.worker === void 0 ? [] : [r.worker]))];
-    const again = p.workers?.reverified.length ?? 0;
-    return `${main} Sharded audit: ${byWorkers} of them by worker key(s) ${keys.map((id) => id.slice(0, 16)).join(", ")} whose signed results the inspector merged, ${again} of those recomputed again by the inspector itself${byWorkers < k ? "; the rest by the inspector" : ""}.`;
+    if (allOwn) return main;
+    const parts = [];
+    if (delegated.length > 0) {
+      const keys = [...new Set(delegated.map((r) => r.worker))];
+      const again = p.workers?.reverified.length ?? 0;
+      parts.push(
+        `Sharded audit: ${delegated.length} of them by worker key(s) ${keys.map((id) => id.slice(0, 16)).join(", ")} whose signed results the inspector merged, ${again} of those recomputed again by the inspector itself`
+      );
+    }
+    if (byInspector > 0) {
+      parts.push(`${byInspector}${parts.length === 0 ? " of them" : ""} by the inspector`);
+    }
+    if (missing > 0) parts.push(`${missing} with no result from any worker (NOT_VERIFIED)`);
+    const text = parts.join("; ");
+    return `${main} ${text[0].toUpperCase()}${text.slice(1)}.`;
   }
   function verdictHeadline(verdict) {
     switch (verdict) {
@@ -2354,7 +2369,7 @@
     const stamped = o.outcome.timestamped ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time." : "";
     return [
       `The signature is genuine${form}: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.${stamped}`,
-      verdictMeaning(p),
+      verdictMeaning(p, { signers: o.signers }),
       `Signed by ${o.signers.length} inspector key(s) (${o.signers.map((s) => s.slice(0, 16)).join(", ")}) on ${p.timeVerified}.`,
       `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
       ...trustSentences({

@@ -81,6 +81,8 @@ Deno.test("grinding: a second announcement for the same checkpoint and round giv
 Deno.test("grinding: a round not after the announcement is refused; another round does not fit", async () => {
   await refused("ANNOUNCEMENT_LATE", () => announce({ time: "2023-08-23T15:15:33Z" }));
   await refused("ANNOUNCEMENT_LATE", () => announce({ round: "100" }));
+  // More records than the checkpoint holds cannot be drawn: refused when announcing, not later.
+  await refused("AUDIT_K", () => announce({ k: "3200" }));
   await announce({ round: "124" });
   await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: lastAnnouncement() }));
   // Signed by a key that is not the auditing inspector's.

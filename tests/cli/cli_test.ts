@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { assertDocRecordsMatch } from "../docs/_doc_records.ts";
 import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { demoTimestampVariants } from "./_demo_timestamps.ts";
@@ -188,6 +189,8 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       await Deno.stat(`${out}/run/${f}`);
     }
     await assert.rejects(() => Deno.stat(`${out}/run/inspector.key`), Deno.errors.NotFound);
+    // The records docs/prover.md quotes are this log's, field for field.
+    assert.deepEqual(await assertDocRecordsMatch(`${out}/run/claims.jsonl`), [15, 280, 317, 343]);
     await demoTimestampVariants(`${out}/run`);
   } finally {
     await Deno.remove(out, { recursive: true });

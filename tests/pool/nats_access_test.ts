@@ -10,13 +10,12 @@ import assert from "node:assert/strict";
 import { nkeys } from "@nats-io/transport-node";
 import { assertCliCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
-import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
 import { HAS_OPENSSL } from "../attest/timestamp/_openssl_tsa.ts";
 import { startNatsServer } from "./_nats_server.ts";
+import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
-
-const TIME = "2026-06-01T12:00:00Z";
 
 async function openssl(dir: string, args: string[]): Promise<void> {
   const r = await new Deno.Command("openssl", { args, cwd: dir, stdout: "null", stderr: "piped" })
@@ -177,13 +176,7 @@ Deno.test({
       }
 
       // audit serve with the same access, and a worker: the plan is audited through the server.
-      const args = auditArgs(f, `${f.dir}/single`, 2);
-      const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);
-      assert.equal(single.code, 0, single.stderr);
-      const plan = `${f.dir}/plan.json`;
-      const at = args.indexOf("--key");
-      const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
-      assert.equal(planned.code, 0, planned.stderr);
+      const plan = await poolPlan(f, { k: 2, single: 0 });
       const net = `--allow-net=${nats.hostPort}`;
       const serve = spawn([
         "audit",

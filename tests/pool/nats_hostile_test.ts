@@ -4,9 +4,10 @@
  * order of another log is handed back by the worker, which goes on; the audit signs as usual.
  */
 import assert from "node:assert/strict";
-import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
-import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
 import { startNatsServer } from "./_nats_server.ts";
+import { poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
 
 Deno.test("audit serve and a worker ride out an unsigned result and a forged order from a keyless peer", async () => {
@@ -14,11 +15,7 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
   const f = await makeAuditFixture({ records: 3, falsify: [] });
   const workers: ReturnType<typeof spawn>[] = [];
   try {
-    const args = auditArgs(f, `${f.dir}/single`, 3);
-    const plan = `${f.dir}/plan.json`;
-    const at = args.indexOf("--key");
-    const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
-    assert.equal(planned.code, 0, planned.stderr);
+    const plan = await poolPlan(f, { k: 3 });
     const net = `--allow-net=${nats.hostPort}`;
     const serve = spawn([
       "audit",

@@ -6,12 +6,11 @@
  * single-process audit's (computing as that worker key), byte for byte.
  */
 import assert from "node:assert/strict";
-import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
-import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
 import { startNatsServer } from "./_nats_server.ts";
+import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
-
-const TIME = "2026-06-01T12:00:00Z";
 
 Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attestation is the single-process one", async () => {
   const nats = await startNatsServer();
@@ -23,13 +22,7 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
   });
   const workers: ReturnType<typeof spawn>[] = [];
   try {
-    const args = auditArgs(f, `${f.dir}/single`, 7);
-    const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);
-    assert.equal(single.code, 1, single.stderr);
-    const plan = `${f.dir}/plan.json`;
-    const at = args.indexOf("--key");
-    const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
-    assert.equal(planned.code, 0, planned.stderr);
+    const plan = await poolPlan(f, { k: 7, single: 1 });
 
     const net = `--allow-net=${nats.hostPort}`;
     const worker = () =>

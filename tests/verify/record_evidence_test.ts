@@ -20,6 +20,18 @@ Deno.test("the FA2 attention backend is measured on the A100 only, not on anothe
   );
 });
 
+Deno.test("the measurement is of the Dao wheel: PyTorch's bundled FA2 (no fast-math) is derived from source", () => {
+  assert.equal(stack.operators?.attention, "fa2-dao-fastmath");
+  const bundled = parseStackProfile({
+    ...json("profiles/stack/cutlass-3.5-hf-flash-attn.json"),
+    operators: { ...stack.operators!, attention: "fa2-pytorch-bundled" },
+  });
+  assert.equal(
+    _attentionEvidence(bundled, { headDim: 128, profile: gpu("a100") }).level,
+    "derived-from-source",
+  );
+});
+
 Deno.test("a block record's PyTorch operators are the peer's level, never a GPU measurement", () => {
   for (const kind of ["ffn_block", "attention_block"] as const) {
     const e = _blockOperatorEvidence(kind, stack);

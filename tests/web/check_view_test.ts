@@ -87,15 +87,30 @@ Deno.test("verdictMeaning() names the worker keys of a sharded audit and how man
     none,
     /Sharded audit: 3 of them by worker key\(s\) a{16}, b{16} whose signed results the inspector merged, 0 of those recomputed again by the inspector itself\.$/,
   );
-  const mixed = verdictMeaning({
-    verdict: "PASSED",
-    results: [...results.slice(0, 2), { status: "PASS" }],
+  // A merge where one planned item came back from no worker: nobody computed it.
+  const partial = verdictMeaning({
+    verdict: "INCONCLUSIVE",
+    results: [...results.slice(0, 2), { status: "NOT_VERIFIED" }],
     workers: { reverified: [7] },
   });
   assert.match(
-    mixed,
-    /2 of them by worker key\(s\).*1 of those recomputed again.*; the rest by the inspector\.$/,
+    partial,
+    /2 of them by worker key\(s\).*1 of those recomputed again.*; 1 with no result from any worker \(NOT_VERIFIED\)\.$/,
   );
+  assert.ok(!partial.includes("by the inspector."), partial);
+  // A single-process audit records the inspector's own key as the worker: not a sharded audit.
+  const own = verdictMeaning(
+    { verdict: "PASSED", results: [results[0]!, results[2]!], workers: { reverified: [] } },
+    { signers: ["a".repeat(64)] },
+  );
+  assert.equal(
+    own,
+    "Verdict PASSED: each of the 2 sampled records was recomputed by the inspector and matched the prover's claim bit for bit.",
+  );
+  const both = verdictMeaning({ verdict: "PASSED", results, workers: { reverified: [] } }, {
+    signers: ["b".repeat(64)],
+  });
+  assert.match(both, /Sharded audit: 2 of them by worker key\(s\) a{16} .*; 1 by the inspector\.$/);
   assert.match(
     verdictMeaning({ verdict: "PASSED", results: [{ status: "PASS" }] }),
     /recomputed by the inspector and matched/,

@@ -184,7 +184,6 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   USAGE_RANDOMNESS: "`--randomness` is not 2..1024 hex digits",
   USAGE_RECOMPUTE: "`--recompute` without `--log`",
   USAGE_SHARD: "`--shard` is not `i/n` or `n`",
-  USAGE_THREADS: "`--threads` is out of range",
   USAGE_TIME: "`--time` is not an RFC 3339 UTC time to the second",
   USAGE_TRUST: "The trust inputs do not go together (e.g. `--announcement` without the " +
     "inspector's `--key`)",

@@ -113,8 +113,10 @@ export async function renderCliDoc(): Promise<string> {
       "`deno task bitaudit <command>` runs `deno run --allow-read --allow-write " +
         "--allow-env=JOB_COMPLETION_INDEX src/cli/main.ts <command>`; `audit serve` and `worker` " +
         "also need `--allow-net` to their NATS server (see " +
-        "[sharded and pooled audits](inspector.md#sharded-and-pooled-audits)). Every reporting " +
-        "command takes `--json`. Exit codes and error codes: [errors.md](errors.md). What each " +
+        "[sharded and pooled audits](inspector.md#sharded-and-pooled-audits)). `deno task` runs " +
+        "in the repository root, so relative paths are read and written there. Machine-readable " +
+        "output: `--json`, where a command's options list it. Exit codes and error codes: " +
+        "[errors.md](errors.md). What each " +
         "command is for, by role: [inspector](inspector.md), [third party](third-party.md), " +
         "[prover](prover.md).",
       100,

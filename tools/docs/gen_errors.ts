@@ -147,6 +147,27 @@ export async function renderErrorsDoc(): Promise<{ text: string; unexplained: st
       ]),
     ),
     "",
+    "## Set-up codes of the test command",
+    "",
+    wrapProse(
+      "`deno task test` installs what its tests need when it is missing (as root, or through " +
+        "password-less `sudo`) and stops with one of these, exit 2, when it cannot:",
+      100,
+    ),
+    "",
+    markdownTable(["code", "exit", "meaning"], [
+      [
+        "`NATS_SERVER_MISSING`",
+        "2",
+        "nats-server is not installed and cannot be (no root, no password-less sudo, no apt-get)",
+      ],
+      [
+        "`NO_CHROMIUM`",
+        "2",
+        "Chromium (`$CHROMIUM` or /usr/bin/chromium) is not installed and cannot be",
+      ],
+    ]),
+    "",
   );
   return { text: out.join("\n"), unexplained };
 }

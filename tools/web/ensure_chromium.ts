@@ -1,7 +1,8 @@
 /**
  * Makes sure Debian's Chromium is installed for the browser tests (`tests/web/`): nothing to do
- * when `$CHROMIUM` or `/usr/bin/chromium` exists, otherwise `apt-get install chromium` (as root on
- * Debian, the test machines); fails loudly rather than letting a browser test be skipped.
+ * when `$CHROMIUM` or `/usr/bin/chromium` exists, otherwise `apt-get install chromium` (as root, or
+ * through password-less sudo, as the nats-server installer does); fails loudly (exit 2) rather
+ * than letting a browser test be skipped.
  *
  * Usage: `deno task browser:install`.
  *
@@ -15,9 +16,22 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
 
-async function apt(args: string[]): Promise<void> {
-  const cmd = new Deno.Command("apt-get", {
-    args,
+/** `[]` as root, `sudo -n` where password-less sudo works, else null. */
+async function asRoot(): Promise<string[] | null> {
+  if (Deno.uid() === 0) return [];
+  const sudo = await new Deno.Command("sudo", {
+    args: ["-n", "true"],
+    stdout: "null",
+    stderr: "null",
+  })
+    .output().then((o) => o.success, () => false);
+  return sudo ? ["sudo", "-n"] : null;
+}
+
+async function apt(root: string[], args: string[]): Promise<void> {
+  const [program, ...rest] = [...root, "apt-get", ...args];
+  const cmd = new Deno.Command(program!, {
+    args: rest,
     env: { DEBIAN_FRONTEND: "noninteractive" },
     stdout: "inherit",
     stderr: "inherit",
@@ -30,13 +44,20 @@ if (await exists(CHROMIUM)) {
   console.log(`chromium: ${CHROMIUM}`);
 } else if (!(await exists("/usr/bin/apt-get"))) {
   console.error(`error [NO_CHROMIUM]: Cannot find ${CHROMIUM}: install Debian's chromium package`);
-  Deno.exit(1);
+  Deno.exit(2);
 } else {
+  const root = await asRoot();
+  if (root === null) {
+    console.error(
+      `error [NO_CHROMIUM]: Cannot install chromium: not root and no password-less sudo (install Debian's chromium package)`,
+    );
+    Deno.exit(2);
+  }
   console.log("chromium: installing Debian's chromium package");
-  await apt(["update", "-qq"]);
-  await apt(["install", "-y", "-qq", "--no-install-recommends", "chromium"]);
+  await apt(root, ["update", "-qq"]);
+  await apt(root, ["install", "-y", "-qq", "--no-install-recommends", "chromium"]);
   if (!(await exists(CHROMIUM))) {
     console.error(`error [NO_CHROMIUM]: Cannot find ${CHROMIUM} after installing chromium`);
-    Deno.exit(1);
+    Deno.exit(2);
   }
 }

@@ -102,6 +102,14 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
       `Cannot announce: '${o.checkpoint}' has no valid signature by the prover key (${v.reason})`,
     );
   }
+  // The audit will sample k of the checkpoint's records: more cannot be drawn (the audit would
+  // refuse the announcement's k only when the round has come).
+  if (k > v.checkpoint.treeSize) {
+    throw new InputError(
+      "AUDIT_K",
+      `Cannot announce: k = ${k} exceeds the checkpoint's ${v.checkpoint.treeSize} records`,
+    );
+  }
   const info = parseDrandChainInfo(await readTextFile(o.chain, { maxBytes: 64 * 1024 }));
   const chainHash = drandChainHash(info);
   if (chainHash !== info.hash) {

@@ -25,7 +25,7 @@ import { readResultsFile } from "../read_results.ts";
 export function auditMergeCommand(): CommandUnknownOpts {
   return new Command("merge")
     .description(
-      "merge the worker-signed results files of a plan's shards, then write the signed attestation and report.md",
+      "merge the worker-signed results files of a plan's shards, then write the signed attestation, report.md and report.html",
     )
     .argument("<results...>", "results files from `audit work`")
     .requiredOption("--plan <file>", "plan.json the results were computed from")
@@ -34,7 +34,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
       "--worker-pub <files...>",
       "public keys (SPKI PEM) of the workers whose signed results are accepted",
     )
-    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option(...REVERIFY_OPTION)
     .option("--log <file>", "claims.jsonl, to re-verify (default: beside the plan)")

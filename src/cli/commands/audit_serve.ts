@@ -51,7 +51,7 @@ export function auditServeCommand(): Command {
       "--worker-pub <files...>",
       "public keys (SPKI PEM) of the workers whose signed results are accepted",
     )
-    .requiredOption("--out <dir>", "folder for attestation.dsse.json and report.md")
+    .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--ack-wait <s>", "seconds without an ack or heartbeat before redelivery", "30")
     .option("--max-deliver <n>", "deliveries of one item before it is given up", "5")

@@ -75,7 +75,7 @@ export function demoCommand(): Command {
     )
     .option(
       "--out <dir>",
-      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, tsa.pem, announcement.dsse.json, announcement.tsr, trust-root.json, attestation.dsse.json, attestation.tsr and report.md here (default: a temporary folder)",
+      "keep claims.jsonl, blobs/, prover.pub, checkpoint.txt, inspector.pub, tsa.pem, announcement.dsse.json, announcement.tsr, trust-root.json, attestation.dsse.json, attestation.tsr, report.md and report.html here (default: a temporary folder)",
     )
     .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
