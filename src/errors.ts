@@ -192,6 +192,7 @@ export type ModelCode =
   | "CONFIG_MODEL_TYPE"
   | "CONFIG_READ"
   | "CONFIG_UNSUPPORTED"
+  | "SYNTH_TOO_LARGE"
   | "TOKENS_INVALID"
   | "USAGE";
 

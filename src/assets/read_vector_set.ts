@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { parseStrictJson } from "../json_strict.ts";
+import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
 import { parseVectorText } from "./parse_vector_text.ts";
 
@@ -159,11 +161,11 @@ async function _list(dir: string): Promise<string[]> {
 
 async function _read(dir: string, name: string): Promise<string> {
   const path = `${dir}/${name}`;
-  const info = await Deno.stat(path);
-  if (info.size > MAX_FILE_BYTES) {
+  const bytes = await readAtMost(path, MAX_FILE_BYTES);
+  if (bytes === null) {
     throw new InputError("VECTOR_SET_TOO_LARGE", `Cannot read '${path}': larger than 64 MiB`);
   }
-  return await Deno.readTextFile(path);
+  return new TextDecoder().decode(bytes);
 }
 
 interface _CaptureEntry {
@@ -178,10 +180,13 @@ async function _capture(
   if (!files.names.includes("capture.json")) return {};
   let json: unknown;
   try {
-    json = JSON.parse(await files.read("capture.json"));
+    json = parseStrictJson(await files.read("capture.json"));
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError("VECTOR_SET_CAPTURE", `Cannot read '${dir}/capture.json': not JSON`);
+    throw new InputError(
+      "VECTOR_SET_CAPTURE",
+      `Cannot read '${dir}/capture.json': not strict JSON`,
+    );
   }
   const outputs = (json as { outputs?: unknown })?.outputs;
   if (typeof outputs !== "object" || outputs === null) {
@@ -189,6 +194,12 @@ async function _capture(
   }
   const result: Record<string, _CaptureEntry> = {};
   for (const [file, v] of Object.entries(outputs as Record<string, unknown>)) {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) {
+      throw new InputError(
+        "VECTOR_SET_CAPTURE",
+        `Cannot read '${dir}/capture.json': outputs.${file} is not an object`,
+      );
+    }
     const e = v as { instruction?: unknown; accumulator?: unknown };
     const acc = e.accumulator;
     if (acc !== "c_file" && acc !== "c_file_rounded_to_fp16" && acc !== "zero") {

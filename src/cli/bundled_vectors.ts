@@ -61,9 +61,17 @@ export async function runBundledVectors(
         `Cannot map vector folder '${gpu}' to a GPU profile`,
       );
     }
+    const input = fmt.toLowerCase();
+    if (!VECTOR_INPUTS.includes(input)) {
+      throw new InputError(
+        "VECTOR_SET_LAYOUT",
+        `Cannot read vector folder '${gpu}/${fmt}': the input format must be one of ${
+          VECTOR_INPUTS.join(", ")
+        }`,
+      );
+    }
     const set = await load();
-    const input = fmt.toLowerCase() as FormatName;
-    for (const r of checkVectorSet(loaded.profile, { set, input })) {
+    for (const r of checkVectorSet(loaded.profile, { set, input: input as FormatName })) {
       rows.push({
         gpu,
         profile: loaded.profile.id,
@@ -80,11 +88,23 @@ export async function runBundledVectors(
 }
 
 /** The `<GPU>/<format>/` folders under a root, sorted, each read from its files. */
+/** Input formats a vector folder may be named after (the tensor-core inputs measured). */
+const VECTOR_INPUTS: readonly string[] = ["bf16", "fp16", "tf32", "e4m3", "e5m2"];
+
 function _folderSets(
   root: string,
 ): { gpu: string; format: string; load: () => Promise<VectorSet> }[] {
-  const dirs = (path: string) =>
-    [...Deno.readDirSync(path)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+  const dirs = (path: string) => {
+    try {
+      return [...Deno.readDirSync(path)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+    } catch (e) {
+      if (e instanceof Deno.errors.NotCapable) throw e;
+      throw new InputError(
+        "VECTOR_SET_MISSING",
+        `Cannot read vector folder '${path}': ${(e as Error).message.split("\n")[0]}`,
+      );
+    }
+  };
   return dirs(root).flatMap((gpu) =>
     dirs(`${root}/${gpu}`).map((format) => ({
       gpu,

@@ -7,13 +7,40 @@
  * @module
  */
 import { InputError } from "../errors.ts";
-import { openItemResult, type WorkerKeys } from "../attest/mod.ts";
+import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import type { PlanItem } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { MAX_RESULTS_BYTES } from "./read_results.ts";
 
-/** How every signed result line starts (the canonical JSON of its DSSE envelope). */
-const RESULT_LINE_START = '{"payload":"';
+/**
+ * A signed result line, as `signItemResult` writes it (the canonical JSON of its DSSE envelope):
+ * fixed text, and runs of base64 or hex digits between.
+ */
+const RESULT_LINE: readonly (string | RegExp)[] = [
+  '{"payload":"',
+  /[A-Za-z0-9+/=]/,
+  `","payloadType":"${ITEM_RESULT_PAYLOAD_TYPE}","signatures":[{"keyid":"`,
+  /[0-9a-f]/,
+  '","sig":"',
+  /[A-Za-z0-9+/=]/,
+  '"}]}',
+];
+
+/** Whether `cut` is the start (or the whole) of a line of the {@link RESULT_LINE} form. */
+function _startsResultLine(cut: string): boolean {
+  let at = 0;
+  for (const part of RESULT_LINE) {
+    if (typeof part === "string") {
+      const rest = cut.slice(at, at + part.length);
+      if (!part.startsWith(rest)) return false;
+      at += rest.length;
+      if (rest.length < part.length) return at === cut.length;
+    } else {
+      while (at < cut.length && part.test(cut[at]!)) at++;
+    }
+  }
+  return at === cut.length;
+}
 
 /**
  * Reads what an earlier run of this shard left, and cuts off a last line written only in part.
@@ -47,14 +74,10 @@ export async function resumePartial(
   const text = await readTextFile(path, { maxBytes: MAX_RESULTS_BYTES });
   const lines = text.split("\n");
   const cut = lines.pop()!; // "" when the file ends with a newline
-  // A line cut short is the start of a signed result line (canonical JSON, ASCII): anything else
-  // is a file this command did not write, and it is neither truncated nor removed.
-  if (
-    !/^[\x20-\x7e]*$/.test(cut) ||
-    !(RESULT_LINE_START.startsWith(cut) || cut.startsWith(RESULT_LINE_START))
-  ) {
-    throw refuse("its last line is not the start of a result line");
-  }
+  // An empty file, or a line cut short that is not the start of a signed result line (canonical
+  // JSON of its envelope), is a file this command did not write: neither truncated nor removed.
+  if (text === "") throw refuse("it is empty");
+  if (!_startsResultLine(cut)) throw refuse("its last line is not the start of a result line");
   const mine = new Set(shard.items.map((it) => it.item));
   for (const [i, line] of lines.entries()) {
     let r;

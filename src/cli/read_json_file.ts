@@ -6,6 +6,7 @@
 import { type InputCode, InputError } from "../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { quoteForTerminal } from "../escape_text.ts";
+import { readAtMost } from "../read_at_most.ts";
 
 /**
  * Reads and parses a JSON file strictly (`parseStrictJson`: integers only, no duplicate key, no
@@ -55,17 +56,66 @@ export async function readTextFile(
       `Cannot read '${path}': ${info.size} bytes exceeds the ${maxBytes}-byte limit`,
     );
   }
+  // The stated size is a first check only: the bytes are counted as read (a file that says 0
+  // bytes may never end).
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readAtMost(path, maxBytes);
+  } catch (e) {
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
+  }
+  if (bytes === null) {
+    throw new InputError(
+      "INPUT_TOO_LARGE",
+      `Cannot read '${path}': more than ${maxBytes} bytes (the limit)`,
+    );
+  }
   let text: string;
   try {
     // ignoreBOM keeps a byte-order mark in the text, so that strict parsers can refuse it.
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-      await Deno.readFile(path),
-    );
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new InputError("INPUT_UTF8", `Cannot read '${path}': not valid UTF-8`);
   }
   if (jsonCode !== undefined) _parse(path, text, jsonCode);
   return text;
+}
+
+/**
+ * Reads a user-supplied binary file with a size limit, counted as it is read.
+ *
+ * @param path file path
+ * @param maxBytes largest accepted size
+ * @returns the bytes
+ * @throws {InputError} `INPUT_MISSING` (missing, not a file), `INPUT_TOO_LARGE`
+ * @example
+ * ```ts ignore
+ * const token = await readBinaryFile("attestation.tsr", 64 * 1024);
+ * ```
+ */
+export async function readBinaryFile(path: string, maxBytes: number): Promise<Uint8Array> {
+  let info: Deno.FileInfo;
+  let bytes: Uint8Array | null;
+  try {
+    info = await Deno.stat(path);
+    bytes = info.isFile ? await readAtMost(path, maxBytes) : null;
+  } catch (e) {
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
+  }
+  if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
+  if (bytes === null) {
+    throw new InputError(
+      "INPUT_TOO_LARGE",
+      `Cannot read '${path}': more than ${maxBytes} bytes (the limit)`,
+    );
+  }
+  return bytes;
+}
+
+/** A file system error in a few words: its kind (`NotFound`), or its message when it has none. */
+function _why(e: unknown): string {
+  const err = e as Error;
+  return err.name === "TypeError" || err.name === "Error" ? err.message : err.name;
 }
 
 function _parse(path: string, text: string, code: InputCode): unknown {

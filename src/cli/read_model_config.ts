@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
 import { type DecoderConfig, parseDecoderConfig } from "../model/mod.ts";
 
@@ -33,7 +34,10 @@ export async function readModelConfig(
   if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
     throw new InputError("CONFIG_READ", `Cannot read '${path}': not a file of at most 16 MiB`);
   }
-  const bytes = await Deno.readFile(path).catch(unreadable);
+  const bytes = await readAtMost(path, MAX_CONFIG_BYTES).catch(unreadable);
+  if (bytes === null) {
+    throw new InputError("CONFIG_READ", `Cannot read '${path}': more than 16 MiB`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

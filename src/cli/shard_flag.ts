@@ -28,14 +28,16 @@ export function parseShardFlag(text: string, env: (name: string) => string | und
   const bad = (why: string): never => {
     throw new UsageError("USAGE_SHARD", `Cannot use --shard '${_safe(text)}': ${why}`);
   };
-  const m = /^(?:(\d{1,7})\/)?(\d{1,7})$/.exec(text);
+  // Integers as every other flag takes them: decimal digits, no leading zero (ids stay unique).
+  const m = /^(?:(0|[1-9]\d*)\/)?(0|[1-9]\d*)$/.exec(text);
   if (m === null) return bad("expected i/n or n (with JOB_COMPLETION_INDEX set)");
+  if (m[2]!.length > 7 || (m[1]?.length ?? 0) > 7) bad(`n must be in 1..${MAX_SHARDS}`);
   const count = Number(m[2]);
   let indexText = m[1];
   if (indexText === undefined) {
     indexText = env("JOB_COMPLETION_INDEX");
     if (indexText === undefined) bad("only n given and JOB_COMPLETION_INDEX is not set");
-    if (!/^\d{1,7}$/.test(indexText!)) bad("JOB_COMPLETION_INDEX is not a shard index");
+    if (!/^(0|[1-9]\d{0,6})$/.test(indexText!)) bad("JOB_COMPLETION_INDEX is not a shard index");
   }
   const index = Number(indexText);
   if (count < 1 || count > MAX_SHARDS) bad(`n must be in 1..${MAX_SHARDS}`);

@@ -29,7 +29,7 @@ import {
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
-import { readTextFile } from "./read_json_file.ts";
+import { readBinaryFile, readTextFile } from "./read_json_file.ts";
 
 /** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
 export interface TrustInputFlags {
@@ -266,19 +266,7 @@ function _defined(e: Record<keyof TrustEvidence, string | undefined>): TrustEvid
 }
 
 async function _bytes(path: string): Promise<Uint8Array> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (e) {
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
-  }
-  if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) {
-    throw new InputError(
-      "INPUT_TOO_LARGE",
-      `Cannot read '${path}': not a file of at most ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`,
-    );
-  }
-  return await Deno.readFile(path);
+  return await readBinaryFile(path, MAX_TIMESTAMP_TOKEN_BYTES);
 }
 
 function _inspector(publicKey: Uint8Array): TrustRootKey {

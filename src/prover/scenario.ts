@@ -174,6 +174,17 @@ export function parseScenario(json: unknown): Scenario {
   const firstServing = firstForward + (forward?.records ?? 0);
   const total = firstServing +
     (serving === undefined ? 0 : serving.requests * serving.checkpoints.length);
+  const projections = children(model, "projections", ["name", "n", "k"]).map((pf) => ({
+    name: str(pf, "name"),
+    n: int(pf, "n", dims),
+    k: int(pf, "k", dims),
+  }));
+  const batchSizes = ints(f, "batchSizes", { min: 1, max: 65536 });
+  const widest = Math.max(...batchSizes);
+  for (const [i, p] of projections.entries()) {
+    _fits(`scenario.model.projections[${i}]`, { weights: p.n * p.k, input: widest * p.k });
+    _fits(`scenario.model.projections[${i}]`, { output: widest * p.n });
+  }
   return {
     logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
     seed: str(f, "seed"),
@@ -183,13 +194,9 @@ export function parseScenario(json: unknown): Scenario {
     model: {
       name: str(model, "name"),
       layers: int(model, "layers", { min: 1, max: 1024 }),
-      projections: children(model, "projections", ["name", "n", "k"]).map((pf) => ({
-        name: str(pf, "name"),
-        n: int(pf, "n", dims),
-        k: int(pf, "k", dims),
-      })),
+      projections,
     },
-    batchSizes: ints(f, "batchSizes", { min: 1, max: 65536 }),
+    batchSizes,
     records,
     ...(blocks === undefined ? {} : { blocks }),
     ...(forward === undefined ? {} : { forward }),
@@ -216,6 +223,25 @@ export function parseScenario(json: unknown): Scenario {
   };
 }
 
+/**
+ * Most elements of one tensor a scenario record may hold: the verifier's limit on a recomputed
+ * tensor (`MAX_RECOMPUTE_ELEMENTS`), so the simulated prover makes no record an inspector would
+ * refuse, and never synthesizes gigabytes for one.
+ */
+const MAX_TENSOR_ELEMENTS = 2 ** 28;
+
+/** Refuses a record shape one of whose tensors would exceed {@link MAX_TENSOR_ELEMENTS}. */
+function _fits(where: string, tensors: Readonly<Record<string, number>>): void {
+  for (const [name, count] of Object.entries(tensors)) {
+    if (count > MAX_TENSOR_ELEMENTS) {
+      throw new RangeError(
+        `Cannot read '${where}': its ${name} tensor would hold ${count} elements, more than ` +
+          `${MAX_TENSOR_ELEMENTS} (the verifier's limit)`,
+      );
+    }
+  }
+}
+
 function _blocks(json: unknown): BlockScenario {
   const f = fieldsOf(json, "scenario.blocks");
   onlyKnown(f, [
@@ -230,18 +256,27 @@ function _blocks(json: unknown): BlockScenario {
   ]);
   const sh = child(f, "shape", ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
   const dim = (key: string) => int(sh, key, { min: 1, max: 65536 });
+  const tokens = ints(f, "tokens", { min: 1, max: 4096 });
+  const [hidden, intermediate, heads, kvHeads, headDim] = [
+    dim("hidden"),
+    dim("intermediate"),
+    dim("heads"),
+    dim("kvHeads"),
+    dim("headDim"),
+  ];
+  const t = Math.max(...tokens);
+  _fits("scenario.blocks.shape", {
+    "gate/up/down": hidden * intermediate,
+    "q/o": heads * headDim * hidden,
+    "k/v": kvHeads * headDim * hidden,
+    "hidden states": t * Math.max(hidden, intermediate, heads * headDim),
+  });
   return {
     stack: str(f, "stack"),
     components: stringMap(f, "components"),
     recipe: child(f, "recipe").obj,
-    shape: {
-      hidden: dim("hidden"),
-      intermediate: dim("intermediate"),
-      heads: dim("heads"),
-      kvHeads: dim("kvHeads"),
-      headDim: dim("headDim"),
-    },
-    tokens: ints(f, "tokens", { min: 1, max: 4096 }),
+    shape: { hidden, intermediate, heads, kvHeads, headDim },
+    tokens,
     records: int(f, "records", { min: 1, max: 10_000 }),
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
     ropeTheta: str(f, "ropeTheta", /^[0-9]+(\.[0-9]+)?(e[0-9]+)?$/),

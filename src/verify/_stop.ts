@@ -123,7 +123,7 @@ export async function _tensorBytes(
   const bytes = await _committedBlob(() => blobs.get(t.digest, { maxBytes: length }), {
     digest: t.digest,
     what,
-    tooLarge: `is not ${length} bytes (larger than the blob limit)`,
+    tooLarge: `is larger than the ${length} bytes its shape holds`,
   });
   if (bytes === null) throw _missingBlob({ digest: t.digest, what });
   if (bytes.length !== length) {

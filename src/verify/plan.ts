@@ -110,7 +110,8 @@ function _logMiss(n: number, a: number, b: number): number {
  * @param p fraction of false records, 0 < p ≤ 1
  * @param confidence wanted detection probability, 0 ≤ c < 1
  * @returns the sample size k
- * @throws {RangeError} when p is not in (0, 1] or confidence not in [0, 1)
+ * @throws {RangeError} when p is not in (0, 1], confidence not in [0, 1), or the sample size
+ *   passes 2^53 (p below about 1e-15)
  * @example
  * ```ts
  * import { requiredSampleBinomial } from "./plan.ts";
@@ -124,6 +125,9 @@ export function requiredSampleBinomial(p: number, confidence: number): number {
   if (confidence === 0) return 0;
   if (p === 1) return 1;
   let k = Math.max(0, Math.ceil(Math.log1p(-confidence) / Math.log1p(-p)));
+  if (!Number.isSafeInteger(k)) {
+    throw new RangeError(`Cannot size sample: p = ${p} needs more than 2^53 draws`);
+  }
   while (detectionBinomial(p, k) < confidence) k++;
   while (k > 0 && detectionBinomial(p, k - 1) >= confidence) k--;
   return k;

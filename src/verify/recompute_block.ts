@@ -115,7 +115,6 @@ export async function _recomputeBlock(
   }
   _checkAttentionSupport(d, input);
   const a = w.attention!;
-  _checkClaimedSmCount(input.profile, a.multiProcessorCount);
   const rope = "theta" in a.rope
     ? { theta: Number(a.rope.theta) }
     : { invFreq: await _invFreq(blobs, a.rope.invFreqSha256, d / 2) };
@@ -127,6 +126,7 @@ export async function _recomputeBlock(
     eps,
   });
   if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
+  _checkClaimedSmCount(input.profile, a.multiProcessorCount);
   step(
     "support",
     `${planned.plan.build.id}, ${planned.plan.splits} split(s); ${

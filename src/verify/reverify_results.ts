@@ -33,7 +33,10 @@ export function reverifyCount(text: string, returned: number): number {
   if (/^0?\.\d{1,9}$|^1(\.0{1,9})?$/.test(text) && Number(text) > 0) {
     return Math.min(Math.ceil(Number(text) * returned), returned);
   }
-  throw new RangeError(`'${text.slice(0, 32)}' is neither a count nor a fraction in (0, 1]`);
+  throw new RangeError(
+    `'${text.slice(0, 32)}' is neither a count (up to 9 digits) nor a fraction in (0, 1] ` +
+      "written with at most 9 decimals (0.05, 1.0)",
+  );
 }
 
 /**

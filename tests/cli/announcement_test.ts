@@ -83,6 +83,9 @@ Deno.test("grinding: a round not after the announcement is refused; another roun
   await refused("ANNOUNCEMENT_LATE", () => announce({ round: "100" }));
   // More records than the checkpoint holds cannot be drawn: refused when announcing, not later.
   await refused("AUDIT_K", () => announce({ k: "3200" }));
+  // A round whose time is past any date (or past 2^53 ms) is a bad flag, not a crash.
+  await refused("USAGE_NUMBER", () => announce({ round: "3000000000000" }));
+  await refused("USAGE_NUMBER", () => announce({ round: "9007199254740991" }));
   await announce({ round: "124" });
   await refused("ANNOUNCEMENT_MISMATCH", () => beaconAudit({ announcement: lastAnnouncement() }));
   // Signed by a key that is not the auditing inspector's.

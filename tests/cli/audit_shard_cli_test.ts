@@ -199,18 +199,26 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   assert.match(refused.stderr, /^error \[OUTPUT_EXISTS\]/);
   // A file of the user's at <out>.partial (one line, no newline: it looks like a cut line) and a
   // link there are not this command's: refused, left as they were.
-  const notes = `${f.dir}/notes-0.jsonl`;
+  const userNotes = `${f.dir}/notes-0.jsonl`;
   const precious = "my notes, one line, no newline";
-  await Deno.writeTextFile(`${notes}.partial`, precious);
+  await Deno.writeTextFile(`${userNotes}.partial`, precious);
   const target = `${f.dir}/target.txt`;
   await Deno.writeTextFile(target, precious);
   const linked = `${f.dir}/linked-0.jsonl`;
   await Deno.symlink(target, `${linked}.partial`);
+  // Text that starts as a result line would, then is not one; and an empty file.
+  const lookalike = `${f.dir}/lookalike-0.jsonl`;
+  const almost = '{"payload":"my notes, not a result';
+  await Deno.writeTextFile(`${lookalike}.partial`, almost);
+  const empty = `${f.dir}/empty-0.jsonl`;
+  await Deno.writeTextFile(`${empty}.partial`, "");
   for (
-    const [o, why] of [[notes, /last line is not the start of a result line/], [
-      linked,
-      /not a regular file/,
-    ]] as const
+    const [o, why] of [
+      [userNotes, /last line is not the start of a result line/],
+      [linked, /not a regular file/],
+      [lookalike, /last line is not the start of a result line/],
+      [empty, /it is empty/],
+    ] as const
   ) {
     const r = await runBitaudit([
       "audit",
@@ -228,7 +236,9 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
     assert.match(r.stderr, why);
     await assert.rejects(Deno.stat(o));
   }
-  assert.equal(await Deno.readTextFile(`${notes}.partial`), precious);
+  assert.equal(await Deno.readTextFile(`${userNotes}.partial`), precious);
+  assert.equal(await Deno.readTextFile(`${lookalike}.partial`), almost);
+  assert.equal(await Deno.readTextFile(`${empty}.partial`), "");
   assert.equal(await Deno.readTextFile(target), precious);
   assert.ok((await Deno.lstat(`${linked}.partial`)).isSymlink);
 });

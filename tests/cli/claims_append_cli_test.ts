@@ -102,6 +102,22 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
   });
   assertCliCode(fresh.stderr, "USAGE");
   await assert.rejects(() => Deno.stat(`${dir}/new`), Deno.errors.NotFound);
+
+  // A link to the log: renaming over it would replace the link and fork the log (blobs beside
+  // the link): refused, the link and the log as they were.
+  const log = `${dir}/log/claims.jsonl`;
+  const before = await Deno.readTextFile(log);
+  await Deno.symlink(log, `${dir}/link.jsonl`);
+  const linked = await append(dir, {
+    model,
+    fingerprint: fp,
+    extra: ["--log", `${dir}/link.jsonl`],
+  });
+  assertCliCode(linked.stderr, "INPUT_MISSING");
+  assert.match(linked.stderr, /is a symbolic link \(name the log file itself\)/);
+  assert.ok((await Deno.lstat(`${dir}/link.jsonl`)).isSymlink);
+  assert.equal(await Deno.readTextFile(log), before);
+  await assert.rejects(() => Deno.stat(`${dir}/blobs`), Deno.errors.NotFound);
 });
 
 Deno.test("claims append never overwrites a blob holding other bytes, and waits for no lock", async () => {

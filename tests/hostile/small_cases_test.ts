@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { type HostileCase, hostileTable, signedFixture } from "./_hostile.ts";
 import { auditArgs } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
+import { encodeSafetensors } from "../../src/model/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 
 const fx = await signedFixture();
@@ -51,7 +52,120 @@ const serveArgs = (dir: string, flag: string, value: string) => [
   value,
 ];
 
+/** The demo scenario cut to its GEMM records, with one projection and one batch size set. */
+async function scenarioWith(dir: string, o: { n: number; k: number; batch: number }) {
+  const s = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/demo/scenario.json`));
+  for (const part of ["blocks", "forward", "serving"]) delete s[part];
+  Object.assign(s, { falsify: [], records: 1, batchSizes: [o.batch] });
+  s.model.layers = 1;
+  s.model.projections = [{ name: "q_proj", n: o.n, k: o.k }];
+  await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(s));
+  return `${dir}/scenario.json`;
+}
+
 const cases: HostileCase[] = [
+  ...[
+    ["plan", "--population", "10", "--p-false", "1e-320", "--confidence", "0.99"],
+    ["plan", "--population", "9007199254740991", "--p-false", "1e-17", "--confidence", "0.99"],
+    ["demo", "--k", "0"],
+  ].map((args): HostileCase => ({
+    name: `'${args.join(" ")}' is a coded usage error, never an internal one`,
+    args: () => args,
+    exit: 2,
+    check: (run) => assert.match(run.stderr, /^error \[USAGE_(NUMBER|SHARD)\]/m),
+  })),
+  {
+    name: "gemm --max-output-mib past its bound is a usage error",
+    args: async (dir) => {
+      const t = (name: string) => ({
+        name,
+        dtype: "BF16" as const,
+        shape: [2, 16],
+        data: new Uint16Array(32),
+      });
+      await Deno.writeFile(`${dir}/ab.safetensors`, encodeSafetensors([t("a"), t("b")]));
+      return [
+        "gemm",
+        "--profile",
+        "a100",
+        "--recipe",
+        "cublas-serial-split-k2",
+        "--in",
+        `${dir}/ab.safetensors`,
+        "--out",
+        `${dir}/o.safetensors`,
+        "--max-output-mib",
+        "1000000",
+      ];
+    },
+    exit: 2,
+    code: "USAGE_NUMBER",
+  },
+  {
+    name: "vectors check with a null capture.json entry is VECTOR_SET_CAPTURE",
+    args: async (dir) => {
+      await Deno.mkdir(`${dir}/bf16`);
+      const src = `${REPO_ROOT}/tests/vectors/khattak-mikaitis/A100/bf16`;
+      for await (const e of Deno.readDir(src)) {
+        if (e.isFile) await Deno.copyFile(`${src}/${e.name}`, `${dir}/bf16/${e.name}`);
+      }
+      await Deno.writeTextFile(
+        `${dir}/bf16/capture.json`,
+        JSON.stringify({ outputs: { "d_A100_fp32.txt": null } }),
+      );
+      return ["vectors", "check", `${dir}/bf16`, "--profile", "a100", "--format", "bf16"];
+    },
+    exit: 2,
+    code: "VECTOR_SET_CAPTURE",
+  },
+  {
+    name: "vectors bundled with a file or an unknown format folder is a coded error",
+    args: async (dir) => {
+      await Deno.mkdir(`${dir}/v/A100/xyz`, { recursive: true });
+      return ["vectors", "bundled", "--vectors", `${dir}/v`];
+    },
+    exit: 2,
+    code: "VECTOR_SET_LAYOUT",
+  },
+  {
+    name:
+      "model synth of a config whose shard cannot be held in memory is SYNTH_TOO_LARGE, nothing left",
+    args: async (dir) => {
+      const c = JSON.parse(
+        await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`),
+      );
+      // 4,194,304 x 65,536 BF16 embeddings: 512 GiB in one tensor.
+      Object.assign(c, { vocab_size: 4194304, hidden_size: 65536 });
+      await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(c));
+      return [
+        "model",
+        "synth",
+        "--config",
+        `${dir}/config.json`,
+        "--seed",
+        "1",
+        "--out",
+        `${dir}/o`,
+      ];
+    },
+    exit: 2,
+    code: "SYNTH_TOO_LARGE",
+    check: (run) => assert.match(run.stderr, /give more --shards/),
+  },
+  {
+    name: "claims make refuses a scenario GEMM whose tensors exceed the verifier's limit, at once",
+    args: async (dir) => [
+      "claims",
+      "make",
+      "--scenario",
+      await scenarioWith(dir, { n: 65536, k: 65536, batch: 65536 }),
+      "--out",
+      `${dir}/out`,
+    ],
+    exit: 2,
+    code: "SCENARIO_INVALID",
+    check: (run) => assert.match(run.stderr, /4294967296 elements, more than 268435456/),
+  },
   ...([
     ["--timeout", "2147484"], // one second past the longest timer (2^31 - 1 ms)
     ["--timeout", "0"],

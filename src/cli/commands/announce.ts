@@ -29,6 +29,9 @@ import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
+/** Latest time a JavaScript Date holds (ms since the epoch). */
+const MAX_DATE_MS = 8.64e15;
+
 /** Options of {@link announceAudit}. */
 export interface AnnounceOptions {
   readonly checkpoint: string;
@@ -115,7 +118,19 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   if (chainHash !== info.hash) {
     throw new InputError("BAD_BEACON", `Cannot announce: '${o.chain}' does not hash to its chain`);
   }
-  const roundTime = drandRoundTime(info, round) * 1000;
+  // A round so far ahead that its time is not a date (or not a number) is a bad flag, not a bug.
+  let roundTime: number;
+  try {
+    roundTime = drandRoundTime(info, round) * 1000;
+  } catch {
+    roundTime = Number.NaN;
+  }
+  if (!(Math.abs(roundTime) <= MAX_DATE_MS)) {
+    throw new UsageError(
+      "USAGE_NUMBER",
+      `Cannot use --round '${o.round}': that round of the chain is not published before the year 275760`,
+    );
+  }
   const at = o.time === undefined ? Date.now() : parseRfc3339(o.time);
   if (roundTime <= at) {
     throw new InputError(

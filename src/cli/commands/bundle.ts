@@ -17,6 +17,7 @@ import { InputError } from "../../errors.ts";
 import { loadEnvelope } from "../load_inputs.ts";
 import { printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { readBinaryFile } from "../read_json_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
 /**
@@ -69,15 +70,7 @@ export async function writeBundle(
 
 /** Reads a token and makes sure it is over the signature the bundle carries (the first one). */
 async function _token(path: string, envelope: DsseEnvelope): Promise<Uint8Array> {
-  let bytes: Uint8Array;
-  try {
-    const info = await Deno.stat(path);
-    if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) throw new Error("too large");
-    bytes = await Deno.readFile(path);
-  } catch (e) {
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).message}`);
-  }
-  const der = timestampResponseDer(bytes);
+  const der = timestampResponseDer(await readBinaryFile(path, MAX_TIMESTAMP_TOKEN_BYTES));
   const first = envelope.signatures[0];
   const why = first === undefined
     ? "the attestation is unsigned"

@@ -17,7 +17,7 @@ import {
   type VerdictPredicate,
 } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
-import { InputError, UsageError } from "../../errors.ts";
+import { UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import { nativeSha256 } from "../native_sha256.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
@@ -29,7 +29,7 @@ import { EXIT } from "../exit_codes.ts";
 import { loadClaimLog, loadTrustRoot } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
-import { readTextFile } from "../read_json_file.ts";
+import { readBinaryFile, readTextFile } from "../read_json_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
 /** Options of {@link checkFile}. */
@@ -214,17 +214,5 @@ function _predicate(payload: string): VerdictPredicate {
 }
 
 async function _readToken(path: string): Promise<Uint8Array> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (e) {
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
-  }
-  if (!info.isFile || info.size > MAX_TIMESTAMP_TOKEN_BYTES) {
-    throw new InputError(
-      "INPUT_TOO_LARGE",
-      `Cannot read '${path}': not a file of at most ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`,
-    );
-  }
-  return await Deno.readFile(path);
+  return await readBinaryFile(path, MAX_TIMESTAMP_TOKEN_BYTES);
 }

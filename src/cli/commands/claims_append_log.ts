@@ -118,9 +118,19 @@ export async function replaceLog(
   }
 }
 
+/**
+ * The log file's own metadata. A link is refused: the log is replaced by renaming over its path,
+ * which would replace the link, not the file it names (and the blobs would land beside the link).
+ */
 async function _stat(path: string): Promise<Deno.FileInfo | null> {
   try {
-    const info = await Deno.stat(path);
+    const info = await Deno.lstat(path);
+    if (info.isSymlink) {
+      throw new InputError(
+        "INPUT_MISSING",
+        `Cannot append to '${path}': it is a symbolic link (name the log file itself)`,
+      );
+    }
     if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
     return info;
   } catch (e) {

@@ -37,6 +37,7 @@ import {
   parseRfc3339,
   signCheckpoint,
 } from "../../attest/mod.ts";
+import { intFlag } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
@@ -80,6 +81,9 @@ export function demoCommand(): Command {
     .option("--k <k>", "records to sample", String(DEMO_K))
     .option("--json", "machine-readable output")
     .action(async (opts) => {
+      // A bad --k is refused before the simulated prover runs (the audit checks it against the
+      // population later; the bundled scenario holds 372 records).
+      intFlag(opts.k, { flag: "--k", min: 1 });
       const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
       // A temporary folder is the demo's own: removed if the run fails or is interrupted.
       const releaseTemp = opts.out === undefined ? removeOnInterrupt(out) : undefined;

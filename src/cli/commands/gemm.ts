@@ -25,6 +25,8 @@ import { addCommandHelp } from "../command_help.ts";
 
 /** Default of `--max-output-mib`: 1 GiB of output (about 179 M elements). */
 export const DEFAULT_MAX_OUTPUT_MIB = 1024;
+/** Largest `--max-output-mib`: 2^31 output elements (a typed array's length stays an int32). */
+const MAX_OUTPUT_MIB = 6 * 2 ** 11;
 
 /**
  * Builds the `gemm` command.
@@ -84,7 +86,11 @@ export function gemmCommand(): Command {
         );
       }
       // Sizes come from the file: bound the output (4 + 2 bytes an element) before allocating.
-      const maxMib = parseIntOption(opts.maxOutputMib, { flag: "--max-output-mib", min: 1 });
+      const maxMib = parseIntOption(opts.maxOutputMib, {
+        flag: "--max-output-mib",
+        min: 1,
+        max: MAX_OUTPUT_MIB,
+      });
       const outBytes = m * n * 6;
       if (outBytes > maxMib * 2 ** 20) {
         throw new InputError(
@@ -123,6 +129,13 @@ export function gemmCommand(): Command {
           n,
           k,
           outFormat: dtype,
+        }).catch((e) => {
+          // Within the flag's bound, the host may still lack the memory.
+          if (!(e instanceof RangeError) || !/allocation|array length/i.test(e.message)) throw e;
+          throw new InputError(
+            "GEMM_TOO_LARGE",
+            `Cannot run gemm: the [${m},${n}] output cannot be allocated here (${e.message})`,
+          );
         });
         const seconds = (performance.now() - t0) / 1000;
         const outDtype = dtype === "bf16" ? "BF16" : "F16";

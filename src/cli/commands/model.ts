@@ -170,7 +170,18 @@ export async function synthCheckpointDir(
   try {
     await writeNewFile(`${o.out}/config.json`, configBytes);
     for (const f of files) {
-      await _writeWeights(`${o.out}/${f.name}`, f.bytes());
+      let bytes: ReturnType<typeof f.bytes>;
+      try {
+        bytes = f.bytes(); // one shard's tensors, all in memory
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        throw new InputError(
+          "SYNTH_TOO_LARGE",
+          `Cannot synthesise '${f.name}': its tensors do not fit in memory (${e.message}); ` +
+            `give more --shards (now ${o.shards})`,
+        );
+      }
+      await _writeWeights(`${o.out}/${f.name}`, bytes);
     }
     ok = true;
   } finally {

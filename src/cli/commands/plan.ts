@@ -37,7 +37,9 @@ export function planCommand(): Command {
     .option("--json", "machine-readable output")
     .action((opts) => {
       const n = parseIntOption(opts.population, { flag: "--population", min: 1 });
-      const p = _num(opts.pFalse, "--p-false", { min: Number.MIN_VALUE, max: 1 });
+      // Below 1e-15 the sample size that reaches a confidence passes 2^53 (and 1e-15 of the
+      // largest population, 2^53 - 1, is a handful of records).
+      const p = _num(opts.pFalse, "--p-false", { min: 1e-15, max: 1 });
       const falseCount = Math.max(1, Math.ceil(p * n - 1e-9));
       if ((opts.k === undefined) === (opts.confidence === undefined)) {
         throw new UsageError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
