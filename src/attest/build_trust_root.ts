@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { MAX_TRUST_ROOT_KEYS } from "./trust_root.ts";
 import { encodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
 import { encodeSpki } from "./spki.ts";
@@ -17,6 +18,7 @@ import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
  *   window; `drand` chains to pin (`chainHash`, `beaconId`); `tsa` anchor certificates (DER) of
  *   trusted RFC 3161 time-stamp authorities
  * @returns the document (serialise with `JSON.stringify`; parse back with `parseTrustRoot`)
+ * @throws {RangeError} for more than `MAX_TRUST_ROOT_KEYS` keys in all
  * @example
  * ```ts
  * import { buildTrustRoot } from "./build_trust_root.ts";
@@ -37,6 +39,12 @@ export function buildTrustRoot(
     tsa?: readonly { certificate: Uint8Array; name: string }[];
   },
 ): { mediaType: string; keys: Record<string, unknown>[]; drand?: unknown; tsa?: unknown } {
+  const count = publicKeys.length + (validFor.provers?.keys.length ?? 0);
+  if (count > MAX_TRUST_ROOT_KEYS) {
+    throw new RangeError(
+      `Cannot build trust root: ${count} keys, more than ${MAX_TRUST_ROOT_KEYS}`,
+    );
+  }
   const entry = (pub: Uint8Array, role: string, w: { start: string; end?: string }) => ({
     keyid: keyId(pub),
     publicKey: encodeBase64(encodeSpki(pub)),

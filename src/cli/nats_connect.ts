@@ -11,6 +11,7 @@ import { quoteForTerminal } from "../escape_text.ts";
 import { natsFlag } from "./nats_flag.ts";
 import { checkSigningKeyFiles } from "./load_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 
 /** The `--nats` options of `worker` and `audit serve`. */
 export interface NatsFlags {
@@ -102,14 +103,25 @@ export async function readNatsAccess(
     access.user = jwt === undefined ? { seed } : { seed, jwt };
   }
   const tls: { ca?: string; cert?: string; key?: string } = {};
-  if (flags.natsCa !== undefined) tls.ca = await _pem(flags.natsCa, "--nats-ca", "CERTIFICATE");
+  if (flags.natsCa !== undefined) tls.ca = (await _certificates(flags.natsCa, "--nats-ca")).text;
   if (flags.natsCert !== undefined && flags.natsCertKey !== undefined) {
-    tls.cert = await _pem(flags.natsCert, "--nats-cert", "CERTIFICATE");
-    const key = await _secret(flags.natsCertKey);
-    if (!/-----BEGIN (?:RSA |EC )?PRIVATE KEY-----/.test(key)) {
-      throw _bad(flags.natsCertKey, "--nats-cert-key", "no PEM private key in it");
+    const cert = await _certificates(flags.natsCert, "--nats-cert");
+    const text = await _secret(flags.natsCertKey);
+    let key: KeyObject;
+    try {
+      key = createPrivateKey(text);
+    } catch {
+      throw _bad(flags.natsCertKey, "--nats-cert-key", "not a PEM private key");
     }
-    tls.key = key;
+    if (!cert.first.checkPrivateKey(key)) {
+      throw _bad(
+        flags.natsCertKey,
+        "--nats-cert-key",
+        "not the key of the --nats-cert certificate",
+      );
+    }
+    tls.cert = cert.text;
+    tls.key = text;
   }
   if (options.tls || Object.keys(tls).length > 0) access.tls = tls;
   return access;
@@ -121,10 +133,22 @@ async function _secret(path: string): Promise<string> {
   return await readTextFile(path, { maxBytes: MAX_ACCESS_FILE_BYTES });
 }
 
-async function _pem(path: string, flag: string, label: string): Promise<string> {
+/** A PEM file of certificates, each of which must parse (the first is the client's own). */
+async function _certificates(
+  path: string,
+  flag: string,
+): Promise<{ text: string; first: X509Certificate }> {
   const text = await readTextFile(path, { maxBytes: MAX_ACCESS_FILE_BYTES });
-  if (!text.includes(`-----BEGIN ${label}-----`)) throw _bad(path, flag, `no PEM ${label} in it`);
-  return text;
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw _bad(path, flag, "no PEM CERTIFICATE in it");
+  const parsed = blocks.map((pem, i) => {
+    try {
+      return new X509Certificate(pem);
+    } catch {
+      throw _bad(path, flag, `certificate ${i + 1} of ${blocks.length} does not parse`);
+    }
+  });
+  return { text, first: parsed[0]! };
 }
 
 function _bad(path: string, flag: string, why: string): InputError {

@@ -76,7 +76,7 @@ export async function resumePartial(
   const cut = lines.pop()!; // "" when the file ends with a newline
   // An empty file, or a line cut short that is not the start of a signed result line (canonical
   // JSON of its envelope), is a file this command did not write: neither truncated nor removed.
-  if (text === "") throw refuse("it is empty");
+  if (text === "") throw refuse("it is empty (remove it to run the shard afresh)");
   if (!_startsResultLine(cut)) throw refuse("its last line is not the start of a result line");
   const mine = new Set(shard.items.map((it) => it.item));
   for (const [i, line] of lines.entries()) {

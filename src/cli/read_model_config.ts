@@ -5,7 +5,7 @@
  */
 import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
-import { type DecoderConfig, parseDecoderConfig } from "../model/mod.ts";
+import { type DecoderConfig, parseCheckpointJson, parseDecoderConfig } from "../model/mod.ts";
 
 /** Largest config.json accepted (bytes). */
 export const MAX_CONFIG_BYTES = 16 << 20;
@@ -38,11 +38,16 @@ export async function readModelConfig(
   if (bytes === null) {
     throw new InputError("CONFIG_READ", `Cannot read '${path}': more than 16 MiB`);
   }
+  // As the checkpoint reader (and Python) reads it: what it refuses, no command accepts.
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new InputError("CONFIG_READ", `Cannot read '${path}': not valid UTF-8 JSON`);
+    json = parseCheckpointJson(bytes, "config.json");
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    throw new InputError(
+      "CONFIG_READ",
+      `Cannot read '${path}': ${e.message.replace(/^.*?: /, "")}`,
+    );
   }
   return { config: parseDecoderConfig(json), bytes };
 }

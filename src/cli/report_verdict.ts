@@ -27,7 +27,8 @@ export function reportVerdict(report: AuditReport, options: { out: string; json:
     : EXIT.INCONCLUSIVE;
 }
 
-function _summary(r: AuditReport, out: string) {
+function _summary(r: AuditReport, outFlag: string) {
+  const out = _dir(outFlag);
   return {
     verdict: r.verdict,
     auditId: r.auditId,
@@ -52,6 +53,11 @@ function _print(r: AuditReport, out: string): void {
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
     printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
-  const dir = out.replace(/(.)\/+$/, "$1");
+  const dir = _dir(out);
   printText(`wrote ${dir}/attestation.dsse.json, ${dir}/report.md and ${dir}/report.html`);
+}
+
+/** The `--out` folder without trailing slashes (`out/` names `out/report.md`, not `out//...`). */
+function _dir(out: string): string {
+  return out.replace(/(.)\/+$/, "$1");
 }

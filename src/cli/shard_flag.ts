@@ -29,9 +29,13 @@ export function parseShardFlag(text: string, env: (name: string) => string | und
     throw new UsageError("USAGE_SHARD", `Cannot use --shard '${_safe(text)}': ${why}`);
   };
   // Integers as every other flag takes them: decimal digits, no leading zero (ids stay unique).
-  const m = /^(?:(0|[1-9]\d*)\/)?(0|[1-9]\d*)$/.exec(text);
+  const m = /^(?:(\d+)\/)?(\d+)$/.exec(text);
   if (m === null) return bad("expected i/n or n (with JOB_COMPLETION_INDEX set)");
-  if (m[2]!.length > 7 || (m[1]?.length ?? 0) > 7) bad(`n must be in 1..${MAX_SHARDS}`);
+  if ([m[1], m[2]].some((d) => d !== undefined && d.length > 1 && d.startsWith("0"))) {
+    bad("integers are written without leading zeros");
+  }
+  if (m[2]!.length > 7) bad(`n must be in 1..${MAX_SHARDS}`);
+  if ((m[1]?.length ?? 0) > 7) bad(`index ${m[1]!.slice(0, 12)} is not below n = ${m[2]}`);
   const count = Number(m[2]);
   let indexText = m[1];
   if (indexText === undefined) {

@@ -124,6 +124,7 @@ export {
   type LinearBiases,
   type MoeConfig,
   openDecoderCheckpoint,
+  parseCheckpointJson,
   parseDecoderConfig,
   portableSha256,
   ropeReadBy,

@@ -60,10 +60,14 @@ function _guardTlsAlerts(): void {
   if (alertGuard) return;
   alertGuard = true;
   globalThis.addEventListener("error", (event: ErrorEvent) => {
-    const message = event.error instanceof Error ? event.error.message : String(event.message);
-    if (/fatal alert/i.test(message)) {
+    // Only the TLS layer's own alert error: its message, raised from the TLS socket wrapper.
+    const e = event.error;
+    if (
+      e instanceof Error && /^received fatal alert: \w+$/.test(e.message) &&
+      /tls_wrap/.test(e.stack ?? "")
+    ) {
       event.preventDefault();
-      lastTlsAlert = message.split("\n")[0]!;
+      lastTlsAlert = e.message;
     }
   });
 }

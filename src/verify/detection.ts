@@ -108,7 +108,8 @@ export function detectionMismatch(
         `(${w.falseCount} false)`;
     }
     for (const which of ["binomial", "hypergeometric"] as const) {
-      const ok = /^[01]\.\d{6}$/.test(l[which]) &&
+      // A probability: 0.xxxxxx or 1.000000 (never above 1, whatever the slack allows).
+      const ok = /^(?:0\.\d{6}|1\.000000)$/.test(l[which]) &&
         Math.abs(Number(l[which]) - Number(w[which])) <= PROBABILITY_SLACK;
       if (!ok) {
         return `at rate ${w.pFalse} the ${which} detection probability is stated as ` +

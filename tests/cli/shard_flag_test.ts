@@ -23,8 +23,9 @@ Deno.test("parseShardFlag() refuses leading zeros, counts past the bound with th
     }
     throw new Error(`accepted ${text}`);
   };
-  assert.match(why("00/2"), /expected i\/n or n/);
-  assert.match(why("01/3"), /expected i\/n or n/);
+  assert.match(why("00/2"), /without leading zeros/);
+  assert.match(why("01/3"), /without leading zeros/);
+  assert.match(why("12345678/4"), /index 12345678 is not below n = 4/);
   assert.match(why("0/100000000"), /n must be in 1\.\.1000000/);
   assert.match(why(`0/${MAX_SHARDS + 1}`), /n must be in 1\.\.1000000/);
   assert.match(why("0/0"), /n must be in 1\.\./);

@@ -119,8 +119,12 @@ hostileTable("signed predicate", [
     name: `a trust root listing more than ${MAX_TRUST_ROOT_KEYS} keys is refused as the trust root`,
     args: async (dir) => {
       const keys = [decodePublicKeyPem(await Deno.readTextFile(fx.pub))];
-      while (keys.length <= MAX_TRUST_ROOT_KEYS) keys.push((await generateKeyPair()).publicKey);
-      const root = buildTrustRoot(keys, { start: "2026-01-01T00:00:00Z" });
+      while (keys.length < MAX_TRUST_ROOT_KEYS) keys.push((await generateKeyPair()).publicKey);
+      const start = { start: "2026-01-01T00:00:00Z" };
+      const root = buildTrustRoot(keys, start); // the most a root may list
+      assert.throws(() => buildTrustRoot([...keys, keys[1]!], start), /65 keys, more than 64/);
+      // One more entry, written by hand.
+      root.keys.push(buildTrustRoot([(await generateKeyPair()).publicKey], start).keys[0]!);
       await Deno.writeTextFile(`${dir}/root.json`, JSON.stringify(root));
       return ["check", fx.attestation, "--trust-root", `${dir}/root.json`];
     },

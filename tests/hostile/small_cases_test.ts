@@ -64,6 +64,36 @@ async function scenarioWith(dir: string, o: { n: number; k: number; batch: numbe
 }
 
 const cases: HostileCase[] = [
+  ...([
+    ["a byte-order mark", (t: string) => "\ufeff" + t, "CONFIG_READ", /byte-order mark/],
+    [
+      "hidden_size written 256.0",
+      (t: string) => t.replace(/"hidden_size":\s*256/, '"hidden_size": 256.0'),
+      "CONFIG_FIELD",
+      /written as a fraction/,
+    ],
+  ] as const).map(([what, edit, code, why]): HostileCase => ({
+    name: `model synth refuses a config.json with ${what}, as opening the checkpoint would`,
+    args: async (dir) => {
+      const text = await Deno.readTextFile(
+        `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`,
+      );
+      await Deno.writeTextFile(`${dir}/config.json`, edit(text));
+      return [
+        "model",
+        "synth",
+        "--config",
+        `${dir}/config.json`,
+        "--seed",
+        "1",
+        "--out",
+        `${dir}/o`,
+      ];
+    },
+    exit: 2,
+    code,
+    check: (run) => assert.match(run.stderr, why),
+  })),
   ...[
     ["plan", "--population", "10", "--p-false", "1e-320", "--confidence", "0.99"],
     ["plan", "--population", "9007199254740991", "--p-false", "1e-17", "--confidence", "0.99"],

@@ -325,6 +325,45 @@ Deno.test("NATS access files that are not what their option takes are refused be
     ],
     ["a missing CA file", ["--nats-ca", `${dir}/none.pem`], "INPUT_MISSING", /none\.pem/],
     [
+      "a CA file whose certificate does not parse",
+      [
+        "--nats-ca",
+        await (async () => {
+          const pem = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+          await Deno.writeTextFile(`${dir}/garbage.pem`, pem);
+          return `${dir}/garbage.pem`;
+        })(),
+      ],
+      "BAD_NATS_ACCESS",
+      /certificate 1 of 1 does not parse/,
+    ],
+    ...(HAS_OPENSSL
+      ? await (async (): Promise<[string, string[], string, RegExp][]> => {
+        const pki = `${dir}/pki`;
+        await Deno.mkdir(pki);
+        await makePki(pki);
+        return [[
+          "a client key that is not the certificate's",
+          ["--nats-cert", `${pki}/client.pem`, "--nats-cert-key", `${pki}/server.key`],
+          "BAD_NATS_ACCESS",
+          /not the key of the --nats-cert certificate/,
+        ], [
+          "a client key file that is not a key",
+          [
+            "--nats-cert",
+            `${pki}/client.pem`,
+            "--nats-cert-key",
+            await writeSecret(
+              `${pki}/junk.key`,
+              "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+            ),
+          ],
+          "BAD_NATS_ACCESS",
+          /not a PEM private key/,
+        ]];
+      })()
+      : []),
+    [
       "an oversized CA file",
       [
         "--nats-ca",

@@ -65,7 +65,14 @@ export function planCommand(): Command {
         return;
       }
       const c = _num(opts.confidence!, "--confidence", { min: 0, max: 0.999999999999 });
-      const kb = requiredSampleBinomial(p, c);
+      // Past 2^53 draws the binomial bound has no integer; capped at N below, it is N.
+      let kb: number;
+      try {
+        kb = requiredSampleBinomial(p, c);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        kb = Number.POSITIVE_INFINITY;
+      }
       const kh = requiredSampleHypergeometric(n, { falseCount, confidence: c });
       const r = {
         population: n,

@@ -33,6 +33,7 @@ export {
   ropeReadBy,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
+export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
 export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";
 export {
   type CheckpointFiles,

@@ -17,7 +17,7 @@ import {
   type SafetensorsFile,
   viewTensorBytes,
 } from "../safetensors/mod.ts";
-import { _markWrittenAsFloat } from "./_config_values.ts";
+import { parseCheckpointJson } from "./parse_checkpoint_json.ts";
 import { type DecoderConfig, parseDecoderConfig } from "./decoder_config.ts";
 import { decoderTensorEntries } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
@@ -103,7 +103,7 @@ export async function openDecoderCheckpoint(
   const configSource = await files.open(CONFIG);
   if (configSource === null) _fail("CHECKPOINT_NO_CONFIG", `no ${CONFIG} in the directory`);
   const configBytes = await _small(configSource, { what: CONFIG, max: MAX_CONFIG_JSON_BYTES });
-  const config = parseDecoderConfig(_json(configBytes, CONFIG));
+  const config = parseDecoderConfig(parseCheckpointJson(configBytes, CONFIG));
   const configSha256 = await sha256OfSource(configSource);
   const given = options.weightFiles;
   if (given !== undefined && (given.length === 0 || given.some((n) => !FILE_NAME.test(n)))) {
@@ -191,7 +191,7 @@ export async function openDecoderCheckpoint(
 }
 
 function _weightMap(bytes: Uint8Array): Map<string, string> {
-  const json = _json(bytes, INDEX) as Record<string, unknown>;
+  const json = parseCheckpointJson(bytes, INDEX) as Record<string, unknown>;
   const wm = json?.weight_map;
   if (typeof wm !== "object" || wm === null || Array.isArray(wm)) {
     _fail("CHECKPOINT_INDEX", `${INDEX} has no 'weight_map' object`);
@@ -285,33 +285,6 @@ async function _small(
     _fail("CHECKPOINT_JSON", `${what} has ${source.size} bytes, above the ${max}-byte limit`);
   }
   return await readExactly(source, { offset: 0, length: source.size, what });
-}
-
-/**
- * Reads a JSON file of the checkpoint as Python's `json` would: a byte-order mark is refused
- * (Python refuses it), and each number written as a fraction or with an exponent is marked, so
- * that an integer field written `256.0` is refused (Python reads a float).
- */
-function _json(bytes: Uint8Array, what: string): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    _fail("CHECKPOINT_JSON", `${what} is not valid UTF-8`);
-  }
-  if (text.startsWith("\ufeff")) {
-    _fail("CHECKPOINT_JSON", `${what} starts with a byte-order mark (Python's json refuses it)`);
-  }
-  try {
-    return JSON.parse(text, function (this: object, key, value, context?: { source?: string }) {
-      if (typeof value === "number" && /[.eE]/.test(context?.source ?? "")) {
-        _markWrittenAsFloat(this, key);
-      }
-      return value;
-    });
-  } catch {
-    _fail("CHECKPOINT_JSON", `${what} is not valid JSON`);
-  }
 }
 
 function _esc(s: string): string {
