@@ -17,6 +17,7 @@ import {
   parseLayerChain,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
+import { smCountMismatch } from "../hardware/mod.ts";
 import type { ClaimedAllReduce, StackProfile } from "../kernels/mod.ts";
 import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
 import {
@@ -140,6 +141,10 @@ export async function modelClaimBasis(
   _count(facts.multiProcessorCount, { what: "SM count", max: 4096 });
   const gpuCount = _count(facts.gpuCount ?? 1, { what: "GPU count", max: 1 << 20 });
   const hardware = await loadGpuProfile(ctx.store, facts.profile);
+  // More SMs than the named GPU's chip: no such device ran it (a count below, or one no profile
+  // states, is recorded as given; the audit names why it is not verified).
+  const sms = smCountMismatch(hardware.profile.id, facts.multiProcessorCount);
+  if (sms?.kind === "contradiction") claimInvalid(sms.reason);
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: facts.stack })).value;
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);

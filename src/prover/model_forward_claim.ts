@@ -91,7 +91,13 @@ function _positions(
     if (
       !Number.isSafeInteger(s) || len === undefined || !Number.isSafeInteger(p) || p < 0 || p >= len
     ) {
-      claimInvalid(`position [${s}, ${p}] is outside the batch (${seqs.length} sequence(s))`);
+      claimInvalid(
+        `position [${s}, ${p}] is outside the batch (${
+          len === undefined
+            ? `${seqs.length} sequence(s)`
+            : `sequence ${s} has ${len} token${len === 1 ? "" : "s"}`
+        })`,
+      );
     }
   }
   // The verifier vouches only for a fingerprint that covers each sequence's last token.

@@ -89,7 +89,12 @@ export async function sequenceClaim(
   const c = facts.checkpoint.ckpt.config;
   const passes = parseServingHistory(facts.history);
   const tokens = _tokens(facts.tokens, c.vocab);
-  const computed = _checkHistory(passes, { tokens, config: c });
+  const computed = _checkHistory(passes, {
+    tokens,
+    config: c,
+    // vLLM's fused MoE computes every row of a pass at once: no expert rows are needed.
+    fusedMoe: basis.stack.operators?.experts === "vllm-fused-moe",
+  });
   if (facts.positions !== undefined && !facts.positions.includes(computed - 1)) {
     // The verifier vouches only for a fingerprint that covers the last computed position.
     claimInvalid(`positions must include ${computed - 1}, the last computed position`);
@@ -127,7 +132,7 @@ function _tokens(json: unknown, vocab: number): _Tokens {
  */
 function _checkHistory(
   passes: readonly HistoryPass[],
-  o: { readonly tokens: _Tokens; readonly config: DecoderConfig },
+  o: { readonly tokens: _Tokens; readonly config: DecoderConfig; readonly fusedMoe: boolean },
 ): number {
   if (passes.length === 0) {
     throw new InputError("HISTORY_INVALID", "Cannot append claim: the serving history has no pass");
@@ -167,12 +172,19 @@ function _checkHistory(
       `Cannot append claim: the serving history contradicts itself: ${why}`,
     );
   });
-  _checkExperts(passes, o.config);
+  _checkExperts(passes, o.config, o.fusedMoe);
   return pos;
 }
 
-/** Expert rows as the checkpoint has them: none for a dense model, layers x experts for MoE. */
-function _checkExperts(passes: readonly HistoryPass[], c: DecoderConfig): void {
+/**
+ * Expert rows as the checkpoint has them: none for a dense model, layers x experts for MoE where
+ * given; required of a pass shared with other sequences unless the experts run fused.
+ */
+function _checkExperts(
+  passes: readonly HistoryPass[],
+  c: DecoderConfig,
+  fusedMoe: boolean,
+): void {
   const moe = c.moe;
   const what = moe === undefined
     ? `dense checkpoint (${c.modelType})`
@@ -190,7 +202,7 @@ function _checkExperts(passes: readonly HistoryPass[], c: DecoderConfig): void {
       }),
     misfit,
   );
-  if (moe === undefined) return;
+  if (moe === undefined || fusedMoe) return;
   // Other entries' tokens reach the sequence's experts only through the recorded counts.
   const i = passes.findIndex((p) => p.expertRows === undefined && p.entries.length > 1);
   if (i >= 0) misfit(`pass ${i} holds other sequences and records no expert rows`);

@@ -58,8 +58,8 @@ export function tensorParallelOf(
     if (layout.expertParallel !== null) return unmodelled(`ep=${o.ep}: ${layout.expertParallel}`);
     if (o.ep !== o.tp) {
       return unmodelled(
-        `ep=${o.ep} with tp=${o.tp}: expert parallelism across data-parallel ranks (all-to-all ` +
-          "dispatch) is not modelled; ep = tp is",
+        `ep=${o.ep} with tp=${o.tp}: experts split over other ranks than the tensor-parallel ` +
+          "group (across data-parallel ranks, all-to-all dispatch) are not modelled; ep = tp is",
       );
     }
   }

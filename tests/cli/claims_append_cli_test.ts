@@ -86,6 +86,7 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
       [["--fingerprint", "xyz"], "CLAIM_INVALID"],
       [["--stack", "no-such-stack"], "STACK_UNKNOWN"],
       [["--profile", "h999", "--sms", "100"], "PROFILE_UNKNOWN"],
+      [["--sms", "200"], "CLAIM_INVALID"], // more SMs than an A100 has
       [["--kernel", "demo-qwen3-tiny-h100-sxm"], "CLAIM_INVALID"],
       [["--log-id", "other"], "LOG_CHAIN"],
       [["--positions", "0:9"], "CLAIM_INVALID"],
@@ -139,4 +140,32 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
   await Deno.writeTextFile(`${dir}/log/claims.jsonl.lock`, "1\n");
   const locked = await append(dir, { model, fingerprint: fp });
   assertCliCode(locked.stderr, "OUTPUT_EXISTS");
+});
+
+Deno.test("model forward --positions makes the fingerprint and layer chain of those rows: the record PASSes; a chain of other rows is refused at append", async () => {
+  const dir = await tempDir(); // tokens: 5 and 3 tokens
+  const positions = "1:2,0:4,0:1";
+  const r = await runBitaudit([
+    ...["model", "forward", "--checkpoint", `${MODELS}/qwen3-tiny-dense`],
+    ...["--tokens", `${dir}/tokens.json`, "--profile", "a100", "--stack", STACK],
+    ...["--kernel", CATALOG, "--threads", "1", "--positions", positions],
+    ...["--out", `${dir}/h.safetensors`, "--json"],
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.positions, [[1, 2], [0, 4], [0, 1]]);
+  await Deno.writeTextFile(`${dir}/forward.json`, r.stdout);
+  const chain = ["--layer-chain", `${dir}/forward.json`];
+  const model = "qwen3-tiny-dense";
+  const first = await append(dir, {
+    model,
+    fingerprint: out.fingerprint,
+    extra: ["--log-id", "p", "--positions", positions, ...chain],
+  });
+  assert.equal(first.code, 0, first.stderr);
+  // The same chain for a record of the default rows (each last token): refused, nothing added.
+  const other = await append(dir, { model, fingerprint: out.fingerprint, extra: chain });
+  assertCliCode(other.stderr, "CLAIM_INVALID");
+  assert.match(other.stderr, /layer chain was computed over positions \[\[1,2\],\[0,4\],\[0,1\]\]/);
+  await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });

@@ -120,3 +120,16 @@ Deno.test("model forward refuses a malformed checkpoint (exit 2) and an unmodell
   assert.equal(cudnn.code, 3, cudnn.stderr);
   assert.match(cudnn.stderr, /NOT_VERIFIED: attention backend 'cudnn-sdpa'/);
 });
+
+Deno.test("model forward: more SMs than the GPU's chip is refused, fewer is NOT_VERIFIED (exit 3), as an audit would say", async () => {
+  const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+  const many = await forward(ckpt, `${tmp}/sms-many.safetensors`, ["--sms", "200"]);
+  assert.equal(many.code, 2, many.stderr);
+  assert.match(many.stderr, /^error \[USAGE\]: .*multiProcessorCount 200 on a 'a100'/);
+  const few = await forward(ckpt, `${tmp}/sms-few.safetensors`, ["--sms", "98"]);
+  assert.equal(few.code, 3, few.stderr);
+  assert.match(few.stderr, /NOT_VERIFIED: multiProcessorCount 98 below the 'a100' chip's 108 SMs/);
+  for (const f of ["sms-many", "sms-few"]) {
+    await assert.rejects(Deno.stat(`${tmp}/${f}.safetensors`), Deno.errors.NotFound);
+  }
+});

@@ -228,4 +228,10 @@ Deno.test("sequenceClaim() refuses a history of another checkpoint, and other co
     { store },
   );
   assert.equal(ok.predicate.workload.kind, "sequence", "a history whose expert rows fit is built");
+  // vLLM's fused MoE computes a pass's rows at once: shared passes need no expert rows there.
+  const fused = await sequenceClaim(
+    facts(s, { checkpoint: moe, layerChain: undefined, stack: "vllm-0.11-eager-fa2" }),
+    { store },
+  );
+  assert.equal(fused.predicate.software.stack, "vllm-0.11-eager-fa2");
 });

@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { forwardPositionsFlag, sequencePositionsFlag } from "../positions_flag.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { Argument, Command } from "@commander-js/extra-typings";
-import { InputError, UsageError } from "../../errors.ts";
+import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { appendForwardClaim } from "./claims_append_forward.ts";
@@ -57,7 +58,12 @@ export function claimsAppendCommand(): Command {
     .option("--gpus <n>", "GPUs of the machine", "1")
     .option("--tp <n>", "tensor-parallel ranks the pass ran on", "1")
     .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
-    .option("--ep <n>", "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel)", "1")
+    .option(
+      "--ep <n>",
+      "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel; another value is " +
+        "recorded and audits NOT_VERIFIED)",
+      "1",
+    )
     .option("--json", "machine-readable output")
     .action(async (kind, opts) => {
       const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
@@ -91,7 +97,9 @@ export function claimsAppendCommand(): Command {
           ...common,
           history: opts.history ?? _usage("a sequence record needs --history <file>"),
           tokens: opts.tokens,
-          positions: opts.positions === undefined ? undefined : _list(opts.positions, _number),
+          positions: opts.positions === undefined
+            ? undefined
+            : sequencePositionsFlag(opts.positions),
           sampler: opts.sampler,
         });
       } else {
@@ -101,7 +109,9 @@ export function claimsAppendCommand(): Command {
         r = await appendForwardClaim({
           ...common,
           tokens: opts.tokens,
-          positions: opts.positions === undefined ? undefined : _list(opts.positions, _pair),
+          positions: opts.positions === undefined
+            ? undefined
+            : forwardPositionsFlag(opts.positions),
         });
       }
       if (opts.json) return printJson(r);
@@ -121,27 +131,6 @@ function _kindArgument() {
 
 function _usage(why: string): never {
   throw new InputError("USAGE", `Cannot append claim: ${why}`);
-}
-
-/** `--positions`: comma-separated items, each read by `item`. */
-function _list<T>(text: string, item: (text: string) => T): T[] {
-  return text.split(",").map(item);
-}
-
-/** A `model_forward` position, `<sequence>:<token>`. */
-function _pair(text: string): [number, number] {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text);
-  if (m === null) {
-    throw new UsageError(
-      "USAGE_NUMBER",
-      `Cannot use --positions: '${text.slice(0, 40)}' is not <sequence>:<token>`,
-    );
-  }
-  return [_number(m[1]!), _number(m[2]!)];
-}
-
-function _number(text: string): number {
-  return parseIntOption(text, { flag: "--positions", min: 0, max: 1 << 24 });
 }
 
 function _components(pairs: readonly string[]): Record<string, string> {

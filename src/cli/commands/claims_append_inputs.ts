@@ -69,12 +69,39 @@ export async function readModelInputs(
   readonly kernel: ModelClaimFacts["kernel"];
   readonly sms: number;
   readonly layerChain: unknown;
+  readonly chainPositions: readonly (readonly [number, number])[] | undefined;
 }> {
+  const chainFile = o.layerChain === undefined ? undefined : await readJsonFile(o.layerChain);
   return {
     kernel: await _kernel(store, o),
     sms: o.sms ?? KNOWN_SM_COUNTS[o.profile] ?? _noSms(o.profile),
-    layerChain: o.layerChain === undefined ? undefined : _chain(await readJsonFile(o.layerChain)),
+    layerChain: chainFile === undefined ? undefined : _chain(chainFile),
+    chainPositions: chainFile === undefined ? undefined : _chainPositions(chainFile),
   };
+}
+
+/**
+ * The rows a `model forward --json` output computed its chain over: its `positions`, or, from
+ * output that lists none, each sequence's last token (`sequences`); undefined for a bare chain.
+ */
+function _chainPositions(json: unknown): (readonly [number, number])[] | undefined {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  const f = json as { positions?: unknown; sequences?: unknown };
+  const pair = (x: unknown): readonly [number, number] | null =>
+    Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger)
+      ? [x[0] as number, x[1] as number]
+      : null;
+  if (Array.isArray(f.positions)) {
+    const pairs = f.positions.map(pair);
+    return pairs.every((p) => p !== null) ? pairs as [number, number][] : undefined;
+  }
+  if (Array.isArray(f.sequences)) {
+    const pairs = f.sequences.map((s) =>
+      pair([(s as { seq?: unknown })?.seq, (s as { pos?: unknown })?.pos])
+    );
+    return pairs.every((p) => p !== null) ? pairs as [number, number][] : undefined;
+  }
+  return undefined;
 }
 
 async function _kernel(

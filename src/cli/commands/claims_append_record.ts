@@ -137,6 +137,7 @@ async function _appendLocked(
       gpuCount: o.gpus,
       parallel: o.parallel,
     }, { store: common.store, staged: extra });
+    _checkChainPositions(record, common.chainPositions);
     const sep = read.text === "" || read.text.endsWith("\n") ? "" : "\n";
     const text = read.text + sep + formatClaimLog([record]);
     const log = parseClaimLog(text); // the chain as the verifier reads it
@@ -181,4 +182,27 @@ async function _stagedCheckpoint(
 
 function _folder(path: string): string {
   return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
+}
+
+/**
+ * Refuses a `model_forward` record whose layer chain (from `model forward --json`) was computed
+ * over other rows than the record fingerprints: the audit would FAIL it on the chain alone.
+ */
+function _checkChainPositions(
+  record: ClaimRecord,
+  chainPositions: readonly (readonly [number, number])[] | undefined,
+): void {
+  const w = record.predicate.workload as { kind?: string; positions?: unknown };
+  if (chainPositions === undefined || w.kind !== "model_forward") return;
+  const fingerprinted = JSON.stringify(w.positions);
+  if (JSON.stringify(chainPositions) !== fingerprinted) {
+    throw new InputError(
+      "CLAIM_INVALID",
+      `Cannot append claim: the layer chain was computed over positions ${
+        JSON.stringify(chainPositions).slice(0, 200)
+      }, the record fingerprints ${
+        fingerprinted.slice(0, 200)
+      } (run model forward with the same --positions)`,
+    );
+  }
 }

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { forwardPositionsFlag } from "../positions_flag.ts";
 import { Command } from "@commander-js/extra-typings";
 import { synthDecoderCheckpoint } from "../../model/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -74,11 +75,19 @@ export function modelCommand(): Command {
       .option("--tp <n>", "tensor-parallel ranks the pass ran on (the stack's layout)", "1")
       .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
       .option("--ep <n>", "expert-parallel ranks", "1")
+      .option(
+        "--positions <list>",
+        "fingerprinted rows seq:pos,... (default: each sequence's last token), as the record " +
+          "will name them",
+      )
       .option("--json", "machine-readable output")
       .option("--threads <n>", "worker threads (default: all cores)")
       .action(async (opts) => {
         const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
         await runModelForward({
+          ...(opts.positions === undefined
+            ? {}
+            : { positions: forwardPositionsFlag(opts.positions) }),
           tp,
           ep: parseIntOption(opts.ep, { flag: "--ep", min: 1, max: 64 }),
           ...(opts.allReduce === undefined

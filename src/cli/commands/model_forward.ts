@@ -30,7 +30,7 @@ import {
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
-import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
+import { KNOWN_SM_COUNTS, smCountMismatch } from "../../hardware/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -64,6 +64,8 @@ export async function runModelForward(o: {
   ep?: number;
   /** The ranks' all-reduce (default at tp = 2: any, all agree). */
   allReduce?: ClaimedAllReduce;
+  /** Fingerprinted `[sequence, token]` rows (default: each sequence's last token). */
+  positions?: readonly (readonly [number, number])[];
 }): Promise<void> {
   const store = await openAssetStore();
   const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
@@ -74,6 +76,16 @@ export async function runModelForward(o: {
       "USAGE",
       `Cannot run forward: no known SM count for '${profile.id}'; give --sms`,
     );
+  }
+  const smsWhy = smCountMismatch(profile.id, sms);
+  if (smsWhy?.kind === "contradiction") {
+    throw new InputError("USAGE", `Cannot run forward: ${smsWhy.reason}`);
+  }
+  if (smsWhy !== null) {
+    // Computable, but an audit would not vouch for it: say so as the verifier would.
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${smsWhy.reason}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
   }
   let kernel: RuntimeKernel;
   if (stack.gemm.kernelSource === "catalog") {
@@ -110,6 +122,20 @@ export async function runModelForward(o: {
   using opened = await openCheckpointDir(o.checkpoint);
   const { ckpt } = opened;
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
+  const positions = o.positions ?? batch.sequences.map((s, seq) => [seq, s.length - 1] as const);
+  for (const [seq, pos] of positions) {
+    const length = batch.sequences[seq]?.length;
+    if (length === undefined || pos >= length) {
+      throw new InputError(
+        "USAGE",
+        `Cannot run forward: position ${seq}:${pos} is not a token of the batch (${
+          length === undefined
+            ? `${batch.sequences.length} sequence(s)`
+            : `sequence ${seq} has ${length} tokens`
+        })`,
+      );
+    }
+  }
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
     callerWalks: false,
@@ -131,6 +157,7 @@ export async function runModelForward(o: {
       multiProcessorCount: sms,
       releaseTensor: opened.releaseTensor,
       parallel,
+      positions: positions.map(([seq, pos]) => ({ seq, pos })),
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {
@@ -177,6 +204,7 @@ export async function runModelForward(o: {
       rows: res.layout.rows,
       tokens: total,
       fingerprint: res.fingerprint,
+      positions,
       sequences: lasts,
       layerChain: res.layerChain,
       sfu: res.sfu,

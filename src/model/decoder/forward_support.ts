@@ -107,7 +107,9 @@ export function modelInvFreq(
     base = ropeInvFreq(d, { theta: Number(config.ropeTheta) });
   } catch (e) {
     if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
-      throw new ForwardUnsupported(`${e.message}; record the model's inv_freq patterns instead`);
+      throw new ForwardUnsupported(
+        `${e.message} (only an attention block record can carry recorded inv_freq patterns)`,
+      );
     }
     throw e;
   }

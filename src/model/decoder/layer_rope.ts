@@ -53,8 +53,8 @@ export function layerRope(
   }
   if (c.ropeScaling !== undefined && o.invFreq === undefined) {
     throw new ForwardUnsupported(
-      "vLLM's scaled rotary embeddings (rope_scaling) are not modelled; record the model's " +
-        "inv_freq patterns",
+      "vLLM's scaled rotary embeddings (rope_scaling) are not modelled (only an attention " +
+        "block record can carry the model's recorded inv_freq patterns)",
     );
   }
   const inv = o.invFreq === undefined
