@@ -33,6 +33,11 @@ export interface GemmWorkload {
   readonly out: "bf16" | "fp16";
   /** Operand layout: `x [M, K]` times `W [N, K]` transposed. */
   readonly layout: "tn";
+  /**
+   * Accumulator type of the products; absent: `fp32`. `fp16` (cuBLAS `CUBLAS_COMPUTE_16F`, fp16
+   * operands only) is a claim of its own, so that a pass that ran it is not judged as FP32.
+   */
+  readonly accumulator?: "fp32" | "fp16";
   /** The kernel: an explicit recipe descriptor, or a dispatch catalog to look the shape up in. */
   readonly kernel: KernelRef;
   /** The weights W [N, K]: digest of their bytes and their shape. */
@@ -70,7 +75,19 @@ export function parseGemmWorkload(
   if (w.obj.kind !== "gemm") {
     bad(`${P}.kind`, "must be 'gemm' (the only workload kind of this version)");
   }
-  onlyKnown(w, ["kind", "m", "n", "k", "dtype", "out", "layout", "kernel", "weights", "input"]);
+  onlyKnown(w, [
+    "kind",
+    "m",
+    "n",
+    "k",
+    "dtype",
+    "out",
+    "layout",
+    "accumulator",
+    "kernel",
+    "weights",
+    "input",
+  ]);
   const dim = { min: 1, max: 1 << 24 };
   const m = int(w, "m", dim);
   const n = int(w, "n", dim);
@@ -86,14 +103,22 @@ export function parseGemmWorkload(
     }
     return { sha256, shape: [rows, k] as const };
   };
+  const dtype = oneOf(w, "dtype", formats);
+  const accumulator = w.obj.accumulator === undefined
+    ? undefined
+    : oneOf(w, "accumulator", ["fp32", "fp16"] as const);
+  if (accumulator === "fp16" && dtype !== "fp16") {
+    bad(`${P}.accumulator`, "an fp16 accumulator takes fp16 operands only");
+  }
   return {
     kind: "gemm",
     m,
     n,
     k,
-    dtype: oneOf(w, "dtype", formats),
+    dtype,
     out: oneOf(w, "out", formats),
     layout: "tn",
+    ...(accumulator === undefined ? {} : { accumulator }),
     kernel: parseKernelRef(w.obj.kernel, { path: `${P}.kernel`, bad }),
     weights: tensor("weights", n),
     input: tensor("input", m),

@@ -301,6 +301,12 @@ async function _recomputeGemm(
     shape: [w.m, w.n],
     what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
   });
+  if (w.accumulator === "fp16") {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      "an fp16 accumulator (cuBLAS CUBLAS_COMPUTE_16F) is not modelled for GEMM records",
+    );
+  }
   const kernel = await _resolveKernel(ctx.store, {
     kernel: w.kernel,
     stackId: o.stack.id,

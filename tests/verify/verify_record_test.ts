@@ -8,6 +8,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { runAudit, verifyRecord } from "../../src/verify/mod.ts";
+import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
 
@@ -50,6 +51,48 @@ Deno.test("parseClaimLog() still refuses a malformed workload kind", () => {
   bad.predicate.workload = { kind: "decode_step", scale: 0.5 };
   assert.throws(
     () => parseClaimLog(JSON.stringify(bad) + "\n"),
+    isCode(InputError, "CLAIM_INVALID"),
+  );
+});
+
+Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp32 stated is as absent; bf16 with fp16 is refused", async () => {
+  const store = await openAssetStore();
+  // The real profile digest, so that the record reaches its workload.
+  const { sha256: profileSha256 } = await loadGpuProfile(store, "a100");
+  const gemm = (accumulator?: string, dtype = "fp16") =>
+    makeClaimRecord({
+      log: { logId: "acc", seq: 0, prev: GENESIS_PREV },
+      hardware: { profile: "a100", profileSha256, count: 1 },
+      software: { stack: "pytorch-cublas-linear", components: {} },
+      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      batch: { size: 2 },
+      workload: {
+        kind: "gemm",
+        m: 2,
+        n: 8,
+        k: 16,
+        dtype,
+        out: dtype,
+        layout: "tn",
+        ...(accumulator === undefined ? {} : { accumulator }),
+        kernel: { catalog: "demo-qwen3-tiny-a100", catalogSha256: H },
+        weights: { sha256: H, shape: [8, 16] },
+        input: { sha256: H, shape: [2, 16] },
+      },
+      fingerprint: { tensor: "y", dtype, shape: [2, 8], sha256: H },
+    });
+  const ctx = { store, blobs: openBlobStore("/nonexistent"), walker: referenceKWalker };
+  const log = parseClaimLog(formatClaimLog([gemm("fp16")]));
+  const r = await verifyRecord(ctx, { log, index: 0 });
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /fp16 accumulator .* is not modelled for GEMM records/);
+  const fp32 = parseClaimLog(formatClaimLog([gemm("fp32")]));
+  assert.equal(
+    (fp32.records[0]!.predicate.workload as { accumulator?: string }).accumulator,
+    "fp32",
+  );
+  assert.throws(
+    () => parseClaimLog(formatClaimLog([gemm("fp16", "bf16")])),
     isCode(InputError, "CLAIM_INVALID"),
   );
 });
