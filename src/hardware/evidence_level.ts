@@ -1,8 +1,9 @@
 /**
  * Evidence levels: how an emulated component is known, from the weakest to the strongest
  * (`docs/glossary.md#evidence-levels`):
- * - `derived-from-source`: a published model, documentation or source code, never compared with
- *   a GPU;
+ * - `derived-from-source`: a published model, documentation or source code, not compared bit for
+ *   bit with a GPU or a GPU-validated peer (a statistical check against GPU outputs, where one
+ *   was made, is named in the component);
  * - `checked-against-peer`: bit-identical to a GPU-validated peer (the seed paper's
  *   GPU-validated emulator, or the same architecture's datapath measured on another GPU);
  * - `measured-on-gpu`: compared bit for bit with outputs captured on that GPU.
@@ -67,25 +68,25 @@ export function datapathEvidenceLevel(validation: string): EvidenceLevel {
 
 /**
  * The level of an SFU function's validation status. Only `exhaustive-on-gpu` compared every input
- * bit for bit with the GPU; `spot-checked` (a few outputs) and `histogram-matched` (output
- * statistics) check the published table model, the one the GPU-validated peer emulator runs,
- * against GPU outputs without a per-input comparison on the audited GPU: the peer's level;
- * `model-only` compares with nothing; `ieee-exact` is correctly rounded by definition of the
- * stack's strict-IEEE libraries (derived from their documentation).
+ * bit for bit with the GPU. `spot-checked` (a few outputs) and `histogram-matched` (output
+ * statistics) compare the published table model with GPU outputs, but not input by input, and the
+ * GPU-validated peer emulator runs tables probed on each GPU, not this model: no bit-identity to a
+ * GPU or to the peer stands behind them, so they are derived from source (the component names the
+ * status, so the partial check is still said). `model-only` compares with nothing; `ieee-exact`
+ * is correctly rounded by definition of the stack's strict-IEEE libraries (derived from their
+ * documentation).
  *
  * @param status the function's status
  * @returns the level
  * @example
  * ```ts
  * import { sfuEvidenceLevel } from "./evidence_level.ts";
- * if (sfuEvidenceLevel("spot-checked") !== "checked-against-peer") throw new Error();
+ * if (sfuEvidenceLevel("spot-checked") !== "derived-from-source") throw new Error();
  * if (sfuEvidenceLevel("exhaustive-on-gpu") !== "measured-on-gpu") throw new Error();
  * ```
  */
 export function sfuEvidenceLevel(status: SfuValidationStatus): EvidenceLevel {
-  if (status === "exhaustive-on-gpu") return "measured-on-gpu";
-  if (status === "spot-checked" || status === "histogram-matched") return "checked-against-peer";
-  return "derived-from-source";
+  return status === "exhaustive-on-gpu" ? "measured-on-gpu" : "derived-from-source";
 }
 
 /**

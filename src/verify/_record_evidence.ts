@@ -44,7 +44,8 @@ export function _datapathEvidence(profile: GpuProfile, dp: ProfileDatapath): Com
 }
 
 /**
- * Wraps a runtime's dispatch to note whether every kernel it handed out was measured.
+ * Wraps a runtime's dispatch to note whether every kernel it handed out is a recipe the seed study
+ * identified on the GPU (derived from source either way: see the GEMM record's kernel evidence).
  *
  * @param runtime the runtime
  * @param kernel what the record names (`catalog <id>` or `recipe <family>`)
@@ -62,9 +63,13 @@ export function _trackedDispatch(
   };
   return {
     runtime: { ...runtime, gemm },
+    // As for a GEMM record: the seed study's GPU identification of a recipe is not a comparison
+    // of this emulator's recipe code with the GPU.
     evidence: () => ({
-      component: `GEMM kernels (${kernel})`,
-      level: all ? "measured-on-gpu" : SOURCE,
+      component: `GEMM kernels (${kernel}${
+        all ? "; every recipe identified on the GPU by the seed study" : ""
+      })`,
+      level: SOURCE,
     }),
   };
 }
@@ -86,12 +91,17 @@ export function _sfuEvidence(uses: readonly SfuUse[]): ComponentEvidence[] {
  * The attention backend's evidence at a head dimension.
  *
  * @param stack the stack (its attention backend)
- * @param o head dimension and GPU profile
+ * @param o head dimension, GPU profile, and the SFU functions the record's launches used (which
+ *   tell a split or LSE launch from the standard kernel)
  * @returns the entry
  */
 export function _attentionEvidence(
   stack: StackProfile,
-  o: { readonly headDim: number; readonly profile: GpuProfile },
+  o: {
+    readonly headDim: number;
+    readonly profile: GpuProfile;
+    readonly sfu: readonly SfuUse[];
+  },
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
   // The GPU measurement (FA 2.8.3, the Dao wheel, causal, `ops.md` §4.3) covers that build's
@@ -99,7 +109,12 @@ export function _attentionEvidence(
   // nor vLLM's paged launches (always the split kernel). Measured on an A100 (profile `a100`):
   // another sm_80 part (A30) has other SM counts and no capture, so its launches are the same
   // code but not a measurement.
-  const measured = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100";
+  // The capture was of the standard kernel (one split): a launch that split the KV walk or wrote
+  // the log-sum-exp (both take MUFU.LG2, which the standard kernel never does) ran kernels the
+  // measurement never saw.
+  const standard = !o.sfu.some((u) => u.fn === "lg2");
+  const measured = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
+    standard;
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
     level: measured ? "measured-on-gpu" : SOURCE,
@@ -113,8 +128,8 @@ export function _attentionEvidence(
  * source, never compared with a pipelined run).
  *
  * @param c the model description
- * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, and
- *   the pipeline stages (`pp`, default 1)
+ * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, the
+ *   pipeline stages (`pp`, default 1) and the GPU profile
  * @returns the entries
  */
 export function _layerEvidence(
@@ -123,15 +138,20 @@ export function _layerEvidence(
     readonly stack: StackProfile;
     readonly parallel: TensorParallel | undefined;
     readonly pp?: number;
+    readonly profile: GpuProfile;
   },
 ): ComponentEvidence[] {
   const { parallel } = o;
   const ops = o.stack.operators;
   const kernels = ops?.layerKernels ?? "torch";
   const qwen3 = c.modelType === "qwen3" || c.modelType === "qwen3_moe";
+  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B): another
+  // GPU or head dimension runs the same code, compared with nothing.
+  const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
+    o.profile.id === PEER_PROFILE;
   const out: ComponentEvidence[] = [{
-    component: `decoder layer (${c.modelType})`,
-    level: qwen3 && kernels === "torch" ? "checked-against-peer" : SOURCE,
+    component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
+    level: peer ? "checked-against-peer" : SOURCE,
   }];
   if (kernels !== "torch") {
     out.push({ component: `layer kernels ${kernels} (norms, RoPE, activation)`, level: SOURCE });
@@ -161,16 +181,26 @@ export function _layerEvidence(
  *
  * @param kind the block's workload kind
  * @param stack the stack (its layer kernels)
+ * @param o the GPU profile and, for an attention block, its head dimension
  * @returns the entry
  */
 export function _blockOperatorEvidence(
   kind: "ffn_block" | "attention_block",
   stack: StackProfile,
+  o: { readonly profile: GpuProfile; readonly headDim?: number },
 ): ComponentEvidence {
   const kernels = stack.operators?.layerKernels ?? "torch";
   const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
+  // As the decoder layer: the peer's stages were validated on an A100, attention at head dim 128.
+  const peer = kernels === "torch" && o.profile.id === PEER_PROFILE &&
+    (kind === "ffn_block" || o.headDim === PEER_HEAD_DIM);
   return {
-    component: `block operators ${ops} (${kernels} kernels)`,
-    level: kernels === "torch" ? "checked-against-peer" : SOURCE,
+    component: `block operators ${ops} (${kernels} kernels, ${o.profile.id})`,
+    level: peer ? "checked-against-peer" : SOURCE,
   };
 }
+
+/** The GPU profile the GPU-validated peer emulator's Qwen3 layer stages were validated on. */
+const PEER_PROFILE = "a100";
+/** The head dimension of that validation (Qwen3-4B). */
+const PEER_HEAD_DIM = 128;

@@ -108,7 +108,7 @@ export async function _recomputeBlock(
       sfu: r.sfu,
       evidence: [
         ...evidence(),
-        _blockOperatorEvidence("ffn_block", input.stack),
+        _blockOperatorEvidence("ffn_block", input.stack, { profile: input.profile }),
         ..._sfuEvidence(r.sfu),
       ],
     };
@@ -150,9 +150,12 @@ export async function _recomputeBlock(
     sfu: r.sfu,
     evidence: [
       ...evidence(),
-      _blockOperatorEvidence("attention_block", input.stack),
+      _blockOperatorEvidence("attention_block", input.stack, {
+        profile: input.profile,
+        headDim: d,
+      }),
       ..._sfuEvidence(r.sfu),
-      _attentionEvidence(input.stack, { headDim: d, profile: input.profile }),
+      _attentionEvidence(input.stack, { headDim: d, profile: input.profile, sfu: r.sfu }),
     ],
   };
 }

@@ -149,8 +149,13 @@ export async function _recomputeModelForward(
     evidence: [
       ...evidence(),
       ..._sfuEvidence(res.sfu),
-      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, { stack: input.stack, parallel, pp: p.parallelism.pp }),
+      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile, sfu: res.sfu }),
+      ..._layerEvidence(c, {
+        stack: input.stack,
+        parallel,
+        pp: p.parallelism.pp,
+        profile: input.profile,
+      }),
     ],
   };
 }

@@ -227,8 +227,17 @@ export async function _recomputeSequence(
     evidence: [
       ...evidence(),
       ..._sfuEvidence(r.result.sfu),
-      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile }),
-      ..._layerEvidence(c, { stack: input.stack, parallel, pp: p.parallelism.pp }),
+      _attentionEvidence(input.stack, {
+        headDim: c.headDim,
+        profile: input.profile,
+        sfu: r.result.sfu,
+      }),
+      ..._layerEvidence(c, {
+        stack: input.stack,
+        parallel,
+        pp: p.parallelism.pp,
+        profile: input.profile,
+      }),
     ],
   };
 }

@@ -201,7 +201,19 @@
     if (w.obj.kind !== "gemm") {
       bad(`${P2}.kind`, "must be 'gemm' (the only workload kind of this version)");
     }
-    onlyKnown(w, ["kind", "m", "n", "k", "dtype", "out", "layout", "kernel", "weights", "input"]);
+    onlyKnown(w, [
+      "kind",
+      "m",
+      "n",
+      "k",
+      "dtype",
+      "out",
+      "layout",
+      "accumulator",
+      "kernel",
+      "weights",
+      "input"
+    ]);
     const dim = { min: 1, max: 1 << 24 };
     const m = int(w, "m", dim);
     const n = int(w, "n", dim);
@@ -217,14 +229,20 @@
       }
       return { sha256: sha2562, shape: [rows, k] };
     };
+    const dtype = oneOf(w, "dtype", formats2);
+    const accumulator = w.obj.accumulator === void 0 ? void 0 : oneOf(w, "accumulator", ["fp32", "fp16"]);
+    if (accumulator === "fp16" && dtype !== "fp16") {
+      bad(`${P2}.accumulator`, "an fp16 accumulator takes fp16 operands only");
+    }
     return {
       kind: "gemm",
       m,
       n,
       k,
-      dtype: oneOf(w, "dtype", formats2),
+      dtype,
       out: oneOf(w, "out", formats2),
       layout: "tn",
+      ...accumulator === void 0 ? {} : { accumulator },
       kernel: parseKernelRef(w.obj.kernel, { path: `${P2}.kernel`, bad }),
       weights: tensor("weights", n),
       input: tensor("input", m)

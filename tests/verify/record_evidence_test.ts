@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
 import { _attentionEvidence, _blockOperatorEvidence } from "../../src/verify/_record_evidence.ts";
+import type { SfuUse } from "../../src/model/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
@@ -10,12 +11,20 @@ const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));
 
 Deno.test("the FA2 attention backend is measured on the A100 only, not on another sm_80 part", () => {
   assert.equal(
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100") }).level,
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [] }).level,
     "measured-on-gpu",
   );
   assert.equal(gpu("a30").computeCapability, "8.0");
   assert.equal(
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a30") }).level,
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a30"), sfu: [] }).level,
+    "derived-from-source",
+  );
+});
+
+Deno.test("a launch that split the KV walk (MUFU.LG2 in its SFU uses) is not the measured standard kernel", () => {
+  const lg2 = { fn: "lg2", model: "tesla-table", status: "model-only" } as unknown as SfuUse;
+  assert.equal(
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [lg2] }).level,
     "derived-from-source",
   );
 });
@@ -27,23 +36,31 @@ Deno.test("the measurement is of the Dao wheel: PyTorch's bundled FA2 (no fast-m
     operators: { ...stack.operators!, attention: "fa2-pytorch-bundled" },
   });
   assert.equal(
-    _attentionEvidence(bundled, { headDim: 128, profile: gpu("a100") }).level,
+    _attentionEvidence(bundled, { headDim: 128, profile: gpu("a100"), sfu: [] }).level,
     "derived-from-source",
   );
 });
 
 Deno.test("a block record's PyTorch operators are the peer's level, never a GPU measurement", () => {
   for (const kind of ["ffn_block", "attention_block"] as const) {
-    const e = _blockOperatorEvidence(kind, stack);
+    const e = _blockOperatorEvidence(kind, stack, { profile: gpu("a100"), headDim: 128 });
     assert.equal(e.level, "checked-against-peer");
+    // Another GPU, or an attention block at another head dimension: the peer never ran it.
+    const h100 = _blockOperatorEvidence(kind, stack, { profile: gpu("h100-sxm"), headDim: 128 });
+    assert.equal(h100.level, "derived-from-source");
     assert.match(e.component, kind === "ffn_block" ? /RMSNorm, SiLU x mul/ : /QK-norm, RoPE/);
+    if (kind === "attention_block") {
+      const hd64 = _blockOperatorEvidence(kind, stack, { profile: gpu("a100"), headDim: 64 });
+      assert.equal(hd64.level, "derived-from-source");
+    }
   }
 });
 
 Deno.test("only an exhaustive GPU comparison makes an SFU function measured", () => {
   assert.equal(sfuEvidenceLevel("exhaustive-on-gpu"), "measured-on-gpu");
-  assert.equal(sfuEvidenceLevel("spot-checked"), "checked-against-peer");
-  assert.equal(sfuEvidenceLevel("histogram-matched"), "checked-against-peer");
+  // Statistics or a few outputs against the GPU are no bit-identity: derived, the status named.
+  assert.equal(sfuEvidenceLevel("spot-checked"), "derived-from-source");
+  assert.equal(sfuEvidenceLevel("histogram-matched"), "derived-from-source");
   assert.equal(sfuEvidenceLevel("model-only"), "derived-from-source");
   assert.equal(sfuEvidenceLevel("ieee-exact"), "derived-from-source");
 });

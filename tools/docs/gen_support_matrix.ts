@@ -312,12 +312,13 @@ function _parallel(): string[] {
 }
 
 function _sfu(): string[] {
-  // As results label them (`sfuEvidenceLevel`): only an exhaustive comparison is a measurement.
+  // As results label them (`sfuEvidenceLevel`): only an exhaustive comparison is a measurement;
+  // a partial one is said beside the level.
   const level = (status: string) =>
     status === "exhaustive-on-gpu"
       ? EVIDENCE.measured
       : status === "spot-checked" || status === "histogram-matched"
-      ? `${EVIDENCE.peer} (the published table model; GPU outputs compared in part)`
+      ? `${EVIDENCE.source} (the published table model; GPU outputs compared in part)`
       : status === "ieee-exact"
       ? "not a hardware model (correctly rounded)"
       : EVIDENCE.source;
@@ -428,8 +429,10 @@ async function _catalogs(files: readonly string[]): Promise<string[]> {
     wrapProse(
       "Which recipe a GPU's library dispatches for each (M, N, K) region (`tables/catalogs/`, " +
         "[format](prover.md#dispatch-catalogs)). Entries are counted by their `verified` field: " +
-        `\`true\` is ${EVIDENCE.measured} (the emulated recipe against the real library, no ` +
-        "differing bit), `false` a dispatch that is known but that no recipe reproduces (not " +
+        "`true` is a recipe the seed study measured on that GPU (its emulated recipe against the " +
+        "real library, no differing bit; this emulator's recipe code follows it and results " +
+        `label it ${EVIDENCE.source}, the study named, as no GPU output of the recipe is ` +
+        "bundled), `false` a dispatch that is known but that no recipe reproduces (not " +
         "covered: NOT_VERIFIED), no value an entry that was never measured (the demo catalogs " +
         "are illustrative scenario data).",
       100,
@@ -442,7 +445,7 @@ async function _catalogs(files: readonly string[]): Promise<string[]> {
         "library",
         "N x K",
         "M regions",
-        "measured",
+        "measured by the seed study",
         "not reproduced",
         "not measured",
       ],
@@ -516,8 +519,11 @@ async function _models(paths: readonly string[]): Promise<string[]> {
       "The decoder families a model reference may name (`MODEL_TYPES`, `src/claims/model_ref.ts`; " +
         "what each family adds is in the [prover guide](prover.md#supported-model-families)). " +
         "How each family's layer is known: `qwen3` (and the attention and dense MLP it shares " +
-        "with `qwen3_moe`) is " + EVIDENCE.peer + " (a whole 28-layer Qwen3 forward is " +
-        "bit-identical to the seed paper's GPU-validated emulator); `qwen3_moe` routing and " +
+        "with `qwen3_moe`) is " + EVIDENCE.peer + " on the A100 at head dimension 128 (a whole " +
+        "28-layer Qwen3-0.6B forward is bit-identical to the seed paper's emulator, which the " +
+        "paper validated on an A100 with Qwen3-4B; the peer's output is not bundled), and " +
+        EVIDENCE.source + " on other GPUs and head dimensions; " +
+        "`qwen3_moe` routing and " +
         "experts, and the `llama`, `qwen2` and `mistral` wirings (biases, no QK-norm, RoPE " +
         "scaling, head dims other than 128) are " + EVIDENCE.source + " (the Hugging Face " +
         "Transformers modelling code and the kernels' sources), checked against an independent " +

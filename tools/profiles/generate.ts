@@ -21,6 +21,8 @@ const KM_ADA_FP8_F16 =
 const MEASURED = (gpu: string, fmt: string, out: string) =>
   `measured: tests/vectors/khattak-mikaitis/${gpu}/${fmt} d_${gpu}_${out} (5000 cases, must match 100%)`;
 const PUBLISHED = "published model only: no measured vectors bundled for this GPU";
+/** A datapath of a GPU (or of a peer) whose other datapaths are measured, this one not. */
+const NO_CAPTURE = "published model only: no measured vectors bundled for this datapath";
 const SAME_ARCH = (gpu: string) =>
   `published model; the same architecture's datapath is checked against measured vectors on ${gpu}`;
 
@@ -221,7 +223,7 @@ function hopperLike(
           alignFloor: -133,
         },
         src,
-        SAME_ARCH("H100 (mma, identical F and L)"),
+        NO_CAPTURE + " (the same F and L as H100's measured mma; no wgmma capture of this format)",
       ),
     );
     out.push(
@@ -239,7 +241,7 @@ function hopperLike(
           alignFloor: -133,
         },
         src,
-        SAME_ARCH("H100 (mma, identical F and L)"),
+        NO_CAPTURE + " (the same F and L as H100's measured mma; no wgmma capture of this format)",
       ),
     );
     out.push(
@@ -257,7 +259,7 @@ function hopperLike(
           alignFloor: -133,
         },
         src,
-        SAME_ARCH("H100 (mma, identical F and L)"),
+        NO_CAPTURE + " (the same F and L as H100's measured mma; no wgmma capture of this format)",
       ),
     );
     for (const input of ["e4m3", "e5m2"]) {
@@ -408,13 +410,24 @@ function volta(): Json[] {
   ];
 }
 
-const measured = (gpu: string) => (fmt: string, out: string) =>
+type Validation = (fmt: string, out: string) => string;
+
+const measured = (gpu: string): Validation => (fmt, out) =>
   out === "mma-fp32" ? PUBLISHED : MEASURED(gpu, fmt, out);
-const sameAs = (gpu: string) => () => SAME_ARCH(gpu);
-const h100v = (fmt: string, out: string) =>
-  out === "mma-fp32"
-    ? SAME_ARCH("H100 (fp16 output of the same rule) and B200 (K&M captures)")
-    : MEASURED("H100", fmt, out);
+/**
+ * A GPU of the same architecture as a measured peer: each datapath names the peer only where the
+ * peer's own datapath is measured; elsewhere it is the published model, as the peer's is.
+ */
+const sameAs = (gpu: string, peer: Validation): Validation => (fmt, out) =>
+  peer(fmt, out).startsWith("measured:") ? SAME_ARCH(gpu) : NO_CAPTURE;
+// H100's fp8 mma with FP32 output has no bundled capture (K&M's B200 captures are another
+// architecture, and the fp16 output of the same rule rounds differently): the published model.
+const h100v: Validation = (fmt, out) =>
+  out === "mma-fp32" ? NO_CAPTURE : MEASURED("H100", fmt, out);
+const l40sv: Validation = (fmt, out) =>
+  fmt.startsWith("E") && out === "fp16.txt"
+    ? PUBLISHED + " (K&M's Ada RTX 1000 fp16 captures are not bundled)"
+    : MEASURED("L40S", fmt, out);
 
 interface Gpu {
   id: string;
@@ -448,7 +461,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_80",
     cc: "8.0",
     aliases: ["A30"],
-    datapaths: ampere(sameAs("A100")),
+    datapaths: ampere(sameAs("A100", measured("A100"))),
   },
   {
     id: "a2",
@@ -456,7 +469,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_86",
     cc: "8.6",
     aliases: ["A2"],
-    datapaths: ampere(sameAs("A100")),
+    datapaths: ampere(() => PUBLISHED + " (sm_86: A100, the measured Ampere part, is sm_80)"),
   },
   {
     id: "a40",
@@ -464,7 +477,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_86",
     cc: "8.6",
     aliases: ["A40"],
-    datapaths: ampere(sameAs("A100")),
+    datapaths: ampere(() => PUBLISHED + " (sm_86: A100, the measured Ampere part, is sm_80)"),
   },
   {
     id: "l4",
@@ -472,7 +485,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L4"],
-    datapaths: ada(sameAs("L40S")),
+    datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
     id: "l40",
@@ -480,7 +493,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L40"],
-    datapaths: ada(sameAs("L40S")),
+    datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
     id: "l40s",
@@ -488,11 +501,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L40S"],
-    datapaths: ada((fmt, out) =>
-      fmt.startsWith("E") && out === "fp16.txt"
-        ? PUBLISHED + " (K&M's Ada RTX 1000 fp16 captures are not bundled)"
-        : MEASURED("L40S", fmt, out)
-    ),
+    datapaths: ada(l40sv),
   },
   {
     id: "rtx-1000-ada",
@@ -500,7 +509,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["RTX 1000 Ada"],
-    datapaths: ada(sameAs("L40S")),
+    datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
     id: "h100-sxm",
@@ -516,7 +525,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H100 PCIe"],
-    datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma"),
+    datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m", "wgmma"),
   },
   {
     id: "h100-nvl",
@@ -524,7 +533,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H100 NVL"],
-    datapaths: hopperLike(sameAs("H100"), "H100TC.m", "wgmma"),
+    datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m", "wgmma"),
   },
   {
     id: "h200",
@@ -532,7 +541,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H200"],
-    datapaths: hopperLike(sameAs("H100"), "H200TC.m (alias of H100TC.m)", "wgmma"),
+    datapaths: hopperLike(sameAs("H100", h100v), "H200TC.m (alias of H100TC.m)", "wgmma"),
   },
   {
     id: "gh200",
@@ -540,7 +549,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["GH200"],
-    datapaths: hopperLike(sameAs("H100"), "H100TC.m (README: also GH200)", "wgmma"),
+    datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m (README: also GH200)", "wgmma"),
   },
   {
     id: "b200",

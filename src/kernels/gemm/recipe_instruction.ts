@@ -1,7 +1,8 @@
 /**
  * Whether a recipe's tensor-core instruction is the one the GPU profile's datapath models. A
  * `kwalk` recipe names its instruction shape; the emulator walks every product with the profile's
- * datapath, whose block size and alignment were measured (or derived) for one instruction depth
+ * datapath, whose block size and alignment the published model gives (the measured vectors check
+ * the datapath, not every block size) for one instruction depth
  * `k`. An instruction of another depth rounds differently on some GPUs (Hopper's m16n8k8 BF16
  * `mma` sums 8-wide blocks with F = 25: /work/shared/spec/gaps.md B.1), and a shape the
  * architecture does not offer names no kernel at all.
