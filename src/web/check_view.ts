@@ -178,11 +178,11 @@ function _summary(
     ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time."
     : "";
   return [
-    `The signature is genuine${form}: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.${stamped}`,
+    `The signature is genuine${form}: an inspector key of your trust root signed this statement, and which records were sampled was recomputed here from the statement's own inputs (the records themselves are re-run only by \`bitaudit check --recompute\`).${stamped}`,
     verdictMeaning(p, { signers: o.signers }),
     `Signed by ${o.signers.length} inspector key(s) (${
       o.signers.map((s) => s.slice(0, 16)).join(", ")
-    }) on ${p.timeVerified}.`,
+    }) on ${p.timeVerified}${o.outcome.timestamped ? "" : " (the inspector's stated time)"}.`,
     `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
     ...trustSentences({
       round: a.beacon.round,

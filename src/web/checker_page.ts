@@ -38,6 +38,17 @@ const MAX: Record<Slot, number> = {
 };
 
 const chosen: Partial<Record<Slot, File>> = {};
+/** Slots the last drop filled: the next drop replaces them all, so no file of it lingers. */
+let dropped = new Set<Slot>();
+/** Bumped whenever the files change: a check started before shows nothing when it ends. */
+let generation = 0;
+
+/** The files changed: the shown result no longer belongs to them. */
+function _filesChanged(): void {
+  generation++;
+  _el("result").replaceChildren();
+  _showChosen();
+}
 
 function _el<T extends HTMLElement>(id: string): T {
   const e = document.getElementById(id);
@@ -76,19 +87,51 @@ async function _classify(f: File): Promise<Slot | null> {
   return null;
 }
 
+/** A file that could not be read, with the input it was chosen for. */
+class _ReadError extends Error {
+  constructor(readonly slot: Slot, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Reads a chosen file. Text is decoded as `bitaudit check` decodes it: UTF-8, fatal on a bad
+ * sequence, a byte-order mark kept so the strict parsers refuse it (`File.text()` would drop the
+ * mark and replace bad bytes, accepting what the CLI refuses).
+ */
 async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
   const f = chosen[slot];
   if (f === undefined) return undefined;
   if (f.size > MAX[slot]) {
-    throw new RangeError(`Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`);
+    throw new _ReadError(
+      slot,
+      `Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`,
+    );
   }
-  return slot === "timestamp" ? new Uint8Array(await f.arrayBuffer()) : await f.text();
+  const bytes = new Uint8Array(await f.arrayBuffer());
+  if (slot === "timestamp") return bytes;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new _ReadError(slot, `Cannot read the ${LABEL[slot]}: not valid UTF-8`);
+  }
 }
+
+const INPUT_NAME: Record<Slot, "attestation" | "trust root" | "claim log"> = {
+  attestation: "attestation",
+  trustRoot: "trust root",
+  log: "claim log",
+  timestamp: "attestation", // the token is read with the attestation's signatures
+};
 
 async function _check(): Promise<void> {
   const out = _el("result");
+  const button = _el<HTMLButtonElement>("check");
+  const mine = ++generation;
+  button.disabled = true; // one check at a time: an older one can never draw over a newer
   out.setAttribute("aria-busy", "true");
   out.replaceChildren(document.createTextNode("Checking…"));
+  let view;
   try {
     const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read));
     const texts: CheckTexts = {
@@ -97,20 +140,24 @@ async function _check(): Promise<void> {
       ...(typeof log === "string" ? { log } : {}),
       ...(timestamp instanceof Uint8Array ? { timestamp } : {}),
     };
-    renderView(out, checkView(await runCheck(texts)));
+    view = checkView(await runCheck(texts));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    renderView(out, checkView({ kind: "refused", input: "attestation", code: "READ", message }));
-  } finally {
-    out.removeAttribute("aria-busy");
-    out.querySelector("h2")?.focus();
+    const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";
+    view = checkView({ kind: "refused", input, code: "READ", message });
   }
+  out.removeAttribute("aria-busy");
+  _showChosen();
+  if (mine !== generation) return; // the files changed meanwhile: this result is not theirs
+  renderView(out, view);
+  out.querySelector("h2")?.focus();
 }
 
 /**
  * Puts dropped or chosen files into the slots their content names; names the others. Two files of
- * one batch that claim the same slot fill neither: which one should count (say, which of two trust
- * roots) is the user's decision, never the order of a file list.
+ * one batch that claim the same slot fill neither: which one should count is the user's decision,
+ * never the order of a file list. A trust root is never taken from a drop (it must be the user's,
+ * chosen in its own field), and a drop replaces every file the previous drop put in place.
  */
 async function _take(files: Iterable<File>): Promise<void> {
   const unknown: string[] = [];
@@ -121,9 +168,26 @@ async function _take(files: Iterable<File>): Promise<void> {
     else bySlot.set(slot, [...(bySlot.get(slot) ?? []), f]);
   }
   const notes: string[] = [];
+  // A new drop is a new set: what the last one filled goes (a log or token of another audit must
+  // not stay beside this attestation).
+  for (const slot of dropped) delete chosen[slot];
+  dropped = new Set();
+  // The trust root is yours, never the sender's: a folder that came with the attestation can hold
+  // its own trust root, which would vouch for its own keys.
+  const roots = bySlot.get("trustRoot");
+  bySlot.delete("trustRoot");
+  if (roots !== undefined) {
+    notes.push(
+      `Not taken from the dropped files: ${
+        roots.map((f) => f.name).join(", ")
+      } (a trust root; choose your own in the Trust root field, never one that came with the attestation)`,
+    );
+  }
   for (const [slot, fs] of bySlot) {
-    if (fs.length === 1) chosen[slot] = fs[0]!;
-    else {
+    if (fs.length === 1) {
+      chosen[slot] = fs[0]!;
+      dropped.add(slot);
+    } else {
       delete chosen[slot];
       notes.push(
         `${fs.length} files look like the ${LABEL[slot]} (${
@@ -140,7 +204,7 @@ async function _take(files: Iterable<File>): Promise<void> {
     );
   }
   _el("drop-note").textContent = escapeForTerminal(notes.join(". "));
-  _showChosen();
+  _filesChanged();
 }
 
 function _start(): void {
@@ -150,7 +214,8 @@ function _start(): void {
       const f = input.files?.[0];
       if (f === undefined) delete chosen[slot];
       else chosen[slot] = f;
-      _showChosen();
+      dropped.delete(slot); // chosen by hand: the next drop leaves it
+      _filesChanged();
     });
   }
   const zone = _el("drop");

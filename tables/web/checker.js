@@ -2386,9 +2386,9 @@
     const form = o.outcome.format === "sigstore-bundle" ? " (read from a Sigstore bundle)" : "";
     const stamped = o.outcome.timestamped ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time." : "";
     return [
-      `The signature is genuine${form}: an inspector key of your trust root signed this statement, and the sample was recomputed here from the statement's own inputs.${stamped}`,
+      `The signature is genuine${form}: an inspector key of your trust root signed this statement, and which records were sampled was recomputed here from the statement's own inputs (the records themselves are re-run only by \`bitaudit check --recompute\`).${stamped}`,
       verdictMeaning(p, { signers: o.signers }),
-      `Signed by ${o.signers.length} inspector key(s) (${o.signers.map((s) => s.slice(0, 16)).join(", ")}) on ${p.timeVerified}.`,
+      `Signed by ${o.signers.length} inspector key(s) (${o.signers.map((s) => s.slice(0, 16)).join(", ")}) on ${p.timeVerified}${o.outcome.timestamped ? "" : " (the inspector's stated time)"}.`,
       `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
       ...trustSentences({
         round: a.beacon.round,
@@ -28793,6 +28793,13 @@ ${values.join("\n")}` : `${blockName} :`;
     timestamp: MAX_TOKEN_BYTES
   };
   var chosen = {};
+  var dropped = /* @__PURE__ */ new Set();
+  var generation = 0;
+  function _filesChanged() {
+    generation++;
+    _el("result").replaceChildren();
+    _showChosen();
+  }
   function _el(id) {
     const e = document.getElementById(id);
     if (e === null) throw new TypeError(`Cannot start the checker: element #${id} is missing`);
@@ -28818,18 +28825,45 @@ ${values.join("\n")}` : `${blockName} :`;
     if (/^\{[^]*"predicateType"/.test(head)) return "log";
     return null;
   }
+  var _ReadError = class extends Error {
+    constructor(slot, message) {
+      super(message);
+      this.slot = slot;
+    }
+    slot;
+  };
   async function _read2(slot) {
     const f = chosen[slot];
     if (f === void 0) return void 0;
     if (f.size > MAX[slot]) {
-      throw new RangeError(`Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`);
+      throw new _ReadError(
+        slot,
+        `Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`
+      );
     }
-    return slot === "timestamp" ? new Uint8Array(await f.arrayBuffer()) : await f.text();
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    if (slot === "timestamp") return bytes;
+    try {
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new _ReadError(slot, `Cannot read the ${LABEL[slot]}: not valid UTF-8`);
+    }
   }
+  var INPUT_NAME = {
+    attestation: "attestation",
+    trustRoot: "trust root",
+    log: "claim log",
+    timestamp: "attestation"
+    // the token is read with the attestation's signatures
+  };
   async function _check3() {
     const out = _el("result");
+    const button = _el("check");
+    const mine = ++generation;
+    button.disabled = true;
     out.setAttribute("aria-busy", "true");
     out.replaceChildren(document.createTextNode("Checking…"));
+    let view;
     try {
       const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read2));
       const texts = {
@@ -28838,14 +28872,17 @@ ${values.join("\n")}` : `${blockName} :`;
         ...typeof log === "string" ? { log } : {},
         ...timestamp instanceof Uint8Array ? { timestamp } : {}
       };
-      renderView(out, checkView(await runCheck(texts)));
+      view = checkView(await runCheck(texts));
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      renderView(out, checkView({ kind: "refused", input: "attestation", code: "READ", message }));
-    } finally {
-      out.removeAttribute("aria-busy");
-      out.querySelector("h2")?.focus();
+      const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";
+      view = checkView({ kind: "refused", input, code: "READ", message });
     }
+    out.removeAttribute("aria-busy");
+    _showChosen();
+    if (mine !== generation) return;
+    renderView(out, view);
+    out.querySelector("h2")?.focus();
   }
   async function _take(files) {
     const unknown = [];
@@ -28856,9 +28893,20 @@ ${values.join("\n")}` : `${blockName} :`;
       else bySlot.set(slot, [...bySlot.get(slot) ?? [], f]);
     }
     const notes = [];
+    for (const slot of dropped) delete chosen[slot];
+    dropped = /* @__PURE__ */ new Set();
+    const roots = bySlot.get("trustRoot");
+    bySlot.delete("trustRoot");
+    if (roots !== void 0) {
+      notes.push(
+        `Not taken from the dropped files: ${roots.map((f) => f.name).join(", ")} (a trust root; choose your own in the Trust root field, never one that came with the attestation)`
+      );
+    }
     for (const [slot, fs] of bySlot) {
-      if (fs.length === 1) chosen[slot] = fs[0];
-      else {
+      if (fs.length === 1) {
+        chosen[slot] = fs[0];
+        dropped.add(slot);
+      } else {
         delete chosen[slot];
         notes.push(
           `${fs.length} files look like the ${LABEL[slot]} (${fs.map((f) => f.name).join(", ")}): none was taken; add the one you mean on its own`
@@ -28871,7 +28919,7 @@ ${values.join("\n")}` : `${blockName} :`;
       );
     }
     _el("drop-note").textContent = escapeForTerminal(notes.join(". "));
-    _showChosen();
+    _filesChanged();
   }
   function _start() {
     for (const slot of SLOTS) {
@@ -28880,7 +28928,8 @@ ${values.join("\n")}` : `${blockName} :`;
         const f = input.files?.[0];
         if (f === void 0) delete chosen[slot];
         else chosen[slot] = f;
-        _showChosen();
+        dropped.delete(slot);
+        _filesChanged();
       });
     }
     const zone = _el("drop");

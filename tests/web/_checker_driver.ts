@@ -182,7 +182,7 @@ export async function checkInPage(
 
 /**
  * The keyboard-only way in: Tab until the drop zone (a button by role and name) has the focus,
- * then Enter opens the file chooser, and Space does too.
+ * then Enter opens the file chooser, and Space does too; the trust root goes in its own field.
  */
 async function _chooseByKeyboard(
   page: Page,
@@ -201,13 +201,17 @@ async function _chooseByKeyboard(
     const s = getComputedStyle(e);
     return `${s.outlineStyle} ${s.outlineWidth}`;
   });
+  // Everything but the trust root, which the page takes only from its own field (yours, never
+  // one that came with the attestation).
   const paths = [
     files.attestation,
-    files.trustRoot,
     ...(files.log ? [files.log] : []),
     ...(files.timestamp ? [files.timestamp] : []),
     ...(files.extra ?? []),
   ];
+  // The trust root first: a drop after it must not replace it (the attack: a folder sent with
+  // the attestation holding its own trust root).
+  await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
   const keys: string[] = [];
   for (const key of ["Enter", "Space"]) {
     const opened = new Promise<FileChooser | null>((done) => {

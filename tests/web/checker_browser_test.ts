@@ -117,6 +117,17 @@ const cases = {
     trustRoot: f.trustRoot,
   },
   notAnAttestation: { attestation: f.trustRoot, trustRoot: f.trustRoot },
+  // A byte-order mark, and a claim log with one: refused as `bitaudit check` refuses them (the
+  // browser's File.text() would drop the mark and vouch for bytes that are not the audited ones).
+  bomAttestation: {
+    attestation: await write("bom.dsse.json", "\ufeff" + genuine),
+    trustRoot: f.trustRoot,
+  },
+  bomLog: {
+    attestation,
+    trustRoot: f.trustRoot,
+    log: await write("bom.jsonl", "\ufeff" + await Deno.readTextFile(f.log)),
+  },
 };
 const shotOf: Partial<Record<keyof typeof cases, string>> = {
   genuine: `${shots}checker-valid.png`,
@@ -127,8 +138,8 @@ const shown = await driveChecker([
   ...names.map((n) => ({ files: cases[n], ...(shotOf[n] ? { shot: shotOf[n] } : {}) })),
   { files: cases.genuine, http: true },
   { files: cases.genuine, keyboard: true },
-  // Two trust roots in one choice: the user's (which does not list the signing key) and one that
-  // came with the attestation under another name. Neither may be taken by the order of the list.
+  // The user's trust root (which does not list the signing key) in its field, and one that came
+  // with the attestation, under another name, among the dropped files: never taken.
   {
     files: {
       ...cases.wrongRoot,
@@ -186,14 +197,15 @@ Deno.test("checker page: from the keyboard alone, the drop zone opens a chooser 
   assert.deepEqual(same(shownByKeyboard), same(page.genuine));
 });
 
-Deno.test("checker page: two files that look like a trust root fill neither input", () => {
-  assert.equal(twoRoots.state, "not-run");
+Deno.test("checker page: a trust root among the dropped files is not taken; the user's own decides", () => {
+  // The attestation's folder holds a trust root listing the signer (under another name); the
+  // user's own trust root does not: the page says the dropped one was not taken, and the check
+  // against the user's is INVALID, as `bitaudit check` with the user's trust root says.
   assert.match(
     twoRoots.dropNote,
-    /^2 files look like the trust root \(other-root\.json, verdict-evidence\.json\): none was taken/,
+    /^Not taken from the dropped files: verdict-evidence\.json \(a trust root; choose your own in the Trust root field/,
   );
-  assert.match(twoRoots.chosen[0]!, /attestation\.dsse\.json/);
-  assert.doesNotMatch(twoRoots.chosen[1]!, /\.json/);
+  assert.equal(twoRoots.headline, "✖ INVALID attestation");
 });
 
 Deno.test("checker page: a payload changed after signing shows INVALID", async () => {
@@ -240,6 +252,14 @@ Deno.test("checker page: an input that is not an attestation is named, not check
   assert.equal(p.headline, "✖ Cannot read the attestation");
   assert.match(p.text, /\[BAD_ENVELOPE\]/);
   await assert.rejects(checkFile(cases.notAnAttestation), { code: "BAD_ENVELOPE" });
+});
+
+Deno.test("checker page: a byte-order mark is refused in an attestation and a claim log, as by the CLI", async () => {
+  assert.equal(page.bomAttestation.headline, "✖ Cannot read the attestation");
+  assert.match(page.bomAttestation.text, /byte-order mark/);
+  await assert.rejects(checkFile(cases.bomAttestation), { code: "BAD_ENVELOPE" });
+  assert.equal(page.bomLog.headline, "✖ Cannot read the claim log");
+  assert.match(page.bomLog.text, /byte-order mark/);
 });
 
 Deno.test("checker page: screenshots of both states are PNG files", async () => {
