@@ -13,18 +13,19 @@
  * paragraph separators, bidirectional marks, overrides and isolates (U+061C, U+200E-U+200F,
  * U+202A-U+202E, U+2066-U+2069), invisible format characters (soft hyphen, U+180E, zero-width
  * space, joiners, word joiner and invisible operators, deprecated format controls, the byte
- * order mark, interlinear annotation controls), and lone surrogates.
+ * order mark, interlinear annotation controls, the combining grapheme joiner, Hangul fillers,
+ * variation selectors and tag characters), and lone surrogates.
  */
 const UNSAFE =
   // deno-lint-ignore no-control-regex -- matching control characters is the point
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
 
 /**
  * The characters of {@link UNSAFE} that `JSON.stringify` leaves raw: not the C0 controls (escaped
  * inside strings; outside them only the line breaks of indented output) nor lone surrogates.
  */
 const JSON_UNSAFE =
-  /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+  /[\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
 
 /**
  * Replaces every character a terminal would act on by its `\u{...}` escape, so the text shows
@@ -39,7 +40,7 @@ const JSON_UNSAFE =
  * ```
  */
 export function escapeForTerminal(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  return text.replace(UNSAFE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
 /**
@@ -58,7 +59,12 @@ export function escapeForTerminal(text: string): string {
  * ```
  */
 export function escapeJsonText(json: string): string {
-  return json.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // Each UTF-16 unit as its own escape (a tag character is a surrogate pair: two escapes).
+  return json.replace(JSON_UNSAFE, (c) =>
+    Array.from(
+      { length: c.length },
+      (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`,
+    ).join(""));
 }
 
 /**

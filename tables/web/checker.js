@@ -3,10 +3,10 @@
   // src/escape_text.ts
   var UNSAFE = (
     // deno-lint-ignore no-control-regex -- matching control characters is the point
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
   );
   function escapeForTerminal(text) {
-    return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+    return text.replace(UNSAFE, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
   }
 
   // src/errors.ts

@@ -1,0 +1,28 @@
+/** What the terminal and JSON escaping show of characters that hide or reorder text. */
+import assert from "node:assert/strict";
+import { escapeForTerminal, escapeJsonText } from "../src/escape_text.ts";
+
+const HIDDEN = [
+  ["combining grapheme joiner", "\u034f", "\\u{34f}"],
+  ["Hangul filler", "\u3164", "\\u{3164}"],
+  ["variation selector", "\ufe0f", "\\u{fe0f}"],
+  ["tag character", "\u{e0041}", "\\u{e0041}"],
+  ["supplementary variation selector", "\u{e0100}", "\\u{e0100}"],
+  ["right-to-left override", "\u202e", "\\u{202e}"],
+] as const;
+
+for (const [what, c, shown] of HIDDEN) {
+  Deno.test(`escaping shows a ${what} instead of passing it through`, () => {
+    assert.equal(escapeForTerminal(`a${c}b`), `a${shown}b`);
+    const json = escapeJsonText(JSON.stringify({ v: `a${c}b` }));
+    assert.ok(!json.includes(c), json);
+    assert.equal(JSON.parse(json).v, `a${c}b`);
+  });
+}
+
+Deno.test("escaping leaves ordinary text, astral letters and emoji bases as they are", () => {
+  for (const t of ["Qwen3-0.6B", "日本語", "\u{1d400}", "\u{1f600}"]) {
+    assert.equal(escapeForTerminal(t), t);
+    assert.equal(escapeJsonText(JSON.stringify(t)), JSON.stringify(t));
+  }
+});
