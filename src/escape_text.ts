@@ -9,23 +9,24 @@
  */
 
 /**
- * Characters a terminal or a text viewer would act on or hide: C0 and C1 controls, DEL, line and
- * paragraph separators, bidirectional marks, overrides and isolates (U+061C, U+200E-U+200F,
- * U+202A-U+202E, U+2066-U+2069), invisible format characters (soft hyphen, U+180E, zero-width
- * space, joiners, word joiner and invisible operators, deprecated format controls, the byte
- * order mark, interlinear annotation controls, the combining grapheme joiner, Hangul fillers,
- * variation selectors and tag characters), and lone surrogates.
+ * Characters a terminal or a text viewer would act on or hide: controls (C0, DEL, C1), format
+ * characters (bidirectional marks, overrides and isolates, zero-width characters, joiners, tag
+ * characters, the byte order mark, interlinear annotation controls...), line and paragraph
+ * separators, every default-ignorable code point (soft hyphen, variation selectors, fillers, the
+ * combining grapheme joiner...), and lone surrogates: by Unicode property, not by a hand-kept list.
  */
-const UNSAFE =
-  // deno-lint-ignore no-control-regex -- matching control characters is the point
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+export const INVISIBLE_CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}";
+
+const UNSAFE = new RegExp(
+  `[${INVISIBLE_CLASS}]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]`,
+  "gu",
+);
 
 /**
  * The characters of {@link UNSAFE} that `JSON.stringify` leaves raw: not the C0 controls (escaped
  * inside strings; outside them only the line breaks of indented output) nor lone surrogates.
  */
-const JSON_UNSAFE =
-  /[\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
+const JSON_UNSAFE = new RegExp(`(?![\\u0000-\\u001f])[${INVISIBLE_CLASS}]`, "gu");
 
 /**
  * Replaces every character a terminal would act on by its `\u{...}` escape, so the text shows

@@ -1,6 +1,7 @@
 /** What the terminal and JSON escaping show of characters that hide or reorder text. */
 import assert from "node:assert/strict";
 import { escapeForTerminal, escapeJsonText } from "../src/escape_text.ts";
+import { escapeHtml } from "../src/cli/escape_html.ts";
 
 const HIDDEN = [
   ["combining grapheme joiner", "\u034f", "\\u{34f}"],
@@ -9,11 +10,15 @@ const HIDDEN = [
   ["tag character", "\u{e0041}", "\\u{e0041}"],
   ["supplementary variation selector", "\u{e0100}", "\\u{e0100}"],
   ["right-to-left override", "\u202e", "\\u{202e}"],
+  ["Mongolian free variation selector", "\u180b", "\\u{180b}"],
+  ["musical symbol format character", "\u{1d173}", "\\u{1d173}"],
+  ["Arabic number sign", "\u0600", "\\u{600}"],
 ] as const;
 
 for (const [what, c, shown] of HIDDEN) {
   Deno.test(`escaping shows a ${what} instead of passing it through`, () => {
     assert.equal(escapeForTerminal(`a${c}b`), `a${shown}b`);
+    assert.equal(escapeHtml(`a${c}b`), `a${shown}b`, "the HTML report shows it as the terminal");
     const json = escapeJsonText(JSON.stringify({ v: `a${c}b` }));
     assert.ok(!json.includes(c), json);
     assert.equal(JSON.parse(json).v, `a${c}b`);

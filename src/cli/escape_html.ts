@@ -3,17 +3,16 @@
  *
  * @module
  */
+import { INVISIBLE_CLASS } from "../escape_text.ts";
 
 /**
- * Markup characters, C0/C1 controls (but tab and line feed), line and paragraph separators,
- * bidirectional controls and the invisible format characters the terminal escaping also shows
- * (soft hyphen, zero-width characters, word joiner, byte order mark): finding control characters
- * is this pattern's purpose.
+ * Markup characters, and every character the terminal escaping shows (`INVISIBLE_CLASS`: controls
+ * but tab and line feed, format and default-ignorable characters, separators) and lone
+ * surrogates.
  */
-// deno-lint-ignore no-control-regex
 const UNSAFE = new RegExp(
-  "[&<>\"']|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb]",
-  "g",
+  `[&<>"']|(?![\\t\\n])[${INVISIBLE_CLASS}]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]`,
+  "gu",
 );
 
 const ENTITIES: Record<string, string> = {

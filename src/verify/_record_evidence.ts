@@ -1,13 +1,15 @@
 /**
  * How each component a recomputation rested on is known (`ComponentEvidence`), as the result
- * lists it: the tensor-core datapath (its profile's `validation`), the GEMM kernels (a catalog's
- * `verified` entries are measured; recipes and unverified entries are derived from source), the
- * SFU functions (their validation status), the attention backend at the head dimension (only
- * FlashAttention-2's standard kernel at head dim 128 on sm_80 is GPU-measured; vLLM's paged
- * launches run the split kernel, derived from source), the decoder family's layer (Qwen3's under
- * HF Transformers is bit-identical to the seed paper's GPU-validated emulator; MoE routing and
- * experts, the other families and every vLLM layer kernel and CUDA-graph padding are derived
- * from source), and tensor parallelism (derived from source).
+ * lists it: the tensor-core datapath (its profile's `validation`), the GEMM kernels (derived from
+ * source; a catalog's `verified` entries name the seed study that identified the recipe on the
+ * GPU), the SFU functions (their validation status: only an exhaustive GPU comparison is a
+ * measurement), the attention backend at the head dimension (only the Dao build's standard
+ * FlashAttention-2 kernel at head dim 128 on the A100 is GPU-measured; split and LSE launches and
+ * vLLM's paged ones are derived from source), the decoder family's layer and a block's operators
+ * (Qwen3's under HF Transformers is checked against the seed paper's GPU-validated emulator on the
+ * A100 at head dim 128; elsewhere, MoE routing and experts, the other families and every vLLM
+ * layer kernel and CUDA-graph padding are derived from source), tensor parallelism and pipeline
+ * stages (derived from source).
  *
  * @module
  */

@@ -301,12 +301,6 @@ async function _recomputeGemm(
     shape: [w.m, w.n],
     what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
   });
-  if (w.accumulator === "fp16") {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      "an fp16 accumulator (cuBLAS CUBLAS_COMPUTE_16F) is not modelled for GEMM records",
-    );
-  }
   const kernel = await _resolveKernel(ctx.store, {
     kernel: w.kernel,
     stackId: o.stack.id,
@@ -346,6 +340,13 @@ async function _recomputeGemm(
     throw new _Stop(
       "FAIL",
       `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
+    );
+  }
+  // After the record's own contradictions: stating an accumulator must not hide a FAIL.
+  if (w.accumulator === "fp16") {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      "an fp16 accumulator (cuBLAS CUBLAS_COMPUTE_16F) is not modelled for GEMM records",
     );
   }
   const dp = findDatapath(profile, { input: w.dtype, output: "fp32" });

@@ -12,7 +12,7 @@
  */
 import { escapeForTerminal } from "../escape_text.ts";
 import { checkView } from "./check_view.ts";
-import { type CheckTexts, runCheck } from "./run_check.ts";
+import { type CheckInputName, type CheckTexts, runCheck } from "./run_check.ts";
 import { renderView } from "./render_view.ts";
 
 /** Largest attestation or trust root read (bytes), as `bitaudit check`. */
@@ -42,6 +42,8 @@ const chosen: Partial<Record<Slot, File>> = {};
 let dropped = new Set<Slot>();
 /** Bumped whenever the files change: a check started before shows nothing when it ends. */
 let generation = 0;
+/** A check is running: the button stays disabled and no second check starts until it ends. */
+let running = false;
 
 /** The files changed: the shown result no longer belongs to them. */
 function _filesChanged(): void {
@@ -63,7 +65,7 @@ function _showChosen(): void {
       ? "none chosen"
       : escapeForTerminal(`${f.name} (${f.size.toLocaleString("en")} bytes)`);
   }
-  _el<HTMLButtonElement>("check").disabled = chosen.attestation === undefined ||
+  _el<HTMLButtonElement>("check").disabled = running || chosen.attestation === undefined ||
     chosen.trustRoot === undefined;
 }
 
@@ -117,18 +119,19 @@ async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
   }
 }
 
-const INPUT_NAME: Record<Slot, "attestation" | "trust root" | "claim log"> = {
+const INPUT_NAME: Record<Slot, CheckInputName> = {
   attestation: "attestation",
   trustRoot: "trust root",
   log: "claim log",
-  timestamp: "attestation", // the token is read with the attestation's signatures
+  timestamp: "timestamp",
 };
 
 async function _check(): Promise<void> {
+  if (running) return; // one check at a time (a submit by the keyboard too)
+  running = true;
   const out = _el("result");
-  const button = _el<HTMLButtonElement>("check");
   const mine = ++generation;
-  button.disabled = true; // one check at a time: an older one can never draw over a newer
+  _showChosen(); // disables the button until this check ends
   out.setAttribute("aria-busy", "true");
   out.replaceChildren(document.createTextNode("Checking…"));
   let view;
@@ -146,6 +149,7 @@ async function _check(): Promise<void> {
     const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";
     view = checkView({ kind: "refused", input, code: "READ", message });
   }
+  running = false;
   out.removeAttribute("aria-busy");
   _showChosen();
   if (mine !== generation) return; // the files changed meanwhile: this result is not theirs

@@ -24,7 +24,7 @@ import { BitauditError } from "../errors.ts";
 import { validityHints } from "./validity_hints.ts";
 
 /** Which input a refusal concerns. */
-export type CheckInputName = "attestation" | "trust root" | "claim log";
+export type CheckInputName = "attestation" | "trust root" | "claim log" | "timestamp";
 
 /** Files to check (JSON ones as UTF-8 decoded text). */
 export interface CheckTexts {

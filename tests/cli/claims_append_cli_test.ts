@@ -154,6 +154,15 @@ Deno.test("model forward --positions makes the fingerprint and layer chain of th
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.deepEqual(out.positions, [[1, 2], [0, 4], [0, 1]]);
+  // Rows without a sequence's last token make no record: refused before the forward runs.
+  const short = await runBitaudit([
+    ...["model", "forward", "--checkpoint", `${MODELS}/qwen3-tiny-dense`],
+    ...["--tokens", `${dir}/tokens.json`, "--profile", "a100", "--stack", STACK],
+    ...["--kernel", CATALOG, "--threads", "1", "--positions", "1:2,0:1"],
+    ...["--out", `${dir}/short.safetensors`],
+  ]);
+  assertCliCode(short.stderr, "USAGE");
+  assert.match(short.stderr, /--positions must include 0:4, the last token of sequence 0/);
   await Deno.writeTextFile(`${dir}/forward.json`, r.stdout);
   const chain = ["--layer-chain", `${dir}/forward.json`];
   const model = "qwen3-tiny-dense";

@@ -59,13 +59,18 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
   const store = await openAssetStore();
   // The real profile digest, so that the record reaches its workload.
   const { sha256: profileSha256 } = await loadGpuProfile(store, "a100");
-  const gemm = (accumulator?: string, dtype = "fp16") =>
+  const recipe = JSON.parse(
+    await Deno.readTextFile(
+      new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
+    ),
+  );
+  const gemm = (accumulator?: string, dtype = "fp16", batch = 2) =>
     makeClaimRecord({
       log: { logId: "acc", seq: 0, prev: GENESIS_PREV },
       hardware: { profile: "a100", profileSha256, count: 1 },
-      software: { stack: "pytorch-cublas-linear", components: {} },
+      software: { stack: "cutlass-3.5-default", components: {} },
       parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
-      batch: { size: 2 },
+      batch: { size: batch },
       workload: {
         kind: "gemm",
         m: 2,
@@ -75,7 +80,7 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
         out: dtype,
         layout: "tn",
         ...(accumulator === undefined ? {} : { accumulator }),
-        kernel: { catalog: "demo-qwen3-tiny-a100", catalogSha256: H },
+        kernel: { recipe },
         weights: { sha256: H, shape: [8, 16] },
         input: { sha256: H, shape: [2, 16] },
       },
@@ -86,6 +91,11 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
   const r = await verifyRecord(ctx, { log, index: 0 });
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /fp16 accumulator .* is not modelled for GEMM records/);
+  // Stated on a record that contradicts itself, it hides nothing: the record FAILs.
+  const lied = parseClaimLog(formatClaimLog([gemm("fp16", "fp16", 3)]));
+  const f = await verifyRecord(ctx, { log: lied, index: 0 });
+  assert.equal(f.status, "FAIL", f.reason);
+  assert.match(f.reason, /batch size 3 but 2 input rows/);
   const fp32 = parseClaimLog(formatClaimLog([gemm("fp32")]));
   assert.equal(
     (fp32.records[0]!.predicate.workload as { accumulator?: string }).accumulator,

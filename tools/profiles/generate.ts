@@ -296,7 +296,7 @@ function hopperLike(
             alignFloor: -133,
           },
           [MMASIM],
-          PUBLISHED,
+          NO_CAPTURE,
         ),
       );
     }

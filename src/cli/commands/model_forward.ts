@@ -123,6 +123,16 @@ export async function runModelForward(o: {
   const { ckpt } = opened;
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
   const positions = o.positions ?? batch.sequences.map((s, seq) => [seq, s.length - 1] as const);
+  // Each sequence's last token among them, as a record needs (claims append refuses it else).
+  batch.sequences.forEach((s, seq) => {
+    if (!positions.some(([q, p]) => q === seq && p === s.length - 1)) {
+      throw new InputError(
+        "USAGE",
+        `Cannot run forward: --positions must include ${seq}:${s.length - 1}, the last token of ` +
+          `sequence ${seq}`,
+      );
+    }
+  });
   for (const [seq, pos] of positions) {
     const length = batch.sequences[seq]?.length;
     if (length === undefined || pos >= length) {
@@ -161,7 +171,7 @@ export async function runModelForward(o: {
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {
-      console.error(`NOT_VERIFIED: ${r.reason}`);
+      console.error(escapeForTerminal(`NOT_VERIFIED: ${r.reason}`));
       Deno.exitCode = EXIT.INCONCLUSIVE;
       return;
     }
@@ -226,7 +236,13 @@ export async function runModelForward(o: {
         );
       }
       for (const s of lasts) console.log(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);
-      console.log(`fingerprint (last tokens): ${res.fingerprint}`);
+      console.log(
+        `fingerprint (${
+          o.positions === undefined
+            ? "last tokens"
+            : `positions ${positions.map(([q, p]) => `${q}:${p}`).join(",")}`
+        }): ${res.fingerprint}`,
+      );
       console.log(`wrote ${o.out}`);
     }
   } finally {
