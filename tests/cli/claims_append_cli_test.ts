@@ -175,6 +175,20 @@ Deno.test("model forward --positions makes the fingerprint and layer chain of th
   // The same chain for a record of the default rows (each last token): refused, nothing added.
   const other = await append(dir, { model, fingerprint: out.fingerprint, extra: chain });
   assertCliCode(other.stderr, "CLAIM_INVALID");
-  assert.match(other.stderr, /layer chain was computed over positions \[\[1,2\],\[0,4\],\[0,1\]\]/);
+  assert.match(
+    other.stderr,
+    /layer chain was computed for other facts than the record's: positions \[\[1,2\],\[0,4\],\[0,1\]\]/,
+  );
+  // The same rows on another GPU: the chain was computed on the A100 (108 SMs).
+  const moved = await append(dir, {
+    model,
+    fingerprint: out.fingerprint,
+    extra: [
+      ...["--positions", positions, ...chain],
+      ...["--profile", "h100-sxm", "--kernel", "demo-qwen3-tiny-h100-sxm"],
+    ],
+  });
+  assertCliCode(moved.stderr, "CLAIM_INVALID");
+  assert.match(moved.stderr, /profile "a100", the record "h100-sxm"; SM count 108, the record 132/);
   await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });

@@ -69,39 +69,69 @@ export async function readModelInputs(
   readonly kernel: ModelClaimFacts["kernel"];
   readonly sms: number;
   readonly layerChain: unknown;
-  readonly chainPositions: readonly (readonly [number, number])[] | undefined;
+  readonly chainFacts: ChainFacts | undefined;
 }> {
   const chainFile = o.layerChain === undefined ? undefined : await readJsonFile(o.layerChain);
   return {
     kernel: await _kernel(store, o),
     sms: o.sms ?? KNOWN_SM_COUNTS[o.profile] ?? _noSms(o.profile),
     layerChain: chainFile === undefined ? undefined : _chain(chainFile),
-    chainPositions: chainFile === undefined ? undefined : _chainPositions(chainFile),
+    chainFacts: chainFile === undefined ? undefined : _chainFacts(chainFile),
   };
 }
 
 /**
- * The rows a `model forward --json` output computed its chain over: its `positions`, or, from
- * output that lists none, each sequence's last token (`sequences`); undefined for a bare chain.
+ * What a `model forward --json` output computed its layer chain for: the rows (its `positions`,
+ * or, from output that lists none, each sequence's last token), the GPU profile and SM count, the
+ * stack and the checkpoint; a bare chain carries none of them.
  */
-function _chainPositions(json: unknown): (readonly [number, number])[] | undefined {
+export interface ChainFacts {
+  /** The fingerprinted rows. */
+  readonly positions?: readonly (readonly [number, number])[];
+  /** GPU profile id. */
+  readonly profile?: string;
+  /** `multiProcessorCount`. */
+  readonly sms?: number;
+  /** Stack profile id. */
+  readonly stack?: string;
+  /** The checkpoint's digest. */
+  readonly checkpointSha256?: string;
+}
+
+function _chainFacts(json: unknown): ChainFacts | undefined {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
-  const f = json as { positions?: unknown; sequences?: unknown };
+  const f = json as {
+    positions?: unknown;
+    sequences?: unknown;
+    profile?: { id?: unknown; multiProcessorCount?: unknown };
+    stack?: unknown;
+    checkpoint?: { sha256?: unknown };
+  };
   const pair = (x: unknown): readonly [number, number] | null =>
     Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger)
       ? [x[0] as number, x[1] as number]
       : null;
-  if (Array.isArray(f.positions)) {
-    const pairs = f.positions.map(pair);
-    return pairs.every((p) => p !== null) ? pairs as [number, number][] : undefined;
-  }
-  if (Array.isArray(f.sequences)) {
-    const pairs = f.sequences.map((s) =>
-      pair([(s as { seq?: unknown })?.seq, (s as { pos?: unknown })?.pos])
-    );
-    return pairs.every((p) => p !== null) ? pairs as [number, number][] : undefined;
-  }
-  return undefined;
+  const pairs = (list: unknown[]) => {
+    const all = list.map(pair);
+    return all.every((p) => p !== null) ? all as [number, number][] : undefined;
+  };
+  const positions = Array.isArray(f.positions)
+    ? pairs(f.positions)
+    : Array.isArray(f.sequences)
+    ? pairs(f.sequences.map((s) => [(s as { seq?: unknown })?.seq, (s as { pos?: unknown })?.pos]))
+    : undefined;
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
+  const out: { -readonly [K in keyof ChainFacts]: ChainFacts[K] } = {};
+  if (positions !== undefined) out.positions = positions;
+  const profile = text(f.profile?.id);
+  if (profile !== undefined) out.profile = profile;
+  const sms = f.profile?.multiProcessorCount;
+  if (Number.isSafeInteger(sms)) out.sms = sms as number;
+  const stack = text(f.stack);
+  if (stack !== undefined) out.stack = stack;
+  const checkpointSha256 = text(f.checkpoint?.sha256);
+  if (checkpointSha256 !== undefined) out.checkpointSha256 = checkpointSha256;
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 async function _kernel(

@@ -19,7 +19,11 @@ import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
 import { createOwnedDir } from "../cleanup.ts";
 import { blobsBeside } from "../work_context.ts";
 import { commitBlob, stageBlob, type StagedBlob } from "./claims_append_blobs.ts";
-import { type AppendModelOptions, readModelInputs } from "./claims_append_inputs.ts";
+import {
+  type AppendModelOptions,
+  type ChainFacts,
+  readModelInputs,
+} from "./claims_append_inputs.ts";
 import { lockLog, readLogForAppend, replaceLog } from "./claims_append_log.ts";
 
 /** How one record kind is built inside an append. */
@@ -137,7 +141,7 @@ async function _appendLocked(
       gpuCount: o.gpus,
       parallel: o.parallel,
     }, { store: common.store, staged: extra });
-    _checkChainPositions(record, common.chainPositions);
+    _checkChainFacts(record, common.chainFacts);
     const sep = read.text === "" || read.text.endsWith("\n") ? "" : "\n";
     const text = read.text + sep + formatClaimLog([record]);
     const log = parseClaimLog(text); // the chain as the verifier reads it
@@ -186,23 +190,39 @@ function _folder(path: string): string {
 
 /**
  * Refuses a `model_forward` record whose layer chain (from `model forward --json`) was computed
- * over other rows than the record fingerprints: the audit would FAIL it on the chain alone.
+ * for other rows, another GPU profile or SM count, another stack or another checkpoint than the
+ * record states: the audit would FAIL the honest fingerprint on the chain alone.
  */
-function _checkChainPositions(
-  record: ClaimRecord,
-  chainPositions: readonly (readonly [number, number])[] | undefined,
-): void {
-  const w = record.predicate.workload as { kind?: string; positions?: unknown };
-  if (chainPositions === undefined || w.kind !== "model_forward") return;
-  const fingerprinted = JSON.stringify(w.positions);
-  if (JSON.stringify(chainPositions) !== fingerprinted) {
+function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): void {
+  const p = record.predicate;
+  const w = p.workload as {
+    kind?: string;
+    positions?: unknown;
+    attention?: { multiProcessorCount?: number };
+    model?: { checkpointSha256?: string };
+  };
+  if (chain === undefined || w.kind !== "model_forward") return;
+  const differs: string[] = [];
+  const compare = (what: string, chained: unknown, recorded: unknown) => {
+    if (chained !== undefined && JSON.stringify(chained) !== JSON.stringify(recorded)) {
+      differs.push(
+        `${what} ${JSON.stringify(chained).slice(0, 120)}, the record ${
+          JSON.stringify(recorded).slice(0, 120)
+        }`,
+      );
+    }
+  };
+  compare("positions", chain.positions, w.positions);
+  compare("profile", chain.profile, p.hardware.profile);
+  compare("SM count", chain.sms, w.attention?.multiProcessorCount);
+  compare("stack", chain.stack, p.software.stack);
+  compare("checkpoint", chain.checkpointSha256, w.model?.checkpointSha256);
+  if (differs.length > 0) {
     throw new InputError(
       "CLAIM_INVALID",
-      `Cannot append claim: the layer chain was computed over positions ${
-        JSON.stringify(chainPositions).slice(0, 200)
-      }, the record fingerprints ${
-        fingerprinted.slice(0, 200)
-      } (run model forward with the same --positions)`,
+      `Cannot append claim: the layer chain was computed for other facts than the record's: ${
+        differs.join("; ")
+      } (run model forward with the record's facts)`,
     );
   }
 }
