@@ -11,18 +11,23 @@ import { mergesToSingle, plannedAudit } from "./_shard_run.ts";
 const SCRIPT = `${REPO_ROOT}/deploy/slurm/audit-array.sbatch`;
 const a = await plannedAudit(5);
 
-async function task(id: number, count: number, options: { min?: number; key?: string } = {}) {
-  const { min = 0, key = a.f.worker.key } = options;
+async function task(
+  id: number,
+  count: number | string,
+  options: { min?: number; key?: string; auditDir?: string; cwd?: string } = {},
+) {
+  const { min = 0, key = a.f.worker.key, auditDir = a.input } = options;
   const out = await new Deno.Command("bash", {
     args: [SCRIPT],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: {
-      AUDIT_DIR: a.input,
+      AUDIT_DIR: auditDir,
       BITAUDIT_HOME: REPO_ROOT,
       DENO: Deno.execPath(),
       SLURM_ARRAY_TASK_ID: String(id),
       SLURM_ARRAY_TASK_COUNT: String(count),
       SLURM_ARRAY_TASK_MIN: String(min),
-      SLURM_ARRAY_TASK_MAX: String(min + count - 1),
+      SLURM_ARRAY_TASK_MAX: String(min + Number(count) - 1),
       SLURM_CPUS_PER_TASK: "1",
       WORKER_KEY: key,
       NO_COLOR: "1",
@@ -67,4 +72,32 @@ Deno.test("the Slurm script refuses an array that is not 0..n-1", async () => {
   const r = await task(2, 3, { min: 1 });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^error \[USAGE_SHARD\]/);
+});
+
+Deno.test("the Slurm script refuses array variables that are not integers, before any arithmetic", async () => {
+  const r = await task(0, "PWD[$(echo INJECTED >&2)0]");
+  assert.equal(r.code, 2);
+  assert.doesNotMatch(r.stderr, /INJECTED/);
+  assert.match(r.stderr, /^error \[USAGE_SHARD\]: .*not integers/m);
+});
+
+Deno.test("the Slurm script resolves a relative AUDIT_DIR and refuses a path with a comma", async () => {
+  // From the audit folder's parent, AUDIT_DIR given relative: read where it names.
+  const parent = a.input.slice(0, a.input.lastIndexOf("/"));
+  const name = a.input.slice(a.input.lastIndexOf("/") + 1);
+  const r = await task(0, 3, { auditDir: name, cwd: parent });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /already holds/); // the shard the first test wrote there
+  const comma = `${parent}/with,comma`; // a real folder: its resolved path keeps the comma
+  await Deno.mkdir(comma);
+  const c = await task(0, 3, { auditDir: comma });
+  assert.equal(c.code, 2);
+  assert.match(c.stderr, /^error \[USAGE\]: .*comma/m);
+});
+
+Deno.test("the Slurm script runs deno with the cache only and the lockfile frozen", async () => {
+  assert.match(
+    await Deno.readTextFile(SCRIPT),
+    /exec "\$DENO" run --no-prompt --cached-only --frozen/,
+  );
 });
