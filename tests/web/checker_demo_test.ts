@@ -48,6 +48,18 @@ Deno.test("checker page: the full demo's attestation shows VALID with the CLI's 
     cli.checks.map((c) => [c.check, c.ok ? "ok" : "FAIL", c.detail]).map(now),
   );
   assert.match(genuine!.text, /sequence/);
+  // A single-process audit of the demo's falsified log: the inspector computed every result, in
+  // the page and in check's lines (its own key is the results' worker key, not a delegate).
+  const lines = await runBitaudit([
+    "check",
+    files.attestation,
+    "--trust-root",
+    files.trustRoot,
+    "--log",
+    files.log,
+  ]);
+  assert.match(lines.stdout, /^Verdict FAILED: 7 of the 120 sampled records did not match/m);
+  for (const text of [genuine!.text, lines.stdout]) assert.doesNotMatch(text, /Sharded audit/);
 });
 
 Deno.test("checker page: the full demo's attestation with an edited verdict is INVALID", () => {
