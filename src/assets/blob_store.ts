@@ -24,6 +24,8 @@ export interface BlobStore {
    *   length of a tensor); it lowers the store's limit, never raises it
    * @throws {InputError} `BLOB_DIGEST_MISMATCH` when the file's bytes do not hash to its name,
    *   `BLOB_TOO_LARGE` beyond the limit, `BLOB_READ` when it is no regular file or unreadable
+   * @throws {Deno.errors.NotCapable} / {Deno.errors.PermissionDenied} when this process may not
+   *   read it (the reader's set-up, passed on as it is)
    * @throws {RangeError} when `maxBytes` is negative or NaN
    */
   get(sha256: string, options?: BlobReadOptions): Promise<Uint8Array | null>;
@@ -35,6 +37,7 @@ export interface BlobStore {
    * @param sha256 the digest (lowercase hex)
    * @param options `maxBytes`: this open's limit; it lowers `maxOpenBytes`, never raises it
    * @throws {InputError} `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE`, `BLOB_READ`
+   * @throws {Deno.errors.NotCapable} / {Deno.errors.PermissionDenied} as `get`
    * @throws {RangeError} when `maxBytes` is negative or NaN
    */
   open?(sha256: string, options?: BlobReadOptions): Promise<FileByteSource | null>;
@@ -85,6 +88,7 @@ export function openBlobStore(
       info = await Deno.stat(path);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
+      if (_denied(e)) throw e;
       throw _unreadable(path, (e as Error).name);
     }
     // Not opened at all: a FIFO would block the open, a directory has no bytes.
@@ -93,7 +97,8 @@ export function openBlobStore(
     let source: FileByteSource;
     try {
       source = await fileByteSource(path);
-    } catch {
+    } catch (e) {
+      if (_denied(e)) throw e;
       throw _unreadable(path, "cannot be opened");
     }
     try {
@@ -181,6 +186,16 @@ function _checkSize(path: string, size: number, limit: number): void {
       `Cannot read blob '${path}': ${size} bytes exceeds the ${limit}-byte limit`,
     );
   }
+}
+
+/**
+ * Whether a read failed because this process may not read the file (Deno's sandbox, or the
+ * file system's permissions): the reader's own set-up, not a sign of the blob's content or its
+ * absence, so it is passed on as it is (the CLI's PERMISSION error) and never judged as a
+ * committed input the prover failed to produce.
+ */
+function _denied(e: unknown): boolean {
+  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
 }
 
 function _unreadable(path: string, why: string): InputError {

@@ -67,3 +67,28 @@ Deno.test("the inspector guide's hermetic audit and check run under exactly the 
     assert.equal(r.code, 0, `${words.join(" ")}\n${dec.decode(r.stdout)}${dec.decode(r.stderr)}`);
   }
 });
+
+Deno.test("an audit the sandbox does not let read the blobs stops with PERMISSION, blaming no prover", async () => {
+  const f = await makeAuditFixture({ records: 3, falsify: [] });
+  const out = `${f.dir}/out`;
+  // The hermetic line's read list without the blob folder: every sampled tensor is denied.
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=.,${f.log},${f.key},${out}`,
+      `--allow-write=${out}`,
+      "src/cli/main.ts",
+      ...auditArgs(f, out, 2),
+    ],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  const err = dec.decode(r.stderr);
+  assert.equal(r.code, 2, `${dec.decode(r.stdout)}${err}`);
+  assert.match(err, /^error \[PERMISSION\]: .*blobs/m, err);
+  assert.doesNotMatch(err, /internal error|\n\s+at /, err);
+  await assert.rejects(Deno.stat(`${out}/attestation.dsse.json`), Deno.errors.NotFound);
+});
