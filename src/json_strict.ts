@@ -71,10 +71,10 @@ export interface StrictJsonOptions {
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
   const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
-  if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", "$", true);
-  const value = p.value("$", 0);
-  p.space("$");
-  if (p.i !== text.length) p.fail("text after the value", "$");
+  if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", true);
+  const value = p.value(0);
+  p.space();
+  if (p.i !== text.length) p.fail("text after the value");
   return value;
 }
 
@@ -82,100 +82,121 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 // deno-lint-ignore no-control-regex -- raw control characters end a plain run (RFC 8259 §7)
 const PLAIN = /[^"\\\u0000-\u001f]*/y;
 
+/** Digits of a plain integer that are exact in a double whatever they are (10^15 < 2^53). */
+const EXACT_DIGITS = 15;
+
 class _Parser {
   i = 0;
+  /**
+   * The JSON path of the value being read, one segment per level (a key, or an array index);
+   * written out only when a refusal names it, so reading costs no string per value.
+   */
+  readonly segments: (string | number)[] = [];
   constructor(
     readonly text: string,
     readonly fractions: boolean,
     readonly maxDepth: number,
   ) {}
 
-  fail(reason: string, path: string, strict = false): never {
-    throw new StrictJsonError(reason, { path, offset: this.i, strict });
+  /** The path of the current value: `$`, then `.key` or `[index]` per level. */
+  path(): string {
+    let out = "$";
+    for (const s of this.segments) out += typeof s === "number" ? `[${s}]` : `.${s}`;
+    return out;
   }
 
-  space(path: string): void {
+  fail(reason: string, strict = false): never {
+    throw new StrictJsonError(reason, { path: this.path(), offset: this.i, strict });
+  }
+
+  space(): void {
     for (;;) {
       const c = this.text.charCodeAt(this.i);
       if (c === 0x20 || c === 0x0a || c === 0x09) this.i++;
-      else if (c === 0x0d) this.fail("carriage return", path, true);
+      else if (c === 0x0d) this.fail("carriage return", true);
       else return;
     }
   }
 
-  value(path: string, depth: number): unknown {
-    this.space(path);
-    const c = this.text[this.i];
-    if (c === "{" || c === "[") {
-      if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, path, true);
-      return c === "{" ? this.object(path, depth + 1) : this.array(path, depth + 1);
+  value(depth: number): unknown {
+    this.space();
+    const c = this.text.charCodeAt(this.i);
+    if (c === 0x7b || c === 0x5b) { // { [
+      if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, true);
+      return c === 0x7b ? this.object(depth + 1) : this.array(depth + 1);
     }
-    if (c === '"') return this.string(path);
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number(path);
-    for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
+    if (c === 0x22) return this.string();
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
+    for (const [word, v] of LITERALS) {
       if (this.text.startsWith(word, this.i)) {
         this.i += word.length;
         return v;
       }
     }
-    return this.fail(c === undefined ? "unexpected end" : "unexpected character", path);
+    return this.fail(Number.isNaN(c) ? "unexpected end" : "unexpected character");
   }
 
-  object(path: string, depth: number): Record<string, unknown> {
+  object(depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    const seen = new Set<string>();
     this.i++;
-    this.space(path);
+    this.space();
     if (this.text[this.i] === "}") {
       this.i++;
       return out;
     }
     for (;;) {
-      this.space(path);
-      if (this.text[this.i] !== '"') this.fail("expected a key", path);
-      const key = this.string(path);
-      const child = `${path}.${key}`;
-      if (seen.has(key)) this.fail(`duplicate key '${key}'`, path, true);
-      seen.add(key);
-      this.space(child);
-      if (this.text[this.i] !== ":") this.fail("expected ':'", child);
+      this.space();
+      if (this.text[this.i] !== '"') this.fail("expected a key");
+      const key = this.string();
+      if (Object.hasOwn(out, key)) this.fail(`duplicate key '${key}'`, true);
+      this.segments.push(key);
+      this.space();
+      if (this.text[this.i] !== ":") this.fail("expected ':'");
       this.i++;
-      // defineProperty: a key named `__proto__` stays an own data property, as in JSON.parse.
-      Object.defineProperty(out, key, {
-        value: this.value(child, depth),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      if (this.close("}", path)) return out;
+      const v = this.value(depth);
+      if (key === "__proto__") {
+        // defineProperty: a key named `__proto__` stays an own data property, as in JSON.parse.
+        Object.defineProperty(out, key, {
+          value: v,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        out[key] = v;
+      }
+      this.segments.pop();
+      if (this.close("}")) return out;
     }
   }
 
-  array(path: string, depth: number): unknown[] {
+  array(depth: number): unknown[] {
     const out: unknown[] = [];
     this.i++;
-    this.space(path);
+    this.space();
     if (this.text[this.i] === "]") {
       this.i++;
       return out;
     }
     for (;;) {
-      out.push(this.value(`${path}[${out.length}]`, depth));
-      if (this.close("]", path)) return out;
+      this.segments.push(out.length);
+      out.push(this.value(depth));
+      this.segments.pop();
+      if (this.close("]")) return out;
     }
   }
 
-  close(end: "}" | "]", path: string): boolean {
-    this.space(path);
+  close(end: "}" | "]"): boolean {
+    this.space();
     const c = this.text[this.i];
     this.i++;
     if (c === end) return true;
     if (c === ",") return false;
     this.i--;
-    return this.fail(`expected ',' or '${end}'`, path);
+    return this.fail(`expected ',' or '${end}'`);
   }
 
-  string(path: string): string {
+  string(): string {
     this.i++;
     let out = "";
     for (;;) {
@@ -186,49 +207,77 @@ class _Parser {
       const c = this.text[this.i];
       if (c === '"') break;
       if (c !== "\\") {
-        this.fail(c === undefined ? "unterminated string" : "control character in string", path);
+        this.fail(c === undefined ? "unterminated string" : "control character in string");
       }
-      out += this.escape(path);
+      out += this.escape();
     }
     this.i++;
-    if (!out.isWellFormed()) this.fail("lone surrogate in string", path, true);
+    if (!out.isWellFormed()) this.fail("lone surrogate in string", true);
     return out;
   }
 
-  escape(path: string): string {
+  escape(): string {
     const e = this.text[this.i + 1];
     this.i += 2;
-    const simple: Record<string, string> = {
-      '"': '"',
-      "\\": "\\",
-      "/": "/",
-      b: "\b",
-      f: "\f",
-      n: "\n",
-      r: "\r",
-      t: "\t",
-    };
-    if (e !== undefined && Object.hasOwn(simple, e)) return simple[e]!;
+    if (e !== undefined && Object.hasOwn(SIMPLE_ESCAPES, e)) return SIMPLE_ESCAPES[e]!;
     const hex = this.text.slice(this.i, this.i + 4);
-    if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad escape", path);
+    if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad escape");
     this.i += 4;
     return String.fromCharCode(parseInt(hex, 16));
   }
 
-  number(path: string): number {
+  number(): number {
+    const plain = this.fractions ? -1 : this.plainInteger();
+    if (plain >= 0) return plain;
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.text);
-    if (m === null) return this.fail("bad number", path);
+    if (m === null) return this.fail("bad number");
     const lit = m[0];
     if ((m[1] !== undefined || m[2] !== undefined) && !this.fractions) {
-      this.fail(`non-integer number form '${lit}'`, path, true);
+      this.fail(`non-integer number form '${lit}'`, true);
     }
     const v = Number(lit);
     if (!this.fractions) {
-      if (lit === "-0") this.fail("negative zero", path, true);
-      if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, path, true);
+      if (lit === "-0") this.fail("negative zero", true);
+      if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, true);
     }
     this.i = NUMBER.lastIndex;
     return v;
   }
+
+  /**
+   * The common case of `number` without the expression: a non-negative integer of at most
+   * EXACT_DIGITS digits, no leading zero (other than `0` itself), not followed by a fraction or
+   * an exponent. Its value is summed digit by digit, exact in a double. Returns -1 (consuming
+   * nothing) for anything else, which the general path then reads or refuses.
+   */
+  plainInteger(): number {
+    const t = this.text;
+    let j = this.i;
+    let v = 0;
+    for (; j < t.length && j - this.i <= EXACT_DIGITS; j++) {
+      const d = t.charCodeAt(j) - 0x30;
+      if (d < 0 || d > 9) break;
+      v = v * 10 + d;
+    }
+    const n = j - this.i;
+    if (n === 0 || n > EXACT_DIGITS || (n > 1 && t.charCodeAt(this.i) === 0x30)) return -1;
+    const next = t.charCodeAt(j);
+    if (next === 0x2e || next === 0x65 || next === 0x45) return -1; // . e E
+    this.i = j;
+    return v;
+  }
 }
+
+const LITERALS = [["true", true], ["false", false], ["null", null]] as const;
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};

@@ -48,3 +48,39 @@ Deno.test("parseStrictJson() agrees with JSON.parse on strict documents", () => 
   assert.deepEqual(Object.keys(v), ["__proto__"]);
   assert.equal(parseStrictJson("[1.5e3]", { fractions: true }) instanceof Array, true);
 });
+
+Deno.test("parseStrictJson() names the JSON path of a refusal at every depth", () => {
+  const cases: readonly [string, string][] = [
+    ['{"a":{"b":[0,1,{"c":1,"c":2}]}}', "$.a.b[2]"],
+    ['{"a":[[1,2],[3,8.5]]}', "$.a[1][1]"],
+    ['{"a":1,"b" 2}', "$.b"],
+    ['{"a":[1,2 3]}', "$.a"],
+    ['{"k":{"x":"\\q"}}', "$.k.x"],
+    ['{"__proto__":1,"__proto__":2}', "$"],
+    ["[1,-0]", "$[1]"],
+  ];
+  for (const [text, path] of cases) {
+    assert.throws(() => parseStrictJson(text), (e) => {
+      assert.ok(e instanceof StrictJsonError, text);
+      assert.equal(e.path, path, text);
+      return true;
+    });
+  }
+});
+
+Deno.test("parseStrictJson() reads integers of every length as JSON.parse does, or refuses them", () => {
+  const accepted = ["0", "7", "10", "999999999999999", "1000000000000000", "123456789012345"];
+  accepted.push("9007199254740991", "-9007199254740991", "-1", "4503599627370496");
+  for (const lit of accepted) {
+    assert.deepEqual(parseStrictJson(`[${lit}, ${lit}]`), JSON.parse(`[${lit}, ${lit}]`), lit);
+  }
+  for (let digits = 1; digits <= 17; digits++) {
+    const lit = "9".repeat(digits);
+    const v = Number(lit);
+    if (Number.isSafeInteger(v)) assert.equal(parseStrictJson(lit), v, lit);
+    else assert.throws(() => parseStrictJson(lit), StrictJsonError, lit);
+  }
+  for (const lit of ["00", "01", "1.0", "1e2", "1E2", "12345678901234567890", "-0", "+1"]) {
+    assert.throws(() => parseStrictJson(`[${lit}]`), StrictJsonError, lit);
+  }
+});

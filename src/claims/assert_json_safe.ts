@@ -28,48 +28,65 @@
  * ```
  */
 export function assertJsonSafe(value: unknown, path = "$"): void {
-  _check(value, path, new Set());
+  new _Walk(path).check(value);
 }
 
-/** Recursive walk; `open` holds the containers on the current path (cycle guard). */
-function _check(v: unknown, p: string, open: Set<object>): void {
-  if (v === null || typeof v === "boolean") return;
-  if (typeof v === "string") {
-    if (!v.isWellFormed()) _fail(p, "string contains a lone surrogate");
-    return;
-  }
-  if (typeof v === "number") {
-    if (!Number.isSafeInteger(v)) _fail(p, `expected an integer within ±(2^53 − 1), got ${v}`);
-    return;
-  }
-  if (typeof v !== "object") _fail(p, `a ${typeof v} has no JSON form`);
-  if (open.has(v)) _fail(p, "value contains itself (cycle)");
-  open.add(v);
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v)) _fail(`${p}[${i}]`, "array has a hole");
-      _check(v[i], `${p}[${i}]`, open);
+/**
+ * The recursive walk. The path of the value being checked is kept as segments (an array index or
+ * an object key) and written out only when a refusal names it.
+ */
+class _Walk {
+  /** Containers on the current path (cycle guard). */
+  readonly open = new Set<object>();
+  readonly segments: (number | string)[] = [];
+  constructor(readonly root: string) {}
+
+  check(v: unknown): void {
+    if (v === null || typeof v === "boolean") return;
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) this.fail("string contains a lone surrogate");
+      return;
     }
-  } else {
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) {
-      _fail(p, `expected a plain object, got ${proto?.constructor?.name ?? "an exotic object"}`);
+    if (typeof v === "number") {
+      if (!Number.isSafeInteger(v)) this.fail(`expected an integer within ±(2^53 − 1), got ${v}`);
+      return;
     }
-    if (Object.getOwnPropertySymbols(v).length > 0) _fail(p, "object has symbol keys");
-    for (const key of Object.keys(v)) {
-      const child = `${p}${_member(key)}`;
-      if (!key.isWellFormed()) _fail(child, "key contains a lone surrogate");
-      _check((v as Record<string, unknown>)[key], child, open);
+    if (typeof v !== "object") this.fail(`a ${typeof v} has no JSON form`);
+    if (this.open.has(v)) this.fail("value contains itself (cycle)");
+    this.open.add(v);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        this.segments.push(i);
+        if (!(i in v)) this.fail("array has a hole");
+        this.check(v[i]);
+        this.segments.pop();
+      }
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        this.fail(`expected a plain object, got ${proto?.constructor?.name ?? "an exotic object"}`);
+      }
+      if (Object.getOwnPropertySymbols(v).length > 0) this.fail("object has symbol keys");
+      for (const key of Object.keys(v)) {
+        this.segments.push(key);
+        if (!key.isWellFormed()) this.fail("key contains a lone surrogate");
+        this.check((v as Record<string, unknown>)[key]);
+        this.segments.pop();
+      }
     }
+    this.open.delete(v);
   }
-  open.delete(v);
+
+  fail(why: string): never {
+    let path = this.root;
+    for (const s of this.segments) path += typeof s === "number" ? `[${s}]` : _member(s);
+    throw new TypeError(`Cannot canonicalize '${path}': ${why}`);
+  }
 }
 
 /** Path segment for an object member: `.name` for identifiers, `["…"]` otherwise. */
 function _member(key: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
 }
 
-function _fail(path: string, why: string): never {
-  throw new TypeError(`Cannot canonicalize '${path}': ${why}`);
-}
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
