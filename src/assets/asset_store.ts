@@ -26,6 +26,13 @@ export interface AssetStore {
   readJson(path: string): Promise<unknown>;
   /** Assets read so far: path -> sha256. */
   used(): Readonly<Record<string, string>>;
+  /**
+   * A view of the same checked files that records its own reads: its `used()` starts as this
+   * store's at the moment of the call and then grows only by reads made through the view (which
+   * this store does not record). One view per audit item gives each result the assets its own
+   * recomputation read, whatever the process computed before (a pool worker serves many audits).
+   */
+  scope(): AssetStore;
 }
 
 /**
@@ -53,7 +60,16 @@ export async function openAssetStore(root?: string): Promise<AssetStore> {
     );
   }
   const manifest = parseManifest(new TextDecoder().decode(manifestBytes));
-  const used: Record<string, string> = {};
+  return _store({ base, manifest, manifestSha256: sha256Hex(manifestBytes) }, {});
+}
+
+/** A store over checked files that records its reads in `used` (a copy of the initial map). */
+function _store(
+  files: { base: string; manifest: Manifest; manifestSha256: string },
+  initial: Readonly<Record<string, string>>,
+): AssetStore {
+  const { base, manifest } = files;
+  const used: Record<string, string> = { ...initial };
   const read = async (path: string): Promise<Uint8Array> => {
     const entry = manifest.assets[path];
     if (entry === undefined) {
@@ -85,10 +101,10 @@ export async function openAssetStore(root?: string): Promise<AssetStore> {
     used[path] = digest;
     return bytes;
   };
-  return {
+  const store: AssetStore = {
     root: base,
     manifest,
-    manifestSha256: sha256Hex(manifestBytes),
+    manifestSha256: files.manifestSha256,
     read,
     async readJson(path: string): Promise<unknown> {
       const bytes = await read(path);
@@ -99,5 +115,7 @@ export async function openAssetStore(root?: string): Promise<AssetStore> {
       }
     },
     used: () => ({ ...used }),
+    scope: () => _store(files, used),
   };
+  return store;
 }

@@ -61,7 +61,13 @@ export async function workItem(
   target: { planDigest: string; log: ClaimLog; item: PlanItem },
 ): Promise<ItemResult> {
   const t0 = performance.now();
-  const result = await verifyRecord(ctx, { log: target.log, index: target.item.index });
+  // The item's own view of the assets: its result names what this recomputation read (and what
+  // the context read before any item, the engine), not what earlier items of this process did.
+  const store = ctx.store.scope();
+  const result = await verifyRecord({ ...ctx, store }, {
+    log: target.log,
+    index: target.item.index,
+  });
   const ms = Math.round(performance.now() - t0);
   return {
     format: ITEM_RESULT_FORMAT,
@@ -69,7 +75,7 @@ export async function workItem(
     item: target.item.item,
     result,
     verifier: workerInfo(ctx.engine),
-    assets: { "tables/manifest.json": ctx.store.manifestSha256, ...ctx.store.used() },
+    assets: { "tables/manifest.json": store.manifestSha256, ...store.used() },
     timing: { ms, threads: ctx.threads ?? 1 },
   };
 }
