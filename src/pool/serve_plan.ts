@@ -1,8 +1,10 @@
 /**
- * The coordinator of a worker pool: publishes a plan's work orders on the work-queue stream
- * (deduplicated by item digest, so serving a plan again publishes nothing twice within the
- * stream's duplicate window) and collects worker-signed item results until every planned item has
- * one or the time is up. Anyone who reaches the server can publish on the results subject: a
+ * The coordinator of a worker pool: publishes a plan's work orders on the work-queue stream and
+ * collects worker-signed item results until every planned item has one or the time is up. Each
+ * serve publishes under its own message ids (a fresh serve id with the item digest): the server
+ * drops a message whose id it saw within its duplicate window, and a serve purges its plan's
+ * orders when it ends, so ids shared between serves would let a plan served again soon after
+ * (a retry after a timeout or an error) publish nothing and wait out its timeout. Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
  * worker's malformed or self-contradicting result stops the collection. Redelivered items can give
@@ -72,8 +74,11 @@ export async function servePlan(
   try {
     // Published before the results are consumed (the stream keeps what arrives meanwhile): a
     // failed publish then leaves no consumer open to wait on.
+    const serve = crypto.randomUUID();
     for (const order of workOrders(plan, planDigest)) {
-      await js.publish(workSubject(planDigest), encodeWorkOrder(order), { msgID: order.item.item });
+      await js.publish(workSubject(planDigest), encodeWorkOrder(order), {
+        msgID: `${serve}.${order.item.item}`,
+      });
     }
   } catch (e) {
     await purge().catch(() => {});

@@ -86,3 +86,37 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
     await nats.stop();
   }
 });
+
+Deno.test("a plan served again right after a serve that timed out is served, not swallowed as a duplicate", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  let worker: ReturnType<typeof spawn> | undefined;
+  try {
+    const plan = await poolPlan(f, { k: 2 });
+    const net = `--allow-net=${nats.hostPort}`;
+    const serve = (out: string, timeout: string) =>
+      spawn([
+        "audit",
+        "serve",
+        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--timeout", timeout, "--json"],
+      ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/${out}`, net]);
+    const first = await serve("first", "1").done(); // no worker yet: nothing computed
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    worker = spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
+    );
+    const again = await serve("again", "120").done();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.equal(JSON.parse(again.stdout).verdict, "PASSED");
+  } finally {
+    if (worker !== undefined) {
+      try {
+        Deno.kill(worker.pid, "SIGKILL");
+      } catch { /* already ended */ }
+      await worker.done();
+    }
+    await nats.stop();
+  }
+});
