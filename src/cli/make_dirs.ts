@@ -39,7 +39,7 @@ export function makeDirs(dir: string): Promise<string | null> {
  * ```
  */
 export function makeParentDirs(path: string): Promise<string | null> {
-  return _makeDirs(parentDir(_trim(path)), `write '${path}'`);
+  return _makeDirs(parentDir(trimSlashes(path)), `write '${path}'`);
 }
 
 /**
@@ -48,7 +48,7 @@ export function makeParentDirs(path: string): Promise<string | null> {
  * Deno permissions) never needs to read the folders above it.
  */
 async function _makeDirs(dir: string, action: string): Promise<string | null> {
-  const at = _trim(dir);
+  const at = trimSlashes(dir);
   try {
     await Deno.mkdir(at);
     return at;
@@ -112,7 +112,18 @@ export function parentDir(path: string): string {
   return i === 0 ? "/" : path.slice(0, i);
 }
 
-function _trim(path: string): string {
+/**
+ * A path without trailing slashes (`/` stays `/`), as the folders `makeDirs` returns are written.
+ *
+ * @param path a path
+ * @returns the path without trailing slashes
+ * @example
+ * ```ts
+ * import { trimSlashes } from "./make_dirs.ts";
+ * if (trimSlashes("out/a//") !== "out/a" || trimSlashes("/") !== "/") throw new Error();
+ * ```
+ */
+export function trimSlashes(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, "") || "/" : path;
 }
 

@@ -7,7 +7,7 @@
  */
 import { InputError } from "../errors.ts";
 import { removeOnInterrupt } from "./cleanup.ts";
-import { makeParentDirs } from "./make_dirs.ts";
+import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
 /**
  * Writes bytes to a path that must not exist yet; the folders it goes into are created when
@@ -30,7 +30,10 @@ export async function writeNewFile(
 ): Promise<void> {
   await refuseExisting(path);
   const created = await makeParentDirs(path);
-  const releaseDirs = created === null ? undefined : removeOnInterrupt(created);
+  // The folders created for it, each only while empty (another file may have gone in meanwhile).
+  const releaseDirs = created === null
+    ? undefined
+    : removeOnInterrupt(parentDir(trimSlashes(path)), { recursive: false, upTo: created });
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
   const release = removeOnInterrupt(tmp);
   let ok = false;

@@ -1,0 +1,68 @@
+/**
+ * What a failed or interrupted command removes: the output folder it created with what it wrote,
+ * and the parents it created only while empty; never another run's output written beside it.
+ */
+import assert from "node:assert/strict";
+import { createOwnedDir } from "../../src/cli/cleanup.ts";
+import { tempDir } from "../_temp.ts";
+
+const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+
+Deno.test("a failed run removes its own output folder and leaves another run's output beside it", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const done = await createOwnedDir(`${tmp}/rep/2026-06/auditA`);
+  await Deno.writeTextFile(`${tmp}/rep/2026-06/auditA/report.md`, "A's");
+  // Another run, started meanwhile, writes its output into a parent this run created.
+  await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
+  await Deno.writeTextFile(`${tmp}/rep/2026-06/auditB/attestation.dsse.json`, "B's");
+  await done(false);
+  assert.equal(await exists(`${tmp}/rep/2026-06/auditA`), false);
+  assert.equal(await Deno.readTextFile(`${tmp}/rep/2026-06/auditB/attestation.dsse.json`), "B's");
+});
+
+Deno.test("a failed run alone removes every folder it created, and only those", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const done = await createOwnedDir(`${tmp}/x/y/z/`);
+  await Deno.writeTextFile(`${tmp}/x/y/z/report.md`, "mine");
+  await done(false);
+  assert.equal(await exists(`${tmp}/x`), false);
+  assert.equal(await exists(tmp), true);
+  const kept = await createOwnedDir(`${tmp}/ok/out`);
+  await kept(true);
+  assert.equal(await exists(`${tmp}/ok/out`), true);
+});
+
+Deno.test("an interrupted run (SIGTERM) removes what it created and nothing another run wrote", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { createOwnedDir } from "${cleanup}";
+       await createOwnedDir(Deno.args[0]);
+       await Deno.writeTextFile(Deno.args[0] + "/report.md", "A's");
+       console.log("ready");
+       await new Promise((r) => setTimeout(r, 60_000));`,
+      `${tmp}/rep/2026-06/auditA`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("ready")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
+  await Deno.writeTextFile(`${tmp}/rep/2026-06/auditB/report.md`, "B's");
+  child.kill("SIGTERM");
+  const status = await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  assert.equal(status.code, 143);
+  assert.equal(await exists(`${tmp}/rep/2026-06/auditA`), false);
+  assert.equal(await Deno.readTextFile(`${tmp}/rep/2026-06/auditB/report.md`), "B's");
+});
