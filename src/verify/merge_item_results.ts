@@ -39,7 +39,10 @@ export interface MergedAudit {
   readonly missing: readonly number[];
   /** How many results repeated an item already merged (and agreed with it). */
   readonly duplicates: number;
-  /** Per result of the report (same order): key id of the worker that computed it, or null. */
+  /**
+   * Per result of the report (same order): key id of the worker that computed it (of agreeing
+   * duplicates, the lowest key id), or null.
+   */
   readonly workers: readonly (string | null)[];
   /** Log indices whose results the merging inspector recomputed itself and found equal. */
   readonly reverified: readonly number[];
@@ -102,6 +105,9 @@ export function mergeItemResults(
         );
       }
       duplicates++;
+      // Agreeing duplicates are credited to the lowest worker key, whatever order they came in,
+      // so the signed attribution does not depend on the order of the files or messages.
+      if (signed.worker < prior.worker) chosen[j] = signed;
     } else chosen[j] = signed;
     for (const [path, digest] of Object.entries(r.assets)) {
       if ((assets.get(path) ?? digest) !== digest) {

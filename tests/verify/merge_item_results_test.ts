@@ -179,3 +179,20 @@ Deno.test("parseItemResult() reads a fingerprint FAIL's first difference as the 
   ].map((r) => encodeItemResult(_json({ ...v, result: r })).trimEnd());
   for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
 });
+
+Deno.test("mergeItemResults() credits agreeing duplicates to the lowest worker key, in any order", () => {
+  const LOW = "11".repeat(32);
+  const attributed = (worker: string) => results.map((result) => ({ result, worker }));
+  const forward = mergeItemResults(plan, {
+    planDigest,
+    results: [...attributed(WORKER), ...attributed(LOW)],
+    version: VERSION,
+  });
+  const backward = mergeItemResults(plan, {
+    planDigest,
+    results: [...attributed(LOW), ...attributed(WORKER)],
+    version: VERSION,
+  });
+  assert.deepEqual(forward.workers, plan.items.map(() => LOW));
+  assert.deepEqual(backward, forward);
+});
