@@ -147,10 +147,12 @@ export function _layerEvidence(
   const ops = o.stack.operators;
   const kernels = ops?.layerKernels ?? "torch";
   const qwen3 = c.modelType === "qwen3" || c.modelType === "qwen3_moe";
-  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B): another
-  // GPU or head dimension runs the same code, compared with nothing.
+  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B: no
+  // linear biases, the default RoPE): another GPU, head dimension, a bias or a RoPE scaling runs
+  // code the peer never compared.
+  const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
   const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
-    o.profile.id === PEER_PROFILE;
+    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined;
   const out: ComponentEvidence[] = [{
     component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,

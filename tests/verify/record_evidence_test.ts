@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
-import { _attentionEvidence, _blockOperatorEvidence } from "../../src/verify/_record_evidence.ts";
-import type { SfuUse } from "../../src/model/mod.ts";
+import {
+  _attentionEvidence,
+  _blockOperatorEvidence,
+  _layerEvidence,
+} from "../../src/verify/_record_evidence.ts";
+import { parseDecoderConfig, type SfuUse } from "../../src/model/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
@@ -63,4 +67,19 @@ Deno.test("only an exhaustive GPU comparison makes an SFU function measured", ()
   assert.equal(sfuEvidenceLevel("histogram-matched"), "derived-from-source");
   assert.equal(sfuEvidenceLevel("model-only"), "derived-from-source");
   assert.equal(sfuEvidenceLevel("ieee-exact"), "derived-from-source");
+});
+
+Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 without biases or RoPE scaling", () => {
+  const qwen3 = json("profiles/models/qwen3-4b.config.json");
+  const hf = parseStackProfile(json("profiles/stack/hf-qwen3-flash-attn-torch2.8.json"));
+  const layer = (config: Record<string, unknown>) =>
+    _layerEvidence(parseDecoderConfig(config), {
+      stack: hf,
+      parallel: undefined,
+      profile: gpu("a100"),
+    })[0]!.level;
+  assert.equal(layer(qwen3), "checked-against-peer");
+  assert.equal(layer({ ...qwen3, attention_bias: true }), "derived-from-source");
+  const scaled = { ...qwen3, rope_scaling: { rope_type: "linear", factor: 4.0 } };
+  assert.equal(layer(scaled), "derived-from-source");
 });

@@ -1,5 +1,5 @@
 /**
- * `bitaudit model`: Qwen3 checkpoints and forward passes.
+ * `bitaudit model`: decoder checkpoints (Qwen3, Qwen3-MoE, Llama, Qwen2, Mistral) and forward passes.
  * - `model synth --config <config.json> --seed <n> --out <dir> [--shards n]`: writes an HF-layout
  *   checkpoint with random weights of realistic scale (see `synthDecoderCheckpoint`).
  * - `model classes --stack <id|file> --profile <id|file> (--catalog <id|file> | --recipe
@@ -25,6 +25,9 @@ import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { addCommandHelp } from "../command_help.ts";
 
+/** The `--config` option's help: the families a config.json may name. */
+const CONFIG_HELP = "config.json (model_type qwen3, qwen3_moe, llama, qwen2 or mistral)";
+
 /**
  * Builds the `model` command.
  *
@@ -37,11 +40,11 @@ import { addCommandHelp } from "../command_help.ts";
  * ```
  */
 export function modelCommand(): Command {
-  const model = new Command("model").description("Qwen3 checkpoints and forward passes");
+  const model = new Command("model").description("decoder checkpoints and forward passes");
   model.addCommand(
     new Command("synth")
-      .description("write an HF-layout Qwen3 checkpoint with random weights for a config.json")
-      .requiredOption("--config <file>", "config.json (model_type qwen3 or qwen3_moe)")
+      .description("write an HF-layout checkpoint with random weights for a config.json")
+      .requiredOption("--config <file>", CONFIG_HELP)
       .requiredOption("--seed <n>", "seed (any text)")
       .requiredOption(
         "--out <dir>",
@@ -122,7 +125,7 @@ function _classesCommand(): Command {
     )
     .requiredOption("--stack <id|file.json>", "software stack profile")
     .requiredOption("--profile <id|file.json>", "GPU profile")
-    .requiredOption("--config <file>", "config.json (model_type qwen3 or qwen3_moe)")
+    .requiredOption("--config <file>", CONFIG_HELP)
     .requiredOption("--context <n>", `cached tokens per sequence L (key length L + 1)`)
     .option("--catalog <id|file.json>", "dispatch catalog (stacks with catalog kernels)")
     .option("--recipe <name|file.json>", "GEMM recipe (stacks with recipe kernels)")

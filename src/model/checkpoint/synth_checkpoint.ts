@@ -1,5 +1,5 @@
 /**
- * Synthetic Qwen3 checkpoints: every tensor a config requires, with random BF16 weights of a
+ * Synthetic decoder checkpoints (every supported family): every tensor a config requires, with random BF16 weights of a
  * realistic scale, in the Hugging Face layout (one `model.safetensors`, or `n` shards
  * `model-0000i-of-0000n.safetensors` with `model.safetensors.index.json`). Pure: it returns the
  * files as byte chunks, the caller writes them.
