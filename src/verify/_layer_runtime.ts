@@ -17,7 +17,11 @@ import type { BlockRuntime } from "../model/mod.ts";
 import { modelRuntime } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
-import { _datapathEvidence, _trackedDispatch } from "./_record_evidence.ts";
+import {
+  _datapathEvidence,
+  _trackedDispatch,
+  _unstatedInstructionConflict,
+} from "./_record_evidence.ts";
 
 /**
  * Resolves the kernel (a passed `kernel` step), refuses sharded runs and builds the runtime.
@@ -62,6 +66,12 @@ export async function _layerRuntime(
     });
     if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
   }
+  // Only a K-walk recipe names its instruction (checked just above); a catalog's kernels do not.
+  const instructionStated = "recipe" in kernel && kernel.recipe.family === "kwalk";
+  const conflict = bf16 === undefined || instructionStated
+    ? null
+    : _unstatedInstructionConflict(profile, bf16);
+  if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   const par = input.predicate.parallelism;
   if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
     throw new _Stop(
@@ -84,7 +94,7 @@ export async function _layerRuntime(
   return {
     runtime: tracked.runtime,
     evidence: () => [
-      ...(dp === undefined ? [] : [_datapathEvidence(profile, dp)]),
+      ...(dp === undefined ? [] : [_datapathEvidence(profile, dp, { instructionStated })]),
       tracked.evidence(),
     ],
   };

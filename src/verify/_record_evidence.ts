@@ -15,11 +15,12 @@
  */
 import type {
   ComponentEvidence,
+  Datapath,
   EvidenceLevel,
   GpuProfile,
   ProfileDatapath,
 } from "../hardware/mod.ts";
-import { datapathEvidenceLevel, sfuEvidenceLevel } from "../hardware/mod.ts";
+import { datapathEvidenceLevel, EVIDENCE_LEVELS, sfuEvidenceLevel } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
 import type {
   BlockRuntime,
@@ -32,17 +33,65 @@ import type {
 const SOURCE: EvidenceLevel = "derived-from-source";
 
 /**
- * The datapath's evidence.
+ * The datapath's evidence. A kernel that states its instruction (a K-walk recipe, checked against
+ * the instruction catalog) ran on `dp`; a library kernel (a dispatch catalog's entry, a recipe of
+ * another family) does not say whether its tensor-core instruction is `dp`'s family or another
+ * family of the same formats on that GPU (Hopper's cuBLAS kernels are wgmma kernels, its older
+ * ones mma): the entry then names every such datapath at the weakest of their levels. The
+ * recomputation is the same for all of them only where they round alike
+ * ({@link _unstatedInstructionConflict}).
  *
  * @param profile the GPU profile
  * @param dp the datapath the GEMMs ran on
+ * @param o `instructionStated`: whether the kernel names its instruction
  * @returns the entry
  */
-export function _datapathEvidence(profile: GpuProfile, dp: ProfileDatapath): ComponentEvidence {
+export function _datapathEvidence(
+  profile: GpuProfile,
+  dp: ProfileDatapath,
+  o: { readonly instructionStated: boolean },
+): ComponentEvidence {
+  const all = o.instructionStated ? [dp] : [dp, ..._siblings(profile, dp)];
+  const levels = all.map((d) => datapathEvidenceLevel(d.validation));
+  const level = EVIDENCE_LEVELS.find((l) => levels.includes(l))!;
+  const ids = all.map((d) => d.id).join(" or ");
   return {
-    component: `datapath ${profile.id} ${dp.id}`,
-    level: datapathEvidenceLevel(dp.validation),
+    component: `datapath ${profile.id} ${ids}` +
+      (all.length > 1 ? " (the kernel does not state its instruction)" : ""),
+    level,
   };
+}
+
+/**
+ * Why a library kernel's GEMMs cannot be recomputed on `dp` alone: another instruction family of
+ * the same formats on that GPU rounds otherwise, and the kernel does not say which it runs.
+ *
+ * @param profile the GPU profile
+ * @param dp the datapath the GEMMs would run on
+ * @returns the reason, or null when every such datapath rounds as `dp` does
+ */
+export function _unstatedInstructionConflict(
+  profile: GpuProfile,
+  dp: ProfileDatapath,
+): string | null {
+  const other = _siblings(profile, dp).find((d) => !_roundsAlike(d, dp));
+  return other === undefined ? null : `the kernel does not state its instruction, and ` +
+    `${profile.id}'s ${dp.id} and ${other.id} datapaths round differently`;
+}
+
+/** The profile's other datapaths of `dp`'s input and output formats (other families). */
+function _siblings(profile: GpuProfile, dp: ProfileDatapath): ProfileDatapath[] {
+  return profile.tensorCore.datapaths.filter((d) =>
+    d !== dp && d.input === dp.input && d.output === dp.output
+  );
+}
+
+/** Whether two datapaths give the same bits for every GEMM (the fields the block FMA reads). */
+function _roundsAlike(a: Datapath, b: Datapath): boolean {
+  return a.k === b.k && a.blockSize === b.blockSize && a.fracBits === b.fracBits &&
+    a.resultFormat === b.resultFormat && a.rounding === b.rounding &&
+    a.alignFloor === b.alignFloor && a.accumulator === b.accumulator &&
+    JSON.stringify(a.chain) === JSON.stringify(b.chain);
 }
 
 /**

@@ -46,7 +46,7 @@ import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedWorld } from "./_claimed_parallel.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
-import { _datapathEvidence } from "./_record_evidence.ts";
+import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
 import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
@@ -358,6 +358,10 @@ async function _recomputeGemm(
     datapath: dp,
   });
   if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
+  // Only a K-walk recipe names its instruction (checked just above).
+  const instructionStated = recipe.family === "kwalk";
+  const conflict = instructionStated ? null : _unstatedInstructionConflict(profile, dp);
+  if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
   // Every tensor within the limit before the first is read: the record's shapes are the prover's.
   _checkSize([w.m, w.n], "output");
@@ -389,7 +393,7 @@ async function _recomputeGemm(
     : `catalog ${kernel.catalog.id}`;
   return {
     out: r.out,
-    evidence: [_datapathEvidence(profile, dp), {
+    evidence: [_datapathEvidence(profile, dp, { instructionStated }), {
       // A `verified` catalog entry is a recipe the seed study found bit-exact against the real
       // library on that GPU; this emulator's recipe code follows it, and no GPU output of the
       // recipe is bundled to compare with: derived from source, the study named.

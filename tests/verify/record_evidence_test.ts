@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
+import { findDatapath, parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
 import {
   _attentionEvidence,
   _blockOperatorEvidence,
+  _datapathEvidence,
   _layerEvidence,
+  _unstatedInstructionConflict,
 } from "../../src/verify/_record_evidence.ts";
 import { parseDecoderConfig, type SfuUse } from "../../src/model/mod.ts";
 
@@ -82,4 +84,29 @@ Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 withou
   assert.equal(layer({ ...qwen3, attention_bias: true }), "derived-from-source");
   const scaled = { ...qwen3, rope_scaling: { rope_type: "linear", factor: 4.0 } };
   assert.equal(layer(scaled), "derived-from-source");
+});
+
+Deno.test("a kernel that does not state its instruction is known as its least known datapath of those formats", () => {
+  const h100 = gpu("h100-sxm");
+  const mma = findDatapath(h100, { input: "bf16", output: "fp32" })!;
+  const stated = _datapathEvidence(h100, mma, { instructionStated: true });
+  assert.deepEqual(stated, {
+    component: "datapath h100-sxm mma-bf16-fp32",
+    level: "measured-on-gpu",
+  });
+  // A cuBLAS kernel on Hopper may be a wgmma kernel, whose datapath is derived from source only.
+  const unstated = _datapathEvidence(h100, mma, { instructionStated: false });
+  assert.equal(unstated.level, "derived-from-source");
+  assert.match(unstated.component, /mma-bf16-fp32 or wgmma-bf16-fp32/);
+  assert.equal(_unstatedInstructionConflict(h100, mma), null, "the two round alike");
+  // An A100 has one instruction family: nothing else to name.
+  const a100 = gpu("a100");
+  const a100Mma = findDatapath(a100, { input: "bf16", output: "fp32" })!;
+  assert.equal(
+    _datapathEvidence(a100, a100Mma, { instructionStated: false }).level,
+    "measured-on-gpu",
+  );
+  // Where the families round differently (FP8 on Hopper), the recomputation would be a guess.
+  const e4m3 = findDatapath(h100, { input: "e4m3", output: "fp32" })!;
+  assert.match(_unstatedInstructionConflict(h100, e4m3) ?? "", /round differently/);
 });
