@@ -314,3 +314,49 @@ const _UNKNOWN_ASSET: Readonly<Record<UnknownAssetCode, true>> = {
   CATALOG_UNKNOWN: true,
   RECIPE_UNKNOWN: true,
 };
+
+/**
+ * The host lacks a resource a computation needs (memory for a buffer): a property of the machine
+ * the command runs on, never of an input, so it is neither a FAIL nor a NOT_VERIFIED of any
+ * record. The CLI stops with `error [MEMORY]` and its own exit code; nothing is signed.
+ */
+export class HostResourceError extends Error {
+  /**
+   * Creates a host resource error.
+   *
+   * @param message one-line human message, "Cannot <action>: <why>"
+   * @param options standard `ErrorOptions` (e.g. `cause`)
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "HostResourceError";
+  }
+}
+
+/** The runtime's own messages for an allocation the host cannot make (V8, WebAssembly). */
+const _ALLOCATION_FAILED = new RegExp(
+  "^(Array buffer allocation failed|Invalid (typed array|array buffer|array|string) length|" +
+    "Maximum call stack size exceeded|Out of memory|WebAssembly\\.Memory)",
+);
+
+/**
+ * Tells whether an error is the host running out of memory: a {@link HostResourceError}, or a
+ * `RangeError` the runtime throws for an allocation it cannot make. Code that reads a
+ * `RangeError` as a record's contradiction must let these through, so that a verifier short of
+ * memory never blames the prover.
+ *
+ * @param e anything caught
+ * @returns true when the host, not an input, is at fault
+ * @example
+ * ```ts
+ * import { isHostResourceError } from "./errors.ts";
+ * let caught: unknown;
+ * try { new ArrayBuffer(2 ** 53); } catch (e) { caught = e; }
+ * if (!isHostResourceError(caught)) throw new Error();
+ * if (isHostResourceError(new RangeError("Cannot run forward: 3 rows of a call of 2"))) throw new Error();
+ * ```
+ */
+export function isHostResourceError(e: unknown): boolean {
+  return e instanceof HostResourceError ||
+    (e instanceof RangeError && _ALLOCATION_FAILED.test(e.message));
+}

@@ -16,7 +16,10 @@ import {
   UsageError,
 } from "../errors.ts";
 
-/** Exit codes: 0 ok/PASS, 1 mismatch or FAIL, 2 usage or input error, 3 NOT_VERIFIED/inconclusive. */
+/**
+ * Exit codes: 0 ok/PASS, 1 mismatch or FAIL, 2 usage or input error, 3 NOT_VERIFIED/inconclusive,
+ * 4 the host ran out of memory.
+ */
 export const EXIT = Object.freeze({
   /** Success, verification passed. */
   OK: 0,
@@ -26,6 +29,8 @@ export const EXIT = Object.freeze({
   USAGE: 2,
   /** Nothing wrong was found, but not everything could be verified. */
   INCONCLUSIVE: 3,
+  /** The machine ran out of memory before the command finished (no input's fault). */
+  RESOURCES: 4,
   /** A bug in bitaudit itself (an unexpected exception). */
   INTERNAL: 70,
 });
@@ -35,9 +40,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
  * Codes the CLI prints for refusals that are not bitaudit errors: the host's (Deno: a missing
- * permission or file) and the command-line parser's (an unknown option, a missing argument).
+ * permission or file; memory the machine cannot give) and the command-line parser's (an unknown
+ * option, a missing argument).
  */
-export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE";
+export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE" | "MEMORY";
 
 /** Every code the CLI prints in `error [CODE]: ...`. */
 export type CliErrorCode = BitauditCode | HostCode;
@@ -204,6 +210,7 @@ const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
 
 /** Missing permissions and files. */
 const _HOST: Readonly<Record<HostCode, ExitCode>> = {
+  MEMORY: EXIT.RESOURCES,
   NOT_FOUND: EXIT.USAGE,
   PERMISSION: EXIT.USAGE,
   USAGE: EXIT.USAGE,

@@ -17,7 +17,10 @@ export interface CommandHelp {
    * (`"bitaudit audit --log claims.jsonl \\\n--k 100"`), shown indented under it.
    */
   readonly examples: readonly string[];
-  /** The exit codes the command can end with besides `INTERNAL` (always listed). */
+  /**
+   * The exit codes the command can end with besides `RESOURCES` and `INTERNAL` (always listed:
+   * any command can run out of memory, or meet a bug).
+   */
   readonly exits: readonly ExitName[];
   /** The command's own meaning of an exit code, where it says more than the general one. */
   readonly meanings?: Readonly<Partial<Record<ExitName, string>>>;
@@ -30,6 +33,7 @@ const _MEANING: Readonly<Record<ExitName, string>> = {
   USAGE: "usage or input error: a bad flag, or an input that is unreadable, malformed, " +
     "refused or tampered with (the error line names its code)",
   INCONCLUSIVE: "NOT_VERIFIED: nothing wrong was found, but not everything could be verified",
+  RESOURCES: "this machine ran out of memory (no input's fault; rerun where more is available)",
   INTERNAL: "internal error: a bug in bitaudit, whatever the input (please report it)",
 };
 
@@ -52,7 +56,7 @@ export function helpBlock(help: CommandHelp): string {
   if (help.examples.length === 0 || help.examples.some((e) => !e.startsWith("bitaudit "))) {
     throw new RangeError("Cannot format help: examples must be 'bitaudit ...' command lines");
   }
-  const names = [...new Set<ExitName>([...help.exits, "INTERNAL"])]
+  const names = [...new Set<ExitName>([...help.exits, "RESOURCES", "INTERNAL"])]
     .sort((a, b) => EXIT[a] - EXIT[b]);
   return [
     "",

@@ -15,7 +15,13 @@
  * @module
  */
 import { Command, CommanderError } from "@commander-js/extra-typings";
-import { AssetError, InputError, UsageError } from "../errors.ts";
+import {
+  AssetError,
+  HostResourceError,
+  InputError,
+  isHostResourceError,
+  UsageError,
+} from "../errors.ts";
 import { EXIT, exitCodeOf, type HostCode } from "./exit_codes.ts";
 import { profilesCommand } from "./commands/profiles.ts";
 import { vectorsCommand } from "./commands/vectors.ts";
@@ -125,6 +131,14 @@ function _report(e: unknown): number {
     return _host("PERMISSION", e);
   }
   if (e instanceof Deno.errors.NotFound) return _host("NOT_FOUND", e);
+  if (isHostResourceError(e)) {
+    // The machine's limit, not an input's fault nor a bug: said as such, with its own exit code.
+    const why = (e as Error).message.split("\n")[0]!;
+    const text = e instanceof HostResourceError ? why : `Cannot finish: this machine ran out of ` +
+      `memory (${why}); rerun where more memory is available`;
+    console.error(`error [MEMORY]: ${escapeForTerminal(text)}`);
+    return exitCodeOf({ host: "MEMORY" });
+  }
   const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
   console.error(`internal error: ${escapeForTerminal(message)}`);
   return EXIT.INTERNAL;

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { HostResourceError } from "../errors.ts";
 
 /** Largest arena (bytes of address space reserved; pages are committed only as they are used). */
 export const ARENA_MAX_BYTES = 2 ** 36;
@@ -191,7 +192,9 @@ function _growable(max: number): SharedArrayBuffer {
       if (!(e instanceof RangeError)) throw e;
     }
   }
-  throw new RangeError("Cannot create a pool arena: no growable SharedArrayBuffer available");
+  throw new HostResourceError(
+    "Cannot create a pool arena: no growable SharedArrayBuffer available",
+  );
 }
 
 /**

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isHostResourceError } from "../errors.ts";
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
@@ -124,7 +125,8 @@ export async function _recomputeModelForward(
       ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
     });
   } catch (e) {
-    if (e instanceof RangeError) {
+    // The host short of memory is not the checkpoint's contradiction: that error goes on.
+    if (e instanceof RangeError && !isHostResourceError(e)) {
       throw new _Stop("FAIL", `record contradicts its checkpoint: ${e.message}`);
     }
     throw e;

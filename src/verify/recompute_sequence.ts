@@ -17,7 +17,7 @@ import {
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runServingForward, type SfuUse } from "../model/mod.ts";
-import { InputError } from "../errors.ts";
+import { InputError, isHostResourceError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -202,7 +202,8 @@ export async function _recomputeSequence(
       parallel,
     });
   } catch (e) {
-    if (e instanceof RangeError) {
+    // The host short of memory is not the record's contradiction: that error goes on.
+    if (e instanceof RangeError && !isHostResourceError(e)) {
       throw new _Stop("FAIL", `record contradicts its history or checkpoint: ${e.message}`);
     }
     throw e;

@@ -194,5 +194,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
 export const HOST_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   PERMISSION: "Deno refused a permission the command needs (a flag of `deno run` is missing)",
   NOT_FOUND: "A file or folder the command needs does not exist",
+  MEMORY: "The machine could not give the memory a computation needs (a buffer allocation " +
+    "failed); no record is judged by it",
   USAGE: "The command line does not parse (an unknown option, a missing argument, no command)",
 });

@@ -179,6 +179,8 @@ const _EXIT_DETAIL: Readonly<Record<string, string>> = {
   USAGE: "usage or input error: malformed or truncated files, bad keys or signature encodings, " +
     "an unknown profile, a tampered asset, an output that already exists",
   INCONCLUSIVE: "verdict INCONCLUSIVE: something sampled was NOT_VERIFIED (nothing failed)",
+  RESOURCES: "the machine ran out of memory before the command finished: no input's fault, " +
+    "and no verdict was reached",
   INTERNAL: "internal error: a bug in bitaudit",
 };
 

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { isHostResourceError } from "../../errors.ts";
 import { softmaxRows } from "../../kernels/mod.ts";
 import { type Datapath, F32_RN } from "../../hardware/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
@@ -82,7 +83,9 @@ export async function eagerAttention(
       try {
         p32 = softmaxRows(x32, { dim: len, torchVersion: o.torchVersion, mufu: o.runtime.sfu });
       } catch (e) {
-        if (e instanceof RangeError) throw new ForwardUnsupported(`eager softmax: ${e.message}`);
+        if (e instanceof RangeError && !isHostResourceError(e)) {
+          throw new ForwardUnsupported(`eager softmax: ${e.message}`);
+        }
         throw e;
       }
       const p = Uint16Array.from(p32, fp32ToBf16);

@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { isHostResourceError } from "../../errors.ts";
 import { type Datapath, divF32, F32_RN } from "../../hardware/mod.ts";
 import {
   addBf16,
@@ -148,7 +149,9 @@ export async function runFusedMoeBlock(
     route = vllmTopkSoftmax(logits, { rows: m, experts: moe.experts, topK: k, mufu: runtime.sfu });
   } catch (e) {
     // A NaN probability (NaN router logits) is not modelled in the block kernels' ArgMax.
-    if (e instanceof RangeError) throw new ForwardUnsupported(`vLLM's topk_softmax: ${e.message}`);
+    if (e instanceof RangeError && !isHostResourceError(e)) {
+      throw new ForwardUnsupported(`vLLM's topk_softmax: ${e.message}`);
+    }
     throw e;
   }
   const weights = route.weights.slice();

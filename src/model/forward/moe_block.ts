@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { isHostResourceError } from "../../errors.ts";
 import { type Datapath, divF32 } from "../../hardware/mod.ts";
 import {
   addBf16,
@@ -233,7 +234,7 @@ export function routeTopK(
   try {
     p = softmaxRows(x32, { dim: e, torchVersion: o.torchVersion, mufu: o.runtime.sfu });
   } catch (err) {
-    if (err instanceof RangeError) {
+    if (err instanceof RangeError && !isHostResourceError(err)) {
       throw new ForwardUnsupported(`router softmax over ${e} experts: ${err.message}`);
     }
     throw err;
