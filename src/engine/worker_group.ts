@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { HostResourceError, isHostResourceError } from "../errors.ts";
 
 /** Reply of a worker to a job. */
 export interface WorkerReply {
@@ -15,6 +16,8 @@ export interface WorkerReply {
   readonly ok: boolean;
   /** The first line of the failure, when it did not. */
   readonly error?: string;
+  /** Whether the failure was the host out of memory (`isHostResourceError`), not a bug. */
+  readonly resource?: boolean;
 }
 
 /** Workers started by {@link startWorkerGroup}. */
@@ -67,7 +70,15 @@ export function startWorkerGroup(
       const p = waiting.get(r.id);
       waiting.delete(r.id);
       if (r.ok) p?.resolve();
-      else p?.reject(new Error(r.error ?? "worker failed"));
+      else {
+        const why = r.error ?? "worker failed";
+        // The thread's allocation failure stays one on this side (the CLI's MEMORY, not a bug).
+        p?.reject(
+          r.resource === true
+            ? new HostResourceError(`Cannot run a pool job: ${why}`)
+            : new Error(why),
+        );
+      }
     };
     w.onerror = (e: ErrorEvent) => {
       e.preventDefault();
@@ -131,7 +142,13 @@ export function serveWorkerJobs<S, J extends { readonly id: number }>(
       run(state.value, job);
       scope.postMessage({ id: job.id, ok: true });
     } catch (err) {
-      scope.postMessage({ id: job.id, ok: false, error: String(err) });
+      const reply: WorkerReply = {
+        id: job.id,
+        ok: false,
+        error: String(err),
+        resource: isHostResourceError(err),
+      };
+      scope.postMessage(reply);
     }
   };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createGemmEngine, startWorkerGroup } from "../../src/engine/mod.ts";
+import { HostResourceError, isHostResourceError } from "../../src/errors.ts";
 
 const root = new URL("../../", import.meta.url);
 const { module } = createGemmEngine(
@@ -46,4 +47,23 @@ Deno.test("startWorkerGroup() rejects what is waiting when closed", async () => 
   const pending = group.post((id) => ({ id, kind: "ok" }));
   group.close();
   await assert.rejects(Promise.all(pending), /closed/);
+});
+
+Deno.test("a worker's failed allocation reaches the caller as a HostResourceError, a bug as an Error", async () => {
+  const group = startWorkerGroup(new URL("./fixtures/alloc_worker.ts", import.meta.url), {
+    count: 1,
+    module,
+  });
+  try {
+    const [alloc] = await Promise.allSettled(group.post((id) => ({ id, kind: "alloc" })));
+    const reason = (alloc as PromiseRejectedResult).reason;
+    assert.ok(reason instanceof HostResourceError, String(reason));
+    assert.ok(isHostResourceError(reason));
+    const [bug] = await Promise.allSettled(group.post((id) => ({ id, kind: "bug" })));
+    const why = (bug as PromiseRejectedResult).reason;
+    assert.ok(!isHostResourceError(why), String(why));
+    assert.match(String(why), /a bug on purpose/);
+  } finally {
+    group.close();
+  }
 });
