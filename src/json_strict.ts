@@ -5,7 +5,8 @@
  * byte-order mark, a carriage return (outside strings; inside strings it must be escaped anyway),
  * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, unless `fractions` is set, any number that is
  * not written as a plain decimal integer (`8.0`, `8e0` and `-0` are refused, as are integers
- * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack.
+ * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack, and
+ * the value count may be.
  *
  * @module
  */
@@ -50,13 +51,19 @@ export interface StrictJsonOptions {
   readonly fractions?: boolean;
   /** Largest nesting depth (default {@link MAX_JSON_DEPTH}). */
   readonly maxDepth?: number;
+  /**
+   * Most values (every number, string, literal, array and object counts one) the text may hold
+   * (default: no limit beyond its length). Bounds what the parsed value and any later walk over
+   * it cost, whatever the text's byte length allowed.
+   */
+  readonly maxValues?: number;
 }
 
 /**
  * Parses one JSON text strictly.
  *
  * @param text the JSON text (already UTF-8 decoded, byte-order mark kept so it can be refused)
- * @param options `fractions`, `maxDepth`
+ * @param options `fractions`, `maxDepth`, `maxValues`
  * @returns the value (objects are plain objects whose own keys are exactly the text's keys)
  * @throws {StrictJsonError} naming the reason, the JSON path and the offset
  * @example
@@ -71,6 +78,7 @@ export interface StrictJsonOptions {
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
   const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
+  p.maxValues = p.valuesLeft = options.maxValues ?? Infinity;
   if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", true);
   const value = p.value(0);
   p.space();
@@ -87,6 +95,9 @@ const EXACT_DIGITS = 15;
 
 class _Parser {
   i = 0;
+  /** The `maxValues` option, and how many values the text may still hold. */
+  maxValues = Infinity;
+  valuesLeft = Infinity;
   /**
    * The JSON path of the value being read, one segment per level (a key, or an array index);
    * written out only when a refusal names it, so reading costs no string per value.
@@ -119,6 +130,7 @@ class _Parser {
   }
 
   value(depth: number): unknown {
+    if (--this.valuesLeft < 0) this.fail(`more than ${this.maxValues} values`, true);
     this.space();
     const c = this.text.charCodeAt(this.i);
     if (c === 0x7b || c === 0x5b) { // { [

@@ -84,3 +84,14 @@ Deno.test("parseStrictJson() reads integers of every length as JSON.parse does, 
     assert.throws(() => parseStrictJson(`[${lit}]`), StrictJsonError, lit);
   }
 });
+
+Deno.test("parseStrictJson() refuses a text with more values than maxValues, naming where", () => {
+  assert.deepEqual(parseStrictJson("[1,[2,3]]", { maxValues: 5 }), [1, [2, 3]]);
+  assert.throws(() => parseStrictJson('{"a":[1,[2,3]]}', { maxValues: 5 }), (e) => {
+    assert.ok(e instanceof StrictJsonError);
+    assert.equal(e.reason, "more than 5 values");
+    assert.equal(e.path, "$.a[1][1]");
+    assert.equal(e.strict, true);
+    return true;
+  });
+});

@@ -29,6 +29,7 @@ export {
   type ClaimLogLimits,
   formatClaimLog,
   logRoot,
+  MAX_RECORD_VALUES,
   parseClaimLog,
 } from "./claim_log.ts";
 export {

@@ -8,6 +8,7 @@ import { auditArgs } from "../cli/_audit_fixture.ts";
 import { encodeSafetensors } from "../../src/model/safetensors/encode_safetensors.ts";
 import { MAX_THREADS } from "../../src/cli/parse_int_option.ts";
 import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
+import { MAX_RECORD_VALUES } from "../../src/claims/mod.ts";
 
 const fx = await signedFixture();
 const SCENARIO = new URL("../../demo/scenario.json", import.meta.url).pathname;
@@ -119,6 +120,20 @@ hostileTable("resources", [
       const r = JSON.parse(run.stdout);
       assert.ok(r.kHypergeometric > 0 && r.kHypergeometric <= r.kBinomial);
     },
+  },
+  {
+    name: "claims root refuses a record of more than 2^20 JSON values (its log well under 256 MiB)",
+    args: async (dir) => {
+      // A workload of a kind this version keeps verbatim: one zero over the values limit.
+      const zeros = Array(MAX_RECORD_VALUES).fill("0").join(",");
+      const line = `{"_type":"x","subject":[],"predicateType":"x","predicate":{"workload":` +
+        `{"kind":"future","values":[${zeros}]}}}\n`;
+      await Deno.writeTextFile(`${dir}/claims.jsonl`, line);
+      return ["claims", "root", "--log", `${dir}/claims.jsonl`];
+    },
+    exit: 2,
+    code: "CLAIM_INVALID",
+    check: (run) => assert.match(run.stderr, /more than 1048576 values/),
   },
   usage("audit refuses --k 0x10", [
     ...auditArgs(fx, "$DIR/out", 2).slice(0, -4),

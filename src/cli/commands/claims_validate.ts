@@ -7,7 +7,7 @@
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
-import { parseClaimRecord } from "../../claims/mod.ts";
+import { MAX_RECORD_VALUES, parseClaimRecord } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -134,7 +134,7 @@ async function _compile(schema: URL): Promise<Validate> {
 function _check(line: string, n: number, validate: Validate): Omit<InvalidRecord, "line"> | null {
   let json: unknown;
   try {
-    json = parseStrictJson(line);
+    json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
   } catch (e) {
     if (!(e instanceof StrictJsonError)) throw e;
     return { path: e.path, message: e.reason, by: "json" };
