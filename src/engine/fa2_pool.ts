@@ -52,12 +52,15 @@ export interface Fa2Pool {
 }
 
 /**
- * Starts `workers - 1` module workers, each with its own instance of the engine's kernel.
+ * Starts `workers - 1` module workers (`workers` when the calling thread does not compute), each
+ * with its own instance of the engine's kernel.
  *
  * @param engine the GEMM engine (its compiled module is posted to the workers; the calling
  *   thread uses it as is)
- * @param options `workers`: computing threads, the calling thread included (>= 1); `inlineBelow`:
- *   launches of fewer scores run on the calling thread (default {@link FA2_POOL_INLINE_BELOW})
+ * @param options `workers`: computing threads (>= 1); `callerComputes`: whether the calling
+ *   thread is one of them (default true; false leaves it free while a launch runs, e.g. to answer
+ *   Ctrl-C and SIGTERM during launches of hours); `inlineBelow`: launches of fewer scores run on
+ *   the calling thread (default {@link FA2_POOL_INLINE_BELOW})
  * @returns the pool
  * @throws {RangeError} when `workers` is not a positive integer
  * @example
@@ -68,15 +71,16 @@ export interface Fa2Pool {
  */
 export function createFa2Pool(
   engine: GemmEngine,
-  options: { workers: number; inlineBelow?: number },
+  options: { workers: number; callerComputes?: boolean; inlineBelow?: number },
 ): Fa2Pool {
   const size = options.workers;
+  const callerComputes = options.callerComputes ?? true;
   const inlineBelow = options.inlineBelow ?? FA2_POOL_INLINE_BELOW;
   if (!Number.isInteger(size) || size < 1) {
     throw new RangeError(`Cannot create FA2 pool: workers must be >= 1, got ${size}`);
   }
   const group = startWorkerGroup(new URL("./fa2_worker.ts", import.meta.url), {
-    count: size - 1,
+    count: callerComputes ? size - 1 : size,
     module: engine.module,
   });
   // Each launch's copies on recycled shared memory, given back once every thread is done.
@@ -124,19 +128,24 @@ export function createFa2Pool(
       lease.end();
     }
   };
-  /** Posts a job to every worker, runs the calling thread's share and waits for all. */
+  /**
+   * Posts a job to every worker, runs the calling thread's share (when it computes) and waits
+   * for all.
+   */
   const run = async (job: Omit<Fa2WorkerJob, "id" | "dealt">, runner: Fa2Runner) => {
     // Launches over a kept KV cache deal their units out in turn, so every thread reads the
     // tiles it kept in the previous launch; others claim units as they go.
     const dealt = (index: number) => job.plan.kvCache === null ? null : { index, count: size };
-    let worker = 0;
+    let worker = callerComputes ? 0 : -1;
     const done = group.post((id): Fa2WorkerJob => ({ ...job, id, dealt: dealt(++worker) }));
     let failure: unknown;
-    try {
-      fa2Units(job.plan, { ...job, runner, dealt: dealt(0) });
-    } catch (e) {
-      Atomics.store(job.counter, 0, job.plan.heads);
-      failure = e;
+    if (callerComputes) {
+      try {
+        fa2Units(job.plan, { ...job, runner, dealt: dealt(0) });
+      } catch (e) {
+        Atomics.store(job.counter, 0, job.plan.heads);
+        failure = e;
+      }
     }
     // Every worker has settled: none touches the job's buffers any more.
     const results = await Promise.allSettled(done);

@@ -43,9 +43,9 @@ export interface GemmWalker {
  * @param engine the GEMM engine (e.g. `loadGemmEngine(store)` from `src/resolve`, which checks
  *   the module's digest), or `"reference"` for the plain path on the calling thread
  * @param options `threads`: computing threads (default: all cores); `callerWalks`: whether the
- *   calling thread is one of them (default true; false starts `threads` GEMM workers and leaves
- *   the calling thread free to run the operators between GEMMs while they walk, for callers
- *   that post independent GEMMs before awaiting them)
+ *   calling thread is one of them (default true; false starts `threads` GEMM and attention
+ *   workers and leaves the calling thread free to run the operators between GEMMs while they
+ *   walk, for callers that post independent GEMMs before awaiting them, and to answer signals)
  * @returns the walker
  * @throws {RangeError} when `threads` is not an integer in 1..{@link MAX_WORKERS}
  * @example
@@ -83,7 +83,10 @@ export function createGemmWalker(
     ? createGemmPool(engine, { workers: threads, callerWalks })
     : null;
   let fa2: Fa2Pool | undefined; // started on first use: GEMM-only audits never need it
-  const fa2Pool = () => (fa2 ??= createFa2Pool(engine, { workers: threads }));
+  // The calling thread computes attention only where it walks GEMMs too: the commands keep it
+  // free (callerWalks false), so that a signal is answered during a launch of hours.
+  const fa2Pool =
+    () => (fa2 ??= createFa2Pool(engine, { workers: threads, callerComputes: callerWalks }));
   const walker: KWalker = (dp, job) => {
     if (!engine.supports(dp)) return referenceKWalker(dp, job);
     if (pool !== null) return pool.kWalk(dp, job);

@@ -42,8 +42,12 @@ const CASES: [string, Partial<FlashAttentionOptions>, number, number, number][] 
 ];
 
 /** Runs `fn` on a fresh pool and closes it. */
-async function withPool(workers: number, fn: (pool: Fa2Pool) => Promise<void>): Promise<void> {
-  const pool = createFa2Pool(engine, { workers, inlineBelow: 0 });
+async function withPool(
+  workers: number,
+  fn: (pool: Fa2Pool) => Promise<void>,
+  callerComputes = true,
+): Promise<void> {
+  const pool = createFa2Pool(engine, { workers, inlineBelow: 0, callerComputes });
   try {
     await fn(pool);
   } finally {
@@ -51,8 +55,14 @@ async function withPool(workers: number, fn: (pool: Fa2Pool) => Promise<void>): 
   }
 }
 
-for (const workers of [1, 2, 3]) {
-  Deno.test(`Fa2Pool.forward() equals flashAttentionForward() with ${workers} thread(s)`, () =>
+for (
+  const [workers, callerComputes] of [[1, true], [2, true], [3, true], [1, false], [
+    2,
+    false,
+  ]] as const
+) {
+  const who = callerComputes ? "" : ", none of them the calling thread";
+  Deno.test(`Fa2Pool.forward() equals flashAttentionForward() with ${workers} thread(s)${who}`, () =>
     withPool(workers, async (pool) => {
       for (const [label, over, sq, sk, minSplits] of CASES) {
         const o = { ...BASE, ...over };
@@ -70,7 +80,7 @@ for (const workers of [1, 2, 3]) {
           "result copied off shared memory",
         );
       }
-    }));
+    }, callerComputes));
 }
 
 Deno.test("Fa2Pool.forward() runs a MUFU model that is not an unmodified createSfu() result on the calling thread, with its own functions", () =>
@@ -202,3 +212,25 @@ for (const workers of [2, 3]) {
       }
     }));
 }
+
+Deno.test("a pool whose calling thread does not compute leaves it free while a launch runs", async () => {
+  for (const callerComputes of [false, true]) {
+    await withPool(1, async (pool) => {
+      const o = { ...BASE, heads: 4, kvHeads: 2 };
+      const x = inputs("free", { sq: 1024, sk: 1024, heads: o.heads, kvHeads: o.kvHeads });
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 5);
+      try {
+        const started = performance.now();
+        await pool.forward(x, o);
+        const ms = performance.now() - started;
+        assert.ok(ms > 100, `the launch took ${ms} ms: too short to tell`);
+        // Free: the timer ran throughout. Computing: it could not run until the launch ended.
+        if (callerComputes) assert.ok(ticks <= 1, `${ticks} ticks`);
+        else assert.ok(ticks >= 5, `${ticks} ticks in ${ms} ms`);
+      } finally {
+        clearInterval(timer);
+      }
+    }, callerComputes);
+  }
+});
