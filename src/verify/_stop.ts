@@ -9,6 +9,7 @@
 import type { BlobStore } from "../assets/mod.ts";
 import { InputError, isUnknownAsset } from "../errors.ts";
 import type { ProverObligation } from "./record_result.ts";
+import { MAX_RECORD_PRODUCTS } from "./record_products.ts";
 
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {
@@ -178,4 +179,22 @@ export function _checkSize(shape: readonly number[], what: string): number {
     );
   }
   return elements;
+}
+
+/**
+ * Stops a record whose recomputation would take more products than {@link MAX_RECORD_PRODUCTS}
+ * (after its own contradictions were checked: a cost never hides a FAIL).
+ *
+ * @param products the recomputation's products (`recordProducts`, `decoderProducts`)
+ * @param what the record's work, for the reason (e.g. `the attention block of 1048576 tokens`)
+ * @throws {_Stop} NOT_VERIFIED above the budget
+ */
+export function _checkCost(products: number, what: string): void {
+  if (products > MAX_RECORD_PRODUCTS) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `${what} takes about ${products.toPrecision(3)} products to recompute, over the ` +
+        "verifier's budget of 2^48 a record",
+    );
+  }
 }

@@ -72,7 +72,12 @@ export {
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "./plan.ts";
-export { recordProducts } from "./record_products.ts";
+export {
+  type DecoderPassShape,
+  decoderProducts,
+  MAX_RECORD_PRODUCTS,
+  recordProducts,
+} from "./record_products.ts";
 export {
   type AuditVerdict,
   auditVerdict,

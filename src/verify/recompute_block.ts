@@ -18,7 +18,8 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import { _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import { _checkCost, _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import { recordProducts } from "./record_products.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
@@ -85,6 +86,7 @@ export async function _recomputeBlock(
   _checkSize(w.input.shape, "input");
   const shapes = _weightShapes(w);
   for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
+  _checkCost(recordProducts(w) ?? 0, `the ${w.kind} of ${w.tokens} tokens`);
   const blobs = input.blobs;
   const t16 = (name: string) =>
     _tensor16(blobs, { digest: w.weights[name]!, shape: shapes[name]!, what: `weight '${name}'` });

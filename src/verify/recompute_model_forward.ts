@@ -13,7 +13,8 @@ import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
-import { _checkSize, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _Stop } from "./_stop.ts";
+import { decoderProducts } from "./record_products.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
@@ -112,6 +113,14 @@ export async function _recomputeModelForward(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
       `${Object.keys(w.model.files).length} file(s)) by digest`,
+  );
+  _checkCost(
+    decoderProducts(c, [{
+      rows,
+      logitsRows: 0,
+      entries: lens.map((query) => ({ query, cached: 0 })),
+    }]),
+    `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
   );
   let r;
   try {

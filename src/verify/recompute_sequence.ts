@@ -30,7 +30,8 @@ import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evid
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import { _checkSize, _committedBlob, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _committedBlob, _Stop } from "./_stop.ts";
+import { decoderProducts } from "./record_products.ts";
 import { _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -183,6 +184,10 @@ export async function _recomputeSequence(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers); ` +
       `history ${w.history.sha256.slice(0, 16)}… (${passes.length} passes) by digest`,
+  );
+  _checkCost(
+    decoderProducts(c, passes),
+    `the replay of ${passes.length} passes through ${c.layers} layers`,
   );
   let r;
   try {

@@ -12,6 +12,19 @@ import {
   isGemmWorkload,
 } from "../claims/mod.ts";
 import { parseRecipe, type RecipeFit, recipeFit } from "../kernels/mod.ts";
+import { type DecoderConfig, isMoeLayer } from "../model/mod.ts";
+
+/**
+ * Most products one record's recomputation may take (2^48, about 2.8 x 10^14: a whole Qwen3-0.6B
+ * forward of 32,768 tokens is 7.6 x 10^13, a Qwen3-4B forward of 16,384 tokens 1.0 x 10^14; days
+ * on two cores, hours on sixty-four); a record past it is NOT_VERIFIED before anything is
+ * computed, naming its count. Every size a record states is bounded on its own (a tensor's
+ * elements, tokens, layers, widths); this bounds their product, the time, so that one record
+ * cannot hold an audit for weeks (an attention block of 2^20 tokens took four days' worth of
+ * attention, a forward may state a thousand layers of width 2^16). `audit estimate` predicts an
+ * audit's time from a pilot shard.
+ */
+export const MAX_RECORD_PRODUCTS = 2 ** 48;
 
 /**
  * Products that one extra M x N walk of a recipe costs an output element (a fresh partial, its
@@ -66,4 +79,54 @@ function _gemmProducts(w: GemmWorkload): number {
     return 0; // an invalid descriptor is NOT_VERIFIED before any walk
   }
   return fit.fits ? m * n * (k + WALK_PRODUCTS * (fit.walks - 1)) : 0;
+}
+
+/** One pass of a decoder over some sequences: its GEMM rows and each sequence's attention. */
+export interface DecoderPassShape {
+  /** Rows of every projection GEMM (the pass's tokens, padding included). */
+  readonly rows: number;
+  /** Rows of the LM head GEMM (0 for none). */
+  readonly logitsRows: number;
+  /** Per sequence: its new tokens and the positions already cached before them. */
+  readonly entries: readonly { readonly query: number; readonly cached: number }[];
+}
+
+/**
+ * Products of a decoder's passes, an upper bound: every layer's projections (q, k, v, o) of every
+ * row, padding included, its MLP (dense gate, up and down; on an MoE layer the router and every
+ * row's top-k experts), the causal attention core of each sequence (S and P V: a new token at
+ * position i attends to i + 1 keys), and the LM head's rows.
+ *
+ * @param c the decoder's config
+ * @param passes the passes (a prefill forward is one pass)
+ * @returns the product count (host `number`: an estimate, compared with a budget)
+ * @example
+ * ```ts
+ * import { decoderProducts } from "./record_products.ts";
+ * import type { DecoderConfig } from "../model/mod.ts";
+ * const c = { hidden: 4, intermediate: 8, heads: 1, kvHeads: 1, headDim: 4, layers: 1,
+ *   vocab: 16 } as DecoderConfig;
+ * const n = decoderProducts(c, [{ rows: 2, logitsRows: 0, entries: [{ query: 2, cached: 0 }] }]);
+ * if (n !== 2 * 4 * 4 * 4 + 2 * 3 * 4 * 8 + 2 * 4 * (1 + 2)) throw new Error(String(n));
+ * ```
+ */
+export function decoderProducts(c: DecoderConfig, passes: readonly DecoderPassShape[]): number {
+  const q = c.heads * c.headDim;
+  const kv = c.kvHeads * c.headDim;
+  const projections = c.hidden * (2 * q + 2 * kv);
+  const dense = 3 * c.hidden * c.intermediate;
+  const moe = c.moe === undefined
+    ? 0
+    : c.hidden * c.moe.experts + c.moe.topK * 3 * c.hidden * c.moe.intermediate;
+  let perRow = 0;
+  for (let l = 0; l < c.layers; l++) perRow += projections + (isMoeLayer(c, l) ? moe : dense);
+  let total = 0;
+  for (const pass of passes) {
+    total += pass.rows * perRow + pass.logitsRows * c.hidden * c.vocab;
+    for (const e of pass.entries) {
+      const keys = e.query * e.cached + e.query * (e.query + 1) / 2; // over the new tokens
+      total += c.layers * 2 * q * keys;
+    }
+  }
+  return total;
 }

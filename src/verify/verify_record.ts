@@ -42,7 +42,8 @@ import {
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
-import { _asset, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { _asset, _checkCost, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedWorld } from "./_claimed_parallel.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
@@ -367,6 +368,7 @@ async function _recomputeGemm(
   _checkSize([w.m, w.n], "output");
   _checkSize(w.input.shape, "input");
   _checkSize(w.weights.shape, "weights");
+  _checkCost(recordProducts(w) ?? 0, `the ${w.m}x${w.n}x${w.k} GEMM`);
   const a = await _tensor16(ctx.blobs, {
     digest: w.input.sha256,
     shape: w.input.shape,

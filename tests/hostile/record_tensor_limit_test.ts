@@ -5,12 +5,21 @@
  * elements (1 GiB) was read and copied before the record ended. Now every such tensor is
  * NOT_VERIFIED, naming it and its element count, before the blob store is asked for any of them.
  * The stores here hold nothing and record every read: without the check, the missing blob would
- * FAIL the record (prover obligation) instead.
+ * FAIL the record (prover obligation) instead. Likewise a record whose recomputation would take
+ * more than 2^48 products (`MAX_RECORD_PRODUCTS`), each of its tensors within the limit: an
+ * attention block of 2^20 tokens was four days of attention on two cores.
  */
 import assert from "node:assert/strict";
 import type { BlobStore } from "../../src/assets/mod.ts";
 import type { BlockWorkload, ClaimPredicate, GemmWorkload } from "../../src/claims/mod.ts";
-import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
+import {
+  decoderProducts,
+  MAX_RECORD_PRODUCTS,
+  recordProducts,
+  type RecordResult,
+  verifyRecord,
+} from "../../src/verify/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { attention, chainLog, memoryStore, proverRun, store } from "./_recompute_fixture.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
@@ -169,4 +178,44 @@ Deno.test("a tensor handed back at an odd byte offset is still read as its eleme
   assert.equal((p.workload as GemmWorkload).kind, "gemm");
   assert.equal((await verifyWith(p, odd)).status, "PASS");
   assert.equal((await verifyWith(p, plain)).status, "PASS");
+});
+
+Deno.test("an attention block of 2^20 tokens (every tensor within the limit) is NOT_VERIFIED on its cost, unread", async () => {
+  const tokens = 1 << 20;
+  const shape = { hidden: 256, intermediate: 256, heads: 2, kvHeads: 1, headDim: 128 };
+  const p = block("attention_block", shape);
+  const w = p.workload as BlockWorkload;
+  const huge = {
+    ...p,
+    batch: { size: 1 },
+    workload: { ...w, tokens, input: { ...w.input, shape: [tokens, 256] } },
+    fingerprint: { ...p.fingerprint, shape: [tokens, 256] },
+  } as ClaimPredicate;
+  assert.ok(recordProducts(huge.workload)! > MAX_RECORD_PRODUCTS);
+  await assertRefusedUnread(
+    huge,
+    /^the attention_block of 1048576 tokens takes about 2\.82e\+14 products to recompute, over the verifier's budget of 2\^48 a record$/,
+  );
+});
+
+Deno.test("decoderProducts() bounds a forward's cost: Qwen3-4B at 250 tokens as measured, at 32,768 tokens within 2^48", () => {
+  const config = (m: string) =>
+    parseDecoderConfig(
+      JSON.parse(
+        Deno.readTextFileSync(new URL(`../../profiles/models/${m}.config.json`, import.meta.url)),
+      ),
+    );
+  const prefill = (m: string, t: number) =>
+    decoderProducts(config(m), [{ rows: t, logitsRows: 0, entries: [{ query: t, cached: 0 }] }]);
+  // The GEMM products of a 250-token forward (908 G, docs/benchmarks.md) and its attention core.
+  const at250 = prefill("qwen3-4b", 250);
+  assert.ok(at250 > 908e9 && at250 < 920e9, String(at250));
+  assert.ok(prefill("qwen3-4b", 32768) <= MAX_RECORD_PRODUCTS);
+  assert.ok(prefill("qwen3-0.6b", 32768) <= MAX_RECORD_PRODUCTS);
+  assert.ok(prefill("qwen3-4b", 65536) > MAX_RECORD_PRODUCTS);
+  // A decode step attends to its cached keys: one row, 4,096 keys.
+  const step = decoderProducts(config("qwen3-0.6b"), [
+    { rows: 1, logitsRows: 1, entries: [{ query: 1, cached: 4095 }] },
+  ]);
+  assert.ok(step > prefill("qwen3-0.6b", 1), "the cached keys and the LM head cost");
 });
