@@ -194,7 +194,7 @@ export function _checkCost(products: number, what: string): void {
     throw new _Stop(
       "NOT_VERIFIED",
       `${what} takes about ${products.toPrecision(3)} products to recompute, over the ` +
-        "verifier's budget of 2^48 a record",
+        `verifier's budget of 2^${Math.log2(MAX_RECORD_PRODUCTS)} a record`,
     );
   }
 }
