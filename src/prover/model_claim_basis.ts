@@ -18,7 +18,7 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
-import type { ClaimedAllReduce, StackProfile } from "../kernels/mod.ts";
+import { type ClaimedAllReduce, componentMismatch, type StackProfile } from "../kernels/mod.ts";
 import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
@@ -149,6 +149,9 @@ export async function modelClaimBasis(
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
   }
+  // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others).
+  const versions = componentMismatch(stack.components, facts.components ?? {});
+  if (versions !== null) claimInvalid(`${versions.reason}, stack '${stack.id}'`);
   if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
     claimInvalid(
       `the checkpoint's config gives its RoPE only in Transformers 5's rope_parameters, which ` +

@@ -12,22 +12,38 @@
  * @module
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
-import { type ClaimedAllReduce, parseClaimedAllReduce, type StackProfile } from "../kernels/mod.ts";
+import {
+  type ClaimedAllReduce,
+  componentMismatch,
+  parseClaimedAllReduce,
+  type StackProfile,
+} from "../kernels/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
 import { allReduceDispatchMismatch, tensorParallelOf } from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
- * Checks the world a record claims, for every kind of record: the GPU count must hold every rank
+ * Checks the world a record claims, for every kind of record: the library versions it states
+ * must be those its stack pins (`componentMismatch`), the GPU count must hold every rank
  * (tp x pp x dp), and a vLLM stack's data-parallel ranks are not independent replicas (they step
  * together: MoE layers are sharded over dp x tp ranks with tokens gathered across them, and a
  * graph-captured step is padded to the largest token count of any rank), which is not modelled.
  *
  * @param p the record's predicate
  * @param stack the record's stack
- * @throws {_Stop} FAIL for a GPU count below tp x pp x dp; NOT_VERIFIED for dp above 1 on vLLM
+ * @returns why a matching recomputation still cannot vouch for the record's stated library
+ *   versions (one the stack pins, stated with no release number to compare), or null; applied
+ *   only after the comparison, so that such a statement hides no FAIL
+ * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, or a library version the stack's
+ *   excludes; NOT_VERIFIED for dp above 1 on vLLM
  */
-export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): void {
+export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): string | null {
+  // The recomputation follows the stack's pinned versions: a record stating others describes
+  // another run (another reduction tree, FlashAttention build, RoPE reading, vLLM path).
+  const versions = componentMismatch(stack.components, p.software.components);
+  if (versions?.kind === "contradiction") {
+    throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
+  }
   const { tp, pp, dp } = p.parallelism;
   if (p.hardware.count < tp * pp * dp) {
     throw new _Stop(
@@ -42,6 +58,7 @@ export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): void
         "ranks, graph-captured steps padded across ranks); this is not modelled",
     );
   }
+  return versions === null ? null : `stack '${stack.id}': ${versions.reason}`;
 }
 
 /**

@@ -161,7 +161,7 @@ export async function verifyRecord(
       "stack",
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
-    _checkClaimedWorld(p, stack.value);
+    const versionGap = _checkClaimedWorld(p, stack.value);
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {
@@ -223,6 +223,13 @@ export async function verifyRecord(
       if (gap !== null) {
         steps.push({ step: "coverage", ok: false, detail: gap });
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${gap}`);
+      }
+      if (versionGap !== null) {
+        steps.push({ step: "versions", ok: false, detail: versionGap });
+        return result(
+          "NOT_VERIFIED",
+          `recomputed output matches the fingerprint, but ${versionGap}`,
+        );
       }
       const weak = _belowRequired(evidence, ctx.requireEvidence);
       if (weak !== null) {

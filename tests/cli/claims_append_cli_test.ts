@@ -87,6 +87,7 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
       [["--stack", "no-such-stack"], "STACK_UNKNOWN"],
       [["--profile", "h999", "--sms", "100"], "PROFILE_UNKNOWN"],
       [["--sms", "200"], "CLAIM_INVALID"], // more SMs than an A100 has
+      [["--component", "pytorch=2.4.0"], "CLAIM_INVALID"], // the stack pins 2.8.0
       [["--kernel", "demo-qwen3-tiny-h100-sxm"], "CLAIM_INVALID"],
       [["--log-id", "other"], "LOG_CHAIN"],
       [["--positions", "0:9"], "CLAIM_INVALID"],

@@ -1,0 +1,48 @@
+/** `componentMismatch()`: a record's stated library versions against its stack profile's pins. */
+import assert from "node:assert/strict";
+import { componentMismatch } from "../../src/kernels/mod.ts";
+
+const STACK = {
+  pytorch: "2.8.0",
+  transformers: "4.5x",
+  flash_attn: "2.8.3",
+  cudnn: "> 9.15.0",
+  vllm: "0.11.0",
+  cublas: "as recorded in the dispatch catalog",
+  flags: "--enforce-eager",
+};
+
+Deno.test("componentMismatch() accepts what the stack pins, in the forms versions are written", () => {
+  for (
+    const claimed of [
+      {},
+      { pytorch: "2.8.0", transformers: "4.5x", cublas: "12.4.5", flags: "--enforce-eager" },
+      { torch: "2.8.0+cu128", "flash-attn": "2.8.3", transformers: "4.57.1" },
+      { PyTorch: "v2.8", cudnn: "9.16.0", vllm: "0.11.0", cuda: "12.8", other: "anything" },
+    ]
+  ) {
+    assert.equal(componentMismatch(STACK, claimed), null, JSON.stringify(claimed));
+  }
+});
+
+Deno.test("componentMismatch() names a version the stack excludes, and one it cannot compare", () => {
+  const cases: [Record<string, string>, "contradiction" | "unreadable", RegExp][] = [
+    [
+      { pytorch: "2.4.0" },
+      "contradiction",
+      /components\.pytorch '2\.4\.0', where the stack pins '2\.8\.0'/,
+    ],
+    [{ torch: "2.8.1" }, "contradiction", /components\.torch/],
+    [{ flash_attn: "2.5.6" }, "contradiction", /'2\.8\.3'/],
+    [{ transformers: "5.0.0" }, "contradiction", /'4\.5x'/],
+    [{ transformers: "4.5.0" }, "contradiction", /'4\.5x'/],
+    [{ cudnn: "9.15.0" }, "contradiction", /'> 9\.15\.0'/],
+    [{ vllm: "0.6.0" }, "contradiction", /'0\.11\.0'/],
+    [{ pytorch: "nightly" }, "unreadable", /no release number/],
+  ];
+  for (const [claimed, kind, reason] of cases) {
+    const m = componentMismatch(STACK, claimed);
+    assert.equal(m?.kind, kind, JSON.stringify(claimed));
+    assert.match(m!.reason, reason);
+  }
+});
