@@ -72,6 +72,9 @@ function _emptyParents(r: _Removal): string[] {
  * and removes nothing another run wrote beside it); an existing folder is never removed.
  *
  * @param dir folder path
+ * @param options `shared`: others may write into the folder once it exists (a claim log's folder,
+ *   which another append may lock as soon as it is there): it is removed only while empty, and
+ *   what this command put in it must be removed by the command itself
  * @returns `done(ok)`: on failure (`ok` false) the folders the command created are removed
  * @throws {InputError} `OUTPUT_WRITE` when a path on the way is not a folder or a folder cannot
  *   be created (see `makeDirs`)
@@ -80,12 +83,19 @@ function _emptyParents(r: _Removal): string[] {
  * const done = await createOwnedDir(out);
  * ```
  */
-export async function createOwnedDir(dir: string): Promise<(ok: boolean) => Promise<void>> {
+export async function createOwnedDir(
+  dir: string,
+  options: { shared?: boolean } = {},
+): Promise<(ok: boolean) => Promise<void>> {
   const created = await makeDirs(dir);
   if (created === null) return () => Promise.resolve();
-  // The folder itself with what this command wrote into it; the parents it created only while
-  // empty (another run's output may have gone into one of them meanwhile).
-  const release = removeOnInterrupt(trimSlashes(dir), { upTo: created });
+  // The folder itself with what this command wrote into it (only while empty for a shared one);
+  // the parents it created only while empty (another run's output may have gone into one of
+  // them meanwhile).
+  const release = removeOnInterrupt(trimSlashes(dir), {
+    recursive: !(options.shared ?? false),
+    upTo: created,
+  });
   return (ok: boolean) => release(!ok);
 }
 
@@ -93,7 +103,8 @@ function _listen(): void {
   if (_handlers.size > 0) return;
   for (const [signal, code] of _SIGNALS) {
     const handler = () => {
-      for (const r of _pending) {
+      // Latest first: files made inside a folder go before the folder.
+      for (const r of [..._pending].reverse()) {
         try {
           Deno.removeSync(r.path, { recursive: r.recursive });
         } catch { /* already gone, or not empty */ }

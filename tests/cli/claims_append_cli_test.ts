@@ -143,6 +143,27 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
   assertCliCode(locked.stderr, "OUTPUT_EXISTS");
 });
 
+Deno.test("claims append never reports as stored a blob whose name a dangling link takes", async () => {
+  const dir = await tempDir();
+  const model = "qwen3-tiny-dense";
+  const weights = Array.from(
+    new Uint8Array(
+      await crypto.subtle.digest(
+        "SHA-256",
+        await Deno.readFile(`${MODELS}/${model}/model.safetensors`),
+      ),
+    ),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  await Deno.mkdir(`${dir}/log/blobs`, { recursive: true });
+  await Deno.symlink(`${dir}/nowhere`, `${dir}/log/blobs/${weights}`);
+  const r = await append(dir, { model, fingerprint: "e".repeat(64), extra: ["--log-id", "t"] });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assertCliCode(r.stderr, "BLOB_READ");
+  await assert.rejects(Deno.stat(`${dir}/log/claims.jsonl`), Deno.errors.NotFound);
+  assert.equal((await Deno.lstat(`${dir}/log/blobs/${weights}`)).isSymlink, true, "left as it is");
+});
+
 Deno.test("model forward --positions makes the fingerprint and layer chain of those rows: the record PASSes; a chain of other rows is refused at append", async () => {
   const dir = await tempDir(); // tokens: 5 and 3 tokens
   const positions = "1:2,0:4,0:1";

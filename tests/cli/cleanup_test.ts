@@ -66,3 +66,48 @@ Deno.test("an interrupted run (SIGTERM) removes what it created and nothing anot
   assert.equal(await exists(`${tmp}/rep/2026-06/auditA`), false);
   assert.equal(await Deno.readTextFile(`${tmp}/rep/2026-06/auditB/report.md`), "B's");
 });
+
+Deno.test("a shared folder (a claim log's) is removed only while empty: another run's log stays", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const done = await createOwnedDir(`${tmp}/logs/a`, { shared: true });
+  // Another append locked the folder's log as soon as the folder existed, and wrote it.
+  await Deno.writeTextFile(`${tmp}/logs/a/claims.jsonl`, "theirs\n");
+  await done(false);
+  assert.equal(await Deno.readTextFile(`${tmp}/logs/a/claims.jsonl`), "theirs\n");
+  const empty = await createOwnedDir(`${tmp}/other/b`, { shared: true });
+  await empty(false);
+  assert.equal(await exists(`${tmp}/other`), false, "nothing in it: removed with its parent");
+});
+
+Deno.test("an interrupted run removes its files inside a shared folder first, then the folder", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { createOwnedDir, removeOnInterrupt } from "${cleanup}";
+       const dir = Deno.args[0];
+       await createOwnedDir(dir, { shared: true });
+       await Deno.writeTextFile(dir + "/.staged-x", "copy");
+       removeOnInterrupt(dir + "/.staged-x");
+       console.log("ready");
+       await new Promise((r) => setTimeout(r, 60_000));`,
+      `${tmp}/log/blobs`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("ready")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  child.kill("SIGTERM");
+  assert.equal((await child.status).code, 143);
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  assert.equal(await exists(`${tmp}/log`), false, "the staged copy, then the empty folders");
+});

@@ -80,6 +80,12 @@ export async function commitBlob(staged: StagedBlob, dir: string): Promise<"writ
     } catch (e) {
       if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
       if (await _present(dir, staged.sha256)) return "present"; // appeared meanwhile
+      // The name is taken by something that is no blob (a dangling link): nothing was stored.
+      throw new InputError(
+        "BLOB_READ",
+        `Cannot store blob '${final}': the name is taken by an entry that cannot be read as a ` +
+          "file (a dangling link?); left as it is",
+      );
     }
     return "written";
   } catch (e) {

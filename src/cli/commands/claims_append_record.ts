@@ -82,7 +82,9 @@ export async function appendModelRecord(
   const inputs = await readModelInputs(store, o);
   using opened = await openCheckpointDir(o.checkpoint); // refuses what is no checkpoint before any copy
   const { ckpt } = opened;
-  const logDone = await createOwnedDir(_folder(o.log));
+  // Shared: another append may take the lock and write the log as soon as the folder exists, so a
+  // failed or interrupted append removes it only while empty (never another's log).
+  const logDone = await createOwnedDir(_folder(o.log), { shared: true });
   let ok = false;
   try {
     const unlock = await lockLog(o.log);
@@ -114,7 +116,9 @@ async function _appendLocked(
   const read = await readLogForAppend(o.log);
   const position = nextLogPosition(read.log, { logId: o.logId });
   const blobsDir = blobsBeside(o.log);
-  const blobsDone = await createOwnedDir(blobsDir);
+  // Shared as the log's folder: blobs committed before an interruption stay (content-addressed,
+  // harmless), and the log line written just before one never loses its blobs.
+  const blobsDone = await createOwnedDir(blobsDir, { shared: true });
   const staged: StagedBlob[] = [];
   const extra = new Map<string, StagedBlob>();
   let ok = false;
