@@ -64,7 +64,9 @@ export interface ClaimLogLimits {
  */
 export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimLog {
   const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
-  if (text.length > maxBytes) {
+  // The limit is on the file's UTF-8 bytes, as readers count them (a UTF-16 unit is 1 to 3 bytes:
+  // only a text of more than a third of the limit in units needs counting).
+  if (text.length > maxBytes || (text.length > maxBytes / 3 && _utf8Length(text) > maxBytes)) {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
   }
   const lines = text.split("\n");
@@ -139,4 +141,19 @@ export function logRoot(digests: readonly string[]): string {
  */
 export function formatClaimLog(records: readonly ClaimRecord[]): string {
   return records.map((r) => JSON.stringify(r) + "\n").join("");
+}
+
+/** The UTF-8 byte length of a text (a lone surrogate counts as the 3 bytes of U+FFFD). */
+function _utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4; // a pair: one code point of four bytes
+      i++;
+    } else n += 3;
+  }
+  return n;
 }

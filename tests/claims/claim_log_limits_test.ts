@@ -1,0 +1,36 @@
+/** `parseClaimLog()` limits: the byte limit counts UTF-8 bytes, as a reader of the file does. */
+import assert from "node:assert/strict";
+import {
+  formatClaimLog,
+  GENESIS_PREV,
+  makeClaimRecord,
+  parseClaimLog,
+} from "../../src/claims/mod.ts";
+import { InputError } from "../../src/errors.ts";
+
+const text = formatClaimLog([
+  makeClaimRecord({
+    log: { logId: "bytes", seq: 0, prev: GENESIS_PREV },
+    hardware: { profile: "a100", profileSha256: "ab".repeat(32), count: 1 },
+    software: {
+      stack: "pytorch-cublas-linear",
+      components: { a: "€".repeat(150), b: "€".repeat(150), c: "€".repeat(150) },
+    },
+    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+    batch: { size: 1 },
+    workload: { kind: "future", tokens: [1] },
+    fingerprint: { tensor: "y", dtype: "bf16", shape: [1, 8], sha256: "cd".repeat(32) },
+  }),
+]);
+
+Deno.test("parseClaimLog() measures its byte limit in UTF-8 bytes, not UTF-16 units", () => {
+  const bytes = new TextEncoder().encode(text).length;
+  assert.ok(bytes > text.length + 500, "each euro sign is three bytes and one unit");
+  assert.equal(parseClaimLog(text, { maxBytes: bytes }).records.length, 1);
+  assert.throws(
+    () => parseClaimLog(text, { maxBytes: bytes - 1 }),
+    (e) => e instanceof InputError && e.code === "LOG_TOO_LARGE",
+  );
+  // Within the limit in units, over it in bytes: what a reader of the file would refuse.
+  assert.ok(text.length <= bytes - 1);
+});
