@@ -84,3 +84,20 @@ Deno.test("claims consistency proves that a log grew and refuses a forked one", 
   assert.equal(wrongKey.code, 2);
   assertCliCode(wrongKey.stderr, "CHECKPOINT_SIGNATURE");
 });
+
+Deno.test("claims consistency over a log that is not the new checkpoint's is refused, not called a fork", async () => {
+  await sign(prefix, `${f.dir}/cp-old-2.txt`);
+  await sign(f.log, `${f.dir}/cp-new-2.txt`);
+  // Another 6-record log: the checkpoints are consistent, but this file is not what they signed.
+  const other = await makeAuditFixture({
+    records: 6,
+    falsify: [{ seq: 5, kind: "fingerprint", bit: 1 }],
+  });
+  const r = await runBitaudit([
+    ...["claims", "consistency", "--old", `${f.dir}/cp-old-2.txt`],
+    ...["--new", `${f.dir}/cp-new-2.txt`, "--log", other.log, "--pub", prover.publicKey],
+  ]);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assertCliCode(r.stderr, "CHECKPOINT_MISMATCH");
+  assert.doesNotMatch(r.stdout, /NOT consistent/);
+});

@@ -17,6 +17,7 @@ import {
   type Checkpoint,
   consistencyProof,
   hexToBytes,
+  merkleRoot,
   parseCheckpoint,
   verifyConsistency,
 } from "../../claims/mod.ts";
@@ -130,6 +131,15 @@ async function _consistency(older: Checkpoint, newer: Checkpoint, logPath: strin
     );
   }
   const leaves = log.digests.slice(0, newer.treeSize).map(hexToBytes);
+  // The proof is built from this log: it must be the log the new checkpoint signed, else a
+  // failed proof would say the prover forked its log when the inspector gave another file.
+  if (!_sameBytes(merkleRoot(leaves), newer.rootHash)) {
+    throw new InputError(
+      "CHECKPOINT_MISMATCH",
+      `Cannot prove consistency: the first ${newer.treeSize} records of '${logPath}' do not ` +
+        "have the new checkpoint's root (another log)",
+    );
+  }
   const proof = consistencyProof(leaves, older.treeSize);
   const consistent = verifyConsistency({
     oldSize: older.treeSize,
@@ -144,4 +154,8 @@ async function _consistency(older: Checkpoint, newer: Checkpoint, logPath: strin
     proof: proof.map(encodeBase64),
     ...(consistent ? {} : { reason: "the roots are not those of one growing log" }),
   };
+}
+
+function _sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
