@@ -1,8 +1,11 @@
 /**
- * The committed files of `claims append` in the blob folder: each file is first copied in under a
- * temporary name and hashed there (the digest the record commits to is the digest of the bytes
- * stored, even if the source changes meanwhile), then moved to its digest name. A blob already
- * there is checked, never replaced: same bytes are kept, other bytes are refused.
+ * The committed files of `claims append` in the blob folder: each file is hashed where it is;
+ * when the folder already holds a blob of that digest (checked), that blob is used and nothing is
+ * copied (a checkpoint of tens of GB is stored once, not copied again by every append). Otherwise
+ * it is copied in under a temporary name and hashed there (the digest the record commits to is
+ * the digest of the bytes stored, even if the source changes meanwhile), then moved to its digest
+ * name. A blob already there is checked, never replaced: same bytes are kept, other bytes are
+ * refused.
  *
  * @module
  */
@@ -19,6 +22,8 @@ export interface StagedBlob {
   readonly path: string;
   /** SHA-256 of the copy's bytes (lowercase hex). */
   readonly sha256: string;
+  /** The folder already held this blob: `path` is the stored blob, and nothing was copied. */
+  readonly stored?: true;
   /** Removes the copy if it is still there (safe to call twice). */
   readonly discard: () => Promise<void>;
 }
@@ -27,12 +32,14 @@ export interface StagedBlob {
 const _CHUNK = 16 << 20;
 
 /**
- * Copies a file into a blob folder under a temporary name and hashes the copy.
+ * Stages a file for the blob folder: the stored blob when the folder holds its digest already
+ * (checked, nothing copied), else a copy under a temporary name, hashed.
  *
  * @param source the file to commit
  * @param o `dir`: the blob folder (must exist); `name`: the file's name in the checkpoint
- * @returns the staged copy (discard it, or commit it with {@link commitBlob})
- * @throws {InputError} `OUTPUT_WRITE` when the copy cannot be written or read back
+ * @returns the staged blob (discard it, or commit it with {@link commitBlob})
+ * @throws {InputError} `OUTPUT_WRITE` when the file cannot be read or its copy written,
+ *   `BLOB_DIGEST_MISMATCH` when the folder holds other bytes under its digest
  * @example
  * ```ts ignore
  * const s = await stageBlob("ckpt/config.json", { dir: "log/blobs", name: "config.json" });
@@ -42,6 +49,20 @@ export async function stageBlob(
   source: string,
   o: { readonly dir: string; readonly name: string },
 ): Promise<StagedBlob> {
+  let digest: string;
+  try {
+    digest = await _hashFile(source);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot read '${source}': ${(e as Error).message.split("\n")[0]}`,
+    );
+  }
+  if (await _present(o.dir, digest)) {
+    const stored = `${o.dir}/${digest}`;
+    return { name: o.name, path: stored, sha256: digest, stored: true, discard: async () => {} };
+  }
   const path = `${o.dir}/.staged-${crypto.randomUUID()}`;
   const release = removeOnInterrupt(path);
   const discard = () => release(true);
@@ -73,6 +94,7 @@ export async function stageBlob(
  */
 export async function commitBlob(staged: StagedBlob, dir: string): Promise<"written" | "present"> {
   const final = `${dir}/${staged.sha256}`;
+  if (staged.stored) return "present"; // checked when it was staged
   try {
     if (await _present(dir, staged.sha256)) return "present";
     try {
