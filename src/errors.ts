@@ -100,6 +100,7 @@ export type ClaimCode =
   | "HISTORY_INVALID"
   | "LOG_CHAIN"
   | "LOG_EMPTY"
+  | "LOG_LOCKED"
   | "LOG_SYNTAX"
   | "LOG_TOO_LARGE"
   | "LOG_TOO_SHORT";

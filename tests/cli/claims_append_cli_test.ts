@@ -140,7 +140,8 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
 
   await Deno.writeTextFile(`${dir}/log/claims.jsonl.lock`, "1\n");
   const locked = await append(dir, { model, fingerprint: fp });
-  assertCliCode(locked.stderr, "OUTPUT_EXISTS");
+  assertCliCode(locked.stderr, "LOG_LOCKED");
+  assert.match(locked.stderr, /taken by process 1 /, "names the process that took it");
 });
 
 Deno.test("claims append never reports as stored a blob whose name a dangling link takes", async () => {

@@ -68,6 +68,10 @@ export async function stageBlob(
   const discard = () => release(true);
   try {
     await Deno.copyFile(source, path);
+    {
+      using copy = await Deno.open(path, { read: true });
+      await copy.syncData(); // on the disk before the log line that names it
+    }
     return { name: o.name, path, sha256: await _hashFile(path), discard };
   } catch (e) {
     await discard();

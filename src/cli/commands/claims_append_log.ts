@@ -29,8 +29,9 @@ export interface LogForAppend {
  *
  * @param path the log file
  * @returns `unlock()`, which removes the lock file
- * @throws {InputError} `OUTPUT_EXISTS` when the lock exists (another append runs, or one was
- *   killed: remove the lock file by hand then), `OUTPUT_WRITE` when it cannot be created
+ * @throws {InputError} `LOG_LOCKED` when the lock exists (another append runs, or one was killed:
+ *   remove the lock file by hand then; the message names the process that took it),
+ *   `OUTPUT_WRITE` when it cannot be created
  * @example
  * ```ts ignore
  * const unlock = await lockLog("log/claims.jsonl");
@@ -44,13 +45,16 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
   } catch (e) {
     if (e instanceof Deno.errors.AlreadyExists) {
       throw new InputError(
-        "OUTPUT_EXISTS",
-        `Cannot append to '${path}': '${lock}' exists (another append is running; if none is, ` +
-          "one was killed: remove the lock file)",
+        "LOG_LOCKED",
+        `Cannot append to '${path}': '${lock}' exists, taken by ${await _holder(lock)} ` +
+          "(another append is running; if none is, one was killed: remove the lock file)",
       );
     }
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${(e as Error).name}`);
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot lock '${path}': ${(e as Error).message.split("\n")[0]}`,
+    );
   }
   const release = removeOnInterrupt(lock);
   return () => release(true);
@@ -98,7 +102,14 @@ export async function replaceLog(
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
   const release = removeOnInterrupt(tmp);
   try {
-    await Deno.writeTextFile(tmp, o.text, { createNew: true, mode: o.read.mode });
+    {
+      // On the disk before it replaces the log: a power cut after the rename finds the new log
+      // whole, not a renamed file whose data never reached the disk.
+      using f = await Deno.open(tmp, { write: true, createNew: true, mode: o.read.mode });
+      const bytes = new TextEncoder().encode(o.text);
+      for (let at = 0; at < bytes.length;) at += await f.write(bytes.subarray(at));
+      await f.syncData();
+    }
     const now = await _stat(path);
     if ((now === null ? null : _stamp(now)) !== o.read.stamp) {
       throw new InputError(
@@ -141,4 +152,16 @@ async function _stat(path: string): Promise<Deno.FileInfo | null> {
 
 function _stamp(info: Deno.FileInfo): string {
   return `${info.size} ${info.mtime?.getTime()} ${info.ino}`;
+}
+
+/** Who took a lock, from its content (`<pid>`), for the refusal; bounded and plain. */
+async function _holder(lock: string): Promise<string> {
+  let head = "";
+  try {
+    using f = await Deno.open(lock, { read: true });
+    const buf = new Uint8Array(32);
+    head = new TextDecoder().decode(buf.subarray(0, (await f.read(buf)) ?? 0));
+  } catch { /* removed meanwhile, or unreadable */ }
+  const m = /^(\d{1,10})\n?$/.exec(head);
+  return m === null ? "an unknown process" : `process ${m[1]}`;
 }
