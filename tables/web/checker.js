@@ -40,49 +40,67 @@
       super(code, message, options);
     }
   };
+  var _ALLOCATION_FAILED = new RegExp(
+    "^(Array buffer allocation failed|Invalid (typed array|array buffer|array|string) length|Maximum call stack size exceeded|Out of memory|WebAssembly\\.Memory)"
+  );
 
   // src/claims/assert_json_safe.ts
   function assertJsonSafe(value, path = "$") {
-    _check(value, path, /* @__PURE__ */ new Set());
+    new _Walk(path).check(value);
   }
-  function _check(v, p, open) {
-    if (v === null || typeof v === "boolean") return;
-    if (typeof v === "string") {
-      if (!v.isWellFormed()) _fail(p, "string contains a lone surrogate");
-      return;
+  var _Walk = class {
+    constructor(root) {
+      this.root = root;
     }
-    if (typeof v === "number") {
-      if (!Number.isSafeInteger(v)) _fail(p, `expected an integer within ±(2^53 − 1), got ${v}`);
-      return;
+    root;
+    /** Containers on the current path (cycle guard). */
+    open = /* @__PURE__ */ new Set();
+    segments = [];
+    check(v) {
+      if (v === null || typeof v === "boolean") return;
+      if (typeof v === "string") {
+        if (!v.isWellFormed()) this.fail("string contains a lone surrogate");
+        return;
+      }
+      if (typeof v === "number") {
+        if (!Number.isSafeInteger(v)) this.fail(`expected an integer within ±(2^53 − 1), got ${v}`);
+        return;
+      }
+      if (typeof v !== "object") this.fail(`a ${typeof v} has no JSON form`);
+      if (this.open.has(v)) this.fail("value contains itself (cycle)");
+      this.open.add(v);
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          this.segments.push(i);
+          if (!(i in v)) this.fail("array has a hole");
+          this.check(v[i]);
+          this.segments.pop();
+        }
+      } else {
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) {
+          this.fail(`expected a plain object, got ${proto?.constructor?.name ?? "an exotic object"}`);
+        }
+        if (Object.getOwnPropertySymbols(v).length > 0) this.fail("object has symbol keys");
+        for (const key of Object.keys(v)) {
+          this.segments.push(key);
+          if (!key.isWellFormed()) this.fail("key contains a lone surrogate");
+          this.check(v[key]);
+          this.segments.pop();
+        }
+      }
+      this.open.delete(v);
     }
-    if (typeof v !== "object") _fail(p, `a ${typeof v} has no JSON form`);
-    if (open.has(v)) _fail(p, "value contains itself (cycle)");
-    open.add(v);
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        if (!(i in v)) _fail(`${p}[${i}]`, "array has a hole");
-        _check(v[i], `${p}[${i}]`, open);
-      }
-    } else {
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) {
-        _fail(p, `expected a plain object, got ${proto?.constructor?.name ?? "an exotic object"}`);
-      }
-      if (Object.getOwnPropertySymbols(v).length > 0) _fail(p, "object has symbol keys");
-      for (const key of Object.keys(v)) {
-        const child2 = `${p}${_member(key)}`;
-        if (!key.isWellFormed()) _fail(child2, "key contains a lone surrogate");
-        _check(v[key], child2, open);
-      }
+    fail(why) {
+      let path = this.root;
+      for (const s of this.segments) path += typeof s === "number" ? `[${s}]` : _member(s);
+      throw new TypeError(`Cannot canonicalize '${path}': ${why}`);
     }
-    open.delete(v);
-  }
+  };
   function _member(key) {
-    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    return IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
   }
-  function _fail(path, why) {
-    throw new TypeError(`Cannot canonicalize '${path}': ${why}`);
-  }
+  var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
   // src/json_fields.ts
   var THROW_BUILTIN = (path, why, kind) => {
@@ -1719,14 +1737,16 @@
   };
   function parseStrictJson(text, options = {}) {
     const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
-    if (text.charCodeAt(0) === 65279) p.fail("byte-order mark", "$", true);
-    const value = p.value("$", 0);
-    p.space("$");
-    if (p.i !== text.length) p.fail("text after the value", "$");
+    p.maxValues = p.valuesLeft = options.maxValues ?? Infinity;
+    if (text.charCodeAt(0) === 65279) p.fail("byte-order mark", true);
+    const value = p.value(0);
+    p.space();
+    if (p.i !== text.length) p.fail("text after the value");
     return value;
   }
   var NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
   var PLAIN = /[^"\\\u0000-\u001f]*/y;
+  var EXACT_DIGITS = 15;
   var _Parser = class {
     constructor(text, fractions, maxDepth) {
       this.text = text;
@@ -1737,85 +1757,106 @@
     fractions;
     maxDepth;
     i = 0;
-    fail(reason, path, strict = false) {
-      throw new StrictJsonError(reason, { path, offset: this.i, strict });
+    /** The `maxValues` option, and how many values the text may still hold. */
+    maxValues = Infinity;
+    valuesLeft = Infinity;
+    /**
+     * The JSON path of the value being read, one segment per level (a key, or an array index);
+     * written out only when a refusal names it, so reading costs no string per value.
+     */
+    segments = [];
+    /** The path of the current value: `$`, then `.key` or `[index]` per level. */
+    path() {
+      let out = "$";
+      for (const s of this.segments) out += typeof s === "number" ? `[${s}]` : `.${s}`;
+      return out;
     }
-    space(path) {
+    fail(reason, strict = false) {
+      throw new StrictJsonError(reason, { path: this.path(), offset: this.i, strict });
+    }
+    space() {
       for (; ; ) {
         const c = this.text.charCodeAt(this.i);
         if (c === 32 || c === 10 || c === 9) this.i++;
-        else if (c === 13) this.fail("carriage return", path, true);
+        else if (c === 13) this.fail("carriage return", true);
         else return;
       }
     }
-    value(path, depth) {
-      this.space(path);
-      const c = this.text[this.i];
-      if (c === "{" || c === "[") {
-        if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, path, true);
-        return c === "{" ? this.object(path, depth + 1) : this.array(path, depth + 1);
+    value(depth) {
+      if (--this.valuesLeft < 0) this.fail(`more than ${this.maxValues} values`, true);
+      this.space();
+      const c = this.text.charCodeAt(this.i);
+      if (c === 123 || c === 91) {
+        if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, true);
+        return c === 123 ? this.object(depth + 1) : this.array(depth + 1);
       }
-      if (c === '"') return this.string(path);
-      if (c === "-" || c !== void 0 && c >= "0" && c <= "9") return this.number(path);
-      for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
+      if (c === 34) return this.string();
+      if (c === 45 || c >= 48 && c <= 57) return this.number();
+      for (const [word, v] of LITERALS) {
         if (this.text.startsWith(word, this.i)) {
           this.i += word.length;
           return v;
         }
       }
-      return this.fail(c === void 0 ? "unexpected end" : "unexpected character", path);
+      return this.fail(Number.isNaN(c) ? "unexpected end" : "unexpected character");
     }
-    object(path, depth) {
+    object(depth) {
       const out = {};
-      const seen = /* @__PURE__ */ new Set();
       this.i++;
-      this.space(path);
+      this.space();
       if (this.text[this.i] === "}") {
         this.i++;
         return out;
       }
       for (; ; ) {
-        this.space(path);
-        if (this.text[this.i] !== '"') this.fail("expected a key", path);
-        const key = this.string(path);
-        const child2 = `${path}.${key}`;
-        if (seen.has(key)) this.fail(`duplicate key '${key}'`, path, true);
-        seen.add(key);
-        this.space(child2);
-        if (this.text[this.i] !== ":") this.fail("expected ':'", child2);
+        this.space();
+        if (this.text[this.i] !== '"') this.fail("expected a key");
+        const key = this.string();
+        if (Object.hasOwn(out, key)) this.fail(`duplicate key '${key}'`, true);
+        this.segments.push(key);
+        this.space();
+        if (this.text[this.i] !== ":") this.fail("expected ':'");
         this.i++;
-        Object.defineProperty(out, key, {
-          value: this.value(child2, depth),
-          enumerable: true,
-          writable: true,
-          configurable: true
-        });
-        if (this.close("}", path)) return out;
+        const v = this.value(depth);
+        if (key === "__proto__") {
+          Object.defineProperty(out, key, {
+            value: v,
+            enumerable: true,
+            writable: true,
+            configurable: true
+          });
+        } else {
+          out[key] = v;
+        }
+        this.segments.pop();
+        if (this.close("}")) return out;
       }
     }
-    array(path, depth) {
+    array(depth) {
       const out = [];
       this.i++;
-      this.space(path);
+      this.space();
       if (this.text[this.i] === "]") {
         this.i++;
         return out;
       }
       for (; ; ) {
-        out.push(this.value(`${path}[${out.length}]`, depth));
-        if (this.close("]", path)) return out;
+        this.segments.push(out.length);
+        out.push(this.value(depth));
+        this.segments.pop();
+        if (this.close("]")) return out;
       }
     }
-    close(end, path) {
-      this.space(path);
+    close(end) {
+      this.space();
       const c = this.text[this.i];
       this.i++;
       if (c === end) return true;
       if (c === ",") return false;
       this.i--;
-      return this.fail(`expected ',' or '${end}'`, path);
+      return this.fail(`expected ',' or '${end}'`);
     }
-    string(path) {
+    string() {
       this.i++;
       let out = "";
       for (; ; ) {
@@ -1826,55 +1867,81 @@
         const c = this.text[this.i];
         if (c === '"') break;
         if (c !== "\\") {
-          this.fail(c === void 0 ? "unterminated string" : "control character in string", path);
+          this.fail(c === void 0 ? "unterminated string" : "control character in string");
         }
-        out += this.escape(path);
+        out += this.escape();
       }
       this.i++;
-      if (!out.isWellFormed()) this.fail("lone surrogate in string", path, true);
+      if (!out.isWellFormed()) this.fail("lone surrogate in string", true);
       return out;
     }
-    escape(path) {
+    escape() {
       const e = this.text[this.i + 1];
       this.i += 2;
-      const simple = {
-        '"': '"',
-        "\\": "\\",
-        "/": "/",
-        b: "\b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "	"
-      };
-      if (e !== void 0 && Object.hasOwn(simple, e)) return simple[e];
+      if (e !== void 0 && Object.hasOwn(SIMPLE_ESCAPES, e)) return SIMPLE_ESCAPES[e];
       const hex2 = this.text.slice(this.i, this.i + 4);
-      if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex2)) this.fail("bad escape", path);
+      if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex2)) this.fail("bad escape");
       this.i += 4;
       return String.fromCharCode(parseInt(hex2, 16));
     }
-    number(path) {
+    number() {
+      const plain = this.fractions ? -1 : this.plainInteger();
+      if (plain >= 0) return plain;
       NUMBER.lastIndex = this.i;
       const m = NUMBER.exec(this.text);
-      if (m === null) return this.fail("bad number", path);
+      if (m === null) return this.fail("bad number");
       const lit = m[0];
       if ((m[1] !== void 0 || m[2] !== void 0) && !this.fractions) {
-        this.fail(`non-integer number form '${lit}'`, path, true);
+        this.fail(`non-integer number form '${lit}'`, true);
       }
       const v = Number(lit);
       if (!this.fractions) {
-        if (lit === "-0") this.fail("negative zero", path, true);
-        if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, path, true);
+        if (lit === "-0") this.fail("negative zero", true);
+        if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, true);
       }
       this.i = NUMBER.lastIndex;
       return v;
     }
+    /**
+     * The common case of `number` without the expression: a non-negative integer of at most
+     * EXACT_DIGITS digits, no leading zero (other than `0` itself), not followed by a fraction or
+     * an exponent. Its value is summed digit by digit, exact in a double. Returns -1 (consuming
+     * nothing) for anything else, which the general path then reads or refuses.
+     */
+    plainInteger() {
+      const t = this.text;
+      let j = this.i;
+      let v = 0;
+      for (; j < t.length && j - this.i <= EXACT_DIGITS; j++) {
+        const d = t.charCodeAt(j) - 48;
+        if (d < 0 || d > 9) break;
+        v = v * 10 + d;
+      }
+      const n = j - this.i;
+      if (n === 0 || n > EXACT_DIGITS || n > 1 && t.charCodeAt(this.i) === 48) return -1;
+      const next = t.charCodeAt(j);
+      if (next === 46 || next === 101 || next === 69) return -1;
+      this.i = j;
+      return v;
+    }
+  };
+  var LITERALS = [["true", true], ["false", false], ["null", null]];
+  var SIMPLE_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    b: "\b",
+    f: "\f",
+    n: "\n",
+    r: "\r",
+    t: "	"
   };
 
   // src/claims/claim_log.ts
+  var MAX_RECORD_VALUES = 1 << 20;
   function parseClaimLog(text, limits = {}) {
     const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
-    if (text.length > maxBytes) {
+    if (text.length > maxBytes || text.length > maxBytes / 3 && _utf8Length(text) > maxBytes) {
       throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
     }
     const lines = text.split("\n");
@@ -1888,7 +1955,7 @@
     lines.forEach((line, i) => {
       let json;
       try {
-        json = parseStrictJson(line);
+        json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
       } catch (e) {
         if (!(e instanceof StrictJsonError)) throw e;
         if (e.strict) {
@@ -1918,6 +1985,19 @@
   }
   function logRoot(digests) {
     return bytesToHex2(merkleRoot(digests.map(hexToBytes2)));
+  }
+  function _utf8Length(text) {
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128) n += 1;
+      else if (c < 2048) n += 2;
+      else if (c >= 55296 && c <= 56319 && (text.charCodeAt(i + 1) & 64512) === 56320) {
+        n += 4;
+        i++;
+      } else n += 3;
+    }
+    return n;
   }
 
   // src/verify/sample_indices.ts
@@ -2149,7 +2229,7 @@
     if (r.evidence !== void 0 && r.recomputed === null) {
       return `a ${r.status} lists evidence without a recomputation`;
     }
-    const why = r.status === "PASS" ? _pass(r) : r.status === "FAIL" ? _fail2(r, options.chain) : _notVerified(r);
+    const why = r.status === "PASS" ? _pass(r) : r.status === "FAIL" ? _fail(r, options.chain) : _notVerified(r);
     return why ?? (r.steps === void 0 ? null : _trace(r, options.kind));
   }
   function _pass(r) {
@@ -2161,7 +2241,7 @@
     }
     return null;
   }
-  function _fail2(r, chain) {
+  function _fail(r, chain) {
     const f = r.finding;
     if (f === void 0) return "a FAIL states no finding";
     if (f === "committed-input" !== (r.obligation !== void 0)) {
@@ -2643,7 +2723,7 @@
       if (!(e instanceof StrictJsonError)) throw e;
       _bad5(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const obj = fieldsOf(value, "envelope", _fail3);
+    const obj = fieldsOf(value, "envelope", _fail2);
     onlyKnown(obj, ["payload", "payloadType", "signatures"]);
     const payload = str(obj, "payload");
     decodeBase64(payload);
@@ -2661,7 +2741,7 @@
     });
     return Object.freeze({ payload, payloadType, signatures: Object.freeze(signatures) });
   }
-  function _fail3(path, why) {
+  function _fail2(path, why) {
     _bad5(`'${path}' ${why}`);
   }
   function _bad5(why) {
@@ -3143,7 +3223,7 @@
   };
 
   // src/attest/generate_key_pair.ts
-  function _check2(bytes, length, what) {
+  function _check(bytes, length, what) {
     if (!(bytes instanceof Uint8Array) || bytes.length !== length) {
       const got = bytes instanceof Uint8Array ? `${bytes.length} bytes` : typeof bytes;
       throw new RangeError(`Cannot use ${what}: expected ${length} bytes, got ${got}`);
@@ -3201,8 +3281,8 @@
   // src/attest/signature.ts
   async function verify(message, check) {
     if (!(message instanceof Uint8Array)) throw new TypeError("Cannot verify: message must be bytes");
-    _check2(check.signature, 64, "signature");
-    _check2(check.publicKey, 32, "public key");
+    _check(check.signature, 64, "signature");
+    _check(check.publicKey, 32, "public key");
     return await verifyAsync(check.signature, message, check.publicKey, { zip215: false });
   }
 
@@ -3213,7 +3293,7 @@
       throw new RangeError(`Cannot verify envelope: threshold ${threshold} is not an integer >= 1`);
     }
     const trusted = options.trustedKeys.map((publicKey) => {
-      _check2(publicKey, 32, "trusted key");
+      _check(publicKey, 32, "trusted key");
       return { id: keyId(publicKey), publicKey };
     });
     const payload = decodeBase64(envelope.payload);
@@ -23895,14 +23975,14 @@ ${values.join("\n")}` : `${blockName} :`;
     return v;
   }
   function _object(v, where, known) {
-    const f = fieldsOf(v, where, _fail4);
+    const f = fieldsOf(v, where, _fail3);
     onlyKnown(f, known);
     return f.obj;
   }
   function _string(obj, key, where) {
-    return str({ path: where, obj, fail: _fail4 }, key);
+    return str({ path: where, obj, fail: _fail3 }, key);
   }
-  function _fail4(path, why) {
+  function _fail3(path, why) {
     _bad8(`'${path}' ${why}`);
   }
   function _bad8(why) {
@@ -27717,7 +27797,7 @@ ${values.join("\n")}` : `${blockName} :`;
       if (!(e instanceof StrictJsonError)) throw e;
       _bad10(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const f = fieldsOf(value, "trustRoot", _fail5);
+    const f = fieldsOf(value, "trustRoot", _fail4);
     onlyKnown(f, ["mediaType", "keys", "drand", "tsa"]);
     const root = f.obj;
     if (root.mediaType !== TRUST_ROOT_MEDIA_TYPE) {
@@ -27786,7 +27866,7 @@ ${values.join("\n")}` : `${blockName} :`;
       throw e;
     }
   }
-  function _fail5(path, why) {
+  function _fail4(path, why) {
     _bad10(`'${path}' ${why}`);
   }
   function _bad10(why) {
@@ -28512,7 +28592,7 @@ ${values.join("\n")}` : `${blockName} :`;
       if (!(e instanceof StrictJsonError)) throw e;
       _bad11(`not strict JSON (${e.reason} at '${e.path}')`);
     }
-    const b = fieldsOf(value, "bundle", _fail6);
+    const b = fieldsOf(value, "bundle", _fail5);
     onlyKnown(b, ["mediaType", "verificationMaterial", "dsseEnvelope"]);
     const mediaType = str(b, "mediaType");
     if (!_V03.includes(mediaType)) {
@@ -28544,7 +28624,7 @@ ${values.join("\n")}` : `${blockName} :`;
       return der;
     });
   }
-  function _fail6(path, why) {
+  function _fail5(path, why) {
     _bad11(`'${path}' ${why}`);
   }
   function _bad11(why) {
@@ -28858,7 +28938,7 @@ ${values.join("\n")}` : `${blockName} :`;
     log: "claim log",
     timestamp: "timestamp"
   };
-  async function _check3() {
+  async function _check2() {
     if (running) return;
     running = true;
     const out = _el("result");
@@ -28960,7 +29040,7 @@ ${values.join("\n")}` : `${blockName} :`;
     });
     _el("form").addEventListener("submit", (e) => {
       e.preventDefault();
-      void _check3();
+      void _check2();
     });
     _showChosen();
   }
