@@ -27,10 +27,12 @@ export interface AssetStore {
   /** Assets read so far: path -> sha256. */
   used(): Readonly<Record<string, string>>;
   /**
-   * A view of the same checked files that records its own reads: its `used()` starts as this
-   * store's at the moment of the call and then grows only by reads made through the view (which
-   * this store does not record). One view per audit item gives each result the assets its own
-   * recomputation read, whatever the process computed before (a pool worker serves many audits).
+   * A view of the same checked files that records its own reads: its `used()` starts as what was
+   * read through this store itself (not through its other views) and then grows by reads made
+   * through the view; this store records them too, so its own `used()` stays every read of the
+   * process. One view per audit item gives each result the assets its own recomputation read
+   * (and the context's, such as the engine), whatever the process computed before (a pool worker
+   * serves many audits).
    */
   scope(): AssetStore;
 }
@@ -60,16 +62,23 @@ export async function openAssetStore(root?: string): Promise<AssetStore> {
     );
   }
   const manifest = parseManifest(new TextDecoder().decode(manifestBytes));
-  return _store({ base, manifest, manifestSha256: sha256Hex(manifestBytes) }, {});
+  return _store({ base, manifest, manifestSha256: sha256Hex(manifestBytes) }, {}, []);
 }
 
-/** A store over checked files that records its reads in `used` (a copy of the initial map). */
+/**
+ * A store over checked files. `own`: what was read through it (from `initial`, its creator's
+ * own reads); `used`: that and every read through its views; `outer`: the `used` of every
+ * enclosing store, which its reads join too.
+ */
 function _store(
   files: { base: string; manifest: Manifest; manifestSha256: string },
   initial: Readonly<Record<string, string>>,
+  outer: readonly Record<string, string>[],
 ): AssetStore {
   const { base, manifest } = files;
+  const own: Record<string, string> = { ...initial };
   const used: Record<string, string> = { ...initial };
+  const recorders = [own, used, ...outer];
   const read = async (path: string): Promise<Uint8Array> => {
     const entry = manifest.assets[path];
     if (entry === undefined) {
@@ -98,7 +107,7 @@ function _store(
         }…`,
       );
     }
-    used[path] = digest;
+    for (const r of recorders) r[path] = digest;
     return bytes;
   };
   const store: AssetStore = {
@@ -115,7 +124,7 @@ function _store(
       }
     },
     used: () => ({ ...used }),
-    scope: () => _store(files, used),
+    scope: () => _store(files, own, [used, ...outer]),
   };
   return store;
 }

@@ -205,8 +205,9 @@ Deno.test("a history claiming a pass of 2^20 rows is judged from its shape, neve
     passes: huge,
     batch: Math.max(...huge.map((p) => p.entries.length)),
   });
-  // The demo catalog covers M up to 4,096: a kernel nobody characterised, not a contradiction.
+  // Its attention alone is over the verifier's budget a record (checked before any tensor or
+  // kernel: the demo catalog, which covers M up to 4,096, is not even asked).
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
-  assert.match(r.reason, /1048576/);
+  assert.match(r.reason, /^the replay of \d+ passes .* over the verifier's budget of 2\^48/);
   assert.ok(performance.now() - t0 < 20_000);
 });

@@ -36,5 +36,9 @@ Deno.test("workItem() names the assets its item read and the context's own, not 
   assert.ok("tables/wasm/gemm_engine.wasm" in after.assets);
   const extra = Object.keys(blockFirst.assets).filter((p) => !(p in alone.assets));
   assert.ok(extra.length > 0, "the block record reads assets a GEMM record does not");
-  assert.deepEqual(Object.keys(ctx.store.used()), ["tables/wasm/gemm_engine.wasm"]);
+  // The context's store still names every read of the process (a library caller signs with it).
+  const all = ctx.store.used();
+  for (const p of [...Object.keys(blockFirst.assets), ...Object.keys(after.assets)]) {
+    if (p !== "tables/manifest.json") assert.ok(p in all, p);
+  }
 });
