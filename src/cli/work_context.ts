@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { openAssetStore, openBlobStore } from "../assets/mod.ts";
+import { type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
+import { InputError } from "../errors.ts";
 import { createGemmWalker } from "../engine/mod.ts";
 import { nativeSha256 } from "./native_sha256.ts";
 import { loadGemmEngine } from "../resolve/mod.ts";
@@ -17,7 +18,7 @@ import { intFlag } from "./plan_inputs.ts";
  * @param options `blobs` folder (tensors by sha256), `threads` flag (default all cores)
  * @returns the context and its release function
  * @throws {AssetError} when the engine module is missing or tampered with; {InputError}
- *   `USAGE_NUMBER` for a bad thread count
+ *   `USAGE_NUMBER` for a bad thread count, `INPUT_MISSING` for a blob folder that is not there
  * @example
  * ```ts ignore
  * const { ctx, close } = await openWorkContext({ blobs: "log/blobs" });
@@ -37,7 +38,7 @@ export async function openWorkContext(
   });
   const ctx = {
     store,
-    blobs: openBlobStore(options.blobs, { hasher: nativeSha256 }),
+    blobs: await openBlobFolder(options.blobs),
     walker: w.walker,
     attention: w.attention,
     engine: w.engine,
@@ -59,4 +60,35 @@ export async function openWorkContext(
  */
 export function blobsBeside(log: string): string {
   return `${log.replace(/[^/]*$/, "").replace(/\/$/, "") || "."}/blobs`;
+}
+
+/**
+ * Opens the blob folder an audit reads committed tensors and checkpoints from, which must exist:
+ * a blob missing from it is the prover's failure (a FAIL), so a mistyped or absent folder would
+ * sign a verdict against an honest prover.
+ *
+ * @param dir the folder (`--blobs`, or `blobs/` beside the log)
+ * @returns the blob store, hashing with the runtime's native SHA-256
+ * @throws {InputError} `INPUT_MISSING` when the folder does not exist or is not a folder
+ * @example
+ * ```ts ignore
+ * const blobs = await openBlobFolder("log/blobs");
+ * ```
+ */
+export async function openBlobFolder(dir: string): Promise<BlobStore> {
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = await Deno.stat(dir);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) throw e;
+  }
+  if (info === null || !info.isDirectory) {
+    throw new InputError(
+      "INPUT_MISSING",
+      `Cannot read blobs from '${dir}': ${info === null ? "no such folder" : "not a folder"} ` +
+        "(committed tensors and checkpoints are read from it: give the prover's blob folder " +
+        "with --blobs)",
+    );
+  }
+  return openBlobStore(dir, { hasher: nativeSha256 });
 }

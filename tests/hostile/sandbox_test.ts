@@ -92,3 +92,34 @@ Deno.test("an audit the sandbox does not let read the blobs stops with PERMISSIO
   assert.doesNotMatch(err, /internal error|\n\s+at /, err);
   await assert.rejects(Deno.stat(`${out}/attestation.dsse.json`), Deno.errors.NotFound);
 });
+
+Deno.test("an audit or check --recompute given a blob folder that is not there stops, blaming no prover", async () => {
+  const f = await makeAuditFixture({ records: 3, falsify: [] });
+  const out = `${f.dir}/out`;
+  const dec = new TextDecoder();
+  const run = async (args: string[]) => {
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "src/cli/main.ts", ...args],
+      cwd: REPO_ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: r.code, err: dec.decode(r.stderr), out: dec.decode(r.stdout) };
+  };
+  const audit = await run([...auditArgs(f, out, 2), "--blobs", `${f.dir}/mistyped`]);
+  assert.equal(audit.code, 2, audit.out + audit.err);
+  assert.match(
+    audit.err,
+    /^error \[INPUT_MISSING\]: Cannot read blobs from .*mistyped.*no such folder/m,
+  );
+  await assert.rejects(Deno.stat(`${out}/attestation.dsse.json`), Deno.errors.NotFound);
+  // With the right folder the same audit signs, and check --recompute refuses a missing one too.
+  const ok = await run(auditArgs(f, out, 2));
+  assert.equal(ok.code, 0, ok.err);
+  const check = await run([
+    ...["check", `${out}/attestation.dsse.json`, "--trust-root", f.trustRoot],
+    ...["--log", f.log, "--recompute", "--blobs", `${f.dir}/mistyped`],
+  ]);
+  assert.equal(check.code, 2, check.out + check.err);
+  assert.match(check.err, /^error \[INPUT_MISSING\]: Cannot read blobs from /m);
+});

@@ -4,7 +4,7 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import { openAssetStore, openBlobStore } from "../../assets/mod.ts";
+import { openAssetStore } from "../../assets/mod.ts";
 import {
   checkAttestation,
   type CheckReport,
@@ -19,7 +19,7 @@ import {
 import type { ClaimLog } from "../../claims/mod.ts";
 import { UsageError } from "../../errors.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
-import { nativeSha256 } from "../native_sha256.ts";
+import { blobsBeside, openBlobFolder } from "../work_context.ts";
 import { loadGemmEngine } from "../../resolve/mod.ts";
 import { verifyRecord } from "../../verify/mod.ts";
 import { validityHints } from "../../web/mod.ts";
@@ -190,9 +190,7 @@ async function _check(
   const store = await openAssetStore();
   const w = createGemmWalker(await loadGemmEngine(store), { callerWalks: false });
   try {
-    const blobs = openBlobStore(o.blobs ?? `${o.log!.replace(/[^/]*$/, "") || "."}/blobs`, {
-      hasher: nativeSha256,
-    });
+    const blobs = await openBlobFolder(o.blobs ?? blobsBeside(o.log!));
     const ctx = { store, blobs, walker: w.walker, attention: w.attention };
     return await checkAttestation(envelope, {
       trustRoot,
