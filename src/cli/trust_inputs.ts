@@ -20,11 +20,14 @@ import {
   parseDrandChainInfo,
   parseDrandRound,
   parseEnvelope,
+  parseRfc3339,
   parseStatement,
+  timestampImprintMismatch,
   timestampResponseDer,
   type TrustRootKey,
   verifyCheckpoint,
   verifyDrandRound,
+  verifyTimestampToken,
 } from "../attest/mod.ts";
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
@@ -253,12 +256,48 @@ async function _announcement(
     throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use the announcement: ${r.why}`);
   }
   const stamp = e.announcementTimestamp;
+  const timestamp = stamp === undefined ? undefined : timestampResponseDer(decodeBase64(stamp));
+  if (timestamp !== undefined) await _stampedBeforeRound(env, timestamp, r.announcement.beacon);
   return {
     envelope: env,
     auditId: r.announcement.auditId,
-    // Only its form is checked here: the TSA anchors are the verifier's (trust root), not ours.
-    ...(stamp === undefined ? {} : { timestamp: timestampResponseDer(decodeBase64(stamp)) }),
+    // The TSA's signature is not checked here (its anchors are the checker's trust root, not
+    // ours); what the token states is: a token over none of the announcement's signatures, or
+    // dated at or after the round, makes an attestation every checker refuses.
+    ...(timestamp === undefined ? {} : { timestamp }),
   };
+}
+
+/**
+ * Refuses an announcement's token that covers none of its signatures, or whose stated time is
+ * not before the round's (the time a checker reads once it trusts the TSA).
+ */
+async function _stampedBeforeRound(
+  env: DsseEnvelope,
+  token: Uint8Array,
+  round: { readonly round: number; readonly roundTime: string },
+): Promise<void> {
+  for (const s of env.signatures) {
+    const message = decodeBase64(s.sig, { alphabet: "any" });
+    if (timestampImprintMismatch(token, message) !== undefined) continue;
+    const { time } = await verifyTimestampToken(token, { message, anchors: [] });
+    if (time === undefined) break;
+    if (time >= parseRfc3339(round.roundTime)) {
+      throw new InputError(
+        "ANNOUNCEMENT_LATE",
+        `Cannot use the announcement's timestamp: it dates the announcement ${
+          new Date(time).toISOString()
+        }, not before round ${round.round} (${round.roundTime}), so no checker would accept ` +
+          "the audit",
+      );
+    }
+    return;
+  }
+  throw new InputError(
+    "ANNOUNCEMENT_MISMATCH",
+    "Cannot use the announcement's timestamp: it is not a token over one of the announcement's " +
+      "signatures",
+  );
 }
 
 function _defined(e: Record<keyof TrustEvidence, string | undefined>): TrustEvidence {

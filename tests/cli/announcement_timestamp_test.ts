@@ -11,6 +11,7 @@ import { buildTrustRoot, drandChainHash, type DrandChainInfo } from "../../src/a
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { bytesToHex } from "../../src/claims/mod.ts";
+import { InputError } from "../../src/errors.ts";
 import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
 import { audit, checkpoint, f, inspectorPub, prover, proverPub } from "./_trust_fixture.ts";
 
@@ -57,7 +58,9 @@ async function roundFile(r: number): Promise<string> {
 }
 const roundAt = (t: number) => Math.ceil((t - GENESIS) / 3) + 1;
 
-async function scenario(o: { announceAt: number; round: number; name: string }) {
+async function scenario(
+  o: { announceAt: number; round: number; name: string; stamped?: (sig: Uint8Array) => Uint8Array },
+) {
   const tsa = await localTsa();
   const cp = await checkpoint(`cp-${o.name}`, { time: iso((o.announceAt - 60) * 1000) });
   const annPath = `${f.dir}/${o.name}.announcement.json`;
@@ -74,7 +77,7 @@ async function scenario(o: { announceAt: number; round: number; name: string }) 
   const env = JSON.parse(await Deno.readTextFile(annPath));
   const sig = Uint8Array.from(atob(env.signatures[0].sig), (c) => c.charCodeAt(0));
   const stamp = `${f.dir}/${o.name}.tsr`;
-  await Deno.writeFile(stamp, await tsa.stamp(sig));
+  await Deno.writeFile(stamp, await tsa.stamp(o.stamped?.(sig) ?? sig));
   const r = await audit({
     beacon: await roundFile(o.round),
     chain: chainFile,
@@ -115,15 +118,34 @@ Deno.test({
   ignore,
   fn: async () => {
     // The inspector writes a time two days ago for a round published yesterday; the TSA says now.
-    const report = await scenario({
-      announceAt: now - 2 * 86_400,
-      round: roundAt(now - 86_400),
-      name: "backdated",
-    });
-    assert.equal(report.valid, false);
-    assert.match(
-      report.checks.find((c) => c.check === "announcement")!.detail,
-      /timestamped .*not before the round/,
+    // The audit refuses to sign what every checker would refuse.
+    await assert.rejects(
+      () =>
+        scenario({
+          announceAt: now - 2 * 86_400,
+          round: roundAt(now - 86_400),
+          name: "backdated",
+        }),
+      (e) =>
+        e instanceof InputError && e.code === "ANNOUNCEMENT_LATE" &&
+        /not before round \d+/.test(e.message),
+    );
+  },
+});
+
+Deno.test({
+  name: "an announcement timestamp over other bytes than its signatures is refused at the audit",
+  ignore,
+  fn: async () => {
+    await assert.rejects(
+      () =>
+        scenario({
+          announceAt: now,
+          round: roundAt(now + 3600),
+          name: "other-bytes",
+          stamped: (sig) => sig.map((b) => b ^ 1),
+        }),
+      (e) => e instanceof InputError && e.code === "ANNOUNCEMENT_MISMATCH",
     );
   },
 });
