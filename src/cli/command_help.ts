@@ -39,14 +39,16 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   "audit": {
     examples: [
       "bitaudit audit --log log/claims.jsonl --beacon drand-round.json \\\n" +
-      "--chain drand-chain.json --k 100 --key inspector.key --out audit-out",
+      "--chain drand-chain.json --checkpoint checkpoint.txt --prover-pub prover.pub \\\n" +
+      "--k 100 --key inspector.key --out audit-out",
     ],
     ...VERDICT,
   },
   "audit plan": {
     examples: [
       "bitaudit audit plan --log log/claims.jsonl --beacon drand-round.json \\\n" +
-      "--chain drand-chain.json --k 1000 --out plan.json",
+      "--chain drand-chain.json --checkpoint checkpoint.txt --prover-pub prover.pub \\\n" +
+      "--k 1000 --out plan.json",
     ],
     exits: OK_USAGE,
   },

@@ -11,7 +11,6 @@ import { InputError, UsageError } from "../errors.ts";
 import {
   type AttributedResult,
   type AuditPlan,
-  checkPlanLog,
   type MergedAudit,
   mergeItemResults,
   resultsByKind,
@@ -20,8 +19,8 @@ import {
 } from "../verify/mod.ts";
 import { VERSION } from "../version.ts";
 import { escapeJsonText } from "../escape_text.ts";
-import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
-import { loadPlanFile, timeFlag } from "./plan_inputs.ts";
+import { loadSigningKeys } from "./load_inputs.ts";
+import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
 import { reportVerdict } from "./report_verdict.ts";
@@ -217,9 +216,10 @@ async function _reverify(
   const returned = merged.workers.filter((w) => w !== null).length;
   const count = reverifyCount(o.reverify.reverify, returned);
   if (count === 0) return merged;
-  const logPath = o.reverify.log ?? `${_folder(o.planPath)}/claims.jsonl`;
-  const log = await loadClaimLog(logPath);
-  checkPlanLog(o.plan, log);
+  const { log, path: logPath } = await loadPlanLog(
+    { plan: o.plan, path: o.planPath },
+    o.reverify.log,
+  );
   const { ctx, close } = await openWorkContext({
     blobs: o.reverify.blobs ?? blobsBeside(logPath),
     threads: o.reverify.threads,
@@ -270,8 +270,4 @@ export function sayMerge(merged: MergedAudit, options: { json: boolean }): void 
       }`,
     );
   }
-}
-
-function _folder(path: string): string {
-  return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
 }

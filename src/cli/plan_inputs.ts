@@ -7,8 +7,14 @@
  */
 import { parseRfc3339 } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
-import { UsageError } from "../errors.ts";
-import { type AuditPlan, auditPlanDigest, parseAuditPlan, planAudit } from "../verify/mod.ts";
+import { InputError, UsageError } from "../errors.ts";
+import {
+  type AuditPlan,
+  auditPlanDigest,
+  checkPlanLog,
+  parseAuditPlan,
+  planAudit,
+} from "../verify/mod.ts";
 import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
@@ -145,4 +151,37 @@ export async function loadPlanFile(
 ): Promise<{ plan: AuditPlan; planDigest: string }> {
   const plan = parseAuditPlan(await readTextFile(path, { maxBytes: MAX_PLAN_BYTES }), path);
   return { plan, planDigest: auditPlanDigest(plan) };
+}
+
+/**
+ * Reads the claim log a plan was made from and checks it is that log: `--log` when given, else
+ * `claims.jsonl` beside the plan (a missing one is named as that default, with the flag to give).
+ *
+ * @param plan the plan, and its file's path
+ * @param log the `--log` flag, if given
+ * @returns the log and its path
+ * @throws {InputError} `INPUT_MISSING` (naming `--log` for the default path), the codes of
+ *   `loadClaimLog`, `PLAN_LOG_MISMATCH`
+ * @example
+ * ```ts ignore
+ * const { log, path } = await loadPlanLog({ plan, path: "plan.json" }, opts.log);
+ * ```
+ */
+export async function loadPlanLog(
+  plan: { readonly plan: AuditPlan; readonly path: string },
+  log: string | undefined,
+): Promise<{ log: ClaimLog; path: string }> {
+  const path = log ?? `${plan.path.replace(/[^/]*$/, "").replace(/\/$/, "") || "."}/claims.jsonl`;
+  let parsed: ClaimLog;
+  try {
+    parsed = await loadClaimLog(path);
+  } catch (e) {
+    if (log !== undefined || !(e instanceof InputError && e.code === "INPUT_MISSING")) throw e;
+    throw new InputError(
+      "INPUT_MISSING",
+      `Cannot read the claim log beside the plan, '${path}': no such file (give it with --log)`,
+    );
+  }
+  checkPlanLog(plan.plan, parsed);
+  return { log: parsed, path };
 }

@@ -242,3 +242,26 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   assert.equal(await Deno.readTextFile(target), precious);
   assert.ok((await Deno.lstat(`${linked}.partial`)).isSymlink);
 });
+
+Deno.test("audit work without --log, its plan away from the log, names the default it read and the flag", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-planlog-" });
+  try {
+    const plan = `${dir}/plan.json`;
+    await Deno.copyFile(PLAN, plan);
+    const r = await runBitaudit([
+      ...["audit", "work", "--plan", plan, "--shard", "0/1", ...W, "--out", `${dir}/r.jsonl`],
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^error \[INPUT_MISSING\]: Cannot read the claim log beside the plan, '.*claims\.jsonl': no such file \(give it with --log\)/m,
+    );
+    const given = await runBitaudit([
+      ...["audit", "work", "--plan", plan, "--log", f.log, "--shard", "0/1", ...W],
+      ...["--out", `${dir}/r.jsonl`],
+    ]);
+    assert.equal(given.code, 0, given.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -6,15 +6,9 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import {
-  type AuditEstimate,
-  checkPlanLog,
-  estimateAudit,
-  type ItemResult,
-} from "../../verify/mod.ts";
-import { loadClaimLog } from "../load_inputs.ts";
+import { type AuditEstimate, estimateAudit, type ItemResult } from "../../verify/mod.ts";
 import { printJson } from "../output.ts";
-import { loadPlanFile } from "../plan_inputs.ts";
+import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { readResultsUnchecked } from "../read_results.ts";
 
 /**
@@ -38,9 +32,7 @@ export function auditEstimateCommand(): CommandUnknownOpts {
     .option("--json", "machine-readable output")
     .action(async (files, opts) => {
       const { plan } = await loadPlanFile(opts.plan);
-      const folder = opts.plan.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
-      const log = await loadClaimLog(opts.log ?? `${folder}/claims.jsonl`);
-      checkPlanLog(plan, log);
+      const { log } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
       const pilot: ItemResult[] = [];
       // Informative only (nothing is signed from it): the results are read strictly, their
       // worker signatures are not checked.

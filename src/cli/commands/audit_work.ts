@@ -16,10 +16,10 @@ import {
   type WorkerKeys,
   workerKeys,
 } from "../../attest/mod.ts";
-import { checkPlanLog, type PlanItem, type Shard, shardItems, workItem } from "../../verify/mod.ts";
-import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
+import { type PlanItem, type Shard, shardItems, workItem } from "../../verify/mod.ts";
+import { loadSigningKey } from "../load_inputs.ts";
 import { printJson } from "../output.ts";
-import { loadPlanFile } from "../plan_inputs.ts";
+import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { readResultsFile } from "../read_results.ts";
 import { appendPartial, resumePartial } from "../partial_results.ts";
@@ -65,9 +65,7 @@ export function auditWorkCommand(): Command {
       const done = await _alreadyDone(opts.out, { planDigest, items, own });
       let resumed = 0;
       if (!done) {
-        const logPath = opts.log ?? `${_folder(opts.plan)}/claims.jsonl`;
-        const log = await loadClaimLog(logPath);
-        checkPlanLog(plan, log);
+        const { log, path: logPath } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
         resumed = await _work({ planDigest, log, items, out: opts.out, key }, {
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
@@ -165,8 +163,4 @@ function _say(
     const resumed = o.resumed > 0 ? ` (${o.resumed} kept from an interrupted run)` : "";
     console.log(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
   }
-}
-
-function _folder(path: string): string {
-  return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
 }
