@@ -272,8 +272,8 @@ async function _signers(
   });
   const detail = [
     `${counted.length} valid inspector signature(s)${
-      judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""
-    }`,
+      o.threshold > 1 ? ` of the ${o.threshold} required` : ""
+    }${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
     ...refused.values(),
     ...stray.map((entry) =>
       `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
@@ -331,9 +331,22 @@ function _checkLog(
   add: (c: string, ok: boolean, d: string) => void,
 ): boolean {
   const root = log.root === p.audit.logRoot;
-  add("log-root", root, "claim log root equals the attested root");
+  add(
+    "log-root",
+    root,
+    root
+      ? "claim log root equals the attested root"
+      : `claim log root ${log.root.slice(0, 16)}… differs from the attested ` +
+        `${p.audit.logRoot.slice(0, 16)}…`,
+  );
   const size = log.records.length === p.audit.population;
-  add("log-size", size, `${log.records.length} records`);
+  add(
+    "log-size",
+    size,
+    size
+      ? `${log.records.length} records`
+      : `${log.records.length} records, the attested population ${p.audit.population}`,
+  );
   const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
   add(
     "subjects",

@@ -49,7 +49,14 @@ export function encodePem(label: string, der: Uint8Array): string {
 export function decodePem(text: string, label: string): Uint8Array {
   if (typeof text !== "string") _bad(label, "not a string");
   const lines = text.replace(/\r\n/g, "\n").trim().split("\n");
-  if (lines[0] !== `-----BEGIN ${label}-----`) _bad(label, "first line is not the BEGIN line");
+  if (lines[0] !== `-----BEGIN ${label}-----`) {
+    // Another block's label is named (a private key given for a public one is a common slip).
+    const other = /^-----BEGIN ([A-Z0-9 ]{1,40})-----$/.exec(lines[0] ?? "")?.[1];
+    _bad(
+      label,
+      other === undefined ? "first line is not the BEGIN line" : `it is a ${other} block`,
+    );
+  }
   if (lines[lines.length - 1] !== `-----END ${label}-----` || lines.length < 3) {
     _bad(label, "last line is not the END line");
   }

@@ -28516,7 +28516,7 @@ ${values.join("\n")}` : `${blockName} :`;
       return s === void 0 || s.verifiedBy === null;
     });
     const detail = [
-      `${counted.length} valid inspector signature(s)${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
+      `${counted.length} valid inspector signature(s)${o.threshold > 1 ? ` of the ${o.threshold} required` : ""}${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
       ...refused.values(),
       ...stray.map(
         (entry) => `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
@@ -28563,9 +28563,17 @@ ${values.join("\n")}` : `${blockName} :`;
   }
   function _checkLog(p, log, add2) {
     const root = log.root === p.audit.logRoot;
-    add2("log-root", root, "claim log root equals the attested root");
+    add2(
+      "log-root",
+      root,
+      root ? "claim log root equals the attested root" : `claim log root ${log.root.slice(0, 16)}… differs from the attested ${p.audit.logRoot.slice(0, 16)}…`
+    );
     const size = log.records.length === p.audit.population;
-    add2("log-size", size, `${log.records.length} records`);
+    add2(
+      "log-size",
+      size,
+      size ? `${log.records.length} records` : `${log.records.length} records, the attested population ${p.audit.population}`
+    );
     const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
     add2(
       "subjects",

@@ -121,3 +121,15 @@ Deno.test("checkAttestation() refuses another predicate type", async () => {
   const r = await check((st) => st.predicateType = "https://bitaudit.dev/audit-verdict/v1");
   assert.deepEqual(failed(r), ["predicate"]);
 });
+
+Deno.test("checkAttestation() names the signature threshold it missed", async () => {
+  const env = await signEnvelope(encodeStatement(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [key],
+  });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot, threshold: 2 });
+  assert.equal(r.valid, false);
+  const sig = r.checks.find((c) => c.check === "signatures")!;
+  assert.equal(sig.ok, false);
+  assert.match(sig.detail, /^1 valid inspector signature\(s\) of the 2 required/);
+});

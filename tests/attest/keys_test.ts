@@ -102,3 +102,12 @@ Deno.test("key encoders throw RangeError when a key is not 32 bytes", () => {
   assert.throws(() => encodePkcs8(new Uint8Array(64)), RangeError);
   assert.throws(() => keyId(new Uint8Array(33)), RangeError);
 });
+
+Deno.test("a private key given where a public key is read is named as such", async () => {
+  const k = await generateKeyPair();
+  const pem = encodePrivateKeyPem(k.privateKey);
+  assert.throws(
+    () => decodePublicKeyPem(pem),
+    (e) => e instanceof InputError && /it is a PRIVATE KEY block/.test(e.message),
+  );
+});

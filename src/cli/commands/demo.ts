@@ -109,7 +109,7 @@ export function demoCommand(): Command {
         say(`bitaudit demo -> ${out}`);
         say("");
         say(
-          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, attention and FFN blocks, forward passes of tiny Qwen3, Qwen3-MoE, Llama 3, Mistral and Qwen2.5 checkpoints at TP 1, 2 and 4, and sequences served by a continuous-batching engine: chunked prefill, decode steps, greedy tokens)",
+          "1. prover: running demo/scenario.json through the emulator (A100 profile: projection GEMMs through the demo dispatch catalog, attention and FFN blocks, forward passes of tiny Qwen3, Qwen3-MoE, Llama 3, Mistral and Qwen2.5 checkpoints on one GPU and at TP 2, 4 and 8, on HF Transformers and vLLM, and sequences served by HF's and vLLM's continuous-batching engines: chunked prefill, decode steps, greedy tokens)",
         );
         const prover = await runProver(SCENARIO, { out, progress: !opts.json });
         const falsified = prover.output.falsified;
