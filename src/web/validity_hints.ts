@@ -19,7 +19,10 @@ import {
 
 /** What {@link validityHints} looks at. */
 export interface ValidityInputs {
-  /** The check's report: hints are given only for a failed `signatures` or `checkpoint` check. */
+  /**
+   * The check's report: hints are given only for a failed `signatures`, `checkpoint` or
+   * `announcement` check.
+   */
   readonly report: CheckReport;
   /** The checked envelope (its signature key ids and the statement's times). */
   readonly envelope: DsseEnvelope;
@@ -44,7 +47,7 @@ export interface ValidityInputs {
  */
 export function validityHints(inputs: ValidityInputs): string[] {
   const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
-  if (!failed.has("signatures") && !failed.has("checkpoint")) return [];
+  if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
   const predicate = _predicate(inputs.envelope);
   const hints: string[] = [];
   if (failed.has("signatures")) {
@@ -62,7 +65,43 @@ export function validityHints(inputs: ValidityInputs): string[] {
     const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : undefined;
     if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
   }
+  if (failed.has("announcement")) {
+    // The inspector keys whose window leaves out the time the announcement states.
+    const at = _announcedAt(_object(_object(predicate?.audit)?.announcement));
+    for (const key of inputs.trustRoot.keys) {
+      if (key.role !== "inspector" || at === undefined || _within(key, at)) continue;
+      hints.push(_announcerHint(key, at));
+    }
+  }
   return hints;
+}
+
+function _announcerHint(key: TrustRootKey, at: number): string {
+  return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
+    _window(key)
+  }, and the announcement says it was signed at ${
+    _iso(at)
+  }: if the key was the inspector's then, build the trust root with \`bitaudit key trust-root --valid-from ${
+    _iso(at)
+  }\` or earlier.`;
+}
+
+/** Whether a key's window (and no revocation) holds a time. */
+function _within(key: TrustRootKey, at: number): boolean {
+  return at >= key.validFor.start && (key.validFor.end === undefined || at <= key.validFor.end) &&
+    (key.revoked === undefined || at < key.revoked.time);
+}
+
+/** `announcedAt` of the statement inside an attested announcement, read without trusting it. */
+function _announcedAt(announcement: Record<string, unknown> | undefined): number | undefined {
+  const env = _object(announcement?.envelope);
+  if (typeof env?.payload !== "string") return undefined;
+  try {
+    const st = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
+    return _time(_object(st.predicate)?.announcedAt);
+  } catch {
+    return undefined;
+  }
 }
 
 function _inspectorHint(key: TrustRootKey, stated: number | undefined): string {

@@ -28665,7 +28665,7 @@ ${values.join("\n")}` : `${blockName} :`;
   // src/web/validity_hints.ts
   function validityHints(inputs) {
     const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
-    if (!failed.has("signatures") && !failed.has("checkpoint")) return [];
+    if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
     const predicate = _predicate(inputs.envelope);
     const hints = [];
     if (failed.has("signatures")) {
@@ -28681,7 +28681,30 @@ ${values.join("\n")}` : `${blockName} :`;
       const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : void 0;
       if (id !== void 0) hints.push(_proverHint(inputs.trustRoot, id, _time2(cp?.signedAt)));
     }
+    if (failed.has("announcement")) {
+      const at = _announcedAt(_object2(_object2(predicate?.audit)?.announcement));
+      for (const key of inputs.trustRoot.keys) {
+        if (key.role !== "inspector" || at === void 0 || _within(key, at)) continue;
+        hints.push(_announcerHint(key, at));
+      }
+    }
     return hints;
+  }
+  function _announcerHint(key, at) {
+    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)}, and the announcement says it was signed at ${_iso(at)}: if the key was the inspector's then, build the trust root with \`bitaudit key trust-root --valid-from ${_iso(at)}\` or earlier.`;
+  }
+  function _within(key, at) {
+    return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
+  }
+  function _announcedAt(announcement) {
+    const env = _object2(announcement?.envelope);
+    if (typeof env?.payload !== "string") return void 0;
+    try {
+      const st = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
+      return _time2(_object2(st.predicate)?.announcedAt);
+    } catch {
+      return void 0;
+    }
   }
   function _inspectorHint(key, stated) {
     const when = stated === void 0 ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
