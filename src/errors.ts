@@ -334,11 +334,13 @@ export class HostResourceError extends Error {
   }
 }
 
-/** The runtime's own messages for an allocation the host cannot make (V8, WebAssembly). */
-const _ALLOCATION_FAILED = new RegExp(
-  "^(Array buffer allocation failed|Invalid (typed array|array buffer|array|string) length|" +
-    "Maximum call stack size exceeded|Out of memory|WebAssembly\\.Memory)",
-);
+/**
+ * The runtime's own messages for an allocation the host could not make (V8, WebAssembly). Not the
+ * invalid-length ones (`Invalid typed array length: -1`): those are a size no host gives, a bug
+ * or an input let through, not a machine short of memory.
+ */
+const _ALLOCATION_FAILED =
+  /^(Array buffer allocation failed|Out of memory|WebAssembly\.Memory(\.grow)?\(\): could not allocate)/;
 
 /**
  * Tells whether an error is the host running out of memory: a {@link HostResourceError}, or a
@@ -352,8 +354,9 @@ const _ALLOCATION_FAILED = new RegExp(
  * ```ts
  * import { isHostResourceError } from "./errors.ts";
  * let caught: unknown;
- * try { new ArrayBuffer(2 ** 53); } catch (e) { caught = e; }
- * if (!isHostResourceError(caught)) throw new Error();
+ * try { new SharedArrayBuffer(2 ** 48); } catch (e) { caught = e; } // past the address space
+ * if (!isHostResourceError(caught)) throw new Error(String(caught));
+ * if (isHostResourceError(new RangeError("Invalid typed array length: -1"))) throw new Error();
  * if (isHostResourceError(new RangeError("Cannot run forward: 3 rows of a call of 2"))) throw new Error();
  * ```
  */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { makeDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
 /** What to remove: a path, and the folders above it up to `upTo` (each only while empty). */
@@ -87,6 +88,8 @@ export async function createOwnedDir(
   dir: string,
   options: { shared?: boolean } = {},
 ): Promise<(ok: boolean) => Promise<void>> {
+  // `a/./b` and `a/x/../b` as `a/b`: the folders removed are walked up by name.
+  dir = normalize(dir);
   const created = await makeDirs(dir);
   if (created === null) return () => Promise.resolve();
   // The folder itself with what this command wrote into it (only while empty for a shared one);

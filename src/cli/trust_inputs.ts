@@ -281,7 +281,12 @@ async function _stampedBeforeRound(
     const message = decodeBase64(s.sig, { alphabet: "any" });
     if (timestampImprintMismatch(token, message) !== undefined) continue;
     const { time } = await verifyTimestampToken(token, { message, anchors: [] });
-    if (time === undefined) break;
+    if (time === undefined) {
+      throw new InputError(
+        "ANNOUNCEMENT_MISMATCH",
+        "Cannot use the announcement's timestamp: its time cannot be read (a malformed accuracy)",
+      );
+    }
     if (time >= parseRfc3339(round.roundTime)) {
       throw new InputError(
         "ANNOUNCEMENT_LATE",

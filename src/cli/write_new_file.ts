@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { InputError } from "../errors.ts";
 import { removeOnInterrupt } from "./cleanup.ts";
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
@@ -28,6 +29,7 @@ export async function writeNewFile(
   data: Uint8Array | string,
   options: { mode?: number } = {},
 ): Promise<void> {
+  path = normalize(path); // the folders removed on failure are walked up by name
   await refuseExisting(path);
   const created = await makeParentDirs(path);
   // The folders created for it, each only while empty (another file may have gone in meanwhile).

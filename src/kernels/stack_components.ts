@@ -4,11 +4,16 @@
  * FlashAttention build, RoPE reading, vLLM paths all follow its versions), so a record that names
  * a stack pinning PyTorch 2.8.0 and states PyTorch 2.4.0 describes a run the recomputation is not.
  *
- * A stack's value is read as: an exact release (`2.8.0`: the record's release, the leading
- * numbers of its value, must be the same, missing parts read as 0, so `2.8` and `2.8.0+cu128`
- * agree); a series (`4.5x`: a release whose numbers continue the prefix, 4.50 to 4.59; `5.x`: any
- * 5.*); a lower bound (`> 9.15.0`); anything else (`as recorded in the dispatch catalog`) pins
- * nothing. The stack's own value, copied into the record, agrees. Component names are compared without case, `-` as `_`, `torch` as `pytorch`.
+ * A stack's value is read as: an exact release (`2.8.0`: the record's release must be the same,
+ * missing parts read as 0, so `2.8` and `2.8.0+cu128` agree); a series (`4.5x`: a release whose
+ * numbers continue the prefix, 4.50 to 4.59; `5.x`: any 5.*); a lower bound (`> 9.15.0`); anything
+ * else (`as recorded in the dispatch catalog`) pins nothing. The stack's own value, copied into the
+ * record, agrees. A record's release is the first run of dotted numbers anywhere in its value
+ * (`torch 2.4.0`, `==2.4.0`, `V2.4`). Component names are compared on their letters and digits
+ * alone, without case or a `version` suffix, `torch` as `pytorch`, `flashattention` as `flashattn`
+ * (`PyTorch `, `torch_version`, `flash-attn` are `pytorch` and `flashattn`); a name with other than
+ * ASCII letters, digits, spaces and `_-.` cannot be compared and is `unreadable`, as is a value
+ * with no number where the stack pins one.
  *
  * @module
  */
@@ -47,6 +52,14 @@ export function componentMismatch(
 ): ComponentMismatch | null {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
   for (const [key, value] of Object.entries(claimed)) {
+    if (!/^[A-Za-z0-9 _.-]+$/.test(key)) {
+      // A lookalike of a pinned name (another script's letters) must not pass as another component.
+      return {
+        kind: "unreadable",
+        reason: `component name ${JSON.stringify(key)} has characters other than ASCII letters, ` +
+          "digits, spaces and _-. (it cannot be compared with the stack's pins)",
+      };
+    }
     const rule = pinned.get(_name(key));
     // The stack's own words (`4.5x` copied into the record) agree with themselves.
     const accepts = rule === undefined || rule.trim() === value.trim() ? undefined : _rule(rule);
@@ -66,16 +79,22 @@ export function componentMismatch(
   return null;
 }
 
-/** A component's name as compared: lower case, `-` as `_`, `torch` as `pytorch`. */
+/** Names that mean the same component, after `_name`'s folding. */
+const _ALIASES: Readonly<Record<string, string>> = {
+  torch: "pytorch",
+  flashattention: "flashattn",
+};
+
+/** A component's name as compared: its letters and digits, lower case, no `version` suffix. */
 function _name(key: string): string {
-  const k = key.toLowerCase().replaceAll("-", "_");
-  return k === "torch" ? "pytorch" : k;
+  const k = key.toLowerCase().replace(/[^a-z0-9]/g, "").replace(/(version|ver)$/, "");
+  return _ALIASES[k] ?? k;
 }
 
-/** The leading release numbers of a value (`v2.8.0+cu128` -> [2, 8, 0]), or null. */
+/** The first release in a value (`torch 2.8.0+cu128` -> [2, 8, 0]), or null. */
 function _release(value: string): number[] | null {
-  const m = /^\s*v?(\d+(?:\.\d+)*)/.exec(value);
-  return m === null ? null : m[1]!.split(".").map(Number);
+  const m = /\d+(?:\.\d+)*/.exec(value);
+  return m === null ? null : m[0].split(".").map(Number);
 }
 
 /** What a stack's value accepts, or undefined for a value that pins nothing. */

@@ -40,9 +40,6 @@
       super(code, message, options);
     }
   };
-  var _ALLOCATION_FAILED = new RegExp(
-    "^(Array buffer allocation failed|Invalid (typed array|array buffer|array|string) length|Maximum call stack size exceeded|Out of memory|WebAssembly\\.Memory)"
-  );
 
   // src/claims/assert_json_safe.ts
   function assertJsonSafe(value, path = "$") {

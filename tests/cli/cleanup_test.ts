@@ -111,3 +111,13 @@ Deno.test("an interrupted run removes its files inside a shared folder first, th
   await child.stderr.cancel();
   assert.equal(await exists(`${tmp}/log`), false, "the staged copy, then the empty folders");
 });
+
+Deno.test("a failed run's folders named with . or .. are removed as their plain names", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  for (const name of ["a2/./b", "a5/b/../c", "./a6//d/"]) {
+    const done = await createOwnedDir(`${tmp}/${name}`);
+    await done(false);
+    const top = name.replace(/^\.\//, "").split("/")[0]!;
+    assert.equal(await exists(`${tmp}/${top}`), false, name);
+  }
+});

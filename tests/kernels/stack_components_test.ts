@@ -46,3 +46,17 @@ Deno.test("componentMismatch() names a version the stack excludes, and one it ca
     assert.match(m!.reason, reason);
   }
 });
+
+Deno.test("componentMismatch() is not escaped by spelling the name or the version otherwise", () => {
+  for (const key of ["pytorch ", "Torch ", "torch_version", "PyTorch-Version", "py.torch"]) {
+    assert.equal(componentMismatch(STACK, { [key]: "2.4.0" })?.kind, "contradiction", key);
+  }
+  for (const key of ["flashattn", "flash_attention", "Flash-Attn"]) {
+    assert.equal(componentMismatch(STACK, { [key]: "2.5.6" })?.kind, "contradiction", key);
+  }
+  for (const value of ["torch 2.4.0", "V2.4.0", "==2.4.0", "2.4.0+cu121"]) {
+    assert.equal(componentMismatch(STACK, { pytorch: value })?.kind, "contradiction", value);
+  }
+  // A lookalike name (Cyrillic o) cannot be compared: a match is not vouched for.
+  assert.equal(componentMismatch(STACK, { "pyt\u043erch": "2.4.0" })?.kind, "unreadable");
+});
