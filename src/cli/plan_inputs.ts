@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { dirname, join } from "node:path";
 import { parseRfc3339 } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
@@ -171,7 +172,7 @@ export async function loadPlanLog(
   plan: { readonly plan: AuditPlan; readonly path: string },
   log: string | undefined,
 ): Promise<{ log: ClaimLog; path: string }> {
-  const path = log ?? `${plan.path.replace(/[^/]*$/, "").replace(/\/$/, "") || "."}/claims.jsonl`;
+  const path = log ?? join(dirname(plan.path), "claims.jsonl");
   let parsed: ClaimLog;
   try {
     parsed = await loadClaimLog(path);

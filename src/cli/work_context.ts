@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { dirname, join } from "node:path";
 import { type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { createGemmWalker } from "../engine/mod.ts";
@@ -59,7 +60,7 @@ export async function openWorkContext(
  * ```
  */
 export function blobsBeside(log: string): string {
-  return `${log.replace(/[^/]*$/, "").replace(/\/$/, "") || "."}/blobs`;
+  return join(dirname(log), "blobs");
 }
 
 /**
