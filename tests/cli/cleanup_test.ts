@@ -8,6 +8,46 @@ import { tempDir } from "../_temp.ts";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
+/**
+ * Runs `body` (a module using `createOwnedDir` and `removeOnInterrupt`, with `dir` its folder) in
+ * a child process until it prints "ready", then lets `meanwhile` run, sends SIGTERM and returns
+ * the exit code.
+ */
+async function interrupted(
+  body: string,
+  dir: string,
+  meanwhile: () => Promise<void> = async () => {},
+): Promise<number> {
+  const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { createOwnedDir, removeOnInterrupt } from "${cleanup}";
+       const dir = Deno.args[0];
+       ${body}
+       console.log("ready");
+       await new Promise((r) => setTimeout(r, 60_000));`,
+      dir,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!out.includes("ready")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  await meanwhile();
+  child.kill("SIGTERM");
+  const { code } = await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  return code;
+}
+
 Deno.test("a failed run removes its own output folder and leaves another run's output beside it", async () => {
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
   const done = await createOwnedDir(`${tmp}/rep/2026-06/auditA`);
@@ -34,35 +74,16 @@ Deno.test("a failed run alone removes every folder it created, and only those", 
 
 Deno.test("an interrupted run (SIGTERM) removes what it created and nothing another run wrote", async () => {
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
-  const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `import { createOwnedDir } from "${cleanup}";
-       await createOwnedDir(Deno.args[0]);
-       await Deno.writeTextFile(Deno.args[0] + "/report.md", "A's");
-       console.log("ready");
-       await new Promise((r) => setTimeout(r, 60_000));`,
-      `${tmp}/rep/2026-06/auditA`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("ready")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
-  await Deno.writeTextFile(`${tmp}/rep/2026-06/auditB/report.md`, "B's");
-  child.kill("SIGTERM");
-  const status = await child.status;
-  await child.stdout.cancel();
-  await child.stderr.cancel();
-  assert.equal(status.code, 143);
+  const code = await interrupted(
+    `await createOwnedDir(dir);
+     await Deno.writeTextFile(dir + "/report.md", "A's");`,
+    `${tmp}/rep/2026-06/auditA`,
+    async () => {
+      await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
+      await Deno.writeTextFile(`${tmp}/rep/2026-06/auditB/report.md`, "B's");
+    },
+  );
+  assert.equal(code, 143);
   assert.equal(await exists(`${tmp}/rep/2026-06/auditA`), false);
   assert.equal(await Deno.readTextFile(`${tmp}/rep/2026-06/auditB/report.md`), "B's");
 });
@@ -81,34 +102,13 @@ Deno.test("a shared folder (a claim log's) is removed only while empty: another 
 
 Deno.test("an interrupted run removes its files inside a shared folder first, then the folder", async () => {
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
-  const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      `import { createOwnedDir, removeOnInterrupt } from "${cleanup}";
-       const dir = Deno.args[0];
-       await createOwnedDir(dir, { shared: true });
-       await Deno.writeTextFile(dir + "/.staged-x", "copy");
-       removeOnInterrupt(dir + "/.staged-x");
-       console.log("ready");
-       await new Promise((r) => setTimeout(r, 60_000));`,
-      `${tmp}/log/blobs`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("ready")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  child.kill("SIGTERM");
-  assert.equal((await child.status).code, 143);
-  await child.stdout.cancel();
-  await child.stderr.cancel();
+  const code = await interrupted(
+    `await createOwnedDir(dir, { shared: true });
+     await Deno.writeTextFile(dir + "/.staged-x", "copy");
+     removeOnInterrupt(dir + "/.staged-x");`,
+    `${tmp}/log/blobs`,
+  );
+  assert.equal(code, 143);
   assert.equal(await exists(`${tmp}/log`), false, "the staged copy, then the empty folders");
 });
 
