@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { basename, dirname, join } from "node:path";
 import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
@@ -57,7 +58,26 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
     );
   }
   const release = removeOnInterrupt(lock);
+  await _removeLeftovers(path);
   return () => release(true);
+}
+
+/**
+ * Removes the temporary copies of this log that killed appends left (`<log>.tmp-<uuid>`): only an
+ * append holding the lock writes one, so with the lock held none of them is in use.
+ */
+async function _removeLeftovers(path: string): Promise<void> {
+  const name = basename(path);
+  const pattern = new RegExp(
+    `^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.tmp-[0-9a-f-]{36}$`,
+  );
+  try {
+    for await (const e of Deno.readDir(dirname(path))) {
+      if (e.isFile && pattern.test(e.name)) {
+        await Deno.remove(join(dirname(path), e.name)).catch(() => {});
+      }
+    }
+  } catch { /* an unreadable folder: nothing to tidy */ }
 }
 
 /**
