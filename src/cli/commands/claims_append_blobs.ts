@@ -13,6 +13,7 @@ import { openBlobStore } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { nativeSha256 } from "../native_sha256.ts";
+import { syncFolder } from "./claims_append_log.ts";
 
 /** A file copied into the blob folder under a temporary name, hashed, not yet committed. */
 export interface StagedBlob {
@@ -103,6 +104,7 @@ export async function commitBlob(staged: StagedBlob, dir: string): Promise<"writ
     if (await _present(dir, staged.sha256)) return "present";
     try {
       await Deno.link(staged.path, final); // fails when the name exists: never replaces a blob
+      await syncFolder(dir); // the new name on the disk before the log line that uses it
     } catch (e) {
       if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
       if (await _present(dir, staged.sha256)) return "present"; // appeared meanwhile

@@ -138,6 +138,7 @@ export async function replaceLog(
       );
     }
     await Deno.rename(tmp, path);
+    await syncFolder(dirname(path)); // the rename itself on the disk
   } catch (e) {
     if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
@@ -184,4 +185,21 @@ async function _holder(lock: string): Promise<string> {
   } catch { /* removed meanwhile, or unreadable */ }
   const m = /^(\d{1,10})\n?$/.exec(head);
   return m === null ? "an unknown process" : `process ${m[1]}`;
+}
+
+/**
+ * Flushes a folder's entries to the disk (a rename or a new name in it), where the platform lets a
+ * folder be opened; elsewhere nothing is done.
+ *
+ * @param dir the folder
+ * @example
+ * ```ts ignore
+ * await syncFolder("log");
+ * ```
+ */
+export async function syncFolder(dir: string): Promise<void> {
+  try {
+    using f = await Deno.open(dir, { read: true });
+    await f.sync();
+  } catch { /* not supported here: the data itself was synced */ }
 }
