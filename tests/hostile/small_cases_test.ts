@@ -10,6 +10,11 @@ import { REPO_ROOT } from "../cli/_run.ts";
 import { encodeSafetensors } from "../../src/model/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 
+/** `model synth` of `<dir>/config.json` into `<dir>/o`. */
+const synthArgs = (
+  dir: string,
+) => ["model", "synth", "--config", `${dir}/config.json`, "--seed", "1", "--out", `${dir}/o`];
+
 const fx = await signedFixture();
 
 const keyCopy = async (dir: string, mode: number) => {
@@ -79,16 +84,7 @@ const cases: HostileCase[] = [
         `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`,
       );
       await Deno.writeTextFile(`${dir}/config.json`, edit(text));
-      return [
-        "model",
-        "synth",
-        "--config",
-        `${dir}/config.json`,
-        "--seed",
-        "1",
-        "--out",
-        `${dir}/o`,
-      ];
+      return synthArgs(dir);
     },
     exit: 2,
     code,
@@ -167,16 +163,7 @@ const cases: HostileCase[] = [
       // 4,194,304 x 65,536 BF16 embeddings: 512 GiB in one tensor.
       Object.assign(c, { vocab_size: 4194304, hidden_size: 65536 });
       await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(c));
-      return [
-        "model",
-        "synth",
-        "--config",
-        `${dir}/config.json`,
-        "--seed",
-        "1",
-        "--out",
-        `${dir}/o`,
-      ];
+      return synthArgs(dir);
     },
     exit: 2,
     code: "SYNTH_TOO_LARGE",
