@@ -34,7 +34,8 @@ export interface ComponentMismatch {
  *
  * @param stack the stack profile's `components`
  * @param claimed the record's `software.components`
- * @returns the first mismatch, or null when every shared component agrees
+ * @returns the first contradiction, else the first component that cannot be compared, or null
+ *   when every shared component agrees
  * @example
  * ```ts
  * import { componentMismatch } from "./stack_components.ts";
@@ -51,14 +52,17 @@ export function componentMismatch(
   claimed: Readonly<Record<string, string>>,
 ): ComponentMismatch | null {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
+  // Every component is looked at: an unreadable one stated first must not hide a contradiction.
+  let unreadable: ComponentMismatch | null = null;
   for (const [key, value] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key)) {
       // A lookalike of a pinned name (another script's letters) must not pass as another component.
-      return {
+      unreadable ??= {
         kind: "unreadable",
         reason: `component name ${JSON.stringify(key)} has characters other than ASCII letters, ` +
           "digits, spaces and _-. (it cannot be compared with the stack's pins)",
       };
+      continue;
     }
     const rule = pinned.get(_name(key));
     // The stack's own words (`4.5x` copied into the record) agree with themselves.
@@ -67,16 +71,15 @@ export function componentMismatch(
     const release = _release(value);
     const said = `components.${key} '${value}'`;
     if (release === null) {
-      return {
+      unreadable ??= {
         kind: "unreadable",
         reason: `${said} has no release number to compare with the stack's '${rule}'`,
       };
-    }
-    if (!accepts(release)) {
+    } else if (!accepts(release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     }
   }
-  return null;
+  return unreadable;
 }
 
 /** Names that mean the same component, after `_name`'s folding. */

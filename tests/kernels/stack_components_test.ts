@@ -60,3 +60,9 @@ Deno.test("componentMismatch() is not escaped by spelling the name or the versio
   // A lookalike name (Cyrillic o) cannot be compared: a match is not vouched for.
   assert.equal(componentMismatch(STACK, { "pyt\u043erch": "2.4.0" })?.kind, "unreadable");
 });
+
+Deno.test("componentMismatch() finds a contradiction behind an unreadable component stated first", () => {
+  const claimed = { "pyt\u043erch": "x", transformers: "nightly", pytorch: "2.4.0" };
+  assert.equal(componentMismatch(STACK, claimed)?.kind, "contradiction");
+  assert.equal(componentMismatch(STACK, { transformers: "nightly" })?.kind, "unreadable");
+});
