@@ -68,9 +68,9 @@ export async function _layerRuntime(
   }
   // Only a K-walk recipe names its instruction (checked just above); a catalog's kernels do not.
   const instructionStated = "recipe" in kernel && kernel.recipe.family === "kwalk";
-  const conflict = bf16 === undefined || instructionStated
+  const conflict = bf16 === undefined
     ? null
-    : _unstatedInstructionConflict(profile, bf16);
+    : _unstatedInstructionConflict(profile, bf16, { instructionStated });
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   const par = input.predicate.parallelism;
   if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {

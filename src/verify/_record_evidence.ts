@@ -63,17 +63,21 @@ export function _datapathEvidence(
 }
 
 /**
- * Why a library kernel's GEMMs cannot be recomputed on `dp` alone: another instruction family of
- * the same formats on that GPU rounds otherwise, and the kernel does not say which it runs.
+ * Why a kernel's GEMMs cannot be recomputed on `dp` alone: it does not state its instruction (a
+ * library kernel) and another instruction family of the same formats on that GPU rounds otherwise.
  *
  * @param profile the GPU profile
  * @param dp the datapath the GEMMs would run on
- * @returns the reason, or null when every such datapath rounds as `dp` does
+ * @param o `instructionStated`: whether the kernel names its instruction (a K-walk recipe)
+ * @returns the reason, or null when the instruction is stated or every such datapath rounds as
+ *   `dp` does
  */
 export function _unstatedInstructionConflict(
   profile: GpuProfile,
   dp: ProfileDatapath,
+  o: { readonly instructionStated: boolean },
 ): string | null {
+  if (o.instructionStated) return null;
   const other = _siblings(profile, dp).find((d) => !_roundsAlike(d, dp));
   return other === undefined ? null : `the kernel does not state its instruction, and ` +
     `${profile.id}'s ${dp.id} and ${other.id} datapaths round differently`;

@@ -368,7 +368,7 @@ async function _recomputeGemm(
   if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
   // Only a K-walk recipe names its instruction (checked just above).
   const instructionStated = recipe.family === "kwalk";
-  const conflict = instructionStated ? null : _unstatedInstructionConflict(profile, dp);
+  const conflict = _unstatedInstructionConflict(profile, dp, { instructionStated });
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
   // Every tensor within the limit before the first is read: the record's shapes are the prover's.

@@ -98,7 +98,11 @@ Deno.test("a kernel that does not state its instruction is known as its least kn
   const unstated = _datapathEvidence(h100, mma, { instructionStated: false });
   assert.equal(unstated.level, "derived-from-source");
   assert.match(unstated.component, /mma-bf16-fp32 or wgmma-bf16-fp32/);
-  assert.equal(_unstatedInstructionConflict(h100, mma), null, "the two round alike");
+  assert.equal(
+    _unstatedInstructionConflict(h100, mma, { instructionStated: false }),
+    null,
+    "the two round alike",
+  );
   // An A100 has one instruction family: nothing else to name.
   const a100 = gpu("a100");
   const a100Mma = findDatapath(a100, { input: "bf16", output: "fp32" })!;
@@ -108,5 +112,9 @@ Deno.test("a kernel that does not state its instruction is known as its least kn
   );
   // Where the families round differently (FP8 on Hopper), the recomputation would be a guess.
   const e4m3 = findDatapath(h100, { input: "e4m3", output: "fp32" })!;
-  assert.match(_unstatedInstructionConflict(h100, e4m3) ?? "", /round differently/);
+  assert.match(
+    _unstatedInstructionConflict(h100, e4m3, { instructionStated: false }) ?? "",
+    /round differently/,
+  );
+  assert.equal(_unstatedInstructionConflict(h100, e4m3, { instructionStated: true }), null);
 });
