@@ -32,6 +32,7 @@ export async function openWorkContext(
     ? undefined
     : intFlag(options.threads, { flag: "--threads", min: 1 });
   const store = await openAssetStore();
+  const blobs = await openBlobFolder(options.blobs); // refused before any worker starts
   // The calling thread runs the operators between GEMMs while the workers walk (model records).
   const w = createGemmWalker(await loadGemmEngine(store), {
     callerWalks: false,
@@ -39,7 +40,7 @@ export async function openWorkContext(
   });
   const ctx = {
     store,
-    blobs: await openBlobFolder(options.blobs),
+    blobs,
     walker: w.walker,
     attention: w.attention,
     engine: w.engine,
