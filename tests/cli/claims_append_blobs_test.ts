@@ -1,6 +1,7 @@
 /** `stageBlob()` / `commitBlob()`: a blob the folder already holds is used, not copied again. */
 import assert from "node:assert/strict";
 import { commitBlob, stageBlob } from "../../src/cli/commands/claims_append_blobs.ts";
+import { InputError } from "../../src/errors.ts";
 import { tempDir } from "../_temp.ts";
 
 Deno.test("stageBlob() copies a new file once, and uses the stored blob afterwards", async () => {
@@ -21,4 +22,13 @@ Deno.test("stageBlob() copies a new file once, and uses the stored blob afterwar
   assert.equal(await commitBlob(again, `${dir}/blobs`), "present");
   await again.discard();
   assert.equal(await Deno.readTextFile(`${dir}/blobs/${first.sha256}`), "weights", "kept");
+});
+
+Deno.test("stageBlob() names a source it cannot read as the input's fault", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-blobs-" });
+  await Deno.mkdir(`${dir}/blobs`);
+  await assert.rejects(
+    () => stageBlob(`${dir}/missing.bin`, { dir: `${dir}/blobs`, name: "w" }),
+    (e) => e instanceof InputError && e.code === "INPUT_MISSING",
+  );
 });

@@ -39,8 +39,8 @@ const _CHUNK = 16 << 20;
  * @param source the file to commit
  * @param o `dir`: the blob folder (must exist); `name`: the file's name in the checkpoint
  * @returns the staged blob (discard it, or commit it with {@link commitBlob})
- * @throws {InputError} `OUTPUT_WRITE` when the file cannot be read or its copy written,
- *   `BLOB_DIGEST_MISMATCH` when the folder holds other bytes under its digest
+ * @throws {InputError} `INPUT_MISSING` when the file cannot be read, `OUTPUT_WRITE` when its copy
+ *   cannot be written, `BLOB_DIGEST_MISMATCH` when the folder holds other bytes under its digest
  * @example
  * ```ts ignore
  * const s = await stageBlob("ckpt/config.json", { dir: "log/blobs", name: "config.json" });
@@ -55,8 +55,9 @@ export async function stageBlob(
     digest = await _hashFile(source);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
+    // A checkpoint file that is not there (or cannot be read) is the input's fault, not the output's.
     throw new InputError(
-      "OUTPUT_WRITE",
+      "INPUT_MISSING",
       `Cannot read '${source}': ${(e as Error).message.split("\n")[0]}`,
     );
   }
