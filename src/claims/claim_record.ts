@@ -147,6 +147,12 @@ export interface ClaimPredicate {
     readonly ep: number;
     readonly dp: number;
     readonly allReduce?: ClaimedAllReduceFields;
+    /**
+     * How the tensor-parallel GPUs are linked (tp above 1 only): what vLLM's all-reduce dispatch
+     * reads, one of `INTERCONNECTS` in `kernels/allreduce/` (the verifier reads it; another name is
+     * NOT_VERIFIED). Absent: the stack's stated setup holds.
+     */
+    readonly interconnect?: string;
   };
   /** Batch composition: rows of the forward pass (all requests batched together). */
   readonly batch: { readonly size: number };
@@ -268,7 +274,7 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
   const log = child(p, "log", ["logId", "seq", "prev"]);
   const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
   const sw = child(p, "software", ["stack", "components"]);
-  const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce"]);
+  const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce", "interconnect"]);
   const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
   const predicate: ClaimPredicate = {
     log: {
@@ -324,7 +330,13 @@ function _parallelism(
   const range = { min: 1, max: MAX_DEGREE };
   const read = (key: string) => int(par, key, range);
   const tp = read("tp");
-  const base = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+  const degrees = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+  let base: ClaimPredicate["parallelism"] = degrees;
+  if (par.obj.interconnect !== undefined) {
+    const at = "$.predicate.parallelism.interconnect";
+    if (tp < 2) o.bad(at, "is only meaningful with tp above 1");
+    base = { ...degrees, interconnect: str(par, "interconnect", /^[a-z0-9][a-z0-9-]{0,63}$/) };
+  }
   if (par.obj.allReduce === undefined) return base;
   const path = "$.predicate.parallelism.allReduce";
   if (tp < 2) o.bad(path, "is only meaningful with tp above 1");

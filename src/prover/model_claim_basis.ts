@@ -18,7 +18,7 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
-import { type ClaimedAllReduce, componentMismatch, type StackProfile } from "../kernels/mod.ts";
+import { componentMismatch, type StackProfile } from "../kernels/mod.ts";
 import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
@@ -33,7 +33,7 @@ import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
 import type { ModelRecordFacts } from "./model_record_facts.ts";
 import { modelRefOf } from "./scenario_checkpoint.ts";
-import { claimedParallelism } from "./scenario_parallel.ts";
+import { claimedParallelism, type ScenarioParallel } from "./scenario_parallel.ts";
 
 /** What a prover states about any model pass it ran, whatever the record's kind. */
 export interface ModelClaimFacts {
@@ -61,12 +61,11 @@ export interface ModelClaimFacts {
   /** GPUs of the machine (default 1). */
   readonly gpuCount?: number | undefined;
   /**
-   * Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU; at tp = 2 the
-   * all-reduce may be left out: every implementation gives the same bits).
+   * Tensor-parallel ranks of the pass, the all-reduce they ran and how their GPUs are linked
+   * (default one GPU; at tp = 2 the all-reduce may be left out: every implementation gives the
+   * same bits).
    */
-  readonly parallel?:
-    | { readonly tp: number; readonly allReduce?: ClaimedAllReduce; readonly ep?: number }
-    | undefined;
+  readonly parallel?: ScenarioParallel | undefined;
 }
 
 /** The checked common facts, in the form the record builders take them. */
@@ -102,6 +101,7 @@ export function checkAllReducePath(basis: ModelClaimBasis, passRows: readonly nu
     hidden: basis.record.hidden,
     passRows,
     named: basis.envelope.parallelism.allReduce !== undefined,
+    interconnect: basis.envelope.parallelism.interconnect,
   });
   if (why !== null) claimInvalid(why);
 }
@@ -248,7 +248,6 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
   }
 }
 
-/** The record's `parallelism`: ranks within the machine, an all-reduce only above one rank. */
 /**
  * The record's `parallelism`: ranks within the machine, and a topology the stack does not
  * contradict (`tensorParallelOf`, as the verifier resolves it); one the stack does not model is
@@ -264,10 +263,14 @@ function _parallelism(
   const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
   const r = tensorParallelOf(o.stack, { tp, ep, allReduce: p.allReduce });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
+  if (p.interconnect !== undefined && tp === 1) {
+    claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);
+  }
   const claimed = claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),
     ...(ep === 1 ? {} : { ep }),
+    ...(p.interconnect === undefined ? {} : { interconnect: p.interconnect }),
   });
   return { claimed, parallel: r.ok ? r.parallel : undefined };
 }

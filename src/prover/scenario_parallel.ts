@@ -2,7 +2,7 @@
  * The parallelism a scenario's model records run with and claim:
  * ```
  * "parallel": [{"tp": 1}, {"tp": 2}, {"tp": 4, "allReduce": {"kind": "nccl-tree", ...}},
- *              {"tp": 2, "ep": 2}, ...]
+ *              {"tp": 2, "ep": 2}, {"tp": 4, "interconnect": "pcie-p2p", ...}, ...]
  * ```
  * cycled over the section's records like its checkpoints. A topology is checked when the
  * scenario is read (the all-reduce's settings against its rank count); the stack's layout and
@@ -16,6 +16,9 @@ import { type Fields, fieldsOf, int, onlyKnown } from "../json_fields.ts";
 import {
   type ClaimedAllReduce,
   claimedAllReduceUnsupported,
+  type Interconnect,
+  INTERCONNECTS,
+  isInterconnect,
   parseClaimedAllReduce,
   type StackProfile,
 } from "../kernels/mod.ts";
@@ -30,6 +33,8 @@ export interface ScenarioParallel {
   readonly allReduce?: ClaimedAllReduce;
   /** Expert-parallel ranks (1, or tp: experts split over the TP ranks); default 1. */
   readonly ep?: number;
+  /** How the ranks' GPUs are linked (tp above 1); absent: the stack's stated setup. */
+  readonly interconnect?: Interconnect;
 }
 
 /**
@@ -47,13 +52,23 @@ export interface ScenarioParallel {
  */
 export function parseScenarioParallel(json: unknown, path: string): ScenarioParallel {
   const f = fieldsOf(json, path);
-  onlyKnown(f, ["tp", "allReduce", "ep"]);
+  onlyKnown(f, ["tp", "allReduce", "ep", "interconnect"]);
   const tp = int(f, "tp", { min: 1, max: 64 });
   const ep = f.obj.ep === undefined ? 1 : int(f, "ep", { min: 1, max: 64 });
   if (ep !== 1 && ep !== tp) {
     throw new RangeError(`Cannot read '${path}.ep': expected 1 or tp (${tp}), got ${ep}`);
   }
-  const epField = ep === 1 ? {} : { ep };
+  const link = f.obj.interconnect;
+  if (link !== undefined && (!isInterconnect(link) || tp === 1)) {
+    throw new RangeError(
+      `Cannot read '${path}.interconnect': expected one of ${INTERCONNECTS.join(", ")} with tp ` +
+        "above 1",
+    );
+  }
+  const epField = {
+    ...(ep === 1 ? {} : { ep }),
+    ...(link === undefined ? {} : { interconnect: link }),
+  };
   if (f.obj.allReduce === undefined) {
     if (tp > 2) throw new RangeError(`Cannot read '${path}': tp=${tp} needs an 'allReduce'`);
     return { tp, ...epField };
@@ -113,7 +128,7 @@ export function runParallel(
  * The `parallelism` field a record of this topology claims.
  *
  * @param p the topology (undefined: one GPU)
- * @returns tp, pp, ep, dp and the all-reduce when named
+ * @returns tp, pp, ep, dp, and the all-reduce and the interconnect when named
  * @example
  * ```ts
  * import { claimedParallelism } from "./scenario_parallel.ts";
@@ -123,7 +138,13 @@ export function runParallel(
 export function claimedParallelism(
   p: ScenarioParallel | undefined,
 ): ClaimPredicate["parallelism"] {
-  const base = { tp: p?.tp ?? 1, pp: 1, ep: p?.ep ?? 1, dp: 1 };
+  const base = {
+    tp: p?.tp ?? 1,
+    pp: 1,
+    ep: p?.ep ?? 1,
+    dp: 1,
+    ...(p?.interconnect === undefined ? {} : { interconnect: p.interconnect }),
+  };
   return p?.allReduce === undefined
     ? base
     : { ...base, allReduce: p.allReduce as unknown as ClaimedAllReduceFields };

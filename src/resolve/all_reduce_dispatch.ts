@@ -6,12 +6,18 @@
  * (`operators.allReduceSetup`) lets the verifier recompute the path of every message the record
  * implies (each pass's launch rows times the hidden size, in BF16) and FAIL a record that names
  * another; where the record names none (two ranks, where every implementation gives the same
- * bits) or the stack states no setup, nothing is checked.
+ * bits) or the stack states no setup, nothing is checked. How the GPUs are linked is the record's
+ * `interconnect` where it states one (`interconnectFacts`: NVLink, P2P, multicast), else the
+ * stack's; an interconnect the verifier does not know leaves the path unchecked (the caller
+ * reports it: `unknownInterconnect`).
  *
  * @module
  */
 import {
   allReducePathOf,
+  interconnectFacts,
+  INTERCONNECTS,
+  isInterconnect,
   type StackProfile,
   vllmAllReducePath,
   vllmPaddedTokens,
@@ -23,7 +29,8 @@ import type { TensorParallel } from "../model/mod.ts";
  *
  * @param stack the stack (its `allReduceSetup` and CUDA-graph capture sizes)
  * @param o the device's compute capability, the split, the hidden size, each pass's token count
- *   (unpadded: the stack's capture sizes pad it) and whether the record named its all-reduce
+ *   (unpadded: the stack's capture sizes pad it), whether the record named its all-reduce and the
+ *   interconnect it states
  * @returns null when consistent or not checkable, else the reason
  * @example
  * ```ts ignore
@@ -38,11 +45,20 @@ export function allReduceDispatchMismatch(
     readonly hidden: number;
     readonly passRows: readonly number[];
     readonly named: boolean;
+    readonly interconnect?: string | undefined;
   },
 ): string | null {
   const setup = stack.operators?.allReduceSetup;
   const tp = o.parallel;
   if (setup === undefined || tp === undefined || !o.named) return null;
+  const stated = o.interconnect;
+  if (stated !== undefined && !isInterconnect(stated)) return null;
+  const links = stated === undefined
+    ? { fullyConnected: setup.fullyConnected, p2p: true, multicast: setup.multicast }
+    : interconnectFacts(stated);
+  const where = stated === undefined
+    ? `as stack '${stack.id}' states its GPUs linked`
+    : `on the record's interconnect '${stated}'`;
   const claimed = allReducePathOf(tp.allReduce.kind);
   const sizes = stack.operators?.cudaGraphs?.captureSizes;
   for (const rows of new Set(o.passRows)) {
@@ -52,9 +68,9 @@ export function allReduceDispatchMismatch(
       worldSize: tp.size,
       messageBytes,
       deviceCapability: o.deviceCapability,
-      fullyConnected: setup.fullyConnected,
-      multicast: setup.multicast,
-      customAllReduce: setup.customAllReduce,
+      fullyConnected: links.fullyConnected,
+      multicast: links.multicast,
+      customAllReduce: setup.customAllReduce && links.p2p,
       useTorchSymmMem: setup.torchSymmMem,
       useNcclSymmMem: setup.ncclSymmMem,
       ...(setup.customAllReduceAlgo === undefined
@@ -64,8 +80,26 @@ export function allReduceDispatchMismatch(
     if (choice.path !== claimed) {
       return `record names all-reduce '${tp.allReduce.kind}', but stack '${stack.id}' runs ` +
         `${choice.path} for a message of ${messageBytes} bytes (${launch} rows) on ${tp.size} ` +
-        `ranks (${choice.rule})`;
+        `ranks ${where} (${choice.rule})`;
     }
   }
   return null;
+}
+
+/**
+ * Why a record's stated interconnect leaves its all-reduce path unchecked, or null when it states
+ * none or one the verifier knows.
+ *
+ * @param interconnect the record's `parallelism.interconnect`
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { unknownInterconnect } from "./all_reduce_dispatch.ts";
+ * if (unknownInterconnect("pcie") !== null || unknownInterconnect("infiniband") === null) throw new Error();
+ * ```
+ */
+export function unknownInterconnect(interconnect: string | undefined): string | null {
+  if (interconnect === undefined || isInterconnect(interconnect)) return null;
+  return `interconnect '${interconnect}' is not one the all-reduce dispatch is modelled on ` +
+    `(${INTERCONNECTS.join(", ")}): the all-reduce path was not checked`;
 }

@@ -19,7 +19,11 @@ import {
   type StackProfile,
 } from "../kernels/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
-import { allReduceDispatchMismatch, tensorParallelOf } from "../resolve/mod.ts";
+import {
+  allReduceDispatchMismatch,
+  tensorParallelOf,
+  unknownInterconnect,
+} from "../resolve/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -31,9 +35,10 @@ import { _Stop } from "./_stop.ts";
  *
  * @param p the record's predicate
  * @param stack the record's stack
- * @returns why a matching recomputation still cannot vouch for the record's stated library
- *   versions (one the stack pins, stated with no release number to compare), or null; applied
- *   only after the comparison, so that such a statement hides no FAIL
+ * @returns why a matching recomputation still cannot vouch for the record's stated world (a
+ *   library version the stack pins, stated with no release number to compare; an interconnect the
+ *   all-reduce dispatch is not modelled on), or null; applied only after the comparison, so that
+ *   such a statement hides no FAIL
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, or a library version the stack's
  *   excludes; NOT_VERIFIED for dp above 1 on vLLM
  */
@@ -58,7 +63,11 @@ export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): stri
         "ranks, graph-captured steps padded across ranks); this is not modelled",
     );
   }
-  return versions === null ? null : `stack '${stack.id}': ${versions.reason}`;
+  const gaps = [
+    versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
+    unknownInterconnect(p.parallelism.interconnect),
+  ].filter((g) => g !== null);
+  return gaps.length === 0 ? null : gaps.join("; ");
 }
 
 /**
@@ -114,6 +123,7 @@ export function _checkAllReducePath(
   const why = allReduceDispatchMismatch(o.stack, {
     ...o,
     named: p.parallelism.allReduce !== undefined,
+    interconnect: p.parallelism.interconnect,
   });
   if (why !== null) throw new _Stop("FAIL", why);
 }

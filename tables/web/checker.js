@@ -1596,7 +1596,7 @@
     const log = child(p, "log", ["logId", "seq", "prev"]);
     const hw = child(p, "hardware", ["profile", "profileSha256", "count"]);
     const sw = child(p, "software", ["stack", "components"]);
-    const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce"]);
+    const par = child(p, "parallelism", ["tp", "pp", "ep", "dp", "allReduce", "interconnect"]);
     const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
     const predicate = {
       log: {
@@ -1635,7 +1635,13 @@
     const range = { min: 1, max: MAX_DEGREE };
     const read = (key) => int(par, key, range);
     const tp = read("tp");
-    const base = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+    const degrees = { tp, pp: read("pp"), ep: read("ep"), dp: read("dp") };
+    let base = degrees;
+    if (par.obj.interconnect !== void 0) {
+      const at = "$.predicate.parallelism.interconnect";
+      if (tp < 2) o.bad(at, "is only meaningful with tp above 1");
+      base = { ...degrees, interconnect: str(par, "interconnect", /^[a-z0-9][a-z0-9-]{0,63}$/) };
+    }
     if (par.obj.allReduce === void 0) return base;
     const path = "$.predicate.parallelism.allReduce";
     if (tp < 2) o.bad(path, "is only meaningful with tp above 1");

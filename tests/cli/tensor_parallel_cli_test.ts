@@ -96,6 +96,32 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const vllm = await append("a".repeat(64), ["--tp", "2", "--all-reduce", "vllm-custom-1stage"]);
   assertCliCode(vllm.stderr, "CLAIM_INVALID");
   assert.match(vllm.stderr, /nccl-ring or nccl-tree, not 'vllm-custom-1stage'/);
+  // vLLM's dispatch at four ranks: the stack's NVLink-connected GPUs run the custom all-reduce
+  // for this pass, so NCCL is refused; on GPUs not all NVLink-connected the custom all-reduce
+  // does not start and NCCL is what ran. An interconnect for one rank, or an unknown one, is
+  // refused.
+  const links = ["--log", `${dir}/links/claims.jsonl`, "--log-id", "links"];
+  await Deno.mkdir(`${dir}/links`);
+  const onVllm = (flags: string[]) =>
+    append("a".repeat(64), [
+      ...["--stack", "vllm-0.11-eager-fa2", "--tp", "4", "--all-reduce", "nccl-ring"],
+      ...links,
+      ...flags,
+    ]);
+  const nvlink = await onVllm([]);
+  assertCliCode(nvlink.stderr, "CLAIM_INVALID");
+  assert.match(nvlink.stderr, /runs vllm-custom-1stage .* as stack 'vllm-0\.11-eager-fa2' states/);
+  const pcie = await onVllm(["--interconnect", "pcie-p2p"]);
+  assert.equal(pcie.code, 0, pcie.stderr);
+  const line = (await Deno.readTextFile(`${dir}/links/claims.jsonl`)).trim().split("\n").at(-1)!;
+  assert.equal(JSON.parse(line).predicate.parallelism.interconnect, "pcie-p2p");
+  const custom = await onVllm(["--interconnect", "pcie-p2p", "--all-reduce", "vllm-custom-1stage"]);
+  assertCliCode(custom.stderr, "CLAIM_INVALID");
+  assert.match(custom.stderr, /runs nccl .* on the record's interconnect 'pcie-p2p'/);
+  const lone = await append("a".repeat(64), [...links, "--interconnect", "nvlink"]);
+  assertCliCode(lone.stderr, "CLAIM_INVALID");
+  assert.match(lone.stderr, /interconnect 'nvlink' stated for one rank/);
+  assertCliCode((await onVllm(["--interconnect", "infiniband"])).stderr, "USAGE");
   // Hostile settings files: malformed, oversized, a ring that is not a permutation.
   await Deno.writeTextFile(`${dir}/bad.json`, '{"kind": "nccl-ring",');
   assertCliCode(

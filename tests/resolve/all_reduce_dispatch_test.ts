@@ -11,6 +11,7 @@ import {
   loadAsset,
   STACK_PROFILES,
   tensorParallelOf,
+  unknownInterconnect,
 } from "../../src/resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../src/kernels/mod.ts";
 
@@ -62,4 +63,37 @@ Deno.test("allReduceDispatchMismatch(): unnamed all-reduces and stacks without a
   const hf = await stack("hf-qwen3-flash-attn-torch2.8");
   assert.equal(allReduceDispatchMismatch(hf, { ...o, named: true }), null);
   assert.equal(allReduceDispatchMismatch(eager, { ...o, parallel: undefined, named: true }), null);
+});
+
+Deno.test("allReduceDispatchMismatch(): a stated interconnect replaces the stack's NVLink assumption; an unknown one leaves the path unchecked", () => {
+  const check = (allReduce: ClaimedAllReduce, tp: number, interconnect?: string) =>
+    allReduceDispatchMismatch(eager, {
+      deviceCapability: "8.0",
+      parallel: split(tp, allReduce),
+      hidden: 4096,
+      passRows: [12],
+      named: true,
+      interconnect,
+    });
+  const custom: ClaimedAllReduce = { kind: "vllm-custom-1stage" };
+  // Four ranks: the custom all-reduce needs every pair NVLink-connected.
+  assert.equal(check(custom, 4), null);
+  assert.equal(check(custom, 4, "nvlink"), null);
+  assert.equal(check(custom, 4, "nvswitch"), null);
+  assert.match(
+    check(custom, 4, "pcie-p2p")!,
+    /runs nccl .* on the record's interconnect 'pcie-p2p'/,
+  );
+  assert.equal(check(RING4, 4, "pcie-p2p"), null);
+  assert.match(check(RING4, 4)!, /as stack 'vllm-0\.11-eager-fa2' states its GPUs linked/);
+  // Two ranks: P2P over PCIe is enough; without it NCCL runs.
+  const ring2: ClaimedAllReduce = { ...RING4, rings: [[0, 1]] };
+  assert.equal(check(custom, 2, "pcie-p2p"), null);
+  assert.match(check(custom, 2, "pcie")!, /runs nccl/);
+  assert.equal(check(ring2, 2, "pcie"), null);
+  assert.equal(check(RING4, 4, "infiniband"), null);
+  assert.equal(check(custom, 4, "infiniband"), null);
+  assert.equal(unknownInterconnect("infiniband")?.includes("not one"), true);
+  assert.equal(unknownInterconnect("pcie"), null);
+  assert.equal(unknownInterconnect(undefined), null);
 });

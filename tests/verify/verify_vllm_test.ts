@@ -13,6 +13,7 @@ import {
   type ClaimPredicate,
   encodeServingHistory,
   formatClaimLog,
+  makeClaimRecord,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
@@ -280,4 +281,61 @@ Deno.test("a vLLM record naming an all-reduce its stack's dispatch does not take
   );
   const custom = await verifyRecord({ store, blobs: b, walker, attention }, { log: l, index: 2 });
   assert.equal(custom.status, "PASS", custom.reason);
+});
+
+Deno.test("a record stating its interconnect is checked on it: NCCL on PCIe PASSes, the custom all-reduce without P2P FAILs, an unknown interconnect is NOT_VERIFIED only where the bits match", async () => {
+  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const custom = { kind: "vllm-custom-1stage" };
+  const sc = parseScenario(oneGemmScenario({ logId: "vllm-links-test", seed: "vllm-links-v1" }, {
+    hardware: { profile: "a100", count: 8 },
+    forward: {
+      ...forwardSection(["tables/models/qwen3-tiny-tp"], {
+        records: 3,
+        catalog: "demo-qwen3-tiny-tp-a100",
+      }),
+      stack: EAGER.stack,
+      components: EAGER.components,
+      // Four ranks not all NVLink-connected: vLLM's custom all-reduce does not start, NCCL runs.
+      parallel: [
+        { tp: 4, allReduce: ring4, interconnect: "pcie" },
+        { tp: 4, allReduce: custom, interconnect: "pcie" },
+        { tp: 4, allReduce: ring4, interconnect: "pcie-p2p" },
+      ],
+    },
+    falsify: [],
+  }));
+  const made = await makeClaims(sc, { store, walker, attention });
+  const b: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const verify = async (records: typeof made.records, index: number) =>
+    await verifyRecord({ store, blobs: b, walker, attention }, {
+      log: parseClaimLog(formatClaimLog(records)),
+      index,
+    });
+  const l = parseClaimLog(formatClaimLog(made.records));
+  assert.equal(l.records[1]!.predicate.parallelism.interconnect, "pcie");
+  const ring = await verify(made.records, 1);
+  assert.equal(ring.status, "PASS", ring.reason);
+  const noP2p = await verify(made.records, 2);
+  assert.equal(noP2p.status, "FAIL", noP2p.reason);
+  assert.match(noP2p.reason, /runs nccl .* on the record's interconnect 'pcie'/);
+  const p2p = await verify(made.records, 3);
+  assert.equal(p2p.status, "PASS", p2p.reason);
+  // The last record restated with an interconnect the dispatch is not modelled on (it stays the
+  // last link of the chain): the bits still decide, and a match cannot vouch for the path.
+  const restated = (over: Partial<ClaimPredicate["fingerprint"]>) => {
+    const p = made.records[3]!.predicate;
+    return [
+      ...made.records.slice(0, 3),
+      makeClaimRecord({
+        ...p,
+        parallelism: { ...p.parallelism, interconnect: "infiniband" },
+        fingerprint: { ...p.fingerprint, ...over },
+      }),
+    ];
+  };
+  const unknown = await verify(restated({}), 3);
+  assert.equal(unknown.status, "NOT_VERIFIED", unknown.reason);
+  assert.match(unknown.reason, /interconnect 'infiniband' is not one/);
+  const wrong = await verify(restated({ sha256: "0".repeat(64) }), 3);
+  assert.equal(wrong.status, "FAIL", wrong.reason);
 });

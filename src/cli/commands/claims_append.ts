@@ -6,7 +6,8 @@
  */
 import { forwardPositionsFlag, sequencePositionsFlag } from "../positions_flag.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
-import { Argument, Command } from "@commander-js/extra-typings";
+import { Argument, Command, Option } from "@commander-js/extra-typings";
+import { INTERCONNECTS } from "../../kernels/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
@@ -58,6 +59,13 @@ export function claimsAppendCommand(): Command {
     .option("--gpus <n>", "GPUs of the machine", "1")
     .option("--tp <n>", "tensor-parallel ranks the pass ran on", "1")
     .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
+    .addOption(
+      new Option(
+        "--interconnect <links>",
+        "how the ranks' GPUs are linked, as vLLM's all-reduce dispatch reads it (default: the " +
+          "stack's stated setup)",
+      ).choices(INTERCONNECTS),
+    )
     .option(
       "--ep <n>",
       "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel; another value is " +
@@ -89,6 +97,7 @@ export function claimsAppendCommand(): Command {
             ? {}
             : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
           ...(ep === 1 ? {} : { ep }),
+          ...(opts.interconnect === undefined ? {} : { interconnect: opts.interconnect }),
         },
       };
       let r: AppendResult;

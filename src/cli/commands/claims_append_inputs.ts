@@ -5,10 +5,9 @@
  *
  * @module
  */
-import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import type { AssetStore } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
-import type { ModelClaimFacts } from "../../prover/mod.ts";
+import type { ModelClaimFacts, ScenarioParallel } from "../../prover/mod.ts";
 import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
@@ -39,10 +38,11 @@ export interface AppendModelOptions {
   readonly components?: Readonly<Record<string, string>> | undefined;
   /** GPUs of the machine. */
   readonly gpus?: number | undefined;
-  /** Tensor-parallel ranks of the pass and the all-reduce they ran (default one GPU). */
-  readonly parallel?:
-    | { readonly tp: number; readonly allReduce?: ClaimedAllReduce; readonly ep?: number }
-    | undefined;
+  /**
+   * Tensor-parallel ranks of the pass, the all-reduce they ran and how their GPUs are linked
+   * (default one GPU).
+   */
+  readonly parallel?: ScenarioParallel | undefined;
 }
 
 /** Default recipe of stacks with recipe kernels (as `model forward`). */

@@ -26,6 +26,13 @@
  */
 export { allReduce } from "./all_reduce.ts";
 export {
+  type Interconnect,
+  type InterconnectFacts,
+  interconnectFacts,
+  INTERCONNECTS,
+  isInterconnect,
+} from "./interconnect.ts";
+export {
   type AllReduceKind,
   allReduceUnsupported,
   isModelledAllReduceKind,
