@@ -29,6 +29,48 @@ export interface StagedBlob {
   readonly discard: () => Promise<void>;
 }
 
+/**
+ * Age after which a staged copy is taken for the leftover of a killed append: no append copies or
+ * hashes one file for a day, and the folder may be shared by the appends of several logs (each
+ * under its own lock), so a younger copy may be in use.
+ */
+export const STALE_STAGED_MS = 24 * 3600 * 1000;
+
+/**
+ * Removes staged copies that killed appends left in a blob folder (`.staged-<uuid>` files not
+ * modified for {@link STALE_STAGED_MS}); best effort: what cannot be read or removed is left.
+ *
+ * @param dir the blob folder
+ * @param now the current time in ms (default `Date.now()`)
+ * @returns the names removed
+ * @example
+ * ```ts ignore
+ * await removeStaleStaged("log/blobs");
+ * ```
+ */
+export async function removeStaleStaged(dir: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !/^\.staged-[0-9a-f-]{36}$/.test(e.name)) continue;
+      const path = `${dir}/${e.name}`;
+      try {
+        const info = await Deno.lstat(path);
+        if (!info.isFile || info.mtime === null || now - info.mtime.getTime() < STALE_STAGED_MS) {
+          continue;
+        }
+        await Deno.remove(path);
+        removed.push(e.name);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotCapable) throw err;
+      }
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) throw err; // an unreadable folder: nothing to tidy
+  }
+  return removed;
+}
+
 /** Bytes hashed per read. */
 const _CHUNK = 16 << 20;
 

@@ -18,7 +18,12 @@ import { openCheckpointDir, openCheckpointPaths } from "../../resolve/mod.ts";
 import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
 import { createOwnedDir } from "../cleanup.ts";
 import { blobsBeside } from "../work_context.ts";
-import { commitBlob, stageBlob, type StagedBlob } from "./claims_append_blobs.ts";
+import {
+  commitBlob,
+  removeStaleStaged,
+  stageBlob,
+  type StagedBlob,
+} from "./claims_append_blobs.ts";
 import {
   type AppendModelOptions,
   type ChainFacts,
@@ -119,6 +124,7 @@ async function _appendLocked(
   // Shared as the log's folder: blobs committed before an interruption stay (content-addressed,
   // harmless), and the log line written just before one never loses its blobs.
   const blobsDone = await createOwnedDir(blobsDir, { shared: true });
+  await removeStaleStaged(blobsDir);
   const staged: StagedBlob[] = [];
   const extra = new Map<string, StagedBlob>();
   let ok = false;
