@@ -1,6 +1,6 @@
 /** `lockLog()`: taking the lock tidies what killed appends of this log left, and nothing else. */
 import assert from "node:assert/strict";
-import { lockLog } from "../../src/cli/commands/claims_append_log.ts";
+import { lockLog, readLogForAppend, replaceLog } from "../../src/cli/commands/claims_append_log.ts";
 import { tempDir } from "../_temp.ts";
 
 Deno.test("lockLog() removes this log's leftover temporary copies once it holds the lock", async () => {
@@ -22,4 +22,25 @@ Deno.test("lockLog() removes this log's leftover temporary copies once it holds 
     await unlock();
   }
   await assert.rejects(Deno.stat(`${log}.lock`), Deno.errors.NotFound);
+});
+
+Deno.test("replaceLog() keeps the log's permission bits past the umask, and its group", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-keep-" });
+  const log = `${dir}/claims.jsonl`;
+  await Deno.writeTextFile(log, "");
+  await Deno.chmod(log, 0o664);
+  // As root any group can be given; otherwise the process's own (the mode is still checked).
+  const gid = Deno.uid() === 0 ? 4242 : Deno.gid()!;
+  await Deno.chown(log, null, gid);
+  const read = await readLogForAppend(log);
+  const old = Deno.umask(0o022);
+  try {
+    await replaceLog(log, { text: "x\n", read });
+  } finally {
+    Deno.umask(old);
+  }
+  const info = await Deno.stat(log);
+  assert.equal(await Deno.readTextFile(log), "x\n");
+  assert.equal(info.mode! & 0o777, 0o664);
+  assert.equal(info.gid, gid);
 });

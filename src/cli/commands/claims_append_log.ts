@@ -23,6 +23,8 @@ export interface LogForAppend {
   readonly stamp: string | null;
   /** The file's permission bits (0o644 for a new log). */
   readonly mode: number;
+  /** The file's group (null for a new log, or where the platform has none). */
+  readonly gid: number | null;
 }
 
 /**
@@ -93,13 +95,14 @@ async function _removeLeftovers(path: string): Promise<void> {
  */
 export async function readLogForAppend(path: string): Promise<LogForAppend> {
   const info = await _stat(path);
-  if (info === null) return { text: "", log: null, stamp: null, mode: 0o644 };
+  if (info === null) return { text: "", log: null, stamp: null, mode: 0o644, gid: null };
   const text = await readTextFile(path, { maxBytes: MAX_LOG_BYTES });
   return {
     text,
     log: text === "" ? null : parseClaimLog(text),
     stamp: _stamp(info),
     mode: (info.mode ?? 0o644) & 0o777,
+    gid: info.gid,
   };
 }
 
@@ -126,6 +129,7 @@ export async function replaceLog(
       // On the disk before it replaces the log: a power cut after the rename finds the new log
       // whole, not a renamed file whose data never reached the disk.
       using f = await Deno.open(tmp, { write: true, createNew: true, mode: o.read.mode });
+      await _keepAccess(tmp, o.read);
       const bytes = new TextEncoder().encode(o.text);
       for (let at = 0; at < bytes.length;) at += await f.write(bytes.subarray(at));
       await f.syncData();
@@ -147,6 +151,22 @@ export async function replaceLog(
     );
   } finally {
     await release(true); // renamed: nothing left to remove
+  }
+}
+
+/**
+ * Gives the new log the old one's permission bits (the mode given at creation is narrowed by the
+ * umask) and, where this process may, its group: readers the log had keep reading it. A group the
+ * process does not belong to cannot be kept (the file keeps the process's group).
+ */
+async function _keepAccess(path: string, read: LogForAppend): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  await Deno.chmod(path, read.mode);
+  if (read.gid === null || (await Deno.lstat(path)).gid === read.gid) return;
+  try {
+    await Deno.chown(path, null, read.gid);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
   }
 }
 
