@@ -5,17 +5,81 @@
  *
  * @module
  */
-import { normalize } from "node:path";
+import { normalize, resolve } from "node:path";
 import { makeDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
-/** What to remove: a path, and the folders above it up to `upTo` (each only while empty). */
+/**
+ * What to remove: a path (`recursive`: with everything in it; `own`: only the outputs this
+ * process wrote under it, then the path itself while empty, unless `keep`), and the folders
+ * above it up to `upTo` (each only while empty).
+ */
 interface _Removal {
   readonly path: string;
   readonly recursive: boolean;
+  readonly own?: { readonly keep: boolean };
   readonly upTo: string | undefined;
 }
 
 const _pending = new Set<_Removal>();
+/** Outputs (files and folders) this process wrote, as absolute paths. */
+const _written = new Set<string>();
+
+/**
+ * Records an output this process has written (a file in place, or a folder it created), so that
+ * the output folder it lies in can take it away again, and nothing else, when the command fails
+ * or is interrupted (`createOwnedDir`).
+ *
+ * @param path the file or folder
+ * @example
+ * ```ts ignore
+ * await Deno.rename(tmp, path);
+ * noteWritten(path);
+ * ```
+ */
+export function noteWritten(path: string): void {
+  _written.add(resolve(path));
+}
+
+/**
+ * Removes, deepest first, the outputs this process wrote under a folder (files, then folders
+ * while empty), then the folder itself while empty unless `keep`: another run's files in the
+ * same folder stay, and so does the folder holding them.
+ */
+function _removeOwn(dir: string, keep: boolean): void {
+  const root = resolve(dir);
+  const mine = [..._written].filter((p) => p.startsWith(`${root}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const p of mine) {
+    try {
+      Deno.removeSync(p);
+    } catch { /* gone already, or a folder that holds another run's files */ }
+    _written.delete(p);
+  }
+  if (keep) return;
+  try {
+    Deno.removeSync(root);
+  } catch { /* not empty: another run's files are in it */ }
+}
+
+/** Carries out one removal (synchronously: the signal handler runs it too). */
+function _remove(r: _Removal): boolean {
+  if (r.own !== undefined) {
+    _removeOwn(r.path, r.own.keep);
+    if (r.own.keep) return false; // the folder was there before: nothing above it is ours
+  } else {
+    try {
+      Deno.removeSync(r.path, { recursive: r.recursive });
+    } catch { /* already gone, or not empty */ }
+  }
+  for (const dir of _emptyParents(r)) {
+    try {
+      Deno.removeSync(dir);
+    } catch {
+      break; // not empty: something else lives there
+    }
+  }
+  return true;
+}
 const _SIGNALS = [["SIGINT", 130], ["SIGTERM", 143]] as const;
 const _handlers = new Map<Deno.Signal, () => void>();
 
@@ -46,11 +110,8 @@ export function removeOnInterrupt(
   return async (remove: boolean) => {
     _pending.delete(removal);
     if (_pending.size === 0) _unlisten();
-    if (!remove) return;
-    await Deno.remove(path, { recursive: removal.recursive }).catch(() => {});
-    for (const dir of _emptyParents(removal)) {
-      if (!(await Deno.remove(dir).then(() => true, () => false))) break;
-    }
+    if (remove) _remove(removal);
+    return Promise.resolve();
   };
 }
 
@@ -67,10 +128,11 @@ function _emptyParents(r: _Removal): string[] {
 }
 
 /**
- * Creates a folder, and its missing parents, if it does not exist yet, and registers what it
- * created for removal when the command fails or is interrupted: the folder with everything in it,
- * then the parents it created while they are empty (a failed run leaves no folder it created,
- * and removes nothing another run wrote beside it); an existing folder is never removed.
+ * Creates a folder, and its missing parents, if it does not exist yet, and registers it for
+ * tidying when the command fails or is interrupted: the outputs this process wrote into it
+ * (`noteWritten`) are removed, then the folder and the parents it created while they are empty.
+ * Whatever another run wrote into the folder meanwhile stays, with the folders holding it; an
+ * existing folder is never removed (only this run's outputs in it are).
  *
  * @param dir folder path
  * @param options `shared`: others may write into the folder once it exists (a claim log's folder,
@@ -91,15 +153,30 @@ export async function createOwnedDir(
   // `a/./b` and `a/x/../b` as `a/b`: the folders removed are walked up by name.
   dir = normalize(dir);
   const created = await makeDirs(dir);
-  if (created === null) return () => Promise.resolve();
-  // The folder itself with what this command wrote into it (only while empty for a shared one);
-  // the parents it created only while empty (another run's output may have gone into one of
-  // them meanwhile).
-  const release = removeOnInterrupt(trimSlashes(dir), {
-    recursive: !(options.shared ?? false),
-    upTo: created,
-  });
-  return (ok: boolean) => release(!ok);
+  const shared = options.shared ?? false;
+  // The folders made here are this run's outputs too: a folder around them that fails later
+  // takes them away while empty, even once this one's own cleanup is released.
+  if (created !== null) {
+    for (let at = trimSlashes(dir);; at = parentDir(at)) {
+      noteWritten(at);
+      if (at === created || at === parentDir(at)) break;
+    }
+  }
+  if (created === null && shared) return () => Promise.resolve();
+  const removal: _Removal = {
+    path: trimSlashes(dir),
+    recursive: false,
+    ...(shared ? {} : { own: { keep: created === null } }),
+    upTo: created ?? undefined,
+  };
+  _pending.add(removal);
+  _listen();
+  return (ok: boolean) => {
+    _pending.delete(removal);
+    if (_pending.size === 0) _unlisten();
+    if (!ok) _remove(removal);
+    return Promise.resolve();
+  };
 }
 
 function _listen(): void {
@@ -107,18 +184,7 @@ function _listen(): void {
   for (const [signal, code] of _SIGNALS) {
     const handler = () => {
       // Latest first: files made inside a folder go before the folder.
-      for (const r of [..._pending].reverse()) {
-        try {
-          Deno.removeSync(r.path, { recursive: r.recursive });
-        } catch { /* already gone, or not empty */ }
-        for (const dir of _emptyParents(r)) {
-          try {
-            Deno.removeSync(dir);
-          } catch {
-            break; // not empty: something else lives there
-          }
-        }
-      }
+      for (const r of [..._pending].reverse()) _remove(r);
       Deno.exit(code);
     };
     try {

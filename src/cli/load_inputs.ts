@@ -16,6 +16,7 @@ import { InputError, UsageError } from "../errors.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
 import { refuseExisting } from "./write_new_file.ts";
+import { ioCause } from "./io_cause.ts";
 
 /** Largest claim log accepted (bytes). */
 export const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -147,15 +148,16 @@ export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
 /**
  * Makes sure an output folder exists and holds none of the files about to be written: a missing
  * folder is created with its missing parents, and a path that exists but is not a folder is
- * refused (the rule of `makeDirs`, which every output follows). Folders created here are removed
- * again, with what was written into them, when the command fails or is interrupted (see
- * `createOwnedDir`).
+ * refused (the rule of `makeDirs`, which every output follows). When the command fails or is
+ * interrupted, what it wrote into the folder is removed, then the folder while empty if it was
+ * created here (see `createOwnedDir`): outputs are whole or absent, and another run's files in
+ * the same folder stay.
  *
  * @param dir folder (created when missing)
  * @param names files that will be written into it
  * @returns `done(ok)`, to call when the command ends (`ok` false: it failed)
  * @throws {InputError} `OUTPUT_EXISTS` when `dir` is an existing file (or other non-folder) or one
- *   of the files exists, `OUTPUT_WRITE` when the folder cannot be created
+ *   of the files exists, `OUTPUT_WRITE` when the folder cannot be created or written into
  * @example
  * ```ts ignore
  * const done = await prepareOutputDir("out", ["report.md"]);
@@ -179,5 +181,17 @@ export async function prepareOutputDir(
     );
   }
   if (info !== null) { for (const n of names) await refuseExisting(`${dir}/${n}`); }
-  return await createOwnedDir(dir);
+  const done = await createOwnedDir(dir);
+  // An existing folder this process cannot write into is named now, not after hours of work.
+  const probe = `${dir}/.bitaudit-probe-${crypto.randomUUID()}`;
+  try {
+    await Deno.writeFile(probe, new Uint8Array(0), { createNew: true });
+    await Deno.remove(probe);
+  } catch (e) {
+    await Deno.remove(probe).catch(() => {});
+    await done(false);
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot write into '${dir}': ${ioCause(e)}`);
+  }
+  return done;
 }

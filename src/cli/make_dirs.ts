@@ -6,6 +6,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { ioCause } from "./io_cause.ts";
 
 /**
  * Creates a folder and its missing parents.
@@ -60,7 +61,7 @@ async function _makeDirs(dir: string, action: string): Promise<string | null> {
     }
     if (e instanceof Deno.errors.NotADirectory) throw _notFolder(action, await _fileOnTheWay(at));
     if (!(e instanceof Deno.errors.NotFound) || parentDir(at) === at) {
-      throw new InputError("OUTPUT_WRITE", `Cannot create folder '${at}': ${(e as Error).name}`);
+      throw new InputError("OUTPUT_WRITE", `Cannot create folder '${at}': ${ioCause(e)}`);
     }
   }
   // The parent is missing: create it (and its own missing parents), then this folder.
@@ -70,7 +71,7 @@ async function _makeDirs(dir: string, action: string): Promise<string | null> {
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
     if (!(e instanceof Deno.errors.AlreadyExists && (await _stat(at))?.isDirectory)) {
-      throw new InputError("OUTPUT_WRITE", `Cannot create folder '${at}': ${(e as Error).name}`);
+      throw new InputError("OUTPUT_WRITE", `Cannot create folder '${at}': ${ioCause(e)}`);
     }
   }
   return top ?? at;
@@ -137,7 +138,7 @@ async function _stat(path: string): Promise<Deno.FileInfo | null> {
     if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
       "OUTPUT_WRITE",
-      `Cannot write into '${path}': ${(e as Error).name}`,
+      `Cannot write into '${path}': ${ioCause(e)}`,
     );
   }
 }

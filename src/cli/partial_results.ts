@@ -10,6 +10,7 @@ import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import type { PlanItem } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { ioCause } from "./io_cause.ts";
 import { MAX_RESULTS_BYTES } from "./read_results.ts";
 
 /**
@@ -93,10 +94,15 @@ export async function resumePartial(
     kept.set(r.item, line + "\n");
   }
   if (cut !== "") {
-    await Deno.truncate(
-      path,
-      new TextEncoder().encode(text).length - new TextEncoder().encode(cut).length,
-    );
+    try {
+      await Deno.truncate(
+        path,
+        new TextEncoder().encode(text).length - new TextEncoder().encode(cut).length,
+      );
+    } catch (e) {
+      if (e instanceof Deno.errors.NotCapable) throw e;
+      throw new InputError("OUTPUT_WRITE", `Cannot cut short '${path}': ${ioCause(e)}`);
+    }
   }
   return kept;
 }
@@ -106,11 +112,35 @@ export async function resumePartial(
  *
  * @param path the partial file
  * @param line the line with its newline
+ * @throws {InputError} `OUTPUT_WRITE` when it cannot be written (a file this call created and
+ *   left empty is removed)
  * @example
  * ```ts ignore
  * await appendPartial("results-0.jsonl.partial", await signItemResult(r, key));
  * ```
  */
 export async function appendPartial(path: string, line: string): Promise<void> {
-  await Deno.writeTextFile(path, line, { append: true, create: true });
+  let file: Deno.FsFile | undefined;
+  let created = false;
+  try {
+    try {
+      file = await Deno.open(path, { append: true, createNew: true });
+      created = true;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      file = await Deno.open(path, { append: true });
+    }
+    const bytes = new TextEncoder().encode(line);
+    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+  } catch (e) {
+    // A file this call created and could not write a byte into would block the next run (an
+    // empty partial file is refused): it goes. A line cut short is dropped on resume.
+    if (created && (await Deno.stat(path).catch(() => null))?.size === 0) {
+      await Deno.remove(path).catch(() => {});
+    }
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${ioCause(e)}`);
+  } finally {
+    file?.close();
+  }
 }

@@ -1,13 +1,15 @@
 /**
  * Writes output files without ever overwriting what a user had: refuse an existing path, create
  * the missing folders on the way (`makeDirs`: never through a file), write to a temporary sibling
- * and rename it into place.
+ * and rename it into place. Each file written is noted (`noteWritten`), so that a failed command
+ * removes its own outputs and no one else's.
  *
  * @module
  */
 import { normalize } from "node:path";
 import { InputError } from "../errors.ts";
-import { removeOnInterrupt } from "./cleanup.ts";
+import { ioCause } from "./io_cause.ts";
+import { noteWritten, removeOnInterrupt } from "./cleanup.ts";
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
 /**
@@ -47,6 +49,15 @@ export async function writeNewFile(
     }
     await Deno.rename(tmp, path);
     ok = true;
+    // The file, and the folders made for it, belong to this run: an output folder it lies in
+    // takes them away again if the command fails later (`createOwnedDir`).
+    noteWritten(path);
+    if (created !== null) {
+      for (let at = parentDir(trimSlashes(path));; at = parentDir(at)) {
+        noteWritten(at);
+        if (at === created || at === parentDir(at)) break;
+      }
+    }
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     if (e instanceof InputError) throw e;
@@ -88,6 +99,6 @@ async function _exists(path: string): Promise<boolean> {
     // Nothing can exist under a file: `makeDirs` refuses that file when the folders are made.
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return false;
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${(e as Error).name}`);
+    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${ioCause(e)}`);
   }
 }

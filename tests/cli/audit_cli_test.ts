@@ -330,12 +330,37 @@ Deno.test("bad keys, envelopes and options are one-line errors with exit 2 and n
   assert.equal(r.code, 2);
   assertCliCode(r.stderr, "OUTPUT_EXISTS");
   assert.equal(await Deno.readTextFile(`${out}/report.md`), "mine");
+  // An existing output folder the system does not let this process write into is named before
+  // any record is recomputed, not after the work, when the attestation would be written.
+  const shut = `${d}/shut`;
+  await Deno.mkdir(shut);
+  await lockFolder(shut, true);
+  try {
+    const denied = await runBitaudit(auditArgs(honest, shut, 2));
+    assert.equal(denied.code, 2, denied.stderr);
+    assertCliCode(denied.stderr, "OUTPUT_WRITE");
+    // The folder itself is named: refused when it was prepared, before the attestation.
+    assert.match(denied.stderr, /Cannot write into '[^']*shut'/);
+  } finally {
+    await lockFolder(shut, false);
+  }
+  assert.deepEqual([...Deno.readDirSync(shut)], []);
   const before = await Deno.readTextFile(honest.key);
   const g = await runBitaudit(["key", "generate", "--out", honest.key.replace(/\.key$/, "")]);
   assert.equal(g.code, 2);
   assert.equal(await Deno.readTextFile(honest.key), before);
   assert.equal((await Deno.stat(honest.key)).mode! & 0o777, 0o600);
 });
+
+/**
+ * Makes a folder unwritable for this user, or writable again: its mode for a normal user, the
+ * immutable attribute for root (whom modes do not stop).
+ */
+async function lockFolder(dir: string, locked: boolean): Promise<void> {
+  if (Deno.uid() !== 0) return await Deno.chmod(dir, locked ? 0o555 : 0o755);
+  const r = await new Deno.Command("chattr", { args: [locked ? "+i" : "-i", dir] }).output();
+  assert.equal(r.code, 0, `chattr: ${new TextDecoder().decode(r.stderr)}`);
+}
 
 Deno.test("a tampered wasm engine stops the audit with exit 2", async () => {
   const dir = await copyCheckout();

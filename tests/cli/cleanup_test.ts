@@ -1,9 +1,11 @@
 /**
- * What a failed or interrupted command removes: the output folder it created with what it wrote,
- * and the parents it created only while empty; never another run's output written beside it.
+ * What a failed or interrupted command removes: what it wrote (`noteWritten`), then the output
+ * folder it created and the parents it created, each only while empty; never another run's output
+ * written beside it or into it.
  */
 import assert from "node:assert/strict";
 import { createOwnedDir } from "../../src/cli/cleanup.ts";
+import { writeNewFile } from "../../src/cli/write_new_file.ts";
 import { tempDir } from "../_temp.ts";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
@@ -22,7 +24,7 @@ async function interrupted(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "eval",
-      `import { createOwnedDir, removeOnInterrupt } from "${cleanup}";
+      `import { createOwnedDir, noteWritten, removeOnInterrupt } from "${cleanup}";
        const dir = Deno.args[0];
        ${body}
        console.log("ready");
@@ -51,7 +53,7 @@ async function interrupted(
 Deno.test("a failed run removes its own output folder and leaves another run's output beside it", async () => {
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
   const done = await createOwnedDir(`${tmp}/rep/2026-06/auditA`);
-  await Deno.writeTextFile(`${tmp}/rep/2026-06/auditA/report.md`, "A's");
+  await writeNewFile(`${tmp}/rep/2026-06/auditA/report.md`, "A's");
   // Another run, started meanwhile, writes its output into a parent this run created.
   await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
   await Deno.writeTextFile(`${tmp}/rep/2026-06/auditB/attestation.dsse.json`, "B's");
@@ -63,7 +65,7 @@ Deno.test("a failed run removes its own output folder and leaves another run's o
 Deno.test("a failed run alone removes every folder it created, and only those", async () => {
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
   const done = await createOwnedDir(`${tmp}/x/y/z/`);
-  await Deno.writeTextFile(`${tmp}/x/y/z/report.md`, "mine");
+  await writeNewFile(`${tmp}/x/y/z/report.md`, "mine");
   await done(false);
   assert.equal(await exists(`${tmp}/x`), false);
   assert.equal(await exists(tmp), true);
@@ -76,7 +78,8 @@ Deno.test("an interrupted run (SIGTERM) removes what it created and nothing anot
   const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
   const code = await interrupted(
     `await createOwnedDir(dir);
-     await Deno.writeTextFile(dir + "/report.md", "A's");`,
+     await Deno.writeTextFile(dir + "/report.md", "A's");
+     noteWritten(dir + "/report.md");`,
     `${tmp}/rep/2026-06/auditA`,
     async () => {
       await Deno.mkdir(`${tmp}/rep/2026-06/auditB`);
@@ -110,6 +113,21 @@ Deno.test("an interrupted run removes its files inside a shared folder first, th
   );
   assert.equal(code, 143);
   assert.equal(await exists(`${tmp}/log`), false, "the staged copy, then the empty folders");
+});
+
+Deno.test("an interrupted run leaves a file another run wrote into its folder, and so the folder", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const dir = `${tmp}/out`;
+  const code = await interrupted(
+    `await createOwnedDir(dir);
+     await Deno.writeTextFile(dir + "/attestation.dsse.json", "A's");
+     noteWritten(dir + "/attestation.dsse.json");`,
+    dir,
+    () => Deno.writeTextFile(`${dir}/report.md`, "B's"),
+  );
+  assert.equal(code, 143);
+  assert.equal(await exists(`${dir}/attestation.dsse.json`), false);
+  assert.equal(await Deno.readTextFile(`${dir}/report.md`), "B's");
 });
 
 Deno.test("a failed run's folders named with . or .. are removed as their plain names", async () => {

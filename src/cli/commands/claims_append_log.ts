@@ -10,6 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
+import { ioCause } from "../io_cause.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { readTextFile } from "../read_json_file.ts";
 
@@ -43,10 +44,15 @@ export interface LogForAppend {
  */
 export async function lockLog(path: string): Promise<() => Promise<void>> {
   const lock = `${path}.lock`;
+  let file: Deno.FsFile | undefined;
   try {
-    await Deno.writeTextFile(lock, `${Deno.pid}\n`, { createNew: true });
+    file = await Deno.open(lock, { write: true, createNew: true });
+    // Created: the lock is this process's from here on, and goes again if naming the holder
+    // fails (a full disk left an empty lock that refused every later append).
+    await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
   } catch (e) {
-    if (e instanceof Deno.errors.AlreadyExists) {
+    if (file !== undefined) await Deno.remove(lock).catch(() => {});
+    if (file === undefined && e instanceof Deno.errors.AlreadyExists) {
       throw new InputError(
         "LOG_LOCKED",
         `Cannot append to '${path}': '${lock}' exists, taken by ${await _holder(lock)} ` +
@@ -54,10 +60,9 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
       );
     }
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError(
-      "OUTPUT_WRITE",
-      `Cannot lock '${path}': ${(e as Error).message.split("\n")[0]}`,
-    );
+    throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${ioCause(e)}`);
+  } finally {
+    file?.close();
   }
   const release = removeOnInterrupt(lock);
   await _removeLeftovers(path);

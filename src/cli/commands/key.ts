@@ -22,6 +22,7 @@ import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
 import { addCommandHelp } from "../command_help.ts";
 
 /**
@@ -148,8 +149,10 @@ function _windowLines(
  * Generates an Ed25519 key pair into `<prefix>.key` and `<prefix>.pub`.
  *
  * @param prefix path prefix
+ * @param write how a new file is written (`writeNewFile`; tests hand in one that fails)
  * @returns the written paths and the key id
- * @throws {InputError} `OUTPUT_EXISTS` when either file exists (nothing is written then);
+ * @throws {InputError} `OUTPUT_EXISTS` when either file exists (nothing is written then; nor is
+ *   anything left when the second file cannot be written);
  *   `OUTPUT_WRITE` when a folder of the prefix is a file or cannot be created (missing folders
  *   are created)
  * @example
@@ -159,12 +162,22 @@ function _windowLines(
  */
 export async function generateKeys(
   prefix: string,
+  write: typeof writeNewFile = writeNewFile,
 ): Promise<{ privateKey: string; publicKey: string; keyid: string }> {
   const privPath = `${prefix}.key`;
   const pubPath = `${prefix}.pub`;
   for (const p of [privPath, pubPath]) await refuseExisting(p);
   const kp = await generateKeyPair();
-  await writeNewFile(privPath, encodePrivateKeyPem(kp.privateKey), { mode: 0o600 });
-  await writeNewFile(pubPath, encodePublicKeyPem(kp.publicKey));
+  await write(privPath, encodePrivateKeyPem(kp.privateKey), { mode: 0o600 });
+  // A private key without its public half is of no use and must not be left behind: taken away
+  // again if the second file fails or the command is interrupted before it is written.
+  const release = removeOnInterrupt(privPath, { recursive: false });
+  let ok = false;
+  try {
+    await write(pubPath, encodePublicKeyPem(kp.publicKey));
+    ok = true;
+  } finally {
+    await release(!ok);
+  }
   return { privateKey: privPath, publicKey: pubPath, keyid: keyId(kp.publicKey) };
 }

@@ -18,6 +18,8 @@ import { InputError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { noteWritten } from "../cleanup.ts";
+import { ioCause } from "../io_cause.ts";
 import { runModelForward } from "./model_forward.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { runModelClasses } from "./model_classes.ts";
@@ -201,20 +203,25 @@ export async function synthCheckpointDir(
   }
 }
 
-/** Streams one weight file (too large to hold twice) into a new file. */
+/**
+ * Streams one weight file (too large to hold twice) into a new file, noted as this run's output
+ * from its creation on, so that a failed or interrupted synth leaves no cut-short file behind.
+ */
 async function _writeWeights(
   path: string,
   bytes: Uint8Array | Iterable<Uint8Array>,
 ): Promise<void> {
   try {
     using file = await Deno.open(path, { write: true, createNew: true });
+    noteWritten(path);
     for (const chunk of bytes instanceof Uint8Array ? [bytes] : bytes) {
       for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
     }
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
       e instanceof Deno.errors.AlreadyExists ? "OUTPUT_EXISTS" : "OUTPUT_WRITE",
-      `Cannot write '${path}': ${(e as Error).name} (nothing is overwritten)`,
+      `Cannot write '${path}': ${ioCause(e)} (nothing is overwritten)`,
     );
   }
 }
