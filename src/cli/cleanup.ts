@@ -107,7 +107,7 @@ export function removeOnInterrupt(
   const removal = { path, recursive: options.recursive ?? true, upTo: options.upTo };
   _pending.add(removal);
   _listen();
-  return async (remove: boolean) => {
+  return (remove: boolean) => {
     _pending.delete(removal);
     if (_pending.size === 0) _unlisten();
     if (remove) _remove(removal);
