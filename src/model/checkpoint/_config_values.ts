@@ -46,12 +46,20 @@ export function _given(c: _Json, key: string): boolean {
  * @param key the field
  * @param range accepted values, inclusive (`min` default 1)
  * @returns the value
- * @throws {InputError} `CONFIG_FIELD` when missing, not an integer (in value or in how the file
- *   writes it) or out of range
+ * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
+ *   class's default, which is not modelled), `CONFIG_FIELD` when not an integer (in value or in
+ *   how the file writes it) or out of range
  */
 export function _int(c: _Json, key: string, range: { min?: number; max: number }): number {
   const v = c[key];
   const min = range.min ?? 1;
+  if (v === undefined) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${key} is absent: HF Transformers would take its config class's default, which is not ` +
+        "modelled (state it)",
+    );
+  }
   if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > range.max) {
     throw _bad(
       "CONFIG_FIELD",

@@ -3,13 +3,18 @@
  * builds it (`modeling_qwen3.py`, `modeling_qwen3_moe.py`, `modeling_llama.py`,
  * `modeling_qwen2.py`, `modeling_mistral.py`; 4.5x and 5.x agree on every fact used here):
  *
- * | family    | class                 | QK-norm | q/k/v bias        | o bias         | MLP bias   | head_dim when absent |
- * |-----------|-----------------------|---------|-------------------|----------------|------------|----------------------|
- * | qwen3     | Qwen3ForCausalLM      | yes     | `attention_bias`  | `attention_bias` | none     | 128                  |
- * | qwen3_moe | Qwen3MoeForCausalLM   | yes     | `attention_bias`  | `attention_bias` | none     | hidden / heads       |
- * | llama     | LlamaForCausalLM      | no      | `attention_bias`  | `attention_bias` | `mlp_bias` | hidden / heads     |
- * | qwen2     | Qwen2ForCausalLM      | no      | always            | never          | none       | hidden / heads       |
- * | mistral   | MistralForCausalLM    | no      | never             | never          | none       | hidden / heads       |
+ * | family    | class                 | QK-norm | q/k/v bias        | o bias         | MLP bias   | head_dim when absent | num_key_value_heads absent / null |
+ * |-----------|-----------------------|---------|-------------------|----------------|------------|----------------------|-----------------------------------|
+ * | qwen3     | Qwen3ForCausalLM      | yes     | `attention_bias`  | `attention_bias` | none     | 128                  | 32 / heads                        |
+ * | qwen3_moe | Qwen3MoeForCausalLM   | yes     | `attention_bias`  | `attention_bias` | none     | hidden // heads      | 4 / (fails to load)               |
+ * | llama     | LlamaForCausalLM      | no      | `attention_bias`  | `attention_bias` | `mlp_bias` | hidden // heads    | heads / heads                     |
+ * | qwen2     | Qwen2ForCausalLM      | no      | always            | never          | none       | hidden // heads      | 32 / heads                        |
+ * | mistral   | MistralForCausalLM    | no      | never             | never          | none       | hidden // heads      | 8 / heads                         |
+ *
+ * `num_key_value_heads` absent from `config.json` takes the config class's default (the keyword
+ * argument's default, `configuration_<family>.py` of 4.57 and 5.18 alike); null ("None") means
+ * `num_attention_heads` except for Qwen3-MoE, whose class keeps None and cannot build the model.
+ * `head_dim` absent divides with Python's `//` (floor).
  *
  * Sliding windows: Qwen2 and the Qwen3 classes apply one only with `use_sliding_window: true`;
  * Mistral applies `sliding_window` whenever it is set, so there a non-null value is refused.
@@ -43,6 +48,10 @@ export interface _FamilyRules {
   readonly biases: (c: _Json) => LinearBiases;
   /** `head_dim` when the config gives none. */
   readonly headDim: (o: { hidden: number; heads: number }) => number;
+  /** `num_key_value_heads` when the config does not name it: the class default, or the heads. */
+  readonly kvHeadsAbsent: number | "heads";
+  /** Whether a null `num_key_value_heads` means the heads (else the class cannot load it). */
+  readonly kvHeadsNullIsHeads: boolean;
   /** Fields it reads beyond the common ones. */
   readonly keys: readonly string[];
   /** Fields it ignores (no effect on a forward's numbers). */
@@ -70,6 +79,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     moe: false,
     biases: _attentionBias,
     headDim: () => 128,
+    kvHeadsAbsent: 32,
+    kvHeadsNullIsHeads: true,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -78,7 +89,9 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     qkNorm: true,
     moe: true,
     biases: _attentionBias,
-    headDim: (o) => o.hidden / o.heads,
+    headDim: (o) => Math.floor(o.hidden / o.heads),
+    kvHeadsAbsent: 4,
+    kvHeadsNullIsHeads: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -90,7 +103,9 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
       const b = _bool(c, "attention_bias", false);
       return { qkv: b, o: b, mlp: _bool(c, "mlp_bias", false) };
     },
-    headDim: (o) => o.hidden / o.heads,
+    headDim: (o) => Math.floor(o.hidden / o.heads),
+    kvHeadsAbsent: "heads",
+    kvHeadsNullIsHeads: true,
     keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
     harmless: [],
   },
@@ -102,7 +117,9 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
       _NO_MLP_BIAS(c);
       return { qkv: true, o: false, mlp: false };
     },
-    headDim: (o) => o.hidden / o.heads,
+    headDim: (o) => Math.floor(o.hidden / o.heads),
+    kvHeadsAbsent: 32,
+    kvHeadsNullIsHeads: true,
     keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
     harmless: [],
   },
@@ -114,7 +131,9 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
       _NO_MLP_BIAS(c);
       return { qkv: false, o: false, mlp: false };
     },
-    headDim: (o) => o.hidden / o.heads,
+    headDim: (o) => Math.floor(o.hidden / o.heads),
+    kvHeadsAbsent: 8,
+    kvHeadsNullIsHeads: true,
     keys: ["mlp_bias"],
     harmless: [],
   },

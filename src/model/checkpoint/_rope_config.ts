@@ -3,13 +3,20 @@
  * - 4.5x writes a top-level `rope_theta` and `rope_scaling` (null, or `{rope_type, ...}`);
  * - 5.x writes `rope_parameters: {"rope_type": ..., "rope_theta": ..., ...}` (its
  *   `RotaryEmbeddingConfigMixin` moves a top-level `rope_theta` into it with `setdefault`, so the
- *   nested value wins there, while 4.5x ignores `rope_parameters` altogether).
+ *   nested value wins there, while 4.5x ignores `rope_parameters` altogether). A non-empty
+ *   `rope_scaling` replaces `rope_parameters` whole in 5.x too (`rope_scaling or
+ *   rope_parameters`), so a file with both is read from `rope_scaling` and the top-level theta by
+ *   either generation.
  *
  * Modelled RoPE types (`modeling_rope_utils.py`): `default` (`theta^(-2i/d)` over the whole
  * head), `linear` (`factor`) and `llama3` (`factor`, `low_freq_factor`, `high_freq_factor`,
- * `original_max_position_embeddings`); any other type (dynamic, yarn, longrope, ...), any other key
- * (`partial_rotary_factor`, `attention_factor`, a map per layer type) is refused by name, and a
- * theta or a scaling given in both layouts with two values is refused as a contradiction.
+ * `original_max_position_embeddings`, which 5.x fills in from `max_position_embeddings` where
+ * absent, while 4.5x cannot load such a file); any other type (dynamic, yarn, longrope, ...), any
+ * other key (`partial_rotary_factor`, `attention_factor`, a map per layer type) is refused by
+ * name. Where the two generations read one file differently (a top-level theta and another
+ * nested one; a missing llama3 `original_max_position_embeddings`) the RoPE is 5.x's, marked
+ * `transformers5Only`; a `type` and a `rope_type` that differ (4.5x takes `type`, 5.x
+ * `rope_type`) are refused as not modelled.
  *
  * @module
  */
@@ -51,35 +58,28 @@ const _DEFAULT_THETA = 10000;
  */
 export function _rope(c: _Json): _Rope {
   const top = _given(c, "rope_theta") ? _theta(c.rope_theta, "rope_theta") : undefined;
+  const maxPositions = c.max_position_embeddings;
   const legacy = _given(c, "rope_scaling")
-    ? _section(c.rope_scaling, { name: "rope_scaling", theta: false })
+    ? _section(c.rope_scaling, { name: "rope_scaling", theta: false, maxPositions })
     : undefined;
-  const nested = _given(c, "rope_parameters")
-    ? _section(c.rope_parameters, { name: "rope_parameters", theta: true })
+  // 5.x: `rope_scaling or rope_parameters` (an empty dict is false in Python): a non-empty
+  // rope_scaling is the RoPE, with the top-level theta, and rope_parameters is not read.
+  const scalingWins = legacy !== undefined && Object.keys(c.rope_scaling as object).length > 0;
+  const nested = _given(c, "rope_parameters") && !scalingWins
+    ? _section(c.rope_parameters, { name: "rope_parameters", theta: true, maxPositions })
     : undefined;
-  if (top !== undefined && nested?.theta !== undefined && top !== nested.theta) {
-    throw _bad(
-      "CONFIG_FIELD",
-      `rope_theta ${_show(top)} contradicts rope_parameters.rope_theta ${_show(nested.theta)}`,
-    );
-  }
-  if (
-    legacy !== undefined && nested !== undefined &&
-    JSON.stringify(legacy.scaling ?? null) !== JSON.stringify(nested.scaling ?? null)
-  ) {
-    throw _bad("CONFIG_FIELD", "rope_scaling contradicts rope_parameters");
-  }
   const scaling = nested?.scaling ?? legacy?.scaling;
   const theta = String(nested?.theta ?? top ?? _DEFAULT_THETA);
   const transformers5Only = theta !== String(top ?? _DEFAULT_THETA) ||
-    JSON.stringify(scaling ?? null) !== JSON.stringify(legacy?.scaling ?? null);
+    JSON.stringify(scaling ?? null) !== JSON.stringify(legacy?.scaling ?? null) ||
+    (nested ?? legacy)?.filled === true;
   return { theta, ...(scaling === undefined ? {} : { scaling }), transformers5Only };
 }
 
 function _section(
   v: unknown,
-  o: { name: string; theta: boolean },
-): { theta?: number; scaling?: RopeScaling } {
+  o: { name: string; theta: boolean; maxPositions: unknown },
+): { theta?: number; scaling?: RopeScaling; filled?: true } {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw _bad("CONFIG_FIELD", `${o.name} must be an object, got ${_show(v)}`);
   }
@@ -105,6 +105,15 @@ function _section(
     ? _theta(p.rope_theta, `${o.name}.rope_theta`)
     : undefined;
   const factor = () => _positive(p.factor, `${o.name}.factor`);
+  // llama3 without `original_max_position_embeddings`: 5.x takes `max_position_embeddings`
+  // (4.5x refuses the file).
+  const filled = type === "llama3" && p.original_max_position_embeddings === undefined &&
+    o.maxPositions !== undefined;
+  const original = filled
+    ? _int({ max_position_embeddings: o.maxPositions }, "max_position_embeddings", {
+      max: 1 << 30,
+    })
+    : undefined;
   const scaling: RopeScaling | undefined = type === "linear"
     ? { kind: "linear", factor: factor() }
     : type === "llama3"
@@ -113,7 +122,8 @@ function _section(
       factor: factor(),
       lowFreqFactor: _positive(p.low_freq_factor, `${o.name}.low_freq_factor`),
       highFreqFactor: _positive(p.high_freq_factor, `${o.name}.high_freq_factor`),
-      originalMaxPositions: _int(p, "original_max_position_embeddings", { max: 1 << 30 }),
+      originalMaxPositions: original ??
+        _int(p, "original_max_position_embeddings", { max: 1 << 30 }),
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {
@@ -122,6 +132,7 @@ function _section(
   return {
     ...(theta === undefined ? {} : { theta }),
     ...(scaling === undefined ? {} : { scaling }),
+    ...(filled ? { filled: true as const } : {}),
   };
 }
 
@@ -134,8 +145,9 @@ function _ropeType(p: _Json, name: string): string {
   }
   if (named.length === 2 && p.rope_type !== p.type) {
     throw _bad(
-      "CONFIG_FIELD",
-      `${name}.rope_type ${_show(p.rope_type)} contradicts its type ${_show(p.type)}`,
+      "CONFIG_UNSUPPORTED",
+      `${name}.rope_type ${_show(p.rope_type)} and its type ${_show(p.type)} differ ` +
+        "(Transformers 4.5x reads 'type', 5.x 'rope_type'): not modelled",
     );
   }
   return named.length === 0 ? "default" : p[named[0]!] as string;

@@ -22,7 +22,12 @@
  */
 import type { RopeScaling } from "../../kernels/mod.ts";
 import { _bad, _bool, _given, _int, type _Json, _positive, _show } from "./_config_values.ts";
-import { _family, type DecoderFamily, type LinearBiases } from "./_decoder_families.ts";
+import {
+  _family,
+  type _FamilyRules,
+  type DecoderFamily,
+  type LinearBiases,
+} from "./_decoder_families.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
 import { _rope } from "./_rope_config.ts";
 
@@ -58,7 +63,7 @@ export interface DecoderConfig {
   readonly layers: number;
   /** `num_attention_heads`. */
   readonly heads: number;
-  /** `num_key_value_heads` (default: `num_attention_heads`). */
+  /** `num_key_value_heads` (absent: the family's config class default; null: the heads). */
   readonly kvHeads: number;
   /** `head_dim` (when absent: the family's default, see `_decoder_families.ts`). */
   readonly headDim: number;
@@ -124,9 +129,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   _refuseUnmodelled(c, { family, rules, layers });
   const hidden = _int(c, "hidden_size", { max: 1 << 16 });
   const heads = _int(c, "num_attention_heads", { max: 1024 });
-  const kvHeads = _given(c, "num_key_value_heads")
-    ? _int(c, "num_key_value_heads", { max: 1024 })
-    : heads;
+  const kvHeads = _kvHeads(c, { heads, rules });
   if (heads % kvHeads !== 0) {
     throw _bad("CONFIG_FIELD", `num_key_value_heads ${kvHeads} does not divide ${heads} heads`);
   }
@@ -183,12 +186,10 @@ export function isMoeLayer(config: DecoderConfig, layer: number): boolean {
 function _moe(c: _Json, layers: number): MoeConfig {
   const experts = _experts(c);
   const topK = _int(c, "num_experts_per_tok", { max: experts });
+  // Indices at or past the layer count name no layer: HF's rule never meets them.
   const only = c.mlp_only_layers ?? [];
-  if (
-    !Array.isArray(only) ||
-    !only.every((i) => Number.isSafeInteger(i) && (i as number) >= 0 && (i as number) < layers)
-  ) {
-    throw _bad("CONFIG_FIELD", `mlp_only_layers must list layer indices below ${layers}`);
+  if (!Array.isArray(only) || !only.every((i) => Number.isSafeInteger(i) && (i as number) >= 0)) {
+    throw _bad("CONFIG_FIELD", "mlp_only_layers must list layer indices");
   }
   return Object.freeze({
     experts,
@@ -203,9 +204,26 @@ function _moe(c: _Json, layers: number): MoeConfig {
   });
 }
 
+/** `num_key_value_heads` as the family's config class reads it (`_decoder_families.ts`). */
+function _kvHeads(c: _Json, o: { heads: number; rules: _FamilyRules }): number {
+  const v = c.num_key_value_heads;
+  if (v === undefined) return o.rules.kvHeadsAbsent === "heads" ? o.heads : o.rules.kvHeadsAbsent;
+  if (v === null) {
+    if (o.rules.kvHeadsNullIsHeads) return o.heads;
+    throw _bad("CONFIG_FIELD", "num_key_value_heads is null, which this config class cannot load");
+  }
+  return _int(c, "num_key_value_heads", { max: 1024 });
+}
+
 /** `num_experts`, or `num_local_experts` (Transformers 5's `attribute_map`); both must agree. */
 function _experts(c: _Json): number {
   const max = { max: 1 << 12 };
+  if (c.num_experts === 0 || c.num_local_experts === 0) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      "num_experts 0 (HF builds every layer dense) is not modelled for qwen3_moe",
+    );
+  }
   if (!_given(c, "num_local_experts")) return _int(c, "num_experts", max);
   const local = _int(c, "num_local_experts", max);
   if (_given(c, "num_experts") && _int(c, "num_experts", max) !== local) {

@@ -268,6 +268,9 @@ function _checkTensors(
   }
   for (const name of where.keys()) {
     if (shapes.has(name)) continue;
+    // Per-layer RoPE buffers of old checkpoints: HF Transformers (`_adjust_missing_and_unexpected_
+    // keys`) and vLLM's loaders drop them; the frequencies are computed from the config.
+    if (_ROPE_BUFFER.test(name)) continue;
     if (name === "lm_head.weight" && config.tieWordEmbeddings) {
       const e = opened.get(where.get(name)!)!.st.entry(name);
       if (e.dtype === "BF16" && e.shape.join() === `${config.vocab},${config.hidden}`) continue;
@@ -286,6 +289,9 @@ async function _small(
   }
   return await readExactly(source, { offset: 0, length: source.size, what });
 }
+
+/** A per-layer `rotary_emb.inv_freq` buffer, which the model loaders skip. */
+const _ROPE_BUFFER = /^model\.layers\.\d{1,4}\.self_attn\.rotary_emb\.inv_freq$/;
 
 function _esc(s: string): string {
   const t = s.length > 120 ? s.slice(0, 117) + "..." : s;

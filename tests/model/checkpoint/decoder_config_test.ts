@@ -115,11 +115,6 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     [{ ...llama, model_type: "gemma" }, "CONFIG_MODEL_TYPE", /gemma/],
     [{ ...llama, architectures: ["MistralForCausalLM"] }, "CONFIG_MODEL_TYPE", /architectures/],
     [
-      { ...llama, rope_parameters: { rope_type: "linear", factor: 8, rope_theta: 500000 } },
-      "CONFIG_FIELD",
-      /contradicts/,
-    ],
-    [
       { ...llama, rope_scaling: { ...(llama.rope_scaling as object), high_freq_factor: 0.5 } },
       "CONFIG_FIELD",
       /high_freq_factor/,
@@ -131,4 +126,47 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
   }
   const linear = parseDecoderConfig({ ...llama, rope_scaling: { rope_type: "linear", factor: 2 } });
   assert.deepEqual(linear.ropeScaling, { kind: "linear", factor: 2 });
+  // rope_scaling beside rope_parameters: both generations read rope_scaling (5.x: `rope_scaling or
+  // rope_parameters`), so the other section is not read.
+  const both = parseDecoderConfig({
+    ...llama,
+    rope_parameters: { rope_type: "linear", factor: 8, rope_theta: 500000 },
+  });
+  assert.deepEqual(both, parseDecoderConfig(llama));
+  // llama3 without original_max_position_embeddings: 5.x takes max_position_embeddings (4.5x
+  // cannot load the file), so the RoPE is 5.x's only.
+  const { original_max_position_embeddings: _o, ...rest } = llama.rope_scaling as Record<
+    string,
+    unknown
+  >;
+  const filled = parseDecoderConfig({ ...llama, rope_scaling: rest });
+  assert.equal(
+    (filled.ropeScaling as { originalMaxPositions: number }).originalMaxPositions,
+    llama.max_position_embeddings,
+  );
+  assert.equal(filled.ropeTransformers5Only, true);
+});
+
+Deno.test("parseDecoderConfig(): num_key_value_heads and head_dim as each config class reads them", async () => {
+  const llama = await read("llama-3.1-8b.transformers-4.4x.json");
+  const mistral = await read("mistral-7b-v0.3.transformers-4.4x.json");
+  const qwen2 = await read("qwen2.5-7b.transformers-4.4x.json");
+  const without = (c: Record<string, unknown>) => {
+    const { num_key_value_heads: _, ...rest } = c;
+    return rest;
+  };
+  // Absent: the class's own default (Mistral 8, Qwen2 32), or the heads (Llama); null: the heads.
+  assert.equal(parseDecoderConfig(without(mistral)).kvHeads, 8);
+  assert.equal(parseDecoderConfig({ ...without(qwen2), num_attention_heads: 32 }).kvHeads, 32);
+  assert.equal(parseDecoderConfig(without(llama)).kvHeads, llama.num_attention_heads);
+  assert.equal(parseDecoderConfig({ ...mistral, num_key_value_heads: null }).kvHeads, 32);
+  // head_dim absent: hidden // heads, floored as Python's // floors (5120 / 48 -> 106).
+  const { head_dim: _h, ...noHead } = mistral;
+  const odd = parseDecoderConfig({
+    ...noHead,
+    hidden_size: 5120,
+    num_attention_heads: 48,
+    num_key_value_heads: 8,
+  });
+  assert.equal(odd.headDim, 106);
 });

@@ -130,6 +130,26 @@ Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes nami
   }
 });
 
+Deno.test("openDecoderCheckpoint() skips old checkpoints' per-layer RoPE buffers, as the loaders do", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const plain = await openDecoderCheckpoint(memFiles(dense));
+  const buffer = (layer: string) => ({
+    name: `model.layers.${layer}.self_attn.rotary_emb.inv_freq`,
+    dtype: "F32" as const,
+    shape: [64],
+    data: new Float32Array(64),
+  });
+  const old = await rewrite(dense, "model.safetensors", (t) => [...t, buffer("0"), buffer("1")]);
+  const opened = await openDecoderCheckpoint(memFiles(old));
+  assert.deepEqual(opened.config, plain.config);
+  // Only that name: anything else beside it is still refused.
+  const near = await rewrite(dense, "model.safetensors", (t) => [
+    ...t,
+    { ...buffer("0"), name: "model.layers.0.self_attn.rotary_emb.cos_cached" },
+  ]);
+  assert.equal((await code(openDecoderCheckpoint(memFiles(near))))[0], "CHECKPOINT_EXTRA_TENSOR");
+});
+
 Deno.test("openDecoderCheckpoint() refuses an index that disagrees with its shards", async () => {
   const moe = synthDir(TINY_MOE, { shards: 2 });
   const idx = "model.safetensors.index.json";

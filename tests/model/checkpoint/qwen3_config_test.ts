@@ -149,16 +149,12 @@ Deno.test("parseDecoderConfig() refuses RoPE it does not model and two thetas by
     [rope({ full_attention: { rope_type: "default", rope_theta: theta } }), "CONFIG_UNSUPPORTED", [
       "full_attention",
     ]],
-    // Contradictions and malformed values.
-    [{ ...v5, rope_theta: 10000 }, "CONFIG_FIELD", ["rope_theta", "rope_parameters.rope_theta"]],
-    [{ ...v4, rope_parameters: { rope_theta: 500000 } }, "CONFIG_FIELD", [
-      "rope_theta",
-      "rope_parameters.rope_theta",
-    ]],
-    [rope({ rope_type: "default", type: "yarn", rope_theta: theta }), "CONFIG_FIELD", [
+    // A type and a rope_type that differ: 4.5x reads `type`, 5.x `rope_type`.
+    [rope({ rope_type: "default", type: "yarn", rope_theta: theta }), "CONFIG_UNSUPPORTED", [
       "rope_type",
       "type",
     ]],
+    // Malformed values.
     [rope({ rope_type: 1 }), "CONFIG_FIELD", ["rope_parameters.rope_type"]],
     [{ ...v5, rope_parameters: [theta] }, "CONFIG_FIELD", ["rope_parameters"]],
     [rope({ rope_type: "default", rope_theta: "1e6" }), "CONFIG_FIELD", [
@@ -167,6 +163,25 @@ Deno.test("parseDecoderConfig() refuses RoPE it does not model and two thetas by
     [rope({ rope_type: "default", rope_theta: 1 }), "CONFIG_FIELD", ["rope_parameters.rope_theta"]],
   ];
   for (const [config, code, names] of cases) assertRefused(config, code, names);
+  // Two thetas: 5.x takes the nested one (`setdefault`), 4.5x the top-level one; the RoPE is 5.x's
+  // and marked as such (a 4.5x stack does not run it).
+  const topAndNested = parseDecoderConfig({ ...v5, rope_theta: 10000 });
+  assert.equal(topAndNested.ropeTheta, "1000000");
+  assert.equal(topAndNested.ropeTransformers5Only, true);
+  const nestedOnly = parseDecoderConfig({ ...v4, rope_parameters: { rope_theta: 5e5 } });
+  assert.equal(nestedOnly.ropeTheta, "500000");
+  assert.equal(nestedOnly.ropeTransformers5Only, true);
+  // A non-empty rope_scaling replaces rope_parameters whole in 5.x as well (`rope_scaling or
+  // rope_parameters`): theta is the top-level one, else 10000, for both generations.
+  const both = parseDecoderConfig({
+    ...v4,
+    rope_theta: undefined,
+    rope_scaling: { rope_type: "linear", factor: 2 },
+    rope_parameters: { rope_type: "linear", factor: 2, rope_theta: 500000 },
+  });
+  assert.equal(both.ropeTheta, "10000");
+  assert.deepEqual(both.ropeScaling, { kind: "linear", factor: 2 });
+  assert.equal(both.ropeTransformers5Only, undefined);
   // A default rope_scaling (4.5x) is the default RoPE.
   assert.equal(
     parseDecoderConfig({ ...v4, rope_scaling: { rope_type: "default" } }).ropeScaling,
@@ -215,7 +230,14 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
     [{ ...moe, num_experts_per_tok: 129 }, "CONFIG_FIELD", ["num_experts_per_tok"]],
     [{ ...moe, norm_topk_prob: 1 }, "CONFIG_FIELD", ["norm_topk_prob"]],
     [{ ...moe, decoder_sparse_step: 0 }, "CONFIG_FIELD", ["decoder_sparse_step"]],
-    [{ ...moe, mlp_only_layers: [48] }, "CONFIG_FIELD", ["mlp_only_layers"]],
+    [{ ...moe, mlp_only_layers: [-1] }, "CONFIG_FIELD", ["mlp_only_layers"]],
+    [{ ...moe, num_experts: 0 }, "CONFIG_UNSUPPORTED", ["num_experts 0"]],
+    [{ ...moe, num_key_value_heads: null }, "CONFIG_FIELD", ["num_key_value_heads"]],
+    // A size HF would take from its config class's defaults: not modelled.
+    [{ ...dense, hidden_size: undefined }, "CONFIG_UNSUPPORTED", ["hidden_size", "absent"]],
+    [{ ...moe, moe_intermediate_size: undefined }, "CONFIG_UNSUPPORTED", [
+      "moe_intermediate_size",
+    ]],
     [{ ...moe, num_local_experts: 64 }, "CONFIG_FIELD", ["num_experts", "num_local_experts"]],
     [{ ...moe, shared_expert_intermediate_size: 512 }, "CONFIG_UNSUPPORTED", [
       "shared_expert_intermediate_size",
@@ -260,6 +282,8 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
     [{ num_experts_per_tok: 4 }, { topK: 4 }],
     [{ decoder_sparse_step: 2 }, { decoderSparseStep: 2 }],
     [{ mlp_only_layers: [47, 0] }, { mlpOnlyLayers: [0, 47] }],
+    // An index past the last layer names no layer (HF's rule never meets it).
+    [{ mlp_only_layers: [48, 0] }, { mlpOnlyLayers: [0, 48] }],
   ];
   for (const [patch, want] of moeChanges) {
     assert.deepStrictEqual(parseDecoderConfig({ ...moe, ...patch }).moe, {
@@ -290,7 +314,8 @@ Deno.test("parseDecoderConfig() codes split into not modelled (CONFIG_UNSUPPORTE
     return "none";
   };
   assert.equal(code(yarn), UNSUPPORTED); // a feature of Qwen3 this version does not model
-  assert.equal(code({ ...v5, rope_theta: 10000 }), "CONFIG_FIELD"); // two thetas: ambiguous
+  assert.equal(code({ ...v5, rms_norm_eps: "x" }), "CONFIG_FIELD");
+  assert.equal(code({ ...v5, vocab_size: undefined }), UNSUPPORTED); // HF's class default
   assert.equal(code({ ...v5, quantization_config: {} }), UNSUPPORTED);
   assert.equal(code({ ...v5, num_hidden_layers: 0 }), "CONFIG_FIELD");
   assert.equal(code({ ...v5, model_type: "qwen2" }), "CONFIG_MODEL_TYPE");
