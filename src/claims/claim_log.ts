@@ -63,6 +63,66 @@ export interface ClaimLogLimits {
  * ```
  */
 export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimLog {
+  const lines = _logLines(text, limits);
+  const read = _reader();
+  lines.forEach((line, i) => read.line(line, i));
+  return read.done();
+}
+
+/** How {@link parseClaimLogInSteps} hands control back while it parses. */
+export interface ClaimLogSteps {
+  /** Awaited between steps (e.g. a zero timeout, so that a page can draw). */
+  readonly pause: () => Promise<void>;
+  /** Told the lines parsed so far and the line count, at every pause. */
+  readonly progress?: (done: number, total: number) => void;
+  /** Time in ms one step may take before it pauses (default 50). */
+  readonly stepMs?: number;
+}
+
+/**
+ * {@link parseClaimLog} in steps: the same checks and result, but it pauses (`steps.pause`) when a
+ * step has taken `stepMs`, so that a browser page stays responsive on a log of hundreds of MB
+ * and can show how far it got.
+ *
+ * @param text the log text (UTF-8 decoded)
+ * @param steps the pause, an optional progress callback and the step length
+ * @param limits size limits
+ * @returns what {@link parseClaimLog} returns
+ * @throws {InputError} what {@link parseClaimLog} throws
+ * @example
+ * ```ts
+ * import { parseClaimLogInSteps } from "./claim_log.ts";
+ * try {
+ *   await parseClaimLogInSteps("{not json}\n", { pause: () => Promise.resolve() });
+ *   throw new Error("accepted");
+ * } catch (e) {
+ *   if ((e as { code?: string }).code !== "LOG_SYNTAX") throw e;
+ * }
+ * ```
+ */
+export async function parseClaimLogInSteps(
+  text: string,
+  steps: ClaimLogSteps,
+  limits: ClaimLogLimits = {},
+): Promise<ClaimLog> {
+  const lines = _logLines(text, limits);
+  const read = _reader();
+  const stepMs = steps.stepMs ?? 50;
+  let since = performance.now();
+  for (let i = 0; i < lines.length; i++) {
+    read.line(lines[i]!, i);
+    if ((i & 63) === 63 && performance.now() - since >= stepMs) {
+      steps.progress?.(i + 1, lines.length);
+      await steps.pause();
+      since = performance.now();
+    }
+  }
+  steps.progress?.(lines.length, lines.length);
+  return read.done();
+}
+
+/** The log's lines, after the size and count limits. */
+function _logLines(text: string, limits: ClaimLogLimits): string[] {
   const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
   // The limit is on the file's UTF-8 bytes, as readers count them (a UTF-16 unit is 1 to 3 bytes:
   // only a text of more than a third of the limit in units needs counting).
@@ -75,9 +135,14 @@ export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimL
   if (lines.length > (limits.maxRecords ?? 1_000_000)) {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
   }
+  return lines;
+}
+
+/** Reads lines in order into records and digests, checking the chain; `done()` gives the log. */
+function _reader(): { line: (line: string, i: number) => void; done: () => ClaimLog } {
   const records: ClaimRecord[] = [];
   const digests: string[] = [];
-  lines.forEach((line, i) => {
+  const line = (line: string, i: number) => {
     let json: unknown;
     try {
       json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
@@ -109,8 +174,8 @@ export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimL
     }
     records.push(record);
     digests.push(recordDigest(record));
-  });
-  return { records, digests, root: logRoot(digests) };
+  };
+  return { line, done: () => ({ records, digests, root: logRoot(digests) }) };
 }
 
 /**

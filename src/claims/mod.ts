@@ -27,10 +27,12 @@ export { type Checkpoint, formatCheckpoint, parseCheckpoint } from "./checkpoint
 export {
   type ClaimLog,
   type ClaimLogLimits,
+  type ClaimLogSteps,
   formatClaimLog,
   logRoot,
   MAX_RECORD_VALUES,
   parseClaimLog,
+  parseClaimLogInSteps,
 } from "./claim_log.ts";
 export {
   CLAIM_PREDICATE_TYPE,

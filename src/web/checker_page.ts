@@ -143,7 +143,18 @@ async function _check(): Promise<void> {
       ...(typeof log === "string" ? { log } : {}),
       ...(timestamp instanceof Uint8Array ? { timestamp } : {}),
     };
-    view = checkView(await runCheck(texts));
+    // A large claim log is read in steps; say how far it got while the page stays usable.
+    const progress = (done: number, total: number) => {
+      if (mine !== generation) return;
+      out.replaceChildren(
+        document.createTextNode(
+          `Checking… claim log: ${done.toLocaleString("en")} of ${
+            total.toLocaleString("en")
+          } records read`,
+        ),
+      );
+    };
+    view = checkView(await runCheck(texts, { progress }));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";

@@ -19,7 +19,7 @@ import {
   trustedTsaAnchors,
   type VerdictPredicate,
 } from "../attest/mod.ts";
-import { type ClaimLog, parseClaimLog } from "../claims/mod.ts";
+import { type ClaimLog, parseClaimLogInSteps } from "../claims/mod.ts";
 import { BitauditError } from "../errors.ts";
 import { validityHints } from "./validity_hints.ts";
 
@@ -79,7 +79,9 @@ export type CheckOutcome = CheckRefusal | CheckDone;
  *
  * @param texts attestation (envelope or Sigstore bundle), trust root, optional claim log and
  *   RFC 3161 token
- * @param options `now`, the verification time (default the clock)
+ * @param options `now`, the verification time (default the clock); `progress`, told the claim
+ *   log's lines parsed and their count while it is read in steps; `pause`, awaited between those
+ *   steps (default a zero timeout, so that a page can draw)
  * @returns a refusal naming the unreadable input, or the check report with the verified predicate
  * @example
  * ```ts
@@ -90,7 +92,11 @@ export type CheckOutcome = CheckRefusal | CheckDone;
  */
 export async function runCheck(
   texts: CheckTexts,
-  options: { now?: Date } = {},
+  options: {
+    now?: Date;
+    progress?: (done: number, total: number) => void;
+    pause?: () => Promise<void>;
+  } = {},
 ): Promise<CheckOutcome> {
   const file = _read("attestation", () => readAttestation(texts.attestation));
   if ("kind" in file) return file;
@@ -104,7 +110,16 @@ export async function runCheck(
   if ("kind" in trustRoot) return trustRoot;
   let log: ClaimLog | null = null;
   if (texts.log !== undefined) {
-    const parsed = _read("claim log", () => parseClaimLog(texts.log!));
+    // In steps that hand the page back its thread: a log of hundreds of MB takes seconds.
+    const pause = options.pause ?? (() => new Promise<void>((r) => setTimeout(r, 0)));
+    const parsed = await _readInSteps(
+      "claim log",
+      () =>
+        parseClaimLogInSteps(texts.log!, {
+          pause,
+          ...(options.progress === undefined ? {} : { progress: options.progress }),
+        }),
+    );
     if ("kind" in parsed) return parsed;
     log = parsed;
   }
@@ -131,6 +146,22 @@ export async function runCheck(
     timestamped: token !== undefined,
     hints: validityHints({ report, envelope, trustRoot }),
   };
+}
+
+/** {@link _read} for a parse that runs in steps. */
+async function _readInSteps<T extends object>(
+  input: CheckInputName,
+  parse: () => Promise<T>,
+): Promise<T | CheckRefusal> {
+  let value: T;
+  try {
+    value = await parse();
+  } catch (e) {
+    return _read(input, () => {
+      throw e;
+    });
+  }
+  return value;
 }
 
 function _read<T extends object>(input: CheckInputName, parse: () => T): T | CheckRefusal {

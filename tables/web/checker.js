@@ -1942,7 +1942,23 @@
 
   // src/claims/claim_log.ts
   var MAX_RECORD_VALUES = 1 << 20;
-  function parseClaimLog(text, limits = {}) {
+  async function parseClaimLogInSteps(text, steps, limits = {}) {
+    const lines = _logLines(text, limits);
+    const read = _reader();
+    const stepMs = steps.stepMs ?? 50;
+    let since = performance.now();
+    for (let i = 0; i < lines.length; i++) {
+      read.line(lines[i], i);
+      if ((i & 63) === 63 && performance.now() - since >= stepMs) {
+        steps.progress?.(i + 1, lines.length);
+        await steps.pause();
+        since = performance.now();
+      }
+    }
+    steps.progress?.(lines.length, lines.length);
+    return read.done();
+  }
+  function _logLines(text, limits) {
     const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
     if (text.length > maxBytes || text.length > maxBytes / 3 && _utf8Length(text) > maxBytes) {
       throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
@@ -1953,12 +1969,15 @@
     if (lines.length > (limits.maxRecords ?? 1e6)) {
       throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
     }
+    return lines;
+  }
+  function _reader() {
     const records = [];
     const digests = [];
-    lines.forEach((line, i) => {
+    const line = (line2, i) => {
       let json;
       try {
-        json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
+        json = parseStrictJson(line2, { maxValues: MAX_RECORD_VALUES });
       } catch (e) {
         if (!(e instanceof StrictJsonError)) throw e;
         if (e.strict) {
@@ -1983,8 +2002,8 @@
       }
       records.push(record);
       digests.push(recordDigest(record));
-    });
-    return { records, digests, root: logRoot(digests) };
+    };
+    return { line, done: () => ({ records, digests, root: logRoot(digests) }) };
   }
   function logRoot(digests) {
     return bytesToHex2(merkleRoot(digests.map(hexToBytes2)));
@@ -28765,7 +28784,14 @@ ${values.join("\n")}` : `${blockName} :`;
     if ("kind" in trustRoot) return trustRoot;
     let log = null;
     if (texts.log !== void 0) {
-      const parsed = _read("claim log", () => parseClaimLog(texts.log));
+      const pause = options.pause ?? (() => new Promise((r) => setTimeout(r, 0)));
+      const parsed = await _readInSteps(
+        "claim log",
+        () => parseClaimLogInSteps(texts.log, {
+          pause,
+          ...options.progress === void 0 ? {} : { progress: options.progress }
+        })
+      );
       if ("kind" in parsed) return parsed;
       log = parsed;
     }
@@ -28789,6 +28815,17 @@ ${values.join("\n")}` : `${blockName} :`;
       timestamped: token !== void 0,
       hints: validityHints({ report, envelope, trustRoot })
     };
+  }
+  async function _readInSteps(input, parse2) {
+    let value;
+    try {
+      value = await parse2();
+    } catch (e) {
+      return _read(input, () => {
+        throw e;
+      });
+    }
+    return value;
   }
   function _read(input, parse2) {
     try {
@@ -28989,7 +29026,15 @@ ${values.join("\n")}` : `${blockName} :`;
         ...typeof log === "string" ? { log } : {},
         ...timestamp instanceof Uint8Array ? { timestamp } : {}
       };
-      view = checkView(await runCheck(texts));
+      const progress = (done, total) => {
+        if (mine !== generation) return;
+        out.replaceChildren(
+          document.createTextNode(
+            `Checking… claim log: ${done.toLocaleString("en")} of ${total.toLocaleString("en")} records read`
+          )
+        );
+      };
+      view = checkView(await runCheck(texts, { progress }));
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";

@@ -8,6 +8,7 @@ import { decodeBase64, encodeBase64 } from "../../mod.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import { driveChecker } from "./_checker_browser.ts";
+import { runCheck } from "../../src/web/mod.ts";
 import { tempDir } from "../_temp.ts";
 
 const dir = await tempDir({ prefix: "bitaudit-checker-demo-" });
@@ -64,4 +65,20 @@ Deno.test("checker page: the full demo's attestation shows VALID with the CLI's 
 
 Deno.test("checker page: the full demo's attestation with an edited verdict is INVALID", () => {
   assert.equal(edited!.state, "invalid");
+});
+
+Deno.test("runCheck() reads the claim log in steps, telling its progress, with the CLI's result", async () => {
+  const texts = {
+    attestation: await Deno.readTextFile(files.attestation),
+    trustRoot: await Deno.readTextFile(files.trustRoot),
+    log: await Deno.readTextFile(files.log),
+  };
+  const records = texts.log.trim().split("\n").length;
+  const seen: [number, number][] = [];
+  const r = await runCheck(texts, { progress: (done, total) => seen.push([done, total]) });
+  assert.equal(r.kind, "checked");
+  if (r.kind !== "checked") return;
+  assert.equal(r.report.valid, (await checkFile(files)).valid);
+  assert.equal(r.log?.records.length, records);
+  assert.deepEqual(seen.at(-1), [records, records]);
 });
