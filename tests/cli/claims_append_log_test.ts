@@ -29,16 +29,26 @@ Deno.test("replaceLog() keeps the log's permission bits past the umask, and its 
   const log = `${dir}/claims.jsonl`;
   await Deno.writeTextFile(log, "");
   await Deno.chmod(log, 0o664);
-  // As root any group can be given; otherwise the process's own (the mode is still checked).
-  const gid = Deno.uid() === 0 ? 4242 : Deno.gid()!;
+  // As root any group can be given; otherwise the process's own (the mode is still checked). A new
+  // file's owner is this process (Deno.uid() would need --allow-sys).
+  const mine = await Deno.stat(log);
+  const gid = mine.uid === 0 ? 4242 : mine.gid!;
   await Deno.chown(log, null, gid);
-  const read = await readLogForAppend(log);
-  const old = Deno.umask(0o022);
-  try {
-    await replaceLog(log, { text: "x\n", read });
-  } finally {
-    Deno.umask(old);
-  }
+  // The append runs under a umask that narrows new files to 0644 (set by the shell: Deno.umask
+  // would need --allow-sys).
+  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
+  const r = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      'umask 022; exec "$0" eval "$1" "$2"',
+      Deno.execPath(),
+      `import { readLogForAppend, replaceLog } from "${mod}";
+       const log = Deno.args[0];
+       await replaceLog(log, { text: "x\\n", read: await readLogForAppend(log) });`,
+      log,
+    ],
+  }).output();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
   const info = await Deno.stat(log);
   assert.equal(await Deno.readTextFile(log), "x\n");
   assert.equal(info.mode! & 0o777, 0o664);
