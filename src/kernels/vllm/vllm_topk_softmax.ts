@@ -8,7 +8,7 @@
  *   logits to FP32 (`gating_output.float()`) and calls `ops.topk_softmax`; with `renormalize`
  *   the weights are then divided by their sum in PyTorch (not here: `reduceSumRows` and IEEE
  *   division, as HF renormalises).
- * - `csrc/moe/topk_softmax_kernels.cu:186-361` (`topkGatingSoftmax`, experts a power of two up
+ * - `csrc/moe/topk_softmax_kernels.cu:188-384` (`topkGatingSoftmax`, experts a power of two up
  *   to 512, or 192, 320, 384, 448, 576): a row is shared by `THREADS_PER_ROW` lanes of a warp,
  *   each holding `VPT` values loaded `ELTS_PER_LDG` at a time (16-byte loads for powers of two,
  *   8-byte for the multiples of 64); per lane a sequential max and a sequential FP32 sum of
@@ -17,7 +17,7 @@
  *   division) and a multiply per value; top-k by repeated argmax: per lane the strictly greater
  *   value in column order, across lanes the greater value or, on ties, the lower expert; the
  *   winner is set to -10000 before the next round.
- * - `:43-99` (`moeSoftmax<256>` and `moeTopK<256>`, every other expert count): one block of 256
+ * - `:47-170` (`moeSoftmax<256>` and `moeTopK<256>`, every other expert count): one block of 256
  *   threads per row, thread t holding columns t, t + 256, ...; CUB block max, CUB block sum of
  *   the threads' `exp(x - max)` sums, `1.f / Z`, `exp(x - max) * (1 / Z)`; top-k by CUB ArgMax
  *   (ties to the lower expert), earlier winners skipped.
