@@ -340,8 +340,24 @@ function _parallelism(
   if (par.obj.allReduce === undefined) return base;
   const path = "$.predicate.parallelism.allReduce";
   if (tp < 2) o.bad(path, "is only meaningful with tp above 1");
-  const a = fieldsOf(par.obj.allReduce, path, o.bad);
-  onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees"]);
+  return { ...base, allReduce: _allReduceFields(par.obj.allReduce, { path, bad: o.bad }) };
+}
+
+/**
+ * The fields of a recorded all-reduce: a kind and its settings, and for `vllm-dispatch` the NCCL
+ * settings of the messages the dispatch sends there (`nccl`, the same fields, not nested again).
+ */
+function _allReduceFields(
+  value: unknown,
+  o: {
+    readonly path: string;
+    readonly bad: (path: string, why: string) => never;
+    readonly nested?: boolean;
+  },
+): ClaimedAllReduceFields {
+  const { path } = o;
+  const a = fieldsOf(value, path, o.bad);
+  onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees", ...(o.nested ? [] : ["nccl"])]);
   const out: Record<string, unknown> = { kind: str(a, "kind", /^[a-z0-9][a-z0-9-]{0,63}$/) };
   if (a.obj.protocol !== undefined) out.protocol = str(a, "protocol", /^(simple|ll|ll128)$/);
   if (a.obj.chunkBytes !== undefined) {
@@ -373,7 +389,10 @@ function _parallelism(
       return { down: (down as unknown[]).map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
     });
   }
-  return { ...base, allReduce: Object.freeze(out as ClaimedAllReduceFields) };
+  if (a.obj.nccl !== undefined) {
+    out.nccl = _allReduceFields(a.obj.nccl, { path: `${path}.nccl`, bad: o.bad, nested: true });
+  }
+  return Object.freeze(out as ClaimedAllReduceFields);
 }
 
 /** Free text of a claim (names, versions): 1 to 200 characters. */

@@ -5,8 +5,10 @@
  *
  * Defaults: `nccl-ring` runs one channel over the ring 0, 1, ..., n-1 with the Simple protocol
  * and NCCL's default 2 MiB chunk (NCCL_BUFFSIZE unset); `nccl-tree` runs one channel over the
- * chain 0 <- 1 <- ... <- n-1 (NCCL's intra-node tree is a chain in rank order); the others take
- * no settings.
+ * chain 0 <- 1 <- ... <- n-1 (NCCL's intra-node tree is a chain in the order its topology search
+ * returns, often the ranks' own: give the one `NCCL_DEBUG` prints in a file); the others take
+ * no settings; `vllm-dispatch` (each message took the path vLLM's dispatch chose for its size)
+ * takes its NCCL settings (`nccl`) only from a file.
  *
  * @module
  */
@@ -16,12 +18,15 @@ import {
   MODELLED_ALL_REDUCE_KINDS,
   NCCL_SIMPLE_RING_CHUNK_BYTES,
   parseClaimedAllReduce,
+  VLLM_DISPATCH,
 } from "../kernels/mod.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { readJsonFile } from "./read_json_file.ts";
 
 /** What `--all-reduce` accepts, for help texts. */
-export const ALL_REDUCE_FLAG_HELP = `${MODELLED_ALL_REDUCE_KINDS.join(", ")}, or a JSON file`;
+export const ALL_REDUCE_FLAG_HELP = `${
+  MODELLED_ALL_REDUCE_KINDS.join(", ")
+}, ${VLLM_DISPATCH} (vLLM's dispatch chose per message), or a JSON file`;
 
 /**
  * Reads `--all-reduce` for a tensor-parallel size.

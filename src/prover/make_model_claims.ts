@@ -86,7 +86,11 @@ export async function makeModelClaims(
     const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));
     // The record claims its section's topology; a `parallelism` falsification ran another.
     const topology = f.parallel?.[i % f.parallel.length];
-    const parallel = runParallel(fake?.kind === "parallelism" ? fake.ran : topology, stack);
+    const parallel = runParallel(
+      fake?.kind === "parallelism" ? fake.ran : topology,
+      stack,
+      base.profile.computeCapability,
+    );
     const r = await runPrefillForward(ran.ckpt, {
       sequences: ran.sequences,
       runtime,

@@ -170,7 +170,11 @@ export async function modelClaimBasis(
     );
   }
   const { logId, seq, prev } = facts.position;
-  const topology = _parallelism(facts.parallel, { gpus: gpuCount, stack });
+  const topology = _parallelism(facts.parallel, {
+    gpus: gpuCount,
+    stack,
+    deviceCapability: hardware.profile.computeCapability,
+  });
   const envelope = claimEnvelope(
     { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
     {
@@ -255,13 +259,18 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
  */
 function _parallelism(
   p: ModelClaimFacts["parallel"],
-  o: { readonly gpus: number; readonly stack: StackProfile },
+  o: { readonly gpus: number; readonly stack: StackProfile; readonly deviceCapability: string },
 ): { claimed: ClaimPredicate["parallelism"]; parallel: TensorParallel | undefined } {
   if (p === undefined) return { claimed: { tp: 1, pp: 1, ep: 1, dp: 1 }, parallel: undefined };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
   if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
   const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
-  const r = tensorParallelOf(o.stack, { tp, ep, allReduce: p.allReduce });
+  const r = tensorParallelOf(o.stack, {
+    tp,
+    ep,
+    allReduce: p.allReduce,
+    links: { deviceCapability: o.deviceCapability, interconnect: p.interconnect },
+  });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
   if (p.interconnect !== undefined && tp === 1) {
     claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);

@@ -107,19 +107,26 @@ export function scenarioParallelList(f: Fields): readonly ScenarioParallel[] | u
  *
  * @param p the topology
  * @param stack the section's stack
+ * @param deviceCapability the GPU's compute capability (vLLM's dispatch reads it)
  * @returns the split
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when the stack cannot run it
  * @example
  * ```ts ignore
- * const parallel = runParallel({ tp: 2 }, stack);
+ * const parallel = runParallel({ tp: 2 }, stack, "8.0");
  * ```
  */
 export function runParallel(
   p: ScenarioParallel | undefined,
   stack: StackProfile,
+  deviceCapability: string,
 ): TensorParallel | undefined {
   if (p === undefined) return undefined;
-  const r = tensorParallelOf(stack, { tp: p.tp, ep: p.ep ?? 1, allReduce: p.allReduce });
+  const r = tensorParallelOf(stack, {
+    tp: p.tp,
+    ep: p.ep ?? 1,
+    allReduce: p.allReduce,
+    links: { deviceCapability, interconnect: p.interconnect },
+  });
   if (!r.ok) throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run tp=${p.tp}: ${r.reason}`);
   return r.parallel;
 }

@@ -9,20 +9,28 @@
  * bits) or the stack states no setup, nothing is checked. How the GPUs are linked is the record's
  * `interconnect` where it states one (`interconnectFacts`: NVLink, P2P, multicast), else the
  * stack's; an interconnect the verifier does not know leaves the path unchecked (the caller
- * reports it: `unknownInterconnect`).
+ * reports it: `unknownInterconnect`). A record may instead state `vllm-dispatch` (each message
+ * took the dispatch's path for its size, NCCL as its `nccl` settings say):
+ * `vllmDispatchedAllReduce` then resolves each message's implementation for the replay, and a
+ * message the dispatch sends to NCCL with no NCCL settings stated FAILs.
  *
  * @module
  */
 import {
   allReducePathOf,
+  type ClaimedAllReduce,
+  type ClaimedNcclAllReduce,
   interconnectFacts,
   INTERCONNECTS,
   isInterconnect,
+  isModelledAllReduceKind,
   type StackProfile,
+  VLLM_DISPATCH,
+  type VllmAllReduceChoice,
   vllmAllReducePath,
   vllmPaddedTokens,
 } from "../kernels/mod.ts";
-import type { TensorParallel } from "../model/mod.ts";
+import { ForwardUnsupported, type TensorParallel } from "../model/mod.ts";
 
 /**
  * The contradiction between a named all-reduce and the stack's dispatch, if any.
@@ -48,42 +56,119 @@ export function allReduceDispatchMismatch(
     readonly interconnect?: string | undefined;
   },
 ): string | null {
-  const setup = stack.operators?.allReduceSetup;
   const tp = o.parallel;
-  if (setup === undefined || tp === undefined || !o.named) return null;
+  const dispatch = _dispatchOf(stack, o);
+  if (dispatch === null || tp === undefined || !o.named) return null;
+  const claimed = tp.allReduce;
+  const sizes = stack.operators?.cudaGraphs?.captureSizes;
+  for (const rows of new Set(o.passRows)) {
+    const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
+    const messageBytes = launch * o.hidden * 2;
+    const choice = dispatch.choose(tp.size, messageBytes);
+    const message = `a message of ${messageBytes} bytes (${launch} rows) on ${tp.size} ranks ` +
+      `${dispatch.where} (${choice.rule})`;
+    if (claimed.kind === VLLM_DISPATCH) {
+      if (choice.path === "nccl" && claimed.nccl === undefined) {
+        return `record states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
+          `'${stack.id}' sends ${message} to NCCL`;
+      }
+      continue;
+    }
+    if (choice.path !== allReducePathOf(claimed.kind)) {
+      return `record names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ` +
+        `${choice.path} for ${message}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The all-reduce of each message under a recorded `vllm-dispatch`: the path vLLM's dispatch takes
+ * for the message's size on the stack's setup and the record's links (the stack's where the
+ * record states none), with the record's NCCL settings for the NCCL path.
+ *
+ * @param stack the stack (its `allReduceSetup`)
+ * @param o the group size, the device's compute capability, the record's interconnect and NCCL
+ *   settings
+ * @returns the implementation of a message of `count` BF16 elements (it throws
+ *   `ForwardUnsupported` for a path that is not modelled, or NCCL without settings), or why none
+ *   can be resolved (the stack states no setup; an interconnect the dispatch is not modelled on)
+ * @example
+ * ```ts ignore
+ * const per = vllmDispatchedAllReduce(stack, { worldSize: 4, deviceCapability: "8.0" });
+ * if (typeof per !== "string") per(64 * 4096).kind; // "vllm-custom-1stage"
+ * ```
+ */
+export function vllmDispatchedAllReduce(
+  stack: StackProfile,
+  o: {
+    readonly worldSize: number;
+    readonly deviceCapability: string;
+    readonly interconnect?: string | undefined;
+    readonly nccl?: ClaimedNcclAllReduce | undefined;
+  },
+): ((count: number) => ClaimedAllReduce) | string {
+  if (stack.operators?.allReduceSetup === undefined) {
+    return `stack '${stack.id}' states no all-reduce setup: '${VLLM_DISPATCH}' cannot be resolved`;
+  }
+  const dispatch = _dispatchOf(stack, o);
+  if (dispatch === null) return unknownInterconnect(o.interconnect)!;
+  return (count: number) => {
+    const choice = dispatch.choose(o.worldSize, count * 2);
+    if (choice.unmodelled !== null) throw new ForwardUnsupported(choice.unmodelled);
+    if (choice.path === "nccl") {
+      if (o.nccl === undefined) {
+        throw new ForwardUnsupported(
+          `the dispatch sends ${count * 2} bytes to NCCL and the record states no NCCL settings`,
+        );
+      }
+      return o.nccl;
+    }
+    if (!isModelledAllReduceKind(choice.path)) {
+      throw new ForwardUnsupported(`the all-reduce path '${choice.path}' is not modelled`);
+    }
+    return { kind: choice.path } as ClaimedAllReduce;
+  };
+}
+
+/**
+ * vLLM's dispatch on a stack's setup and a group's links: the record's interconnect where it
+ * states one, else the stack's; null when the stack states no setup or the interconnect is not
+ * one the dispatch is modelled on.
+ */
+function _dispatchOf(
+  stack: StackProfile,
+  o: { readonly deviceCapability: string; readonly interconnect?: string | undefined },
+): {
+  readonly choose: (worldSize: number, messageBytes: number) => VllmAllReduceChoice;
+  readonly where: string;
+} | null {
+  const setup = stack.operators?.allReduceSetup;
+  if (setup === undefined) return null;
   const stated = o.interconnect;
   if (stated !== undefined && !isInterconnect(stated)) return null;
   const links = stated === undefined
     ? { fullyConnected: setup.fullyConnected, p2p: true, multicast: setup.multicast }
     : interconnectFacts(stated);
-  const where = stated === undefined
-    ? `as stack '${stack.id}' states its GPUs linked`
-    : `on the record's interconnect '${stated}'`;
-  const claimed = allReducePathOf(tp.allReduce.kind);
-  const sizes = stack.operators?.cudaGraphs?.captureSizes;
-  for (const rows of new Set(o.passRows)) {
-    const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
-    const messageBytes = launch * o.hidden * 2;
-    const choice = vllmAllReducePath({
-      worldSize: tp.size,
-      messageBytes,
-      deviceCapability: o.deviceCapability,
-      fullyConnected: links.fullyConnected,
-      multicast: links.multicast,
-      customAllReduce: setup.customAllReduce && links.p2p,
-      useTorchSymmMem: setup.torchSymmMem,
-      useNcclSymmMem: setup.ncclSymmMem,
-      ...(setup.customAllReduceAlgo === undefined
-        ? {}
-        : { customAllReduceAlgo: setup.customAllReduceAlgo }),
-    });
-    if (choice.path !== claimed) {
-      return `record names all-reduce '${tp.allReduce.kind}', but stack '${stack.id}' runs ` +
-        `${choice.path} for a message of ${messageBytes} bytes (${launch} rows) on ${tp.size} ` +
-        `ranks ${where} (${choice.rule})`;
-    }
-  }
-  return null;
+  return {
+    where: stated === undefined
+      ? `as stack '${stack.id}' states its GPUs linked`
+      : `on the record's interconnect '${stated}'`,
+    choose: (worldSize, messageBytes) =>
+      vllmAllReducePath({
+        worldSize,
+        messageBytes,
+        deviceCapability: o.deviceCapability,
+        fullyConnected: links.fullyConnected,
+        multicast: links.multicast,
+        customAllReduce: setup.customAllReduce && links.p2p,
+        useTorchSymmMem: setup.torchSymmMem,
+        useNcclSymmMem: setup.ncclSymmMem,
+        ...(setup.customAllReduceAlgo === undefined
+          ? {}
+          : { customAllReduceAlgo: setup.customAllReduceAlgo }),
+      }),
+  };
 }
 
 /**

@@ -12,7 +12,9 @@ import {
   claimedAllReduceUnsupported,
   type StackProfile,
   tensorParallelLayout,
+  VLLM_DISPATCH,
 } from "../kernels/mod.ts";
+import { vllmDispatchedAllReduce } from "./all_reduce_dispatch.ts";
 import type { TensorParallel } from "../model/mod.ts";
 
 /** The split, or why it cannot run: not modelled, or contradicting the stack or itself. */
@@ -24,7 +26,9 @@ export type TensorParallelResolution =
  * Resolves a topology on a stack.
  *
  * @param stack the stack profile
- * @param o tensor- and expert-parallel sizes and the all-reduce, if named
+ * @param o tensor- and expert-parallel sizes, the all-reduce, if named, and for a recorded
+ *   `vllm-dispatch` the device's compute capability and the record's interconnect (`links`),
+ *   which decide each message's path
  * @returns the split (undefined for one rank), or the reason
  * @example
  * ```ts ignore
@@ -37,6 +41,10 @@ export function tensorParallelOf(
     readonly tp: number;
     readonly ep: number;
     readonly allReduce?: ClaimedAllReduce | undefined;
+    readonly links?: {
+      readonly deviceCapability: string;
+      readonly interconnect?: string | undefined;
+    } | undefined;
   },
 ): TensorParallelResolution {
   const unmodelled = (reason: string) => ({ ok: false, kind: "unmodelled", reason }) as const;
@@ -73,6 +81,28 @@ export function tensorParallelOf(
     return {
       ok: true,
       parallel: { size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!), ...ep },
+    };
+  }
+  if (o.allReduce.kind === VLLM_DISPATCH) {
+    // The dispatch picks among the layout's implementations message by message.
+    if (!(layout.allReduce as readonly string[]).includes("vllm-custom-1stage")) {
+      return contradiction(
+        `stack '${stack.id}' (layout '${layout.id}') does not run vLLM's all-reduce dispatch`,
+      );
+    }
+    if (o.links === undefined) {
+      return unmodelled(`'${VLLM_DISPATCH}' needs the device to resolve each message's path`);
+    }
+    const per = vllmDispatchedAllReduce(stack, {
+      worldSize: o.tp,
+      deviceCapability: o.links.deviceCapability,
+      interconnect: o.links.interconnect,
+      nccl: o.allReduce.nccl,
+    });
+    if (typeof per === "string") return unmodelled(per);
+    return {
+      ok: true,
+      parallel: { size: o.tp, layout, allReduce: o.allReduce, messageAllReduce: per, ...ep },
     };
   }
   const why = claimedAllReduceUnsupported(o.allReduce);

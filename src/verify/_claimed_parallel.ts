@@ -75,6 +75,7 @@ export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): stri
  *
  * @param p the record's predicate
  * @param stack the record's stack
+ * @param deviceCapability the GPU profile's compute capability (vLLM's dispatch reads it)
  * @returns the split, or undefined for a one-GPU pass (tp = 1)
  * @throws {_Stop} FAIL when the record contradicts itself or its stack (an all-reduce with
  *   tp = 1, an invalid all-reduce, one the stack cannot run, none named at tp above 2);
@@ -84,6 +85,7 @@ export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): stri
 export function _claimedParallel(
   p: ClaimPredicate,
   stack: StackProfile,
+  deviceCapability: string,
 ): TensorParallel | undefined {
   const par = p.parallelism;
   let allReduce: ClaimedAllReduce | undefined;
@@ -94,7 +96,12 @@ export function _claimedParallel(
       throw new _Stop("FAIL", `record's all-reduce is invalid: ${(e as Error).message}`);
     }
   }
-  const r = tensorParallelOf(stack, { tp: par.tp, ep: par.ep, allReduce });
+  const r = tensorParallelOf(stack, {
+    tp: par.tp,
+    ep: par.ep,
+    allReduce,
+    links: { deviceCapability, interconnect: par.interconnect },
+  });
   if (r.ok) return r.parallel;
   throw r.kind === "unmodelled"
     ? new _Stop("NOT_VERIFIED", r.reason)

@@ -63,7 +63,7 @@ export async function _recomputeModelForward(
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
-  const parallel = _claimedParallel(p, input.stack);
+  const parallel = _claimedParallel(p, input.stack, input.profile.computeCapability);
   _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(

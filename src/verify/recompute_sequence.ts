@@ -77,7 +77,11 @@ export async function _recomputeSequence(
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
-  const parallel = _claimedParallel(input.predicate, input.stack);
+  const parallel = _claimedParallel(
+    input.predicate,
+    input.stack,
+    input.profile.computeCapability,
+  );
   _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
   const claim = await _claimCheckpoint(input.blobs, w.model);
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files

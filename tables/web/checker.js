@@ -1645,8 +1645,12 @@
     if (par.obj.allReduce === void 0) return base;
     const path = "$.predicate.parallelism.allReduce";
     if (tp < 2) o.bad(path, "is only meaningful with tp above 1");
-    const a = fieldsOf(par.obj.allReduce, path, o.bad);
-    onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees"]);
+    return { ...base, allReduce: _allReduceFields(par.obj.allReduce, { path, bad: o.bad }) };
+  }
+  function _allReduceFields(value, o) {
+    const { path } = o;
+    const a = fieldsOf(value, path, o.bad);
+    onlyKnown(a, ["kind", "protocol", "chunkBytes", "rings", "trees", ...o.nested ? [] : ["nccl"]]);
     const out = { kind: str(a, "kind", /^[a-z0-9][a-z0-9-]{0,63}$/) };
     if (a.obj.protocol !== void 0) out.protocol = str(a, "protocol", /^(simple|ll|ll128)$/);
     if (a.obj.chunkBytes !== void 0) {
@@ -1678,7 +1682,10 @@
         return { down: down.map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
       });
     }
-    return { ...base, allReduce: Object.freeze(out) };
+    if (a.obj.nccl !== void 0) {
+      out.nccl = _allReduceFields(a.obj.nccl, { path: `${path}.nccl`, bad: o.bad, nested: true });
+    }
+    return Object.freeze(out);
   }
   var TEXT2 = /^.{1,200}$/s;
   function _workload(json, ctx) {

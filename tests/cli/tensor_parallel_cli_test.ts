@@ -118,6 +118,24 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const custom = await onVllm(["--interconnect", "pcie-p2p", "--all-reduce", "vllm-custom-1stage"]);
   assertCliCode(custom.stderr, "CLAIM_INVALID");
   assert.match(custom.stderr, /runs nccl .* on the record's interconnect 'pcie-p2p'/);
+  // vllm-dispatch: the path of each message is the dispatch's; on PCIe without peer access every
+  // message goes to NCCL, whose settings the id alone does not give (a file does).
+  const dispatched = await onVllm(["--all-reduce", "vllm-dispatch"]);
+  assert.equal(dispatched.code, 0, dispatched.stderr);
+  const noNccl = await onVllm(["--all-reduce", "vllm-dispatch", "--interconnect", "pcie"]);
+  assertCliCode(noNccl.stderr, "CLAIM_INVALID");
+  assert.match(noNccl.stderr, /'vllm-dispatch' without NCCL settings/);
+  await Deno.writeTextFile(
+    `${dir}/dispatch.json`,
+    JSON.stringify({
+      kind: "vllm-dispatch",
+      nccl: { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] },
+    }),
+  );
+  const withNccl = await onVllm([
+    ...["--all-reduce", `${dir}/dispatch.json`, "--interconnect", "pcie"],
+  ]);
+  assert.equal(withNccl.code, 0, withNccl.stderr);
   const lone = await append("a".repeat(64), [...links, "--interconnect", "nvlink"]);
   assertCliCode(lone.stderr, "CLAIM_INVALID");
   assert.match(lone.stderr, /interconnect 'nvlink' stated for one rank/);
@@ -165,4 +183,39 @@ Deno.test("model classes --tp lists one rank's launches and refuses a ring at 4 
   const ring = await classes(["--tp", "4", "--all-reduce", "nccl-ring"]);
   assert.equal(ring.code, 3);
   assert.match(ring.stderr, /orders additions by an element's place/);
+});
+
+Deno.test("model forward --all-reduce vllm-dispatch computes each message on the dispatch's path", async () => {
+  await Deno.writeTextFile(`${dir}/flat.json`, JSON.stringify({ sequences: [[1, 2, 3, 4, 5]] }));
+  const fp = async (name: string, flags: string[]) => {
+    const r = await runBitaudit([
+      ...["model", "forward", "--checkpoint", MODEL, "--tokens", `${dir}/flat.json`],
+      ...["--profile", "a100", "--stack", "vllm-0.11-eager-fa2", "--kernel", CATALOG],
+      ...["--threads", "1", "--out", `${dir}/${name}.safetensors`, "--json", "--tp", "4"],
+      ...flags,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).fingerprint as string;
+  };
+  const ring = `${dir}/ring4.json`;
+  const settings = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1024,
+    rings: [[0, 1, 2, 3]],
+  };
+  await Deno.writeTextFile(ring, JSON.stringify(settings));
+  await Deno.writeTextFile(
+    `${dir}/d.json`,
+    JSON.stringify({ kind: "vllm-dispatch", nccl: settings }),
+  );
+  // NVLink (the stack's setup): five rows are one custom stage; without peer access, NCCL.
+  const custom = await fp("c1", ["--all-reduce", "vllm-custom-1stage"]);
+  assert.equal(await fp("d1", ["--all-reduce", "vllm-dispatch"]), custom);
+  const nccl = await fp("r1", ["--all-reduce", ring]);
+  assert.notEqual(nccl, custom);
+  assert.equal(
+    await fp("d2", ["--all-reduce", `${dir}/d.json`, "--interconnect", "pcie"]),
+    nccl,
+  );
 });

@@ -97,3 +97,61 @@ Deno.test("allReduceDispatchMismatch(): a stated interconnect replaces the stack
   assert.equal(unknownInterconnect("pcie"), null);
   assert.equal(unknownInterconnect(undefined), null);
 });
+
+Deno.test("vllm-dispatch: each message takes the dispatch's path; NCCL needs the record's settings; the check FAILs a pass sent to NCCL without them", () => {
+  const links = { deviceCapability: "8.0" };
+  const resolve = (allReduce: ClaimedAllReduce, interconnect?: string) => {
+    const r = tensorParallelOf(eager, {
+      tp: 4,
+      ep: 1,
+      allReduce,
+      links: { ...links, interconnect },
+    });
+    if (!r.ok) throw new Error(r.reason);
+    return r.parallel!;
+  };
+  const per = resolve({ kind: "vllm-dispatch" }).messageAllReduce!;
+  // 4 ranks on NVLink: one stage below 512 KiB, two below 8 MiB.
+  assert.equal(per(1 * 4096).kind, "vllm-custom-1stage");
+  assert.equal(per(64 * 4096).kind, "vllm-custom-2stage");
+  assert.throws(() => per(1024 * 4096), /NCCL settings/);
+  const withRing = resolve({ kind: "vllm-dispatch", nccl: RING4 }).messageAllReduce!;
+  assert.deepEqual(withRing(1024 * 4096), RING4);
+  // No peer-to-peer access: NCCL for every size.
+  assert.deepEqual(
+    resolve({ kind: "vllm-dispatch", nccl: RING4 }, "pcie").messageAllReduce!(8),
+    RING4,
+  );
+  const check = (allReduce: ClaimedAllReduce, passRows: number[]) =>
+    allReduceDispatchMismatch(eager, {
+      ...links,
+      parallel: resolve(allReduce),
+      hidden: 4096,
+      passRows,
+      named: true,
+    });
+  assert.equal(check({ kind: "vllm-dispatch" }, [1, 64, 1000]), null);
+  assert.match(check({ kind: "vllm-dispatch" }, [1, 2000])!, /without NCCL settings.*to NCCL/);
+  assert.equal(check({ kind: "vllm-dispatch", nccl: RING4 }, [1, 2000]), null);
+  // Without the device, or on a stack that runs no vLLM dispatch, it cannot be resolved.
+  const noDevice = tensorParallelOf(eager, { tp: 4, ep: 1, allReduce: { kind: "vllm-dispatch" } });
+  assert.equal(noDevice.ok, false);
+  const unknownLinks = tensorParallelOf(eager, {
+    tp: 4,
+    ep: 1,
+    allReduce: { kind: "vllm-dispatch" },
+    links: { ...links, interconnect: "infiniband" },
+  });
+  assert.equal(!unknownLinks.ok && unknownLinks.kind, "unmodelled");
+});
+
+Deno.test("vllm-dispatch is refused on a stack whose layout runs no vLLM dispatch", async () => {
+  const hf = await stack("hf-qwen3-flash-attn-torch2.8");
+  const r = tensorParallelOf(hf, {
+    tp: 4,
+    ep: 1,
+    allReduce: { kind: "vllm-dispatch" },
+    links: { deviceCapability: "8.0" },
+  });
+  assert.equal(!r.ok && r.kind, "contradiction");
+});

@@ -339,3 +339,62 @@ Deno.test("a record stating its interconnect is checked on it: NCCL on PCIe PASS
   const wrong = await verify(restated({ sha256: "0".repeat(64) }), 3);
   assert.equal(wrong.status, "FAIL", wrong.reason);
 });
+
+Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-stage custom all-reduce and its decode steps the one-stage PASSes; one kind named for both FAILs; NCCL needs its settings", async () => {
+  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const tp = "tables/models/qwen3-tiny-tp";
+  const parallel = [
+    // NVLink (the stack's setup): a 1,100-token prefill pass is 550 KiB (two stages), a decode
+    // step 512 bytes (one stage).
+    { tp: 4, allReduce: { kind: "vllm-dispatch" } },
+    { tp: 4, allReduce: { kind: "vllm-custom-2stage" } },
+    // No peer-to-peer access: every message goes to NCCL, whose settings the record must give.
+    { tp: 4, allReduce: { kind: "vllm-dispatch", nccl: ring4 }, interconnect: "pcie" },
+    // What one stage everywhere gives (a prover that ran it; the record FAILs as the 2-stage one).
+    { tp: 4, allReduce: { kind: "vllm-custom-1stage" } },
+  ];
+  const served = servedSection([tp, tp, tp, tp], { catalog: "demo-qwen3-tiny-tp-a100", parallel });
+  const sc = parseScenario(oneGemmScenario({ logId: "vllm-dispatch", seed: "vllm-dispatch-v1" }, {
+    hardware: { profile: "a100", count: 8 },
+    serving: {
+      ...served.serving,
+      stack: "vllm-0.11-eager-fa2-lg2-model",
+      components: EAGER.components,
+      requests: 1,
+      arrivalSteps: 1,
+      promptLengths: [1100],
+      generate: [2],
+      tokenBudget: 2048,
+      maxChunk: 2048,
+    },
+    falsify: [],
+  }));
+  const made = await makeClaims(sc, { store, walker, attention });
+  const b: BlobStore = { dir: "memory", get: (d) => Promise.resolve(made.blobs.get(d) ?? null) };
+  const l = parseClaimLog(formatClaimLog(made.records));
+  const status = async (index: number, log = l) =>
+    await verifyRecord({ store, blobs: b, walker, attention }, { log, index });
+  const dispatched = await status(1);
+  assert.equal(dispatched.status, "PASS", dispatched.reason);
+  const named = await status(2);
+  assert.equal(named.status, "FAIL", named.reason);
+  assert.match(named.reason, /runs vllm-custom-1stage for a message of 512 bytes/);
+  const withRing = await status(3);
+  assert.equal(withRing.status, "PASS", withRing.reason);
+  // The last record restated without its NCCL settings (it stays the last link of the chain).
+  const p = made.records[3]!.predicate;
+  const bare = makeClaimRecord({
+    ...p,
+    parallelism: { ...p.parallelism, allReduce: { kind: "vllm-dispatch" } },
+  });
+  const noSettings = await status(
+    3,
+    parseClaimLog(formatClaimLog([...made.records.slice(0, 3), bare])),
+  );
+  assert.equal(noSettings.status, "FAIL", noSettings.reason);
+  assert.match(noSettings.reason, /'vllm-dispatch' without NCCL settings/);
+  // The dispatch's mix is what the bits show: one stage everywhere, two stages everywhere and
+  // NCCL everywhere each give other bits than the honest record.
+  const fp = (i: number) => l.records[i]!.predicate.fingerprint.sha256;
+  for (const other of [2, 3, 4]) assert.notEqual(fp(1), fp(other), `record ${other}`);
+});

@@ -12,7 +12,8 @@
  * @module
  */
 import { forwardPositionsFlag } from "../positions_flag.ts";
-import { Command } from "@commander-js/extra-typings";
+import { Command, Option } from "@commander-js/extra-typings";
+import { INTERCONNECTS } from "../../kernels/mod.ts";
 import { synthDecoderCheckpoint } from "../../model/mod.ts";
 import { InputError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
@@ -79,6 +80,13 @@ export function modelCommand(): Command {
       .option("--recipe <name>", "bundled GEMM recipe (stacks with recipe kernels)")
       .option("--tp <n>", "tensor-parallel ranks the pass ran on (the stack's layout)", "1")
       .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
+      .addOption(
+        new Option(
+          "--interconnect <links>",
+          "how the ranks' GPUs are linked, as vLLM's dispatch reads it for --all-reduce " +
+            "vllm-dispatch (default: the stack's stated setup)",
+        ).choices(INTERCONNECTS),
+      )
       .option("--ep <n>", "expert-parallel ranks", "1")
       .option(
         "--positions <list>",
@@ -98,6 +106,7 @@ export function modelCommand(): Command {
           ...(opts.allReduce === undefined
             ? {}
             : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
+          ...(opts.interconnect === undefined ? {} : { interconnect: opts.interconnect }),
           checkpoint: opts.checkpoint,
           tokens: opts.tokens,
           profile: opts.profile,

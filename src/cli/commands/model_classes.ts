@@ -105,7 +105,12 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     Deno.exitCode = EXIT.INCONCLUSIVE;
     return;
   }
-  const split = tensorParallelOf(stack.value, { tp: o.tp ?? 1, ep: 1, allReduce: o.allReduce });
+  const split = tensorParallelOf(stack.value, {
+    tp: o.tp ?? 1,
+    ep: 1,
+    allReduce: o.allReduce,
+    links: { deviceCapability: profile.value.computeCapability },
+  });
   if (!split.ok && split.kind === "contradiction") {
     throw new InputError("USAGE", `Cannot derive classes: ${split.reason}`);
   }

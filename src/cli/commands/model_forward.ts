@@ -64,6 +64,8 @@ export async function runModelForward(o: {
   ep?: number;
   /** The ranks' all-reduce (default at tp = 2: any, all agree). */
   allReduce?: ClaimedAllReduce;
+  /** How the ranks' GPUs are linked (vLLM's dispatch; default: the stack's stated setup). */
+  interconnect?: string;
   /** Fingerprinted `[sequence, token]` rows (default: each sequence's last token). */
   positions?: readonly (readonly [number, number])[];
 }): Promise<void> {
@@ -102,7 +104,12 @@ export async function runModelForward(o: {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
     kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
   }
-  const split = tensorParallelOf(stack, { tp: o.tp ?? 1, ep: o.ep ?? 1, allReduce: o.allReduce });
+  const split = tensorParallelOf(stack, {
+    tp: o.tp ?? 1,
+    ep: o.ep ?? 1,
+    allReduce: o.allReduce,
+    links: { deviceCapability: profile.computeCapability, interconnect: o.interconnect },
+  });
   if (!split.ok && split.kind === "contradiction") {
     throw new InputError(
       "USAGE",

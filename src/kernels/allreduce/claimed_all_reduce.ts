@@ -10,7 +10,12 @@
  * {"kind": "nccl-ring", "protocol": "simple"|"ll"|"ll128", "chunkBytes": n, "rings": [[0, ...]]}
  * {"kind": "nccl-tree", "protocol": "simple"|"ll"|"ll128", "trees": [{"down": [[...], ...]}]}
  * {"kind": <an unmodelled implementation>}                   (kept, so it is NOT_VERIFIED by name)
+ * {"kind": "vllm-dispatch", "nccl"?: {"kind": "nccl-ring" | "nccl-tree", ...}}
  * ```
+ * `vllm-dispatch` states that each message took the path vLLM's dispatch chooses for its size
+ * (`vllmAllReducePath`: a served sequence's prefill chunk and its decode steps may take different
+ * paths), and how NCCL ran for the messages the dispatch sends there; the verifier resolves the
+ * path of each message before replaying it.
  * NCCL is modelled with one channel (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = 1, the algorithm
  * pinned with NCCL_ALGO): its channel split of a message follows from the count alone
  * (`ncclSingleChannelCbd`). Several channels split a message by the tuner's traffic rules, which
@@ -22,9 +27,8 @@ import { type AllReduceKind, isUnmodelledAllReduceKind } from "./all_reduce_kind
 import { type AllReducePlan, parseAllReducePlan } from "./all_reduce_plan.ts";
 import { NCCL_GRAIN_BYTES, type NcclProtocol, ncclSingleChannelCbd } from "./nccl_cbd.ts";
 
-/** A recorded all-reduce: the implementation and its message-independent settings. */
-export type ClaimedAllReduce =
-  | { readonly kind: PlainAllReduceKind }
+/** A recorded NCCL all-reduce (one channel) and its settings. */
+export type ClaimedNcclAllReduce =
   | {
     readonly kind: "nccl-ring";
     readonly protocol: NcclProtocol;
@@ -35,8 +39,25 @@ export type ClaimedAllReduce =
     readonly kind: "nccl-tree";
     readonly protocol: NcclProtocol;
     readonly trees: readonly { readonly down: readonly (readonly number[])[] }[];
-  }
+  };
+
+/** The claim that each message took vLLM's dispatch path for its size ({@link VLLM_DISPATCH}). */
+export interface ClaimedVllmDispatch {
+  /** {@link VLLM_DISPATCH}. */
+  readonly kind: typeof VLLM_DISPATCH;
+  /** How NCCL ran, for the messages the dispatch sends to NCCL (absent: none went there). */
+  readonly nccl?: ClaimedNcclAllReduce;
+}
+
+/** A recorded all-reduce: the implementation and its message-independent settings. */
+export type ClaimedAllReduce =
+  | { readonly kind: PlainAllReduceKind }
+  | ClaimedNcclAllReduce
+  | ClaimedVllmDispatch
   | { readonly kind: Exclude<AllReduceKind, "nccl-ring" | "nccl-tree" | PlainAllReduceKind> };
+
+/** The claimed kind "each message as vLLM's dispatch chose" (not an implementation itself). */
+export const VLLM_DISPATCH = "vllm-dispatch";
 
 /** Implementations whose order follows from the rank count alone (no settings recorded). */
 export type PlainAllReduceKind =
@@ -76,11 +97,21 @@ export function parseClaimedAllReduce(value: unknown, worldSize: number): Claime
     ? ["kind", "protocol", "chunkBytes", "rings"]
     : kind === "nccl-tree"
     ? ["kind", "protocol", "trees"]
+    : kind === VLLM_DISPATCH
+    ? ["kind", "nccl"]
     : ["kind"];
   for (const k of Object.keys(o)) {
     if (!keys.includes(k)) throw new RangeError(`Cannot read all-reduce: unknown field '${k}'`);
   }
   if (isUnmodelledAllReduceKind(kind)) return Object.freeze({ kind });
+  if (kind === VLLM_DISPATCH) {
+    if (o.nccl === undefined) return Object.freeze({ kind });
+    const nccl = parseClaimedAllReduce(o.nccl, worldSize);
+    if (nccl.kind !== "nccl-ring" && nccl.kind !== "nccl-tree") {
+      throw new RangeError("Cannot read all-reduce: 'nccl' must be an nccl-ring or nccl-tree");
+    }
+    return Object.freeze({ kind, nccl });
+  }
   if (kind === "nccl-ring") {
     const cb = o.chunkBytes;
     if (!Number.isSafeInteger(cb) || (cb as number) < 1 || (cb as number) > _MAX_CHUNK_BYTES) {
@@ -141,6 +172,11 @@ export function messageAllReducePlan(
   o: { readonly worldSize: number; readonly count: number },
 ): AllReducePlan {
   const { worldSize } = o;
+  if (c.kind === VLLM_DISPATCH) {
+    throw new RangeError(
+      "Cannot plan a 'vllm-dispatch' all-reduce: resolve each message's path first",
+    );
+  }
   if (c.kind === "nccl-ring" || c.kind === "nccl-tree") {
     const protocol = c.protocol;
     if (typeof protocol !== "string" || !Object.hasOwn(NCCL_GRAIN_BYTES, protocol)) {

@@ -45,9 +45,12 @@ export {
 export {
   type ClaimedAllReduce,
   claimedAllReduceUnsupported,
+  type ClaimedNcclAllReduce,
+  type ClaimedVllmDispatch,
   messageAllReducePlan,
   parseClaimedAllReduce,
   type PlainAllReduceKind,
+  VLLM_DISPATCH,
 } from "./claimed_all_reduce.ts";
 export {
   type AllReducePlan,

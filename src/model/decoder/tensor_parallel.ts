@@ -26,8 +26,14 @@ export interface TensorParallel {
   readonly size: number;
   /** The stack's layout. */
   readonly layout: TensorParallelLayout;
-  /** The recorded all-reduce (a modelled implementation). */
+  /** The recorded all-reduce (a modelled implementation, or `vllm-dispatch`). */
   readonly allReduce: ClaimedAllReduce;
+  /**
+   * For a recorded `vllm-dispatch`: the implementation a message of `count` BF16 elements takes
+   * (vLLM's dispatch for its size). It throws `ForwardUnsupported` for a path that is not
+   * modelled.
+   */
+  readonly messageAllReduce?: (count: number) => ClaimedAllReduce;
   /**
    * MoE experts split over the ranks instead of their width (vLLM's `--enable-expert-parallel`
    * without data parallelism: ep = tp): rank r holds whole experts r·E/tp .. (r+1)·E/tp - 1, and
@@ -191,7 +197,14 @@ export function putColumnBlock(
  */
 export function orderByPlace(tp: TensorParallel): boolean {
   const k = tp.allReduce.kind;
-  return tp.size > 2 && (k === "nccl-ring" || k === "vllm-custom-2stage");
+  // A dispatch may send a message to either: rows are placed in their messages.
+  return tp.size > 2 &&
+    (k === "nccl-ring" || k === "vllm-custom-2stage" || tp.messageAllReduce !== undefined);
+}
+
+/** The implementation a message of `count` elements ran (the dispatch's, where one decides). */
+function _messageKind(tp: TensorParallel, count: number): ClaimedAllReduce {
+  return tp.messageAllReduce === undefined ? tp.allReduce : tp.messageAllReduce(count);
 }
 
 /**
@@ -225,10 +238,8 @@ export function reduceRows(
   const placed = orderByPlace(tp);
   const whole = o.launchRow === undefined && o.launchRows.every((m) => m === rows);
   if (!placed || whole) {
-    const plan = messageAllReducePlan(tp.allReduce, {
-      worldSize: tp.size,
-      count: partials[0]!.length,
-    });
+    const count = partials[0]!.length;
+    const plan = messageAllReducePlan(_messageKind(tp, count), { worldSize: tp.size, count });
     return allReduce(partials, plan);
   }
   const at = o.launchRow ?? Int32Array.from({ length: rows }, (_, i) => i);
@@ -247,7 +258,8 @@ export function reduceRows(
       for (const [p, i] of m.rows) msg.set(part.subarray(i * width, (i + 1) * width), p * width);
       return msg;
     });
-    const plan = messageAllReducePlan(tp.allReduce, { worldSize: tp.size, count: m.size * width });
+    const count = m.size * width;
+    const plan = messageAllReducePlan(_messageKind(tp, count), { worldSize: tp.size, count });
     const r = allReduce(parts, plan);
     for (const [p, i] of m.rows) out.set(r.subarray(p * width, (p + 1) * width), i * width);
   }
