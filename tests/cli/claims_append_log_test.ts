@@ -1,6 +1,6 @@
 /** `lockLog()`: taking the lock tidies what killed appends of this log left, and nothing else. */
 import assert from "node:assert/strict";
-import { lockLog, readLogForAppend, replaceLog } from "../../src/cli/commands/claims_append_log.ts";
+import { lockLog } from "../../src/cli/commands/claims_append_log.ts";
 import { tempDir } from "../_temp.ts";
 
 Deno.test("lockLog() removes this log's leftover temporary copies once it holds the lock", async () => {
