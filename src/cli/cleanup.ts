@@ -16,18 +16,18 @@ import { makeDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 interface _Removal {
   readonly path: string;
   readonly recursive: boolean;
-  readonly own?: { readonly keep: boolean };
+  /** `keep`: the folder itself stays; `written`: what was written under it while pending. */
+  readonly own?: { readonly keep: boolean; readonly root: string; readonly written: Set<string> };
   readonly upTo: string | undefined;
 }
 
 const _pending = new Set<_Removal>();
-/** Outputs (files and folders) this process wrote, as absolute paths. */
-const _written = new Set<string>();
 
 /**
- * Records an output this process has written (a file in place, or a folder it created), so that
- * the output folder it lies in can take it away again, and nothing else, when the command fails
- * or is interrupted (`createOwnedDir`).
+ * Records an output this process has written (a file in place, or a folder it created) with each
+ * output folder it lies in whose command is still running (`createOwnedDir`), so that such a
+ * folder takes it away again, and nothing else, when that command fails or is interrupted. What
+ * is written outside any such folder, or after its command ended, is never taken away.
  *
  * @param path the file or folder
  * @example
@@ -37,7 +37,10 @@ const _written = new Set<string>();
  * ```
  */
 export function noteWritten(path: string): void {
-  _written.add(resolve(path));
+  const at = resolve(path);
+  for (const r of _pending) {
+    if (r.own !== undefined && at.startsWith(`${r.own.root}/`)) r.own.written.add(at);
+  }
 }
 
 /**
@@ -45,26 +48,24 @@ export function noteWritten(path: string): void {
  * while empty), then the folder itself while empty unless `keep`: another run's files in the
  * same folder stay, and so does the folder holding them.
  */
-function _removeOwn(dir: string, keep: boolean): void {
-  const root = resolve(dir);
-  const mine = [..._written].filter((p) => p.startsWith(`${root}/`))
-    .sort((a, b) => b.length - a.length);
+function _removeOwn(own: NonNullable<_Removal["own"]>): void {
+  const mine = [...own.written].sort((a, b) => b.length - a.length);
   for (const p of mine) {
     try {
       Deno.removeSync(p);
     } catch { /* gone already, or a folder that holds another run's files */ }
-    _written.delete(p);
   }
-  if (keep) return;
+  own.written.clear();
+  if (own.keep) return;
   try {
-    Deno.removeSync(root);
+    Deno.removeSync(own.root);
   } catch { /* not empty: another run's files are in it */ }
 }
 
 /** Carries out one removal (synchronously: the signal handler runs it too). */
 function _remove(r: _Removal): boolean {
   if (r.own !== undefined) {
-    _removeOwn(r.path, r.own.keep);
+    _removeOwn(r.own);
     if (r.own.keep) return false; // the folder was there before: nothing above it is ours
   } else {
     try {
@@ -154,7 +155,7 @@ export async function createOwnedDir(
   dir = normalize(dir);
   const created = await makeDirs(dir);
   const shared = options.shared ?? false;
-  // The folders made here are this run's outputs too: a folder around them that fails later
+  // The folders made here are this run's outputs too: a folder around them whose command fails
   // takes them away while empty, even once this one's own cleanup is released.
   if (created !== null) {
     for (let at = trimSlashes(dir);; at = parentDir(at)) {
@@ -166,7 +167,9 @@ export async function createOwnedDir(
   const removal: _Removal = {
     path: trimSlashes(dir),
     recursive: false,
-    ...(shared ? {} : { own: { keep: created === null } }),
+    ...(shared ? {} : {
+      own: { keep: created === null, root: resolve(trimSlashes(dir)), written: new Set<string>() },
+    }),
     upTo: created ?? undefined,
   };
   _pending.add(removal);

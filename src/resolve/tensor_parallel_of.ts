@@ -10,11 +10,12 @@
 import {
   type ClaimedAllReduce,
   claimedAllReduceUnsupported,
+  INTERCONNECTS,
   type StackProfile,
   tensorParallelLayout,
   VLLM_DISPATCH,
 } from "../kernels/mod.ts";
-import { vllmDispatchedAllReduce } from "./all_reduce_dispatch.ts";
+import { unknownInterconnect, vllmDispatchedAllReduce } from "./all_reduce_dispatch.ts";
 import type { TensorParallel } from "../model/mod.ts";
 
 /** The split, or why it cannot run: not modelled, or contradicting the stack or itself. */
@@ -92,6 +93,15 @@ export function tensorParallelOf(
     }
     if (o.links === undefined) {
       return unmodelled(`'${VLLM_DISPATCH}' needs the device to resolve each message's path`);
+    }
+    // The links decide every message's path: a record on links the dispatch is not modelled on
+    // describes no computation that can be replayed, and must not stand in for a FAIL.
+    const links = o.links.interconnect;
+    if (links !== undefined && unknownInterconnect(links) !== null) {
+      return contradiction(
+        `'${VLLM_DISPATCH}' is stated on interconnect '${links}', on which no message's path ` +
+          `can be recomputed (${INTERCONNECTS.join(", ")})`,
+      );
     }
     const per = vllmDispatchedAllReduce(stack, {
       worldSize: o.tp,

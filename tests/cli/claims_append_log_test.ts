@@ -54,3 +54,22 @@ Deno.test("replaceLog() keeps the log's permission bits past the umask, and its 
   assert.equal(info.mode! & 0o777, 0o664);
   assert.equal(info.gid, gid);
 });
+
+Deno.test("replaceLog() gives a new log the umask's mode, as any new file", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-new-" });
+  const log = `${dir}/claims.jsonl`;
+  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
+  const r = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      'umask 077; exec "$0" eval "$1" "$2"',
+      Deno.execPath(),
+      `import { readLogForAppend, replaceLog } from "${mod}";
+       const log = Deno.args[0];
+       await replaceLog(log, { text: "x\\n", read: await readLogForAppend(log) });`,
+      log,
+    ],
+  }).output();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+  assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
+});

@@ -49,6 +49,20 @@ Deno.test("createOwnedDir(): a failed run removes its own outputs only; another 
   assert.deepEqual(await names(`${root}/d`), ["x"]);
 });
 
+Deno.test("createOwnedDir(): a failing command never removes what an earlier command of the same process wrote", async () => {
+  const root = await tempDir({ prefix: "bitaudit-own-" });
+  // Written with no command's folder pending (key generate), then a command over the same folder
+  // that succeeded: neither belongs to the command that fails afterwards.
+  await generateKeys(`${root}/inspector`);
+  const first = await createOwnedDir(root);
+  await writeNewFile(`${root}/claims.jsonl`, "x");
+  await first(true);
+  const failing = await createOwnedDir(root);
+  await writeNewFile(`${root}/report.md`, "partial");
+  await failing(false);
+  assert.deepEqual(await names(root), ["claims.jsonl", "inspector.key", "inspector.pub"]);
+});
+
 Deno.test("generateKeys(): no private key is left when its public half cannot be written", async () => {
   const dir = await tempDir({ prefix: "bitaudit-keys-" });
   const failing: typeof writeNewFile = (path, data, o) =>

@@ -104,7 +104,8 @@ for (const name of Object.keys(SEEDS) as SchemaName[]) {
 
 /**
  * Claim records of the forms the demo does not write: another kind, sampled decoding, RoPE by
- * table, an NCCL tree all-reduce with pipeline stages, an unmodelled all-reduce.
+ * table, an NCCL tree all-reduce with pipeline stages, an unmodelled all-reduce, vLLM's
+ * dispatch with NCCL settings on stated links.
  */
 function _claimVariants(records: Record<string, Record<string, unknown>>[]): unknown[] {
   const of = (kind: string) =>
@@ -131,5 +132,18 @@ function _claimVariants(records: Record<string, Record<string, unknown>>[]): unk
   };
   const nvls = of("sequence") as unknown as { predicate: Record<string, unknown> };
   nvls.predicate.parallelism = { tp: 8, pp: 1, ep: 1, dp: 1, allReduce: { kind: "nccl-nvls" } };
-  return [other, sampled, table, tree, nvls];
+  // vLLM's dispatch per message, with the NCCL settings and the links it reads.
+  const dispatch = of("sequence") as unknown as { predicate: Record<string, unknown> };
+  dispatch.predicate.parallelism = {
+    tp: 4,
+    pp: 1,
+    ep: 1,
+    dp: 1,
+    interconnect: "pcie-p2p",
+    allReduce: {
+      kind: "vllm-dispatch",
+      nccl: { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] },
+    },
+  };
+  return [other, sampled, table, tree, nvls, dispatch];
 }

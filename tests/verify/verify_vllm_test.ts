@@ -393,6 +393,18 @@ Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-sta
   );
   assert.equal(noSettings.status, "FAIL", noSettings.reason);
   assert.match(noSettings.reason, /'vllm-dispatch' without NCCL settings/);
+  // On links the dispatch is not modelled on, no path can be recomputed: FAIL, never a
+  // NOT_VERIFIED that would hide a false fingerprint.
+  const elsewhere = makeClaimRecord({
+    ...p,
+    parallelism: { ...p.parallelism, interconnect: "infiniband" },
+  });
+  const unknown = await status(
+    3,
+    parseClaimLog(formatClaimLog([...made.records.slice(0, 3), elsewhere])),
+  );
+  assert.equal(unknown.status, "FAIL", unknown.reason);
+  assert.match(unknown.reason, /interconnect 'infiniband'/);
   // The dispatch's mix is what the bits show: one stage everywhere, two stages everywhere and
   // NCCL everywhere each give other bits than the honest record.
   const fp = (i: number) => l.records[i]!.predicate.fingerprint.sha256;

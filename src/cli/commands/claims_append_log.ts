@@ -165,7 +165,8 @@ export async function replaceLog(
  * process does not belong to cannot be kept (the file keeps the process's group).
  */
 async function _keepAccess(path: string, read: LogForAppend): Promise<void> {
-  if (Deno.build.os === "windows") return;
+  // A new log: the umask decides, as for any new file.
+  if (Deno.build.os === "windows" || read.stamp === null) return;
   await Deno.chmod(path, read.mode);
   if (read.gid === null || (await Deno.lstat(path)).gid === read.gid) return;
   try {

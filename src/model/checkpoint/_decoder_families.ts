@@ -48,6 +48,11 @@ export interface _FamilyRules {
   readonly biases: (c: _Json) => LinearBiases;
   /** `head_dim` when the config gives none. */
   readonly headDim: (o: { hidden: number; heads: number }) => number;
+  /**
+   * Whether a null `head_dim` means the default: the Llama and Mistral classes (`head_dim or
+   * hidden // heads`); the Qwen2 and Qwen3 classes read None and cannot build the model.
+   */
+  readonly headDimNullIsDefault: boolean;
   /** `num_key_value_heads` when the config does not name it: the class default, or the heads. */
   readonly kvHeadsAbsent: number | "heads";
   /** Whether a null `num_key_value_heads` means the heads (else the class cannot load it). */
@@ -81,6 +86,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: () => 128,
     kvHeadsAbsent: 32,
     kvHeadsNullIsHeads: true,
+    headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -92,6 +98,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 4,
     kvHeadsNullIsHeads: false,
+    headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -106,6 +113,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: "heads",
     kvHeadsNullIsHeads: true,
+    headDimNullIsDefault: true,
     keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
     harmless: [],
   },
@@ -120,6 +128,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 32,
     kvHeadsNullIsHeads: true,
+    headDimNullIsDefault: false,
     keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
     harmless: [],
   },
@@ -134,6 +143,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 8,
     kvHeadsNullIsHeads: true,
+    headDimNullIsDefault: true,
     keys: ["mlp_bias"],
     harmless: [],
   },

@@ -133,9 +133,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   if (heads % kvHeads !== 0) {
     throw _bad("CONFIG_FIELD", `num_key_value_heads ${kvHeads} does not divide ${heads} heads`);
   }
-  // A null `head_dim` means "hidden / heads" to the Llama, Qwen2 and Mistral classes; the Qwen3
-  // classes fail on it (refused there by `_int`).
-  const headDim = c.head_dim === undefined || (c.head_dim === null && !rules.qkNorm)
+  // A null `head_dim` means "hidden // heads" to the Llama and Mistral classes; the Qwen2 and
+  // Qwen3 classes fail on it (refused there by `_int`).
+  const headDim = c.head_dim === undefined || (c.head_dim === null && rules.headDimNullIsDefault)
     ? rules.headDim({ hidden, heads })
     : _int(c, "head_dim", { max: 1024 });
   if (!Number.isInteger(headDim) || headDim % 2 !== 0) {

@@ -160,6 +160,12 @@ Deno.test("parseDecoderConfig(): num_key_value_heads and head_dim as each config
   assert.equal(parseDecoderConfig({ ...without(qwen2), num_attention_heads: 32 }).kvHeads, 32);
   assert.equal(parseDecoderConfig(without(llama)).kvHeads, llama.num_attention_heads);
   assert.equal(parseDecoderConfig({ ...mistral, num_key_value_heads: null }).kvHeads, 32);
+  // A null head_dim: the default for Llama and Mistral; Qwen2's class reads None and fails.
+  assert.equal(parseDecoderConfig({ ...mistral, head_dim: null }).headDim, 128);
+  assert.throws(
+    () => parseDecoderConfig({ ...qwen2, head_dim: null }),
+    (e) => e instanceof InputError && e.code === "CONFIG_FIELD",
+  );
   // head_dim absent: hidden // heads, floored as Python's // floors (5120 / 48 -> 106).
   const { head_dim: _h, ...noHead } = mistral;
   const odd = parseDecoderConfig({
