@@ -24,6 +24,26 @@ Deno.test("lockLog() removes this log's leftover temporary copies once it holds 
   await assert.rejects(Deno.stat(`${log}.lock`), Deno.errors.NotFound);
 });
 
+/**
+ * Replaces a log with "x\n" in a child process under a umask set by the shell (Deno.umask would
+ * need --allow-sys).
+ */
+async function replaceUnderUmask(log: string, umask: string): Promise<void> {
+  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
+  const r = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `umask ${umask}; exec "$0" eval "$1" "$2"`,
+      Deno.execPath(),
+      `import { readLogForAppend, replaceLog } from "${mod}";
+       const log = Deno.args[0];
+       await replaceLog(log, { text: "x\\n", read: await readLogForAppend(log) });`,
+      log,
+    ],
+  }).output();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+}
+
 Deno.test("replaceLog() keeps the log's permission bits past the umask, and its group", async () => {
   const dir = await tempDir({ prefix: "bitaudit-keep-" });
   const log = `${dir}/claims.jsonl`;
@@ -34,21 +54,8 @@ Deno.test("replaceLog() keeps the log's permission bits past the umask, and its 
   const mine = await Deno.stat(log);
   const gid = mine.uid === 0 ? 4242 : mine.gid!;
   await Deno.chown(log, null, gid);
-  // The append runs under a umask that narrows new files to 0644 (set by the shell: Deno.umask
-  // would need --allow-sys).
-  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
-  const r = await new Deno.Command("bash", {
-    args: [
-      "-c",
-      'umask 022; exec "$0" eval "$1" "$2"',
-      Deno.execPath(),
-      `import { readLogForAppend, replaceLog } from "${mod}";
-       const log = Deno.args[0];
-       await replaceLog(log, { text: "x\\n", read: await readLogForAppend(log) });`,
-      log,
-    ],
-  }).output();
-  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+  // The append runs under a umask that narrows new files to 0644.
+  await replaceUnderUmask(log, "022");
   const info = await Deno.stat(log);
   assert.equal(await Deno.readTextFile(log), "x\n");
   assert.equal(info.mode! & 0o777, 0o664);
@@ -58,18 +65,6 @@ Deno.test("replaceLog() keeps the log's permission bits past the umask, and its 
 Deno.test("replaceLog() gives a new log the umask's mode, as any new file", async () => {
   const dir = await tempDir({ prefix: "bitaudit-new-" });
   const log = `${dir}/claims.jsonl`;
-  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
-  const r = await new Deno.Command("bash", {
-    args: [
-      "-c",
-      'umask 077; exec "$0" eval "$1" "$2"',
-      Deno.execPath(),
-      `import { readLogForAppend, replaceLog } from "${mod}";
-       const log = Deno.args[0];
-       await replaceLog(log, { text: "x\\n", read: await readLogForAppend(log) });`,
-      log,
-    ],
-  }).output();
-  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+  await replaceUnderUmask(log, "077");
   assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
 });
