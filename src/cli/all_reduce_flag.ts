@@ -18,6 +18,7 @@ import {
   MODELLED_ALL_REDUCE_KINDS,
   NCCL_SIMPLE_RING_CHUNK_BYTES,
   parseClaimedAllReduce,
+  UNMODELLED_ALL_REDUCE_KINDS,
   VLLM_DISPATCH,
 } from "../kernels/mod.ts";
 import { quoteForTerminal } from "../escape_text.ts";
@@ -42,6 +43,15 @@ export const ALL_REDUCE_FLAG_HELP = `${
  * ```
  */
 export async function allReduceFlag(value: string, tp: number): Promise<ClaimedAllReduce> {
+  const ids = [...MODELLED_ALL_REDUCE_KINDS, VLLM_DISPATCH, ...UNMODELLED_ALL_REDUCE_KINDS];
+  if (!value.endsWith(".json") && !(ids as readonly string[]).includes(value)) {
+    throw new InputError(
+      "USAGE",
+      `Cannot use --all-reduce ${quoteForTerminal(value)}: not an all-reduce (${
+        [...MODELLED_ALL_REDUCE_KINDS, VLLM_DISPATCH].join(", ")
+      }), and a settings file's name must end in .json`,
+    );
+  }
   // A settings file holds one ring or tree of at most 64 ranks: 1 MiB is ample.
   const json = value.endsWith(".json") ? await readJsonFile(value, 1 << 20) : _defaults(value, tp);
   let c: ClaimedAllReduce;

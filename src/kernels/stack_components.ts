@@ -15,6 +15,12 @@
  * ASCII letters, digits, spaces and `_-.` cannot be compared and is `unreadable`, as is a value
  * with no number where the stack pins one.
  *
+ * A stack's run settings are pinned: its `flags` word for word, and each plain `NAME=VALUE` of its
+ * `env` (`;`-separated; a conditional one such as `on sm_90 X=2` pins nothing): a record component
+ * named `NAME`, and each plain `NAME=VALUE` of a record's own `env`, must give `VALUE`
+ * (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack that sets it to 0 describes another run; an `env`
+ * that leaves a variable out does not state it otherwise).
+ *
  * @module
  */
 
@@ -52,6 +58,7 @@ export function componentMismatch(
   claimed: Readonly<Record<string, string>>,
 ): ComponentMismatch | null {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
+  const settings = _settings(stack);
   // Every component is looked at: an unreadable one stated first must not hide a contradiction.
   let unreadable: ComponentMismatch | null = null;
   for (const [key, value] of Object.entries(claimed)) {
@@ -62,6 +69,30 @@ export function componentMismatch(
         reason: `component name ${JSON.stringify(key)} has characters other than ASCII letters, ` +
           "digits, spaces and _-. (it cannot be compared with the stack's pins)",
       };
+      continue;
+    }
+    const name = _name(key);
+    if (name === "env") {
+      for (const [variable, set] of _assignments(value)) {
+        const pin = settings.get(_name(variable));
+        if (pin !== undefined && set !== pin.value) {
+          return {
+            kind: "contradiction",
+            reason:
+              `components.${key} sets ${variable}=${set}, where the stack runs with ${pin.what}`,
+          };
+        }
+      }
+      continue;
+    }
+    const setting = settings.get(name);
+    if (setting !== undefined) {
+      if (value.trim() !== setting.value) {
+        return {
+          kind: "contradiction",
+          reason: `components.${key} '${value}', where the stack runs with ${setting.what}`,
+        };
+      }
       continue;
     }
     const rule = pinned.get(_name(key));
@@ -80,6 +111,37 @@ export function componentMismatch(
     }
   }
   return unreadable;
+}
+
+/**
+ * A stack's settings pinned exactly, by folded name: its `flags`, and each plain `NAME=VALUE` of
+ * its `env`.
+ */
+function _settings(
+  stack: Readonly<Record<string, string>>,
+): Map<string, { readonly value: string; readonly what: string }> {
+  const out = new Map<string, { value: string; what: string }>();
+  for (const [key, raw] of Object.entries(stack)) {
+    const name = _name(key);
+    if (name === "flags") {
+      out.set(name, { value: raw.trim(), what: `flags exactly '${raw.trim()}'` });
+    }
+    if (name !== "env") continue;
+    for (const [variable, value] of _assignments(raw)) {
+      out.set(_name(variable), { value, what: `${variable}=${value}` });
+    }
+  }
+  return out;
+}
+
+/** The plain `NAME=VALUE` parts of an environment text (`;`-separated), in order. */
+function _assignments(env: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const part of env.split(";")) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/.exec(part.trim());
+    if (m !== null) out.push([m[1]!, m[2]!]);
+  }
+  return out;
 }
 
 /** Names that mean the same component, after `_name`'s folding. */

@@ -65,8 +65,9 @@ export function allReduceDispatchMismatch(
     const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
     const messageBytes = launch * o.hidden * 2;
     const choice = dispatch.choose(tp.size, messageBytes);
-    const message = `a message of ${messageBytes} bytes (${launch} rows) on ${tp.size} ranks ` +
-      `${dispatch.where} (${choice.rule})`;
+    const message = `a message of ${messageBytes} bytes (${launch} row${
+      launch === 1 ? "" : "s"
+    }) on ${tp.size} ranks ${dispatch.where} (${choice.rule})`;
     if (claimed.kind === VLLM_DISPATCH) {
       if (choice.path === "nccl" && claimed.nccl === undefined) {
         return `record states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
@@ -76,7 +77,8 @@ export function allReduceDispatchMismatch(
     }
     if (choice.path !== allReducePathOf(claimed.kind)) {
       return `record names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ` +
-        `${choice.path} for ${message}`;
+        `${choice.path} for ${message}; state '${VLLM_DISPATCH}' to have each message's path ` +
+        "recomputed";
     }
   }
   return null;

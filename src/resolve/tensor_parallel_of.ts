@@ -88,7 +88,8 @@ export function tensorParallelOf(
     // The dispatch picks among the layout's implementations message by message.
     if (!(layout.allReduce as readonly string[]).includes("vllm-custom-1stage")) {
       return contradiction(
-        `stack '${stack.id}' (layout '${layout.id}') does not run vLLM's all-reduce dispatch`,
+        `stack '${stack.id}' (layout '${layout.id}') does not run vLLM's all-reduce dispatch: ` +
+          `name ${layout.allReduce.join(" or ")}`,
       );
     }
     if (o.links === undefined) {

@@ -212,10 +212,31 @@ Deno.test("model forward --all-reduce vllm-dispatch computes each message on the
   // NVLink (the stack's setup): five rows are one custom stage; without peer access, NCCL.
   const custom = await fp("c1", ["--all-reduce", "vllm-custom-1stage"]);
   assert.equal(await fp("d1", ["--all-reduce", "vllm-dispatch"]), custom);
-  const nccl = await fp("r1", ["--all-reduce", ring]);
+  const nccl = await fp("r1", ["--all-reduce", ring, "--interconnect", "pcie"]);
   assert.notEqual(nccl, custom);
   assert.equal(
     await fp("d2", ["--all-reduce", `${dir}/d.json`, "--interconnect", "pcie"]),
     nccl,
   );
+  // Refused as claims append refuses them: a path the dispatch does not take for this pass, NCCL
+  // without settings, an interconnect for one rank, an unknown id.
+  const refused = async (flags: string[], message: RegExp) => {
+    const r = await runBitaudit([
+      ...["model", "forward", "--checkpoint", MODEL, "--tokens", `${dir}/flat.json`],
+      ...["--profile", "a100", "--stack", "vllm-0.11-eager-fa2", "--kernel", CATALOG],
+      ...["--out", `${dir}/refused.safetensors`, ...flags],
+    ]);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, message);
+  };
+  await refused(
+    ["--tp", "4", "--all-reduce", ring],
+    /runs vllm-custom-1stage.*state 'vllm-dispatch'/,
+  );
+  await refused(
+    ["--tp", "4", "--all-reduce", "vllm-dispatch", "--interconnect", "pcie"],
+    /without NCCL settings/,
+  );
+  await refused(["--interconnect", "nvlink"], /--interconnect is for --tp above 1/);
+  await refused(["--tp", "4", "--all-reduce", "nccl-rng"], /not an all-reduce.*end in \.json/);
 });

@@ -66,3 +66,40 @@ Deno.test("componentMismatch() finds a contradiction behind an unreadable compon
   assert.equal(componentMismatch(STACK, claimed)?.kind, "contradiction");
   assert.equal(componentMismatch(STACK, { transformers: "nightly" })?.kind, "unreadable");
 });
+
+Deno.test("componentMismatch() pins a stack's flags, its environment and each plain variable of it word for word", () => {
+  const vllm = {
+    vllm: "0.11.0",
+    flags: "--enforce-eager",
+    env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2; " +
+      "VLLM_ALLREDUCE_USE_SYMM_MEM=0",
+  };
+  // The stack's own words, and the variables it sets, agree.
+  assert.equal(componentMismatch(vllm, { flags: "--enforce-eager", env: vllm.env }), null);
+  assert.equal(componentMismatch(vllm, { VLLM_ALLREDUCE_USE_SYMM_MEM: "0" }), null);
+  assert.equal(componentMismatch(vllm, { VLLM_ATTENTION_BACKEND: " FLASH_ATTN " }), null);
+  // Another run: other flags, another environment, a variable set otherwise.
+  for (
+    const [claimed, names] of [
+      [{ flags: "-O3" }, /flags '-O3'.*exactly '--enforce-eager'/],
+      [
+        { env: "VLLM_ALLREDUCE_USE_SYMM_MEM=1" },
+        /components\.env sets VLLM_ALLREDUCE_USE_SYMM_MEM=1/,
+      ],
+      [{ VLLM_ALLREDUCE_USE_SYMM_MEM: "1" }, /VLLM_ALLREDUCE_USE_SYMM_MEM=0/],
+      [{ vllm_attention_backend: "XFORMERS" }, /VLLM_ATTENTION_BACKEND=FLASH_ATTN/],
+    ] as const
+  ) {
+    const m = componentMismatch(vllm, claimed);
+    assert.equal(m?.kind, "contradiction", JSON.stringify(claimed));
+    assert.match(m!.reason, names);
+  }
+  // An env that leaves a variable out does not state it otherwise.
+  assert.equal(
+    componentMismatch(vllm, { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 X=2" }),
+    null,
+  );
+  // A conditional setting pins nothing; a variable the stack does not set is not compared.
+  assert.equal(componentMismatch(vllm, { VLLM_FLASH_ATTN_VERSION: "3" }), null);
+  assert.equal(componentMismatch(vllm, { VLLM_ENABLE_V1_MULTIPROCESSING: "0" }), null);
+});

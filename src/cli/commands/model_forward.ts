@@ -17,6 +17,7 @@ import {
 } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import {
+  allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
   loadAsset,
   loadGemmEngine,
@@ -104,6 +105,9 @@ export async function runModelForward(o: {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
     kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
   }
+  if (o.interconnect !== undefined && (o.tp ?? 1) === 1) {
+    throw new InputError("USAGE", "Cannot run forward: --interconnect is for --tp above 1");
+  }
   const split = tensorParallelOf(stack, {
     tp: o.tp ?? 1,
     ep: o.ep ?? 1,
@@ -153,6 +157,17 @@ export async function runModelForward(o: {
       );
     }
   }
+  // As claims append refuses it: an all-reduce the stack's dispatch does not take for this pass
+  // (its flattened tokens), or a vllm-dispatch that sends it to NCCL without NCCL settings.
+  const dispatchWhy = allReduceDispatchMismatch(stack, {
+    deviceCapability: profile.computeCapability,
+    parallel,
+    hidden: ckpt.config.hidden,
+    passRows: [batch.sequences.reduce((a, s) => a + s.length, 0)],
+    named: o.allReduce !== undefined,
+    interconnect: o.interconnect,
+  });
+  if (dispatchWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${dispatchWhy}`);
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
     callerWalks: false,

@@ -131,7 +131,13 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   const heads = _int(c, "num_attention_heads", { max: 1024 });
   const kvHeads = _kvHeads(c, { heads, rules });
   if (heads % kvHeads !== 0) {
-    throw _bad("CONFIG_FIELD", `num_key_value_heads ${kvHeads} does not divide ${heads} heads`);
+    const absent = c.num_key_value_heads === undefined
+      ? ` (absent: the ${family} config class's default)`
+      : "";
+    throw _bad(
+      "CONFIG_FIELD",
+      `num_key_value_heads ${kvHeads}${absent} does not divide ${heads} heads`,
+    );
   }
   // A null `head_dim` means "hidden // heads" to the Llama and Mistral classes; the Qwen2 and
   // Qwen3 classes fail on it (refused there by `_int`).
