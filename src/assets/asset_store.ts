@@ -51,7 +51,9 @@ export interface AssetStore {
  * ```
  */
 export async function openAssetStore(root?: string): Promise<AssetStore> {
-  const base = root ?? new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  // A file path, not a URL's text (`%20` for a space would name no folder).
+  const base = root ??
+    decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(/\/$/, "");
   let manifestBytes: Uint8Array;
   try {
     manifestBytes = await Deno.readFile(`${base}/${MANIFEST_PATH}`);

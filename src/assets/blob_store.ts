@@ -55,6 +55,26 @@ export interface BlobHasher {
 const _CHUNK = 16 << 20;
 
 /**
+ * A blob is absent only from a folder that is there: a folder that does not exist (a mistyped
+ * path) would make every committed input look withheld by the prover and FAIL honest records.
+ */
+async function _folderExists(dir: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (e) {
+    if (_denied(e)) throw e;
+    throw new InputError(
+      "INPUT_MISSING",
+      `Cannot read blobs: the blob folder '${dir}' does not exist (${(e as Error).name})`,
+    );
+  }
+  if (!info.isDirectory) {
+    throw new InputError("INPUT_MISSING", `Cannot read blobs: '${dir}' is not a folder`);
+  }
+}
+
+/**
  * Opens a blob directory.
  *
  * @param dir directory
@@ -87,7 +107,10 @@ export function openBlobStore(
     try {
       info = await Deno.stat(path);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return null;
+      if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+        await _folderExists(dir);
+        return null;
+      }
       if (_denied(e)) throw e;
       throw _unreadable(path, (e as Error).name);
     }

@@ -92,7 +92,10 @@ function _buildCli(): Command {
 }
 
 /**
- * Runs the CLI with arguments and returns the exit code (never throws).
+ * Runs the CLI with arguments and returns the exit code (never throws). Commands set the process
+ * exit code; it is read for this run alone and set back to what it was, so that one call's code
+ * does not become a later call's or the host process's. While a command runs, Ctrl-C and SIGTERM
+ * remove its partial outputs and end the process (130, 143), as the command line does.
  *
  * @param args command-line arguments (without the program name)
  * @returns the process exit code
@@ -102,11 +105,15 @@ function _buildCli(): Command {
  * ```
  */
 export async function runCli(args: string[]): Promise<number> {
+  const before = Deno.exitCode;
+  Deno.exitCode = EXIT.OK;
   try {
     await _buildCli().parseAsync(args, { from: "user" });
     return typeof Deno.exitCode === "number" ? Deno.exitCode : EXIT.OK;
   } catch (e) {
     return _report(e);
+  } finally {
+    Deno.exitCode = before;
   }
 }
 

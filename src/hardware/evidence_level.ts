@@ -44,8 +44,13 @@ export interface ComponentEvidence {
  * ```
  */
 export function meetsEvidence(level: EvidenceLevel, min: EvidenceLevel): boolean {
-  return EVIDENCE_LEVELS.indexOf(level) >= EVIDENCE_LEVELS.indexOf(min);
+  return _RANK[level] >= _RANK[min];
 }
+
+/** Each level's rank, fixed here: a caller that sorts the exported list changes no answer. */
+const _RANK: Readonly<Record<EvidenceLevel, number>> = Object.freeze(
+  Object.fromEntries(EVIDENCE_LEVELS.map((l, i) => [l, i])) as Record<EvidenceLevel, number>,
+);
 
 /**
  * Classifies a tensor-core datapath's `validation` text (GPU profiles): `measured...` is measured

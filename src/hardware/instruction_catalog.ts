@@ -38,7 +38,13 @@ function _s(
   outputs: readonly FormatName[],
 ): InstructionShape {
   const k = Number(/k(\d+)$/.exec(shape)?.[1]);
-  return Object.freeze({ family, shape, k, inputs, outputs });
+  return Object.freeze({
+    family,
+    shape,
+    k,
+    inputs: Object.freeze([...inputs]),
+    outputs: Object.freeze([...outputs]),
+  });
 }
 
 const _AMPERE = [
@@ -50,29 +56,36 @@ const _AMPERE = [
 ];
 const _ADA = [..._AMPERE, _s("mma", "m16n8k32", FP8, F16_OUT)];
 
-/** Instruction catalog by architecture (frozen). */
+/** Instruction catalog by architecture (frozen, lists and shapes included). */
 export const INSTRUCTION_CATALOG: Readonly<Record<Architecture, readonly InstructionShape[]>> =
-  Object
-    .freeze({
-      sm_70: [_s("mma", "m8n8k4", ["fp16"], F16_OUT), _s("mma", "m16n16k16", ["fp16"], F16_OUT)],
-      sm_80: _AMPERE,
-      sm_86: _AMPERE,
-      sm_89: _ADA,
-      sm_90: [
-        ..._ADA,
-        _s("wgmma", "m64nNk16", ["fp16"], F16_OUT),
-        _s("wgmma", "m64nNk16", ["bf16"], F32_OUT),
-        _s("wgmma", "m64nNk8", ["tf32"], F32_OUT),
-        _s("wgmma", "m64nNk32", FP8, F16_OUT),
-      ],
-      sm_100: [
-        ..._ADA,
-        _s("tcgen05", "kind::f16 k16", ["fp16", "bf16"], F16_OUT),
-        _s("tcgen05", "kind::tf32 k8", ["tf32"], F32_OUT),
-        _s("tcgen05", "kind::f8f6f4 k32", FP8, F16_OUT),
-      ],
-      sm_120: _ADA,
-    });
+  _deepFreeze({
+    sm_70: [_s("mma", "m8n8k4", ["fp16"], F16_OUT), _s("mma", "m16n16k16", ["fp16"], F16_OUT)],
+    sm_80: _AMPERE,
+    sm_86: _AMPERE,
+    sm_89: _ADA,
+    sm_90: [
+      ..._ADA,
+      _s("wgmma", "m64nNk16", ["fp16"], F16_OUT),
+      _s("wgmma", "m64nNk16", ["bf16"], F32_OUT),
+      _s("wgmma", "m64nNk8", ["tf32"], F32_OUT),
+      _s("wgmma", "m64nNk32", FP8, F16_OUT),
+    ],
+    sm_100: [
+      ..._ADA,
+      _s("tcgen05", "kind::f16 k16", ["fp16", "bf16"], F16_OUT),
+      _s("tcgen05", "kind::tf32 k8", ["tf32"], F32_OUT),
+      _s("tcgen05", "kind::f8f6f4 k32", FP8, F16_OUT),
+    ],
+    sm_120: _ADA,
+  });
+
+/** The catalog and each architecture's list frozen (the shapes are frozen where made). */
+function _deepFreeze(
+  c: Record<Architecture, readonly InstructionShape[]>,
+): Readonly<Record<Architecture, readonly InstructionShape[]>> {
+  for (const list of Object.values(c)) Object.freeze(list);
+  return Object.freeze(c);
+}
 
 /**
  * Finds the instruction shapes of an architecture that take the given formats with depth k.

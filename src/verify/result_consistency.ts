@@ -35,13 +35,13 @@ const PASS_STEPS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Every finding a FAIL may state (a record, so a new member is a compile error here). */
-export const FAIL_FINDINGS: Readonly<Record<FailFinding, true>> = {
+export const FAIL_FINDINGS: Readonly<Record<FailFinding, true>> = Object.freeze({
   fingerprint: true,
   "layer-chain": true,
   "greedy-token": true,
   "committed-input": true,
   contradiction: true,
-};
+});
 
 /** The fields of a result the rules read (a signed verdict result carries no trace). */
 export type CheckedResult =

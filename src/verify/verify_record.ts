@@ -38,6 +38,7 @@ import {
   isGemmWorkload,
   isModelForwardWorkload,
   isSequenceWorkload,
+  recordDigest,
   uncoveredPosition,
   verifyInclusion,
 } from "../claims/mod.ts";
@@ -97,7 +98,20 @@ export async function verifyRecord(
   target: { log: ClaimLog; index: number },
 ): Promise<RecordResult> {
   const { log, index } = target;
+  if (!Number.isSafeInteger(index) || index < 0 || index >= log.records.length) {
+    throw new RangeError(
+      `Cannot verify record ${index}: the log holds records 0..${log.records.length - 1}`,
+    );
+  }
   const record = log.records[index]!;
+  // The record recomputed must be the one its log commits to (a log edited after parsing would
+  // otherwise have one record checked for inclusion and another recomputed).
+  if (recordDigest(record) !== log.digests[index]) {
+    throw new RangeError(
+      `Cannot verify record ${index}: it no longer hashes to its digest in the log (changed ` +
+        "after the log was parsed)",
+    );
+  }
   const p = record.predicate;
   const steps: StepResult[] = [];
   const step = (name: string, detail: string) => steps.push({ step: name, ok: true, detail });

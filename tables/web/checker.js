@@ -2239,13 +2239,13 @@
     model_forward: ["kernel"],
     sequence: ["kernel", "tokens"]
   };
-  var FAIL_FINDINGS = {
+  var FAIL_FINDINGS = Object.freeze({
     fingerprint: true,
     "layer-chain": true,
     "greedy-token": true,
     "committed-input": true,
     contradiction: true
-  };
+  });
   function resultInconsistency(r, options) {
     if (r.status !== "PASS" && r.reason.length === 0) return `a ${r.status} gives no reason`;
     if (r.status !== "FAIL" && (r.finding !== void 0 || r.obligation !== void 0)) {

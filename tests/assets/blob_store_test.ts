@@ -118,3 +118,14 @@ Deno.test("BLOB_MAX_BYTES matches the limits of the parsers that read each kind"
   assert.equal(BLOB_MAX_BYTES.tensor, 4 * 1024 ** 3);
   assert.equal(BLOB_MAX_BYTES.weights, 256 * 1024 ** 3);
 });
+
+Deno.test("BlobStore: a blob is absent only from a folder that is there; a missing or non-folder path is INPUT_MISSING", async () => {
+  const store = openBlobStore(dir);
+  assert.equal(await store.get("0".repeat(64)), null);
+  assert.equal(await store.open!("0".repeat(64)), null);
+  for (const path of [`${dir}/no-such-folder`, `${dir}/${digest}`]) {
+    const wrong = openBlobStore(path);
+    await assertRejectsCode(() => wrong.get(digest), InputError, "INPUT_MISSING");
+    await assertRejectsCode(() => wrong.open!(digest), InputError, "INPUT_MISSING");
+  }
+});

@@ -35,11 +35,13 @@ export async function runBitaudit(
 }
 
 /**
- * Copies the parts of the checkout the CLI needs into a temporary folder, removed when the test
- * module ends.
+ * Copies the parts of the checkout the CLI needs into a temporary folder (or a `folder` in it),
+ * removed when the test module ends.
  */
-export async function copyCheckout(): Promise<string> {
-  const dir = await tempDir({ prefix: "bitaudit-cli-" });
+export async function copyCheckout(o: { readonly folder?: string } = {}): Promise<string> {
+  const top = await tempDir({ prefix: "bitaudit-cli-" });
+  const dir = o.folder === undefined ? top : `${top}/${o.folder}`;
+  if (o.folder !== undefined) await Deno.mkdir(dir);
   const copy = async (rel: string) => {
     const info = await Deno.stat(`${ROOT}/${rel}`);
     if (info.isDirectory) {

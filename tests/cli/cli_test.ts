@@ -196,3 +196,10 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     await Deno.remove(out, { recursive: true });
   }
 });
+
+Deno.test("a checkout under a folder whose name has a space or other letters runs (asset paths are file paths, not URL text)", async () => {
+  const dir = await copyCheckout({ folder: "bit audit é" });
+  const r = await runBitaudit(["profiles", "show", "a100"], { root: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /a100/);
+});

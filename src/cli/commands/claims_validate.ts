@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
 import { MAX_RECORD_VALUES, parseClaimRecord } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -123,7 +124,9 @@ async function _compile(schema: URL): Promise<Validate> {
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
     throw new Deno.errors.NotFound(
-      `Cannot validate claim log: the schema ${schema.pathname} is missing (schemas/ ships with src/)`,
+      `Cannot validate claim log: the schema ${
+        fileURLToPath(schema)
+      } is missing (schemas/ ships with src/)`,
     );
   }
   // Loaded here, not at the top: every other command would pay for Ajv at start-up.

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
 import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
@@ -41,11 +42,14 @@ import { intFlag } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 
-const SCENARIO = new URL("../../../demo/scenario.json", import.meta.url).pathname;
+const SCENARIO = fileURLToPath(new URL("../../../demo/scenario.json", import.meta.url));
 /** A real drand quicknet round and its chain info (sources in demo/drand/README.md). */
-const DEMO_BEACON =
-  new URL("../../../demo/drand/quicknet-round-123.json", import.meta.url).pathname;
-const DEMO_CHAIN = new URL("../../../demo/drand/quicknet-info.json", import.meta.url).pathname;
+const DEMO_BEACON = fileURLToPath(
+  new URL("../../../demo/drand/quicknet-round-123.json", import.meta.url),
+);
+const DEMO_CHAIN = fileURLToPath(
+  new URL("../../../demo/drand/quicknet-info.json", import.meta.url),
+);
 /**
  * When the simulated prover says it signed its checkpoint: 33 s before quicknet round 123 was
  * published (2023-08-23T15:15:33Z). The demo runs later than any round it can ship, so the
