@@ -97,7 +97,9 @@ export function _refuseUnmodelled(
   ]);
   for (const key of Object.keys(c)) {
     if (!known.has(key)) {
-      throw _bad("CONFIG_UNSUPPORTED", `field ${_show(key)} is not modelled for '${o.family}'`);
+      // The name once quoted (`_show` would quote a string's JSON, quotes and all).
+      const name = _show(key).replace(/^'"(.*)"'$/, "'$1'");
+      throw _bad("CONFIG_UNSUPPORTED", `field ${name} is not modelled for '${o.family}'`);
     }
   }
   if (o.rules.keys.includes("use_sliding_window")) {

@@ -109,6 +109,7 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
   const refused: [Record<string, unknown>, InputCode, RegExp][] = [
     [{ ...llama, rope_scaling: { rope_type: "yarn", factor: 4 } }, "CONFIG_UNSUPPORTED", /yarn/],
     [{ ...llama, pretraining_tp: 2 }, "CONFIG_UNSUPPORTED", /pretraining_tp/],
+    [{ ...llama, foo_bar: 1 }, "CONFIG_UNSUPPORTED", /field 'foo_bar' is not modelled/],
     [{ ...mistral, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", /sliding_window/],
     [{ ...qwen2, use_sliding_window: true }, "CONFIG_UNSUPPORTED", /use_sliding_window/],
     [{ ...qwen2, mlp_bias: true }, "CONFIG_UNSUPPORTED", /mlp_bias/],
