@@ -240,3 +240,22 @@ Deno.test("model forward --all-reduce vllm-dispatch computes each message on the
   await refused(["--interconnect", "nvlink"], /--interconnect is for --tp above 1/);
   await refused(["--tp", "4", "--all-reduce", "nccl-rng"], /not an all-reduce.*end in \.json/);
 });
+
+Deno.test("claims append refuses a layer chain computed for another split than the record's", async () => {
+  const r = await forward("chain4", ["--tp", "4", "--all-reduce", "nccl-ring"]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  await Deno.writeTextFile(`${dir}/chain4.json`, r.stdout);
+  const links = ["--log", `${dir}/chains/claims.jsonl`, "--log-id", "chains"];
+  await Deno.mkdir(`${dir}/chains`, { recursive: true });
+  const chained = (flags: string[]) =>
+    append(out.fingerprint, [...links, "--layer-chain", `${dir}/chain4.json`, ...flags]);
+  const otherTp = await chained(["--tp", "2"]);
+  assertCliCode(otherTp.stderr, "CLAIM_INVALID");
+  assert.match(otherTp.stderr, /tp 4, the record 2/);
+  const otherRing = await chained(["--tp", "4", "--all-reduce", "nccl-tree"]);
+  assertCliCode(otherRing.stderr, "CLAIM_INVALID");
+  assert.match(otherRing.stderr, /all-reduce/);
+  const same = await chained(["--tp", "4", "--all-reduce", "nccl-ring"]);
+  assert.equal(same.code, 0, same.stderr);
+});

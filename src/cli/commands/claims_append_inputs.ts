@@ -96,6 +96,12 @@ export interface ChainFacts {
   readonly stack?: string;
   /** The checkpoint's digest. */
   readonly checkpointSha256?: string;
+  /** The split: ranks, the all-reduce as computed, the interconnect (null: the stack's). */
+  readonly parallelism?: {
+    readonly tp: number;
+    readonly allReduce: unknown;
+    readonly interconnect: string | null;
+  };
 }
 
 function _chainFacts(json: unknown): ChainFacts | undefined {
@@ -106,6 +112,7 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
     profile?: { id?: unknown; multiProcessorCount?: unknown };
     stack?: unknown;
     checkpoint?: { sha256?: unknown };
+    parallelism?: { tp?: unknown; allReduce?: unknown; interconnect?: unknown };
   };
   const pair = (x: unknown): readonly [number, number] | null =>
     Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger)
@@ -131,6 +138,14 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
   if (stack !== undefined) out.stack = stack;
   const checkpointSha256 = text(f.checkpoint?.sha256);
   if (checkpointSha256 !== undefined) out.checkpointSha256 = checkpointSha256;
+  const tp = f.parallelism?.tp;
+  if (Number.isSafeInteger(tp)) {
+    out.parallelism = {
+      tp: tp as number,
+      allReduce: f.parallelism?.allReduce,
+      interconnect: text(f.parallelism?.interconnect) ?? null,
+    };
+  }
   return Object.keys(out).length === 0 ? undefined : out;
 }
 

@@ -12,7 +12,13 @@
  * @module
  */
 import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
-import { type ClaimRecord, formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
+import {
+  canonicalJson,
+  type ClaimRecord,
+  formatClaimLog,
+  parseClaimLog,
+  recordDigest,
+} from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { openCheckpointDir, openCheckpointPaths } from "../../resolve/mod.ts";
 import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
@@ -200,8 +206,9 @@ function _folder(path: string): string {
 
 /**
  * Refuses a `model_forward` record whose layer chain (from `model forward --json`) was computed
- * for other rows, another GPU profile or SM count, another stack or another checkpoint than the
- * record states: the audit would FAIL the honest fingerprint on the chain alone.
+ * for other rows, another GPU profile or SM count, another stack, another checkpoint or another
+ * split (ranks, a named all-reduce, the interconnect) than the record states: the audit would
+ * FAIL the honest fingerprint on the chain alone.
  */
 function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): void {
   const p = record.predicate;
@@ -227,6 +234,25 @@ function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): v
   compare("SM count", chain.sms, w.attention?.multiProcessorCount);
   compare("stack", chain.stack, p.software.stack);
   compare("checkpoint", chain.checkpointSha256, w.model?.checkpointSha256);
+  const split = chain.parallelism;
+  if (split !== undefined) {
+    compare("tp", split.tp, p.parallelism.tp);
+    // A record at two ranks may leave its all-reduce out (every implementation agrees there).
+    if (p.parallelism.allReduce !== undefined) {
+      // Compared as canonical JSON: a settings file may write the fields in any order.
+      const text = (v: unknown) => {
+        try {
+          return new TextDecoder().decode(canonicalJson(v));
+        } catch {
+          return JSON.stringify(v);
+        }
+      };
+      if (text(split.allReduce) !== text(p.parallelism.allReduce)) {
+        compare("all-reduce", split.allReduce, p.parallelism.allReduce);
+      }
+    }
+    compare("interconnect", split.interconnect, p.parallelism.interconnect ?? null);
+  }
   if (differs.length > 0) {
     throw new InputError(
       "CLAIM_INVALID",

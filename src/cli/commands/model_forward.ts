@@ -230,6 +230,7 @@ export async function runModelForward(o: {
         ...(parallel === undefined
           ? {}
           : { layout: parallel.layout.id, allReduce: parallel.allReduce }),
+        ...(o.interconnect === undefined ? {} : { interconnect: o.interconnect }),
       },
       engine: w.engine,
       threads: w.threads,
