@@ -107,11 +107,11 @@ export function openBlobStore(
     try {
       info = await Deno.stat(path);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-        await _folderExists(dir);
-        return null;
-      }
       if (_denied(e)) throw e;
+      // Whatever else stops the stat may be the folder's fault (absent, a file, a link loop, a
+      // name too long): that is the caller's, never a withheld blob.
+      await _folderExists(dir);
+      if (e instanceof Deno.errors.NotFound) return null;
       throw _unreadable(path, (e as Error).name);
     }
     // Not opened at all: a FIFO would block the open, a directory has no bytes.

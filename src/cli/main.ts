@@ -94,7 +94,8 @@ function _buildCli(): Command {
 /**
  * Runs the CLI with arguments and returns the exit code (never throws). Commands set the process
  * exit code; it is read for this run alone and set back to what it was, so that one call's code
- * does not become a later call's or the host process's. While a command runs, Ctrl-C and SIGTERM
+ * does not become a later call's or the host process's; calls made together run one after the
+ * other. While a command runs, Ctrl-C and SIGTERM
  * remove its partial outputs and end the process (130, 143), as the command line does.
  *
  * @param args command-line arguments (without the program name)
@@ -104,7 +105,17 @@ function _buildCli(): Command {
  * Deno.exit(await runCli(Deno.args));
  * ```
  */
-export async function runCli(args: string[]): Promise<number> {
+export function runCli(args: string[]): Promise<number> {
+  // One at a time: commands report through the process's exit code.
+  const run = _queue.then(() => _runCli(args));
+  _queue = run.then(() => {}, () => {});
+  return run;
+}
+
+/** The end of the last `runCli` call queued. */
+let _queue: Promise<void> = Promise.resolve();
+
+async function _runCli(args: string[]): Promise<number> {
   const before = Deno.exitCode;
   Deno.exitCode = EXIT.OK;
   try {

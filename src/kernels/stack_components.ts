@@ -15,11 +15,15 @@
  * ASCII letters, digits, spaces and `_-.` cannot be compared and is `unreadable`, as is a value
  * with no number where the stack pins one.
  *
- * A stack's run settings are pinned: its `flags` word for word, and each plain `NAME=VALUE` of its
- * `env` (`;`-separated; a conditional one such as `on sm_90 X=2` pins nothing): a record component
- * named `NAME`, and each plain `NAME=VALUE` of a record's own `env`, must give `VALUE`
- * (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack that sets it to 0 describes another run; an `env`
- * that leaves a variable out does not state it otherwise).
+ * A stack's run settings are pinned. Each plain `NAME=VALUE` of its `env` (`;`-separated; a
+ * conditional one such as `on sm_90 X=2` pins nothing): a record component named `NAME`, and each
+ * `NAME=VALUE` written anywhere in a record's own environment text (`env`, `environment`, ...;
+ * shell-style `A=1 B=2`, `export A=1`, quoted values, newlines or commas between them), must give
+ * `VALUE` (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack run with 0 describes another run: a
+ * contradiction); an environment that leaves a variable out does not state it otherwise, and one
+ * that names a pinned variable in a way that cannot be read is `unreadable`. Flags are written in
+ * too many equivalent ways to compare: a record's `flags` other than the stack's words are
+ * `unreadable`.
  *
  * @module
  */
@@ -72,8 +76,9 @@ export function componentMismatch(
       continue;
     }
     const name = _name(key);
-    if (name === "env") {
-      for (const [variable, set] of _assignments(value)) {
+    if (_ENV_NAMES.has(name)) {
+      const found = _statedAssignments(value);
+      for (const [variable, set] of found) {
         const pin = settings.get(_name(variable));
         if (pin !== undefined && set !== pin.value) {
           return {
@@ -83,11 +88,32 @@ export function componentMismatch(
           };
         }
       }
+      // A pinned variable named in a way the reading above missed (a character inside the name,
+      // an operator it does not know) cannot be compared.
+      const read = new Set(found.map(([v]) => _name(v)));
+      const folded = _name(value);
+      for (const [pinned, pin] of settings) {
+        if (pinned !== "flags" && !read.has(pinned) && folded.includes(pinned)) {
+          unreadable ??= {
+            kind: "unreadable",
+            reason: `components.${key} names ${pin.what.split("=")[0]} in a way that cannot be ` +
+              "read as NAME=VALUE",
+          };
+        }
+      }
       continue;
     }
     const setting = settings.get(name);
     if (setting !== undefined) {
-      if (value.trim() !== setting.value) {
+      if (name === "flags") {
+        if (value.trim() !== setting.value) {
+          unreadable ??= {
+            kind: "unreadable",
+            reason: `components.${key} '${value}' is not the stack's ${setting.what} (flags are ` +
+              "not compared otherwise)",
+          };
+        }
+      } else if (_unquote(value.trim()) !== setting.value) {
         return {
           kind: "contradiction",
           reason: `components.${key} '${value}', where the stack runs with ${setting.what}`,
@@ -134,7 +160,27 @@ function _settings(
   return out;
 }
 
-/** The plain `NAME=VALUE` parts of an environment text (`;`-separated), in order. */
+/** Component names (folded) that hold an environment text. */
+const _ENV_NAMES = new Set(["env", "environ", "environment", "envvars", "environmentvariables"]);
+
+/**
+ * Every `NAME=VALUE` written in a record's environment text, however separated (`;`, spaces,
+ * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed.
+ */
+function _statedAssignments(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  const re =
+    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("[^"]*"|'[^']*'|[^\s;,&]*)/g;
+  for (const m of text.matchAll(re)) out.push([m[1]!, _unquote(m[2]!)]);
+  return out;
+}
+
+/** A value without one pair of surrounding quotes. */
+function _unquote(v: string): string {
+  return /^(["']).*\1$/s.test(v) ? v.slice(1, -1) : v;
+}
+
+/** The plain `NAME=VALUE` parts of a stack's environment text (`;`-separated), in order. */
 function _assignments(env: string): [string, string][] {
   const out: [string, string][] = [];
   for (const part of env.split(";")) {

@@ -123,7 +123,9 @@ Deno.test("BlobStore: a blob is absent only from a folder that is there; a missi
   const store = openBlobStore(dir);
   assert.equal(await store.get("0".repeat(64)), null);
   assert.equal(await store.open!("0".repeat(64)), null);
-  for (const path of [`${dir}/no-such-folder`, `${dir}/${digest}`]) {
+  await Deno.symlink(`${dir}/loop-a`, `${dir}/loop-b`);
+  await Deno.symlink(`${dir}/loop-b`, `${dir}/loop-a`);
+  for (const path of [`${dir}/no-such-folder`, `${dir}/${digest}`, `${dir}/loop-a`]) {
     const wrong = openBlobStore(path);
     await assertRejectsCode(() => wrong.get(digest), InputError, "INPUT_MISSING");
     await assertRejectsCode(() => wrong.open!(digest), InputError, "INPUT_MISSING");

@@ -24,4 +24,21 @@ Deno.test("runCli() returns each call's own exit code and leaves the process's a
     0,
   );
   assert.equal(Deno.exitCode, before);
+  // Calls made together run one after the other, each with its own code, and the host's code
+  // is what it was before them.
+  Deno.exitCode = 5;
+  const together = await Promise.all([
+    runCli(["profiles", "list"]),
+    runCli([
+      ...["model", "forward", "--checkpoint", `${REPO_ROOT}/tables/models/qwen3-tiny-tp`],
+      ...["--tokens", `${dir}/tokens.json`, "--profile", "a100", "--stack"],
+      ...["hf-qwen3-flash-attn-torch2.8", "--kernel", "demo-qwen3-tiny-tp-a100"],
+      ...["--tp", "2", "--ep", "2", "--out", `${dir}/h2.safetensors`, "--threads", "1"],
+    ]),
+    runCli(["profiles", "list"]),
+  ]);
+  const after = Deno.exitCode;
+  Deno.exitCode = before;
+  assert.deepEqual(together, [0, 3, 0]);
+  assert.equal(after, 5);
 });

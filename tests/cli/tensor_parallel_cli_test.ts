@@ -258,4 +258,14 @@ Deno.test("claims append refuses a layer chain computed for another split than t
   assert.match(otherRing.stderr, /all-reduce/);
   const same = await chained(["--tp", "4", "--all-reduce", "nccl-ring"]);
   assert.equal(same.code, 0, same.stderr);
+  // At two ranks every implementation adds once: a chain computed with the layout's default is
+  // the chain of any all-reduce the record names.
+  const two = await forward("chain2", ["--tp", "2"]);
+  assert.equal(two.code, 0, two.stderr);
+  await Deno.writeTextFile(`${dir}/chain2.json`, two.stdout);
+  const twoTree = await append(JSON.parse(two.stdout).fingerprint, [
+    ...links,
+    ...["--layer-chain", `${dir}/chain2.json`, "--tp", "2", "--all-reduce", "nccl-tree"],
+  ]);
+  assert.equal(twoTree.code, 0, twoTree.stderr);
 });

@@ -237,8 +237,15 @@ function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): v
   const split = chain.parallelism;
   if (split !== undefined) {
     compare("tp", split.tp, p.parallelism.tp);
-    // A record at two ranks may leave its all-reduce out (every implementation agrees there).
-    if (p.parallelism.allReduce !== undefined) {
+    // Compared only where two statements give other bits for sure: above two ranks (at two every
+    // implementation adds once), neither side vLLM's dispatch (whose paths depend on the pass),
+    // and both stating their links.
+    const dispatch = (a: unknown) =>
+      (a as { kind?: unknown } | undefined)?.kind === "vllm-dispatch";
+    if (
+      p.parallelism.tp > 2 && p.parallelism.allReduce !== undefined &&
+      !dispatch(split.allReduce) && !dispatch(p.parallelism.allReduce)
+    ) {
       // Compared as canonical JSON: a settings file may write the fields in any order.
       const text = (v: unknown) => {
         try {
@@ -251,7 +258,9 @@ function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): v
         compare("all-reduce", split.allReduce, p.parallelism.allReduce);
       }
     }
-    compare("interconnect", split.interconnect, p.parallelism.interconnect ?? null);
+    if (split.interconnect !== null && p.parallelism.interconnect !== undefined) {
+      compare("interconnect", split.interconnect, p.parallelism.interconnect);
+    }
   }
   if (differs.length > 0) {
     throw new InputError(
