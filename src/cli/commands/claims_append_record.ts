@@ -220,8 +220,17 @@ function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): v
   };
   if (chain === undefined || w.kind !== "model_forward") return;
   const differs: string[] = [];
+  // Values compared as canonical JSON (a settings file may write an all-reduce's fields in any
+  // order).
+  const text = (v: unknown) => {
+    try {
+      return new TextDecoder().decode(canonicalJson(v));
+    } catch {
+      return JSON.stringify(v);
+    }
+  };
   const compare = (what: string, chained: unknown, recorded: unknown) => {
-    if (chained !== undefined && JSON.stringify(chained) !== JSON.stringify(recorded)) {
+    if (chained !== undefined && text(chained) !== text(recorded)) {
       differs.push(
         `${what} ${JSON.stringify(chained).slice(0, 120)}, the record ${
           JSON.stringify(recorded).slice(0, 120)
@@ -246,17 +255,7 @@ function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): v
       p.parallelism.tp > 2 && p.parallelism.allReduce !== undefined &&
       !dispatch(split.allReduce) && !dispatch(p.parallelism.allReduce)
     ) {
-      // Compared as canonical JSON: a settings file may write the fields in any order.
-      const text = (v: unknown) => {
-        try {
-          return new TextDecoder().decode(canonicalJson(v));
-        } catch {
-          return JSON.stringify(v);
-        }
-      };
-      if (text(split.allReduce) !== text(p.parallelism.allReduce)) {
-        compare("all-reduce", split.allReduce, p.parallelism.allReduce);
-      }
+      compare("all-reduce", split.allReduce, p.parallelism.allReduce);
     }
     if (split.interconnect !== null && p.parallelism.interconnect !== undefined) {
       compare("interconnect", split.interconnect, p.parallelism.interconnect);
