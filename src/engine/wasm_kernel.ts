@@ -439,7 +439,6 @@ function _packOnce(
   } satisfies _PackedB;
 }
 
-/** Lays out one tile's softmax in the kernel's memory, runs it and copies the state back. */
 /** Copies an EX2 table into the kernel unless it holds that one already. */
 function _setEx2Table(x: _Exports, held: { table?: Int32Array }, table: Int32Array): void {
   if (held.table === table) return;
@@ -450,6 +449,7 @@ function _setEx2Table(x: _Exports, held: { table?: Int32Array }, table: Int32Arr
   held.table = table;
 }
 
+/** Lays out one tile's softmax in the kernel's memory, runs it and copies the state back. */
 function _fa2SoftmaxTile(
   x: _Exports,
   a: Fa2SoftmaxTileArgs,

@@ -122,7 +122,7 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
   await assert.rejects(() => Deno.stat(`${dir}/blobs`), Deno.errors.NotFound);
 });
 
-Deno.test("claims append never overwrites a blob holding other bytes, and waits for no lock", async () => {
+Deno.test("claims append never overwrites a blob holding other bytes, and waits for no held lock", async () => {
   const dir = await tempDir();
   const model = "qwen3-tiny-dense";
   const fp = "e".repeat(64);
@@ -138,10 +138,17 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
   assert.equal(await Deno.readTextFile(blob), "{}", "left as it is");
   assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 2);
 
-  await Deno.writeTextFile(`${dir}/log/claims.jsonl.lock`, "1\n");
+  // Another append holds the log's lock (this test process, in its place).
+  const lock = `${dir}/log/claims.jsonl.lock`;
+  using held = await Deno.open(lock, { read: true, write: true, createNew: true });
+  assert.ok(await held.tryLock(true));
+  await held.write(new TextEncoder().encode("4242\n"));
   const locked = await append(dir, { model, fingerprint: fp });
+  assert.equal(locked.code, 2);
   assertCliCode(locked.stderr, "LOG_LOCKED");
-  assert.match(locked.stderr, /taken by process 1 /, "names the process that took it");
+  assert.match(locked.stderr, /held by process 4242 /, "names the process that holds it");
+  assert.equal(await Deno.readTextFile(lock), "4242\n", "the holder's lock is left alone");
+  assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 2);
 });
 
 Deno.test("claims append never reports as stored a blob whose name a dangling link takes", async () => {

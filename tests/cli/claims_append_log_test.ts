@@ -1,6 +1,6 @@
 /** `lockLog()`: taking the lock tidies what killed appends of this log left, and nothing else. */
 import assert from "node:assert/strict";
-import { lockLog } from "../../src/cli/commands/claims_append_log.ts";
+import { lockLog } from "../../src/cli/commands/claims_log_lock.ts";
 import { tempDir } from "../_temp.ts";
 
 Deno.test("lockLog() removes this log's leftover temporary copies once it holds the lock", async () => {
@@ -67,4 +67,74 @@ Deno.test("replaceLog() gives a new log the umask's mode, as any new file", asyn
   const log = `${dir}/claims.jsonl`;
   await replaceUnderUmask(log, "077");
   assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
+});
+
+Deno.test("lockLog() refuses while another holder has the lock, and takes it once let go", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  const unlock = await lockLog(log);
+  assert.equal(await Deno.readTextFile(`${log}.lock`), `${Deno.pid}\n`);
+  await assert.rejects(lockLog(log), (e: Error) => {
+    assert.equal((e as { code?: string }).code, "LOG_LOCKED");
+    assert.match(e.message, new RegExp(`held by process ${Deno.pid} `));
+    return true;
+  });
+  await unlock();
+  await assert.rejects(Deno.stat(`${log}.lock`), Deno.errors.NotFound);
+  const again = await lockLog(log);
+  await again();
+});
+
+Deno.test("lockLog() takes over a lock file that no process holds (an append killed outright)", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  const mod = new URL("../../src/cli/commands/claims_log_lock.ts", import.meta.url).href;
+  // A child takes the lock, says so, and is killed with SIGKILL: no handler runs, the file stays.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { lockLog } from "${mod}";
+       await lockLog(Deno.args[0]);
+       console.log("locked");
+       await new Promise(() => setInterval(() => {}, 1000));`,
+      log,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.match(new TextDecoder().decode(first.value), /locked/);
+  await assert.rejects(lockLog(log), /held by process/);
+  child.kill("SIGKILL");
+  await child.status;
+  reader.releaseLock();
+  await child.stdout.cancel();
+  assert.match(await Deno.readTextFile(`${log}.lock`), /^\d+\n$/, "the killed child's lock stays");
+  // Also what earlier versions left (a plain file naming a process): nobody holds it either.
+  const unlock = await lockLog(log);
+  assert.equal(await Deno.readTextFile(`${log}.lock`), `${Deno.pid}\n`);
+  await unlock();
+  await Deno.writeTextFile(`${log}.lock`, "1\n");
+  const again = await lockLog(log);
+  await again();
+  await assert.rejects(Deno.stat(`${log}.lock`), Deno.errors.NotFound);
+});
+
+Deno.test("lockLog() never follows a link in the lock's place, nor writes through it", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  const target = `${dir}/precious.txt`;
+  await Deno.writeTextFile(target, "keep me\n");
+  await Deno.symlink(target, `${log}.lock`);
+  await assert.rejects(lockLog(log), (e: Error) => {
+    assert.equal((e as { code?: string }).code, "OUTPUT_WRITE");
+    assert.match(e.message, /is not a plain file/);
+    return true;
+  });
+  assert.equal(await Deno.readTextFile(target), "keep me\n");
+  assert.ok((await Deno.lstat(`${log}.lock`)).isSymlink, "the link is left as it was");
+  await Deno.remove(`${log}.lock`);
+  await Deno.mkdir(`${log}.lock`);
+  await assert.rejects(lockLog(log), /is not a plain file/);
 });

@@ -103,7 +103,7 @@ Deno.test("model synth into an existing folder on a full disk: OUTPUT_WRITE, the
 Deno.test("a full disk leaves neither an empty append lock nor an empty partial result file", async () => {
   const dir = await tempDir({ prefix: "bitaudit-full-" });
   const script = (call: string) =>
-    `import { lockLog } from "${REPO_ROOT}/src/cli/commands/claims_append_log.ts";
+    `import { lockLog } from "${REPO_ROOT}/src/cli/commands/claims_log_lock.ts";
      import { appendPartial } from "${REPO_ROOT}/src/cli/partial_results.ts";
      try { await ${call}; console.log("written"); }
      catch (e) { console.log(e.code ?? "none", e.message.split("\\n").length); }`;

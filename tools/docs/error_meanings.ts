@@ -84,8 +84,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   LOG_SYNTAX: "A claim log line is not strict JSON",
   LOG_TOO_LARGE: "The claim log exceeds its byte or record limit",
   LOG_TOO_SHORT: "The log has fewer records than the newer checkpoint commits to",
-  LOG_LOCKED: "Another append holds the log's lock file (retry later), or a killed one left it " +
-    "behind (the message names its process; remove the lock file by hand)",
+  LOG_LOCKED: "Another running append holds the log's lock (the message names its process; retry " +
+    "when it ends). A lock file that a killed append left is held by no process and is taken over",
   // Audits
   AUDIT_K: "k is not an integer in 1..population",
   AUDIT_ROOT_MISMATCH: "The log's Merkle root differs from the committed root given",

@@ -1,16 +1,15 @@
 /**
- * The claim log file of `claims append`: held under a lock file for the whole append (one
- * appender at a time), read and chain-checked, then replaced at once by a complete new version
+ * The claim log file of `claims append` (held under its lock for the whole append:
+ * `claims_log_lock.ts`): read and chain-checked, then replaced at once by a complete new version
  * (written to a temporary sibling and renamed over it), so a reader sees the old log or the new
  * one, never half a line.
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
-import { ioCause } from "../io_cause.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { readTextFile } from "../read_json_file.ts";
 
@@ -26,65 +25,6 @@ export interface LogForAppend {
   readonly mode: number;
   /** The file's group (null for a new log, or where the platform has none). */
   readonly gid: number | null;
-}
-
-/**
- * Takes the log's lock: creates `<log>.lock`, which must not exist.
- *
- * @param path the log file
- * @returns `unlock()`, which removes the lock file
- * @throws {InputError} `LOG_LOCKED` when the lock exists (another append runs, or one was killed:
- *   remove the lock file by hand then; the message names the process that took it),
- *   `OUTPUT_WRITE` when it cannot be created
- * @example
- * ```ts ignore
- * const unlock = await lockLog("log/claims.jsonl");
- * try { ... } finally { await unlock(); }
- * ```
- */
-export async function lockLog(path: string): Promise<() => Promise<void>> {
-  const lock = `${path}.lock`;
-  let file: Deno.FsFile | undefined;
-  try {
-    file = await Deno.open(lock, { write: true, createNew: true });
-    // Created: the lock is this process's from here on, and goes again if naming the holder
-    // fails (a full disk left an empty lock that refused every later append).
-    await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
-  } catch (e) {
-    if (file !== undefined) await Deno.remove(lock).catch(() => {});
-    if (file === undefined && e instanceof Deno.errors.AlreadyExists) {
-      throw new InputError(
-        "LOG_LOCKED",
-        `Cannot append to '${path}': '${lock}' exists, taken by ${await _holder(lock)} ` +
-          "(another append is running; if none is, one was killed: remove the lock file)",
-      );
-    }
-    if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${ioCause(e)}`);
-  } finally {
-    file?.close();
-  }
-  const release = removeOnInterrupt(lock);
-  await _removeLeftovers(path);
-  return () => release(true);
-}
-
-/**
- * Removes the temporary copies of this log that killed appends left (`<log>.tmp-<uuid>`): only an
- * append holding the lock writes one, so with the lock held none of them is in use.
- */
-async function _removeLeftovers(path: string): Promise<void> {
-  const name = basename(path);
-  const pattern = new RegExp(
-    `^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.tmp-[0-9a-f-]{36}$`,
-  );
-  try {
-    for await (const e of Deno.readDir(dirname(path))) {
-      if (e.isFile && pattern.test(e.name)) {
-        await Deno.remove(join(dirname(path), e.name)).catch(() => {});
-      }
-    }
-  } catch { /* an unreadable folder: nothing to tidy */ }
 }
 
 /**
@@ -199,18 +139,6 @@ async function _stat(path: string): Promise<Deno.FileInfo | null> {
 
 function _stamp(info: Deno.FileInfo): string {
   return `${info.size} ${info.mtime?.getTime()} ${info.ino}`;
-}
-
-/** Who took a lock, from its content (`<pid>`), for the refusal; bounded and plain. */
-async function _holder(lock: string): Promise<string> {
-  let head = "";
-  try {
-    using f = await Deno.open(lock, { read: true });
-    const buf = new Uint8Array(32);
-    head = new TextDecoder().decode(buf.subarray(0, (await f.read(buf)) ?? 0));
-  } catch { /* removed meanwhile, or unreadable */ }
-  const m = /^(\d{1,10})\n?$/.exec(head);
-  return m === null ? "an unknown process" : `process ${m[1]}`;
 }
 
 /**

@@ -35,7 +35,8 @@ import {
   type ChainFacts,
   readModelInputs,
 } from "./claims_append_inputs.ts";
-import { lockLog, readLogForAppend, replaceLog } from "./claims_append_log.ts";
+import { readLogForAppend, replaceLog } from "./claims_append_log.ts";
+import { lockLog } from "./claims_log_lock.ts";
 
 /** How one record kind is built inside an append. */
 export interface RecordBuilder {

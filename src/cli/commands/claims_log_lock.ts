@@ -1,0 +1,170 @@
+/**
+ * The lock of a claim log (`<log>.lock`): one `claims append` at a time. The lock is an advisory
+ * file lock (`flock`) held on that file for the whole append, so it goes with the process that
+ * holds it however it ends: an append killed outright (SIGKILL, the OOM killer, a power cut)
+ * leaves a file that nobody holds, and the next append takes it over instead of refusing every
+ * later append until someone removes it by hand. The file names its holder (`<pid>`) for the
+ * refusal a concurrent append gets.
+ *
+ * An append that finishes removes the file before letting go of it; one that takes a file must
+ * therefore check, once it holds it, that the path still names that file (else the file it holds
+ * is a removed one that another append may also think it holds, and it starts again). A lock file
+ * written without the advisory lock (by an append of an earlier version, which refused any lock
+ * file that existed) is held by no process either and is taken over likewise.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { InputError } from "../../errors.ts";
+import { removeOnInterrupt } from "../cleanup.ts";
+import { ioCause } from "../io_cause.ts";
+
+/** Tries before giving up when the lock file keeps being replaced under this append. */
+const _TRIES = 8;
+
+/**
+ * Takes the log's lock: creates `<log>.lock` or takes over one that no process holds, and holds
+ * it until the returned function is called (or the process ends).
+ *
+ * @param path the log file
+ * @returns `unlock()`, which removes the lock file, then lets go of it
+ * @throws {InputError} `LOG_LOCKED` when another process holds the lock (another append runs;
+ *   the message names it), `OUTPUT_WRITE` when the lock cannot be created or written, or its name
+ *   is taken by something other than a plain file (a link is never followed)
+ * @example
+ * ```ts ignore
+ * const unlock = await lockLog("log/claims.jsonl");
+ * try { ... } finally { await unlock(); }
+ * ```
+ */
+export async function lockLog(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  for (let i = 0; i < _TRIES; i++) {
+    const held = await _take(path, lock);
+    if (held === null) continue;
+    const release = removeOnInterrupt(lock);
+    await _removeLeftovers(path);
+    return async () => {
+      await release(true); // removed while still held: see the module doc
+      held.close();
+    };
+  }
+  throw new InputError(
+    "LOG_LOCKED",
+    `Cannot append to '${path}': '${lock}' was replaced ${_TRIES} times while this append took ` +
+      "it (other appends are taking turns: retry)",
+  );
+}
+
+/**
+ * One try: the held lock file with this process's id written in it, or null when the path no
+ * longer names the file this try opened (try again).
+ */
+async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
+  let file: Deno.FsFile | null = null;
+  let held = false;
+  try {
+    file = await _open(path, lock);
+    if (file === null) return null;
+    if (!(await file.tryLock(true))) {
+      throw new InputError(
+        "LOG_LOCKED",
+        `Cannot append to '${path}': '${lock}' is held by ${await _holder(lock)} ` +
+          "(another append is running: retry when it ends)",
+      );
+    }
+    held = true;
+    if ((await _inode(lock)) !== (await file.stat()).ino) return null;
+    await file.truncate(0);
+    const text = new TextEncoder().encode(`${Deno.pid}\n`);
+    for (let at = 0; at < text.length;) at += await file.write(text.subarray(at));
+    const ok = file;
+    file = null;
+    return ok;
+  } catch (e) {
+    // Ours once held: it goes again if naming the holder fails (a full disk left an empty lock).
+    if (held && file !== null) await Deno.remove(lock).catch(() => {});
+    if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${ioCause(e)}`);
+  } finally {
+    file?.close();
+  }
+}
+
+/**
+ * Opens the lock file: a new one, or the one that is there when it is a plain file (a link or
+ * anything else in its place is refused, never followed); null when it went meanwhile.
+ */
+async function _open(path: string, lock: string): Promise<Deno.FsFile | null> {
+  try {
+    return await Deno.open(lock, { read: true, write: true, createNew: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
+  let seen: Deno.FileInfo;
+  try {
+    seen = await Deno.lstat(lock);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  if (!seen.isFile) {
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot lock '${path}': '${lock}' is not a plain file (remove it or name another log)`,
+    );
+  }
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(lock, { read: true, write: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  // Replaced (by a link, say) between the look and the open: not the file that was looked at.
+  if ((await file.stat()).ino !== seen.ino) {
+    file.close();
+    return null;
+  }
+  return file;
+}
+
+/**
+ * Removes the temporary copies of this log that killed appends left (`<log>.tmp-<uuid>`): only an
+ * append holding the lock writes one, so with the lock held none of them is in use.
+ */
+async function _removeLeftovers(path: string): Promise<void> {
+  const name = basename(path);
+  const pattern = new RegExp(
+    `^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.tmp-[0-9a-f-]{36}$`,
+  );
+  try {
+    for await (const e of Deno.readDir(dirname(path))) {
+      if (e.isFile && pattern.test(e.name)) {
+        await Deno.remove(join(dirname(path), e.name)).catch(() => {});
+      }
+    }
+  } catch { /* an unreadable folder: nothing to tidy */ }
+}
+
+/** The inode the path names now (null: gone). */
+async function _inode(path: string): Promise<number | null> {
+  try {
+    return (await Deno.lstat(path)).ino;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** Who holds a lock, from its content (`<pid>`), for the refusal; bounded and plain. */
+async function _holder(lock: string): Promise<string> {
+  let head = "";
+  try {
+    using f = await Deno.open(lock, { read: true });
+    const buf = new Uint8Array(32);
+    head = new TextDecoder().decode(buf.subarray(0, (await f.read(buf)) ?? 0));
+  } catch { /* removed meanwhile, or unreadable */ }
+  const m = /^(\d{1,10})\n?$/.exec(head);
+  return m === null ? "an unknown process" : `process ${m[1]}`;
+}
