@@ -16,7 +16,8 @@
  * with no number where the stack pins one.
  *
  * A stack's run settings are pinned. Each plain `NAME=VALUE` of its `env` (`;`-separated; a
- * conditional one such as `on sm_90 X=2` pins nothing): a record component named `NAME`, and each
+ * conditional one such as `on sm_90 X=2` only for records of that architecture, and for none when
+ * the caller does not name one): a record component named `NAME`, and each
  * `NAME=VALUE` written anywhere in a record's own environment text (`env`, `environment`, ...;
  * shell-style `A=1 B=2`, `export A=1`, quoted values, newlines or commas between them), must give
  * `VALUE` (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack run with 0 describes another run: a
@@ -44,6 +45,8 @@ export interface ComponentMismatch {
  *
  * @param stack the stack profile's `components`
  * @param claimed the record's `software.components`
+ * @param gpu `architecture`: the record's GPU architecture (`sm_90`), which decides the stack's
+ *   conditional settings (`on sm_90 X=2`); without it they pin nothing
  * @returns the first contradiction, else the first component that cannot be compared, or null
  *   when every shared component agrees
  * @example
@@ -55,14 +58,21 @@ export interface ComponentMismatch {
  * }
  * if (componentMismatch(stack, { pytorch: "2.4.0" })?.kind !== "contradiction") throw new Error();
  * if (componentMismatch(stack, { cublas: "12.4.5" }) !== null) throw new Error();
+ * const vllm = { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2" };
+ * const fa3 = { env: "VLLM_FLASH_ATTN_VERSION=3" };
+ * if (componentMismatch(vllm, fa3, { architecture: "sm_90" })?.kind !== "contradiction") {
+ *   throw new Error();
+ * }
+ * if (componentMismatch(vllm, fa3, { architecture: "sm_80" }) !== null) throw new Error();
  * ```
  */
 export function componentMismatch(
   stack: Readonly<Record<string, string>>,
   claimed: Readonly<Record<string, string>>,
+  gpu: { readonly architecture?: string } = {},
 ): ComponentMismatch | null {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
-  const settings = _settings(stack);
+  const settings = _settings(stack, gpu.architecture);
   // Every component is looked at: an unreadable one stated first must not hide a contradiction.
   let unreadable: ComponentMismatch | null = null;
   for (const [key, value] of Object.entries(claimed)) {
@@ -141,10 +151,11 @@ export function componentMismatch(
 
 /**
  * A stack's settings pinned exactly, by folded name: its `flags`, and each plain `NAME=VALUE` of
- * its `env`.
+ * its `env`, with the conditional ones of the record's architecture.
  */
 function _settings(
   stack: Readonly<Record<string, string>>,
+  architecture: string | undefined,
 ): Map<string, { readonly value: string; readonly what: string }> {
   const out = new Map<string, { value: string; what: string }>();
   for (const [key, raw] of Object.entries(stack)) {
@@ -153,8 +164,10 @@ function _settings(
       out.set(name, { value: raw.trim(), what: `flags exactly '${raw.trim()}'` });
     }
     if (name !== "env") continue;
-    for (const [variable, value] of _assignments(raw)) {
-      out.set(_name(variable), { value, what: `${variable}=${value}` });
+    for (const [variable, value, on] of _assignments(raw)) {
+      if (on !== null && on !== architecture) continue;
+      const where = on === null ? "" : ` on ${on}`;
+      out.set(_name(variable), { value, what: `${variable}=${value}${where}` });
     }
   }
   return out;
@@ -180,12 +193,15 @@ function _unquote(v: string): string {
   return /^(["']).*\1$/s.test(v) ? v.slice(1, -1) : v;
 }
 
-/** The plain `NAME=VALUE` parts of a stack's environment text (`;`-separated), in order. */
-function _assignments(env: string): [string, string][] {
-  const out: [string, string][] = [];
+/**
+ * The `NAME=VALUE` parts of a stack's environment text (`;`-separated), in order, each with the
+ * architecture it is set on (`on sm_90 NAME=VALUE`) or null (always).
+ */
+function _assignments(env: string): [string, string, string | null][] {
+  const out: [string, string, string | null][] = [];
   for (const part of env.split(";")) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/.exec(part.trim());
-    if (m !== null) out.push([m[1]!, m[2]!]);
+    const m = /^(?:on (sm_[0-9]+[a-z]?) )?([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/.exec(part.trim());
+    if (m !== null) out.push([m[2]!, m[3]!, m[1] ?? null]);
   }
   return out;
 }

@@ -150,7 +150,7 @@ export async function modelClaimBasis(
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
   }
   // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others).
-  const versions = componentMismatch(stack.components, facts.components ?? {});
+  const versions = componentMismatch(stack.components, facts.components ?? {}, hardware.profile);
   if (versions !== null) claimInvalid(`${versions.reason}, stack '${stack.id}'`);
   if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
     claimInvalid(

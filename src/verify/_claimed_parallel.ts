@@ -35,6 +35,7 @@ import { _Stop } from "./_stop.ts";
  *
  * @param p the record's predicate
  * @param stack the record's stack
+ * @param gpu the record's GPU profile (its architecture decides the stack's conditional settings)
  * @returns why a matching recomputation still cannot vouch for the record's stated world (a
  *   library version the stack pins, stated with no release number to compare; an interconnect the
  *   all-reduce dispatch is not modelled on), or null; applied only after the comparison, so that
@@ -42,10 +43,14 @@ import { _Stop } from "./_stop.ts";
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, or a library version the stack's
  *   excludes; NOT_VERIFIED for dp above 1 on vLLM
  */
-export function _checkClaimedWorld(p: ClaimPredicate, stack: StackProfile): string | null {
+export function _checkClaimedWorld(
+  p: ClaimPredicate,
+  stack: StackProfile,
+  gpu: { readonly architecture: string },
+): string | null {
   // The recomputation follows the stack's pinned versions: a record stating others describes
   // another run (another reduction tree, FlashAttention build, RoPE reading, vLLM path).
-  const versions = componentMismatch(stack.components, p.software.components);
+  const versions = componentMismatch(stack.components, p.software.components, gpu);
   if (versions?.kind === "contradiction") {
     throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
   }

@@ -175,7 +175,7 @@ export async function verifyRecord(
       "stack",
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
-    const versionGap = _checkClaimedWorld(p, stack.value);
+    const versionGap = _checkClaimedWorld(p, stack.value, profile);
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {

@@ -119,4 +119,23 @@ Deno.test("componentMismatch() pins each plain variable of a stack's env, howeve
   ) {
     assert.equal(componentMismatch(vllm, claimed)?.kind, "unreadable", JSON.stringify(claimed));
   }
+  // On the architecture a conditional setting names, it is pinned like a plain one; elsewhere,
+  // and where the caller names no architecture, it pins nothing.
+  const hopper = { architecture: "sm_90" };
+  for (const claimed of agree.filter((c) => !("VLLM_FLASH_ATTN_VERSION" in c))) {
+    assert.equal(componentMismatch(vllm, claimed, hopper), null, JSON.stringify(claimed));
+  }
+  assert.equal(componentMismatch(vllm, { VLLM_FLASH_ATTN_VERSION: "2" }, hopper), null);
+  for (
+    const claimed of [
+      { VLLM_FLASH_ATTN_VERSION: "3" },
+      { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_FLASH_ATTN_VERSION=3" },
+    ]
+  ) {
+    const m = componentMismatch(vllm, claimed, hopper);
+    assert.equal(m?.kind, "contradiction", JSON.stringify(claimed));
+    assert.match(m!.reason, /VLLM_FLASH_ATTN_VERSION=2 on sm_90/);
+    assert.equal(componentMismatch(vllm, claimed, { architecture: "sm_80" }), null);
+    assert.equal(componentMismatch(vllm, claimed), null);
+  }
 });

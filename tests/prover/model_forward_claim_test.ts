@@ -13,7 +13,7 @@ import {
   type ModelForwardFacts,
   nextLogPosition,
 } from "../../src/prover/mod.ts";
-import { assertCode, assertRejectsCode } from "../_assert_code.ts";
+import { assertCode, assertRejectsCode, isCode } from "../_assert_code.ts";
 
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
 const store = await openAssetStore();
@@ -172,4 +172,26 @@ Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its st
     { store },
   );
   assert.equal(ok.predicate.parallelism.allReduce?.kind, "vllm-custom-1stage");
+});
+
+Deno.test("modelForwardClaim() refuses a setting its stack pins on the record's architecture, and only there", async () => {
+  const vllm = {
+    stack: "vllm-0.11-eager-fa2",
+    tokens: { sequences: [[1, 2, 3, 4]] },
+    components: { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_FLASH_ATTN_VERSION=3" },
+  };
+  // A100 (sm_80): the stack sets the FlashAttention version on sm_90 only.
+  const r = await modelForwardClaim(facts(vllm), { store });
+  assert.match(r.predicate.software.components.env!, /VLLM_FLASH_ATTN_VERSION=3/);
+  const hopper = {
+    ...vllm,
+    profile: "h100-sxm",
+    multiProcessorCount: 132,
+    kernel: { catalog: "demo-qwen3-tiny-h100-sxm" },
+  };
+  await assert.rejects(() => modelForwardClaim(facts(hopper), { store }), (e: Error) => {
+    assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+    assert.match(e.message, /VLLM_FLASH_ATTN_VERSION=2 on sm_90/);
+    return true;
+  });
 });

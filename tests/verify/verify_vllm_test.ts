@@ -21,6 +21,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
@@ -107,6 +108,33 @@ Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED w
     assert.equal(r.status, "NOT_VERIFIED", `${stack}: ${r.reason}`);
     assert.match(r.reason, why);
   }
+});
+
+Deno.test("a setting the stack pins on one architecture (on sm_90 VLLM_FLASH_ATTN_VERSION=2) FAILs a record of that architecture that states another, and no other", async () => {
+  const last = log.records.length - 1;
+  const base: ClaimPredicate = log.records[last]!.predicate;
+  const h100 = await loadGpuProfile(store, "h100-sxm");
+  const verdict = async (profile: { id: string; sha256: string } | null, env: string) => {
+    const records = log.records.slice();
+    const hardware = profile === null
+      ? base.hardware
+      : { ...base.hardware, profile: profile.id, profileSha256: profile.sha256 };
+    const components = { ...base.software.components, env };
+    records[last] = {
+      ...records[last]!,
+      predicate: { ...base, hardware, software: { ...base.software, components } },
+    };
+    const edited = parseClaimLog(formatClaimLog(records));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: last });
+  };
+  const fa3 = "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_FLASH_ATTN_VERSION=3";
+  // The A100 record: the variable is not pinned on sm_80 (the stack sets it on Hopper only).
+  const a100 = await verdict(null, fa3);
+  assert.equal(a100.status, "PASS", a100.reason);
+  // The same record on an H100 contradicts its stack before any tensor is computed.
+  const r = await verdict({ id: h100.profile.id, sha256: h100.sha256 }, fa3);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /contradicts its stack .*VLLM_FLASH_ATTN_VERSION=3.*=2 on sm_90/);
 });
 
 Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step together); a world above the GPU count and an SM count the GPU cannot have are refused", async () => {
