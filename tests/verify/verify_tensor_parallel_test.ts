@@ -85,7 +85,7 @@ const claim = (parallelism: Record<string, unknown>, count = 8): ClaimPredicate 
 });
 const stop = (p: ClaimPredicate, s = stack) => {
   try {
-    _checkClaimedWorld(p, s);
+    _checkClaimedWorld(p, s, { architecture: "sm_80" });
     _claimedParallel(p, s, "8.0");
   } catch (e) {
     if (e instanceof _Stop) return `${e.status}: ${e.why}`;
