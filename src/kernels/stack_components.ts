@@ -9,7 +9,9 @@
  * numbers continue the prefix, 4.50 to 4.59; `5.x`: any 5.*); a lower bound (`> 9.15.0`); anything
  * else (`as recorded in the dispatch catalog`) pins nothing. The stack's own value, copied into the
  * record, agrees. A record's release is the first run of dotted numbers anywhere in its value
- * (`torch 2.4.0`, `==2.4.0`, `V2.4`). Component names are compared on their letters and digits
+ * (`torch 2.4.0`, `==2.4.0`, `V2.4`); one marked as a pre-release, development, post-release or
+ * local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`; `+cu128` is a release) is another
+ * build than the release and `unreadable`. Component names are compared on their letters and digits
  * alone, without case or a `version` suffix, `torch` as `pytorch`, `flashattention` as `flashattn`
  * (`PyTorch `, `torch_version`, `flash-attn` are `pytorch` and `flashattn`); a name with other than
  * ASCII letters, digits, spaces and `_-.` cannot be compared and is `unreadable`, as is a value
@@ -21,10 +23,11 @@
  * `NAME=VALUE` written anywhere in a record's own environment text (`env`, `environment`, ...;
  * shell-style `A=1 B=2`, `export A=1`, quoted values, newlines or commas between them), must give
  * `VALUE` (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack run with 0 describes another run: a
- * contradiction); an environment that leaves a variable out does not state it otherwise, and one
- * that names a pinned variable in a way that cannot be read is `unreadable`. Flags are written in
- * too many equivalent ways to compare: a record's `flags` other than the stack's words are
- * `unreadable`.
+ * contradiction), and so must a `NAME=VALUE` in any other component's text (`launch_env`); an
+ * environment that leaves a variable out does not state it otherwise, and one that names a pinned
+ * variable in a way that cannot be read is `unreadable`. Flags are written in too many equivalent
+ * ways to compare: a record's `flags`, or command-line options (`--kv-cache-dtype fp8`) under any
+ * other name, other than the stack's words are `unreadable`.
  *
  * @module
  */
@@ -86,32 +89,22 @@ export function componentMismatch(
       continue;
     }
     const name = _name(key);
-    if (_ENV_NAMES.has(name)) {
-      const found = _statedAssignments(value);
-      for (const [variable, set] of found) {
-        const pin = settings.get(_name(variable));
-        if (pin !== undefined && set !== pin.value) {
-          return {
-            kind: "contradiction",
-            reason:
-              `components.${key} sets ${variable}=${set}, where the stack runs with ${pin.what}`,
-          };
-        }
-      }
-      // A pinned variable named in a way the reading above missed (a character inside the name,
-      // an operator it does not know) cannot be compared.
-      const read = new Set(found.map(([v]) => _name(v)));
-      const folded = _name(value);
-      for (const [pinned, pin] of settings) {
-        if (pinned !== "flags" && !read.has(pinned) && folded.includes(pinned)) {
-          unreadable ??= {
-            kind: "unreadable",
-            reason: `components.${key} names ${pin.what.split("=")[0]} in a way that cannot be ` +
-              "read as NAME=VALUE",
-          };
-        }
-      }
-      continue;
+    // Any component's text may set a pinned variable (`launch_env`, `cmdline`, not only `env`).
+    const stated = _envFinding(key, value, settings);
+    if (stated?.kind === "contradiction") return stated;
+    unreadable ??= stated;
+    if (_ENV_NAMES.has(name)) continue;
+    const flags = settings.get("flags");
+    if (
+      flags !== undefined && name !== "flags" && /(?:^|\s)--[A-Za-z]/.test(value) &&
+      value.trim() !== flags.value
+    ) {
+      // Command-line options stated under another name cannot be compared either.
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `components.${key} states command-line options other than the stack's ` +
+          `${flags.what} (flags are not compared otherwise)`,
+      };
     }
     const setting = settings.get(name);
     if (setting !== undefined) {
@@ -137,6 +130,7 @@ export function componentMismatch(
     if (accepts === undefined) continue;
     const release = _release(value);
     const said = `components.${key} '${value}'`;
+    const build = release === null ? null : _unreleased(value);
     if (release === null) {
       unreadable ??= {
         kind: "unreadable",
@@ -144,9 +138,52 @@ export function componentMismatch(
       };
     } else if (!accepts(release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
+    } else if (build !== null) {
+      // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `${said} is a ${build}, not a release the stack's '${rule}' names`,
+      };
     }
   }
   return unreadable;
+}
+
+/**
+ * What a component's text says of the stack's pinned variables: a contradiction (a `NAME=VALUE`
+ * giving another value), an unreadable mention (a pinned name it names in a way that cannot be read
+ * as `NAME=VALUE`), or null.
+ */
+function _envFinding(
+  key: string,
+  value: string,
+  settings: ReadonlyMap<string, { readonly value: string; readonly what: string }>,
+): ComponentMismatch | null {
+  const found = _statedAssignments(value);
+  for (const [variable, set] of found) {
+    const pin = settings.get(_name(variable));
+    if (pin !== undefined && set !== pin.value) {
+      return {
+        kind: "contradiction",
+        reason: `components.${key} sets ${variable}=${set}, where the stack runs with ${pin.what}`,
+      };
+    }
+  }
+  // A pinned variable named in a way the reading above missed (a character inside the name, an
+  // operator it does not know) cannot be compared.
+  const read = new Set(found.map(([v]) => _name(v)));
+  const folded = _name(value);
+  for (const [pinned, pin] of settings) {
+    if (pinned !== "flags" && !read.has(pinned) && folded.includes(pinned)) {
+      return {
+        kind: "unreadable",
+        reason: `components.${key} names ${
+          pin.what.split("=")[0]
+        } in a way that cannot be read as NAME=VALUE`,
+      };
+    }
+  }
+  return null;
 }
 
 /**
@@ -222,6 +259,23 @@ function _name(key: string): string {
 function _release(value: string): number[] | null {
   const m = /\d+(?:\.\d+)*/.exec(value);
   return m === null ? null : m[0].split(".").map(Number);
+}
+
+/**
+ * Whether a value's release is marked as another build than the release itself: a pre-release,
+ * development or post-release marker right after its numbers (`2.8.0a0`, `4.57.0.dev0`,
+ * `2.8.0rc1`, `2.8.0.post1`), or a local label other than a CUDA build's (`+cu128` is the
+ * release built for CUDA 12.8; `+5228986c39.nv25.05` is someone's own build). A packaging
+ * revision (`2.27.3-1+cuda12.8`) is the release.
+ */
+function _unreleased(value: string): string | null {
+  const m = /\d+(?:\.\d+)*/.exec(value)!;
+  const rest = value.slice(m.index + m[0].length);
+  const marker = /^[.-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post)\d*/i.exec(rest);
+  if (marker !== null) return `pre-release, development or post-release build ('${marker[0]}')`;
+  const local = /^\+([A-Za-z0-9._-]*)/.exec(rest);
+  if (local !== null && !/^cu\d{2,3}$/.test(local[1]!)) return `local build ('${local[0]}')`;
+  return null;
 }
 
 /** What a stack's value accepts, or undefined for a value that pins nothing. */

@@ -146,8 +146,9 @@ export function _sfuEvidence(uses: readonly SfuUse[]): ComponentEvidence[] {
  * The attention backend's evidence at a head dimension.
  *
  * @param stack the stack (its attention backend)
- * @param o head dimension, GPU profile, and the SFU functions the record's launches used (which
- *   tell a split or LSE launch from the standard kernel)
+ * @param o head dimension, GPU profile, the SFU functions the record's launches used (which
+ *   tell a split or LSE launch from the standard kernel), and `offsetQueries`: whether some launch
+ *   placed a sequence's query rows after cached keys (decode steps, chunked prefills)
  * @returns the entry
  */
 export function _attentionEvidence(
@@ -156,6 +157,7 @@ export function _attentionEvidence(
     readonly headDim: number;
     readonly profile: GpuProfile;
     readonly sfu: readonly SfuUse[];
+    readonly offsetQueries?: boolean;
   },
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
@@ -167,7 +169,10 @@ export function _attentionEvidence(
   // The capture was of the standard kernel (one split): a launch that split the KV walk or wrote
   // the log-sum-exp (both take MUFU.LG2, which the standard kernel never does) ran kernels the
   // measurement never saw.
-  const standard = !o.sfu.some((u) => u.fn === "lg2");
+  // And of prefills from the first position (every query row's keys start at its own): queries
+  // placed after cached keys (decode steps, later chunks of a prefill) take the mask's offsets and
+  // key blocks the capture never exercised.
+  const standard = !o.sfu.some((u) => u.fn === "lg2") && o.offsetQueries !== true;
   const measured = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
     standard;
   return {
@@ -199,10 +204,10 @@ export function _layerEvidence(
   const { parallel } = o;
   const ops = o.stack.operators;
   const kernels = ops?.layerKernels ?? "torch";
-  const qwen3 = c.modelType === "qwen3" || c.modelType === "qwen3_moe";
-  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B: no
-  // linear biases, the default RoPE): another GPU, head dimension, a bias or a RoPE scaling runs
-  // code the peer never compared.
+  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B, dense: no
+  // linear biases, the default RoPE): another GPU, head dimension, a bias, a RoPE scaling or a MoE
+  // block (the peer has none) runs code the peer never compared.
+  const qwen3 = c.modelType === "qwen3" && c.moe === undefined;
   const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
   const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
     o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined;

@@ -241,6 +241,7 @@ export async function _recomputeSequence(
         headDim: c.headDim,
         profile: input.profile,
         sfu: r.result.sfu,
+        offsetQueries: passes.some((q) => q.entries.some((e) => e.cached > 0)),
       }),
       ..._layerEvidence(c, {
         stack: input.stack,

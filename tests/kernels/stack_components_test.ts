@@ -139,3 +139,70 @@ Deno.test("componentMismatch() pins each plain variable of a stack's env, howeve
     assert.equal(componentMismatch(vllm, claimed), null);
   }
 });
+
+Deno.test("componentMismatch() reads a pinned variable or flags in a component of any name", () => {
+  const vllm = {
+    vllm: "0.11.0",
+    flags: "--enforce-eager",
+    env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; VLLM_ALLREDUCE_USE_SYMM_MEM=0",
+  };
+  for (
+    const claimed of [
+      { launch_env: "VLLM_ATTENTION_BACKEND=FLASHINFER VLLM_ALLREDUCE_USE_SYMM_MEM=1" },
+      { cmdline: "VLLM_ALLREDUCE_USE_SYMM_MEM=1 vllm serve --enforce-eager" },
+    ]
+  ) {
+    const m = componentMismatch(vllm, claimed);
+    assert.equal(m?.kind, "contradiction", JSON.stringify(claimed));
+    assert.match(m!.reason, /^components\.(launch_env|cmdline) sets VLLM_/);
+  }
+  for (
+    const claimed of [
+      { cli_args: "--kv-cache-dtype fp8 --quantization fp8" },
+      { notes: "VLLM_ALLREDUCE_USE_SYMM_MEM left at its default" },
+    ]
+  ) {
+    assert.equal(componentMismatch(vllm, claimed)?.kind, "unreadable", JSON.stringify(claimed));
+  }
+  // The stack's own words under another name, and values with neither, agree.
+  for (
+    const claimed of [
+      { cli_args: "--enforce-eager" },
+      { launch_env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN" },
+      { cuda: "12.8.1 (driver 570.86)" },
+    ]
+  ) {
+    assert.equal(componentMismatch(vllm, claimed), null, JSON.stringify(claimed));
+  }
+});
+
+Deno.test("componentMismatch() does not take a pre-release, development or local build for the release", () => {
+  const stack = { pytorch: "2.8.0", transformers: "4.5x", nccl: "2.27.3" };
+  for (
+    const claimed of [
+      { pytorch: "2.8.0a0+5228986c39.nv25.05" },
+      { pytorch: "2.8.0rc1" },
+      { pytorch: "2.8.0.post1" },
+      { pytorch: "2.8.0+git1234abc" },
+      { transformers: "4.57.0.dev0" },
+    ]
+  ) {
+    const m = componentMismatch(stack, claimed);
+    assert.equal(m?.kind, "unreadable", JSON.stringify(claimed));
+    assert.match(m!.reason, /build/);
+  }
+  for (
+    const claimed of [
+      { pytorch: "2.8.0+cu128" },
+      { torch: "torch==2.8.0" },
+      { nccl: "2.27.3-1+cuda12.8" },
+      { transformers: "4.57.1" },
+    ]
+  ) {
+    assert.equal(componentMismatch(stack, claimed), null, JSON.stringify(claimed));
+  }
+  // Still a contradiction where the numbers are another release's.
+  assert.equal(componentMismatch(stack, { pytorch: "2.4.0a0" })?.kind, "contradiction");
+  assert.equal(componentMismatch(stack, { transformers: "4.60.0.dev0" })?.kind, "contradiction");
+  assert.equal(componentMismatch(stack, { pytorch: "2.4.0" })?.kind, "contradiction");
+});

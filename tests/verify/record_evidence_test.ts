@@ -84,6 +84,18 @@ Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 withou
   assert.equal(layer({ ...qwen3, attention_bias: true }), "derived-from-source");
   const scaled = { ...qwen3, rope_scaling: { rope_type: "linear", factor: 4.0 } };
   assert.equal(layer(scaled), "derived-from-source");
+  // Qwen3-MoE at the peer's head dimension and GPU: the peer has no MoE block.
+  const moe = json("profiles/models/qwen3-30b-a3b.config.json");
+  assert.equal(moe.head_dim, 128);
+  assert.equal(layer(moe), "derived-from-source");
+});
+
+Deno.test("queries placed after cached keys (decode steps, later chunks) are not the measured prefill launches", () => {
+  const at = (offsetQueries: boolean) =>
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [], offsetQueries })
+      .level;
+  assert.equal(at(false), "measured-on-gpu");
+  assert.equal(at(true), "derived-from-source");
 });
 
 Deno.test("a kernel that does not state its instruction is known as its least known datapath of those formats", () => {
