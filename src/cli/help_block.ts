@@ -32,7 +32,8 @@ const _MEANING: Readonly<Record<ExitName, string>> = {
   FAIL: "a mismatch: verification FAILED",
   USAGE: "usage or input error: a bad flag, or an input that is unreadable, malformed, " +
     "refused or tampered with (the error line names its code)",
-  INCONCLUSIVE: "NOT_VERIFIED: nothing wrong was found, but not everything could be verified",
+  INCONCLUSIVE: "INCONCLUSIVE: nothing wrong was found, but not everything could be verified " +
+    "(NOT_VERIFIED)",
   RESOURCES: "this machine ran out of memory (no input's fault; rerun where more is available)",
   INTERNAL: "internal error: a bug in bitaudit, whatever the input (please report it)",
 };

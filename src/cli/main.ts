@@ -145,10 +145,15 @@ function _report(e: unknown): number {
     console.error(`error [${e.code}]: ${escapeForTerminal(e.message)}`);
     return exitCodeOf(e);
   }
-  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-    return _host("PERMISSION", e);
+  if (e instanceof Deno.errors.NotCapable) {
+    return _host("PERMISSION", "Cannot go on without a permission Deno was not given", e);
   }
-  if (e instanceof Deno.errors.NotFound) return _host("NOT_FOUND", e);
+  if (e instanceof Deno.errors.PermissionDenied) {
+    return _host("PERMISSION", "Cannot go on: the system refused access", e);
+  }
+  if (e instanceof Deno.errors.NotFound) {
+    return _host("NOT_FOUND", "Cannot go on: a file or folder is not there", e);
+  }
   if (isHostResourceError(e)) {
     // The machine's limit, not an input's fault nor a bug: said as such, with its own exit code.
     const why = (e as Error).message.split("\n")[0]!;
@@ -162,8 +167,8 @@ function _report(e: unknown): number {
   return EXIT.INTERNAL;
 }
 
-function _host(host: HostCode, e: Error): number {
-  console.error(`error [${host}]: ${escapeForTerminal(e.message.split("\n")[0]!)}`);
+function _host(host: HostCode, action: string, e: Error): number {
+  console.error(`error [${host}]: ${action}: ${escapeForTerminal(e.message.split("\n")[0]!)}`);
   return exitCodeOf({ host });
 }
 

@@ -11,7 +11,7 @@ import { createGemmWalker } from "../engine/mod.ts";
 import { nativeSha256 } from "./native_sha256.ts";
 import { loadGemmEngine } from "../resolve/mod.ts";
 import type { WorkContext } from "../verify/mod.ts";
-import { intFlag } from "./plan_inputs.ts";
+import { parseThreads } from "./parse_int_option.ts";
 
 /**
  * Opens the work context.
@@ -28,9 +28,7 @@ import { intFlag } from "./plan_inputs.ts";
 export async function openWorkContext(
   options: { blobs: string; threads?: string | undefined },
 ): Promise<{ ctx: WorkContext; close: () => void }> {
-  const threads = options.threads === undefined
-    ? undefined
-    : intFlag(options.threads, { flag: "--threads", min: 1 });
+  const threads = options.threads === undefined ? undefined : parseThreads(options.threads);
   const store = await openAssetStore();
   const blobs = await openBlobFolder(options.blobs); // refused before any worker starts
   // The calling thread runs the operators between GEMMs while the workers walk (model records).

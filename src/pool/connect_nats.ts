@@ -80,7 +80,8 @@ function _guardTlsAlerts(): void {
  * @param access credentials and TLS (none: anonymous)
  * @returns the open connection
  * @throws {InputError} `BAD_NATS_ACCESS` for a malformed NKey seed; `NATS_CONNECT` when the
- *   server cannot be reached, refuses the credentials, or fails the TLS checks
+ *   server cannot be reached, refuses the credentials, or fails the TLS checks;
+ *   {Deno.errors.NotCapable} when the runtime does not grant network access
  * @example
  * ```ts ignore
  * const link = await connectNats("127.0.0.1:4222", "bitaudit-worker");
@@ -105,6 +106,8 @@ export async function connectNats(
       ...(access.tls === undefined ? {} : { tls: _tls(server, access.tls) }),
     });
   } catch (e) {
+    // The runtime's refusal (no --allow-net) is the caller's permission error, not the server's.
+    if (e instanceof Deno.errors.NotCapable) throw e;
     const why = lastTlsAlert === null
       ? (e as Error).message.split("\n")[0]
       : `the server ended the TLS handshake (${lastTlsAlert})`;

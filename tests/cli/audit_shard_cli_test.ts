@@ -265,3 +265,31 @@ Deno.test("audit work without --log, its plan away from the log, names the defau
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("audit work and audit merge take --threads in the range every command takes, refused as a usage error", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-threads-" });
+  try {
+    const max = Math.max(8, 2 * navigator.hardwareConcurrency);
+    for (const threads of ["100000", String(max + 1), "0"]) {
+      const work = await runBitaudit([
+        ...["audit", "work", "--plan", PLAN, "--log", f.log, "--shard", "0/1", ...W],
+        ...["--out", `${dir}/r.jsonl`, "--threads", threads],
+      ]);
+      assert.equal(work.code, 2, work.stderr);
+      assert.match(
+        work.stderr,
+        new RegExp(`^error \\[USAGE_NUMBER\\]: .*--threads.*1\\.\\.${max}`),
+      );
+      const merged = await runBitaudit([
+        ...["audit", "merge", "--plan", PLAN, _res(0), _res(1), _res(2), "--key", f.key],
+        ...["--worker-pub", f.worker.pub, "--reverify", "1", "--out", `${dir}/m`],
+        ...["--time", TIME, "--threads", threads],
+      ]);
+      assert.equal(merged.code, 2, merged.stderr);
+      assert.match(merged.stderr, /^error \[USAGE_NUMBER\]: .*--threads/);
+    }
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "nothing written");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -99,8 +99,8 @@ Deno.test("helpBlock() formats the examples and the exit codes in EXIT's order",
       "",
       "Exit codes:",
       "  0   done",
-      "  3   NOT_VERIFIED: nothing wrong was found, but not everything could be",
-      "      verified", // wrapped at 80 columns, as commander wraps the rest
+      "  3   INCONCLUSIVE: nothing wrong was found, but not everything could be",
+      "      verified (NOT_VERIFIED)", // wrapped at 80 columns, as commander wraps the rest
       "  4   this machine ran out of memory (no input's fault; rerun where more is",
       "      available)", // listed for every command, as INTERNAL is
       "  70  internal error: a bug in bitaudit, whatever the input (please report it)",

@@ -273,6 +273,18 @@ Deno.test("tls:// to a server without TLS is refused, not downgraded", async () 
   }
 });
 
+Deno.test("a worker the runtime gives no network access is refused as PERMISSION, not as the server's fault", async () => {
+  const f = await makeAuditFixture({ records: 1, falsify: [] });
+  const r = await runBitaudit([
+    ...["worker", "--nats", "nats://127.0.0.1:14222", "--log", f.log, "--key", f.worker.key],
+    ...["--max-idle", "1"],
+  ], { perms: ["--allow-read"] });
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "PERMISSION");
+  assert.match(r.stderr, /^error \[PERMISSION\]: Cannot go on without a permission .*--allow-net/);
+  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+});
+
 Deno.test("NATS access files that are not what their option takes are refused before connecting", async () => {
   const dir = await tempDir({ prefix: "bitaudit-nats-files-" });
   const f = await makeAuditFixture({ records: 1, falsify: [] });

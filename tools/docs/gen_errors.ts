@@ -90,7 +90,8 @@ export async function renderErrorsDoc(): Promise<{ text: string; unexplained: st
     "",
     wrapProse(
       "Every command exits with one of the codes below. A refusal is one line on standard error, " +
-        "`error [CODE]: Cannot <action>: <why>`, and nothing is written; an unexpected exception " +
+        "`error [CODE]: Cannot <action>: <why>` (a command line naming no command prints the help " +
+        "before it), and nothing is written; an unexpected exception " +
         "prints `internal error: ...` and exits 70, which is a bug: nothing an input can contain " +
         "may reach it. Meanings of the verdicts and statuses: [glossary](glossary.md).",
       100,

@@ -529,14 +529,14 @@ async function _models(paths: readonly string[]): Promise<string[]> {
     wrapProse(
       "The decoder families a model reference may name (`MODEL_TYPES`, `src/claims/model_ref.ts`; " +
         "what each family adds is in the [prover guide](prover.md#supported-model-families)). " +
-        "How each family's layer is known: `qwen3` (and the attention and dense MLP it shares " +
-        "with `qwen3_moe`) is " + EVIDENCE.peer + " on the A100 at head dimension 128 without " +
+        "How each family's layer is known: `qwen3` is " + EVIDENCE.peer +
+        " on the A100 at head dimension 128 without " +
         "linear biases or RoPE scaling (a whole " +
         "28-layer Qwen3-0.6B forward is bit-identical to the seed paper's emulator, which the " +
         "paper validated on an A100 with Qwen3-4B; the peer's output is not bundled), and " +
-        EVIDENCE.source + " on other GPUs and head dimensions; " +
-        "`qwen3_moe` routing and " +
-        "experts, and the `llama`, `qwen2` and `mistral` wirings (biases, no QK-norm, RoPE " +
+        EVIDENCE.source + " on other GPUs and head dimensions; a `qwen3_moe` layer (the peer " +
+        "ran no MoE block, so the layer is reported at the source level even where its " +
+        "attention is the dense layer's), and the `llama`, `qwen2` and `mistral` wirings (biases, no QK-norm, RoPE " +
         "scaling, head dims other than 128) are " + EVIDENCE.source + " (the Hugging Face " +
         "Transformers modelling code and the kernels' sources), checked against an independent " +
         "float64 reference within a stated tolerance; no GPU-measured forward pass is bundled.",

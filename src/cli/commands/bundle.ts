@@ -78,7 +78,8 @@ async function _token(path: string, envelope: DsseEnvelope): Promise<Uint8Array>
   if (why !== undefined) {
     throw new InputError(
       "BAD_TIMESTAMP_TOKEN",
-      `The time-stamp token in '${path}' is not over the attestation's (first) signature: ${why}`,
+      `Cannot bundle the time-stamp token in '${path}': it is not over the attestation's (first) ` +
+        `signature: ${why}`,
     );
   }
   return der;
