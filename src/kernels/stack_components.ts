@@ -150,6 +150,31 @@ export function componentMismatch(
 }
 
 /**
+ * Every setting a record's components state: each `NAME=VALUE` in any component's text, however
+ * written (see the module doc), and each component whose name is a variable's (`NCCL_ALGO`), with
+ * its value unquoted.
+ *
+ * @param claimed the record's `software.components`
+ * @returns the settings as stated, in order
+ * @example
+ * ```ts
+ * import { statedSettings } from "./stack_components.ts";
+ * const s = statedSettings({ env: "export NCCL_ALGO=Tree NCCL_PROTO='Simple'", NCCL_MAX_NCHANNELS: "1" });
+ * if (s.length !== 3 || s[1]![1] !== "Simple") throw new Error();
+ * ```
+ */
+export function statedSettings(
+  claimed: Readonly<Record<string, string>>,
+): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [key, value] of Object.entries(claimed)) {
+    if (/^[A-Z_][A-Z0-9_]*$/.test(key)) out.push([key, _unquote(value.trim())]);
+    out.push(..._statedAssignments(value));
+  }
+  return out;
+}
+
+/**
  * What a component's text says of the stack's pinned variables: a contradiction (a `NAME=VALUE`
  * giving another value), an unreadable mention (a pinned name it names in a way that cannot be read
  * as `NAME=VALUE`), or null.

@@ -18,7 +18,12 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
-import { componentMismatch, type StackProfile } from "../kernels/mod.ts";
+import {
+  componentMismatch,
+  ncclEnvFinding,
+  type StackProfile,
+  statedSettings,
+} from "../kernels/mod.ts";
 import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
@@ -152,6 +157,9 @@ export async function modelClaimBasis(
   // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others).
   const versions = componentMismatch(stack.components, facts.components ?? {}, hardware.profile);
   if (versions !== null) claimInvalid(`${versions.reason}, stack '${stack.id}'`);
+  const stated = statedSettings(facts.components ?? {});
+  const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
+  if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
   if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
     claimInvalid(
       `the checkpoint's config gives its RoPE only in Transformers 5's rope_parameters, which ` +

@@ -15,8 +15,10 @@ import type { ClaimPredicate } from "../claims/mod.ts";
 import {
   type ClaimedAllReduce,
   componentMismatch,
+  ncclEnvFinding,
   parseClaimedAllReduce,
   type StackProfile,
+  statedSettings,
 } from "../kernels/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
 import {
@@ -37,11 +39,13 @@ import { _Stop } from "./_stop.ts";
  * @param stack the record's stack
  * @param gpu the record's GPU profile (its architecture decides the stack's conditional settings)
  * @returns why a matching recomputation still cannot vouch for the record's stated world (a
- *   library version the stack pins, stated with no release number to compare; an interconnect the
- *   all-reduce dispatch is not modelled on), or null; applied only after the comparison, so that
- *   such a statement hides no FAIL
- * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, or a library version the stack's
- *   excludes; NOT_VERIFIED for dp above 1 on vLLM
+ *   library version the stack pins, stated with no release number to compare; an NCCL
+ *   environment that leaves the channel count free; an interconnect the all-reduce dispatch is
+ *   not modelled on), or null; applied only after the comparison, so that such a statement hides
+ *   no FAIL
+ * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
+ *   excludes, or a stated NCCL environment that rules out the recorded NCCL all-reduce;
+ *   NOT_VERIFIED for dp above 1 on vLLM
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
@@ -53,6 +57,11 @@ export function _checkClaimedWorld(
   const versions = componentMismatch(stack.components, p.software.components, gpu);
   if (versions?.kind === "contradiction") {
     throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
+  }
+  // A stated NCCL environment that rules out the recorded NCCL all-reduce describes another run.
+  const nccl = ncclEnvFinding(statedSettings(p.software.components), _recordedAllReduce(p));
+  if (nccl?.kind === "contradiction") {
+    throw new _Stop("FAIL", `record contradicts itself: ${nccl.reason}`);
   }
   const { tp, pp, dp } = p.parallelism;
   if (p.hardware.count < tp * pp * dp) {
@@ -70,9 +79,21 @@ export function _checkClaimedWorld(
   }
   const gaps = [
     versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
+    nccl === null ? null : nccl.reason,
     unknownInterconnect(p.parallelism.interconnect),
   ].filter((g) => g !== null);
   return gaps.length === 0 ? null : gaps.join("; ");
+}
+
+/** The record's all-reduce, where it is valid (an invalid one FAILs in `_claimedParallel`). */
+function _recordedAllReduce(p: ClaimPredicate): ClaimedAllReduce | undefined {
+  const { allReduce, tp } = p.parallelism;
+  if (allReduce === undefined) return undefined;
+  try {
+    return parseClaimedAllReduce(allReduce, tp);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -195,3 +195,28 @@ Deno.test("modelForwardClaim() refuses a setting its stack pins on the record's 
     return true;
   });
 });
+
+Deno.test("modelForwardClaim() refuses a stated NCCL environment that rules out the recorded NCCL all-reduce", async () => {
+  const ring = parseClaimedAllReduce({
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1 << 21,
+    rings: [[0, 1, 2, 3]],
+  }, 4);
+  const tp4 = { gpuCount: 8, parallel: { tp: 4, allReduce: ring } };
+  const ok = await modelForwardClaim(
+    facts({ ...tp4, components: { env: "NCCL_ALGO=Ring NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=1" } }),
+    { store },
+  );
+  assert.equal(ok.predicate.parallelism.allReduce?.kind, "nccl-ring");
+  for (const env of ["NCCL_ALGO=Tree", "NCCL_PROTO=LL", "NCCL_MIN_NCHANNELS=2"]) {
+    await assert.rejects(
+      () => modelForwardClaim(facts({ ...tp4, components: { env } }), { store }),
+      (e: Error) => {
+        assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+        assert.match(e.message, new RegExp(env.split("=")[0]!));
+        return true;
+      },
+    );
+  }
+});

@@ -155,3 +155,47 @@ Deno.test("sequence records served at TP 2 and TP 4 (dense and MoE, continuous b
   }
   assert.deepEqual([...seen].sort(), ["qwen3 tp=4", "qwen3_moe tp=2"]);
 });
+
+Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduce: one that rules it out FAILs, one that leaves the channels free is NOT_VERIFIED where the bits match", async () => {
+  // An honest tree record (the parallel list's fourth topology; not falsified).
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  const index = log.records.findIndex((r, i) =>
+    i > 0 && !falsified.has(i) &&
+    (r.predicate.parallelism.allReduce as { kind?: string } | undefined)?.kind === "nccl-tree"
+  );
+  assert.ok(index > 0);
+  const verdict = async (components: Record<string, string>) => {
+    // Cut after the edited record: it is the last, so no later link breaks.
+    const records = log.records.slice(0, index + 1);
+    const p = records[index]!.predicate;
+    records[index] = {
+      ...records[index]!,
+      predicate: {
+        ...p,
+        software: { ...p.software, components: { ...p.software.components, ...components } },
+      },
+    };
+    const edited = parseClaimLog(formatClaimLog(records));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index });
+  };
+  const pinned = await verdict({ env: "NCCL_ALGO=Tree NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=1" });
+  assert.equal(pinned.status, "PASS", pinned.reason);
+  for (
+    const [components, why] of [
+      [{ env: "NCCL_ALGO=allreduce:ring;broadcast:tree" }, /NCCL_ALGO=.*algorithm \(tree\)/],
+      [{ NCCL_PROTO: "LL128" }, /NCCL_PROTO=LL128 .*protocol \(simple\)/],
+      [{ launch_env: "NCCL_MIN_NCHANNELS=4" }, /NCCL_MIN_NCHANNELS=4/],
+    ] as const
+  ) {
+    const r = await verdict(components);
+    assert.equal(r.status, "FAIL", `${JSON.stringify(components)}: ${r.reason}`);
+    assert.match(r.reason, /record contradicts itself/);
+    assert.match(r.reason, why);
+  }
+  const free = await verdict({ env: "NCCL_ALGO=Tree NCCL_MAX_NCHANNELS=4" });
+  assert.equal(free.status, "NOT_VERIFIED", free.reason);
+  assert.match(
+    free.reason,
+    /^recomputed output matches the fingerprint, but .*NCCL_MAX_NCHANNELS=4/,
+  );
+});

@@ -71,6 +71,7 @@ export {
   type NcclProtocol,
   ncclSingleChannelCbd,
 } from "./nccl_cbd.ts";
+export { type NcclEnvFinding, ncclEnvFinding } from "./nccl_env.ts";
 export { ncclRingAllReduce } from "./nccl_ring_all_reduce.ts";
 export { ncclTreeAllReduce } from "./nccl_tree_all_reduce.ts";
 export {
