@@ -67,9 +67,19 @@ export async function modelForwardClaim(
   }));
 }
 
-/** A stack that pads unequal sequences needs the pad token to recompute the pad rows. */
+/**
+ * A stack that pads unequal sequences needs the pad token to recompute the pad rows; one that
+ * flattens the batch pads nothing, so a pad token there would be a committed field no pass used.
+ */
 function _checkPadding(batch: TokenBatch, stack: StackProfile): void {
-  if ((stack.operators?.batching ?? "pad-to-longest") !== "pad-to-longest") return;
+  if ((stack.operators?.batching ?? "pad-to-longest") !== "pad-to-longest") {
+    if (batch.padTokenId === undefined) return;
+    throw new InputError(
+      "TOKENS_INVALID",
+      `Cannot append claim: stack '${stack.id}' flattens the batch (no pass pads a sequence); ` +
+        "leave padTokenId out",
+    );
+  }
   const lengths = batch.sequences.map((s) => s.length);
   if (batch.padTokenId !== undefined || lengths.every((n) => n === lengths[0])) return;
   throw new InputError(

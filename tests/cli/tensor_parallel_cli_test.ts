@@ -20,6 +20,11 @@ await Deno.writeTextFile(
     padTokenId: 0,
   }),
 );
+// vLLM flattens the batch: its records name no pad token.
+await Deno.writeTextFile(
+  `${dir}/vllm_tokens.json`,
+  JSON.stringify({ sequences: [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [7, 8, 9]] }),
+);
 
 async function forward(name: string, flags: string[]) {
   return await runBitaudit([
@@ -105,6 +110,7 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const onVllm = (flags: string[]) =>
     append("a".repeat(64), [
       ...["--stack", "vllm-0.11-eager-fa2", "--tp", "4", "--all-reduce", "nccl-ring"],
+      ...["--tokens", `${dir}/vllm_tokens.json`],
       ...links,
       ...flags,
     ]);

@@ -220,3 +220,15 @@ Deno.test("modelForwardClaim() refuses a stated NCCL environment that rules out 
     );
   }
 });
+
+Deno.test("modelForwardClaim() refuses a pad token on a stack that flattens the batch (no pass pads)", async () => {
+  const vllm = { stack: "vllm-0.11-eager-fa2", tokens: { sequences: [[1, 2, 3], [4]] } };
+  const ok = await modelForwardClaim(facts(vllm), { store });
+  assert.equal((ok.predicate.workload as { padTokenId?: number }).padTokenId, undefined);
+  await assertRejectsCode(
+    () =>
+      modelForwardClaim(facts({ ...vllm, tokens: { ...vllm.tokens, padTokenId: 0 } }), { store }),
+    InputError,
+    "TOKENS_INVALID",
+  );
+});
