@@ -106,7 +106,7 @@ export function componentMismatch(
           `${flags.what} (flags are not compared otherwise)`,
       };
     }
-    const setting = settings.get(name);
+    const setting = settings.get(_variable(key));
     if (setting !== undefined) {
       if (name === "flags") {
         if (value.trim() !== setting.value) {
@@ -130,12 +130,14 @@ export function componentMismatch(
     if (accepts === undefined) continue;
     const release = _release(value);
     const said = `components.${key} '${value}'`;
-    const build = release === null ? null : _unreleased(value);
+    const build = release === null ? null : _unreleased(value) ?? _encoded(release, rule!);
     if (release === null) {
       unreadable ??= {
         kind: "unreadable",
         reason: `${said} has no release number to compare with the stack's '${rule}'`,
       };
+    } else if (build !== null && build.startsWith("number")) {
+      unreadable ??= { kind: "unreadable", reason: `${said} is a ${build} '${rule}'` };
     } else if (!accepts(release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     } else if (build !== null) {
@@ -186,7 +188,7 @@ function _envFinding(
 ): ComponentMismatch | null {
   const found = _statedAssignments(value);
   for (const [variable, set] of found) {
-    const pin = settings.get(_name(variable));
+    const pin = settings.get(_variable(variable));
     if (pin !== undefined && set !== pin.value) {
       return {
         kind: "contradiction",
@@ -196,8 +198,8 @@ function _envFinding(
   }
   // A pinned variable named in a way the reading above missed (a character inside the name, an
   // operator it does not know) cannot be compared.
-  const read = new Set(found.map(([v]) => _name(v)));
-  const folded = _name(value);
+  const read = new Set(found.map(([v]) => _variable(v)));
+  const folded = _variable(value);
   for (const [pinned, pin] of settings) {
     if (pinned !== "flags" && !read.has(pinned) && folded.includes(pinned)) {
       return {
@@ -229,7 +231,7 @@ function _settings(
     for (const [variable, value, on] of _assignments(raw)) {
       if (on !== null && on !== architecture) continue;
       const where = on === null ? "" : ` on ${on}`;
-      out.set(_name(variable), { value, what: `${variable}=${value}${where}` });
+      out.set(_variable(variable), { value, what: `${variable}=${value}${where}` });
     }
   }
   return out;
@@ -240,12 +242,14 @@ const _ENV_NAMES = new Set(["env", "environ", "environment", "envvars", "environ
 
 /**
  * Every `NAME=VALUE` written in a record's environment text, however separated (`;`, spaces,
- * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed.
+ * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed. An unquoted
+ * value goes on past a `,` or `;` followed at once by more than another `NAME=` (NCCL's lists:
+ * `NCCL_ALGO=Ring,Tree`, `NCCL_ALGO=^ring;allreduce:tree`).
  */
 function _statedAssignments(text: string): [string, string][] {
   const out: [string, string][] = [];
   const re =
-    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("[^"]*"|'[^']*'|[^\s;,&]*)/g;
+    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("[^"]*"|'[^']*'|[^\s;,&]*(?:[;,](?![A-Za-z_][A-Za-z0-9_]*\s*=)[^\s;,&]+)*)/g;
   for (const m of text.matchAll(re)) out.push([m[1]!, _unquote(m[2]!)]);
   return out;
 }
@@ -274,6 +278,15 @@ const _ALIASES: Readonly<Record<string, string>> = {
   flashattention: "flashattn",
 };
 
+/**
+ * A variable's name as compared (a pinned setting, or a component named like one): its letters,
+ * digits and underscores, lower case. Unlike a component's name it keeps a `version` suffix:
+ * `VLLM_FLASH_ATTN_VERSION` is a setting, `vllm_flash_attn` a library.
+ */
+function _variable(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9_]/g, "");
+}
+
 /** A component's name as compared: its letters and digits, lower case, no `version` suffix. */
 function _name(key: string): string {
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, "").replace(/(version|ver)$/, "");
@@ -296,11 +309,23 @@ function _release(value: string): number[] | null {
 function _unreleased(value: string): string | null {
   const m = /\d+(?:\.\d+)*/.exec(value)!;
   const rest = value.slice(m.index + m[0].length);
-  const marker = /^[.-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post)\d*/i.exec(rest);
+  // A marker is a word of its own (`-cuda12.8` is not a `c` pre-release).
+  const marker = /^[.-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post)(?![a-z])\d*/i.exec(rest);
   if (marker !== null) return `pre-release, development or post-release build ('${marker[0]}')`;
   const local = /^\+([A-Za-z0-9._-]*)/.exec(rest);
   if (local !== null && !/^cu\d{2,3}$/.test(local[1]!)) return `local build ('${local[0]}')`;
   return null;
+}
+
+/**
+ * A release written as one undotted number of four or more digits where the stack's value has
+ * dots: a library's integer encoding (`torch.backends.cudnn.version()` gives 91002 for 9.10.2),
+ * whose scheme differs by library and major version, so it is not compared.
+ */
+function _encoded(release: readonly number[], rule: string): string | null {
+  return release.length === 1 && release[0]! >= 1000 && /\d\.\d/.test(rule)
+    ? "number without dots (an integer encoding of a release), which cannot be compared with the stack's"
+    : null;
 }
 
 /** What a stack's value accepts, or undefined for a value that pins nothing. */

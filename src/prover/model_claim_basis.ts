@@ -154,10 +154,12 @@ export async function modelClaimBasis(
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
   }
-  // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others).
-  const versions = componentMismatch(stack.components, facts.components ?? {}, hardware.profile);
+  // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others);
+  // it reads the components as recorded: the stack's own with the prover's over them.
+  const components = { ...stack.components, ...facts.components };
+  const versions = componentMismatch(stack.components, components, hardware.profile);
   if (versions !== null) claimInvalid(`${versions.reason}, stack '${stack.id}'`);
-  const stated = statedSettings(facts.components ?? {});
+  const stated = statedSettings(components);
   const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
   if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
@@ -190,7 +192,7 @@ export async function modelClaimBasis(
       seq,
       prev,
       stack: stack.id,
-      components: { ...stack.components, ...facts.components },
+      components,
       parallelism: topology.claimed,
     },
   );

@@ -167,8 +167,14 @@ export function requiredSampleHypergeometric(
   if (f === 0) throw new RangeError("Cannot size sample: falseCount 0 can never be detected");
   _checkConfidence(confidence);
   let lo = 0; // detection(lo) may be < confidence
-  // detection(N - F + 1) = 1, and the binomial size for p = F / N already reaches `confidence`.
-  let hi = Math.min(population - f + 1, requiredSampleBinomial(f / population, confidence));
+  // detection(N - F + 1) = 1, and the binomial size for p = F / N already reaches `confidence`
+  // (where it has one below 2^53: else N - F + 1 bounds the search alone).
+  let hi = population - f + 1;
+  try {
+    hi = Math.min(hi, requiredSampleBinomial(f / population, confidence));
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+  }
   if (detectionHypergeometric(population, { falseCount: f, k: lo }) >= confidence) return lo;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);

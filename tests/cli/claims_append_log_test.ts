@@ -138,3 +138,81 @@ Deno.test("lockLog() never follows a link in the lock's place, nor writes throug
   await Deno.mkdir(`${log}.lock`);
   await assert.rejects(lockLog(log), /is not a plain file/);
 });
+
+Deno.test("lockLog() refuses a lock name that is a hard link, and never writes through it", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  const target = `${dir}/precious.txt`;
+  await Deno.writeTextFile(target, "keep me\n");
+  await Deno.link(target, `${log}.lock`);
+  await assert.rejects(lockLog(log), (e: Error) => {
+    assert.equal((e as { code?: string }).code, "OUTPUT_WRITE");
+    assert.match(e.message, /hard link/);
+    return true;
+  });
+  assert.equal(await Deno.readTextFile(target), "keep me\n");
+  // Nor the log itself under the lock's name.
+  await Deno.remove(`${log}.lock`);
+  await Deno.writeTextFile(log, "the log\n");
+  await Deno.link(log, `${log}.lock`);
+  await assert.rejects(lockLog(log), /hard link/);
+  assert.equal(await Deno.readTextFile(log), "the log\n");
+});
+
+Deno.test("lockLog() gives a new lock the shared log's mode and group, so its other users can take it", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  await Deno.writeTextFile(log, "");
+  await Deno.chmod(log, 0o664);
+  // As root any group can be given; otherwise the process's own (Deno.gid() needs --allow-sys).
+  const mine = await Deno.stat(log);
+  const gid = mine.uid === 0 ? 4242 : mine.gid!;
+  await Deno.chown(log, null, gid);
+  const mod = new URL("../../src/cli/commands/claims_log_lock.ts", import.meta.url).href;
+  // Under a umask that narrows new files to 0644, the child takes the lock and reports it.
+  const r = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `umask 022; exec "$0" eval "$1" "$2"`,
+      Deno.execPath(),
+      `import { lockLog } from "${mod}";
+       const log = Deno.args[0];
+       const unlock = await lockLog(log);
+       const info = await Deno.stat(log + ".lock");
+       console.log((info.mode & 0o777).toString(8), info.gid);
+       await unlock();`,
+      log,
+    ],
+  }).output();
+  const out = new TextDecoder().decode(r.stdout).trim();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+  assert.equal(out, `664 ${gid}`);
+});
+
+Deno.test({
+  name:
+    "lockLog() takes a lock left behind that this user may only read (another user's, on a shared log)",
+  // chattr +i stands for another user's file where the tests run as root (which may write any).
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await tempDir({ prefix: "bitaudit-lock-" });
+    const log = `${dir}/claims.jsonl`;
+    const lock = `${log}.lock`;
+    await Deno.writeTextFile(lock, "4242\n");
+    const asRoot = (await Deno.stat(lock)).uid === 0;
+    const protect = async (on: boolean) => {
+      if (!asRoot) return await Deno.chmod(lock, on ? 0o444 : 0o644);
+      const r = await new Deno.Command("chattr", { args: [on ? "+i" : "-i", lock] }).output();
+      assert.equal(r.code, 0, `chattr: ${new TextDecoder().decode(r.stderr)}`);
+    };
+    await protect(true);
+    try {
+      const unlock = await lockLog(log);
+      // Held through a read-only handle: a second taker is refused, naming the last writer.
+      await assert.rejects(lockLog(log), /held by process 4242 /);
+      await unlock();
+    } finally {
+      await protect(false);
+    }
+  },
+});

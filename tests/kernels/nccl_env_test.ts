@@ -40,11 +40,44 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   }
   // More channels allowed, none required: the one-channel replay is not pinned.
   assert.equal(ncclEnvFinding([["NCCL_MAX_NCHANNELS", "4"]], RING)?.kind, "unpinned");
+  // As in an environment, the last setting counts.
   assert.equal(
     ncclEnvFinding([["NCCL_MAX_NCHANNELS", "4"], ["NCCL_MAX_NCHANNELS", "1"]], RING),
     null,
-    "the smallest maximum counts",
   );
+  assert.equal(
+    ncclEnvFinding([["NCCL_MAX_NCHANNELS", "1"], ["NCCL_MAX_NCHANNELS", "32"]], RING)?.kind,
+    "unpinned",
+  );
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"], ["NCCL_ALGO", "Ring"]], RING), null);
+  // The first entry without a collective applies to every collective, the all-reduce's own
+  // entry over it.
+  assert.equal(
+    ncclEnvFinding([["NCCL_ALGO", "^ring;broadcast:ring"]], RING)?.kind,
+    "contradiction",
+  );
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "tree;allreduce:ring"]], RING), null);
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "ring;allreduce:tree"]], RING)?.kind, "contradiction");
+  assert.equal(
+    ncclEnvFinding([["NCCL_PROTO", "Simple,LL;broadcast:LL128"]], RING)?.kind,
+    "contradiction",
+  );
+  // Numbers as NCCL reads them (strtoll, base 0): 0x4 and 010 are 4 and 8.
+  for (const v of ["0x4", "010", "+2"]) {
+    assert.equal(ncclEnvFinding([["NCCL_MIN_NCHANNELS", v]], RING)?.kind, "contradiction", v);
+  }
+  assert.equal(ncclEnvFinding([["NCCL_MIN_NCHANNELS", "01"]], RING), null);
+  // What cannot be read is not vouched for, never a contradiction.
+  for (
+    const stated of [
+      [["NCCL_MAX_NCHANNELS", "four"]],
+      [["NCCL_ALGO", "ring:tree:x"]],
+      [["NCCL_ALGO", "broadcast:tree;ring"]],
+      [["NCCL_PROTO", "LL 128?"]],
+    ] as [string, string][][]
+  ) {
+    assert.equal(ncclEnvFinding(stated, RING)?.kind, "unpinned", JSON.stringify(stated));
+  }
   // No NCCL in the record's all-reduce: nothing to compare.
   for (const a of [undefined, { kind: "vllm-custom-1stage" }, { kind: "vllm-dispatch" }] as const) {
     assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"]], a as ClaimedAllReduce | undefined), null);

@@ -1,6 +1,6 @@
 /** `componentMismatch()`: a record's stated library versions against its stack profile's pins. */
 import assert from "node:assert/strict";
-import { componentMismatch } from "../../src/kernels/mod.ts";
+import { componentMismatch, statedSettings } from "../../src/kernels/mod.ts";
 
 const STACK = {
   pytorch: "2.8.0",
@@ -196,6 +196,7 @@ Deno.test("componentMismatch() does not take a pre-release, development or local
       { pytorch: "2.8.0+cu128" },
       { torch: "torch==2.8.0" },
       { nccl: "2.27.3-1+cuda12.8" },
+      { pytorch: "2.8.0-cuda12.8_py312" },
       { transformers: "4.57.1" },
     ]
   ) {
@@ -205,4 +206,59 @@ Deno.test("componentMismatch() does not take a pre-release, development or local
   assert.equal(componentMismatch(stack, { pytorch: "2.4.0a0" })?.kind, "contradiction");
   assert.equal(componentMismatch(stack, { transformers: "4.60.0.dev0" })?.kind, "contradiction");
   assert.equal(componentMismatch(stack, { pytorch: "2.4.0" })?.kind, "contradiction");
+});
+
+Deno.test("componentMismatch(): a stack's own components, copied whole into a record, agree on every architecture", () => {
+  const dir = new URL("../../profiles/stack/", import.meta.url);
+  let vllm = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const stack = JSON.parse(Deno.readTextFileSync(new URL(e.name, dir))).components as Record<
+      string,
+      string
+    >;
+    if (stack.vllm !== undefined) vllm++;
+    for (const architecture of ["sm_80", "sm_89", "sm_90", "sm_100"]) {
+      assert.equal(
+        componentMismatch(stack, stack, { architecture }),
+        null,
+        `${e.name} ${architecture}`,
+      );
+    }
+  }
+  assert.ok(vllm >= 5);
+  // A setting's name is not a library's: VLLM_FLASH_ATTN_VERSION (pinned on sm_90) is not
+  // vllm_flash_attn (the library's version), though both fold to one component name.
+  const stack = { env: "on sm_90 VLLM_FLASH_ATTN_VERSION=2", vllm_flash_attn: "as pinned by vLLM" };
+  const hopper = { architecture: "sm_90" };
+  assert.equal(componentMismatch(stack, { vllm_flash_attn: "2.7.4" }, hopper), null);
+  assert.equal(componentMismatch(stack, { attention: "vllm-flash-attn (FA2)" }, hopper), null);
+  assert.equal(
+    componentMismatch(stack, { VLLM_FLASH_ATTN_VERSION: "3" }, hopper)?.kind,
+    "contradiction",
+  );
+});
+
+Deno.test("componentMismatch(): an environment's lists (NCCL_ALGO=Ring,Tree) are read whole", () => {
+  const settings = statedSettings({
+    env: "export NCCL_ALGO=Ring,Tree NCCL_PROTO=LL128,Simple, A=1;NCCL_X=^ring;allreduce:tree",
+    other: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2",
+  });
+  assert.deepEqual(settings, [
+    ["NCCL_ALGO", "Ring,Tree"],
+    ["NCCL_PROTO", "LL128,Simple"],
+    ["A", "1"],
+    ["NCCL_X", "^ring;allreduce:tree"],
+    ["VLLM_ATTENTION_BACKEND", "FLASH_ATTN"],
+    ["VLLM_FLASH_ATTN_VERSION", "2"],
+  ]);
+});
+
+Deno.test("componentMismatch(): an integer-encoded release (cuDNN's 91002) is not read as release 91002", () => {
+  const stack = { cudnn: "> 9.15.0", pytorch: "2.8.0" };
+  const m = componentMismatch(stack, { cudnn: "91002" });
+  assert.equal(m?.kind, "unreadable");
+  assert.match(m!.reason, /integer encoding/);
+  assert.equal(componentMismatch(stack, { cudnn: "9.10.2" })?.kind, "contradiction");
+  assert.equal(componentMismatch(stack, { cudnn: "9.16.0" }), null);
+  assert.equal(componentMismatch(stack, { pytorch: "2" })?.kind, "contradiction");
 });

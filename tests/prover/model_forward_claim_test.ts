@@ -14,6 +14,8 @@ import {
   nextLogPosition,
 } from "../../src/prover/mod.ts";
 import { assertCode, assertRejectsCode, isCode } from "../_assert_code.ts";
+import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
+import { _checkClaimedWorld } from "../../src/verify/_claimed_parallel.ts";
 
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
 const store = await openAssetStore();
@@ -194,6 +196,17 @@ Deno.test("modelForwardClaim() refuses a setting its stack pins on the record's 
     assert.match(e.message, /VLLM_FLASH_ATTN_VERSION=2 on sm_90/);
     return true;
   });
+  // The honest Hopper record (the stack's components copied in, FA2 stated) is the verifier's
+  // to recompute: its claimed world holds.
+  const honest = await modelForwardClaim(
+    facts({ ...hopper, components: { env: "VLLM_FLASH_ATTN_VERSION=2" } }),
+    { store },
+  );
+  const p = honest.predicate;
+  assert.equal(p.software.components.vllm_flash_attn !== undefined, true);
+  const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: p.software.stack })).value;
+  const gpu = await loadGpuProfile(store, "h100-sxm");
+  assert.equal(_checkClaimedWorld(p, stack, gpu.profile), null);
 });
 
 Deno.test("modelForwardClaim() refuses a stated NCCL environment that rules out the recorded NCCL all-reduce", async () => {

@@ -162,3 +162,13 @@ Deno.test("requiredSampleHypergeometric() answers N = 2^53 − 1 with a minimal 
     assert.ok(k <= requiredSampleBinomial(f / n, c));
   }
 });
+
+Deno.test("requiredSampleHypergeometric() answers where the binomial size passes 2^53 draws", () => {
+  const n = Number.MAX_SAFE_INTEGER;
+  const confidence = 0.999999999999;
+  assert.throws(() => requiredSampleBinomial(10 / n, confidence), RangeError);
+  const k = requiredSampleHypergeometric(n, { falseCount: 10, confidence });
+  assert.ok(k > 0.93 * n && k < 0.94 * n, String(k));
+  assert.ok(detectionHypergeometric(n, { falseCount: 10, k }) >= confidence);
+  assert.ok(detectionHypergeometric(n, { falseCount: 10, k: k - 1 }) < confidence);
+});

@@ -30,7 +30,8 @@ const _TRIES = 8;
  * @returns `unlock()`, which removes the lock file, then lets go of it
  * @throws {InputError} `LOG_LOCKED` when another process holds the lock (another append runs;
  *   the message names it), `OUTPUT_WRITE` when the lock cannot be created or written, or its name
- *   is taken by something other than a plain file (a link is never followed)
+ *   is taken by something other than a plain file of that one name (a symbolic or hard link is
+ *   never written through)
  * @example
  * ```ts ignore
  * const unlock = await lockLog("log/claims.jsonl");
@@ -61,11 +62,12 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
  * longer names the file this try opened (try again).
  */
 async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
-  let file: Deno.FsFile | null = null;
+  let opened: _Opened | null = null;
   let held = false;
   try {
-    file = await _open(path, lock);
-    if (file === null) return null;
+    opened = await _open(path, lock);
+    if (opened === null) return null;
+    const { file } = opened;
     if (!(await file.tryLock(true))) {
       throw new InputError(
         "LOG_LOCKED",
@@ -74,59 +76,124 @@ async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
       );
     }
     held = true;
-    if ((await _inode(lock)) !== (await file.stat()).ino) return null;
-    await file.truncate(0);
-    const text = new TextEncoder().encode(`${Deno.pid}\n`);
-    for (let at = 0; at < text.length;) at += await file.write(text.subarray(at));
-    const ok = file;
-    file = null;
-    return ok;
+    const now = await _lstat(lock);
+    if (now === null || now.ino !== (await file.stat()).ino) return null;
+    // A lock another user of a shared log left is held through a read-only handle: it still
+    // names its last holder (the file is not ours to write).
+    if (opened.writable) {
+      await file.truncate(0);
+      const text = new TextEncoder().encode(`${Deno.pid}\n`);
+      for (let at = 0; at < text.length;) at += await file.write(text.subarray(at));
+    }
+    opened = null;
+    return file;
   } catch (e) {
     // Ours once held: it goes again if naming the holder fails (a full disk left an empty lock).
-    if (held && file !== null) await Deno.remove(lock).catch(() => {});
+    if (held && opened !== null) await Deno.remove(lock).catch(() => {});
     if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${ioCause(e)}`);
   } finally {
-    file?.close();
+    opened?.file.close();
   }
 }
 
+/** An open lock file, and whether this process may write it. */
+interface _Opened {
+  readonly file: Deno.FsFile;
+  readonly writable: boolean;
+}
+
 /**
- * Opens the lock file: a new one, or the one that is there when it is a plain file (a link or
- * anything else in its place is refused, never followed); null when it went meanwhile.
+ * Opens the lock file: a new one (with the log's permission bits and group, so that the users
+ * sharing a log share its lock), or the one that is there when it is a plain file of one name (a
+ * symbolic or hard link, or anything else in its place, is refused, never written through), for
+ * reading only where this user may not write it; null when it went meanwhile.
  */
-async function _open(path: string, lock: string): Promise<Deno.FsFile | null> {
+async function _open(path: string, lock: string): Promise<_Opened | null> {
   try {
-    return await Deno.open(lock, { read: true, write: true, createNew: true });
+    const file = await Deno.open(lock, { read: true, write: true, createNew: true });
+    await _shareLike(lock, path);
+    return { file, writable: true };
   } catch (e) {
     if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
   }
-  let seen: Deno.FileInfo;
+  const seen = await _lstat(lock);
+  if (seen === null) return null;
+  _plain(path, lock, seen);
+  let file: Deno.FsFile;
+  let writable = true;
   try {
-    seen = await Deno.lstat(lock);
+    file = await Deno.open(lock, { read: true, write: true });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return null;
+    if (!(e instanceof Deno.errors.PermissionDenied)) throw e;
+    try {
+      file = await Deno.open(lock, { read: true });
+      writable = false;
+    } catch (e2) {
+      if (e2 instanceof Deno.errors.NotFound) return null;
+      throw e2;
+    }
+  }
+  // Replaced (by a link, say) between the look and the open: not the file that was looked at.
+  const info = await file.stat();
+  if (info.ino !== seen.ino) {
+    file.close();
+    return null;
+  }
+  try {
+    _plain(path, lock, info);
+  } catch (e) {
+    file.close();
     throw e;
   }
-  if (!seen.isFile) {
+  return { file, writable };
+}
+
+/** Refuses a lock name that is not a plain file with that one name. */
+function _plain(path: string, lock: string, info: Deno.FileInfo): void {
+  if (!info.isFile || info.isSymlink) {
     throw new InputError(
       "OUTPUT_WRITE",
       `Cannot lock '${path}': '${lock}' is not a plain file (remove it or name another log)`,
     );
   }
-  let file: Deno.FsFile;
+  if (info.nlink !== null && info.nlink !== 1) {
+    throw new InputError(
+      "OUTPUT_WRITE",
+      `Cannot lock '${path}': '${lock}' is a plain file with other names (a hard link: remove it ` +
+        "or name another log)",
+    );
+  }
+}
+
+/**
+ * Gives a new lock the log's permission bits and group where the log exists (the umask narrows
+ * a new file's mode), so that another user who may append to the log may take its lock.
+ */
+async function _shareLike(lock: string, path: string): Promise<void> {
+  if (Deno.build.os === "windows") return;
+  const log = await _lstat(path);
+  if (log === null || !log.isFile || log.mode === null) return;
   try {
-    file = await Deno.open(lock, { read: true, write: true });
+    await Deno.chmod(lock, log.mode & 0o666);
+    if (log.gid !== null && (await Deno.lstat(lock)).gid !== log.gid) {
+      await Deno.chown(lock, null, log.gid);
+    }
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    // A group this user is not in cannot be given: the lock keeps the user's own.
+  }
+}
+
+/** The path's own metadata (null: gone). */
+async function _lstat(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.lstat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   }
-  // Replaced (by a link, say) between the look and the open: not the file that was looked at.
-  if ((await file.stat()).ino !== seen.ino) {
-    file.close();
-    return null;
-  }
-  return file;
 }
 
 /**
@@ -145,16 +212,6 @@ async function _removeLeftovers(path: string): Promise<void> {
       }
     }
   } catch { /* an unreadable folder: nothing to tidy */ }
-}
-
-/** The inode the path names now (null: gone). */
-async function _inode(path: string): Promise<number | null> {
-  try {
-    return (await Deno.lstat(path)).ino;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
 }
 
 /** Who holds a lock, from its content (`<pid>`), for the refusal; bounded and plain. */

@@ -52,49 +52,77 @@ export function ncclEnvFinding(
 ): NcclEnvFinding | null {
   const nccl = _ncclOf(recorded);
   if (nccl === undefined) return null;
-  const algorithm = nccl.kind === "nccl-ring" ? "ring" : "tree";
+  // As in an environment, the last setting of a variable is the one NCCL reads.
+  const last = new Map<string, { name: string; value: string }>();
+  for (const [name, value] of stated) last.set(name.toUpperCase(), { name, value: value.trim() });
+  const said = (name: string) => {
+    const s = last.get(name);
+    return s === undefined ? undefined : { ...s, text: `${s.name}=${s.value}` };
+  };
   let unpinned: NcclEnvFinding | null = null;
-  let least: number | undefined;
-  let most: { value: number; name: string } | undefined;
-  for (const [rawName, rawValue] of stated) {
-    const name = rawName.toUpperCase();
-    const value = rawValue.trim();
-    const ruled = name === "NCCL_ALGO"
-      ? _rulesOut(value, algorithm)
-      : name === "NCCL_PROTO"
-      ? _rulesOut(value, nccl.protocol)
-      : false;
-    if (ruled) {
+  const choices = [
+    ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm"],
+    ["NCCL_PROTO", nccl.protocol, "protocol"],
+  ] as const;
+  for (const [name, choice, what] of choices) {
+    const s = said(name);
+    if (s === undefined) continue;
+    const allowed = _allReduceList(s.value);
+    if (allowed === "unreadable") {
+      unpinned ??= {
+        kind: "unpinned",
+        reason: `the stated ${s.text} cannot be read as an NCCL list; the recorded ${what} ` +
+          `(${choice}) is not vouched for`,
+      };
+    } else if (allowed !== null && !allowed(choice)) {
       return {
         kind: "contradiction",
-        reason: `the stated ${rawName}=${rawValue} rules out the recorded all-reduce's ` +
-          `${name === "NCCL_ALGO" ? `algorithm (${algorithm})` : `protocol (${nccl.protocol})`}`,
+        reason: `the stated ${s.text} rules out the recorded all-reduce's ${what} (${choice})`,
       };
     }
-    const count = /^\d{1,9}$/.test(value) ? Number(value) : undefined;
-    if (count === undefined) continue;
-    if (name === "NCCL_MIN_NCHANNELS" || name === "NCCL_MIN_CTAS") {
-      least = Math.max(least ?? 0, count);
-      if (count > 1) {
-        return {
-          kind: "contradiction",
-          reason: `the stated ${rawName}=${rawValue} makes NCCL split each message over at ` +
-            "least that many channels; the record's all-reduce runs one",
-        };
-      }
-    }
-    if (name === "NCCL_MAX_NCHANNELS" || name === "NCCL_MAX_CTAS") {
-      if (most === undefined || count < most.value) most = { value: count, name: rawName };
+  }
+  const least = _channels(said("NCCL_MIN_NCHANNELS") ?? said("NCCL_MIN_CTAS"));
+  const most = _channels(said("NCCL_MAX_NCHANNELS") ?? said("NCCL_MAX_CTAS"));
+  if (least !== null && least.count !== null && least.count > 1) {
+    return {
+      kind: "contradiction",
+      reason: `the stated ${least.text} makes NCCL split each message over at least that many ` +
+        "channels; the record's all-reduce runs one",
+    };
+  }
+  for (const c of [least, most]) {
+    if (c !== null && c.count === null) {
+      unpinned ??= {
+        kind: "unpinned",
+        reason: `the stated ${c.text} cannot be read as a channel count; the one-channel replay ` +
+          "is not vouched for",
+      };
     }
   }
-  if (most !== undefined && most.value > 1 && (least ?? 0) <= 1) {
-    unpinned = {
+  if (most !== null && most.count !== null && most.count > 1) {
+    unpinned ??= {
       kind: "unpinned",
-      reason: `the stated ${most.name}=${most.value} lets NCCL use up to that many channels; the ` +
-        "one-channel replay is vouched for only where NCCL_MAX_NCHANNELS=1 pins it",
+      reason: `the stated ${most.text} lets NCCL use up to that many channels; the one-channel ` +
+        "replay is vouched for only where NCCL_MAX_NCHANNELS=1 pins it",
     };
   }
   return unpinned;
+}
+
+/** A stated channel count read as NCCL reads it (`strtoll` base 0), or null where it cannot be. */
+function _channels(
+  s: { readonly value: string; readonly text: string } | undefined,
+): { count: number | null; text: string } | null {
+  if (s === undefined) return null;
+  const m = /^([+-]?)(0x[0-9a-f]+|0[0-7]*|[1-9][0-9]*)$/i.exec(s.value);
+  if (m === null || m[2]!.length > 12) return { count: null, text: s.text };
+  const digits = m[2]!;
+  const n = /^0x/i.test(digits)
+    ? parseInt(digits.slice(2), 16)
+    : digits.length > 1 && digits.startsWith("0")
+    ? parseInt(digits.slice(1), 8)
+    : parseInt(digits, 10);
+  return { count: m[1] === "-" ? -n : n, text: s.text };
 }
 
 /** The NCCL part of a recorded all-reduce, if any. */
@@ -105,18 +133,25 @@ function _ncclOf(a: ClaimedAllReduce | undefined): ClaimedNcclAllReduce | undefi
 }
 
 /**
- * Whether an NCCL algorithm or protocol list leaves `choice` out: a list naming others only, or
- * one with `^` naming it; for per-collective lists, the all-reduce's (none: nothing said).
+ * What an NCCL algorithm or protocol list allows the all-reduce: a test of one choice, null where
+ * it says nothing of the all-reduce, or "unreadable". NCCL's form: `;`-separated entries, a first
+ * one without a collective applying to every collective, `collective:list` ones to that
+ * collective; a list is comma-separated names, `^` in front leaving them out.
  */
-function _rulesOut(value: string, choice: string): boolean {
-  let list = value.toLowerCase().replace(/\s+/g, "");
-  if (list.includes(":")) {
-    const own = list.split(";").map((p) => p.split(":")).find(([c]) => c === "allreduce");
-    if (own === undefined || own.length !== 2) return false;
-    list = own[1]!;
+function _allReduceList(value: string): ((choice: string) => boolean) | null | "unreadable" {
+  const entries = value.toLowerCase().replace(/\s+/g, "").split(";").filter((e) => e !== "");
+  let list: string | undefined;
+  for (const [i, entry] of entries.entries()) {
+    const parts = entry.split(":");
+    if (parts.length > 2) return "unreadable";
+    if (parts.length === 1) {
+      if (i !== 0) return "unreadable"; // only the first entry may name no collective
+      list ??= parts[0]!;
+    } else if (parts[0] === "allreduce") list = parts[1]!;
   }
+  if (list === undefined) return null;
   const leftOut = list.startsWith("^");
-  const names = (leftOut ? list.slice(1) : list).split(",").filter((n) => n !== "");
-  if (names.length === 0) return false;
-  return leftOut ? names.includes(choice) : !names.includes(choice);
+  const names = (leftOut ? list.slice(1) : list).split(",");
+  if (names.some((n) => !/^[a-z0-9_]+$/.test(n))) return "unreadable";
+  return (choice) => leftOut ? !names.includes(choice) : names.includes(choice);
 }
