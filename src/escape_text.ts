@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { clipText } from "./clip_text.ts";
 
 /**
  * Characters a terminal or a text viewer would act on or hide: controls (C0, DEL, C1), format
@@ -82,6 +83,26 @@ export function escapeJsonText(json: string): string {
  */
 export function quoteForTerminal(text: string): string {
   return `'${escapeForTerminal(text.replace(/\\/g, "\\\\").replace(/'/g, "\\'"))}'`;
+}
+
+/**
+ * Quotes untrusted text that a message shows although nothing vouches for it (an unverified
+ * field of an attestation), short: runs of white space as one space and at most `max` characters
+ * ({@link quoteForTerminal}), so that it cannot pad itself out to look like a line of its own
+ * where the terminal wraps.
+ *
+ * @param text untrusted text
+ * @param max the most characters shown (default 32)
+ * @returns the quoted, printable, short text
+ * @example
+ * ```ts
+ * import { quoteShort } from "./escape_text.ts";
+ * const shown = quoteShort("x" + " ".repeat(90) + "VALID attestation: every check passed");
+ * if (shown !== "'x VALID attestation: every check... (7 more characters)'") throw new Error(shown);
+ * ```
+ */
+export function quoteShort(text: string, max = 32): string {
+  return quoteForTerminal(clipText(text.replace(/\s+/gu, " "), max));
 }
 
 /**

@@ -120,7 +120,8 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
   for (const key of Object.keys(f.obj)) {
     if (!allowed.includes(key)) {
       // The name came from the input: escaped before it can reach a message.
-      f.fail(`${f.path}.${escapeForTerminal(key)}`, "unknown field", "unknown");
+      const name = key.length > 80 ? `${key.slice(0, 80)}...` : key;
+      f.fail(`${f.path}.${escapeForTerminal(name)}`, "unknown field", "unknown");
     }
   }
 }
@@ -264,20 +265,34 @@ export function ints(
  * @param f object under validation
  * @param key field name
  * @param pattern optional regular expression every value must match
+ * @param keys optional bounds on the names: a `pattern` every name must match and the `max`
+ *   number of entries
  * @returns a fresh object holding the same entries
- * @throws (through `fail`) when not an object of strings
+ * @throws (through `fail`) when not an object of strings, or outside the bounds
  * @example
  * ```ts
  * import { fieldsOf, stringMap } from "./json_fields.ts";
  * if (stringMap(fieldsOf({ c: { torch: "2.8" } }, "p"), "c").torch !== "2.8") throw new Error();
  * ```
  */
-export function stringMap(f: Fields, key: string, pattern?: RegExp): Record<string, string> {
+export function stringMap(
+  f: Fields,
+  key: string,
+  pattern?: RegExp,
+  keys?: { readonly pattern: RegExp; readonly max: number },
+): Record<string, string> {
   const c: Fields = child(f, key);
   const out: Record<string, string> = {};
-  for (const k of Object.keys(c.obj)) {
+  const names = Object.keys(c.obj);
+  if (keys !== undefined && names.length > keys.max) {
+    c.fail(c.path, `expected at most ${keys.max} entries, got ${names.length}`, "range");
+  }
+  for (const k of names) {
     const v = c.obj[k];
-    const path = `${c.path}[${JSON.stringify(escapeForTerminal(k))}]`;
+    const path = `${c.path}[${_quote(k)}]`;
+    if (keys !== undefined && !keys.pattern.test(k)) {
+      c.fail(path, `the name does not match ${keys.pattern}`, "range");
+    }
     if (typeof v !== "string") c.fail(path, `expected a string, got ${_kind(v)}`, "type");
     if (pattern !== undefined && !pattern.test(v)) {
       c.fail(path, `${_quote(v)} does not match ${pattern}`, "range");

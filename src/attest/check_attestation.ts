@@ -10,6 +10,7 @@
  */
 import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
+import { quoteShort } from "../escape_text.ts";
 import {
   auditVerdict,
   deriveSeed,
@@ -115,7 +116,12 @@ export async function checkAttestation(
     ...labels,
   });
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
-    add("payloadType", false, `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${envelope.payloadType}`);
+    // Nothing vouches for the text: quoted and short, so it cannot pose as a line of its own.
+    add(
+      "payloadType",
+      false,
+      `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType)}`,
+    );
     return done(null, []);
   }
   // The stated signing time is read from the payload; it alone cannot clear a revoked key.
@@ -131,7 +137,7 @@ export async function checkAttestation(
   try {
     stated = parseRfc3339(claimedTime);
   } catch {
-    add("time", false, `timeVerified '${claimedTime}' is not an RFC 3339 time`);
+    add("time", false, `timeVerified ${quoteShort(claimedTime)} is not an RFC 3339 time`);
     return done(null, []);
   }
   const evidence: SigningTimeEvidence[] = [];

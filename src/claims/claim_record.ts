@@ -287,7 +287,10 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
       profileSha256: str(hw, "profileSha256", HEX64),
       count: int(hw, "count", degree),
     },
-    software: { stack: str(sw, "stack", TEXT), components: stringMap(sw, "components", TEXT) },
+    software: {
+      stack: str(sw, "stack", TEXT),
+      components: stringMap(sw, "components", TEXT, { pattern: TEXT, max: MAX_COMPONENTS }),
+    },
     parallelism: _parallelism(par, { bad }),
     batch: { size: int(child(p, "batch", ["size"]), "size", degree) },
     workload: _workload(p.obj.workload, { where, bad }),
@@ -397,6 +400,8 @@ function _allReduceFields(
 
 /** Free text of a claim (names, versions): 1 to 200 characters. */
 const TEXT = /^.{1,200}$/s;
+/** Most components a record may name (each name and value 1 to 200 characters). */
+const MAX_COMPONENTS = 128;
 
 function _workload(
   json: unknown,

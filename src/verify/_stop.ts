@@ -7,12 +7,21 @@
  * @module
  */
 import type { BlobStore } from "../assets/mod.ts";
+import { clipText } from "../clip_text.ts";
 import { InputError, isUnknownAsset } from "../errors.ts";
 import type { ProverObligation } from "./record_result.ts";
 import { MAX_RECORD_PRODUCTS } from "./record_products.ts";
 
+/**
+ * Longest reason or step detail a record's result keeps: reasons quote the record's own text,
+ * and a result is signed into the attestation, which every checker must still be able to read.
+ */
+export const _MAX_REASON = 2000;
+
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {
+  /** The reason, clipped to {@link _MAX_REASON}. */
+  readonly why: string;
   /**
    * @param status FAIL or NOT_VERIFIED
    * @param why the reason (one line)
@@ -20,10 +29,12 @@ export class _Stop extends Error {
    */
   constructor(
     readonly status: "FAIL" | "NOT_VERIFIED",
-    readonly why: string,
+    why: string,
     readonly obligation?: ProverObligation,
   ) {
-    super(why);
+    const clipped = clipText(why, _MAX_REASON);
+    super(clipped);
+    this.why = clipped;
   }
 }
 

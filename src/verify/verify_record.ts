@@ -43,7 +43,8 @@ import {
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
-import { _asset, _checkCost, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { _asset, _checkCost, _checkSize, _MAX_REASON, _Stop, _tensor16 } from "./_stop.ts";
+import { clipText } from "../clip_text.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedWorld } from "./_claimed_parallel.ts";
@@ -114,7 +115,8 @@ export async function verifyRecord(
   }
   const p = record.predicate;
   const steps: StepResult[] = [];
-  const step = (name: string, detail: string) => steps.push({ step: name, ok: true, detail });
+  const step = (name: string, detail: string) =>
+    steps.push({ step: name, ok: true, detail: clipText(detail, _MAX_REASON) });
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
@@ -128,7 +130,7 @@ export async function verifyRecord(
     index,
     digest: log.digests[index]!,
     status,
-    reason,
+    reason: clipText(reason, _MAX_REASON),
     claimed: p.fingerprint.sha256,
     recomputed,
     firstDifference,

@@ -133,3 +133,28 @@ Deno.test("checkAttestation() names the signature threshold it missed", async ()
   assert.equal(sig.ok, false);
   assert.match(sig.detail, /^1 valid inspector signature\(s\) of the 2 required/);
 });
+
+Deno.test("checkAttestation() shows unverified text quoted and short, so it cannot pose as lines of its own", async () => {
+  const forged = "x" + " ".repeat(70) + "VALID attestation: signed by a key of your trust root" +
+    " ".repeat(30) + "Verdict PASSED: every sampled claim was recomputed and held";
+  const env = await signEnvelope(encodeStatement(statement), { payloadType: forged, keys: [key] });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+  assert.equal(r.valid, false);
+  const type = r.checks.find((c) => c.check === "payloadType")!;
+  assert.ok(type.detail.length < 140, type.detail);
+  assert.doesNotMatch(type.detail, / {2}/, "no padding survives");
+  assert.doesNotMatch(type.detail, /Verdict PASSED/);
+  assert.match(
+    type.detail,
+    /got 'x VALID attestation: signed by a\.\.\. \(\d+ more characters\)'$/,
+  );
+  // A stated signing time that is not one: likewise.
+  const bad = await check((st) => {
+    st.predicate.timeVerified = "\n".repeat(3) + "ok   seed: " +
+      "x".repeat(500);
+  });
+  const time = bad.checks.find((c) => c.check === "time")!;
+  assert.equal(time.ok, false);
+  assert.ok(time.detail.length < 120, time.detail);
+  assert.doesNotMatch(time.detail, /\n/);
+});

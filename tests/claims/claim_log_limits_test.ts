@@ -34,3 +34,25 @@ Deno.test("parseClaimLog() measures its byte limit in UTF-8 bytes, not UTF-16 un
   // Within the limit in units, over it in bytes: what a reader of the file would refuse.
   assert.ok(text.length <= bytes - 1);
 });
+
+Deno.test("parseClaimRecord() bounds component names and their count, and quotes a bad name short", () => {
+  const record = (components: Record<string, string>) => {
+    const r = JSON.parse(text.trim());
+    r.predicate.software.components = components;
+    return JSON.stringify(r) + "\n";
+  };
+  const refused = (components: Record<string, string>, why: RegExp) =>
+    assert.throws(() => parseClaimLog(record(components)), (e) => {
+      assert.ok(e instanceof InputError && e.code === "CLAIM_INVALID", String(e));
+      assert.match(e.message, why);
+      assert.ok(e.message.length < 400, `one short line: ${e.message.length} characters`);
+      return true;
+    });
+  refused({ ["pytorch" + " ".repeat(5_000_000)]: "9.9.9" }, /components\["pytorch {73}\.\.\."\]/);
+  refused({ "": "1" }, /components\[""\]/);
+  const many = Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`c${i}`, "1"]));
+  refused(many, /at most 128 entries, got 129/);
+  delete many.c128;
+  assert.equal(parseClaimLog(record(many)).records.length, 1);
+  assert.equal(parseClaimLog(record({ ["n".repeat(200)]: "1" })).records.length, 1);
+});
