@@ -9,8 +9,13 @@ import type { DsseEnvelope, DsseSignature } from "./dsse.ts";
 import { children, type Fields, fieldsOf, onlyKnown, str } from "../json_fields.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
-/** Largest envelope {@link parseEnvelope} accepts by default: 16 MiB of UTF-8. */
-export const MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest envelope {@link parseEnvelope} accepts by default: 64 MiB of UTF-8. An attestation
+ * grows with the records it samples (about 1.4 KB a record's result), so this holds tens of
+ * thousands; `signVerdict` refuses to sign a larger one, so no attestation it signs is one a
+ * checker cannot read.
+ */
+export const MAX_ENVELOPE_BYTES = 64 * 1024 * 1024;
 
 /** Most signatures one envelope may carry. */
 export const MAX_ENVELOPE_SIGNATURES = 64;

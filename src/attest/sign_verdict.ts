@@ -8,6 +8,8 @@ import type { AssetStore } from "../assets/mod.ts";
 import { VERSION } from "../version.ts";
 import type { AuditReport } from "../verify/mod.ts";
 import { type DsseEnvelope, signEnvelope, type SigningKey } from "./dsse.ts";
+import { MAX_ENVELOPE_BYTES } from "./envelope.ts";
+import { InputError } from "../errors.ts";
 import { keyId } from "./key_id.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
@@ -40,6 +42,11 @@ export interface SignVerdictOptions {
   >;
   /** Who computed each result (worker key ids and keys) and what the signer re-verified. */
   readonly workers?: BuildVerdictPredicateOptions["workers"];
+  /**
+   * Largest attestation signed, in UTF-8 bytes of its file text (default and most
+   * {@link MAX_ENVELOPE_BYTES}, what every checker reads; less for a checker with less room).
+   */
+  readonly maxBytes?: number;
 }
 
 /** A signed verdict and what was bound into it. */
@@ -68,7 +75,8 @@ export interface SignedVerdict {
  * @param report the audit report (`runAudit`)
  * @param options signing `keys`, `time`, the asset `store`, the `engine` (and `runtime`)
  * @returns the envelope, its file text, the statement, key ids, time and asset digests
- * @throws {InputError} `BAD_TIMESTAMP` when `time` is not RFC 3339; a `VerdictPredicateCode`
+ * @throws {InputError} `BAD_TIMESTAMP` when `time` is not RFC 3339; `ENVELOPE_TOO_LARGE` when
+ *   the attestation would exceed `MAX_ENVELOPE_BYTES`; a `VerdictPredicateCode`
  *   when the report does not make a valid predicate
  * @throws {RangeError} when no key is given, a key appears twice or its halves do not match
  * @example
@@ -101,9 +109,20 @@ export async function signVerdict(
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys: options.keys,
   });
+  const text = JSON.stringify(envelope, null, 2) + "\n";
+  const bytes = new TextEncoder().encode(text).length;
+  const max = Math.min(options.maxBytes ?? MAX_ENVELOPE_BYTES, MAX_ENVELOPE_BYTES);
+  if (bytes > max) {
+    // Signed, it could be checked by nobody: refused while the inspector can still act.
+    throw new InputError(
+      "ENVELOPE_TOO_LARGE",
+      `Cannot sign the verdict: its attestation would take ${bytes} bytes, over the ${max} ` +
+        `a checker reads (${report.results.length} records' results); sample fewer records`,
+    );
+  }
   return {
     envelope,
-    text: JSON.stringify(envelope, null, 2) + "\n",
+    text,
     statement,
     keyids: options.keys.map((key) => keyId(key.publicKey)),
     timeVerified,

@@ -6,6 +6,7 @@
  */
 import {
   decodePrivateKeyPem,
+  MAX_ENVELOPE_BYTES,
   parseEnvelope,
   parseTrustRoot,
   publicKeyFromPrivate,
@@ -142,7 +143,7 @@ export async function loadTrustRoot(path: string): Promise<TrustRoot> {
  * ```
  */
 export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
-  return parseEnvelope(await readTextFile(path, { maxBytes: 16 * 1024 * 1024 }));
+  return parseEnvelope(await readTextFile(path, { maxBytes: MAX_ENVELOPE_BYTES }));
 }
 
 /**

@@ -15,7 +15,9 @@ import { checkView } from "./check_view.ts";
 import { type CheckInputName, type CheckTexts, runCheck } from "./run_check.ts";
 import { renderView } from "./render_view.ts";
 
-/** Largest attestation or trust root read (bytes), as `bitaudit check`. */
+/** Largest attestation read (bytes), as `bitaudit check` (MAX_ENVELOPE_BYTES). */
+const MAX_ATTESTATION_BYTES = 64 * 1024 * 1024;
+/** Largest trust root read (bytes), as `bitaudit check`. */
 const MAX_DOC_BYTES = 16 * 1024 * 1024;
 /** Largest claim log read (bytes), as `bitaudit check`. */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -31,7 +33,7 @@ const LABEL: Record<Slot, string> = {
   timestamp: "timestamp",
 };
 const MAX: Record<Slot, number> = {
-  attestation: MAX_DOC_BYTES,
+  attestation: MAX_ATTESTATION_BYTES,
   trustRoot: MAX_DOC_BYTES,
   log: MAX_LOG_BYTES,
   timestamp: MAX_TOKEN_BYTES,

@@ -2764,7 +2764,7 @@
   }
 
   // src/attest/envelope.ts
-  var MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
+  var MAX_ENVELOPE_BYTES = 64 * 1024 * 1024;
   var MAX_ENVELOPE_SIGNATURES = 64;
   function parseEnvelope(text, options = {}) {
     const max = options.maxBytes ?? MAX_ENVELOPE_BYTES;
@@ -28967,6 +28967,7 @@ ${values.join("\n")}` : `${blockName} :`;
   }
 
   // src/web/checker_page.ts
+  var MAX_ATTESTATION_BYTES = 64 * 1024 * 1024;
   var MAX_DOC_BYTES = 16 * 1024 * 1024;
   var MAX_LOG_BYTES = 256 * 1024 * 1024;
   var MAX_TOKEN_BYTES = 64 * 1024;
@@ -28978,7 +28979,7 @@ ${values.join("\n")}` : `${blockName} :`;
     timestamp: "timestamp"
   };
   var MAX = {
-    attestation: MAX_DOC_BYTES,
+    attestation: MAX_ATTESTATION_BYTES,
     trustRoot: MAX_DOC_BYTES,
     log: MAX_LOG_BYTES,
     timestamp: MAX_TOKEN_BYTES

@@ -3,6 +3,7 @@ import {
   decodeBase64,
   InputError,
   keyId,
+  MAX_ENVELOPE_BYTES,
   parseStatement,
   parseVerdictPredicate,
   publicKeyFromPrivate,
@@ -78,4 +79,21 @@ Deno.test("signVerdict() refuses a bad time, a report that makes no valid predic
     isCode(InputError, "VERDICT_FIELD_VALUE"),
   );
   await assert.rejects(() => signVerdict(verdictReport(), { ...options, keys: [] }), RangeError);
+});
+
+Deno.test("signVerdict() refuses an attestation larger than a checker reads, and says how large", async () => {
+  const s = await signVerdict(verdictReport(), options);
+  const size = new TextEncoder().encode(s.text).length;
+  assert.equal((await signVerdict(verdictReport(), { ...options, maxBytes: size })).text, s.text);
+  await assert.rejects(
+    signVerdict(verdictReport(), { ...options, maxBytes: size - 1 }),
+    (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "ENVELOPE_TOO_LARGE", String(e));
+      assert.match(e.message, new RegExp(`would take ${size} bytes, over the ${size - 1} `));
+      return true;
+    },
+  );
+  // Never above what every checker reads.
+  assert.equal(MAX_ENVELOPE_BYTES, 64 * 1024 * 1024);
+  await signVerdict(verdictReport(), { ...options, maxBytes: 2 ** 40 });
 });

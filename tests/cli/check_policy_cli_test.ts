@@ -214,3 +214,22 @@ Deno.test("an inspector key's window hint is given for a signature the key made,
   assert.equal(report.valid, false);
   assert.equal(report.hints, undefined, forged.stdout);
 });
+
+Deno.test("check reads an attestation of up to 64 MiB (an audit signs none larger), and refuses one above", async () => {
+  const text = await Deno.readTextFile(good.attestation);
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-big-" });
+  try {
+    // White space between JSON tokens changes nothing that is signed.
+    const padded = (bytes: number) => `{${" ".repeat(bytes - text.length)}${text.slice(1)}`;
+    await Deno.writeTextFile(`${dir}/a.json`, padded(20 * 1024 * 1024));
+    const r = await runBitaudit(["check", `${dir}/a.json`, "--trust-root", goodRoot]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^VALID attestation: /m);
+    await Deno.writeTextFile(`${dir}/b.json`, padded(64 * 1024 * 1024 + 1));
+    const big = await runBitaudit(["check", `${dir}/b.json`, "--trust-root", goodRoot]);
+    assert.equal(big.code, 2, big.stderr);
+    assertCliCode(big.stderr, "INPUT_TOO_LARGE");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

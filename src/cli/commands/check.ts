@@ -9,6 +9,7 @@ import {
   checkAttestation,
   type CheckReport,
   decodeBase64,
+  MAX_ENVELOPE_BYTES,
   MAX_TIMESTAMP_TOKEN_BYTES,
   parseStatement,
   parseVerdictPredicate,
@@ -153,7 +154,7 @@ export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAtte
   if (o.recompute && !o.log) {
     throw new UsageError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
   }
-  const file = readAttestation(await readTextFile(o.attestation, { maxBytes: 16 * 1024 * 1024 }));
+  const file = readAttestation(await readTextFile(o.attestation, { maxBytes: MAX_ENVELOPE_BYTES }));
   const trustRoot = await loadTrustRoot(o.trustRoot);
   let log: ClaimLog | undefined;
   if (o.log) log = await loadClaimLog(o.log);
