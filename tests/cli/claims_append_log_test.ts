@@ -44,16 +44,24 @@ async function replaceUnderUmask(log: string, umask: string): Promise<void> {
   assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
 }
 
-Deno.test("replaceLog() keeps the log's permission bits past the umask, and its group", async () => {
-  const dir = await tempDir({ prefix: "bitaudit-keep-" });
+/**
+ * An empty log of mode 0664 in a group of its own: as root any group can be given; otherwise the
+ * process's own (the mode is still checked). A new file's owner is this process (Deno.uid() would
+ * need --allow-sys).
+ */
+async function sharedLog(prefix: string): Promise<{ log: string; gid: number }> {
+  const dir = await tempDir({ prefix });
   const log = `${dir}/claims.jsonl`;
   await Deno.writeTextFile(log, "");
   await Deno.chmod(log, 0o664);
-  // As root any group can be given; otherwise the process's own (the mode is still checked). A new
-  // file's owner is this process (Deno.uid() would need --allow-sys).
   const mine = await Deno.stat(log);
   const gid = mine.uid === 0 ? 4242 : mine.gid!;
   await Deno.chown(log, null, gid);
+  return { log, gid };
+}
+
+Deno.test("replaceLog() keeps the log's permission bits past the umask, and its group", async () => {
+  const { log, gid } = await sharedLog("bitaudit-keep-");
   // The append runs under a umask that narrows new files to 0644.
   await replaceUnderUmask(log, "022");
   const info = await Deno.stat(log);
@@ -160,14 +168,7 @@ Deno.test("lockLog() refuses a lock name that is a hard link, and never writes t
 });
 
 Deno.test("lockLog() gives a new lock the shared log's mode and group, so its other users can take it", async () => {
-  const dir = await tempDir({ prefix: "bitaudit-lock-" });
-  const log = `${dir}/claims.jsonl`;
-  await Deno.writeTextFile(log, "");
-  await Deno.chmod(log, 0o664);
-  // As root any group can be given; otherwise the process's own (Deno.gid() needs --allow-sys).
-  const mine = await Deno.stat(log);
-  const gid = mine.uid === 0 ? 4242 : mine.gid!;
-  await Deno.chown(log, null, gid);
+  const { log, gid } = await sharedLog("bitaudit-lock-");
   const mod = new URL("../../src/cli/commands/claims_log_lock.ts", import.meta.url).href;
   // Under a umask that narrows new files to 0644, the child takes the lock and reports it.
   const r = await new Deno.Command("bash", {
