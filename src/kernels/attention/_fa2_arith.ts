@@ -63,15 +63,17 @@ export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): Fa2Arith {
   const ftz = build.ftz;
   const o = { ftz };
   const { add, mul, fma } = f32Arith(o); // bound once: nothing allocated per call
+  // The `.ftz` instructions flush a subnormal argument and result whatever MUFU model is given
+  // (an IEEE model's own flag may be off): idempotent where the model flushes already.
   const ex2 = build.exp2 === "mufu-ftz"
-    ? (x: number) => mufu.ex2(x)
+    ? (x: number) => _flush(mufu.ex2(_flush(x)))
     : (x: number) => ex2ApproxF32(mufu, x);
   // Negating an fp32 pattern (sign flip) is exact; the FFMA/FADD sees -max_scaled.
   const exp2Arg = build.exp2Argument === "ffma"
     ? (s: number, k: number, m: number) => fma(s, k, (m ^ 0x80000000) >>> 0)
     : (s: number, k: number, m: number) => add(mul(s, k), (m ^ 0x80000000) >>> 0);
   const recip = build.reciprocal === "mufu-rcp"
-    ? (x: number) => mufu.rcp(x)
+    ? (x: number) => _flush(mufu.rcp(_flush(x)))
     : (x: number) => divF32(0x3f800000, x);
   const rescaleAdd = build.rowSumRescale === "ffma"
     ? (s: number, k: number, p: number) => fma(s, k, p)
@@ -129,3 +131,8 @@ export function _isZeroF32(bits: number): boolean {
 
 /** `isNanF32`, re-exported for the epilogue. */
 export { isNanF32 as _isNanF32 };
+
+/** An FP32 pattern with a subnormal flushed to a zero of its sign (FTZ); others unchanged. */
+function _flush(x: number): number {
+  return (x & 0x7f800000) === 0 ? (x & 0x80000000) >>> 0 : x;
+}
