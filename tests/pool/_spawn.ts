@@ -32,16 +32,17 @@ export function spawnBitaudit(args: string[], perms: string[]) {
   ]);
   return {
     pid: child.pid,
-    /** Resolves with the first stdout line matching `re`. */
-    async waitFor(re: RegExp): Promise<RegExpMatchArray> {
+    /** Resolves with the first stdout (or, with `stream` "stderr", stderr) match of `re`. */
+    async waitFor(re: RegExp, stream: "stdout" | "stderr" = "stdout"): Promise<RegExpMatchArray> {
+      const text = () => (stream === "stdout" ? out : err);
       for (;;) {
-        const m = out.match(re);
+        const m = text().match(re);
         if (m) return m;
         const ended = await Promise.race([
           new Promise<boolean>((r) => (wake = () => r(false))),
           child.status.then(() => true),
         ]);
-        if (ended && !out.match(re)) throw new Error(`process ended: ${out}${err}`);
+        if (ended && !text().match(re)) throw new Error(`process ended: ${out}${err}`);
       }
     },
     async done() {

@@ -59,8 +59,10 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
       served.stderr,
       /^skipped BITAUDIT_RESULTS #1: Cannot read result .*not strict JSON/m,
     );
-    // The worker handed the forged order back and is still serving.
+    // The worker handed the forged order back and is still serving (the orders may come in any
+    // order: wait for both the refusal and a record done).
     await workers[0]!.waitFor(/done record \d+/);
+    await workers[0]!.waitFor(/worker: refused an order/, "stderr");
     Deno.kill(workers[0]!.pid, "SIGTERM");
     const w = await workers[0]!.done();
     assert.equal(w.code, 0, w.stderr);
