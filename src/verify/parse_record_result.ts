@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { _MAX_REASON } from "./_stop.ts";
 import { exactObject, type Shape } from "./_exact_object.ts";
 import { HEX64 } from "./_shapes.ts";
 import type {
@@ -73,6 +74,9 @@ export function parseRecordResult(
   if (o.recomputed !== null && !HEX64.test(o.recomputed as string)) {
     bad("'result.recomputed' is not a sha256 hex digest");
   }
+  // What a verifier writes is clipped (`_MAX_REASON`, with its note of what was left out): a
+  // longer text comes from no verifier, and would swell the verdict that signs it.
+  if ((o.reason as string).length > _MAX_TEXT) bad(`'result.reason' is longer than ${_MAX_TEXT}`);
   const steps = _list(o.steps, "result.steps", bad).map((s, i) => _step(s, i, bad));
   const r: RecordResult = {
     index: o.index as number,
@@ -111,6 +115,9 @@ function _list(v: unknown, where: string, bad: (why: string) => never): unknown[
 
 function _step(v: unknown, i: number, bad: (why: string) => never): StepResult {
   const s = exactObject(v, { where: `result.steps[${i}]`, shape: STEP, bad });
+  if ((s.detail as string).length > _MAX_TEXT) {
+    bad(`'result.steps[${i}].detail' is longer than ${_MAX_TEXT}`);
+  }
   return { step: s.step as string, ok: s.ok as boolean, detail: s.detail as string };
 }
 
@@ -167,3 +174,6 @@ const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: 
 const STEP: Shape = { step: "string", ok: "boolean", detail: "string" };
 const SFU: Shape = { fn: "string", model: "string", status: "string" };
 const EVIDENCE: Shape = { component: "string", level: "string" };
+
+/** Longest reason or step detail read: `_MAX_REASON` and the clipping note after it. */
+const _MAX_TEXT = _MAX_REASON + 48;

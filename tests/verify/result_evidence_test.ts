@@ -69,3 +69,14 @@ Deno.test("levels order from source to measured; the weakest entry is the first 
   assert.equal(weakestEvidence(evidence)?.component, "decoder layer (llama)");
   assert.equal(weakestEvidence([]), null);
 });
+
+Deno.test("a result's reason and step details are read no longer than a verifier writes them", () => {
+  const at = (n: number) => "x".repeat(n);
+  assert.equal(parseRecordResult({ ...base, reason: at(2048) }, { bad }).reason.length, 2048);
+  assert.throws(() => parseRecordResult({ ...base, reason: at(5e6) }, { bad }), /longer than 2048/);
+  const step = { step: "compare", ok: true, detail: at(2049) };
+  assert.throws(
+    () => parseRecordResult({ ...base, steps: [step] }, { bad }),
+    /steps\[0\]\.detail' is longer/,
+  );
+});
