@@ -127,7 +127,27 @@ export async function checkAttestation(
   // The stated signing time is read from the payload; it alone cannot clear a revoked key.
   let claimedTime: string;
   try {
-    const unverified = parseStatement(decodeBase64(envelope.payload, { alphabet: "any" }));
+    const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
+    // A payload above what anyone may hand over to be read unsigned is read only once an
+    // inspector key of the trust root is seen to have signed it (parsing 64 MiB of hostile JSON
+    // takes over a gigabyte).
+    if (bytes.length > UNSIGNED_READ_BYTES) {
+      const inspectors = options.trustRoot.keys.filter((k) => k.role === "inspector");
+      const pre = await verifyEnvelope(envelope, {
+        trustedKeys: inspectors.map((k) => k.publicKey),
+        threshold: 1,
+      });
+      if (!pre.signatures.some((x) => x.verifiedBy !== null)) {
+        add(
+          "signatures",
+          false,
+          `0 valid inspector signatures over a payload of ${bytes.length} bytes (above ` +
+            `${UNSIGNED_READ_BYTES}, it is read only once one is)`,
+        );
+        return done(null, pre.signatures);
+      }
+    }
+    const unverified = parseStatement(bytes);
     claimedTime = String((unverified.predicate as { timeVerified?: unknown })?.timeVerified ?? "");
   } catch {
     add("statement", false, "payload is not an in-toto Statement");
@@ -210,6 +230,13 @@ export async function checkAttestation(
   }
   return done(p, v.signatures);
 }
+
+/**
+ * Largest payload read before its signatures are checked (for the stated signing time): 16 MiB,
+ * below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of the
+ * trust root verifies.
+ */
+const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
 
 /**
  * Verifies the signatures with every inspector key of the trust root, then counts only the

@@ -117,6 +117,8 @@ export async function verifyRecord(
   const steps: StepResult[] = [];
   const step = (name: string, detail: string) =>
     steps.push({ step: name, ok: true, detail: clipText(detail, _MAX_REASON) });
+  const failed = (name: string, detail: string) =>
+    steps.push({ step: name, ok: false, detail: clipText(detail, _MAX_REASON) });
   let recomputed: string | null = null;
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
@@ -220,13 +222,13 @@ export async function verifyRecord(
     if (recomputed === p.fingerprint.sha256 && divergence === null) {
       step("compare", "fingerprints equal");
       if (tokens?.status === "mismatch") {
-        steps.push({ step: "tokens", ok: false, detail: tokens.detail });
+        failed("tokens", tokens.detail);
         return result("FAIL", `hidden states match but ${tokens.detail}`, {
           finding: "greedy-token",
         });
       }
       if (tokens?.status === "not-verifiable") {
-        steps.push({ step: "tokens", ok: false, detail: tokens.detail });
+        failed("tokens", tokens.detail);
         return result(
           "NOT_VERIFIED",
           `hidden states match the fingerprint bit for bit; ${tokens.detail}`,
@@ -237,11 +239,11 @@ export async function verifyRecord(
       // position, later tokens and passes are unbound (a mismatch above is a FAIL either way).
       const gap = isModelForwardWorkload(w) || isSequenceWorkload(w) ? uncoveredPosition(w) : null;
       if (gap !== null) {
-        steps.push({ step: "coverage", ok: false, detail: gap });
+        failed("coverage", gap);
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${gap}`);
       }
       if (versionGap !== null) {
-        steps.push({ step: "versions", ok: false, detail: versionGap });
+        failed("versions", versionGap);
         return result(
           "NOT_VERIFIED",
           `recomputed output matches the fingerprint, but ${versionGap}`,
@@ -249,19 +251,19 @@ export async function verifyRecord(
       }
       const weak = _belowRequired(evidence, ctx.requireEvidence);
       if (weak !== null) {
-        steps.push({ step: "evidence", ok: false, detail: weak });
+        failed("evidence", weak);
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${weak}`);
       }
       return result("PASS", "recomputed output matches the fingerprint bit for bit");
     }
     if (recomputed === p.fingerprint.sha256) {
-      steps.push({ step: "compare", ok: false, detail: `layer chain differs${at}` });
+      failed("compare", `layer chain differs${at}`);
       return result("FAIL", `fingerprint matches but the claimed layer chain does not${at}`, {
         finding: "layer-chain",
       });
     }
     firstDifference = await _firstDifference(ctx, p.fingerprint.sha256, out);
-    steps.push({ step: "compare", ok: false, detail: `fingerprints differ${at}` });
+    failed("compare", `fingerprints differ${at}`);
     return result(
       "FAIL",
       `recomputed fingerprint ${recomputed} differs from the claimed ${p.fingerprint.sha256}${at}`,
@@ -269,7 +271,7 @@ export async function verifyRecord(
     );
   } catch (e) {
     if (e instanceof _Stop) {
-      steps.push({ step: e.status === "FAIL" ? "check" : "support", ok: false, detail: e.why });
+      failed(e.status === "FAIL" ? "check" : "support", e.why);
       if (e.status === "NOT_VERIFIED") return result(e.status, e.why);
       const finding = e.obligation === undefined ? "contradiction" : "committed-input";
       return result(e.status, e.why, { finding, obligation: e.obligation });

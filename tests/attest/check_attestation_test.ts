@@ -158,3 +158,23 @@ Deno.test("checkAttestation() shows unverified text quoted and short, so it cann
   assert.ok(time.detail.length < 120, time.detail);
   assert.doesNotMatch(time.detail, /\n/);
 });
+
+Deno.test("checkAttestation() reads a payload above 16 MiB only once an inspector key of the trust root signed it", async () => {
+  const big = JSON.parse(JSON.stringify(statement));
+  big.predicate.padding = "x".repeat(17 * 1024 * 1024);
+  const payload = encodeStatement(big as Statement);
+  // Signed by a key the trust root does not list: refused before the payload is parsed.
+  const stranger = await generateKeyPair();
+  const unsigned = await signEnvelope(payload, {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [stranger],
+  });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(unsigned)), { trustRoot });
+  assert.equal(r.valid, false);
+  assert.deepEqual(failed(r), ["signatures"]);
+  assert.match(r.checks.at(-1)!.detail, /read only once one is/);
+  // Signed by the inspector: read (and refused for the unknown field, as any predicate is).
+  const signed = await signEnvelope(payload, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [key] });
+  const s = await checkAttestation(parseEnvelope(JSON.stringify(signed)), { trustRoot });
+  assert.deepEqual(failed(s), ["predicate"]);
+});
