@@ -120,7 +120,7 @@ export async function checkAttestation(
     add(
       "payloadType",
       false,
-      `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType)}`,
+      `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType, 16)}`,
     );
     return done(null, []);
   }

@@ -28455,7 +28455,7 @@ ${values.join("\n")}` : `${blockName} :`;
       add2(
         "payloadType",
         false,
-        `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType)}`
+        `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType, 16)}`
       );
       return done(null, []);
     }
