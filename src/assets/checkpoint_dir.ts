@@ -11,7 +11,11 @@ import { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
 export interface CheckpointDir {
   /** Directory path. */
   readonly dir: string;
-  /** Opens a plain file name of the directory, or null when there is no such file. */
+  /**
+   * Opens a plain file name of the directory, or null when there is no such file; throws
+   * `InputError` `CHECKPOINT_DIR` when it cannot be reached (a link loop) and `FILE_OPEN` when it
+   * cannot be opened.
+   */
   open(name: string): Promise<FileByteSource | null>;
   /** Closes every opened file. */
   close(): void;
@@ -54,7 +58,12 @@ export async function checkpointDir(dir: string): Promise<CheckpointDir> {
         if (!(await Deno.stat(`${dir}/${name}`)).isFile) return null;
       } catch (e) {
         if (e instanceof Deno.errors.NotFound) return null;
-        throw e;
+        if (e instanceof Deno.errors.NotCapable) throw e;
+        // Any other way the file cannot be reached (a link loop) is the checkpoint's fault.
+        throw new InputError(
+          "CHECKPOINT_DIR",
+          `Cannot open '${name}' in checkpoint '${dir}': ${(e as Error).message.split("\n")[0]}`,
+        );
       }
       const f = await fileByteSource(`${dir}/${name}`);
       opened.set(name, f);

@@ -41,8 +41,13 @@ export interface FileByteSource {
 export async function fileByteSource(path: string): Promise<FileByteSource> {
   let file: Deno.FsFile;
   try {
+    // Looked at first: opening a FIFO waits for a writer that may never come.
+    if (!(await Deno.stat(path)).isFile) {
+      throw new InputError("FILE_OPEN", `Cannot open '${path}': not a regular file`);
+    }
     file = await Deno.open(path, { read: true });
   } catch (cause) {
+    if (cause instanceof InputError) throw cause;
     throw new InputError("FILE_OPEN", `Cannot open '${path}': ${_why(cause)}`, { cause });
   }
   const info = await file.stat();

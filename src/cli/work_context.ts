@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { createGemmWalker } from "../engine/mod.ts";
+import { ioCause } from "./io_cause.ts";
 import { nativeSha256 } from "./native_sha256.ts";
 import { loadGemmEngine } from "../resolve/mod.ts";
 import type { WorkContext } from "../verify/mod.ts";
@@ -77,15 +78,20 @@ export function blobsBeside(log: string): string {
  */
 export async function openBlobFolder(dir: string): Promise<BlobStore> {
   let info: Deno.FileInfo | null = null;
+  let why = "no such folder";
   try {
     info = await Deno.stat(dir);
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) throw e;
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) throw e;
+    // Any other way the path cannot be reached (a link loop) is the caller's missing folder.
+    if (!(e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory)) {
+      why = ioCause(e);
+    }
   }
   if (info === null || !info.isDirectory) {
     throw new InputError(
       "INPUT_MISSING",
-      `Cannot read blobs from '${dir}': ${info === null ? "no such folder" : "not a folder"} ` +
+      `Cannot read blobs from '${dir}': ${info === null ? why : "not a folder"} ` +
         "(committed tensors and checkpoints are read from it: give the prover's blob folder " +
         "with --blobs)",
     );

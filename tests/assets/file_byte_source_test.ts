@@ -75,3 +75,15 @@ Deno.test("`fileByteSource()` refuses with FILE_CLOSED when read after close", a
     await assert.rejects(src.read(0, 1), _isCode("FILE_CLOSED"));
   });
 });
+
+Deno.test("`fileByteSource()` refuses a FIFO without waiting for a writer", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-fifo-" });
+  try {
+    const fifo = `${dir}/fifo`;
+    const r = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.equal(r.code, 0);
+    await assert.rejects(fileByteSource(fifo), isCode(InputError, "FILE_OPEN" as InputCode));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

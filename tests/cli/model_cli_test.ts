@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { assertCliCode } from "../_assert_code.ts";
 import { checkpointDir } from "../../src/assets/mod.ts";
 import {
   bytesByteSource,
@@ -132,4 +133,17 @@ Deno.test("model forward: more SMs than the GPU's chip is refused, fewer is NOT_
   for (const f of ["sms-many", "sms-few"]) {
     await assert.rejects(Deno.stat(`${tmp}/${f}.safetensors`), Deno.errors.NotFound);
   }
+});
+
+Deno.test("model forward refuses unequal sequences without a pad token on a padding stack, as claims append does", async () => {
+  const unpadded = `${tmp}/unpadded.json`;
+  await Deno.writeTextFile(unpadded, JSON.stringify({ sequences: [[1], [1, 2]] }));
+  const r = await forward(`${REPO_ROOT}/tables/models/qwen3-tiny-dense`, `${tmp}/unpadded.st`, [
+    "--tokens",
+    unpadded,
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "TOKENS_INVALID");
+  assert.match(r.stderr, /must name its padTokenId/);
+  await assert.rejects(Deno.stat(`${tmp}/unpadded.st`), Deno.errors.NotFound);
 });

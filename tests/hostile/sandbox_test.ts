@@ -122,4 +122,10 @@ Deno.test("an audit or check --recompute given a blob folder that is not there s
   ]);
   assert.equal(check.code, 2, check.out + check.err);
   assert.match(check.err, /^error \[INPUT_MISSING\]: Cannot read blobs from /m);
+  // A folder that cannot be reached at all (a link loop) is missing too, not an internal error.
+  await Deno.symlink(`${f.dir}/loop2`, `${f.dir}/loop1`);
+  await Deno.symlink(`${f.dir}/loop1`, `${f.dir}/loop2`);
+  const loop = await run([...auditArgs(f, `${f.dir}/out2`, 2), "--blobs", `${f.dir}/loop1`]);
+  assert.equal(loop.code, 2, loop.out + loop.err);
+  assert.match(loop.err, /^error \[INPUT_MISSING\]: Cannot read blobs from .*loop1/m);
 });

@@ -38,6 +38,12 @@ Deno.test("openCheckpointDir() refuses a path that is no directory, and a direct
     const gelu = JSON.stringify({ ...TINY_DENSE, hidden_act: "gelu" });
     await Deno.writeTextFile(`${dir}/config.json`, gelu);
     await assertRejectsCode(() => openCheckpointDir(dir), InputError, "CONFIG_UNSUPPORTED");
+    // A file of the checkpoint that cannot be reached (a link loop) is the checkpoint's fault.
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(TINY_DENSE));
+    await Deno.remove(`${dir}/model.safetensors`);
+    await Deno.symlink(`${dir}/loop`, `${dir}/model.safetensors`);
+    await Deno.symlink(`${dir}/model.safetensors`, `${dir}/loop`);
+    await assertRejectsCode(() => openCheckpointDir(dir), InputError, "CHECKPOINT_DIR");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
