@@ -83,6 +83,7 @@ Deno.test("vectors check exits 0 on a measured set and 1 on a corrupted copy", a
 });
 
 Deno.test("vectors check exits 2 on a missing or malformed directory", async () => {
+  const dir = await Deno.makeTempDir();
   const r = await runBitaudit([
     "vectors",
     "check",
@@ -90,11 +91,10 @@ Deno.test("vectors check exits 2 on a missing or malformed directory", async () 
     "a100",
     "--format",
     "bf16",
-    "/nonexistent",
+    `${dir}/missing`, // inside a fresh folder: surely not there
   ]);
   assert.equal(r.code, 2);
   assertCliCode(r.stderr, "VECTOR_SET_MISSING");
-  const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/a_x_bf16.txt`, "3f800000 zz\n");
     await Deno.writeTextFile(`${dir}/b_x_bf16.txt`, "3f800000 3f800000\n");
