@@ -126,17 +126,14 @@ export async function checkAttestation(
   }
   // The stated signing time is read from the payload; it alone cannot clear a revoked key.
   let claimedTime: string;
+  let verified: Awaited<ReturnType<typeof verifyEnvelope>> | undefined;
   try {
     const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
     // A payload above what anyone may hand over to be read unsigned is read only once an
     // inspector key of the trust root is seen to have signed it (parsing 64 MiB of hostile JSON
     // takes over a gigabyte).
     if (bytes.length > UNSIGNED_READ_BYTES) {
-      const inspectors = options.trustRoot.keys.filter((k) => k.role === "inspector");
-      const pre = await verifyEnvelope(envelope, {
-        trustedKeys: inspectors.map((k) => k.publicKey),
-        threshold: 1,
-      });
+      const pre = verified = await _verifiedBy(envelope, options.trustRoot);
       if (!pre.signatures.some((x) => x.verifiedBy !== null)) {
         add(
           "signatures",
@@ -186,7 +183,8 @@ export async function checkAttestation(
     add("time", false, future.refused);
     return done(null, []);
   }
-  const v = await _signers(envelope, {
+  const v = _signers({
+    verified: verified ?? await _verifiedBy(envelope, options.trustRoot),
     trustRoot: options.trustRoot,
     threshold: options.threshold ?? 1,
     instants: (entry) =>
@@ -231,6 +229,15 @@ export async function checkAttestation(
   return done(p, v.signatures);
 }
 
+/** The envelope's signatures checked against every inspector key of the trust root. */
+function _verifiedBy(
+  envelope: DsseEnvelope,
+  trustRoot: TrustRoot,
+): ReturnType<typeof verifyEnvelope> {
+  const inspectors = trustRoot.keys.filter((k) => k.role === "inspector");
+  return verifyEnvelope(envelope, { trustedKeys: inspectors.map((k) => k.publicKey) });
+}
+
 /**
  * Largest payload read before its signatures are checked (for the stated signing time): 16 MiB,
  * below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of the
@@ -245,22 +252,16 @@ const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
  * the others and why. A key counts when one of its entries passes. Evidence over an entry that no
  * counted key made fails the check: it dates nothing the verdict rests on.
  */
-async function _signers(
-  envelope: DsseEnvelope,
+function _signers(
   o: {
+    verified: Awaited<ReturnType<typeof verifyEnvelope>>;
     trustRoot: TrustRoot;
     threshold: number;
     instants: (entry: number) => ReturnType<typeof requiredInstants>;
     evidenced: readonly number[];
   },
-): Promise<
-  { verified: boolean; payload: Uint8Array; signatures: SignatureResult[]; detail: string }
-> {
-  const inspectors = o.trustRoot.keys.filter((k) => k.role === "inspector");
-  const v = await verifyEnvelope(envelope, {
-    trustedKeys: inspectors.map((k) => k.publicKey),
-    threshold: o.threshold,
-  });
+): { verified: boolean; payload: Uint8Array; signatures: SignatureResult[]; detail: string } {
+  const v = o.verified;
   const counted: string[] = [];
   const refused = new Map<string, string>();
   const judged: string[] = [];

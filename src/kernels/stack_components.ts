@@ -126,26 +126,34 @@ export function componentMismatch(
     }
     const rule = pinned.get(_name(key));
     // The stack's own words (`4.5x` copied into the record) agree with themselves.
-    const accepts = rule === undefined || rule.trim() === value.trim() ? undefined : _rule(rule);
+    if (rule === undefined || rule.trim() === value.trim()) continue;
+    const accepts = _rule(rule);
     if (accepts === undefined) continue;
     const release = _release(value);
     const said = `components.${key} '${value}'`;
-    const build = release === null ? null : _unreleased(value) ?? _encoded(release, rule!);
     if (release === null) {
       unreadable ??= {
         kind: "unreadable",
         reason: `${said} has no release number to compare with the stack's '${rule}'`,
       };
-    } else if (build !== null && build.startsWith("number")) {
-      unreadable ??= { kind: "unreadable", reason: `${said} is a ${build} '${rule}'` };
-    } else if (!accepts(release)) {
-      return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
-    } else if (build !== null) {
-      // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
+    } else if (_encoded(release, rule)) {
+      // A library's integer encoding (cuDNN's 91002 for 9.10.2) differs by library and version.
       unreadable ??= {
         kind: "unreadable",
-        reason: `${said} is a ${build}, not a release the stack's '${rule}' names`,
+        reason: `${said} is a number without dots (an integer encoding of a release), which ` +
+          `cannot be compared with the stack's '${rule}'`,
       };
+    } else if (!accepts(release)) {
+      return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
+    } else {
+      // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
+      const build = _unreleased(value);
+      if (build !== null) {
+        unreadable ??= {
+          kind: "unreadable",
+          reason: `${said} is a ${build}, not a release the stack's '${rule}' names`,
+        };
+      }
     }
   }
   return unreadable;
@@ -318,14 +326,12 @@ function _unreleased(value: string): string | null {
 }
 
 /**
- * A release written as one undotted number of four or more digits where the stack's value has
- * dots: a library's integer encoding (`torch.backends.cudnn.version()` gives 91002 for 9.10.2),
- * whose scheme differs by library and major version, so it is not compared.
+ * Whether a release is written as one undotted number of four or more digits where the stack's
+ * value has dots: a library's integer encoding (`torch.backends.cudnn.version()` gives 91002 for
+ * 9.10.2), whose scheme differs by library and major version, so it is not compared.
  */
-function _encoded(release: readonly number[], rule: string): string | null {
-  return release.length === 1 && release[0]! >= 1000 && /\d\.\d/.test(rule)
-    ? "number without dots (an integer encoding of a release), which cannot be compared with the stack's"
-    : null;
+function _encoded(release: readonly number[], rule: string): boolean {
+  return release.length === 1 && release[0]! >= 1000 && /\d\.\d/.test(rule);
 }
 
 /** What a stack's value accepts, or undefined for a value that pins nothing. */

@@ -141,6 +141,7 @@ export {
   type BatchAttentionContext,
   type BatchLayout,
   batchLayout,
+  batchPaddingMismatch,
   chainLink,
   eagerAttention,
   type ExpertWeights,

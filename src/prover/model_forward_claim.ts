@@ -11,7 +11,7 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimRecord } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { StackProfile } from "../kernels/mod.ts";
-import { parseTokenBatch, type TokenBatch } from "../model/mod.ts";
+import { batchPaddingMismatch, parseTokenBatch, type TokenBatch } from "../model/mod.ts";
 import { forwardRecord } from "./forward_record.ts";
 import {
   checkAllReducePath,
@@ -67,26 +67,12 @@ export async function modelForwardClaim(
   }));
 }
 
-/**
- * A stack that pads unequal sequences needs the pad token to recompute the pad rows; one that
- * flattens the batch pads nothing, so a pad token there would be a committed field no pass used.
- */
+/** The batch must fit how the stack batches (`batchPaddingMismatch`). */
 function _checkPadding(batch: TokenBatch, stack: StackProfile): void {
-  if ((stack.operators?.batching ?? "pad-to-longest") !== "pad-to-longest") {
-    if (batch.padTokenId === undefined) return;
-    throw new InputError(
-      "TOKENS_INVALID",
-      `Cannot append claim: stack '${stack.id}' flattens the batch (no pass pads a sequence); ` +
-        "leave padTokenId out",
-    );
+  const why = batchPaddingMismatch(batch, stack.operators?.batching);
+  if (why !== null) {
+    throw new InputError("TOKENS_INVALID", `Cannot append claim: stack '${stack.id}' ${why}`);
   }
-  const lengths = batch.sequences.map((s) => s.length);
-  if (batch.padTokenId !== undefined || lengths.every((n) => n === lengths[0])) return;
-  throw new InputError(
-    "TOKENS_INVALID",
-    `Cannot append claim: stack '${stack.id}' pads sequences of ${Math.min(...lengths)} to ` +
-      `${Math.max(...lengths)} tokens; the batch must name its padTokenId`,
-  );
 }
 
 function _positions(

@@ -28460,14 +28460,11 @@ ${values.join("\n")}` : `${blockName} :`;
       return done(null, []);
     }
     let claimedTime;
+    let verified;
     try {
       const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
       if (bytes.length > UNSIGNED_READ_BYTES) {
-        const inspectors = options.trustRoot.keys.filter((k) => k.role === "inspector");
-        const pre = await verifyEnvelope(envelope, {
-          trustedKeys: inspectors.map((k) => k.publicKey),
-          threshold: 1
-        });
+        const pre = verified = await _verifiedBy(envelope, options.trustRoot);
         if (!pre.signatures.some((x) => x.verifiedBy !== null)) {
           add2(
             "signatures",
@@ -28514,7 +28511,8 @@ ${values.join("\n")}` : `${blockName} :`;
       add2("time", false, future.refused);
       return done(null, []);
     }
-    const v = await _signers(envelope, {
+    const v = _signers({
+      verified: verified ?? await _verifiedBy(envelope, options.trustRoot),
       trustRoot: options.trustRoot,
       threshold: options.threshold ?? 1,
       instants: (entry) => requiredInstants(stated, { now, evidence: evidence.filter((e) => e.signature === entry) }),
@@ -28555,13 +28553,13 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     return done(p, v.signatures);
   }
+  function _verifiedBy(envelope, trustRoot) {
+    const inspectors = trustRoot.keys.filter((k) => k.role === "inspector");
+    return verifyEnvelope(envelope, { trustedKeys: inspectors.map((k) => k.publicKey) });
+  }
   var UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
-  async function _signers(envelope, o) {
-    const inspectors = o.trustRoot.keys.filter((k) => k.role === "inspector");
-    const v = await verifyEnvelope(envelope, {
-      trustedKeys: inspectors.map((k) => k.publicKey),
-      threshold: o.threshold
-    });
+  function _signers(o) {
+    const v = o.verified;
     const counted = [];
     const refused = /* @__PURE__ */ new Map();
     const judged = [];

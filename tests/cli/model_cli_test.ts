@@ -146,4 +146,12 @@ Deno.test("model forward refuses unequal sequences without a pad token on a padd
   assertCliCode(r.stderr, "TOKENS_INVALID");
   assert.match(r.stderr, /must name its padTokenId/);
   await assert.rejects(Deno.stat(`${tmp}/unpadded.st`), Deno.errors.NotFound);
+  // A stack that flattens the batch pads nothing: a pad token there is refused, as at append.
+  const flat = await forward(`${REPO_ROOT}/tables/models/qwen3-tiny-dense`, `${tmp}/flat.st`, [
+    "--stack",
+    "vllm-0.11-eager-fa2",
+  ]);
+  assert.equal(flat.code, 2, flat.stderr);
+  assertCliCode(flat.stderr, "TOKENS_INVALID");
+  assert.match(flat.stderr, /flattens the batch .*leave padTokenId out/);
 });

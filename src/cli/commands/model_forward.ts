@@ -8,6 +8,7 @@ import { openAssetStore } from "../../assets/mod.ts";
 import { digestFilesInWorker } from "../digest_files_in_worker.ts";
 import { InputError } from "../../errors.ts";
 import {
+  batchPaddingMismatch,
   digestOfFiles,
   encodeSafetensors,
   fingerprintOf,
@@ -133,17 +134,10 @@ export async function runModelForward(o: {
   using opened = await openCheckpointDir(o.checkpoint);
   const { ckpt } = opened;
   const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
-  // As claims append refuses it: a stack that pads unequal sequences needs the pad token.
-  const lengths = batch.sequences.map((q) => q.length);
-  if (
-    (stack.operators?.batching ?? "pad-to-longest") === "pad-to-longest" &&
-    batch.padTokenId === undefined && lengths.some((n) => n !== lengths[0])
-  ) {
-    throw new InputError(
-      "TOKENS_INVALID",
-      `Cannot run forward: stack '${stack.id}' pads sequences of ${Math.min(...lengths)} to ` +
-        `${Math.max(...lengths)} tokens; the batch must name its padTokenId`,
-    );
+  // As claims append refuses it: a batch that does not fit how the stack batches.
+  const padding = batchPaddingMismatch(batch, stack.operators?.batching);
+  if (padding !== null) {
+    throw new InputError("TOKENS_INVALID", `Cannot run forward: stack '${stack.id}' ${padding}`);
   }
   const positions = o.positions ?? batch.sequences.map((s, seq) => [seq, s.length - 1] as const);
   // Each sequence's last token among them, as a record needs (claims append refuses it else).

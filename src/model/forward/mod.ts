@@ -37,6 +37,7 @@ export {
   runPrefillForward,
   type TokenPosition,
 } from "./prefill_forward.ts";
+export { batchPaddingMismatch } from "./batch_padding.ts";
 export {
   MAX_BATCH_SEQUENCES,
   MAX_BATCH_TOKENS,
