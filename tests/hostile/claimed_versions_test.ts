@@ -6,7 +6,13 @@
  * a FAIL.
  */
 import assert from "node:assert/strict";
-import type { ClaimPredicate } from "../../src/claims/mod.ts";
+import {
+  type ClaimPredicate,
+  formatClaimLog,
+  makeClaimRecord,
+  parseClaimLog,
+} from "../../src/claims/mod.ts";
+import { InputError } from "../../src/errors.ts";
 import { forwardScenario, proverRun, verifyAlone } from "./_recompute_fixture.ts";
 
 const out = await proverRun(forwardScenario([], 1));
@@ -44,4 +50,34 @@ Deno.test("a version with no release number makes a match NOT_VERIFIED, and hide
     fingerprint: { ...vague.fingerprint, sha256: "0".repeat(64) },
   };
   assert.equal((await verifyAlone(falsified, out.blobs)).status, "FAIL");
+});
+
+Deno.test("a pre-release or container build of a pinned release, or an integer-encoded one, is NOT_VERIFIED where the bits match, and hides no FAIL", async () => {
+  for (
+    const [key, value, why] of [
+      ["pytorch", "2.8.0a0+5228986c39.nv25.05", /pre-release, development or post-release/],
+      ["transformers", "4.57.0.dev0", /pre-release, development or post-release/],
+      ["pytorch", "2.8.0+git1234abc", /local build/],
+    ] as const
+  ) {
+    const claimed = withComponents(honest, { [key]: value });
+    const r = await verifyAlone(claimed, out.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${value}: ${r.reason}`);
+    assert.match(r.reason, why);
+    const falsified = {
+      ...claimed,
+      fingerprint: { ...claimed.fingerprint, sha256: "0".repeat(64) },
+    };
+    assert.equal((await verifyAlone(falsified, out.blobs)).status, "FAIL", value);
+  }
+});
+
+Deno.test("a component name padded to swell the signed verdict is refused with the log, quoted short", () => {
+  const record = makeClaimRecord(
+    withComponents(honest, { ["pytorch" + " ".repeat(1e6)]: "9.9.9" }),
+  );
+  assert.throws(
+    () => parseClaimLog(formatClaimLog([record])),
+    (e) => e instanceof InputError && e.code === "CLAIM_INVALID" && e.message.length < 400,
+  );
 });
