@@ -91,11 +91,14 @@ export async function makeModelClaims(
       stack,
       base.profile.computeCapability,
     );
+    // A stack that flattens the batch pads nothing: its records name no pad token, as
+    // `claims append` requires (`batchPaddingMismatch`).
+    const padTokenId = stack.operators?.batching === "flatten" ? undefined : f.padTokenId;
     const r = await runPrefillForward(ran.ckpt, {
       sequences: ran.sequences,
       runtime,
       multiProcessorCount: f.multiProcessorCount,
-      padTokenId: f.padTokenId,
+      ...(padTokenId === undefined ? {} : { padTokenId }),
       positions,
       parallel,
     });
@@ -123,7 +126,7 @@ export async function makeModelClaims(
       {
         model: modelRefOf(model),
         sequences,
-        padTokenId: f.padTokenId,
+        padTokenId,
         kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
         multiProcessorCount: f.multiProcessorCount,
         positions: positions.map(({ seq: s, pos }) => [s, pos] as const),

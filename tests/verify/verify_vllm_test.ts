@@ -14,6 +14,7 @@ import {
   encodeServingHistory,
   formatClaimLog,
   makeClaimRecord,
+  type ModelForwardWorkload,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
@@ -21,7 +22,8 @@ import {
 } from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
-import { loadGpuProfile } from "../../src/resolve/mod.ts";
+import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
+import { batchPaddingMismatch } from "../../src/model/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
@@ -86,6 +88,21 @@ Deno.test("vLLM forward (eager, piecewise graphs; TP 1 and 2) and served records
       "vllm-0.11-eager-fa2-lg2-model tp=2",
     ]
   ) assert.ok(stacks.has(want), `${want} in ${[...stacks]}`);
+});
+
+Deno.test("the simulated prover's vLLM forward records are ones claims append accepts: no pad token on a stack that flattens the batch", async () => {
+  let forward = 0;
+  for (const { predicate: p } of log.records) {
+    if (p.workload.kind !== "model_forward") continue;
+    forward++;
+    const stack = await loadAsset(store, { kind: STACK_PROFILES, id: p.software.stack });
+    const why = batchPaddingMismatch(
+      (p.workload as ModelForwardWorkload).tokens,
+      stack.value.operators?.batching,
+    );
+    assert.equal(why, null, `${p.software.stack}: ${why}`);
+  }
+  assert.equal(forward, 6);
 });
 
 Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED with the reason", async () => {
