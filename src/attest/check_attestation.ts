@@ -31,7 +31,7 @@ import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 import { checkSignatureTimestamp, trustedTsaAnchors } from "./timestamp/mod.ts";
 import { trustedDrandChains } from "./beacon/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
-import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
+import { IN_TOTO_PAYLOAD_TYPE, parseStatement, type Statement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
 import { VERDICT_PREDICATE_TYPE, type VerdictPredicate } from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
@@ -207,6 +207,7 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   _checkSample(p, add);
+  _checkSubjects(st.subject, p, add);
   labels.trust = await checkTrustInputs(p.audit, {
     trustRoot: options.trustRoot,
     now: new Date(now),
@@ -381,13 +382,63 @@ function _checkLog(
       ? `${log.records.length} records`
       : `${log.records.length} records, the attested population ${p.audit.population}`,
   );
-  const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
+  // Each result names its record by digest and repeats the record's claimed fingerprint; the
+  // audit names the log's id. Compared only on a log of the attested size: an index past the
+  // end names no record.
+  const logId = log.records[0]?.predicate.log.logId;
+  const bad = size
+    ? p.results.filter((r) =>
+      log.digests[r.index] !== r.record ||
+      log.records[r.index]!.predicate.fingerprint.sha256 !== r.claimed
+    )
+    : p.results;
+  const idOk = logId === p.audit.logId;
+  const records = bad.length === 0 && idOk;
+  add(
+    "log-records",
+    records,
+    records
+      ? "every sampled record's digest and claimed fingerprint, and the log id, match the log"
+      : !idOk
+      ? `the attested log id ${quoteShort(p.audit.logId)} is not the log's ${
+        quoteShort(logId ?? "")
+      }`
+      : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint)`,
+  );
+  return root && size && records;
+}
+
+/**
+ * The statement's subjects must be exactly those the inspector's statement names
+ * (`verdictStatement`): the attested log root, then each sampled record by its digest, in
+ * result order. Tools that match attestations to artifacts by subject read nothing else.
+ */
+function _checkSubjects(
+  subject: Statement["subject"],
+  p: VerdictPredicate,
+  add: (c: string, ok: boolean, d: string) => void,
+): void {
+  const want = [
+    { name: `claim-log-merkle-root:${p.audit.logId}`, sha256: p.audit.logRoot },
+    ...p.results.map((r) => ({
+      name: `bitaudit-claim:${p.audit.logId}/${r.index}`,
+      sha256: r.record,
+    })),
+  ];
+  const at = subject.length !== want.length
+    ? -1
+    : want.findIndex((w, i) =>
+      subject[i]!.name !== w.name || subject[i]!.digest.sha256 !== w.sha256 ||
+      Object.keys(subject[i]!.digest).length !== 1
+    );
+  const ok = subject.length === want.length && at < 0;
   add(
     "subjects",
-    bad.length === 0,
-    bad.length === 0
-      ? "every sampled record digest matches the log"
-      : `${bad.length} record digest(s) differ`,
+    ok,
+    ok
+      ? "the statement's subjects are the attested log root and the sampled records"
+      : subject.length !== want.length
+      ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)`
+      : `subject ${at} is not ${quoteShort(want[at]!.name, 80)} with the attested digest alone`,
   );
-  return root && size && bad.length === 0;
 }

@@ -199,7 +199,8 @@ function _weakestPassEvidence(p: VerdictPredicate): EvidenceLevel | "no PASS" {
   let weakest: EvidenceLevel | null = null;
   for (const r of p.results) {
     if (r.status !== "PASS") continue;
-    const levels = r.evidence === undefined
+    // No list (or an empty one) states nothing stronger than the weakest level.
+    const levels = r.evidence === undefined || r.evidence.length === 0
       ? ["derived-from-source" as const]
       : r.evidence.map((e) => e.level);
     for (const l of levels) if (weakest === null || !meetsEvidence(l, weakest)) weakest = l;

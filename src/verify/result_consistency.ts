@@ -89,6 +89,8 @@ export function resultInconsistency(
   if (r.evidence !== undefined && r.recomputed === null) {
     return `a ${r.status} lists evidence without a recomputation`;
   }
+  // A recomputation rests on at least its datapath: an empty list would read as no component.
+  if (r.evidence?.length === 0) return `a ${r.status} lists an empty evidence list`;
   const why = r.status === "PASS"
     ? _pass(r)
     : r.status === "FAIL"

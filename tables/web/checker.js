@@ -2292,6 +2292,7 @@
     if (r.evidence !== void 0 && r.recomputed === null) {
       return `a ${r.status} lists evidence without a recomputation`;
     }
+    if (r.evidence?.length === 0) return `a ${r.status} lists an empty evidence list`;
     const why = r.status === "PASS" ? _pass(r) : r.status === "FAIL" ? _fail(r, options.chain) : _notVerified(r);
     return why ?? (r.steps === void 0 ? null : _trace(r, options.kind));
   }
@@ -28534,6 +28535,7 @@ ${values.join("\n")}` : `${blockName} :`;
       return done(null, v.signatures);
     }
     _checkSample(p, add2);
+    _checkSubjects(st.subject, p, add2);
     labels.trust = await checkTrustInputs(p.audit, {
       trustRoot: options.trustRoot,
       now: new Date(now),
@@ -28657,13 +28659,36 @@ ${values.join("\n")}` : `${blockName} :`;
       size,
       size ? `${log.records.length} records` : `${log.records.length} records, the attested population ${p.audit.population}`
     );
-    const bad = p.results.filter((r) => log.digests[r.index] !== r.record);
+    const logId = log.records[0]?.predicate.log.logId;
+    const bad = size ? p.results.filter(
+      (r) => log.digests[r.index] !== r.record || log.records[r.index].predicate.fingerprint.sha256 !== r.claimed
+    ) : p.results;
+    const idOk = logId === p.audit.logId;
+    const records = bad.length === 0 && idOk;
+    add2(
+      "log-records",
+      records,
+      records ? "every sampled record's digest and claimed fingerprint, and the log id, match the log" : !idOk ? `the attested log id ${quoteShort(p.audit.logId)} is not the log's ${quoteShort(logId ?? "")}` : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint)`
+    );
+    return root && size && records;
+  }
+  function _checkSubjects(subject, p, add2) {
+    const want = [
+      { name: `claim-log-merkle-root:${p.audit.logId}`, sha256: p.audit.logRoot },
+      ...p.results.map((r) => ({
+        name: `bitaudit-claim:${p.audit.logId}/${r.index}`,
+        sha256: r.record
+      }))
+    ];
+    const at = subject.length !== want.length ? -1 : want.findIndex(
+      (w, i) => subject[i].name !== w.name || subject[i].digest.sha256 !== w.sha256 || Object.keys(subject[i].digest).length !== 1
+    );
+    const ok = subject.length === want.length && at < 0;
     add2(
       "subjects",
-      bad.length === 0,
-      bad.length === 0 ? "every sampled record digest matches the log" : `${bad.length} record digest(s) differ`
+      ok,
+      ok ? "the statement's subjects are the attested log root and the sampled records" : subject.length !== want.length ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)` : `subject ${at} is not ${quoteShort(want[at].name, 80)} with the attested digest alone`
     );
-    return root && size && bad.length === 0;
   }
 
   // src/attest/sigstore_bundle.ts

@@ -13,7 +13,8 @@ import {
   type VerdictPredicateCode,
   verdictStatement,
 } from "../../mod.ts";
-import { verdictReport } from "./_verdict_report.ts";
+import type { ClaimLog } from "../../src/claims/mod.ts";
+import { recordDigest, verdictReport } from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
@@ -27,24 +28,31 @@ const statement = verdictStatement(verdictReport(), {
 
 /** The parts of the statement's JSON that the tests alter. */
 interface StatementJson {
+  subject: { name: string; digest: Record<string, string> }[];
   predicateType: string;
   predicate: {
     [field: string]: unknown;
     audit: { selected: unknown };
-    results?: { status: string; claimed?: string }[];
+    results?: { status: string; claimed?: string; recomputed?: string | null }[];
     verdict: string;
   };
 }
 
 /** Signs a (possibly altered) copy of the statement and checks it against the trust root. */
-async function check(edit: (st: StatementJson) => void = () => {}): Promise<CheckReport> {
+async function check(
+  edit: (st: StatementJson) => void = () => {},
+  log?: ClaimLog,
+): Promise<CheckReport> {
   const st: StatementJson = JSON.parse(JSON.stringify(statement));
   edit(st);
   const env = await signEnvelope(encodeStatement(st as unknown as Statement), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys: [key],
   });
-  return await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+  return await checkAttestation(parseEnvelope(JSON.stringify(env)), {
+    trustRoot,
+    ...(log === undefined ? {} : { log }),
+  });
 }
 const failed = (r: CheckReport) => r.checks.filter((c) => !c.ok).map((c) => c.check);
 
@@ -60,6 +68,7 @@ Deno.test("checkAttestation() accepts a signed, self-consistent verdict", async 
     "results",
     "verdict",
     "detection",
+    "subjects",
     "beacon",
     "checkpoint",
     "announcement",
@@ -176,4 +185,50 @@ Deno.test("checkAttestation() reads a payload above 16 MiB only once an inspecto
   const signed = await signEnvelope(payload, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [key] });
   const s = await checkAttestation(parseEnvelope(JSON.stringify(signed)), { trustRoot });
   assert.deepEqual(failed(s), ["predicate"]);
+});
+
+Deno.test("checkAttestation() holds the statement's subjects to the attested log root and sampled records", async () => {
+  const cases: [string, (st: StatementJson) => void][] = [
+    ["another root", (st) => st.subject[0]!.digest.sha256 = "ab".repeat(32)],
+    ["another log's name", (st) => st.subject[0]!.name = "claim-log-merkle-root:other-log"],
+    ["a record dropped", (st) => st.subject.pop()],
+    ["a record added", (st) => st.subject.push({ ...st.subject[1]!, name: "x" })],
+    ["records swapped", (st) => st.subject.splice(1, 2, st.subject[2]!, st.subject[1]!)],
+    ["another record digest", (st) => st.subject[1]!.digest.sha256 = "cd".repeat(32)],
+    ["a second digest", (st) => st.subject[1]!.digest.sha512 = "ef".repeat(64)],
+  ];
+  for (const [what, edit] of cases) {
+    const r = await check(edit);
+    assert.equal(r.valid, false, what);
+    assert.deepEqual(failed(r), ["subjects"], what);
+  }
+});
+
+/** A log the fake report's results describe (digests, claimed fingerprints, log id). */
+function fakeLog(o: { logId?: string; claimed?: (i: number) => string } = {}): ClaimLog {
+  const report = verdictReport();
+  const records = Array.from({ length: report.population }, (_, i) => ({
+    predicate: {
+      log: { logId: o.logId ?? report.logId },
+      fingerprint: { sha256: o.claimed?.(i) ?? `${i}`.padStart(64, "a") },
+    },
+  }));
+  const digests = records.map((_, i) => recordDigest(i));
+  return { root: report.root, records, digests } as unknown as ClaimLog;
+}
+
+Deno.test("checkAttestation() with the log: each result's claimed fingerprint and the log id must be the log's", async () => {
+  const same = await check(undefined, fakeLog());
+  assert.ok(same.valid, JSON.stringify(same.checks.filter((c) => !c.ok)));
+  assert.ok(same.checks.some((c) => c.check === "log-records" && c.ok));
+  // A result that repeats another fingerprint than its record claims (recomputed to match it).
+  const claimed = await check((st) => {
+    const r = st.predicate.results!.find((x) => x.status === "PASS")!;
+    r.claimed = r.recomputed = "ee".repeat(32);
+  }, fakeLog());
+  assert.deepEqual(failed(claimed), ["log-records"]);
+  // The audit names another log id than the log's records carry.
+  const other = await check(undefined, fakeLog({ logId: "some-other-log" }));
+  assert.deepEqual(failed(other), ["log-records"]);
+  assert.match(other.checks.find((c) => c.check === "log-records")!.detail, /log id/);
 });

@@ -62,6 +62,14 @@ Deno.test("evidence belongs to a recomputation: a NOT_VERIFIED that never recomp
   );
 });
 
+Deno.test("a recomputation rests on something: an empty evidence list is refused (it would read as no component, meeting any --require-evidence)", () => {
+  assert.equal(resultInconsistency({ ...base, evidence } as never, { chain: true }), null);
+  assert.match(
+    resultInconsistency({ ...base, evidence: [] } as never, { chain: true })!,
+    /a PASS lists an empty evidence list/,
+  );
+});
+
 Deno.test("levels order from source to measured; the weakest entry is the first of the lowest", () => {
   assert.ok(meetsEvidence("measured-on-gpu", "checked-against-peer"));
   assert.ok(meetsEvidence("checked-against-peer", "checked-against-peer"));

@@ -41,7 +41,10 @@ async function write(name: string, text: string): Promise<string> {
 async function resigned(edit: (st: { predicate: { audit: { logId: string } } }) => void) {
   const env = parseEnvelope(genuine);
   const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  const logId = st.predicate.audit.logId;
   edit(st);
+  // The subjects name the log id: a statement that renames it renames them too.
+  for (const s of st.subject) s.name = s.name.replace(logId, st.predicate.audit.logId);
   const privateKey = decodePrivateKeyPem(await Deno.readTextFile(f.key));
   const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
   const signed = await signEnvelope(encodeStatement(st as Statement), {

@@ -47,7 +47,10 @@ const bundle = `${out}/attestation.sigstore.json`;
 async function hostileAttestation(): Promise<string> {
   const env = parseEnvelope(await Deno.readTextFile(envelope));
   const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  const logId = st.predicate.audit.logId;
   st.predicate.audit.logId = `log${HOSTILE}`;
+  // The subjects name the log id: a statement that renames it renames them too.
+  for (const s of st.subject) s.name = s.name.replace(logId, st.predicate.audit.logId);
   st.predicate.verifier.runtime = `deno${HOSTILE}`;
   const privateKey = decodePrivateKeyPem(await Deno.readTextFile(f.key));
   const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
