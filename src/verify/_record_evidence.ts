@@ -3,13 +3,21 @@
  * lists it: the tensor-core datapath (its profile's `validation`), the GEMM kernels (derived from
  * source; a catalog's `verified` entries name the seed study that identified the recipe on the
  * GPU), the SFU functions (their validation status: only an exhaustive GPU comparison is a
- * measurement), the attention backend at the head dimension (only the Dao build's standard
- * FlashAttention-2 kernel at head dim 128 on the A100 is GPU-measured; split and LSE launches and
- * vLLM's paged ones are derived from source), the decoder family's layer and a block's operators
- * (Qwen3's under HF Transformers is checked against the seed paper's GPU-validated emulator on the
- * A100 at head dim 128; elsewhere, MoE routing and experts, the other families and every vLLM
- * layer kernel and CUDA-graph padding are derived from source), tensor parallelism and pipeline
- * stages (derived from source).
+ * measurement), the attention backend at the head dimension (the Dao build's standard
+ * FlashAttention-2 kernel at head dim 128 on the A100, one sequence from its first position, is
+ * checked against the seed paper's GPU-validated emulator; split and LSE launches, batches,
+ * decode steps and vLLM's paged launches are derived from source), the decoder family's layer and
+ * a block's operators (Qwen3's under HF Transformers is checked against that emulator on the A100
+ * at head dim 128, for what the emulator ran: one sequence from position 0 in passes of at least
+ * 16 rows; elsewhere, MoE routing and experts, the other families and every vLLM layer kernel and
+ * CUDA-graph padding are derived from source), tensor parallelism and pipeline stages (derived
+ * from source). No component above the tensor-core block is GPU-measured in this repository: the
+ * seed study measured its emulator, not this one, and the peer's outputs are not bundled.
+ *
+ * The peer ran (spec gaps.md B.5, B.6): causal prefills of one sequence from position 0 (batch 1,
+ * no varlen, no padding, no KV cache), of 32 and 250 tokens. Below 16 rows a pass's QK-norm
+ * reduction tree differs between it and PyTorch (B.3; this code follows PyTorch), so such passes
+ * were not checked either.
  *
  * @module
  */
@@ -31,6 +39,24 @@ import type {
 } from "../model/mod.ts";
 
 const SOURCE: EvidenceLevel = "derived-from-source";
+
+/** What a record's passes were, as far as the peer's coverage goes. */
+export interface PassScope {
+  /** Every pass (attention launch) holds one sequence: no batch, varlen or padding. */
+  readonly oneSequence: boolean;
+  /** Every sequence's queries start at its first position: no cached keys (decode, chunks). */
+  readonly fromStart: boolean;
+  /** Rows of the smallest pass (its tokens). */
+  readonly minRows: number;
+}
+
+/** Smallest pass the peer's QK-norm reduction matches PyTorch on (spec gaps.md B.3). */
+const PEER_MIN_ROWS = 16;
+
+/** Whether passes of this scope are ones the peer emulator ran (see the module doc). */
+function _peerRan(scope: PassScope): boolean {
+  return scope.oneSequence && scope.fromStart && scope.minRows >= PEER_MIN_ROWS;
+}
 
 /**
  * The datapath's evidence. A kernel that states its instruction (a K-walk recipe, checked against
@@ -147,8 +173,7 @@ export function _sfuEvidence(uses: readonly SfuUse[]): ComponentEvidence[] {
  *
  * @param stack the stack (its attention backend)
  * @param o head dimension, GPU profile, the SFU functions the record's launches used (which
- *   tell a split or LSE launch from the standard kernel), and `offsetQueries`: whether some launch
- *   placed a sequence's query rows after cached keys (decode steps, chunked prefills)
+ *   tell a split or LSE launch from the standard kernel), and the record's passes (`scope`)
  * @returns the entry
  */
 export function _attentionEvidence(
@@ -157,27 +182,26 @@ export function _attentionEvidence(
     readonly headDim: number;
     readonly profile: GpuProfile;
     readonly sfu: readonly SfuUse[];
-    readonly offsetQueries?: boolean;
+    readonly scope: PassScope;
   },
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
-  // The GPU measurement (FA 2.8.3, the Dao wheel, causal, `ops.md` §4.3) covers that build's
-  // standard kernel only: not PyTorch's bundled build (the same tile table, its own compile),
-  // nor vLLM's paged launches (always the split kernel). Measured on an A100 (profile `a100`):
-  // another sm_80 part (A30) has other SM counts and no capture, so its launches are the same
-  // code but not a measurement.
-  // The capture was of the standard kernel (one split): a launch that split the KV walk or wrote
-  // the log-sum-exp (both take MUFU.LG2, which the standard kernel never does) ran kernels the
-  // measurement never saw.
-  // And of prefills from the first position (every query row's keys start at its own): queries
-  // placed after cached keys (decode steps, later chunks of a prefill) take the mask's offsets and
-  // key blocks the capture never exercised.
-  const standard = !o.sfu.some((u) => u.fn === "lg2") && o.offsetQueries !== true;
-  const measured = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
-    standard;
+  // The seed study measured its emulator's FA2 on the GPU (FA 2.8.3, the Dao wheel, causal,
+  // `ops.md` §4.3), and this code matches that emulator on a whole Qwen3 forward: a peer check,
+  // for that build's standard kernel only: not PyTorch's bundled build (the same tile table, its
+  // own compile), nor vLLM's paged launches (always the split kernel). On an A100 (profile
+  // `a100`): another sm_80 part (A30) has other SM counts and no capture.
+  // The standard kernel (one split): a launch that split the KV walk or wrote the log-sum-exp
+  // (both take MUFU.LG2, which the standard kernel never does) ran kernels neither ever ran.
+  // And one sequence from its first position: a batch (varlen offsets) or queries placed after
+  // cached keys (decode steps, later chunks of a prefill) take offsets and key blocks the peer
+  // never exercised.
+  const standard = !o.sfu.some((u) => u.fn === "lg2");
+  const peer = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
+    standard && o.scope.oneSequence && o.scope.fromStart;
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
-    level: measured ? "measured-on-gpu" : SOURCE,
+    level: peer ? "checked-against-peer" : SOURCE,
   };
 }
 
@@ -189,7 +213,7 @@ export function _attentionEvidence(
  *
  * @param c the model description
  * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, the
- *   pipeline stages (`pp`, default 1) and the GPU profile
+ *   pipeline stages (`pp`, default 1), the GPU profile and the record's passes (`scope`)
  * @returns the entries
  */
 export function _layerEvidence(
@@ -199,6 +223,7 @@ export function _layerEvidence(
     readonly parallel: TensorParallel | undefined;
     readonly pp?: number;
     readonly profile: GpuProfile;
+    readonly scope: PassScope;
   },
 ): ComponentEvidence[] {
   const { parallel } = o;
@@ -210,7 +235,7 @@ export function _layerEvidence(
   const qwen3 = c.modelType === "qwen3" && c.moe === undefined;
   const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
   const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
-    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined;
+    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined && _peerRan(o.scope);
   const out: ComponentEvidence[] = [{
     component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,
@@ -243,19 +268,21 @@ export function _layerEvidence(
  *
  * @param kind the block's workload kind
  * @param stack the stack (its layer kernels)
- * @param o the GPU profile and, for an attention block, its head dimension
+ * @param o the GPU profile, the block's tokens and, for an attention block, its head dimension
  * @returns the entry
  */
 export function _blockOperatorEvidence(
   kind: "ffn_block" | "attention_block",
   stack: StackProfile,
-  o: { readonly profile: GpuProfile; readonly headDim?: number },
+  o: { readonly profile: GpuProfile; readonly headDim?: number; readonly tokens: number },
 ): ComponentEvidence {
   const kernels = stack.operators?.layerKernels ?? "torch";
   const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
-  // As the decoder layer: the peer's stages were validated on an A100, attention at head dim 128.
+  // As the decoder layer: the peer's stages were validated on an A100, attention at head dim 128
+  // and at least 16 rows (its QK-norm tree is PyTorch's from there on); hidden-size norms agree at
+  // every row count.
   const peer = kernels === "torch" && o.profile.id === PEER_PROFILE &&
-    (kind === "ffn_block" || o.headDim === PEER_HEAD_DIM);
+    (kind === "ffn_block" || (o.headDim === PEER_HEAD_DIM && o.tokens >= PEER_MIN_ROWS));
   return {
     component: `block operators ${ops} (${kernels} kernels, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,

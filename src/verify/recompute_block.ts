@@ -110,7 +110,10 @@ export async function _recomputeBlock(
       sfu: r.sfu,
       evidence: [
         ...evidence(),
-        _blockOperatorEvidence("ffn_block", input.stack, { profile: input.profile }),
+        _blockOperatorEvidence("ffn_block", input.stack, {
+          profile: input.profile,
+          tokens: w.tokens,
+        }),
         ..._sfuEvidence(r.sfu),
       ],
     };
@@ -155,9 +158,16 @@ export async function _recomputeBlock(
       _blockOperatorEvidence("attention_block", input.stack, {
         profile: input.profile,
         headDim: d,
+        tokens: w.tokens,
       }),
       ..._sfuEvidence(r.sfu),
-      _attentionEvidence(input.stack, { headDim: d, profile: input.profile, sfu: r.sfu }),
+      // One sequence (checked above) prefilled from its first position.
+      _attentionEvidence(input.stack, {
+        headDim: d,
+        profile: input.profile,
+        sfu: r.sfu,
+        scope: { oneSequence: true, fromStart: true, minRows: w.tokens },
+      }),
     ],
   };
 }

@@ -148,6 +148,8 @@ export async function _recomputeModelForward(
       res.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")
     }`,
   );
+  // A prefill from position 0: one sequence is a pass the peer could have run.
+  const scope = { oneSequence: lens.length === 1, fromStart: true, minRows: rows };
   const out = new Uint16Array(w.positions.length * c.hidden);
   w.positions.forEach(([seq, pos], i) => {
     const row = res.layout.cuSeqlens[seq]! + pos;
@@ -160,12 +162,18 @@ export async function _recomputeModelForward(
     evidence: [
       ...evidence(),
       ..._sfuEvidence(res.sfu),
-      _attentionEvidence(input.stack, { headDim: c.headDim, profile: input.profile, sfu: res.sfu }),
+      _attentionEvidence(input.stack, {
+        headDim: c.headDim,
+        profile: input.profile,
+        sfu: res.sfu,
+        scope,
+      }),
       ..._layerEvidence(c, {
         stack: input.stack,
         parallel,
         pp: p.parallelism.pp,
         profile: input.profile,
+        scope,
       }),
     ],
   };

@@ -225,6 +225,16 @@ export async function _recomputeSequence(
     `${passes.length} passes (${decodeSteps} single-token), up to ${r.result.maxSplits} KV ` +
       `split(s); SFU ${r.result.sfu.map((u) => `${u.fn} ${u.status}`).join(", ")}`,
   );
+  // Passes beside other sequences, or after cached keys (decode steps, later chunks), are none
+  // the peer ran.
+  const scope = {
+    oneSequence: passes.every((q) => q.entries.length === 1),
+    fromStart: passes.every((q) => q.entries.every((e) => e.cached === 0)),
+    minRows: passes.reduce(
+      (m, q) => Math.min(m, q.entries.reduce((n, e) => n + e.query, 0)),
+      Infinity,
+    ),
+  };
   const out = new Uint16Array(w.positions.length * c.hidden);
   w.positions.forEach((pos, i) =>
     out.set(res.hidden.subarray(pos * c.hidden, (pos + 1) * c.hidden), i * c.hidden)
@@ -241,13 +251,14 @@ export async function _recomputeSequence(
         headDim: c.headDim,
         profile: input.profile,
         sfu: r.result.sfu,
-        offsetQueries: passes.some((q) => q.entries.some((e) => e.cached > 0)),
+        scope,
       }),
       ..._layerEvidence(c, {
         stack: input.stack,
         parallel,
         pp: p.parallelism.pp,
         profile: input.profile,
+        scope,
       }),
     ],
   };

@@ -14,15 +14,21 @@ const ROOT = new URL("../../", import.meta.url);
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
 const stack = parseStackProfile(json("profiles/stack/cutlass-3.5-hf-flash-attn.json"));
 const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));
+/** A prefill of one 250-token sequence from position 0, as the peer ran. */
+const PREFILL = { oneSequence: true, fromStart: true, minRows: 250 };
 
-Deno.test("the FA2 attention backend is measured on the A100 only, not on another sm_80 part", () => {
-  assert.equal(
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [] }).level,
-    "measured-on-gpu",
-  );
+Deno.test("the FA2 attention backend is checked against the GPU-validated peer on the A100 only, never called a measurement of this code", () => {
+  const at = (id: string) =>
+    _attentionEvidence(stack, { headDim: 128, profile: gpu(id), sfu: [], scope: PREFILL }).level;
+  assert.equal(at("a100"), "checked-against-peer");
   assert.equal(gpu("a30").computeCapability, "8.0");
+  assert.equal(at("a30"), "derived-from-source");
+});
+
+Deno.test("the peer ran one sequence per launch: a batch (varlen offsets) is derived from source", () => {
+  const scope = { ...PREFILL, oneSequence: false };
   assert.equal(
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a30"), sfu: [] }).level,
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [], scope }).level,
     "derived-from-source",
   );
 });
@@ -30,7 +36,8 @@ Deno.test("the FA2 attention backend is measured on the A100 only, not on anothe
 Deno.test("a launch that split the KV walk (MUFU.LG2 in its SFU uses) is not the measured standard kernel", () => {
   const lg2 = { fn: "lg2", model: "tesla-table", status: "model-only" } as unknown as SfuUse;
   assert.equal(
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [lg2] }).level,
+    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [lg2], scope: PREFILL })
+      .level,
     "derived-from-source",
   );
 });
@@ -42,21 +49,34 @@ Deno.test("the measurement is of the Dao wheel: PyTorch's bundled FA2 (no fast-m
     operators: { ...stack.operators!, attention: "fa2-pytorch-bundled" },
   });
   assert.equal(
-    _attentionEvidence(bundled, { headDim: 128, profile: gpu("a100"), sfu: [] }).level,
+    _attentionEvidence(bundled, { headDim: 128, profile: gpu("a100"), sfu: [], scope: PREFILL })
+      .level,
     "derived-from-source",
   );
 });
 
 Deno.test("a block record's PyTorch operators are the peer's level, never a GPU measurement", () => {
   for (const kind of ["ffn_block", "attention_block"] as const) {
-    const e = _blockOperatorEvidence(kind, stack, { profile: gpu("a100"), headDim: 128 });
+    const e = _blockOperatorEvidence(kind, stack, {
+      profile: gpu("a100"),
+      headDim: 128,
+      tokens: 16,
+    });
     assert.equal(e.level, "checked-against-peer");
     // Another GPU, or an attention block at another head dimension: the peer never ran it.
-    const h100 = _blockOperatorEvidence(kind, stack, { profile: gpu("h100-sxm"), headDim: 128 });
+    const h100 = _blockOperatorEvidence(kind, stack, {
+      profile: gpu("h100-sxm"),
+      headDim: 128,
+      tokens: 16,
+    });
     assert.equal(h100.level, "derived-from-source");
     assert.match(e.component, kind === "ffn_block" ? /RMSNorm, SiLU x mul/ : /QK-norm, RoPE/);
     if (kind === "attention_block") {
-      const hd64 = _blockOperatorEvidence(kind, stack, { profile: gpu("a100"), headDim: 64 });
+      const hd64 = _blockOperatorEvidence(kind, stack, {
+        profile: gpu("a100"),
+        headDim: 64,
+        tokens: 16,
+      });
       assert.equal(hd64.level, "derived-from-source");
     }
   }
@@ -79,6 +99,7 @@ Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 withou
       stack: hf,
       parallel: undefined,
       profile: gpu("a100"),
+      scope: PREFILL,
     })[0]!.level;
   assert.equal(layer(qwen3), "checked-against-peer");
   assert.equal(layer({ ...qwen3, attention_bias: true }), "derived-from-source");
@@ -90,12 +111,41 @@ Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 withou
   assert.equal(layer(moe), "derived-from-source");
 });
 
-Deno.test("queries placed after cached keys (decode steps, later chunks) are not the measured prefill launches", () => {
-  const at = (offsetQueries: boolean) =>
-    _attentionEvidence(stack, { headDim: 128, profile: gpu("a100"), sfu: [], offsetQueries })
+Deno.test("queries placed after cached keys (decode steps, later chunks) are not the peer's prefill launches", () => {
+  const at = (fromStart: boolean) =>
+    _attentionEvidence(stack, {
+      headDim: 128,
+      profile: gpu("a100"),
+      sfu: [],
+      scope: { ...PREFILL, fromStart },
+    }).level;
+  assert.equal(at(true), "checked-against-peer");
+  assert.equal(at(false), "derived-from-source");
+});
+
+Deno.test("the layer and a block's QK-norm are the peer's only for passes the peer ran: one sequence from position 0, at least 16 rows", () => {
+  const qwen3 = parseDecoderConfig(json("profiles/models/qwen3-4b.config.json"));
+  const hf = parseStackProfile(json("profiles/stack/hf-qwen3-flash-attn-torch2.8.json"));
+  const layer = (scope: typeof PREFILL) =>
+    _layerEvidence(qwen3, { stack: hf, parallel: undefined, profile: gpu("a100"), scope })[0]!
       .level;
-  assert.equal(at(false), "measured-on-gpu");
-  assert.equal(at(true), "derived-from-source");
+  assert.equal(layer(PREFILL), "checked-against-peer");
+  assert.equal(layer({ ...PREFILL, minRows: 16 }), "checked-against-peer");
+  // Below 16 rows the peer's QK-norm tree is not PyTorch's (spec gaps.md B.3).
+  assert.equal(layer({ ...PREFILL, minRows: 15 }), "derived-from-source");
+  assert.equal(layer({ ...PREFILL, oneSequence: false }), "derived-from-source");
+  // Decode steps: the peer ran none.
+  assert.equal(layer({ ...PREFILL, fromStart: false }), "derived-from-source");
+  const block = (tokens: number) =>
+    _blockOperatorEvidence("attention_block", stack, { profile: gpu("a100"), headDim: 128, tokens })
+      .level;
+  assert.equal(block(16), "checked-against-peer");
+  assert.equal(block(4), "derived-from-source");
+  // Hidden-size norms agree with PyTorch at every row count.
+  assert.equal(
+    _blockOperatorEvidence("ffn_block", stack, { profile: gpu("a100"), tokens: 1 }).level,
+    "checked-against-peer",
+  );
 });
 
 Deno.test("a kernel that does not state its instruction is known as its least known datapath of those formats", () => {

@@ -69,8 +69,9 @@ export interface Fa2Build {
 /**
  * The Dao-AILab wheel (v2.8.3, `--use_fast_math`): FFMA exp2 argument, MUFU.EX2/RCP with FTZ,
  * FTZ arithmetic, fused row-sum rescale, fast `__expf`/`__logf` in the split-KV combine. The
- * standard kernel is validated end to end on A100 (`ops.md` §4.3); the split kernel and combine
- * are not (they also need MUFU.LG2, which is `model-only`).
+ * seed study validated its emulator of the standard kernel end to end on A100 (`ops.md` §4.3),
+ * and this code is checked against that emulator; the split kernel and combine are not (they
+ * also need MUFU.LG2, which is `model-only`).
  */
 export const FA2_DAO_FASTMATH: Fa2Build = Object.freeze({
   id: "dao-fastmath",

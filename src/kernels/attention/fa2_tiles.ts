@@ -13,8 +13,9 @@
  * table. The exact submodule commit of the 2.8.0 release was not read; any commit in
  * v2.3.6 .. v2.8.3 gives the same table.
  *
- * Evidence: the hdim-128 sm_80 entry is measured (FA 2.8.3 on A100, 0 BF16 diffs, `ops.md`
- * §4.3); every other entry (hdim 128 on sm_86/89/90, and all of hdim 64, 96 and 256) is derived
+ * Evidence: the hdim-128 sm_80 entry is the one the seed study measured its emulator with (FA
+ * 2.8.3 on A100, 0 BF16 diffs, `ops.md` §4.3; this code is checked against that emulator); every
+ * other entry (hdim 128 on sm_86/89/90, and all of hdim 64, 96 and 256) is derived
  * from source only, with no GPU measurement.
  *
  * Not in the tables, because they do not change the order of operations: the warp count (warps
@@ -82,8 +83,8 @@ export const FA2_HDIM96_TILES: Readonly<Partial<Record<Architecture, Fa2TileChoi
 /**
  * hdim 128 (`run_mha_fwd_hdim128`, `!Is_dropout`): `is_sm8x` sm 8.6/8.9 take 64 x 64 causal
  * ("square is fastest") and 128 x 32 non-causal (48 KB shared memory, two CTAs per SM); sm 8.0
- * and 9.0 take 128 x 64 for both; 4 warps. sm_80 measured (causal, `ops.md` §4.3), the rest
- * derived from source only.
+ * and 9.0 take 128 x 64 for both; 4 warps. sm_80 as the seed study measured (causal, `ops.md`
+ * §4.3), the rest derived from source only.
  */
 export const FA2_HDIM128_TILES: Readonly<Partial<Record<Architecture, Fa2TileChoice>>> = Object
   .freeze({
