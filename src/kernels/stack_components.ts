@@ -295,10 +295,19 @@ function _variable(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9_]/g, "");
 }
 
+/**
+ * Spellings of a library's name with its major version or build folded in: FlashAttention 2
+ * (`flash_attn_2`, `FlashAttention2`, `fa2`) and PyTorch with its CUDA build (`torch cu128`).
+ */
+const _FAMILIES: readonly (readonly [RegExp, string])[] = [
+  [/^(?:flashattn|flashattention|fa)2$/, "flashattn"],
+  [/^(?:py)?torchcu\d{2,3}$/, "pytorch"],
+];
+
 /** A component's name as compared: its letters and digits, lower case, no `version` suffix. */
 function _name(key: string): string {
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, "").replace(/(version|ver)$/, "");
-  return _ALIASES[k] ?? k;
+  return _ALIASES[k] ?? _FAMILIES.find(([re]) => re.test(k))?.[1] ?? k;
 }
 
 /** The first release in a value (`torch 2.8.0+cu128` -> [2, 8, 0]), or null. */

@@ -48,10 +48,29 @@ Deno.test("componentMismatch() names a version the stack excludes, and one it ca
 });
 
 Deno.test("componentMismatch() is not escaped by spelling the name or the version otherwise", () => {
-  for (const key of ["pytorch ", "Torch ", "torch_version", "PyTorch-Version", "py.torch"]) {
+  for (
+    const key of [
+      "pytorch ",
+      "Torch ",
+      "torch_version",
+      "PyTorch-Version",
+      "py.torch",
+      "torch cu128",
+    ]
+  ) {
     assert.equal(componentMismatch(STACK, { [key]: "2.4.0" })?.kind, "contradiction", key);
   }
-  for (const key of ["flashattn", "flash_attention", "Flash-Attn"]) {
+  // A major version or a CUDA build folded into the name is the same library.
+  for (
+    const key of [
+      "flashattn",
+      "flash_attention",
+      "Flash-Attn",
+      "flash_attn_2",
+      "FlashAttention2",
+      "fa2",
+    ]
+  ) {
     assert.equal(componentMismatch(STACK, { [key]: "2.5.6" })?.kind, "contradiction", key);
   }
   for (const value of ["torch 2.4.0", "V2.4.0", "==2.4.0", "2.4.0+cu121"]) {
