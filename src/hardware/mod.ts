@@ -71,6 +71,7 @@ export {
   type SfuFunctionStatus,
   type SfuMode,
   type SfuModelDescriptor,
+  sfuStatusOn,
   sfuTableByteLength,
   type SfuTableName,
   type SfuTables,

@@ -94,7 +94,7 @@ export async function _layerRuntime(
   return {
     runtime: tracked.runtime,
     evidence: () => [
-      ...(dp === undefined ? [] : [_datapathEvidence(profile, dp, { instructionStated })]),
+      ...(dp === undefined ? [] : _datapathEvidence(profile, dp, { instructionStated })),
       tracked.evidence(),
     ],
   };

@@ -67,25 +67,41 @@ function _peerRan(scope: PassScope): boolean {
  * recomputation is the same for all of them only where they round alike
  * ({@link _unstatedInstructionConflict}).
  *
+ * A second entry is the block size: a measured case is one block (its products and C), so it
+ * shows how a block rounds but not how many products the GPU fuses beyond the case's width (a
+ * model fusing more would give the same bits on every case). The block size comes from the
+ * published models (Khattak & Mikaitis, MMA-Sim) and the seed study, whose whole-GEMM validations
+ * on the GPU ran its emulator; this code is checked against that emulator on the A100's BF16
+ * datapath only (a whole Qwen3 forward), so there the block size is the peer's, elsewhere derived
+ * from source.
+ *
  * @param profile the GPU profile
  * @param dp the datapath the GEMMs ran on
  * @param o `instructionStated`: whether the kernel names its instruction
- * @returns the entry
+ * @returns the datapath's entry and its block size's
  */
 export function _datapathEvidence(
   profile: GpuProfile,
   dp: ProfileDatapath,
   o: { readonly instructionStated: boolean },
-): ComponentEvidence {
+): ComponentEvidence[] {
   const all = o.instructionStated ? [dp] : [dp, ..._siblings(profile, dp)];
   const levels = all.map((d) => datapathEvidenceLevel(d.validation));
   const level = EVIDENCE_LEVELS.find((l) => levels.includes(l))!;
   const ids = all.map((d) => d.id).join(" or ");
-  return {
+  const peer = all.every((d) =>
+    profile.id === PEER_PROFILE && d.input.name === "bf16" && d.output.name === "fp32"
+  );
+  return [{
     component: `datapath ${profile.id} ${ids}` +
       (all.length > 1 ? " (the kernel does not state its instruction)" : ""),
     level,
-  };
+  }, {
+    component: `block size of ${profile.id} ${ids} (${
+      [...new Set(all.map((d) => d.blockSize))].join(" or ")
+    } products fused a block)`,
+    level: peer ? "checked-against-peer" : SOURCE,
+  }];
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   findDatapath,
   type GpuProfile,
   meetsEvidence,
+  weakestEvidence,
 } from "../hardware/mod.ts";
 import {
   type GemmRecipe,
@@ -280,14 +281,17 @@ export async function verifyRecord(
   }
 }
 
-/** The first component below the required evidence, as a phrase; null when all meet it. */
+/**
+ * The weakest component (the first of the weakest level), as a phrase, when it is below the
+ * required evidence; null when every component meets it.
+ */
 function _belowRequired(
   evidence: readonly ComponentEvidence[] | undefined,
   min: EvidenceLevel | undefined,
 ): string | null {
   if (min === undefined) return null;
-  const weak = (evidence ?? []).find((e) => !meetsEvidence(e.level, min));
-  return weak === undefined
+  const weak = weakestEvidence(evidence ?? []);
+  return weak === null || meetsEvidence(weak.level, min)
     ? null
     : `it rests on ${weak.component}, ${weak.level}, below the required ${min}`;
 }
@@ -420,7 +424,7 @@ async function _recomputeGemm(
     : `catalog ${kernel.catalog.id}`;
   return {
     out: r.out,
-    evidence: [_datapathEvidence(profile, dp, { instructionStated }), {
+    evidence: [..._datapathEvidence(profile, dp, { instructionStated }), {
       // A `verified` catalog entry is a recipe the seed study found bit-exact against the real
       // library on that GPU; this emulator's recipe code follows it, and no GPU output of the
       // recipe is bundled to compare with: derived from source, the study named.

@@ -148,18 +148,36 @@ Deno.test("the layer and a block's QK-norm are the peer's only for passes the pe
   );
 });
 
+Deno.test("a measured case is one block: the block size beyond it is the peer's on the A100's BF16 datapath (its whole-GEMM check), derived from source elsewhere", () => {
+  const block = (id: string, input: "bf16" | "tf32") => {
+    const g = gpu(id);
+    const dp = findDatapath(g, { input, output: "fp32" })!;
+    const [datapath, size] = _datapathEvidence(g, dp, { instructionStated: true });
+    assert.equal(datapath!.level, "measured-on-gpu", `${id} ${input}`);
+    assert.match(
+      size!.component,
+      new RegExp(`^block size of ${id} .* \\(${dp.blockSize} products`),
+    );
+    return size!.level;
+  };
+  assert.equal(block("a100", "bf16"), "checked-against-peer");
+  assert.equal(block("h100-sxm", "bf16"), "derived-from-source");
+  assert.equal(block("h100-sxm", "tf32"), "derived-from-source");
+  assert.equal(block("a100", "tf32"), "derived-from-source");
+});
+
 Deno.test("a kernel that does not state its instruction is known as its least known datapath of those formats", () => {
   const h100 = gpu("h100-sxm");
   const mma = findDatapath(h100, { input: "bf16", output: "fp32" })!;
-  const stated = _datapathEvidence(h100, mma, { instructionStated: true });
+  const [stated] = _datapathEvidence(h100, mma, { instructionStated: true });
   assert.deepEqual(stated, {
     component: "datapath h100-sxm mma-bf16-fp32",
     level: "measured-on-gpu",
   });
   // A cuBLAS kernel on Hopper may be a wgmma kernel, whose datapath is derived from source only.
-  const unstated = _datapathEvidence(h100, mma, { instructionStated: false });
-  assert.equal(unstated.level, "derived-from-source");
-  assert.match(unstated.component, /mma-bf16-fp32 or wgmma-bf16-fp32/);
+  const [unstated] = _datapathEvidence(h100, mma, { instructionStated: false });
+  assert.equal(unstated!.level, "derived-from-source");
+  assert.match(unstated!.component, /mma-bf16-fp32 or wgmma-bf16-fp32/);
   assert.equal(
     _unstatedInstructionConflict(h100, mma, { instructionStated: false }),
     null,
@@ -169,7 +187,7 @@ Deno.test("a kernel that does not state its instruction is known as its least kn
   const a100 = gpu("a100");
   const a100Mma = findDatapath(a100, { input: "bf16", output: "fp32" })!;
   assert.equal(
-    _datapathEvidence(a100, a100Mma, { instructionStated: false }).level,
+    _datapathEvidence(a100, a100Mma, { instructionStated: false })[0]!.level,
     "measured-on-gpu",
   );
   // Where the families round differently (FP8 on Hopper), the recomputation would be a guess.

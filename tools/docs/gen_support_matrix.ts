@@ -14,6 +14,7 @@ import {
   KNOWN_SM_COUNTS,
   SFU_IEEE_V1,
   SFU_TESLA_V1,
+  type SfuFunctionStatus,
   type SfuModelDescriptor,
 } from "../../src/hardware/mod.ts";
 import {
@@ -337,9 +338,12 @@ function _sfu(): string[] {
     markdownTable(
       ["function", "status", "evidence level", "evidence"],
       [
-        ...Object.entries(m.functions).map(([fn, s]) => [
+        ...Object.entries(m.functions).map(([fn, s]: [string, SfuFunctionStatus]) => [
           fn,
-          `\`${s.status}\``,
+          `\`${s.status}\`` +
+          (s.checkedOn === undefined
+            ? ""
+            : ` on sm ${s.checkedOn.join(", ")} (\`model-only\` on other parts)`),
           level(s.status),
           escapeMarkdown(s.evidence),
         ]),

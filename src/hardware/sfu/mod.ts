@@ -36,6 +36,7 @@ export { decodeSfuTables } from "./decode_sfu_tables.ts";
 export { encodeSfuTables } from "./encode_sfu_tables.ts";
 export { type IeeeSfuOptions } from "./ieee_options.ts";
 export { meetsSfuStatus } from "./meets_sfu_status.ts";
+export { sfuStatusOn } from "./sfu_status_on.ts";
 export { sfuTableByteLength, type SfuTableName, type SfuTables } from "./sfu_tables.ts";
 export {
   SFU_IEEE_V1,

@@ -30,6 +30,12 @@ export interface SfuFunctionStatus {
   readonly status: SfuValidationStatus;
   /** One-paragraph evidence, citing the measurement. */
   readonly evidence: string;
+  /**
+   * Compute capabilities (e.g. `"8.0"`) of the parts the status was established on; on any other
+   * part the function is `model-only` (`sfuStatusOn`). Absent: the status holds wherever the
+   * model is used (a model-only or IEEE function).
+   */
+  readonly checkedOn?: readonly string[];
 }
 
 /** Descriptor of an SFU model, reported in verdicts. */
@@ -46,6 +52,9 @@ export interface SfuModelDescriptor {
   /** MUFU functions this model does not provide, with the reason. */
   readonly unsupported: Readonly<Record<string, string>>;
 }
+
+/** A100, the Ada part probed as L4 ('L40S') and H100 NVL: where the RCP/RSQ probes ran. */
+const _HISTOGRAM_PARTS: readonly string[] = ["8.0", "8.9", "9.0"];
 
 const _SPECIALS = "Special values (zero, subnormal flush, Inf, NaN = 0x7fffffff, FTZ) follow " +
   "envytools' G80 model and are unverified on modern GPUs (sfu_tesla_model.md §6).";
@@ -71,21 +80,29 @@ export const SFU_TESLA_V1: SfuModelDescriptor = _deepFreeze({
         "(374,723 at -1, 733,799 at +1) / 0 off by two against the correctly rounded reciprocal: " +
         "the figures the reference emulator's probe printed on A100, L4 ('L40S') and H100 NVL " +
         "(sfu_tesla_model.md §2, sfu_and_math.md §4). Per-input GPU outputs not yet compared. " +
-        _SPECIALS,
+        "Not compared on any other part (Blackwell, GA10x sm_8.6, Volta). " + _SPECIALS,
+      checkedOn: _HISTOGRAM_PARTS,
     },
     rsqrt: {
       status: "histogram-matched",
       evidence: "Over all 2^23 mantissas at biased exponents 127 and 128 the model gives " +
         "6,505,163 and 6,637,923 equal to the correctly rounded 1/sqrt(x), 8 off by two (all at " +
         "exponent 127), matching the probe statistics printed on A100, L4 ('L40S') and H100 NVL " +
-        "(sfu_and_math.md §2). Per-input GPU outputs not yet compared. " + _SPECIALS,
+        "(sfu_and_math.md §2). Per-input GPU outputs not yet compared. Not compared on any " +
+        "other part (Blackwell, GA10x sm_8.6, Volta). " + _SPECIALS,
+      checkedOn: _HISTOGRAM_PARTS,
     },
     ex2: {
       status: "spot-checked",
       evidence: "5 unambiguous GB200 (sm_100) ex2.approx.ftz.f32 outputs match exactly, 3 of " +
         "which differ from the correctly rounded value (sfu_tesla_model.md §4). The 7.23 " +
         "truncation of |x| < 1 (hypothesis H1) and the Volta+ overflow/underflow thresholds are " +
-        "unmeasured. " + _SPECIALS,
+        "unmeasured. On A100, L4 and H100 NVL no ex2 output was compared input by input: the " +
+        "status stands there on the tables those parts share (their RCP/RSQ statistics are the " +
+        "same, to the last unit) and, on the A100, on the seed paper's emulator (GPU-probed EX2 " +
+        "corrections) giving the same bits over a whole Qwen3 forward. Not on other parts " +
+        "(sm_12.0 Blackwell, GA10x sm_8.6, Volta). " + _SPECIALS,
+      checkedOn: ["8.0", "8.9", "9.0", "10.0"],
     },
     lg2: {
       status: "model-only",

@@ -164,7 +164,11 @@ export function planAttentionBlock(
     // RMSNorm and QK-norm take libdevice rsqrtf (MUFU.RSQ); FA2 adds ex2, its reciprocal when
     // that is MUFU.RCP, and lg2 for the split kernel's LSE (a split launch).
     const fns = ["rsqrt", ...fa2SfuFunctions(build, { splits })];
-    const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+    const sfu = checkSfuUsage(runtime.sfu, {
+      stack: runtime.stack,
+      functions: fns,
+      computeCapability: runtime.profile.computeCapability,
+    });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
     return Object.freeze({
       ...base,

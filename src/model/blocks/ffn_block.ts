@@ -90,7 +90,11 @@ export function planFfnBlock(
   return _supportOf(() => {
     const base = planBase(runtime, { tokens, shape, sublayer: "mlp" });
     // RMSNorm's rsqrtf, SiLU's expf (MUFU.EX2).
-    const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: ["rsqrt", "ex2"] });
+    const sfu = checkSfuUsage(runtime.sfu, {
+      stack: runtime.stack,
+      functions: ["rsqrt", "ex2"],
+      computeCapability: runtime.profile.computeCapability,
+    });
     if (!sfu.ok) throw new _Unsupported(sfu.reason);
     return Object.freeze({ ...base, shape, eps: options.eps ?? 1e-6, sfu: sfu.used });
   });

@@ -9,6 +9,7 @@ import {
   meetsSfuStatus,
   type Sfu,
   type SfuFunctionStatus,
+  sfuStatusOn,
   type SfuValidationStatus,
 } from "../../hardware/mod.ts";
 import type { StackProfile } from "../../kernels/mod.ts";
@@ -19,7 +20,7 @@ export interface SfuUse {
   readonly fn: string;
   /** SFU model id (e.g. `tesla-sfu-v1`, `ieee-rn-v1`). */
   readonly model: string;
-  /** Validation status of that function in that model. */
+  /** Validation status of that function in that model, on the record's part. */
   readonly status: SfuValidationStatus;
 }
 
@@ -30,10 +31,12 @@ export type SfuUsageCheck =
 
 /**
  * Checks that the SFU functions a computation needs are provided in the stack's mode with at
- * least the stack's minimum status.
+ * least the stack's minimum status, on the part the computation claims (a function checked on
+ * other parts only is `model-only` there: `sfuStatusOn`).
  *
  * @param sfu the runtime's SFU model
- * @param options the stack and the function names needed
+ * @param options the stack, the function names needed and the part's compute capability
+ *   (`computeCapability`, e.g. the GPU profile's; absent: the model's statuses as stated)
  * @returns the uses (sorted, unique), or the first reason they cannot be accepted
  * @example
  * ```ts
@@ -49,7 +52,11 @@ export type SfuUsageCheck =
  */
 export function checkSfuUsage(
   sfu: Sfu,
-  options: { readonly stack: StackProfile; readonly functions: readonly string[] },
+  options: {
+    readonly stack: StackProfile;
+    readonly functions: readonly string[];
+    readonly computeCapability?: string;
+  },
 ): SfuUsageCheck {
   const { stack } = options;
   const names = [...new Set(options.functions)].sort();
@@ -78,14 +85,19 @@ export function checkSfuUsage(
       const why = (sfu.status.unsupported as Readonly<Record<string, string>>)[fn] ?? "absent";
       return { ok: false, reason: `SFU model '${sfu.status.id}' has no ${fn}: ${why}` };
     }
-    if (!meetsSfuStatus(s.status, policy.minimumStatus)) {
+    const cc = options.computeCapability;
+    const status = sfuStatusOn(s, cc);
+    if (!meetsSfuStatus(status, policy.minimumStatus)) {
+      const where = status === s.status
+        ? ""
+        : ` on sm ${cc} ('${s.status}' on sm ${s.checkedOn!.join(", ")} only)`;
       return {
         ok: false,
-        reason: `SFU ${fn} of '${sfu.status.id}' is '${s.status}', below the minimum ` +
+        reason: `SFU ${fn} of '${sfu.status.id}' is '${status}'${where}, below the minimum ` +
           `'${policy.minimumStatus}' of stack '${stack.id}'`,
       };
     }
-    used.push({ fn, model: sfu.status.id, status: s.status });
+    used.push({ fn, model: sfu.status.id, status });
   }
   return { ok: true, used };
 }

@@ -257,7 +257,11 @@ async function _forward(
     ...layerSfuFunctions(ops.layer),
     ...(build === null ? [] : fa2SfuFunctions(build, { splits: maxSplits })),
   ];
-  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+  const sfu = checkSfuUsage(runtime.sfu, {
+    stack: runtime.stack,
+    functions: fns,
+    computeCapability: runtime.profile.computeCapability,
+  });
   if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
   const hidden = new Uint16Array(layout.real.length * c.hidden);
   layout.real.forEach((r, i) =>

@@ -408,7 +408,11 @@ function _sfuUse(
     ...layerSfuFunctions(o.kernels),
     ...fa2SfuFunctions(o.build, { splits: o.splits }),
   ];
-  const sfu = checkSfuUsage(runtime.sfu, { stack: runtime.stack, functions: fns });
+  const sfu = checkSfuUsage(runtime.sfu, {
+    stack: runtime.stack,
+    functions: fns,
+    computeCapability: runtime.profile.computeCapability,
+  });
   if (!sfu.ok) throw new ForwardUnsupported(sfu.reason);
   return sfu.used;
 }

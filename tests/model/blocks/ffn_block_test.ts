@@ -106,6 +106,38 @@ Deno.test("`planFfnBlock()` refuses an SFU whose status is below the stack's min
   assert.match(!mismatch.supported ? mismatch.reason : "", /runs SFU mode 'ieee'/);
 });
 
+Deno.test("`planFfnBlock()` takes an SFU function's status on the record's part: RSQ, probed on sm 8.0, 8.9 and 9.0 only, is model-only on a B200 or an A40", () => {
+  const on = (gpu: string) =>
+    planFfnBlock(M, {
+      shape: SHAPE,
+      runtime: runtime({
+        gpu,
+        sfu: teslaSfu(),
+        stack: stack({ sfu: { mode: "tesla-table", minimumStatus: "spot-checked" } }),
+      }),
+    });
+  for (const gpu of ["a100", "l4", "h100-sxm"]) {
+    const p = on(gpu);
+    assert.deepEqual(
+      p.supported && p.plan.sfu.map((u) => `${u.fn}:${u.status}`),
+      ["ex2:spot-checked", "rsqrt:histogram-matched"],
+      gpu,
+    );
+  }
+  // A B200: EX2 was spot-checked there (GB200 outputs), RSQ never.
+  const b200 = on("b200");
+  assert.match(
+    !b200.supported ? b200.reason : "",
+    /rsqrt of 'tesla-sfu-v1' is 'model-only' on sm 10\.0 \('histogram-matched' on sm 8\.0, 8\.9, 9\.0 only\), below the minimum/,
+  );
+  // An A40 (GA102, sm 8.6): neither was compared there.
+  const a40 = on("a40");
+  assert.match(
+    !a40.supported ? a40.reason : "",
+    /ex2 of 'tesla-sfu-v1' is 'model-only' on sm 8\.6 \('spot-checked' on sm 8\.0, 8\.9, 9\.0, 10\.0 only\)/,
+  );
+});
+
 Deno.test("`planFfnBlock()` resolves Qwen3-4B projections through a catalog and reports uncovered shapes", () => {
   const json = JSON.parse(
     Deno.readTextFileSync(
