@@ -21,6 +21,7 @@ export {
   type BlockPlanBase,
   type BlockSupport,
   checkDenseLayerShape,
+  checkSfuUsage,
   type DenseLayerShape,
   type FfnBlockPlan,
   type FfnBlockResult,

@@ -154,3 +154,28 @@ Deno.test("model classes refuses bad inputs with coded one-line errors (exit 2) 
   assert.equal(cudnn.code, 3, cudnn.stderr);
   assert.match(cudnn.stderr, /^NOT_VERIFIED: attention backend 'cudnn-sdpa'/);
 });
+
+Deno.test("model classes on a part where the stack's SFU functions were never compared (a B200's RCP, an A40's EX2) is NOT_VERIFIED, as the verifier finds every such sequence (exit 3)", async () => {
+  for (const [gpu, sms, fn] of [["b200", "148", "rcp"], ["a40", "84", "ex2"]] as const) {
+    const r = await classes([
+      "--stack",
+      "cutlass-3.5-hf-flash-attn",
+      "--profile",
+      gpu,
+      "--sms",
+      sms,
+      "--recipe",
+      "cutlass-kwalk-128x128x64",
+      "--config",
+      TINY,
+      "--context",
+      "99",
+    ]);
+    assert.equal(r.code, 3, `${gpu}: ${r.stdout}${r.stderr}`);
+    assert.match(
+      r.stderr,
+      new RegExp(`^NOT_VERIFIED: SFU ${fn} of 'tesla-sfu-v1' is 'model-only' on sm`),
+    );
+    assert.equal(r.stdout, "");
+  }
+});

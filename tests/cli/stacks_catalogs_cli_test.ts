@@ -25,6 +25,13 @@ Deno.test("stacks show prints components, kernels, operators and coverage; an un
   assert.match(r.stdout, /GEMM kernels: looked up in a dispatch catalog/);
   assert.match(r.stdout, /attention fa2-dao-fastmath, batching pad-to-longest/);
   assert.match(r.stdout, /attention modelled for: model_forward yes/);
+  // Where the SFU minimum is met: the parts each function was compared on.
+  assert.match(
+    r.stdout,
+    /^SFU minimum met: rcp on sm 8\.0, 8\.9, 9\.0; rsqrt on sm 8\.0, 8\.9, 9\.0; ex2 on sm 8\.0, 8\.9, 9\.0, 10\.0; lg2 nowhere$/m,
+  );
+  const json = await runBitaudit(["stacks", "show", "hf-qwen3-flash-attn-torch2.8", "--json"]);
+  assert.deepEqual(JSON.parse(json.stdout).sfuMinimumMetOn.rsqrt, ["8.0", "8.9", "9.0"]);
   const gemmOnly = await runBitaudit(["stacks", "show", "pytorch-cublas-linear", "--json"]);
   assert.equal(JSON.parse(gemmOnly.stdout).covers.prefill, "no operators: GEMM records only");
   const bad = await runBitaudit(["stacks", "show", "no-such-stack"]);

@@ -16,6 +16,7 @@ import {
   SFU_TESLA_V1,
   type SfuFunctionStatus,
   type SfuModelDescriptor,
+  sfuStatusOn,
 } from "../../src/hardware/mod.ts";
 import {
   allReduceUnsupported,
@@ -119,11 +120,16 @@ async function _gpus(files: readonly string[]): Promise<string[]> {
     }
     const peer = [...peers].map(([name, ids]) => `${ids.join(", ")} (on ${name})`);
     const id = String(p.id);
+    // The table model's functions at their status on this part (`sfuStatusOn`).
+    const sfu = Object.entries(SFU_TESLA_V1.functions).map(([fn, s]: [string, SfuFunctionStatus]) =>
+      `${fn} ${sfuStatusOn(s, String(p.computeCapability))}`
+    );
     rows.push([
       `\`${id}\``,
       escapeMarkdown(String(p.name)),
       String(p.architecture),
       Object.hasOwn(KNOWN_SM_COUNTS, id) ? String(KNOWN_SM_COUNTS[id]) : "-",
+      sfu.join(", "),
       measured.join(", ") || "-",
       peer.join("; ") || "-",
       source.join(", ") || "-",
@@ -140,12 +146,14 @@ async function _gpus(files: readonly string[]): Promise<string[]> {
         "full chip's `multiProcessorCount` (`src/hardware/sm_counts.ts`), which FlashAttention's " +
         "split-KV heuristic reads; on a profile without one (-), attention block, model forward " +
         "and sequence records are NOT_VERIFIED (a count above the chip's is a FAIL, below it " +
-        "NOT_VERIFIED).",
+        "NOT_VERIFIED). SFU: the `tesla-table` model's functions at their status on that part " +
+        "(a status holds where it was established; elsewhere the function is `model-only`, " +
+        "below a `spot-checked` stack's minimum, so a record using it is NOT_VERIFIED).",
       100,
     ),
     "",
     markdownTable(
-      ["profile", "GPU", "arch", "SMs", EVIDENCE.measured, EVIDENCE.peer, EVIDENCE.source],
+      ["profile", "GPU", "arch", "SMs", "SFU", EVIDENCE.measured, EVIDENCE.peer, EVIDENCE.source],
       rows,
     ),
     "",

@@ -9,11 +9,14 @@ import { escapeForTerminal } from "../../escape_text.ts";
 import { InputError } from "../../errors.ts";
 import {
   type ClaimedAllReduce,
+  fa2SfuFunctions,
   FULL_GRAPH_DECODE_REASON,
+  layerSfuFunctions,
   stackOperators,
 } from "../../kernels/mod.ts";
 import {
   catalogDispatch,
+  checkSfuUsage,
   type DecodeClasses,
   decodeClasses,
   type DecoderConfig,
@@ -28,6 +31,7 @@ import {
   DISPATCH_CATALOGS,
   GPU_PROFILES,
   loadNamedRecipe,
+  loadSfuForStack,
   recipeFromJson,
   STACK_PROFILES,
   tensorParallelOf,
@@ -102,6 +106,27 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   if (support.ops.fullGraphDecode) {
     // Every decode batch up to the largest capture size replays a full graph.
     console.error(escapeForTerminal(`NOT_VERIFIED: ${FULL_GRAPH_DECODE_REASON}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
+  // The SFU functions every pass uses (norms, SiLU, the standard FA2 launch), at their status on
+  // this part: below the stack's minimum no sequence is verified (split-KV passes add LG2, which
+  // the serve's own check weighs).
+  const attention = support.ops.attention;
+  const sfu = checkSfuUsage(await loadSfuForStack(store, stack.value), {
+    stack: stack.value,
+    functions: [
+      "rsqrt",
+      "ex2",
+      ...layerSfuFunctions(support.ops.layer),
+      ...(attention === null || attention.build === null
+        ? []
+        : fa2SfuFunctions(attention.build, { splits: 1 })),
+    ],
+    computeCapability: profile.value.computeCapability,
+  });
+  if (!sfu.ok) {
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${sfu.reason}`));
     Deno.exitCode = EXIT.INCONCLUSIVE;
     return;
   }

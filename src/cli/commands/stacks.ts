@@ -10,6 +10,7 @@ import { attentionBackend, type StackProfile } from "../../kernels/mod.ts";
 import { listAssetIds, loadAsset, STACK_PROFILES } from "../../resolve/mod.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { printJson, printText, table } from "../output.ts";
+import { sfuMinimumParts } from "../sfu_minimum_parts.ts";
 
 /**
  * Builds the `stacks` command group.
@@ -50,7 +51,15 @@ export function stacksCommand(): Command {
         kind: STACK_PROFILES,
         id,
       });
-      if (opts.json) return printJson({ path, sha256, ...value, covers: stackCoverage(value) });
+      if (opts.json) {
+        return printJson({
+          path,
+          sha256,
+          ...value,
+          covers: stackCoverage(value),
+          sfuMinimumMetOn: sfuMinimumParts(value),
+        });
+      }
       for (const line of _lines(value, sha256)) printText(line);
     });
   return addCommandHelp(cmd) as unknown as Command;
@@ -115,6 +124,7 @@ function _lines(s: StackProfile, sha256: string): string[] {
         : "an explicit recipe per record"
     }`,
     `SFU: ${s.sfu === undefined ? "none" : `${s.sfu.mode}, at least ${s.sfu.minimumStatus}`}`,
+    ...(s.sfu === undefined ? [] : [`SFU minimum met: ${_sfuParts(s)}`]),
     ...(ops === undefined ? ["operators: none (GEMM records only)"] : [
       `operators: torch ${ops.torch}, attention ${ops.attention}, batching ${
         ops.batching ?? "pad-to-longest"
@@ -126,4 +136,17 @@ function _lines(s: StackProfile, sha256: string): string[] {
     "sources:",
     ...s.sources.map((x) => `  - ${x}`),
   ];
+}
+
+/** Each SFU function with the parts where it meets the stack's minimum, as text. */
+function _sfuParts(s: StackProfile): string {
+  return Object.entries(sfuMinimumParts(s) ?? {}).map(([fn, parts]) =>
+    `${fn} ${
+      parts === "any"
+        ? "on every part"
+        : parts.length === 0
+        ? "nowhere"
+        : `on sm ${parts.join(", ")}`
+    }`
+  ).join("; ");
 }
