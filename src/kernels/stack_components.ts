@@ -129,25 +129,25 @@ export function componentMismatch(
     if (rule === undefined || rule.trim() === value.trim()) continue;
     const accepts = _rule(rule);
     if (accepts === undefined) continue;
-    const release = _release(value);
+    const read = _release(value);
     const said = `components.${key} '${value}'`;
-    if (release === null) {
+    if (read === null) {
       unreadable ??= {
         kind: "unreadable",
         reason: `${said} has no release number to compare with the stack's '${rule}'`,
       };
-    } else if (_encoded(release, rule)) {
+    } else if (_encoded(read.release, rule)) {
       // A library's integer encoding (cuDNN's 91002 for 9.10.2) differs by library and version.
       unreadable ??= {
         kind: "unreadable",
         reason: `${said} is a number without dots (an integer encoding of a release), which ` +
           `cannot be compared with the stack's '${rule}'`,
       };
-    } else if (!accepts(release)) {
+    } else if (!accepts(read.release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     } else {
       // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
-      const build = _unreleased(value);
+      const build = _unreleased(value, read.end);
       if (build !== null) {
         unreadable ??= {
           kind: "unreadable",
@@ -310,10 +310,23 @@ function _name(key: string): string {
   return _ALIASES[k] ?? _FAMILIES.find(([re]) => re.test(k))?.[1] ?? k;
 }
 
-/** The first release in a value (`torch 2.8.0+cu128` -> [2, 8, 0]), or null. */
-function _release(value: string): number[] | null {
-  const m = /\d+(?:\.\d+)*/.exec(value);
-  return m === null ? null : m[0].split(".").map(Number);
+/**
+ * The release a value states, and where its text ends: the first dotted number (`torch
+ * 2.8.0+cu128` -> [2, 8, 0]; `FA2 2.8.3` -> [2, 8, 3]), else the first lone number (`91002`),
+ * skipping numbers glued to a word (`FA2`, `cu128`, `flash_attn_2`; a `v` before the number is
+ * its prefix: `v2.8.3`); null when there is none.
+ */
+function _release(value: string): { release: number[]; end: number } | null {
+  const found: RegExpExecArray[] = [];
+  for (const m of value.matchAll(/\d+(?:\.\d+)*/g)) {
+    const before = value.slice(0, m.index);
+    const glued = /[A-Za-z_]$/.test(before) && !/(?:^|[^A-Za-z])[vV]$/.test(before);
+    if (!glued) found.push(m);
+  }
+  const m = found.find((x) => x[0].includes(".")) ?? found[0];
+  return m === undefined
+    ? null
+    : { release: m[0].split(".").map(Number), end: m.index + m[0].length };
 }
 
 /**
@@ -323,9 +336,8 @@ function _release(value: string): number[] | null {
  * release built for CUDA 12.8; `+5228986c39.nv25.05` is someone's own build). A packaging
  * revision (`2.27.3-1+cuda12.8`) is the release.
  */
-function _unreleased(value: string): string | null {
-  const m = /\d+(?:\.\d+)*/.exec(value)!;
-  const rest = value.slice(m.index + m[0].length);
+function _unreleased(value: string, end: number): string | null {
+  const rest = value.slice(end);
   // A marker is a word of its own (`-cuda12.8` is not a `c` pre-release).
   const marker = /^[.-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post)(?![a-z])\d*/i.exec(rest);
   if (marker !== null) return `pre-release, development or post-release build ('${marker[0]}')`;

@@ -272,6 +272,21 @@ Deno.test("componentMismatch(): an environment's lists (NCCL_ALGO=Ring,Tree) are
   ]);
 });
 
+Deno.test("componentMismatch(): a value that repeats a numbered name reads the release, not the name's digit", () => {
+  const stack = { pytorch: "2.8.0", flash_attn: "2.8.3" };
+  for (
+    const claimed of [
+      { fa2: "FA2 2.8.3" },
+      { flash_attn_2: "flash_attn_2==2.8.3" },
+      { FlashAttention2: "FlashAttention-2 v2.8.3" },
+      { "torch cu128": "cu128 torch 2.8.0" },
+      { flash_attn: "FlashAttention-2 v2.8.3" },
+    ]
+  ) assert.equal(componentMismatch(stack, claimed), null, JSON.stringify(claimed));
+  assert.equal(componentMismatch(stack, { fa2: "FA2 2.6.3" })?.kind, "contradiction");
+  assert.equal(componentMismatch(stack, { pytorch: "cu128 torch 2.4.0" })?.kind, "contradiction");
+});
+
 Deno.test("componentMismatch(): an integer-encoded release (cuDNN's 91002) is not read as release 91002", () => {
   const stack = { cudnn: "> 9.15.0", pytorch: "2.8.0" };
   const m = componentMismatch(stack, { cudnn: "91002" });
