@@ -425,12 +425,12 @@ function _checkSubjects(
       sha256: r.record,
     })),
   ];
-  const at = subject.length !== want.length
-    ? -1
-    : want.findIndex((w, i) =>
-      subject[i]!.name !== w.name || subject[i]!.digest.sha256 !== w.sha256 ||
-      Object.keys(subject[i]!.digest).length !== 1
-    );
+  const at = subject.length !== want.length ? -1 : want.findIndex((w, i) => {
+    const s = subject[i]!;
+    // Exactly a name and one SHA-256: a `uri` or `annotations` would name something else too.
+    return s.name !== w.name || s.digest.sha256 !== w.sha256 ||
+      Object.keys(s.digest).length !== 1 || Object.keys(s).length !== 2;
+  });
   const ok = subject.length === want.length && at < 0;
   add(
     "subjects",
@@ -439,6 +439,8 @@ function _checkSubjects(
       ? "the statement's subjects are the attested log root and the sampled records"
       : subject.length !== want.length
       ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)`
-      : `subject ${at} is not ${quoteShort(want[at]!.name, 80)} with the attested digest alone`,
+      : `subject ${at} is not ${
+        quoteShort(want[at]!.name, 80)
+      } with the attested digest alone (no other field)`,
   );
 }

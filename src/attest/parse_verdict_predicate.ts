@@ -20,6 +20,7 @@ import {
   resultInconsistency,
 } from "../verify/mod.ts";
 import { InputError } from "../errors.ts";
+import { LOG_ID_PATTERN } from "../claims/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
 import { decodeSpki } from "./spki.ts";
@@ -161,6 +162,14 @@ function _attribution(p: VerdictPredicate): void {
   });
 }
 
+/** The audited log's id, as a claim log's (it names the statement's subjects). */
+function _logId(text: string): string {
+  if (!LOG_ID_PATTERN.test(text)) {
+    _value("predicate.audit.logId", "is not a claim log id (1-128 of A-Z a-z 0-9 . _ : -)");
+  }
+  return text;
+}
+
 function _value(where: string, why: string): never {
   throw new InputError("VERDICT_FIELD_VALUE", `Cannot read verdict predicate: '${where}' ${why}`);
 }
@@ -182,7 +191,7 @@ function _audit(value: unknown): VerdictAudit {
   ], ["checkpoint", "announcement"]);
   return {
     auditId: a.str("auditId"),
-    logId: a.str("logId"),
+    logId: _logId(a.str("logId")),
     population: a.int("population"),
     logRoot: a.str("logRoot"),
     beacon: beaconOf(a.get("beacon")),

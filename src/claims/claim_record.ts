@@ -34,6 +34,9 @@ import { type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
 import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_forward_workload.ts";
 import { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 
+/** A claim log's id: 1-128 letters, digits and `._:-` (no `/`, which names a record in it). */
+export const LOG_ID_PATTERN: RegExp = /^[A-Za-z0-9._:-]{1,128}$/;
+
 /** in-toto Statement v1 type URI. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 /** Predicate type of claim records (major version in the URI). */
@@ -278,7 +281,7 @@ export function parseClaimRecord(json: unknown, where: string): ClaimRecord {
   const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
   const predicate: ClaimPredicate = {
     log: {
-      logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+      logId: str(log, "logId", LOG_ID_PATTERN),
       seq: int(log, "seq", count),
       prev: str(log, "prev", HEX64),
     },

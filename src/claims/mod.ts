@@ -44,6 +44,7 @@ export {
   isGemmWorkload,
   isModelForwardWorkload,
   isSequenceWorkload,
+  LOG_ID_PATTERN,
   makeClaimRecord,
   type OtherWorkload,
   parseClaimRecord,

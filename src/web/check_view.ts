@@ -197,7 +197,7 @@ function _summary(
     ]),
     o.log === null
       ? "No claim log given: the sampled records' digests were not compared with a log."
-      : "The claim log you gave is the one the audit sampled (same Merkle root, same record digests).",
+      : "The claim log you gave is the one the audit sampled (same Merkle root, log id, record digests and claimed fingerprints).",
   ];
 }
 

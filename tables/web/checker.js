@@ -1577,6 +1577,7 @@
   }
 
   // src/claims/claim_record.ts
+  var LOG_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
   var STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
   var CLAIM_PREDICATE_TYPE = "https://bitaudit.dev/inference-claim/v1";
   var GENESIS_PREV = "0".repeat(64);
@@ -1626,7 +1627,7 @@
     const fp = child(p, "fingerprint", ["tensor", "dtype", "shape", "sha256"]);
     const predicate = {
       log: {
-        logId: str(log, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+        logId: str(log, "logId", LOG_ID_PATTERN),
         seq: int(log, "seq", count),
         prev: str(log, "prev", HEX644)
       },
@@ -2546,7 +2547,7 @@
       ...level === void 0 ? [] : [
         `If ${_percent(Number(level.pFalse))} of the log's records were false, a sample this size catches at least one with probability ${level.hypergeometric}.`
       ],
-      o.log === null ? "No claim log given: the sampled records' digests were not compared with a log." : "The claim log you gave is the one the audit sampled (same Merkle root, same record digests)."
+      o.log === null ? "No claim log given: the sampled records' digests were not compared with a log." : "The claim log you gave is the one the audit sampled (same Merkle root, log id, record digests and claimed fingerprints)."
     ];
   }
   function _facts(p, signers) {
@@ -28315,6 +28316,12 @@ ${values.join("\n")}` : `${blockName} :`;
       seen.add(index);
     });
   }
+  function _logId(text) {
+    if (!LOG_ID_PATTERN.test(text)) {
+      _value("predicate.audit.logId", "is not a claim log id (1-128 of A-Z a-z 0-9 . _ : -)");
+    }
+    return text;
+  }
   function _value(where, why) {
     throw new InputError("VERDICT_FIELD_VALUE", `Cannot read verdict predicate: '${where}' ${why}`);
   }
@@ -28335,7 +28342,7 @@ ${values.join("\n")}` : `${blockName} :`;
     ], ["checkpoint", "announcement"]);
     return {
       auditId: a.str("auditId"),
-      logId: a.str("logId"),
+      logId: _logId(a.str("logId")),
       population: a.int("population"),
       logRoot: a.str("logRoot"),
       beacon: beaconOf(a.get("beacon")),
@@ -28680,14 +28687,15 @@ ${values.join("\n")}` : `${blockName} :`;
         sha256: r.record
       }))
     ];
-    const at = subject.length !== want.length ? -1 : want.findIndex(
-      (w, i) => subject[i].name !== w.name || subject[i].digest.sha256 !== w.sha256 || Object.keys(subject[i].digest).length !== 1
-    );
+    const at = subject.length !== want.length ? -1 : want.findIndex((w, i) => {
+      const s = subject[i];
+      return s.name !== w.name || s.digest.sha256 !== w.sha256 || Object.keys(s.digest).length !== 1 || Object.keys(s).length !== 2;
+    });
     const ok = subject.length === want.length && at < 0;
     add2(
       "subjects",
       ok,
-      ok ? "the statement's subjects are the attested log root and the sampled records" : subject.length !== want.length ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)` : `subject ${at} is not ${quoteShort(want[at].name, 80)} with the attested digest alone`
+      ok ? "the statement's subjects are the attested log root and the sampled records" : subject.length !== want.length ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)` : `subject ${at} is not ${quoteShort(want[at].name, 80)} with the attested digest alone (no other field)`
     );
   }
 

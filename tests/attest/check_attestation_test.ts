@@ -196,6 +196,7 @@ Deno.test("checkAttestation() holds the statement's subjects to the attested log
     ["records swapped", (st) => st.subject.splice(1, 2, st.subject[2]!, st.subject[1]!)],
     ["another record digest", (st) => st.subject[1]!.digest.sha256 = "cd".repeat(32)],
     ["a second digest", (st) => st.subject[1]!.digest.sha512 = "ef".repeat(64)],
+    ["a uri", (st) => Object.assign(st.subject[0]!, { uri: "https://example.com/other.jsonl" })],
   ];
   for (const [what, edit] of cases) {
     const r = await check(edit);
@@ -231,4 +232,15 @@ Deno.test("checkAttestation() with the log: each result's claimed fingerprint an
   const other = await check(undefined, fakeLog({ logId: "some-other-log" }));
   assert.deepEqual(failed(other), ["log-records"]);
   assert.match(other.checks.find((c) => c.check === "log-records")!.detail, /log id/);
+});
+
+Deno.test("checkAttestation() refuses an audited log id no claim log can have (it names the subjects)", async () => {
+  for (const logId of ["a/b", "log \u202e", "", "x".repeat(129)]) {
+    const r = await check((st) => {
+      (st.predicate.audit as unknown as { logId: string }).logId = logId;
+      for (const s of st.subject) s.name = s.name.replace("log-t", logId);
+    });
+    assert.deepEqual(failed(r), ["predicate"], logId);
+    assert.match(r.checks.find((c) => c.check === "predicate")!.detail, /audit\.logId/);
+  }
 });

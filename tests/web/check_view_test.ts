@@ -29,9 +29,9 @@ const trustRootText = JSON.stringify(
 );
 const report = verdictReport();
 
-async function attestation(logId = "log-t"): Promise<string> {
-  const statement = verdictStatement({ ...report, logId }, {
-    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+async function attestation(runtime = "deno"): Promise<string> {
+  const statement = verdictStatement(report, {
+    verifier: { version: "0.1.0", engine: "reference", runtime },
     assets: { "tables/manifest.json": "66".repeat(32) },
     timeVerified: "2026-03-01T12:00:00Z",
   });
@@ -152,15 +152,16 @@ Deno.test("checkView() names the input that cannot be read, with its code", asyn
 });
 
 Deno.test("checkView() carries markup in a signed field as plain text for the page to show", async () => {
-  const id = '<img src=x onerror="alert(1)">\u001b[32mVALID';
+  const runtime = '<img src=x onerror="alert(1)">\u001b[32mVALID';
   const v = checkView(
-    await runCheck({ attestation: await attestation(id), trustRoot: trustRootText }),
+    await runCheck({ attestation: await attestation(runtime), trustRoot: trustRootText }),
   );
   assert.equal(v.tone, "valid");
   // Markup stays text for the DOM; the ESC is shown as the CLI prints it.
-  assert.equal(
-    v.facts.find((f) => f.label === "Claim log")?.value,
-    '<img src=x onerror="alert(1)">\\u{1b}[32mVALID (8 records)',
+  assert.ok(
+    v.facts.find((f) => f.label === "Verifier")?.value.endsWith(
+      '<img src=x onerror="alert(1)">\\u{1b}[32mVALID',
+    ),
   );
 });
 

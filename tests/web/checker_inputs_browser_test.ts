@@ -47,10 +47,6 @@ const bundle = `${out}/attestation.sigstore.json`;
 async function hostileAttestation(): Promise<string> {
   const env = parseEnvelope(await Deno.readTextFile(envelope));
   const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
-  const logId = st.predicate.audit.logId;
-  st.predicate.audit.logId = `log${HOSTILE}`;
-  // The subjects name the log id: a statement that renames it renames them too.
-  for (const s of st.subject) s.name = s.name.replace(logId, st.predicate.audit.logId);
   st.predicate.verifier.runtime = `deno${HOSTILE}`;
   const privateKey = decodePrivateKeyPem(await Deno.readTextFile(f.key));
   const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
@@ -130,7 +126,7 @@ async function sameAsCli(p: PageResult, files: PageCase["files"]) {
 Deno.test("checker page: bidi overrides and controls in signed fields and file names show escaped, as the CLI prints them", async () => {
   const p = page.hostile!;
   assert.equal(p.state, "valid");
-  assert.ok(p.text.includes(escapeForTerminal(`log${HOSTILE}`)), "the log id, escaped");
+  // (A log id holds only letters, digits and ._:- ; the verifier's runtime is free text.)
   assert.ok(p.text.includes(escapeForTerminal(`deno${HOSTILE}`)), "the verifier, escaped");
   assert.doesNotMatch(p.text, UNSAFE, "no character of the result acts on the text");
   assert.equal(
