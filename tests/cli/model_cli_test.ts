@@ -155,3 +155,56 @@ Deno.test("model forward refuses unequal sequences without a pad token on a padd
   assertCliCode(flat.stderr, "TOKENS_INVALID");
   assert.match(flat.stderr, /flattens the batch .*leave padTokenId out/);
 });
+
+Deno.test("model forward: a head dimension the FA2 model has no tiles for is NOT_VERIFIED (exit 3), as an audit says, not an internal error", async () => {
+  const base = JSON.parse(
+    await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`),
+  );
+  const config = `${tmp}/hd40.json`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      ...base,
+      head_dim: 40,
+      num_hidden_layers: 1,
+      max_window_layers: 1,
+      vocab_size: 64,
+      intermediate_size: 64,
+    }),
+  );
+  const ckpt = `${tmp}/hd40`;
+  const synth = await runBitaudit([
+    "model",
+    "synth",
+    "--config",
+    config,
+    "--seed",
+    "1",
+    "--out",
+    ckpt,
+  ]);
+  assert.equal(synth.code, 0, synth.stderr);
+  const r = await runBitaudit([
+    "model",
+    "forward",
+    "--checkpoint",
+    ckpt,
+    "--tokens",
+    TOKENS,
+    "--profile",
+    "a100",
+    "--stack",
+    "cutlass-3.5-hf-flash-attn",
+    "--out",
+    `${tmp}/hd40.safetensors`,
+    "--threads",
+    "1",
+  ]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(
+    r.stderr,
+    /^NOT_VERIFIED: attention backend '.*': .*head dimension 40 is not modelled/,
+  );
+  assert.doesNotMatch(r.stderr, /internal error/);
+  await assert.rejects(Deno.stat(`${tmp}/hd40.safetensors`), Deno.errors.NotFound);
+});

@@ -33,6 +33,7 @@ import {
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { KNOWN_SM_COUNTS, smCountMismatch } from "../../hardware/mod.ts";
+import { forwardSupportReason } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -174,6 +175,13 @@ export async function runModelForward(o: {
     interconnect: o.interconnect,
   });
   if (dispatchWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${dispatchWhy}`);
+  // What an audit of this pass would call NOT_VERIFIED is said before it runs, with its reason.
+  const unsupported = forwardSupportReason(ckpt.config, { profile, stack });
+  if (unsupported !== null) {
+    console.error(escapeForTerminal(`NOT_VERIFIED: ${unsupported}`));
+    Deno.exitCode = EXIT.INCONCLUSIVE;
+    return;
+  }
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
     callerWalks: false,
