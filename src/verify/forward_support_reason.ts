@@ -8,13 +8,14 @@
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
 import type { DecoderConfig } from "../model/mod.ts";
-import { _checkAttentionSupport } from "./_model_support.ts";
+import { _checkModelSupport } from "./_model_support.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
  * Why an audit would not verify a forward pass of this checkpoint on this profile and stack, or
  * null when the emulator models it: the same check an audit runs on a model record (the FA2
- * model's head dimensions).
+ * model's head dimensions; a RoPE given only in Transformers 5's `rope_parameters`, which a
+ * Transformers 4.5x stack does not read).
  *
  * @param config the checkpoint's config
  * @param o the GPU profile and the software stack the pass runs on
@@ -41,7 +42,8 @@ export function forwardSupportReason(
   o: { readonly profile: GpuProfile; readonly stack: StackProfile },
 ): string | null {
   try {
-    _checkAttentionSupport(config.headDim, o);
+    // Without a record's tokens: `model forward` checks its batch's padding itself.
+    _checkModelSupport(config, o);
     return null;
   } catch (e) {
     if (e instanceof _Stop && e.status === "NOT_VERIFIED") return e.why;

@@ -208,3 +208,24 @@ Deno.test("model forward: a head dimension the FA2 model has no tiles for is NOT
   assert.doesNotMatch(r.stderr, /internal error/);
   await assert.rejects(Deno.stat(`${tmp}/hd40.safetensors`), Deno.errors.NotFound);
 });
+
+Deno.test("model forward: a RoPE given only in rope_parameters is NOT_VERIFIED (exit 3) on a Transformers 4.5x stack, as claims append and an audit say", async () => {
+  const dense = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+  const { rope_theta: theta, ...base } = JSON.parse(
+    await Deno.readTextFile(`${dense}/config.json`),
+  );
+  const ckpt = `${tmp}/rope5`;
+  await Deno.mkdir(ckpt);
+  await Deno.copyFile(`${dense}/model.safetensors`, `${ckpt}/model.safetensors`);
+  await Deno.writeTextFile(
+    `${ckpt}/config.json`,
+    JSON.stringify({ ...base, rope_parameters: { rope_type: "default", rope_theta: theta } }),
+  );
+  const r = await forward(ckpt, `${tmp}/rope5.safetensors`, ["--threads", "1"]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(
+    r.stderr,
+    /^NOT_VERIFIED: .*only in Transformers 5's rope_parameters, which stack 'hf-qwen3-flash-attn-torch2\.8'/,
+  );
+  await assert.rejects(Deno.stat(`${tmp}/rope5.safetensors`), Deno.errors.NotFound);
+});
