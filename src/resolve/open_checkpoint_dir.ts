@@ -10,7 +10,8 @@ import { _openOnSharedBuffers, type OpenedCheckpoint } from "./opened_checkpoint
 
 /**
  * Opens a checkpoint directory (`config.json` plus `model.safetensors`, or shards listed by
- * `model.safetensors.index.json`). Needs `--allow-read`.
+ * `model.safetensors.index.json`; a folder holding both is refused as ambiguous). Needs
+ * `--allow-read`.
  *
  * @param dir directory path
  * @returns the opened checkpoint; close it (or declare it with `using`) when done

@@ -1,7 +1,8 @@
 /**
  * Opens a Hugging Face decoder checkpoint directory (any supported family) through named byte sources:
  * `config.json` plus either `model.safetensors` or shards listed by
- * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`). Headers
+ * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`), never both
+ * (HF Transformers would load the single file, vLLM the shards). Headers
  * are read and checked against the config at once (every required tensor present once, BF16,
  * the right shape; no tensor the config does not explain); tensor data is read only when asked
  * for, one tensor (or some rows of one) at a time, so a multi-GB checkpoint is never in memory.
@@ -82,7 +83,8 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
- *   lacks the tensor or a file tensor the map does not list), `CHECKPOINT_MISSING_FILE`,
+ *   lacks the tensor or a file tensor the map does not list, or an index beside a
+ *   `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_MISSING_FILE`,
  *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
  *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
  *   `parseDecoderConfig` and the `SAFETENSORS_*` codes of `openSafetensors`
@@ -110,6 +112,15 @@ export async function openDecoderCheckpoint(
     throw new RangeError("Cannot open checkpoint: weightFiles must be plain file names");
   }
   const indexSource = given === undefined ? await files.open(INDEX) : null;
+  if (indexSource !== null && await files.open(SINGLE) !== null) {
+    // HF Transformers loads model.safetensors first and never reads the index: which weights
+    // the folder means would depend on the loader.
+    _fail(
+      "CHECKPOINT_INDEX",
+      `both ${SINGLE} and ${INDEX} are in the directory (HF Transformers loads ${SINGLE}, ` +
+        "vLLM the shards it lists): keep one of them",
+    );
+  }
   const map = indexSource === null
     ? null
     : _weightMap(await _small(indexSource, { what: INDEX, max: MAX_INDEX_JSON_BYTES }));

@@ -181,6 +181,27 @@ Deno.test("openDecoderCheckpoint() refuses an index that disagrees with its shar
   assert.equal((await code(openDecoderCheckpoint(memFiles(escape))))[0], "CHECKPOINT_INDEX");
 });
 
+Deno.test("openDecoderCheckpoint() refuses a folder holding both model.safetensors and an index with its shards, naming both", async () => {
+  // HF Transformers loads model.safetensors and never reads the index; vLLM reads the shards.
+  const both = new Map([
+    ...synthDir(TINY_MOE, { shards: 2 }),
+    ["model.safetensors", synthDir(TINY_MOE, { seed: "other" }).get("model.safetensors")!],
+  ]);
+  const [c, msg] = await code(openDecoderCheckpoint(memFiles(both)));
+  assert.equal(c, "CHECKPOINT_INDEX");
+  assert.match(msg, /both model\.safetensors and model\.safetensors\.index\.json/);
+  // Each alone opens.
+  const single = new Map(
+    [...both].filter(([k]) => k === "config.json" || k === "model.safetensors"),
+  );
+  assert.equal((await openDecoderCheckpoint(memFiles(single))).sharded, false);
+  const shards = new Map(both);
+  shards.delete("model.safetensors");
+  assert.equal((await openDecoderCheckpoint(memFiles(shards))).sharded, true);
+  // A claim naming its weight files reads those, without the index.
+  await openDecoderCheckpoint(memFiles(both), { weightFiles: ["model.safetensors"] });
+});
+
 Deno.test("bundled tiny checkpoints open from disk (dense single file, MoE sharded) with their files streamed", async () => {
   for (const [name, sharded] of [["qwen3-tiny-dense", false], ["qwen3-tiny-moe", true]] as const) {
     using files = await checkpointDir(
