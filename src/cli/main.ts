@@ -43,6 +43,7 @@ import { COMMAND_HELP } from "./command_help.ts";
 import { helpBlock } from "./help_block.ts";
 import { VERSION } from "../version.ts";
 import { escapeForTerminal } from "../escape_text.ts";
+import { clipText } from "../clip_text.ts";
 
 /** Builds the full command tree (not yet parsed). */
 function _buildCli(): Command {
@@ -137,12 +138,12 @@ function _report(e: unknown): number {
       ? "no command given (the commands are listed above)"
       : e.message.replace(/^error: /, "").split("\n")[0]!;
     const host: HostCode = "USAGE";
-    console.error(`error [${host}]: Cannot parse the command line: ${escapeForTerminal(why)}`);
+    console.error(`error [${host}]: Cannot parse the command line: ${_line(why)}`);
     return exitCodeOf({ host });
   }
   if (e instanceof AssetError || e instanceof InputError || e instanceof UsageError) {
     // Messages quote input text (paths, ids, field names): escaped so it cannot drive the terminal.
-    console.error(`error [${e.code}]: ${escapeForTerminal(e.message)}`);
+    console.error(`error [${e.code}]: ${_line(e.message)}`);
     return exitCodeOf(e);
   }
   if (e instanceof Deno.errors.NotCapable) {
@@ -159,17 +160,29 @@ function _report(e: unknown): number {
     const why = (e as Error).message.split("\n")[0]!;
     const text = e instanceof HostResourceError ? why : `Cannot finish: this machine ran out of ` +
       `memory (${why}); rerun where more memory is available`;
-    console.error(`error [MEMORY]: ${escapeForTerminal(text)}`);
+    console.error(`error [MEMORY]: ${_line(text)}`);
     return exitCodeOf({ host: "MEMORY" });
   }
   const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
-  console.error(`internal error: ${escapeForTerminal(message)}`);
+  console.error(`internal error: ${_line(message)}`);
   return EXIT.INTERNAL;
 }
 
 function _host(host: HostCode, action: string, e: Error): number {
-  console.error(`error [${host}]: ${action}: ${escapeForTerminal(e.message.split("\n")[0]!)}`);
+  console.error(`error [${host}]: ${action}: ${_line(e.message.split("\n")[0]!)}`);
   return exitCodeOf({ host });
+}
+
+/**
+ * Longest message an error line quotes (UTF-16 units, before escaping): messages quote inputs
+ * (a key, a tensor name, a shape) at whatever length the input gave them, and a line of megabytes
+ * is no message a person can read.
+ */
+const _MAX_MESSAGE = 1000;
+
+/** A message as an error line shows it: clipped to {@link _MAX_MESSAGE}, then escaped. */
+function _line(message: string): string {
+  return escapeForTerminal(clipText(message, _MAX_MESSAGE));
 }
 
 function _writeErr(s: string): void {

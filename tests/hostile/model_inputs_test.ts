@@ -2,6 +2,7 @@
  * The model-forward command's outside inputs: the token batch (`tokens.json`), the checkpoint
  * folder and the thread count. Each is refused with its code before any output is written.
  */
+import assert from "node:assert/strict";
 import { type HostileCase, hostileTable } from "./_hostile.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
 
@@ -35,6 +36,16 @@ const cases: HostileCase[] = [
     args: forward('{"sequences":[[1,2]],"sequences":[[3]]}'),
     exit: 2,
     code: "INPUT_JSON",
+  },
+  {
+    name: "a duplicate key of 1 MB in tokens.json is refused in a line of about 1000 characters",
+    args: forward(`{"${"k".repeat(1 << 20)}":1,"${"k".repeat(1 << 20)}":2}`),
+    exit: 2,
+    code: "INPUT_JSON",
+    check: (run) => {
+      assert.ok(run.stderr.length < 1200, `${run.stderr.length} characters`);
+      assert.match(run.stderr, /kkk\.\.\. \(\d+ more characters\)\n$/);
+    },
   },
   {
     name: "a token id given as 8.0 is refused",
