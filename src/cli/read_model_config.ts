@@ -5,10 +5,18 @@
  */
 import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
-import { type DecoderConfig, parseCheckpointJson, parseDecoderConfig } from "../model/mod.ts";
+import {
+  type DecoderConfig,
+  MAX_CONFIG_JSON_BYTES,
+  parseCheckpointJson,
+  parseDecoderConfig,
+} from "../model/mod.ts";
 
-/** Largest config.json accepted (bytes). */
-export const MAX_CONFIG_BYTES = 16 << 20;
+/**
+ * Largest config.json accepted (bytes): the checkpoint reader's own limit
+ * (`MAX_CONFIG_JSON_BYTES`, 1 MiB), so that `model synth` writes no checkpoint its reader refuses.
+ */
+export const MAX_CONFIG_BYTES = MAX_CONFIG_JSON_BYTES;
 
 /**
  * Reads and validates a Qwen3 `config.json`. HF configs hold floats (`rms_norm_eps`,
@@ -17,7 +25,7 @@ export const MAX_CONFIG_BYTES = 16 << 20;
  *
  * @param path the file
  * @returns the validated config and the file's bytes
- * @throws {InputError} `CONFIG_READ` (missing, over 16 MiB, not UTF-8 JSON) and the config's
+ * @throws {InputError} `CONFIG_READ` (missing, over 1 MiB, not UTF-8 JSON) and the config's
  *   `CONFIG_*` codes
  * @example
  * ```ts ignore
@@ -32,11 +40,18 @@ export async function readModelConfig(
   };
   const info = await Deno.stat(path).catch(unreadable);
   if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
-    throw new InputError("CONFIG_READ", `Cannot read '${path}': not a file of at most 16 MiB`);
+    throw new InputError(
+      "CONFIG_READ",
+      `Cannot read '${path}': not a file of at most ${MAX_CONFIG_BYTES} bytes (the checkpoint ` +
+        "reader's limit)",
+    );
   }
   const bytes = await readAtMost(path, MAX_CONFIG_BYTES).catch(unreadable);
   if (bytes === null) {
-    throw new InputError("CONFIG_READ", `Cannot read '${path}': more than 16 MiB`);
+    throw new InputError(
+      "CONFIG_READ",
+      `Cannot read '${path}': more than ${MAX_CONFIG_BYTES} bytes`,
+    );
   }
   // As the checkpoint reader (and Python) reads it: what it refuses, no command accepts.
   let json: unknown;

@@ -123,6 +123,7 @@ export {
   layerPrefix,
   layerTensorShapes,
   type LinearBiases,
+  MAX_CONFIG_JSON_BYTES,
   type MoeConfig,
   openDecoderCheckpoint,
   parseCheckpointJson,

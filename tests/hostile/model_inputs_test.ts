@@ -30,6 +30,18 @@ const forward = (tokens: string, extra: string[] = []) => async (dir: string) =>
   ];
 };
 
+/** `model synth` of a config into `out`. */
+const synth = (config: string, out: string) => [
+  "model",
+  "synth",
+  "--config",
+  config,
+  "--seed",
+  "1",
+  "--out",
+  out,
+];
+
 const cases: HostileCase[] = [
   {
     name: "a duplicate key in tokens.json is refused",
@@ -100,6 +112,47 @@ const cases: HostileCase[] = [
     exit: 2,
     code: "USAGE_NUMBER",
   },
+  {
+    name: "model synth refuses a config.json above the checkpoint reader's 1 MiB before writing",
+    args: async (dir: string) => {
+      const c = JSON.parse(await Deno.readTextFile(`${CKPT}/config.json`));
+      await Deno.writeTextFile(
+        `${dir}/big.json`,
+        JSON.stringify({ ...c, _name_or_path: "x".repeat(1 << 20) }),
+      );
+      return synth(`${dir}/big.json`, `${dir}/ck`);
+    },
+    exit: 2,
+    code: "CONFIG_READ",
+  },
+  ...([["1", "its safetensors header"], ["2", "model\\.safetensors\\.index\\.json"]] as const).map((
+    [shards, what],
+  ): HostileCase => ({
+    name: `model synth refuses, before writing, a checkpoint of 10^6 tensors on ${shards} ` +
+      "shard(s) whose header or index the reader would refuse",
+    args: async (dir: string) => {
+      const c = JSON.parse(
+        await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-moe/config.json`),
+      );
+      // 971,477 tensors; the embedding of 2^38 elements makes a synth that skipped the check fail
+      // at once (no memory for it) instead of writing terabytes.
+      await Deno.writeTextFile(
+        `${dir}/many.json`,
+        JSON.stringify({
+          ...c,
+          num_experts: 4096,
+          num_hidden_layers: 80,
+          max_window_layers: 80,
+          hidden_size: 1 << 16,
+          vocab_size: 1 << 22,
+        }),
+      );
+      return [...synth(`${dir}/many.json`, `${dir}/ck`), "--shards", shards];
+    },
+    exit: 2,
+    code: "SYNTH_TOO_LARGE",
+    check: (run) => assert.match(run.stderr, new RegExp(what)),
+  })),
 ];
 
 hostileTable("model forward inputs", cases);

@@ -173,7 +173,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CHECKPOINT_SHAPE: "A tensor's shape differs from the one the config implies",
   CONFIG_FIELD: "A `config.json` field has the wrong type or is out of range",
   CONFIG_MODEL_TYPE: "`model_type` or `architectures` is not a supported family",
-  CONFIG_READ: "`config.json` cannot be read, is over 16 MiB or is not UTF-8 JSON",
+  CONFIG_READ: "`config.json` cannot be read, is over 1 MiB or is not UTF-8 JSON",
   SYNTH_TOO_LARGE: "`model synth`: one shard's tensors do not fit in memory (give more `--shards`)",
   CONFIG_UNSUPPORTED: "A config feature that is not modelled (a RoPE type, sliding window, " +
     "activation, dtype, unknown field, or a size left to the config class's default), refused " +

@@ -17,6 +17,7 @@ import { bitsFromF32, fp32ToBf16 } from "../../numerics/mod.ts";
 import { encodeSafetensorsChunks, type SafetensorsChunks } from "../safetensors/mod.ts";
 import type { DecoderConfig } from "./decoder_config.ts";
 import { decoderTensorShapes } from "./decoder_tensors.ts";
+import { _checkSynthLimits } from "./_synth_limits.ts";
 
 /** One file of a synthetic checkpoint. */
 export interface SynthFile {
@@ -33,6 +34,9 @@ export interface SynthFile {
  * @param options `seed` (text) and `shards` (1 = one `model.safetensors`)
  * @returns the files in writing order (shards, then the index when sharded)
  * @throws {RangeError} when `shards` is not in 1..min(999, tensor count)
+ * @throws {InputError} `SYNTH_TOO_LARGE` when a shard's safetensors header (above 100 MB: give
+ *   more shards) or the index (above `MAX_INDEX_JSON_BYTES`) would be more than the checkpoint
+ *   reader accepts
  * @example
  * ```ts
  * import { synthDecoderCheckpoint } from "./synth_checkpoint.ts";
@@ -77,6 +81,8 @@ export function synthDecoderCheckpoint(
   const names = n === 1
     ? ["model.safetensors"]
     : groups.map((_, i) => `model-${pad(i + 1)}-of-${pad(n)}.safetensors`);
+  // Before any weight is made: files the checkpoint reader would refuse are never written.
+  _checkSynthLimits(groups, names);
   const files: SynthFile[] = groups.map((group, i) => ({
     name: names[i]!,
     bytes: () =>
