@@ -57,7 +57,9 @@ const _DEFAULT_THETA = 10000;
  *   (malformed, theta not above 1, or two values that differ)
  */
 export function _rope(c: _Json): _Rope {
-  const top = _given(c, "rope_theta") ? _theta(c.rope_theta, "rope_theta") : undefined;
+  // An explicit null theta is None to HF, which fails computing the frequencies: refused (by
+  // `_theta`), where an absent one is the default.
+  const top = c.rope_theta !== undefined ? _theta(c.rope_theta, "rope_theta") : undefined;
   const maxPositions = c.max_position_embeddings;
   const legacy = _given(c, "rope_scaling")
     ? _section(c.rope_scaling, { name: "rope_scaling", theta: false, maxPositions })
@@ -101,7 +103,7 @@ function _section(
       );
     }
   }
-  const theta = o.theta && _given(p, "rope_theta")
+  const theta = o.theta && p.rope_theta !== undefined
     ? _theta(p.rope_theta, `${o.name}.rope_theta`)
     : undefined;
   const factor = () => _positive(p.factor, `${o.name}.factor`);

@@ -157,7 +157,10 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     heads,
     kvHeads,
     headDim,
-    rmsNormEps: String(_positive(c.rms_norm_eps ?? 1e-6, "rms_norm_eps")),
+    // Absent: the config classes' 1e-6; an explicit null is None to HF, which fails at run time.
+    rmsNormEps: String(
+      _positive(c.rms_norm_eps === undefined ? 1e-6 : c.rms_norm_eps, "rms_norm_eps"),
+    ),
     ropeTheta: rope.theta,
     ...(rope.scaling === undefined ? {} : { ropeScaling: Object.freeze(rope.scaling) }),
     ...(rope.transformers5Only ? { ropeTransformers5Only: true as const } : {}),

@@ -177,3 +177,25 @@ Deno.test("parseDecoderConfig(): num_key_value_heads and head_dim as each config
   });
   assert.equal(odd.headDim, 106);
 });
+
+Deno.test("parseDecoderConfig() refuses an explicit null rms_norm_eps, hidden_act or rope_theta (HF keeps None and fails), where absent is the default", async () => {
+  const qwen3 = await read("qwen3-0.6b.transformers-4.51.json");
+  const v5 = await read("qwen3-0.6b.transformers-5.json");
+  const nulls: [Record<string, unknown>, RegExp][] = [
+    [{ ...qwen3, rms_norm_eps: null }, /rms_norm_eps must be a positive number, got 'null'/],
+    [{ ...qwen3, hidden_act: null }, /hidden_act is null/],
+    [{ ...qwen3, rope_theta: null }, /rope_theta must be a positive number, got 'null'/],
+    [
+      { ...v5, rope_parameters: { ...(v5.rope_parameters as object), rope_theta: null } },
+      /rope_parameters\.rope_theta must be a positive number, got 'null'/,
+    ],
+  ];
+  for (const [json, message] of nulls) {
+    assertCode(() => parseDecoderConfig(json), InputError, "CONFIG_FIELD");
+    assert.throws(() => parseDecoderConfig(json), message);
+  }
+  const { rms_norm_eps: _e, hidden_act: _a, rope_theta: _t, ...absent } = qwen3;
+  const c = parseDecoderConfig(absent);
+  assert.equal(c.rmsNormEps, "0.000001");
+  assert.equal(c.ropeTheta, "10000");
+});
