@@ -31,6 +31,7 @@ export interface FileByteSource {
  * @param path file path
  * @returns the source; structurally a `ByteSource` of `src/model/safetensors`
  * @throws {InputError} `FILE_OPEN` when the file cannot be opened or is not a regular file
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
  * @example
  * ```ts ignore
  * import { fileByteSource } from "./file_byte_source.ts";
@@ -47,7 +48,7 @@ export async function fileByteSource(path: string): Promise<FileByteSource> {
     }
     file = await Deno.open(path, { read: true });
   } catch (cause) {
-    if (cause instanceof InputError) throw cause;
+    if (cause instanceof InputError || cause instanceof Deno.errors.NotCapable) throw cause;
     throw new InputError("FILE_OPEN", `Cannot open '${path}': ${_why(cause)}`, { cause });
   }
   const info = await file.stat();

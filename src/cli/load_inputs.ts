@@ -45,6 +45,8 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
  * @param paths key files
  * @throws {InputError} `INPUT_MISSING`, `KEY_PERMISSIONS` (group or others may read or write it),
  *   `USAGE_KEYS` (the same file twice)
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to a file (the CLI's
+ *   PERMISSION error)
  * @example
  * ```ts ignore
  * await checkSigningKeyFiles(["inspector.key"]);
@@ -59,6 +61,7 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
       real = await Deno.realPath(path);
       info = await Deno.stat(real);
     } catch (e) {
+      if (e instanceof Deno.errors.NotCapable) throw e;
       throw new InputError("INPUT_MISSING", `Cannot read key '${path}': ${(e as Error).name}`);
     }
     if (!info.isFile) {

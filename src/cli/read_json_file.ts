@@ -16,6 +16,8 @@ import { readAtMost } from "../read_at_most.ts";
  * @param maxBytes largest accepted size (default 64 MiB)
  * @returns the parsed value
  * @throws {InputError} `INPUT_MISSING`, `INPUT_TOO_LARGE`, `INPUT_JSON`
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it (the CLI's
+ *   PERMISSION error, naming the flag), never reported as a missing file
  * @example
  * ```ts ignore
  * const v = await readJsonFile("recipe.json");
@@ -33,6 +35,7 @@ export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): P
  *   as JSON and this code reported on failure
  * @returns the text
  * @throws {InputError} `INPUT_MISSING`, `INPUT_TOO_LARGE`, `INPUT_UTF8` or `jsonCode`
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
  * @example
  * ```ts ignore
  * const text = await readTextFile("claims.jsonl", { maxBytes: 1 << 28 });
@@ -47,6 +50,7 @@ export async function readTextFile(
   try {
     info = await Deno.stat(path);
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
   }
   if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
@@ -62,6 +66,7 @@ export async function readTextFile(
   try {
     bytes = await readAtMost(path, maxBytes);
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
   }
   if (bytes === null) {
@@ -88,6 +93,7 @@ export async function readTextFile(
  * @param maxBytes largest accepted size
  * @returns the bytes
  * @throws {InputError} `INPUT_MISSING` (missing, not a file), `INPUT_TOO_LARGE`
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
  * @example
  * ```ts ignore
  * const token = await readBinaryFile("attestation.tsr", 64 * 1024);
@@ -100,6 +106,7 @@ export async function readBinaryFile(path: string, maxBytes: number): Promise<Ui
     info = await Deno.stat(path);
     bytes = info.isFile ? await readAtMost(path, maxBytes) : null;
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
   }
   if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);

@@ -27,6 +27,7 @@ export const MAX_CONFIG_BYTES = MAX_CONFIG_JSON_BYTES;
  * @returns the validated config and the file's bytes
  * @throws {InputError} `CONFIG_READ` (missing, over 1 MiB, not UTF-8 JSON) and the config's
  *   `CONFIG_*` codes
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
  * @example
  * ```ts ignore
  * const { config } = await readModelConfig("tables/models/qwen3-tiny-dense/config.json");
@@ -36,6 +37,7 @@ export async function readModelConfig(
   path: string,
 ): Promise<{ config: DecoderConfig; bytes: Uint8Array }> {
   const unreadable = (e: unknown): never => {
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("CONFIG_READ", `Cannot read '${path}': ${(e as Error).name}`);
   };
   const info = await Deno.stat(path).catch(unreadable);

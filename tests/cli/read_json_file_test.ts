@@ -1,0 +1,51 @@
+/**
+ * The readers of user-named files: a read Deno's permissions deny is passed on as
+ * `Deno.errors.NotCapable` (the CLI's PERMISSION error, which names the flag to add), never
+ * reported as a missing file.
+ */
+import assert from "node:assert/strict";
+import { readBinaryFile, readJsonFile, readTextFile } from "../../src/cli/read_json_file.ts";
+import { checkSigningKeyFiles } from "../../src/cli/load_inputs.ts";
+import { readModelConfig } from "../../src/cli/read_model_config.ts";
+import { fileByteSource } from "../../src/assets/file_byte_source.ts";
+import { runBitaudit } from "./_run.ts";
+import { tempDir } from "../_temp.ts";
+
+const dir = await tempDir({ prefix: "bitaudit-read-" });
+const file = `${dir}/input.json`;
+await Deno.writeTextFile(file, "{}");
+await Deno.chmod(file, 0o600);
+
+Deno.test({
+  name:
+    "readTextFile(), readJsonFile(), readBinaryFile(), checkSigningKeyFiles(), readModelConfig() and fileByteSource() throw NotCapable when Deno may not read the file",
+  permissions: { read: false },
+  fn: async () => {
+    const readers: [string, () => Promise<unknown>][] = [
+      ["readTextFile", () => readTextFile(file, { maxBytes: 1024 })],
+      ["readJsonFile", () => readJsonFile(file)],
+      ["readBinaryFile", () => readBinaryFile(file, 1024)],
+      ["checkSigningKeyFiles", () => checkSigningKeyFiles([file])],
+      ["readModelConfig", () => readModelConfig(file)],
+      ["fileByteSource", () => fileByteSource(file)],
+    ];
+    for (const [name, read] of readers) {
+      await assert.rejects(read(), Deno.errors.NotCapable, name);
+    }
+  },
+});
+
+Deno.test("a command denied the read of a file it is given stops with PERMISSION naming --allow-read, not INPUT_MISSING", async () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  for (
+    const args of [
+      ["key", "trust-root", "--pub", file, "--out", `${dir}/trust-root.json`],
+      ["check", file, "--trust-root", file],
+    ]
+  ) {
+    const r = await runBitaudit(args, { perms: [`--allow-read=${root}`] });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error \[PERMISSION\]: .*--allow-read/, r.stderr);
+    assert.doesNotMatch(r.stderr, /INPUT_MISSING|NotCapable/, r.stderr);
+  }
+});
