@@ -27,6 +27,7 @@ import {
   type TrustRootKey,
   verifyCheckpoint,
   verifyDrandRound,
+  verifyEnvelope,
   verifyTimestampToken,
 } from "../attest/mod.ts";
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
@@ -250,6 +251,19 @@ async function _announcement(
   const unverified = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
   const announcedId = (unverified.predicate as { auditId?: unknown })?.auditId;
   if (audit.auditId === undefined) audit.auditId = String(announcedId);
+  // There is no trust root at audit time, only the --key files: an announcement none of them
+  // signed is named by the key that did (as its signature states it), not judged by validity.
+  if (!(await verifyEnvelope(env, { trustedKeys: o.ctx.keys })).verified) {
+    const named = env.signatures.map((s) => s.keyid).filter((id) => id !== "");
+    const by = named.length === 0
+      ? "another key"
+      : `key ${named.map((id) => `${id.slice(0, 16)}…`).join(", key ")}`;
+    throw new InputError(
+      "ANNOUNCEMENT_MISMATCH",
+      `Cannot use the announcement: it was signed by ${by}, not by any --key given (the ` +
+        "announcement and the audit are signed with the same inspector key)",
+    );
+  }
   const root = { mediaType: "", keys: o.ctx.keys.map((publicKey) => _inspector(publicKey)) };
   const r = await checkAnnouncement(JSON.parse(text), { trustRoot: root, audit });
   if ("why" in r) {

@@ -7,10 +7,13 @@ import {
   announcedAuditId,
   announcementStatement,
   decodePrivateKeyPem,
+  decodePublicKeyPem,
   encodeStatement,
   IN_TOTO_PAYLOAD_TYPE,
+  keyId,
   signEnvelope,
 } from "../../src/attest/mod.ts";
+import { InputError } from "../../src/errors.ts";
 import { announceAudit } from "../../src/cli/commands/announce.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import {
@@ -137,5 +140,27 @@ Deno.test("check labels an audit without announcement and fails a doctored one",
   assert.match(
     late.checks.find((c) => c.check === "announcement")!.detail,
     /no inspector key valid/,
+  );
+});
+
+/** Asserts that `run` rejects with an InputError of `code` whose message matches `message`. */
+const refusedWith = async (
+  code: InputError["code"],
+  message: RegExp,
+  run: () => Promise<unknown>,
+) =>
+  await assert.rejects(run, (e: unknown) => {
+    assert.ok(e instanceof InputError && e.code === code, String(e));
+    assert.match(e.message, message);
+    return true;
+  });
+
+Deno.test("audit given a --key that did not sign the announcement names the key that did", async () => {
+  await announce({ key: stranger.privateKey });
+  const id = keyId(decodePublicKeyPem(await Deno.readTextFile(stranger.publicKey)));
+  await refusedWith(
+    "ANNOUNCEMENT_MISMATCH",
+    new RegExp(`signed by key ${id.slice(0, 16)}…, not by any --key given`),
+    () => beaconAudit({ announcement: lastAnnouncement() }),
   );
 });
