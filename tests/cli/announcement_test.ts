@@ -164,3 +164,20 @@ Deno.test("audit given a --key that did not sign the announcement names the key 
     () => beaconAudit({ announcement: lastAnnouncement() }),
   );
 });
+
+Deno.test("announce without --time for a round already published says what to do", async () => {
+  await refusedWith(
+    "ANNOUNCEMENT_LATE",
+    /must precede its round: name a later round, or, to replay a past round .*give --time before the round's time/,
+    () =>
+      announceAudit({
+        checkpoint: goodCheckpoint,
+        proverPub: prover.publicKey,
+        chain: CHAIN,
+        round: "123",
+        k: "3",
+        keys: [f.key],
+        out: `${f.dir}/announcement-now.dsse.json`,
+      }),
+  );
+});

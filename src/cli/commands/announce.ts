@@ -137,7 +137,9 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
       "ANNOUNCEMENT_LATE",
       `Cannot announce round ${round}: it is published at ${
         _iso(roundTime)
-      }, not after the announcement (${_iso(at)})`,
+      }, not after the announcement (${_iso(at)}); an announcement must precede its round: ` +
+        "name a later round, or, to replay a past round (as the demo does), give --time before " +
+        "the round's time",
     );
   }
   // The body (origin, size, root), not the signatures: re-signing must not change the audit id.
