@@ -73,7 +73,7 @@ export async function checkTrustInputs(
       }`,
     );
   }
-  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp, now });
+  const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp, signedAt, now });
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
     commitment: cp === undefined ? "none" : "prover-signed",
@@ -88,6 +88,8 @@ async function _checkAnnouncement(
     add: AddCheck;
     drand: DrandBinding | undefined;
     cp: CheckpointBinding | undefined;
+    /** When the checkpoint was signed (ms), once its check passed. */
+    signedAt: number | undefined;
     now: Date;
   },
 ): Promise<TrustLabels["announcement"]> {
@@ -120,6 +122,19 @@ async function _checkAnnouncement(
   });
   if ("why" in r) {
     o.add("announcement", false, r.why);
+    return "none";
+  }
+  // The announcement names the checkpoint: one dated before the checkpoint was signed was not
+  // made when it says (or names a checkpoint it could not have seen).
+  const at = r.timestampedAt ?? r.announcement.announcedAt;
+  if (o.signedAt !== undefined && parseRfc3339(at) < o.signedAt) {
+    o.add(
+      "announcement",
+      false,
+      `the announcement is dated ${at}, before the checkpoint it names was signed (${
+        new Date(o.signedAt).toISOString()
+      }): an announcement cannot name a checkpoint signed after it`,
+    );
     return "none";
   }
   const when = r.timestampedAt === undefined

@@ -269,6 +269,14 @@ async function _announcement(
   if ("why" in r) {
     throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use the announcement: ${r.why}`);
   }
+  if (parseRfc3339(r.announcement.announcedAt) < parseRfc3339(o.checkpoint.signedAt)) {
+    throw new InputError(
+      "ANNOUNCEMENT_MISMATCH",
+      `Cannot use the announcement: it is dated ${r.announcement.announcedAt}, before the ` +
+        `checkpoint it names was signed (${o.checkpoint.signedAt}), so no checker would accept ` +
+        "the audit",
+    );
+  }
   const stamp = e.announcementTimestamp;
   const timestamp = stamp === undefined ? undefined : timestampResponseDer(decodeBase64(stamp));
   if (timestamp !== undefined) await _stampedBeforeRound(env, timestamp, r.announcement.beacon);

@@ -27981,7 +27981,7 @@ ${values.join("\n")}` : `${blockName} :`;
         `round published ${new Date(roundTime).toISOString()}, checkpoint signed ${new Date(signedAt).toISOString()}`
       );
     }
-    const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp, now });
+    const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp, signedAt, now });
     return {
       randomness: roundTime === void 0 ? "unverified" : "drand",
       commitment: cp === void 0 ? "none" : "prover-signed",
@@ -28018,6 +28018,15 @@ ${values.join("\n")}` : `${blockName} :`;
     });
     if ("why" in r) {
       o.add("announcement", false, r.why);
+      return "none";
+    }
+    const at = r.timestampedAt ?? r.announcement.announcedAt;
+    if (o.signedAt !== void 0 && parseRfc3339(at) < o.signedAt) {
+      o.add(
+        "announcement",
+        false,
+        `the announcement is dated ${at}, before the checkpoint it names was signed (${new Date(o.signedAt).toISOString()}): an announcement cannot name a checkpoint signed after it`
+      );
       return "none";
     }
     const when = r.timestampedAt === void 0 ? `${r.announcement.announcedAt} (inspector's stated time)` : `by ${r.timestampedAt} (RFC 3161 timestamp)`;

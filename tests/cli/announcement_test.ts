@@ -181,3 +181,37 @@ Deno.test("announce without --time for a round already published says what to do
       }),
   );
 });
+
+Deno.test("an announcement dated before its checkpoint was signed is refused by announce and audit and fails check", async () => {
+  // The checkpoint was signed at 15:00:00.
+  await refusedWith(
+    "ANNOUNCEMENT_MISMATCH",
+    /checkpoint .* was signed later \(2023-08-23T15:00:00Z\)/,
+    () => announce({ time: "2023-08-23T14:59:00Z" }),
+  );
+  // A hand-made one (the same audit id: it does not depend on the time).
+  const key = decodePrivateKeyPem(await Deno.readTextFile(f.key));
+  const env = await signEnvelope(
+    encodeStatement(announcementStatement({ ...first, announcedAt: "2023-08-23T14:59:00Z" })),
+    { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [{ privateKey: key, publicKey: inspectorPub }] },
+  );
+  const path = `${f.dir}/early.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(env));
+  await refusedWith(
+    "ANNOUNCEMENT_MISMATCH",
+    /before the checkpoint it names was signed/,
+    () => beaconAudit({ announcement: path }),
+  );
+  // The announced attestation re-signed with the early announcement in it.
+  const early = await resign<{ announcement: { envelope: unknown } }>(announced.attestation, {
+    name: "early-announcement",
+    edit: (a) => a.announcement.envelope = env,
+  });
+  const r = await checkFile({ attestation: early, trustRoot: root });
+  assert.equal(r.valid, false);
+  assert.match(
+    r.checks.find((c) => c.check === "announcement")!.detail,
+    /dated 2023-08-23T14:59:00Z, before the checkpoint it names was signed/,
+  );
+  assert.ok(r.checks.filter((c) => !c.ok).every((c) => c.check === "announcement"));
+});

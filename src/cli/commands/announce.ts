@@ -86,7 +86,8 @@ export function announceCommand(): Command {
  * @param o options as on the command line
  * @returns the announcement
  * @throws {InputError} `CHECKPOINT_SIGNATURE`, `BAD_BEACON`, `ANNOUNCEMENT_LATE` (the round is
- *   not after the announcement time), `USAGE_NUMBER`, `OUTPUT_EXISTS`, ...
+ *   not after the announcement time), `ANNOUNCEMENT_MISMATCH` (the checkpoint was signed after
+ *   the announcement time), `USAGE_NUMBER`, `OUTPUT_EXISTS`, ...
  * @example
  * ```ts ignore
  * await announceAudit({ checkpoint, proverPub, chain, round: "123", k: "50", keys, out });
@@ -140,6 +141,16 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
       }, not after the announcement (${_iso(at)}); an announcement must precede its round: ` +
         "name a later round, or, to replay a past round (as the demo does), give --time before " +
         "the round's time",
+    );
+  }
+  // The announcement names the checkpoint: it cannot be made before the checkpoint was signed
+  // (check fails such an attestation's announcement).
+  if (v.signedAt !== undefined && at < v.signedAt * 1000) {
+    throw new InputError(
+      "ANNOUNCEMENT_MISMATCH",
+      `Cannot announce at ${_iso(at)}: the checkpoint '${o.checkpoint}' was signed later (${
+        _iso(v.signedAt * 1000)
+      }), and an announcement cannot name a checkpoint signed after it (give a --time from then)`,
     );
   }
   // The body (origin, size, root), not the signatures: re-signing must not change the audit id.
