@@ -23962,7 +23962,9 @@ ${values.join("\n")}` : `${blockName} :`;
   // src/attest/beacon/drand_chain_info.ts
   var MAX_DRAND_INFO_BYTES = 16 * 1024;
   function parseDrandChainInfo(text) {
-    const obj = _object(_json(text, "chain info"), "info", [
+    const json = _json(text, "chain info");
+    _refuseRound(json);
+    const obj = _object(json, "info", [
       "public_key",
       "period",
       "genesis_time",
@@ -23982,6 +23984,15 @@ ${values.join("\n")}` : `${blockName} :`;
       schemeId: _string(obj, "schemeID", "info"),
       beaconId: _beaconId(_string(meta, "beaconID", "info.metadata"))
     });
+  }
+  function _refuseRound(json) {
+    if (typeof json !== "object" || json === null || Array.isArray(json)) return;
+    const o = json;
+    if (!("round" in o) || !("signature" in o || "randomness" in o) || "public_key" in o) return;
+    const n = Number.isSafeInteger(o.round) ? ` ${o.round}` : "";
+    _bad8(
+      `this is a drand round${n}, not the chain's info: --drand and --chain take the chain's info (the relay's /info JSON, with public_key, period and genesis_time)`
+    );
   }
   function drandChainHash(info) {
     if (!Number.isSafeInteger(info.period) || info.period < 1 || info.period > 4294967295) {

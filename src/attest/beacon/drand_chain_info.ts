@@ -44,8 +44,9 @@ export interface DrandChainInfo {
  * @param text JSON text: `{public_key, period, genesis_time, hash, groupHash, schemeID,
  *   metadata: {beaconID}}`
  * @returns the chain info, frozen (hex fields lowercased)
- * @throws {InputError} `BAD_BEACON` when the text is too long, not JSON, has unknown or missing
- *   fields, non-hex keys or hashes, or a period/genesis time out of range
+ * @throws {InputError} `BAD_BEACON` when the text is too long, not JSON, a round instead of chain
+ *   info, has unknown or missing fields, non-hex keys or hashes, or a period/genesis time out of
+ *   range
  * @example
  * ```ts
  * import { parseDrandChainInfo } from "./drand_chain_info.ts";
@@ -58,7 +59,9 @@ export interface DrandChainInfo {
  * ```
  */
 export function parseDrandChainInfo(text: string): DrandChainInfo {
-  const obj = _object(_json(text, "chain info"), "info", [
+  const json = _json(text, "chain info");
+  _refuseRound(json);
+  const obj = _object(json, "info", [
     "public_key",
     "period",
     "genesis_time",
@@ -78,6 +81,21 @@ export function parseDrandChainInfo(text: string): DrandChainInfo {
     schemeId: _string(obj, "schemeID", "info"),
     beaconId: _beaconId(_string(meta, "beaconID", "info.metadata")),
   });
+}
+
+/**
+ * A round (`{round, randomness, signature}`, what a relay serves at `/public/<n>`) given where the
+ * chain's info belongs: said as such, not as an unknown field `round`.
+ */
+function _refuseRound(json: unknown): void {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return;
+  const o = json as Record<string, unknown>;
+  if (!("round" in o) || !("signature" in o || "randomness" in o) || "public_key" in o) return;
+  const n = Number.isSafeInteger(o.round) ? ` ${o.round}` : "";
+  _bad(
+    `this is a drand round${n}, not the chain's info: --drand and --chain take the chain's ` +
+      "info (the relay's /info JSON, with public_key, period and genesis_time)",
+  );
 }
 
 /**
