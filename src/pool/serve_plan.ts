@@ -43,6 +43,8 @@ export interface ServeOptions {
   readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
   /** Called for each message skipped (its name and why). */
   readonly onSkipped?: ((where: string, why: string) => void) | undefined;
+  /** Called once the work orders are published, with their number, before results are awaited. */
+  readonly onPublished?: ((items: number) => void) | undefined;
   /** Called after each result with (items with a result, planned items). */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
@@ -51,7 +53,8 @@ export interface ServeOptions {
  * Serves a plan to the pool and collects its results.
  *
  * @param link connection to the NATS server (from `connectNats`)
- * @param options the plan and its digest, queue settings, timeout, progress callback
+ * @param options the plan and its digest, queue settings, timeout, publication and progress
+ *   callbacks
  * @returns every result received for the plan's subject, in arrival order, with its worker
  * @throws what `open` throws for a message that is not a result signed by an accepted worker
  * @example
@@ -84,6 +87,7 @@ export async function servePlan(
     await purge().catch(() => {});
     throw _server("publish the work orders", e);
   }
+  options.onPublished?.(plan.items.length);
   const messages = await consumer.consume();
   const timer = setTimeout(() => messages.stop(), options.timeoutMs);
   try {

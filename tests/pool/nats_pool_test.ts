@@ -103,6 +103,21 @@ Deno.test("a plan served again right after a serve that timed out is served, not
       ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/${out}`, net]);
     const first = await serve("first", "1").done(); // no worker yet: nothing computed
     assert.equal(first.code, 3, first.stdout + first.stderr);
+    // The wait for workers is said on stderr, with the plan's digest (stdout is the verdict only).
+    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(plan));
+    const prefix = Array.from(
+      new Uint8Array(digest).subarray(0, 8),
+      (b) => b.toString(16).padStart(2, "0"),
+    ).join("");
+    assert.match(
+      first.stderr,
+      new RegExp(
+        `^published 2 work orders for plan ${prefix}…; waiting up to 1 s for .*worker`,
+        "m",
+      ),
+    );
+    assert.doesNotMatch(first.stderr, /collected/);
+    JSON.parse(first.stdout);
     worker = spawn(
       ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
       [`--allow-read=${REPO_ROOT},${f.dir}`, net],
@@ -110,6 +125,11 @@ Deno.test("a plan served again right after a serve that timed out is served, not
     const again = await serve("again", "120").done();
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.equal(JSON.parse(again.stdout).verdict, "PASSED");
+    assert.match(again.stderr, /^published 2 work orders for plan /m);
+    assert.match(
+      again.stderr,
+      /^collected 1 of 2 results \(50%\)\ncollected 2 of 2 results \(100%\)$/m,
+    );
   } finally {
     if (worker !== undefined) {
       try {

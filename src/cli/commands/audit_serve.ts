@@ -76,6 +76,8 @@ export function auditServeCommand(): Command {
       try {
         const nc = await natsConnect(opts, "bitaudit-coordinator");
         const bar = progressBar("collecting", { enabled: !opts.json });
+        // Where the bar does not show (as progressBar decides), a line per tenth does.
+        const tenths = opts.json || !Deno.stderr.isTerminal() ? _tenths() : undefined;
         try {
           results = await servePlan(nc, {
             plan,
@@ -98,7 +100,18 @@ export function auditServeCommand(): Command {
                 console.error(escapeForTerminal(`skipped ${where}: ${why}`));
               }
             },
-            onProgress: bar.update,
+            // Said on stderr whatever the terminal: with no worker yet the wait can last the
+            // whole --timeout, and a log should show that the work is out and what has come back.
+            onPublished: (items) => {
+              console.error(
+                `published ${items} work orders for plan ${planDigest.slice(0, 16)}…; waiting ` +
+                  `up to ${timeoutMs / 1000} s for \`bitaudit worker\` processes to return results`,
+              );
+            },
+            onProgress: (got, total) => {
+              bar.update(got, total);
+              tenths?.update(got, total);
+            },
           });
         } finally {
           bar.stop();
@@ -113,4 +126,20 @@ export function auditServeCommand(): Command {
       }
       await mergeAndSign(done, { ...inputs, results });
     });
+}
+
+/**
+ * A line on stderr each time the results collected pass another tenth of the plan, where no
+ * progress bar shows them (stderr not a terminal, or --json).
+ */
+function _tenths(): { update(got: number, total: number): void } {
+  let said = 0;
+  return {
+    update(got, total) {
+      const tenth = Math.floor((got * 10) / total);
+      if (tenth <= said) return;
+      said = tenth;
+      console.error(`collected ${got} of ${total} results (${Math.floor((got * 100) / total)}%)`);
+    },
+  };
 }
