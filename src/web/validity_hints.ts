@@ -66,24 +66,48 @@ export function validityHints(inputs: ValidityInputs): string[] {
     if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
   }
   if (failed.has("announcement")) {
-    // The inspector keys whose window leaves out the time the announcement states.
-    const at = _announcedAt(_object(_object(predicate?.audit)?.announcement));
+    // The inspector keys that signed the announcement (by its signatures' key ids: a hint only),
+    // whose window leaves out the time it states, or who are no longer valid now.
+    const announcement = _object(_object(predicate?.audit)?.announcement);
+    const at = _announcedAt(announcement);
+    const signers = _signerIds(announcement);
+    const stamped = typeof announcement?.timestamp === "string";
     for (const key of inputs.trustRoot.keys) {
-      if (key.role !== "inspector" || at === undefined || _within(key, at)) continue;
-      hints.push(_announcerHint(key, at));
+      if (key.role !== "inspector" || at === undefined || !signers.has(key.keyid)) continue;
+      hints.push(_within(key, at) ? _retiredHint(key, at, stamped) : _announcerHint(key, at));
     }
   }
   return hints;
 }
 
 function _announcerHint(key: TrustRootKey, at: number): string {
-  return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
-    _window(key)
-  }, and the announcement says it was signed at ${
+  return `Your trust root lets inspector key ${_short(key.keyid)}, which signed the ` +
+    `announcement, sign ${_window(key)}, and the announcement says it was signed at ${
+      _iso(at)
+    }: if the key was the inspector's then, its window should start by then (\`bitaudit key trust-root --valid-from ${
+      _iso(at)
+    }\` or earlier).`;
+}
+
+/** The announcing key was valid when it signed, and has been ended or revoked since. */
+function _retiredHint(key: TrustRootKey, at: number, stamped: boolean): string {
+  return `Inspector key ${_short(key.keyid)} signed the announcement at ${
     _iso(at)
-  }: if the key was the inspector's then, build the trust root with \`bitaudit key trust-root --valid-from ${
-    _iso(at)
-  }\` or earlier.`;
+  }, inside its window (${_window(key)}), but it is not valid at the verification time${
+    stamped
+      ? ", and the announcement's timestamp did not date it"
+      : ", and the announcement carries no RFC 3161 token to date its signature"
+  }: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
+}
+
+/** The key ids an announcement envelope's signatures name (unverified). */
+function _signerIds(announcement: Record<string, unknown> | undefined): Set<string> {
+  const sigs = _object(announcement?.envelope)?.signatures;
+  return new Set(
+    (Array.isArray(sigs) ? sigs : []).map((s) => _object(s)?.keyid).filter((k) =>
+      typeof k === "string"
+    ) as string[],
+  );
 }
 
 /** Whether a key's window (and no revocation) holds a time. */
@@ -109,9 +133,12 @@ function _inspectorHint(key: TrustRootKey, stated: number | undefined): string {
   const early = stated !== undefined && stated < key.validFor.start
     ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`
     : "";
+  const set = key.revoked === undefined
+    ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`"
+    : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
   return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
     _window(key)
-  } (set with \`bitaudit key trust-root --valid-from\` and \`--valid-until\`).${when}${early}`;
+  } (${set}).${when}${early}`;
 }
 
 function _proverHint(root: TrustRoot, id: string, signedAt: number | undefined): string {

@@ -28818,16 +28818,30 @@ ${values.join("\n")}` : `${blockName} :`;
       if (id !== void 0) hints.push(_proverHint(inputs.trustRoot, id, _time2(cp?.signedAt)));
     }
     if (failed.has("announcement")) {
-      const at = _announcedAt(_object2(_object2(predicate?.audit)?.announcement));
+      const announcement = _object2(_object2(predicate?.audit)?.announcement);
+      const at = _announcedAt(announcement);
+      const signers = _signerIds(announcement);
+      const stamped = typeof announcement?.timestamp === "string";
       for (const key of inputs.trustRoot.keys) {
-        if (key.role !== "inspector" || at === void 0 || _within(key, at)) continue;
-        hints.push(_announcerHint(key, at));
+        if (key.role !== "inspector" || at === void 0 || !signers.has(key.keyid)) continue;
+        hints.push(_within(key, at) ? _retiredHint(key, at, stamped) : _announcerHint(key, at));
       }
     }
     return hints;
   }
   function _announcerHint(key, at) {
-    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)}, and the announcement says it was signed at ${_iso(at)}: if the key was the inspector's then, build the trust root with \`bitaudit key trust-root --valid-from ${_iso(at)}\` or earlier.`;
+    return `Your trust root lets inspector key ${_short(key.keyid)}, which signed the announcement, sign ${_window(key)}, and the announcement says it was signed at ${_iso(at)}: if the key was the inspector's then, its window should start by then (\`bitaudit key trust-root --valid-from ${_iso(at)}\` or earlier).`;
+  }
+  function _retiredHint(key, at, stamped) {
+    return `Inspector key ${_short(key.keyid)} signed the announcement at ${_iso(at)}, inside its window (${_window(key)}), but it is not valid at the verification time${stamped ? ", and the announcement's timestamp did not date it" : ", and the announcement carries no RFC 3161 token to date its signature"}: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
+  }
+  function _signerIds(announcement) {
+    const sigs = _object2(announcement?.envelope)?.signatures;
+    return new Set(
+      (Array.isArray(sigs) ? sigs : []).map((s) => _object2(s)?.keyid).filter(
+        (k) => typeof k === "string"
+      )
+    );
   }
   function _within(key, at) {
     return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
@@ -28845,7 +28859,8 @@ ${values.join("\n")}` : `${blockName} :`;
   function _inspectorHint(key, stated) {
     const when = stated === void 0 ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
     const early = stated !== void 0 && stated < key.validFor.start ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.` : "";
-    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (set with \`bitaudit key trust-root --valid-from\` and \`--valid-until\`).${when}${early}`;
+    const set = key.revoked === void 0 ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`" : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
+    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${set}).${when}${early}`;
   }
   function _proverHint(root, id, signedAt) {
     const key = root.keys.find((k) => k.keyid === id);

@@ -24,6 +24,7 @@ import { readTextFile } from "../read_json_file.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { extendTrustRoot, keyTimeArgs } from "../extend_trust_root.ts";
 
 /**
  * Builds the `key` command group.
@@ -52,9 +53,29 @@ export function keyCommand(): Command {
       }
     });
   const trustRoot = cmd.command("trust-root")
-    .description("write a trust root listing inspector public keys with a validity window")
-    .requiredOption("--pub <files...>", "SPKI PEM public keys")
+    .description(
+      "write a trust root listing inspector public keys with a validity window; with --extend, a " +
+        "new root from an existing one (rotation: --end a key's window, add the next key; " +
+        "compromise: --revoke)",
+    )
+    .option("--pub <files...>", "SPKI PEM public keys (required unless --extend)")
     .requiredOption("--out <file>", "trust root JSON to create")
+    .option(
+      "--extend <file>",
+      "an existing trust root to start from: every key (with its window and revocation), drand " +
+        "chain and TSA it lists is kept, the keys given here are added",
+    )
+    .option(
+      "--end <keyid=time...>",
+      "with --extend: end a listed key's validity at the time (rotation); keyid or its first 8+ " +
+        "hex digits",
+    )
+    .option(
+      "--revoke <keyid=time...>",
+      "with --extend: revoke a listed key from the time (compromise: no signature it made from " +
+        "then on counts)",
+    )
+    .option("--revoke-reason <text>", "why the --revoke keys are revoked (kept in the root)")
     .option(
       "--valid-from <time>",
       "RFC 3339 start of validity: a signature made earlier does not count",
@@ -69,10 +90,18 @@ export function keyCommand(): Command {
     .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
     .option("--tsa <files...>", "PEM CA certificates of trusted RFC 3161 time-stamp authorities")
     .action(async (opts) => {
+      if (opts.extend === undefined && opts.pub === undefined) {
+        throw new InputError("USAGE", "Cannot write a trust root: give --pub (or --extend)");
+      }
+      if (opts.extend === undefined && (opts.end ?? opts.revoke) !== undefined) {
+        throw new InputError("USAGE", "Cannot apply --end or --revoke without --extend <root>");
+      }
+      const end = keyTimeArgs(opts.end ?? [], "--end");
+      const revoke = keyTimeArgs(opts.revoke ?? [], "--revoke");
       const readPem = async (file: string) =>
         decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
       const pubs = [];
-      for (const file of opts.pub) pubs.push(await readPem(file));
+      for (const file of opts.pub ?? []) pubs.push(await readPem(file));
       const provers = [];
       for (const file of opts.prover ?? []) provers.push(await readPem(file));
       const drand = [];
@@ -97,17 +126,29 @@ export function keyCommand(): Command {
         drand,
         tsa,
       });
-      const text = JSON.stringify(root, null, 2) + "\n";
+      const doc = opts.extend === undefined ? root : extendTrustRoot(
+        await readTextFile(opts.extend, { maxBytes: 16 * 1024 * 1024 }),
+        root,
+        { end, revoke, ...(opts.revokeReason === undefined ? {} : { reason: opts.revokeReason }) },
+      );
+      const text = JSON.stringify(doc, null, 2) + "\n";
       // Validated as `check` will read it: a root that check would refuse is never written
       // (a time that is not RFC 3339, an end before the start, the same key twice).
       const parsed = parseTrustRoot(text);
       trustedDrandChains(parsed.drand); // the pinned chains and TSA certificates, as check reads them
       trustedTsaAnchors(parsed.tsa);
       await writeNewFile(opts.out, text);
-      printText(`wrote ${opts.out} with ${root.keys.length} key(s)`);
+      printText(`wrote ${opts.out} with ${doc.keys.length} key(s)`);
+      if (opts.extend !== undefined) {
+        printText(`kept the ${doc.keys.length - root.keys.length} key(s) of ${opts.extend}`);
+        for (const [id, t] of end) printText(`key ${id}: valid until ${t} (--end)`);
+        for (const [id, t] of revoke) printText(`key ${id}: revoked from ${t} (--revoke)`);
+      }
       const defaulted = trustRoot.getOptionValueSource("validFrom") === "default";
-      for (const line of _windowLines(opts, { provers: provers.length, defaulted })) {
-        printText(line);
+      if (pubs.length + provers.length > 0) {
+        for (const line of _windowLines(opts, { provers: provers.length, defaulted })) {
+          printText(line);
+        }
       }
     });
   return addCommandHelp(cmd);
@@ -121,7 +162,7 @@ const DEFAULT_VALID_FROM = "2026-01-01T00:00:00Z";
  * a window that starts after a key's signatures makes `check` refuse them, so it is never silent.
  */
 function _windowLines(
-  opts: { pub: string[]; validFrom: string; validUntil?: string; proverValidFrom?: string },
+  opts: { pub?: string[]; validFrom: string; validUntil?: string; proverValidFrom?: string },
   o: { provers: number; defaulted: boolean },
 ): string[] {
   const from = `from ${opts.validFrom} (${
@@ -130,7 +171,9 @@ function _windowLines(
   const until = opts.validUntil === undefined
     ? "with no end (set one with --valid-until)"
     : `until ${opts.validUntil} (--valid-until)`;
-  const lines = [`inspector keys (${opts.pub.length}): valid ${from} ${until}`];
+  const lines = (opts.pub ?? []).length === 0
+    ? []
+    : [`inspector keys (${opts.pub!.length}): valid ${from} ${until}`];
   if (o.provers > 0) {
     lines.push(
       `prover keys (${o.provers}): valid from ${

@@ -1,0 +1,107 @@
+/**
+ * `key trust-root --extend`: rotation (`--end` an inspector key's window, add the next key) and
+ * revocation (`--revoke` with its reason) from an existing trust root, keeping every key, chain
+ * and TSA it lists; what `check` says of an attestation against the new root.
+ */
+import assert from "node:assert/strict";
+import { keyId, parseTrustRoot } from "../../src/attest/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import { runBitaudit } from "./_run.ts";
+import { beaconAudit, f, goodRoot, inspectorPub, stranger } from "./_trust_fixture.ts";
+
+const good = await beaconAudit();
+const oldId = keyId(inspectorPub);
+const check = (root: string) =>
+  runBitaudit(["check", good.attestation, "--trust-root", root, "--json"]);
+
+Deno.test("key trust-root --extend --end --pub: the old key keeps its past window, the next key is added, pins kept; the attestation still checks", async () => {
+  const out = `${f.dir}/rotated.json`;
+  const r = await runBitaudit([
+    "key",
+    "trust-root",
+    "--extend",
+    goodRoot,
+    "--end",
+    `${oldId.slice(0, 12)}=2099-01-01T00:00:00Z`,
+    "--pub",
+    stranger.publicKey,
+    "--valid-from",
+    "2099-01-01T00:00:00Z",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /kept the \d+ key\(s\) of /);
+  assert.match(r.stdout, new RegExp(`key ${oldId.slice(0, 12)}: valid until 2099-01-01T00:00:00Z`));
+  const before = parseTrustRoot(await Deno.readTextFile(goodRoot));
+  const after = parseTrustRoot(await Deno.readTextFile(out));
+  assert.equal(after.keys.length, before.keys.length + 1);
+  const old = after.keys.find((k) => k.keyid === oldId)!;
+  assert.equal(old.validFor.end, Date.parse("2099-01-01T00:00:00Z"));
+  assert.equal(old.validFor.start, before.keys.find((k) => k.keyid === oldId)!.validFor.start);
+  assert.deepEqual(after.drand, before.drand);
+  assert.equal((await check(out)).code, 0);
+});
+
+Deno.test("key trust-root --extend --revoke: the key's signatures from then on do not count, and check's hint names the revocation", async () => {
+  const out = `${f.dir}/revoked.json`;
+  const r = await runBitaudit([
+    "key",
+    "trust-root",
+    "--extend",
+    goodRoot,
+    "--revoke",
+    `${oldId}=2024-01-01T00:00:00Z`,
+    "--revoke-reason",
+    "key compromised",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const root = parseTrustRoot(await Deno.readTextFile(out));
+  assert.equal(root.keys.find((k) => k.keyid === oldId)!.revoked?.reason, "key compromised");
+  const c = await check(out);
+  assert.equal(c.code, 1);
+  const hints: string[] = JSON.parse(c.stdout).hints;
+  assert.ok(
+    hints.some((h) => /its revocation is the trust root's `revoked` entry/.test(h)),
+    c.stdout,
+  );
+});
+
+Deno.test("key trust-root --extend refuses what it cannot apply (nothing written)", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--end", "deadbeef00=2099-01-01T00:00:00Z"], /no key of the existing trust root/],
+    [["--end", `${oldId}=1999-01-01T00:00:00Z`], /before its start/],
+    [["--end", `${oldId}=yesterday`], /expected KEYID=TIME/],
+    [["--revoke", `${oldId}=2024-01-01T00:00:00Z`], /without --revoke-reason/],
+    [["--pub", f.pub], /the existing trust root lists it/],
+  ];
+  for (const [extra, why] of cases) {
+    const out = `${f.dir}/never-${extra.join("").length}.json`;
+    const r = await runBitaudit([
+      "key",
+      "trust-root",
+      "--extend",
+      goodRoot,
+      ...extra,
+      "--out",
+      out,
+    ]);
+    assert.equal(r.code, 2, `${extra}: ${r.stdout}${r.stderr}`);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, why);
+    await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
+  }
+  const noBase = await runBitaudit([
+    "key",
+    "trust-root",
+    "--end",
+    `${oldId}=2099-01-01T00:00:00Z`,
+    "--pub",
+    f.pub,
+    "--out",
+    `${f.dir}/never-nobase.json`,
+  ]);
+  assert.match(noBase.stderr, /without --extend/);
+});
