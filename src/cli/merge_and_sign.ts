@@ -262,12 +262,21 @@ export function sayMerge(merged: MergedAudit, options: { json: boolean }): void 
       ),
     );
   } else {
+    const total = merged.report.results.length;
     console.error(
       `merged ${
-        merged.report.results.length - missing.length
-      } of ${merged.report.results.length} items from ${workers} worker key(s) (${duplicates} agreeing duplicates, ${reverified.length} re-verified here); ${
+        total - missing.length
+      } of ${total} items from ${workers} worker key(s) (${duplicates} agreeing duplicates, ${reverified.length} re-verified here); ${
         missing.length === 0 ? "none missing" : `missing records: ${missing.join(", ")}`
       }`,
     );
+    if (missing.length > 0) {
+      // A results file left out (a glob that missed a shard) signs a partial audit: said loudly.
+      console.error(
+        `warning: ${missing.length} of ${total} planned items had no result and are signed as ` +
+          "NOT_VERIFIED (the verdict is at best INCONCLUSIVE); if a results file was left out, " +
+          "merge again into a new folder with every shard's results",
+      );
+    }
   }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { parseRfc3339 } from "../attest/mod.ts";
+import { MAX_CLOCK_SKEW_MS, parseRfc3339 } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -105,9 +105,12 @@ export function intFlag(
 }
 
 /**
- * Checks a `--time` flag (RFC 3339 UTC, to the second, as the verdict records it).
+ * Checks a `--time` flag (RFC 3339 UTC, to the second, as the verdict records it), and that it is
+ * not in the future: `check` refuses a statement dated after its verification time (beyond the
+ * clock skew it allows), so such a verdict would be signed for nobody to accept.
  *
  * @param text the flag's value, or undefined for "now"
+ * @param now the current time (tests)
  * @returns the same text, or undefined
  * @throws {InputError} `USAGE_TIME`
  * @example
@@ -116,13 +119,22 @@ export function intFlag(
  * if (timeFlag("2026-05-01T00:00:00Z") !== "2026-05-01T00:00:00Z") throw new Error();
  * ```
  */
-export function timeFlag(text: string | undefined): string | undefined {
+export function timeFlag(text: string | undefined, now: Date = new Date()): string | undefined {
   if (text === undefined) return undefined;
   let ok = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(text);
+  let at = 0;
   try {
-    parseRfc3339(text);
+    at = parseRfc3339(text);
   } catch {
     ok = false;
+  }
+  if (ok && at > now.getTime() + MAX_CLOCK_SKEW_MS) {
+    throw new UsageError(
+      "USAGE_TIME",
+      `Cannot use --time ${text}: it is in the future (now ${
+        now.toISOString().replace(/\.\d+Z$/, "Z")
+      }), and check refuses a verdict dated after its verification`,
+    );
   }
   if (!ok) {
     throw new UsageError(

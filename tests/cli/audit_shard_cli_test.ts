@@ -135,6 +135,30 @@ Deno.test("audit merge with a shard missing is INCONCLUSIVE (exit 3), never PASS
     const r = s.results.find((x: { index: number }) => x.index === i);
     assert.equal(r.status, "NOT_VERIFIED");
   }
+  // Without --json the partial merge is said as a warning, naming how many items had no result.
+  const text = await runBitaudit([
+    "audit",
+    "merge",
+    "--plan",
+    PLAN,
+    ...[0, 1, 2].filter((i) => i !== lost).map(_res),
+    "--key",
+    f.key,
+    "--worker-pub",
+    f.worker.pub,
+    "--out",
+    `${f.dir}/missing-text`,
+    "--time",
+    TIME,
+  ]);
+  assert.equal(text.code, 3, text.stderr);
+  assert.match(
+    text.stderr,
+    new RegExp(
+      `^warning: ${missing.length} of ${K} planned items had no result .*INCONCLUSIVE`,
+      "m",
+    ),
+  );
 });
 
 Deno.test("audit merge fails with MERGE_CONFLICT when two workers disagree on an item, and writes nothing", async () => {
@@ -292,4 +316,35 @@ Deno.test("audit work and audit merge take --threads in the range every command 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("audit merge and audit refuse a --time in the future (check would refuse the verdict), and write nothing", async () => {
+  const out = `${f.dir}/future`;
+  const r = await runBitaudit([
+    "audit",
+    "merge",
+    "--plan",
+    PLAN,
+    _res(0),
+    "--key",
+    f.key,
+    "--worker-pub",
+    f.worker.pub,
+    "--time",
+    "2099-01-01T00:00:00Z",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error \[USAGE_TIME\]: Cannot use --time 2099-01-01T00:00:00Z: it is in the future/,
+  );
+  await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
+  const a = await runBitaudit([
+    ...auditArgs(f, `${f.dir}/future-audit`, K),
+    "--time",
+    "2099-01-01T00:00:00Z",
+  ]);
+  assert.match(a.stderr, /^error \[USAGE_TIME\]: .* in the future/);
 });
