@@ -150,3 +150,13 @@ Deno.test("dotKWalk() equals padding K with zeros", () => {
     mmaStep(H100, { c: 0, a: padded, b: [...b, ...new Array(13).fill(0)] }),
   );
 });
+
+Deno.test("dotKWalk(): a K tail runs the instruction's remaining blocks zero-filled, so -0 from a truncated negative sum becomes +0 on Ampere (an empty block gives +0) and stays -0 in Hopper's one block", () => {
+  // -2^-75 * 2^-76 truncates to zero with its sign: blockFma keeps -0 ...
+  const a = [0x9a00];
+  const b = [0x1980];
+  assert.equal(blockFma(A100, { c: 0, a, b }), 0x80000000);
+  // ... the A100's second, all-zero block of the k16 instruction gives +0; the H100 has one block.
+  assert.equal(dotKWalk(A100, { a, b }), 0x00000000);
+  assert.equal(dotKWalk(H100, { a, b }), 0x80000000);
+});
