@@ -21,8 +21,11 @@ import type { TrustRoot } from "./trust_root.ts";
 export interface TrustLabels {
   /** `drand`: a re-verified round of a pinned chain; `unverified`: stated by the inspector. */
   readonly randomness: "drand" | "unverified";
-  /** `prover-signed`: a checkpoint signed by a trusted prover key; `none`: no checkpoint. */
-  readonly commitment: "prover-signed" | "none";
+  /**
+   * `prover-signed`: a checkpoint signed by a trusted prover key; `refused`: a checkpoint is
+   * recorded but its check failed; `none`: no checkpoint.
+   */
+  readonly commitment: "prover-signed" | "refused" | "none";
   /**
    * `timestamped`: a verified announcement with an RFC 3161 time before the round fixed the
    * audit; `pre-committed`: the same at the inspector's stated time; `none`: no announcement.
@@ -76,7 +79,7 @@ export async function checkTrustInputs(
   const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp, signedAt, now });
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
-    commitment: cp === undefined ? "none" : "prover-signed",
+    commitment: cp === undefined ? "none" : signedAt === undefined ? "refused" : "prover-signed",
     announcement: announced,
   };
 }

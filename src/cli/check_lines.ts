@@ -86,7 +86,11 @@ export function checkLines(c: CheckedAttestation, options: { color?: boolean } =
       `randomness: ${
         t.randomness === "drand" ? "verified drand round" : "NOT a verified beacon"
       }; commitment: ${
-        t.commitment === "none" ? "no signed checkpoint" : "prover-signed"
+        t.commitment === "none"
+          ? "no signed checkpoint"
+          : t.commitment === "refused"
+          ? "checkpoint refused"
+          : "prover-signed"
       }; sample ${t.announcement === "none" ? "not pre-committed" : "announced in advance"}`,
     );
   }

@@ -27995,7 +27995,7 @@ ${values.join("\n")}` : `${blockName} :`;
     const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp, signedAt, now });
     return {
       randomness: roundTime === void 0 ? "unverified" : "drand",
-      commitment: cp === void 0 ? "none" : "prover-signed",
+      commitment: cp === void 0 ? "none" : signedAt === void 0 ? "refused" : "prover-signed",
       announcement: announced
     };
   }

@@ -151,6 +151,15 @@ Deno.test("key trust-root prints its windows and defaults; check names the dates
   const r = await runBitaudit(["check", good.attestation, "--trust-root", root]);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /^FAIL checkpoint: prover key not valid when it signed/m);
+  // The summary does not call a refused checkpoint prover-signed.
+  assert.match(r.stdout, /; commitment: checkpoint refused;/);
+  assert.equal(
+    JSON.parse(
+      (await runBitaudit(["check", good.attestation, "--trust-root", root, "--json"])).stdout,
+    )
+      .trust.commitment,
+    "refused",
+  );
   const hint = r.stdout.split("\n").find((l) => l.startsWith("hint: "));
   assert.ok(hint !== undefined, r.stdout);
   assert.match(
