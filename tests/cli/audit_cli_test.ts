@@ -432,6 +432,17 @@ Deno.test("audit recomputes attention and FFN block records, signs their SFU sta
     "--log",
     f.log,
     "--recompute",
+    "--threads",
+    "1",
   ]);
   assert.equal(c.code, 0, c.stdout + c.stderr);
+  assert.match(c.stdout, /^ok {3}recompute\[\d+\]: attested PASS, recomputed PASS$/m);
+  // --threads takes the range every command takes, and only with --recompute.
+  const check = (...extra: string[]) =>
+    runBitaudit(["check", `${out}/attestation.dsse.json`, "--trust-root", f.trustRoot, ...extra]);
+  assertCliCode(
+    (await check("--log", f.log, "--recompute", "--threads", "0")).stderr,
+    "USAGE_NUMBER",
+  );
+  assertCliCode((await check("--threads", "1")).stderr, "USAGE_RECOMPUTE");
 });

@@ -144,6 +144,12 @@ Deno.test("key trust-root prints its windows and defaults; check names the dates
     made.stdout,
     /^inspector keys \(1\): valid from 2026-01-01T00:00:00Z \(the default; set with --valid-from\) with no end/m,
   );
+  // What else the root trusts is said too: here no chain and no TSA.
+  assert.match(
+    made.stdout,
+    /^drand chains pinned: none \(no beacon round verifies; give --drand\)$/m,
+  );
+  assert.match(made.stdout, /^time-stamp authorities pinned: none/m);
   assert.match(
     made.stdout,
     /^prover keys \(1\): valid from 2026-01-01T00:00:00Z \(--valid-from's default; set with --prover-valid-from\); a checkpoint the prover signed earlier does not count$/m,

@@ -32,6 +32,7 @@ Deno.test("key trust-root --extend --end --pub: the old key keeps its past windo
   ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /kept the \d+ key\(s\) of /);
+  assert.match(r.stdout, /^drand chains pinned: quicknet \(52db9ba70e0cc0f6…\)$/m);
   assert.match(r.stdout, new RegExp(`key ${oldId.slice(0, 12)}: valid until 2099-01-01T00:00:00Z`));
   const before = parseTrustRoot(await Deno.readTextFile(goodRoot));
   const after = parseTrustRoot(await Deno.readTextFile(out));

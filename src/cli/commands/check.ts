@@ -4,7 +4,6 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import { openAssetStore } from "../../assets/mod.ts";
 import {
   checkAttestation,
   type CheckReport,
@@ -19,9 +18,7 @@ import {
 } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { UsageError } from "../../errors.ts";
-import { createGemmWalker } from "../../engine/mod.ts";
-import { blobsBeside, openBlobFolder } from "../work_context.ts";
-import { loadGemmEngine } from "../../resolve/mod.ts";
+import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { verifyRecord } from "../../verify/mod.ts";
 import { validityHints } from "../../web/mod.ts";
 import { type CheckedAttestation, checkLines } from "../check_lines.ts";
@@ -41,6 +38,8 @@ export interface CheckOptions {
   readonly log?: string;
   readonly blobs?: string;
   readonly recompute?: boolean;
+  /** Worker threads for `recompute` (default: every core). */
+  readonly threads?: string;
   readonly threshold?: number;
   /**
    * RFC 3161 token (DER) over a signature of the attestation; it replaces the timestamp a bundle
@@ -72,6 +71,7 @@ export function checkCommand(): CommandUnknownOpts {
     .option("--log <file>", "claims.jsonl: confirm the attested records against the log")
     .option("--blobs <dir>", "tensor blobs for --recompute (default: <log folder>/blobs)")
     .option("--recompute", "re-run every sampled record and confirm each result")
+    .option("--threads <n>", "worker threads for --recompute (default: every core)")
     .option("--threshold <n>", "distinct inspector signatures required", "1")
     .option(
       "--timestamp <file>",
@@ -102,6 +102,7 @@ export function checkCommand(): CommandUnknownOpts {
         ...(opts.log ? { log: opts.log } : {}),
         ...(opts.blobs ? { blobs: opts.blobs } : {}),
         ...(opts.recompute ? { recompute: true } : {}),
+        ...(opts.threads === undefined ? {} : { threads: opts.threads }),
         ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
       });
       const c: CheckedAttestation = policy === null
@@ -151,6 +152,9 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
  * ```
  */
 export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAttestation> {
+  if (o.threads !== undefined && !o.recompute) {
+    throw new UsageError("USAGE_RECOMPUTE", "Cannot use --threads without --recompute");
+  }
   if (o.recompute && !o.log) {
     throw new UsageError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
   }
@@ -188,11 +192,11 @@ async function _check(
       ...timestamp,
     });
   }
-  const store = await openAssetStore();
-  const w = createGemmWalker(await loadGemmEngine(store), { callerWalks: false });
+  const { ctx, close } = await openWorkContext({
+    blobs: o.blobs ?? blobsBeside(o.log!),
+    threads: o.threads,
+  });
   try {
-    const blobs = await openBlobFolder(o.blobs ?? blobsBeside(o.log!));
-    const ctx = { store, blobs, walker: w.walker, attention: w.attention };
     return await checkAttestation(envelope, {
       trustRoot,
       threshold: o.threshold ?? 1,
@@ -201,7 +205,7 @@ async function _check(
       recompute: (index) => verifyRecord(ctx, { log: log!, index }),
     });
   } finally {
-    w.close();
+    close();
   }
 }
 

@@ -144,6 +144,23 @@ export function keyCommand(): Command {
         for (const [id, t] of end) printText(`key ${id}: valid until ${t} (--end)`);
         for (const [id, t] of revoke) printText(`key ${id}: revoked from ${t} (--revoke)`);
       }
+      // What a check against this root will trust besides keys: said, as the windows are.
+      const chains = (doc.drand ?? []) as { chainHash: string; beaconId: string }[];
+      const anchors = (doc.tsa ?? []) as { name: string }[];
+      printText(
+        `drand chains pinned: ${
+          chains.length === 0
+            ? "none (no beacon round verifies; give --drand)"
+            : chains.map((c) => `${c.beaconId} (${c.chainHash.slice(0, 16)}…)`).join(", ")
+        }`,
+      );
+      printText(
+        `time-stamp authorities pinned: ${
+          anchors.length === 0
+            ? "none (no RFC 3161 token verifies; give --tsa)"
+            : anchors.map((t) => t.name).join(", ")
+        }`,
+      );
       const defaulted = trustRoot.getOptionValueSource("validFrom") === "default";
       if (pubs.length + provers.length > 0) {
         for (const line of _windowLines(opts, { provers: provers.length, defaulted })) {
