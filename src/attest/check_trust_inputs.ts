@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { checkAnnouncement } from "./announcement/mod.ts";
+import { checkAnnouncement, datedBeforeCheckpoint } from "./announcement/mod.ts";
 import { type DrandBinding, reverifyDrandBinding, trustedDrandChains } from "./beacon/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
@@ -127,10 +127,10 @@ async function _checkAnnouncement(
     o.add("announcement", false, r.why);
     return "none";
   }
-  // The announcement names the checkpoint: one dated before the checkpoint was signed was not
-  // made when it says (or names a checkpoint it could not have seen).
+  // The announcement names the checkpoint: one dated before the checkpoint was signed (beyond
+  // the clock skew) was not made when it says, or names a checkpoint it could not have seen.
   const at = r.timestampedAt ?? r.announcement.announcedAt;
-  if (o.signedAt !== undefined && parseRfc3339(at) < o.signedAt) {
+  if (o.signedAt !== undefined && datedBeforeCheckpoint(parseRfc3339(at), o.signedAt)) {
     o.add(
       "announcement",
       false,

@@ -40,6 +40,7 @@ export {
   ANNOUNCEMENT_PREDICATE_TYPE,
   announcementStatement,
   checkAnnouncement,
+  datedBeforeCheckpoint,
   parseAnnouncement,
 } from "./announcement/mod.ts";
 export {

@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { parseRfc3339, parseTrustRoot } from "../attest/mod.ts";
+import {
+  parseRfc3339,
+  parseTrustRoot,
+  trustedDrandChains,
+  trustedTsaAnchors,
+} from "../attest/mod.ts";
 import { InputError } from "../errors.ts";
 import { parseStrictJson } from "../json_strict.ts";
 
@@ -93,7 +98,10 @@ export function extendTrustRoot(
   added: TrustRootDocument,
   changes: TrustRootChanges,
 ): TrustRootDocument {
-  parseTrustRoot(existing); // refused as `check` would refuse it
+  // Refused as `check` would refuse it, pins included (the raw document is copied below).
+  const parsed = parseTrustRoot(existing);
+  trustedDrandChains(parsed.drand);
+  trustedTsaAnchors(parsed.tsa);
   const base = parseStrictJson(existing) as TrustRootDocument;
   const keys = base.keys.map((k) => structuredClone(k));
   const find = (prefix: string, flag: string) => {
@@ -110,6 +118,16 @@ export function extendTrustRoot(
   };
   for (const [prefix, time] of changes.end) {
     const key = find(prefix, "--end");
+    if (key.role === "prover") {
+      // A checkpoint's signing time is the prover's own word, so its key must be valid when it
+      // is checked: an end would undo every audit of the key's checkpoints.
+      throw new InputError(
+        "USAGE",
+        `Cannot end prover key ${prefix}: every audit of its checkpoints would stop checking ` +
+          "(their signing time is the prover's word, so the key must still be valid); add the " +
+          "new prover key and keep this one, or --revoke it if it is compromised",
+      );
+    }
     const validFor = key.validFor as { start: string; end?: string };
     if (parseRfc3339(time) < parseRfc3339(validFor.start)) {
       throw new InputError("USAGE", `Cannot end key ${prefix} at ${time}: before its start`);

@@ -9,6 +9,7 @@ import {
   checkAnnouncement,
   type CheckpointBinding,
   checkpointBinding,
+  datedBeforeCheckpoint,
   decodeBase64,
   decodePublicKeyPem,
   type DrandBinding,
@@ -269,17 +270,22 @@ async function _announcement(
   if ("why" in r) {
     throw new InputError("ANNOUNCEMENT_MISMATCH", `Cannot use the announcement: ${r.why}`);
   }
-  if (parseRfc3339(r.announcement.announcedAt) < parseRfc3339(o.checkpoint.signedAt)) {
-    throw new InputError(
-      "ANNOUNCEMENT_MISMATCH",
-      `Cannot use the announcement: it is dated ${r.announcement.announcedAt}, before the ` +
-        `checkpoint it names was signed (${o.checkpoint.signedAt}), so no checker would accept ` +
-        "the audit",
-    );
-  }
   const stamp = e.announcementTimestamp;
   const timestamp = stamp === undefined ? undefined : timestampResponseDer(decodeBase64(stamp));
-  if (timestamp !== undefined) await _stampedBeforeRound(env, timestamp, r.announcement.beacon);
+  const stampedAt = timestamp === undefined
+    ? undefined
+    : await _stampedBeforeRound(env, timestamp, r.announcement.beacon);
+  // As `check` reads it: the token's time when there is one, else the stated time.
+  const at = stampedAt ?? parseRfc3339(r.announcement.announcedAt);
+  if (datedBeforeCheckpoint(at, parseRfc3339(o.checkpoint.signedAt))) {
+    throw new InputError(
+      "ANNOUNCEMENT_MISMATCH",
+      `Cannot use the announcement: it is dated ${
+        new Date(at).toISOString()
+      }, before the checkpoint it names was signed (${o.checkpoint.signedAt}), so no checker ` +
+        "would accept the audit",
+    );
+  }
   return {
     envelope: env,
     auditId: r.announcement.auditId,
@@ -292,13 +298,13 @@ async function _announcement(
 
 /**
  * Refuses an announcement's token that covers none of its signatures, or whose stated time is
- * not before the round's (the time a checker reads once it trusts the TSA).
+ * not before the round's (the time a checker reads once it trusts the TSA); returns that time.
  */
 async function _stampedBeforeRound(
   env: DsseEnvelope,
   token: Uint8Array,
   round: { readonly round: number; readonly roundTime: string },
-): Promise<void> {
+): Promise<number> {
   for (const s of env.signatures) {
     const message = decodeBase64(s.sig, { alphabet: "any" });
     if (timestampImprintMismatch(token, message) !== undefined) continue;
@@ -318,7 +324,7 @@ async function _stampedBeforeRound(
           "the audit",
       );
     }
-    return;
+    return time;
   }
   throw new InputError(
     "ANNOUNCEMENT_MISMATCH",

@@ -144,7 +144,7 @@ export async function runCheck(
     log,
     format: file.format,
     timestamped: token !== undefined,
-    hints: validityHints({ report, envelope, trustRoot }),
+    hints: await validityHints({ report, envelope, trustRoot }),
   };
 }
 

@@ -11,10 +11,12 @@ import {
   type CheckReport,
   decodeBase64,
   type DsseEnvelope,
+  parseEnvelope,
   parseRfc3339,
   parseStatement,
   type TrustRoot,
   type TrustRootKey,
+  verifyEnvelope,
 } from "../attest/mod.ts";
 
 /** What {@link validityHints} looks at. */
@@ -28,24 +30,26 @@ export interface ValidityInputs {
   readonly envelope: DsseEnvelope;
   /** The trust root the check used. */
   readonly trustRoot: TrustRoot;
+  /** The verification time (default the clock): a key retired since then is named as such. */
+  readonly now?: Date;
 }
 
 /**
  * Names, for each key a failed check concerns, its validity window in the trust root, the time it
  * signed at, and the `bitaudit key trust-root` flag that sets the window.
  *
- * @param inputs the report, the envelope and the trust root
+ * @param inputs the report, the envelope, the trust root and the verification time
  * @returns one sentence per key concerned (none when no such check failed)
  * @example
  * ```ts
  * import { validityHints } from "./validity_hints.ts";
  * const report = { valid: true, verdict: null, auditId: null, signatures: [], checks: [] };
  * const envelope = { payloadType: "t", payload: "", signatures: [] };
- * const hints = validityHints({ report, envelope, trustRoot: { mediaType: "m", keys: [] } });
+ * const hints = await validityHints({ report, envelope, trustRoot: { mediaType: "m", keys: [] } });
  * if (hints.length !== 0) throw new Error();
  * ```
  */
-export function validityHints(inputs: ValidityInputs): string[] {
+export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
   const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
   if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
   const predicate = _predicate(inputs.envelope);
@@ -66,15 +70,18 @@ export function validityHints(inputs: ValidityInputs): string[] {
     if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
   }
   if (failed.has("announcement")) {
-    // The inspector keys that signed the announcement (by its signatures' key ids: a hint only),
-    // whose window leaves out the time it states, or who are no longer valid now.
+    // The inspector keys whose signature over the announcement verifies (a key id field is the
+    // signer's own word), whose window leaves out the time it states, or that were valid then and
+    // have been ended or revoked since.
     const announcement = _object(_object(predicate?.audit)?.announcement);
     const at = _announcedAt(announcement);
-    const signers = _signerIds(announcement);
     const stamped = typeof announcement?.timestamp === "string";
+    const now = (inputs.now ?? new Date()).getTime();
     for (const key of inputs.trustRoot.keys) {
-      if (key.role !== "inspector" || at === undefined || !signers.has(key.keyid)) continue;
-      hints.push(_within(key, at) ? _retiredHint(key, at, stamped) : _announcerHint(key, at));
+      if (key.role !== "inspector" || at === undefined) continue;
+      if (!(await _signed(announcement, key))) continue;
+      if (!_within(key, at)) hints.push(_announcerHint(key, at));
+      else if (!_within(key, now)) hints.push(_retiredHint(key, at, stamped));
     }
   }
   return hints;
@@ -100,14 +107,18 @@ function _retiredHint(key: TrustRootKey, at: number, stamped: boolean): string {
   }: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
 }
 
-/** The key ids an announcement envelope's signatures name (unverified). */
-function _signerIds(announcement: Record<string, unknown> | undefined): Set<string> {
-  const sigs = _object(announcement?.envelope)?.signatures;
-  return new Set(
-    (Array.isArray(sigs) ? sigs : []).map((s) => _object(s)?.keyid).filter((k) =>
-      typeof k === "string"
-    ) as string[],
-  );
+/** Whether a signature of the attested announcement verifies under the key. */
+async function _signed(
+  announcement: Record<string, unknown> | undefined,
+  key: TrustRootKey,
+): Promise<boolean> {
+  try {
+    const env = parseEnvelope(JSON.stringify(announcement?.envelope));
+    const v = await verifyEnvelope(env, { trustedKeys: [key.publicKey] });
+    return v.signatures.some((s) => s.verifiedBy !== null);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a key's window (and no revocation) holds a time. */

@@ -23959,6 +23959,30 @@ ${values.join("\n")}` : `${blockName} :`;
     return { announcement: a };
   }
 
+  // src/attest/signing_time.ts
+  var MAX_CLOCK_SKEW_MS = 5 * 60 * 1e3;
+  function requiredInstants(stated, options) {
+    const { now, evidence } = options;
+    if (stated > now + MAX_CLOCK_SKEW_MS) {
+      return {
+        refused: `the stated time ${new Date(stated).toISOString()} is after the verification time ${new Date(now).toISOString()}`
+      };
+    }
+    if (evidence.length > 0) {
+      return { instants: evidence.map((e) => ({ label: e.kind, time: e.time })) };
+    }
+    const instants = [
+      { label: "stated", time: stated },
+      { label: "verification", time: now }
+    ];
+    return { instants };
+  }
+
+  // src/attest/announcement/dated_before_checkpoint.ts
+  function datedBeforeCheckpoint(announcedAt, checkpointSignedAt) {
+    return announcedAt + MAX_CLOCK_SKEW_MS < checkpointSignedAt;
+  }
+
   // src/attest/beacon/drand_chain_info.ts
   var MAX_DRAND_INFO_BYTES = 16 * 1024;
   function parseDrandChainInfo(text) {
@@ -27950,25 +27974,6 @@ ${values.join("\n")}` : `${blockName} :`;
     throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
   }
 
-  // src/attest/signing_time.ts
-  var MAX_CLOCK_SKEW_MS = 5 * 60 * 1e3;
-  function requiredInstants(stated, options) {
-    const { now, evidence } = options;
-    if (stated > now + MAX_CLOCK_SKEW_MS) {
-      return {
-        refused: `the stated time ${new Date(stated).toISOString()} is after the verification time ${new Date(now).toISOString()}`
-      };
-    }
-    if (evidence.length > 0) {
-      return { instants: evidence.map((e) => ({ label: e.kind, time: e.time })) };
-    }
-    const instants = [
-      { label: "stated", time: stated },
-      { label: "verification", time: now }
-    ];
-    return { instants };
-  }
-
   // src/attest/check_trust_inputs.ts
   async function checkTrustInputs(audit, options) {
     const { trustRoot, add: add2 } = options;
@@ -28032,7 +28037,7 @@ ${values.join("\n")}` : `${blockName} :`;
       return "none";
     }
     const at = r.timestampedAt ?? r.announcement.announcedAt;
-    if (o.signedAt !== void 0 && parseRfc3339(at) < o.signedAt) {
+    if (o.signedAt !== void 0 && datedBeforeCheckpoint(parseRfc3339(at), o.signedAt)) {
       o.add(
         "announcement",
         false,
@@ -28799,7 +28804,7 @@ ${values.join("\n")}` : `${blockName} :`;
   }
 
   // src/web/validity_hints.ts
-  function validityHints(inputs) {
+  async function validityHints(inputs) {
     const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
     if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
     const predicate = _predicate(inputs.envelope);
@@ -28820,11 +28825,13 @@ ${values.join("\n")}` : `${blockName} :`;
     if (failed.has("announcement")) {
       const announcement = _object2(_object2(predicate?.audit)?.announcement);
       const at = _announcedAt(announcement);
-      const signers = _signerIds(announcement);
       const stamped = typeof announcement?.timestamp === "string";
+      const now = (inputs.now ?? /* @__PURE__ */ new Date()).getTime();
       for (const key of inputs.trustRoot.keys) {
-        if (key.role !== "inspector" || at === void 0 || !signers.has(key.keyid)) continue;
-        hints.push(_within(key, at) ? _retiredHint(key, at, stamped) : _announcerHint(key, at));
+        if (key.role !== "inspector" || at === void 0) continue;
+        if (!await _signed(announcement, key)) continue;
+        if (!_within(key, at)) hints.push(_announcerHint(key, at));
+        else if (!_within(key, now)) hints.push(_retiredHint(key, at, stamped));
       }
     }
     return hints;
@@ -28835,13 +28842,14 @@ ${values.join("\n")}` : `${blockName} :`;
   function _retiredHint(key, at, stamped) {
     return `Inspector key ${_short(key.keyid)} signed the announcement at ${_iso(at)}, inside its window (${_window(key)}), but it is not valid at the verification time${stamped ? ", and the announcement's timestamp did not date it" : ", and the announcement carries no RFC 3161 token to date its signature"}: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
   }
-  function _signerIds(announcement) {
-    const sigs = _object2(announcement?.envelope)?.signatures;
-    return new Set(
-      (Array.isArray(sigs) ? sigs : []).map((s) => _object2(s)?.keyid).filter(
-        (k) => typeof k === "string"
-      )
-    );
+  async function _signed(announcement, key) {
+    try {
+      const env = parseEnvelope(JSON.stringify(announcement?.envelope));
+      const v = await verifyEnvelope(env, { trustedKeys: [key.publicKey] });
+      return v.signatures.some((s) => s.verifiedBy !== null);
+    } catch {
+      return false;
+    }
   }
   function _within(key, at) {
     return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
@@ -28942,7 +28950,7 @@ ${values.join("\n")}` : `${blockName} :`;
       log,
       format: file.format,
       timestamped: token !== void 0,
-      hints: validityHints({ report, envelope, trustRoot })
+      hints: await validityHints({ report, envelope, trustRoot })
     };
   }
   async function _readInSteps(input, parse2) {

@@ -6,11 +6,15 @@ import assert from "node:assert/strict";
 import {
   announcedAuditId,
   announcementStatement,
+  buildTrustRoot,
+  createLocalTsa,
+  decodeBase64,
   decodePrivateKeyPem,
   decodePublicKeyPem,
   encodeStatement,
   IN_TOTO_PAYLOAD_TYPE,
   keyId,
+  parseRfc3339,
   signEnvelope,
 } from "../../src/attest/mod.ts";
 import { InputError } from "../../src/errors.ts";
@@ -24,6 +28,7 @@ import {
   goodCheckpoint,
   inspectorPub,
   prover,
+  proverPub,
   QUICKNET,
   refused,
   resign,
@@ -183,16 +188,18 @@ Deno.test("announce without --time for a round already published says what to do
 });
 
 Deno.test("an announcement dated before its checkpoint was signed is refused by announce and audit and fails check", async () => {
-  // The checkpoint was signed at 15:00:00.
+  // The checkpoint was signed at 15:00:00; 40 s before is within the clock skew every check
+  // allows, ten minutes is not.
+  await announce({ time: "2023-08-23T14:59:20Z" });
   await refusedWith(
     "ANNOUNCEMENT_MISMATCH",
     /checkpoint .* was signed later \(2023-08-23T15:00:00Z\)/,
-    () => announce({ time: "2023-08-23T14:59:00Z" }),
+    () => announce({ time: "2023-08-23T14:50:00Z" }),
   );
   // A hand-made one (the same audit id: it does not depend on the time).
   const key = decodePrivateKeyPem(await Deno.readTextFile(f.key));
   const env = await signEnvelope(
-    encodeStatement(announcementStatement({ ...first, announcedAt: "2023-08-23T14:59:00Z" })),
+    encodeStatement(announcementStatement({ ...first, announcedAt: "2023-08-23T14:50:00Z" })),
     { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [{ privateKey: key, publicKey: inspectorPub }] },
   );
   const path = `${f.dir}/early.dsse.json`;
@@ -211,7 +218,55 @@ Deno.test("an announcement dated before its checkpoint was signed is refused by 
   assert.equal(r.valid, false);
   assert.match(
     r.checks.find((c) => c.check === "announcement")!.detail,
-    /dated 2023-08-23T14:59:00Z, before the checkpoint it names was signed/,
+    /dated 2023-08-23T14:50:00Z, before the checkpoint it names was signed/,
   );
   assert.ok(r.checks.filter((c) => !c.ok).every((c) => c.check === "announcement"));
+});
+
+Deno.test("an announcement's RFC 3161 time is what audit and check both read against the checkpoint, with the clock skew every check allows", async () => {
+  // The checkpoint was signed at 15:00:00 by the prover's clock; the TSA dates the announcement.
+  const tsa = await createLocalTsa({
+    name: "t",
+    notBefore: parseRfc3339("2023-01-01T00:00:00Z"),
+    notAfter: Date.now() + 86_400_000,
+  });
+  const root = `${f.dir}/skew-root.json`;
+  await Deno.writeTextFile(
+    root,
+    JSON.stringify(buildTrustRoot([inspectorPub], {
+      start: "2023-01-01T00:00:00Z",
+      provers: { keys: [proverPub], start: "2023-01-01T00:00:00Z" },
+      drand: [{ chainHash: QUICKNET, beaconId: "quicknet" }],
+      tsa: [{ certificate: tsa.anchor, name: "t" }],
+    })),
+  );
+  const stamped = async (name: string, tokenTime: string) => {
+    const path = `${f.dir}/${name}.dsse.json`;
+    await announceAudit({
+      checkpoint: goodCheckpoint,
+      proverPub: prover.publicKey,
+      chain: CHAIN,
+      round: "123",
+      k: "3",
+      keys: [f.key],
+      out: path,
+      time: "2023-08-23T15:00:30Z",
+    });
+    const sig = JSON.parse(await Deno.readTextFile(path)).signatures[0].sig;
+    const tsr = `${f.dir}/${name}.tsr`;
+    await Deno.writeFile(
+      tsr,
+      await tsa.stamp(decodeBase64(sig, { alphabet: "any" }), { time: parseRfc3339(tokenTime) }),
+    );
+    return { announcement: path, announcementTimestamp: tsr };
+  };
+  // 10 s before the checkpoint by the TSA's clock: within the skew, signed and VALID.
+  const near = await beaconAudit(await stamped("skew-near", "2023-08-23T14:59:50Z"));
+  assert.equal((await checkFile({ attestation: near.attestation, trustRoot: root })).valid, true);
+  // Ten minutes before: audit refuses it, as check would (audit used to read the stated time).
+  await refusedWith(
+    "ANNOUNCEMENT_MISMATCH",
+    /dated 2023-08-23T14:50:00.000Z, before the checkpoint it names was signed/,
+    async () => beaconAudit(await stamped("skew-far", "2023-08-23T14:50:00Z")),
+  );
 });

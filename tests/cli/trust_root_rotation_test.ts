@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { keyId, parseTrustRoot } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { runBitaudit } from "./_run.ts";
-import { beaconAudit, f, goodRoot, inspectorPub, stranger } from "./_trust_fixture.ts";
+import { beaconAudit, f, goodRoot, inspectorPub, prover, stranger } from "./_trust_fixture.ts";
 
 const good = await beaconAudit();
 const oldId = keyId(inspectorPub);
@@ -77,6 +77,11 @@ Deno.test("key trust-root --extend refuses what it cannot apply (nothing written
     [["--end", `${oldId}=yesterday`], /expected KEYID=TIME/],
     [["--revoke", `${oldId}=2024-01-01T00:00:00Z`], /without --revoke-reason/],
     [["--pub", f.pub], /the existing trust root lists it/],
+    // A prover key's end would undo every audit of its checkpoints (no token dates them).
+    [["--end", `${prover.keyid}=2099-01-01T00:00:00Z`], /Cannot end prover key .* --revoke it/],
+    // Window flags with no key added, a reason with no revocation: they would change nothing.
+    [["--valid-until", "2024-01-01T00:00:00Z"], /no key added/],
+    [["--revoke-reason", "x"], /without --revoke$/m],
   ];
   for (const [extra, why] of cases) {
     const out = `${f.dir}/never-${extra.join("").length}.json`;
@@ -105,4 +110,26 @@ Deno.test("key trust-root --extend refuses what it cannot apply (nothing written
     `${f.dir}/never-nobase.json`,
   ]);
   assert.match(noBase.stderr, /without --extend/);
+});
+
+Deno.test("key trust-root --extend refuses a base root whose pins check would refuse (BAD_TRUST_ROOT, not an internal error)", async () => {
+  const base = JSON.parse(await Deno.readTextFile(goodRoot));
+  for (
+    const [what, pins] of [["drand {}", { drand: {} }], ["tsa [null]", { tsa: [null] }]] as const
+  ) {
+    const path = `${f.dir}/bad-pins-${what.replace(/\W/g, "")}.json`;
+    await Deno.writeTextFile(path, JSON.stringify({ ...base, ...pins }));
+    const r = await runBitaudit([
+      "key",
+      "trust-root",
+      "--extend",
+      path,
+      "--pub",
+      stranger.publicKey,
+      "--out",
+      `${path}.out`,
+    ]);
+    assert.equal(r.code, 2, `${what}: ${r.stderr}`);
+    assertCliCode(r.stderr, "BAD_TRUST_ROOT");
+  }
 });

@@ -1,6 +1,13 @@
-/** `validityHints()`: the dates and flag behind a failed announcement check. */
+/** `validityHints()`: the dates and flag behind a failed signature or announcement check. */
 import assert from "node:assert/strict";
-import { encodeBase64, keyId, type TrustRoot } from "../../src/attest/mod.ts";
+import {
+  encodeBase64,
+  generateKeyPair,
+  IN_TOTO_PAYLOAD_TYPE,
+  keyId,
+  signEnvelope,
+  type TrustRoot,
+} from "../../src/attest/mod.ts";
 import { validityHints } from "../../src/web/mod.ts";
 
 const b64 = (v: unknown) => encodeBase64(new TextEncoder().encode(JSON.stringify(v)));
@@ -10,35 +17,44 @@ const statement = (predicate: unknown) => ({
   predicateType: "https://bitaudit.dev/test/v1",
   predicate,
 });
-const publicKey = new Uint8Array(32).fill(7);
-const id = await keyId(publicKey);
+const inspector = await generateKeyPair();
+const id = keyId(inspector.publicKey);
 const trustRoot: TrustRoot = {
   mediaType: "application/vnd.bitaudit.trustroot.v1+json",
   keys: [{
     keyid: id,
-    publicKey,
+    publicKey: inspector.publicKey,
     role: "inspector",
     validFor: { start: Date.parse("2026-01-01") },
   }],
 };
-/** An attestation whose announcement is signed by the given key ids (a token or not). */
-const attested = (signers: string[], timestamp?: string) => ({
-  payloadType: "application/vnd.in-toto+json",
-  payload: b64(statement({
-    audit: {
-      announcement: {
-        envelope: {
-          payloadType: "application/vnd.in-toto+json",
-          payload: b64(statement({ announcedAt: "2023-08-23T15:15:10Z" })),
-          signatures: signers.map((keyid) => ({ keyid, sig: "AA==" })),
+/** An attestation whose announcement (dated 2023-08-23T15:15:10Z) the given keys signed. */
+const attested = async (
+  signers: { privateKey: Uint8Array; publicKey: Uint8Array }[],
+  o: { timestamp?: string; keyid?: string } = {},
+) => {
+  const env = await signEnvelope(
+    new TextEncoder().encode(JSON.stringify(statement({ announcedAt: "2023-08-23T15:15:10Z" }))),
+    { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: signers },
+  );
+  // A signer may write any key id into its entry: hints must not believe it.
+  const envelope = o.keyid === undefined
+    ? env
+    : { ...env, signatures: env.signatures.map((s) => ({ ...s, keyid: o.keyid! })) };
+  return {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: b64(statement({
+      audit: {
+        announcement: {
+          envelope,
+          ...(o.timestamp === undefined ? {} : { timestamp: o.timestamp }),
         },
-        ...(timestamp === undefined ? {} : { timestamp }),
       },
-    },
-  })),
-  signatures: [],
-});
-const envelope = attested([id]);
+    })),
+    signatures: [],
+  };
+};
+const envelope = await attested([inspector]);
 const report = (failed: string) => ({
   valid: false,
   verdict: null,
@@ -47,8 +63,8 @@ const report = (failed: string) => ({
   checks: [{ check: failed, ok: false, detail: "no inspector key valid at 2023-08-23T15:15:10Z" }],
 });
 
-Deno.test("validityHints() names the inspector key's window and the announcement's time", () => {
-  const hints = validityHints({ report: report("announcement"), envelope, trustRoot });
+Deno.test("validityHints() names the inspector key's window and the announcement's time", async () => {
+  const hints = await validityHints({ report: report("announcement"), envelope, trustRoot });
   assert.equal(hints.length, 1);
   assert.match(
     hints[0]!,
@@ -58,12 +74,12 @@ Deno.test("validityHints() names the inspector key's window and the announcement
   );
   assert.match(hints[0]!, /announcement says it was signed at 2023-08-23T15:15:10Z/);
   assert.match(hints[0]!, /--valid-from 2023-08-23T15:15:10Z` or earlier/);
-  assert.deepEqual(validityHints({ report: report("sample"), envelope, trustRoot }), []);
+  assert.deepEqual(await validityHints({ report: report("sample"), envelope, trustRoot }), []);
 });
 
-Deno.test("validityHints() names only the key that signed the announcement: a rotated-in key is never told to start earlier", () => {
-  const next = new Uint8Array(32).fill(9);
-  const nextId = keyId(next);
+Deno.test("validityHints() names only a key whose signature over the announcement verifies: never a rotated-in key, never a key id a forger wrote", async () => {
+  const next = await generateKeyPair();
+  const nextId = keyId(next.publicKey);
   // The old key (which signed, in 2023) ended at the rotation; the new one starts then.
   const rotated: TrustRoot = {
     ...trustRoot,
@@ -74,13 +90,19 @@ Deno.test("validityHints() names only the key that signed the announcement: a ro
       },
       {
         keyid: nextId,
-        publicKey: next,
+        publicKey: next.publicKey,
         role: "inspector",
         validFor: { start: Date.parse("2026-06-01") },
       },
     ],
   };
-  const hints = validityHints({ report: report("announcement"), envelope, trustRoot: rotated });
+  const now = new Date("2026-11-29T00:00:00Z");
+  const hints = await validityHints({
+    report: report("announcement"),
+    envelope,
+    trustRoot: rotated,
+    now,
+  });
   assert.equal(hints.length, 1, hints.join("\n"));
   assert.doesNotMatch(hints[0]!, new RegExp(nextId.slice(0, 16)));
   assert.match(
@@ -91,20 +113,36 @@ Deno.test("validityHints() names only the key that signed the announcement: a ro
   );
   assert.match(hints[0]!, /carries no RFC 3161 token .* `audit --announcement-timestamp`/);
   // With a token that did not date it, the hint says so.
-  const stamped = validityHints({
+  const stamped = await validityHints({
     report: report("announcement"),
-    envelope: attested([id], "MIIB"),
+    envelope: await attested([inspector], { timestamp: "MIIB" }),
     trustRoot: rotated,
+    now,
   });
   assert.match(stamped[0]!, /the announcement's timestamp did not date it/);
-  // A key the announcement names no signature of is never named.
+  // Signed by a stranger who wrote the inspector's key id into its entry: no hint names a key.
+  const stranger = await generateKeyPair();
   assert.deepEqual(
-    validityHints({ report: report("announcement"), envelope: attested([nextId]), trustRoot }),
+    await validityHints({
+      report: report("announcement"),
+      envelope: await attested([stranger], { keyid: id }),
+      trustRoot: rotated,
+      now,
+    }),
+    [],
+  );
+  // A key still valid now, inside its window: the announcement failed for another reason.
+  const open: TrustRoot = {
+    ...trustRoot,
+    keys: [{ ...trustRoot.keys[0]!, validFor: { start: Date.parse("2023-01-01") } }],
+  };
+  assert.deepEqual(
+    await validityHints({ report: report("announcement"), envelope, trustRoot: open, now }),
     [],
   );
 });
 
-Deno.test("validityHints(): a revoked inspector key's hint says where the revocation comes from, not a window flag", () => {
+Deno.test("validityHints(): a revoked inspector key's hint says where the revocation comes from, not a window flag", async () => {
   const revoked: TrustRoot = {
     ...trustRoot,
     keys: [{
@@ -117,7 +155,7 @@ Deno.test("validityHints(): a revoked inspector key's hint says where the revoca
     ...report("signatures"),
     signatures: [{ verifiedBy: id, refusedKey: id }] as never,
   };
-  const hints = validityHints({ report: r, envelope, trustRoot: revoked });
+  const hints = await validityHints({ report: r, envelope, trustRoot: revoked });
   assert.equal(hints.length, 1);
   assert.match(hints[0]!, /revoked at 2026-02-01T00:00:00Z \(key compromised\)/);
   assert.match(hints[0]!, /its revocation is the trust root's `revoked` entry/);

@@ -138,7 +138,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "the announcement's RFC 3161 token dates it at or after the round)",
   ANNOUNCEMENT_MISMATCH: "The announcement names another checkpoint, k, chain, round or audit " +
     "id, is signed by none of the audit's `--key` files, is dated before the checkpoint it names " +
-    "was signed, or its RFC 3161 token covers none of its signatures",
+    "was signed (beyond the five minutes of clock skew every check allows), or its RFC 3161 " +
+    "token covers none of its signatures",
   BAD_ANNOUNCEMENT: "An announcement is malformed or not signed as required",
   BAD_BEACON: "A drand chain info or round is malformed, or a chain info does not hash to its " +
     "chain",

@@ -26,3 +26,4 @@ export {
   parseAnnouncement,
 } from "./announcement.ts";
 export { type AnnouncedAudit, checkAnnouncement } from "./check_announcement.ts";
+export { datedBeforeCheckpoint } from "./dated_before_checkpoint.ts";

@@ -10,6 +10,7 @@ import {
   announcedAuditId,
   type Announcement,
   announcementStatement,
+  datedBeforeCheckpoint,
   decodePublicKeyPem,
   drandChainHash,
   drandRoundTime,
@@ -143,9 +144,9 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
         "the round's time",
     );
   }
-  // The announcement names the checkpoint: it cannot be made before the checkpoint was signed
-  // (check fails such an attestation's announcement).
-  if (v.signedAt !== undefined && at < v.signedAt * 1000) {
+  // The announcement names the checkpoint: it cannot be made before the checkpoint was signed,
+  // beyond the clock skew (check fails such an attestation's announcement).
+  if (v.signedAt !== undefined && datedBeforeCheckpoint(at, v.signedAt * 1000)) {
     throw new InputError(
       "ANNOUNCEMENT_MISMATCH",
       `Cannot announce at ${_iso(at)}: the checkpoint '${o.checkpoint}' was signed later (${

@@ -169,7 +169,7 @@ export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAtte
     predicate: report.valid ? _predicate(file.envelope.payload) : null,
     format: file.format,
     timestamped: token !== undefined,
-    hints: validityHints({ report, envelope: file.envelope, trustRoot }),
+    hints: await validityHints({ report, envelope: file.envelope, trustRoot }),
   };
 }
 

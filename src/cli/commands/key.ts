@@ -96,6 +96,22 @@ export function keyCommand(): Command {
       if (opts.extend === undefined && (opts.end ?? opts.revoke) !== undefined) {
         throw new InputError("USAGE", "Cannot apply --end or --revoke without --extend <root>");
       }
+      if (opts.extend !== undefined && opts.pub === undefined && opts.prover === undefined) {
+        // Window flags apply to the keys added: with none added they would change nothing.
+        const idle = (["validFrom", "validUntil", "proverValidFrom"] as const).filter((k) =>
+          trustRoot.getOptionValueSource(k) === "cli"
+        );
+        if (idle.length > 0) {
+          throw new InputError(
+            "USAGE",
+            "Cannot apply --valid-from, --valid-until or --prover-valid-from with --extend and no " +
+              "key added: they set the new keys' windows (use --end for a listed key)",
+          );
+        }
+      }
+      if (opts.revokeReason !== undefined && opts.revoke === undefined) {
+        throw new InputError("USAGE", "Cannot use --revoke-reason without --revoke");
+      }
       const end = keyTimeArgs(opts.end ?? [], "--end");
       const revoke = keyTimeArgs(opts.revoke ?? [], "--revoke");
       const readPem = async (file: string) =>
