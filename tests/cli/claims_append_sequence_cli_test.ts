@@ -7,7 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { runProver } from "../../src/cli/commands/claims.ts";
-import { parseClaimLog, type SequenceWorkload } from "../../src/claims/mod.ts";
+import {
+  encodeServingHistory,
+  parseClaimLog,
+  type SequenceWorkload,
+} from "../../src/claims/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
 import {
   SERVED_CHECKPOINT,
   type ServedFacts,
@@ -130,4 +135,69 @@ Deno.test("claims append sequence refuses bad facts with exit 2 and a coded line
         ...["--fingerprint", fp],
       ]),
   });
+});
+
+Deno.test("claims append sequence refuses a model forward chain of other rows than the sequence's one pass, and takes one of that pass", async () => {
+  const dir = await appendTempDir();
+  const prompt = [88, 277, 354];
+  const write = (name: string, value: unknown) =>
+    Deno.writeTextFile(`${dir}/${name}`, JSON.stringify(value)).then(() => `${dir}/${name}`);
+  const forward = async (name: string, o: { sequences: number[][]; positions?: string }) => {
+    const r = await runBitaudit([
+      ...["model", "forward", "--checkpoint", `${REPO_ROOT}/${SERVED_CHECKPOINT}`],
+      ...["--tokens", await write(`${name}-batch.json`, { sequences: o.sequences })],
+      ...["--profile", "a100", "--stack", SERVING_STACK, "--kernel", SERVING_CATALOG],
+      ...["--threads", "1", "--out", `${dir}/${name}.safetensors`, "--json"],
+      ...(o.positions === undefined ? [] : ["--positions", o.positions]),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    await Deno.writeTextFile(`${dir}/${name}.json`, r.stdout);
+    return JSON.parse(r.stdout) as { sequences: { fingerprint: string }[] };
+  };
+  const history = (entries: [number, number][], logitsRows: number) =>
+    Deno.writeFile(
+      `${dir}/${entries.length}-history.json`,
+      encodeServingHistory([{
+        entries: entries.map(([query, cached]) => ({ query, cached })),
+        self: 0,
+        rows: entries.reduce((a, [q]) => a + q, 0),
+        logitsRows,
+      }]),
+    ).then(() => `${dir}/${entries.length}-history.json`);
+  const appendWith = async (
+    o: { history: string; fingerprint: string; chain: string; generated: number[] },
+  ) =>
+    runBitaudit([
+      ...["claims", "append", "sequence", "--log", `${dir}/log/claims.jsonl`, "--log-id", "c"],
+      ...["--checkpoint", `${REPO_ROOT}/${SERVED_CHECKPOINT}`, "--history", o.history],
+      ...["--tokens", await write("tokens.json", { prompt, generated: o.generated })],
+      ...["--stack", SERVING_STACK, "--profile", "a100", "--kernel", SERVING_CATALOG],
+      ...["--fingerprint", o.fingerprint, "--layer-chain", o.chain],
+    ]);
+  // The prompt's pass shared with another request: model forward computes both requests' rows,
+  // and its chain is over both, not the sequence's own row.
+  const shared = await forward("shared", {
+    sequences: [prompt, [459, 461, 266, 144]],
+    positions: "0:2,1:3",
+  });
+  const refused = await appendWith({
+    history: await history([[3, 0], [4, 0]], 2),
+    generated: [329],
+    fingerprint: shared.sequences[0]!.fingerprint,
+    chain: `${dir}/shared.json`,
+  });
+  assert.equal(refused.code, 2, refused.stderr);
+  assertCliCode(refused.stderr, "CLAIM_INVALID");
+  assert.match(refused.stderr, /2 sequences.*no command computes a served sequence's chain/);
+  // The prompt prefilled alone (its token is emitted, the request stops before a decode step):
+  // model forward of that one sequence is its pass.
+  const alone = await forward("alone", { sequences: [prompt] });
+  const taken = await appendWith({
+    history: await history([[3, 0]], 1),
+    generated: [],
+    fingerprint: alone.sequences[0]!.fingerprint,
+    chain: `${dir}/alone.json`,
+  });
+  assert.equal(taken.code, 0, taken.stderr);
+  await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });

@@ -7,6 +7,7 @@
  */
 import { modelForwardClaim } from "../../prover/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { checkChainFacts } from "./claims_append_chain.ts";
 import type { AppendModelOptions } from "./claims_append_inputs.ts";
 import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
 
@@ -23,7 +24,8 @@ export interface AppendForwardOptions extends AppendModelOptions {
  *
  * @param o the facts of the pass and where the log is
  * @returns the record's place and digest, the new root and the blobs stored
- * @throws {InputError} the refusals of `modelForwardClaim`, `TOKENS_INVALID`, and those of
+ * @throws {InputError} the refusals of `modelForwardClaim` and `checkChainFacts`, `TOKENS_INVALID`,
+ *   and those of
  *   `appendModelRecord` (checkpoint, log, lock, blobs, `USAGE`)
  * @throws {AssetError} unknown stack, profile, catalog or recipe
  * @example
@@ -36,7 +38,12 @@ export interface AppendForwardOptions extends AppendModelOptions {
 export async function appendForwardClaim(o: AppendForwardOptions): Promise<AppendResult> {
   const tokens = await readJsonFile(o.tokens);
   return await appendModelRecord(o, {
-    build: (facts, { store }) =>
-      modelForwardClaim({ ...facts, tokens, positions: o.positions }, { store }),
+    build: async (facts, { store, chainFacts }) => {
+      const record = await modelForwardClaim({ ...facts, tokens, positions: o.positions }, {
+        store,
+      });
+      checkChainFacts(record, { chain: chainFacts });
+      return record;
+    },
   });
 }

@@ -82,12 +82,15 @@ export async function readModelInputs(
 
 /**
  * What a `model forward --json` output computed its layer chain for: the rows (its `positions`,
- * or, from output that lists none, each sequence's last token), the GPU profile and SM count, the
- * stack and the checkpoint; a bare chain carries none of them.
+ * or, from output that lists none, each sequence's last token), the batch's sequence lengths, the
+ * GPU profile and SM count, the stack, the checkpoint and the split; a bare chain carries none of
+ * them.
  */
 export interface ChainFacts {
   /** The fingerprinted rows. */
   readonly positions?: readonly (readonly [number, number])[];
+  /** Tokens of each sequence of the batch (from its `sequences`: each last token's position). */
+  readonly lengths?: readonly number[];
   /** GPU profile id. */
   readonly profile?: string;
   /** `multiProcessorCount`. */
@@ -122,14 +125,14 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
     const all = list.map(pair);
     return all.every((p) => p !== null) ? all as [number, number][] : undefined;
   };
-  const positions = Array.isArray(f.positions)
-    ? pairs(f.positions)
-    : Array.isArray(f.sequences)
+  const lasts = Array.isArray(f.sequences)
     ? pairs(f.sequences.map((s) => [(s as { seq?: unknown })?.seq, (s as { pos?: unknown })?.pos]))
     : undefined;
+  const positions = Array.isArray(f.positions) ? pairs(f.positions) : lasts;
   const text = (v: unknown) => typeof v === "string" ? v : undefined;
   const out: { -readonly [K in keyof ChainFacts]: ChainFacts[K] } = {};
   if (positions !== undefined) out.positions = positions;
+  if (lasts !== undefined) out.lengths = lasts.map(([, pos]) => pos + 1);
   const profile = text(f.profile?.id);
   if (profile !== undefined) out.profile = profile;
   const sms = f.profile?.multiProcessorCount;

@@ -12,13 +12,7 @@
  * @module
  */
 import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
-import {
-  canonicalJson,
-  type ClaimRecord,
-  formatClaimLog,
-  parseClaimLog,
-  recordDigest,
-} from "../../claims/mod.ts";
+import { type ClaimRecord, formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { openCheckpointDir, openCheckpointPaths } from "../../resolve/mod.ts";
 import { type ModelClaimFacts, nextLogPosition } from "../../prover/mod.ts";
@@ -44,11 +38,16 @@ export interface RecordBuilder {
   readonly files?: readonly { readonly name: string; readonly path: string }[];
   /**
    * Builds the validated record from the common facts (the checkpoint opened from its staged
-   * copies) and the staged copies of `files`, by name.
+   * copies) and the staged copies of `files`, by name, and checks it against the facts of a
+   * `model forward --json` chain file (`checkChainFacts`; undefined: a bare chain, or none).
    */
   readonly build: (
     facts: ModelClaimFacts,
-    ctx: { readonly store: AssetStore; readonly staged: ReadonlyMap<string, StagedBlob> },
+    ctx: {
+      readonly store: AssetStore;
+      readonly staged: ReadonlyMap<string, StagedBlob>;
+      readonly chainFacts: ChainFacts | undefined;
+    },
   ) => Promise<ClaimRecord>;
 }
 
@@ -157,8 +156,7 @@ async function _appendLocked(
       components: o.components,
       gpuCount: o.gpus,
       parallel: o.parallel,
-    }, { store: common.store, staged: extra });
-    _checkChainFacts(record, common.chainFacts);
+    }, { store: common.store, staged: extra, chainFacts: common.chainFacts });
     const sep = read.text === "" || read.text.endsWith("\n") ? "" : "\n";
     const text = read.text + sep + formatClaimLog([record]);
     const log = parseClaimLog(text); // the chain as the verifier reads it
@@ -203,71 +201,4 @@ async function _stagedCheckpoint(
 
 function _folder(path: string): string {
   return path.replace(/[^/]*$/, "").replace(/\/$/, "") || ".";
-}
-
-/**
- * Refuses a `model_forward` record whose layer chain (from `model forward --json`) was computed
- * for other rows, another GPU profile or SM count, another stack, another checkpoint or another
- * split (ranks, a named all-reduce, the interconnect) than the record states: the audit would
- * FAIL the honest fingerprint on the chain alone.
- */
-function _checkChainFacts(record: ClaimRecord, chain: ChainFacts | undefined): void {
-  const p = record.predicate;
-  const w = p.workload as {
-    kind?: string;
-    positions?: unknown;
-    attention?: { multiProcessorCount?: number };
-    model?: { checkpointSha256?: string };
-  };
-  if (chain === undefined || w.kind !== "model_forward") return;
-  const differs: string[] = [];
-  // Values compared as canonical JSON (a settings file may write an all-reduce's fields in any
-  // order).
-  const text = (v: unknown) => {
-    try {
-      return new TextDecoder().decode(canonicalJson(v));
-    } catch {
-      return JSON.stringify(v);
-    }
-  };
-  const compare = (what: string, chained: unknown, recorded: unknown) => {
-    if (chained !== undefined && text(chained) !== text(recorded)) {
-      differs.push(
-        `${what} ${JSON.stringify(chained).slice(0, 120)}, the record ${
-          JSON.stringify(recorded).slice(0, 120)
-        }`,
-      );
-    }
-  };
-  compare("positions", chain.positions, w.positions);
-  compare("profile", chain.profile, p.hardware.profile);
-  compare("SM count", chain.sms, w.attention?.multiProcessorCount);
-  compare("stack", chain.stack, p.software.stack);
-  compare("checkpoint", chain.checkpointSha256, w.model?.checkpointSha256);
-  const split = chain.parallelism;
-  if (split !== undefined) {
-    compare("tp", split.tp, p.parallelism.tp);
-    // Compared only where two statements give other bits for sure: above two ranks (at two every
-    // implementation adds once), neither side vLLM's dispatch (whose paths depend on the pass),
-    // and both stating their links.
-    const dispatch = (a: unknown) =>
-      (a as { kind?: unknown } | undefined)?.kind === "vllm-dispatch";
-    if (
-      p.parallelism.tp > 2 && p.parallelism.allReduce !== undefined &&
-      !dispatch(split.allReduce) && !dispatch(p.parallelism.allReduce)
-    ) {
-      compare("all-reduce", split.allReduce, p.parallelism.allReduce);
-    }
-    if (split.interconnect !== null && p.parallelism.interconnect !== undefined) {
-      compare("interconnect", split.interconnect, p.parallelism.interconnect);
-    }
-  }
-  if (differs.length > 0) {
-    throw new InputError(
-      "CLAIM_INVALID",
-      `Cannot append claim: the layer chain was computed for other facts than the record's: ${
-        differs.join("; ")
-      } (run model forward with the record's facts)`,
-    );
-  }
 }

@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { isSequenceWorkload, MAX_HISTORY_BYTES } from "../../claims/mod.ts";
+import { isSequenceWorkload, MAX_HISTORY_BYTES, parseServingHistory } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { sequenceClaim } from "../../prover/mod.ts";
 import { readJsonFile, readTextFile } from "../read_json_file.ts";
 import type { StagedBlob } from "./claims_append_blobs.ts";
+import { checkChainFacts } from "./claims_append_chain.ts";
 import type { AppendModelOptions } from "./claims_append_inputs.ts";
 import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
 
@@ -33,8 +34,10 @@ export interface AppendSequenceOptions extends AppendModelOptions {
  * @param o the facts of the served sequence and where the log is
  * @returns the record's place and digest, the new root and the blobs stored
  * @throws {InputError} the refusals of `sequenceClaim` (`HISTORY_INVALID`, `TOKENS_INVALID`,
- *   `CLAIM_INVALID`, ...), the codes of reading the history and tokens files (`INPUT_*`), and
- *   those of `appendModelRecord` (checkpoint, log, lock, blobs, `USAGE`)
+ *   `CLAIM_INVALID`, ...), `checkChainFacts`' `CLAIM_INVALID` (a `model forward --json` chain
+ *   computed for other facts or rows than the sequence's), the codes of reading the history and
+ *   tokens files (`INPUT_*`), and those of `appendModelRecord` (checkpoint, log, lock, blobs,
+ *   `USAGE`)
  * @throws {AssetError} unknown stack, profile, catalog or recipe
  * @example
  * ```ts ignore
@@ -49,11 +52,12 @@ export async function appendSequenceClaim(o: AppendSequenceOptions): Promise<App
   const tokens = await readJsonFile(o.tokens);
   return await appendModelRecord(o, {
     files: [{ name: "history", path: o.history }],
-    build: async (facts, { store, staged }) => {
+    build: async (facts, { store, staged, chainFacts }) => {
       const copy = staged.get("history")!;
+      const history = await _stagedBytes(copy);
       const record = await sequenceClaim({
         ...facts,
-        history: await _stagedBytes(copy),
+        history,
         tokens,
         positions: o.positions,
         sampler: o.sampler,
@@ -62,6 +66,8 @@ export async function appendSequenceClaim(o: AppendSequenceOptions): Promise<App
       if (!isSequenceWorkload(w) || w.history.sha256 !== copy.sha256) {
         throw new Error("the record does not name the stored history"); // a bug: 70
       }
+      // The record was built from these bytes: they parse.
+      checkChainFacts(record, { chain: chainFacts, passes: parseServingHistory(history) });
       return record;
     },
   });
