@@ -275,3 +275,36 @@ Deno.test("claims append refuses a layer chain computed for another split than t
   ]);
   assert.equal(twoTree.code, 0, twoTree.stderr);
 });
+
+Deno.test("model forward --json records ep, and claims append refuses a chain computed with another ep than the record's", async () => {
+  const moe = `${REPO_ROOT}/tables/models/qwen3-tiny-moe-tp`;
+  const vllm = (name: string, ep: string[]) =>
+    runBitaudit([
+      ...["model", "forward", "--checkpoint", moe, "--tokens", `${dir}/vllm_tokens.json`],
+      ...["--profile", "a100", "--stack", "vllm-0.11-eager-fa2", "--kernel", CATALOG],
+      ...["--threads", "1", "--out", `${dir}/${name}.safetensors`, "--json", "--tp", "2"],
+      ...["--all-reduce", "vllm-dispatch", ...ep],
+    ]);
+  const plain = await vllm("ep1", []);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(JSON.parse(plain.stdout).parallelism.ep, 1);
+  await Deno.writeTextFile(`${dir}/ep1.json`, plain.stdout);
+  const split = await vllm("ep2", ["--ep", "2"]);
+  assert.equal(split.code, 0, split.stderr);
+  assert.equal(JSON.parse(split.stdout).parallelism.ep, 2);
+  await Deno.writeTextFile(`${dir}/ep2.json`, split.stdout);
+  await Deno.mkdir(`${dir}/ep`, { recursive: true });
+  const appendEp = (chain: string, fp: string) =>
+    runBitaudit([
+      ...["claims", "append", "model_forward", "--log", `${dir}/ep/claims.jsonl`, "--log-id", "ep"],
+      ...["--checkpoint", moe, "--tokens", `${dir}/vllm_tokens.json`],
+      ...["--stack", "vllm-0.11-eager-fa2", "--profile", "a100", "--kernel", CATALOG],
+      ...["--gpus", "2", "--tp", "2", "--all-reduce", "vllm-dispatch", "--ep", "2"],
+      ...["--fingerprint", fp, "--layer-chain", chain, "--json"],
+    ]);
+  const other = await appendEp(`${dir}/ep1.json`, JSON.parse(split.stdout).fingerprint);
+  assertCliCode(other.stderr, "CLAIM_INVALID");
+  assert.match(other.stderr, /ep 1, the record 2/);
+  const same = await appendEp(`${dir}/ep2.json`, JSON.parse(split.stdout).fingerprint);
+  assert.equal(same.code, 0, same.stderr);
+});

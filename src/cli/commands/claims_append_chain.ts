@@ -1,8 +1,9 @@
 /**
  * `checkChainFacts`: a layer chain read from `model forward --json` output was computed for the
- * facts that output records (rows, GPU profile and SM count, stack, checkpoint, split); appended
- * to a record stating other facts, the audit would FAIL the honest fingerprint on the chain alone,
- * so `claims append` refuses it. A bare chain carries no facts and is not checked.
+ * facts that output records (rows, GPU profile and SM count, stack, checkpoint, split: tp, ep, the
+ * all-reduce, the interconnect); appended to a record stating other facts, the audit would FAIL
+ * the honest fingerprint on the chain alone, so `claims append` refuses it. A bare chain carries
+ * no facts and is not checked.
  *
  * `model forward` computes one prefill of its batch from position 0. A `sequence` record's chain
  * is over its own rows in the passes of its serving history, so such a chain is its chain only
@@ -69,6 +70,8 @@ export function checkChainFacts(
   const split = chain.parallelism;
   if (split !== undefined) {
     compare("tp", split.tp, p.parallelism.tp);
+    // Experts split over the ranks change which rows each rank's expert GEMMs see.
+    compare("ep", split.ep, p.parallelism.ep);
     // Compared only where two statements give other bits for sure: above two ranks (at two every
     // implementation adds once), neither side vLLM's dispatch (whose paths depend on the pass),
     // and both stating their links.

@@ -99,9 +99,13 @@ export interface ChainFacts {
   readonly stack?: string;
   /** The checkpoint's digest. */
   readonly checkpointSha256?: string;
-  /** The split: ranks, the all-reduce as computed, the interconnect (null: the stack's). */
+  /**
+   * The split: ranks, expert-parallel ranks (absent from output that does not record them), the
+   * all-reduce as computed, the interconnect (null: the stack's).
+   */
   readonly parallelism?: {
     readonly tp: number;
+    readonly ep?: number;
     readonly allReduce: unknown;
     readonly interconnect: string | null;
   };
@@ -115,7 +119,7 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
     profile?: { id?: unknown; multiProcessorCount?: unknown };
     stack?: unknown;
     checkpoint?: { sha256?: unknown };
-    parallelism?: { tp?: unknown; allReduce?: unknown; interconnect?: unknown };
+    parallelism?: { tp?: unknown; ep?: unknown; allReduce?: unknown; interconnect?: unknown };
   };
   const pair = (x: unknown): readonly [number, number] | null =>
     Array.isArray(x) && x.length === 2 && x.every(Number.isSafeInteger)
@@ -143,8 +147,10 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
   if (checkpointSha256 !== undefined) out.checkpointSha256 = checkpointSha256;
   const tp = f.parallelism?.tp;
   if (Number.isSafeInteger(tp)) {
+    const ep = f.parallelism?.ep;
     out.parallelism = {
       tp: tp as number,
+      ...(Number.isSafeInteger(ep) ? { ep: ep as number } : {}),
       allReduce: f.parallelism?.allReduce,
       interconnect: text(f.parallelism?.interconnect) ?? null,
     };

@@ -241,6 +241,7 @@ export async function runModelForward(o: {
       stack: stack.id,
       parallelism: {
         tp: parallel?.size ?? 1,
+        ep: o.ep ?? 1,
         ...(parallel === undefined
           ? {}
           : { layout: parallel.layout.id, allReduce: parallel.allReduce }),
