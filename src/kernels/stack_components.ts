@@ -41,6 +41,11 @@ export interface ComponentMismatch {
   readonly kind: "contradiction" | "unreadable";
   /** One line naming the component, the stated value and the stack's. */
   readonly reason: string;
+  /**
+   * What a prover can state instead, where one statement is readable (flags: the stack's words
+   * exactly, or none); absent otherwise.
+   */
+  readonly advice?: string;
 }
 
 /**
@@ -104,6 +109,7 @@ export function componentMismatch(
         kind: "unreadable",
         reason: `components.${key} states command-line options other than the stack's ` +
           `${flags.what} (flags are not compared otherwise)`,
+        advice: _flagsAdvice(flags.value),
       };
     }
     const setting = settings.get(_variable(key));
@@ -114,6 +120,7 @@ export function componentMismatch(
             kind: "unreadable",
             reason: `components.${key} '${value}' is not the stack's ${setting.what} (flags are ` +
               "not compared otherwise)",
+            advice: _flagsAdvice(setting.value),
           };
         }
       } else if (_unquote(value.trim()) !== setting.value) {
@@ -157,6 +164,12 @@ export function componentMismatch(
     }
   }
   return unreadable;
+}
+
+/** What to state instead of flags that cannot be compared. */
+function _flagsAdvice(flags: string): string {
+  return `state the stack's flags exactly (flags='${flags}'), or leave the component out (the ` +
+    "record then holds the stack's)";
 }
 
 /**

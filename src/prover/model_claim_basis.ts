@@ -158,7 +158,15 @@ export async function modelClaimBasis(
   // it reads the components as recorded: the stack's own with the prover's over them.
   const components = { ...stack.components, ...facts.components };
   const versions = componentMismatch(stack.components, components, hardware.profile);
-  if (versions !== null) claimInvalid(`${versions.reason}, stack '${stack.id}'`);
+  if (versions !== null) {
+    // A contradiction FAILs at audit, a component it cannot compare is NOT_VERIFIED: both are
+    // refused here, flags with what to state instead.
+    claimInvalid(
+      `${versions.reason}, stack '${stack.id}'${
+        versions.advice === undefined ? "" : `: ${versions.advice}`
+      }`,
+    );
+  }
   const stated = statedSettings(components);
   const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);

@@ -245,3 +245,30 @@ Deno.test("modelForwardClaim() refuses a pad token on a stack that flattens the 
     "TOKENS_INVALID",
   );
 });
+
+Deno.test("modelForwardClaim() refuses flags other than the stack's, saying to state the stack's exactly or leave them out", async () => {
+  const vllm = { stack: "vllm-0.11-eager-fa2", tokens: { sequences: [[1, 2, 3, 4]] } };
+  for (
+    const components of [
+      { flags: "--enforce-eager --disable-cascade-attn" },
+      { cli_args: "--kv-cache-dtype fp8" },
+    ]
+  ) {
+    await assert.rejects(
+      () => modelForwardClaim(facts({ ...vllm, components }), { store }),
+      (e) => {
+        assert.ok(isCode(InputError, "CLAIM_INVALID")(e), (e as Error).message);
+        assert.match(
+          (e as Error).message,
+          /state the stack's flags exactly \(flags='--enforce-eager'\), or leave the component out/,
+        );
+        return true;
+      },
+    );
+  }
+  const stated = await modelForwardClaim(
+    facts({ ...vllm, components: { flags: "--enforce-eager" } }),
+    { store },
+  );
+  assert.equal(stated.predicate.software.components.flags, "--enforce-eager");
+});
