@@ -181,10 +181,32 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     });
   });
   const canon = encodeServingHistory(passes);
-  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) {
-    bad("$", "is not the canonical (RFC 8785) encoding of its content");
+  if (!_same(canon, bytes)) {
+    bad("$", `is not the canonical (RFC 8785) encoding of its content (${_unlike(canon, bytes)})`);
   }
   return passes;
+}
+
+function _same(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * Why bytes that parse are not their canonical encoding (its likely cause), and how a prover
+ * writes it: the history holds integers and one ASCII string, so sorted keys and no whitespace
+ * are all RFC 8785 asks of it.
+ */
+function _unlike(canon: Uint8Array, bytes: Uint8Array): string {
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
+  const cause = end < bytes.length && _same(canon, bytes.subarray(0, end))
+    ? "it ends in a newline"
+    : bytes.some((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
+    ? "it holds spaces or newlines"
+    : "its keys are not in sorted order, or a number is not written in its shortest form";
+  return `${cause}; write it with no whitespace, keys sorted and no newline at the end, e.g. ` +
+    `Python's json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` +
+    `.encode() written as is, or encodeServingHistory of the library's ./claims entry point`;
 }
 
 function _bad(why: string): InputError {
