@@ -173,6 +173,27 @@ function _flagsAdvice(flags: string): string {
 }
 
 /**
+ * A component's name as compared with the stack's pins: a variable's name (`VLLM_FLASH_ATTN_VERSION`,
+ * upper case) by its letters, digits and underscores, any other by its letters and digits without
+ * case or a `version` suffix, `torch` as `pytorch` (see the module doc). Two names that fold alike
+ * state the same component.
+ *
+ * @param name a component's name as a record states it
+ * @returns the name as compared
+ * @example
+ * ```ts
+ * import { foldComponentName } from "./stack_components.ts";
+ * if (foldComponentName("torch") !== foldComponentName("PyTorch version")) throw new Error();
+ * if (foldComponentName("VLLM_FLASH_ATTN_VERSION") === foldComponentName("vllm_flash_attn")) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function foldComponentName(name: string): string {
+  return /^[A-Z_][A-Z0-9_]*$/.test(name) ? _variable(name) : _name(name);
+}
+
+/**
  * Every setting a record's components state: each `NAME=VALUE` in any component's text, however
  * written (see the module doc), and each component whose name is a variable's (`NCCL_ALGO`), with
  * its value unquoted.

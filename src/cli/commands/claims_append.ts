@@ -7,7 +7,7 @@
 import { forwardPositionsFlag, sequencePositionsFlag } from "../positions_flag.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { Argument, Command, Option } from "@commander-js/extra-typings";
-import { INTERCONNECTS } from "../../kernels/mod.ts";
+import { foldComponentName, INTERCONNECTS } from "../../kernels/mod.ts";
 import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
@@ -142,8 +142,13 @@ function _usage(why: string): never {
   throw new InputError("USAGE", `Cannot append claim: ${why}`);
 }
 
+/**
+ * The `--component` pairs by name; a component given twice (the same name, or one that folds to
+ * it as the verifier compares names: `torch` and `pytorch`) is refused rather than one value kept.
+ */
 function _components(pairs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
+  const seen = new Map<string, string>();
   for (const p of pairs) {
     const m = /^([A-Za-z0-9_.-]{1,64})=(.{1,200})$/.exec(p);
     if (m === null) {
@@ -152,7 +157,17 @@ function _components(pairs: readonly string[]): Record<string, string> {
         `Cannot use --component '${p.slice(0, 80)}': expected <name>=<version>`,
       );
     }
-    out[m[1]!] = m[2]!;
+    const name = m[1]!;
+    const earlier = seen.get(foldComponentName(name));
+    if (earlier !== undefined) {
+      throw new InputError(
+        "USAGE",
+        `Cannot use --component '${p.slice(0, 80)}': component '${earlier}' is given already` +
+          `${earlier === name ? "" : ` (the same component as '${name}')`}; state each once`,
+      );
+    }
+    seen.set(foldComponentName(name), name);
+    out[name] = m[2]!;
   }
   return out;
 }
