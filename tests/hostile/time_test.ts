@@ -12,12 +12,15 @@ import {
   checkAttestation,
   createLocalTsa,
   decodeBase64,
+  decodePrivateKeyPem,
   encodeBase64,
   encodeSpki,
   generateKeyPair,
   keyId,
   parseEnvelope,
   parseTrustRoot,
+  publicKeyFromPrivate,
+  signEnvelope,
 } from "../../src/attest/mod.ts";
 
 const fx = await makeAuditFixture({ records: 3, falsify: [] });
@@ -39,7 +42,26 @@ async function attestAt(time: string, name: string): Promise<string> {
 }
 
 const may = await attestAt("2026-05-01T00:00:00Z", "may");
-const future = await attestAt("2099-01-01T00:00:00Z", "future");
+
+/**
+ * The same attestation stating a time in the future, signed by the inspector's key (the CLI
+ * refuses to sign one: `--time` may not be in the future).
+ */
+async function restatedAt(attestation: string, time: string, name: string): Promise<string> {
+  const env = parseEnvelope(await Deno.readTextFile(attestation));
+  const st = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  st.predicate.timeVerified = time;
+  const privateKey = decodePrivateKeyPem(await Deno.readTextFile(fx.key));
+  const key = { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
+  const signed = await signEnvelope(new TextEncoder().encode(JSON.stringify(st)), {
+    payloadType: env.payloadType,
+    keys: [key],
+  });
+  const path = `${fx.dir}/${name}.dsse.json`;
+  await Deno.writeTextFile(path, JSON.stringify(signed));
+  return path;
+}
+const future = await restatedAt(may, "2099-01-01T00:00:00Z", "future");
 const root = JSON.parse(await Deno.readTextFile(fx.trustRoot));
 const withKey = (extra: Record<string, unknown>) =>
   JSON.stringify({ ...root, keys: [{ ...root.keys[0], ...extra }] });
