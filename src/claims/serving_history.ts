@@ -99,7 +99,7 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     json = parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (e) {
     if (e instanceof StrictJsonError || e instanceof TypeError) {
-      throw _bad(`not strict JSON: ${e.message}`);
+      throw _bad(`not strict JSON: ${e.message}; ${_WRITE_IT}`);
     }
     throw e;
   }
@@ -196,17 +196,25 @@ function _same(a: Uint8Array, b: Uint8Array): boolean {
  * writes it: the history holds integers and one ASCII string, so sorted keys and no whitespace
  * are all RFC 8785 asks of it.
  */
+/** How to write a history's bytes so they are their canonical encoding. */
+const _WRITE_IT = "write it with no whitespace, keys sorted, no byte-order mark and no newline " +
+  `at the end, e.g. Python's json.dumps(obj, sort_keys=True, separators=(",", ":"), ` +
+  "ensure_ascii=False).encode() written as is, or encodeServingHistory of the library's " +
+  "./claims entry point";
+
 function _unlike(canon: Uint8Array, bytes: Uint8Array): string {
   let end = bytes.length;
   while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
-  const cause = end < bytes.length && _same(canon, bytes.subarray(0, end))
+  // A UTF-8 byte-order mark (Windows editors, PowerShell 5.1) is dropped by the decoder.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const cause = bom
+    ? "it begins with a UTF-8 byte-order mark"
+    : end < bytes.length && _same(canon, bytes.subarray(0, end))
     ? "it ends in a newline"
     : bytes.some((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
     ? "it holds spaces or newlines"
     : "its keys are not in sorted order, or a number is not written in its shortest form";
-  return `${cause}; write it with no whitespace, keys sorted and no newline at the end, e.g. ` +
-    `Python's json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` +
-    `.encode() written as is, or encodeServingHistory of the library's ./claims entry point`;
+  return `${cause}; ${_WRITE_IT}`;
 }
 
 function _bad(why: string): InputError {

@@ -83,6 +83,9 @@ export function componentMismatch(
   const settings = _settings(stack, gpu.architecture);
   // Every component is looked at: an unreadable one stated first must not hide a contradiction.
   let unreadable: ComponentMismatch | null = null;
+  // The release each pinned library is stated at, and under which name (two names may be one
+  // library: `torch` and `PyTorch_version`).
+  const releases = new Map<string, { key: string; value: string; release: number[] }>();
   for (const [key, value] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key)) {
       // A lookalike of a pinned name (another script's letters) must not pass as another component.
@@ -109,7 +112,8 @@ export function componentMismatch(
         kind: "unreadable",
         reason: `components.${key} states command-line options other than the stack's ` +
           `${flags.what} (flags are not compared otherwise)`,
-        advice: _flagsAdvice(flags.value),
+        advice: `leave the options out of components.${key} (the stack's flags are stated as ` +
+          `the flags component alone: ${JSON.stringify(flags.value)})`,
       };
     }
     const setting = settings.get(_variable(key));
@@ -153,6 +157,20 @@ export function componentMismatch(
     } else if (!accepts(read.release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     } else {
+      const release = read.release;
+      const earlier = releases.get(_name(key));
+      // `2.8` and `2.8.0` may be one release; `2.8.0` and `2.4.0` are not.
+      if (
+        earlier !== undefined &&
+        earlier.release.some((n, i) => i < release.length && n !== release[i])
+      ) {
+        return {
+          kind: "contradiction",
+          reason: `components.${earlier.key} '${earlier.value}' and ${said} state two releases ` +
+            `of one library (the stack pins '${rule}')`,
+        };
+      }
+      releases.set(_name(key), { key, value, release });
       // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
       const build = _unreleased(value, read.end);
       if (build !== null) {
@@ -166,31 +184,11 @@ export function componentMismatch(
   return unreadable;
 }
 
-/** What to state instead of flags that cannot be compared. */
+/** What to state instead of flags that cannot be compared (the value as a JSON string). */
 function _flagsAdvice(flags: string): string {
-  return `state the stack's flags exactly (flags='${flags}'), or leave the component out (the ` +
-    "record then holds the stack's)";
-}
-
-/**
- * A component's name as compared with the stack's pins: a variable's name (`VLLM_FLASH_ATTN_VERSION`,
- * upper case) by its letters, digits and underscores, any other by its letters and digits without
- * case or a `version` suffix, `torch` as `pytorch` (see the module doc). Two names that fold alike
- * state the same component.
- *
- * @param name a component's name as a record states it
- * @returns the name as compared
- * @example
- * ```ts
- * import { foldComponentName } from "./stack_components.ts";
- * if (foldComponentName("torch") !== foldComponentName("PyTorch version")) throw new Error();
- * if (foldComponentName("VLLM_FLASH_ATTN_VERSION") === foldComponentName("vllm_flash_attn")) {
- *   throw new Error();
- * }
- * ```
- */
-export function foldComponentName(name: string): string {
-  return /^[A-Z_][A-Z0-9_]*$/.test(name) ? _variable(name) : _name(name);
+  return `state the stack's flags exactly (the flags component's value: ${
+    JSON.stringify(flags)
+  }), or leave the component out (the record then holds the stack's)`;
 }
 
 /**

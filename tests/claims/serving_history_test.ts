@@ -21,6 +21,10 @@ Deno.test("parseServingHistory() says why bytes are not canonical (newline, spac
       /keys are not in sorted order/,
     ],
   ];
+  // A UTF-8 byte-order mark (the decoder drops it, the bytes keep it); a CRLF ending (refused by
+  // the strict parser first, with the same advice).
+  cases.push(["\ufeff" + canon, /it begins with a UTF-8 byte-order mark/]);
+  cases.push([canon + "\r\n", /not strict JSON: .*no byte-order mark and no newline at the end/]);
   for (const [text, cause] of cases) {
     assert.throws(() => parseServingHistory(new TextEncoder().encode(text)), (e) => {
       assert.ok(isCode(InputError, "HISTORY_INVALID")(e), (e as Error).message);

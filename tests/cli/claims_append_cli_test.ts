@@ -88,9 +88,10 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
       [["--profile", "h999", "--sms", "100"], "PROFILE_UNKNOWN"],
       [["--sms", "200"], "CLAIM_INVALID"], // more SMs than an A100 has
       [["--component", "pytorch=2.4.0"], "CLAIM_INVALID"], // the stack pins 2.8.0
-      // A component given twice, by name or by a name that folds to it: refused, not the last kept.
+      // A component given twice: refused, not the last kept; two names of one pinned library
+      // stating two releases contradict each other.
       [["--component", "pytorch=2.4.0", "--component", "pytorch=2.8.0"], "USAGE"],
-      [["--component", "torch=2.8.0", "--component", "PyTorch=2.8.0"], "USAGE"],
+      [["--component", "torch=2.8.0", "--component", "PyTorch=2.4.0"], "CLAIM_INVALID"],
       [["--kernel", "demo-qwen3-tiny-h100-sxm"], "CLAIM_INVALID"],
       [["--log-id", "other"], "LOG_CHAIN"],
       [["--positions", "0:9"], "CLAIM_INVALID"],

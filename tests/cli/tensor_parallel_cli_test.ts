@@ -305,6 +305,13 @@ Deno.test("model forward --json records ep, and claims append refuses a chain co
   const other = await appendEp(`${dir}/ep1.json`, JSON.parse(split.stdout).fingerprint);
   assertCliCode(other.stderr, "CLAIM_INVALID");
   assert.match(other.stderr, /ep 1, the record 2/);
+  // An output written before model forward recorded ep says nothing of it: not taken for EP 2.
+  const old = JSON.parse(split.stdout);
+  delete old.parallelism.ep;
+  await Deno.writeTextFile(`${dir}/ep-unstated.json`, JSON.stringify(old));
+  const unstated = await appendEp(`${dir}/ep-unstated.json`, old.fingerprint);
+  assertCliCode(unstated.stderr, "CLAIM_INVALID");
+  assert.match(unstated.stderr, /ep not stated/);
   const same = await appendEp(`${dir}/ep2.json`, JSON.parse(split.stdout).fingerprint);
   assert.equal(same.code, 0, same.stderr);
 });

@@ -246,22 +246,26 @@ Deno.test("modelForwardClaim() refuses a pad token on a stack that flattens the 
   );
 });
 
-Deno.test("modelForwardClaim() refuses flags other than the stack's, saying to state the stack's exactly or leave them out", async () => {
+Deno.test("modelForwardClaim() refuses flags other than the stack's, saying to state the stack's exactly (a JSON string, so quotes survive) or leave them out", async () => {
   const vllm = { stack: "vllm-0.11-eager-fa2", tokens: { sequences: [[1, 2, 3, 4]] } };
   for (
-    const components of [
-      { flags: "--enforce-eager --disable-cascade-attn" },
-      { cli_args: "--kv-cache-dtype fp8" },
-    ]
+    const [components, advice] of [
+      [
+        { flags: "--enforce-eager --disable-cascade-attn" },
+        /state the stack's flags exactly \(the flags component's value: "--enforce-eager"\), or leave the component out/,
+      ],
+      // Options under another name: left out of it (stating the flags alone would not help).
+      [
+        { flags: "--enforce-eager", cli_args: "--kv-cache-dtype fp8" },
+        /leave the options out of components\.cli_args \(the stack's flags are stated as the flags component alone: "--enforce-eager"\)/,
+      ],
+    ] as const
   ) {
     await assert.rejects(
       () => modelForwardClaim(facts({ ...vllm, components }), { store }),
       (e) => {
         assert.ok(isCode(InputError, "CLAIM_INVALID")(e), (e as Error).message);
-        assert.match(
-          (e as Error).message,
-          /state the stack's flags exactly \(flags='--enforce-eager'\), or leave the component out/,
-        );
+        assert.match((e as Error).message, advice);
         return true;
       },
     );
@@ -271,4 +275,32 @@ Deno.test("modelForwardClaim() refuses flags other than the stack's, saying to s
     { store },
   );
   assert.equal(stated.predicate.software.components.flags, "--enforce-eager");
+});
+
+Deno.test("modelForwardClaim() refuses two releases of one pinned library under two names (TRANSFORMERS_VERSION and transformers), and takes one release written two ways", async () => {
+  const hf = { stack: "hf-qwen3-flash-attn-torch2.8" };
+  await assert.rejects(
+    () =>
+      modelForwardClaim(
+        facts({ ...hf, components: { TRANSFORMERS_VERSION: "4.51.0", transformers: "4.57.1" } }),
+        { store },
+      ),
+    (e) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), (e as Error).message);
+      assert.match((e as Error).message, /state two releases of one library/);
+      return true;
+    },
+  );
+  // The stack's own pytorch 2.8.0 beside the prover's torch 2.8.0+cu128 and a series 2.8.
+  const ok = await modelForwardClaim(
+    facts({ ...hf, components: { torch: "2.8.0+cu128", TORCH_VERSION: "2.8" } }),
+    { store },
+  );
+  assert.equal(ok.predicate.software.components.torch, "2.8.0+cu128");
+  // Free-form components no stack pins are the prover's own: never compared with each other.
+  const free = await modelForwardClaim(
+    facts({ ...hf, components: { os: "ubuntu", os_version: "22.04" } }),
+    { store },
+  );
+  assert.equal(free.predicate.software.components.os_version, "22.04");
 });

@@ -68,10 +68,19 @@ export function checkChainFacts(
   compare("stack", chain.stack, p.software.stack);
   compare("checkpoint", chain.checkpointSha256, w.model?.checkpointSha256);
   const split = chain.parallelism;
-  if (split !== undefined) {
+  if (split === undefined) {
+    // An output without a split ran on one GPU.
+    compare("tp", 1, p.parallelism.tp);
+    compare("ep", 1, p.parallelism.ep ?? 1);
+  } else {
     compare("tp", split.tp, p.parallelism.tp);
-    // Experts split over the ranks change which rows each rank's expert GEMMs see.
-    compare("ep", split.ep, p.parallelism.ep);
+    // Experts split over the ranks change which rows each rank's expert GEMMs see; an output
+    // written before it recorded `ep` says nothing of it, so it cannot stand for a split one.
+    if (split.ep === undefined && (p.parallelism.ep ?? 1) > 1) {
+      differs.push(
+        `ep not stated (an output written before model forward recorded it), the record ${p.parallelism.ep}`,
+      );
+    } else compare("ep", split.ep, p.parallelism.ep);
     // Compared only where two statements give other bits for sure: above two ranks (at two every
     // implementation adds once), neither side vLLM's dispatch (whose paths depend on the pass),
     // and both stating their links.
