@@ -85,7 +85,7 @@ export function componentMismatch(
   let unreadable: ComponentMismatch | null = null;
   // The release each pinned library is stated at, and under which name (two names may be one
   // library: `torch` and `PyTorch_version`).
-  const releases = new Map<string, { key: string; value: string; release: number[] }>();
+  const releases = new Map<string, { key: string; value: string; release: number[] }[]>();
   for (const [key, value] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key)) {
       // A lookalike of a pinned name (another script's letters) must not pass as another component.
@@ -158,19 +158,20 @@ export function componentMismatch(
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     } else {
       const release = read.release;
-      const earlier = releases.get(_name(key));
-      // `2.8` and `2.8.0` may be one release; `2.8.0` and `2.4.0` are not.
-      if (
-        earlier !== undefined &&
-        earlier.release.some((n, i) => i < release.length && n !== release[i])
-      ) {
+      const seen = releases.get(_name(key)) ?? [];
+      // `2.8` and `2.8.0` may be one release; `2.8.0` and `2.4.0` are not (each stated release
+      // against every other, whatever their order).
+      const earlier = seen.find((e) =>
+        e.release.some((n, i) => i < release.length && n !== release[i])
+      );
+      if (earlier !== undefined) {
         return {
           kind: "contradiction",
           reason: `components.${earlier.key} '${earlier.value}' and ${said} state two releases ` +
             `of one library (the stack pins '${rule}')`,
         };
       }
-      releases.set(_name(key), { key, value, release });
+      releases.set(_name(key), [...seen, { key, value, release }]);
       // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
       const build = _unreleased(value, read.end);
       if (build !== null) {

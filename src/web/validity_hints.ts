@@ -69,19 +69,19 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
     const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : undefined;
     if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
   }
-  if (failed.has("announcement")) {
-    // The inspector keys whose signature over the announcement verifies (a key id field is the
-    // signer's own word), whose window leaves out the time it states, or that were valid then and
-    // have been ended or revoked since.
+  const refusal = _keyRefusal(inputs.report);
+  if (refusal !== undefined) {
+    // Only when the announcement failed on its keys' validity, judged at the instant the check
+    // used (its token's time, or its stated one): the keys whose signature over it verifies (a
+    // key id field is the signer's own word), whose window leaves that instant out, or, for an
+    // announcement without a token, that were valid then and have been ended or revoked since.
     const announcement = _object(_object(predicate?.audit)?.announcement);
-    const at = _announcedAt(announcement);
-    const stamped = typeof announcement?.timestamp === "string";
+    const signers = await _signers(announcement, inputs.trustRoot);
     const now = (inputs.now ?? new Date()).getTime();
     for (const key of inputs.trustRoot.keys) {
-      if (key.role !== "inspector" || at === undefined) continue;
-      if (!(await _signed(announcement, key))) continue;
-      if (!_within(key, at)) hints.push(_announcerHint(key, at));
-      else if (!_within(key, now)) hints.push(_retiredHint(key, at, stamped));
+      if (key.role !== "inspector" || !signers.has(key.keyid)) continue;
+      if (!_within(key, refusal.at)) hints.push(_announcerHint(key, refusal.at));
+      else if (!refusal.stamped && !_within(key, now)) hints.push(_retiredHint(key, refusal.at));
     }
   }
   return hints;
@@ -97,46 +97,59 @@ function _announcerHint(key: TrustRootKey, at: number): string {
 }
 
 /** The announcing key was valid when it signed, and has been ended or revoked since. */
-function _retiredHint(key: TrustRootKey, at: number, stamped: boolean): string {
+function _retiredHint(key: TrustRootKey, at: number): string {
   return `Inspector key ${_short(key.keyid)} signed the announcement at ${
     _iso(at)
-  }, inside its window (${_window(key)}), but it is not valid at the verification time${
-    stamped
-      ? ", and the announcement's timestamp did not date it"
-      : ", and the announcement carries no RFC 3161 token to date its signature"
-  }: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
+  }, inside its window (${
+    _window(key)
+  }), but it is not valid at the verification time, and the announcement carries no RFC 3161 token to date its signature: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
 }
 
-/** Whether a signature of the attested announcement verifies under the key. */
-async function _signed(
+/**
+ * The instant a failed announcement check judged its keys at, when it failed on their validity
+ * (`checkAnnouncement`'s words), and whether a token gave that instant.
+ */
+function _keyRefusal(report: CheckReport): { at: number; stamped: boolean } | undefined {
+  const detail = report.checks.find((c) => c.check === "announcement" && !c.ok)?.detail ?? "";
+  const m =
+    /no inspector key valid at (\S+?)( and at the verification time)? (?:made|signed the announcement)/
+      .exec(detail);
+  const at = _time(m?.[1]);
+  return m === null || at === undefined ? undefined : { at, stamped: m[2] === undefined };
+}
+
+/** Signature entries of an announcement a hint looks at (each costs one verification). */
+const _HINT_SIGNATURES = 8;
+
+/**
+ * The inspector keys of the trust root whose signature over the attested announcement verifies:
+ * each of its first entries is verified once, against the key its key id names (an entry naming
+ * no listed key, or a forger's copy of a listed id, names nobody).
+ */
+async function _signers(
   announcement: Record<string, unknown> | undefined,
-  key: TrustRootKey,
-): Promise<boolean> {
+  root: TrustRoot,
+): Promise<Set<string>> {
+  const out = new Set<string>();
   try {
     const env = parseEnvelope(JSON.stringify(announcement?.envelope));
-    const v = await verifyEnvelope(env, { trustedKeys: [key.publicKey] });
-    return v.signatures.some((s) => s.verifiedBy !== null);
+    for (const s of env.signatures.slice(0, _HINT_SIGNATURES)) {
+      const key = root.keys.find((k) => k.role === "inspector" && k.keyid === s.keyid);
+      if (key === undefined) continue;
+      const one = { ...env, signatures: [s] };
+      const v = await verifyEnvelope(one, { trustedKeys: [key.publicKey] });
+      if (v.signatures[0]?.verifiedBy === key.keyid) out.add(key.keyid);
+    }
   } catch {
-    return false;
+    // A malformed announcement names no key.
   }
+  return out;
 }
 
 /** Whether a key's window (and no revocation) holds a time. */
 function _within(key: TrustRootKey, at: number): boolean {
   return at >= key.validFor.start && (key.validFor.end === undefined || at <= key.validFor.end) &&
     (key.revoked === undefined || at < key.revoked.time);
-}
-
-/** `announcedAt` of the statement inside an attested announcement, read without trusting it. */
-function _announcedAt(announcement: Record<string, unknown> | undefined): number | undefined {
-  const env = _object(announcement?.envelope);
-  if (typeof env?.payload !== "string") return undefined;
-  try {
-    const st = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
-    return _time(_object(st.predicate)?.announcedAt);
-  } catch {
-    return undefined;
-  }
 }
 
 function _inspectorHint(key: TrustRootKey, stated: number | undefined): string {

@@ -28822,16 +28822,15 @@ ${values.join("\n")}` : `${blockName} :`;
       const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : void 0;
       if (id !== void 0) hints.push(_proverHint(inputs.trustRoot, id, _time2(cp?.signedAt)));
     }
-    if (failed.has("announcement")) {
+    const refusal = _keyRefusal(inputs.report);
+    if (refusal !== void 0) {
       const announcement = _object2(_object2(predicate?.audit)?.announcement);
-      const at = _announcedAt(announcement);
-      const stamped = typeof announcement?.timestamp === "string";
+      const signers = await _signers2(announcement, inputs.trustRoot);
       const now = (inputs.now ?? /* @__PURE__ */ new Date()).getTime();
       for (const key of inputs.trustRoot.keys) {
-        if (key.role !== "inspector" || at === void 0) continue;
-        if (!await _signed(announcement, key)) continue;
-        if (!_within(key, at)) hints.push(_announcerHint(key, at));
-        else if (!_within(key, now)) hints.push(_retiredHint(key, at, stamped));
+        if (key.role !== "inspector" || !signers.has(key.keyid)) continue;
+        if (!_within(key, refusal.at)) hints.push(_announcerHint(key, refusal.at));
+        else if (!refusal.stamped && !_within(key, now)) hints.push(_retiredHint(key, refusal.at));
       }
     }
     return hints;
@@ -28839,30 +28838,33 @@ ${values.join("\n")}` : `${blockName} :`;
   function _announcerHint(key, at) {
     return `Your trust root lets inspector key ${_short(key.keyid)}, which signed the announcement, sign ${_window(key)}, and the announcement says it was signed at ${_iso(at)}: if the key was the inspector's then, its window should start by then (\`bitaudit key trust-root --valid-from ${_iso(at)}\` or earlier).`;
   }
-  function _retiredHint(key, at, stamped) {
-    return `Inspector key ${_short(key.keyid)} signed the announcement at ${_iso(at)}, inside its window (${_window(key)}), but it is not valid at the verification time${stamped ? ", and the announcement's timestamp did not date it" : ", and the announcement carries no RFC 3161 token to date its signature"}: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
+  function _retiredHint(key, at) {
+    return `Inspector key ${_short(key.keyid)} signed the announcement at ${_iso(at)}, inside its window (${_window(key)}), but it is not valid at the verification time, and the announcement carries no RFC 3161 token to date its signature: an announcement stays checkable after its key is retired only with a token over its signature, given to \`audit --announcement-timestamp\`.`;
   }
-  async function _signed(announcement, key) {
+  function _keyRefusal(report) {
+    const detail = report.checks.find((c) => c.check === "announcement" && !c.ok)?.detail ?? "";
+    const m = /no inspector key valid at (\S+?)( and at the verification time)? (?:made|signed the announcement)/.exec(detail);
+    const at = _time2(m?.[1]);
+    return m === null || at === void 0 ? void 0 : { at, stamped: m[2] === void 0 };
+  }
+  var _HINT_SIGNATURES = 8;
+  async function _signers2(announcement, root) {
+    const out = /* @__PURE__ */ new Set();
     try {
       const env = parseEnvelope(JSON.stringify(announcement?.envelope));
-      const v = await verifyEnvelope(env, { trustedKeys: [key.publicKey] });
-      return v.signatures.some((s) => s.verifiedBy !== null);
+      for (const s of env.signatures.slice(0, _HINT_SIGNATURES)) {
+        const key = root.keys.find((k) => k.role === "inspector" && k.keyid === s.keyid);
+        if (key === void 0) continue;
+        const one = { ...env, signatures: [s] };
+        const v = await verifyEnvelope(one, { trustedKeys: [key.publicKey] });
+        if (v.signatures[0]?.verifiedBy === key.keyid) out.add(key.keyid);
+      }
     } catch {
-      return false;
     }
+    return out;
   }
   function _within(key, at) {
     return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
-  }
-  function _announcedAt(announcement) {
-    const env = _object2(announcement?.envelope);
-    if (typeof env?.payload !== "string") return void 0;
-    try {
-      const st = parseStatement(decodeBase64(env.payload, { alphabet: "any" }));
-      return _time2(_object2(st.predicate)?.announcedAt);
-    } catch {
-      return void 0;
-    }
   }
   function _inspectorHint(key, stated) {
     const when = stated === void 0 ? "" : ` The statement says it was signed at ${_iso(stated)}.`;

@@ -80,8 +80,17 @@ Deno.test("key trust-root --extend refuses what it cannot apply (nothing written
     // A prover key's end would undo every audit of its checkpoints (no token dates them).
     [["--end", `${prover.keyid}=2099-01-01T00:00:00Z`], /Cannot end prover key .* --revoke it/],
     // Window flags with no key added, a reason with no revocation: they would change nothing.
-    [["--valid-until", "2024-01-01T00:00:00Z"], /no key added/],
+    [["--valid-from", "2024-01-01T00:00:00Z"], /no key added/],
+    [["--valid-until", "2024-01-01T00:00:00Z"], /--valid-until without --pub/],
     [["--revoke-reason", "x"], /without --revoke$/m],
+    [
+      ["--prover", stranger.publicKey, "--valid-until", "2027-01-01T00:00:00Z"],
+      /--valid-until without --pub/,
+    ],
+    [
+      ["--pub", stranger.publicKey, "--prover-valid-from", "2020-01-01T00:00:00Z"],
+      /--prover-valid-from without --prover/,
+    ],
   ];
   for (const [extra, why] of cases) {
     const out = `${f.dir}/never-${extra.join("").length}.json`;

@@ -296,3 +296,23 @@ Deno.test("componentMismatch(): an integer-encoded release (cuDNN's 91002) is no
   assert.equal(componentMismatch(stack, { cudnn: "9.16.0" }), null);
   assert.equal(componentMismatch(stack, { pytorch: "2" })?.kind, "contradiction");
 });
+
+Deno.test("componentMismatch(): two names of one pinned library stating two releases contradict each other, in any order; one release written two ways does not", () => {
+  const stack = { transformers: "4.5x", cudnn: "> 9.15.0" };
+  for (
+    const claimed of [
+      { transformers: "4.57.0", transformers_version: "4.57", TransformersVer: "4.57.1" },
+      { TransformersVer: "4.57.1", transformers_version: "4.57", transformers: "4.57.0" },
+      { cudnn: "9.16", cudnn_version: "9.17.1" },
+    ]
+  ) {
+    const m = componentMismatch(stack, claimed);
+    assert.equal(m?.kind, "contradiction", JSON.stringify(claimed));
+    assert.match(m!.reason, /state two releases of one library/);
+  }
+  assert.equal(componentMismatch(stack, { cudnn: "9.16", cudnn_version: "9.16.1" }), null);
+  assert.equal(
+    componentMismatch(stack, { transformers: "v4.57.1", TRANSFORMERS_VERSION: "4.57.1" }),
+    null,
+  );
+});

@@ -55,12 +55,15 @@ const attested = async (
   };
 };
 const envelope = await attested([inspector]);
-const report = (failed: string) => ({
+/** `checkAnnouncement`'s words for a key-validity failure at the stated time. */
+const UNSTAMPED =
+  "no inspector key valid at 2023-08-23T15:15:10Z and at the verification time signed the announcement";
+const report = (failed: string, detail = UNSTAMPED) => ({
   valid: false,
   verdict: null,
   auditId: null,
   signatures: [],
-  checks: [{ check: failed, ok: false, detail: "no inspector key valid at 2023-08-23T15:15:10Z" }],
+  checks: [{ check: failed, ok: false, detail }],
 });
 
 Deno.test("validityHints() names the inspector key's window and the announcement's time", async () => {
@@ -112,14 +115,34 @@ Deno.test("validityHints() names only a key whose signature over the announcemen
     ),
   );
   assert.match(hints[0]!, /carries no RFC 3161 token .* `audit --announcement-timestamp`/);
-  // With a token that did not date it, the hint says so.
-  const stamped = await validityHints({
-    report: report("announcement"),
+  // With a token, the key is judged at the token's time (not the stated one), and a key retired
+  // since is no failure of it: no retirement hint.
+  const stampedAt = (t: string) =>
+    report(
+      "announcement",
+      `the announcement's RFC 3161 timestamp covers signature 0, which no inspector key valid at ${t} made`,
+    );
+  const early = await validityHints({
+    report: stampedAt("2022-12-31T23:59:50Z"),
     envelope: await attested([inspector], { timestamp: "MIIB" }),
     trustRoot: rotated,
     now,
   });
-  assert.match(stamped[0]!, /the announcement's timestamp did not date it/);
+  assert.equal(early.length, 1);
+  assert.match(early[0]!, /announcement says it was signed at 2022-12-31T23:59:50Z/);
+  // A failure that is not about the keys (a late token, a wrong round) gives no key hint.
+  assert.deepEqual(
+    await validityHints({
+      report: report(
+        "announcement",
+        "the announcement's RFC 3161 timestamp is not before the round",
+      ),
+      envelope,
+      trustRoot: rotated,
+      now,
+    }),
+    [],
+  );
   // Signed by a stranger who wrote the inspector's key id into its entry: no hint names a key.
   const stranger = await generateKeyPair();
   assert.deepEqual(

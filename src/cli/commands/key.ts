@@ -96,18 +96,27 @@ export function keyCommand(): Command {
       if (opts.extend === undefined && (opts.end ?? opts.revoke) !== undefined) {
         throw new InputError("USAGE", "Cannot apply --end or --revoke without --extend <root>");
       }
-      if (opts.extend !== undefined && opts.pub === undefined && opts.prover === undefined) {
-        // Window flags apply to the keys added: with none added they would change nothing.
-        const idle = (["validFrom", "validUntil", "proverValidFrom"] as const).filter((k) =>
-          trustRoot.getOptionValueSource(k) === "cli"
+      // Window flags set the windows of the keys they go with: with none of those keys they
+      // would change nothing, silently.
+      if (opts.proverValidFrom !== undefined && opts.prover === undefined) {
+        throw new InputError("USAGE", "Cannot use --prover-valid-from without --prover keys");
+      }
+      const inspectorWindow = (["validFrom", "validUntil"] as const).some((k) =>
+        trustRoot.getOptionValueSource(k) === "cli"
+      );
+      if (opts.pub === undefined && opts.extend !== undefined && opts.validUntil !== undefined) {
+        throw new InputError(
+          "USAGE",
+          "Cannot use --valid-until without --pub: it ends the inspector keys added (a prover " +
+            "key has no end; use --end for a listed inspector key)",
         );
-        if (idle.length > 0) {
-          throw new InputError(
-            "USAGE",
-            "Cannot apply --valid-from, --valid-until or --prover-valid-from with --extend and no " +
-              "key added: they set the new keys' windows (use --end for a listed key)",
-          );
-        }
+      }
+      if (opts.pub === undefined && opts.prover === undefined && inspectorWindow) {
+        throw new InputError(
+          "USAGE",
+          "Cannot apply --valid-from or --valid-until with --extend and no key added: they set " +
+            "the new keys' windows (use --end for a listed key)",
+        );
       }
       if (opts.revokeReason !== undefined && opts.revoke === undefined) {
         throw new InputError("USAGE", "Cannot use --revoke-reason without --revoke");
