@@ -305,10 +305,19 @@ function _signers(
     const s = signatures[entry];
     return s === undefined || s.verifiedBy === null;
   });
+  // No key of the trust root verifies any signature over these bytes: said plainly, before any
+  // note on timestamps (a token over a signature that does not verify says nothing more).
+  const none = v.signatures.every((s) => s.verifiedBy === null);
   const detail = [
     `${counted.length} valid inspector signature(s)${
       o.threshold > 1 ? ` of the ${o.threshold} required` : ""
     }${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
+    ...(none && v.signatures.length > 0
+      ? [
+        "no signature verifies over this payload with a key of your trust root: the statement " +
+        "was changed after it was signed, or another key signed it",
+      ]
+      : []),
     ...refused.values(),
     ...stray.map((entry) =>
       `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
@@ -383,8 +392,8 @@ function _checkLog(
       : `${log.records.length} records, the attested population ${p.audit.population}`,
   );
   // Each result names its record by digest and repeats the record's claimed fingerprint; the
-  // audit names the log's id. Compared only on a log of the attested size: an index past the
-  // end names no record.
+  // audit names the log's id. Compared only on a log of the attested size (the log-size check
+  // says so otherwise): an index past the end names no record.
   const logId = log.records[0]?.predicate.log.logId;
   const bad = size
     ? p.results.filter((r) =>
@@ -403,7 +412,10 @@ function _checkLog(
       ? `the attested log id ${quoteShort(p.audit.logId)} is not the log's ${
         quoteShort(logId ?? "")
       }`
-      : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint)`,
+      : !size
+      ? "not compared: the log is not of the attested size (another log)"
+      : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint; a ` +
+        "record changed in the log changes every later record's digest through the chain)",
   );
   return root && size && records;
 }

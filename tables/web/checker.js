@@ -28632,8 +28632,12 @@ ${values.join("\n")}` : `${blockName} :`;
       const s = signatures[entry];
       return s === void 0 || s.verifiedBy === null;
     });
+    const none = v.signatures.every((s) => s.verifiedBy === null);
     const detail = [
       `${counted.length} valid inspector signature(s)${o.threshold > 1 ? ` of the ${o.threshold} required` : ""}${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
+      ...none && v.signatures.length > 0 ? [
+        "no signature verifies over this payload with a key of your trust root: the statement was changed after it was signed, or another key signed it"
+      ] : [],
       ...refused.values(),
       ...stray.map(
         (entry) => `the signing-time evidence covers signature ${entry}, which no counted inspector key made`
@@ -28700,7 +28704,7 @@ ${values.join("\n")}` : `${blockName} :`;
     add2(
       "log-records",
       records,
-      records ? "every sampled record's digest and claimed fingerprint, and the log id, match the log" : !idOk ? `the attested log id ${quoteShort(p.audit.logId)} is not the log's ${quoteShort(logId ?? "")}` : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint)`
+      records ? "every sampled record's digest and claimed fingerprint, and the log id, match the log" : !idOk ? `the attested log id ${quoteShort(p.audit.logId)} is not the log's ${quoteShort(logId ?? "")}` : !size ? "not compared: the log is not of the attested size (another log)" : `${bad.length} sampled record(s) differ from the log (digest or claimed fingerprint; a record changed in the log changes every later record's digest through the chain)`
     );
     return root && size && records;
   }

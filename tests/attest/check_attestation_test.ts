@@ -3,6 +3,8 @@ import {
   buildTrustRoot,
   checkAttestation,
   type CheckReport,
+  decodeBase64,
+  encodeBase64,
   encodeStatement,
   generateKeyPair,
   IN_TOTO_PAYLOAD_TYPE,
@@ -243,4 +245,30 @@ Deno.test("checkAttestation() refuses an audited log id no claim log can have (i
     assert.deepEqual(failed(r), ["predicate"], logId);
     assert.match(r.checks.find((c) => c.check === "predicate")!.detail, /audit\.logId/);
   }
+});
+
+Deno.test("checkAttestation() says a changed payload plainly: no signature verifies over it", async () => {
+  const env = await signEnvelope(encodeStatement(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [key],
+  });
+  const text = new TextDecoder().decode(decodeBase64(env.payload));
+  const lie = text.replace('"verdict":"FAILED"', '"verdict":"PASSED"');
+  assert.notEqual(lie, text);
+  const tampered = { ...env, payload: encodeBase64(new TextEncoder().encode(lie)) };
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(tampered)), { trustRoot });
+  assert.equal(r.valid, false);
+  assert.match(
+    r.checks.find((c) => c.check === "signatures")!.detail,
+    /^0 valid inspector signature\(s\); no signature verifies over this payload .*changed after it was signed/,
+  );
+});
+
+Deno.test("checkAttestation() with a log of another size compares no record and says why", async () => {
+  const log = fakeLog();
+  const shorter = { ...log, records: log.records.slice(0, -1), digests: log.digests.slice(0, -1) };
+  const r = await check(undefined, shorter as ClaimLog);
+  const records = r.checks.find((c) => c.check === "log-records")!;
+  assert.equal(records.ok, false);
+  assert.match(records.detail, /^not compared: the log is not of the attested size/);
 });
