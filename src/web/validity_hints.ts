@@ -111,20 +111,28 @@ function _retiredHint(key: TrustRootKey, at: number): string {
  */
 function _keyRefusal(report: CheckReport): { at: number; stamped: boolean } | undefined {
   const detail = report.checks.find((c) => c.check === "announcement" && !c.ok)?.detail ?? "";
-  const m =
-    /no inspector key valid at (\S+?)( and at the verification time)? (?:made|signed the announcement)/
+  // The two whole sentences `checkAnnouncement` writes, anchored: an announcement's own text
+  // quoted inside another failure (a malformed time) must not pass for one.
+  const stated =
+    /^no inspector key valid at (\S+) and at the verification time signed the announcement$/
       .exec(detail);
-  const at = _time(m?.[1]);
-  return m === null || at === undefined ? undefined : { at, stamped: m[2] === undefined };
+  const token =
+    /^the announcement's RFC 3161 timestamp covers signature \d+, which no inspector key valid at (\S+) made$/
+      .exec(detail);
+  const at = _time((stated ?? token)?.[1]);
+  return at === undefined ? undefined : { at, stamped: token !== null };
 }
 
-/** Signature entries of an announcement a hint looks at (each costs one verification). */
+/** Signature entries of an announcement a hint looks at. */
 const _HINT_SIGNATURES = 8;
+/** Keys tried for an entry whose key id names none of the trust root's inspector keys. */
+const _HINT_KEYS = 16;
 
 /**
  * The inspector keys of the trust root whose signature over the attested announcement verifies:
- * each of its first entries is verified once, against the key its key id names (an entry naming
- * no listed key, or a forger's copy of a listed id, names nobody).
+ * each of its first entries against the key its key id names, or, when the id names none (a
+ * key id is only a hint), against the first inspector keys in turn; a forger's copy of a listed
+ * id names nobody.
  */
 async function _signers(
   announcement: Record<string, unknown> | undefined,
@@ -133,12 +141,14 @@ async function _signers(
   const out = new Set<string>();
   try {
     const env = parseEnvelope(JSON.stringify(announcement?.envelope));
+    const inspectors = root.keys.filter((k) => k.role === "inspector");
     for (const s of env.signatures.slice(0, _HINT_SIGNATURES)) {
-      const key = root.keys.find((k) => k.role === "inspector" && k.keyid === s.keyid);
-      if (key === undefined) continue;
+      const named = inspectors.find((k) => k.keyid === s.keyid);
+      const keys = named !== undefined ? [named] : inspectors.slice(0, _HINT_KEYS);
       const one = { ...env, signatures: [s] };
-      const v = await verifyEnvelope(one, { trustedKeys: [key.publicKey] });
-      if (v.signatures[0]?.verifiedBy === key.keyid) out.add(key.keyid);
+      const v = await verifyEnvelope(one, { trustedKeys: keys.map((k) => k.publicKey) });
+      const by = v.signatures[0]?.verifiedBy;
+      if (typeof by === "string") out.add(by);
     }
   } catch {
     // A malformed announcement names no key.

@@ -184,3 +184,19 @@ Deno.test("validityHints(): a revoked inspector key's hint says where the revoca
   assert.match(hints[0]!, /its revocation is the trust root's `revoked` entry/);
   assert.doesNotMatch(hints[0]!, /set with `bitaudit key trust-root --valid-from`/);
 });
+
+Deno.test("validityHints() reads only checkAnnouncement's own sentences: the phrase quoted inside another failure gives no hint, and an honest entry with an empty key id still names its key", async () => {
+  const quoted = report(
+    "announcement",
+    'malformed announcement (Cannot read timestamp "x no inspector key valid at 2001-01-01T00:00:00Z signed the announcement")',
+  );
+  assert.deepEqual(await validityHints({ report: quoted, envelope, trustRoot }), []);
+  // The key id is only a hint: an entry without one is tried against the inspector keys.
+  const hints = await validityHints({
+    report: report("announcement"),
+    envelope: await attested([inspector], { keyid: "" }),
+    trustRoot,
+  });
+  assert.equal(hints.length, 1);
+  assert.match(hints[0]!, /--valid-from 2023-08-23T15:15:10Z` or earlier/);
+});
