@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ClaimLog, GENESIS_PREV } from "../claims/mod.ts";
+import { type ClaimLog, GENESIS_PREV, LOG_ID_PATTERN } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 
 /** A record's place in its log (the predicate's `log` field). */
@@ -16,9 +16,6 @@ export interface LogPosition {
   /** Digest of the record before it (64 zeros for the first). */
   readonly prev: string;
 }
-
-/** Log ids a record may carry (the claim record's pattern). */
-const LOG_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * The position after a log's last record, or the first position of a new log.
@@ -39,7 +36,7 @@ export function nextLogPosition(
   log: Pick<ClaimLog, "records" | "digests"> | null,
   o: { readonly logId?: string | undefined } = {},
 ): LogPosition {
-  if (o.logId !== undefined && !LOG_ID.test(o.logId)) {
+  if (o.logId !== undefined && !LOG_ID_PATTERN.test(o.logId)) {
     throw new InputError(
       "CLAIM_INVALID",
       `Cannot append claim: log id ${

@@ -32,7 +32,7 @@ import {
   str,
   stringMap,
 } from "../json_fields.ts";
-import type { BlockWorkload } from "../claims/mod.ts";
+import { type BlockWorkload, LOG_ID_PATTERN } from "../claims/mod.ts";
 import {
   FORWARD_FALSIFICATIONS,
   type ForwardFalsification,
@@ -186,7 +186,7 @@ export function parseScenario(json: unknown): Scenario {
     _fits(`scenario.model.projections[${i}]`, { output: widest * p.n });
   }
   return {
-    logId: str(f, "logId", /^[A-Za-z0-9._:-]{1,128}$/),
+    logId: str(f, "logId", LOG_ID_PATTERN),
     seed: str(f, "seed"),
     hardware: { profile: str(hw, "profile"), count: int(hw, "count", { min: 1, max: 1 << 20 }) },
     software: { stack: str(sw, "stack"), components: stringMap(sw, "components") },
