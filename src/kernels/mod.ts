@@ -207,7 +207,12 @@ export {
   layerSfuFunctions,
 } from "./layer_kernels.ts";
 export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
-export { type ComponentMismatch, componentMismatch, statedSettings } from "./stack_components.ts";
+export {
+  type ComponentMismatch,
+  componentMismatch,
+  statedSettings,
+  uncomparedComponents,
+} from "./stack_components.ts";
 export { MOE_EXPERTS_IDS, type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
 export {
   TENSOR_PARALLEL_LAYOUT_IDS,

@@ -29,6 +29,18 @@
  * ways to compare: a record's `flags`, or command-line options (`--kv-cache-dtype fp8`) under any
  * other name, other than the stack's words are `unreadable`.
  *
+ * A setting the stack does not pin is `unreadable` (NOT_VERIFIED where the bits match), never
+ * passed over: a PASS must not vouch for a run set otherwise than the one recomputed
+ * (`kv_cache_dtype: fp8`, `attn_implementation: sdpa`, `enforce_eager: False`). So a component
+ * the stack does not pin, or pins by description (`cublas: as recorded in the dispatch catalog`),
+ * is `unreadable` unless its value is a library's release (`cuda: 12.4`: recorded, not compared;
+ * `uncomparedComponents` lists them for the result), and so is a variable set in an environment
+ * text that the stack's `env` does not name, except the variables the comparison knows: those the
+ * stack's `env` sets on any architecture, the NCCL settings compared with a recorded all-reduce
+ * (`nccl_env.ts`), and those that only pick devices, processes, caches, logging or CPU threads
+ * ({@link INERT_VARIABLES}). A component whose value is an environment text (`launch_env: A=1
+ * B=2`) is read as one.
+ *
  * @module
  */
 
@@ -65,7 +77,8 @@ export interface ComponentMismatch {
  *   throw new Error();
  * }
  * if (componentMismatch(stack, { pytorch: "2.4.0" })?.kind !== "contradiction") throw new Error();
- * if (componentMismatch(stack, { cublas: "12.4.5" }) !== null) throw new Error();
+ * if (componentMismatch(stack, { cublas: "12.4.5" }) !== null) throw new Error(); // not compared
+ * if (componentMismatch(stack, { kv_cache_dtype: "fp8" })?.kind !== "unreadable") throw new Error();
  * const vllm = { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2" };
  * const fa3 = { env: "VLLM_FLASH_ATTN_VERSION=3" };
  * if (componentMismatch(vllm, fa3, { architecture: "sm_90" })?.kind !== "contradiction") {
@@ -81,6 +94,7 @@ export function componentMismatch(
 ): ComponentMismatch | null {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
   const settings = _settings(stack, gpu.architecture);
+  const known = _knownVariables(stack);
   // Every component is looked at: an unreadable one stated first must not hide a contradiction.
   let unreadable: ComponentMismatch | null = null;
   // The release each pinned library is stated at, and under which name (two names may be one
@@ -98,7 +112,7 @@ export function componentMismatch(
     }
     const name = _name(key);
     // Any component's text may set a pinned variable (`launch_env`, `cmdline`, not only `env`).
-    const stated = _envFinding(key, value, settings);
+    const stated = _envFinding(key, value, { settings, known });
     if (stated?.kind === "contradiction") return stated;
     unreadable ??= stated;
     if (_ENV_NAMES.has(name)) continue;
@@ -137,9 +151,35 @@ export function componentMismatch(
     }
     const rule = pinned.get(_name(key));
     // The stack's own words (`4.5x` copied into the record) agree with themselves.
-    if (rule === undefined || rule.trim() === value.trim()) continue;
+    if (rule !== undefined && rule.trim() === value.trim()) continue;
+    if (rule === undefined) {
+      // An environment text (its variables judged above), the stack's flags under another name,
+      // a variable the comparison knows, or a library's release (recorded, not compared:
+      // `uncompared`); a setting it cannot compare.
+      if (_statedAssignments(value).length > 0 || value.trim() === flags?.value) continue;
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && known(key, value)) continue;
+      if (_isRelease(value)) continue;
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `components.${key} '${value}' is a setting the stack does not pin (not a ` +
+          "library's release), so it cannot be compared with the run recomputed",
+        advice: `leave components.${key} out: the stack id stands for the run's settings ` +
+          "(`bitaudit stacks show <id>`)",
+      };
+      continue;
+    }
     const accepts = _rule(rule);
-    if (accepts === undefined) continue;
+    if (accepts === undefined) {
+      // Pinned by description (`as recorded in the dispatch catalog`): a release is recorded,
+      // not compared (`uncompared`); anything else cannot be read as one.
+      if (_isRelease(value)) continue;
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `components.${key} '${value}' is neither the stack's '${rule}' nor a release`,
+        advice: `leave components.${key} out, or state the stack's words ${JSON.stringify(rule)}`,
+      };
+      continue;
+    }
     const read = _release(value);
     const said = `components.${key} '${value}'`;
     if (read === null) {
@@ -185,6 +225,44 @@ export function componentMismatch(
   return unreadable;
 }
 
+/**
+ * Whether a value states a library's release and nothing else a run could be set by: a dotted
+ * number (`12.4`, `v2.8.0`, `12.8.1 (driver 570.86)`, `torch 2.5.1+cu124`), not glued to a word
+ * (`fp8`, `float16`) and with no `NAME=VALUE`, JSON or command-line option beside it.
+ */
+function _isRelease(value: string): boolean {
+  const read = _release(value);
+  return read !== null && read.release.length >= 2 && !/[{}[\]=]|(?:^|\s)--?[A-Za-z]/.test(value);
+}
+
+/**
+ * The components a record states that the comparison passes over without comparing: releases of
+ * libraries its stack does not pin, or pins by description (`cublas: as recorded in the dispatch
+ * catalog`). A result names them, so that a PASS is not read as vouching for them.
+ *
+ * @param stack the stack profile's `components`
+ * @param claimed the record's `software.components`
+ * @returns `name 'value'` of each such component, in the record's order
+ * @example
+ * ```ts
+ * import { uncomparedComponents } from "./stack_components.ts";
+ * const stack = { pytorch: "2.8.0", cublas: "as recorded in the dispatch catalog" };
+ * const got = uncomparedComponents(stack, { pytorch: "2.8.0", cublas: "12.4.5", cuda: "12.4" });
+ * if (got.join() !== "cublas '12.4.5',cuda '12.4'") throw new Error();
+ * ```
+ */
+export function uncomparedComponents(
+  stack: Readonly<Record<string, string>>,
+  claimed: Readonly<Record<string, string>>,
+): string[] {
+  const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
+  return Object.entries(claimed).filter(([key, value]) => {
+    if (_ENV_NAMES.has(_name(key)) || !_isRelease(value)) return false;
+    const rule = pinned.get(_name(key));
+    return rule === undefined || (rule.trim() !== value.trim() && _rule(rule) === undefined);
+  }).map(([key, value]) => `${key} '${value}'`);
+}
+
 /** What to state instead of flags that cannot be compared (the value as a JSON string). */
 function _flagsAdvice(flags: string): string {
   return `state the stack's flags exactly (the flags component's value: ${
@@ -225,8 +303,12 @@ export function statedSettings(
 function _envFinding(
   key: string,
   value: string,
-  settings: ReadonlyMap<string, { readonly value: string; readonly what: string }>,
+  o: {
+    readonly settings: ReadonlyMap<string, { readonly value: string; readonly what: string }>;
+    readonly known: (variable: string, value: string) => boolean;
+  },
 ): ComponentMismatch | null {
+  const { settings } = o;
   const found = _statedAssignments(value);
   for (const [variable, set] of found) {
     const pin = settings.get(_variable(variable));
@@ -236,6 +318,18 @@ function _envFinding(
         reason: `components.${key} sets ${variable}=${set}, where the stack runs with ${pin.what}`,
       };
     }
+  }
+  // A variable the stack does not pin and the comparison does not know may change the run.
+  const free = found.find(([v, set]) => !settings.has(_variable(v)) && !o.known(v, set));
+  if (free !== undefined) {
+    return {
+      kind: "unreadable",
+      reason: `components.${key} sets ${free[0]}=${free[1]}, which the stack does not pin, so ` +
+        "it cannot be compared with the run recomputed",
+      advice: `leave ${
+        free[0]
+      } out of components.${key}, or run with the stack's environment alone`,
+    };
   }
   // A pinned variable named in a way the reading above missed (a character inside the name, an
   // operator it does not know) cannot be compared.
@@ -278,19 +372,78 @@ function _settings(
   return out;
 }
 
+/**
+ * Environment variables that only pick devices, processes, rendezvous addresses, caches, logging
+ * or CPU threads, never the GPU arithmetic, by name; where only some values are inert (turning
+ * NCCL's NVLink SHARP algorithm off keeps the ring and tree the replay runs), those values.
+ */
+export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | "any">> = {
+  CUDA_VISIBLE_DEVICES: "any",
+  CUDA_DEVICE_ORDER: "any",
+  PYTORCH_CUDA_ALLOC_CONF: "any",
+  HF_HOME: "any",
+  HF_HUB_CACHE: "any",
+  HF_HUB_OFFLINE: "any",
+  TRANSFORMERS_OFFLINE: "any",
+  TOKENIZERS_PARALLELISM: "any",
+  OMP_NUM_THREADS: "any",
+  MASTER_ADDR: "any",
+  MASTER_PORT: "any",
+  NCCL_DEBUG: "any",
+  NCCL_DEBUG_SUBSYS: "any",
+  NCCL_SOCKET_IFNAME: "any",
+  NCCL_NVLS_ENABLE: ["0"],
+  VLLM_ENABLE_V1_MULTIPROCESSING: "any",
+  VLLM_LOGGING_LEVEL: "any",
+  VLLM_CONFIGURE_LOGGING: "any",
+  VLLM_HOST_IP: "any",
+  VLLM_PORT: "any",
+};
+
+/** The NCCL settings `ncclEnvFinding` compares with a recorded all-reduce. */
+const _NCCL_COMPARED = [
+  "NCCL_ALGO",
+  "NCCL_PROTO",
+  "NCCL_MIN_NCHANNELS",
+  "NCCL_MAX_NCHANNELS",
+  "NCCL_MIN_CTAS",
+  "NCCL_MAX_CTAS",
+];
+
+/**
+ * Whether a variable set to a value is one the comparison knows: set by the stack's `env` on
+ * some architecture (elsewhere it pins nothing), compared with a recorded all-reduce, or inert.
+ */
+function _knownVariables(
+  stack: Readonly<Record<string, string>>,
+): (variable: string, value: string) => boolean {
+  const named = new Set(_NCCL_COMPARED.map(_variable));
+  for (const [key, raw] of Object.entries(stack)) {
+    if (_name(key) === "env") { for (const [v] of _assignments(raw)) named.add(_variable(v)); }
+  }
+  const inert = new Map(Object.entries(INERT_VARIABLES).map(([k, v]) => [_variable(k), v]));
+  return (variable, value) => {
+    const v = _variable(variable);
+    if (named.has(v)) return true;
+    const values = inert.get(v);
+    return values === "any" || (values !== undefined && values.includes(_unquote(value.trim())));
+  };
+}
+
 /** Component names (folded) that hold an environment text. */
 const _ENV_NAMES = new Set(["env", "environ", "environment", "envvars", "environmentvariables"]);
 
 /**
  * Every `NAME=VALUE` written in a record's environment text, however separated (`;`, spaces,
- * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed. An unquoted
+ * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed (`NAME==1` is a
+ * requirement, as pip writes one, not a setting). An unquoted
  * value goes on past a `,` or `;` followed at once by more than another `NAME=` (NCCL's lists:
  * `NCCL_ALGO=Ring,Tree`, `NCCL_ALGO=^ring;allreduce:tree`).
  */
 function _statedAssignments(text: string): [string, string][] {
   const out: [string, string][] = [];
   const re =
-    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("[^"]*"|'[^']*'|[^\s;,&]*(?:[;,](?![A-Za-z_][A-Za-z0-9_]*\s*=)[^\s;,&]+)*)/g;
+    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*("[^"]*"|'[^']*'|[^\s;,&]*(?:[;,](?![A-Za-z_][A-Za-z0-9_]*\s*=)[^\s;,&]+)*)/g;
   for (const m of text.matchAll(re)) out.push([m[1]!, _unquote(m[2]!)]);
   return out;
 }

@@ -26,6 +26,7 @@ import {
   recipeInstructionMismatch,
   runGemmRecipe,
   type StackProfile,
+  uncomparedComponents,
 } from "../kernels/mod.ts";
 import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
@@ -181,6 +182,15 @@ export async function verifyRecord(
     );
     step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
     const versionGap = _checkClaimedWorld(p, stack.value, profile);
+    // Releases the stack pins none of are the record's word alone: said, so that a PASS is not
+    // read as vouching for them.
+    const uncompared = uncomparedComponents(stack.value.components, p.software.components);
+    if (uncompared.length > 0) {
+      step(
+        "components",
+        `recorded, not compared (the stack pins no release): ${uncompared.join(", ")}`,
+      );
+    }
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     if (isGemmWorkload(w)) {

@@ -81,3 +81,22 @@ Deno.test("a component name padded to swell the signed verdict is refused with t
     (e) => e instanceof InputError && e.code === "CLAIM_INVALID" && e.message.length < 400,
   );
 });
+
+Deno.test("a run setting the stack does not pin makes a match NOT_VERIFIED; a release it pins none of is recorded, said not compared", async () => {
+  for (
+    const components of [
+      { kv_cache_dtype: "fp8" },
+      { attn_implementation: "sdpa" },
+      { torch_dtype: "float16" },
+      { env: "VLLM_USE_TRITON_FLASH_ATTN=1" },
+    ]
+  ) {
+    const r = await verifyAlone(withComponents(honest, components), out.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${JSON.stringify(components)}: ${r.reason}`);
+    assert.match(r.reason, /^recomputed output matches the fingerprint, but .*cannot be compared/);
+  }
+  const r = await verifyAlone(withComponents(honest, { cuda: "12.8.1" }), out.blobs);
+  assert.equal(r.status, "PASS", r.reason);
+  const step = r.steps.find((s) => s.step === "components");
+  assert.match(step?.detail ?? "", /recorded, not compared .*cuda '12\.8\.1'/);
+});

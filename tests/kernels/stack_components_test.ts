@@ -1,6 +1,6 @@
 /** `componentMismatch()`: a record's stated library versions against its stack profile's pins. */
 import assert from "node:assert/strict";
-import { componentMismatch, statedSettings } from "../../src/kernels/mod.ts";
+import { componentMismatch, statedSettings, uncomparedComponents } from "../../src/kernels/mod.ts";
 
 const STACK = {
   pytorch: "2.8.0",
@@ -16,9 +16,10 @@ Deno.test("componentMismatch() accepts what the stack pins, in the forms version
   for (
     const claimed of [
       {},
-      { pytorch: "2.8.0", transformers: "4.5x", cublas: "12.4.5", flags: "--enforce-eager" },
+      { pytorch: "2.8.0", transformers: "4.5x", cublas: STACK.cublas, flags: "--enforce-eager" },
       { torch: "2.8.0+cu128", "flash-attn": "2.8.3", transformers: "4.57.1" },
-      { PyTorch: "v2.8", cudnn: "9.16.0", vllm: "0.11.0", cuda: "12.8", other: "anything" },
+      { PyTorch: "v2.8", cudnn: "9.16.0", vllm: "0.11.0", cuda: "12.8", cublas: "12.4.5" },
+      { env: "CUDA_VISIBLE_DEVICES=0,1 NCCL_DEBUG=INFO NCCL_NVLS_ENABLE=0 NCCL_ALGO=Tree" },
     ]
   ) {
     assert.equal(componentMismatch(STACK, claimed), null, JSON.stringify(claimed));
@@ -99,9 +100,7 @@ Deno.test("componentMismatch() pins each plain variable of a stack's env, howeve
     { VLLM_ALLREDUCE_USE_SYMM_MEM: "'0'" },
     { VLLM_ATTENTION_BACKEND: " FLASH_ATTN " },
     { env: "VLLM_ATTENTION_BACKEND='FLASH_ATTN' VLLM_ALLREDUCE_USE_SYMM_MEM=\"0\"" },
-    // Leaving a variable out does not state it otherwise; a conditional pin pins nothing; a
-    // variable the stack does not set is not compared.
-    { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 X=2" },
+    // Leaving a variable out does not state it otherwise; a conditional pin pins nothing.
     { VLLM_FLASH_ATTN_VERSION: "3" },
     { VLLM_ENABLE_V1_MULTIPROCESSING: "0" },
   ];
@@ -250,7 +249,10 @@ Deno.test("componentMismatch(): a stack's own components, copied whole into a re
   const stack = { env: "on sm_90 VLLM_FLASH_ATTN_VERSION=2", vllm_flash_attn: "as pinned by vLLM" };
   const hopper = { architecture: "sm_90" };
   assert.equal(componentMismatch(stack, { vllm_flash_attn: "2.7.4" }, hopper), null);
-  assert.equal(componentMismatch(stack, { attention: "vllm-flash-attn (FA2)" }, hopper), null);
+  assert.equal(
+    componentMismatch(stack, { attention: "vllm-flash-attn (FA2)" }, hopper)?.kind,
+    "unreadable",
+  );
   assert.equal(
     componentMismatch(stack, { VLLM_FLASH_ATTN_VERSION: "3" }, hopper)?.kind,
     "contradiction",
@@ -315,4 +317,73 @@ Deno.test("componentMismatch(): two names of one pinned library stating two rele
     componentMismatch(stack, { transformers: "v4.57.1", TRANSFORMERS_VERSION: "4.57.1" }),
     null,
   );
+});
+
+Deno.test("componentMismatch(): what the stack does not pin cannot be compared, so it is never passed over", () => {
+  const vllm = {
+    vllm: "0.11.0",
+    cublas: "as recorded in the dispatch catalog",
+    flags: "--enforce-eager",
+    env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2",
+  };
+  for (
+    const claimed of [
+      // Run settings the stack does not pin, and what is neither its words nor a release.
+      { cublas: "the one in the container" },
+      { cublas: "12.4.5 --with-split-k" },
+      { kv_cache_dtype: "fp8" },
+      { dtype: "float16" },
+      { attn_implementation: "sdpa" },
+      { compilation_config: '{"cudagraph_mode":"FULL","level":3}' },
+      { KV_CACHE_DTYPE: "fp8" },
+      { max_num_batched_tokens: "8192" },
+      // Variables the stack's env does not name, in an environment text of any name.
+      { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 X=2" },
+      { env: "VLLM_USE_TRITON_FLASH_ATTN=1" },
+      { launch_env: "CUBLAS_WORKSPACE_CONFIG=:4096:8" },
+      { env: "NCCL_NVLS_ENABLE=1" },
+    ]
+  ) {
+    const m = componentMismatch(vllm, claimed, { architecture: "sm_80" });
+    assert.equal(m?.kind, "unreadable", JSON.stringify(claimed));
+    assert.match(m!.reason, /cannot be compared|neither the stack.s|not compared/);
+    assert.ok(m!.advice !== undefined && /leave/.test(m!.advice), JSON.stringify(claimed));
+  }
+  // What the comparison knows: the stack's own words, a variable its env sets on another
+  // architecture, the NCCL settings compared with an all-reduce, inert variables; and a library's
+  // release, recorded but not compared (uncomparedComponents names it).
+  for (
+    const claimed of [
+      { cublas: vllm.cublas, launch_flags: "--enforce-eager" },
+      { cublas: "11.0.2", cuda: "12.8.1 (driver 570.86)" },
+      { VLLM_FLASH_ATTN_VERSION: "3" },
+      { NCCL_PROTO: "Simple", env: "NCCL_MAX_NCHANNELS=1 VLLM_ENABLE_V1_MULTIPROCESSING=0" },
+      { env: "export CUDA_VISIBLE_DEVICES=0 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" },
+    ]
+  ) {
+    assert.equal(
+      componentMismatch(vllm, claimed, { architecture: "sm_80" }),
+      null,
+      JSON.stringify(claimed),
+    );
+  }
+});
+
+Deno.test("uncomparedComponents() names the releases a record states that its stack does not pin by release", () => {
+  const stack = {
+    pytorch: "2.8.0",
+    cublas: "as recorded in the dispatch catalog",
+    env: "VLLM_ALLREDUCE_USE_SYMM_MEM=0",
+  };
+  assert.deepEqual(
+    uncomparedComponents(stack, {
+      pytorch: "2.8.0",
+      cublas: "12.4.5",
+      cuda: "12.4",
+      env: "CUDA_VISIBLE_DEVICES=0",
+      os: "Ubuntu 22.04",
+    }),
+    ["cublas '12.4.5'", "cuda '12.4'", "os 'Ubuntu 22.04'"],
+  );
+  assert.deepEqual(uncomparedComponents(stack, { ...stack }), []);
 });
