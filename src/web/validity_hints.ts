@@ -61,7 +61,7 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
     const stated = _time(predicate?.timeVerified);
     for (const key of inputs.trustRoot.keys) {
       if (key.role !== "inspector" || !ids.has(key.keyid)) continue;
-      hints.push(_inspectorHint(key, stated));
+      hints.push(_inspectorHint(key, stated, (inputs.now ?? new Date()).getTime()));
     }
   }
   if (failed.has("checkpoint")) {
@@ -162,17 +162,21 @@ function _within(key: TrustRootKey, at: number): boolean {
     (key.revoked === undefined || at < key.revoked.time);
 }
 
-function _inspectorHint(key: TrustRootKey, stated: number | undefined): string {
+function _inspectorHint(key: TrustRootKey, stated: number | undefined, now: number): string {
   const when = stated === undefined ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
   const early = stated !== undefined && stated < key.validFor.start
     ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`
     : "";
+  // Signed inside its window by the statement's own date, and ended or revoked since.
+  const retired = stated !== undefined && _within(key, stated) && !_within(key, now)
+    ? " The key has been ended or revoked since: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`."
+    : "";
   const set = key.revoked === undefined
-    ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`"
+    ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`, or ended with `--extend --end`"
     : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
   return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
     _window(key)
-  } (${set}).${when}${early}`;
+  } (${set}).${when}${early}${retired}`;
 }
 
 function _proverHint(root: TrustRoot, id: string, signedAt: number | undefined): string {

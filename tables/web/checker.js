@@ -28818,7 +28818,7 @@ ${values.join("\n")}` : `${blockName} :`;
       const stated = _time2(predicate?.timeVerified);
       for (const key of inputs.trustRoot.keys) {
         if (key.role !== "inspector" || !ids.has(key.keyid)) continue;
-        hints.push(_inspectorHint(key, stated));
+        hints.push(_inspectorHint(key, stated, (inputs.now ?? /* @__PURE__ */ new Date()).getTime()));
       }
     }
     if (failed.has("checkpoint")) {
@@ -28874,11 +28874,12 @@ ${values.join("\n")}` : `${blockName} :`;
   function _within(key, at) {
     return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
   }
-  function _inspectorHint(key, stated) {
+  function _inspectorHint(key, stated, now) {
     const when = stated === void 0 ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
     const early = stated !== void 0 && stated < key.validFor.start ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.` : "";
-    const set = key.revoked === void 0 ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`" : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
-    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${set}).${when}${early}`;
+    const retired = stated !== void 0 && _within(key, stated) && !_within(key, now) ? " The key has been ended or revoked since: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`." : "";
+    const set = key.revoked === void 0 ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`, or ended with `--extend --end`" : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
+    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${set}).${when}${early}${retired}`;
   }
   function _proverHint(root, id, signedAt) {
     const key = root.keys.find((k) => k.keyid === id);

@@ -200,3 +200,42 @@ Deno.test("validityHints() reads only checkAnnouncement's own sentences: the phr
   assert.equal(hints.length, 1);
   assert.match(hints[0]!, /--valid-from 2023-08-23T15:15:10Z` or earlier/);
 });
+
+Deno.test("validityHints(): a verdict signed inside its key's window, the key ended since, is told that only a token keeps it checkable", async () => {
+  const ended: TrustRoot = {
+    ...trustRoot,
+    keys: [{
+      ...trustRoot.keys[0]!,
+      validFor: { start: Date.parse("2026-01-01"), end: Date.parse("2026-06-01") },
+    }],
+  };
+  const verdict = {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: b64(statement({ timeVerified: "2026-03-01T00:00:00Z" })),
+    signatures: [],
+  };
+  const r = {
+    ...report("signatures", "key expired at the verification time"),
+    signatures: [{ verifiedBy: id, refusedKey: id }] as never,
+  };
+  const later = new Date("2026-11-29T00:00:00Z");
+  const [hint] = await validityHints({
+    report: r,
+    envelope: verdict,
+    trustRoot: ended,
+    now: later,
+  });
+  assert.match(hint!, /until 2026-06-01T00:00:00Z \(set with .* or ended with `--extend --end`\)/);
+  assert.match(
+    hint!,
+    /ended or revoked since: .*RFC 3161 token over its signature, given to `check --timestamp`/,
+  );
+  // Still inside the window: no such sentence.
+  const [inside] = await validityHints({
+    report: r,
+    envelope: verdict,
+    trustRoot: ended,
+    now: new Date("2026-04-01T00:00:00Z"),
+  });
+  assert.doesNotMatch(inside!, /ended or revoked since/);
+});
