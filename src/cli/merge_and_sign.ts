@@ -165,7 +165,8 @@ export async function mergeInputs(
  * removed on any failure; then says what was missing and prints the verdict.
  *
  * @param done the cleanup returned by `prepareOutputDir`
- * @param o the {@link MergeInputs} and the signed `results`
+ * @param o the {@link MergeInputs}, the signed `results`, and `duplicates`: agreeing duplicates
+ *   already dropped from them (by `servePlan`), added to the merge's count
  * @example
  * ```ts ignore
  * await mergeAndSign(done, { ...await mergeInputs(opts), results });
@@ -173,7 +174,10 @@ export async function mergeInputs(
  */
 export async function mergeAndSign(
   done: (ok: boolean) => Promise<void>,
-  o: MergeInputs & { readonly results: readonly AttributedResult[] },
+  o: MergeInputs & {
+    readonly results: readonly AttributedResult[];
+    readonly duplicates?: number | undefined;
+  },
 ): Promise<void> {
   let merged: MergedAudit;
   try {
@@ -182,6 +186,7 @@ export async function mergeAndSign(
       results: o.results,
       version: VERSION,
     });
+    merged = { ...merged, duplicates: merged.duplicates + (o.duplicates ?? 0) };
     merged = await _reverify(merged, o);
     await writeVerdict(merged, {
       keys: o.keys,

@@ -8,7 +8,9 @@
  * ```ts ignore
  * import { connectNats, servePlan } from "./mod.ts";
  * const link = await connectNats("127.0.0.1:4222", "bitaudit-coordinator");
- * const results = await servePlan(link, { plan, planDigest, queue, timeoutMs: 3_600_000 });
+ * const { results } = await servePlan(link, {
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, open,
+ * });
  * ```
  * @module
  */
@@ -21,5 +23,5 @@ export {
 } from "./subjects.ts";
 export type { QueueSettings } from "./ensure_streams.ts";
 export { connectNats, type NatsAccess, type NatsLink } from "./connect_nats.ts";
-export { type ServeOptions, servePlan } from "./serve_plan.ts";
+export { type ServedResults, type ServeOptions, servePlan } from "./serve_plan.ts";
 export { runWorker, type WorkerEvent, type WorkerOptions } from "./run_worker.ts";

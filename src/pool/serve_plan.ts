@@ -7,9 +7,11 @@
  * (a retry after a timeout or an error) publish nothing and wait out its timeout. Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
- * worker's malformed or self-contradicting result stops the collection. Redelivered items can give
- * several results for one item: all are returned, and the merge keeps one and requires the others
- * to agree bit for bit.
+ * worker's malformed or self-contradicting result stops the collection. Redelivered items, and replays of a signed result, can give several results
+ * for one item: one is kept per item (the lowest worker key's, as the merge keeps), each later one
+ * is compared with it on arrival and dropped (counted) when it agrees bit for bit, and a
+ * disagreeing one stops the collection as it stops the merge. What is held thus stays bounded by
+ * the plan's items, however many messages arrive.
  *
  * @module
  */
@@ -19,6 +21,7 @@ import {
   type AttributedResult,
   type AuditPlan,
   encodeWorkOrder,
+  keptDuplicate,
   workOrders,
 } from "../verify/mod.ts";
 import { ensureStreams, type QueueSettings } from "./ensure_streams.ts";
@@ -49,23 +52,34 @@ export interface ServeOptions {
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
+/** What {@link servePlan} collected. */
+export interface ServedResults {
+  /** One result per item that has one (in the order the items first got one), with its worker. */
+  readonly results: AttributedResult[];
+  /** Results dropped because they repeated an item's kept result bit for bit. */
+  readonly duplicates: number;
+}
+
 /**
  * Serves a plan to the pool and collects its results.
  *
  * @param link connection to the NATS server (from `connectNats`)
  * @param options the plan and its digest, queue settings, timeout, publication and progress
  *   callbacks
- * @returns every result received for the plan's subject, in arrival order, with its worker
- * @throws what `open` throws for a message that is not a result signed by an accepted worker
+ * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
+ * @throws what `open` throws for a message that is not a result signed by an accepted worker;
+ *   {InputError} `MERGE_CONFLICT` when two results of one item disagree
  * @example
  * ```ts ignore
- * const results = await servePlan(link, { plan, planDigest, queue, timeoutMs: 3_600_000 });
+ * const { results } = await servePlan(link, {
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, open,
+ * });
  * ```
  */
 export async function servePlan(
   link: NatsLink,
   options: ServeOptions,
-): Promise<AttributedResult[]> {
+): Promise<ServedResults> {
   const { plan, planDigest } = options;
   const jsm = await jetstreamManager(natsConnection(link));
   await ensureStreams(jsm, options.queue);
@@ -92,9 +106,10 @@ export async function servePlan(
   const timer = setTimeout(() => messages.stop(), options.timeoutMs);
   try {
     const planned = new Set(plan.items.map((it) => it.item));
-    const seen = new Set<string>();
-    const results: AttributedResult[] = [];
-    if (planned.size === 0) return results;
+    // At most one result per planned item: a replayed or redelivered result adds nothing here.
+    const kept = new Map<string, AttributedResult>();
+    let duplicates = 0;
+    if (planned.size === 0) return { results: [], duplicates };
     for await (const m of _guarded(messages)) {
       const where = `${RESULTS_STREAM} #${m.seq}`;
       const r = await options.open(m.string(), where);
@@ -102,27 +117,36 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      if (r.result.plan !== planDigest || !planned.has(r.result.item)) {
-        options.onSkipped?.(
-          where,
-          `worker ${r.worker.slice(0, 16)}'s result is for item ${
-            r.result.item.slice(0, 16)
-          }, which this plan does not hold`,
-        );
+      const why = _unwanted(r, { planned, planDigest });
+      if (why !== null) {
+        options.onSkipped?.(where, why);
         continue;
       }
-      results.push(r);
-      seen.add(r.result.item);
-      options.onProgress?.(seen.size, planned.size);
-      if (seen.size === planned.size) break;
+      const prior = kept.get(r.result.item);
+      if (prior !== undefined) duplicates++;
+      kept.set(r.result.item, keptDuplicate(prior, r));
+      options.onProgress?.(kept.size, planned.size);
+      if (kept.size === planned.size) break;
     }
-    return results;
+    return { results: [...kept.values()], duplicates };
   } finally {
     clearTimeout(timer);
     await messages.close()?.catch(() => {});
     // Orders still queued (after a timeout) or being redelivered are no longer wanted.
     await purge().catch(() => {}); // best effort: the server may be gone
   }
+}
+
+/** Why an accepted worker's result is not one this serve can merge, or null. */
+function _unwanted(
+  r: AttributedResult,
+  o: { planned: ReadonlySet<string>; planDigest: string },
+): string | null {
+  const who = `worker ${r.worker.slice(0, 16)}'s result`;
+  if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
+    return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
+  }
+  return null;
 }
 
 /** The messages, with a failure of the server (not of a message) as a coded error. */

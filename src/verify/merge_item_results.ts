@@ -93,22 +93,8 @@ export function mergeItemResults(
       );
     }
     const prior = chosen[j];
-    if (prior !== undefined) {
-      if (resultBytes(prior.result) !== resultBytes(r)) {
-        throw new InputError(
-          "MERGE_CONFLICT",
-          `Cannot merge record ${r.result.index}: workers ${
-            prior.worker.slice(0, 16)
-          } (${prior.result.result.status}) and ${
-            signed.worker.slice(0, 16)
-          } (${r.result.status}) disagree`,
-        );
-      }
-      duplicates++;
-      // Agreeing duplicates are credited to the lowest worker key, whatever order they came in,
-      // so the signed attribution does not depend on the order of the files or messages.
-      if (signed.worker < prior.worker) chosen[j] = signed;
-    } else chosen[j] = signed;
+    if (prior !== undefined) duplicates++;
+    chosen[j] = keptDuplicate(prior, signed);
     for (const [path, digest] of Object.entries(r.assets)) {
       if ((assets.get(path) ?? digest) !== digest) {
         throw new InputError(
@@ -131,6 +117,40 @@ export function mergeItemResults(
     workers: chosen.map((r) => r?.worker ?? null),
     reverified: [],
   };
+}
+
+/**
+ * Of an item's result kept so far and a later result of the same item, the one to keep: the
+ * later must agree with the kept one bit for bit (the encoded results are compared), and of
+ * agreeing duplicates the one signed by the lowest worker key is kept, so the signed attribution
+ * does not depend on the order of the files or messages.
+ *
+ * @param prior the result kept so far for the item (undefined: none yet)
+ * @param later a later result of the same item
+ * @returns the result to keep
+ * @throws {InputError} `MERGE_CONFLICT` when the two disagree (naming both workers)
+ * @example
+ * ```ts ignore
+ * kept.set(r.result.item, keptDuplicate(kept.get(r.result.item), r));
+ * ```
+ */
+export function keptDuplicate(
+  prior: AttributedResult | undefined,
+  later: AttributedResult,
+): AttributedResult {
+  if (prior === undefined) return later;
+  const r = later.result;
+  if (resultBytes(prior.result) !== resultBytes(r)) {
+    throw new InputError(
+      "MERGE_CONFLICT",
+      `Cannot merge record ${r.result.index}: workers ${
+        prior.worker.slice(0, 16)
+      } (${prior.result.result.status}) and ${
+        later.worker.slice(0, 16)
+      } (${r.result.status}) disagree`,
+    );
+  }
+  return later.worker < prior.worker ? later : prior;
 }
 
 function _sameRecord(

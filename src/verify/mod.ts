@@ -57,6 +57,7 @@ export {
 } from "./item_result.ts";
 export {
   type AttributedResult,
+  keptDuplicate,
   type MergedAudit,
   mergeItemResults,
   MISSING_RESULT_REASON,

@@ -71,7 +71,7 @@ export function auditServeCommand(): Command {
       const inputs = await mergeInputs(opts);
       const { plan, planDigest, workers } = inputs;
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
-      let results;
+      let served;
       let skipped = 0;
       try {
         const nc = await natsConnect(opts, "bitaudit-coordinator");
@@ -79,7 +79,7 @@ export function auditServeCommand(): Command {
         // Where the bar does not show (as progressBar decides), a line per tenth does.
         const tenths = opts.json || !Deno.stderr.isTerminal() ? _tenths() : undefined;
         try {
-          results = await servePlan(nc, {
+          served = await servePlan(nc, {
             plan,
             planDigest,
             queue: { ackWaitMs, maxDeliver },
@@ -124,7 +124,7 @@ export function auditServeCommand(): Command {
         await done(false);
         throw e;
       }
-      await mergeAndSign(done, { ...inputs, results });
+      await mergeAndSign(done, { ...inputs, ...served });
     });
 }
 

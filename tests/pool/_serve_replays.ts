@@ -1,0 +1,97 @@
+/**
+ * `servePlan` against a peer that replays results, for the pool tests: serves a 3-item plan of a
+ * log of kinds this version does not recompute and, once the streams exist, publishes the
+ * scenario's results on the plan's results subject; prints what `servePlan` returned (or the code
+ * it threw) as one JSON line. Run as its own process with network access to the server only:
+ * `deno run --allow-net=<host:port> --allow-read _serve_replays.ts <nats url> <scenario>`, where the
+ * scenario is `replay` (one result 500 times, by two worker keys) or `conflict` (two disagreeing
+ * results of one item).
+ */
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
+import { referenceKWalker } from "../../src/kernels/mod.ts";
+import { connectNats, RESULTS_STREAM, resultSubject, servePlan } from "../../src/pool/mod.ts";
+import {
+  auditPlanDigest,
+  encodeItemResult,
+  type ItemResult,
+  parseItemResult,
+  planAudit,
+  workItem,
+} from "../../src/verify/mod.ts";
+import { futureLog } from "../verify/_future_log.ts";
+
+const [url, scenario] = Deno.args;
+const log = futureLog(6);
+const plan = planAudit(log, { auditId: "replays", randomness: "01".repeat(32), round: 3, k: 3 });
+const planDigest = auditPlanDigest(plan);
+const ctx = {
+  store: await openAssetStore(),
+  blobs: openBlobStore("/nonexistent"),
+  walker: referenceKWalker,
+  engine: "reference",
+};
+const current: ItemResult[] = [];
+for (const item of plan.items) current.push(await workItem(ctx, { planDigest, log, item }));
+const [r0, r1, r2] = current as [ItemResult, ItemResult, ItemResult];
+const line = (result: ItemResult, worker: string) =>
+  JSON.stringify({ worker, line: encodeItemResult(result).trimEnd() });
+
+const messages: string[] = [];
+if (scenario === "replay") {
+  for (let i = 0; i < 500; i++) messages.push(line(r0, "bb".repeat(32)));
+  messages.push(line(r0, "aa".repeat(32)), line(r1, "bb".repeat(32)), line(r2, "bb".repeat(32)));
+} else {
+  const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
+  messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
+}
+
+async function publish(): Promise<void> {
+  const nc = await connect({ servers: url! });
+  const jsm = await jetstreamManager(nc);
+  for (let tries = 0;; tries++) {
+    try {
+      await jsm.streams.info(RESULTS_STREAM);
+      break;
+    } catch (e) {
+      if (tries === 200) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const js = jetstream(nc);
+  for (const m of messages) await js.publish(resultSubject(planDigest), m);
+  await nc.drain();
+}
+
+const link = await connectNats(url!, "bitaudit-test-coordinator");
+const skipped: string[] = [];
+const published = publish();
+try {
+  const served = await servePlan(link, {
+    plan,
+    planDigest,
+    queue: { ackWaitMs: 30_000, maxDeliver: 5 },
+    timeoutMs: 60_000,
+    open: (text, where) => {
+      const { worker, line } = JSON.parse(text);
+      return Promise.resolve({ result: parseItemResult(line, where), worker });
+    },
+    onSkipped: (_where, why) => skipped.push(why),
+  });
+  console.log(JSON.stringify({
+    results: served.results.map((r) => ({
+      index: r.result.result.index,
+      worker: r.worker,
+      version: r.result.verifier.version,
+    })),
+    items: plan.items.length,
+    duplicates: served.duplicates,
+    skipped,
+  }));
+} catch (e) {
+  console.log(JSON.stringify({ code: (e as { code?: string }).code ?? String(e), skipped }));
+} finally {
+  await published;
+  await link.close();
+}

@@ -1,0 +1,45 @@
+/**
+ * `servePlan()` holds one result per planned item whatever a peer publishes on the plan's results
+ * subject: replays of a signed result are compared with the kept one and dropped (counted), and
+ * two disagreeing results of one item stop the collection as they stop the merge.
+ */
+import assert from "node:assert/strict";
+import { REPO_ROOT } from "../cli/_run.ts";
+import { startNatsServer } from "./_nats_server.ts";
+
+async function serveReplays(scenario: string) {
+  const nats = await startNatsServer();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        `--allow-net=${nats.hostPort}`,
+        `--allow-read=${REPO_ROOT}`,
+        `${REPO_ROOT}/tests/pool/_serve_replays.ts`,
+        nats.url,
+        scenario,
+      ],
+      cwd: REPO_ROOT,
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  } finally {
+    await nats.stop();
+  }
+}
+
+Deno.test("servePlan() keeps one result per item when a signed result is replayed 500 times", async () => {
+  const got = await serveReplays("replay");
+  assert.equal(got.results.length, got.items);
+  assert.equal(got.duplicates, 500);
+  // Of agreeing duplicates, the lowest worker key's is kept (as the merge credits it).
+  assert.equal(got.results[0].worker, "aa".repeat(32));
+  assert.deepEqual(got.skipped, []);
+});
+
+Deno.test("servePlan() stops with MERGE_CONFLICT when two results of one item disagree", async () => {
+  const got = await serveReplays("conflict");
+  assert.equal(got.code, "MERGE_CONFLICT");
+});
