@@ -9,7 +9,7 @@
  * import { connectNats, servePlan } from "./mod.ts";
  * const link = await connectNats("127.0.0.1:4222", "bitaudit-coordinator");
  * const { results } = await servePlan(link, {
- *   plan, planDigest, queue, timeoutMs: 3_600_000, open,
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, version: VERSION, open,
  * });
  * ```
  * @module

@@ -7,7 +7,10 @@
  * (a retry after a timeout or an error) publish nothing and wait out its timeout. Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
- * worker's malformed or self-contradicting result stops the collection. Redelivered items, and replays of a signed result, can give several results
+ * worker's malformed or self-contradicting result stops the collection. A result computed by
+ * another verifier version (a result left in the stream by an earlier serve of the plan, before an
+ * upgrade, or replayed) is skipped and reported too: the merge would refuse it, so the item waits
+ * for a current one. Redelivered items, and replays of a signed result, can give several results
  * for one item: one is kept per item (the lowest worker key's, as the merge keeps), each later one
  * is compared with it on arrival and dropped (counted) when it agrees bit for bit, and a
  * disagreeing one stops the collection as it stops the merge. What is held thus stays bounded by
@@ -38,6 +41,8 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
+  /** The merging verifier version: a result computed by another version is skipped. */
+  readonly version: string;
   /**
    * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
    * message no accepted worker signed, the result when an accepted worker's signature verifies
@@ -64,15 +69,15 @@ export interface ServedResults {
  * Serves a plan to the pool and collects its results.
  *
  * @param link connection to the NATS server (from `connectNats`)
- * @param options the plan and its digest, queue settings, timeout, publication and progress
- *   callbacks
+ * @param options the plan and its digest, queue settings, timeout, the merging version,
+ *   publication and progress callbacks
  * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
  * @throws what `open` throws for a message that is not a result signed by an accepted worker;
  *   {InputError} `MERGE_CONFLICT` when two results of one item disagree
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
- *   plan, planDigest, queue, timeoutMs: 3_600_000, open,
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, version: VERSION, open,
  * });
  * ```
  */
@@ -80,7 +85,7 @@ export async function servePlan(
   link: NatsLink,
   options: ServeOptions,
 ): Promise<ServedResults> {
-  const { plan, planDigest } = options;
+  const { plan, planDigest, version } = options;
   const jsm = await jetstreamManager(natsConnection(link));
   await ensureStreams(jsm, options.queue);
   const js = jetstream(natsConnection(link));
@@ -117,7 +122,7 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, { planned, planDigest });
+      const why = _unwanted(r, { planned, planDigest, version });
       if (why !== null) {
         options.onSkipped?.(where, why);
         continue;
@@ -140,11 +145,14 @@ export async function servePlan(
 /** Why an accepted worker's result is not one this serve can merge, or null. */
 function _unwanted(
   r: AttributedResult,
-  o: { planned: ReadonlySet<string>; planDigest: string },
+  o: { planned: ReadonlySet<string>; planDigest: string; version: string },
 ): string | null {
   const who = `worker ${r.worker.slice(0, 16)}'s result`;
   if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
     return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
+  }
+  if (r.result.verifier.version !== o.version) {
+    return `${who} for record ${r.result.result.index} was computed by version '${r.result.verifier.version}', not '${o.version}' (this serve's): waiting for a current one`;
   }
   return null;
 }

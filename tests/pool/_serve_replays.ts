@@ -4,8 +4,8 @@
  * scenario's results on the plan's results subject; prints what `servePlan` returned (or the code
  * it threw) as one JSON line. Run as its own process with network access to the server only:
  * `deno run --allow-net=<host:port> --allow-read _serve_replays.ts <nats url> <scenario>`, where the
- * scenario is `replay` (one result 500 times, by two worker keys) or `conflict` (two disagreeing
- * results of one item).
+ * scenario is `replay` (one result 500 times, by two worker keys), `stale` (a result of another
+ * verifier version first) or `conflict` (two disagreeing results of one item).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -20,6 +20,7 @@ import {
   planAudit,
   workItem,
 } from "../../src/verify/mod.ts";
+import { VERSION } from "../../src/version.ts";
 import { futureLog } from "../verify/_future_log.ts";
 
 const [url, scenario] = Deno.args;
@@ -42,6 +43,10 @@ const messages: string[] = [];
 if (scenario === "replay") {
   for (let i = 0; i < 500; i++) messages.push(line(r0, "bb".repeat(32)));
   messages.push(line(r0, "aa".repeat(32)), line(r1, "bb".repeat(32)), line(r2, "bb".repeat(32)));
+} else if (scenario === "stale") {
+  const stale = { ...r0, verifier: { ...r0.verifier, version: "0.0.9" } };
+  messages.push(line(stale, "aa".repeat(32)));
+  for (const r of current) messages.push(line(r, "bb".repeat(32)));
 } else {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
@@ -73,6 +78,7 @@ try {
     planDigest,
     queue: { ackWaitMs: 30_000, maxDeliver: 5 },
     timeoutMs: 60_000,
+    version: VERSION,
     open: (text, where) => {
       const { worker, line } = JSON.parse(text);
       return Promise.resolve({ result: parseItemResult(line, where), worker });

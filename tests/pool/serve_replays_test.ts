@@ -1,10 +1,12 @@
 /**
  * `servePlan()` holds one result per planned item whatever a peer publishes on the plan's results
- * subject: replays of a signed result are compared with the kept one and dropped (counted), and
- * two disagreeing results of one item stop the collection as they stop the merge.
+ * subject: replays of a signed result are compared with the kept one and dropped (counted), a
+ * result of another verifier version is skipped while the item waits for a current one, and two
+ * disagreeing results of one item stop the collection as they stop the merge.
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT } from "../cli/_run.ts";
+import { VERSION } from "../../src/version.ts";
 import { startNatsServer } from "./_nats_server.ts";
 
 async function serveReplays(scenario: string) {
@@ -37,6 +39,14 @@ Deno.test("servePlan() keeps one result per item when a signed result is replaye
   // Of agreeing duplicates, the lowest worker key's is kept (as the merge credits it).
   assert.equal(got.results[0].worker, "aa".repeat(32));
   assert.deepEqual(got.skipped, []);
+});
+
+Deno.test("servePlan() skips a result of another verifier version and waits for a current one", async () => {
+  const got = await serveReplays("stale");
+  assert.equal(got.results.length, got.items);
+  for (const r of got.results) assert.equal(r.version, VERSION);
+  assert.equal(got.skipped.length, 1);
+  assert.match(got.skipped[0], /computed by version '0\.0\.9', not '[^']+' \(this serve's\)/);
 });
 
 Deno.test("servePlan() stops with MERGE_CONFLICT when two results of one item disagree", async () => {

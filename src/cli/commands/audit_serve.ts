@@ -10,6 +10,7 @@ import { itemResultOf, verifyItemResultSignature } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { servePlan } from "../../pool/mod.ts";
+import { VERSION } from "../../version.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
@@ -84,6 +85,7 @@ export function auditServeCommand(): Command {
             planDigest,
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
+            version: VERSION,
             open: async (line, where) => {
               let signed;
               try {
