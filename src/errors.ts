@@ -58,6 +58,7 @@ export type FileCode =
   | "INPUT_TOO_LARGE"
   | "INPUT_UTF8"
   | "OUTPUT_EXISTS"
+  | "OUTPUT_REPLACED"
   | "OUTPUT_WRITE";
 
 /** A safetensors file breaks the format's rules. */

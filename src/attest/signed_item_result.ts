@@ -63,7 +63,7 @@ export function workerKeys(publicKeys: readonly Uint8Array[]): WorkerKeys {
  * @returns the signed line, with its newline
  * @example
  * ```ts ignore
- * await appendPartial(partial, await signItemResult(result, workerKey));
+ * await partial.append(await signItemResult(result, workerKey));
  * ```
  */
 export async function signItemResult(result: ItemResult, key: SigningKey): Promise<string> {

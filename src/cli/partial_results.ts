@@ -107,40 +107,109 @@ export async function resumePartial(
   return kept;
 }
 
+/** The partial file of one run, opened once and written through that handle only. */
+export interface PartialFile {
+  /**
+   * Appends one result line (the file is created on first use, unless the run resumed one).
+   *
+   * @throws {InputError} `OUTPUT_REPLACED` when the path no longer names the file this run
+   *   opened (a link or another file put in its place); `OUTPUT_WRITE` when it cannot be written
+   */
+  append(line: string): Promise<void>;
+  /**
+   * Closes the handle and removes the file, once the shard's results are written.
+   *
+   * @throws {InputError} `OUTPUT_REPLACED` when the path no longer names the file this run opened
+   *   (what is there is left alone)
+   */
+  finish(): Promise<void>;
+}
+
 /**
- * Appends one result line to the partial file (created on first use).
+ * Opens the partial file of a run: every append goes through one handle, and the path is checked
+ * to name that same file (not a link, not a file put in its place) before each append and before
+ * it is removed, so nothing is written through, or removed in place of, something planted there.
  *
- * @param path the partial file
- * @param line the line with its newline
- * @throws {InputError} `OUTPUT_WRITE` when it cannot be written (a file this call created and
- *   left empty is removed)
+ * @param path the partial file (`<out>.partial`), left by an earlier run (already checked by
+ *   {@link resumePartial}) or not there
+ * @returns the partial file
  * @example
  * ```ts ignore
- * await appendPartial("results-0.jsonl.partial", await signItemResult(r, key));
+ * const partial = openPartial("results-0.jsonl.partial");
+ * await partial.append(await signItemResult(r, key));
  * ```
  */
-export async function appendPartial(path: string, line: string): Promise<void> {
+export function openPartial(path: string): PartialFile {
   let file: Deno.FsFile | undefined;
+  let opened: Deno.FileInfo | undefined;
   let created = false;
-  try {
+  const replaced = () =>
+    new InputError(
+      "OUTPUT_REPLACED",
+      `Cannot write '${path}': it was replaced by something other than the file this run opened (not touched)`,
+    );
+  const check = async () => {
+    const now = await Deno.lstat(path).catch(() => null);
+    if (now === null || !now.isFile || now.ino !== opened!.ino || now.dev !== opened!.dev) {
+      throw replaced();
+    }
+  };
+  const open = async () => {
     try {
-      file = await Deno.open(path, { append: true, createNew: true });
-      created = true;
+      try {
+        file = await Deno.open(path, { append: true, createNew: true });
+        created = true;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+        const info = await Deno.lstat(path);
+        if (!info.isFile) throw replaced();
+        file = await Deno.open(path, { append: true });
+      }
+      opened = await file.stat();
+      await check(); // the file opened is the one the path names, not a link's target
     } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-      file = await Deno.open(path, { append: true });
+      file?.close();
+      file = undefined;
+      if (created) await Deno.remove(path).catch(() => {});
+      created = false;
+      throw e;
     }
-    const bytes = new TextEncoder().encode(line);
-    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
-  } catch (e) {
-    // A file this call created and could not write a byte into would block the next run (an
-    // empty partial file is refused): it goes. A line cut short is dropped on resume.
-    if (created && (await Deno.stat(path).catch(() => null))?.size === 0) {
-      await Deno.remove(path).catch(() => {});
-    }
-    if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${ioCause(e)}`);
-  } finally {
-    file?.close();
-  }
+  };
+  return {
+    async append(line) {
+      try {
+        if (file === undefined) await open();
+        else await check();
+        const bytes = new TextEncoder().encode(line);
+        for (let at = 0; at < bytes.length;) at += await file!.write(bytes.subarray(at));
+      } catch (e) {
+        // A file this run created and could not write a byte into would block the next run (an
+        // empty partial file is refused): it goes. A line cut short is dropped on resume.
+        if (created && file !== undefined && (await file.stat()).size === 0) {
+          file.close();
+          file = undefined;
+          await Deno.remove(path).catch(() => {});
+        }
+        if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
+        throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${ioCause(e)}`);
+      }
+    },
+    async finish() {
+      if (file === undefined) {
+        // Nothing appended: a file resumed whole is removed, if it is still a plain file.
+        const info = await Deno.lstat(path).catch(() => null);
+        if (info === null) return;
+        if (!info.isFile) throw replaced();
+        await Deno.remove(path);
+        return;
+      }
+      try {
+        await check();
+        await Deno.remove(path);
+      } finally {
+        file.close();
+        file = undefined;
+      }
+    },
+  };
 }

@@ -104,14 +104,14 @@ Deno.test("a full disk leaves neither an empty append lock nor an empty partial 
   const dir = await tempDir({ prefix: "bitaudit-full-" });
   const script = (call: string) =>
     `import { lockLog } from "${REPO_ROOT}/src/cli/commands/claims_log_lock.ts";
-     import { appendPartial } from "${REPO_ROOT}/src/cli/partial_results.ts";
+     import { openPartial } from "${REPO_ROOT}/src/cli/partial_results.ts";
      try { await ${call}; console.log("written"); }
      catch (e) { console.log(e.code ?? "none", e.message.split("\\n").length); }`;
   const lock = await limited(0, ["eval", script(`lockLog("${dir}/claims.jsonl")`)]);
   assert.equal(lock.stdout.trim(), "OUTPUT_WRITE 1", lock.stderr);
   const partial = await limited(0, [
     "eval",
-    script(`appendPartial("${dir}/r0.jsonl.partial", "line\\n")`),
+    script(`openPartial("${dir}/r0.jsonl.partial").append("line\\n")`),
   ]);
   assert.equal(partial.stdout.trim(), "OUTPUT_WRITE 1", partial.stderr);
   assert.deepEqual(await names(dir), []);

@@ -41,6 +41,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   INPUT_UTF8: "An input file is not valid UTF-8",
   OUTPUT_EXISTS: "The output already exists (never overwritten), or a shard's output holds " +
     "lines that are not this shard's results",
+  OUTPUT_REPLACED:
+    "A file being written (audit work's partial results) was replaced by a link or another file",
   OUTPUT_WRITE: "An output file or folder cannot be created or written",
   // Safetensors
   SAFETENSORS_BYTE_LENGTH: "A tensor's byte range does not match its dtype and shape",

@@ -22,7 +22,7 @@ import { printJson } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { readResultsFile } from "../read_results.ts";
-import { appendPartial, resumePartial } from "../partial_results.ts";
+import { openPartial, resumePartial } from "../partial_results.ts";
 import { parseShardFlag } from "../shard_flag.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { makeParentDirs } from "../make_dirs.ts";
@@ -93,11 +93,12 @@ async function _work(
   const resumed = lines.size;
   const { ctx, close } = await openWorkContext(options);
   const bar = progressBar("verifying", { enabled: options.progress });
+  const file = openPartial(partial);
   try {
     for (const item of items) {
       if (lines.has(item.item)) continue;
       const line = await signItemResult(await workItem(ctx, { planDigest, log, item }), key);
-      await appendPartial(partial, line);
+      await file.append(line);
       lines.set(item.item, line);
       bar.update(lines.size, items.length);
     }
@@ -106,7 +107,7 @@ async function _work(
     close();
   }
   await writeNewFile(out, items.map((it) => lines.get(it.item)!).join(""));
-  await Deno.remove(partial).catch(() => {}); // an empty shard never made one
+  await file.finish(); // refuses to remove anything but the file this run wrote or resumed
   return resumed;
 }
 
