@@ -10,7 +10,7 @@
 import type { ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
-import { type DecoderConfig, ropeReadBy } from "../model/mod.ts";
+import { batchPaddingMismatch, type DecoderConfig, ropeReadBy } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -19,13 +19,17 @@ import { _Stop } from "./_stop.ts";
  *
  * - FA2 attention: the checkpoint's head dimension must be one the FA2 model has tiles for
  *   ({@link _checkAttentionSupport});
- * - a padded batch (`tokens` of a model-forward record on a `pad-to-longest` stack, sequences of
- *   unequal length): the record must name the pad token (its rows are computed like any other,
- *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL).
+ * - the batch (`tokens` of a model-forward record) must fit the stack's batching by the rule
+ *   `claims append` applies (`batchPaddingMismatch`): on a `pad-to-longest` stack a batch of
+ *   sequences of unequal length must name the pad token (its rows are computed like any other,
+ *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL); on
+ *   a `flatten` stack no pass pads a sequence, so a record naming a pad token contradicts its
+ *   stack (FAIL).
  *
  * @param config the checkpoint's config
  * @param o the record's profile and stack; `tokens`: the batch of a model-forward record
- * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary
+ * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary or
+ *   on a stack that flattens the batch
  */
 export function _checkModelSupport(
   config: DecoderConfig,
@@ -51,17 +55,22 @@ export function _checkModelSupport(
   const ops = o.stack.operators;
   const t = o.tokens;
   if (ops === undefined || t === undefined) return; // no operators: the forward says why
-  if ((ops.batching ?? "pad-to-longest") !== "pad-to-longest") return;
+  // The rule `claims append` refuses a batch by, so that the two cannot drift apart.
+  const mismatch = batchPaddingMismatch(t, ops.batching);
+  if (mismatch !== null && t.padTokenId !== undefined) {
+    // Only a stack that flattens the batch refuses a named pad token: no pass of it reads one.
+    throw new _Stop("FAIL", `record contradicts its stack: stack '${o.stack.id}' ${mismatch}`);
+  }
   const lengths = t.sequences.map((s) => s.length);
   const longest = Math.max(...lengths);
-  if (lengths.every((n) => n === longest)) return;
-  if (t.padTokenId === undefined) {
+  if (mismatch !== null) {
     throw new _Stop(
       "NOT_VERIFIED",
       `stack '${o.stack.id}' pads the batch's sequences (${Math.min(...lengths)} to ${longest} ` +
         "tokens) and the record names no pad token id: the pad rows cannot be recomputed",
     );
   }
+  if (t.padTokenId === undefined || lengths.every((n) => n === longest)) return;
   if (t.padTokenId >= config.vocab) {
     throw new _Stop(
       "FAIL",

@@ -13,6 +13,7 @@ import {
   type ClaimPredicate,
   encodeServingHistory,
   formatClaimLog,
+  GENESIS_PREV,
   makeClaimRecord,
   type ModelForwardWorkload,
   parseClaimLog,
@@ -103,6 +104,35 @@ Deno.test("the simulated prover's vLLM forward records are ones claims append ac
     assert.equal(why, null, `${p.software.stack}: ${why}`);
   }
   assert.equal(forward, 6);
+});
+
+Deno.test("a vLLM forward record naming a pad token contradicts its stack, which flattens the batch: FAIL by claims append's rule", async () => {
+  const index = log.records.findIndex((r, i) =>
+    i > 1 && r.predicate.workload.kind === "model_forward" &&
+    r.predicate.software.stack === EAGER.stack
+  );
+  const p = log.records[index]!.predicate;
+  const w = p.workload as ModelForwardWorkload;
+  const alone = async (tokens: ModelForwardWorkload["tokens"]) => {
+    const record = makeClaimRecord({
+      ...p,
+      log: { logId: "vllm-pad", seq: 0, prev: GENESIS_PREV },
+      workload: { ...w, tokens },
+    });
+    const l = parseClaimLog(formatClaimLog([record]));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: l, index: 0 });
+  };
+  assert.equal(w.tokens.padTokenId, undefined);
+  const honest = await alone(w.tokens);
+  assert.equal(honest.status, "PASS", honest.reason);
+  const padded = { ...w.tokens, padTokenId: 0 };
+  const r = await alone(padded);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.equal(r.finding, "contradiction");
+  assert.equal(r.recomputed, null);
+  // The same words `claims append` refuses the batch with.
+  const why = batchPaddingMismatch(padded, "flatten")!;
+  assert.equal(r.reason, `record contradicts its stack: stack '${EAGER.stack}' ${why}`);
 });
 
 Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED with the reason", async () => {
