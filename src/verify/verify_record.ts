@@ -50,6 +50,7 @@ import { clipText } from "../clip_text.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedWorld } from "./_claimed_parallel.ts";
+import { _checkGemmLaunch } from "./_gemm_launch.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
 import { _recomputeBlock } from "./recompute_block.ts";
@@ -382,7 +383,9 @@ async function _recomputeGemm(
       `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
     );
   }
-  // After the record's own contradictions: stating an accumulator must not hide a FAIL.
+  // After the record's own contradictions: a launch the stack does not run as stated, or an
+  // accumulator not modelled, must not hide a FAIL.
+  _checkGemmLaunch(o.stack, w.m);
   if (w.accumulator === "fp16") {
     throw new _Stop(
       "NOT_VERIFIED",
