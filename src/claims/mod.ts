@@ -76,6 +76,7 @@ export {
 } from "./model_ref.ts";
 export { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 export { uncoveredPosition } from "./fingerprint_coverage.ts";
+export { fingerprintTensorMismatch } from "./fingerprint_tensor.ts";
 export {
   encodeServingHistory,
   type HistoryPass,

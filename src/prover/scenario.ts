@@ -32,7 +32,7 @@ import {
   str,
   stringMap,
 } from "../json_fields.ts";
-import { type BlockWorkload, LOG_ID_PATTERN } from "../claims/mod.ts";
+import { type BlockWorkload, fingerprintTensorMismatch, LOG_ID_PATTERN } from "../claims/mod.ts";
 import {
   FORWARD_FALSIFICATIONS,
   type ForwardFalsification,
@@ -182,6 +182,13 @@ export function parseScenario(json: unknown): Scenario {
   const batchSizes = ints(f, "batchSizes", { min: 1, max: 65536 });
   const widest = Math.max(...batchSizes);
   for (const [i, p] of projections.entries()) {
+    // Its records name their output `layers.<layer>.<name>.out`, a name the verifier holds them to.
+    const named = fingerprintTensorMismatch("gemm", `layers.0.${p.name}.out`);
+    if (named !== null) {
+      throw new RangeError(
+        `Cannot read 'scenario.model.projections[${i}].name': a GEMM record's output is ${named}`,
+      );
+    }
     _fits(`scenario.model.projections[${i}]`, { weights: p.n * p.k, input: widest * p.k });
     _fits(`scenario.model.projections[${i}]`, { output: widest * p.n });
   }

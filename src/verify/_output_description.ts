@@ -3,18 +3,19 @@
  * against what its workload computes (issue 25, item 6). The fingerprint digest is compared after
  * recomputation; the description is fixed by the workload (and the checkpoint's config), so a
  * record whose description differs contradicts itself before anything is recomputed: a GEMM
- * record claiming an `fp32` output, or `[n, m]` for an `[m, n]` product, FAILs with finding
+ * record claiming an `fp32` output, or `[n, m]` for an `[m, n]` product, or a block record naming
+ * another layer's projection as its tensor (`fingerprintTensorMismatch`), FAILs with finding
  * `contradiction` even when its digest is the digest of the recomputed bytes.
  *
  * @module
  */
-import type { ClaimPredicate } from "../claims/mod.ts";
+import { type ClaimPredicate, fingerprintTensorMismatch } from "../claims/mod.ts";
 import { _Stop } from "./_stop.ts";
 
-/** What a workload computes: its output's dtype and shape, and its tensor name where fixed. */
+/** What a workload computes: its output's dtype and shape, and its kind, which names it. */
 export interface OutputDescription {
-  /** The tensor name the workload's format defines (absent: the name is the prover's label). */
-  readonly tensor?: string;
+  /** The workload kind: its format fixes the output's tensor name (`fingerprintTensorMismatch`). */
+  readonly kind: string;
   /** Element type of the fingerprinted bytes (e.g. `bf16`). */
   readonly dtype: string;
   /** Dimensions of the fingerprinted tensor. */
@@ -38,9 +39,8 @@ export function _checkOutputDescription(
       `record contradicts itself: its fingerprint ${field} is ${claimed}, ${expected.what} ` +
         `computes ${computed}`,
     );
-  if (expected.tensor !== undefined && fingerprint.tensor !== expected.tensor) {
-    throw why("tensor", _quote(fingerprint.tensor), `'${expected.tensor}'`);
-  }
+  const named = fingerprintTensorMismatch(expected.kind, fingerprint.tensor);
+  if (named !== null) throw why("tensor", _quote(fingerprint.tensor), named);
   if (fingerprint.dtype !== expected.dtype) {
     throw why("dtype", _quote(fingerprint.dtype), `'${expected.dtype}'`);
   }

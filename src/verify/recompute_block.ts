@@ -60,6 +60,7 @@ export async function _recomputeBlock(
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; evidence: ComponentEvidence[] }> {
   const { predicate: p, workload: w, step } = input;
   _checkOutputDescription(p.fingerprint, {
+    kind: w.kind,
     dtype: "bf16",
     shape: [w.tokens, w.shape.hidden],
     what: `the ${w.kind} of ${w.tokens} tokens`,

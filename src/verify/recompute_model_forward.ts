@@ -76,7 +76,7 @@ export async function _recomputeModelForward(
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
   _checkOutputDescription(p.fingerprint, {
-    tensor: "model.norm.out",
+    kind: w.kind,
     dtype: "bf16",
     shape: [w.positions.length, c.hidden],
     what: `the forward's final norm at ${w.positions.length} position(s)`,

@@ -96,7 +96,7 @@ export async function _recomputeSequence(
     );
   }
   _checkOutputDescription(p.fingerprint, {
-    tensor: "model.norm.out",
+    kind: w.kind,
     dtype: "bf16",
     shape: [w.positions.length, c.hidden],
     what: `the sequence's final norm at ${w.positions.length} position(s)`,

@@ -338,6 +338,7 @@ async function _recomputeGemm(
 ): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
   const { p, w, profile, step } = o;
   _checkOutputDescription(p.fingerprint, {
+    kind: w.kind,
     dtype: w.out,
     shape: [w.m, w.n],
     what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,

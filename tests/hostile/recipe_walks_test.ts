@@ -114,7 +114,12 @@ function gemmRecord(recipe: Record<string, unknown>, blobs: Blobs, fingerprint =
   return {
     ...envelope("cutlass-3.5-default", m),
     workload,
-    fingerprint: { tensor: "y", dtype: "bf16", shape: [m, n], sha256: fingerprint },
+    fingerprint: {
+      tensor: "layers.0.q_proj.out",
+      dtype: "bf16",
+      shape: [m, n],
+      sha256: fingerprint,
+    },
   } as ClaimPredicate;
 }
 
@@ -167,7 +172,12 @@ Deno.test("ffn and attention block records on a recipe stack refuse a recipe tha
     const p = {
       ...envelope("cutlass-3.5-hf-flash-attn", 1),
       workload,
-      fingerprint: { tensor: "out", dtype: "bf16", shape: [3, 64], sha256: "cd".repeat(32) },
+      fingerprint: {
+        tensor: `layers.0.${kind}.out`,
+        dtype: "bf16",
+        shape: [3, 64],
+        sha256: "cd".repeat(32),
+      },
     } as ClaimPredicate;
     const store = recording(new Map());
     const { r, ms } = await verifyTimed(p, store.blobs);

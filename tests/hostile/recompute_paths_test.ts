@@ -278,6 +278,25 @@ Deno.test("item 6: a GEMM record whose fingerprint says fp32 or a transposed sha
   }
 });
 
+Deno.test("item 6: a GEMM record must name its output as one linear's, `<module>.out`, not a block's or the final norm's", async () => {
+  const blobs = forward.blobs;
+  const named = (tensor: string) =>
+    verifyAlone({ ...gemm0, fingerprint: { ...gemm0.fingerprint, tensor } }, blobs);
+  for (const tensor of ["layers.0.q_proj.out", "model.layers.3.mlp.down_proj.out", "lm_head.out"]) {
+    const r = await named(tensor);
+    assert.equal(r.status, "PASS", `${tensor}: ${r.reason}`);
+  }
+  for (
+    const tensor of ["lm_head.logits", "layers.0.ffn_block.out", "model.norm.out", "y", ".out"]
+  ) {
+    assertContradiction(
+      await named(tensor),
+      "gemm",
+      /fingerprint tensor is '.*', the 2x128x256 GEMM \(bf16 out\) computes one linear's output, named '<module>\.out'/,
+    );
+  }
+});
+
 Deno.test("item 6: model records must describe the final norm's bf16 rows by its name", async () => {
   const cases: [Partial<ClaimPredicate["fingerprint"]>, RegExp][] = [
     [{ tensor: "model.layers.1.mlp.out" }, /fingerprint tensor is 'model\.layers\.1\.mlp\.out'/],

@@ -65,7 +65,14 @@ function predicate(o: {
     parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
     batch: { size: o.batch },
     workload: o.workload,
-    fingerprint: { tensor: "y", dtype: "bf16", shape: o.out, sha256: "cd".repeat(32) },
+    fingerprint: {
+      tensor: o.workload.kind === "gemm"
+        ? "layers.0.q_proj.out"
+        : `layers.0.${o.workload.kind}.out`,
+      dtype: "bf16",
+      shape: o.out,
+      sha256: "cd".repeat(32),
+    },
   };
 }
 

@@ -74,6 +74,7 @@ async function record(o: {
   out: string;
   gpu?: string;
   kernel?: BlockWorkload["kernel"];
+  tensor?: string;
 }) {
   const gpu = o.gpu ?? "a100";
   const weights: Record<string, string> = {};
@@ -103,7 +104,12 @@ async function record(o: {
     parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
     batch: { size: 1 },
     workload,
-    fingerprint: { tensor: "out", dtype: "bf16", shape: [T, 64], sha256: o.out },
+    fingerprint: {
+      tensor: o.tensor ?? `layers.0.${o.kind}.out`,
+      dtype: "bf16",
+      shape: [T, 64],
+      sha256: o.out,
+    },
   });
 }
 
@@ -172,6 +178,43 @@ Deno.test("an honest attention_block record PASSES on the Dao build and on the s
     assert.equal(r.status, "PASS", r.reason);
     assert.equal(r.sfu?.map((u) => `${u.fn}:${u.status}`).join(), fns);
   }
+});
+
+Deno.test("a block record whose fingerprint names another tensor than its block's output FAILs as a contradiction; any layer's block name fits", async () => {
+  const rt = runtimeFor("cutlass-3.5-hf-flash-attn");
+  const plan = planFfnBlock(T, { shape, runtime: rt });
+  assert.ok(plan.supported);
+  const out = (await runFfnBlock(x, { plan: plan.plan, runtime: rt, weights: ffnW })).out;
+  const digest = sha256Hex(new Uint8Array(out.buffer));
+  const ffn = (tensor: string) =>
+    verify(record({ stack: "cutlass-3.5-hf-flash-attn", kind: "ffn_block", out: digest, tensor }));
+  const fifth = await ffn("layers.5.ffn_block.out");
+  assert.equal(fifth.status, "PASS", fifth.reason);
+  for (
+    const tensor of [
+      "layers.5.self_attn.o_proj.out",
+      "layers.0.attention_block.out",
+      "model.norm.out",
+      "layers.05.ffn_block.out",
+    ]
+  ) {
+    const r = await ffn(tensor);
+    assert.equal(r.status, "FAIL", `${tensor}: ${r.reason}`);
+    assert.equal(r.finding, "contradiction");
+    assert.equal(r.recomputed, null);
+    assert.match(
+      r.reason,
+      /^record contradicts itself: its fingerprint tensor is '.*', the ffn_block of 3 tokens computes 'layers\.<layer>\.ffn_block\.out'$/,
+    );
+  }
+  const attn = await verify(record({
+    stack: "cutlass-3.5-hf-flash-attn",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+    tensor: "layers.0.ffn_block.out",
+  }));
+  assert.equal(attn.status, "FAIL", attn.reason);
+  assert.match(attn.reason, /computes 'layers\.<layer>\.attention_block\.out'/);
 });
 
 Deno.test("an attention_block record of a cuDNN stack is NOT_VERIFIED with the reason", async () => {

@@ -84,7 +84,7 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
         weights: { sha256: H, shape: [8, 16] },
         input: { sha256: H, shape: [2, 16] },
       },
-      fingerprint: { tensor: "y", dtype, shape: [2, 8], sha256: H },
+      fingerprint: { tensor: "layers.0.q_proj.out", dtype, shape: [2, 8], sha256: H },
     });
   const ctx = { store, blobs: openBlobStore("/nonexistent"), walker: referenceKWalker };
   const log = parseClaimLog(formatClaimLog([gemm("fp16")]));
