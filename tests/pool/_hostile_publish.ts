@@ -9,7 +9,8 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { encodeWorkOrder, itemDigest, parseAuditPlan, workOrders } from "../../src/verify/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
-import { RESULTS_STREAM, resultSubject, workSubject } from "../../src/pool/mod.ts";
+import { resultSubject, workSubject } from "../../src/pool/mod.ts";
+import { awaitResultsStream } from "./_await_results_stream.ts";
 
 const [url, planPath] = Deno.args;
 const bytes = await Deno.readFile(planPath!);
@@ -17,15 +18,7 @@ const plan = parseAuditPlan(new TextDecoder().decode(bytes), planPath!);
 const planDigest = sha256Hex(bytes);
 const nc = await connect({ servers: url! });
 const jsm = await jetstreamManager(nc);
-for (let tries = 0;; tries++) {
-  try {
-    await jsm.streams.info(RESULTS_STREAM);
-    break;
-  } catch (e) {
-    if (tries === 200) throw e;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+await awaitResultsStream(jsm);
 const js = jetstream(nc);
 await js.publish(resultSubject(planDigest), "not a signed result");
 const [order] = workOrders(plan, planDigest);

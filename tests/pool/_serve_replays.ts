@@ -11,7 +11,8 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
-import { connectNats, RESULTS_STREAM, resultSubject, servePlan } from "../../src/pool/mod.ts";
+import { connectNats, resultSubject, servePlan } from "../../src/pool/mod.ts";
+import { awaitResultsStream } from "./_await_results_stream.ts";
 import {
   auditPlanDigest,
   encodeItemResult,
@@ -55,15 +56,7 @@ if (scenario === "replay") {
 async function publish(): Promise<void> {
   const nc = await connect({ servers: url! });
   const jsm = await jetstreamManager(nc);
-  for (let tries = 0;; tries++) {
-    try {
-      await jsm.streams.info(RESULTS_STREAM);
-      break;
-    } catch (e) {
-      if (tries === 200) throw e;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await awaitResultsStream(jsm);
   const js = jetstream(nc);
   for (const m of messages) await js.publish(resultSubject(planDigest), m);
   await nc.drain();
