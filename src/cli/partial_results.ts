@@ -170,7 +170,10 @@ export function openPartial(path: string): PartialFile {
     } catch (e) {
       file?.close();
       file = undefined;
-      if (created) await Deno.remove(path).catch(() => {});
+      // The file this run created goes, unless the path names something else by now (a link
+      // swapped in between the creation and the check is left alone, as is its target).
+      const moved = e instanceof InputError && e.code === "OUTPUT_REPLACED";
+      if (created && !moved) await Deno.remove(path).catch(() => {});
       created = false;
       throw e;
     }
@@ -184,8 +187,10 @@ export function openPartial(path: string): PartialFile {
         for (let at = 0; at < bytes.length;) at += await file!.write(bytes.subarray(at));
       } catch (e) {
         // A file this run created and could not write a byte into would block the next run (an
-        // empty partial file is refused): it goes. A line cut short is dropped on resume.
-        if (created && file !== undefined && (await file.stat()).size === 0) {
+        // empty partial file is refused): it goes, unless the path names something else now
+        // (that is left alone). A line cut short is dropped on resume.
+        const moved = e instanceof InputError && e.code === "OUTPUT_REPLACED";
+        if (!moved && created && file !== undefined && (await file.stat()).size === 0) {
           file.close();
           file = undefined;
           await Deno.remove(path).catch(() => {});
