@@ -44,6 +44,8 @@
  * @module
  */
 
+import { quoteShort } from "../escape_text.ts";
+
 /** How a record's components disagree with its stack's. */
 export interface ComponentMismatch {
   /**
@@ -105,28 +107,44 @@ export function componentMismatch(
       // A lookalike of a pinned name (another script's letters) must not pass as another component.
       unreadable ??= {
         kind: "unreadable",
-        reason: `component name ${JSON.stringify(key)} has characters other than ASCII letters, ` +
+        reason: `component name ${quoteShort(key, 60)} has characters other than ASCII letters, ` +
           "digits, spaces and _-. (it cannot be compared with the stack's pins)",
       };
       continue;
     }
     const name = _name(key);
-    // Any component's text may set a pinned variable (`launch_env`, `cmdline`, not only `env`).
-    const stated = _envFinding(key, value, { settings, known });
+    const ck = `components.${_shortKey(key)}`;
+    const said = `${ck} ${quoteShort(value, 60)}`;
+    const rule = pinned.get(name);
+    // The stack's own words (`4.5x`, its env text, its flags, copied into the record) agree.
+    if (rule !== undefined && rule.trim() === value.trim()) continue;
+    // Any component's text may set a variable (`launch_env`, `cmdline`, not only `env`).
+    const stated = _envFinding(ck, value, { settings, known });
     if (stated?.kind === "contradiction") return stated;
     unreadable ??= stated;
-    if (_ENV_NAMES.has(name)) continue;
+    if (_ENV_NAMES.has(name) || _statedAssignments(value).length > 0) {
+      // An environment text: its settings are judged above; anything else in it (`X: 1`, JSON,
+      // a command line) states what cannot be compared.
+      if (_envLeftover(value) !== "") {
+        unreadable ??= {
+          kind: "unreadable",
+          reason: `${said} holds more than NAME=VALUE settings, which cannot be compared`,
+          advice: `state only NAME=VALUE settings in ${ck} (the stack id stands for the rest)`,
+        };
+      }
+      continue;
+    }
     const flags = settings.get("flags");
     if (
-      flags !== undefined && name !== "flags" && /(?:^|\s)--[A-Za-z]/.test(value) &&
+      flags !== undefined && name !== "flags" && /(?:^|[\s(,;="'])--?[A-Za-z]/.test(value) &&
       value.trim() !== flags.value
     ) {
       // Command-line options stated under another name cannot be compared either.
       unreadable ??= {
         kind: "unreadable",
-        reason: `components.${key} states command-line options other than the stack's ` +
+        reason: `${ck} states command-line options other than the stack's ` +
           `${flags.what} (flags are not compared otherwise)`,
-        advice: `leave the options out of components.${key} (the stack's flags are stated as ` +
+        advice: `leave the options out of ${ck} (the stack's flags are stated as ` +
           `the flags component alone: ${JSON.stringify(flags.value)})`,
       };
     }
@@ -136,52 +154,63 @@ export function componentMismatch(
         if (value.trim() !== setting.value) {
           unreadable ??= {
             kind: "unreadable",
-            reason: `components.${key} '${value}' is not the stack's ${setting.what} (flags are ` +
-              "not compared otherwise)",
+            reason: `${said} is not the stack's ${setting.what} (flags are not compared otherwise)`,
             advice: _flagsAdvice(setting.value),
           };
         }
       } else if (_unquote(value.trim()) !== setting.value) {
         return {
           kind: "contradiction",
-          reason: `components.${key} '${value}', where the stack runs with ${setting.what}`,
+          reason: `${said}, where the stack runs with ${setting.what}`,
         };
       }
       continue;
     }
-    const rule = pinned.get(_name(key));
-    // The stack's own words (`4.5x` copied into the record) agree with themselves.
-    if (rule !== undefined && rule.trim() === value.trim()) continue;
-    if (rule === undefined) {
-      // An environment text (its variables judged above), the stack's flags under another name,
-      // a variable the comparison knows, or a library's release (recorded, not compared:
-      // `uncompared`); a setting it cannot compare.
-      if (_statedAssignments(value).length > 0 || value.trim() === flags?.value) continue;
-      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && known(key, value)) continue;
-      if (_isRelease(value)) continue;
+    const accepts = rule === undefined ? undefined : _rule(rule);
+    if (_VARIABLE.test(key) && accepts === undefined) {
+      // A variable the stack does not pin (a `*_VERSION` of a library it pins by release is that
+      // library): one the comparison knows, or a setting it cannot compare.
+      if (!known(key, value)) {
+        unreadable ??= {
+          kind: "unreadable",
+          reason: `${said} sets a variable the stack does not pin, so it cannot be compared ` +
+            "with the run recomputed",
+          advice: `leave ${ck} out: the stack id stands for the run's settings ` +
+            "(`bitaudit stacks show <id>`)",
+        };
+      }
+      continue;
+    }
+    if (accepts === undefined || rule === undefined) {
+      // Not pinned by release: the stack's flags under another name, or a known library's bare
+      // release (recorded, not compared: `uncomparedComponents`); anything else is a setting or
+      // a text that cannot be compared.
+      if (rule === undefined && value.trim() === flags?.value) continue;
+      if (_uncompared(name, value, rule)) continue;
       unreadable ??= {
         kind: "unreadable",
-        reason: `components.${key} '${value}' is a setting the stack does not pin (not a ` +
-          "library's release), so it cannot be compared with the run recomputed",
-        advice: `leave components.${key} out: the stack id stands for the run's settings ` +
-          "(`bitaudit stacks show <id>`)",
+        reason: rule === undefined
+          ? `${said} is not a release of a library this comparison knows (a setting the stack ` +
+            "does not pin, or other text), so it cannot be compared with the run recomputed"
+          : `${said} is neither the stack's ${quoteShort(rule, 60)} nor a bare release`,
+        advice: rule === undefined
+          ? `leave ${ck} out: the stack id stands for the run's settings ` +
+            "(`bitaudit stacks show <id>`)"
+          : `leave ${ck} out, or state the stack's words ${JSON.stringify(rule)}`,
       };
       continue;
     }
-    const accepts = _rule(rule);
-    if (accepts === undefined) {
-      // Pinned by description (`as recorded in the dispatch catalog`): a release is recorded,
-      // not compared (`uncompared`); anything else cannot be read as one.
-      if (_isRelease(value)) continue;
+    if (_release(value) !== null && !_RELEASE_TEXT.test(value.trim())) {
+      // `2.8.0 (allow_tf32=True)`: a release with a statement beside it that is not compared.
       unreadable ??= {
         kind: "unreadable",
-        reason: `components.${key} '${value}' is neither the stack's '${rule}' nor a release`,
-        advice: `leave components.${key} out, or state the stack's words ${JSON.stringify(rule)}`,
+        reason: `${said} states more than a release (a release, with a name before it, is ` +
+          "what is compared)",
+        advice: `state ${ck} as its release alone (e.g. '2.8.0+cu128')`,
       };
       continue;
     }
     const read = _release(value);
-    const said = `components.${key} '${value}'`;
     if (read === null) {
       unreadable ??= {
         kind: "unreadable",
@@ -226,13 +255,85 @@ export function componentMismatch(
 }
 
 /**
- * Whether a value states a library's release and nothing else a run could be set by: a dotted
- * number (`12.4`, `v2.8.0`, `12.8.1 (driver 570.86)`, `torch 2.5.1+cu124`), not glued to a word
- * (`fp8`, `float16`) and with no `NAME=VALUE`, JSON or command-line option beside it.
+ * A release as a whole value: the release (`2.8.0`, `v2.8`, `12.8`, `2.27.3-1+cuda12.8`,
+ * `2.8.0+cu128`, a pre-release or local build, which `_unreleased` names) with at most a few
+ * words of its name before it (`torch 2.8.0`, `==2.4.0`, `torch==2.8.0`, `cu128 torch 2.8.0`)
+ * and nothing after it (`2.8.0 (allow_tf32=True)` states more than a release).
+ */
+const _RELEASE_TEXT =
+  /^(?:[A-Za-z][A-Za-z0-9_.-]*\s+){0,3}(?:[A-Za-z][A-Za-z0-9_.-]*)?\s*(?:==?\s*)?[vV]?\d+(?:\.\d+)*[A-Za-z0-9.+_-]*$/;
+
+/** A component named like an environment variable (`NCCL_ALGO`, `TORCH_VERSION`). */
+const _VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+
+/**
+ * Libraries (names as folded) whose release a record may state where its stack pins none: the
+ * release is recorded and named as not compared (`uncomparedComponents`). A name outside this
+ * list is a setting or a text the comparison cannot read.
+ */
+const _LIBRARIES = new Set([
+  "pytorch",
+  "transformers",
+  "vllm",
+  "flashattn",
+  "vllmflashattn",
+  "flashinfer",
+  "xformers",
+  "triton",
+  "cuda",
+  "cudatoolkit",
+  "cudaruntime",
+  "cudnn",
+  "cublas",
+  "cublaslt",
+  "nccl",
+  "cutlass",
+  "nvcc",
+  "driver",
+  "nvidiadriver",
+  "cudadriver",
+  "python",
+  "numpy",
+  "safetensors",
+  "tokenizers",
+  "accelerate",
+]);
+
+/**
+ * Whether a value is a bare release with a dotted number (`12.4`, `v2.8.0`, `torch 2.5.1+cu124`):
+ * a release and nothing else, so no setting can ride along.
  */
 function _isRelease(value: string): boolean {
   const read = _release(value);
-  return read !== null && read.release.length >= 2 && !/[{}[\]=]|(?:^|\s)--?[A-Za-z]/.test(value);
+  return read !== null && read.release.length >= 2 && _RELEASE_TEXT.test(value.trim());
+}
+
+/**
+ * Whether a component is recorded but not compared: a bare release of a library the stack does
+ * not pin (one this comparison knows), or pins by description only, other than the stack's words.
+ */
+function _uncompared(name: string, value: string, rule: string | undefined): boolean {
+  if (!_isRelease(value)) return false;
+  if (rule === undefined) return _LIBRARIES.has(name);
+  return rule.trim() !== value.trim() && _rule(rule) === undefined;
+}
+
+/** A component name for a one-line message: white space collapsed, at most 60 characters. */
+function _shortKey(key: string): string {
+  const k = key.replace(/\s+/g, " ");
+  return k.length > 60 ? `${k.slice(0, 57)}...` : k;
+}
+
+/**
+ * What an environment text holds besides its `NAME=VALUE` settings, `export`, the stack's own
+ * `on sm_NN` prefixes and separators: empty when nothing.
+ */
+function _envLeftover(text: string): string {
+  return text.replace(_ASSIGNMENT, " ").replace(
+    /(?:^|\s)(?:export|on sm_[0-9]+[a-z]?)(?=\s|$)/g,
+    " ",
+  )
+    .replace(/[\s;,&]+/g, "");
 }
 
 /**
@@ -256,11 +357,12 @@ export function uncomparedComponents(
   claimed: Readonly<Record<string, string>>,
 ): string[] {
   const pinned = new Map(Object.entries(stack).map(([k, v]) => [_name(k), v]));
-  return Object.entries(claimed).filter(([key, value]) => {
-    if (_ENV_NAMES.has(_name(key)) || !_isRelease(value)) return false;
-    const rule = pinned.get(_name(key));
-    return rule === undefined || (rule.trim() !== value.trim() && _rule(rule) === undefined);
-  }).map(([key, value]) => `${key} '${value}'`);
+  return Object.entries(claimed)
+    .filter(([key, value]) =>
+      /^[A-Za-z0-9 _.-]+$/.test(key) && !_ENV_NAMES.has(_name(key)) && !_VARIABLE.test(key) &&
+      _uncompared(_name(key), value, pinned.get(_name(key)))
+    )
+    .map(([key, value]) => `${_shortKey(key)} ${quoteShort(value, 60)}`);
 }
 
 /** What to state instead of flags that cannot be compared (the value as a JSON string). */
@@ -315,7 +417,9 @@ function _envFinding(
     if (pin !== undefined && set !== pin.value) {
       return {
         kind: "contradiction",
-        reason: `components.${key} sets ${variable}=${set}, where the stack runs with ${pin.what}`,
+        reason: `${key} sets ${variable}=${
+          quoteShort(set, 60)
+        }, where the stack runs with ${pin.what}`,
       };
     }
   }
@@ -324,11 +428,11 @@ function _envFinding(
   if (free !== undefined) {
     return {
       kind: "unreadable",
-      reason: `components.${key} sets ${free[0]}=${free[1]}, which the stack does not pin, so ` +
-        "it cannot be compared with the run recomputed",
+      reason: `${key} sets ${_shortKey(free[0])}=${quoteShort(free[1], 60)}, which the stack ` +
+        "does not pin, so it cannot be compared with the run recomputed",
       advice: `leave ${
-        free[0]
-      } out of components.${key}, or run with the stack's environment alone`,
+        _shortKey(free[0])
+      } out of ${key}, or run with the stack's environment alone`,
     };
   }
   // A pinned variable named in a way the reading above missed (a character inside the name, an
@@ -339,9 +443,7 @@ function _envFinding(
     if (pinned !== "flags" && !read.has(pinned) && folded.includes(pinned)) {
       return {
         kind: "unreadable",
-        reason: `components.${key} names ${
-          pin.what.split("=")[0]
-        } in a way that cannot be read as NAME=VALUE`,
+        reason: `${key} names ${pin.what.split("=")[0]} in a way that cannot be read as NAME=VALUE`,
       };
     }
   }
@@ -433,6 +535,10 @@ function _knownVariables(
 /** Component names (folded) that hold an environment text. */
 const _ENV_NAMES = new Set(["env", "environ", "environment", "envvars", "environmentvariables"]);
 
+/** One `NAME=VALUE` of an environment text, with the separator or start before it. */
+const _ASSIGNMENT =
+  /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*("[^"]*"|'[^']*'|[^\s;,&]*(?:[;,](?![A-Za-z_][A-Za-z0-9_]*\s*=)[^\s;,&]+)*)/g;
+
 /**
  * Every `NAME=VALUE` written in a record's environment text, however separated (`;`, spaces,
  * newlines, commas, `&&`), after `export`, with `'...'` or `"..."` quotes removed (`NAME==1` is a
@@ -442,9 +548,7 @@ const _ENV_NAMES = new Set(["env", "environ", "environment", "envvars", "environ
  */
 function _statedAssignments(text: string): [string, string][] {
   const out: [string, string][] = [];
-  const re =
-    /(?:^|[\s;,&])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*("[^"]*"|'[^']*'|[^\s;,&]*(?:[;,](?![A-Za-z_][A-Za-z0-9_]*\s*=)[^\s;,&]+)*)/g;
-  for (const m of text.matchAll(re)) out.push([m[1]!, _unquote(m[2]!)]);
+  for (const m of text.matchAll(_ASSIGNMENT)) out.push([m[1]!, _unquote(m[2]!)]);
   return out;
 }
 
@@ -490,9 +594,15 @@ const _FAMILIES: readonly (readonly [RegExp, string])[] = [
   [/^(?:py)?torchcu\d{2,3}$/, "pytorch"],
 ];
 
-/** A component's name as compared: its letters and digits, lower case, no `version` suffix. */
+/**
+ * A component's name as compared: its letters and digits, lower case, no `version` suffix (nor a
+ * `ver` word: `torch_ver`).
+ */
 function _name(key: string): string {
-  const k = key.toLowerCase().replace(/[^a-z0-9]/g, "").replace(/(version|ver)$/, "");
+  // `version` ends a name however written; `ver` only as a word of its own (`torch_ver`,
+  // `TransformersVer`; `driver` keeps it).
+  const k = key.replace(/(?:version|[\s_.-]ver)$/i, "").replace(/(?<=[a-z0-9])Ver$/, "")
+    .toLowerCase().replace(/[^a-z0-9]/g, "");
   return _ALIASES[k] ?? _FAMILIES.find(([re]) => re.test(k))?.[1] ?? k;
 }
 

@@ -187,7 +187,7 @@ Deno.test("componentMismatch() reads a pinned variable or flags in a component o
     const claimed of [
       { cli_args: "--enforce-eager" },
       { launch_env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN" },
-      { cuda: "12.8.1 (driver 570.86)" },
+      { cuda: "12.8.1", driver: "570.86" },
     ]
   ) {
     assert.equal(componentMismatch(vllm, claimed), null, JSON.stringify(claimed));
@@ -355,7 +355,7 @@ Deno.test("componentMismatch(): what the stack does not pin cannot be compared, 
   for (
     const claimed of [
       { cublas: vllm.cublas, launch_flags: "--enforce-eager" },
-      { cublas: "11.0.2", cuda: "12.8.1 (driver 570.86)" },
+      { cublas: "11.0.2", cuda: "12.8.1", driver: "570.86.15" },
       { VLLM_FLASH_ATTN_VERSION: "3" },
       { NCCL_PROTO: "Simple", env: "NCCL_MAX_NCHANNELS=1 VLLM_ENABLE_V1_MULTIPROCESSING=0" },
       { env: "export CUDA_VISIBLE_DEVICES=0 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" },
@@ -381,9 +381,73 @@ Deno.test("uncomparedComponents() names the releases a record states that its st
       cublas: "12.4.5",
       cuda: "12.4",
       env: "CUDA_VISIBLE_DEVICES=0",
-      os: "Ubuntu 22.04",
+      driver: "570.86.15",
     }),
-    ["cublas '12.4.5'", "cuda '12.4'", "os 'Ubuntu 22.04'"],
+    ["cublas '12.4.5'", "cuda '12.4'", "driver '570.86.15'"],
   );
   assert.deepEqual(uncomparedComponents(stack, { ...stack }), []);
+});
+
+Deno.test("componentMismatch(): nothing rides along a release or an environment text, and a reason quotes a prover's text short", () => {
+  const vllm = {
+    vllm: "0.11.0",
+    pytorch: "2.8.0",
+    transformers: "4.5x",
+    flags: "--enforce-eager",
+    env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; on sm_90 VLLM_FLASH_ATTN_VERSION=2",
+  };
+  for (
+    const claimed of [
+      // A setting shaped like a release, under a name no library has.
+      { kv_cache_dtype: "fp8 1.0" },
+      { attn_implementation: "sdpa 2.8.0" },
+      { rope_theta: "1000000.0" },
+      { temperature: "0.7" },
+      { tensor_parallel_size: "2.0" },
+      { attention_backend: "FLASHINFER 0.3.1" },
+      { launch: "vllm 0.11.0 (--kv-cache-dtype fp8)" },
+      // A pinned library's release with a statement beside it.
+      { pytorch: "2.8.0 (allow_tf32=True)" },
+      { pytorch: "2.8.0 (allow_tf32 True, torch.compile max-autotune)" },
+      { vllm: "0.11.0 (--kv-cache-dtype fp8)" },
+      { transformers: "4.57.1 attn_implementation eager" },
+      // An environment text holding more than NAME=VALUE settings.
+      { env: '{"VLLM_BATCH_INVARIANT": "1"}' },
+      { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN VLLM_BATCH_INVARIANT: 1" },
+      { env: "CUDA_VISIBLE_DEVICES=0 --attn-implementation sdpa" },
+      { env: "setenv X Y" },
+      { launch: "CUDA_VISIBLE_DEVICES=0 python run.py --attn-implementation eager" },
+      { launch: "CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-0.6B -q fp8 -O3" },
+      // A variable written in another case is not the variable NCCL reads.
+      { nccl_algo: "^tree" },
+      { Nccl_Min_NChannels: "4" },
+    ]
+  ) {
+    const m = componentMismatch(vllm, claimed, { architecture: "sm_80" });
+    assert.ok(m !== null, JSON.stringify(claimed));
+    assert.equal(m.kind, "unreadable", `${JSON.stringify(claimed)}: ${m.reason}`);
+  }
+  // Honest statements still agree.
+  for (
+    const claimed of [
+      { torch: "2.8.0+cu128", cuda: "12.8", cudnn: "9.10.2", nccl: "2.27.3-1+cuda12.8" },
+      { pytorch: "PyTorch 2.8.0", vllm: "vllm==0.11.0", triton: "3.4.0", driver: "570.86.15" },
+      { TORCH_VERSION: "2.8", env: "CUDA_VISIBLE_DEVICES=0,1 VLLM_ENABLE_V1_MULTIPROCESSING=0" },
+      { ...vllm },
+    ]
+  ) {
+    assert.equal(
+      componentMismatch(vllm, claimed, { architecture: "sm_80" }),
+      null,
+      JSON.stringify(claimed),
+    );
+  }
+  // A value padded with spaces to pass for a line of its own is quoted short.
+  const padded = `abc${" ".repeat(34)}verdict: PASSED  (8 PASS, 0 FAIL, 0 NOT_VERIFIED)${
+    " ".repeat(60)
+  }`;
+  const m = componentMismatch(vllm, { cuda: padded });
+  assert.equal(m?.kind, "unreadable");
+  assert.doesNotMatch(m!.reason, / {2}/);
+  assert.ok(m!.reason.length < 260, m!.reason);
 });

@@ -300,6 +300,6 @@ Deno.test("modelForwardClaim() refuses two releases of one pinned library under 
   // A component no stack pins cannot be compared: refused, with what to do instead.
   await assert.rejects(
     () => modelForwardClaim(facts({ ...hf, components: { os: "ubuntu" } }), { store }),
-    /components\.os 'ubuntu' is a setting the stack does not pin.*leave components\.os out/,
+    /components\.os 'ubuntu' is not a release of a library this comparison knows.*leave components\.os out/,
   );
 });
