@@ -8,9 +8,13 @@
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
  * worker's malformed or self-contradicting result stops the collection. A result computed by
- * another verifier version (a result left in the stream by an earlier serve of the plan, before an
- * upgrade, or replayed) is skipped and reported too: the merge would refuse it, so the item waits
- * for a current one. Redelivered items, and replays of a signed result, can give several results
+ * another verifier version that the stream held before this serve began (left by an earlier serve
+ * of the plan, before an upgrade) is skipped and reported too: the merge would refuse it, and this
+ * serve's orders bring a current one. One stored after this serve began comes from a worker of
+ * another version in the pool, which acked the order it answered (the item is not redelivered):
+ * it stops the collection with `MERGE_VERSION`, naming the worker, rather than wait out the
+ * timeout for an item that will not come. Messages are told apart by their stream sequence, so
+ * no clock is compared. Redelivered items, and replays of a signed result, can give several results
  * for one item: one is kept per item (the lowest worker key's, as the merge keeps), each later one
  * is compared with it on arrival and dropped (counted) when it agrees bit for bit, and a
  * disagreeing one stops the collection as it stops the merge. What is held thus stays bounded by
@@ -41,7 +45,10 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
-  /** The merging verifier version: a result computed by another version is skipped. */
+  /**
+   * The merging verifier version: a result computed by another version is skipped when the stream
+   * held it before this serve began, and stops the collection when it arrived after.
+   */
   readonly version: string;
   /**
    * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
@@ -73,7 +80,8 @@ export interface ServedResults {
  *   publication and progress callbacks
  * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
  * @throws what `open` throws for a message that is not a result signed by an accepted worker;
- *   {InputError} `MERGE_CONFLICT` when two results of one item disagree
+ *   {InputError} `MERGE_CONFLICT` when two results of one item disagree, `MERGE_VERSION` when a
+ *   result of another verifier version arrives after this serve began
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
@@ -93,6 +101,13 @@ export async function servePlan(
     filter_subjects: resultSubject(planDigest),
   });
   const purge = () => jsm.streams.purge(WORK_STREAM, { filter: workSubject(planDigest) });
+  let before: number;
+  try {
+    // The last result stored before this serve's orders exist: what follows answers them.
+    before = (await jsm.streams.info(RESULTS_STREAM)).state.last_seq;
+  } catch (e) {
+    throw _server("read the results stream", e);
+  }
   try {
     // Published before the results are consumed (the stream keeps what arrives meanwhile): a
     // failed publish then leaves no consumer open to wait on.
@@ -122,7 +137,7 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, { planned, planDigest, version });
+      const why = _unwanted(r, { planned, planDigest, version, leftover: m.seq <= before });
       if (why !== null) {
         options.onSkipped?.(where, why);
         continue;
@@ -142,19 +157,29 @@ export async function servePlan(
   }
 }
 
-/** Why an accepted worker's result is not one this serve can merge, or null. */
+/**
+ * Why an accepted worker's result is not one this serve can merge, or null; throws for a result
+ * of another version that arrived after this serve began (`leftover` false).
+ */
 function _unwanted(
   r: AttributedResult,
-  o: { planned: ReadonlySet<string>; planDigest: string; version: string },
+  o: { planned: ReadonlySet<string>; planDigest: string; version: string; leftover: boolean },
 ): string | null {
   const who = `worker ${r.worker.slice(0, 16)}'s result`;
   if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
     return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
   }
-  if (r.result.verifier.version !== o.version) {
-    return `${who} for record ${r.result.result.index} was computed by version '${r.result.verifier.version}', not '${o.version}' (this serve's): waiting for a current one`;
+  const { version } = r.result.verifier;
+  if (version === o.version) return null;
+  if (o.leftover) {
+    return `${who} for record ${r.result.result.index} was computed by version '${version}', not '${o.version}' (this serve's), before this serve began: a current one is awaited`;
   }
-  return null;
+  throw new InputError(
+    "MERGE_VERSION",
+    `Cannot merge record ${r.result.result.index}: worker ${
+      r.worker.slice(0, 16)
+    } computed it with version '${version}', merging with '${o.version}' (this serve's); it took this serve's order, so stop or upgrade that worker`,
+  );
 }
 
 /** The messages, with a failure of the server (not of a message) as a coded error. */

@@ -5,13 +5,15 @@
  * it threw) as one JSON line. Run as its own process with network access to the server only:
  * `deno run --allow-net=<host:port> --allow-read _serve_replays.ts <nats url> <scenario>`, where the
  * scenario is `replay` (one result 500 times, by two worker keys), `stale` (a result of another
- * verifier version first) or `conflict` (two disagreeing results of one item).
+ * verifier version stored before the serve begins, the current ones after), `stale-late` (a result
+ * of another verifier version first, once the serve has published its orders) or `conflict` (two
+ * disagreeing results of one item).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
-import { connectNats, resultSubject, servePlan } from "../../src/pool/mod.ts";
+import { connectNats, RESULTS_STREAM, resultSubject, servePlan } from "../../src/pool/mod.ts";
 import { awaitResultsStream } from "./_await_results_stream.ts";
 import {
   auditPlanDigest,
@@ -41,30 +43,38 @@ const line = (result: ItemResult, worker: string) =>
   JSON.stringify({ worker, line: encodeItemResult(result).trimEnd() });
 
 const messages: string[] = [];
+// Stored before servePlan starts (a leftover of an earlier serve of the plan).
+const leftovers: string[] = [];
 if (scenario === "replay") {
   for (let i = 0; i < 500; i++) messages.push(line(r0, "bb".repeat(32)));
   messages.push(line(r0, "aa".repeat(32)), line(r1, "bb".repeat(32)), line(r2, "bb".repeat(32)));
-} else if (scenario === "stale") {
+} else if (scenario === "stale" || scenario === "stale-late") {
   const stale = { ...r0, verifier: { ...r0.verifier, version: "0.0.9" } };
-  messages.push(line(stale, "aa".repeat(32)));
+  (scenario === "stale" ? leftovers : messages).push(line(stale, "aa".repeat(32)));
   for (const r of current) messages.push(line(r, "bb".repeat(32)));
 } else {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
 }
 
-async function publish(): Promise<void> {
+async function publish(lines: readonly string[]): Promise<void> {
   const nc = await connect({ servers: url! });
   const jsm = await jetstreamManager(nc);
+  if (lines === leftovers) {
+    await jsm.streams.add({ name: RESULTS_STREAM, subjects: ["bitaudit.results.>"] });
+  }
   await awaitResultsStream(jsm);
   const js = jetstream(nc);
-  for (const m of messages) await js.publish(resultSubject(planDigest), m);
+  for (const m of lines) await js.publish(resultSubject(planDigest), m);
   await nc.drain();
 }
 
+if (leftovers.length > 0) await publish(leftovers);
 const link = await connectNats(url!, "bitaudit-test-coordinator");
 const skipped: string[] = [];
-const published = publish();
+// `stale-late` publishes once the serve has begun (its orders are out); the others at once.
+let published = scenario === "stale-late" ? Promise.resolve() : publish(messages);
+const started = Date.now();
 try {
   const served = await servePlan(link, {
     plan,
@@ -77,6 +87,9 @@ try {
       return Promise.resolve({ result: parseItemResult(line, where), worker });
     },
     onSkipped: (_where, why) => skipped.push(why),
+    onPublished: () => {
+      if (scenario === "stale-late") published = publish(messages);
+    },
   });
   console.log(JSON.stringify({
     results: served.results.map((r) => ({
@@ -89,7 +102,12 @@ try {
     skipped,
   }));
 } catch (e) {
-  console.log(JSON.stringify({ code: (e as { code?: string }).code ?? String(e), skipped }));
+  console.log(JSON.stringify({
+    code: (e as { code?: string }).code ?? String(e),
+    message: (e as Error).message,
+    skipped,
+    ms: Date.now() - started,
+  }));
 } finally {
   await published;
   await link.close();

@@ -1,8 +1,10 @@
 /**
  * `servePlan()` holds one result per planned item whatever a peer publishes on the plan's results
  * subject: replays of a signed result are compared with the kept one and dropped (counted), a
- * result of another verifier version is skipped while the item waits for a current one, and two
- * disagreeing results of one item stop the collection as they stop the merge.
+ * result of another verifier version left in the stream before the serve began is skipped while
+ * the item waits for a current one, one arriving after (a worker of another version in the pool)
+ * stops the collection at once, and two disagreeing results of one item stop the collection as
+ * they stop the merge.
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT } from "../cli/_run.ts";
@@ -41,12 +43,27 @@ Deno.test("servePlan() keeps one result per item when a signed result is replaye
   assert.deepEqual(got.skipped, []);
 });
 
-Deno.test("servePlan() skips a result of another verifier version and waits for a current one", async () => {
+Deno.test("servePlan() skips a result of another verifier version stored before it began and merges the current ones", async () => {
   const got = await serveReplays("stale");
   assert.equal(got.results.length, got.items);
   for (const r of got.results) assert.equal(r.version, VERSION);
   assert.equal(got.skipped.length, 1);
-  assert.match(got.skipped[0], /computed by version '0\.0\.9', not '[^']+' \(this serve's\)/);
+  assert.match(
+    got.skipped[0],
+    /computed by version '0\.0\.9', not '[^']+' \(this serve's\), before this serve began/,
+  );
+});
+
+Deno.test("servePlan() stops with MERGE_VERSION when a result of another verifier version arrives after it began", async () => {
+  const got = await serveReplays("stale-late");
+  assert.equal(got.code, "MERGE_VERSION");
+  assert.match(
+    got.message,
+    new RegExp(`worker ${"aa".repeat(8)} computed it with version '0\\.0\\.9'`),
+  );
+  assert.deepEqual(got.skipped, []);
+  // At once, not at the 60 s timeout (which would merge with the item missing, never throw).
+  assert.ok(got.ms < 30_000, `took ${got.ms} ms`);
 });
 
 Deno.test("servePlan() stops with MERGE_CONFLICT when two results of one item disagree", async () => {
