@@ -43,35 +43,54 @@ function _startsResultLine(cut: string): boolean {
   return at === cut.length;
 }
 
+/** The file {@link resumePartial} checked: its device and inode numbers. */
+export interface PartialIdentity {
+  /** Device number. */
+  readonly dev: number;
+  /** Inode number (null where the platform has none, as `Deno.FileInfo` says). */
+  readonly ino: number | null;
+}
+
+/** What {@link resumePartial} found. */
+export interface ResumedPartial {
+  /** Item digest -> its result line (with newline); empty when there is no partial file. */
+  readonly lines: Map<string, string>;
+  /** The partial file checked, or null when there was none (give it to {@link openPartial}). */
+  readonly found: PartialIdentity | null;
+}
+
 /**
  * Reads what an earlier run of this shard left, and cuts off a last line written only in part.
  *
  * @param path the partial file (`<out>.partial`)
  * @param shard plan digest, the shard's items and this worker's key (`workers`): a line signed
  *   by any other key is not this run's
- * @returns item digest -> its result line (with newline); empty when there is no partial file
- * @throws {InputError} `OUTPUT_EXISTS` when the file is not a regular file or holds anything but
- *   results of this shard and the start of one
+ * @returns the result lines kept, by item digest, and the file they came from (null when there is
+ *   no partial file)
+ * @throws {InputError} `OUTPUT_EXISTS` when the file is not a regular file, has another hard link,
+ *   is replaced while it is read, or holds anything but results of this shard and the start of one
  * @example
  * ```ts ignore
- * const done = await resumePartial("results-0.jsonl.partial", { planDigest, items, workers });
+ * const { lines, found } = await resumePartial("r0.jsonl.partial", { planDigest, items, workers });
  * ```
  */
 export async function resumePartial(
   path: string,
   shard: { planDigest: string; items: readonly PlanItem[]; workers: WorkerKeys },
-): Promise<Map<string, string>> {
+): Promise<ResumedPartial> {
   const kept = new Map<string, string>();
   let info: Deno.FileInfo;
   try {
     info = await Deno.lstat(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return kept;
+    if (e instanceof Deno.errors.NotFound) return { lines: kept, found: null };
     throw e;
   }
   const refuse = (why: string) =>
     new InputError("OUTPUT_EXISTS", `Cannot resume from '${path}': ${why} (not touched)`);
   if (!info.isFile) throw refuse("it is not a regular file (a link or a folder)");
+  // A hard link shares its bytes with another name: cutting or appending would change that too.
+  if (_linked(info)) throw refuse("it has another hard link");
   const text = await readTextFile(path, { maxBytes: MAX_RESULTS_BYTES });
   const lines = text.split("\n");
   const cut = lines.pop()!; // "" when the file ends with a newline
@@ -93,6 +112,11 @@ export async function resumePartial(
     }
     kept.set(r.item, line + "\n");
   }
+  // The lines checked are those of the file looked at, not of one put in its place meanwhile.
+  const read = await Deno.lstat(path).catch(() => null);
+  if (read === null || !_same(read, info) || _linked(read)) {
+    throw refuse("it was replaced while it was read");
+  }
   if (cut !== "") {
     try {
       await Deno.truncate(
@@ -104,7 +128,16 @@ export async function resumePartial(
       throw new InputError("OUTPUT_WRITE", `Cannot cut short '${path}': ${ioCause(e)}`);
     }
   }
-  return kept;
+  return { lines: kept, found: { dev: info.dev, ino: info.ino } };
+}
+
+function _same(a: PartialIdentity, b: PartialIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+/** Whether the file has another name (a hard link); null: the platform does not say. */
+function _linked(info: Deno.FileInfo): boolean {
+  return info.nlink !== null && info.nlink !== 1;
 }
 
 /** The partial file of one run, opened once and written through that handle only. */
@@ -113,68 +146,84 @@ export interface PartialFile {
    * Appends one result line (the file is created on first use, unless the run resumed one).
    *
    * @throws {InputError} `OUTPUT_REPLACED` when the path no longer names the file this run
-   *   opened (a link or another file put in its place); `OUTPUT_WRITE` when it cannot be written
+   *   created or resumed (a link, a hard link, or another file put in its place, or anything
+   *   there at all when the run found none); `OUTPUT_WRITE` when it cannot be written
    */
   append(line: string): Promise<void>;
   /**
    * Closes the handle and removes the file, once the shard's results are written.
    *
-   * @throws {InputError} `OUTPUT_REPLACED` when the path no longer names the file this run opened
-   *   (what is there is left alone)
+   * @throws {InputError} `OUTPUT_REPLACED` when the path no longer names the file this run
+   *   created or resumed (what is there is left alone)
    */
   finish(): Promise<void>;
 }
 
 /**
  * Opens the partial file of a run: every append goes through one handle, and the path is checked
- * to name that same file (not a link, not a file put in its place) before each append and before
- * it is removed, so nothing is written through, or removed in place of, something planted there.
+ * to name that same file (not a link, not a file put in its place, not hard-linked elsewhere)
+ * before each append and before it is removed, so nothing is written through, or removed in
+ * place of, something planted there. When {@link resumePartial} found no file, the first append
+ * only creates one (something there by then is refused); when it found one, only that file (same
+ * device and inode) is appended to.
  *
- * @param path the partial file (`<out>.partial`), left by an earlier run (already checked by
- *   {@link resumePartial}) or not there
+ * @param path the partial file (`<out>.partial`)
+ * @param found what {@link resumePartial} found there: the file it checked, or null for none
  * @returns the partial file
  * @example
  * ```ts ignore
- * const partial = openPartial("results-0.jsonl.partial");
+ * const partial = openPartial("results-0.jsonl.partial", found);
  * await partial.append(await signItemResult(r, key));
  * ```
  */
-export function openPartial(path: string): PartialFile {
+export function openPartial(path: string, found: PartialIdentity | null): PartialFile {
   let file: Deno.FsFile | undefined;
-  let opened: Deno.FileInfo | undefined;
+  // The file this run writes: the one resumed, or (once created) the one it created.
+  let own: PartialIdentity | null = found;
   let created = false;
-  const replaced = () =>
-    new InputError(
-      "OUTPUT_REPLACED",
-      `Cannot write '${path}': it was replaced by something other than the file this run opened (not touched)`,
-    );
-  const check = async () => {
+  const replaced = (why = "it was replaced by something other than the file this run opened") =>
+    new InputError("OUTPUT_REPLACED", `Cannot write '${path}': ${why} (not touched)`);
+  // Whether the path names this run's file, a plain file with no other name.
+  const named = async () => {
     const now = await Deno.lstat(path).catch(() => null);
-    if (now === null || !now.isFile || now.ino !== opened!.ino || now.dev !== opened!.dev) {
-      throw replaced();
-    }
+    if (now === null || !now.isFile || own === null || !_same(now, own)) return "replaced";
+    return _linked(now) ? "linked" : "own";
+  };
+  const check = async () => {
+    const state = await named();
+    if (state === "linked") throw replaced("another hard link to it was made");
+    if (state !== "own") throw replaced();
+  };
+  // Removes the path only while it names the file this run created (else leaves it alone).
+  const removeCreated = async () => {
+    if (created && (await named()) === "own") await Deno.remove(path).catch(() => {});
+    created = false;
   };
   const open = async () => {
     try {
-      try {
-        file = await Deno.open(path, { append: true, createNew: true });
+      if (found === null) {
+        try {
+          file = await Deno.open(path, { append: true, createNew: true });
+        } catch (e) {
+          if (e instanceof Deno.errors.AlreadyExists) {
+            throw replaced("something was put there after this run found no partial file");
+          }
+          throw e;
+        }
         created = true;
-      } catch (e) {
-        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-        const info = await Deno.lstat(path);
-        if (!info.isFile) throw replaced();
+        own = await file.stat();
+      } else {
+        await check(); // before opening: a link put in its place is not followed
         file = await Deno.open(path, { append: true });
+        if (!_same(await file.stat(), found)) throw replaced();
       }
-      opened = await file.stat();
       await check(); // the file opened is the one the path names, not a link's target
     } catch (e) {
       file?.close();
       file = undefined;
       // The file this run created goes, unless the path names something else by now (a link
       // swapped in between the creation and the check is left alone, as is its target).
-      const moved = e instanceof InputError && e.code === "OUTPUT_REPLACED";
-      if (created && !moved) await Deno.remove(path).catch(() => {});
-      created = false;
+      await removeCreated();
       throw e;
     }
   };
@@ -189,30 +238,23 @@ export function openPartial(path: string): PartialFile {
         // A file this run created and could not write a byte into would block the next run (an
         // empty partial file is refused): it goes, unless the path names something else now
         // (that is left alone). A line cut short is dropped on resume.
-        const moved = e instanceof InputError && e.code === "OUTPUT_REPLACED";
-        if (!moved && created && file !== undefined && (await file.stat()).size === 0) {
+        if (created && file !== undefined && (await file.stat().catch(() => null))?.size === 0) {
           file.close();
           file = undefined;
-          await Deno.remove(path).catch(() => {});
+          await removeCreated();
         }
         if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
         throw new InputError("OUTPUT_WRITE", `Cannot write '${path}': ${ioCause(e)}`);
       }
     },
     async finish() {
-      if (file === undefined) {
-        // Nothing appended: a file resumed whole is removed, if it is still a plain file.
-        const info = await Deno.lstat(path).catch(() => null);
-        if (info === null) return;
-        if (!info.isFile) throw replaced();
-        await Deno.remove(path);
-        return;
-      }
       try {
+        // Nothing there and nothing created or resumed: nothing to remove.
+        if (own === null && (await Deno.lstat(path).catch(() => null)) === null) return;
         await check();
         await Deno.remove(path);
       } finally {
-        file.close();
+        file?.close();
         file = undefined;
       }
     },

@@ -111,7 +111,7 @@ Deno.test("a full disk leaves neither an empty append lock nor an empty partial 
   assert.equal(lock.stdout.trim(), "OUTPUT_WRITE 1", lock.stderr);
   const partial = await limited(0, [
     "eval",
-    script(`openPartial("${dir}/r0.jsonl.partial").append("line\\n")`),
+    script(`openPartial("${dir}/r0.jsonl.partial", null).append("line\\n")`),
   ]);
   assert.equal(partial.stdout.trim(), "OUTPUT_WRITE 1", partial.stderr);
   assert.deepEqual(await names(dir), []);

@@ -1,12 +1,18 @@
 /**
  * `openPartial()` writes every result line through the one handle it opened: a link (or another
  * file) put in place of the partial file between two results is refused with OUTPUT_REPLACED,
- * and neither the link's target nor the link is written or removed.
+ * and neither the link's target nor the link is written or removed. When `resumePartial()` found
+ * no file, anything at the path by the first append (a hard link to another file, a plain file)
+ * is refused; a resumed file is appended to only while it is the file checked, with no other
+ * hard link.
  */
 import assert from "node:assert/strict";
-import { openPartial } from "../../src/cli/partial_results.ts";
+import { openPartial, resumePartial } from "../../src/cli/partial_results.ts";
+import { workerKeys } from "../../src/attest/mod.ts";
 import { tempDir } from "../_temp.ts";
 
+// Only the file's kind and links are looked at before these tests' refusals.
+const shard = { planDigest: "00".repeat(32), items: [], workers: workerKeys([]) };
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
 Deno.test("openPartial() refuses to append through a link planted in place of the partial file", async () => {
@@ -14,7 +20,7 @@ Deno.test("openPartial() refuses to append through a link planted in place of th
   const path = `${dir}/r0.jsonl.partial`;
   const victim = `${dir}/victim.txt`;
   await Deno.writeTextFile(victim, "precious\n");
-  const partial = openPartial(path);
+  const partial = openPartial(path, null);
   await partial.append("line 1\n");
   await Deno.rename(path, `${dir}/moved.partial`);
   await Deno.symlink(victim, path);
@@ -28,10 +34,58 @@ Deno.test("openPartial() refuses to append through a link planted in place of th
 Deno.test("openPartial() appends to the file it opened and removes it when finished", async () => {
   const dir = await tempDir({ prefix: "bitaudit-partial-" });
   const path = `${dir}/r0.jsonl.partial`;
-  const partial = openPartial(path);
+  const partial = openPartial(path, null);
   await partial.append("line 1\n");
   await partial.append("line 2\n");
   assert.equal(await Deno.readTextFile(path), "line 1\nline 2\n");
   await partial.finish();
   await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
+});
+
+Deno.test("openPartial() refuses a hard link or a plain file put at the path after resumePartial() found none", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  const victim = `${dir}/victim.txt`;
+  await Deno.writeTextFile(victim, "precious\n");
+  const { lines, found } = await resumePartial(path, shard);
+  assert.equal(found, null);
+  assert.equal(lines.size, 0);
+  for (const plant of [() => Deno.link(victim, path), () => Deno.writeTextFile(path, "mine\n")]) {
+    await plant();
+    const partial = openPartial(path, found);
+    await assert.rejects(partial.append("line 1\n"), code("OUTPUT_REPLACED"));
+    await assert.rejects(partial.finish(), code("OUTPUT_REPLACED"));
+    assert.equal(await Deno.readTextFile(victim), "precious\n");
+    assert.ok((await Deno.lstat(path)).isFile);
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("openPartial() refuses to append to a resumed partial file that gained another hard link", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  await Deno.writeTextFile(path, "line 1\n");
+  const found = await Deno.lstat(path); // as resumePartial() saw it
+  await Deno.link(path, `${dir}/elsewhere`);
+  const partial = openPartial(path, found);
+  await assert.rejects(partial.append("line 2\n"), code("OUTPUT_REPLACED"));
+  await assert.rejects(partial.finish(), code("OUTPUT_REPLACED"));
+  assert.equal(await Deno.readTextFile(`${dir}/elsewhere`), "line 1\n");
+  assert.equal(await Deno.readTextFile(path), "line 1\n");
+  // Resuming it again refuses it too, and cuts nothing.
+  await assert.rejects(resumePartial(path, shard), code("OUTPUT_EXISTS"));
+});
+
+Deno.test("openPartial() refuses a file put in place of the resumed one before the first append", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  await Deno.writeTextFile(path, "line 1\n");
+  const found = await Deno.lstat(path);
+  await Deno.rename(path, `${dir}/moved.partial`);
+  await Deno.writeTextFile(path, "planted\n");
+  const partial = openPartial(path, found);
+  await assert.rejects(partial.append("line 2\n"), code("OUTPUT_REPLACED"));
+  await assert.rejects(partial.finish(), code("OUTPUT_REPLACED"));
+  assert.equal(await Deno.readTextFile(path), "planted\n");
+  assert.equal(await Deno.readTextFile(`${dir}/moved.partial`), "line 1\n");
 });

@@ -89,11 +89,11 @@ async function _work(
   const { planDigest, log, items, out, key } = target;
   const partial = `${out}.partial`;
   const workers = workerKeys([key.publicKey]);
-  const lines = await resumePartial(partial, { planDigest, items, workers });
+  const { lines, found } = await resumePartial(partial, { planDigest, items, workers });
   const resumed = lines.size;
   const { ctx, close } = await openWorkContext(options);
   const bar = progressBar("verifying", { enabled: options.progress });
-  const file = openPartial(partial);
+  const file = openPartial(partial, found);
   try {
     for (const item of items) {
       if (lines.has(item.item)) continue;
