@@ -59,9 +59,17 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
     // verified is a forgery or a tampered payload, and its keyid hint is the attacker's word.
     const ids = new Set(inputs.report.signatures.flatMap((s) => s.refusedKey ?? []));
     const stated = _time(predicate?.timeVerified);
+    const token = _token(inputs.report);
     for (const key of inputs.trustRoot.keys) {
       if (key.role !== "inspector" || !ids.has(key.keyid)) continue;
-      hints.push(_inspectorHint(key, stated, (inputs.now ?? new Date()).getTime()));
+      // The key that made the entry the token covers was judged at the token's time alone.
+      const dated = token !== undefined &&
+          inputs.report.signatures[token.signature]?.refusedKey === key.keyid
+        ? token.at
+        : undefined;
+      hints.push(
+        _inspectorHint(key, { stated, dated, now: (inputs.now ?? new Date()).getTime() }),
+      );
     }
   }
   if (failed.has("checkpoint")) {
@@ -162,21 +170,52 @@ function _within(key: TrustRootKey, at: number): boolean {
     (key.revoked === undefined || at < key.revoked.time);
 }
 
-function _inspectorHint(key: TrustRootKey, stated: number | undefined, now: number): string {
+/**
+ * The signature entry a valid RFC 3161 token dated, and its time, when the check was given one
+ * (`checkAttestation`'s `timestamp` check, whose words are anchored here): the key that made that
+ * entry was judged at the token's time, not at the statement's or the verification time.
+ */
+function _token(report: CheckReport): { signature: number; at: number } | undefined {
+  const detail = report.checks.find((c) => c.check === "timestamp" && c.ok)?.detail ?? "";
+  const m = /^RFC 3161 token: signature (\d+) existed at (\S+)$/.exec(detail);
+  const at = _time(m?.[2]);
+  return m === null || at === undefined ? undefined : { signature: Number(m[1]), at };
+}
+
+/**
+ * The hint for an inspector key refused by the signatures check: its window, the statement's
+ * time (its signer's own word), and either the token's time the key was judged at (`dated`) or,
+ * without a token, what the statement's time says of the window.
+ */
+function _inspectorHint(
+  key: TrustRootKey,
+  o: { stated: number | undefined; dated: number | undefined; now: number },
+): string {
+  const { stated, dated } = o;
   const when = stated === undefined ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
-  const early = stated !== undefined && stated < key.validFor.start
-    ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`
-    : "";
-  // Signed inside its window by the statement's own date, and ended or revoked since.
-  const retired = stated !== undefined && _within(key, stated) && !_within(key, now)
-    ? " The key has been ended or revoked since: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`."
-    : "";
+  let why = "";
+  if (dated !== undefined) {
+    const outside = _within(key, dated) ? "" : ", outside the key's window";
+    const early = dated < key.validFor.start
+      ? ": if the key was the inspector's then, build the trust root with an earlier --valid-from"
+      : "";
+    why = ` The RFC 3161 token given to \`check --timestamp\` dates the signature at ${
+      _iso(dated)
+    }${outside}, and the key was judged at that time${early}.`;
+  } else if (stated !== undefined && stated < key.validFor.start) {
+    why =
+      ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`;
+  } else if (stated !== undefined && _within(key, stated) && !_within(key, o.now)) {
+    // Inside its window by the statement's own word, and ended or revoked since.
+    why =
+      " That is inside the key's window, but the key has been ended or revoked since, and a statement's time is its signer's own word: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`.";
+  }
   const set = key.revoked === undefined
     ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`, or ended with `--extend --end`"
     : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
   return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
     _window(key)
-  } (${set}).${when}${early}${retired}`;
+  } (${set}).${when}${why}`;
 }
 
 function _proverHint(root: TrustRoot, id: string, signedAt: number | undefined): string {

@@ -28816,9 +28816,13 @@ ${values.join("\n")}` : `${blockName} :`;
     if (failed.has("signatures")) {
       const ids = new Set(inputs.report.signatures.flatMap((s) => s.refusedKey ?? []));
       const stated = _time2(predicate?.timeVerified);
+      const token = _token(inputs.report);
       for (const key of inputs.trustRoot.keys) {
         if (key.role !== "inspector" || !ids.has(key.keyid)) continue;
-        hints.push(_inspectorHint(key, stated, (inputs.now ?? /* @__PURE__ */ new Date()).getTime()));
+        const dated = token !== void 0 && inputs.report.signatures[token.signature]?.refusedKey === key.keyid ? token.at : void 0;
+        hints.push(
+          _inspectorHint(key, { stated, dated, now: (inputs.now ?? /* @__PURE__ */ new Date()).getTime() })
+        );
       }
     }
     if (failed.has("checkpoint")) {
@@ -28874,12 +28878,27 @@ ${values.join("\n")}` : `${blockName} :`;
   function _within(key, at) {
     return at >= key.validFor.start && (key.validFor.end === void 0 || at <= key.validFor.end) && (key.revoked === void 0 || at < key.revoked.time);
   }
-  function _inspectorHint(key, stated, now) {
+  function _token(report) {
+    const detail = report.checks.find((c) => c.check === "timestamp" && c.ok)?.detail ?? "";
+    const m = /^RFC 3161 token: signature (\d+) existed at (\S+)$/.exec(detail);
+    const at = _time2(m?.[2]);
+    return m === null || at === void 0 ? void 0 : { signature: Number(m[1]), at };
+  }
+  function _inspectorHint(key, o) {
+    const { stated, dated } = o;
     const when = stated === void 0 ? "" : ` The statement says it was signed at ${_iso(stated)}.`;
-    const early = stated !== void 0 && stated < key.validFor.start ? ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.` : "";
-    const retired = stated !== void 0 && _within(key, stated) && !_within(key, now) ? " The key has been ended or revoked since: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`." : "";
+    let why = "";
+    if (dated !== void 0) {
+      const outside = _within(key, dated) ? "" : ", outside the key's window";
+      const early = dated < key.validFor.start ? ": if the key was the inspector's then, build the trust root with an earlier --valid-from" : "";
+      why = ` The RFC 3161 token given to \`check --timestamp\` dates the signature at ${_iso(dated)}${outside}, and the key was judged at that time${early}.`;
+    } else if (stated !== void 0 && stated < key.validFor.start) {
+      why = ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`;
+    } else if (stated !== void 0 && _within(key, stated) && !_within(key, o.now)) {
+      why = " That is inside the key's window, but the key has been ended or revoked since, and a statement's time is its signer's own word: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`.";
+    }
     const set = key.revoked === void 0 ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`, or ended with `--extend --end`" : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
-    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${set}).${when}${early}${retired}`;
+    return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${set}).${when}${why}`;
   }
   function _proverHint(root, id, signedAt) {
     const key = root.keys.find((k) => k.keyid === id);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { buildTrustRoot, decodeBase64, decodePublicKeyPem } from "../../src/attest/mod.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
-import { checkFile } from "../../src/cli/commands/check.ts";
+import { checkAttestationFile, checkFile } from "../../src/cli/commands/check.ts";
 import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
 import { makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
@@ -128,6 +128,19 @@ Deno.test({
     });
     assert.equal(stamped.valid, false);
     assert.equal(stamped.checks.find((c) => c.check === "signatures")?.ok, false);
+    // Its hint names the token's time the key was judged at, never a missing token.
+    const { hints } = await checkAttestationFile({
+      attestation: backdated.path,
+      trustRoot: revoked,
+      timestamp: await token(backdated.sig, "backdated-hint"),
+    });
+    assert.equal(hints.length, 1, hints.join("\n"));
+    assert.match(hints[0]!, /statement says it was signed at 2026-06-01T00:00:00Z/);
+    assert.match(
+      hints[0]!,
+      /token given to `check --timestamp` dates the signature at .*, outside/,
+    );
+    assert.doesNotMatch(hints[0]!, /only with an RFC 3161 token/);
     // Timestamped before the revocation (revoked an hour from now): still valid afterwards.
     const a = await audit();
     const later = await root("revoked-future", { revokedAt: Date.now() + 3600_000 });

@@ -228,7 +228,7 @@ Deno.test("validityHints(): a verdict signed inside its key's window, the key en
   assert.match(hint!, /until 2026-06-01T00:00:00Z \(set with .* or ended with `--extend --end`\)/);
   assert.match(
     hint!,
-    /ended or revoked since: .*RFC 3161 token over its signature, given to `check --timestamp`/,
+    /inside the key's window, but the key has been ended or revoked since, and a statement's time is its signer's own word: .*RFC 3161 token over its signature, given to `check --timestamp`/,
   );
   // Still inside the window: no such sentence.
   const [inside] = await validityHints({
@@ -238,4 +238,57 @@ Deno.test("validityHints(): a verdict signed inside its key's window, the key en
     now: new Date("2026-04-01T00:00:00Z"),
   });
   assert.doesNotMatch(inside!, /ended or revoked since/);
+});
+
+Deno.test("validityHints(): a key judged at a token's time after its revocation is told so, not that it lacks a token", async () => {
+  const revoked: TrustRoot = {
+    ...trustRoot,
+    keys: [{
+      ...trustRoot.keys[0]!,
+      validFor: { start: Date.parse("2023-01-01") },
+      revoked: { time: Date.parse("2026-02-01"), reason: "key compromised" },
+    }],
+  };
+  // The compromised key signed after its revocation, writing a time before it; the token given to
+  // `check --timestamp` dates the signature 2026-03-01, and the check refused the key there.
+  const verdict = {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: b64(statement({ timeVerified: "2026-01-15T00:00:00Z" })),
+    signatures: [],
+  };
+  const why = `key ${id.slice(0, 16)}… is revoked at the rfc3161 time 2026-03-01T00:00:00.000Z`;
+  const r = {
+    valid: false,
+    verdict: null,
+    auditId: null,
+    signatures: [{ keyid: id, valid: false, verifiedBy: null, refusedKey: id, reason: why }],
+    checks: [
+      {
+        check: "timestamp",
+        ok: true,
+        detail: "RFC 3161 token: signature 0 existed at 2026-03-01T00:00:00.000Z",
+      },
+      { check: "signatures", ok: false, detail: `0 valid inspector signature(s); ${why}` },
+    ],
+  };
+  const inputs = { envelope: verdict, trustRoot: revoked, now: new Date("2026-06-01") };
+  const [hint] = await validityHints({ report: r, ...inputs });
+  assert.doesNotMatch(hint!, /ended or revoked since|only with an RFC 3161 token/);
+  assert.match(hint!, /The statement says it was signed at 2026-01-15T00:00:00Z\./);
+  assert.match(
+    hint!,
+    /token given to `check --timestamp` dates the signature at 2026-03-01T00:00:00Z, outside the key's window/,
+  );
+  // Without the token, the same refusal at the verification time keeps the retired sentence.
+  const plain = {
+    ...r,
+    signatures: [{ ...r.signatures[0]!, reason: "revoked at the verification time" }],
+    checks: [r.checks[1]!],
+  };
+  const [unstamped] = await validityHints({ report: plain, ...inputs });
+  assert.match(
+    unstamped!,
+    /The statement says it was signed at 2026-01-15T00:00:00Z\. That is inside/,
+  );
+  assert.match(unstamped!, /only with an RFC 3161 token over its signature/);
 });
