@@ -25,6 +25,7 @@ import {
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
+import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -110,24 +111,9 @@ export async function _recomputeSequence(
     hidden: c.hidden,
     passRows: passes.map((q) => q.rows),
   });
-  const cascade = passes.findIndex((q) => q.cascadePrefix !== undefined);
-  if (cascade >= 0 && input.stack.components.vllm === undefined) {
-    // Cascade attention is vLLM's alone: on any other stack the claim contradicts the stack.
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its stack: pass ${cascade} claims vLLM's cascade attention, which ` +
-        `stack '${input.stack.id}' never runs`,
-    );
-  }
-  if (cascade >= 0) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `pass ${cascade} ran vLLM's cascade attention (a shared prefix of ` +
-        `${passes[cascade]!.cascadePrefix} tokens attended separately and merged by LSE with ` +
-        "merge_attn_states), which is not modelled; serve with disable_cascade_attn to be " +
-        "verifiable",
-    );
-  }
+  // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
+  // path never hides a FAIL).
+  const cascade = _cascadeClaim(passes, input.stack);
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",
@@ -169,30 +155,34 @@ export async function _recomputeSequence(
     pos += n;
   });
   // Bound every activation before anything is allocated: the sequence's rows times the widest
-  // row of any stage, and one chunk of logits rows.
+  // row of any stage, and one chunk of logits rows (none with cascade: nothing is computed).
   const moe = c.moe;
-  _checkSize(
-    [
-      computed,
-      Math.max(
-        c.hidden,
-        c.intermediate,
-        c.heads * c.headDim,
-        moe === undefined ? 0 : Math.max(moe.experts, moe.topK * moe.intermediate),
-      ),
-    ],
-    "activation",
-  );
-  _checkSize([512, c.vocab], "logits");
+  if (cascade === null) {
+    _checkSize(
+      [
+        computed,
+        Math.max(
+          c.hidden,
+          c.intermediate,
+          c.heads * c.headDim,
+          moe === undefined ? 0 : Math.max(moe.experts, moe.topK * moe.intermediate),
+        ),
+      ],
+      "activation",
+    );
+    _checkSize([512, c.vocab], "logits");
+  }
   step(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers); ` +
       `history ${w.history.sha256.slice(0, 16)}… (${passes.length} passes) by digest`,
   );
-  _checkCost(
-    decoderProducts(c, passes),
-    `the replay of ${passes.length} passes through ${c.layers} layers`,
-  );
+  if (cascade === null) {
+    _checkCost(
+      decoderProducts(c, passes),
+      `the replay of ${passes.length} passes through ${c.layers} layers`,
+    );
+  }
   let r;
   try {
     r = await runServingForward(ckpt, {
@@ -209,6 +199,7 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel,
+      ...(cascade === null ? {} : { unmodelled: cascade }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.

@@ -14,6 +14,7 @@ import {
   encodeServingHistory,
   formatClaimLog,
   GENESIS_PREV,
+  type HistoryPass,
   makeClaimRecord,
   type ModelForwardWorkload,
   parseClaimLog,
@@ -228,31 +229,89 @@ Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step tog
   assert.match(one.reason, /multiProcessorCount 1 below the 'a100' chip's 108 SMs/);
 });
 
-Deno.test("a served pass that ran vLLM's cascade attention is NOT_VERIFIED with the reason", async () => {
+/** Verifies the log's last record (a served sequence) with another history and workload. */
+async function bentSequence(
+  passes: readonly HistoryPass[],
+  o: { readonly tokens?: SequenceWorkload["tokens"]; readonly positions?: readonly number[] } = {},
+) {
   const last = log.records.length - 1;
   const rec = log.records[last]!;
   const w = rec.predicate.workload as SequenceWorkload;
-  const passes = parseServingHistory((await blobs.get(w.history.sha256))!);
-  const bent = encodeServingHistory(passes.map((q, i) => i === 0 ? { ...q, cascadePrefix: 2 } : q));
+  const bent = encodeServingHistory(passes);
   const digest = sha256Hex(bent);
   const records = log.records.slice();
   records[last] = {
     ...rec,
     predicate: {
       ...rec.predicate,
-      workload: { ...w, history: { ...w.history, sha256: digest } },
+      batch: { size: Math.max(...passes.map((q) => q.entries.length)) },
+      workload: {
+        ...w,
+        ...(o.tokens === undefined ? {} : { tokens: o.tokens }),
+        ...(o.positions === undefined ? {} : { positions: o.positions }),
+        history: { sha256: digest, passes: passes.length },
+      },
     },
   };
   const store2: BlobStore = {
     dir: "memory",
     get: (d) => Promise.resolve(d === digest ? bent : out.blobs.get(d) ?? null),
   };
-  const r = await verifyRecord({ store, blobs: store2, walker, attention }, {
+  return await verifyRecord({ store, blobs: store2, walker, attention }, {
     log: parseClaimLog(formatClaimLog(records)),
     index: last,
   });
-  assert.equal(r.status, "NOT_VERIFIED", r.reason);
-  assert.match(r.reason, /pass 0 ran vLLM's cascade attention .* 2 tokens/);
+}
+
+Deno.test("vLLM cascade attention: a claim vLLM 0.11 cannot make FAILs; one it can make is NOT_VERIFIED only when nothing else contradicts the record", async () => {
+  const w = log.records.at(-1)!.predicate.workload as SequenceWorkload;
+  const passes = parseServingHistory((await blobs.get(w.history.sha256))!);
+  // Claims outside vLLM 0.11's use_cascade_attention (prefix >= 256, >= 8 requests).
+  const short = await bentSequence(passes.map((q, i) => i === 0 ? { ...q, cascadePrefix: 2 } : q));
+  assert.equal(short.status, "FAIL", short.reason);
+  assert.match(short.reason, /pass 0 claims vLLM's cascade attention over a 2-token prefix/);
+  const few = await bentSequence(passes.map((q, i) => i === 0 ? { ...q, cascadePrefix: 256 } : q));
+  assert.equal(few.status, "FAIL", few.reason);
+  assert.match(few.reason, /with \d request\(s\); vLLM 0\.11 uses it only for 8 or more/);
+  // A 300-token prompt, then a decode step beside 7 other requests sharing a 256-token prefix.
+  const prompt = Array.from(
+    { length: 300 },
+    (_, i) => w.tokens.prompt[i % w.tokens.prompt.length]!,
+  );
+  const tokens = { prompt, generated: [5, 6] };
+  const decode = (cached: readonly number[], more: Partial<HistoryPass> = {}): HistoryPass => ({
+    entries: cached.map((c) => ({ query: 1, cached: c })),
+    self: 0,
+    rows: cached.length,
+    logitsRows: cached.length,
+    cascadePrefix: 256,
+    ...more,
+  });
+  const cascade = (p: HistoryPass, o: { tokens?: SequenceWorkload["tokens"] } = {}) =>
+    bentSequence([{ entries: [{ query: 300, cached: 0 }], self: 0, rows: 300, logitsRows: 1 }, p], {
+      tokens: o.tokens ?? tokens,
+      positions: [300],
+    });
+  const eight = [300, 256, 256, 260, 270, 280, 290, 300];
+  const named = await cascade(decode(eight));
+  assert.equal(named.status, "NOT_VERIFIED", named.reason);
+  assert.match(named.reason, /pass 1 ran vLLM's cascade attention .* 256 tokens/);
+  // Every contradiction the verifier can establish still FAILs beside the named cascade.
+  const cases: [HistoryPass, RegExp, SequenceWorkload["tokens"]?][] = [
+    [
+      decode(eight.map((c, i) => (i === 3 ? 255 : c))),
+      /longer than the 255 cached tokens of entry 3/,
+    ],
+    [decode(eight, { logitsRows: 0 }), /records 0 logits rows/],
+    [decode(eight, { rows: 9 }), /says 9 GEMM rows, its entries flatten to 8/],
+    [decode(eight.map((c, i) => (i === 0 ? 299 : c))), /says 299 cached tokens/],
+    [decode(eight), /the passes compute 301 positions/, { prompt, generated: [5, 6, 7] }],
+  ];
+  for (const [p, reason, t] of cases) {
+    const r = await cascade(p, t === undefined ? {} : { tokens: t });
+    assert.equal(r.status, "FAIL", `${reason}: ${r.reason}`);
+    assert.match(r.reason, reason);
+  }
 });
 
 Deno.test("vLLM expert-parallel records (ep = tp = 2, MoE): honest PASS; a pass that split the experts' width while claiming ep FAILs", async () => {

@@ -114,6 +114,12 @@ export interface ServingForwardOptions {
   readonly forcedSplits?: ReadonlyMap<number, number>;
   /** The tensor-parallel split; absent on one GPU. */
   readonly parallel?: TensorParallel | undefined;
+  /**
+   * Why the passes cannot be replayed, known to the caller (a path the operators do not model):
+   * the passes and sequences are still checked against each other (a contradiction still throws
+   * RangeError), then the replay stops as not supported with this reason, computing nothing.
+   */
+  readonly unmodelled?: string;
 }
 
 /** One sequence's KV cache: per layer, K and V [positions, kvHeads * headDim] BF16. */
@@ -300,6 +306,7 @@ async function _replay(
     ops,
   };
   const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
+  if (o.unmodelled !== undefined) throw new ForwardUnsupported(o.unmodelled);
   const tokens: number[] = [];
   const positions: number[] = [];
   for (const b of blocks) {
