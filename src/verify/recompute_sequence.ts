@@ -140,10 +140,15 @@ export async function _recomputeSequence(
         `record contradicts its history: pass ${i} computes no position of this sequence`,
       );
     }
+    // Several generated positions in one pass is speculative decoding, which no stack profile
+    // runs: HF's generate_batch has none, and the vLLM stacks pin their flags, none with a
+    // speculative config. A stack that ever pins one makes this NOT_VERIFIED for that stack,
+    // after every contradiction check.
     if (pos >= prompt.length && n !== 1) {
       throw new _Stop(
-        "NOT_VERIFIED",
-        `pass ${i} computes ${n} generated positions at once (speculative decoding is not modelled)`,
+        "FAIL",
+        `record contradicts its stack: pass ${i} computes ${n} generated positions at once ` +
+          `(speculative decoding), which stack '${input.stack.id}' never runs`,
       );
     }
     if (pos < prompt.length && pos + n > prompt.length) {

@@ -114,6 +114,17 @@ async function verifyVariant(
   });
 }
 
+/** The honest history with its sequence's last two decode steps computed by one pass. */
+function _mergedDecode(): HistoryPass[] {
+  const n = passes0.length;
+  const [a, b] = [passes0[n - 2]!, passes0[n - 1]!];
+  assert.ok(w0.tokens.generated.length >= 3, "the last two passes compute generated positions");
+  assert.equal(a.entries[a.self]!.query, 1);
+  assert.equal(b.entries[b.self]!.query, 1);
+  const entries = a.entries.map((e, j) => (j === a.self ? { ...e, query: 2 } : e));
+  return [...passes0.slice(0, n - 2), { ...a, entries, rows: a.rows + 1 }];
+}
+
 Deno.test("sequence records contradicting their history or tokens FAIL with the reason", async () => {
   assert.equal((await verifyVariant({})).status, "PASS");
   const cases: [Parameters<typeof verifyVariant>[0], RegExp][] = [
@@ -156,6 +167,21 @@ Deno.test("sequence records contradicting their history or tokens FAIL with the 
         }],
       },
       /pass \d+ computes no position of this sequence/,
+    ],
+    // Two decode steps in one pass is speculative decoding, which no stack runs: the claim
+    // contradicts the stack, whatever else is wrong (here a token that is not the argmax).
+    [{ passes: _mergedDecode() }, /pass \d+ computes 2 generated positions at once/],
+    [
+      {
+        passes: _mergedDecode(),
+        workload: {
+          tokens: {
+            ...w0.tokens,
+            generated: w0.tokens.generated.map((t, i) => i === 0 ? t + 1 : t),
+          },
+        },
+      },
+      /pass \d+ computes 2 generated positions at once/,
     ],
     // Cascade attention is vLLM's: on an HF continuous-batching stack the claim contradicts it.
     [
