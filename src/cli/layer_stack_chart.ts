@@ -10,6 +10,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { LayerDivergence } from "../verify/mod.ts";
+import { MAX_DECODER_LAYERS } from "../model/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { renderSvg, STATUS_COLOURS } from "./report_charts.ts";
 
@@ -56,8 +57,9 @@ const STAGE_NAME = { attention: "attention", mlp: "MLP" } as const;
  *
  * @param d the first diverging cell and the stack's height
  * @returns `layers * 2` cells
- * @throws {RangeError} when `layers` is not a positive integer, `layer` is not in
- *   0..`layers`-1, or `stage` is not a stage
+ * @throws {RangeError} when `layers` is not a positive integer or is above `MAX_DECODER_LAYERS`
+ *   (no decoder has more, and the cells of a taller stack may not fit in memory), `layer` is not
+ *   in 0..`layers`-1, or `stage` is not a stage
  * @example
  * ```ts
  * import { layerStackCells } from "./layer_stack_chart.ts";
@@ -67,6 +69,11 @@ const STAGE_NAME = { attention: "attention", mlp: "MLP" } as const;
  */
 export function layerStackCells(d: LayerDivergence): LayerCell[] {
   const at = _position(d);
+  if (d.layers > MAX_DECODER_LAYERS) {
+    throw new RangeError(
+      `Cannot draw the layer stack: more than ${MAX_DECODER_LAYERS} layers, got '${d.layers}'`,
+    );
+  }
   return Array.from({ length: d.layers * LAYER_STAGES.length }, (_, order) => ({
     layer: Math.floor(order / LAYER_STAGES.length),
     stage: LAYER_STAGES[order % LAYER_STAGES.length]!,
@@ -175,7 +182,8 @@ export function layerStackChart(d: LayerDivergence): TopLevelSpec {
 
 /**
  * The layer stack of one FAIL as a figure: the chart, labelled for assistive technology with its
- * title and statement, and the same statement as the caption.
+ * title and statement, and the same statement as the caption. A stack taller than any decoder
+ * (`MAX_DECODER_LAYERS`) gets the caption alone: its cells are not drawn.
  *
  * @param d the first diverging cell, the stack's height and optionally the pass (escaped here)
  * @returns the `<figure>` element as text
@@ -188,8 +196,11 @@ export function layerStackChart(d: LayerDivergence): TopLevelSpec {
  * ```
  */
 export async function layerStackFigure(d: LayerStack): Promise<string> {
-  const spec = layerStackChart(d);
   const caption = layerStackCaption(d);
+  if (d.layers > MAX_DECODER_LAYERS) {
+    return `<figure class="layers"><figcaption>${h(caption)}</figcaption></figure>`;
+  }
+  const spec = layerStackChart(d);
   const svg = await renderSvg(spec, { title: String(spec.title), description: caption });
   return `<figure class="layers">${svg}<figcaption>${h(caption)}</figcaption></figure>`;
 }

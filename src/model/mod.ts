@@ -124,6 +124,7 @@ export {
   layerTensorShapes,
   type LinearBiases,
   MAX_CONFIG_JSON_BYTES,
+  MAX_DECODER_LAYERS,
   type MoeConfig,
   openDecoderCheckpoint,
   parseCheckpointJson,

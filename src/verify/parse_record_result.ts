@@ -18,7 +18,7 @@ import type {
   StepResult,
 } from "./record_result.ts";
 import { FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
-import type { SfuUse } from "../model/mod.ts";
+import { MAX_DECODER_LAYERS, type SfuUse } from "../model/mod.ts";
 import { type ComponentEvidence, EVIDENCE_LEVELS, type EvidenceLevel } from "../hardware/mod.ts";
 
 /** Bit pattern of one output element as results write it (`0x` and 4 to 8 hex digits). */
@@ -134,6 +134,10 @@ function _divergence(v: unknown, bad: (why: string) => never): LayerDivergence {
   const d = exactObject(v, { where: "result.firstDivergence", shape: DIVERGENCE, bad });
   const layer = d.layer as number;
   const layers = d.layers as number;
+  // A chain is one entry per decoder layer, and no config the verifier reads has more.
+  if (layers < 1 || layers > MAX_DECODER_LAYERS) {
+    bad(`'result.firstDivergence.layers' is not in 1..${MAX_DECODER_LAYERS}`);
+  }
   if (layer >= layers) bad("'result.firstDivergence.layer' >= layers");
   return { layer, stage: d.stage === "attention" ? "attention" : "mlp", layers };
 }

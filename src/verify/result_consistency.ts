@@ -34,6 +34,9 @@ const PASS_STEPS: Readonly<Record<string, readonly string[]>> = {
   sequence: ["kernel", "tokens"],
 };
 
+/** Workload kinds whose claims carry a layer chain, the only ones a layer-chain FAIL can be about. */
+const CHAIN_KINDS: readonly string[] = ["model_forward", "sequence"];
+
 /** Every finding a FAIL may state (a record, so a new member is a compile error here). */
 export const FAIL_FINDINGS: Readonly<Record<FailFinding, true>> = Object.freeze({
   fingerprint: true,
@@ -60,7 +63,7 @@ export type CheckedResult =
  *
  * @param r the result (with `steps` when it carries its trace)
  * @param options `kind`: the record's workload kind, to require the steps of its PASS (only with a
- *   trace); `chain`: whether `firstDivergence` is part of the form being checked (a layer-chain
+ *   trace) and to refuse a layer chain where its claim has none; `chain`: whether `firstDivergence` is part of the form being checked (a layer-chain
  *   FAIL must then carry it)
  * @returns the first inconsistency, or null
  * @example
@@ -85,6 +88,10 @@ export function resultInconsistency(
   if (r.status !== "FAIL" && r.firstDifference !== null) return `a ${r.status} has a difference`;
   if (r.status !== "FAIL" && r.firstDivergence !== undefined) {
     return `a ${r.status} has a diverging layer`;
+  }
+  const chained = r.finding === "layer-chain" || r.firstDivergence !== undefined;
+  if (chained && options.kind !== undefined && !CHAIN_KINDS.includes(options.kind)) {
+    return `a layer-chain result about a ${options.kind} record, whose claim has no layer chain`;
   }
   if (r.evidence !== undefined && r.recomputed === null) {
     return `a ${r.status} lists evidence without a recomputation`;

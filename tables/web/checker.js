@@ -2274,6 +2274,7 @@
     model_forward: ["kernel"],
     sequence: ["kernel", "tokens"]
   };
+  var CHAIN_KINDS = ["model_forward", "sequence"];
   var FAIL_FINDINGS = Object.freeze({
     fingerprint: true,
     "layer-chain": true,
@@ -2289,6 +2290,10 @@
     if (r.status !== "FAIL" && r.firstDifference !== null) return `a ${r.status} has a difference`;
     if (r.status !== "FAIL" && r.firstDivergence !== void 0) {
       return `a ${r.status} has a diverging layer`;
+    }
+    const chained = r.finding === "layer-chain" || r.firstDivergence !== void 0;
+    if (chained && options.kind !== void 0 && !CHAIN_KINDS.includes(options.kind)) {
+      return `a layer-chain result about a ${options.kind} record, whose claim has no layer chain`;
     }
     if (r.evidence !== void 0 && r.recomputed === null) {
       return `a ${r.status} lists evidence without a recomputation`;

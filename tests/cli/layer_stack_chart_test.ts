@@ -111,3 +111,12 @@ Deno.test("layerStackFigure() escapes a step label in the description and captio
   assert.equal(html.match(/In &lt;script&gt;alert\(1\)/g)?.length, 2); // <desc> and caption
   assert.ok(html.includes("\\u{1b}[31m\\u{202e}, layer 1&#39;s attention output"));
 });
+
+Deno.test("layerStackFigure() gives a stack taller than any decoder its caption alone, drawing no cell", async () => {
+  const d = { layer: 7, stage: "mlp", layers: 4503599627370495 } as const;
+  assert.throws(() => layerStackCells(d), RangeError);
+  const html = await layerStackFigure(d);
+  assert.ok(!html.includes("<svg"));
+  const caption = layerStackCaption(d).replaceAll("'", "&#39;");
+  assert.equal(html, `<figure class="layers"><figcaption>${caption}</figcaption></figure>`);
+});

@@ -10,6 +10,7 @@ import {
   MISSING_RESULT_REASON,
   parseItemResult,
   planAudit,
+  resultInconsistency,
   runAudit,
   workItem,
 } from "../../src/verify/mod.ts";
@@ -73,6 +74,22 @@ Deno.test("mergeItemResults() refuses a result whose fields contradict its statu
   assert.throws(() => merge([forged]), code("RESULT_INCONSISTENT"));
 });
 
+Deno.test("mergeItemResults() refuses a layer-chain FAIL about a record whose claim has no layer chain", () => {
+  const r = results[1]!;
+  assert.equal(plan.items[1]!.kind, "speculative_decode");
+  const chainFail = {
+    ...r.result,
+    status: "FAIL" as const,
+    recomputed: r.result.claimed,
+    finding: "layer-chain" as const,
+    firstDivergence: { layer: 0, stage: "mlp" as const, layers: 1 },
+    steps: [{ step: "compare", ok: false, detail: "layer chain differs" }],
+  };
+  assert.throws(() => merge([{ ...r, result: chainFail }]), code("RESULT_INCONSISTENT"));
+  assert.match(resultInconsistency(chainFail, { kind: "gemm", chain: true }) ?? "", /gemm/);
+  assert.equal(resultInconsistency(chainFail, { kind: "model_forward", chain: true }), null);
+});
+
 Deno.test("mergeItemResults() refuses results of another plan, another record, another version, two asset digests", () => {
   const r = results[0]!;
   assert.throws(() => merge([{ ...r, plan: "00".repeat(32) }]), code("MERGE_FOREIGN"));
@@ -122,6 +139,9 @@ Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer 
     { layer: -1, stage: "mlp", layers: 36 },
     { layer: 7, stage: "mlp", layers: 36, step: 2 },
     { layer: 7, stage: "mlp" },
+    { layer: 7, stage: "mlp", layers: 1025 },
+    { layer: 7, stage: "mlp", layers: 4503599627370495 },
+    { layer: 0, stage: "mlp", layers: 0 },
     null,
     undefined,
   ].map((d) => encodeItemResult(_json({ ...v, result: { ...v.result, firstDivergence: d } })));

@@ -93,6 +93,9 @@ export interface DecoderConfig {
   readonly moe?: MoeConfig;
 }
 
+/** Most decoder layers a config may declare (`num_hidden_layers`), and so a layer chain's height. */
+export const MAX_DECODER_LAYERS = 1024;
+
 /**
  * Validates a parsed `config.json`.
  *
@@ -125,7 +128,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   const c = json as _Json;
   const { family, rules } = _family(c.model_type);
   _checkArchitectures(c.architectures, rules.architecture);
-  const layers = _int(c, "num_hidden_layers", { max: 1024 });
+  const layers = _int(c, "num_hidden_layers", { max: MAX_DECODER_LAYERS });
   _refuseUnmodelled(c, { family, rules, layers });
   const hidden = _int(c, "hidden_size", { max: 1 << 16 });
   const heads = _int(c, "num_attention_heads", { max: 1024 });

@@ -28,6 +28,7 @@ export {
   type DecoderFamily,
   isMoeLayer,
   type LinearBiases,
+  MAX_DECODER_LAYERS,
   type MoeConfig,
   parseDecoderConfig,
   ropeReadBy,
