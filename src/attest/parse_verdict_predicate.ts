@@ -15,8 +15,11 @@ import {
   ELEMENT_BITS,
   type EvidenceLevel,
   FAIL_FINDINGS,
+  MAX_COMPONENT_TEXT,
+  MAX_RESULT_TEXT,
   type ProverObligation,
   type RecordStatus,
+  RESULT_NAME,
   resultInconsistency,
 } from "../verify/mod.ts";
 import { InputError } from "../errors.ts";
@@ -241,7 +244,7 @@ function _result(value: unknown, where: string): VerdictResult {
     index: r.int("index"),
     record: _hex64(r.str("record"), `${where}.record`),
     status: r.oneOf("status", STATUSES),
-    reason: r.str("reason"),
+    reason: _text(r.str("reason"), { where: `${where}.reason`, max: MAX_RESULT_TEXT }),
     claimed: _hex64(r.str("claimed"), `${where}.claimed`),
     recomputed: r.get("recomputed") === null
       ? null
@@ -257,8 +260,8 @@ function _result(value: unknown, where: string): VerdictResult {
         sfu: r.list("sfu", (x, at) => {
           const u = fieldsOf(x, at, ["fn", "model", "status"]);
           return {
-            fn: u.str("fn"),
-            model: u.str("model"),
+            fn: _name(u.str("fn"), `${at}.fn`),
+            model: _name(u.str("model"), `${at}.model`),
             status: u.oneOf("status", SFU_STATUSES),
           };
         }),
@@ -268,7 +271,11 @@ function _result(value: unknown, where: string): VerdictResult {
       ? {
         evidence: r.list("evidence", (x, at) => {
           const e = fieldsOf(x, at, ["component", "level"]);
-          return { component: e.str("component"), level: e.oneOf("level", LEVELS) };
+          const component = _text(e.str("component"), {
+            where: `${at}.component`,
+            max: MAX_COMPONENT_TEXT,
+          });
+          return { component, level: e.oneOf("level", LEVELS) };
         }),
       }
       : {}),
@@ -276,6 +283,18 @@ function _result(value: unknown, where: string): VerdictResult {
     ...(r.has("finding") ? { finding: r.oneOf("finding", FAIL_FINDINGS) } : {}),
     ...(r.has("worker") ? { worker: _hex64(r.str("worker"), `${where}.worker`) } : {}),
   };
+}
+
+/** A result's text as a verifier writes it: clipped, so a longer one was never a verifier's. */
+function _text(text: string, o: { where: string; max: number }): string {
+  if (text.length > o.max) _value(o.where, `is longer than ${o.max} characters`);
+  return text;
+}
+
+/** An SFU function's or model's name: a short token (`RESULT_NAME`). */
+function _name(text: string, where: string): string {
+  if (!RESULT_NAME.test(text)) _value(where, `does not match ${RESULT_NAME}`);
+  return text;
 }
 
 function _hex64(text: string, where: string): string {

@@ -17,6 +17,8 @@ import { MAX_RECORD_PRODUCTS } from "./record_products.ts";
  * and a result is signed into the attestation, which every checker must still be able to read.
  */
 export const _MAX_REASON = 2000;
+/** Longest evidence component a result states; the verifier's own are about 100 characters. */
+export const _MAX_COMPONENT = 200;
 
 /** Ends the pipeline for one record with a status and its reason. */
 export class _Stop extends Error {

@@ -62,7 +62,13 @@ export {
   mergeItemResults,
   MISSING_RESULT_REASON,
 } from "./merge_item_results.ts";
-export { ELEMENT_BITS, parseRecordResult } from "./parse_record_result.ts";
+export {
+  ELEMENT_BITS,
+  MAX_COMPONENT_TEXT,
+  MAX_RESULT_TEXT,
+  parseRecordResult,
+  RESULT_NAME,
+} from "./parse_record_result.ts";
 export { type CheckedResult, FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
 export { parseAuditPlan } from "./parse_audit_plan.ts";
 export {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { _MAX_REASON } from "./_stop.ts";
+import { _MAX_COMPONENT, _MAX_REASON } from "./_stop.ts";
 import { exactObject, type Shape } from "./_exact_object.ts";
 import { HEX64 } from "./_shapes.ts";
 import type {
@@ -20,6 +20,16 @@ import type {
 import { FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
 import { MAX_DECODER_LAYERS, type SfuUse } from "../model/mod.ts";
 import { type ComponentEvidence, EVIDENCE_LEVELS, type EvidenceLevel } from "../hardware/mod.ts";
+
+/**
+ * A pipeline step's name, an SFU function's or an SFU model's (`compare`, `rsqrt`,
+ * `tesla-sfu-v1`): a short token, never free text.
+ */
+export const RESULT_NAME = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
+/** Longest reason or step detail read: what a verifier clips it to, and the clipping note after it. */
+export const MAX_RESULT_TEXT: number = _MAX_REASON + 48;
+/** Longest evidence component read: what a verifier clips it to, and the clipping note after it. */
+export const MAX_COMPONENT_TEXT: number = _MAX_COMPONENT + 48;
 
 /** Bit pattern of one output element as results write it (`0x` and 4 to 8 hex digits). */
 export const ELEMENT_BITS = /^0x[0-9a-f]{4,8}$/;
@@ -76,7 +86,9 @@ export function parseRecordResult(
   }
   // What a verifier writes is clipped (`_MAX_REASON`, with its note of what was left out): a
   // longer text comes from no verifier, and would swell the verdict that signs it.
-  if ((o.reason as string).length > _MAX_TEXT) bad(`'result.reason' is longer than ${_MAX_TEXT}`);
+  if ((o.reason as string).length > MAX_RESULT_TEXT) {
+    bad(`'result.reason' is longer than ${MAX_RESULT_TEXT}`);
+  }
   const steps = _list(o.steps, "result.steps", bad).map((s, i) => _step(s, i, bad));
   const r: RecordResult = {
     index: o.index as number,
@@ -115,8 +127,8 @@ function _list(v: unknown, where: string, bad: (why: string) => never): unknown[
 
 function _step(v: unknown, i: number, bad: (why: string) => never): StepResult {
   const s = exactObject(v, { where: `result.steps[${i}]`, shape: STEP, bad });
-  if ((s.detail as string).length > _MAX_TEXT) {
-    bad(`'result.steps[${i}].detail' is longer than ${_MAX_TEXT}`);
+  if ((s.detail as string).length > MAX_RESULT_TEXT) {
+    bad(`'result.steps[${i}].detail' is longer than ${MAX_RESULT_TEXT}`);
   }
   return { step: s.step as string, ok: s.ok as boolean, detail: s.detail as string };
 }
@@ -155,6 +167,9 @@ function _evidence(v: unknown, i: number, bad: (why: string) => never): Componen
   if (!(EVIDENCE_LEVELS as readonly string[]).includes(level)) {
     bad(`'result.evidence[${i}].level' is unknown`);
   }
+  if ((e.component as string).length > MAX_COMPONENT_TEXT) {
+    bad(`'result.evidence[${i}].component' is longer than ${MAX_COMPONENT_TEXT}`);
+  }
   return { component: e.component as string, level: level as EvidenceLevel };
 }
 
@@ -175,9 +190,6 @@ const RESULT: Shape = {
 };
 const DIFF: Shape = { index: "count", claimed: ELEMENT_BITS, recomputed: ELEMENT_BITS };
 const DIVERGENCE: Shape = { layer: "count", stage: /^(attention|mlp)$/, layers: "count" };
-const STEP: Shape = { step: "string", ok: "boolean", detail: "string" };
-const SFU: Shape = { fn: "string", model: "string", status: "string" };
+const STEP: Shape = { step: RESULT_NAME, ok: "boolean", detail: "string" };
+const SFU: Shape = { fn: RESULT_NAME, model: RESULT_NAME, status: "string" };
 const EVIDENCE: Shape = { component: "string", level: "string" };
-
-/** Longest reason or step detail read: `_MAX_REASON` and the clipping note after it. */
-const _MAX_TEXT = _MAX_REASON + 48;

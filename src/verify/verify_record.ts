@@ -45,7 +45,15 @@ import {
   verifyInclusion,
 } from "../claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
-import { _asset, _checkCost, _checkSize, _MAX_REASON, _Stop, _tensor16 } from "./_stop.ts";
+import {
+  _asset,
+  _checkCost,
+  _checkSize,
+  _MAX_COMPONENT,
+  _MAX_REASON,
+  _Stop,
+  _tensor16,
+} from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
@@ -141,7 +149,9 @@ export async function verifyRecord(
     firstDifference,
     steps,
     ...(sfu === undefined ? {} : { sfu }),
-    ...(evidence === undefined ? {} : { evidence }),
+    ...(evidence === undefined ? {} : {
+      evidence: evidence.map((e) => ({ ...e, component: clipText(e.component, _MAX_COMPONENT) })),
+    }),
     ...(divergence === null ? {} : { firstDivergence: divergence }),
     ...(found?.obligation === undefined ? {} : { obligation: found.obligation }),
     ...(found === undefined ? {} : { finding: found.finding }),

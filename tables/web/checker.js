@@ -2255,6 +2255,7 @@
 
   // src/verify/_stop.ts
   var _MAX_REASON = 2e3;
+  var _MAX_COMPONENT = 200;
   var MAX_RECOMPUTE_ELEMENTS = 2 ** 28;
 
   // src/verify/result_consistency.ts
@@ -2354,8 +2355,10 @@
   }
 
   // src/verify/parse_record_result.ts
+  var RESULT_NAME = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
+  var MAX_RESULT_TEXT = _MAX_REASON + 48;
+  var MAX_COMPONENT_TEXT = _MAX_COMPONENT + 48;
   var ELEMENT_BITS = /^0x[0-9a-f]{4,8}$/;
-  var _MAX_TEXT = _MAX_REASON + 48;
 
   // src/verify/record_result.ts
   function auditVerdict(results) {
@@ -28420,7 +28423,7 @@ ${values.join("\n")}` : `${blockName} :`;
       index: r.int("index"),
       record: _hex64(r.str("record"), `${where}.record`),
       status: r.oneOf("status", STATUSES),
-      reason: r.str("reason"),
+      reason: _text(r.str("reason"), { where: `${where}.reason`, max: MAX_RESULT_TEXT }),
       claimed: _hex64(r.str("claimed"), `${where}.claimed`),
       recomputed: r.get("recomputed") === null ? null : _hex64(r.str("recomputed"), `${where}.recomputed`),
       firstDifference: r.get("firstDifference") === null ? null : _difference(r.get("firstDifference"), `${where}.firstDifference`)
@@ -28431,8 +28434,8 @@ ${values.join("\n")}` : `${blockName} :`;
         sfu: r.list("sfu", (x, at) => {
           const u = fieldsOf2(x, at, ["fn", "model", "status"]);
           return {
-            fn: u.str("fn"),
-            model: u.str("model"),
+            fn: _name(u.str("fn"), `${at}.fn`),
+            model: _name(u.str("model"), `${at}.model`),
             status: u.oneOf("status", SFU_STATUSES)
           };
         })
@@ -28440,13 +28443,25 @@ ${values.join("\n")}` : `${blockName} :`;
       ...r.has("evidence") ? {
         evidence: r.list("evidence", (x, at) => {
           const e = fieldsOf2(x, at, ["component", "level"]);
-          return { component: e.str("component"), level: e.oneOf("level", LEVELS) };
+          const component = _text(e.str("component"), {
+            where: `${at}.component`,
+            max: MAX_COMPONENT_TEXT
+          });
+          return { component, level: e.oneOf("level", LEVELS) };
         })
       } : {},
       ...r.has("obligation") ? { obligation: r.oneOf("obligation", OBLIGATIONS) } : {},
       ...r.has("finding") ? { finding: r.oneOf("finding", FAIL_FINDINGS) } : {},
       ...r.has("worker") ? { worker: _hex64(r.str("worker"), `${where}.worker`) } : {}
     };
+  }
+  function _text(text, o) {
+    if (text.length > o.max) _value(o.where, `is longer than ${o.max} characters`);
+    return text;
+  }
+  function _name(text, where) {
+    if (!RESULT_NAME.test(text)) _value(where, `does not match ${RESULT_NAME}`);
+    return text;
   }
   function _hex64(text, where) {
     if (!/^[0-9a-f]{64}$/.test(text)) _value(where, "is not 64 lowercase hex digits");

@@ -147,6 +147,38 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's 
   }
 });
 
+Deno.test("parseVerdictPredicate() refuses result texts longer than a verifier writes them, and names that are not tokens", () => {
+  const sfuAt = built.results.findIndex((r) => r.sfu !== undefined);
+  const recomputedAt = built.results.findIndex((r) => r.recomputed !== null);
+  const withEvidence = (component: string) =>
+    edited(`predicate.results[${recomputedAt}]`, (o) => {
+      (o as Record<string, unknown>).evidence = [{ component, level: "derived-from-source" }];
+    });
+  assert.ok(parseVerdictPredicate(withEvidence("x".repeat(248))));
+  const cases: [Record<string, unknown>, string][] = [
+    [withEvidence("x".repeat(600_000)), "component"],
+    [
+      edited(
+        "predicate.results[0]",
+        (o) => (o as Record<string, unknown>).reason = "r".repeat(2049),
+      ),
+      "reason",
+    ],
+    ...["fn", "model"].flatMap((key): [Record<string, unknown>, string][] =>
+      ["x".repeat(65), "ex2\n| forged | row", "", "EX2"].map((v) => [
+        edited(
+          `predicate.results[${sfuAt}].sfu[0]`,
+          (o) => (o as Record<string, unknown>)[key] = v,
+        ),
+        key,
+      ])
+    ),
+  ];
+  for (const [p, key] of cases) {
+    assert.throws(() => parseVerdictPredicate(p), code("VERDICT_FIELD_VALUE"), key);
+  }
+});
+
 Deno.test("parseVerdictPredicate() escapes control characters of unknown field names", () => {
   const p = edited("predicate.audit", (o) => (o as Record<string, unknown>)["\u001b[2J\u009b"] = 1);
   assert.throws(() => parseVerdictPredicate(p), (e: unknown) => {

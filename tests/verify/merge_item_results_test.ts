@@ -150,6 +150,43 @@ Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer 
   }
 });
 
+Deno.test("parseItemResult() refuses step, SFU and evidence texts no verifier writes (a short token, a clipped component)", () => {
+  const r = results[0]!;
+  const fail = {
+    ...r.result,
+    status: "FAIL" as const,
+    reason: "fingerprints differ",
+    recomputed: r.result.claimed === "ab".repeat(32) ? "cd".repeat(32) : "ab".repeat(32),
+    finding: "fingerprint" as const,
+    steps: [{ step: "compare", ok: false, detail: "fingerprints differ" }],
+    sfu: [{ fn: "ex2", model: "tesla-sfu-v1", status: "spot-checked" as const }],
+    evidence: [{ component: "datapath a100 bf16", level: "derived-from-source" as const }],
+  };
+  const line = (result: typeof fail) => encodeItemResult({ ...r, result }).trimEnd();
+  assert.deepEqual(parseItemResult(line(fail), "x").result, fail);
+  const clipped = [{ component: "c".repeat(248), level: "derived-from-source" as const }];
+  assert.ok(parseItemResult(line({ ...fail, evidence: clipped }), "x"));
+  const long = "x".repeat(600_000);
+  const bad = [
+    { ...fail, steps: [{ ...fail.steps[0]!, step: long }] },
+    { ...fail, steps: [{ ...fail.steps[0]!, step: "compare\n| forged" }] },
+    { ...fail, steps: [{ ...fail.steps[0]!, step: "" }] },
+    { ...fail, sfu: [{ ...fail.sfu[0]!, fn: long }] },
+    { ...fail, sfu: [{ ...fail.sfu[0]!, fn: "x".repeat(65) }] },
+    { ...fail, sfu: [{ ...fail.sfu[0]!, model: long }] },
+    { ...fail, sfu: [{ ...fail.sfu[0]!, model: "Tesla SFU" }] },
+    { ...fail, evidence: [{ ...fail.evidence[0]!, component: long }] },
+    { ...fail, evidence: [{ ...fail.evidence[0]!, component: "c".repeat(249) }] },
+  ];
+  for (const b of bad) {
+    assert.throws(
+      () => parseItemResult(line(b), "x"),
+      code("RESULT_INVALID"),
+      line(b).slice(0, 200),
+    );
+  }
+});
+
 /** Drops undefined fields, as a JSON round trip does. */
 function _json<T>(v: T): T {
   return JSON.parse(JSON.stringify(v));
