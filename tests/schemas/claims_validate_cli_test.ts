@@ -110,3 +110,33 @@ Deno.test("claims validate reads the schema under the CLI's read permission (che
   assert.equal(noSchema.code, 2);
   assert.match(noSchema.stderr, /^error \[PERMISSION\].*claim-record\.json/);
 });
+
+Deno.test("claims validate shows a record's keys short: a long key is clipped, its white-space runs as one space", async () => {
+  const edit = (i: number, key: string) => {
+    const r = JSON.parse(lines[i]!);
+    r.predicate[key] = {};
+    return JSON.stringify(r);
+  };
+  const log = `${dir}/long-keys.jsonl`;
+  const spaced = "x" + " ".repeat(150_000) + "line 9: forged" + " ".repeat(150_000);
+  const dup = `{"${"d".repeat(300_000)}":1,"${"d".repeat(300_000)}":2}`; // refused by strict JSON
+  await Deno.writeTextFile(
+    log,
+    [edit(0, spaced), edit(1, "k".repeat(300_000)), dup].join("\n") + "\n",
+  );
+  const [r, j] = await Promise.all([validate(log), validate(log, ["--json"])]);
+  assert.equal(r.code, 1, r.stderr);
+  const out = r.stdout.trimEnd().split("\n");
+  assert.equal(out.length, 4, r.stdout.slice(0, 300));
+  for (const l of out) assert.ok(l.length < 1100, `${l.length} characters: ${l.slice(0, 100)}`);
+  assert.equal(
+    out[0],
+    'line 1: $.predicate["x line 9: forged "]: must NOT have additional properties (schema)',
+  );
+  assert.equal(
+    out[1],
+    `line 2: $.predicate["${"k".repeat(64)}... (299936 more characters)"]: must NOT have ` +
+      "additional properties (schema)",
+  );
+  assert.ok(j.stdout.length < 2000, `${j.stdout.length} characters of JSON`);
+});

@@ -9,6 +9,7 @@
 import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
 import { MAX_RECORD_VALUES, parseClaimRecord } from "../../claims/mod.ts";
+import { clipText } from "../../clip_text.ts";
 import { InputError } from "../../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -24,6 +25,10 @@ export const CLAIM_RECORD_SCHEMA: URL = new URL(
 
 /** Most records one log may hold (as `parseClaimLog`). */
 const MAX_RECORDS = 1_000_000;
+/** Most characters of one key a path shows (keys come from the log, so they are clipped). */
+const MAX_KEY = 64;
+/** Most characters of a path, and of a message, one invalid record shows. */
+const MAX_SHOWN = 512;
 
 /** One invalid line of a log. */
 export interface InvalidRecord {
@@ -135,6 +140,14 @@ async function _compile(schema: URL): Promise<Validate> {
 }
 
 function _check(line: string, n: number, validate: Validate): Omit<InvalidRecord, "line"> | null {
+  const why = _defect(line, n, validate);
+  // Paths and messages quote the log's own keys and values: short, and on one line.
+  return why === null
+    ? null
+    : { path: _short(why.path, MAX_SHOWN), message: _short(why.message, MAX_SHOWN), by: why.by };
+}
+
+function _defect(line: string, n: number, validate: Validate): Omit<InvalidRecord, "line"> | null {
   let json: unknown;
   try {
     json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
@@ -166,7 +179,15 @@ function _escape(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/** A JSON Pointer into `doc` as a JSON path: `.name`, `["odd name"]`, `[index]`. */
+/** Text from the log, its white-space runs as one space and at most `max` characters. */
+function _short(text: string, max: number): string {
+  return clipText(text.replace(/\s+/gu, " "), max);
+}
+
+/**
+ * A JSON Pointer into `doc` as a JSON path: `.name`, `["odd name"]`, `[index]`, each key shown
+ * short (`MAX_KEY`).
+ */
 function _jsonPath(doc: unknown, pointer: string): string {
   let path = "$";
   let at: unknown = doc;
@@ -175,9 +196,9 @@ function _jsonPath(doc: unknown, pointer: string): string {
     const index = Array.isArray(at) && /^(0|[1-9][0-9]*)$/.test(key);
     path += index
       ? `[${key}]`
-      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)
+      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) && key.length <= MAX_KEY
       ? `.${key}`
-      : `[${JSON.stringify(key)}]`;
+      : `[${JSON.stringify(_short(key, MAX_KEY))}]`;
     at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined;
   }
   return path;
