@@ -866,7 +866,13 @@ async function _greedyChunks(
   for (let i0 = 0; i0 < emitting.length; i0 += LOGITS_CHUNK) {
     const chunk = emitting.slice(i0, i0 + LOGITS_CHUNK);
     const x = pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden);
-    const launchRows = Int32Array.from(chunk, (b) => ctx.passes[b.pass]!.logitsRows);
+    // vLLM's model runner computes logits at every scheduled request's last row (a partial
+    // prefill's too, its token then dropped: `logits_indices = query_start_loc[1:] - 1`), so its
+    // LM head launches at the pass's entries; HF's at the requests that sample (`logitsRows`).
+    const launchRows = Int32Array.from(chunk, (b) => {
+      const p = ctx.passes[b.pass]!;
+      return ctx.ops.layer.id === "torch" ? p.logitsRows : p.entries.length;
+    });
     const head = (first: number) =>
       linearRows(x, {
         runtime: ctx.o.runtime,

@@ -452,3 +452,30 @@ Deno.test("FULL_AND_PIECEWISE graphs: prefill and mixed passes run piecewise (pa
     !served.supported && /^pass 1: under cudagraph_mode FULL_AND_PIECEWISE/.test(served.reason),
   );
 });
+
+Deno.test("vLLM's LM head launches at every scheduled request of a pass (a partial prefill's row too), HF's at the requests that sample", async () => {
+  const m = await open(DENSE);
+  const tokens = TOKENS.slice(0, 12);
+  const rows: number[] = [];
+  const gemm: GemmDispatch = (call) => {
+    if (call.name === "lm_head") rows.push(call.m);
+    return { covered: true, recipe: { family: "single_walk" } };
+  };
+  // The sequence's prefill beside another request's partial prefill chunk (it samples nothing).
+  const passes = [{
+    entries: [{ query: 12, cached: 0 }, { query: 5, cached: 0 }],
+    rows: 17,
+    logitsRows: 1,
+  }];
+  for (
+    const [stack, m0] of [[vllmStack(), 2], [forwardStack({ batching: "flatten" }), 1]] as const
+  ) {
+    rows.length = 0;
+    const r = await runServingForward(m.ckpt, {
+      passes,
+      sequences: [{ tokens, prompt: 11, steps: [{ pass: 0, entry: 0 }] }],
+    }, { runtime: forwardRuntime({ stack, gemm }), multiProcessorCount: 108, logits: true });
+    if (!r.supported) throw new Error(r.reason);
+    assert.deepEqual(rows, [m0], stack.id);
+  }
+});
