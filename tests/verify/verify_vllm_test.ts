@@ -232,7 +232,11 @@ Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step tog
 /** Verifies the log's last record (a served sequence) with another history and workload. */
 async function bentSequence(
   passes: readonly HistoryPass[],
-  o: { readonly tokens?: SequenceWorkload["tokens"]; readonly positions?: readonly number[] } = {},
+  o: {
+    readonly tokens?: SequenceWorkload["tokens"];
+    readonly positions?: readonly number[];
+    readonly stack?: string;
+  } = {},
 ) {
   const last = log.records.length - 1;
   const rec = log.records[last]!;
@@ -244,6 +248,7 @@ async function bentSequence(
     ...rec,
     predicate: {
       ...rec.predicate,
+      ...(o.stack === undefined ? {} : { software: { ...rec.predicate.software, stack: o.stack } }),
       batch: { size: Math.max(...passes.map((q) => q.entries.length)) },
       workload: {
         ...w,
@@ -262,6 +267,37 @@ async function bentSequence(
     index: last,
   });
 }
+
+Deno.test("a served sequence on a stack the replay does not model (Inductor kernels; decode steps in a full CUDA graph) is NOT_VERIFIED, and FAILs when its history or tokens contradict it", async () => {
+  const w = log.records.at(-1)!.predicate.workload as SequenceWorkload;
+  // The prompt in one pass, then a decode step (nothing is computed: the tokens need not be real).
+  const prompt = w.tokens.prompt;
+  const tokens = { prompt, generated: [5, 6] };
+  const passes: HistoryPass[] = [
+    { entries: [{ query: prompt.length, cached: 0 }], self: 0, rows: prompt.length, logitsRows: 1 },
+    { entries: [{ query: 1, cached: prompt.length }], self: 0, rows: 1, logitsRows: 1 },
+  ];
+  const decode = 1;
+  const outside = { prompt: [10 ** 6, ...prompt.slice(1)], generated: tokens.generated };
+  const noLogits = passes.map((q, i) => i === decode ? { ...q, logitsRows: 0 } : q);
+  const positions = [prompt.length];
+  for (
+    const [stack, why] of [
+      ["vllm-0.11-default-fa2", /Inductor-generated Triton kernels/],
+      ["vllm-0.11-custom-ops-fa2", /^pass \d+: .*CUDA graph/],
+    ] as const
+  ) {
+    const honest = await bentSequence(passes, { stack, tokens, positions });
+    assert.equal(honest.status, "NOT_VERIFIED", `${stack}: ${honest.reason}`);
+    assert.match(honest.reason, why);
+    const token = await bentSequence(passes, { stack, tokens: outside, positions });
+    assert.equal(token.status, "FAIL", `${stack}: ${token.reason}`);
+    assert.match(token.reason, /token id 1000000 is outside 0\.\./);
+    const logits = await bentSequence(noLogits, { stack, tokens, positions });
+    assert.equal(logits.status, "FAIL", `${stack}: ${logits.reason}`);
+    assert.match(logits.reason, new RegExp(`pass ${decode} records 0 logits rows`));
+  }
+});
 
 Deno.test("vLLM cascade attention: a claim vLLM 0.11 cannot make FAILs; one it can make is NOT_VERIFIED only when nothing else contradicts the record", async () => {
   const w = log.records.at(-1)!.predicate.workload as SequenceWorkload;

@@ -223,6 +223,13 @@ async function _replay(
   const c = ckpt.config;
   const { runtime } = o;
   const support = stackOperators(runtime.stack, { driver: "serving", moe: c.moe !== undefined });
+  // The record's contradictions first: a stack or path that is not modelled never hides them.
+  const { blocks, rows, moeLayers, byPass, fpRows } = _checkWork(c, work, {
+    flatten: runtime.stack.operators?.batching === "flatten",
+    // Whether a row's experts follow from the row alone is the stack's to say; unknown: unchecked.
+    fusedMoe: !support.supported || support.ops.experts === "vllm-fused-moe",
+    positions: o.positions,
+  });
   if (!support.supported) throw new ForwardUnsupported(support.reason);
   const { ops } = support;
   if (ops.batching !== "flatten") {
@@ -240,22 +247,6 @@ async function _replay(
   const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
   if (datapath === undefined) {
     throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
-  }
-  const moeLayers = c.moe === undefined
-    ? undefined
-    : Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
-  const { blocks, rows } = servingRows(work.passes, work.sequences, {
-    flatten: true,
-    ...(moeLayers === undefined
-      ? {}
-      : { experts: c.moe!.experts, moeLayers: moeLayers.length, topK: c.moe!.topK }),
-  });
-  for (const s of work.sequences) {
-    for (const t of s.tokens) {
-      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
-        throw new RangeError(`Cannot replay: token id ${t} is outside 0..${c.vocab - 1}`);
-      }
-    }
   }
   const launchRows = new Int32Array(rows);
   const launchRow = new Int32Array(rows);
@@ -276,10 +267,8 @@ async function _replay(
   const reduceStack = ops.reduceStack;
   const full = work.passes.findIndex((p) => fullGraphPass(ops, p.entries.map((e) => e.query)));
   if (full >= 0) throw new ForwardUnsupported(`pass ${full}: ${FULL_GRAPH_DECODE_REASON}`);
-  const byPass = _byPass(blocks);
-  _checkPasses(work.passes, byPass, {
+  _checkReduceLaunches({
     config: c,
-    fusedMoe: ops.experts === "vllm-fused-moe",
     reduceStack: ops.layer.norm === "torch-reduce" ? reduceStack : null,
     rank: rankHeads(c, o.parallel)[0]!,
     launchRows: [...new Set(launchRows)],
@@ -305,7 +294,6 @@ async function _replay(
     torch: ops.torch,
     ops,
   };
-  const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
   if (o.unmodelled !== undefined) throw new ForwardUnsupported(o.unmodelled);
   const tokens: number[] = [];
   const positions: number[] = [];
@@ -425,27 +413,40 @@ function _sfuUse(
 }
 
 /**
- * What the recorded passes must hold before anything is computed: logits and expert rows that
- * can contain the computed rows (a contradiction: RangeError), and norm launches the reduce model
- * covers for every pass's row count (not modelled: ForwardUnsupported).
+ * The record's contradictions, checked before the stack's support is asked: the passes laid out
+ * against the sequences, the tokens inside the vocabulary, logits and expert rows that can
+ * contain the computed rows, and the fingerprinted positions computed (RangeError each).
  */
-function _checkPasses(
-  passes: readonly PassShape[],
-  byPass: ReadonlyMap<number, readonly RowBlock[]>,
+function _checkWork(
+  c: DecoderCheckpoint["config"],
+  work: { readonly passes: readonly PassShape[]; readonly sequences: readonly ServedSequence[] },
   o: {
-    readonly config: DecoderCheckpoint["config"];
+    /** Whether the stack flattens a pass's rows (else pads them: no fewer rows than tokens). */
+    readonly flatten: boolean;
     /** Fused MoE: a row's experts follow from the row alone (no recorded expert rows needed). */
     readonly fusedMoe: boolean;
-    /** The stack's torch reduce settings; null when its norms are not PyTorch's. */
-    readonly reduceStack: ReduceStack | null;
-    readonly rank: RankHeads;
-    /** Every launch row count of the norms. */
-    readonly launchRows: readonly number[];
+    readonly positions: ServingForwardOptions["positions"];
   },
-): void {
-  const c = o.config;
+) {
+  const moeLayers = c.moe === undefined
+    ? undefined
+    : Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
+  const { blocks, rows } = servingRows(work.passes, work.sequences, {
+    flatten: o.flatten,
+    ...(moeLayers === undefined
+      ? {}
+      : { experts: c.moe!.experts, moeLayers: moeLayers.length, topK: c.moe!.topK }),
+  });
+  for (const s of work.sequences) {
+    for (const t of s.tokens) {
+      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
+        throw new RangeError(`Cannot replay: token id ${t} is outside 0..${c.vocab - 1}`);
+      }
+    }
+  }
+  const byPass = _byPass(blocks);
   for (const [pass, group] of byPass) {
-    const p = passes[pass]!;
+    const p = work.passes[pass]!;
     const complete = group.length === p.entries.length;
     const emits = group.filter((b) => b.emits).length;
     if (emits > p.logitsRows || (complete && emits !== p.logitsRows)) {
@@ -460,6 +461,25 @@ function _checkPasses(
       );
     }
   }
+  const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
+  return { blocks, rows, moeLayers, byPass, fpRows };
+}
+
+/**
+ * Norm launches the reduce model covers for every pass's row count (not modelled:
+ * ForwardUnsupported).
+ */
+function _checkReduceLaunches(
+  o: {
+    readonly config: DecoderCheckpoint["config"];
+    /** The stack's torch reduce settings; null when its norms are not PyTorch's. */
+    readonly reduceStack: ReduceStack | null;
+    readonly rank: RankHeads;
+    /** Every launch row count of the norms. */
+    readonly launchRows: readonly number[];
+  },
+): void {
+  const c = o.config;
   if (o.reduceStack === null) return;
   const stack = o.reduceStack;
   // Every row reduction of the layer's calls, as a rank launches them (its heads).
