@@ -78,13 +78,21 @@ export async function _recomputeSequence(
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
-  const parallel = _claimedParallel(
-    input.predicate,
-    input.stack,
-    input.profile.computeCapability,
+  // What is not modelled is said only after the record's contradictions (a named unmodelled
+  // configuration or a limit never hides a FAIL): the first such reason waits in `refused`.
+  const refusals: string[] = [];
+  const parallel = _refusable(
+    refusals,
+    () => _claimedParallel(input.predicate, input.stack, input.profile.computeCapability),
   );
-  _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
-  const claim = await _claimCheckpoint(input.blobs, w.model);
+  _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
+  // A checkpoint not modelled stops the checks; a reason said before it still comes first.
+  const claim = await _claimCheckpoint(input.blobs, w.model).catch((e) => {
+    const first = refusals[0];
+    throw e instanceof _Stop && e.status === "NOT_VERIFIED" && first !== undefined
+      ? new _Stop("NOT_VERIFIED", first)
+      : e;
+  });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
@@ -102,15 +110,17 @@ export async function _recomputeSequence(
     shape: [w.positions.length, c.hidden],
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
-  _checkModelSupport(c, { profile: input.profile, stack: input.stack });
+  _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
   _checkPipelineStages(p, c.layers);
-  _checkAllReducePath(p, {
-    stack: input.stack,
-    deviceCapability: input.profile.computeCapability,
-    parallel,
-    hidden: c.hidden,
-    passRows: passes.map((q) => q.rows),
-  });
+  if (parallel !== _REFUSED) {
+    _checkAllReducePath(p, {
+      stack: input.stack,
+      deviceCapability: input.profile.computeCapability,
+      parallel,
+      hidden: c.hidden,
+      passRows: passes.map((q) => q.rows),
+    });
+  }
   // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
   // path never hides a FAIL).
   const cascade = _cascadeClaim(passes, input.stack);
@@ -160,22 +170,25 @@ export async function _recomputeSequence(
     pos += n;
   });
   // Bound every activation before anything is allocated: the sequence's rows times the widest
-  // row of any stage, and one chunk of logits rows (none with cascade: nothing is computed).
+  // row of any stage, and one chunk of logits rows (none with cascade: nothing is computed). The
+  // replay checks the passes against the sequence before it says so.
   const moe = c.moe;
   if (cascade === null) {
-    _checkSize(
-      [
-        computed,
-        Math.max(
-          c.hidden,
-          c.intermediate,
-          c.heads * c.headDim,
-          moe === undefined ? 0 : Math.max(moe.experts, moe.topK * moe.intermediate),
-        ),
-      ],
-      "activation",
-    );
-    _checkSize([512, c.vocab], "logits");
+    _refusable(refusals, () => {
+      _checkSize(
+        [
+          computed,
+          Math.max(
+            c.hidden,
+            c.intermediate,
+            c.heads * c.headDim,
+            moe === undefined ? 0 : Math.max(moe.experts, moe.topK * moe.intermediate),
+          ),
+        ],
+        "activation",
+      );
+      _checkSize([512, c.vocab], "logits");
+    });
   }
   step(
     "tensors",
@@ -183,10 +196,11 @@ export async function _recomputeSequence(
       `history ${w.history.sha256.slice(0, 16)}… (${passes.length} passes) by digest`,
   );
   if (cascade === null) {
-    _checkCost(
-      decoderProducts(c, passes),
-      `the replay of ${passes.length} passes through ${c.layers} layers`,
-    );
+    _refusable(refusals, () =>
+      _checkCost(
+        decoderProducts(c, passes),
+        `the replay of ${passes.length} passes through ${c.layers} layers`,
+      ));
   }
   let r;
   try {
@@ -203,8 +217,9 @@ export async function _recomputeSequence(
       releaseTensor,
       positions: [w.positions],
       logits: w.decoding === "greedy",
-      parallel,
+      parallel: parallel === _REFUSED ? undefined : parallel,
       ...(cascade === null ? {} : { unmodelled: cascade }),
+      ...(refusals.length === 0 ? {} : { refused: refusals[0]! }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.
@@ -251,7 +266,7 @@ export async function _recomputeSequence(
       }),
       ..._layerEvidence(c, {
         stack: input.stack,
-        parallel,
+        parallel: parallel === _REFUSED ? undefined : parallel,
         pp: p.parallelism.pp,
         profile: input.profile,
         scope,
@@ -318,4 +333,21 @@ function _tokenCheck(
     }
   }
   return { status: "match", detail: `${n} greedy token(s) equal the recomputed argmax` };
+}
+
+/** What a refusable check gave back when it said NOT_VERIFIED. */
+const _REFUSED = Symbol("refused");
+
+/**
+ * Runs a check whose NOT_VERIFIED must wait for the record's contradictions: its reason is kept
+ * in `refusals` (in order: the first is said) and {@link _REFUSED} comes back; a FAIL goes on.
+ */
+function _refusable<T>(refusals: string[], check: () => T): T | typeof _REFUSED {
+  try {
+    return check();
+  } catch (e) {
+    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
+    refusals.push(e.why);
+    return _REFUSED;
+  }
 }

@@ -225,6 +225,64 @@ Deno.test("item 5: a checkpoint of an unmodelled head dimension is NOT_VERIFIED 
   }
 });
 
+Deno.test("item 5: a sequence record on an unmodelled head dimension or SM count FAILs when its tokens, history, layer chain or pipeline contradict it", async () => {
+  const blobs = new Map(serving.blobs);
+  const model = synthModel(UNMODELLED_HEAD_DIM, { seed: "head-dim-16", shards: 1, blobs });
+  const history = (query: number) => ({
+    sha256: commit(
+      blobs,
+      encodeServingHistory([{
+        entries: [{ query, cached: 0 }],
+        self: 0,
+        rows: query,
+        logitsRows: 1,
+      }]),
+    ),
+    passes: 1,
+  });
+  const sq: SequenceWorkload = {
+    kind: "sequence",
+    model,
+    kernel: seqW.kernel,
+    attention: seqW.attention,
+    history: history(3),
+    tokens: { prompt: [1, 2, 3], generated: [] },
+    decoding: "greedy",
+    positions: [2],
+  };
+  const fewerSms = {
+    ...sq,
+    model: seqW.model,
+    attention: { ...seqW.attention, multiProcessorCount: 100 },
+  };
+  const cases: [ClaimPredicate, RegExp][] = [
+    [{ ...seq0, batch: { size: 1 }, workload: sq }, /head dimension 16 is not modelled/],
+    [{ ...seq0, batch: { size: 1 }, workload: fewerSms }, /\b100\b/],
+  ];
+  for (const [p, why] of cases) {
+    const honest = await verifyAlone(p, blobs);
+    assert.equal(honest.status, "NOT_VERIFIED", honest.reason);
+    assert.match(honest.reason, why);
+    const w = p.workload as SequenceWorkload;
+    const falsified: [Partial<SequenceWorkload>, RegExp, Partial<ClaimPredicate>?][] = [
+      [{ tokens: { prompt: [1, 2, 100_000], generated: [] } }, /token id 100000 is outside/],
+      [{ history: history(2) }, /the passes compute 2 positions/],
+      [
+        { layerChain: [{ attention: "0".repeat(64), mlp: "0".repeat(64) }] },
+        /layer chain has 1 entries for [2-9]/,
+      ],
+      [{}, /pp=64 pipeline stages for [2-9] layer/, {
+        parallelism: { ...p.parallelism, pp: 64 },
+        hardware: { ...p.hardware, count: 64 },
+      }],
+    ];
+    for (const [edit, reason, more] of falsified) {
+      const r = await verifyAlone({ ...p, ...more, workload: { ...w, ...edit } }, blobs);
+      assertContradiction(r, "sequence", reason);
+    }
+  }
+});
+
 Deno.test("item 5: a padded batch without a pad token is NOT_VERIFIED; a pad token outside the vocabulary FAILs", async () => {
   const padded = (padTokenId?: number): ClaimPredicate => ({
     ...fwd0,

@@ -120,6 +120,13 @@ export interface ServingForwardOptions {
    * RangeError), then the replay stops as not supported with this reason, computing nothing.
    */
   readonly unmodelled?: string;
+  /**
+   * Why the caller refuses the replay before the stack's support is asked (a configuration not
+   * modelled, a size over a limit): the passes and sequences are checked against each other first
+   * (a contradiction still throws RangeError), then the replay stops as not supported with this
+   * reason, computing nothing.
+   */
+  readonly refused?: string;
 }
 
 /** One sequence's KV cache: per layer, K and V [positions, kvHeads * headDim] BF16. */
@@ -230,6 +237,7 @@ async function _replay(
     fusedMoe: !support.supported || support.ops.experts === "vllm-fused-moe",
     positions: o.positions,
   });
+  if (o.refused !== undefined) throw new ForwardUnsupported(o.refused);
   if (!support.supported) throw new ForwardUnsupported(support.reason);
   const { ops } = support;
   if (ops.batching !== "flatten") {
