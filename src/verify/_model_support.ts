@@ -39,6 +39,27 @@ export function _checkModelSupport(
     readonly tokens?: ModelForwardWorkload["tokens"];
   },
 ): void {
+  // The batch's contradictions with its stack and checkpoint first: an unmodelled configuration
+  // never hides them.
+  const ops = o.stack.operators;
+  const t = o.tokens;
+  const mismatch = ops === undefined || t === undefined
+    ? null
+    : batchPaddingMismatch(t, ops.batching);
+  if (mismatch !== null && t?.padTokenId !== undefined) {
+    // Only a stack that flattens the batch refuses a named pad token: no pass of it reads one.
+    throw new _Stop("FAIL", `record contradicts its stack: stack '${o.stack.id}' ${mismatch}`);
+  }
+  const lengths = t?.sequences.map((s) => s.length) ?? [];
+  const longest = Math.max(...lengths);
+  const padded = lengths.some((n) => n !== longest);
+  if (mismatch === null && t?.padTokenId !== undefined && padded && t.padTokenId >= config.vocab) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its checkpoint: pad token id ${t.padTokenId} is outside the ` +
+        `vocabulary 0..${config.vocab - 1}`,
+    );
+  }
   _checkAttentionSupport(config.headDim, o);
   const transformers = o.stack.components.transformers;
   if (!ropeReadBy(config, transformers)) {
@@ -52,30 +73,13 @@ export function _checkModelSupport(
         }) does not read; this version does not model that RoPE`,
     );
   }
-  const ops = o.stack.operators;
-  const t = o.tokens;
-  if (ops === undefined || t === undefined) return; // no operators: the forward says why
-  // The rule `claims append` refuses a batch by, so that the two cannot drift apart.
-  const mismatch = batchPaddingMismatch(t, ops.batching);
-  if (mismatch !== null && t.padTokenId !== undefined) {
-    // Only a stack that flattens the batch refuses a named pad token: no pass of it reads one.
-    throw new _Stop("FAIL", `record contradicts its stack: stack '${o.stack.id}' ${mismatch}`);
-  }
-  const lengths = t.sequences.map((s) => s.length);
-  const longest = Math.max(...lengths);
+  // The rule `claims append` refuses a batch by, so that the two cannot drift apart (no
+  // operators: the forward says why).
   if (mismatch !== null) {
     throw new _Stop(
       "NOT_VERIFIED",
       `stack '${o.stack.id}' pads the batch's sequences (${Math.min(...lengths)} to ${longest} ` +
         "tokens) and the record names no pad token id: the pad rows cannot be recomputed",
-    );
-  }
-  if (t.padTokenId === undefined || lengths.every((n) => n === longest)) return;
-  if (t.padTokenId >= config.vocab) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its checkpoint: pad token id ${t.padTokenId} is outside the ` +
-        `vocabulary 0..${config.vocab - 1}`,
     );
   }
 }

@@ -211,3 +211,35 @@ export function _checkCost(products: number, what: string): void {
     );
   }
 }
+
+/** What a refusable check gave back when it said NOT_VERIFIED. */
+export const _REFUSED = Symbol("refused");
+
+/**
+ * Runs a check whose NOT_VERIFIED must wait for the record's contradictions: its reason is kept
+ * in `refusals` (in order: the first is said) and {@link _REFUSED} comes back; a FAIL goes on.
+ */
+export function _refusable<T>(refusals: string[], check: () => T): T | typeof _REFUSED {
+  try {
+    return check();
+  } catch (e) {
+    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
+    refusals.push(e.why);
+    return _REFUSED;
+  }
+}
+
+/**
+ * The error to throw for a NOT_VERIFIED that stops the checks (e.g. a checkpoint not modelled)
+ * when refusals are waiting: the first of them, as it would have been said before it.
+ *
+ * @param refusals the waiting reasons (see {@link _refusable})
+ * @param e what was thrown
+ * @returns the first refusal as NOT_VERIFIED, or `e` unchanged
+ */
+export function _refusedFirst(refusals: readonly string[], e: unknown): unknown {
+  const first = refusals[0];
+  return e instanceof _Stop && e.status === "NOT_VERIFIED" && first !== undefined
+    ? new _Stop("NOT_VERIFIED", first)
+    : e;
+}

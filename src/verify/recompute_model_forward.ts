@@ -13,7 +13,7 @@ import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
-import { _checkCost, _checkSize, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _REFUSED, _refusedFirst, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -63,15 +63,24 @@ export async function _recomputeModelForward(
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
-  const parallel = _claimedParallel(p, input.stack, input.profile.computeCapability);
-  _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount);
+  // What is not modelled is said only after the record's contradictions (a named unmodelled
+  // configuration or a limit never hides a FAIL): the first such reason waits in `refusals`.
+  const refusals: string[] = [];
+  const parallel = _refusable(
+    refusals,
+    () => _claimedParallel(p, input.stack, input.profile.computeCapability),
+  );
+  _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
       "FAIL",
       `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
     );
   }
-  const claim = await _claimCheckpoint(input.blobs, w.model);
+  // A checkpoint not modelled stops the checks; a reason said before it still comes first.
+  const claim = await _claimCheckpoint(input.blobs, w.model).catch((e) => {
+    throw _refusedFirst(refusals, e);
+  });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
@@ -81,7 +90,10 @@ export async function _recomputeModelForward(
     shape: [w.positions.length, c.hidden],
     what: `the forward's final norm at ${w.positions.length} position(s)`,
   });
-  _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens });
+  _refusable(
+    refusals,
+    () => _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens }),
+  );
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
@@ -94,15 +106,17 @@ export async function _recomputeModelForward(
     c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
     Math.max(...lens),
   );
-  _checkSize([rows, widest], "activation");
+  _refusable(refusals, () => _checkSize([rows, widest], "activation"));
   // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
-  _checkAllReducePath(p, {
-    stack: input.stack,
-    deviceCapability: input.profile.computeCapability,
-    parallel,
-    hidden: c.hidden,
-    passRows: [lens.reduce((a, b) => a + b, 0)],
-  });
+  if (parallel !== _REFUSED) {
+    _checkAllReducePath(p, {
+      stack: input.stack,
+      deviceCapability: input.profile.computeCapability,
+      parallel,
+      hidden: c.hidden,
+      passRows: [lens.reduce((a, b) => a + b, 0)],
+    });
+  }
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",
@@ -114,14 +128,15 @@ export async function _recomputeModelForward(
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
       `${Object.keys(w.model.files).length} file(s)) by digest`,
   );
-  _checkCost(
-    decoderProducts(c, [{
-      rows,
-      logitsRows: 0,
-      entries: lens.map((query) => ({ query, cached: 0 })),
-    }]),
-    `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
-  );
+  _refusable(refusals, () =>
+    _checkCost(
+      decoderProducts(c, [{
+        rows,
+        logitsRows: 0,
+        entries: lens.map((query) => ({ query, cached: 0 })),
+      }]),
+      `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
+    ));
   let r;
   try {
     r = await runPrefillForward(ckpt, {
@@ -130,7 +145,8 @@ export async function _recomputeModelForward(
       multiProcessorCount: w.attention.multiProcessorCount,
       positions: w.positions.map(([seq, pos]) => ({ seq, pos })),
       releaseTensor,
-      parallel,
+      parallel: parallel === _REFUSED ? undefined : parallel,
+      ...(refusals.length === 0 ? {} : { refused: refusals[0]! }),
       ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
     });
   } catch (e) {
@@ -170,7 +186,7 @@ export async function _recomputeModelForward(
       }),
       ..._layerEvidence(c, {
         stack: input.stack,
-        parallel,
+        parallel: parallel === _REFUSED ? undefined : parallel,
         pp: p.parallelism.pp,
         profile: input.profile,
         scope,

@@ -31,7 +31,15 @@ import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evid
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import { _checkCost, _checkSize, _committedBlob, _Stop } from "./_stop.ts";
+import {
+  _checkCost,
+  _checkSize,
+  _committedBlob,
+  _refusable,
+  _REFUSED,
+  _refusedFirst,
+  _Stop,
+} from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
 import { _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -88,10 +96,7 @@ export async function _recomputeSequence(
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, w.model).catch((e) => {
-    const first = refusals[0];
-    throw e instanceof _Stop && e.status === "NOT_VERIFIED" && first !== undefined
-      ? new _Stop("NOT_VERIFIED", first)
-      : e;
+    throw _refusedFirst(refusals, e);
   });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
@@ -333,21 +338,4 @@ function _tokenCheck(
     }
   }
   return { status: "match", detail: `${n} greedy token(s) equal the recomputed argmax` };
-}
-
-/** What a refusable check gave back when it said NOT_VERIFIED. */
-const _REFUSED = Symbol("refused");
-
-/**
- * Runs a check whose NOT_VERIFIED must wait for the record's contradictions: its reason is kept
- * in `refusals` (in order: the first is said) and {@link _REFUSED} comes back; a FAIL goes on.
- */
-function _refusable<T>(refusals: string[], check: () => T): T | typeof _REFUSED {
-  try {
-    return check();
-  } catch (e) {
-    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
-    refusals.push(e.why);
-    return _REFUSED;
-  }
 }

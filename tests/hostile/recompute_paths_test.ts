@@ -283,6 +283,52 @@ Deno.test("item 5: a sequence record on an unmodelled head dimension or SM count
   }
 });
 
+Deno.test("item 5: a model_forward record on an unmodelled head dimension or SM count FAILs when its tokens, pad token or layer chain contradict it", async () => {
+  const blobs = new Map(forward.blobs);
+  const model = synthModel(UNMODELLED_HEAD_DIM, { seed: "head-dim-16", shards: 1, blobs });
+  const fw: ModelForwardWorkload = {
+    kind: "model_forward",
+    model,
+    tokens: { sequences: [[1, 2, 3]] },
+    kernel: fwdW.kernel,
+    attention: fwdW.attention,
+    positions: [[0, 2]],
+  };
+  const fewerSms = {
+    ...fw,
+    model: fwdW.model,
+    attention: { ...fwdW.attention, multiProcessorCount: 100 },
+  };
+  const record = (workload: ModelForwardWorkload): ClaimPredicate => ({
+    ...fwd0,
+    batch: { size: workload.tokens.sequences.length },
+    workload,
+    fingerprint: { ...fwd0.fingerprint, shape: [workload.positions.length, 256] },
+  });
+  for (
+    const [w, why] of [[fw, /head dimension 16 is not modelled/], [fewerSms, /\b100\b/]] as const
+  ) {
+    const honest = await verifyAlone(record(w), blobs);
+    assert.equal(honest.status, "NOT_VERIFIED", honest.reason);
+    assert.match(honest.reason, why);
+    const falsified: [Partial<ModelForwardWorkload>, RegExp][] = [
+      [{ tokens: { sequences: [[1, 2, 100_000]] } }, /token id 100000 is outside/],
+      [
+        { tokens: { sequences: [[1, 2, 3], [4, 5, 6, 7]], padTokenId: 100_000 } },
+        /pad token id 100000 is outside the vocabulary/,
+      ],
+      [
+        { layerChain: [{ attention: "0".repeat(64), mlp: "0".repeat(64) }] },
+        /layer chain has 1 entries for [2-9]/,
+      ],
+    ];
+    for (const [edit, reason] of falsified) {
+      const r = await verifyAlone(record({ ...w, ...edit }), blobs);
+      assertContradiction(r, "model_forward", reason);
+    }
+  }
+});
+
 Deno.test("item 5: a padded batch without a pad token is NOT_VERIFIED; a pad token outside the vocabulary FAILs", async () => {
   const padded = (padTokenId?: number): ClaimPredicate => ({
     ...fwd0,

@@ -268,6 +268,37 @@ async function bentSequence(
   });
 }
 
+Deno.test("a forward record on vLLM's default compiled stack is NOT_VERIFIED, and FAILs when a token is outside the vocabulary", async () => {
+  const at = log.records.findIndex((r) =>
+    r.predicate.workload.kind === "model_forward" && r.predicate.parallelism.tp === 1
+  );
+  const rec = log.records[at]!;
+  const w = rec.predicate.workload as ModelForwardWorkload;
+  const edit = (tokens: ModelForwardWorkload["tokens"]) => {
+    // The edited record is the log's last: editing it breaks no later link.
+    const records = log.records.slice(0, at + 1);
+    records[at] = {
+      ...rec,
+      predicate: {
+        ...rec.predicate,
+        software: { ...rec.predicate.software, stack: "vllm-0.11-default-fa2" },
+        workload: { ...w, tokens },
+      },
+    };
+    return verifyRecord({ store, blobs, walker, attention }, {
+      log: parseClaimLog(formatClaimLog(records)),
+      index: at,
+    });
+  };
+  const honest = await edit(w.tokens);
+  assert.equal(honest.status, "NOT_VERIFIED", honest.reason);
+  assert.match(honest.reason, /Inductor-generated Triton kernels/);
+  const [first, ...rest] = w.tokens.sequences;
+  const outside = await edit({ ...w.tokens, sequences: [[10 ** 6, ...first!.slice(1)], ...rest] });
+  assert.equal(outside.status, "FAIL", outside.reason);
+  assert.match(outside.reason, /token id 1000000 is outside 0\.\./);
+});
+
 Deno.test("a served sequence on a stack the replay does not model (Inductor kernels; decode steps in a full CUDA graph) is NOT_VERIFIED, and FAILs when its history or tokens contradict it", async () => {
   const w = log.records.at(-1)!.predicate.workload as SequenceWorkload;
   // The prompt in one pass, then a decode step (nothing is computed: the tokens need not be real).

@@ -67,6 +67,12 @@ export interface PrefillForwardOptions {
    * computed here, and the row-parallel partials all-reduced in the recorded order.
    */
   readonly parallel?: TensorParallel | undefined;
+  /**
+   * Why the caller refuses the forward (a configuration not modelled, a size over a limit): the
+   * tokens and positions are checked first (a contradiction still throws RangeError), then the
+   * forward stops as not supported with this reason, computing nothing.
+   */
+  readonly refused?: string;
 }
 
 /** Result of a forward pass. */
@@ -125,13 +131,7 @@ async function _forward(
   // The stack's operators for a prefill (eager attention included: its batched GEMMs go through
   // the runtime's dispatch; its `build` is null).
   const support = stackOperators(runtime.stack, { driver: "prefill", moe: c.moe !== undefined });
-  if (!support.supported) throw new ForwardUnsupported(support.reason);
-  const { ops } = support;
-  const build = ops.attention!.build;
-  const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
-  if (datapath === undefined) {
-    throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
-  }
+  // The batch's contradictions first: a stack that is not modelled never hides them.
   for (const s of o.sequences) {
     for (const t of s) {
       if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
@@ -139,17 +139,25 @@ async function _forward(
       }
     }
   }
+  const positions = o.positions ?? o.sequences.map((s, seq) => ({ seq, pos: s.length - 1 }));
+  for (const { seq, pos } of positions) {
+    if (!(seq >= 0 && seq < o.sequences.length && pos >= 0 && pos < o.sequences[seq]!.length)) {
+      throw new RangeError(`Cannot run forward: position (${seq}, ${pos}) is not a token`);
+    }
+  }
+  if (o.refused !== undefined) throw new ForwardUnsupported(o.refused);
+  if (!support.supported) throw new ForwardUnsupported(support.reason);
+  const { ops } = support;
+  const build = ops.attention!.build;
+  const datapath = findDatapath(runtime.profile, { input: "bf16", output: "fp32" });
+  if (datapath === undefined) {
+    throw new ForwardUnsupported(`profile '${runtime.profile.id}' has no bf16->fp32 mma datapath`);
+  }
   const layout = batchLayout(o.sequences, {
     batching: ops.batching,
     ...(o.padTokenId === undefined ? {} : { padTokenId: o.padTokenId }),
   });
-  const positions = o.positions ?? o.sequences.map((s, seq) => ({ seq, pos: s.length - 1 }));
-  const fpRows = positions.map(({ seq, pos }) => {
-    if (!(seq >= 0 && seq < o.sequences.length && pos >= 0 && pos < o.sequences[seq]!.length)) {
-      throw new RangeError(`Cannot run forward: position (${seq}, ${pos}) is not a token`);
-    }
-    return layout.real[layout.cuSeqlens[seq]! + pos]!;
-  });
+  const fpRows = positions.map(({ seq, pos }) => layout.real[layout.cuSeqlens[seq]! + pos]!);
   const eps = Number(c.rmsNormEps);
   if (fullGraphPass(ops, o.sequences.map((q) => q.length))) {
     throw new ForwardUnsupported(FULL_GRAPH_DECODE_REASON);
