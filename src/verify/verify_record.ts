@@ -353,6 +353,14 @@ async function _recomputeGemm(
     shape: [w.m, w.n],
     what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
   });
+  // The record's own contradictions before its kernel, recipe or sharding is asked about: what
+  // is not modelled never hides a FAIL.
+  if (p.batch.size !== w.m) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
+    );
+  }
   const kernel = await _resolveKernel(ctx.store, {
     kernel: w.kernel,
     stackId: o.stack.id,
@@ -386,12 +394,6 @@ async function _recomputeGemm(
     throw new _Stop(
       "NOT_VERIFIED",
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
-    );
-  }
-  if (p.batch.size !== w.m) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
     );
   }
   // After the record's own contradictions: a launch the stack does not run as stated, or an

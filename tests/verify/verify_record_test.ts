@@ -64,12 +64,12 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
       new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
     ),
   );
-  const gemm = (accumulator?: string, dtype = "fp16", batch = 2) =>
+  const gemm = (accumulator?: string, dtype = "fp16", batch = 2, tp = 1) =>
     makeClaimRecord({
       log: { logId: "acc", seq: 0, prev: GENESIS_PREV },
-      hardware: { profile: "a100", profileSha256, count: 1 },
+      hardware: { profile: "a100", profileSha256, count: tp },
       software: { stack: "cutlass-3.5-default", components: {} },
-      parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
+      parallelism: { tp, pp: 1, ep: 1, dp: 1 },
       batch: { size: batch },
       workload: {
         kind: "gemm",
@@ -96,6 +96,19 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
   const f = await verifyRecord(ctx, { log: lied, index: 0 });
   assert.equal(f.status, "FAIL", f.reason);
   assert.match(f.reason, /batch size 3 but 2 input rows/);
+  // Likewise a sharded GEMM, which is not modelled: NOT_VERIFIED, FAIL when it contradicts itself.
+  const sharded = await verifyRecord(ctx, {
+    log: parseClaimLog(formatClaimLog([gemm(undefined, "fp16", 2, 2)])),
+    index: 0,
+  });
+  assert.equal(sharded.status, "NOT_VERIFIED", sharded.reason);
+  assert.match(sharded.reason, /tp=2 pp=1 ep=1: sharded GEMMs are not modelled/);
+  const shardedLie = await verifyRecord(ctx, {
+    log: parseClaimLog(formatClaimLog([gemm(undefined, "fp16", 3, 2)])),
+    index: 0,
+  });
+  assert.equal(shardedLie.status, "FAIL", shardedLie.reason);
+  assert.match(shardedLie.reason, /batch size 3 but 2 input rows/);
   const fp32 = parseClaimLog(formatClaimLog([gemm("fp32")]));
   assert.equal(
     (fp32.records[0]!.predicate.workload as { accumulator?: string }).accumulator,
