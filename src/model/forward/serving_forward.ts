@@ -514,15 +514,24 @@ function _fingerprintRows(
   wanted: readonly (readonly number[])[] | undefined,
 ): { positions: number[]; rows: number[] }[] {
   return sequences.map((_, s) => {
-    const own = blocks.filter((b) => b.seq === s);
+    // By first position, searched in halves: a record may ask for as many positions as its
+    // sequence has blocks (each up to 2^16), and this runs before any limit on its cost.
+    const own = blocks.filter((b) => b.seq === s).sort((a, b) => a.pos0 - b.pos0);
     const rowOf = (pos: number) => {
-      const b = own.find((b) => pos >= b.pos0 && pos < b.pos0 + b.rows);
-      if (b === undefined) {
+      let lo = 0;
+      let hi = own.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (own[mid]!.pos0 <= pos) lo = mid + 1;
+        else hi = mid;
+      }
+      const b = own[lo - 1];
+      if (b === undefined || pos >= b.pos0 + b.rows) {
         throw new RangeError(`Cannot replay: position ${pos} of sequence ${s} is not computed`);
       }
       return b.row0 + pos - b.pos0;
     };
-    const last = own.length === 0 ? -1 : Math.max(...own.map((b) => b.pos0 + b.rows - 1));
+    const last = own.reduce((m, b) => Math.max(m, b.pos0 + b.rows - 1), -1);
     const positions = [...(wanted?.[s] ?? (last < 0 ? [] : [last]))];
     return { positions, rows: positions.map(rowOf) };
   });
