@@ -63,15 +63,19 @@ export function tensorParallelOf(
     );
   }
   const layout = tensorParallelLayout(id);
+  // An expert-parallel split that is not modelled is said only once the record's contradictions
+  // with its stack are ruled out: it must not stand in for a FAIL.
+  let epGap: string | null = null;
   if (o.ep !== 1) {
-    if (layout.expertParallel !== null) return unmodelled(`ep=${o.ep}: ${layout.expertParallel}`);
-    if (o.ep !== o.tp) {
-      return unmodelled(
-        `ep=${o.ep} with tp=${o.tp}: experts split over other ranks than the tensor-parallel ` +
-          "group (across data-parallel ranks, all-to-all dispatch) are not modelled; ep = tp is",
-      );
+    if (layout.expertParallel !== null) epGap = `ep=${o.ep}: ${layout.expertParallel}`;
+    else if (o.ep !== o.tp) {
+      epGap = `ep=${o.ep} with tp=${o.tp}: experts split over other ranks than the ` +
+        "tensor-parallel group (across data-parallel ranks, all-to-all dispatch) are not " +
+        "modelled; ep = tp is";
     }
   }
+  const resolved = (parallel: TensorParallel): TensorParallelResolution =>
+    epGap === null ? { ok: true, parallel } : unmodelled(epGap);
   const ep = o.ep !== 1 ? { expertParallel: true } : {};
   if (o.allReduce === undefined) {
     if (o.tp !== 2) {
@@ -79,10 +83,7 @@ export function tensorParallelOf(
         `tp=${o.tp} without an all-reduce (only at tp=2 do all implementations agree)`,
       );
     }
-    return {
-      ok: true,
-      parallel: { size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!), ...ep },
-    };
+    return resolved({ size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!), ...ep });
   }
   if (o.allReduce.kind === VLLM_DISPATCH) {
     // The dispatch picks among the layout's implementations message by message.
@@ -111,11 +112,9 @@ export function tensorParallelOf(
       nccl: o.allReduce.nccl,
     });
     if (typeof per === "string") return unmodelled(per);
-    return {
-      ok: true,
-      parallel: { size: o.tp, layout, allReduce: o.allReduce, messageAllReduce: per, ...ep },
-    };
+    return resolved({ size: o.tp, layout, allReduce: o.allReduce, messageAllReduce: per, ...ep });
   }
+  // An all-reduce kind no layout models (NCCL's NVLS) may still be what the library ran.
   const why = claimedAllReduceUnsupported(o.allReduce);
   if (why !== null) return unmodelled(why);
   if (!(layout.allReduce as readonly string[]).includes(o.allReduce.kind)) {
@@ -124,7 +123,7 @@ export function tensorParallelOf(
         `${layout.allReduce.join(" or ")}, not '${o.allReduce.kind}'`,
     );
   }
-  return { ok: true, parallel: { size: o.tp, layout, allReduce: o.allReduce, ...ep } };
+  return resolved({ size: o.tp, layout, allReduce: o.allReduce, ...ep });
 }
 
 function _twoRanks(kind: string): ClaimedAllReduce {

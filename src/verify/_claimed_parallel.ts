@@ -135,6 +135,33 @@ export function _claimedParallel(
 }
 
 /**
+ * The split a record's all-reduce path is checked against when its own split is not modelled
+ * only for its expert parallelism: the same split as one without experts spread over the ranks
+ * (the all-reduces move the same messages), so that an unmodelled expert split hides no FAIL
+ * of the path.
+ *
+ * @param p the record's predicate
+ * @param stack the record's stack
+ * @param deviceCapability the GPU profile's compute capability
+ * @returns the split (undefined for one rank), or null when none resolves
+ */
+export function _splitForPathCheck(
+  p: ClaimPredicate,
+  stack: StackProfile,
+  deviceCapability: string,
+): TensorParallel | undefined | null {
+  try {
+    return _claimedParallel(
+      { ...p, parallelism: { ...p.parallelism, ep: 1 } },
+      stack,
+      deviceCapability,
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
  * FAILs a record whose named all-reduce is not the path its stack's dispatch takes for the
  * record's messages (`allReduceDispatchMismatch`).
  *

@@ -24,6 +24,7 @@ import {
   _checkAllReducePath,
   _checkPipelineStages,
   _claimedParallel,
+  _splitForPathCheck,
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
@@ -117,11 +118,15 @@ export async function _recomputeSequence(
   });
   _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
   _checkPipelineStages(p, c.layers);
-  if (parallel !== _REFUSED) {
+  // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
+  const split = parallel !== _REFUSED
+    ? parallel
+    : _splitForPathCheck(p, input.stack, input.profile.computeCapability);
+  if (split !== null) {
     _checkAllReducePath(p, {
       stack: input.stack,
       deviceCapability: input.profile.computeCapability,
-      parallel,
+      parallel: split,
       hidden: c.hidden,
       passRows: passes.map((q) => q.rows),
     });

@@ -611,3 +611,41 @@ Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-sta
   const fp = (i: number) => l.records[i]!.predicate.fingerprint.sha256;
   for (const other of [2, 3, 4]) assert.notEqual(fp(1), fp(other), `record ${other}`);
 });
+
+Deno.test("an unmodelled expert split hides no FAIL: a missing or wrong all-reduce still FAILs beside ep, and the split alone is NOT_VERIFIED", async () => {
+  const at = log.records.findIndex((r) =>
+    r.predicate.workload.kind === "model_forward" && r.predicate.parallelism.tp === 2
+  );
+  assert.ok(at >= 0);
+  const base: ClaimPredicate = log.records[at]!.predicate;
+  const edit = async (par: Partial<ClaimPredicate["parallelism"]>) => {
+    const parallelism: Record<string, unknown> = { ...base.parallelism, ...par };
+    if (par.allReduce === undefined && "allReduce" in par) delete parallelism.allReduce;
+    // The log up to the record (a later record's chain would name the honest one).
+    const records = log.records.slice(0, at + 1);
+    records[at] = {
+      ...records[at]!,
+      predicate: { ...base, parallelism: parallelism as ClaimPredicate["parallelism"] },
+    };
+    const edited = parseClaimLog(formatClaimLog(records));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: at });
+  };
+  assert.equal((await edit({})).status, "PASS");
+  const alone = await edit({ ep: 4 });
+  assert.equal(alone.status, "NOT_VERIFIED", alone.reason);
+  assert.match(alone.reason, /ep=4 with tp=2/);
+  const tree = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], []] }] } as const;
+  for (
+    const [par, why] of [
+      [{ tp: 4, ep: 2, allReduce: undefined }, /tp=4 without an all-reduce/],
+      [
+        { ep: 4, allReduce: tree },
+        /names all-reduce 'nccl-tree', but stack .* runs vllm-custom-1stage/,
+      ],
+    ] as const
+  ) {
+    const r = await edit(par as Partial<ClaimPredicate["parallelism"]>);
+    assert.equal(r.status, "FAIL", `${JSON.stringify(par)}: ${r.reason}`);
+    assert.match(r.reason, why);
+  }
+});
