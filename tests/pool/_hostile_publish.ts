@@ -1,7 +1,9 @@
 /**
- * A hostile peer on the NATS server (no keys, no credentials), for the pool tests: once the
- * coordinator's streams exist, publishes an unsigned message on a plan's results subject and a
- * forged work order of another log on its work subject. Run as its own process with network
+ * A hostile peer on the NATS server (no keys, no credentials), for the pool tests: makes sure the
+ * streams exist (as a coordinator does) and publishes an unsigned message on a plan's results
+ * subject and a forged work order of another log on its work subject, ahead of the coordinator's
+ * orders (so the worker meets it before the coordinator's last result ends the serve and purges
+ * the plan's orders). Run as its own process with network
  * access to the server only: `deno run --allow-net=<host:port> --allow-read=<plan> _hostile_publish.ts
  * <nats url> <plan.json>`.
  */
@@ -10,7 +12,7 @@ import { connect } from "@nats-io/transport-node";
 import { encodeWorkOrder, itemDigest, parseAuditPlan, workOrders } from "../../src/verify/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import { resultSubject, workSubject } from "../../src/pool/mod.ts";
-import { awaitResultsStream } from "./_await_results_stream.ts";
+import { ensureStreams } from "../../src/pool/ensure_streams.ts";
 
 const [url, planPath] = Deno.args;
 const bytes = await Deno.readFile(planPath!);
@@ -18,7 +20,7 @@ const plan = parseAuditPlan(new TextDecoder().decode(bytes), planPath!);
 const planDigest = sha256Hex(bytes);
 const nc = await connect({ servers: url! });
 const jsm = await jetstreamManager(nc);
-await awaitResultsStream(jsm);
+await ensureStreams(jsm, { ackWaitMs: 60_000, maxDeliver: 5 });
 const js = jetstream(nc);
 await js.publish(resultSubject(planDigest), "not a signed result");
 const [order] = workOrders(plan, planDigest);

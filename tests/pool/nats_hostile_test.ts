@@ -17,6 +17,21 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
   try {
     const plan = await poolPlan(f, { k: 3 });
     const net = `--allow-net=${nats.hostPort}`;
+    // The peer goes first: its forged order is queued ahead of the serve's.
+    const peer = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        net,
+        `--allow-read=${REPO_ROOT},${f.dir}`,
+        `${REPO_ROOT}/tests/pool/_hostile_publish.ts`,
+        nats.url,
+        plan,
+      ],
+      cwd: REPO_ROOT,
+    }).output();
+    assert.equal(peer.code, 0, new TextDecoder().decode(peer.stderr));
     const serve = spawn([
       "audit",
       "serve",
@@ -34,20 +49,6 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
       "120",
       "--json",
     ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]);
-    const peer = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        net,
-        `--allow-read=${REPO_ROOT},${f.dir}`,
-        `${REPO_ROOT}/tests/pool/_hostile_publish.ts`,
-        nats.url,
-        plan,
-      ],
-      cwd: REPO_ROOT,
-    }).output();
-    assert.equal(peer.code, 0, new TextDecoder().decode(peer.stderr));
     workers.push(spawn(
       ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
       [`--allow-read=${REPO_ROOT},${f.dir}`, net],
