@@ -178,7 +178,7 @@ function _unwanted(
     "MERGE_VERSION",
     `Cannot merge record ${r.result.result.index}: worker ${
       r.worker.slice(0, 16)
-    } computed it with version '${version}', merging with '${o.version}' (this serve's); it took this serve's order, so stop or upgrade that worker`,
+    } computed it with version '${version}', merging with '${o.version}' (this serve's), after this serve began (an order of this serve or of an earlier one still in its hands): stop or upgrade that worker, then serve again`,
   );
 }
 
