@@ -26,7 +26,7 @@ import {
   tensorParallelOf,
   unknownInterconnect,
 } from "../resolve/mod.ts";
-import { _Stop } from "./_stop.ts";
+import { _REFUSED, _Stop } from "./_stop.ts";
 
 /**
  * Checks the world a record claims, for every kind of record: the library versions it states
@@ -175,13 +175,19 @@ export function _checkAllReducePath(
   o: {
     readonly stack: StackProfile;
     readonly deviceCapability: string;
-    readonly parallel: TensorParallel | undefined;
+    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
     readonly hidden: number;
     readonly passRows: readonly number[];
   },
 ): void {
+  // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
+  const parallel = o.parallel !== _REFUSED
+    ? o.parallel
+    : _splitForPathCheck(p, o.stack, o.deviceCapability);
+  if (parallel === null) return;
   const why = allReduceDispatchMismatch(o.stack, {
     ...o,
+    parallel,
     named: p.parallelism.allReduce !== undefined,
     interconnect: p.parallelism.interconnect,
   });

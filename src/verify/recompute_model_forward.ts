@@ -20,7 +20,6 @@ import {
   _checkAllReducePath,
   _checkPipelineStages,
   _claimedParallel,
-  _splitForPathCheck,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
@@ -109,19 +108,13 @@ export async function _recomputeModelForward(
   );
   _refusable(refusals, () => _checkSize([rows, widest], "activation"));
   // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
-  // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
-  const split = parallel !== _REFUSED
-    ? parallel
-    : _splitForPathCheck(p, input.stack, input.profile.computeCapability);
-  if (split !== null) {
-    _checkAllReducePath(p, {
-      stack: input.stack,
-      deviceCapability: input.profile.computeCapability,
-      parallel: split,
-      hidden: c.hidden,
-      passRows: [lens.reduce((a, b) => a + b, 0)],
-    });
-  }
+  _checkAllReducePath(p, {
+    stack: input.stack,
+    deviceCapability: input.profile.computeCapability,
+    parallel,
+    hidden: c.hidden,
+    passRows: [lens.reduce((a, b) => a + b, 0)],
+  });
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",

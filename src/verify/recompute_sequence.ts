@@ -24,7 +24,6 @@ import {
   _checkAllReducePath,
   _checkPipelineStages,
   _claimedParallel,
-  _splitForPathCheck,
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
@@ -118,19 +117,13 @@ export async function _recomputeSequence(
   });
   _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
   _checkPipelineStages(p, c.layers);
-  // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
-  const split = parallel !== _REFUSED
-    ? parallel
-    : _splitForPathCheck(p, input.stack, input.profile.computeCapability);
-  if (split !== null) {
-    _checkAllReducePath(p, {
-      stack: input.stack,
-      deviceCapability: input.profile.computeCapability,
-      parallel: split,
-      hidden: c.hidden,
-      passRows: passes.map((q) => q.rows),
-    });
-  }
+  _checkAllReducePath(p, {
+    stack: input.stack,
+    deviceCapability: input.profile.computeCapability,
+    parallel,
+    hidden: c.hidden,
+    passRows: passes.map((q) => q.rows),
+  });
   // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
   // path never hides a FAIL).
   const cascade = _cascadeClaim(passes, input.stack);
