@@ -115,6 +115,15 @@ export function componentMismatch(
     const name = _name(key);
     const ck = `components.${_shortKey(key)}`;
     const said = `${ck} ${quoteShort(value, 60)}`;
+    if (_CONTROLS.test(value)) {
+      // A terminal escape or a reordering mark is no version and could disguise one.
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `${said} holds control or bidirectional-formatting characters`,
+        advice: `state ${ck} as plain text`,
+      };
+      continue;
+    }
     const rule = pinned.get(name);
     // The stack's own words (`4.5x`, its env text, its flags, copied into the record) agree.
     if (rule !== undefined && rule.trim() === value.trim()) continue;
@@ -186,7 +195,39 @@ export function componentMismatch(
       // release (recorded, not compared: `uncomparedComponents`); anything else is a setting or
       // a text that cannot be compared.
       if (rule === undefined && value.trim() === flags?.value) continue;
-      if (_uncompared(name, value, rule)) continue;
+      if (_uncompared(name, value, rule)) {
+        // Recorded, not compared: two releases of one library still contradict each other.
+        const release = _release(value)!.release;
+        const seen = releases.get(name) ?? [];
+        const earlier = seen.find((e) =>
+          e.release.some((n, i) => i < release.length && n !== release[i])
+        );
+        if (earlier !== undefined) {
+          return {
+            kind: "contradiction",
+            reason: `components.${_shortKey(earlier.key)} ${
+              quoteShort(earlier.value, 60)
+            } and ${said} state two releases of one library`,
+          };
+        }
+        releases.set(name, [...seen, { key, value, release }]);
+        continue;
+      }
+      const lone = _release(value);
+      if (
+        rule === undefined && _LIBRARIES.has(name) && lone !== null &&
+        _RELEASE_TEXT.test(value.trim()) &&
+        lone.release.length === 1 && lone.release[0]! >= 1000
+      ) {
+        // cuDNN's 91002 for 9.10.2: each library encodes its releases in its own way.
+        unreadable ??= {
+          kind: "unreadable",
+          reason: `${said} is a number without dots (an integer encoding of a release), which ` +
+            "cannot be read as a release",
+          advice: `state ${ck} as its dotted release (cuDNN's 91002 is 9.10.2)`,
+        };
+        continue;
+      }
       unreadable ??= {
         kind: "unreadable",
         reason: rule === undefined
@@ -222,6 +263,7 @@ export function componentMismatch(
         kind: "unreadable",
         reason: `${said} is a number without dots (an integer encoding of a release), which ` +
           `cannot be compared with the stack's '${rule}'`,
+        advice: `state ${ck} as its dotted release (cuDNN's 91002 is 9.10.2)`,
       };
     } else if (!accepts(read.release)) {
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
@@ -262,6 +304,14 @@ export function componentMismatch(
  */
 const _RELEASE_TEXT =
   /^(?:[A-Za-z][A-Za-z0-9_.-]*\s+){0,3}(?:[A-Za-z][A-Za-z0-9_.-]*)?\s*(?:==?\s*)?[vV]?\d+(?:\.\d+)*[A-Za-z0-9.+_-]*$/;
+
+/**
+ * Control characters other than tab and line breaks (an environment text may span lines), and
+ * bidirectional formatting marks.
+ */
+// deno-lint-ignore no-control-regex
+const _CONTROLS =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** A component named like an environment variable (`NCCL_ALGO`, `TORCH_VERSION`). */
 const _VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
@@ -491,6 +541,10 @@ export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | "any">
   OMP_NUM_THREADS: "any",
   MASTER_ADDR: "any",
   MASTER_PORT: "any",
+  RANK: "any",
+  LOCAL_RANK: "any",
+  WORLD_SIZE: "any",
+  LOCAL_WORLD_SIZE: "any",
   NCCL_DEBUG: "any",
   NCCL_DEBUG_SUBSYS: "any",
   NCCL_SOCKET_IFNAME: "any",
@@ -574,6 +628,9 @@ function _assignments(env: string): [string, string, string | null][] {
 const _ALIASES: Readonly<Record<string, string>> = {
   torch: "pytorch",
   flashattention: "flashattn",
+  // `torch.version.cuda`: the CUDA release PyTorch was built with.
+  torchversioncuda: "cuda",
+  torchcuda: "cuda",
 };
 
 /**

@@ -97,9 +97,25 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
       [["--positions", "0:9"], "CLAIM_INVALID"],
       [["--tokens", `${dir}/vocab.json`], "TOKENS_INVALID"],
       [["--sampler", "top-k 5"], "USAGE"], // a sequence record's flag
+      [["--component", `${"n".repeat(65)}=1.0`], "USAGE"], // names are at most 64 characters
+      [["--component", "cuda=12.8\u001b[2J"], "CLAIM_INVALID"], // plain text only
+      [["--component", "cudnn=91002"], "CLAIM_INVALID"], // stated as 9.10.2
     ],
     run: (extra) => append(dir, { model, fingerprint: fp, extra }),
   });
+
+  const long = await append(dir, {
+    model,
+    fingerprint: fp,
+    extra: ["--component", `${"n".repeat(65)}=1.0`],
+  });
+  assert.match(long.stderr, /a name is 1 to 64 ASCII letters, digits and _.-/);
+  const encoded = await append(dir, {
+    model,
+    fingerprint: fp,
+    extra: ["--component", "cudnn=91002"],
+  });
+  assert.match(encoded.stderr, /dotted release \(cuDNN's 91002 is 9\.10\.2\)/);
 
   const fresh = await append(dir, {
     model,

@@ -451,3 +451,31 @@ Deno.test("componentMismatch(): nothing rides along a release or an environment 
   assert.doesNotMatch(m!.reason, / {2}/);
   assert.ok(m!.reason.length < 260, m!.reason);
 });
+
+Deno.test("componentMismatch(): plain text only, an integer-encoded release is told how to state it, two releases of an unpinned library contradict, torch.version.cuda is CUDA, torchrun's variables are inert", () => {
+  const stack = { pytorch: "2.8.0", env: "VLLM_ALLREDUCE_USE_SYMM_MEM=0" };
+  for (
+    const claimed of [
+      { CUDA_VISIBLE_DEVICES: "0\u001b[31m" },
+      { env: "HF_HOME=/x\u202egnp.exe" },
+      { cuda: "12.8\u0007" },
+    ]
+  ) {
+    const m = componentMismatch(stack, claimed);
+    assert.equal(m?.kind, "unreadable", JSON.stringify(claimed));
+    assert.match(m!.reason, /control or bidirectional/);
+  }
+  const encoded = componentMismatch(stack, { cudnn: "91002" });
+  assert.equal(encoded?.kind, "unreadable");
+  assert.match(encoded!.reason, /integer encoding/);
+  assert.match(encoded!.advice ?? "", /dotted release .*9\.10\.2/);
+  const two = componentMismatch(stack, { cuda: "12.8", CUDA: "12.4" });
+  assert.equal(two?.kind, "contradiction");
+  assert.match(two!.reason, /two releases of one library/);
+  assert.equal(componentMismatch(stack, { cuda: "12.8", cuda_version: "12.8.1" }), null);
+  assert.equal(componentMismatch(stack, { "torch.version.cuda": "12.8" }), null);
+  assert.equal(
+    componentMismatch(stack, { env: "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2\nLOCAL_WORLD_SIZE=2" }),
+    null,
+  );
+});

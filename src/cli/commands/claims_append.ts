@@ -149,11 +149,20 @@ function _usage(why: string): never {
 function _components(pairs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of pairs) {
-    const m = /^([A-Za-z0-9_.-]{1,64})=(.{1,200})$/.exec(p);
+    const m = /^([A-Za-z0-9_.-]{1,64})=(.{1,200})$/s.exec(p);
     if (m === null) {
+      const at = p.indexOf("=");
+      const [name, value] = at < 0 ? [p, ""] : [p.slice(0, at), p.slice(at + 1)];
+      const why = at < 0
+        ? "expected <name>=<version>"
+        : !/^[A-Za-z0-9_.-]{1,64}$/.test(name)
+        ? "a name is 1 to 64 ASCII letters, digits and _.-"
+        : "a value is 1 to 200 characters";
       throw new InputError(
         "USAGE",
-        `Cannot use --component '${p.slice(0, 80)}': expected <name>=<version>`,
+        `Cannot use --component '${p.slice(0, 80)}': ${why}${
+          value.length > 200 ? ` (${value.length} given)` : ""
+        }`,
       );
     }
     const name = m[1]!;
