@@ -81,6 +81,9 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
   const first = await append(dir, { model, fingerprint: fp, extra: ["--log-id", "t"] });
   assert.equal(first.code, 0, first.stderr);
   await Deno.writeTextFile(`${dir}/vocab.json`, JSON.stringify({ sequences: [[1, 999999]] }));
+  // Over 4 MiB: refused before it is parsed (65,536 tokens never need as much).
+  const big = JSON.stringify({ sequences: Array.from({ length: 1_200_000 }, () => [1]) });
+  await Deno.writeTextFile(`${dir}/big.json`, big);
   await assertRefusals(dir, {
     cases: [
       [["--fingerprint", "xyz"], "CLAIM_INVALID"],
@@ -96,6 +99,8 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
       [["--log-id", "other"], "LOG_CHAIN"],
       [["--positions", "0:9"], "CLAIM_INVALID"],
       [["--tokens", `${dir}/vocab.json`], "TOKENS_INVALID"],
+      [["--tokens", `${dir}/big.json`], "INPUT_TOO_LARGE"],
+      [["--layer-chain", `${dir}/big.json`], "INPUT_TOO_LARGE"],
       [["--sampler", "top-k 5"], "USAGE"], // a sequence record's flag
       [["--component", `${"n".repeat(65)}=1.0`], "USAGE"], // names are at most 64 characters
       [["--component", "cuda=12.8\u001b[2J"], "CLAIM_INVALID"], // plain text only

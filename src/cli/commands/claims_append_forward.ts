@@ -8,7 +8,7 @@
 import { modelForwardClaim } from "../../prover/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { checkChainFacts } from "./claims_append_chain.ts";
-import type { AppendModelOptions } from "./claims_append_inputs.ts";
+import { type AppendModelOptions, MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
 
 /** What `claims append model_forward` is given. */
@@ -36,7 +36,7 @@ export interface AppendForwardOptions extends AppendModelOptions {
  * ```
  */
 export async function appendForwardClaim(o: AppendForwardOptions): Promise<AppendResult> {
-  const tokens = await readJsonFile(o.tokens);
+  const tokens = await readJsonFile(o.tokens, MODEL_INPUT_MAX_BYTES);
   return await appendModelRecord(o, {
     build: async (facts, { store, chainFacts }) => {
       const record = await modelForwardClaim({ ...facts, tokens, positions: o.positions }, {

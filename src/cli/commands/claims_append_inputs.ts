@@ -12,6 +12,12 @@ import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
 
+/**
+ * Largest `--tokens` or `--layer-chain` file: a record holds at most 65,536 tokens (ids below
+ * 2^24) and as many positions, well under this even pretty-printed; a file is parsed whole before
+ * its counts are checked, so a larger one is refused unread (a 64 MiB token list took 3 GB).
+ */
+export const MODEL_INPUT_MAX_BYTES = 4 * 1024 * 1024;
 /** What every `claims append` of a model record is given. */
 export interface AppendModelOptions {
   /** The claim log (created when missing). */
@@ -71,7 +77,9 @@ export async function readModelInputs(
   readonly layerChain: unknown;
   readonly chainFacts: ChainFacts | undefined;
 }> {
-  const chainFile = o.layerChain === undefined ? undefined : await readJsonFile(o.layerChain);
+  const chainFile = o.layerChain === undefined
+    ? undefined
+    : await readJsonFile(o.layerChain, MODEL_INPUT_MAX_BYTES);
   return {
     kernel: await _kernel(store, o),
     sms: o.sms ?? KNOWN_SM_COUNTS[o.profile] ?? _noSms(o.profile),

@@ -13,7 +13,7 @@ import { sequenceClaim } from "../../prover/mod.ts";
 import { readJsonFile, readTextFile } from "../read_json_file.ts";
 import type { StagedBlob } from "./claims_append_blobs.ts";
 import { checkChainFacts } from "./claims_append_chain.ts";
-import type { AppendModelOptions } from "./claims_append_inputs.ts";
+import { type AppendModelOptions, MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
 
 /** What `claims append sequence` is given. */
@@ -49,7 +49,7 @@ export interface AppendSequenceOptions extends AppendModelOptions {
  */
 export async function appendSequenceClaim(o: AppendSequenceOptions): Promise<AppendResult> {
   await readTextFile(o.history, { maxBytes: MAX_HISTORY_BYTES }); // absent or oversized: refused now
-  const tokens = await readJsonFile(o.tokens);
+  const tokens = await readJsonFile(o.tokens, MODEL_INPUT_MAX_BYTES);
   return await appendModelRecord(o, {
     files: [{ name: "history", path: o.history }],
     build: async (facts, { store, staged, chainFacts }) => {

@@ -61,7 +61,10 @@ export function gemmCommand(): Command {
       const store = await openAssetStore();
       const { profile, sha256: profileSha256 } = await loadGpuProfile(store, opts.profile);
       const recipe = opts.recipe.endsWith(".json")
-        ? { recipe: recipeFromJson(await readJsonFile(opts.recipe), opts.recipe), sha256: null }
+        ? {
+          recipe: recipeFromJson(await readJsonFile(opts.recipe, 1 << 20), opts.recipe),
+          sha256: null,
+        }
         : await loadNamedRecipe(store, opts.recipe);
       using source = await fileByteSource(opts.in);
       const file = await openSafetensors(source);

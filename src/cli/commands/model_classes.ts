@@ -234,7 +234,7 @@ async function _dispatch(
   }
   const text = o.recipe!;
   const r = text.endsWith(".json")
-    ? { recipe: recipeFromJson(await readJsonFile(text), text), sha256: null, path: text }
+    ? { recipe: recipeFromJson(await readJsonFile(text, 1 << 20), text), sha256: null, path: text }
     : await loadNamedRecipe(store, text);
   const input = { id: text, source: r.path, sha256: r.sha256 };
   return { dispatch: fixedRecipeDispatch(r.recipe), kind: "recipe", input };

@@ -36,6 +36,7 @@ import { KNOWN_SM_COUNTS, smCountMismatch } from "../../hardware/mod.ts";
 import { forwardSupportReason } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson } from "../output.ts";
+import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -134,7 +135,10 @@ export async function runModelForward(o: {
   // are reused for a later layer's weights once it is done.
   using opened = await openCheckpointDir(o.checkpoint);
   const { ckpt } = opened;
-  const batch = parseTokenBatch(await readJsonFile(o.tokens), ckpt.config.vocab);
+  const batch = parseTokenBatch(
+    await readJsonFile(o.tokens, MODEL_INPUT_MAX_BYTES),
+    ckpt.config.vocab,
+  );
   // As claims append refuses it: a batch that does not fit how the stack batches.
   const padding = batchPaddingMismatch(batch, stack.operators?.batching);
   if (padding !== null) {
