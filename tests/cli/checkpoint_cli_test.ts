@@ -101,3 +101,24 @@ Deno.test("claims consistency over a log that is not the new checkpoint's is ref
   assertCliCode(r.stderr, "CHECKPOINT_MISMATCH");
   assert.doesNotMatch(r.stdout, /NOT consistent/);
 });
+
+Deno.test("claims checkpoint takes an origin of printable ASCII only, without spaces or '+', at most 256 characters", async () => {
+  for (const origin of ["x\u202ey", "a\u001b[2Jb", "two words", "a+b", "o".repeat(257), "é/log"]) {
+    const out = `${f.dir}/cp-bad-${origin.length}.txt`;
+    const r = await runBitaudit([
+      "claims",
+      "checkpoint",
+      "--log",
+      f.log,
+      "--key",
+      prover.privateKey,
+      "--origin",
+      origin,
+      "--out",
+      out,
+    ]);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, /--origin must be 1 to 256 printable ASCII characters/);
+    await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
+  }
+});

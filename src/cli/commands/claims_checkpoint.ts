@@ -51,6 +51,15 @@ export function addCheckpointCommands(cmd: Command): void {
     .option("--time <rfc3339>", "signing time stated in the cosignature (default: now)")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
+      // A log's identity as it is shown and signed: printable ASCII, no space or '+' (the note's
+      // key name), short enough to be a key name (at most 1,024) and read at a glance.
+      if (!/^[\x21-\x2a\x2c-\x7e]{1,256}$/.test(opts.origin)) {
+        throw new InputError(
+          "USAGE",
+          "Cannot sign checkpoint: --origin must be 1 to 256 printable ASCII characters, " +
+            "without spaces or '+' (e.g. bitaudit.example/prover-1/log)",
+        );
+      }
       const log = await loadClaimLog(opts.log);
       const key = await loadSigningKey(opts.key);
       const cp: Checkpoint = {
