@@ -309,8 +309,8 @@ const _RELEASE_TEXT =
  * Control characters other than tab and line breaks (an environment text may span lines), and
  * bidirectional formatting marks.
  */
-// deno-lint-ignore no-control-regex
 const _CONTROLS =
+  // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** A component named like an environment variable (`NCCL_ALGO`, `TORCH_VERSION`). */
