@@ -289,6 +289,8 @@ export function componentMismatch(
         unreadable ??= {
           kind: "unreadable",
           reason: `${said} is a ${build}, not a release the stack's '${rule}' names`,
+          advice: `run a release the stack names ('${rule}'), or choose the stack of this build ` +
+            "if there is one (`bitaudit stacks`)",
         };
       }
     }

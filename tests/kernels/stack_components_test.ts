@@ -208,6 +208,7 @@ Deno.test("componentMismatch() does not take a pre-release, development or local
     const m = componentMismatch(stack, claimed);
     assert.equal(m?.kind, "unreadable", JSON.stringify(claimed));
     assert.match(m!.reason, /build/);
+    assert.match(m!.advice ?? "", /run a release the stack names/);
   }
   for (
     const claimed of [
