@@ -81,8 +81,8 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
   const first = await append(dir, { model, fingerprint: fp, extra: ["--log-id", "t"] });
   assert.equal(first.code, 0, first.stderr);
   await Deno.writeTextFile(`${dir}/vocab.json`, JSON.stringify({ sequences: [[1, 999999]] }));
-  // Over 4 MiB: refused before it is parsed (65,536 tokens never need as much).
-  const big = JSON.stringify({ sequences: Array.from({ length: 1_200_000 }, () => [1]) });
+  // Over 8 MiB: refused before it is parsed (65,536 tokens never need as much).
+  const big = JSON.stringify({ sequences: Array.from({ length: 2_200_000 }, () => [1]) });
   await Deno.writeTextFile(`${dir}/big.json`, big);
   await assertRefusals(dir, {
     cases: [

@@ -14,10 +14,12 @@ import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
 
 /**
  * Largest `--tokens` or `--layer-chain` file: a record holds at most 65,536 tokens (ids below
- * 2^24) and as many positions, well under this even pretty-printed; a file is parsed whole before
- * its counts are checked, so a larger one is refused unread (a 64 MiB token list took 3 GB).
+ * 2^24) and as many positions; the largest such file, `model forward --json` output with 65,536
+ * positions pretty-printed, 4,096 sequences and a 1,024-layer chain, is about 3.5 MB. A file is
+ * parsed whole before its counts are checked, so a larger one is refused unread (a 64 MiB token
+ * list took 3 GB).
  */
-export const MODEL_INPUT_MAX_BYTES = 4 * 1024 * 1024;
+export const MODEL_INPUT_MAX_BYTES = 8 * 1024 * 1024;
 /** What every `claims append` of a model record is given. */
 export interface AppendModelOptions {
   /** The claim log (created when missing). */
