@@ -195,24 +195,9 @@ export function componentMismatch(
       // release (recorded, not compared: `uncomparedComponents`); anything else is a setting or
       // a text that cannot be compared.
       if (rule === undefined && value.trim() === flags?.value) continue;
-      if (_uncompared(name, value, rule)) {
-        // Recorded, not compared: two releases of one library still contradict each other.
-        const release = _release(value)!.release;
-        const seen = releases.get(name) ?? [];
-        const earlier = seen.find((e) =>
-          e.release.some((n, i) => i < release.length && n !== release[i])
-        );
-        if (earlier !== undefined) {
-          return {
-            kind: "contradiction",
-            reason: `components.${_shortKey(earlier.key)} ${
-              quoteShort(earlier.value, 60)
-            } and ${said} state two releases of one library`,
-          };
-        }
-        releases.set(name, [...seen, { key, value, release }]);
-        continue;
-      }
+      // Recorded, not compared (two such names may be two things: nvidia-smi's driver CUDA and
+      // the toolkit's, both folding to `cuda`).
+      if (_uncompared(name, value, rule)) continue;
       const lone = _release(value);
       if (
         rule === undefined && _LIBRARIES.has(name) && lone !== null &&
@@ -313,7 +298,7 @@ const _RELEASE_TEXT =
  */
 const _CONTROLS =
   // deno-lint-ignore no-control-regex
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 /** A component named like an environment variable (`NCCL_ALGO`, `TORCH_VERSION`). */
 const _VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
@@ -333,6 +318,8 @@ const _LIBRARIES = new Set([
   "xformers",
   "triton",
   "cuda",
+  "pytorchcuda",
+  "torchcuda",
   "cudatoolkit",
   "cudaruntime",
   "cudnn",
@@ -545,8 +532,6 @@ export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | "any">
   MASTER_PORT: "any",
   RANK: "any",
   LOCAL_RANK: "any",
-  WORLD_SIZE: "any",
-  LOCAL_WORLD_SIZE: "any",
   NCCL_DEBUG: "any",
   NCCL_DEBUG_SUBSYS: "any",
   NCCL_SOCKET_IFNAME: "any",
@@ -630,9 +615,9 @@ function _assignments(env: string): [string, string, string | null][] {
 const _ALIASES: Readonly<Record<string, string>> = {
   torch: "pytorch",
   flashattention: "flashattn",
-  // `torch.version.cuda`: the CUDA release PyTorch was built with.
-  torchversioncuda: "cuda",
-  torchcuda: "cuda",
+  // `torch.version.cuda`: the CUDA release PyTorch was built with (not the driver's or the
+  // system toolkit's, which may differ).
+  torchversioncuda: "pytorchcuda",
 };
 
 /**

@@ -49,7 +49,8 @@ export function allReduceDispatchMismatch(
   stack: StackProfile,
   o: {
     readonly deviceCapability: string;
-    readonly parallel: TensorParallel | undefined;
+    /** The split: its rank count and all-reduce are all that is read. */
+    readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
     readonly hidden: number;
     readonly passRows: readonly number[];
     readonly named: boolean;

@@ -135,29 +135,37 @@ export function _claimedParallel(
 }
 
 /**
- * The split a record's all-reduce path is checked against when its own split is not modelled
- * only for its expert parallelism: the same split as one without experts spread over the ranks
- * (the all-reduces move the same messages), so that an unmodelled expert split hides no FAIL
- * of the path.
+ * The split a record's all-reduce path is checked against when its own split is not modelled:
+ * the same split without experts spread over the ranks (the all-reduces move the same messages),
+ * or, where that is not modelled either (an all-reduce no layout models, such as NCCL's NVLS),
+ * the record's rank count and all-reduce, which are all the path check reads; so no unmodelled
+ * detail hides a FAIL of the path.
  *
  * @param p the record's predicate
  * @param stack the record's stack
  * @param deviceCapability the GPU profile's compute capability
- * @returns the split (undefined for one rank), or null when none resolves
+ * @returns the split (undefined for one rank), or null when the record names no readable one
  */
 export function _splitForPathCheck(
   p: ClaimPredicate,
   stack: StackProfile,
   deviceCapability: string,
-): TensorParallel | undefined | null {
+): Pick<TensorParallel, "size" | "allReduce"> | undefined | null {
   try {
     return _claimedParallel(
       { ...p, parallelism: { ...p.parallelism, ep: 1 } },
       stack,
       deviceCapability,
     );
+  } catch (e) {
+    if (!(e instanceof _Stop)) throw e;
+  }
+  const { tp, allReduce } = p.parallelism;
+  if (tp === 1 || allReduce === undefined) return null;
+  try {
+    return { size: tp, allReduce: parseClaimedAllReduce(allReduce, tp) };
   } catch {
-    return null;
+    return null; // an invalid all-reduce FAILs where the split is resolved
   }
 }
 

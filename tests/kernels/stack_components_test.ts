@@ -453,7 +453,7 @@ Deno.test("componentMismatch(): nothing rides along a release or an environment 
   assert.ok(m!.reason.length < 260, m!.reason);
 });
 
-Deno.test("componentMismatch(): plain text only, an integer-encoded release is told how to state it, two releases of an unpinned library contradict, torch.version.cuda is CUDA, torchrun's variables are inert", () => {
+Deno.test("componentMismatch(): plain text only, an integer-encoded release is told how to state it, CUDA releases of several kinds stand side by side, torchrun's rank variables are inert", () => {
   const stack = { pytorch: "2.8.0", env: "VLLM_ALLREDUCE_USE_SYMM_MEM=0" };
   for (
     const claimed of [
@@ -470,13 +470,26 @@ Deno.test("componentMismatch(): plain text only, an integer-encoded release is t
   assert.equal(encoded?.kind, "unreadable");
   assert.match(encoded!.reason, /integer encoding/);
   assert.match(encoded!.advice ?? "", /dotted release .*9\.10\.2/);
-  const two = componentMismatch(stack, { cuda: "12.8", CUDA: "12.4" });
-  assert.equal(two?.kind, "contradiction");
-  assert.match(two!.reason, /two releases of one library/);
-  assert.equal(componentMismatch(stack, { cuda: "12.8", cuda_version: "12.8.1" }), null);
-  assert.equal(componentMismatch(stack, { "torch.version.cuda": "12.8" }), null);
+  // Two CUDA releases may both be true (nvidia-smi's driver CUDA, the toolkit, PyTorch's build).
   assert.equal(
-    componentMismatch(stack, { env: "RANK=0 LOCAL_RANK=0 WORLD_SIZE=2\nLOCAL_WORLD_SIZE=2" }),
+    componentMismatch(stack, {
+      "CUDA Version": "12.9",
+      cuda: "12.8",
+      "torch.version.cuda": "12.6",
+    }),
     null,
   );
+  assert.deepEqual(uncomparedComponents(stack, { cuda: "12.8", torch_cuda: "12.6" }), [
+    "cuda '12.8'",
+    "torch_cuda '12.6'",
+  ]);
+  assert.equal(componentMismatch(stack, { env: "RANK=0 LOCAL_RANK=0" }), null);
+  // A world size is the record's parallelism, stated there.
+  assert.equal(componentMismatch(stack, { env: "WORLD_SIZE=1" })?.kind, "unreadable");
+  for (const mark of ["\u061c", "\u2028", "\ufeff"]) {
+    assert.equal(
+      componentMismatch(stack, { env: `MASTER_ADDR=10.0.0.1${mark}` })?.kind,
+      "unreadable",
+    );
+  }
 });

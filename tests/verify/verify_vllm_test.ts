@@ -642,6 +642,11 @@ Deno.test("an unmodelled expert split hides no FAIL: a missing or wrong all-redu
         { ep: 4, allReduce: tree },
         /names all-reduce 'nccl-tree', but stack .* runs vllm-custom-1stage/,
       ],
+      // An all-reduce no layout models (NVLS) hides no FAIL of its path either.
+      [
+        { allReduce: { kind: "nccl-nvls" } },
+        /names all-reduce 'nccl-nvls', but stack .* runs vllm-custom-1stage/,
+      ],
     ] as const
   ) {
     const r = await edit(par as Partial<ClaimPredicate["parallelism"]>);
