@@ -221,8 +221,7 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel: parallel === _REFUSED ? undefined : parallel,
-      ...(cascade === null ? {} : { unmodelled: cascade }),
-      ...(refusals.length === 0 ? {} : { refused: refusals[0]! }),
+      ...(refusals.length === 0 && cascade === null ? {} : { refused: refusals[0] ?? cascade! }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.

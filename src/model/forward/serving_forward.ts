@@ -115,16 +115,10 @@ export interface ServingForwardOptions {
   /** The tensor-parallel split; absent on one GPU. */
   readonly parallel?: TensorParallel | undefined;
   /**
-   * Why the passes cannot be replayed, known to the caller (a path the operators do not model):
-   * the passes and sequences are still checked against each other (a contradiction still throws
-   * RangeError), then the replay stops as not supported with this reason, computing nothing.
-   */
-  readonly unmodelled?: string;
-  /**
-   * Why the caller refuses the replay before the stack's support is asked (a configuration not
-   * modelled, a size over a limit): the passes and sequences are checked against each other first
-   * (a contradiction still throws RangeError), then the replay stops as not supported with this
-   * reason, computing nothing.
+   * Why the caller refuses the replay before the stack's support is asked (a configuration or a
+   * path not modelled, a size over a limit): the passes and sequences are checked against each
+   * other first (a contradiction still throws RangeError), then the replay stops as not supported
+   * with this reason, computing nothing.
    */
   readonly refused?: string;
 }
@@ -302,7 +296,6 @@ async function _replay(
     torch: ops.torch,
     ops,
   };
-  if (o.unmodelled !== undefined) throw new ForwardUnsupported(o.unmodelled);
   const tokens: number[] = [];
   const positions: number[] = [];
   for (const b of blocks) {
