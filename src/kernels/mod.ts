@@ -193,6 +193,7 @@ export {
   type SoftmaxWarpOptions,
 } from "./softmax/mod.ts";
 export {
+  isVllmStack,
   parseStackProfile,
   type StackAllReduceSetup,
   type StackCudaGraphs,

@@ -6,8 +6,8 @@
  *
  * A stack's value is read as: an exact release (`2.8.0`: the record's release must be the same,
  * missing parts read as 0, so `2.8` and `2.8.0+cu128` agree); a series (`4.5x`: a release whose
- * numbers continue the prefix, 4.50 to 4.59; `5.x`: any 5.*); a lower bound (`> 9.15.0`); anything
- * else (`as recorded in the dispatch catalog`) pins nothing. The stack's own value, copied into the
+ * numbers continue the prefix, 4.50 to 4.59; `5.x`: any 5.*; `4.57.x`: any 4.57.*); a lower bound
+ * (`> 9.15.0`); anything else (`as recorded in the dispatch catalog`) pins nothing. The stack's own value, copied into the
  * record, agrees. A record's release is the first run of dotted numbers anywhere in its value
  * (`torch 2.4.0`, `==2.4.0`, `V2.4`); one marked as a pre-release, development, post-release or
  * local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`; `+cu128` is a release) is another
@@ -702,6 +702,12 @@ function _rule(value: string): ((release: number[]) => boolean) | undefined {
   if (exact !== null) {
     const want = exact[1]!.split(".").map(Number);
     return (r) => _compare(r, want) === 0;
+  }
+  const patches = /^(\d+(?:\.\d+)+)\.x$/.exec(v);
+  if (patches !== null) {
+    // `4.57.x`: every release whose leading numbers are these (4.57.0, 4.57.6, not 4.58).
+    const want = patches[1]!.split(".").map(Number);
+    return (r) => want.every((n, i) => r[i] === n);
   }
   const series = /^(\d+)\.(\d*)x$/.exec(v);
   if (series !== null) {

@@ -149,6 +149,8 @@ export function parseStackProfile(json: unknown): StackProfile {
   for (const key of Object.keys(comps.obj)) components[key] = str(comps, key);
   const gemm = fieldsOf(f.obj.gemm, "stack.gemm");
   onlyKnown(gemm, ["kernelSource"]);
+  const operators = f.obj.operators === undefined ? undefined : _operators(f.obj.operators);
+  if (operators !== undefined) _oneEngine(components, operators);
   return Object.freeze({
     schema: "bitaudit.stack-profile/v1",
     id: str(f, "id", /^[a-z0-9][a-z0-9._-]{0,63}$/),
@@ -158,9 +160,60 @@ export function parseStackProfile(json: unknown): StackProfile {
       kernelSource: oneOf(gemm, "kernelSource", ["recipe", "catalog"] as const),
     }),
     ...(f.obj.sfu === undefined ? {} : { sfu: _sfu(f.obj.sfu) }),
-    ...(f.obj.operators === undefined ? {} : { operators: _operators(f.obj.operators) }),
+    ...(operators === undefined ? {} : { operators }),
     sources: Object.freeze([...strings(f, "sources")]),
   });
+}
+
+/**
+ * Whether a stack is vLLM's: it names a vLLM release (`components.vllm`). For a parsed profile
+ * with operators this is the same as running vLLM's layer kernels (`parseStackProfile` refuses a
+ * profile where the two disagree), so every rule that differs between vLLM and HF Transformers
+ * (the LM head's rows, cascade attention, data parallelism) asks this one question.
+ *
+ * @param stack the stack profile
+ * @returns true for a vLLM stack
+ * @example
+ * ```ts
+ * import { isVllmStack, parseStackProfile } from "./stack_profile.ts";
+ * const s = parseStackProfile({
+ *   schema: "bitaudit.stack-profile/v1", id: "x", name: "X", components: {},
+ *   gemm: { kernelSource: "recipe" }, sources: [],
+ * });
+ * if (isVllmStack(s)) throw new Error();
+ * ```
+ */
+export function isVllmStack(stack: Pick<StackProfile, "components">): boolean {
+  return Object.hasOwn(stack.components, "vllm");
+}
+
+/**
+ * Refuses a profile that mixes engines: vLLM's layer kernels, CUDA graphs and all-reduce setup
+ * belong to a stack naming its vLLM release, and such a stack runs vLLM's layer kernels.
+ */
+function _oneEngine(
+  components: Readonly<Record<string, string>>,
+  ops: NonNullable<StackProfile["operators"]>,
+): void {
+  const vllm = isVllmStack({ components });
+  const kernels = ops.layerKernels ?? "torch";
+  if (vllm !== kernels.startsWith("vllm-")) {
+    throw new RangeError(
+      "Cannot read 'stack.operators.layerKernels': " +
+        (vllm
+          ? `a stack naming vLLM (components.vllm) runs vLLM's layer kernels, not '${kernels}'`
+          : `layer kernels '${kernels}' are vLLM's: the stack must name its vLLM release ` +
+            "(components.vllm)"),
+    );
+  }
+  for (const key of ["cudaGraphs", "allReduceSetup"] as const) {
+    if (!vllm && ops[key] !== undefined) {
+      throw new RangeError(
+        `Cannot read 'stack.operators.${key}': vLLM's setting, on a stack that names no vLLM ` +
+          "release (components.vllm)",
+      );
+    }
+  }
 }
 
 function _sfu(json: unknown): { mode: "tesla-table" | "ieee"; minimumStatus: SfuValidationStatus } {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { HistoryPass } from "../claims/mod.ts";
-import type { StackProfile } from "../kernels/mod.ts";
+import { isVllmStack, type StackProfile } from "../kernels/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -34,7 +34,7 @@ export function _cascadeClaim(
 ): string | null {
   const first = passes.findIndex((q) => q.cascadePrefix !== undefined);
   if (first < 0) return null;
-  if (stack.components.vllm === undefined) {
+  if (!isVllmStack(stack)) {
     // Cascade attention is vLLM's alone: on any other stack the claim contradicts the stack.
     throw new _Stop(
       "FAIL",

@@ -15,6 +15,7 @@ import type { ClaimPredicate } from "../claims/mod.ts";
 import {
   type ClaimedAllReduce,
   componentMismatch,
+  isVllmStack,
   ncclEnvFinding,
   parseClaimedAllReduce,
   type StackProfile,
@@ -70,7 +71,7 @@ export function _checkClaimedWorld(
       `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`,
     );
   }
-  if (dp > 1 && stack.components.vllm !== undefined) {
+  if (dp > 1 && isVllmStack(stack)) {
     throw new _Stop(
       "NOT_VERIFIED",
       `dp=${dp} on vLLM: data-parallel ranks step together (MoE layers sharded over dp x tp ` +

@@ -493,3 +493,13 @@ Deno.test("componentMismatch(): plain text only, an integer-encoded release is t
     );
   }
 });
+
+Deno.test("componentMismatch(): a patch series (`4.57.x`) pins its leading numbers; any patch of them agrees, another minor contradicts", () => {
+  const stack = { transformers: "4.57.x" };
+  for (const ok of ["4.57.0", "4.57.6", "v4.57.1", "4.57", "4.57.x"]) {
+    assert.equal(componentMismatch(stack, { transformers: ok }), null, ok);
+  }
+  for (const bad of ["4.53.0", "4.5.7", "4.570.1", "5.17.0", "4"]) {
+    assert.equal(componentMismatch(stack, { transformers: bad })?.kind, "contradiction", bad);
+  }
+});

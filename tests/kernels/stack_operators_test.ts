@@ -10,16 +10,25 @@ import {
   stackOperators,
 } from "../../src/kernels/mod.ts";
 
-const stack = (ops: Record<string, unknown>) =>
-  parseStackProfile({
+/** A stack with these operators; one using vLLM's kernels, graphs or all-reduce names vLLM. */
+const stack = (ops: Record<string, unknown>) => {
+  const vllm = String(ops.layerKernels).startsWith("vllm") || "cudaGraphs" in ops ||
+    "allReduceSetup" in ops;
+  return parseStackProfile({
     schema: "bitaudit.stack-profile/v1",
     id: "s",
     name: "S",
-    components: {},
+    components: vllm ? { vllm: "0.11.0" } : {},
     gemm: { kernelSource: "recipe" },
     sources: [],
-    operators: { torch: "2.8.0", attention: "fa2-dao-fastmath", ...ops },
+    operators: {
+      torch: "2.8.0",
+      attention: "fa2-dao-fastmath",
+      ...(vllm ? { layerKernels: "vllm-custom-ops" } : {}),
+      ...ops,
+    },
   });
+};
 
 Deno.test("stackOperators resolves a modelled stack for each driver", () => {
   const r = stackOperators(stack({ batching: "flatten" }), { driver: "serving", moe: false });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { meetsSfuStatus, SFU_IEEE_V1, SFU_TESLA_V1 } from "../../src/hardware/mod.ts";
-import { parseStackProfile } from "../../src/kernels/mod.ts";
+import { isVllmStack, parseStackProfile } from "../../src/kernels/mod.ts";
 
 const base = {
   schema: "bitaudit.stack-profile/v1",
@@ -55,4 +55,41 @@ Deno.test("parseStackProfile() reads an optional operators section and refuses u
     () => parseStackProfile({ ...base, operators: { torch: "latest", attention: "eager" } }),
     /stack\.operators\.torch/,
   );
+});
+
+Deno.test("parseStackProfile() refuses a stack mixing engines: vLLM's release, layer kernels, CUDA graphs and all-reduce setup go together (every vLLM rule asks isVllmStack)", () => {
+  const ops = { torch: "2.8.0", attention: "fa2-vllm-paged", batching: "flatten" };
+  const vllm = { ...base, components: { vllm: "0.11.0" } };
+  const setup = {
+    customAllReduce: true,
+    torchSymmMem: false,
+    ncclSymmMem: false,
+    fullyConnected: true,
+    multicast: false,
+  };
+  const honest = parseStackProfile({
+    ...vllm,
+    operators: { ...ops, layerKernels: "vllm-custom-ops", allReduceSetup: setup },
+  });
+  assert.equal(isVllmStack(honest), true);
+  assert.equal(isVllmStack(parseStackProfile({ ...base, operators: ops })), false);
+  const bad: [object, RegExp][] = [
+    // vLLM named, HF's layer kernels (the default or stated): the LM head and cascade rules split.
+    [{ ...vllm, operators: ops }, /layerKernels': a stack naming vLLM .* not 'torch'/],
+    [{ ...vllm, operators: { ...ops, layerKernels: "torch" } }, /not 'torch'/],
+    // vLLM's kernels without the release.
+    [
+      { ...base, operators: { ...ops, layerKernels: "vllm-custom-ops" } },
+      /layer kernels 'vllm-custom-ops' are vLLM's/,
+    ],
+    [
+      { ...base, operators: { ...ops, allReduceSetup: setup } },
+      /'stack\.operators\.allReduceSetup'/,
+    ],
+    [
+      { ...base, operators: { ...ops, cudaGraphs: { mode: "piecewise", captureSizes: [1, 2] } } },
+      /'stack\.operators\.cudaGraphs': vLLM's setting/,
+    ],
+  ];
+  for (const [json, re] of bad) assert.throws(() => parseStackProfile(json), re);
 });

@@ -114,7 +114,7 @@ Deno.test("sequenceClaim() builds the simulated prover's record from a served se
       sim.fingerprint,
       sim.hardware,
     ]);
-    assert.equal(p.software.components.transformers, "4.5x", "the stack's components are kept");
+    assert.equal(p.software.components.transformers, "4.57.x", "the stack's components are kept");
     const r = await verifyRecord(ctx, { log, index: i });
     assert.equal(r.status, "PASS", `${i}: ${r.reason}`);
     assert.ok(r.steps.some((x) => x.step === "tokens" && x.ok), `${i}: greedy tokens checked`);

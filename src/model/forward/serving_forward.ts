@@ -28,6 +28,7 @@ import {
   type FlashAttentionResult,
   FULL_GRAPH_DECODE_REASON,
   fullGraphPass,
+  isVllmStack,
   type LayerKernels,
   layerSfuFunctions,
   reduceConfig,
@@ -214,6 +215,8 @@ interface _Ctx {
   readonly torch: string;
   /** The stack's operators (layer kernels, paged attention, MoE experts). */
   readonly ops: StackOperators;
+  /** Whether the stack is vLLM's (its LM head launches at every scheduled request). */
+  readonly vllm: boolean;
 }
 
 async function _replay(
@@ -295,6 +298,7 @@ async function _replay(
     eps: Number(c.rmsNormEps),
     torch: ops.torch,
     ops,
+    vllm: isVllmStack(runtime.stack),
   };
   const tokens: number[] = [];
   const positions: number[] = [];
@@ -898,10 +902,13 @@ async function _greedyChunks(
     const x = pickRows(final, chunk.map((b) => b.row0 + b.rows - 1), c.hidden);
     // vLLM's model runner computes logits at every scheduled request's last row (a partial
     // prefill's too, its token then dropped: `logits_indices = query_start_loc[1:] - 1`), so its
-    // LM head launches at the pass's entries; HF's at the requests that sample (`logitsRows`).
+    // LM head launches at the pass's entries. HF Transformers 4.5x's continuous batching computes
+    // them at every row of the pass (`_model_forward` returns `self.model(**batch_data).logits`
+    // with the default `logits_to_keep=0`; the sampled rows are picked from them afterwards by
+    // `logits_indices`), so its LM head launches at the pass's rows.
     const launchRows = Int32Array.from(chunk, (b) => {
       const p = ctx.passes[b.pass]!;
-      return ctx.ops.layer.id === "torch" ? p.logitsRows : p.entries.length;
+      return ctx.vllm ? p.entries.length : p.rows;
     });
     const head = (first: number) =>
       linearRows(x, {

@@ -62,7 +62,7 @@ function vllmStack(o: { graphs?: readonly number[]; extra?: object } = {}): Stac
     schema: "bitaudit.stack-profile/v1",
     id: "test-vllm",
     name: "test",
-    components: {},
+    components: { vllm: "0.11.0" },
     gemm: { kernelSource: "recipe" },
     sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
     operators: {
