@@ -2,8 +2,9 @@
  * Writes `profiles/gpu/*.json` from the published tensor-core characterisations.
  *
  * The profiles are data; this script only keeps them consistent (GPUs of one architecture share
- * datapaths, each datapath cites its sources). Run: `deno task profiles:generate`, then
- * `deno task manifest`.
+ * datapaths, each datapath cites its sources). Run:
+ * `deno run --allow-read --allow-write tools/profiles/generate.ts`, then `deno task manifest`;
+ * `tests/hardware/gpu_profiles_generated_test.ts` checks the committed files are its output.
  *
  * @module
  */
@@ -573,19 +574,31 @@ const GPUS: Gpu[] = [
   },
 ];
 
-const root = new URL("../../profiles/gpu/", import.meta.url);
-await Deno.mkdir(root, { recursive: true });
-for (const g of GPUS) {
-  const profile = {
-    schema: "bitaudit.gpu-profile/v1",
-    id: g.id,
-    name: g.name,
-    architecture: g.architecture,
-    computeCapability: g.cc,
-    aliases: g.aliases,
-    sources: [KM, MMASIM, "NVIDIA PTX ISA 8.7 §9.7.14-9.7.16 (instruction availability)"],
-    tensorCore: { datapaths: g.datapaths },
-  };
-  await Deno.writeTextFile(new URL(`${g.id}.json`, root), JSON.stringify(profile, null, 2) + "\n");
+/**
+ * The GPU profiles this script writes, each as the exact text of its file.
+ *
+ * @returns one `{ id, text }` per GPU (the file is `profiles/gpu/<id>.json`)
+ */
+export function generateGpuProfiles(): { id: string; text: string }[] {
+  return GPUS.map((g) => {
+    const profile = {
+      schema: "bitaudit.gpu-profile/v1",
+      id: g.id,
+      name: g.name,
+      architecture: g.architecture,
+      computeCapability: g.cc,
+      aliases: g.aliases,
+      sources: [KM, MMASIM, "NVIDIA PTX ISA 8.7 §9.7.14-9.7.16 (instruction availability)"],
+      tensorCore: { datapaths: g.datapaths },
+    };
+    return { id: g.id, text: JSON.stringify(profile, null, 2) + "\n" };
+  });
 }
-console.log(`wrote ${GPUS.length} profiles`);
+
+if (import.meta.main) {
+  const root = new URL("../../profiles/gpu/", import.meta.url);
+  await Deno.mkdir(root, { recursive: true });
+  const profiles = generateGpuProfiles();
+  for (const p of profiles) await Deno.writeTextFile(new URL(`${p.id}.json`, root), p.text);
+  console.log(`wrote ${profiles.length} profiles`);
+}
