@@ -71,9 +71,11 @@ function _peerRan(scope: PassScope): boolean {
  * shows how a block rounds but not how many products the GPU fuses beyond the case's width (a
  * model fusing more would give the same bits on every case). The block size comes from the
  * published models (Khattak & Mikaitis, MMA-Sim) and the seed study, whose whole-GEMM validations
- * on the GPU ran its emulator; this code is checked against that emulator on the A100's BF16
- * datapath only (a whole Qwen3 forward), so there the block size is the peer's, elsewhere derived
- * from source.
+ * on the GPU ran its emulator (spec tensor_core.md §6: 2x8 blocks on the A100). It is derived from
+ * source on every GPU, the A100's BF16 datapath included: this code once gave the bits of that
+ * emulator over a whole Qwen3 forward, but neither that emulator's outputs nor the seed study's
+ * GEMM outputs are bundled, so no check here can tell 8 products a block from 16 (the A100's
+ * bundled cases hold 8 products each, one block).
  *
  * @param profile the GPU profile
  * @param dp the datapath the GEMMs ran on
@@ -89,9 +91,6 @@ export function _datapathEvidence(
   const levels = all.map((d) => datapathEvidenceLevel(d.validation));
   const level = EVIDENCE_LEVELS.find((l) => levels.includes(l))!;
   const ids = all.map((d) => d.id).join(" or ");
-  const peer = all.every((d) =>
-    profile.id === PEER_PROFILE && d.input.name === "bf16" && d.output.name === "fp32"
-  );
   return [{
     component: `datapath ${profile.id} ${ids}` +
       (all.length > 1 ? " (the kernel does not state its instruction)" : ""),
@@ -100,7 +99,7 @@ export function _datapathEvidence(
     component: `block size of ${profile.id} ${ids} (${
       [...new Set(all.map((d) => d.blockSize))].join(" or ")
     } products fused a block)`,
-    level: peer ? "checked-against-peer" : SOURCE,
+    level: SOURCE,
   }];
 }
 

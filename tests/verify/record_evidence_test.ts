@@ -148,7 +148,7 @@ Deno.test("the layer and a block's QK-norm are the peer's only for passes the pe
   );
 });
 
-Deno.test("a measured case is one block: the block size beyond it is the peer's on the A100's BF16 datapath (its whole-GEMM check), derived from source elsewhere", () => {
+Deno.test("a measured case is one block: the block size beyond it is derived from source on every GPU, the A100's BF16 datapath included (no peer output is bundled to check it)", () => {
   const block = (id: string, input: "bf16" | "tf32") => {
     const g = gpu(id);
     const dp = findDatapath(g, { input, output: "fp32" })!;
@@ -160,7 +160,9 @@ Deno.test("a measured case is one block: the block size beyond it is the peer's 
     );
     return size!.level;
   };
-  assert.equal(block("a100", "bf16"), "checked-against-peer");
+  // The whole-forward comparison with the seed paper's emulator is not bundled: no test here
+  // fails if the A100 fused 16 products a block, so the block size is not labelled the peer's.
+  assert.equal(block("a100", "bf16"), "derived-from-source");
   assert.equal(block("h100-sxm", "bf16"), "derived-from-source");
   assert.equal(block("h100-sxm", "tf32"), "derived-from-source");
   assert.equal(block("a100", "tf32"), "derived-from-source");
