@@ -58,6 +58,15 @@ Deno.test("datapathEvidence() reads the three kinds of a profile's validation te
   });
 });
 
+Deno.test("the support matrix names the measured datapaths whose captures add C = 0 (their accumulator's place is not measured)", async () => {
+  const text = (await renderGeneratedDocs()).get("docs/support-matrix.md")!;
+  const prose = text.replace(/\s+/g, " ");
+  assert.match(
+    prose,
+    /The captures behind `h100-sxm wgmma-e4m3-fp32`, `h100-sxm wgmma-e5m2-fp32` \(and the datapaths checked against them on other GPUs\) add C = 0 .* not where the accumulator joins the sum/,
+  );
+});
+
 Deno.test("markdownTable() and wrapProse() lay text out as deno fmt does", () => {
   assert.equal(
     markdownTable(["a", "b|c"], [["x", "y"]]),

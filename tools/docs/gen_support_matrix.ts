@@ -107,6 +107,7 @@ export async function renderSupportMatrix(): Promise<string> {
 
 async function _gpus(files: readonly string[]): Promise<string[]> {
   const rows: string[][] = [];
+  const zeroC: string[] = [];
   for (const f of files) {
     const p = await _json(f);
     const measured: string[] = [];
@@ -117,6 +118,7 @@ async function _gpus(files: readonly string[]): Promise<string[]> {
       if (e.peer !== undefined) {
         peers.set(e.peer, [...(peers.get(e.peer) ?? []), String(d.id)]);
       } else (e.level === EVIDENCE.measured ? measured : source).push(String(d.id));
+      if (await _capturedWithZeroC(String(d.validation))) zeroC.push(`${p.id} ${d.id}`);
     }
     const peer = [...peers].map(([name, ids]) => `${ids.join(", ")} (on ${name})`);
     const id = String(p.id);
@@ -157,7 +159,28 @@ async function _gpus(files: readonly string[]): Promise<string[]> {
       rows,
     ),
     "",
+    ...(zeroC.length === 0 ? [] : [
+      wrapProse(
+        "The captures behind " + zeroC.map((z) => `\`${z}\``).join(", ") + " (and the " +
+          "datapaths checked against them on other GPUs) add C = 0 (their `capture.json` says " +
+          "`accumulator: zero`): they measure the products and their alignment, not where the " +
+          "accumulator joins the sum. There the place of C (the profile's `accumulator`, early " +
+          "or late) is the published model's; moving it changes no captured case. A GEMM " +
+          "record's operands are bf16 or fp16, so no record rests on these datapaths today.",
+        100,
+      ),
+      "",
+    ]),
   ];
+}
+
+/** Whether a measured datapath's capture (its `validation` names it) added C = 0. */
+async function _capturedWithZeroC(validation: string): Promise<boolean> {
+  const m = /^measured: (tests\/vectors\/\S+) (\S+)/.exec(validation);
+  if (m === null) return false;
+  const capture = await _json(`${m[1]}/capture.json`);
+  const out = (capture.outputs as Record<string, _Json | undefined>)[m[2]!];
+  return out?.accumulator === "zero";
 }
 
 async function _stacks(files: readonly string[]): Promise<string[]> {
