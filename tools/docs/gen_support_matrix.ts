@@ -159,6 +159,16 @@ async function _gpus(files: readonly string[]): Promise<string[]> {
       rows,
     ),
     "",
+    wrapProse(
+      "No capture fixes a datapath's `alignFloor` (the least alignment exponent, Khattak & " +
+        "Mikaitis' `min_exp_limit`): no bundled case tells it apart (moving it by one or " +
+        "removing it changes no captured result), so on measured datapaths too it is the MATLAB " +
+        "model's. It decides results whose products and C all lie near the format's smallest " +
+        "values, where the published models disagree (spec tensor_core_khattak_mikaitis.md " +
+        "§14.1: the repository data cannot confirm it).",
+      100,
+    ),
+    "",
     ...(zeroC.length === 0 ? [] : [
       wrapProse(
         "The captures behind " + zeroC.map((z) => `\`${z}\``).join(", ") + " (and the " +
