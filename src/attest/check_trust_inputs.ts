@@ -28,7 +28,9 @@ export interface TrustLabels {
   readonly commitment: "prover-signed" | "refused" | "none";
   /**
    * `timestamped`: a verified announcement with an RFC 3161 time before the round fixed the
-   * audit; `pre-committed`: the same at the inspector's stated time; `none`: no announcement.
+   * audit (the time-stamp authority vouches for the order); `pre-committed`: a verified
+   * announcement dated only by the inspector's stated time, which the inspector can write after
+   * the round as well as before (the order is the inspector's word); `none`: no announcement.
    */
   readonly announcement: "timestamped" | "pre-committed" | "none";
 }
@@ -140,13 +142,16 @@ async function _checkAnnouncement(
     );
     return "none";
   }
-  const when = r.timestampedAt === undefined
-    ? `${r.announcement.announcedAt} (inspector's stated time)`
-    : `by ${r.timestampedAt} (RFC 3161 timestamp)`;
+  // Only a token dates the announcement before the round: a stated time is written by the
+  // inspector, who could write it after the round (choosing k, or the round itself, then).
+  const round = r.announcement.beacon.round;
   o.add(
     "announcement",
     true,
-    `audit announced ${when}, before round ${r.announcement.beacon.round}`,
+    r.timestampedAt === undefined
+      ? `audit announced at ${r.announcement.announcedAt}, the inspector's stated time only (no ` +
+        `timestamp: that it preceded round ${round} is the inspector's word)`
+      : `audit announced by ${r.timestampedAt} (RFC 3161 timestamp), before round ${round}`,
   );
   return r.timestampedAt === undefined ? "pre-committed" : "timestamped";
 }

@@ -10,7 +10,7 @@
 import type { CheckReport, VerdictPredicate } from "../attest/mod.ts";
 import { escapeForTerminal } from "../escape_text.ts";
 import { verdictHeadline, verdictMeaning, type VerdictTone } from "../web/mod.ts";
-import { policyLines, type PolicyOutcome } from "./check_policy.ts";
+import { policyLines, type PolicyOutcome, requirementFlag } from "./check_policy.ts";
 
 /** What one `check` found, as {@link checkLines} prints it. */
 export interface CheckedAttestation {
@@ -27,6 +27,17 @@ export interface CheckedAttestation {
   /** The policy's outcome, when a --require-* flag was given. */
   readonly policy?: PolicyOutcome;
 }
+
+/**
+ * What the summary says of the announcement: only a verified RFC 3161 timestamp shows it came
+ * before the round; a stated time is the inspector's to write, after the round as well.
+ */
+const _ANNOUNCEMENT: Readonly<Record<"timestamped" | "pre-committed" | "none", string>> = {
+  timestamped: "announced in advance (RFC 3161 timestamp: the TSA vouches)",
+  "pre-committed":
+    "announced at the inspector's stated time only (no timestamp: the order is the inspector's word)",
+  none: "not pre-committed",
+};
 
 /** ANSI colours (SGR); only used for a terminal that has not asked for NO_COLOR. */
 const _SGR = { green: "32", red: "31", yellow: "33" } as const;
@@ -91,7 +102,7 @@ export function checkLines(c: CheckedAttestation, options: { color?: boolean } =
           : t.commitment === "refused"
           ? "checkpoint refused"
           : "prover-signed"
-      }; sample ${t.announcement === "none" ? "not pre-committed" : "announced in advance"}`,
+      }; sample ${_ANNOUNCEMENT[t.announcement]}`,
     );
   }
   if (c.policy !== undefined) {
@@ -100,7 +111,7 @@ export function checkLines(c: CheckedAttestation, options: { color?: boolean } =
     }
     const unmet = c.policy.requirements.filter((r) => !r.met);
     if (unmet.length === 0) say("policy met", "green");
-    else say(`POLICY NOT MET: ${unmet.map((r) => `${r.flag} ${r.required}`).join(", ")}`, "red");
+    else say(`POLICY NOT MET: ${unmet.map(requirementFlag).join(", ")}`, "red");
   }
   return lines;
 }

@@ -5,13 +5,16 @@
  * (`--require-root <hex>`), and the prover key that signed the attested checkpoint
  * (`--require-prover <keyid>`, as the verdict's checkpoint binding records it in `proverKeyId`,
  * which `check` has matched against the signed note), and the evidence every PASS rests on
- * (`--require-evidence <level>`: each component a PASS result lists is known at least that well).
+ * (`--require-evidence <level>`: each component a PASS result lists is known at least that well),
+ * and an announcement dated before the round by a verified RFC 3161 timestamp
+ * (`--require-announcement`: a stated time is the inspector's word, who can write it after the
+ * round as well, choosing k or the round once the randomness is known).
  * A valid attestation of another verdict, log, prover or evidence is still valid; the policy is
  * what makes `check` exit 1 for it.
  *
  * @module
  */
-import type { VerdictPredicate } from "../attest/mod.ts";
+import type { TrustLabels, VerdictPredicate } from "../attest/mod.ts";
 import { EVIDENCE_LEVELS, type EvidenceLevel, meetsEvidence } from "../verify/mod.ts";
 import { UsageError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
@@ -29,6 +32,11 @@ export interface CheckPolicy {
   readonly prover?: string;
   /** `--require-evidence`: the weakest evidence level a PASS may rest on. */
   readonly evidence?: EvidenceLevel;
+  /**
+   * `--require-announcement`: the announcement's order before the round vouched for by a
+   * verified RFC 3161 timestamp (the trust label `timestamped`).
+   */
+  readonly announcement?: "timestamped";
 }
 
 /** One requirement and whether the attestation meets it. */
@@ -47,7 +55,7 @@ export interface PolicyRequirement {
 export interface PolicyOutcome {
   /** Whether every requirement is met. */
   readonly met: boolean;
-  /** The requirements, in flag order (verdict, root, prover). */
+  /** The requirements, in flag order (verdict, root, prover, evidence, announcement). */
   readonly requirements: readonly PolicyRequirement[];
 }
 
@@ -71,6 +79,7 @@ export function parseCheckPolicy(
     requireRoot?: string;
     requireProver?: string;
     requireEvidence?: string;
+    requireAnnouncement?: boolean;
   },
 ): CheckPolicy | null {
   const policy: { -readonly [K in keyof CheckPolicy]: CheckPolicy[K] } = {};
@@ -93,6 +102,7 @@ export function parseCheckPolicy(
   if (flags.requireProver !== undefined) {
     policy.prover = _hex32("--require-prover", flags.requireProver);
   }
+  if (flags.requireAnnouncement === true) policy.announcement = "timestamped";
   return Object.keys(policy).length === 0 ? null : Object.freeze(policy);
 }
 
@@ -102,6 +112,8 @@ export function parseCheckPolicy(
  * @param policy the requirements
  * @param predicate the verified predicate, or null when the attestation is not valid (then no
  *   requirement is met: nothing stated by an invalid attestation counts)
+ * @param options `trust`: the report's trust labels (`--require-announcement` reads its
+ *   `announcement`, established by the checks rather than read from the predicate)
  * @returns each requirement's outcome
  * @example
  * ```ts
@@ -113,6 +125,7 @@ export function parseCheckPolicy(
 export function checkPolicy(
   policy: CheckPolicy,
   predicate: VerdictPredicate | null,
+  options: { trust?: TrustLabels } = {},
 ): PolicyOutcome {
   const requirements: PolicyRequirement[] = [];
   const add = (flag: string, required: string | undefined, found: string | undefined) => {
@@ -132,6 +145,11 @@ export function checkPolicy(
       met: weakest !== null && (weakest === "no PASS" || meetsEvidence(weakest, policy.evidence)),
     });
   }
+  add(
+    "--require-announcement",
+    policy.announcement,
+    predicate === null ? undefined : options.trust?.announcement,
+  );
   return { met: requirements.every((r) => r.met), requirements };
 }
 
@@ -157,12 +175,14 @@ export function policyLines(outcome: PolicyOutcome, valid: boolean): string[] {
     const what = _WHAT[r.flag] ?? r.flag;
     const found = !valid
       ? "not met: the attestation is not valid, so nothing it states counts"
+      : r.flag === "--require-announcement"
+      ? _ANNOUNCED[r.found ?? "none"] ?? `the announcement is ${r.found}`
       : r.found === null
       ? `the attestation states no ${what}${
         r.flag === "--require-prover" ? " (the audit had no signed prover checkpoint)" : ""
       }`
       : `the attested ${what} is ${r.found}`;
-    return `${r.met ? "ok  " : "FAIL"} policy ${r.flag} ${r.required}: ${found}`;
+    return `${r.met ? "ok  " : "FAIL"} policy ${requirementFlag(r)}: ${found}`;
   });
 }
 
@@ -207,6 +227,31 @@ function _weakestPassEvidence(p: VerdictPredicate): EvidenceLevel | "no PASS" {
   }
   return weakest ?? "no PASS";
 }
+
+/**
+ * A requirement as given on the command line: the flag and its value (`--require-announcement`
+ * takes none).
+ *
+ * @param r the requirement
+ * @returns e.g. `--require-verdict PASSED`
+ * @example
+ * ```ts
+ * import { requirementFlag } from "./check_policy.ts";
+ * const r = { flag: "--require-announcement", required: "timestamped", found: null, met: false };
+ * if (requirementFlag(r) !== "--require-announcement") throw new Error();
+ * ```
+ */
+export function requirementFlag(r: PolicyRequirement): string {
+  return r.flag === "--require-announcement" ? r.flag : `${r.flag} ${r.required}`;
+}
+
+/** What `--require-announcement` found, per trust label. */
+const _ANNOUNCED: Readonly<Record<string, string>> = {
+  timestamped: "a verified RFC 3161 timestamp dates the announcement before the round",
+  "pre-committed":
+    "the announcement has no timestamp: its time is the inspector's stated time only, and the order before the round is the inspector's word",
+  none: "the audit was not announced",
+};
 
 const _WHAT: Readonly<Record<string, string>> = {
   "--require-verdict": "verdict",

@@ -51,11 +51,9 @@ export function reportMarkdown(
       }\` at ${cp.signedAt} (the prover's stated time)`,
     meta.trust?.announcement === undefined
       ? "- sample not pre-committed: no announcement fixed the audit id and round in advance"
-      : `- announced: the audit id, k, checkpoint and round were signed before the round (announcement in the attestation${
-        meta.trust.announcement.timestamp === undefined
-          ? ", at the inspector's stated time"
-          : ", with an RFC 3161 timestamp that `check` verifies"
-      })`,
+      : meta.trust.announcement.timestamp === undefined
+      ? "- announced: the audit id, k, checkpoint and round were signed at the inspector's stated time only (announcement in the attestation, no timestamp: that it came before the round is the inspector's word)"
+      : "- announced: the audit id, k, checkpoint and round were signed before the round (announcement in the attestation, with an RFC 3161 timestamp that `check` verifies)",
     `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")

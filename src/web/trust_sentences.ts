@@ -2,7 +2,8 @@
  * Where the audit's randomness and commitment came from, in plain sentences (shared by the checker
  * page and `report.html`): a verified drand round or randomness the inspector typed in; the
  * prover's signed checkpoint or only the inspector's word for the log root; whether the audit was
- * announced before its round.
+ * announced before its round (shown only by an RFC 3161 timestamp: a stated time is the
+ * inspector's word).
  *
  * @module
  */
@@ -46,10 +47,8 @@ export function trustSentences(t: TrustFacts): string[] {
       } at ${cp.signedAt} (the prover's stated time).`,
     t.announcement === undefined
       ? "The sample was not announced in advance."
-      : `The audit id, k and round were announced and signed before the round${
-        t.announcement.timestamp === undefined
-          ? " (at the inspector's stated time)"
-          : ", with an RFC 3161 timestamp"
-      }.`,
+      : t.announcement.timestamp === undefined
+      ? "The audit id, k and round were announced at the inspector's stated time only (no timestamp: that the announcement came before the round is the inspector's word)."
+      : "The audit id, k and round were announced and signed before the round, with an RFC 3161 timestamp (the time-stamp authority vouches for the order).",
   ];
 }

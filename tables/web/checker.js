@@ -2398,7 +2398,7 @@
     return [
       d === void 0 ? `The randomness (round ${t.round}) is NOT from a verified beacon: the inspector stated it.` : `The randomness is drand "${d.beaconId}" round ${d.round}, published ${d.roundTime}; its BLS signature was verified against the chain ${d.chainHash}.`,
       cp === void 0 ? "No signed checkpoint: that the log was committed before the draw rests on the inspector's word." : `The prover signed the log (checkpoint "${cp.origin}", ${cp.treeSize} records) with key ${cp.proverKeyId.slice(0, 16)} at ${cp.signedAt} (the prover's stated time).`,
-      t.announcement === void 0 ? "The sample was not announced in advance." : `The audit id, k and round were announced and signed before the round${t.announcement.timestamp === void 0 ? " (at the inspector's stated time)" : ", with an RFC 3161 timestamp"}.`
+      t.announcement === void 0 ? "The sample was not announced in advance." : t.announcement.timestamp === void 0 ? "The audit id, k and round were announced at the inspector's stated time only (no timestamp: that the announcement came before the round is the inspector's word)." : "The audit id, k and round were announced and signed before the round, with an RFC 3161 timestamp (the time-stamp authority vouches for the order)."
     ];
   }
 
@@ -28053,11 +28053,11 @@ ${values.join("\n")}` : `${blockName} :`;
       );
       return "none";
     }
-    const when = r.timestampedAt === void 0 ? `${r.announcement.announcedAt} (inspector's stated time)` : `by ${r.timestampedAt} (RFC 3161 timestamp)`;
+    const round = r.announcement.beacon.round;
     o.add(
       "announcement",
       true,
-      `audit announced ${when}, before round ${r.announcement.beacon.round}`
+      r.timestampedAt === void 0 ? `audit announced at ${r.announcement.announcedAt}, the inspector's stated time only (no timestamp: that it preceded round ${round} is the inspector's word)` : `audit announced by ${r.timestampedAt} (RFC 3161 timestamp), before round ${round}`
     );
     return r.timestampedAt === void 0 ? "pre-committed" : "timestamped";
   }

@@ -35,6 +35,7 @@ import {
   stranger,
   trustRoot,
 } from "./_trust_fixture.ts";
+import { runBitaudit } from "./_run.ts";
 
 // Inspector keys valid from 2023: announcements are dated before quicknet round 123.
 const root = await trustRoot("root-2023", { inspectorFrom: "2023-01-01T00:00:00Z" });
@@ -269,4 +270,81 @@ Deno.test("an announcement's RFC 3161 time is what audit and check both read aga
     /dated 2023-08-23T14:50:00.000Z, before the checkpoint it names was signed/,
     async () => beaconAudit(await stamped("skew-far", "2023-08-23T14:50:00Z")),
   );
+});
+
+Deno.test("check says an announcement came before the round only when a timestamp vouches for it, and --require-announcement asks for one", async () => {
+  const tsa = await createLocalTsa({
+    name: "t",
+    notBefore: parseRfc3339("2023-01-01T00:00:00Z"),
+    notAfter: Date.now() + 86_400_000,
+  });
+  const stampedRoot = `${f.dir}/policy-tsa-root.json`;
+  await Deno.writeTextFile(
+    stampedRoot,
+    JSON.stringify(buildTrustRoot([inspectorPub], {
+      start: "2023-01-01T00:00:00Z",
+      provers: { keys: [proverPub], start: "2023-01-01T00:00:00Z" },
+      drand: [{ chainHash: QUICKNET, beaconId: "quicknet" }],
+      tsa: [{ certificate: tsa.anchor, name: "t" }],
+    })),
+  );
+  const sig = JSON.parse(await Deno.readTextFile(firstPath)).signatures[0].sig;
+  const tsr = `${f.dir}/policy-announcement.tsr`;
+  await Deno.writeFile(
+    tsr,
+    await tsa.stamp(decodeBase64(sig, { alphabet: "any" }), {
+      time: parseRfc3339("2023-08-23T15:15:10Z"),
+    }),
+  );
+  const stamped = await beaconAudit({ announcement: firstPath, announcementTimestamp: tsr });
+  const plain = await beaconAudit();
+  const check = (attestation: string, trust: string) =>
+    runBitaudit(["check", attestation, "--trust-root", trust, "--require-announcement"]);
+  // Timestamped: in advance, the policy is met.
+  const ok = await check(stamped.attestation, stampedRoot);
+  assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  assert.match(
+    ok.stdout,
+    /; sample announced in advance \(RFC 3161 timestamp: the TSA vouches\)$/m,
+  );
+  assert.match(
+    ok.stdout,
+    /^ok {3}policy --require-announcement: a verified RFC 3161 timestamp dates the announcement before the round$/m,
+  );
+  assert.match(ok.stdout, /^policy met$/m);
+  // The inspector's stated time only: valid, but never "in advance", and the policy is not met.
+  const stated = await check(announced.attestation, root);
+  assert.equal(stated.code, 1, stated.stdout + stated.stderr);
+  assert.match(stated.stdout, /^VALID attestation: /m);
+  assert.match(
+    stated.stdout,
+    /; sample announced at the inspector's stated time only \(no timestamp: the order is the inspector's word\)$/m,
+  );
+  assert.doesNotMatch(stated.stdout, /announced in advance/);
+  assert.match(
+    stated.stdout,
+    /^ok {3}announcement: audit announced at 2023-08-23T15:15:10Z, the inspector's stated time only \(no timestamp: that it preceded round 123 is the inspector's word\)$/m,
+  );
+  assert.match(
+    stated.stdout,
+    /^FAIL policy --require-announcement: the announcement has no timestamp/m,
+  );
+  assert.match(stated.stdout, /^POLICY NOT MET: --require-announcement$/m);
+  // No announcement at all.
+  const none = await check(plain.attestation, root);
+  assert.equal(none.code, 1);
+  assert.match(none.stdout, /^FAIL policy --require-announcement: the audit was not announced$/m);
+  const json = JSON.parse(
+    (await runBitaudit([
+      "check",
+      announced.attestation,
+      "--trust-root",
+      root,
+      "--require-announcement",
+      "--json",
+    ])).stdout,
+  );
+  assert.deepEqual(json.policy.requirements, [
+    { flag: "--require-announcement", required: "timestamped", found: "pre-committed", met: false },
+  ]);
 });

@@ -53,3 +53,22 @@ Deno.test("checkLines() escapes an audit id's bidi override and escapes, coloure
     assert.equal(line.replace(/\u001b\[\d+m/g, "").includes("\u001b"), false);
   }
 });
+
+Deno.test("checkLines() says 'announced in advance' only of a timestamped announcement", () => {
+  const summary = (announcement: "timestamped" | "pre-committed" | "none") =>
+    checkLines({
+      ...base,
+      report: {
+        ...report,
+        trust: { randomness: "drand", commitment: "prover-signed", announcement },
+      },
+      predicate: predicate("FAILED"),
+    }).at(-1)!;
+  assert.match(summary("timestamped"), /; sample announced in advance \(RFC 3161 timestamp/);
+  assert.match(
+    summary("pre-committed"),
+    /; sample announced at the inspector's stated time only \(no timestamp: the order is the inspector's word\)$/,
+  );
+  assert.doesNotMatch(summary("pre-committed"), /in advance/);
+  assert.match(summary("none"), /; sample not pre-committed$/);
+});

@@ -211,7 +211,11 @@ Deno.test("trustSentences() names a verified drand round, a signed checkpoint an
     /^The randomness is drand "quicknet" round 123, published 2023-08-23T15:15:33Z/,
   );
   assert.match(s[1]!, /checkpoint "example\.com\/log", 300 records\) with key cdcdcdcdcdcdcdcd at/);
-  assert.match(s[2]!, /announced and signed before the round \(at the inspector's stated time\)/);
+  // Without a token the order before the round is the inspector's word, never "before the round".
+  assert.match(s[2]!, /announced at the inspector's stated time only \(no timestamp: /);
+  assert.doesNotMatch(s[2]!, /before the round,|signed before/);
+  const stamped = trustSentences({ round: 123, announcement: { timestamp: "AAAA" } })[2]!;
+  assert.match(stamped, /announced and signed before the round, with an RFC 3161 timestamp/);
   assert.match(trustSentences({ round: 9 })[1]!, /^No signed checkpoint/);
 });
 

@@ -91,6 +91,10 @@ export function checkCommand(): CommandUnknownOpts {
       "policy: exit 1 unless every PASS rests on components known at least this well " +
         "(derived-from-source, checked-against-peer, measured-on-gpu)",
     )
+    .option(
+      "--require-announcement",
+      "policy: exit 1 unless a verified RFC 3161 timestamp dates the audit's announcement before its round (a stated time is the inspector's word)",
+    )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
       const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });
@@ -105,9 +109,12 @@ export function checkCommand(): CommandUnknownOpts {
         ...(opts.threads === undefined ? {} : { threads: opts.threads }),
         ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
       });
-      const c: CheckedAttestation = policy === null
-        ? checked
-        : { ...checked, policy: checkPolicy(policy, checked.predicate) };
+      const c: CheckedAttestation = policy === null ? checked : {
+        ...checked,
+        policy: checkPolicy(policy, checked.predicate, {
+          ...(checked.report.trust === undefined ? {} : { trust: checked.report.trust }),
+        }),
+      };
       if (opts.json) {
         printJson({
           ...c.report,
