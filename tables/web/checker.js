@@ -3470,14 +3470,16 @@
   }
 
   // src/attest/note/note_signature.ts
+  var MAX_COSIGNATURE_TIME = 253402300799;
   async function verifyNote(note, keys) {
     const verifiedBy = [];
     for (const s of note.signatures) {
       const key = keys.find((k) => k.name === s.name && k.keyId === s.keyId);
       if (key === void 0) continue;
       const ok = await _verifyOne(note.text, s, key);
-      if (ok === false) {
-        return Object.freeze({ verified: false, reason: "bad-signature", verifiedBy });
+      if (ok === false || ok === "bad-timestamp") {
+        const reason = ok === false ? "bad-signature" : ok;
+        return Object.freeze({ verified: false, reason, verifiedBy });
       }
       verifiedBy.push(ok);
     }
@@ -3494,7 +3496,7 @@
     }
     if (key.type !== NOTE_COSIGNATURE_ED25519 || s.signature.length !== 72) return false;
     const t = new DataView(s.signature.buffer, s.signature.byteOffset).getBigUint64(0);
-    if (t > BigInt(Number.MAX_SAFE_INTEGER)) return false;
+    if (t > BigInt(MAX_COSIGNATURE_TIME)) return "bad-timestamp";
     const signature = s.signature.slice(8);
     const ok = await verify(_cosignedMessage(text, Number(t)), {
       signature,

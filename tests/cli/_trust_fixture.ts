@@ -8,7 +8,12 @@ import {
   decodeBase64,
   decodePrivateKeyPem,
   decodePublicKeyPem,
+  formatSignedNote,
   IN_TOTO_PAYLOAD_TYPE,
+  NOTE_COSIGNATURE_ED25519,
+  noteKeyId,
+  parseSignedNote,
+  sign,
   signEnvelope,
 } from "../../src/attest/mod.ts";
 import { canonicalJson } from "../../src/claims/mod.ts";
@@ -54,6 +59,34 @@ export async function checkpoint(
   return out;
 }
 export const goodCheckpoint = await checkpoint("cp");
+
+/**
+ * Writes the good checkpoint with its cosignature replaced by one the prover key makes over a
+ * time `t` (POSIX seconds) that `claims checkpoint` would refuse to write: what a hostile prover
+ * can hand over.
+ */
+export async function checkpointCosignedAt(name: string, t: number): Promise<string> {
+  const signed = parseSignedNote(await Deno.readTextFile(goodCheckpoint));
+  const origin = signed.signatures[0]!.name;
+  const privateKey = decodePrivateKeyPem(await Deno.readTextFile(prover.privateKey));
+  const sig = await sign(
+    new TextEncoder().encode(`cosignature/v1\ntime ${t}\n${signed.text}`),
+    privateKey,
+  );
+  const co = new Uint8Array(72);
+  new DataView(co.buffer).setBigUint64(0, BigInt(t));
+  co.set(sig, 8);
+  const keyId = noteKeyId(origin, { type: NOTE_COSIGNATURE_ED25519, publicKey: proverPub });
+  const out = `${f.dir}/${name}.txt`;
+  await Deno.writeTextFile(
+    out,
+    formatSignedNote({
+      text: signed.text,
+      signatures: [signed.signatures[0]!, { name: origin, keyId, signature: co }],
+    }),
+  );
+  return out;
+}
 
 /** Writes a trust root; by default with the prover key from 2023 and quicknet pinned. */
 export async function trustRoot(

@@ -14,6 +14,7 @@ import {
   beaconAudit,
   CHAIN,
   checkpoint,
+  checkpointCosignedAt,
   f,
   goodCheckpoint,
   goodRoot,
@@ -247,6 +248,55 @@ Deno.test("the audit CLI exits 2 with a one-line coded error for a tampered beac
     () => Deno.stat(`${f.dir}/cli-out/attestation.dsse.json`),
     Deno.errors.NotFound,
   );
+});
+
+Deno.test("a checkpoint cosigned after 9999-12-31T23:59:59Z is refused by announce and audit (exit 2, coded) and fails check", async () => {
+  const far = await checkpointCosignedAt("cp-far", 2 ** 53 - 1);
+  const common = ["--checkpoint", far, "--prover-pub", prover.publicKey, "--chain", CHAIN];
+  const announced = await runBitaudit([
+    "announce",
+    ...common,
+    "--round",
+    "123",
+    "--k",
+    "2",
+    "--key",
+    f.key,
+    "--out",
+    `${f.dir}/far-announcement.json`,
+    "--time",
+    "2023-08-23T15:15:10Z",
+  ]);
+  assert.equal(announced.code, 2, announced.stderr);
+  assertCliCode(announced.stderr, "CHECKPOINT_SIGNATURE");
+  assert.match(announced.stderr, /\(bad-timestamp\)\n$/);
+  const audited = await runBitaudit([
+    "audit",
+    "--log",
+    f.log,
+    "--beacon",
+    BEACON,
+    ...common,
+    "--k",
+    "2",
+    "--key",
+    f.key,
+    "--out",
+    `${f.dir}/far-out`,
+  ]);
+  assert.equal(audited.code, 2, audited.stderr);
+  assertCliCode(audited.stderr, "CHECKPOINT_SIGNATURE");
+  // The inspector's attestation re-signed around it: the checkpoint check fails, no crash.
+  const note = await Deno.readTextFile(far);
+  const forged = await resign<_Audit>(good.attestation, {
+    name: "far-checkpoint",
+    edit: (a) => a.checkpoint.note = note,
+  });
+  const r = await checkFile({ attestation: forged, trustRoot: goodRoot });
+  assert.equal(r.valid, false);
+  assert.deepEqual(r.checks.filter((c) => !c.ok).map((c) => [c.check, c.detail]), [
+    ["checkpoint", "no valid prover signature (bad-timestamp)"],
+  ]);
 });
 
 /** The parts of the predicate's `audit` object the forgeries edit. */

@@ -153,7 +153,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BEACON_INVALID: "A drand round's signature does not verify, or its chain is not pinned",
   BEACON_TOO_EARLY: "The drand round was published before the checkpoint was signed",
   CHECKPOINT_MISMATCH: "The checkpoint commits to another size or root than the log's",
-  CHECKPOINT_SIGNATURE: "The checkpoint has no valid (timestamped) signature by the prover key",
+  CHECKPOINT_SIGNATURE:
+    "The checkpoint has no valid (timestamped) signature by the prover key, or its cosignature states a time after 9999-12-31T23:59:59Z (`bad-timestamp`: no RFC 3339 time can write it)",
   // Verdict predicate
   VERDICT_FIELD_MISSING: "A verdict predicate lacks a required field",
   VERDICT_FIELD_UNKNOWN: "A verdict predicate holds a field this release does not know",

@@ -35,6 +35,7 @@ export {
 } from "./signed_note.ts";
 export {
   cosignNoteEd25519,
+  MAX_COSIGNATURE_TIME,
   type NoteSigner,
   type NoteVerification,
   signNoteEd25519,

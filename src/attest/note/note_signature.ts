@@ -25,12 +25,22 @@ export interface NoteSigner {
   readonly privateKey: Uint8Array;
 }
 
+/**
+ * Latest cosignature time read or written: 9999-12-31T23:59:59Z in POSIX seconds, the last instant
+ * an RFC 3339 `date-time` (four-digit year) can state. The spec allows up to 2^63 - 1, but a
+ * verdict records the time in RFC 3339, so a later one could never be written down.
+ */
+export const MAX_COSIGNATURE_TIME = 253_402_300_799;
+
 /** Outcome of {@link verifyNote}. */
 export interface NoteVerification {
   /** True when at least one known key verified and no known key's signature failed. */
   readonly verified: boolean;
-  /** Set when `verified` is false. */
-  readonly reason?: "no-known-signature" | "bad-signature";
+  /**
+   * Set when `verified` is false; `bad-timestamp`: a known key's cosignature states a time after
+   * {@link MAX_COSIGNATURE_TIME}.
+   */
+  readonly reason?: "no-known-signature" | "bad-signature" | "bad-timestamp";
   /** The known keys whose signatures verified, with a cosignature's timestamp (POSIX s). */
   readonly verifiedBy: readonly { readonly key: NoteVerifierKey; readonly timestamp?: number }[];
 }
@@ -61,9 +71,10 @@ export async function signNoteEd25519(text: string, signer: NoteSigner): Promise
  * Signs a checkpoint text with a timestamped Ed25519 cosignature (type 0x04).
  *
  * @param text checkpoint note text
- * @param signer key name, private key and `timestamp` (POSIX seconds, integer, < 2^53)
+ * @param signer key name, private key and `timestamp` (POSIX seconds, integer, at most
+ *   {@link MAX_COSIGNATURE_TIME})
  * @returns the signature line's content (8-byte timestamp then 64-byte signature)
- * @throws {RangeError} when the timestamp is not a non-negative safe integer
+ * @throws {RangeError} when the timestamp is not an integer from 0 to `MAX_COSIGNATURE_TIME`
  * @example
  * ```ts
  * import { cosignNoteEd25519 } from "./note_signature.ts";
@@ -78,8 +89,11 @@ export async function cosignNoteEd25519(
   signer: NoteSigner & { readonly timestamp: number },
 ): Promise<NoteSignature> {
   const t = signer.timestamp;
-  if (!Number.isSafeInteger(t) || t < 0) {
-    throw new RangeError(`Cannot cosign: timestamp ${t} is not a non-negative integer`);
+  if (!Number.isSafeInteger(t) || t < 0 || t > MAX_COSIGNATURE_TIME) {
+    throw new RangeError(
+      `Cannot cosign: timestamp ${t} is not an integer from 0 to ${MAX_COSIGNATURE_TIME} ` +
+        "(9999-12-31T23:59:59Z)",
+    );
   }
   const publicKey = await publicKeyFromPrivate(signer.privateKey);
   const sig = await sign(_cosignedMessage(text, t), signer.privateKey);
@@ -122,8 +136,9 @@ export async function verifyNote(
     const key = keys.find((k) => k.name === s.name && k.keyId === s.keyId);
     if (key === undefined) continue;
     const ok = await _verifyOne(note.text, s, key);
-    if (ok === false) {
-      return Object.freeze({ verified: false, reason: "bad-signature", verifiedBy });
+    if (ok === false || ok === "bad-timestamp") {
+      const reason = ok === false ? "bad-signature" : ok;
+      return Object.freeze({ verified: false, reason, verifiedBy });
     }
     verifiedBy.push(ok);
   }
@@ -137,7 +152,7 @@ async function _verifyOne(
   text: string,
   s: NoteSignature,
   key: NoteVerifierKey,
-): Promise<{ key: NoteVerifierKey; timestamp?: number } | false> {
+): Promise<{ key: NoteVerifierKey; timestamp?: number } | "bad-timestamp" | false> {
   const bytes = new TextEncoder().encode(text);
   if (key.type === NOTE_ED25519) {
     if (s.signature.length !== 64) return false;
@@ -145,8 +160,9 @@ async function _verifyOne(
   }
   if (key.type !== NOTE_COSIGNATURE_ED25519 || s.signature.length !== 72) return false;
   const t = new DataView(s.signature.buffer, s.signature.byteOffset).getBigUint64(0);
-  // The spec caps the timestamp at 2^63 - 1; we also need it exact as a number.
-  if (t > BigInt(Number.MAX_SAFE_INTEGER)) return false;
+  // The spec caps the timestamp at 2^63 - 1; a verdict writes it as an RFC 3339 time, which
+  // stops at the year 9999 (a later one would fail every command that records or compares it).
+  if (t > BigInt(MAX_COSIGNATURE_TIME)) return "bad-timestamp";
   const signature = s.signature.slice(8);
   const ok = await verify(_cosignedMessage(text, Number(t)), {
     signature,

@@ -19,8 +19,8 @@ import { formatSignedNote, parseSignedNote } from "./signed_note.ts";
 export interface CheckpointVerification {
   /** True when a trusted key's note signature verified and no trusted key's signature failed. */
   readonly verified: boolean;
-  /** Set when `verified` is false. */
-  readonly reason?: "no-known-signature" | "bad-signature";
+  /** Set when `verified` is false (see `NoteVerification`). */
+  readonly reason?: "no-known-signature" | "bad-signature" | "bad-timestamp";
   /** The parsed checkpoint (meaningful only when verified). */
   readonly checkpoint: Checkpoint;
   /** Public key whose note signature verified. */

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import {
+  checkpointBinding,
+  formatSignedNote,
+  MAX_COSIGNATURE_TIME,
+  NOTE_COSIGNATURE_ED25519,
+  noteKeyId,
   parseSignedNote,
   parseVerifierKey,
   signCheckpoint,
@@ -7,6 +12,7 @@ import {
   verifyNote,
 } from "../../../src/attest/note/mod.ts";
 import { generateKeyPair } from "../../../src/attest/generate_key_pair.ts";
+import { sign } from "../../../src/attest/mod.ts";
 import { merkleRoot, parseCheckpoint } from "../../../src/claims/mod.ts";
 import { formatVerifierKey, NOTE_ED25519, noteVerifierKey } from "../../../src/attest/note/mod.ts";
 
@@ -63,4 +69,41 @@ Deno.test("verifyCheckpoint() rejects another key, a changed root or size, and a
   const edited = [...lines.slice(0, 5), co.replace(sig, btoa(String.fromCharCode(...bytes))), ""]
     .join("\n");
   assert.equal((await verifyCheckpoint(edited, [prover.publicKey])).reason, "bad-signature");
+});
+
+/** `note` with its cosignature replaced by one stating `t` (made by hand: signing refuses it). */
+async function cosignedAt(t: number): Promise<string> {
+  const signed = parseSignedNote(note);
+  const sig = await sign(
+    new TextEncoder().encode(`cosignature/v1\ntime ${t}\n${signed.text}`),
+    prover.privateKey,
+  );
+  const co = new Uint8Array(72);
+  new DataView(co.buffer).setBigUint64(0, BigInt(t));
+  co.set(sig, 8);
+  const keyId = noteKeyId(cp.origin, {
+    type: NOTE_COSIGNATURE_ED25519,
+    publicKey: prover.publicKey,
+  });
+  return formatSignedNote({
+    text: signed.text,
+    signatures: [signed.signatures[0]!, { name: cp.origin, keyId, signature: co }],
+  });
+}
+
+Deno.test("verifyCheckpoint() refuses a cosignature time after 9999-12-31T23:59:59Z, one an RFC 3339 time cannot write", async () => {
+  assert.equal(MAX_COSIGNATURE_TIME, Date.parse("9999-12-31T23:59:59Z") / 1000);
+  const last = await verifyCheckpoint(await cosignedAt(MAX_COSIGNATURE_TIME), [prover.publicKey]);
+  assert.equal(last.signedAt, MAX_COSIGNATURE_TIME);
+  assert.equal(checkpointBinding(note, last).signedAt, "9999-12-31T23:59:59Z");
+  for (const t of [MAX_COSIGNATURE_TIME + 1, Number.MAX_SAFE_INTEGER]) {
+    const v = await verifyCheckpoint(await cosignedAt(t), [prover.publicKey]);
+    assert.equal(v.verified, false, String(t));
+    assert.equal(v.reason, "bad-timestamp");
+    assert.equal(v.signedAt, undefined);
+  }
+  await assert.rejects(
+    () => signCheckpoint(cp, { privateKey: prover.privateKey, time: MAX_COSIGNATURE_TIME + 1 }),
+    RangeError,
+  );
 });
