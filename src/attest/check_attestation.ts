@@ -212,6 +212,7 @@ export async function checkAttestation(
     trustRoot: options.trustRoot,
     now: new Date(now),
     add,
+    verdictTime: parseRfc3339(p.timeVerified),
   });
   const logMatches = options.log !== undefined && _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {

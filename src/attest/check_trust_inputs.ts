@@ -15,6 +15,7 @@ import { keyValidAt } from "./key_valid_at.ts";
 import { type CheckpointBinding, verifyCheckpoint } from "./note/mod.ts";
 import { bytesToHex } from "../claims/mod.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
+import { type DatedInput, signedBeforeInputs } from "./signed_before_inputs.ts";
 import type { TrustRoot } from "./trust_root.ts";
 
 /** How the audit's trust inputs were established. */
@@ -44,7 +45,9 @@ export type AddCheck = (check: string, ok: boolean, detail: string) => void;
  * @param audit the predicate's `audit` object (from the verified payload)
  * @param options trust root, the callback that records each check, and `now` (the verification
  *   time, default the clock): a key judged at a signer's own stated time (the prover's
- *   checkpoint, an announcement without a timestamp) must also be valid then, as signatures are
+ *   checkpoint, an announcement without a timestamp) must also be valid then, as signatures are;
+ *   `verdictTime`, the verdict's stated signing time (ms): with it, a `verdict-time` check fails a
+ *   verdict dated before the verified round, checkpoint or announcement it was computed from
  * @returns the labels for the report
  * @example
  * ```ts ignore
@@ -53,7 +56,7 @@ export type AddCheck = (check: string, ok: boolean, detail: string) => void;
  */
 export async function checkTrustInputs(
   audit: Readonly<Record<string, unknown>>,
-  options: { trustRoot: TrustRoot; add: AddCheck; now?: Date },
+  options: { trustRoot: TrustRoot; add: AddCheck; now?: Date; verdictTime?: number },
 ): Promise<TrustLabels> {
   const { trustRoot, add } = options;
   const now = options.now ?? new Date();
@@ -79,11 +82,44 @@ export async function checkTrustInputs(
     );
   }
   const announced = await _checkAnnouncement(audit, { trustRoot, add, drand, cp, signedAt, now });
+  if (options.verdictTime !== undefined) {
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.000Z$/, "Z");
+    const inputs: DatedInput[] = [
+      ...(roundTime === undefined
+        ? []
+        : [{ what: `drand round ${drand?.round} (published ${iso(roundTime)})`, at: roundTime }]),
+      ...(signedAt === undefined
+        ? []
+        : [{ what: `the checkpoint (signed ${iso(signedAt)})`, at: signedAt }]),
+      ...(announced.at === undefined
+        ? []
+        : [{ what: `the announcement (dated ${iso(announced.at)})`, at: announced.at }]),
+    ];
+    _checkVerdictTime(options.verdictTime, inputs, add);
+  }
   return {
     randomness: roundTime === undefined ? "unverified" : "drand",
     commitment: cp === undefined ? "none" : signedAt === undefined ? "refused" : "prover-signed",
-    announcement: announced,
+    announcement: announced.label,
   };
+}
+
+/**
+ * A verdict is computed from its round, checkpoint and announcement: one dated before any of them
+ * (beyond the clock skew) states what cannot be. Nothing to compare without a verified input.
+ */
+function _checkVerdictTime(stated: number, inputs: readonly DatedInput[], add: AddCheck): void {
+  if (inputs.length === 0) return;
+  const at = new Date(stated).toISOString().replace(/\.000Z$/, "Z");
+  const before = signedBeforeInputs(stated, inputs);
+  add(
+    "verdict-time",
+    before === null,
+    before === null
+      ? `verdict signed ${at}, after ${inputs.map((i) => i.what).join(", ")}`
+      : `the verdict states it was signed ${at}, before ${before.what}: a verdict cannot be ` +
+        "computed before the inputs it rests on exist",
+  );
 }
 
 async function _checkAnnouncement(
@@ -97,7 +133,8 @@ async function _checkAnnouncement(
     signedAt: number | undefined;
     now: Date;
   },
-): Promise<TrustLabels["announcement"]> {
+): Promise<{ label: TrustLabels["announcement"]; at?: number }> {
+  const none = { label: "none" } as const;
   const ann = _obj(audit.announcement);
   if (ann === undefined) {
     o.add(
@@ -105,14 +142,14 @@ async function _checkAnnouncement(
       true,
       "sample not pre-committed: no announcement fixed the audit id and round in advance",
     );
-    return "none";
+    return none;
   }
   let timestamp: Uint8Array | undefined;
   try {
     if (ann.timestamp !== undefined) timestamp = decodeBase64(String(ann.timestamp));
   } catch {
     o.add("announcement", false, "the announcement's timestamp is not base64");
-    return "none";
+    return none;
   }
   const r = await checkAnnouncement(ann.envelope, {
     ...(timestamp === undefined ? {} : { timestamp }),
@@ -127,7 +164,7 @@ async function _checkAnnouncement(
   });
   if ("why" in r) {
     o.add("announcement", false, r.why);
-    return "none";
+    return none;
   }
   // The announcement names the checkpoint: one dated before the checkpoint was signed (beyond
   // the clock skew) was not made when it says, or names a checkpoint it could not have seen.
@@ -140,7 +177,7 @@ async function _checkAnnouncement(
         new Date(o.signedAt).toISOString()
       }): an announcement cannot name a checkpoint signed after it`,
     );
-    return "none";
+    return none;
   }
   // Only a token dates the announcement before the round: a stated time is written by the
   // inspector, who could write it after the round (choosing k, or the round itself, then).
@@ -153,7 +190,10 @@ async function _checkAnnouncement(
         `timestamp: that it preceded round ${round} is the inspector's word)`
       : `audit announced by ${r.timestampedAt} (RFC 3161 timestamp), before round ${round}`,
   );
-  return r.timestampedAt === undefined ? "pre-committed" : "timestamped";
+  return {
+    label: r.timestampedAt === undefined ? "pre-committed" : "timestamped",
+    at: parseRfc3339(at),
+  };
 }
 
 function _checkBeacon(

@@ -144,6 +144,7 @@ export {
   workerKeys,
 } from "./signed_item_result.ts";
 export { sign, type SignatureCheck, verify } from "./signature.ts";
+export { type DatedInput, signedBeforeInputs } from "./signed_before_inputs.ts";
 export {
   MAX_CLOCK_SKEW_MS,
   type RequiredInstant,

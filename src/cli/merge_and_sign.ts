@@ -24,7 +24,7 @@ import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
 import { reportVerdict } from "./report_verdict.ts";
-import { type TrustInputs, verifyTrustEvidence } from "./trust_inputs.ts";
+import { timeAfterTrustInputs, type TrustInputs, verifyTrustEvidence } from "./trust_inputs.ts";
 import { blobsBeside, openWorkContext } from "./work_context.ts";
 import { writeVerdict } from "./write_verdict.ts";
 
@@ -146,6 +146,7 @@ export async function mergeInputs(
   const keys = await loadSigningKeys(opts.key);
   const workers = await loadWorkerKeys(opts.workerPub);
   const trust = await planTrust(plan, keys);
+  timeAfterTrustInputs(time, trust);
   return {
     plan,
     planDigest,

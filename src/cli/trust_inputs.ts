@@ -10,6 +10,7 @@ import {
   type CheckpointBinding,
   checkpointBinding,
   datedBeforeCheckpoint,
+  type DatedInput,
   decodeBase64,
   decodePublicKeyPem,
   type DrandBinding,
@@ -23,6 +24,7 @@ import {
   parseEnvelope,
   parseRfc3339,
   parseStatement,
+  signedBeforeInputs,
   timestampImprintMismatch,
   timestampResponseDer,
   type TrustRootKey,
@@ -331,6 +333,43 @@ async function _stampedBeforeRound(
     "Cannot use the announcement's timestamp: it is not a token over one of the announcement's " +
       "signatures",
   );
+}
+
+/**
+ * Refuses a `--time` before the inputs the verdict is computed from: the drand round (published
+ * at its round time) and the checkpoint (signed at its cosignature time); an announcement always
+ * precedes its round. `check` fails a verdict dated so (beyond the clock skew it allows), so such a
+ * verdict would be signed for nobody to accept.
+ *
+ * @param time the `--time` flag as `timeFlag` read it (undefined: now, nothing to refuse)
+ * @param trust the verified trust inputs
+ * @throws {UsageError} `USAGE_TIME`
+ * @example
+ * ```ts
+ * import { timeAfterTrustInputs } from "./trust_inputs.ts";
+ * timeAfterTrustInputs("2026-05-01T00:00:00Z", { evidence: {}, randomness: "ab", round: "1" });
+ * ```
+ */
+export function timeAfterTrustInputs(time: string | undefined, trust: TrustInputs): void {
+  if (time === undefined) return;
+  const inputs: DatedInput[] = [
+    ...(trust.drand === undefined ? [] : [{
+      what: `drand round ${trust.drand.round} (published ${trust.drand.roundTime})`,
+      at: parseRfc3339(trust.drand.roundTime),
+    }]),
+    ...(trust.checkpoint === undefined ? [] : [{
+      what: `the checkpoint (signed ${trust.checkpoint.signedAt})`,
+      at: parseRfc3339(trust.checkpoint.signedAt),
+    }]),
+  ];
+  const before = signedBeforeInputs(parseRfc3339(time), inputs);
+  if (before !== null) {
+    throw new UsageError(
+      "USAGE_TIME",
+      `Cannot use --time ${time}: it is before ${before.what}, and a verdict cannot be computed ` +
+        "before the inputs it rests on exist (check fails such a verdict)",
+    );
+  }
 }
 
 function _defined(e: Record<keyof TrustEvidence, string | undefined>): TrustEvidence {

@@ -27984,6 +27984,13 @@ ${values.join("\n")}` : `${blockName} :`;
     throw new InputError("BAD_TRUST_ROOT", `Cannot read trust root: ${why}`);
   }
 
+  // src/attest/signed_before_inputs.ts
+  function signedBeforeInputs(stated, inputs) {
+    let latest = null;
+    for (const i of inputs) if (latest === null || i.at > latest.at) latest = i;
+    return latest !== null && stated + MAX_CLOCK_SKEW_MS < latest.at ? latest : null;
+  }
+
   // src/attest/check_trust_inputs.ts
   async function checkTrustInputs(audit, options) {
     const { trustRoot, add: add2 } = options;
@@ -28008,13 +28015,33 @@ ${values.join("\n")}` : `${blockName} :`;
       );
     }
     const announced = await _checkAnnouncement(audit, { trustRoot, add: add2, drand, cp, signedAt, now });
+    if (options.verdictTime !== void 0) {
+      const iso = (ms) => new Date(ms).toISOString().replace(/\.000Z$/, "Z");
+      const inputs = [
+        ...roundTime === void 0 ? [] : [{ what: `drand round ${drand?.round} (published ${iso(roundTime)})`, at: roundTime }],
+        ...signedAt === void 0 ? [] : [{ what: `the checkpoint (signed ${iso(signedAt)})`, at: signedAt }],
+        ...announced.at === void 0 ? [] : [{ what: `the announcement (dated ${iso(announced.at)})`, at: announced.at }]
+      ];
+      _checkVerdictTime(options.verdictTime, inputs, add2);
+    }
     return {
       randomness: roundTime === void 0 ? "unverified" : "drand",
       commitment: cp === void 0 ? "none" : signedAt === void 0 ? "refused" : "prover-signed",
-      announcement: announced
+      announcement: announced.label
     };
   }
+  function _checkVerdictTime(stated, inputs, add2) {
+    if (inputs.length === 0) return;
+    const at = new Date(stated).toISOString().replace(/\.000Z$/, "Z");
+    const before = signedBeforeInputs(stated, inputs);
+    add2(
+      "verdict-time",
+      before === null,
+      before === null ? `verdict signed ${at}, after ${inputs.map((i) => i.what).join(", ")}` : `the verdict states it was signed ${at}, before ${before.what}: a verdict cannot be computed before the inputs it rests on exist`
+    );
+  }
   async function _checkAnnouncement(audit, o) {
+    const none = { label: "none" };
     const ann = _obj(audit.announcement);
     if (ann === void 0) {
       o.add(
@@ -28022,14 +28049,14 @@ ${values.join("\n")}` : `${blockName} :`;
         true,
         "sample not pre-committed: no announcement fixed the audit id and round in advance"
       );
-      return "none";
+      return none;
     }
     let timestamp;
     try {
       if (ann.timestamp !== void 0) timestamp = decodeBase64(String(ann.timestamp));
     } catch {
       o.add("announcement", false, "the announcement's timestamp is not base64");
-      return "none";
+      return none;
     }
     const r = await checkAnnouncement(ann.envelope, {
       ...timestamp === void 0 ? {} : { timestamp },
@@ -28044,7 +28071,7 @@ ${values.join("\n")}` : `${blockName} :`;
     });
     if ("why" in r) {
       o.add("announcement", false, r.why);
-      return "none";
+      return none;
     }
     const at = r.timestampedAt ?? r.announcement.announcedAt;
     if (o.signedAt !== void 0 && datedBeforeCheckpoint(parseRfc3339(at), o.signedAt)) {
@@ -28053,7 +28080,7 @@ ${values.join("\n")}` : `${blockName} :`;
         false,
         `the announcement is dated ${at}, before the checkpoint it names was signed (${new Date(o.signedAt).toISOString()}): an announcement cannot name a checkpoint signed after it`
       );
-      return "none";
+      return none;
     }
     const round = r.announcement.beacon.round;
     o.add(
@@ -28061,7 +28088,10 @@ ${values.join("\n")}` : `${blockName} :`;
       true,
       r.timestampedAt === void 0 ? `audit announced at ${r.announcement.announcedAt}, the inspector's stated time only (no timestamp: that it preceded round ${round} is the inspector's word)` : `audit announced by ${r.timestampedAt} (RFC 3161 timestamp), before round ${round}`
     );
-    return r.timestampedAt === void 0 ? "pre-committed" : "timestamped";
+    return {
+      label: r.timestampedAt === void 0 ? "pre-committed" : "timestamped",
+      at: parseRfc3339(at)
+    };
   }
   function _checkBeacon(beacon, drand, o) {
     if (drand === void 0 || beacon.source !== "drand") {
@@ -28593,7 +28623,8 @@ ${values.join("\n")}` : `${blockName} :`;
     labels.trust = await checkTrustInputs(p.audit, {
       trustRoot: options.trustRoot,
       now: new Date(now),
-      add: add2
+      add: add2,
+      verdictTime: parseRfc3339(p.timeVerified)
     });
     const logMatches = options.log !== void 0 && _checkLog(p, options.log, add2);
     if (options.recompute !== void 0 && options.log !== void 0) {

@@ -133,7 +133,8 @@ export const refused = async (code: InputCode | UsageCode, run: () => Promise<un
 
 /**
  * Re-signs an attestation's statement with the fixture's (valid) inspector key after `edit`
- * changed its `predicate.audit`: what a dishonest inspector can produce.
+ * changed its `predicate.audit` (or, through its second argument, the rest of the predicate):
+ * what a dishonest inspector can produce.
  *
  * @param attestation path of the original attestation
  * @param o output `name` and the `edit`
@@ -141,11 +142,11 @@ export const refused = async (code: InputCode | UsageCode, run: () => Promise<un
  */
 export async function resign<A>(
   attestation: string,
-  o: { name: string; edit: (audit: A) => void },
+  o: { name: string; edit: (audit: A, predicate: Record<string, unknown>) => void },
 ): Promise<string> {
   const env = JSON.parse(await Deno.readTextFile(attestation));
   const statement = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
-  o.edit(statement.predicate.audit);
+  o.edit(statement.predicate.audit, statement.predicate);
   const signed = await signEnvelope(canonicalJson(statement), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys: [{

@@ -299,6 +299,37 @@ Deno.test("a checkpoint cosigned after 9999-12-31T23:59:59Z is refused by announ
   ]);
 });
 
+Deno.test("a verdict dated before its drand round fails check (verdict-time), and audit --time before the round is refused", async () => {
+  // Inspector keys valid from 2023, so that the signatures check judges the stated times alone.
+  const root = await trustRoot("root-2023-verdict-time", { inspectorFrom: "2023-01-01T00:00:00Z" });
+  const dated = (name: string, time: string) =>
+    resign(good.attestation, { name, edit: (_, p) => p.timeVerified = time });
+  const early = await checkFile({
+    attestation: await dated("verdict-before-round", "2023-02-01T00:00:00Z"),
+    trustRoot: root,
+  });
+  assert.equal(early.valid, false);
+  assert.deepEqual(early.checks.filter((c) => !c.ok).map((c) => [c.check, c.detail]), [[
+    "verdict-time",
+    "the verdict states it was signed 2023-02-01T00:00:00Z, before drand round 123 (published " +
+    "2023-08-23T15:15:33Z): a verdict cannot be computed before the inputs it rests on exist",
+  ]]);
+  // After the round (or within the clock skew of it): the check passes and says so.
+  for (const time of ["2023-08-23T15:15:00Z", "2024-01-01T00:00:00Z"]) {
+    const r = await checkFile({
+      attestation: await dated(`verdict-${time}`, time),
+      trustRoot: root,
+    });
+    assert.equal(r.valid, true, JSON.stringify(r.checks.filter((c) => !c.ok)));
+    assert.match(r.checks.find((c) => c.check === "verdict-time")!.detail, /^verdict signed /);
+  }
+  // audit --time before the round (beyond the skew) is refused before anything is written.
+  await refused("USAGE_TIME", () => beaconAudit({ time: "2023-08-23T15:05:00Z" }));
+  await refused("USAGE_TIME", () => beaconAudit({ time: "2023-02-01T00:00:00Z" }));
+  const later = await beaconAudit({ time: "2023-08-23T15:20:00Z" });
+  assert.equal((await checkFile({ attestation: later.attestation, trustRoot: root })).valid, true);
+});
+
 /** The parts of the predicate's `audit` object the forgeries edit. */
 interface _Audit {
   beacon: { source: string; round: number; drand?: { signature: string } };

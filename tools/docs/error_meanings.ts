@@ -196,7 +196,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   USAGE_RANDOMNESS: "`--randomness` is not 2..1024 hex digits",
   USAGE_RECOMPUTE: "`--recompute` without `--log`",
   USAGE_SHARD: "`--shard` is not `i/n` or `n`",
-  USAGE_TIME: "`--time` is not an RFC 3339 UTC time to the second",
+  USAGE_TIME:
+    "`--time` is not an RFC 3339 UTC time to the second, is in the future, or (a verdict's) is before the drand round or the checkpoint the verdict rests on",
   USAGE_TRUST: "The trust inputs do not go together (e.g. `--announcement` without the " +
     "inspector's `--key`)",
 });

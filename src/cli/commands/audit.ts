@@ -28,7 +28,12 @@ import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportVerdict } from "../report_verdict.ts";
-import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "../trust_inputs.ts";
+import {
+  loadTrustInputs,
+  timeAfterTrustInputs,
+  type TrustInputFlags,
+  type TrustInputs,
+} from "../trust_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeVerdict } from "../write_verdict.ts";
 import { auditEstimateCommand } from "./audit_estimate.ts";
@@ -194,6 +199,7 @@ export async function auditLog(
     keys: (early ?? []).map((key) => key.publicKey),
   });
   const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
+  timeAfterTrustInputs(time, trust);
   const done = await prepareOutputDir(o.out, [
     "attestation.dsse.json",
     "report.md",
