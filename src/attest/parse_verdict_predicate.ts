@@ -203,9 +203,15 @@ function _audit(value: unknown): VerdictAudit {
     seedDerivation: a.str("seedDerivation"),
     seed: a.str("seed"),
     algorithm: a.str("algorithm"),
-    k: a.int("k"),
+    k: _sampleSize(a.int("k")),
     selected: a.list("selected", (x, where) => intOf(x, where)),
   };
+}
+
+/** An audit samples at least one record (`audit` refuses `--k 0`): a verdict on none says nothing. */
+function _sampleSize(k: number): number {
+  if (k < 1) _value("predicate.audit.k", "is 0: an audit samples at least one record");
+  return k;
 }
 
 function _detection(value: unknown): DetectionStatement {

@@ -28416,9 +28416,13 @@ ${values.join("\n")}` : `${blockName} :`;
       seedDerivation: a.str("seedDerivation"),
       seed: a.str("seed"),
       algorithm: a.str("algorithm"),
-      k: a.int("k"),
+      k: _sampleSize(a.int("k")),
       selected: a.list("selected", (x, where) => intOf(x, where))
     };
+  }
+  function _sampleSize(k) {
+    if (k < 1) _value("predicate.audit.k", "is 0: an audit samples at least one record");
+    return k;
   }
   function _detection(value) {
     const d = fieldsOf2(value, "predicate.detection", ["population", "k", "levels"]);

@@ -272,3 +272,19 @@ Deno.test("checkAttestation() with a log of another size compares no record and 
   assert.equal(records.ok, false);
   assert.match(records.detail, /^not compared: the log is not of the attested size/);
 });
+
+Deno.test("checkAttestation() refuses a verdict on a sample of no record (k = 0), which audit never signs", async () => {
+  const empty = verdictStatement(verdictReport({ k: 0 }), {
+    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+    assets: { "tables/manifest.json": "66".repeat(32) },
+    timeVerified: "2026-03-01T12:00:00Z",
+  });
+  const env = await signEnvelope(encodeStatement(empty), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [key],
+  });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+  assert.equal(r.valid, false);
+  assert.deepEqual(failed(r), ["predicate"]);
+  assert.match(r.checks.at(-1)!.detail, /^\[VERDICT_FIELD_VALUE\] .*'predicate\.audit\.k' is 0/);
+});

@@ -138,6 +138,8 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's 
     [`predicate.results[${sfuAt}].sfu[0]`, "status", "measured"],
     ["predicate.audit", "population", -1],
     ["predicate.audit", "k", 1.5],
+    // An audit of no record (`audit` refuses --k 0) would be a verdict on nothing.
+    ["predicate.audit", "k", 0],
     ["predicate.audit.beacon", "round", 2 ** 53],
     ["predicate.results[0]", "index", -0.5],
   ];
