@@ -34,6 +34,7 @@
  * @module
  */
 export {
+  ANNOUNCED_ID_PREFIX,
   type AnnouncedAudit,
   announcedAuditId,
   type Announcement,

@@ -9,6 +9,7 @@
  * @module
  */
 import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
+import { ANNOUNCED_ID_PREFIX } from "./announcement/mod.ts";
 import {
   type AuditVerdict,
   type DetectionStatement,
@@ -192,8 +193,17 @@ function _audit(value: unknown): VerdictAudit {
     "checkpoint",
     "announcement",
   ], ["checkpoint", "announcement"]);
+  const auditId = a.str("auditId");
+  // An announced id reads as derived from an announcement: without one, nothing derived it (with
+  // one, `check` compares it with the announcement's).
+  if (auditId.startsWith(ANNOUNCED_ID_PREFIX) && !a.has("announcement")) {
+    _value(
+      "predicate.audit.auditId",
+      `starts with '${ANNOUNCED_ID_PREFIX}' but the verdict carries no announcement it derives from`,
+    );
+  }
   return {
-    auditId: a.str("auditId"),
+    auditId,
     logId: _logId(a.str("logId")),
     population: a.int("population"),
     logRoot: a.str("logRoot"),

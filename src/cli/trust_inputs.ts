@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  ANNOUNCED_ID_PREFIX,
   checkAnnouncement,
   type CheckpointBinding,
   checkpointBinding,
@@ -35,6 +36,7 @@ import {
 } from "../attest/mod.ts";
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
+import { quoteShort } from "../escape_text.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
 import { readBinaryFile, readTextFile } from "./read_json_file.ts";
 
@@ -164,7 +166,8 @@ export async function loadTrustInputs(
  *   of the beacon and checkpoint for messages (default: "the beacon round", "the checkpoint")
  * @returns randomness, round, bindings and the evidence
  * @throws {InputError} as {@link loadTrustInputs}; `PLAN_INVALID` for evidence that is neither a
- *   beacon with its chain nor typed randomness
+ *   beacon with its chain nor typed randomness; `ANNOUNCEMENT_MISMATCH` for an audit id of the
+ *   announced form (`announced-...`) without an announcement
  * @example
  * ```ts ignore
  * const t = await verifyTrustEvidence(plan.evidence, { log, keys, typed, k: "10" });
@@ -182,6 +185,16 @@ export async function verifyTrustEvidence(
   },
 ): Promise<TrustInputs> {
   const e = evidence;
+  // `check` refuses an announced id without the announcement it derives from: it would read as
+  // one that an announcement fixed in advance.
+  if (e.announcement === undefined && ctx.auditId?.startsWith(ANNOUNCED_ID_PREFIX)) {
+    throw new InputError(
+      "ANNOUNCEMENT_MISMATCH",
+      `Cannot use the audit id ${quoteShort(ctx.auditId, 48)}: an id starting with ` +
+        `'${ANNOUNCED_ID_PREFIX}' is derived from an announcement, and the audit has none (give ` +
+        "its --announcement, or another --audit-id)",
+    );
+  }
   const names = ctx.names ?? { beacon: "the beacon round", checkpoint: "the checkpoint" };
   const checkpoint = e.checkpoint === undefined || e.proverPub === undefined
     ? undefined

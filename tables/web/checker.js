@@ -2677,11 +2677,12 @@
 
   // src/attest/announcement/announcement.ts
   var ANNOUNCEMENT_PREDICATE_TYPE = "https://bitaudit.dev/audit-announcement/v1";
+  var ANNOUNCED_ID_PREFIX = "announced-";
   function announcedAuditId(o) {
     const digest = sha256(
       canonicalJson({ chainHash: o.chainHash, bodySha256: o.bodySha256, round: o.round })
     );
-    return `announced-${bytesToHex2(digest).slice(0, 32)}`;
+    return `${ANNOUNCED_ID_PREFIX}${bytesToHex2(digest).slice(0, 32)}`;
   }
   function parseAnnouncement(st) {
     const bad = (why) => {
@@ -28405,8 +28406,15 @@ ${values.join("\n")}` : `${blockName} :`;
       "checkpoint",
       "announcement"
     ], ["checkpoint", "announcement"]);
+    const auditId = a.str("auditId");
+    if (auditId.startsWith(ANNOUNCED_ID_PREFIX) && !a.has("announcement")) {
+      _value(
+        "predicate.audit.auditId",
+        `starts with '${ANNOUNCED_ID_PREFIX}' but the verdict carries no announcement it derives from`
+      );
+    }
     return {
-      auditId: a.str("auditId"),
+      auditId,
       logId: _logId(a.str("logId")),
       population: a.int("population"),
       logRoot: a.str("logRoot"),

@@ -140,6 +140,8 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's 
     ["predicate.audit", "k", 1.5],
     // An audit of no record (`audit` refuses --k 0) would be a verdict on nothing.
     ["predicate.audit", "k", 0],
+    // An id of the announced form with no announcement to derive it from.
+    ["predicate.audit", "auditId", `announced-${"0".repeat(32)}`],
     ["predicate.audit.beacon", "round", 2 ** 53],
     ["predicate.results[0]", "index", -0.5],
   ];

@@ -348,3 +348,25 @@ Deno.test("check says an announcement came before the round only when a timestam
     { flag: "--require-announcement", required: "timestamped", found: "pre-committed", met: false },
   ]);
 });
+
+Deno.test("an audit id of the announced form without its announcement is refused by audit and fails check", async () => {
+  // The inspector drops the announcement from an announced verdict and re-signs it: the id still
+  // reads as derived from an announcement.
+  const dropped = await resign<{ announcement?: unknown }>(announced.attestation, {
+    name: "announced-id-without-announcement",
+    edit: (a) => delete a.announcement,
+  });
+  const r = await checkFile({ attestation: dropped, trustRoot: root });
+  assert.equal(r.valid, false);
+  assert.deepEqual(r.checks.filter((c) => !c.ok).map((c) => c.check), ["predicate"]);
+  assert.match(
+    r.checks.find((c) => c.check === "predicate")!.detail,
+    /^\[VERDICT_FIELD_VALUE\] .*'predicate\.audit\.auditId' starts with 'announced-' but the verdict carries no announcement/,
+  );
+  // audit does not sign one: an id of that form is taken only with its --announcement.
+  await refusedWith(
+    "ANNOUNCEMENT_MISMATCH",
+    /^Cannot use the audit id 'announced-0{32}': an id starting with 'announced-' is derived from an announcement/,
+    () => beaconAudit({ auditId: `announced-${"0".repeat(32)}` }),
+  );
+});

@@ -141,7 +141,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   ANNOUNCEMENT_MISMATCH: "The announcement names another checkpoint, k, chain, round or audit " +
     "id, is signed by none of the audit's `--key` files, is dated before the checkpoint it names " +
     "was signed (beyond the five minutes of clock skew every check allows), or its RFC 3161 " +
-    "token covers none of its signatures",
+    "token covers none of its signatures; or the audit id has the announced form " +
+    "(`announced-...`) and there is no announcement",
   BAD_ANNOUNCEMENT: "An announcement is malformed or not signed as required",
   BAD_BEACON: "A drand chain info or round is malformed, or a chain info does not hash to its " +
     "chain",

@@ -44,6 +44,12 @@ export interface Announcement {
 }
 
 /**
+ * The prefix of an audit id derived from an announcement ({@link announcedAuditId}): an audit id
+ * that starts with it reads as announced, so it is taken only together with the announcement.
+ */
+export const ANNOUNCED_ID_PREFIX = "announced-";
+
+/**
  * The audit id of an announced audit: `announced-` and the first 32 hex digits of SHA-256 over
  * the RFC 8785 JSON `{chainHash, bodySha256, round}`.
  *
@@ -62,7 +68,7 @@ export function announcedAuditId(
   const digest = sha256(
     canonicalJson({ chainHash: o.chainHash, bodySha256: o.bodySha256, round: o.round }),
   );
-  return `announced-${bytesToHex(digest).slice(0, 32)}`;
+  return `${ANNOUNCED_ID_PREFIX}${bytesToHex(digest).slice(0, 32)}`;
 }
 
 /**

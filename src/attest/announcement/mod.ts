@@ -19,6 +19,7 @@
  * @module
  */
 export {
+  ANNOUNCED_ID_PREFIX,
   announcedAuditId,
   type Announcement,
   ANNOUNCEMENT_PREDICATE_TYPE,
