@@ -453,7 +453,7 @@ Deno.test("FULL_AND_PIECEWISE graphs: prefill and mixed passes run piecewise (pa
   );
 });
 
-Deno.test("vLLM's LM head launches at every scheduled request of a pass (a partial prefill's row too), HF's at the requests that sample", async () => {
+Deno.test("vLLM's LM head launches at every scheduled request of a pass (a partial prefill's row too), HF continuous batching's at every row of the pass (Transformers 4.57 computes all rows' logits)", async () => {
   const m = await open(DENSE);
   const tokens = TOKENS.slice(0, 12);
   const rows: number[] = [];
@@ -468,7 +468,7 @@ Deno.test("vLLM's LM head launches at every scheduled request of a pass (a parti
     logitsRows: 1,
   }];
   for (
-    const [stack, m0] of [[vllmStack(), 2], [forwardStack({ batching: "flatten" }), 1]] as const
+    const [stack, m0] of [[vllmStack(), 2], [forwardStack({ batching: "flatten" }), 17]] as const
   ) {
     rows.length = 0;
     const r = await runServingForward(m.ckpt, {

@@ -8,7 +8,7 @@ import {
   type ServedSequence,
   type ServingForwardResult,
 } from "../../../src/model/mod.ts";
-import { parseStackProfile, REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
+import { REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
 import {
   checkpoint,
   forwardRuntime,
@@ -17,7 +17,7 @@ import {
   GQA_MOE,
   mDispatch,
 } from "../forward/_forward_fixture.ts";
-import type { BlockRuntime, GemmDispatch } from "../../../src/model/mod.ts";
+import type { BlockRuntime } from "../../../src/model/mod.ts";
 import type { SfuFunctionStatus } from "../../../src/hardware/mod.ts";
 
 const flat = (o: { gpu?: string; gemm?: ReturnType<typeof mDispatch> } = {}) =>
@@ -258,42 +258,4 @@ Deno.test("argmaxBf16(): torch.argmax order: first of equal maxima, NaN largest,
   assert.equal(argmaxBf16(new Uint16Array([0x3f80, 0x7fc0, 0x7f80])), 1); // 1, NaN, inf
   assert.equal(argmaxBf16(new Uint16Array([0xff80, 0x8000, 0x0000])), 1); // -inf, -0, +0
   assert.equal(argmaxBf16(new Uint16Array([0x4000, 0x7f80])), 1); // 2, inf
-});
-
-Deno.test("runServingForward(): the LM head launches as each engine runs it: HF continuous batching at every row of the pass (Transformers 4.5x computes all rows' logits), vLLM at one row per scheduled request", async () => {
-  const vllm = parseStackProfile({
-    schema: "bitaudit.stack-profile/v1",
-    id: "test-vllm",
-    name: "test",
-    components: { vllm: "0.11.0" },
-    gemm: { kernelSource: "recipe" },
-    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
-    operators: {
-      torch: "2.8.0",
-      attention: "fa2-vllm-paged",
-      batching: "flatten",
-      layerKernels: "vllm-custom-ops",
-    },
-    sources: [],
-  });
-  for (
-    const [stack, want] of [
-      [forwardStack({ batching: "flatten" }), PASSES.map((p) => p.rows)],
-      [vllm, PASSES.map((p) => p.entries.length)],
-    ] as const
-  ) {
-    const heads = new Set<number>();
-    const spy: GemmDispatch = (call) => {
-      if (call.name === "lm_head") heads.add(call.m);
-      return mDispatch(9)(call);
-    };
-    await serve(
-      GQA_DENSE,
-      { passes: PASSES, sequences: [seqA, seqB(B)] },
-      forwardRuntime({ stack, gemm: spy }),
-    );
-    // Passes 0 and 1 hold a prompt chunk that does not sample: rows (11, 7), entries (2, 2) and
-    // the sampling requests (1, 2) all differ there.
-    assert.deepEqual([...heads].sort((a, b) => a - b), [...new Set(want)].sort((a, b) => a - b));
-  }
 });
