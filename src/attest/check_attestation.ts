@@ -15,7 +15,8 @@ import {
   auditVerdict,
   deriveSeed,
   detectionMismatch,
-  type RecordStatus,
+  type RecordResult,
+  resultDifference,
   sampleIndices,
 } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
@@ -33,7 +34,12 @@ import { trustedDrandChains } from "./beacon/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseStatement, type Statement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
-import { VERDICT_PREDICATE_TYPE, type VerdictPredicate } from "./verdict_predicate.ts";
+import {
+  VERDICT_PREDICATE_TYPE,
+  type VerdictPredicate,
+  type VerdictResult,
+  verdictResult,
+} from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
 
 /** One check and its outcome. */
@@ -49,10 +55,9 @@ export interface CheckItem {
 /**
  * Recomputes one sampled record independently (the CLI passes `verifyRecord` over the log and the
  * blob store; the checker stays free of engines and file access so it also runs in a browser).
+ * The whole result is compared with the attested one, not only its status.
  */
-export type RecomputeRecord = (
-  index: number,
-) => Promise<{ readonly status: RecordStatus; readonly recomputed: string | null }>;
+export type RecomputeRecord = (index: number) => Promise<RecordResult>;
 
 /** The outcome of checking an attestation. */
 export interface CheckReport {
@@ -221,15 +226,41 @@ export async function checkAttestation(
     if (!logMatches) add("recompute", false, "skipped: the claim log is not the attested one");
     for (const r of logMatches ? p.results : []) {
       const again = await options.recompute(r.index);
+      // Every field the recomputation yields is the checker's own: the evidence levels a
+      // `--require-evidence` policy reads, the SFU functions, what a FAIL found, the reason.
+      // The status first (said on its own), then the first other field that differs.
+      const why = resultDifference(r, verdictResult(again), { fields: RECOMPUTED_FIELDS });
       add(
         `recompute[${r.index}]`,
-        again.status === r.status && again.recomputed === r.recomputed,
-        `attested ${r.status}, recomputed ${again.status}`,
+        again.status === r.status && why === null,
+        `attested ${r.status}, recomputed ${again.status}${
+          why === null || again.status !== r.status ? "" : `; ${why}`
+        }`,
       );
     }
   }
   return done(p, v.signatures);
 }
+
+/**
+ * The fields of an attested result that a recomputation of its record yields besides its status,
+ * in the order a difference is looked for: everything but `worker` (who computed it, which no
+ * recomputation says). A record, so that a field added to results is a compile error here until
+ * it is compared.
+ */
+const RECOMPUTED: Readonly<Record<Exclude<keyof VerdictResult, "status" | "worker">, true>> = {
+  index: true,
+  record: true,
+  finding: true,
+  obligation: true,
+  claimed: true,
+  recomputed: true,
+  firstDifference: true,
+  evidence: true,
+  sfu: true,
+  reason: true,
+};
+const RECOMPUTED_FIELDS = Object.keys(RECOMPUTED);
 
 /** The envelope's signatures checked against every inspector key of the trust root. */
 function _verifiedBy(

@@ -195,6 +195,7 @@ export {
   type VerdictDifference,
   type VerdictPredicate,
   type VerdictResult,
+  verdictResult,
   type VerdictSfuUse,
   type VerdictWorkerKey,
   type VerdictWorkers,

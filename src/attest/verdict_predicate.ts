@@ -17,6 +17,7 @@ import type {
   DetectionStatement,
   FailFinding,
   ProverObligation,
+  RecordResult,
   RecordStatus,
 } from "../verify/mod.ts";
 import { encodeBase64 } from "./base64.ts";
@@ -254,26 +255,52 @@ export function buildVerdictPredicate(
     },
     detection: report.detection,
     results: report.results.map((r, j) => ({
-      index: r.index,
-      record: r.digest,
-      status: r.status,
-      reason: r.reason,
-      claimed: r.claimed,
-      recomputed: r.recomputed,
-      firstDifference: r.firstDifference,
-      ...(r.sfu === undefined
-        ? {}
-        : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
-      ...(r.evidence === undefined
-        ? {}
-        : { evidence: r.evidence.map(({ component, level }) => ({ component, level })) }),
-      ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
-      ...(r.finding === undefined ? {} : { finding: r.finding }),
+      ...verdictResult(r),
       ...(_worker(options, j) === null ? {} : { worker: _worker(options, j)! }),
     })),
     verdict: report.verdict,
     workers: _workers(options),
     assets: options.assets,
+  };
+}
+
+/**
+ * One record's result as a verdict signs it, without the worker that computed it: every field a
+ * recomputation of the record yields (its pipeline trace and first diverging layer stay out).
+ * `buildVerdictPredicate` signs this; `checkAttestation` compares a result recomputed by the
+ * checker with the attested one through it.
+ *
+ * @param r the record's result
+ * @returns the signed form (plain data)
+ * @example
+ * ```ts
+ * import { verdictResult } from "./verdict_predicate.ts";
+ * const fp = "55".repeat(32);
+ * const v = verdictResult({
+ *   index: 0, digest: "44".repeat(32), status: "PASS", reason: "", claimed: fp, recomputed: fp,
+ *   firstDifference: null, steps: [],
+ *   evidence: [{ component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" }],
+ * });
+ * if (v.record !== "44".repeat(32) || v.evidence?.length !== 1 || "steps" in v) throw new Error();
+ * ```
+ */
+export function verdictResult(r: RecordResult): VerdictResult {
+  return {
+    index: r.index,
+    record: r.digest,
+    status: r.status,
+    reason: r.reason,
+    claimed: r.claimed,
+    recomputed: r.recomputed,
+    firstDifference: r.firstDifference,
+    ...(r.sfu === undefined
+      ? {}
+      : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) }),
+    ...(r.evidence === undefined
+      ? {}
+      : { evidence: r.evidence.map(({ component, level }) => ({ component, level })) }),
+    ...(r.obligation === undefined ? {} : { obligation: r.obligation }),
+    ...(r.finding === undefined ? {} : { finding: r.finding }),
   };
 }
 

@@ -97,6 +97,7 @@ export {
   type RecordStatus,
   type StepResult,
 } from "./record_result.ts";
+export { resultDifference } from "./result_difference.ts";
 export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
 export { reverifyCount, reverifyResults } from "./reverify_results.ts";
 export { type AuditInputs, IN_PROCESS_WORKER, runAudit, runAuditPlan } from "./run_audit.ts";

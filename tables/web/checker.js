@@ -2367,6 +2367,53 @@
     return "INCONCLUSIVE";
   }
 
+  // src/verify/result_difference.ts
+  function resultDifference(a, b, o) {
+    const [la, lb] = o.labels ?? ["attested", "recomputed"];
+    const x = a;
+    const y = b;
+    for (const field of o.fields) {
+      const at = _difference(x[field], y[field], field);
+      if (at !== null) {
+        return `${escapeForTerminal(at.path)}: ${la} ${_show(at.a)}, ${lb} ${_show(at.b)}`;
+      }
+    }
+    return null;
+  }
+  function _difference(a, b, path) {
+    if (_same(a, b)) return null;
+    if (Array.isArray(a) && Array.isArray(b)) {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) {
+        const d = _difference(a[i], b[i], `${path}[${i}]`);
+        if (d !== null) return d;
+      }
+      return { path: `${path} entries`, a: a.length, b: b.length };
+    }
+    if (_isObject(a) && _isObject(b)) {
+      const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !Object.hasOwn(a, k))];
+      for (const k of keys) {
+        const d = _difference(a[k], b[k], `${path}.${k}`);
+        if (d !== null) return d;
+      }
+    }
+    return { path, a, b };
+  }
+  function _same(a, b) {
+    if (a === void 0 || b === void 0) return a === b;
+    return _text(a) === _text(b);
+  }
+  function _text(v) {
+    return new TextDecoder().decode(canonicalJson(v, { strict: false }));
+  }
+  function _isObject(v) {
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  }
+  function _show(v) {
+    if (v === void 0) return "none";
+    if (typeof v === "number") return String(v);
+    return quoteShort(typeof v === "string" ? v : _text(v), 64);
+  }
+
   // src/verify/results_by_kind.ts
   function resultsByKind(results, records) {
     const rows = /* @__PURE__ */ new Map();
@@ -2606,7 +2653,7 @@
     } catch (e) {
       _bad2(`not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
     }
-    if (!_isObject(value)) _bad2("not a JSON object");
+    if (!_isObject2(value)) _bad2("not a JSON object");
     if (value._type !== STATEMENT_TYPE) _bad2(`'_type' is not '${STATEMENT_TYPE}'`);
     const subject = value.subject;
     if (!Array.isArray(subject) || subject.length === 0) _bad2("'subject' is not a non-empty array");
@@ -2614,7 +2661,7 @@
     if (typeof value.predicateType !== "string" || value.predicateType === "") {
       _bad2("'predicateType' is not a non-empty string");
     }
-    if (value.predicate !== void 0 && !_isObject(value.predicate)) {
+    if (value.predicate !== void 0 && !_isObject2(value.predicate)) {
       _bad2("'predicate' is not an object");
     }
     return {
@@ -2627,10 +2674,10 @@
     };
   }
   function _checkSubject(s, where) {
-    if (!_isObject(s)) _bad2(`'${where}' is not an object`);
+    if (!_isObject2(s)) _bad2(`'${where}' is not an object`);
     if (typeof s.name !== "string") _bad2(`'${where}.name' is not a string`);
     const digest = s.digest;
-    if (!_isObject(digest)) _bad2(`'${where}.digest' is not an object`);
+    if (!_isObject2(digest)) _bad2(`'${where}.digest' is not an object`);
     for (const [alg, hex2] of Object.entries(digest)) {
       if (typeof hex2 !== "string" || !/^(?:[0-9a-f]{2})+$/.test(hex2)) {
         _bad2(`'${where}.digest.${alg}' is not lowercase hex`);
@@ -2640,7 +2687,7 @@
       _bad2(`'${where}.digest.sha256' is missing or not 64 hex characters`);
     }
   }
-  function _isObject(v) {
+  function _isObject2(v) {
     return typeof v === "object" && v !== null && !Array.isArray(v);
   }
   function _bad2(why) {
@@ -3536,7 +3583,7 @@ ${text}`);
       });
     }
     const co = v.verifiedBy.find(
-      (s) => s.key.type === NOTE_COSIGNATURE_ED25519 && _same(s.key.publicKey, plain.key.publicKey)
+      (s) => s.key.type === NOTE_COSIGNATURE_ED25519 && _same2(s.key.publicKey, plain.key.publicKey)
     );
     return Object.freeze({
       verified: true,
@@ -3545,7 +3592,7 @@ ${text}`);
       ...co?.timestamp === void 0 ? {} : { signedAt: co.timestamp }
     });
   }
-  function _same(a, b) {
+  function _same2(a, b) {
     return a.length === b.length && a.every((x, i) => x === b[i]);
   }
 
@@ -28467,10 +28514,10 @@ ${values.join("\n")}` : `${blockName} :`;
       index: r.int("index"),
       record: _hex64(r.str("record"), `${where}.record`),
       status: r.oneOf("status", STATUSES),
-      reason: _text(r.str("reason"), { where: `${where}.reason`, max: MAX_RESULT_TEXT }),
+      reason: _text2(r.str("reason"), { where: `${where}.reason`, max: MAX_RESULT_TEXT }),
       claimed: _hex64(r.str("claimed"), `${where}.claimed`),
       recomputed: r.get("recomputed") === null ? null : _hex64(r.str("recomputed"), `${where}.recomputed`),
-      firstDifference: r.get("firstDifference") === null ? null : _difference(r.get("firstDifference"), `${where}.firstDifference`)
+      firstDifference: r.get("firstDifference") === null ? null : _difference2(r.get("firstDifference"), `${where}.firstDifference`)
     };
     return {
       ...result,
@@ -28487,7 +28534,7 @@ ${values.join("\n")}` : `${blockName} :`;
       ...r.has("evidence") ? {
         evidence: r.list("evidence", (x, at) => {
           const e = fieldsOf2(x, at, ["component", "level"]);
-          const component = _text(e.str("component"), {
+          const component = _text2(e.str("component"), {
             where: `${at}.component`,
             max: MAX_COMPONENT_TEXT
           });
@@ -28499,7 +28546,7 @@ ${values.join("\n")}` : `${blockName} :`;
       ...r.has("worker") ? { worker: _hex64(r.str("worker"), `${where}.worker`) } : {}
     };
   }
-  function _text(text, o) {
+  function _text2(text, o) {
     if (text.length > o.max) _value(o.where, `is longer than ${o.max} characters`);
     return text;
   }
@@ -28511,7 +28558,7 @@ ${values.join("\n")}` : `${blockName} :`;
     if (!/^[0-9a-f]{64}$/.test(text)) _value(where, "is not 64 lowercase hex digits");
     return text;
   }
-  function _difference(value, where) {
+  function _difference2(value, where) {
     const f = fieldsOf2(value, where, ["index", "claimed", "recomputed"]);
     const bits = (key) => {
       const text = f.str(key);
@@ -28532,6 +28579,21 @@ ${values.join("\n")}` : `${blockName} :`;
 
   // src/attest/verdict_predicate.ts
   var VERDICT_PREDICATE_TYPE = "https://bitaudit.dev/audit-verdict/v2";
+  function verdictResult(r) {
+    return {
+      index: r.index,
+      record: r.digest,
+      status: r.status,
+      reason: r.reason,
+      claimed: r.claimed,
+      recomputed: r.recomputed,
+      firstDifference: r.firstDifference,
+      ...r.sfu === void 0 ? {} : { sfu: r.sfu.map(({ fn, model, status }) => ({ fn, model, status })) },
+      ...r.evidence === void 0 ? {} : { evidence: r.evidence.map(({ component, level }) => ({ component, level })) },
+      ...r.obligation === void 0 ? {} : { obligation: r.obligation },
+      ...r.finding === void 0 ? {} : { finding: r.finding }
+    };
+  }
 
   // src/attest/check_attestation.ts
   async function checkAttestation(envelope, options) {
@@ -28643,15 +28705,29 @@ ${values.join("\n")}` : `${blockName} :`;
       if (!logMatches) add2("recompute", false, "skipped: the claim log is not the attested one");
       for (const r of logMatches ? p.results : []) {
         const again = await options.recompute(r.index);
+        const why = resultDifference(r, verdictResult(again), { fields: RECOMPUTED_FIELDS });
         add2(
           `recompute[${r.index}]`,
-          again.status === r.status && again.recomputed === r.recomputed,
-          `attested ${r.status}, recomputed ${again.status}`
+          again.status === r.status && why === null,
+          `attested ${r.status}, recomputed ${again.status}${why === null || again.status !== r.status ? "" : `; ${why}`}`
         );
       }
     }
     return done(p, v.signatures);
   }
+  var RECOMPUTED = {
+    index: true,
+    record: true,
+    finding: true,
+    obligation: true,
+    claimed: true,
+    recomputed: true,
+    firstDifference: true,
+    evidence: true,
+    sfu: true,
+    reason: true
+  };
+  var RECOMPUTED_FIELDS = Object.keys(RECOMPUTED);
   function _verifiedBy(envelope, trustRoot) {
     const inspectors = trustRoot.keys.filter((k) => k.role === "inspector");
     return verifyEnvelope(envelope, { trustedKeys: inspectors.map((k) => k.publicKey) });

@@ -10,6 +10,7 @@ import {
   IN_TOTO_PAYLOAD_TYPE,
   parseEnvelope,
   parseTrustRoot,
+  type RecomputeRecord,
   signEnvelope,
   type Statement,
   type VerdictPredicateCode,
@@ -44,6 +45,7 @@ interface StatementJson {
 async function check(
   edit: (st: StatementJson) => void = () => {},
   log?: ClaimLog,
+  recompute?: RecomputeRecord,
 ): Promise<CheckReport> {
   const st: StatementJson = JSON.parse(JSON.stringify(statement));
   edit(st);
@@ -54,6 +56,7 @@ async function check(
   return await checkAttestation(parseEnvelope(JSON.stringify(env)), {
     trustRoot,
     ...(log === undefined ? {} : { log }),
+    ...(recompute === undefined ? {} : { recompute }),
   });
 }
 const failed = (r: CheckReport) => r.checks.filter((c) => !c.ok).map((c) => c.check);
@@ -234,6 +237,68 @@ Deno.test("checkAttestation() with the log: each result's claimed fingerprint an
   const other = await check(undefined, fakeLog({ logId: "some-other-log" }));
   assert.deepEqual(failed(other), ["log-records"]);
   assert.match(other.checks.find((c) => c.check === "log-records")!.detail, /log id/);
+});
+
+Deno.test("checkAttestation() with recompute compares the whole recomputed result, evidence levels and SFU statuses included", async () => {
+  // What the checker's own recomputation gives: each PASS rests on a GPU-measured datapath and a
+  // kernel derived from source (every other result as attested).
+  const evidence = [
+    { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
+    { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
+  ] as const;
+  const mine = verdictReport().results.map((r) => r.status === "PASS" ? { ...r, evidence } : r);
+  const recompute: RecomputeRecord = (index) =>
+    Promise.resolve(mine.find((r) => r.index === index)!);
+  /** The statement as the honest inspector signs it (the PASSes' evidence), then `edit`. */
+  const attested =
+    (edit: (r: Record<string, unknown>) => void = () => {}) => (st: StatementJson) => {
+      for (const r of st.predicate.results! as Record<string, unknown>[]) {
+        if (r.status !== "PASS") continue;
+        r.evidence = structuredClone(evidence);
+        edit(r);
+      }
+    };
+  const lines = (r: CheckReport) => r.checks.filter((c) => c.check.startsWith("recompute["));
+  const honest = await check(attested(), fakeLog(), recompute);
+  assert.ok(honest.valid, JSON.stringify(honest.checks.filter((c) => !c.ok)));
+  assert.equal(lines(honest).length, mine.length);
+  assert.ok(lines(honest).every((c) => /^attested (\w+), recomputed \1$/.test(c.detail)));
+  const cases: [string, (r: Record<string, unknown>) => void, RegExp][] = [
+    [
+      "every level raised to measured-on-gpu",
+      (r) => (r.evidence as { level: string }[]).forEach((e) => e.level = "measured-on-gpu"),
+      /^attested PASS, recomputed PASS; evidence\[1\]\.level: attested 'measured-on-gpu', recomputed 'derived-from-source'$/,
+    ],
+    [
+      "the weak component left out",
+      (r) => (r.evidence as unknown[]).pop(),
+      /; evidence entries: attested 1, recomputed 2$/,
+    ],
+    [
+      "no evidence at all",
+      (r) => delete r.evidence,
+      /; evidence: attested none, recomputed '\[\{"component":/,
+    ],
+    [
+      "an SFU function said to be measured exhaustively",
+      (r) => (r.sfu as { status: string }[])[0]!.status = "exhaustive-on-gpu",
+      /; sfu\[0\]\.status: attested 'exhaustive-on-gpu', recomputed 'spot-checked'$/,
+    ],
+    [
+      "another reason",
+      (r) => r.reason = "trust me",
+      /; reason: attested 'trust me', recomputed ''$/,
+    ],
+  ];
+  for (const [what, edit, why] of cases) {
+    const r = await check(attested(edit), fakeLog(), recompute);
+    assert.equal(r.valid, false, what);
+    const bad = lines(r).filter((c) => !c.ok);
+    assert.equal(bad.length, mine.filter((x) => x.status === "PASS").length, what);
+    assert.ok(bad.every((c) => failed(r).includes(c.check)), what);
+    assert.deepEqual(failed(r).filter((c) => !c.startsWith("recompute[")), [], what);
+    for (const c of bad) assert.match(c.detail, why, what);
+  }
 });
 
 Deno.test("checkAttestation() refuses an audited log id no claim log can have (it names the subjects)", async () => {

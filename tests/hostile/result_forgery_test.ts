@@ -393,6 +393,48 @@ Deno.test("a worker lying consistently is accepted by a plain merge and caught b
   }
 });
 
+/** Every line re-signed by the accepted worker key with each evidence level raised. */
+function _raisedEvidence(): Promise<string[]> {
+  return Promise.all(LINES.map((line) => {
+    const v = structuredClone(payloadOf(line));
+    for (const e of v.result.evidence ?? []) {
+      (e as { level: string }).level = "measured-on-gpu";
+    }
+    return signedLine(v, f.worker.key);
+  }));
+}
+
+Deno.test("a worker raising its results' evidence levels: check --recompute --require-evidence names the difference and fails", async () => {
+  const file = await _file("raised-evidence", await _raisedEvidence());
+  // The results are self-consistent: a plain merge signs them as the worker's word.
+  const m = await _merge("raised-evidence", [file]);
+  assert.equal(m.code, 1, m.stderr);
+  const attestation = `${_out("raised-evidence")}/attestation.dsse.json`;
+  const policy = ["--require-evidence", "measured-on-gpu"];
+  const read = await runBitaudit(["check", attestation, "--trust-root", f.trustRoot, ...policy]);
+  assert.equal(read.code, 0, "read alone, the attestation meets the policy: its worker says so");
+  // The checker's recomputation yields the evidence itself and compares it with the attested.
+  const c = await runBitaudit([
+    "check",
+    attestation,
+    "--trust-root",
+    f.trustRoot,
+    "--log",
+    f.log,
+    "--recompute",
+    "--threads",
+    "1",
+    ...policy,
+  ]);
+  assert.equal(c.code, 1, c.stderr + c.stdout);
+  assert.match(
+    c.stdout,
+    /^FAIL recompute\[\d+\]: attested PASS, recomputed PASS; evidence\[\d+\]\.level: attested 'measured-on-gpu', recomputed '(derived-from-source|checked-against-peer)'$/m,
+  );
+  assert.match(c.stdout, /^INVALID attestation$/m);
+  assert.doesNotMatch(c.stdout, /^policy met$/m);
+});
+
 Deno.test("check: a re-signed attestation whose results contradict themselves is INVALID (exit 1)", async () => {
   const m = await _goodMerge();
   assert.equal(m.code, 1, m.stderr);
