@@ -3,7 +3,11 @@
  * of the results its workers returned and requires each to be identical, bit for bit, to the
  * worker's. The share is drawn with a seed the workers cannot know (fresh randomness of the
  * merging process), so a worker that returns results it did not compute is caught with the
- * probability of the share; any disagreement stops the merge and names the worker's key.
+ * probability of the share; any disagreement stops the merge and names the worker's key and the
+ * first field that differs. The whole result is compared, not only its status: how well each
+ * component it rests on is known (its evidence levels, which a `check --require-evidence` policy
+ * reads) is as much the worker's word as its status, and the merge cannot derive it without
+ * recomputing the record (see `docs/inspector.md`).
  *
  * @module
  */
@@ -11,6 +15,8 @@ import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { AuditPlan } from "./audit_plan.ts";
 import type { MergedAudit } from "./merge_item_results.ts";
+import type { RecordResult } from "./record_result.ts";
+import { resultDifference } from "./result_difference.ts";
 import { sampleIndices } from "./sample_indices.ts";
 import { type WorkContext, workItem } from "./work_item.ts";
 
@@ -76,12 +82,21 @@ export async function reverifyResults(
     const mine = await workItem(ctx, { planDigest: o.planDigest, log: o.log, item });
     const theirs = merged.report.results[j]!;
     if (_bytes(mine.result) !== _bytes(theirs)) {
+      // The whole result, not only its status: the evidence levels, SFU statuses and trace are
+      // the worker's word too. The first difference is named (a canonical difference that no
+      // field shows, none: the bytes still differ).
+      const why = resultDifference(theirs, mine.result, {
+        fields: REVERIFIED_FIELDS,
+        labels: ["worker", "here"],
+      });
       throw new InputError(
         "MERGE_REVERIFY_MISMATCH",
         `Cannot sign: re-verifying record ${item.index} gives ${mine.result.status}, worker ${
           merged.workers[j]!.slice(0, 16)
         } returned ${theirs.status}${
-          mine.result.status === theirs.status ? " with other bytes" : ""
+          mine.result.status === theirs.status
+            ? ` with other bytes${why === null ? "" : ` (${why})`}`
+            : ""
         }; its results are not to be trusted`,
       );
     }
@@ -89,6 +104,27 @@ export async function reverifyResults(
   }
   return { ...merged, reverified: chosen.map((j) => plan.items[j]!.index) };
 }
+
+/**
+ * Every field of a record result, in the order a difference is looked for (a record, so that a
+ * field added to results is a compile error here until it is compared).
+ */
+const REVERIFIED: Readonly<Record<keyof RecordResult, true>> = {
+  index: true,
+  digest: true,
+  status: true,
+  finding: true,
+  obligation: true,
+  claimed: true,
+  recomputed: true,
+  firstDifference: true,
+  firstDivergence: true,
+  evidence: true,
+  sfu: true,
+  reason: true,
+  steps: true,
+};
+const REVERIFIED_FIELDS = Object.keys(REVERIFIED);
 
 function _bytes(v: unknown): string {
   return new TextDecoder().decode(canonicalJson(v));

@@ -435,6 +435,23 @@ Deno.test("a worker raising its results' evidence levels: check --recompute --re
   assert.doesNotMatch(c.stdout, /^policy met$/m);
 });
 
+Deno.test("a worker raising only its results' evidence levels is caught by --reverify, which names the level (MERGE_REVERIFY_MISMATCH)", async () => {
+  const raised = await _raisedEvidence();
+  // One result whose status and fingerprints are honest: only its evidence is the worker's lie.
+  const line = raised.find((l) => payloadOf(l).result.status === "PASS")!;
+  const index = payloadOf(line).result.index;
+  const alone = await _file("raised-evidence-alone", [line]);
+  const m = await _merge("raised-evidence-reverify", [alone], {
+    extra: ["--reverify", "1", "--log", f.log],
+  });
+  const refused = await _refused(m, "MERGE_REVERIFY_MISMATCH", _out("raised-evidence-reverify"));
+  assert.match(refused, new RegExp(`record ${index}\\b.*worker ${f.worker.keyid.slice(0, 16)}`));
+  assert.match(
+    refused,
+    /returned PASS with other bytes \(evidence\[\d+\]\.level: worker 'measured-on-gpu', here '(derived-from-source|checked-against-peer)'\)/,
+  );
+});
+
 Deno.test("check: a re-signed attestation whose results contradict themselves is INVALID (exit 1)", async () => {
   const m = await _goodMerge();
   assert.equal(m.code, 1, m.stderr);
