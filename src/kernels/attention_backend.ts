@@ -46,6 +46,8 @@ interface _Backend {
   readonly build: Fa2Build | null;
   readonly paged?: true;
   readonly drivers: Readonly<Record<AttentionDriver, true | string>>;
+  /** The oldest architecture whose instructions the kernels need (`sm_90`: 90), with why. */
+  readonly needs?: { readonly sm: number; readonly why: string };
 }
 
 const _EVERYWHERE = { prefill: true, serving: true, block: true } as const;
@@ -73,6 +75,9 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   },
   "fa3-vllm": {
     build: null,
+    // FlashAttention-3's kernels are built on Hopper's wgmma and TMA (vllm-flash-attn builds them
+    // for sm_90; vLLM picks FA3 only where the compute capability's major is 9 or above).
+    needs: { sm: 90, why: "FlashAttention-3 runs on Hopper's wgmma and TMA" },
     drivers: _NOWHERE(
       "FlashAttention-3 (vLLM's default on sm_90: Hopper wgmma tiles, intra-warpgroup " +
         "pipelining, its own dynamic split scheduler and combine) is not modelled; set " +
@@ -142,4 +147,29 @@ export function attentionBackend(id: string, driver: AttentionDriver): Attention
   return support === true
     ? { modelled: true, id: known, build: b.build, paged: b.paged === true }
     : { modelled: false, id: known, reason: support };
+}
+
+/**
+ * Why a backend cannot run on a GPU architecture at all (its kernels need instructions an older
+ * architecture lacks), or null: a record claiming it there describes a run that cannot happen.
+ *
+ * @param id the stack's `operators.attention`
+ * @param architecture the GPU profile's architecture (`sm_80`)
+ * @returns the reason, or null when it can run there (or the architecture cannot be read)
+ * @example
+ * ```ts
+ * import { attentionBackendArchitectureGap } from "./attention_backend.ts";
+ * if (attentionBackendArchitectureGap("fa3-vllm", "sm_80") === null) throw new Error();
+ * if (attentionBackendArchitectureGap("fa3-vllm", "sm_90") !== null) throw new Error();
+ * if (attentionBackendArchitectureGap("fa2-vllm-paged", "sm_80") !== null) throw new Error();
+ * ```
+ */
+export function attentionBackendArchitectureGap(id: string, architecture: string): string | null {
+  const needs = Object.hasOwn(_BACKENDS, id)
+    ? _BACKENDS[id as AttentionBackendId].needs
+    : undefined;
+  const sm = /^sm_(\d+)$/.exec(architecture);
+  if (needs === undefined || sm === null || Number(sm[1]) >= needs.sm) return null;
+  return `attention backend '${id}' cannot run on ${architecture}: ${needs.why} (sm_${needs.sm} ` +
+    "or later)";
 }

@@ -70,6 +70,7 @@ export {
 export {
   ATTENTION_BACKEND_IDS,
   attentionBackend,
+  attentionBackendArchitectureGap,
   type AttentionBackendId,
   type AttentionBackendSupport,
   type AttentionDriver,

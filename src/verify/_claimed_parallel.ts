@@ -13,6 +13,7 @@
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
 import {
+  attentionBackendArchitectureGap,
   type ClaimedAllReduce,
   componentMismatch,
   isVllmStack,
@@ -45,8 +46,8 @@ import { _REFUSED, _Stop } from "./_stop.ts";
  *   not modelled on), or null; applied only after the comparison, so that such a statement hides
  *   no FAIL
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
- *   excludes, or a stated NCCL environment that rules out the recorded NCCL all-reduce;
- *   NOT_VERIFIED for dp above 1 on vLLM
+ *   excludes, an attention backend that cannot run on the GPU's architecture, or a stated NCCL
+ *   environment that rules out the recorded NCCL all-reduce; NOT_VERIFIED for dp above 1 on vLLM
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
@@ -58,6 +59,18 @@ export function _checkClaimedWorld(
   const versions = componentMismatch(stack.components, p.software.components, gpu);
   if (versions?.kind === "contradiction") {
     throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
+  }
+  // A stack whose attention kernels cannot run on the record's GPU never ran there, whatever the
+  // record computes (a GEMM record too: the stack is part of its claim).
+  const attention = stack.operators?.attention;
+  const off = attention === undefined
+    ? null
+    : attentionBackendArchitectureGap(attention, gpu.architecture);
+  if (off !== null) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its stack '${stack.id}': ${off}, and the record's GPU is ${gpu.architecture}`,
+    );
   }
   // A stated NCCL environment that rules out the recorded NCCL all-reduce describes another run.
   const nccl = ncclEnvFinding(statedSettings(p.software.components), _recordedAllReduce(p));

@@ -75,16 +75,21 @@ Deno.test("_checkGemmLaunch(): a GEMM record on a full-graph stack or on Inducto
   }
 });
 
-Deno.test("_checkGemmLaunch(): GEMM records on eager stacks are recomputed as before (FA3's stack too: a GEMM runs no attention)", async () => {
+Deno.test("_checkGemmLaunch(): GEMM records on eager stacks are recomputed as before; one on FA3's stack on an A100 FAILs (FlashAttention-3 needs sm_90: the stack never ran there, whatever the GEMM's bits)", async () => {
   for (
     const stack of [
       "pytorch-cublas-linear",
       "hf-qwen3-flash-attn-torch2.8",
       "vllm-0.11-eager-fa2",
-      "vllm-0.11-eager-fa3-hopper",
     ]
   ) {
     const r = await onStack(three, stack);
     assert.equal(r.status, "PASS", `${stack}: ${r.reason}`);
   }
+  const hopper = await onStack(three, "vllm-0.11-eager-fa3-hopper");
+  assert.equal(hopper.status, "FAIL", hopper.reason);
+  assert.match(
+    hopper.reason,
+    /contradicts its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80: .*sm_90 or later.*the record's GPU is sm_80/,
+  );
 });

@@ -136,14 +136,14 @@ Deno.test("a vLLM forward record naming a pad token contradicts its stack, which
   assert.equal(r.reason, `record contradicts its stack: stack '${EAGER.stack}' ${why}`);
 });
 
-Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED with the reason", async () => {
+Deno.test("records on vLLM's default compiled stack are NOT_VERIFIED with the reason; an A100 record on FA3's stack FAILs (FlashAttention-3 needs sm_90)", async () => {
   // The log's last record (a served sequence): editing it breaks no later link.
   const last = log.records.length - 1;
   const base: ClaimPredicate = log.records[last]!.predicate;
   for (
-    const [stack, why] of [
-      ["vllm-0.11-default-fa2", /Inductor-generated Triton kernels/],
-      ["vllm-0.11-eager-fa3-hopper", /FlashAttention-3/],
+    const [stack, status, why] of [
+      ["vllm-0.11-default-fa2", "NOT_VERIFIED", /Inductor-generated Triton kernels/],
+      ["vllm-0.11-eager-fa3-hopper", "FAIL", /'fa3-vllm' cannot run on sm_80/],
     ] as const
   ) {
     const records = log.records.slice();
@@ -153,7 +153,7 @@ Deno.test("records on vLLM's default compiled stack or on FA3 are NOT_VERIFIED w
     };
     const edited = parseClaimLog(formatClaimLog(records));
     const r = await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: last });
-    assert.equal(r.status, "NOT_VERIFIED", `${stack}: ${r.reason}`);
+    assert.equal(r.status, status, `${stack}: ${r.reason}`);
     assert.match(r.reason, why);
   }
 });
