@@ -216,6 +216,7 @@ export type UsageCode =
   | "USAGE_NUMBER"
   | "USAGE_KEYS"
   | "USAGE_NATS"
+  | "USAGE_PATH"
   | "USAGE_PLAN"
   | "USAGE_POLICY"
   | "USAGE_RANDOMNESS"

@@ -162,6 +162,8 @@ export async function loadEnvelope(path: string): Promise<DsseEnvelope> {
  * @returns `done(ok)`, to call when the command ends (`ok` false: it failed)
  * @throws {InputError} `OUTPUT_EXISTS` when `dir` is an existing file (or other non-folder) or one
  *   of the files exists, `OUTPUT_WRITE` when the folder cannot be created or written into
+ * @throws {UsageError} `USAGE_PATH` when `dir` is empty (its files would be written at the root
+ *   of the filesystem)
  * @example
  * ```ts ignore
  * const done = await prepareOutputDir("out", ["report.md"]);
@@ -171,6 +173,7 @@ export async function prepareOutputDir(
   dir: string,
   names: readonly string[],
 ): Promise<(ok: boolean) => Promise<void>> {
+  if (dir === "") throw new UsageError("USAGE_PATH", "Cannot write into '': the path is empty");
   let info: Deno.FileInfo | null = null;
   try {
     info = await Deno.stat(dir);

@@ -40,6 +40,7 @@ import { bundleCommand } from "./commands/bundle.ts";
 import { stacksCommand } from "./commands/stacks.ts";
 import { catalogsCommand } from "./commands/catalogs.ts";
 import { COMMAND_HELP } from "./command_help.ts";
+import { guardOptions } from "./option_guard.ts";
 import { helpBlock } from "./help_block.ts";
 import { VERSION } from "../version.ts";
 import { escapeForTerminal } from "../escape_text.ts";
@@ -76,6 +77,7 @@ function _buildCli(): Command {
   ) {
     program.addCommand(sub);
   }
+  guardOptions(program);
   // Commander's own error lines are dropped: `_report` prints them in the `error [USAGE]:` form.
   // Help is plain text: commander would otherwise read colour settings from the environment,
   // which the hermetic command lines (no --allow-env) do not grant.

@@ -192,6 +192,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   USAGE_NUMBER: "An integer option is not decimal digits in its range",
   USAGE_KEYS: "The same key is given twice, or `--worker-pub` cannot be read",
   USAGE_NATS: "`--nats` is not a NATS URL (`nats://host:port` or `tls://host:port`)",
+  USAGE_PATH: "A path given on the command line is empty, or `key generate --out` names a " +
+    "folder (no file name)",
   USAGE_PLAN: "`plan` needs exactly one of `--confidence` or `--k`",
   USAGE_POLICY: "A `--require-*` value is malformed",
   USAGE_RANDOMNESS: "`--randomness` is not 2..1024 hex digits",

@@ -18,7 +18,7 @@ import {
   trustedDrandChains,
   trustedTsaAnchors,
 } from "../../attest/mod.ts";
-import { InputError } from "../../errors.ts";
+import { InputError, UsageError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
@@ -240,6 +240,8 @@ function _windowLines(
  *   anything left when the second file cannot be written);
  *   `OUTPUT_WRITE` when a folder of the prefix is a file or cannot be created (missing folders
  *   are created)
+ * @throws {UsageError} `USAGE_PATH` when the prefix names no file (empty, or ending in `/`, `.`
+ *   or `..`): the keys would be the hidden files `.key` and `.pub` of a folder
  * @example
  * ```ts ignore
  * const { keyid } = await generateKeys("/tmp/inspector");
@@ -249,6 +251,14 @@ export async function generateKeys(
   prefix: string,
   write: typeof writeNewFile = writeNewFile,
 ): Promise<{ privateKey: string; publicKey: string; keyid: string }> {
+  const name = prefix.slice(prefix.lastIndexOf("/") + 1);
+  if (name === "" || name === "." || name === "..") {
+    throw new UsageError(
+      "USAGE_PATH",
+      `Cannot generate keys at '${prefix}': --out must end in a file name (the keys are ` +
+        "<name>.key and <name>.pub)",
+    );
+  }
   const privPath = `${prefix}.key`;
   const pubPath = `${prefix}.pub`;
   for (const p of [privPath, pubPath]) await refuseExisting(p);
