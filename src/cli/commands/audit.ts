@@ -138,7 +138,9 @@ export function auditCommand(): CommandUnknownOpts {
     .addCommand(auditEstimateCommand());
   return addCommandHelp(cmd).action(async (opts) => {
     const { log, k, key, out } = opts;
-    if (!log || !k || !key || !out) {
+    // Missing, not empty: an empty value is the option's own refusal (USAGE_NUMBER for --k,
+    // USAGE_PATH for a path), naming that option.
+    if (log === undefined || k === undefined || key === undefined || out === undefined) {
       const missing = REQUIRED.find((o) => opts[o.name] === undefined)!;
       return cmd.error(`error: required option '${missing.flags}' not specified`, {
         exitCode: EXIT.USAGE,

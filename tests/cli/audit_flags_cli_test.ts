@@ -1,0 +1,46 @@
+/**
+ * `audit`'s own flags: an empty value is refused by that option's rule, naming it, and a missing
+ * option is named as missing; neither is an internal error.
+ */
+import assert from "node:assert/strict";
+import { assertCliCode } from "../_assert_code.ts";
+import { tempDir } from "../_temp.ts";
+import { runBitaudit } from "./_run.ts";
+
+const dir = await tempDir({ prefix: "bitaudit-audit-flags-" });
+const MISSING = `${dir}/missing`;
+const BASE = ["--log", MISSING, "--k", "1", "--key", MISSING, "--out", `${dir}/out`];
+
+/** `BASE` with one option's value replaced, or the option left out (`value` undefined). */
+function withFlag(flag: string, value: string | undefined): string[] {
+  const at = BASE.indexOf(flag);
+  const args = [...BASE];
+  if (value === undefined) args.splice(at, 2);
+  else args[at + 1] = value;
+  return ["audit", "--randomness", "00", ...args];
+}
+
+Deno.test("audit with an empty --k is refused with USAGE_NUMBER naming --k (exit 2, not 70)", async () => {
+  const r = await runBitaudit(withFlag("--k", ""));
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "USAGE_NUMBER");
+  assert.match(r.stderr, /--k/);
+});
+
+Deno.test("audit with an empty --log or --out is refused with USAGE_PATH naming it", async () => {
+  for (const flag of ["--log", "--out"]) {
+    const r = await runBitaudit(withFlag(flag, ""));
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE_PATH");
+    assert.match(r.stderr, new RegExp(`Cannot use ${flag}:`));
+  }
+});
+
+Deno.test("audit without --k, --log or --out names the missing option (exit 2)", async () => {
+  for (const flag of ["--k", "--log", "--out"]) {
+    const r = await runBitaudit(withFlag(flag, undefined));
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, new RegExp(`required option '${flag} `));
+  }
+});
