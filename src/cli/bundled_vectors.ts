@@ -35,7 +35,8 @@ export interface VectorRow {
  *
  * @param root vector root to read instead of the bundled sets
  * @returns one row per output file
- * @throws {InputError} `DEMO_UNKNOWN_GPU`, vector-set errors
+ * @throws {InputError} `DEMO_UNKNOWN_GPU`, vector-set errors; `VECTOR_SET_MISSING` also when no
+ *   vector set (no output file) is found under the root
  * @throws {AssetError} when a bundled vector file is missing or tampered with
  * @example
  * ```ts ignore
@@ -83,6 +84,15 @@ export async function runBundledVectors(
         sha256: loaded.sha256,
       });
     }
+  }
+  // Nothing checked is no success: an empty root (or one whose folders are links, not read)
+  // would otherwise report 0/0 cases bit-exact.
+  if (rows.length === 0) {
+    throw new InputError(
+      "VECTOR_SET_MISSING",
+      `Cannot check vectors under '${root ?? "the bundled sets"}': no <GPU>/<format>/ vector ` +
+        "set with an output file was found",
+    );
   }
   return rows;
 }
