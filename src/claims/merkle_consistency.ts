@@ -12,7 +12,11 @@ import {
   MERKLE_HASH_BYTES,
   merkleLeafHash,
   merkleNodeHash,
+  merkleRoot,
 } from "./merkle.ts";
+
+/** MTH({}) = SHA-256(""): the one root a tree of no leaves has (RFC 6962 §2.1, RFC 9162 §2.1.1). */
+const _EMPTY_ROOT = merkleRoot([]);
 
 /** Inputs of {@link verifyConsistency}. */
 export interface ConsistencyCheck {
@@ -80,7 +84,9 @@ function _subproof(
 /**
  * Verifies a consistency proof with the algorithm of RFC 9162 §2.1.4.2. Equal sizes are
  * consistent only with an empty proof and equal roots; an empty old tree is consistent with any
- * newer tree given an empty proof. Anything that does not check gives `false`.
+ * newer tree given an empty proof, provided its root is the empty tree's (SHA-256 of the empty
+ * string: a tree of size 0 with another root is no tree, and is a prefix of nothing). Anything
+ * that does not check gives `false`.
  *
  * @param check sizes, roots and proof
  * @returns whether the older tree is a prefix of the newer one
@@ -113,6 +119,7 @@ export function verifyConsistency(check: ConsistencyCheck): boolean {
       throw new RangeError(`Cannot verify consistency: ${what} must be 32 bytes`);
     }
   }
+  if (oldSize === 0 && !_equalBytes(oldRoot, _EMPTY_ROOT)) return false;
   if (oldSize === newSize) return proof.length === 0 && _equalBytes(oldRoot, newRoot);
   if (oldSize === 0) return proof.length === 0;
   if (proof.length === 0 || proof.some((p) => !(p instanceof Uint8Array) || p.length !== 32)) {

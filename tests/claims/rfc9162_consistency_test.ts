@@ -102,6 +102,23 @@ Deno.test("verifyConsistency() handles equal sizes and the empty tree", () => {
   );
 });
 
+Deno.test("verifyConsistency() refuses an old tree of size 0 whose root is not the empty tree's", () => {
+  const root = merkleRoot(leaves(5));
+  const notEmpty = new Uint8Array(32).fill(0x11);
+  for (const newSize of [0, 5]) {
+    const newRoot = newSize === 0 ? notEmpty : root;
+    assert.equal(
+      verifyConsistency({ oldSize: 0, newSize, oldRoot: notEmpty, newRoot, proof: [] }),
+      false,
+    );
+  }
+  const empty = merkleRoot([]);
+  assert.equal(
+    verifyConsistency({ oldSize: 0, newSize: 0, oldRoot: empty, newRoot: empty, proof: [] }),
+    true,
+  );
+});
+
 Deno.test("verifyConsistency() and consistencyProof() throw RangeError on misuse", () => {
   const r = new Uint8Array(32);
   assert.throws(

@@ -3,6 +3,8 @@ import { makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
+import { decodePrivateKeyPem, signCheckpoint } from "../../src/attest/mod.ts";
+import { merkleRoot } from "../../src/claims/mod.ts";
 
 const f = await makeAuditFixture({ records: 6, falsify: [] });
 const prover = await generateKeys(`${f.dir}/prover`);
@@ -83,6 +85,29 @@ Deno.test("claims consistency proves that a log grew and refuses a forked one", 
   const wrongKey = await runBitaudit(args(`${f.dir}/cp-old.txt`, stranger.publicKey));
   assert.equal(wrongKey.code, 2);
   assertCliCode(wrongKey.stderr, "CHECKPOINT_SIGNATURE");
+});
+
+Deno.test("claims consistency says NOT consistent for an old checkpoint of size 0 without the empty tree's root", async () => {
+  await sign(f.log, `${f.dir}/cp-new-0.txt`);
+  const signed = async (root: Uint8Array) => {
+    const key = decodePrivateKeyPem(await Deno.readTextFile(prover.privateKey));
+    const cp = { origin: ORIGIN, treeSize: 0, rootHash: root, extensions: [] };
+    const out = `${f.dir}/cp-size0-${root[0]}.txt`;
+    await Deno.writeTextFile(out, await signCheckpoint(cp, { privateKey: key, time: 1692802800 }));
+    return out;
+  };
+  const run = async (oldCp: string) =>
+    await runBitaudit([
+      ...["claims", "consistency", "--old", oldCp, "--new", `${f.dir}/cp-new-0.txt`],
+      ...["--log", f.log, "--pub", prover.publicKey, "--json"],
+    ]);
+  const bad = await run(await signed(new Uint8Array(32).fill(0x11)));
+  assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+  assert.equal(JSON.parse(bad.stdout).consistent, false);
+  assert.match(JSON.parse(bad.stdout).reason, /tree size 0/);
+  const empty = await run(await signed(merkleRoot([])));
+  assert.equal(empty.code, 0, empty.stdout + empty.stderr);
+  assert.equal(JSON.parse(empty.stdout).consistent, true);
 });
 
 Deno.test("claims consistency over a log that is not the new checkpoint's is refused, not called a fork", async () => {

@@ -132,6 +132,10 @@ async function _consistency(older: Checkpoint, newer: Checkpoint, logPath: strin
   const fail = (reason: string) => ({ ...base, consistent: false, proof: [], reason });
   if (older.origin !== newer.origin) return fail("the checkpoints have different origins");
   if (older.treeSize > newer.treeSize) return fail("the old checkpoint is larger than the new one");
+  if (older.treeSize === 0 && !_sameBytes(older.rootHash, merkleRoot([]))) {
+    // RFC 9162 §2.1.1: the tree of no leaves has one root, SHA-256 of the empty string.
+    return fail("the old checkpoint has tree size 0 but not the empty tree's root");
+  }
   const log = await loadClaimLog(logPath);
   if (log.records.length < newer.treeSize) {
     throw new InputError(
