@@ -53,7 +53,8 @@ export function hex(bits: number, digits = 8): string {
 }
 
 /**
- * Renders rows as an aligned text table.
+ * Renders rows as an aligned text table, each cell escaped for a terminal (cells quote inputs:
+ * file names of a vector folder, ids): a cell cannot move the cursor or break the table's lines.
  *
  * @param rows the first row is the header
  * @returns the table text
@@ -61,9 +62,11 @@ export function hex(bits: number, digits = 8): string {
  * ```ts
  * import { table } from "./output.ts";
  * if (!table([["a", "b"], ["1", "22"]]).includes("22")) throw new Error();
+ * if (table([["a\u001b[2J"]]) !== "a\\u{1b}[2J") throw new Error();
  * ```
  */
 export function table(rows: readonly (readonly string[])[]): string {
+  rows = rows.map((r) => r.map(escapeForTerminal));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => widths[i] = Math.max(widths[i] ?? 0, c.length));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join(

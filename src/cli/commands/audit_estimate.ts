@@ -7,7 +7,7 @@
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import { type AuditEstimate, estimateAudit, type ItemResult } from "../../verify/mod.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { readResultsUnchecked } from "../read_results.ts";
 
@@ -45,9 +45,9 @@ export function auditEstimateCommand(): CommandUnknownOpts {
 
 function _print(e: AuditEstimate): void {
   const g = (x: number | null, digits = 3) => x === null ? "-" : x.toPrecision(digits);
-  console.log("kind              items  products   pilot  products/cpu-s  cpu-hours");
+  printText("kind              items  products   pilot  products/cpu-s  cpu-hours");
   for (const k of e.kinds) {
-    console.log(
+    printText(
       `${k.kind.padEnd(16)} ${String(k.items).padStart(6)}  ${g(k.products).padStart(9)}  ${
         String(k.pilotItems).padStart(5)
       }  ${g(k.productsPerCpuSecond).padStart(14)}  ${
@@ -55,7 +55,7 @@ function _print(e: AuditEstimate): void {
       }`,
     );
   }
-  console.log(
+  printText(
     `predicted: ${e.cpuHours.toPrecision(3)} CPU hours${
       e.unpredicted > 0
         ? `, plus ${e.unpredicted} items without a prediction (no cost model or no pilot of their kind)`

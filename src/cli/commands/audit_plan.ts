@@ -6,7 +6,7 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { auditPlanDigest, encodeAuditPlan } from "../../verify/mod.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { planFromFlags } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
@@ -64,7 +64,7 @@ export function auditPlanCommand(): Command {
       };
       if (opts.json) printJson(summary);
       else {
-        console.log(
+        printText(
           `wrote ${opts.out}: ${plan.items.length} items (${
             Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(", ")
           }), sha256 ${summary.sha256}`,

@@ -18,7 +18,7 @@ import {
 } from "../../attest/mod.ts";
 import { type PlanItem, type Shard, shardItems, workItem } from "../../verify/mod.ts";
 import { loadSigningKey } from "../load_inputs.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { readResultsFile } from "../read_results.ts";
@@ -159,9 +159,9 @@ function _say(
   };
   if (opts.json) printJson(summary);
   else if (o.done) {
-    console.log(`${opts.out} already holds the ${o.items} results of shard ${summary.shard}`);
+    printText(`${opts.out} already holds the ${o.items} results of shard ${summary.shard}`);
   } else {
     const resumed = o.resumed > 0 ? ` (${o.resumed} kept from an interrupted run)` : "";
-    console.log(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
+    printText(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
   }
 }

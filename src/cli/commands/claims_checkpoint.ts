@@ -83,7 +83,7 @@ export function addCheckpointCommands(cmd: Command): void {
       await writeNewFile(opts.out, new TextEncoder().encode(note));
       const summary = { out: opts.out, origin: cp.origin, treeSize: cp.treeSize, root: log.root };
       if (opts.json) printJson(summary);
-      else console.log(`wrote ${opts.out}: ${cp.treeSize} records, root ${log.root}`);
+      else printText(`wrote ${opts.out}: ${cp.treeSize} records, root ${log.root}`);
     });
   cmd.command("consistency")
     .description("prove (RFC 9162 §2.1.4) that the log of --new extends the log of --old")

@@ -27,6 +27,7 @@ import { runModelClasses } from "./model_classes.ts";
 import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { printText } from "../output.ts";
 
 /** The `--config` option's help: the families a config.json may name. */
 const CONFIG_HELP = "config.json (model_type qwen3, qwen3_moe, llama, qwen2 or mistral)";
@@ -61,7 +62,7 @@ export function modelCommand(): Command {
           out: opts.out,
           shards: parseIntOption(opts.shards, { flag: "--shards", min: 1, max: 1024 }),
         });
-        console.log(`wrote ${opts.out}`);
+        printText(`wrote ${opts.out}`);
       }),
   );
   model.addCommand(

@@ -35,7 +35,7 @@ import { escapeForTerminal } from "../../escape_text.ts";
 import { KNOWN_SM_COUNTS, smCountMismatch } from "../../hardware/mod.ts";
 import { forwardSupportReason } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { printJson } from "../output.ts";
+import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -264,28 +264,28 @@ export async function runModelForward(o: {
     };
     if (o.json) printJson(summary);
     else {
-      console.log(
+      printText(
         `checkpoint ${checkpoint.sha256} (${ckpt.config.modelType}, ${ckpt.config.layers} layers)`,
       );
-      console.log(
+      printText(
         `batch: ${batch.sequences.length} sequence(s), ${total} tokens, ${res.layout.rows} GEMM rows`,
       );
       if (parallel !== undefined) {
-        console.log(
+        printText(
           `tensor parallel: ${parallel.size} ranks (${parallel.layout.id}), all-reduce ` +
             `${parallel.allReduce.kind}` +
             (parallel.expertParallel === true ? ", experts split over the ranks" : ""),
         );
       }
-      for (const s of lasts) console.log(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);
-      console.log(
+      for (const s of lasts) printText(`sequence ${s.seq} token ${s.pos}: ${s.fingerprint}`);
+      printText(
         `fingerprint (${
           o.positions === undefined
             ? "last tokens"
             : `positions ${positions.map(([q, p]) => `${q}:${p}`).join(",")}`
         }): ${res.fingerprint}`,
       );
-      console.log(`wrote ${o.out}`);
+      printText(`wrote ${o.out}`);
     }
   } finally {
     w.close();

@@ -8,7 +8,7 @@ import { openAssetStore, readVectorSet } from "../../assets/mod.ts";
 import { checkVectorSet } from "../../verify/mod.ts";
 import { loadGpuProfile } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
-import { hex, printJson, table } from "../output.ts";
+import { hex, printJson, printText, table } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { printVectorTable, runBundledVectors, vectorDigests } from "../bundled_vectors.ts";
 import { addCommandHelp } from "../command_help.ts";
@@ -67,7 +67,7 @@ export function vectorsCommand(): Command {
         ]));
         for (const r of results) {
           for (const m of r.mismatches) {
-            console.log(
+            printText(
               `  ${r.file} case ${m.index}: expected ${hex(m.expected)} got ${hex(m.actual)} ` +
                 `(c ${hex(m.c)}, a ${m.a.map((x) => hex(x)).join(" ")}, b ${
                   m.b.map((x) => hex(x)).join(" ")

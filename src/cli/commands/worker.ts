@@ -13,6 +13,8 @@ import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { printText } from "../output.ts";
+import { escapeForTerminal } from "../../escape_text.ts";
 
 /**
  * Builds the `worker` command.
@@ -78,9 +80,10 @@ export function workerCommand(): Command {
 }
 
 function _say(e: WorkerEvent): void {
-  if (e.kind === "refused") console.error(`worker: refused an order: ${e.why}`);
+  // The order's text (a refused order's message quotes it) came over the queue: escaped.
+  if (e.kind === "refused") console.error(escapeForTerminal(`worker: refused an order: ${e.why}`));
   else {
-    console.log(
+    printText(
       `worker: ${e.kind} record ${e.index} (${e.workload}) item ${
         e.item.slice(0, 16)
       } delivery ${e.delivery}`,
