@@ -104,7 +104,7 @@ export function checkCommand(): CommandUnknownOpts {
         trustRoot: opts.trustRoot,
         threshold,
         ...(opts.log ? { log: opts.log } : {}),
-        ...(opts.blobs ? { blobs: opts.blobs } : {}),
+        ...(opts.blobs === undefined ? {} : { blobs: opts.blobs }),
         ...(opts.recompute ? { recompute: true } : {}),
         ...(opts.threads === undefined ? {} : { threads: opts.threads }),
         ...(opts.timestamp ? { timestamp: opts.timestamp } : {}),
@@ -159,8 +159,11 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
  * ```
  */
 export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAttestation> {
-  if (o.threads !== undefined && !o.recompute) {
-    throw new UsageError("USAGE_RECOMPUTE", "Cannot use --threads without --recompute");
+  // Flags that only a recomputation reads: given without one, they would be silently ignored.
+  for (const [flag, value] of [["--threads", o.threads], ["--blobs", o.blobs]] as const) {
+    if (value !== undefined && !o.recompute) {
+      throw new UsageError("USAGE_RECOMPUTE", `Cannot use ${flag} without --recompute`);
+    }
   }
   if (o.recompute && !o.log) {
     throw new UsageError("USAGE_RECOMPUTE", "Cannot --recompute without --log");
