@@ -38,9 +38,9 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
 }
 
 /**
- * Checks private key files without reading them (so that a long audit does not end on a bad key
- * path, while the key bytes are read only for signing): each is a file readable and writable by
- * its owner only, as ssh requires, and no file is named twice.
+ * Checks private key files without reading them: each is a file readable and writable by its
+ * owner only, as ssh requires, and no file is named twice. {@link loadSigningKey} checks this
+ * before it reads a key; NATS access files are checked with it too.
  *
  * @param paths key files
  * @throws {InputError} `INPUT_MISSING`, `KEY_PERMISSIONS` (group or others may read or write it),

@@ -1,10 +1,12 @@
 /**
  * `audit`'s own flags: an empty value is refused by that option's rule, naming it, and a missing
- * option is named as missing; neither is an internal error.
+ * option is named as missing; neither is an internal error. The keys that will sign are read
+ * before anything is recomputed.
  */
 import assert from "node:assert/strict";
 import { assertCliCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
 
 const dir = await tempDir({ prefix: "bitaudit-audit-flags-" });
@@ -43,4 +45,24 @@ Deno.test("audit without --k, --log or --out names the missing option (exit 2)",
     assertCliCode(r.stderr, "USAGE");
     assert.match(r.stderr, new RegExp(`required option '${flag} `));
   }
+});
+
+Deno.test("audit reads and parses its signing keys before it recomputes anything", async () => {
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const bad = `${dir}/bad.key`;
+  await Deno.writeTextFile(bad, "-----BEGIN PRIVATE KEY-----\nnot a key\n", { mode: 0o600 });
+  // The blob folder is missing: recomputing would stop with INPUT_MISSING; the key comes first.
+  const blobs = ["--blobs", `${dir}/no-blobs`];
+  const withKey = (key: string, extra: string[]) => {
+    const args = auditArgs(f, `${dir}/out-${extra.length}`, 2);
+    args[args.indexOf("--key") + 1] = key;
+    return [...args, ...blobs, ...extra];
+  };
+  for (const args of [withKey(bad, []), withKey(f.key, ["--worker-key", bad])]) {
+    const r = await runBitaudit(args);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "BAD_PEM");
+  }
+  const good = await runBitaudit(withKey(f.key, []));
+  assertCliCode(good.stderr, "INPUT_MISSING");
 });

@@ -189,17 +189,15 @@ export async function auditLog(
     );
   }
   if (o.round !== undefined) parseIntOption(o.round, { flag: "--round", min: 0 });
-  // Key files are checked now but read only for signing, after every untrusted input has been
-  // parsed and recomputed; only an announcement, which must be signed by these keys, needs them
-  // before the audit.
+  // The keys that will sign are read and parsed before anything else: a malformed or unusable
+  // key is named at once, not after every sampled record was recomputed (which can take hours).
   await checkSigningKeyFiles(o.keys);
-  if (o.workerKey !== undefined) await checkSigningKeyFiles([o.workerKey]);
+  const keys = await loadSigningKeys(o.keys);
+  const workerPub = o.workerKey === undefined
+    ? keys[0]!.publicKey
+    : (await loadSigningKey(o.workerKey)).publicKey;
   const log = await loadClaimLog(o.log);
-  const early = o.announcement === undefined ? undefined : await loadSigningKeys(o.keys);
-  const trust = await loadTrustInputs(o, {
-    log,
-    keys: (early ?? []).map((key) => key.publicKey),
-  });
+  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
   const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
   timeAfterTrustInputs(time, trust);
   const done = await prepareOutputDir(o.out, [
@@ -215,7 +213,8 @@ export async function auditLog(
       k,
       threads,
       trust,
-      early,
+      keys,
+      workerPub,
       time,
       requireEvidence,
     });
@@ -227,7 +226,7 @@ export async function auditLog(
   }
 }
 
-/** Reads the private keys; two files holding the same key are refused. */
+/** Recomputes the sampled records, then signs with the keys read before. */
 async function _auditAndSign(
   o: AuditOptions,
   p: {
@@ -236,7 +235,8 @@ async function _auditAndSign(
     k: number;
     threads: number | undefined;
     trust: TrustInputs;
-    early: SigningKey[] | undefined;
+    keys: SigningKey[];
+    workerPub: Uint8Array;
     time: string | undefined;
     requireEvidence: EvidenceLevel | undefined;
   },
@@ -267,11 +267,7 @@ async function _auditAndSign(
     bar.stop();
     close();
   }
-  // Keys are read only now, after every untrusted input was parsed and recomputed.
-  const keys = p.early ?? await loadSigningKeys(o.keys);
-  const workerPub = o.workerKey === undefined
-    ? keys[0]!.publicKey
-    : (await loadSigningKey(o.workerKey)).publicKey;
+  const { keys, workerPub } = p;
   const id = keyId(workerPub);
   merged = { ...merged, workers: merged.workers.map((w) => w === null ? null : id) };
   const written = await writeVerdict(merged, {
