@@ -79,8 +79,11 @@ export function parseCheckpoint(text: string): Checkpoint {
   const [origin, size, root, ...extensions] = lines as [string, string, string, ...string[]];
   // The spec asks only for a non-empty origin; we also refuse control characters.
   if (origin.length === 0 || _CONTROL.test(origin)) _bad("the origin line is empty or not text");
-  if (!/^(?:0|[1-9][0-9]{0,15})$/.test(size) || !Number.isSafeInteger(Number(size))) {
+  if (!/^(?:0|[1-9][0-9]*)$/.test(size)) {
     _bad(`the tree size '${size.slice(0, 20)}' is not a decimal integer without leading zeros`);
+  }
+  if (size.length > 16 || !Number.isSafeInteger(Number(size))) {
+    _bad(`the tree size '${size.slice(0, 20)}' is too large (at most 2^53 - 1)`);
   }
   const rootHash = _unb64(root);
   if (rootHash === undefined || rootHash.length !== MERKLE_HASH_BYTES) {

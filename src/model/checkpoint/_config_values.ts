@@ -115,6 +115,8 @@ export function _positive(v: unknown, name: string): number {
  * @returns the quoted text
  */
 export function _show(v: unknown): string {
+  // JSON writes a number too large for a double (1e400 parses as Infinity) as 'null'.
+  if (typeof v === "number" && !Number.isFinite(v)) return `'${v}' (not a finite number)`;
   const s = JSON.stringify(v) ?? String(v);
   return `'${s.length > 60 ? s.slice(0, 57) + "..." : s}'`.replace(/[^\x20-\x7e]/g, "?");
 }
