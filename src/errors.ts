@@ -222,6 +222,7 @@ export type UsageCode =
   | "USAGE_RANDOMNESS"
   | "USAGE_SHARD"
   | "USAGE_RECOMPUTE"
+  | "USAGE_REPEATED"
   | "USAGE_TIME"
   | "USAGE_TRUST";
 

@@ -1,7 +1,9 @@
 /**
  * Rules every command's options and arguments follow, checked once for the whole command tree as
  * commander reads the command line: a path given on the command line is never empty (an empty
- * `--out` would make `<out>/report.md` the file `/report.md` at the root of the filesystem).
+ * `--out` would make `<out>/report.md` the file `/report.md` at the root of the filesystem), and
+ * an option that takes one value is given once (commander keeps the last value and never looks at
+ * the others, so `--require-root 00 --require-root <root>` would check the second alone).
  *
  * @module
  */
@@ -9,12 +11,15 @@ import type { CommandUnknownOpts, Option } from "@commander-js/extra-typings";
 import { UsageError } from "../errors.ts";
 
 /**
- * Attaches the rules to a command and every subcommand under it: an empty value of an option that
- * names a file or folder, and an empty positional argument (a file, a folder or an id), are
- * refused with `USAGE_PATH` before the command does anything.
+ * Attaches the rules to a command and every subcommand under it, for one parse: an empty value of
+ * an option that names a file or folder, and an empty positional argument (a file, a folder or an
+ * id), are refused with `USAGE_PATH`; an option taking one value given more than once is refused
+ * with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat, and so may
+ * flags without a value). Both before the command does anything.
  *
  * @param cmd the command (the whole program, at startup)
- * @throws {UsageError} `USAGE_PATH`, from the parse, for an empty path
+ * @throws {UsageError} `USAGE_PATH`, from the parse, for an empty path; `USAGE_REPEATED` for a
+ *   single-valued option given twice
  * @example
  * ```ts
  * import { Command } from "@commander-js/extra-typings";
@@ -29,16 +34,40 @@ import { UsageError } from "../errors.ts";
  * }
  * if (code !== "USAGE_PATH") throw new Error(code);
  * ```
+ * @example
+ * ```ts
+ * import { Command } from "@commander-js/extra-typings";
+ * import { guardOptions } from "./option_guard.ts";
+ * const cmd = new Command("x").exitOverride().option("--k <k>", "count").action(() => {});
+ * guardOptions(cmd);
+ * let code = "";
+ * try {
+ *   cmd.parse(["--k", "2", "--k", "1"], { from: "user" });
+ * } catch (e) {
+ *   code = (e as { code: string }).code;
+ * }
+ * if (code !== "USAGE_REPEATED") throw new Error(code);
+ * ```
  */
 export function guardOptions(cmd: CommandUnknownOpts): void {
   for (const option of cmd.options as readonly Option[]) {
     if (!option.required && !option.optional) continue; // a flag without a value
-    if (!_namesPath(option)) continue;
     const flag = option.long ?? option.short ?? option.flags;
+    const path = _namesPath(option);
+    let given = false;
     cmd.on(`option:${option.name()}`, (value: unknown) => {
-      if (value === "") {
+      if (path && value === "") {
         throw new UsageError("USAGE_PATH", `Cannot use ${flag}: the path is empty`);
       }
+      // A variadic option's every value comes as an event of its own: they are all kept.
+      if (option.variadic) return;
+      if (given) {
+        throw new UsageError(
+          "USAGE_REPEATED",
+          `Cannot use ${flag} more than once: it takes one value (give it once)`,
+        );
+      }
+      given = true;
     });
   }
   cmd.hook("preAction", (_self, action) => {

@@ -57,3 +57,32 @@ export async function copyCheckout(o: { readonly folder?: string } = {}): Promis
 
 /** The repository root. */
 export const REPO_ROOT = ROOT;
+
+/**
+ * A command line's arguments with some of its options given other values: each option of `extra`
+ * that takes a value replaces the same option's value in `base` (the CLI refuses an option that
+ * takes one value given twice, so a test changes a value instead of repeating the option); the
+ * other arguments of `extra` (flags, new options) are added after `base`.
+ *
+ * @param base the arguments
+ * @param extra options to set, e.g. `["--context", "0x10"]`
+ * @returns the arguments with `extra`'s values
+ */
+export function withOverrides(base: readonly string[], extra: readonly string[]): string[] {
+  const out = [...base];
+  const added: string[] = [];
+  const isFlag = (a: string | undefined) => a !== undefined && a.startsWith("--");
+  for (let i = 0; i < extra.length; i++) {
+    const arg = extra[i]!;
+    const value = extra[i + 1];
+    if (!isFlag(arg) || value === undefined || isFlag(value)) {
+      added.push(arg); // a flag without a value, or a positional argument
+      continue;
+    }
+    i++;
+    const at = out.indexOf(arg);
+    if (at >= 0 && out[at + 1] !== undefined && !isFlag(out[at + 1])) out[at + 1] = value;
+    else added.push(arg, value);
+  }
+  return [...out, ...added];
+}

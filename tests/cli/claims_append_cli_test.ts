@@ -4,7 +4,7 @@
  * and the blob folder as they were.
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 import { appendTempDir, assertAudit, assertRefusals, flippedHex } from "./_append_fixture.ts";
 import { assertCliCode } from "../_assert_code.ts";
 
@@ -35,12 +35,12 @@ async function forward(dir: string, model: string): Promise<{ path: string; fing
 }
 
 function append(dir: string, o: { model: string; fingerprint: string; extra?: string[] }) {
-  return runBitaudit([
+  return runBitaudit(withOverrides([
     ...["claims", "append", "model_forward", "--log", `${dir}/log/claims.jsonl`],
     ...["--checkpoint", `${MODELS}/${o.model}`, "--tokens", `${dir}/tokens.json`],
     ...["--stack", STACK, "--profile", "a100", "--kernel", CATALOG],
-    ...["--fingerprint", o.fingerprint, "--json", ...(o.extra ?? [])],
-  ]);
+    ...["--fingerprint", o.fingerprint, "--json"],
+  ], o.extra ?? []));
 }
 
 Deno.test("claims append: records of the bundled Qwen3 and Llama checkpoints audit PASS, a flipped fingerprint FAILs", async () => {

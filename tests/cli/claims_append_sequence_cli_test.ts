@@ -22,7 +22,7 @@ import {
   SERVING_STACK,
 } from "../prover/_served_fixture.ts";
 import { appendTempDir, assertAudit, assertRefusals, flippedHex } from "./_append_fixture.ts";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 
 /** The engine's run in a temporary folder: its log and blobs in `prover/`, each sequence's facts. */
 async function served(): Promise<{ dir: string; facts: ServedFacts[] }> {
@@ -41,7 +41,7 @@ async function served(): Promise<{ dir: string; facts: ServedFacts[] }> {
 
 /** `claims append sequence` of served sequence `i`, with flags replaced or added by `extra`. */
 function append(dir: string, o: { i: number; fingerprint: string; extra?: string[] }) {
-  return runBitaudit([
+  return runBitaudit(withOverrides([
     ...["claims", "append", "sequence", "--log", `${dir}/log/claims.jsonl`],
     ...[
       "--checkpoint",
@@ -50,8 +50,8 @@ function append(dir: string, o: { i: number; fingerprint: string; extra?: string
       `${dir}/history-${o.i}.json`,
     ],
     ...["--tokens", `${dir}/tokens-${o.i}.json`, "--stack", SERVING_STACK, "--profile", "a100"],
-    ...["--kernel", SERVING_CATALOG, "--fingerprint", o.fingerprint, "--json", ...(o.extra ?? [])],
-  ]);
+    ...["--kernel", SERVING_CATALOG, "--fingerprint", o.fingerprint, "--json"],
+  ], o.extra ?? []));
 }
 
 Deno.test("claims append sequence: served sequences' records are the simulated prover's, audit PASS, and a flipped fingerprint FAILs", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../_temp.ts";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 
 const TINY = `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`;
 const QWEN3_4B = `${REPO_ROOT}/profiles/models/qwen3-4b.config.json`;
@@ -116,9 +116,9 @@ Deno.test("model classes refuses bad inputs with coded one-line errors (exit 2) 
   const cases: [string[], number, string][] = [
     [["--stack", "no-such-stack", ...base], 2, "STACK_UNKNOWN"],
     [["--stack", "no\u001b[2J", ...base], 2, "STACK_UNKNOWN"],
-    [["--stack", FLATTEN, ...base, "--context", "0x10"], 2, "USAGE_NUMBER"],
-    [["--stack", FLATTEN, ...base, "--context", "0"], 2, "USAGE_NUMBER"],
-    [["--stack", FLATTEN, ...base, "--context", "1048577"], 2, "USAGE_NUMBER"],
+    [["--stack", FLATTEN, ...withOverrides(base, ["--context", "0x10"])], 2, "USAGE_NUMBER"],
+    [["--stack", FLATTEN, ...withOverrides(base, ["--context", "0"])], 2, "USAGE_NUMBER"],
+    [["--stack", FLATTEN, ...withOverrides(base, ["--context", "1048577"])], 2, "USAGE_NUMBER"],
     [["--stack", FLATTEN, ...base, "--max-batch", "4097"], 2, "USAGE_NUMBER"],
     [["--stack", FLATTEN, ...base, "--sms", "-1"], 2, "USAGE_NUMBER"],
     [["--stack", FLATTEN, ...base, "--recipe", "cublas-single-walk"], 2, "USAGE"],
@@ -127,7 +127,11 @@ Deno.test("model classes refuses bad inputs with coded one-line errors (exit 2) 
     [["--stack", FLATTEN, "--profile", "h100-sxm", ...base.slice(2)], 2, "USAGE"],
     [["--stack", `${tmp}/missing.json`, ...base], 2, "INPUT_MISSING"],
     [["--stack", `${REPO_ROOT}/profiles/gpu/a100.json`, ...base], 2, "ASSET_INVALID"],
-    [["--stack", FLATTEN, ...base, "--config", `${tmp}/none.json`], 2, "CONFIG_READ"],
+    [
+      ["--stack", FLATTEN, ...withOverrides(base, ["--config", `${tmp}/none.json`])],
+      2,
+      "CONFIG_READ",
+    ],
   ];
   const runs = await Promise.all(cases.map(([args]) => classes(args)));
   runs.forEach((r, i) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { checkpointDir } from "../../src/assets/mod.ts";
 import {
@@ -18,7 +18,7 @@ await Deno.writeTextFile(
   JSON.stringify({ sequences: [[1, 2, 3, 4, 5], [9, 8]], padTokenId: 0 }),
 );
 const forward = (ckpt: string, out: string, extra: string[] = []) =>
-  runBitaudit([
+  runBitaudit(withOverrides([
     "model",
     "forward",
     "--checkpoint",
@@ -33,8 +33,7 @@ const forward = (ckpt: string, out: string, extra: string[] = []) =>
     "demo-qwen3-tiny-a100",
     "--out",
     out,
-    ...extra,
-  ]);
+  ], extra));
 
 Deno.test("model forward --json writes hidden and prints fingerprints, the same on 1 and 2 threads", async () => {
   const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-moe`;

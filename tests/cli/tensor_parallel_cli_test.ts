@@ -5,7 +5,7 @@
  * `model classes --tp` lists one rank's launches.
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 import { appendTempDir, assertAudit } from "./_append_fixture.ts";
 import { assertCliCode } from "../_assert_code.ts";
 
@@ -41,12 +41,11 @@ async function fingerprint(name: string, flags: string[]): Promise<string> {
 }
 
 function append(fp: string, flags: string[]) {
-  return runBitaudit([
+  return runBitaudit(withOverrides([
     ...["claims", "append", "model_forward", "--log", `${dir}/log/claims.jsonl`],
     ...["--checkpoint", MODEL, "--tokens", `${dir}/tokens.json`, "--stack", STACK],
     ...["--profile", "a100", "--kernel", CATALOG, "--gpus", "4", "--fingerprint", fp, "--json"],
-    ...flags,
-  ]);
+  ], flags));
 }
 
 Deno.test("model forward --tp: TP 2 agrees for every all-reduce and differs from one GPU; TP 4 ring and tree differ; claims of each audit PASS, misreported ones FAIL", async () => {
@@ -108,12 +107,14 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const links = ["--log", `${dir}/links/claims.jsonl`, "--log-id", "links"];
   await Deno.mkdir(`${dir}/links`);
   const onVllm = (flags: string[]) =>
-    append("a".repeat(64), [
-      ...["--stack", "vllm-0.11-eager-fa2", "--tp", "4", "--all-reduce", "nccl-ring"],
-      ...["--tokens", `${dir}/vllm_tokens.json`],
-      ...links,
-      ...flags,
-    ]);
+    append(
+      "a".repeat(64),
+      withOverrides([
+        ...["--stack", "vllm-0.11-eager-fa2", "--tp", "4", "--all-reduce", "nccl-ring"],
+        ...["--tokens", `${dir}/vllm_tokens.json`],
+        ...links,
+      ], flags),
+    );
   const nvlink = await onVllm([]);
   assertCliCode(nvlink.stderr, "CLAIM_INVALID");
   assert.match(nvlink.stderr, /runs vllm-custom-1stage .* as stack 'vllm-0\.11-eager-fa2' states/);

@@ -136,7 +136,7 @@ hostileTable("resources", [
     check: (run) => assert.match(run.stderr, /more than 1048576 values/),
   },
   usage("audit refuses --k 0x10", [
-    ...auditArgs(fx, "$DIR/out", 2).slice(0, -4),
+    ...auditArgs(fx, "$DIR/out", 2).slice(0, -6),
     "--k",
     "0x10",
     "--key",
