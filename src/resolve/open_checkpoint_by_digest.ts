@@ -41,7 +41,8 @@ const CONFIG = "config.json";
  * @param blobs the blob store
  * @param commitment the record's model type, checkpoint digest, config digest and weight files
  * @returns `{ ok: true, opened }` (close `opened` when done), or `{ ok: false, failure }` with the
- *   first failure met, every file opened so far closed
+ *   first failure met, every file opened so far closed (two weight files committed to one blob
+ *   are an `invalid-checkpoint` `CHECKPOINT_DUPLICATE_TENSOR`, before anything is fetched)
  * @throws whatever the blob store throws besides its `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE` and
  *   `BLOB_READ` refusals, and errors of the checkpoint reader that carry no code (a bug)
  * @example
@@ -65,6 +66,8 @@ export async function openCheckpointByDigest(
   if (digestOfFiles(commitment.files) !== commitment.checkpointSha256) {
     return { ok: false, failure: { kind: "checkpoint-digest-mismatch" } };
   }
+  const twice = _sameBlobTwice(commitment.files);
+  if (twice !== null) return { ok: false, failure: twice };
   const held: { close(): void }[] = [];
   const close = () => {
     for (const f of held.splice(0)) f.close();
@@ -99,6 +102,28 @@ export async function openCheckpointByDigest(
     };
   }
   return { ok: true, opened };
+}
+
+/**
+ * Two weight files committed to the same blob, refused before any file is fetched: every tensor
+ * of the blob would be in both (a checkpoint holds each tensor once), and its header would be
+ * read once per name.
+ */
+function _sameBlobTwice(files: Readonly<Record<string, string>>): CheckpointFailure | null {
+  const byDigest = new Map<string, string>();
+  for (const [name, digest] of Object.entries(files)) {
+    const first = byDigest.get(digest);
+    if (first !== undefined) {
+      return {
+        kind: "invalid-checkpoint",
+        code: "CHECKPOINT_DUPLICATE_TENSOR",
+        message: `Cannot open checkpoint: weight files '${first}' and '${name}' are the same ` +
+          `blob (sha256 ${digest}): a checkpoint holds each tensor in one file`,
+      };
+    }
+    byDigest.set(digest, name);
+  }
+  return null;
 }
 
 /** Fetches `config.json` and then each weight file; the first failure ends it. */

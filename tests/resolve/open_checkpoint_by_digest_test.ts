@@ -252,3 +252,22 @@ Deno.test("openCheckpointByDigest() returns invalid-checkpoint with the reader's
     assert.equal(t.open(), 0, "the opened weight file is closed again");
   });
 });
+
+Deno.test("openCheckpointByDigest() refuses two weight files committed to one blob before reading any", async () => {
+  await withStored(synthDir(TINY_DENSE), async (s) => {
+    const t = tracked(s.blobs);
+    const blob = s.commitment.files["model.safetensors"]!;
+    const files = { "a.safetensors": blob, "b.safetensors": blob };
+    const f = failure(
+      await openCheckpointByDigest(t.store, {
+        ...s.commitment,
+        checkpointSha256: digestOfFiles(files),
+        files,
+      }),
+    );
+    assert.ok(f.kind === "invalid-checkpoint", f.kind);
+    assert.equal(f.code, "CHECKPOINT_DUPLICATE_TENSOR");
+    assert.match(f.message, /'a\.safetensors' and 'b\.safetensors' are the same blob/);
+    assert.equal(t.reads(), 0, "no file is fetched, no header parsed");
+  });
+});

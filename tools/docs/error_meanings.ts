@@ -54,10 +54,13 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SAFETENSORS_HEADER_JSON: "The header is not strict JSON",
   SAFETENSORS_HEADER_NOT_OBJECT: "The header is JSON but not an object",
   SAFETENSORS_HEADER_START: "The header does not start with '{'",
-  SAFETENSORS_HEADER_TOO_LARGE: "The header length exceeds the reader's limit",
+  SAFETENSORS_HEADER_TOO_LARGE:
+    "The header's length or JSON value count exceeds the reader's limit (for a checkpoint: what " +
+    "the tensors its config explains take)",
   SAFETENSORS_HEADER_TRUNCATED: "The header length exceeds the bytes after the 8-byte prefix",
   SAFETENSORS_HEADER_UTF8: "The header is not valid UTF-8",
-  SAFETENSORS_METADATA: "`__metadata__` is not an object of strings",
+  SAFETENSORS_METADATA:
+    "`__metadata__` is not an object of strings, or holds over 1,024 entries or 1 MiB of text",
   SAFETENSORS_MISSING_TENSOR: "A tensor the caller asked for is not in the file",
   SAFETENSORS_OFFSETS: "A tensor's `data_offsets` are not two safe integers with begin <= end",
   SAFETENSORS_OFFSET_RANGE: "A tensor ends past the end of the data buffer",
@@ -167,7 +170,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CHECKPOINT_DIGEST: "The weight files cannot be hashed",
   CHECKPOINT_DIR: "The checkpoint path is not a directory",
   CHECKPOINT_DTYPE: "A checkpoint tensor is not BF16",
-  CHECKPOINT_DUPLICATE_TENSOR: "A tensor is in two weight files",
+  CHECKPOINT_DUPLICATE_TENSOR:
+    "A tensor is in two weight files, or two weight files are committed to the same blob",
   CHECKPOINT_EXTRA_TENSOR: "A tensor is not part of the config's model",
   CHECKPOINT_INDEX:
     "`model.safetensors.index.json` is inconsistent with the shards, or sits beside a `model.safetensors`",

@@ -19,8 +19,8 @@ import {
   viewTensorBytes,
 } from "../safetensors/mod.ts";
 import { parseCheckpointJson } from "./parse_checkpoint_json.ts";
-import { type DecoderConfig, parseDecoderConfig } from "./decoder_config.ts";
-import { decoderTensorEntries } from "./decoder_tensors.ts";
+import { type DecoderConfig, isMoeLayer, parseDecoderConfig } from "./decoder_config.ts";
+import { decoderTensorEntries, layerTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
@@ -130,6 +130,10 @@ export async function openDecoderCheckpoint(
     ? [SINGLE]
     : [...new Set(map.values())].sort();
   const opened = new Map<string, { source: ByteSource; st: SafetensorsFile }>();
+  // The files together hold at most what the config explains: each header's parse is bounded by
+  // what is left of it, so a header of millions of JSON values (a huge `__metadata__`) is refused
+  // at once instead of parsed.
+  let budget = _tensorBudget(config);
   for (const name of names) {
     const source = await files.open(name);
     if (source === null) {
@@ -140,7 +144,9 @@ export async function openDecoderCheckpoint(
           : `the index names '${name}', which is missing`,
       );
     }
-    opened.set(name, { source, st: await openSafetensors(source) });
+    const st = await openSafetensors(source, { maxTensors: budget });
+    budget = Math.max(0, budget - st.header.tensors.length);
+    opened.set(name, { source, st });
   }
   const where = _locate(opened, map);
   _checkTensors(config, where, opened);
@@ -216,6 +222,23 @@ function _weightMap(bytes: Uint8Array): Map<string, string> {
   }
   if (map.size === 0) _fail("CHECKPOINT_INDEX", `${INDEX} maps no tensor`);
   return map;
+}
+
+/**
+ * Most tensors the weight files of a checkpoint of this config may hold together, all that
+ * `_checkTensors` accepts: the embedding, each layer's tensors and a RoPE buffer per layer, the
+ * final norm, and `lm_head.weight` (required, or a tied copy). Each kind of layer (dense, MoE) is
+ * listed once, so a config that names millions of tensors costs two layer maps.
+ */
+function _tensorBudget(config: DecoderConfig): number {
+  const size = { dense: -1, moe: -1 };
+  let total = 3;
+  for (let i = 0; i < config.layers; i++) {
+    const kind = isMoeLayer(config, i) ? "moe" : "dense";
+    if (size[kind] < 0) size[kind] = layerTensorShapes(config, i).size;
+    total += size[kind] + 1;
+  }
+  return total;
 }
 
 /** tensor -> file, checking the index against the files' own headers. */

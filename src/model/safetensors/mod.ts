@@ -29,11 +29,17 @@ export { encodeSafetensors } from "./encode_safetensors.ts";
 export { encodeSafetensorsChunks, type SafetensorsChunks } from "./encode_safetensors_chunks.ts";
 export {
   DEFAULT_MAX_HEADER_BYTES,
+  HEADER_BYTES_BESIDES_TENSORS,
+  HEADER_BYTES_PER_TENSOR,
   openSafetensors,
   type OpenSafetensorsOptions,
   type SafetensorsFile,
 } from "./open_safetensors.ts";
 export {
+  HEADER_VALUES_PER_TENSOR,
+  headerValueLimit,
+  MAX_METADATA_CHARS,
+  MAX_METADATA_ENTRIES,
   METADATA_KEY,
   parseSafetensorsHeader,
   type SafetensorsHeader,

@@ -18,10 +18,30 @@ import { type SafetensorsView, viewTensorBytes } from "./view_tensor_bytes.ts";
 /** Default largest accepted header, in bytes (the reference implementation's `MAX_HEADER_SIZE`). */
 export const DEFAULT_MAX_HEADER_BYTES = 100_000_000;
 
+/**
+ * Header bytes allowed per tensor when `maxTensors` bounds a header: a checkpoint's entry is about
+ * 130 bytes (`"model.layers.93.mlp.experts.127.down_proj.weight":{"dtype":"BF16",...}`).
+ */
+export const HEADER_BYTES_PER_TENSOR = 1024;
+
+/**
+ * Header bytes allowed besides the tensors' entries when `maxTensors` bounds a header: the
+ * metadata's 1 MiB of text (up to 6 bytes a character, escaped) and the writer's padding.
+ */
+export const HEADER_BYTES_BESIDES_TENSORS = 8 << 20;
+
 /** Options of {@link openSafetensors}. */
 export interface OpenSafetensorsOptions {
   /** Largest accepted header length `N` in bytes; default {@link DEFAULT_MAX_HEADER_BYTES}. */
   readonly maxHeaderBytes?: number;
+  /**
+   * Most tensors the file may describe (default no limit beyond the header's length): bounds the
+   * header's length ({@link HEADER_BYTES_BESIDES_TENSORS} and {@link HEADER_BYTES_PER_TENSOR} per
+   * tensor, below `maxHeaderBytes`) and the JSON values its parse reads (`headerValueLimit`), so a
+   * caller that knows what the file may honestly hold (a checkpoint's config) keeps a hostile
+   * header cheap.
+   */
+  readonly maxTensors?: number;
 }
 
 /** An opened safetensors file (frozen). Tensor data is read on demand. */
@@ -47,7 +67,8 @@ export interface SafetensorsFile {
  * @param options see {@link OpenSafetensorsOptions}
  * @returns the opened file
  * @throws {TypeError} when `source` is not a ByteSource
- * @throws {RangeError} when `maxHeaderBytes` is not a safe non-negative integer
+ * @throws {RangeError} when `maxHeaderBytes` is not a safe non-negative integer, or `maxTensors`
+ *   not a non-negative integer or Infinity
  * @throws {InputError} `SAFETENSORS_TOO_SHORT` (under 8 bytes), `SAFETENSORS_HEADER_TOO_LARGE`
  *   (length prefix above the limit), `SAFETENSORS_HEADER_TRUNCATED` (prefix longer than the rest
  *   of the file), `BYTE_SOURCE_SHORT_READ`, and every code of `parseSafetensorsHeader`
@@ -69,6 +90,8 @@ export async function openSafetensors(
   options: OpenSafetensorsOptions = {},
 ): Promise<SafetensorsFile> {
   const maxHeaderBytes = _checkArgs(source, options);
+  const maxTensors = options.maxTensors ?? Infinity;
+  const forTensors = HEADER_BYTES_BESIDES_TENSORS + HEADER_BYTES_PER_TENSOR * maxTensors;
   if (source.size < 8) {
     _fail("SAFETENSORS_TOO_SHORT", `the file has ${source.size} bytes, fewer than 8`);
   }
@@ -76,6 +99,14 @@ export async function openSafetensors(
   const n = new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true);
   if (n > BigInt(maxHeaderBytes)) {
     _fail("SAFETENSORS_HEADER_TOO_LARGE", `header length ${n} exceeds the ${maxHeaderBytes} limit`);
+  }
+  if (Number(n) > forTensors) {
+    _fail(
+      "SAFETENSORS_HEADER_TOO_LARGE",
+      `header length ${n} exceeds the ${forTensors} bytes a file of at most ${maxTensors} ` +
+        `tensors may take (${HEADER_BYTES_PER_TENSOR} a tensor and ${HEADER_BYTES_BESIDES_TENSORS} ` +
+        "for metadata and padding; bitaudit reads no metadata)",
+    );
   }
   if (n > BigInt(source.size - 8)) {
     _fail(
@@ -88,7 +119,10 @@ export async function openSafetensors(
     length: Number(n),
     what: "safetensors header",
   });
-  const header = parseSafetensorsHeader(headerBytes, { bufferBytes: source.size - 8 - Number(n) });
+  const header = parseSafetensorsHeader(headerBytes, {
+    bufferBytes: source.size - 8 - Number(n),
+    ...(options.maxTensors === undefined ? {} : { maxTensors: options.maxTensors }),
+  });
   return _file(source, header);
 }
 
@@ -134,6 +168,10 @@ function _checkArgs(source: ByteSource, options: OpenSafetensorsOptions): number
     throw new RangeError(
       `Cannot open safetensors: maxHeaderBytes ${max} is not a safe non-negative integer`,
     );
+  }
+  const t = options.maxTensors ?? Infinity;
+  if (!(Number.isSafeInteger(t) || t === Infinity) || t < 0) {
+    throw new RangeError(`Cannot open safetensors: maxTensors ${t} is not a non-negative integer`);
   }
   return max;
 }

@@ -14,6 +14,13 @@
  * them, so `2.0` is accepted as the integer 2; integers above 2^53 - 1 are refused by the entry
  * checks rather than rounded.
  *
+ * The JSON is bounded by its value count as well as its length, so a header within the 100 MB
+ * length limit cannot make the parse build millions of values: a caller that knows how many
+ * tensors the file may honestly hold (a checkpoint's config does) passes `maxTensors`, and the
+ * parse stops at {@link headerValueLimit} of it. `__metadata__` is never read by bitaudit, so it is
+ * held to {@link MAX_METADATA_ENTRIES} entries and {@link MAX_METADATA_CHARS} characters (writers
+ * put a few short strings there, e.g. `{"format":"pt"}`).
+ *
  * @module
  */
 import { InputError, type SafetensorsCode } from "../../errors.ts";
@@ -38,18 +45,56 @@ export interface SafetensorsHeader {
 /** The reserved header key for free-form string metadata. */
 export const METADATA_KEY = "__metadata__";
 
+/**
+ * Most `__metadata__` entries a header may hold: bitaudit reads no metadata, and published
+ * checkpoints carry one or a few (`{"format":"pt"}`, `{"format":"mlx"}`).
+ */
+export const MAX_METADATA_ENTRIES = 1024;
+
+/** Most characters of `__metadata__`, its keys and values together (1 MiB of text). */
+export const MAX_METADATA_CHARS = 1 << 20;
+
+/**
+ * JSON values one tensor entry is allowed in the value limit: its object, `dtype`, the `shape`
+ * array, the `data_offsets` array and its two offsets take 6, and up to 10 dimensions the rest
+ * (the entries of a decoder checkpoint have at most 2).
+ */
+export const HEADER_VALUES_PER_TENSOR = 16;
+
+/**
+ * The most JSON values the header of a file of at most `maxTensors` tensors may hold: the root
+ * object, the `__metadata__` object and one value per entry of it, and
+ * {@link HEADER_VALUES_PER_TENSOR} per tensor.
+ *
+ * @param maxTensors most tensors the file may describe (a safe non-negative integer, or Infinity)
+ * @returns the value limit passed to the JSON parser
+ * @example
+ * ```ts
+ * import { headerValueLimit } from "./parse_safetensors_header.ts";
+ * if (headerValueLimit(2) !== 2 + 1024 + 32) throw new Error();
+ * ```
+ */
+export function headerValueLimit(maxTensors: number): number {
+  return 2 + MAX_METADATA_ENTRIES + HEADER_VALUES_PER_TENSOR * maxTensors;
+}
+
 const _UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Validates a header and the placement of every tensor in the data buffer.
  *
  * @param headerBytes the `N` header bytes (without the 8-byte length prefix)
- * @param options `bufferBytes`: size of the data buffer that follows the header
+ * @param options `bufferBytes`: size of the data buffer that follows the header; `maxTensors`:
+ *   most tensors the file may describe (default no limit beyond the header's length), which bounds
+ *   the JSON values the parse reads ({@link headerValueLimit})
  * @returns the frozen header
+ * @throws {RangeError} when `maxTensors` is not a non-negative integer or Infinity
  * @throws {InputError} `SAFETENSORS_HEADER_UTF8`, `SAFETENSORS_HEADER_START`,
  *   `SAFETENSORS_HEADER_JSON`, `SAFETENSORS_HEADER_NOT_OBJECT`, `SAFETENSORS_DUPLICATE_KEY`,
- *   `SAFETENSORS_METADATA` (not an object of strings), any code of `parseTensorEntry` and
- *   `checkTiling`
+ *   `SAFETENSORS_HEADER_TOO_LARGE` (more JSON values than `maxTensors` tensors and the metadata
+ *   allowance take), `SAFETENSORS_METADATA` (not an object of strings, or over
+ *   {@link MAX_METADATA_ENTRIES} entries or {@link MAX_METADATA_CHARS} characters), any code of
+ *   `parseTensorEntry` and `checkTiling`
  * @example
  * ```ts
  * import { parseSafetensorsHeader } from "./parse_safetensors_header.ts";
@@ -62,9 +107,15 @@ const _UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 export function parseSafetensorsHeader(
   headerBytes: Uint8Array,
-  options: { readonly bufferBytes: number },
+  options: { readonly bufferBytes: number; readonly maxTensors?: number },
 ): SafetensorsHeader {
-  const root = _parseJson(headerBytes);
+  const maxTensors = options.maxTensors ?? Infinity;
+  if (!(Number.isSafeInteger(maxTensors) || maxTensors === Infinity) || maxTensors < 0) {
+    throw new RangeError(
+      `Cannot read safetensors header: maxTensors ${maxTensors} is not a non-negative integer`,
+    );
+  }
+  const root = _parseJson(headerBytes, maxTensors);
   const dataStart = 8 + headerBytes.length;
   let metadata: Readonly<Record<string, string>> = Object.freeze({});
   const entries: SafetensorsEntry[] = [];
@@ -81,7 +132,7 @@ export function parseSafetensorsHeader(
   });
 }
 
-function _parseJson(headerBytes: Uint8Array): Record<string, unknown> {
+function _parseJson(headerBytes: Uint8Array, maxTensors: number): Record<string, unknown> {
   let text: string;
   try {
     text = _UTF8.decode(headerBytes);
@@ -89,12 +140,22 @@ function _parseJson(headerBytes: Uint8Array): Record<string, unknown> {
     _fail("SAFETENSORS_HEADER_UTF8", "header is not valid UTF-8", cause);
   }
   let root: unknown;
+  const maxValues = headerValueLimit(maxTensors);
   try {
-    root = parseStrictJson(text, { fractions: true });
+    root = parseStrictJson(text, { fractions: true, maxValues });
   } catch (cause) {
     if (!(cause instanceof StrictJsonError)) throw cause;
     const why = `${cause.reason} at '${cause.path}'`;
     if (cause.reason.startsWith("duplicate key")) _fail("SAFETENSORS_DUPLICATE_KEY", why);
+    if (cause.reason === `more than ${maxValues} values`) {
+      _fail(
+        "SAFETENSORS_HEADER_TOO_LARGE",
+        `header holds more than ${maxValues} JSON values (stopped at character ${cause.offset}): ` +
+          `${maxTensors} tensors of at most ${HEADER_VALUES_PER_TENSOR} values each and a ` +
+          `'${METADATA_KEY}' of at most ${MAX_METADATA_ENTRIES} entries take no more (bitaudit ` +
+          "reads no metadata)",
+      );
+    }
     _fail("SAFETENSORS_HEADER_JSON", `header is not strict JSON (${why})`, cause);
   }
   if (typeof root !== "object" || root === null || Array.isArray(root)) {
@@ -110,10 +171,27 @@ function _metadata(value: unknown): Readonly<Record<string, string>> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     _fail("SAFETENSORS_METADATA", `'${METADATA_KEY}' is not an object`);
   }
+  const count = Object.keys(value).length;
+  if (count > MAX_METADATA_ENTRIES) {
+    _fail(
+      "SAFETENSORS_METADATA",
+      `'${METADATA_KEY}' has ${count} entries, above the ${MAX_METADATA_ENTRIES} ` +
+        "accepted (bitaudit reads no metadata; writers put a few, such as 'format')",
+    );
+  }
+  let chars = 0;
   for (const [key, v] of Object.entries(value)) {
     if (typeof v !== "string") {
       _fail("SAFETENSORS_METADATA", `'${METADATA_KEY}.${key}' is ${typeof v}, expected a string`);
     }
+    chars += key.length + v.length;
+  }
+  if (chars > MAX_METADATA_CHARS) {
+    _fail(
+      "SAFETENSORS_METADATA",
+      `'${METADATA_KEY}' holds ${chars} characters, above the ${MAX_METADATA_CHARS} accepted ` +
+        "(bitaudit reads no metadata; writers put a few short strings there)",
+    );
   }
   return Object.freeze(Object.fromEntries(Object.entries(value))) as Record<string, string>;
 }

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { InputError } from "../../../src/errors.ts";
 import {
+  bytesByteSource,
   checkpointDigest,
   digestOfFiles,
   encodeSafetensors,
   openDecoderCheckpoint,
+  openSafetensors,
+  type SafetensorsTensorInput,
   sha256OfSource,
 } from "../../../src/model/mod.ts";
 import { checkpointDir } from "../../../src/assets/mod.ts";
@@ -229,6 +232,39 @@ Deno.test("openDecoderCheckpoint() refuses a config naming millions of tensors o
   const [c, message] = await code(openDecoderCheckpoint(memFiles(dir)));
   assert.equal(c, "CHECKPOINT_MISSING_TENSOR");
   assert.match(message, /'model\.embed_tokens\.weight' is missing/);
+});
+
+Deno.test("openDecoderCheckpoint() bounds each header's parse by the tensors its config explains", async () => {
+  const dense = synthDir(TINY_DENSE);
+  // Everything the reader accepts at once: every required tensor, a RoPE buffer per layer, a tied
+  // lm_head copy and the most metadata entries: within the budget.
+  const st = await openSafetensors(bytesByteSource(dense.get("model.safetensors")!));
+  const tensors: SafetensorsTensorInput[] = [];
+  for (const e of st.header.tensors) {
+    const data = (await st.tensorView(e.name)).slice() as SafetensorsTensorInput["data"];
+    tensors.push({ name: e.name, dtype: e.dtype, shape: e.shape, data });
+  }
+  const embed = tensors.find((t) => t.name === "model.embed_tokens.weight")!;
+  for (const layer of [0, 1]) {
+    const name = `model.layers.${layer}.self_attn.rotary_emb.inv_freq`;
+    tensors.push({ name, dtype: "F32", shape: [64], data: new Float32Array(64) });
+  }
+  tensors.push({ ...embed, name: "lm_head.weight" });
+  const metadata = Object.fromEntries(Array.from({ length: 1024 }, (_, i) => [`k${i}`, "v"]));
+  const full = new Map(dense).set("model.safetensors", encodeSafetensors(tensors, { metadata }));
+  await openDecoderCheckpoint(memFiles(full));
+  // Thousands of empty tensors (as cheap to write as metadata entries): the parse stops at the
+  // budget instead of reading them all, and says why.
+  const junk = Array.from({ length: 4000 }, (_, i): SafetensorsTensorInput => ({
+    name: `x${i}`,
+    dtype: "U8",
+    shape: [0],
+    data: new Uint8Array(0),
+  }));
+  const big = new Map(dense).set("model.safetensors", encodeSafetensors([...tensors, ...junk]));
+  const [c, message] = await code(openDecoderCheckpoint(memFiles(big)));
+  assert.equal(c, "SAFETENSORS_HEADER_TOO_LARGE", message);
+  assert.match(message, /bitaudit reads no metadata/);
 });
 
 Deno.test("openDecoderCheckpoint() reads config.json as Python does: a byte-order mark and an integer written 256.0 are refused, floats elsewhere kept", async () => {

@@ -1,5 +1,15 @@
+import assert from "node:assert/strict";
 import { entry, openBytes, rawFile, rejectsWithCode } from "./_raw_file.ts";
 import type { SafetensorsCode } from "../../../src/errors.ts";
+import {
+  headerValueLimit,
+  MAX_METADATA_CHARS,
+  MAX_METADATA_ENTRIES,
+} from "../../../src/model/safetensors/parse_safetensors_header.ts";
+import {
+  HEADER_BYTES_BESIDES_TENSORS,
+  HEADER_BYTES_PER_TENSOR,
+} from "../../../src/model/safetensors/open_safetensors.ts";
 
 const U8x4 = entry("U8", [4], [0, 4]);
 
@@ -179,3 +189,44 @@ for (const [what, bytes, code] of _cases) {
     await rejectsWithCode(openBytes(bytes), code);
   });
 }
+
+/** A header of `n` metadata entries (values `value`) and one 4-byte U8 tensor. */
+function _withMetadata(n: number, value = ""): Uint8Array {
+  const meta = Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+  return rawFile(`{"__metadata__":${JSON.stringify(meta)},"a":${U8x4}}`, 4);
+}
+
+Deno.test("`openSafetensors()` holds __metadata__ to 1,024 entries and 1 MiB of text, which it never reads", async () => {
+  assert.equal(MAX_METADATA_ENTRIES, 1024);
+  assert.equal((await openBytes(_withMetadata(1024))).header.tensors.length, 1);
+  await rejectsWithCode(openBytes(_withMetadata(1025)), "SAFETENSORS_METADATA");
+  // 2 entries "k0", "k1": 4 characters of keys, the rest values.
+  const half = (MAX_METADATA_CHARS - 4) / 2;
+  assert.equal((await openBytes(_withMetadata(2, "v".repeat(half)))).header.tensors.length, 1);
+  await rejectsWithCode(openBytes(_withMetadata(2, "v".repeat(half + 1))), "SAFETENSORS_METADATA");
+});
+
+Deno.test("`openSafetensors()` stops the header's parse at the values `maxTensors` tensors and the metadata allowance take", async () => {
+  // 1 root + 1 metadata object + 1,024 metadata values + 7 values of the tensor entry = 1,033.
+  const file = _withMetadata(1024);
+  assert.equal(headerValueLimit(0), 1026);
+  assert.equal(headerValueLimit(1), 1042);
+  assert.equal((await openBytes(file, { maxTensors: 1 })).header.tensors.length, 1);
+  await rejectsWithCode(openBytes(file, { maxTensors: 0 }), "SAFETENSORS_HEADER_TOO_LARGE");
+  // A flood of values is refused when the limit is met, whatever it is made of.
+  const flood = rawFile(`{"a":${U8x4},"b":{"dtype":"U8","shape":[${"0,".repeat(5000)}0]}}`, 4);
+  await rejectsWithCode(openBytes(flood, { maxTensors: 2 }), "SAFETENSORS_HEADER_TOO_LARGE");
+  await assert.rejects(openBytes(file, { maxTensors: -1 }), RangeError);
+});
+
+Deno.test("`openSafetensors()` refuses unread a header longer than `maxTensors` tensors and the metadata allowance take", async () => {
+  const head = `{"a":${U8x4}}`;
+  const at = (bytes: number) => rawFile(head + " ".repeat(bytes - head.length), 4);
+  const limit = HEADER_BYTES_BESIDES_TENSORS + HEADER_BYTES_PER_TENSOR;
+  assert.equal((await openBytes(at(limit), { maxTensors: 1 })).header.tensors.length, 1);
+  await rejectsWithCode(
+    openBytes(at(limit + 1), { maxTensors: 1 }),
+    "SAFETENSORS_HEADER_TOO_LARGE",
+  );
+  assert.equal((await openBytes(at(limit + 1))).header.tensors.length, 1, "no limit without it");
+});
