@@ -6,7 +6,8 @@
  * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, unless `fractions` is set, any number that is
  * not written as a plain decimal integer (`8.0`, `8e0` and `-0` are refused, as are integers
  * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack, and
- * the value count may be.
+ * the value count may be, as may the places values take (`admit`: a document of a known shape is
+ * refused at its first value out of place, before the rest is read).
  *
  * @module
  */
@@ -24,7 +25,8 @@ export class StrictJsonError extends SyntaxError {
   readonly offset: number;
   /**
    * True when the text is valid RFC 8259 JSON refused by a strictness rule (duplicate key, number
-   * form, surrogate, byte-order mark, carriage return, depth); false for a grammar error.
+   * form, surrogate, byte-order mark, carriage return, depth, value count, `admit`); false for a
+   * grammar error.
    */
   readonly strict: boolean;
 
@@ -57,13 +59,28 @@ export interface StrictJsonOptions {
    * it cost, whatever the text's byte length allowed.
    */
   readonly maxValues?: number;
+  /**
+   * Says whether a value may stand where it begins, before it is read: called with the path of
+   * each value (the root's is empty; then a key per object level and an index per array level)
+   * and its kind (from its first character), it returns undefined to read on or a reason, which
+   * refuses the text there (a strict refusal naming the path). A reader of a known shape stops at
+   * the first value out of place, so a text of another shape costs no more than what it had in
+   * place. The array is the parser's own and changes as it reads: look, do not keep.
+   */
+  readonly admit?: (path: readonly (string | number)[], kind: JsonKind) => string | undefined;
 }
+
+/**
+ * What a value is, from its first character: `other` for `true`, `false`, `null` and characters
+ * that begin no value (the parse refuses those after `admit` has let them through).
+ */
+export type JsonKind = "object" | "array" | "string" | "number" | "other";
 
 /**
  * Parses one JSON text strictly.
  *
  * @param text the JSON text (already UTF-8 decoded, byte-order mark kept so it can be refused)
- * @param options `fractions`, `maxDepth`, `maxValues`
+ * @param options `fractions`, `maxDepth`, `maxValues`, `admit`
  * @returns the value (objects are plain objects whose own keys are exactly the text's keys)
  * @throws {StrictJsonError} naming the reason, the JSON path and the offset
  * @example
@@ -79,6 +96,7 @@ export interface StrictJsonOptions {
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
   const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
   p.maxValues = p.valuesLeft = options.maxValues ?? Infinity;
+  p.admit = options.admit;
   if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", true);
   const value = p.value(0);
   p.space();
@@ -98,6 +116,8 @@ class _Parser {
   /** The `maxValues` option, and how many values the text may still hold. */
   maxValues = Infinity;
   valuesLeft = Infinity;
+  /** The `admit` option. */
+  admit: StrictJsonOptions["admit"];
   /**
    * The JSON path of the value being read, one segment per level (a key, or an array index);
    * written out only when a refusal names it, so reading costs no string per value.
@@ -133,6 +153,10 @@ class _Parser {
     if (--this.valuesLeft < 0) this.fail(`more than ${this.maxValues} values`, true);
     this.space();
     const c = this.text.charCodeAt(this.i);
+    if (this.admit !== undefined) {
+      const refused = this.admit(this.segments, _kind(c));
+      if (refused !== undefined) this.fail(refused, true);
+    }
     if (c === 0x7b || c === 0x5b) { // { [
       if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, true);
       return c === 0x7b ? this.object(depth + 1) : this.array(depth + 1);
@@ -279,6 +303,14 @@ class _Parser {
     this.i = j;
     return v;
   }
+}
+
+/** The kind of the value whose first character is `c`. */
+function _kind(c: number): JsonKind {
+  if (c === 0x7b) return "object"; // {
+  if (c === 0x5b) return "array"; // [
+  if (c === 0x22) return "string"; // "
+  return c === 0x2d || (c >= 0x30 && c <= 0x39) ? "number" : "other";
 }
 
 const LITERALS = [["true", true], ["false", false], ["null", null]] as const;

@@ -1,6 +1,6 @@
 /** `parseStrictJson()`: the strictness rules of the one JSON kit (issue 19, part 1). */
 import assert from "node:assert/strict";
-import { parseStrictJson, StrictJsonError } from "../src/json_strict.ts";
+import { type JsonKind, parseStrictJson, StrictJsonError } from "../src/json_strict.ts";
 
 const REFUSED: readonly [string, string, boolean][] = [
   ['{"a":1,"a":1}', "duplicate key 'a'", true],
@@ -83,6 +83,33 @@ Deno.test("parseStrictJson() reads integers of every length as JSON.parse does, 
   for (const lit of ["00", "01", "1.0", "1e2", "1E2", "12345678901234567890", "-0", "+1"]) {
     assert.throws(() => parseStrictJson(`[${lit}]`), StrictJsonError, lit);
   }
+});
+
+Deno.test("parseStrictJson() asks admit before each value and stops at its first refusal, before reading on", () => {
+  const seen: string[] = [];
+  const admit = (path: readonly (string | number)[], kind: JsonKind) => {
+    seen.push(`${path.join("/")} ${kind}`);
+    return path[0] === "b" ? "no b here" : undefined;
+  };
+  const text = '{"a":[-1,{"c":"x"}, [true]]}';
+  assert.deepEqual(parseStrictJson(text, { admit }), { a: [-1, { c: "x" }, [true]] });
+  assert.deepEqual(seen, [
+    " object",
+    "a array",
+    "a/0 number",
+    "a/1 object",
+    "a/1/c string",
+    "a/2 array",
+    "a/2/0 other",
+  ]);
+  // The text after the refused value is never read (here it is not even JSON).
+  assert.throws(() => parseStrictJson('{"a":1,"b":[1,2,3] this is not JSON', { admit }), (e) => {
+    assert.ok(e instanceof StrictJsonError);
+    assert.equal(e.reason, "no b here");
+    assert.equal(e.path, "$.b");
+    assert.equal(e.strict, true);
+    return true;
+  });
 });
 
 Deno.test("parseStrictJson() refuses a text with more values than maxValues, naming where", () => {

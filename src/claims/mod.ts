@@ -82,6 +82,7 @@ export {
   type HistoryPass,
   MAX_HISTORY_BYTES,
   MAX_HISTORY_ENTRIES,
+  MAX_HISTORY_PASSES,
   parseServingHistory,
   SERVING_HISTORY_SCHEMA,
 } from "./serving_history.ts";

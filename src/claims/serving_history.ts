@@ -12,12 +12,14 @@
  *              "cascadePrefix"?: n}, ...]}         (vLLM cascade attention: the shared prefix)
  * ```
  * The blob is committed by its SHA-256 and must be exactly its RFC 8785 canonical encoding (one
- * byte string per history), parsed strictly and bounded before anything is allocated.
+ * byte string per history), parsed strictly and bounded before anything is allocated: its size
+ * before it is decoded, and the place of each value as the parse reaches it, so a blob of another
+ * shape is refused at its first value out of place instead of being parsed whole.
  *
  * @module
  */
 import { InputError } from "../errors.ts";
-import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
+import { type JsonKind, parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { canonicalJson } from "./canonical_json.ts";
 
 /** Schema id of serving histories. */
@@ -26,6 +28,14 @@ export const SERVING_HISTORY_SCHEMA = "bitaudit.serving-history/v1";
 export const MAX_HISTORY_BYTES = 64 << 20;
 /** Largest number of entries over all passes of a history. */
 export const MAX_HISTORY_ENTRIES = 1 << 22;
+/** Largest number of passes of a history. */
+export const MAX_HISTORY_PASSES = 1 << 16;
+/** Largest number of entries of one pass. */
+const MAX_PASS_ENTRIES = 4096;
+/** Largest number of MoE layers of a pass's `expertRows`, and of experts of each. */
+const MAX_MOE_LAYERS = 1024;
+const MAX_EXPERTS = 4096;
+const _PASS_KEYS = ["entries", "self", "rows", "logitsRows", "expertRows", "cascadePrefix"];
 
 /**
  * One pass of a history: its shape facts (structurally the model's `PassShape`) and this
@@ -95,9 +105,14 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     throw _bad(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
   }
   let json: unknown;
+  const shape = _historyShape();
   try {
-    json = parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    json = parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes), {
+      admit: shape.admit,
+    });
   } catch (e) {
+    const refused = shape.refusal();
+    if (e instanceof StrictJsonError && refused !== undefined) throw _bad(refused);
     if (e instanceof StrictJsonError || e instanceof TypeError) {
       throw _bad(`not strict JSON: ${e.message}; ${_WRITE_IT}`);
     }
@@ -125,22 +140,15 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
   const top = obj(json, "$", ["schema", "passes"], ["schema", "passes"]);
   if (top.schema !== SERVING_HISTORY_SCHEMA) bad("$.schema", `must be '${SERVING_HISTORY_SCHEMA}'`);
   let entriesSeen = 0;
-  const passes = list(top.passes, "$.passes", 1 << 16).map((p, i): HistoryPass => {
+  const passes = list(top.passes, "$.passes", MAX_HISTORY_PASSES).map((p, i): HistoryPass => {
     const path = `$.passes[${i}]`;
-    const o = obj(p, path, [
-      "entries",
-      "self",
-      "rows",
-      "logitsRows",
-      "expertRows",
-      "cascadePrefix",
-    ], [
+    const o = obj(p, path, _PASS_KEYS, [
       "entries",
       "self",
       "rows",
       "logitsRows",
     ]);
-    const raw = list(o.entries, `${path}.entries`, 4096);
+    const raw = list(o.entries, `${path}.entries`, MAX_PASS_ENTRIES);
     // A pass computes this sequence's entry, so it holds one (issue 25: an empty pass reached
     // the replay, whose `entries[self]` was undefined).
     if (raw.length === 0) bad(`${path}.entries`, "must hold at least one entry (this sequence's)");
@@ -160,10 +168,10 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     const self = int(o.self, `${path}.self`, entries.length - 1);
     const expert = o.expertRows === undefined
       ? undefined
-      : list(o.expertRows, `${path}.expertRows`, 1024)
+      : list(o.expertRows, `${path}.expertRows`, MAX_MOE_LAYERS)
         .map((l, k) =>
           Object.freeze(
-            list(l, `${path}.expertRows[${k}]`, 4096).map((c, e) =>
+            list(l, `${path}.expertRows[${k}]`, MAX_EXPERTS).map((c, e) =>
               int(c, `${path}.expertRows[${k}][${e}]`, 1 << 20)
             ),
           )
@@ -185,6 +193,80 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
     bad("$", `is not the canonical (RFC 8785) encoding of its content (${_unlike(canon, bytes)})`);
   }
   return passes;
+}
+
+/**
+ * Where a value may stand in a history and what it may be, checked as the parse reaches each value
+ * (before reading it): the first value out of place (an unknown field, an array past its bound, an
+ * object or array where a number belongs, entries past {@link MAX_HISTORY_ENTRIES} over all
+ * passes) refuses the blob with the message the full check would give. So a blob costs what its
+ * history-shaped values before the first misplaced one cost, never what millions of misplaced ones
+ * would: 64 MiB of `{}` passes is refused at the 65,537th, not read to its 22 millionth.
+ *
+ * A value count could not do this: the largest honest history holds more values than such a blob.
+ * Without expertRows it holds 3 + 65,536 x 7 (pass object, entries array, self, rows, logitsRows,
+ * cascadePrefix, expertRows array) + 4,194,304 x 3 (an entry's array and its two numbers) =
+ * 13,041,667 values, but expertRows counts (up to 1,024 lists of 4,096 a pass) are bounded only by
+ * the blob's 64 MiB: an honest MoE history of decode passes, mostly `0,` counts, holds up to about
+ * 33.5 million values, and 64 MiB of `{},` holds 22.4 million. Their places tell them apart.
+ */
+function _historyShape(): {
+  admit: (path: readonly (string | number)[], kind: JsonKind) => string | undefined;
+  refusal: () => string | undefined;
+} {
+  let entries = 0;
+  let refusal: string | undefined;
+  const refuse = (path: readonly (string | number)[], depth: number, why: string) => {
+    refusal = `${_pathText(path, depth)} ${why}`;
+    return refusal;
+  };
+  const array = (max: number) => `must be an array of at most ${max}`;
+  const admit = (path: readonly (string | number)[], kind: JsonKind): string | undefined => {
+    const d = path.length;
+    const top = path[0], i = path[1], key = path[2], j = path[3], k = path[4];
+    if (d === 0) return kind === "object" ? undefined : refuse(path, 0, "must be an object");
+    if (typeof top !== "string") return refuse(path, 0, "must be an object");
+    if (top === "schema") {
+      return d === 1 && kind === "string"
+        ? undefined
+        : refuse(path, 1, `must be '${SERVING_HISTORY_SCHEMA}'`);
+    }
+    if (top !== "passes") return refuse(path, 1, "is an unknown field");
+    if (d === 1) return kind === "array" ? undefined : refuse(path, 1, array(MAX_HISTORY_PASSES));
+    if (typeof i !== "number" || i >= MAX_HISTORY_PASSES) {
+      return refuse(path, 1, array(MAX_HISTORY_PASSES));
+    }
+    if (d === 2) return kind === "object" ? undefined : refuse(path, 2, "must be an object");
+    if (typeof key !== "string" || !_PASS_KEYS.includes(key)) {
+      return refuse(path, 3, "is an unknown field");
+    }
+    const max = key === "entries" ? MAX_PASS_ENTRIES : key === "expertRows" ? MAX_MOE_LAYERS : 0;
+    if (d === 3) {
+      if (max === 0) return kind === "number" ? undefined : refuse(path, 3, "must be an integer");
+      return kind === "array" ? undefined : refuse(path, 3, array(max));
+    }
+    if (max === 0 || typeof j !== "number" || j >= max) return refuse(path, 3, array(max));
+    const inner = key === "entries" ? "must be [query, cached]" : array(MAX_EXPERTS);
+    if (d === 4) {
+      if (kind !== "array") return refuse(path, 4, inner);
+      if (key === "entries" && ++entries > MAX_HISTORY_ENTRIES) {
+        return refuse(path, 1, `hold over ${MAX_HISTORY_ENTRIES} entries`);
+      }
+      return undefined;
+    }
+    if (d > 5 || typeof k !== "number" || k >= (key === "entries" ? 2 : MAX_EXPERTS)) {
+      return refuse(path, 4, inner);
+    }
+    return kind === "number" ? undefined : refuse(path, 5, "must be an integer");
+  };
+  return { admit, refusal: () => refusal };
+}
+
+/** The JSON path of the first `depth` segments: `$`, then `.key` or `[index]` per level. */
+function _pathText(path: readonly (string | number)[], depth: number): string {
+  let out = "$";
+  for (const s of path.slice(0, depth)) out += typeof s === "number" ? `[${s}]` : `.${s}`;
+  return out;
 }
 
 function _same(a: Uint8Array, b: Uint8Array): boolean {

@@ -1763,7 +1763,8 @@
     offset;
     /**
      * True when the text is valid RFC 8259 JSON refused by a strictness rule (duplicate key, number
-     * form, surrogate, byte-order mark, carriage return, depth); false for a grammar error.
+     * form, surrogate, byte-order mark, carriage return, depth, value count, `admit`); false for a
+     * grammar error.
      */
     strict;
     /**
@@ -1782,6 +1783,7 @@
   function parseStrictJson(text, options = {}) {
     const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
     p.maxValues = p.valuesLeft = options.maxValues ?? Infinity;
+    p.admit = options.admit;
     if (text.charCodeAt(0) === 65279) p.fail("byte-order mark", true);
     const value = p.value(0);
     p.space();
@@ -1804,6 +1806,8 @@
     /** The `maxValues` option, and how many values the text may still hold. */
     maxValues = Infinity;
     valuesLeft = Infinity;
+    /** The `admit` option. */
+    admit;
     /**
      * The JSON path of the value being read, one segment per level (a key, or an array index);
      * written out only when a refusal names it, so reading costs no string per value.
@@ -1830,6 +1834,10 @@
       if (--this.valuesLeft < 0) this.fail(`more than ${this.maxValues} values`, true);
       this.space();
       const c = this.text.charCodeAt(this.i);
+      if (this.admit !== void 0) {
+        const refused = this.admit(this.segments, _kind2(c));
+        if (refused !== void 0) this.fail(refused, true);
+      }
       if (c === 123 || c === 91) {
         if (depth >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, true);
         return c === 123 ? this.object(depth + 1) : this.array(depth + 1);
@@ -1969,6 +1977,12 @@
       return v;
     }
   };
+  function _kind2(c) {
+    if (c === 123) return "object";
+    if (c === 91) return "array";
+    if (c === 34) return "string";
+    return c === 45 || c >= 48 && c <= 57 ? "number" : "other";
+  }
   var LITERALS = [["true", true], ["false", false], ["null", null]];
   var SIMPLE_ESCAPES = {
     '"': '"',

@@ -12,6 +12,7 @@ import {
   type HistoryPass,
   makeClaimRecord,
   MAX_HISTORY_BYTES,
+  MAX_HISTORY_PASSES,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
@@ -124,6 +125,48 @@ function _mergedDecode(): HistoryPass[] {
   const entries = a.entries.map((e, j) => (j === a.self ? { ...e, query: 2 } : e));
   return [...passes0.slice(0, n - 2), { ...a, entries, rows: a.rows + 1 }];
 }
+
+Deno.test("parseServingHistory(): refuses a blob at its first value out of place, never reading the rest", () => {
+  // Each blob ends in text that is not JSON: a parse that read past the misplaced value would
+  // refuse it as such instead.
+  const tail = ",this is not JSON";
+  const cases: [string, RegExp][] = [
+    [
+      `{"passes":[${"{},".repeat(MAX_HISTORY_PASSES)}{}${tail}`,
+      /\$\.passes must be an array of at most 65536$/,
+    ],
+    [`{"passes":[{"bogus":[]}${tail}`, /\$\.passes\[0\]\.bogus is an unknown field$/],
+    [
+      `{"passes":[{"entries":[[1,0,{}]${tail}`,
+      /\$\.passes\[0\]\.entries\[0\] must be \[query, cached\]$/,
+    ],
+    [
+      `{"passes":[{"entries":[[{}]${tail}`,
+      /\$\.passes\[0\]\.entries\[0\]\[0\] must be an integer$/,
+    ],
+    [`{"passes":[{"expertRows":[[0,{}]${tail}`, /expertRows\[0\]\[1\] must be an integer$/],
+    [`{"passes":[{"self":[]${tail}`, /\$\.passes\[0\]\.self must be an integer$/],
+    [`{"passes":[[]${tail}`, /\$\.passes\[0\] must be an object$/],
+    [`{"passes":{"a":1}${tail}`, /\$\.passes must be an array of at most 65536$/],
+    [`{"schema":{}${tail}`, /\$\.schema must be 'bitaudit\.serving-history\/v1'$/],
+    [`{"x":{}${tail}`, /\$\.x is an unknown field$/],
+    [`[{}${tail}`, /\$ must be an object$/],
+  ];
+  for (const [text, why] of cases) {
+    assert.throws(() => parseServingHistory(enc(text)), (e) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", String(e));
+      assert.match(e.message, why);
+      return true;
+    });
+  }
+  // The bounds themselves hold: 65,536 passes are read, the 65,537th is refused where it begins.
+  const one = new TextDecoder().decode(encodeServingHistory([PASS]));
+  const pass = one.slice('{"passes":['.length, one.lastIndexOf("]"));
+  const history = (n: number) =>
+    enc(`{"passes":[${Array(n).fill(pass).join(",")}],"schema":"bitaudit.serving-history/v1"}`);
+  assert.equal(parseServingHistory(history(MAX_HISTORY_PASSES)).length, MAX_HISTORY_PASSES);
+  assert.throws(() => parseServingHistory(history(MAX_HISTORY_PASSES + 1)), /at most 65536$/);
+});
 
 Deno.test("sequence records contradicting their history or tokens FAIL with the reason", async () => {
   assert.equal((await verifyVariant({})).status, "PASS");
