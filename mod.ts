@@ -347,6 +347,7 @@ export {
   parseVerdictPredicate,
   parseVerifierKey,
   publicKeyFromPrivate,
+  type RecomputePolicy,
   type RecomputeRecord,
   type RequiredInstant,
   requiredInstants,

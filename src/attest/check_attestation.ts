@@ -15,6 +15,8 @@ import {
   auditVerdict,
   deriveSeed,
   detectionMismatch,
+  type EvidenceLevel,
+  evidenceShortfall,
   type RecordResult,
   resultDifference,
   sampleIndices,
@@ -53,11 +55,21 @@ export interface CheckItem {
 }
 
 /**
- * Recomputes one sampled record independently (the CLI passes `verifyRecord` over the log and the
- * blob store; the checker stays free of engines and file access so it also runs in a browser).
- * The whole result is compared with the attested one, not only its status.
+ * What the attested audit applied to every record, read from the verdict: a recomputation must
+ * apply the same for its result to be comparable (`audit.requireEvidence`; absent: no policy).
  */
-export type RecomputeRecord = (index: number) => Promise<RecordResult>;
+export interface RecomputePolicy {
+  /** The weakest evidence a PASS may rest on (`VerifyContext.requireEvidence`). */
+  readonly requireEvidence?: EvidenceLevel;
+}
+
+/**
+ * Recomputes one sampled record independently, under the attested audit's `policy` (the CLI
+ * passes `verifyRecord` over the log and the blob store, with the policy in its context; the
+ * checker stays free of engines and file access so it also runs in a browser). The whole result
+ * is compared with the attested one, not only its status.
+ */
+export type RecomputeRecord = (index: number, policy: RecomputePolicy) => Promise<RecordResult>;
 
 /** The outcome of checking an attestation. */
 export interface CheckReport {
@@ -224,8 +236,13 @@ export async function checkAttestation(
     // Only a log that is the attested one can be recomputed from: another log's records (or a
     // shorter log) say nothing about the attested results.
     if (!logMatches) add("recompute", false, "skipped: the claim log is not the attested one");
+    // The policy the audit applied is applied again: without it, a record the audit found below
+    // its required evidence (NOT_VERIFIED) would recompute as a PASS.
+    const policy: RecomputePolicy = p.audit.requireEvidence === undefined
+      ? {}
+      : { requireEvidence: p.audit.requireEvidence };
     for (const r of logMatches ? p.results : []) {
-      const again = await options.recompute(r.index);
+      const again = await options.recompute(r.index, policy);
       // Every field the recomputation yields is the checker's own: the evidence levels a
       // `--require-evidence` policy reads, the SFU functions, what a FAIL found, the reason.
       // The status first (said on its own), then the first other field that differs.
@@ -387,7 +404,17 @@ function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: stri
       p.results.every((r, i) => r.index === a.selected[i]);
     add("results", ordered, "one result per sampled index, in selection order");
     const expected = auditVerdict(p.results);
-    add("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
+    const contradiction = _policyContradiction(p);
+    add(
+      "verdict",
+      p.verdict === expected && contradiction === null,
+      contradiction ??
+        `${p.verdict} follows from the results${
+          p.audit.requireEvidence === undefined
+            ? ""
+            : `, every PASS meeting the audit's required evidence ${p.audit.requireEvidence}`
+        }`,
+    );
   } catch (e) {
     add("seed", false, `cannot recompute the sample: ${(e as Error).message}`);
     return;
@@ -398,6 +425,24 @@ function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: stri
     why === null,
     why ?? "detection probabilities recomputed from the population and k",
   );
+}
+
+/**
+ * The first PASS result that the audit's recorded evidence policy should have made NOT_VERIFIED,
+ * said as the verdict check's detail; null when there is no policy or every PASS meets it.
+ */
+function _policyContradiction(p: VerdictPredicate): string | null {
+  const min = p.audit.requireEvidence;
+  if (min === undefined) return null;
+  for (const r of p.results) {
+    if (r.status !== "PASS") continue;
+    const why = evidenceShortfall(r.evidence, min);
+    if (why !== null) {
+      return `the audit required evidence ${min} of every PASS, but record ${r.index} is a PASS ` +
+        `and ${why}`;
+    }
+  }
+  return null;
 }
 
 /** Adds the log checks; true when all of them pass. */

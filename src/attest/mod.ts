@@ -75,6 +75,7 @@ export {
   checkAttestation,
   type CheckItem,
   type CheckReport,
+  type RecomputePolicy,
   type RecomputeRecord,
 } from "./check_attestation.ts";
 export { type AddCheck, checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";

@@ -192,7 +192,8 @@ function _audit(value: unknown): VerdictAudit {
     "selected",
     "checkpoint",
     "announcement",
-  ], ["checkpoint", "announcement"]);
+    "requireEvidence",
+  ], ["checkpoint", "announcement", "requireEvidence"]);
   const auditId = a.str("auditId");
   // An announced id reads as derived from an announcement: without one, nothing derived it (with
   // one, `check` compares it with the announcement's).
@@ -215,6 +216,7 @@ function _audit(value: unknown): VerdictAudit {
     algorithm: a.str("algorithm"),
     k: _sampleSize(a.int("k")),
     selected: a.list("selected", (x, where) => intOf(x, where)),
+    ...(a.has("requireEvidence") ? { requireEvidence: a.oneOf("requireEvidence", LEVELS) } : {}),
   };
 }
 

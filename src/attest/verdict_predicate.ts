@@ -1,8 +1,9 @@
 /**
  * The verdict predicate: the one typed contract between the verifier that decides a verdict
  * (`verify/`: `runAudit`, `auditVerdict`) and everyone who signs or reads it. It binds the audit id,
- * the public randomness and derived seed, the sampled indices, the detection statement, each
- * record's result, the verdict, the verifier's version and the digest of every asset used.
+ * the public randomness and derived seed, the sampled indices, the evidence policy the audit
+ * applied (if any), the detection statement, each record's result, the verdict, the verifier's
+ * version and the digest of every asset used.
  *
  * It lives in `attest/` because it is the schema of a signed document: `verify/` computes verdicts
  * and knows nothing of statements; `attest/` imports `verify/`, never the reverse.
@@ -15,6 +16,7 @@ import type {
   AuditVerdict,
   ComponentEvidence,
   DetectionStatement,
+  EvidenceLevel,
   FailFinding,
   ProverObligation,
   RecordResult,
@@ -104,7 +106,10 @@ export type VerdictWorkers = {
   readonly reverified: readonly number[];
 };
 
-/** What was sampled and how: everything needed to recompute the seed and the sample. */
+/**
+ * What was sampled and how: everything needed to recompute the seed and the sample, and the
+ * evidence policy the records were judged under.
+ */
 export type VerdictAudit = {
   /** Audit identifier chosen by the inspector. */
   readonly auditId: string;
@@ -141,6 +146,13 @@ export type VerdictAudit = {
   readonly k: number;
   /** Indices in selection order. */
   readonly selected: readonly number[];
+  /**
+   * The evidence policy the audit applied to every sampled record (`audit --require-evidence`):
+   * a record whose recomputation matched but rests on a component known less well is
+   * NOT_VERIFIED, so no PASS rests on less. Absent: no policy (sharded audits apply none).
+   * `check --recompute` recomputes under the same policy.
+   */
+  readonly requireEvidence?: EvidenceLevel;
 };
 
 /** The predicate of a verdict Statement ({@link VERDICT_PREDICATE_TYPE}). */
@@ -252,6 +264,7 @@ export function buildVerdictPredicate(
       algorithm: report.algorithm,
       k: report.selected.length,
       selected: report.selected,
+      ...(report.requireEvidence === undefined ? {} : { requireEvidence: report.requireEvidence }),
     },
     detection: report.detection,
     results: report.results.map((r, j) => ({

@@ -80,6 +80,9 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     ["seed", `${report.seed} (${report.seedDerivation})`],
     ["sample", `${k} records (${report.algorithm})`],
     ["results", `${n("PASS")} PASS, ${n("FAIL")} FAIL, ${n("NOT_VERIFIED")} NOT_VERIFIED`],
+    ...(report.requireEvidence === undefined
+      ? []
+      : [["evidence required of a PASS", report.requireEvidence] as [string, string]]),
     ["verified", `at ${meta.timeVerified} with the ${meta.engine} engine`],
     ["signed by", meta.keyids.join(", ")],
   ];

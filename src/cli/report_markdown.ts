@@ -58,6 +58,9 @@ export function reportMarkdown(
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")
     } NOT_VERIFIED`,
+    ...(report.requireEvidence === undefined ? [] : [
+      `- evidence required: a record that matched but rests on a component known less well than ${report.requireEvidence} is NOT_VERIFIED (\`--require-evidence\`, recorded in the verdict)`,
+    ]),
     `- verified at ${meta.timeVerified} with the ${meta.engine} engine; signed by ${
       meta.keyids.map((k) => `\`${k.slice(0, 16)}\``).join(", ")
     }`,

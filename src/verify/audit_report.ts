@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { EvidenceLevel } from "../hardware/mod.ts";
 import type { DetectionStatement } from "./detection.ts";
 import type { AuditVerdict, RecordResult } from "./record_result.ts";
 
@@ -34,4 +35,10 @@ export interface AuditReport {
   readonly verdict: AuditVerdict;
   /** What a sample of this size can detect. */
   readonly detection: DetectionStatement;
+  /**
+   * The evidence policy the audit applied to every record (`--require-evidence`): a record whose
+   * recomputation matched but rests on a component known less well is NOT_VERIFIED. Absent: none
+   * (sharded audits apply none).
+   */
+  readonly requireEvidence?: EvidenceLevel;
 }

@@ -45,6 +45,7 @@ export {
   detectionStatement,
 } from "./detection.ts";
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
+export { evidenceShortfall } from "./evidence_shortfall.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
 export { type AuditEstimate, estimateAudit, type KindEstimate } from "./estimate_audit.ts";
 export {

@@ -65,10 +65,10 @@ export async function runAudit(
 /**
  * Works on every item of a plan in this process and merges the results.
  *
- * @param ctx verification context with the engine name
+ * @param ctx verification context with the engine name (and the evidence policy, if any)
  * @param target the plan, the log it was made from, the key id of the `worker` key this process
  *   computes as (recorded with every result), and `onProgress(done, total)`
- * @returns the merged audit (report, verifier, assets)
+ * @returns the merged audit (report, verifier, assets); the report records `ctx.requireEvidence`
  * @throws {InputError} `PLAN_LOG_MISMATCH` when the log is not the plan's
  * @example
  * ```ts ignore
@@ -92,5 +92,10 @@ export async function runAuditPlan(
     results.push({ result: await workItem(ctx, { planDigest, log, item }), worker });
     onProgress?.(results.length, plan.items.length);
   }
-  return mergeItemResults(plan, { planDigest, results, version: VERSION });
+  const merged = mergeItemResults(plan, { planDigest, results, version: VERSION });
+  // Every result was computed under the context's evidence policy: the report says so, so that
+  // the verdict records it and a recomputation by a third party applies the same.
+  return ctx.requireEvidence === undefined
+    ? merged
+    : { ...merged, report: { ...merged.report, requireEvidence: ctx.requireEvidence } };
 }

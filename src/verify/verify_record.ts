@@ -16,8 +16,6 @@ import {
   type EvidenceLevel,
   findDatapath,
   type GpuProfile,
-  meetsEvidence,
-  weakestEvidence,
 } from "../hardware/mod.ts";
 import {
   type GemmRecipe,
@@ -55,6 +53,7 @@ import {
   _tensor16,
 } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
+import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedWorld } from "./_claimed_parallel.ts";
@@ -89,7 +88,8 @@ export interface VerifyContext {
   readonly attention?: Fa2Forward | undefined;
   /**
    * The weakest evidence a PASS may rest on (`--require-evidence`): a record whose recomputation
-   * matched but rests on a component known less well is NOT_VERIFIED, naming it.
+   * matched but rests on a component known less well is NOT_VERIFIED, naming it
+   * (`evidenceShortfall`). An audit's report and verdict record it (`AuditReport.requireEvidence`).
    */
   readonly requireEvidence?: EvidenceLevel | undefined;
 }
@@ -271,7 +271,9 @@ export async function verifyRecord(
           `recomputed output matches the fingerprint, but ${versionGap}`,
         );
       }
-      const weak = _belowRequired(evidence, ctx.requireEvidence);
+      const weak = ctx.requireEvidence === undefined
+        ? null
+        : evidenceShortfall(evidence, ctx.requireEvidence);
       if (weak !== null) {
         failed("evidence", weak);
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${weak}`);
@@ -300,21 +302,6 @@ export async function verifyRecord(
     }
     throw e;
   }
-}
-
-/**
- * The weakest component (the first of the weakest level), as a phrase, when it is below the
- * required evidence; null when every component meets it.
- */
-function _belowRequired(
-  evidence: readonly ComponentEvidence[] | undefined,
-  min: EvidenceLevel | undefined,
-): string | null {
-  if (min === undefined) return null;
-  const weak = weakestEvidence(evidence ?? []);
-  return weak === null || meetsEvidence(weak.level, min)
-    ? null
-    : `it rests on ${weak.component}, ${weak.level}, below the required ${min}`;
 }
 
 async function _firstDifference(

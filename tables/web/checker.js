@@ -2178,6 +2178,24 @@
     return out;
   }
 
+  // src/hardware/evidence_level.ts
+  var EVIDENCE_LEVELS = [
+    "derived-from-source",
+    "checked-against-peer",
+    "measured-on-gpu"
+  ];
+  function meetsEvidence(level, min) {
+    return _RANK[level] >= _RANK[min];
+  }
+  var _RANK = Object.freeze(
+    Object.fromEntries(EVIDENCE_LEVELS.map((l, i) => [l, i]))
+  );
+  function weakestEvidence(list) {
+    let out = null;
+    for (const e of list) if (out === null || !meetsEvidence(e.level, out.level)) out = e;
+    return out;
+  }
+
   // src/verify/plan.ts
   function detectionBinomial(p, k) {
     _checkP(p, "p");
@@ -2268,6 +2286,13 @@
       }
     }
     return null;
+  }
+
+  // src/verify/evidence_shortfall.ts
+  function evidenceShortfall(evidence, min) {
+    const weak = weakestEvidence(evidence ?? []);
+    if (weak === null) return `it lists no evidence, so nothing shows the required ${min}`;
+    return meetsEvidence(weak.level, min) ? null : `it rests on ${weak.component}, ${weak.level}, below the required ${min}`;
   }
 
   // src/verify/_stop.ts
@@ -28468,8 +28493,9 @@ ${values.join("\n")}` : `${blockName} :`;
       "k",
       "selected",
       "checkpoint",
-      "announcement"
-    ], ["checkpoint", "announcement"]);
+      "announcement",
+      "requireEvidence"
+    ], ["checkpoint", "announcement", "requireEvidence"]);
     const auditId = a.str("auditId");
     if (auditId.startsWith(ANNOUNCED_ID_PREFIX) && !a.has("announcement")) {
       _value(
@@ -28489,7 +28515,8 @@ ${values.join("\n")}` : `${blockName} :`;
       seed: a.str("seed"),
       algorithm: a.str("algorithm"),
       k: _sampleSize(a.int("k")),
-      selected: a.list("selected", (x, where) => intOf(x, where))
+      selected: a.list("selected", (x, where) => intOf(x, where)),
+      ...a.has("requireEvidence") ? { requireEvidence: a.oneOf("requireEvidence", LEVELS) } : {}
     };
   }
   function _sampleSize(k) {
@@ -28720,8 +28747,9 @@ ${values.join("\n")}` : `${blockName} :`;
     const logMatches = options.log !== void 0 && _checkLog(p, options.log, add2);
     if (options.recompute !== void 0 && options.log !== void 0) {
       if (!logMatches) add2("recompute", false, "skipped: the claim log is not the attested one");
+      const policy = p.audit.requireEvidence === void 0 ? {} : { requireEvidence: p.audit.requireEvidence };
       for (const r of logMatches ? p.results : []) {
-        const again = await options.recompute(r.index);
+        const again = await options.recompute(r.index, policy);
         const why = resultDifference(r, verdictResult(again), { fields: RECOMPUTED_FIELDS });
         add2(
           `recompute[${r.index}]`,
@@ -28828,7 +28856,12 @@ ${values.join("\n")}` : `${blockName} :`;
       const ordered = p.results.length === a.selected.length && p.results.every((r, i) => r.index === a.selected[i]);
       add2("results", ordered, "one result per sampled index, in selection order");
       const expected = auditVerdict(p.results);
-      add2("verdict", p.verdict === expected, `${p.verdict} follows from the results`);
+      const contradiction = _policyContradiction(p);
+      add2(
+        "verdict",
+        p.verdict === expected && contradiction === null,
+        contradiction ?? `${p.verdict} follows from the results${p.audit.requireEvidence === void 0 ? "" : `, every PASS meeting the audit's required evidence ${p.audit.requireEvidence}`}`
+      );
     } catch (e) {
       add2("seed", false, `cannot recompute the sample: ${e.message}`);
       return;
@@ -28839,6 +28872,18 @@ ${values.join("\n")}` : `${blockName} :`;
       why === null,
       why ?? "detection probabilities recomputed from the population and k"
     );
+  }
+  function _policyContradiction(p) {
+    const min = p.audit.requireEvidence;
+    if (min === void 0) return null;
+    for (const r of p.results) {
+      if (r.status !== "PASS") continue;
+      const why = evidenceShortfall(r.evidence, min);
+      if (why !== null) {
+        return `the audit required evidence ${min} of every PASS, but record ${r.index} is a PASS and ${why}`;
+      }
+    }
+    return null;
   }
   function _checkLog(p, log, add2) {
     const root = log.root === p.audit.logRoot;

@@ -10,6 +10,7 @@ import {
   IN_TOTO_PAYLOAD_TYPE,
   parseEnvelope,
   parseTrustRoot,
+  type RecomputePolicy,
   type RecomputeRecord,
   signEnvelope,
   type Statement,
@@ -17,6 +18,7 @@ import {
   verdictStatement,
 } from "../../mod.ts";
 import type { ClaimLog } from "../../src/claims/mod.ts";
+import { auditVerdict, evidenceShortfall, type RecordResult } from "../../src/verify/mod.ts";
 import { recordDigest, verdictReport } from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
@@ -298,6 +300,101 @@ Deno.test("checkAttestation() with recompute compares the whole recomputed resul
     assert.ok(bad.every((c) => failed(r).includes(c.check)), what);
     assert.deepEqual(failed(r).filter((c) => !c.startsWith("recompute[")), [], what);
     for (const c of bad) assert.match(c.detail, why, what);
+  }
+});
+
+/** Evidence of a PASS of the fake report: a GPU-measured datapath and a kernel derived from source. */
+const PASS_EVIDENCE = [
+  { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
+  { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
+] as const;
+
+/**
+ * The fake report's results as a recomputation gives them under `policy`: each record that would
+ * PASS rests on {@link PASS_EVIDENCE}, and is NOT_VERIFIED when that falls short of the policy.
+ */
+function underPolicy(policy: RecomputePolicy): RecordResult[] {
+  return verdictReport().results.map((r) => {
+    if (r.status !== "PASS") return r;
+    const weak = policy.requireEvidence === undefined
+      ? null
+      : evidenceShortfall(PASS_EVIDENCE, policy.requireEvidence);
+    return weak === null ? { ...r, evidence: PASS_EVIDENCE } : {
+      ...r,
+      evidence: PASS_EVIDENCE,
+      status: "NOT_VERIFIED",
+      reason: `recomputed output matches the fingerprint, but ${weak}`,
+    };
+  });
+}
+
+/** An edit that replaces the predicate with that of the fake audit run under `policy`. */
+function auditedUnder(policy: RecomputePolicy) {
+  const results = underPolicy(policy);
+  const report = { ...verdictReport(), ...policy, results, verdict: auditVerdict(results) };
+  const predicate = verdictStatement(report, {
+    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+    assets: { "tables/manifest.json": "66".repeat(32) },
+    timeVerified: "2026-03-01T12:00:00Z",
+  }).predicate;
+  return (st: StatementJson) => st.predicate = JSON.parse(JSON.stringify(predicate));
+}
+
+Deno.test("checkAttestation() with recompute recomputes each record under the evidence policy the verdict records", async () => {
+  const seen: RecomputePolicy[] = [];
+  const recompute: RecomputeRecord = (index, policy) => {
+    seen.push(policy);
+    return Promise.resolve(underPolicy(policy).find((r) => r.index === index)!);
+  };
+  const strict = { requireEvidence: "measured-on-gpu" } as const;
+  const honest = await check(auditedUnder(strict), fakeLog(), recompute);
+  assert.ok(honest.valid, JSON.stringify(honest.checks.filter((c) => !c.ok)));
+  assert.equal(honest.verdict, "FAILED");
+  assert.ok(seen.length > 0 && seen.every((p) => p.requireEvidence === "measured-on-gpu"));
+  assert.match(
+    honest.checks.find((c) => c.check === "verdict")!.detail,
+    /^FAILED follows from the results, every PASS meeting the audit's required evidence measured-on-gpu$/,
+  );
+  // A verdict that records no policy is recomputed under none.
+  seen.length = 0;
+  const plain = await check(auditedUnder({}), fakeLog(), recompute);
+  assert.ok(plain.valid, JSON.stringify(plain.checks.filter((c) => !c.ok)));
+  assert.ok(seen.length > 0 && seen.every((p) => !("requireEvidence" in p)));
+  // The policy left out of the signed verdict: its NOT_VERIFIED results recompute as PASS.
+  const dropped = await check(
+    (st) => {
+      auditedUnder(strict)(st);
+      delete (st.predicate.audit as Record<string, unknown>).requireEvidence;
+    },
+    fakeLog(),
+    recompute,
+  );
+  assert.equal(dropped.valid, false);
+  assert.ok(failed(dropped).every((c) => c.startsWith("recompute[")), failed(dropped).join());
+});
+
+Deno.test("checkAttestation() fails the verdict check when a PASS rests on less than the evidence policy the verdict records", async () => {
+  const lax = await check(auditedUnder({ requireEvidence: "derived-from-source" }));
+  assert.ok(lax.valid, JSON.stringify(lax.checks.filter((c) => !c.ok)));
+  const cases: [string, (st: StatementJson) => void, RegExp][] = [
+    [
+      "a PASS whose kernel is derived from source",
+      (st) => {
+        auditedUnder({})(st);
+        Object.assign(st.predicate.audit, { requireEvidence: "checked-against-peer" });
+      },
+      /^the audit required evidence checked-against-peer of every PASS, but record \d+ is a PASS and it rests on GEMM kernel \(recipe kwalk\), derived-from-source, below the required checked-against-peer$/,
+    ],
+    [
+      "a PASS that lists no evidence",
+      (st) => Object.assign(st.predicate.audit, { requireEvidence: "derived-from-source" }),
+      /^the audit required evidence derived-from-source of every PASS, but record \d+ is a PASS and it lists no evidence/,
+    ],
+  ];
+  for (const [what, edit, why] of cases) {
+    const r = await check(edit);
+    assert.deepEqual(failed(r), ["verdict"], what);
+    assert.match(r.checks.find((c) => c.check === "verdict")!.detail, why, what);
   }
 });
 

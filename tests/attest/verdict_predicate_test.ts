@@ -191,3 +191,27 @@ Deno.test("parseVerdictPredicate() escapes control characters of unknown field n
     return code("VERDICT_FIELD_UNKNOWN")(e) && !control;
   });
 });
+
+Deno.test("buildVerdictPredicate() records the audit's evidence policy only when it had one, and parseVerdictPredicate() reads it strictly", () => {
+  assert.ok(!("requireEvidence" in (json().audit as Record<string, unknown>)));
+  const strict = buildVerdictPredicate(
+    { ...verdictReport(), requireEvidence: "checked-against-peer" },
+    options,
+  );
+  assert.equal(strict.audit.requireEvidence, "checked-against-peer");
+  const back = parseVerdictPredicate(JSON.parse(JSON.stringify(strict)));
+  assert.deepEqual(back, strict);
+  const cases: [unknown, VerdictPredicateCode][] = [
+    ["hearsay", "VERDICT_FIELD_VALUE"],
+    ["MEASURED-ON-GPU", "VERDICT_FIELD_VALUE"],
+    [null, "VERDICT_FIELD_TYPE"],
+    [["measured-on-gpu"], "VERDICT_FIELD_TYPE"],
+  ];
+  for (const [value, c] of cases) {
+    const p = edited(
+      "predicate.audit",
+      (o) => (o as Record<string, unknown>).requireEvidence = value,
+    );
+    assert.throws(() => parseVerdictPredicate(p), code(c), JSON.stringify(value));
+  }
+});

@@ -10,6 +10,7 @@ import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
 import { payloadOf, signedLine } from "./_signed_results.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
+import { decodeBase64 } from "../../src/attest/mod.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
 const f = await makeAuditFixture({
@@ -75,6 +76,12 @@ Deno.test("audit plan + 3 audit work shards (JOB_COMPLETION_INDEX) + audit merge
     const b = await Deno.readFile(`${f.dir}/merged/${name}`);
     assert.deepEqual(b, a, name);
   }
+  // A sharded audit applies no evidence policy (its steps take no --require-evidence): its
+  // verdict records none, so a recomputation by a third party applies none either.
+  const envelope = JSON.parse(await Deno.readTextFile(`${f.dir}/merged/attestation.dsse.json`));
+  const audit =
+    JSON.parse(new TextDecoder().decode(decodeBase64(envelope.payload))).predicate.audit;
+  assert.ok(!("requireEvidence" in audit), JSON.stringify(audit));
   const lines = (await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i)))))
     .join("").trimEnd().split("\n");
   assert.equal(lines.length, K, "every item in exactly one shard");

@@ -68,6 +68,37 @@ Deno.test("audit --require-evidence: matching records that rest on weaker eviden
   await assert.rejects(() => Deno.stat(`${f.dir}/bad`), Deno.errors.NotFound);
 });
 
+Deno.test("audit --require-evidence: the verdict records the policy, and check --recompute recomputes under it (an honest attestation stays VALID)", async () => {
+  assert.equal(plain.predicate.audit.requireEvidence, undefined, "no policy, none recorded");
+  const strict = await audit("recorded", ["--require-evidence", "measured-on-gpu"]);
+  assert.equal(strict.r.code, 3, strict.r.stderr);
+  assert.equal(strict.predicate.audit.requireEvidence, "measured-on-gpu");
+  const md = await Deno.readTextFile(`${f.dir}/recorded/report.md`);
+  assert.match(md, /^- evidence required: .*less well than measured-on-gpu is NOT_VERIFIED/m);
+  const c = await runBitaudit([
+    "check",
+    strict.path,
+    "--trust-root",
+    f.trustRoot,
+    "--log",
+    f.log,
+    "--recompute",
+    "--threads",
+    "1",
+  ]);
+  assert.equal(c.code, 0, c.stdout + c.stderr);
+  assert.match(
+    c.stdout,
+    /^ok {3}verdict: INCONCLUSIVE follows from the results, every PASS meeting the audit's required evidence measured-on-gpu$/m,
+  );
+  assert.match(
+    c.stdout,
+    /^ok {3}recompute\[\d+\]: attested NOT_VERIFIED, recomputed NOT_VERIFIED$/m,
+  );
+  assert.doesNotMatch(c.stdout, /^FAIL /m);
+  assert.match(c.stdout, /^VALID attestation/m);
+});
+
 Deno.test("FAIL results of a falsified log list their evidence too, and --require-evidence leaves a FAIL a FAIL", async () => {
   const lied = await makeAuditFixture({
     records: 6,

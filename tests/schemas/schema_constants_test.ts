@@ -21,6 +21,7 @@ import {
   AUDIT_PLAN_FORMAT,
   AUDIT_SEED_DOMAIN,
   ELEMENT_BITS,
+  EVIDENCE_LEVELS,
   FAIL_FINDINGS,
   ITEM_RESULT_FORMAT,
   SAMPLE_ALGORITHM,
@@ -81,5 +82,17 @@ Deno.test("schema sets are the code's: model types, block weight names, FAIL fin
       at(s, `$defs/${def}/properties/firstDifference/properties/claimed/pattern`),
       ELEMENT_BITS.source,
     );
+  }
+});
+
+Deno.test("schema evidence levels are the code's: each result's components and the audit's policy", () => {
+  const s = SCHEMAS["verdict-predicate"];
+  for (
+    const path of [
+      "$defs/result/properties/evidence/items/properties/level/enum",
+      "properties/audit/properties/requireEvidence/enum",
+    ]
+  ) {
+    assert.deepEqual(at(s, path), [...EVIDENCE_LEVELS], path);
   }
 });

@@ -62,7 +62,10 @@ const claims = files.claimLines.map((l) => JSON.parse(l));
 const SEEDS: Record<SchemaName, unknown[]> = {
   "claim-record": [...claims, ..._claimVariants(claims)],
   "serving-history": files.histories.map((h) => JSON.parse(h)),
-  "verdict-predicate": [payloadJson(files.attestation).predicate],
+  "verdict-predicate": [
+    payloadJson(files.attestation).predicate,
+    _withEvidencePolicy(payloadJson(files.attestation).predicate),
+  ],
   "trust-root": files.trustRoots.map((t) => JSON.parse(t)),
   "audit-plan": [JSON.parse(files.plan)],
   "item-result": files.signedResults.map((l) => payloadJson(l)),
@@ -100,6 +103,13 @@ for (const name of Object.keys(SEEDS) as SchemaName[]) {
     // Not vacuous: most mutations are refused by the schema itself.
     assert.ok(refused > runs / 3, `${refused} of ${runs} mutants refused`);
   });
+}
+
+/** A verdict predicate of an audit that applied an evidence policy (the demo's applies none). */
+function _withEvidencePolicy(predicate: unknown): unknown {
+  const p = structuredClone(predicate) as { audit: Record<string, unknown> };
+  p.audit.requireEvidence = "derived-from-source";
+  return p;
 }
 
 /**

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import {
   type ComponentEvidence,
+  evidenceShortfall,
   meetsEvidence,
   parseRecordResult,
   resultInconsistency,
@@ -76,6 +77,21 @@ Deno.test("levels order from source to measured; the weakest entry is the first 
   assert.ok(!meetsEvidence("derived-from-source", "checked-against-peer"));
   assert.equal(weakestEvidence(evidence)?.component, "decoder layer (llama)");
   assert.equal(weakestEvidence([]), null);
+});
+
+Deno.test("evidenceShortfall() names the weakest component below the required level, and a list of none as showing nothing", () => {
+  assert.equal(evidenceShortfall(evidence, "derived-from-source"), null);
+  assert.equal(
+    evidenceShortfall(evidence, "checked-against-peer"),
+    "it rests on decoder layer (llama), derived-from-source, below the required checked-against-peer",
+  );
+  assert.equal(evidenceShortfall([evidence[0]!], "measured-on-gpu"), null);
+  for (const none of [undefined, []]) {
+    assert.equal(
+      evidenceShortfall(none, "derived-from-source"),
+      "it lists no evidence, so nothing shows the required derived-from-source",
+    );
+  }
 });
 
 Deno.test("a result's reason and step details are read no longer than a verifier writes them", () => {

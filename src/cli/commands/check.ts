@@ -212,7 +212,8 @@ async function _check(
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
       ...timestamp,
-      recompute: (index) => verifyRecord(ctx, { log: log!, index }),
+      // Under the policy the attested audit applied (`audit.requireEvidence`), as it did.
+      recompute: (index, policy) => verifyRecord({ ...ctx, ...policy }, { log: log!, index }),
     });
   } finally {
     close();
