@@ -66,3 +66,38 @@ Deno.test("audit reads and parses its signing keys before it recomputes anything
   const good = await runBitaudit(withKey(f.key, []));
   assertCliCode(good.stderr, "INPUT_MISSING");
 });
+
+Deno.test("audit's own options before a subcommand are refused (exit 2), never dropped: a sharded audit takes no --require-evidence", async () => {
+  const plan = `${dir}/plan.json`;
+  const args = ["--log", MISSING, "--randomness", "00", "--round", "1", "--k", "1", "--out", plan];
+  const cases: [string[], string][] = [
+    [["audit", "--require-evidence", "measured-on-gpu", "plan", ...args], "--require-evidence"],
+    [
+      ["audit", "--require-evidence", "measured-on-gpu", "merge", "--plan", plan],
+      "--require-evidence",
+    ],
+    [["audit", "--threads", "2", "work", "--plan", plan], "--threads"],
+  ];
+  for (const [argv, flag] of cases) {
+    const r = await runBitaudit(argv);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `option '${flag}' is the single-process audit's: 'audit ${argv[3]}' does not read it`,
+      ),
+    );
+  }
+  await assert.rejects(() => Deno.stat(plan), Deno.errors.NotFound);
+  // After the subcommand's name it is that subcommand's unknown option, as before.
+  const after = await runBitaudit([
+    "audit",
+    "plan",
+    ...args,
+    "--require-evidence",
+    "measured-on-gpu",
+  ]);
+  assert.equal(after.code, 2, after.stderr);
+  assert.match(after.stderr, /unknown option '--require-evidence'/);
+});

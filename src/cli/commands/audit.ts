@@ -136,6 +136,19 @@ export function auditCommand(): CommandUnknownOpts {
     .addCommand(auditMergeCommand())
     .addCommand(auditServeCommand())
     .addCommand(auditEstimateCommand());
+  // The options above are the single-process audit's, read by its action alone: given before a
+  // subcommand (`audit --require-evidence measured-on-gpu merge ...`) they would be dropped
+  // without a word, and a sharded verdict would record no policy its user believed applied.
+  cmd.hook("preSubcommand", (self, sub) => {
+    const given = Object.keys(self.opts());
+    if (given.length === 0) return;
+    const option = self.options.find((o) => o.attributeName() === given[0]);
+    self.error(
+      `error: option '${option?.long ?? given[0]}' is the single-process audit's: ` +
+        `'audit ${sub.name()}' does not read it (give its own options after its name)`,
+      { exitCode: EXIT.USAGE, code: "commander.unknownOption" },
+    );
+  });
   return addCommandHelp(cmd).action(async (opts) => {
     const { log, k, key, out } = opts;
     // Missing, not empty: an empty value is the option's own refusal (USAGE_NUMBER for --k,
