@@ -7,6 +7,7 @@
 import { InputError } from "../errors.ts";
 import { type ClaimRecord, GENESIS_PREV, parseClaimRecord, recordDigest } from "./claim_record.ts";
 import { merkleRoot } from "./merkle.ts";
+import { type MerkleTree, merkleTree } from "./merkle_tree.ts";
 import { bytesToHex, hexToBytes } from "./hex.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
@@ -191,6 +192,35 @@ function _reader(): { line: (line: string, i: number) => void; done: () => Claim
  */
 export function logRoot(digests: readonly string[]): string {
   return bytesToHex(merkleRoot(digests.map(hexToBytes)));
+}
+
+/** Trees already built, by the digest list they were built from (one build per parsed log). */
+const _trees = new WeakMap<readonly string[], MerkleTree>();
+
+/**
+ * The Merkle tree over a log's record digests, built on first use and kept while the log's
+ * digest list lives: an audit proves k records of an n-record log with one O(n) build and
+ * O(log n) per proof. Its root is the log's `root` when the log came from {@link parseClaimLog};
+ * callers still verify each proof against the committed root.
+ *
+ * @param log a claim log (at least one record)
+ * @returns the tree over `log.digests`
+ * @throws {RangeError} when the log holds no digest
+ * @example
+ * ```ts
+ * import { logRoot, logTree } from "./claim_log.ts";
+ * import { bytesToHex } from "./hex.ts";
+ * const digests = ["00".repeat(32), "11".repeat(32), "22".repeat(32)];
+ * const tree = logTree({ records: [], digests, root: logRoot(digests) });
+ * if (bytesToHex(tree.root) !== logRoot(digests) || tree.proof(2).length !== 1) throw new Error();
+ * ```
+ */
+export function logTree(log: Pick<ClaimLog, "digests">): MerkleTree {
+  const known = _trees.get(log.digests);
+  if (known !== undefined && known.size === log.digests.length) return known;
+  const tree = merkleTree(log.digests.map(hexToBytes));
+  _trees.set(log.digests, tree);
+  return tree;
 }
 
 /**

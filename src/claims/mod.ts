@@ -30,6 +30,7 @@ export {
   type ClaimLogSteps,
   formatClaimLog,
   logRoot,
+  logTree,
   MAX_RECORD_VALUES,
   parseClaimLog,
   parseClaimLogInSteps,
@@ -66,6 +67,7 @@ export {
   verifyConsistency,
 } from "./merkle_consistency.ts";
 export { type InclusionCheck, inclusionProof, verifyInclusion } from "./merkle_proof.ts";
+export { type MerkleTree, merkleTree } from "./merkle_tree.ts";
 export { sha256Hex } from "../sha256_hex.ts";
 export {
   MODEL_TYPES,

@@ -33,11 +33,11 @@ import {
   type ClaimPredicate,
   type GemmWorkload,
   hexToBytes,
-  inclusionProof,
   isBlockWorkload,
   isGemmWorkload,
   isModelForwardWorkload,
   isSequenceWorkload,
+  logTree,
   recordDigest,
   uncoveredPosition,
   verifyInclusion,
@@ -157,7 +157,8 @@ export async function verifyRecord(
     ...(found === undefined ? {} : { finding: found.finding }),
   });
   try {
-    const proof = inclusionProof(log.digests.map(hexToBytes), index);
+    // One tree per log (built on the first record sampled), O(log n) hashes a proof.
+    const proof = logTree(log).proof(index);
     const leaf = hexToBytes(log.digests[index]!);
     const root = hexToBytes(log.root);
     if (!verifyInclusion({ leaf, index, treeSize: log.digests.length, proof, root })) {
