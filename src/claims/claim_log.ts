@@ -13,7 +13,11 @@ import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** A parsed, chain-checked claim log. */
 export interface ClaimLog {
-  /** The records in log order. */
+  /**
+   * The records in log order. From {@link parseClaimLog}, a read-only view over the log's lines:
+   * every line was parsed and checked, but a record is built again from its line when first asked
+   * for (and then kept), so the log costs its text in memory, not a parsed value per record.
+   */
   readonly records: readonly ClaimRecord[];
   /** Record digests (hex), same order. */
   readonly digests: readonly string[];
@@ -45,6 +49,15 @@ export interface ClaimLogLimits {
  * no lone surrogate, no byte-order mark, no carriage return) and records hold only known fields,
  * so a record's digest commits to everything its line says.
  *
+ * Memory: parsed JSON costs far more than its text (an empty object `{}` is 3 bytes of text and
+ * some 70 bytes of heap), so a log within the limits could hold gigabytes of parsed values: 85
+ * lines of 1,048,000 `{}` each (255 MiB, each line within {@link MAX_RECORD_VALUES}) ended the
+ * process out of memory when every record was kept, and so could honest logs of long
+ * model-forward records (65,536 position pairs each). Each line is parsed, checked and hashed in
+ * turn and its value dropped; `records` builds a record again from its line when it is read
+ * (audits read the sampled ones), so the log holds its text, lines and digests, plus one line's
+ * parsed value at a time.
+ *
  * @param text the log text (UTF-8 decoded)
  * @param limits size limits
  * @returns records, digests and the Merkle root
@@ -65,7 +78,7 @@ export interface ClaimLogLimits {
  */
 export function parseClaimLog(text: string, limits: ClaimLogLimits = {}): ClaimLog {
   const lines = _logLines(text, limits);
-  const read = _reader();
+  const read = _reader(lines);
   lines.forEach((line, i) => read.line(line, i));
   return read.done();
 }
@@ -107,7 +120,7 @@ export async function parseClaimLogInSteps(
   limits: ClaimLogLimits = {},
 ): Promise<ClaimLog> {
   const lines = _logLines(text, limits);
-  const read = _reader();
+  const read = _reader(lines);
   const stepMs = steps.stepMs ?? 50;
   let since = performance.now();
   for (let i = 0; i < lines.length; i++) {
@@ -139,33 +152,19 @@ function _logLines(text: string, limits: ClaimLogLimits): string[] {
   return lines;
 }
 
-/** Reads lines in order into records and digests, checking the chain; `done()` gives the log. */
-function _reader(): { line: (line: string, i: number) => void; done: () => ClaimLog } {
-  const records: ClaimRecord[] = [];
+/** Reads lines in order into digests, checking the chain; `done()` gives the log. */
+function _reader(lines: readonly string[]): {
+  line: (line: string, i: number) => void;
+  done: () => ClaimLog;
+} {
   const digests: string[] = [];
+  let logId = "";
   const line = (line: string, i: number) => {
-    let json: unknown;
-    try {
-      json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
-    } catch (e) {
-      if (!(e instanceof StrictJsonError)) throw e;
-      if (e.strict) {
-        throw new InputError(
-          "CLAIM_INVALID",
-          `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`,
-        );
-      }
-      throw new InputError(
-        "LOG_SYNTAX",
-        `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`,
-      );
-    }
-    const record = parseClaimRecord(json, `line ${i + 1}`);
-    const { logId, seq, prev } = record.predicate.log;
+    const record = _record(line, i);
+    const { seq, prev } = record.predicate.log;
     const expectedPrev = i === 0 ? GENESIS_PREV : digests[i - 1];
-    if (
-      seq !== i || prev !== expectedPrev || (i > 0 && logId !== records[0]!.predicate.log.logId)
-    ) {
+    if (i === 0) logId = record.predicate.log.logId;
+    if (seq !== i || prev !== expectedPrev || record.predicate.log.logId !== logId) {
       throw new InputError(
         "LOG_CHAIN",
         `Cannot read claim log: line ${
@@ -173,10 +172,62 @@ function _reader(): { line: (line: string, i: number) => void; done: () => Claim
         } breaks the chain (seq ${seq}, expected ${i}; prev must be the previous record's digest; one logId)`,
       );
     }
-    records.push(record);
     digests.push(recordDigest(record));
   };
-  return { line, done: () => ({ records, digests, root: logRoot(digests) }) };
+  return { line, done: () => ({ records: _records(lines), digests, root: logRoot(digests) }) };
+}
+
+/** One line's record (line `i`, 0-based), parsed strictly. */
+function _record(line: string, i: number): ClaimRecord {
+  let json: unknown;
+  try {
+    json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
+  } catch (e) {
+    if (!(e instanceof StrictJsonError)) throw e;
+    if (e.strict) {
+      throw new InputError(
+        "CLAIM_INVALID",
+        `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`,
+      );
+    }
+    throw new InputError(
+      "LOG_SYNTAX",
+      `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`,
+    );
+  }
+  return parseClaimRecord(json, `line ${i + 1}`);
+}
+
+/**
+ * The records of checked lines as a read-only array: index `i` is line `i`'s record, built on
+ * first read and kept (a record read again is the same object). Writes are refused (TypeError in
+ * strict code), as on a frozen array.
+ */
+function _records(lines: readonly string[]): readonly ClaimRecord[] {
+  const built = new Map<number, ClaimRecord>();
+  const at = (key: string | symbol): number => {
+    if (typeof key !== "string") return -1;
+    const i = Number(key);
+    return Number.isInteger(i) && i >= 0 && i < lines.length && String(i) === key ? i : -1;
+  };
+  const record = (i: number): ClaimRecord => {
+    let r = built.get(i);
+    if (r === undefined) built.set(i, r = _record(lines[i]!, i));
+    return r;
+  };
+  // The target holds no element, only the length: element reads go through the traps.
+  return new Proxy(new Array<ClaimRecord>(lines.length), {
+    get: (t, key, receiver) => at(key) >= 0 ? record(at(key)) : Reflect.get(t, key, receiver),
+    has: (t, key) => at(key) >= 0 || Reflect.has(t, key),
+    ownKeys: (t) => [...Array.from(lines.keys(), String), ...Reflect.ownKeys(t)],
+    getOwnPropertyDescriptor: (t, key) =>
+      at(key) >= 0
+        ? { value: record(at(key)), writable: false, enumerable: true, configurable: true }
+        : Reflect.getOwnPropertyDescriptor(t, key),
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
 }
 
 /**

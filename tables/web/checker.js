@@ -1999,7 +1999,7 @@
   var MAX_RECORD_VALUES = 1 << 20;
   async function parseClaimLogInSteps(text, steps, limits = {}) {
     const lines = _logLines(text, limits);
-    const read = _reader();
+    const read = _reader(lines);
     const stepMs = steps.stepMs ?? 50;
     let since = performance.now();
     for (let i = 0; i < lines.length; i++) {
@@ -2026,39 +2026,64 @@
     }
     return lines;
   }
-  function _reader() {
-    const records = [];
+  function _reader(lines) {
     const digests = [];
+    let logId = "";
     const line = (line2, i) => {
-      let json;
-      try {
-        json = parseStrictJson(line2, { maxValues: MAX_RECORD_VALUES });
-      } catch (e) {
-        if (!(e instanceof StrictJsonError)) throw e;
-        if (e.strict) {
-          throw new InputError(
-            "CLAIM_INVALID",
-            `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`
-          );
-        }
-        throw new InputError(
-          "LOG_SYNTAX",
-          `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`
-        );
-      }
-      const record = parseClaimRecord(json, `line ${i + 1}`);
-      const { logId, seq, prev } = record.predicate.log;
+      const record = _record(line2, i);
+      const { seq, prev } = record.predicate.log;
       const expectedPrev = i === 0 ? GENESIS_PREV : digests[i - 1];
-      if (seq !== i || prev !== expectedPrev || i > 0 && logId !== records[0].predicate.log.logId) {
+      if (i === 0) logId = record.predicate.log.logId;
+      if (seq !== i || prev !== expectedPrev || record.predicate.log.logId !== logId) {
         throw new InputError(
           "LOG_CHAIN",
           `Cannot read claim log: line ${i + 1} breaks the chain (seq ${seq}, expected ${i}; prev must be the previous record's digest; one logId)`
         );
       }
-      records.push(record);
       digests.push(recordDigest(record));
     };
-    return { line, done: () => ({ records, digests, root: logRoot(digests) }) };
+    return { line, done: () => ({ records: _records(lines), digests, root: logRoot(digests) }) };
+  }
+  function _record(line, i) {
+    let json;
+    try {
+      json = parseStrictJson(line, { maxValues: MAX_RECORD_VALUES });
+    } catch (e) {
+      if (!(e instanceof StrictJsonError)) throw e;
+      if (e.strict) {
+        throw new InputError(
+          "CLAIM_INVALID",
+          `Cannot read claim (line ${i + 1}): '${e.path}' ${e.reason}`
+        );
+      }
+      throw new InputError(
+        "LOG_SYNTAX",
+        `Cannot read claim log: line ${i + 1} is not valid JSON (${e.reason} at '${e.path}')`
+      );
+    }
+    return parseClaimRecord(json, `line ${i + 1}`);
+  }
+  function _records(lines) {
+    const built = /* @__PURE__ */ new Map();
+    const at = (key) => {
+      if (typeof key !== "string") return -1;
+      const i = Number(key);
+      return Number.isInteger(i) && i >= 0 && i < lines.length && String(i) === key ? i : -1;
+    };
+    const record = (i) => {
+      let r = built.get(i);
+      if (r === void 0) built.set(i, r = _record(lines[i], i));
+      return r;
+    };
+    return new Proxy(new Array(lines.length), {
+      get: (t, key, receiver) => at(key) >= 0 ? record(at(key)) : Reflect.get(t, key, receiver),
+      has: (t, key) => at(key) >= 0 || Reflect.has(t, key),
+      ownKeys: (t) => [...Array.from(lines.keys(), String), ...Reflect.ownKeys(t)],
+      getOwnPropertyDescriptor: (t, key) => at(key) >= 0 ? { value: record(at(key)), writable: false, enumerable: true, configurable: true } : Reflect.getOwnPropertyDescriptor(t, key),
+      set: () => false,
+      defineProperty: () => false,
+      deleteProperty: () => false
+    });
   }
   function logRoot(digests) {
     return bytesToHex2(merkleRoot(digests.map(hexToBytes2)));

@@ -36,7 +36,8 @@ Deno.test("verifyRecord() refuses an index outside the log and a record edited a
   for (const index of [-1, 1, 0.5, Number.NaN]) {
     await assert.rejects(verifyRecord(ctx, { log, index }), RangeError, String(index));
   }
-  const edited = structuredClone(log) as typeof log;
+  // (A parsed log's records are a read-only view over its lines: the copy is edited.)
+  const edited = { ...log, records: structuredClone([...log.records]) };
   (edited.records[0]!.predicate.fingerprint as { sha256: string }).sha256 = "ef".repeat(32);
   await assert.rejects(verifyRecord(ctx, { log: edited, index: 0 }), /no longer hashes/);
   // The record as parsed is verified (a kind this version does not model: NOT_VERIFIED).
