@@ -10,7 +10,7 @@
  *   "tokens": {"sequences": [[ids...], ...], "padTokenId"?: n},   (the batch, in order)
  *   "kernel": {"recipe": {...}} | {"catalog", "catalogSha256"},     (every GEMM's kernel)
  *   "attention": {"multiProcessorCount": n},
- *   "positions": [[seq, pos], ...],                                  (rows fingerprinted)
+ *   "positions": [[seq, pos], ...],                     (rows fingerprinted, each at most once)
  *   "layerChain"?: [{"attention": "<hex>", "mlp": "<hex>"}, ...] }  (one entry per layer)
  * ```
  * The checkpoint digest follows `bitaudit.checkpoint-digest/v1` over `files`; the config is
@@ -39,7 +39,7 @@ export interface ModelForwardWorkload {
   readonly kernel: KernelRef;
   /** Attention launch facts that choose kernels (streaming multiprocessor count). */
   readonly attention: { readonly multiProcessorCount: number };
-  /** `[sequence, token]` pairs. */
+  /** `[sequence, token]` pairs, each row at most once. */
   readonly positions: readonly (readonly [number, number])[];
   /** Optional per-layer hash chain (attention and MLP outputs at the fingerprinted positions). */
   readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[];
@@ -94,11 +94,18 @@ export function parseModelForwardWorkload(
     return Object.freeze(ids.map((id, j) => int(id, `${path}[${j}]`, 0, 1 << 24)));
   });
   const a = obj(w.attention, `${P}.attention`, ["multiProcessorCount"]);
+  // Each row at most once: a repeated row binds nothing more, and it would size the fingerprint
+  // (rows x hidden) by the list rather than by the tokens computed.
+  const seen = new Set<number>();
   const positions = list(w.positions, `${P}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
     const path = `${P}.positions[${i}]`;
     const pair = Array.isArray(p) && p.length === 2 ? p : bad(path, "must be [sequence, token]");
     const seq = int(pair[0], path, 0, sequences.length - 1);
-    return Object.freeze([seq, int(pair[1], path, 0, sequences[seq]!.length - 1)] as const);
+    const pos = int(pair[1], path, 0, sequences[seq]!.length - 1);
+    // seq < 4096 and pos < 2^16: one exact key a row.
+    if (seen.has(seq * MAX_CLAIM_TOKENS + pos)) bad(path, `repeats the row [${seq}, ${pos}]`);
+    seen.add(seq * MAX_CLAIM_TOKENS + pos);
+    return Object.freeze([seq, pos] as const);
   });
   const chain = parseLayerChain(w.layerChain, { path: `${P}.layerChain`, bad });
   return Object.freeze({

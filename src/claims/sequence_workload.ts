@@ -12,7 +12,7 @@
  *   "history": {"sha256": "<hex>", "passes": n},      (the serving-history blob, by digest)
  *   "tokens": {"prompt": [ids...], "generated": [ids...]},
  *   "decoding": "greedy" | "sampled",  "sampler"?: "<text>"   (required when sampled)
- *   "positions": [p, ...],                              (positions fingerprinted, in order)
+ *   "positions": [p, ...],                  (positions fingerprinted, in order, each at most once)
  *   "layerChain"?: [{"attention": "<hex>", "mlp": "<hex>"}, ...] }
  * ```
  * The history blob (`serving_history.ts`) holds, per pass, its shape facts only: entries'
@@ -44,7 +44,7 @@ export interface SequenceWorkload {
   readonly decoding: "greedy" | "sampled";
   /** The sampler of sampled decoding (free text, recorded, not interpreted). */
   readonly sampler?: string;
-  /** Positions fingerprinted, in order (each computed by some pass). */
+  /** Positions fingerprinted, in order (each computed by some pass, each at most once). */
   readonly positions: readonly number[];
   /** Optional per-layer hash chain over the fingerprinted rows. */
   readonly layerChain?: readonly { readonly attention: string; readonly mlp: string }[];
@@ -112,9 +112,15 @@ export function parseSequenceWorkload(
     : bad(`${P}.sampler`, "must be 1..200 printable ASCII characters");
   // Every token but the last generated one is an input of some pass.
   const computed = generated.length === 0 ? prompt.length : total - 1;
-  const positions = list(w.positions, `${P}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) =>
-    int(p, `${P}.positions[${i}]`, 0, computed - 1)
-  );
+  // Each position at most once (a repeat binds nothing more and would size the fingerprint by
+  // the list rather than by the tokens computed).
+  const seen = new Set<number>();
+  const positions = list(w.positions, `${P}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
+    const pos = int(p, `${P}.positions[${i}]`, 0, computed - 1);
+    if (seen.has(pos)) bad(`${P}.positions[${i}]`, `repeats position ${pos}`);
+    seen.add(pos);
+    return pos;
+  });
   const chain = parseLayerChain(w.layerChain, { path: `${P}.layerChain`, bad });
   return Object.freeze({
     kind: "sequence",

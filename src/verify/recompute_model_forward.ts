@@ -96,7 +96,8 @@ export async function _recomputeModelForward(
   );
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
-  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores).
+  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
+  // and the fingerprinted rows.
   const lens = w.tokens.sequences.map((s) => s.length);
   const rows = Math.max(...lens) * lens.length;
   const widest = Math.max(
@@ -106,7 +107,10 @@ export async function _recomputeModelForward(
     c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
     Math.max(...lens),
   );
-  _refusable(refusals, () => _checkSize([rows, widest], "activation"));
+  _refusable(refusals, () => {
+    _checkSize([rows, widest], "activation");
+    _checkSize([w.positions.length, c.hidden], "fingerprint");
+  });
   // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
   _checkAllReducePath(p, {
     stack: input.stack,

@@ -173,8 +173,8 @@ export async function _recomputeSequence(
     pos += n;
   });
   // Bound every activation before anything is allocated: the sequence's rows times the widest
-  // row of any stage, and one chunk of logits rows (none with cascade: nothing is computed). The
-  // replay checks the passes against the sequence before it says so.
+  // row of any stage, one chunk of logits rows and the fingerprinted rows (none with cascade:
+  // nothing is computed). The replay checks the passes against the sequence before it says so.
   const moe = c.moe;
   if (cascade === null) {
     _refusable(refusals, () => {
@@ -191,6 +191,7 @@ export async function _recomputeSequence(
         "activation",
       );
       _checkSize([512, c.vocab], "logits");
+      _checkSize([w.positions.length, c.hidden], "fingerprint");
     });
   }
   step(

@@ -1489,11 +1489,15 @@
       return Object.freeze(ids.map((id, j) => int3(id, `${path}[${j}]`, 0, 1 << 24)));
     });
     const a = obj(w.attention, `${P2}.attention`, ["multiProcessorCount"]);
+    const seen = /* @__PURE__ */ new Set();
     const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
       const path = `${P2}.positions[${i}]`;
       const pair = Array.isArray(p) && p.length === 2 ? p : bad(path, "must be [sequence, token]");
       const seq = int3(pair[0], path, 0, sequences.length - 1);
-      return Object.freeze([seq, int3(pair[1], path, 0, sequences[seq].length - 1)]);
+      const pos = int3(pair[1], path, 0, sequences[seq].length - 1);
+      if (seen.has(seq * MAX_CLAIM_TOKENS + pos)) bad(path, `repeats the row [${seq}, ${pos}]`);
+      seen.add(seq * MAX_CLAIM_TOKENS + pos);
+      return Object.freeze([seq, pos]);
     });
     const chain = parseLayerChain(w.layerChain, { path: `${P2}.layerChain`, bad });
     return Object.freeze({
@@ -1551,9 +1555,13 @@
     }
     const sampler = w.sampler === void 0 ? void 0 : typeof w.sampler === "string" && TEXT.test(w.sampler) ? w.sampler : bad(`${P2}.sampler`, "must be 1..200 printable ASCII characters");
     const computed = generated.length === 0 ? prompt.length : total - 1;
-    const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map(
-      (p, i) => int3(p, `${P2}.positions[${i}]`, 0, computed - 1)
-    );
+    const seen = /* @__PURE__ */ new Set();
+    const positions = list(w.positions, `${P2}.positions`, 1, MAX_CLAIM_TOKENS).map((p, i) => {
+      const pos = int3(p, `${P2}.positions[${i}]`, 0, computed - 1);
+      if (seen.has(pos)) bad(`${P2}.positions[${i}]`, `repeats position ${pos}`);
+      seen.add(pos);
+      return pos;
+    });
     const chain = parseLayerChain(w.layerChain, { path: `${P2}.layerChain`, bad });
     return Object.freeze({
       kind: "sequence",

@@ -60,3 +60,20 @@ Deno.test("parseClaimLog() refuses malformed model_forward workloads by field", 
     });
   }
 });
+
+Deno.test("parseClaimLog() refuses a model_forward row fingerprinted twice", () => {
+  // Regression: [0, 1] listed 32,768 times on a 2-token batch sized the fingerprint by the list
+  // (positions x hidden: 8.7 GB on a hidden-65536 model) and audited PASS after 334 s.
+  for (const positions of [[[0, 2], [0, 2]], [[0, 2], [1, 0], [0, 1], [1, 0]]]) {
+    assert.throws(() => parseClaimLog(log({ ...workload, positions })), (e: unknown) => {
+      assert.ok(e instanceof InputError && e.code === "CLAIM_INVALID", String(e));
+      assert.match((e as Error).message, /positions\[\d\]' repeats the row \[\d, \d\]/);
+      return true;
+    });
+  }
+  // Any order of distinct rows is the prover's (the rows are hashed in that order).
+  const w = parseClaimLog(log({ ...workload, positions: [[1, 0], [0, 2], [0, 0]] })).records[0]!
+    .predicate.workload;
+  assert.ok(isModelForwardWorkload(w));
+  assert.deepEqual(w.positions, [[1, 0], [0, 2], [0, 0]]);
+});
