@@ -70,7 +70,12 @@ export interface BlockWorkload {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const DECIMAL = /^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$/;
+/**
+ * Most characters of a decimal text field (`rmsNormEps`, `rope.theta`): a Python float's repr
+ * takes at most 24 (`2.2250738585072014e-308`); the schema states the same `maxLength`.
+ */
+export const MAX_DECIMAL_CHARS = 64;
+const DECIMAL = new RegExp(`^(?=.{1,${MAX_DECIMAL_CHARS}}$)[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?$`);
 
 /**
  * Validates a block workload.

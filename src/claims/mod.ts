@@ -21,7 +21,12 @@
  * @module
  */
 export { assertJsonSafe } from "./assert_json_safe.ts";
-export { BLOCK_WEIGHT_NAMES, type BlockWorkload, parseBlockWorkload } from "./block_workload.ts";
+export {
+  BLOCK_WEIGHT_NAMES,
+  type BlockWorkload,
+  MAX_DECIMAL_CHARS,
+  parseBlockWorkload,
+} from "./block_workload.ts";
 export { canonicalJson, type CanonicalJsonOptions } from "./canonical_json.ts";
 export { type Checkpoint, formatCheckpoint, parseCheckpoint } from "./checkpoint.ts";
 export {

@@ -311,7 +311,8 @@
     ffn_block: Object.freeze(["norm", "gate", "up", "down"])
   });
   var HEX642 = /^[0-9a-f]{64}$/;
-  var DECIMAL = /^[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$/;
+  var MAX_DECIMAL_CHARS = 64;
+  var DECIMAL = new RegExp(`^(?=.{1,${MAX_DECIMAL_CHARS}}$)[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?$`);
   function parseBlockWorkload(json, ctx) {
     const { bad } = ctx;
     const w = fieldsOf(json, "$.predicate.workload", bad);
