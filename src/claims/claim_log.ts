@@ -262,7 +262,7 @@ const _trees = new WeakMap<readonly string[], MerkleTree>();
  * import { logRoot, logTree } from "./claim_log.ts";
  * import { bytesToHex } from "./hex.ts";
  * const digests = ["00".repeat(32), "11".repeat(32), "22".repeat(32)];
- * const tree = logTree({ records: [], digests, root: logRoot(digests) });
+ * const tree = logTree({ digests });
  * if (bytesToHex(tree.root) !== logRoot(digests) || tree.proof(2).length !== 1) throw new Error();
  * ```
  */
