@@ -1,7 +1,7 @@
 /**
  * The shape facts of a serving engine's forward passes (continuous batching on a `flatten`
- * stack: HF Transformers' `generate_batch` with `flash_attn_varlen_func` over the gathered KV
- * cache): the entries of each pass (prefill chunk or decode step, query and cached lengths), the
+ * stack: HF Transformers' `generate_batch` with `attn_implementation="paged_attention"`, which
+ * calls `flash_attn_varlen_func` over the gathered KV cache): the entries of each pass (prefill chunk or decode step, query and cached lengths), the
  * rows each GEMM saw, the LM head's rows, and per MoE layer the rows each expert's GEMMs saw.
  *
  * These facts, not the neighbours' token values, are what the other sequences of a pass
