@@ -18,8 +18,8 @@ import { synthDecoderCheckpoint } from "../../model/mod.ts";
 import { InputError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
-import { writeNewFile } from "../write_new_file.ts";
-import { noteWritten } from "../cleanup.ts";
+import { refuseExisting, writeNewFile } from "../write_new_file.ts";
+import { noteWritten, removeOnInterrupt } from "../cleanup.ts";
 import { ioCause } from "../io_cause.ts";
 import { runModelForward } from "./model_forward.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
@@ -214,24 +214,33 @@ export async function synthCheckpointDir(
 }
 
 /**
- * Streams one weight file (too large to hold twice) into a new file, noted as this run's output
- * from its creation on, so that a failed or interrupted synth leaves no cut-short file behind.
+ * Streams one weight file (too large to hold twice) into a temporary sibling, then renames it to
+ * its name: a synth killed outright (SIGKILL, the OOM killer) leaves no cut-short file under a
+ * weight file's name, and an interrupted or failed one removes the temporary file.
  */
 async function _writeWeights(
   path: string,
   bytes: Uint8Array | Iterable<Uint8Array>,
 ): Promise<void> {
+  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const release = removeOnInterrupt(tmp);
   try {
-    using file = await Deno.open(path, { write: true, createNew: true });
-    noteWritten(path);
-    for (const chunk of bytes instanceof Uint8Array ? [bytes] : bytes) {
-      for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
+    {
+      using file = await Deno.open(tmp, { write: true, createNew: true });
+      for (const chunk of bytes instanceof Uint8Array ? [bytes] : bytes) {
+        for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
+      }
     }
+    await refuseExisting(path);
+    await Deno.rename(tmp, path);
+    noteWritten(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotCapable) throw e;
+    if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
-      e instanceof Deno.errors.AlreadyExists ? "OUTPUT_EXISTS" : "OUTPUT_WRITE",
+      "OUTPUT_WRITE",
       `Cannot write '${path}': ${ioCause(e)} (nothing is overwritten)`,
     );
+  } finally {
+    await release(true); // renamed: nothing left to remove
   }
 }
