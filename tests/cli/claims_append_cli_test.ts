@@ -160,8 +160,15 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
   const r = await append(dir, { model, fingerprint: fp });
   assert.equal(r.code, 2);
   assertCliCode(r.stderr, "BLOB_DIGEST_MISMATCH");
+  assert.match(r.stderr, /left as it is; remove it and append again/, "says how to repair it");
   assert.equal(await Deno.readTextFile(blob), "{}", "left as it is");
-  assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 2);
+  await Deno.remove(blob);
+  const repaired = await append(dir, { model, fingerprint: fp });
+  assert.equal(repaired.code, 0, repaired.stderr);
+  assert.deepEqual(JSON.parse(repaired.stdout).blobs.written, [config], "stored again");
+  await Deno.chmod(blob, 0o644);
+  await Deno.writeTextFile(blob, "{}");
+  assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 3);
 
   // Another append holds the log's lock (this test process, in its place).
   const lock = `${dir}/log/claims.jsonl.lock`;
@@ -173,7 +180,7 @@ Deno.test("claims append never overwrites a blob holding other bytes, and waits 
   assertCliCode(locked.stderr, "LOG_LOCKED");
   assert.match(locked.stderr, /held by process 4242 /, "names the process that holds it");
   assert.equal(await Deno.readTextFile(lock), "4242\n", "the holder's lock is left alone");
-  assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 2);
+  assert.equal((await Deno.readTextFile(`${dir}/log/claims.jsonl`)).split("\n").length, 3);
 });
 
 Deno.test("claims append never reports as stored a blob whose name a dangling link takes", async () => {

@@ -179,8 +179,9 @@ async function _present(dir: string, sha256: string): Promise<boolean> {
     if (e instanceof InputError && e.code === "BLOB_DIGEST_MISMATCH") {
       throw new InputError(
         "BLOB_DIGEST_MISMATCH",
-        `Cannot store blob '${dir}/${sha256}': a file of that name holds other bytes (left as ` +
-          "it is, not overwritten)",
+        `Cannot store blob '${dir}/${sha256}': a file of that name holds other bytes (a copy ` +
+          "cut short?), left as it is; remove it and append again to store this file's bytes " +
+          "in its place",
       );
     }
     throw e;
