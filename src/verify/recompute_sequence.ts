@@ -27,6 +27,7 @@ import {
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -94,6 +95,7 @@ export async function _recomputeSequence(
     () => _claimedParallel(input.predicate, input.stack, input.profile.computeCapability),
   );
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
+  _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, w.model).catch((e) => {
     throw _refusedFirst(refusals, e);

@@ -160,9 +160,11 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     // among them) and the sampled falsifications are caught: a wrong kernel, a GEMM fingerprint and
     // batch size, the other FA2 build, a TP ring claimed for a tree, an unreported extra sequence
     // in a served pass and a decode step run with one KV split (docs/demo.md names them).
-    for (const kind of ["model_forward", "sequence"]) {
-      assert.ok(s.byKind[kind].PASS >= 1 && s.byKind[kind].NOT_VERIFIED === 0, kind);
-    }
+    for (const kind of ["model_forward", "sequence"]) assert.ok(s.byKind[kind].PASS >= 1, kind);
+    assert.equal(s.byKind.model_forward.NOT_VERIFIED, 0);
+    // HF's served run at TP 2 (record 348 is sampled): Transformers 4.57's paged cache keeps every
+    // KV head while each rank computes its share, so no tensor-parallel run of it is modelled.
+    assert.equal(s.byKind.sequence.NOT_VERIFIED, 1);
     const caught = s.caught.map((c: { seq: number; kind: string }) => `${c.seq} ${c.kind}`);
     assert.deepEqual(caught, [
       "71 recipe",

@@ -114,3 +114,22 @@ Deno.test("sequence records: a fingerprint that leaves out the last computed pos
   assert.equal(right.status, "NOT_VERIFIED", right.reason);
   assert.match(right.reason, /leaves out the last computed position \d+: the tokens after/);
 });
+
+Deno.test("sequence records: a served sequence at tp > 1 on HF continuous batching is NOT_VERIFIED (Transformers 4.57's paged cache keeps every KV head); at tp 1 it PASSes", async () => {
+  const honest = out.records[1]!;
+  const at = (tp: number) => {
+    const p = structuredClone(honest.predicate);
+    const record = makeClaimRecord({
+      ...p,
+      log: { logId: "x", seq: 0, prev: GENESIS_PREV },
+      hardware: { ...p.hardware, count: Math.max(tp, p.hardware.count) },
+      parallelism: { ...p.parallelism, tp },
+    });
+    return parseClaimLog(formatClaimLog([record]));
+  };
+  const one = await verifyRecord(ctx, { log: at(1), index: 0 });
+  assert.equal(one.status, "PASS", one.reason);
+  const two = await verifyRecord(ctx, { log: at(2), index: 0 });
+  assert.equal(two.status, "NOT_VERIFIED", two.reason);
+  assert.match(two.reason, /^tp=2 on HF continuous batching .*paged cache keeps every KV head/);
+});
