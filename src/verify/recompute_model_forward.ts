@@ -22,6 +22,7 @@ import {
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _checkModelSupport } from "./_model_support.ts";
@@ -71,6 +72,7 @@ export async function _recomputeModelForward(
     () => _claimedParallel(p, input.stack, input.profile.computeCapability),
   );
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
+  _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
   if (p.batch.size !== w.tokens.sequences.length) {
     throw new _Stop(
       "FAIL",

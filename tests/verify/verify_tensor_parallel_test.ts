@@ -15,14 +15,10 @@ import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { _checkClaimedWorld, _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
+import { _checkServingTensorParallel } from "../../src/verify/_serving_parallel.ts";
 import { loadAsset, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
-import {
-  assertVerdicts,
-  forwardSection,
-  oneGemmScenario,
-  servedSection,
-} from "./_serving_fixture.ts";
+import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
 const walker = engineWalker;
@@ -139,7 +135,7 @@ Deno.test("topology claims the record or its stack contradicts FAIL; what is not
   );
 });
 
-Deno.test("sequence records served at TP 2 and TP 4 (dense and MoE, continuous batching): honest PASS, falsified FAIL", async () => {
+Deno.test("sequence records served at TP 2 and TP 4 on HF continuous batching (dense and MoE) are NOT_VERIFIED, honest or falsified: Transformers 4.57's paged cache keeps every KV head", async () => {
   const serving = parseScenario(oneGemmScenario({ logId: "tp-serving", seed: "tps-v1" }, {
     hardware: { profile: "a100", count: 4 },
     ...servedSection(["tables/models/qwen3-tiny-tp", "tables/models/qwen3-tiny-moe-tp"], {
@@ -149,9 +145,18 @@ Deno.test("sequence records served at TP 2 and TP 4 (dense and MoE, continuous b
   }));
   const made = await makeClaims(serving, { store, walker, attention });
   assert.equal(made.falsified.length, 2);
+  const blobs: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(made.blobs.get(d) ?? null),
+  };
+  const served = parseClaimLog(formatClaimLog([...made.records]));
   const seen = new Set<string>();
-  for (const p of await assertVerdicts(made, { store, walker, attention })) {
+  for (let index = 1; index < served.records.length; index++) {
+    const p = served.records[index]!.predicate;
     seen.add(`${(p.workload as { model: { type: string } }).model.type} tp=${p.parallelism.tp}`);
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log: served, index });
+    assert.equal(r.status, "NOT_VERIFIED", `${index}: ${r.reason}`);
+    assert.match(r.reason, /^tp=[24] on HF continuous batching .*every KV head/);
   }
   assert.deepEqual([...seen].sort(), ["qwen3 tp=4", "qwen3_moe tp=2"]);
 });
@@ -198,4 +203,22 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
     free.reason,
     /^recomputed output matches the fingerprint, but .*NCCL_MAX_NCHANNELS=4/,
   );
+});
+
+Deno.test("_checkServingTensorParallel(): tp > 1 on HF continuous batching (an HF stack that flattens its batch) is NOT_VERIFIED, for forward and served records alike; HF's padded prefill and vLLM are not refused", async () => {
+  const load = async (id: string) => (await loadAsset(store, { kind: STACK_PROFILES, id })).value;
+  const cb = await load("hf-qwen3-continuous-batching-torch2.8");
+  const refused = (s: typeof stack, tp: number) => {
+    try {
+      _checkServingTensorParallel(s, tp);
+      return null;
+    } catch (e) {
+      if (e instanceof _Stop) return `${e.status}: ${e.why}`;
+      throw e;
+    }
+  };
+  assert.match(refused(cb, 2)!, /^NOT_VERIFIED: tp=2 on HF continuous batching .*every KV head/);
+  assert.equal(refused(cb, 1), null);
+  assert.equal(refused(stack, 4), null); // hf-qwen3-flash-attn-torch2.8: padded prefill
+  assert.equal(refused(await load("vllm-0.11-eager-fa2"), 8), null);
 });
