@@ -174,7 +174,7 @@ function _reader(lines: readonly string[]): {
     }
     digests.push(recordDigest(record));
   };
-  return { line, done: () => ({ records: _records(lines), digests, root: logRoot(digests) }) };
+  return { line, done: () => ({ records: _records(lines), digests, root: _root(digests) }) };
 }
 
 /** One line's record (line `i`, 0-based), parsed strictly. */
@@ -247,6 +247,14 @@ export function logRoot(digests: readonly string[]): string {
 
 /** Trees already built, by the digest list they were built from (one build per parsed log). */
 const _trees = new WeakMap<readonly string[], MerkleTree>();
+
+/**
+ * A parsed log's root, from the tree {@link logTree} then hands out: the log's hashes are
+ * computed once, whether it is only committed to (`check`, `claims root`) or also proved from.
+ */
+function _root(digests: readonly string[]): string {
+  return digests.length === 0 ? logRoot(digests) : bytesToHex(logTree({ digests }).root);
+}
 
 /**
  * The Merkle tree over a log's record digests, built on first use and kept while the log's

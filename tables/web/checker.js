@@ -1750,6 +1750,41 @@
     return Object.freeze({ ...json, kind });
   }
 
+  // src/claims/merkle_tree.ts
+  function merkleTree(leaves) {
+    const n = leaves.length;
+    if (n === 0) throw new RangeError("Cannot build Merkle tree: no leaves");
+    const H = MERKLE_HASH_BYTES;
+    const first = new Uint8Array(n * H);
+    leaves.forEach((leaf, i) => first.set(merkleLeafHash(leaf), i * H));
+    const levels = [first];
+    for (let c = n; c > 1; c = Math.ceil(c / 2)) {
+      const below = levels.at(-1);
+      const up = new Uint8Array(Math.ceil(c / 2) * H);
+      for (let i = 0; i + 1 < c; i += 2) {
+        const left = below.subarray(i * H, (i + 1) * H);
+        const right = below.subarray((i + 1) * H, (i + 2) * H);
+        up.set(merkleNodeHash(left, right), i / 2 * H);
+      }
+      if (c % 2 === 1) up.set(below.subarray((c - 1) * H, c * H), (c - 1) / 2 * H);
+      levels.push(up);
+    }
+    const proof = (index) => {
+      if (!Number.isSafeInteger(index) || index < 0 || index >= n) {
+        throw new RangeError(`Cannot build inclusion proof: index ${index} is not in [0, ${n})`);
+      }
+      const path = [];
+      let m = index;
+      for (let l = 0, c = n; c > 1; l++, c = Math.ceil(c / 2)) {
+        const sibling = m % 2 === 0 ? m + 1 : m - 1;
+        if (sibling < c) path.push(levels[l].slice(sibling * H, (sibling + 1) * H));
+        m = Math.floor(m / 2);
+      }
+      return path;
+    };
+    return { size: n, root: levels.at(-1).slice(0, H), proof };
+  }
+
   // src/claims/hex.ts
   function bytesToHex2(bytes) {
     return bytesToHex(bytes);
@@ -2051,7 +2086,7 @@
       }
       digests.push(recordDigest(record));
     };
-    return { line, done: () => ({ records: _records(lines), digests, root: logRoot(digests) }) };
+    return { line, done: () => ({ records: _records(lines), digests, root: _root(digests) }) };
   }
   function _record(line, i) {
     let json;
@@ -2096,6 +2131,17 @@
   }
   function logRoot(digests) {
     return bytesToHex2(merkleRoot(digests.map(hexToBytes2)));
+  }
+  var _trees = /* @__PURE__ */ new WeakMap();
+  function _root(digests) {
+    return digests.length === 0 ? logRoot(digests) : bytesToHex2(logTree({ digests }).root);
+  }
+  function logTree(log) {
+    const known = _trees.get(log.digests);
+    if (known !== void 0 && known.size === log.digests.length) return known;
+    const tree = merkleTree(log.digests.map(hexToBytes2));
+    _trees.set(log.digests, tree);
+    return tree;
   }
   function _utf8Length(text) {
     let n = 0;
