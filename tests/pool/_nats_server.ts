@@ -1,5 +1,6 @@
 /** Starts a private nats-server (JetStream, temporary store) on 127.0.0.1 and a free port. */
 import { tempDir } from "../_temp.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
 
 /** A running server. */
 export interface NatsServer {
@@ -55,4 +56,37 @@ export async function startNatsServer(config?: string): Promise<NatsServer> {
       await Deno.remove(store, { recursive: true });
     },
   };
+}
+
+/**
+ * Runs one of the pool tests' client scripts (`tests/pool/<script>`) against a server, with
+ * network access to that server only and read access to the repository (and `read`), and
+ * asserts it exited 0.
+ *
+ * @param server the server
+ * @param script the script's file name in tests/pool
+ * @param o the script's arguments after the server URL, and more paths it may read
+ * @returns its standard output
+ */
+export async function runPoolClient(
+  server: NatsServer,
+  script: string,
+  o: { readonly args?: readonly string[]; readonly read?: readonly string[] } = {},
+): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      `--allow-net=${server.hostPort}`,
+      `--allow-read=${[REPO_ROOT, ...(o.read ?? [])].join(",")}`,
+      `${REPO_ROOT}/tests/pool/${script}`,
+      server.url,
+      ...(o.args ?? []),
+    ],
+    cwd: REPO_ROOT,
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  if (out.code !== 0) throw new Error(`${script} exited ${out.code}: ${text(out.stderr)}`);
+  return text(out.stdout);
 }

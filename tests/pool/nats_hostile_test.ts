@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
-import { startNatsServer } from "./_nats_server.ts";
+import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 import { poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
 
@@ -18,20 +18,7 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
     const plan = await poolPlan(f, { k: 3 });
     const net = `--allow-net=${nats.hostPort}`;
     // The peer goes first: its forged order is queued ahead of the serve's.
-    const peer = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        net,
-        `--allow-read=${REPO_ROOT},${f.dir}`,
-        `${REPO_ROOT}/tests/pool/_hostile_publish.ts`,
-        nats.url,
-        plan,
-      ],
-      cwd: REPO_ROOT,
-    }).output();
-    assert.equal(peer.code, 0, new TextDecoder().decode(peer.stderr));
+    await runPoolClient(nats, "_hostile_publish.ts", { args: [plan], read: [f.dir] });
     const serve = spawn([
       "audit",
       "serve",

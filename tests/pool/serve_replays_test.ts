@@ -7,28 +7,13 @@
  * they stop the merge.
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../cli/_run.ts";
 import { VERSION } from "../../src/version.ts";
-import { startNatsServer } from "./_nats_server.ts";
+import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 
 async function serveReplays(scenario: string) {
   const nats = await startNatsServer();
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        `--allow-net=${nats.hostPort}`,
-        `--allow-read=${REPO_ROOT}`,
-        `${REPO_ROOT}/tests/pool/_serve_replays.ts`,
-        nats.url,
-        scenario,
-      ],
-      cwd: REPO_ROOT,
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    return JSON.parse(new TextDecoder().decode(out.stdout));
+    return JSON.parse(await runPoolClient(nats, "_serve_replays.ts", { args: [scenario] }));
   } finally {
     await nats.stop();
   }

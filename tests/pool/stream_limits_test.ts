@@ -4,28 +4,13 @@
  * with network access to the server only).
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../cli/_run.ts";
-import { startNatsServer } from "./_nats_server.ts";
+import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 
 Deno.test("ensureStreams() bounds every message and each stream, and gives a stream made without limits its limits", async () => {
   // The server itself takes 4 MB messages: the stream's own limit is what refuses one.
   const nats = await startNatsServer("max_payload: 4MB");
   try {
-    const probe = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        `--allow-net=${nats.hostPort}`,
-        `--allow-read=${REPO_ROOT}`,
-        `${REPO_ROOT}/tests/pool/_stream_limits_probe.ts`,
-        nats.url,
-      ],
-      cwd: REPO_ROOT,
-    }).output();
-    const text = new TextDecoder().decode(probe.stdout);
-    assert.equal(probe.code, 0, new TextDecoder().decode(probe.stderr));
-    const r = JSON.parse(text);
+    const r = JSON.parse(await runPoolClient(nats, "_stream_limits_probe.ts"));
     assert.match(r.oversized, /maximum message size|message size exceeds/i);
     const { maxMsgBytes, maxStreamBytes } = r.limits;
     assert.deepEqual(r.streams, {
