@@ -23,6 +23,19 @@ export interface NativeSgemmRate {
   readonly blas: string;
 }
 
+/**
+ * BLAS threads sleep as soon as a call returns instead of spinning for work: OpenBLAS's idle
+ * threads otherwise poll for about 2^28 cycles (a tenth of a second here) after every call, so in
+ * a paired benchmark they took one of two cores from the engine run that followed each native
+ * run (128x2560x9728, 2 threads: 8.54 G products/s and a 1.84x speed-up against 9.19 and 1.97x
+ * with them asleep, native sgemm's own rate unchanged at 92 G MAC/s). OMP_WAIT_POLICY does the
+ * same for an OpenMP BLAS.
+ */
+export const BLAS_THREAD_ENV: Readonly<Record<string, string>> = {
+  OPENBLAS_THREAD_TIMEOUT: "4",
+  OMP_WAIT_POLICY: "PASSIVE",
+};
+
 const _SESSION = `
 import sys, time, numpy as np
 m, n, k = map(int, sys.argv[1:4])
@@ -69,7 +82,7 @@ export async function openNativeSgemm(
   try {
     child = new Deno.Command("python3", {
       args: ["-c", _SESSION, ...shape.map(String)],
-      env: { OPENBLAS_NUM_THREADS: t, OMP_NUM_THREADS: t, MKL_NUM_THREADS: t },
+      env: { ...BLAS_THREAD_ENV, OPENBLAS_NUM_THREADS: t, OMP_NUM_THREADS: t, MKL_NUM_THREADS: t },
       stdin: "piped",
       stdout: "piped",
       stderr: "null",
