@@ -32,10 +32,8 @@ import { _REFUSED, _Stop } from "./_stop.ts";
 
 /**
  * Checks the world a record claims, for every kind of record: the library versions it states
- * must be those its stack pins (`componentMismatch`), the GPU count must hold every rank
- * (tp x pp x dp), and a vLLM stack's data-parallel ranks are not independent replicas (they step
- * together: MoE layers are sharded over dp x tp ranks with tokens gathered across them, and a
- * graph-captured step is padded to the largest token count of any rank), which is not modelled.
+ * must be those its stack pins (`componentMismatch`), and the GPU count must hold every rank
+ * (tp x pp x dp).
  *
  * @param p the record's predicate
  * @param stack the record's stack
@@ -47,7 +45,7 @@ import { _REFUSED, _Stop } from "./_stop.ts";
  *   no FAIL
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
  *   excludes, an attention backend that cannot run on the GPU's architecture, or a stated NCCL
- *   environment that rules out the recorded NCCL all-reduce; NOT_VERIFIED for dp above 1 on vLLM
+ *   environment that rules out the recorded NCCL all-reduce
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
@@ -84,6 +82,27 @@ export function _checkClaimedWorld(
       `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`,
     );
   }
+  const gaps = [
+    versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
+    nccl === null ? null : nccl.reason,
+    unknownInterconnect(p.parallelism.interconnect),
+  ].filter((g) => g !== null);
+  return gaps.length === 0 ? null : gaps.join("; ");
+}
+
+/**
+ * Refuses data parallelism on vLLM: its data-parallel ranks are not independent replicas (they
+ * step together: MoE layers are sharded over dp x tp ranks with tokens gathered across them, and
+ * a graph-captured step is padded to the largest token count of any rank), which is not
+ * modelled. Each kind of record calls it where it says what is not modelled, after its own
+ * contradictions (a refusal here never hides a FAIL).
+ *
+ * @param p the record's predicate
+ * @param stack the record's stack
+ * @throws {_Stop} NOT_VERIFIED for dp above 1 on a vLLM stack
+ */
+export function _checkDataParallel(p: ClaimPredicate, stack: StackProfile): void {
+  const { dp } = p.parallelism;
   if (dp > 1 && isVllmStack(stack)) {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -91,12 +110,6 @@ export function _checkClaimedWorld(
         "ranks, graph-captured steps padded across ranks); this is not modelled",
     );
   }
-  const gaps = [
-    versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
-    nccl === null ? null : nccl.reason,
-    unknownInterconnect(p.parallelism.interconnect),
-  ].filter((g) => g !== null);
-  return gaps.length === 0 ? null : gaps.join("; ");
 }
 
 /** The record's all-reduce, where it is valid (an invalid one FAILs in `_claimedParallel`). */

@@ -26,6 +26,7 @@ import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_rec
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _checkDataParallel } from "./_claimed_parallel.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -78,6 +79,7 @@ export async function _recomputeBlock(
       `batch of ${p.batch.size} sequences: blocks are modelled for one sequence`,
     );
   }
+  _checkDataParallel(p, input.stack);
   const eps = Number(w.rmsNormEps);
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
   const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);

@@ -18,6 +18,7 @@ import { decoderProducts } from "./record_products.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
+  _checkDataParallel,
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
@@ -67,6 +68,7 @@ export async function _recomputeModelForward(
   // What is not modelled is said only after the record's contradictions (a named unmodelled
   // configuration or a limit never hides a FAIL): the first such reason waits in `refusals`.
   const refusals: string[] = [];
+  _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,
     () => _claimedParallel(p, input.stack, input.profile.computeCapability),

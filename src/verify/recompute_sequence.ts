@@ -22,6 +22,7 @@ import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
+  _checkDataParallel,
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
@@ -90,6 +91,7 @@ export async function _recomputeSequence(
   // What is not modelled is said only after the record's contradictions (a named unmodelled
   // configuration or a limit never hides a FAIL): the first such reason waits in `refused`.
   const refusals: string[] = [];
+  _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,
     () => _claimedParallel(input.predicate, input.stack, input.profile.computeCapability),

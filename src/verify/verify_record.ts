@@ -56,7 +56,7 @@ import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import { _checkClaimedWorld } from "./_claimed_parallel.ts";
+import { _checkClaimedWorld, _checkDataParallel } from "./_claimed_parallel.ts";
 import { _checkGemmLaunch } from "./_gemm_launch.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
@@ -377,6 +377,7 @@ async function _recomputeGemm(
     measured = hit.entry.verified === true;
   }
   step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
+  _checkDataParallel(p, o.stack);
   const par = p.parallelism;
   if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
     throw new _Stop(

@@ -185,7 +185,7 @@ Deno.test("a setting the stack pins on one architecture (on sm_90 VLLM_FLASH_ATT
   assert.match(r.reason, /contradicts its stack .*VLLM_FLASH_ATTN_VERSION='?3'?.*=2 on sm_90/);
 });
 
-Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step together); a world above the GPU count and an SM count the GPU cannot have are refused", async () => {
+Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step together) after its own contradictions; a world above the GPU count and an SM count the GPU cannot have are refused", async () => {
   const last = log.records.length - 1;
   const base: ClaimPredicate = log.records[last]!.predicate;
   const edit = async (p: ClaimPredicate) => {
@@ -207,6 +207,21 @@ Deno.test("a vLLM record with data-parallel ranks is NOT_VERIFIED (they step tog
   const dp2 = await edit({ ...base, parallelism: { ...base.parallelism, dp: 2 } });
   assert.equal(dp2.status, "NOT_VERIFIED", dp2.reason);
   assert.match(dp2.reason, /dp=2 on vLLM: data-parallel ranks step together/);
+  // The refusal waits for the record's own contradictions: with data-parallel ranks they FAIL.
+  const dpLies = await edit({
+    ...base,
+    batch: { size: base.batch.size + 5 },
+    parallelism: { ...base.parallelism, dp: 2 },
+  });
+  assert.equal(dpLies.status, "FAIL", dpLies.reason);
+  assert.match(dpLies.reason, /contradicts its history: batch size/);
+  const dpStages = await edit({
+    ...base,
+    hardware: { ...base.hardware, count: 256 },
+    parallelism: { ...base.parallelism, dp: 2, pp: 64 },
+  });
+  assert.equal(dpStages.status, "FAIL", dpStages.reason);
+  assert.match(dpStages.reason, /pp=64 pipeline stages for \d+ layer/);
   const crowded = await edit({
     ...base,
     hardware: { ...base.hardware, count: 1 },
