@@ -46,17 +46,27 @@ interface _Backend {
   readonly build: Fa2Build | null;
   readonly paged?: true;
   readonly drivers: Readonly<Record<AttentionDriver, true | string>>;
-  /** The oldest architecture whose instructions the kernels need (`sm_90`: 90), with why. */
-  readonly needs?: { readonly sm: number; readonly why: string };
+  /**
+   * The architectures the kernels are built for and can run on (`sm_80`: 80): from `sm` on, up
+   * to `upTo` when the kernels use instructions of that architecture alone; with why.
+   */
+  readonly needs?: { readonly sm: number; readonly upTo?: number; readonly why: string };
 }
+
+/** What FlashAttention-2 needs in every build (Dao's, PyTorch's bundled copy, vLLM's). */
+const _FA2_NEEDS = {
+  sm: 80,
+  why: "FlashAttention-2 is built for Ampere and later (its kernels refuse compute capability " +
+    "below 8.0)",
+} as const;
 
 const _EVERYWHERE = { prefill: true, serving: true, block: true } as const;
 const _NOWHERE = (why: string) => ({ prefill: why, serving: why, block: why });
 
 /** The registry: every backend a stack can name, and where each is modelled. */
 const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
-  "fa2-dao-fastmath": { build: FA2_DAO_FASTMATH, drivers: _EVERYWHERE },
-  "fa2-pytorch-bundled": { build: FA2_PYTORCH_BUNDLED, drivers: _EVERYWHERE },
+  "fa2-dao-fastmath": { build: FA2_DAO_FASTMATH, needs: _FA2_NEEDS, drivers: _EVERYWHERE },
+  "fa2-pytorch-bundled": { build: FA2_PYTORCH_BUNDLED, needs: _FA2_NEEDS, drivers: _EVERYWHERE },
   // vLLM 0.11's FLASH_ATTN backend with FA version 2 (A100's default; H100 with
   // VLLM_FLASH_ATTN_VERSION=2): vllm-flash-attn's FA2 is Dao's kernel source built with
   // `--use_fast_math` (vllm-project/flash-attention CMakeLists.txt: VLLM_FA_GPU_FLAGS), called by
@@ -66,6 +76,7 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   "fa2-vllm-paged": {
     build: FA2_DAO_FASTMATH,
     paged: true,
+    needs: _FA2_NEEDS,
     drivers: {
       prefill: true,
       serving: true,
@@ -75,9 +86,14 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   },
   "fa3-vllm": {
     build: null,
-    // FlashAttention-3's kernels are built on Hopper's wgmma and TMA (vllm-flash-attn builds them
-    // for sm_90; vLLM picks FA3 only where the compute capability's major is 9 or above).
-    needs: { sm: 90, why: "FlashAttention-3 runs on Hopper's wgmma and TMA" },
+    // FlashAttention-3's kernels are built on Hopper's wgmma and TMA, instructions of sm_90a
+    // alone: vllm-flash-attn builds them for 9.0a only, and vLLM takes FA3 on compute
+    // capability 9.x only (on Blackwell it falls back to FA2 or FlashInfer).
+    needs: {
+      sm: 90,
+      upTo: 90,
+      why: "FlashAttention-3 runs on Hopper's wgmma and TMA (sm_90a instructions)",
+    },
     drivers: _NOWHERE(
       "FlashAttention-3 (vLLM's default on sm_90: Hopper wgmma tiles, intra-warpgroup " +
         "pipelining, its own dynamic split scheduler and combine) is not modelled; set " +
@@ -93,6 +109,8 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   },
   "cudnn-sdpa": {
     build: null,
+    // PyTorch's SDPA takes cuDNN's fused attention from sm_80 on (sdp_utils.cpp).
+    needs: { sm: 80, why: "PyTorch runs cuDNN's fused attention from compute capability 8.0 on" },
     drivers: _NOWHERE(
       "cuDNN fused attention (the SDPA backend recent PyTorch prefers on sm_90/sm_100) is " +
         "closed source: its tiling and reduction order cannot be derived, so it is not emulated",
@@ -151,7 +169,8 @@ export function attentionBackend(id: string, driver: AttentionDriver): Attention
 
 /**
  * Why a backend cannot run on a GPU architecture at all (its kernels need instructions an older
- * architecture lacks), or null: a record claiming it there describes a run that cannot happen.
+ * architecture lacks, or use instructions of one architecture alone), or null: a record claiming
+ * it there describes a run that cannot happen.
  *
  * @param id the stack's `operators.attention`
  * @param architecture the GPU profile's architecture (`sm_80`)
@@ -161,7 +180,9 @@ export function attentionBackend(id: string, driver: AttentionDriver): Attention
  * import { attentionBackendArchitectureGap } from "./attention_backend.ts";
  * if (attentionBackendArchitectureGap("fa3-vllm", "sm_80") === null) throw new Error();
  * if (attentionBackendArchitectureGap("fa3-vllm", "sm_90") !== null) throw new Error();
+ * if (attentionBackendArchitectureGap("fa3-vllm", "sm_100") === null) throw new Error();
  * if (attentionBackendArchitectureGap("fa2-vllm-paged", "sm_80") !== null) throw new Error();
+ * if (attentionBackendArchitectureGap("fa2-dao-fastmath", "sm_70") === null) throw new Error();
  * ```
  */
 export function attentionBackendArchitectureGap(id: string, architecture: string): string | null {
@@ -169,7 +190,13 @@ export function attentionBackendArchitectureGap(id: string, architecture: string
     ? _BACKENDS[id as AttentionBackendId].needs
     : undefined;
   const sm = /^sm_(\d+)$/.exec(architecture);
-  if (needs === undefined || sm === null || Number(sm[1]) >= needs.sm) return null;
-  return `attention backend '${id}' cannot run on ${architecture}: ${needs.why} (sm_${needs.sm} ` +
-    "or later)";
+  if (needs === undefined || sm === null) return null;
+  const at = Number(sm[1]);
+  if (at >= needs.sm && (needs.upTo === undefined || at <= needs.upTo)) return null;
+  const range = needs.upTo === undefined
+    ? `sm_${needs.sm} or later`
+    : needs.upTo === needs.sm
+    ? `sm_${needs.sm} only`
+    : `sm_${needs.sm} to sm_${needs.upTo}`;
+  return `attention backend '${id}' cannot run on ${architecture}: ${needs.why} (${range})`;
 }

@@ -17,6 +17,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
 import { oneGemmScenario } from "./_serving_fixture.ts";
 
@@ -90,6 +91,34 @@ Deno.test("_checkGemmLaunch(): GEMM records on eager stacks are recomputed as be
   assert.equal(hopper.status, "FAIL", hopper.reason);
   assert.match(
     hopper.reason,
-    /contradicts its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80: .*sm_90 or later.*the record's GPU is sm_80/,
+    /contradicts its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80: .*sm_90 only.*the record's GPU is sm_80/,
   );
+});
+
+Deno.test("A stack's attention backend outside its GPU range FAILs a GEMM record: FlashAttention-2 (Dao, PyTorch's, vLLM's) and cuDNN's on a V100, FlashAttention-3 on a B200", async () => {
+  const onGpu = async (stack: string, gpu: string) => {
+    const { sha256 } = await loadGpuProfile(store, gpu);
+    const p = {
+      ...three.p,
+      hardware: { ...three.p.hardware, profile: gpu, profileSha256: sha256 },
+    };
+    return await onStack({ p, blobs: three.blobs }, stack);
+  };
+  for (
+    const [stack, gpu, backend] of [
+      ["hf-qwen3-flash-attn-torch2.8", "v100", "fa2-dao-fastmath"],
+      ["vllm-0.11-eager-fa2", "v100", "fa2-vllm-paged"],
+      ["cutlass-3.5-strict-ieee", "v100", "fa2-pytorch-bundled"],
+      ["hf-qwen3-sdpa-torch2.11-hopper", "v100", "cudnn-sdpa"],
+      ["vllm-0.11-eager-fa3-hopper", "b200", "fa3-vllm"],
+      ["vllm-0.11-eager-fa3-hopper", "rtx-pro-6000-blackwell", "fa3-vllm"],
+    ]
+  ) {
+    const r = await onGpu(stack!, gpu!);
+    assert.equal(r.status, "FAIL", `${stack} on ${gpu}: ${r.reason}`);
+    assert.match(r.reason, new RegExp(`attention backend '${backend}' cannot run on sm_`));
+  }
+  // A stack without attention kernels says nothing of the kind on the same GPU.
+  const plain = await onGpu("pytorch-cublas-linear", "v100");
+  assert.doesNotMatch(plain.reason, /attention backend/);
 });
