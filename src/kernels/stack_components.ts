@@ -269,7 +269,7 @@ export function componentMismatch(
       }
       releases.set(_name(key), [...seen, { key, value, release }]);
       // A snapshot before or after a release (a container's `2.8.0a0+5228986c39`) is not it.
-      const build = _unreleased(value, read.end);
+      const build = _unreleased(value, read.end, _name(key));
       if (build !== null) {
         unreadable ??= {
           kind: "unreadable",
@@ -670,20 +670,36 @@ function _release(value: string): { release: number[]; end: number } | null {
 }
 
 /**
- * Whether a value's release is marked as another build than the release itself: a pre-release,
- * development or post-release marker right after its numbers (`2.8.0a0`, `4.57.0.dev0`,
- * `2.8.0rc1`, `2.8.0.post1`), or a local label other than a CUDA build's (`+cu128` is the
- * release built for CUDA 12.8; `+5228986c39.nv25.05` is someone's own build). A packaging
- * revision (`2.27.3-1+cuda12.8`) is the release.
+ * A container image's or package's label for the release built for a CUDA (`-cuda12.8_py312`,
+ * `-cuda12.8-cudnn9-runtime`): the CUDA, then only Python, cuDNN and image-flavour words.
  */
-function _unreleased(value: string, end: number): string | null {
-  const rest = value.slice(end);
+const _CUDA_LABEL = /^-cuda\d+(?:\.\d+)*(?:[-_](?:py\d+|cudnn\d+(?:\.\d+)*|runtime|devel))*$/;
+
+/**
+ * Whether a value's release is marked as another build than the release itself: anything after
+ * its numbers but a CUDA build's label (`+cu128` is the release built for CUDA 12.8; an image's
+ * `-cuda12.8-cudnn9-runtime`) and, for
+ * NCCL, whose releases are numbered so, a release's `-N` suffix with the CUDA it was packaged for
+ * (`2.27.3-1+cuda12.8`). A pre-release, development or post-release marker (`2.8.0a0`,
+ * `4.57.0.dev0`, `2.8.0rc1`, `2.8.0.post1`, and Python packaging's other spellings: `_rc1`,
+ * `r1`, `rev1`, a bare `-1`), a local label (`+5228986c39.nv25.05` is someone's own build), a
+ * source snapshot (`-3-gabc1234`, `.g1234abc`) and any other text are another build.
+ *
+ * @param value the component's value
+ * @param end where its release's numbers end
+ * @param name the component's name as compared (`_name`)
+ */
+function _unreleased(value: string, end: number, name: string): string | null {
+  const rest = value.slice(end).trim();
+  if (rest === "" || /^\+cu\d{2,3}$/.test(rest) || _CUDA_LABEL.test(rest)) return null;
+  if (name === "nccl" && /^-\d+(?:\+cuda\d+(?:\.\d+)*)?$/.test(rest)) return null;
+  const shown = quoteShort(rest, 40);
   // A marker is a word of its own (`-cuda12.8` is not a `c` pre-release).
-  const marker = /^[.-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post)(?![a-z])\d*/i.exec(rest);
-  if (marker !== null) return `pre-release, development or post-release build ('${marker[0]}')`;
-  const local = /^\+([A-Za-z0-9._-]*)/.exec(rest);
-  if (local !== null && !/^cu\d{2,3}$/.test(local[1]!)) return `local build ('${local[0]}')`;
-  return null;
+  const marker = /^[._-]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post|r|rev)(?![a-z])\d*/i
+    .exec(rest);
+  if (marker !== null) return `pre-release, development or post-release build (${shown})`;
+  if (rest.startsWith("+")) return `local build (${shown})`;
+  return `build other than the release (${shown} after its numbers)`;
 }
 
 /**

@@ -203,6 +203,21 @@ Deno.test("componentMismatch() does not take a pre-release, development or local
       { pytorch: "2.8.0.post1" },
       { pytorch: "2.8.0+git1234abc" },
       { transformers: "4.57.0.dev0" },
+      // Python packaging's other spellings of pre-, post- and development releases, source
+      // snapshots and ranges.
+      { transformers: "4.57.6_rc1" },
+      { transformers: "4.57.6_dev0" },
+      { transformers: "4.57.6_post1" },
+      { transformers: "4.57.6rev1" },
+      { transformers: "4.57.6r1" },
+      { transformers: "4.57.6-1" },
+      { transformers: "4.57.6-3-gabc1234" },
+      { transformers: "v4.57.6-3-gabc1234" },
+      { transformers: "4.57.6.g1234abc" },
+      { transformers: "4.57.1-4.58.0" },
+      { pytorch: "2.8.0_rc1" },
+      { pytorch: "2.8.0-cuda12.8-rc1" },
+      { nccl: "2.27.3-1rc" },
     ]
   ) {
     const m = componentMismatch(stack, claimed);
@@ -216,6 +231,8 @@ Deno.test("componentMismatch() does not take a pre-release, development or local
       { torch: "torch==2.8.0" },
       { nccl: "2.27.3-1+cuda12.8" },
       { pytorch: "2.8.0-cuda12.8_py312" },
+      { pytorch: "2.8.0-cuda12.8-cudnn9-runtime" },
+      { nccl: "2.27.3-1" },
       { transformers: "4.57.1" },
     ]
   ) {
