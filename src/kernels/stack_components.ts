@@ -639,9 +639,25 @@ const _FAMILIES: readonly (readonly [RegExp, string])[] = [
 ];
 
 /**
- * A component's name as compared: its letters and digits, lower case, no `version` suffix (nor a
- * `ver` word: `torch_ver`).
+ * A component's name as the comparison reads it: its letters and digits, lower case, without a
+ * `version` suffix (nor a `ver` word: `torch_ver`), and one name for each library's aliases
+ * (`torch` and `PyTorch` are `pytorch`, `flash-attn` is `flashattn`).
+ *
+ * @param key the component's name as written
+ * @returns the name compared
+ * @example
+ * ```ts
+ * import { componentName } from "./stack_components.ts";
+ * if (componentName("vLLM ") !== "vllm" || componentName("torch_version") !== "pytorch") {
+ *   throw new Error();
+ * }
+ * ```
  */
+export function componentName(key: string): string {
+  return _name(key);
+}
+
+/** {@link componentName}. */
 function _name(key: string): string {
   // `version` ends a name however written; `ver` only as a word of its own (`torch_ver`,
   // `TransformersVer`; `driver` keeps it).

@@ -23,6 +23,7 @@ import { fieldsOf, ints, oneOf, onlyKnown, str, strings } from "../json_fields.t
 import type { SfuValidationStatus } from "../hardware/mod.ts";
 import { ATTENTION_BACKEND_IDS, type AttentionBackendId } from "./attention_backend.ts";
 import { LAYER_KERNELS_IDS, type LayerKernelsId } from "./layer_kernels.ts";
+import { componentName } from "./stack_components.ts";
 import { MOE_EXPERTS_IDS, type MoeExpertsId } from "./moe_experts.ts";
 import {
   TENSOR_PARALLEL_LAYOUT_IDS,
@@ -146,7 +147,22 @@ export function parseStackProfile(json: unknown): StackProfile {
   }
   const comps = fieldsOf(f.obj.components, "stack.components");
   const components: Record<string, string> = {};
-  for (const key of Object.keys(comps.obj)) components[key] = str(comps, key);
+  const named = new Map<string, string>();
+  for (const key of Object.keys(comps.obj)) {
+    components[key] = str(comps, key);
+    // One key a library, written as the rules that read the stack look it up (`vllm`).
+    const name = componentName(key);
+    const twin = named.get(name);
+    if (twin !== undefined) {
+      throw new RangeError(
+        `Cannot read 'stack.components': '${twin}' and '${key}' name one component`,
+      );
+    }
+    named.set(name, key);
+    if (name === "vllm" && key !== "vllm") {
+      throw new RangeError(`Cannot read 'stack.components.${key}': vLLM's release is named 'vllm'`);
+    }
+  }
   const gemm = fieldsOf(f.obj.gemm, "stack.gemm");
   onlyKnown(gemm, ["kernelSource"]);
   const operators = f.obj.operators === undefined ? undefined : _operators(f.obj.operators);
@@ -187,9 +203,17 @@ export function isVllmStack(stack: Pick<StackProfile, "components">): boolean {
   return Object.hasOwn(stack.components, "vllm");
 }
 
+/** The attention backends only vLLM runs. */
+const _VLLM_ATTENTION: ReadonlySet<string> = new Set(["fa2-vllm-paged", "fa3-vllm"]);
+
+/** Operators that either engine's stack may name. */
+const _EITHER: ReadonlySet<string> = new Set(["flashinfer", "fused-moe"]);
+
 /**
- * Refuses a profile that mixes engines: vLLM's layer kernels, CUDA graphs and all-reduce setup
- * belong to a stack naming its vLLM release, and such a stack runs vLLM's layer kernels.
+ * Refuses a profile that mixes engines: vLLM's layer kernels, attention backends, MoE experts,
+ * tensor-parallel layout, CUDA graphs and all-reduce setup belong to a stack naming its vLLM
+ * release, and such a stack runs vLLM's layer kernels and flattened batches, with none of HF's
+ * attention backends, experts or tensor-parallel plan.
  */
 function _oneEngine(
   components: Readonly<Record<string, string>>,
@@ -204,6 +228,26 @@ function _oneEngine(
           ? `a stack naming vLLM (components.vllm) runs vLLM's layer kernels, not '${kernels}'`
           : `layer kernels '${kernels}' are vLLM's: the stack must name its vLLM release ` +
             "(components.vllm)"),
+    );
+  }
+  const parts = [
+    ["attention", ops.attention, _VLLM_ATTENTION.has(ops.attention)],
+    ["experts", ops.experts, ops.experts?.startsWith("vllm-")],
+    ["tensorParallel", ops.tensorParallel, ops.tensorParallel?.startsWith("vllm-")],
+  ] as const;
+  for (const [key, value, vllmPart] of parts) {
+    // FlashInfer and the other fused MoE kernels (SGLang's, CUTLASS's) are no one engine's.
+    if (value === undefined || _EITHER.has(value) || vllmPart === vllm) continue;
+    throw new RangeError(
+      `Cannot read 'stack.operators.${key}': ` +
+        (vllm
+          ? `'${value}' is not vLLM's, on a stack naming vLLM (components.vllm)`
+          : `'${value}' is vLLM's, on a stack that names no vLLM release (components.vllm)`),
+    );
+  }
+  if (vllm && ops.batching !== undefined && ops.batching !== "flatten") {
+    throw new RangeError(
+      `Cannot read 'stack.operators.batching': vLLM flattens its batches, not '${ops.batching}'`,
     );
   }
   for (const key of ["cudaGraphs", "allReduceSetup"] as const) {

@@ -10,7 +10,10 @@ import {
   stackOperators,
 } from "../../src/kernels/mod.ts";
 
-/** A stack with these operators; one using vLLM's kernels, graphs or all-reduce names vLLM. */
+/**
+ * A stack with these operators; one using vLLM's kernels, graphs or all-reduce names vLLM and runs
+ * its paged attention.
+ */
 const stack = (ops: Record<string, unknown>) => {
   const vllm = String(ops.layerKernels).startsWith("vllm") || "cudaGraphs" in ops ||
     "allReduceSetup" in ops;
@@ -23,7 +26,7 @@ const stack = (ops: Record<string, unknown>) => {
     sources: [],
     operators: {
       torch: "2.8.0",
-      attention: "fa2-dao-fastmath",
+      attention: vllm ? "fa2-vllm-paged" : "fa2-dao-fastmath",
       ...(vllm ? { layerKernels: "vllm-custom-ops" } : {}),
       ...ops,
     },
