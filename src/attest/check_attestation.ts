@@ -162,6 +162,17 @@ export async function checkAttestation(
       }
     }
     const unverified = parseStatement(bytes);
+    // Another statement (an announcement, a claim) handed over as a verdict: said as such, not
+    // as its missing verification time.
+    if (unverified.predicateType !== VERDICT_PREDICATE_TYPE) {
+      add(
+        "predicate",
+        false,
+        `predicateType is ${quoteShort(String(unverified.predicateType), 80)}, not a verdict's ` +
+          `${VERDICT_PREDICATE_TYPE}`,
+      );
+      return done(null, []);
+    }
     claimedTime = String((unverified.predicate as { timeVerified?: unknown })?.timeVerified ?? "");
   } catch {
     add("statement", false, "payload is not an in-toto Statement");
@@ -247,11 +258,17 @@ export async function checkAttestation(
       // `--require-evidence` policy reads, the SFU functions, what a FAIL found, the reason.
       // The status first (said on its own), then the first other field that differs.
       const why = resultDifference(r, verdictResult(again), { fields: RECOMPUTED_FIELDS });
+      // A status that differs comes with the recomputation's own reason (a blob missing from
+      // the checker's copy reads otherwise as the attestation's fault).
       add(
         `recompute[${r.index}]`,
         again.status === r.status && why === null,
         `attested ${r.status}, recomputed ${again.status}${
-          why === null || again.status !== r.status ? "" : `; ${why}`
+          again.status !== r.status
+            ? `: ${quoteShort(again.reason, 200)}`
+            : why === null
+            ? ""
+            : `; ${why}`
         }`,
       );
     }
@@ -293,7 +310,7 @@ function _verifiedBy(
  * below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of the
  * trust root verifies.
  */
-const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
+export const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
 
 /**
  * Verifies the signatures with every inspector key of the trust root, then counts only the

@@ -20,6 +20,14 @@ export const MAX_ENVELOPE_BYTES = 64 * 1024 * 1024;
 /** Most signatures one envelope may carry. */
 export const MAX_ENVELOPE_SIGNATURES = 64;
 
+/**
+ * Most JSON values (strings, numbers, arrays, objects...) an envelope's or a Sigstore bundle's
+ * text may hold: an envelope of {@link MAX_ENVELOPE_SIGNATURES} signatures holds under 200, a
+ * bundle a few more per timestamp. A text of millions of small values within the byte limit would
+ * otherwise cost gigabytes to parse before its shape is refused.
+ */
+export const MAX_ENVELOPE_VALUES = 1024;
+
 /** Options of {@link parseEnvelope}. */
 export interface ParseEnvelopeOptions {
   /** Size limit in UTF-8 bytes (default {@link MAX_ENVELOPE_BYTES}). */
@@ -58,7 +66,7 @@ export function parseEnvelope(text: string, options: ParseEnvelopeOptions = {}):
   }
   let value: unknown;
   try {
-    value = parseStrictJson(text);
+    value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
   } catch (e) {
     if (!(e instanceof StrictJsonError)) throw e;
     _bad(`not strict JSON (${e.reason} at '${e.path}')`);

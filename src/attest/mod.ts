@@ -77,6 +77,7 @@ export {
   type CheckReport,
   type RecomputePolicy,
   type RecomputeRecord,
+  UNSIGNED_READ_BYTES,
 } from "./check_attestation.ts";
 export { type AddCheck, checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 export {
@@ -90,6 +91,7 @@ export {
 export {
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_SIGNATURES,
+  MAX_ENVELOPE_VALUES,
   parseEnvelope,
   type ParseEnvelopeOptions,
 } from "./envelope.ts";
@@ -205,6 +207,7 @@ export {
 export { verdictStatement } from "./verdict_statement.ts";
 export {
   type EnvelopeVerification,
+  MAX_VERIFY_BYTES,
   type SignatureResult,
   verifyEnvelope,
   type VerifyEnvelopeOptions,

@@ -145,12 +145,24 @@ function _attribution(p: VerdictPredicate): void {
   const keys = new Set(p.workers.keys.map((k) => k.keyid));
   if (keys.size !== p.workers.keys.length) _value("predicate.workers.keys", "lists a key twice");
   const used = new Set<string>();
+  // With worker keys recorded, a result without one is an item no worker returned, which a merge
+  // records as NOT_VERIFIED: a PASS or FAIL there names no one who computed it.
+  const attributed = p.results.some((r) => r.worker !== undefined);
   p.results.forEach((r, i) => {
     const where = `predicate.results[${i}]`;
     // The layer chain is not part of the signed form (`firstDivergence` stays in the report).
     const why = resultInconsistency(r, { chain: false });
     if (why !== null) _value(where, `contradicts itself: ${why}`);
-    if (r.worker === undefined) return;
+    if (r.worker === undefined) {
+      if (attributed && r.status !== "NOT_VERIFIED") {
+        _value(
+          `${where}.status`,
+          `is ${r.status} with no worker, where the other results name theirs (an item no ` +
+            "worker returned is NOT_VERIFIED)",
+        );
+      }
+      return;
+    }
     if (!keys.has(r.worker)) _value(`${where}.worker`, "is not a listed worker key");
     used.add(r.worker);
   });

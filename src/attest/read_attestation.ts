@@ -6,7 +6,8 @@
  * @module
  */
 import type { DsseEnvelope } from "./dsse.ts";
-import { MAX_ENVELOPE_BYTES, parseEnvelope } from "./envelope.ts";
+import { parseStrictJson } from "../json_strict.ts";
+import { MAX_ENVELOPE_BYTES, MAX_ENVELOPE_VALUES, parseEnvelope } from "./envelope.ts";
 import { parseSigstoreBundle } from "./sigstore_bundle.ts";
 
 /** An attestation read from a file. */
@@ -54,7 +55,8 @@ function _looksLikeBundle(text: string): boolean {
   if (typeof text !== "string" || text.length > MAX_ENVELOPE_BYTES) return false;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Bounded as the parse that follows is: a text of millions of values is refused there.
+    value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
   } catch {
     return false;
   }

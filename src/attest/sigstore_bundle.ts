@@ -25,7 +25,7 @@ import {
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
-import { MAX_ENVELOPE_BYTES, parseEnvelope } from "./envelope.ts";
+import { MAX_ENVELOPE_BYTES, MAX_ENVELOPE_VALUES, parseEnvelope } from "./envelope.ts";
 import { MAX_TIMESTAMP_TOKEN_BYTES } from "./timestamp/mod.ts";
 
 /** Media type of Sigstore bundles v0.3. */
@@ -126,7 +126,7 @@ export function parseSigstoreBundle(text: string): ParsedSigstoreBundle {
   }
   let value: unknown;
   try {
-    value = parseStrictJson(text);
+    value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
   } catch (e) {
     if (!(e instanceof StrictJsonError)) throw e;
     _bad(`not strict JSON (${e.reason} at '${e.path}')`);

@@ -10,12 +10,22 @@ import { keyId } from "./key_id.ts";
 import { pae } from "./pae.ts";
 import { verify } from "./signature.ts";
 
+/**
+ * Most bytes one envelope's signature checks hash in all (each check hashes the whole
+ * pre-authentication encoding of the payload): 1 GiB, hundreds of checks of an ordinary verdict
+ * and about twenty of the largest envelope. Checks with the key an entry's `keyid` names come
+ * first, so an honest envelope is checked whole; entries beyond the budget stay unverified.
+ */
+export const MAX_VERIFY_BYTES = 2 ** 30;
+
 /** Options of {@link verifyEnvelope}. */
 export interface VerifyEnvelopeOptions {
   /** Public keys (32 bytes each) allowed to sign, already filtered for validity and role. */
   readonly trustedKeys: readonly Uint8Array[];
   /** Distinct trusted keys needed for `verified` (default 1). */
   readonly threshold?: number;
+  /** Most bytes the signature checks hash in all (default {@link MAX_VERIFY_BYTES}). */
+  readonly maxHashBytes?: number;
 }
 
 /** Outcome for one signature entry. */
@@ -52,12 +62,14 @@ export interface EnvelopeVerification {
 /**
  * Verifies every signature of an envelope over `PAE(payloadType, payload)`.
  *
- * The `keyid` of an entry is only a hint: the hinted trusted key is tried first, then every other
- * trusted key, so a wrong or missing hint never makes a good signature fail and a hint alone never
- * makes a signature count. A signature counts only if a trusted key verifies it (strict RFC 8032).
+ * The `keyid` of an entry is only a hint: every entry is tried with its hinted trusted key first,
+ * then with every other trusted key, so a hint alone never makes a signature count, and a wrong or
+ * missing hint makes a good signature fail only past {@link MAX_VERIFY_BYTES} of hashing (many
+ * entries and keys over a large payload). A signature counts only if a trusted key verifies it
+ * (strict RFC 8032).
  *
  * @param envelope a parsed envelope (see `parseEnvelope`)
- * @param options `trustedKeys` and `threshold`
+ * @param options `trustedKeys`, `threshold` and `maxHashBytes`
  * @returns per-signature results, the distinct signers and the verified payload bytes
  * @throws {RangeError} when a trusted key is not 32 bytes or `threshold` is not an integer ≥ 1
  * @throws {InputError} `BAD_BASE64` when the payload or a signature is not base64 (an envelope
@@ -87,24 +99,35 @@ export async function verifyEnvelope(
   });
   const payload = decodeBase64(envelope.payload);
   const message = pae(envelope.payloadType, payload);
+  // Each attempt hashes the whole message: the attempts of one envelope share a budget, hinted
+  // keys first, so that hostile entries over a large payload cannot multiply its cost by the
+  // keys of the trust root.
+  const budget = options.maxHashBytes ?? MAX_VERIFY_BYTES;
+  let attemptsLeft = Math.max(1, Math.floor(budget / Math.max(1, message.length)));
+  const entries = envelope.signatures.map((entry) => ({
+    entry,
+    sig: decodeBase64(entry.sig),
+    verifiedBy: null as string | null,
+    untried: 0,
+  }));
+  const attempt = async (e: (typeof entries)[number], keys: typeof trusted) => {
+    for (const k of keys) {
+      if (e.verifiedBy !== null) return;
+      if (attemptsLeft === 0) {
+        e.untried++;
+        continue;
+      }
+      attemptsLeft--;
+      if (await verify(message, { signature: e.sig, publicKey: k.publicKey })) e.verifiedBy = k.id;
+    }
+  };
+  const usable = entries.filter((e) => e.sig.length === 64);
+  // The hinted key first (the common case); the hint never decides anything by itself.
+  for (const e of usable) await attempt(e, trusted.filter((k) => k.id === e.entry.keyid));
+  for (const e of usable) await attempt(e, trusted.filter((k) => k.id !== e.entry.keyid));
   const results: SignatureResult[] = [];
   const validKeyIds: string[] = [];
-  for (const entry of envelope.signatures) {
-    const sig = decodeBase64(entry.sig);
-    let verifiedBy: string | null = null;
-    if (sig.length === 64) {
-      // Hinted key first (cheap common case); the hint never decides anything by itself.
-      const order = [
-        ...trusted.filter((k) => k.id === entry.keyid),
-        ...trusted.filter((k) => k.id !== entry.keyid),
-      ];
-      for (const k of order) {
-        if (await verify(message, { signature: sig, publicKey: k.publicKey })) {
-          verifiedBy = k.id;
-          break;
-        }
-      }
-    }
+  for (const { entry, sig, verifiedBy, untried } of entries) {
     if (verifiedBy !== null) {
       results.push({ keyid: entry.keyid, valid: true, verifiedBy });
       if (!validKeyIds.includes(verifiedBy)) validKeyIds.push(verifiedBy);
@@ -113,6 +136,9 @@ export async function verifyEnvelope(
         ? `signature is ${sig.length} bytes, not 64`
         : trusted.length === 0
         ? "no trusted keys given"
+        : untried > 0
+        ? `not tried with ${untried} trusted key(s): the envelope's signature checks are ` +
+          `bounded (${budget} bytes hashed), and its keyid names no key that verifies it`
         : "no trusted key verifies this signature";
       results.push({ keyid: entry.keyid, valid: false, verifiedBy: null, reason });
     }

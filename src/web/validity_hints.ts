@@ -16,6 +16,7 @@ import {
   parseStatement,
   type TrustRoot,
   type TrustRootKey,
+  UNSIGNED_READ_BYTES,
   verifyEnvelope,
 } from "../attest/mod.ts";
 
@@ -52,7 +53,10 @@ export interface ValidityInputs {
 export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
   const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
   if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
-  const predicate = _predicate(inputs.envelope);
+  // Read as `checkAttestation` reads it: a payload above the unsigned limit only once a trust
+  // root key has signed it.
+  const signed = inputs.report.signatures.some((x) => x.verifiedBy !== null);
+  const predicate = _predicate(inputs.envelope, signed);
   const hints: string[] = [];
   if (failed.has("signatures")) {
     // Only keys whose signature verified and was refused for its window: a signature no key
@@ -247,9 +251,11 @@ function _window(key: TrustRootKey): string {
 }
 
 /** The statement's predicate, read without trusting it (only dates for a hint come from it). */
-function _predicate(envelope: DsseEnvelope): Record<string, unknown> | undefined {
+function _predicate(envelope: DsseEnvelope, signed: boolean): Record<string, unknown> | undefined {
   try {
-    return _object(parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate);
+    const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
+    if (!signed && bytes.length > UNSIGNED_READ_BYTES) return undefined;
+    return _object(parseStatement(bytes).predicate);
   } catch {
     return undefined;
   }

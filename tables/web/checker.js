@@ -2954,6 +2954,7 @@
   // src/attest/envelope.ts
   var MAX_ENVELOPE_BYTES = 64 * 1024 * 1024;
   var MAX_ENVELOPE_SIGNATURES = 64;
+  var MAX_ENVELOPE_VALUES = 1024;
   function parseEnvelope(text, options = {}) {
     const max = options.maxBytes ?? MAX_ENVELOPE_BYTES;
     if (typeof text !== "string") _bad5("input is not text");
@@ -2962,7 +2963,7 @@
     }
     let value;
     try {
-      value = parseStrictJson(text);
+      value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
     } catch (e) {
       if (!(e instanceof StrictJsonError)) throw e;
       _bad5(`not strict JSON (${e.reason} at '${e.path}')`);
@@ -3531,6 +3532,7 @@
   }
 
   // src/attest/verify_envelope.ts
+  var MAX_VERIFY_BYTES = 2 ** 30;
   async function verifyEnvelope(envelope, options) {
     const threshold = options.threshold ?? 1;
     if (!Number.isSafeInteger(threshold) || threshold < 1) {
@@ -3542,28 +3544,36 @@
     });
     const payload = decodeBase64(envelope.payload);
     const message = pae(envelope.payloadType, payload);
+    const budget = options.maxHashBytes ?? MAX_VERIFY_BYTES;
+    let attemptsLeft = Math.max(1, Math.floor(budget / Math.max(1, message.length)));
+    const entries = envelope.signatures.map((entry) => ({
+      entry,
+      sig: decodeBase64(entry.sig),
+      verifiedBy: null,
+      untried: 0
+    }));
+    const attempt = async (e, keys) => {
+      for (const k of keys) {
+        if (e.verifiedBy !== null) return;
+        if (attemptsLeft === 0) {
+          e.untried++;
+          continue;
+        }
+        attemptsLeft--;
+        if (await verify(message, { signature: e.sig, publicKey: k.publicKey })) e.verifiedBy = k.id;
+      }
+    };
+    const usable = entries.filter((e) => e.sig.length === 64);
+    for (const e of usable) await attempt(e, trusted.filter((k) => k.id === e.entry.keyid));
+    for (const e of usable) await attempt(e, trusted.filter((k) => k.id !== e.entry.keyid));
     const results = [];
     const validKeyIds = [];
-    for (const entry of envelope.signatures) {
-      const sig = decodeBase64(entry.sig);
-      let verifiedBy = null;
-      if (sig.length === 64) {
-        const order = [
-          ...trusted.filter((k) => k.id === entry.keyid),
-          ...trusted.filter((k) => k.id !== entry.keyid)
-        ];
-        for (const k of order) {
-          if (await verify(message, { signature: sig, publicKey: k.publicKey })) {
-            verifiedBy = k.id;
-            break;
-          }
-        }
-      }
+    for (const { entry, sig, verifiedBy, untried } of entries) {
       if (verifiedBy !== null) {
         results.push({ keyid: entry.keyid, valid: true, verifiedBy });
         if (!validKeyIds.includes(verifiedBy)) validKeyIds.push(verifiedBy);
       } else {
-        const reason = sig.length !== 64 ? `signature is ${sig.length} bytes, not 64` : trusted.length === 0 ? "no trusted keys given" : "no trusted key verifies this signature";
+        const reason = sig.length !== 64 ? `signature is ${sig.length} bytes, not 64` : trusted.length === 0 ? "no trusted keys given" : untried > 0 ? `not tried with ${untried} trusted key(s): the envelope's signature checks are bounded (${budget} bytes hashed), and its keyid names no key that verifies it` : "no trusted key verifies this signature";
         results.push({ keyid: entry.keyid, valid: false, verifiedBy: null, reason });
       }
     }
@@ -28532,11 +28542,20 @@ ${values.join("\n")}` : `${blockName} :`;
     const keys = new Set(p.workers.keys.map((k) => k.keyid));
     if (keys.size !== p.workers.keys.length) _value("predicate.workers.keys", "lists a key twice");
     const used = /* @__PURE__ */ new Set();
+    const attributed = p.results.some((r) => r.worker !== void 0);
     p.results.forEach((r, i) => {
       const where = `predicate.results[${i}]`;
       const why = resultInconsistency(r, { chain: false });
       if (why !== null) _value(where, `contradicts itself: ${why}`);
-      if (r.worker === void 0) return;
+      if (r.worker === void 0) {
+        if (attributed && r.status !== "NOT_VERIFIED") {
+          _value(
+            `${where}.status`,
+            `is ${r.status} with no worker, where the other results name theirs (an item no worker returned is NOT_VERIFIED)`
+          );
+        }
+        return;
+      }
       if (!keys.has(r.worker)) _value(`${where}.worker`, "is not a listed worker key");
       used.add(r.worker);
     });
@@ -28758,6 +28777,14 @@ ${values.join("\n")}` : `${blockName} :`;
         }
       }
       const unverified = parseStatement(bytes);
+      if (unverified.predicateType !== VERDICT_PREDICATE_TYPE) {
+        add2(
+          "predicate",
+          false,
+          `predicateType is ${quoteShort(String(unverified.predicateType), 80)}, not a verdict's ${VERDICT_PREDICATE_TYPE}`
+        );
+        return done(null, []);
+      }
       claimedTime = String(unverified.predicate?.timeVerified ?? "");
     } catch {
       add2("statement", false, "payload is not an in-toto Statement");
@@ -28834,7 +28861,7 @@ ${values.join("\n")}` : `${blockName} :`;
         add2(
           `recompute[${r.index}]`,
           again.status === r.status && why === null,
-          `attested ${r.status}, recomputed ${again.status}${why === null || again.status !== r.status ? "" : `; ${why}`}`
+          `attested ${r.status}, recomputed ${again.status}${again.status !== r.status ? `: ${quoteShort(again.reason, 200)}` : why === null ? "" : `; ${why}`}`
         );
       }
     }
@@ -29023,7 +29050,7 @@ ${values.join("\n")}` : `${blockName} :`;
     }
     let value;
     try {
-      value = parseStrictJson(text);
+      value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
     } catch (e) {
       if (!(e instanceof StrictJsonError)) throw e;
       _bad11(`not strict JSON (${e.reason} at '${e.path}')`);
@@ -29083,7 +29110,7 @@ ${values.join("\n")}` : `${blockName} :`;
     if (typeof text !== "string" || text.length > MAX_ENVELOPE_BYTES) return false;
     let value;
     try {
-      value = JSON.parse(text);
+      value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
     } catch {
       return false;
     }
@@ -29094,7 +29121,8 @@ ${values.join("\n")}` : `${blockName} :`;
   async function validityHints(inputs) {
     const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
     if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
-    const predicate = _predicate(inputs.envelope);
+    const signed = inputs.report.signatures.some((x) => x.verifiedBy !== null);
+    const predicate = _predicate(inputs.envelope, signed);
     const hints = [];
     if (failed.has("signatures")) {
       const ids = new Set(inputs.report.signatures.flatMap((s) => s.refusedKey ?? []));
@@ -29197,9 +29225,11 @@ ${values.join("\n")}` : `${blockName} :`;
     const revoked = key.revoked === void 0 ? "" : `, revoked at ${_iso(key.revoked.time)} (${key.revoked.reason})`;
     return `from ${_iso(key.validFor.start)}${end}${revoked}`;
   }
-  function _predicate(envelope) {
+  function _predicate(envelope, signed) {
     try {
-      return _object2(parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicate);
+      const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
+      if (!signed && bytes.length > UNSIGNED_READ_BYTES) return void 0;
+      return _object2(parseStatement(bytes).predicate);
     } catch {
       return void 0;
     }

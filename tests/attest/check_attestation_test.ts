@@ -133,9 +133,19 @@ Deno.test("checkAttestation() applies the audit verdict rule to the attested res
   assert.ok(inconclusive.valid, JSON.stringify(inconclusive.checks));
 });
 
-Deno.test("checkAttestation() refuses another predicate type", async () => {
+Deno.test("checkAttestation() refuses another predicate type, named as such before any verdict field is read", async () => {
   const r = await check((st) => st.predicateType = "https://bitaudit.dev/audit-verdict/v1");
   assert.deepEqual(failed(r), ["predicate"]);
+  // An announcement handed over as a verdict: its type is said, not its missing timeVerified.
+  const ann = await check((st) => {
+    st.predicateType = "https://bitaudit.dev/audit-announcement/v1";
+    delete (st.predicate as Record<string, unknown>).timeVerified;
+  });
+  assert.deepEqual(failed(ann), ["predicate"]);
+  assert.match(
+    ann.checks.find((c) => c.check === "predicate")!.detail,
+    /^predicateType is 'https:\/\/bitaudit\.dev\/audit-announcement\/v1', not a verdict's /,
+  );
 });
 
 Deno.test("checkAttestation() names the signature threshold it missed", async () => {
@@ -300,6 +310,27 @@ Deno.test("checkAttestation() with recompute compares the whole recomputed resul
     assert.ok(bad.every((c) => failed(r).includes(c.check)), what);
     assert.deepEqual(failed(r).filter((c) => !c.startsWith("recompute[")), [], what);
     for (const c of bad) assert.match(c.detail, why, what);
+  }
+  // A status that differs says why the recomputation gave another (a blob missing from the
+  // checker's own copy is not the attestation's doing).
+  const missing: RecomputeRecord = (index) => {
+    const r = mine.find((x) => x.index === index)!;
+    return Promise.resolve(
+      r.status !== "PASS" ? r : {
+        ...r,
+        status: "FAIL",
+        reason: "the committed input 1e2a9516… was not produced",
+        obligation: "committed-input",
+      },
+    );
+  };
+  const short = await check(attested(), fakeLog(), missing);
+  assert.equal(short.valid, false);
+  for (const c of lines(short).filter((x) => !x.ok)) {
+    assert.match(
+      c.detail,
+      /^attested PASS, recomputed FAIL: 'the committed input 1e2a9516… was not produced'$/,
+    );
   }
 });
 

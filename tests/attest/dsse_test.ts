@@ -98,3 +98,33 @@ Deno.test("signEnvelope() throws RangeError when keys are missing, mismatched or
   await assert.rejects(verifyEnvelope(env, { trustedKeys: [new Uint8Array(31)] }), RangeError);
   await assert.rejects(verifyEnvelope(env, { trustedKeys: [], threshold: 0 }), RangeError);
 });
+
+Deno.test("verifyEnvelope() bounds the bytes its signature checks hash: hinted keys first, so an honest entry after many hostile ones still verifies; the rest are said to be untried", async () => {
+  const keys = await Promise.all(Array.from({ length: 8 }, () => generateKeyPair()));
+  const honest = await signEnvelope(payload, { payloadType, keys: [keys[7]!] });
+  // Forged entries without a useful hint: each would be tried with all 8 keys.
+  const forged = Array.from(
+    { length: 20 },
+    (_, i) => ({ keyid: "", sig: encodeBase64(new Uint8Array(64).fill(i + 1)) }),
+  );
+  const env = { ...honest, signatures: [...forged, honest.signatures[0]!] };
+  const message = pae(payloadType, payload).length;
+  const res = await verifyEnvelope(env, {
+    trustedKeys: keys.map((k) => k.publicKey),
+    maxHashBytes: 30 * message, // 30 checks, against 20 x 8 + 1 without a bound
+  });
+  assert.ok(res.verified);
+  assert.equal(res.signatures.at(-1)!.verifiedBy, keyId(keys[7]!.publicKey));
+  const untried = res.signatures.filter((s) =>
+    /^not tried with \d+ trusted key\(s\)/.test(s.reason ?? "")
+  );
+  // 1 hinted check, then 29 of the 160 unhinted ones: 20 - 3 entries tried with no key at all.
+  assert.ok(untried.length >= 17, JSON.stringify(res.signatures.map((s) => s.reason)));
+  // Without a bound every forged entry is tried with every key and refused as such.
+  const whole = await verifyEnvelope(env, { trustedKeys: keys.map((k) => k.publicKey) });
+  assert.ok(
+    whole.signatures.slice(0, 20).every((s) =>
+      s.reason === "no trusted key verifies this signature"
+    ),
+  );
+});

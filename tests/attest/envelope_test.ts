@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { parseEnvelope } from "../../src/attest/envelope.ts";
+import { MAX_ENVELOPE_VALUES, parseEnvelope } from "../../src/attest/envelope.ts";
+import { readAttestation } from "../../src/attest/read_attestation.ts";
+import { parseSigstoreBundle } from "../../src/attest/sigstore_bundle.ts";
 import { type InputCode, InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
 
@@ -63,4 +65,17 @@ Deno.test("parseEnvelope() throws ENVELOPE_TOO_LARGE when over the byte limit", 
 Deno.test("parseEnvelope() defaults a missing keyid to the empty string", () => {
   const env = parseEnvelope(json({ ...good, signatures: [{ sig: SIG }] }));
   assert.equal(env.signatures[0]!.keyid, "");
+});
+
+Deno.test("parseEnvelope() and readAttestation() refuse a text of more values than an envelope or bundle holds before building it (BAD_ENVELOPE)", () => {
+  const many = JSON.stringify({ ...good, x: Array(MAX_ENVELOPE_VALUES).fill({}) });
+  assert.throws(() => parseEnvelope(many), /more than 1024 values/);
+  const bundle = JSON.stringify({
+    mediaType: "m",
+    dsseEnvelope: { ...good, x: Array(MAX_ENVELOPE_VALUES).fill({}) },
+  });
+  for (const text of [many, bundle, JSON.stringify(Array(4 * MAX_ENVELOPE_VALUES).fill({}))]) {
+    assert.throws(() => readAttestation(text), /values/);
+  }
+  assert.throws(() => parseSigstoreBundle(bundle), /more than 1024 values/);
 });

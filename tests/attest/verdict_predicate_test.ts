@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import {
   buildVerdictPredicate,
+  generateKeyPair,
   InputError,
+  keyId,
   parseVerdictPredicate,
   type VerdictPredicate,
   type VerdictPredicateCode,
@@ -214,4 +216,34 @@ Deno.test("buildVerdictPredicate() records the audit's evidence policy only when
     );
     assert.throws(() => parseVerdictPredicate(p), code(c), JSON.stringify(value));
   }
+});
+
+Deno.test("parseVerdictPredicate(): where results name their workers, one without a worker must be NOT_VERIFIED (an item no worker returned); a PASS or FAIL there is refused", async () => {
+  const key = await generateKeyPair();
+  const id = keyId(key.publicKey);
+  const report = verdictReport();
+  const statuses = report.results.map((r) => r.status);
+  const passAt = statuses.indexOf("PASS");
+  const missingAt = statuses.indexOf("NOT_VERIFIED");
+  // Every result by the worker but one NOT_VERIFIED item nobody returned: readable.
+  const byResult = report.results.map((_, j) => j === missingAt ? null : id);
+  const honest = buildVerdictPredicate(report, {
+    ...options,
+    workers: { byResult, keys: [key.publicKey], reverified: [] },
+  });
+  const back = parseVerdictPredicate(JSON.parse(JSON.stringify(honest)));
+  assert.equal(back.results[missingAt]!.worker, undefined);
+  // A PASS that no worker returned names no one who computed it.
+  const forged = JSON.parse(JSON.stringify(honest));
+  delete forged.results[passAt].worker;
+  assert.throws(
+    () => parseVerdictPredicate(forged),
+    (e) =>
+      code("VERDICT_FIELD_VALUE")(e) &&
+      /results\[\d+\]\.status' is PASS with no worker, where the other results name theirs/.test(
+        (e as Error).message,
+      ),
+  );
+  // Without any worker named (an audit computed by its signer), no result names one.
+  assert.ok(parseVerdictPredicate(json()).results.every((r) => r.worker === undefined));
 });

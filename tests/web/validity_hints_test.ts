@@ -1,12 +1,14 @@
 /** `validityHints()`: the dates and flag behind a failed signature or announcement check. */
 import assert from "node:assert/strict";
 import {
+  decodeBase64,
   encodeBase64,
   generateKeyPair,
   IN_TOTO_PAYLOAD_TYPE,
   keyId,
   signEnvelope,
   type TrustRoot,
+  UNSIGNED_READ_BYTES,
 } from "../../src/attest/mod.ts";
 import { validityHints } from "../../src/web/mod.ts";
 
@@ -291,4 +293,17 @@ Deno.test("validityHints(): a key judged at a token's time after its revocation 
     /The statement says it was signed at 2026-01-15T00:00:00Z\. That is inside/,
   );
   assert.match(unstamped!, /only with an RFC 3161 token over its signature/);
+});
+
+Deno.test("validityHints() reads an unsigned payload only within the size a check reads unsigned (16 MiB)", async () => {
+  const small = await validityHints({ report: report("announcement"), envelope, trustRoot });
+  assert.equal(small.length, 1);
+  // The same statement padded past the limit, no signature verified: not parsed, no hint.
+  const inner = JSON.parse(new TextDecoder().decode(decodeBase64(envelope.payload)));
+  inner.predicate.pad = "x".repeat(UNSIGNED_READ_BYTES);
+  const big = { ...envelope, payload: b64(inner) };
+  assert.deepEqual(
+    await validityHints({ report: report("announcement"), envelope: big, trustRoot }),
+    [],
+  );
 });
