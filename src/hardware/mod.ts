@@ -96,4 +96,4 @@ export {
   parseDatapath,
   type ProfileDatapath,
 } from "./tensor_core/mod.ts";
-export { KNOWN_SM_COUNTS, smCountMismatch } from "./sm_counts.ts";
+export { KNOWN_SM_COUNTS, knownSmCount, smCountMismatch } from "./sm_counts.ts";

@@ -22,6 +22,22 @@ export const KNOWN_SM_COUNTS: Readonly<Record<string, number>> = Object.freeze({
 });
 
 /**
+ * The SM count of a profile's chip, or undefined for a profile id not in
+ * {@link KNOWN_SM_COUNTS} (an own entry only: `constructor` is no profile).
+ *
+ * @param profileId the GPU profile id
+ * @returns the SM count, or undefined
+ * @example
+ * ```ts
+ * import { knownSmCount } from "./sm_counts.ts";
+ * if (knownSmCount("a100") !== 108 || knownSmCount("constructor") !== undefined) throw new Error();
+ * ```
+ */
+export function knownSmCount(profileId: string): number | undefined {
+  return Object.hasOwn(KNOWN_SM_COUNTS, profileId) ? KNOWN_SM_COUNTS[profileId] : undefined;
+}
+
+/**
  * Why a claimed SM count cannot be taken for a GPU profile: above the full chip's (no such
  * device: a contradiction), below it (a MIG slice or an SM-limited context, whose count is not
  * known here), or a profile with no known count.
@@ -40,7 +56,7 @@ export function smCountMismatch(
   profileId: string,
   sms: number,
 ): { readonly kind: "contradiction" | "unmodelled"; readonly reason: string } | null {
-  const known = Object.hasOwn(KNOWN_SM_COUNTS, profileId) ? KNOWN_SM_COUNTS[profileId] : undefined;
+  const known = knownSmCount(profileId);
   if (known === undefined) {
     return {
       kind: "unmodelled",

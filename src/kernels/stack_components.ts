@@ -663,7 +663,8 @@ function _name(key: string): string {
   // `TransformersVer`; `driver` keeps it).
   const k = key.replace(/(?:version|[\s_.-]ver)$/i, "").replace(/(?<=[a-z0-9])Ver$/, "")
     .toLowerCase().replace(/[^a-z0-9]/g, "");
-  return _ALIASES[k] ?? _FAMILIES.find(([re]) => re.test(k))?.[1] ?? k;
+  const alias = Object.hasOwn(_ALIASES, k) ? _ALIASES[k] : undefined; // `constructor` is a name
+  return alias ?? _FAMILIES.find(([re]) => re.test(k))?.[1] ?? k;
 }
 
 /**

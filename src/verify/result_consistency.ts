@@ -151,7 +151,7 @@ function _trace(r: CheckedResult, kind: string | undefined): string | null {
     const bad = steps.find((s) => !s.ok);
     if (bad !== undefined) return `a PASS whose step '${bad.step}' failed`;
     if (kind === undefined) return null;
-    const extra = PASS_STEPS[kind];
+    const extra = Object.hasOwn(PASS_STEPS, kind) ? PASS_STEPS[kind] : undefined;
     if (extra === undefined) return `a PASS of workload kind '${kind}', which cannot be verified`;
     const names = new Set(steps.map((s) => s.step));
     const gap = [...COMMON_STEPS, ...extra].find((s) => !names.has(s));

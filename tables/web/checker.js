@@ -2464,7 +2464,7 @@
       const bad = steps.find((s) => !s.ok);
       if (bad !== void 0) return `a PASS whose step '${bad.step}' failed`;
       if (kind === void 0) return null;
-      const extra = PASS_STEPS[kind];
+      const extra = Object.hasOwn(PASS_STEPS, kind) ? PASS_STEPS[kind] : void 0;
       if (extra === void 0) return `a PASS of workload kind '${kind}', which cannot be verified`;
       const names = new Set(steps.map((s) => s.step));
       const gap = [...COMMON_STEPS, ...extra].find((s) => !names.has(s));

@@ -1,6 +1,7 @@
 /** `componentMismatch()`: a record's stated library versions against its stack profile's pins. */
 import assert from "node:assert/strict";
 import { componentMismatch, statedSettings, uncomparedComponents } from "../../src/kernels/mod.ts";
+import { componentName } from "../../src/kernels/stack_components.ts";
 
 const STACK = {
   pytorch: "2.8.0",
@@ -519,4 +520,13 @@ Deno.test("componentMismatch(): a patch series (`4.57.x`) pins its leading numbe
   for (const bad of ["4.53.0", "4.5.7", "4.570.1", "5.17.0", "4"]) {
     assert.equal(componentMismatch(stack, { transformers: bad })?.kind, "contradiction", bad);
   }
+});
+
+Deno.test("componentName(): a name an object inherits (constructor) is read as itself", () => {
+  assert.equal(componentName("constructor"), "constructor");
+  assert.equal(componentName("Constructor_version"), "constructor");
+  assert.equal(
+    componentMismatch({ pytorch: "2.8.0" }, { constructor: "2.8.0" })?.kind,
+    "unreadable",
+  );
 });

@@ -90,6 +90,27 @@ Deno.test("mergeItemResults() refuses a layer-chain FAIL about a record whose cl
   assert.equal(resultInconsistency(chainFail, { kind: "model_forward", chain: true }), null);
 });
 
+Deno.test("resultInconsistency(): a PASS of a workload kind named like an object's inherited member is a kind this version cannot verify, not a crash", () => {
+  const r = results[0]!.result;
+  const pass = {
+    ...r,
+    status: "PASS" as const,
+    recomputed: r.claimed,
+    firstDifference: null,
+    steps: [{ step: "inclusion", ok: true, detail: "" }],
+  };
+  const { finding: _f, obligation: _o, ...clean } = pass as typeof pass & {
+    finding?: unknown;
+    obligation?: unknown;
+  };
+  for (const kind of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.equal(
+      resultInconsistency(clean, { kind, chain: true }),
+      `a PASS of workload kind '${kind}', which cannot be verified`,
+    );
+  }
+});
+
 Deno.test("mergeItemResults() refuses results of another plan, another record, another version, two asset digests", () => {
   const r = results[0]!;
   assert.throws(() => merge([{ ...r, plan: "00".repeat(32) }]), code("MERGE_FOREIGN"));

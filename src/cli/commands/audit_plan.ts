@@ -52,21 +52,22 @@ export function auditPlanCommand(): Command {
     .action(async (opts) => {
       const { plan } = await planFromFlags(opts);
       await writeNewFile(opts.out, encodeAuditPlan(plan));
-      const kinds: Record<string, number> = {};
-      for (const it of plan.items) kinds[it.kind] = (kinds[it.kind] ?? 0) + 1;
+      // Counted in a map: a prover's kind may be any token (`constructor` too).
+      const kinds = new Map<string, number>();
+      for (const it of plan.items) kinds.set(it.kind, (kinds.get(it.kind) ?? 0) + 1);
       const summary = {
         plan: opts.out,
         sha256: auditPlanDigest(plan),
         auditId: plan.auditId,
         seed: plan.seed,
         items: plan.items.length,
-        kinds,
+        kinds: Object.fromEntries(kinds),
       };
       if (opts.json) printJson(summary);
       else {
         printText(
           `wrote ${opts.out}: ${plan.items.length} items (${
-            Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(", ")
+            [...kinds].map(([k, n]) => `${n} ${k}`).join(", ")
           }), sha256 ${summary.sha256}`,
         );
       }

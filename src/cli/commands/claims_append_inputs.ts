@@ -10,7 +10,7 @@ import { InputError } from "../../errors.ts";
 import type { ModelClaimFacts, ScenarioParallel } from "../../prover/mod.ts";
 import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
-import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
+import { knownSmCount } from "../../hardware/mod.ts";
 
 /**
  * Largest `--tokens` or `--layer-chain` file: a record holds at most 65,536 tokens (ids below
@@ -84,7 +84,7 @@ export async function readModelInputs(
     : await readJsonFile(o.layerChain, MODEL_INPUT_MAX_BYTES);
   return {
     kernel: await _kernel(store, o),
-    sms: o.sms ?? KNOWN_SM_COUNTS[o.profile] ?? _noSms(o.profile),
+    sms: o.sms ?? knownSmCount(o.profile) ?? _noSms(o.profile),
     layerChain: chainFile === undefined ? undefined : _chain(chainFile),
     chainFacts: chainFile === undefined ? undefined : _chainFacts(chainFile),
   };

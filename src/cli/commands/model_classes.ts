@@ -41,7 +41,7 @@ import { loadAssetArg } from "../load_asset_arg.ts";
 import { printJson, printText, table } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { readModelConfig } from "../read_model_config.ts";
-import { KNOWN_SM_COUNTS } from "../../hardware/mod.ts";
+import { knownSmCount } from "../../hardware/mod.ts";
 
 /** Options of {@link runModelClasses} (integers already parsed and bounded). */
 export interface ModelClassesOptions {
@@ -88,7 +88,7 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   const profile = await loadAssetArg(store, { kind: GPU_PROFILES, text: o.profile });
   const stack = await loadAssetArg(store, { kind: STACK_PROFILES, text: o.stack });
   const { config, bytes } = await readModelConfig(o.config);
-  const sms = o.sms ?? KNOWN_SM_COUNTS[profile.value.id];
+  const sms = o.sms ?? knownSmCount(profile.value.id);
   if (sms === undefined) {
     throw new InputError(
       "USAGE",

@@ -32,7 +32,7 @@ import {
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
-import { KNOWN_SM_COUNTS, smCountMismatch } from "../../hardware/mod.ts";
+import { knownSmCount, smCountMismatch } from "../../hardware/mod.ts";
 import { forwardSupportReason } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson, printText } from "../output.ts";
@@ -76,7 +76,7 @@ export async function runModelForward(o: {
   const store = await openAssetStore();
   const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
   const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: o.stack })).value;
-  const sms = o.sms ?? KNOWN_SM_COUNTS[profile.id];
+  const sms = o.sms ?? knownSmCount(profile.id);
   if (sms === undefined) {
     throw new InputError(
       "USAGE",

@@ -87,7 +87,7 @@ function _section(
   }
   const p = v as _Json;
   const type = _ropeType(p, o.name);
-  const keys = _TYPE_KEYS[type];
+  const keys = Object.hasOwn(_TYPE_KEYS, type) ? _TYPE_KEYS[type] : undefined;
   if (keys === undefined) {
     throw _bad(
       "CONFIG_UNSUPPORTED",

@@ -108,6 +108,17 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
   const qwen2 = await read("qwen2.5-7b.transformers-4.4x.json");
   const refused: [Record<string, unknown>, InputCode, RegExp][] = [
     [{ ...llama, rope_scaling: { rope_type: "yarn", factor: 4 } }, "CONFIG_UNSUPPORTED", /yarn/],
+    // A name an object inherits is no rope type either (it was read from the prototype).
+    [
+      { ...llama, rope_scaling: { rope_type: "constructor", factor: 2 } },
+      "CONFIG_UNSUPPORTED",
+      /constructor.* is not modelled/,
+    ],
+    [
+      { ...llama, rope_scaling: { rope_type: "toString", factor: 2 } },
+      "CONFIG_UNSUPPORTED",
+      /toString/,
+    ],
     [{ ...llama, pretraining_tp: 2 }, "CONFIG_UNSUPPORTED", /pretraining_tp/],
     [{ ...llama, foo_bar: 1 }, "CONFIG_UNSUPPORTED", /field 'foo_bar' is not modelled/],
     [{ ...mistral, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", /sliding_window/],
