@@ -6,15 +6,15 @@
  * orders when it ends, so ids shared between serves would let a plan served again soon after
  * (a retry after a timeout or an error) publish nothing and wait out its timeout. Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
- * hold (a worker misled by a forged order), are skipped and reported, never merged; an accepted
- * worker's malformed or self-contradicting result stops the collection. A result computed by
- * another verifier version that the stream held before this serve began (left by an earlier serve
- * of the plan, before an upgrade) is skipped and reported too: the merge would refuse it, and this
- * serve's orders bring a current one. One stored after this serve began comes from a worker of
- * another version in the pool, which acked the order it answered (the item is not redelivered):
- * it stops the collection with `MERGE_VERSION`, naming the worker, rather than wait out the
- * timeout for an item that will not come. Messages are told apart by their stream sequence, so
- * no clock is compared. Redelivered items, and replays of a signed result, can give several results
+ * hold (a worker misled by a forged order), are skipped and reported, never merged; so are an
+ * accepted worker's results this version cannot read (another version's format, a result that
+ * contradicts itself) and results computed by another verifier version: the merge would refuse
+ * them, and signed bytes can be replayed by anyone who reaches the server, so none of them may
+ * stop a serve. Such a result stored before this serve began is a leftover of an earlier serve
+ * (this serve's orders bring a current one); one stored after names, in the report, a worker of
+ * another version in the pool (which acked the order it answered: the item is then missing at the
+ * timeout) or a replay. Messages are told apart by their stream sequence, so no clock is
+ * compared. Redelivered items, and replays of a signed result, can give several results
  * for one item: one is kept per item (the lowest worker key's, as the merge keeps), each later one
  * is compared with it on arrival and dropped (counted) when it agrees bit for bit, and a
  * disagreeing one stops the collection as it stops the merge. What is held thus stays bounded by
@@ -45,15 +45,13 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
-  /**
-   * The merging verifier version: a result computed by another version is skipped when the stream
-   * held it before this serve began, and stops the collection when it arrived after.
-   */
+  /** The merging verifier version: a result computed by another version is skipped. */
   readonly version: string;
   /**
    * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
    * message no accepted worker signed, the result when an accepted worker's signature verifies
-   * and the result parses, or throws (an accepted worker's malformed result).
+   * and the result parses, or an {InputError} for an accepted worker's result that does not
+   * (skipped and reported as well).
    */
   readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
   /** Called for each message skipped (its name and why). */
@@ -79,9 +77,8 @@ export interface ServedResults {
  * @param options the plan and its digest, queue settings, timeout, the merging version,
  *   publication and progress callbacks
  * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
- * @throws what `open` throws for a message that is not a result signed by an accepted worker;
- *   {InputError} `MERGE_CONFLICT` when two results of one item disagree, `MERGE_VERSION` when a
- *   result of another verifier version arrives after this serve began
+ * @throws what `open` throws other than an {InputError} (a fault, not a message's); {InputError}
+ *   `MERGE_CONFLICT` when two results of one item disagree
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
@@ -132,7 +129,16 @@ export async function servePlan(
     if (planned.size === 0) return { results: [], duplicates };
     for await (const m of _guarded(messages)) {
       const where = `${RESULTS_STREAM} #${m.seq}`;
-      const r = await options.open(m.string(), where);
+      let r: AttributedResult | { skip: string };
+      try {
+        r = await options.open(m.string(), where);
+      } catch (e) {
+        // Signed by an accepted worker but not readable here (another version's format, or a
+        // result contradicting itself): skipped, as a replay of such bytes by anyone could
+        // otherwise stop every serve of the plan; the item waits for a result this version reads.
+        if (!(e instanceof InputError)) throw e;
+        r = { skip: `${e.message}: skipped, the item waits for a result this version reads` };
+      }
       if ("skip" in r) {
         options.onSkipped?.(where, r.skip);
         continue;
@@ -158,8 +164,10 @@ export async function servePlan(
 }
 
 /**
- * Why an accepted worker's result is not one this serve can merge, or null; throws for a result
- * of another version that arrived after this serve began (`leftover` false).
+ * Why an accepted worker's result is not one this serve can merge, or null. A result of another
+ * version is skipped whenever it arrived: before this serve began it is a leftover of an earlier
+ * serve; after, a worker of that version is in the pool, or someone replayed stored bytes (which
+ * anyone can), so it must not stop the serve either.
  */
 function _unwanted(
   r: AttributedResult,
@@ -171,15 +179,12 @@ function _unwanted(
   }
   const { version } = r.result.verifier;
   if (version === o.version) return null;
-  if (o.leftover) {
-    return `${who} for record ${r.result.result.index} was computed by version '${version}', not '${o.version}' (this serve's), before this serve began: a current one is awaited`;
-  }
-  throw new InputError(
-    "MERGE_VERSION",
-    `Cannot merge record ${r.result.result.index}: worker ${
-      r.worker.slice(0, 16)
-    } computed it with version '${version}', merging with '${o.version}' (this serve's), after this serve began (an order of this serve or of an earlier one still in its hands): stop or upgrade that worker, then serve again`,
-  );
+  const base = `${who} for record ${r.result.result.index} was computed by version '${version}', ` +
+    `not '${o.version}' (this serve's)`;
+  return o.leftover
+    ? `${base}, before this serve began: a current one is awaited`
+    : `${base}, after this serve began: a worker of that version is in the pool (stop or ` +
+      "upgrade it) or stored bytes were replayed; a current one is awaited";
 }
 
 /** The messages, with a failure of the server (not of a message) as a coded error. */

@@ -87,6 +87,18 @@ Deno.test("audit plan + 3 audit work shards (JOB_COMPLETION_INDEX) + audit merge
   assert.equal(lines.length, K, "every item in exactly one shard");
 });
 
+Deno.test("audit merge holds one result an item however often it repeats: a shard given three times counts its agreeing duplicates and signs the same bytes", async () => {
+  const m = await merge([_res(0), _res(0), _res(1), _res(2), _res(0)], "merged-dups");
+  assert.equal(m.code, 1, m.stderr);
+  const shard0 = (await Deno.readTextFile(_res(0))).trimEnd().split("\n").length;
+  assert.equal(JSON.parse(m.stderr).duplicates, 2 * shard0);
+  for (const name of ["attestation.dsse.json", "report.md"]) {
+    const a = await Deno.readFile(`${f.dir}/single/${name}`);
+    const b = await Deno.readFile(`${f.dir}/merged-dups/${name}`);
+    assert.deepEqual(b, a, name);
+  }
+});
+
 Deno.test("audit work reruns idempotently and never overwrites another file", async () => {
   const before = await Deno.readFile(_res(1));
   const again = await runBitaudit([

@@ -6,8 +6,9 @@
  * `deno run --allow-net=<host:port> --allow-read _serve_replays.ts <nats url> <scenario>`, where the
  * scenario is `replay` (one result 500 times, by two worker keys), `stale` (a result of another
  * verifier version stored before the serve begins, the current ones after), `stale-late` (a result
- * of another verifier version first, once the serve has published its orders) or `conflict` (two
- * disagreeing results of one item).
+ * of another verifier version first, once the serve has published its orders), `unreadable` (a
+ * result of another version in another format, stored before the serve and replayed after it) or
+ * `conflict` (two disagreeing results of one item).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -52,6 +53,15 @@ if (scenario === "replay") {
   const stale = { ...r0, verifier: { ...r0.verifier, version: "0.0.9" } };
   (scenario === "stale" ? leftovers : messages).push(line(stale, "aa".repeat(32)));
   for (const r of current) messages.push(line(r, "bb".repeat(32)));
+} else if (scenario === "unreadable") {
+  // Another version's result with a field this version does not know, signed by a worker the
+  // serve accepts: stored before the serve began and replayed after it.
+  const stale = encodeItemResult({ ...r0, verifier: { ...r0.verifier, version: "0.0.9" } })
+    .trimEnd().replace(/^\{/, '{"confidence":"high",');
+  const bytes = JSON.stringify({ worker: "aa".repeat(32), line: stale });
+  leftovers.push(bytes);
+  messages.push(bytes);
+  for (const r of current) messages.push(line(r, "bb".repeat(32)));
 } else {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
@@ -72,8 +82,10 @@ async function publish(lines: readonly string[]): Promise<void> {
 if (leftovers.length > 0) await publish(leftovers);
 const link = await connectNats(url!, "bitaudit-test-coordinator");
 const skipped: string[] = [];
-// `stale-late` publishes once the serve has begun (its orders are out); the others at once.
-let published = scenario === "stale-late" ? Promise.resolve() : publish(messages);
+// `stale-late` and `unreadable` publish once the serve has begun (its orders are out); the others
+// at once.
+const late = scenario === "stale-late" || scenario === "unreadable";
+let published = late ? Promise.resolve() : publish(messages);
 const started = Date.now();
 try {
   const served = await servePlan(link, {
@@ -88,7 +100,7 @@ try {
     },
     onSkipped: (_where, why) => skipped.push(why),
     onPublished: () => {
-      if (scenario === "stale-late") published = publish(messages);
+      if (late) published = publish(messages);
     },
   });
   console.log(JSON.stringify({

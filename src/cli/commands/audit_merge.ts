@@ -7,10 +7,10 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import type { AttributedResult } from "../../verify/mod.ts";
+import { type AttributedResult, keptDuplicate } from "../../verify/mod.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
-import { readResultsFile } from "../read_results.ts";
+import { resultsOfFile } from "../read_results.ts";
 
 /**
  * Builds the `audit merge` command.
@@ -43,10 +43,20 @@ export function auditMergeCommand(): CommandUnknownOpts {
     .option("--json", "machine-readable output")
     .action(async (files, opts) => {
       const inputs = await mergeInputs(opts);
-      const results: AttributedResult[] = [];
-      for (const f of files) results.push(...await readResultsFile(f, inputs.workers));
+      // One result an item is held as the files are read (agreeing duplicates counted, a
+      // disagreeing one refused): what is held stays bounded by the items, however many lines
+      // repeat one.
+      const kept = new Map<string, AttributedResult>();
+      let duplicates = 0;
+      for (const f of files) {
+        for await (const r of resultsOfFile(f, inputs.workers)) {
+          const prior = kept.get(r.result.item);
+          if (prior !== undefined) duplicates++;
+          kept.set(r.result.item, keptDuplicate(prior, r));
+        }
+      }
       const done = await prepareOutputDir(opts.out, VERDICT_FILES);
-      await mergeAndSign(done, { ...inputs, results });
+      await mergeAndSign(done, { ...inputs, results: [...kept.values()], duplicates });
     });
 }
 

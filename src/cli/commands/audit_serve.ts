@@ -95,7 +95,7 @@ export function auditServeCommand(): Command {
                 if (e instanceof InputError) return { skip: e.message };
                 throw e;
               }
-              return itemResultOf(signed, where); // an accepted worker's malformed result throws
+              return itemResultOf(signed, where); // unreadable here: skipped by servePlan
             },
             onSkipped: (where, why) => {
               if (++skipped <= MAX_SKIP_LINES) {
