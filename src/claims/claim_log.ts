@@ -10,6 +10,7 @@ import { merkleRoot } from "./merkle.ts";
 import { type MerkleTree, merkleTree } from "./merkle_tree.ts";
 import { bytesToHex, hexToBytes } from "./hex.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
+import { splitLines } from "../split_lines.ts";
 
 /** A parsed, chain-checked claim log. */
 export interface ClaimLog {
@@ -143,10 +144,15 @@ function _logLines(text: string, limits: ClaimLogLimits): string[] {
   if (text.length > maxBytes || (text.length > maxBytes / 3 && _utf8Length(text) > maxBytes)) {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
   }
-  const lines = text.split("\n");
+  const maxRecords = limits.maxRecords ?? 1_000_000;
+  // One more piece for the empty one after a last newline.
+  const lines = splitLines(text, maxRecords + 1);
+  if (lines === null) {
+    throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: more than ${maxRecords} records`);
+  }
   if (lines.at(-1) === "") lines.pop();
   if (lines.length === 0) throw new InputError("LOG_EMPTY", "Cannot read claim log: no records");
-  if (lines.length > (limits.maxRecords ?? 1_000_000)) {
+  if (lines.length > maxRecords) {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
   }
   return lines;
@@ -199,22 +205,19 @@ function _record(line: string, i: number): ClaimRecord {
 }
 
 /**
- * The records of checked lines as a read-only array: index `i` is line `i`'s record, built on
- * first read and kept (a record read again is the same object). Writes are refused (TypeError in
- * strict code), as on a frozen array.
+ * The records of checked lines as a read-only array: index `i` is line `i`'s record, built from
+ * its line at each read and deeply frozen, never kept by the view (sampling every record of a log
+ * of large records must not hold them all: a weak reference would, for the whole synchronous loop
+ * that reads them). Writes, and freezing, sealing or re-prototyping the view, are refused
+ * (TypeError in strict code).
  */
 function _records(lines: readonly string[]): readonly ClaimRecord[] {
-  const built = new Map<number, ClaimRecord>();
   const at = (key: string | symbol): number => {
     if (typeof key !== "string") return -1;
     const i = Number(key);
     return Number.isInteger(i) && i >= 0 && i < lines.length && String(i) === key ? i : -1;
   };
-  const record = (i: number): ClaimRecord => {
-    let r = built.get(i);
-    if (r === undefined) built.set(i, r = _record(lines[i]!, i));
-    return r;
-  };
+  const record = (i: number): ClaimRecord => _deepFreeze(_record(lines[i]!, i));
   // The target holds no element, only the length: element reads go through the traps.
   return new Proxy(new Array<ClaimRecord>(lines.length), {
     get: (t, key, receiver) => at(key) >= 0 ? record(at(key)) : Reflect.get(t, key, receiver),
@@ -227,7 +230,23 @@ function _records(lines: readonly string[]): readonly ClaimRecord[] {
     set: () => false,
     defineProperty: () => false,
     deleteProperty: () => false,
+    // The view's elements exist only through the traps: a non-extensible target would make its
+    // own keys a lie the language refuses, so it stays as it is.
+    preventExtensions: () => false,
+    setPrototypeOf: () => false,
   });
+}
+
+/** Freezes a parsed JSON value and everything in it; returns it. */
+function _deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return value;
 }
 
 /**

@@ -11,7 +11,8 @@ import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../at
 import type { PlanItem } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { ioCause } from "./io_cause.ts";
-import { MAX_RESULTS_BYTES } from "./read_results.ts";
+import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
+import { splitLines } from "../split_lines.ts";
 
 /**
  * A signed result line, as `signItemResult` writes it (the canonical JSON of its DSSE envelope):
@@ -92,7 +93,8 @@ export async function resumePartial(
   // A hard link shares its bytes with another name: cutting or appending would change that too.
   if (_linked(info)) throw refuse("it has another hard link");
   const text = await readTextFile(path, { maxBytes: MAX_RESULTS_BYTES });
-  const lines = text.split("\n");
+  const lines = splitLines(text, MAX_RESULT_LINES + 1);
+  if (lines === null) throw refuse(`it has more than ${MAX_RESULT_LINES} lines`);
   const cut = lines.pop()!; // "" when the file ends with a newline
   // An empty file, or a line cut short that is not the start of a signed result line (canonical
   // JSON of its envelope), is a file this command did not write: neither truncated nor removed.

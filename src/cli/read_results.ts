@@ -14,9 +14,13 @@ import {
 import { InputError, UsageError } from "../errors.ts";
 import type { AttributedResult } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { splitLines } from "../split_lines.ts";
 
 /** Largest results file accepted (bytes). */
 export const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
+
+/** Most lines of a results file: a result for each record of the largest log, once. */
+export const MAX_RESULT_LINES = 1_000_000;
 
 /**
  * Reads a results file and opens every line with the accepted worker keys.
@@ -35,11 +39,29 @@ export async function readResultsFile(
   path: string,
   workers: WorkerKeys,
 ): Promise<AttributedResult[]> {
-  const out: AttributedResult[] = [];
+  return await Array.fromAsync(resultsOfFile(path, workers));
+}
+
+/**
+ * The results of a results file one at a time, each line opened with the accepted worker keys
+ * when it is asked for: a caller that keeps one result an item holds no more than that.
+ *
+ * @param path the file
+ * @param workers the worker keys the inspector accepts
+ * @returns the results with the key id of the worker that signed each, in file order
+ * @throws {InputError} as {@link readResultsFile}
+ * @example
+ * ```ts ignore
+ * for await (const r of resultsOfFile("results-0.jsonl", workers)) console.log(r.worker);
+ * ```
+ */
+export async function* resultsOfFile(
+  path: string,
+  workers: WorkerKeys,
+): AsyncGenerator<AttributedResult> {
   for (const [i, line] of (await resultLines(path)).entries()) {
-    out.push(await openItemResult(line, { where: `${path}:${i + 1}`, workers }));
+    yield await openItemResult(line, { where: `${path}:${i + 1}`, workers });
   }
-  return out;
 }
 
 /**
@@ -75,7 +97,13 @@ export async function resultLines(path: string): Promise<string[]> {
   if (text.length > 0 && !text.endsWith("\n")) {
     throw new InputError("RESULT_INVALID", `Cannot read results '${path}': the last line is cut`);
   }
-  const lines = text.split("\n");
+  const lines = splitLines(text, MAX_RESULT_LINES + 1);
+  if (lines === null) {
+    throw new InputError(
+      "RESULT_INVALID",
+      `Cannot read results '${path}': more than ${MAX_RESULT_LINES} lines`,
+    );
+  }
   lines.pop();
   return lines;
 }

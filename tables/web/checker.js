@@ -2039,6 +2039,16 @@
     t: "	"
   };
 
+  // src/split_lines.ts
+  function splitLines(text, max) {
+    let pieces = 1;
+    if (pieces > max) return null;
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+      if (++pieces > max) return null;
+    }
+    return text.split("\n");
+  }
+
   // src/claims/claim_log.ts
   var MAX_RECORD_VALUES = 1 << 20;
   async function parseClaimLogInSteps(text, steps, limits = {}) {
@@ -2062,10 +2072,14 @@
     if (text.length > maxBytes || text.length > maxBytes / 3 && _utf8Length(text) > maxBytes) {
       throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
     }
-    const lines = text.split("\n");
+    const maxRecords = limits.maxRecords ?? 1e6;
+    const lines = splitLines(text, maxRecords + 1);
+    if (lines === null) {
+      throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: more than ${maxRecords} records`);
+    }
     if (lines.at(-1) === "") lines.pop();
     if (lines.length === 0) throw new InputError("LOG_EMPTY", "Cannot read claim log: no records");
-    if (lines.length > (limits.maxRecords ?? 1e6)) {
+    if (lines.length > maxRecords) {
       throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
     }
     return lines;
@@ -2108,17 +2122,12 @@
     return parseClaimRecord(json, `line ${i + 1}`);
   }
   function _records(lines) {
-    const built = /* @__PURE__ */ new Map();
     const at = (key) => {
       if (typeof key !== "string") return -1;
       const i = Number(key);
       return Number.isInteger(i) && i >= 0 && i < lines.length && String(i) === key ? i : -1;
     };
-    const record = (i) => {
-      let r = built.get(i);
-      if (r === void 0) built.set(i, r = _record(lines[i], i));
-      return r;
-    };
+    const record = (i) => _deepFreeze(_record(lines[i], i));
     return new Proxy(new Array(lines.length), {
       get: (t, key, receiver) => at(key) >= 0 ? record(at(key)) : Reflect.get(t, key, receiver),
       has: (t, key) => at(key) >= 0 || Reflect.has(t, key),
@@ -2126,8 +2135,22 @@
       getOwnPropertyDescriptor: (t, key) => at(key) >= 0 ? { value: record(at(key)), writable: false, enumerable: true, configurable: true } : Reflect.getOwnPropertyDescriptor(t, key),
       set: () => false,
       defineProperty: () => false,
-      deleteProperty: () => false
+      deleteProperty: () => false,
+      // The view's elements exist only through the traps: a non-extensible target would make its
+      // own keys a lie the language refuses, so it stays as it is.
+      preventExtensions: () => false,
+      setPrototypeOf: () => false
     });
+  }
+  function _deepFreeze(value) {
+    const stack = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+      Object.freeze(v);
+      for (const child2 of Object.values(v)) stack.push(child2);
+    }
+    return value;
   }
   function logRoot(digests) {
     return bytesToHex2(merkleRoot(digests.map(hexToBytes2)));

@@ -56,3 +56,16 @@ Deno.test("parseClaimRecord() bounds component names and their count, and quotes
   assert.equal(parseClaimLog(record(many)).records.length, 1);
   assert.equal(parseClaimLog(record({ ["n".repeat(200)]: "1" })).records.length, 1);
 });
+
+Deno.test("parseClaimLog() counts records before splitting: 140 million newlines (within the byte limit) are LOG_TOO_LARGE, not more array elements than V8 can make", () => {
+  assert.throws(
+    () => parseClaimLog("\n".repeat(140_000_000)),
+    (e) =>
+      e instanceof InputError && e.code === "LOG_TOO_LARGE" &&
+      /more than 1000000 records/.test(e.message),
+  );
+  assert.throws(
+    () => parseClaimLog(text.repeat(3), { maxRecords: 2 }),
+    (e) => e instanceof InputError && /more than 2 records|3 records/.test(e.message),
+  );
+});

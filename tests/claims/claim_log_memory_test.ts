@@ -63,7 +63,19 @@ Deno.test("parseClaimLog() records read back from their lines: the same records,
   assert.deepEqual(log.records.map(recordDigest), log.digests);
   assert.deepEqual([...log.records], JSON.parse(`[${text.trim().split("\n").join(",")}]`));
   assert.deepEqual(Object.keys(log.records), ["0", "1", "2"]);
-  assert.equal(log.records[1], log.records[1], "a record read again is the same object");
+  const held = log.records[1];
+  assert.deepEqual(log.records[1], held, "a record read again is built again, equal");
+  // Records are deeply frozen: what a reader sees is what was committed.
+  assert.ok(Object.isFrozen(held) && Object.isFrozen(held!.predicate.fingerprint));
+  assert.throws(() => {
+    (held!.predicate.fingerprint as { sha256: string }).sha256 = "00".repeat(32);
+  }, TypeError);
+  // The view cannot be frozen, sealed or re-prototyped into something else.
+  assert.throws(() => Object.freeze(log.records), TypeError);
+  assert.throws(() => Object.preventExtensions(log.records), TypeError);
+  assert.throws(() => Object.setPrototypeOf(log.records, null), TypeError);
+  assert.deepEqual(Object.keys(log.records), ["0", "1", "2"]);
+  assert.equal(typeof log.records.map, "function");
   assert.equal(log.records[3], undefined);
   assert.equal(log.records.at(-1)?.predicate.log.seq, 2);
   const records = log.records as unknown as unknown[];

@@ -12,6 +12,7 @@ import { MAX_RECORD_VALUES, parseClaimRecord } from "../../claims/mod.ts";
 import { clipText } from "../../clip_text.ts";
 import { InputError } from "../../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
+import { splitLines } from "../../split_lines.ts";
 import { EXIT } from "../exit_codes.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
@@ -98,7 +99,13 @@ export async function validateClaimLog(
   text: string,
   schema: URL = CLAIM_RECORD_SCHEMA,
 ): Promise<ClaimLogValidation> {
-  const lines = text.split("\n");
+  const lines = splitLines(text, MAX_RECORDS + 1);
+  if (lines === null) {
+    throw new InputError(
+      "LOG_TOO_LARGE",
+      `Cannot validate claim log: more than ${MAX_RECORDS} records`,
+    );
+  }
   if (lines.at(-1) === "") lines.pop();
   if (lines.length === 0) {
     throw new InputError("LOG_EMPTY", "Cannot validate claim log: no records");
