@@ -37,6 +37,9 @@ const PASS_STEPS: Readonly<Record<string, readonly string[]>> = {
 /** Workload kinds whose claims carry a layer chain, the only ones a layer-chain FAIL can be about. */
 const CHAIN_KINDS: readonly string[] = ["model_forward", "sequence"];
 
+/** Workload kinds whose claims carry greedy tokens, the only ones a greedy-token FAIL can be about. */
+const TOKEN_KINDS: readonly string[] = ["sequence"];
+
 /** Every finding a FAIL may state (a record, so a new member is a compile error here). */
 export const FAIL_FINDINGS: Readonly<Record<FailFinding, true>> = Object.freeze({
   fingerprint: true,
@@ -92,6 +95,12 @@ export function resultInconsistency(
   const chained = r.finding === "layer-chain" || r.firstDivergence !== undefined;
   if (chained && options.kind !== undefined && !CHAIN_KINDS.includes(options.kind)) {
     return `a layer-chain result about a ${options.kind} record, whose claim has no layer chain`;
+  }
+  if (
+    r.finding === "greedy-token" && options.kind !== undefined &&
+    !TOKEN_KINDS.includes(options.kind)
+  ) {
+    return `a greedy-token FAIL about a ${options.kind} record, whose claim has no greedy tokens`;
   }
   if (r.evidence !== undefined && r.recomputed === null) {
     return `a ${r.status} lists evidence without a recomputation`;

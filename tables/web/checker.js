@@ -2421,6 +2421,7 @@
     sequence: ["kernel", "tokens"]
   };
   var CHAIN_KINDS = ["model_forward", "sequence"];
+  var TOKEN_KINDS = ["sequence"];
   var FAIL_FINDINGS = Object.freeze({
     fingerprint: true,
     "layer-chain": true,
@@ -2440,6 +2441,9 @@
     const chained = r.finding === "layer-chain" || r.firstDivergence !== void 0;
     if (chained && options.kind !== void 0 && !CHAIN_KINDS.includes(options.kind)) {
       return `a layer-chain result about a ${options.kind} record, whose claim has no layer chain`;
+    }
+    if (r.finding === "greedy-token" && options.kind !== void 0 && !TOKEN_KINDS.includes(options.kind)) {
+      return `a greedy-token FAIL about a ${options.kind} record, whose claim has no greedy tokens`;
     }
     if (r.evidence !== void 0 && r.recomputed === null) {
       return `a ${r.status} lists evidence without a recomputation`;

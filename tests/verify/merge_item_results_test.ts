@@ -90,6 +90,24 @@ Deno.test("mergeItemResults() refuses a layer-chain FAIL about a record whose cl
   assert.equal(resultInconsistency(chainFail, { kind: "model_forward", chain: true }), null);
 });
 
+Deno.test("resultInconsistency(): a greedy-token FAIL can only be about a record that claims greedy tokens (a sequence)", () => {
+  const tokenFail = {
+    ...results[1]!.result,
+    status: "FAIL" as const,
+    recomputed: results[1]!.result.claimed,
+    finding: "greedy-token" as const,
+    firstDifference: null,
+    steps: [{ step: "tokens", ok: false, detail: "token 3 is not the argmax" }],
+  };
+  for (const kind of ["gemm", "model_forward", "attention_block", "ffn_block"]) {
+    assert.match(
+      resultInconsistency(tokenFail, { kind, chain: true }) ?? "",
+      new RegExp(`greedy-token FAIL about a ${kind} record`),
+    );
+  }
+  assert.equal(resultInconsistency(tokenFail, { kind: "sequence", chain: true }), null);
+});
+
 Deno.test("resultInconsistency(): a PASS of a workload kind named like an object's inherited member is a kind this version cannot verify, not a crash", () => {
   const r = results[0]!.result;
   const pass = {
