@@ -111,6 +111,7 @@ export function intFlag(
  *
  * @param text the flag's value, or undefined for "now"
  * @param now the current time (tests)
+ * @param refusedBy who refuses what the time would be put on (said when it is in the future)
  * @returns the same text, or undefined
  * @throws {InputError} `USAGE_TIME`
  * @example
@@ -119,7 +120,11 @@ export function intFlag(
  * if (timeFlag("2026-05-01T00:00:00Z") !== "2026-05-01T00:00:00Z") throw new Error();
  * ```
  */
-export function timeFlag(text: string | undefined, now: Date = new Date()): string | undefined {
+export function timeFlag(
+  text: string | undefined,
+  now: Date = new Date(),
+  refusedBy = "check refuses a verdict dated after its verification",
+): string | undefined {
   if (text === undefined) return undefined;
   let ok = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(text);
   let at = 0;
@@ -133,7 +138,7 @@ export function timeFlag(text: string | undefined, now: Date = new Date()): stri
       "USAGE_TIME",
       `Cannot use --time ${text}: it is in the future (now ${
         now.toISOString().replace(/\.\d+Z$/, "Z")
-      }), and check refuses a verdict dated after its verification`,
+      }), and ${refusedBy}`,
     );
   }
   if (!ok) {

@@ -179,7 +179,26 @@ export function parseScenario(json: unknown): Scenario {
     n: int(pf, "n", dims),
     k: int(pf, "k", dims),
   }));
+  // Each record draws a projection and a batch size; a layer's weights are held under the
+  // projection's name, so two of one name would share the first one's weights.
+  if (projections.length === 0) {
+    throw new RangeError(
+      "Cannot read 'scenario.model.projections': empty (a GEMM record needs one)",
+    );
+  }
+  const names = new Set<string>();
+  for (const [i, p] of projections.entries()) {
+    if (names.has(p.name)) {
+      throw new RangeError(
+        `Cannot read 'scenario.model.projections[${i}].name': '${p.name}' is named twice`,
+      );
+    }
+    names.add(p.name);
+  }
   const batchSizes = ints(f, "batchSizes", { min: 1, max: 65536 });
+  if (batchSizes.length === 0) {
+    throw new RangeError("Cannot read 'scenario.batchSizes': empty (a GEMM record needs one)");
+  }
   const widest = Math.max(...batchSizes);
   for (const [i, p] of projections.entries()) {
     // Its records name their output `layers.<layer>.<name>.out`, a name the verifier holds them to.

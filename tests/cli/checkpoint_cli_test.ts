@@ -147,3 +147,29 @@ Deno.test("claims checkpoint takes an origin of printable ASCII only, without sp
     await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
   }
 });
+
+Deno.test("claims checkpoint --time is held to every --time's rule: UTC to the second, not in the future (USAGE_TIME, nothing written)", async () => {
+  for (
+    const time of ["9999-12-31T23:59:59Z", "2023-08-23T15:00:00+01:00", "2023-08-23T15:00:00.999Z"]
+  ) {
+    const out = `${f.dir}/cp-time-${time.length}-${time.slice(-3)}.txt`;
+    const r = await runBitaudit([
+      "claims",
+      "checkpoint",
+      "--log",
+      f.log,
+      "--key",
+      prover.privateKey,
+      "--origin",
+      ORIGIN,
+      "--out",
+      out,
+      "--time",
+      time,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE_TIME");
+    if (time.startsWith("9999")) assert.match(r.stderr, /announce and audit refuse a checkpoint/);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  }
+});

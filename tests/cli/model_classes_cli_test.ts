@@ -183,3 +183,24 @@ Deno.test("model classes on a part where the stack's SFU functions were never co
     assert.equal(r.stdout, "");
   }
 });
+
+Deno.test("model classes holds --sms to the chip's count as the verifier does: above it a usage error, below it NOT_VERIFIED (exit 3)", async () => {
+  const args = (
+    sms: string,
+  ) => [...RECIPE_STACK, "--config", TINY, "--context", "99", "--sms", sms];
+  const above = await classes(args("200"));
+  assert.equal(above.code, 2, above.stderr);
+  assert.match(
+    above.stderr,
+    /^error \[USAGE\]: Cannot derive classes: multiProcessorCount 200 on a 'a100', whose chip has 108 SMs/,
+  );
+  const below = await classes(args("100"));
+  assert.equal(below.code, 3, below.stderr);
+  assert.match(
+    below.stderr,
+    /^NOT_VERIFIED: multiProcessorCount 100 below the 'a100' chip's 108 SMs/,
+  );
+  assert.equal(below.stdout, "");
+  const own = await classes(args("108"));
+  assert.equal(own.code, 0, own.stderr);
+});

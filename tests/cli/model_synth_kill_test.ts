@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../_temp.ts";
-import { REPO_ROOT } from "./_run.ts";
+import { REPO_ROOT, runBitaudit } from "./_run.ts";
 
 /** The length a safetensors file has when whole: 8 + its header + the data its tensors span. */
 async function wholeLength(path: string): Promise<number> {
@@ -63,5 +63,31 @@ Deno.test("model synth killed while writing the weights leaves no cut-short weig
   }
   if (size !== null) {
     assert.equal(size, await wholeLength(weights), "a weight file under its name is whole");
+  }
+});
+
+Deno.test("model synth --shards above the config's tensor count is a usage error (exit 2) that writes nothing, not an internal error", async () => {
+  const dir = await tempDir({ prefix: "synth-shards-" });
+  const out = `${dir}/ck`;
+  const config = `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`;
+  for (const shards of ["25", "1000"]) {
+    const r = await runBitaudit([
+      "model",
+      "synth",
+      "--config",
+      config,
+      "--seed",
+      "1",
+      "--shards",
+      shards,
+      "--out",
+      out,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^error \[USAGE_NUMBER\]: Cannot use --shards \d+: shards must be in 1\.\.24/,
+    );
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
   }
 });

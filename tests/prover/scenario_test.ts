@@ -19,3 +19,24 @@ Deno.test("parseScenario() refuses a projection whose records' output name the v
     );
   }
 });
+
+Deno.test("parseScenario() refuses no projection, a projection named twice, and no batch size (each record draws one of each)", () => {
+  const scenario = (o: Record<string, unknown>) =>
+    oneGemmScenario({ logId: "lists", seed: "lists-v1" }, { falsify: [], ...o });
+  const p = (name: string, n: number) => ({ name, n, k: 256 });
+  assert.throws(
+    () => parseScenario(scenario({ model: { name: "m", layers: 1, projections: [] } })),
+    /'scenario\.model\.projections': empty/,
+  );
+  assert.throws(
+    () =>
+      parseScenario(
+        scenario({
+          model: { name: "m", layers: 1, projections: [p("q_proj", 128), p("q_proj", 64)] },
+        }),
+      ),
+    /'scenario\.model\.projections\[1\]\.name': 'q_proj' is named twice/,
+  );
+  assert.throws(() => parseScenario(scenario({ batchSizes: [] })), /'scenario\.batchSizes': empty/);
+  assert.equal(parseScenario(scenario({ batchSizes: [3] })).batchSizes.length, 1);
+});

@@ -27,6 +27,7 @@ import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { timeFlag } from "../plan_inputs.ts";
 
 /**
  * Adds `checkpoint` and `consistency` to the `claims` command group.
@@ -60,6 +61,13 @@ export function addCheckpointCommands(cmd: Command): void {
             "without spaces or '+' (e.g. bitaudit.example/prover-1/log)",
         );
       }
+      // As every --time: UTC to the second, not in the future (announce and audit refuse a
+      // checkpoint signed after their own time).
+      const time = timeFlag(
+        opts.time,
+        new Date(),
+        "announce and audit refuse a checkpoint signed after their own time",
+      );
       const log = await loadClaimLog(opts.log);
       const key = await loadSigningKey(opts.key);
       const cp: Checkpoint = {
@@ -72,7 +80,7 @@ export function addCheckpointCommands(cmd: Command): void {
       try {
         note = await signCheckpoint(cp, {
           privateKey: key.privateKey,
-          time: Math.floor((opts.time === undefined ? Date.now() : parseRfc3339(opts.time)) / 1000),
+          time: Math.floor((time === undefined ? Date.now() : parseRfc3339(time)) / 1000),
         });
       } catch (e) {
         if (e instanceof RangeError) {

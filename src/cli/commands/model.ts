@@ -15,7 +15,7 @@ import { forwardPositionsFlag } from "../positions_flag.ts";
 import { Command, Option } from "@commander-js/extra-typings";
 import { INTERCONNECTS } from "../../kernels/mod.ts";
 import { synthDecoderCheckpoint } from "../../model/mod.ts";
-import { InputError } from "../../errors.ts";
+import { InputError, UsageError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
@@ -188,7 +188,19 @@ export async function synthCheckpointDir(
   o: { config: string; seed: string; out: string; shards: number },
 ): Promise<void> {
   const { config, bytes: configBytes } = await readModelConfig(o.config);
-  const files = synthDecoderCheckpoint(config, { seed: o.seed, shards: o.shards });
+  let files: ReturnType<typeof synthDecoderCheckpoint>;
+  try {
+    files = synthDecoderCheckpoint(config, { seed: o.seed, shards: o.shards });
+  } catch (e) {
+    // At most one shard a tensor: the bound comes from the config, after the flag's own.
+    if (!(e instanceof RangeError)) throw e;
+    throw new UsageError(
+      "USAGE_NUMBER",
+      `Cannot use --shards ${o.shards}: ${
+        e.message.replace(/^Cannot synthesise checkpoint: /, "")
+      } (one shard a tensor at most)`,
+    );
+  }
   const done = await prepareOutputDir(o.out, ["config.json", ...files.map((f) => f.name)]);
   let ok = false;
   try {

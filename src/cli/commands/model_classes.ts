@@ -41,7 +41,7 @@ import { loadAssetArg } from "../load_asset_arg.ts";
 import { printJson, printText, table } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { readModelConfig } from "../read_model_config.ts";
-import { knownSmCount } from "../../hardware/mod.ts";
+import { notVerified, smsForRun } from "../sms_flag.ts";
 
 /** Options of {@link runModelClasses} (integers already parsed and bounded). */
 export interface ModelClassesOptions {
@@ -88,13 +88,9 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   const profile = await loadAssetArg(store, { kind: GPU_PROFILES, text: o.profile });
   const stack = await loadAssetArg(store, { kind: STACK_PROFILES, text: o.stack });
   const { config, bytes } = await readModelConfig(o.config);
-  const sms = o.sms ?? knownSmCount(profile.value.id);
-  if (sms === undefined) {
-    throw new InputError(
-      "USAGE",
-      `Cannot derive classes: no known SM count for '${profile.value.id}'; give --sms`,
-    );
-  }
+  // A count the chip cannot have is refused here; one the verifier would not vouch for is said
+  // with the other reasons below.
+  const { count: sms, refused } = smsForRun(profile.value.id, o.sms, "derive classes");
   const kernels = await _dispatch(store, o, { stack: stack.value, gpu: profile.value.id });
   // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.
   const support = stackOperators(stack.value, { driver: "serving", moe: false });
@@ -125,11 +121,8 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     ],
     computeCapability: profile.value.computeCapability,
   });
-  if (!sfu.ok) {
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${sfu.reason}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
-  }
+  if (!sfu.ok) return notVerified(sfu.reason);
+  if (refused !== null) return notVerified(refused);
   const split = tensorParallelOf(stack.value, {
     tp: o.tp ?? 1,
     ep: 1,

@@ -32,7 +32,7 @@ import {
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
-import { knownSmCount, smCountMismatch } from "../../hardware/mod.ts";
+import { notVerified, smsForRun } from "../sms_flag.ts";
 import { forwardSupportReason } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { printJson, printText } from "../output.ts";
@@ -76,23 +76,9 @@ export async function runModelForward(o: {
   const store = await openAssetStore();
   const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
   const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: o.stack })).value;
-  const sms = o.sms ?? knownSmCount(profile.id);
-  if (sms === undefined) {
-    throw new InputError(
-      "USAGE",
-      `Cannot run forward: no known SM count for '${profile.id}'; give --sms`,
-    );
-  }
-  const smsWhy = smCountMismatch(profile.id, sms);
-  if (smsWhy?.kind === "contradiction") {
-    throw new InputError("USAGE", `Cannot run forward: ${smsWhy.reason}`);
-  }
-  if (smsWhy !== null) {
-    // Computable, but an audit would not vouch for it: say so as the verifier would.
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${smsWhy.reason}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
-  }
+  const { count: sms, refused } = smsForRun(profile.id, o.sms, "run forward");
+  // Computable, but an audit would not vouch for it: said as the verifier would.
+  if (refused !== null) return notVerified(refused);
   let kernel: RuntimeKernel;
   if (stack.gemm.kernelSource === "catalog") {
     if (o.catalog === undefined) {
