@@ -42,7 +42,15 @@ export interface VectorSet {
   readonly c: Uint32Array;
   /** Output files. */
   readonly outputs: readonly VectorOutput[];
+  /**
+   * Input format of a and b as `capture.json` records it (`bf16`, `fp16`, `tf32`, `e4m3`,
+   * `e5m2`), when the set has one: a check must run the set through this format's datapath.
+   */
+  readonly inputFormat?: string;
 }
+
+/** Input formats a `capture.json` may name (the tensor-core inputs measured). */
+const CAPTURE_INPUTS: readonly string[] = ["bf16", "fp16", "tf32", "e4m3", "e5m2"];
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -120,7 +128,14 @@ export async function parseVectorSet(dir: string, files: VectorSetFiles): Promis
       `Cannot read vector set '${dir}': a is ${a.rows}x${a.width}, b ${b.rows}x${b.width}, c ${c.rows} rows`,
     );
   }
-  const capture = await _capture(dir, files);
+  const { outputs: capture, inputFormat, productsPerCase } = await _capture(dir, files);
+  if (productsPerCase !== undefined && productsPerCase !== a.width) {
+    throw new InputError(
+      "VECTOR_SET_CAPTURE",
+      `Cannot read vector set '${dir}': capture.json says ${productsPerCase} products per case, ` +
+        `the a and b files hold ${a.width}`,
+    );
+  }
   const outputs: VectorOutput[] = [];
   for (const file of names.filter((n) => /^d_.*_fp(32|16)\.txt$/.test(n)).sort()) {
     const d = parseVectorText(await files.read(file), { file, kind: "binary" });
@@ -132,6 +147,13 @@ export async function parseVectorSet(dir: string, files: VectorSetFiles): Promis
     }
     const format = file.endsWith("_fp16.txt") ? "fp16" : "fp32";
     const meta = capture[file];
+    if (meta?.format !== undefined && meta.format !== format) {
+      throw new InputError(
+        "VECTOR_SET_CAPTURE",
+        `Cannot read vector set '${dir}': capture.json says '${file}' is ${meta.format}, ` +
+          `its name says ${format}`,
+      );
+    }
     outputs.push({
       file,
       format,
@@ -143,7 +165,16 @@ export async function parseVectorSet(dir: string, files: VectorSetFiles): Promis
   if (outputs.length === 0) {
     throw new InputError("VECTOR_SET_LAYOUT", `Cannot read vector set '${dir}': no d_* files`);
   }
-  return { dir, k: a.width, cases: a.rows, a: a.values, b: b.values, c: c.values, outputs };
+  return {
+    dir,
+    k: a.width,
+    cases: a.rows,
+    a: a.values,
+    b: b.values,
+    c: c.values,
+    outputs,
+    ...(inputFormat === undefined ? {} : { inputFormat }),
+  };
 }
 
 async function _list(dir: string): Promise<string[]> {
@@ -171,13 +202,17 @@ async function _read(dir: string, name: string): Promise<string> {
 interface _CaptureEntry {
   instruction?: string;
   accumulator?: AccumulatorSource;
+  format?: string;
 }
 
-async function _capture(
-  dir: string,
-  files: VectorSetFiles,
-): Promise<Record<string, _CaptureEntry>> {
-  if (!files.names.includes("capture.json")) return {};
+interface _Capture {
+  outputs: Record<string, _CaptureEntry>;
+  inputFormat?: string;
+  productsPerCase?: number;
+}
+
+async function _capture(dir: string, files: VectorSetFiles): Promise<_Capture> {
+  if (!files.names.includes("capture.json")) return { outputs: {} };
   let json: unknown;
   try {
     json = parseStrictJson(await files.read("capture.json"));
@@ -188,7 +223,8 @@ async function _capture(
       `Cannot read '${dir}/capture.json': not strict JSON`,
     );
   }
-  const outputs = (json as { outputs?: unknown })?.outputs;
+  const top = json as { outputs?: unknown; input_format?: unknown; products_per_case?: unknown };
+  const outputs = top?.outputs;
   if (typeof outputs !== "object" || outputs === null) {
     throw new InputError("VECTOR_SET_CAPTURE", `Cannot read '${dir}/capture.json': no 'outputs'`);
   }
@@ -200,7 +236,7 @@ async function _capture(
         `Cannot read '${dir}/capture.json': outputs.${file} is not an object`,
       );
     }
-    const e = v as { instruction?: unknown; accumulator?: unknown };
+    const e = v as { instruction?: unknown; accumulator?: unknown; output_format?: unknown };
     const acc = e.accumulator;
     if (acc !== "c_file" && acc !== "c_file_rounded_to_fp16" && acc !== "zero") {
       throw new InputError(
@@ -208,10 +244,43 @@ async function _capture(
         `Cannot read '${dir}/capture.json': outputs.${file}.accumulator must be c_file, c_file_rounded_to_fp16 or zero`,
       );
     }
+    const format = e.output_format;
+    if (format !== undefined && format !== "fp32" && format !== "fp16") {
+      throw new InputError(
+        "VECTOR_SET_CAPTURE",
+        `Cannot read '${dir}/capture.json': outputs.${file}.output_format must be fp32 or fp16`,
+      );
+    }
     result[file] = {
       accumulator: acc,
       ...(typeof e.instruction === "string" ? { instruction: e.instruction } : {}),
+      ...(format === undefined ? {} : { format }),
     };
   }
-  return result;
+  return { outputs: result, ..._captureInput(dir, top) };
+}
+
+/** The set-wide facts of a capture.json: input format and products per case, when given. */
+function _captureInput(
+  dir: string,
+  top: { input_format?: unknown; products_per_case?: unknown },
+): { inputFormat?: string; productsPerCase?: number } {
+  const input = top.input_format;
+  if (input !== undefined && (typeof input !== "string" || !CAPTURE_INPUTS.includes(input))) {
+    throw new InputError(
+      "VECTOR_SET_CAPTURE",
+      `Cannot read '${dir}/capture.json': input_format must be one of ${CAPTURE_INPUTS.join(", ")}`,
+    );
+  }
+  const k = top.products_per_case;
+  if (k !== undefined && (typeof k !== "number" || !Number.isSafeInteger(k) || k < 1)) {
+    throw new InputError(
+      "VECTOR_SET_CAPTURE",
+      `Cannot read '${dir}/capture.json': products_per_case must be a positive integer`,
+    );
+  }
+  return {
+    ...(input === undefined ? {} : { inputFormat: input }),
+    ...(k === undefined ? {} : { productsPerCase: k }),
+  };
 }

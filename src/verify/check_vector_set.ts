@@ -52,6 +52,8 @@ export interface VectorOutputResult {
  * @param profile GPU profile
  * @param options the set, its input format and how many mismatches to keep per file
  * @returns one result per output file
+ * @throws {InputError} `VECTOR_SET_CAPTURE` when the set's `capture.json` records another input
+ *   format than `input` (its cases were measured on another datapath)
  * @throws {InputError} `VECTOR_NOT_REPRESENTABLE` when an operand is not exact in the input format
  * @example
  * ```ts ignore
@@ -62,6 +64,16 @@ export function checkVectorSet(
   profile: GpuProfile,
   options: { set: VectorSet; input: FormatName; maxMismatches?: number },
 ): VectorOutputResult[] {
+  const measured = options.set.inputFormat;
+  if (measured !== undefined && measured !== options.input) {
+    // Operands of one format are often exact in another (bf16 values that fit fp16): the cases
+    // would run, and could match, on a datapath the device never used.
+    throw new InputError(
+      "VECTOR_SET_CAPTURE",
+      `Cannot check vector set '${options.set.dir}' as ${options.input}: its capture.json ` +
+        `says the inputs are ${measured}`,
+    );
+  }
   return options.set.outputs.map((out) => _checkOutput(profile, out, options));
 }
 

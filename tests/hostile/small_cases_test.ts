@@ -145,6 +145,19 @@ const cases: HostileCase[] = [
     code: "VECTOR_SET_CAPTURE",
   },
   {
+    name: "vectors bundled refuses a bf16 capture under an fp16 folder (VECTOR_SET_CAPTURE)",
+    args: async (dir) => {
+      await Deno.mkdir(`${dir}/v/A100/fp16`, { recursive: true });
+      const src = `${REPO_ROOT}/tests/vectors/khattak-mikaitis/A100/bf16`;
+      for await (const e of Deno.readDir(src)) {
+        if (e.isFile) await Deno.copyFile(`${src}/${e.name}`, `${dir}/v/A100/fp16/${e.name}`);
+      }
+      return ["vectors", "bundled", "--vectors", `${dir}/v`];
+    },
+    exit: 2,
+    code: "VECTOR_SET_CAPTURE",
+  },
+  {
     name: "vectors bundled with a file or an unknown format folder is a coded error",
     args: async (dir) => {
       await Deno.mkdir(`${dir}/v/A100/xyz`, { recursive: true });

@@ -71,7 +71,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SAFETENSORS_TRAILING_BYTES: "The data buffer holds bytes after the last tensor",
   // Measured vectors
   VECTOR_NOT_REPRESENTABLE: "A measured input value is not representable in the set's format",
-  VECTOR_SET_CAPTURE: "A vector set's `capture.json` is not JSON or does not describe its outputs",
+  VECTOR_SET_CAPTURE:
+    "A vector set's `capture.json` is not JSON or disagrees with its files or the format",
   VECTOR_SET_LAYOUT: "A vector set folder lacks a file, or holds several of one kind",
   VECTOR_SET_MISSING: "A vector set folder cannot be read, or a vector root holds no " +
     "`<GPU>/<format>/` set",
