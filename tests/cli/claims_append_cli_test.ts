@@ -252,5 +252,13 @@ Deno.test("model forward --positions makes the fingerprint and layer chain of th
   });
   assertCliCode(moved.stderr, "CLAIM_INVALID");
   assert.match(moved.stderr, /profile "a100", the record "h100-sxm"; SM count 108, the record 132/);
+  // The same rows and facts with a fingerprint other than the one computed with the chain (h56).
+  const contradicted = await append(dir, {
+    model,
+    fingerprint: "0".repeat(64),
+    extra: ["--positions", positions, ...chain],
+  });
+  assertCliCode(contradicted.stderr, "CLAIM_INVALID");
+  assert.match(contradicted.stderr, /--fingerprint "0{64}" differs from "[0-9a-f]{64}", the finge/);
   await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });

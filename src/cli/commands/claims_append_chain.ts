@@ -2,8 +2,10 @@
  * `checkChainFacts`: a layer chain read from `model forward --json` output was computed for the
  * facts that output records (rows, GPU profile and SM count, stack, checkpoint, split: tp, ep, the
  * all-reduce, the interconnect); appended to a record stating other facts, the audit would FAIL
- * the honest fingerprint on the chain alone, so `claims append` refuses it. A bare chain carries
- * no facts and is not checked.
+ * the honest fingerprint on the chain alone, so `claims append` refuses it. The output's
+ * fingerprint was computed in the same pass as its chain: a record stating another one
+ * contradicts its own chain, and is refused too. A bare chain carries no facts and is not
+ * checked.
  *
  * `model forward` computes one prefill of its batch from position 0. A `sequence` record's chain
  * is over its own rows in the passes of its serving history, so such a chain is its chain only
@@ -102,6 +104,14 @@ export function checkChainFacts(
       `Cannot append claim: the layer chain was computed for other facts than the record's: ${
         differs.join("; ")
       } (run model forward with the record's facts)`,
+    );
+  }
+  if (chain.fingerprint !== undefined && chain.fingerprint !== p.fingerprint.sha256) {
+    throw new InputError(
+      "CLAIM_INVALID",
+      `Cannot append claim: --fingerprint ${JSON.stringify(p.fingerprint.sha256)} differs from ` +
+        `${JSON.stringify(chain.fingerprint.slice(0, 80))}, the fingerprint the layer chain ` +
+        "file's model forward run computed with that chain",
     );
   }
 }

@@ -93,8 +93,8 @@ export async function readModelInputs(
 /**
  * What a `model forward --json` output computed its layer chain for: the rows (its `positions`,
  * or, from output that lists none, each sequence's last token), the batch's sequence lengths, the
- * GPU profile and SM count, the stack, the checkpoint and the split; a bare chain carries none of
- * them.
+ * GPU profile and SM count, the stack, the checkpoint and the split, and the fingerprint it
+ * computed with the chain; a bare chain carries none of them.
  */
 export interface ChainFacts {
   /** The fingerprinted rows. */
@@ -109,6 +109,8 @@ export interface ChainFacts {
   readonly stack?: string;
   /** The checkpoint's digest. */
   readonly checkpointSha256?: string;
+  /** The fingerprint of the rows, computed in the same pass as the chain. */
+  readonly fingerprint?: string;
   /**
    * The split: ranks, expert-parallel ranks (absent from output that does not record them), the
    * all-reduce as computed, the interconnect (null: the stack's).
@@ -129,6 +131,7 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
     profile?: { id?: unknown; multiProcessorCount?: unknown };
     stack?: unknown;
     checkpoint?: { sha256?: unknown };
+    fingerprint?: unknown;
     parallelism?: { tp?: unknown; ep?: unknown; allReduce?: unknown; interconnect?: unknown };
   };
   const pair = (x: unknown): readonly [number, number] | null =>
@@ -155,6 +158,8 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
   if (stack !== undefined) out.stack = stack;
   const checkpointSha256 = text(f.checkpoint?.sha256);
   if (checkpointSha256 !== undefined) out.checkpointSha256 = checkpointSha256;
+  const fingerprint = text(f.fingerprint);
+  if (fingerprint !== undefined) out.fingerprint = fingerprint;
   const tp = f.parallelism?.tp;
   if (Number.isSafeInteger(tp)) {
     const ep = f.parallelism?.ep;
