@@ -134,6 +134,27 @@ Deno.test("model forward: more SMs than the GPU's chip is refused, fewer is NOT_
   }
 });
 
+Deno.test("model forward refuses kernel flags its stack does not take, as claims append and model classes do", async () => {
+  const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+  const cases: [string, string[], RegExp][] = [
+    // Review h56: the recipe was never looked up, the catalog's kernels ran (exit 0).
+    ["both", ["--recipe", "no-such-recipe"], /give --kernel or --recipe, not both/],
+    // A recipe stack: --kernel was left unread and the default recipe ran (exit 0).
+    [
+      "recipe-stack",
+      ["--stack", "cutlass-3.5-hf-flash-attn"],
+      /stack 'cutlass-3\.5-hf-flash-attn' takes its GEMM kernels from a recipe: give --recipe, not --kernel/,
+    ],
+  ];
+  for (const [name, extra, message] of cases) {
+    const r = await forward(ckpt, `${tmp}/kernel-${name}.safetensors`, extra);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, message);
+    await assert.rejects(Deno.stat(`${tmp}/kernel-${name}.safetensors`), Deno.errors.NotFound);
+  }
+});
+
 Deno.test("model forward refuses unequal sequences without a pad token on a padding stack, as claims append does", async () => {
   const unpadded = `${tmp}/unpadded.json`;
   await Deno.writeTextFile(unpadded, JSON.stringify({ sequences: [[1], [1, 2]] }));

@@ -38,6 +38,7 @@ import {
 } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadAssetArg } from "../load_asset_arg.ts";
+import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
 import { printJson, printText, table } from "../output.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { readModelConfig } from "../read_model_config.ts";
@@ -203,16 +204,13 @@ async function _dispatch(
   o: ModelClassesOptions,
   s: { stack: { id: string; gemm: { kernelSource: "recipe" | "catalog" } }; gpu: string },
 ): Promise<{ dispatch: GemmDispatch; kind: "catalog" | "recipe"; input: { id: string } }> {
-  const source = s.stack.gemm.kernelSource;
-  const given = o.catalog !== undefined ? "--catalog" : o.recipe !== undefined ? "--recipe" : null;
-  const wanted = source === "catalog" ? "--catalog" : "--recipe";
-  if (given !== wanted || (o.catalog !== undefined && o.recipe !== undefined)) {
-    throw new InputError(
-      "USAGE",
-      `Cannot derive classes: stack '${s.stack.id}' takes its GEMM kernels from a ${source}: ` +
-        `give ${wanted} (and not the other)`,
-    );
-  }
+  const why = kernelFlagsMismatch(s.stack, {
+    catalog: o.catalog,
+    recipe: o.recipe,
+    catalogFlag: "--catalog",
+    recipeDefault: false,
+  });
+  if (why !== null) throw new InputError("USAGE", `Cannot derive classes: ${why}`);
   if (o.catalog !== undefined) {
     const c = await loadAssetArg(store, { kind: DISPATCH_CATALOGS, text: o.catalog });
     if (c.value.gpu !== s.gpu) {

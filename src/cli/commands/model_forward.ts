@@ -39,6 +39,7 @@ import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
 
 /**
  * Runs `model forward`.
@@ -79,14 +80,17 @@ export async function runModelForward(o: {
   const { count: sms, refused } = smsForRun(profile.id, o.sms, "run forward");
   // Computable, but an audit would not vouch for it: said as the verifier would.
   if (refused !== null) return notVerified(refused);
+  // As claims append and model classes refuse them: a flag of the kind the stack does not take
+  // would be left unread.
+  const kernelWhy = kernelFlagsMismatch(stack, {
+    catalog: o.catalog,
+    recipe: o.recipe,
+    catalogFlag: "--kernel",
+    recipeDefault: true,
+  });
+  if (kernelWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${kernelWhy}`);
   let kernel: RuntimeKernel;
-  if (stack.gemm.kernelSource === "catalog") {
-    if (o.catalog === undefined) {
-      throw new InputError(
-        "USAGE",
-        `Cannot run forward: stack '${stack.id}' needs --kernel <catalog>`,
-      );
-    }
+  if (o.catalog !== undefined) {
     kernel = {
       catalog: (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog })).value,
     };
