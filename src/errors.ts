@@ -223,6 +223,7 @@ export type UsageCode =
   | "USAGE_SHARD"
   | "USAGE_RECOMPUTE"
   | "USAGE_REPEATED"
+  | "USAGE_ROOT"
   | "USAGE_TIME"
   | "USAGE_TRUST";
 

@@ -19,6 +19,7 @@ import {
 import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { quoteForTerminal } from "../escape_text.ts";
 
 /** The flags that fix a plan: the log, the trust inputs (as `audit` takes them), k and ids. */
 export interface PlanFlags extends TrustInputFlags {
@@ -46,6 +47,7 @@ export async function planFromFlags(
   o: PlanFlags,
 ): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs }> {
   const k = intFlag(o.k, { flag: "--k", min: 1 });
+  const root = rootFlag(o.root);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
       "USAGE_RANDOMNESS",
@@ -68,10 +70,34 @@ export async function planFromFlags(
     randomness: trust.randomness.toLowerCase(),
     round,
     k,
-    expectedRoot: o.root?.toLowerCase(),
+    expectedRoot: root,
     evidence: trust.evidence,
   });
   return { log, plan, trust };
+}
+
+/**
+ * Checks a `--root` flag: a log root is 64 hex digits (the SHA-256 of the log's Merkle tree).
+ * Checked before the log is read, so a malformed value is a usage error, not a root mismatch.
+ *
+ * @param text the flag's value, or undefined when not given
+ * @returns the root in lowercase, or undefined
+ * @throws {UsageError} `USAGE_ROOT`
+ * @example
+ * ```ts
+ * import { rootFlag } from "./plan_inputs.ts";
+ * if (rootFlag("AB".repeat(32)) !== "ab".repeat(32)) throw new Error();
+ * ```
+ */
+export function rootFlag(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9a-fA-F]{64}$/.test(text)) {
+    throw new UsageError(
+      "USAGE_ROOT",
+      `Cannot use --root ${quoteForTerminal(text.slice(0, 80))}: expected 64 hex digits`,
+    );
+  }
+  return text.toLowerCase();
 }
 
 /**

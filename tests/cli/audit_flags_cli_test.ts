@@ -101,3 +101,16 @@ Deno.test("audit's own options before a subcommand are refused (exit 2), never d
   assert.equal(after.code, 2, after.stderr);
   assert.match(after.stderr, /unknown option '--require-evidence'/);
 });
+
+Deno.test("audit and audit plan refuse a malformed --root with USAGE_ROOT before reading anything", async () => {
+  // Review h56: '00' and 64 G's were read as roots and reported as AUDIT_ROOT_MISMATCH.
+  for (const root of ["00", "G".repeat(64), "a".repeat(63), "a".repeat(65)]) {
+    const plan = ["audit", "plan", "--log", MISSING, "--randomness", "00", "--round", "1"];
+    for (const args of [withFlag("--k", "1"), [...plan, "--k", "1", "--out", `${dir}/p.json`]]) {
+      const r = await runBitaudit([...args, "--root", root]);
+      assert.equal(r.code, 2, r.stderr);
+      assertCliCode(r.stderr, "USAGE_ROOT");
+      assert.match(r.stderr, /Cannot use --root '.*': expected 64 hex digits/);
+    }
+  }
+});

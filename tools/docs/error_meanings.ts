@@ -207,6 +207,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "(`check --threads`, `check --blobs`) without `--recompute`",
   USAGE_REPEATED: "An option that takes one value is given more than once (only options " +
     "taking several values, such as `--key <files...>`, may repeat)",
+  USAGE_ROOT: "`--root` is not 64 hex digits (a log root)",
   USAGE_SHARD: "`--shard` is not `i/n` or `n`",
   USAGE_TIME:
     "`--time` is not an RFC 3339 UTC time to the second, is in the future, or (a verdict's) is before the drand round or the checkpoint the verdict rests on",

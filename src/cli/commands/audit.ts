@@ -22,7 +22,7 @@ import {
   loadSigningKeys,
   prepareOutputDir,
 } from "../load_inputs.ts";
-import { timeFlag } from "../plan_inputs.ts";
+import { rootFlag, timeFlag } from "../plan_inputs.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
@@ -195,6 +195,7 @@ export async function auditLog(
     ? undefined
     : parseEvidenceLevel("--require-evidence", o.requireEvidence);
   const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
+  rootFlag(o.root);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
       "USAGE_RANDOMNESS",
@@ -260,7 +261,7 @@ async function _auditAndSign(
     randomness: trust.randomness.toLowerCase(),
     round,
     k,
-    expectedRoot: o.root?.toLowerCase(),
+    expectedRoot: rootFlag(o.root),
     evidence: trust.evidence,
   });
   const { ctx, close } = await openWorkContext({
