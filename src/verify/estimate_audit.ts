@@ -41,7 +41,9 @@ export interface AuditEstimate {
  * Estimates an audit's CPU time.
  *
  * @param plan the plan
- * @param options its `log`, and the `pilot` item results (any items of the plan)
+ * @param options its `log`, and the `pilot` item results (any items of the plan; an item given
+ *   more than once, as when a results file is named twice, is counted once: its first recomputed
+ *   result)
  * @returns per-kind products, measured rates and predicted CPU seconds, and the total
  * @throws {InputError} `ESTIMATE_FOREIGN` for a pilot result of another plan or record
  * @example
@@ -71,6 +73,7 @@ export function estimateAudit(
     a.items++;
     a.products = p === null || a.products === null ? null : a.products + p;
   }
+  const counted = new Set<string>();
   for (const r of options.pilot) {
     const it = byItem.get(r.item);
     if (it === undefined || r.result.index !== it.index) {
@@ -81,6 +84,8 @@ export function estimateAudit(
     }
     const p = products(it.index);
     if (p === null || r.result.recomputed === null) continue; // nothing was recomputed: no rate
+    if (counted.has(r.item)) continue; // a second result of an item: its products once
+    counted.add(r.item);
     const a = of(it.kind);
     a.pp += p;
     a.ms += r.timing.ms * r.timing.threads;

@@ -52,6 +52,19 @@ Deno.test("estimateAudit() predicts each kind from its pilot rate and leaves kin
   assert.equal(e.unpredicted, plan.items.length - gemmItems.length);
 });
 
+Deno.test("estimateAudit() counts an item given twice once (a results file named twice)", () => {
+  // Review h56: `audit estimate --plan p res.jsonl res.jsonl` said "pilot 10" for 5 items.
+  const j = plan.items.findIndex((it) => it.kind === "gemm");
+  const once = estimateAudit(plan, { log, pilot: [pilot(j, 10)] });
+  const twice = estimateAudit(plan, {
+    log,
+    pilot: [pilot(j, 5, null), pilot(j, 10), pilot(j, 40)],
+  });
+  const gemm = (e: typeof once) => e.kinds.find((k) => k.kind === "gemm")!;
+  assert.equal(gemm(twice).pilotItems, 1);
+  assert.deepEqual(twice, once);
+});
+
 Deno.test("estimateAudit() refuses a pilot result of another plan", () => {
   const foreign = { ...pilot(0, 1), item: "00".repeat(32) } as ItemResult;
   assert.throws(
