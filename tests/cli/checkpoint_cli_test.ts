@@ -127,6 +127,23 @@ Deno.test("claims consistency over a log that is not the new checkpoint's is ref
   assert.doesNotMatch(r.stdout, /NOT consistent/);
 });
 
+Deno.test("claims consistency refuses checkpoints of two origins (two logs), not calling them a fork", async () => {
+  // Review h56: an old checkpoint of another origin printed "NOT consistent: ... 3 -> 6", exit 1.
+  await sign(f.log, `${f.dir}/cp-new-3.txt`);
+  const key = decodePrivateKeyPem(await Deno.readTextFile(prover.privateKey));
+  const cp = { origin: "other/log", treeSize: 4, rootHash: merkleRoot([]), extensions: [] };
+  const oldCp = `${f.dir}/cp-other-origin.txt`;
+  await Deno.writeTextFile(oldCp, await signCheckpoint(cp, { privateKey: key, time: 1692802800 }));
+  const r = await runBitaudit([
+    ...["claims", "consistency", "--old", oldCp, "--new", `${f.dir}/cp-new-3.txt`],
+    ...["--log", f.log, "--pub", prover.publicKey],
+  ]);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assertCliCode(r.stderr, "CHECKPOINT_MISMATCH");
+  assert.match(r.stderr, /different logs \(origin "other\/log" of --old, "[^"]+" of --new\)/);
+  assert.doesNotMatch(r.stdout, /NOT consistent/);
+});
+
 Deno.test("claims checkpoint takes an origin of printable ASCII only, without spaces or '+', at most 256 characters", async () => {
   for (const origin of ["x\u202ey", "a\u001b[2Jb", "two words", "a+b", "o".repeat(257), "é/log"]) {
     const out = `${f.dir}/cp-bad-${origin.length}.txt`;

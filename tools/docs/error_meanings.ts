@@ -158,7 +158,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "An RFC 3161 time-stamp token is malformed, or (bundle) is not over the attestation's signature",
   BEACON_INVALID: "A drand round's signature does not verify, or its chain is not pinned",
   BEACON_TOO_EARLY: "The drand round was published before the checkpoint was signed",
-  CHECKPOINT_MISMATCH: "The checkpoint commits to another size or root than the log's",
+  CHECKPOINT_MISMATCH:
+    "The checkpoint commits to another size or root than the log's, or two checkpoints name different logs",
   CHECKPOINT_SIGNATURE:
     "The checkpoint has no valid (timestamped) signature by the prover key, or its cosignature states a time after 9999-12-31T23:59:59Z (`bad-timestamp`: no RFC 3339 time can write it)",
   // Verdict predicate

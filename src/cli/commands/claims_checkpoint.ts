@@ -138,7 +138,15 @@ async function _readCheckpoint(path: string, keys: readonly Uint8Array[]): Promi
 async function _consistency(older: Checkpoint, newer: Checkpoint, logPath: string) {
   const base = { origin: newer.origin, oldSize: older.treeSize, newSize: newer.treeSize };
   const fail = (reason: string) => ({ ...base, consistent: false, proof: [], reason });
-  if (older.origin !== newer.origin) return fail("the checkpoints have different origins");
+  if (older.origin !== newer.origin) {
+    // Two logs' checkpoints: no proof relates them, and "NOT consistent" would call it a fork.
+    throw new InputError(
+      "CHECKPOINT_MISMATCH",
+      `Cannot prove consistency: the checkpoints name different logs (origin ${
+        JSON.stringify(older.origin)
+      } of --old, ${JSON.stringify(newer.origin)} of --new)`,
+    );
+  }
   if (older.treeSize > newer.treeSize) return fail("the old checkpoint is larger than the new one");
   if (older.treeSize === 0 && !_sameBytes(older.rootHash, merkleRoot([]))) {
     // RFC 9162 §2.1.1: the tree of no leaves has one root, SHA-256 of the empty string.
