@@ -12,6 +12,7 @@ import {
   decodeBase64,
   decodePem,
   decodePublicKeyPem,
+  encodeBase64,
 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
@@ -158,6 +159,35 @@ Deno.test("check fails a bundle whose payload changed after signing (exit 1)", a
   assert.equal(r.code, 1);
   assert.match(r.stdout, /^FAIL signatures: /m);
   assert.match(r.stdout, /^INVALID attestation$/m);
+});
+
+Deno.test("bundle refuses an envelope that is not an audit verdict (BAD_STATEMENT), writing nothing", async () => {
+  // Review h56: an announcement's envelope was bundled (exit 0), and check then said INVALID.
+  const env = JSON.parse(await Deno.readTextFile(envelopePath));
+  const statement = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  const edits: [string, Record<string, unknown>, RegExp][] = [
+    [
+      "announcement",
+      {
+        payload: encodeBase64(new TextEncoder().encode(JSON.stringify({
+          ...statement,
+          predicateType: "https://bitaudit.dev/audit-announcement/v1",
+        }))),
+      },
+      /predicateType is 'https:\/\/bitaudit\.dev\/audit-announcement\/v1', not a verdict's/,
+    ],
+    ["payload type", { payloadType: "text/plain" }, /payloadType is 'text\/plain'/],
+  ];
+  for (const [name, edit, message] of edits) {
+    const path = `${f.dir}/not-verdict-${name.replace(" ", "-")}.dsse.json`;
+    await Deno.writeTextFile(path, JSON.stringify({ ...env, ...edit }));
+    const to = `${f.dir}/not-verdict.sigstore.json`;
+    const r = await runBitaudit(["bundle", path, "--out", to]);
+    assert.equal(r.code, 2, `${name}: ${r.stderr}`);
+    assertCliCode(r.stderr, "BAD_STATEMENT");
+    assert.match(r.stderr, message);
+    await assert.rejects(Deno.stat(to), Deno.errors.NotFound);
+  }
 });
 
 Deno.test("check refuses what is not a bundle bitaudit writes with BAD_ENVELOPE (exit 2)", async () => {

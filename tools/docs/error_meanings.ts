@@ -110,7 +110,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BAD_ENVELOPE: "A DSSE envelope or Sigstore bundle is malformed",
   BAD_KEY: "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length",
   BAD_PEM: "A PEM block is malformed or has another label",
-  BAD_STATEMENT: "An in-toto statement is malformed",
+  BAD_STATEMENT: "An in-toto statement is malformed, or (bundle) is not an audit verdict",
   BAD_TIMESTAMP: "A time is not RFC 3339 UTC to the second",
   BAD_TRUST_ROOT: "A trust root is malformed (unknown field, bad window, bad key)",
   ENVELOPE_TOO_LARGE: "An envelope or bundle exceeds its byte limit",

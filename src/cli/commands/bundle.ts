@@ -8,12 +8,16 @@ import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import {
   decodeBase64,
   type DsseEnvelope,
+  IN_TOTO_PAYLOAD_TYPE,
   MAX_TIMESTAMP_TOKEN_BYTES,
+  parseStatement,
   sigstoreBundle,
   timestampImprintMismatch,
   timestampResponseDer,
+  VERDICT_PREDICATE_TYPE,
 } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
+import { quoteShort } from "../../escape_text.ts";
 import { loadEnvelope } from "../load_inputs.ts";
 import { printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -41,6 +45,7 @@ export function bundleCommand(): CommandUnknownOpts {
     )
     .action(async (attestation, opts) => {
       const envelope = await loadEnvelope(attestation);
+      _checkVerdict(envelope, attestation);
       const timestamps = opts.timestamp === undefined
         ? []
         : [await _token(opts.timestamp, envelope)];
@@ -66,6 +71,28 @@ export async function writeBundle(
 ): Promise<void> {
   const bundle = sigstoreBundle(envelope, { timestamps: options.timestamps });
   await writeNewFile(options.out, JSON.stringify(bundle, null, 2) + "\n");
+}
+
+/**
+ * Refuses an envelope that is not an audit verdict (an announcement, a claim): `check` of its
+ * bundle would only say INVALID, after it was handed on as an attestation.
+ */
+function _checkVerdict(envelope: DsseEnvelope, path: string): void {
+  const refuse = (why: string): never => {
+    throw new InputError(
+      "BAD_STATEMENT",
+      `Cannot bundle '${path}': ${why}; bundle takes an audit verdict (attestation.dsse.json)`,
+    );
+  };
+  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+    refuse(`its payloadType is ${quoteShort(envelope.payloadType, 80)}, not in-toto's`);
+  }
+  const type = parseStatement(decodeBase64(envelope.payload, { alphabet: "any" })).predicateType;
+  if (type !== VERDICT_PREDICATE_TYPE) {
+    refuse(
+      `its predicateType is ${quoteShort(type, 80)}, not a verdict's ${VERDICT_PREDICATE_TYPE}`,
+    );
+  }
 }
 
 /** Reads a token and makes sure it is over the signature the bundle carries (the first one). */
