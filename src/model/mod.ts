@@ -114,6 +114,7 @@ export {
   type CheckpointDigest,
   checkpointDigest,
   type CheckpointFiles,
+  configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
   type DecoderFamily,

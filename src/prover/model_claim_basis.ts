@@ -24,7 +24,7 @@ import {
   type StackProfile,
   statedSettings,
 } from "../kernels/mod.ts";
-import { type DecoderCheckpoint, ropeReadBy, type TensorParallel } from "../model/mod.ts";
+import { configReadingGap, type DecoderCheckpoint, type TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
@@ -170,11 +170,9 @@ export async function modelClaimBasis(
   const stated = statedSettings(components);
   const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
-  if (!ropeReadBy(ckpt.config, stack.components.transformers)) {
-    claimInvalid(
-      `the checkpoint's config gives its RoPE only in Transformers 5's rope_parameters, which ` +
-        `stack '${stack.id}' does not read (it would run another RoPE than this forward)`,
-    );
+  const reading = configReadingGap(ckpt.config, stack.components.transformers);
+  if (reading !== null) {
+    claimInvalid(`${reading}: stack '${stack.id}' would run another model than this forward`);
   }
   const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, stack, gpu: hardware });
   const layerChain = facts.layerChain === undefined ? undefined : parseLayerChain(

@@ -10,7 +10,7 @@
 import type { ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
-import { batchPaddingMismatch, type DecoderConfig, ropeReadBy } from "../model/mod.ts";
+import { batchPaddingMismatch, configReadingGap, type DecoderConfig } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -62,15 +62,14 @@ export function _checkModelSupport(
   }
   _checkAttentionSupport(config.headDim, o);
   const transformers = o.stack.components.transformers;
-  if (!ropeReadBy(config, transformers)) {
-    // Transformers 4.5x (and vLLM 0.11 on it) ignores `rope_parameters`: the claimed stack ran
-    // another RoPE than the one this config names for Transformers 5.
+  const reading = configReadingGap(config, transformers);
+  if (reading !== null) {
+    // The claimed stack ran another model than the one this config names for Transformers 5.
     throw new _Stop(
       "NOT_VERIFIED",
-      `the checkpoint's config gives its RoPE (theta ${config.ropeTheta}) only in Transformers 5's ` +
-        `rope_parameters, which stack '${o.stack.id}' (transformers ${
-          transformers ?? "not named"
-        }) does not read; this version does not model that RoPE`,
+      `${reading}; stack '${o.stack.id}' (transformers ${
+        transformers ?? "not named"
+      }) reads it otherwise, and that reading is not modelled`,
     );
   }
   // The rule `claims append` refuses a batch by, so that the two cannot drift apart (no

@@ -245,7 +245,7 @@ Deno.test("model forward: a RoPE given only in rope_parameters is NOT_VERIFIED (
   assert.equal(r.code, 3, r.stderr);
   assert.match(
     r.stderr,
-    /^NOT_VERIFIED: .*only in Transformers 5's rope_parameters, which stack 'hf-qwen3-flash-attn-torch2\.8'/,
+    /^NOT_VERIFIED: the config gives its RoPE .* only Transformers 5 reads \(rope_parameters alone.*; stack 'hf-qwen3-flash-attn-torch2\.8' \(transformers 4\.5x\) reads it otherwise/,
   );
   await assert.rejects(Deno.stat(`${tmp}/rope5.safetensors`), Deno.errors.NotFound);
 });

@@ -32,8 +32,26 @@ Deno.test("_checkModelSupport(): a RoPE given only in rope_parameters is NOT_VER
   ) {
     const s = stopOf(v5, id);
     assert.equal(s?.status, "NOT_VERIFIED", id);
-    assert.match(s!.why, /only in Transformers 5's rope_parameters/, id);
+    assert.match(s!.why, /only Transformers 5 reads \(rope_parameters alone/, id);
     assert.equal(stopOf(v4, id), null, id);
   }
   assert.equal(stopOf(v5, "hf-qwen3-sdpa-torch2.11-hopper"), null); // a Transformers 5 stack
+});
+
+Deno.test("_checkModelSupport(): an empty rope_scaling and experts counted by num_local_experts alone are Transformers 5 readings, NOT_VERIFIED on 4.5x stacks", () => {
+  const raw = (name: string) => json(`tests/model/checkpoint/fixtures/hf_configs/${name}.json`);
+  const v4 = raw("qwen3-0.6b.transformers-4.51");
+  // 4.5x refuses an empty rope_scaling (its required keys are missing); 5.x reads the default.
+  const empty = parseDecoderConfig({ ...v4, rope_scaling: {} });
+  const s = stopOf(empty, "hf-qwen3-flash-attn-torch2.8");
+  assert.equal(s?.status, "NOT_VERIFIED");
+  assert.match(s!.why, /an empty rope_scaling, which 4\.5x refuses/);
+  assert.equal(stopOf(empty, "hf-qwen3-sdpa-torch2.11-hopper"), null);
+  const moe = raw("qwen3-30b-a3b.transformers-4.51");
+  const { num_experts, ...rest } = moe;
+  const renamed = parseDecoderConfig({ ...rest, num_local_experts: num_experts });
+  const r = stopOf(renamed, "hf-qwen3-flash-attn-torch2.8");
+  assert.equal(r?.status, "NOT_VERIFIED");
+  assert.match(r!.why, /num_local_experts alone, which only Transformers 5 reads/);
+  assert.equal(stopOf(parseDecoderConfig(moe), "hf-qwen3-flash-attn-torch2.8"), null);
 });

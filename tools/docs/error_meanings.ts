@@ -185,7 +185,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CHECKPOINT_ROW: "An embedding row outside the vocabulary was asked for",
   CHECKPOINT_SHAPE: "A tensor's shape differs from the one the config implies",
   CONFIG_FIELD: "A `config.json` field has the wrong type or is out of range",
-  CONFIG_MODEL_TYPE: "`model_type` or `architectures` is not a supported family",
+  CONFIG_MODEL_TYPE: "`model_type` is not a supported family",
   CONFIG_READ: "`config.json` cannot be read, is over 1 MiB or is not UTF-8 JSON",
   SYNTH_TOO_LARGE: "`model synth`: one shard's tensors do not fit in memory (give more `--shards`)",
   CONFIG_UNSUPPORTED: "A config feature that is not modelled (a RoPE type, sliding window, " +

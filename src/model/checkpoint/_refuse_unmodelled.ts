@@ -104,7 +104,9 @@ export function _refuseUnmodelled(
   }
   if (o.rules.keys.includes("use_sliding_window")) {
     _off(c, "use_sliding_window");
-    if (_given(c, "sliding_window")) _int(c, "sliding_window", { max: 2 ** 40 });
+    // Without `use_sliding_window` the config classes drop the window (`sliding_window if
+    // use_sliding_window else None`): any whole number is read and ignored, 0 included.
+    if (_given(c, "sliding_window")) _int(c, "sliding_window", { min: 0, max: 2 ** 40 });
     if (_given(c, "max_window_layers")) _int(c, "max_window_layers", { min: 0, max: 1 << 20 });
   } else if (_given(c, "sliding_window")) {
     throw _bad(

@@ -72,7 +72,9 @@ export function _rope(c: _Json): _Rope {
     : undefined;
   const scaling = nested?.scaling ?? legacy?.scaling;
   const theta = String(nested?.theta ?? top ?? _DEFAULT_THETA);
-  const transformers5Only = theta !== String(top ?? _DEFAULT_THETA) ||
+  // An empty rope_scaling is refused by 4.5x (required keys missing), the default RoPE to 5.x.
+  const emptyScaling = legacy !== undefined && !scalingWins;
+  const transformers5Only = emptyScaling || theta !== String(top ?? _DEFAULT_THETA) ||
     JSON.stringify(scaling ?? null) !== JSON.stringify(legacy?.scaling ?? null) ||
     (nested ?? legacy)?.filled === true;
   return { theta, ...(scaling === undefined ? {} : { scaling }), transformers5Only };
@@ -129,7 +131,11 @@ function _section(
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {
-    throw _bad("CONFIG_FIELD", `${o.name}.high_freq_factor must exceed low_freq_factor`);
+    // HF only warns, then divides by their difference: that arithmetic is not modelled.
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${o.name}.high_freq_factor not above low_freq_factor is not modelled`,
+    );
   }
   return {
     ...(theta === undefined ? {} : { theta }),
@@ -157,6 +163,9 @@ function _ropeType(p: _Json, name: string): string {
 
 function _theta(v: unknown, name: string): number {
   const theta = _positive(v, name);
-  if (!(theta > 1)) throw _bad("CONFIG_FIELD", `${name} ${_show(theta)} must exceed 1`);
+  // 1 gives every frequency 1 (HF builds it); below it the frequencies grow, not modelled.
+  if (!(theta >= 1)) {
+    throw _bad("CONFIG_UNSUPPORTED", `${name} ${_show(theta)} below 1 is not modelled`);
+  }
   return theta;
 }

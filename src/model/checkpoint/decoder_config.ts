@@ -83,6 +83,12 @@ export interface DecoderConfig {
    * to a stack built on Transformers 5.
    */
   readonly ropeTransformers5Only?: true;
+  /**
+   * Present (true) when the experts are counted by `num_local_experts` alone, the name
+   * Transformers 5 writes: Transformers 4.5x's config class reads `num_experts` (default 128)
+   * and builds another model from the same file.
+   */
+  readonly expertsTransformers5Only?: true;
   /** Per-head RMSNorm of q and k before RoPE (`q_norm`, `k_norm`: the Qwen3 families). */
   readonly qkNorm: boolean;
   /** Which linear layers carry a bias. */
@@ -171,7 +177,10 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.
     tieWordEmbeddings: _bool(c, "tie_word_embeddings", false),
-    ...(rules.moe ? { moe: _moe(c, layers) } : {}),
+    ...(rules.moe ? { moe: _moe(c) } : {}),
+    ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
+      ? { expertsTransformers5Only: true as const }
+      : {}),
   });
 }
 
@@ -195,12 +204,13 @@ export function isMoeLayer(config: DecoderConfig, layer: number): boolean {
     (layer + 1) % m.decoderSparseStep === 0;
 }
 
-function _moe(c: _Json, layers: number): MoeConfig {
+function _moe(c: _Json): MoeConfig {
   const experts = _experts(c);
   const topK = _int(c, "num_experts_per_tok", { max: experts });
-  // Indices at or past the layer count name no layer: HF's rule never meets them.
+  // Indices outside 0..layers - 1 (negative ones included: Python's `in` reads no index from
+  // the end) name no layer: HF's rule never meets them.
   const only = c.mlp_only_layers ?? [];
-  if (!Array.isArray(only) || !only.every((i) => Number.isSafeInteger(i) && (i as number) >= 0)) {
+  if (!Array.isArray(only) || !only.every((i) => Number.isSafeInteger(i))) {
     throw _bad("CONFIG_FIELD", "mlp_only_layers must list layer indices");
   }
   return Object.freeze({
@@ -209,9 +219,10 @@ function _moe(c: _Json, layers: number): MoeConfig {
     intermediate: _int(c, "moe_intermediate_size", { max: 1 << 18 }),
     // HF's default: no renormalisation (`norm_topk_prob=False` in 4.5x and 5.x).
     normTopkProb: _bool(c, "norm_topk_prob", false),
+    // A step past the layer count leaves every layer dense (HF: `(i + 1) % step == 0`).
     decoderSparseStep: c.decoder_sparse_step === undefined
       ? 1
-      : _int(c, "decoder_sparse_step", { max: layers }),
+      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1 }),
     mlpOnlyLayers: Object.freeze([...only as number[]].sort((a, b) => a - b)),
   });
 }
@@ -247,10 +258,20 @@ function _experts(c: _Json): number {
   return local;
 }
 
+/**
+ * `architectures` other than the family's causal-LM class: HF's `AutoModelForCausalLM` builds the
+ * model of `model_type` whatever the list names, vLLM builds the class the list names, so which
+ * model ran is not known here: not modelled (NOT_VERIFIED), never read as evidence against a
+ * record (the list's other contents are no model HF would refuse to build).
+ */
 function _checkArchitectures(v: unknown, expected: string): void {
   if (v === undefined || v === null) return;
   if (!Array.isArray(v) || v.length !== 1 || v[0] !== expected) {
-    throw _bad("CONFIG_MODEL_TYPE", `architectures ${_show(v)} is not ['${expected}']`);
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `architectures ${_show(v)} is not ['${expected}']: which class ran it (HF's ` +
+        "AutoModelForCausalLM reads model_type, vLLM the architectures) is not modelled",
+    );
   }
 }
 
@@ -274,4 +295,37 @@ function _checkArchitectures(v: unknown, expected: string): void {
  */
 export function ropeReadBy(config: DecoderConfig, transformers: string | undefined): boolean {
   return config.ropeTransformers5Only !== true || /^5(\.|$)/.test(transformers ?? "");
+}
+
+/**
+ * Why a stack built on the given Transformers version would read the config as another model
+ * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
+ * or null when it reads this one.
+ *
+ * @param config the parsed config
+ * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { configReadingGap, parseDecoderConfig } from "./decoder_config.ts";
+ * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
+ *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
+ *   head_dim: 128, rope_scaling: {} });
+ * if (configReadingGap(c, "4.5x") === null || configReadingGap(c, "5.x") !== null) throw new Error();
+ * ```
+ */
+export function configReadingGap(
+  config: DecoderConfig,
+  transformers: string | undefined,
+): string | null {
+  if (/^5(\.|$)/.test(transformers ?? "")) return null;
+  if (config.ropeTransformers5Only === true) {
+    return `the config gives its RoPE (theta ${config.ropeTheta}) in a form only Transformers 5 ` +
+      "reads (rope_parameters alone, or an empty rope_scaling, which 4.5x refuses)";
+  }
+  if (config.expertsTransformers5Only === true) {
+    return "the config counts its experts by num_local_experts alone, which only Transformers 5 " +
+      "reads (4.5x reads num_experts, default 128)";
+  }
+  return null;
 }

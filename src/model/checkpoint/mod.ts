@@ -24,6 +24,7 @@
  * @module
  */
 export {
+  configReadingGap,
   type DecoderConfig,
   type DecoderFamily,
   isMoeLayer,

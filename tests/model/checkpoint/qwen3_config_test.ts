@@ -73,7 +73,7 @@ Deno.test("parseDecoderConfig() reads the published Qwen3-0.6B, 4B and 30B-A3B s
 Deno.test("parseDecoderConfig() refuses unmodelled features by name", () => {
   const cases: [Record<string, unknown>, string, string][] = [
     [{ model_type: "gemma" }, "CONFIG_MODEL_TYPE", "gemma"],
-    [{ architectures: ["Qwen2ForCausalLM"] }, "CONFIG_MODEL_TYPE", "Qwen2ForCausalLM"],
+    [{ architectures: ["Qwen2ForCausalLM"] }, "CONFIG_UNSUPPORTED", "Qwen2ForCausalLM"],
     [{ rope_scaling: { rope_type: "yarn", factor: 4 } }, "CONFIG_UNSUPPORTED", "rope_scaling"],
     [{ use_sliding_window: true }, "CONFIG_UNSUPPORTED", "use_sliding_window"],
     [{ hidden_act: "gelu" }, "CONFIG_UNSUPPORTED", "hidden_act"],
@@ -160,7 +160,10 @@ Deno.test("parseDecoderConfig() refuses RoPE it does not model and two thetas by
     [rope({ rope_type: "default", rope_theta: "1e6" }), "CONFIG_FIELD", [
       "rope_parameters.rope_theta",
     ]],
-    [rope({ rope_type: "default", rope_theta: 1 }), "CONFIG_FIELD", ["rope_parameters.rope_theta"]],
+    // Below 1 the frequencies grow: not modelled (1 is read: every frequency 1, as HF builds it).
+    [rope({ rope_type: "default", rope_theta: 0.5 }), "CONFIG_UNSUPPORTED", [
+      "rope_parameters.rope_theta",
+    ]],
   ];
   for (const [config, code, names] of cases) assertRefused(config, code, names);
   // Two thetas: 5.x takes the nested one (`setdefault`), 4.5x the top-level one; the RoPE is 5.x's
@@ -230,7 +233,7 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
     [{ ...moe, num_experts_per_tok: 129 }, "CONFIG_FIELD", ["num_experts_per_tok"]],
     [{ ...moe, norm_topk_prob: 1 }, "CONFIG_FIELD", ["norm_topk_prob"]],
     [{ ...moe, decoder_sparse_step: 0 }, "CONFIG_FIELD", ["decoder_sparse_step"]],
-    [{ ...moe, mlp_only_layers: [-1] }, "CONFIG_FIELD", ["mlp_only_layers"]],
+    [{ ...moe, mlp_only_layers: ["0"] }, "CONFIG_FIELD", ["mlp_only_layers"]],
     [{ ...moe, num_experts: 0 }, "CONFIG_UNSUPPORTED", ["num_experts 0"]],
     [{ ...moe, num_key_value_heads: null }, "CONFIG_FIELD", ["num_key_value_heads"]],
     // A size HF would take from its config class's defaults: not modelled.
@@ -291,10 +294,25 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
       ...want,
     });
   }
-  // Transformers 5's `num_local_experts` names the same count.
+  // Transformers 5's `num_local_experts` names the same count; alone, it is read so by 5.x only
+  // (4.5x reads num_experts, default 128).
   const { num_experts: _, ...renamed } = moe;
-  assert.deepStrictEqual(parseDecoderConfig({ ...renamed, num_local_experts: 128 }), baseMoe);
+  const { expertsTransformers5Only, ...local } = parseDecoderConfig({
+    ...renamed,
+    num_local_experts: 128,
+  });
+  assert.equal(expertsTransformers5Only, true);
+  assert.deepStrictEqual(local, baseMoe);
   assert.deepStrictEqual(parseDecoderConfig({ ...moe, num_local_experts: 128 }), baseMoe);
+  // Indices no layer has (negative ones too: Python's `in` reads none from the end), a step past
+  // the last layer (every layer dense) and a window that is off (0 too) are what HF builds.
+  assert.deepStrictEqual(parseDecoderConfig({ ...moe, mlp_only_layers: [-1] }).moe, {
+    ...baseMoe.moe,
+    mlpOnlyLayers: [-1],
+  });
+  const sparse = parseDecoderConfig({ ...moe, decoder_sparse_step: 49 });
+  assert.ok([...Array(48).keys()].every((i) => !isMoeLayer(sparse, i)));
+  assert.deepStrictEqual(parseDecoderConfig({ ...dense, sliding_window: 0 }), base);
   // head_dim when absent: 128 for qwen3 (DecoderConfig's default), hidden / heads for qwen3_moe.
   const { head_dim: _d, ...noHeadDim } = dense;
   assert.equal(parseDecoderConfig({ ...noHeadDim, hidden_size: 1024 }).headDim, 128);
@@ -318,5 +336,7 @@ Deno.test("parseDecoderConfig() codes split into not modelled (CONFIG_UNSUPPORTE
   assert.equal(code({ ...v5, vocab_size: undefined }), UNSUPPORTED); // HF's class default
   assert.equal(code({ ...v5, quantization_config: {} }), UNSUPPORTED);
   assert.equal(code({ ...v5, num_hidden_layers: 0 }), "CONFIG_FIELD");
-  assert.equal(code({ ...v5, model_type: "qwen2" }), "CONFIG_MODEL_TYPE");
+  assert.equal(code({ ...v5, model_type: "gpt2" }), "CONFIG_MODEL_TYPE");
+  // Another family's type beside Qwen3's class: which class ran is not known (not modelled).
+  assert.equal(code({ ...v5, model_type: "qwen2" }), UNSUPPORTED);
 });
