@@ -137,6 +137,7 @@ export {
   synthDecoderCheckpoint,
   type SynthFile,
   synthWeight,
+  tiedHeadReadingGap,
 } from "./checkpoint/mod.ts";
 export {
   addBf16Once,

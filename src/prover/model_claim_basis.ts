@@ -24,7 +24,12 @@ import {
   type StackProfile,
   statedSettings,
 } from "../kernels/mod.ts";
-import { configReadingGap, type DecoderCheckpoint, type TensorParallel } from "../model/mod.ts";
+import {
+  configReadingGap,
+  type DecoderCheckpoint,
+  type TensorParallel,
+  tiedHeadReadingGap,
+} from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
@@ -170,7 +175,8 @@ export async function modelClaimBasis(
   const stated = statedSettings(components);
   const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
-  const reading = configReadingGap(ckpt.config, stack.components.transformers);
+  const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
+    tiedHeadReadingGap(ckpt, stack.components.transformers);
   if (reading !== null) {
     claimInvalid(`${reading}: stack '${stack.id}' would run another model than this forward`);
   }

@@ -10,7 +10,13 @@
 import type { ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
-import { batchPaddingMismatch, configReadingGap, type DecoderConfig } from "../model/mod.ts";
+import {
+  batchPaddingMismatch,
+  configReadingGap,
+  type DecoderCheckpoint,
+  type DecoderConfig,
+  tiedHeadReadingGap,
+} from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -108,4 +114,20 @@ export function _checkAttentionSupport(
     if (!(e instanceof RangeError)) throw e;
     throw new _Stop("NOT_VERIFIED", `attention backend '${backend.id}': ${e.message}`);
   }
+}
+
+/**
+ * Refuses a tied checkpoint that also stores `lm_head.weight` on a Transformers 5 stack, which
+ * may have run the stored head where this forward reads the embedding (`tiedHeadReadingGap`).
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} NOT_VERIFIED
+ */
+export function _checkTiedHead(
+  ckpt: Pick<DecoderCheckpoint, "storedTiedHead">,
+  stack: StackProfile,
+): void {
+  const why = tiedHeadReadingGap(ckpt, stack.components.transformers);
+  if (why !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${why}`);
 }

@@ -23,6 +23,7 @@ import {
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -88,6 +89,7 @@ export async function _recomputeModelForward(
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
+  _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",

@@ -28,6 +28,7 @@ import {
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -105,6 +106,7 @@ export async function _recomputeSequence(
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
+  _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
   if (p.batch.size !== widest) {

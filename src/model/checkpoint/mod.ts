@@ -43,6 +43,7 @@ export {
   MAX_CONFIG_JSON_BYTES,
   MAX_INDEX_JSON_BYTES,
   openDecoderCheckpoint,
+  tiedHeadReadingGap,
 } from "./open_checkpoint.ts";
 export {
   CHECKPOINT_DIGEST_SCHEMA,

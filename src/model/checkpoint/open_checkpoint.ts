@@ -45,6 +45,12 @@ export interface DecoderCheckpoint {
   /** Whether the weights are sharded (an index file was read). */
   readonly sharded: boolean;
   /**
+   * Whether the config ties the LM head to the embedding while the files also store
+   * `lm_head.weight`: Transformers 4.5x (and vLLM) read the embedding, as `tensor` does;
+   * Transformers 5 reads the stored tensor wherever the two differ (see `tiedHeadReadingGap`).
+   */
+  readonly storedTiedHead: boolean;
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding).
    *
    * @throws {InputError} `CHECKPOINT_MISSING_TENSOR` for a name the config does not require
@@ -164,6 +170,7 @@ export async function openDecoderCheckpoint(
     configSha256,
     files: Object.freeze(names),
     sharded: names.length > 1 || map !== null,
+    storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
     tensor: async (name: string) => {
       const { source, st, entry } = find(name);
       // A buffer of our own (never a view the source might share): read into it in place when
@@ -334,4 +341,30 @@ function _esc(s: string): string {
 
 function _fail(code: ModelCode, why: string): never {
   throw new InputError(code, `Cannot open checkpoint: ${why}`);
+}
+
+/**
+ * Why a stack built on the given Transformers version may have run another LM head than the
+ * embedding `tensor("lm_head.weight")` reads for a tied checkpoint that also stores
+ * `lm_head.weight` (Transformers 5 keeps the stored tensor untied wherever it differs from the
+ * embedding; 4.5x and vLLM tie it), or null.
+ *
+ * @param ckpt the opened checkpoint
+ * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { tiedHeadReadingGap } from "./open_checkpoint.ts";
+ * if (tiedHeadReadingGap({ storedTiedHead: true }, "5.x") === null) throw new Error();
+ * if (tiedHeadReadingGap({ storedTiedHead: true }, "4.5x") !== null) throw new Error();
+ * ```
+ */
+export function tiedHeadReadingGap(
+  ckpt: Pick<DecoderCheckpoint, "storedTiedHead">,
+  transformers: string | undefined,
+): string | null {
+  if (!ckpt.storedTiedHead || !/^5(\.|$)/.test(transformers ?? "")) return null;
+  return "the config ties the LM head to the embedding and the weights also store " +
+    "lm_head.weight, which Transformers 5 keeps untied where the two differ: that reading is not " +
+    "modelled";
 }

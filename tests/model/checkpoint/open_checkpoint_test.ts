@@ -9,6 +9,7 @@ import {
   openSafetensors,
   type SafetensorsTensorInput,
   sha256OfSource,
+  tiedHeadReadingGap,
 } from "../../../src/model/mod.ts";
 import { checkpointDir } from "../../../src/assets/mod.ts";
 import { nativeSha256 } from "../../../src/cli/native_sha256.ts";
@@ -289,4 +290,27 @@ Deno.test("openDecoderCheckpoint() reads config.json as Python does: a byte-orde
     assert.equal(got, "CONFIG_FIELD", `${form}: ${msg}`);
     assert.match(msg, /hidden_size must be an integer, but it is written as a fraction/);
   }
+});
+
+Deno.test("openDecoderCheckpoint(): a tied checkpoint that also stores lm_head.weight reads the embedding (Transformers 4.5x, vLLM) and says so, for Transformers 5 stacks to refuse", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const plain = await openDecoderCheckpoint(memFiles(dense));
+  assert.equal(plain.storedTiedHead, false);
+  const head = {
+    name: "lm_head.weight",
+    dtype: "BF16" as const,
+    shape: [TINY_DENSE.vocab_size, TINY_DENSE.hidden_size],
+    data: new Uint16Array(TINY_DENSE.vocab_size * TINY_DENSE.hidden_size).fill(0x3f80),
+  };
+  const stored = await openDecoderCheckpoint(
+    memFiles(await rewrite(dense, "model.safetensors", (t) => [...t, head])),
+  );
+  assert.equal(stored.storedTiedHead, true);
+  assert.deepStrictEqual(
+    await stored.tensor("lm_head.weight"),
+    await stored.tensor("model.embed_tokens.weight"),
+  );
+  assert.equal(tiedHeadReadingGap(stored, "4.5x"), null);
+  assert.match(tiedHeadReadingGap(stored, "5.x") ?? "", /Transformers 5 keeps untied/);
+  assert.equal(tiedHeadReadingGap(plain, "5.x"), null);
 });
