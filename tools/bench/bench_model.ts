@@ -142,6 +142,7 @@ function virtualCheckpoint(config: DecoderConfig): DecoderCheckpoint {
     configSha256: "0".repeat(64),
     files: [],
     sharded: false,
+    storedTiedHead: false,
     tensor,
     rows: (_name, rows) => {
       const out = new Uint16Array(rows.length * config.hidden);
