@@ -1,7 +1,9 @@
 /**
  * What each supported `model_type` means for a decoder layer, as HF Transformers' modeling code
  * builds it (`modeling_qwen3.py`, `modeling_qwen3_moe.py`, `modeling_llama.py`,
- * `modeling_qwen2.py`, `modeling_mistral.py`; 4.5x and 5.x agree on every fact used here):
+ * `modeling_qwen2.py`, `modeling_mistral.py`; 4.5x and 5.x agree on every fact used here but
+ * one: Mistral's null `num_key_value_heads`, which 4.5x reads as the heads and 5.17's strict
+ * config class refuses):
  *
  * | family    | class                 | QK-norm | q/k/v bias        | o bias         | MLP bias   | head_dim when absent | num_key_value_heads absent / null |
  * |-----------|-----------------------|---------|-------------------|----------------|------------|----------------------|-----------------------------------|
