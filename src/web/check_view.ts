@@ -96,7 +96,11 @@ function _view(outcome: CheckOutcome): CheckView {
     return {
       ...empty,
       tone: "refused",
-      headline: `Cannot read the ${outcome.input}`,
+      headline: outcome.code === "INTERNAL"
+        ? "Internal error of the checker page (not a finding about your files)"
+        : outcome.code === "INSECURE_CONTEXT"
+        ? "Cannot check here: open this page from a file, localhost or https://"
+        : `Cannot read the ${outcome.input}`,
       summary: [
         `[${outcome.code}] ${outcome.message}`,
         "Nothing was checked. Pick the right file and check again.",
@@ -119,6 +123,14 @@ function _view(outcome: CheckOutcome): CheckView {
       ],
     };
   }
+  // Each sampled record's kind, read once (a record is rebuilt from its line at each read, and a
+  // log's line may be hundreds of MB).
+  const kindOf = log === null ? null : new Map(
+    predicate.results.map((r) => [
+      r.index,
+      log.records[r.index]?.predicate.workload.kind ?? "unknown",
+    ]),
+  );
   // Distinct keys: anyone can repeat a signature entry, which adds no signer.
   const signers = [
     ...new Set(report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy])),
@@ -130,10 +142,10 @@ function _view(outcome: CheckOutcome): CheckView {
     summary: _summary(predicate, { signers, log, outcome }),
     facts: _facts(predicate, signers),
     checks: report.checks,
-    kinds: resultsByKind(predicate.results, log?.records ?? null),
+    kinds: resultsByKind(predicate.results, kindOf),
     results: predicate.results.map((r) => ({
       index: r.index,
-      kind: log?.records[r.index]?.predicate.workload.kind ?? "unknown",
+      kind: kindOf?.get(r.index) ?? "unknown",
       status: r.status,
       reason: r.reason,
       record: r.record,
@@ -182,7 +194,7 @@ function _summary(
     verdictMeaning(p, { signers: o.signers }),
     `Signed by ${o.signers.length} inspector key(s) (${
       o.signers.map((s) => s.slice(0, 16)).join(", ")
-    }) on ${p.timeVerified}${o.outcome.timestamped ? "" : " (the inspector's stated time)"}.`,
+    }) on ${p.timeVerified} (the inspector's stated time${_tokenTime(o.outcome)}).`,
     `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
     ...trustSentences({
       round: a.beacon.round,
@@ -201,11 +213,24 @@ function _summary(
   ];
 }
 
+/**
+ * The time an RFC 3161 token vouches for, beside the stated one: the token dates the signature,
+ * not the statement's `timeVerified`, which may say any time before it.
+ */
+function _tokenTime(outcome: CheckDone): string {
+  if (!outcome.timestamped) return "";
+  const t = outcome.report.checks.find((c) => c.check === "timestamp" && c.ok);
+  const at = t === undefined ? null : /existed at (\S+)$/.exec(t.detail)?.[1] ?? null;
+  return at === null
+    ? "; a timestamp token dates the signature"
+    : `; a timestamp token shows the signature existed at ${at}`;
+}
+
 function _facts(p: VerdictPredicate, signers: readonly string[]): ViewFact[] {
   return [
     { label: "Audit", value: p.audit.auditId },
     { label: "Signed by", value: signers.join(", ") },
-    { label: "Verified at", value: p.timeVerified },
+    { label: "Verified at", value: `${p.timeVerified} (stated by the inspector)` },
     { label: "Claim log", value: `${p.audit.logId} (${p.audit.population} records)` },
     { label: "Sampled", value: `${p.audit.k} records` },
     {

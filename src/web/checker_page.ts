@@ -112,7 +112,18 @@ async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
       `Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`,
     );
   }
-  const bytes = new Uint8Array(await f.arrayBuffer());
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await f.arrayBuffer());
+  } catch (e) {
+    // The browser's refusal (e.g. the file changed on disk since it was chosen), for this slot.
+    throw new _ReadError(
+      slot,
+      `Cannot read the ${LABEL[slot]}: ${
+        e instanceof Error ? e.message : String(e)
+      } (choose it again if it changed since)`,
+    );
+  }
   if (slot === "timestamp") return bytes;
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -128,6 +139,16 @@ const INPUT_NAME: Record<Slot, CheckInputName> = {
   timestamp: "timestamp",
 };
 
+/** The page was opened where the browser gives it no WebCrypto (plain http:// off localhost). */
+class _InsecureContext extends Error {
+  constructor() {
+    super(
+      "This page checks signatures with the browser's WebCrypto, which it gives only to pages " +
+        "opened from a file (file://), localhost or https://: open it from one of those",
+    );
+  }
+}
+
 async function _check(): Promise<void> {
   if (running) return; // one check at a time (a submit by the keyboard too)
   running = true;
@@ -138,6 +159,11 @@ async function _check(): Promise<void> {
   out.replaceChildren(document.createTextNode("Checking…"));
   let view;
   try {
+    // Signatures and timestamps are checked with WebCrypto, which browsers give only to pages
+    // opened from file://, localhost or https://.
+    if (globalThis.crypto?.subtle === undefined) {
+      throw new _InsecureContext();
+    }
     const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read));
     const texts: CheckTexts = {
       attestation: typeof attestation === "string" ? attestation : "",
@@ -159,8 +185,13 @@ async function _check(): Promise<void> {
     view = checkView(await runCheck(texts, { progress }));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";
-    view = checkView({ kind: "refused", input, code: "READ", message });
+    // A file that could not be read names its slot; anything else is the page's own fault,
+    // said as such rather than blamed on the attestation.
+    view = e instanceof _ReadError
+      ? checkView({ kind: "refused", input: INPUT_NAME[e.slot], code: "READ", message })
+      : e instanceof _InsecureContext
+      ? checkView({ kind: "refused", input: "attestation", code: "INSECURE_CONTEXT", message })
+      : checkView({ kind: "refused", input: "attestation", code: "INTERNAL", message });
   }
   running = false;
   out.removeAttribute("aria-busy");

@@ -2058,7 +2058,7 @@
     let since = performance.now();
     for (let i = 0; i < lines.length; i++) {
       read.line(lines[i], i);
-      if ((i & 63) === 63 && performance.now() - since >= stepMs) {
+      if (performance.now() - since >= stepMs) {
         steps.progress?.(i + 1, lines.length);
         await steps.pause();
         since = performance.now();
@@ -2669,7 +2669,7 @@
       return {
         ...empty,
         tone: "refused",
-        headline: `Cannot read the ${outcome.input}`,
+        headline: outcome.code === "INTERNAL" ? "Internal error of the checker page (not a finding about your files)" : outcome.code === "INSECURE_CONTEXT" ? "Cannot check here: open this page from a file, localhost or https://" : `Cannot read the ${outcome.input}`,
         summary: [
           `[${outcome.code}] ${outcome.message}`,
           "Nothing was checked. Pick the right file and check again."
@@ -2692,6 +2692,12 @@
         ]
       };
     }
+    const kindOf = log === null ? null : new Map(
+      predicate.results.map((r) => [
+        r.index,
+        log.records[r.index]?.predicate.workload.kind ?? "unknown"
+      ])
+    );
     const signers = [
       ...new Set(report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy]))
     ];
@@ -2702,10 +2708,10 @@
       summary: _summary(predicate, { signers, log, outcome }),
       facts: _facts(predicate, signers),
       checks: report.checks,
-      kinds: resultsByKind(predicate.results, log?.records ?? null),
+      kinds: resultsByKind(predicate.results, kindOf),
       results: predicate.results.map((r) => ({
         index: r.index,
-        kind: log?.records[r.index]?.predicate.workload.kind ?? "unknown",
+        kind: kindOf?.get(r.index) ?? "unknown",
         status: r.status,
         reason: r.reason,
         record: r.record,
@@ -2740,7 +2746,7 @@
     return [
       `The signature is genuine${form}: an inspector key of your trust root signed this statement, and which records were sampled was recomputed here from the statement's own inputs (the records themselves are re-run only by \`bitaudit check --recompute\`).${stamped}`,
       verdictMeaning(p, { signers: o.signers }),
-      `Signed by ${o.signers.length} inspector key(s) (${o.signers.map((s) => s.slice(0, 16)).join(", ")}) on ${p.timeVerified}${o.outcome.timestamped ? "" : " (the inspector's stated time)"}.`,
+      `Signed by ${o.signers.length} inspector key(s) (${o.signers.map((s) => s.slice(0, 16)).join(", ")}) on ${p.timeVerified} (the inspector's stated time${_tokenTime(o.outcome)}).`,
       `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
       ...trustSentences({
         round: a.beacon.round,
@@ -2754,11 +2760,17 @@
       o.log === null ? "No claim log given: the sampled records' digests were not compared with a log." : "The claim log you gave is the one the audit sampled (same Merkle root, log id, record digests and claimed fingerprints)."
     ];
   }
+  function _tokenTime(outcome) {
+    if (!outcome.timestamped) return "";
+    const t = outcome.report.checks.find((c) => c.check === "timestamp" && c.ok);
+    const at = t === void 0 ? null : /existed at (\S+)$/.exec(t.detail)?.[1] ?? null;
+    return at === null ? "; a timestamp token dates the signature" : `; a timestamp token shows the signature existed at ${at}`;
+  }
   function _facts(p, signers) {
     return [
       { label: "Audit", value: p.audit.auditId },
       { label: "Signed by", value: signers.join(", ") },
-      { label: "Verified at", value: p.timeVerified },
+      { label: "Verified at", value: `${p.timeVerified} (stated by the inspector)` },
       { label: "Claim log", value: `${p.audit.logId} (${p.audit.population} records)` },
       { label: "Sampled", value: `${p.audit.k} records` },
       {
@@ -29503,7 +29515,15 @@ ${values.join("\n")}` : `${blockName} :`;
         `Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`
       );
     }
-    const bytes = new Uint8Array(await f.arrayBuffer());
+    let bytes;
+    try {
+      bytes = new Uint8Array(await f.arrayBuffer());
+    } catch (e) {
+      throw new _ReadError(
+        slot,
+        `Cannot read the ${LABEL[slot]}: ${e instanceof Error ? e.message : String(e)} (choose it again if it changed since)`
+      );
+    }
     if (slot === "timestamp") return bytes;
     try {
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -29517,6 +29537,13 @@ ${values.join("\n")}` : `${blockName} :`;
     log: "claim log",
     timestamp: "timestamp"
   };
+  var _InsecureContext = class extends Error {
+    constructor() {
+      super(
+        "This page checks signatures with the browser's WebCrypto, which it gives only to pages opened from a file (file://), localhost or https://: open it from one of those"
+      );
+    }
+  };
   async function _check2() {
     if (running) return;
     running = true;
@@ -29527,6 +29554,9 @@ ${values.join("\n")}` : `${blockName} :`;
     out.replaceChildren(document.createTextNode("Checking…"));
     let view;
     try {
+      if (globalThis.crypto?.subtle === void 0) {
+        throw new _InsecureContext();
+      }
       const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read2));
       const texts = {
         attestation: typeof attestation === "string" ? attestation : "",
@@ -29545,8 +29575,7 @@ ${values.join("\n")}` : `${blockName} :`;
       view = checkView(await runCheck(texts, { progress }));
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      const input = e instanceof _ReadError ? INPUT_NAME[e.slot] : "attestation";
-      view = checkView({ kind: "refused", input, code: "READ", message });
+      view = e instanceof _ReadError ? checkView({ kind: "refused", input: INPUT_NAME[e.slot], code: "READ", message }) : e instanceof _InsecureContext ? checkView({ kind: "refused", input: "attestation", code: "INSECURE_CONTEXT", message }) : checkView({ kind: "refused", input: "attestation", code: "INTERNAL", message });
     }
     running = false;
     out.removeAttribute("aria-busy");

@@ -30,7 +30,7 @@ function chain(n: number): ClaimRecord[] {
   return out;
 }
 
-Deno.test("parseClaimLogInSteps() gives parseClaimLog()'s log, pausing and telling its progress", async () => {
+Deno.test("parseClaimLogInSteps() gives parseClaimLog()'s log, pausing (timed after every line) and telling its progress", async () => {
   const text = formatClaimLog(chain(300));
   let pauses = 0;
   const seen: [number, number][] = [];
@@ -40,11 +40,20 @@ Deno.test("parseClaimLogInSteps() gives parseClaimLog()'s log, pausing and telli
       return Promise.resolve();
     },
     progress: (done, total) => seen.push([done, total]),
-    stepMs: 0, // pause at every chance (each 64 lines)
+    stepMs: 0, // pause after every line (a few lines may each take seconds)
   });
   assert.deepEqual(log, parseClaimLog(text));
-  assert.equal(pauses, 4);
-  assert.deepEqual(seen, [[64, 300], [128, 300], [192, 300], [256, 300], [300, 300]]);
+  assert.equal(pauses, 300);
+  assert.equal(seen.length, 301);
+  assert.deepEqual(seen.slice(0, 2), [[1, 300], [2, 300]]);
+  assert.deepEqual(seen.at(-1), [300, 300]);
+  // Timed after every line, not every 64th: a log of three lines pauses too.
+  let few = 0;
+  await parseClaimLogInSteps(formatClaimLog(chain(3)), {
+    pause: () => Promise.resolve(void few++),
+    stepMs: 0,
+  });
+  assert.equal(few, 3);
 });
 
 Deno.test("parseClaimLogInSteps() refuses what parseClaimLog() refuses, with the same code and line", async () => {

@@ -151,6 +151,51 @@ Deno.test("checkView() names the input that cannot be read, with its code", asyn
   assert.equal(log.kind === "refused" && log.input, "attestation");
 });
 
+Deno.test("checkView() says the page's own failures as such: an internal error, or no WebCrypto outside a secure context, is no finding about the files", () => {
+  const refused = (code: string) =>
+    checkView({ kind: "refused", input: "attestation", code, message: "m" }).headline;
+  assert.equal(
+    refused("INTERNAL"),
+    "Internal error of the checker page (not a finding about your files)",
+  );
+  assert.match(
+    refused("INSECURE_CONTEXT"),
+    /^Cannot check here: open this page from a file, localhost or https:/,
+  );
+  assert.equal(refused("BAD_ENVELOPE"), "Cannot read the attestation");
+});
+
+Deno.test("checkView() keeps the signing time the inspector's stated one when a timestamp token verified, and gives the token's time beside it", async () => {
+  const done = await runCheck({ attestation: await attestation(), trustRoot: trustRootText });
+  assert.ok(done.kind === "checked");
+  const plain = checkView(done);
+  assert.match(plain.summary.join(" "), /on \S+ \(the inspector's stated time\)\./);
+  // As a verified token leaves it (its check first): the stated time is still only stated.
+  const stamped = checkView({
+    ...done,
+    timestamped: true,
+    report: {
+      ...done.report,
+      checks: [
+        {
+          check: "timestamp",
+          ok: true,
+          detail: "RFC 3161 token: signature 0 existed at 2026-11-29T12:00:00Z",
+        },
+        ...done.report.checks,
+      ],
+    },
+  });
+  assert.match(
+    stamped.summary.join(" "),
+    /\(the inspector's stated time; a timestamp token shows the signature existed at 2026-11-29T12:00:00Z\)/,
+  );
+  assert.match(
+    stamped.facts.find((f) => f.label === "Verified at")!.value,
+    /\(stated by the inspector\)$/,
+  );
+});
+
 Deno.test("checkView() carries markup in a signed field as plain text for the page to show", async () => {
   const runtime = '<img src=x onerror="alert(1)">\u001b[32mVALID';
   const v = checkView(
