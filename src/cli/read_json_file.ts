@@ -51,9 +51,21 @@ export async function readTextFile(
     info = await Deno.stat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${(e as Error).name}`);
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : e instanceof Deno.errors.PermissionDenied
+      ? "permission denied"
+      : (e as Error).name;
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${why}`);
   }
-  if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
+  if (!info.isFile) {
+    throw new InputError(
+      "INPUT_MISSING",
+      `Cannot read '${path}': not a regular file (${
+        info.isDirectory ? "a folder" : "a device, FIFO or socket"
+      })`,
+    );
+  }
   if (info.size > maxBytes) {
     throw new InputError(
       "INPUT_TOO_LARGE",

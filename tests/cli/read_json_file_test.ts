@@ -49,3 +49,14 @@ Deno.test("a command denied the read of a file it is given stops with PERMISSION
     assert.doesNotMatch(r.stderr, /INPUT_MISSING|NotCapable/, r.stderr);
   }
 });
+
+Deno.test("readTextFile() says why a named file cannot be read: no such file, or not a regular file (a folder)", async () => {
+  await assert.rejects(
+    () => readTextFile(`${dir}/missing.json`, { maxBytes: 1024 }),
+    /Cannot read '.*missing\.json': no such file$/,
+  );
+  await assert.rejects(
+    () => readTextFile(dir, { maxBytes: 1024 }),
+    /Cannot read '.*': not a regular file \(a folder\)$/,
+  );
+});
