@@ -146,8 +146,8 @@ export async function openDecoderCheckpoint(
       _fail(
         map === null && given === undefined ? "CHECKPOINT_NO_WEIGHTS" : "CHECKPOINT_MISSING_FILE",
         map === null && given === undefined
-          ? `neither ${SINGLE} nor ${INDEX} in the directory`
-          : `the index names '${name}', which is missing`,
+          ? `neither ${SINGLE} nor ${INDEX} in the directory as a regular file`
+          : `the index names '${name}', which is missing (or not a regular file)`,
       );
     }
     const st = await openSafetensors(source, { maxTensors: budget });

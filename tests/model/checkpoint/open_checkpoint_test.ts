@@ -314,3 +314,17 @@ Deno.test("openDecoderCheckpoint(): a tied checkpoint that also stores lm_head.w
   assert.match(tiedHeadReadingGap(stored, "5.x") ?? "", /Transformers 5 keeps untied/);
   assert.equal(tiedHeadReadingGap(plain, "5.x"), null);
 });
+
+Deno.test("openDecoderCheckpoint(): a folder named model.safetensors is not weights (as HF's isfile reads it), and the refusal says a regular file is wanted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-folder-" });
+  try {
+    await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(TINY_DENSE));
+    await Deno.mkdir(`${dir}/model.safetensors`);
+    using files = await checkpointDir(dir);
+    const [c, message] = await code(openDecoderCheckpoint(files));
+    assert.equal(c, "CHECKPOINT_NO_WEIGHTS");
+    assert.match(message, /neither model\.safetensors nor .* in the directory as a regular file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
