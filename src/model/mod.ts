@@ -131,7 +131,6 @@ export {
   parseCheckpointJson,
   parseDecoderConfig,
   portableSha256,
-  ropeReadBy,
   sha256OfSource,
   type Sha256Stream,
   synthDecoderCheckpoint,

@@ -86,3 +86,15 @@ export function withOverrides(base: readonly string[], extra: readonly string[])
   }
   return [...out, ...added];
 }
+
+/**
+ * `bitaudit model synth` of `config` into `out` (seed 1), with `extra` flags.
+ *
+ * @param config the config.json path
+ * @param out the output folder
+ * @param extra further flags (e.g. `--shards`)
+ * @returns the run
+ */
+export function modelSynth(config: string, out: string, extra: string[] = []): Promise<CliRun> {
+  return runBitaudit(["model", "synth", "--config", config, "--seed", "1", "--out", out, ...extra]);
+}

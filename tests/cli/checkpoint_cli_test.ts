@@ -13,22 +13,28 @@ const lines = (await Deno.readTextFile(f.log)).split("\n").filter((l) => l.lengt
 const prefix = `${f.dir}/prefix.jsonl`;
 await Deno.writeTextFile(prefix, lines.slice(0, 4).map((l) => `${l}\n`).join(""));
 const ORIGIN = "bitaudit.example/prover-1/log";
-const sign = (log: string, out: string, key = prover.privateKey) =>
+/** `claims checkpoint` of `log` into `out` (the prover's key, ORIGIN), with `extra` flags. */
+const checkpoint = (
+  log: string,
+  out: string,
+  extra: string[],
+  o: { key?: string; origin?: string } = {},
+) =>
   runBitaudit([
     "claims",
     "checkpoint",
     "--log",
     log,
     "--key",
-    key,
+    o.key ?? prover.privateKey,
     "--origin",
-    ORIGIN,
+    o.origin ?? ORIGIN,
     "--out",
     out,
-    "--time",
-    "2023-08-23T15:00:00Z",
-    "--json",
+    ...extra,
   ]);
+const sign = (log: string, out: string, key = prover.privateKey) =>
+  checkpoint(log, out, ["--time", "2023-08-23T15:00:00Z", "--json"], { key });
 
 Deno.test("claims checkpoint signs a C2SP checkpoint of the log and never overwrites", async () => {
   const out = `${f.dir}/cp-full.txt`;
@@ -147,18 +153,7 @@ Deno.test("claims consistency refuses checkpoints of two origins (two logs), not
 Deno.test("claims checkpoint takes an origin of printable ASCII only, without spaces or '+', at most 256 characters", async () => {
   for (const origin of ["x\u202ey", "a\u001b[2Jb", "two words", "a+b", "o".repeat(257), "é/log"]) {
     const out = `${f.dir}/cp-bad-${origin.length}.txt`;
-    const r = await runBitaudit([
-      "claims",
-      "checkpoint",
-      "--log",
-      f.log,
-      "--key",
-      prover.privateKey,
-      "--origin",
-      origin,
-      "--out",
-      out,
-    ]);
+    const r = await checkpoint(f.log, out, [], { origin });
     assertCliCode(r.stderr, "USAGE");
     assert.match(r.stderr, /--origin must be 1 to 256 printable ASCII characters/);
     await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
@@ -170,20 +165,7 @@ Deno.test("claims checkpoint --time is held to every --time's rule: UTC to the s
     const time of ["9999-12-31T23:59:59Z", "2023-08-23T15:00:00+01:00", "2023-08-23T15:00:00.999Z"]
   ) {
     const out = `${f.dir}/cp-time-${time.length}-${time.slice(-3)}.txt`;
-    const r = await runBitaudit([
-      "claims",
-      "checkpoint",
-      "--log",
-      f.log,
-      "--key",
-      prover.privateKey,
-      "--origin",
-      ORIGIN,
-      "--out",
-      out,
-      "--time",
-      time,
-    ]);
+    const r = await checkpoint(f.log, out, ["--time", time]);
     assert.equal(r.code, 2, r.stderr);
     assertCliCode(r.stderr, "USAGE_TIME");
     if (time.startsWith("9999")) assert.match(r.stderr, /announce and audit refuse a checkpoint/);

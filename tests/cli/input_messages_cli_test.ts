@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { assertCliCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
-import { REPO_ROOT, runBitaudit } from "./_run.ts";
+import { modelSynth, REPO_ROOT, runBitaudit } from "./_run.ts";
 
 const dir = await tempDir({ prefix: "bitaudit-messages-" });
 
@@ -32,16 +32,7 @@ Deno.test("model synth says a config number too large for a double is not finite
   const text = await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`);
   const config = `${dir}/config.json`;
   await Deno.writeTextFile(config, text.replace(/"rope_theta": *[0-9.e+]+/, '"rope_theta": 1e400'));
-  const r = await runBitaudit([
-    "model",
-    "synth",
-    "--config",
-    config,
-    "--seed",
-    "1",
-    "--out",
-    `${dir}/m`,
-  ]);
+  const r = await modelSynth(config, `${dir}/m`);
   assert.equal(r.code, 2, r.stderr);
   assertCliCode(r.stderr, "CONFIG_FIELD");
   assert.match(r.stderr, /rope_theta .*'Infinity' \(not a finite number\)/);

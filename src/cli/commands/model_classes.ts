@@ -5,7 +5,6 @@
  * @module
  */
 import { type AssetStore, openAssetStore, sha256Hex } from "../../assets/mod.ts";
-import { escapeForTerminal } from "../../escape_text.ts";
 import { InputError } from "../../errors.ts";
 import {
   type ClaimedAllReduce,
@@ -96,15 +95,11 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.
   const support = stackOperators(stack.value, { driver: "serving", moe: false });
   if (!support.supported) {
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${support.reason}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
+    return notVerified(support.reason);
   }
   if (support.ops.fullGraphDecode) {
     // Every decode batch up to the largest capture size replays a full graph.
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${FULL_GRAPH_DECODE_REASON}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
+    return notVerified(FULL_GRAPH_DECODE_REASON);
   }
   // The SFU functions every pass uses (norms, SiLU, the standard FA2 launch), at their status on
   // this part: below the stack's minimum no sequence is verified (split-KV passes add LG2, which
@@ -146,9 +141,7 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     rank = rankView(config, split.parallel);
   } catch (e) {
     if (!(e instanceof ForwardUnsupported)) throw e;
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${e.reason}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
+    return notVerified(e.reason);
   }
   // The remaining all-reduces (tree, one-stage, two-shot, or any at two ranks) add every element
   // in the same order whatever the batch: a rank's classes are its launches'.

@@ -31,10 +31,8 @@ import {
   tensorParallelOf,
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
-import { escapeForTerminal } from "../../escape_text.ts";
 import { notVerified, smsForRun } from "../sms_flag.ts";
 import { forwardSupportReason } from "../../verify/mod.ts";
-import { EXIT } from "../exit_codes.ts";
 import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -116,9 +114,7 @@ export async function runModelForward(o: {
     );
   }
   if (!split.ok) {
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${split.reason}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
+    return notVerified(split.reason);
   }
   const parallel = split.parallel;
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
@@ -172,9 +168,7 @@ export async function runModelForward(o: {
   // What an audit of this pass would call NOT_VERIFIED is said before it runs, with its reason.
   const unsupported = forwardSupportReason(ckpt.config, { profile, stack });
   if (unsupported !== null) {
-    console.error(escapeForTerminal(`NOT_VERIFIED: ${unsupported}`));
-    Deno.exitCode = EXIT.INCONCLUSIVE;
-    return;
+    return notVerified(unsupported);
   }
   // The calling thread runs the operators between GEMMs while `threads` workers walk them.
   const w = createGemmWalker(await loadGemmEngine(store), {
@@ -201,9 +195,7 @@ export async function runModelForward(o: {
       ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
     });
     if (!r.supported) {
-      console.error(escapeForTerminal(`NOT_VERIFIED: ${r.reason}`));
-      Deno.exitCode = EXIT.INCONCLUSIVE;
-      return;
+      return notVerified(r.reason);
     }
     const res = r.result;
     const h = ckpt.config.hidden;

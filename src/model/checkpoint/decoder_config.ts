@@ -276,28 +276,6 @@ function _checkArchitectures(v: unknown, expected: string): void {
 }
 
 /**
- * Whether a stack built on the given Transformers version reads the config's RoPE as `ropeTheta`
- * and `ropeScaling` say: always, unless the RoPE is given in Transformers 5's `rope_parameters`
- * alone (`ropeTransformers5Only`), which only a Transformers 5 stack reads.
- *
- * @param config the parsed config
- * @param transformers the stack's `transformers` component (e.g. `"4.5x"`, `"5.x"`), or
- *   undefined for a stack that names none (it reads configs as Transformers 4.5x does)
- * @returns true when the stack runs the RoPE the config names
- * @example
- * ```ts
- * import { parseDecoderConfig, ropeReadBy } from "./decoder_config.ts";
- * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
- *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
- *   head_dim: 128, rope_parameters: { rope_type: "default", rope_theta: 1000000 } });
- * if (ropeReadBy(c, "4.5x") || !ropeReadBy(c, "5.x")) throw new Error();
- * ```
- */
-export function ropeReadBy(config: DecoderConfig, transformers: string | undefined): boolean {
-  return config.ropeTransformers5Only !== true || /^5(\.|$)/.test(transformers ?? "");
-}
-
-/**
  * Why a stack built on the given Transformers version would read the config as another model
  * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
  * or null when it reads this one.
@@ -318,6 +296,7 @@ export function configReadingGap(
   config: DecoderConfig,
   transformers: string | undefined,
 ): string | null {
+  // Transformers 5 reads these as `config` describes; 4.5x (and a stack naming none) otherwise.
   if (/^5(\.|$)/.test(transformers ?? "")) return null;
   if (config.ropeTransformers5Only === true) {
     return `the config gives its RoPE (theta ${config.ropeTheta}) in a form only Transformers 5 ` +

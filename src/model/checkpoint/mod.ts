@@ -32,7 +32,6 @@ export {
   MAX_DECODER_LAYERS,
   type MoeConfig,
   parseDecoderConfig,
-  ropeReadBy,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
