@@ -10,61 +10,15 @@
  *
  * @module
  */
-import type { CheckItem, VerdictPredicate } from "../attest/mod.ts";
+import type { VerdictPredicate } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { escapeForTerminal } from "../escape_text.ts";
-import { type KindCounts, resultsByKind } from "../verify/mod.ts";
+import { resultsByKind } from "../verify/mod.ts";
 import type { CheckDone, CheckOutcome } from "./run_check.ts";
+import { refusedView } from "./refused_view.ts";
 import { trustSentences } from "./trust_sentences.ts";
-import { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_meaning.ts";
-
-/** A labelled value. */
-export interface ViewFact {
-  /** Short label. */
-  readonly label: string;
-  /** The value, as text. */
-  readonly value: string;
-}
-
-/** One sampled record's row. */
-export interface ViewResult {
-  /** Index in the log. */
-  readonly index: number;
-  /** Workload kind, `unknown` without the log. */
-  readonly kind: string;
-  /** PASS, FAIL or NOT_VERIFIED. */
-  readonly status: string;
-  /** Why (empty for PASS). */
-  readonly reason: string;
-  /** Record digest (hex). */
-  readonly record: string;
-  /** First differing element, as text, or empty. */
-  readonly firstDifference: string;
-}
-
-/** Everything the page shows (every string printable: see the module doc). */
-export interface CheckView {
-  /** `valid`, `invalid`, or `refused` (an input could not be read): the attestation's state. */
-  readonly tone: "valid" | "invalid" | "refused";
-  /** One line on the attestation: `VALID attestation: ...`, `INVALID attestation`, ... */
-  readonly headline: string;
-  /** The verdict's own line and colour (valid attestations only). */
-  readonly verdict: { readonly tone: VerdictTone; readonly text: string } | null;
-  /** Plain-language sentences, most important first. */
-  readonly summary: readonly string[];
-  /** Who, when, what (valid attestations only). */
-  readonly facts: readonly ViewFact[];
-  /** The named checks, in `bitaudit check` order. */
-  readonly checks: readonly CheckItem[];
-  /** Counts per workload kind. */
-  readonly kinds: readonly KindCounts[];
-  /** Per-record results. */
-  readonly results: readonly ViewResult[];
-  /** Detection statement rows. */
-  readonly detection: readonly ViewFact[];
-  /** Digests: log root, randomness, seed, assets. */
-  readonly digests: readonly ViewFact[];
-}
+import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
+import type { CheckView, ViewFact } from "./view.ts";
 
 /**
  * Builds the view of a check outcome.
@@ -79,10 +33,10 @@ export interface CheckView {
  * ```
  */
 export function checkView(outcome: CheckOutcome): CheckView {
-  return _printable(_view(outcome));
+  return outcome.kind === "refused" ? refusedView(outcome) : _printable(_view(outcome));
 }
 
-function _view(outcome: CheckOutcome): CheckView {
+function _view(outcome: CheckDone): CheckView {
   const empty = {
     verdict: null,
     facts: [],
@@ -92,21 +46,6 @@ function _view(outcome: CheckOutcome): CheckView {
     detection: [],
     digests: [],
   };
-  if (outcome.kind === "refused") {
-    return {
-      ...empty,
-      tone: "refused",
-      headline: outcome.code === "INTERNAL"
-        ? "Internal error of the checker page (not a finding about your files)"
-        : outcome.code === "INSECURE_CONTEXT"
-        ? "Cannot check here: open this page from a file, localhost or https://"
-        : `Cannot read the ${outcome.input}`,
-      summary: [
-        `[${outcome.code}] ${outcome.message}`,
-        "Nothing was checked. Pick the right file and check again.",
-      ],
-    };
-  }
   const { report, predicate, log } = outcome;
   if (!report.valid || predicate === null) {
     const failed = report.checks.filter((c) => !c.ok);

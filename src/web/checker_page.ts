@@ -2,18 +2,27 @@
 /**
  * The browser checker page's script (bundled into `tables/web/checker.js` by
  * `deno task page:build`): reads the files a person picks (one per labelled input, or several at
- * once from the drop zone, which the keyboard opens too) or drops, runs {@link runCheck} (the
- * code `bitaudit check` runs) and shows {@link checkView}. Files are read locally with the File
- * API; nothing is sent anywhere. Every value reaches the page through `textContent`, never as
+ * once from the drop zone, which the keyboard opens too) or drops, hands their bytes to a worker
+ * that runs `runCheck` (the code `bitaudit check` runs) and shows the `CheckView` it answers.
+ * The check runs off the page's thread (a claim log of hundreds of MB and its sampled records are
+ * parsed there), so the page stays usable, and changing a file ends a check under way. The
+ * worker's script is carried inside this one (`CHECK_WORKER_SOURCE`) and started from a blob:
+ * URL, since a page opened as a file may not load a worker from a file. Files are read locally
+ * with the File API; nothing is sent anywhere. Every value reaches the page through `textContent`, never as
  * HTML, so text inside an attestation stays inert; and every value is escaped as the CLI prints
  * it (`escapeForTerminal`, file names included), so no control or bidirectional character acts.
  *
  * @module
  */
 import { escapeForTerminal } from "../escape_text.ts";
-import { checkView } from "./check_view.ts";
-import { type CheckInputName, type CheckTexts, runCheck } from "./run_check.ts";
+import type { CheckFiles, CheckMessage } from "./check_files.ts";
+import type { CheckView } from "./view.ts";
+import { refusedView } from "./refused_view.ts";
+import type { CheckInputName } from "./run_check.ts";
 import { renderView } from "./render_view.ts";
+
+/** The worker's bundled script (`src/web/check_worker.ts`), put here by `deno task page:build`. */
+declare const CHECK_WORKER_SOURCE: string;
 
 /** Largest attestation read (bytes), as `bitaudit check` (MAX_ENVELOPE_BYTES). */
 const MAX_ATTESTATION_BYTES = 64 * 1024 * 1024;
@@ -44,13 +53,24 @@ const chosen: Partial<Record<Slot, File>> = {};
 let dropped = new Set<Slot>();
 /** Bumped whenever the files change: a check started before shows nothing when it ends. */
 let generation = 0;
-/** A check is running: the button stays disabled and no second check starts until it ends. */
-let running = false;
+/**
+ * The generation of the check running, if any: the button stays disabled and no second check
+ * starts until it ends or the files change.
+ */
+let running: number | null = null;
+/** Ends the check under way (its worker), if any. */
+let stopRunning: (() => void) | null = null;
+/** The worker script's blob: URL, made at the first check and kept for the page's life. */
+let workerUrl: string | null = null;
 
-/** The files changed: the shown result no longer belongs to them. */
+/** The files changed: the shown result no longer belongs to them, and a check under way stops. */
 function _filesChanged(): void {
   generation++;
-  _el("result").replaceChildren();
+  stopRunning?.();
+  running = null;
+  const out = _el("result");
+  out.removeAttribute("aria-busy");
+  out.replaceChildren();
   _showChosen();
 }
 
@@ -67,7 +87,8 @@ function _showChosen(): void {
       ? "none chosen"
       : escapeForTerminal(`${f.name} (${f.size.toLocaleString("en")} bytes)`);
   }
-  _el<HTMLButtonElement>("check").disabled = running || chosen.attestation === undefined ||
+  _el<HTMLButtonElement>("check").disabled = running !== null ||
+    chosen.attestation === undefined ||
     chosen.trustRoot === undefined;
 }
 
@@ -99,11 +120,10 @@ class _ReadError extends Error {
 }
 
 /**
- * Reads a chosen file. Text is decoded as `bitaudit check` decodes it: UTF-8, fatal on a bad
- * sequence, a byte-order mark kept so the strict parsers refuse it (`File.text()` would drop the
- * mark and replace bad bytes, accepting what the CLI refuses).
+ * Reads a chosen file's bytes (the worker decodes text as `bitaudit check` does: UTF-8, fatal on a
+ * bad sequence, a byte-order mark kept so the strict parsers refuse it).
  */
-async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
+async function _read(slot: Slot): Promise<Uint8Array | undefined> {
   const f = chosen[slot];
   if (f === undefined) return undefined;
   if (f.size > MAX[slot]) {
@@ -112,9 +132,8 @@ async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
       `Cannot read the ${LABEL[slot]}: ${f.size} bytes, at most ${MAX[slot]}`,
     );
   }
-  let bytes: Uint8Array;
   try {
-    bytes = new Uint8Array(await f.arrayBuffer());
+    return new Uint8Array(await f.arrayBuffer());
   } catch (e) {
     // The browser's refusal (e.g. the file changed on disk since it was chosen), for this slot.
     throw new _ReadError(
@@ -123,12 +142,6 @@ async function _read(slot: Slot): Promise<string | Uint8Array | undefined> {
         e instanceof Error ? e.message : String(e)
       } (choose it again if it changed since)`,
     );
-  }
-  if (slot === "timestamp") return bytes;
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new _ReadError(slot, `Cannot read the ${LABEL[slot]}: not valid UTF-8`);
   }
 }
 
@@ -150,14 +163,14 @@ class _InsecureContext extends Error {
 }
 
 async function _check(): Promise<void> {
-  if (running) return; // one check at a time (a submit by the keyboard too)
-  running = true;
+  if (running !== null) return; // one check at a time (a submit by the keyboard too)
   const out = _el("result");
   const mine = ++generation;
+  running = mine;
   _showChosen(); // disables the button until this check ends
   out.setAttribute("aria-busy", "true");
   out.replaceChildren(document.createTextNode("Checking…"));
-  let view;
+  let view: CheckView | null;
   try {
     // Signatures and timestamps are checked with WebCrypto, which browsers give only to pages
     // opened from file://, localhost or https://.
@@ -165,15 +178,15 @@ async function _check(): Promise<void> {
       throw new _InsecureContext();
     }
     const [attestation, trustRoot, log, timestamp] = await Promise.all(SLOTS.map(_read));
-    const texts: CheckTexts = {
-      attestation: typeof attestation === "string" ? attestation : "",
-      trustRoot: typeof trustRoot === "string" ? trustRoot : "",
-      ...(typeof log === "string" ? { log } : {}),
-      ...(timestamp instanceof Uint8Array ? { timestamp } : {}),
+    if (mine !== generation) return; // the files changed while they were read: nothing to do
+    const files: CheckFiles = {
+      attestation: attestation ?? new Uint8Array(),
+      trustRoot: trustRoot ?? new Uint8Array(),
+      ...(log === undefined ? {} : { log }),
+      ...(timestamp === undefined ? {} : { timestamp }),
     };
-    // A large claim log is read in steps; say how far it got while the page stays usable.
-    const progress = (done: number, total: number) => {
-      if (mine !== generation) return;
+    // A large claim log takes a while; say how far it got.
+    view = await _inWorker(files, (done, total) => {
       out.replaceChildren(
         document.createTextNode(
           `Checking… claim log: ${done.toLocaleString("en")} of ${
@@ -181,24 +194,66 @@ async function _check(): Promise<void> {
           } records read`,
         ),
       );
-    };
-    view = checkView(await runCheck(texts, { progress }));
+    });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // A file that could not be read names its slot; anything else is the page's own fault,
     // said as such rather than blamed on the attestation.
     view = e instanceof _ReadError
-      ? checkView({ kind: "refused", input: INPUT_NAME[e.slot], code: "READ", message })
+      ? refusedView({ kind: "refused", input: INPUT_NAME[e.slot], code: "READ", message })
       : e instanceof _InsecureContext
-      ? checkView({ kind: "refused", input: "attestation", code: "INSECURE_CONTEXT", message })
-      : checkView({ kind: "refused", input: "attestation", code: "INTERNAL", message });
+      ? refusedView({ kind: "refused", input: "attestation", code: "INSECURE_CONTEXT", message })
+      : refusedView({ kind: "refused", input: "attestation", code: "INTERNAL", message });
   }
-  running = false;
+  // Stopped because the files changed: `_filesChanged` has cleared the result and the next check
+  // may already be running.
+  if (mine !== generation) return;
+  running = null;
   out.removeAttribute("aria-busy");
   _showChosen();
-  if (mine !== generation) return; // the files changed meanwhile: this result is not theirs
+  if (view === null) return;
   renderView(out, view);
   out.querySelector("h2")?.focus();
+}
+
+/**
+ * Runs one check in a fresh worker and ends the worker afterwards.
+ *
+ * @returns the worker's view, or null when the check was stopped (the files changed)
+ */
+function _inWorker(
+  files: CheckFiles,
+  progress: (done: number, total: number) => void,
+): Promise<CheckView | null> {
+  workerUrl ??= URL.createObjectURL(
+    new Blob([CHECK_WORKER_SOURCE], { type: "text/javascript" }),
+  );
+  const worker = new Worker(workerUrl, { name: "bitaudit-check" });
+  return new Promise<CheckView | null>((resolve) => {
+    const end = (view: CheckView | null) => {
+      worker.terminate();
+      stopRunning = null;
+      resolve(view);
+    };
+    stopRunning = () => end(null);
+    worker.onmessage = (e: MessageEvent<CheckMessage>) => {
+      if (e.data.kind === "progress") progress(e.data.done, e.data.total);
+      else end(e.data.view);
+    };
+    // The worker could not start or failed outside the check (which answers every failure of
+    // its own as a view).
+    const failed = (message: string) =>
+      end(refusedView({ kind: "refused", input: "attestation", code: "INTERNAL", message }));
+    worker.onerror = (e) => {
+      e.preventDefault();
+      failed(e.message || "the checking worker failed");
+    };
+    worker.onmessageerror = () => failed("the checking worker's answer could not be read");
+    // The bytes move to the worker rather than being copied (a log may be 256 MB).
+    const buffers = [files.attestation, files.trustRoot, files.log, files.timestamp]
+      .flatMap((b) => b === undefined ? [] : [b.buffer as ArrayBuffer]);
+    worker.postMessage(files, buffers);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CheckView, ViewFact } from "./check_view.ts";
+import type { CheckView, ViewFact } from "./view.ts";
 import type { VerdictTone } from "./verdict_meaning.ts";
 
 type Child = Node | string;

@@ -105,6 +105,15 @@ for (const [label, reported, code] of IMPURE) {
   });
 }
 
+Deno.test("checkImports() lets the checker page's entry, and no other web file, start a worker", () => {
+  const code = IMPURE[0][2];
+  assert.deepEqual(checkImports(new Map([["web/checker_page.ts", code]])), []);
+  refuses({ "web/check_files.ts": code }, [
+    /web\/check_files\.ts: the pure core must not use Worker/,
+  ]);
+  refuses({ "web/checker_page.ts": IMPURE[1][2] }, [/must not use SharedArrayBuffer/]);
+});
+
 Deno.test("checkImports() refuses import cycles, type-only imports included", () => {
   refuses({
     "kernels/attention/options.ts": [

@@ -34,6 +34,13 @@ export interface PageResult {
   dropZone?: { outline: string; keys: string[] };
   /** The drop zone's note (files it did not take, and why). */
   dropNote: string;
+  /** Workers the page started. */
+  workers: number;
+  /**
+   * With `stopWith`: workers running when the claim log's progress showed, workers ended once
+   * the new file was chosen, and the result region's text then.
+   */
+  stopped?: { running: number; endedAfter: number; result: string };
 }
 
 /** One check to run in the page. */
@@ -58,6 +65,11 @@ export interface PageCase {
    * leaves the check disabled (say, two files claimed one input), the result has state `not-run`.
    */
   keyboard?: boolean;
+  /**
+   * Once the first check reports the claim log's progress, choose this file as the claim log
+   * (which should stop that check), then check again; the result is the second check's.
+   */
+  stopWith?: string;
 }
 
 /**

@@ -5,7 +5,7 @@
  * files and reads back what a person would see. Reads the cases as JSON on stdin, prints the
  * results as JSON (see `driveChecker`).
  */
-import { type Browser, chromium, type FileChooser, type Page } from "playwright-core";
+import { type Browser, chromium, type FileChooser, type Page, type Worker } from "playwright-core";
 import { writePage } from "../../src/cli/commands/page.ts";
 import type { PageCase, PageResult } from "./_checker_browser.ts";
 import { tempDir } from "../_temp.ts";
@@ -69,6 +69,8 @@ export async function openChecker(): Promise<CheckerBrowser> {
  * @param shot when given, a PNG screenshot of the page is written there
  * @param http open the page from the static server instead of file://
  * @param keyboard reach the drop zone with Tab and choose all files at once from its chooser
+ * @param stopWith once the first check reports the claim log's progress, choose this file as the
+ *   claim log (which stops that check), then check again
  */
 export async function checkInPage(
   c: CheckerBrowser,
@@ -76,10 +78,18 @@ export async function checkInPage(
   shot?: string,
   http = false,
   keyboard = false,
+  stopWith?: string,
 ): Promise<PageResult> {
   const page: Page = await c.browser.newPage({ viewport: { width: 860, height: 700 } });
   const requests: string[] = [];
   page.on("request", (r) => requests.push(r.url()));
+  // The workers the page starts (one per check), and those that have ended.
+  const workers: Worker[] = [];
+  let ended = 0;
+  page.on("worker", (w) => {
+    workers.push(w);
+    w.on("close", () => ended++);
+  });
   try {
     const url = http ? c.httpUrl : c.url;
     await page.goto(url);
@@ -122,14 +132,39 @@ export async function checkInPage(
         pwned: false,
         focused: "",
         dropNote,
+        workers: workers.length,
         ...(dropZone === undefined ? {} : { dropZone }),
       };
     }
     await page.getByRole("button", { name: "Check the attestation" }).focus();
     await page.keyboard.press("Enter");
+    let stopped: PageResult["stopped"];
+    if (stopWith !== undefined) {
+      await page.waitForFunction(() =>
+        /claim log: [\d,]+ of [\d,]+ records read/.test(
+          document.getElementById("result")?.textContent ?? "",
+        )
+      );
+      const running = workers.length - ended;
+      await page.getByLabel(/^Claim log/).setInputFiles(stopWith);
+      await page.waitForFunction(() =>
+        !(document.getElementById("check") as HTMLButtonElement).disabled
+      );
+      // The page ends the worker at once; playwright hears of it a moment later.
+      for (let i = 0; i < 50 && ended === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      stopped = {
+        running,
+        endedAfter: ended,
+        result: await page.evaluate(() => document.getElementById("result")?.textContent ?? ""),
+      };
+      await page.getByRole("button", { name: "Check the attestation" }).click();
+    }
     await page.waitForSelector("#result[data-state]");
     if (shot) await page.screenshot({ path: shot, fullPage: true });
-    const offsite = requests.filter((u) => !u.startsWith(url.replace(/index\.html$/, "")));
+    // The worker's script comes from a blob: URL the page made from its own script.
+    const offsite = requests.filter((u) =>
+      !u.startsWith(url.replace(/index\.html$/, "")) && !u.startsWith("blob:")
+    );
     if (offsite.length > 0) throw new Error(`the page requested ${offsite.join(", ")}`);
     return await page.evaluate(() => {
       const out = document.getElementById("result")!;
@@ -174,7 +209,13 @@ export async function checkInPage(
         pwned: "pwned" in globalThis,
         focused: document.activeElement?.id ?? "",
       };
-    }).then((r) => ({ ...r, dropNote, ...(dropZone === undefined ? {} : { dropZone }) }));
+    }).then((r) => ({
+      ...r,
+      dropNote,
+      workers: workers.length,
+      ...(dropZone === undefined ? {} : { dropZone }),
+      ...(stopped === undefined ? {} : { stopped }),
+    }));
   } finally {
     await page.close();
   }
@@ -233,7 +274,7 @@ if (import.meta.main) {
   try {
     const results = [];
     for (const k of cases) {
-      results.push(await checkInPage(c, k.files, k.shot, k.http, k.keyboard));
+      results.push(await checkInPage(c, k.files, k.shot, k.http, k.keyboard, k.stopWith));
     }
     console.log(JSON.stringify(results));
   } finally {

@@ -129,6 +129,14 @@ const cases = {
     log: await write("bom.jsonl", "\ufeff" + await Deno.readTextFile(f.log)),
   },
 };
+// A claim log that takes the checker a while to read (180 MB: each record line padded with 30 MB
+// of spaces, which JSON allows), to stop a check under way.
+const slowLog = `${f.dir}/slow.jsonl`;
+{
+  const pad = " ".repeat(30_000_000);
+  const lines = (await Deno.readTextFile(f.log)).trim().split("\n").slice(0, 6);
+  await Deno.writeTextFile(slowLog, lines.map((l) => `{${pad}${l.slice(1)}`).join("\n") + "\n");
+}
 const shotOf: Partial<Record<keyof typeof cases, string>> = {
   genuine: `${shots}checker-valid.png`,
   tampered: `${shots}checker-invalid.png`,
@@ -147,10 +155,13 @@ const shown = await driveChecker([
     },
     keyboard: true,
   },
+  // The slow log chosen, the check started, and the genuine log chosen while it runs.
+  { files: { ...cases.genuine, log: slowLog }, stopWith: f.log },
 ]);
 const overHttp = shown[names.length]!;
 const byKeyboard = shown[names.length + 1]!;
 const twoRoots = shown[names.length + 2]!;
+const restarted = shown[names.length + 3]!;
 const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
   keyof typeof cases,
   PageResult
@@ -175,6 +186,18 @@ Deno.test("checker page: the genuine attestation with its log shows VALID and th
     assert.ok(names.includes(n), n);
   }
   assert.ok(p.checks.every((r) => r[1] === "ok"));
+});
+
+Deno.test("checker page: the check runs in a worker, which choosing another file ends; the next check runs", async () => {
+  // Each check ran off the page's thread, in a worker of its own.
+  assert.equal(page.genuine.workers, 1);
+  assert.equal(restarted.workers, 2);
+  // The first check was under way (its worker reporting the slow log's progress) when the file
+  // changed: its worker ended, its progress left the page, and the button came back at once.
+  assert.deepEqual(restarted.stopped, { running: 1, endedAfter: 1, result: "" });
+  // The second check is the genuine files' own.
+  assert.equal(restarted.state, "valid");
+  await sameAsCli(restarted, cases.genuine);
 });
 
 Deno.test("checker page: served by a plain static HTTP server it shows the same as from disk", () => {
