@@ -8,19 +8,10 @@
  *
  * @module
  */
-import { bytesToHex, type ClaimLog } from "../claims/mod.ts";
+import type { ClaimLog } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { quoteShort } from "../escape_text.ts";
-import {
-  auditVerdict,
-  deriveSeed,
-  detectionMismatch,
-  type EvidenceLevel,
-  evidenceShortfall,
-  type RecordResult,
-  resultDifference,
-  sampleIndices,
-} from "../verify/mod.ts";
+import { type EvidenceLevel, type RecordResult, resultDifference } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { keyValidAt } from "./key_valid_at.ts";
@@ -34,7 +25,7 @@ import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 import { checkSignatureTimestamp, trustedTsaAnchors } from "./timestamp/mod.ts";
 import { trustedDrandChains } from "./beacon/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
-import { IN_TOTO_PAYLOAD_TYPE, parseStatement, type Statement } from "./statement.ts";
+import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
 import {
   VERDICT_PREDICATE_TYPE,
@@ -43,6 +34,7 @@ import {
   verdictResult,
 } from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
+import { statementChecks } from "./statement_checks.ts";
 
 /** One check and its outcome. */
 export interface CheckItem {
@@ -100,6 +92,9 @@ export interface CheckReport {
  * @returns the report (invalid attestations are results, not exceptions)
  * @throws {InputError} `BAD_TRUST_ROOT` when the trust root's pinned drand chains or TSA anchors
  *   are malformed
+ * @throws {RangeError} when `threshold` is not an integer >= 1, or `recompute` comes without
+ *   `log` (nothing would be recomputed, and a report without a recompute check would read as one
+ *   that recomputed)
  * @example
  * ```ts ignore
  * const report = await checkAttestation(envelope, { trustRoot, log });
@@ -117,6 +112,15 @@ export async function checkAttestation(
     now?: Date;
   },
 ): Promise<CheckReport> {
+  const threshold = options.threshold ?? 1;
+  if (!Number.isSafeInteger(threshold) || threshold < 1) {
+    throw new RangeError(`Cannot check attestation: threshold ${threshold} is not an integer >= 1`);
+  }
+  if (options.recompute !== undefined && options.log === undefined) {
+    throw new RangeError(
+      "Cannot check attestation: recompute needs the claim log the records are read from",
+    );
+  }
   // The pinned chains and authorities are read first, as the checks below read them: a malformed
   // entry is the trust root's fault (BAD_TRUST_ROOT), never a failed check of the attestation.
   trustedDrandChains(options.trustRoot.drand);
@@ -214,7 +218,7 @@ export async function checkAttestation(
   const v = _signers({
     verified: verified ?? await _verifiedBy(envelope, options.trustRoot),
     trustRoot: options.trustRoot,
-    threshold: options.threshold ?? 1,
+    threshold,
     instants: (entry) =>
       requiredInstants(stated, { now, evidence: evidence.filter((e) => e.signature === entry) }),
     evidenced: evidence.map((e) => e.signature),
@@ -234,8 +238,7 @@ export async function checkAttestation(
     add("predicate", false, `[${e.code}] ${e.message}`);
     return done(null, v.signatures);
   }
-  _checkSample(p, add);
-  _checkSubjects(st.subject, p, add);
+  statementChecks(st.subject, p, add);
   labels.trust = await checkTrustInputs(p.audit, {
     trustRoot: options.trustRoot,
     now: new Date(now),
@@ -397,71 +400,6 @@ function _signers(
   };
 }
 
-function _checkSample(p: VerdictPredicate, add: (c: string, ok: boolean, d: string) => void): void {
-  const a = p.audit;
-  try {
-    const seed = deriveSeed({
-      auditId: a.auditId,
-      logRoot: a.logRoot,
-      randomness: a.beacon.randomness,
-      round: a.beacon.round,
-    });
-    add("seed", bytesToHex(seed) === a.seed, "seed recomputed from audit id, log root and beacon");
-    // k is bounded by the selected list (as large as the envelope lets it be) before any sampling:
-    // a signed k of 2^53 - 1 would otherwise be drawn index by index.
-    if (a.k !== a.selected.length) {
-      add("sample", false, `k ${a.k} but ${a.selected.length} selected indices`);
-      return;
-    }
-    const { selected } = sampleIndices(seed, { population: a.population, k: a.k });
-    const same = selected.length === a.selected.length &&
-      selected.every((x, i) => x === a.selected[i]);
-    add("sample", same, `${a.k} of ${a.population} indices recomputed`);
-    const ordered = p.results.length === a.selected.length &&
-      p.results.every((r, i) => r.index === a.selected[i]);
-    add("results", ordered, "one result per sampled index, in selection order");
-    const expected = auditVerdict(p.results);
-    const contradiction = _policyContradiction(p);
-    add(
-      "verdict",
-      p.verdict === expected && contradiction === null,
-      contradiction ??
-        `${p.verdict} follows from the results${
-          p.audit.requireEvidence === undefined
-            ? ""
-            : `, every PASS meeting the audit's required evidence ${p.audit.requireEvidence}`
-        }`,
-    );
-  } catch (e) {
-    add("seed", false, `cannot recompute the sample: ${(e as Error).message}`);
-    return;
-  }
-  const why = detectionMismatch(p.detection, a);
-  add(
-    "detection",
-    why === null,
-    why ?? "detection probabilities recomputed from the population and k",
-  );
-}
-
-/**
- * The first PASS result that the audit's recorded evidence policy should have made NOT_VERIFIED,
- * said as the verdict check's detail; null when there is no policy or every PASS meets it.
- */
-function _policyContradiction(p: VerdictPredicate): string | null {
-  const min = p.audit.requireEvidence;
-  if (min === undefined) return null;
-  for (const r of p.results) {
-    if (r.status !== "PASS") continue;
-    const why = evidenceShortfall(r.evidence, min);
-    if (why !== null) {
-      return `the audit required evidence ${min} of every PASS, but record ${r.index} is a PASS ` +
-        `and ${why}`;
-    }
-  }
-  return null;
-}
-
 /** Adds the log checks; true when all of them pass. */
 function _checkLog(
   p: VerdictPredicate,
@@ -512,41 +450,4 @@ function _checkLog(
         "record changed in the log changes every later record's digest through the chain)",
   );
   return root && size && records;
-}
-
-/**
- * The statement's subjects must be exactly those the inspector's statement names
- * (`verdictStatement`): the attested log root, then each sampled record by its digest, in
- * result order. Tools that match attestations to artifacts by subject read nothing else.
- */
-function _checkSubjects(
-  subject: Statement["subject"],
-  p: VerdictPredicate,
-  add: (c: string, ok: boolean, d: string) => void,
-): void {
-  const want = [
-    { name: `claim-log-merkle-root:${p.audit.logId}`, sha256: p.audit.logRoot },
-    ...p.results.map((r) => ({
-      name: `bitaudit-claim:${p.audit.logId}/${r.index}`,
-      sha256: r.record,
-    })),
-  ];
-  const at = subject.length !== want.length ? -1 : want.findIndex((w, i) => {
-    const s = subject[i]!;
-    // Exactly a name and one SHA-256: a `uri` or `annotations` would name something else too.
-    return s.name !== w.name || s.digest.sha256 !== w.sha256 ||
-      Object.keys(s.digest).length !== 1 || Object.keys(s).length !== 2;
-  });
-  const ok = subject.length === want.length && at < 0;
-  add(
-    "subjects",
-    ok,
-    ok
-      ? "the statement's subjects are the attested log root and the sampled records"
-      : subject.length !== want.length
-      ? `${subject.length} subject(s), expected the log root and ${p.results.length} record(s)`
-      : `subject ${at} is not ${
-        quoteShort(want[at]!.name, 80)
-      } with the attested digest alone (no other field)`,
-  );
 }

@@ -47,6 +47,7 @@ export interface ParseEnvelopeOptions {
  * @param text envelope JSON
  * @param options `maxBytes`
  * @returns the envelope, frozen
+ * @throws {RangeError} when `maxBytes` is not an integer >= 0
  * @throws {InputError} `ENVELOPE_TOO_LARGE` over the size limit; `BAD_ENVELOPE` for invalid JSON
  *   or a wrong shape; `BAD_BASE64` for undecodable payload or signature
  * @example
@@ -59,6 +60,9 @@ export interface ParseEnvelopeOptions {
  */
 export function parseEnvelope(text: string, options: ParseEnvelopeOptions = {}): DsseEnvelope {
   const max = options.maxBytes ?? MAX_ENVELOPE_BYTES;
+  if (!Number.isSafeInteger(max) || max < 0) {
+    throw new RangeError(`Cannot read envelope: maxBytes ${max} is not an integer >= 0`);
+  }
   if (typeof text !== "string") _bad("input is not text");
   // UTF-8 never uses fewer bytes than UTF-16 code units, so the cheap test comes first.
   if (text.length > max || new TextEncoder().encode(text).length > max) {

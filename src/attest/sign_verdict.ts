@@ -12,6 +12,8 @@ import { MAX_ENVELOPE_BYTES } from "./envelope.ts";
 import { InputError } from "../errors.ts";
 import { keyId } from "./key_id.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
+import { reverifyDrandBinding } from "./beacon/mod.ts";
+import { statementChecks } from "./statement_checks.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { encodeStatement, IN_TOTO_PAYLOAD_TYPE, type Statement } from "./statement.ts";
 import type { BuildVerdictPredicateOptions, VerdictPredicate } from "./verdict_predicate.ts";
@@ -68,16 +70,21 @@ export interface SignedVerdict {
 /**
  * Signs an audit report's verdict into a DSSE envelope over an in-toto Statement.
  *
- * The predicate is read back with `parseVerdictPredicate` before signing, so nothing is signed
- * that a checker would refuse. Ed25519 signatures are deterministic: the same report, keys, time
- * and assets give the same bytes.
+ * Before anything is signed, the predicate is read back with `parseVerdictPredicate` and the
+ * statement is put through the checks `checkAttestation` runs on it without a trust root
+ * (`statementChecks`: seed, sample, result order, the verdict following from the results and the
+ * evidence policy, detection, subjects), and a drand binding is re-verified: a report edited by
+ * hand (a PASSED verdict over a FAIL, a round that does not verify) is refused, never signed.
+ * Ed25519 signatures are deterministic: the same report, keys, time and assets give the same
+ * bytes.
  *
  * @param report the audit report (`runAudit`)
  * @param options signing `keys`, `time`, the asset `store`, the `engine` (and `runtime`)
  * @returns the envelope, its file text, the statement, key ids, time and asset digests
  * @throws {InputError} `BAD_TIMESTAMP` when `time` is not RFC 3339; `ENVELOPE_TOO_LARGE` when
  *   the attestation would exceed `MAX_ENVELOPE_BYTES`; a `VerdictPredicateCode`
- *   when the report does not make a valid predicate
+ *   when the report does not make a valid predicate (`VERDICT_FIELD_VALUE` when it fails a
+ *   statement check); `BEACON_INVALID` when the drand binding does not verify
  * @throws {RangeError} when no key is given, a key appears twice or its halves do not match
  * @example
  * ```ts ignore
@@ -104,7 +111,34 @@ export async function signVerdict(
     ...options.trust,
     ...(options.workers === undefined ? {} : { workers: options.workers }),
   });
-  parseVerdictPredicate(statement.predicate);
+  const predicate = parseVerdictPredicate(statement.predicate);
+  const failed: string[] = [];
+  statementChecks(statement.subject, predicate, (check, ok, detail) => {
+    if (!ok) failed.push(`${check}: ${detail}`);
+  });
+  if (failed.length > 0) {
+    throw new InputError(
+      "VERDICT_FIELD_VALUE",
+      `Cannot sign the verdict: a checker would refuse it (${failed.join("; ")})`,
+    );
+  }
+  const { beacon } = predicate.audit;
+  if (beacon.drand !== undefined) {
+    // What `check` asks of the round, short of the trust root's pinning (the signer's own choice).
+    const { verification: v, timeAgrees } = reverifyDrandBinding(beacon.drand);
+    const why = !v.verified
+      ? `does not verify (${v.reason})`
+      : v.randomness !== beacon.randomness
+      ? "is not the randomness recorded (SHA-256 of its signature)"
+      : v.round !== beacon.round
+      ? "is not the round recorded"
+      : !timeAgrees
+      ? "has a recorded time that is not the chain's"
+      : null;
+    if (why !== null) {
+      throw new InputError("BEACON_INVALID", `Cannot sign the verdict: its drand round ${why}`);
+    }
+  }
   const envelope = await signEnvelope(encodeStatement(statement), {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     keys: options.keys,

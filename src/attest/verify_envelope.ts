@@ -71,7 +71,8 @@ export interface EnvelopeVerification {
  * @param envelope a parsed envelope (see `parseEnvelope`)
  * @param options `trustedKeys`, `threshold` and `maxHashBytes`
  * @returns per-signature results, the distinct signers and the verified payload bytes
- * @throws {RangeError} when a trusted key is not 32 bytes or `threshold` is not an integer ≥ 1
+ * @throws {RangeError} when a trusted key is not 32 bytes, `threshold` is not an integer ≥ 1 or
+ *   `maxHashBytes` not one ≥ 0
  * @throws {InputError} `BAD_BASE64` when the payload or a signature is not base64 (an envelope
  *   that did not come through `parseEnvelope`)
  * @example
@@ -103,6 +104,9 @@ export async function verifyEnvelope(
   // keys first, so that hostile entries over a large payload cannot multiply its cost by the
   // keys of the trust root.
   const budget = options.maxHashBytes ?? MAX_VERIFY_BYTES;
+  if (!Number.isSafeInteger(budget) || budget < 0) {
+    throw new RangeError(`Cannot verify envelope: maxHashBytes ${budget} is not an integer >= 0`);
+  }
   let attemptsLeft = Math.max(1, Math.floor(budget / Math.max(1, message.length)));
   const entries = envelope.signatures.map((entry) => ({
     entry,

@@ -37,11 +37,13 @@ export interface DrandBinding {
 }
 
 /**
- * Builds the binding of a verified round.
+ * Builds the binding of a verified round: the round is verified here, and one that does not
+ * verify is refused (a binding is what a verdict records as `source: "drand"`).
  *
  * @param info chain info
  * @param round the round
  * @returns the binding
+ * @throws {InputError} `BEACON_INVALID` when the round does not verify against the chain
  * @example
  * ```ts ignore
  * const binding = drandBinding(info, round);
@@ -49,6 +51,12 @@ export interface DrandBinding {
  */
 export function drandBinding(info: DrandChainInfo, round: DrandRound): DrandBinding {
   const v = verifyDrandRound(info, round);
+  if (!v.verified) {
+    throw new InputError(
+      "BEACON_INVALID",
+      `Cannot bind drand round ${round.round}: it does not verify (${v.reason})`,
+    );
+  }
   return {
     chainHash: v.chainHash,
     scheme: info.schemeId,
