@@ -2,7 +2,9 @@
  * Exported tables an answer depends on cannot be changed by an in-process caller: the instruction
  * catalog and the FAIL findings are frozen (lists and shapes included), and `meetsEvidence` ranks
  * levels from its own copy (reversing the exported EVIDENCE_LEVELS made
- * `meetsEvidence("derived-from-source", "measured-on-gpu")` true).
+ * `meetsEvidence("derived-from-source", "measured-on-gpu")` true); every table any module door
+ * exports is deeply frozen (pushing a rate onto DEFAULT_RATES made honest attestations INVALID,
+ * and reversing EVIDENCE_LEVELS changed the evidence a PASS recorded).
  */
 import assert from "node:assert/strict";
 import { EVIDENCE_LEVELS, INSTRUCTION_CATALOG, meetsEvidence } from "./../src/hardware/mod.ts";
@@ -17,13 +19,54 @@ Deno.test("the instruction catalog and the FAIL findings are frozen, nested part
   }
 });
 
-Deno.test("meetsEvidence() ranks from its own copy: reordering the exported list changes nothing", () => {
-  const copy = [...EVIDENCE_LEVELS];
-  (EVIDENCE_LEVELS as unknown as string[]).reverse();
-  try {
-    assert.equal(meetsEvidence("derived-from-source", "measured-on-gpu"), false);
-    assert.equal(meetsEvidence("measured-on-gpu", "derived-from-source"), true);
-  } finally {
-    (EVIDENCE_LEVELS as unknown as string[]).splice(0, copy.length, ...copy);
+Deno.test("meetsEvidence() ranks from its own copy, and the exported list cannot be reordered", () => {
+  assert.throws(() => (EVIDENCE_LEVELS as unknown as string[]).reverse(), TypeError);
+  assert.equal(meetsEvidence("derived-from-source", "measured-on-gpu"), false);
+  assert.equal(meetsEvidence("measured-on-gpu", "derived-from-source"), true);
+});
+
+/** The library's doors: every module a user imports. */
+const DOORS = [
+  "../mod.ts",
+  "../src/errors.ts",
+  ...[
+    "numerics",
+    "hardware",
+    "kernels",
+    "model",
+    "engine",
+    "assets",
+    "resolve",
+    "claims",
+    "verify",
+    "attest",
+    "prover",
+    "web",
+  ].map((m) => `../src/${m}/mod.ts`),
+];
+
+/** Why a value is not deeply frozen, or null (functions and classes are not tables). */
+function _mutable(v: unknown, seen: Set<unknown>): string | null {
+  if (typeof v !== "object" || v === null || seen.has(v)) return null;
+  seen.add(v);
+  if (ArrayBuffer.isView(v)) return "a typed array (its elements stay writable)";
+  if (v instanceof Map || v instanceof Set) return `a ${v.constructor.name}`;
+  if (!Object.isFrozen(v)) return "not frozen";
+  for (const [k, x] of Object.entries(v)) {
+    const why = _mutable(x, seen);
+    if (why !== null) return `.${k}: ${why}`;
   }
+  return null;
+}
+
+Deno.test("every table a module door exports is frozen, nested parts too (DEFAULT_RATES.push changed later checks)", async () => {
+  const mutable: string[] = [];
+  for (const door of DOORS) {
+    const ns = await import(new URL(door, import.meta.url).href);
+    for (const [name, value] of Object.entries(ns)) {
+      const why = _mutable(value, new Set());
+      if (why !== null) mutable.push(`${door} ${name}: ${why}`);
+    }
+  }
+  assert.deepEqual(mutable, []);
 });

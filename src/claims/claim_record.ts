@@ -35,7 +35,7 @@ import { type ModelForwardWorkload, parseModelForwardWorkload } from "./model_fo
 import { parseSequenceWorkload, type SequenceWorkload } from "./sequence_workload.ts";
 
 /** A claim log's id: 1-128 letters, digits and `._:-` (no `/`, which names a record in it). */
-export const LOG_ID_PATTERN: RegExp = /^[A-Za-z0-9._:-]{1,128}$/;
+export const LOG_ID_PATTERN: RegExp = Object.freeze(/^[A-Za-z0-9._:-]{1,128}$/);
 
 /** in-toto Statement v1 type URI. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";

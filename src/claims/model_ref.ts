@@ -13,6 +13,7 @@ import { predicateReaders } from "./predicate_readers.ts";
  * verifier checks that the config says the same).
  */
 export const MODEL_TYPES = ["qwen3", "qwen3_moe", "llama", "qwen2", "mistral"] as const;
+Object.freeze(MODEL_TYPES);
 
 /** One of {@link MODEL_TYPES}. */
 export type ModelType = typeof MODEL_TYPES[number];

@@ -18,6 +18,7 @@ export const EVIDENCE_LEVELS = [
   "checked-against-peer",
   "measured-on-gpu",
 ] as const;
+Object.freeze(EVIDENCE_LEVELS);
 
 /** One of {@link EVIDENCE_LEVELS}. */
 export type EvidenceLevel = typeof EVIDENCE_LEVELS[number];

@@ -19,6 +19,7 @@ export const ATTENTION_BACKEND_IDS = [
   "sdpa-mem-efficient",
   "eager",
 ] as const;
+Object.freeze(ATTENTION_BACKEND_IDS);
 
 /** One of {@link ATTENTION_BACKEND_IDS}. */
 export type AttentionBackendId = typeof ATTENTION_BACKEND_IDS[number];

@@ -22,6 +22,7 @@
 
 /** Layer kernel sets a stack profile can name. */
 export const LAYER_KERNELS_IDS = ["torch", "vllm-custom-ops", "vllm-inductor"] as const;
+Object.freeze(LAYER_KERNELS_IDS);
 
 /** One of {@link LAYER_KERNELS_IDS}. */
 export type LayerKernelsId = typeof LAYER_KERNELS_IDS[number];

@@ -13,6 +13,7 @@ export const MOE_EXPERTS_IDS = [
   "fused-moe",
   "vllm-fused-moe",
 ] as const;
+Object.freeze(MOE_EXPERTS_IDS);
 
 /** One of {@link MOE_EXPERTS_IDS}. */
 export type MoeExpertsId = typeof MOE_EXPERTS_IDS[number];

@@ -32,6 +32,7 @@ import type { ModelledAllReduceKind } from "./allreduce/mod.ts";
 
 /** Layout ids a stack profile can name. */
 export const TENSOR_PARALLEL_LAYOUT_IDS = ["hf-tp-plan", "vllm-megatron"] as const;
+Object.freeze(TENSOR_PARALLEL_LAYOUT_IDS);
 
 /** One of {@link TENSOR_PARALLEL_LAYOUT_IDS}. */
 export type TensorParallelLayoutId = typeof TENSOR_PARALLEL_LAYOUT_IDS[number];

@@ -78,6 +78,7 @@ export const FORWARD_FALSIFICATIONS = [
   "parallelism",
   "cuda_graphs",
 ] as const;
+Object.freeze(FORWARD_FALSIFICATIONS);
 
 /**
  * Validates the forward section.

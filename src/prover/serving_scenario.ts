@@ -79,6 +79,7 @@ export const SERVING_FALSIFICATIONS = [
   "split_count",
   "token_replaced",
 ] as const;
+Object.freeze(SERVING_FALSIFICATIONS);
 
 /** Parameters of each serving falsification kind. */
 export const SERVING_FALSIFICATION_FIELDS: Readonly<

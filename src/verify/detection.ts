@@ -30,6 +30,7 @@ export interface DetectionStatement {
 
 /** Misreporting rates reported by default (per mille: 1, 10, 50). */
 export const DEFAULT_RATES = ["0.001", "0.01", "0.05"] as const;
+Object.freeze(DEFAULT_RATES);
 
 /**
  * Computes the detection statement.

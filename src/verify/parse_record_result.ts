@@ -25,14 +25,14 @@ import { type ComponentEvidence, EVIDENCE_LEVELS, type EvidenceLevel } from "../
  * A pipeline step's name, an SFU function's or an SFU model's (`compare`, `rsqrt`,
  * `tesla-sfu-v1`): a short token, never free text.
  */
-export const RESULT_NAME = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
+export const RESULT_NAME: RegExp = Object.freeze(/^[a-z0-9][a-z0-9_.:-]{0,63}$/);
 /** Longest reason or step detail read: what a verifier clips it to, and the clipping note after it. */
 export const MAX_RESULT_TEXT: number = _MAX_REASON + 48;
 /** Longest evidence component read: what a verifier clips it to, and the clipping note after it. */
 export const MAX_COMPONENT_TEXT: number = _MAX_COMPONENT + 48;
 
 /** Bit pattern of one output element as results write it (`0x` and 4 to 8 hex digits). */
-export const ELEMENT_BITS = /^0x[0-9a-f]{4,8}$/;
+export const ELEMENT_BITS: RegExp = Object.freeze(/^0x[0-9a-f]{4,8}$/);
 
 const STATUSES: Readonly<Record<RecordStatus, true>> = {
   PASS: true,

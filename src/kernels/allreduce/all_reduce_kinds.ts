@@ -14,6 +14,7 @@ export const MODELLED_ALL_REDUCE_KINDS = [
   "nccl-ring",
   "nccl-tree",
 ] as const;
+Object.freeze(MODELLED_ALL_REDUCE_KINDS);
 
 /** Implementations that are named so that a record can claim them, but are not modelled. */
 export const UNMODELLED_ALL_REDUCE_KINDS = [
@@ -26,6 +27,7 @@ export const UNMODELLED_ALL_REDUCE_KINDS = [
   "flashinfer-ar-rmsnorm",
   "quick-all-reduce",
 ] as const;
+Object.freeze(UNMODELLED_ALL_REDUCE_KINDS);
 
 /** One of {@link MODELLED_ALL_REDUCE_KINDS}. */
 export type ModelledAllReduceKind = typeof MODELLED_ALL_REDUCE_KINDS[number];

@@ -19,6 +19,7 @@
 
 /** The interconnects a record may state. */
 export const INTERCONNECTS = ["nvswitch", "nvlink", "pcie-p2p", "pcie"] as const;
+Object.freeze(INTERCONNECTS);
 
 /** One of {@link INTERCONNECTS}. */
 export type Interconnect = typeof INTERCONNECTS[number];

@@ -19,6 +19,7 @@ export const VLLM_ALL_REDUCE_PATHS = [
   "torch-symm-mem-two-shot",
   "nccl",
 ] as const;
+Object.freeze(VLLM_ALL_REDUCE_PATHS);
 
 /** One of {@link VLLM_ALL_REDUCE_PATHS}; `nccl` is any algorithm NCCL's tuner (or NCCL_ALGO) picks. */
 export type VllmAllReducePath = typeof VLLM_ALL_REDUCE_PATHS[number];
