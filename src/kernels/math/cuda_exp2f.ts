@@ -44,7 +44,7 @@ export function cudaExp2f(bits: number, mufu: Mufu): number {
  * if (cudaRsqrtf(0x40800000, ieee) !== 0x3f000000) throw new Error(); // 1/sqrt(4)
  * ```
  */
-export function cudaRsqrtf(bits: number, mufu: Mufu): number {
+export function cudaRsqrtf(bits: number, mufu: Pick<Mufu, "rsqrt">): number {
   const r = rsqrtApproxF32(mufu, bits);
   return isNanF32(r) ? FP32.canonicalNan : r;
 }

@@ -73,7 +73,7 @@ export function ex2ApproxF32(mufu: Mufu, bits: number): number {
  * if (rsqrtApproxF32(fake, 0x00000001) !== 0x45800000) throw new Error(); // subnormal: times 2^12
  * ```
  */
-export function rsqrtApproxF32(mufu: Mufu, bits: number): number {
+export function rsqrtApproxF32(mufu: Pick<Mufu, "rsqrt">, bits: number): number {
   const x = _value(bits);
   if (!(Math.abs(x) < 2 ** -126)) return mufu.rsqrt(bits);
   const r = _value(mufu.rsqrt(_bits(x * 2 ** 24)));

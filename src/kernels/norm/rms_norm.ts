@@ -6,6 +6,7 @@
  */
 import type { Sfu, SfuFunctionStatus } from "../../hardware/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import { cudaRsqrtf } from "../math/mod.ts";
 import { reduceSumRows } from "../reduce/mod.ts";
 import type { ReduceStack } from "../reduce/mod.ts";
 import { meanFactor } from "./mean_factor.ts";
@@ -53,7 +54,9 @@ export interface RmsNormResult {
  * RMSNorm of a BF16 [rows, hidden] matrix:
  * 1. `x32 = float(x)` (exact); 2. `sq = fl32(x32 * x32)` (`pow(2)` is one FMUL; exact for
  * normal BF16); 3. `sumsq` = reduce_kernel sum ({@link reduceSumRows}); 4. `var =
- * fl32(sumsq * factor)` (MeanOps project); 5. `t = fl32(var + fl32(eps))`; 6. `r = sfu.rsqrt(t)`;
+ * fl32(sumsq * factor)` (MeanOps project); 5. `t = fl32(var + fl32(eps))`; 6. `r = rsqrtf(t)`
+ * (`torch.rsqrt`, built without fast math: `rsqrt.approx.f32`, MUFU.RSQ with the subnormal
+ * pre-scale, `cudaRsqrtf`; a subnormal `t` comes only from an epsilon below 2^-126);
  * 7. `n = fl32(x32 * r)`; 8. `nb = bf16(n)` (RNE); 9. `out = bf16(fl32(w * nb))` (BF16 x BF16 in
  * FP32 opmath, exact for normal values, then RNE).
  *
@@ -121,7 +124,7 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   for (let r = 0; r < rows; r++) {
     const v = Math.fround(f32FromBits(sumsq[r] as number) * factorValue);
     variance[r] = bitsFromF32(v);
-    const rs = sfu.rsqrt(bitsFromF32(v + eps));
+    const rs = cudaRsqrtf(bitsFromF32(v + eps), sfu);
     rstd[r] = rs;
     const rv = f32FromBits(rs);
     const i0 = r * hidden;

@@ -20,12 +20,16 @@ export interface ReduceStackForTorchOptions {
 /**
  * Picks the reduce topology for a `torch.__version__` string.
  *
- * Pinned by the spec (ops.md §1.1, gaps.md B.3/C.7): CUDA builds of PyTorch >= 2.7 shuffle with
+ * As the spec states it (ops.md §1.1, gaps.md B.3): CUDA builds of PyTorch >= 2.7 shuffle with
  * decreasing offsets and vectorise at `dim0 >= 128`; PyTorch <= 2.6 and ROCm/fbcode builds shuffle
- * with increasing offsets. ASSUMED (not pinned): that the vectorisation threshold changed from
- * `> 128` to `>= 128` at the same release as the shuffle direction, and that ROCm/fbcode builds of
- * releases before 2.7 use `> 128`. The spec itself calls the 2.7 boundary approximate ("~2.7"),
- * so verdicts should record the version and prefer an explicit stack section when known.
+ * with increasing offsets. The release boundary is the spec's approximate one, not read in
+ * PyTorch's source: ops.md says "≥ ~2.7, merged around Oct 2025" (a merge that late would postdate
+ * 2.8.0), and gaps.md C.7 notes that the PyTorch version of the GPU-validated runs was never
+ * printed. The direction rarely changes an output (a sum of squares differs on some rows, BF16
+ * outputs seldom), so a forward's match with the peer does not pin it either. ASSUMED as well:
+ * that the vectorisation threshold changed from `> 128` to `>= 128` at the same release as the
+ * shuffle direction, and that ROCm/fbcode builds of releases before 2.7 use `> 128`. Verdicts
+ * record the version; an explicit stack section, when known, is preferred.
  *
  * @param version `torch.__version__`, e.g. `"2.9.1+cu128"`
  * @param options the build platform

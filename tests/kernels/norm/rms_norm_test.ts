@@ -93,6 +93,35 @@ Deno.test("`rmsNorm()` follows the spec's formulas on NaN, infinite, subnormal, 
   for (const sfu of SFUS) checkReference(x, weight, { rows: rows.length, hidden, sfu });
 });
 
+Deno.test("`rmsNorm()` takes torch.rsqrt's subnormal path: an epsilon below 2^-126 leaves a zero row zero (the FTZ MUFU gave NaN)", () => {
+  const hidden = 4;
+  const weight = new Uint16Array(hidden).fill(0x3f80);
+  for (const sfu of SFUS) {
+    // var = 0, t = fl32(1e-40), subnormal: rsqrt.approx.f32 scales it by 2^24, runs MUFU.RSQ and
+    // scales the result by 2^12 (finite), where rsqrt.approx.ftz.f32 flushes t to 0 (infinity).
+    const zero = rmsNorm(new Uint16Array(hidden), {
+      rows: 1,
+      hidden,
+      weight,
+      sfu,
+      stack,
+      eps: 1e-40,
+    });
+    const t = bitsFromF32(Math.fround(1e-40));
+    assert.ok(t > 0 && t < 0x00800000);
+    const want = bitsFromF32(
+      Math.fround(f32FromBits(sfu.rsqrt(bitsFromF32(f32FromBits(t) * 2 ** 24))) * 4096),
+    );
+    assert.equal(zero.rstd[0], want);
+    assert.ok(Number.isFinite(f32FromBits(zero.rstd[0]!)));
+    assert.deepEqual([...zero.output], [0, 0, 0, 0]);
+    // An epsilon that rounds to 0 in FP32 on a row of tiny values: a subnormal variance, scaled.
+    const tiny = Uint16Array.from([0x1d80, 0x1d80, 0x9d80, 0x1d80]);
+    const r = rmsNorm(tiny, { rows: 1, hidden, weight, sfu, stack, eps: 1e-50 });
+    assert.deepEqual([...r.output], [0x3f80, 0x3f80, 0xbf80, 0x3f80]);
+  }
+});
+
 Deno.test("`rmsNorm()` gives var = 1 and bf16(r) for a row of ones (H = 2560, hand-derived)", () => {
   // sumsq = 2560 exactly; 2560 * 0x39CCCCCD = (2^26 + 1) * 2^-26 rounds to 1.0; t = 1 + fl32(1e-6).
   const x = new Uint16Array(2560).fill(0x3f80);
