@@ -219,7 +219,11 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
     [{ ...dense, sliding_window: -1 }, "CONFIG_FIELD", ["sliding_window"]],
     [{ ...dense, max_window_layers: "all" }, "CONFIG_FIELD", ["max_window_layers"]],
     [{ ...dense, tie_word_embeddings: "yes" }, "CONFIG_FIELD", ["tie_word_embeddings"]],
-    [{ ...dense, rms_norm_eps: 0 }, "CONFIG_FIELD", ["rms_norm_eps"]],
+    // HF 4.5x builds an epsilon of zero or below (no validation): a model that runs, not modelled,
+    // so NOT_VERIFIED rather than a FAIL; null (None to HF) fails at run time.
+    [{ ...dense, rms_norm_eps: 0 }, "CONFIG_UNSUPPORTED", ["rms_norm_eps", "not modelled"]],
+    [{ ...dense, rms_norm_eps: -1e-6 }, "CONFIG_UNSUPPORTED", ["rms_norm_eps"]],
+    [{ ...dense, rms_norm_eps: null }, "CONFIG_FIELD", ["rms_norm_eps"]],
     [{ ...dense, head_dim: null }, "CONFIG_FIELD", ["head_dim"]],
     [{ ...dense, head_dim: 127 }, "CONFIG_FIELD", ["head_dim"]],
     // Fields nothing here reads: refused, never ignored.
