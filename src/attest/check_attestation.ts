@@ -77,6 +77,11 @@ export interface CheckReport {
   readonly checks: readonly CheckItem[];
   /** How the randomness and the commitment were established (once the payload verified). */
   readonly trust?: TrustLabels;
+  /**
+   * The time a given RFC 3161 token vouches the signature it covers existed at (RFC 3339), once
+   * the token verified: it dates the signature, not the statement's stated `timeVerified`.
+   */
+  readonly tokenTime?: string;
 }
 
 /**
@@ -127,7 +132,7 @@ export async function checkAttestation(
   trustedTsaAnchors(options.trustRoot.tsa);
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
-  const labels: { trust?: TrustLabels } = {};
+  const labels: { trust?: TrustLabels; tokenTime?: string } = {};
   const done = (p: VerdictPredicate | null, sigs: readonly SignatureResult[]): CheckReport => ({
     valid: checks.length > 0 && checks.every((c) => c.ok),
     verdict: p?.verdict ?? null,
@@ -203,6 +208,7 @@ export async function checkAttestation(
       "why" in t ? t.why : `RFC 3161 token: signature ${t.signature} existed at ${t.time}`,
     );
     if ("why" in t) return done(null, []);
+    labels.tokenTime = t.time;
     evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time), signature: t.signature });
   }
   for (const source of options.timeSources ?? []) {

@@ -158,9 +158,8 @@ function _summary(
  */
 function _tokenTime(outcome: CheckDone): string {
   if (!outcome.timestamped) return "";
-  const t = outcome.report.checks.find((c) => c.check === "timestamp" && c.ok);
-  const at = t === undefined ? null : /existed at (\S+)$/.exec(t.detail)?.[1] ?? null;
-  return at === null
+  const at = outcome.report.tokenTime;
+  return at === undefined
     ? "; a timestamp token dates the signature"
     : `; a timestamp token shows the signature existed at ${at}`;
 }

@@ -70,7 +70,11 @@ Deno.test({
       timestamp: await token(a.sig, "ok"),
     });
     assert.equal(r.valid, true, JSON.stringify(r.checks));
-    assert.match(r.checks.find((c) => c.check === "timestamp")!.detail, /signature 0 existed at /);
+    const detail = r.checks.find((c) => c.check === "timestamp")!.detail;
+    assert.match(detail, /signature 0 existed at /);
+    // The token's time is on the report as a field (the checker page shows it beside the
+    // stated time), the one the check's line names.
+    assert.ok(r.tokenTime !== undefined && detail.endsWith(`existed at ${r.tokenTime}`));
     // The same through the CLI.
     const cli = await runBitaudit([
       "check",

@@ -170,12 +170,14 @@ Deno.test("checkView() keeps the signing time the inspector's stated one when a 
   assert.ok(done.kind === "checked");
   const plain = checkView(done);
   assert.match(plain.summary.join(" "), /on \S+ \(the inspector's stated time\)\./);
-  // As a verified token leaves it (its check first): the stated time is still only stated.
+  // As a verified token leaves it (its check first, its time on the report): the stated time is
+  // still only stated.
   const stamped = checkView({
     ...done,
     timestamped: true,
     report: {
       ...done.report,
+      tokenTime: "2026-11-29T12:00:00Z",
       checks: [
         {
           check: "timestamp",
