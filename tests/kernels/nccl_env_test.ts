@@ -13,7 +13,7 @@ const DISPATCH = { kind: "vllm-dispatch", nccl: RING } as const satisfies Claime
 Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collective", () => {
   const agree: [string, string][][] = [
     [["NCCL_ALGO", "Ring"], ["NCCL_PROTO", "LL128"]],
-    [["NCCL_ALGO", "ring,tree"], ["NCCL_PROTO", "^simple"]],
+    [["NCCL_ALGO", "ring,pat"], ["NCCL_PROTO", "^simple,ll"]], // PAT runs no all-reduce
     [["nccl_algo", " RING "]],
     [["NCCL_ALGO", "broadcast:tree;allreduce:ring"]],
     [["NCCL_ALGO", "broadcast:tree"]], // nothing said of the all-reduce
@@ -82,4 +82,41 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   for (const a of [undefined, { kind: "vllm-custom-1stage" }, { kind: "vllm-dispatch" }] as const) {
     assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"]], a as ClaimedAllReduce | undefined), null);
   }
+});
+
+Deno.test("ncclEnvFinding() leaves unpinned a list that allows another algorithm or protocol beside the recorded one", () => {
+  // NCCL's tuner picks among the allowed ones per message size (review h60 F1).
+  const free: [string, string][][] = [
+    [["NCCL_ALGO", "Ring,Tree"]],
+    [["NCCL_ALGO", "^tree"]], // ring, CollNet, NVLS, NVLSTree left
+    [["NCCL_ALGO", "tree;allreduce:ring,nvls"]],
+    [["NCCL_PROTO", "LL,LL128,Simple"]],
+    [["NCCL_PROTO", "^LL"]], // LL128 and Simple left
+    [["NCCL_PROTO", "allreduce:^simple"]],
+  ];
+  for (const stated of free) {
+    for (const recorded of [RING, DISPATCH]) {
+      const f = ncclEnvFinding(stated, recorded);
+      assert.equal(f?.kind, "unpinned", JSON.stringify(stated));
+      assert.match(f.reason, new RegExp(stated[0]![0]), JSON.stringify(stated));
+    }
+  }
+  // Pinned by a list that leaves the recorded choice alone, however written.
+  for (
+    const stated of [
+      [["NCCL_ALGO", "ring,ring"]],
+      [["NCCL_ALGO", "^tree,collnetdirect,collnetchain,nvls,nvlstree"]],
+      [["NCCL_PROTO", "^ll,simple"]],
+      [["NCCL_PROTO", "ll,simple;allreduce:LL128"]],
+    ] as [string, string][][]
+  ) {
+    assert.equal(ncclEnvFinding(stated, RING), null, JSON.stringify(stated));
+  }
+  // A contradiction on one variable still wins over a free list on the other.
+  assert.equal(
+    ncclEnvFinding([["NCCL_PROTO", "LL,LL128,Simple"], ["NCCL_ALGO", "Tree"]], RING)?.kind,
+    "contradiction",
+  );
+  // A name NCCL does not know makes NCCL refuse the list: not vouched for.
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Ring,Foo"]], RING)?.kind, "unpinned");
 });

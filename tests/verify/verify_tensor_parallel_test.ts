@@ -161,7 +161,7 @@ Deno.test("sequence records served at TP 2 and TP 4 on HF continuous batching (d
   assert.deepEqual([...seen].sort(), ["qwen3 tp=4", "qwen3_moe tp=2"]);
 });
 
-Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduce: one that rules it out FAILs, one that leaves the channels free is NOT_VERIFIED where the bits match", async () => {
+Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduce: one that rules it out FAILs, one that leaves the channels, algorithm or protocol free is NOT_VERIFIED where the bits match", async () => {
   // An honest tree record (the parallel list's fourth topology; not falsified).
   const falsified = new Set(out.falsified.map((f) => f.seq));
   const index = log.records.findIndex((r, i) =>
@@ -203,6 +203,14 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
     free.reason,
     /^recomputed output matches the fingerprint, but .*NCCL_MAX_NCHANNELS=4/,
   );
+  // A list that allows the recorded algorithm or protocol and others leaves NCCL's tuner free to
+  // pick per message size (review h60 F1).
+  for (const env of ["NCCL_ALGO=Ring,Tree", "NCCL_PROTO=LL,LL128,Simple", "NCCL_PROTO=^LL"]) {
+    const r = await verdict({ env });
+    assert.equal(r.status, "NOT_VERIFIED", `${env}: ${r.reason}`);
+    assert.match(r.reason, /^recomputed output matches the fingerprint, but .*per message size/);
+    assert.ok(r.reason.includes(env), r.reason);
+  }
 });
 
 Deno.test("_checkServingTensorParallel(): tp > 1 on HF continuous batching (an HF stack that flattens its batch) is NOT_VERIFIED, for forward and served records alike; HF's padded prefill and vLLM are not refused", async () => {

@@ -349,8 +349,8 @@ function _parallel(): string[] {
         "implementations the stack's collective library runs, and expert parallelism. A record " +
         "states `parallelism.tp` and the all-reduce it ran; pipeline stages copy activations and " +
         "do not change bits. NCCL is modelled with one channel (NCCL_MIN_NCHANNELS = " +
-        "NCCL_MAX_NCHANNELS = 1) and a pinned algorithm. No multi-GPU run has confirmed any of " +
-        "it yet.",
+        "NCCL_MAX_NCHANNELS = 1) and a pinned algorithm and protocol (NCCL_ALGO and NCCL_PROTO " +
+        "each allowing one). No multi-GPU run has confirmed any of it yet.",
       100,
     ),
     "",

@@ -4,7 +4,10 @@
  * them out (`NCCL_ALGO=^tree` beside a recorded tree, `NCCL_PROTO=LL128` beside Simple,
  * `NCCL_MIN_NCHANNELS=4` beside one channel) describes another run: the record contradicts
  * itself. One that leaves NCCL free to take more channels (`NCCL_MAX_NCHANNELS=4` without a
- * minimum) does not pin the single channel the replay assumes.
+ * minimum), or another algorithm or protocol beside the recorded one (`NCCL_ALGO=Ring,Tree`,
+ * `NCCL_PROTO=^LL`, which leaves LL128 and Simple), does not pin what the replay assumes: NCCL's
+ * tuner picks the algorithm, protocol and channel count per message size among those allowed, so
+ * the record's one statement need not hold for every message.
  *
  * Read as NCCL reads them: names and values without case, a list separated by commas, `^` in
  * front for the ones left out, and per-collective lists (`allreduce:tree;broadcast:ring`) of which
@@ -22,7 +25,8 @@ import {
 export interface NcclEnvFinding {
   /**
    * `contradiction`: the environment rules out what the record names; `unpinned`: it lets NCCL
-   * take more than the one channel the replay runs.
+   * take more than the one channel the replay runs, or another algorithm or protocol beside the
+   * recorded one.
    */
   readonly kind: "contradiction" | "unpinned";
   /** One line naming the variable and what the record names. */
@@ -35,7 +39,8 @@ export interface NcclEnvFinding {
  * @param stated every `NAME=VALUE` the record states (e.g. `statedSettings` of its components)
  * @param recorded the recorded all-reduce (its NCCL part: the all-reduce itself, or how NCCL ran
  *   under vLLM's dispatch; none: nothing to compare)
- * @returns the first contradiction, else a setting that leaves the channel count free, or null
+ * @returns the first contradiction, else a setting that leaves the channel count, algorithm or
+ *   protocol free, or null
  * @example
  * ```ts
  * import { ncclEnvFinding } from "./nccl_env.ts";
@@ -44,6 +49,7 @@ export interface NcclEnvFinding {
  *   throw new Error();
  * }
  * if (ncclEnvFinding([["NCCL_ALGO", "^tree"]], tree)?.kind !== "contradiction") throw new Error();
+ * if (ncclEnvFinding([["NCCL_ALGO", "Ring,Tree"]], tree)?.kind !== "unpinned") throw new Error();
  * ```
  */
 export function ncclEnvFinding(
@@ -61,23 +67,32 @@ export function ncclEnvFinding(
   };
   let unpinned: NcclEnvFinding | null = null;
   const choices = [
-    ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm"],
-    ["NCCL_PROTO", nccl.protocol, "protocol"],
+    ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm", _ALGORITHMS],
+    ["NCCL_PROTO", nccl.protocol, "protocol", _PROTOCOLS],
   ] as const;
-  for (const [name, choice, what] of choices) {
+  for (const [name, choice, what, names] of choices) {
     const s = said(name);
     if (s === undefined) continue;
-    const allowed = _allReduceList(s.value);
+    const allowed = _allReduceList(s.value, names);
     if (allowed === "unreadable") {
       unpinned ??= {
         kind: "unpinned",
         reason: `the stated ${s.text} cannot be read as an NCCL list; the recorded ${what} ` +
           `(${choice}) is not vouched for`,
       };
-    } else if (allowed !== null && !allowed(choice)) {
+    } else if (allowed !== null && !allowed.has(choice)) {
       return {
         kind: "contradiction",
         reason: `the stated ${s.text} rules out the recorded all-reduce's ${what} (${choice})`,
+      };
+    } else if (allowed !== null && allowed.size > 1) {
+      // NCCL's tuner picks among the allowed ones per message size (tuning.cc): the record's one
+      // statement is not pinned for every message.
+      unpinned ??= {
+        kind: "unpinned",
+        reason: `the stated ${s.text} lets NCCL's tuner pick the all-reduce's ${what} per ` +
+          `message size (${[...allowed].join(", ")}); the recorded ${what} (${choice}) is ` +
+          `vouched for only where ${name} allows it alone`,
       };
     }
   }
@@ -133,12 +148,29 @@ function _ncclOf(a: ClaimedAllReduce | undefined): ClaimedNcclAllReduce | undefi
 }
 
 /**
- * What an NCCL algorithm or protocol list allows the all-reduce: a test of one choice, null where
- * it says nothing of the all-reduce, or "unreadable". NCCL's form: `;`-separated entries, a first
- * one without a collective applying to every collective, `collective:list` ones to that
- * collective; a list is comma-separated names, `^` in front leaving them out.
+ * NCCL 2.27's algorithm names (`ncclAlgoStr`, src/init.cc:45), as NCCL_ALGO reads them (without
+ * case).
  */
-function _allReduceList(value: string): ((choice: string) => boolean) | null | "unreadable" {
+const _ALGORITHMS = ["tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"];
+
+/** Algorithms NCCL 2.27 never runs an all-reduce with (src/graph/tuning.cc:259: PAT). */
+const _NO_ALL_REDUCE = new Set(["pat"]);
+
+/** NCCL 2.27's protocol names (`ncclProtoStr`, src/init.cc:46), as NCCL_PROTO reads them. */
+const _PROTOCOLS = ["ll", "ll128", "simple"];
+
+/**
+ * What an NCCL algorithm or protocol list allows the all-reduce: the names it leaves enabled, null
+ * where it says nothing of the all-reduce, or "unreadable". NCCL's form (tuning.cc `parseList`):
+ * `;`-separated entries, a first one without a collective applying to every collective,
+ * `collective:list` ones to that collective; a list is comma-separated names, `^` in front
+ * leaving them out of all of `names`. A name NCCL does not know makes NCCL refuse the list
+ * ("Unrecognized element token"): unreadable.
+ */
+function _allReduceList(
+  value: string,
+  names: readonly string[],
+): ReadonlySet<string> | null | "unreadable" {
   const entries = value.toLowerCase().replace(/\s+/g, "").split(";").filter((e) => e !== "");
   let list: string | undefined;
   for (const [i, entry] of entries.entries()) {
@@ -151,7 +183,8 @@ function _allReduceList(value: string): ((choice: string) => boolean) | null | "
   }
   if (list === undefined) return null;
   const leftOut = list.startsWith("^");
-  const names = (leftOut ? list.slice(1) : list).split(",");
-  if (names.some((n) => !/^[a-z0-9_]+$/.test(n))) return "unreadable";
-  return (choice) => leftOut ? !names.includes(choice) : names.includes(choice);
+  const listed = (leftOut ? list.slice(1) : list).split(",");
+  if (listed.some((n) => !names.includes(n))) return "unreadable";
+  const enabled = leftOut ? names.filter((n) => !listed.includes(n)) : listed;
+  return new Set(enabled.filter((n) => !_NO_ALL_REDUCE.has(n)));
 }
