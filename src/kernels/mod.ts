@@ -212,9 +212,11 @@ export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
 export {
   type ComponentMismatch,
   componentMismatch,
+  statedReleases,
   statedSettings,
   uncomparedComponents,
 } from "./stack_components.ts";
+export { NCCL_REPLAY_RELEASE, ncclReleaseGap } from "./nccl_release.ts";
 export { MOE_EXPERTS_IDS, type MoeExpertsId, moeExpertsUnsupported } from "./moe_experts.ts";
 export {
   TENSOR_PARALLEL_LAYOUT_IDS,

@@ -404,6 +404,37 @@ export function uncomparedComponents(
     .map(([key, value]) => `${_shortKey(key)} ${quoteShort(value, 60)}`);
 }
 
+/**
+ * The releases a record states for one library: each component whose name is the library's
+ * ({@link componentName}) and whose value holds a release (the first dotted number, as the
+ * comparison reads it: `2.27.3-1+cuda12.8` is 2.27.3). A value with no number is left out (the
+ * comparison already names it as unreadable).
+ *
+ * @param claimed the record's `software.components`
+ * @param library the library's name as compared (`nccl`)
+ * @returns `component` (`name 'value'`, for a message) and `release` of each, in the record's order
+ * @example
+ * ```ts
+ * import { statedReleases } from "./stack_components.ts";
+ * const got = statedReleases({ NCCL_version: "2.18.3-1+cuda12.2", torch: "2.8.0" }, "nccl");
+ * if (got.length !== 1 || got[0]!.release.join(".") !== "2.18.3") throw new Error();
+ * ```
+ */
+export function statedReleases(
+  claimed: Readonly<Record<string, string>>,
+  library: string,
+): { readonly component: string; readonly release: readonly number[] }[] {
+  const out: { component: string; release: number[] }[] = [];
+  for (const [key, value] of Object.entries(claimed)) {
+    if (!/^[A-Za-z0-9 _.-]+$/.test(key) || _VARIABLE.test(key) || _name(key) !== library) continue;
+    const read = _release(value);
+    if (read !== null) {
+      out.push({ component: `${_shortKey(key)} ${quoteShort(value, 60)}`, release: read.release });
+    }
+  }
+  return out;
+}
+
 /** What to state instead of flags that cannot be compared (the value as a JSON string). */
 function _flagsAdvice(flags: string): string {
   return `state the stack's flags exactly (the flags component's value: ${

@@ -61,14 +61,7 @@ export function allReduceDispatchMismatch(
   const dispatch = _dispatchOf(stack, o);
   if (dispatch === null || tp === undefined || !o.named) return null;
   const claimed = tp.allReduce;
-  const sizes = stack.operators?.cudaGraphs?.captureSizes;
-  for (const rows of new Set(o.passRows)) {
-    const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
-    const messageBytes = launch * o.hidden * 2;
-    const choice = dispatch.choose(tp.size, messageBytes);
-    const message = `a message of ${messageBytes} bytes (${launch} row${
-      launch === 1 ? "" : "s"
-    }) on ${tp.size} ranks ${dispatch.where} (${choice.rule})`;
+  for (const { choice, message } of _messages(stack, dispatch, { ...o, size: tp.size })) {
     if (claimed.kind === VLLM_DISPATCH) {
       if (choice.path === "nccl" && claimed.nccl === undefined) {
         return `record states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
@@ -83,6 +76,66 @@ export function allReduceDispatchMismatch(
     }
   }
   return null;
+}
+
+/**
+ * Where a split's all-reduces go through NCCL: its named NCCL ring or tree, or under a recorded
+ * `vllm-dispatch` the first message the stack's dispatch sends to NCCL (each pass's launch rows
+ * times the hidden size, as {@link allReduceDispatchMismatch} reads them).
+ *
+ * @param stack the stack (its `allReduceSetup` and CUDA-graph capture sizes)
+ * @param o the device's compute capability, the split, the hidden size, each pass's token count
+ *   and the record's interconnect
+ * @returns what NCCL reduces, for a message, or null when NCCL reduces none of the split's
+ *   messages (another implementation, one rank, or a dispatch that cannot be resolved)
+ * @example
+ * ```ts ignore
+ * ncclAllReduceUse(stack, { deviceCapability: "8.0", parallel, hidden: 256, passRows: [16] });
+ * ```
+ */
+export function ncclAllReduceUse(
+  stack: StackProfile,
+  o: {
+    readonly deviceCapability: string;
+    readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
+    readonly hidden: number;
+    readonly passRows: readonly number[];
+    readonly interconnect?: string | undefined;
+  },
+): string | null {
+  const tp = o.parallel;
+  if (tp === undefined) return null;
+  const kind = tp.allReduce.kind;
+  if (kind === "nccl-ring" || kind === "nccl-tree") {
+    return `the all-reduce '${kind}' on ${tp.size} ranks`;
+  }
+  const dispatch = kind === VLLM_DISPATCH ? _dispatchOf(stack, o) : null;
+  if (dispatch === null) return null;
+  for (const { choice, message } of _messages(stack, dispatch, { ...o, size: tp.size })) {
+    if (choice.path === "nccl") return `stack '${stack.id}' sends ${message} to NCCL`;
+  }
+  return null;
+}
+
+/**
+ * Each distinct message of a record's passes (launch rows as the stack's CUDA graphs pad them,
+ * times the hidden size, in BF16) with the dispatch's choice for it and a description.
+ */
+function* _messages(
+  stack: StackProfile,
+  dispatch: NonNullable<ReturnType<typeof _dispatchOf>>,
+  o: { readonly size: number; readonly hidden: number; readonly passRows: readonly number[] },
+): Generator<{ choice: VllmAllReduceChoice; message: string }> {
+  const sizes = stack.operators?.cudaGraphs?.captureSizes;
+  for (const rows of new Set(o.passRows)) {
+    const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
+    const messageBytes = launch * o.hidden * 2;
+    const choice = dispatch.choose(o.size, messageBytes);
+    const message = `a message of ${messageBytes} bytes (${launch} row${
+      launch === 1 ? "" : "s"
+    }) on ${o.size} ranks ${dispatch.where} (${choice.rule})`;
+    yield { choice, message };
+  }
 }
 
 /**

@@ -68,5 +68,9 @@ export { openCheckpointDir } from "./open_checkpoint_dir.ts";
 export { openCheckpointBytes } from "./open_checkpoint_bytes.ts";
 export { type BundledCheckpoint, loadBundledCheckpoint } from "./load_bundled_checkpoint.ts";
 export { tensorParallelOf, type TensorParallelResolution } from "./tensor_parallel_of.ts";
-export { allReduceDispatchMismatch, unknownInterconnect } from "./all_reduce_dispatch.ts";
+export {
+  allReduceDispatchMismatch,
+  ncclAllReduceUse,
+  unknownInterconnect,
+} from "./all_reduce_dispatch.ts";
 export { openCheckpointPaths } from "./open_checkpoint_paths.ts";

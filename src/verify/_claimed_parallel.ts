@@ -18,6 +18,7 @@ import {
   componentMismatch,
   isVllmStack,
   ncclEnvFinding,
+  ncclReleaseGap,
   parseClaimedAllReduce,
   type StackProfile,
   statedSettings,
@@ -25,6 +26,7 @@ import {
 import type { TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
+  ncclAllReduceUse,
   tensorParallelOf,
   unknownInterconnect,
 } from "../resolve/mod.ts";
@@ -227,6 +229,42 @@ export function _checkAllReducePath(
     interconnect: p.parallelism.interconnect,
   });
   if (why !== null) throw new _Stop("FAIL", why);
+}
+
+/**
+ * Refuses a record whose all-reduces NCCL runs (its named ring or tree, or messages vLLM's
+ * dispatch sends to NCCL) and whose stated NCCL release is not the one the replay follows
+ * (`ncclReleaseGap`: the chunking, and so each element's order of adds, differs between
+ * releases). At two ranks every order adds once and rounds once, so no release changes the bits
+ * and none is refused. Each kind of record that replays an all-reduce calls it after its own
+ * contradictions (the all-reduce path among them) and before any recomputation: a mismatch under
+ * another release would say nothing of the run.
+ *
+ * @param p the record's predicate (its components and interconnect)
+ * @param o the stack, the device's compute capability, the split, the hidden size and each
+ *   pass's token count
+ * @throws {_Stop} NOT_VERIFIED naming the stated release and where NCCL runs
+ */
+export function _checkNcclRelease(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly deviceCapability: string;
+    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
+    readonly hidden: number;
+    readonly passRows: readonly number[];
+  },
+): void {
+  // A split that is not modelled is refused already, with its own reason.
+  if (o.parallel === _REFUSED || o.parallel === undefined || o.parallel.size <= 2) return;
+  const gap = ncclReleaseGap(p.software.components);
+  if (gap === null) return;
+  const where = ncclAllReduceUse(o.stack, {
+    ...o,
+    parallel: o.parallel,
+    interconnect: p.parallelism.interconnect,
+  });
+  if (where !== null) throw new _Stop("NOT_VERIFIED", `${gap} (${where})`);
 }
 
 /**

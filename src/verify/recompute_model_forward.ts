@@ -19,6 +19,7 @@ import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
   _checkDataParallel,
+  _checkNcclRelease,
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
@@ -118,13 +119,15 @@ export async function _recomputeModelForward(
     _checkSize([w.positions.length, c.hidden], "fingerprint");
   });
   // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
-  _checkAllReducePath(p, {
+  const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,
     deviceCapability: input.profile.computeCapability,
     parallel,
     hidden: c.hidden,
     passRows: [lens.reduce((a, b) => a + b, 0)],
-  });
+  };
+  _checkAllReducePath(p, messages);
+  _refusable(refusals, () => _checkNcclRelease(p, messages));
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",

@@ -23,6 +23,7 @@ import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
   _checkDataParallel,
+  _checkNcclRelease,
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
@@ -123,13 +124,15 @@ export async function _recomputeSequence(
   });
   _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
   _checkPipelineStages(p, c.layers);
-  _checkAllReducePath(p, {
+  const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,
     deviceCapability: input.profile.computeCapability,
     parallel,
     hidden: c.hidden,
     passRows: passes.map((q) => q.rows),
-  });
+  };
+  _checkAllReducePath(p, messages);
+  _refusable(refusals, () => _checkNcclRelease(p, messages));
   // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
   // path never hides a FAIL).
   const cascade = _cascadeClaim(passes, input.stack);

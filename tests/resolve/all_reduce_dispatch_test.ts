@@ -9,6 +9,7 @@ import { openAssetStore } from "../../src/assets/mod.ts";
 import {
   allReduceDispatchMismatch,
   loadAsset,
+  ncclAllReduceUse,
   STACK_PROFILES,
   tensorParallelOf,
   unknownInterconnect,
@@ -156,4 +157,40 @@ Deno.test("vllm-dispatch is refused on a stack whose layout runs no vLLM dispatc
     links: { deviceCapability: "8.0" },
   });
   assert.equal(!r.ok && r.kind, "contradiction");
+});
+
+Deno.test("ncclAllReduceUse(): a named NCCL ring or tree, or the first message vLLM's dispatch sends to NCCL; none for the custom all-reduce or dispatched messages it keeps", () => {
+  const use = (allReduce: ClaimedAllReduce, passRows: number[]) => {
+    const r = tensorParallelOf(eager, {
+      tp: 4,
+      ep: 1,
+      allReduce,
+      links: { deviceCapability: "8.0" },
+    });
+    if (!r.ok) throw new Error(r.reason);
+    return ncclAllReduceUse(eager, {
+      deviceCapability: "8.0",
+      parallel: r.parallel,
+      hidden: 4096,
+      passRows,
+    });
+  };
+  assert.equal(use(RING4, [1024]), "the all-reduce 'nccl-ring' on 4 ranks");
+  assert.equal(use({ kind: "vllm-custom-1stage" }, [12]), null);
+  const dispatch = { kind: "vllm-dispatch", nccl: RING4 } as ClaimedAllReduce;
+  // 4 ranks, hidden 4096: the custom all-reduce up to 8 MiB (1024 rows), NCCL above.
+  assert.equal(use(dispatch, [1, 64, 1000]), null);
+  assert.match(
+    use(dispatch, [1, 2000])!,
+    /sends a message of 16384000 bytes \(2000 rows\).* to NCCL$/,
+  );
+  assert.equal(
+    ncclAllReduceUse(eager, {
+      deviceCapability: "8.0",
+      parallel: undefined,
+      hidden: 1,
+      passRows: [1],
+    }),
+    null,
+  );
 });

@@ -9,7 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
-import { type ClaimPredicate, formatClaimLog, parseClaimLog } from "../../src/claims/mod.ts";
+import {
+  type ClaimPredicate,
+  formatClaimLog,
+  makeClaimRecord,
+  parseClaimLog,
+} from "../../src/claims/mod.ts";
 import { flashAttentionForward, parseStackProfile } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
@@ -211,6 +216,63 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
     assert.match(r.reason, /^recomputed output matches the fingerprint, but .*per message size/);
     assert.ok(r.reason.includes(env), r.reason);
   }
+});
+
+Deno.test("a stated NCCL release other than 2.27.x is NOT_VERIFIED before any recomputation for an NCCL ring or tree above two ranks; a contradiction still FAILs first, and two ranks or 2.27.x are unaffected", async () => {
+  // The replay follows NCCL 2.27's chunking; 2.18 splits a message otherwise (review h60 F2).
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  const honest = (kind: string | undefined, tp: number) =>
+    log.records.findIndex((r, i) =>
+      i > 0 && !falsified.has(i) && r.predicate.parallelism.tp === tp &&
+      (r.predicate.parallelism.allReduce as { kind?: string } | undefined)?.kind === kind
+    );
+  const verdict = async (
+    index: number,
+    components: Record<string, string>,
+    fingerprint: Partial<ClaimPredicate["fingerprint"]> = {},
+  ) => {
+    const records = log.records.slice(0, index + 1);
+    const p = records[index]!.predicate;
+    records[index] = makeClaimRecord({
+      ...p,
+      software: { ...p.software, components: { ...p.software.components, ...components } },
+      fingerprint: { ...p.fingerprint, ...fingerprint },
+    });
+    const edited = parseClaimLog(formatClaimLog(records));
+    return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index });
+  };
+  for (const kind of ["nccl-ring", "nccl-tree"]) {
+    const index = honest(kind, 4);
+    assert.ok(index > 0, kind);
+    for (const fingerprint of [{}, { sha256: "0".repeat(64) }]) {
+      const r = await verdict(index, { nccl: "2.18.3-1+cuda12.2" }, fingerprint);
+      assert.equal(r.status, "NOT_VERIFIED", `${kind}: ${r.reason}`);
+      assert.match(
+        r.reason,
+        new RegExp(
+          `^the NCCL replay follows release 2\\.27's chunking; the stated nccl ` +
+            `'2\\.18\\.3-1\\+cuda12\\.2' is not modelled \\(the all-reduce '${kind}' on 4 ranks\\)$`,
+        ),
+      );
+      assert.ok(!r.steps.some((s) => s.step === "recompute"), `${kind}: nothing recomputed`);
+    }
+    for (const nccl of ["2.27.3", "2.27.7-1+cuda12.9", "NCCL 2.27"]) {
+      const r = await verdict(index, { nccl });
+      assert.equal(r.status, "PASS", `${kind} ${nccl}: ${r.reason}`);
+    }
+    // The record's own contradiction comes first.
+    const both = await verdict(index, {
+      nccl: "2.18.3",
+      NCCL_ALGO: kind === "nccl-ring" ? "Tree" : "Ring",
+    });
+    assert.equal(both.status, "FAIL", both.reason);
+    assert.match(both.reason, /record contradicts itself: the stated NCCL_ALGO/);
+  }
+  // Two ranks add once and round once whatever the release: unaffected.
+  const two = honest(undefined, 2);
+  assert.ok(two > 0);
+  const r = await verdict(two, { nccl: "2.18.3" });
+  assert.equal(r.status, "PASS", r.reason);
 });
 
 Deno.test("_checkServingTensorParallel(): tp > 1 on HF continuous batching (an HF stack that flattens its batch) is NOT_VERIFIED, for forward and served records alike; HF's padded prefill and vLLM are not refused", async () => {

@@ -556,7 +556,7 @@ Deno.test("a record stating its interconnect is checked on it: NCCL on PCIe PASS
   assert.equal(wrong.status, "FAIL", wrong.reason);
 });
 
-Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-stage custom all-reduce and its decode steps the one-stage PASSes; one kind named for both FAILs; NCCL needs its settings", async () => {
+Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-stage custom all-reduce and its decode steps the one-stage PASSes; one kind named for both FAILs; NCCL needs its settings, and a stated NCCL release other than 2.27.x is NOT_VERIFIED where messages go to NCCL", async () => {
   const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
   const tp = "tables/models/qwen3-tiny-tp";
   const parallel = [
@@ -621,6 +621,28 @@ Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-sta
   );
   assert.equal(unknown.status, "FAIL", unknown.reason);
   assert.match(unknown.reason, /interconnect 'infiniband'/);
+  // A stated NCCL release other than the replay's 2.27.x: the messages the dispatch sends to NCCL
+  // are not modelled, said before any recomputation; where it sends none, the release is not read
+  // (review h60 F2).
+  const withRelease = (i: number, nccl: string) => {
+    const q = made.records[i]!.predicate;
+    const components = { ...q.software.components, nccl };
+    return parseClaimLog(formatClaimLog([
+      ...made.records.slice(0, i),
+      makeClaimRecord({ ...q, software: { ...q.software, components } }),
+    ]));
+  };
+  const old = await status(3, withRelease(3, "2.18.3"));
+  assert.equal(old.status, "NOT_VERIFIED", old.reason);
+  assert.match(
+    old.reason,
+    /^the NCCL replay follows release 2\.27's chunking; the stated nccl '2\.18\.3' is not modelled \(stack '.*' sends a message of \d+ bytes .* to NCCL\)$/,
+  );
+  assert.ok(!old.steps.some((s) => s.step === "recompute"), old.reason);
+  const current = await status(3, withRelease(3, "2.27.3"));
+  assert.equal(current.status, "PASS", current.reason);
+  const noNccl = await status(1, withRelease(1, "2.18.3"));
+  assert.equal(noNccl.status, "PASS", noNccl.reason);
   // The dispatch's mix is what the bits show: one stage everywhere, two stages everywhere and
   // NCCL everywhere each give other bits than the honest record.
   const fp = (i: number) => l.records[i]!.predicate.fingerprint.sha256;

@@ -350,7 +350,9 @@ function _parallel(): string[] {
         "states `parallelism.tp` and the all-reduce it ran; pipeline stages copy activations and " +
         "do not change bits. NCCL is modelled with one channel (NCCL_MIN_NCHANNELS = " +
         "NCCL_MAX_NCHANNELS = 1) and a pinned algorithm and protocol (NCCL_ALGO and NCCL_PROTO " +
-        "each allowing one). No multi-GPU run has confirmed any of it yet.",
+        "each allowing one), chunked as NCCL 2.27 chunks a message (a record stating another " +
+        "NCCL release is NOT_VERIFIED above two ranks). No multi-GPU run has confirmed any of " +
+        "it yet.",
       100,
     ),
     "",
