@@ -192,6 +192,37 @@ Deno.test("model classes --tp lists one rank's launches and refuses a ring at 4 
   assert.match(ring.stderr, /orders additions by an element's place/);
 });
 
+Deno.test("model classes on a vLLM stack follows the dispatch: the classes stop where it leaves the named all-reduce, and one it does not take at batch 1 is refused", async () => {
+  // Review h60 F3: the classes ran 17..2048 as one, although vLLM's dispatch takes two stages
+  // from 1024 rows (hidden 256 at 4 ranks: 512 KiB) and an audit FAILs a record naming one there.
+  const classes = (flags: string[]) =>
+    runBitaudit([
+      ...["model", "classes", "--stack", "vllm-0.11-eager-fa2", "--profile", "a100"],
+      ...["--config", `${MODEL}/config.json`, "--context", "100", "--catalog", CATALOG],
+      ...["--tp", "4", "--json", ...flags],
+    ]);
+  const stopped = await classes(["--all-reduce", "vllm-custom-1stage", "--max-batch", "2048"]);
+  assert.equal(stopped.code, 3, stopped.stderr);
+  const out = JSON.parse(stopped.stdout);
+  assert.equal(out.lastBatch, 1023);
+  assert.equal(out.classes.at(-1).to, 1023);
+  assert.equal(out.complete, false);
+  assert.match(
+    out.notes[0],
+    /^batch 1024 and above not derived: .*runs vllm-custom-2stage for a message of 524288 bytes/,
+  );
+  // Below the switch nothing changes.
+  const below = await classes(["--all-reduce", "vllm-custom-1stage", "--max-batch", "1023"]);
+  assert.equal(below.code, 0, below.stderr);
+  assert.deepEqual(JSON.parse(below.stdout).classes, out.classes);
+  const never = await classes(["--all-reduce", "nccl-tree", "--max-batch", "8"]);
+  assertCliCode(never.stderr, "USAGE");
+  assert.match(
+    never.stderr,
+    /names all-reduce 'nccl-tree', .* runs vllm-custom-1stage .*\(1 row\)/,
+  );
+});
+
 Deno.test("model forward --all-reduce vllm-dispatch computes each message on the dispatch's path", async () => {
   await Deno.writeTextFile(`${dir}/flat.json`, JSON.stringify({ sequences: [[1, 2, 3, 4, 5]] }));
   const fp = async (name: string, flags: string[]) => {

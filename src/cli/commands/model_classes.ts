@@ -12,6 +12,7 @@ import {
   FULL_GRAPH_DECODE_REASON,
   layerSfuFunctions,
   stackOperators,
+  type StackProfile,
 } from "../../kernels/mod.ts";
 import {
   catalogDispatch,
@@ -25,8 +26,10 @@ import {
   orderByPlace,
   rankView,
   signatureEntries,
+  type TensorParallel,
 } from "../../model/mod.ts";
 import {
+  allReduceDispatchMismatch,
   DISPATCH_CATALOGS,
   GPU_PROFILES,
   loadNamedRecipe,
@@ -74,9 +77,11 @@ export interface ModelClassesOptions {
  *
  * @param o the command's options
  * @returns nothing; sets `Deno.exitCode` to 3 when the classes are not complete (a GEMM not
- *   covered, MoE experts, a batch size not derived) or the stack's attention is not modelled
+ *   covered, MoE experts, a batch size not derived, vLLM's dispatch leaving the named all-reduce)
+ *   or the stack's attention is not modelled
  * @throws {InputError} `USAGE` (kernel flags that do not fit the stack, a catalog of another GPU,
- *   no known SM count), `CONFIG_*`, `INPUT_*`
+ *   no known SM count, an all-reduce vLLM's dispatch does not take at batch 1), `CONFIG_*`,
+ *   `INPUT_*`
  * @throws {AssetError} unknown or invalid profile, stack, catalog or recipe
  * @example
  * ```ts ignore
@@ -128,6 +133,19 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   if (!split.ok && split.kind === "contradiction") {
     throw new InputError("USAGE", `Cannot derive classes: ${split.reason}`);
   }
+  // A named all-reduce holds only for the batch sizes whose messages vLLM's dispatch sends down
+  // it (an audit FAILs a record naming it elsewhere): the classes stop where the path changes,
+  // and an all-reduce the dispatch does not take at batch 1 is refused as claims append refuses it.
+  const leaves = split.ok
+    ? _dispatchLeaves(stack.value, {
+      deviceCapability: profile.value.computeCapability,
+      parallel: split.parallel,
+      hidden: config.hidden,
+      named: o.allReduce !== undefined,
+      maxBatch: o.maxBatch,
+    })
+    : null;
+  if (leaves?.batch === 1) throw new InputError("USAGE", `Cannot derive classes: ${leaves.reason}`);
   let rank: DecoderConfig;
   try {
     if (!split.ok) throw new ForwardUnsupported(split.reason);
@@ -157,6 +175,7 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     multiProcessorCount: sms,
     context: o.context,
     maxBatch: o.maxBatch,
+    stopAt: leaves ?? undefined,
   });
   const inputs = {
     profile: { id: profile.value.id, source: profile.source, sha256: profile.sha256 },
@@ -178,6 +197,32 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
     _print(r, { config, ...names });
   }
   if (!r.complete) Deno.exitCode = EXIT.INCONCLUSIVE;
+}
+
+/**
+ * The first decode batch size whose all-reduce message vLLM's dispatch sends down another path
+ * than the named all-reduce (`allReduceDispatchMismatch`, one message of the batch's padded rows
+ * times the hidden size), and why; null when every batch up to `maxBatch` takes it, none is
+ * named, or the stack states no dispatch.
+ */
+function _dispatchLeaves(
+  stack: StackProfile,
+  o: {
+    readonly deviceCapability: string;
+    readonly parallel: TensorParallel | undefined;
+    readonly hidden: number;
+    readonly named: boolean;
+    readonly maxBatch: number;
+  },
+): { batch: number; reason: string } | null {
+  if (o.parallel === undefined || !o.named || stack.operators?.allReduceSetup === undefined) {
+    return null;
+  }
+  for (let batch = 1; batch <= o.maxBatch; batch++) {
+    const reason = allReduceDispatchMismatch(stack, { ...o, passRows: [batch] });
+    if (reason !== null) return { batch, reason };
+  }
+  return null;
 }
 
 /**

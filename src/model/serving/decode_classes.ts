@@ -38,6 +38,11 @@ export interface DecodeClass {
 export interface DecodeClassesOptions extends DecodeSignatureOptions {
   /** Largest batch size (default {@link DEFAULT_MAX_BATCH}). */
   readonly maxBatch?: number;
+  /**
+   * The first batch size not to derive, and why (e.g. vLLM's all-reduce dispatch takes another
+   * path than the named one from there): the classes stop below it, as for a batch not modelled.
+   */
+  readonly stopAt?: { readonly batch: number; readonly reason: string } | undefined;
 }
 
 /** The classes of batch sizes 1..maxBatch, and what limits them. */
@@ -119,11 +124,18 @@ function _check(what: string, v: number, min: number): void {
 /** Batch sizes 1..maxBatch grouped by signature; stops at the first one not modelled. */
 function _group(
   config: DecoderConfig,
-  o: DecodeSignatureOptions & { readonly maxBatch: number },
+  o: DecodeClassesOptions & { readonly maxBatch: number },
 ): { classes: DecodeClass[]; last: number; stop: string[] } {
   const classes: DecodeClass[] = [];
   let prev = null as { entries: readonly SignatureEntry[]; key: string } | null;
   for (let b = 1; b <= o.maxBatch; b++) {
+    if (o.stopAt !== undefined && b >= o.stopAt.batch) {
+      return {
+        classes,
+        last: b - 1,
+        stop: [`batch ${b} and above not derived: ${o.stopAt.reason}`],
+      };
+    }
     let signature: DecodeSignature;
     try {
       signature = decodeSignature(config, { ...o, batch: b });

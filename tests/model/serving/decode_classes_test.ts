@@ -195,6 +195,21 @@ Deno.test("decodeClasses() stops at the first batch size whose reduction is not 
   assert.equal(r.complete, false);
 });
 
+Deno.test("decodeClasses() stops below stopAt with its reason (a batch whose all-reduce path differs)", () => {
+  const o = { ...A100, dispatch: SINGLE, context: 10, maxBatch: 64 };
+  const r = decodeClasses(TINY, { ...o, stopAt: { batch: 40, reason: "another path" } });
+  assert.equal(r.maxBatch, 64);
+  assert.equal(r.lastBatch, 39);
+  assert.equal(r.classes.at(-1)!.to, 39);
+  assert.deepEqual(r.notes, ["batch 40 and above not derived: another path"]);
+  assert.equal(r.complete, false);
+  // Beyond maxBatch it changes nothing.
+  assert.deepEqual(
+    decodeClasses(TINY, { ...o, stopAt: { batch: 65, reason: "x" } }),
+    decodeClasses(TINY, o),
+  );
+});
+
 Deno.test("decodeClasses() refuses a non-positive maxBatch or SM count and a negative context", () => {
   const o = { ...A100, dispatch: SINGLE, context: 10 };
   assert.throws(() => decodeClasses(TINY, { ...o, maxBatch: 0 }), RangeError);
