@@ -9,9 +9,9 @@
  * decode steps and vLLM's paged launches are derived from source), the decoder family's layer and
  * a block's operators (Qwen3's under HF Transformers is checked against that emulator on the A100
  * at head dim 128, for what the emulator ran: one sequence from position 0 in passes of at least
- * 16 rows; elsewhere, MoE routing and experts, the other families and every vLLM layer kernel and
- * CUDA-graph padding are derived from source), tensor parallelism and pipeline stages (derived
- * from source). No component above the tensor-core block is GPU-measured in this repository: the
+ * 16 rows, on one GPU; elsewhere, a tensor-parallel layer, MoE routing and experts, the other
+ * families and every vLLM layer kernel and CUDA-graph padding are derived from source), tensor
+ * parallelism and pipeline stages (derived from source). No component above the tensor-core block is GPU-measured in this repository: the
  * seed study measured its emulator, not this one, and the peer's outputs are not bundled.
  *
  * The peer ran (spec gaps.md B.5, B.6): causal prefills of one sequence from position 0 (batch 1,
@@ -224,11 +224,14 @@ export function _attentionEvidence(
  * The decoder layer's evidence: the family's wiring, the stack's layer kernels and CUDA-graph
  * padding (when not HF's eager PyTorch), MoE routing and experts, tensor parallelism, and pipeline
  * stages (taken to move activations by copies, which change no bit: a reading of the frameworks'
- * source, never compared with a pipelined run).
+ * source, never compared with a pipelined run). The peer emulator ran one GPU's layer: a
+ * tensor-parallel layer (per-rank shapes, BF16 partials, the all-reduce) is derived from source.
  *
  * @param c the model description
- * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, the
- *   pipeline stages (`pp`, default 1), the GPU profile and the record's passes (`scope`)
+ * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, and
+ *   whether the record named its all-reduce (`allReduceStated`: at two ranks it may leave it out,
+ *   and the split then holds the verifier's default), the pipeline stages (`pp`, default 1), the
+ *   GPU profile and the record's passes (`scope`)
  * @returns the entries
  */
 export function _layerEvidence(
@@ -236,6 +239,7 @@ export function _layerEvidence(
   o: {
     readonly stack: StackProfile;
     readonly parallel: TensorParallel | undefined;
+    readonly allReduceStated: boolean;
     readonly pp?: number;
     readonly profile: GpuProfile;
     readonly scope: PassScope;
@@ -249,8 +253,10 @@ export function _layerEvidence(
   // block (the peer has none) runs code the peer never compared.
   const qwen3 = c.modelType === "qwen3" && c.moe === undefined;
   const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
+  // And on one GPU: the peer never ran a rank's shapes, its BF16 partials or an all-reduce.
   const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
-    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined && _peerRan(o.scope);
+    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined &&
+    _peerRan(o.scope) && parallel === undefined;
   const out: ComponentEvidence[] = [{
     component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,
@@ -263,9 +269,14 @@ export function _layerEvidence(
   }
   if (c.moe !== undefined) out.push({ component: "MoE routing and experts", level: SOURCE });
   if (parallel !== undefined) {
+    // An all-reduce the record left out (two ranks) is not one it stated: the split holds the
+    // verifier's default, which gives the same bits as any other there.
+    const allReduce = o.allReduceStated
+      ? parallel.allReduce.kind
+      : `all-reduce not stated: the verifier ran ${parallel.allReduce.kind}, its default for ` +
+        "two ranks, where every implementation adds once and rounds once";
     out.push({
-      component: `tensor parallelism tp=${parallel.size} (${parallel.layout.id}, ` +
-        `${parallel.allReduce.kind})`,
+      component: `tensor parallelism tp=${parallel.size} (${parallel.layout.id}, ${allReduce})`,
       level: SOURCE,
     });
   }

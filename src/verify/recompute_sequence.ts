@@ -279,6 +279,7 @@ export async function _recomputeSequence(
       ..._layerEvidence(c, {
         stack: input.stack,
         parallel: parallel === _REFUSED ? undefined : parallel,
+        allReduceStated: p.parallelism.allReduce !== undefined,
         pp: p.parallelism.pp,
         profile: input.profile,
         scope,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { findDatapath, parseGpuProfile, sfuEvidenceLevel } from "../../src/hardware/mod.ts";
-import { parseStackProfile } from "../../src/kernels/mod.ts";
+import { parseStackProfile, tensorParallelLayout } from "../../src/kernels/mod.ts";
 import {
   _attentionEvidence,
   _blockOperatorEvidence,
@@ -98,6 +98,7 @@ Deno.test("the decoder layer is the peer's only as the peer ran it: Qwen3 withou
     _layerEvidence(parseDecoderConfig(config), {
       stack: hf,
       parallel: undefined,
+      allReduceStated: false,
       profile: gpu("a100"),
       scope: PREFILL,
     })[0]!.level;
@@ -127,8 +128,13 @@ Deno.test("the layer and a block's QK-norm are the peer's only for passes the pe
   const qwen3 = parseDecoderConfig(json("profiles/models/qwen3-4b.config.json"));
   const hf = parseStackProfile(json("profiles/stack/hf-qwen3-flash-attn-torch2.8.json"));
   const layer = (scope: typeof PREFILL) =>
-    _layerEvidence(qwen3, { stack: hf, parallel: undefined, profile: gpu("a100"), scope })[0]!
-      .level;
+    _layerEvidence(qwen3, {
+      stack: hf,
+      parallel: undefined,
+      allReduceStated: false,
+      profile: gpu("a100"),
+      scope,
+    })[0]!.level;
   assert.equal(layer(PREFILL), "checked-against-peer");
   assert.equal(layer({ ...PREFILL, minRows: 16 }), "checked-against-peer");
   // Below 16 rows the peer's QK-norm tree is not PyTorch's (spec gaps.md B.3).
@@ -199,4 +205,42 @@ Deno.test("a kernel that does not state its instruction is known as its least kn
     /round differently/,
   );
   assert.equal(_unstatedInstructionConflict(h100, e4m3, { instructionStated: true }), null);
+});
+
+Deno.test("under tensor parallelism the decoder layer is derived from source (the peer ran one GPU), and an all-reduce the record left out is named as the verifier's default, not as stated", () => {
+  // Review h60 F4.
+  const qwen3 = parseDecoderConfig(json("profiles/models/qwen3-4b.config.json"));
+  const hf = parseStackProfile(json("profiles/stack/hf-qwen3-flash-attn-torch2.8.json"));
+  const layout = tensorParallelLayout("hf-tp-plan");
+  const tree = {
+    kind: "nccl-tree",
+    protocol: "simple",
+    trees: [{ down: [[1, 2, 3], [], [], []] }],
+  };
+  const ring2 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1 << 21, rings: [[0, 1]] };
+  const evidence = (parallel: Record<string, unknown> | undefined, allReduceStated: boolean) =>
+    _layerEvidence(qwen3, {
+      stack: hf,
+      parallel: parallel as never,
+      allReduceStated,
+      profile: gpu("a100"),
+      scope: PREFILL,
+    });
+  assert.equal(evidence(undefined, false)[0]!.level, "checked-against-peer");
+  const tp4 = evidence({ size: 4, layout, allReduce: tree }, true);
+  assert.equal(tp4[0]!.level, "derived-from-source");
+  assert.deepEqual(tp4[1], {
+    component: "tensor parallelism tp=4 (hf-tp-plan, nccl-tree)",
+    level: "derived-from-source",
+  });
+  const unnamed = evidence({ size: 2, layout, allReduce: ring2 }, false);
+  assert.equal(unnamed[0]!.level, "derived-from-source");
+  assert.match(
+    unnamed[1]!.component,
+    /^tensor parallelism tp=2 \(hf-tp-plan, all-reduce not stated: the verifier ran nccl-ring, its default for two ranks/,
+  );
+  assert.equal(
+    evidence({ size: 2, layout, allReduce: ring2 }, true)[1]!.component,
+    "tensor parallelism tp=2 (hf-tp-plan, nccl-ring)",
+  );
 });

@@ -275,6 +275,30 @@ Deno.test("a stated NCCL release other than 2.27.x is NOT_VERIFIED before any re
   assert.equal(r.status, "PASS", r.reason);
 });
 
+Deno.test("a TP 2 record naming no all-reduce is not said to have stated the verifier's default", async () => {
+  // Review h60 F4: the evidence read "(hf-tp-plan, nccl-ring)", an implementation the record
+  // never named.
+  const falsified = new Set(out.falsified.map((f) => f.seq));
+  const at = (stated: boolean) =>
+    log.records.findIndex((r, i) =>
+      i > 0 && !falsified.has(i) && r.predicate.parallelism.tp === (stated ? 4 : 2) &&
+      (r.predicate.parallelism.allReduce !== undefined) === stated
+    );
+  const component = async (index: number) => {
+    const r = await verifyRecord({ store, blobs, walker, attention }, { log, index });
+    assert.equal(r.status, "PASS", r.reason);
+    return r.evidence!.find((e) => e.component.startsWith("tensor parallelism"))!.component;
+  };
+  assert.match(
+    await component(at(false)),
+    /^tensor parallelism tp=2 \(hf-tp-plan, all-reduce not stated: the verifier ran nccl-ring, its default for two ranks/,
+  );
+  assert.match(
+    await component(at(true)),
+    /^tensor parallelism tp=4 \(hf-tp-plan, nccl-(ring|tree)\)$/,
+  );
+});
+
 Deno.test("_checkServingTensorParallel(): tp > 1 on HF continuous batching (an HF stack that flattens its batch) is NOT_VERIFIED, for forward and served records alike; HF's padded prefill and vLLM are not refused", async () => {
   const load = async (id: string) => (await loadAsset(store, { kind: STACK_PROFILES, id })).value;
   const cb = await load("hf-qwen3-continuous-batching-torch2.8");
