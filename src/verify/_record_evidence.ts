@@ -17,7 +17,9 @@
  * The peer ran (spec gaps.md B.5, B.6): causal prefills of one sequence from position 0 (batch 1,
  * no varlen, no padding, no KV cache), of 32 and 250 tokens. Below 16 rows a pass's QK-norm
  * reduction tree differs between it and PyTorch (B.3; this code follows PyTorch), so such passes
- * were not checked either.
+ * were not checked either; nor were positions from 250 on: the peer read RoPE's cos/sin from
+ * tables the GPU computed (sfu_and_math.md §6), so this code's own tables (and the attention
+ * core's longer key walks) were compared with the GPU's for the first 250 positions only.
  *
  * @module
  */
@@ -48,14 +50,19 @@ export interface PassScope {
   readonly fromStart: boolean;
   /** Rows of the smallest pass (its tokens). */
   readonly minRows: number;
+  /** Rows of the largest pass: from the first position, its last position plus one. */
+  readonly maxRows: number;
 }
 
 /** Smallest pass the peer's QK-norm reduction matches PyTorch on (spec gaps.md B.3). */
 const PEER_MIN_ROWS = 16;
+/** Longest prefill the peer ran (spec gaps.md B.5): positions 0..249. */
+const PEER_MAX_ROWS = 250;
 
 /** Whether passes of this scope are ones the peer emulator ran (see the module doc). */
 function _peerRan(scope: PassScope): boolean {
-  return scope.oneSequence && scope.fromStart && scope.minRows >= PEER_MIN_ROWS;
+  return scope.oneSequence && scope.fromStart && scope.minRows >= PEER_MIN_ROWS &&
+    scope.maxRows <= PEER_MAX_ROWS;
 }
 
 /**
@@ -305,10 +312,12 @@ export function _blockOperatorEvidence(
   const kernels = stack.operators?.layerKernels ?? "torch";
   const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
   // As the decoder layer: the peer's stages were validated on an A100, attention at head dim 128
-  // and at least 16 rows (its QK-norm tree is PyTorch's from there on); hidden-size norms agree at
-  // every row count.
+  // and at least 16 rows (its QK-norm tree is PyTorch's from there on) and at most its 250
+  // positions (RoPE's tables beyond them were never compared); hidden-size norms agree at every
+  // row count.
   const peer = kernels === "torch" && o.profile.id === PEER_PROFILE &&
-    (kind === "ffn_block" || (o.headDim === PEER_HEAD_DIM && o.tokens >= PEER_MIN_ROWS));
+    (kind === "ffn_block" ||
+      (o.headDim === PEER_HEAD_DIM && o.tokens >= PEER_MIN_ROWS && o.tokens <= PEER_MAX_ROWS));
   return {
     component: `block operators ${ops} (${kernels} kernels, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,

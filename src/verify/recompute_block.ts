@@ -169,7 +169,7 @@ export async function _recomputeBlock(
         headDim: d,
         profile: input.profile,
         sfu: r.sfu,
-        scope: { oneSequence: true, fromStart: true, minRows: w.tokens },
+        scope: { oneSequence: true, fromStart: true, minRows: w.tokens, maxRows: w.tokens },
       }),
     ],
   };

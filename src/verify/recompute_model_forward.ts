@@ -176,7 +176,7 @@ export async function _recomputeModelForward(
     }`,
   );
   // A prefill from position 0: one sequence is a pass the peer could have run.
-  const scope = { oneSequence: lens.length === 1, fromStart: true, minRows: rows };
+  const scope = { oneSequence: lens.length === 1, fromStart: true, minRows: rows, maxRows: rows };
   const out = new Uint16Array(w.positions.length * c.hidden);
   w.positions.forEach(([seq, pos], i) => {
     const row = res.layout.cuSeqlens[seq]! + pos;

@@ -257,6 +257,10 @@ export async function _recomputeSequence(
       (m, q) => Math.min(m, q.entries.reduce((n, e) => n + e.query, 0)),
       Infinity,
     ),
+    maxRows: passes.reduce(
+      (m, q) => Math.max(m, q.entries.reduce((n, e) => n + e.query, 0)),
+      0,
+    ),
   };
   const out = new Uint16Array(w.positions.length * c.hidden);
   w.positions.forEach((pos, i) =>

@@ -15,7 +15,7 @@ const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, RO
 const stack = parseStackProfile(json("profiles/stack/cutlass-3.5-hf-flash-attn.json"));
 const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));
 /** A prefill of one 250-token sequence from position 0, as the peer ran. */
-const PREFILL = { oneSequence: true, fromStart: true, minRows: 250 };
+const PREFILL = { oneSequence: true, fromStart: true, minRows: 250, maxRows: 250 };
 
 Deno.test("the FA2 attention backend is checked against the GPU-validated peer on the A100 only, never called a measurement of this code", () => {
   const at = (id: string) =>
@@ -124,7 +124,7 @@ Deno.test("queries placed after cached keys (decode steps, later chunks) are not
   assert.equal(at(false), "derived-from-source");
 });
 
-Deno.test("the layer and a block's QK-norm are the peer's only for passes the peer ran: one sequence from position 0, at least 16 rows", () => {
+Deno.test("the layer and a block's QK-norm and RoPE are the peer's only for passes the peer ran: one sequence from position 0, 16 to 250 rows", () => {
   const qwen3 = parseDecoderConfig(json("profiles/models/qwen3-4b.config.json"));
   const hf = parseStackProfile(json("profiles/stack/hf-qwen3-flash-attn-torch2.8.json"));
   const layer = (scope: typeof PREFILL) =>
@@ -137,6 +137,10 @@ Deno.test("the layer and a block's QK-norm are the peer's only for passes the pe
     })[0]!.level;
   assert.equal(layer(PREFILL), "checked-against-peer");
   assert.equal(layer({ ...PREFILL, minRows: 16 }), "checked-against-peer");
+  // Past the peer's 250 positions: RoPE's tables there were never compared with the GPU's (the
+  // peer read the GPU's own), nor the attention core's longer key walks.
+  assert.equal(layer({ ...PREFILL, maxRows: 251 }), "derived-from-source");
+  assert.equal(layer({ ...PREFILL, maxRows: 4000 }), "derived-from-source");
   // Below 16 rows the peer's QK-norm tree is not PyTorch's (spec gaps.md B.3).
   assert.equal(layer({ ...PREFILL, minRows: 15 }), "derived-from-source");
   assert.equal(layer({ ...PREFILL, oneSequence: false }), "derived-from-source");
@@ -146,7 +150,9 @@ Deno.test("the layer and a block's QK-norm are the peer's only for passes the pe
     _blockOperatorEvidence("attention_block", stack, { profile: gpu("a100"), headDim: 128, tokens })
       .level;
   assert.equal(block(16), "checked-against-peer");
+  assert.equal(block(250), "checked-against-peer");
   assert.equal(block(4), "derived-from-source");
+  assert.equal(block(251), "derived-from-source");
   // Hidden-size norms agree with PyTorch at every row count.
   assert.equal(
     _blockOperatorEvidence("ffn_block", stack, { profile: gpu("a100"), tokens: 1 }).level,

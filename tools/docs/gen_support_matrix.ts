@@ -579,7 +579,7 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "How each family's layer is known: `qwen3` is " + EVIDENCE.peer +
         " on the A100 at head dimension 128 without " +
         "linear biases or RoPE scaling, for one sequence prefilled from position 0 in passes of " +
-        "at least 16 rows on one GPU, as the peer ran (a whole " +
+        "16 to 250 rows on one GPU, as the peer ran (a whole " +
         "28-layer Qwen3-0.6B forward is bit-identical to the seed paper's emulator, which the " +
         "paper validated on an A100 with Qwen3-4B; the peer's output is not bundled), and " +
         EVIDENCE.source + " on other GPUs, head dimensions and passes (batches, decode steps, " +
