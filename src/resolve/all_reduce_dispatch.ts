@@ -32,6 +32,20 @@ import {
 } from "../kernels/mod.ts";
 import { ForwardUnsupported, type TensorParallel } from "../model/mod.ts";
 
+/** The messages a split's all-reduces carry, as the dispatch reads them. */
+export interface AllReduceMessages {
+  /** The device's compute capability, e.g. `8.0`. */
+  readonly deviceCapability: string;
+  /** The split: its rank count and all-reduce are all that is read. */
+  readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
+  /** The hidden size (elements a row's message holds). */
+  readonly hidden: number;
+  /** Each pass's token count (unpadded: the stack's capture sizes pad it). */
+  readonly passRows: readonly number[];
+  /** The interconnect the record states. */
+  readonly interconnect?: string | undefined;
+}
+
 /**
  * The contradiction between a named all-reduce and the stack's dispatch, if any.
  *
@@ -47,15 +61,7 @@ import { ForwardUnsupported, type TensorParallel } from "../model/mod.ts";
  */
 export function allReduceDispatchMismatch(
   stack: StackProfile,
-  o: {
-    readonly deviceCapability: string;
-    /** The split: its rank count and all-reduce are all that is read. */
-    readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
-    readonly hidden: number;
-    readonly passRows: readonly number[];
-    readonly named: boolean;
-    readonly interconnect?: string | undefined;
-  },
+  o: AllReduceMessages & { readonly named: boolean },
 ): string | null {
   const tp = o.parallel;
   const dispatch = _dispatchOf(stack, o);
@@ -95,13 +101,7 @@ export function allReduceDispatchMismatch(
  */
 export function ncclAllReduceUse(
   stack: StackProfile,
-  o: {
-    readonly deviceCapability: string;
-    readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
-    readonly hidden: number;
-    readonly passRows: readonly number[];
-    readonly interconnect?: string | undefined;
-  },
+  o: AllReduceMessages,
 ): string | null {
   const tp = o.parallel;
   if (tp === undefined) return null;

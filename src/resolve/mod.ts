@@ -70,6 +70,7 @@ export { type BundledCheckpoint, loadBundledCheckpoint } from "./load_bundled_ch
 export { tensorParallelOf, type TensorParallelResolution } from "./tensor_parallel_of.ts";
 export {
   allReduceDispatchMismatch,
+  type AllReduceMessages,
   ncclAllReduceUse,
   unknownInterconnect,
 } from "./all_reduce_dispatch.ts";

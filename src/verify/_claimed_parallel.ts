@@ -198,6 +198,15 @@ export function _splitForPathCheck(
   }
 }
 
+/** What the all-reduce checks read besides the record: its stack, device, split and passes. */
+interface _AllReduceFacts {
+  readonly stack: StackProfile;
+  readonly deviceCapability: string;
+  readonly parallel: TensorParallel | undefined | typeof _REFUSED;
+  readonly hidden: number;
+  readonly passRows: readonly number[];
+}
+
 /**
  * FAILs a record whose named all-reduce is not the path its stack's dispatch takes for the
  * record's messages (`allReduceDispatchMismatch`).
@@ -209,13 +218,7 @@ export function _splitForPathCheck(
  */
 export function _checkAllReducePath(
   p: ClaimPredicate,
-  o: {
-    readonly stack: StackProfile;
-    readonly deviceCapability: string;
-    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
-    readonly hidden: number;
-    readonly passRows: readonly number[];
-  },
+  o: _AllReduceFacts,
 ): void {
   // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
   const parallel = o.parallel !== _REFUSED
@@ -247,13 +250,7 @@ export function _checkAllReducePath(
  */
 export function _checkNcclRelease(
   p: ClaimPredicate,
-  o: {
-    readonly stack: StackProfile;
-    readonly deviceCapability: string;
-    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
-    readonly hidden: number;
-    readonly passRows: readonly number[];
-  },
+  o: _AllReduceFacts,
 ): void {
   // A split that is not modelled is refused already, with its own reason.
   if (o.parallel === _REFUSED || o.parallel === undefined || o.parallel.size <= 2) return;

@@ -18,7 +18,7 @@ import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
 import { trustSentences } from "./trust_sentences.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
-import type { CheckView, ViewFact } from "./view.ts";
+import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
 
 /**
  * Builds the view of a check outcome.
@@ -37,20 +37,11 @@ export function checkView(outcome: CheckOutcome): CheckView {
 }
 
 function _view(outcome: CheckDone): CheckView {
-  const empty = {
-    verdict: null,
-    facts: [],
-    checks: [],
-    kinds: [],
-    results: [],
-    detection: [],
-    digests: [],
-  };
   const { report, predicate, log } = outcome;
   if (!report.valid || predicate === null) {
     const failed = report.checks.filter((c) => !c.ok);
     return {
-      ...empty,
+      ...EMPTY_DETAILS,
       checks: report.checks,
       tone: "invalid",
       headline: "INVALID attestation",

@@ -6,7 +6,7 @@
  * @module
  */
 import { escapeForTerminal } from "../escape_text.ts";
-import type { CheckView } from "./view.ts";
+import { type CheckView, EMPTY_DETAILS } from "./view.ts";
 import type { CheckRefusal } from "./run_check.ts";
 
 /**
@@ -31,18 +31,12 @@ export function refusedView(refusal: CheckRefusal): CheckView {
     ? "Cannot check here: open this page from a file, localhost or https://"
     : `Cannot read the ${refusal.input}`;
   return {
+    ...EMPTY_DETAILS,
     tone: "refused",
     headline: escapeForTerminal(headline),
-    verdict: null,
     summary: [
       escapeForTerminal(`[${refusal.code}] ${refusal.message}`),
       "Nothing was checked. Pick the right file and check again.",
     ],
-    facts: [],
-    checks: [],
-    kinds: [],
-    results: [],
-    detection: [],
-    digests: [],
   };
 }

@@ -56,3 +56,17 @@ export interface CheckView {
   /** Digests: log root, randomness, seed, assets. */
   readonly digests: readonly ViewFact[];
 }
+
+/** The parts of a {@link CheckView} a refused or invalid check leaves empty. */
+export const EMPTY_DETAILS: Pick<
+  CheckView,
+  "verdict" | "facts" | "checks" | "kinds" | "results" | "detection" | "digests"
+> = Object.freeze({
+  verdict: null,
+  facts: Object.freeze([]),
+  checks: Object.freeze([]),
+  kinds: Object.freeze([]),
+  results: Object.freeze([]),
+  detection: Object.freeze([]),
+  digests: Object.freeze([]),
+});
