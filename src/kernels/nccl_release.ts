@@ -16,7 +16,11 @@ import { statedReleases } from "./stack_components.ts";
 export const NCCL_REPLAY_RELEASE: readonly [2, 27] = Object.freeze([2, 27] as const);
 
 /**
- * Why a record's stated NCCL release is not the one the replay follows, or null.
+ * Why a record's stated NCCL release is not the one the replay follows, or null. Besides dotted
+ * releases (`2.27.3`, `2.27.3-1+cuda12.8`, `v2.27.3`), the forms PyTorch and NCCL print are read:
+ * the tuple `torch.cuda.nccl.version()` returns (`(2, 27, 3)`, with or without a suffix) and the
+ * integer `NCCL_VERSION_CODE` (`22703`: major * 10000 + minor * 100 + patch, NCCL 2.9 on). A
+ * value naming no major and minor release is said to be unreadable, not another release.
  *
  * @param claimed the record's `software.components` (a component named `nccl`, `NCCL version`,
  *   ...; `NCCL_VERSION` is a setting, not read here)
@@ -26,17 +30,38 @@ export const NCCL_REPLAY_RELEASE: readonly [2, 27] = Object.freeze([2, 27] as co
  * ```ts
  * import { ncclReleaseGap } from "./nccl_release.ts";
  * if (ncclReleaseGap({ nccl: "2.27.3-1+cuda12.8" }) !== null) throw new Error();
+ * if (ncclReleaseGap({ nccl: "(2, 27, 3)" }) !== null) throw new Error(); // torch's tuple
+ * if (ncclReleaseGap({ nccl: "22703" }) !== null) throw new Error(); // NCCL_VERSION_CODE
  * if (ncclReleaseGap({ nccl: "2.18.3" }) === null) throw new Error();
  * if (ncclReleaseGap({ pytorch: "2.8.0" }) !== null) throw new Error(); // none stated
  * ```
  */
 export function ncclReleaseGap(claimed: Readonly<Record<string, string>>): string | null {
   const [major, minor] = NCCL_REPLAY_RELEASE;
-  const other = statedReleases(claimed, "nccl").find((s) =>
-    s.release[0] !== major || s.release[1] !== minor
+  const read = Object.fromEntries(
+    Object.entries(claimed).map(([key, value]) => [key, _dotted(value)]),
   );
+  const stated = statedReleases(read, "nccl");
+  const unreadable = stated.find((s) => s.release.length < 2);
+  if (unreadable !== undefined) {
+    return `the NCCL replay follows release ${major}.${minor}'s chunking; the stated ` +
+      `${unreadable.component} names no major and minor release (state it as ${major}.${minor}.x)`;
+  }
+  const other = stated.find((s) => s.release[0] !== major || s.release[1] !== minor);
   return other === undefined
     ? null
     : `the NCCL replay follows release ${major}.${minor}'s chunking; the stated ` +
       `${other.component} is not modelled`;
+}
+
+/** `(2, 27, 3[, 'x'])` and `22703` as `2.27.3`; any other value as it is. */
+function _dotted(value: string): string {
+  const tuple = /^\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,[^()]*)?\)\s*$/.exec(value);
+  if (tuple !== null) return `${tuple[1]}.${tuple[2]}.${tuple[3]}`;
+  const code = /^\s*(\d{5,6})\s*$/.exec(value);
+  if (code !== null) {
+    const n = Number(code[1]);
+    return `${Math.floor(n / 10000)}.${Math.floor(n / 100) % 100}.${n % 100}`;
+  }
+  return value;
 }

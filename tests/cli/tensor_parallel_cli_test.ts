@@ -209,7 +209,7 @@ Deno.test("model classes on a vLLM stack follows the dispatch: the classes stop 
   assert.equal(out.complete, false);
   assert.match(
     out.notes[0],
-    /^batch 1024 and above not derived: .*runs vllm-custom-2stage for a message of 524288 bytes/,
+    /^batch 1024 and above not derived: --all-reduce names all-reduce 'vllm-custom-1stage', .*runs vllm-custom-2stage for a message of 524288 bytes/,
   );
   // Below the switch nothing changes.
   const below = await classes(["--all-reduce", "vllm-custom-1stage", "--max-batch", "1023"]);
@@ -219,7 +219,7 @@ Deno.test("model classes on a vLLM stack follows the dispatch: the classes stop 
   assertCliCode(never.stderr, "USAGE");
   assert.match(
     never.stderr,
-    /names all-reduce 'nccl-tree', .* runs vllm-custom-1stage .*\(1 row\)/,
+    /Cannot derive classes: --all-reduce names all-reduce 'nccl-tree', .* runs vllm-custom-1stage .*\(1 row\)/,
   );
 });
 

@@ -32,6 +32,25 @@ Deno.test("ncclReleaseGap() names a stated NCCL release other than 2.27.x, howev
       `the NCCL replay follows release 2.27's chunking; the stated ${shown} is not modelled`,
     );
   }
+  // The forms PyTorch and NCCL print: torch.cuda.nccl.version()'s tuple (what the prover guide
+  // says to state) and NCCL_VERSION_CODE; 2.27.3 written so had been refused as "release 2".
+  for (const value of ["(2, 27, 3)", "(2, 27, 3, 'a0')", "22703", " (2,27,5) "]) {
+    assert.equal(ncclReleaseGap({ nccl: value }), null, value);
+  }
+  assert.equal(
+    ncclReleaseGap({ nccl: "(2, 18, 3)" }),
+    "the NCCL replay follows release 2.27's chunking; the stated nccl '2.18.3' is not modelled",
+  );
+  assert.equal(
+    ncclReleaseGap({ nccl: "21805" }),
+    "the NCCL replay follows release 2.27's chunking; the stated nccl '2.18.5' is not modelled",
+  );
+  // A lone number is no release: said so, not called another release.
+  assert.equal(
+    ncclReleaseGap({ nccl: "2" }),
+    "the NCCL replay follows release 2.27's chunking; the stated nccl '2' names no major and " +
+      "minor release (state it as 2.27.x)",
+  );
   // NCCL_VERSION is a setting (the component comparison names it), not a library's release.
   assert.equal(ncclReleaseGap({ NCCL_VERSION: "2.18.3" }), null);
 });

@@ -220,7 +220,10 @@ function _dispatchLeaves(
   }
   for (let batch = 1; batch <= o.maxBatch; batch++) {
     const reason = allReduceDispatchMismatch(stack, { ...o, passRows: [batch] });
-    if (reason !== null) return { batch, reason };
+    // The all-reduce came from --all-reduce here, not from a record.
+    if (reason !== null) {
+      return { batch, reason: reason.replace(/^record names/, "--all-reduce names") };
+    }
   }
   return null;
 }
