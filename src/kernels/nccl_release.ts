@@ -38,10 +38,10 @@ export const NCCL_REPLAY_RELEASE: readonly [2, 27] = Object.freeze([2, 27] as co
  */
 export function ncclReleaseGap(claimed: Readonly<Record<string, string>>): string | null {
   const [major, minor] = NCCL_REPLAY_RELEASE;
-  const read = Object.fromEntries(
-    Object.entries(claimed).map(([key, value]) => [key, _dotted(value)]),
-  );
-  const stated = statedReleases(read, "nccl");
+  const stated = statedReleases(claimed, "nccl").map((s) => ({
+    ...s,
+    release: _printedRelease(s.value) ?? s.release,
+  }));
   const unreadable = stated.find((s) => s.release.length < 2);
   if (unreadable !== undefined) {
     return `the NCCL replay follows release ${major}.${minor}'s chunking; the stated ` +
@@ -54,14 +54,12 @@ export function ncclReleaseGap(claimed: Readonly<Record<string, string>>): strin
       `${other.component} is not modelled`;
 }
 
-/** `(2, 27, 3[, 'x'])` and `22703` as `2.27.3`; any other value as it is. */
-function _dotted(value: string): string {
+/** The release in a form PyTorch or NCCL prints (`(2, 27, 3[, 'x'])`, `22703`), else null. */
+function _printedRelease(value: string): number[] | null {
   const tuple = /^\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,[^()]*)?\)\s*$/.exec(value);
-  if (tuple !== null) return `${tuple[1]}.${tuple[2]}.${tuple[3]}`;
+  if (tuple !== null) return [Number(tuple[1]), Number(tuple[2]), Number(tuple[3])];
   const code = /^\s*(\d{5,6})\s*$/.exec(value);
-  if (code !== null) {
-    const n = Number(code[1]);
-    return `${Math.floor(n / 10000)}.${Math.floor(n / 100) % 100}.${n % 100}`;
-  }
-  return value;
+  if (code === null) return null;
+  const n = Number(code[1]);
+  return [Math.floor(n / 10000), Math.floor(n / 100) % 100, n % 100];
 }

@@ -423,13 +423,17 @@ export function uncomparedComponents(
 export function statedReleases(
   claimed: Readonly<Record<string, string>>,
   library: string,
-): { readonly component: string; readonly release: readonly number[] }[] {
-  const out: { component: string; release: number[] }[] = [];
+): { readonly component: string; readonly value: string; readonly release: readonly number[] }[] {
+  const out: { component: string; value: string; release: number[] }[] = [];
   for (const [key, value] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key) || _VARIABLE.test(key) || _name(key) !== library) continue;
     const read = _release(value);
     if (read !== null) {
-      out.push({ component: `${_shortKey(key)} ${quoteShort(value, 60)}`, release: read.release });
+      out.push({
+        component: `${_shortKey(key)} ${quoteShort(value, 60)}`,
+        value,
+        release: read.release,
+      });
     }
   }
   return out;

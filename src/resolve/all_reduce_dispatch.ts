@@ -61,22 +61,27 @@ export interface AllReduceMessages {
  */
 export function allReduceDispatchMismatch(
   stack: StackProfile,
-  o: AllReduceMessages & { readonly named: boolean },
+  o: AllReduceMessages & {
+    readonly named: boolean;
+    /** Who named the all-reduce, as the reason says it (default `record`; a CLI flag). */
+    readonly subject?: string;
+  },
 ): string | null {
   const tp = o.parallel;
   const dispatch = _dispatchOf(stack, o);
   if (dispatch === null || tp === undefined || !o.named) return null;
   const claimed = tp.allReduce;
+  const subject = o.subject ?? "record";
   for (const { choice, message } of _messages(stack, dispatch, { ...o, size: tp.size })) {
     if (claimed.kind === VLLM_DISPATCH) {
       if (choice.path === "nccl" && claimed.nccl === undefined) {
-        return `record states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
+        return `${subject} states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
           `'${stack.id}' sends ${message} to NCCL`;
       }
       continue;
     }
     if (choice.path !== allReducePathOf(claimed.kind)) {
-      return `record names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ` +
+      return `${subject} names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ` +
         `${choice.path} for ${message}; state '${VLLM_DISPATCH}' to have each message's path ` +
         "recomputed";
     }

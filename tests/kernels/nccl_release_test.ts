@@ -39,11 +39,11 @@ Deno.test("ncclReleaseGap() names a stated NCCL release other than 2.27.x, howev
   }
   assert.equal(
     ncclReleaseGap({ nccl: "(2, 18, 3)" }),
-    "the NCCL replay follows release 2.27's chunking; the stated nccl '2.18.3' is not modelled",
+    "the NCCL replay follows release 2.27's chunking; the stated nccl '(2, 18, 3)' is not modelled",
   );
   assert.equal(
     ncclReleaseGap({ nccl: "21805" }),
-    "the NCCL replay follows release 2.27's chunking; the stated nccl '2.18.5' is not modelled",
+    "the NCCL replay follows release 2.27's chunking; the stated nccl '21805' is not modelled",
   );
   // A lone number is no release: said so, not called another release.
   assert.equal(

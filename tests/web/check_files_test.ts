@@ -6,13 +6,16 @@
 import assert from "node:assert/strict";
 import { buildTrustRoot, generateKeyPair } from "../../mod.ts";
 import { checkFiles, checkView, refusedView, runCheck } from "../../src/web/mod.ts";
-import { makeAuditFixture } from "../cli/_audit_fixture.ts";
-import { auditArgs } from "../cli/_audit_fixture.ts";
+import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 
-const f = await makeAuditFixture({ records: 6, falsify: [] });
+// With a falsified record, as the demo's log has: a valid attestation of a FAILED verdict.
+const f = await makeAuditFixture({
+  records: 6,
+  falsify: [{ seq: 3, kind: "fingerprint", bit: 5 }],
+});
 const audited = await runBitaudit(auditArgs(f, `${f.dir}/out`, 6));
-assert.equal(audited.code, 0, audited.stderr);
+assert.equal(audited.code, 1, audited.stderr);
 const bytes = {
   attestation: await Deno.readFile(`${f.dir}/out/attestation.dsse.json`),
   trustRoot: await Deno.readFile(f.trustRoot),
@@ -32,6 +35,8 @@ Deno.test("checkFiles() shows what checkView(runCheck()) shows for the same file
     }),
   );
   assert.equal(view.tone, "valid");
+  assert.equal(view.verdict?.tone, "failed");
+  assert.ok(view.results.some((r) => r.index === 3 && r.status === "FAIL"));
   assert.equal(now(JSON.stringify(view)), now(JSON.stringify(direct)));
   assert.equal(seen.at(-1), 6);
 });

@@ -219,11 +219,13 @@ function _dispatchLeaves(
     return null;
   }
   for (let batch = 1; batch <= o.maxBatch; batch++) {
-    const reason = allReduceDispatchMismatch(stack, { ...o, passRows: [batch] });
-    // The all-reduce came from --all-reduce here, not from a record.
-    if (reason !== null) {
-      return { batch, reason: reason.replace(/^record names/, "--all-reduce names") };
-    }
+    // The all-reduce comes from --all-reduce here, not from a record.
+    const reason = allReduceDispatchMismatch(stack, {
+      ...o,
+      passRows: [batch],
+      subject: "--all-reduce",
+    });
+    if (reason !== null) return { batch, reason };
   }
   return null;
 }
