@@ -9,6 +9,7 @@ import { InputError } from "../errors.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { VERSION } from "../version.ts";
 import type { AuditPlan, PlanItem } from "./audit_plan.ts";
+import { planItemMismatch } from "./plan_item_log.ts";
 import { ITEM_RESULT_FORMAT, type ItemResult, type WorkerInfo } from "./item_result.ts";
 import { type VerifyContext, verifyRecord } from "./verify_record.ts";
 
@@ -21,7 +22,8 @@ export interface WorkContext extends VerifyContext {
 }
 
 /**
- * Checks that a log is the one a plan was made from (same root, same record at every item).
+ * Checks that a log is the one a plan was made from (same root, same record at every item, and
+ * each item's kind and claimed fingerprint the record's own).
  *
  * @param plan the plan
  * @param log the claim log
@@ -40,7 +42,8 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
     bad(`it has ${log.records.length} records, the plan ${plan.population}`);
   }
   for (const it of plan.items) {
-    if (log.digests[it.index] !== it.record) bad(`record ${it.index} has another digest`);
+    const why = planItemMismatch(it, log);
+    if (why !== null) bad(why);
   }
 }
 

@@ -11,6 +11,7 @@ import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readPlanItem } from "./_shapes.ts";
+import { planItemMismatch } from "./plan_item_log.ts";
 
 /** Format tag of work orders. */
 export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v1";
@@ -101,7 +102,8 @@ export function parseWorkOrder(text: string): WorkOrder {
 }
 
 /**
- * Checks that a log is the one a work order's audit sampled from.
+ * Checks that a log is the one a work order's audit sampled from, and that the order's item says
+ * of its record (kind, claimed fingerprint) what the record says.
  *
  * @param order the order
  * @param log the worker's claim log
@@ -121,6 +123,10 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
       "PLAN_LOG_MISMATCH",
       `Cannot work on record ${item.index}: the worker's log (root ${log.root}) is not the audit's (root ${order.logRoot})`,
     );
+  }
+  const why = planItemMismatch(item, log);
+  if (why !== null) {
+    throw new InputError("PLAN_LOG_MISMATCH", `Cannot work on record ${item.index}: ${why}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   auditPlanDigest,
+  checkPlanLog,
   checkWorkOrder,
   encodeWorkOrder,
   parseWorkOrder,
@@ -37,4 +38,20 @@ Deno.test("parseWorkOrder() refuses a non-canonical, unknown-field or re-targete
 
 Deno.test("checkWorkOrder() refuses a worker log that is not the audit's", () => {
   assert.throws(() => checkWorkOrder(orders[0]!, futureLog(10)), code("PLAN_LOG_MISMATCH"));
+});
+
+Deno.test("checkWorkOrder() and checkPlanLog() refuse an item whose kind or fingerprint is not its record's", () => {
+  const o = orders[0]!;
+  const kind = { ...o, item: { ...o.item, kind: "sequence" } };
+  const claimed = { ...o, item: { ...o.item, claimed: "cd".repeat(32) } };
+  assert.notEqual(o.item.kind, "sequence");
+  assert.notEqual(o.item.claimed, claimed.item.claimed);
+  for (const bad of [kind, claimed]) {
+    assert.throws(() => checkWorkOrder(bad, log), code("PLAN_LOG_MISMATCH"));
+    assert.throws(
+      () => checkPlanLog({ ...plan, items: [bad.item] }, log),
+      code("PLAN_LOG_MISMATCH"),
+    );
+  }
+  checkPlanLog(plan, log);
 });
