@@ -209,9 +209,15 @@ export async function _recomputeSequence(
       `history ${w.history.sha256.slice(0, 16)}… (${passes.length} passes) by digest`,
   );
   if (cascade === null) {
+    // The replay computes the sequence's own rows only (one logits row a pass at most); the
+    // other entries are shapes that pick its launches, so they cost nothing to bound.
+    const own = passes.map((q) => {
+      const e = q.entries[q.self]!;
+      return { rows: e.query, logitsRows: Math.min(q.logitsRows, 1), entries: [e] };
+    });
     _refusable(refusals, () =>
       _checkCost(
-        decoderProducts(c, passes),
+        decoderProducts(c, own),
         `the replay of ${passes.length} passes through ${c.layers} layers`,
       ));
   }

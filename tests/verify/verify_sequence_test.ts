@@ -10,12 +10,14 @@
 import assert from "node:assert/strict";
 import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
 import {
+  encodeServingHistory,
   formatClaimLog,
   GENESIS_PREV,
   makeClaimRecord,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
+  sha256Hex,
 } from "../../src/claims/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
@@ -132,4 +134,39 @@ Deno.test("sequence records: a served sequence at tp > 1 on HF continuous batchi
   const two = await verifyRecord(ctx, { log: at(2), index: 0 });
   assert.equal(two.status, "NOT_VERIFIED", two.reason);
   assert.match(two.reason, /^tp=2 on HF continuous batching .*paged cache keeps every KV head/);
+});
+
+Deno.test("sequence records: the cost bound counts the sequence's own rows, not its neighbours' (busy passes PASS)", async () => {
+  const honest = out.records[1]!;
+  const w = honest.predicate.workload as SequenceWorkload;
+  // One long prefill chunk of another request beside every pass: its rows, logits row and
+  // attention over 16.7 M cached positions are shapes the replay reads, never computes.
+  const passes = parseServingHistory(out.blobs.get(w.history.sha256)!).map((p) => ({
+    ...p,
+    entries: [...p.entries, { query: 4000, cached: 16_700_000 }],
+    rows: p.rows + 4000,
+    logitsRows: p.logitsRows + 1,
+  }));
+  const bytes = encodeServingHistory(passes);
+  const digest = sha256Hex(bytes);
+  const busy: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(d === digest ? bytes : out.blobs.get(d) ?? null),
+  };
+  const at = (sha256: string) => {
+    const p = structuredClone(honest.predicate);
+    return parseClaimLog(formatClaimLog([makeClaimRecord({
+      ...p,
+      log: { logId: "x", seq: 0, prev: GENESIS_PREV },
+      batch: { ...p.batch, size: Math.max(...passes.map((q) => q.entries.length)) },
+      workload: { ...w, history: { ...w.history, sha256: digest }, layerChain: undefined },
+      fingerprint: { ...p.fingerprint, sha256 },
+    })]));
+  };
+  // The neighbours change the launches' shapes, so the first run FAILs on the old bits; the
+  // record carrying the replay's own fingerprint PASSes.
+  const first = await verifyRecord({ ...ctx, blobs: busy }, { log: at("ab".repeat(32)), index: 0 });
+  assert.equal(first.status, "FAIL", first.reason);
+  const r = await verifyRecord({ ...ctx, blobs: busy }, { log: at(first.recomputed!), index: 0 });
+  assert.equal(r.status, "PASS", r.reason);
 });
