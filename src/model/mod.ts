@@ -146,6 +146,8 @@ export {
   type BatchLayout,
   batchLayout,
   batchPaddingMismatch,
+  type CacheReuse,
+  cacheReuse,
   chainLink,
   eagerAttention,
   type ExpertWeights,

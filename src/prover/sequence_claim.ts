@@ -19,7 +19,7 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
-import { type DecoderConfig, isMoeLayer, servingRows } from "../model/mod.ts";
+import { cacheReuse, type DecoderConfig, isMoeLayer, servingRows } from "../model/mod.ts";
 import {
   checkAllReducePath,
   claimInvalid,
@@ -128,7 +128,7 @@ function _tokens(json: unknown, vocab: number): _Tokens {
 
 /**
  * Checks the history against the tokens, itself and the checkpoint, as the verifier's replay
- * lays it out; returns the number of positions the passes compute.
+ * lays it out; returns the number of positions computed by the end (the last is one less).
  */
 function _checkHistory(
   passes: readonly HistoryPass[],
@@ -143,37 +143,53 @@ function _checkHistory(
   };
   // Every token but the last generated one is an input of some pass.
   const expected = generated.length === 0 ? prompt.length : prompt.length + generated.length - 1;
-  let pos = 0;
+  const contradicts = (why: string): never => {
+    throw new InputError(
+      "HISTORY_INVALID",
+      `Cannot append claim: the serving history contradicts itself: ${why}`,
+    );
+  };
+  // As the verifier reads it: a first pass after cached positions is a prefix-cache hit, a pass
+  // computing positions again a recomputation after preemption (both recorded as run; the
+  // verifier says NOT_VERIFIED and why); any other pass starts where the one before ended.
+  const reuse = cacheReuse(passes.map((p) => p.entries[p.self]!));
+  if (!reuse.ok) return contradicts(reuse.why);
+  const { end } = reuse;
   passes.forEach((p, i) => {
-    const n = p.entries[p.self]!.query;
+    const { query: n, cached: pos } = p.entries[p.self]!;
+    if (reuse.again[i]) return;
     if (pos < prompt.length && pos + n > prompt.length) {
       wrongTokens(
         `pass ${i} computes positions ${pos}..${pos + n - 1}, across the end of the ` +
           `${prompt.length}-token prompt (prompt and generated positions in one pass)`,
       );
     }
-    pos += n;
+    if (pos >= prompt.length && n !== 1) {
+      wrongTokens(
+        `pass ${i} computes ${n} generated positions at once (speculative decoding), which no ` +
+          "modelled stack runs",
+      );
+    }
   });
-  if (pos !== expected) {
+  if (end !== expected) {
     wrongTokens(
-      `the history's passes compute ${pos} positions of the sequence; ${prompt.length} prompt ` +
+      `the history's passes compute ${end} positions of the sequence; ${prompt.length} prompt ` +
         `and ${generated.length} generated tokens need ${expected}`,
     );
   }
-  const sequence = {
-    tokens: [...prompt, ...generated],
-    prompt: prompt.length,
-    steps: passes.map((p, pass) => ({ pass, entry: p.self })),
-  };
-  const own = passes.map(({ expertRows: _, ...shape }) => shape);
-  _layOut(() => servingRows(own, [sequence], { flatten: true }), (why) => {
-    throw new InputError(
-      "HISTORY_INVALID",
-      `Cannot append claim: the serving history contradicts itself: ${why}`,
-    );
-  });
+  if (reuse.recomputed === null) {
+    const start = reuse.start;
+    const sequence = {
+      tokens: [...prompt, ...generated],
+      prompt: prompt.length,
+      steps: passes.map((p, pass) => ({ pass, entry: p.self })),
+      ...(start === 0 ? {} : { start }),
+    };
+    const own = passes.map(({ expertRows: _, ...shape }) => shape);
+    _layOut(() => servingRows(own, [sequence], { flatten: true }), contradicts);
+  }
   _checkExperts(passes, o.config, o.fusedMoe);
-  return pos;
+  return end;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { runServingForward, type SfuUse } from "../model/mod.ts";
+import { cacheReuse, runServingForward, type SfuUse } from "../model/mod.ts";
 import { InputError, isHostResourceError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -144,24 +144,30 @@ export async function _recomputeSequence(
   }
   const { prompt, generated } = w.tokens;
   const tokens = [...prompt, ...generated];
-  const computed = passes.reduce((s, q) => s + q.entries[q.self]!.query, 0);
+  const own = passes.map((q) => q.entries[q.self]!);
+  const computed = own.reduce((s, e) => s + e.query, 0);
   const expected = generated.length === 0 ? prompt.length : tokens.length - 1;
-  if (computed !== expected) {
+  const reuse = cacheReuse(own);
+  if (!reuse.ok) throw new _Stop("FAIL", `record contradicts its history: ${reuse.why}`);
+  if (reuse.end !== expected) {
     throw new _Stop(
       "FAIL",
-      `record contradicts its history: the passes compute ${computed} positions, the prompt ` +
-        `and generated tokens need ${expected}`,
+      `record contradicts its history: the passes compute ${reuse.end} positions` +
+        (reuse.start > 0 ? ` (${reuse.start} of them cached before its first pass)` : "") +
+        `, the prompt and generated tokens need ${expected}`,
     );
   }
-  let pos = 0;
-  passes.forEach((q, i) => {
-    const n = q.entries[q.self]!.query;
+  own.forEach((e, i) => {
+    const { query: n, cached: pos } = e;
     if (n === 0) {
       throw new _Stop(
         "FAIL",
         `record contradicts its history: pass ${i} computes no position of this sequence`,
       );
     }
+    // A pass computing positions again (a recomputation after preemption) may span the
+    // prompt's end and several generated positions; such a record is NOT_VERIFIED below.
+    if (reuse.again[i]) return;
     // Several generated positions in one pass is speculative decoding, which no stack profile
     // runs: HF's generate_batch has none, and the vLLM stacks pin their flags, none with a
     // speculative config. A stack that ever pins one makes this NOT_VERIFIED for that stack,
@@ -179,8 +185,20 @@ export async function _recomputeSequence(
         `record contradicts itself: pass ${i} computes prompt and generated positions together`,
       );
     }
-    pos += n;
   });
+  if (reuse.recomputed !== null) {
+    const e = own[reuse.recomputed]!;
+    throw new _Stop(
+      "NOT_VERIFIED",
+      refusals[0] ??
+        `pass ${reuse.recomputed} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
+          "again (a request preempted and recomputed); the replay computes each position once, " +
+          "so the keys and values the later passes read are not modelled",
+    );
+  }
+  const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
+    "positions (a prefix-cache hit): their keys and values were computed in another " +
+    "request's passes, which the replay does not model";
   // Bound every activation before anything is allocated: the sequence's rows times the widest
   // row of any stage, one chunk of logits rows and the fingerprinted rows (none with cascade:
   // nothing is computed). The replay checks the passes against the sequence before it says so.
@@ -229,6 +247,7 @@ export async function _recomputeSequence(
         tokens,
         prompt: prompt.length,
         steps: passes.map((q, pass) => ({ pass, entry: q.self })),
+        ...(reuse.start === 0 ? {} : { start: reuse.start }),
       }],
     }, {
       runtime,
@@ -237,7 +256,9 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel: parallel === _REFUSED ? undefined : parallel,
-      ...(refusals.length === 0 && cascade === null ? {} : { refused: refusals[0] ?? cascade! }),
+      ...(refusals.length === 0 && cascade === null && prefixHit === null
+        ? {}
+        : { refused: refusals[0] ?? cascade ?? prefixHit! }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.

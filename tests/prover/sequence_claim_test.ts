@@ -235,3 +235,34 @@ Deno.test("sequenceClaim() refuses a history of another checkpoint, and other co
   );
   assert.equal(fused.predicate.software.stack, "vllm-0.11-eager-fa2");
 });
+
+Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after preemption as run, and refuses a speculative pass", async () => {
+  const s = served[0]!;
+  const pass = (query: number, cached: number) => ({
+    entries: [{ query, cached }],
+    self: 0,
+    rows: query,
+    logitsRows: 1,
+  });
+  const history = (passes: ReturnType<typeof pass>[]) => encodeServingHistory(passes);
+  const claim = (passes: ReturnType<typeof pass>[], tokens: SequenceFacts["tokens"]) =>
+    sequenceClaim(facts(s, { history: history(passes), tokens, layerChain: undefined }), {
+      store,
+    });
+  const prompt = Array.from({ length: 20 }, (_, i) => 10 + i);
+  const hit = await claim([pass(4, 16), pass(1, 20)], { prompt, generated: [7, 7] });
+  assert.deepEqual((hit.predicate.workload as SequenceWorkload).positions, [20]);
+  const tokens = { prompt: [3, 4, 5], generated: [6, 7, 8, 9] };
+  const again = await claim([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
+  assert.deepEqual((again.predicate.workload as SequenceWorkload).positions, [5]);
+  await assertRejectsCode(
+    () => claim([pass(3, 0), pass(1, 3), pass(2, 4)], tokens),
+    InputError,
+    "TOKENS_INVALID",
+  );
+  await assertRejectsCode(
+    () => claim([pass(3, 0), pass(1, 4), pass(1, 5)], tokens),
+    InputError,
+    "HISTORY_INVALID",
+  );
+});

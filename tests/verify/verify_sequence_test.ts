@@ -170,3 +170,64 @@ Deno.test("sequence records: the cost bound counts the sequence's own rows, not 
   const r = await verifyRecord({ ...ctx, blobs: busy }, { log: at(first.recomputed!), index: 0 });
   assert.equal(r.status, "PASS", r.reason);
 });
+
+Deno.test("sequence records: a prefix-cache hit or a recomputation after preemption is NOT_VERIFIED, naming it; a contradiction beside it still FAILs", async () => {
+  const honest = out.records[1]!;
+  const w = honest.predicate.workload as SequenceWorkload;
+  const extra = new Map<string, Uint8Array>();
+  const reblobs: BlobStore = {
+    dir: "memory",
+    get: (d) => Promise.resolve(extra.get(d) ?? out.blobs.get(d) ?? null),
+  };
+  const pass = (query: number, cached: number, logitsRows = 1) => ({
+    entries: [{ query, cached }],
+    self: 0,
+    rows: query,
+    logitsRows,
+  });
+  const verify = (
+    passes: ReturnType<typeof pass>[],
+    tokens: { prompt: number[]; generated: number[] },
+  ) => {
+    const bytes = encodeServingHistory(passes);
+    const digest = sha256Hex(bytes);
+    extra.set(digest, bytes);
+    const p = structuredClone(honest.predicate);
+    const last = passes.reduce(
+      (m, q) => Math.max(m, q.entries[0]!.cached + q.entries[0]!.query),
+      0,
+    );
+    const log = parseClaimLog(formatClaimLog([makeClaimRecord({
+      ...p,
+      log: { logId: "x", seq: 0, prev: GENESIS_PREV },
+      batch: { ...p.batch, size: 1 },
+      fingerprint: { ...p.fingerprint, shape: [1, p.fingerprint.shape[1]!] },
+      workload: {
+        ...w,
+        tokens,
+        history: { sha256: digest, passes: passes.length },
+        positions: [last - 1],
+        layerChain: undefined,
+      },
+    })]));
+    return verifyRecord({ ...ctx, blobs: reblobs }, { log, index: 0 });
+  };
+  const prompt = Array.from({ length: 20 }, (_, i) => 10 + i);
+  // vLLM V1 (prefix caching on by default): the first 16 prompt positions come from the cache.
+  const hit = await verify([pass(4, 16), pass(1, 20)], { prompt, generated: [7, 7] });
+  assert.equal(hit.status, "NOT_VERIFIED", hit.reason);
+  assert.match(hit.reason, /^pass 0 starts after 16 cached positions \(a prefix-cache hit\)/);
+  // The same history with two logits rows for one emitting entry contradicts itself.
+  const bad = await verify([pass(4, 16, 2), pass(1, 20)], { prompt, generated: [7, 7] });
+  assert.equal(bad.status, "FAIL", bad.reason);
+  assert.match(bad.reason, /pass 0 says 2 logits rows for 1 entries/);
+  // Preempted after two passes, then recomputed from position 0 over the tokens so far.
+  const tokens = { prompt: [3, 4, 5], generated: [6, 7, 8, 9] };
+  const again = await verify([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
+  assert.equal(again.status, "NOT_VERIFIED", again.reason);
+  assert.match(again.reason, /^pass 2 computes positions 0\.\.4 again \(a request preempted/);
+  // A pass that says more is cached than the earlier passes computed contradicts its history.
+  const ahead = await verify([pass(3, 0), pass(1, 4), pass(1, 5)], tokens);
+  assert.equal(ahead.status, "FAIL", ahead.reason);
+  assert.match(ahead.reason, /pass 1 says 4 cached tokens, the earlier passes computed 3/);
+});

@@ -1,0 +1,60 @@
+/**
+ * How one sequence's own passes use its KV cache, read from their cached lengths: whether its
+ * first pass starts after cached positions (a prefix-cache hit: another request's passes computed
+ * them) and which passes compute positions again (a request preempted and recomputed, as vLLM's
+ * V1 engine does, from position 0 or from its prefix-cache hit). The replay models neither: each
+ * position computed once, from position 0. A pass that says more positions are cached than the
+ * pass before it reached contradicts the history.
+ *
+ * @module
+ */
+import type { PassEntry } from "./serving_shape.ts";
+
+/** The cache walk of a sequence's own entries, or the contradiction that ends it. */
+export type CacheReuse =
+  | {
+    readonly ok: true;
+    /** Positions cached before the first pass (0: none). */
+    readonly start: number;
+    /** The first pass that computes positions an earlier pass computed, or `null`. */
+    readonly recomputed: number | null;
+    /** Per pass, whether it starts below the furthest position the earlier passes reached. */
+    readonly again: readonly boolean[];
+    /** Positions the last pass ends at (the last computed position is one less). */
+    readonly end: number;
+  }
+  | { readonly ok: false; readonly why: string };
+
+/**
+ * Walks a sequence's own entries in pass order: each starts where the one before ended, or
+ * below it (a recomputation), never above it.
+ *
+ * @param own the sequence's entry in each of its passes, in order (at least one)
+ * @returns the walk, or why the entries contradict each other
+ * @example
+ * ```ts
+ * import { cacheReuse } from "./cache_reuse.ts";
+ * const r = cacheReuse([{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }]);
+ * if (!r.ok || r.recomputed !== 2 || r.end !== 5) throw new Error();
+ * ```
+ */
+export function cacheReuse(own: readonly PassEntry[]): CacheReuse {
+  let cur = own[0]?.cached ?? 0;
+  let high = cur;
+  let recomputed: number | null = null;
+  const again: boolean[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const e = own[i]!;
+    if (i > 0 && e.cached > cur) {
+      return {
+        ok: false,
+        why: `pass ${i} says ${e.cached} cached tokens, the earlier passes computed ${cur}`,
+      };
+    }
+    if (i > 0 && e.cached < cur) recomputed ??= i;
+    again.push(e.cached < high);
+    cur = e.cached + e.query;
+    high = Math.max(high, cur);
+  }
+  return { ok: true, start: own[0]?.cached ?? 0, recomputed, again, end: cur };
+}
