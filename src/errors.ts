@@ -46,6 +46,7 @@ export type AssetCode =
 
 /** Files, byte sources and the blob store. */
 export type FileCode =
+  | "BLOB_CHANGED"
   | "BLOB_DIGEST_MISMATCH"
   | "BLOB_READ"
   | "BLOB_TOO_LARGE"

@@ -11,6 +11,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
 import { BLOB_MAX_BYTES, type BlobReadOptions } from "./blob_limits.ts";
 import { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
+import { chunkDigests, verifiedSource } from "./verified_source.ts";
 
 /** A read-only, digest-checked blob directory. */
 export interface BlobStore {
@@ -32,11 +33,14 @@ export interface BlobStore {
   /**
    * Optional: opens the blob with that digest for random-access reads without loading it (large
    * blobs such as checkpoint shards), or null when absent. The size is checked first, then the
-   * bytes are hashed through the returned handle in 16 MiB steps before it is returned (once per
-   * store for an unchanged file: same size, modification time and inode); close it when done.
+   * bytes are hashed through the returned handle before it is returned, whole and in 1 MiB chunks
+   * (once per store for an unchanged file: same size, modification time and inode); every read
+   * of the returned source hashes the chunks it covers again and refuses bytes that changed
+   * since (`BLOB_CHANGED`); close it when done.
    * @param sha256 the digest (lowercase hex)
    * @param options `maxBytes`: this open's limit; it lowers `maxOpenBytes`, never raises it
-   * @throws {InputError} `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE`, `BLOB_READ`
+   * @throws {InputError} `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE`, `BLOB_READ` (and
+   *   `BLOB_CHANGED` from the source's reads)
    * @throws {Deno.errors.NotCapable} / {Deno.errors.PermissionDenied} as `get`
    * @throws {RangeError} when `maxBytes` is negative or NaN
    */
@@ -50,9 +54,6 @@ export interface BlobHasher {
   /** The digest, lowercase hex (called once). */
   hex(): string;
 }
-
-/** Bytes read per step when a blob is hashed through an open handle. */
-const _CHUNK = 16 << 20;
 
 /**
  * A blob is absent only from a folder that is there: a folder that does not exist (a mistyped
@@ -97,7 +98,9 @@ export function openBlobStore(
   const maxBytes = _limit(options.maxBytes ?? BLOB_MAX_BYTES.tensor, "maxBytes");
   const maxOpenBytes = _limit(options.maxOpenBytes ?? BLOB_MAX_BYTES.weights, "maxOpenBytes");
   const hasher = options.hasher ?? _portable;
-  const checked = new Set<string>(); // "<sha256> <size> <mtime> <inode>" of blobs hashed by open
+  // Chunk digests of blobs hashed by open, by "<sha256> <size> <mtime> <inode>": a file seen
+  // unchanged is not hashed whole again, and every read of it is checked against them.
+  const checked = new Map<string, readonly string[]>();
   // The file, opened only after its size passed the limit by path and again by handle (a file
   // swapped in between is refused too); null when absent or not a digest.
   const openChecked = async (sha256: string, limit: number) => {
@@ -150,15 +153,15 @@ export function openBlobStore(
       const { path, info, source } = found;
       try {
         const key = `${sha256} ${source.size} ${info.mtime?.getTime()} ${info.ino}`;
-        if (!checked.has(key)) {
-          const h = hasher();
-          for (let at = 0; at < source.size; at += _CHUNK) {
-            h.update(await _read(source, { at, length: Math.min(_CHUNK, source.size - at), path }));
-          }
-          if (h.hex() !== sha256) throw _mismatch(path);
-          checked.add(key);
+        let digests = checked.get(key);
+        if (digests === undefined) {
+          const read = (at: number, length: number) => _read(source, { at, length, path });
+          const hashed = await chunkDigests(read, { size: source.size, hasher });
+          if (hashed.digest !== sha256) throw _mismatch(path);
+          digests = Object.freeze(hashed.digests);
+          checked.set(key, digests);
         }
-        return source;
+        return verifiedSource(source, { digests, hasher, path });
       } catch (e) {
         source.close();
         throw e;

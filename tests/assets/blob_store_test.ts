@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { BLOB_MAX_BYTES, type BlobHasher, openBlobStore } from "../../src/assets/mod.ts";
+import { VERIFIED_CHUNK } from "../../src/assets/verified_source.ts";
 import { MAX_HISTORY_BYTES } from "../../src/claims/mod.ts";
 import { MAX_CONFIG_JSON_BYTES, MAX_INDEX_JSON_BYTES } from "../../src/model/checkpoint/mod.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
@@ -37,13 +38,15 @@ Deno.test("BlobStore.open() hashes through the handle once per unchanged file an
   const count = countingHasher();
   const store = openBlobStore(dir, { hasher: count.hasher });
   using a = (await store.open!(digest))!;
+  assert.equal(count.finished(), 2); // the whole file and its one chunk
   assert.equal(a.size, bytes.length);
   const into = new Uint8Array(new SharedArrayBuffer(100));
   await a.readInto(1000, into);
   assert.deepEqual([...into], [...bytes.subarray(1000, 1100)]);
+  assert.equal(count.finished(), 3); // the read's chunk, checked again
   using b = (await store.open!(digest))!;
+  assert.equal(count.finished(), 3); // the second open trusted the first check
   assert.deepEqual(await b.read(0, 8), bytes.subarray(0, 8));
-  assert.equal(count.finished(), 1); // the second open trusted the first check
   assert.equal(await store.open!("0".repeat(64)), null); // absent
   assert.equal(await store.open!("../etc/passwd"), null); // not a digest
 });
@@ -66,7 +69,7 @@ Deno.test("BlobStore.open() refuses a blob whose bytes do not hash to its name, 
   changed[7] = changed[7]! ^ 1;
   await Deno.writeFile(`${dir}/${digest}`, changed.subarray(0, changed.length - 1));
   await assertRejectsCode(() => s2.open!(digest), InputError, "BLOB_DIGEST_MISMATCH");
-  assert.equal(count.finished(), 2);
+  assert.equal(count.finished(), 4); // whole and chunk, twice
   await Deno.writeFile(`${dir}/${digest}`, bytes);
 });
 
@@ -94,7 +97,7 @@ Deno.test("BlobStore.get() and open() refuse a blob over the call's limit withou
   assert.equal(count.finished(), 0);
   assert.deepEqual(await store.get(digest, { maxBytes: size }), bytes); // the limit is inclusive
   (await store.open!(digest, { maxBytes: size }))!.close();
-  assert.equal(count.finished(), 2);
+  assert.equal(count.finished(), 3); // get's, then open's whole file and one chunk
   // A call lowers the store's limit, never raises it.
   const capped = openBlobStore(dir, { maxBytes: size - 1, maxOpenBytes: size - 1 });
   await assertRejectsCode(
@@ -130,4 +133,54 @@ Deno.test("BlobStore: a blob is absent only from a folder that is there; a missi
     await assertRejectsCode(() => wrong.get(digest), InputError, "INPUT_MISSING");
     await assertRejectsCode(() => wrong.open!(digest), InputError, "INPUT_MISSING");
   }
+});
+
+Deno.test("BlobStore.open(): every read is checked against the chunks hashed at open, so bytes written in place afterwards are refused (BLOB_CHANGED), even with the modification time put back", async () => {
+  const chunk = VERIFIED_CHUNK;
+  const big = new Uint8Array(3 * chunk + 12_345).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
+  const d = sha256Hex(big);
+  const path = `${dir}/${d}`;
+  await Deno.writeFile(path, big);
+  const store = openBlobStore(dir);
+  using src = (await store.open!(d))!;
+  // Reads inside one chunk, across boundaries, whole chunks, the tail, and empty.
+  for (
+    const [at, n] of [
+      [0, 8],
+      [chunk - 3, 10],
+      [chunk, chunk],
+      [5, 2 * chunk + 9],
+      [
+        3 * chunk,
+        12_345,
+      ],
+      [big.length - 1, 1],
+      [17, 0],
+    ] as const
+  ) {
+    assert.deepEqual(await src.read(at, n), big.subarray(at, at + n), `${at}+${n}`);
+    const into = new Uint8Array(n);
+    await src.readInto(at, into);
+    assert.deepEqual(into, big.subarray(at, at + n), `into ${at}+${n}`);
+  }
+  await assert.rejects(() => src.read(big.length - 1, 2), RangeError);
+  // A writer changes one byte of the second chunk in place, then puts the times back.
+  const before = await Deno.stat(path);
+  const f = await Deno.open(path, { write: true });
+  await f.seek(chunk + 100, Deno.SeekMode.Start);
+  await f.write(new Uint8Array([big[chunk + 100]! ^ 1]));
+  f.close();
+  await Deno.utime(path, before.atime!, before.mtime!);
+  assert.deepEqual(await src.read(0, 8), big.subarray(0, 8)); // the first chunk is unchanged
+  await assertRejectsCode(() => src.read(chunk + 90, 20), InputError, "BLOB_CHANGED");
+  await assertRejectsCode(() => src.read(0, 3 * chunk), InputError, "BLOB_CHANGED");
+  // The same store opens it again without hashing it whole (same size, time and inode): its
+  // reads are still checked against the first hash.
+  using again = (await store.open!(d))!;
+  await assertRejectsCode(
+    () => again.readInto(chunk, new Uint8Array(chunk)),
+    InputError,
+    "BLOB_CHANGED",
+  );
+  await Deno.remove(path);
 });

@@ -30,6 +30,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   // Files
   BLOB_DIGEST_MISMATCH: "A blob's bytes do not hash to its file name",
   BLOB_READ: "A blob is not a regular file or cannot be read",
+  BLOB_CHANGED:
+    "A blob's bytes changed after it was hashed (written while in use): the command stops, nothing is judged",
   BLOB_TOO_LARGE: "A blob is larger than the limit for its kind (checked before reading)",
   BYTE_SOURCE_SHORT_READ: "A ranged read returned fewer bytes than asked for",
   FILE_CLOSED: "A read on a file handle that was already closed",
