@@ -322,20 +322,25 @@ const _UNKNOWN_ASSET: Readonly<Record<UnknownAssetCode, true>> = {
 };
 
 /**
- * The host lacks a resource a computation needs (memory for a buffer): a property of the machine
- * the command runs on, never of an input, so it is neither a FAIL nor a NOT_VERIFIED of any
- * record. The CLI stops with `error [MEMORY]` and its own exit code; nothing is signed.
+ * The host lacks a resource a computation needs (memory for a buffer, a file descriptor): a
+ * property of the machine the command runs on, never of an input, so it is neither a FAIL nor a
+ * NOT_VERIFIED of any record. The CLI stops with `error [MEMORY]` (or `[FILES]`) and its own exit
+ * code; nothing is signed.
  */
 export class HostResourceError extends Error {
+  /** What the host ran short of: memory, or file descriptors (the process's open-file limit). */
+  readonly resource: "memory" | "files";
+
   /**
    * Creates a host resource error.
    *
    * @param message one-line human message, "Cannot <action>: <why>"
-   * @param options standard `ErrorOptions` (e.g. `cause`)
+   * @param options standard `ErrorOptions` (e.g. `cause`), and `resource` (default "memory")
    */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { resource?: "memory" | "files" }) {
     super(message, options);
     this.name = "HostResourceError";
+    this.resource = options?.resource ?? "memory";
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { InputError } from "../errors.ts";
+import { HostResourceError, InputError } from "../errors.ts";
 import { BLOB_MAX_BYTES, type BlobReadOptions } from "./blob_limits.ts";
 import { type FileByteSource, fileByteSource } from "./file_byte_source.ts";
 import { chunkDigests, verifiedSource } from "./verified_source.ts";
@@ -125,6 +125,16 @@ export function openBlobStore(
       source = await fileByteSource(path);
     } catch (e) {
       if (_denied(e)) throw e;
+      // The process's open-file limit is this machine's, never the blob's (a model may commit
+      // thousands of files, each held open while the record is computed).
+      if (_tooManyFiles(e)) {
+        throw new HostResourceError(
+          `Cannot open blob '${path}': this process has too many files open (${
+            (e as Error).message.split("\n")[0]
+          }); raise the open-file limit (ulimit -n) and rerun`,
+          { resource: "files", cause: e },
+        );
+      }
       throw _unreadable(path, "cannot be opened");
     }
     try {
@@ -222,6 +232,14 @@ function _checkSize(path: string, size: number, limit: number): void {
  */
 function _denied(e: unknown): boolean {
   return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
+}
+
+/** Whether an open failed for the process's or the system's open-file limit (EMFILE, ENFILE). */
+function _tooManyFiles(e: unknown): boolean {
+  const cause = e instanceof Error && e.cause !== undefined ? e.cause : e;
+  const code = (cause as { code?: unknown } | null)?.code;
+  return code === "EMFILE" || code === "ENFILE" ||
+    (cause instanceof Error && /\(os error 2[34]\)/.test(cause.message));
 }
 
 function _unreadable(path: string, why: string): InputError {

@@ -43,7 +43,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
  * permission or file; memory the machine cannot give) and the command-line parser's (an unknown
  * option, a missing argument).
  */
-export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE" | "MEMORY";
+export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE" | "MEMORY" | "FILES";
 
 /** Every code the CLI prints in `error [CODE]: ...`. */
 export type CliErrorCode = BitauditCode | HostCode;
@@ -216,6 +216,7 @@ const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
 
 /** Missing permissions and files. */
 const _HOST: Readonly<Record<HostCode, ExitCode>> = {
+  FILES: EXIT.RESOURCES,
   MEMORY: EXIT.RESOURCES,
   NOT_FOUND: EXIT.USAGE,
   PERMISSION: EXIT.USAGE,

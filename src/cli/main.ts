@@ -162,8 +162,9 @@ function _report(e: unknown): number {
     const why = (e as Error).message.split("\n")[0]!;
     const text = e instanceof HostResourceError ? why : `Cannot finish: this machine ran out of ` +
       `memory (${why}); rerun where more memory is available`;
-    console.error(`error [MEMORY]: ${_line(text)}`);
-    return exitCodeOf({ host: "MEMORY" });
+    const host = e instanceof HostResourceError && e.resource === "files" ? "FILES" : "MEMORY";
+    console.error(`error [${host}]: ${_line(text)}`);
+    return exitCodeOf({ host });
   }
   const message = e instanceof Error ? e.message.split("\n")[0]! : String(e);
   console.error(`internal error: ${_line(message)}`);

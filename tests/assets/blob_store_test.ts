@@ -184,3 +184,32 @@ Deno.test("BlobStore.open(): every read is checked against the chunks hashed at 
   );
   await Deno.remove(path);
 });
+
+Deno.test("BlobStore.open(): the process's open-file limit is the host's (HostResourceError 'files'), never an unreadable blob", async () => {
+  const many = await tempDir({ prefix: "bitaudit-many-" });
+  for (let i = 0; i < 80; i++) {
+    const b = new Uint8Array([i, i >> 8, 7]);
+    await Deno.writeFile(`${many}/${sha256Hex(b)}`, b);
+  }
+  const script = new URL("./_open_many.ts", import.meta.url).pathname;
+  const run = async (limit: number) => {
+    const out = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `ulimit -n ${limit} && exec "$0" run --allow-read --no-check "$1" "$2" 80`,
+        Deno.execPath(),
+        script,
+        many,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return new TextDecoder().decode(out.stdout).trim() + new TextDecoder().decode(out.stderr);
+  };
+  assert.equal(await run(1024), "opened 80");
+  assert.match(
+    await run(60),
+    /^host files: Cannot open blob '.*': this process has too many files open/,
+  );
+  await Deno.remove(many, { recursive: true });
+});

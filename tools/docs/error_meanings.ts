@@ -224,5 +224,7 @@ export const HOST_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   NOT_FOUND: "A file or folder the command needs does not exist",
   MEMORY: "The machine could not give the memory a computation needs (a buffer allocation " +
     "failed); no record is judged by it",
+  FILES: "The process reached its limit of open files (raise `ulimit -n`); no record is judged " +
+    "by it",
   USAGE: "The command line does not parse (an unknown option, a missing argument, no command)",
 });
