@@ -18,7 +18,14 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import { _checkCost, _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import {
+  _checkCost,
+  _checkSize,
+  _refusable,
+  _Stop,
+  _tensor16,
+  _tensorBytes,
+} from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -71,6 +78,11 @@ export async function _recomputeBlock(
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     throw new _Stop("FAIL", `record contradicts itself: ${e.message}`);
+  }
+  // An SM count above the chip's contradicts the GPU: that FAIL comes before anything this
+  // version does not model (its NOT_VERIFIED, a count the verifier cannot judge, is said below).
+  if (w.attention !== undefined) {
+    _refusable([], () => _checkClaimedSmCount(input.profile, w.attention!.multiProcessorCount));
   }
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
   if (p.batch.size !== 1) {

@@ -75,6 +75,7 @@ async function record(o: {
   gpu?: string;
   kernel?: BlockWorkload["kernel"];
   tensor?: string;
+  sms?: number;
 }) {
   const gpu = o.gpu ?? "a100";
   const weights: Record<string, string> = {};
@@ -88,7 +89,7 @@ async function record(o: {
     rmsNormEps: "1e-6",
     kernel: o.kernel ?? { recipe },
     ...(o.kind === "attention_block"
-      ? { attention: { multiProcessorCount: 108, rope: { theta: "1000000" } } }
+      ? { attention: { multiProcessorCount: o.sms ?? 108, rope: { theta: "1000000" } } }
       : {}),
     weights,
     input: { sha256: await put(x), shape: [T, 64] },
@@ -231,6 +232,23 @@ Deno.test("an attention_block record of a cuDNN stack is NOT_VERIFIED with the r
   }));
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /cudnn-sdpa.*closed source/);
+});
+
+Deno.test("an attention_block record claiming more SMs than its GPU has FAILs even where the stack is not modelled (the contradiction first)", async () => {
+  const catalog = "h100-sxm-cublas-qwen3-4b-ffn";
+  const r = await verify(record({
+    stack: "hf-qwen3-sdpa-torch2.11-hopper",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+    gpu: "h100-sxm",
+    sms: 4096,
+    kernel: {
+      catalog,
+      catalogSha256: store.manifest.assets[`tables/catalogs/${catalog}.json`]!.sha256,
+    },
+  }));
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /4096/);
 });
 
 Deno.test("a block record with a missing weight FAILs (prover obligation); a malformed block workload is refused", async () => {
