@@ -218,9 +218,10 @@ export function _attentionEvidence(
   // And one sequence from its first position: a batch (varlen offsets) or queries placed after
   // cached keys (decode steps, later chunks of a prefill) take offsets and key blocks the peer
   // never exercised.
+  // And at most the peer's 250 positions: longer key walks were never compared.
   const standard = !o.sfu.some((u) => u.fn === "lg2");
   const peer = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
-    standard && o.scope.oneSequence && o.scope.fromStart;
+    standard && o.scope.oneSequence && o.scope.fromStart && o.scope.maxRows <= PEER_MAX_ROWS;
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
     level: peer ? "checked-against-peer" : SOURCE,

@@ -33,6 +33,18 @@ Deno.test("the peer ran one sequence per launch: a batch (varlen offsets) is der
   );
 });
 
+Deno.test("the peer ran at most 250 positions: a longer prefill's attention is derived from source", () => {
+  const level = (maxRows: number) =>
+    _attentionEvidence(stack, {
+      headDim: 128,
+      profile: gpu("a100"),
+      sfu: [],
+      scope: { ...PREFILL, minRows: maxRows, maxRows },
+    }).level;
+  assert.equal(level(250), "checked-against-peer");
+  assert.equal(level(251), "derived-from-source");
+});
+
 Deno.test("a launch that split the KV walk (MUFU.LG2 in its SFU uses) is not the measured standard kernel", () => {
   const lg2 = { fn: "lg2", model: "tesla-table", status: "model-only" } as unknown as SfuUse;
   assert.equal(
