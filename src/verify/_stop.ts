@@ -170,7 +170,7 @@ export async function _tensor16(
  * Largest tensor (elements) one recomputation allocates: 2^28, 1 GiB of FP32. Record shapes come
  * from the prover; a larger claim is NOT_VERIFIED instead of exhausting the verifier's memory.
  */
-export const MAX_RECOMPUTE_ELEMENTS = 2 ** 28;
+export const MAX_RECOMPUTE_ELEMENTS: number = 2 ** 28;
 
 /**
  * Refuses (NOT_VERIFIED) a tensor over {@link MAX_RECOMPUTE_ELEMENTS}: one a recomputation would

@@ -87,6 +87,8 @@ export {
   MAX_RECORD_PRODUCTS,
   recordProducts,
 } from "./record_products.ts";
+export { forwardActivation } from "./forward_activation.ts";
+export { MAX_RECOMPUTE_ELEMENTS } from "./_stop.ts";
 export {
   type AuditVerdict,
   auditVerdict,

@@ -18,14 +18,7 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import {
-  _checkCost,
-  _checkSize,
-  _refusable,
-  _Stop,
-  _tensor16,
-  _tensorBytes,
-} from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";

@@ -15,6 +15,7 @@ import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkCost, _checkSize, _refusable, _REFUSED, _refusedFirst, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
+import { forwardActivation } from "./forward_activation.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
@@ -106,14 +107,7 @@ export async function _recomputeModelForward(
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
   // and the fingerprinted rows.
   const lens = w.tokens.sequences.map((s) => s.length);
-  const rows = Math.max(...lens) * lens.length;
-  const widest = Math.max(
-    c.hidden,
-    c.intermediate,
-    c.heads * c.headDim,
-    c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
-    Math.max(...lens),
-  );
+  const [rows, widest] = forwardActivation(c, lens);
   _refusable(refusals, () => {
     _checkSize([rows, widest], "activation");
     _checkSize([w.positions.length, c.hidden], "fingerprint");

@@ -176,6 +176,22 @@ Deno.test("model forward refuses unequal sequences without a pad token on a padd
   assert.match(flat.stderr, /flattens the batch .*leave padTokenId out/);
 });
 
+Deno.test("model forward refuses a batch whose padded activation is over the verifier's limit before laying it out (it had ended in an internal error)", async () => {
+  // One 33,000-token sequence beside 4,095 one-token ones pads to 135 M rows.
+  const tokens = `${tmp}/padded.json`;
+  const long = Array.from({ length: 33_000 }, (_, i) => 1 + (i % 100));
+  const batch = [long, ...Array.from({ length: 4095 }, () => [1])];
+  await Deno.writeTextFile(tokens, JSON.stringify({ sequences: batch, padTokenId: 0 }));
+  const r = await forward(`${REPO_ROOT}/tables/models/qwen3-tiny-dense`, `${tmp}/padded.st`, [
+    "--tokens",
+    tokens,
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "TOKENS_INVALID");
+  assert.match(r.stderr, /activation \[135168000, 33000\] .*over the verifier's limit of 2\^28/);
+  await assert.rejects(Deno.stat(`${tmp}/padded.st`), Deno.errors.NotFound);
+});
+
 Deno.test("model forward: a head dimension the FA2 model has no tiles for is NOT_VERIFIED (exit 3), as an audit says, not an internal error", async () => {
   const base = JSON.parse(
     await Deno.readTextFile(`${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`),

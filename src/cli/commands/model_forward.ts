@@ -32,7 +32,11 @@ import {
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
 import { notVerified, smsForRun } from "../sms_flag.ts";
-import { forwardSupportReason } from "../../verify/mod.ts";
+import {
+  forwardActivation,
+  forwardSupportReason,
+  MAX_RECOMPUTE_ELEMENTS,
+} from "../../verify/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
@@ -129,6 +133,15 @@ export async function runModelForward(o: {
   const padding = batchPaddingMismatch(batch, stack.operators?.batching);
   if (padding !== null) {
     throw new InputError("TOKENS_INVALID", `Cannot run forward: stack '${stack.id}' ${padding}`);
+  }
+  // The audit's bound on the padded activation, before the batch's layout allocates it.
+  const [rows, widest] = forwardActivation(ckpt.config, batch.sequences.map((s) => s.length));
+  if (rows * widest > MAX_RECOMPUTE_ELEMENTS) {
+    throw new InputError(
+      "TOKENS_INVALID",
+      `Cannot run forward: the batch's activation [${rows}, ${widest}] (${batch.sequences.length} ` +
+        "sequences padded to the longest) is over the verifier's limit of 2^28 elements",
+    );
   }
   const positions = o.positions ?? batch.sequences.map((s, seq) => [seq, s.length - 1] as const);
   // Each sequence's last token among them, as a record needs (claims append refuses it else).
