@@ -123,13 +123,35 @@ export function parseSafetensorsHeader(
     if (name === METADATA_KEY) metadata = _metadata(value);
     else entries.push(parseTensorEntry(name, value, dataStart));
   }
+  const tensors = checkTiling(entries, options.bufferBytes);
+  _integerForms(headerBytes, maxTensors);
   return Object.freeze({
-    tensors: checkTiling(entries, options.bufferBytes),
+    tensors,
     metadata,
     headerByteLength: headerBytes.length,
     dataStart,
     dataByteLength: options.bufferBytes,
   });
+}
+
+/**
+ * Every number of a header that passed the value checks, written as a plain integer: the
+ * reference reader takes shapes and offsets as unsigned integers and refuses `256.0`, `2.56e2`
+ * and `-0`, so a file holding one cannot be what a stack loaded. (The first parse reads such
+ * forms as their values, so that a fractional or negative value gets its field's code.)
+ */
+function _integerForms(headerBytes: Uint8Array, maxTensors: number): void {
+  try {
+    parseStrictJson(_UTF8.decode(headerBytes), { maxValues: headerValueLimit(maxTensors) });
+  } catch (cause) {
+    if (!(cause instanceof StrictJsonError)) throw cause;
+    const code = /\.shape\[/.test(cause.path)
+      ? "SAFETENSORS_SHAPE"
+      : /\.data_offsets\[/.test(cause.path)
+      ? "SAFETENSORS_OFFSETS"
+      : "SAFETENSORS_HEADER_JSON";
+    _fail(code, `${cause.reason} at '${cause.path}': the reference reader takes plain integers`);
+  }
 }
 
 function _parseJson(headerBytes: Uint8Array, maxTensors: number): Record<string, unknown> {

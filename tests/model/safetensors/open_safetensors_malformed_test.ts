@@ -107,6 +107,27 @@ const _cases: [string, Uint8Array, SafetensorsCode][] = [
   ["begin exceeds end", rawFile(`{"a":${entry("U8", [0], [4, 0])}}`, 4), "SAFETENSORS_OFFSETS"],
   ["begin is negative", rawFile(`{"a":${entry("U8", [4], [-1, 3])}}`, 4), "SAFETENSORS_OFFSETS"],
   ["end is fractional", rawFile(`{"a":${entry("U8", [4], [0, 4.5])}}`, 4), "SAFETENSORS_OFFSETS"],
+  // Integral values in forms the reference reader refuses (it reads unsigned integers).
+  [
+    "a dimension is written 4.0",
+    rawFile('{"a":{"dtype":"U8","shape":[4.0],"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "a dimension is written 4e0",
+    rawFile('{"a":{"dtype":"U8","shape":[4e0],"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "begin is written -0",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[-0,4]}}', 4),
+    "SAFETENSORS_OFFSETS",
+  ],
+  [
+    "end is written 4.0",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4.0]}}', 4),
+    "SAFETENSORS_OFFSETS",
+  ],
   [
     "end is a string",
     rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,"4"]}}', 4),
