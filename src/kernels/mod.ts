@@ -209,6 +209,7 @@ export {
   layerSfuFunctions,
 } from "./layer_kernels.ts";
 export { parseTorchVersion, type TorchRelease } from "./torch_version.ts";
+export { buildArchitectureGap } from "./build_architecture.ts";
 export {
   type ComponentMismatch,
   componentMismatch,

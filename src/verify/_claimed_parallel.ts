@@ -13,7 +13,6 @@
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
 import {
-  attentionBackendArchitectureGap,
   type ClaimedAllReduce,
   componentMismatch,
   isVllmStack,
@@ -31,6 +30,7 @@ import {
   unknownInterconnect,
 } from "../resolve/mod.ts";
 import { _REFUSED, _Stop } from "./_stop.ts";
+import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 
 /**
  * Checks the world a record claims, for every kind of record: the library versions it states
@@ -46,7 +46,8 @@ import { _REFUSED, _Stop } from "./_stop.ts";
  *   not modelled on), or null; applied only after the comparison, so that such a statement hides
  *   no FAIL
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
- *   excludes, an attention backend that cannot run on the GPU's architecture, or a stated NCCL
+ *   excludes, a stack that cannot run on the GPU's architecture (`stackHardwareContradiction`:
+ *   its attention backend, or the architecture its kernels are built for), or a stated NCCL
  *   environment that rules out the recorded NCCL all-reduce
  */
 export function _checkClaimedWorld(
@@ -60,18 +61,10 @@ export function _checkClaimedWorld(
   if (versions?.kind === "contradiction") {
     throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
   }
-  // A stack whose attention kernels cannot run on the record's GPU never ran there, whatever the
-  // record computes (a GEMM record too: the stack is part of its claim).
-  const attention = stack.operators?.attention;
-  const off = attention === undefined
-    ? null
-    : attentionBackendArchitectureGap(attention, gpu.architecture);
-  if (off !== null) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its stack '${stack.id}': ${off}, and the record's GPU is ${gpu.architecture}`,
-    );
-  }
+  // A stack that cannot run on the record's GPU (attention kernels of other architectures,
+  // kernels built for a later one) never ran there, whatever the record computes.
+  const off = stackHardwareContradiction(stack, gpu);
+  if (off !== null) throw new _Stop("FAIL", `record contradicts its ${off}`);
   // A stated NCCL environment that rules out the recorded NCCL all-reduce describes another run.
   const nccl = ncclEnvFinding(statedSettings(p.software.components), _recordedAllReduce(p));
   if (nccl?.kind === "contradiction") {

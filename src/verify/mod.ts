@@ -47,6 +47,7 @@ export {
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
 export { evidenceShortfall } from "./evidence_shortfall.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
+export { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 export { type AuditEstimate, estimateAudit, type KindEstimate } from "./estimate_audit.ts";
 export {
   encodeItemResult,
