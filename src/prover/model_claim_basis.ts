@@ -39,6 +39,7 @@ import {
   STACK_PROFILES,
   tensorParallelOf,
 } from "../resolve/mod.ts";
+import { stackHardwareContradiction } from "../verify/mod.ts";
 import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
 import type { ModelRecordFacts } from "./model_record_facts.ts";
@@ -126,7 +127,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @returns the envelope, the stack and the facts every model record carries
  * @throws {InputError} `CLAIM_INVALID` (a fingerprint that is not 64 lowercase hex digits, a
  *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
- *   operators, a layer chain the checkpoint cannot have, an SM or GPU count out of range),
+ *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a layer chain the checkpoint cannot have, an SM or GPU count out of range),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
  * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
@@ -159,6 +160,9 @@ export async function modelClaimBasis(
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
   }
+  // A stack that cannot run on the GPU: the audit FAILs the record as contradicting its stack.
+  const off = stackHardwareContradiction(stack, hardware.profile);
+  if (off !== null) claimInvalid(`the record would contradict its ${off}`);
   // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others);
   // it reads the components as recorded: the stack's own with the prover's over them.
   const components = { ...stack.components, ...facts.components };

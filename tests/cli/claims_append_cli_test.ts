@@ -147,6 +147,46 @@ Deno.test("claims append refuses contradicting facts with exit 2 and a coded lin
   await assert.rejects(() => Deno.stat(`${dir}/blobs`), Deno.errors.NotFound);
 });
 
+Deno.test("claims append refuses a stack that cannot run on the GPU (FlashAttention-3 on an A100, FlashAttention-2 on a V100), which an audit FAILs as contradicting its stack", async () => {
+  const dir = await tempDir();
+  const model = "qwen3-tiny-dense";
+  const fp = "d".repeat(64);
+  const first = await append(dir, { model, fingerprint: fp, extra: ["--log-id", "t"] });
+  assert.equal(first.code, 0, first.stderr);
+  // vLLM flattens the batch: its tokens name no pad token.
+  await Deno.writeTextFile(`${dir}/flat.json`, JSON.stringify({ sequences: [[1, 2, 3], [7, 8]] }));
+  const cases: [string[], RegExp][] = [
+    [
+      [
+        "--stack",
+        "vllm-0.11-eager-fa3-hopper",
+        "--kernel",
+        CATALOG,
+        "--tokens",
+        `${dir}/flat.json`,
+      ],
+      /contradict its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80/,
+    ],
+    [
+      // A recipe stack (its default recipe), with the padded batch it takes.
+      ["--stack", "cutlass-3.5-hf-flash-attn", "--profile", "v100", "--sms", "80"],
+      /contradict its stack 'cutlass-3\.5-hf-flash-attn': attention backend 'fa2-dao-fastmath' cannot run on sm_70/,
+    ],
+  ];
+  for (const [extra, message] of cases) {
+    const r = await runBitaudit(withOverrides([
+      ...["claims", "append", "model_forward", "--log", `${dir}/log/claims.jsonl`],
+      ...["--checkpoint", `${MODELS}/${model}`, "--tokens", `${dir}/tokens.json`],
+      ...["--profile", "a100", "--fingerprint", fp, "--json"],
+    ], extra));
+    assert.equal(r.code, 2, `${extra.join(" ")}: ${r.stderr}`);
+    assertCliCode(r.stderr, "CLAIM_INVALID");
+    assert.match(r.stderr, message);
+  }
+  const log = await Deno.readTextFile(`${dir}/log/claims.jsonl`);
+  assert.equal(log.trim().split("\n").length, 1, "nothing appended");
+});
+
 Deno.test("claims append never overwrites a blob holding other bytes, and waits for no held lock", async () => {
   const dir = await tempDir();
   const model = "qwen3-tiny-dense";

@@ -134,6 +134,45 @@ Deno.test("model forward: more SMs than the GPU's chip is refused, fewer is NOT_
   }
 });
 
+Deno.test("model forward refuses a stack that cannot run on the GPU (exit 2), as claims append does and an audit FAILs, before any NOT_VERIFIED", async () => {
+  const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+  const flat = `${tmp}/flat.json`;
+  await Deno.writeTextFile(flat, JSON.stringify({ sequences: [[1, 2, 3], [7, 8]] }));
+  const cases: [string, string[], RegExp][] = [
+    // FlashAttention-3 (sm_90 only) on an A100: had been NOT_VERIFIED (exit 3) as not modelled.
+    [
+      "fa3-a100",
+      [
+        "--stack",
+        "vllm-0.11-eager-fa3-hopper",
+        "--profile",
+        "a100",
+        "--kernel",
+        "demo-qwen3-tiny-a100",
+      ],
+      /stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80/,
+    ],
+    // FlashAttention-2 (sm_80 and later) on a V100: had been NOT_VERIFIED for its SM count.
+    [
+      "fa2-v100",
+      ["--stack", "cutlass-3.5-hf-flash-attn", "--profile", "v100", "--sms", "80"],
+      /stack 'cutlass-3\.5-hf-flash-attn': attention backend 'fa2-dao-fastmath' cannot run on sm_70/,
+    ],
+  ];
+  for (const [name, extra, message] of cases) {
+    const out = `${tmp}/arch-${name}.safetensors`;
+    const tokens = name === "fa3-a100" ? flat : TOKENS; // vLLM flattens: no pad token
+    const r = await runBitaudit([
+      ...["model", "forward", "--checkpoint", ckpt, "--tokens", tokens, "--out", out],
+      ...extra,
+    ]);
+    assert.equal(r.code, 2, `${name}: ${r.stderr}`);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(r.stderr, message);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  }
+});
+
 Deno.test("model forward refuses kernel flags its stack does not take, as claims append and model classes do", async () => {
   const ckpt = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
   const cases: [string, string[], RegExp][] = [

@@ -36,6 +36,7 @@ import {
   forwardActivation,
   forwardSupportReason,
   MAX_RECOMPUTE_ELEMENTS,
+  stackHardwareContradiction,
 } from "../../verify/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
@@ -48,7 +49,8 @@ import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
  *
  * @param o the command's options
  * @returns nothing; sets `Deno.exitCode` (3 when the configuration cannot be emulated)
- * @throws {InputError} on unusable inputs (checkpoint, tokens, profile, stack, output exists)
+ * @throws {InputError} on unusable inputs (checkpoint, tokens, profile, stack, output exists;
+ *   `USAGE` for a stack that cannot run on the profile's GPU)
  * @example
  * ```ts ignore
  * await runModelForward({ checkpoint, tokens, profile: "a100", stack, out, json: true });
@@ -79,6 +81,12 @@ export async function runModelForward(o: {
   const store = await openAssetStore();
   const { profile, sha256: profileSha256 } = await loadGpuProfile(store, o.profile);
   const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: o.stack })).value;
+  // A run the audit would FAIL as contradicting its stack is refused, before any NOT_VERIFIED
+  // (which must not hide it).
+  const off = stackHardwareContradiction(stack, profile);
+  if (off !== null) {
+    throw new InputError("USAGE", `Cannot run forward: a record of it would contradict its ${off}`);
+  }
   const { count: sms, refused } = smsForRun(profile.id, o.sms, "run forward");
   // Computable, but an audit would not vouch for it: said as the verifier would.
   if (refused !== null) return notVerified(refused);
