@@ -274,9 +274,9 @@ Deno.test("a history claiming a pass of 2^20 rows is judged from its shape, neve
     passes: huge,
     batch: Math.max(...huge.map((p) => p.entries.length)),
   });
-  // Its attention alone is over the verifier's budget a record (checked before any tensor or
-  // kernel: the demo catalog, which covers M up to 4,096, is not even asked).
+  // The replay computes the sequence's own rows only, so the neighbours' 2^20 rows cost nothing
+  // to bound; they shape the launch, which the demo catalog (M up to 4,096) does not cover.
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
-  assert.match(r.reason, /^the replay of \d+ passes .* over the verifier's budget of 2\^48/);
+  assert.match(r.reason, /catalog 'demo-qwen3-tiny-a100' does not cover M=1048576/);
   assert.ok(performance.now() - t0 < 20_000);
 });
