@@ -156,6 +156,8 @@ export {
   MAX_BATCH_TOKENS,
   type MoeBlockOptions,
   type MoeRouting,
+  type OwnPassProblem,
+  ownPassProblem,
   parseTokenBatch,
   type PassEntry,
   type PassShape,

@@ -127,7 +127,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @returns the envelope, the stack and the facts every model record carries
  * @throws {InputError} `CLAIM_INVALID` (a fingerprint that is not 64 lowercase hex digits, a
  *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
- *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a layer chain the checkpoint cannot have, an SM or GPU count out of range),
+ *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a layer chain
+ *   the checkpoint cannot have, an SM or GPU count out of range),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
  * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`

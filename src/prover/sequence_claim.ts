@@ -19,7 +19,13 @@ import {
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
-import { cacheReuse, type DecoderConfig, isMoeLayer, servingRows } from "../model/mod.ts";
+import {
+  cacheReuse,
+  type DecoderConfig,
+  isMoeLayer,
+  ownPassProblem,
+  servingRows,
+} from "../model/mod.ts";
 import {
   checkAllReducePath,
   claimInvalid,
@@ -152,25 +158,22 @@ function _checkHistory(
   // As the verifier reads it: a first pass after cached positions is a prefix-cache hit, a pass
   // computing positions again a recomputation after preemption (both recorded as run; the
   // verifier says NOT_VERIFIED and why); any other pass starts where the one before ended.
-  const reuse = cacheReuse(passes.map((p) => p.entries[p.self]!));
+  const entries = passes.map((p) => p.entries[p.self]!);
+  const reuse = cacheReuse(entries);
   if (!reuse.ok) return contradicts(reuse.why);
   const { end } = reuse;
-  passes.forEach((p, i) => {
-    const { query: n, cached: pos } = p.entries[p.self]!;
-    if (reuse.again[i]) return;
-    if (pos < prompt.length && pos + n > prompt.length) {
-      wrongTokens(
-        `pass ${i} computes positions ${pos}..${pos + n - 1}, across the end of the ` +
-          `${prompt.length}-token prompt (prompt and generated positions in one pass)`,
-      );
-    }
-    if (pos >= prompt.length && n !== 1) {
-      wrongTokens(
-        `pass ${i} computes ${n} generated positions at once (speculative decoding), which no ` +
+  const problem = ownPassProblem(entries, { again: reuse.again, prompt: prompt.length });
+  if (problem !== null) {
+    const { pass: i, pos, n } = problem;
+    if (problem.kind === "empty") contradicts(`pass ${i} computes no position of this sequence`);
+    wrongTokens(
+      problem.kind === "mixed"
+        ? `pass ${i} computes positions ${pos}..${pos + n - 1}, across the end of the ` +
+          `${prompt.length}-token prompt (prompt and generated positions in one pass)`
+        : `pass ${i} computes ${n} generated positions at once (speculative decoding), which no ` +
           "modelled stack runs",
-      );
-    }
-  });
+    );
+  }
   if (end !== expected) {
     wrongTokens(
       `the history's passes compute ${end} positions of the sequence; ${prompt.length} prompt ` +

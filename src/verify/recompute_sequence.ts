@@ -16,7 +16,7 @@ import {
 } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { cacheReuse, runServingForward, type SfuUse } from "../model/mod.ts";
+import { cacheReuse, ownPassProblem, runServingForward, type SfuUse } from "../model/mod.ts";
 import { InputError, isHostResourceError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -157,35 +157,24 @@ export async function _recomputeSequence(
         `, the prompt and generated tokens need ${expected}`,
     );
   }
-  own.forEach((e, i) => {
-    const { query: n, cached: pos } = e;
-    if (n === 0) {
-      throw new _Stop(
-        "FAIL",
-        `record contradicts its history: pass ${i} computes no position of this sequence`,
-      );
-    }
-    // A pass computing positions again (a recomputation after preemption) may span the
-    // prompt's end and several generated positions; such a record is NOT_VERIFIED below.
-    if (reuse.again[i]) return;
-    // Several generated positions in one pass is speculative decoding, which no stack profile
-    // runs: HF's generate_batch has none, and the vLLM stacks pin their flags, none with a
-    // speculative config. A stack that ever pins one makes this NOT_VERIFIED for that stack,
-    // after every contradiction check.
-    if (pos >= prompt.length && n !== 1) {
-      throw new _Stop(
-        "FAIL",
-        `record contradicts its stack: pass ${i} computes ${n} generated positions at once ` +
-          `(speculative decoding), which stack '${input.stack.id}' never runs`,
-      );
-    }
-    if (pos < prompt.length && pos + n > prompt.length) {
-      throw new _Stop(
-        "FAIL",
-        `record contradicts itself: pass ${i} computes prompt and generated positions together`,
-      );
-    }
-  });
+  // Several generated positions in one pass is speculative decoding, which no stack profile
+  // runs: HF's generate_batch has none, and the vLLM stacks pin their flags, none with a
+  // speculative config. A stack that ever pins one makes this NOT_VERIFIED for that stack,
+  // after every contradiction check. (A recomputation after preemption may span the prompt's end
+  // and several generated positions; such a record is NOT_VERIFIED below.)
+  const problem = ownPassProblem(own, { again: reuse.again, prompt: prompt.length });
+  if (problem !== null) {
+    const { pass: i, n } = problem;
+    throw new _Stop(
+      "FAIL",
+      problem.kind === "empty"
+        ? `record contradicts its history: pass ${i} computes no position of this sequence`
+        : problem.kind === "speculative"
+        ? `record contradicts its stack: pass ${i} computes ${n} generated positions at once ` +
+          `(speculative decoding), which stack '${input.stack.id}' never runs`
+        : `record contradicts itself: pass ${i} computes prompt and generated positions together`,
+    );
+  }
   if (reuse.recomputed !== null) {
     const e = own[reuse.recomputed]!;
     throw new _Stop(
@@ -229,13 +218,14 @@ export async function _recomputeSequence(
   if (cascade === null) {
     // The replay computes the sequence's own rows only (one logits row a pass at most); the
     // other entries are shapes that pick its launches, so they cost nothing to bound.
-    const own = passes.map((q) => {
-      const e = q.entries[q.self]!;
-      return { rows: e.query, logitsRows: Math.min(q.logitsRows, 1), entries: [e] };
-    });
+    const ownWork = passes.map((q, i) => ({
+      rows: own[i]!.query,
+      logitsRows: Math.min(q.logitsRows, 1),
+      entries: [own[i]!],
+    }));
     _refusable(refusals, () =>
       _checkCost(
-        decoderProducts(c, own),
+        decoderProducts(c, ownWork),
         `the replay of ${passes.length} passes through ${c.layers} layers`,
       ));
   }

@@ -58,3 +58,49 @@ export function cacheReuse(own: readonly PassEntry[]): CacheReuse {
   }
   return { ok: true, start: own[0]?.cached ?? 0, recomputed, again, end: cur };
 }
+
+/** A sequence's own pass that no modelled stack runs, or that computes nothing of it. */
+export interface OwnPassProblem {
+  /** The pass. */
+  readonly pass: number;
+  /**
+   * `empty`: no position of the sequence; `speculative`: several generated positions at once;
+   * `mixed`: prompt and generated positions together.
+   */
+  readonly kind: "empty" | "speculative" | "mixed";
+  /** Its first position and its count. */
+  readonly pos: number;
+  readonly n: number;
+}
+
+/**
+ * The first own pass that computes no position, or (outside recomputations, which may span the
+ * prompt's end and several generated positions) several generated positions at once, or prompt
+ * and generated positions together; the verifier and the prover tools word it each their way.
+ *
+ * @param own the sequence's entry in each of its passes, in order
+ * @param o `again` from {@link cacheReuse}; `prompt`: the prompt's length
+ * @returns the problem, or `null`
+ * @example
+ * ```ts
+ * import { cacheReuse, ownPassProblem } from "./cache_reuse.ts";
+ * const own = [{ query: 3, cached: 0 }, { query: 2, cached: 3 }];
+ * const r = cacheReuse(own);
+ * if (!r.ok || ownPassProblem(own, { again: r.again, prompt: 3 })?.kind !== "speculative") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function ownPassProblem(
+  own: readonly PassEntry[],
+  o: { readonly again: readonly boolean[]; readonly prompt: number },
+): OwnPassProblem | null {
+  for (let pass = 0; pass < own.length; pass++) {
+    const { query: n, cached: pos } = own[pass]!;
+    if (n === 0) return { pass, kind: "empty", pos, n };
+    if (o.again[pass]) continue;
+    if (pos >= o.prompt && n !== 1) return { pass, kind: "speculative", pos, n };
+    if (pos < o.prompt && pos + n > o.prompt) return { pass, kind: "mixed", pos, n };
+  }
+  return null;
+}

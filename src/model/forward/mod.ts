@@ -45,7 +45,7 @@ export {
   type TokenBatch,
 } from "./parse_token_batch.ts";
 export { eagerAttention } from "./eager_attention.ts";
-export { type CacheReuse, cacheReuse } from "./cache_reuse.ts";
+export { type CacheReuse, cacheReuse, type OwnPassProblem, ownPassProblem } from "./cache_reuse.ts";
 export {
   type PassEntry,
   type PassShape,
