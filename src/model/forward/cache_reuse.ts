@@ -68,8 +68,9 @@ export interface OwnPassProblem {
    * `mixed`: prompt and generated positions together.
    */
   readonly kind: "empty" | "speculative" | "mixed";
-  /** Its first position and its count. */
+  /** Its first position. */
   readonly pos: number;
+  /** The positions it computes. */
   readonly n: number;
 }
 
