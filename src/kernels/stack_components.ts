@@ -6,9 +6,9 @@
  *
  * A stack's value is read as: an exact release (`2.8.0`: the record's release must be the same,
  * missing parts read as 0, so `2.8` and `2.8.0+cu128` agree); a series (`4.5x`: a release whose
- * numbers continue the prefix, 4.50 to 4.59; `5.x`: any 5.*; `4.57.x`: any 4.57.*); a lower bound
- * (`> 9.15.0`); anything else (`as recorded in the dispatch catalog`) pins nothing. The stack's own value, copied into the
- * record, agrees. A record's release is the first run of dotted numbers anywhere in its value
+ * minor adds one digit to the prefix, 4.50 to 4.59, not 4.500; `5.x`: any 5.*; `4.57.x`: any
+ * 4.57.*); a lower bound (`> 9.15.0`); anything else (`as recorded in the dispatch catalog`) pins
+ * nothing. The stack's own value, copied into the record, agrees. A record's release is the first run of dotted numbers anywhere in its value
  * (`torch 2.4.0`, `==2.4.0`, `V2.4`); one marked as a pre-release, development, post-release or
  * local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`; `+cu128` is a release) is another
  * build than the release and `unreadable`. Component names are compared on their letters and digits
@@ -780,12 +780,13 @@ function _rule(value: string): ((release: number[]) => boolean) | undefined {
   const series = /^(\d+)\.(\d*)x$/.exec(v);
   if (series !== null) {
     const [, major, minorPrefix] = series;
-    // `4.5x`: minors of more digits than the prefix that begin with it (50..59), not 4.5 itself.
+    // `4.5x`: minors of exactly one digit more than the prefix that begin with it (50..59): not
+    // 4.5 itself, and not 4.500 or 4.5000, which only share the prefix's text.
     const minor = (r: number[]) => String(r[1] ?? "");
     return (r) =>
       r[0] === Number(major) &&
       (minorPrefix === "" ||
-        (minor(r).startsWith(minorPrefix!) && minor(r).length > minorPrefix!.length));
+        (minor(r).startsWith(minorPrefix!) && minor(r).length === minorPrefix!.length + 1));
   }
   const above = /^>\s*(\d+(?:\.\d+)*)$/.exec(v);
   if (above !== null) {

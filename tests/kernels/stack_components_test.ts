@@ -530,3 +530,13 @@ Deno.test("componentName(): a name an object inherits (constructor) is read as i
     "unreadable",
   );
 });
+
+Deno.test("componentMismatch(): a series `4.5x` is the minors 50 to 59, not a minor that only begins with 5", () => {
+  const stack = { transformers: "4.5x" };
+  for (const ok of ["4.50.0", "4.57.1", "4.59"]) {
+    assert.equal(componentMismatch(stack, { transformers: ok }), null, ok);
+  }
+  for (const bad of ["4.500", "4.5000.1", "4.5", "4.5.9", "4.60.0", "5.57.0"]) {
+    assert.equal(componentMismatch(stack, { transformers: bad })?.kind, "contradiction", bad);
+  }
+});
