@@ -295,7 +295,7 @@ function _fail(why: string): never {
 }
 
 /**
- * Bytes of B's packed panels in the kernel's memory (wasm/assembly/decode.ts `packPanels`): f32
+ * Bytes of B's packed panels in the kernel's memory (wasm/assembly/operands.ts `packPanels`): f32
  * values (8 lanes x 4 bytes a k), exponent bytes (8 a k) and one tame byte a panel.
  */
 function _packedPanelBytes(panels: number, kp: number): { val: number; exp: number; tame: number } {

@@ -6,7 +6,7 @@ import { NO_TINY, panelTops, walkPanel, walkPanelPair } from "./walk";
 import { walkScalarOutput } from "./fix_lanes";
 import { gL } from "./params";
 
-export { decodeRows, packPanels } from "./decode";
+export { decodeRows, packPanels } from "./operands";
 export { blockExact } from "./block_exact";
 export { setWalk } from "./params";
 export { fa2Instruction, fa2SetEx2Table, fa2SoftmaxTile } from "./fa2_softmax";
