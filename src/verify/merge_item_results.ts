@@ -68,7 +68,7 @@ export function mergeItemResults(
   plan: AuditPlan,
   options: { planDigest: string; results: Iterable<AttributedResult>; version: string },
 ): MergedAudit {
-  const slot = new Map(plan.items.map((it, j) => [it.item, j]));
+  const admit = mergeAdmission(plan, options);
   const chosen: (AttributedResult | undefined)[] = plan.items.map(() => undefined);
   const assets = new Map<string, string>();
   const engines = new Set<string>();
@@ -76,22 +76,7 @@ export function mergeItemResults(
   let duplicates = 0;
   for (const signed of options.results) {
     const r = signed.result;
-    const j = slot.get(r.item);
-    if (r.plan !== options.planDigest || j === undefined) {
-      throw new InputError(
-        "MERGE_FOREIGN",
-        `Cannot merge item ${r.item.slice(0, 16)} from worker ${
-          signed.worker.slice(0, 16)
-        }: it is not an item of this plan`,
-      );
-    }
-    _sameRecord(plan.items[j]!, signed);
-    if (r.verifier.version !== options.version) {
-      throw new InputError(
-        "MERGE_VERSION",
-        `Cannot merge record ${r.result.index}: computed by version '${r.verifier.version}', merging with '${options.version}'`,
-      );
-    }
+    const j = admit(signed);
     const prior = chosen[j];
     if (prior !== undefined) duplicates++;
     chosen[j] = keptDuplicate(prior, signed);
@@ -116,6 +101,50 @@ export function mergeItemResults(
     duplicates,
     workers: chosen.map((r) => r?.worker ?? null),
     reverified: [],
+  };
+}
+
+/**
+ * The check every worker's result passes before it is merged or compared with a duplicate: an
+ * item of this plan (its digest and the plan's), about the item's record and consistent with its
+ * status, computed by the merging version. Checked on each result as it is read, so which of
+ * two results is refused does not depend on the order of the files or messages.
+ *
+ * @param plan the plan
+ * @param options `planDigest` (SHA-256 of the plan bytes) and the merging `version`
+ * @returns a function giving a result's slot in the plan's items, or throwing
+ * @throws {InputError} (from the function) `MERGE_FOREIGN`, `MERGE_MISMATCH`,
+ *   `RESULT_INCONSISTENT`, `MERGE_VERSION`, as {@link mergeItemResults}
+ * @example
+ * ```ts ignore
+ * const admit = mergeAdmission(plan, { planDigest, version: VERSION });
+ * for (const r of results) admit(r);
+ * ```
+ */
+export function mergeAdmission(
+  plan: AuditPlan,
+  options: { readonly planDigest: string; readonly version: string },
+): (signed: AttributedResult) => number {
+  const slot = new Map(plan.items.map((it, j) => [it.item, j]));
+  return (signed) => {
+    const r = signed.result;
+    const j = slot.get(r.item);
+    if (r.plan !== options.planDigest || j === undefined) {
+      throw new InputError(
+        "MERGE_FOREIGN",
+        `Cannot merge item ${r.item.slice(0, 16)} from worker ${
+          signed.worker.slice(0, 16)
+        }: it is not an item of this plan`,
+      );
+    }
+    _sameRecord(plan.items[j]!, signed);
+    if (r.verifier.version !== options.version) {
+      throw new InputError(
+        "MERGE_VERSION",
+        `Cannot merge record ${r.result.index}: computed by version '${r.verifier.version}', merging with '${options.version}'`,
+      );
+    }
+    return j;
   };
 }
 

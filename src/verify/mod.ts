@@ -60,6 +60,7 @@ export {
 export {
   type AttributedResult,
   keptDuplicate,
+  mergeAdmission,
   type MergedAudit,
   mergeItemResults,
   MISSING_RESULT_REASON,

@@ -6,6 +6,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { quoteShort } from "../escape_text.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { VERSION } from "../version.ts";
 import type { AuditPlan, PlanItem } from "./audit_plan.ts";
@@ -22,8 +23,8 @@ export interface WorkContext extends VerifyContext {
 }
 
 /**
- * Checks that a log is the one a plan was made from (same root, same record at every item, and
- * each item's kind and claimed fingerprint the record's own).
+ * Checks that a log is the one a plan was made from (same root, same log id, same record at every
+ * item, and each item's kind and claimed fingerprint the record's own).
  *
  * @param plan the plan
  * @param log the claim log
@@ -38,6 +39,11 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
     throw new InputError("PLAN_LOG_MISMATCH", `Cannot use the log with this plan: ${why}`);
   };
   if (log.root !== plan.logRoot) bad(`its root is ${log.root}, the plan's ${plan.logRoot}`);
+  // The log id is signed into the verdict's subjects, and neither the items nor the seed bind it.
+  const logId = log.records[0]?.predicate.log.logId;
+  if (logId !== plan.logId) {
+    bad(`its log id is ${quoteShort(logId ?? "")}, the plan's ${quoteShort(plan.logId)}`);
+  }
   if (log.records.length !== plan.population) {
     bad(`it has ${log.records.length} records, the plan ${plan.population}`);
   }

@@ -1,12 +1,13 @@
 /**
  * A work order: one plan item with what a worker needs to check it belongs to the audit and to
- * its log (the plan digest, audit id, root, seed and population), so a pool worker can recompute
+ * its log (the plan digest, audit id, log id, root, seed and population), so a pool worker can recompute
  * it without the plan file. Encoded as canonical JSON, read back strictly, checked by recomputing
  * the item digest.
  *
  * @module
  */
 import { InputError } from "../errors.ts";
+import { quoteShort } from "../escape_text.ts";
 import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
@@ -14,7 +15,7 @@ import { HEX64, readPlanItem } from "./_shapes.ts";
 import { planItemMismatch } from "./plan_item_log.ts";
 
 /** Format tag of work orders. */
-export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v1";
+export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v2";
 
 /** One item to recompute, self-describing. */
 export interface WorkOrder {
@@ -24,6 +25,11 @@ export interface WorkOrder {
   readonly plan: string;
   /** The plan's audit id (bound by the item digest). */
   readonly auditId: string;
+  /**
+   * The log's id, as the plan names it: the verdict is signed under it, and neither the item
+   * digest nor the seed binds it, so the worker compares it with its own log's.
+   */
+  readonly logId: string;
   /** The log's Merkle root (hex). */
   readonly logRoot: string;
   /** The audit seed (hex). */
@@ -46,11 +52,12 @@ export interface WorkOrder {
  * ```
  */
 export function workOrders(plan: AuditPlan, planDigest: string): WorkOrder[] {
-  const { auditId, logRoot, seed, population } = plan;
+  const { auditId, logId, logRoot, seed, population } = plan;
   return plan.items.map((item) => ({
     format: WORK_ORDER_FORMAT,
     plan: planDigest,
     auditId,
+    logId,
     logRoot,
     seed,
     population,
@@ -91,6 +98,7 @@ export function parseWorkOrder(text: string): WorkOrder {
     format: WORK_ORDER_FORMAT,
     plan: o.plan as string,
     auditId: o.auditId as string,
+    logId: o.logId as string,
     logRoot: o.logRoot as string,
     seed: o.seed as string,
     population: o.population as number,
@@ -102,8 +110,9 @@ export function parseWorkOrder(text: string): WorkOrder {
 }
 
 /**
- * Checks that a log is the one a work order's audit sampled from, and that the order's item says
- * of its record (kind, claimed fingerprint) what the record says.
+ * Checks that a log is the one a work order's audit sampled from (root, size, the item's record,
+ * log id), and that the order's item says of its record (kind, claimed fingerprint) what the
+ * record says.
  *
  * @param order the order
  * @param log the worker's claim log
@@ -124,6 +133,14 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
       `Cannot work on record ${item.index}: the worker's log (root ${log.root}) is not the audit's (root ${order.logRoot})`,
     );
   }
+  const logId = log.records[0]?.predicate.log.logId ?? "";
+  if (logId !== order.logId) {
+    throw new InputError(
+      "PLAN_LOG_MISMATCH",
+      `Cannot work on record ${item.index}: the worker's log id is ${quoteShort(logId)}, the ` +
+        `order's ${quoteShort(order.logId)}`,
+    );
+  }
   const why = planItemMismatch(item, log);
   if (why !== null) {
     throw new InputError("PLAN_LOG_MISMATCH", `Cannot work on record ${item.index}: ${why}`);
@@ -134,6 +151,7 @@ const ORDER: Shape = {
   format: "string",
   plan: HEX64,
   auditId: "string",
+  logId: "string",
   logRoot: HEX64,
   seed: HEX64,
   population: "count",

@@ -314,6 +314,21 @@ Deno.test("results of a foreign plan (an old plan's results replayed) are MERGE_
   assert.match(line, /not an item of this plan/);
 });
 
+Deno.test("a result of the same item under another plan digest is MERGE_FOREIGN in every file order, never a duplicate", async () => {
+  // Another plan with the same items (its evidence re-indented): only the plan digest differs.
+  const payload = { ...payloadOf(FAIL_LINE), plan: "ee".repeat(32) };
+  const forged = await _file("other-plan", [await signedLine(payload, f.worker.key)]);
+  for (
+    const [name, files] of [["other-plan-last", [...RESULTS, forged]], ["other-plan-first", [
+      forged,
+      ...RESULTS,
+    ]]] as const
+  ) {
+    const line = await _refused(await _merge(name, [...files]), "MERGE_FOREIGN", _out(name));
+    assert.match(line, /not an item of this plan/);
+  }
+});
+
 Deno.test("results signed by a worker key not given with --worker-pub are RESULT_UNKNOWN_WORKER", async () => {
   const stolen = await signedLine(payloadOf(FAIL_LINE), STRANGER.privateKey);
   const file = await _file("stranger", [...PASS_LINES, stolen]);

@@ -55,3 +55,19 @@ Deno.test("checkWorkOrder() and checkPlanLog() refuse an item whose kind or fing
   }
   checkPlanLog(plan, log);
 });
+
+Deno.test("checkPlanLog() refuses a plan whose log id is not the log's (the id is signed into the verdict)", () => {
+  assert.throws(
+    () => checkPlanLog({ ...plan, logId: "another-log" }, log),
+    (e: unknown) =>
+      code("PLAN_LOG_MISMATCH")(e) && /log id is .*the plan's 'another-log'/.test(String(e)),
+  );
+  checkPlanLog(plan, log);
+});
+
+Deno.test("checkWorkOrder() refuses an order naming another log id than the worker's log", () => {
+  const renamed = workOrders({ ...plan, logId: "another-log" }, auditPlanDigest(plan))[0]!;
+  assert.equal(parseWorkOrder(encodeWorkOrder(renamed)).logId, "another-log");
+  assert.throws(() => checkWorkOrder(renamed, log), code("PLAN_LOG_MISMATCH"));
+  checkWorkOrder(orders[0]!, log);
+});

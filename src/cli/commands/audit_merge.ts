@@ -7,7 +7,8 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import { type AttributedResult, keptDuplicate } from "../../verify/mod.ts";
+import { type AttributedResult, keptDuplicate, mergeAdmission } from "../../verify/mod.ts";
+import { VERSION } from "../../version.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { resultsOfFile } from "../read_results.ts";
@@ -48,8 +49,16 @@ export function auditMergeCommand(): CommandUnknownOpts {
       // repeat one.
       const kept = new Map<string, AttributedResult>();
       let duplicates = 0;
+      // Each line is checked as the merge will check it (this plan, its record, this version)
+      // before it is compared with a duplicate, so that no order of the files lets another
+      // plan's or version's result pass as a duplicate, or be refused as a disagreement.
+      const admit = mergeAdmission(inputs.plan, {
+        planDigest: inputs.planDigest,
+        version: VERSION,
+      });
       for (const f of files) {
         for await (const r of resultsOfFile(f, inputs.workers)) {
+          admit(r);
           const prior = kept.get(r.result.item);
           if (prior !== undefined) duplicates++;
           kept.set(r.result.item, keptDuplicate(prior, r));
