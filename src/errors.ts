@@ -178,6 +178,7 @@ export type VerdictPredicateCode =
 
 /** Why a model checkpoint, its config, a token batch or a model command was refused. */
 export type ModelCode =
+  | "CHECKPOINT_AMBIGUOUS"
   | "CHECKPOINT_DIGEST"
   | "CHECKPOINT_DIR"
   | "CHECKPOINT_DTYPE"

@@ -17,6 +17,12 @@ export interface CheckpointDir {
    * cannot be opened.
    */
   open(name: string): Promise<FileByteSource | null>;
+  /**
+   * Every entry name of the directory, of any kind, read as it is iterated (so that a weight
+   * file beside the checkpoint's is seen); throws `InputError` `CHECKPOINT_DIR` when the
+   * directory cannot be listed.
+   */
+  names(): AsyncIterable<string>;
   /** Closes every opened file. */
   close(): void;
   /** Same as `close`, for `using`. */
@@ -68,6 +74,17 @@ export async function checkpointDir(dir: string): Promise<CheckpointDir> {
       const f = await fileByteSource(`${dir}/${name}`);
       opened.set(name, f);
       return f;
+    },
+    async *names(): AsyncIterable<string> {
+      try {
+        for await (const e of Deno.readDir(dir)) yield e.name;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable) throw e;
+        throw new InputError(
+          "CHECKPOINT_DIR",
+          `Cannot list checkpoint '${dir}': ${(e as Error).message.split("\n")[0]}`,
+        );
+      }
     },
     close,
     [Symbol.dispose]: close,

@@ -70,6 +70,7 @@ const _ASSET: Readonly<Record<AssetCode, ExitCode>> = {
 
 /** Refused inputs. */
 const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
+  CHECKPOINT_AMBIGUOUS: EXIT.USAGE,
   CHECKPOINT_DIGEST: EXIT.USAGE,
   CHECKPOINT_DIR: EXIT.USAGE,
   CHECKPOINT_DTYPE: EXIT.USAGE,

@@ -302,3 +302,32 @@ Deno.test("model forward --positions makes the fingerprint and layer chain of th
   assert.match(contradicted.stderr, /--fingerprint "0{64}" differs from "[0-9a-f]{64}", the finge/);
   await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });
+
+Deno.test("model forward and claims append refuse a folder with a *.safetensors beside model.safetensors and no index (vLLM would load it, HF not), committing nothing", async () => {
+  const dir = await tempDir();
+  const ckpt = `${dir}/ckpt`;
+  await Deno.mkdir(ckpt);
+  for (const f of ["config.json", "model.safetensors"]) {
+    await Deno.copyFile(`${MODELS}/qwen3-tiny-dense/${f}`, `${ckpt}/${f}`);
+  }
+  await Deno.copyFile(`${ckpt}/model.safetensors`, `${ckpt}/extra.safetensors`);
+  // Before, both ran on model.safetensors alone and the record committed it only (exit 0).
+  const fwd = await runBitaudit([
+    ...["model", "forward", "--checkpoint", ckpt, "--tokens", `${dir}/tokens.json`],
+    ...["--profile", "a100", "--stack", STACK, "--kernel", CATALOG, "--threads", "1"],
+    ...["--out", `${dir}/hidden.safetensors`],
+  ]);
+  assert.equal(fwd.code, 2, fwd.stderr);
+  assertCliCode(fwd.stderr, "CHECKPOINT_AMBIGUOUS");
+  assert.equal(fwd.stderr.trim().split("\n").length, 1, fwd.stderr);
+  await assert.rejects(Deno.stat(`${dir}/hidden.safetensors`), Deno.errors.NotFound);
+  const r = await runBitaudit([
+    ...["claims", "append", "model_forward", "--log", `${dir}/log/claims.jsonl`],
+    ...["--checkpoint", ckpt, "--tokens", `${dir}/tokens.json`, "--log-id", "stray-test"],
+    ...["--stack", STACK, "--profile", "a100", "--kernel", CATALOG],
+    ...["--fingerprint", "ab".repeat(32), "--json"],
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "CHECKPOINT_AMBIGUOUS");
+  await assert.rejects(Deno.stat(`${dir}/log`), Deno.errors.NotFound, "no log, no blob");
+});

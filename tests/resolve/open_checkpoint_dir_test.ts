@@ -48,3 +48,31 @@ Deno.test("openCheckpointDir() refuses a path that is no directory, and a direct
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("openCheckpointDir() refuses a folder with another *.safetensors beside model.safetensors (a file, a link or a folder), and opens it beside tokenizer files and *.bin", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-ckpt-stray-" });
+  try {
+    for (const [name, bytes] of synthDir(TINY_DENSE)) await Deno.writeFile(`${dir}/${name}`, bytes);
+    for (const name of ["tokenizer.json", "generation_config.json", "README.md"]) {
+      await Deno.writeTextFile(`${dir}/${name}`, "{}");
+    }
+    await Deno.writeFile(`${dir}/pytorch_model.bin`, new Uint8Array(8));
+    (await openCheckpointDir(dir)).close();
+    const strays: [string, () => Promise<void>][] = [
+      [
+        "extra.safetensors",
+        () => Deno.copyFile(`${dir}/model.safetensors`, `${dir}/extra.safetensors`),
+      ],
+      ["link.safetensors", () => Deno.symlink(`${dir}/nowhere`, `${dir}/link.safetensors`)],
+      ["sub.safetensors", () => Deno.mkdir(`${dir}/sub.safetensors`)],
+    ];
+    for (const [name, make] of strays) {
+      await make();
+      await assertRejectsCode(() => openCheckpointDir(dir), InputError, "CHECKPOINT_AMBIGUOUS");
+      await Deno.remove(`${dir}/${name}`);
+    }
+    (await openCheckpointDir(dir)).close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -171,6 +171,9 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   VERDICT_FIELD_VALUE: "A verdict predicate field has a value out of range, or results that " +
     "contradict their status",
   // Models
+  CHECKPOINT_AMBIGUOUS: "The checkpoint folder holds a `*.safetensors` besides its weight files " +
+    "(`model.safetensors`, or the shards the index lists), which vLLM would load and HF " +
+    "Transformers not",
   CHECKPOINT_DIGEST: "The weight files cannot be hashed",
   CHECKPOINT_DIR: "The checkpoint path is not a directory",
   CHECKPOINT_DTYPE: "A checkpoint tensor is not BF16",

@@ -2,7 +2,8 @@
  * Opens a Hugging Face decoder checkpoint directory (any supported family) through named byte sources:
  * `config.json` plus either `model.safetensors` or shards listed by
  * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`), never both
- * (HF Transformers would load the single file, vLLM the shards). Headers
+ * (HF Transformers would load the single file, vLLM the shards), and in a folder on disk no other
+ * `*.safetensors` (vLLM would load it too, HF Transformers not). Headers
  * are read and checked against the config at once (every required tensor present once, BF16,
  * the right shape; no tensor the config does not explain); tensor data is read only when asked
  * for, one tensor (or some rows of one) at a time, so a multi-GB checkpoint is never in memory.
@@ -32,6 +33,15 @@ export interface CheckpointFiles {
    * @returns its bytes, or null when the directory has no such file
    */
   open(name: string): Promise<ByteSource | null>;
+  /**
+   * Every entry name of the directory, of any kind, when the files are a folder that can be
+   * listed (a folder on disk): a `*.safetensors` beside the weight files the checkpoint names is
+   * then refused, since vLLM would load it (see `openDecoderCheckpoint`). Absent for files named
+   * elsewhere (a claim's committed files, a bundle).
+   *
+   * @returns the names, in any order
+   */
+  names?(): AsyncIterable<string>;
 }
 
 /** An opened checkpoint. */
@@ -81,6 +91,15 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 /**
  * Opens and checks a checkpoint.
  *
+ * A folder that can be listed (`files.names`) and whose weight files are not given must hold no
+ * other `*.safetensors` than those it names (`model.safetensors`, or the index's shards): without
+ * an index vLLM loads every `*.safetensors` of the folder (`DefaultModelLoader._prepare_weights`
+ * globs them) while HF Transformers loads `model.safetensors` alone; with one, vLLM reads a
+ * `consolidated*.safetensors` in place of the shards (its `mistral` load format) and earlier
+ * versions read every file. Either way the folder would mean other weights to each framework.
+ * `*.bin` and `*.pt` files are left alone: both frameworks read them only when no safetensors
+ * weights are there.
+ *
  * @param files the directory's files
  * @param options `weightFiles`: the weight file names when they are known without the index
  *   (e.g. from a claim; tensors are then located by the files' own headers); `alloc`: allocates
@@ -90,7 +109,8 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
  *   lacks the tensor or a file tensor the map does not list, or an index beside a
- *   `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_MISSING_FILE`,
+ *   `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_AMBIGUOUS` (a listable
+ *   folder holds a `*.safetensors` that is not among its weight files), `CHECKPOINT_MISSING_FILE`,
  *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
  *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
  *   `parseDecoderConfig` and the `SAFETENSORS_*` codes of `openSafetensors`
@@ -154,6 +174,9 @@ export async function openDecoderCheckpoint(
     budget = Math.max(0, budget - st.header.tensors.length);
     opened.set(name, { source, st });
   }
+  if (given === undefined && files.names !== undefined) {
+    await _noStrayWeights(files.names(), { weights: names, indexed: map !== null });
+  }
   const where = _locate(opened, map);
   _checkTensors(config, where, opened);
   const find = (name: string) => {
@@ -212,6 +235,36 @@ export async function openDecoderCheckpoint(
       return f.source;
     },
   });
+}
+
+/**
+ * Refuses a `*.safetensors` entry among `entries` other than the weight files: the names vLLM's
+ * glob would match (any kind of entry, not hidden, the suffix matched case-sensitively as on
+ * Linux). One pass, constant memory however many entries: the first stray in name order is
+ * named, with the count.
+ */
+async function _noStrayWeights(
+  entries: AsyncIterable<string>,
+  o: { readonly weights: readonly string[]; readonly indexed: boolean },
+): Promise<void> {
+  const weights = new Set(o.weights);
+  let first: string | null = null;
+  let count = 0;
+  for await (const name of entries) {
+    if (!name.endsWith(".safetensors") || name.startsWith(".") || weights.has(name)) continue;
+    count++;
+    if (first === null || name < first) first = name;
+  }
+  if (first === null) return;
+  const stray = `'${_esc(first)}'${count > 1 ? ` (and ${count - 1} other *.safetensors)` : ""}`;
+  _fail(
+    "CHECKPOINT_AMBIGUOUS",
+    o.indexed
+      ? `${stray} is not among the shards ${INDEX} lists: vLLM may load it with or in place of ` +
+        "them, HF Transformers would not (remove it, or list its tensors in the index)"
+      : `${stray} is beside ${SINGLE} with no ${INDEX}: vLLM loads every *.safetensors of such ` +
+        `a folder, HF Transformers ${SINGLE} alone (remove it)`,
+  );
 }
 
 function _weightMap(bytes: Uint8Array): Map<string, string> {

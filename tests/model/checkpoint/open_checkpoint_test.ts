@@ -14,7 +14,14 @@ import {
 import { checkpointDir } from "../../../src/assets/mod.ts";
 import { nativeSha256 } from "../../../src/cli/native_sha256.ts";
 import { sha256Hex } from "../../../src/sha256_hex.ts";
-import { memFiles, rewrite, synthDir, TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
+import {
+  type MemDir,
+  memFiles,
+  rewrite,
+  synthDir,
+  TINY_DENSE,
+  TINY_MOE,
+} from "./_checkpoint_fixture.ts";
 
 async function code(p: Promise<unknown>): Promise<[string, string]> {
   try {
@@ -327,4 +334,66 @@ Deno.test("openDecoderCheckpoint(): a folder named model.safetensors is not weig
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("openDecoderCheckpoint() refuses a listable folder holding a *.safetensors beside its weight files, as an ambiguous weight set", async () => {
+  // vLLM, without an index, loads every *.safetensors of the folder; HF Transformers loads
+  // model.safetensors alone. Before, the stray file was silently left out.
+  const listed = (dir: MemDir, extra: readonly string[] = []) => ({
+    ...memFiles(dir),
+    names: async function* () {
+      yield* [...dir.keys(), ...extra];
+    },
+  });
+  const single = synthDir(TINY_DENSE);
+  const norm = (await openSafetensors(bytesByteSource(single.get("model.safetensors")!)))
+    .entry("model.norm.weight");
+  const extra = encodeSafetensors([
+    {
+      name: "model.norm.weight",
+      dtype: "BF16",
+      shape: norm.shape,
+      data: new Uint16Array(norm.elementCount),
+    },
+  ]);
+  const stray = new Map([...single, ["extra.safetensors", extra]]);
+  const [c, msg] = await code(openDecoderCheckpoint(listed(stray)));
+  assert.equal(c, "CHECKPOINT_AMBIGUOUS");
+  assert.match(
+    msg,
+    /'extra\.safetensors' is beside model\.safetensors with no model\.safetensors\.index\.json/,
+  );
+  // Any kind of entry vLLM's glob matches, named first by name order with the count.
+  const [c2, msg2] = await code(
+    openDecoderCheckpoint(listed(single, ["z.safetensors", "b\u001b.safetensors"])),
+  );
+  assert.equal(c2, "CHECKPOINT_AMBIGUOUS");
+  assert.match(msg2, /^[\x20-\x7e]+$/);
+  assert.match(msg2, /'b\?\.safetensors' \(and 1 other \*\.safetensors\)/);
+  // Beside shards, a file the index does not list (vLLM reads a consolidated*.safetensors in
+  // their place); the index's own shards are the weights.
+  const shards = synthDir(TINY_MOE, { shards: 2 });
+  const [c3, msg3] = await code(
+    openDecoderCheckpoint(listed(shards, ["consolidated.safetensors"])),
+  );
+  assert.equal(c3, "CHECKPOINT_AMBIGUOUS");
+  assert.match(msg3, /is not among the shards model\.safetensors\.index\.json lists/);
+  assert.equal((await openDecoderCheckpoint(listed(shards))).sharded, true);
+  // What no loader reads while safetensors weights are there, and hidden files, are left alone.
+  const harmless = [
+    "pytorch_model.bin",
+    "pytorch_model-00001-of-00002.bin",
+    "training_args.pt",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "generation_config.json",
+    "README.md",
+    ".model.safetensors.swp.safetensors",
+    "MODEL.SAFETENSORS",
+  ];
+  assert.equal((await openDecoderCheckpoint(listed(single, harmless))).sharded, false);
+  // A claim's named weight files are what it commits: nothing is listed.
+  await openDecoderCheckpoint(listed(stray), { weightFiles: ["model.safetensors"] });
+  // Files that cannot be listed (a bundle) are opened as before.
+  await openDecoderCheckpoint(memFiles(stray));
 });
