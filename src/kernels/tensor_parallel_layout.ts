@@ -49,6 +49,26 @@ export interface TensorParallelLayout {
   /** KV heads when the rank count exceeds them: the rank count must divide them, or replicate. */
   readonly kvHeads: "divide" | "replicate";
   /**
+   * How a dimension is cut into the ranks' blocks. `divide`: vLLM's `divide()`, which asserts
+   * that the ranks divide it (vLLM 0.11 `linear.py:452-457` gate/up, `:901-907` q/k/v heads; the
+   * models assert the head counts at start-up, `qwen3.py:77-87`, and the engine refuses heads
+   * the ranks do not divide, `config/model.py:1074-1078`), so a split of a head count, the dense
+   * intermediate size or the padded vocabulary that does not divide never starts. `chunk`: HF's
+   * `get_tensor_shard` (`integrations/tensor_parallel.py:355`, 4.57), blocks of ceil(size /
+   * ranks) rows with the last ones shorter: an uneven MLP split runs (not modelled), but a q/k/v
+   * block that cuts a head cannot be viewed as heads (`modeling_qwen3.py:200-202`
+   * `view(*input_shape, -1, head_dim)`), and rank 0's block of ceil(heads x head_dim / ranks) rows
+   * is whole heads only when the ranks divide the heads (for a head dimension of at least the
+   * rank count).
+   */
+  readonly shards: "divide" | "chunk";
+  /**
+   * A vocabulary-parallel embedding splits the vocabulary padded to a multiple of this (vLLM's
+   * `pad_vocab_size`, 64: `vocab_parallel_embedding.py:60-63`, cut by `divide` at `:263`); 1 where
+   * the embedding is replicated.
+   */
+  readonly vocabPadding: number;
+  /**
    * The token embedding: every rank holds the whole table, or a vocabulary block whose masked
    * lookups are all-reduced (exact, except that -0 becomes +0).
    */
@@ -75,6 +95,8 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
     id: "hf-tp-plan",
     rowParallelBias: "after-all-reduce",
     kvHeads: "divide",
+    shards: "chunk",
+    vocabPadding: 1,
     embedding: "replicated",
     moe: "per-expert-all-reduce",
     allReduce: Object.freeze(["nccl-ring", "nccl-tree"] as const),
@@ -85,6 +107,8 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
       "transformers 4.5x configuration_{qwen3,qwen3_moe,llama,qwen2,mistral}.py base_model_tp_plan",
       "transformers integrations/tensor_parallel.py ColwiseParallel / RowwiseParallel " +
       "(_prepare_input_fn moves the bias aside, _prepare_output_fn all-reduces then adds it)",
+      "transformers 4.57 integrations/tensor_parallel.py:355 get_tensor_shard (blocks of " +
+      "ceil(size / ranks) rows) and modeling_qwen3.py:200-202 (q/k/v viewed as whole heads)",
       "torch.distributed all_reduce on ProcessGroupNCCL (spec parallel_and_vllm.md §A2.3)",
     ]),
   }),
@@ -92,6 +116,8 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
     id: "vllm-megatron",
     rowParallelBias: "rank0-epilogue",
     kvHeads: "replicate",
+    shards: "divide",
+    vocabPadding: 64,
     embedding: "vocab-parallel",
     moe: "after-combine",
     allReduce: Object.freeze(
@@ -108,6 +134,9 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
       "vllm/model_executor/layers/vocab_parallel_embedding.py (masked lookup, all-reduce; " +
       "ParallelLMHead gathered by logits_processor.py:83-99)",
       "vllm/model_executor/layers/fused_moe/layer.py:1797-1806 (one all-reduce after the combine)",
+      "vllm/model_executor/models/qwen3.py:77-87 and config/model.py:1074-1078 (heads the ranks " +
+      "divide; KV heads they divide or, when fewer, that divide them), " +
+      "vocab_parallel_embedding.py:60-63, :263 (the vocabulary padded to 64, then divided)",
     ]),
   }),
 });

@@ -106,6 +106,7 @@ export {
   rankView,
   reductionOf,
   type RowsResult,
+  splitContradiction,
   type SublayerCalls,
   type TensorParallel,
 } from "./decoder/mod.ts";
@@ -123,6 +124,8 @@ export {
   isMoeLayer,
   layerPrefix,
   layerTensorShapes,
+  type LengthFinding,
+  lengthFinding,
   type LinearBiases,
   MAX_CONFIG_JSON_BYTES,
   MAX_DECODER_LAYERS,
@@ -137,6 +140,9 @@ export {
   type SynthFile,
   synthWeight,
   tiedHeadReadingGap,
+  type VllmMaxModelLen,
+  vllmMaxModelLen,
+  vllmReadingGap,
 } from "./checkpoint/mod.ts";
 export {
   addBf16Once,

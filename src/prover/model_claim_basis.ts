@@ -20,6 +20,7 @@ import { InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
 import {
   componentMismatch,
+  isVllmStack,
   ncclEnvFinding,
   type StackProfile,
   statedSettings,
@@ -27,8 +28,10 @@ import {
 import {
   configReadingGap,
   type DecoderCheckpoint,
+  type DecoderConfig,
   type TensorParallel,
   tiedHeadReadingGap,
+  vllmReadingGap,
 } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
@@ -37,6 +40,7 @@ import {
   loadGpuProfile,
   recipeFromJson,
   STACK_PROFILES,
+  stackSplitContradiction,
   tensorParallelOf,
 } from "../resolve/mod.ts";
 import { stackHardwareContradiction } from "../verify/mod.ts";
@@ -127,7 +131,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @returns the envelope, the stack and the facts every model record carries
  * @throws {InputError} `CLAIM_INVALID` (a fingerprint that is not 64 lowercase hex digits, a
  *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
- *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a layer chain
+ *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a config the
+ *   stack reads as another model (`configReadingGap`, `vllmReadingGap`), a tensor-parallel split
+ *   the stack's layout cannot make of the checkpoint (`stackSplitContradiction`), a layer chain
  *   the checkpoint cannot have, an SM or GPU count out of range),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
@@ -182,8 +188,11 @@ export async function modelClaimBasis(
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
     tiedHeadReadingGap(ckpt, stack.components.transformers);
-  if (reading !== null) {
-    claimInvalid(`${reading}: stack '${stack.id}' would run another model than this forward`);
+  const engine = isVllmStack(stack) ? vllmReadingGap(ckpt.config) : null;
+  if ((reading ?? engine) !== null) {
+    claimInvalid(
+      `${reading ?? engine}: stack '${stack.id}' would run another model than this forward`,
+    );
   }
   const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, stack, gpu: hardware });
   const layerChain = facts.layerChain === undefined ? undefined : parseLayerChain(
@@ -201,6 +210,7 @@ export async function modelClaimBasis(
     gpus: gpuCount,
     stack,
     deviceCapability: hardware.profile.computeCapability,
+    config: ckpt.config,
   });
   const envelope = claimEnvelope(
     { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
@@ -280,13 +290,19 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 }
 
 /**
- * The record's `parallelism`: ranks within the machine, and a topology the stack does not
- * contradict (`tensorParallelOf`, as the verifier resolves it); one the stack does not model is
+ * The record's `parallelism`: ranks within the machine, and a topology neither the stack nor the
+ * checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it; `splitContradiction`,
+ * a split the stack's layout can never make of the checkpoint); one the stack does not model is
  * recorded as it ran (the audit reports it NOT_VERIFIED).
  */
 function _parallelism(
   p: ModelClaimFacts["parallel"],
-  o: { readonly gpus: number; readonly stack: StackProfile; readonly deviceCapability: string },
+  o: {
+    readonly gpus: number;
+    readonly stack: StackProfile;
+    readonly deviceCapability: string;
+    readonly config: DecoderConfig;
+  },
 ): { claimed: ClaimPredicate["parallelism"]; parallel: TensorParallel | undefined } {
   if (p === undefined) return { claimed: { tp: 1, pp: 1, ep: 1, dp: 1 }, parallel: undefined };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
@@ -299,6 +315,8 @@ function _parallelism(
     links: { deviceCapability: o.deviceCapability, interconnect: p.interconnect },
   });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
+  const split = stackSplitContradiction(o.stack, { tp, config: o.config });
+  if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
   if (p.interconnect !== undefined && tp === 1) {
     claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);
   }

@@ -11,7 +11,13 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimRecord } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { StackProfile } from "../kernels/mod.ts";
-import { batchPaddingMismatch, parseTokenBatch, type TokenBatch } from "../model/mod.ts";
+import {
+  batchPaddingMismatch,
+  type DecoderConfig,
+  lengthFinding,
+  parseTokenBatch,
+  type TokenBatch,
+} from "../model/mod.ts";
 import { forwardRecord } from "./forward_record.ts";
 import {
   checkAllReducePath,
@@ -39,7 +45,8 @@ export interface ModelForwardFacts extends ModelClaimFacts {
  *   (a fingerprint that is not 64 lowercase hex digits, a kernel of the other source than the
  *   stack's, a catalog of another GPU, a stack without operators, positions or a layer chain the
  *   checkpoint cannot have, an SM or GPU count out of range), `TOKENS_INVALID` for a batch the
- *   checkpoint cannot hold (ids outside the vocabulary, a padded batch without `padTokenId`),
+ *   checkpoint cannot hold (ids outside the vocabulary, a padded batch without `padTokenId`, a
+ *   sequence longer than the stack serves of the checkpoint: vLLM's max_model_len),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
  * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
@@ -58,6 +65,7 @@ export async function modelForwardClaim(
   const c = facts.checkpoint.ckpt.config;
   const batch = parseTokenBatch(facts.tokens, c.vocab);
   _checkPadding(batch, basis.stack);
+  _checkLength(batch, { stack: basis.stack, config: c });
   checkAllReducePath(basis, [batch.sequences.reduce((n, q) => n + q.length, 0)]);
   return parsedClaim(forwardRecord(basis.envelope, {
     ...basis.record,
@@ -72,6 +80,18 @@ function _checkPadding(batch: TokenBatch, stack: StackProfile): void {
   const why = batchPaddingMismatch(batch, stack.operators?.batching);
   if (why !== null) {
     throw new InputError("TOKENS_INVALID", `Cannot append claim: stack '${stack.id}' ${why}`);
+  }
+}
+
+/** Each sequence must fit the longest the stack serves of the checkpoint (`lengthFinding`). */
+function _checkLength(
+  batch: TokenBatch,
+  o: { readonly stack: StackProfile; readonly config: DecoderConfig },
+): void {
+  const prompt = Math.max(...batch.sequences.map((s) => s.length));
+  const why = lengthFinding(o.config, { stack: o.stack, prompt, generated: 0 });
+  if (why?.kind === "contradiction") {
+    throw new InputError("TOKENS_INVALID", `Cannot append claim: ${why.reason}`);
   }
 }
 

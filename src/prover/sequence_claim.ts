@@ -23,6 +23,7 @@ import {
   cacheReuse,
   type DecoderConfig,
   isMoeLayer,
+  lengthFinding,
   ownPassProblem,
   servingRows,
 } from "../model/mod.ts";
@@ -66,7 +67,8 @@ interface _Tokens {
  *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, GEMM
  *   rows that are not the flattened sum), `TOKENS_INVALID` for tokens the checkpoint or the history
  *   cannot hold (ids outside the vocabulary, a count the passes do not compute, a pass computing
- *   prompt and generated positions together), `CLAIM_INVALID` for a history that does not fit the
+ *   prompt and generated positions together, more tokens than the stack serves of the
+ *   checkpoint: vLLM's max_model_len), `CLAIM_INVALID` for a history that does not fit the
  *   checkpoint (expert rows of a dense model, of another MoE shape or top-k, none in a shared pass
  *   of a MoE model), a stack that does not batch continuously (`flatten`), and the refusals of
  *   `modelClaimBasis` and of the record parser (positions, sampler), `CHECKPOINT_DIGEST`,
@@ -95,6 +97,14 @@ export async function sequenceClaim(
   const c = facts.checkpoint.ckpt.config;
   const passes = parseServingHistory(facts.history);
   const tokens = _tokens(facts.tokens, c.vocab);
+  const length = lengthFinding(c, {
+    stack: basis.stack,
+    prompt: tokens.prompt.length,
+    generated: tokens.generated.length,
+  });
+  if (length?.kind === "contradiction") {
+    throw new InputError("TOKENS_INVALID", `Cannot append claim: ${length.reason}`);
+  }
   const computed = _checkHistory(passes, {
     tokens,
     config: c,

@@ -67,7 +67,11 @@ export {
 export { openCheckpointDir } from "./open_checkpoint_dir.ts";
 export { openCheckpointBytes } from "./open_checkpoint_bytes.ts";
 export { type BundledCheckpoint, loadBundledCheckpoint } from "./load_bundled_checkpoint.ts";
-export { tensorParallelOf, type TensorParallelResolution } from "./tensor_parallel_of.ts";
+export {
+  stackSplitContradiction,
+  tensorParallelOf,
+  type TensorParallelResolution,
+} from "./tensor_parallel_of.ts";
 export {
   allReduceDispatchMismatch,
   type AllReduceMessages,

@@ -16,7 +16,7 @@ import {
   VLLM_DISPATCH,
 } from "../kernels/mod.ts";
 import { unknownInterconnect, vllmDispatchedAllReduce } from "./all_reduce_dispatch.ts";
-import type { TensorParallel } from "../model/mod.ts";
+import { type DecoderConfig, splitContradiction, type TensorParallel } from "../model/mod.ts";
 
 /** The split, or why it cannot run: not modelled, or contradicting the stack or itself. */
 export type TensorParallelResolution =
@@ -124,6 +124,29 @@ export function tensorParallelOf(
     );
   }
   return resolved({ size: o.tp, layout, allReduce: o.allReduce, ...ep });
+}
+
+/**
+ * Why the stack's tensor-parallel layout can never split this checkpoint over `tp` ranks
+ * (`splitContradiction`: the engine refuses it at start-up), or null (one rank, a stack without
+ * a layout, or a split that can run). The verifier FAILs such a record; `claims append`,
+ * `model forward` and `model classes` refuse it.
+ *
+ * @param stack the stack profile
+ * @param o the rank count and the checkpoint's config
+ * @returns the reason (one line), or null
+ * @example
+ * ```ts ignore
+ * const why = stackSplitContradiction(stack, { tp: 3, config: ckpt.config });
+ * ```
+ */
+export function stackSplitContradiction(
+  stack: StackProfile,
+  o: { readonly tp: number; readonly config: DecoderConfig },
+): string | null {
+  const id = stack.operators?.tensorParallel;
+  if (o.tp === 1 || id === undefined) return null;
+  return splitContradiction(o.config, { size: o.tp, layout: tensorParallelLayout(id) });
 }
 
 function _twoRanks(kind: string): ClaimedAllReduce {

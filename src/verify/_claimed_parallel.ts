@@ -22,10 +22,11 @@ import {
   type StackProfile,
   statedSettings,
 } from "../kernels/mod.ts";
-import type { TensorParallel } from "../model/mod.ts";
+import type { DecoderConfig, TensorParallel } from "../model/mod.ts";
 import {
   allReduceDispatchMismatch,
   ncclAllReduceUse,
+  stackSplitContradiction,
   tensorParallelOf,
   unknownInterconnect,
 } from "../resolve/mod.ts";
@@ -154,6 +155,25 @@ export function _claimedParallel(
   throw r.kind === "unmodelled"
     ? new _Stop("NOT_VERIFIED", r.reason)
     : new _Stop("FAIL", `record contradicts its stack: ${r.reason}`);
+}
+
+/**
+ * FAILs a model record whose tensor-parallel split its stack's layout can never make of its
+ * checkpoint (`splitContradiction`: vLLM refuses at start-up ranks that do not divide the heads,
+ * the KV heads, the dense intermediate size or the padded vocabulary; HF's tp_plan cannot view
+ * a rank's q/k/v block that cuts a head): such a run never happened, whatever else the record
+ * leaves unmodelled. A split that runs but is not modelled is left to the forward's reason.
+ *
+ * @param p the record's predicate (its tp)
+ * @param o the record's stack and its checkpoint's config
+ * @throws {_Stop} FAIL naming the dimension the ranks cannot split
+ */
+export function _checkSplit(
+  p: ClaimPredicate,
+  o: { readonly stack: StackProfile; readonly config: DecoderConfig },
+): void {
+  const why = stackSplitContradiction(o.stack, { tp: p.parallelism.tp, config: o.config });
+  if (why !== null) throw new _Stop("FAIL", `record contradicts its checkpoint: ${why}`);
 }
 
 /**

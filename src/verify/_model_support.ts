@@ -7,15 +7,23 @@
  *
  * @module
  */
-import type { ModelForwardWorkload } from "../claims/mod.ts";
+import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
-import { attentionBackend, fa2Tiles, type StackProfile } from "../kernels/mod.ts";
+import {
+  attentionBackend,
+  componentMismatch,
+  fa2Tiles,
+  isVllmStack,
+  type StackProfile,
+} from "../kernels/mod.ts";
 import {
   batchPaddingMismatch,
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
+  lengthFinding,
   tiedHeadReadingGap,
+  vllmReadingGap,
 } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
@@ -25,6 +33,8 @@ import { _Stop } from "./_stop.ts";
  *
  * - FA2 attention: the checkpoint's head dimension must be one the FA2 model has tiles for
  *   ({@link _checkAttentionSupport});
+ * - the config must mean the same model to the stack's engine as to the forward
+ *   (`configReadingGap`; on vLLM, `vllmReadingGap`);
  * - the batch (`tokens` of a model-forward record) must fit the stack's batching by the rule
  *   `claims append` applies (`batchPaddingMismatch`): on a `pad-to-longest` stack a batch of
  *   sequences of unequal length must name the pad token (its rows are computed like any other,
@@ -76,6 +86,14 @@ export function _checkModelSupport(
       `${reading}; stack '${o.stack.id}' (transformers ${
         transformers ?? "not named"
       }) reads it otherwise, and that reading is not modelled`,
+    );
+  }
+  // vLLM builds another model of some configs than the one layer reads (Qwen3's o_proj bias).
+  const engine = isVllmStack(o.stack) ? vllmReadingGap(config) : null;
+  if (engine !== null) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `${engine}; stack '${o.stack.id}' runs vLLM, whose reading is not modelled`,
     );
   }
   // The rule `claims append` refuses a batch by, so that the two cannot drift apart (no
@@ -130,4 +148,45 @@ export function _checkTiedHead(
 ): void {
   const why = tiedHeadReadingGap(ckpt, stack.components.transformers);
   if (why !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${why}`);
+}
+
+/**
+ * Checks a record's sequences against the longest sequence its stack serves of the checkpoint
+ * (`lengthFinding`: on vLLM, `max_model_len` from `max_position_embeddings`). A longer one
+ * FAILs: vLLM refuses such a prompt and stops a sequence at the limit, so no such run happened
+ * under the settings the stack pins. Where the record states settings beyond the stack's (which
+ * may raise the limit: `--max-model-len` with `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, whose RoPE
+ * cache is then read past its end), or the limit is not derived, it is NOT_VERIFIED.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the checkpoint's config, the record's stack and profile, and each sequence's prompt
+ *   and generated token counts
+ * @throws {_Stop} FAIL naming the sequence and the limit; NOT_VERIFIED as above
+ */
+export function _checkServedLength(
+  p: ClaimPredicate,
+  o: {
+    readonly config: DecoderConfig;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly sequences: readonly { readonly prompt: number; readonly generated: number }[];
+  },
+): void {
+  for (const [i, s] of o.sequences.entries()) {
+    const f = lengthFinding(o.config, { stack: o.stack, ...s });
+    if (f === null) continue;
+    const which = o.sequences.length === 1 ? "" : ` (sequence ${i})`;
+    if (f.kind === "unmodelled") {
+      throw new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`);
+    }
+    const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
+    if (stated === null) {
+      throw new _Stop("FAIL", `record contradicts its checkpoint: ${f.reason}${which}`);
+    }
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `${f.reason}${which}; the record states settings beyond stack '${o.stack.id}' ` +
+        `(${stated.reason}), which may raise the limit: a run past it is not modelled`,
+    );
+  }
 }

@@ -22,6 +22,7 @@ import {
   _checkDataParallel,
   _checkNcclRelease,
   _checkPipelineStages,
+  _checkSplit,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
@@ -29,7 +30,7 @@ import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport } from "./_model_support.ts";
+import { _checkModelSupport, _checkServedLength } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -91,6 +92,7 @@ export async function _recomputeModelForward(
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
+  _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
@@ -102,11 +104,19 @@ export async function _recomputeModelForward(
     refusals,
     () => _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens }),
   );
+  // A prefill: each sequence is a prompt, with nothing generated.
+  const lens = w.tokens.sequences.map((s) => s.length);
+  _refusable(refusals, () =>
+    _checkServedLength(p, {
+      config: c,
+      stack: input.stack,
+      profile: input.profile,
+      sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
+    }));
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
   // and the fingerprinted rows.
-  const lens = w.tokens.sequences.map((s) => s.length);
   const [rows, widest] = forwardActivation(c, lens);
   _refusable(refusals, () => {
     _checkSize([rows, widest], "activation");

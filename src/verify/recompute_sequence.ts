@@ -25,6 +25,7 @@ import {
   _checkDataParallel,
   _checkNcclRelease,
   _checkPipelineStages,
+  _checkSplit,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
@@ -33,7 +34,7 @@ import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport } from "./_model_support.ts";
+import { _checkModelSupport, _checkServedLength } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import {
   _checkCost,
@@ -107,6 +108,7 @@ export async function _recomputeSequence(
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
+  _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
@@ -123,6 +125,13 @@ export async function _recomputeSequence(
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
   _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
+  _refusable(refusals, () =>
+    _checkServedLength(p, {
+      config: c,
+      stack: input.stack,
+      profile: input.profile,
+      sequences: [{ prompt: w.tokens.prompt.length, generated: w.tokens.generated.length }],
+    }));
   _checkPipelineStages(p, c.layers);
   const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,

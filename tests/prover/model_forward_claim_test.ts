@@ -24,6 +24,16 @@ const ckpt = await openDecoderCheckpoint(dir);
 dir.close();
 const digests = { "model.safetensors": sha256Hex(await Deno.readFile(`${DIR}model.safetensors`)) };
 const FP = "c".repeat(64);
+/** A checkpoint whose 8 heads and 4 KV heads split over 4 ranks (the dense one's 2 heads do not). */
+const TP_DIR = new URL("../../tables/models/qwen3-tiny-tp/", import.meta.url).pathname;
+const tpDir = await checkpointDir(TP_DIR);
+const SPLITS = {
+  checkpoint: {
+    ckpt: await openDecoderCheckpoint(tpDir),
+    digests: { "model.safetensors": sha256Hex(await Deno.readFile(`${TP_DIR}model.safetensors`)) },
+  },
+};
+tpDir.close();
 
 function facts(over: Partial<ModelForwardFacts> = {}): ModelForwardFacts {
   return {
@@ -153,6 +163,7 @@ Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its st
     stack: "vllm-0.11-eager-fa2",
     tokens: { sequences: [[1, 2, 3], [4]] },
     gpuCount: 8,
+    ...SPLITS,
   };
   const ring = {
     kind: "nccl-ring",
@@ -216,7 +227,7 @@ Deno.test("modelForwardClaim() refuses a stated NCCL environment that rules out 
     chunkBytes: 1 << 21,
     rings: [[0, 1, 2, 3]],
   }, 4);
-  const tp4 = { gpuCount: 8, parallel: { tp: 4, allReduce: ring } };
+  const tp4 = { gpuCount: 8, parallel: { tp: 4, allReduce: ring }, ...SPLITS };
   const ok = await modelForwardClaim(
     facts({ ...tp4, components: { env: "NCCL_ALGO=Ring NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=1" } }),
     { store },
@@ -302,4 +313,48 @@ Deno.test("modelForwardClaim() refuses two releases of one pinned library under 
     () => modelForwardClaim(facts({ ...hf, components: { os: "ubuntu" } }), { store }),
     /components\.os 'ubuntu' is not a release of a library this comparison knows.*leave components\.os out/,
   );
+});
+
+Deno.test("modelForwardClaim() refuses on vLLM what an audit FAILs or cannot read as this forward: a batch longer than max_model_len, a split the layout cannot make, a Qwen3 o_proj bias", async () => {
+  const vllm = { stack: "vllm-0.11-eager-fa2", tokens: { sequences: [[1, 2, 3, 4]] } };
+  const withConfig = (over: Partial<typeof ckpt.config>) => ({
+    checkpoint: { ckpt: { ...ckpt, config: { ...ckpt.config, ...over } }, digests },
+  });
+  // max_position_embeddings 3: vLLM refuses a 4-token prompt; HF computes RoPE for any position.
+  const short = withConfig({ maxPositionEmbeddings: 3 });
+  await assert.rejects(
+    () => modelForwardClaim(facts({ ...vllm, ...short }), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "TOKENS_INVALID")(e), e.message);
+      assert.match(e.message, /4-token prompt is longer than vLLM's max_model_len 3/);
+      return true;
+    },
+  );
+  await modelForwardClaim(facts({ ...short, tokens: { sequences: [[1, 2, 3, 4]] } }), { store });
+  await modelForwardClaim(facts({ ...vllm, ...withConfig({ maxPositionEmbeddings: 4 }) }), {
+    store,
+  });
+  // The tiny dense checkpoint's 2 heads do not split over 4 ranks.
+  const tp4 = { gpuCount: 4, parallel: { tp: 4, allReduce: { kind: "vllm-custom-1stage" } } };
+  await assert.rejects(
+    () => modelForwardClaim(facts({ ...vllm, ...tp4 } as ModelForwardFacts), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+      assert.match(
+        e.message,
+        /contradict its checkpoint: layout 'vllm-megatron' cannot split 2 attention heads over 4 ranks/,
+      );
+      return true;
+    },
+  );
+  const biased = withConfig({ bias: { qkv: true, o: true, mlp: false } });
+  await assert.rejects(
+    () => modelForwardClaim(facts({ ...vllm, ...biased }), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+      assert.match(e.message, /o_proj without the bias HF adds.*would run another model/);
+      return true;
+    },
+  );
+  await modelForwardClaim(facts(biased), { store }); // HF's stack runs the o_proj bias
 });

@@ -190,6 +190,35 @@ Deno.test("sequenceClaim() refuses tokens the checkpoint or the history cannot h
   }
 });
 
+Deno.test("sequenceClaim() refuses on vLLM a sequence that passes max_model_len after its first generated token, which vLLM stops at", async () => {
+  const s = served[0]!;
+  const { prompt, generated } = s.tokens;
+  assert.ok(generated.length >= 2);
+  const total = prompt.length + generated.length;
+  const limited = (maxPositionEmbeddings: number) => ({
+    stack: "vllm-0.11-eager-fa2-lg2-model",
+    checkpoint: {
+      ...dense,
+      ckpt: { ...dense.ckpt, config: { ...dense.ckpt.config, maxPositionEmbeddings } },
+    },
+  });
+  await assert.rejects(
+    () => sequenceClaim(facts(s, limited(total - 1)), { store }),
+    (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "TOKENS_INVALID", e.message);
+      assert.match(
+        e.message,
+        new RegExp(`${total} tokens .* pass vLLM's max_model_len ${total - 1}`),
+      );
+      return true;
+    },
+  );
+  // At the limit vLLM serves it (the refusal above is the limit's, nothing else's).
+  await sequenceClaim(facts(s, limited(total)), { store });
+  // HF's stack has no such limit.
+  await sequenceClaim(facts(s, { checkpoint: limited(total - 1).checkpoint }), { store });
+});
+
 Deno.test("sequenceClaim() refuses a history of another checkpoint, and other contradictions, with CLAIM_INVALID", async () => {
   const s = served[0]!;
   const moeRows = (p: HistoryPass) => ({ ...p, expertRows: [[p.rows, p.rows, 0, 0, 0, 0, 0, 0]] });

@@ -55,3 +55,23 @@ Deno.test("_checkModelSupport(): an empty rope_scaling and experts counted by nu
   assert.match(r!.why, /num_local_experts alone, which only Transformers 5 reads/);
   assert.equal(stopOf(parseDecoderConfig(moe), "hf-qwen3-flash-attn-torch2.8"), null);
 });
+
+Deno.test("_checkModelSupport(): Qwen3 and Qwen3-MoE with attention_bias are NOT_VERIFIED on vLLM (o_proj built without its bias), and read as HF reads them elsewhere", () => {
+  const raw = (name: string) => json(`tests/model/checkpoint/fixtures/hf_configs/${name}.json`);
+  for (const name of ["qwen3-0.6b.transformers-4.51", "qwen3-30b-a3b.transformers-4.51"]) {
+    const biased = parseDecoderConfig({ ...raw(name), attention_bias: true });
+    assert.deepEqual(biased.bias, { qkv: true, o: true, mlp: false });
+    const s = stopOf(biased, "vllm-0.11-eager-fa2");
+    assert.equal(s?.status, "NOT_VERIFIED", name);
+    assert.match(s!.why, /vLLM 0\.11 builds o_proj without the bias HF adds/, name);
+    assert.equal(stopOf(biased, "hf-qwen3-flash-attn-torch2.8"), null, name);
+    assert.equal(stopOf(parseDecoderConfig(raw(name)), "vllm-0.11-eager-fa2"), null, name);
+  }
+  // vLLM's Qwen2 (q/k/v biased, o not) and Llama (bias_o_proj = attention_bias) are HF's.
+  assert.equal(stopOf(fixture("qwen2.5-7b.transformers-4.4x"), "vllm-0.11-eager-fa2"), null);
+  const llama = parseDecoderConfig({
+    ...raw("llama-3.1-8b.transformers-4.4x"),
+    attention_bias: true,
+  });
+  assert.equal(stopOf(llama, "vllm-0.11-eager-fa2"), null);
+});

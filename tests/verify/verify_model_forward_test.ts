@@ -80,7 +80,7 @@ function alone(record: ClaimRecord, patch: (p: Record<string, unknown>) => void)
   return parseClaimLog(formatClaimLog([makeClaimRecord(p as never)]));
 }
 
-Deno.test("model_forward records: a TP split the layout cannot make and expert parallelism are NOT_VERIFIED, a wrong batch size FAILs, so do withheld blobs", async () => {
+Deno.test("model_forward records: a TP split the layout cannot make FAILs, expert parallelism is NOT_VERIFIED, a wrong batch size FAILs, so do withheld blobs", async () => {
   const honest = out.records[1]!;
   const tp = await verifyRecord(ctx, {
     log: alone(honest, (p) => {
@@ -89,9 +89,14 @@ Deno.test("model_forward records: a TP split the layout cannot make and expert p
     }),
     index: 0,
   });
-  // The tiny dense checkpoint has one KV head, which the HF tp_plan cannot split over 2 ranks.
-  assert.equal(tp.status, "NOT_VERIFIED");
-  assert.match(tp.reason, /1 KV heads do not split over 2 ranks/);
+  // The tiny dense checkpoint has one KV head of 128, which the HF tp_plan cannot split over 2
+  // ranks (each rank's k_proj block is half a head, which its attention cannot view as heads): no
+  // such run happened.
+  assert.equal(tp.status, "FAIL", tp.reason);
+  assert.match(
+    tp.reason,
+    /^record contradicts its checkpoint: layout 'hf-tp-plan' cannot split 1 KV heads over 2 ranks/,
+  );
   const ep = await verifyRecord(ctx, {
     log: alone(honest, (p) => p.parallelism = { tp: 1, pp: 1, ep: 2, dp: 1 }),
     index: 0,

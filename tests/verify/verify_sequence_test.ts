@@ -117,7 +117,7 @@ Deno.test("sequence records: a fingerprint that leaves out the last computed pos
   assert.match(right.reason, /leaves out the last computed position \d+: the tokens after/);
 });
 
-Deno.test("sequence records: a served sequence at tp > 1 on HF continuous batching is NOT_VERIFIED (Transformers 4.57's paged cache keeps every KV head); at tp 1 it PASSes", async () => {
+Deno.test("sequence records: a served sequence at tp 2 of a checkpoint with one KV head FAILs (HF's tp_plan cannot split it), before tp > 1 on continuous batching is said to be unmodelled; at tp 1 it PASSes", async () => {
   const honest = out.records[1]!;
   const at = (tp: number) => {
     const p = structuredClone(honest.predicate);
@@ -131,9 +131,15 @@ Deno.test("sequence records: a served sequence at tp > 1 on HF continuous batchi
   };
   const one = await verifyRecord(ctx, { log: at(1), index: 0 });
   assert.equal(one.status, "PASS", one.reason);
+  // The tiny dense checkpoint's one KV head of 128 cannot be split: each rank's k_proj block is
+  // half a head. (Splits the plan can make are NOT_VERIFIED on continuous batching:
+  // verify_tensor_parallel_test.ts.)
   const two = await verifyRecord(ctx, { log: at(2), index: 0 });
-  assert.equal(two.status, "NOT_VERIFIED", two.reason);
-  assert.match(two.reason, /^tp=2 on HF continuous batching .*paged cache keeps every KV head/);
+  assert.equal(two.status, "FAIL", two.reason);
+  assert.match(
+    two.reason,
+    /^record contradicts its checkpoint: layout 'hf-tp-plan' cannot split 1 KV heads over 2 ranks/,
+  );
 });
 
 Deno.test("sequence records: the cost bound counts the sequence's own rows, not its neighbours' (busy passes PASS)", async () => {

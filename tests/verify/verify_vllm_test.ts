@@ -695,3 +695,91 @@ Deno.test("an unmodelled expert split hides no FAIL: a missing or wrong all-redu
     assert.match(r.reason, why);
   }
 });
+
+/** A model-forward record of the log, edited, verified as the last record of the log. */
+async function editedForward(
+  tp: number,
+  edit: (p: ClaimPredicate, w: ModelForwardWorkload) => ClaimPredicate,
+) {
+  const at = log.records.findIndex((r) =>
+    r.predicate.workload.kind === "model_forward" && r.predicate.parallelism.tp === tp &&
+    r.predicate.software.stack === EAGER.stack
+  );
+  const rec = log.records[at]!;
+  const records = log.records.slice(0, at + 1);
+  records[at] = {
+    ...rec,
+    predicate: edit(rec.predicate, rec.predicate.workload as ModelForwardWorkload),
+  };
+  return await verifyRecord({ store, blobs, walker, attention }, {
+    log: parseClaimLog(formatClaimLog(records)),
+    index: at,
+  });
+}
+
+Deno.test("a vLLM forward record longer than its checkpoint's max_position_embeddings FAILs (vLLM refuses the prompt); stating settings that may raise the limit makes it NOT_VERIFIED", async () => {
+  // The tiny checkpoints' max_position_embeddings is 4096: vLLM's max_model_len.
+  const long = (extra: Readonly<Record<string, string>>) =>
+    editedForward(1, (p, w) => {
+      const [first, ...rest] = w.tokens.sequences;
+      const sequences = [
+        Array.from({ length: 4097 }, (_, i) => first![i % first!.length]!),
+        ...rest,
+      ];
+      return {
+        ...p,
+        software: { ...p.software, components: { ...p.software.components, ...extra } },
+        workload: { ...w, tokens: { ...w.tokens, sequences } },
+      };
+    });
+  const r = await long({});
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its checkpoint: the 4097-token prompt is longer than vLLM's max_model_len 4096 \(max_position_embeddings 4096\)/,
+  );
+  const stated = await long({ env: "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" });
+  assert.equal(stated.status, "NOT_VERIFIED", stated.reason);
+  assert.match(stated.reason, /may raise the limit/);
+});
+
+Deno.test("a vLLM forward record whose tp the heads cannot split over FAILs as contradicting its checkpoint (vLLM asserts it at start-up)", async () => {
+  const ring = (n: number) => ({
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 1024,
+    rings: [Array.from({ length: n }, (_, i) => i)],
+  });
+  // The tiny checkpoints have 2 or 8 attention heads: 3 ranks divide neither.
+  const r = await editedForward(2, (p) => ({
+    ...p,
+    parallelism: { ...p.parallelism, tp: 3, allReduce: ring(3) as never },
+  }));
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its checkpoint: layout 'vllm-megatron' cannot split [28] attention heads over 3 ranks: its start-up asserts/,
+  );
+});
+
+Deno.test("a served vLLM sequence passing max_model_len (4096 for the tiny checkpoints) after its first generated token FAILs before its history is replayed", async () => {
+  const last = log.records.length - 1;
+  const rec = log.records[last]!;
+  const w = rec.predicate.workload as SequenceWorkload;
+  assert.equal(w.kind, "sequence");
+  const generated = Array.from({ length: 4097 - w.tokens.prompt.length }, (_, i) => i % 7);
+  const records = log.records.slice();
+  records[last] = {
+    ...rec,
+    predicate: { ...rec.predicate, workload: { ...w, tokens: { ...w.tokens, generated } } },
+  };
+  const r = await verifyRecord({ store, blobs, walker, attention }, {
+    log: parseClaimLog(formatClaimLog(records)),
+    index: last,
+  });
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its checkpoint: the sequence's 4097 tokens .* pass vLLM's max_model_len 4096/,
+  );
+});

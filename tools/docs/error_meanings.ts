@@ -197,9 +197,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "activation, dtype, unknown field, or a size left to the config class's default), refused " +
     "by name",
   TOKENS_INVALID: "A token batch or sequence tokens file is malformed, or does not fit the " +
-    "checkpoint or serving history",
+    "checkpoint or serving history (on a vLLM stack: a sequence longer than its max_model_len)",
   USAGE: "A model command lacks what it needs (e.g. `--sms` for a profile without an SM count, " +
-    "`--kernel` for a catalog stack)",
+    "`--kernel` for a catalog stack), or asks for a run its stack cannot make (a `--tp` its " +
+    "layout cannot split the checkpoint over)",
   // Usage
   USAGE_NUMBER: "An integer option is not decimal digits in its range",
   USAGE_KEYS: "The same key is given twice, or `--worker-pub` cannot be read",

@@ -36,6 +36,7 @@ import {
   loadSfuForStack,
   recipeFromJson,
   STACK_PROFILES,
+  stackSplitContradiction,
   tensorParallelOf,
 } from "../../resolve/mod.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -80,7 +81,8 @@ export interface ModelClassesOptions {
  *   covered, MoE experts, a batch size not derived, vLLM's dispatch leaving the named all-reduce)
  *   or the stack's attention is not modelled
  * @throws {InputError} `USAGE` (kernel flags that do not fit the stack, a catalog of another GPU,
- *   no known SM count, an all-reduce vLLM's dispatch does not take at batch 1), `CONFIG_*`,
+ *   no known SM count, an all-reduce vLLM's dispatch does not take at batch 1, a `--tp` the
+ *   stack's layout cannot split the model over), `CONFIG_*`,
  *   `INPUT_*`
  * @throws {AssetError} unknown or invalid profile, stack, catalog or recipe
  * @example
@@ -97,6 +99,10 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   // with the other reasons below.
   const { count: sms, refused } = smsForRun(profile.value.id, o.sms, "derive classes");
   const kernels = await _dispatch(store, o, { stack: stack.value, gpu: profile.value.id });
+  // A split the stack's layout can never make of this model is refused (claims append refuses
+  // its records, an audit FAILs them), before any reason the classes are not verified.
+  const cannot = stackSplitContradiction(stack.value, { tp: o.tp ?? 1, config });
+  if (cannot !== null) throw new InputError("USAGE", `Cannot derive classes: ${cannot}`);
   // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.
   const support = stackOperators(stack.value, { driver: "serving", moe: false });
   if (!support.supported) {

@@ -12,6 +12,7 @@ import {
   digestOfFiles,
   encodeSafetensors,
   fingerprintOf,
+  lengthFinding,
   parseTokenBatch,
   rowBytes,
   runPrefillForward,
@@ -28,6 +29,7 @@ import {
   openCheckpointDir,
   type RuntimeKernel,
   STACK_PROFILES,
+  stackSplitContradiction,
   tensorParallelOf,
 } from "../../resolve/mod.ts";
 import type { ClaimedAllReduce } from "../../kernels/mod.ts";
@@ -50,7 +52,9 @@ import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
  * @param o the command's options
  * @returns nothing; sets `Deno.exitCode` (3 when the configuration cannot be emulated)
  * @throws {InputError} on unusable inputs (checkpoint, tokens, profile, stack, output exists;
- *   `USAGE` for a stack that cannot run on the profile's GPU)
+ *   `USAGE` for a stack that cannot run on the profile's GPU, or a `--tp` its layout cannot split
+ *   the checkpoint over; `TOKENS_INVALID` for a sequence longer than the stack serves of the
+ *   checkpoint)
  * @example
  * ```ts ignore
  * await runModelForward({ checkpoint, tokens, profile: "a100", stack, out, json: true });
@@ -125,10 +129,6 @@ export async function runModelForward(o: {
       }`,
     );
   }
-  if (!split.ok) {
-    return notVerified(split.reason);
-  }
-  const parallel = split.parallel;
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
   // are reused for a later layer's weights once it is done.
   using opened = await openCheckpointDir(o.checkpoint);
@@ -137,6 +137,24 @@ export async function runModelForward(o: {
     await readJsonFile(o.tokens, MODEL_INPUT_MAX_BYTES),
     ckpt.config.vocab,
   );
+  // As claims append refuses it (and an audit FAILs it): a split the stack's layout can never
+  // make of this checkpoint, before the reason a split is not modelled.
+  const cannot = stackSplitContradiction(stack, { tp: o.tp ?? 1, config: ckpt.config });
+  if (cannot !== null) throw new InputError("USAGE", `Cannot run forward: ${cannot}`);
+  // As claims append refuses it (and an audit FAILs it): a sequence longer than the stack's
+  // engine serves of this checkpoint (vLLM's max_model_len).
+  const length = lengthFinding(ckpt.config, {
+    stack,
+    prompt: Math.max(...batch.sequences.map((s) => s.length)),
+    generated: 0,
+  });
+  if (length?.kind === "contradiction") {
+    throw new InputError("TOKENS_INVALID", `Cannot run forward: ${length.reason}`);
+  }
+  if (!split.ok) {
+    return notVerified(split.reason);
+  }
+  const parallel = split.parallel;
   // As claims append refuses it: a batch that does not fit how the stack batches.
   const padding = batchPaddingMismatch(batch, stack.operators?.batching);
   if (padding !== null) {
@@ -187,7 +205,8 @@ export async function runModelForward(o: {
   });
   if (dispatchWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${dispatchWhy}`);
   // What an audit of this pass would call NOT_VERIFIED is said before it runs, with its reason.
-  const unsupported = forwardSupportReason(ckpt.config, { profile, stack });
+  const unsupported = forwardSupportReason(ckpt.config, { profile, stack }) ??
+    (length === null ? null : `stack '${stack.id}': ${length.reason}`);
   if (unsupported !== null) {
     return notVerified(unsupported);
   }

@@ -13,6 +13,18 @@
  * | qwen2     | Qwen2ForCausalLM      | no      | always            | never          | none       | hidden // heads      | 32 / heads                        |
  * | mistral   | MistralForCausalLM    | no      | never             | never          | none       | hidden // heads      | 8 / heads                         |
  *
+ * vLLM 0.11 builds Qwen3 and Qwen3-MoE attention with `o_proj` unbiased whatever
+ * `attention_bias` says (`qwen3.py:106-112`, `qwen3_moe.py:237-241` at commit c3124680: `bias=False`;
+ * q/k/v take `attention_bias`, `qwen3.py:195`, `qwen3_moe.py:316`) and its loaders skip a
+ * stored `o_proj.bias` (`qwen2.py:428-430`, which Qwen3 inherits; `qwen3_moe.py:543-546`). Its
+ * Qwen2 matches HF (q/k/v biased, o not: `qwen2.py:143`, `:150`), its Llama too
+ * (`bias_o_proj = attention_bias`, `llama.py:264-266`), and it runs Mistral as Llama
+ * (`registry.py:121`), whose config has no `attention_bias`.
+ *
+ * `max_position_embeddings` absent takes the config class's default too (4.57: 32768 for
+ * qwen3, qwen3_moe and qwen2, 2048 for llama, 4096 * 32 for mistral); HF's default and linear
+ * RoPE do not read it, vLLM derives its longest sequence from it (`vllm_max_model_len.ts`).
+ *
  * `num_key_value_heads` absent from `config.json` takes the config class's default (the keyword
  * argument's default, `configuration_<family>.py` of 4.57 and 5.18 alike); null ("None") means
  * `num_attention_heads` except for Qwen3-MoE, whose class keeps None and cannot build the model.
@@ -59,6 +71,10 @@ export interface _FamilyRules {
   readonly kvHeadsAbsent: number | "heads";
   /** Whether a null `num_key_value_heads` means the heads (else the class cannot load it). */
   readonly kvHeadsNullIsHeads: boolean;
+  /** `max_position_embeddings` when the config does not name it: the config class default. */
+  readonly maxPositionsAbsent: number;
+  /** Whether vLLM 0.11 builds `o_proj` as HF does (else: never biased). */
+  readonly vllmOBias: "as-hf" | "never";
   /** Fields it reads beyond the common ones. */
   readonly keys: readonly string[];
   /** Fields it ignores (no effect on a forward's numbers). */
@@ -88,6 +104,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: () => 128,
     kvHeadsAbsent: 32,
     kvHeadsNullIsHeads: true,
+    maxPositionsAbsent: 32768,
+    vllmOBias: "never",
     headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
@@ -100,6 +118,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 4,
     kvHeadsNullIsHeads: false,
+    maxPositionsAbsent: 32768,
+    vllmOBias: "never",
     headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
@@ -115,6 +135,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: "heads",
     kvHeadsNullIsHeads: true,
+    maxPositionsAbsent: 2048,
+    vllmOBias: "as-hf",
     headDimNullIsDefault: true,
     keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
     harmless: [],
@@ -130,6 +152,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 32,
     kvHeadsNullIsHeads: true,
+    maxPositionsAbsent: 32768,
+    vllmOBias: "as-hf",
     headDimNullIsDefault: false,
     keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
     harmless: [],
@@ -145,6 +169,8 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     headDim: (o) => Math.floor(o.hidden / o.heads),
     kvHeadsAbsent: 8,
     kvHeadsNullIsHeads: true,
+    maxPositionsAbsent: 4096 * 32,
+    vllmOBias: "as-hf",
     headDimNullIsDefault: true,
     keys: ["mlp_bias"],
     harmless: [],

@@ -24,6 +24,7 @@ const _CHECKED = [
   "hidden_size",
   "intermediate_size",
   "layer_types",
+  "max_position_embeddings",
   "model_type",
   "num_attention_heads",
   "num_hidden_layers",
@@ -41,8 +42,8 @@ const _CHECKED = [
 /**
  * Fields without effect on the forward numbers: training only (`attention_dropout` is applied
  * only while training, `initializer_range`), generation and tokenizer ids (`pad_token_id` is the
- * embedding's `padding_idx`, which changes gradients only), a length the default RoPE does not
- * read, run-time output switches and bookkeeping.
+ * embedding's `padding_idx`, which changes gradients only), run-time output switches and
+ * bookkeeping.
  */
 const _HARMLESS = [
   "_attn_implementation_autoset",
@@ -51,7 +52,6 @@ const _HARMLESS = [
   "bos_token_id",
   "eos_token_id",
   "initializer_range",
-  "max_position_embeddings",
   "output_attentions",
   "output_hidden_states",
   "pad_token_id",

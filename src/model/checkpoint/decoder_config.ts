@@ -23,6 +23,7 @@
 import type { RopeScaling } from "../../kernels/mod.ts";
 import { _bad, _bool, _given, _int, type _Json, _positive, _show } from "./_config_values.ts";
 import {
+  _FAMILIES,
   _family,
   type _FamilyRules,
   type DecoderFamily,
@@ -95,6 +96,14 @@ export interface DecoderConfig {
   readonly bias: LinearBiases;
   /** `tie_word_embeddings`: the LM head is `embed_tokens`. */
   readonly tieWordEmbeddings: boolean;
+  /**
+   * `max_position_embeddings` as the family's config class reads it (absent: the class default,
+   * `_decoder_families.ts`), or null when it is not a positive whole number (null, a fraction,
+   * text). HF's default and linear RoPE do not read it (llama3 reads its own
+   * `original_max_position_embeddings`); vLLM derives the longest sequence it serves from it
+   * (`vllmMaxModelLen`).
+   */
+  readonly maxPositionEmbeddings: number | null;
   /** MoE section (`qwen3_moe` only). */
   readonly moe?: MoeConfig;
 }
@@ -174,6 +183,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.
     tieWordEmbeddings: _bool(c, "tie_word_embeddings", false),
+    maxPositionEmbeddings: c.max_position_embeddings === undefined
+      ? rules.maxPositionsAbsent
+      : _wholePositive(c.max_position_embeddings),
     ...(rules.moe ? { moe: _moe(c) } : {}),
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
@@ -195,7 +207,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
  * if (isMoeLayer(c, 0) || !isMoeLayer(c, 1) || isMoeLayer(c, 3)) throw new Error();
  * ```
  */
-export function isMoeLayer(config: DecoderConfig, layer: number): boolean {
+export function isMoeLayer(config: Pick<DecoderConfig, "moe">, layer: number): boolean {
   const m = config.moe;
   return m !== undefined && m.experts > 0 && !m.mlpOnlyLayers.includes(layer) &&
     (layer + 1) % m.decoderSparseStep === 0;
@@ -304,6 +316,33 @@ export function configReadingGap(
       "reads (4.5x reads num_experts, default 128)";
   }
   return null;
+}
+
+/** A positive whole number as JavaScript holds it (`4096` and `4096.0` alike), else null. */
+function _wholePositive(v: unknown): number | null {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 1 ? v : null;
+}
+
+/**
+ * Why vLLM 0.11 builds another model than `config` describes, or null: Qwen3 and Qwen3-MoE with
+ * `attention_bias` true, whose `o_proj` vLLM builds without the bias HF adds
+ * (`_decoder_families.ts`). The one decoder layer reads HF's biases; vLLM's reading is not
+ * modelled.
+ *
+ * @param config the parsed config
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { vllmReadingGap } from "./decoder_config.ts";
+ * const bias = { qkv: true, o: true, mlp: false };
+ * if (vllmReadingGap({ modelType: "qwen3", bias }) === null) throw new Error();
+ * if (vllmReadingGap({ modelType: "llama", bias }) !== null) throw new Error();
+ * ```
+ */
+export function vllmReadingGap(config: Pick<DecoderConfig, "modelType" | "bias">): string | null {
+  if (_FAMILIES[config.modelType].vllmOBias === "as-hf" || !config.bias.o) return null;
+  return `'${config.modelType}' with attention_bias true: vLLM 0.11 builds o_proj without the ` +
+    "bias HF adds (it skips the stored o_proj.bias; q/k/v keep theirs)";
 }
 
 /**

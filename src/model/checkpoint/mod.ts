@@ -32,6 +32,7 @@ export {
   MAX_DECODER_LAYERS,
   type MoeConfig,
   parseDecoderConfig,
+  vllmReadingGap,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
@@ -51,3 +52,9 @@ export {
   digestOfFiles,
 } from "./checkpoint_digest.ts";
 export { synthDecoderCheckpoint, type SynthFile, synthWeight } from "./synth_checkpoint.ts";
+export {
+  type LengthFinding,
+  lengthFinding,
+  type VllmMaxModelLen,
+  vllmMaxModelLen,
+} from "./vllm_max_model_len.ts";

@@ -81,6 +81,7 @@ export {
   rankView,
   reduceRows,
   rowBlock,
+  splitContradiction,
   type TensorParallel,
   vocabParallelRows,
 } from "./tensor_parallel.ts";

@@ -17,7 +17,7 @@ import {
   messageAllReducePlan,
   type TensorParallelLayout,
 } from "../../kernels/mod.ts";
-import type { DecoderConfig } from "../checkpoint/mod.ts";
+import { type DecoderConfig, isMoeLayer } from "../checkpoint/mod.ts";
 import { ForwardUnsupported } from "./forward_support.ts";
 
 /** How a pass is split over tensor-parallel ranks. */
@@ -89,6 +89,74 @@ export function rankHeads(
     const kv0 = c.kvHeads >= n ? r * kvn : Math.floor(r * c.kvHeads / n);
     return { q0: r * qn, qn, kv0, kvn };
   });
+}
+
+/**
+ * Why a split can never run on its layout (the engine refuses it at start-up, or cannot view a
+ * rank's q/k/v block as heads), or null when it can: a record of such a split describes a run
+ * that cannot happen, which contradicts its checkpoint. A split that can run but that this
+ * emulator does not model (HF's uneven MLP blocks, a vocabulary the ranks divide only once
+ * padded) is not one: the forward says why it is not modelled (`rankHeads`, `rankBlock`).
+ *
+ * - `divide` layouts (vLLM): the ranks must divide the heads; the KV heads, or be divided by
+ *   them where they are fewer (replicated KV heads); the intermediate size, where some layer
+ *   has a dense MLP; and a vocabulary-parallel embedding's padded vocabulary.
+ * - `chunk` layouts (HF's tp_plan): the ranks must divide the heads and the KV heads whenever the
+ *   head dimension is at least the rank count (rank 0's block is then not whole heads).
+ *
+ * @param c the model description
+ * @param tp the rank count and layout
+ * @returns the reason (one line), or null
+ * @example
+ * ```ts
+ * import { splitContradiction } from "./tensor_parallel.ts";
+ * import { tensorParallelLayout } from "../../kernels/mod.ts";
+ * const c = { heads: 8, kvHeads: 4, headDim: 64, intermediate: 512, vocab: 512, layers: 2 };
+ * const layout = tensorParallelLayout("vllm-megatron");
+ * if (!/8 attention heads/.test(splitContradiction(c, { size: 3, layout }) ?? "")) throw new Error();
+ * if (splitContradiction(c, { size: 8, layout }) !== null) throw new Error(); // KV replicated
+ * ```
+ */
+export function splitContradiction(
+  c: Pick<
+    DecoderConfig,
+    "heads" | "kvHeads" | "headDim" | "intermediate" | "vocab" | "layers" | "moe"
+  >,
+  tp: Pick<TensorParallel, "size" | "layout">,
+): string | null {
+  const n = tp.size, l = tp.layout;
+  if (n === 1) return null;
+  const cannot = `layout '${l.id}' cannot split`;
+  if (l.shards === "chunk") {
+    // A block of ceil(h * d / n) rows is whole heads only if n divides h (when d >= n).
+    if (c.headDim < n) return null;
+    for (const [count, what] of [[c.heads, "attention heads"], [c.kvHeads, "KV heads"]] as const) {
+      if (count % n !== 0) {
+        return `${cannot} ${count} ${what} over ${n} ranks: rank 0's block of ` +
+          `${Math.ceil(count * c.headDim / n)} rows is not whole heads of ${c.headDim}`;
+      }
+    }
+    return null;
+  }
+  const asserts = "its start-up asserts that the ranks divide";
+  if (c.heads % n !== 0) {
+    return `${cannot} ${c.heads} attention heads over ${n} ranks: ${asserts} them`;
+  }
+  if (c.kvHeads >= n ? c.kvHeads % n !== 0 : n % c.kvHeads !== 0) {
+    return `${cannot} ${c.kvHeads} KV heads over ${n} ranks: ${asserts} them, or (fewer KV ` +
+      "heads than ranks, replicated) that they divide the ranks";
+  }
+  const dense = Array.from({ length: c.layers }, (_, i) => i)
+    .some((i) => !isMoeLayer(c, i));
+  if (dense && c.intermediate % n !== 0) {
+    return `${cannot} the intermediate size ${c.intermediate} over ${n} ranks: ${asserts} it`;
+  }
+  const padded = Math.ceil(c.vocab / l.vocabPadding) * l.vocabPadding;
+  if (l.embedding === "vocab-parallel" && padded % n !== 0) {
+    return `${cannot} the vocabulary ${c.vocab} (padded to ${padded}) over ${n} ranks: ` +
+      `${asserts} the padded vocabulary`;
+  }
+  return null;
 }
 
 /**

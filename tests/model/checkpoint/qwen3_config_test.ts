@@ -264,7 +264,6 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
     max_window_layers: 28,
     attention_dropout: 0.1,
     initializer_range: 1,
-    max_position_embeddings: 262144,
     use_cache: false,
     pad_token_id: 0,
     eos_token_id: [151645, 151643],
@@ -279,6 +278,8 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
     [{ tie_word_embeddings: false }, { tieWordEmbeddings: false }],
     [{ rms_norm_eps: 1e-5 }, { rmsNormEps: "0.00001" }],
     [{ head_dim: 64 }, { headDim: 64 }],
+    // Not read by HF's default RoPE, but vLLM's longest sequence (max_model_len) comes from it.
+    [{ max_position_embeddings: 262144 }, { maxPositionEmbeddings: 262144 }],
     [{ rope_parameters: { rope_type: "default", rope_theta: 5e6 } }, { ropeTheta: "5000000" }],
   ];
   for (const [patch, want] of changes) {

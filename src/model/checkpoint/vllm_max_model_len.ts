@@ -1,0 +1,154 @@
+/**
+ * The longest sequence vLLM 0.11 serves of a checkpoint, and whether a record's sequence fits it.
+ *
+ * vLLM derives `max_model_len` from the config when no `--max-model-len` is given
+ * (`vllm/config/model.py` `_get_and_verify_max_len`, :1791-1940 at commit c3124680): the
+ * smallest of several length keys, of which the modelled configs can hold only
+ * `max_position_embeddings` (the parser refuses the others, `n_positions`, `max_seq_len`,
+ * `model_max_length`, ..., as unknown fields; an absent one is the config class's default),
+ * times `rope_scaling.factor` except for the `llama3`, `longrope` and `su` types (so the default
+ * RoPE keeps it, linear multiplies it), truncated by `int()`. A larger `--max-model-len` is
+ * refused unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` is set, and even then the RoPE cache holds
+ * `max_position_embeddings` rows (`rotary_embedding/base.py:66`), so positions past it are read
+ * past its end. The engine refuses a prompt longer than `max_model_len`
+ * (`v1/engine/processor.py:511-539`), schedules a running request's positions only below
+ * `max_model_len - 1` (`v1/core/sched/scheduler.py:224-227`) and stops a sequence once it holds
+ * `max_model_len` tokens (`v1/core/sched/utils.py:46`): a prompt of at most `max_model_len`
+ * tokens, and, past the first generated token, at most `max_model_len` tokens in all.
+ *
+ * HF Transformers computes RoPE for any position: its stacks have no such limit.
+ *
+ * @module
+ */
+import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
+import type { DecoderConfig } from "./decoder_config.ts";
+
+/** vLLM's `max_model_len` for a config, or why it is not modelled. */
+export type VllmMaxModelLen =
+  | {
+    readonly ok: true;
+    /** Tokens. */
+    readonly tokens: number;
+    /** How it follows from the config, for a reason (`max_position_embeddings 4096`). */
+    readonly rule: string;
+  }
+  | {
+    readonly ok: false;
+    /** Why the limit is not derived here. */
+    readonly reason: string;
+  };
+
+/** What a sequence's length says of a record on a stack. */
+export interface LengthFinding {
+  /**
+   * `contradiction`: vLLM could not have served it under the limit its config gives;
+   * `unmodelled`: the limit vLLM would apply is not derived here.
+   */
+  readonly kind: "contradiction" | "unmodelled";
+  /** One line. */
+  readonly reason: string;
+}
+
+/**
+ * vLLM 0.11's `max_model_len` of a config, without `--max-model-len`.
+ *
+ * @param config the parsed config
+ * @returns the limit and its rule, or why it is not derived (a `max_position_embeddings` that
+ *   is not a positive whole number, with which vLLM cannot build its RoPE cache)
+ * @example
+ * ```ts
+ * import { vllmMaxModelLen } from "./vllm_max_model_len.ts";
+ * const c = { maxPositionEmbeddings: 4096 };
+ * const r = vllmMaxModelLen({ ...c, ropeScaling: { kind: "linear", factor: 1.5 } });
+ * if (!r.ok || r.tokens !== 6144) throw new Error();
+ * ```
+ */
+export function vllmMaxModelLen(
+  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling">,
+): VllmMaxModelLen {
+  const mpe = config.maxPositionEmbeddings;
+  if (mpe === null) {
+    return {
+      ok: false,
+      reason: "max_position_embeddings is not a positive whole number: vLLM's max_model_len " +
+        "and RoPE cache from it are not modelled",
+    };
+  }
+  const s = config.ropeScaling;
+  // `rope_type` not in ("su", "longrope", "llama3"): the length times the factor (1.0 for the
+  // default type), then int(); host arithmetic is the double product Python computes.
+  if (s?.kind === "linear") {
+    return {
+      ok: true,
+      tokens: Math.floor(mpe * s.factor),
+      rule: `max_position_embeddings ${mpe} x linear rope_scaling factor ${s.factor}`,
+    };
+  }
+  return { ok: true, tokens: mpe, rule: `max_position_embeddings ${mpe}` };
+}
+
+/**
+ * Whether a sequence of a record on this stack fits the longest sequence its engine serves of
+ * the checkpoint: on a vLLM stack, a prompt of at most `max_model_len` tokens and, with more
+ * than one generated token, at most `max_model_len` tokens in all; nothing to say on other
+ * stacks. A stack whose own settings may set the limit otherwise is not modelled.
+ *
+ * @param config the checkpoint's config
+ * @param o the stack, and the sequence's prompt and generated token counts (a prefill: its
+ *   tokens and none generated)
+ * @returns the finding, or null when the sequence fits (or the stack is not vLLM's)
+ * @example
+ * ```ts
+ * import { lengthFinding } from "./vllm_max_model_len.ts";
+ * const config = { maxPositionEmbeddings: 8 };
+ * const stack = { components: { vllm: "0.11.0" } };
+ * if (lengthFinding(config, { stack, prompt: 9, generated: 0 })?.kind !== "contradiction") {
+ *   throw new Error();
+ * }
+ * if (lengthFinding(config, { stack, prompt: 8, generated: 1 }) !== null) throw new Error();
+ * if (lengthFinding(config, { stack: { components: {} }, prompt: 9, generated: 0 }) !== null) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function lengthFinding(
+  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only">,
+  o: {
+    readonly stack: Pick<StackProfile, "components">;
+    readonly prompt: number;
+    readonly generated: number;
+  },
+): LengthFinding | null {
+  if (!isVllmStack(o.stack)) return null;
+  // vLLM (on Transformers 4.5x) reads another RoPE than this config's: `configReadingGap` says
+  // so, and the limit would be that other RoPE's.
+  if (config.ropeTransformers5Only === true) return null;
+  const own = Object.values(o.stack.components).find((v) => _SETS_LIMIT.test(v));
+  if (own !== undefined) {
+    return {
+      kind: "unmodelled",
+      reason: "the stack's own settings may set max_model_len otherwise: not modelled",
+    };
+  }
+  const limit = vllmMaxModelLen(config);
+  if (!limit.ok) return { kind: "unmodelled", reason: limit.reason };
+  const { prompt, generated } = o;
+  const m = `vLLM's max_model_len ${limit.tokens} (${limit.rule})`;
+  if (prompt > limit.tokens) {
+    return {
+      kind: "contradiction",
+      reason: `the ${prompt}-token prompt is longer than ${m}, which vLLM refuses`,
+    };
+  }
+  if (generated > 1 && prompt + generated > limit.tokens) {
+    return {
+      kind: "contradiction",
+      reason: `the sequence's ${prompt + generated} tokens (${prompt} prompt, ${generated} ` +
+        `generated) pass ${m}, where vLLM stops a sequence`,
+    };
+  }
+  return null;
+}
+
+/** Settings that move vLLM's limit: `--max-model-len`, `--hf-overrides`, the long-length switch. */
+const _SETS_LIMIT = /max[-_]model[-_]len|hf[-_]overrides|VLLM_ALLOW_LONG_MAX_MODEL_LEN/i;

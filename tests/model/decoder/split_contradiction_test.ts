@@ -1,0 +1,78 @@
+/**
+ * `splitContradiction()`: the tensor-parallel splits a layout can never make of a model (vLLM
+ * 0.11 asserts at start-up that the ranks divide the heads, the KV heads or are divided by them,
+ * the dense intermediate size and the padded vocabulary; HF's tp_plan cannot view a q/k/v block
+ * that cuts a head), kept apart from splits that run but are not modelled (left to the forward's
+ * NOT_VERIFIED). Regression tests for a review finding: `--tp 3` on an 8-head checkpoint was
+ * NOT_VERIFIED, where no such run exists.
+ */
+import assert from "node:assert/strict";
+import { tensorParallelLayout } from "../../../src/kernels/mod.ts";
+import {
+  ForwardUnsupported,
+  parseDecoderConfig,
+  rankView,
+  splitContradiction,
+  type TensorParallel,
+} from "../../../src/model/mod.ts";
+
+const VLLM = tensorParallelLayout("vllm-megatron");
+const HF = tensorParallelLayout("hf-tp-plan");
+const BASE = {
+  model_type: "qwen3",
+  vocab_size: 512,
+  hidden_size: 256,
+  intermediate_size: 512,
+  num_hidden_layers: 2,
+  num_attention_heads: 8,
+  num_key_value_heads: 4,
+  head_dim: 64,
+};
+const config = (over: Record<string, unknown> = {}) => parseDecoderConfig({ ...BASE, ...over });
+const on = (layout: typeof VLLM, size: number, over: Record<string, unknown> = {}) =>
+  splitContradiction(config(over), { size, layout });
+
+Deno.test("splitContradiction(): vLLM's layout refuses ranks that do not divide the heads, the KV heads (or are not divided by fewer ones), the dense intermediate size or the padded vocabulary", () => {
+  assert.equal(on(VLLM, 1), null);
+  assert.equal(on(VLLM, 2), null);
+  assert.equal(on(VLLM, 4), null);
+  assert.equal(on(VLLM, 8), null); // 4 KV heads replicated over 8 ranks
+  assert.match(on(VLLM, 3)!, /cannot split 8 attention heads over 3 ranks: its start-up asserts/);
+  assert.match(on(VLLM, 6, { num_attention_heads: 12 })!, /cannot split 4 KV heads over 6 ranks/);
+  assert.equal(on(VLLM, 8, { num_key_value_heads: 2 }), null); // 8 ranks, 2 KV heads: replicated
+  assert.match(on(VLLM, 4, { intermediate_size: 510 })!, /intermediate size 510 over 4 ranks/);
+  // 500 is padded to 512, which 8 ranks divide (not modelled, but it runs) and 3 do not.
+  assert.equal(on(VLLM, 8, { vocab_size: 500 }), null);
+  const three = { num_attention_heads: 12, num_key_value_heads: 3, intermediate_size: 510 };
+  assert.match(
+    on(VLLM, 3, { ...three, vocab_size: 500 })!,
+    /vocabulary 500 \(padded to 512\) over 3 ranks/,
+  );
+});
+
+Deno.test("splitContradiction(): a MoE model's intermediate size is refused only where some layer has a dense MLP", () => {
+  const moe = {
+    model_type: "qwen3_moe",
+    intermediate_size: 510,
+    num_experts: 8,
+    num_experts_per_tok: 2,
+    moe_intermediate_size: 128,
+  };
+  assert.equal(on(VLLM, 4, moe), null);
+  assert.match(on(VLLM, 4, { ...moe, mlp_only_layers: [1] })!, /intermediate size 510/);
+});
+
+Deno.test("splitContradiction(): HF's tp_plan refuses heads or KV heads the ranks do not divide (a block that cuts a head); its uneven MLP blocks run, and are not modelled", () => {
+  assert.equal(on(HF, 4), null);
+  assert.match(
+    on(HF, 8)!,
+    /layout 'hf-tp-plan' cannot split 4 KV heads over 8 ranks: rank 0's block of 32 rows is not whole heads of 64/,
+  );
+  assert.match(on(HF, 3)!, /cannot split 8 attention heads over 3 ranks/);
+  // A head dimension below the rank count may give whole heads by chance: not refused.
+  assert.equal(on(HF, 8, { head_dim: 4 }), null);
+  const uneven = config({ intermediate_size: 510 });
+  assert.equal(splitContradiction(uneven, { size: 4, layout: HF }), null);
+  const tp = { size: 4, layout: HF } as TensorParallel;
+  assert.throws(() => rankView(uneven, tp), ForwardUnsupported);
+});
