@@ -4,10 +4,12 @@
  * A profile is hardware only (no software stack). Schema `bitaudit.gpu-profile/v1`:
  * ```
  * { "schema", "id", "name", "architecture", "computeCapability", "aliases": [..],
- *   "sources": [..], "tensorCore": { "datapaths": [ DatapathJson, .. ] } }
+ *   "sources": [..], "links"?: { "nvlink": [..], "sources": [..], "note"? },
+ *   "tensorCore": { "datapaths": [ DatapathJson, .. ] } }
  * ```
- * Later schema additions (SFU tables, recipes, dispatch catalogs) are new optional top-level
- * fields; existing fields keep their meaning.
+ * Later schema additions (SFU tables, recipes, dispatch catalogs, `links`: how the part links to
+ * its peers, `gpu_links.ts`) are new optional top-level fields; existing fields keep their
+ * meaning.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import { type FloatFormat, formatByName, type FormatName } from "../numerics/mod
 import { arr, fieldsOf, onlyKnown, str, strings } from "../json_fields.ts";
 import { type Architecture, findInstructions, INSTRUCTION_CATALOG } from "./instruction_catalog.ts";
 import { type InstructionFamily, parseDatapath, type ProfileDatapath } from "./tensor_core/mod.ts";
+import { type GpuLinks, parseGpuLinks } from "./gpu_links.ts";
 
 /** A validated, frozen GPU profile. */
 export interface GpuProfile {
@@ -32,6 +35,8 @@ export interface GpuProfile {
   readonly aliases: readonly string[];
   /** Sources for the profile as a whole. */
   readonly sources: readonly string[];
+  /** How the part links to its peers (absent: not stated, so every form is possible). */
+  readonly links?: GpuLinks;
   /** Tensor-core datapaths. */
   readonly tensorCore: { readonly datapaths: readonly ProfileDatapath[] };
 }
@@ -62,6 +67,7 @@ export function parseGpuProfile(json: unknown): GpuProfile {
     "computeCapability",
     "aliases",
     "sources",
+    "links",
     "tensorCore",
   ]);
   if (str(f, "schema") !== "bitaudit.gpu-profile/v1") {
@@ -95,6 +101,7 @@ export function parseGpuProfile(json: unknown): GpuProfile {
     computeCapability: str(f, "computeCapability", /^\d+\.\d+$/),
     aliases: Object.freeze([...strings(f, "aliases")]),
     sources: Object.freeze([...strings(f, "sources")]),
+    ...(f.obj.links === undefined ? {} : { links: parseGpuLinks(f.obj.links, "profile.links") }),
     tensorCore: Object.freeze({ datapaths: Object.freeze(datapaths) }),
   });
 }

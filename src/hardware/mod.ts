@@ -42,6 +42,7 @@ export {
   sfuEvidenceLevel,
   weakestEvidence,
 } from "./evidence_level.ts";
+export { type GpuLinks, NVLINK_FORMS, type NvlinkForm, parseGpuLinks } from "./gpu_links.ts";
 export {
   type DatapathQuery,
   findDatapath,

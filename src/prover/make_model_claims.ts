@@ -89,7 +89,7 @@ export async function makeModelClaims(
     const parallel = runParallel(
       fake?.kind === "parallelism" ? fake.ran : topology,
       stack,
-      base.profile.computeCapability,
+      base.profile,
     );
     // A stack that flattens the batch pads nothing: its records name no pad token, as
     // `claims append` requires (`batchPaddingMismatch`).

@@ -86,7 +86,7 @@ export async function makeSequenceClaims(
     const served = await _engineRun(model, {
       s,
       runtime,
-      parallel: runParallel(topology, stack, runtime.profile.computeCapability),
+      parallel: runParallel(topology, stack, runtime.profile),
       scenario,
       first,
       falsified,

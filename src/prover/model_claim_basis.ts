@@ -20,6 +20,7 @@ import { InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
 import {
   componentMismatch,
+  interconnectContradiction,
   isVllmStack,
   ncclEnvFinding,
   type StackProfile,
@@ -34,8 +35,9 @@ import {
   vllmReadingGap,
 } from "../model/mod.ts";
 import {
-  allReduceDispatchMismatch,
+  allReducePathFinding,
   DISPATCH_CATALOGS,
+  type DispatchGpu,
   loadAsset,
   loadGpuProfile,
   recipeFromJson,
@@ -93,32 +95,36 @@ export interface ModelClaimBasis {
   readonly record: ModelRecordFacts;
   /** The split the stack runs the stated topology with (undefined: one GPU or not modelled). */
   readonly parallel: TensorParallel | undefined;
-  /** The GPU profile's compute capability (the all-reduce dispatch reads it). */
-  readonly deviceCapability: string;
+  /** The GPU profile (the all-reduce dispatch reads its compute capability and links). */
+  readonly gpu: DispatchGpu;
 }
 
 /**
  * Refuses a record whose named all-reduce is not the path its stack's dispatch takes for the
- * record's messages, as the verifier would FAIL it (`allReduceDispatchMismatch`).
+ * record's messages, as the verifier would FAIL it, or whose path depends on links the record
+ * does not state, so that an audit could not vouch for it (`allReducePathFinding`).
  *
  * @param basis the record's basis
  * @param passRows each pass's token count (a prefill: its flattened tokens)
- * @throws {InputError} `CLAIM_INVALID` naming the path the dispatch takes
+ * @throws {InputError} `CLAIM_INVALID` naming the path the dispatch takes, or the paths on each
+ *   link and what to state
  * @example
  * ```ts ignore
  * checkAllReducePath(basis, [totalTokens]);
  * ```
  */
 export function checkAllReducePath(basis: ModelClaimBasis, passRows: readonly number[]): void {
-  const why = allReduceDispatchMismatch(basis.stack, {
-    deviceCapability: basis.deviceCapability,
+  const found = allReducePathFinding(basis.stack, {
+    gpu: basis.gpu,
     parallel: basis.parallel,
     hidden: basis.record.hidden,
     passRows,
     named: basis.envelope.parallelism.allReduce !== undefined,
     interconnect: basis.envelope.parallelism.interconnect,
   });
-  if (why !== null) claimInvalid(why);
+  if (found !== null) {
+    claimInvalid(`${found.reason}${found.kind === "open" ? " (--interconnect)" : ""}`);
+  }
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -209,7 +215,7 @@ export async function modelClaimBasis(
   const topology = _parallelism(facts.parallel, {
     gpus: gpuCount,
     stack,
-    deviceCapability: hardware.profile.computeCapability,
+    gpu: hardware.profile,
     config: ckpt.config,
   });
   const envelope = claimEnvelope(
@@ -236,7 +242,7 @@ export async function modelClaimBasis(
     stack,
     record,
     parallel: topology.parallel,
-    deviceCapability: hardware.profile.computeCapability,
+    gpu: hardware.profile,
   };
 }
 
@@ -290,17 +296,18 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 }
 
 /**
- * The record's `parallelism`: ranks within the machine, and a topology neither the stack nor the
- * checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it; `splitContradiction`,
- * a split the stack's layout can never make of the checkpoint); one the stack does not model is
- * recorded as it ran (the audit reports it NOT_VERIFIED).
+ * The record's `parallelism`: ranks within the machine, links the GPU part can have
+ * (`interconnectContradiction`, as the verifier FAILs others), and a topology neither the stack
+ * nor the checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it;
+ * `splitContradiction`, a split the stack's layout can never make of the checkpoint); one the
+ * stack does not model is recorded as it ran (the audit reports it NOT_VERIFIED).
  */
 function _parallelism(
   p: ModelClaimFacts["parallel"],
   o: {
     readonly gpus: number;
     readonly stack: StackProfile;
-    readonly deviceCapability: string;
+    readonly gpu: DispatchGpu;
     readonly config: DecoderConfig;
   },
 ): { claimed: ClaimPredicate["parallelism"]; parallel: TensorParallel | undefined } {
@@ -308,18 +315,20 @@ function _parallelism(
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
   if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
   const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
+  if (p.interconnect !== undefined && tp === 1) {
+    claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);
+  }
+  const links = interconnectContradiction(o.gpu, { interconnect: p.interconnect, worldSize: tp });
+  if (links !== null) claimInvalid(`the record would contradict its hardware: ${links}`);
   const r = tensorParallelOf(o.stack, {
     tp,
     ep,
     allReduce: p.allReduce,
-    links: { deviceCapability: o.deviceCapability, interconnect: p.interconnect },
+    links: { gpu: o.gpu, interconnect: p.interconnect },
   });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
   const split = stackSplitContradiction(o.stack, { tp, config: o.config });
   if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
-  if (p.interconnect !== undefined && tp === 1) {
-    claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);
-  }
   const claimed = claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),

@@ -17,12 +17,13 @@ import {
   type ClaimedAllReduce,
   claimedAllReduceUnsupported,
   type Interconnect,
+  interconnectContradiction,
   INTERCONNECTS,
   isInterconnect,
   parseClaimedAllReduce,
   type StackProfile,
 } from "../kernels/mod.ts";
-import { tensorParallelOf } from "../resolve/mod.ts";
+import { type DispatchGpu, tensorParallelOf } from "../resolve/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
 
 /** One topology of a scenario. */
@@ -107,25 +108,30 @@ export function scenarioParallelList(f: Fields): readonly ScenarioParallel[] | u
  *
  * @param p the topology
  * @param stack the section's stack
- * @param deviceCapability the GPU's compute capability (vLLM's dispatch reads it)
+ * @param gpu the GPU profile (vLLM's dispatch reads its compute capability and links)
  * @returns the split
- * @throws {InputError} `SCENARIO_UNSUPPORTED` when the stack cannot run it
+ * @throws {InputError} `SCENARIO_INVALID` for an interconnect the GPU part cannot have
+ *   (`interconnectContradiction`), `SCENARIO_UNSUPPORTED` when the stack cannot run it
  * @example
  * ```ts ignore
- * const parallel = runParallel({ tp: 2 }, stack, "8.0");
+ * const parallel = runParallel({ tp: 2 }, stack, profile);
  * ```
  */
 export function runParallel(
   p: ScenarioParallel | undefined,
   stack: StackProfile,
-  deviceCapability: string,
+  gpu: DispatchGpu,
 ): TensorParallel | undefined {
   if (p === undefined) return undefined;
+  const links = interconnectContradiction(gpu, { interconnect: p.interconnect, worldSize: p.tp });
+  if (links !== null) {
+    throw new InputError("SCENARIO_INVALID", `Cannot run tp=${p.tp}: ${links}`);
+  }
   const r = tensorParallelOf(stack, {
     tp: p.tp,
     ep: p.ep ?? 1,
     allReduce: p.allReduce,
-    links: { deviceCapability, interconnect: p.interconnect },
+    links: { gpu, interconnect: p.interconnect },
   });
   if (!r.ok) throw new InputError("SCENARIO_UNSUPPORTED", `Cannot run tp=${p.tp}: ${r.reason}`);
   return r.parallel;

@@ -7,12 +7,18 @@
  * implies (each pass's launch rows times the hidden size, in BF16) and FAIL a record that names
  * another; where the record names none (two ranks, where every implementation gives the same
  * bits) or the stack states no setup, nothing is checked. How the GPUs are linked is the record's
- * `interconnect` where it states one (`interconnectFacts`: NVLink, P2P, multicast), else the
- * stack's; an interconnect the verifier does not know leaves the path unchecked (the caller
- * reports it: `unknownInterconnect`). A record may instead state `vllm-dispatch` (each message
- * took the dispatch's path for its size, NCCL as its `nccl` settings say):
- * `vllmDispatchedAllReduce` then resolves each message's implementation for the replay, and a
- * message the dispatch sends to NCCL with no NCCL settings stated FAILs.
+ * `interconnect` where it states one (`interconnectFacts`: NVLink, P2P, multicast); where it
+ * states none, the stack's setup where the GPU part can have it (its profile's `links`, one form),
+ * else every interconnect the part can have (`interconnectsOf`: PCIe only on an L40S, whose P2P
+ * is not known; any on an A100, which comes as SXM4 module or PCIe card). A named all-reduce that
+ * no such interconnect takes FAILs; one that some take and others not leaves the path open (the
+ * verifier reports it once the bits are compared, never hiding a FAIL). An interconnect the
+ * verifier does not know leaves the path unchecked (the caller reports it:
+ * `unknownInterconnect`). A record may instead state `vllm-dispatch` (each message took the
+ * dispatch's path for its size, NCCL as its `nccl` settings say): `vllmDispatchedAllReduce` then
+ * resolves each message's implementation for the replay, and a message the dispatch sends to NCCL
+ * with no NCCL settings stated, or whose path the links leave open, FAILs (no replay exists;
+ * at two ranks, where every path adds once and rounds once, any path the links allow replays it).
  *
  * @module
  */
@@ -20,22 +26,21 @@ import {
   allReducePathOf,
   type ClaimedAllReduce,
   type ClaimedNcclAllReduce,
-  interconnectFacts,
   INTERCONNECTS,
   isInterconnect,
   isModelledAllReduceKind,
   type StackProfile,
   VLLM_DISPATCH,
-  type VllmAllReduceChoice,
-  vllmAllReducePath,
-  vllmPaddedTokens,
 } from "../kernels/mod.ts";
 import { ForwardUnsupported, type TensorParallel } from "../model/mod.ts";
+import { _dispatchOf, _messages, _onLinks, type DispatchGpu } from "./_dispatch_on_links.ts";
+
+export type { DispatchGpu };
 
 /** The messages a split's all-reduces carry, as the dispatch reads them. */
 export interface AllReduceMessages {
-  /** The device's compute capability, e.g. `8.0`. */
-  readonly deviceCapability: string;
+  /** The GPU part: its compute capability and how it links to its peers. */
+  readonly gpu: DispatchGpu;
   /** The split: its rank count and all-reduce are all that is read. */
   readonly parallel: Pick<TensorParallel, "size" | "allReduce"> | undefined;
   /** The hidden size (elements a row's message holds). */
@@ -47,61 +52,96 @@ export interface AllReduceMessages {
 }
 
 /**
- * The contradiction between a named all-reduce and the stack's dispatch, if any.
+ * What the dispatch says of a named all-reduce: a `contradiction` (no link the group can have
+ * takes it for some message; or a `vllm-dispatch` with a message NCCL takes without settings, or
+ * whose path the links leave open), or `open` (the path depends on links the record does not
+ * state: some take it, others not).
+ */
+export interface AllReducePathFinding {
+  /** `contradiction`: the record FAILs; `open`: the path is not checked. */
+  readonly kind: "contradiction" | "open";
+  /** One line: the message, the path on each link and what to state. */
+  readonly reason: string;
+}
+
+/**
+ * The contradiction between a named all-reduce and the stack's dispatch, or the path the
+ * record's unstated links leave open, if any; a contradiction in any message comes before an
+ * open path in another.
  *
  * @param stack the stack (its `allReduceSetup` and CUDA-graph capture sizes)
- * @param o the device's compute capability, the split, the hidden size, each pass's token count
- *   (unpadded: the stack's capture sizes pad it), whether the record named its all-reduce and the
- *   interconnect it states
- * @returns null when consistent or not checkable, else the reason
+ * @param o the GPU part, the split, the hidden size, each pass's token count (unpadded: the
+ *   stack's capture sizes pad it), whether the record named its all-reduce and the interconnect
+ *   it states
+ * @returns null when consistent or not checkable, else the finding
  * @example
  * ```ts ignore
- * const why = allReduceDispatchMismatch(stack, { deviceCapability: "8.0", parallel, hidden, passRows: [15], named: true });
+ * const f = allReducePathFinding(stack, { gpu: profile, parallel, hidden, passRows: [15], named: true });
  * ```
  */
-export function allReduceDispatchMismatch(
+export function allReducePathFinding(
   stack: StackProfile,
   o: AllReduceMessages & {
     readonly named: boolean;
     /** Who named the all-reduce, as the reason says it (default `record`; a CLI flag). */
     readonly subject?: string;
   },
-): string | null {
+): AllReducePathFinding | null {
   const tp = o.parallel;
-  const dispatch = _dispatchOf(stack, o);
-  if (dispatch === null || tp === undefined || !o.named) return null;
+  if (tp === undefined || !o.named) return null;
+  const dispatch = _dispatchOf(stack, { ...o, worldSize: tp.size });
+  if (dispatch === null) return null;
   const claimed = tp.allReduce;
   const subject = o.subject ?? "record";
-  for (const { choice, message } of _messages(stack, dispatch, { ...o, size: tp.size })) {
+  const contradiction = (reason: string) => ({ kind: "contradiction", reason }) as const;
+  let open: string | null = null;
+  for (const m of _messages(stack, dispatch, { ...o, size: tp.size })) {
     if (claimed.kind === VLLM_DISPATCH) {
-      if (choice.path === "nccl" && claimed.nccl === undefined) {
-        return `${subject} states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
-          `'${stack.id}' sends ${message} to NCCL`;
+      // At two ranks every path adds once and rounds once: the links need not be known.
+      if (m.open !== null && tp.size === 2) continue;
+      if (m.open !== null) {
+        return contradiction(
+          `${subject} states all-reduce '${VLLM_DISPATCH}' and no interconnect: ${m.open}, so ` +
+            "no replay follows the record; state the interconnect",
+        );
+      }
+      if (m.runs === "nccl" && claimed.nccl === undefined) {
+        return contradiction(
+          `${subject} states all-reduce '${VLLM_DISPATCH}' without NCCL settings, but stack ` +
+            `'${stack.id}' sends ${m.message} to NCCL`,
+        );
       }
       continue;
     }
-    if (choice.path !== allReducePathOf(claimed.kind)) {
-      return `${subject} names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ` +
-        `${choice.path} for ${message}; state '${VLLM_DISPATCH}' to have each message's path ` +
-        "recomputed";
+    const want = allReducePathOf(claimed.kind);
+    const taken = m.choices.filter((c) => c.path === want).length;
+    if (taken === 0) {
+      return contradiction(
+        `${subject} names all-reduce '${claimed.kind}', but stack '${stack.id}' runs ${m.runs} ` +
+          `for ${m.message}; state '${VLLM_DISPATCH}' to have each message's path recomputed`,
+      );
+    }
+    if (taken < m.choices.length) {
+      open ??= `${subject} names all-reduce '${claimed.kind}' and no interconnect: ${m.open}; ` +
+        "state the interconnect";
     }
   }
-  return null;
+  return open === null ? null : { kind: "open", reason: open };
 }
 
 /**
  * Where a split's all-reduces go through NCCL: its named NCCL ring or tree, or under a recorded
- * `vllm-dispatch` the first message the stack's dispatch sends to NCCL (each pass's launch rows
- * times the hidden size, as {@link allReduceDispatchMismatch} reads them).
+ * `vllm-dispatch` the first message the stack's dispatch may send to NCCL (each pass's launch
+ * rows times the hidden size, as {@link allReducePathFinding} reads them).
  *
  * @param stack the stack (its `allReduceSetup` and CUDA-graph capture sizes)
- * @param o the device's compute capability, the split, the hidden size, each pass's token count
- *   and the record's interconnect
+ * @param o the GPU part, the split, the hidden size, each pass's token count and the record's
+ *   interconnect
  * @returns what NCCL reduces, for a message, or null when NCCL reduces none of the split's
  *   messages (another implementation, one rank, or a dispatch that cannot be resolved)
  * @example
  * ```ts ignore
- * ncclAllReduceUse(stack, { deviceCapability: "8.0", parallel, hidden: 256, passRows: [16] });
+ * ncclAllReduceUse(stack, { gpu: profile, parallel, hidden: 256, passRows: [16] });
  * ```
  */
 export function ncclAllReduceUse(
@@ -114,49 +154,31 @@ export function ncclAllReduceUse(
   if (kind === "nccl-ring" || kind === "nccl-tree") {
     return `the all-reduce '${kind}' on ${tp.size} ranks`;
   }
-  const dispatch = kind === VLLM_DISPATCH ? _dispatchOf(stack, o) : null;
+  const dispatch = kind === VLLM_DISPATCH ? _dispatchOf(stack, { ...o, worldSize: tp.size }) : null;
   if (dispatch === null) return null;
-  for (const { choice, message } of _messages(stack, dispatch, { ...o, size: tp.size })) {
-    if (choice.path === "nccl") return `stack '${stack.id}' sends ${message} to NCCL`;
+  for (const m of _messages(stack, dispatch, { ...o, size: tp.size })) {
+    if (m.choices.some((c) => c.path === "nccl")) {
+      return `stack '${stack.id}' sends ${m.message} to NCCL`;
+    }
   }
   return null;
 }
 
 /**
- * Each distinct message of a record's passes (launch rows as the stack's CUDA graphs pad them,
- * times the hidden size, in BF16) with the dispatch's choice for it and a description.
- */
-function* _messages(
-  stack: StackProfile,
-  dispatch: NonNullable<ReturnType<typeof _dispatchOf>>,
-  o: { readonly size: number; readonly hidden: number; readonly passRows: readonly number[] },
-): Generator<{ choice: VllmAllReduceChoice; message: string }> {
-  const sizes = stack.operators?.cudaGraphs?.captureSizes;
-  for (const rows of new Set(o.passRows)) {
-    const launch = sizes === undefined ? rows : vllmPaddedTokens(rows, sizes);
-    const messageBytes = launch * o.hidden * 2;
-    const choice = dispatch.choose(o.size, messageBytes);
-    const message = `a message of ${messageBytes} bytes (${launch} row${
-      launch === 1 ? "" : "s"
-    }) on ${o.size} ranks ${dispatch.where} (${choice.rule})`;
-    yield { choice, message };
-  }
-}
-
-/**
  * The all-reduce of each message under a recorded `vllm-dispatch`: the path vLLM's dispatch takes
- * for the message's size on the stack's setup and the record's links (the stack's where the
- * record states none), with the record's NCCL settings for the NCCL path.
+ * for the message's size on the stack's setup and the record's links (where the record states
+ * none, as {@link allReducePathFinding} reads them), with the record's NCCL settings for the NCCL
+ * path.
  *
  * @param stack the stack (its `allReduceSetup`)
- * @param o the group size, the device's compute capability, the record's interconnect and NCCL
- *   settings
+ * @param o the group size, the GPU part, the record's interconnect and NCCL settings
  * @returns the implementation of a message of `count` BF16 elements (it throws
- *   `ForwardUnsupported` for a path that is not modelled, or NCCL without settings), or why none
- *   can be resolved (the stack states no setup; an interconnect the dispatch is not modelled on)
+ *   `ForwardUnsupported` for a path that is not modelled, NCCL without settings, or a path the
+ *   links leave open), or why none can be resolved (the stack states no setup; an interconnect
+ *   the dispatch is not modelled on)
  * @example
  * ```ts ignore
- * const per = vllmDispatchedAllReduce(stack, { worldSize: 4, deviceCapability: "8.0" });
+ * const per = vllmDispatchedAllReduce(stack, { worldSize: 4, gpu: profile, interconnect: "nvlink" });
  * if (typeof per !== "string") per(64 * 4096).kind; // "vllm-custom-1stage"
  * ```
  */
@@ -164,7 +186,7 @@ export function vllmDispatchedAllReduce(
   stack: StackProfile,
   o: {
     readonly worldSize: number;
-    readonly deviceCapability: string;
+    readonly gpu: DispatchGpu;
     readonly interconnect?: string | undefined;
     readonly nccl?: ClaimedNcclAllReduce | undefined;
   },
@@ -175,7 +197,17 @@ export function vllmDispatchedAllReduce(
   const dispatch = _dispatchOf(stack, o);
   if (dispatch === null) return unknownInterconnect(o.interconnect)!;
   return (count: number) => {
-    const choice = dispatch.choose(o.worldSize, count * 2);
+    const m = _onLinks(stack, dispatch, {
+      what: `a message of ${count * 2} bytes on ${o.worldSize} ranks`,
+      messageBytes: count * 2,
+    });
+    // At two ranks every path adds once and rounds once: any path the links allow replays it.
+    const choice = m.open === null
+      ? m.choices[0]!
+      : o.worldSize === 2
+      ? m.choices.find((c) => c.unmodelled === null && (c.path !== "nccl" || o.nccl !== undefined))
+      : undefined;
+    if (choice === undefined) throw new ForwardUnsupported(`${m.open}; state the interconnect`);
     if (choice.unmodelled !== null) throw new ForwardUnsupported(choice.unmodelled);
     if (choice.path === "nccl") {
       if (o.nccl === undefined) {
@@ -189,46 +221,6 @@ export function vllmDispatchedAllReduce(
       throw new ForwardUnsupported(`the all-reduce path '${choice.path}' is not modelled`);
     }
     return { kind: choice.path } as ClaimedAllReduce;
-  };
-}
-
-/**
- * vLLM's dispatch on a stack's setup and a group's links: the record's interconnect where it
- * states one, else the stack's; null when the stack states no setup or the interconnect is not
- * one the dispatch is modelled on.
- */
-function _dispatchOf(
-  stack: StackProfile,
-  o: { readonly deviceCapability: string; readonly interconnect?: string | undefined },
-): {
-  readonly choose: (worldSize: number, messageBytes: number) => VllmAllReduceChoice;
-  readonly where: string;
-} | null {
-  const setup = stack.operators?.allReduceSetup;
-  if (setup === undefined) return null;
-  const stated = o.interconnect;
-  if (stated !== undefined && !isInterconnect(stated)) return null;
-  const links = stated === undefined
-    ? { fullyConnected: setup.fullyConnected, p2p: true, multicast: setup.multicast }
-    : interconnectFacts(stated);
-  return {
-    where: stated === undefined
-      ? `as stack '${stack.id}' states its GPUs linked`
-      : `on the record's interconnect '${stated}'`,
-    choose: (worldSize, messageBytes) =>
-      vllmAllReducePath({
-        worldSize,
-        messageBytes,
-        deviceCapability: o.deviceCapability,
-        fullyConnected: links.fullyConnected,
-        multicast: links.multicast,
-        customAllReduce: setup.customAllReduce && links.p2p,
-        useTorchSymmMem: setup.torchSymmMem,
-        useNcclSymmMem: setup.ncclSymmMem,
-        ...(setup.customAllReduceAlgo === undefined
-          ? {}
-          : { customAllReduceAlgo: setup.customAllReduceAlgo }),
-      }),
   };
 }
 

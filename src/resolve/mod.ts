@@ -73,8 +73,10 @@ export {
   type TensorParallelResolution,
 } from "./tensor_parallel_of.ts";
 export {
-  allReduceDispatchMismatch,
   type AllReduceMessages,
+  type AllReducePathFinding,
+  allReducePathFinding,
+  type DispatchGpu,
   ncclAllReduceUse,
   unknownInterconnect,
 } from "./all_reduce_dispatch.ts";

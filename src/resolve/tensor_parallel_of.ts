@@ -15,7 +15,11 @@ import {
   tensorParallelLayout,
   VLLM_DISPATCH,
 } from "../kernels/mod.ts";
-import { unknownInterconnect, vllmDispatchedAllReduce } from "./all_reduce_dispatch.ts";
+import {
+  type DispatchGpu,
+  unknownInterconnect,
+  vllmDispatchedAllReduce,
+} from "./all_reduce_dispatch.ts";
 import { type DecoderConfig, splitContradiction, type TensorParallel } from "../model/mod.ts";
 
 /** The split, or why it cannot run: not modelled, or contradicting the stack or itself. */
@@ -28,8 +32,8 @@ export type TensorParallelResolution =
  *
  * @param stack the stack profile
  * @param o tensor- and expert-parallel sizes, the all-reduce, if named, and for a recorded
- *   `vllm-dispatch` the device's compute capability and the record's interconnect (`links`),
- *   which decide each message's path
+ *   `vllm-dispatch` the GPU part (its compute capability and links) and the record's
+ *   interconnect (`links`), which decide each message's path
  * @returns the split (undefined for one rank), or the reason
  * @example
  * ```ts ignore
@@ -43,7 +47,7 @@ export function tensorParallelOf(
     readonly ep: number;
     readonly allReduce?: ClaimedAllReduce | undefined;
     readonly links?: {
-      readonly deviceCapability: string;
+      readonly gpu: DispatchGpu;
       readonly interconnect?: string | undefined;
     } | undefined;
   },
@@ -107,7 +111,7 @@ export function tensorParallelOf(
     }
     const per = vllmDispatchedAllReduce(stack, {
       worldSize: o.tp,
-      deviceCapability: o.links.deviceCapability,
+      gpu: o.links.gpu,
       interconnect: o.links.interconnect,
       nccl: o.allReduce.nccl,
     });

@@ -15,7 +15,9 @@ import type { ClaimPredicate } from "../claims/mod.ts";
 import {
   type ClaimedAllReduce,
   componentMismatch,
+  interconnectContradiction,
   isVllmStack,
+  type LinkedGpu,
   ncclEnvFinding,
   ncclReleaseGap,
   parseClaimedAllReduce,
@@ -24,7 +26,8 @@ import {
 } from "../kernels/mod.ts";
 import type { DecoderConfig, TensorParallel } from "../model/mod.ts";
 import {
-  allReduceDispatchMismatch,
+  allReducePathFinding,
+  type DispatchGpu,
   ncclAllReduceUse,
   stackSplitContradiction,
   tensorParallelOf,
@@ -35,12 +38,14 @@ import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 
 /**
  * Checks the world a record claims, for every kind of record: the library versions it states
- * must be those its stack pins (`componentMismatch`), and the GPU count must hold every rank
- * (tp x pp x dp).
+ * must be those its stack pins (`componentMismatch`), the GPU count must hold every rank
+ * (tp x pp x dp), and the stated interconnect must be one the GPU part can have
+ * (`interconnectContradiction`: no NVLink on an L40S, no NVSwitch on bridged pairs).
  *
  * @param p the record's predicate
  * @param stack the record's stack
- * @param gpu the record's GPU profile (its architecture decides the stack's conditional settings)
+ * @param gpu the record's GPU profile (its architecture decides the stack's conditional settings;
+ *   its links, the interconnects its GPUs can have)
  * @returns why a matching recomputation still cannot vouch for the record's stated world (a
  *   library version the stack pins, stated with no release number to compare; an NCCL
  *   environment that leaves the channel count free; an interconnect the all-reduce dispatch is
@@ -48,13 +53,14 @@ import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
  *   no FAIL
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
  *   excludes, a stack that cannot run on the GPU's architecture (`stackHardwareContradiction`:
- *   its attention backend, or the architecture its kernels are built for), or a stated NCCL
- *   environment that rules out the recorded NCCL all-reduce
+ *   its attention backend, or the architecture its kernels are built for), a stated NCCL
+ *   environment that rules out the recorded NCCL all-reduce, or an interconnect the GPU part
+ *   cannot have
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
   stack: StackProfile,
-  gpu: { readonly architecture: string },
+  gpu: LinkedGpu & { readonly architecture: string },
 ): string | null {
   // The recomputation follows the stack's pinned versions: a record stating others describes
   // another run (another reduction tree, FlashAttention build, RoPE reading, vLLM path).
@@ -72,6 +78,12 @@ export function _checkClaimedWorld(
     throw new _Stop("FAIL", `record contradicts itself: ${nccl.reason}`);
   }
   const { tp, pp, dp } = p.parallelism;
+  // Links the part's data sheet rules out (NVLink on a PCIe-only card) describe other hardware.
+  const links = interconnectContradiction(gpu, {
+    interconnect: p.parallelism.interconnect,
+    worldSize: tp,
+  });
+  if (links !== null) throw new _Stop("FAIL", `record contradicts its hardware: ${links}`);
   if (p.hardware.count < tp * pp * dp) {
     throw new _Stop(
       "FAIL",
@@ -124,7 +136,7 @@ function _recordedAllReduce(p: ClaimPredicate): ClaimedAllReduce | undefined {
  *
  * @param p the record's predicate
  * @param stack the record's stack
- * @param deviceCapability the GPU profile's compute capability (vLLM's dispatch reads it)
+ * @param gpu the GPU profile (vLLM's dispatch reads its compute capability and links)
  * @returns the split, or undefined for a one-GPU pass (tp = 1)
  * @throws {_Stop} FAIL when the record contradicts itself or its stack (an all-reduce with
  *   tp = 1, an invalid all-reduce, one the stack cannot run, none named at tp above 2);
@@ -134,7 +146,7 @@ function _recordedAllReduce(p: ClaimPredicate): ClaimedAllReduce | undefined {
 export function _claimedParallel(
   p: ClaimPredicate,
   stack: StackProfile,
-  deviceCapability: string,
+  gpu: DispatchGpu,
 ): TensorParallel | undefined {
   const par = p.parallelism;
   let allReduce: ClaimedAllReduce | undefined;
@@ -149,7 +161,7 @@ export function _claimedParallel(
     tp: par.tp,
     ep: par.ep,
     allReduce,
-    links: { deviceCapability, interconnect: par.interconnect },
+    links: { gpu, interconnect: par.interconnect },
   });
   if (r.ok) return r.parallel;
   throw r.kind === "unmodelled"
@@ -185,20 +197,16 @@ export function _checkSplit(
  *
  * @param p the record's predicate
  * @param stack the record's stack
- * @param deviceCapability the GPU profile's compute capability
+ * @param gpu the GPU profile
  * @returns the split (undefined for one rank), or null when the record names no readable one
  */
 export function _splitForPathCheck(
   p: ClaimPredicate,
   stack: StackProfile,
-  deviceCapability: string,
+  gpu: DispatchGpu,
 ): Pick<TensorParallel, "size" | "allReduce"> | undefined | null {
   try {
-    return _claimedParallel(
-      { ...p, parallelism: { ...p.parallelism, ep: 1 } },
-      stack,
-      deviceCapability,
-    );
+    return _claimedParallel({ ...p, parallelism: { ...p.parallelism, ep: 1 } }, stack, gpu);
   } catch (e) {
     if (!(e instanceof _Stop)) throw e;
   }
@@ -211,10 +219,10 @@ export function _splitForPathCheck(
   }
 }
 
-/** What the all-reduce checks read besides the record: its stack, device, split and passes. */
+/** What the all-reduce checks read besides the record: its stack, GPU, split and passes. */
 interface _AllReduceFacts {
   readonly stack: StackProfile;
-  readonly deviceCapability: string;
+  readonly gpu: DispatchGpu;
   readonly parallel: TensorParallel | undefined | typeof _REFUSED;
   readonly hidden: number;
   readonly passRows: readonly number[];
@@ -222,29 +230,31 @@ interface _AllReduceFacts {
 
 /**
  * FAILs a record whose named all-reduce is not the path its stack's dispatch takes for the
- * record's messages (`allReduceDispatchMismatch`).
+ * record's messages on any link its GPUs can have (`allReducePathFinding`), and says where the
+ * links the record leaves unstated decide the path.
  *
- * @param p the record's predicate (whether it names an all-reduce)
- * @param o the stack, the device's compute capability, the split, the hidden size and each
- *   pass's token count
+ * @param p the record's predicate (whether it names an all-reduce, its interconnect)
+ * @param o the stack, the GPU part, the split, the hidden size and each pass's token count
+ * @returns why a matching recomputation still cannot vouch for the named all-reduce (its path
+ *   depends on links the record does not state), or null; the caller applies it only after the
+ *   comparison, so that it hides no FAIL
  * @throws {_Stop} FAIL with the path the dispatch takes and its rule
  */
 export function _checkAllReducePath(
   p: ClaimPredicate,
   o: _AllReduceFacts,
-): void {
+): string | null {
   // An unmodelled expert split still has its all-reduce path checked (it must not hide a FAIL).
-  const parallel = o.parallel !== _REFUSED
-    ? o.parallel
-    : _splitForPathCheck(p, o.stack, o.deviceCapability);
-  if (parallel === null) return;
-  const why = allReduceDispatchMismatch(o.stack, {
+  const parallel = o.parallel !== _REFUSED ? o.parallel : _splitForPathCheck(p, o.stack, o.gpu);
+  if (parallel === null) return null;
+  const found = allReducePathFinding(o.stack, {
     ...o,
     parallel,
     named: p.parallelism.allReduce !== undefined,
     interconnect: p.parallelism.interconnect,
   });
-  if (why !== null) throw new _Stop("FAIL", why);
+  if (found?.kind === "contradiction") throw new _Stop("FAIL", found.reason);
+  return found?.reason ?? null;
 }
 
 /**
@@ -257,8 +267,7 @@ export function _checkAllReducePath(
  * another release would say nothing of the run.
  *
  * @param p the record's predicate (its components and interconnect)
- * @param o the stack, the device's compute capability, the split, the hidden size and each
- *   pass's token count
+ * @param o the stack, the GPU part, the split, the hidden size and each pass's token count
  * @throws {_Stop} NOT_VERIFIED naming the stated release and where NCCL runs
  */
 export function _checkNcclRelease(

@@ -53,8 +53,10 @@ export interface ModelForwardRecomputeInput {
  * Recomputes a model-forward record's fingerprinted rows.
  *
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
- * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used and,
- *   when the record carries a layer chain that differs, the first diverging stage
+ * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used,
+ *   when the record carries a layer chain that differs, the first diverging stage, and why a
+ *   match cannot vouch for the named all-reduce's path (links the record leaves unstated decide
+ *   it), or null
  * @throws {_Stop} NOT_VERIFIED (unmodelled configuration or parallelism), FAIL (a record
  *   contradicting itself or its checkpoint) or FAIL with `obligation: "committed-input"` (a
  *   committed file missing, mismatching or unreadable)
@@ -66,6 +68,7 @@ export async function _recomputeModelForward(
   sfu: readonly SfuUse[];
   divergence: LayerDivergence | null;
   evidence: ComponentEvidence[];
+  pathGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
@@ -75,7 +78,7 @@ export async function _recomputeModelForward(
   _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,
-    () => _claimedParallel(p, input.stack, input.profile.computeCapability),
+    () => _claimedParallel(p, input.stack, input.profile),
   );
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
@@ -125,12 +128,12 @@ export async function _recomputeModelForward(
   // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
   const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,
-    deviceCapability: input.profile.computeCapability,
+    gpu: input.profile,
     parallel,
     hidden: c.hidden,
     passRows: [lens.reduce((a, b) => a + b, 0)],
   };
-  _checkAllReducePath(p, messages);
+  const pathGap = _checkAllReducePath(p, messages);
   _refusable(refusals, () => _checkNcclRelease(p, messages));
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
@@ -190,6 +193,7 @@ export async function _recomputeModelForward(
     out,
     sfu: res.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
+    pathGap,
     evidence: [
       ...evidence(),
       ..._sfuEvidence(res.sfu),

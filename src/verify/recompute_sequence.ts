@@ -75,7 +75,9 @@ export type TokenCheck =
  *
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), SFU use, the first diverging
- *   (layer, stage) of a claimed chain, the pass where it diverges, and the token check
+ *   (layer, stage) of a claimed chain, the pass where it diverges, the token check, and why a
+ *   match cannot vouch for the named all-reduce's path (links the record leaves unstated decide
+ *   it), or null
  * @throws {_Stop} NOT_VERIFIED (unmodelled configuration), FAIL (a record contradicting itself,
  *   its history or its checkpoint) or FAIL with `obligation: "committed-input"` (a committed blob
  *   missing, mismatching or unreadable)
@@ -88,6 +90,7 @@ export async function _recomputeSequence(
   divergence: LayerDivergence | null;
   tokens: TokenCheck;
   evidence: ComponentEvidence[];
+  pathGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
@@ -97,7 +100,7 @@ export async function _recomputeSequence(
   _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,
-    () => _claimedParallel(input.predicate, input.stack, input.profile.computeCapability),
+    () => _claimedParallel(input.predicate, input.stack, input.profile),
   );
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
@@ -135,12 +138,12 @@ export async function _recomputeSequence(
   _checkPipelineStages(p, c.layers);
   const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,
-    deviceCapability: input.profile.computeCapability,
+    gpu: input.profile,
     parallel,
     hidden: c.hidden,
     passRows: passes.map((q) => q.rows),
   };
-  _checkAllReducePath(p, messages);
+  const pathGap = _checkAllReducePath(p, messages);
   _refusable(refusals, () => _checkNcclRelease(p, messages));
   // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
   // path never hides a FAIL).
@@ -296,6 +299,7 @@ export async function _recomputeSequence(
     out,
     sfu: r.result.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
+    pathGap,
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),

@@ -134,6 +134,8 @@ export async function verifyRecord(
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
   let divergence: LayerDivergence | null = null;
+  // Why a match cannot vouch for the named all-reduce's path (applied after the comparison).
+  let pathGap: string | null = null;
   let evidence: readonly ComponentEvidence[] | undefined;
   const result = (
     status: RecordResult["status"],
@@ -217,6 +219,7 @@ export async function verifyRecord(
         divergence: LayerDivergence | null;
         tokens?: TokenCheck;
         evidence: ComponentEvidence[];
+        pathGap?: string | null;
       } = isModelForwardWorkload(w)
         ? await _recomputeModelForward({ ...common, workload: w })
         : isSequenceWorkload(w)
@@ -227,6 +230,7 @@ export async function verifyRecord(
       divergence = r.divergence;
       tokens = r.tokens ?? null;
       evidence = r.evidence;
+      pathGap = r.pathGap ?? null;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
@@ -265,11 +269,12 @@ export async function verifyRecord(
         failed("coverage", gap);
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${gap}`);
       }
-      if (versionGap !== null) {
-        failed("versions", versionGap);
+      const worldGap = [versionGap, pathGap].filter((g) => g !== null).join("; ");
+      if (worldGap !== "") {
+        failed("versions", worldGap);
         return result(
           "NOT_VERIFIED",
-          `recomputed output matches the fingerprint, but ${versionGap}`,
+          `recomputed output matches the fingerprint, but ${worldGap}`,
         );
       }
       const weak = ctx.requireEvidence === undefined

@@ -157,23 +157,27 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     assert.equal(s.population, 372);
     assert.equal(s.falsified.length, 23);
     // Forward passes and served sequences are in the sample; their honest records PASS (vLLM's
-    // among them) and the sampled falsifications are caught: a wrong kernel, a GEMM fingerprint and
-    // batch size, the other FA2 build, a TP ring claimed for a tree, an unreported extra sequence
-    // in a served pass and a decode step run with one KV split (docs/demo.md names them).
+    // among them) and the sampled falsifications are caught: a GEMM batch size, a wrong kernel,
+    // GEMMs and a forward pass computed on an H100, a flipped weight bit and fingerprint, a TP 2
+    // claim that ran at TP 4, a served pass's row count and an unreported extra sequence in a
+    // served pass (docs/demo.md names them).
     for (const kind of ["model_forward", "sequence"]) assert.ok(s.byKind[kind].PASS >= 1, kind);
     assert.equal(s.byKind.model_forward.NOT_VERIFIED, 0);
-    // HF's served run at TP 2 (record 348 is sampled): Transformers 4.57's paged cache keeps every
+    // HF's served run at TP 2 (record 351 is sampled): Transformers 4.57's paged cache keeps every
     // KV head while each rank computes its share, so no tensor-parallel run of it is modelled.
     assert.equal(s.byKind.sequence.NOT_VERIFIED, 1);
     const caught = s.caught.map((c: { seq: number; kind: string }) => `${c.seq} ${c.kind}`);
     assert.deepEqual(caught, [
+      "23 batch_size",
       "71 recipe",
-      "150 fingerprint",
-      "198 batch_size",
-      "323 attention_backend",
-      "326 parallelism",
-      "334 extra_sequence",
-      "340 split_count",
+      "112 sku",
+      "244 sku",
+      "300 weight_flip",
+      "303 sku",
+      "314 fingerprint",
+      "315 parallelism",
+      "330 pass_shape",
+      "333 extra_sequence",
     ]);
     assert.deepEqual(s.indistinguishable, []);
     assert.equal(s.timestamps.announcement, "timestamped");

@@ -102,10 +102,11 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const vllm = await append("a".repeat(64), ["--tp", "2", "--all-reduce", "vllm-custom-1stage"]);
   assertCliCode(vllm.stderr, "CLAIM_INVALID");
   assert.match(vllm.stderr, /nccl-ring or nccl-tree, not 'vllm-custom-1stage'/);
-  // vLLM's dispatch at four ranks: the stack's NVLink-connected GPUs run the custom all-reduce
-  // for this pass, so NCCL is refused; on GPUs not all NVLink-connected the custom all-reduce
-  // does not start and NCCL is what ran. An interconnect for one rank, or an unknown one, is
-  // refused.
+  // vLLM's dispatch at four ranks: NVLink-connected GPUs run the custom all-reduce for this
+  // pass, so NCCL is refused; on GPUs not all NVLink-connected the custom all-reduce does not
+  // start and NCCL is what ran. The `a100` profile stands for SXM4 modules and PCIe cards alike,
+  // so a path that depends on the links is refused until they are stated. An interconnect for
+  // one rank, or an unknown one, is refused.
   const links = ["--log", `${dir}/links/claims.jsonl`, "--log-id", "links"];
   await Deno.mkdir(`${dir}/links`);
   const onVllm = (flags: string[]) =>
@@ -117,9 +118,15 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
         ...links,
       ], flags),
     );
-  const nvlink = await onVllm([]);
+  const unstated = await onVllm([]);
+  assertCliCode(unstated.stderr, "CLAIM_INVALID");
+  assert.match(
+    unstated.stderr,
+    /no interconnect: .*depends on how the GPUs are linked \(vllm-custom-1stage on nvswitch, nvlink; nccl on pcie-p2p, pcie; NVIDIA A100 comes .*state the interconnect \(--interconnect\)/,
+  );
+  const nvlink = await onVllm(["--interconnect", "nvlink"]);
   assertCliCode(nvlink.stderr, "CLAIM_INVALID");
-  assert.match(nvlink.stderr, /runs vllm-custom-1stage .* as stack 'vllm-0\.11-eager-fa2' states/);
+  assert.match(nvlink.stderr, /runs vllm-custom-1stage .* on the record's interconnect 'nvlink'/);
   const pcie = await onVllm(["--interconnect", "pcie-p2p"]);
   assert.equal(pcie.code, 0, pcie.stderr);
   const line = (await Deno.readTextFile(`${dir}/links/claims.jsonl`)).trim().split("\n").at(-1)!;
@@ -129,8 +136,11 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   assert.match(custom.stderr, /runs nccl .* on the record's interconnect 'pcie-p2p'/);
   // vllm-dispatch: the path of each message is the dispatch's; on PCIe without peer access every
   // message goes to NCCL, whose settings the id alone does not give (a file does).
-  const dispatched = await onVllm(["--all-reduce", "vllm-dispatch"]);
+  const dispatched = await onVllm(["--all-reduce", "vllm-dispatch", "--interconnect", "nvlink"]);
   assert.equal(dispatched.code, 0, dispatched.stderr);
+  const open = await onVllm(["--all-reduce", "vllm-dispatch"]);
+  assertCliCode(open.stderr, "CLAIM_INVALID");
+  assert.match(open.stderr, /'vllm-dispatch' and no interconnect: .*no replay follows the record/);
   const noNccl = await onVllm(["--all-reduce", "vllm-dispatch", "--interconnect", "pcie"]);
   assertCliCode(noNccl.stderr, "CLAIM_INVALID");
   assert.match(noNccl.stderr, /'vllm-dispatch' without NCCL settings/);
@@ -149,6 +159,18 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   assertCliCode(lone.stderr, "CLAIM_INVALID");
   assert.match(lone.stderr, /interconnect 'nvlink' stated for one rank/);
   assertCliCode((await onVllm(["--interconnect", "infiniband"])).stderr, "USAGE");
+  // Links the GPU part cannot have (an L40S has no NVLink) are refused as the audit FAILs them.
+  const onL40s = ["--profile", "l40s", "--kernel", "l40s-cublas-qwen3-4b-ffn", "--sms", "142"];
+  const l40s = await onVllm([...onL40s, "--interconnect", "nvswitch"]);
+  assertCliCode(l40s.stderr, "CLAIM_INVALID");
+  assert.match(l40s.stderr, /contradict its hardware: .*NVIDIA L40S has no NVLink/);
+  const l40sForward = await runBitaudit([
+    ...["model", "forward", "--checkpoint", MODEL, "--tokens", `${dir}/vllm_tokens.json`],
+    ...["--stack", "vllm-0.11-eager-fa2", ...onL40s, "--tp", "4", "--all-reduce", "nccl-ring"],
+    ...["--interconnect", "nvlink", "--out", `${dir}/l40s.safetensors`],
+  ]);
+  assertCliCode(l40sForward.stderr, "USAGE");
+  assert.match(l40sForward.stderr, /contradict its hardware: interconnect 'nvlink' on 4 'l40s'/);
   // Hostile settings files: malformed, oversized, a ring that is not a permutation.
   await Deno.writeTextFile(`${dir}/bad.json`, '{"kind": "nccl-ring",');
   assertCliCode(
@@ -201,7 +223,7 @@ Deno.test("model classes on a vLLM stack follows the dispatch: the classes stop 
     runBitaudit([
       ...["model", "classes", "--stack", "vllm-0.11-eager-fa2", "--profile", "a100"],
       ...["--config", `${MODEL}/config.json`, "--context", "100", "--catalog", CATALOG],
-      ...["--tp", "4", "--json", ...flags],
+      ...["--tp", "4", "--interconnect", "nvlink", "--json", ...flags],
     ]);
   const stopped = await classes(["--all-reduce", "vllm-custom-1stage", "--max-batch", "2048"]);
   assert.equal(stopped.code, 3, stopped.stderr);
@@ -249,9 +271,10 @@ Deno.test("model forward --all-reduce vllm-dispatch computes each message on the
     `${dir}/d.json`,
     JSON.stringify({ kind: "vllm-dispatch", nccl: settings }),
   );
-  // NVLink (the stack's setup): five rows are one custom stage; without peer access, NCCL.
-  const custom = await fp("c1", ["--all-reduce", "vllm-custom-1stage"]);
-  assert.equal(await fp("d1", ["--all-reduce", "vllm-dispatch"]), custom);
+  // NVLink: five rows are one custom stage; without peer access, NCCL.
+  const nvlink = ["--interconnect", "nvlink"];
+  const custom = await fp("c1", ["--all-reduce", "vllm-custom-1stage", ...nvlink]);
+  assert.equal(await fp("d1", ["--all-reduce", "vllm-dispatch", ...nvlink]), custom);
   const nccl = await fp("r1", ["--all-reduce", ring, "--interconnect", "pcie"]);
   assert.notEqual(nccl, custom);
   assert.equal(
@@ -270,8 +293,13 @@ Deno.test("model forward --all-reduce vllm-dispatch computes each message on the
     assert.match(r.stderr, message);
   };
   await refused(
-    ["--tp", "4", "--all-reduce", ring],
+    ["--tp", "4", "--all-reduce", ring, "--interconnect", "nvlink"],
     /runs vllm-custom-1stage.*state 'vllm-dispatch'/,
+  );
+  // The `a100` profile leaves the links open (SXM4 or PCIe): they decide this pass's path.
+  await refused(
+    ["--tp", "4", "--all-reduce", ring],
+    /depends on how the GPUs are linked .*state the interconnect \(--interconnect\)/,
   );
   await refused(
     ["--tp", "4", "--all-reduce", "vllm-dispatch", "--interconnect", "pcie"],

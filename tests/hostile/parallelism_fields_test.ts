@@ -13,7 +13,7 @@ import {
 } from "../../src/claims/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { openAssetStore } from "../../src/assets/mod.ts";
-import { loadAsset, STACK_PROFILES } from "../../src/resolve/mod.ts";
+import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 
@@ -66,11 +66,12 @@ Deno.test("well-formed but contradicting dispatch statements FAIL before anythin
   const stack = async (id: string) => (await loadAsset(store, { kind: STACK_PROFILES, id })).value;
   const vllm = await stack("vllm-0.11-eager-fa2");
   const hf = await stack("hf-qwen3-flash-attn-torch2.8");
+  const { profile } = await loadGpuProfile(store, "a100");
   const verdict = (parallelism: Record<string, unknown>, s = vllm) => {
     const p = (parseClaimRecord(record(parallelism), "line 1") as { predicate: ClaimPredicate })
       .predicate;
     try {
-      _claimedParallel(p, s, "8.0");
+      _claimedParallel(p, s, profile);
     } catch (e) {
       if (e instanceof _Stop) return `${e.status}: ${e.why}`;
       throw e;

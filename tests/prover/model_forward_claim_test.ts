@@ -16,6 +16,7 @@ import {
 import { assertCode, assertRejectsCode, isCode } from "../_assert_code.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { _checkClaimedWorld } from "../../src/verify/_claimed_parallel.ts";
+import { catalogCopyRoot } from "../_catalog_copy.ts";
 
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
 const store = await openAssetStore();
@@ -171,20 +172,99 @@ Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its st
     chunkBytes: 1 << 21,
     rings: [[0, 1, 2, 3]],
   };
-  await assertRejectsCode(
-    () =>
+  const on = (allReduce: unknown, interconnect?: "nvlink") =>
+    modelForwardClaim(
+      facts({
+        ...vllm,
+        parallel: {
+          tp: 4,
+          allReduce: parseClaimedAllReduce(allReduce, 4),
+          ...(interconnect === undefined ? {} : { interconnect }),
+        },
+      }),
+      { store },
+    );
+  await assertRejectsCode(() => on(ring, "nvlink"), InputError, "CLAIM_INVALID");
+  const ok = await on({ kind: "vllm-custom-1stage" }, "nvlink");
+  assert.equal(ok.predicate.parallelism.allReduce?.kind, "vllm-custom-1stage");
+  // The `a100` profile stands for SXM4 modules and PCIe cards: the links decide the path, and
+  // a record that leaves them unstated could not be vouched for.
+  await assert.rejects(() => on({ kind: "vllm-custom-1stage" }), (e: Error) => {
+    assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+    assert.match(e.message, /depends on how the GPUs are linked .*--interconnect/);
+    return true;
+  });
+});
+
+Deno.test("modelForwardClaim() on PCIe-only parts: vLLM's custom all-reduce at 4 ranks and NVLink links are refused, NCCL is not; an H100 SXM record still takes the stack's NVLink setup", async () => {
+  const root = await catalogCopyRoot([
+    { from: "demo-qwen3-tiny-tp-a100", id: "demo-qwen3-tiny-tp-l40s", gpu: "l40s" },
+  ]);
+  try {
+    const l40s = await openAssetStore(root);
+    const vllm = {
+      stack: "vllm-0.11-eager-fa2",
+      tokens: { sequences: [[1, 2, 3], [4]] },
+      gpuCount: 4,
+      profile: "l40s",
+      multiProcessorCount: 142,
+      kernel: { catalog: "demo-qwen3-tiny-tp-l40s" },
+      ...SPLITS,
+    };
+    const ring = {
+      kind: "nccl-ring",
+      protocol: "simple",
+      chunkBytes: 1 << 21,
+      rings: [[0, 1, 2, 3]],
+    };
+    const on = (allReduce: unknown, interconnect?: "nvswitch" | "nvlink" | "pcie-p2p") =>
       modelForwardClaim(
-        facts({ ...vllm, parallel: { tp: 4, allReduce: parseClaimedAllReduce(ring, 4) } }),
-        { store },
-      ),
-    InputError,
-    "CLAIM_INVALID",
-  );
-  const ok = await modelForwardClaim(
-    facts({ ...vllm, parallel: { tp: 4, allReduce: { kind: "vllm-custom-1stage" } } }),
+        facts({
+          ...vllm,
+          parallel: {
+            tp: 4,
+            allReduce: parseClaimedAllReduce(allReduce, 4),
+            ...(interconnect === undefined ? {} : { interconnect }),
+          },
+        }),
+        { store: l40s },
+      );
+    const refused = (p: Promise<unknown>, message: RegExp) =>
+      assert.rejects(() => p, (e: Error) => {
+        assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+        assert.match(e.message, message);
+        return true;
+      });
+    await refused(
+      on({ kind: "vllm-custom-1stage" }),
+      /runs nccl .* on any links 'l40s' GPUs can have \(pcie-p2p, pcie: NVIDIA L40S has no NVLink/,
+    );
+    for (const links of ["nvswitch", "nvlink"] as const) {
+      await refused(
+        on(ring, links),
+        /would contradict its hardware: interconnect '.*' on 4 'l40s' GPUs, but NVIDIA L40S has no NVLink.*NVIDIA L40S GPU datasheet: NVLink support: no/,
+      );
+    }
+    assert.equal((await on(ring)).predicate.parallelism.allReduce?.kind, "nccl-ring");
+    assert.equal((await on(ring, "pcie-p2p")).predicate.parallelism.interconnect, "pcie-p2p");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+  const h100 = await modelForwardClaim(
+    facts({
+      stack: "vllm-0.11-eager-fa2",
+      tokens: { sequences: [[1, 2, 3], [4]] },
+      gpuCount: 8,
+      profile: "h100-sxm",
+      multiProcessorCount: 132,
+      kernel: { catalog: "demo-qwen3-tiny-h100-sxm" },
+      components: { env: "VLLM_FLASH_ATTN_VERSION=2" },
+      parallel: { tp: 4, allReduce: { kind: "vllm-custom-1stage" } },
+      ...SPLITS,
+    }),
     { store },
   );
-  assert.equal(ok.predicate.parallelism.allReduce?.kind, "vllm-custom-1stage");
+  assert.equal(h100.predicate.parallelism.interconnect, undefined);
 });
 
 Deno.test("modelForwardClaim() refuses a setting its stack pins on the record's architecture, and only there", async () => {

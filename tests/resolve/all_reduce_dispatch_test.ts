@@ -1,14 +1,17 @@
 /**
- * `allReduceDispatchMismatch`: on a stack that states vLLM's all-reduce environment, a named
+ * `allReducePathFinding`: on a stack that states vLLM's all-reduce environment, a named
  * all-reduce must be the path vLLM's dispatch takes for every message of the record (its passes'
  * launch rows times the hidden size, after CUDA-graph padding); an unnamed one (two ranks) and a
- * stack without a setup are not checked.
+ * stack without a setup are not checked. Most cases run on an SXM part on an NVSwitch board,
+ * where the stack's NVLink setup holds; the last tests take the bundled profiles' links.
  */
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../src/assets/mod.ts";
 import {
-  allReduceDispatchMismatch,
+  type AllReducePathFinding,
+  allReducePathFinding,
   loadAsset,
+  loadGpuProfile,
   ncclAllReduceUse,
   STACK_PROFILES,
   tensorParallelOf,
@@ -27,21 +30,35 @@ const RING4: ClaimedAllReduce = {
   rings: [[0, 1, 2, 3]],
 };
 
+/** An A100 SXM4 module on an NVSwitch board (the bundled `a100` profile also stands for PCIe). */
+const SXM = Object.freeze({
+  id: "a100-sxm4",
+  name: "NVIDIA A100 SXM4",
+  computeCapability: "8.0",
+  links: { nvlink: ["nvswitch"] as const, sources: ["test part"] },
+});
+
 function split(tp: number, allReduce: ClaimedAllReduce) {
   const r = tensorParallelOf(eager, { tp, ep: 1, allReduce });
   if (!r.ok) throw new Error(r.reason);
   return r.parallel;
 }
 
-Deno.test("allReduceDispatchMismatch(): small messages take the one-stage custom all-reduce, large ones two stages, beyond 8 MiB NCCL", () => {
+/** A contradiction's reason, an open path's reason after `open: `, or null. */
+function why(f: AllReducePathFinding | null): string | null {
+  if (f === null) return null;
+  return f.kind === "contradiction" ? f.reason : `open: ${f.reason}`;
+}
+
+Deno.test("allReducePathFinding(): small messages take the one-stage custom all-reduce, large ones two stages, beyond 8 MiB NCCL", () => {
   const check = (allReduce: ClaimedAllReduce, passRows: number[], s = eager) =>
-    allReduceDispatchMismatch(s, {
-      deviceCapability: "8.0",
+    why(allReducePathFinding(s, {
+      gpu: SXM,
       parallel: split(4, allReduce),
       hidden: 4096,
       passRows,
       named: true,
-    });
+    }));
   // 4 ranks: one stage below 512 KiB (64 rows of 4096 BF16), two stages up to 8 MiB, then NCCL.
   assert.equal(check({ kind: "vllm-custom-1stage" }, [1, 63]), null);
   assert.match(
@@ -57,25 +74,25 @@ Deno.test("allReduceDispatchMismatch(): small messages take the one-stage custom
   assert.match(check({ kind: "vllm-custom-1stage" }, [60], piecewise)!, /\(64 rows\)/);
 });
 
-Deno.test("allReduceDispatchMismatch(): unnamed all-reduces and stacks without a setup are not checked", async () => {
+Deno.test("allReducePathFinding(): unnamed all-reduces and stacks without a setup are not checked", async () => {
   const parallel = split(4, RING4);
-  const o = { deviceCapability: "8.0", parallel, hidden: 4096, passRows: [12] };
-  assert.equal(allReduceDispatchMismatch(eager, { ...o, named: false }), null);
+  const o = { gpu: SXM, parallel, hidden: 4096, passRows: [12] };
+  assert.equal(allReducePathFinding(eager, { ...o, named: false }), null);
   const hf = await stack("hf-qwen3-flash-attn-torch2.8");
-  assert.equal(allReduceDispatchMismatch(hf, { ...o, named: true }), null);
-  assert.equal(allReduceDispatchMismatch(eager, { ...o, parallel: undefined, named: true }), null);
+  assert.equal(allReducePathFinding(hf, { ...o, named: true }), null);
+  assert.equal(allReducePathFinding(eager, { ...o, parallel: undefined, named: true }), null);
 });
 
-Deno.test("allReduceDispatchMismatch(): a stated interconnect replaces the stack's NVLink assumption; an unknown one leaves the path unchecked", () => {
+Deno.test("allReducePathFinding(): a stated interconnect replaces the stack's NVLink assumption; an unknown one leaves the path unchecked", () => {
   const check = (allReduce: ClaimedAllReduce, tp: number, interconnect?: string) =>
-    allReduceDispatchMismatch(eager, {
-      deviceCapability: "8.0",
+    why(allReducePathFinding(eager, {
+      gpu: SXM,
       parallel: split(tp, allReduce),
       hidden: 4096,
       passRows: [12],
       named: true,
       interconnect,
-    });
+    }));
   const custom: ClaimedAllReduce = { kind: "vllm-custom-1stage" };
   // Four ranks: the custom all-reduce needs every pair NVLink-connected.
   assert.equal(check(custom, 4), null);
@@ -100,7 +117,7 @@ Deno.test("allReduceDispatchMismatch(): a stated interconnect replaces the stack
 });
 
 Deno.test("vllm-dispatch: each message takes the dispatch's path; NCCL needs the record's settings; the check FAILs a pass sent to NCCL without them", () => {
-  const links = { deviceCapability: "8.0" };
+  const links = { gpu: SXM };
   const resolve = (allReduce: ClaimedAllReduce, interconnect?: string) => {
     const r = tensorParallelOf(eager, {
       tp: 4,
@@ -124,13 +141,13 @@ Deno.test("vllm-dispatch: each message takes the dispatch's path; NCCL needs the
     RING4,
   );
   const check = (allReduce: ClaimedAllReduce, passRows: number[]) =>
-    allReduceDispatchMismatch(eager, {
+    why(allReducePathFinding(eager, {
       ...links,
       parallel: resolve(allReduce),
       hidden: 4096,
       passRows,
       named: true,
-    });
+    }));
   assert.equal(check({ kind: "vllm-dispatch" }, [1, 64, 1000]), null);
   assert.match(check({ kind: "vllm-dispatch" }, [1, 2000])!, /without NCCL settings.*to NCCL/);
   assert.equal(check({ kind: "vllm-dispatch", nccl: RING4 }, [1, 2000]), null);
@@ -154,7 +171,7 @@ Deno.test("vllm-dispatch is refused on a stack whose layout runs no vLLM dispatc
     tp: 4,
     ep: 1,
     allReduce: { kind: "vllm-dispatch" },
-    links: { deviceCapability: "8.0" },
+    links: { gpu: SXM },
   });
   assert.equal(!r.ok && r.kind, "contradiction");
 });
@@ -165,11 +182,11 @@ Deno.test("ncclAllReduceUse(): a named NCCL ring or tree, or the first message v
       tp: 4,
       ep: 1,
       allReduce,
-      links: { deviceCapability: "8.0" },
+      links: { gpu: SXM },
     });
     if (!r.ok) throw new Error(r.reason);
     return ncclAllReduceUse(eager, {
-      deviceCapability: "8.0",
+      gpu: SXM,
       parallel: r.parallel,
       hidden: 4096,
       passRows,
@@ -186,11 +203,83 @@ Deno.test("ncclAllReduceUse(): a named NCCL ring or tree, or the first message v
   );
   assert.equal(
     ncclAllReduceUse(eager, {
-      deviceCapability: "8.0",
+      gpu: SXM,
       parallel: undefined,
       hidden: 1,
       passRows: [1],
     }),
     null,
   );
+});
+
+Deno.test("allReducePathFinding(): where the record states no links, the part's profile decides: PCIe only on an L40S, any form on an A100 (the path left open), the stack's setup on an H100 SXM", async () => {
+  const gpu = async (id: string) => (await loadGpuProfile(store, id)).profile;
+  const [l40s, a100, h100] = [await gpu("l40s"), await gpu("a100"), await gpu("h100-sxm")];
+  const check = (g: typeof l40s, allReduce: ClaimedAllReduce, tp: number, interconnect?: string) =>
+    why(allReducePathFinding(eager, {
+      gpu: g,
+      parallel: { size: tp, allReduce },
+      hidden: 4096,
+      passRows: [12],
+      named: true,
+      interconnect,
+    }));
+  const custom: ClaimedAllReduce = { kind: "vllm-custom-1stage" };
+  const ring2: ClaimedAllReduce = { ...RING4, rings: [[0, 1]] };
+  // L40S: four PCIe-only GPUs never start the custom all-reduce, whatever P2P does.
+  assert.match(check(l40s, custom, 4)!, /^record names .* runs nccl for .* on any links 'l40s'/);
+  assert.equal(check(l40s, RING4, 4), null);
+  // Two: P2P over PCIe decides, which the record must state.
+  assert.match(
+    check(l40s, custom, 2)!,
+    /^open: .*\(vllm-custom-1stage on pcie-p2p; nccl on pcie; NVIDIA L40S has no NVLink/,
+  );
+  assert.equal(check(l40s, custom, 2, "pcie-p2p"), null);
+  assert.match(check(l40s, ring2, 2)!, /^open: /);
+  assert.equal(check(l40s, ring2, 2, "pcie"), null);
+  // A100: SXM4 or PCIe; nothing is assumed.
+  assert.match(
+    check(a100, custom, 4)!,
+    /^open: .*vllm-custom-1stage on nvswitch, nvlink; nccl on pcie-p2p, pcie/,
+  );
+  assert.match(check(a100, RING4, 4)!, /^open: /);
+  assert.equal(check(a100, custom, 4, "nvswitch"), null);
+  // H100 SXM: the stack's NVLink setup, as before.
+  assert.equal(check(h100, custom, 4), null);
+  assert.match(check(h100, RING4, 4)!, /as stack 'vllm-0\.11-eager-fa2' states its GPUs linked/);
+  // A contradiction in one message comes before an open path in another.
+  const mixed = why(allReducePathFinding(eager, {
+    gpu: a100,
+    parallel: split(4, custom),
+    hidden: 4096,
+    passRows: [12, 64],
+    named: true,
+  }));
+  assert.match(
+    mixed!,
+    /^record names all-reduce 'vllm-custom-1stage', but .* runs vllm-custom-2stage on nvswitch, nvlink or nccl on pcie-p2p, pcie/,
+  );
+  // vllm-dispatch: an open path at four ranks has no replay; at two every path gives the bits.
+  const dispatch: ClaimedAllReduce = { kind: "vllm-dispatch", nccl: RING4 };
+  assert.match(
+    check(a100, dispatch, 4)!,
+    /^record states all-reduce 'vllm-dispatch' and no interconnect: .*no replay follows/,
+  );
+  assert.equal(check(a100, { kind: "vllm-dispatch" }, 2), null);
+  const r = tensorParallelOf(eager, {
+    tp: 2,
+    ep: 1,
+    allReduce: { kind: "vllm-dispatch" },
+    links: { gpu: l40s },
+  });
+  assert.ok(r.ok);
+  assert.equal(r.parallel!.messageAllReduce!(8).kind, "vllm-custom-1stage");
+  const four = tensorParallelOf(eager, {
+    tp: 4,
+    ep: 1,
+    allReduce: dispatch,
+    links: { gpu: a100 },
+  });
+  assert.ok(four.ok);
+  assert.throws(() => four.parallel!.messageAllReduce!(8), /state the interconnect/);
 });

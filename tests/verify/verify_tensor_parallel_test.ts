@@ -21,7 +21,7 @@ import { verifyRecord } from "../../src/verify/mod.ts";
 import { _checkClaimedWorld, _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 import { _checkServingTensorParallel } from "../../src/verify/_serving_parallel.ts";
-import { loadAsset, STACK_PROFILES } from "../../src/resolve/mod.ts";
+import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
 
@@ -84,10 +84,11 @@ const claim = (parallelism: Record<string, unknown>, count = 8): ClaimPredicate 
   hardware: { ...base.hardware, count },
   parallelism: { tp: 1, pp: 1, ep: 1, dp: 1, ...parallelism } as ClaimPredicate["parallelism"],
 });
+const { profile: a100 } = await loadGpuProfile(store, "a100");
 const stop = (p: ClaimPredicate, s = stack) => {
   try {
-    _checkClaimedWorld(p, s, { architecture: "sm_80" });
-    _claimedParallel(p, s, "8.0");
+    _checkClaimedWorld(p, s, a100);
+    _claimedParallel(p, s, a100);
   } catch (e) {
     if (e instanceof _Stop) return `${e.status}: ${e.why}`;
     throw e;

@@ -422,9 +422,12 @@ Deno.test("vLLM expert-parallel records (ep = tp = 2, MoE): honest PASS; a pass 
 });
 
 Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward records and served sequences PASS; a pass claiming TP 8 that ran TP 4 FAILs", async () => {
+  // Eight A100 SXM4 modules on an NVSwitch board (DGX A100): the `a100` profile also stands for
+  // PCIe cards, so the records state their interconnect.
+  const dgx = { tp: 8, allReduce: { kind: "vllm-custom-1stage" }, interconnect: "nvswitch" };
   const served8 = servedSection(["tables/models/qwen3-tiny-tp"], {
     catalog: "demo-qwen3-tiny-tp-a100",
-    parallel: [{ tp: 8, allReduce: { kind: "vllm-custom-1stage" } }],
+    parallel: [dgx],
   });
   const sc = parseScenario(oneGemmScenario({ logId: "vllm-tp8-test", seed: "vllm-tp8-v1" }, {
     hardware: { profile: "a100", count: 8 },
@@ -436,7 +439,7 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
       stack: EAGER.stack,
       components: EAGER.components,
       // vLLM's dispatch runs its one-stage custom all-reduce for these small messages.
-      parallel: [{ tp: 8, allReduce: { kind: "vllm-custom-1stage" } }],
+      parallel: [dgx],
     },
     serving: {
       ...served8.serving,
@@ -485,8 +488,12 @@ Deno.test("a vLLM record naming an all-reduce its stack's dispatch does not take
       stack: EAGER.stack,
       components: EAGER.components,
       // The first record names the ring (the prover computed it with the ring), the second the
-      // one-stage custom all-reduce vLLM's dispatch takes for these small messages.
-      parallel: [{ tp: 4, allReduce: ring4 }, { tp: 4, allReduce: { kind: "vllm-custom-1stage" } }],
+      // one-stage custom all-reduce vLLM's dispatch takes for these small messages on four
+      // NVLink-connected A100s.
+      parallel: [
+        { tp: 4, allReduce: ring4, interconnect: "nvlink" },
+        { tp: 4, allReduce: { kind: "vllm-custom-1stage" }, interconnect: "nvlink" },
+      ],
     },
     falsify: [],
   }));
@@ -564,14 +571,14 @@ Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-sta
   const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
   const tp = "tables/models/qwen3-tiny-tp";
   const parallel = [
-    // NVLink (the stack's setup): a 1,100-token prefill pass is 550 KiB (two stages), a decode
-    // step 512 bytes (one stage).
-    { tp: 4, allReduce: { kind: "vllm-dispatch" } },
-    { tp: 4, allReduce: { kind: "vllm-custom-2stage" } },
+    // NVLink: a 1,100-token prefill pass is 550 KiB (two stages), a decode step 512 bytes (one
+    // stage).
+    { tp: 4, allReduce: { kind: "vllm-dispatch" }, interconnect: "nvlink" },
+    { tp: 4, allReduce: { kind: "vllm-custom-2stage" }, interconnect: "nvlink" },
     // No peer-to-peer access: every message goes to NCCL, whose settings the record must give.
     { tp: 4, allReduce: { kind: "vllm-dispatch", nccl: ring4 }, interconnect: "pcie" },
     // What one stage everywhere gives (a prover that ran it; the record FAILs as the 2-stage one).
-    { tp: 4, allReduce: { kind: "vllm-custom-1stage" } },
+    { tp: 4, allReduce: { kind: "vllm-custom-1stage" }, interconnect: "nvlink" },
   ];
   const served = servedSection([tp, tp, tp, tp], { catalog: "demo-qwen3-tiny-tp-a100", parallel });
   const sc = parseScenario(oneGemmScenario({ logId: "vllm-dispatch", seed: "vllm-dispatch-v1" }, {
@@ -680,12 +687,12 @@ Deno.test("an unmodelled expert split hides no FAIL: a missing or wrong all-redu
     const [par, why] of [
       [{ tp: 4, ep: 2, allReduce: undefined }, /tp=4 without an all-reduce/],
       [
-        { ep: 4, allReduce: tree },
+        { ep: 4, allReduce: tree, interconnect: "nvswitch" },
         /names all-reduce 'nccl-tree', but stack .* runs vllm-custom-1stage/,
       ],
       // An all-reduce no layout models (NVLS) hides no FAIL of its path either.
       [
-        { allReduce: { kind: "nccl-nvls" } },
+        { allReduce: { kind: "nccl-nvls" }, interconnect: "nvswitch" },
         /names all-reduce 'nccl-nvls', but stack .* runs vllm-custom-1stage/,
       ],
     ] as const

@@ -93,6 +93,7 @@ export async function renderSupportMatrix(): Promise<string> {
     ),
     "",
     ...(await _gpus(under("profiles/gpu/"))),
+    ...(await _links(under("profiles/gpu/"))),
     ...(await _stacks(under("profiles/stack/"))),
     ..._attention(),
     ..._layerKernels(),
@@ -103,6 +104,61 @@ export async function renderSupportMatrix(): Promise<string> {
     ...(await _models(paths)),
   ];
   return out.join("\n");
+}
+
+/** What a record on each NVLink form may state, and what holds where it states nothing. */
+const _FORM_ROWS: Readonly<Record<string, readonly [string, string]>> = {
+  "none": ["`pcie-p2p`, `pcie`", "no NVLink; P2P over PCIe not known"],
+  "bridge-pair": [
+    "`nvlink` (2 ranks), `pcie-p2p`, `pcie`",
+    "2 ranks: the stack's setup; more: no NVLink, P2P not known",
+  ],
+  "hybrid-cube-mesh": ["`nvlink` (up to 4 ranks), `pcie-p2p`, `pcie`", "-"],
+  "nvswitch": ["any", "the stack's setup"],
+};
+
+async function _links(files: readonly string[]): Promise<string[]> {
+  const rows: string[][] = [];
+  for (const f of files) {
+    const p = await _json(f);
+    const links = p.links as { nvlink: string[]; sources: string[] } | undefined;
+    const forms = links?.nvlink ?? [];
+    const one = forms.length === 1 ? _FORM_ROWS[forms[0]!] : undefined;
+    rows.push([
+      `\`${p.id}\``,
+      forms.map((x) => `\`${x}\``).join(", ") || "-",
+      one?.[0] ?? "any",
+      one?.[1] ?? "nothing: the record states its interconnect where the path depends on it",
+      escapeMarkdown((links?.sources ?? []).join("; ")) || "-",
+    ]);
+  }
+  return [
+    "## GPU links",
+    "",
+    wrapProse(
+      "How each part links to its peers (a GPU profile's `links`: `nvlink`, the forms the part " +
+        "ships in, with the NVIDIA data sheets that state them in `sources`, and a `note` where " +
+        "the profile stands for several forms): `none` (PCIe only), `bridge-pair` (an NVLink " +
+        "bridge joins two cards), `hybrid-cube-mesh` (DGX-1's SXM2 modules, every pair " +
+        "NVLink-connected within groups of four only), `nvswitch` (SXM modules on a board that " +
+        "NVLink-connects every GPU, through NVSwitch or directly). vLLM's all-reduce dispatch " +
+        "reads whether every pair of the group is NVLink-connected (it refuses its custom " +
+        "all-reduce on more than two PCIe-only GPUs) and whether peer-to-peer access works: a " +
+        "record stating an interconnect its part cannot have FAILs as contradicting its " +
+        "hardware, and `claims append`, `model forward` and `model classes` refuse it. Where a " +
+        "record states none, the stack's setup (every pair NVLink-connected) holds only where " +
+        "the part can have it; otherwise every interconnect the part can have is tried, and a " +
+        "named all-reduce that some take and others not is NOT_VERIFIED (after the bits are " +
+        "compared), naming the interconnect to state.",
+      100,
+    ),
+    "",
+    markdownTable(
+      ["profile", "NVLink", "a record may state", "where it states none", "sources"],
+      rows,
+    ),
+    "",
+  ];
 }
 
 async function _gpus(files: readonly string[]): Promise<string[]> {

@@ -430,12 +430,30 @@ const l40sv: Validation = (fmt, out) =>
     ? PUBLISHED + " (K&M's Ada RTX 1000 fp16 captures are not bundled)"
     : MEASURED("L40S", fmt, out);
 
+/**
+ * How a part links to its peers (`links`, `src/hardware/gpu_links.ts`), from NVIDIA's data sheets:
+ * each source names its document and the link fact it states.
+ */
+interface Links {
+  nvlink: ("none" | "bridge-pair" | "hybrid-cube-mesh" | "nvswitch")[];
+  sources: string[];
+  note?: string;
+}
+
+/** A part without NVLink: its data sheet lists PCIe only. */
+const pcieOnly = (source: string): Links => ({ nvlink: ["none"], sources: [source] });
+/** A part whose NVLink bridge joins two cards. */
+const bridgePair = (source: string): Links => ({ nvlink: ["bridge-pair"], sources: [source] });
+/** SXM modules on a board that NVLink-connects every GPU. */
+const nvswitch = (...sources: string[]): Links => ({ nvlink: ["nvswitch"], sources });
+
 interface Gpu {
   id: string;
   name: string;
   architecture: string;
   cc: string;
   aliases: string[];
+  links: Links;
   datapaths: Json[];
 }
 
@@ -446,6 +464,16 @@ const GPUS: Gpu[] = [
     architecture: "sm_70",
     cc: "7.0",
     aliases: ["V100"],
+    links: {
+      nvlink: ["none", "hybrid-cube-mesh", "nvswitch"],
+      sources: [
+        "NVIDIA Tesla V100 GPU Accelerator datasheet: V100 PCIe interconnect PCIe Gen3 32 GB/s, no NVLink; V100 SXM2 NVLink 300 GB/s",
+        "NVIDIA DGX-1 With Tesla V100 System Architecture white paper: eight SXM2 modules in a hybrid cube-mesh, each NVLink-connected to the three others of its group of four and to one module of the other group",
+        "NVIDIA DGX-2 datasheet: sixteen V100 SXM3 modules linked through twelve NVSwitch chips",
+      ],
+      note:
+        "The profile stands for every V100 form (PCIe card, SXM2 module in DGX-1's cube-mesh, SXM3 module on DGX-2's NVSwitch), whose tensor cores are the same: nothing is assumed of the links, and a record states its interconnect where the all-reduce path depends on it.",
+    },
     datapaths: volta(),
   },
   {
@@ -454,6 +482,15 @@ const GPUS: Gpu[] = [
     architecture: "sm_80",
     cc: "8.0",
     aliases: ["A100"],
+    links: {
+      nvlink: ["nvswitch", "bridge-pair"],
+      sources: [
+        "NVIDIA A100 Tensor Core GPU datasheet: A100 SXM NVLink 600 GB/s on HGX A100 boards (4 or 8 GPUs) and DGX A100 (8 GPUs through six NVSwitch chips); A100 PCIe NVLink Bridge for 2 GPUs, 600 GB/s",
+        "NVIDIA A100 40GB PCIe GPU Accelerator product brief (PB-10137-001): NVLink bridges join two cards",
+      ],
+      note:
+        "The profile stands for both A100 forms (SXM4 module on an NVLink board, PCIe card bridged in pairs or not at all), whose tensor cores are the same: nothing is assumed of the links, and a record states its interconnect where the all-reduce path depends on it.",
+    },
     datapaths: ampere(measured("A100")),
   },
   {
@@ -462,6 +499,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_80",
     cc: "8.0",
     aliases: ["A30"],
+    links: bridgePair(
+      "NVIDIA A30 Tensor Core GPU datasheet: third-generation NVLink 200 GB/s through an NVLink bridge joining two GPUs; PCIe Gen4 64 GB/s",
+    ),
     datapaths: ampere(sameAs("A100", measured("A100"))),
   },
   {
@@ -470,6 +510,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_86",
     cc: "8.6",
     aliases: ["A2"],
+    links: pcieOnly("NVIDIA A2 Tensor Core GPU datasheet: interconnect PCIe Gen4 x8; no NVLink"),
     datapaths: ampere(() => PUBLISHED + " (sm_86: A100, the measured Ampere part, is sm_80)"),
   },
   {
@@ -478,6 +519,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_86",
     cc: "8.6",
     aliases: ["A40"],
+    links: bridgePair(
+      "NVIDIA A40 GPU Accelerator product brief (PB-09976-001): NVLink 112.5 GB/s bidirectional through a 2-way bridge joining two cards; PCIe Gen4 x16",
+    ),
     datapaths: ampere(() => PUBLISHED + " (sm_86: A100, the measured Ampere part, is sm_80)"),
   },
   {
@@ -486,6 +530,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L4"],
+    links: pcieOnly(
+      "NVIDIA L4 Tensor Core GPU datasheet: interconnect PCIe Gen4 x16 64 GB/s; no NVLink",
+    ),
     datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
@@ -494,6 +541,7 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L40"],
+    links: pcieOnly("NVIDIA L40 GPU datasheet: NVLink support: no; interconnect PCIe Gen4 x16"),
     datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
@@ -502,6 +550,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["L40S"],
+    links: pcieOnly(
+      "NVIDIA L40S GPU datasheet: NVLink support: no; interconnect PCIe Gen4 x16 64 GB/s",
+    ),
     datapaths: ada(l40sv),
   },
   {
@@ -510,6 +561,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_89",
     cc: "8.9",
     aliases: ["RTX 1000 Ada"],
+    links: pcieOnly(
+      "NVIDIA RTX 1000 Ada Generation datasheet: interconnect PCIe Gen4 x8; no NVLink",
+    ),
     datapaths: ada(sameAs("L40S", l40sv)),
   },
   {
@@ -518,6 +572,10 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H100", "H100 SXM", "H100 80GB HBM3"],
+    links: nvswitch(
+      "NVIDIA H100 Tensor Core GPU datasheet: H100 SXM NVLink 900 GB/s on HGX H100 boards (4 or 8 GPUs) and DGX H100 (8 GPUs)",
+      "NVIDIA H100 Tensor Core GPU Architecture white paper: the 8-GPU HGX H100 board links every GPU through four third-generation NVSwitch chips",
+    ),
     datapaths: hopperLike(h100v, "H100TC.m", "wgmma"),
   },
   {
@@ -526,6 +584,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H100 PCIe"],
+    links: bridgePair(
+      "NVIDIA H100 PCIe GPU product brief: NVLink 600 GB/s through NVLink bridges joining two cards; PCIe Gen5 128 GB/s",
+    ),
     datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m", "wgmma"),
   },
   {
@@ -534,6 +595,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H100 NVL"],
+    links: bridgePair(
+      "NVIDIA H100 Tensor Core GPU datasheet: H100 NVL NVLink 600 GB/s through NVLink bridges joining two cards; PCIe Gen5 128 GB/s",
+    ),
     datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m", "wgmma"),
   },
   {
@@ -542,6 +606,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["H200"],
+    links: nvswitch(
+      "NVIDIA H200 Tensor Core GPU datasheet: H200 SXM NVLink 900 GB/s on HGX H200 boards (4 or 8 GPUs); the H200 NVL (PCIe cards, 2- or 4-way NVLink bridge) is another part",
+    ),
     datapaths: hopperLike(sameAs("H100", h100v), "H200TC.m (alias of H100TC.m)", "wgmma"),
   },
   {
@@ -550,6 +617,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_90",
     cc: "9.0",
     aliases: ["GH200"],
+    links: nvswitch(
+      "NVIDIA GH200 Grace Hopper Superchip datasheet: GPU NVLink 900 GB/s; GH200 NVL32 links 32 superchips through NVLink Switch, GH200 NVL2 links two superchips directly",
+    ),
     datapaths: hopperLike(sameAs("H100", h100v), "H100TC.m (README: also GH200)", "wgmma"),
   },
   {
@@ -558,6 +628,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_100",
     cc: "10.0",
     aliases: ["B200"],
+    links: nvswitch(
+      "NVIDIA DGX B200 datasheet: eight B200 GPUs linked by fifth-generation NVLink (1.8 TB/s per GPU) through NVSwitch chips",
+    ),
     datapaths: hopperLike(
       () => PUBLISHED + " (K&M B200 captures not bundled)",
       "B200TC.m",
@@ -570,6 +643,9 @@ const GPUS: Gpu[] = [
     architecture: "sm_120",
     cc: "12.0",
     aliases: ["RTX PRO 6000"],
+    links: pcieOnly(
+      "NVIDIA RTX PRO 6000 Blackwell datasheets (Workstation, Max-Q and Server Editions): interconnect PCIe Gen5 x16; no NVLink",
+    ),
     datapaths: rtxBlackwell(),
   },
 ];
@@ -589,6 +665,7 @@ export function generateGpuProfiles(): { id: string; text: string }[] {
       computeCapability: g.cc,
       aliases: g.aliases,
       sources: [KM, MMASIM, "NVIDIA PTX ISA 8.7 §9.7.14-9.7.16 (instruction availability)"],
+      links: g.links,
       tensorCore: { datapaths: g.datapaths },
     };
     return { id: g.id, text: JSON.stringify(profile, null, 2) + "\n" };

@@ -63,7 +63,7 @@ export function claimsAppendCommand(): Command {
       new Option(
         "--interconnect <links>",
         "how the ranks' GPUs are linked, as vLLM's all-reduce dispatch reads it (default: the " +
-          "stack's stated setup)",
+          "stack's stated setup where the GPU can have it)",
       ).choices(INTERCONNECTS),
     )
     .option(

@@ -84,8 +84,8 @@ export function modelCommand(): Command {
       .addOption(
         new Option(
           "--interconnect <links>",
-          "how the ranks' GPUs are linked, as vLLM's dispatch reads it for --all-reduce " +
-            "vllm-dispatch (default: the stack's stated setup)",
+          "how the ranks' GPUs are linked, as vLLM's dispatch reads it (default: the stack's " +
+            "stated setup where the GPU can have it)",
         ).choices(INTERCONNECTS),
       )
       .option("--ep <n>", "expert-parallel ranks", "1")
@@ -145,6 +145,13 @@ function _classesCommand(): Command {
     .option("--max-batch <n>", "largest batch size", String(DEFAULT_MAX_BATCH))
     .option("--tp <n>", "tensor-parallel ranks (classes of one rank's launches)", "1")
     .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
+    .addOption(
+      new Option(
+        "--interconnect <links>",
+        "how the ranks' GPUs are linked, as vLLM's dispatch reads it (default: the stack's " +
+          "stated setup where the GPU can have it)",
+      ).choices(INTERCONNECTS),
+    )
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
@@ -153,6 +160,7 @@ function _classesCommand(): Command {
         ...(opts.allReduce === undefined
           ? {}
           : { allReduce: await allReduceFlag(opts.allReduce, tp) }),
+        ...(opts.interconnect === undefined ? {} : { interconnect: opts.interconnect }),
         stack: opts.stack,
         profile: opts.profile,
         config: opts.config,

@@ -10,6 +10,7 @@ import {
   type ClaimedAllReduce,
   fa2SfuFunctions,
   FULL_GRAPH_DECODE_REASON,
+  interconnectContradiction,
   layerSfuFunctions,
   stackOperators,
   type StackProfile,
@@ -29,8 +30,9 @@ import {
   type TensorParallel,
 } from "../../model/mod.ts";
 import {
-  allReduceDispatchMismatch,
+  allReducePathFinding,
   DISPATCH_CATALOGS,
+  type DispatchGpu,
   GPU_PROFILES,
   loadNamedRecipe,
   loadSfuForStack,
@@ -71,6 +73,8 @@ export interface ModelClassesOptions {
   readonly tp?: number;
   /** The ranks' all-reduce. */
   readonly allReduce?: ClaimedAllReduce;
+  /** How the ranks' GPUs are linked (default: the stack's setup where the GPU can have it). */
+  readonly interconnect?: string;
 }
 
 /**
@@ -81,9 +85,9 @@ export interface ModelClassesOptions {
  *   covered, MoE experts, a batch size not derived, vLLM's dispatch leaving the named all-reduce)
  *   or the stack's attention is not modelled
  * @throws {InputError} `USAGE` (kernel flags that do not fit the stack, a catalog of another GPU,
- *   no known SM count, an all-reduce vLLM's dispatch does not take at batch 1, a `--tp` the
- *   stack's layout cannot split the model over), `CONFIG_*`,
- *   `INPUT_*`
+ *   no known SM count, an all-reduce vLLM's dispatch does not take at batch 1 or whose path there
+ *   depends on links not stated, an interconnect for one rank or one the GPU cannot have, a
+ *   `--tp` the stack's layout cannot split the model over), `CONFIG_*`, `INPUT_*`
  * @throws {AssetError} unknown or invalid profile, stack, catalog or recipe
  * @example
  * ```ts ignore
@@ -130,11 +134,19 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   });
   if (!sfu.ok) return notVerified(sfu.reason);
   if (refused !== null) return notVerified(refused);
+  if (o.interconnect !== undefined && (o.tp ?? 1) === 1) {
+    throw new InputError("USAGE", "Cannot derive classes: --interconnect is for --tp above 1");
+  }
+  const links = interconnectContradiction(profile.value, {
+    interconnect: o.interconnect,
+    worldSize: o.tp ?? 1,
+  });
+  if (links !== null) throw new InputError("USAGE", `Cannot derive classes: ${links}`);
   const split = tensorParallelOf(stack.value, {
     tp: o.tp ?? 1,
     ep: 1,
     allReduce: o.allReduce,
-    links: { deviceCapability: profile.value.computeCapability },
+    links: { gpu: profile.value, interconnect: o.interconnect },
   });
   if (!split.ok && split.kind === "contradiction") {
     throw new InputError("USAGE", `Cannot derive classes: ${split.reason}`);
@@ -144,7 +156,8 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   // and an all-reduce the dispatch does not take at batch 1 is refused as claims append refuses it.
   const leaves = split.ok
     ? _dispatchLeaves(stack.value, {
-      deviceCapability: profile.value.computeCapability,
+      gpu: profile.value,
+      interconnect: o.interconnect,
       parallel: split.parallel,
       hidden: config.hidden,
       named: o.allReduce !== undefined,
@@ -207,14 +220,15 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
 
 /**
  * The first decode batch size whose all-reduce message vLLM's dispatch sends down another path
- * than the named all-reduce (`allReduceDispatchMismatch`, one message of the batch's padded rows
- * times the hidden size), and why; null when every batch up to `maxBatch` takes it, none is
- * named, or the stack states no dispatch.
+ * than the named all-reduce, or down a path the links leave open (`allReducePathFinding`, one
+ * message of the batch's padded rows times the hidden size), and why; null when every batch up
+ * to `maxBatch` takes it, none is named, or the stack states no dispatch.
  */
 function _dispatchLeaves(
   stack: StackProfile,
   o: {
-    readonly deviceCapability: string;
+    readonly gpu: DispatchGpu;
+    readonly interconnect: string | undefined;
     readonly parallel: TensorParallel | undefined;
     readonly hidden: number;
     readonly named: boolean;
@@ -226,12 +240,13 @@ function _dispatchLeaves(
   }
   for (let batch = 1; batch <= o.maxBatch; batch++) {
     // The all-reduce comes from --all-reduce here, not from a record.
-    const reason = allReduceDispatchMismatch(stack, {
-      ...o,
-      passRows: [batch],
-      subject: "--all-reduce",
-    });
-    if (reason !== null) return { batch, reason };
+    const found = allReducePathFinding(stack, { ...o, passRows: [batch], subject: "--all-reduce" });
+    if (found !== null) {
+      return {
+        batch,
+        reason: `${found.reason}${found.kind === "open" ? " (--interconnect)" : ""}`,
+      };
+    }
   }
   return null;
 }

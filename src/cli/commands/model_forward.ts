@@ -19,7 +19,7 @@ import {
 } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import {
-  allReduceDispatchMismatch,
+  allReducePathFinding,
   DISPATCH_CATALOGS,
   loadAsset,
   loadGemmEngine,
@@ -32,7 +32,7 @@ import {
   stackSplitContradiction,
   tensorParallelOf,
 } from "../../resolve/mod.ts";
-import type { ClaimedAllReduce } from "../../kernels/mod.ts";
+import { type ClaimedAllReduce, interconnectContradiction } from "../../kernels/mod.ts";
 import { notVerified, smsForRun } from "../sms_flag.ts";
 import {
   forwardActivation,
@@ -115,11 +115,22 @@ export async function runModelForward(o: {
   if (o.interconnect !== undefined && (o.tp ?? 1) === 1) {
     throw new InputError("USAGE", "Cannot run forward: --interconnect is for --tp above 1");
   }
+  // Links the GPU part cannot have: an audit FAILs the record as contradicting its hardware.
+  const links = interconnectContradiction(profile, {
+    interconnect: o.interconnect,
+    worldSize: o.tp ?? 1,
+  });
+  if (links !== null) {
+    throw new InputError(
+      "USAGE",
+      `Cannot run forward: a record of it would contradict its hardware: ${links}`,
+    );
+  }
   const split = tensorParallelOf(stack, {
     tp: o.tp ?? 1,
     ep: o.ep ?? 1,
     allReduce: o.allReduce,
-    links: { deviceCapability: profile.computeCapability, interconnect: o.interconnect },
+    links: { gpu: profile, interconnect: o.interconnect },
   });
   if (!split.ok && split.kind === "contradiction") {
     throw new InputError(
@@ -194,16 +205,24 @@ export async function runModelForward(o: {
     }
   }
   // As claims append refuses it: an all-reduce the stack's dispatch does not take for this pass
-  // (its flattened tokens), or a vllm-dispatch that sends it to NCCL without NCCL settings.
-  const dispatchWhy = allReduceDispatchMismatch(stack, {
-    deviceCapability: profile.computeCapability,
+  // (its flattened tokens), a vllm-dispatch that sends it to NCCL without NCCL settings, or a
+  // path that depends on links --interconnect does not state.
+  const dispatch = allReducePathFinding(stack, {
+    gpu: profile,
     parallel,
     hidden: ckpt.config.hidden,
     passRows: [batch.sequences.reduce((a, s) => a + s.length, 0)],
     named: o.allReduce !== undefined,
     interconnect: o.interconnect,
   });
-  if (dispatchWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${dispatchWhy}`);
+  if (dispatch !== null) {
+    throw new InputError(
+      "USAGE",
+      `Cannot run forward: ${dispatch.reason}${
+        dispatch.kind === "open" ? " (--interconnect)" : ""
+      }`,
+    );
+  }
   // What an audit of this pass would call NOT_VERIFIED is said before it runs, with its reason.
   const unsupported = forwardSupportReason(ckpt.config, { profile, stack }) ??
     (length === null ? null : `stack '${stack.id}': ${length.reason}`);

@@ -33,6 +33,12 @@ export {
   isInterconnect,
 } from "./interconnect.ts";
 export {
+  interconnectContradiction,
+  interconnectsOf,
+  type LinkedGpu,
+  linksClause,
+} from "./interconnect_contradiction.ts";
+export {
   type AllReduceKind,
   allReduceUnsupported,
   isModelledAllReduceKind,
