@@ -81,13 +81,7 @@ export function modelCommand(): Command {
       .option("--recipe <name>", "bundled GEMM recipe (stacks with recipe kernels)")
       .option("--tp <n>", "tensor-parallel ranks the pass ran on (the stack's layout)", "1")
       .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
-      .addOption(
-        new Option(
-          "--interconnect <links>",
-          "how the ranks' GPUs are linked, as vLLM's dispatch reads it (default: the stack's " +
-            "stated setup where the GPU can have it)",
-        ).choices(INTERCONNECTS),
-      )
+      .addOption(_interconnectOption())
       .option("--ep <n>", "expert-parallel ranks", "1")
       .option(
         "--positions <list>",
@@ -145,13 +139,7 @@ function _classesCommand(): Command {
     .option("--max-batch <n>", "largest batch size", String(DEFAULT_MAX_BATCH))
     .option("--tp <n>", "tensor-parallel ranks (classes of one rank's launches)", "1")
     .option("--all-reduce <id|file.json>", `all-reduce of the ranks: ${ALL_REDUCE_FLAG_HELP}`)
-    .addOption(
-      new Option(
-        "--interconnect <links>",
-        "how the ranks' GPUs are linked, as vLLM's dispatch reads it (default: the stack's " +
-          "stated setup where the GPU can have it)",
-      ).choices(INTERCONNECTS),
-    )
+    .addOption(_interconnectOption())
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
@@ -263,4 +251,13 @@ async function _writeWeights(
   } finally {
     await release(true); // renamed: nothing left to remove
   }
+}
+
+/** `--interconnect` of `model forward` and `model classes`. */
+function _interconnectOption() {
+  return new Option(
+    "--interconnect <links>",
+    "how the ranks' GPUs are linked, as vLLM's dispatch reads it (default: the stack's " +
+      "stated setup where the GPU can have it)",
+  ).choices(INTERCONNECTS);
 }
