@@ -87,6 +87,7 @@ export { fingerprintTensorMismatch } from "./fingerprint_tensor.ts";
 export {
   encodeServingHistory,
   type HistoryPass,
+  longestNeighbour,
   MAX_HISTORY_BYTES,
   MAX_HISTORY_ENTRIES,
   MAX_HISTORY_PASSES,

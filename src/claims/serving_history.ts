@@ -302,3 +302,31 @@ function _unlike(canon: Uint8Array, bytes: Uint8Array): string {
 function _bad(why: string): InputError {
   return new InputError("HISTORY_INVALID", `Cannot read serving history: ${why}`);
 }
+
+/**
+ * The longest key sequence another request of the batch holds in any pass (its cached plus its
+ * new positions), and that pass: what an engine with a length limit must have served too.
+ *
+ * @param passes the history's passes
+ * @returns the longest neighbour and its pass, or null when the sequence ran alone
+ * @example
+ * ```ts
+ * import { longestNeighbour } from "./serving_history.ts";
+ * const n = longestNeighbour([{ entries: [{ query: 3, cached: 0 }, { query: 1, cached: 9 }],
+ *   rows: 4, logitsRows: 2, self: 0 }]);
+ * if (n?.keys !== 10 || n.pass !== 0) throw new Error();
+ * ```
+ */
+export function longestNeighbour(
+  passes: readonly HistoryPass[],
+): { readonly keys: number; readonly pass: number } | null {
+  let best: { keys: number; pass: number } | null = null;
+  for (const [i, q] of passes.entries()) {
+    for (const [j, e] of q.entries.entries()) {
+      if (j !== q.self && (best === null || e.cached + e.query > best.keys)) {
+        best = { keys: e.cached + e.query, pass: i };
+      }
+    }
+  }
+  return best;
+}

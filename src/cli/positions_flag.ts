@@ -12,7 +12,7 @@ import { parseIntOption } from "./parse_int_option.ts";
  *
  * @param text the flag's value
  * @returns the pairs, in the order given
- * @throws {UsageError} `USAGE_NUMBER`
+ * @throws {UsageError} `USAGE_NUMBER` (also for a pair given twice)
  * @example
  * ```ts
  * import { forwardPositionsFlag } from "./positions_flag.ts";
@@ -20,7 +20,7 @@ import { parseIntOption } from "./parse_int_option.ts";
  * ```
  */
 export function forwardPositionsFlag(text: string): [number, number][] {
-  return text.split(",").map((item) => {
+  const pairs = text.split(",").map((item): [number, number] => {
     const m = /^([0-9]+):([0-9]+)$/.exec(item);
     if (m === null) {
       throw new UsageError(
@@ -30,6 +30,8 @@ export function forwardPositionsFlag(text: string): [number, number][] {
     }
     return [positionNumber(m[1]!), positionNumber(m[2]!)];
   });
+  _once(pairs.map(([seq, pos]) => `${seq}:${pos}`));
+  return pairs;
 }
 
 /**
@@ -37,7 +39,7 @@ export function forwardPositionsFlag(text: string): [number, number][] {
  *
  * @param text the flag's value
  * @returns the token positions
- * @throws {UsageError} `USAGE_NUMBER`
+ * @throws {UsageError} `USAGE_NUMBER` (also for a position given twice)
  * @example
  * ```ts
  * import { sequencePositionsFlag } from "./positions_flag.ts";
@@ -45,7 +47,20 @@ export function forwardPositionsFlag(text: string): [number, number][] {
  * ```
  */
 export function sequencePositionsFlag(text: string): number[] {
-  return text.split(",").map(positionNumber);
+  const positions = text.split(",").map(positionNumber);
+  _once(positions.map(String));
+  return positions;
+}
+
+/** Each position at most once, as a record's parser requires (a repeat binds nothing more). */
+function _once(keys: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const k of keys) {
+    if (seen.has(k)) {
+      throw new UsageError("USAGE_NUMBER", `Cannot use --positions: ${k} is given twice`);
+    }
+    seen.add(k);
+  }
 }
 
 function positionNumber(text: string): number {

@@ -13,6 +13,7 @@ import type { AssetStore } from "../assets/mod.ts";
 import {
   type ClaimRecord,
   type HistoryPass,
+  longestNeighbour,
   MAX_CLAIM_TOKENS,
   parseServingHistory,
   sha256Hex,
@@ -104,6 +105,18 @@ export async function sequenceClaim(
   });
   if (length?.kind === "contradiction") {
     throw new InputError("TOKENS_INVALID", `Cannot append claim: ${length.reason}`);
+  }
+  // The other requests of the batch were served by the same engine, under the same limit.
+  const neighbour = longestNeighbour(passes);
+  const beside = neighbour === null
+    ? null
+    : lengthFinding(c, { stack: basis.stack, prompt: neighbour.keys, generated: 0 });
+  if (neighbour !== null && beside?.kind === "contradiction") {
+    throw new InputError(
+      "HISTORY_INVALID",
+      `Cannot append claim: another request of pass ${neighbour.pass} holds ${neighbour.keys} ` +
+        `cached and new positions: ${beside.reason}`,
+    );
   }
   const computed = _checkHistory(passes, {
     tokens,

@@ -170,12 +170,30 @@ export function _checkServedLength(
     readonly stack: StackProfile;
     readonly profile: GpuProfile;
     readonly sequences: readonly { readonly prompt: number; readonly generated: number }[];
+    /**
+     * The longest key sequence another request of the batch holds in some pass (cached plus
+     * new positions), and that pass: the engine serves no request past its limit either.
+     */
+    readonly neighbours?: { readonly keys: number; readonly pass: number } | null;
   },
 ): void {
-  for (const [i, s] of o.sequences.entries()) {
+  const checked = o.sequences.map((s, i) => ({
+    s,
+    which: o.sequences.length === 1 ? "" : ` (sequence ${i})`,
+  }));
+  // A neighbour's positions so far, read as a prompt: at most the limit in any pass (a decoding
+  // request stops below it, a prefill chunk ends at its prompt), so no honest batch is refused.
+  const n = o.neighbours;
+  if (n !== undefined && n !== null) {
+    checked.push({
+      s: { prompt: n.keys, generated: 0 },
+      which:
+        ` (another request of the batch, ${n.keys} cached and new positions in pass ${n.pass})`,
+    });
+  }
+  for (const { s, which } of checked) {
     const f = lengthFinding(o.config, { stack: o.stack, ...s });
     if (f === null) continue;
-    const which = o.sequences.length === 1 ? "" : ` (sequence ${i})`;
     if (f.kind === "unmodelled") {
       throw new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`);
     }

@@ -11,6 +11,7 @@ import { type AssetStore, BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.t
 import {
   type ClaimPredicate,
   type HistoryPass,
+  longestNeighbour,
   parseServingHistory,
   type SequenceWorkload,
 } from "../claims/mod.ts";
@@ -134,6 +135,7 @@ export async function _recomputeSequence(
       stack: input.stack,
       profile: input.profile,
       sequences: [{ prompt: w.tokens.prompt.length, generated: w.tokens.generated.length }],
+      neighbours: longestNeighbour(passes),
     }));
   _checkPipelineStages(p, c.layers);
   const messages: Parameters<typeof _checkAllReducePath>[1] = {

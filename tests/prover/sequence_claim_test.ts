@@ -12,6 +12,7 @@ import {
   encodeServingHistory,
   formatClaimLog,
   type HistoryPass,
+  longestNeighbour,
   parseClaimLog,
   parseServingHistory,
   type SequenceWorkload,
@@ -213,8 +214,15 @@ Deno.test("sequenceClaim() refuses on vLLM a sequence that passes max_model_len 
       return true;
     },
   );
-  // At the limit vLLM serves it (the refusal above is the limit's, nothing else's).
-  await sequenceClaim(facts(s, limited(total)), { store });
+  // At the limit vLLM serves it (the refusal above is the limit's, nothing else's), once the
+  // other requests of its batch fit the limit too (a later test refuses them).
+  const fitting = edited(s, (q) => ({
+    ...q,
+    entries: q.entries.map((e, j) =>
+      j === q.self ? e : { ...e, cached: Math.min(e.cached, total - e.query) }
+    ),
+  }));
+  await sequenceClaim(facts(s, { ...limited(total), history: fitting }), { store });
   // HF's stack has no such limit.
   await sequenceClaim(facts(s, { checkpoint: limited(total - 1).checkpoint }), { store });
 });
@@ -294,4 +302,31 @@ Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after pr
     InputError,
     "HISTORY_INVALID",
   );
+});
+
+Deno.test("sequenceClaim() refuses on vLLM a history whose other requests hold more positions than max_model_len, which vLLM serves to none", async () => {
+  const s = served.find((x) => parseServingHistory(x.history).some((q) => q.entries.length > 1))!;
+  const total = s.tokens.prompt.length + s.tokens.generated.length;
+  const limit = Math.max(total, longestNeighbour(parseServingHistory(s.history))!.keys) + 8;
+  const longer = edited(s, (q) => ({
+    ...q,
+    entries: q.entries.map((e, j) => j === q.self ? e : { ...e, cached: limit }),
+  }));
+  const vllm = {
+    stack: "vllm-0.11-eager-fa2-lg2-model",
+    checkpoint: {
+      ...dense,
+      ckpt: { ...dense.ckpt, config: { ...dense.ckpt.config, maxPositionEmbeddings: limit } },
+    },
+  };
+  await assert.rejects(
+    () => sequenceClaim(facts(s, { ...vllm, history: longer }), { store }),
+    (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+      assert.match(e.message, /another request of pass \d+ holds \d+ cached and new positions/);
+      return true;
+    },
+  );
+  // The sequence itself fits: the honest history is accepted under the same limit.
+  await sequenceClaim(facts(s, vllm), { store });
 });

@@ -790,3 +790,26 @@ Deno.test("a served vLLM sequence passing max_model_len (4096 for the tiny check
     /^record contradicts its checkpoint: the sequence's 4097 tokens .* pass vLLM's max_model_len 4096/,
   );
 });
+
+Deno.test("a served vLLM sequence beside a request holding more positions than max_model_len (4096) FAILs: vLLM serves no such request", async () => {
+  const w = log.records[log.records.length - 1]!.predicate.workload as SequenceWorkload;
+  const passes = parseServingHistory((await blobs.get(w.history.sha256))!);
+  assert.ok(passes.some((q) => q.entries.length > 1), "the sequence has neighbours");
+  const r = await bentSequence(passes.map((q) => ({
+    ...q,
+    entries: q.entries.map((e, j) => j === q.self ? e : { ...e, cached: 5000 }),
+  })));
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its checkpoint: the 50\d\d-token prompt is longer than vLLM's max_model_len 4096 .*another request of the batch, 50\d\d cached and new positions in pass \d+/,
+  );
+  // The same history with its neighbours at 4096 positions at most is replayed as before.
+  const fitting = await bentSequence(passes.map((q) => ({
+    ...q,
+    entries: q.entries.map((e, j) =>
+      j === q.self ? e : { ...e, cached: Math.min(e.cached, 4096 - e.query) }
+    ),
+  })));
+  assert.notEqual(fitting.status, "FAIL", fitting.reason);
+});
