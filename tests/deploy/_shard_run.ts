@@ -24,7 +24,7 @@ export interface PlannedAudit {
 export async function plannedAudit(k: number): Promise<PlannedAudit> {
   const f = await makeAuditFixture({
     records: 8,
-    falsify: [{ seq: 2, kind: "fingerprint", bit: 1 }],
+    falsify: [{ seq: 3, kind: "fingerprint", bit: 1 }], // sampled at k = 5 and 6
   });
   const input = f.log.replace(/\/claims\.jsonl$/, "");
   const args = auditArgs(f, `${f.dir}/single`, k);
