@@ -377,3 +377,20 @@ Deno.test("model forward --json records ep, and claims append refuses a chain co
   const same = await appendEp(`${dir}/ep2.json`, JSON.parse(split.stdout).fingerprint);
   assert.equal(same.code, 0, same.stderr);
 });
+
+Deno.test("model classes on a vLLM stack refuses a context whose decode step passes max_model_len (4096 for the tiny checkpoints), as model forward does", async () => {
+  const classes = (context: string) =>
+    runBitaudit([
+      ...["model", "classes", "--stack", "vllm-0.11-eager-fa2", "--profile", "a100"],
+      ...["--config", `${MODEL}/config.json`, "--context", context, "--catalog", CATALOG],
+      ...["--tp", "4", "--interconnect", "nvlink", "--all-reduce", "vllm-custom-1stage"],
+    ]);
+  const over = await classes("4096");
+  assert.equal(over.code, 2, over.stderr);
+  assert.match(
+    over.stderr,
+    /Cannot derive classes: a decode step at context 4096 holds 4097 positions: .*max_model_len 4096/,
+  );
+  const at = await classes("4095");
+  assert.notEqual(at.code, 2, at.stderr);
+});

@@ -24,6 +24,7 @@ import {
   fixedRecipeDispatch,
   ForwardUnsupported,
   type GemmDispatch,
+  lengthFinding,
   orderByPlace,
   rankView,
   signatureEntries,
@@ -107,6 +108,15 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   // its records, an audit FAILs them), before any reason the classes are not verified.
   const cannot = stackSplitContradiction(stack.value, { tp: o.tp ?? 1, config });
   if (cannot !== null) throw new InputError("USAGE", `Cannot derive classes: ${cannot}`);
+  // A decode step at this context holds context + 1 keys: on vLLM at most max_model_len.
+  const length = lengthFinding(config, { stack: stack.value, prompt: o.context + 1, generated: 0 });
+  if (length?.kind === "contradiction") {
+    throw new InputError(
+      "USAGE",
+      `Cannot derive classes: a decode step at context ${o.context} holds ${o.context + 1} ` +
+        `positions: ${length.reason}`,
+    );
+  }
   // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.
   const support = stackOperators(stack.value, { driver: "serving", moe: false });
   if (!support.supported) {
@@ -134,6 +144,9 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   });
   if (!sfu.ok) return notVerified(sfu.reason);
   if (refused !== null) return notVerified(refused);
+  if (length?.kind === "unmodelled") {
+    return notVerified(`stack '${stack.value.id}': ${length.reason}`);
+  }
   if (o.interconnect !== undefined && (o.tp ?? 1) === 1) {
     throw new InputError("USAGE", "Cannot derive classes: --interconnect is for --tp above 1");
   }
