@@ -110,12 +110,11 @@ export async function sequenceClaim(
   const neighbour = longestNeighbour(passes);
   const beside = neighbour === null
     ? null
-    : lengthFinding(c, { stack: basis.stack, prompt: neighbour.keys, generated: 0 });
+    : lengthFinding(c, { stack: basis.stack, prompt: neighbour.keys, generated: 0, held: true });
   if (neighbour !== null && beside?.kind === "contradiction") {
     throw new InputError(
       "HISTORY_INVALID",
-      `Cannot append claim: another request of pass ${neighbour.pass} holds ${neighbour.keys} ` +
-        `cached and new positions: ${beside.reason}`,
+      `Cannot append claim: another request of pass ${neighbour.pass}: ${beside.reason}`,
     );
   }
   const computed = _checkHistory(passes, {

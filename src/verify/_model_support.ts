@@ -177,18 +177,18 @@ export function _checkServedLength(
     readonly neighbours?: { readonly keys: number; readonly pass: number } | null;
   },
 ): void {
-  const checked = o.sequences.map((s, i) => ({
+  type Checked = { s: { prompt: number; generated: number; held?: boolean }; which: string };
+  const checked: Checked[] = o.sequences.map((s, i) => ({
     s,
     which: o.sequences.length === 1 ? "" : ` (sequence ${i})`,
   }));
-  // A neighbour's positions so far, read as a prompt: at most the limit in any pass (a decoding
-  // request stops below it, a prefill chunk ends at its prompt), so no honest batch is refused.
+  // A neighbour's positions so far: at most the limit in any pass (a decoding request stops
+  // below it, a prefill chunk ends at its prompt), so no honest batch is refused.
   const n = o.neighbours;
   if (n !== undefined && n !== null) {
     checked.push({
-      s: { prompt: n.keys, generated: 0 },
-      which:
-        ` (another request of the batch, ${n.keys} cached and new positions in pass ${n.pass})`,
+      s: { prompt: n.keys, generated: 0, held: true },
+      which: ` (another request of the batch, cached and new positions in pass ${n.pass})`,
     });
   }
   for (const { s, which } of checked) {

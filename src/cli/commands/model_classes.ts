@@ -109,12 +109,16 @@ export async function runModelClasses(o: ModelClassesOptions): Promise<void> {
   const cannot = stackSplitContradiction(stack.value, { tp: o.tp ?? 1, config });
   if (cannot !== null) throw new InputError("USAGE", `Cannot derive classes: ${cannot}`);
   // A decode step at this context holds context + 1 keys: on vLLM at most max_model_len.
-  const length = lengthFinding(config, { stack: stack.value, prompt: o.context + 1, generated: 0 });
+  const length = lengthFinding(config, {
+    stack: stack.value,
+    prompt: o.context + 1,
+    generated: 0,
+    held: true,
+  });
   if (length?.kind === "contradiction") {
     throw new InputError(
       "USAGE",
-      `Cannot derive classes: a decode step at context ${o.context} holds ${o.context + 1} ` +
-        `positions: ${length.reason}`,
+      `Cannot derive classes: a decode step at context ${o.context}: ${length.reason}`,
     );
   }
   // MoE experts are noted by the classes themselves (`decodeClasses`), not refused here.

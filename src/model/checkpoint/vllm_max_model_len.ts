@@ -95,7 +95,7 @@ export function vllmMaxModelLen(
  *
  * @param config the checkpoint's config
  * @param o the stack, and the sequence's prompt and generated token counts (a prefill: its
- *   tokens and none generated)
+ *   tokens and none generated), or with `held` the positions one request holds in a pass
  * @returns the finding, or null when the sequence fits (or the stack is not vLLM's)
  * @example
  * ```ts
@@ -117,6 +117,11 @@ export function lengthFinding(
     readonly stack: Pick<StackProfile, "components">;
     readonly prompt: number;
     readonly generated: number;
+    /**
+     * `prompt` counts the positions one request holds in a pass (cached and new: a neighbour in
+     * a batch, a decode step's keys), not a prompt: worded so.
+     */
+    readonly held?: boolean;
   },
 ): LengthFinding | null {
   if (!isVllmStack(o.stack)) return null;
@@ -137,7 +142,9 @@ export function lengthFinding(
   if (prompt > limit.tokens) {
     return {
       kind: "contradiction",
-      reason: `the ${prompt}-token prompt is longer than ${m}, which vLLM refuses`,
+      reason: o.held === true
+        ? `${prompt} positions of one request are more than ${m}, which vLLM serves to none`
+        : `the ${prompt}-token prompt is longer than ${m}, which vLLM refuses`,
     };
   }
   if (generated > 1 && prompt + generated > limit.tokens) {
