@@ -327,7 +327,7 @@ function _parallelism(
     links: { gpu: o.gpu, interconnect: p.interconnect },
   });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
-  const split = stackSplitContradiction(o.stack, { tp, config: o.config });
+  const split = stackSplitContradiction(o.stack, { tp, ep, config: o.config });
   if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
   const claimed = claimedParallelism({
     tp,

@@ -184,7 +184,11 @@ export function _checkSplit(
   p: ClaimPredicate,
   o: { readonly stack: StackProfile; readonly config: DecoderConfig },
 ): void {
-  const why = stackSplitContradiction(o.stack, { tp: p.parallelism.tp, config: o.config });
+  const why = stackSplitContradiction(o.stack, {
+    tp: p.parallelism.tp,
+    ep: p.parallelism.ep,
+    config: o.config,
+  });
   if (why !== null) throw new _Stop("FAIL", `record contradicts its checkpoint: ${why}`);
 }
 

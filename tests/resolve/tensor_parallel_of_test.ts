@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../src/assets/mod.ts";
-import { loadAsset, STACK_PROFILES, tensorParallelOf } from "../../src/resolve/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
+import {
+  loadAsset,
+  STACK_PROFILES,
+  stackSplitContradiction,
+  tensorParallelOf,
+} from "../../src/resolve/mod.ts";
 
 const store = await openAssetStore();
 const stack = async (id: string) => (await loadAsset(store, { kind: STACK_PROFILES, id })).value;
@@ -25,4 +31,34 @@ Deno.test("tensorParallelOf(): ep = tp on vLLM's layout splits experts; other ep
     allReduce: { kind: "vllm-custom-1stage" },
   });
   assert.ok(four.ok && four.parallel?.expertParallel === true);
+});
+
+Deno.test("stackSplitContradiction(): vLLM's MoE block refuses more ranks than experts; each expert's width must split over the ranks unless ep splits the experts", async () => {
+  const vllm = await stack("vllm-0.11-eager-fa2");
+  const config = (experts: number) =>
+    parseDecoderConfig({
+      model_type: "qwen3_moe",
+      vocab_size: 512,
+      hidden_size: 256,
+      intermediate_size: 512,
+      num_hidden_layers: 2,
+      num_attention_heads: 16,
+      num_key_value_heads: 8,
+      head_dim: 64,
+      num_experts: experts,
+      num_experts_per_tok: 2,
+      moe_intermediate_size: 100,
+    });
+  assert.match(
+    stackSplitContradiction(vllm, { tp: 8, ep: 8, config: config(4) }) ?? "",
+    /cannot split 4 experts over 8 ranks/,
+  );
+  assert.match(
+    stackSplitContradiction(vllm, { tp: 8, config: config(16) }) ?? "",
+    /MoE intermediate size 100 over 8 ranks/,
+  );
+  assert.equal(stackSplitContradiction(vllm, { tp: 8, ep: 8, config: config(16) }), null);
+  assert.equal(stackSplitContradiction(vllm, { tp: 4, config: config(16) }), null);
+  const hf = await stack("hf-qwen3-flash-attn-torch2.8");
+  assert.equal(stackSplitContradiction(hf, { tp: 8, config: config(4) }), null);
 });

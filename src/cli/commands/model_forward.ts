@@ -150,7 +150,11 @@ export async function runModelForward(o: {
   );
   // As claims append refuses it (and an audit FAILs it): a split the stack's layout can never
   // make of this checkpoint, before the reason a split is not modelled.
-  const cannot = stackSplitContradiction(stack, { tp: o.tp ?? 1, config: ckpt.config });
+  const cannot = stackSplitContradiction(stack, {
+    tp: o.tp ?? 1,
+    ep: o.ep ?? 1,
+    config: ckpt.config,
+  });
   if (cannot !== null) throw new InputError("USAGE", `Cannot run forward: ${cannot}`);
   // As claims append refuses it (and an audit FAILs it): a sequence longer than the stack's
   // engine serves of this checkpoint (vLLM's max_model_len).

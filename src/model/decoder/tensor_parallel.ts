@@ -100,12 +100,15 @@ export function rankHeads(
  *
  * - `divide` layouts (vLLM): the ranks must divide the heads; the KV heads, or be divided by
  *   them where they are fewer (replicated KV heads); the intermediate size, where some layer
- *   has a dense MLP; and a vocabulary-parallel embedding's padded vocabulary.
+ *   has a dense MLP; and a vocabulary-parallel embedding's padded vocabulary. Where some layer
+ *   is a MoE block, they must be at most the experts (vLLM 0.11 `qwen3_moe.py`
+ *   `Qwen3MoeSparseMoeBlock` raises otherwise) and, unless the experts are split over the ranks
+ *   (`expertParallel`), divide each expert's intermediate size (`FusedMoE` asserts it).
  * - `chunk` layouts (HF's tp_plan): the ranks must divide the heads and the KV heads whenever the
  *   head dimension is at least the rank count (rank 0's block is then not whole heads).
  *
  * @param c the model description
- * @param tp the rank count and layout
+ * @param tp the rank count, layout and whether the experts are split over the ranks
  * @returns the reason (one line), or null
  * @example
  * ```ts
@@ -122,7 +125,7 @@ export function splitContradiction(
     DecoderConfig,
     "heads" | "kvHeads" | "headDim" | "intermediate" | "vocab" | "layers" | "moe"
   >,
-  tp: Pick<TensorParallel, "size" | "layout">,
+  tp: Pick<TensorParallel, "size" | "layout" | "expertParallel">,
 ): string | null {
   const n = tp.size, l = tp.layout;
   if (n === 1) return null;
@@ -146,10 +149,21 @@ export function splitContradiction(
     return `${cannot} ${c.kvHeads} KV heads over ${n} ranks: ${asserts} them, or (fewer KV ` +
       "heads than ranks, replicated) that they divide the ranks";
   }
-  const dense = Array.from({ length: c.layers }, (_, i) => i)
-    .some((i) => !isMoeLayer(c, i));
-  if (dense && c.intermediate % n !== 0) {
+  const layers = Array.from({ length: c.layers }, (_, i) => i);
+  if (layers.some((i) => !isMoeLayer(c, i)) && c.intermediate % n !== 0) {
     return `${cannot} the intermediate size ${c.intermediate} over ${n} ranks: ${asserts} it`;
+  }
+  const moe = c.moe;
+  if (moe !== undefined && layers.some((i) => isMoeLayer(c, i))) {
+    if (n > moe.experts) {
+      return `${cannot} ${moe.experts} experts over ${n} ranks: its MoE block refuses a ` +
+        "tensor-parallel size above the expert count";
+    }
+    // Without expert parallelism every rank holds a block of each expert's width.
+    if (tp.expertParallel !== true && moe.intermediate % n !== 0) {
+      return `${cannot} the MoE intermediate size ${moe.intermediate} over ${n} ranks: ` +
+        `${asserts} it (experts not split over the ranks)`;
+    }
   }
   const padded = Math.ceil(c.vocab / l.vocabPadding) * l.vocabPadding;
   if (l.embedding === "vocab-parallel" && padded % n !== 0) {

@@ -62,6 +62,43 @@ Deno.test("splitContradiction(): a MoE model's intermediate size is refused only
   assert.match(on(VLLM, 4, { ...moe, mlp_only_layers: [1] })!, /intermediate size 510/);
 });
 
+Deno.test("splitContradiction(): vLLM refuses more ranks than experts, and an expert width the ranks do not divide unless the experts are split over them", () => {
+  const moe = {
+    model_type: "qwen3_moe",
+    num_attention_heads: 16,
+    num_key_value_heads: 4,
+    num_experts: 4,
+    num_experts_per_tok: 2,
+    moe_intermediate_size: 128,
+  };
+  const c = config(moe);
+  const tp = (size: number, expertParallel?: boolean) =>
+    splitContradiction(c, { size, layout: VLLM, ...(expertParallel ? { expertParallel } : {}) });
+  assert.equal(tp(4), null);
+  assert.match(tp(8)!, /cannot split 4 experts over 8 ranks: its MoE block refuses/);
+  assert.match(tp(8, true)!, /4 experts over 8 ranks/); // expert parallelism does not lift it
+  const narrow = config({ ...moe, moe_intermediate_size: 100 });
+  assert.match(
+    splitContradiction(narrow, { size: 8, layout: VLLM }) ?? "",
+    /4 experts over 8 ranks/,
+  );
+  const wide = config({ ...moe, num_experts: 16, moe_intermediate_size: 100 });
+  assert.match(
+    splitContradiction(wide, { size: 8, layout: VLLM })!,
+    /MoE intermediate size 100 over 8 ranks: its start-up asserts .* \(experts not split/,
+  );
+  assert.equal(splitContradiction(wide, { size: 8, layout: VLLM, expertParallel: true }), null);
+  assert.equal(splitContradiction(wide, { size: 4, layout: VLLM }), null);
+  // Every layer dense (mlp_only_layers): no MoE block, no expert bound.
+  assert.equal(
+    splitContradiction(config({ ...moe, mlp_only_layers: [0, 1] }), { size: 8, layout: VLLM }),
+    null,
+  );
+  // HF's tp_plan has no such start-up check.
+  const eightKv = config({ ...moe, num_key_value_heads: 8 });
+  assert.equal(splitContradiction(eightKv, { size: 8, layout: HF }), null);
+});
+
 Deno.test("splitContradiction(): HF's tp_plan refuses heads or KV heads the ranks do not divide (a block that cuts a head); its uneven MLP blocks run, and are not modelled", () => {
   assert.equal(on(HF, 4), null);
   assert.match(
