@@ -134,6 +134,7 @@ export {
   parseCheckpointJson,
   parseDecoderConfig,
   portableSha256,
+  SAFETENSORS_SUFFIX,
   sha256OfSource,
   type Sha256Stream,
   synthDecoderCheckpoint,
@@ -143,6 +144,7 @@ export {
   type VllmMaxModelLen,
   vllmMaxModelLen,
   vllmReadingGap,
+  weightFilesContradiction,
 } from "./checkpoint/mod.ts";
 export {
   addBf16Once,

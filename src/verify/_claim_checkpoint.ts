@@ -4,14 +4,16 @@
  * file the prover did not produce as committed (missing, mismatching, over the limit,
  * unreadable) FAILs with `obligation: "committed-input"` (a prover must not turn the FAIL of a
  * falsified record into NOT_VERIFIED by withholding a file); a record that contradicts itself or
- * its checkpoint, or files that cannot be a checkpoint, FAIL; a configuration feature this
+ * its checkpoint, files that cannot be a checkpoint, or weight files its stack's loader would
+ * not have read as them, FAIL; a configuration feature this
  * version does not model is NOT_VERIFIED.
  *
  * @module
  */
 import type { BlobStore } from "../assets/mod.ts";
 import type { ModelRef } from "../claims/mod.ts";
-import type { DecoderCheckpoint } from "../model/mod.ts";
+import type { StackProfile } from "../kernels/mod.ts";
+import { type DecoderCheckpoint, weightFilesContradiction } from "../model/mod.ts";
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
 import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
 
@@ -19,21 +21,29 @@ import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
  * Opens the checkpoint of a model record.
  *
  * @param blobs the blob store
- * @param model the record's model reference
+ * @param o the record's model reference and stack (whose loader must read the weight files the
+ *   record names as its safetensors weights: `weightFilesContradiction`)
  * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
  *   hands a tensor's buffer back for a later read once its layer is done
- * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint), FAIL
+ * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
+ *   files the stack's loader would not have read as these weights), FAIL
  *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable) or
  *   NOT_VERIFIED (a configuration feature this version does not model)
  */
 export async function _claimCheckpoint(
   blobs: BlobStore,
-  model: ModelRef,
+  o: { readonly model: ModelRef; readonly stack: Pick<StackProfile, "components"> },
 ): Promise<
   { ckpt: DecoderCheckpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
 > {
-  const r = await openCheckpointByDigest(blobs, model);
+  const r = await openCheckpointByDigest(blobs, o.model);
   if (!r.ok) throw _checkpointStop(r.failure);
+  // Every weight file is now a safetensors file: the stack must have read each one as such.
+  const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
+  if (why !== null) {
+    r.opened.close();
+    throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
+  }
   return r.opened;
 }
 

@@ -106,9 +106,11 @@ export async function _recomputeSequence(
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, w.model).catch((e) => {
-    throw _refusedFirst(refusals, e);
-  });
+  const claim = await _claimCheckpoint(input.blobs, { model: w.model, stack: input.stack }).catch(
+    (e) => {
+      throw _refusedFirst(refusals, e);
+    },
+  );
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;

@@ -181,7 +181,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "A tensor is in two weight files, or two weight files are committed to the same blob",
   CHECKPOINT_EXTRA_TENSOR: "A tensor is not part of the config's model",
   CHECKPOINT_INDEX:
-    "`model.safetensors.index.json` is inconsistent with the shards, or sits beside a `model.safetensors`",
+    "`model.safetensors.index.json` is inconsistent with the shards, names a shard that is not a `*.safetensors`, or sits beside a `model.safetensors`",
   CHECKPOINT_JSON: "`config.json` or the index is too large or not UTF-8 JSON",
   CHECKPOINT_MISSING_FILE: "The index names a weight file that is missing",
   CHECKPOINT_MISSING_TENSOR: "A tensor the config implies is missing",

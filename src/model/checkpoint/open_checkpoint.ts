@@ -23,6 +23,7 @@ import { parseCheckpointJson } from "./parse_checkpoint_json.ts";
 import { type DecoderConfig, isMoeLayer, parseDecoderConfig } from "./decoder_config.ts";
 import { decoderTensorEntries, layerTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
+import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
 export interface CheckpointFiles {
@@ -75,6 +76,7 @@ export interface DecoderCheckpoint {
 const CONFIG = "config.json";
 const SINGLE = "model.safetensors";
 const INDEX = "model.safetensors.index.json";
+const SUFFIX = SAFETENSORS_SUFFIX;
 /**
  * Largest `config.json` read (bytes), checked on the file's size before it is read: 1 MiB (a
  * published Qwen3 config is about 1 KiB). The blob store's `BLOB_MAX_BYTES.config` is the same, so
@@ -107,9 +109,9 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   that a thread pool reads the weights in place instead of copying them per GEMM)
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
- *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part, a map entry whose file
- *   lacks the tensor or a file tensor the map does not list, or an index beside a
- *   `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_AMBIGUOUS` (a listable
+ *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part or not ending in
+ *   `.safetensors`, a map entry whose file lacks the tensor or a file tensor the map does not
+ *   list, or an index beside a `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_AMBIGUOUS` (a listable
  *   folder holds a `*.safetensors` that is not among its weight files), `CHECKPOINT_MISSING_FILE`,
  *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
  *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
@@ -277,6 +279,15 @@ function _weightMap(bytes: Uint8Array): Map<string, string> {
   for (const [tensor, file] of Object.entries(wm as Record<string, unknown>)) {
     if (typeof file !== "string" || !FILE_NAME.test(file) || file.includes("..")) {
       _fail("CHECKPOINT_INDEX", `weight_map entry '${_esc(tensor)}' names an unusable file`);
+    }
+    // HF Transformers reads a shard as safetensors only by that suffix (a '.bin' is unpickled),
+    // and vLLM keeps only the index's '*.safetensors': such a shard would not be these weights.
+    if (!file.endsWith(SUFFIX)) {
+      _fail(
+        "CHECKPOINT_INDEX",
+        `weight_map entry '${_esc(tensor)}' names '${_esc(file)}', not a '*${SUFFIX}' file ` +
+          "(HF Transformers reads any other as a PyTorch pickle, vLLM not at all)",
+      );
     }
     map.set(tensor, file);
   }
