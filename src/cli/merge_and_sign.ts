@@ -11,6 +11,7 @@ import { InputError, UsageError } from "../errors.ts";
 import {
   type AttributedResult,
   type AuditPlan,
+  committedInputResults,
   type MergedAudit,
   mergeItemResults,
   resultsByKind,
@@ -221,7 +222,9 @@ async function _reverify(
 ): Promise<MergedAudit> {
   const returned = merged.workers.filter((w) => w !== null).length;
   const count = reverifyCount(o.reverify.reverify, returned);
-  if (count === 0) return merged;
+  // A FAIL on a committed input is re-verified here whatever --reverify asks (it rests on the
+  // worker's copy of the blobs): this machine then needs the log and the blobs.
+  if (count === 0 && committedInputResults(merged).length === 0) return merged;
   const { log, path: logPath } = await loadPlanLog(
     { plan: o.plan, path: o.planPath },
     o.reverify.log,

@@ -104,7 +104,7 @@ export {
 } from "./record_result.ts";
 export { resultDifference } from "./result_difference.ts";
 export { type KindCounts, resultsByKind } from "./results_by_kind.ts";
-export { reverifyCount, reverifyResults } from "./reverify_results.ts";
+export { committedInputResults, reverifyCount, reverifyResults } from "./reverify_results.ts";
 export { type AuditInputs, IN_PROCESS_WORKER, runAudit, runAuditPlan } from "./run_audit.ts";
 export {
   counterStream,

@@ -4,7 +4,9 @@
  * worker's. The share is drawn with a seed the workers cannot know (fresh randomness of the
  * merging process), so a worker that returns results it did not compute is caught with the
  * probability of the share; any disagreement stops the merge and names the worker's key and the
- * first field that differs. The whole result is compared, not only its status: how well each
+ * first field that differs. Every result that FAILs a record on a committed input is recomputed
+ * as well, whatever the share: that FAIL rests on the worker's copy of the blobs, and an
+ * incomplete copy must not have the inspector sign it against the prover. The whole result is compared, not only its status: how well each
  * component it rests on is known (its evidence levels, which a `check --require-evidence` policy
  * reads) is as much the worker's word as its status, and the merge cannot derive it without
  * recomputing the record (see `docs/inspector.md`).
@@ -50,9 +52,11 @@ export function reverifyCount(text: string, returned: number): number {
  *
  * @param ctx the merging inspector's own recomputation context
  * @param o the `plan` and its `planDigest`, the `log`, the `merged` audit, how many results to
- *   recompute (`count`), the 32-byte `seed` that picks them, and `onProgress(done, total)`
+ *   recompute (`count`), the 32-byte `seed` that picks them, and `onProgress(done, total)`;
+ *   every result that FAILs on a committed input is recomputed too ({@link committedInputResults})
  * @returns the merged audit with `reverified` (log indices, in selection order)
- * @throws {InputError} `MERGE_REVERIFY_MISMATCH` naming the record and the worker key
+ * @throws {InputError} `MERGE_REVERIFY_MISMATCH` naming the record and the worker key (and, where
+ *   the worker blamed a committed input this inspector's blobs hold, the worker's blob copy)
  * @example
  * ```ts ignore
  * merged = await reverifyResults(ctx, { plan, planDigest, log, merged, count: 5, seed });
@@ -73,9 +77,14 @@ export async function reverifyResults(
   const { plan, merged } = o;
   const returned = plan.items.map((_, j) => j).filter((j) => merged.workers[j] !== null);
   const count = Math.min(o.count, returned.length);
-  if (count === 0) return merged;
-  const { sorted } = sampleIndices(o.seed, { population: returned.length, k: count });
-  const chosen = sorted.map((i) => returned[i]!);
+  const forced = new Set(committedInputResults(merged));
+  if (count === 0 && forced.size === 0) return merged;
+  const { sorted } = count === 0
+    ? { sorted: [] }
+    : sampleIndices(o.seed, { population: returned.length, k: count });
+  const sampled = new Set(sorted.map((i) => returned[i]!));
+  // The drawn share, and every result that blames a committed input (in plan order).
+  const chosen = returned.filter((j) => sampled.has(j) || forced.has(j));
   let done = 0;
   for (const j of chosen) {
     const item = plan.items[j]!;
@@ -89,11 +98,19 @@ export async function reverifyResults(
         fields: REVERIFIED_FIELDS,
         labels: ["worker", "here"],
       });
+      const worker = merged.workers[j]!.slice(0, 16);
+      if (theirs.obligation === "committed-input" && mine.result.obligation === undefined) {
+        throw new InputError(
+          "MERGE_REVERIFY_MISMATCH",
+          `Cannot sign: worker ${worker} FAILed record ${item.index} on a committed input the ` +
+            `prover did not produce, and this inspector's blobs hold it (re-verifying gives ` +
+            `${mine.result.status}): the worker's copy of the blobs is incomplete or damaged; ` +
+            "give it a whole copy and run the item again",
+        );
+      }
       throw new InputError(
         "MERGE_REVERIFY_MISMATCH",
-        `Cannot sign: re-verifying record ${item.index} gives ${mine.result.status}, worker ${
-          merged.workers[j]!.slice(0, 16)
-        } returned ${theirs.status}${
+        `Cannot sign: re-verifying record ${item.index} gives ${mine.result.status}, worker ${worker} returned ${theirs.status}${
           mine.result.status === theirs.status
             ? ` with other bytes${why === null ? "" : ` (${why})`}`
             : ""
@@ -103,6 +120,26 @@ export async function reverifyResults(
     o.onProgress?.(++done, chosen.length);
   }
   return { ...merged, reverified: chosen.map((j) => plan.items[j]!.index) };
+}
+
+/**
+ * The returned results that FAIL a record on a committed input the prover did not produce (a
+ * blob missing, mismatching, over its limit or unreadable): `reverifyResults` recomputes each of
+ * them, whatever share is drawn. Such a FAIL rests on the worker's copy of the blobs, not on its
+ * emulation: a copy that lacks a blob, or holds a damaged one, would otherwise have the inspector
+ * sign the prover's FAIL.
+ *
+ * @param merged the merged audit
+ * @returns plan positions (indices into `plan.items`), in plan order
+ * @example
+ * ```ts ignore
+ * const blamed = committedInputResults(merged);
+ * ```
+ */
+export function committedInputResults(merged: MergedAudit): number[] {
+  return merged.report.results.flatMap((r, j) =>
+    merged.workers[j] !== null && r.obligation === "committed-input" ? [j] : []
+  );
 }
 
 /**

@@ -72,7 +72,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
 /** The `--reverify` option of `audit merge` and `audit serve`. */
 export const REVERIFY_OPTION = [
   "--reverify <n|fraction>",
-  "recompute this many (an integer: 1 is one result) or this fraction (with a decimal point: 0.05, or 1.0 for all) of the workers' results here before signing",
+  "recompute this many (an integer: 1 is one result) or this fraction (with a decimal point: 0.05, or 1.0 for all) of the workers' results here before signing; every FAIL on a committed input is recomputed here too",
   "0",
 ] as const;
 

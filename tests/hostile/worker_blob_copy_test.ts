@@ -1,0 +1,74 @@
+/**
+ * A sharded audit whose worker holds an incomplete copy of the blobs: the worker FAILs the
+ * records whose committed inputs it lacks as the prover's ("prover did not produce committed
+ * input"). `audit merge` recomputes every such result here, whatever `--reverify` asks: where the
+ * inspector's blobs hold the input, it refuses to sign (MERGE_REVERIFY_MISMATCH, naming the
+ * worker's copy); where they lack it too, it signs the FAIL. A plain merge had signed the
+ * prover's FAIL on the worker's word.
+ */
+import assert from "node:assert/strict";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { runBitaudit } from "../cli/_run.ts";
+import { payloadOf } from "../cli/_signed_results.ts";
+import { assertCliCode } from "../_assert_code.ts";
+
+const K = 4;
+const f = await makeAuditFixture({ records: K, falsify: [] });
+const PLAN = `${f.dir}/log/plan.json`;
+const BLOBS = `${f.dir}/log/blobs`;
+const COPY = `${f.dir}/worker-blobs`;
+
+const plan = await runBitaudit([
+  ...["audit", "plan", "--log", f.log, "--randomness", "ab".repeat(32), "--round", "7"],
+  ...["--k", String(K), "--out", PLAN],
+]);
+assert.equal(plan.code, 0, plan.stderr);
+
+// The worker's copy lacks the first record's input.
+const first = (await Deno.readTextFile(f.log)).split("\n")[0]!;
+const names = new Set<string>();
+for await (const e of Deno.readDir(BLOBS)) names.add(e.name);
+const lacking = /"input":\{"sha256":"([0-9a-f]{64})"/.exec(first)?.[1];
+assert.ok(lacking !== undefined && names.has(lacking), "the first record commits to its input");
+await Deno.mkdir(COPY);
+for (const name of names) {
+  if (name !== lacking) await Deno.copyFile(`${BLOBS}/${name}`, `${COPY}/${name}`);
+}
+
+const RESULTS = `${f.dir}/results.jsonl`;
+const work = await runBitaudit([
+  ...["audit", "work", "--plan", PLAN, "--shard", "0/1", "--out", RESULTS],
+  ...["--key", f.worker.key, "--threads", "1", "--blobs", COPY],
+]);
+assert.equal(work.code, 0, work.stderr);
+const blamed = (await Deno.readTextFile(RESULTS)).trimEnd().split("\n").map(payloadOf)
+  .filter((p) => p.result.obligation === "committed-input");
+assert.ok(blamed.length >= 1, "the worker FAILs the record whose blob its copy lacks");
+assert.match(blamed[0]!.result.reason, /prover did not produce committed input: .* is missing/);
+
+const merge = async (out: string, extra: readonly string[]) =>
+  await runBitaudit([
+    ...["audit", "merge", "--plan", PLAN, RESULTS, "--key", f.key],
+    ...["--worker-pub", f.worker.pub, "--out", `${f.dir}/${out}`, "--time", "2026-06-01T12:00:00Z"],
+    ...extra,
+  ]);
+
+Deno.test("audit merge recomputes a worker's committed-input FAIL: the inspector's blobs hold the input, so it refuses to sign the prover's FAIL (MERGE_REVERIFY_MISMATCH, blaming the worker's copy)", async () => {
+  const r = await merge("merged-full", []);
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stderr}`);
+  const lines = r.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, r.stderr);
+  assertCliCode(lines[0]!, "MERGE_REVERIFY_MISMATCH");
+  assert.match(
+    lines[0]!,
+    /worker [0-9a-f]{16} FAILed record \d+ on a committed input the prover did not produce, and this inspector's blobs hold it \(re-verifying gives PASS\): the worker's copy of the blobs is incomplete/,
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/merged-full`), Deno.errors.NotFound);
+});
+
+Deno.test("audit merge signs the committed-input FAIL where its own blobs lack the input too (it re-verified it)", async () => {
+  const r = await merge("merged-copy", ["--blobs", COPY, "--json"]);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
+  assert.equal(JSON.parse(r.stdout).verdict, "FAILED");
+  assert.match(r.stderr, new RegExp(`"reverified":${blamed.length}\\b`));
+});
