@@ -137,7 +137,8 @@ export function tensorParallelOf(
  * `model forward` and `model classes` refuse it.
  *
  * @param stack the stack profile
- * @param o the rank count, the expert-parallel degree (default 1) and the checkpoint's config
+ * @param o the rank count, the expert-parallel and data-parallel degrees (default 1) and the
+ *   checkpoint's config
  * @returns the reason (one line), or null
  * @example
  * ```ts ignore
@@ -146,17 +147,17 @@ export function tensorParallelOf(
  */
 export function stackSplitContradiction(
   stack: StackProfile,
-  o: { readonly tp: number; readonly ep?: number; readonly config: DecoderConfig },
+  o: {
+    readonly tp: number;
+    readonly ep?: number;
+    readonly dp?: number;
+    readonly config: DecoderConfig;
+  },
 ): string | null {
   const id = stack.operators?.tensorParallel;
-  if (o.tp === 1 || id === undefined) return null;
-  return splitContradiction(o.config, {
-    size: o.tp,
-    layout: tensorParallelLayout(id),
-    // Any expert-parallel degree keeps each expert whole (the lenient reading of a split that
-    // is not modelled).
-    ...((o.ep ?? 1) > 1 ? { expertParallel: true } : {}),
-  });
+  const ep = o.ep ?? 1, dp = o.dp ?? 1;
+  if (id === undefined || (o.tp === 1 && ep === 1 && dp === 1)) return null;
+  return splitContradiction(o.config, { size: o.tp, layout: tensorParallelLayout(id), ep, dp });
 }
 
 function _twoRanks(kind: string): ClaimedAllReduce {

@@ -173,10 +173,11 @@ export function _claimedParallel(
  * FAILs a model record whose tensor-parallel split its stack's layout can never make of its
  * checkpoint (`splitContradiction`: vLLM refuses at start-up ranks that do not divide the heads,
  * the KV heads, the dense intermediate size or the padded vocabulary; HF's tp_plan cannot view
- * a rank's q/k/v block that cuts a head): such a run never happened, whatever else the record
- * leaves unmodelled. A split that runs but is not modelled is left to the forward's reason.
+ * a rank's q/k/v block that cuts a head; vLLM's MoE checks spread over tp x dp ranks): such a
+ * run never happened, whatever else the record leaves unmodelled. A split that runs but is not
+ * modelled is left to the forward's reason.
  *
- * @param p the record's predicate (its tp)
+ * @param p the record's predicate (its tp, ep and dp)
  * @param o the record's stack and its checkpoint's config
  * @throws {_Stop} FAIL naming the dimension the ranks cannot split
  */
@@ -187,6 +188,7 @@ export function _checkSplit(
   const why = stackSplitContradiction(o.stack, {
     tp: p.parallelism.tp,
     ep: p.parallelism.ep,
+    dp: p.parallelism.dp,
     config: o.config,
   });
   if (why !== null) throw new _Stop("FAIL", `record contradicts its checkpoint: ${why}`);

@@ -55,10 +55,15 @@ Deno.test("stackSplitContradiction(): vLLM's MoE block refuses more ranks than e
   );
   assert.match(
     stackSplitContradiction(vllm, { tp: 8, config: config(16) }) ?? "",
-    /MoE intermediate size 100 over 8 ranks/,
+    /MoE intermediate size 100 over its 8 ranks \(tp 8 x dp 1\)/,
   );
   assert.equal(stackSplitContradiction(vllm, { tp: 8, ep: 8, config: config(16) }), null);
   assert.equal(stackSplitContradiction(vllm, { tp: 4, config: config(16) }), null);
+  // One rank per engine, two engines (dp 2): the fused MoE still splits each expert in two.
+  assert.match(
+    stackSplitContradiction(vllm, { tp: 1, dp: 8, config: config(16) }) ?? "",
+    /MoE intermediate size 100 over its 8 ranks \(tp 1 x dp 8\)/,
+  );
   const hf = await stack("hf-qwen3-flash-attn-torch2.8");
   assert.equal(stackSplitContradiction(hf, { tp: 8, config: config(4) }), null);
 });

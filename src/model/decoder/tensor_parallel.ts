@@ -102,13 +102,16 @@ export function rankHeads(
  *   them where they are fewer (replicated KV heads); the intermediate size, where some layer
  *   has a dense MLP; and a vocabulary-parallel embedding's padded vocabulary. Where some layer
  *   is a MoE block, they must be at most the experts (vLLM 0.11 `qwen3_moe.py`
- *   `Qwen3MoeSparseMoeBlock` raises otherwise) and, unless the experts are split over the ranks
- *   (`expertParallel`), divide each expert's intermediate size (`FusedMoE` asserts it).
+ *   `Qwen3MoeSparseMoeBlock` raises otherwise). vLLM's fused MoE spreads over the data-parallel
+ *   ranks too (`FusedMoEParallelConfig.make` flattens tp across dp): with expert parallelism its
+ *   expert-parallel size is dp x tp, so an `ep` other than 1 or dp x tp is no configuration of
+ *   it; without, dp x tp must divide each expert's intermediate size (`FusedMoE` asserts it).
  * - `chunk` layouts (HF's tp_plan): the ranks must divide the heads and the KV heads whenever the
  *   head dimension is at least the rank count (rank 0's block is then not whole heads).
  *
  * @param c the model description
- * @param tp the rank count, layout and whether the experts are split over the ranks
+ * @param tp the rank count and layout, and the record's expert-parallel and data-parallel
+ *   degrees (`ep`, `dp`; default 1)
  * @returns the reason (one line), or null
  * @example
  * ```ts
@@ -125,10 +128,9 @@ export function splitContradiction(
     DecoderConfig,
     "heads" | "kvHeads" | "headDim" | "intermediate" | "vocab" | "layers" | "moe"
   >,
-  tp: Pick<TensorParallel, "size" | "layout" | "expertParallel">,
+  tp: Pick<TensorParallel, "size" | "layout"> & { readonly ep?: number; readonly dp?: number },
 ): string | null {
   const n = tp.size, l = tp.layout;
-  if (n === 1) return null;
   const cannot = `layout '${l.id}' cannot split`;
   if (l.shards === "chunk") {
     // A block of ceil(h * d / n) rows is whole heads only if n divides h (when d >= n).
@@ -159,9 +161,14 @@ export function splitContradiction(
       return `${cannot} ${moe.experts} experts over ${n} ranks: its MoE block refuses a ` +
         "tensor-parallel size above the expert count";
     }
-    // Without expert parallelism every rank holds a block of each expert's width.
-    if (tp.expertParallel !== true && moe.intermediate % n !== 0) {
-      return `${cannot} the MoE intermediate size ${moe.intermediate} over ${n} ranks: ` +
+    const ep = tp.ep ?? 1, dp = tp.dp ?? 1, ranks = n * dp;
+    const over = `${ranks} ranks (tp ${n} x dp ${dp})`;
+    if (ep !== 1 && ep !== ranks) {
+      return `${cannot} the experts over ep ${ep}: its expert parallelism spans the MoE's ${over}`;
+    }
+    // Without expert parallelism every MoE rank holds a block of each expert's width.
+    if (ep === 1 && moe.intermediate % ranks !== 0) {
+      return `${cannot} the MoE intermediate size ${moe.intermediate} over its ${over}: ` +
         `${asserts} it (experts not split over the ranks)`;
     }
   }

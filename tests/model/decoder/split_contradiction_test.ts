@@ -72,11 +72,10 @@ Deno.test("splitContradiction(): vLLM refuses more ranks than experts, and an ex
     moe_intermediate_size: 128,
   };
   const c = config(moe);
-  const tp = (size: number, expertParallel?: boolean) =>
-    splitContradiction(c, { size, layout: VLLM, ...(expertParallel ? { expertParallel } : {}) });
+  const tp = (size: number, ep = 1) => splitContradiction(c, { size, layout: VLLM, ep });
   assert.equal(tp(4), null);
   assert.match(tp(8)!, /cannot split 4 experts over 8 ranks: its MoE block refuses/);
-  assert.match(tp(8, true)!, /4 experts over 8 ranks/); // expert parallelism does not lift it
+  assert.match(tp(8, 8)!, /4 experts over 8 ranks/); // expert parallelism does not lift it
   const narrow = config({ ...moe, moe_intermediate_size: 100 });
   assert.match(
     splitContradiction(narrow, { size: 8, layout: VLLM }) ?? "",
@@ -85,10 +84,26 @@ Deno.test("splitContradiction(): vLLM refuses more ranks than experts, and an ex
   const wide = config({ ...moe, num_experts: 16, moe_intermediate_size: 100 });
   assert.match(
     splitContradiction(wide, { size: 8, layout: VLLM })!,
-    /MoE intermediate size 100 over 8 ranks: its start-up asserts .* \(experts not split/,
+    /MoE intermediate size 100 over its 8 ranks \(tp 8 x dp 1\): its start-up asserts .* \(experts not split/,
   );
-  assert.equal(splitContradiction(wide, { size: 8, layout: VLLM, expertParallel: true }), null);
+  assert.equal(splitContradiction(wide, { size: 8, layout: VLLM, ep: 8 }), null);
   assert.equal(splitContradiction(wide, { size: 4, layout: VLLM }), null);
+  // The fused MoE spreads over the data-parallel ranks too: tp 1 x dp 8 must divide the width,
+  // and expert parallelism spans tp x dp ranks, never another count.
+  assert.match(
+    splitContradiction(wide, { size: 1, layout: VLLM, dp: 8 })!,
+    /MoE intermediate size 100 over its 8 ranks \(tp 1 x dp 8\)/,
+  );
+  assert.equal(splitContradiction(wide, { size: 2, layout: VLLM, dp: 2 }), null);
+  assert.equal(splitContradiction(wide, { size: 2, layout: VLLM, dp: 4, ep: 8 }), null);
+  assert.match(
+    splitContradiction(wide, { size: 2, layout: VLLM, ep: 4 })!,
+    /cannot split the experts over ep 4: its expert parallelism spans the MoE's 2 ranks \(tp 2 x dp 1\)/,
+  );
+  assert.match(
+    splitContradiction(wide, { size: 1, layout: VLLM, ep: 2 })!,
+    /over ep 2: .* 1 ranks \(tp 1 x dp 1\)/,
+  );
   // Every layer dense (mlp_only_layers): no MoE block, no expert bound.
   assert.equal(
     splitContradiction(config({ ...moe, mlp_only_layers: [0, 1] }), { size: 8, layout: VLLM }),
