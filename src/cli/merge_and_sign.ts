@@ -224,15 +224,12 @@ async function _reverify(
   const count = reverifyCount(o.reverify.reverify, returned);
   // A FAIL on a committed input is re-verified here whatever --reverify asks (it rests on the
   // worker's copy of the blobs): this machine then needs the log and the blobs.
-  if (count === 0 && committedInputResults(merged).length === 0) return merged;
-  const { log, path: logPath } = await loadPlanLog(
-    { plan: o.plan, path: o.planPath },
-    o.reverify.log,
+  const blamed = committedInputResults(merged);
+  if (count === 0 && blamed.length === 0) return merged;
+  const { log, ctx, close } = await _forcedInputs(
+    () => _reverifyInputs(o),
+    count === 0 ? blamed.map((j) => o.plan.items[j]!.index) : [],
   );
-  const { ctx, close } = await openWorkContext({
-    blobs: o.reverify.blobs ?? blobsBeside(logPath),
-    threads: o.reverify.threads,
-  });
   const bar = progressBar("re-verifying", { enabled: !o.json });
   try {
     return await reverifyResults(ctx, {
@@ -247,6 +244,34 @@ async function _reverify(
   } finally {
     bar.stop();
     close();
+  }
+}
+
+/** The claim log and the blob folder `--reverify` recomputes from. */
+async function _reverifyInputs(o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags }) {
+  const { log, path } = await loadPlanLog({ plan: o.plan, path: o.planPath }, o.reverify.log);
+  const { ctx, close } = await openWorkContext({
+    blobs: o.reverify.blobs ?? blobsBeside(path),
+    threads: o.reverify.threads,
+  });
+  return { log, ctx, close };
+}
+
+/**
+ * Opens the re-verification inputs; where only the records FAILed on a committed input ask for
+ * them (`blamed`, log indices), a refusal says so, keeping its code.
+ */
+async function _forcedInputs<T>(open: () => Promise<T>, blamed: readonly number[]): Promise<T> {
+  try {
+    return await open();
+  } catch (e) {
+    if (blamed.length === 0 || !(e instanceof InputError)) throw e;
+    const records = blamed.length === 1 ? `record ${blamed[0]}` : `records ${blamed.join(", ")}`;
+    throw new InputError(
+      e.code,
+      `Cannot sign: a worker FAILed ${records} on a committed input, which is re-verified here ` +
+        `whatever --reverify asks, and ${e.message.replace(/^Cannot /, "cannot ")}`,
+    );
   }
 }
 

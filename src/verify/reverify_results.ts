@@ -99,13 +99,16 @@ export async function reverifyResults(
         labels: ["worker", "here"],
       });
       const worker = merged.workers[j]!.slice(0, 16);
-      if (theirs.obligation === "committed-input" && mine.result.obligation === undefined) {
+      if (theirs.obligation === "committed-input") {
+        // The worker judged the prover by its own copy of the blobs, which differs from this one.
+        const here = mine.result.obligation === undefined
+          ? `this inspector's blobs hold it (re-verifying gives ${mine.result.status})`
+          : "re-verifying here FAILs it on another committed input";
         throw new InputError(
           "MERGE_REVERIFY_MISMATCH",
           `Cannot sign: worker ${worker} FAILed record ${item.index} on a committed input the ` +
-            `prover did not produce, and this inspector's blobs hold it (re-verifying gives ` +
-            `${mine.result.status}): the worker's copy of the blobs is incomplete or damaged; ` +
-            "give it a whole copy and run the item again",
+            `prover did not produce, and ${here}: the worker's copy of the blobs is not this ` +
+            "inspector's (incomplete or damaged); give it a whole copy and run the item again",
         );
       }
       throw new InputError(

@@ -61,7 +61,7 @@ Deno.test("audit merge recomputes a worker's committed-input FAIL: the inspector
   assertCliCode(lines[0]!, "MERGE_REVERIFY_MISMATCH");
   assert.match(
     lines[0]!,
-    /worker [0-9a-f]{16} FAILed record \d+ on a committed input the prover did not produce, and this inspector's blobs hold it \(re-verifying gives PASS\): the worker's copy of the blobs is incomplete/,
+    /worker [0-9a-f]{16} FAILed record \d+ on a committed input the prover did not produce, and this inspector's blobs hold it \(re-verifying gives PASS\): the worker's copy of the blobs is not this inspector's/,
   );
   await assert.rejects(Deno.stat(`${f.dir}/merged-full`), Deno.errors.NotFound);
 });
@@ -71,4 +71,16 @@ Deno.test("audit merge signs the committed-input FAIL where its own blobs lack t
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   assert.equal(JSON.parse(r.stdout).verdict, "FAILED");
   assert.match(r.stderr, new RegExp(`"reverified":${blamed.length}\\b`));
+});
+
+Deno.test("audit merge without the blobs to re-verify a committed-input FAIL says why it needs them, and signs nothing", async () => {
+  const r = await merge("merged-none", ["--blobs", `${f.dir}/no-such-blobs`]);
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stderr}`);
+  const lines = r.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(
+    lines[0]!,
+    /^error \[[A-Z_]+\]: Cannot sign: a worker FAILed record \d+ on a committed input, which is re-verified here whatever --reverify asks, and cannot /,
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/merged-none`), Deno.errors.NotFound);
 });
