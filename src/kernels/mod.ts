@@ -200,6 +200,7 @@ export {
   type StackCudaGraphs,
   type StackProfile,
 } from "./stack_profile.ts";
+export { type VllmMaxNumSeqs, vllmMaxNumSeqs } from "./vllm_max_num_seqs.ts";
 export {
   LAYER_KERNELS_IDS,
   type LayerKernels,

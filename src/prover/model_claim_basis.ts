@@ -16,7 +16,7 @@ import {
   parseClaimRecord,
   parseLayerChain,
 } from "../claims/mod.ts";
-import { InputError } from "../errors.ts";
+import { type InputCode, InputError } from "../errors.ts";
 import { smCountMismatch } from "../hardware/mod.ts";
 import {
   componentMismatch,
@@ -25,6 +25,7 @@ import {
   ncclEnvFinding,
   type StackProfile,
   statedSettings,
+  vllmMaxNumSeqs,
 } from "../kernels/mod.ts";
 import {
   configReadingGap,
@@ -97,6 +98,32 @@ export interface ModelClaimBasis {
   readonly parallel: TensorParallel | undefined;
   /** The GPU profile (the all-reduce dispatch reads its compute capability and links). */
   readonly gpu: DispatchGpu;
+}
+
+/**
+ * Refuses a pass of more requests than the stack's engine runs at once (`vllmMaxNumSeqs`), as
+ * the verifier FAILs it; a bound not derived is left to the verifier's NOT_VERIFIED.
+ *
+ * @param basis the record's basis (its stack and GPU)
+ * @param o the requests of the widest pass, the code to refuse with and what the pass is
+ * @throws {InputError} with `o.code`
+ * @example
+ * ```ts ignore
+ * checkServedRequests(basis, { requests: 257, code: "TOKENS_INVALID", what: "the batch" });
+ * ```
+ */
+export function checkServedRequests(
+  basis: Pick<ModelClaimBasis, "stack" | "gpu">,
+  o: { readonly requests: number; readonly code: InputCode; readonly what: string },
+): void {
+  const bound = vllmMaxNumSeqs(basis.stack, basis.gpu.id);
+  if (bound?.ok === true && o.requests > bound.requests) {
+    throw new InputError(
+      o.code,
+      `Cannot append claim: ${o.what} holds ${o.requests} requests, more than vLLM's scheduler ` +
+        `runs at once (max_num_seqs ${bound.requests}: ${bound.rule})`,
+    );
+  }
 }
 
 /**

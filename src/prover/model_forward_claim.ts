@@ -21,6 +21,7 @@ import {
 import { forwardRecord } from "./forward_record.ts";
 import {
   checkAllReducePath,
+  checkServedRequests,
   claimInvalid,
   modelClaimBasis,
   type ModelClaimFacts,
@@ -66,6 +67,11 @@ export async function modelForwardClaim(
   const batch = parseTokenBatch(facts.tokens, c.vocab);
   _checkPadding(batch, basis.stack);
   _checkLength(batch, { stack: basis.stack, config: c });
+  checkServedRequests(basis, {
+    requests: batch.sequences.length,
+    code: "TOKENS_INVALID",
+    what: "the batch",
+  });
   checkAllReducePath(basis, [batch.sequences.reduce((n, q) => n + q.length, 0)]);
   return parsedClaim(forwardRecord(basis.envelope, {
     ...basis.record,

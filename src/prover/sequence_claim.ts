@@ -30,6 +30,7 @@ import {
 } from "../model/mod.ts";
 import {
   checkAllReducePath,
+  checkServedRequests,
   claimInvalid,
   modelClaimBasis,
   type ModelClaimFacts,
@@ -117,6 +118,12 @@ export async function sequenceClaim(
       `Cannot append claim: another request of pass ${neighbour.pass}: ${beside.reason}`,
     );
   }
+  const widest = Math.max(...passes.map((q) => q.entries.length));
+  checkServedRequests(basis, {
+    requests: widest,
+    code: "HISTORY_INVALID",
+    what: `pass ${passes.findIndex((q) => q.entries.length === widest)}`,
+  });
   const computed = _checkHistory(passes, {
     tokens,
     config: c,

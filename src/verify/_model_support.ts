@@ -15,6 +15,7 @@ import {
   fa2Tiles,
   isVllmStack,
   type StackProfile,
+  vllmMaxNumSeqs,
 } from "../kernels/mod.ts";
 import {
   batchPaddingMismatch,
@@ -207,4 +208,40 @@ export function _checkServedLength(
         `(${stated.reason}), which may raise the limit: a run past it is not modelled`,
     );
   }
+}
+
+/**
+ * Checks the requests of a record's widest pass against the most vLLM's scheduler runs at once
+ * (`vllmMaxNumSeqs`: the stack's pinned `--max-num-seqs`, else the device's default). More
+ * FAILs: no pass of such an engine holds them, and the requests past the limit would have run in
+ * another pass, at another size (other kernels, other bits). Where the record states settings
+ * beyond the stack's (which may raise it), or the bound is not derived, it is NOT_VERIFIED.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the record's stack and GPU profile, and the requests of its widest pass and that
+ *   pass's index (a sequence's history), if any
+ * @throws {_Stop} FAIL naming the pass, the requests and the limit; NOT_VERIFIED as above
+ */
+export function _checkServedRequests(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly requests: number;
+    readonly pass?: number;
+  },
+): void {
+  const bound = vllmMaxNumSeqs(o.stack, o.profile.id);
+  if (bound === null || (bound.ok && o.requests <= bound.requests)) return;
+  if (!bound.ok) throw new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${bound.reason}`);
+  const where = o.pass === undefined ? "its pass" : `pass ${o.pass}`;
+  const why = `${where} holds ${o.requests} requests, more than vLLM's scheduler runs at once ` +
+    `(max_num_seqs ${bound.requests}: ${bound.rule})`;
+  const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
+  if (stated === null) throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
+  throw new _Stop(
+    "NOT_VERIFIED",
+    `${why}; the record states settings beyond stack '${o.stack.id}' (${stated.reason}), ` +
+      "which may raise the limit: a pass past it is not modelled",
+  );
 }

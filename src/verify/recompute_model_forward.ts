@@ -30,7 +30,7 @@ import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport, _checkServedLength } from "./_model_support.ts";
+import { _checkModelSupport, _checkServedLength, _checkServedRequests } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -88,6 +88,13 @@ export async function _recomputeModelForward(
       `record contradicts itself: batch size ${p.batch.size} but ${w.tokens.sequences.length} sequences`,
     );
   }
+  // One pass of all the sequences: at most the requests the engine's scheduler runs at once.
+  _refusable(refusals, () =>
+    _checkServedRequests(p, {
+      stack: input.stack,
+      profile: input.profile,
+      requests: w.tokens.sequences.length,
+    }));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, { model: w.model, stack: input.stack }).catch(
     (e) => {

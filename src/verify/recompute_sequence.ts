@@ -35,7 +35,7 @@ import { _checkTiedHead } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport, _checkServedLength } from "./_model_support.ts";
+import { _checkModelSupport, _checkServedLength, _checkServedRequests } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import {
   _checkCost,
@@ -124,6 +124,13 @@ export async function _recomputeSequence(
       `record contradicts its history: batch size ${p.batch.size}, its widest pass has ${widest} entries`,
     );
   }
+  _refusable(refusals, () =>
+    _checkServedRequests(p, {
+      stack: input.stack,
+      profile: input.profile,
+      requests: widest,
+      pass: passes.findIndex((q) => q.entries.length === widest),
+    }));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",

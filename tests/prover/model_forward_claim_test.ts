@@ -437,4 +437,18 @@ Deno.test("modelForwardClaim() refuses on vLLM what an audit FAILs or cannot rea
     },
   );
   await modelForwardClaim(facts(biased), { store }); // HF's stack runs the o_proj bias
+  // An A100's vLLM runs at most 256 requests in a pass (its default max_num_seqs).
+  const many = (n: number) => ({
+    stack: "vllm-0.11-eager-fa2",
+    tokens: { sequences: Array.from({ length: n }, (_, i) => [i + 1, 2]) },
+  });
+  await assert.rejects(
+    () => modelForwardClaim(facts(many(257)), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "TOKENS_INVALID")(e), e.message);
+      assert.match(e.message, /the batch holds 257 requests, .*max_num_seqs 256/);
+      return true;
+    },
+  );
+  await modelForwardClaim(facts(many(256)), { store });
 });

@@ -1,0 +1,76 @@
+/**
+ * The most requests vLLM's scheduler puts in one pass (`max_num_seqs`): the V1 scheduler runs at
+ * most `max_num_seqs` requests, and a pass schedules only running ones, so no pass of a vLLM
+ * engine holds more entries.
+ *
+ * The limit is the stack's pinned `--max-num-seqs` where its flags give one (argparse: the last
+ * occurrence; vLLM's parser reads `_` as `-`). Without one, vLLM 0.11 takes a default from the
+ * device (`EngineArgs.get_batch_defaults`): 1024 on GPUs of at least 70 GiB whose name does not
+ * hold "a100", else 256 (both usage contexts; any other context gets `SchedulerConfig`'s 128).
+ * This version bounds an unpinned stack by what the GPU's name alone decides: 256 on an A100,
+ * 1024 (the largest default) on every other part, so that no honest pass is refused.
+ *
+ * @module
+ */
+import { isVllmStack, type StackProfile } from "./stack_profile.ts";
+
+/** vLLM's `max_num_seqs` bound for a stack on a GPU, or why it is not derived. */
+export type VllmMaxNumSeqs =
+  | {
+    readonly ok: true;
+    /** Requests a pass holds at most. */
+    readonly requests: number;
+    /** Where it comes from, for a reason (`--max-num-seqs 256 pinned by the stack`). */
+    readonly rule: string;
+  }
+  | {
+    readonly ok: false;
+    /** Why no bound is derived. */
+    readonly reason: string;
+  };
+
+/** `--max-num-seqs N` or `--max_num_seqs=N` in a flags string. */
+const _FLAG = /(?:^|\s)--max[-_]num[-_]seqs(?:=|\s+)(\S+)/g;
+/** Any other way of naming it (a config file, a JSON override): not read here. */
+const _NAMED = /max[-_]num[-_]seqs/i;
+
+/**
+ * The most requests one pass of a vLLM stack holds on a GPU.
+ *
+ * @param stack the stack profile (its `flags` component)
+ * @param gpu the GPU profile's id (`a100`, `h100-sxm`, ...)
+ * @returns the bound and its rule, why it is not derived, or null for a stack that is not vLLM's
+ * @example
+ * ```ts
+ * import { vllmMaxNumSeqs } from "./vllm_max_num_seqs.ts";
+ * const pinned = vllmMaxNumSeqs({ components: { vllm: "0.11.0", flags: "--max-num-seqs 8" } }, "h200");
+ * if (!pinned?.ok || pinned.requests !== 8) throw new Error();
+ * const a100 = vllmMaxNumSeqs({ components: { vllm: "0.11.0", flags: "--enforce-eager" } }, "a100");
+ * if (!a100?.ok || a100.requests !== 256) throw new Error();
+ * if (vllmMaxNumSeqs({ components: {} }, "a100") !== null) throw new Error();
+ * ```
+ */
+export function vllmMaxNumSeqs(
+  stack: Pick<StackProfile, "components">,
+  gpu: string,
+): VllmMaxNumSeqs | null {
+  if (!isVllmStack(stack)) return null;
+  const values = Object.entries(stack.components);
+  const flags = values.find(([name]) => name === "flags")?.[1] ?? "";
+  const given = [...flags.matchAll(_FLAG)].map((m) => m[1]!);
+  const last = given.at(-1);
+  if (last !== undefined) {
+    if (!/^[1-9][0-9]{0,8}$/.test(last)) {
+      return { ok: false, reason: `the stack's --max-num-seqs '${last}' is not read here` };
+    }
+    return { ok: true, requests: Number(last), rule: `--max-num-seqs ${last} pinned by the stack` };
+  }
+  if (values.some(([, v]) => _NAMED.test(v))) {
+    return { ok: false, reason: "the stack sets max_num_seqs in a form not read here" };
+  }
+  return gpu === "a100" ? { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" } : {
+    ok: true,
+    requests: 1024,
+    rule: "the largest default vLLM picks on any GPU (1024, at least 70 GiB and not an A100)",
+  };
+}
