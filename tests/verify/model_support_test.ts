@@ -75,3 +75,30 @@ Deno.test("_checkModelSupport(): Qwen3 and Qwen3-MoE with attention_bias are NOT
   });
   assert.equal(stopOf(llama, "vllm-0.11-eager-fa2"), null);
 });
+
+Deno.test("_checkModelSupport(): a Qwen2 head_dim other than hidden_size / heads is NOT_VERIFIED on vLLM (it builds heads of hidden_size / heads and narrows the weights), and read as HF reads it elsewhere", () => {
+  const raw = json("tests/model/checkpoint/fixtures/hf_configs/qwen2.5-7b.transformers-4.4x.json");
+  const hidden = raw.hidden_size as number, heads = raw.num_attention_heads as number;
+  const wide = parseDecoderConfig({ ...raw, head_dim: 2 * hidden / heads });
+  const s = stopOf(wide, "vllm-0.11-eager-fa2");
+  assert.equal(s?.status, "NOT_VERIFIED");
+  assert.match(
+    s!.why,
+    new RegExp(
+      `'qwen2' with head_dim ${2 * hidden / heads}: vLLM 0\\.11 builds heads of ` +
+        `hidden_size / num_attention_heads = ${hidden / heads}`,
+    ),
+  );
+  assert.equal(stopOf(wide, "hf-qwen3-flash-attn-torch2.8"), null);
+  // The head_dim vLLM builds anyway, stated or not: read alike.
+  assert.equal(
+    stopOf(parseDecoderConfig({ ...raw, head_dim: hidden / heads }), "vllm-0.11-eager-fa2"),
+    null,
+  );
+  // Llama reads head_dim in vLLM as in HF.
+  const llama = json(
+    "tests/model/checkpoint/fixtures/hf_configs/llama-3.1-8b.transformers-4.4x.json",
+  );
+  const l = parseDecoderConfig({ ...llama, head_dim: 256 });
+  assert.equal(stopOf(l, "vllm-0.11-eager-fa2"), null);
+});

@@ -77,20 +77,33 @@ export function _int(c: _Json, key: string, range: { min?: number; max: number }
 }
 
 /**
- * Reads a boolean field.
+ * Reads a boolean field. Another JSON value is no malformed config: HF Transformers reads a
+ * switch by Python truthiness (`0`, `""`, `[]` false; `1` true), a reading not modelled here.
  *
  * @param c the config
  * @param key the field
  * @param fallback the value when absent (HF's default)
  * @returns the value
- * @throws {InputError} `CONFIG_FIELD` when not a boolean
+ * @throws {InputError} `CONFIG_UNSUPPORTED` when not a boolean
  */
 export function _bool(c: _Json, key: string, fallback: boolean): boolean {
   const v = c[key] ?? fallback;
-  if (typeof v !== "boolean") {
-    throw _bad("CONFIG_FIELD", `${key} must be a boolean, got ${_show(v)}`);
-  }
+  if (typeof v !== "boolean") throw _notBoolean(key, v);
   return v;
+}
+
+/**
+ * The refusal of a switch given as another value than a boolean.
+ *
+ * @param key the field
+ * @param v its value
+ * @returns the error to throw (`CONFIG_UNSUPPORTED`)
+ */
+export function _notBoolean(key: string, v: unknown): InputError {
+  return _bad(
+    "CONFIG_UNSUPPORTED",
+    `${key} ${_show(v)} is not a boolean: HF reads it by truthiness, which is not modelled`,
+  );
 }
 
 /**

@@ -75,6 +75,12 @@ export interface _FamilyRules {
   readonly maxPositionsAbsent: number;
   /** Whether vLLM 0.11 builds `o_proj` as HF does (else: never biased). */
   readonly vllmOBias: "as-hf" | "never";
+  /**
+   * The head dimension vLLM 0.11 builds: the config's, as HF does, or `hidden_size //
+   * num_attention_heads` whatever `head_dim` says (`qwen2.py:128`; its weight loaders then narrow
+   * larger stored q/k/v/o tensors to it without an error).
+   */
+  readonly vllmHeadDim: "as-hf" | "hidden-over-heads";
   /** Fields it reads beyond the common ones. */
   readonly keys: readonly string[];
   /** Fields it ignores (no effect on a forward's numbers). */
@@ -106,6 +112,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     kvHeadsNullIsHeads: true,
     maxPositionsAbsent: 32768,
     vllmOBias: "never",
+    vllmHeadDim: "as-hf",
     headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
@@ -120,6 +127,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     kvHeadsNullIsHeads: false,
     maxPositionsAbsent: 32768,
     vllmOBias: "never",
+    vllmHeadDim: "as-hf",
     headDimNullIsDefault: false,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
@@ -137,6 +145,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     kvHeadsNullIsHeads: true,
     maxPositionsAbsent: 2048,
     vllmOBias: "as-hf",
+    vllmHeadDim: "as-hf",
     headDimNullIsDefault: true,
     keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
     harmless: [],
@@ -154,6 +163,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     kvHeadsNullIsHeads: true,
     maxPositionsAbsent: 32768,
     vllmOBias: "as-hf",
+    vllmHeadDim: "hidden-over-heads",
     headDimNullIsDefault: false,
     keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
     harmless: [],
@@ -171,6 +181,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     kvHeadsNullIsHeads: true,
     maxPositionsAbsent: 4096 * 32,
     vllmOBias: "as-hf",
+    vllmHeadDim: "as-hf",
     headDimNullIsDefault: true,
     keys: ["mlp_bias"],
     harmless: [],

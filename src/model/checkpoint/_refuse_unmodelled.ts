@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { _bad, _given, _int, type _Json, _show } from "./_config_values.ts";
+import { _bad, _given, type _Json, _notBoolean, _show } from "./_config_values.ts";
 import type { _FamilyRules, DecoderFamily } from "./_decoder_families.ts";
 
 /** Fields the parser reads or checks, in every family. */
@@ -105,9 +105,8 @@ export function _refuseUnmodelled(
   if (o.rules.keys.includes("use_sliding_window")) {
     _off(c, "use_sliding_window");
     // Without `use_sliding_window` the config classes drop the window (`sliding_window if
-    // use_sliding_window else None`): any whole number is read and ignored, 0 included.
-    if (_given(c, "sliding_window")) _int(c, "sliding_window", { min: 0, max: 2 ** 40 });
-    if (_given(c, "max_window_layers")) _int(c, "max_window_layers", { min: 0, max: 1 << 20 });
+    // use_sliding_window else None`) and with it `max_window_layers`: whatever they hold is
+    // read and ignored (vLLM reads the config class's None).
   } else if (_given(c, "sliding_window")) {
     throw _bad(
       "CONFIG_UNSUPPORTED",
@@ -139,14 +138,18 @@ function _off(c: _Json, key: string): void {
   const v = c[key];
   if (v === undefined || v === false) return;
   if (v === true) throw _bad("CONFIG_UNSUPPORTED", `${key} true is not modelled`);
-  throw _bad("CONFIG_FIELD", `${key} must be a boolean, got ${_show(v)}`);
+  throw _notBoolean(key, v);
 }
 
 function _layerTypes(c: _Json, layers: number): void {
   if (!_given(c, "layer_types")) return;
   const t = c.layer_types;
   if (!Array.isArray(t) || t.length !== layers || t.some((x) => typeof x !== "string")) {
-    throw _bad("CONFIG_FIELD", `layer_types must list ${layers} layer type names`);
+    // Some config classes refuse it, Llama's never reads it: not modelled, not malformed.
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `layer_types that do not list ${layers} layer type names are not modelled`,
+    );
   }
   const i = t.findIndex((x) => x !== "full_attention");
   if (i >= 0) {

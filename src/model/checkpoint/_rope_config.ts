@@ -145,6 +145,19 @@ function _section(
 }
 
 function _ropeType(p: _Json, name: string): string {
+  const nulls = ["rope_type", "type"].filter((k) => Object.hasOwn(p, k) && p[k] === null);
+  if (nulls.length > 0) {
+    // A null type names no RoPE: every engine fails on it (HF looks it up at model build, vLLM
+    // refuses it), except that 4.5x copies a string `type` over a null `rope_type`.
+    const other = ["rope_type", "type"].find((k) => typeof p[k] === "string");
+    throw other === undefined
+      ? _bad("CONFIG_FIELD", `${name}.${nulls[0]} is null: no RoPE has that type`)
+      : _bad(
+        "CONFIG_UNSUPPORTED",
+        `${name}.${nulls[0]} null beside ${other} ${_show(p[other])} (Transformers 4.5x reads ` +
+          "'type', 5.x and vLLM refuse the null): not modelled",
+      );
+  }
   const named = ["rope_type", "type"].filter((k) => _given(p, k));
   for (const k of named) {
     if (typeof p[k] !== "string") {

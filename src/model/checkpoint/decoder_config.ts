@@ -159,6 +159,10 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   }
   // A null `head_dim` means "hidden // heads" to the Llama and Mistral classes; the Qwen2 and
   // Qwen3 classes fail on it (refused there by `_int`).
+  if (c.head_dim === 0) {
+    // Mistral's class reads `head_dim or hidden // heads`, others build heads of 0: not modelled.
+    throw _bad("CONFIG_UNSUPPORTED", "head_dim 0 is not modelled");
+  }
   const headDim = c.head_dim === undefined || (c.head_dim === null && rules.headDimNullIsDefault)
     ? rules.headDim({ hidden, heads })
     : _int(c, "head_dim", { max: 1024 });
@@ -324,25 +328,37 @@ function _wholePositive(v: unknown): number | null {
 }
 
 /**
- * Why vLLM 0.11 builds another model than `config` describes, or null: Qwen3 and Qwen3-MoE with
- * `attention_bias` true, whose `o_proj` vLLM builds without the bias HF adds
- * (`_decoder_families.ts`). The one decoder layer reads HF's biases; vLLM's reading is not
- * modelled.
+ * Why vLLM 0.11 builds another model than `config` describes, or null (`_decoder_families.ts`):
+ * Qwen3 and Qwen3-MoE with `attention_bias` true, whose `o_proj` vLLM builds without the bias HF
+ * adds; a Qwen2 whose `head_dim` is not `hidden_size // num_attention_heads`, which vLLM builds at
+ * the latter (narrowing larger stored q/k/v/o weights to it; smaller ones do not load). The one
+ * decoder layer reads the config as HF does; vLLM's readings are not modelled.
  *
  * @param config the parsed config
  * @returns the reason, or null
  * @example
  * ```ts
  * import { vllmReadingGap } from "./decoder_config.ts";
- * const bias = { qkv: true, o: true, mlp: false };
- * if (vllmReadingGap({ modelType: "qwen3", bias }) === null) throw new Error();
- * if (vllmReadingGap({ modelType: "llama", bias }) !== null) throw new Error();
+ * const c = { bias: { qkv: true, o: true, mlp: false }, hidden: 256, heads: 4, headDim: 64 };
+ * if (vllmReadingGap({ ...c, modelType: "qwen3" }) === null) throw new Error();
+ * if (vllmReadingGap({ ...c, modelType: "llama" }) !== null) throw new Error();
+ * if (vllmReadingGap({ ...c, modelType: "qwen2", headDim: 128 }) === null) throw new Error();
  * ```
  */
-export function vllmReadingGap(config: Pick<DecoderConfig, "modelType" | "bias">): string | null {
-  if (_FAMILIES[config.modelType].vllmOBias === "as-hf" || !config.bias.o) return null;
-  return `'${config.modelType}' with attention_bias true: vLLM 0.11 builds o_proj without the ` +
-    "bias HF adds (it skips the stored o_proj.bias; q/k/v keep theirs)";
+export function vllmReadingGap(
+  config: Pick<DecoderConfig, "modelType" | "bias" | "hidden" | "heads" | "headDim">,
+): string | null {
+  const family = _FAMILIES[config.modelType];
+  if (family.vllmOBias === "never" && config.bias.o) {
+    return `'${config.modelType}' with attention_bias true: vLLM 0.11 builds o_proj without ` +
+      "the bias HF adds (it skips the stored o_proj.bias; q/k/v keep theirs)";
+  }
+  const built = Math.floor(config.hidden / config.heads);
+  if (family.vllmHeadDim === "hidden-over-heads" && config.headDim !== built) {
+    return `'${config.modelType}' with head_dim ${config.headDim}: vLLM 0.11 builds heads of ` +
+      `hidden_size / num_attention_heads = ${built} whatever head_dim says (qwen2.py:128)`;
+  }
+  return null;
 }
 
 /**

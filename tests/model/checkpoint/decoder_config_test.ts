@@ -119,6 +119,20 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
       "CONFIG_UNSUPPORTED",
       /toString/,
     ],
+    // A null type names no RoPE (every engine fails on it); beside a string type, 4.5x copies
+    // that over while 5.x and vLLM refuse the null.
+    [{ ...llama, rope_scaling: { rope_type: null } }, "CONFIG_FIELD", /rope_type is null/],
+    [{ ...qwen2, rope_scaling: { type: null } }, "CONFIG_FIELD", /type is null/],
+    [
+      { ...llama, rope_scaling: { rope_type: "default", type: null } },
+      "CONFIG_UNSUPPORTED",
+      /type null beside rope_type '"default"'/,
+    ],
+    [
+      { ...llama, rope_scaling: { rope_type: "linear", type: null, factor: 2 } },
+      "CONFIG_UNSUPPORTED",
+      /not modelled/,
+    ],
     [{ ...llama, pretraining_tp: 2 }, "CONFIG_UNSUPPORTED", /pretraining_tp/],
     [{ ...llama, foo_bar: 1 }, "CONFIG_UNSUPPORTED", /field 'foo_bar' is not modelled/],
     [{ ...mistral, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", /sliding_window/],

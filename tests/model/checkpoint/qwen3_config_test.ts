@@ -207,7 +207,8 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
     [{ ...dense, dtype: "float16" }, "CONFIG_UNSUPPORTED", ["dtype", "float16"]],
     [{ ...dense, torch_dtype: "float32" }, "CONFIG_FIELD", ["torch_dtype", "dtype"]],
     [{ ...dense, hidden_act: "gelu_pytorch_tanh" }, "CONFIG_UNSUPPORTED", ["hidden_act"]],
-    [{ ...dense, attention_bias: "false" }, "CONFIG_FIELD", ["attention_bias"]],
+    // A switch given as another value: HF reads its truthiness ("false" is true), not modelled.
+    [{ ...dense, attention_bias: "false" }, "CONFIG_UNSUPPORTED", ["attention_bias"]],
     [{ ...dense, use_sliding_window: true, sliding_window: 4096 }, "CONFIG_UNSUPPORTED", [
       "use_sliding_window",
     ]],
@@ -215,10 +216,8 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
       "layer_types[30]",
       "sliding_attention",
     ]],
-    [{ ...dense, layer_types: sliding.slice(1) }, "CONFIG_FIELD", ["layer_types"]],
-    [{ ...dense, sliding_window: -1 }, "CONFIG_FIELD", ["sliding_window"]],
-    [{ ...dense, max_window_layers: "all" }, "CONFIG_FIELD", ["max_window_layers"]],
-    [{ ...dense, tie_word_embeddings: "yes" }, "CONFIG_FIELD", ["tie_word_embeddings"]],
+    [{ ...dense, layer_types: sliding.slice(1) }, "CONFIG_UNSUPPORTED", ["layer_types"]],
+    [{ ...dense, tie_word_embeddings: "yes" }, "CONFIG_UNSUPPORTED", ["tie_word_embeddings"]],
     // HF 4.5x builds an epsilon of zero or below (no validation): a model that runs, not modelled,
     // so NOT_VERIFIED rather than a FAIL; null (None to HF) fails at run time.
     [{ ...dense, rms_norm_eps: 0 }, "CONFIG_UNSUPPORTED", ["rms_norm_eps", "not modelled"]],
@@ -235,7 +234,7 @@ Deno.test("parseDecoderConfig() refuses every other unmodelled or contradicting 
     [{ ...dense, num_experts: 8 }, "CONFIG_UNSUPPORTED", ["num_experts", "qwen3"]],
     // MoE fields.
     [{ ...moe, num_experts_per_tok: 129 }, "CONFIG_FIELD", ["num_experts_per_tok"]],
-    [{ ...moe, norm_topk_prob: 1 }, "CONFIG_FIELD", ["norm_topk_prob"]],
+    [{ ...moe, norm_topk_prob: 1 }, "CONFIG_UNSUPPORTED", ["norm_topk_prob"]],
     [{ ...moe, decoder_sparse_step: 0 }, "CONFIG_FIELD", ["decoder_sparse_step"]],
     [{ ...moe, mlp_only_layers: ["0"] }, "CONFIG_FIELD", ["mlp_only_layers"]],
     [{ ...moe, num_experts: 0 }, "CONFIG_UNSUPPORTED", ["num_experts 0"]],
@@ -344,4 +343,10 @@ Deno.test("parseDecoderConfig() codes split into not modelled (CONFIG_UNSUPPORTE
   assert.equal(code({ ...v5, model_type: "gpt2" }), "CONFIG_MODEL_TYPE");
   // Another family's type beside Qwen3's class: which class ran is not known (not modelled).
   assert.equal(code({ ...v5, model_type: "qwen2" }), UNSUPPORTED);
+  // What HF runs unchanged is never malformed: a switch HF reads by truthiness is not modelled;
+  // a window the class drops (use_sliding_window off) is read and ignored, whatever it holds.
+  assert.equal(code({ ...v5, use_sliding_window: 0 }), UNSUPPORTED);
+  assert.equal(code({ ...v5, tie_word_embeddings: 0 }), UNSUPPORTED);
+  assert.equal(code({ ...v5, sliding_window: -1, max_window_layers: "all" }), "none");
+  assert.equal(code({ ...v5, head_dim: 0 }), UNSUPPORTED);
 });
