@@ -6,10 +6,11 @@
  * probability of the share; any disagreement stops the merge and names the worker's key and the
  * first field that differs. Every result that FAILs a record on a committed input is recomputed
  * as well, whatever the share: that FAIL rests on the worker's copy of the blobs, and an
- * incomplete copy must not have the inspector sign it against the prover. The whole result is compared, not only its status: how well each
- * component it rests on is known (its evidence levels, which a `check --require-evidence` policy
- * reads) is as much the worker's word as its status, and the merge cannot derive it without
- * recomputing the record (see `docs/inspector.md`).
+ * incomplete copy must not have the inspector sign it against the prover. The whole result is
+ * compared, not only its status: how well each component it rests on is known (its evidence
+ * levels, which a `check --require-evidence` policy reads) is as much the worker's word as its
+ * status, and the merge cannot derive it without recomputing the record (see
+ * `docs/inspector.md`).
  *
  * @module
  */
@@ -99,7 +100,7 @@ export async function reverifyResults(
         labels: ["worker", "here"],
       });
       const worker = merged.workers[j]!.slice(0, 16);
-      if (theirs.obligation === "committed-input") {
+      if (theirs.obligation === "committed-input" && mine.result.reason !== theirs.reason) {
         // The worker judged the prover by its own copy of the blobs, which differs from this one.
         const here = mine.result.obligation === undefined
           ? `this inspector's blobs hold it (re-verifying gives ${mine.result.status})`
