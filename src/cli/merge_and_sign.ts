@@ -226,10 +226,17 @@ async function _reverify(
   // worker's copy of the blobs): this machine then needs the log and the blobs.
   const blamed = committedInputResults(merged);
   if (count === 0 && blamed.length === 0) return merged;
-  const { log, ctx, close } = await _forcedInputs(
-    () => _reverifyInputs(o),
-    count === 0 ? blamed.map((j) => o.plan.items[j]!.index) : [],
-  );
+  const { log, ctx, close } = await _reverifyInputs(o).catch((e) => {
+    if (count > 0 || !(e instanceof InputError)) throw e;
+    // Only the FAILs on committed inputs ask for the log and blobs: say so, keeping the code.
+    const records = blamed.map((j) => o.plan.items[j]!.index);
+    throw new InputError(
+      e.code,
+      `Cannot sign: a worker FAILed record${records.length === 1 ? "" : "s"} ` +
+        `${records.join(", ")} on a committed input, which is re-verified here whatever ` +
+        `--reverify asks, and ${e.message.replace(/^Cannot /, "cannot ")}`,
+    );
+  });
   const bar = progressBar("re-verifying", { enabled: !o.json });
   try {
     return await reverifyResults(ctx, {
@@ -255,24 +262,6 @@ async function _reverifyInputs(o: { plan: AuditPlan; planPath: string; reverify:
     threads: o.reverify.threads,
   });
   return { log, ctx, close };
-}
-
-/**
- * Opens the re-verification inputs; where only the records FAILed on a committed input ask for
- * them (`blamed`, log indices), a refusal says so, keeping its code.
- */
-async function _forcedInputs<T>(open: () => Promise<T>, blamed: readonly number[]): Promise<T> {
-  try {
-    return await open();
-  } catch (e) {
-    if (blamed.length === 0 || !(e instanceof InputError)) throw e;
-    const records = blamed.length === 1 ? `record ${blamed[0]}` : `records ${blamed.join(", ")}`;
-    throw new InputError(
-      e.code,
-      `Cannot sign: a worker FAILed ${records} on a committed input, which is re-verified here ` +
-        `whatever --reverify asks, and ${e.message.replace(/^Cannot /, "cannot ")}`,
-    );
-  }
 }
 
 /**

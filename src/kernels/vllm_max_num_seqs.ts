@@ -55,8 +55,7 @@ export function vllmMaxNumSeqs(
   gpu: string,
 ): VllmMaxNumSeqs | null {
   if (!isVllmStack(stack)) return null;
-  const values = Object.entries(stack.components);
-  const flags = values.find(([name]) => name === "flags")?.[1] ?? "";
+  const flags = Object.hasOwn(stack.components, "flags") ? stack.components.flags! : "";
   const given = [...flags.matchAll(_FLAG)].map((m) => m[1]!);
   const last = given.at(-1);
   if (last !== undefined) {
@@ -65,7 +64,7 @@ export function vllmMaxNumSeqs(
     }
     return { ok: true, requests: Number(last), rule: `--max-num-seqs ${last} pinned by the stack` };
   }
-  if (values.some(([, v]) => _NAMED.test(v))) {
+  if (Object.values(stack.components).some((v) => _NAMED.test(v))) {
     return { ok: false, reason: "the stack sets max_num_seqs in a form not read here" };
   }
   return gpu === "a100" ? { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" } : {

@@ -198,16 +198,30 @@ export function _checkServedLength(
     if (f.kind === "unmodelled") {
       throw new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`);
     }
-    const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
-    if (stated === null) {
-      throw new _Stop("FAIL", `record contradicts its checkpoint: ${f.reason}${which}`);
-    }
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `${f.reason}${which}; the record states settings beyond stack '${o.stack.id}' ` +
-        `(${stated.reason}), which may raise the limit: a run past it is not modelled`,
-    );
+    throw _pastLimit(p, { ...o, what: "checkpoint", why: `${f.reason}${which}` });
   }
+}
+
+/**
+ * The stop for a record past a limit its stack's settings fix: FAIL as contradicting `what`,
+ * or NOT_VERIFIED where the record states settings beyond the stack's (which may raise it).
+ */
+function _pastLimit(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly what: "checkpoint" | "stack";
+    readonly why: string;
+  },
+): _Stop {
+  const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
+  if (stated === null) return new _Stop("FAIL", `record contradicts its ${o.what}: ${o.why}`);
+  return new _Stop(
+    "NOT_VERIFIED",
+    `${o.why}; the record states settings beyond stack '${o.stack.id}' (${stated.reason}), ` +
+      "which may raise the limit: a run past it is not modelled",
+  );
 }
 
 /**
@@ -237,11 +251,5 @@ export function _checkServedRequests(
   const where = o.pass === undefined ? "its pass" : `pass ${o.pass}`;
   const why = `${where} holds ${o.requests} requests, more than vLLM's scheduler runs at once ` +
     `(max_num_seqs ${bound.requests}: ${bound.rule})`;
-  const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
-  if (stated === null) throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
-  throw new _Stop(
-    "NOT_VERIFIED",
-    `${why}; the record states settings beyond stack '${o.stack.id}' (${stated.reason}), ` +
-      "which may raise the limit: a pass past it is not modelled",
-  );
+  throw _pastLimit(p, { ...o, what: "stack", why });
 }

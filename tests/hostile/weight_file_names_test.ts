@@ -127,3 +127,16 @@ Deno.test("a checkpoint folder whose index names a shard that is not *.safetenso
   assert.equal(err.code, "CHECKPOINT_INDEX");
   assert.match(err.message, /names 'pytorch_model\.bin', not a '\*\.safetensors' file/);
 });
+
+Deno.test("a falsified record under another *.safetensors name still FAILs on its fingerprint (the name rule hides nothing)", async () => {
+  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
+  const p = falsified.records[1]!.predicate;
+  const fw = p.workload as ModelForwardWorkload;
+  const [[, d]] = Object.entries(fw.model.files) as [[string, string]];
+  const files = { "weights.safetensors": d };
+  const model = { ...fw.model, files, checkpointSha256: digestOfFiles(files) };
+  const r = await verifyAlone({ ...p, workload: { ...fw, model } }, falsified.blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.doesNotMatch(r.reason, /contradicts its stack/);
+  assert.notEqual(r.recomputed, p.fingerprint.sha256);
+});

@@ -76,7 +76,6 @@ export interface DecoderCheckpoint {
 const CONFIG = "config.json";
 const SINGLE = "model.safetensors";
 const INDEX = "model.safetensors.index.json";
-const SUFFIX = SAFETENSORS_SUFFIX;
 /**
  * Largest `config.json` read (bytes), checked on the file's size before it is read: 1 MiB (a
  * published Qwen3 config is about 1 KiB). The blob store's `BLOB_MAX_BYTES.config` is the same, so
@@ -253,7 +252,7 @@ async function _noStrayWeights(
   let first: string | null = null;
   let count = 0;
   for await (const name of entries) {
-    if (!name.endsWith(".safetensors") || name.startsWith(".") || weights.has(name)) continue;
+    if (!name.endsWith(SAFETENSORS_SUFFIX) || name.startsWith(".") || weights.has(name)) continue;
     count++;
     if (first === null || name < first) first = name;
   }
@@ -282,10 +281,12 @@ function _weightMap(bytes: Uint8Array): Map<string, string> {
     }
     // HF Transformers reads a shard as safetensors only by that suffix (a '.bin' is unpickled),
     // and vLLM keeps only the index's '*.safetensors': such a shard would not be these weights.
-    if (!file.endsWith(SUFFIX)) {
+    if (!file.endsWith(SAFETENSORS_SUFFIX)) {
       _fail(
         "CHECKPOINT_INDEX",
-        `weight_map entry '${_esc(tensor)}' names '${_esc(file)}', not a '*${SUFFIX}' file ` +
+        `weight_map entry '${_esc(tensor)}' names '${
+          _esc(file)
+        }', not a '*${SAFETENSORS_SUFFIX}' file ` +
           "(HF Transformers reads any other as a PyTorch pickle, vLLM not at all)",
       );
     }
