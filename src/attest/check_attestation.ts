@@ -25,7 +25,12 @@ import { checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 import { checkSignatureTimestamp, trustedTsaAnchors } from "./timestamp/mod.ts";
 import { trustedDrandChains } from "./beacon/mod.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
-import { IN_TOTO_PAYLOAD_TYPE, parseStatement } from "./statement.ts";
+import {
+  IN_TOTO_PAYLOAD_TYPE,
+  parseSignedStatement,
+  parseStatement,
+  type Statement,
+} from "./statement.ts";
 import type { TrustRoot } from "./trust_root.ts";
 import {
   VERDICT_PREDICATE_TYPE,
@@ -221,8 +226,10 @@ export async function checkAttestation(
     add("time", false, future.refused);
     return done(null, []);
   }
+  verified ??= await _verifiedBy(envelope, options.trustRoot);
   const v = _signers({
-    verified: verified ?? await _verifiedBy(envelope, options.trustRoot),
+    verified,
+    otherRole: await _otherRoleSigner(envelope, { verified, trustRoot: options.trustRoot }),
     trustRoot: options.trustRoot,
     threshold,
     instants: (entry) =>
@@ -231,7 +238,14 @@ export async function checkAttestation(
   });
   add("signatures", v.verified, v.detail);
   if (!v.verified) return done(null, v.signatures);
-  const st = parseStatement(v.payload); // the verified bytes, never the envelope again
+  let st: Statement;
+  try {
+    st = parseSignedStatement(v.payload); // the verified bytes, never the envelope again
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    add("statement", false, e.message);
+    return done(null, v.signatures);
+  }
   if (st.predicateType !== VERDICT_PREDICATE_TYPE) {
     add("predicate", false, `predicateType must be ${VERDICT_PREDICATE_TYPE}`);
     return done(null, v.signatures);
@@ -315,6 +329,24 @@ function _verifiedBy(
 }
 
 /**
+ * Where no inspector key verifies a signature: the first key of another role in the trust root
+ * that does (a key listed as a prover's signed the verdict), named so that the refusal does not
+ * read as a changed statement; null otherwise.
+ */
+async function _otherRoleSigner(
+  envelope: DsseEnvelope,
+  o: { verified: Awaited<ReturnType<typeof verifyEnvelope>>; trustRoot: TrustRoot },
+): Promise<{ keyid: string; role: string } | null> {
+  if (o.verified.signatures.some((s) => s.verifiedBy !== null)) return null;
+  const others = o.trustRoot.keys.filter((k) => k.role !== "inspector");
+  if (others.length === 0) return null;
+  const v = await verifyEnvelope(envelope, { trustedKeys: others.map((k) => k.publicKey) });
+  const by = v.signatures.find((s) => s.verifiedBy !== null)?.verifiedBy ?? null;
+  const key = by === null ? undefined : others.find((k) => k.keyid === by);
+  return key === undefined ? null : { keyid: key.keyid, role: key.role };
+}
+
+/**
  * Largest payload read before its signatures are checked (for the stated signing time): 16 MiB,
  * below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of the
  * trust root verifies.
@@ -331,6 +363,7 @@ export const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
 function _signers(
   o: {
     verified: Awaited<ReturnType<typeof verifyEnvelope>>;
+    otherRole: { keyid: string; role: string } | null;
     trustRoot: TrustRoot;
     threshold: number;
     instants: (entry: number) => ReturnType<typeof requiredInstants>;
@@ -389,8 +422,12 @@ function _signers(
     }${judged.length > 0 ? `, keys valid: ${judged.join("; ")}` : ""}`,
     ...(none && v.signatures.length > 0
       ? [
-        "no signature verifies over this payload with a key of your trust root: the statement " +
-        "was changed after it was signed, or another key signed it",
+        o.otherRole !== null
+          ? `the signature verifies with key ${
+            o.otherRole.keyid.slice(0, 16)
+          }…, which your trust root lists as a ${o.otherRole.role} key, not an inspector's`
+          : "no signature verifies over this payload with an inspector key of your trust root: " +
+            "the statement was changed after it was signed, or another key signed it",
       ]
       : []),
     ...refused.values(),

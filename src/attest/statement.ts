@@ -119,6 +119,47 @@ export function encodeStatement(statement: Statement): Uint8Array {
   return canonicalJson(statement, { strict: false });
 }
 
+/**
+ * Parses the verified payload of a statement bitaudit signed (a verdict, an announcement): besides
+ * {@link parseStatement}'s checks, the bytes must be exactly the RFC 8785 form
+ * {@link encodeStatement} writes, so no two byte strings carry one signed statement and no number
+ * is read from a form another reader takes otherwise (`4.0`, `3.72e2`, `131.00000000000001`,
+ * which rounds to 131 here), whatever key signed it.
+ *
+ * @param bytes the verified payload
+ * @returns the statement
+ * @throws {InputError} `BAD_STATEMENT` as {@link parseStatement} does, or for bytes that are not
+ *   the statement's canonical form
+ * @example
+ * ```ts
+ * import { encodeStatement, parseSignedStatement, STATEMENT_TYPE } from "./statement.ts";
+ * const st = { _type: STATEMENT_TYPE, subject: [{ name: "a", digest: { sha256: "0".repeat(64) } }],
+ *   predicateType: "https://example.com/p/v1", predicate: { k: 4 } } as const;
+ * if (parseSignedStatement(encodeStatement(st)).predicateType !== st.predicateType) throw new Error();
+ * const loose = new TextEncoder().encode(new TextDecoder().decode(encodeStatement(st)).replace("4", "4.0"));
+ * let refused = false;
+ * try { parseSignedStatement(loose); } catch { refused = true; }
+ * if (!refused) throw new Error("4.0 read as 4");
+ * ```
+ */
+export function parseSignedStatement(bytes: Uint8Array): Statement {
+  const st = parseStatement(bytes);
+  const canonical = encodeStatement(st);
+  const at = _firstDifference(canonical, bytes);
+  if (at !== -1) {
+    _bad(
+      `the payload is not in the canonical form (RFC 8785) it is signed in: byte ${at} differs`,
+    );
+  }
+  return st;
+}
+
+function _firstDifference(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? -1 : n;
+}
+
 function _checkSubject(s: unknown, where: string): void {
   if (!_isObject(s)) _bad(`'${where}' is not an object`);
   if (typeof s.name !== "string") _bad(`'${where}.name' is not a string`);

@@ -457,6 +457,53 @@ Deno.test("checkAttestation() says a changed payload plainly: no signature verif
   );
 });
 
+Deno.test("checkAttestation() refuses a signed payload not in the canonical form it is signed in (4.0 for 4, 3.72e2, keys reordered)", async () => {
+  const text = new TextDecoder().decode(encodeStatement(statement));
+  const k = /"k":(\d+)/.exec(text)!;
+  const variants = [
+    text.replace(k[0], `"k":${k[1]}.0`),
+    text.replace(k[0], `"k":${Number(k[1]) / 100}e2`),
+    text.replace(k[0], `"k":${k[1]}.0000000000000001`),
+    text.replace(/^\{("_type":"[^"]*"),/, (_m, t) => `{ ${t},`),
+    JSON.stringify({ predicate: statement.predicate, ...statement }),
+  ];
+  for (const lie of variants) {
+    assert.notEqual(lie, text);
+    const env = await signEnvelope(new TextEncoder().encode(lie), {
+      payloadType: IN_TOTO_PAYLOAD_TYPE,
+      keys: [key],
+    });
+    const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+    assert.equal(r.valid, false, lie.slice(0, 80));
+    assert.deepEqual(failed(r), ["statement"], lie.slice(0, 80));
+    assert.match(
+      r.checks.find((c) => c.check === "statement")!.detail,
+      /not in the canonical form \(RFC 8785\) it is signed in: byte \d+ differs/,
+    );
+  }
+});
+
+Deno.test("checkAttestation() names a trust-root key of another role that signed, not a changed payload", async () => {
+  const prover = await generateKeyPair();
+  const inspector = await generateKeyPair();
+  const root = parseTrustRoot(JSON.stringify(buildTrustRoot([inspector.publicKey], {
+    start: "2026-01-01T00:00:00Z",
+    provers: { keys: [prover.publicKey], start: "2026-01-01T00:00:00Z" },
+  })));
+  const env = await signEnvelope(encodeStatement(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [prover],
+  });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot: root });
+  assert.equal(r.valid, false);
+  const detail = r.checks.find((c) => c.check === "signatures")!.detail;
+  assert.match(
+    detail,
+    /verifies with key [0-9a-f]{16}…, which your trust root lists as a prover key/,
+  );
+  assert.doesNotMatch(detail, /changed after it was signed/);
+});
+
 Deno.test("checkAttestation() with a log of another size compares no record and says why", async () => {
   const log = fakeLog();
   const shorter = { ...log, records: log.records.slice(0, -1), digests: log.digests.slice(0, -1) };

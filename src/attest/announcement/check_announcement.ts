@@ -12,7 +12,7 @@ import { bytesToHex } from "../../claims/mod.ts";
 import { decodeBase64 } from "../base64.ts";
 import { parseEnvelope } from "../envelope.ts";
 import { keyValidAt } from "../key_valid_at.ts";
-import { parseStatement } from "../statement.ts";
+import { parseSignedStatement, parseStatement } from "../statement.ts";
 import type { TrustRoot } from "../trust_root.ts";
 import { verifyEnvelope } from "../verify_envelope.ts";
 import { parseSignedNote } from "../note/mod.ts";
@@ -96,7 +96,7 @@ export async function checkAnnouncement(
         } signed the announcement`,
       };
     }
-    a = parseAnnouncement(parseStatement(v.payload));
+    a = parseAnnouncement(parseSignedStatement(v.payload));
   } catch (e) {
     return { why: `malformed announcement (${(e as Error).message})` };
   }
