@@ -148,6 +148,11 @@ export async function mergeInputs(
   const workers = await loadWorkerKeys(opts.workerPub);
   const trust = await planTrust(plan, keys);
   timeAfterTrustInputs(time, trust);
+  if (reverifyCount(opts.reverify, 1) > 0) {
+    // Asked for: the log and blobs are opened now, not after every result is in (a serve can
+    // run for hours); the re-verification opens them again when it runs.
+    (await _reverifyInputs({ plan, planPath: opts.plan, reverify: opts })).close();
+  }
   return {
     plan,
     planDigest,
@@ -167,8 +172,10 @@ export async function mergeInputs(
  * removed on any failure; then says what was missing and prints the verdict.
  *
  * @param done the cleanup returned by `prepareOutputDir`
- * @param o the {@link MergeInputs}, the signed `results`, and `duplicates`: agreeing duplicates
- *   already dropped from them (by `servePlan`), added to the merge's count
+ * @param o the {@link MergeInputs}, the signed `results`, `duplicates`: agreeing duplicates
+ *   already dropped from them (by `servePlan`), added to the merge's count, and `rerun`: how this
+ *   command runs an item again once a worker is mended (said after a worker's blob copy is
+ *   blamed; default: `audit work`'s)
  * @example
  * ```ts ignore
  * await mergeAndSign(done, { ...await mergeInputs(opts), results });
@@ -179,6 +186,7 @@ export async function mergeAndSign(
   o: MergeInputs & {
     readonly results: readonly AttributedResult[];
     readonly duplicates?: number | undefined;
+    readonly rerun?: string | undefined;
   },
 ): Promise<void> {
   let merged: MergedAudit;
@@ -218,6 +226,7 @@ async function _reverify(
     planPath: string;
     reverify: ReverifyFlags;
     json: boolean;
+    rerun?: string | undefined;
   },
 ): Promise<MergedAudit> {
   const returned = merged.workers.filter((w) => w !== null).length;
@@ -239,18 +248,38 @@ async function _reverify(
   });
   const bar = progressBar("re-verifying", { enabled: !o.json });
   try {
-    return await reverifyResults(ctx, {
-      plan: o.plan,
-      planDigest: o.planDigest,
-      log,
-      merged,
-      count,
-      seed: crypto.getRandomValues(new Uint8Array(32)),
-      onProgress: bar.update,
-    });
+    return await _withRerun(o.rerun ?? AUDIT_WORK_RERUN, () =>
+      reverifyResults(ctx, {
+        plan: o.plan,
+        planDigest: o.planDigest,
+        log,
+        merged,
+        count,
+        seed: crypto.getRandomValues(new Uint8Array(32)),
+        onProgress: bar.update,
+      }));
   } finally {
     bar.stop();
     close();
+  }
+}
+
+/** How `audit merge` has an item run again: `audit work` keeps a results file it finds. */
+const AUDIT_WORK_RERUN = "remove that worker's results file (or give `audit work` a new --out) " +
+  "before it runs its shard again: `audit work` keeps the results a file already holds";
+
+/** A refusal that blames a worker's blob copy, with how this command has the item run again. */
+async function _withRerun<T>(rerun: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (
+      e instanceof InputError && e.code === "MERGE_REVERIFY_MISMATCH" &&
+      e.message.endsWith("run the item again")
+    ) {
+      throw new InputError(e.code, `${e.message}; ${rerun}`);
+    }
+    throw e;
   }
 }
 

@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { type Consumer, jetstream, type JsMsg } from "@nats-io/jetstream";
+import { type Consumer, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { ClaimLog } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
 import {
   checkWorkOrder,
   type ItemResult,
@@ -57,20 +58,35 @@ export interface WorkerOptions {
  * @param link connection to the NATS server (from `connectNats`)
  * @param options context, log, stop signal, idle limit, event callback
  * @returns how many items it completed
- * @throws {InputError} `PLAN_LOG_MISMATCH` when an order is for another log (the order is
- *   handed back first, for a worker that has the right log)
+ * @throws {InputError} `NATS_SERVER` when the server offers no JetStream, or when the connection
+ *   closes (the client gave up reconnecting: the worker would otherwise wait on it for ever)
  * @example
  * ```ts ignore
  * await runWorker(link, { ctx, log, maxIdleMs: 600_000 });
  * ```
  */
 export async function runWorker(link: NatsLink, options: WorkerOptions): Promise<number> {
-  const js = jetstream(natsConnection(link));
+  const nc = natsConnection(link);
+  try {
+    await jetstreamManager(nc); // asks the server for its JetStream account: none, no queue
+  } catch (e) {
+    throw _closed(link, `the server offers no JetStream (${_why(e)})`);
+  }
+  const js = jetstream(nc);
   let done = 0;
   let idleSince = Date.now();
   const idle = () => options.maxIdleMs !== undefined && Date.now() - idleSince > options.maxIdleMs;
   let consumer: Consumer | null = null;
   while (!options.signal?.aborted && !idle()) {
+    // The client gives up reconnecting after a while: the loop would otherwise wait on a closed
+    // connection for ever, taking nothing.
+    if (nc.isClosed()) {
+      throw _closed(
+        link,
+        "the connection closed (the server stayed unreachable through every " +
+          "reconnect attempt); start the worker again once the server is back",
+      );
+    }
     consumer ??= await _consumer(js);
     if (consumer === null) {
       await new Promise((r) => setTimeout(r, 250)); // not created yet: `audit serve` creates it
@@ -135,6 +151,17 @@ async function _one(
   await o.js.publish(resultSubject(order.plan), line);
   await m.ackAck();
   o.onEvent?.({ kind: "done", ...event });
+}
+
+function _closed(link: NatsLink, why: string): InputError {
+  return new InputError(
+    "NATS_SERVER",
+    `Cannot take work orders from NATS at ${link.server}: ${why}`,
+  );
+}
+
+function _why(e: unknown): string {
+  return e instanceof Error ? e.message.split("\n")[0]! : String(e);
 }
 
 async function _consumer(js: ReturnType<typeof jetstream>): Promise<Consumer | null> {

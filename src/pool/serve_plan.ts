@@ -29,6 +29,7 @@ import {
   type AuditPlan,
   encodeWorkOrder,
   keptDuplicate,
+  mergeAdmission,
   workOrders,
 } from "../verify/mod.ts";
 import { ensureStreams, type QueueSettings } from "./ensure_streams.ts";
@@ -60,6 +61,12 @@ export interface ServeOptions {
   readonly onPublished?: ((items: number) => void) | undefined;
   /** Called after each result with (items with a result, planned items). */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
+  /**
+   * Read only the results stored after this serve began (`audit serve --fresh`): a result an
+   * earlier serve left on the server (one that a re-verification refused, say) is skipped
+   * unread and counted in {@link ServedResults.stale}.
+   */
+  readonly fresh?: boolean | undefined;
 }
 
 /** What {@link servePlan} collected. */
@@ -68,6 +75,8 @@ export interface ServedResults {
   readonly results: AttributedResult[];
   /** Results dropped because they repeated an item's kept result bit for bit. */
   readonly duplicates: number;
+  /** Results stored before this serve began and skipped unread (`fresh`; 0 otherwise). */
+  readonly stale: number;
 }
 
 /**
@@ -78,7 +87,9 @@ export interface ServedResults {
  *   publication and progress callbacks
  * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
  * @throws what `open` throws other than an {InputError} (a fault, not a message's); {InputError}
- *   `MERGE_CONFLICT` when two results of one item disagree
+ *   `MERGE_CONFLICT` when two results of one item disagree, `NATS_SERVER` when the server has no
+ *   JetStream, refuses a stream operation, or the connection closes (the client gave up
+ *   reconnecting) before every item has a result
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
@@ -91,9 +102,16 @@ export async function servePlan(
   options: ServeOptions,
 ): Promise<ServedResults> {
   const { plan, planDigest, version } = options;
-  const jsm = await jetstreamManager(natsConnection(link));
-  await ensureStreams(jsm, options.queue);
-  const js = jetstream(natsConnection(link));
+  const nc = natsConnection(link);
+  let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
+  try {
+    jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm, options.queue);
+  } catch (e) {
+    // A server started without JetStream (no `-js`), or one refusing the streams' settings.
+    throw _server("set up the JetStream streams", e);
+  }
+  const js = jetstream(nc);
   const consumer = await js.consumers.get(RESULTS_STREAM, {
     filter_subjects: resultSubject(planDigest),
   });
@@ -120,14 +138,24 @@ export async function servePlan(
   }
   options.onPublished?.(plan.items.length);
   const messages = await consumer.consume();
-  const timer = setTimeout(() => messages.stop(), options.timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    messages.stop();
+  }, options.timeoutMs);
   try {
     const planned = new Set(plan.items.map((it) => it.item));
+    const admit = mergeAdmission(plan, { planDigest, version });
     // At most one result per planned item: a replayed or redelivered result adds nothing here.
     const kept = new Map<string, AttributedResult>();
     let duplicates = 0;
-    if (planned.size === 0) return { results: [], duplicates };
+    let stale = 0;
+    if (planned.size === 0) return { results: [], duplicates, stale };
     for await (const m of _guarded(messages)) {
+      if (options.fresh === true && m.seq <= before) {
+        stale++;
+        continue;
+      }
       const where = `${RESULTS_STREAM} #${m.seq}`;
       let r: AttributedResult | { skip: string };
       try {
@@ -143,7 +171,8 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, { planned, planDigest, version, leftover: m.seq <= before });
+      const why = _unwanted(r, { planned, planDigest, version, leftover: m.seq <= before }) ??
+        _inadmissible(admit, r);
       if (why !== null) {
         options.onSkipped?.(where, why);
         continue;
@@ -154,7 +183,18 @@ export async function servePlan(
       options.onProgress?.(kept.size, planned.size);
       if (kept.size === planned.size) break;
     }
-    return { results: [...kept.values()], duplicates };
+    // The messages end at the timeout, when every item has a result, or when the client gives up
+    // reconnecting: the last is the server's failure, not a verdict on the missing items.
+    if (!timedOut && kept.size < planned.size) {
+      throw _server(
+        "collect the results",
+        new Error(
+          `the connection closed with ${kept.size} of ${planned.size} results collected (the ` +
+            "server stayed unreachable); the results stored on it are read again by the next serve",
+        ),
+      );
+    }
+    return { results: [...kept.values()], duplicates, stale };
   } finally {
     clearTimeout(timer);
     await messages.close()?.catch(() => {});
@@ -185,6 +225,26 @@ function _unwanted(
     ? `${base}, before this serve began: a current one is awaited`
     : `${base}, after this serve began: a worker of that version is in the pool (stop or ` +
       "upgrade it) or stored bytes were replayed; a current one is awaited";
+}
+
+/**
+ * Why an accepted worker's result of a planned item is not one the merge admits
+ * (`mergeAdmission`: about another record than the item's, or contradicting its own status), or
+ * null. Checked before it is compared with a duplicate, as the merge does, so that which result
+ * is refused does not depend on the order of arrival; skipped, not fatal, as anyone can replay
+ * signed bytes.
+ */
+function _inadmissible(
+  admit: (r: AttributedResult) => number,
+  r: AttributedResult,
+): string | null {
+  try {
+    admit(r);
+    return null;
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return `${e.message}: skipped, the item waits for a result the merge admits`;
+  }
 }
 
 /** The messages, with a failure of the server (not of a message) as a coded error. */

@@ -67,6 +67,11 @@ Deno.test("audit merge recomputes a worker's committed-input FAIL: the inspector
     lines[0]!,
     /worker [0-9a-f]{16} FAILed record \d+ on a committed input the prover did not produce, and this inspector's blobs hold it \(re-verifying gives PASS\): the worker's copy of the blobs is not this inspector's/,
   );
+  // How the item is run again: `audit work` keeps the results its file already holds.
+  assert.match(
+    lines[0]!,
+    /run the item again; remove that worker's results file \(or give `audit work` a new --out\)/,
+  );
   await assert.rejects(Deno.stat(`${dir}/merged-full`), Deno.errors.NotFound);
 });
 

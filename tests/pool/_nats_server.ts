@@ -18,8 +18,12 @@ export interface NatsServer {
  *
  * @param config extra server configuration (nats-server's config syntax: `tls {...}`,
  *   `authorization {...}`), written to a file beside the store
+ * @param o `jetstream: false` starts it without JetStream (a plain NATS server)
  */
-export async function startNatsServer(config?: string): Promise<NatsServer> {
+export async function startNatsServer(
+  config?: string,
+  o: { readonly jetstream?: boolean } = {},
+): Promise<NatsServer> {
   const store = await tempDir({ prefix: "bitaudit-nats-" });
   const extra: string[] = [];
   await Deno.mkdir(`${store}/js`);
@@ -28,7 +32,11 @@ export async function startNatsServer(config?: string): Promise<NatsServer> {
     extra.push("-c", `${store}/server.conf`);
   }
   const child = new Deno.Command("nats-server", {
-    args: [...extra, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", `${store}/js`],
+    args: [
+      ...extra,
+      ...["-a", "127.0.0.1", "-p", "-1"],
+      ...(o.jetstream === false ? [] : ["-js", "-sd", `${store}/js`]),
+    ],
     stdout: "null",
     stderr: "piped",
   }).spawn();

@@ -7,8 +7,9 @@
  * scenario is `replay` (one result 500 times, by two worker keys), `stale` (a result of another
  * verifier version stored before the serve begins, the current ones after), `stale-late` (a result
  * of another verifier version first, once the serve has published its orders), `unreadable` (a
- * result of another version in another format, stored before the serve and replayed after it) or
- * `conflict` (two disagreeing results of one item).
+ * result of another version in another format, stored before the serve and replayed after it),
+ * `misattributed` (an item's result about another record, before the current ones) or `conflict`
+ * (two disagreeing results of one item).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -61,6 +62,11 @@ if (scenario === "replay") {
   const bytes = JSON.stringify({ worker: "aa".repeat(32), line: stale });
   leftovers.push(bytes);
   messages.push(bytes);
+  for (const r of current) messages.push(line(r, "bb".repeat(32)));
+} else if (scenario === "misattributed") {
+  // Item 0's result carrying record 1's body (the merge refuses it), by a lower key first: a
+  // disagreement with the current result of item 0 must not be what stops the serve.
+  messages.push(line({ ...r0, result: r1.result }, "aa".repeat(32)));
   for (const r of current) messages.push(line(r, "bb".repeat(32)));
 } else {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };

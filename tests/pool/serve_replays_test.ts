@@ -58,6 +58,14 @@ Deno.test("servePlan() skips an accepted worker's result it cannot read, stored 
   }
 });
 
+Deno.test("servePlan() skips an item's result about another record (as the merge refuses it) before comparing it with the item's current one", async () => {
+  const got = await serveReplays("misattributed");
+  assert.equal(got.results.length, got.items, JSON.stringify(got));
+  for (const r of got.results) assert.equal(r.worker, "bb".repeat(32));
+  assert.equal(got.skipped.length, 1);
+  assert.match(got.skipped[0], /: skipped, the item waits for a result the merge admits$/);
+});
+
 Deno.test("servePlan() stops with MERGE_CONFLICT when two results of one item disagree", async () => {
   const got = await serveReplays("conflict");
   assert.equal(got.code, "MERGE_CONFLICT");

@@ -133,7 +133,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BAD_NATS_ACCESS:
     "A `--nats-creds`, `--nats-ca`, `--nats-cert` or `--nats-cert-key` file is not what the option takes",
   NATS_SERVER:
-    "The NATS server refused a publish or lost the connection while the coordinator served a plan",
+    "The NATS server offers no JetStream, refused a stream operation or a publish, or the " +
+    "connection closed (the client gave up reconnecting) while a coordinator or worker used it",
   ORDER_INVALID: "A work order received from the pool is malformed",
   PLAN_INVALID: "A plan file is not its exact canonical bytes, or its seed, sample or evidence " +
     "do not recompute",

@@ -57,6 +57,10 @@ export function auditServeCommand(): Command {
     .option("--ack-wait <s>", "seconds without an ack or heartbeat before redelivery", "30")
     .option("--max-deliver <n>", "deliveries of one item before it is given up", "5")
     .option("--timeout <s>", "seconds to wait for all results (then missing items)", "86400")
+    .option(
+      "--fresh",
+      "read only results stored after this serve began (skip what earlier serves left on the server)",
+    )
     .option(...REVERIFY_OPTION)
     .option("--log <file>", "claims.jsonl, to re-verify (default: beside the plan)")
     .option("--blobs <dir>", "tensor blobs by sha256, to re-verify (default: <log folder>/blobs)")
@@ -86,6 +90,7 @@ export function auditServeCommand(): Command {
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
             version: VERSION,
+            fresh: opts.fresh === true,
             open: async (line, where) => {
               let signed;
               try {
@@ -122,11 +127,20 @@ export function auditServeCommand(): Command {
             console.error(`skipped ${skipped} messages in all (the first ${MAX_SKIP_LINES} named)`);
           }
         }
+        if (served.stale > 0) {
+          console.error(`--fresh: skipped ${served.stale} results stored before this serve began`);
+        }
       } catch (e) {
         await done(false);
         throw e;
       }
-      await mergeAndSign(done, { ...inputs, ...served });
+      await mergeAndSign(done, {
+        ...inputs,
+        results: served.results,
+        duplicates: served.duplicates,
+        rerun: "serve again with --fresh once the worker is mended: the results stored on the " +
+          "server, this one included, are read again otherwise",
+      });
     });
 }
 

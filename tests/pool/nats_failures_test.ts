@@ -1,0 +1,167 @@
+/**
+ * The pool when the server fails it or leaves results behind: `audit serve` and a worker that
+ * lose the server stop with NATS_SERVER (the serve signs nothing: missing items are not the
+ * server's verdict), a server without JetStream is named as such, `--fresh` skips what earlier
+ * serves left on the server, and `--reverify` without a log is refused before any order is out.
+ */
+import assert from "node:assert/strict";
+import { assertCliCode } from "../_assert_code.ts";
+import { makeAuditFixture } from "../cli/_audit_fixture.ts";
+import { REPO_ROOT } from "../cli/_run.ts";
+import { startNatsServer } from "./_nats_server.ts";
+import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
+import { spawnBitaudit as spawn } from "./_spawn.ts";
+
+type Child = ReturnType<typeof spawn>;
+
+async function _end(children: readonly Child[]): Promise<void> {
+  for (const c of children) {
+    try {
+      Deno.kill(c.pid, "SIGKILL");
+    } catch { /* already ended */ }
+    await c.done();
+  }
+}
+
+function _exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
+}
+
+Deno.test("audit serve and a worker that lose the server stop with NATS_SERVER; the serve signs nothing", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const children: Child[] = [];
+  let stopped = false;
+  try {
+    const plan = await poolPlan(f, { k: 2 });
+    const net = `--allow-net=${nats.hostPort}`;
+    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const out = `${f.dir}/lost`;
+    const serve = spawn([
+      "audit",
+      "serve",
+      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+      ...["--out", out, "--time", TIME, "--timeout", "600", "--json"],
+    ], [read, `--allow-write=${out}`, net]);
+    children.push(serve);
+    await serve.waitFor(/^published 2 work orders/m, "stderr");
+    // The worker holds another audit's log: it hands the orders back (so the serve stays
+    // waiting), which shows it is connected when the server goes.
+    const other = await makeAuditFixture({ records: 1, falsify: [] });
+    const worker = spawn(
+      ["worker", "--nats", nats.url, "--log", other.log, "--key", f.worker.key, "--threads", "1"],
+      [`${read},${other.dir}`, net],
+    );
+    children.push(worker);
+    await worker.waitFor(/worker: refused an order/, "stderr");
+    await nats.stop();
+    stopped = true;
+    const [s, w] = await Promise.all([serve.done(), worker.done()]);
+    assertCliCode(s.stderr, "NATS_SERVER");
+    assert.equal(s.code, 2, s.stderr);
+    assert.match(s.stderr, /the connection closed with \d of 2 results collected/);
+    assert.equal(s.stdout, "", "no verdict");
+    assert.equal(await _exists(`${out}/attestation.dsse.json`), false, "nothing signed");
+    assertCliCode(w.stderr, "NATS_SERVER");
+    assert.equal(w.code, 2, w.stderr);
+    assert.match(w.stderr, /Cannot take work orders from NATS at .*the connection closed/);
+  } finally {
+    await _end(children);
+    if (!stopped) await nats.stop();
+  }
+});
+
+Deno.test("audit serve and a worker on a server without JetStream say so (NATS_SERVER), not an internal error", async () => {
+  const nats = await startNatsServer(undefined, { jetstream: false });
+  const f = await makeAuditFixture({ records: 1, falsify: [] });
+  try {
+    const plan = await poolPlan(f, { k: 1 });
+    const net = `--allow-net=${nats.hostPort}`;
+    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const s = await spawn([
+      "audit",
+      "serve",
+      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+      ...["--out", `${f.dir}/nojs`, "--time", TIME, "--timeout", "5"],
+    ], [read, `--allow-write=${f.dir}/nojs`, net]).done();
+    assertCliCode(s.stderr, "NATS_SERVER");
+    assert.equal(s.code, 2, s.stderr);
+    assert.match(s.stderr, /Cannot set up the JetStream streams on NATS: /);
+    const w = await spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--max-idle", "5"],
+      [read, net],
+    ).done();
+    assertCliCode(w.stderr, "NATS_SERVER");
+    assert.equal(w.code, 2, w.stderr);
+    assert.match(w.stderr, /the server offers no JetStream/);
+  } finally {
+    await nats.stop();
+  }
+});
+
+Deno.test("audit serve --fresh skips the results earlier serves left on the server; without it they are read", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const children: Child[] = [];
+  try {
+    const plan = await poolPlan(f, { k: 2 });
+    const net = `--allow-net=${nats.hostPort}`;
+    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const serve = (out: string, more: string[]) =>
+      spawn([
+        "audit",
+        "serve",
+        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--json", ...more],
+      ], [read, `--allow-write=${f.dir}/${out}`, net]);
+    const worker = spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+      [read, net],
+    );
+    children.push(worker);
+    const first = await serve("first", ["--timeout", "120"]).done();
+    assert.equal(first.code, 0, first.stderr);
+    Deno.kill(worker.pid, "SIGTERM");
+    await worker.done();
+    // No worker now: the stored results alone can answer the plan.
+    const again = await serve("again", ["--timeout", "3"]).done();
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(JSON.parse(again.stdout).verdict, "PASSED");
+    const fresh = await serve("fresh", ["--timeout", "3", "--fresh"]).done();
+    assert.equal(fresh.code, 3, fresh.stderr);
+    assert.equal(JSON.parse(fresh.stdout).verdict, "INCONCLUSIVE");
+    assert.match(
+      fresh.stderr,
+      /^--fresh: skipped [2-9]\d* results stored before this serve began$/m,
+    );
+  } finally {
+    await _end(children);
+    await nats.stop();
+  }
+});
+
+Deno.test("audit serve --reverify with no log is refused before any work order is published", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 1, falsify: [] });
+  try {
+    const plan = await poolPlan(f, { k: 1 });
+    const s = await spawn([
+      "audit",
+      "serve",
+      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+      ...["--out", `${f.dir}/rv`, "--time", TIME, "--timeout", "600", "--reverify", "1"],
+      ...["--log", `${f.dir}/no-such-claims.jsonl`],
+    ], [
+      `--allow-read=${REPO_ROOT},${f.dir}`,
+      `--allow-write=${f.dir}/rv`,
+      `--allow-net=${nats.hostPort}`,
+    ])
+      .done();
+    assert.equal(s.code, 2, s.stderr);
+    assertCliCode(s.stderr, "INPUT_MISSING");
+    assert.doesNotMatch(s.stderr, /published/);
+    assert.equal(await _exists(`${f.dir}/rv`), false, "no output folder left");
+  } finally {
+    await nats.stop();
+  }
+});
