@@ -8,7 +8,10 @@
  * (`--require-evidence <level>`: each component a PASS result lists is known at least that well),
  * and an announcement dated before the round by a verified RFC 3161 timestamp
  * (`--require-announcement`: a stated time is the inspector's word, who can write it after the
- * round as well, choosing k or the round once the randomness is known).
+ * round as well, choosing k or the round once the randomness is known), and a sample of at least
+ * so many records (`--require-sample <k>`: the samples an audit id and round give are prefixes of
+ * one another, so an inspector who announced several k gains nothing over the smallest the
+ * verifier accepts).
  * A valid attestation of another verdict, log, prover or evidence is still valid; the policy is
  * what makes `check` exit 1 for it.
  *
@@ -18,6 +21,7 @@ import type { TrustLabels, VerdictPredicate } from "../attest/mod.ts";
 import { EVIDENCE_LEVELS, type EvidenceLevel, meetsEvidence } from "../verify/mod.ts";
 import { UsageError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
+import { parseIntOption } from "./parse_int_option.ts";
 
 /** The verdicts `--require-verdict` accepts. */
 const VERDICTS = ["PASSED", "FAILED", "INCONCLUSIVE"] as const;
@@ -37,6 +41,8 @@ export interface CheckPolicy {
    * verified RFC 3161 timestamp (the trust label `timestamped`).
    */
   readonly announcement?: "timestamped";
+  /** `--require-sample`: the fewest sampled records (the verdict's `k`) accepted. */
+  readonly sample?: number;
 }
 
 /** One requirement and whether the attestation meets it. */
@@ -47,7 +53,7 @@ export interface PolicyRequirement {
   readonly required: string;
   /** What the attestation states (null: nothing, or the attestation is not valid). */
   readonly found: string | null;
-  /** Whether `found` is `required`. */
+  /** Whether `found` meets `required` (is it; for `--require-sample`, at least as many). */
   readonly met: boolean;
 }
 
@@ -55,7 +61,7 @@ export interface PolicyRequirement {
 export interface PolicyOutcome {
   /** Whether every requirement is met. */
   readonly met: boolean;
-  /** The requirements, in flag order (verdict, root, prover, evidence, announcement). */
+  /** The requirements, in flag order (verdict, root, prover, evidence, announcement, sample). */
   readonly requirements: readonly PolicyRequirement[];
 }
 
@@ -64,7 +70,8 @@ export interface PolicyOutcome {
  *
  * @param flags the flag values as given (absent: not required)
  * @returns the policy, or null when no flag was given
- * @throws {UsageError} `USAGE_POLICY` for a verdict that does not exist or a malformed hex value
+ * @throws {UsageError} `USAGE_POLICY` for a verdict that does not exist or a malformed hex value;
+ *   `USAGE_NUMBER` for a sample size that is not an integer from 1
  * @example
  * ```ts
  * import { parseCheckPolicy } from "./check_policy.ts";
@@ -80,6 +87,7 @@ export function parseCheckPolicy(
     requireProver?: string;
     requireEvidence?: string;
     requireAnnouncement?: boolean;
+    requireSample?: string;
   },
 ): CheckPolicy | null {
   const policy: { -readonly [K in keyof CheckPolicy]: CheckPolicy[K] } = {};
@@ -103,6 +111,9 @@ export function parseCheckPolicy(
     policy.prover = _hex32("--require-prover", flags.requireProver);
   }
   if (flags.requireAnnouncement === true) policy.announcement = "timestamped";
+  if (flags.requireSample !== undefined) {
+    policy.sample = parseIntOption(flags.requireSample, { flag: "--require-sample", min: 1 });
+  }
   return Object.keys(policy).length === 0 ? null : Object.freeze(policy);
 }
 
@@ -150,6 +161,15 @@ export function checkPolicy(
     policy.announcement,
     predicate === null ? undefined : options.trust?.announcement,
   );
+  if (policy.sample !== undefined) {
+    const k = predicate?.audit.k ?? null;
+    requirements.push({
+      flag: "--require-sample",
+      required: String(policy.sample),
+      found: k === null ? null : String(k),
+      met: k !== null && k >= policy.sample,
+    });
+  }
   return { met: requirements.every((r) => r.met), requirements };
 }
 
@@ -258,6 +278,7 @@ const _WHAT: Readonly<Record<string, string>> = {
   "--require-root": "log root",
   "--require-prover": "prover key (signer of the checkpoint)",
   "--require-evidence": "weakest evidence a PASS rests on",
+  "--require-sample": "sample size (records)",
 };
 
 function _hex32(flag: string, value: string): string {

@@ -94,6 +94,30 @@ Deno.test("check --json carries the policy with each requirement", async () => {
   assert.equal((await check("--json")).stdout.includes('"policy"'), false);
 });
 
+Deno.test("check --require-sample: met at the sampled k or fewer, unmet above it, refused when not an integer from 1", async () => {
+  const k: number = statement.predicate.audit.k;
+  for (const n of [1, k]) {
+    const r = await check("--require-sample", String(n));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^ok {3}policy --require-sample ${n}: the attested sample size \\(records\\) is ${k}$`,
+        "m",
+      ),
+    );
+  }
+  const more = await check("--require-sample", String(k + 1));
+  assert.equal(more.code, 1, more.stdout + more.stderr);
+  assert.match(more.stdout, new RegExp(`^FAIL policy --require-sample ${k + 1}: .* is ${k}$`, "m"));
+  assert.match(more.stdout, new RegExp(`^POLICY NOT MET: --require-sample ${k + 1}$`, "m"));
+  for (const bad of ["0", "-1", "2.0", "x"]) {
+    const r = await check("--require-sample", bad);
+    assert.equal(r.code, 2, bad);
+    assertCliCode(r.stderr, "USAGE_NUMBER");
+  }
+});
+
 Deno.test("check --require-prover on an audit without a signed checkpoint is unmet", async () => {
   const out = `${f.dir}/no-checkpoint`;
   assert.equal((await runBitaudit(auditArgs(f, out, 2))).code, 0);

@@ -4,7 +4,9 @@
  * of an announced audit is not chosen: it is derived from (checkpoint, chain, round), so a second
  * announcement for the same checkpoint and round yields the same audit id and the same sample
  * (grinding over audit ids gains nothing); `k` is left out of the id because samples of different
- * sizes from one seed are prefixes of each other.
+ * sizes from one seed are prefixes of each other: announcing several k and keeping one gives a
+ * sample no larger than that k, so a verifier's smallest accepted k (`check --require-sample`)
+ * bounds the grinding, where k in the id would draw a fresh sample per k.
  *
  * Shape: a DSSE envelope over an in-toto Statement, subject = the checkpoint body by SHA-256, predicate type {@link ANNOUNCEMENT_PREDICATE_TYPE}.
  *

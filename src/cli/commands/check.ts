@@ -95,6 +95,10 @@ export function checkCommand(): CommandUnknownOpts {
       "--require-announcement",
       "policy: exit 1 unless a verified RFC 3161 timestamp dates the audit's announcement before its round (a stated time is the inspector's word)",
     )
+    .option(
+      "--require-sample <k>",
+      "policy: exit 1 unless the audit sampled at least k records (samples of one audit id and round are prefixes of one another: announcing several k gains nothing over the smallest accepted)",
+    )
     .option("--json", "machine-readable output")
     .action(async (attestation, opts) => {
       const threshold = parseIntOption(opts.threshold, { flag: "--threshold", min: 1, max: 64 });
