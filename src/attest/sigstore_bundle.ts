@@ -99,7 +99,9 @@ export interface ParsedSigstoreBundle {
  * Reads a Sigstore bundle v0.3 of the form {@link sigstoreBundle} writes, as strictly as
  * `parseEnvelope` reads an envelope: strict JSON, no unknown field anywhere, public-key
  * verification material, no transparency-log entries (bitaudit trusts keys through its trust
- * root, not a log), RFC 3161 timestamps of at most `MAX_TIMESTAMP_TOKEN_BYTES` each. Nothing is
+ * root, not a log), at most one RFC 3161 timestamp (checking would read one; a second left
+ * unread, whatever it holds, would pass as part of the bundle), of at most
+ * `MAX_TIMESTAMP_TOKEN_BYTES`. Nothing is
  * verified here: the envelope goes to `checkAttestation`, a timestamp to its `timestamp` option.
  *
  * @param text bundle JSON
@@ -160,7 +162,14 @@ export function parseSigstoreBundle(text: string): ParsedSigstoreBundle {
 
 function _timestamps(f: Fields): Uint8Array[] {
   if (!has(f, "rfc3161Timestamps")) return [];
-  return children(f, "rfc3161Timestamps", ["signedTimestamp"]).map((t) => {
+  const all = children(f, "rfc3161Timestamps", ["signedTimestamp"]);
+  if (all.length > 1) {
+    _bad(
+      `'${f.path}.rfc3161Timestamps' holds ${all.length} entries: bitaudit writes and reads one ` +
+        "(a check would judge the first and leave the others unread)",
+    );
+  }
+  return all.map((t) => {
     const der = decodeBase64(str(t, "signedTimestamp"));
     if (der.length > MAX_TIMESTAMP_TOKEN_BYTES) {
       _bad(`'${t.path}.signedTimestamp' is larger than ${MAX_TIMESTAMP_TOKEN_BYTES} bytes`);

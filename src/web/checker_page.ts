@@ -260,7 +260,9 @@ function _inWorker(
  * Puts dropped or chosen files into the slots their content names; names the others. Two files of
  * one batch that claim the same slot fill neither: which one should count is the user's decision,
  * never the order of a file list. A trust root is never taken from a drop (it must be the user's,
- * chosen in its own field), and a drop replaces every file the previous drop put in place.
+ * chosen in its own field), a file chosen in its own field stays whatever a drop holds (a folder
+ * sent with the attestation must not swap the claim log the user picked for the audited one), and
+ * a drop replaces every file the previous drop put in place.
  */
 async function _take(files: Iterable<File>): Promise<void> {
   const unknown: string[] = [];
@@ -271,6 +273,8 @@ async function _take(files: Iterable<File>): Promise<void> {
     else bySlot.set(slot, [...(bySlot.get(slot) ?? []), f]);
   }
   const notes: string[] = [];
+  // Chosen in their own fields: the user's, kept.
+  const byHand = new Set(SLOTS.filter((s) => chosen[s] !== undefined && !dropped.has(s)));
   // A new drop is a new set: what the last one filled goes (a log or token of another audit must
   // not stay beside this attestation).
   for (const slot of dropped) delete chosen[slot];
@@ -287,7 +291,15 @@ async function _take(files: Iterable<File>): Promise<void> {
     );
   }
   for (const [slot, fs] of bySlot) {
-    if (fs.length === 1) {
+    if (byHand.has(slot)) {
+      notes.push(
+        `Not taken from the dropped files: ${fs.map((f) => f.name).join(", ")} (the ${
+          LABEL[slot]
+        } ${
+          chosen[slot]!.name
+        } was chosen in its own field and stays; choose another there to change it)`,
+      );
+    } else if (fs.length === 1) {
       chosen[slot] = fs[0]!;
       dropped.add(slot);
     } else {

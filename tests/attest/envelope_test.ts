@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { MAX_ENVELOPE_VALUES, parseEnvelope } from "../../src/attest/envelope.ts";
 import { readAttestation } from "../../src/attest/read_attestation.ts";
-import { parseSigstoreBundle } from "../../src/attest/sigstore_bundle.ts";
+import { parseSigstoreBundle, sigstoreBundle } from "../../src/attest/sigstore_bundle.ts";
 import { type InputCode, InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
 
@@ -78,4 +78,22 @@ Deno.test("parseEnvelope() and readAttestation() refuse a text of more values th
     assert.throws(() => readAttestation(text), /values/);
   }
   assert.throws(() => parseSigstoreBundle(bundle), /more than 1024 values/);
+});
+
+Deno.test("parseSigstoreBundle() reads one RFC 3161 timestamp and refuses a second (it would go unread)", () => {
+  const sig = "A".repeat(86) + "==";
+  const env = { payloadType: "t", payload: "e30=", signatures: [{ keyid: "ab", sig }] };
+  const one = parseSigstoreBundle(
+    JSON.stringify(sigstoreBundle(env, { timestamps: [new Uint8Array([1, 2, 3])] })),
+  );
+  assert.deepEqual(one.timestamps, [new Uint8Array([1, 2, 3])]);
+  const two = JSON.stringify(
+    sigstoreBundle(env, { timestamps: [new Uint8Array([1, 2, 3]), new Uint8Array([0, 0, 0])] }),
+  );
+  assert.throws(
+    () => parseSigstoreBundle(two),
+    (e: unknown) =>
+      e instanceof InputError && e.code === "BAD_ENVELOPE" &&
+      /rfc3161Timestamps' holds 2 entries: bitaudit writes and reads one/.test(e.message),
+  );
 });

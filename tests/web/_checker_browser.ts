@@ -47,7 +47,8 @@ export interface PageResult {
 export interface PageCase {
   /**
    * Paths for the inputs (log and RFC 3161 timestamp optional); `extra`: more files chosen with
-   * them through the drop zone's chooser (keyboard cases only).
+   * them through the drop zone's chooser and `handLog` a claim log chosen in its own field first
+   * (keyboard cases only).
    */
   files: {
     attestation: string;
@@ -55,6 +56,8 @@ export interface PageCase {
     log?: string;
     timestamp?: string;
     extra?: string[];
+    /** A claim log chosen in its own field before the drop (keyboard cases only). */
+    handLog?: string;
   };
   /** When given, a PNG screenshot of the page is written there. */
   shot?: string;

@@ -253,6 +253,8 @@ async function _chooseByKeyboard(
   // The trust root first: a drop after it must not replace it (the attack: a folder sent with
   // the attestation holding its own trust root).
   await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
+  // A log chosen in its own field first: a drop after it must not replace it either.
+  if (files.handLog) await page.getByLabel(/^Claim log/).setInputFiles(files.handLog);
   const keys: string[] = [];
   for (const key of ["Enter", "Space"]) {
     const opened = new Promise<FileChooser | null>((done) => {

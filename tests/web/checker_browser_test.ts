@@ -157,11 +157,24 @@ const shown = await driveChecker([
   },
   // The slow log chosen, the check started, and the genuine log chosen while it runs.
   { files: { ...cases.genuine, log: slowLog }, stopWith: f.log },
+  // The user's own copy of the log (one record short of the audited one) chosen in its field,
+  // then the attestation's folder dropped with the audited log: the user's stays.
+  {
+    files: {
+      ...cases.genuine,
+      handLog: await write(
+        "my-claims.jsonl",
+        (await Deno.readTextFile(f.log)).trim().split("\n").slice(0, -1).join("\n") + "\n",
+      ),
+    },
+    keyboard: true,
+  },
 ]);
 const overHttp = shown[names.length]!;
 const byKeyboard = shown[names.length + 1]!;
 const twoRoots = shown[names.length + 2]!;
 const restarted = shown[names.length + 3]!;
+const handLog = shown[names.length + 4]!;
 const page = Object.fromEntries(names.map((n, i) => [n, shown[i]!])) as Record<
   keyof typeof cases,
   PageResult
@@ -229,6 +242,17 @@ Deno.test("checker page: a trust root among the dropped files is not taken; the 
     /^Not taken from the dropped files: verdict-evidence\.json \(a trust root; choose your own in the Trust root field/,
   );
   assert.equal(twoRoots.headline, "✖ INVALID attestation");
+});
+
+Deno.test("checker page: a claim log chosen in its own field stays when a drop holds another; the check uses the user's", () => {
+  assert.match(handLog.chosen[2]!, /^my-claims\.jsonl \(/);
+  assert.match(
+    handLog.dropNote,
+    /Not taken from the dropped files: claims\.jsonl \(the claim log my-claims\.jsonl was chosen in its own field and stays/,
+  );
+  // The user's log is not the audited one: INVALID, as `bitaudit check --log my-claims.jsonl`.
+  assert.equal(handLog.headline, "✖ INVALID attestation");
+  assert.ok(handLog.checks.some(([c, ok]) => c === "log-size" && ok === "FAIL"));
 });
 
 Deno.test("checker page: a payload changed after signing shows INVALID", async () => {
