@@ -195,11 +195,11 @@ export function parseScenario(json: unknown): Scenario {
     }
     names.add(p.name);
   }
-  const batchSizes = ints(f, "batchSizes", { min: 1, max: 65536 });
+  const batchSizes = _fewer(ints(f, "batchSizes", { min: 1, max: 65536 }), "scenario.batchSizes");
   if (batchSizes.length === 0) {
     throw new RangeError("Cannot read 'scenario.batchSizes': empty (a GEMM record needs one)");
   }
-  const widest = Math.max(...batchSizes);
+  const widest = _largest(batchSizes);
   for (const [i, p] of projections.entries()) {
     // Its records name their output `layers.<layer>.<name>.out`, a name the verifier holds them to.
     const named = fingerprintTensorMismatch("gemm", `layers.0.${p.name}.out`);
@@ -256,6 +256,26 @@ export function parseScenario(json: unknown): Scenario {
  */
 const MAX_TENSOR_ELEMENTS = 2 ** 28;
 
+/** Longest list of sizes a scenario cycles through (one per record at most). */
+const MAX_SCENARIO_LIST = 4096;
+
+/** The list, refused when longer than {@link MAX_SCENARIO_LIST}. */
+function _fewer(list: readonly number[], where: string): readonly number[] {
+  if (list.length > MAX_SCENARIO_LIST) {
+    throw new RangeError(
+      `Cannot read '${where}': ${list.length} entries, at most ${MAX_SCENARIO_LIST}`,
+    );
+  }
+  return list;
+}
+
+/** The largest entry (0 for none), without spreading the list into arguments. */
+function _largest(list: readonly number[]): number {
+  let m = 0;
+  for (const v of list) if (v > m) m = v;
+  return m;
+}
+
 /** Refuses a record shape one of whose tensors would exceed {@link MAX_TENSOR_ELEMENTS}. */
 function _fits(where: string, tensors: Readonly<Record<string, number>>): void {
   for (const [name, count] of Object.entries(tensors)) {
@@ -282,7 +302,7 @@ function _blocks(json: unknown): BlockScenario {
   ]);
   const sh = child(f, "shape", ["hidden", "intermediate", "heads", "kvHeads", "headDim"]);
   const dim = (key: string) => int(sh, key, { min: 1, max: 65536 });
-  const tokens = ints(f, "tokens", { min: 1, max: 4096 });
+  const tokens = _fewer(ints(f, "tokens", { min: 1, max: 4096 }), "scenario.blocks.tokens");
   const [hidden, intermediate, heads, kvHeads, headDim] = [
     dim("hidden"),
     dim("intermediate"),
@@ -290,7 +310,7 @@ function _blocks(json: unknown): BlockScenario {
     dim("kvHeads"),
     dim("headDim"),
   ];
-  const t = Math.max(...tokens);
+  const t = _largest(tokens);
   _fits("scenario.blocks.shape", {
     "gate/up/down": hidden * intermediate,
     "q/o": heads * headDim * hidden,

@@ -40,3 +40,18 @@ Deno.test("parseScenario() refuses no projection, a projection named twice, and 
   assert.throws(() => parseScenario(scenario({ batchSizes: [] })), /'scenario\.batchSizes': empty/);
   assert.equal(parseScenario(scenario({ batchSizes: [3] })).batchSizes.length, 1);
 });
+
+Deno.test("parseScenario() refuses a list of sizes longer than 4,096 as the scenario's own error (a spread of 300,000 overflowed the call stack)", () => {
+  const scenario = (o: Record<string, unknown>) =>
+    oneGemmScenario({ logId: "long", seed: "long-v1" }, { falsify: [], ...o });
+  assert.equal(
+    parseScenario(scenario({ batchSizes: new Array(4096).fill(1) })).batchSizes.length,
+    4096,
+  );
+  for (const n of [4097, 300_000]) {
+    assert.throws(
+      () => parseScenario(scenario({ batchSizes: new Array(n).fill(1) })),
+      new RegExp(`'scenario\\.batchSizes': ${n} entries, at most 4096`),
+    );
+  }
+});
