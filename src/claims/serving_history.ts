@@ -21,6 +21,10 @@
 import { InputError } from "../errors.ts";
 import { type JsonKind, parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { canonicalJson } from "./canonical_json.ts";
+import { type HistoryBounds, readCanonicalHistory } from "./_canonical_history.ts";
+import type { HistoryPass } from "./history_pass.ts";
+
+export type { HistoryPass } from "./history_pass.ts";
 
 /** Schema id of serving histories. */
 export const SERVING_HISTORY_SCHEMA = "bitaudit.serving-history/v1";
@@ -36,29 +40,6 @@ const MAX_PASS_ENTRIES = 4096;
 const MAX_MOE_LAYERS = 1024;
 const MAX_EXPERTS = 4096;
 const _PASS_KEYS = ["entries", "self", "rows", "logitsRows", "expertRows", "cascadePrefix"];
-
-/**
- * One pass of a history: its shape facts (structurally the model's `PassShape`) and this
- * sequence's entry.
- */
-export interface HistoryPass {
-  /** Entries in launch order: each entry's new tokens and cached positions. */
-  readonly entries: readonly { readonly query: number; readonly cached: number }[];
-  /** Rows of every projection GEMM and norm launch. */
-  readonly rows: number;
-  /** Rows of the LM head GEMM. */
-  readonly logitsRows: number;
-  /** MoE models: per MoE layer, the GEMM rows of every expert. */
-  readonly expertRows?: readonly (readonly number[])[];
-  /**
-   * vLLM cascade attention: the pass split attention into a non-causal pass over the prefix of
-   * this many tokens its requests share and a pass over the rest, merged by their LSEs
-   * (`merge_attn_states`); absent when the pass did not use it.
-   */
-  readonly cascadePrefix?: number;
-  /** Index of the sequence's entry in `entries`. */
-  readonly self: number;
-}
 
 /**
  * Encodes a history (the prover's side): RFC 8785 canonical JSON.
@@ -101,6 +82,30 @@ export function encodeServingHistory(passes: readonly HistoryPass[]): Uint8Array
  * ```
  */
 export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
+  if (bytes.length > MAX_HISTORY_BYTES) {
+    throw _bad(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
+  }
+  // A valid history's canonical bytes, read as they are; anything else takes the generic check,
+  // which names what is wrong.
+  return readCanonicalHistory(bytes, _BOUNDS) ?? parseServingHistoryGeneric(bytes);
+}
+
+/**
+ * The generic check of {@link parseServingHistory} alone, without its fast reader of canonical
+ * bytes: the same answer for every blob (a test holds the two to it), at the cost of a strict JSON
+ * tree and a canonical re-encoding (gigabytes for a history at the limits).
+ *
+ * @param bytes the blob
+ * @returns the passes
+ * @throws {InputError} `HISTORY_INVALID` as {@link parseServingHistory}
+ * @example
+ * ```ts
+ * import { encodeServingHistory, parseServingHistoryGeneric } from "./serving_history.ts";
+ * const b = encodeServingHistory([{ entries: [{ query: 3, cached: 0 }], self: 0, rows: 3, logitsRows: 1 }]);
+ * if (parseServingHistoryGeneric(b)[0]!.rows !== 3) throw new Error();
+ * ```
+ */
+export function parseServingHistoryGeneric(bytes: Uint8Array): HistoryPass[] {
   if (bytes.length > MAX_HISTORY_BYTES) {
     throw _bad(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
   }
@@ -194,6 +199,15 @@ export function parseServingHistory(bytes: Uint8Array): HistoryPass[] {
   }
   return passes;
 }
+
+const _BOUNDS: HistoryBounds = Object.freeze({
+  schema: SERVING_HISTORY_SCHEMA,
+  passes: MAX_HISTORY_PASSES,
+  entries: MAX_HISTORY_ENTRIES,
+  passEntries: MAX_PASS_ENTRIES,
+  moeLayers: MAX_MOE_LAYERS,
+  experts: MAX_EXPERTS,
+});
 
 /**
  * Where a value may stand in a history and what it may be, checked as the parse reaches each value
