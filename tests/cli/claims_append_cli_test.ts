@@ -300,6 +300,30 @@ Deno.test("model forward --positions makes the fingerprint and layer chain of th
   });
   assertCliCode(contradicted.stderr, "CLAIM_INVALID");
   assert.match(contradicted.stderr, /--fingerprint "0{64}" differs from "[0-9a-f]{64}", the finge/);
+  // The same rows and facts with another of the A100's catalogs (h81: an audit FAILed it at its
+  // first layer, blaming attention): the chain was computed with the first one.
+  const kernel = await append(dir, {
+    model,
+    fingerprint: out.fingerprint,
+    extra: ["--positions", positions, ...chain, "--kernel", "demo-qwen3-tiny-a100-cublas-older"],
+  });
+  assertCliCode(kernel.stderr, "CLAIM_INVALID");
+  assert.match(
+    kernel.stderr,
+    /kernel \{"catalog":"demo-qwen3-tiny-a100","catalogSha256":"[0-9a-f]{64}"\}, the record \{"catalog":"demo-qwen3-tiny-a100-cublas-older"/,
+  );
+  // Other tokens of the same lengths (one id changed): the chain is another batch's.
+  const batch = JSON.parse(await Deno.readTextFile(`${dir}/tokens.json`));
+  const seqs: number[][] = Array.isArray(batch) ? batch : batch.sequences;
+  seqs[0]![0] = seqs[0]![0] === 1 ? 2 : 1;
+  await Deno.writeTextFile(`${dir}/tokens2.json`, JSON.stringify(batch));
+  const tokens = await append(dir, {
+    model,
+    fingerprint: out.fingerprint,
+    extra: ["--positions", positions, ...chain, "--tokens", `${dir}/tokens2.json`],
+  });
+  assertCliCode(tokens.stderr, "CLAIM_INVALID");
+  assert.match(tokens.stderr, /tokens of digest [0-9a-f]{16}…, the record's [0-9a-f]{16}…/);
   await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });
 

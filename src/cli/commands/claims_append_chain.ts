@@ -1,7 +1,8 @@
 /**
  * `checkChainFacts`: a layer chain read from `model forward --json` output was computed for the
- * facts that output records (rows, GPU profile and SM count, stack, checkpoint, split: tp, ep, the
- * all-reduce, the interconnect); appended to a record stating other facts, the audit would FAIL
+ * facts that output records (rows, GPU profile and SM count, stack, checkpoint, GEMM kernel, a
+ * `model_forward` record's token batch by digest, split: tp, ep, the all-reduce, the
+ * interconnect); appended to a record stating other facts, the audit would FAIL
  * the honest fingerprint on the chain alone, so `claims append` refuses it. The output's
  * fingerprint was computed in the same pass as its chain: a record stating another one
  * contradicts its own chain, and is refused too. A bare chain carries no facts and is not
@@ -16,6 +17,7 @@
  */
 import { canonicalJson, type ClaimRecord, type HistoryPass } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
+import { sha256Hex } from "../../sha256_hex.ts";
 import type { ChainFacts } from "./claims_append_inputs.ts";
 
 /**
@@ -64,7 +66,20 @@ export function checkChainFacts(
     compare("sequence lengths", chain.lengths, only === undefined ? undefined : [only.query]);
   } else {
     compare("positions", chain.positions, w.positions);
+    // The batch: a chain of other tokens FAILs at its first layer, read as attention's fault.
+    if (chain.tokensSha256 !== undefined) {
+      const tokens = sha256Hex(canonicalJson((w as { tokens?: unknown }).tokens ?? null));
+      if (tokens !== chain.tokensSha256) {
+        differs.push(
+          `tokens of digest ${chain.tokensSha256.slice(0, 16)}…, the record's ${
+            tokens.slice(0, 16)
+          }…`,
+        );
+      }
+    }
   }
+  // The GEMM kernel (a catalog or a recipe): another kernel gives other bits from the first GEMM.
+  compare("kernel", chain.kernel, (w as { kernel?: unknown }).kernel);
   compare("profile", chain.profile, p.hardware.profile);
   compare("SM count", chain.sms, w.attention?.multiProcessorCount);
   compare("stack", chain.stack, p.software.stack);

@@ -111,6 +111,10 @@ export interface ChainFacts {
   readonly checkpointSha256?: string;
   /** The fingerprint of the rows, computed in the same pass as the chain. */
   readonly fingerprint?: string;
+  /** SHA-256 of the batch's canonical JSON (`{sequences, padTokenId?}`), as a record states it. */
+  readonly tokensSha256?: string;
+  /** The GEMM kernel as a record states it (`{catalog, catalogSha256}` or `{recipe}`). */
+  readonly kernel?: unknown;
   /**
    * The split: ranks, expert-parallel ranks (absent from output that does not record them), the
    * all-reduce as computed, the interconnect (null: the stack's).
@@ -132,6 +136,8 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
     stack?: unknown;
     checkpoint?: { sha256?: unknown };
     fingerprint?: unknown;
+    tokensSha256?: unknown;
+    kernel?: unknown;
     parallelism?: { tp?: unknown; ep?: unknown; allReduce?: unknown; interconnect?: unknown };
   };
   const pair = (x: unknown): readonly [number, number] | null =>
@@ -160,6 +166,9 @@ function _chainFacts(json: unknown): ChainFacts | undefined {
   if (checkpointSha256 !== undefined) out.checkpointSha256 = checkpointSha256;
   const fingerprint = text(f.fingerprint);
   if (fingerprint !== undefined) out.fingerprint = fingerprint;
+  const tokensSha256 = text(f.tokensSha256);
+  if (tokensSha256 !== undefined) out.tokensSha256 = tokensSha256;
+  if (typeof f.kernel === "object" && f.kernel !== null) out.kernel = f.kernel;
   const tp = f.parallelism?.tp;
   if (Number.isSafeInteger(tp)) {
     const ep = f.parallelism?.ep;

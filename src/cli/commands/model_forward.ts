@@ -5,6 +5,8 @@
  * @module
  */
 import { openAssetStore } from "../../assets/mod.ts";
+import { canonicalJson } from "../../claims/mod.ts";
+import { sha256Hex } from "../../sha256_hex.ts";
 import { digestFilesInWorker } from "../digest_files_in_worker.ts";
 import { InputError } from "../../errors.ts";
 import {
@@ -27,6 +29,7 @@ import {
   loadNamedRecipe,
   modelRuntime,
   openCheckpointDir,
+  RECIPES,
   type RuntimeKernel,
   STACK_PROFILES,
   stackSplitContradiction,
@@ -104,13 +107,16 @@ export async function runModelForward(o: {
   });
   if (kernelWhy !== null) throw new InputError("USAGE", `Cannot run forward: ${kernelWhy}`);
   let kernel: RuntimeKernel;
+  // The kernel as a record states it (`claims append` holds a layer chain to it).
+  let kernelRef: Readonly<Record<string, unknown>>;
   if (o.catalog !== undefined) {
-    kernel = {
-      catalog: (await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog })).value,
-    };
+    const cat = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.catalog });
+    kernel = { catalog: cat.value };
+    kernelRef = { catalog: cat.value.id, catalogSha256: cat.sha256 };
   } else {
     const name = o.recipe ?? "cutlass-kwalk-128x128x64";
     kernel = { recipe: (await loadNamedRecipe(store, name)).recipe };
+    kernelRef = { recipe: (await loadAsset(store, { kind: RECIPES, id: name })).value };
   }
   if (o.interconnect !== undefined && (o.tp ?? 1) === 1) {
     throw new InputError("USAGE", "Cannot run forward: --interconnect is for --tp above 1");
@@ -300,6 +306,14 @@ export async function runModelForward(o: {
       threads: w.threads,
       rows: res.layout.rows,
       tokens: total,
+      // The batch as a record states it, by digest (`claims append` holds a chain to it).
+      tokensSha256: sha256Hex(
+        canonicalJson({
+          sequences: batch.sequences,
+          ...(batch.padTokenId === undefined ? {} : { padTokenId: batch.padTokenId }),
+        }),
+      ),
+      kernel: kernelRef,
       fingerprint: res.fingerprint,
       positions,
       sequences: lasts,
