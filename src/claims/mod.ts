@@ -86,6 +86,7 @@ export { uncoveredPosition } from "./fingerprint_coverage.ts";
 export { fingerprintTensorMismatch } from "./fingerprint_tensor.ts";
 export {
   encodeServingHistory,
+  furthestRunning,
   type HistoryPass,
   longestNeighbour,
   MAX_HISTORY_BYTES,

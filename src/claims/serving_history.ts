@@ -344,3 +344,36 @@ export function longestNeighbour(
   }
   return best;
 }
+
+/**
+ * The furthest the sequence's own positions reach (cached plus new) in a pass that continues its
+ * previous one (it was running there: scheduled again with what it had computed, not restarted),
+ * and that pass: vLLM's scheduler caps such a pass below `max_model_len - 1`.
+ *
+ * @param passes the history's passes
+ * @returns the furthest continuing pass, or null when the sequence ran in one pass or every later
+ *   pass restarts it
+ * @example
+ * ```ts
+ * import { furthestRunning } from "./serving_history.ts";
+ * const one = (query: number, cached: number) =>
+ *   ({ entries: [{ query, cached }], rows: query, logitsRows: 1, self: 0 });
+ * const r = furthestRunning([one(4, 0), one(3, 4), one(1, 7)]);
+ * if (r?.keys !== 8 || r.pass !== 2) throw new Error();
+ * if (furthestRunning([one(4, 0)]) !== null) throw new Error();
+ * ```
+ */
+export function furthestRunning(
+  passes: readonly HistoryPass[],
+): { readonly keys: number; readonly pass: number } | null {
+  let best: { keys: number; pass: number } | null = null;
+  for (let i = 1; i < passes.length; i++) {
+    const before = passes[i - 1]!.entries[passes[i - 1]!.self]!;
+    const e = passes[i]!.entries[passes[i]!.self]!;
+    if (e.cached !== before.cached + before.query) continue;
+    if (best === null || e.cached + e.query > best.keys) {
+      best = { keys: e.cached + e.query, pass: i };
+    }
+  }
+  return best;
+}

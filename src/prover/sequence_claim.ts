@@ -12,6 +12,7 @@
 import type { AssetStore } from "../assets/mod.ts";
 import {
   type ClaimRecord,
+  furthestRunning,
   type HistoryPass,
   longestNeighbour,
   MAX_CLAIM_TOKENS,
@@ -106,6 +107,16 @@ export async function sequenceClaim(
   });
   if (length?.kind === "contradiction") {
     throw new InputError("TOKENS_INVALID", `Cannot append claim: ${length.reason}`);
+  }
+  // A pass the scheduler would have cut short (a running request's chunk past its limit).
+  const running = lengthFinding(c, {
+    stack: basis.stack,
+    prompt: 0,
+    generated: 0,
+    running: furthestRunning(passes),
+  });
+  if (running?.kind === "contradiction") {
+    throw new InputError("HISTORY_INVALID", `Cannot append claim: ${running.reason}`);
   }
   // The other requests of the batch were served by the same engine, under the same limit.
   const neighbour = longestNeighbour(passes);

@@ -170,7 +170,12 @@ export function _checkServedLength(
     readonly config: DecoderConfig;
     readonly stack: StackProfile;
     readonly profile: GpuProfile;
-    readonly sequences: readonly { readonly prompt: number; readonly generated: number }[];
+    readonly sequences: readonly {
+      readonly prompt: number;
+      readonly generated: number;
+      /** A served sequence's furthest continuing pass (`furthestRunning`). */
+      readonly running?: { readonly keys: number; readonly pass: number } | null;
+    }[];
     /**
      * The longest key sequence another request of the batch holds in some pass (cached plus
      * new positions), and that pass: the engine serves no request past its limit either.
@@ -178,7 +183,15 @@ export function _checkServedLength(
     readonly neighbours?: { readonly keys: number; readonly pass: number } | null;
   },
 ): void {
-  type Checked = { s: { prompt: number; generated: number; held?: boolean }; which: string };
+  type Checked = {
+    s: {
+      prompt: number;
+      generated: number;
+      held?: boolean;
+      running?: { readonly keys: number; readonly pass: number } | null;
+    };
+    which: string;
+  };
   const checked: Checked[] = o.sequences.map((s, i) => ({
     s,
     which: o.sequences.length === 1 ? "" : ` (sequence ${i})`,

@@ -10,6 +10,7 @@
 import { type AssetStore, BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
 import {
   type ClaimPredicate,
+  furthestRunning,
   type HistoryPass,
   longestNeighbour,
   parseServingHistory,
@@ -143,7 +144,11 @@ export async function _recomputeSequence(
       config: c,
       stack: input.stack,
       profile: input.profile,
-      sequences: [{ prompt: w.tokens.prompt.length, generated: w.tokens.generated.length }],
+      sequences: [{
+        prompt: w.tokens.prompt.length,
+        generated: w.tokens.generated.length,
+        running: furthestRunning(passes),
+      }],
       neighbours: longestNeighbour(passes),
     }));
   _checkPipelineStages(p, c.layers);

@@ -791,6 +791,29 @@ Deno.test("a served vLLM sequence passing max_model_len (4096 for the tiny check
   );
 });
 
+Deno.test("a served vLLM sequence whose later prefill chunk reaches max_model_len (4096) FAILs: vLLM schedules a running request below max_model_len - 1", async () => {
+  const prompt = Array.from({ length: 4096 }, (_, i) => (7 * i + 1) % 512);
+  const chunks = (second: number): HistoryPass[] => [
+    { entries: [{ query: 2048, cached: 0 }], self: 0, rows: 2048, logitsRows: 0 },
+    { entries: [{ query: second, cached: 2048 }], self: 0, rows: second, logitsRows: 1 },
+  ];
+  const r = await bentSequence(chunks(2048), {
+    tokens: { prompt, generated: [200] },
+    positions: [4095],
+  });
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its checkpoint: pass 1 continues the sequence to 4096 positions, where vLLM schedules a running request's positions only below vLLM's max_model_len 4096 .* minus 1 \(4095 at most\)/,
+  );
+  // In one pass (a waiting request's first schedule) the same prompt is not refused for it.
+  const one = await bentSequence(
+    [{ entries: [{ query: 4096, cached: 0 }], self: 0, rows: 4096, logitsRows: 1 }],
+    { tokens: { prompt, generated: [200] }, positions: [4095] },
+  );
+  assert.doesNotMatch(one.reason, /running request/);
+});
+
 Deno.test("a served vLLM sequence beside a request holding more positions than max_model_len (4096) FAILs: vLLM serves no such request", async () => {
   const w = log.records[log.records.length - 1]!.predicate.workload as SequenceWorkload;
   const passes = parseServingHistory((await blobs.get(w.history.sha256))!);

@@ -122,6 +122,12 @@ export function lengthFinding(
      * a batch, a decode step's keys), not a prompt: worded so.
      */
     readonly held?: boolean;
+    /**
+     * The furthest positions (cached and new) the sequence reached in a pass that continued its
+     * previous one, and that pass (`furthestRunning`): a running request's positions stay below
+     * `max_model_len - 1`.
+     */
+    readonly running?: { readonly keys: number; readonly pass: number } | null;
   },
 ): LengthFinding | null {
   if (!isVllmStack(o.stack)) return null;
@@ -145,6 +151,16 @@ export function lengthFinding(
       reason: o.held === true
         ? `${prompt} positions of one request are more than ${m}, which vLLM serves to none`
         : `the ${prompt}-token prompt is longer than ${m}, which vLLM refuses`,
+    };
+  }
+  const r = o.running;
+  if (r !== undefined && r !== null && r.keys > limit.tokens - 1) {
+    return {
+      kind: "contradiction",
+      reason: `pass ${r.pass} continues the sequence to ${r.keys} positions, where vLLM ` +
+        `schedules a running request's positions only below ${m} minus 1 (${
+          limit.tokens - 1
+        } at most)`,
     };
   }
   if (generated > 1 && prompt + generated > limit.tokens) {

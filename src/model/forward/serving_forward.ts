@@ -763,6 +763,8 @@ async function _moe(
     const r0 = group[0]!.row0;
     const r1 = r0 + group.reduce((s, b) => s + b.rows, 0);
     const own = new Array<number>(c.moe!.experts).fill(0);
+    // The pass's other rows each route to top-k distinct experts: at most one row each to any.
+    const others = shape.rows - (r1 - r0);
     const r = await runMoeBlock(x.subarray(r0 * h, r1 * h), {
       hidden: h,
       moe: c.moe!,
@@ -781,10 +783,7 @@ async function _moe(
           own[e] = n;
           const m = claimed?.[e] ?? n;
           if (m < n) {
-            throw new RangeError(
-              `Cannot replay: pass ${pass} records ${m} rows for expert ${e} of MoE layer ` +
-                `${a.moeIndex}, its computed rows route ${n} there`,
-            );
+            throw new RangeError(_expertRowsWhy({ pass, e, layer: a.moeIndex, m, n, others }));
           }
           return m;
         },
@@ -796,6 +795,14 @@ async function _moe(
         throw new RangeError(
           `Cannot replay: pass ${pass} records ${claimed[e]} rows for expert ${e} of MoE ` +
             `layer ${a.moeIndex}, its rows route ${own[e]} there`,
+        );
+      }
+    } else if (claimed !== undefined) {
+      // Every expert, those the computed rows route nothing to included.
+      const e = claimed.findIndex((m, i) => m - own[i]! > others);
+      if (e >= 0) {
+        throw new RangeError(
+          _expertRowsWhy({ pass, e, layer: a.moeIndex, m: claimed[e]!, n: own[e]!, others }),
         );
       }
     }
@@ -844,18 +851,35 @@ async function _fusedMoe(
     for (let i = r0 * k; i < r1 * k; i++) own[r.routing.experts[i]!]! += 1;
     const claimed = ctx.passes[pass]!.expertRows?.[a.moeIndex];
     const complete = group.length === ctx.passes[pass]!.entries.length;
+    // As `_moe`: the pass's other rows add at most one row each to any expert.
+    const others = ctx.passes[pass]!.rows - (r1 - r0);
     const e = claimed === undefined
       ? -1
-      : claimed.findIndex((m, i) => complete ? m !== own[i] : m < own[i]!);
+      : claimed.findIndex((m, i) => complete ? m !== own[i] : m < own[i]! || m - own[i]! > others);
     if (e >= 0) {
       throw new RangeError(
-        `Cannot replay: pass ${pass} records ${claimed![e]} rows for expert ${e} of MoE layer ` +
-          `${a.moeIndex}, its computed rows route ${own[e]} there`,
+        _expertRowsWhy({ pass, e, layer: a.moeIndex, m: claimed![e]!, n: own[e]!, others }),
       );
     }
     a.expertRows[pass]!.push(own);
   }
   return r.out;
+}
+
+/**
+ * Why a pass's recorded rows for one expert cannot be: fewer than its computed rows route there,
+ * or more than those plus one for each of the pass's other rows (each routes to top-k distinct
+ * experts).
+ */
+function _expertRowsWhy(
+  o: { pass: number; e: number; layer: number; m: number; n: number; others: number },
+): string {
+  const head = `Cannot replay: pass ${o.pass} records ${o.m} rows for expert ${o.e} of MoE ` +
+    `layer ${o.layer}, `;
+  return o.m < o.n
+    ? `${head}its computed rows route ${o.n} there`
+    : `${head}more than the ${o.n} its computed rows route there and one for each of its ` +
+      `${o.others} other rows (each routes to distinct experts)`;
 }
 
 async function _greedy(final: Uint16Array, ctx: _Ctx): Promise<Map<RowBlock, number>> {

@@ -80,6 +80,23 @@ Deno.test("lengthFinding(): on vLLM a prompt over max_model_len, or a sequence p
   assert.equal(at(100, 100, HF), null);
 });
 
+Deno.test("lengthFinding(): on vLLM a pass continuing a running sequence past max_model_len - 1 contradicts the checkpoint (the scheduler caps it); HF stacks have no limit", () => {
+  const c = parseDecoderConfig({
+    ...read("qwen3-4b.transformers-4.51"),
+    max_position_embeddings: 8,
+  });
+  const at = (keys: number, stack: typeof VLLM | typeof HF = VLLM) =>
+    lengthFinding(c, { stack, prompt: 8, generated: 1, running: { keys, pass: 1 } });
+  assert.equal(at(7), null);
+  assert.equal(at(8)?.kind, "contradiction");
+  assert.match(
+    at(8)!.reason,
+    /^pass 1 continues the sequence to 8 positions, where vLLM schedules a running request's positions only below vLLM's max_model_len 8 .* minus 1 \(7 at most\)/,
+  );
+  assert.equal(at(8, HF), null);
+  assert.equal(lengthFinding(c, { stack: VLLM, prompt: 8, generated: 1, running: null }), null);
+});
+
 Deno.test("lengthFinding(): a stack whose own settings may move the limit, or a limit not derived, is not modelled; a RoPE vLLM reads otherwise is left to configReadingGap", () => {
   const json: Record<string, unknown> = {
     ...read("qwen3-4b.transformers-4.51"),

@@ -8,7 +8,7 @@ import {
   type ServedSequence,
   type ServingForwardResult,
 } from "../../../src/model/mod.ts";
-import { REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
+import { parseStackProfile, REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
 import {
   checkpoint,
   forwardRuntime,
@@ -88,6 +88,66 @@ Deno.test("runServingForward(): an MoE sequence replayed alone with the recorded
     expertRows: p.expertRows.map((l) => l.map(() => 0)),
   }));
   await assert.rejects(serve(GQA_MOE, { passes: short, sequences: [seqA] }, runtime), RangeError);
+});
+
+Deno.test("runServingForward(): a pass recording more rows for an expert than its other rows could route there contradicts itself (HF loop and vLLM's fused MoE)", async () => {
+  const vllm = parseStackProfile({
+    schema: "bitaudit.stack-profile/v1",
+    id: "test-vllm",
+    name: "test",
+    components: { vllm: "0.11.0" },
+    gemm: { kernelSource: "recipe" },
+    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
+    operators: {
+      torch: "2.8.0",
+      attention: "fa2-vllm-paged",
+      batching: "flatten",
+      experts: "vllm-fused-moe",
+      tensorParallel: "vllm-megatron",
+      layerKernels: "vllm-custom-ops",
+    },
+    sources: [],
+  });
+  const stacks = { hf: forwardStack({ batching: "flatten" }), vllm };
+  for (const [experts, stack] of Object.entries(stacks)) {
+    const runtime = forwardRuntime({ gemm: mDispatch(9), stack });
+    const full = await serve(GQA_MOE, { passes: PASSES, sequences: [seqA, seqB(B)] }, runtime);
+    const recorded = PASSES.map((p, i) => ({ ...p, expertRows: full.expertRows[i]! }));
+    const alone = await serve(GQA_MOE, { passes: recorded, sequences: [seqA] }, runtime);
+    // Pass 0: 11 rows, 5 of them A's; B's 6 rows each route to distinct experts, so an expert
+    // holds at most A's own count plus 6 (the count the batch gave is within that).
+    const own = alone.expertRows[0]![0]!;
+    const e = own.findIndex((n, i) => recorded[0]!.expertRows[0]![i]! - n < 6);
+    assert.ok(e >= 0);
+    // Expert e's count set to m, the sum kept (rows x top-k) by taking from other experts'
+    // rows beyond A's own.
+    const at = (m: number) => {
+      const counts = [...recorded[0]!.expertRows[0]!];
+      let delta = m - counts[e]!;
+      counts[e] = m;
+      for (let j = 0; j < counts.length && delta > 0; j++) {
+        if (j === e) continue;
+        const take = Math.min(counts[j]! - own[j]!, delta);
+        counts[j]! -= take;
+        delta -= take;
+      }
+      assert.equal(delta, 0);
+      return recorded.map((p, i) =>
+        i === 0 ? { ...p, expertRows: [counts, ...p.expertRows.slice(1)] } : p
+      );
+    };
+    // At the bound the replay runs (its bits are the recorded rows' to judge, not this check's).
+    await serve(GQA_MOE, { passes: at(own[e]! + 6), sequences: [seqA] }, runtime);
+    await assert.rejects(
+      serve(GQA_MOE, { passes: at(own[e]! + 7), sequences: [seqA] }, runtime),
+      new RegExp(
+        `pass 0 records ${own[e]! + 7} rows for expert ${e} of MoE layer 0, more than the ${
+          own[e]
+        } its computed rows route there and one for each of its 6 other rows`,
+      ),
+      experts,
+    );
+  }
 });
 
 Deno.test("runServingForward(): pass by pass with carried KV caches (the prover) equals the layer-by-layer replay (the verifier)", async () => {
