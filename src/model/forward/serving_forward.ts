@@ -691,9 +691,19 @@ async function _core(
 }
 
 /**
- * Runs a layer's launches: those of one sequence over its cache (`seq` >= 0) as one batch where
- * the runner takes batches (each KV tile's products once for all of the sequence's decode steps),
- * the others one by one. Same bits either way.
+ * Most key elements (keys x head dimension, summed over the launches) one batch holds. A batch
+ * records every tile walk of its launches before walking them (one KV head at a time), so what it
+ * holds grows with the sum of its launches' keys: a sequence's decode steps, each over its whole
+ * cache, sum to about half the square of its length. Measured on the tiny dense checkpoint (head
+ * dimension 128, one thread), 12,000 decode steps: 6.0 GB in one batch, 0.89 GB and 79.1 s one launch at a time, 1.0 GB and 55.6 s in batches of
+ * at most this many (1.25 GB and 58.7 s at twice it, 1.7 GB and 67.6 s at four times).
+ */
+const MAX_BATCH_KEY_ELEMENTS = 2 ** 28;
+
+/**
+ * Runs a layer's launches: those of one sequence over its cache (`seq` >= 0) as batches where
+ * the runner takes batches (each KV tile's products once for all of the batch's decode steps),
+ * each batch at most {@link MAX_BATCH_KEY_ELEMENTS}, the others one by one. Same bits either way.
  */
 async function _attentionLaunches(
   launches: readonly {
@@ -715,13 +725,41 @@ async function _attentionLaunches(
       else list.push(i);
     });
     for (const list of bySeq.values()) {
-      if (list.length < 2) continue;
-      const rs = await batch(list.map((i) => launches[i]!));
-      list.forEach((i, j) => (results[i] = rs[j]));
+      for (const part of _bounded(list, launches)) {
+        if (part.length < 2) continue;
+        const rs = await batch(part.map((i) => launches[i]!));
+        part.forEach((i, j) => (results[i] = rs[j]));
+      }
     }
   }
   for (const [i, l] of launches.entries()) results[i] ??= await forward(l.inputs, l.options);
   return results as FlashAttentionResult[];
+}
+
+/** A sequence's launches in order, cut where a batch would pass {@link MAX_BATCH_KEY_ELEMENTS}. */
+function _bounded(
+  list: readonly number[],
+  launches: readonly {
+    readonly inputs: AttentionInputs;
+    readonly options: FlashAttentionOptions;
+  }[],
+): number[][] {
+  const parts: number[][] = [];
+  let part: number[] = [];
+  let held = 0;
+  for (const i of list) {
+    const l = launches[i]!;
+    const elements = l.inputs.k.length / l.options.kvHeads;
+    if (part.length > 0 && held + elements > MAX_BATCH_KEY_ELEMENTS) {
+      parts.push(part);
+      part = [];
+      held = 0;
+    }
+    part.push(i);
+    held += elements;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }
 
 /** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */
