@@ -401,8 +401,11 @@ function _allReduceFields(
   return Object.freeze(out as ClaimedAllReduceFields);
 }
 
-/** Free text of a claim (names, versions): 1 to 200 characters. */
-const TEXT = /^.{1,200}$/s;
+/**
+ * Free text of a claim (names, versions): 1 to 200 characters, counted as code points, as the
+ * published schema's `maxLength` counts them (an emoji is one, not two UTF-16 units).
+ */
+const TEXT = /^.{1,200}$/su;
 /** Most components a record may name (each name and value 1 to 200 characters). */
 const MAX_COMPONENTS = 128;
 

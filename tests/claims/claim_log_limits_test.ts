@@ -55,6 +55,10 @@ Deno.test("parseClaimRecord() bounds component names and their count, and quotes
   delete many.c128;
   assert.equal(parseClaimLog(record(many)).records.length, 1);
   assert.equal(parseClaimLog(record({ ["n".repeat(200)]: "1" })).records.length, 1);
+  // Counted in code points, as the published schema's maxLength counts them: 200 emoji (400
+  // UTF-16 units) are 200 characters.
+  assert.equal(parseClaimLog(record({ a: "\u{1F600}".repeat(200) })).records.length, 1);
+  refused({ a: "\u{1F600}".repeat(201) }, /components\["a"\]/);
 });
 
 Deno.test("parseClaimLog() counts records before splitting: 140 million newlines (within the byte limit) are LOG_TOO_LARGE, not more array elements than V8 can make", () => {
