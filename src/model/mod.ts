@@ -145,6 +145,8 @@ export {
   vllmMaxModelLen,
   vllmReadingGap,
   weightFilesContradiction,
+  type WeightMetadataFinding,
+  weightMetadataFinding,
 } from "./checkpoint/mod.ts";
 export {
   addBf16Once,

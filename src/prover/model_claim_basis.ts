@@ -34,6 +34,7 @@ import {
   type TensorParallel,
   tiedHeadReadingGap,
   vllmReadingGap,
+  weightMetadataFinding,
 } from "../model/mod.ts";
 import {
   allReducePathFinding,
@@ -219,8 +220,11 @@ export async function modelClaimBasis(
   const stated = statedSettings(components);
   const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
   if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
+  // A weight file the stack's loader refuses or converts by its metadata (FAIL or NOT_VERIFIED
+  // at audit): refused here either way.
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
-    tiedHeadReadingGap(ckpt, stack.components.transformers);
+    tiedHeadReadingGap(ckpt, stack.components.transformers) ??
+    weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? null;
   const engine = isVllmStack(stack) ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {
     claimInvalid(

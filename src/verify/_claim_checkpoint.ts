@@ -13,7 +13,11 @@
 import type { BlobStore } from "../assets/mod.ts";
 import type { ModelRef } from "../claims/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
-import { type DecoderCheckpoint, weightFilesContradiction } from "../model/mod.ts";
+import {
+  type DecoderCheckpoint,
+  weightFilesContradiction,
+  weightMetadataFinding,
+} from "../model/mod.ts";
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
 import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
 
@@ -26,7 +30,8 @@ import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
  * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
  *   hands a tensor's buffer back for a later read once its layer is done
  * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
- *   files the stack's loader would not have read as these weights), FAIL
+ *   files the stack's loader would not have read as these weights or refuses by their metadata:
+ *   `weightMetadataFinding`), FAIL
  *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable) or
  *   NOT_VERIFIED (a configuration feature this version does not model)
  */
@@ -40,9 +45,13 @@ export async function _claimCheckpoint(
   if (!r.ok) throw _checkpointStop(r.failure);
   // Every weight file is now a safetensors file: the stack must have read each one as such.
   const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
-  if (why !== null) {
+  // A file the stack's loader refuses by its metadata: no run loaded these weights (an unmodelled
+  // reading waits for the recomputation: `_checkWeightMetadata`).
+  const meta = weightMetadataFinding(o.stack, r.opened.ckpt.weightFormats);
+  const refused = why ?? (meta?.kind === "contradiction" ? meta.reason : null);
+  if (refused !== null) {
     r.opened.close();
-    throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
+    throw new _Stop("FAIL", `record contradicts its stack: ${refused}`);
   }
   return r.opened;
 }

@@ -25,6 +25,7 @@ import {
   lengthFinding,
   tiedHeadReadingGap,
   vllmReadingGap,
+  weightMetadataFinding,
 } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
 
@@ -149,6 +150,23 @@ export function _checkTiedHead(
 ): void {
   const why = tiedHeadReadingGap(ckpt, stack.components.transformers);
   if (why !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${why}`);
+}
+
+/**
+ * Checks a checkpoint's weight files' safetensors metadata against the stack's loader where it
+ * reads them otherwise than a `pt` file (`weightMetadataFinding`; a refused one was already
+ * FAILed by `_claimCheckpoint`).
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} NOT_VERIFIED naming the file and its format
+ */
+export function _checkWeightMetadata(
+  ckpt: Pick<DecoderCheckpoint, "weightFormats">,
+  stack: StackProfile,
+): void {
+  const f = weightMetadataFinding(stack, ckpt.weightFormats);
+  if (f !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${f.reason}`);
 }
 
 /**

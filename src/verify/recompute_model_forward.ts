@@ -26,7 +26,7 @@ import {
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkTiedHead } from "./_model_support.ts";
+import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -106,6 +106,7 @@ export async function _recomputeModelForward(
   const c = ckpt.config;
   _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
+  _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",

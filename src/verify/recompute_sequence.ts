@@ -32,7 +32,7 @@ import {
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkTiedHead } from "./_model_support.ts";
+import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -117,6 +117,7 @@ export async function _recomputeSequence(
   const c = ckpt.config;
   _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
+  _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
   if (p.batch.size !== widest) {

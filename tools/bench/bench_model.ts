@@ -143,6 +143,7 @@ function virtualCheckpoint(config: DecoderConfig): DecoderCheckpoint {
     files: [],
     sharded: false,
     storedTiedHead: false,
+    weightFormats: {},
     tensor,
     rows: (_name, rows) => {
       const out = new Uint16Array(rows.length * config.hidden);

@@ -62,7 +62,9 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SAFETENSORS_HEADER_TRUNCATED: "The header length exceeds the bytes after the 8-byte prefix",
   SAFETENSORS_HEADER_UTF8: "The header is not valid UTF-8",
   SAFETENSORS_METADATA:
-    "`__metadata__` is not an object of strings, or holds over 1,024 entries or 1 MiB of text",
+    "`__metadata__` is not an object of strings, or holds over 1,024 entries or 1 MiB of " +
+    "text, or its `format` is one the stack's loader refuses (HF Transformers 4.5x: other than " +
+    "pt, tf, flax, mlx)",
   SAFETENSORS_MISSING_TENSOR: "A tensor the caller asked for is not in the file",
   SAFETENSORS_OFFSETS: "A tensor's `data_offsets` are not two safe integers with begin <= end",
   SAFETENSORS_OFFSET_RANGE: "A tensor ends past the end of the data buffer",

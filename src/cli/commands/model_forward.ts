@@ -18,6 +18,7 @@ import {
   parseTokenBatch,
   rowBytes,
   runPrefillForward,
+  weightMetadataFinding,
 } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
 import {
@@ -234,8 +235,13 @@ export async function runModelForward(o: {
     );
   }
   // What an audit of this pass would call NOT_VERIFIED is said before it runs, with its reason.
+  const meta = weightMetadataFinding(stack, ckpt.weightFormats);
+  if (meta?.kind === "contradiction") {
+    throw new InputError("SAFETENSORS_METADATA", `Cannot run forward: ${meta.reason}`);
+  }
   const unsupported = forwardSupportReason(ckpt.config, { profile, stack }) ??
-    (length === null ? null : `stack '${stack.id}': ${length.reason}`);
+    (length === null ? null : `stack '${stack.id}': ${length.reason}`) ??
+    (meta === null ? null : `stack '${stack.id}': ${meta.reason}`);
   if (unsupported !== null) {
     return notVerified(unsupported);
   }

@@ -68,3 +68,76 @@ export function weightFilesContradiction(
   }
   return null;
 }
+
+/** What a weight file's safetensors metadata says of a record on a stack. */
+export interface WeightMetadataFinding {
+  /**
+   * `contradiction`: the stack's loader refuses the file, so no run loaded these weights;
+   * `unmodelled`: the loader reads it another way (a conversion) this version does not model.
+   */
+  readonly kind: "contradiction" | "unmodelled";
+  /** One line. */
+  readonly reason: string;
+}
+
+/** The formats HF Transformers 4.5x's `load_state_dict` accepts in a file's metadata. */
+const HF4_FORMATS = ["pt", "tf", "flax", "mlx"];
+
+/**
+ * What the weight files' safetensors `__metadata__` says of a record on its stack, or null.
+ *
+ * HF Transformers 4.5x (`modeling_utils.load_state_dict`, every weight file, single or shard)
+ * raises `OSError` for a file whose metadata is present and whose `format` is not `pt`, `tf`,
+ * `flax` or `mlx` (an empty map included): no run on such a stack loaded it. `from_pretrained`
+ * loads `tf` and `flax` files through a conversion and takes `mlx` as compatible; only `pt` and
+ * no metadata are read here as they are loaded, the rest is not modelled. Transformers 5's
+ * reading of a format other than `pt` is not modelled either. vLLM's loader reads no metadata.
+ *
+ * @param stack the record's stack
+ * @param formats each weight file's metadata (`DecoderCheckpoint.weightFormats`)
+ * @returns the finding, or null
+ * @example
+ * ```ts
+ * import { weightMetadataFinding } from "./loaded_weight_files.ts";
+ * const hf = { components: { transformers: "4.57.1" } };
+ * if (weightMetadataFinding(hf, { "model.safetensors": { format: "pt" } }) !== null) throw new Error();
+ * if (weightMetadataFinding(hf, { "model.safetensors": null }) !== null) throw new Error();
+ * if (weightMetadataFinding(hf, { "model.safetensors": { format: "np" } })?.kind !== "contradiction") {
+ *   throw new Error();
+ * }
+ * if (weightMetadataFinding(hf, { "model.safetensors": { format: "tf" } })?.kind !== "unmodelled") {
+ *   throw new Error();
+ * }
+ * const vllm = { components: { vllm: "0.11.0" } };
+ * if (weightMetadataFinding(vllm, { "model.safetensors": { format: "np" } }) !== null) throw new Error();
+ * ```
+ */
+export function weightMetadataFinding(
+  stack: Pick<StackProfile, "components">,
+  formats: Readonly<Record<string, { readonly format: string | null } | null>>,
+): WeightMetadataFinding | null {
+  if (isVllmStack(stack)) return null;
+  const v5 = /^5(\.|$)/.test(stack.components.transformers ?? "");
+  let gap: WeightMetadataFinding | null = null;
+  for (const name of Object.keys(formats).sort()) {
+    const m = formats[name];
+    if (m === null || m === undefined || m.format === "pt") continue;
+    const said = m.format === null
+      ? "safetensors metadata without a 'format' entry"
+      : `safetensors metadata format ${JSON.stringify(m.format.slice(0, 40))}`;
+    if (!v5 && (m.format === null || !HF4_FORMATS.includes(m.format))) {
+      return {
+        kind: "contradiction",
+        reason: `HF Transformers refuses to load weight file '${name}': its ${said} is not ` +
+          "one load_state_dict accepts (pt, tf, flax, mlx)",
+      };
+    }
+    gap ??= {
+      kind: "unmodelled",
+      reason: `weight file '${name}' has ${said}, which HF Transformers ${
+        v5 ? "5" : "4.5x"
+      } loads otherwise than a 'pt' file (a conversion, or a reading not modelled here)`,
+    };
+  }
+  return gap;
+}

@@ -52,7 +52,12 @@ export {
   digestOfFiles,
 } from "./checkpoint_digest.ts";
 export { synthDecoderCheckpoint, type SynthFile, synthWeight } from "./synth_checkpoint.ts";
-export { SAFETENSORS_SUFFIX, weightFilesContradiction } from "./loaded_weight_files.ts";
+export {
+  SAFETENSORS_SUFFIX,
+  weightFilesContradiction,
+  type WeightMetadataFinding,
+  weightMetadataFinding,
+} from "./loaded_weight_files.ts";
 export {
   type LengthFinding,
   lengthFinding,

@@ -62,6 +62,12 @@ export interface DecoderCheckpoint {
    */
   readonly storedTiedHead: boolean;
   /**
+   * Each weight file's safetensors `__metadata__` as loaders read it: null without one, else its
+   * `format` entry (null when it has none). HF Transformers refuses or converts files by it
+   * (`weightMetadataFinding`).
+   */
+  readonly weightFormats: Readonly<Record<string, { readonly format: string | null } | null>>;
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding).
    *
    * @throws {InputError} `CHECKPOINT_MISSING_TENSOR` for a name the config does not require
@@ -195,6 +201,12 @@ export async function openDecoderCheckpoint(
     files: Object.freeze(names),
     sharded: names.length > 1 || map !== null,
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
+    weightFormats: Object.freeze(Object.fromEntries(
+      [...opened].map(([name, { st }]) => [
+        name,
+        st.header.hasMetadata ? Object.freeze({ format: st.header.metadata.format ?? null }) : null,
+      ]),
+    )),
     tensor: async (name: string) => {
       const { source, st, entry } = find(name);
       // A buffer of our own (never a view the source might share): read into it in place when

@@ -17,8 +17,8 @@
  * The JSON is bounded by its value count as well as its length, so a header within the 100 MB
  * length limit cannot make the parse build millions of values: a caller that knows how many
  * tensors the file may honestly hold (a checkpoint's config does) passes `maxTensors`, and the
- * parse stops at {@link headerValueLimit} of it. `__metadata__` is never read by bitaudit, so it is
- * held to {@link MAX_METADATA_ENTRIES} entries and {@link MAX_METADATA_CHARS} characters (writers
+ * parse stops at {@link headerValueLimit} of it. Of `__metadata__` only its presence and its
+ * `format` entry are read (HF Transformers refuses or converts files by it), so it is held to {@link MAX_METADATA_ENTRIES} entries and {@link MAX_METADATA_CHARS} characters (writers
  * put a few short strings there, e.g. `{"format":"pt"}`).
  *
  * @module
@@ -34,6 +34,11 @@ export interface SafetensorsHeader {
   readonly tensors: readonly SafetensorsEntry[];
   /** The `__metadata__` map; empty when the file has none. */
   readonly metadata: Readonly<Record<string, string>>;
+  /**
+   * Whether the header holds a `__metadata__` object (even an empty one): absent or `null`, the
+   * reference reader gives none (`Option` empty), which loaders tell apart from `{}`.
+   */
+  readonly hasMetadata: boolean;
   /** `N`, the header length in bytes (padding included). */
   readonly headerByteLength: number;
   /** Absolute offset of the data buffer: `8 + N`. */
@@ -118,16 +123,22 @@ export function parseSafetensorsHeader(
   const root = _parseJson(headerBytes, maxTensors);
   const dataStart = 8 + headerBytes.length;
   let metadata: Readonly<Record<string, string>> = Object.freeze({});
+  let hasMetadata = false;
   const entries: SafetensorsEntry[] = [];
   for (const [name, value] of Object.entries(root)) {
-    if (name === METADATA_KEY) metadata = _metadata(value);
-    else entries.push(parseTensorEntry(name, value, dataStart));
+    if (name !== METADATA_KEY) entries.push(parseTensorEntry(name, value, dataStart));
+    // `null` is the reference reader's `None` (its field is an Option): no metadata.
+    else if (value !== null) {
+      metadata = _metadata(value);
+      hasMetadata = true;
+    }
   }
   const tensors = checkTiling(entries, options.bufferBytes);
   _integerForms(headerBytes, maxTensors);
   return Object.freeze({
     tensors,
     metadata,
+    hasMetadata,
     headerByteLength: headerBytes.length,
     dataStart,
     dataByteLength: options.bufferBytes,

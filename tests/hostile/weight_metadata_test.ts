@@ -1,0 +1,136 @@
+/**
+ * A weight file's safetensors `__metadata__` is held to the stack's loader: HF Transformers 4.5x
+ * refuses a file whose metadata is present with a `format` other than pt, tf, flax or mlx (an
+ * empty map included), so a record over such weights FAILs (it had PASSed: the metadata was never
+ * read); tf, flax and mlx files are loaded otherwise (converted) and are NOT_VERIFIED, never PASS;
+ * `pt`, no metadata and a `null` one (the reference reader's None; it was refused) PASS. The
+ * prover's tools refuse the same files.
+ */
+import assert from "node:assert/strict";
+import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
+import {
+  bytesByteSource,
+  digestOfFiles,
+  encodeSafetensors,
+  openSafetensors,
+  weightMetadataFinding,
+} from "../../src/model/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import { runBitaudit } from "../cli/_run.ts";
+import { tempDir } from "../_temp.ts";
+import {
+  type Blobs,
+  commit,
+  forwardScenario,
+  proverRun,
+  verifyAlone,
+} from "./_recompute_fixture.ts";
+
+const forward = await proverRun(forwardScenario([], 1));
+const honest = forward.records[1]!.predicate; // dense, honest
+const w = honest.workload as ModelForwardWorkload;
+const [[, digest]] = Object.entries(w.model.files) as [[string, string]];
+
+/** The weights re-encoded with this metadata (undefined: none). */
+async function withMetadata(bytes: Uint8Array, metadata?: Record<string, string>) {
+  const st = await openSafetensors(bytesByteSource(bytes));
+  const tensors = await Promise.all(st.header.tensors.map(async (t) => ({
+    name: t.name,
+    dtype: t.dtype,
+    shape: t.shape,
+    data: await st.tensor(t.name),
+  })));
+  return encodeSafetensors(tensors, metadata === undefined ? {} : { metadata });
+}
+
+/** The weights with `"__metadata__":null` put first in the header (padded to 8 bytes again). */
+function withNullMetadata(bytes: Uint8Array): Uint8Array {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = new TextDecoder().decode(bytes.subarray(8, 8 + n)).trimEnd();
+  let text = `{"__metadata__":null,${header.slice(1)}`;
+  text += " ".repeat((8 - (text.length % 8)) % 8);
+  const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(new TextEncoder().encode(text), 8);
+  out.set(bytes.subarray(8 + n), 8 + text.length);
+  return out;
+}
+
+/** A record of `predicate` over these weight bytes. */
+function over(predicate: ClaimPredicate, blobs: Blobs, bytes: Uint8Array): ClaimPredicate {
+  const pw = predicate.workload as ModelForwardWorkload;
+  const files = { "model.safetensors": commit(blobs, bytes) };
+  const model = { ...pw.model, files, checkpointSha256: digestOfFiles(files) };
+  return { ...predicate, workload: { ...pw, model } };
+}
+
+Deno.test("a record over weights HF Transformers refuses by their metadata FAILs; tf/flax/mlx are NOT_VERIFIED; pt, none and null PASS", async () => {
+  const weights = forward.blobs.get(digest)!;
+  const blobs: Blobs = new Map(forward.blobs);
+  const cases: [string, Uint8Array, "PASS" | "FAIL" | "NOT_VERIFIED", RegExp?][] = [
+    ["format np", await withMetadata(weights, { format: "np" }), "FAIL", /format "np"/],
+    ["an empty map", await withMetadata(weights, {}), "FAIL", /without a 'format' entry/],
+    ["no format", await withMetadata(weights, { other: "x" }), "FAIL", /without a 'format'/],
+    ["format tf", await withMetadata(weights, { format: "tf" }), "NOT_VERIFIED", /format "tf"/],
+    ["format mlx", await withMetadata(weights, { format: "mlx" }), "NOT_VERIFIED", /"mlx"/],
+    ["format pt", await withMetadata(weights, { format: "pt" }), "PASS"],
+    ["none", await withMetadata(weights), "PASS"],
+    ["null", withNullMetadata(await withMetadata(weights)), "PASS"],
+  ];
+  for (const [what, bytes, status, reason] of cases) {
+    const r = await verifyAlone(over(honest, blobs, bytes), blobs);
+    assert.equal(r.status, status, `${what}: ${r.reason}`);
+    if (reason !== undefined) assert.match(r.reason, reason, what);
+    if (status === "FAIL") {
+      assert.match(r.reason, /^record contradicts its stack: HF Transformers refuses to load/);
+    }
+  }
+});
+
+Deno.test("a falsified record over tf-format weights is NOT_VERIFIED, never PASS (the converted weights' bits are not modelled)", async () => {
+  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
+  const p = falsified.records[1]!.predicate;
+  const [[, d]] = Object.entries((p.workload as ModelForwardWorkload).model.files) as [
+    [string, string],
+  ];
+  const blobs: Blobs = new Map(falsified.blobs);
+  const tf = await withMetadata(falsified.blobs.get(d)!, { format: "tf" });
+  const r = await verifyAlone(over(p, blobs, tf), blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /format "tf"/);
+});
+
+Deno.test("weightMetadataFinding(): vLLM reads no metadata; Transformers 5 reads only pt as modelled", () => {
+  const np = { "model.safetensors": { format: "np" } };
+  assert.equal(weightMetadataFinding({ components: { vllm: "0.11.0" } }, np), null);
+  const v5 = { components: { transformers: "5.x" } };
+  assert.equal(weightMetadataFinding(v5, np)?.kind, "unmodelled");
+  assert.equal(weightMetadataFinding(v5, { "a.safetensors": { format: "pt" } }), null);
+});
+
+Deno.test("model forward refuses weights HF Transformers refuses by their metadata (SAFETENSORS_METADATA) and says NOT_VERIFIED for a converted format", async () => {
+  const dir = await tempDir();
+  const src = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url);
+  await Deno.writeTextFile(`${dir}/tokens.json`, JSON.stringify({ sequences: [[1, 2, 3]] }));
+  const run = async (name: string, metadata: Record<string, string>) => {
+    const ckpt = `${dir}/${name}`;
+    await Deno.mkdir(ckpt);
+    await Deno.copyFile(new URL("config.json", src), `${ckpt}/config.json`);
+    const weights = await Deno.readFile(new URL("model.safetensors", src));
+    await Deno.writeFile(`${ckpt}/model.safetensors`, await withMetadata(weights, metadata));
+    return await runBitaudit([
+      ...["model", "forward", "--checkpoint", ckpt, "--tokens", `${dir}/tokens.json`],
+      ...["--profile", "a100", "--stack", "hf-qwen3-flash-attn-torch2.8"],
+      ...["--kernel", "demo-qwen3-tiny-a100", "--threads", "1", "--out", `${dir}/${name}.out`],
+    ]);
+  };
+  const np = await run("np", { format: "np" });
+  assert.equal(np.code, 2, np.stderr);
+  assertCliCode(np.stderr, "SAFETENSORS_METADATA");
+  assert.match(np.stderr, /HF Transformers refuses to load weight file 'model\.safetensors'/);
+  const tf = await run("tf", { format: "tf" });
+  assert.notEqual(tf.code, 0, tf.stderr);
+  assert.match(tf.stdout + tf.stderr, /NOT_VERIFIED.*format "tf"/s);
+  const pt = await run("pt", { format: "pt" });
+  assert.equal(pt.code, 0, pt.stderr);
+});
