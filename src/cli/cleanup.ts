@@ -81,7 +81,8 @@ function _remove(r: _Removal): boolean {
   }
   return true;
 }
-const _SIGNALS = [["SIGINT", 130], ["SIGTERM", 143]] as const;
+/** Signals that end a command with its cleanup: Ctrl-C, kill, and a closed terminal or session. */
+const _SIGNALS = [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const;
 const _handlers = new Map<Deno.Signal, () => void>();
 
 /**

@@ -12,13 +12,14 @@ const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
 /**
  * Runs `body` (a module using `createOwnedDir` and `removeOnInterrupt`, with `dir` its folder) in
- * a child process until it prints "ready", then lets `meanwhile` run, sends SIGTERM and returns
- * the exit code.
+ * a child process until it prints "ready", then lets `meanwhile` run, sends `signal` (SIGTERM)
+ * and returns the exit code.
  */
 async function interrupted(
   body: string,
   dir: string,
   meanwhile: () => Promise<void> = async () => {},
+  signal: Deno.Signal = "SIGTERM",
 ): Promise<number> {
   const cleanup = new URL("../../src/cli/cleanup.ts", import.meta.url).href;
   const child = new Deno.Command(Deno.execPath(), {
@@ -43,7 +44,7 @@ async function interrupted(
   }
   reader.releaseLock();
   await meanwhile();
-  child.kill("SIGTERM");
+  child.kill(signal);
   const { code } = await child.status;
   await child.stdout.cancel();
   await child.stderr.cancel();
@@ -89,6 +90,20 @@ Deno.test("an interrupted run (SIGTERM) removes what it created and nothing anot
   assert.equal(code, 143);
   assert.equal(await exists(`${tmp}/rep/2026-06/auditA`), false);
   assert.equal(await Deno.readTextFile(`${tmp}/rep/2026-06/auditB/report.md`), "B's");
+});
+
+Deno.test("a run whose terminal closes (SIGHUP) cleans up as an interrupted one: nothing of it is left", async () => {
+  const tmp = await tempDir({ prefix: "bitaudit-cleanup-" });
+  const code = await interrupted(
+    `await createOwnedDir(dir);
+     await Deno.writeTextFile(dir + "/report.md", "A's");
+     noteWritten(dir + "/report.md");`,
+    `${tmp}/hup/x/y`,
+    undefined,
+    "SIGHUP",
+  );
+  assert.equal(code, 129);
+  assert.equal(await exists(`${tmp}/hup`), false);
 });
 
 Deno.test("a shared folder (a claim log's) is removed only while empty: another run's log stays", async () => {

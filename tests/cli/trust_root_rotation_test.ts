@@ -4,7 +4,12 @@
  * and TSA it lists; what `check` says of an attestation against the new root.
  */
 import assert from "node:assert/strict";
-import { keyId, parseTrustRoot } from "../../src/attest/mod.ts";
+import {
+  encodePublicKeyPem,
+  generateKeyPair,
+  keyId,
+  parseTrustRoot,
+} from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { runBitaudit } from "./_run.ts";
 import { beaconAudit, f, goodRoot, inspectorPub, prover, stranger } from "./_trust_fixture.ts";
@@ -140,5 +145,36 @@ Deno.test("key trust-root --extend refuses a base root whose pins check would re
     ]);
     assert.equal(r.code, 2, `${what}: ${r.stderr}`);
     assertCliCode(r.stderr, "BAD_TRUST_ROOT");
+  }
+});
+
+Deno.test("key trust-root with more keys than a trust root holds is refused (USAGE_TRUST, exit 2, nothing written), not an internal error", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "bitaudit-keys-" });
+  try {
+    const pubs: string[] = [];
+    for (let i = 0; i < 65; i++) {
+      const k = await generateKeyPair();
+      pubs.push(`${dir}/k${i}.pub`);
+      await Deno.writeTextFile(pubs[i]!, encodePublicKeyPem(k.publicKey));
+    }
+    const r = await runBitaudit([
+      "key",
+      "trust-root",
+      "--pub",
+      ...pubs,
+      "--out",
+      `${dir}/root.json`,
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE_TRUST");
+    assert.match(r.stderr, /65 keys \(--pub and --prover\), at most 64/);
+    await assert.rejects(Deno.stat(`${dir}/root.json`), Deno.errors.NotFound);
+    const ok = await runBitaudit([
+      ...["key", "trust-root", "--pub", ...pubs.slice(0, 64)],
+      ...["--out", `${dir}/root64.json`],
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

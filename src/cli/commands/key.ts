@@ -13,6 +13,7 @@ import {
   encodePublicKeyPem,
   generateKeyPair,
   keyId,
+  MAX_TRUST_ROOT_KEYS,
   parseDrandChainInfo,
   parseTrustRoot,
   trustedDrandChains,
@@ -141,6 +142,13 @@ export function keyCommand(): Command {
       for (const file of opts.tsa ?? []) {
         const pem = await readTextFile(file, { maxBytes: 64 * 1024 });
         tsa.push({ certificate: decodePem(pem, "CERTIFICATE"), name: file.replace(/^.*\//, "") });
+      }
+      const keys = pubs.length + provers.length;
+      if (keys > MAX_TRUST_ROOT_KEYS) {
+        throw new UsageError(
+          "USAGE_TRUST",
+          `Cannot build trust root: ${keys} keys (--pub and --prover), at most ${MAX_TRUST_ROOT_KEYS}`,
+        );
       }
       const root = buildTrustRoot(pubs, {
         start: opts.validFrom,
