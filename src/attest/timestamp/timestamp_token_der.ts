@@ -7,6 +7,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { InputError } from "../../errors.ts";
+import { isStrictDer } from "./_strict_der.ts";
 
 /**
  * Returns the DER of a granted TimeStampResp: `der` itself when it is one, a response with status
@@ -31,6 +32,7 @@ export function timestampResponseDer(der: Uint8Array): Uint8Array {
   const bad = (why: string): never => {
     throw new InputError("BAD_TIMESTAMP_TOKEN", `Cannot read time-stamp token: ${why}`);
   };
+  if (!isStrictDer(der)) bad("not one DER value");
   const parsed = asn1js.fromBER(der.slice().buffer);
   if (parsed.offset === -1 || parsed.offset !== der.length) bad("not one DER value");
   const first = (parsed.result as asn1js.Sequence).valueBlock?.value?.[0];

@@ -7,6 +7,7 @@ import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { InputError } from "../../errors.ts";
 import { decodeBase64 } from "../base64.ts";
+import { isStrictDer } from "./_strict_der.ts";
 
 /**
  * Reads the `tsa` entry of a trust root (absent: no TSA is trusted).
@@ -50,6 +51,7 @@ export function trustedTsaAnchors(value: unknown): readonly Uint8Array[] {
       return _bad(`'tsa[${i}].certificate' is not base64 DER`);
     }
     try {
+      if (!isStrictDer(der)) throw new Error("not one DER value");
       const parsed = asn1js.fromBER(der.slice().buffer);
       if (parsed.offset !== der.length) throw new Error("not one DER value");
       new pkijs.Certificate({ schema: parsed.result });

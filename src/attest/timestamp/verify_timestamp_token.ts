@@ -14,6 +14,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
+import { isStrictDer } from "./_strict_der.ts";
 
 /** Upper bound on a token's size in bytes (real tokens are a few KiB). */
 export const MAX_TIMESTAMP_TOKEN_BYTES = 64 * 1024;
@@ -170,6 +171,7 @@ function _imprintMismatch(tst: pkijs.TSTInfo, message: Uint8Array): string | und
 }
 
 function _signedData(token: Uint8Array): pkijs.SignedData {
+  if (!isStrictDer(token)) throw new Error("not one DER value");
   const parsed = asn1js.fromBER(token.slice().buffer);
   if (parsed.offset === -1 || parsed.offset !== token.length) throw new Error("not one DER value");
   let info: pkijs.ContentInfo;

@@ -54,6 +54,30 @@ Deno.test("createLocalTsa() tokens fail when tampered, for another message or fr
   assert.match(r5.reason ?? "", /does not verify/);
 });
 
+Deno.test("verifyTimestampToken() refuses a token whose declared lengths disagree with its bytes (the reader had accepted it)", async () => {
+  const token = await tsa.stamp(message, { time: AT });
+  assert.equal(
+    (await verifyTimestampToken(token, { message, anchors: [tsa.anchor] })).verified,
+    true,
+  );
+  // The outer SEQUENCE's long-form length (0x30 0x82 hi lo): its high byte cut, so it claims far
+  // fewer bytes than follow; then a length one byte short, and one a byte long.
+  assert.equal(token[0], 0x30);
+  assert.equal(token[1], 0x82);
+  const variants: Uint8Array[] = [];
+  for (const edit of [(t: Uint8Array) => (t[2] = 0x02), (t: Uint8Array) => (t[3] = t[3]! - 1)]) {
+    const t = token.slice();
+    edit(t);
+    variants.push(t);
+  }
+  variants.push(new Uint8Array([...token, 0]));
+  for (const [i, t] of variants.entries()) {
+    const r = await verifyTimestampToken(t, { message, anchors: [tsa.anchor] });
+    assert.equal(r.verified, false, `variant ${i}`);
+    assert.match(r.reason ?? "", /not one DER value/, `variant ${i}`);
+  }
+});
+
 Deno.test("createLocalTsa() refuses to stamp outside its certificates' validity", async () => {
   await assert.rejects(() => tsa.stamp(message, { time: FROM - 1000 }), RangeError);
   await assert.rejects(() => tsa.stamp(message, { time: UNTIL + 1000 }), RangeError);
