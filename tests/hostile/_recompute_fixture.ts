@@ -178,3 +178,19 @@ export function synthModel(
     files,
   };
 }
+
+/**
+ * One honest dense `model_forward` record of the simulated prover (record 1 of
+ * `forwardScenario([], 1)`), its blobs, and its single weight file's digest.
+ */
+export async function honestDenseForward(): Promise<{
+  forward: ProverOutput;
+  honest: ClaimPredicate;
+  digest: string;
+}> {
+  const forward = await proverRun(forwardScenario([], 1));
+  const honest = forward.records[1]!.predicate;
+  const files = (honest.workload as { model: ModelRef }).model.files;
+  const [[, digest]] = Object.entries(files) as [[string, string]];
+  return { forward, honest, digest };
+}

@@ -22,14 +22,12 @@ import {
   type Blobs,
   commit,
   forwardScenario,
+  honestDenseForward,
   proverRun,
   verifyAlone,
 } from "./_recompute_fixture.ts";
 
-const forward = await proverRun(forwardScenario([], 1));
-const honest = forward.records[1]!.predicate; // dense, honest
-const w = honest.workload as ModelForwardWorkload;
-const [[, digest]] = Object.entries(w.model.files) as [[string, string]];
+const { forward, honest, digest } = await honestDenseForward();
 
 /** The weights re-encoded with this metadata (undefined: none). */
 async function withMetadata(bytes: Uint8Array, metadata?: Record<string, string>) {

@@ -11,7 +11,6 @@
 import assert from "node:assert/strict";
 import {
   type ClaimedAllReduce,
-  parseStackProfile,
   type StackProfile,
   tensorParallelLayout,
 } from "../../../src/kernels/mod.ts";
@@ -24,7 +23,7 @@ import {
   type TensorParallel,
 } from "../../../src/model/mod.ts";
 import { memFiles, openSynthCheckpoint } from "../checkpoint/_checkpoint_fixture.ts";
-import { forwardRuntime, forwardStack } from "../forward/_forward_fixture.ts";
+import { forwardRuntime, forwardStack, vllmForwardStack } from "../forward/_forward_fixture.ts";
 import { referenceForward } from "../reference/f64_forward.ts";
 import { synthFamilyWeights } from "../reference/synth_weights.ts";
 import { rowErrors } from "../reference/within_tolerance.ts";
@@ -57,29 +56,7 @@ const BIASED = {
   rope_theta: 500000,
 };
 
-function vllmStack(o: { graphs?: readonly number[]; extra?: object } = {}): StackProfile {
-  return parseStackProfile({
-    schema: "bitaudit.stack-profile/v1",
-    id: "test-vllm",
-    name: "test",
-    components: { vllm: "0.11.0" },
-    gemm: { kernelSource: "recipe" },
-    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
-    operators: {
-      torch: "2.8.0",
-      attention: "fa2-vllm-paged",
-      batching: "flatten",
-      experts: "vllm-fused-moe",
-      tensorParallel: "vllm-megatron",
-      layerKernels: "vllm-custom-ops",
-      ...(o.graphs === undefined
-        ? {}
-        : { cudaGraphs: { mode: "piecewise", captureSizes: o.graphs } }),
-      ...o.extra,
-    },
-    sources: [],
-  });
-}
+const vllmStack = vllmForwardStack;
 
 const open = (config: Record<string, unknown>) => openSynthCheckpoint(config, "vllm-test");
 

@@ -41,6 +41,36 @@ export function checkpoint(config: object, seed = "forward-test"): Promise<Decod
   return openDecoderCheckpoint(memFiles(synthDir(config, { seed })));
 }
 
+/**
+ * A vLLM 0.11 stack for forward tests (IEEE SFU, recipe kernels, paged FA2, fused MoE, vLLM's
+ * layout and custom ops), with piecewise CUDA graphs of `graphs` sizes and `extra` operators.
+ */
+export function vllmForwardStack(
+  o: { graphs?: readonly number[]; extra?: object } = {},
+): StackProfile {
+  return parseStackProfile({
+    schema: "bitaudit.stack-profile/v1",
+    id: "test-vllm",
+    name: "test",
+    components: { vllm: "0.11.0" },
+    gemm: { kernelSource: "recipe" },
+    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
+    operators: {
+      torch: "2.8.0",
+      attention: "fa2-vllm-paged",
+      batching: "flatten",
+      experts: "vllm-fused-moe",
+      tensorParallel: "vllm-megatron",
+      layerKernels: "vllm-custom-ops",
+      ...(o.graphs === undefined
+        ? {}
+        : { cudaGraphs: { mode: "piecewise", captureSizes: o.graphs } }),
+      ...o.extra,
+    },
+    sources: [],
+  });
+}
+
 /** A stack for forward tests (IEEE SFU, recipe kernels). */
 export function forwardStack(
   o: { attention?: string; batching?: string; torch?: string; experts?: string } = {},

@@ -8,7 +8,7 @@ import {
   type ServedSequence,
   type ServingForwardResult,
 } from "../../../src/model/mod.ts";
-import { parseStackProfile, REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
+import { REDUCE_STACK_CUDA_RECENT } from "../../../src/kernels/mod.ts";
 import {
   checkpoint,
   forwardRuntime,
@@ -16,6 +16,7 @@ import {
   GQA_DENSE,
   GQA_MOE,
   mDispatch,
+  vllmForwardStack,
 } from "../forward/_forward_fixture.ts";
 import type { BlockRuntime } from "../../../src/model/mod.ts";
 import type { SfuFunctionStatus } from "../../../src/hardware/mod.ts";
@@ -91,24 +92,7 @@ Deno.test("runServingForward(): an MoE sequence replayed alone with the recorded
 });
 
 Deno.test("runServingForward(): a pass recording more rows for an expert than its other rows could route there contradicts itself (HF loop and vLLM's fused MoE)", async () => {
-  const vllm = parseStackProfile({
-    schema: "bitaudit.stack-profile/v1",
-    id: "test-vllm",
-    name: "test",
-    components: { vllm: "0.11.0" },
-    gemm: { kernelSource: "recipe" },
-    sfu: { mode: "ieee", minimumStatus: "ieee-exact" },
-    operators: {
-      torch: "2.8.0",
-      attention: "fa2-vllm-paged",
-      batching: "flatten",
-      experts: "vllm-fused-moe",
-      tensorParallel: "vllm-megatron",
-      layerKernels: "vllm-custom-ops",
-    },
-    sources: [],
-  });
-  const stacks = { hf: forwardStack({ batching: "flatten" }), vllm };
+  const stacks = { hf: forwardStack({ batching: "flatten" }), vllm: vllmForwardStack() };
   for (const [experts, stack] of Object.entries(stacks)) {
     const runtime = forwardRuntime({ gemm: mDispatch(9), stack });
     const full = await serve(GQA_MOE, { passes: PASSES, sequences: [seqA, seqB(B)] }, runtime);
