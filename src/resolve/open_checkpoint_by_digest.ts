@@ -176,7 +176,12 @@ async function _committed(
 
 /** A coded refusal of the checkpoint reader, as a failure. */
 function _refusal(e: BitauditError, recordType: string): CheckpointFailure {
-  if (e.code === "CONFIG_UNSUPPORTED") return { kind: "unsupported-config", message: e.message };
+  // A header that opens with whitespace: the safetensors format asks for `{` first, but its
+  // reference reader (serde_json) reads it, so loaders load such a file. Refused here, it is no
+  // evidence against the record: NOT_VERIFIED, never FAIL.
+  if (e.code === "CONFIG_UNSUPPORTED" || e.code === "SAFETENSORS_HEADER_START") {
+    return { kind: "unsupported-config", message: e.message };
+  }
   if (e.code === "CONFIG_MODEL_TYPE") {
     return { kind: "type-contradiction", recordType, refusal: e.message };
   }

@@ -41,17 +41,21 @@ async function withMetadata(bytes: Uint8Array, metadata?: Record<string, string>
   return encodeSafetensors(tensors, metadata === undefined ? {} : { metadata });
 }
 
-/** The weights with `"__metadata__":null` put first in the header (padded to 8 bytes again). */
-function withNullMetadata(bytes: Uint8Array): Uint8Array {
+/** The weights with their header text edited (padded to 8 bytes again). */
+function withHeader(bytes: Uint8Array, edit: (header: string) => string): Uint8Array {
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = new TextDecoder().decode(bytes.subarray(8, 8 + n)).trimEnd();
-  let text = `{"__metadata__":null,${header.slice(1)}`;
+  let text = edit(new TextDecoder().decode(bytes.subarray(8, 8 + n)).trimEnd());
   text += " ".repeat((8 - (text.length % 8)) % 8);
   const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
   new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
   out.set(new TextEncoder().encode(text), 8);
   out.set(bytes.subarray(8 + n), 8 + text.length);
   return out;
+}
+
+/** The weights with `"__metadata__":null` put first in the header. */
+function withNullMetadata(bytes: Uint8Array): Uint8Array {
+  return withHeader(bytes, (h) => `{"__metadata__":null,${h.slice(1)}`);
 }
 
 /** A record of `predicate` over these weight bytes. */
@@ -131,4 +135,12 @@ Deno.test("model forward refuses weights HF Transformers refuses by their metada
   assert.match(tf.stdout + tf.stderr, /NOT_VERIFIED.*format "tf"/s);
   const pt = await run("pt", { format: "pt" });
   assert.equal(pt.code, 0, pt.stderr);
+});
+
+Deno.test("a weight file whose header opens with a space (the reference reader reads it) is NOT_VERIFIED, not FAILed as an invalid checkpoint", async () => {
+  const spaced = withHeader(await withMetadata(forward.blobs.get(digest)!), (h) => ` ${h}`);
+  const blobs: Blobs = new Map(forward.blobs);
+  const r = await verifyAlone(over(honest, blobs, spaced), blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /^checkpoint: .*header starts with " "/);
 });
