@@ -695,8 +695,9 @@ async function _core(
  * records every tile walk of its launches before walking them (one KV head at a time), so what it
  * holds grows with the sum of its launches' keys: a sequence's decode steps, each over its whole
  * cache, sum to about half the square of its length. Measured on the tiny dense checkpoint (head
- * dimension 128, one thread), 12,000 decode steps: 6.0 GB in one batch, 0.89 GB and 79.1 s one launch at a time, 1.0 GB and 55.6 s in batches of
- * at most this many (1.25 GB and 58.7 s at twice it, 1.7 GB and 67.6 s at four times).
+ * dimension 128, one thread), 12,000 decode steps: 6.0 GB in one batch; 0.89 GB and 79.1 s one
+ * launch at a time; 1.0 GB and 55.6 s in batches of at most this many (1.25 GB and 58.7 s at
+ * twice it, 1.7 GB and 67.6 s at four times).
  */
 const MAX_BATCH_KEY_ELEMENTS = 2 ** 28;
 
