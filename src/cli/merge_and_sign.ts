@@ -248,16 +248,16 @@ async function _reverify(
   });
   const bar = progressBar("re-verifying", { enabled: !o.json });
   try {
-    return await _withRerun(o.rerun ?? AUDIT_WORK_RERUN, () =>
-      reverifyResults(ctx, {
-        plan: o.plan,
-        planDigest: o.planDigest,
-        log,
-        merged,
-        count,
-        seed: crypto.getRandomValues(new Uint8Array(32)),
-        onProgress: bar.update,
-      }));
+    return await reverifyResults(ctx, {
+      plan: o.plan,
+      planDigest: o.planDigest,
+      log,
+      merged,
+      count,
+      seed: crypto.getRandomValues(new Uint8Array(32)),
+      onProgress: bar.update,
+      rerun: o.rerun ?? AUDIT_WORK_RERUN,
+    });
   } finally {
     bar.stop();
     close();
@@ -267,21 +267,6 @@ async function _reverify(
 /** How `audit merge` has an item run again: `audit work` keeps a results file it finds. */
 const AUDIT_WORK_RERUN = "remove that worker's results file (or give `audit work` a new --out) " +
   "before it runs its shard again: `audit work` keeps the results a file already holds";
-
-/** A refusal that blames a worker's blob copy, with how this command has the item run again. */
-async function _withRerun<T>(rerun: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (
-      e instanceof InputError && e.code === "MERGE_REVERIFY_MISMATCH" &&
-      e.message.endsWith("run the item again")
-    ) {
-      throw new InputError(e.code, `${e.message}; ${rerun}`);
-    }
-    throw e;
-  }
-}
 
 /** The claim log and the blob folder `--reverify` recomputes from. */
 async function _reverifyInputs(o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags }) {

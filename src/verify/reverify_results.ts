@@ -53,8 +53,10 @@ export function reverifyCount(text: string, returned: number): number {
  *
  * @param ctx the merging inspector's own recomputation context
  * @param o the `plan` and its `planDigest`, the `log`, the `merged` audit, how many results to
- *   recompute (`count`), the 32-byte `seed` that picks them, and `onProgress(done, total)`;
- *   every result that FAILs on a committed input is recomputed too ({@link committedInputResults})
+ *   recompute (`count`), the 32-byte `seed` that picks them, `onProgress(done, total)`, and
+ *   `rerun`: how the caller's command has an item run again, said where a worker's blob copy is
+ *   blamed; every result that FAILs on a committed input is recomputed too
+ *   ({@link committedInputResults})
  * @returns the merged audit with `reverified` (log indices, in selection order)
  * @throws {InputError} `MERGE_REVERIFY_MISMATCH` naming the record and the worker key (and, where
  *   the worker blamed a committed input this inspector's blobs hold, the worker's blob copy)
@@ -73,6 +75,7 @@ export async function reverifyResults(
     count: number;
     seed: Uint8Array;
     onProgress?: ((done: number, total: number) => void) | undefined;
+    rerun?: string | undefined;
   },
 ): Promise<MergedAudit> {
   const { plan, merged } = o;
@@ -109,7 +112,8 @@ export async function reverifyResults(
           "MERGE_REVERIFY_MISMATCH",
           `Cannot sign: worker ${worker} FAILed record ${item.index} on a committed input the ` +
             `prover did not produce, and ${here}: the worker's copy of the blobs is not this ` +
-            "inspector's (incomplete or damaged); give it a whole copy and run the item again",
+            "inspector's (incomplete or damaged); give it a whole copy and run the item again" +
+            (o.rerun === undefined ? "" : `; ${o.rerun}`),
         );
       }
       throw new InputError(

@@ -159,6 +159,28 @@ Deno.test("nextLogPosition() starts a new log only with an id and keeps an exist
   assert.equal(nextLogPosition(log, { logId: "t" }).seq, 1);
 });
 
+/** An NCCL ring over four ranks, as a record states it. */
+const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1 << 21, rings: [[0, 1, 2, 3]] };
+
+/** The claim of `base`'s facts split over four ranks with this all-reduce and interconnect. */
+function tp4Claim(
+  on: typeof store,
+  base: Record<string, unknown>,
+  o: { allReduce: unknown; interconnect?: "nvswitch" | "nvlink" | "pcie-p2p" | undefined },
+) {
+  return modelForwardClaim(
+    facts({
+      ...base,
+      parallel: {
+        tp: 4,
+        allReduce: parseClaimedAllReduce(o.allReduce, 4),
+        ...(o.interconnect === undefined ? {} : { interconnect: o.interconnect }),
+      },
+    }),
+    { store: on },
+  );
+}
+
 Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its stack's dispatch does not take, as the verifier would FAIL it", async () => {
   const vllm = {
     stack: "vllm-0.11-eager-fa2",
@@ -166,25 +188,9 @@ Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its st
     gpuCount: 8,
     ...SPLITS,
   };
-  const ring = {
-    kind: "nccl-ring",
-    protocol: "simple",
-    chunkBytes: 1 << 21,
-    rings: [[0, 1, 2, 3]],
-  };
   const on = (allReduce: unknown, interconnect?: "nvlink") =>
-    modelForwardClaim(
-      facts({
-        ...vllm,
-        parallel: {
-          tp: 4,
-          allReduce: parseClaimedAllReduce(allReduce, 4),
-          ...(interconnect === undefined ? {} : { interconnect }),
-        },
-      }),
-      { store },
-    );
-  await assertRejectsCode(() => on(ring, "nvlink"), InputError, "CLAIM_INVALID");
+    tp4Claim(store, vllm, { allReduce, interconnect });
+  await assertRejectsCode(() => on(RING4, "nvlink"), InputError, "CLAIM_INVALID");
   const ok = await on({ kind: "vllm-custom-1stage" }, "nvlink");
   assert.equal(ok.predicate.parallelism.allReduce?.kind, "vllm-custom-1stage");
   // The `a100` profile stands for SXM4 modules and PCIe cards: the links decide the path, and
@@ -211,24 +217,8 @@ Deno.test("modelForwardClaim() on PCIe-only parts: vLLM's custom all-reduce at 4
       kernel: { catalog: "demo-qwen3-tiny-tp-l40s" },
       ...SPLITS,
     };
-    const ring = {
-      kind: "nccl-ring",
-      protocol: "simple",
-      chunkBytes: 1 << 21,
-      rings: [[0, 1, 2, 3]],
-    };
     const on = (allReduce: unknown, interconnect?: "nvswitch" | "nvlink" | "pcie-p2p") =>
-      modelForwardClaim(
-        facts({
-          ...vllm,
-          parallel: {
-            tp: 4,
-            allReduce: parseClaimedAllReduce(allReduce, 4),
-            ...(interconnect === undefined ? {} : { interconnect }),
-          },
-        }),
-        { store: l40s },
-      );
+      tp4Claim(l40s, vllm, { allReduce, interconnect });
     const refused = (p: Promise<unknown>, message: RegExp) =>
       assert.rejects(() => p, (e: Error) => {
         assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
@@ -241,12 +231,12 @@ Deno.test("modelForwardClaim() on PCIe-only parts: vLLM's custom all-reduce at 4
     );
     for (const links of ["nvswitch", "nvlink"] as const) {
       await refused(
-        on(ring, links),
+        on(RING4, links),
         /would contradict its hardware: interconnect '.*' on 4 'l40s' GPUs, but NVIDIA L40S has no NVLink.*NVIDIA L40S GPU datasheet: NVLink support: no/,
       );
     }
-    assert.equal((await on(ring)).predicate.parallelism.allReduce?.kind, "nccl-ring");
-    assert.equal((await on(ring, "pcie-p2p")).predicate.parallelism.interconnect, "pcie-p2p");
+    assert.equal((await on(RING4)).predicate.parallelism.allReduce?.kind, "nccl-ring");
+    assert.equal((await on(RING4, "pcie-p2p")).predicate.parallelism.interconnect, "pcie-p2p");
   } finally {
     await Deno.remove(root, { recursive: true });
   }
