@@ -2,8 +2,9 @@
  * Strict JSON parsing for every document that is signed, committed to, or otherwise read from
  * outside: RFC 8259 grammar plus the rules that make a parsed value stand for exactly one text's
  * meaning. Refused: a duplicate key in any object (another parser could keep the other value), a
- * byte-order mark, a carriage return (outside strings; inside strings it must be escaped anyway),
- * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, unless `fractions` is set, any number that is
+ * byte-order mark, a carriage return (outside strings; inside strings it must be escaped anyway;
+ * `carriageReturns` reads it as whitespace),
+ * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, where `fractions` does not allow it, any number that is
  * not written as a plain decimal integer (`8.0`, `8e0` and `-0` are refused, as are integers
  * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack, and
  * the value count may be, as may the places values take (`admit`: a document of a known shape is
@@ -48,9 +49,10 @@ export class StrictJsonError extends SyntaxError {
 export interface StrictJsonOptions {
   /**
    * Read numbers as `JSON.parse` does, leaving their validation to the caller (default false:
-   * plain decimal integers only, in the safe range, no `-0`).
+   * plain decimal integers only, in the safe range, no `-0`); or, given a function, wherever it
+   * returns true for the number's path (its segments, as `admit` gets them: look, do not keep).
    */
-  readonly fractions?: boolean;
+  readonly fractions?: boolean | ((path: readonly (string | number)[]) => boolean);
   /** Largest nesting depth (default {@link MAX_JSON_DEPTH}). */
   readonly maxDepth?: number;
   /**
@@ -68,6 +70,12 @@ export interface StrictJsonOptions {
    * place. The array is the parser's own and changes as it reads: look, do not keep.
    */
   readonly admit?: (path: readonly (string | number)[], kind: JsonKind) => string | undefined;
+  /**
+   * Read a carriage return between tokens as the whitespace RFC 8259 makes it (default false:
+   * refused, since no text bitaudit writes or signs holds one). For formats whose reference
+   * reader takes it, so that the caller can tell such a text apart instead of refusing it.
+   */
+  readonly carriageReturns?: boolean;
 }
 
 /**
@@ -97,6 +105,7 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
   const p = new _Parser(text, options.fractions ?? false, options.maxDepth ?? MAX_JSON_DEPTH);
   p.maxValues = p.valuesLeft = options.maxValues ?? Infinity;
   p.admit = options.admit;
+  p.carriageReturns = options.carriageReturns ?? false;
   if (text.charCodeAt(0) === 0xfeff) p.fail("byte-order mark", true);
   const value = p.value(0);
   p.space();
@@ -118,6 +127,8 @@ class _Parser {
   valuesLeft = Infinity;
   /** The `admit` option. */
   admit: StrictJsonOptions["admit"];
+  /** The `carriageReturns` option. */
+  carriageReturns = false;
   /**
    * The JSON path of the value being read, one segment per level (a key, or an array index);
    * written out only when a refusal names it, so reading costs no string per value.
@@ -125,7 +136,7 @@ class _Parser {
   readonly segments: (string | number)[] = [];
   constructor(
     readonly text: string,
-    readonly fractions: boolean,
+    readonly fractions: boolean | ((path: readonly (string | number)[]) => boolean),
     readonly maxDepth: number,
   ) {}
 
@@ -144,8 +155,10 @@ class _Parser {
     for (;;) {
       const c = this.text.charCodeAt(this.i);
       if (c === 0x20 || c === 0x0a || c === 0x09) this.i++;
-      else if (c === 0x0d) this.fail("carriage return", true);
-      else return;
+      else if (c === 0x0d) {
+        if (!this.carriageReturns) this.fail("carriage return", true);
+        this.i++;
+      } else return;
     }
   }
 
@@ -263,17 +276,19 @@ class _Parser {
   }
 
   number(): number {
-    const plain = this.fractions ? -1 : this.plainInteger();
+    const f = this.fractions;
+    const fractions = typeof f === "function" ? f(this.segments) : f;
+    const plain = fractions ? -1 : this.plainInteger();
     if (plain >= 0) return plain;
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.text);
     if (m === null) return this.fail("bad number");
     const lit = m[0];
-    if ((m[1] !== undefined || m[2] !== undefined) && !this.fractions) {
+    if ((m[1] !== undefined || m[2] !== undefined) && !fractions) {
       this.fail(`non-integer number form '${lit}'`, true);
     }
     const v = Number(lit);
-    if (!this.fractions) {
+    if (!fractions) {
       if (lit === "-0") this.fail("negative zero", true);
       if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, true);
     }

@@ -122,3 +122,16 @@ Deno.test("parseStrictJson() refuses a text with more values than maxValues, nam
     return true;
   });
 });
+
+Deno.test("parseStrictJson(): `carriageReturns` reads CR as whitespace; `fractions` as a function allows number forms by path", () => {
+  assert.deepEqual(parseStrictJson('\r{"a":\r\n1}\r', { carriageReturns: true }), { a: 1 });
+  const byPath = { fractions: (p: readonly (string | number)[]) => p[0] === "free" };
+  assert.deepEqual(parseStrictJson('{"free":[1.5,-0,2e3],"n":[4]}', byPath), {
+    free: [1.5, -0, 2000],
+    n: [4],
+  });
+  assert.throws(
+    () => parseStrictJson('{"free":1.5,"n":[4.0]}', byPath),
+    (e) => e instanceof StrictJsonError && e.path === "$.n[0]" && e.strict,
+  );
+});

@@ -176,10 +176,13 @@ async function _committed(
 
 /** A coded refusal of the checkpoint reader, as a failure. */
 function _refusal(e: BitauditError, recordType: string): CheckpointFailure {
-  // A header that opens with whitespace: the safetensors format asks for `{` first, but its
-  // reference reader (serde_json) reads it, so loaders load such a file. Refused here, it is no
-  // evidence against the record: NOT_VERIFIED, never FAIL.
-  if (e.code === "CONFIG_UNSUPPORTED" || e.code === "SAFETENSORS_HEADER_START") {
+  // Weights the stacks' loaders read in a way not modelled (a dtype they cast, a tensor they
+  // drop, a header the format's reference reader reads all the same): refused only once every
+  // other check passed, it is no evidence against the record: NOT_VERIFIED, never FAIL.
+  if (
+    e.code === "CONFIG_UNSUPPORTED" || e.code === "CHECKPOINT_LOAD_UNMODELLED" ||
+    e.code === "SAFETENSORS_OFF_FORMAT"
+  ) {
     return { kind: "unsupported-config", message: e.message };
   }
   if (e.code === "CONFIG_MODEL_TYPE") {

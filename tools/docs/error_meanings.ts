@@ -50,12 +50,11 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SAFETENSORS_BYTE_LENGTH: "A tensor's byte range does not match its dtype and shape",
   SAFETENSORS_DTYPE: "A tensor names an unknown dtype",
   SAFETENSORS_DUPLICATE_KEY: "The header holds a duplicate key",
-  SAFETENSORS_ENTRY_FIELD: "A tensor entry is not an object, or a field is missing, unknown or " +
-    "of the wrong type",
+  SAFETENSORS_ENTRY_FIELD:
+    "A tensor entry is not an object, or a field is missing or of the wrong type",
   SAFETENSORS_GAP: "Bytes between two tensors belong to no tensor",
   SAFETENSORS_HEADER_JSON: "The header is not strict JSON",
   SAFETENSORS_HEADER_NOT_OBJECT: "The header is JSON but not an object",
-  SAFETENSORS_HEADER_START: "The header does not start with '{'",
   SAFETENSORS_HEADER_TOO_LARGE:
     "The header's length or JSON value count exceeds the reader's limit (for a checkpoint: what " +
     "the tensors its config explains take)",
@@ -66,6 +65,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "text, or its `format` is one the stack's loader refuses (HF Transformers 4.5x: other than " +
     "pt, tf, flax, mlx)",
   SAFETENSORS_MISSING_TENSOR: "A tensor the caller asked for is not in the file",
+  SAFETENSORS_OFF_FORMAT:
+    "The header departs from the format in a way its reference reader reads all the same: it " +
+    "opens with whitespace, holds a carriage return between tokens, or a tensor entry has a " +
+    "field the format does not define",
   SAFETENSORS_OFFSETS: "A tensor's `data_offsets` are not two safe integers with begin <= end",
   SAFETENSORS_OFFSET_RANGE: "A tensor ends past the end of the data buffer",
   SAFETENSORS_OVERLAP: "Two tensors' byte ranges overlap",
@@ -179,10 +182,13 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "Transformers not",
   CHECKPOINT_DIGEST: "The weight files cannot be hashed",
   CHECKPOINT_DIR: "The checkpoint path is not a directory",
-  CHECKPOINT_DTYPE: "A checkpoint tensor is not BF16",
   CHECKPOINT_DUPLICATE_TENSOR:
     "A tensor is in two weight files, or two weight files are committed to the same blob",
-  CHECKPOINT_EXTRA_TENSOR: "A tensor is not part of the config's model",
+  CHECKPOINT_LOAD_UNMODELLED:
+    "The weights are loaded in a way bitaudit does not model: a tensor of another dtype than " +
+    "BF16 (loaders cast it), a tensor the model does not have (loaders drop or refuse it), or a " +
+    "weight file whose header departs from the format in a way its reference reader accepts; " +
+    "the verifier reports such a record NOT_VERIFIED",
   CHECKPOINT_INDEX:
     "`model.safetensors.index.json` is inconsistent with the shards, names a shard that is not a `*.safetensors`, or sits beside a `model.safetensors`",
   CHECKPOINT_JSON: "`config.json` or the index is too large or not UTF-8 JSON",

@@ -4,9 +4,17 @@
  * `model.safetensors.index.json` (`{"metadata": {...}, "weight_map": {tensor: file}}`), never both
  * (HF Transformers would load the single file, vLLM the shards), and in a folder on disk no other
  * `*.safetensors` (vLLM would load it too, HF Transformers not). Headers
- * are read and checked against the config at once (every required tensor present once, BF16,
- * the right shape; no tensor the config does not explain); tensor data is read only when asked
- * for, one tensor (or some rows of one) at a time, so a multi-GB checkpoint is never in memory.
+ * are read and checked against the config at once (every required tensor present once with the
+ * right shape); tensor data is read only when asked for, one tensor (or some rows of one) at a
+ * time, so a multi-GB checkpoint is never in memory.
+ *
+ * What the loaders read in a way not modelled here is refused last, once every other check has
+ * passed, as `CHECKPOINT_LOAD_UNMODELLED` (the verifier's NOT_VERIFIED, never its FAIL): a tensor of
+ * another dtype than BF16 (HF Transformers casts a floating tensor to the model's dtype on load,
+ * vLLM's weight loaders copy any into the BF16 parameter), a tensor the config's model does not
+ * have (HF Transformers drops it with a warning, vLLM's loaders refuse most such names; either
+ * way a rename or a refusal this version does not model), and a weight file whose header departs
+ * from the format in a way its reference reader reads all the same (`SafetensorsHeader.offFormat`).
  *
  * @module
  */
@@ -118,9 +126,9 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   `.safetensors`, a map entry whose file lacks the tensor or a file tensor the map does not
  *   list, or an index beside a `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_AMBIGUOUS` (a listable
  *   folder holds a `*.safetensors` that is not among its weight files), `CHECKPOINT_MISSING_FILE`,
- *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_EXTRA_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`,
- *   `CHECKPOINT_DTYPE`, `CHECKPOINT_SHAPE` (each naming the tensor), the `CONFIG_*` codes of
- *   `parseDecoderConfig` and the `SAFETENSORS_*` codes of `openSafetensors`
+ *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`, `CHECKPOINT_SHAPE` (each naming
+ *   the tensor), the `CONFIG_*` codes of `parseDecoderConfig` and the `SAFETENSORS_*` codes of
+ *   `openSafetensors`; last, `CHECKPOINT_LOAD_UNMODELLED` (see the module)
  * @example
  * ```ts ignore
  * const ckpt = await openDecoderCheckpoint(files);
@@ -177,7 +185,7 @@ export async function openDecoderCheckpoint(
           : `the index names '${name}', which is missing (or not a regular file)`,
       );
     }
-    const st = await openSafetensors(source, { maxTensors: budget });
+    const st = await openSafetensors(source, { maxTensors: budget, offFormat: "keep" });
     budget = Math.max(0, budget - st.header.tensors.length);
     opened.set(name, { source, st });
   }
@@ -185,7 +193,16 @@ export async function openDecoderCheckpoint(
     await _noStrayWeights(files.names(), { weights: names, indexed: map !== null });
   }
   const where = _locate(opened, map);
-  _checkTensors(config, where, opened);
+  const unmodelled = _checkTensors(config, where, opened) ??
+    [...opened].map(([name, { st }]) =>
+      st.header.offFormat === null ? null : `weight file '${name}': ${st.header.offFormat}`
+    ).find((why) => why !== null);
+  if (unmodelled !== undefined && unmodelled !== null) {
+    _fail(
+      "CHECKPOINT_LOAD_UNMODELLED",
+      `${unmodelled}; the stacks' loaders read it, in a way this version does not model`,
+    );
+  }
   const find = (name: string) => {
     const n = name === "lm_head.weight" && config.tieWordEmbeddings
       ? "model.embed_tokens.weight"
@@ -361,21 +378,28 @@ function _locate(
   return where;
 }
 
+/**
+ * Checks every tensor the config implies (present, of its shape) and that nothing else is there;
+ * returns the first load the stacks' loaders make that is not modelled (a tensor of another
+ * dtype, a tensor the model does not have), or null, for the caller to refuse after the rest.
+ */
 function _checkTensors(
   config: DecoderConfig,
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
-): void {
+): string | null {
   // Lazily, so that the first missing tensor stops the walk: the config's counts are the
   // prover's, the files' tensors are what there is to compare.
   const shapes = new Set<string>();
+  let unmodelled: string | null = null;
   for (const [name, shape] of decoderTensorEntries(config)) {
     shapes.add(name);
     const file = where.get(name);
     if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
     const e = opened.get(file)!.st.entry(name);
     if (e.dtype !== "BF16") {
-      _fail("CHECKPOINT_DTYPE", `tensor '${name}' is ${e.dtype}, expected BF16`);
+      unmodelled ??= `tensor '${name}' is ${e.dtype}, not BF16 (loaders cast it to the model's ` +
+        "dtype)";
     }
     if (e.shape.join() !== shape.join()) {
       _fail(
@@ -391,11 +415,18 @@ function _checkTensors(
     if (_ROPE_BUFFER.test(name)) continue;
     if (name === "lm_head.weight" && config.tieWordEmbeddings) {
       const e = opened.get(where.get(name)!)!.st.entry(name);
-      if (e.dtype === "BF16" && e.shape.join() === `${config.vocab},${config.hidden}`) continue;
-      _fail("CHECKPOINT_SHAPE", `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]`);
+      if (e.shape.join() !== `${config.vocab},${config.hidden}`) {
+        _fail("CHECKPOINT_SHAPE", `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]`);
+      }
+      if (e.dtype !== "BF16") {
+        unmodelled ??= `tensor 'lm_head.weight' (tied) is ${e.dtype}, not BF16`;
+      }
+      continue;
     }
-    _fail("CHECKPOINT_EXTRA_TENSOR", `tensor '${_esc(name)}' is not part of the config's model`);
+    unmodelled ??= `tensor '${_esc(name)}' is not part of the config's model (HF Transformers ` +
+      "drops it, vLLM's loaders refuse most such names)";
   }
+  return unmodelled;
 }
 
 async function _small(

@@ -42,6 +42,11 @@ export interface OpenSafetensorsOptions {
    * header cheap.
    */
   readonly maxTensors?: number;
+  /**
+   * `"refuse"` (default) or `"keep"` a header's departure from the format that its reference
+   * reader reads all the same (`parseSafetensorsHeader`; kept, `header.offFormat` names it).
+   */
+  readonly offFormat?: "refuse" | "keep";
 }
 
 /** An opened safetensors file (frozen). Tensor data is read on demand. */
@@ -122,6 +127,7 @@ export async function openSafetensors(
   const header = parseSafetensorsHeader(headerBytes, {
     bufferBytes: source.size - 8 - Number(n),
     ...(options.maxTensors === undefined ? {} : { maxTensors: options.maxTensors }),
+    ...(options.offFormat === undefined ? {} : { offFormat: options.offFormat }),
   });
   return _file(source, header);
 }

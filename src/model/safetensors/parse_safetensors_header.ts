@@ -7,10 +7,17 @@
  * an optional `"__metadata__"` object of string values. This module checks the JSON part; the
  * length prefix is read by `openSafetensors`.
  *
- * Strictness beyond `JSON.parse`: the text must start with `{` (as the reference implementation
- * requires; trailing spaces, which writers use as padding, are allowed), is parsed by
- * `parseStrictJson` (no repeated key in any object, no lone surrogate, no carriage return), and
- * entries may hold no fields other than the three above. Numbers are read as `JSON.parse` reads
+ * Strictness beyond `JSON.parse`: the text is parsed by `parseStrictJson` (no repeated key in any
+ * object, no lone surrogate), and numbers are held to the plain integers the reference reader
+ * takes. Three departures from the format that its reference reader (serde_json into the
+ * safetensors crate's structs) reads all the same are told apart rather than taken as a broken
+ * file: a text that does not start with `{` (leading whitespace), a carriage return between
+ * tokens (the format's padding is spaces; serde_json skips any JSON whitespace), and a tensor
+ * entry field the format does not define (the crate's `TensorInfo` ignores unknown fields). They
+ * are checked after everything else, so a file broken otherwise gets that refusal, and are
+ * refused as `SAFETENSORS_OFF_FORMAT` unless the caller keeps them (`offFormat: "keep"`: the
+ * header's {@link SafetensorsHeader.offFormat} then names the first, and the entry is read
+ * without the extra field). Numbers are read as `JSON.parse` reads
  * them, so `2.0` is accepted as the integer 2; integers above 2^53 - 1 are refused by the entry
  * checks rather than rounded.
  *
@@ -26,7 +33,11 @@
 import { InputError, type SafetensorsCode } from "../../errors.ts";
 import { checkTiling } from "./check_tiling.ts";
 import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
-import { parseTensorEntry, type SafetensorsEntry } from "./parse_tensor_entry.ts";
+import {
+  parseTensorEntry,
+  type SafetensorsEntry,
+  TENSOR_ENTRY_FIELDS,
+} from "./parse_tensor_entry.ts";
 
 /** The validated header of a safetensors file (frozen). */
 export interface SafetensorsHeader {
@@ -45,6 +56,13 @@ export interface SafetensorsHeader {
   readonly dataStart: number;
   /** Size of the data buffer in bytes. */
   readonly dataByteLength: number;
+  /**
+   * The first departure from the format that the reference reader reads all the same (a text
+   * opening with whitespace, a carriage return between tokens, a tensor entry field the format
+   * does not define), one line; null when there is none. Only a parse with `offFormat: "keep"`
+   * returns a non-null one.
+   */
+  readonly offFormat: string | null;
 }
 
 /** The reserved header key for free-form string metadata. */
@@ -91,15 +109,16 @@ const _UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * @param headerBytes the `N` header bytes (without the 8-byte length prefix)
  * @param options `bufferBytes`: size of the data buffer that follows the header; `maxTensors`:
  *   most tensors the file may describe (default no limit beyond the header's length), which bounds
- *   the JSON values the parse reads ({@link headerValueLimit})
+ *   the JSON values the parse reads ({@link headerValueLimit}); `offFormat`: `"refuse"` (default)
+ *   or `"keep"` a departure the reference reader reads all the same (see the module)
  * @returns the frozen header
  * @throws {RangeError} when `maxTensors` is not a non-negative integer or Infinity
- * @throws {InputError} `SAFETENSORS_HEADER_UTF8`, `SAFETENSORS_HEADER_START`,
- *   `SAFETENSORS_HEADER_JSON`, `SAFETENSORS_HEADER_NOT_OBJECT`, `SAFETENSORS_DUPLICATE_KEY`,
+ * @throws {InputError} `SAFETENSORS_HEADER_UTF8`, `SAFETENSORS_HEADER_JSON`, `SAFETENSORS_HEADER_NOT_OBJECT`, `SAFETENSORS_DUPLICATE_KEY`,
  *   `SAFETENSORS_HEADER_TOO_LARGE` (more JSON values than `maxTensors` tensors and the metadata
  *   allowance take), `SAFETENSORS_METADATA` (not an object of strings, or over
  *   {@link MAX_METADATA_ENTRIES} entries or {@link MAX_METADATA_CHARS} characters), any code of
- *   `parseTensorEntry` and `checkTiling`
+ *   `parseTensorEntry` and `checkTiling`, then `SAFETENSORS_OFF_FORMAT` (a departure
+ *   the reference reader reads, unless kept)
  * @example
  * ```ts
  * import { parseSafetensorsHeader } from "./parse_safetensors_header.ts";
@@ -112,7 +131,11 @@ const _UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 export function parseSafetensorsHeader(
   headerBytes: Uint8Array,
-  options: { readonly bufferBytes: number; readonly maxTensors?: number },
+  options: {
+    readonly bufferBytes: number;
+    readonly maxTensors?: number;
+    readonly offFormat?: "refuse" | "keep";
+  },
 ): SafetensorsHeader {
   const maxTensors = options.maxTensors ?? Infinity;
   if (!(Number.isSafeInteger(maxTensors) || maxTensors === Infinity) || maxTensors < 0) {
@@ -120,21 +143,31 @@ export function parseSafetensorsHeader(
       `Cannot read safetensors header: maxTensors ${maxTensors} is not a non-negative integer`,
     );
   }
-  const root = _parseJson(headerBytes, maxTensors);
+  const { root, offFormat: textOff } = _parseJson(headerBytes, maxTensors);
+  let offFormat = textOff;
   const dataStart = 8 + headerBytes.length;
   let metadata: Readonly<Record<string, string>> = Object.freeze({});
   let hasMetadata = false;
   const entries: SafetensorsEntry[] = [];
   for (const [name, value] of Object.entries(root)) {
-    if (name !== METADATA_KEY) entries.push(parseTensorEntry(name, value, dataStart));
-    // `null` is the reference reader's `None` (its field is an Option): no metadata.
-    else if (value !== null) {
+    if (name !== METADATA_KEY) {
+      const known = _knownFields(name, value);
+      offFormat ??= known.offFormat;
+      entries.push(parseTensorEntry(name, known.value, dataStart));
+    } else if (value !== null) {
+      // `null` is the reference reader's `None` (its field is an Option): no metadata.
       metadata = _metadata(value);
       hasMetadata = true;
     }
   }
   const tensors = checkTiling(entries, options.bufferBytes);
   _integerForms(headerBytes, maxTensors);
+  if (offFormat !== null && options.offFormat !== "keep") {
+    _fail(
+      "SAFETENSORS_OFF_FORMAT",
+      `${offFormat}: the format does not allow it (its reference reader reads it all the same)`,
+    );
+  }
   return Object.freeze({
     tensors,
     metadata,
@@ -142,7 +175,28 @@ export function parseSafetensorsHeader(
     headerByteLength: headerBytes.length,
     dataStart,
     dataByteLength: options.bufferBytes,
+    offFormat,
   });
+}
+
+/**
+ * A tensor entry without the fields the format does not define (the reference reader's
+ * `TensorInfo` ignores them), and the first one named; anything but an object is left to
+ * `parseTensorEntry`.
+ */
+function _knownFields(name: string, value: unknown): { value: unknown; offFormat: string | null } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { value, offFormat: null };
+  }
+  const extra = Object.keys(value).find((k) => !TENSOR_ENTRY_FIELDS.includes(k));
+  if (extra === undefined) return { value, offFormat: null };
+  const kept = Object.fromEntries(
+    Object.entries(value).filter(([k]) => TENSOR_ENTRY_FIELDS.includes(k)),
+  );
+  return {
+    value: kept,
+    offFormat: `tensor '${name}' has a field '${extra}' the format does not define`,
+  };
 }
 
 /**
@@ -153,7 +207,14 @@ export function parseSafetensorsHeader(
  */
 function _integerForms(headerBytes: Uint8Array, maxTensors: number): void {
   try {
-    parseStrictJson(_UTF8.decode(headerBytes), { maxValues: headerValueLimit(maxTensors) });
+    parseStrictJson(_UTF8.decode(headerBytes), {
+      maxValues: headerValueLimit(maxTensors),
+      carriageReturns: true,
+      // Plain integers where the reader takes integers; a field it ignores may hold any number.
+      fractions: (path) =>
+        !(path.length === 3 && path[0] !== METADATA_KEY &&
+          (path[1] === "shape" || path[1] === "data_offsets")),
+    });
   } catch (cause) {
     if (!(cause instanceof StrictJsonError)) throw cause;
     const code = /\.shape\[/.test(cause.path)
@@ -165,7 +226,10 @@ function _integerForms(headerBytes: Uint8Array, maxTensors: number): void {
   }
 }
 
-function _parseJson(headerBytes: Uint8Array, maxTensors: number): Record<string, unknown> {
+function _parseJson(
+  headerBytes: Uint8Array,
+  maxTensors: number,
+): { root: Record<string, unknown>; offFormat: string | null } {
   let text: string;
   try {
     text = _UTF8.decode(headerBytes);
@@ -175,7 +239,7 @@ function _parseJson(headerBytes: Uint8Array, maxTensors: number): Record<string,
   let root: unknown;
   const maxValues = headerValueLimit(maxTensors);
   try {
-    root = parseStrictJson(text, { fractions: true, maxValues });
+    root = parseStrictJson(text, { fractions: true, maxValues, carriageReturns: true });
   } catch (cause) {
     if (!(cause instanceof StrictJsonError)) throw cause;
     const why = `${cause.reason} at '${cause.path}'`;
@@ -194,10 +258,13 @@ function _parseJson(headerBytes: Uint8Array, maxTensors: number): Record<string,
   if (typeof root !== "object" || root === null || Array.isArray(root)) {
     _fail("SAFETENSORS_HEADER_NOT_OBJECT", `header is JSON ${_kind(root)}, not an object`);
   }
-  if (!text.startsWith("{")) {
-    _fail("SAFETENSORS_HEADER_START", `header starts with ${JSON.stringify(text.slice(0, 1))}`);
-  }
-  return root as Record<string, unknown>;
+  // Outside strings (which hold no raw control character) a carriage return is whitespace.
+  const offFormat = !text.startsWith("{")
+    ? `header starts with ${JSON.stringify(text.slice(0, 1))}, not '{'`
+    : text.includes("\r")
+    ? "header holds a carriage return between its tokens"
+    : null;
+  return { root: root as Record<string, unknown>, offFormat };
 }
 
 function _metadata(value: unknown): Readonly<Record<string, string>> {

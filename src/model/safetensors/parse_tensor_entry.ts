@@ -29,7 +29,13 @@ export interface SafetensorsEntry {
   readonly byteLength: number;
 }
 
-const _FIELDS = ["dtype", "shape", "data_offsets"];
+/** The fields a tensor entry has: the format defines no others. */
+export const TENSOR_ENTRY_FIELDS: readonly string[] = Object.freeze([
+  "dtype",
+  "shape",
+  "data_offsets",
+]);
+const _FIELDS = TENSOR_ENTRY_FIELDS;
 
 /**
  * Checks the fields of one entry and builds its frozen description. Offsets are checked against

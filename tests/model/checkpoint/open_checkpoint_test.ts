@@ -106,7 +106,7 @@ Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes nami
         file,
         (t) => [...t, { name: "model.extra", dtype: "BF16", shape: [1], data: new Uint16Array(1) }],
       ),
-      "CHECKPOINT_EXTRA_TENSOR",
+      "CHECKPOINT_LOAD_UNMODELLED",
       "model.extra",
     ],
     [
@@ -115,7 +115,7 @@ Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes nami
         file,
         (t) => t.map((x) => x.name === norm ? { ...x, dtype: "F16" as const } : x),
       ),
-      "CHECKPOINT_DTYPE",
+      "CHECKPOINT_LOAD_UNMODELLED",
       norm,
     ],
     [
@@ -141,6 +141,51 @@ Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes nami
   }
 });
 
+Deno.test("openDecoderCheckpoint() refuses a load it does not model only after every other check: a missing or misshapen tensor still gets its code", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const file = "model.safetensors";
+  const norm = "model.layers.1.post_attention_layernorm.weight";
+  const first = "model.layers.0.input_layernorm.weight";
+  const f32 = (t: { name: string; shape: readonly number[] }) => ({
+    name: t.name,
+    dtype: "F32" as const,
+    shape: [...t.shape],
+    data: new Float32Array(t.shape.reduce((a, b) => a * b, 1)),
+  });
+  const cases: [string, Promise<Map<string, Uint8Array>>, string, RegExp][] = [
+    [
+      "an F32 tensor, then a missing one",
+      rewrite(
+        dense,
+        file,
+        (t) => t.filter((x) => x.name !== norm).map((x) => x.name === first ? f32(x) : x),
+      ),
+      "CHECKPOINT_MISSING_TENSOR",
+      /'model\.layers\.1\.post_attention_layernorm\.weight' is missing/,
+    ],
+    [
+      "an extra tensor, and a misshapen one",
+      rewrite(dense, file, (t) => [
+        ...t.map((x) => x.name === norm ? { ...x, shape: [128, 2] } : x),
+        { name: "model.extra", dtype: "BF16", shape: [1], data: new Uint16Array(1) },
+      ]),
+      "CHECKPOINT_SHAPE",
+      /post_attention_layernorm/,
+    ],
+    [
+      "an F32 tensor alone",
+      rewrite(dense, file, (t) => t.map((x) => x.name === first ? f32(x) : x)),
+      "CHECKPOINT_LOAD_UNMODELLED",
+      /'model\.layers\.0\.input_layernorm\.weight' is F32, not BF16 \(loaders cast it/,
+    ],
+  ];
+  for (const [what, dir, want, message] of cases) {
+    const [got, msg] = await code(openDecoderCheckpoint(memFiles(await dir)));
+    assert.equal(got, want, `${what}: ${msg}`);
+    assert.match(msg, message, what);
+  }
+});
+
 Deno.test("openDecoderCheckpoint() skips old checkpoints' per-layer RoPE buffers, as the loaders do", async () => {
   const dense = synthDir(TINY_DENSE);
   const plain = await openDecoderCheckpoint(memFiles(dense));
@@ -158,7 +203,10 @@ Deno.test("openDecoderCheckpoint() skips old checkpoints' per-layer RoPE buffers
     ...t,
     { ...buffer("0"), name: "model.layers.0.self_attn.rotary_emb.cos_cached" },
   ]);
-  assert.equal((await code(openDecoderCheckpoint(memFiles(near))))[0], "CHECKPOINT_EXTRA_TENSOR");
+  assert.equal(
+    (await code(openDecoderCheckpoint(memFiles(near))))[0],
+    "CHECKPOINT_LOAD_UNMODELLED",
+  );
 });
 
 Deno.test("openDecoderCheckpoint() refuses an index that disagrees with its shards", async () => {

@@ -30,7 +30,34 @@ const _cases: [string, Uint8Array, SafetensorsCode][] = [
   ["the header is padded with NULs", rawFile("{}\0\0"), "SAFETENSORS_HEADER_JSON"],
   ["the header is an array", rawFile("[]"), "SAFETENSORS_HEADER_NOT_OBJECT"],
   ["the header is null", rawFile("null"), "SAFETENSORS_HEADER_NOT_OBJECT"],
-  ["the header starts with a space", rawFile(" {}"), "SAFETENSORS_HEADER_START"],
+  ["the header starts with a space", rawFile(" {}"), "SAFETENSORS_OFF_FORMAT"],
+  ["the header's padding holds a carriage return", rawFile("{} \r"), "SAFETENSORS_OFF_FORMAT"],
+  [
+    "a carriage return stands between tokens",
+    rawFile(`{"a":\r${entry("U8", [4], [0, 4])}}`, 4),
+    "SAFETENSORS_OFF_FORMAT",
+  ],
+  [
+    "an entry has a field the format does not define",
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":1.5}}', 4),
+    "SAFETENSORS_OFF_FORMAT",
+  ],
+  // A departure the reference reader reads comes last: a file broken otherwise gets that code.
+  [
+    "a header starting with a space has a bad byte length",
+    rawFile(` {"a":${entry("U8", [4], [0, 3])}}`, 3),
+    "SAFETENSORS_BYTE_LENGTH",
+  ],
+  [
+    "an entry with an unknown field has a shape written 4.0",
+    rawFile('{"a":{"x":[1.5,-0],"dtype":"U8","shape":[4.0],"data_offsets":[0,4]}}', 4),
+    "SAFETENSORS_SHAPE",
+  ],
+  [
+    "a header with a carriage return leaves bytes between tensors",
+    rawFile(`{"a":${entry("U8", [4], [0, 4])},\r"b":${entry("U8", [4], [5, 9])}}`, 9),
+    "SAFETENSORS_GAP",
+  ],
   ["an entry is a number", rawFile('{"a":1}'), "SAFETENSORS_ENTRY_FIELD"],
   [
     "an entry lacks dtype",
@@ -45,11 +72,6 @@ const _cases: [string, Uint8Array, SafetensorsCode][] = [
   [
     "an entry lacks data_offsets",
     rawFile('{"a":{"dtype":"U8","shape":[]}}'),
-    "SAFETENSORS_ENTRY_FIELD",
-  ],
-  [
-    "an entry has an unknown field",
-    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":1}}', 4),
     "SAFETENSORS_ENTRY_FIELD",
   ],
   [
@@ -250,4 +272,21 @@ Deno.test("`openSafetensors()` refuses unread a header longer than `maxTensors` 
     "SAFETENSORS_HEADER_TOO_LARGE",
   );
   assert.equal((await openBytes(at(limit + 1))).header.tensors.length, 1, "no limit without it");
+});
+
+Deno.test('`openSafetensors()` with `offFormat: "keep"` reads a header as the reference reader does and names its first departure', async () => {
+  const text = `\r\n {"a":{"dtype":"U8","x":{"y":[2.5]},"shape":[4],"data_offsets":[0,4]}}\r`;
+  const st = await openBytes(rawFile(text, 4), { offFormat: "keep" });
+  assert.deepEqual(st.header.tensors.map((t) => [t.name, t.dtype, t.shape]), [["a", "U8", [4]]]);
+  assert.equal(st.header.offFormat, `header starts with "\\r", not '{'`);
+  const field = await openBytes(
+    rawFile('{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":1}}', 4),
+    { offFormat: "keep" },
+  );
+  assert.equal(field.header.offFormat, "tensor 'a' has a field 'x' the format does not define");
+  const cr = await openBytes(rawFile(`{"a":${U8x4}}\r`, 4), { offFormat: "keep" });
+  assert.equal(cr.header.offFormat, "header holds a carriage return between its tokens");
+  const plain = await openBytes(rawFile(`{"a":${U8x4}}  `, 4), { offFormat: "keep" });
+  assert.equal(plain.header.offFormat, null);
+  await rejectsWithCode(openBytes(rawFile(`{"a":${U8x4}}\r`, 4)), "SAFETENSORS_OFF_FORMAT");
 });

@@ -1,0 +1,88 @@
+/**
+ * Weights the stacks' loaders read in a way bitaudit does not model are NOT_VERIFIED, never a
+ * signed FAIL against an honest prover whose writer differs, and never PASS: a header the
+ * safetensors reference reader reads although the format does not allow it (leading whitespace,
+ * a carriage return in its padding, a tensor entry field the format does not define: serde_json
+ * and the crate's `TensorInfo` take all three), an F32 tensor where the model is BF16 (the loaders
+ * cast it), a tensor the model does not have (HF Transformers drops it). Each had FAILed as an
+ * invalid checkpoint. Such a departure is refused only after every other check, so a checkpoint
+ * that is broken as well still FAILs.
+ */
+import assert from "node:assert/strict";
+import {
+  type Blobs,
+  forwardScenario,
+  honestDenseForward,
+  proverRun,
+  verifyAlone,
+} from "./_recompute_fixture.ts";
+import { over, reencode, weightDigest, withHeader } from "./_weight_bytes.ts";
+import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
+
+const { forward, honest, digest } = await honestDenseForward();
+const NORM = "model.norm.weight";
+
+/** The norm as F32 holding its exact BF16 values (what a writer keeping norms in F32 stores). */
+function f32Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
+  return tensors.map((t) => {
+    if (t.name !== NORM) return t;
+    const raw = t.data as Uint8Array; // the file's bytes (little-endian BF16 patterns)
+    const bf16 = new Uint16Array(raw.slice().buffer);
+    const bits = new Uint32Array(bf16.length);
+    for (let i = 0; i < bf16.length; i++) bits[i] = bf16[i]! << 16;
+    return { name: t.name, dtype: "F32", shape: t.shape, data: new Float32Array(bits.buffer) };
+  });
+}
+
+/** One extra tensor the model does not have. */
+function extraTensor(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
+  return [...tensors, { name: "model.extra", dtype: "BF16", shape: [2], data: new Uint16Array(2) }];
+}
+
+Deno.test("weights read by the loaders in a way not modelled are NOT_VERIFIED (they had FAILed as an invalid checkpoint), each reason named", async () => {
+  const weights = forward.blobs.get(digest)!;
+  const blobs: Blobs = new Map(forward.blobs);
+  const plain = await reencode(weights);
+  const cases: [string, Uint8Array, RegExp][] = [
+    ["a header opening with a space", withHeader(plain, (h) => ` ${h}`), /header starts with " "/],
+    ["a carriage return in the padding", withHeader(plain, (h) => `${h}\r`), /carriage return/],
+    [
+      "a tensor entry field the format does not define",
+      withHeader(plain, (h) => h.replace('"dtype":', '"note":[1.5,{"x":null}],"dtype":')),
+      /has a field 'note' the format does not define/,
+    ],
+    [
+      "an F32 norm holding BF16 values",
+      await reencode(weights, { edit: f32Norm }),
+      /'model\.norm\.weight' is F32, not BF16/,
+    ],
+    [
+      "a tensor the model does not have",
+      await reencode(weights, { edit: extraTensor }),
+      /'model\.extra' is not part of the config's model/,
+    ],
+  ];
+  // The unchanged re-encoding PASSes, so each case's verdict is its edit's.
+  assert.equal((await verifyAlone(over(honest, blobs, plain), blobs)).status, "PASS");
+  for (const [what, bytes, reason] of cases) {
+    const r = await verifyAlone(over(honest, blobs, bytes), blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${what}: ${r.reason}`);
+    assert.match(r.reason, /^checkpoint: Cannot open checkpoint: /, what);
+    assert.match(r.reason, reason, what);
+  }
+});
+
+Deno.test("a checkpoint that departs in a way the loaders read and is broken as well still FAILs", async () => {
+  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
+  const p = falsified.records[1]!.predicate;
+  const blobs: Blobs = new Map(falsified.blobs);
+  const weights = falsified.blobs.get(weightDigest(p))!;
+  const broken = await reencode(weights, {
+    edit: (t) =>
+      extraTensor(f32Norm(t)).filter((x) => x.name !== "model.layers.0.mlp.up_proj.weight"),
+  });
+  const spaced = withHeader(broken, (h) => ` ${h}\r`);
+  const r = await verifyAlone(over(p, blobs, spaced), blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /'model\.layers\.0\.mlp\.up_proj\.weight' is missing/);
+});
