@@ -11,6 +11,7 @@ import { InputError } from "../errors.ts";
 import { ioCause } from "./io_cause.ts";
 import { noteWritten, removeOnInterrupt } from "./cleanup.ts";
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
+import { tempSibling } from "./temp_sibling.ts";
 
 /**
  * Writes bytes to a path that must not exist yet; the folders it goes into are created when
@@ -38,7 +39,7 @@ export async function writeNewFile(
   const releaseDirs = created === null
     ? undefined
     : removeOnInterrupt(parentDir(trimSlashes(path)), { recursive: false, upTo: created });
-  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const tmp = tempSibling(path);
   const release = removeOnInterrupt(tmp);
   let ok = false;
   try {

@@ -1,6 +1,8 @@
 /** `lockLog()`: taking the lock tidies what killed appends of this log left, and nothing else. */
 import assert from "node:assert/strict";
 import { lockLog } from "../../src/cli/commands/claims_log_lock.ts";
+import { readLogForAppend, replaceLog } from "../../src/cli/commands/claims_append_log.ts";
+import { tempStem } from "../../src/cli/temp_sibling.ts";
 import { tempDir } from "../_temp.ts";
 
 Deno.test("lockLog() removes this log's leftover temporary copies once it holds the lock", async () => {
@@ -22,6 +24,28 @@ Deno.test("lockLog() removes this log's leftover temporary copies once it holds 
     await unlock();
   }
   await assert.rejects(Deno.stat(`${log}.lock`), Deno.errors.NotFound);
+});
+
+Deno.test("a log whose name leaves no room for '.tmp-<uuid>' is replaced, and its leftovers found, under a shortened stem", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  // 240 bytes: `<name>.tmp-<uuid>` would be 281, past the 255 a name may take.
+  const name = `${"é".repeat(100)}${"c".repeat(34)}.jsonl`;
+  assert.equal(new TextEncoder().encode(name).length, 240);
+  const log = `${dir}/${name}`;
+  await Deno.writeTextFile(log, "");
+  await replaceLog(log, { text: "x\n", read: await readLogForAppend(log) });
+  assert.equal(await Deno.readTextFile(log), "x\n");
+  const stem = tempStem(name);
+  assert.ok(
+    new TextEncoder().encode(`${stem}.tmp-0f8c1a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b`).length <= 255,
+  );
+  assert.notEqual(stem, tempStem(`${name.slice(0, -1)}x`), "each name keeps a stem of its own");
+  const leftover = `${dir}/${stem}.tmp-0f8c1a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b`;
+  await Deno.writeTextFile(leftover, "partial");
+  const unlock = await lockLog(log);
+  await unlock();
+  await assert.rejects(Deno.stat(leftover), Deno.errors.NotFound);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [name]);
 });
 
 /**

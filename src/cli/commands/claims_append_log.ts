@@ -12,6 +12,7 @@ import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { readTextFile } from "../read_json_file.ts";
+import { tempSibling } from "../temp_sibling.ts";
 
 /** A log read for appending. */
 export interface LogForAppend {
@@ -67,7 +68,7 @@ export async function replaceLog(
   path: string,
   o: { readonly text: string; readonly read: LogForAppend },
 ): Promise<void> {
-  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const tmp = tempSibling(path);
   const release = removeOnInterrupt(tmp);
   try {
     {

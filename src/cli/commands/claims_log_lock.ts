@@ -18,6 +18,7 @@ import { basename, dirname, join } from "node:path";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { ioCause } from "../io_cause.ts";
+import { tempSiblingPattern } from "../temp_sibling.ts";
 
 /** Tries before giving up when the lock file keeps being replaced under this append. */
 const _TRIES = 8;
@@ -197,14 +198,11 @@ async function _lstat(path: string): Promise<Deno.FileInfo | null> {
 }
 
 /**
- * Removes the temporary copies of this log that killed appends left (`<log>.tmp-<uuid>`): only an
+ * Removes the temporary copies of this log that killed appends left (`tempSibling`): only an
  * append holding the lock writes one, so with the lock held none of them is in use.
  */
 async function _removeLeftovers(path: string): Promise<void> {
-  const name = basename(path);
-  const pattern = new RegExp(
-    `^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.tmp-[0-9a-f-]{36}$`,
-  );
+  const pattern = tempSiblingPattern(basename(path));
   try {
     for await (const e of Deno.readDir(dirname(path))) {
       if (e.isFile && pattern.test(e.name)) {

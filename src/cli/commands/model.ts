@@ -28,6 +28,7 @@ import { DEFAULT_MAX_BATCH, MAX_BATCH_SEQUENCES } from "../../model/mod.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { printText } from "../output.ts";
+import { tempSibling } from "../temp_sibling.ts";
 
 /** The `--config` option's help: the families a config.json may name. */
 const CONFIG_HELP = "config.json (model_type qwen3, qwen3_moe, llama, qwen2 or mistral)";
@@ -230,7 +231,7 @@ async function _writeWeights(
   path: string,
   bytes: Uint8Array | Iterable<Uint8Array>,
 ): Promise<void> {
-  const tmp = `${path}.tmp-${crypto.randomUUID()}`;
+  const tmp = tempSibling(path);
   const release = removeOnInterrupt(tmp);
   try {
     {
