@@ -144,6 +144,7 @@ export {
   type VllmMaxModelLen,
   vllmMaxModelLen,
   vllmReadingGap,
+  vllmRefusal,
   weightFilesContradiction,
   type WeightMetadataFinding,
   weightMetadataFinding,

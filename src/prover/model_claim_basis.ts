@@ -34,6 +34,7 @@ import {
   type TensorParallel,
   tiedHeadReadingGap,
   vllmReadingGap,
+  vllmRefusal,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import {
@@ -225,6 +226,8 @@ export async function modelClaimBasis(
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
     tiedHeadReadingGap(ckpt, stack.components.transformers) ??
     weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? null;
+  const refused = isVllmStack(stack) ? vllmRefusal(ckpt.config) : null;
+  if (refused !== null) claimInvalid(`stack '${stack.id}' runs vLLM: ${refused}`);
   const engine = isVllmStack(stack) ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {
     claimInvalid(

@@ -25,6 +25,7 @@ import {
   lengthFinding,
   tiedHeadReadingGap,
   vllmReadingGap,
+  vllmRefusal,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
@@ -244,6 +245,7 @@ function _pastLimit(
     readonly profile: GpuProfile;
     readonly what: "checkpoint" | "stack";
     readonly why: string;
+    readonly may?: string;
   },
 ): _Stop {
   const stated = componentMismatch(o.stack.components, p.software.components, o.profile);
@@ -251,8 +253,36 @@ function _pastLimit(
   return new _Stop(
     "NOT_VERIFIED",
     `${o.why}; the record states settings beyond stack '${o.stack.id}' (${stated.reason}), ` +
-      "which may raise the limit: a run past it is not modelled",
+      `which ${o.may ?? "may raise the limit: a run past it is not modelled"}`,
   );
+}
+
+/**
+ * Checks that a vLLM stack loads the record's config at all (`vllmRefusal`: a config naming no
+ * `architectures`). One it refuses FAILs: no run of that stack used it. Where the record states
+ * settings beyond the stack's (`--hf-overrides` may give the list), it is NOT_VERIFIED.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the checkpoint's config, the record's stack and GPU profile
+ * @throws {_Stop} FAIL naming the reason; NOT_VERIFIED as above
+ */
+export function _checkVllmLoads(
+  p: ClaimPredicate,
+  o: {
+    readonly config: DecoderConfig;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+  },
+): void {
+  if (!isVllmStack(o.stack)) return;
+  const why = vllmRefusal(o.config);
+  if (why === null) return;
+  throw _pastLimit(p, {
+    ...o,
+    what: "stack",
+    why: `stack '${o.stack.id}' runs vLLM: ${why}`,
+    may: "may supply the list (--hf-overrides): that loading is not modelled",
+  });
 }
 
 /**

@@ -30,7 +30,12 @@ import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport, _checkServedLength, _checkServedRequests } from "./_model_support.ts";
+import {
+  _checkModelSupport,
+  _checkServedLength,
+  _checkServedRequests,
+  _checkVllmLoads,
+} from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -119,6 +124,10 @@ export async function _recomputeModelForward(
   );
   // A prefill: each sequence is a prompt, with nothing generated.
   const lens = w.tokens.sequences.map((s) => s.length);
+  _refusable(
+    refusals,
+    () => _checkVllmLoads(p, { config: c, stack: input.stack, profile: input.profile }),
+  );
   _refusable(refusals, () =>
     _checkServedLength(p, {
       config: c,

@@ -36,7 +36,12 @@ import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import { _checkModelSupport, _checkServedLength, _checkServedRequests } from "./_model_support.ts";
+import {
+  _checkModelSupport,
+  _checkServedLength,
+  _checkServedRequests,
+  _checkVllmLoads,
+} from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import {
   _checkCost,
@@ -140,6 +145,10 @@ export async function _recomputeSequence(
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
   _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
+  _refusable(
+    refusals,
+    () => _checkVllmLoads(p, { config: c, stack: input.stack, profile: input.profile }),
+  );
   _refusable(refusals, () =>
     _checkServedLength(p, {
       config: c,

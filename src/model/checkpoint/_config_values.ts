@@ -44,13 +44,19 @@ export function _given(c: _Json, key: string): boolean {
  *
  * @param c the config
  * @param key the field
- * @param range accepted values, inclusive (`min` default 1)
+ * @param range accepted values, inclusive (`min` default 1); `floatForm`: what an integer value
+ *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with) or
+ *   `unmodelled` (a field HF only computes with)
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
- *   class's default, which is not modelled), `CONFIG_FIELD` when not an integer (in value or in
- *   how the file writes it) or out of range
+ *   class's default, which is not modelled) or written as a float where that is `unmodelled`,
+ *   `CONFIG_FIELD` when not an integer (in value or in how the file writes it) or out of range
  */
-export function _int(c: _Json, key: string, range: { min?: number; max: number }): number {
+export function _int(
+  c: _Json,
+  key: string,
+  range: { min?: number; max: number; floatForm?: "malformed" | "unmodelled" },
+): number {
   const v = c[key];
   const min = range.min ?? 1;
   if (v === undefined) {
@@ -67,6 +73,14 @@ export function _int(c: _Json, key: string, range: { min?: number; max: number }
     );
   }
   if (WRITTEN_AS_FLOAT.get(c)?.has(key)) {
+    if (range.floatForm === "unmodelled") {
+      throw _bad(
+        "CONFIG_UNSUPPORTED",
+        `${key} is written as a fraction or with an exponent (Python reads a float, which ` +
+          "HF Transformers computes with or, in a typed config, refuses): only an integer is " +
+          "modelled",
+      );
+    }
     throw _bad(
       "CONFIG_FIELD",
       `${key} must be an integer, but it is written as a fraction or with an exponent ` +

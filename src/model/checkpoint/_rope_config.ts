@@ -127,7 +127,8 @@ function _section(
       lowFreqFactor: _positive(p.low_freq_factor, `${o.name}.low_freq_factor`),
       highFreqFactor: _positive(p.high_freq_factor, `${o.name}.high_freq_factor`),
       originalMaxPositions: original ??
-        _int(p, "original_max_position_embeddings", { max: 1 << 30 }),
+        // HF only divides by it (a float form only warns): not modelled rather than malformed.
+        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "unmodelled" }),
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {

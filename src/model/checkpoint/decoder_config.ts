@@ -106,6 +106,11 @@ export interface DecoderConfig {
   readonly maxPositionEmbeddings: number | null;
   /** MoE section (`qwen3_moe` only). */
   readonly moe?: MoeConfig;
+  /**
+   * Set when the config names no `architectures` (absent or null): HF's `AutoModelForCausalLM`
+   * builds the model of `model_type` all the same, vLLM refuses it (`vllmRefusal`).
+   */
+  readonly noArchitectures?: true;
 }
 
 /** Most decoder layers a config may declare (`num_hidden_layers`), and so a layer chain's height. */
@@ -194,6 +199,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
       : {}),
+    ...(c.architectures === undefined || c.architectures === null
+      ? { noArchitectures: true as const }
+      : {}),
   });
 }
 
@@ -233,9 +241,11 @@ function _moe(c: _Json): MoeConfig {
     // HF's default: no renormalisation (`norm_topk_prob=False` in 4.5x and 5.x).
     normTopkProb: _bool(c, "norm_topk_prob", false),
     // A step past the layer count leaves every layer dense (HF: `(i + 1) % step == 0`).
+    // Written as a float (`1.0`), HF 4.5x's modulo reads it alike, Transformers 5's typed config
+    // refuses it: not modelled rather than malformed.
     decoderSparseStep: c.decoder_sparse_step === undefined
       ? 1
-      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1 }),
+      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1, floatForm: "unmodelled" }),
     mlpOnlyLayers: Object.freeze([...only as number[]].sort((a, b) => a - b)),
   });
 }
@@ -359,6 +369,29 @@ export function vllmReadingGap(
       `hidden_size / num_attention_heads = ${built} whatever head_dim says (qwen2.py:128)`;
   }
   return null;
+}
+
+/**
+ * Why vLLM 0.11 refuses to load `config` at all, or null: it builds the class `architectures`
+ * names and raises for a config that names none (`ModelRegistry.inspect_model_cls`: "No model
+ * architectures are specified"; only GGUF configs get one from `model_type`). A record of such a
+ * config on a vLLM stack is no run that stack made, unless settings beyond it supplied the list
+ * (`--hf-overrides`).
+ *
+ * @param config the parsed config
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { vllmRefusal } from "./decoder_config.ts";
+ * if (vllmRefusal({ noArchitectures: true }) === null) throw new Error();
+ * if (vllmRefusal({}) !== null) throw new Error();
+ * ```
+ */
+export function vllmRefusal(config: Pick<DecoderConfig, "noArchitectures">): string | null {
+  return config.noArchitectures === true
+    ? "the config names no architectures, and vLLM 0.11 builds the class that list names (it " +
+      "refuses a config without one: 'No model architectures are specified')"
+    : null;
 }
 
 /**

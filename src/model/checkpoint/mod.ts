@@ -33,6 +33,7 @@ export {
   type MoeConfig,
   parseDecoderConfig,
   vllmReadingGap,
+  vllmRefusal,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
