@@ -7,8 +7,9 @@
  * occurrence; vLLM's parser reads `_` as `-`). Without one, vLLM 0.11 takes a default from the
  * device (`EngineArgs.get_batch_defaults`): 1024 on GPUs of at least 70 GiB whose name does not
  * hold "a100", else 256 (both usage contexts; any other context gets `SchedulerConfig`'s 128).
- * This version bounds an unpinned stack by what the GPU's name alone decides: 256 on an A100,
- * 1024 (the largest default) on every other part, so that no honest pass is refused.
+ * This version bounds an unpinned stack by what the GPU profile decides: 256 on an A100 and on
+ * every part all of whose memory sizes are below 70 GiB ({@link BELOW_70_GIB}), 1024 (the
+ * largest default) on every other part, so that no honest pass is refused.
  *
  * @module
  */
@@ -29,6 +30,14 @@ export type VllmMaxNumSeqs =
     readonly reason: string;
   };
 
+/**
+ * GPU profiles every memory size of which is below vLLM's 70 GiB line (the parts' data sheets): A2
+ * 16 GB, A30 24 GB, A40 48 GB, L4 24 GB, L40 and L40S 48 GB, RTX 1000 Ada 8 GB, V100 16 or 32 GB.
+ */
+export const BELOW_70_GIB: ReadonlySet<string> = Object.freeze(
+  new Set(["a2", "a30", "a40", "l4", "l40", "l40s", "rtx-1000-ada", "v100"]),
+);
+
 /** `--max-num-seqs N` or `--max_num_seqs=N` in a flags string. */
 const _FLAG = /(?:^|\s)--max[-_]num[-_]seqs(?:=|\s+)(\S+)/g;
 /** Any other way of naming it (a config file, a JSON override): not read here. */
@@ -47,6 +56,8 @@ const _NAMED = /max[-_]num[-_]seqs/i;
  * if (!pinned?.ok || pinned.requests !== 8) throw new Error();
  * const a100 = vllmMaxNumSeqs({ components: { vllm: "0.11.0", flags: "--enforce-eager" } }, "a100");
  * if (!a100?.ok || a100.requests !== 256) throw new Error();
+ * const l40s = vllmMaxNumSeqs({ components: { vllm: "0.11.0" } }, "l40s");
+ * if (!l40s?.ok || l40s.requests !== 256) throw new Error();
  * if (vllmMaxNumSeqs({ components: {} }, "a100") !== null) throw new Error();
  * ```
  */
@@ -67,7 +78,15 @@ export function vllmMaxNumSeqs(
   if (Object.values(stack.components).some((v) => _NAMED.test(v))) {
     return { ok: false, reason: "the stack sets max_num_seqs in a form not read here" };
   }
-  return gpu === "a100" ? { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" } : {
+  if (gpu === "a100") return { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" };
+  if (BELOW_70_GIB.has(gpu)) {
+    return {
+      ok: true,
+      requests: 256,
+      rule: `vLLM's default on a GPU below 70 GiB (256; the ${gpu}'s memory is)`,
+    };
+  }
+  return {
     ok: true,
     requests: 1024,
     rule: "the largest default vLLM picks on any GPU (1024, at least 70 GiB and not an A100)",

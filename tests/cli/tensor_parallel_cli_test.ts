@@ -189,7 +189,7 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
     JSON.stringify({
       kind: "nccl-ring",
       protocol: "simple",
-      chunkBytes: 1024,
+      chunkBytes: 2097152,
       rings: [[0, 1, 1, 3]],
     }),
   );
@@ -263,7 +263,7 @@ Deno.test("model forward --all-reduce vllm-dispatch computes each message on the
   const settings = {
     kind: "nccl-ring",
     protocol: "simple",
-    chunkBytes: 1024,
+    chunkBytes: 2097152,
     rings: [[0, 1, 2, 3]],
   };
   await Deno.writeTextFile(ring, JSON.stringify(settings));

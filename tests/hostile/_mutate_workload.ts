@@ -216,7 +216,7 @@ const ALL_REDUCES: readonly ((tp: number) => unknown)[] = [
   (tp) => ({
     kind: "nccl-ring",
     protocol: "simple",
-    chunkBytes: 1024,
+    chunkBytes: 2097152,
     rings: [Array.from({ length: tp }, (_, r) => r)],
   }),
   (tp) => ({
@@ -233,7 +233,13 @@ const ALL_REDUCES: readonly ((tp: number) => unknown)[] = [
   (tp) => ({ kind: "nccl-tree", protocol: "simple", trees: [{ down: Array(tp).fill([0]) }] }),
   () => ({ kind: "nccl-nvls" }),
   () => ({ kind: "no-such-reduce" }),
-  (tp) => ({ kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0], [0]], x: tp }),
+  (tp) => ({
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 2097152,
+    rings: [[0], [0]],
+    x: tp,
+  }),
 ];
 
 /** A topology edit: tp, pp, ep and the GPU count from the edit's numbers, an all-reduce or none. */

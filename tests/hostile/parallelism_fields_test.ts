@@ -17,7 +17,7 @@ import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod
 import { _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 
-const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] };
 
 function record(parallelism: Record<string, unknown>): unknown {
   const r = makeClaimRecord({

@@ -60,6 +60,18 @@ Deno.test("vllmMaxNumSeqs(): the stack's pinned --max-num-seqs (the last one), e
   assert.ok(a100?.ok && a100.requests === 256, JSON.stringify(a100));
   const h100 = on("(defaults)");
   assert.ok(h100?.ok && h100.requests === 1024, JSON.stringify(h100));
+  // Below 70 GiB vLLM's default is 256 (review h87: an L40S was held to 1024).
+  for (const gpu of ["l40s", "l40", "a40", "a30", "l4", "a2", "v100", "rtx-1000-ada"]) {
+    const b = on("(defaults)", gpu);
+    assert.ok(
+      b?.ok && b.requests === 256 && /below 70 GiB/.test(b.rule),
+      `${gpu}: ${JSON.stringify(b)}`,
+    );
+  }
+  for (const gpu of ["h100-pcie", "h100-nvl", "h200", "gh200", "b200", "rtx-pro-6000-blackwell"]) {
+    const b = on("(defaults)", gpu);
+    assert.ok(b?.ok && b.requests === 1024, `${gpu}: ${JSON.stringify(b)}`);
+  }
   assert.ok(on("--max-num-seqs 0x10")?.ok === false);
   const json = vllmMaxNumSeqs(
     { components: { vllm: "0.11.0", flags: "--config c.yaml", note: "max_num_seqs: 9" } },

@@ -4,16 +4,16 @@ import { type ClaimedAllReduce, ncclEnvFinding } from "../../src/kernels/mod.ts"
 
 const RING = {
   kind: "nccl-ring",
-  protocol: "ll128",
-  chunkBytes: 1024,
+  protocol: "simple",
+  chunkBytes: 2097152,
   rings: [[0, 1, 2, 3]],
 } as const satisfies ClaimedAllReduce;
 const DISPATCH = { kind: "vllm-dispatch", nccl: RING } as const satisfies ClaimedAllReduce;
 
 Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collective", () => {
   const agree: [string, string][][] = [
-    [["NCCL_ALGO", "Ring"], ["NCCL_PROTO", "LL128"]],
-    [["NCCL_ALGO", "ring,pat"], ["NCCL_PROTO", "^simple,ll"]], // PAT runs no all-reduce
+    [["NCCL_ALGO", "Ring"], ["NCCL_PROTO", "Simple"]],
+    [["NCCL_ALGO", "ring,pat"], ["NCCL_PROTO", "^ll128,ll"]], // PAT runs no all-reduce
     [["nccl_algo", " RING "]],
     [["NCCL_ALGO", "broadcast:tree;allreduce:ring"]],
     [["NCCL_ALGO", "broadcast:tree"]], // nothing said of the all-reduce
@@ -29,8 +29,8 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
     [["NCCL_ALGO", "Tree"]],
     [["NCCL_ALGO", "^ring"]],
     [["NCCL_ALGO", "allreduce:tree;broadcast:ring"]],
-    [["NCCL_PROTO", "Simple,LL"]],
-    [["NCCL_PROTO", "^LL128"]],
+    [["NCCL_PROTO", "LL128,LL"]],
+    [["NCCL_PROTO", "^Simple"]],
     [["NCCL_MIN_NCHANNELS", "2"]],
     [["NCCL_MIN_CTAS", "8"]],
   ];
@@ -40,16 +40,21 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   }
   // More channels allowed, none required: the one-channel replay is not pinned.
   assert.equal(ncclEnvFinding([["NCCL_MAX_NCHANNELS", "4"]], RING)?.kind, "unpinned");
-  // As in an environment, the last setting counts.
-  assert.equal(
-    ncclEnvFinding([["NCCL_MAX_NCHANNELS", "4"], ["NCCL_MAX_NCHANNELS", "1"]], RING),
-    null,
-  );
-  assert.equal(
-    ncclEnvFinding([["NCCL_MAX_NCHANNELS", "1"], ["NCCL_MAX_NCHANNELS", "32"]], RING)?.kind,
-    "unpinned",
-  );
-  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"], ["NCCL_ALGO", "Ring"]], RING), null);
+  // Stated twice with different values (two components, in no order): which one NCCL read is
+  // not known, whichever comes last in the record (review h87); the same value twice is one.
+  for (
+    const stated of [
+      [["NCCL_MAX_NCHANNELS", "4"], ["NCCL_MAX_NCHANNELS", "1"]],
+      [["NCCL_MAX_NCHANNELS", "1"], ["NCCL_MAX_NCHANNELS", "32"]],
+      [["NCCL_ALGO", "Tree"], ["NCCL_ALGO", "Ring"]],
+      [["NCCL_ALGO", "Ring"], ["nccl_algo", "Tree"]],
+    ] as [string, string][][]
+  ) {
+    const f = ncclEnvFinding(stated, RING);
+    assert.equal(f?.kind, "unpinned", JSON.stringify(stated));
+    assert.match(f.reason, /states NCCL_\w+ with different values/);
+  }
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Ring"], ["NCCL_ALGO", "Ring"]], RING), null);
   // The first entry without a collective applies to every collective, the all-reduce's own
   // entry over it.
   assert.equal(
@@ -59,7 +64,7 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   assert.equal(ncclEnvFinding([["NCCL_ALGO", "tree;allreduce:ring"]], RING), null);
   assert.equal(ncclEnvFinding([["NCCL_ALGO", "ring;allreduce:tree"]], RING)?.kind, "contradiction");
   assert.equal(
-    ncclEnvFinding([["NCCL_PROTO", "Simple,LL;broadcast:LL128"]], RING)?.kind,
+    ncclEnvFinding([["NCCL_PROTO", "LL128,LL;broadcast:Simple"]], RING)?.kind,
     "contradiction",
   );
   // Numbers as NCCL reads them (strtoll, base 0): 0x4 and 010 are 4 and 8.
@@ -90,9 +95,9 @@ Deno.test("ncclEnvFinding() leaves unpinned a list that allows another algorithm
     [["NCCL_ALGO", "Ring,Tree"]],
     [["NCCL_ALGO", "^tree"]], // ring, CollNet, NVLS, NVLSTree left
     [["NCCL_ALGO", "tree;allreduce:ring,nvls"]],
-    [["NCCL_PROTO", "LL,LL128,Simple"]],
-    [["NCCL_PROTO", "^LL"]], // LL128 and Simple left
-    [["NCCL_PROTO", "allreduce:^simple"]],
+    [["NCCL_PROTO", "LL,Simple,LL128"]],
+    [["NCCL_PROTO", "^LL"]], // Simple and LL128 left
+    [["NCCL_PROTO", "allreduce:^ll128"]],
   ];
   for (const stated of free) {
     for (const recorded of [RING, DISPATCH]) {
@@ -106,17 +111,46 @@ Deno.test("ncclEnvFinding() leaves unpinned a list that allows another algorithm
     const stated of [
       [["NCCL_ALGO", "ring,ring"]],
       [["NCCL_ALGO", "^tree,collnetdirect,collnetchain,nvls,nvlstree"]],
-      [["NCCL_PROTO", "^ll,simple"]],
-      [["NCCL_PROTO", "ll,simple;allreduce:LL128"]],
+      [["NCCL_PROTO", "^ll,ll128"]],
+      [["NCCL_PROTO", "ll,ll128;allreduce:Simple"]],
     ] as [string, string][][]
   ) {
     assert.equal(ncclEnvFinding(stated, RING), null, JSON.stringify(stated));
   }
   // A contradiction on one variable still wins over a free list on the other.
   assert.equal(
-    ncclEnvFinding([["NCCL_PROTO", "LL,LL128,Simple"], ["NCCL_ALGO", "Tree"]], RING)?.kind,
+    ncclEnvFinding([["NCCL_PROTO", "LL,Simple,LL128"], ["NCCL_ALGO", "Tree"]], RING)?.kind,
     "contradiction",
   );
   // A name NCCL does not know makes NCCL refuse the list: not vouched for.
   assert.equal(ncclEnvFinding([["NCCL_ALGO", "Ring,Foo"]], RING)?.kind, "unpinned");
+});
+
+Deno.test("ncclEnvFinding() holds a recorded all-reduce to what NCCL 2.27 builds: a Simple ring's 2 MiB chunk, a chain for a tree on one machine (review h87)", () => {
+  const pinned: [string, string][] = [["NCCL_PROTO", "Simple"], ["NCCL_MAX_NCHANNELS", "1"]];
+  for (const chunkBytes of [512, 1024, 1 << 20, 4 << 20]) {
+    const ring = { ...RING, chunkBytes };
+    const f = ncclEnvFinding(pinned, ring);
+    assert.equal(f?.kind, "contradiction", String(chunkBytes));
+    assert.match(f.reason, /chunk of \d+ bytes is not NCCL's: a Simple ring's chunk is 2097152/);
+    assert.equal(
+      ncclEnvFinding(pinned, { kind: "vllm-dispatch", nccl: ring })?.kind,
+      "contradiction",
+    );
+  }
+  // A stated buffer size changes the chunk (refused elsewhere as not pinned by the stack).
+  assert.equal(ncclEnvFinding([["NCCL_BUFFSIZE", "1048576"]], { ...RING, chunkBytes: 1024 }), null);
+  // LL and LL128 chunk sizes are not derived: not vouched for, whatever the chunk.
+  for (const protocol of ["ll", "ll128"] as const) {
+    assert.equal(ncclEnvFinding([], { ...RING, protocol, chunkBytes: 32768 })?.kind, "unpinned");
+  }
+  const tree = (down: number[][]) =>
+    ({ kind: "nccl-tree", protocol: "simple", trees: [{ down }] }) as const;
+  assert.equal(ncclEnvFinding(pinned, tree([[1], [2], [3], []])), null);
+  assert.equal(ncclEnvFinding(pinned, tree([[2], [], [1]])), null);
+  for (const down of [[[1, 2, 3], [], [], []], [[1], [2, 3], [], []]]) {
+    const f = ncclEnvFinding(pinned, tree(down));
+    assert.equal(f?.kind, "contradiction", JSON.stringify(down));
+    assert.match(f.reason, /on one machine NCCL's tree all-reduce is its intra-node chain/);
+  }
 });

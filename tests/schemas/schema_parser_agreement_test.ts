@@ -152,7 +152,7 @@ function _claimVariants(records: Record<string, Record<string, unknown>>[]): unk
     interconnect: "pcie-p2p",
     allReduce: {
       kind: "vllm-dispatch",
-      nccl: { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] },
+      nccl: { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] },
     },
   };
   return [other, sampled, table, tree, nvls, dispatch];

@@ -31,7 +31,7 @@ const walker = engineWalker;
 const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 const CUSTOM = { kind: "vllm-custom-1stage" };
-const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] };
 
 /** An asset store with the tiny TP catalog copied for `gpu` (its root removed on dispose). */
 async function storeFor(gpu: keyof typeof GPUS) {

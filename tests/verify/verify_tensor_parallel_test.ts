@@ -30,9 +30,9 @@ const walker = engineWalker;
 const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 
-const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 2, 1, 3]] };
+const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 2, 1, 3]] };
 // A star: rank 0 adds ranks 1, 2, 3 in that order, one BF16 rounding per add.
-const TREE4 = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1, 2, 3], [], [], []] }] };
+const TREE4 = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], [2], [3], []] }] };
 
 const scenario = parseScenario(oneGemmScenario({ logId: "tp-test", seed: "tp-v1" }, {
   hardware: { profile: "a100", count: 8 },

@@ -454,7 +454,7 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
         allReduce: {
           kind: "nccl-ring",
           protocol: "simple",
-          chunkBytes: 1024,
+          chunkBytes: 2097152,
           rings: [[0, 1, 2, 3]],
         },
       },
@@ -477,7 +477,12 @@ Deno.test("TP 8 on vLLM's layout (KV heads replicated): dense and MoE forward re
 });
 
 Deno.test("a vLLM record naming an all-reduce its stack's dispatch does not take FAILs with the path and the rule, before any tensor is computed", async () => {
-  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const ring4 = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 2097152,
+    rings: [[0, 1, 2, 3]],
+  };
   const sc = parseScenario(oneGemmScenario({ logId: "vllm-ar-test", seed: "vllm-ar-v1" }, {
     hardware: { profile: "a100", count: 8 },
     forward: {
@@ -511,7 +516,12 @@ Deno.test("a vLLM record naming an all-reduce its stack's dispatch does not take
 });
 
 Deno.test("a record stating its interconnect is checked on it: NCCL on PCIe PASSes, the custom all-reduce without P2P FAILs, an unknown interconnect is NOT_VERIFIED only where the bits match", async () => {
-  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const ring4 = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 2097152,
+    rings: [[0, 1, 2, 3]],
+  };
   const custom = { kind: "vllm-custom-1stage" };
   const sc = parseScenario(oneGemmScenario({ logId: "vllm-links-test", seed: "vllm-links-v1" }, {
     hardware: { profile: "a100", count: 8 },
@@ -568,7 +578,12 @@ Deno.test("a record stating its interconnect is checked on it: NCCL on PCIe PASS
 });
 
 Deno.test("vllm-dispatch: a served TP 4 sequence whose prefill takes the two-stage custom all-reduce and its decode steps the one-stage PASSes; one kind named for both FAILs; NCCL needs its settings, and a stated NCCL release other than 2.27.x is NOT_VERIFIED where messages go to NCCL", async () => {
-  const ring4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+  const ring4 = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 2097152,
+    rings: [[0, 1, 2, 3]],
+  };
   const tp = "tables/models/qwen3-tiny-tp";
   const parallel = [
     // NVLink: a 1,100-token prefill pass is 550 KiB (two stages), a decode step 512 bytes (one
@@ -754,7 +769,7 @@ Deno.test("a vLLM forward record whose tp the heads cannot split over FAILs as c
   const ring = (n: number) => ({
     kind: "nccl-ring",
     protocol: "simple",
-    chunkBytes: 1024,
+    chunkBytes: 2097152,
     rings: [Array.from({ length: n }, (_, i) => i)],
   });
   // The tiny checkpoints have 2 or 8 attention heads: 3 ranks divide neither.

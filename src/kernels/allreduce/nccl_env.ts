@@ -9,6 +9,16 @@
  * tuner picks the algorithm, protocol and channel count per message size among those allowed, so
  * the record's one statement need not hold for every message.
  *
+ * A variable stated twice with different values (two components) leaves open which one NCCL
+ * read: unpinned.
+ *
+ * What NCCL 2.27 builds from a pinned environment is held to as well: a Simple ring's chunk is
+ * `calcCollChunking`'s 2 MiB with NCCL_BUFFSIZE unset ({@link NCCL_SIMPLE_RING_CHUNK_BYTES}), so a
+ * recorded ring of another chunk size is no run of it (LL and LL128 chunk sizes are not derived
+ * here: unpinned); on one machine (a tensor-parallel group is refused past the machine's GPUs)
+ * NCCL's tree is its intra-node chain, each rank with at most one child, so a recorded tree that
+ * branches is no run of it either.
+ *
  * Read as NCCL reads them: names and values without case, a list separated by commas, `^` in
  * front for the ones left out, and per-collective lists (`allreduce:tree;broadcast:ring`) of which
  * only the all-reduce's counts.
@@ -20,6 +30,7 @@ import {
   type ClaimedNcclAllReduce,
   VLLM_DISPATCH,
 } from "./claimed_all_reduce.ts";
+import { NCCL_SIMPLE_RING_CHUNK_BYTES } from "./nccl_cbd.ts";
 
 /** How the stated environment bears on the recorded NCCL all-reduce. */
 export interface NcclEnvFinding {
@@ -39,15 +50,17 @@ export interface NcclEnvFinding {
  * @param stated every `NAME=VALUE` the record states (e.g. `statedSettings` of its components)
  * @param recorded the recorded all-reduce (its NCCL part: the all-reduce itself, or how NCCL ran
  *   under vLLM's dispatch; none: nothing to compare)
- * @returns the first contradiction, else a setting that leaves the channel count, algorithm or
- *   protocol free, or null
+ * @returns the first contradiction (of the environment, or of what NCCL builds under it), else a
+ *   setting, or the lack of one, that leaves the channel count, algorithm, protocol or chunk size
+ *   free, or null
  * @example
  * ```ts
  * import { ncclEnvFinding } from "./nccl_env.ts";
- * const tree = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], []] }] } as const;
- * if (ncclEnvFinding([["NCCL_ALGO", "Tree"], ["NCCL_PROTO", "Simple"]], tree) !== null) {
- *   throw new Error();
- * }
+ * const tree = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], [2], []] }] } as const;
+ * const pinned = [["NCCL_ALGO", "Tree"], ["NCCL_PROTO", "Simple"], ["NCCL_MAX_NCHANNELS", "1"]] as const;
+ * if (ncclEnvFinding(pinned, tree) !== null) throw new Error();
+ * const star = { ...tree, trees: [{ down: [[1, 2], [], []] }] };
+ * if (ncclEnvFinding(pinned, star)?.kind !== "contradiction") throw new Error("not a chain");
  * if (ncclEnvFinding([["NCCL_ALGO", "^tree"]], tree)?.kind !== "contradiction") throw new Error();
  * if (ncclEnvFinding([["NCCL_ALGO", "Ring,Tree"]], tree)?.kind !== "unpinned") throw new Error();
  * ```
@@ -58,14 +71,31 @@ export function ncclEnvFinding(
 ): NcclEnvFinding | null {
   const nccl = _ncclOf(recorded);
   if (nccl === undefined) return null;
-  // As in an environment, the last setting of a variable is the one NCCL reads.
-  const last = new Map<string, { name: string; value: string }>();
-  for (const [name, value] of stated) last.set(name.toUpperCase(), { name, value: value.trim() });
-  const said = (name: string) => {
-    const s = last.get(name);
-    return s === undefined ? undefined : { ...s, text: `${s.name}=${s.value}` };
-  };
+  // Every value stated of each variable (components are a map: no order says which came last).
+  const values = new Map<string, { name: string; value: string }[]>();
+  for (const [name, value] of stated) {
+    const key = name.toUpperCase();
+    values.set(key, [...(values.get(key) ?? []), { name, value: value.trim() }]);
+  }
   let unpinned: NcclEnvFinding | null = null;
+  const said = (name: string) => {
+    const all = values.get(name);
+    if (all === undefined) return undefined;
+    if (new Set(all.map((v) => v.value)).size > 1) {
+      unpinned ??= {
+        kind: "unpinned",
+        reason: `the record states ${name} with different values (${
+          all.map((v) => `${v.name}=${v.value}`).join(", ")
+        }); which one NCCL read is not known`,
+      };
+      return undefined;
+    }
+    const s = all[0]!;
+    return { ...s, text: `${s.name}=${s.value}` };
+  };
+  const shape = _builtShape(nccl, { buffSizeStated: values.has("NCCL_BUFFSIZE") });
+  if (shape?.kind === "contradiction") return shape;
+  unpinned ??= shape;
   const choices = [
     ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm", _ALGORITHMS],
     ["NCCL_PROTO", nccl.protocol, "protocol", _PROTOCOLS],
@@ -122,6 +152,40 @@ export function ncclEnvFinding(
     };
   }
   return unpinned;
+}
+
+/**
+ * What NCCL 2.27 builds under an environment that leaves its buffers at their defaults, against
+ * the recorded all-reduce: a Simple ring's chunk size, a tree's shape on one machine.
+ */
+function _builtShape(
+  nccl: ClaimedNcclAllReduce,
+  o: { readonly buffSizeStated: boolean },
+): NcclEnvFinding | null {
+  if (nccl.kind === "nccl-tree") {
+    const down = nccl.trees[0]!.down;
+    const rank = down.findIndex((children) => children.length > 1);
+    if (rank < 0) return null;
+    return {
+      kind: "contradiction",
+      reason: `the recorded tree gives rank ${rank} ${down[rank]!.length} children; on one ` +
+        "machine NCCL's tree all-reduce is its intra-node chain (each rank at most one child)",
+    };
+  }
+  if (nccl.protocol !== "simple") {
+    return {
+      kind: "unpinned",
+      reason: `the chunk size NCCL computes for a ${nccl.protocol} ring is not derived here; ` +
+        `the recorded ${nccl.chunkBytes} bytes are not vouched for`,
+    };
+  }
+  if (o.buffSizeStated || nccl.chunkBytes === NCCL_SIMPLE_RING_CHUNK_BYTES) return null;
+  return {
+    kind: "contradiction",
+    reason: `the recorded ring's chunk of ${nccl.chunkBytes} bytes is not NCCL's: a Simple ` +
+      `ring's chunk is ${NCCL_SIMPLE_RING_CHUNK_BYTES} bytes with NCCL_BUFFSIZE unset ` +
+      "(calcCollChunking: 4 MiB / NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4)",
+  };
 }
 
 /** A stated channel count read as NCCL reads it (`strtoll` base 0), or null where it cannot be. */

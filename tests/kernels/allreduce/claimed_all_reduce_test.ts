@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { messageAllReducePlan, parseClaimedAllReduce } from "../../../src/kernels/mod.ts";
 
-const ring = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [[0, 1, 2, 3]] };
+const ring = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] };
 
 Deno.test("parseClaimedAllReduce() reads vllm-dispatch with and without NCCL settings", () => {
   assert.deepEqual(parseClaimedAllReduce({ kind: "vllm-dispatch" }, 4), { kind: "vllm-dispatch" });

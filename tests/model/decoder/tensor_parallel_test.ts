@@ -63,7 +63,7 @@ function allReduces(n: number): Record<ModelledAllReduceKind, ClaimedAllReduce> 
     "vllm-custom-1stage": { kind: "vllm-custom-1stage" },
     "vllm-custom-2stage": { kind: "vllm-custom-2stage" },
     "torch-symm-mem-two-shot": { kind: "torch-symm-mem-two-shot" },
-    "nccl-ring": { kind: "nccl-ring", protocol: "simple", chunkBytes: 1024, rings: [ranks] },
+    "nccl-ring": { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [ranks] },
     // A ternary tree rooted at rank 0 (a star up to 4 ranks): rank 0 adds its children last.
     "nccl-tree": {
       kind: "nccl-tree",
