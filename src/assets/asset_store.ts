@@ -8,6 +8,7 @@
 import { AssetError } from "../errors.ts";
 import { type Manifest, parseManifest } from "./manifest.ts";
 import { sha256Hex } from "../sha256_hex.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** The manifest path relative to the asset root. */
 export const MANIFEST_PATH = "tables/manifest.json";
@@ -119,10 +120,22 @@ function _store(
     read,
     async readJson(path: string): Promise<unknown> {
       const bytes = await read(path);
+      let text: string;
       try {
-        return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch {
-        throw new AssetError("ASSET_INVALID", `Cannot load '${path}': not valid UTF-8 JSON`);
+        throw new AssetError("ASSET_INVALID", `Cannot load '${path}': not valid UTF-8`);
+      }
+      try {
+        // As strictly as the same document given as a file (a duplicate key would read as its
+        // last value where a reader of the file sees the first).
+        return parseStrictJson(text, { fractions: true });
+      } catch (e) {
+        if (!(e instanceof StrictJsonError)) throw e;
+        throw new AssetError(
+          "ASSET_INVALID",
+          `Cannot load '${path}': not strict JSON (${e.reason} at '${e.path}')`,
+        );
       }
     },
     used: () => ({ ...used }),

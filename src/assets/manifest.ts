@@ -11,6 +11,7 @@
  * @module
  */
 import { AssetError } from "../errors.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /** One manifest entry. */
 export interface ManifestEntry {
@@ -32,6 +33,8 @@ export interface Manifest {
   readonly assets: Readonly<Record<string, ManifestEntry>>;
 }
 
+const _ENTRY_FIELDS = ["sha256", "bytes", "producer", "formatVersion"];
+
 /**
  * Parses and validates manifest text.
  *
@@ -46,17 +49,21 @@ export interface Manifest {
  * ```
  */
 export function parseManifest(text: string): Manifest {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new AssetError("MANIFEST_INVALID", "Cannot read asset manifest: not valid JSON");
-  }
   const bad = (why: string): never => {
     throw new AssetError("MANIFEST_INVALID", `Cannot read asset manifest: ${why}`);
   };
+  let json: unknown;
+  try {
+    // Strict: a path listed twice, `4618.0` bytes or `1e0` are no manifest bitaudit writes.
+    json = parseStrictJson(text);
+  } catch (e) {
+    if (!(e instanceof StrictJsonError)) throw e;
+    bad(`not strict JSON (${e.reason} at '${e.path}')`);
+  }
   const m = json as { schema?: unknown; assets?: unknown };
-  if (typeof m !== "object" || m === null) bad("expected an object");
+  if (typeof m !== "object" || m === null || Array.isArray(m)) bad("expected an object");
+  const extra = Object.keys(m).find((k) => k !== "schema" && k !== "assets");
+  if (extra !== undefined) bad(`unknown field '${extra}'`);
   if (m.schema !== "bitaudit.asset-manifest/v1") {
     bad("'schema' must be 'bitaudit.asset-manifest/v1'");
   }
@@ -67,6 +74,11 @@ export function parseManifest(text: string): Manifest {
   for (const [path, v] of Object.entries(m.assets as Record<string, unknown>)) {
     const e = v as Record<string, unknown>;
     if (!/^[a-z0-9_][a-z0-9_./-]*$/i.test(path) || path.includes("..")) bad(`bad path '${path}'`);
+    if (typeof e !== "object" || e === null || Array.isArray(e)) {
+      bad(`'assets.${path}' must be an object`);
+    }
+    const unknown = Object.keys(e).find((k) => !_ENTRY_FIELDS.includes(k));
+    if (unknown !== undefined) bad(`'assets.${path}' has an unknown field '${unknown}'`);
     if (typeof e?.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(e.sha256)) {
       bad(`'assets.${path}.sha256' must be 64 lowercase hex digits`);
     }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AssetError } from "../../src/errors.ts";
-import { openAssetStore } from "../../src/assets/mod.ts";
+import { openAssetStore, parseManifest, sha256Hex } from "../../src/assets/mod.ts";
 import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { buildManifest } from "../../tools/manifest_lib.ts";
 import { isCode } from "../_assert_code.ts";
@@ -86,6 +86,52 @@ Deno.test("openAssetStore() refuses a malformed manifest", async () => {
     await assert.rejects(
       () => openAssetStore(dir),
       isCode(AssetError, "MANIFEST_MISSING"),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the manifest and every asset JSON are parsed strictly: a path listed twice, a float byte count, an unknown field, a duplicate key in a profile are refused (review h89)", async () => {
+  const entry = `{"sha256":"${"a".repeat(64)}","bytes":1,"producer":"p","formatVersion":1}`;
+  const manifests = [
+    `{"schema":"bitaudit.asset-manifest/v1","assets":{"x.json":${entry},"x.json":${entry}}}`,
+    `{"schema":"bitaudit.asset-manifest/v1","assets":{"x.json":${
+      entry.replace('"bytes":1', '"bytes":1.0')
+    }}}`,
+    `{"schema":"bitaudit.asset-manifest/v1","assets":{"x.json":${
+      entry.replace("}", ',"extra":1}')
+    }}}`,
+    `{"schema":"bitaudit.asset-manifest/v1","assets":{},"extra":1}`,
+    `{"schema":"bitaudit.asset-manifest/v1","assets":{"x.json":[]}}`,
+  ];
+  for (const text of manifests) {
+    assert.throws(() => parseManifest(text), isCode(AssetError, "MANIFEST_INVALID"), text);
+  }
+  const dir = await copyTree();
+  try {
+    // A duplicate key in a listed profile (its digest in the manifest made to match): the last
+    // value would win where a reader of the file sees the first.
+    const path = "profiles/gpu/a100.json";
+    const text = (await Deno.readTextFile(`${dir}/${path}`)).replace(
+      '"id": "a100",',
+      '"id": "a100",\n  "id": "a100",',
+    );
+    assert.match(text, /"id": "a100",\n {2}"id"/);
+    const bytes = new TextEncoder().encode(text);
+    await Deno.writeFile(`${dir}/${path}`, bytes);
+    const manifest = JSON.parse(await Deno.readTextFile(`${dir}/tables/manifest.json`));
+    manifest.assets[path] = {
+      ...manifest.assets[path],
+      sha256: sha256Hex(bytes),
+      bytes: bytes.length,
+    };
+    await Deno.writeTextFile(`${dir}/tables/manifest.json`, JSON.stringify(manifest));
+    const store = await openAssetStore(dir);
+    await assert.rejects(
+      () => store.readJson(path),
+      (e) =>
+        isCode(AssetError, "ASSET_INVALID")(e) && /duplicate key 'id'/.test((e as Error).message),
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
