@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { evidenceCell } from "./evidence_cell.ts";
+import { evidenceCell } from "../verify/mod.ts";
 import {
   type AuditReport,
   detectionCurve,

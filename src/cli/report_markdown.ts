@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { evidenceCell } from "./evidence_cell.ts";
+import { evidenceCell } from "../verify/mod.ts";
 import type { AuditReport } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";

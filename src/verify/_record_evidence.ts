@@ -256,15 +256,17 @@ export function _layerEvidence(
   const { parallel } = o;
   const ops = o.stack.operators;
   const kernels = ops?.layerKernels ?? "torch";
-  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 (Qwen3-4B, dense: no
-  // linear biases, the default RoPE): another GPU, head dimension, a bias, a RoPE scaling or a MoE
-  // block (the peer has none) runs code the peer never compared.
+  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 and hidden size 2560
+  // (Qwen3-4B, dense: no linear biases, the default RoPE at theta 1e6, the GPU's SFU tables):
+  // another GPU, head dimension or hidden size (the peer sizes its norms' reduce blocks from
+  // another width than PyTorch, which agree at 2560), a bias, another RoPE, a MoE block (the peer
+  // has none) or a stack computing the SFU functions otherwise runs code the peer never compared.
   const qwen3 = c.modelType === "qwen3" && c.moe === undefined;
   const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
   // And on one GPU: the peer never ran a rank's shapes, its BF16 partials or an all-reduce.
-  const peer = qwen3 && kernels === "torch" && c.headDim === PEER_HEAD_DIM &&
-    o.profile.id === PEER_PROFILE && !biased && c.ropeScaling === undefined &&
-    _peerRan(o.scope) && parallel === undefined;
+  const peer = qwen3 && kernels === "torch" && _peerSfu(o.stack) && c.headDim === PEER_HEAD_DIM &&
+    c.hidden === PEER_HIDDEN && c.ropeTheta === PEER_ROPE_THETA && o.profile.id === PEER_PROFILE &&
+    !biased && c.ropeScaling === undefined && _peerRan(o.scope) && parallel === undefined;
   const out: ComponentEvidence[] = [{
     component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,
@@ -301,24 +303,34 @@ export function _layerEvidence(
  * never with a GPU capture of these kernels.
  *
  * @param kind the block's workload kind
- * @param stack the stack (its layer kernels)
- * @param o the GPU profile, the block's tokens and, for an attention block, its head dimension
+ * @param stack the stack (its layer kernels and SFU mode)
+ * @param o the GPU profile, the block's tokens; for an FFN block its hidden size, for an
+ *   attention block its head dimension and RoPE (`theta`, or null for recorded frequencies)
  * @returns the entry
  */
 export function _blockOperatorEvidence(
   kind: "ffn_block" | "attention_block",
   stack: StackProfile,
-  o: { readonly profile: GpuProfile; readonly headDim?: number; readonly tokens: number },
+  o: {
+    readonly profile: GpuProfile;
+    readonly tokens: number;
+    readonly hidden?: number;
+    readonly headDim?: number;
+    readonly ropeTheta?: number | null;
+  },
 ): ComponentEvidence {
   const kernels = stack.operators?.layerKernels ?? "torch";
   const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
-  // As the decoder layer: the peer's stages were validated on an A100, attention at head dim 128
-  // and at least 16 rows (its QK-norm tree is PyTorch's from there on) and at most its 250
-  // positions (RoPE's tables beyond them were never compared); hidden-size norms agree at every
-  // row count.
-  const peer = kernels === "torch" && o.profile.id === PEER_PROFILE &&
-    (kind === "ffn_block" ||
-      (o.headDim === PEER_HEAD_DIM && o.tokens >= PEER_MIN_ROWS && o.tokens <= PEER_MAX_ROWS));
+  // As the decoder layer: the peer's stages were validated on an A100 with the GPU's SFU tables,
+  // over its passes of 16 to 250 rows (its QK-norm tree is PyTorch's from 16 rows on; RoPE's
+  // tables beyond 250 positions were never compared), the FFN at hidden size 2560 (the peer's
+  // norm reduce blocks are PyTorch's there, not at every width), attention at head dim 128 with
+  // the default RoPE at theta 1e6 (recorded frequencies, or another theta, were never compared).
+  const rows = o.tokens >= PEER_MIN_ROWS && o.tokens <= PEER_MAX_ROWS;
+  const peer = kernels === "torch" && _peerSfu(stack) && o.profile.id === PEER_PROFILE && rows &&
+    (kind === "ffn_block"
+      ? o.hidden === PEER_HIDDEN
+      : o.headDim === PEER_HEAD_DIM && o.ropeTheta === Number(PEER_ROPE_THETA));
   return {
     component: `block operators ${ops} (${kernels} kernels, ${o.profile.id})`,
     level: peer ? "checked-against-peer" : SOURCE,
@@ -329,3 +341,15 @@ export function _blockOperatorEvidence(
 const PEER_PROFILE = "a100";
 /** The head dimension of that validation (Qwen3-4B). */
 const PEER_HEAD_DIM = 128;
+/** Its hidden size (Qwen3-4B). */
+const PEER_HIDDEN = 2560;
+/** Its RoPE theta (Qwen3's default), as `DecoderConfig.ropeTheta` writes it. */
+const PEER_ROPE_THETA = "1000000";
+
+/**
+ * Whether a stack computes the SFU functions as the peer did (the GPU's tables): a stack of
+ * correctly rounded SFU results (`ieee`) gives other bits on the same operators.
+ */
+function _peerSfu(stack: StackProfile): boolean {
+  return (stack.sfu?.mode ?? "tesla-table") === "tesla-table";
+}

@@ -133,3 +133,4 @@ export {
   meetsEvidence,
   weakestEvidence,
 } from "../hardware/mod.ts";
+export { evidenceCell } from "./evidence_cell.ts";

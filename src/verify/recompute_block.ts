@@ -121,6 +121,7 @@ export async function _recomputeBlock(
         _blockOperatorEvidence("ffn_block", input.stack, {
           profile: input.profile,
           tokens: w.tokens,
+          hidden: h,
         }),
         ..._sfuEvidence(r.sfu),
       ],
@@ -167,6 +168,7 @@ export async function _recomputeBlock(
         profile: input.profile,
         headDim: d,
         tokens: w.tokens,
+        ropeTheta: "theta" in a.rope ? Number(a.rope.theta) : null,
       }),
       ..._sfuEvidence(r.sfu),
       // One sequence (checked above) prefilled from its first position.

@@ -13,7 +13,7 @@
 import type { VerdictPredicate } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { escapeForTerminal } from "../escape_text.ts";
-import { resultsByKind } from "../verify/mod.ts";
+import { evidenceCell, resultsByKind } from "../verify/mod.ts";
 import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
 import { trustSentences } from "./trust_sentences.ts";
@@ -82,6 +82,7 @@ function _view(outcome: CheckDone): CheckView {
       firstDifference: r.firstDifference === null
         ? ""
         : `element ${r.firstDifference.index}: claimed ${r.firstDifference.claimed}, recomputed ${r.firstDifference.recomputed}`,
+      evidence: evidenceCell(r.evidence),
     })),
     detection: predicate.detection.levels.map((l) => ({
       label: `${

@@ -103,13 +103,22 @@ export function renderView(out: HTMLElement, v: CheckView): void {
       "Per-record results",
       _table(
         "Sampled records in selection order",
-        ["index", "kind", "status", "reason", "first difference", "record digest"],
+        [
+          "index",
+          "kind",
+          "status",
+          "reason",
+          "first difference",
+          "weakest evidence",
+          "record digest",
+        ],
         v.results.map((r) => [
           String(r.index),
           r.kind,
           r.status,
           r.reason,
           r.firstDifference,
+          r.evidence,
           r.record,
         ]),
       ),

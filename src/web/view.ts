@@ -31,6 +31,11 @@ export interface ViewResult {
   readonly record: string;
   /** First differing element, as text, or empty. */
   readonly firstDifference: string;
+  /**
+   * The result's weakest evidence and every component at it (`evidenceCell`), `none` where no
+   * recomputation ran: how well what a PASS rests on is known.
+   */
+  readonly evidence: string;
 }
 
 /** Everything the page shows (every string printable: escaped as the CLI prints it). */

@@ -69,28 +69,59 @@ Deno.test("the measurement is of the Dao wheel: PyTorch's bundled FA2 (no fast-m
 
 Deno.test("a block record's PyTorch operators are the peer's level, never a GPU measurement", () => {
   for (const kind of ["ffn_block", "attention_block"] as const) {
+    const peerShape = { headDim: 128, hidden: 2560, ropeTheta: 1e6 };
     const e = _blockOperatorEvidence(kind, stack, {
       profile: gpu("a100"),
-      headDim: 128,
       tokens: 16,
+      ...peerShape,
     });
     assert.equal(e.level, "checked-against-peer");
     // Another GPU, or an attention block at another head dimension: the peer never ran it.
     const h100 = _blockOperatorEvidence(kind, stack, {
       profile: gpu("h100-sxm"),
-      headDim: 128,
       tokens: 16,
+      ...peerShape,
     });
     assert.equal(h100.level, "derived-from-source");
     assert.match(e.component, kind === "ffn_block" ? /RMSNorm, SiLU x mul/ : /QK-norm, RoPE/);
     if (kind === "attention_block") {
       const hd64 = _blockOperatorEvidence(kind, stack, {
         profile: gpu("a100"),
-        headDim: 64,
         tokens: 16,
+        ...peerShape,
+        headDim: 64,
       });
       assert.equal(hd64.level, "derived-from-source");
+      // RoPE the peer never compared (review h90): another theta, recorded frequencies.
+      for (const ropeTheta of [1e4, 5e5, null]) {
+        const rope = _blockOperatorEvidence(kind, stack, {
+          profile: gpu("a100"),
+          tokens: 16,
+          ...peerShape,
+          ropeTheta,
+        });
+        assert.equal(rope.level, "derived-from-source", String(ropeTheta));
+      }
+    } else {
+      // Norms at another width: the peer's reduce blocks are PyTorch's at 2560 alone (review h90).
+      for (const hidden of [768, 1024, 4096]) {
+        const other = _blockOperatorEvidence(kind, stack, {
+          profile: gpu("a100"),
+          tokens: 16,
+          ...peerShape,
+          hidden,
+        });
+        assert.equal(other.level, "derived-from-source", String(hidden));
+      }
     }
+    // A stack of correctly rounded SFU results: other bits than the peer's tables (review h90).
+    const ieee = parseStackProfile(json("profiles/stack/cutlass-3.5-strict-ieee.json"));
+    const strict = _blockOperatorEvidence(kind, ieee, {
+      profile: gpu("a100"),
+      tokens: 16,
+      ...peerShape,
+    });
+    assert.equal(strict.level, "derived-from-source");
   }
 });
 
@@ -159,17 +190,39 @@ Deno.test("the layer and a block's QK-norm and RoPE are the peer's only for pass
   // Decode steps: the peer ran none.
   assert.equal(layer({ ...PREFILL, fromStart: false }), "derived-from-source");
   const block = (tokens: number) =>
-    _blockOperatorEvidence("attention_block", stack, { profile: gpu("a100"), headDim: 128, tokens })
-      .level;
+    _blockOperatorEvidence("attention_block", stack, {
+      profile: gpu("a100"),
+      headDim: 128,
+      ropeTheta: 1e6,
+      tokens,
+    }).level;
   assert.equal(block(16), "checked-against-peer");
   assert.equal(block(250), "checked-against-peer");
   assert.equal(block(4), "derived-from-source");
   assert.equal(block(251), "derived-from-source");
-  // Hidden-size norms agree with PyTorch at every row count.
-  assert.equal(
-    _blockOperatorEvidence("ffn_block", stack, { profile: gpu("a100"), tokens: 1 }).level,
-    "checked-against-peer",
-  );
+  // The FFN block at the peer's width, within the passes it ran.
+  const ffn = (tokens: number) =>
+    _blockOperatorEvidence("ffn_block", stack, { profile: gpu("a100"), hidden: 2560, tokens })
+      .level;
+  assert.equal(ffn(16), "checked-against-peer");
+  assert.equal(ffn(1), "derived-from-source");
+  assert.equal(ffn(251), "derived-from-source");
+  // The layer at another RoPE theta, or on the strict-IEEE stack (review h90).
+  const at = (config: typeof qwen3, s: typeof hf) =>
+    _layerEvidence(config, {
+      stack: s,
+      parallel: undefined,
+      allReduceStated: false,
+      profile: gpu("a100"),
+      scope: PREFILL,
+    })[0]!.level;
+  const theta = parseDecoderConfig({
+    ...json("profiles/models/qwen3-4b.config.json"),
+    rope_theta: 10000,
+  });
+  assert.equal(at(theta, hf), "derived-from-source");
+  const ieee = parseStackProfile(json("profiles/stack/cutlass-3.5-strict-ieee.json"));
+  assert.equal(at(qwen3, ieee), "derived-from-source");
 });
 
 Deno.test("a measured case is one block: the block size beyond it is derived from source on every GPU, the A100's BF16 datapath included (no peer output is bundled to check it)", () => {
@@ -233,7 +286,7 @@ Deno.test("under tensor parallelism the decoder layer is derived from source (th
   const tree = {
     kind: "nccl-tree",
     protocol: "simple",
-    trees: [{ down: [[1, 2, 3], [], [], []] }],
+    trees: [{ down: [[1], [2], [3], []] }],
   };
   const ring2 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 1 << 21, rings: [[0, 1]] };
   const evidence = (parallel: Record<string, unknown> | undefined, allReduceStated: boolean) =>

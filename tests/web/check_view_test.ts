@@ -29,8 +29,8 @@ const trustRootText = JSON.stringify(
 );
 const report = verdictReport();
 
-async function attestation(runtime = "deno"): Promise<string> {
-  const statement = verdictStatement(report, {
+async function attestation(runtime = "deno", of = report): Promise<string> {
+  const statement = verdictStatement(of, {
     verifier: { version: "0.1.0", engine: "reference", runtime },
     assets: { "tables/manifest.json": "66".repeat(32) },
     timeVerified: "2026-03-01T12:00:00Z",
@@ -72,6 +72,33 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
   const fail = v.results.find((r) => r.status === "FAIL")!;
   assert.equal(fail.firstDifference, "element 4: claimed 0x3f49, recomputed 0x3f4a");
   assert.ok(v.digests.some((d) => d.label === "log root" && d.value === "11".repeat(32)));
+  assert.ok(v.results.every((r) => r.evidence === "none"), "no result lists evidence");
+});
+
+Deno.test("checkView() shows each result's weakest evidence and the components at it, as the CLI reports do", async () => {
+  // Review h90: the page showed no evidence, so a PASS resting on source-derived components read
+  // as well as one measured on a GPU.
+  const evidence = [
+    { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
+    { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
+    { component: "decoder layer (qwen3)", level: "derived-from-source" },
+  ] as const;
+  const of = {
+    ...report,
+    results: report.results.map((r) => r.status === "PASS" ? { ...r, evidence } : r),
+  };
+  const v = checkView(
+    await runCheck({ attestation: await attestation("deno", of), trustRoot: trustRootText }),
+  );
+  for (const r of v.results) {
+    assert.equal(
+      r.evidence,
+      r.status === "PASS"
+        ? "derived-from-source: GEMM kernel (recipe kwalk); decoder layer (qwen3)"
+        : "none",
+      `result ${r.index}`,
+    );
+  }
 });
 
 Deno.test("verdictMeaning() names the worker keys of a sharded audit and how many the inspector recomputed again", () => {
