@@ -213,16 +213,15 @@ export async function _recomputeSequence(
         : `record contradicts itself: pass ${i} computes prompt and generated positions together`,
     );
   }
-  if (reuse.recomputed !== null) {
+  // A request preempted and recomputed: not modelled, but the passes are still checked against
+  // the record and each other (the replay's own checks, below) before it says so, so that one
+  // recomputed pass cannot turn a contradiction into NOT_VERIFIED.
+  const recomputed = reuse.recomputed === null ? null : (() => {
     const e = own[reuse.recomputed]!;
-    throw new _Stop(
-      "NOT_VERIFIED",
-      refusals[0] ??
-        `pass ${reuse.recomputed} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
-          "again (a request preempted and recomputed); the replay computes each position once, " +
-          "so the keys and values the later passes read are not modelled",
-    );
-  }
+    return `pass ${reuse.recomputed} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
+      "again (a request preempted and recomputed); the replay computes each position once, " +
+      "so the keys and values the later passes read are not modelled";
+  })();
   const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
     "positions (a prefix-cache hit): their keys and values were computed in another " +
     "request's passes, which the replay does not model";
@@ -276,6 +275,7 @@ export async function _recomputeSequence(
         prompt: prompt.length,
         steps: passes.map((q, pass) => ({ pass, entry: q.self })),
         ...(reuse.start === 0 ? {} : { start: reuse.start }),
+        ...(recomputed === null ? {} : { recomputes: true }),
       }],
     }, {
       runtime,
@@ -284,9 +284,9 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel: parallel === _REFUSED ? undefined : parallel,
-      ...(refusals.length === 0 && cascade === null && prefixHit === null
+      ...(refusals.length === 0 && cascade === null && prefixHit === null && recomputed === null
         ? {}
-        : { refused: refusals[0] ?? cascade ?? prefixHit! }),
+        : { refused: refusals[0] ?? recomputed ?? cascade ?? prefixHit! }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.

@@ -232,6 +232,21 @@ Deno.test("sequence records: a prefix-cache hit or a recomputation after preempt
   const again = await verify([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
   assert.equal(again.status, "NOT_VERIFIED", again.reason);
   assert.match(again.reason, /^pass 2 computes positions 0\.\.4 again \(a request preempted/);
+  // Beside a recomputation, a contradiction still FAILs (review h88: the recomputed pass had
+  // turned any per-pass contradiction into NOT_VERIFIED): a pass whose logits rows contradict its
+  // entries, a token outside the vocabulary.
+  const recomputedBad = await verify(
+    [pass(3, 0), pass(1, 3, 2), pass(5, 0), pass(1, 5)],
+    tokens,
+  );
+  assert.equal(recomputedBad.status, "FAIL", recomputedBad.reason);
+  assert.match(recomputedBad.reason, /pass 1 says 2 logits rows for 1 entries/);
+  const outside = await verify(
+    [pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)],
+    { ...tokens, prompt: [3, 99999, 5] },
+  );
+  assert.equal(outside.status, "FAIL", outside.reason);
+  assert.match(outside.reason, /token id 99999 is outside/);
   // A pass that says more is cached than the earlier passes computed contradicts its history.
   const ahead = await verify([pass(3, 0), pass(1, 4), pass(1, 5)], tokens);
   assert.equal(ahead.status, "FAIL", ahead.reason);

@@ -46,6 +46,12 @@ export interface ServedSequence {
   readonly steps: readonly { readonly pass: number; readonly entry: number }[];
   /** Positions already in its KV cache before the first step (default 0; see `kv` options). */
   readonly start?: number;
+  /**
+   * Whether a step may start below the position the earlier ones reached (a request preempted
+   * and recomputed): its rows are laid out from its own cached count. Such work can be checked,
+   * not replayed (a caller passes `refused`); default false, a contradiction.
+   */
+  readonly recomputes?: boolean;
 }
 
 /** A block of rows: one sequence's entry in one pass. */
@@ -135,6 +141,7 @@ export function servingRows(
         );
       }
       taken.add(key);
+      if (s.recomputes === true && e.cached < pos) pos = e.cached;
       if (e.cached !== pos) {
         throw new RangeError(
           `Cannot lay out sequence ${seq}: pass ${pass} says ${e.cached} cached tokens, ` +
