@@ -193,11 +193,12 @@ export async function openDecoderCheckpoint(
     await _noStrayWeights(files.names(), { weights: names, indexed: map !== null });
   }
   const where = _locate(opened, map);
+  const offFormat = [...opened].find(([, { st }]) => st.header.offFormat !== null);
   const unmodelled = _checkTensors(config, where, opened) ??
-    [...opened].map(([name, { st }]) =>
-      st.header.offFormat === null ? null : `weight file '${name}': ${st.header.offFormat}`
-    ).find((why) => why !== null);
-  if (unmodelled !== undefined && unmodelled !== null) {
+    (offFormat === undefined
+      ? null
+      : `weight file '${offFormat[0]}': ${offFormat[1].st.header.offFormat}`);
+  if (unmodelled !== null) {
     _fail(
       "CHECKPOINT_LOAD_UNMODELLED",
       `${unmodelled}; the stacks' loaders read it, in a way this version does not model`,

@@ -16,8 +16,8 @@
  * entry field the format does not define (the crate's `TensorInfo` ignores unknown fields). They
  * are checked after everything else, so a file broken otherwise gets that refusal, and are
  * refused as `SAFETENSORS_OFF_FORMAT` unless the caller keeps them (`offFormat: "keep"`: the
- * header's {@link SafetensorsHeader.offFormat} then names the first, and the entry is read
- * without the extra field). Numbers are read as `JSON.parse` reads
+ * header's {@link SafetensorsHeader.offFormat} then names the first; the entry's other fields are
+ * read as ever). Numbers are read as `JSON.parse` reads
  * them, so `2.0` is accepted as the integer 2; integers above 2^53 - 1 are refused by the entry
  * checks rather than rounded.
  *
@@ -151,9 +151,8 @@ export function parseSafetensorsHeader(
   const entries: SafetensorsEntry[] = [];
   for (const [name, value] of Object.entries(root)) {
     if (name !== METADATA_KEY) {
-      const known = _knownFields(name, value);
-      offFormat ??= known.offFormat;
-      entries.push(parseTensorEntry(name, known.value, dataStart));
+      offFormat ??= _extraField(name, value);
+      entries.push(parseTensorEntry(name, value, dataStart));
     } else if (value !== null) {
       // `null` is the reference reader's `None` (its field is an Option): no metadata.
       metadata = _metadata(value);
@@ -180,23 +179,16 @@ export function parseSafetensorsHeader(
 }
 
 /**
- * A tensor entry without the fields the format does not define (the reference reader's
- * `TensorInfo` ignores them), and the first one named; anything but an object is left to
- * `parseTensorEntry`.
+ * The first field of a tensor entry the format does not define (the reference reader's
+ * `TensorInfo` and `parseTensorEntry` ignore it), as a departure; anything but an object is left
+ * to `parseTensorEntry`.
  */
-function _knownFields(name: string, value: unknown): { value: unknown; offFormat: string | null } {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { value, offFormat: null };
-  }
+function _extraField(name: string, value: unknown): string | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const extra = Object.keys(value).find((k) => !TENSOR_ENTRY_FIELDS.includes(k));
-  if (extra === undefined) return { value, offFormat: null };
-  const kept = Object.fromEntries(
-    Object.entries(value).filter(([k]) => TENSOR_ENTRY_FIELDS.includes(k)),
-  );
-  return {
-    value: kept,
-    offFormat: `tensor '${name}' has a field '${extra}' the format does not define`,
-  };
+  return extra === undefined
+    ? null
+    : `tensor '${name}' has a field '${extra}' the format does not define`;
 }
 
 /**

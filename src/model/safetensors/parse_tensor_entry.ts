@@ -29,13 +29,15 @@ export interface SafetensorsEntry {
   readonly byteLength: number;
 }
 
-/** The fields a tensor entry has: the format defines no others. */
+/**
+ * The fields a tensor entry has: the format defines no others. The reference reader ignores any
+ * other, and so does {@link parseTensorEntry}; the header's parse tells them apart.
+ */
 export const TENSOR_ENTRY_FIELDS: readonly string[] = Object.freeze([
   "dtype",
   "shape",
   "data_offsets",
 ]);
-const _FIELDS = TENSOR_ENTRY_FIELDS;
 
 /**
  * Checks the fields of one entry and builds its frozen description. Offsets are checked against
@@ -45,8 +47,8 @@ const _FIELDS = TENSOR_ENTRY_FIELDS;
  * @param value the parsed JSON value of the entry
  * @param dataStart absolute offset of the data buffer in the file (`8 + header length`)
  * @returns the validated entry
- * @throws {InputError} `SAFETENSORS_ENTRY_FIELD` (not an object, a field missing, unknown or of the
- *   wrong JSON type), `SAFETENSORS_DTYPE` (unknown dtype), `SAFETENSORS_SHAPE` (a dimension that
+ * @throws {InputError} `SAFETENSORS_ENTRY_FIELD` (not an object, a field missing or of the wrong
+ *   JSON type; another field is ignored), `SAFETENSORS_DTYPE` (unknown dtype), `SAFETENSORS_SHAPE` (a dimension that
  *   is not a safe non-negative integer, or an element count above 2^53 - 1), `SAFETENSORS_OFFSETS`
  *   (not two safe non-negative integers with begin <= end), `SAFETENSORS_BYTE_LENGTH` (end - begin
  *   differs from element count times dtype size)
@@ -67,10 +69,7 @@ export function parseTensorEntry(
     _fail("SAFETENSORS_ENTRY_FIELD", where, `expected an object, got ${_kind(value)}`);
   }
   const obj = value as Record<string, unknown>;
-  for (const key of Object.keys(obj)) {
-    if (!_FIELDS.includes(key)) _fail("SAFETENSORS_ENTRY_FIELD", where, `unknown field '${key}'`);
-  }
-  for (const key of _FIELDS) {
+  for (const key of TENSOR_ENTRY_FIELDS) {
     if (!Object.hasOwn(obj, key)) _fail("SAFETENSORS_ENTRY_FIELD", where, `missing '${key}'`);
   }
   const { dtype, shape, data_offsets: offsets } = obj;
