@@ -26,7 +26,7 @@ import {
   openCheckpointBytes,
 } from "../resolve/mod.ts";
 import type { ForwardScenario } from "./forward_scenario.ts";
-import { claimedParallelism, runParallel } from "./scenario_parallel.ts";
+import { claimedParallelism, runParallel, topologyComponents } from "./scenario_parallel.ts";
 import {
   loadScenarioCheckpoint,
   modelRefOf,
@@ -120,7 +120,7 @@ export async function makeModelClaims(
         seq,
         prev,
         stack: stack.id,
-        components: claimedStack.components,
+        components: topologyComponents(claimedStack.components, topology),
         parallelism: claimedParallelism(topology),
       }),
       {

@@ -9,7 +9,7 @@
  * @module
  */
 import { claimEnvelope, sectionRuntime } from "./claims_context.ts";
-import { claimedParallelism, runParallel } from "./scenario_parallel.ts";
+import { claimedParallelism, runParallel, topologyComponents } from "./scenario_parallel.ts";
 import { sha256Hex } from "../assets/mod.ts";
 import {
   type ClaimRecord,
@@ -110,7 +110,7 @@ export async function makeSequenceClaims(
           seq,
           prev,
           stack: stack.id,
-          components: claimedStack.components,
+          components: topologyComponents(claimedStack.components, topology),
           parallelism: claimedParallelism(topology),
         }),
         {

@@ -22,6 +22,7 @@ import {
   isInterconnect,
   parseClaimedAllReduce,
   type StackProfile,
+  statedSettings,
 } from "../kernels/mod.ts";
 import { type DispatchGpu, tensorParallelOf } from "../resolve/mod.ts";
 import type { TensorParallel } from "../model/mod.ts";
@@ -161,4 +162,44 @@ export function claimedParallelism(
   return p?.allReduce === undefined
     ? base
     : { ...base, allReduce: p.allReduce as unknown as ClaimedAllReduceFields };
+}
+
+/**
+ * The components a record of this topology states: the section's, with the NCCL settings that pin
+ * its all-reduce where they do not state them. Above two ranks NCCL's tuner picks the algorithm,
+ * protocol and channel count per message where the environment leaves them free, so a run the
+ * verifier can replay sets them, and its record says so (`ncclEnvFinding`): NCCL_ALGO naming the
+ * recorded algorithm, NCCL_PROTO its protocol and NCCL_MAX_NCHANNELS=1.
+ *
+ * @param components the section's stated components
+ * @param p the record's claimed topology (undefined: one GPU)
+ * @returns the components to record
+ * @example
+ * ```ts
+ * import { topologyComponents } from "./scenario_parallel.ts";
+ * const ring = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] } as const;
+ * const c = topologyComponents({ pytorch: "2.8.0" }, { tp: 4, allReduce: ring });
+ * if (c.NCCL_ALGO !== "Ring" || c.NCCL_MAX_NCHANNELS !== "1") throw new Error();
+ * if (topologyComponents({}, { tp: 2 }).NCCL_ALGO !== undefined) throw new Error();
+ * ```
+ */
+export function topologyComponents(
+  components: Readonly<Record<string, string>>,
+  p: ScenarioParallel | undefined,
+): Readonly<Record<string, string>> {
+  const a = p?.allReduce;
+  const nccl = a?.kind === "vllm-dispatch" ? (a as { nccl?: ClaimedAllReduce }).nccl : a;
+  if (p === undefined || p.tp <= 2 || nccl === undefined) return components;
+  if (nccl.kind !== "nccl-ring" && nccl.kind !== "nccl-tree") return components;
+  const { protocol } = nccl as { protocol: string };
+  const stated = new Set(statedSettings(components).map(([name]) => name.toUpperCase()));
+  const pins: [string, string][] = [
+    ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "Ring" : "Tree"],
+    ["NCCL_PROTO", protocol === "simple" ? "Simple" : protocol.toUpperCase()],
+    ["NCCL_MAX_NCHANNELS", "1"],
+  ];
+  return {
+    ...components,
+    ...Object.fromEntries(pins.filter(([name]) => !stated.has(name))),
+  };
 }

@@ -157,24 +157,23 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     assert.equal(s.population, 372);
     assert.equal(s.falsified.length, 23);
     // Forward passes and served sequences are in the sample; their honest records PASS (vLLM's
-    // among them) and the sampled falsifications are caught: a GEMM batch size, a wrong kernel,
-    // GEMMs and a forward pass computed on an H100, a flipped weight bit and fingerprint, a TP 2
-    // claim that ran at TP 4, a served pass's row count and an unreported extra sequence in a
-    // served pass (docs/demo.md names them).
+    // among them) and the sampled falsifications are caught: GEMM batch sizes, a GEMM computed on
+    // an H100, a flipped GEMM fingerprint, a flipped weight bit and forward fingerprint, a served
+    // pass's row count and a flipped served fingerprint (docs/demo.md names them).
     for (const kind of ["model_forward", "sequence"]) assert.ok(s.byKind[kind].PASS >= 1, kind);
     assert.equal(s.byKind.model_forward.NOT_VERIFIED, 0);
-    // HF's served run at TP 2 (records 348 and 351 are sampled): Transformers 4.57's paged cache
-    // keeps every KV head while each rank computes its share, so no tensor-parallel run of it is
+    // HF's served run at TP 2 (record 352 is sampled): Transformers 4.57's paged cache keeps
+    // every KV head while each rank computes its share, so no tensor-parallel run of it is
     // modelled.
-    assert.equal(s.byKind.sequence.NOT_VERIFIED, 2);
+    assert.equal(s.byKind.sequence.NOT_VERIFIED, 1);
     const caught = s.caught.map((c: { seq: number; kind: string }) => `${c.seq} ${c.kind}`);
     assert.deepEqual(caught, [
+      "23 batch_size",
       "112 sku",
-      "198 batch_size",
-      "301 batch_composition",
+      "150 fingerprint",
       "312 weight_flip",
       "314 fingerprint",
-      "326 parallelism",
+      "330 pass_shape",
       "338 fingerprint",
     ]);
     assert.deepEqual(s.indistinguishable, []);

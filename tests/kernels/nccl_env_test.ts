@@ -2,12 +2,24 @@
 import assert from "node:assert/strict";
 import { type ClaimedAllReduce, ncclEnvFinding } from "../../src/kernels/mod.ts";
 
+/** Two ranks: whatever NCCL chose adds two values, so nothing unstated leaves it unpinned. */
 const RING = {
   kind: "nccl-ring",
   protocol: "simple",
   chunkBytes: 2097152,
-  rings: [[0, 1, 2, 3]],
+  rings: [[0, 1]],
 } as const satisfies ClaimedAllReduce;
+const RING4 = { ...RING, rings: [[0, 1, 2, 3]] } as const satisfies ClaimedAllReduce;
+const TREE4 = {
+  kind: "nccl-tree",
+  protocol: "simple",
+  trees: [{ down: [[1], [2], [3], []] }],
+} as const satisfies ClaimedAllReduce;
+const PIN_RING: [string, string][] = [
+  ["NCCL_ALGO", "Ring"],
+  ["NCCL_PROTO", "Simple"],
+  ["NCCL_MAX_NCHANNELS", "1"],
+];
 const DISPATCH = { kind: "vllm-dispatch", nccl: RING } as const satisfies ClaimedAllReduce;
 
 Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collective", () => {
@@ -89,6 +101,37 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   }
 });
 
+Deno.test("ncclEnvFinding() needs the algorithm, the channel count and a ring's protocol stated above two ranks (review h87)", () => {
+  assert.equal(ncclEnvFinding(PIN_RING, RING4), null);
+  assert.equal(ncclEnvFinding(PIN_RING, { kind: "vllm-dispatch", nccl: RING4 }), null);
+  for (const [i, [name]] of PIN_RING.entries()) {
+    const stated = PIN_RING.filter((_, j) => j !== i);
+    for (const recorded of [RING4, { kind: "vllm-dispatch", nccl: RING4 }] as const) {
+      const f = ncclEnvFinding(stated, recorded);
+      assert.equal(f?.kind, "unpinned", name);
+      assert.match(f.reason, new RegExp(`states no ${name} .* with 4 ranks NCCL's tuner picks`));
+    }
+  }
+  // Nothing stated: unpinned above two ranks, nothing to pin at two.
+  assert.equal(ncclEnvFinding([], RING4)?.kind, "unpinned");
+  assert.equal(ncclEnvFinding([["NCCL_DEBUG", "INFO"]], TREE4)?.kind, "unpinned");
+  assert.equal(ncclEnvFinding([], RING), null);
+  // A list that says nothing of the all-reduce states nothing of it; MAX_CTAS stands for
+  // MAX_NCHANNELS, as NCCL reads it.
+  assert.equal(
+    ncclEnvFinding([["NCCL_ALGO", "broadcast:ring"], ...PIN_RING.slice(1)], RING4)?.kind,
+    "unpinned",
+  );
+  assert.equal(
+    ncclEnvFinding([...PIN_RING.slice(0, 2), ["NCCL_MAX_CTAS", "1"]], RING4),
+    null,
+  );
+  // A tree's chain sums in one order whatever the protocol: NCCL_PROTO need not be stated.
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"], ["NCCL_MAX_NCHANNELS", "1"]], TREE4), null);
+  // A contradiction still wins over what is unstated.
+  assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"]], RING4)?.kind, "contradiction");
+});
+
 Deno.test("ncclEnvFinding() leaves unpinned a list that allows another algorithm or protocol beside the recorded one", () => {
   // NCCL's tuner picks among the allowed ones per message size (review h60 F1).
   const free: [string, string][][] = [
@@ -128,6 +171,7 @@ Deno.test("ncclEnvFinding() leaves unpinned a list that allows another algorithm
 
 Deno.test("ncclEnvFinding() holds a recorded all-reduce to what NCCL 2.27 builds: a Simple ring's 2 MiB chunk, a chain for a tree on one machine (review h87)", () => {
   const pinned: [string, string][] = [["NCCL_PROTO", "Simple"], ["NCCL_MAX_NCHANNELS", "1"]];
+  const treePinned: [string, string][] = [["NCCL_ALGO", "Tree"], ...pinned];
   for (const chunkBytes of [512, 1024, 1 << 20, 4 << 20]) {
     const ring = { ...RING, chunkBytes };
     const f = ncclEnvFinding(pinned, ring);
@@ -146,10 +190,10 @@ Deno.test("ncclEnvFinding() holds a recorded all-reduce to what NCCL 2.27 builds
   }
   const tree = (down: number[][]) =>
     ({ kind: "nccl-tree", protocol: "simple", trees: [{ down }] }) as const;
-  assert.equal(ncclEnvFinding(pinned, tree([[1], [2], [3], []])), null);
-  assert.equal(ncclEnvFinding(pinned, tree([[2], [], [1]])), null);
+  assert.equal(ncclEnvFinding(treePinned, tree([[1], [2], [3], []])), null);
+  assert.equal(ncclEnvFinding(treePinned, tree([[2], [], [1]])), null);
   for (const down of [[[1, 2, 3], [], [], []], [[1], [2, 3], [], []]]) {
-    const f = ncclEnvFinding(pinned, tree(down));
+    const f = ncclEnvFinding(treePinned, tree(down));
     assert.equal(f?.kind, "contradiction", JSON.stringify(down));
     assert.match(f.reason, /on one machine NCCL's tree all-reduce is its intra-node chain/);
   }

@@ -30,6 +30,12 @@ const walker = engineWalker;
 const attention: typeof flashAttentionForward = (i, o) =>
   flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
 
+/** A record's components without the NCCL settings the simulated prover states above 2 ranks. */
+const unpinned = (p: ClaimPredicate) =>
+  Object.fromEntries(
+    Object.entries(p.software.components).filter(([k]) => !k.startsWith("NCCL_")),
+  );
+
 const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 2, 1, 3]] };
 // A star: rank 0 adds ranks 1, 2, 3 in that order, one BF16 rounding per add.
 const TREE4 = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], [2], [3], []] }] };
@@ -183,12 +189,16 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
       ...records[index]!,
       predicate: {
         ...p,
-        software: { ...p.software, components: { ...p.software.components, ...components } },
+        // The prover's own NCCL pins make way for the settings under test.
+        software: { ...p.software, components: { ...unpinned(p), ...components } },
       },
     };
     const edited = parseClaimLog(formatClaimLog(records));
     return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index });
   };
+  const bare = await verdict({});
+  assert.equal(bare.status, "NOT_VERIFIED", bare.reason);
+  assert.match(bare.reason, /states no NCCL_ALGO .* with 4 ranks NCCL's tuner picks/);
   const pinned = await verdict({ env: "NCCL_ALGO=Tree NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=1" });
   assert.equal(pinned.status, "PASS", pinned.reason);
   for (
@@ -212,7 +222,8 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
   // A list that allows the recorded algorithm or protocol and others leaves NCCL's tuner free to
   // pick per message size (review h60 F1).
   for (const env of ["NCCL_ALGO=Ring,Tree", "NCCL_PROTO=LL,LL128,Simple", "NCCL_PROTO=^LL"]) {
-    const r = await verdict({ env });
+    const rest = env.startsWith("NCCL_ALGO") ? {} : { NCCL_ALGO: "Tree" };
+    const r = await verdict({ ...rest, NCCL_MAX_NCHANNELS: "1", env });
     assert.equal(r.status, "NOT_VERIFIED", `${env}: ${r.reason}`);
     assert.match(r.reason, /^recomputed output matches the fingerprint, but .*per message size/);
     assert.ok(r.reason.includes(env), r.reason);

@@ -10,7 +10,9 @@
  * the record's one statement need not hold for every message.
  *
  * A variable stated twice with different values (two components) leaves open which one NCCL
- * read: unpinned.
+ * read: unpinned. So does one not stated at all where it bears on the order, with more than two
+ * ranks: NCCL_ALGO, NCCL_MAX_NCHANNELS and, for a ring (whose chunking follows the protocol),
+ * NCCL_PROTO. Two ranks add two values whatever NCCL chose.
  *
  * What NCCL 2.27 builds from a pinned environment is held to as well: a Simple ring's chunk is
  * `calcCollChunking`'s 2 MiB with NCCL_BUFFSIZE unset ({@link NCCL_SIMPLE_RING_CHUNK_BYTES}), so a
@@ -100,10 +102,32 @@ export function ncclEnvFinding(
     ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm", _ALGORITHMS],
     ["NCCL_PROTO", nccl.protocol, "protocol", _PROTOCOLS],
   ] as const;
+  // Above two ranks the order of each element's sum depends on the algorithm, the channel
+  // count and (for a ring, through its chunking) the protocol; NCCL's tuner picks them per
+  // message size and topology where the environment does not, so each must be stated. Two ranks
+  // add two values whichever way: nothing to pin.
+  const many = _ranks(nccl) > 2;
+  const unstated = (name: string, what: string) => {
+    if (!many) return;
+    unpinned ??= {
+      kind: "unpinned",
+      reason: `the record states no ${name} that pins the all-reduce's ${what}; with ` +
+        `${_ranks(nccl)} ranks NCCL's tuner picks it per message size and topology, so the ` +
+        "recorded one is not vouched for",
+    };
+  };
   for (const [name, choice, what, names] of choices) {
     const s = said(name);
-    if (s === undefined) continue;
+    if (s === undefined) {
+      if (!values.has(name) && (what === "algorithm" || nccl.kind === "nccl-ring")) {
+        unstated(name, what);
+      }
+      continue;
+    }
     const allowed = _allReduceList(s.value, names);
+    if (allowed === null && (what === "algorithm" || nccl.kind === "nccl-ring")) {
+      unstated(name, what);
+    }
     if (allowed === "unreadable") {
       unpinned ??= {
         kind: "unpinned",
@@ -143,6 +167,9 @@ export function ncclEnvFinding(
           "is not vouched for",
       };
     }
+  }
+  if (most === null && !values.has("NCCL_MAX_NCHANNELS") && !values.has("NCCL_MAX_CTAS")) {
+    unstated("NCCL_MAX_NCHANNELS", "channel count");
   }
   if (most !== null && most.count !== null && most.count > 1) {
     unpinned ??= {
@@ -202,6 +229,11 @@ function _channels(
     ? parseInt(digits.slice(1), 8)
     : parseInt(digits, 10);
   return { count: m[1] === "-" ? -n : n, text: s.text };
+}
+
+/** The rank count of a recorded NCCL all-reduce. */
+function _ranks(nccl: ClaimedNcclAllReduce): number {
+  return nccl.kind === "nccl-ring" ? nccl.rings[0]!.length : nccl.trees[0]!.down.length;
 }
 
 /** The NCCL part of a recorded all-reduce, if any. */
