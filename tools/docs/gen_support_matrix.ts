@@ -324,7 +324,11 @@ function _layerKernels(): string[] {
     return [
       `\`${id}\``,
       `norms ${k.norm}, RoPE ${k.rope}, activation ${k.activation}, ${k.projections} projections`,
-      k.evidence === "checked-against-peer" ? EVIDENCE.peer : EVIDENCE.source,
+      k.evidence === "checked-against-peer"
+        ? `${EVIDENCE.peer} (Qwen3 layer on the A100 only, where the peer ran: the ` +
+          "[glossary](glossary.md#evidence-levels) gives the scope; elsewhere derived from " +
+          "source only)"
+        : EVIDENCE.source,
     ];
   });
   return [
