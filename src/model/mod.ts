@@ -111,6 +111,7 @@ export {
   type TensorParallel,
 } from "./decoder/mod.ts";
 export {
+  castToBf16,
   CHECKPOINT_DIGEST_SCHEMA,
   type CheckpointDigest,
   checkpointDigest,
@@ -121,12 +122,14 @@ export {
   type DecoderFamily,
   decoderTensorShapes,
   digestOfFiles,
+  isLoadCastDtype,
   isMoeLayer,
   layerPrefix,
   layerTensorShapes,
   type LengthFinding,
   lengthFinding,
   type LinearBiases,
+  type LoadCastDtype,
   MAX_CONFIG_JSON_BYTES,
   MAX_DECODER_LAYERS,
   type MoeConfig,

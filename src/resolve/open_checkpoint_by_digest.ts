@@ -176,9 +176,10 @@ async function _committed(
 
 /** A coded refusal of the checkpoint reader, as a failure. */
 function _refusal(e: BitauditError, recordType: string): CheckpointFailure {
-  // Weights the stacks' loaders read in a way not modelled (a dtype they cast, a tensor they
-  // drop, a header the format's reference reader reads all the same): refused only once every
-  // other check passed, it is no evidence against the record: NOT_VERIFIED, never FAIL.
+  // Weights the stacks' loaders read in a way not modelled (a dtype they cast other than F32 and
+  // F16, whose casts are modelled, a NaN in an F32 or F16 tensor, a tensor they drop, a header the
+  // format's reference reader reads all the same): refused only once every other check passed, it
+  // is no evidence against the record: NOT_VERIFIED, never FAIL.
   if (
     e.code === "CONFIG_UNSUPPORTED" || e.code === "CHECKPOINT_LOAD_UNMODELLED" ||
     e.code === "SAFETENSORS_OFF_FORMAT"

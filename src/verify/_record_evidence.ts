@@ -11,7 +11,8 @@
  * at head dim 128, for what the emulator ran: one sequence from position 0 in passes of at least
  * 16 rows, on one GPU; elsewhere, a tensor-parallel layer, MoE routing and experts, the other
  * families and every vLLM layer kernel and CUDA-graph padding are derived from source), tensor
- * parallelism and pipeline stages (derived from source). No component above the tensor-core block is GPU-measured in this repository: the
+ * parallelism and pipeline stages (derived from source), and the load of weights stored as F32
+ * or F16 (PyTorch's cast to BF16, derived from source). No component above the tensor-core block is GPU-measured in this repository: the
  * seed study measured its emulator, not this one, and the peer's outputs are not bundled.
  *
  * The peer ran (spec gaps.md B.5, B.6): causal prefills of one sequence from position 0 (batch 1,
@@ -36,6 +37,7 @@ import type {
   BlockRuntime,
   DecoderConfig,
   GemmDispatch,
+  LoadCastDtype,
   SfuUse,
   TensorParallel,
 } from "../model/mod.ts";
@@ -188,6 +190,31 @@ export function _sfuEvidence(uses: readonly SfuUse[]): ComponentEvidence[] {
     component: `SFU ${u.fn} (${u.model}, ${u.status})`,
     level: sfuEvidenceLevel(u.status),
   }));
+}
+
+/**
+ * The checkpoint load's evidence, where the forward read tensors stored as F32 or F16: their cast
+ * to BF16 is PyTorch's `float -> bfloat16` as both loaders apply it (`castToBf16`), read from
+ * PyTorch's, HF Transformers' and vLLM's source, never compared with a loaded model's parameters.
+ *
+ * @param cast the checkpoint's cast tensors (name -> stored dtype)
+ * @returns one entry naming how many tensors of each dtype and the first, or none when every
+ *   tensor is BF16
+ */
+export function _loadCastEvidence(
+  cast: Readonly<Record<string, LoadCastDtype>>,
+): ComponentEvidence[] {
+  const names = Object.keys(cast).sort();
+  if (names.length === 0) return [];
+  const counts = (["F32", "F16"] as const)
+    .map((d) => [d, names.filter((n) => cast[n] === d).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([d, n]) => `${n} ${d}`);
+  return [{
+    component: `checkpoint load: ${counts.join(" and ")} tensor(s) cast to BF16 as PyTorch's ` +
+      `loaders do (nearest-even; first '${names[0]}')`,
+    level: SOURCE,
+  }];
 }
 
 /**

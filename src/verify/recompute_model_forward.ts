@@ -28,7 +28,12 @@ import {
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
-import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
+import {
+  _attentionEvidence,
+  _layerEvidence,
+  _loadCastEvidence,
+  _sfuEvidence,
+} from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
   _checkModelSupport,
@@ -215,6 +220,7 @@ export async function _recomputeModelForward(
     pathGap,
     evidence: [
       ...evidence(),
+      ..._loadCastEvidence(ckpt.castTensors),
       ..._sfuEvidence(res.sfu),
       _attentionEvidence(input.stack, {
         headDim: c.headDim,

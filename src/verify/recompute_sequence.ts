@@ -34,7 +34,12 @@ import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
-import { _attentionEvidence, _layerEvidence, _sfuEvidence } from "./_record_evidence.ts";
+import {
+  _attentionEvidence,
+  _layerEvidence,
+  _loadCastEvidence,
+  _sfuEvidence,
+} from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
   _checkModelSupport,
@@ -329,6 +334,7 @@ export async function _recomputeSequence(
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),
+      ..._loadCastEvidence(ckpt.castTensors),
       ..._sfuEvidence(r.result.sfu),
       _attentionEvidence(input.stack, {
         headDim: c.headDim,

@@ -3,10 +3,11 @@
  * signed FAIL against an honest prover whose writer differs, and never PASS: a header the
  * safetensors reference reader reads although the format does not allow it (leading whitespace,
  * a carriage return in its padding, a tensor entry field the format does not define: serde_json
- * and the crate's `TensorInfo` take all three), an F32 tensor where the model is BF16 (the loaders
- * cast it), a tensor the model does not have (HF Transformers drops it). Each had FAILed as an
- * invalid checkpoint. Such a departure is refused only after every other check, so a checkpoint
- * that is broken as well still FAILs.
+ * and the crate's `TensorInfo` take all three), an F64 tensor where the model is BF16 (the loaders
+ * cast it; only the F32 and F16 casts are modelled: `cast_load_test.ts`), an F32 tensor holding a
+ * NaN (its cast's pattern depends on where it runs), a tensor the model does not have (HF
+ * Transformers drops it). Each had FAILed as an invalid checkpoint. Such a departure is refused
+ * only after every other check, so a checkpoint that is broken as well still FAILs.
  */
 import assert from "node:assert/strict";
 import {
@@ -34,6 +35,25 @@ function f32Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
   });
 }
 
+/** The norm as F64 (a cast the loaders make that is not modelled). */
+function f64Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
+  return tensors.map((t) => {
+    if (t.name !== NORM) return t;
+    const n = t.shape.reduce((a, b) => a * b, 1);
+    return { name: t.name, dtype: "F64", shape: t.shape, data: new BigUint64Array(n) };
+  });
+}
+
+/** The norm as F32 with a NaN among its exact BF16 values. */
+function nanNorm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
+  return f32Norm(tensors).map((t) => {
+    if (t.name !== NORM) return t;
+    const data = new Uint32Array((t.data as Float32Array).buffer.slice(0));
+    data[3] = 0x7fc00000;
+    return { ...t, data };
+  });
+}
+
 /** One extra tensor the model does not have. */
 function extraTensor(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
   return [...tensors, { name: "model.extra", dtype: "BF16", shape: [2], data: new Uint16Array(2) }];
@@ -52,9 +72,14 @@ Deno.test("weights read by the loaders in a way not modelled are NOT_VERIFIED (t
       /has a field 'note' the format does not define/,
     ],
     [
-      "an F32 norm holding BF16 values",
-      await reencode(weights, { edit: f32Norm }),
-      /'model\.norm\.weight' is F32, not BF16/,
+      "an F64 norm",
+      await reencode(weights, { edit: f64Norm }),
+      /'model\.norm\.weight' is F64, not BF16, F32 or F16/,
+    ],
+    [
+      "an F32 norm holding a NaN",
+      await reencode(weights, { edit: nanNorm }),
+      /'model\.norm\.weight' is F32 and holds a NaN \(element 3\)/,
     ],
     [
       "a tensor the model does not have",

@@ -6,6 +6,7 @@ import {
   _blockOperatorEvidence,
   _datapathEvidence,
   _layerEvidence,
+  _loadCastEvidence,
   _unstatedInstructionConflict,
 } from "../../src/verify/_record_evidence.ts";
 import { parseDecoderConfig, type SfuUse } from "../../src/model/mod.ts";
@@ -297,5 +298,21 @@ Deno.test("under tensor parallelism the decoder layer is derived from source (th
   assert.equal(
     evidence({ size: 2, layout, allReduce: ring2 }, true)[1]!.component,
     "tensor parallelism tp=2 (hf-tp-plan, nccl-ring)",
+  );
+});
+
+Deno.test("the cast of weights stored as F32 or F16 is labelled derived from source, and nothing is listed without one", () => {
+  assert.deepEqual(_loadCastEvidence({}), []);
+  const [e, ...rest] = _loadCastEvidence({
+    "model.norm.weight": "F32",
+    "model.layers.0.input_layernorm.weight": "F16",
+    "model.embed_tokens.weight": "F32",
+  });
+  assert.equal(rest.length, 0);
+  assert.equal(e!.level, "derived-from-source");
+  assert.equal(
+    e!.component,
+    "checkpoint load: 2 F32 and 1 F16 tensor(s) cast to BF16 as PyTorch's loaders do " +
+      "(nearest-even; first 'model.embed_tokens.weight')",
   );
 });

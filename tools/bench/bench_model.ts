@@ -144,6 +144,7 @@ function virtualCheckpoint(config: DecoderConfig): DecoderCheckpoint {
     sharded: false,
     storedTiedHead: false,
     weightFormats: {},
+    castTensors: {},
     tensor,
     rows: (_name, rows) => {
       const out = new Uint16Array(rows.length * config.hidden);

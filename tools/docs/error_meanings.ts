@@ -186,9 +186,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "A tensor is in two weight files, or two weight files are committed to the same blob",
   CHECKPOINT_LOAD_UNMODELLED:
     "The weights are loaded in a way bitaudit does not model: a tensor of another dtype than " +
-    "BF16 (loaders cast it), a tensor the model does not have (loaders drop or refuse it), or a " +
-    "weight file whose header departs from the format in a way its reference reader accepts; " +
-    "the verifier reports such a record NOT_VERIFIED",
+    "BF16, F32 or F16 (loaders cast it; the F32 and F16 casts are modelled), an F32 or F16 " +
+    "tensor holding a NaN (its cast's pattern depends on where it runs), a tensor the model does " +
+    "not have (loaders drop or refuse it), or a weight file whose header departs from the format " +
+    "in a way its reference reader accepts; the verifier reports such a record NOT_VERIFIED",
   CHECKPOINT_INDEX:
     "`model.safetensors.index.json` is inconsistent with the shards, names a shard that is not a `*.safetensors`, or sits beside a `model.safetensors`",
   CHECKPOINT_JSON: "`config.json` or the index is too large or not UTF-8 JSON",

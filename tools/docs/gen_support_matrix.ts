@@ -648,7 +648,11 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "attention is the dense layer's), and the `llama`, `qwen2` and `mistral` wirings (biases, no QK-norm, RoPE " +
         "scaling, head dims other than 128) are " + EVIDENCE.source + " (the Hugging Face " +
         "Transformers modelling code and the kernels' sources), checked against an independent " +
-        "float64 reference within a stated tolerance; no GPU-measured forward pass is bundled.",
+        "float64 reference within a stated tolerance; no GPU-measured forward pass is bundled. " +
+        "Weights stored as F32 or F16 are cast to BF16 on load as PyTorch's loaders cast them " +
+        "(nearest-even; a NaN, whose pattern depends on where the cast runs, is NOT_VERIFIED), " +
+        EVIDENCE.source + " (PyTorch's c10 `BFloat16`, HF Transformers' `from_pretrained` and " +
+        "vLLM's weight loaders); other dtypes are NOT_VERIFIED.",
       100,
     ),
     "",

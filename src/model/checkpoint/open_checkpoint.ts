@@ -8,13 +8,18 @@
  * right shape); tensor data is read only when asked for, one tensor (or some rows of one) at a
  * time, so a multi-GB checkpoint is never in memory.
  *
- * What the loaders read in a way not modelled here is refused last, once every other check has
- * passed, as `CHECKPOINT_LOAD_UNMODELLED` (the verifier's NOT_VERIFIED, never its FAIL): a tensor of
- * another dtype than BF16 (HF Transformers casts a floating tensor to the model's dtype on load,
- * vLLM's weight loaders copy any into the BF16 parameter), a tensor the config's model does not
- * have (HF Transformers drops it with a warning, vLLM's loaders refuse most such names; either
- * way a rename or a refusal this version does not model), and a weight file whose header departs
- * from the format in a way its reference reader reads all the same (`SafetensorsHeader.offFormat`).
+ * A tensor stored as F32 or F16 is read as the loaders read it into the model's BF16 parameter:
+ * cast by PyTorch's `float -> bfloat16` (`castToBf16`), a chunk at a time (`castTensors` lists
+ * them). What the loaders read in a way not modelled here is refused last, once every other check
+ * has passed, as `CHECKPOINT_LOAD_UNMODELLED` (the verifier's NOT_VERIFIED, never its FAIL): a
+ * tensor of another dtype (F64, an integer or FP8 one: HF Transformers casts a floating tensor to
+ * the model's dtype on load, vLLM's weight loaders copy any into the BF16 parameter, neither cast
+ * modelled), an F32 or F16 tensor holding a NaN (its BF16 pattern depends on where the cast runs),
+ * a tensor the config's model does not have (HF Transformers drops it with a warning, vLLM's
+ * loaders refuse most such names; either way a rename or a refusal this version does not model),
+ * and a weight file whose header departs from the format in a way its reference reader reads all
+ * the same (`SafetensorsHeader.offFormat`). The NaN check reads each F32 or F16 tensor once, at
+ * open, after every other check.
  *
  * @module
  */
@@ -24,6 +29,7 @@ import {
   checkRange,
   openSafetensors,
   readExactly,
+  type SafetensorsEntry,
   type SafetensorsFile,
   viewTensorBytes,
 } from "../safetensors/mod.ts";
@@ -32,6 +38,8 @@ import { type DecoderConfig, isMoeLayer, parseDecoderConfig } from "./decoder_co
 import { decoderTensorEntries, layerTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
+import { isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
+import { _CAST_CHUNK, _readCast } from "./_read_cast.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
 export interface CheckpointFiles {
@@ -76,7 +84,13 @@ export interface DecoderCheckpoint {
    */
   readonly weightFormats: Readonly<Record<string, { readonly format: string | null } | null>>;
   /**
-   * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding).
+   * The tensors the forward reads that are stored as F32 or F16 (name -> stored dtype), which
+   * `tensor` and `rows` cast to BF16 as the loaders do (`castToBf16`); empty when all are BF16.
+   */
+  readonly castTensors: Readonly<Record<string, LoadCastDtype>>;
+  /**
+   * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
+   * cast from F32 or F16 where it is stored so.
    *
    * @throws {InputError} `CHECKPOINT_MISSING_TENSOR` for a name the config does not require
    */
@@ -194,10 +208,12 @@ export async function openDecoderCheckpoint(
   }
   const where = _locate(opened, map);
   const offFormat = [...opened].find(([, { st }]) => st.header.offFormat !== null);
-  const unmodelled = _checkTensors(config, where, opened) ??
+  const checked = _checkTensors(config, where, opened);
+  const unmodelled = checked.unmodelled ??
     (offFormat === undefined
       ? null
-      : `weight file '${offFormat[0]}': ${offFormat[1].st.header.offFormat}`);
+      : `weight file '${offFormat[0]}': ${offFormat[1].st.header.offFormat}`) ??
+    await _castNan(checked.cast, { where, opened });
   if (unmodelled !== null) {
     _fail(
       "CHECKPOINT_LOAD_UNMODELLED",
@@ -225,8 +241,15 @@ export async function openDecoderCheckpoint(
         st.header.hasMetadata ? Object.freeze({ format: st.header.metadata.format ?? null }) : null,
       ]),
     )),
+    castTensors: Object.freeze(Object.fromEntries(checked.cast)),
     tensor: async (name: string) => {
       const { source, st, entry } = find(name);
+      if (_isCast(entry)) {
+        const out = new Uint16Array(alloc(entry.elementCount * 2));
+        const all = { entry, first: 0, count: entry.elementCount, out, at: 0 };
+        _noNan(name, entry, await _readCast(source, all));
+        return out;
+      }
       // A buffer of our own (never a view the source might share): read into it in place when
       // the source can, else copy what it returns.
       const into = new Uint8Array(alloc(entry.byteLength));
@@ -248,6 +271,11 @@ export async function openDecoderCheckpoint(
             "CHECKPOINT_ROW",
             `Cannot read '${name}': row ${r} is outside 0..${count - 1}`,
           );
+        }
+        if (_isCast(entry)) {
+          const row = { entry, first: r * width, count: width, out, at: i * width };
+          _noNan(name, entry, await _readCast(source, row));
+          continue;
         }
         const bytes = await readExactly(source, {
           offset: entry.byteOffset + r * width * 2,
@@ -381,27 +409,27 @@ function _locate(
 
 /**
  * Checks every tensor the config implies (present, of its shape) and that nothing else is there;
- * returns the first load the stacks' loaders make that is not modelled (a tensor of another
- * dtype, a tensor the model does not have), or null, for the caller to refuse after the rest.
+ * returns the tensors stored as F32 or F16 (cast on read) and the first load the stacks' loaders
+ * make that is not modelled (a tensor of another dtype, a tensor the model does not have), or
+ * null, for the caller to refuse after the rest.
  */
 function _checkTensors(
   config: DecoderConfig,
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
-): string | null {
+): { unmodelled: string | null; cast: [string, LoadCastDtype][] } {
   // Lazily, so that the first missing tensor stops the walk: the config's counts are the
   // prover's, the files' tensors are what there is to compare.
   const shapes = new Set<string>();
+  const cast: [string, LoadCastDtype][] = [];
   let unmodelled: string | null = null;
   for (const [name, shape] of decoderTensorEntries(config)) {
     shapes.add(name);
     const file = where.get(name);
     if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
     const e = opened.get(file)!.st.entry(name);
-    if (e.dtype !== "BF16") {
-      unmodelled ??= `tensor '${name}' is ${e.dtype}, not BF16 (loaders cast it to the model's ` +
-        "dtype)";
-    }
+    if (isLoadCastDtype(e.dtype)) cast.push([name, e.dtype]);
+    else if (e.dtype !== "BF16") unmodelled ??= _otherDtype(`'${name}'`, e.dtype);
     if (e.shape.join() !== shape.join()) {
       _fail(
         "CHECKPOINT_SHAPE",
@@ -419,15 +447,72 @@ function _checkTensors(
       if (e.shape.join() !== `${config.vocab},${config.hidden}`) {
         _fail("CHECKPOINT_SHAPE", `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]`);
       }
-      if (e.dtype !== "BF16") {
-        unmodelled ??= `tensor 'lm_head.weight' (tied) is ${e.dtype}, not BF16`;
+      // Never read (the embedding is): any dtype the loaders cast is as good as BF16.
+      if (e.dtype !== "BF16" && !isLoadCastDtype(e.dtype)) {
+        unmodelled ??= _otherDtype("'lm_head.weight' (tied)", e.dtype);
       }
       continue;
     }
     unmodelled ??= `tensor '${_esc(name)}' is not part of the config's model (HF Transformers ` +
       "drops it, vLLM's loaders refuse most such names)";
   }
-  return unmodelled;
+  return { unmodelled, cast };
+}
+
+/** Why a tensor of a dtype whose load is not modelled is refused. */
+function _otherDtype(tensor: string, dtype: string): string {
+  return `tensor ${tensor} is ${dtype}, not BF16, F32 or F16 (loaders cast it to the model's ` +
+    "dtype; only the F32 and F16 casts are modelled)";
+}
+
+/** Whether an entry is stored in a dtype `tensor` and `rows` cast to BF16. */
+function _isCast(e: SafetensorsEntry): e is SafetensorsEntry & { dtype: LoadCastDtype } {
+  return isLoadCastDtype(e.dtype);
+}
+
+/**
+ * The first F32 or F16 tensor the forward reads that holds a NaN, as a refusal (the loaders'
+ * BF16 pattern for it depends on where the cast runs: see `castToBf16`), or null. Each such
+ * tensor is read once, a chunk at a time into one chunk-sized buffer.
+ */
+async function _castNan(
+  cast: readonly [string, LoadCastDtype][],
+  o: {
+    readonly where: Map<string, string>;
+    readonly opened: Map<string, { source: ByteSource; st: SafetensorsFile }>;
+  },
+): Promise<string | null> {
+  let scratch = new Uint16Array(0);
+  for (const [name] of cast) {
+    const { source, st } = o.opened.get(o.where.get(name)!)!;
+    const entry = st.entry(name);
+    if (!_isCast(entry)) continue;
+    // One chunk of `_readCast` a call: the buffer stays small whatever the tensor's size.
+    const step = Math.min(entry.elementCount, _CAST_CHUNK);
+    if (scratch.length < step) scratch = new Uint16Array(step);
+    for (let first = 0; first < entry.elementCount; first += step) {
+      const count = Math.min(step, entry.elementCount - first);
+      const nan = await _readCast(source, { entry, first, count, out: scratch, at: 0 });
+      if (nan >= 0) return _nanReason(name, entry.dtype, nan);
+    }
+  }
+  return null;
+}
+
+function _nanReason(name: string, dtype: LoadCastDtype, index: number): string {
+  return `tensor '${name}' is ${dtype} and holds a NaN (element ${index}), whose BF16 pattern ` +
+    "after the loaders' cast depends on where it runs (0x7FC0 by c10's scalar rule, 0xFFFF by " +
+    "ATen's AVX2 and AVX-512 kernels, 0x7FFF on the GPU)";
+}
+
+/** Refuses a read that met a NaN (a file changed since it was opened and checked). */
+function _noNan(name: string, entry: SafetensorsEntry & { dtype: LoadCastDtype }, nan: number) {
+  if (nan < 0) return;
+  _fail(
+    "CHECKPOINT_LOAD_UNMODELLED",
+    `${_nanReason(name, entry.dtype, nan)}; the stacks' loaders read it, in a way this version ` +
+      "does not model",
+  );
 }
 
 async function _small(

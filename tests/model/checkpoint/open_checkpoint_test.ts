@@ -12,6 +12,7 @@ import {
   tiedHeadReadingGap,
 } from "../../../src/model/mod.ts";
 import { checkpointDir } from "../../../src/assets/mod.ts";
+import { BF16, convert, FP16 } from "../../../src/numerics/mod.ts";
 import { nativeSha256 } from "../../../src/cli/native_sha256.ts";
 import { sha256Hex } from "../../../src/sha256_hex.ts";
 import {
@@ -90,6 +91,12 @@ Deno.test("sha256OfSource() gives the same digest with the native and the portab
   assert.notEqual(await sha256OfSource(source, { hasher: skipsLast }), portable);
 });
 
+/** A tensor as F64 zeros of its shape (a dtype whose cast to BF16 is not modelled). */
+function f64(t: { name: string; shape: readonly number[] }): SafetensorsTensorInput {
+  const n = t.shape.reduce((a, b) => a * b, 1);
+  return { name: t.name, dtype: "F64", shape: [...t.shape], data: new BigUint64Array(n) };
+}
+
 Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes naming the tensor", async () => {
   const dense = synthDir(TINY_DENSE);
   const file = "model.safetensors";
@@ -110,11 +117,7 @@ Deno.test("openDecoderCheckpoint() refuses malformed checkpoints with codes nami
       "model.extra",
     ],
     [
-      rewrite(
-        dense,
-        file,
-        (t) => t.map((x) => x.name === norm ? { ...x, dtype: "F16" as const } : x),
-      ),
+      rewrite(dense, file, (t) => t.map((x) => x.name === norm ? f64(x) : x)),
       "CHECKPOINT_LOAD_UNMODELLED",
       norm,
     ],
@@ -173,10 +176,27 @@ Deno.test("openDecoderCheckpoint() refuses a load it does not model only after e
       /post_attention_layernorm/,
     ],
     [
-      "an F32 tensor alone",
-      rewrite(dense, file, (t) => t.map((x) => x.name === first ? f32(x) : x)),
+      "an F64 tensor alone",
+      rewrite(dense, file, (t) => t.map((x) => x.name === first ? f64(x) : x)),
       "CHECKPOINT_LOAD_UNMODELLED",
-      /'model\.layers\.0\.input_layernorm\.weight' is F32, not BF16 \(loaders cast it/,
+      /'model\.layers\.0\.input_layernorm\.weight' is F64, not BF16, F32 or F16 \(loaders cast/,
+    ],
+    [
+      "an F32 tensor holding a NaN, and a misshapen one",
+      rewrite(
+        dense,
+        file,
+        (t) =>
+          t.map((x) =>
+            x.name === first
+              ? { ...f32(x), data: new Float32Array([NaN, ...f32(x).data.subarray(1)]) }
+              : x.name === norm
+              ? { ...x, shape: [128, 2] }
+              : x
+          ),
+      ),
+      "CHECKPOINT_SHAPE",
+      /post_attention_layernorm/,
     ],
   ];
   for (const [what, dir, want, message] of cases) {
@@ -184,6 +204,114 @@ Deno.test("openDecoderCheckpoint() refuses a load it does not model only after e
     assert.equal(got, want, `${what}: ${msg}`);
     assert.match(msg, message, what);
   }
+});
+
+/** BF16 patterns stored as F32 with these low 16 bits, per pattern. */
+function asF32(x: SafetensorsTensorInput, low: (bf16: number) => number): SafetensorsTensorInput {
+  const bf16 = x.data as Uint16Array;
+  const bits = Uint32Array.from(bf16, (b) => ((b << 16) | low(b)) >>> 0);
+  return { name: x.name, dtype: "F32", shape: x.shape, data: bits };
+}
+
+Deno.test("openDecoderCheckpoint() reads F32 and F16 tensors cast to BF16 as the loaders do (they had been refused)", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const file = "model.safetensors";
+  const plain = await openDecoderCheckpoint(memFiles(dense));
+  const emb = "model.embed_tokens.weight";
+  const q = "model.layers.0.self_attn.q_proj.weight";
+  const norm0 = "model.layers.0.input_layernorm.weight";
+  const norm1 = "model.layers.1.post_attention_layernorm.weight";
+  const final = "model.norm.weight";
+  const cast = await rewrite(dense, file, (t) =>
+    t.map((x) => {
+      // Exact values; ties and values below the tie that round back (nearest-even keeps the
+      // even kept parts at a tie, the odd ones below it); an F16 copy of values F16 holds.
+      if (x.name === emb || x.name === q) return asF32(x, () => 0);
+      if (x.name === norm0) return asF32(x, (b) => (b & 1) === 0 ? 0x8000 : 0x7fff);
+      if (x.name === norm1) {
+        const data = Uint16Array.from(x.data as Uint16Array, (b) => convert(BF16, FP16, b));
+        return { ...x, dtype: "F16", data };
+      }
+      return x;
+    }));
+  const ckpt = await openDecoderCheckpoint(memFiles(cast));
+  assert.deepEqual(ckpt.castTensors, { [emb]: "F32", [q]: "F32", [norm0]: "F32", [norm1]: "F16" });
+  assert.deepEqual(plain.castTensors, {});
+  for (const name of [emb, q, norm0, norm1, final, "lm_head.weight"]) {
+    assert.deepEqual(await ckpt.tensor(name), await plain.tensor(name), name);
+  }
+  assert.deepEqual(await ckpt.rows(emb, [63, 0, 7]), await plain.rows(emb, [63, 0, 7]));
+  // Past the tie, every value rounds up to the next BF16 pattern (none is at the largest).
+  const up = await rewrite(
+    dense,
+    file,
+    (t) => t.map((x) => x.name === final ? asF32(x, () => 0x8001) : x),
+  );
+  const want = (await plain.tensor(final)).map((b) => b + 1);
+  assert.deepEqual(await (await openDecoderCheckpoint(memFiles(up))).tensor(final), want);
+});
+
+Deno.test("openDecoderCheckpoint() refuses an F32 or F16 tensor holding a NaN as a load it does not model, naming the element", async () => {
+  const dense = synthDir(TINY_DENSE);
+  const file = "model.safetensors";
+  const norm = "model.layers.1.input_layernorm.weight";
+  const cases: [string, (x: SafetensorsTensorInput) => SafetensorsTensorInput, RegExp][] = [
+    [
+      "F32",
+      (x) => {
+        const y = asF32(x, () => 0);
+        (y.data as Uint32Array)[5] = 0x7fc00000;
+        return y;
+      },
+      /'model\.layers\.1\.input_layernorm\.weight' is F32 and holds a NaN \(element 5\)/,
+    ],
+    [
+      "F16",
+      (x) => ({
+        ...x,
+        dtype: "F16",
+        data: Uint16Array.from(x.data as Uint16Array, (_, i) => i === 200 ? 0xfe00 : 0x3c00),
+      }),
+      /is F16 and holds a NaN \(element 200\)/,
+    ],
+  ];
+  for (const [what, edit, message] of cases) {
+    const dir = await rewrite(dense, file, (t) => t.map((x) => x.name === norm ? edit(x) : x));
+    const [got, msg] = await code(openDecoderCheckpoint(memFiles(dir)));
+    assert.equal(got, "CHECKPOINT_LOAD_UNMODELLED", `${what}: ${msg}`);
+    assert.match(msg, message, what);
+  }
+});
+
+Deno.test("openDecoderCheckpoint() reads an F32 tensor a bounded chunk at a time, at open and on read", async () => {
+  // An 8 MiB F32 embedding (8192 x 256): reads of at most 4 MiB, the BF16 values as stored.
+  const config = { ...TINY_DENSE, vocab_size: 8192 };
+  const dense = synthDir(config);
+  const emb = "model.embed_tokens.weight";
+  const cast = await rewrite(
+    dense,
+    "model.safetensors",
+    (t) => t.map((x) => x.name === emb ? asF32(x, () => 0) : x),
+  );
+  let widest = 0;
+  const files = {
+    open: (name: string) => {
+      const b = cast.get(name);
+      if (b === undefined) return Promise.resolve(null);
+      const src = bytesByteSource(b);
+      return Promise.resolve({
+        size: src.size,
+        read: (offset: number, length: number) => {
+          widest = Math.max(widest, length);
+          return src.read(offset, length);
+        },
+      });
+    },
+  };
+  const ckpt = await openDecoderCheckpoint(files);
+  const plain = await openDecoderCheckpoint(memFiles(dense));
+  assert.deepEqual(await ckpt.tensor(emb), await plain.tensor(emb));
+  assert.ok(widest <= 4 << 20, `a read of ${widest} bytes`);
 });
 
 Deno.test("openDecoderCheckpoint() skips old checkpoints' per-layer RoPE buffers, as the loaders do", async () => {

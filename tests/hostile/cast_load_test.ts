@@ -1,0 +1,77 @@
+/**
+ * A record whose checkpoint stores a tensor as F32 or F16 is recomputed with the tensor cast to
+ * BF16 as the stacks' loaders cast it (PyTorch's nearest-even `float -> bfloat16`), never turned
+ * into NOT_VERIFIED: a prover storing one norm as F32 had made a falsified record's FAIL a
+ * NOT_VERIFIED. The honest record PASSes with the fingerprint of the BF16 checkpoint, the
+ * falsified one FAILs, and the result labels the cast derived from source.
+ */
+import assert from "node:assert/strict";
+import {
+  type Blobs,
+  forwardScenario,
+  honestDenseForward,
+  proverRun,
+  verifyAlone,
+} from "./_recompute_fixture.ts";
+import { over, reencode, weightDigest } from "./_weight_bytes.ts";
+import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
+
+const { forward, honest, digest } = await honestDenseForward();
+const NORM = "model.norm.weight";
+const EMBEDDING = "model.embed_tokens.weight";
+
+/**
+ * A tensor's BF16 patterns stored as F32, each with these low 16 bits (0: the exact value).
+ */
+function asF32(
+  name: string,
+  low: (bf16: number) => number,
+): (tensors: SafetensorsTensorInput[]) => SafetensorsTensorInput[] {
+  return (tensors) =>
+    tensors.map((t) => {
+      if (t.name !== name) return t;
+      const bf16 = new Uint16Array((t.data as Uint8Array).slice().buffer);
+      const data = Uint32Array.from(bf16, (b) => ((b << 16) | low(b)) >>> 0);
+      return { name: t.name, dtype: "F32", shape: t.shape, data };
+    });
+}
+
+Deno.test("an honest record over F32 weights PASSes with the BF16 checkpoint's fingerprint; the cast rounds as PyTorch does (they had been NOT_VERIFIED)", async () => {
+  const weights = forward.blobs.get(digest)!;
+  const bf16 = await verifyAlone(honest, forward.blobs);
+  assert.equal(bf16.status, "PASS", bf16.reason);
+  const cases: [string, (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[], string][] = [
+    ["the final norm as exact F32 values", asF32(NORM, () => 0), "PASS"],
+    ["the embedding as exact F32 values", asF32(EMBEDDING, () => 0), "PASS"],
+    // Nearest-even: a tie keeps an even kept part, a value below the tie keeps an odd one (a
+    // cast that rounded ties away from zero, or up, would move every even one).
+    [
+      "the final norm at ties and below them",
+      asF32(NORM, (b) => (b & 1) ? 0x7fff : 0x8000),
+      "PASS",
+    ],
+    // Past the tie every value rounds to the next BF16 value: no longer the claimed weights.
+    ["the final norm past the tie", asF32(NORM, () => 0x8001), "FAIL"],
+  ];
+  for (const [what, edit, want] of cases) {
+    const blobs: Blobs = new Map(forward.blobs);
+    const r = await verifyAlone(over(honest, blobs, await reencode(weights, { edit })), blobs);
+    assert.equal(r.status, want, `${what}: ${r.reason}`);
+    if (want === "PASS") assert.equal(r.recomputed, bf16.recomputed, what);
+    const cast = r.evidence?.find((e) => e.component.startsWith("checkpoint load:"));
+    assert.equal(cast?.level, "derived-from-source", what);
+    assert.match(cast!.component, /1 F32 tensor\(s\) cast to BF16/, what);
+  }
+  assert.equal(bf16.evidence?.some((e) => e.component.startsWith("checkpoint load:")), false);
+});
+
+Deno.test("a falsified record over an F32 norm FAILs on its fingerprint (it had been NOT_VERIFIED)", async () => {
+  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
+  const p = falsified.records[1]!.predicate;
+  assert.equal((await verifyAlone(p, falsified.blobs)).status, "FAIL");
+  const blobs: Blobs = new Map(falsified.blobs);
+  const f32 = await reencode(falsified.blobs.get(weightDigest(p))!, { edit: asF32(NORM, () => 0) });
+  const r = await verifyAlone(over(p, blobs, f32), blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.equal(r.finding, "fingerprint", r.reason);
+});
