@@ -141,7 +141,7 @@ function _recordedAllReduce(p: ClaimPredicate): ClaimedAllReduce | undefined {
  * @throws {_Stop} FAIL when the record contradicts itself or its stack (an all-reduce with
  *   tp = 1, an invalid all-reduce, one the stack cannot run, none named at tp above 2);
  *   NOT_VERIFIED for what is not modelled (no layout in the stack, expert parallelism, an
- *   unmodelled all-reduce)
+ *   unmodelled all-reduce, pipeline stages beside HF's tp_plan)
  */
 export function _claimedParallel(
   p: ClaimPredicate,
@@ -163,10 +163,23 @@ export function _claimedParallel(
     allReduce,
     links: { gpu, interconnect: par.interconnect },
   });
-  if (r.ok) return r.parallel;
-  throw r.kind === "unmodelled"
-    ? new _Stop("NOT_VERIFIED", r.reason)
-    : new _Stop("FAIL", `record contradicts its stack: ${r.reason}`);
+  if (!r.ok) {
+    throw r.kind === "unmodelled"
+      ? new _Stop("NOT_VERIFIED", r.reason)
+      : new _Stop("FAIL", `record contradicts its stack: ${r.reason}`);
+  }
+  // After the split's own contradictions: HF's tp_plan shards one model over the torchrun
+  // ranks, `from_pretrained` refuses a device_map beside it and Transformers has no other way
+  // to split stages, so pipeline stages of tensor-parallel groups are no HF run modelled here.
+  if (par.tp > 1 && par.pp > 1 && stack.operators?.tensorParallel === "hf-tp-plan") {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `tp=${par.tp} with pp=${par.pp} on stack '${stack.id}': HF Transformers' tp_plan runs ` +
+        "no pipeline stages (from_pretrained takes no device_map beside it); such a split is " +
+        "not modelled",
+    );
+  }
+  return r.parallel;
 }
 
 /**

@@ -102,7 +102,7 @@ const stop = (p: ClaimPredicate, s = stack) => {
   return "resolved";
 };
 
-Deno.test("topology claims the record or its stack contradicts FAIL; what is not modelled is NOT_VERIFIED", () => {
+Deno.test("topology claims the record or its stack contradicts FAIL; what is not modelled is NOT_VERIFIED", async () => {
   assert.match(
     stop(claim({ tp: 4, allReduce: RING4 }, 2)),
     /^FAIL: .*tp=4 x pp=1 x dp=1 ranks on 2 GPU/,
@@ -127,9 +127,21 @@ Deno.test("topology claims the record or its stack contradicts FAIL; what is not
   });
   assert.match(stop(claim({ tp: 2 }), bare), /^NOT_VERIFIED: .*declares no tensor-parallel layout/);
   assert.equal(stop(claim({ tp: 2 })), "resolved");
+  // Transformers 5's tp_plan is not the 4.5x plan of 'hf-tp-plan' (review h95): its stack names
+  // no layout, so its tensor-parallel records are not modelled rather than held to 4.5x rules.
+  const v5 =
+    (await loadAsset(store, { kind: STACK_PROFILES, id: "hf-qwen3-sdpa-torch2.11-hopper" }))
+      .value;
+  const onV5 = { ...claim({ tp: 2 }), software: { stack: v5.id, components: v5.components } };
+  assert.match(stop(onV5, v5), /^NOT_VERIFIED: .*declares no tensor-parallel layout/);
   // Pipeline stages copy activations: tp x pp ranks must fit the machine, then each stage's TP
-  // pass is what is recomputed.
-  assert.equal(stop(claim({ tp: 2, pp: 2 }, 4)), "resolved");
+  // pass is what is recomputed; HF's tp_plan runs no pipeline stages (review h95): not modelled; pp alone splits the
+  // layers over GPUs by device_map, the bits of one GPU's pass.
+  assert.match(
+    stop(claim({ tp: 2, pp: 2 }, 4)),
+    /^NOT_VERIFIED: tp=2 with pp=2 .*tp_plan runs no pipeline stages/,
+  );
+  assert.equal(stop(claim({ pp: 2 }, 2)), "resolved");
   assert.match(stop(claim({ tp: 2, pp: 2 }, 2)), /^FAIL: .*tp=2 x pp=2 x dp=1 ranks on 2 GPU/);
   // Data-parallel replicas are ranks too; off vLLM each replica runs its own passes.
   assert.equal(stop(claim({ tp: 2, dp: 4 }, 8)), "resolved");
