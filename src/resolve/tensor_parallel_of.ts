@@ -87,7 +87,12 @@ export function tensorParallelOf(
         `tp=${o.tp} without an all-reduce (only at tp=2 do all implementations agree)`,
       );
     }
-    return resolved({ size: 2, layout, allReduce: _twoRanks(layout.allReduce[0]!), ...ep });
+    // Any implementation gives two ranks' sum the same bits; NCCL's ring takes every message
+    // (vLLM's custom kernel needs 16-byte packs and sends the others to NCCL).
+    const kind = (layout.allReduce as readonly string[]).includes("nccl-ring")
+      ? "nccl-ring"
+      : layout.allReduce[0]!;
+    return resolved({ size: 2, layout, allReduce: _twoRanks(kind), ...ep });
   }
   if (o.allReduce.kind === VLLM_DISPATCH) {
     // The dispatch picks among the layout's implementations message by message.

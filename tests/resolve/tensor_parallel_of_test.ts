@@ -67,3 +67,18 @@ Deno.test("stackSplitContradiction(): vLLM's MoE block refuses more ranks than e
   const hf = await stack("hf-qwen3-flash-attn-torch2.8");
   assert.equal(stackSplitContradiction(hf, { tp: 8, config: config(4) }), null);
 });
+
+Deno.test("tensorParallelOf(): the two-rank default takes a message vLLM's custom kernel cannot pack (review h95)", async () => {
+  // Hidden 252, one row: 504 bytes, not a 16-byte multiple; vLLM sends it to NCCL, and two
+  // ranks' sum has the same bits either way. The default had been the custom kernel, whose
+  // pack rule turned the honest pass into a FAIL.
+  const { reduceRows } = await import("../../src/model/decoder/mod.ts");
+  for (const id of ["vllm-0.11-eager-fa2", "hf-qwen3-flash-attn-torch2.8"]) {
+    const r = tensorParallelOf(await stack(id), { tp: 2, ep: 1 });
+    assert.ok(r.ok && r.parallel !== undefined, id);
+    const a = new Uint16Array(252).fill(0x3f80), b = new Uint16Array(252).fill(0x3b80);
+    const out = reduceRows([a, b], { tp: r.parallel, width: 252, launchRows: Int32Array.of(1) });
+    // 1 + 2^-8 ties to 1 (even) in BF16.
+    assert.deepEqual([...new Set(out)], [0x3f80], id);
+  }
+});
