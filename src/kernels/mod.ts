@@ -201,6 +201,7 @@ export {
   type StackProfile,
 } from "./stack_profile.ts";
 export { type VllmMaxNumSeqs, vllmMaxNumSeqs } from "./vllm_max_num_seqs.ts";
+export { type VllmTokenBudget, vllmTokenBudget } from "./vllm_token_budget.ts";
 export {
   LAYER_KERNELS_IDS,
   type LayerKernels,

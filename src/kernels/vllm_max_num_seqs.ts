@@ -14,6 +14,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
+import { _vllmFlag } from "./_vllm_flag.ts";
 
 /** vLLM's `max_num_seqs` bound for a stack on a GPU, or why it is not derived. */
 export type VllmMaxNumSeqs =
@@ -38,11 +39,6 @@ export const BELOW_70_GIB: ReadonlySet<string> = Object.freeze(
   new Set(["a2", "a30", "a40", "l4", "l40", "l40s", "rtx-1000-ada", "v100"]),
 );
 
-/** `--max-num-seqs N` or `--max_num_seqs=N` in a flags string. */
-const _FLAG = /(?:^|\s)--max[-_]num[-_]seqs(?:=|\s+)(\S+)/g;
-/** Any other way of naming it (a config file, a JSON override): not read here. */
-const _NAMED = /max[-_]num[-_]seqs/i;
-
 /**
  * The most requests one pass of a vLLM stack holds on a GPU.
  *
@@ -66,17 +62,11 @@ export function vllmMaxNumSeqs(
   gpu: string,
 ): VllmMaxNumSeqs | null {
   if (!isVllmStack(stack)) return null;
-  const flags = Object.hasOwn(stack.components, "flags") ? stack.components.flags! : "";
-  const given = [...flags.matchAll(_FLAG)].map((m) => m[1]!);
-  const last = given.at(-1);
-  if (last !== undefined) {
-    if (!/^[1-9][0-9]{0,8}$/.test(last)) {
-      return { ok: false, reason: `the stack's --max-num-seqs '${last}' is not read here` };
-    }
-    return { ok: true, requests: Number(last), rule: `--max-num-seqs ${last} pinned by the stack` };
-  }
-  if (Object.values(stack.components).some((v) => _NAMED.test(v))) {
-    return { ok: false, reason: "the stack sets max_num_seqs in a form not read here" };
+  const pinned = _vllmFlag(stack, "max-num-seqs");
+  if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
+  if (pinned.kind === "pinned") {
+    const n = pinned.value;
+    return { ok: true, requests: n, rule: `--max-num-seqs ${n} pinned by the stack` };
   }
   if (gpu === "a100") return { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" };
   if (BELOW_70_GIB.has(gpu)) {

@@ -148,6 +148,7 @@ export {
   vllmMaxModelLen,
   vllmReadingGap,
   vllmRefusal,
+  vllmStackMaxModelLen,
   weightFilesContradiction,
   type WeightMetadataFinding,
   weightMetadataFinding,
@@ -194,6 +195,8 @@ export {
   type ServingForwardSupport,
   servingRows,
   type TokenBatch,
+  type TokenBudgetFinding,
+  tokenBudgetFinding,
   type TokenPosition,
 } from "./forward/mod.ts";
 export {

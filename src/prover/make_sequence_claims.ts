@@ -18,6 +18,7 @@ import {
   recordDigest,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
+import { isVllmStack, type StackProfile, vllmTokenBudget } from "../kernels/mod.ts";
 import {
   type BlockRuntime,
   type PassShape,
@@ -25,6 +26,7 @@ import {
   type SequenceKv,
   type ServedSequence,
   type TensorParallel,
+  vllmStackMaxModelLen,
 } from "../model/mod.ts";
 import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
@@ -84,7 +86,7 @@ export async function makeSequenceClaims(
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
     const served = await _engineRun(model, {
-      s,
+      s: { ...s, ..._vllmBudget(stack, { model, gpu: ctx.hardware.profile.id, s }) },
       runtime,
       parallel: runParallel(topology, stack, runtime.profile),
       scenario,
@@ -138,6 +140,28 @@ export async function makeSequenceClaims(
 function _fake(scenario: Scenario, seq: number): ServingFalsification | undefined {
   const f = scenario.falsify.find((x) => x.seq === seq && x.kind !== "fingerprint");
   return f as ServingFalsification | undefined;
+}
+
+/**
+ * The scheduler settings of a vLLM engine run: vLLM's V1 scheduler cuts a prompt's chunk only
+ * where a pass has used its whole `max_num_batched_tokens` (`vllmTokenBudget`), so the scenario's
+ * budget and chunk cap (HF's continuous batching) give way to its `vllmTokenBudget`, else to the
+ * smallest default budget vLLM may have run with; none for another stack.
+ */
+function _vllmBudget(
+  stack: StackProfile,
+  o: { readonly model: ScenarioCheckpoint; readonly gpu: string; readonly s: ServingScenario },
+): { tokenBudget: number; maxChunk: number } | Record<never, never> {
+  if (!isVllmStack(stack)) return {};
+  const own = o.s.vllmTokenBudget;
+  if (own !== undefined) return { tokenBudget: own, maxChunk: own };
+  const mml = vllmStackMaxModelLen(o.model.ckpt.config, stack);
+  const b = vllmTokenBudget(stack, { gpu: o.gpu, maxModelLen: mml.ok ? mml.tokens : null });
+  if (b === null) return {};
+  if (!b.ok) {
+    throw new InputError("SCENARIO_UNSUPPORTED", `Cannot schedule on '${stack.id}': ${b.reason}`);
+  }
+  return { tokenBudget: b.tokens[0]!, maxChunk: b.tokens[0]! };
 }
 
 function _draw(seed: string, label: string, n: number): number {

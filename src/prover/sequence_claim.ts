@@ -28,6 +28,7 @@ import {
   lengthFinding,
   ownPassProblem,
   servingRows,
+  tokenBudgetFinding,
 } from "../model/mod.ts";
 import {
   checkAllReducePath,
@@ -68,7 +69,9 @@ interface _Tokens {
  * @returns the validated record
  * @throws {InputError} `HISTORY_INVALID` for a history blob that is malformed, not canonical, over
  *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, GEMM
- *   rows that are not the flattened sum), `TOKENS_INVALID` for tokens the checkpoint or the history
+ *   rows that are not the flattened sum) or its stack's scheduler (on vLLM: a pass past
+ *   `max_num_seqs` or every token budget, a prompt's chunk ended before the pass used a whole
+ *   budget), `TOKENS_INVALID` for tokens the checkpoint or the history
  *   cannot hold (ids outside the vocabulary, a count the passes do not compute, a pass computing
  *   prompt and generated positions together, more tokens than the stack serves of the
  *   checkpoint: vLLM's max_model_len), `CLAIM_INVALID` for a history that does not fit the
@@ -135,6 +138,17 @@ export async function sequenceClaim(
     code: "HISTORY_INVALID",
     what: `pass ${passes.findIndex((q) => q.entries.length === widest)}`,
   });
+  // A prompt's chunk vLLM's scheduler would have made longer (it ends one early only once a
+  // pass has used its whole token budget), or a pass past every budget.
+  const budget = tokenBudgetFinding(c, {
+    stack: basis.stack,
+    gpu: basis.gpu.id,
+    prompt: tokens.prompt.length,
+    passes,
+  });
+  if (budget?.kind === "contradiction") {
+    throw new InputError("HISTORY_INVALID", `Cannot append claim: ${budget.reason}`);
+  }
   const computed = _checkHistory(passes, {
     tokens,
     config: c,

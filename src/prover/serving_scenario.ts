@@ -7,6 +7,8 @@
  *              "arrivalSteps": n,          (arrival step of each request drawn in 0..n-1)
  *              "promptLengths": [..], "generate": [..],   (drawn per request from the seed)
  *              "tokenBudget": n, "maxChunk": n,           (scheduler: tokens per pass, chunk cap)
+ *              "vllmTokenBudget"?: n,      (a vLLM engine's tokens per pass, uncapped chunks;
+ *                                           default the smallest budget vLLM may run with)
  *              "maxSeqs"?: n,              (scheduler: entries per pass, vLLM's max_num_seqs)
  *              "stacks"?: [{"stack", "components"}, ...],  (cycled over the checkpoints)
  *              "layerChain": bool }
@@ -39,6 +41,12 @@ export interface ServingScenario extends ModelSection {
   readonly tokenBudget: number;
   /** Largest prefill chunk of one entry. */
   readonly maxChunk: number;
+  /**
+   * Tokens per pass of a vLLM engine run, whose chunks are cut only by the budget; absent: the
+   * smallest default budget vLLM may have run with (`vllmTokenBudget`). Another budget than the
+   * stack's is a run vLLM never makes: its records FAIL.
+   */
+  readonly vllmTokenBudget?: number;
   /** Most entries per pass (vLLM's `max_num_seqs`); absent: no limit. */
   readonly maxSeqs?: number;
   /** Topologies cycled over the checkpoints' engine runs (absent: one GPU each). */
@@ -120,6 +128,7 @@ export function parseServingScenario(json: unknown): ServingScenario {
     "generate",
     "tokenBudget",
     "maxChunk",
+    "vllmTokenBudget",
     "maxSeqs",
     "layerChain",
     "parallel",
@@ -138,6 +147,9 @@ export function parseServingScenario(json: unknown): ServingScenario {
     generate: nonEmpty("generate", 4096),
     tokenBudget: int(f, "tokenBudget", { min: 1, max: 65536 }),
     maxChunk: int(f, "maxChunk", { min: 1, max: 65536 }),
+    ...(f.obj.vllmTokenBudget === undefined
+      ? {}
+      : { vllmTokenBudget: int(f, "vllmTokenBudget", { min: 1, max: 65536 }) }),
     ...(f.obj.maxSeqs === undefined ? {} : { maxSeqs: int(f, "maxSeqs", { min: 1, max: 65536 }) }),
     ...(f.obj.parallel === undefined ? {} : { parallel: scenarioParallelList(f)! }),
   };

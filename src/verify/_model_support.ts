@@ -238,7 +238,7 @@ export function _checkServedLength(
  * The stop for a record past a limit its stack's settings fix: FAIL as contradicting `what`,
  * or NOT_VERIFIED where the record states settings beyond the stack's (which may raise it).
  */
-function _pastLimit(
+export function _pastLimit(
   p: ClaimPredicate,
   o: {
     readonly stack: StackProfile;

@@ -33,6 +33,7 @@ import {
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
+import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import {
   _attentionEvidence,
@@ -165,6 +166,14 @@ export async function _recomputeSequence(
         running: furthestRunning(passes),
       }],
       neighbours: longestNeighbour(passes),
+    }));
+  _refusable(refusals, () =>
+    _checkServedBudget(p, {
+      stack: input.stack,
+      profile: input.profile,
+      config: c,
+      prompt: w.tokens.prompt.length,
+      passes,
     }));
   _checkPipelineStages(p, c.layers);
   const messages: Parameters<typeof _checkAllReducePath>[1] = {

@@ -304,6 +304,37 @@ Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after pr
   );
 });
 
+Deno.test("sequenceClaim() refuses on vLLM a prompt chunk ended before the pass used a whole token budget (max_num_batched_tokens)", async () => {
+  const s = served[0]!;
+  const pass = (query: number, cached: number) => ({
+    entries: [{ query, cached }],
+    self: 0,
+    rows: query,
+    logitsRows: 1,
+  });
+  const tokens = { prompt: Array.from({ length: 12 }, (_, i) => 10 + i), generated: [7, 8] };
+  const claim = (passes: ReturnType<typeof pass>[], stack: string) =>
+    sequenceClaim(
+      facts(s, { history: encodeServingHistory(passes), tokens, layerChain: undefined, stack }),
+      { store },
+    );
+  const halves = [pass(6, 0), pass(6, 6), pass(1, 12)];
+  await assert.rejects(
+    () => claim(halves, "vllm-0.11-eager-fa2-lg2-model"),
+    (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+      assert.match(
+        e.message,
+        /pass 0 ends the prompt's chunk at 6 of its 12 tokens with 6 tokens scheduled, .*\(max_num_batched_tokens 2048 or 8192: /,
+      );
+      return true;
+    },
+  );
+  await claim([pass(12, 0), pass(1, 12)], "vllm-0.11-eager-fa2-lg2-model");
+  // HF's continuous batching has its own scheduler: not held to vLLM's budget.
+  await claim(halves, SERVING_STACK);
+});
+
 Deno.test("sequenceClaim() refuses on vLLM a history whose other requests hold more positions than max_model_len, which vLLM serves to none", async () => {
   const s = served.find((x) => parseServingHistory(x.history).some((q) => q.entries.length > 1))!;
   const total = s.tokens.prompt.length + s.tokens.generated.length;

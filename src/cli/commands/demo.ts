@@ -218,10 +218,11 @@ export function demoCommand(): Command {
           const caught = falsified.filter((f) => failedIdx.has(f.seq));
           const missed = falsified.filter((f) => !sampled.has(f.seq));
           // Sampled falsifications whose recomputation matched bit for bit are numerically
-          // indistinguishable from honest records at the fingerprint: reported, not hidden.
-          const indistinguishable = falsified.filter((f) =>
-            sampled.has(f.seq) && !failedIdx.has(f.seq)
-          );
+          // indistinguishable from honest records at the fingerprint: reported, not hidden; those
+          // in a run not modelled (NOT_VERIFIED) were not recomputed, and are told apart.
+          const status = new Map(r.results.map((x) => [x.index, x.status]));
+          const notVerified = falsified.filter((f) => status.get(f.seq) === "NOT_VERIFIED");
+          const indistinguishable = falsified.filter((f) => status.get(f.seq) === "PASS");
           const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
           const pCatch = detectionHypergeometric(r.population, {
             falseCount: falsified.length,
@@ -269,6 +270,7 @@ export function demoCommand(): Command {
               reason: r.results.find((x) => x.index === f.seq)!.reason,
             })),
             notSampled: missed,
+            notVerified,
             indistinguishable,
             honestRecordsFailed: wrongFail,
             detectionProbability: Number(pCatch.toFixed(6)),
@@ -285,7 +287,7 @@ export function demoCommand(): Command {
           else {
             printText(`verdict: ${r.verdict}`);
             printText(
-              `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
+              `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${notVerified.length} sampled but NOT_VERIFIED, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
             );
             for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
             for (const [kind, k] of Object.entries(summary.byKind)) {

@@ -65,4 +65,5 @@ export {
   lengthFinding,
   type VllmMaxModelLen,
   vllmMaxModelLen,
+  vllmStackMaxModelLen,
 } from "./vllm_max_model_len.ts";

@@ -88,6 +88,35 @@ export function vllmMaxModelLen(
 }
 
 /**
+ * vLLM's `max_model_len` of a config on a stack: {@link vllmMaxModelLen}, unless the stack's own
+ * settings may set it otherwise (`--max-model-len`, `--hf-overrides`,
+ * `VLLM_ALLOW_LONG_MAX_MODEL_LEN`), which is not modelled.
+ *
+ * @param config the parsed config
+ * @param stack the stack profile (its components)
+ * @returns the limit and its rule, or why it is not derived
+ * @example
+ * ```ts
+ * import { vllmStackMaxModelLen } from "./vllm_max_model_len.ts";
+ * const config = { maxPositionEmbeddings: 4096 };
+ * const own = vllmStackMaxModelLen(config, { components: { flags: "--max-model-len 512" } });
+ * if (own.ok || vllmStackMaxModelLen(config, { components: {} }).ok !== true) throw new Error();
+ * ```
+ */
+export function vllmStackMaxModelLen(
+  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling">,
+  stack: Pick<StackProfile, "components">,
+): VllmMaxModelLen {
+  if (Object.values(stack.components).some((v) => _SETS_LIMIT.test(v))) {
+    return {
+      ok: false,
+      reason: "the stack's own settings may set max_model_len otherwise: not modelled",
+    };
+  }
+  return vllmMaxModelLen(config);
+}
+
+/**
  * Whether a sequence of a record on this stack fits the longest sequence its engine serves of
  * the checkpoint: on a vLLM stack, a prompt of at most `max_model_len` tokens and, with more
  * than one generated token, at most `max_model_len` tokens in all; nothing to say on other
@@ -134,14 +163,7 @@ export function lengthFinding(
   // vLLM (on Transformers 4.5x) reads another RoPE than this config's: `configReadingGap` says
   // so, and the limit would be that other RoPE's.
   if (config.ropeTransformers5Only === true) return null;
-  const own = Object.values(o.stack.components).find((v) => _SETS_LIMIT.test(v));
-  if (own !== undefined) {
-    return {
-      kind: "unmodelled",
-      reason: "the stack's own settings may set max_model_len otherwise: not modelled",
-    };
-  }
-  const limit = vllmMaxModelLen(config);
+  const limit = vllmStackMaxModelLen(config, o.stack);
   if (!limit.ok) return { kind: "unmodelled", reason: limit.reason };
   const { prompt, generated } = o;
   const m = `vLLM's max_model_len ${limit.tokens} (${limit.rule})`;

@@ -46,6 +46,7 @@ export {
 } from "./parse_token_batch.ts";
 export { eagerAttention } from "./eager_attention.ts";
 export { type CacheReuse, cacheReuse, type OwnPassProblem, ownPassProblem } from "./cache_reuse.ts";
+export { type TokenBudgetFinding, tokenBudgetFinding } from "./token_budget_finding.ts";
 export {
   type PassEntry,
   type PassShape,

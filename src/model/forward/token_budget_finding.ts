@@ -1,0 +1,93 @@
+/**
+ * A served sequence's passes held to the token budget of its stack's scheduler
+ * (`vllmTokenBudget`): vLLM's V1 scheduler ends a prompt's chunk before the prompt's end only
+ * once the pass has scheduled its whole `max_num_batched_tokens`, and never schedules more. The
+ * verifier FAILs a history that breaks it, the prover tools refuse it.
+ *
+ * @module
+ */
+import { isVllmStack, type StackProfile, vllmTokenBudget } from "../../kernels/mod.ts";
+import { type DecoderConfig, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
+import type { PassEntry } from "./serving_shape.ts";
+
+/** What a history's pass totals say of it on a stack. */
+export interface TokenBudgetFinding {
+  /**
+   * `contradiction`: no run of the stack's scheduler makes these passes; `unmodelled`: a chunk is
+   * cut and the budget that decides where is not derived here.
+   */
+  readonly kind: "contradiction" | "unmodelled";
+  /** One line. */
+  readonly reason: string;
+}
+
+/**
+ * Holds a served sequence's passes to its stack's token budget on a GPU: a pass scheduling more
+ * tokens than every budget the stack's settings give is a contradiction, and so is a pass that
+ * ends the sequence's prompt chunk before the prompt's end with a total other than such a budget
+ * (vLLM would have scheduled more of the prompt there). A cut chunk whose budget is not derived
+ * (a chunking setting, a budget in a form not read, `max_model_len` not derived) is unmodelled.
+ *
+ * @param config the checkpoint's config (vLLM's `max_model_len` enters a default budget)
+ * @param o the stack, the GPU profile's id, the sequence's prompt length, and each pass's
+ *   entries with the sequence's own (`self`)
+ * @returns the finding, or null when the passes fit (or the stack is not vLLM's)
+ * @example
+ * ```ts
+ * import { tokenBudgetFinding } from "./token_budget_finding.ts";
+ * const one = (query: number, cached: number) => ({ entries: [{ query, cached }], self: 0 });
+ * const o = { stack: { components: { vllm: "0.11.0" } }, gpu: "a100", prompt: 12 };
+ * const config = { maxPositionEmbeddings: 4096 };
+ * const f = tokenBudgetFinding(config, { ...o, passes: [one(6, 0), one(6, 6)] });
+ * if (f?.kind !== "contradiction") throw new Error();
+ * if (tokenBudgetFinding(config, { ...o, passes: [one(12, 0)] }) !== null) throw new Error();
+ * ```
+ */
+export function tokenBudgetFinding(
+  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only">,
+  o: {
+    readonly stack: Pick<StackProfile, "components">;
+    readonly gpu: string;
+    readonly prompt: number;
+    readonly passes: readonly { readonly entries: readonly PassEntry[]; readonly self: number }[];
+  },
+): TokenBudgetFinding | null {
+  if (!isVllmStack(o.stack)) return null;
+  // Another RoPE than the config's (configReadingGap says so) would give another limit.
+  const limit = config.ropeTransformers5Only === true
+    ? null
+    : vllmStackMaxModelLen(config, o.stack);
+  const budget = vllmTokenBudget(o.stack, {
+    gpu: o.gpu,
+    maxModelLen: limit?.ok === true ? limit.tokens : null,
+  });
+  if (budget === null) return null;
+  const totals = o.passes.map((q) => q.entries.reduce((s, e) => s + e.query, 0));
+  const ends = o.passes.map((q) => q.entries[q.self]!.cached + q.entries[q.self]!.query);
+  const cut = ends.findIndex((end) => end < o.prompt);
+  if (!budget.ok) {
+    if (cut < 0) return null;
+    return {
+      kind: "unmodelled",
+      reason: `pass ${cut} ends the prompt's chunk before its end, and the token budget that ` +
+        `decides where vLLM ends it is not derived: ${budget.reason}`,
+    };
+  }
+  const rule = `max_num_batched_tokens ${budget.tokens.join(" or ")}: ${budget.rule}`;
+  const over = totals.findIndex((t) => t > budget.tokens.at(-1)!);
+  if (over >= 0) {
+    return {
+      kind: "contradiction",
+      reason: `pass ${over} schedules ${totals[over]} tokens, more than vLLM's scheduler takes ` +
+        `in one pass (${rule})`,
+    };
+  }
+  const early = ends.findIndex((end, i) => end < o.prompt && !budget.tokens.includes(totals[i]!));
+  if (early < 0) return null;
+  return {
+    kind: "contradiction",
+    reason: `pass ${early} ends the prompt's chunk at ${ends[early]} of its ${o.prompt} tokens ` +
+      `with ${totals[early]} tokens scheduled, where vLLM's scheduler ends a chunk before its ` +
+      `prompt's end only once the pass has used its whole token budget (${rule})`,
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * vLLM's V1 scheduler ends a prompt's prefill chunk before the prompt's end only once the pass
+ * has scheduled its whole token budget (`max_num_batched_tokens`: the stack's pinned
+ * `--max-num-batched-tokens`, else a default of the GPU and usage context, 2048 or 8192 on an
+ * A100). A served sequence whose 12-token prompt ran as 6 + 6 in passes of 6 tokens describes a
+ * run no vLLM engine makes (it PASSed when its fingerprint was the verifier's own recomputation):
+ * it FAILs; the same prompt in one pass still PASSes; a record stating settings beyond its
+ * stack's is NOT_VERIFIED; a budget the stack sets in a form not read is NOT_VERIFIED.
+ */
+import assert from "node:assert/strict";
+import {
+  type ClaimPredicate,
+  type HistoryPass,
+  parseServingHistory,
+  type SequenceWorkload,
+} from "../../src/claims/mod.ts";
+import { parseGpuProfile } from "../../src/hardware/mod.ts";
+import { parseStackProfile, vllmTokenBudget } from "../../src/kernels/mod.ts";
+import { parseDecoderConfig } from "../../src/model/mod.ts";
+import { _checkServedBudget } from "../../src/verify/_served_budget.ts";
+import { _Stop } from "../../src/verify/_stop.ts";
+import { oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { DENSE_CONFIG, proverRun, verifyAlone } from "./_recompute_fixture.ts";
+
+const STACK = "vllm-0.11-eager-fa2-lg2-model";
+
+/** One 12-token prompt served on the vLLM stack with the given budget and chunk cap. */
+function twelve(tokenBudget: number): unknown {
+  return oneGemmScenario({ logId: "vllm-budget", seed: "vllm-budget-v1" }, {
+    serving: {
+      stack: STACK,
+      components: { vllm: "0.11.0" },
+      catalog: "demo-qwen3-tiny-a100",
+      multiProcessorCount: 108,
+      checkpoints: ["tables/models/qwen3-tiny-dense"],
+      requests: 1,
+      arrivalSteps: 1,
+      promptLengths: [12],
+      generate: [2],
+      tokenBudget,
+      maxChunk: tokenBudget,
+      vllmTokenBudget: tokenBudget,
+      layerChain: true,
+    },
+    falsify: [],
+  });
+}
+
+const halves = await proverRun(twelve(6));
+const whole = await proverRun(twelve(2048));
+
+/** The sequence record of a run, and its history. */
+function served(run: typeof halves): { p: ClaimPredicate; passes: HistoryPass[] } {
+  const p = run.records[1]!.predicate;
+  const w = p.workload as SequenceWorkload;
+  return { p, passes: parseServingHistory(run.blobs.get(w.history.sha256)!) };
+}
+
+Deno.test("a vLLM record whose 12-token prompt ran as 6 + 6 in passes of 6 tokens FAILs, naming the pass and the budgets", async () => {
+  const { p, passes } = served(halves);
+  assert.deepEqual(
+    passes.map((q) => q.entries.map((e) => [e.query, e.cached])),
+    [[[6, 0]], [[6, 6]], [[1, 12]]],
+  );
+  const r = await verifyAlone(p, halves.blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its stack: pass 0 ends the prompt's chunk at 6 of its 12 tokens with 6 tokens scheduled, where vLLM's scheduler ends a chunk before its prompt's end only once the pass has used its whole token budget \(max_num_batched_tokens 2048 or 8192: vLLM's defaults: on an A100 2048 for the API server and 8192 for the LLM class, 2048 for an engine built from its arguments\)$/,
+  );
+});
+
+Deno.test("the same prompt in one pass PASSes on the vLLM stack", async () => {
+  const { p, passes } = served(whole);
+  assert.deepEqual(passes[0]!.entries, [{ query: 12, cached: 0 }]);
+  const r = await verifyAlone(p, whole.blobs);
+  assert.equal(r.status, "PASS", r.reason);
+});
+
+Deno.test("a record stating settings beyond its stack's (which may set another budget) is NOT_VERIFIED for the 6 + 6 history", async () => {
+  const { p } = served(halves);
+  const r = await verifyAlone({
+    ...p,
+    software: {
+      ...p.software,
+      components: { ...p.software.components, flags: "--enforce-eager --max-num-batched-tokens 6" },
+    },
+  }, halves.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /with 6 tokens scheduled, .* which may set another token budget/);
+});
+
+const ROOT = new URL("../../", import.meta.url);
+const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
+const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));
+const config = parseDecoderConfig(DENSE_CONFIG);
+
+/** A stack profile of the eager vLLM stack with other flags. */
+function withFlags(flags: string) {
+  const raw = json(`profiles/stack/${STACK}.json`);
+  return parseStackProfile({ ...raw, components: { ...raw.components, flags } });
+}
+
+/** A pass of this sequence's chunk (query, cached) beside others of `rest` tokens in all. */
+function pass(query: number, cached: number, rest: number): HistoryPass {
+  const entries = [{ query, cached }, ...(rest > 0 ? [{ query: rest, cached: 0 }] : [])];
+  return { entries, self: 0, rows: query + rest, logitsRows: entries.length };
+}
+
+/** The stop `_checkServedBudget` throws for a 4000-token prompt's history, or null. */
+function stopOf(
+  passes: HistoryPass[],
+  o: { gpu?: string; flags?: string } = {},
+): _Stop | null {
+  const stack = withFlags(o.flags ?? "--enforce-eager");
+  const p = { software: { stack: stack.id, components: stack.components } } as ClaimPredicate;
+  try {
+    _checkServedBudget(p, { stack, profile: gpu(o.gpu ?? "a100"), config, prompt: 4000, passes });
+    return null;
+  } catch (e) {
+    if (e instanceof _Stop) return e;
+    throw e;
+  }
+}
+
+Deno.test("_checkServedBudget(): a chunk cut where the pass used a whole default budget of its GPU is accepted; any other total, or a pass past every budget, FAILs", () => {
+  // 2048 (API server) and 8192 (LLM class) on an A100, the cut chunk beside other requests.
+  assert.equal(stopOf([pass(2000, 0, 48), pass(2000, 2000, 0)]), null);
+  assert.equal(stopOf([pass(3000, 0, 5192), pass(1000, 3000, 0)]), null);
+  const short = stopOf([pass(2000, 0, 40), pass(2000, 2000, 0)]);
+  assert.equal(short?.status, "FAIL");
+  assert.match(short!.why, /pass 0 ends the prompt's chunk at 2000 of its 4000 tokens with 2040/);
+  // 16384 is a budget at 70 GiB and more only: past every A100 budget.
+  const big = [pass(4000, 0, 12384)];
+  const over = stopOf(big);
+  assert.equal(over?.status, "FAIL");
+  assert.match(over!.why, /pass 0 schedules 16384 tokens, more than vLLM's scheduler takes/);
+  assert.equal(stopOf(big, { gpu: "h100-sxm" }), null);
+  assert.equal(stopOf([pass(1000, 0, 15384), pass(3000, 1000, 0)], { gpu: "h200" }), null);
+  // A pinned budget is the one budget.
+  const pinned = { flags: "--enforce-eager --max-num-batched-tokens 1000" };
+  const thousands = [0, 1000, 2000, 3000].map((c) => pass(1000, c, 0));
+  assert.equal(stopOf(thousands, pinned), null);
+  assert.equal(stopOf([pass(2000, 0, 48), pass(2000, 2000, 0)], pinned)?.status, "FAIL");
+  // A prompt whose chunks all end at its end is not cut: nothing to hold it to.
+  assert.equal(stopOf([pass(4000, 0, 3)]), null);
+});
+
+Deno.test("_checkServedBudget(): a cut chunk is NOT_VERIFIED where a setting changes where vLLM ends chunks or the budget is not read", () => {
+  const cut = [pass(6, 0, 0), pass(3994, 6, 0)];
+  for (
+    const flags of [
+      "--long-prefill-token-threshold 6",
+      "--max-num-partial-prefills 2",
+      "--no-enable-chunked-prefill",
+      "--max-num-batched-tokens 1k",
+      "--config engine.yaml --max_num_batched_tokens",
+      "--max-model-len 8192",
+    ]
+  ) {
+    const s = stopOf(cut, { flags });
+    assert.equal(s?.status, "NOT_VERIFIED", `${flags}: ${s?.why}`);
+    assert.match(s!.why, /^stack '[^']+': pass 0 ends the prompt's chunk before its end/);
+  }
+  // Without a cut chunk such settings say nothing here.
+  assert.equal(stopOf([pass(4000, 0, 0)], { flags: "--long-prefill-token-threshold 6" }), null);
+});
+
+Deno.test("vllmTokenBudget(): the stack's last --max-num-batched-tokens, else every default of the GPU and usage context", () => {
+  const on = (flags: string, gpu: string, maxModelLen: number | null = 4096) =>
+    vllmTokenBudget({ components: { vllm: "0.11.0", flags } }, { gpu, maxModelLen });
+  const tokens = (b: ReturnType<typeof on>) => b?.ok === true ? b.tokens : b;
+  assert.deepEqual(tokens(on("--max-num-batched-tokens 8 --max_num_batched_tokens=16", "a100")), [
+    16,
+  ]);
+  assert.deepEqual(tokens(on("", "a100")), [2048, 8192]);
+  for (const id of ["l40s", "l4", "a30", "v100"]) {
+    assert.deepEqual(tokens(on("", id)), [2048, 8192]);
+  }
+  assert.deepEqual(tokens(on("", "h100-sxm")), [2048, 8192, 16384]);
+  // A model of 8 positions: an engine built from its arguments takes min(128 x 8, 2048) = 1024,
+  // and later releases cap the API server's and the LLM class's default at max_num_seqs x 8.
+  assert.deepEqual(tokens(on("", "a100", 8)), [1024, 2048, 8192]);
+  assert.deepEqual(tokens(on("--max-num-seqs 4", "a100", 8)), [32, 2048, 8192]);
+  assert.equal(on("", "a100", null)?.ok, false);
+  assert.deepEqual(tokens(on("--max-num-batched-tokens 512", "a100", null)), [512]);
+  assert.equal(on("--max-num-seqs 0x10", "a100")?.ok, false);
+  assert.equal(
+    vllmTokenBudget({ components: { transformers: "4.57.1" } }, {
+      gpu: "a100",
+      maxModelLen: 4096,
+    }),
+    null,
+  );
+});
