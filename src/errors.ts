@@ -169,8 +169,12 @@ export type TrustCode =
   | "CHECKPOINT_MISMATCH"
   | "CHECKPOINT_SIGNATURE";
 
-/** Why a verdict predicate was refused (a signed statement is read back strictly). */
+/**
+ * Why a verdict predicate was refused (a signed statement is read back strictly, and a verdict of
+ * the checker's own release is held to that release's assets).
+ */
 export type VerdictPredicateCode =
+  | "VERDICT_ASSETS"
   | "VERDICT_FIELD_MISSING"
   | "VERDICT_FIELD_UNKNOWN"
   | "VERDICT_FIELD_TYPE"

@@ -34,11 +34,37 @@ Deno.test("assertCode() accepts only the codes of the class it is given", () => 
   new InputError("NO_SUCH_CODE", "x");
 });
 
-Deno.test("exitCodeOf() gives 2 for every coded refusal, as the CLI documents", () => {
-  assert.equal(exitCodeOf(new AssetError("ASSET_DIGEST_MISMATCH", "x")), EXIT.USAGE);
+Deno.test("exitCodeOf() gives 2 for a refused input or command line, as the CLI documents", () => {
+  assert.equal(exitCodeOf(new AssetError("PROFILE_UNKNOWN", "x")), EXIT.USAGE);
+  assert.equal(exitCodeOf(new AssetError("ASSET_INVALID", "x")), EXIT.USAGE);
   assert.equal(exitCodeOf(new InputError("VERDICT_FIELD_MISSING", "x")), EXIT.USAGE);
   assert.equal(exitCodeOf(new UsageError("USAGE_NUMBER", "x")), EXIT.USAGE);
   assert.equal(exitCodeOf({ host: "NOT_FOUND" }), EXIT.USAGE);
+});
+
+Deno.test("exitCodeOf() gives a tampered or missing asset of the install 5, never a usage error's 2", () => {
+  assert.equal(EXIT.ASSET, 5);
+  const install = [
+    "ASSET_DIGEST_MISMATCH",
+    "ASSET_MISSING",
+    "ASSET_NOT_LISTED",
+    "ASSET_SIZE_MISMATCH",
+    "MANIFEST_INVALID",
+    "MANIFEST_MISSING",
+    "SFU_TABLE_LAYOUT",
+    "SFU_TABLE_LENGTH",
+    "SFU_TABLE_MAGIC",
+    "SFU_TABLE_TRUNCATED",
+    "SFU_TABLE_VERSION",
+  ] as const;
+  for (const code of install) assert.equal(exitCodeOf(new AssetError(code, "x")), EXIT.ASSET, code);
+});
+
+Deno.test("exitCodeOf() gives a verdict of this release with other assets its own code, 6", () => {
+  assert.equal(exitCodeOf(new InputError("VERDICT_ASSETS", "x")), EXIT.OTHER_ASSETS);
+  assert.equal(EXIT.OTHER_ASSETS, 6);
+  const codes = Object.values(EXIT);
+  assert.equal(new Set(codes).size, codes.length, "every exit code is distinct");
 });
 
 Deno.test("isUnknownAsset() is true for unlisted ids only, never for tampered assets or inputs", () => {

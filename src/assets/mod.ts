@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-export { type AssetStore, openAssetStore } from "./asset_store.ts";
+export { type AssetStore, MANIFEST_PATH, openAssetStore } from "./asset_store.ts";
 export { BLOB_MAX_BYTES, type BlobLimits, type BlobReadOptions } from "./blob_limits.ts";
 export { type BlobHasher, type BlobStore, openBlobStore } from "./blob_store.ts";
 export { type FileByteSource, fileByteSource } from "./file_byte_source.ts";

@@ -40,6 +40,7 @@ import {
 } from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
 import { statementChecks } from "./statement_checks.ts";
+import { checkReleaseAssets, type ReleaseAssets } from "./compare_release_assets.ts";
 
 /** One check and its outcome. */
 export interface CheckItem {
@@ -98,7 +99,9 @@ export interface CheckReport {
  *   `timestamp`, an RFC 3161 token (DER) over one of the envelope's signatures: keys are then
  *   judged valid and unrevoked at the token's time instead of the verification time;
  *   `timeSources`, other independent signing-time evidence; `now` the verification time
- *   (default the clock)
+ *   (default the clock); `release`, the checker's own release: a verdict that names it is held
+ *   to its manifest (an `assets` check per asset that differs, `[VERDICT_ASSETS]`; a verdict of
+ *   another release gets an `assets` line saying it was not compared)
  * @returns the report (invalid attestations are results, not exceptions)
  * @throws {InputError} `BAD_TRUST_ROOT` when the trust root's pinned drand chains or TSA anchors
  *   are malformed
@@ -120,6 +123,7 @@ export async function checkAttestation(
     timestamp?: Uint8Array;
     timeSources?: readonly SigningTimeSource[];
     now?: Date;
+    release?: ReleaseAssets;
   },
 ): Promise<CheckReport> {
   const threshold = options.threshold ?? 1;
@@ -265,6 +269,7 @@ export async function checkAttestation(
     add,
     verdictTime: parseRfc3339(p.timeVerified),
   });
+  if (options.release !== undefined) checkReleaseAssets(p, { release: options.release, add });
   const logMatches = options.log !== undefined && _checkLog(p, options.log, add);
   if (options.recompute !== undefined && options.log !== undefined) {
     // Only a log that is the attested one can be recomputed from: another log's records (or a

@@ -79,6 +79,14 @@ export {
   type RecomputeRecord,
   UNSIGNED_READ_BYTES,
 } from "./check_attestation.ts";
+export {
+  type AssetDifference,
+  checkReleaseAssets,
+  compareReleaseAssets,
+  MAX_NAMED_ASSET_DIFFERENCES,
+  type ReleaseAssets,
+  type ReleaseAssetsComparison,
+} from "./compare_release_assets.ts";
 export { type AddCheck, checkTrustInputs, type TrustLabels } from "./check_trust_inputs.ts";
 export {
   addSignature,

@@ -10,8 +10,10 @@ import type { CommandUnknownOpts } from "@commander-js/extra-typings";
 import { type CommandHelp, helpBlock } from "./help_block.ts";
 
 const OK_USAGE = ["OK", "USAGE"] as const;
+/** A command that reads this install's assets (a tampered or missing one ends it: `ASSET`). */
+const OK_USAGE_ASSET = ["OK", "USAGE", "ASSET"] as const;
 const VERDICT = {
-  exits: ["OK", "FAIL", "USAGE", "INCONCLUSIVE"],
+  exits: ["OK", "FAIL", "USAGE", "INCONCLUSIVE", "ASSET"],
   meanings: {
     OK: "PASSED: every sampled record was recomputed bit for bit",
     FAIL: "FAILED: a sampled record's recomputation differs (report.md names it)",
@@ -25,7 +27,7 @@ const FORWARD = "--checkpoint tables/models/qwen3-tiny-dense --tokens tokens.jso
 export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   "": {
     examples: ["bitaudit demo --out demo-out", "bitaudit claims append --help"],
-    exits: ["OK", "FAIL", "USAGE", "INCONCLUSIVE"],
+    exits: ["OK", "FAIL", "USAGE", "INCONCLUSIVE", "ASSET", "OTHER_ASSETS"],
     meanings: { OK: "success (a verification: PASSED)" },
   },
   "announce": {
@@ -56,7 +58,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       "bitaudit audit work --plan plan.json --shard 0/4 --key worker.key --out results-0.jsonl",
     ],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
   },
   "audit merge": {
     examples: [
@@ -80,7 +82,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       "bitaudit worker --nats nats://localhost:4222 --log log/claims.jsonl --key worker.key",
     ],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
   },
   "check": {
     examples: [
@@ -88,13 +90,15 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "bitaudit check audit-out/attestation.dsse.json --trust-root trust-root.json \\\n" +
       "--log log/claims.jsonl --recompute --require-verdict PASSED",
     ],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET", "OTHER_ASSETS"],
     meanings: {
       OK: "the attestation is valid (and meets every --require-* policy)",
       FAIL: "the attestation is not valid, or a --require-* policy is not met",
+      OTHER_ASSETS: "the attestation is not valid: its verdict names this release but assets " +
+        "other than this release's manifest lists (each is named)",
     },
   },
-  "page": { examples: ["bitaudit page --out checker-page"], exits: OK_USAGE },
+  "page": { examples: ["bitaudit page --out checker-page"], exits: OK_USAGE_ASSET },
   "bundle": {
     examples: [
       "bitaudit bundle audit-out/attestation.dsse.json --out attestation.sigstore.json",
@@ -103,12 +107,12 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   "claims": {
     examples: ["bitaudit claims root --log log/claims.jsonl", "bitaudit claims append --help"],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET"],
     meanings: { FAIL: "claims validate: a record is invalid; claims consistency: not extended" },
   },
   "claims make": {
     examples: ["bitaudit claims make --scenario demo/scenario.json --out prover-out"],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
   },
   "claims root": { examples: ["bitaudit claims root --log log/claims.jsonl"], exits: OK_USAGE },
   "claims append": {
@@ -122,7 +126,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "--profile a100 --stack hf-qwen3-continuous-batching-torch2.8 --kernel demo-qwen3-tiny-a100 \\\n" +
       "--fingerprint <hex> --layer-chain chain.json",
     ],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
     meanings: {
       OK: "the record was appended (its digest and the new log root are printed)",
       USAGE: "refused: a bad flag, an unusable input or facts that contradict each other (the " +
@@ -169,11 +173,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "bitaudit gemm --profile h100-sxm --recipe cublas-single-walk --in ab.safetensors \\\n" +
       "--out c.safetensors",
     ],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
   },
   "model": {
     examples: ["bitaudit model forward " + FORWARD + " \\\n--out hidden.safetensors"],
-    exits: ["OK", "USAGE", "INCONCLUSIVE"],
+    exits: ["OK", "USAGE", "INCONCLUSIVE", "ASSET"],
   },
   "model synth": {
     examples: ["bitaudit model synth --config config.json --seed 1 --out my-checkpoint"],
@@ -181,7 +185,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   "model forward": {
     examples: ["bitaudit model forward " + FORWARD + " \\\n--out hidden.safetensors --json"],
-    exits: ["OK", "USAGE", "INCONCLUSIVE"],
+    exits: ["OK", "USAGE", "INCONCLUSIVE", "ASSET"],
     meanings: { INCONCLUSIVE: "NOT_VERIFIED: the pass cannot be emulated (the reason is printed)" },
   },
   "model classes": {
@@ -190,24 +194,27 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "--catalog demo-qwen3-tiny-a100 --config tables/models/qwen3-tiny-dense/config.json \\\n" +
       "--context 128",
     ],
-    exits: ["OK", "USAGE", "INCONCLUSIVE"],
+    exits: ["OK", "USAGE", "INCONCLUSIVE", "ASSET"],
     meanings: { INCONCLUSIVE: "the classes are incomplete (a GEMM the kernels do not cover)" },
   },
-  "profiles": { examples: ["bitaudit profiles list"], exits: OK_USAGE },
-  "profiles list": { examples: ["bitaudit profiles list --json"], exits: OK_USAGE },
-  "profiles show": { examples: ["bitaudit profiles show h100-sxm"], exits: OK_USAGE },
-  "stacks": { examples: ["bitaudit stacks list"], exits: OK_USAGE },
-  "stacks list": { examples: ["bitaudit stacks list --json"], exits: OK_USAGE },
+  "profiles": { examples: ["bitaudit profiles list"], exits: OK_USAGE_ASSET },
+  "profiles list": { examples: ["bitaudit profiles list --json"], exits: OK_USAGE_ASSET },
+  "profiles show": { examples: ["bitaudit profiles show h100-sxm"], exits: OK_USAGE_ASSET },
+  "stacks": { examples: ["bitaudit stacks list"], exits: OK_USAGE_ASSET },
+  "stacks list": { examples: ["bitaudit stacks list --json"], exits: OK_USAGE_ASSET },
   "stacks show": {
     examples: ["bitaudit stacks show hf-qwen3-flash-attn-torch2.8"],
-    exits: OK_USAGE,
+    exits: OK_USAGE_ASSET,
   },
-  "catalogs": { examples: ["bitaudit catalogs list"], exits: OK_USAGE },
-  "catalogs list": { examples: ["bitaudit catalogs list --json"], exits: OK_USAGE },
-  "catalogs show": { examples: ["bitaudit catalogs show demo-qwen3-tiny-a100"], exits: OK_USAGE },
+  "catalogs": { examples: ["bitaudit catalogs list"], exits: OK_USAGE_ASSET },
+  "catalogs list": { examples: ["bitaudit catalogs list --json"], exits: OK_USAGE_ASSET },
+  "catalogs show": {
+    examples: ["bitaudit catalogs show demo-qwen3-tiny-a100"],
+    exits: OK_USAGE_ASSET,
+  },
   "vectors": {
     examples: ["bitaudit vectors bundled"],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET"],
     meanings: { FAIL: "a case's emulated result differs from the measured bits" },
   },
   "vectors check": {
@@ -215,17 +222,17 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "bitaudit vectors check tests/vectors/khattak-mikaitis/A100/bf16 --profile a100 \\\n" +
       "--format bf16",
     ],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET"],
     meanings: { FAIL: "a case's emulated result differs from the measured bits" },
   },
   "vectors bundled": {
     examples: ["bitaudit vectors bundled --json"],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET"],
     meanings: { FAIL: "a case's emulated result differs from the measured bits" },
   },
   "demo": {
     examples: ["bitaudit demo --out demo-out"],
-    exits: ["OK", "FAIL", "USAGE"],
+    exits: ["OK", "FAIL", "USAGE", "ASSET"],
     meanings: {
       OK: "the demo ran as designed: no honest record failed, every tensor-core vector " +
         "matched, the timestamped attestation checks (the falsifications the sample caught " +

@@ -18,19 +18,32 @@ import {
 
 /**
  * Exit codes: 0 ok/PASS, 1 mismatch or FAIL, 2 usage or input error, 3 NOT_VERIFIED/inconclusive,
- * 4 the host ran out of memory.
+ * 4 the host ran out of memory, 5 an asset of this install is tampered with or missing, 6 an
+ * attested verdict of this release names assets other than this release's.
  */
 export const EXIT = Object.freeze({
   /** Success, verification passed. */
   OK: 0,
   /** A mismatch or a failed verification. */
   FAIL: 1,
-  /** Wrong command line or unusable input (including tampered assets). */
+  /** Wrong command line or unusable input (an asset file given on the command line included). */
   USAGE: 2,
   /** Nothing wrong was found, but not everything could be verified. */
   INCONCLUSIVE: 3,
   /** The machine ran out of memory before the command finished (no input's fault). */
   RESOURCES: 4,
+  /**
+   * An asset of this install (its manifest, a profile, table, wasm module or other file the
+   * manifest lists) is tampered with, missing or unreadable: no input's fault, and no flag mends
+   * it; reinstall bitaudit.
+   */
+  ASSET: 5,
+  /**
+   * `check`: the attested verdict names this bitaudit release, but assets other than this
+   * release's (a digest that differs, an asset it does not list): it was computed by an install
+   * whose assets were changed, so it is not a valid attestation for this release (INVALID).
+   */
+  OTHER_ASSETS: 6,
   /** A bug in bitaudit itself (an unexpected exception). */
   INTERNAL: 70,
 });
@@ -48,27 +61,32 @@ export type HostCode = "PERMISSION" | "NOT_FOUND" | "USAGE" | "MEMORY" | "FILES"
 /** Every code the CLI prints in `error [CODE]: ...`. */
 export type CliErrorCode = BitauditCode | HostCode;
 
-/** Tampered, missing or malformed assets are unusable input. */
+/**
+ * A tampered, missing or unreadable file of this install is the install's fault (`ASSET`), never
+ * a usage error; an id no catalog lists, and a file given on the command line that does not parse
+ * (`ASSET_INVALID`, which also names a bundled asset that passed its digest but does not parse),
+ * are unusable input.
+ */
 const _ASSET: Readonly<Record<AssetCode, ExitCode>> = {
-  ASSET_DIGEST_MISMATCH: EXIT.USAGE,
+  ASSET_DIGEST_MISMATCH: EXIT.ASSET,
   ASSET_INVALID: EXIT.USAGE,
-  ASSET_MISSING: EXIT.USAGE,
-  ASSET_NOT_LISTED: EXIT.USAGE,
-  ASSET_SIZE_MISMATCH: EXIT.USAGE,
+  ASSET_MISSING: EXIT.ASSET,
+  ASSET_NOT_LISTED: EXIT.ASSET,
+  ASSET_SIZE_MISMATCH: EXIT.ASSET,
   CATALOG_UNKNOWN: EXIT.USAGE,
-  MANIFEST_INVALID: EXIT.USAGE,
-  MANIFEST_MISSING: EXIT.USAGE,
+  MANIFEST_INVALID: EXIT.ASSET,
+  MANIFEST_MISSING: EXIT.ASSET,
   PROFILE_UNKNOWN: EXIT.USAGE,
   RECIPE_UNKNOWN: EXIT.USAGE,
-  SFU_TABLE_LAYOUT: EXIT.USAGE,
-  SFU_TABLE_LENGTH: EXIT.USAGE,
-  SFU_TABLE_MAGIC: EXIT.USAGE,
-  SFU_TABLE_TRUNCATED: EXIT.USAGE,
-  SFU_TABLE_VERSION: EXIT.USAGE,
+  SFU_TABLE_LAYOUT: EXIT.ASSET,
+  SFU_TABLE_LENGTH: EXIT.ASSET,
+  SFU_TABLE_MAGIC: EXIT.ASSET,
+  SFU_TABLE_TRUNCATED: EXIT.ASSET,
+  SFU_TABLE_VERSION: EXIT.ASSET,
   STACK_UNKNOWN: EXIT.USAGE,
 };
 
-/** Refused inputs. */
+/** Refused inputs; a verdict computed with another install's assets has its own code. */
 const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
   CHECKPOINT_AMBIGUOUS: EXIT.USAGE,
   CHECKPOINT_DIGEST: EXIT.USAGE,
@@ -195,6 +213,7 @@ const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
   VERDICT_FIELD_TYPE: EXIT.USAGE,
   VERDICT_FIELD_UNKNOWN: EXIT.USAGE,
   VERDICT_FIELD_VALUE: EXIT.USAGE,
+  VERDICT_ASSETS: EXIT.OTHER_ASSETS,
 };
 
 /** Refused command lines. */
@@ -231,8 +250,9 @@ const _HOST: Readonly<Record<HostCode, ExitCode>> = {
  * @example
  * ```ts
  * import { EXIT, exitCodeOf } from "./exit_codes.ts";
- * import { InputError } from "../errors.ts";
+ * import { AssetError, InputError } from "../errors.ts";
  * if (exitCodeOf(new InputError("LOG_EMPTY", "Cannot read log: empty")) !== EXIT.USAGE) throw new Error();
+ * if (exitCodeOf(new AssetError("ASSET_MISSING", "Cannot load 'x'")) !== EXIT.ASSET) throw new Error();
  * if (exitCodeOf({ host: "PERMISSION" }) !== EXIT.USAGE) throw new Error();
  * ```
  */

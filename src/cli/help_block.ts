@@ -35,6 +35,10 @@ const _MEANING: Readonly<Record<ExitName, string>> = {
   INCONCLUSIVE: "INCONCLUSIVE: nothing wrong was found, but not everything could be verified " +
     "(NOT_VERIFIED)",
   RESOURCES: "this machine ran out of memory (no input's fault; rerun where more is available)",
+  ASSET: "an asset of this install is tampered with, missing or unreadable (no input's fault; " +
+    "reinstall bitaudit)",
+  OTHER_ASSETS: "check: the attested verdict names this release but assets other than this " +
+    "release's (an install whose assets were changed computed it): INVALID",
   INTERNAL: "internal error: a bug in bitaudit, whatever the input (please report it)",
 };
 

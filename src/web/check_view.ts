@@ -141,6 +141,10 @@ function _summary(
     o.log === null
       ? "No claim log given: the sampled records' digests were not compared with a log."
       : "The claim log you gave is the one the audit sampled (same Merkle root, log id, record digests and claimed fingerprints).",
+    // The page is itself one of a release's assets, so it cannot carry the manifest that lists it.
+    `${
+      _assetCount(Object.keys(p.assets).length)
+    } the verdict names (under the digests) were not compared with a bitaudit release's manifest: this page holds none. \`bitaudit check\` of the same release compares them and fails a verdict computed with other assets.`,
   ];
 }
 
@@ -179,6 +183,11 @@ function _digests(p: VerdictPredicate): ViewFact[] {
     { label: "sampling", value: p.audit.algorithm },
     ...Object.entries(p.assets).map(([label, value]) => ({ label, value })),
   ];
+}
+
+/** "The 1 asset", "The 3 assets". */
+function _assetCount(n: number): string {
+  return `The ${n} asset${n === 1 ? "" : "s"}`;
 }
 
 function _percent(p: number): string {

@@ -2,7 +2,9 @@
  * The checker page's one call into the verifier: parse the files a person dropped and run
  * `checkAttestation`, exactly as `bitaudit check` does with files (same parsers, same checks, same
  * limits: an envelope or a Sigstore bundle, an optional RFC 3161 token), with no file system,
- * engine or network involved.
+ * engine or network involved; but for `check`'s `assets` lines: the page holds no release
+ * manifest (it is itself one of the assets a manifest lists), so a verdict's assets are not
+ * compared here (`checkView` says so).
  *
  * @module
  */

@@ -363,7 +363,7 @@ async function lockFolder(dir: string, locked: boolean): Promise<void> {
   assert.equal(r.code, 0, `chattr: ${new TextDecoder().decode(r.stderr)}`);
 }
 
-Deno.test("a tampered wasm engine stops the audit with exit 2", async () => {
+Deno.test("a tampered wasm engine stops the audit with exit 5 (ASSET)", async () => {
   const dir = await copyCheckout();
   try {
     const p = `${dir}/tables/wasm/gemm_engine.wasm`;
@@ -371,7 +371,7 @@ Deno.test("a tampered wasm engine stops the audit with exit 2", async () => {
     bytes[bytes.length - 9]! ^= 0x40;
     await Deno.writeFile(p, bytes);
     const r = await runBitaudit(auditArgs(honest, `${honest.dir}/wasm-out`, 2), { root: dir });
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 5);
     assertCliCode(r.stderr, "ASSET_DIGEST_MISMATCH");
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -110,7 +110,7 @@ Deno.test("vectors check exits 2 on a missing or malformed directory", async () 
   }
 });
 
-Deno.test("a tampered profile makes the CLI exit 2 with ASSET_DIGEST_MISMATCH", async () => {
+Deno.test("a tampered profile makes the CLI exit 5 (ASSET) with ASSET_DIGEST_MISMATCH", async () => {
   const dir = await copyCheckout();
   try {
     const p = `${dir}/profiles/gpu/a100.json`;
@@ -119,7 +119,7 @@ Deno.test("a tampered profile makes the CLI exit 2 with ASSET_DIGEST_MISMATCH", 
       (await Deno.readTextFile(p)).replace('"fracBits": 24', '"fracBits": 25'),
     );
     const r = await runBitaudit(["profiles", "show", "a100"], { root: dir });
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 5);
     assertCliCode(r.stderr, "ASSET_DIGEST_MISMATCH");
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
   } finally {

@@ -38,9 +38,13 @@ Deno.test("buildCliProgram() has every command main.ts adds, each with its help"
 
 Deno.test("renderErrorsDoc() lists every code with its exit code", async () => {
   const { text } = await renderErrorsDoc();
-  for (const code of ["ASSET_DIGEST_MISMATCH", "LOG_EMPTY", "USAGE_POLICY", "PERMISSION"]) {
+  for (const code of ["PROFILE_UNKNOWN", "LOG_EMPTY", "USAGE_POLICY", "PERMISSION"]) {
     assert.match(text, new RegExp(`\\| \`${code}\` +\\| 2 \\(\`USAGE\`\\)`), code);
   }
+  for (const code of ["ASSET_DIGEST_MISMATCH", "MANIFEST_MISSING"]) {
+    assert.match(text, new RegExp(`\\| \`${code}\` +\\| 5 \\(\`ASSET\`\\)`), code);
+  }
+  assert.match(text, /\| `VERDICT_ASSETS` +\| 6 \(`OTHER_ASSETS`\)/);
 });
 
 Deno.test("datapathEvidence() reads the three kinds of a profile's validation text", () => {

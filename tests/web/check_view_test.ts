@@ -56,6 +56,23 @@ Deno.test("runCheck() reports exactly the checks checkAttestation() reports for 
   assert.equal(outcome.predicate?.verdict, report.verdict);
 });
 
+Deno.test("checkView() says the page did not compare the verdict's assets with a release manifest", async () => {
+  const v = checkView(
+    await runCheck({ attestation: await attestation(), trustRoot: trustRootText }),
+  );
+  assert.equal(v.tone, "valid");
+  // The page holds no manifest (it is one of the release's assets): no `assets` check, said so.
+  assert.ok(!v.checks.some((c) => c.check === "assets"));
+  assert.ok(
+    v.summary.includes(
+      "The 1 asset the verdict names (under the digests) were not compared with a bitaudit " +
+        "release's manifest: this page holds none. `bitaudit check` of the same release compares " +
+        "them and fails a verdict computed with other assets.",
+    ),
+    v.summary.join("\n"),
+  );
+});
+
 Deno.test("checkView() puts the verdict and its meaning first for a valid attestation", async () => {
   const v = checkView(
     await runCheck({ attestation: await attestation(), trustRoot: trustRootText }),

@@ -171,6 +171,9 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CHECKPOINT_SIGNATURE:
     "The checkpoint has no valid (timestamped) signature by the prover key, or its cosignature states a time after 9999-12-31T23:59:59Z (`bad-timestamp`: no RFC 3339 time can write it)",
   // Verdict predicate
+  VERDICT_ASSETS: "`check`: a verdict of this bitaudit release names an asset at another digest " +
+    "than this release's manifest, or one it does not list (an install whose assets were changed " +
+    "computed it): the attestation is INVALID",
   VERDICT_FIELD_MISSING: "A verdict predicate lacks a required field",
   VERDICT_FIELD_UNKNOWN: "A verdict predicate holds a field this release does not know",
   VERDICT_FIELD_TYPE: "A verdict predicate field has the wrong JSON type",

@@ -178,10 +178,16 @@ const _EXIT_DETAIL: Readonly<Record<string, string>> = {
   OK: "success; verdict PASSED; a valid attestation (and its policy met)",
   FAIL: "a mismatch; verdict FAILED; an invalid attestation or an unmet `--require-*` policy",
   USAGE: "usage or input error: malformed or truncated files, bad keys or signature encodings, " +
-    "an unknown profile, a tampered asset, an output that already exists",
+    "an unknown profile, an output that already exists",
   INCONCLUSIVE: "verdict INCONCLUSIVE: something sampled was NOT_VERIFIED (nothing failed)",
   RESOURCES: "the machine ran out of memory before the command finished: no input's fault, " +
     "and no verdict was reached",
+  ASSET: "an asset of this install (`tables/manifest.json` or a file it lists: profile, SFU " +
+    "table, wasm module, catalog) is tampered with, missing or unreadable: no input's fault; " +
+    "reinstall bitaudit",
+  OTHER_ASSETS: "`check`: the attested verdict names this bitaudit release but assets other " +
+    "than this release's (`VERDICT_ASSETS`): an install whose assets were changed computed it, " +
+    "so the attestation is INVALID",
   INTERNAL: "internal error: a bug in bitaudit",
 };
 

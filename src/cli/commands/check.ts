@@ -13,9 +13,11 @@ import {
   parseStatement,
   parseVerdictPredicate,
   readAttestation,
+  type ReleaseAssets,
   type TrustRoot,
   type VerdictPredicate,
 } from "../../attest/mod.ts";
+import { openAssetStore } from "../../assets/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { UsageError } from "../../errors.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
@@ -29,6 +31,7 @@ import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { readBinaryFile, readTextFile } from "../read_json_file.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { releaseAssets } from "../release_assets.ts";
 
 /** Options of {@link checkFile}. */
 export interface CheckOptions {
@@ -130,7 +133,14 @@ export function checkCommand(): CommandUnknownOpts {
         const color = Deno.stdout.isTerminal() && !Deno.noColor;
         for (const line of checkLines(c, { color })) console.log(line);
       }
-      Deno.exitCode = c.report.valid && (c.policy?.met ?? true) ? EXIT.OK : EXIT.FAIL;
+      // A verdict of this release computed with other assets has its own exit code: the
+      // attestation is INVALID, and what is wrong is an install's assets (the inspector's, or
+      // this one's manifest), not the statement's other contents.
+      Deno.exitCode = c.report.checks.some((k) => k.check === "assets" && !k.ok)
+        ? EXIT.OTHER_ASSETS
+        : c.report.valid && (c.policy?.met ?? true)
+        ? EXIT.OK
+        : EXIT.FAIL;
     });
 }
 
@@ -155,8 +165,10 @@ export async function checkFile(o: CheckOptions): Promise<CheckReport> {
  * windows.
  *
  * @param o paths and options
- * @returns what the check found (no policy: see `checkPolicy`)
- * @throws {InputError} for unreadable or malformed inputs; {UsageError} for refused flags
+ * @returns what the check found (no policy: see `checkPolicy`); a verdict of this release is held
+ *   to this install's asset manifest (`assets` checks)
+ * @throws {InputError} for unreadable or malformed inputs; {UsageError} for refused flags;
+ *   {AssetError} `MANIFEST_MISSING`, `MANIFEST_INVALID` when this install's manifest is unusable
  * @example
  * ```ts ignore
  * const { report, predicate } = await checkAttestationFile({ attestation: "a.json", trustRoot: "t.json" });
@@ -177,7 +189,8 @@ export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAtte
   let log: ClaimLog | undefined;
   if (o.log) log = await loadClaimLog(o.log);
   const token = o.timestamp === undefined ? file.timestamps[0] : await _readToken(o.timestamp);
-  const report = await _check(file.envelope, { o, trustRoot, log, token });
+  const release = releaseAssets(await openAssetStore());
+  const report = await _check(file.envelope, { o, trustRoot, log, token, release });
   return {
     report,
     predicate: report.valid ? _predicate(file.envelope.payload) : null,
@@ -194,9 +207,10 @@ async function _check(
     trustRoot: TrustRoot;
     log: ClaimLog | undefined;
     token: Uint8Array | undefined;
+    release: ReleaseAssets;
   },
 ): Promise<CheckReport> {
-  const { o, trustRoot, log } = c;
+  const { o, trustRoot, log, release } = c;
   const timestamp = c.token === undefined ? {} : { timestamp: c.token };
   if (!o.recompute) {
     return await checkAttestation(envelope, {
@@ -204,6 +218,7 @@ async function _check(
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
       ...timestamp,
+      release,
     });
   }
   const { ctx, close } = await openWorkContext({
@@ -216,6 +231,7 @@ async function _check(
       threshold: o.threshold ?? 1,
       ...(log ? { log } : {}),
       ...timestamp,
+      release,
       // Under the policy the attested audit applied (`audit.requireEvidence`), as it did.
       recompute: (index, policy) => verifyRecord({ ...ctx, ...policy }, { log: log!, index }),
     });
