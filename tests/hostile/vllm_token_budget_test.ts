@@ -144,6 +144,23 @@ Deno.test("_checkServedBudget(): a chunk cut where the pass used a whole default
   assert.equal(stopOf([pass(2000, 0, 48), pass(2000, 2000, 0)], pinned)?.status, "FAIL");
   // A prompt whose chunks all end at its end is not cut: nothing to hold it to.
   assert.equal(stopOf([pass(4000, 0, 3)]), null);
+  // One engine has one budget (review h98): a chunk cut at 2048 and another at 8192, or a cut at
+  // 2048 and a later pass of 8192, fit no one budget.
+  const mixed = stopOf([pass(1000, 0, 1048), pass(2000, 1000, 6192), pass(1000, 3000, 0)]);
+  assert.equal(mixed?.status, "FAIL");
+  assert.match(
+    mixed!.why,
+    /pass 0 ends the prompt's chunk with 2048 tokens scheduled and pass 1 ends the prompt's chunk with 8192: one engine runs with one token budget/,
+  );
+  const later = stopOf([pass(1000, 0, 1048), pass(3000, 1000, 5192)]);
+  assert.match(later?.why ?? "", /pass 0 .* 2048 tokens scheduled and pass 1 schedules 8192/);
+  const h200 = stopOf([pass(1000, 0, 1048), pass(3000, 1000, 13384)], { gpu: "h200" });
+  assert.equal(h200?.status, "FAIL");
+  // A pass below the budget is any pass's right (the queue ran dry).
+  assert.equal(
+    stopOf([pass(1000, 0, 1048), pass(2000, 1000, 48), pass(1000, 3000, 10)]),
+    null,
+  );
 });
 
 Deno.test("_checkServedBudget(): a cut chunk is NOT_VERIFIED where a setting changes where vLLM ends chunks or the budget is not read", () => {

@@ -26,7 +26,7 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
   const agree: [string, string][][] = [
     [["NCCL_ALGO", "Ring"], ["NCCL_PROTO", "Simple"]],
     [["NCCL_ALGO", "ring,pat"], ["NCCL_PROTO", "^ll128,ll"]], // PAT runs no all-reduce
-    [["nccl_algo", " RING "]],
+    [["NCCL_ALGO", " RING "]],
     [["NCCL_ALGO", "broadcast:tree;allreduce:ring"]],
     [["NCCL_ALGO", "broadcast:tree"]], // nothing said of the all-reduce
     [["NCCL_MIN_NCHANNELS", "1"], ["NCCL_MAX_NCHANNELS", "1"]],
@@ -59,7 +59,6 @@ Deno.test("ncclEnvFinding() reads NCCL's list syntax, without case, per collecti
       [["NCCL_MAX_NCHANNELS", "4"], ["NCCL_MAX_NCHANNELS", "1"]],
       [["NCCL_MAX_NCHANNELS", "1"], ["NCCL_MAX_NCHANNELS", "32"]],
       [["NCCL_ALGO", "Tree"], ["NCCL_ALGO", "Ring"]],
-      [["NCCL_ALGO", "Ring"], ["nccl_algo", "Tree"]],
     ] as [string, string][][]
   ) {
     const f = ncclEnvFinding(stated, RING);
@@ -126,6 +125,24 @@ Deno.test("ncclEnvFinding() needs the algorithm, the channel count and a ring's 
     ncclEnvFinding([...PIN_RING.slice(0, 2), ["NCCL_MAX_CTAS", "1"]], RING4),
     null,
   );
+  // NCCL reads names exactly (getenv): another case is no setting, neither pin nor
+  // contradiction (review h98).
+  const lower = PIN_RING.map(([n, v]) => [n.toLowerCase(), v] as [string, string]);
+  assert.match(ncclEnvFinding(lower, RING4)?.reason ?? "", /states no NCCL_ALGO/);
+  assert.equal(ncclEnvFinding([["nccl_algo", "Tree"], ...PIN_RING], RING4), null);
+  // A channel count below 1 pins nothing: -2 is NCCL_MAX_NCHANNELS's own unset, and NCCL
+  // ignores a MAX_CTAS of 0 or below.
+  for (
+    const [name, v] of [["NCCL_MAX_NCHANNELS", "-2"], ["NCCL_MAX_NCHANNELS", "0"], [
+      "NCCL_MAX_CTAS",
+      "-1",
+    ]]
+  ) {
+    const stated: [string, string][] = [...PIN_RING.slice(0, 2), [name!, v!]];
+    const f = ncclEnvFinding(stated, RING4);
+    assert.equal(f?.kind, "unpinned", `${name}=${v}`);
+    assert.match(f.reason, /does not pin one channel/);
+  }
   // A tree's chain sums in one order whatever the protocol: NCCL_PROTO need not be stated.
   assert.equal(ncclEnvFinding([["NCCL_ALGO", "Tree"], ["NCCL_MAX_NCHANNELS", "1"]], TREE4), null);
   // A contradiction still wins over what is unstated.

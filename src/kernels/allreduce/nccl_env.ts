@@ -21,8 +21,8 @@
  * NCCL's tree is its intra-node chain, each rank with at most one child, so a recorded tree that
  * branches is no run of it either.
  *
- * Read as NCCL reads them: names and values without case, a list separated by commas, `^` in
- * front for the ones left out, and per-collective lists (`allreduce:tree;broadcast:ring`) of which
+ * Read as NCCL reads them: names exactly (getenv; `nccl_algo` is not NCCL's), values without
+ * case, a list separated by commas, `^` in front for the ones left out, and per-collective lists (`allreduce:tree;broadcast:ring`) of which
  * only the all-reduce's counts.
  *
  * @module
@@ -76,8 +76,10 @@ export function ncclEnvFinding(
   // Every value stated of each variable (components are a map: no order says which came last).
   const values = new Map<string, { name: string; value: string }[]>();
   for (const [name, value] of stated) {
-    const key = name.toUpperCase();
-    values.set(key, [...(values.get(key) ?? []), { name, value: value.trim() }]);
+    // NCCL reads its variables with getenv, whose names are case-sensitive: `nccl_algo` is no
+    // setting of NCCL's, neither a pin nor a contradiction.
+    if (!name.startsWith("NCCL_")) continue;
+    values.set(name, [...(values.get(name) ?? []), { name, value: value.trim() }]);
   }
   let unpinned: NcclEnvFinding | null = null;
   const said = (name: string) => {
@@ -176,6 +178,16 @@ export function ncclEnvFinding(
       kind: "unpinned",
       reason: `the stated ${most.text} lets NCCL use up to that many channels; the one-channel ` +
         "replay is vouched for only where NCCL_MAX_NCHANNELS=1 pins it",
+    };
+  }
+  if (most !== null && most.count !== null && most.count < 1) {
+    // -2 is NCCL_MAX_NCHANNELS's own "unset" (graph/connect.cc), and a MAX_CTAS of 0 or below is
+    // ignored as too low (init.cc envConfigOverride): none of them pins one channel.
+    unpinned ??= {
+      kind: "unpinned",
+      reason: `the stated ${most.text} does not pin one channel (NCCL reads a value below 1 as ` +
+        "unset or ignores it); the one-channel replay is vouched for only where " +
+        "NCCL_MAX_NCHANNELS=1 pins it",
     };
   }
   return unpinned;

@@ -25,7 +25,9 @@ export interface TokenBudgetFinding {
  * Holds a served sequence's passes to its stack's token budget on a GPU: a pass scheduling more
  * tokens than every budget the stack's settings give is a contradiction, and so is a pass that
  * ends the sequence's prompt chunk before the prompt's end with a total other than such a budget
- * (vLLM would have scheduled more of the prompt there). A cut chunk whose budget is not derived
+ * (vLLM would have scheduled more of the prompt there), and so are passes no one budget explains
+ * (one engine has one: a chunk cut at 2048 tokens and a pass of 8192). A cut chunk whose budget
+ * is not derived
  * (a chunking setting, a budget in a form not read, `max_model_len` not derived) is unmodelled.
  *
  * @param config the checkpoint's config (vLLM's `max_model_len` enters a default budget)
@@ -83,11 +85,26 @@ export function tokenBudgetFinding(
     };
   }
   const early = ends.findIndex((end, i) => end < o.prompt && !budget.tokens.includes(totals[i]!));
-  if (early < 0) return null;
+  if (early >= 0) {
+    return {
+      kind: "contradiction",
+      reason: `pass ${early} ends the prompt's chunk at ${ends[early]} of its ${o.prompt} tokens ` +
+        `with ${totals[early]} tokens scheduled, where vLLM's scheduler ends a chunk before its ` +
+        `prompt's end only once the pass has used its whole token budget (${rule})`,
+    };
+  }
+  // One engine has one budget: every cut at it, no pass past it.
+  const cuts = ends.flatMap((end, i) => end < o.prompt ? [i] : []);
+  if (cuts.length === 0) return null;
+  const first = cuts[0]!;
+  const b = totals[first]!;
+  const other = cuts.find((i) => totals[i] !== b) ?? totals.findIndex((t) => t > b);
+  if (other < 0) return null;
+  const what = ends[other]! < o.prompt ? "ends the prompt's chunk with" : "schedules";
   return {
     kind: "contradiction",
-    reason: `pass ${early} ends the prompt's chunk at ${ends[early]} of its ${o.prompt} tokens ` +
-      `with ${totals[early]} tokens scheduled, where vLLM's scheduler ends a chunk before its ` +
-      `prompt's end only once the pass has used its whole token budget (${rule})`,
+    reason: `pass ${first} ends the prompt's chunk with ${b} tokens scheduled and pass ${other} ` +
+      `${what} ${totals[other]}: one engine runs with one token budget, and no budget ends the ` +
+      `first chunk and allows the second pass (${rule})`,
   };
 }
