@@ -35,6 +35,7 @@ export type SfuTableCode =
 /** Codes of {@link AssetError}. */
 export type AssetCode =
   | "ASSET_DIGEST_MISMATCH"
+  | "ASSET_FILE_INVALID"
   | "ASSET_INVALID"
   | "ASSET_MISSING"
   | "ASSET_NOT_LISTED"

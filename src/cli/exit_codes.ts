@@ -63,13 +63,14 @@ export type CliErrorCode = BitauditCode | HostCode;
 
 /**
  * A tampered, missing or unreadable file of this install is the install's fault (`ASSET`), never
- * a usage error; an id no catalog lists, and a file given on the command line that does not parse
- * (`ASSET_INVALID`, which also names a bundled asset that passed its digest but does not parse),
- * are unusable input.
+ * a usage error, a bundled asset that passed its digest but does not parse (`ASSET_INVALID`: the
+ * manifest was changed with it) among them; an id no catalog lists, and an asset file given on
+ * the command line that does not parse (`ASSET_FILE_INVALID`), are unusable input.
  */
 const _ASSET: Readonly<Record<AssetCode, ExitCode>> = {
   ASSET_DIGEST_MISMATCH: EXIT.ASSET,
-  ASSET_INVALID: EXIT.USAGE,
+  ASSET_FILE_INVALID: EXIT.USAGE,
+  ASSET_INVALID: EXIT.ASSET,
   ASSET_MISSING: EXIT.ASSET,
   ASSET_NOT_LISTED: EXIT.ASSET,
   ASSET_SIZE_MISMATCH: EXIT.ASSET,

@@ -55,7 +55,7 @@ export async function loadAssetArg<T>(
     value = kind.parse(parseStrictJson(body));
   } catch (e) {
     throw new AssetError(
-      "ASSET_INVALID",
+      "ASSET_FILE_INVALID",
       `Cannot load ${kind.what} '${text}': ${(e as Error).message}`,
     );
   }

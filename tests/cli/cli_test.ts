@@ -3,6 +3,7 @@ import { assertDocRecordsMatch } from "../docs/_doc_records.ts";
 import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { demoTimestampVariants } from "./_demo_timestamps.ts";
+import { sha256Hex } from "../../src/sha256_hex.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -122,6 +123,21 @@ Deno.test("a tampered profile makes the CLI exit 5 (ASSET) with ASSET_DIGEST_MIS
     assert.equal(r.code, 5);
     assertCliCode(r.stderr, "ASSET_DIGEST_MISMATCH");
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
+    // Tampered with its manifest entry, so that the digest holds but the file does not parse:
+    // still the install's fault, exit 5 (review h98).
+    const bad = new TextEncoder().encode('{"id": "a100", ');
+    await Deno.writeFile(p, bad);
+    const m = `${dir}/tables/manifest.json`;
+    const manifest = JSON.parse(await Deno.readTextFile(m));
+    manifest.assets["profiles/gpu/a100.json"] = {
+      ...manifest.assets["profiles/gpu/a100.json"],
+      sha256: sha256Hex(bad),
+      bytes: bad.length,
+    };
+    await Deno.writeTextFile(m, JSON.stringify(manifest, null, 2) + "\n");
+    const broken = await runBitaudit(["profiles", "show", "a100"], { root: dir });
+    assert.equal(broken.code, 5, broken.stderr);
+    assertCliCode(broken.stderr, "ASSET_INVALID");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -126,7 +126,7 @@ Deno.test("model classes refuses bad inputs with coded one-line errors (exit 2) 
     [["--stack", FLATTEN, "--profile", "nope", ...base.slice(2)], 2, "PROFILE_UNKNOWN"],
     [["--stack", FLATTEN, "--profile", "h100-sxm", ...base.slice(2)], 2, "USAGE"],
     [["--stack", `${tmp}/missing.json`, ...base], 2, "INPUT_MISSING"],
-    [["--stack", `${REPO_ROOT}/profiles/gpu/a100.json`, ...base], 2, "ASSET_INVALID"],
+    [["--stack", `${REPO_ROOT}/profiles/gpu/a100.json`, ...base], 2, "ASSET_FILE_INVALID"],
     [
       ["--stack", FLATTEN, ...withOverrides(base, ["--config", `${tmp}/none.json`])],
       2,

@@ -50,7 +50,7 @@ Deno.test("a stack file with malformed vLLM fields is refused with one coded lin
         "10",
       ]);
       assert.equal(r.code, 2, `${JSON.stringify(ops).slice(0, 80)}: ${r.stderr}`);
-      assertCliCode(r.stderr, "ASSET_INVALID");
+      assertCliCode(r.stderr, "ASSET_FILE_INVALID");
       assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
       assert.ok(!r.stderr.includes("\u001b"), "no raw escape reaches the terminal");
     }

@@ -20,8 +20,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SFU_TABLE_TRUNCATED: "The SFU table file is shorter than its 16-byte header",
   SFU_TABLE_VERSION: "The SFU table file has a format version this release does not read",
   ASSET_DIGEST_MISMATCH: "An asset's SHA-256 differs from the manifest's (tampered or stale)",
-  ASSET_INVALID: "An asset (or an asset file given on the command line) does not parse or " +
-    "declares another id than its name",
+  ASSET_INVALID: "A bundled asset passed its digest but does not parse or declares another id " +
+    "than its name (the manifest was changed with it: the install is tampered)",
+  ASSET_FILE_INVALID: "An asset file given on the command line does not parse or declares " +
+    "another id than its name",
   ASSET_MISSING: "An asset listed in the manifest cannot be read",
   ASSET_NOT_LISTED: "The file is not in the asset manifest, so it is not loaded",
   ASSET_SIZE_MISMATCH: "An asset's byte length differs from the manifest's",
