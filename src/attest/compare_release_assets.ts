@@ -156,8 +156,8 @@ export function checkReleaseAssets(
   const c = compareReleaseAssets(predicate, release);
   if (!c.compared) {
     const by = c.verifier.id === BITAUDIT
-      ? `bitaudit ${quoteShort(c.verifier.version)}`
-      : `verifier ${quoteShort(c.verifier.id)} ${quoteShort(c.verifier.version)}`;
+      ? `bitaudit ${_ascii(c.verifier.version)}`
+      : `verifier ${_ascii(c.verifier.id)} ${_ascii(c.verifier.version)}`;
     add(
       "assets",
       true,
@@ -220,4 +220,16 @@ function _assetFinding(d: AssetDifference, version: string): string {
   return mine === null
     ? `${path}: attested sha256 ${theirs}, an asset bitaudit ${version} does not list`
     : `${path}: attested sha256 ${theirs}, bitaudit ${version}'s ${mine}`;
+}
+
+/**
+ * A signed id or version quoted with every character outside printable ASCII escaped: a
+ * look-alike (`bitаudit` with a Cyrillic a, `0.1.0` with a zero-width space) must not read as
+ * this release's name on a line that passes.
+ */
+function _ascii(text: string): string {
+  return quoteShort(text).replace(
+    /[^\x20-\x7e]/gu,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
 }

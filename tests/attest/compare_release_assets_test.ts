@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   buildTrustRoot,
   checkAttestation,
+  checkReleaseAssets,
   compareReleaseAssets,
   generateKeyPair,
   IN_TOTO_PAYLOAD_TYPE,
@@ -154,6 +155,17 @@ Deno.test("checkAttestation() with the release says another release's verdict wa
   assert.deepEqual(r.checks.filter((c) => c.check === "assets").map((c) => c.detail), [
     "not compared: the verdict was computed by bitaudit '0.0.9', this checker is bitaudit 0.1.0 " +
     "(each release has its own asset manifest)",
+  ]);
+  // A look-alike id is escaped, so that the passing line does not read as this release's name
+  // (review h98).
+  const lookAlike: string[] = [];
+  checkReleaseAssets({
+    verifier: { id: "bit\u0430udit", version: "0.1.0", engine: "wasm", runtime: "deno" },
+    assets: {},
+  }, { release: RELEASE, add: (_, ok, detail) => lookAlike.push(`${ok} ${detail}`) });
+  assert.deepEqual(lookAlike, [
+    "true not compared: the verdict was computed by verifier 'bit\\u{430}udit' '0.1.0', this " +
+    "checker is bitaudit 0.1.0 (each release has its own asset manifest)",
   ]);
   // Without a release (the browser checker, a library caller), nothing is said of the assets.
   const statement = verdictStatement(verdictReport(), {
