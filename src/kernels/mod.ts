@@ -129,6 +129,7 @@ export {
   LOG2E_F32,
   type Mufu,
   rsqrtApproxF32,
+  sleefPowfU10,
   trigReduceF32,
 } from "./math/mod.ts";
 export {

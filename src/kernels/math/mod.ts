@@ -4,7 +4,8 @@
  * (CUDA 13.0), the fast-math intrinsics `__expf`/`__logf`, and the non-FTZ MUFU expansions. The
  * recipes are built from the exact FP32 instruction set of `src/hardware/fp32_unit` (FFMA, FADD,
  * FMUL, division, conversions); MUFU instructions are injected through the {@link Mufu}
- * interface (the `Sfu` of `src/hardware/sfu` fits).
+ * interface (the `Sfu` of `src/hardware/sfu` fits). One host function: SLEEF's vectorised `powf`
+ * (u10, FMA builds), which PyTorch's x86-64 CPU `pow` runs and HF's RoPE `inv_freq` goes through.
  *
  * @example
  * ```ts
@@ -24,4 +25,5 @@ export { cudaTanhf } from "./cuda_tanhf.ts";
 export { fastExpf, LOG2E_F32 } from "./fast_expf.ts";
 export { fastLogf, type FastLogfOptions, lg2Approx, LN2_F32 } from "./fast_logf.ts";
 export { ex2ApproxF32, type Mufu, rsqrtApproxF32 } from "./mufu.ts";
+export { sleefPowfU10 } from "./sleef_powf_u10.ts";
 export { trigReduceF32 } from "./trig_reduce.ts";
