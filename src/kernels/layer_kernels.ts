@@ -4,7 +4,8 @@
  * emulator models and, for the others, why not.
  *
  * - `torch`: HF Transformers on eager PyTorch: RMSNorm through PyTorch's reduce kernel of the
- *   release, RoPE from the CPU-built `inv_freq` with BF16 products, `silu(gate) * up` on the
+ *   release, RoPE from the CPU-built `inv_freq` (x86-64 PyTorch with AVX2 or AVX-512 dispatch:
+ *   SLEEF's vectorised `powf`, `ropeInvFreq`) with BF16 products, `silu(gate) * up` on the
  *   elementwise kernels, q/k/v and gate/up as separate GEMMs.
  * - `vllm-custom-ops`: vLLM 0.11 with its CUDA custom ops (`--enforce-eager`, or
  *   `custom_ops=["all"]`; spec `parallel_and_vllm.md` §B0-§B3): `rms_norm` for the first layer's

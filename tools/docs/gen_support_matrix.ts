@@ -342,7 +342,14 @@ function _layerKernels(): string[] {
         "q/k/v and gate/up GEMMs. A stack's piecewise CUDA graphs pad every launch but attention " +
         "to a capture size; under FULL_AND_PIECEWISE (vLLM 0.11's default mode) a uniform decode " +
         "batch replays a full graph whose attention launch is fixed at capture: such passes are " +
-        "not modelled.",
+        "not modelled. RoPE `hf` computes HF's `inv_freq` as PyTorch does on an x86-64 host CPU " +
+        "with AVX2 or AVX-512 dispatch: SLEEF's vectorised `powf` (u10, not correctly rounded), " +
+        "emulated bit for bit and checked against the SLEEF library's own output (3.5.1 and 3.6, " +
+        "AVX2 and AVX-512 entry points; a CPU check, not measured on a GPU). A head dimension " +
+        "that is not a multiple of 64 leaves entries to the host's scalar glibc `powf`, which is " +
+        "not emulated: NOT_VERIFIED (an attention block record may carry the model's recorded " +
+        "`inv_freq` instead); a " +
+        "DEFAULT-capability or aarch64 PyTorch build may give other last bits.",
       100,
     ),
     "",

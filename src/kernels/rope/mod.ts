@@ -5,9 +5,9 @@
  * @example
  * ```ts
  * import { applyRope, ropeInvFreq, ropeTables } from "./mod.ts";
- * const tables = ropeTables(ropeInvFreq(4, { theta: 10000 }), [0, 1]);
- * const q = new Uint16Array(2 * 4).fill(0x3f80);
- * if (applyRope(q, { tables, heads: 1 }).length !== 8) throw new Error();
+ * const tables = ropeTables(ropeInvFreq(64, { theta: 10000 }), [0, 1]);
+ * const q = new Uint16Array(2 * 64).fill(0x3f80);
+ * if (applyRope(q, { tables, heads: 1 }).length !== 128) throw new Error();
  * ```
  * @module
  */

@@ -1,20 +1,32 @@
 /**
  * RoPE inverse frequencies as HF computes them on the host at model load (spec
- * `stack_pytorch_hf.md` §1.2): `t = float32(2i) / d` (exact), `p = powf(theta, t)` on the CPU in
- * float32, `inv = 1 / p` with an IEEE reciprocal.
+ * `stack_pytorch_hf.md` §1.2; HF `_compute_default_rope_parameters`): `t = float32(2i) / d` (one
+ * IEEE float32 division), `p = base ** t` on the CPU in float32, `inv = 1 / p` (`reciprocal()`,
+ * an IEEE division, then an exact `* 1.0`).
  *
- * Host math assumed: `powf` returns the correctly rounded float32 of theta^t. The value is
- * computed in float64 (`Math.pow`, error below 1 ulp of float64) and rounded once to float32;
- * that equals the correctly rounded result unless theta^t lies within 2^-40 (relative) of a
- * float32 rounding boundary, which is checked: such an entry is refused, not guessed. Vectorised
- * Sleef or glibc `powf` builds may differ in the last bit from the correctly rounded value, which
- * is why the spec recommends recording the model's 64 `inv_freq` patterns; pass those to
+ * Host assumption: x86-64 PyTorch whose CPU dispatch is AVX2 or AVX-512. `float ** tensor` runs
+ * `pow_tensor_tensor_kernel` (`aten/src/ATen/native/cpu/PowKernel.cpp`) through `cpu_kernel_vec`,
+ * whose `vectorized_loop` (`Loops.h`) takes the elements in blocks of two vectors (16 lanes under
+ * AVX2, 32 under AVX-512) with `Vectorized<float>::pow` = SLEEF `Sleef_powf8_u10` /
+ * `Sleef_powf16_u10`, which is not correctly rounded; `p` is {@link sleefPowfU10}, checked bit for
+ * bit against the SLEEF library's own output (3.5.1 and 3.6, both builds; not measured on a GPU).
+ * The elements after the last full block of 32 take the scalar `std::pow`, i.e. the host glibc
+ * `powf` (under AVX-512, and under AVX2 past the last block of 16), which is not correctly rounded
+ * either (glibc 2.36: 901 of 1,313,280 RoPE exponents of 10 bases and every even d up to 1024
+ * differ from the correctly rounded value) and is not emulated: a head dimension that leaves such an element (other than
+ * `theta^0 = 1`, exact in every libm) is refused, not guessed. Every head dimension that is a
+ * multiple of 64 (the supported families' 64, 128, 256) is fully vectorised. A DEFAULT-capability
+ * or aarch64 PyTorch build runs other code; pass the model's recorded `inv_freq` patterns to
  * `ropeTables` whenever they are available.
  *
  * @module
  */
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import { divF32 } from "../../hardware/mod.ts";
+import { sleefPowfU10 } from "../math/mod.ts";
+
+/** Elements per `vectorized_loop` step under AVX-512 (two 16-lane vectors); AVX2's 16 divides it. */
+const BLOCK = 32;
 
 /**
  * Computes `inv_freq` for a head dimension.
@@ -22,13 +34,14 @@ import { divF32 } from "../../hardware/mod.ts";
  * @param headDim head dimension d (even)
  * @param options `theta`: RoPE base (e.g. 1,000,000 for Qwen3)
  * @returns d/2 fp32 patterns
- * @throws {RangeError} for an odd or non-positive d, or when an entry is too close to a float32
- *   rounding boundary for the correctly-rounded-powf assumption to decide it
+ * @throws {RangeError} for an odd or non-positive d, or a d whose entries past the last 32-element
+ *   block PyTorch computes with the scalar glibc `powf`, which is not emulated
  * @example
  * ```ts
  * import { ropeInvFreq } from "./rope_inv_freq.ts";
  * const f = ropeInvFreq(128, { theta: 1_000_000 });
  * if (f.length !== 64 || f[0] !== 0x3f800000) throw new Error(); // theta^0 = 1
+ * if (f[37] !== 0x39b229fb) throw new Error(); // 1 / SLEEF powf (correctly rounded powf: 0x39b229fa)
  * ```
  */
 export function ropeInvFreq(headDim: number, options: { theta: number }): Uint32Array {
@@ -37,25 +50,20 @@ export function ropeInvFreq(headDim: number, options: { theta: number }): Uint32
       `Cannot compute inv_freq: head dimension ${headDim} is not a positive even integer`,
     );
   }
-  const theta = Math.fround(options.theta);
-  const out = new Uint32Array(headDim / 2);
-  for (let i = 0; i < out.length; i++) {
-    const t = Math.fround(Math.fround(2 * i) / headDim); // exact: d is a power of two in practice
-    const exact = Math.pow(theta, t);
-    const p = Math.fround(exact);
-    const ulp = _ulp32(p);
-    const distance = Math.abs(Math.abs(exact - p) - ulp / 2); // distance to the rounding midpoint
-    if (distance < Math.abs(exact) * 2 ** -40) {
-      throw new RangeError(
-        `Cannot compute inv_freq[${i}]: theta^t lies on a float32 rounding boundary`,
-      );
-    }
-    out[i] = divF32(0x3f800000, bitsFromF32(p));
+  const n = headDim / 2;
+  const vectorised = n - (n % BLOCK);
+  if (n > 1 && vectorised < n) {
+    throw new RangeError(
+      `Cannot compute inv_freq: PyTorch computes entries ${Math.max(vectorised, 1)}..${n - 1} ` +
+        `of head dimension ${headDim} with the host's scalar glibc powf (past its last vectorised ` +
+        `block of ${BLOCK}), which is not emulated`,
+    );
+  }
+  const theta = bitsFromF32(options.theta); // the Python number meets a float32 tensor: one rounding
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = Math.fround(Math.fround(2 * i) / headDim); // float32 division (innocuous in float64)
+    out[i] = divF32(0x3f800000, sleefPowfU10(theta, bitsFromF32(t)));
   }
   return out;
-}
-
-function _ulp32(x: number): number {
-  const e = Math.floor(Math.log2(Math.abs(x)));
-  return 2 ** (Math.max(e, -126) - 23);
 }

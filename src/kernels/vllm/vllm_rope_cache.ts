@@ -15,8 +15,9 @@
  *   `cosf`/`sinf`, then :45-47 `cache.to(dtype)`: nearest-even BF16.
  * Each cache row depends only on its position, so rows are built for the positions asked for.
  *
- * The host `inv_freq` of HF (`ropeInvFreq`, a correctly rounded CPU `powf`) and this GPU one can
- * differ in the last bit; the tables built from them then differ too (tests name witnesses).
+ * The host `inv_freq` of HF (`ropeInvFreq`: x86-64 PyTorch's CPU `pow`, SLEEF's vectorised
+ * `powf`, not correctly rounded) and this GPU one can differ in the last bit; the tables built from
+ * them then differ too (tests name witnesses).
  *
  * Evidence: derived from source only (vLLM and PyTorch), with libdevice `powf` checked against the
  * CPU-compiled bitcode; never compared with a GPU. GPU-only question: the contraction inside

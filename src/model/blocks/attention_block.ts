@@ -121,8 +121,8 @@ export interface AttentionBlockResult {
 
 /**
  * Fixes every kernel of the attention block for a prefill of `tokens`, or says why it cannot be
- * emulated (unmodelled attention backend, uncovered GEMM, SFU policy, RoPE frequencies the
- * host-pow assumption cannot decide). The FA2 split heuristic runs here: a split-KV launch (e.g.
+ * emulated (unmodelled attention backend, uncovered GEMM, SFU policy, theta-derived RoPE
+ * frequencies PyTorch would leave to the host's scalar glibc `powf`). The FA2 split heuristic runs here: a split-KV launch (e.g.
  * 129-320 tokens on an H100 for Qwen3-4B) is emulated with the split kernel and its combine, and
  * adds MUFU.LG2 to the SFU functions (its table model is `model-only`, so a stack asking for more
  * makes such a launch NOT_VERIFIED). No tensor is touched.
@@ -193,7 +193,7 @@ function _invFreq(rope: RopeSource, d: number): Uint32Array {
   try {
     return ropeInvFreq(d, { theta: rope.theta });
   } catch (e) {
-    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
+    if (e instanceof RangeError && /scalar glibc powf/.test(e.message)) {
       throw new _Unsupported(`${e.message}; record the model's inv_freq patterns instead`);
     }
     throw e;

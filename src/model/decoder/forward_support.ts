@@ -82,7 +82,8 @@ export async function project(
  * @param config the head dimension, theta and scaling
  * @returns the patterns
  * @throws {RangeError} when the given patterns have the wrong length
- * @throws {ForwardUnsupported} when a computed value sits on a rounding boundary
+ * @throws {ForwardUnsupported} when a head dimension leaves entries to the host's scalar glibc
+ *   `powf`, which is not emulated (`ropeInvFreq`)
  * @example
  * ```ts
  * import { modelInvFreq } from "./forward_support.ts";
@@ -106,7 +107,7 @@ export function modelInvFreq(
   try {
     base = ropeInvFreq(d, { theta: Number(config.ropeTheta) });
   } catch (e) {
-    if (e instanceof RangeError && /rounding boundary/.test(e.message)) {
+    if (e instanceof RangeError && /scalar glibc powf/.test(e.message)) {
       throw new ForwardUnsupported(
         `${e.message} (only an attention block record can carry recorded inv_freq patterns)`,
       );

@@ -16,8 +16,8 @@
  * ```ts
  * import { groupRows, layerCalls, modelInvFreq } from "./mod.ts";
  * if (groupRows(3, (i) => i === 1).length !== 2) throw new Error();
- * const f = modelInvFreq(undefined, { headDim: 8, ropeTheta: "10000" });
- * if (f.length !== 4) throw new Error();
+ * const f = modelInvFreq(undefined, { headDim: 64, ropeTheta: "10000" });
+ * if (f.length !== 32) throw new Error();
  * const bias = { qkv: false, o: false, mlp: false };
  * const calls = layerCalls({ hidden: 8, intermediate: 16, heads: 2, kvHeads: 1, headDim: 4, qkNorm: true, bias });
  * if (calls.attention.linears.map((l) => `${l.name} ${l.n}x${l.k}`).join() !== "q_proj 8x8,k_proj 4x8,v_proj 4x8,o_proj 8x8") {

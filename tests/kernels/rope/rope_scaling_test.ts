@@ -45,7 +45,7 @@ Deno.test("scaleInvFreq() linear divides every frequency by the factor (float32 
 });
 
 Deno.test("scaleInvFreq() refuses factors that are not positive and high <= low", () => {
-  const base = ropeInvFreq(8, { theta: 10000 });
+  const base = ropeInvFreq(64, { theta: 10000 });
   assert.throws(() => scaleInvFreq(base, { kind: "linear", factor: 0 }), RangeError);
   assert.throws(() => scaleInvFreq(base, { ...LLAMA31, highFreqFactor: 1 }), RangeError);
   assert.throws(() => scaleInvFreq(base, { ...LLAMA31, factor: Number.NaN }), RangeError);

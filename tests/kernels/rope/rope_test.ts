@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
-import { applyRope, ropeInvFreq, ropeTables } from "../../../src/kernels/mod.ts";
-import { BF16, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
+import { applyRope, ropeInvFreq, ropeTables, sleefPowfU10 } from "../../../src/kernels/mod.ts";
+import { divF32 } from "../../../src/hardware/mod.ts";
+import { BF16, bitsFromF32, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
 
 const bf = (x: number) => f32FromBits((x << 16) >>> 0);
 const toBf = (v: number) => convert(FP32, BF16, new Uint32Array(new Float32Array([v]).buffer)[0]!);
 
-Deno.test("ropeInvFreq() is decisive for Qwen3 (theta 1e6, d 128) and within an ulp of 1/theta^t", () => {
+Deno.test("ropeInvFreq() for Qwen3 (theta 1e6, d 128) is 1 / SLEEF powf, within an ulp of 1/theta^t", () => {
   const f = ropeInvFreq(128, { theta: 1_000_000 });
   assert.equal(f.length, 64);
   assert.equal(f[0], 0x3f800000);
@@ -15,8 +16,43 @@ Deno.test("ropeInvFreq() is decisive for Qwen3 (theta 1e6, d 128) and within an 
     const got = f32FromBits(f[i]!);
     assert.ok(Math.abs(got - want) <= want * 2 ** -23, `entry ${i}`);
     assert.ok(got < f32FromBits(f[i - 1]!), "decreasing");
+    assert.equal(
+      f[i],
+      divF32(0x3f800000, sleefPowfU10(0x49742400, bitsFromF32(i / 64))),
+      `entry ${i}`,
+    );
   }
   assert.throws(() => ropeInvFreq(127, { theta: 10000 }), RangeError);
+});
+
+Deno.test("ropeInvFreq() takes SLEEF's last bit where it is not the correctly rounded powf", () => {
+  // theta 1e6, entry 37: 1e6^(74/128) correctly rounded 0x4537EBA3 (inverse 0x39B229FA); SLEEF's
+  // powf gives 0x4537EBA2, whose IEEE inverse PyTorch's AVX2 and AVX-512 builds return.
+  assert.equal(ropeInvFreq(128, { theta: 1_000_000 })[37], 0x39b229fb);
+  assert.equal(divF32(0x3f800000, 0x4537eba3), 0x39b229fa);
+  // theta 5e6, entry 19: correctly rounded 0x42C2E384 (inverse 0x3C282310); SLEEF 0x42C2E383.
+  assert.equal(ropeInvFreq(128, { theta: 5_000_000 })[19], 0x3c282311);
+  assert.equal(divF32(0x3f800000, 0x42c2e384), 0x3c282310);
+});
+
+Deno.test("ropeTables() at theta 1e6, d 128: position 3344 takes SLEEF's inv_freq[37] (cos 0x3ED7, not 0x3ED8)", () => {
+  const inv = ropeInvFreq(128, { theta: 1_000_000 });
+  const rounded = inv.slice();
+  rounded[37] = 0x39b229fa; // 1 / the correctly rounded powf
+  const t = ropeTables(inv, [3344]);
+  assert.deepEqual([t.cos[37], t.sin[37]], [0x3ed7, 0x3f68]);
+  assert.equal(ropeTables(rounded, [3344]).cos[37], 0x3ed8);
+});
+
+Deno.test("ropeInvFreq() refuses a head dimension PyTorch leaves partly to the scalar glibc powf", () => {
+  // Entries past the last 32-element block (AVX-512: two 16-lane vectors) take std::pow.
+  for (const d of [4, 8, 32, 80, 96, 160]) {
+    assert.throws(() => ropeInvFreq(d, { theta: 10000 }), /scalar glibc powf/, `d ${d}`);
+  }
+  for (const d of [2, 64, 128, 192, 256, 512]) {
+    assert.equal(ropeInvFreq(d, { theta: 1e4 }).length, d / 2);
+  }
+  assert.deepEqual(ropeInvFreq(2, { theta: 1e4 }), Uint32Array.of(0x3f800000)); // theta^0 = 1 in every libm
 });
 
 Deno.test("ropeTables() gives cos 1 / sin 0 at position 0 and tracks cos/sin to one bf16 rounding", () => {
@@ -43,7 +79,8 @@ Deno.test("ropeTables() gives cos 1 / sin 0 at position 0 and tracks cos/sin to 
 });
 
 Deno.test("applyRope() rotates half with -x2 first and rounds each product to bf16 (spec ops.md §4.1)", () => {
-  const inv = ropeInvFreq(8, { theta: 10000 });
+  // d = 8 as HF computes it: theta^(-2i/8) = entries 0, 8, 16, 24 of d = 64 (same exponents).
+  const inv = ropeInvFreq(64, { theta: 10000 }).filter((_, i) => i % 8 === 0);
   const tables = ropeTables(inv, [3, 250]);
   const heads = 2;
   const x = synthBf16("rope", { label: "x", count: 2 * heads * 8, span: 6 });

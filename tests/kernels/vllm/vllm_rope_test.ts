@@ -23,12 +23,14 @@ Deno.test("`vllmRopeInvFreq()` stays within 2^-22 (relative) of the float64 base
 });
 
 Deno.test("`vllmRopeInvFreq()` differs from HF's host `inv_freq` in the last bit for Qwen3 (GPU powf)", () => {
-  // HF computes powf on the CPU (correctly rounded here); vLLM with CUDA's powf on the GPU.
+  // HF computes powf on the CPU (SLEEF's vectorised powf); vLLM with CUDA's powf on the GPU.
+  // Entry 37, where SLEEF is one ulp off the correctly rounded powf, agrees with CUDA's.
   const gpu = vllmRopeInvFreq(128, QWEN3);
   const host = ropeInvFreq(128, { theta: 1_000_000 });
   const differ = [...gpu.keys()].filter((i) => gpu[i] !== host[i]);
-  assert.deepEqual(differ, [18, 37, 50]);
+  assert.deepEqual(differ, [18, 50]);
   assert.deepEqual([gpu[18], host[18]], [0x3ca8398a, 0x3ca8398b]);
+  assert.deepEqual([gpu[37], host[37]], [0x39b229fb, 0x39b229fb]);
 });
 
 Deno.test("`vllmCosSinCache()` equals HF's `ropeTables()` given the same `inv_freq`", () => {

@@ -73,6 +73,16 @@ Deno.test("`planAttentionBlock()` takes recorded inv_freq patterns as they are",
   assert.throws(() => planOrThrow({ rope: { invFreq: inv.subarray(1) } }), TypeError);
 });
 
+Deno.test("`planAttentionBlock()` reports theta-derived RoPE at head dimension 96 as unsupported: PyTorch leaves entries to glibc powf", () => {
+  const shape = { ...SHAPE, headDim: 96 };
+  const p = planAttentionBlock(M, { ...base, shape });
+  assert.equal(p.supported, false);
+  assert.match(p.supported ? "" : p.reason, /scalar glibc powf.*record the model's inv_freq/);
+  // The model's recorded patterns are taken as they are.
+  const inv = Uint32Array.from({ length: 48 }, (_, i) => 0x3f800000 - 0x10000 * i);
+  assert.equal(planAttentionBlock(M, { ...base, shape, rope: { invFreq: inv } }).supported, true);
+});
+
 Deno.test("`planAttentionBlock()` reports cuDNN, memory-efficient and eager attention as unsupported, with the reason", () => {
   for (
     const [attention, why] of [

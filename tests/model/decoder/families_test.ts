@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import {
   encodeSafetensors,
+  ForwardUnsupported,
   modelInvFreq,
   openDecoderCheckpoint,
   parseDecoderConfig,
@@ -152,6 +153,15 @@ Deno.test("Llama 3.2 shape (head dim 64, tied embeddings, scaling factor 32) agr
 
 Deno.test("Mistral wiring agrees with the float64 reference", async () => {
   assertHonest(await run(MISTRAL));
+});
+
+Deno.test("`modelInvFreq()` reads a head dimension PyTorch leaves partly to glibc powf as an unmodelled forward", () => {
+  // d = 96: entries 32..47 follow the last 32-element vector block (AVX-512) and take std::pow.
+  assert.throws(
+    () => modelInvFreq(undefined, { headDim: 96, ropeTheta: "1000000" }),
+    (e) => e instanceof ForwardUnsupported && /scalar glibc powf/.test(e.reason),
+  );
+  assert.equal(modelInvFreq(undefined, { headDim: 64, ropeTheta: "1000000" }).length, 32);
 });
 
 Deno.test("llama3 RoPE scaling: the emulator's inv_freq is the float64 formula rounded to float32, and differs from the unscaled one", () => {
