@@ -4,7 +4,8 @@
  * meaning. Refused: a duplicate key in any object (another parser could keep the other value), a
  * byte-order mark, a carriage return (outside strings; inside strings it must be escaped anyway;
  * `carriageReturns` reads it as whitespace),
- * a lone UTF-16 surrogate (raw or as `\uXXXX`), and, where `fractions` does not allow it, any number that is
+ * a lone UTF-16 surrogate (raw or as `\uXXXX`), a number past the double range (`1e309`, which
+ * would read as an infinity), and, where `fractions` does not allow it, any number that is
  * not written as a plain decimal integer (`8.0`, `8e0` and `-0` are refused, as are integers
  * beyond 2^53 - 1 in magnitude). Nesting is limited so hostile input cannot exhaust the stack, and
  * the value count may be, as may the places values take (`admit`: a document of a known shape is
@@ -288,6 +289,11 @@ class _Parser {
       this.fail(`non-integer number form '${lit}'`, true);
     }
     const v = Number(lit);
+    // A number past the double range reads as an infinity, which no JSON value is (and no
+    // canonical form can write back): refused wherever fractions are allowed too.
+    if (!Number.isFinite(v)) {
+      this.fail(`number '${lit.slice(0, 40)}' beyond the double range`, true);
+    }
     if (!fractions) {
       if (lit === "-0") this.fail("negative zero", true);
       if (!Number.isSafeInteger(v)) this.fail(`integer '${lit}' beyond 2^53 - 1`, true);

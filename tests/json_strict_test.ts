@@ -135,3 +135,19 @@ Deno.test("parseStrictJson(): `carriageReturns` reads CR as whitespace; `fractio
     (e) => e instanceof StrictJsonError && e.path === "$.n[0]" && e.strict,
   );
 });
+
+Deno.test("parseStrictJson() refuses a number past the double range even where fractions are allowed (review h96)", () => {
+  for (const text of ['{"p": 1e309}', "[-1e400]", '{"a": [0.5, 123e999]}']) {
+    assert.throws(
+      () => parseStrictJson(text, { fractions: true }),
+      (e: unknown) =>
+        e instanceof StrictJsonError && e.strict && /beyond the double range/.test(e.reason),
+      text,
+    );
+  }
+  // The largest double and a tiny value that reads as 0 are JSON numbers as any parser reads them.
+  assert.deepEqual(parseStrictJson("[1.7976931348623157e308, 1e-400]", { fractions: true }), [
+    1.7976931348623157e308,
+    0,
+  ]);
+});

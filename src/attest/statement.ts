@@ -144,7 +144,14 @@ export function encodeStatement(statement: Statement): Uint8Array {
  */
 export function parseSignedStatement(bytes: Uint8Array): Statement {
   const st = parseStatement(bytes);
-  const canonical = encodeStatement(st);
+  let canonical: Uint8Array;
+  try {
+    canonical = encodeStatement(st);
+  } catch (e) {
+    // A value the canonical form cannot write (the parser refuses the ones known): no signed
+    // statement, whoever signed it.
+    return _bad(`the payload has no canonical form (RFC 8785): ${(e as Error).message}`);
+  }
   const at = _firstDifference(canonical, bytes);
   if (at !== -1) {
     _bad(

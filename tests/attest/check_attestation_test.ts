@@ -204,6 +204,21 @@ Deno.test("checkAttestation() reads a payload above 16 MiB only once an inspecto
   assert.deepEqual(failed(s), ["predicate"]);
 });
 
+Deno.test("checkAttestation() refuses a signed payload holding a number past the double range as a bad statement, never an internal error (review h96)", async () => {
+  const text = new TextDecoder().decode(encodeStatement(statement));
+  const payload = new TextEncoder().encode(
+    text.replace(/"pFalse":"[^"]*"/, '"pFalse":1e309'),
+  );
+  assert.notEqual(new TextDecoder().decode(payload), text, "the fixture has a pFalse to replace");
+  const signed = await signEnvelope(payload, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [key] });
+  const r = await checkAttestation(parseEnvelope(JSON.stringify(signed)), { trustRoot });
+  assert.equal(r.valid, false);
+  assert.deepEqual(
+    r.checks.filter((c) => !c.ok).map((c) => [c.check, c.detail]),
+    [["statement", "payload is not an in-toto Statement"]],
+  );
+});
+
 Deno.test("checkAttestation() holds the statement's subjects to the attested log root and sampled records", async () => {
   const cases: [string, (st: StatementJson) => void][] = [
     ["another root", (st) => st.subject[0]!.digest.sha256 = "ab".repeat(32)],
