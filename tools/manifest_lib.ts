@@ -38,8 +38,25 @@ async function walk(root: string, dir: string, out: string[]): Promise<void> {
 }
 
 /**
+ * The program's own digest: every source file the CLI and the library run (`mod.ts` and
+ * `src/**.ts`), each as `<path> <sha256>` on a line of its own in path order, hashed. Any change
+ * to the code changes it, and with it the manifest's digest that results and verdicts name.
+ */
+async function codeDigest(root: string): Promise<{ sha256: string; files: number }> {
+  const paths = ["mod.ts"];
+  const src: string[] = [];
+  await walk(root, "src", src);
+  paths.push(...src.filter((p) => p.endsWith(".ts")).sort());
+  let list = "";
+  for (const path of paths) {
+    list += `${path} ${sha256Hex(await Deno.readFile(`${root}/${path}`))}\n`;
+  }
+  return { sha256: sha256Hex(new TextEncoder().encode(list)), files: paths.length };
+}
+
+/**
  * Lists every asset under `profiles/`, `tables/` and `tests/vectors/khattak-mikaitis/` with its
- * digest, sorted by path.
+ * digest, sorted by path, after the digest of the code (`code`: see `codeDigest`).
  *
  * @param root repository root
  * @returns the manifest JSON text (with trailing newline)
@@ -59,5 +76,6 @@ export async function buildManifest(root: string): Promise<string> {
       formatVersion: p?.[2] ?? 1,
     };
   }
-  return JSON.stringify({ schema: "bitaudit.asset-manifest/v1", assets }, null, 2) + "\n";
+  const code = await codeDigest(root);
+  return JSON.stringify({ schema: "bitaudit.asset-manifest/v1", code, assets }, null, 2) + "\n";
 }

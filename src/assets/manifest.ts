@@ -4,9 +4,14 @@
  * Schema `bitaudit.asset-manifest/v1` (file `tables/manifest.json`):
  * ```
  * { "schema": "bitaudit.asset-manifest/v1",
+ *   "code"?: { "sha256": "<64 hex>", "files": <int> },
  *   "assets": { "<path relative to the repository root>": {
  *       "sha256": "<64 hex>", "bytes": <int>, "producer": "<script or source>", "formatVersion": <int> } } }
  * ```
+ *
+ * `code` is the digest of the program's source files (`mod.ts` and `src/`, written by
+ * `deno task manifest`): the manifest, whose digest every result and verdict names, so tells one
+ * build of a version from another, its code as well as its tables.
  *
  * @module
  */
@@ -29,6 +34,8 @@ export interface ManifestEntry {
 export interface Manifest {
   /** Schema id. */
   readonly schema: "bitaudit.asset-manifest/v1";
+  /** The digest of the program's source files and their count (absent in a manifest of tables only). */
+  readonly code?: { readonly sha256: string; readonly files: number };
   /** Entries by repository-relative path. */
   readonly assets: Readonly<Record<string, ManifestEntry>>;
 }
@@ -60,9 +67,9 @@ export function parseManifest(text: string): Manifest {
     if (!(e instanceof StrictJsonError)) throw e;
     bad(`not strict JSON (${e.reason} at '${e.path}')`);
   }
-  const m = json as { schema?: unknown; assets?: unknown };
+  const m = json as { schema?: unknown; assets?: unknown; code?: unknown };
   if (typeof m !== "object" || m === null || Array.isArray(m)) bad("expected an object");
-  const extra = Object.keys(m).find((k) => k !== "schema" && k !== "assets");
+  const extra = Object.keys(m).find((k) => k !== "schema" && k !== "assets" && k !== "code");
   if (extra !== undefined) bad(`unknown field '${extra}'`);
   if (m.schema !== "bitaudit.asset-manifest/v1") {
     bad("'schema' must be 'bitaudit.asset-manifest/v1'");
@@ -96,5 +103,25 @@ export function parseManifest(text: string): Manifest {
       formatVersion: e.formatVersion as number,
     });
   }
-  return Object.freeze({ schema: "bitaudit.asset-manifest/v1", assets: Object.freeze(assets) });
+  const code = m.code === undefined ? undefined : _code(m.code, bad);
+  return Object.freeze({
+    schema: "bitaudit.asset-manifest/v1",
+    ...(code === undefined ? {} : { code }),
+    assets: Object.freeze(assets),
+  });
+}
+
+/** The `code` field: exactly `sha256` (64 lowercase hex) and `files` (a positive integer). */
+function _code(v: unknown, bad: (why: string) => never): { sha256: string; files: number } {
+  const c = v as Record<string, unknown>;
+  if (typeof c !== "object" || c === null || Array.isArray(c)) bad("'code' must be an object");
+  const unknown = Object.keys(c).find((k) => k !== "sha256" && k !== "files");
+  if (unknown !== undefined) bad(`'code' has an unknown field '${unknown}'`);
+  if (typeof c.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(c.sha256)) {
+    bad("'code.sha256' must be 64 lowercase hex digits");
+  }
+  if (!Number.isSafeInteger(c.files) || (c.files as number) < 1) {
+    bad("'code.files' must be a positive integer");
+  }
+  return Object.freeze({ sha256: c.sha256 as string, files: c.files as number });
 }

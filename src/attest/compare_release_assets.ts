@@ -178,27 +178,17 @@ export function checkReleaseAssets(
     );
     return;
   }
-  // The manifest's digest alone: every file the verdict read is this release's, at this
-  // release's digest, and only files it did not read differ (another build of the same version,
-  // a rebuilt page). Its recomputations rest on this release's tables: said, not failed. A
-  // tampered table shows as that table's own difference.
+  // The manifest's digest alone: every table the verdict read is this release's, but the
+  // manifest also names the code (`code` in tables/manifest.json) and the other files, so
+  // another build of this version computed the verdict: said, and refused as the others are.
   const first = c.differences[0]!;
-  if (
-    c.differences.length === 1 && first.path === release.manifest.path && first.attested !== null
-  ) {
-    add(
-      "assets",
-      true,
-      `the ${c.named - 1} asset(s) the verdict read are this release's (bitaudit ` +
-        `${release.version}); its manifest's digest differs (${
-          _assetFinding(first, release.version)
-        }): ` +
-        "files it did not read differ",
-    );
-    return;
-  }
+  const alone = c.differences.length === 1 && first.path === release.manifest.path &&
+      first.attested !== null
+    ? `: another build of bitaudit ${release.version} (its code or files it did not read ` +
+      `differ; the ${c.named - 1} asset(s) it read are this release's)`
+    : "";
   for (const d of c.differences.slice(0, MAX_NAMED_ASSET_DIFFERENCES)) {
-    add("assets", false, `[VERDICT_ASSETS] ${_assetFinding(d, release.version)}`);
+    add("assets", false, `[VERDICT_ASSETS] ${_assetFinding(d, release.version)}${alone}`);
   }
   const more = c.differences.length - MAX_NAMED_ASSET_DIFFERENCES;
   if (more > 0) {

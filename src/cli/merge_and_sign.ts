@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { openAssetStore } from "../assets/mod.ts";
 import type { SigningKey, WorkerKeys } from "../attest/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -102,6 +103,8 @@ export interface MergeInputs {
   /** The plan, its digest and its file. */
   readonly plan: AuditPlan;
   readonly planDigest: string;
+  /** SHA-256 of this install's asset manifest (its code and tables): results must name it. */
+  readonly manifest: string;
   readonly planPath: string;
   /** The accepted worker keys. */
   readonly workers: WorkerKeys;
@@ -156,6 +159,7 @@ export async function mergeInputs(
   return {
     plan,
     planDigest,
+    manifest: (await openAssetStore()).manifestSha256,
     planPath: opts.plan,
     workers,
     trust,
@@ -195,6 +199,7 @@ export async function mergeAndSign(
       planDigest: o.planDigest,
       results: o.results,
       version: VERSION,
+      manifest: o.manifest,
     });
     merged = { ...merged, duplicates: merged.duplicates + (o.duplicates ?? 0) };
     merged = await _reverify(merged, o);

@@ -8,7 +8,7 @@
  */
 import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
-import type { PlanItem } from "../verify/mod.ts";
+import { type Build, describeBuild, type PlanItem, resultBuild, sameBuild } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { ioCause } from "./io_cause.ts";
 import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
@@ -77,7 +77,12 @@ export interface ResumedPartial {
  */
 export async function resumePartial(
   path: string,
-  shard: { planDigest: string; items: readonly PlanItem[]; workers: WorkerKeys },
+  shard: {
+    planDigest: string;
+    items: readonly PlanItem[];
+    workers: WorkerKeys;
+    build: Build;
+  },
 ): Promise<ResumedPartial> {
   const kept = new Map<string, string>();
   let info: Deno.FileInfo;
@@ -111,6 +116,12 @@ export async function resumePartial(
     }
     if (r === undefined || r.plan !== shard.planDigest || !mine.has(r.item)) {
       throw refuse(`line ${i + 1} is not a result of this shard`);
+    }
+    if (!sameBuild(resultBuild(r), shard.build)) {
+      throw refuse(
+        `line ${i + 1} was computed by another build (${describeBuild(resultBuild(r))}; this ` +
+          `is ${describeBuild(shard.build)}): remove it to run the shard afresh`,
+      );
     }
     kept.set(r.item, line + "\n");
   }

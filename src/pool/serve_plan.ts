@@ -27,9 +27,13 @@ import { InputError } from "../errors.ts";
 import {
   type AttributedResult,
   type AuditPlan,
+  type Build,
+  describeBuild,
   encodeWorkOrder,
   keptDuplicate,
   mergeAdmission,
+  resultBuild,
+  sameBuild,
   workOrders,
 } from "../verify/mod.ts";
 import { ensureStreams, type QueueSettings } from "./ensure_streams.ts";
@@ -46,8 +50,10 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
-  /** The merging verifier version: a result computed by another version is skipped. */
+  /** The merging verifier version: a result computed by another build is skipped. */
   readonly version: string;
+  /** SHA-256 of the merging install's asset manifest (its code and tables), the rest of its build. */
+  readonly manifest: string;
   /**
    * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
    * message no accepted worker signed, the result when an accepted worker's signature verifies
@@ -93,7 +99,7 @@ export interface ServedResults {
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
- *   plan, planDigest, queue, timeoutMs: 3_600_000, version: VERSION, open,
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, version: VERSION, manifest, open,
  * });
  * ```
  */
@@ -101,7 +107,7 @@ export async function servePlan(
   link: NatsLink,
   options: ServeOptions,
 ): Promise<ServedResults> {
-  const { plan, planDigest, version } = options;
+  const { plan, planDigest, version, manifest } = options;
   const nc = natsConnection(link);
   let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
   try {
@@ -145,7 +151,7 @@ export async function servePlan(
   }, options.timeoutMs);
   try {
     const planned = new Set(plan.items.map((it) => it.item));
-    const admit = mergeAdmission(plan, { planDigest, version });
+    const admit = mergeAdmission(plan, { planDigest, version, manifest });
     // At most one result per planned item: a replayed or redelivered result adds nothing here.
     const kept = new Map<string, AttributedResult>();
     let duplicates = 0;
@@ -171,7 +177,13 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, { planned, planDigest, version, leftover: m.seq <= before }) ??
+      const why = _unwanted(r, {
+        planned,
+        planDigest,
+        version,
+        manifest,
+        leftover: m.seq <= before,
+      }) ??
         _inadmissible(admit, r);
       if (why !== null) {
         options.onSkipped?.(where, why);
@@ -211,19 +223,26 @@ export async function servePlan(
  */
 function _unwanted(
   r: AttributedResult,
-  o: { planned: ReadonlySet<string>; planDigest: string; version: string; leftover: boolean },
+  o: {
+    planned: ReadonlySet<string>;
+    planDigest: string;
+    version: string;
+    manifest: string;
+    leftover: boolean;
+  },
 ): string | null {
   const who = `worker ${r.worker.slice(0, 16)}'s result`;
   if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
     return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
   }
-  const { version } = r.result.verifier;
-  if (version === o.version) return null;
-  const base = `${who} for record ${r.result.result.index} was computed by version '${version}', ` +
-    `not '${o.version}' (this serve's)`;
+  const own: Build = { version: o.version, manifest: o.manifest };
+  const theirs = resultBuild(r.result);
+  if (sameBuild(theirs, own)) return null;
+  const base = `${who} for record ${r.result.result.index} was computed by another build ` +
+    `(${describeBuild(theirs)}), not this serve's (${describeBuild(own)})`;
   return o.leftover
     ? `${base}, before this serve began: a current one is awaited`
-    : `${base}, after this serve began: a worker of that version is in the pool (stop or ` +
+    : `${base}, after this serve began: a worker of that build is in the pool (stop or ` +
       "upgrade it) or stored bytes were replayed; a current one is awaited";
 }
 

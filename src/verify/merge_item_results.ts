@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { type Build, describeBuild, resultBuild, sameBuild } from "./result_build.ts";
 import { InputError } from "../errors.ts";
 import type { AuditPlan } from "./audit_plan.ts";
 import { detectionStatement } from "./detection.ts";
@@ -53,7 +54,8 @@ export interface MergedAudit {
  *
  * @param plan the plan
  * @param options `planDigest` (SHA-256 of the plan bytes), `results` (signature-checked, with
- *   their worker) in any order, and the merging `version` (every result must come from it)
+ *   their worker) in any order, and the merging `version` and `manifest` digest (every result
+ *   must come from that build: `sameBuild`)
  * @returns the merged audit
  * @throws {InputError} `MERGE_FOREIGN` (another plan or an unplanned item), `MERGE_MISMATCH`
  *   (a result about another record), `RESULT_INCONSISTENT` (its fields contradict its status for
@@ -61,12 +63,17 @@ export interface MergedAudit {
  *   `MERGE_ASSET_CONFLICT` (one asset path with two digests)
  * @example
  * ```ts ignore
- * const { report } = mergeItemResults(plan, { planDigest, results, version: VERSION });
+ * const { report } = mergeItemResults(plan, { planDigest, results, version: VERSION, manifest });
  * ```
  */
 export function mergeItemResults(
   plan: AuditPlan,
-  options: { planDigest: string; results: Iterable<AttributedResult>; version: string },
+  options: {
+    planDigest: string;
+    results: Iterable<AttributedResult>;
+    version: string;
+    manifest: string;
+  },
 ): MergedAudit {
   const admit = mergeAdmission(plan, options);
   const chosen: (AttributedResult | undefined)[] = plan.items.map(() => undefined);
@@ -111,20 +118,22 @@ export function mergeItemResults(
  * two results is refused does not depend on the order of the files or messages.
  *
  * @param plan the plan
- * @param options `planDigest` (SHA-256 of the plan bytes) and the merging `version`
+ * @param options `planDigest` (SHA-256 of the plan bytes) and the merging build (`version`, and
+ *   the `manifest` digest naming its code and tables)
  * @returns a function giving a result's slot in the plan's items, or throwing
  * @throws {InputError} (from the function) `MERGE_FOREIGN`, `MERGE_MISMATCH`,
  *   `RESULT_INCONSISTENT`, `MERGE_VERSION`, as {@link mergeItemResults}
  * @example
  * ```ts ignore
- * const admit = mergeAdmission(plan, { planDigest, version: VERSION });
+ * const admit = mergeAdmission(plan, { planDigest, version: VERSION, manifest });
  * for (const r of results) admit(r);
  * ```
  */
 export function mergeAdmission(
   plan: AuditPlan,
-  options: { readonly planDigest: string; readonly version: string },
+  options: { readonly planDigest: string; readonly version: string; readonly manifest: string },
 ): (signed: AttributedResult) => number {
+  const own: Build = { version: options.version, manifest: options.manifest };
   const slot = new Map(plan.items.map((it, j) => [it.item, j]));
   return (signed) => {
     const r = signed.result;
@@ -138,10 +147,13 @@ export function mergeAdmission(
       );
     }
     _sameRecord(plan.items[j]!, signed);
-    if (r.verifier.version !== options.version) {
+    const theirs = resultBuild(r);
+    if (!sameBuild(theirs, own)) {
       throw new InputError(
         "MERGE_VERSION",
-        `Cannot merge record ${r.result.index}: computed by version '${r.verifier.version}', merging with '${options.version}'`,
+        `Cannot merge record ${r.result.index}: computed by another build (${
+          describeBuild(theirs)
+        }), merging with ${describeBuild(own)}`,
       );
     }
     return j;

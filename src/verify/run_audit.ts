@@ -92,7 +92,12 @@ export async function runAuditPlan(
     results.push({ result: await workItem(ctx, { planDigest, log, item }), worker });
     onProgress?.(results.length, plan.items.length);
   }
-  const merged = mergeItemResults(plan, { planDigest, results, version: VERSION });
+  const merged = mergeItemResults(plan, {
+    planDigest,
+    results,
+    version: VERSION,
+    manifest: ctx.store.manifestSha256,
+  });
   // Every result was computed under the context's evidence policy: the report says so, so that
   // the verdict records it and a recomputation by a third party applies the same.
   return ctx.requireEvidence === undefined

@@ -180,6 +180,45 @@ Deno.test("audit merge with a shard missing is INCONCLUSIVE (exit 3), never PASS
   );
 });
 
+Deno.test("results of another build of the same version (another manifest: other code or tables) are neither merged nor kept by a rerun of the shard (review h99)", async () => {
+  // The shard's lines as a worker on another checkout of this version signs them.
+  const lines = (await Deno.readTextFile(_res(1))).trimEnd().split("\n");
+  const other = await Promise.all(lines.map((line) => {
+    const v = payloadOf(line);
+    return signedLine({
+      ...v,
+      assets: { ...v.assets, "tables/manifest.json": "0b".repeat(32) },
+    }, f.worker.key);
+  }));
+  const stale = `${f.dir}/other-build-1.jsonl`;
+  await Deno.writeTextFile(stale, other.join("\n") + "\n");
+  const m = await merge([_res(0), stale, _res(2)], "other-build");
+  assert.equal(m.code, 2);
+  assert.match(
+    m.stderr,
+    /^error \[MERGE_VERSION\]: .*computed by another build \(version '[^']+', manifest 0b0b0b0b0b0b0b0b…\)/,
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/other-build`));
+  const before = await Deno.readFile(stale);
+  const rerun = await runBitaudit([
+    "audit",
+    "work",
+    ...W,
+    "--plan",
+    PLAN,
+    "--shard",
+    "1/3",
+    "--out",
+    stale,
+  ]);
+  assert.equal(rerun.code, 2, rerun.stdout);
+  assert.match(
+    rerun.stderr,
+    /^error \[OUTPUT_EXISTS\]: .*holds results of another build .*remove it to run the shard again/,
+  );
+  assert.deepEqual(await Deno.readFile(stale), before);
+});
+
 Deno.test("audit merge fails with MERGE_CONFLICT when two workers disagree on an item, and writes nothing", async () => {
   const line = (await Deno.readTextFile(_res(0))).split("\n")[0]!;
   const other = await generateKeys(`${f.dir}/worker-b`);

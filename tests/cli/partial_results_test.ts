@@ -12,7 +12,12 @@ import { workerKeys } from "../../src/attest/mod.ts";
 import { tempDir } from "../_temp.ts";
 
 // Only the file's kind and links are looked at before these tests' refusals.
-const shard = { planDigest: "00".repeat(32), items: [], workers: workerKeys([]) };
+const shard = {
+  planDigest: "00".repeat(32),
+  items: [],
+  workers: workerKeys([]),
+  build: { version: "0.1.0", manifest: "00".repeat(32) },
+};
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
 Deno.test("openPartial() refuses to append through a link planted in place of the partial file", async () => {

@@ -34,7 +34,7 @@ Deno.test("servePlan() skips a result of another verifier version stored before 
   assert.equal(got.skipped.length, 1);
   assert.match(
     got.skipped[0],
-    /computed by version '0\.0\.9', not '[^']+' \(this serve's\), before this serve began/,
+    /computed by another build \(version '0\.0\.9', manifest [0-9a-f]{16}…\), not this serve's \(version '[^']+', manifest [0-9a-f]{16}…\), before this serve began/,
   );
 });
 
@@ -45,7 +45,7 @@ Deno.test("servePlan() skips a result of another verifier version arriving after
   assert.equal(got.skipped.length, 1);
   assert.match(
     got.skipped[0],
-    /computed by version '0\.0\.9', not '[^']+' \(this serve's\), after this serve began: a worker of that version is in the pool/,
+    /computed by another build \(version '0\.0\.9', manifest [0-9a-f]{16}…\), not this serve's \(version '[^']+', manifest [0-9a-f]{16}…\), after this serve began: a worker of that build is in the pool/,
   );
 });
 

@@ -34,6 +34,7 @@ const merge = (rs: ItemResult[]) =>
     planDigest,
     results: rs.map((result) => ({ result, worker: WORKER })),
     version: VERSION,
+    manifest: ctx.store.manifestSha256,
   });
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
@@ -137,8 +138,22 @@ Deno.test("mergeItemResults() refuses results of another plan, another record, a
   assert.throws(() => merge([other]), code("MERGE_MISMATCH"));
   const old = { ...r, verifier: { ...r.verifier, version: "0.0.1" } };
   assert.throws(() => merge([old]), code("MERGE_VERSION"));
-  const asset = { ...results[1]!, assets: { "tables/manifest.json": "00".repeat(32) } };
-  assert.throws(() => merge([r, asset]), code("MERGE_ASSET_CONFLICT"));
+  // The same version from another build (its manifest names other code or tables; review h99).
+  const build = { ...r, assets: { ...r.assets, "tables/manifest.json": "00".repeat(32) } };
+  assert.throws(
+    () => merge([build]),
+    (e: unknown) =>
+      code("MERGE_VERSION")(e) &&
+      /computed by another build \(version '[^']+', manifest 0000000000000000…\)/.test(
+        (e as Error).message,
+      ),
+  );
+  // One asset path with two digests (the manifest the same): a path neither result names, so
+  // that each result alone stays consistent with itself.
+  const path = "profiles/gpu/zz-test.json";
+  const one = { ...r, assets: { ...r.assets, [path]: "01".repeat(32) } };
+  const two = { ...results[1]!, assets: { ...results[1]!.assets, [path]: "02".repeat(32) } };
+  assert.throws(() => merge([one, two]), code("MERGE_ASSET_CONFLICT"));
 });
 
 Deno.test("parseItemResult() reads its canonical line back and refuses anything else", () => {
@@ -283,11 +298,13 @@ Deno.test("mergeItemResults() credits agreeing duplicates to the lowest worker k
     planDigest,
     results: [...attributed(WORKER), ...attributed(LOW)],
     version: VERSION,
+    manifest: ctx.store.manifestSha256,
   });
   const backward = mergeItemResults(plan, {
     planDigest,
     results: [...attributed(LOW), ...attributed(WORKER)],
     version: VERSION,
+    manifest: ctx.store.manifestSha256,
   });
   assert.deepEqual(forward.workers, plan.items.map(() => LOW));
   assert.deepEqual(backward, forward);

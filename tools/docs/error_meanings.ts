@@ -134,7 +134,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   MERGE_MISMATCH: "A result is about another record than its item",
   MERGE_REVERIFY_MISMATCH: "A result re-verified on the inspector's machine differs from the " +
     "worker's (nothing is signed)",
-  MERGE_VERSION: "A result was computed by another verifier version",
+  MERGE_VERSION: "A result was computed by another build (another verifier version, or another " +
+    "asset manifest: other code or tables)",
   NATS_CONNECT:
     "The NATS server cannot be reached, refused the credentials, or failed the TLS checks",
   BAD_NATS_ACCESS:

@@ -55,6 +55,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
       const admit = mergeAdmission(inputs.plan, {
         planDigest: inputs.planDigest,
         version: VERSION,
+        manifest: inputs.manifest,
       });
       for (const f of files) {
         for await (const r of resultsOfFile(f, inputs.workers)) {

@@ -90,6 +90,7 @@ export function auditServeCommand(): Command {
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
             version: VERSION,
+            manifest: inputs.manifest,
             fresh: opts.fresh === true,
             open: async (line, where) => {
               let signed;

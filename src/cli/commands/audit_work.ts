@@ -16,7 +16,18 @@ import {
   type WorkerKeys,
   workerKeys,
 } from "../../attest/mod.ts";
-import { type PlanItem, type Shard, shardItems, workItem } from "../../verify/mod.ts";
+import { openAssetStore } from "../../assets/mod.ts";
+import {
+  type Build,
+  describeBuild,
+  type PlanItem,
+  resultBuild,
+  sameBuild,
+  type Shard,
+  shardItems,
+  workItem,
+} from "../../verify/mod.ts";
+import { VERSION } from "../../version.ts";
 import { loadSigningKey } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
@@ -62,11 +73,13 @@ export function auditWorkCommand(): Command {
       const key = await loadSigningKey(opts.key);
       const own = workerKeys([key.publicKey]);
       await makeParentDirs(opts.out); // the partial file goes there before the results do
-      const done = await _alreadyDone(opts.out, { planDigest, items, own });
+      // This build: results of another (version, or code and tables) are not this run's.
+      const build: Build = { version: VERSION, manifest: (await openAssetStore()).manifestSha256 };
+      const done = await _alreadyDone(opts.out, { planDigest, items, own, build });
       let resumed = 0;
       if (!done) {
         const { log, path: logPath } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
-        resumed = await _work({ planDigest, log, items, out: opts.out, key }, {
+        resumed = await _work({ planDigest, log, items, out: opts.out, key, build }, {
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
           progress: !opts.json,
@@ -83,13 +96,14 @@ async function _work(
     items: readonly PlanItem[];
     out: string;
     key: SigningKey;
+    build: Build;
   },
   options: { blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<number> {
-  const { planDigest, log, items, out, key } = target;
+  const { planDigest, log, items, out, key, build } = target;
   const partial = `${out}.partial`;
   const workers = workerKeys([key.publicKey]);
-  const { lines, found } = await resumePartial(partial, { planDigest, items, workers });
+  const { lines, found } = await resumePartial(partial, { planDigest, items, workers, build });
   const resumed = lines.size;
   const { ctx, close } = await openWorkContext(options);
   const bar = progressBar("verifying", { enabled: options.progress });
@@ -117,7 +131,7 @@ async function _work(
  */
 async function _alreadyDone(
   out: string,
-  shard: { planDigest: string; items: readonly PlanItem[]; own: WorkerKeys },
+  shard: { planDigest: string; items: readonly PlanItem[]; own: WorkerKeys; build: Build },
 ): Promise<boolean> {
   try {
     await Deno.lstat(out);
@@ -141,6 +155,13 @@ async function _alreadyDone(
   }
   const want = shard.items.map((it) => it.item).join();
   if (results.some((r) => r.plan !== shard.planDigest)) refuse("holds results of another plan");
+  const other = results.find((r) => !sameBuild(resultBuild(r), shard.build));
+  if (other !== undefined) {
+    refuse(
+      `holds results of another build (${describeBuild(resultBuild(other))}; this is ` +
+        `${describeBuild(shard.build)}): remove it to run the shard again with this one`,
+    );
+  }
   if (results.map((r) => r.item).join() !== want) refuse("holds other items (not overwritten)");
   return true;
 }
