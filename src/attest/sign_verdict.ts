@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AssetStore } from "../assets/mod.ts";
+import { type AssetStore, MANIFEST_PATH } from "../assets/mod.ts";
 import { VERSION } from "../version.ts";
 import type { AuditReport } from "../verify/mod.ts";
 import { type DsseEnvelope, signEnvelope, type SigningKey } from "./dsse.ts";
@@ -99,7 +99,7 @@ export async function signVerdict(
 ): Promise<SignedVerdict> {
   const timeVerified = options.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
   parseRfc3339(timeVerified);
-  const assets = { "tables/manifest.json": options.store.manifestSha256, ...options.store.used() };
+  const assets = { [MANIFEST_PATH]: options.store.manifestSha256, ...options.store.used() };
   const statement = verdictStatement(report, {
     verifier: {
       version: VERSION,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { openAssetStore } from "../assets/mod.ts";
+import { type AssetStore, openAssetStore } from "../assets/mod.ts";
 import type { SigningKey, WorkerKeys } from "../attest/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -103,8 +103,11 @@ export interface MergeInputs {
   /** The plan, its digest and its file. */
   readonly plan: AuditPlan;
   readonly planDigest: string;
-  /** SHA-256 of this install's asset manifest (its code and tables): results must name it. */
-  readonly manifest: string;
+  /**
+   * This install's asset store: results must name its manifest's digest (its code and tables),
+   * the verdict is signed over its assets, and a re-verification recomputes with it.
+   */
+  readonly store: AssetStore;
   readonly planPath: string;
   /** The accepted worker keys. */
   readonly workers: WorkerKeys;
@@ -151,15 +154,16 @@ export async function mergeInputs(
   const workers = await loadWorkerKeys(opts.workerPub);
   const trust = await planTrust(plan, keys);
   timeAfterTrustInputs(time, trust);
+  const store = await openAssetStore();
   if (reverifyCount(opts.reverify, 1) > 0) {
     // Asked for: the log and blobs are opened now, not after every result is in (a serve can
     // run for hours); the re-verification opens them again when it runs.
-    (await _reverifyInputs({ plan, planPath: opts.plan, reverify: opts })).close();
+    (await _reverifyInputs({ plan, planPath: opts.plan, reverify: opts, store })).close();
   }
   return {
     plan,
     planDigest,
-    manifest: (await openAssetStore()).manifestSha256,
+    store,
     planPath: opts.plan,
     workers,
     trust,
@@ -199,11 +203,12 @@ export async function mergeAndSign(
       planDigest: o.planDigest,
       results: o.results,
       version: VERSION,
-      manifest: o.manifest,
+      manifest: o.store.manifestSha256,
     });
     merged = { ...merged, duplicates: merged.duplicates + (o.duplicates ?? 0) };
     merged = await _reverify(merged, o);
     await writeVerdict(merged, {
+      store: o.store,
       keys: o.keys,
       out: o.out,
       time: o.time,
@@ -231,6 +236,7 @@ async function _reverify(
     planPath: string;
     reverify: ReverifyFlags;
     json: boolean;
+    store: AssetStore;
     rerun?: string | undefined;
   },
 ): Promise<MergedAudit> {
@@ -273,12 +279,15 @@ async function _reverify(
 const AUDIT_WORK_RERUN = "remove that worker's results file (or give `audit work` a new --out) " +
   "before it runs its shard again: `audit work` keeps the results a file already holds";
 
-/** The claim log and the blob folder `--reverify` recomputes from. */
-async function _reverifyInputs(o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags }) {
+/** The claim log and the blob folder `--reverify` recomputes from (with `store`, when given). */
+async function _reverifyInputs(
+  o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags; store?: AssetStore },
+) {
   const { log, path } = await loadPlanLog({ plan: o.plan, path: o.planPath }, o.reverify.log);
   const { ctx, close } = await openWorkContext({
     blobs: o.reverify.blobs ?? blobsBeside(path),
     threads: o.reverify.threads,
+    ...(o.store === undefined ? {} : { store: o.store }),
   });
   return { log, ctx, close };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
+import { type AssetStore, type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { createGemmWalker } from "../engine/mod.ts";
 import { ioCause } from "./io_cause.ts";
@@ -17,7 +17,8 @@ import { parseThreads } from "./parse_int_option.ts";
 /**
  * Opens the work context.
  *
- * @param options `blobs` folder (tensors by sha256), `threads` flag (default all cores)
+ * @param options `blobs` folder (tensors by sha256), `threads` flag (default all cores), the
+ *   install's asset `store` when the command opened it already (default: opened here)
  * @returns the context and its release function
  * @throws {AssetError} when the engine module is missing or tampered with; {InputError}
  *   `USAGE_NUMBER` for a bad thread count, `INPUT_MISSING` for a blob folder that is not there
@@ -27,10 +28,10 @@ import { parseThreads } from "./parse_int_option.ts";
  * ```
  */
 export async function openWorkContext(
-  options: { blobs: string; threads?: string | undefined },
+  options: { blobs: string; threads?: string | undefined; store?: AssetStore },
 ): Promise<{ ctx: WorkContext; close: () => void }> {
   const threads = options.threads === undefined ? undefined : parseThreads(options.threads);
-  const store = await openAssetStore();
+  const store = options.store ?? await openAssetStore();
   const blobs = await openBlobFolder(options.blobs); // refused before any worker starts
   // The calling thread runs the operators between GEMMs while the workers walk (model records).
   const w = createGemmWalker(await loadGemmEngine(store), {

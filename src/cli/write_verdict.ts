@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type Manifest, openAssetStore } from "../assets/mod.ts";
+import { type AssetStore, MANIFEST_PATH } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { type SigningKey, signVerdict, type WorkerKeys } from "../attest/mod.ts";
@@ -18,14 +18,12 @@ import { reportMarkdown } from "./report_markdown.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 import { writeNewFile } from "./write_new_file.ts";
 
-/** Asset path of the manifest every worker reports. */
-const MANIFEST = "tables/manifest.json";
-
 /**
  * Signs (`signVerdict`) and writes the verdict of a merged audit.
  *
  * @param merged the merged audit (report, the workers' identity and asset digests)
- * @param options signing `keys`, output folder `out` (already prepared), signing `time`
+ * @param options this install's asset `store` (the results' assets must be its own), signing
+ *   `keys`, output folder `out` (already prepared), signing `time`
  *   (RFC 3339, default now to the second), verified `trust` inputs (drand round, checkpoint,
  *   announcement) when the audit had them, the accepted worker keys (`workers`: the verdict
  *   names the key that computed each result), `bundle` to also write
@@ -34,12 +32,13 @@ const MANIFEST = "tables/manifest.json";
  * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
  * @example
  * ```ts ignore
- * await writeVerdict(merged, { keys, out: "out", workers, kinds: [] });
+ * await writeVerdict(merged, { store, keys, out: "out", workers, kinds: [] });
  * ```
  */
 export async function writeVerdict(
   merged: MergedAudit,
   options: {
+    store: Pick<AssetStore, "manifest" | "manifestSha256">;
     keys: readonly SigningKey[];
     out: string;
     time?: string | undefined;
@@ -53,10 +52,10 @@ export async function writeVerdict(
   const { report, verifier } = merged;
   // The assets the results name are signed as what computed them: every one must be this
   // inspector's own (a worker of the same version holds the same files), never a worker's word.
-  const own = await openAssetStore();
+  const own = options.store;
   _ownAssets(merged.assets, own);
   // With no result at all (every item missing) no worker named the manifest: use this one's.
-  const manifestSha256 = merged.assets[MANIFEST] ?? own.manifestSha256;
+  const manifestSha256 = merged.assets[MANIFEST_PATH] ?? own.manifestSha256;
   const signed = await signVerdict(report, {
     keys: options.keys,
     store: { manifestSha256, used: () => merged.assets },
@@ -106,10 +105,10 @@ function _signTrust(trust: TrustInputs) {
  */
 function _ownAssets(
   assets: Readonly<Record<string, string>>,
-  own: { readonly manifestSha256: string; readonly manifest: Manifest },
+  own: Pick<AssetStore, "manifest" | "manifestSha256">,
 ): void {
   for (const [path, digest] of Object.entries(assets)) {
-    const mine = path === MANIFEST ? own.manifestSha256 : own.manifest.assets[path]?.sha256;
+    const mine = path === MANIFEST_PATH ? own.manifestSha256 : own.manifest.assets[path]?.sha256;
     if (mine !== digest) {
       throw new InputError(
         "MERGE_ASSET_CONFLICT",

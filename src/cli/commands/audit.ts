@@ -285,6 +285,7 @@ async function _auditAndSign(
   const id = keyId(workerPub);
   merged = { ...merged, workers: merged.workers.map((w) => w === null ? null : id) };
   const written = await writeVerdict(merged, {
+    store: ctx.store,
     keys,
     out: o.out,
     time: p.time,

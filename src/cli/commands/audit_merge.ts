@@ -55,7 +55,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
       const admit = mergeAdmission(inputs.plan, {
         planDigest: inputs.planDigest,
         version: VERSION,
-        manifest: inputs.manifest,
+        manifest: inputs.store.manifestSha256,
       });
       for (const f of files) {
         for await (const r of resultsOfFile(f, inputs.workers)) {

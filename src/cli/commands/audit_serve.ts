@@ -90,7 +90,7 @@ export function auditServeCommand(): Command {
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
             version: VERSION,
-            manifest: inputs.manifest,
+            manifest: inputs.store.manifestSha256,
             fresh: opts.fresh === true,
             open: async (line, where) => {
               let signed;

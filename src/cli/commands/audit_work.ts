@@ -16,7 +16,7 @@ import {
   type WorkerKeys,
   workerKeys,
 } from "../../attest/mod.ts";
-import { openAssetStore } from "../../assets/mod.ts";
+import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import {
   type Build,
   describeBuild,
@@ -74,12 +74,14 @@ export function auditWorkCommand(): Command {
       const own = workerKeys([key.publicKey]);
       await makeParentDirs(opts.out); // the partial file goes there before the results do
       // This build: results of another (version, or code and tables) are not this run's.
-      const build: Build = { version: VERSION, manifest: (await openAssetStore()).manifestSha256 };
+      const store = await openAssetStore();
+      const build: Build = { version: VERSION, manifest: store.manifestSha256 };
       const done = await _alreadyDone(opts.out, { planDigest, items, own, build });
       let resumed = 0;
       if (!done) {
         const { log, path: logPath } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
         resumed = await _work({ planDigest, log, items, out: opts.out, key, build }, {
+          store,
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
           progress: !opts.json,
@@ -98,7 +100,7 @@ async function _work(
     key: SigningKey;
     build: Build;
   },
-  options: { blobs: string; threads: string | undefined; progress: boolean },
+  options: { store: AssetStore; blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<number> {
   const { planDigest, log, items, out, key, build } = target;
   const partial = `${out}.partial`;

@@ -13,11 +13,10 @@ import {
   parseStatement,
   parseVerdictPredicate,
   readAttestation,
-  type ReleaseAssets,
   type TrustRoot,
   type VerdictPredicate,
 } from "../../attest/mod.ts";
-import { openAssetStore } from "../../assets/mod.ts";
+import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { UsageError } from "../../errors.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
@@ -189,8 +188,8 @@ export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAtte
   let log: ClaimLog | undefined;
   if (o.log) log = await loadClaimLog(o.log);
   const token = o.timestamp === undefined ? file.timestamps[0] : await _readToken(o.timestamp);
-  const release = releaseAssets(await openAssetStore());
-  const report = await _check(file.envelope, { o, trustRoot, log, token, release });
+  const store = await openAssetStore();
+  const report = await _check(file.envelope, { o, trustRoot, log, token, store });
   return {
     report,
     predicate: report.valid ? _predicate(file.envelope.payload) : null,
@@ -207,10 +206,11 @@ async function _check(
     trustRoot: TrustRoot;
     log: ClaimLog | undefined;
     token: Uint8Array | undefined;
-    release: ReleaseAssets;
+    store: AssetStore;
   },
 ): Promise<CheckReport> {
-  const { o, trustRoot, log, release } = c;
+  const { o, trustRoot, log, store } = c;
+  const release = releaseAssets(store);
   const timestamp = c.token === undefined ? {} : { timestamp: c.token };
   if (!o.recompute) {
     return await checkAttestation(envelope, {
@@ -224,6 +224,7 @@ async function _check(
   const { ctx, close } = await openWorkContext({
     blobs: o.blobs ?? blobsBeside(o.log!),
     threads: o.threads,
+    store,
   });
   try {
     return await checkAttestation(envelope, {
