@@ -6,11 +6,19 @@
  * failed. A tampered or missing asset of the checker's own install exits `ASSET` (5), not 2.
  */
 import assert from "node:assert/strict";
-import { decodeBase64 } from "../../src/attest/mod.ts";
+import {
+  decodeBase64,
+  decodePrivateKeyPem,
+  decodePublicKeyPem,
+  IN_TOTO_PAYLOAD_TYPE,
+  signEnvelope,
+} from "../../src/attest/mod.ts";
+import { canonicalJson } from "../../src/claims/mod.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { EXIT } from "../../src/cli/exit_codes.ts";
 import { VERSION } from "../../src/version.ts";
 import { assertCliCode } from "../_assert_code.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
 import { audit, goodRoot, resign } from "./_trust_fixture.ts";
 
@@ -140,4 +148,42 @@ Deno.test("a tampered or missing asset of the checker's own install exits 5 (ASS
   // A usage error keeps its own code.
   const usage = await runBitaudit(["profiles", "show", "no-such-gpu"], { root: REPO_ROOT });
   assert.equal(usage.code, EXIT.USAGE);
+});
+
+Deno.test("a FAILED verdict is held to the release's assets as a PASSED one is: its own assets pass, another digest is INVALID (exit 6) whatever --require-verdict FAILED finds", async () => {
+  const lying = await makeAuditFixture({
+    records: 6,
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 3 }],
+  });
+  const out = `${lying.dir}/failed`;
+  const audited = await runBitaudit(auditArgs(lying, out, 6));
+  assert.equal(audited.code, EXIT.FAIL, audited.stderr);
+  const attestation = `${out}/attestation.dsse.json`;
+  const env = JSON.parse(await Deno.readTextFile(attestation));
+  const statement = JSON.parse(new TextDecoder().decode(decodeBase64(env.payload)));
+  assert.equal(statement.predicate.verdict, "FAILED");
+  const policy = ["--trust-root", lying.trustRoot, "--require-verdict", "FAILED"];
+  const own = await runBitaudit(["check", attestation, ...policy]);
+  assert.equal(own.code, EXIT.OK, own.stdout + own.stderr);
+  assert.match(own.stdout, /^ok {3}assets: the \d+ assets the verdict names are this release's/m);
+  // The same FAILED verdict, its profile's digest changed, signed again by its inspector.
+  const profile = Object.keys(statement.predicate.assets).find((p) => p.startsWith("profiles/"))!;
+  assert.ok(profile !== undefined, "the audit names a profile");
+  statement.predicate.assets[profile] = "0f".repeat(32);
+  const signed = await signEnvelope(canonicalJson(statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [{
+      privateKey: decodePrivateKeyPem(await Deno.readTextFile(lying.key)),
+      publicKey: decodePublicKeyPem(await Deno.readTextFile(lying.pub)),
+    }],
+  });
+  const forged = `${lying.dir}/failed-other-assets.dsse.json`;
+  await Deno.writeTextFile(forged, JSON.stringify(signed));
+  const r = await runBitaudit(["check", forged, ...policy]);
+  assert.equal(r.code, EXIT.OTHER_ASSETS, r.stdout + r.stderr);
+  assert.match(
+    r.stdout,
+    new RegExp(`^FAIL assets: \\[VERDICT_ASSETS\\] '${profile}': attested`, "m"),
+  );
+  assert.match(r.stdout, /^INVALID attestation$/m);
 });
