@@ -9,6 +9,7 @@
  * @module
  */
 import { MANIFEST_PATH } from "../assets/mod.ts";
+import { quoteShort } from "../escape_text.ts";
 import type { ItemResult } from "./item_result.ts";
 
 /** A bitaudit build: its version and its manifest's SHA-256. */
@@ -56,7 +57,7 @@ export function sameBuild(a: Build, b: Build): boolean {
 
 /**
  * A build in a few words for messages: `version '0.1.0', manifest 1a2b3c4d5e6f7a8b…` (the
- * version quoted as signed text, the digest shortened).
+ * version quoted as signed text, `quoteShort`, the digest shortened).
  *
  * @param b the build
  * @returns the description
@@ -67,7 +68,6 @@ export function sameBuild(a: Build, b: Build): boolean {
  * ```
  */
 export function describeBuild(b: Build): string {
-  const v = JSON.stringify(b.version.slice(0, 40)).slice(1, -1);
   const m = b.manifest === null ? "no manifest" : `manifest ${b.manifest.slice(0, 16)}…`;
-  return `version '${v}', ${m}`;
+  return `version ${quoteShort(b.version, 40)}, ${m}`;
 }
