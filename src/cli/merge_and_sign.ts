@@ -8,6 +8,7 @@
  */
 import { type AssetStore, openAssetStore } from "../assets/mod.ts";
 import type { SigningKey, WorkerKeys } from "../attest/mod.ts";
+import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
   type AttributedResult,
@@ -27,7 +28,8 @@ import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
 import { reportVerdict } from "./report_verdict.ts";
 import { timeAfterTrustInputs, type TrustInputs, verifyTrustEvidence } from "./trust_inputs.ts";
-import { blobsBeside, openWorkContext } from "./work_context.ts";
+import { blobsBeside, openBlobFolder, openWorkContext } from "./work_context.ts";
+import { parseThreads } from "./parse_int_option.ts";
 import { writeVerdict } from "./write_verdict.ts";
 
 /** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
@@ -121,6 +123,8 @@ export interface MergeInputs {
   readonly json: boolean;
   /** The `--reverify` flags. */
   readonly reverify: ReverifyFlags;
+  /** The claim log `--reverify` recomputes from, read before any result when it asks for some. */
+  readonly reverifyLog?: { readonly log: ClaimLog; readonly path: string } | undefined;
 }
 
 /**
@@ -155,11 +159,11 @@ export async function mergeInputs(
   const trust = await planTrust(plan, keys);
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();
-  if (reverifyCount(opts.reverify, 1) > 0) {
-    // Asked for: the log and blobs are opened now, not after every result is in (a serve can
-    // run for hours); the re-verification opens them again when it runs.
-    (await _reverifyInputs({ plan, planPath: opts.plan, reverify: opts, store })).close();
-  }
+  // Asked for: the log is read and the blob folder found now, not after every result is in (a
+  // serve can run for hours); the re-verification recomputes from this log.
+  const reverifyLog = reverifyCount(opts.reverify, 1) > 0
+    ? await _reverifyLog({ plan, planPath: opts.plan, reverify: opts })
+    : undefined;
   return {
     plan,
     planDigest,
@@ -172,6 +176,7 @@ export async function mergeInputs(
     time,
     json: opts.json === true,
     reverify: opts,
+    reverifyLog,
   };
 }
 
@@ -237,6 +242,7 @@ async function _reverify(
     reverify: ReverifyFlags;
     json: boolean;
     store: AssetStore;
+    reverifyLog?: { readonly log: ClaimLog; readonly path: string } | undefined;
     rerun?: string | undefined;
   },
 ): Promise<MergedAudit> {
@@ -279,15 +285,33 @@ async function _reverify(
 const AUDIT_WORK_RERUN = "remove that worker's results file (or give `audit work` a new --out) " +
   "before it runs its shard again: `audit work` keeps the results a file already holds";
 
-/** The claim log and the blob folder `--reverify` recomputes from (with `store`, when given). */
+/**
+ * The claim log `--reverify` recomputes from (read as the re-verification reads it), its blob
+ * folder found and the thread count read: what would refuse the re-verification, before any
+ * result is in.
+ */
+async function _reverifyLog(o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags }) {
+  const planLog = await loadPlanLog({ plan: o.plan, path: o.planPath }, o.reverify.log);
+  if (o.reverify.threads !== undefined) parseThreads(o.reverify.threads);
+  await openBlobFolder(o.reverify.blobs ?? blobsBeside(planLog.path));
+  return planLog;
+}
+
+/** The claim log (read once: `reverifyLog`) and the work context a re-verification runs in. */
 async function _reverifyInputs(
-  o: { plan: AuditPlan; planPath: string; reverify: ReverifyFlags; store?: AssetStore },
+  o: {
+    plan: AuditPlan;
+    planPath: string;
+    reverify: ReverifyFlags;
+    store: AssetStore;
+    reverifyLog?: { readonly log: ClaimLog; readonly path: string } | undefined;
+  },
 ) {
-  const { log, path } = await loadPlanLog({ plan: o.plan, path: o.planPath }, o.reverify.log);
+  const { log, path } = o.reverifyLog ?? await _reverifyLog(o);
   const { ctx, close } = await openWorkContext({
     blobs: o.reverify.blobs ?? blobsBeside(path),
     threads: o.reverify.threads,
-    ...(o.store === undefined ? {} : { store: o.store }),
+    store: o.store,
   });
   return { log, ctx, close };
 }

@@ -376,6 +376,18 @@ Deno.test("audit work and audit merge take --threads in the range every command 
   }
 });
 
+Deno.test("audit merge --reverify refuses a blob folder that is not there (read with the log, before the merge), and writes nothing", async () => {
+  const out = `${f.dir}/reverify-no-blobs`;
+  const r = await runBitaudit([
+    ...["audit", "merge", "--plan", PLAN, _res(0), _res(1), _res(2), "--key", f.key],
+    ...["--worker-pub", f.worker.pub, "--reverify", "1", "--out", out, "--time", TIME],
+    ...["--blobs", `${f.dir}/no-such-blobs`],
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^error \[INPUT_MISSING\]: Cannot read blobs from '.*no-such-blobs'/m);
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+});
+
 Deno.test("audit merge and audit refuse a --time in the future (check would refuse the verdict), and write nothing", async () => {
   const out = `${f.dir}/future`;
   const r = await runBitaudit([
