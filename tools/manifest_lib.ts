@@ -39,11 +39,12 @@ async function walk(root: string, dir: string, out: string[]): Promise<void> {
 
 /**
  * The program's own digest: every source file the CLI and the library run (`mod.ts` and
- * `src/**.ts`), each as `<path> <sha256>` on a line of its own in path order, hashed. Any change
- * to the code changes it, and with it the manifest's digest that results and verdicts name.
+ * `src/**.ts`) and the dependency pins they run with (`deno.json`, `deno.lock`), each as
+ * `<path> <sha256>` on a line of its own, hashed. Any change to the code or its dependencies
+ * changes it, and with it the manifest's digest that results and verdicts name.
  */
 async function codeDigest(root: string): Promise<{ sha256: string; files: number }> {
-  const paths = ["mod.ts"];
+  const paths = ["deno.json", "deno.lock", "mod.ts"];
   const src: string[] = [];
   await walk(root, "src", src);
   paths.push(...src.filter((p) => p.endsWith(".ts")).sort());

@@ -9,7 +9,8 @@
  *       "sha256": "<64 hex>", "bytes": <int>, "producer": "<script or source>", "formatVersion": <int> } } }
  * ```
  *
- * `code` is the digest of the program's source files (`mod.ts` and `src/`, written by
+ * `code` is the digest of the program's source files and dependency pins (`mod.ts`, `src/`,
+ * `deno.json`, `deno.lock`; written by
  * `deno task manifest`): the manifest, whose digest every result and verdict names, so tells one
  * build of a version from another, its code as well as its tables.
  *

@@ -148,9 +148,10 @@ export function parseSignedStatement(bytes: Uint8Array): Statement {
   try {
     canonical = encodeStatement(st);
   } catch (e) {
-    // A value the canonical form cannot write (the parser refuses the ones known): no signed
-    // statement, whoever signed it.
-    return _bad(`the payload has no canonical form (RFC 8785): ${(e as Error).message}`);
+    // A value the canonical form cannot write (canonicalJson's TypeError; the parser refuses
+    // the ones known): no signed statement, whoever signed it. Anything else is a bug.
+    if (!(e instanceof TypeError)) throw e;
+    return _bad(`the payload has no canonical form (RFC 8785): ${e.message}`);
   }
   const at = _firstDifference(canonical, bytes);
   if (at !== -1) {

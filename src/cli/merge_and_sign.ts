@@ -16,11 +16,11 @@ import {
   committedInputResults,
   type MergedAudit,
   mergeItemResults,
+  ownBuild,
   resultsByKind,
   reverifyCount,
   reverifyResults,
 } from "../verify/mod.ts";
-import { VERSION } from "../version.ts";
 import { escapeJsonText } from "../escape_text.ts";
 import { loadSigningKeys } from "./load_inputs.ts";
 import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
@@ -207,8 +207,7 @@ export async function mergeAndSign(
     merged = mergeItemResults(o.plan, {
       planDigest: o.planDigest,
       results: o.results,
-      version: VERSION,
-      manifest: o.store.manifestSha256,
+      build: ownBuild(o.store),
     });
     merged = { ...merged, duplicates: merged.duplicates + (o.duplicates ?? 0) };
     merged = await _reverify(merged, o);

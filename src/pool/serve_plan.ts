@@ -50,10 +50,8 @@ export interface ServeOptions {
   readonly queue: QueueSettings;
   /** Milliseconds to wait for all results before merging what came (missing items then). */
   readonly timeoutMs: number;
-  /** The merging verifier version: a result computed by another build is skipped. */
-  readonly version: string;
-  /** SHA-256 of the merging install's asset manifest (its code and tables), the rest of its build. */
-  readonly manifest: string;
+  /** The merging build (version and manifest digest): a result of another build is skipped. */
+  readonly build: Build;
   /**
    * Opens one result message (its text and a name for messages): `{skip}` with the reason for a
    * message no accepted worker signed, the result when an accepted worker's signature verifies
@@ -99,7 +97,7 @@ export interface ServedResults {
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
- *   plan, planDigest, queue, timeoutMs: 3_600_000, version: VERSION, manifest, open,
+ *   plan, planDigest, queue, timeoutMs: 3_600_000, build: ownBuild(store), open,
  * });
  * ```
  */
@@ -107,7 +105,7 @@ export async function servePlan(
   link: NatsLink,
   options: ServeOptions,
 ): Promise<ServedResults> {
-  const { plan, planDigest, version, manifest } = options;
+  const { plan, planDigest, build } = options;
   const nc = natsConnection(link);
   let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
   try {
@@ -151,7 +149,7 @@ export async function servePlan(
   }, options.timeoutMs);
   try {
     const planned = new Set(plan.items.map((it) => it.item));
-    const admit = mergeAdmission(plan, { planDigest, version, manifest });
+    const admit = mergeAdmission(plan, { planDigest, build });
     // At most one result per planned item: a replayed or redelivered result adds nothing here.
     const kept = new Map<string, AttributedResult>();
     let duplicates = 0;
@@ -177,13 +175,7 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, {
-        planned,
-        planDigest,
-        version,
-        manifest,
-        leftover: m.seq <= before,
-      }) ??
+      const why = _unwanted(r, { planned, planDigest, build, leftover: m.seq <= before }) ??
         _inadmissible(admit, r);
       if (why !== null) {
         options.onSkipped?.(where, why);
@@ -226,8 +218,7 @@ function _unwanted(
   o: {
     planned: ReadonlySet<string>;
     planDigest: string;
-    version: string;
-    manifest: string;
+    build: Build;
     leftover: boolean;
   },
 ): string | null {
@@ -235,7 +226,7 @@ function _unwanted(
   if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
     return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
   }
-  const own: Build = { version: o.version, manifest: o.manifest };
+  const own = o.build;
   const theirs = resultBuild(r.result);
   if (sameBuild(theirs, own)) return null;
   const base = `${who} for record ${r.result.result.index} was computed by another build ` +

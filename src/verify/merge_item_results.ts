@@ -54,8 +54,8 @@ export interface MergedAudit {
  *
  * @param plan the plan
  * @param options `planDigest` (SHA-256 of the plan bytes), `results` (signature-checked, with
- *   their worker) in any order, and the merging `version` and `manifest` digest (every result
- *   must come from that build: `sameBuild`)
+ *   their worker) in any order, and the merging `build` (every result must come from it:
+ *   `sameBuild`)
  * @returns the merged audit
  * @throws {InputError} `MERGE_FOREIGN` (another plan or an unplanned item), `MERGE_MISMATCH`
  *   (a result about another record), `RESULT_INCONSISTENT` (its fields contradict its status for
@@ -63,7 +63,7 @@ export interface MergedAudit {
  *   `MERGE_ASSET_CONFLICT` (one asset path with two digests)
  * @example
  * ```ts ignore
- * const { report } = mergeItemResults(plan, { planDigest, results, version: VERSION, manifest });
+ * const { report } = mergeItemResults(plan, { planDigest, results, build: ownBuild(store) });
  * ```
  */
 export function mergeItemResults(
@@ -71,8 +71,7 @@ export function mergeItemResults(
   options: {
     planDigest: string;
     results: Iterable<AttributedResult>;
-    version: string;
-    manifest: string;
+    build: Build;
   },
 ): MergedAudit {
   const admit = mergeAdmission(plan, options);
@@ -102,7 +101,7 @@ export function mergeItemResults(
   const results = chosen.map((r, j) => r?.result.result ?? _missing(plan, j));
   return {
     report: _report(plan, results),
-    verifier: { version: options.version, engine: _join(engines), runtime: _join(runtimes) },
+    verifier: { version: options.build.version, engine: _join(engines), runtime: _join(runtimes) },
     assets: Object.fromEntries([...assets].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)),
     missing: plan.items.filter((_, j) => chosen[j] === undefined).map((it) => it.index),
     duplicates,
@@ -118,22 +117,22 @@ export function mergeItemResults(
  * two results is refused does not depend on the order of the files or messages.
  *
  * @param plan the plan
- * @param options `planDigest` (SHA-256 of the plan bytes) and the merging build (`version`, and
- *   the `manifest` digest naming its code and tables)
+ * @param options `planDigest` (SHA-256 of the plan bytes) and the merging `build` (its version,
+ *   and the manifest digest naming its code and tables)
  * @returns a function giving a result's slot in the plan's items, or throwing
  * @throws {InputError} (from the function) `MERGE_FOREIGN`, `MERGE_MISMATCH`,
  *   `RESULT_INCONSISTENT`, `MERGE_VERSION`, as {@link mergeItemResults}
  * @example
  * ```ts ignore
- * const admit = mergeAdmission(plan, { planDigest, version: VERSION, manifest });
+ * const admit = mergeAdmission(plan, { planDigest, build: ownBuild(store) });
  * for (const r of results) admit(r);
  * ```
  */
 export function mergeAdmission(
   plan: AuditPlan,
-  options: { readonly planDigest: string; readonly version: string; readonly manifest: string },
+  options: { readonly planDigest: string; readonly build: Build },
 ): (signed: AttributedResult) => number {
-  const own: Build = { version: options.version, manifest: options.manifest };
+  const own = options.build;
   const slot = new Map(plan.items.map((it, j) => [it.item, j]));
   return (signed) => {
     const r = signed.result;

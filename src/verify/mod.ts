@@ -73,7 +73,7 @@ export {
   RESULT_NAME,
 } from "./parse_record_result.ts";
 export { type CheckedResult, FAIL_FINDINGS, resultInconsistency } from "./result_consistency.ts";
-export { type Build, describeBuild, resultBuild, sameBuild } from "./result_build.ts";
+export { type Build, describeBuild, ownBuild, resultBuild, sameBuild } from "./result_build.ts";
 export { parseAuditPlan } from "./parse_audit_plan.ts";
 export {
   detectionBinomial,

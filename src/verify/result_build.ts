@@ -11,6 +11,7 @@
 import { MANIFEST_PATH } from "../assets/mod.ts";
 import { quoteShort } from "../escape_text.ts";
 import type { ItemResult } from "./item_result.ts";
+import { VERSION } from "../version.ts";
 
 /** A bitaudit build: its version and its manifest's SHA-256. */
 export interface Build {
@@ -37,6 +38,21 @@ export function resultBuild(
 ): Build {
   const m = Object.hasOwn(r.assets, MANIFEST_PATH) ? r.assets[MANIFEST_PATH]! : null;
   return { version: r.verifier.version, manifest: m };
+}
+
+/**
+ * This install's build: this version and the digest of the manifest its asset store read.
+ *
+ * @param store the asset store (its `manifestSha256`)
+ * @returns the build
+ * @example
+ * ```ts
+ * import { ownBuild } from "./result_build.ts";
+ * if (ownBuild({ manifestSha256: "ab" }).manifest !== "ab") throw new Error();
+ * ```
+ */
+export function ownBuild(store: { readonly manifestSha256: string }): Build {
+  return { version: VERSION, manifest: store.manifestSha256 };
 }
 
 /**

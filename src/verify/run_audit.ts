@@ -5,8 +5,8 @@
  *
  * @module
  */
+import { ownBuild } from "./result_build.ts";
 import type { ClaimLog } from "../claims/mod.ts";
-import { VERSION } from "../version.ts";
 import { type AuditPlan, auditPlanDigest, planAudit } from "./audit_plan.ts";
 import { type AttributedResult, type MergedAudit, mergeItemResults } from "./merge_item_results.ts";
 import type { AuditReport } from "./audit_report.ts";
@@ -95,8 +95,7 @@ export async function runAuditPlan(
   const merged = mergeItemResults(plan, {
     planDigest,
     results,
-    version: VERSION,
-    manifest: ctx.store.manifestSha256,
+    build: ownBuild(ctx.store),
   });
   // Every result was computed under the context's evidence policy: the report says so, so that
   // the verdict records it and a recomputation by a third party applies the same.

@@ -99,8 +99,7 @@ try {
     planDigest,
     queue: { ackWaitMs: 30_000, maxDeliver: 5 },
     timeoutMs: 60_000,
-    version: VERSION,
-    manifest: r0.assets["tables/manifest.json"]!,
+    build: { version: VERSION, manifest: r0.assets["tables/manifest.json"]! },
     open: (text, where) => {
       const { worker, line } = JSON.parse(text);
       return Promise.resolve({ result: parseItemResult(line, where), worker });

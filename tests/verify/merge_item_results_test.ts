@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
-import { VERSION } from "../../src/version.ts";
 import {
   auditPlanDigest,
   encodeItemResult,
   type ItemResult,
   mergeItemResults,
   MISSING_RESULT_REASON,
+  ownBuild,
   parseItemResult,
   planAudit,
   resultInconsistency,
@@ -33,8 +33,7 @@ const merge = (rs: ItemResult[]) =>
   mergeItemResults(plan, {
     planDigest,
     results: rs.map((result) => ({ result, worker: WORKER })),
-    version: VERSION,
-    manifest: ctx.store.manifestSha256,
+    build: ownBuild(ctx.store),
   });
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
@@ -297,14 +296,12 @@ Deno.test("mergeItemResults() credits agreeing duplicates to the lowest worker k
   const forward = mergeItemResults(plan, {
     planDigest,
     results: [...attributed(WORKER), ...attributed(LOW)],
-    version: VERSION,
-    manifest: ctx.store.manifestSha256,
+    build: ownBuild(ctx.store),
   });
   const backward = mergeItemResults(plan, {
     planDigest,
     results: [...attributed(LOW), ...attributed(WORKER)],
-    version: VERSION,
-    manifest: ctx.store.manifestSha256,
+    build: ownBuild(ctx.store),
   });
   assert.deepEqual(forward.workers, plan.items.map(() => LOW));
   assert.deepEqual(backward, forward);

@@ -7,8 +7,12 @@
  * @module
  */
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
-import { type AttributedResult, keptDuplicate, mergeAdmission } from "../../verify/mod.ts";
-import { VERSION } from "../../version.ts";
+import {
+  type AttributedResult,
+  keptDuplicate,
+  mergeAdmission,
+  ownBuild,
+} from "../../verify/mod.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { resultsOfFile } from "../read_results.ts";
@@ -54,8 +58,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
       // plan's or version's result pass as a duplicate, or be refused as a disagreement.
       const admit = mergeAdmission(inputs.plan, {
         planDigest: inputs.planDigest,
-        version: VERSION,
-        manifest: inputs.store.manifestSha256,
+        build: ownBuild(inputs.store),
       });
       for (const f of files) {
         for await (const r of resultsOfFile(f, inputs.workers)) {

@@ -5,12 +5,12 @@
  *
  * @module
  */
+import { ownBuild } from "../../verify/mod.ts";
 import { Command } from "@commander-js/extra-typings";
 import { itemResultOf, verifyItemResultSignature } from "../../attest/mod.ts";
 import { InputError } from "../../errors.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { servePlan } from "../../pool/mod.ts";
-import { VERSION } from "../../version.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
@@ -89,8 +89,7 @@ export function auditServeCommand(): Command {
             planDigest,
             queue: { ackWaitMs, maxDeliver },
             timeoutMs,
-            version: VERSION,
-            manifest: inputs.store.manifestSha256,
+            build: ownBuild(inputs.store),
             fresh: opts.fresh === true,
             open: async (line, where) => {
               let signed;
