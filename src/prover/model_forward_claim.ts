@@ -17,6 +17,7 @@ import {
   lengthFinding,
   parseTokenBatch,
   type TokenBatch,
+  tokenBudgetFinding,
 } from "../model/mod.ts";
 import { forwardRecord } from "./forward_record.ts";
 import {
@@ -47,7 +48,8 @@ export interface ModelForwardFacts extends ModelClaimFacts {
  *   stack's, a catalog of another GPU, a stack without operators, positions or a layer chain the
  *   checkpoint cannot have, an SM or GPU count out of range), `TOKENS_INVALID` for a batch the
  *   checkpoint cannot hold (ids outside the vocabulary, a padded batch without `padTokenId`, a
- *   sequence longer than the stack serves of the checkpoint: vLLM's max_model_len),
+ *   sequence longer than the stack serves of the checkpoint: vLLM's max_model_len, a batch past
+ *   every token budget of vLLM's scheduler),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
  * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
@@ -72,6 +74,7 @@ export async function modelForwardClaim(
     code: "TOKENS_INVALID",
     what: "the batch",
   });
+  _checkBudget(batch, { ...basis, config: c });
   checkAllReducePath(basis, [batch.sequences.reduce((n, q) => n + q.length, 0)]);
   return parsedClaim(forwardRecord(basis.envelope, {
     ...basis.record,
@@ -86,6 +89,26 @@ function _checkPadding(batch: TokenBatch, stack: StackProfile): void {
   const why = batchPaddingMismatch(batch, stack.operators?.batching);
   if (why !== null) {
     throw new InputError("TOKENS_INVALID", `Cannot append claim: stack '${stack.id}' ${why}`);
+  }
+}
+
+/** The batch is one pass: on vLLM, at most the scheduler's token budget (`tokenBudgetFinding`). */
+function _checkBudget(
+  batch: TokenBatch,
+  o: {
+    readonly stack: StackProfile;
+    readonly gpu: { readonly id: string };
+    readonly config: DecoderConfig;
+  },
+): void {
+  const why = tokenBudgetFinding(o.config, {
+    stack: o.stack,
+    gpu: o.gpu.id,
+    prompt: batch.sequences[0]!.length,
+    passes: [{ entries: batch.sequences.map((s) => ({ query: s.length, cached: 0 })), self: 0 }],
+  });
+  if (why?.kind === "contradiction") {
+    throw new InputError("TOKENS_INVALID", `Cannot append claim: ${why.reason}`);
   }
 }
 

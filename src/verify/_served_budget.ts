@@ -24,7 +24,7 @@ import { _Stop } from "./_stop.ts";
  *
  * @param p the record's predicate (its stated components)
  * @param o the record's stack and GPU profile, the checkpoint's config, the sequence's prompt
- *   length and its history's passes
+ *   length and its history's passes (a model-forward record: one pass of its whole batch)
  * @throws {_Stop} FAIL naming the pass, its tokens and the budgets; NOT_VERIFIED as above
  */
 export function _checkServedBudget(
@@ -34,7 +34,7 @@ export function _checkServedBudget(
     readonly profile: GpuProfile;
     readonly config: DecoderConfig;
     readonly prompt: number;
-    readonly passes: readonly HistoryPass[];
+    readonly passes: readonly Pick<HistoryPass, "entries" | "self">[];
   },
 ): void {
   const f = tokenBudgetFinding(o.config, { ...o, gpu: o.profile.id });

@@ -26,7 +26,7 @@ import {
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
+import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import {
   _attentionEvidence,
@@ -39,7 +39,9 @@ import {
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
+  _checkTiedHead,
   _checkVllmLoads,
+  _checkWeightMetadata,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -140,6 +142,16 @@ export async function _recomputeModelForward(
       profile: input.profile,
       sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
     }));
+  // One pass of every prompt whole: on vLLM, at most the scheduler's token budget.
+  const entries = lens.map((query) => ({ query, cached: 0 }));
+  _refusable(refusals, () =>
+    _checkServedBudget(p, {
+      stack: input.stack,
+      profile: input.profile,
+      config: c,
+      prompt: lens[0]!,
+      passes: [{ entries, self: 0 }],
+    }));
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
@@ -175,7 +187,7 @@ export async function _recomputeModelForward(
       decoderProducts(c, [{
         rows,
         logitsRows: 0,
-        entries: lens.map((query) => ({ query, cached: 0 })),
+        entries,
       }]),
       `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
     ));

@@ -32,7 +32,6 @@ import {
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkTiedHead, _checkWeightMetadata } from "./_model_support.ts";
 import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import {
@@ -46,7 +45,9 @@ import {
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
+  _checkTiedHead,
   _checkVllmLoads,
+  _checkWeightMetadata,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import {

@@ -442,3 +442,26 @@ Deno.test("modelForwardClaim() refuses on vLLM what an audit FAILs or cannot rea
   );
   await modelForwardClaim(facts(many(256)), { store });
 });
+
+Deno.test("modelForwardClaim() refuses a vLLM batch past every token budget of its GPU, as an audit FAILs it (the batch is one pass)", async () => {
+  // An A100's budgets are 2048 and 8192: three prompts of 3000 tokens are no pass of vLLM's.
+  const prompts = (n: number, length: number) => ({
+    stack: "vllm-0.11-eager-fa2",
+    tokens: {
+      sequences: Array.from({ length: n }, () => Array.from({ length }, (_, i) => i % 64)),
+    },
+  });
+  await assert.rejects(
+    () => modelForwardClaim(facts(prompts(3, 3000)), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "TOKENS_INVALID")(e), e.message);
+      assert.match(e.message, /pass 0 schedules 9000 tokens, more than vLLM's scheduler takes/);
+      return true;
+    },
+  );
+  await modelForwardClaim(facts(prompts(2, 4000)), { store });
+  // HF's stack schedules no token budget.
+  await modelForwardClaim(facts({ ...prompts(3, 3000), stack: "hf-qwen3-flash-attn-torch2.8" }), {
+    store,
+  });
+});

@@ -765,6 +765,39 @@ Deno.test("a vLLM forward record longer than its checkpoint's max_position_embed
   assert.match(stated.reason, /may raise the limit/);
 });
 
+Deno.test("a vLLM forward record whose batch is more tokens than every token budget of its GPU FAILs (vLLM's scheduler takes at most one budget a pass); stating settings that may set another budget makes it NOT_VERIFIED", async () => {
+  // Three prompts of 3000 tokens (each within max_model_len 4096) in one pass: 9000 tokens, past
+  // an A100's budgets of 2048 and 8192.
+  const wide = (extra: Readonly<Record<string, string>>) =>
+    editedForward(1, (p, w) => {
+      const first = w.tokens.sequences[0]!;
+      const sequences = Array.from(
+        { length: 3 },
+        () => Array.from({ length: 3000 }, (_, i) => first[i % first.length]!),
+      );
+      return {
+        ...p,
+        batch: { ...p.batch, size: 3 },
+        software: { ...p.software, components: { ...p.software.components, ...extra } },
+        workload: {
+          ...w,
+          tokens: { ...w.tokens, sequences },
+          positions: [[0, 2999], [1, 2999], [2, 2999]],
+        },
+        fingerprint: { ...p.fingerprint, shape: [3, p.fingerprint.shape[1]!] },
+      };
+    });
+  const r = await wide({});
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(
+    r.reason,
+    /^record contradicts its stack: pass 0 schedules 9000 tokens, more than vLLM's scheduler takes in one pass \(max_num_batched_tokens 2048 or 8192: /,
+  );
+  const stated = await wide({ flags: "--enforce-eager --max-num-batched-tokens 9000" });
+  assert.equal(stated.status, "NOT_VERIFIED", stated.reason);
+  assert.match(stated.reason, /may set another token budget/);
+});
+
 Deno.test("a vLLM forward record whose tp the heads cannot split over FAILs as contradicting its checkpoint (vLLM asserts it at start-up)", async () => {
   const ring = (n: number) => ({
     kind: "nccl-ring",
