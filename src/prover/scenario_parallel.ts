@@ -192,7 +192,8 @@ export function topologyComponents(
   if (p === undefined || p.tp <= 2 || nccl === undefined) return components;
   if (nccl.kind !== "nccl-ring" && nccl.kind !== "nccl-tree") return components;
   const { protocol } = nccl as { protocol: string };
-  const stated = new Set(statedSettings(components).map(([name]) => name.toUpperCase()));
+  // By exact name, as NCCL (getenv) and `ncclEnvFinding` read them: `nccl_algo` pins nothing.
+  const stated = new Set(statedSettings(components).map(([name]) => name));
   const pins: [string, string][] = [
     ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "Ring" : "Tree"],
     ["NCCL_PROTO", protocol === "simple" ? "Simple" : protocol.toUpperCase()],

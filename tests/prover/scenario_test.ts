@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { ncclEnvFinding, statedSettings } from "../../src/kernels/mod.ts";
 import { parseScenario } from "../../src/prover/mod.ts";
+import { topologyComponents } from "../../src/prover/scenario_parallel.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 
 Deno.test("parseScenario() refuses a projection whose records' output name the verifier would refuse", () => {
@@ -54,4 +56,23 @@ Deno.test("parseScenario() refuses a list of sizes longer than 4,096 as the scen
       new RegExp(`'scenario\\.batchSizes': ${n} entries, at most 4096`),
     );
   }
+});
+
+Deno.test("topologyComponents() adds the NCCL pins a record above two ranks needs, by exact name: a lowercase nccl_algo pins nothing and leaves NCCL_ALGO to add (review m2)", () => {
+  const ring = {
+    kind: "nccl-ring",
+    protocol: "simple",
+    chunkBytes: 2097152,
+    rings: [[0, 1, 2, 3]],
+  } as const;
+  const tp4 = { tp: 4, allReduce: ring } as unknown as Parameters<typeof topologyComponents>[1];
+  for (const env of ["", "nccl_algo=Ring", "NCCL_DEBUG=INFO"]) {
+    const c = topologyComponents(env === "" ? {} : { env }, tp4);
+    assert.equal(ncclEnvFinding(statedSettings(c), ring), null, `${env}: ${JSON.stringify(c)}`);
+    assert.equal(c.NCCL_ALGO, "Ring", env);
+  }
+  // A pin the section states is kept as stated, not added twice.
+  const own = topologyComponents({ env: "NCCL_ALGO=Ring" }, tp4);
+  assert.equal(own.NCCL_ALGO, undefined);
+  assert.equal(ncclEnvFinding(statedSettings(own), ring), null);
 });
