@@ -85,8 +85,7 @@ export function castToBf16(
   if (wide) {
     for (let i = 0; i < bits.length; i++) {
       const b = bits[i]!;
-      // A NaN: all-ones exponent, nonzero fraction (sign aside).
-      if ((b & 0x7fffffff) > 0x7f800000) return i;
+      if ((b & 0x7fffffff) > F32_INF) return i;
       out[at + i] = fp32ToBf16(b);
     }
     return -1;
@@ -94,11 +93,35 @@ export function castToBf16(
   const table = _f16Table();
   for (let i = 0; i < bits.length; i++) {
     const h = bits[i]!;
-    if ((h & 0x7fff) > 0x7c00) return i;
+    if ((h & 0x7fff) > F16_INF) return i;
     out[at + i] = table[h]!;
   }
   return -1;
 }
+
+/**
+ * The index of the first NaN among stored F32 or F16 patterns (the one `castToBf16` stops at), or
+ * -1: what a load's NaN check needs, without casting.
+ *
+ * @param bits the stored patterns (`Uint32Array` for F32, `Uint16Array` for F16)
+ * @returns the index, or -1
+ * @example
+ * ```ts
+ * import { firstNan } from "./cast_to_bf16.ts";
+ * if (firstNan(new Uint32Array([0x3f800000, 0x7f800000, 0xffc00001])) !== 2) throw new Error();
+ * if (firstNan(new Uint16Array([0x7c00, 0xfc00])) !== -1) throw new Error(); // infinities
+ * ```
+ */
+export function firstNan(bits: Uint32Array | Uint16Array): number {
+  // A NaN: all-ones exponent, nonzero fraction (sign aside).
+  const [mask, inf] = bits instanceof Uint32Array ? [0x7fffffff, F32_INF] : [0x7fff, F16_INF];
+  for (let i = 0; i < bits.length; i++) if ((bits[i]! & mask) > inf) return i;
+  return -1;
+}
+
+/** The infinity patterns (sign cleared): a larger magnitude pattern is a NaN. */
+const F32_INF = 0x7f800000;
+const F16_INF = 0x7c00;
 
 let _F16_TO_BF16: Uint16Array | null = null;
 
@@ -110,7 +133,7 @@ function _f16Table(): Uint16Array {
   if (_F16_TO_BF16 !== null) return _F16_TO_BF16;
   const t = new Uint16Array(1 << 16);
   for (let h = 0; h < t.length; h++) {
-    if ((h & 0x7fff) <= 0x7c00) t[h] = fp32ToBf16(convert(FP16, FP32, h));
+    if ((h & 0x7fff) <= F16_INF) t[h] = fp32ToBf16(convert(FP16, FP32, h));
   }
   return (_F16_TO_BF16 = t);
 }

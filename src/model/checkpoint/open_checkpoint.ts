@@ -39,7 +39,7 @@ import { decoderTensorEntries, layerTensorShapes } from "./decoder_tensors.ts";
 import { sha256OfSource } from "./sha256_of_source.ts";
 import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
 import { isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
-import { _CAST_CHUNK, _readCast } from "./_read_cast.ts";
+import { _readCast } from "./_read_cast.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
 export interface CheckpointFiles {
@@ -246,7 +246,7 @@ export async function openDecoderCheckpoint(
       const { source, st, entry } = find(name);
       if (_isCast(entry)) {
         const out = new Uint16Array(alloc(entry.elementCount * 2));
-        const all = { entry, first: 0, count: entry.elementCount, out, at: 0 };
+        const all = { entry, first: 0, count: entry.elementCount, out: { to: out, at: 0 } };
         _noNan(name, entry, await _readCast(source, all));
         return out;
       }
@@ -273,7 +273,7 @@ export async function openDecoderCheckpoint(
           );
         }
         if (_isCast(entry)) {
-          const row = { entry, first: r * width, count: width, out, at: i * width };
+          const row = { entry, first: r * width, count: width, out: { to: out, at: i * width } };
           _noNan(name, entry, await _readCast(source, row));
           continue;
         }
@@ -473,7 +473,7 @@ function _isCast(e: SafetensorsEntry): e is SafetensorsEntry & { dtype: LoadCast
 /**
  * The first F32 or F16 tensor the forward reads that holds a NaN, as a refusal (the loaders'
  * BF16 pattern for it depends on where the cast runs: see `castToBf16`), or null. Each such
- * tensor is read once, a chunk at a time into one chunk-sized buffer.
+ * tensor is read once, a chunk at a time, and looked through, not cast.
  */
 async function _castNan(
   cast: readonly [string, LoadCastDtype][],
@@ -482,19 +482,12 @@ async function _castNan(
     readonly opened: Map<string, { source: ByteSource; st: SafetensorsFile }>;
   },
 ): Promise<string | null> {
-  let scratch = new Uint16Array(0);
   for (const [name] of cast) {
     const { source, st } = o.opened.get(o.where.get(name)!)!;
     const entry = st.entry(name);
     if (!_isCast(entry)) continue;
-    // One chunk of `_readCast` a call: the buffer stays small whatever the tensor's size.
-    const step = Math.min(entry.elementCount, _CAST_CHUNK);
-    if (scratch.length < step) scratch = new Uint16Array(step);
-    for (let first = 0; first < entry.elementCount; first += step) {
-      const count = Math.min(step, entry.elementCount - first);
-      const nan = await _readCast(source, { entry, first, count, out: scratch, at: 0 });
-      if (nan >= 0) return _nanReason(name, entry.dtype, nan);
-    }
+    const nan = await _readCast(source, { entry, first: 0, count: entry.elementCount });
+    if (nan >= 0) return _nanReason(name, entry.dtype, nan);
   }
   return null;
 }

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { castToBf16, isLoadCastDtype } from "../../../src/model/mod.ts";
+import { firstNan } from "../../../src/model/checkpoint/cast_to_bf16.ts";
 import { BF16, convert, FP16 } from "../../../src/numerics/mod.ts";
 
 /** Casts one pattern; null for a NaN (which is not cast). */
@@ -82,6 +83,19 @@ Deno.test("`castToBf16()` does not cast a NaN (its BF16 pattern depends on where
   const bits = Uint32Array.of(0x3f800000, 0x40000000, 0x7fc00000, 0x3f800000);
   assert.equal(castToBf16("F32", { bits, out }), 2);
   assert.deepEqual([...out.subarray(0, 2)], [0x3f80, 0x4000]);
+});
+
+Deno.test("`firstNan()` (the load's NaN check, which casts nothing) stops where `castToBf16()` does, for every F16 pattern and F32 patterns around the infinities", () => {
+  const out = new Uint16Array(1);
+  const f32 = [0, 0x7f7fffff, 0x7f800000, 0x7f800001, 0x7fffffff, 0x80000000, 0xff800000];
+  for (const b of [...f32, ...f32.map((b) => (b | 0x80000000) >>> 0), 0xff800001]) {
+    const bits = Uint32Array.of(0x3f800000, b);
+    assert.equal(firstNan(bits), castToBf16("F32", { bits, out: new Uint16Array(2) }), hex(b));
+  }
+  for (let h = 0; h < 1 << 16; h++) {
+    const bits = Uint16Array.of(h);
+    assert.equal(firstNan(bits), castToBf16("F16", { bits, out }), hex(h));
+  }
 });
 
 Deno.test("`castToBf16()` refuses patterns of the wrong kind or an output too short", () => {
