@@ -19,8 +19,8 @@
  *
  * @module
  */
-import { fmaRnValue } from "../../hardware/mod.ts";
-import { bitsFromF32, f32FromBits, f32FromBits as _v } from "../../numerics/mod.ts";
+import { f2iValue, fmaRnValue } from "../../hardware/mod.ts";
+import { bitsFromF32, f32FromBits } from "../../numerics/mod.ts";
 import {
   type _Df,
   _dfAdd2DfDf,
@@ -37,6 +37,7 @@ import {
 } from "./_sleef_df.ts";
 
 const f = Math.fround;
+const _v = f32FromBits;
 
 // SLEEF's constants as FP32 patterns (its decimal literals rounded to float, as the C compiler does).
 const FLT_MIN = _v(0x00800000);
@@ -143,13 +144,10 @@ function _expk(d: _Df): number {
 
 /**
  * CVTPS2DQ: nearest-even to int32; NaN and values outside the int32 range give the "integer
- * indefinite" -2^31.
+ * indefinite" -2^31 (where the GPU's `cvt`, `f2iValue`, saturates).
  */
 function _rintI32(u: number): number {
-  if (!(Math.abs(u) < 2147483648)) return -2147483648;
-  let r = Math.round(u); // halves round up here; fix ties to even
-  if (r - u === 0.5 && r % 2 !== 0) r -= 1;
-  return r;
+  return Math.abs(u) < 2147483648 ? f2iValue(u, "rne") : -2147483648;
 }
 
 /**
