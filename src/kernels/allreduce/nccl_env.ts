@@ -100,36 +100,35 @@ export function ncclEnvFinding(
   const shape = _builtShape(nccl, { buffSizeStated: values.has("NCCL_BUFFSIZE") });
   if (shape?.kind === "contradiction") return shape;
   unpinned ??= shape;
-  const choices = [
-    ["NCCL_ALGO", nccl.kind === "nccl-ring" ? "ring" : "tree", "algorithm", _ALGORITHMS],
-    ["NCCL_PROTO", nccl.protocol, "protocol", _PROTOCOLS],
-  ] as const;
   // Above two ranks the order of each element's sum depends on the algorithm, the channel
   // count and (for a ring, through its chunking) the protocol; NCCL's tuner picks them per
   // message size and topology where the environment does not, so each must be stated. Two ranks
   // add two values whichever way: nothing to pin.
-  const many = _ranks(nccl) > 2;
+  const ranks = _ranks(nccl);
   const unstated = (name: string, what: string) => {
-    if (!many) return;
+    if (ranks <= 2) return;
     unpinned ??= {
       kind: "unpinned",
       reason: `the record states no ${name} that pins the all-reduce's ${what}; with ` +
-        `${_ranks(nccl)} ranks NCCL's tuner picks it per message size and topology, so the ` +
+        `${ranks} ranks NCCL's tuner picks it per message size and topology, so the ` +
         "recorded one is not vouched for",
     };
   };
-  for (const [name, choice, what, names] of choices) {
+  const ring = nccl.kind === "nccl-ring";
+  // Each choice: the variable, the recorded value, what it picks, its names, whether it bears on
+  // the order (a tree's protocol does not).
+  const choices = [
+    ["NCCL_ALGO", ring ? "ring" : "tree", "algorithm", _ALGORITHMS, true],
+    ["NCCL_PROTO", nccl.protocol, "protocol", _PROTOCOLS, ring],
+  ] as const;
+  for (const [name, choice, what, names, bears] of choices) {
+    // Not stated at all (two values are unpinned by `said`).
+    if (bears && !values.has(name)) unstated(name, what);
     const s = said(name);
-    if (s === undefined) {
-      if (!values.has(name) && (what === "algorithm" || nccl.kind === "nccl-ring")) {
-        unstated(name, what);
-      }
-      continue;
-    }
+    if (s === undefined) continue;
     const allowed = _allReduceList(s.value, names);
-    if (allowed === null && (what === "algorithm" || nccl.kind === "nccl-ring")) {
-      unstated(name, what);
-    }
+    // Stated for other collectives only.
+    if (bears && allowed === null) unstated(name, what);
     if (allowed === "unreadable") {
       unpinned ??= {
         kind: "unpinned",
