@@ -35,6 +35,23 @@ export async function reencode(
   return encodeSafetensors(out, o.metadata === undefined ? {} : { metadata: o.metadata });
 }
 
+/**
+ * An edit storing one tensor's BF16 patterns as F32, each with these low 16 bits (0: the exact
+ * value, as a writer keeping the tensor in F32 stores it).
+ */
+export function asF32(
+  name: string,
+  low: (bf16: number) => number,
+): (tensors: SafetensorsTensorInput[]) => SafetensorsTensorInput[] {
+  return (tensors) =>
+    tensors.map((t) => {
+      if (t.name !== name) return t;
+      const bf16 = new Uint16Array((t.data as Uint8Array).slice().buffer);
+      const data = Uint32Array.from(bf16, (b) => ((b << 16) | low(b)) >>> 0);
+      return { name: t.name, dtype: "F32", shape: t.shape, data };
+    });
+}
+
 /** The weights with their header text edited (padded to 8 bytes again, with spaces). */
 export function withHeader(bytes: Uint8Array, edit: (header: string) => string): Uint8Array {
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));

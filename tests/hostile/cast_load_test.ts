@@ -13,28 +13,12 @@ import {
   proverRun,
   verifyAlone,
 } from "./_recompute_fixture.ts";
-import { over, reencode, weightDigest } from "./_weight_bytes.ts";
+import { asF32, over, reencode, weightDigest } from "./_weight_bytes.ts";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
 const NORM = "model.norm.weight";
 const EMBEDDING = "model.embed_tokens.weight";
-
-/**
- * A tensor's BF16 patterns stored as F32, each with these low 16 bits (0: the exact value).
- */
-function asF32(
-  name: string,
-  low: (bf16: number) => number,
-): (tensors: SafetensorsTensorInput[]) => SafetensorsTensorInput[] {
-  return (tensors) =>
-    tensors.map((t) => {
-      if (t.name !== name) return t;
-      const bf16 = new Uint16Array((t.data as Uint8Array).slice().buffer);
-      const data = Uint32Array.from(bf16, (b) => ((b << 16) | low(b)) >>> 0);
-      return { name: t.name, dtype: "F32", shape: t.shape, data };
-    });
-}
 
 Deno.test("an honest record over F32 weights PASSes with the BF16 checkpoint's fingerprint; the cast rounds as PyTorch does (they had been NOT_VERIFIED)", async () => {
   const weights = forward.blobs.get(digest)!;

@@ -17,23 +17,14 @@ import {
   proverRun,
   verifyAlone,
 } from "./_recompute_fixture.ts";
-import { over, reencode, weightDigest, withHeader } from "./_weight_bytes.ts";
+import { asF32, over, reencode, weightDigest, withHeader } from "./_weight_bytes.ts";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
 const NORM = "model.norm.weight";
 
 /** The norm as F32 holding its exact BF16 values (what a writer keeping norms in F32 stores). */
-function f32Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
-  return tensors.map((t) => {
-    if (t.name !== NORM) return t;
-    const raw = t.data as Uint8Array; // the file's bytes (little-endian BF16 patterns)
-    const bf16 = new Uint16Array(raw.slice().buffer);
-    const bits = new Uint32Array(bf16.length);
-    for (let i = 0; i < bf16.length; i++) bits[i] = bf16[i]! << 16;
-    return { name: t.name, dtype: "F32", shape: t.shape, data: new Float32Array(bits.buffer) };
-  });
-}
+const f32Norm = asF32(NORM, () => 0);
 
 /** The norm as F64 (a cast the loaders make that is not modelled). */
 function f64Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
@@ -48,7 +39,7 @@ function f64Norm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
 function nanNorm(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[] {
   return f32Norm(tensors).map((t) => {
     if (t.name !== NORM) return t;
-    const data = new Uint32Array((t.data as Float32Array).buffer.slice(0));
+    const data = (t.data as Uint32Array).slice();
     data[3] = 0x7fc00000;
     return { ...t, data };
   });
