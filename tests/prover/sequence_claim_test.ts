@@ -50,6 +50,13 @@ const out = await makeClaims(parseScenario(servedScenario()), {
   attention,
 });
 const served = await servedFacts(out.records, (d) => Promise.resolve(out.blobs.get(d)!));
+/** A pass of one request's chunk of `query` positions after `cached`, with one logits row. */
+const pass = (query: number, cached: number): HistoryPass => ({
+  entries: [{ query, cached }],
+  self: 0,
+  rows: query,
+  logitsRows: 1,
+});
 const dense = await opened(SERVED_CHECKPOINT);
 const moe = await opened("tables/models/qwen3-tiny-moe");
 
@@ -275,14 +282,8 @@ Deno.test("sequenceClaim() refuses a history of another checkpoint, and other co
 
 Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after preemption as run, and refuses a speculative pass", async () => {
   const s = served[0]!;
-  const pass = (query: number, cached: number) => ({
-    entries: [{ query, cached }],
-    self: 0,
-    rows: query,
-    logitsRows: 1,
-  });
-  const history = (passes: ReturnType<typeof pass>[]) => encodeServingHistory(passes);
-  const claim = (passes: ReturnType<typeof pass>[], tokens: SequenceFacts["tokens"]) =>
+  const history = (passes: HistoryPass[]) => encodeServingHistory(passes);
+  const claim = (passes: HistoryPass[], tokens: SequenceFacts["tokens"]) =>
     sequenceClaim(facts(s, { history: history(passes), tokens, layerChain: undefined }), {
       store,
     });
@@ -306,14 +307,8 @@ Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after pr
 
 Deno.test("sequenceClaim() refuses on vLLM a prompt chunk ended before the pass used a whole token budget (max_num_batched_tokens)", async () => {
   const s = served[0]!;
-  const pass = (query: number, cached: number) => ({
-    entries: [{ query, cached }],
-    self: 0,
-    rows: query,
-    logitsRows: 1,
-  });
   const tokens = { prompt: Array.from({ length: 12 }, (_, i) => 10 + i), generated: [7, 8] };
-  const claim = (passes: ReturnType<typeof pass>[], stack: string) =>
+  const claim = (passes: HistoryPass[], stack: string) =>
     sequenceClaim(
       facts(s, { history: encodeServingHistory(passes), tokens, layerChain: undefined, stack }),
       { store },
