@@ -20,7 +20,9 @@ import { _Stop } from "./_stop.ts";
  * prompt there, so the chunk boundaries, and with them the GEMM rows and attention splits of the
  * later passes, are no run of the stack's. Where the record states settings beyond the stack's
  * (which may set another budget), it is NOT_VERIFIED; so is a cut chunk whose budget is not
- * derived. Stacks other than vLLM's are not checked.
+ * derived. Callers replay the passes all the same and say such a NOT_VERIFIED only after a match
+ * (the recorded passes fix the computation whatever the budget): a falsified record still
+ * FAILs. Stacks other than vLLM's are not checked.
  *
  * @param p the record's predicate (its stated components)
  * @param o the record's stack and GPU profile, the checkpoint's config, the sequence's prompt

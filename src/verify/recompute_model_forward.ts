@@ -67,8 +67,8 @@ export interface ModelForwardRecomputeInput {
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), the SFU functions used,
  *   when the record carries a layer chain that differs, the first diverging stage, and why a
- *   match cannot vouch for the named all-reduce's path (links the record leaves unstated decide
- *   it), or null
+ *   match cannot vouch for the record (`matchGap`: links the record leaves unstated decide the
+ *   named all-reduce's path; on vLLM, a pass the token budget check cannot vouch for), or null
  * @throws {_Stop} NOT_VERIFIED (unmodelled configuration or parallelism), FAIL (a record
  *   contradicting itself or its checkpoint) or FAIL with `obligation: "committed-input"` (a
  *   committed file missing, mismatching or unreadable)
@@ -80,7 +80,7 @@ export async function _recomputeModelForward(
   sfu: readonly SfuUse[];
   divergence: LayerDivergence | null;
   evidence: ComponentEvidence[];
-  pathGap: string | null;
+  matchGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
@@ -142,9 +142,12 @@ export async function _recomputeModelForward(
       profile: input.profile,
       sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
     }));
-  // One pass of every prompt whole: on vLLM, at most the scheduler's token budget.
+  // One pass of every prompt whole: on vLLM, at most the scheduler's token budget. Where the
+  // record's own settings may set another budget, the pass is still recomputed (the batch fixes
+  // it) and a match says so: a falsified record FAILs.
   const entries = lens.map((query) => ({ query, cached: 0 }));
-  _refusable(refusals, () =>
+  const budgetGap: string[] = [];
+  _refusable(budgetGap, () =>
     _checkServedBudget(p, {
       stack: input.stack,
       profile: input.profile,
@@ -229,7 +232,7 @@ export async function _recomputeModelForward(
     out,
     sfu: res.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    pathGap,
+    matchGap: [pathGap, ...budgetGap].filter((g) => g !== null).join("; ") || null,
     evidence: [
       ...evidence(),
       ..._loadCastEvidence(ckpt.castTensors),

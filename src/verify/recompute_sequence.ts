@@ -90,8 +90,8 @@ export type TokenCheck =
  * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
  * @returns the rows at the claimed positions (BF16, in claim order), SFU use, the first diverging
  *   (layer, stage) of a claimed chain, the pass where it diverges, the token check, and why a
- *   match cannot vouch for the named all-reduce's path (links the record leaves unstated decide
- *   it), or null
+ *   match cannot vouch for the record (`matchGap`: links the record leaves unstated decide the
+ *   named all-reduce's path; on vLLM, a pass the token budget check cannot vouch for), or null
  * @throws {_Stop} NOT_VERIFIED (unmodelled configuration), FAIL (a record contradicting itself,
  *   its history or its checkpoint) or FAIL with `obligation: "committed-input"` (a committed blob
  *   missing, mismatching or unreadable)
@@ -104,7 +104,7 @@ export async function _recomputeSequence(
   divergence: LayerDivergence | null;
   tokens: TokenCheck;
   evidence: ComponentEvidence[];
-  pathGap: string | null;
+  matchGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
   const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
@@ -168,7 +168,11 @@ export async function _recomputeSequence(
       }],
       neighbours: longestNeighbour(passes),
     }));
-  _refusable(refusals, () =>
+  // A chunk cut by a budget not derived here, or that the record's own settings may set: the
+  // recorded passes are still replayed (they fix the computation) and a match says so, so that
+  // a falsified record FAILs.
+  const budgetGap: string[] = [];
+  _refusable(budgetGap, () =>
     _checkServedBudget(p, {
       stack: input.stack,
       profile: input.profile,
@@ -340,7 +344,7 @@ export async function _recomputeSequence(
     out,
     sfu: r.result.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    pathGap,
+    matchGap: [pathGap, ...budgetGap].filter((g) => g !== null).join("; ") || null,
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),

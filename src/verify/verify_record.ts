@@ -134,8 +134,9 @@ export async function verifyRecord(
   let firstDifference: FirstDifference | null = null;
   let sfu: readonly SfuUse[] | undefined;
   let divergence: LayerDivergence | null = null;
-  // Why a match cannot vouch for the named all-reduce's path (applied after the comparison).
-  let pathGap: string | null = null;
+  // Why a match cannot vouch for the record (the named all-reduce's path its links decide, a
+  // token budget the record's passes are not held to): applied after the comparison.
+  let matchGap: string | null = null;
   let evidence: readonly ComponentEvidence[] | undefined;
   const result = (
     status: RecordResult["status"],
@@ -219,7 +220,7 @@ export async function verifyRecord(
         divergence: LayerDivergence | null;
         tokens?: TokenCheck;
         evidence: ComponentEvidence[];
-        pathGap?: string | null;
+        matchGap?: string | null;
       } = isModelForwardWorkload(w)
         ? await _recomputeModelForward({ ...common, workload: w })
         : isSequenceWorkload(w)
@@ -230,7 +231,7 @@ export async function verifyRecord(
       divergence = r.divergence;
       tokens = r.tokens ?? null;
       evidence = r.evidence;
-      pathGap = r.pathGap ?? null;
+      matchGap = r.matchGap ?? null;
     }
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     recomputed = sha256Hex(outBytes);
@@ -269,7 +270,7 @@ export async function verifyRecord(
         failed("coverage", gap);
         return result("NOT_VERIFIED", `recomputed output matches the fingerprint, but ${gap}`);
       }
-      const worldGap = [versionGap, pathGap].filter((g) => g !== null).join("; ");
+      const worldGap = [versionGap, matchGap].filter((g) => g !== null).join("; ");
       if (worldGap !== "") {
         failed("versions", worldGap);
         return result(

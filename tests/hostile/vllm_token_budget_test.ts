@@ -90,6 +90,29 @@ Deno.test("a record stating settings beyond its stack's (which may set another b
   assert.match(r.reason, /with 6 tokens scheduled, .* which may set another token budget/);
 });
 
+Deno.test("a falsified record whose settings beyond its stack's leave the 6 + 6 history's budget open still FAILs: the recorded passes are replayed and compared (review m2: it had been NOT_VERIFIED without a recomputation)", async () => {
+  const { p } = served(halves);
+  const flags = "--enforce-eager --max-num-batched-tokens 6";
+  const stated = {
+    ...p,
+    software: { ...p.software, components: { ...p.software.components, flags } },
+  };
+  const bit = p.fingerprint.sha256.startsWith("0") ? "1" : "0";
+  const falsified = {
+    ...stated,
+    fingerprint: { ...p.fingerprint, sha256: bit + p.fingerprint.sha256.slice(1) },
+  };
+  const r = await verifyAlone(falsified, halves.blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, /^recomputed fingerprint [0-9a-f]{64} differs from the claimed/);
+  const honest = await verifyAlone(stated, halves.blobs);
+  assert.equal(honest.status, "NOT_VERIFIED", honest.reason);
+  assert.match(
+    honest.reason,
+    /^recomputed output matches the fingerprint, but .* which may set another token budget/,
+  );
+});
+
 const ROOT = new URL("../../", import.meta.url);
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(new URL(path, ROOT)));
 const gpu = (id: string) => parseGpuProfile(json(`profiles/gpu/${id}.json`));

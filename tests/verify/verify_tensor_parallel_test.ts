@@ -211,6 +211,24 @@ Deno.test("a stated NCCL environment is read against the recorded NCCL all-reduc
   const bare = await verdict({});
   assert.equal(bare.status, "NOT_VERIFIED", bare.reason);
   assert.match(bare.reason, /states no NCCL_ALGO .* with 4 ranks NCCL's tuner picks/);
+  // An unpinned environment is said only after a match: a falsified record (it claims the ring,
+  // ran the tree) stating no pins still FAILs.
+  const ringClaim = log.records.findIndex((r, i) =>
+    falsified.has(i) &&
+    (r.predicate.parallelism.allReduce as { kind?: string } | undefined)?.kind === "nccl-ring"
+  );
+  const lie = log.records[ringClaim]!.predicate;
+  const stripped = log.records.slice(0, ringClaim + 1);
+  stripped[ringClaim] = {
+    ...stripped[ringClaim]!,
+    predicate: { ...lie, software: { ...lie.software, components: unpinned(lie) } },
+  };
+  const unpinnedLie = await verifyRecord({ store, blobs, walker, attention }, {
+    log: parseClaimLog(formatClaimLog(stripped)),
+    index: ringClaim,
+  });
+  assert.equal(unpinnedLie.status, "FAIL", unpinnedLie.reason);
+  assert.equal(unpinnedLie.finding, "fingerprint", unpinnedLie.reason);
   const pinned = await verdict({ env: "NCCL_ALGO=Tree NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=1" });
   assert.equal(pinned.status, "PASS", pinned.reason);
   for (
