@@ -16,7 +16,7 @@ import {
   type RecordResult,
 } from "../verify/mod.ts";
 
-import { trustSentences, verdictMeaning } from "../web/mod.ts";
+import { trustSentences } from "../web/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { layerStackFigure } from "./layer_stack_chart.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
@@ -35,6 +35,11 @@ export interface ReportHtmlMeta {
   readonly assets: Readonly<Record<string, string>>;
   /** Sampled results per workload kind (`resultsByKind` over the log). */
   readonly kinds: readonly KindCounts[];
+  /**
+   * The verdict in plain words as the signed statement has it (`verdictMeaning` of the signed
+   * predicate: who recomputed the results, the inspector or worker keys whose word it merged).
+   */
+  readonly meaning: string;
   /** Where the randomness and the commitment came from (absent: typed randomness, no checkpoint). */
   readonly trust?: TrustInputs;
 }
@@ -88,9 +93,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   ];
   const body = [
     `<h1>bitaudit audit report: ${h(report.verdict)}</h1>`,
-    `<p class="verdict ${h(report.verdict)}">${
-      h(verdictMeaning(report, { signers: meta.keyids }))
-    }</p>`,
+    `<p class="verdict ${h(report.verdict)}">${h(meta.meaning)}</p>`,
     `<dl>${facts.map(([d, v]) => `<dt>${h(d)}</dt><dd><code>${h(v)}</code></dd>`).join("")}</dl>`,
     `<ul class="trust">${_trust(report, meta.trust).map((t) => `<li>${h(t)}</li>`).join("")}</ul>`,
     `<h2>What was checked</h2>`,

@@ -14,7 +14,8 @@ import type { TrustInputs } from "./trust_inputs.ts";
  * Renders an audit report as Markdown.
  *
  * @param report the audit report
- * @param meta signer key ids, time, engine, asset digests
+ * @param meta signer key ids, time, engine, asset digests, trust inputs, the verdict's plain
+ *   `meaning` (`verdictMeaning` of the signed predicate)
  * @returns Markdown text
  * @example
  * ```ts ignore
@@ -29,6 +30,7 @@ export function reportMarkdown(
     engine: string;
     assets: Readonly<Record<string, string>>;
     trust?: TrustInputs;
+    meaning: string;
   },
 ): string {
   const d = meta.trust?.drand;
@@ -36,6 +38,8 @@ export function reportMarkdown(
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
+    "",
+    escapeMarkdown(meta.meaning),
     "",
     `- audit id: ${escapeMarkdown(report.auditId)}`,
     `- claim log: \`${report.logId}\`, ${report.population} records, Merkle root \`${report.root}\``,

@@ -15,6 +15,7 @@ import type { KindCounts, MergedAudit } from "../verify/mod.ts";
 import { writeBundle } from "./commands/bundle.ts";
 import { reportHtml } from "./report_html.ts";
 import { reportMarkdown } from "./report_markdown.ts";
+import { verdictMeaning } from "../web/mod.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 import { writeNewFile } from "./write_new_file.ts";
 
@@ -74,7 +75,9 @@ export async function writeVerdict(
   const htmlPath = `${options.out}/report.html`;
   const { keyids, timeVerified, assets } = signed;
   const engine = verifier.engine;
-  const meta = { keyids, timeVerified, engine, assets, ...(trust ? { trust } : {}) };
+  // Said from the signed predicate, which names the worker key behind each result.
+  const meaning = verdictMeaning(signed.statement.predicate!, { signers: keyids }); // signVerdict sets it
+  const meta = { keyids, timeVerified, engine, assets, meaning, ...(trust ? { trust } : {}) };
   const html = await reportHtml(report, { ...meta, kinds: [...options.kinds] });
   await writeNewFile(attestation, signed.text);
   if (options.bundle) {

@@ -12,6 +12,7 @@ const meta = {
   keyids: ["ab".repeat(32)],
   timeVerified: "2026-03-01T12:00:00Z",
   engine: "reference",
+  meaning: "Verdict FAILED: 1 of the 2 sampled records did not match.",
   assets: { "tables/manifest.json": "66".repeat(32), [`x${INJECT}`]: "77".repeat(32) },
 };
 

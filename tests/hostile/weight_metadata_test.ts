@@ -36,11 +36,11 @@ Deno.test("a record over weights HF Transformers refuses by their metadata FAILs
   const weights = forward.blobs.get(digest)!;
   const blobs: Blobs = new Map(forward.blobs);
   const cases: [string, Uint8Array, "PASS" | "FAIL" | "NOT_VERIFIED", RegExp?][] = [
-    ["format np", await withMetadata(weights, { format: "np" }), "FAIL", /format "np"/],
+    ["format np", await withMetadata(weights, { format: "np" }), "FAIL", /format 'np'/],
     ["an empty map", await withMetadata(weights, {}), "FAIL", /without a 'format' entry/],
     ["no format", await withMetadata(weights, { other: "x" }), "FAIL", /without a 'format'/],
-    ["format tf", await withMetadata(weights, { format: "tf" }), "NOT_VERIFIED", /format "tf"/],
-    ["format mlx", await withMetadata(weights, { format: "mlx" }), "NOT_VERIFIED", /"mlx"/],
+    ["format tf", await withMetadata(weights, { format: "tf" }), "NOT_VERIFIED", /format 'tf'/],
+    ["format mlx", await withMetadata(weights, { format: "mlx" }), "NOT_VERIFIED", /'mlx'/],
     ["format pt", await withMetadata(weights, { format: "pt" }), "PASS"],
     ["none", await withMetadata(weights), "PASS"],
     ["null", withNullMetadata(await withMetadata(weights)), "PASS"],
@@ -63,7 +63,7 @@ Deno.test("a falsified record over tf-format weights is NOT_VERIFIED, never PASS
   const tf = await withMetadata(falsified.blobs.get(d)!, { format: "tf" });
   const r = await verifyAlone(over(p, blobs, tf), blobs);
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
-  assert.match(r.reason, /format "tf"/);
+  assert.match(r.reason, /format 'tf'/);
 });
 
 Deno.test("weightMetadataFinding(): vLLM reads no metadata; Transformers 5 reads only pt as modelled", () => {
@@ -72,6 +72,15 @@ Deno.test("weightMetadataFinding(): vLLM reads no metadata; Transformers 5 reads
   const v5 = { components: { transformers: "5.x" } };
   assert.equal(weightMetadataFinding(v5, np)?.kind, "unmodelled");
   assert.equal(weightMetadataFinding(v5, { "a.safetensors": { format: "pt" } }), null);
+});
+
+Deno.test("weightMetadataFinding(): a metadata format or file name holding controls or bidi overrides is escaped in the reason", () => {
+  const hf = { components: { transformers: "4.57.1" } };
+  const f = weightMetadataFinding(hf, { "w\u202e.safetensors": { format: "n\u001b[2J\u0085p" } });
+  assert.equal(f?.kind, "contradiction");
+  assert.doesNotMatch(f!.reason, /[\u0000-\u001f\u007f-\u009f\u202e]/u);
+  assert.match(f!.reason, /'w\\u\{202e\}\.safetensors'/);
+  assert.match(f!.reason, /format 'n\\u\{1b\}\[2J\\u\{85\}p'/);
 });
 
 Deno.test("model forward refuses weights HF Transformers refuses by their metadata (SAFETENSORS_METADATA) and says NOT_VERIFIED for a converted format", async () => {
@@ -96,7 +105,7 @@ Deno.test("model forward refuses weights HF Transformers refuses by their metada
   assert.match(np.stderr, /HF Transformers refuses to load weight file 'model\.safetensors'/);
   const tf = await run("tf", { format: "tf" });
   assert.notEqual(tf.code, 0, tf.stderr);
-  assert.match(tf.stdout + tf.stderr, /NOT_VERIFIED.*format "tf"/s);
+  assert.match(tf.stdout + tf.stderr, /NOT_VERIFIED.*format 'tf'/s);
   const pt = await run("pt", { format: "pt" });
   assert.equal(pt.code, 0, pt.stderr);
 });

@@ -19,6 +19,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
+import { quoteShort } from "../../escape_text.ts";
 
 /** The suffix both engines read as safetensors. */
 export const SAFETENSORS_SUFFIX = ".safetensors";
@@ -124,17 +125,17 @@ export function weightMetadataFinding(
     if (m === null || m === undefined || m.format === "pt") continue;
     const said = m.format === null
       ? "safetensors metadata without a 'format' entry"
-      : `safetensors metadata format ${JSON.stringify(m.format.slice(0, 40))}`;
+      : `safetensors metadata format ${quoteShort(m.format, 40)}`;
     if (!v5 && (m.format === null || !HF4_FORMATS.includes(m.format))) {
       return {
         kind: "contradiction",
-        reason: `HF Transformers refuses to load weight file '${name}': its ${said} is not ` +
+        reason: `HF Transformers refuses to load weight file ${quoteShort(name, 80)}: its ${said} is not ` +
           "one load_state_dict accepts (pt, tf, flax, mlx)",
       };
     }
     gap ??= {
       kind: "unmodelled",
-      reason: `weight file '${name}' has ${said}, which HF Transformers ${
+      reason: `weight file ${quoteShort(name, 80)} has ${said}, which HF Transformers ${
         v5 ? "5" : "4.5x"
       } loads otherwise than a 'pt' file (a conversion, or a reading not modelled here)`,
     };
