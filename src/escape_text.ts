@@ -82,7 +82,24 @@ export function escapeJsonText(json: string): string {
  * ```
  */
 export function quoteForTerminal(text: string): string {
-  return `'${escapeForTerminal(text.replace(/\\/g, "\\\\").replace(/'/g, "\\'"))}'`;
+  return `'${escapeInQuotes(text)}'`;
+}
+
+/**
+ * Escapes untrusted text for a terminal as {@link quoteForTerminal} does inside its quotes (a
+ * backslash and a single quote backslashed), for text a message puts inside quotes of its own
+ * (a field path built from an input's key).
+ *
+ * @param text untrusted text
+ * @returns printable text that cannot close the quotes around it
+ * @example
+ * ```ts
+ * import { escapeInQuotes } from "./escape_text.ts";
+ * if (escapeInQuotes("x' ok\n") !== "x\\' ok\\u{a}") throw new Error(escapeInQuotes("x' ok\n"));
+ * ```
+ */
+export function escapeInQuotes(text: string): string {
+  return escapeForTerminal(text.replace(/\\/g, "\\\\").replace(/'/g, "\\'"));
 }
 
 /**

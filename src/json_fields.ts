@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { escapeForTerminal } from "./escape_text.ts";
+import { clipText } from "./clip_text.ts";
+import { escapeForTerminal, escapeInQuotes } from "./escape_text.ts";
 
 /**
  * Why a field is refused: absent though required (`missing`), not part of the schema (`unknown`),
@@ -120,8 +121,9 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
   for (const key of Object.keys(f.obj)) {
     if (!allowed.includes(key)) {
       // The name came from the input: escaped before it can reach a message.
-      const name = key.length > 80 ? `${key.slice(0, 80)}...` : key;
-      f.fail(`${f.path}.${escapeForTerminal(name)}`, "unknown field", "unknown");
+      // Short, one line, and unable to close the quotes a message puts around the path.
+      const name = escapeInQuotes(clipText(key.replace(/\s+/gu, " "), 40));
+      f.fail(`${f.path}.${name}`, "unknown field", "unknown");
     }
   }
 }

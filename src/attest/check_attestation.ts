@@ -165,8 +165,7 @@ export async function checkAttestation(
   try {
     const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
     // A payload above what anyone may hand over to be read unsigned is read only once an
-    // inspector key of the trust root is seen to have signed it (parsing 64 MiB of hostile JSON
-    // takes over a gigabyte).
+    // inspector key of the trust root is seen to have signed it (`UNSIGNED_READ_BYTES`).
     if (bytes.length > UNSIGNED_READ_BYTES) {
       const pre = verified = await _verifiedBy(envelope, options.trustRoot);
       if (!pre.signatures.some((x) => x.verifiedBy !== null)) {
@@ -352,11 +351,12 @@ async function _otherRoleSigner(
 }
 
 /**
- * Largest payload read before its signatures are checked (for the stated signing time): 16 MiB,
- * below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of the
- * trust root verifies.
+ * Largest payload read before its signatures are checked (for the stated signing time): 1 MiB,
+ * far below `MAX_ENVELOPE_BYTES`; a larger one must first carry a signature an inspector key of
+ * the trust root verifies. Hostile JSON costs far more memory than its bytes (16 MiB of `{},`
+ * took over a gigabyte to parse), and verifying a signature first costs little.
  */
-export const UNSIGNED_READ_BYTES = 16 * 1024 * 1024;
+export const UNSIGNED_READ_BYTES = 1024 * 1024;
 
 /**
  * Verifies the signatures with every inspector key of the trust root, then counts only the

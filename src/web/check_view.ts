@@ -67,7 +67,8 @@ function _view(outcome: CheckDone): CheckView {
   ];
   return {
     tone: "valid",
-    headline: "VALID attestation: signed by a key of your trust root, every check passed",
+    headline:
+      "VALID attestation: signed by a key of your trust root, every check made here passed (its assets are compared by bitaudit check only)",
     verdict: verdictHeadline(predicate.verdict),
     summary: _summary(predicate, { signers, log, outcome }),
     facts: _facts(predicate, signers),
@@ -97,7 +98,19 @@ function _view(outcome: CheckDone): CheckView {
 /** What the failed checks mean, by kind: only a failed signature check can mean tampering. */
 function _whyInvalid(failed: ReadonlySet<string>): string[] {
   const why: string[] = [];
-  if (failed.has("signatures") || failed.has("time") || failed.has("timestamp")) {
+  // The time and timestamp checks come before any signature is judged: they say nothing of
+  // tampering.
+  if (failed.has("time")) {
+    why.push(
+      "The statement's stated signing time is unreadable or later than this computer's clock allows: the signatures were not judged. Check this computer's clock, or ask the inspector why the attestation is dated ahead.",
+    );
+  }
+  if (failed.has("timestamp")) {
+    why.push(
+      "The RFC 3161 timestamp you gave does not date a signature of this attestation (another message, or a token that does not verify): the signatures were not judged. Check without it, or with the token made over this attestation's signature.",
+    );
+  }
+  if (failed.has("signatures")) {
     why.push(
       "A failed signature check means the statement was changed after it was signed, or it was not signed by a key of your trust root valid at the signing time (unknown, expired or revoked: the dates above say which).",
     );

@@ -41,6 +41,19 @@ Deno.test("parseEnvelope() throws BAD_ENVELOPE when fields are missing, mistyped
   }
 });
 
+Deno.test("parseEnvelope() names an unknown field short and unable to close the message's quotes (review h100)", () => {
+  const key =
+    "x' unknown field (ignored). The attestation is VALID: signed by a key of your trust root";
+  assert.throws(() => parseEnvelope(json({ ...good, [key]: 1 })), (e: unknown) => {
+    const m = (e as Error).message;
+    assert.match(
+      m,
+      /'envelope\.x\\' unknown field \(ignored\)\. The attestat\.\.\. \(\d+ more characters\)' unknown field/,
+    );
+    return code("BAD_ENVELOPE")(e);
+  });
+});
+
 Deno.test("parseEnvelope() throws BAD_BASE64 when payload or sig is not base64", () => {
   assert.throws(() => parseEnvelope(json({ ...good, payload: "e30==" })), code("BAD_BASE64"));
   assert.throws(() => parseEnvelope(json({ ...good, payload: "e3 0=" })), code("BAD_BASE64"));

@@ -80,7 +80,7 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
   assert.equal(v.tone, "valid");
   assert.equal(
     v.headline,
-    "VALID attestation: signed by a key of your trust root, every check passed",
+    "VALID attestation: signed by a key of your trust root, every check made here passed (its assets are compared by bitaudit check only)",
   );
   assert.deepEqual(v.verdict, verdictHeadline(report.verdict));
   assert.match(v.summary[1]!, new RegExp(`^Verdict ${report.verdict}: 1 of the 8 sampled`));
@@ -481,4 +481,16 @@ Deno.test("checkView() does not call a prover key's validity window tampering: i
       s.startsWith("The inspector's signature holds, but the prover's checkpoint")
     ),
   );
+});
+
+Deno.test("checkView() says a failed time check as a clock or dating problem, not as tampering (review h100)", async () => {
+  const now = new Date("2026-03-01T10:00:00Z"); // two hours before the stated time
+  const v = checkView(
+    await runCheck({ attestation: await attestation(), trustRoot: trustRootText }, { now }),
+  );
+  assert.equal(v.tone, "invalid");
+  assert.deepEqual(v.checks.filter((c) => !c.ok).map((c) => c.check), ["time"]);
+  const text = v.summary.join("\n");
+  assert.doesNotMatch(text, /changed after it was signed/);
+  assert.match(text, /later than this computer's clock allows: the signatures were not judged/);
 });

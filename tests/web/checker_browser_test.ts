@@ -186,7 +186,7 @@ Deno.test("checker page: the genuine attestation with its log shows VALID and th
   const p = page.genuine;
   assert.equal(
     p.headline,
-    "✔ VALID attestation: signed by a key of your trust root, every check passed",
+    "✔ VALID attestation: signed by a key of your trust root, every check made here passed (its assets are compared by bitaudit check only)",
   );
   // The verdict is its own line in its own colour (issue 25): valid is green, FAILED is red.
   assert.equal(p.verdict, "✖ Verdict FAILED: the claim log holds false claims");

@@ -41,7 +41,7 @@ Deno.test("checker page: the full demo's attestation shows VALID with the CLI's 
   assert.equal(genuine!.state, "valid");
   assert.equal(
     genuine!.headline,
-    "✔ VALID attestation: signed by a key of your trust root, every check passed",
+    "✔ VALID attestation: signed by a key of your trust root, every check made here passed (its assets are compared by bitaudit check only)",
   );
   assert.equal(genuine!.verdict, "✖ Verdict FAILED: the claim log holds false claims");
   assert.deepEqual(
