@@ -13,7 +13,7 @@ import { UsageError } from "../errors.ts";
 /**
  * Attaches the rules to a command and every subcommand under it, for one parse: an empty value of
  * an option that names a file or folder, and an empty positional argument (a file, a folder or an
- * id), are refused with `USAGE_PATH`; an option taking one value given more than once is refused
+ * id), and a value ending in `/` of an option that names one file, are refused with `USAGE_PATH`; an option taking one value given more than once is refused
  * with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat, and so may
  * flags without a value). Both before the command does anything.
  *
@@ -54,10 +54,18 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
     if (!option.required && !option.optional) continue; // a flag without a value
     const flag = option.long ?? option.short ?? option.flags;
     const path = _namesPath(option);
+    const file = _namesFile(option);
     let given = false;
     cmd.on(`option:${option.name()}`, (value: unknown) => {
       if (path && value === "") {
         throw new UsageError("USAGE_PATH", `Cannot use ${flag}: the path is empty`);
+      }
+      // A file written at `dir/` would be the file `dir` (or fail after the work is done).
+      if (file && typeof value === "string" && value.endsWith("/")) {
+        throw new UsageError(
+          "USAGE_PATH",
+          `Cannot use ${flag}: it names a file, and '${value}' ends in '/' (give the file's name)`,
+        );
       }
       // A variadic option's every value comes as an event of its own: they are all kept.
       if (option.variadic) return;
@@ -82,6 +90,15 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
     });
   });
   for (const sub of cmd.commands) guardOptions(sub);
+}
+
+/**
+ * Whether an option's value names one file (`<file>`, `<tokens.json>`, `<x.safetensors>`), not
+ * files, a folder or a file prefix.
+ */
+function _namesFile(option: Option): boolean {
+  const placeholder = /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1] ?? "";
+  return !option.variadic && /^(file|[\w.-]*\.json|[\w.-]*\.safetensors)$/.test(placeholder);
 }
 
 /**

@@ -90,7 +90,7 @@ export async function resumePartial(
     info = await Deno.lstat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return { lines: kept, found: null };
-    throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot resume from '${path}': ${ioCause(e)}`);
   }
   const refuse = (why: string) =>
     new InputError("OUTPUT_EXISTS", `Cannot resume from '${path}': ${why} (not touched)`);

@@ -7,6 +7,7 @@ import { type InputCode, InputError } from "../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { readAtMost } from "../read_at_most.ts";
+import { ioCause } from "./io_cause.ts";
 
 /**
  * Reads and parses a JSON file strictly (`parseStrictJson`: integers only, no duplicate key, no
@@ -55,7 +56,7 @@ export async function readTextFile(
       ? "no such file"
       : e instanceof Deno.errors.PermissionDenied
       ? "permission denied"
-      : (e as Error).name;
+      : ioCause(e);
     throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${why}`);
   }
   if (!info.isFile) {

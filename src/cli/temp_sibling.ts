@@ -67,6 +67,29 @@ export function tempSibling(path: string): string {
 }
 
 /**
+ * A sibling file that belongs to `path` (`<path>.partial`, `<path>.lock`): `path` and `suffix`
+ * when the name fits the file system's limit, else named from {@link tempStem} (a name of 248
+ * bytes is legal; with `.partial` it would not be).
+ *
+ * @param path the file the sibling belongs to
+ * @param suffix the sibling's suffix (at most 41 bytes)
+ * @returns the sibling's path
+ * @example
+ * ```ts
+ * import { ownSibling } from "./temp_sibling.ts";
+ * if (ownSibling("out/r.jsonl", ".partial") !== "out/r.jsonl.partial") throw new Error();
+ * if (!/^out\/r{190}~[0-9a-f]{16}\.lock$/.test(ownSibling(`out/${"r".repeat(252)}`, ".lock"))) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function ownSibling(path: string, suffix: string): string {
+  const name = basename(path);
+  const folder = path.slice(0, path.length - name.length);
+  return `${folder}${tempStem(name)}${suffix}`;
+}
+
+/**
  * Matches the names of `name`'s temporary siblings (as {@link tempSibling} makes them).
  *
  * @param name the destination's file name

@@ -116,6 +116,16 @@ export async function reverifyResults(
             (o.rerun === undefined ? "" : `; ${o.rerun}`),
         );
       }
+      if (mine.result.obligation === "committed-input" && theirs.obligation === undefined) {
+        // This inspector's copy of the blobs lacks or damages an input the worker read.
+        throw new InputError(
+          "MERGE_REVERIFY_MISMATCH",
+          `Cannot sign: re-verifying record ${item.index} here FAILs it on a committed input ` +
+            `(${mine.result.reason}), while worker ${worker} recomputed it (${theirs.status}): ` +
+            "this inspector's blob folder (--blobs) is not the worker's (incomplete or " +
+            "damaged); give the merge a whole copy of the blobs",
+        );
+      }
       throw new InputError(
         "MERGE_REVERIFY_MISMATCH",
         `Cannot sign: re-verifying record ${item.index} gives ${mine.result.status}, worker ${worker} returned ${theirs.status}${

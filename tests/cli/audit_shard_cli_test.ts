@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
+import { assertCliCode } from "../_assert_code.ts";
 import { payloadOf, signedLine } from "./_signed_results.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
 import { decodeBase64 } from "../../src/attest/mod.ts";
@@ -428,4 +429,19 @@ Deno.test("audit merge and audit refuse a --time in the future (check would refu
     "2099-01-01T00:00:00Z",
   ]);
   assert.match(a.stderr, /^error \[USAGE_TIME\]: .* in the future/);
+});
+
+Deno.test("audit work writes an --out name as long as a file name may be (its .partial named short) and refuses a longer one as OUTPUT_WRITE, never an internal error (review h103)", async () => {
+  const work = (out: string) =>
+    runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", "0/3", "--out", out], {
+      perms: WORK_PERMS,
+    });
+  const long = `${f.dir}/${"r".repeat(250)}`;
+  const ok = await work(long);
+  assert.equal(ok.code, 0, ok.stderr);
+  const lines = async (p: string) => (await Deno.readTextFile(p)).trimEnd().split("\n").length;
+  assert.equal(await lines(long), await lines(_res(0)));
+  const tooLong = await work(`${f.dir}/${"s".repeat(256)}`);
+  assert.equal(tooLong.code, 2, tooLong.stderr);
+  assertCliCode(tooLong.stderr, "OUTPUT_WRITE");
 });

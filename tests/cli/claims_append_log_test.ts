@@ -241,3 +241,13 @@ Deno.test({
     }
   },
 });
+
+Deno.test("lockLog() takes the lock of a log whose name leaves no room for '.lock' under a shortened stem (review h103)", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const name = "c".repeat(252); // `<name>.lock` would be 257 bytes
+  const log = `${dir}/${name}`;
+  await Deno.writeTextFile(log, "");
+  const unlock = await lockLog(log);
+  assert.ok((await Deno.stat(`${dir}/${tempStem(name)}.lock`)).isFile);
+  await unlock();
+});

@@ -46,6 +46,48 @@ Deno.test("an empty input path or positional path is refused with USAGE_PATH (ex
   }
 });
 
+Deno.test("a file option given a path ending in '/' is refused with USAGE_PATH before any work, and nothing is written (review h103)", async () => {
+  const out = `${dir}/slash`;
+  await Deno.mkdir(out);
+  const lines = [
+    ["audit", "work", "--plan", MISSING, "--key", MISSING, "--shard", "0/1", "--out", `${out}/r/`],
+    ["bundle", MISSING, "--out", `${out}/b/`],
+    [
+      "claims",
+      "checkpoint",
+      "--log",
+      MISSING,
+      "--key",
+      MISSING,
+      "--origin",
+      "a/b",
+      "--out",
+      `${out}/c/`,
+    ],
+    [
+      "audit",
+      "plan",
+      "--log",
+      MISSING,
+      "--k",
+      "1",
+      "--randomness",
+      "00",
+      "--round",
+      "1",
+      "--out",
+      `${out}/p/`,
+    ],
+  ];
+  for (const args of lines) {
+    const r = await runBitaudit(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assertCliCode(r.stderr, "USAGE_PATH");
+    assert.match(r.stderr, /ends in '\/'/);
+  }
+  assert.deepEqual([...Deno.readDirSync(out)], []);
+});
+
 Deno.test("generateKeys() refuses a prefix without a file name and writes nothing", async () => {
   const keys = `${dir}/keys`;
   await Deno.mkdir(keys);

@@ -59,4 +59,9 @@ Deno.test("readTextFile() says why a named file cannot be read: no such file, or
     () => readTextFile(dir, { maxBytes: 1024 }),
     /Cannot read '.*': not a regular file \(a folder\)$/,
   );
+  // Any other cause is named by the system's message, not as "Error" (review h103).
+  await assert.rejects(
+    () => readTextFile(`${dir}/${"q".repeat(256)}`, { maxBytes: 1024 }),
+    /Cannot read '.*': File name too long \(os error 36\)/,
+  );
 });

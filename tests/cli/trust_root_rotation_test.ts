@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import {
+  buildTrustRoot,
   encodePublicKeyPem,
   generateKeyPair,
   keyId,
+  MAX_TRUST_ROOT_KEYS,
   parseTrustRoot,
 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
@@ -177,4 +179,47 @@ Deno.test("key trust-root with more keys than a trust root holds is refused (USA
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("key trust-root refuses an empty or impossible window time by its flag (USAGE_TIME) and writes nothing: an empty --valid-until had set no end (review h103)", async () => {
+  const cases: [string, string][] = [
+    ["--valid-until", ""],
+    ["--valid-from", "2026-02-30T00:00:00Z"],
+    ["--valid-from", ""],
+  ];
+  for (const [flag, value] of cases) {
+    const out = `${f.dir}/window-${flag.slice(2)}-${value.length}.json`;
+    const r = await runBitaudit([
+      "key",
+      "trust-root",
+      "--pub",
+      stranger.publicKey,
+      flag,
+      value,
+      "--out",
+      out,
+    ]);
+    assert.equal(r.code, 2, `${flag} '${value}': ${r.stderr}`);
+    assertCliCode(r.stderr, "USAGE_TIME");
+    assert.match(r.stderr, new RegExp(`Cannot use ${flag} `));
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  }
+});
+
+Deno.test("key trust-root --extend past the key limit is a usage error (USAGE_TRUST), not a trust root that cannot be read (review h103)", async () => {
+  const pubs = await Promise.all(
+    Array.from({ length: MAX_TRUST_ROOT_KEYS }, async () => (await generateKeyPair()).publicKey),
+  );
+  const full = `${f.dir}/full-root.json`;
+  await Deno.writeTextFile(
+    full,
+    JSON.stringify(buildTrustRoot(pubs, { start: "2026-01-01T00:00:00Z" })),
+  );
+  const out = `${f.dir}/over-full.json`;
+  const r = await runBitaudit([
+    ...["key", "trust-root", "--extend", full, "--pub", stranger.publicKey, "--out", out],
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "USAGE_TRUST");
+  await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });

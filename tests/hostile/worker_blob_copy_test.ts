@@ -52,10 +52,10 @@ async function workedWithoutFirstInput(falsify: unknown[]) {
       ...["audit", "merge", "--plan", PLAN, RESULTS, "--key", f.key, "--worker-pub", f.worker.pub],
       ...["--out", `${f.dir}/${out}`, "--time", "2026-06-01T12:00:00Z", ...extra],
     ]);
-  return { dir: f.dir, COPY, blamed, merge };
+  return { f, PLAN, dir: f.dir, COPY, blamed, merge };
 }
 
-const { dir, COPY, blamed, merge } = await workedWithoutFirstInput([]);
+const { f, PLAN, dir, COPY, blamed, merge } = await workedWithoutFirstInput([]);
 
 Deno.test("audit merge recomputes a worker's committed-input FAIL: the inspector's blobs hold the input, so it refuses to sign the prover's FAIL (MERGE_REVERIFY_MISMATCH, blaming the worker's copy)", async () => {
   const r = await merge("merged-full", []);
@@ -110,4 +110,23 @@ Deno.test("on a log with a falsified record, a worker blaming that record's inpu
   ]);
   assert.equal(copy.code, 1, copy.stderr);
   assert.equal(JSON.parse(copy.stdout).verdict, "FAILED");
+});
+
+Deno.test("audit merge --reverify whose own --blobs lack an input the worker read names the inspector's copy, not the worker, as the one to mend (review h103)", async () => {
+  const FULL = `${dir}/results-full.jsonl`;
+  const work = await runBitaudit([
+    ...["audit", "work", "--plan", PLAN, "--shard", "0/1", "--out", FULL],
+    ...["--key", f.worker.key, "--threads", "1"],
+  ]);
+  assert.equal(work.code, 0, work.stderr);
+  const r = await runBitaudit([
+    ...["audit", "merge", "--plan", PLAN, FULL, "--key", f.key, "--worker-pub", f.worker.pub],
+    ...["--out", `${dir}/merged-short`, "--time", "2026-06-01T12:00:00Z"],
+    ...["--reverify", String(K), "--blobs", COPY],
+  ]);
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stderr}`);
+  assertCliCode(r.stderr, "MERGE_REVERIFY_MISMATCH");
+  assert.match(r.stderr, /this inspector's blob folder \(--blobs\) is not the worker's/);
+  assert.doesNotMatch(r.stderr, /its results are not to be trusted/);
+  await assert.rejects(Deno.stat(`${dir}/merged-short`), Deno.errors.NotFound);
 });

@@ -38,6 +38,8 @@ import { parseShardFlag } from "../shard_flag.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { makeParentDirs } from "../make_dirs.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { ownSibling } from "../temp_sibling.ts";
+import { ioCause } from "../io_cause.ts";
 
 /**
  * Builds the `audit work` command.
@@ -103,7 +105,7 @@ async function _work(
   options: { store: AssetStore; blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<number> {
   const { planDigest, log, items, out, key, build } = target;
-  const partial = `${out}.partial`;
+  const partial = ownSibling(out, ".partial");
   const workers = workerKeys([key.publicKey]);
   const { lines, found } = await resumePartial(partial, { planDigest, items, workers, build });
   const resumed = lines.size;
@@ -139,7 +141,7 @@ async function _alreadyDone(
     await Deno.lstat(out);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
+    throw new InputError("OUTPUT_WRITE", `Cannot write '${out}': ${ioCause(e)}`);
   }
   const refuse = (why: string): never => {
     throw new InputError("OUTPUT_EXISTS", `Cannot write '${out}': it exists and ${why}`);

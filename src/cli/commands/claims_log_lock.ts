@@ -18,7 +18,7 @@ import { basename, dirname, join } from "node:path";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { ioCause } from "../io_cause.ts";
-import { tempSiblingPattern } from "../temp_sibling.ts";
+import { ownSibling, tempSiblingPattern } from "../temp_sibling.ts";
 
 /** Tries before giving up when the lock file keeps being replaced under this append. */
 const _TRIES = 8;
@@ -40,7 +40,7 @@ const _TRIES = 8;
  * ```
  */
 export async function lockLog(path: string): Promise<() => Promise<void>> {
-  const lock = `${path}.lock`;
+  const lock = ownSibling(path, ".lock");
   for (let i = 0; i < _TRIES; i++) {
     const held = await _take(path, lock);
     if (held === null) continue;

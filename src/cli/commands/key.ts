@@ -15,11 +15,13 @@ import {
   keyId,
   MAX_TRUST_ROOT_KEYS,
   parseDrandChainInfo,
+  parseRfc3339,
   parseTrustRoot,
   trustedDrandChains,
   trustedTsaAnchors,
 } from "../../attest/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
+import { quoteShort } from "../../escape_text.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
@@ -122,6 +124,17 @@ export function keyCommand(): Command {
       if (opts.revokeReason !== undefined && opts.revoke === undefined) {
         throw new InputError("USAGE", "Cannot use --revoke-reason without --revoke");
       }
+      // Each window flag is read as a time here, where its flag can be named (an empty
+      // --valid-until had set no end at all, and a bad --valid-from was blamed on the root).
+      for (
+        const [flag, value] of [
+          ["--valid-from", opts.validFrom],
+          ["--valid-until", opts.validUntil],
+          ["--prover-valid-from", opts.proverValidFrom],
+        ] as const
+      ) {
+        if (value !== undefined) _windowTime(flag, value);
+      }
       const end = keyTimeArgs(opts.end ?? [], "--end");
       const revoke = keyTimeArgs(opts.revoke ?? [], "--revoke");
       const readPem = async (file: string) =>
@@ -152,7 +165,7 @@ export function keyCommand(): Command {
       }
       const root = buildTrustRoot(pubs, {
         start: opts.validFrom,
-        ...(opts.validUntil ? { end: opts.validUntil } : {}),
+        ...(opts.validUntil === undefined ? {} : { end: opts.validUntil }),
         ...(provers.length === 0
           ? {}
           : { provers: { keys: provers, start: opts.proverValidFrom ?? opts.validFrom } }),
@@ -164,6 +177,12 @@ export function keyCommand(): Command {
         root,
         { end, revoke, ...(opts.revokeReason === undefined ? {} : { reason: opts.revokeReason }) },
       );
+      if (doc.keys.length > MAX_TRUST_ROOT_KEYS) {
+        throw new UsageError(
+          "USAGE_TRUST",
+          `Cannot extend the trust root: it would list ${doc.keys.length} keys, at most ${MAX_TRUST_ROOT_KEYS}`,
+        );
+      }
       const text = JSON.stringify(doc, null, 2) + "\n";
       // Validated as `check` will read it: a root that check would refuse is never written
       // (a time that is not RFC 3339, an end before the start, the same key twice).
@@ -202,6 +221,20 @@ export function keyCommand(): Command {
       }
     });
   return addCommandHelp(cmd);
+}
+
+/** Refuses a window flag that is not an RFC 3339 time, naming the flag. */
+function _windowTime(flag: string, value: string): void {
+  try {
+    parseRfc3339(value);
+  } catch {
+    throw new UsageError(
+      "USAGE_TIME",
+      `Cannot use ${flag} ${
+        quoteShort(value)
+      }: expected an RFC 3339 time (e.g. 2026-05-01T00:00:00Z)`,
+    );
+  }
 }
 
 /** `--valid-from` when none is given. */
