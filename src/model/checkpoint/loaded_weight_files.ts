@@ -129,7 +129,10 @@ export function weightMetadataFinding(
     if (!v5 && (m.format === null || !HF4_FORMATS.includes(m.format))) {
       return {
         kind: "contradiction",
-        reason: `HF Transformers refuses to load weight file ${quoteShort(name, 80)}: its ${said} is not ` +
+        reason:
+          `HF Transformers refuses to load weight file ${
+            quoteShort(name, 80)
+          }: its ${said} is not ` +
           "one load_state_dict accepts (pt, tf, flax, mlx)",
       };
     }
