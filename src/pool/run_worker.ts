@@ -1,7 +1,7 @@
 /**
  * A pool worker: pulls one work order at a time from the shared consumer, checks it against its
- * own claim log, recomputes it, publishes the result signed with its own key and only then acks
- * the order. While an item
+ * own claim log, recomputes it, publishes the result signed with its own key (naming the serve
+ * whose order it answers, as the order names it) and only then acks the order. While an item
  * is being recomputed it sends `working()` heartbeats every third of the ack wait, so a live
  * worker keeps its item; a worker that dies stops them, and the server redelivers the item to
  * another worker after the ack wait.
@@ -143,7 +143,14 @@ async function _one(
   const beat = setInterval(() => m.working(), every);
   let line: string;
   try {
-    const r = await workItem(o.ctx, { planDigest: order.plan, log: o.log, item });
+    // The order's serve id goes into the signed result: the serve that ordered it can tell it
+    // from an earlier serve's result replayed on the stream.
+    const r = await workItem(o.ctx, {
+      planDigest: order.plan,
+      log: o.log,
+      item,
+      serve: order.serve,
+    });
     line = (await o.sign(r)).trimEnd();
   } finally {
     clearInterval(beat);

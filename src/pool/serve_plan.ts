@@ -1,10 +1,18 @@
 /**
  * The coordinator of a worker pool: publishes a plan's work orders on the work-queue stream and
  * collects worker-signed item results until every planned item has one or the time is up. Each
- * serve publishes under its own message ids (a fresh serve id with the item digest): the server
- * drops a message whose id it saw within its duplicate window, and a serve purges its plan's
- * orders when it ends, so ids shared between serves would let a plan served again soon after
- * (a retry after a timeout or an error) publish nothing and wait out its timeout. Anyone who reaches the server can publish on the results subject: a
+ * serve has its own id (a random UUID), which its work orders carry and its workers sign into
+ * their results: a result is thus bound to the serve that ordered it. With `fresh`, only results
+ * bearing this serve's id are merged: an earlier serve's result, however validly signed, is
+ * skipped (counted unread when stored before this serve began, named when it arrives after:
+ * a replay of stored bytes, which anyone reaching the server can send, or an earlier serve's
+ * worker answering late), so that no stored result can stop a serve meant to leave them behind;
+ * without it, earlier serves' results of the plan are read too (a serve resumes where another
+ * stopped). The serve id also names the message ids the orders are published under (with the
+ * item digest): the server drops a message whose id it saw within its duplicate window, and a
+ * serve purges its plan's orders when it ends, so ids shared between serves would let a plan
+ * served again soon after (a retry after a timeout or an error) publish nothing and wait out its
+ * timeout. Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; so are an
  * accepted worker's results this version cannot read (another version's format, a result that
@@ -17,8 +25,9 @@
  * compared. Redelivered items, and replays of a signed result, can give several results
  * for one item: one is kept per item (the lowest worker key's, as the merge keeps), each later one
  * is compared with it on arrival and dropped (counted) when it agrees bit for bit, and a
- * disagreeing one stops the collection as it stops the merge. What is held thus stays bounded by
- * the plan's items, however many messages arrive.
+ * disagreeing one stops the collection as it stops the merge (with `fresh`, both then answer this
+ * serve's orders: a disagreement among this serve's workers, not a replay). What is held thus
+ * stays bounded by the plan's items, however many messages arrive.
  *
  * @module
  */
@@ -61,14 +70,18 @@ export interface ServeOptions {
   readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
   /** Called for each message skipped (its name and why). */
   readonly onSkipped?: ((where: string, why: string) => void) | undefined;
-  /** Called once the work orders are published, with their number, before results are awaited. */
-  readonly onPublished?: ((items: number) => void) | undefined;
+  /**
+   * Called once the work orders are published, with their number and this serve's id (which the
+   * results answering them carry), before results are awaited.
+   */
+  readonly onPublished?: ((items: number, serve: string) => void) | undefined;
   /** Called after each result with (items with a result, planned items). */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
   /**
-   * Read only the results stored after this serve began (`audit serve --fresh`): a result an
-   * earlier serve left on the server (one that a re-verification refused, say) is skipped
-   * unread and counted in {@link ServedResults.stale}.
+   * Merge only the results of this serve's orders (`audit serve --fresh`): a result an earlier
+   * serve left on the server (one that a re-verification refused, say) is skipped, unread and
+   * counted in {@link ServedResults.stale} when stored before this serve began, named in
+   * `onSkipped` when it arrives after (replayed, or an earlier serve's worker answering late).
    */
   readonly fresh?: boolean | undefined;
 }
@@ -120,6 +133,8 @@ export async function servePlan(
     filter_subjects: resultSubject(planDigest),
   });
   const purge = () => jsm.streams.purge(WORK_STREAM, { filter: workSubject(planDigest) });
+  // This serve's id: its orders carry it, its workers sign it into their results.
+  const serve = crypto.randomUUID();
   let before: number;
   try {
     // The last result stored before this serve's orders exist: what follows answers them.
@@ -130,8 +145,7 @@ export async function servePlan(
   try {
     // Published before the results are consumed (the stream keeps what arrives meanwhile): a
     // failed publish then leaves no consumer open to wait on.
-    const serve = crypto.randomUUID();
-    for (const order of workOrders(plan, planDigest)) {
+    for (const order of workOrders(plan, { planDigest, serve })) {
       await js.publish(workSubject(planDigest), encodeWorkOrder(order), {
         msgID: `${serve}.${order.item.item}`,
       });
@@ -140,7 +154,7 @@ export async function servePlan(
     await purge().catch(() => {});
     throw _server("publish the work orders", e);
   }
-  options.onPublished?.(plan.items.length);
+  options.onPublished?.(plan.items.length, serve);
   const messages = await consumer.consume();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -175,8 +189,13 @@ export async function servePlan(
         options.onSkipped?.(where, r.skip);
         continue;
       }
-      const why = _unwanted(r, { planned, planDigest, build, leftover: m.seq <= before }) ??
-        _inadmissible(admit, r);
+      const why = _unwanted(r, {
+        planned,
+        planDigest,
+        build,
+        leftover: m.seq <= before,
+        serve: options.fresh === true ? serve : null,
+      }) ?? _inadmissible(admit, r);
       if (why !== null) {
         options.onSkipped?.(where, why);
         continue;
@@ -211,7 +230,8 @@ export async function servePlan(
  * Why an accepted worker's result is not one this serve can merge, or null. A result of another
  * version is skipped whenever it arrived: before this serve began it is a leftover of an earlier
  * serve; after, a worker of that version is in the pool, or someone replayed stored bytes (which
- * anyone can), so it must not stop the serve either.
+ * anyone can), so it must not stop the serve either. With `serve` (a fresh serve's id), a result
+ * that does not name it answers no order of this serve and is skipped likewise.
  */
 function _unwanted(
   r: AttributedResult,
@@ -220,11 +240,20 @@ function _unwanted(
     planDigest: string;
     build: Build;
     leftover: boolean;
+    serve: string | null;
   },
 ): string | null {
   const who = `worker ${r.worker.slice(0, 16)}'s result`;
   if (r.result.plan !== o.planDigest || !o.planned.has(r.result.item)) {
     return `${who} is for item ${r.result.item.slice(0, 16)}, which this plan does not hold`;
+  }
+  if (o.serve !== null && r.result.serve !== o.serve) {
+    const theirs = r.result.serve === undefined
+      ? "no serve (a shard's result)"
+      : `another serve (${r.result.serve})`;
+    return `${who} for record ${r.result.result.index} answers ${theirs}, not this one ` +
+      `(${o.serve}): --fresh merges only this serve's results (stored bytes replayed, or an ` +
+      "earlier serve's worker answering late); the item waits for this serve's";
   }
   const own = o.build;
   const theirs = resultBuild(r.result);

@@ -1,6 +1,6 @@
 /**
- * Field shapes shared by the documents an audit exchanges (plans, work orders), and the reader
- * of their common part, a plan item.
+ * Field shapes shared by the documents an audit exchanges (plans, work orders, item results), and
+ * the reader of their common part, a plan item.
  *
  * @module
  */
@@ -9,6 +9,12 @@ import type { PlanItem } from "./audit_plan.ts";
 
 /** A SHA-256 digest in lowercase hex. */
 export const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * The id of one `audit serve`: a random UUID in lowercase hex (`crypto.randomUUID()`), carried by
+ * its work orders and echoed in the results its workers sign.
+ */
+export const SERVE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A plan item (see `PlanItem`). */
 export const PLAN_ITEM_SHAPE: Shape = {

@@ -3,13 +3,16 @@
  * verdict signs), the worker's identity and asset digests, and its timing. Encoded as one line of
  * RFC 8785 canonical JSON and read back strictly (every byte committed, the result consistent
  * with its status); between machines it travels signed by the worker that computed it
- * (`signItemResult` in `attest/`). Timing is informative: never compared.
+ * (`signItemResult` in `attest/`). Timing is informative: never compared. A pool worker's result
+ * names the serve whose work order it answers (`serve`), so that signed bytes replayed on the
+ * results stream cannot pass for an answer to a later serve; a shard's result (`audit work`)
+ * names none.
  *
  * @module
  */
 import { canonicalJson } from "../claims/mod.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64 } from "./_shapes.ts";
+import { HEX64, SERVE_ID } from "./_shapes.ts";
 import { parseRecordResult } from "./parse_record_result.ts";
 import type { RecordResult } from "./record_result.ts";
 
@@ -34,6 +37,12 @@ export interface ItemResult {
   readonly plan: string;
   /** The item digest (from the plan). */
   readonly item: string;
+  /**
+   * The id of the serve whose work order this answers (`audit serve`, echoed by the pool worker
+   * from the order); absent on a shard's result (`audit work`), which no serve ordered. Signed
+   * with the rest, never merged into the verdict.
+   */
+  readonly serve?: string;
   /** The record's result, as the verdict statement binds it. */
   readonly result: RecordResult;
   /** Who computed it. */
@@ -92,7 +101,7 @@ export function parseItemResult(line: string, where: string): ItemResult {
     code: "RESULT_INVALID",
     action: `read result '${where}'`,
   });
-  const o = exactObject(value, { where: "line", shape: TOP, bad });
+  const o = exactObject(value, { where: "line", shape: TOP, optional: ["serve"], bad });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
   const w = exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
   const t = exactObject(o.timing, {
@@ -117,6 +126,7 @@ export function parseItemResult(line: string, where: string): ItemResult {
     format: ITEM_RESULT_FORMAT,
     plan: o.plan as string,
     item: o.item as string,
+    ...(Object.hasOwn(o, "serve") ? { serve: o.serve as string } : {}),
     result: parseRecordResult(o.result, { bad }),
     verifier: {
       version: w.version as string,
@@ -140,6 +150,7 @@ const TOP: Shape = {
   format: "string",
   plan: HEX64,
   item: HEX64,
+  serve: SERVE_ID,
   result: "object",
   verifier: "object",
   assets: "object",

@@ -168,7 +168,8 @@ export function mergeAdmission(
  * @param prior the result kept so far for the item (undefined: none yet)
  * @param later a later result of the same item
  * @returns the result to keep
- * @throws {InputError} `MERGE_CONFLICT` when the two disagree (naming both workers)
+ * @throws {InputError} `MERGE_CONFLICT` when the two disagree (naming both workers, or the one
+ *   worker that signed both)
  * @example
  * ```ts ignore
  * kept.set(r.result.item, keptDuplicate(kept.get(r.result.item), r));
@@ -181,14 +182,13 @@ export function keptDuplicate(
   if (prior === undefined) return later;
   const r = later.result;
   if (resultBytes(prior.result) !== resultBytes(r)) {
-    throw new InputError(
-      "MERGE_CONFLICT",
-      `Cannot merge record ${r.result.index}: workers ${
-        prior.worker.slice(0, 16)
-      } (${prior.result.result.status}) and ${
+    const [a, b] = [prior.result.result.status, r.result.status];
+    const who = prior.worker === later.worker
+      ? `worker ${later.worker.slice(0, 16)} signed two different results for it (${a}, then ${b})`
+      : `workers ${prior.worker.slice(0, 16)} (${a}) and ${
         later.worker.slice(0, 16)
-      } (${r.result.status}) disagree`,
-    );
+      } (${b}) disagree`;
+    throw new InputError("MERGE_CONFLICT", `Cannot merge record ${r.result.index}: ${who}`);
   }
   return later.worker < prior.worker ? later : prior;
 }

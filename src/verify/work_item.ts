@@ -58,7 +58,8 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  *
  * @param ctx assets, blobs, walker and engine name
  * @param target the SHA-256 of the plan's bytes, the log (checked with {@link checkPlanLog} or
- *   `checkWorkOrder`) and the item
+ *   `checkWorkOrder`), the item, and the id of the serve whose work order asked for it (a pool
+ *   worker's: echoed in the result; none for a shard's item)
  * @returns the item result (problems of the record itself are results, not exceptions)
  * @example
  * ```ts ignore
@@ -67,7 +68,7 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  */
 export async function workItem(
   ctx: WorkContext,
-  target: { planDigest: string; log: ClaimLog; item: PlanItem },
+  target: { planDigest: string; log: ClaimLog; item: PlanItem; serve?: string | undefined },
 ): Promise<ItemResult> {
   const t0 = performance.now();
   // The item's own view of the assets: its result names what this recomputation read (and what
@@ -82,6 +83,7 @@ export async function workItem(
     format: ITEM_RESULT_FORMAT,
     plan: target.planDigest,
     item: target.item.item,
+    ...(target.serve !== undefined ? { serve: target.serve } : {}),
     result,
     verifier: workerInfo(ctx.engine),
     assets: { "tables/manifest.json": store.manifestSha256, ...store.used() },

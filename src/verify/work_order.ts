@@ -1,8 +1,10 @@
 /**
  * A work order: one plan item with what a worker needs to check it belongs to the audit and to
- * its log (the plan digest, audit id, log id, root, seed and population), so a pool worker can recompute
- * it without the plan file. Encoded as canonical JSON, read back strictly, checked by recomputing
- * the item digest.
+ * its log (the plan digest, audit id, log id, root, seed and population), so a pool worker can
+ * recompute it without the plan file, and the id of the serve that ordered it, which the worker
+ * echoes in the result it signs (so a serve can tell its own results from an earlier serve's,
+ * replayed). Encoded as canonical JSON, read back strictly, checked by recomputing the item
+ * digest.
  *
  * @module
  */
@@ -11,11 +13,11 @@ import { quoteShort } from "../escape_text.ts";
 import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, readPlanItem } from "./_shapes.ts";
+import { HEX64, readPlanItem, SERVE_ID } from "./_shapes.ts";
 import { planItemMismatch } from "./plan_item_log.ts";
 
 /** Format tag of work orders. */
-export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v2";
+export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v3";
 
 /** One item to recompute, self-describing. */
 export interface WorkOrder {
@@ -23,6 +25,11 @@ export interface WorkOrder {
   readonly format: typeof WORK_ORDER_FORMAT;
   /** SHA-256 of the plan's bytes. */
   readonly plan: string;
+  /**
+   * The id of the serve that published the order (`SERVE_ID`: a random UUID, one per serve): the
+   * worker signs it into its result, so a result is bound to the serve that ordered it.
+   */
+  readonly serve: string;
   /** The plan's audit id (bound by the item digest). */
   readonly auditId: string;
   /**
@@ -44,18 +51,29 @@ export interface WorkOrder {
  * The work orders of a plan, in selection order.
  *
  * @param plan the plan
- * @param planDigest SHA-256 of its bytes
+ * @param options `planDigest` (SHA-256 of the plan's bytes) and the `serve` id ordering them (a
+ *   random UUID in lowercase hex, one per serve)
  * @returns one order per item
+ * @throws {RangeError} when `serve` is not a lowercase UUID
  * @example
  * ```ts ignore
- * for (const o of workOrders(plan, planDigest)) await publish(encodeWorkOrder(o));
+ * const serve = crypto.randomUUID();
+ * for (const o of workOrders(plan, { planDigest, serve })) await publish(encodeWorkOrder(o));
  * ```
  */
-export function workOrders(plan: AuditPlan, planDigest: string): WorkOrder[] {
+export function workOrders(
+  plan: AuditPlan,
+  options: { readonly planDigest: string; readonly serve: string },
+): WorkOrder[] {
   const { auditId, logId, logRoot, seed, population } = plan;
+  const { planDigest, serve } = options;
+  if (!SERVE_ID.test(serve)) {
+    throw new RangeError(`Cannot order items: serve id '${serve}' is not a lowercase UUID`);
+  }
   return plan.items.map((item) => ({
     format: WORK_ORDER_FORMAT,
     plan: planDigest,
+    serve,
     auditId,
     logId,
     logRoot,
@@ -97,6 +115,7 @@ export function parseWorkOrder(text: string): WorkOrder {
   const order: WorkOrder = {
     format: WORK_ORDER_FORMAT,
     plan: o.plan as string,
+    serve: o.serve as string,
     auditId: o.auditId as string,
     logId: o.logId as string,
     logRoot: o.logRoot as string,
@@ -150,6 +169,7 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
 const ORDER: Shape = {
   format: "string",
   plan: HEX64,
+  serve: SERVE_ID,
   auditId: "string",
   logId: "string",
   logRoot: HEX64,

@@ -23,7 +23,7 @@ const jsm = await jetstreamManager(nc);
 await ensureStreams(jsm, { ackWaitMs: 60_000, maxDeliver: 5 });
 const js = jetstream(nc);
 await js.publish(resultSubject(planDigest), "not a signed result");
-const [order] = workOrders(plan, planDigest);
+const [order] = workOrders(plan, { planDigest, serve: crypto.randomUUID() });
 const forged = { ...order!, logRoot: "00".repeat(32) };
 const item = { ...forged.item, item: itemDigest(forged, forged.item) };
 await js.publish(workSubject(planDigest), encodeWorkOrder({ ...forged, item }));

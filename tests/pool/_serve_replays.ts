@@ -8,8 +8,11 @@
  * verifier version stored before the serve begins, the current ones after), `stale-late` (a result
  * of another verifier version first, once the serve has published its orders), `unreadable` (a
  * result of another version in another format, stored before the serve and replayed after it),
- * `misattributed` (an item's result about another record, before the current ones) or `conflict`
- * (two disagreeing results of one item).
+ * `misattributed` (an item's result about another record, before the current ones), `conflict`
+ * (two disagreeing results of one item), `fresh-replay` (a fresh serve: once its orders are out,
+ * an earlier serve's result and a shard's, both disagreeing with the current one and signed by the
+ * same worker, then the results of this serve's orders) or `resume` (a serve that is not fresh:
+ * the results of an earlier serve's orders, stored before it began).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -44,6 +47,8 @@ const [r0, r1, r2] = current as [ItemResult, ItemResult, ItemResult];
 const line = (result: ItemResult, worker: string) =>
   JSON.stringify({ worker, line: encodeItemResult(result).trimEnd() });
 
+/** The id of an earlier serve of the plan. */
+const EARLIER = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
 const messages: string[] = [];
 // Stored before servePlan starts (a leftover of an earlier serve of the plan).
 const leftovers: string[] = [];
@@ -68,9 +73,22 @@ if (scenario === "replay") {
   // disagreement with the current result of item 0 must not be what stops the serve.
   messages.push(line({ ...r0, result: r1.result }, "aa".repeat(32)));
   for (const r of current) messages.push(line(r, "bb".repeat(32)));
-} else {
+} else if (scenario === "resume") {
+  for (const r of current) leftovers.push(line({ ...r, serve: EARLIER }, "bb".repeat(32)));
+} else if (scenario === "conflict") {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
+} else if (scenario !== "fresh-replay") throw new Error(`unknown scenario ${scenario}`);
+
+/** Once the serve's orders are out: the scenario's messages that name the serve's id. */
+function ordered(serve: string): string[] {
+  if (scenario !== "fresh-replay") return messages;
+  const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
+  return [
+    line({ ...other, serve: EARLIER }, "bb".repeat(32)),
+    line(other, "bb".repeat(32)),
+    ...current.map((r) => line({ ...r, serve }, "bb".repeat(32))),
+  ];
 }
 
 async function publish(lines: readonly string[]): Promise<void> {
@@ -88,9 +106,9 @@ async function publish(lines: readonly string[]): Promise<void> {
 if (leftovers.length > 0) await publish(leftovers);
 const link = await connectNats(url!, "bitaudit-test-coordinator");
 const skipped: string[] = [];
-// `stale-late` and `unreadable` publish once the serve has begun (its orders are out); the others
-// at once.
-const late = scenario === "stale-late" || scenario === "unreadable";
+// `stale-late`, `unreadable` and `fresh-replay` publish once the serve has begun (its orders are
+// out); the others at once.
+const late = ["stale-late", "unreadable", "fresh-replay"].includes(scenario!);
 let published = late ? Promise.resolve() : publish(messages);
 const started = Date.now();
 try {
@@ -99,14 +117,15 @@ try {
     planDigest,
     queue: { ackWaitMs: 30_000, maxDeliver: 5 },
     timeoutMs: 60_000,
+    fresh: scenario === "fresh-replay",
     build: { version: VERSION, manifest: r0.assets["tables/manifest.json"]! },
     open: (text, where) => {
       const { worker, line } = JSON.parse(text);
       return Promise.resolve({ result: parseItemResult(line, where), worker });
     },
     onSkipped: (_where, why) => skipped.push(why),
-    onPublished: () => {
-      if (late) published = publish(messages);
+    onPublished: (_items, serve) => {
+      if (late) published = publish(ordered(serve));
     },
   });
   console.log(JSON.stringify({

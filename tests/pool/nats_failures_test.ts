@@ -2,13 +2,15 @@
  * The pool when the server fails it or leaves results behind: `audit serve` and a worker that
  * lose the server stop with NATS_SERVER (the serve signs nothing: missing items are not the
  * server's verdict), a server without JetStream is named as such, `--fresh` skips what earlier
- * serves left on the server, and `--reverify` without a log is refused before any order is out.
+ * serves left on the server (and their results replayed while it runs), and `--reverify` without
+ * a log is refused before any order is out.
  */
 import assert from "node:assert/strict";
 import { assertCliCode } from "../_assert_code.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
-import { startNatsServer } from "./_nats_server.ts";
+import { sha256Hex } from "../../src/sha256_hex.ts";
+import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
 
@@ -134,6 +136,65 @@ Deno.test("audit serve --fresh skips the results earlier serves left on the serv
       fresh.stderr,
       /^--fresh: skipped [2-9]\d* results stored before this serve began$/m,
     );
+  } finally {
+    await _end(children);
+    await nats.stop();
+  }
+});
+
+Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replayed after it began by a keyless peer: the mended worker's results are the verdict", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const children: Child[] = [];
+  try {
+    const plan = await poolPlan(f, { k: 2 });
+    const net = `--allow-net=${nats.hostPort}`;
+    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const serve = (out: string, more: string[]) =>
+      spawn([
+        "audit",
+        "serve",
+        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--timeout", "120", "--log", f.log],
+        ...["--json", ...more],
+      ], [read, `--allow-write=${f.dir}/${out}`, net]);
+    const worker = (blobs: string) =>
+      spawn([
+        "worker",
+        ...["--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--blobs", blobs],
+        ...["--threads", "1"],
+      ], [read, net]);
+    // The worker's blob folder lacks the records' inputs: it FAILs them on a committed input, which
+    // the serve's re-verification refuses (its results stay on the server).
+    await Deno.mkdir(`${f.dir}/no-blobs`);
+    const broken = worker(`${f.dir}/no-blobs`);
+    children.push(broken);
+    const first = await serve("first", []).done();
+    assert.equal(first.code, 2, first.stderr);
+    assertCliCode(first.stderr, "MERGE_REVERIFY_MISMATCH");
+    assert.match(first.stderr, /serve again with --fresh once the worker is mended/);
+    Deno.kill(broken.pid, "SIGTERM");
+    await broken.done();
+    // Once the mended worker's serve has begun, a peer with no key replays the stored FAILs (signed
+    // by the same worker key) ahead of the mended worker's results.
+    const second = serve("second", ["--fresh"]);
+    children.push(second);
+    await second.waitFor(/^published 2 work orders/m, "stderr");
+    const digest = sha256Hex(await Deno.readFile(plan));
+    const replay = await runPoolClient(nats, "_replay_results.ts", { args: [digest] });
+    assert.deepEqual(JSON.parse(replay), { replayed: 2 });
+    children.push(worker(`${f.dir}/log/blobs`));
+    const s = await second.done();
+    assert.equal(s.code, 0, s.stderr);
+    assert.equal(JSON.parse(s.stdout).verdict, "PASSED");
+    const skipped = s.stderr.match(/^skipped BITAUDIT_RESULTS #\d+: .*$/gm) ?? [];
+    assert.equal(skipped.length, 2, s.stderr);
+    for (const line of skipped) {
+      assert.match(
+        line,
+        /'s result for record \d answers another serve \([0-9a-f-]{36}\), not this one/,
+      );
+    }
   } finally {
     await _end(children);
     await nats.stop();

@@ -112,7 +112,7 @@ Deno.test("a plan served again right after a serve that timed out is served, not
     assert.match(
       first.stderr,
       new RegExp(
-        `^published 2 work orders for plan ${prefix}…; waiting up to 1 s for .*worker`,
+        `^published 2 work orders for plan ${prefix}… \\(serve [0-9a-f-]{36}\\); waiting up to 1 s for .*worker`,
         "m",
       ),
     );

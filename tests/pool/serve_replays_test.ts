@@ -3,7 +3,9 @@
  * subject: replays of a signed result are compared with the kept one and dropped (counted), a
  * result of another verifier version, or one this version cannot read, is skipped while the item
  * waits for a current one (stored before the serve began or after: signed bytes can be replayed by
- * anyone), and two disagreeing results of one item stop the collection as they stop the merge.
+ * anyone), and two disagreeing results of one item stop the collection as they stop the merge. A
+ * fresh serve merges only the results of its own orders (each names the serve that ordered it):
+ * an earlier serve's, replayed, is skipped however it disagrees.
  */
 import assert from "node:assert/strict";
 import { VERSION } from "../../src/version.ts";
@@ -69,4 +71,22 @@ Deno.test("servePlan() skips an item's result about another record (as the merge
 Deno.test("servePlan() stops with MERGE_CONFLICT when two results of one item disagree", async () => {
   const got = await serveReplays("conflict");
   assert.equal(got.code, "MERGE_CONFLICT");
+});
+
+Deno.test("servePlan() with fresh skips an earlier serve's and a shard's result replayed after it began, signed by the same worker and disagreeing, and merges the results of its own orders", async () => {
+  const got = await serveReplays("fresh-replay");
+  assert.equal(got.results.length, got.items, JSON.stringify(got));
+  assert.equal(got.duplicates, 0);
+  assert.deepEqual(got.skipped.length, 2, JSON.stringify(got));
+  assert.match(
+    got.skipped[0],
+    /^worker b{16}'s result for record \d+ answers another serve \(0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\), not this one \([0-9a-f-]{36}\): --fresh merges only this serve's results/,
+  );
+  assert.match(got.skipped[1], /answers no serve \(a shard's result\), not this one/);
+});
+
+Deno.test("servePlan() without fresh merges the results of an earlier serve's orders (a serve resumes where another stopped)", async () => {
+  const got = await serveReplays("resume");
+  assert.equal(got.results.length, got.items, JSON.stringify(got));
+  assert.deepEqual(got.skipped, []);
 });

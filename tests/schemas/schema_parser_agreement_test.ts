@@ -68,7 +68,14 @@ const SEEDS: Record<SchemaName, unknown[]> = {
   ],
   "trust-root": files.trustRoots.map((t) => JSON.parse(t)),
   "audit-plan": [JSON.parse(files.plan)],
-  "item-result": files.signedResults.map((l) => payloadJson(l)),
+  "item-result": [
+    ...files.signedResults.map((l) => payloadJson(l)),
+    // A pool worker's result names the serve it answers (the demo's shard results name none).
+    {
+      ...payloadJson(files.signedResults[0]!),
+      serve: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+    },
+  ],
   "signed-item-result": files.signedResults.map((l) => JSON.parse(l)),
   "dsse-envelope": [JSON.parse(files.attestation), JSON.parse(files.announcement)],
   announcement: [payloadJson(files.announcement)],

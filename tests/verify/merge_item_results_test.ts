@@ -61,6 +61,30 @@ Deno.test("mergeItemResults() fails with MERGE_CONFLICT when two results of one 
   assert.throws(() => merge([other, ...results]), code("MERGE_CONFLICT"));
 });
 
+Deno.test("mergeItemResults() names the one worker that signed two different results of an item, not that worker twice", () => {
+  const other = { ...results[1]!, result: { ...results[1]!.result, reason: "other reason" } };
+  const same = new RegExp(
+    `^Cannot merge record ${other.result.index}: worker 7{16} signed two different results for ` +
+      `it \\(${results[1]!.result.status}, then ${other.result.status}\\)$`,
+  );
+  assert.throws(
+    () => merge([...results, other]),
+    (e: unknown) => same.test(String((e as Error).message)),
+  );
+  const two = () =>
+    mergeItemResults(plan, {
+      planDigest,
+      results: [
+        { result: results[1]!, worker: "aa".repeat(32) },
+        { result: other, worker: "bb".repeat(32) },
+      ],
+      build: ownBuild(ctx.store),
+    });
+  assert.throws(two, (e: unknown) =>
+    code("MERGE_CONFLICT")(e) &&
+    / workers a{16} \([A-Z_]+\) and b{16} \([A-Z_]+\) disagree$/.test((e as Error).message));
+});
+
 Deno.test("mergeItemResults() refuses a result whose fields contradict its status (RESULT_INCONSISTENT)", () => {
   const r = results[1]!;
   const passed = { ...r, result: { ...r.result, status: "PASS" as const } };
@@ -170,6 +194,24 @@ Deno.test("parseItemResult() reads its canonical line back and refuses anything 
     "not json",
   ];
   for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+});
+
+Deno.test("parseItemResult() reads back the serve id a pool worker signs into its result (a shard's has none), and refuses one that is not a lowercase UUID", () => {
+  const serve = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+  const pooled: ItemResult = { ...results[0]!, serve };
+  const line = encodeItemResult(pooled).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x"), pooled);
+  assert.equal("serve" in parseItemResult(encodeItemResult(results[0]!).trimEnd(), "x"), false);
+  const v = JSON.parse(line);
+  const bad = [
+    JSON.stringify({ ...v, serve: serve.toUpperCase() }),
+    JSON.stringify({ ...v, serve: serve.replaceAll("-", "") }),
+    JSON.stringify({ ...v, serve: null }),
+    JSON.stringify({ ...v, serve: 7 }),
+  ].map((b) => encodeItemResult(JSON.parse(b)).trimEnd());
+  for (const b of bad) assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b);
+  // The serve id is not what a verdict signs: a pool result and a shard's of one item agree.
+  assert.equal(merge([pooled, ...results]).duplicates, 1);
 });
 
 Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer back, and refuses a bad one (issue 17)", () => {

@@ -1,4 +1,4 @@
-/** `workItem()`: a result names the assets its own recomputation read. */
+/** `workItem()`: a result names the assets its own recomputation read, and the serve it answers. */
 import assert from "node:assert/strict";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import { loadClaimLog } from "../../src/cli/load_inputs.ts";
@@ -41,4 +41,13 @@ Deno.test("workItem() names the assets its item read and the context's own, not 
   for (const p of [...Object.keys(blockFirst.assets), ...Object.keys(after.assets)]) {
     if (p !== "tables/manifest.json") assert.ok(p in all, p);
   }
+});
+
+Deno.test("workItem() echoes the serve id of the order it answers, and a shard's item names none", async () => {
+  const serve = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+  const item = plan.items[0]!;
+  const pooled = await workItem(await context(), { planDigest, log, item, serve });
+  assert.equal(pooled.serve, serve);
+  const shard = await workItem(await context(), { planDigest, log, item });
+  assert.equal(Object.hasOwn(shard, "serve"), false);
 });

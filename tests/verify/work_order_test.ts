@@ -12,7 +12,8 @@ import { futureLog } from "./_future_log.ts";
 
 const log = futureLog(9);
 const plan = planAudit(log, { auditId: "w", randomness: "02".repeat(32), round: 4, k: 3 });
-const orders = workOrders(plan, auditPlanDigest(plan));
+const serve = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+const orders = workOrders(plan, { planDigest: auditPlanDigest(plan), serve });
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
 Deno.test("workOrders() round-trip through parseWorkOrder() and match their log", () => {
@@ -34,6 +35,23 @@ Deno.test("parseWorkOrder() refuses a non-canonical, unknown-field or re-targete
     encodeWorkOrder({ ...v, seed: "00".repeat(32) }),
   ];
   for (const b of bad) assert.throws(() => parseWorkOrder(b), code("ORDER_INVALID"), b);
+});
+
+Deno.test("workOrders() carry the serve's id, which parseWorkOrder() requires as a lowercase UUID", () => {
+  for (const o of orders) assert.equal(o.serve, serve);
+  const v = JSON.parse(encodeWorkOrder(orders[0]!));
+  const { serve: _, ...none } = v;
+  const bad = [
+    encodeWorkOrder(none),
+    encodeWorkOrder({ ...v, serve: serve.toUpperCase() }),
+    encodeWorkOrder({ ...v, serve: `${serve}0` }),
+    encodeWorkOrder({ ...v, serve: null }),
+  ];
+  for (const b of bad) assert.throws(() => parseWorkOrder(b), code("ORDER_INVALID"), b);
+  assert.throws(
+    () => workOrders(plan, { planDigest: auditPlanDigest(plan), serve: "one" }),
+    RangeError,
+  );
 });
 
 Deno.test("checkWorkOrder() refuses a worker log that is not the audit's", () => {
@@ -66,7 +84,10 @@ Deno.test("checkPlanLog() refuses a plan whose log id is not the log's (the id i
 });
 
 Deno.test("checkWorkOrder() refuses an order naming another log id than the worker's log", () => {
-  const renamed = workOrders({ ...plan, logId: "another-log" }, auditPlanDigest(plan))[0]!;
+  const renamed = workOrders({ ...plan, logId: "another-log" }, {
+    planDigest: auditPlanDigest(plan),
+    serve,
+  })[0]!;
   assert.equal(parseWorkOrder(encodeWorkOrder(renamed)).logId, "another-log");
   assert.throws(() => checkWorkOrder(renamed, log), code("PLAN_LOG_MISMATCH"));
   checkWorkOrder(orders[0]!, log);

@@ -59,7 +59,7 @@ export function auditServeCommand(): Command {
     .option("--timeout <s>", "seconds to wait for all results (then missing items)", "86400")
     .option(
       "--fresh",
-      "read only results stored after this serve began (skip what earlier serves left on the server)",
+      "merge only the results of this serve's orders (skip earlier serves' results, stored or replayed)",
     )
     .option(...REVERIFY_OPTION)
     .option("--log <file>", "claims.jsonl, to re-verify (default: beside the plan)")
@@ -109,10 +109,11 @@ export function auditServeCommand(): Command {
             },
             // Said on stderr whatever the terminal: with no worker yet the wait can last the
             // whole --timeout, and a log should show that the work is out and what has come back.
-            onPublished: (items) => {
+            onPublished: (items, serve) => {
               console.error(
-                `published ${items} work orders for plan ${planDigest.slice(0, 16)}…; waiting ` +
-                  `up to ${timeoutMs / 1000} s for \`bitaudit worker\` processes to return results`,
+                `published ${items} work orders for plan ${planDigest.slice(0, 16)}… (serve ` +
+                  `${serve}); waiting up to ${timeoutMs / 1000} s for \`bitaudit worker\` ` +
+                  "processes to return results",
               );
             },
             onProgress: (got, total) => {
