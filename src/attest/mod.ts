@@ -155,6 +155,7 @@ export {
   type WorkerKeys,
   workerKeys,
 } from "./signed_item_result.ts";
+export { AUDIT_PLAN_PAYLOAD_TYPE, signAuditPlan, verifyAuditPlan } from "./signed_audit_plan.ts";
 export { sign, type SignatureCheck, verify } from "./signature.ts";
 export { type DatedInput, signedBeforeInputs } from "./signed_before_inputs.ts";
 export {

@@ -1,13 +1,15 @@
 /**
- * The common end of `audit merge` and `audit serve`: the plan's trust evidence verified again
- * (exactly as `audit` verifies it), the workers' signed results merged, a random share of them
- * re-verified on this machine (`--reverify`), then the verdict signed and written. Nothing is
- * written unless every step succeeds.
+ * The common end of `audit merge` and `audit serve`: the plan's signatures verified with the keys
+ * that sign the verdict (the plan lies where workers can write: it is the inspector's word only
+ * under the inspector's signature) and its trust evidence verified again (exactly as `audit`
+ * verifies it), the workers' signed results merged, a random share of them re-verified on this
+ * machine (`--reverify`), then the verdict signed and written. Nothing is written unless every
+ * step succeeds.
  *
  * @module
  */
 import { type AssetStore, openAssetStore } from "../assets/mod.ts";
-import type { SigningKey, WorkerKeys } from "../attest/mod.ts";
+import { type SigningKey, verifyAuditPlan, type WorkerKeys } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -21,7 +23,7 @@ import {
   reverifyCount,
   reverifyResults,
 } from "../verify/mod.ts";
-import { escapeJsonText } from "../escape_text.ts";
+import { escapeJsonText, quoteForTerminal } from "../escape_text.ts";
 import { loadSigningKeys } from "./load_inputs.ts";
 import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
@@ -130,12 +132,13 @@ export interface MergeInputs {
 /**
  * Reads and checks the common flags of `audit merge` and `audit serve`: signing time and
  * `--reverify` first (usage errors before any file is read), then the plan, the inspector keys,
- * the worker keys, and the plan's trust evidence verified with those keys.
+ * the plan's signature by every one of them, the worker keys, and the plan's trust evidence
+ * verified with those keys.
  *
  * @param opts the command's options
  * @returns the inputs for {@link mergeAndSign}
  * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS`; {InputError} plan, key and
- *   trust evidence errors
+ *   trust evidence errors, `PLAN_SIGNATURE` (a plan that a `--key` did not sign)
  * @example
  * ```ts ignore
  * const inputs = await mergeInputs(opts);
@@ -155,6 +158,7 @@ export async function mergeInputs(
   checkReverifyFlag(opts.reverify);
   const { plan, planDigest } = await loadPlanFile(opts.plan);
   const keys = await loadSigningKeys(opts.key);
+  await verifyAuditPlan(plan, { keys: keys.map((k) => k.publicKey), where: opts.plan });
   const workers = await loadWorkerKeys(opts.workerPub);
   const trust = await planTrust(plan, keys);
   timeAfterTrustInputs(time, trust);
@@ -228,7 +232,7 @@ export async function mergeAndSign(
     await done(false);
     throw e;
   }
-  sayMerge(merged, { json: o.json });
+  sayMerge(merged, { json: o.json, announced: o.trust.announcement !== undefined });
   reportVerdict(merged.report, { out: o.out, json: o.json });
 }
 
@@ -316,27 +320,47 @@ async function _reverifyInputs(
 }
 
 /**
- * Tells on stderr which items had no result, how many duplicates agreed and how many results
- * were re-verified (stdout keeps the verdict, so `--json` output stays one document).
+ * Tells on stderr what was signed (the plan's audit id, its k, whether it was announced), which
+ * items had no result, how many duplicates agreed and how many results were re-verified (stdout
+ * keeps the verdict, so `--json` output stays one document).
  *
  * @param merged the merged audit
- * @param options `json`: one JSON line instead of text
+ * @param options `json`: one JSON line instead of text; `announced`: whether the plan carried a
+ *   (verified) announcement
  * @example
  * ```ts ignore
- * sayMerge(merged, { json: false });
+ * sayMerge(merged, { json: false, announced: true });
  * ```
  */
-export function sayMerge(merged: MergedAudit, options: { json: boolean }): void {
+export function sayMerge(
+  merged: MergedAudit,
+  options: { json: boolean; announced: boolean },
+): void {
   const { missing, duplicates, reverified } = merged;
+  const { auditId } = merged.report;
+  const { announced } = options;
+  const total = merged.report.results.length;
   const workers = new Set(merged.workers.filter((w) => w !== null)).size;
   if (options.json) {
     console.error(
       escapeJsonText(
-        JSON.stringify({ missing, duplicates, workers, reverified: reverified.length }),
+        JSON.stringify({
+          auditId,
+          k: total,
+          announced,
+          missing,
+          duplicates,
+          workers,
+          reverified: reverified.length,
+        }),
       ),
     );
   } else {
-    const total = merged.report.results.length;
+    console.error(
+      `signed audit ${quoteForTerminal(auditId)}: k ${total}, ${
+        announced ? "announced" : "not announced (the plan carries no announcement)"
+      }`,
+    );
     console.error(
       `merged ${
         total - missing.length

@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { MAX_CLOCK_SKEW_MS, parseRfc3339 } from "../attest/mod.ts";
+import { MAX_CLOCK_SKEW_MS, parseRfc3339, type SigningKey } from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -16,7 +16,7 @@ import {
   parseAuditPlan,
   planAudit,
 } from "../verify/mod.ts";
-import { loadClaimLog, loadSigningKey } from "./load_inputs.ts";
+import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { quoteForTerminal } from "../escape_text.ts";
@@ -26,26 +26,32 @@ export interface PlanFlags extends TrustInputFlags {
   readonly log: string;
   readonly k: string;
   readonly root?: string | undefined;
-  /** Inspector private keys, read for their public halves: one must have signed an announcement. */
-  readonly key?: readonly string[] | undefined;
+  /**
+   * Inspector private keys: they sign the plan (the keys that will sign the verdict), and one of
+   * them must have signed an announcement.
+   */
+  readonly key: readonly string[];
 }
 
 /**
- * Reads the log, verifies the trust inputs exactly as `audit` does, and plans the audit the flags
- * describe; the plan carries the trust evidence so that the merge binds the same.
+ * Reads the inspector keys and the log, verifies the trust inputs exactly as `audit` does, and
+ * plans the audit the flags describe; the plan carries the trust evidence so that the merge binds
+ * the same. The plan is returned unsigned, with the keys that are to sign it.
  *
  * @param o the flags as typed
- * @returns the log, the plan and the verified trust inputs
- * @throws {UsageError} `USAGE_NUMBER`, `USAGE_RANDOMNESS`, `USAGE_TRUST`; {InputError} log errors,
- *   trust input errors (see `loadTrustInputs`), `AUDIT_*`
+ * @returns the log, the plan, the verified trust inputs and the inspector keys
+ * @throws {UsageError} `USAGE_NUMBER`, `USAGE_RANDOMNESS`, `USAGE_KEYS`, `USAGE_TRUST`;
+ *   {InputError} key and log errors, trust input errors (see `loadTrustInputs`), `AUDIT_*`
  * @example
  * ```ts ignore
- * const { plan } = await planFromFlags({ log: "claims.jsonl", randomness: "ab", round: "7", k: "10" });
+ * const { plan, keys } = await planFromFlags({
+ *   log: "claims.jsonl", randomness: "ab", round: "7", k: "10", key: ["inspector.key"],
+ * });
  * ```
  */
 export async function planFromFlags(
   o: PlanFlags,
-): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs }> {
+): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs; keys: SigningKey[] }> {
   const k = intFlag(o.k, { flag: "--k", min: 1 });
   const root = rootFlag(o.root);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
@@ -55,14 +61,8 @@ export async function planFromFlags(
     );
   }
   if (o.round !== undefined) intFlag(o.round, { flag: "--round", min: 0 });
-  if (o.announcement !== undefined && (o.key === undefined || o.key.length === 0)) {
-    throw new UsageError(
-      "USAGE_TRUST",
-      "Cannot plan: --announcement needs the inspector's --key, whose signature it must carry",
-    );
-  }
+  const keys = await loadSigningKeys(o.key);
   const log = await loadClaimLog(o.log);
-  const keys = await Promise.all((o.key ?? []).map(loadSigningKey));
   const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
   const round = intFlag(trust.round, { flag: "--round", min: 0 });
   const plan = planAudit(log, {
@@ -73,7 +73,7 @@ export async function planFromFlags(
     expectedRoot: root,
     evidence: trust.evidence,
   });
-  return { log, plan, trust };
+  return { log, plan, trust, keys };
 }
 
 /**

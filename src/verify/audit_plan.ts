@@ -11,8 +11,11 @@ import { bytesToHex, canonicalJson, type ClaimLog, sha256Hex } from "../claims/m
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 
-/** Format tag of plan documents. */
-export const AUDIT_PLAN_FORMAT = "bitaudit/audit-plan/v2";
+/** Format tag of plan documents (v3: signed by the inspector). */
+export const AUDIT_PLAN_FORMAT = "bitaudit/audit-plan/v3";
+
+/** Most inspector signatures a plan carries (as many as the keys that may co-sign a verdict). */
+export const MAX_PLAN_SIGNATURES = 64;
 
 /** Domain of work-item digests. */
 export const AUDIT_ITEM_DOMAIN = "bitaudit/audit-item/v1";
@@ -52,6 +55,17 @@ export interface PlanEvidence {
   readonly announcementTimestamp?: string;
 }
 
+/**
+ * One inspector's signature over a plan, opaque here: `signAuditPlan` and `verifyAuditPlan`
+ * (src/attest) make and check it over the plan without its signatures.
+ */
+export interface PlanSignature {
+  /** Key id of the inspector key (SHA-256 of its SPKI DER, lowercase hex). */
+  readonly keyid: string;
+  /** Standard base64 of the 64-byte Ed25519 signature. */
+  readonly sig: string;
+}
+
 /** What an audit fixes before recomputation starts. */
 export interface AuditPlan {
   /** {@link AUDIT_PLAN_FORMAT}. */
@@ -76,6 +90,12 @@ export interface AuditPlan {
   readonly items: readonly PlanItem[];
   /** The trust evidence behind the randomness (empty for typed randomness without a checkpoint). */
   readonly evidence: PlanEvidence;
+  /**
+   * The inspectors' signatures over everything above (none in a plan {@link planAudit} returns;
+   * a plan file carries at least one: `audit plan --key` signs it, `audit merge` and `audit serve`
+   * verify it with the keys that sign the verdict).
+   */
+  readonly signatures: readonly PlanSignature[];
 }
 
 /** Inputs of {@link planAudit}. */
@@ -96,6 +116,8 @@ export interface PlanInputs {
 
 /**
  * Plans an audit: checks the root, derives the seed, draws the sample and lists the work items.
+ * The plan is unsigned (`signatures` empty): an audit run in one process uses it as it is; a plan
+ * written to a file for workers is signed first (`signAuditPlan`).
  *
  * @param log the claim log (parsed and chain-checked)
  * @param inputs audit id, randomness (hex), round, k, optional expected root
@@ -153,6 +175,7 @@ export function planAudit(log: ClaimLog, inputs: PlanInputs): AuditPlan {
     algorithm: SAMPLE_ALGORITHM,
     items,
     evidence: inputs.evidence ?? {},
+    signatures: [],
   };
 }
 

@@ -26,10 +26,12 @@ export {
   auditPlanDigest,
   encodeAuditPlan,
   itemDigest,
+  MAX_PLAN_SIGNATURES,
   planAudit,
   type PlanEvidence,
   type PlanInputs,
   type PlanItem,
+  type PlanSignature,
 } from "./audit_plan.ts";
 export { type AuditReport } from "./audit_report.ts";
 export {

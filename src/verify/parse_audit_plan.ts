@@ -2,7 +2,10 @@
  * Reads a plan back strictly: the text must be exactly the plan's canonical bytes (so duplicate
  * keys, unknown fields, reordered members or extra whitespace are all refused: every byte is
  * committed), every field has its type, and the seed, the sample and every item digest are
- * recomputed from the plan's own public inputs, so a plan cannot carry a hand-picked sample.
+ * recomputed from the plan's own public inputs, so a plan cannot carry a hand-picked sample. A plan
+ * file carries 1 to `MAX_PLAN_SIGNATURES` inspector signatures with distinct key ids, read here as
+ * opaque data: whoever signs the verdict verifies them (`verifyAuditPlan` in src/attest), a
+ * worker need not.
  *
  * @module
  */
@@ -12,8 +15,10 @@ import {
   type AuditPlan,
   encodeAuditPlan,
   itemDigest,
+  MAX_PLAN_SIGNATURES,
   type PlanEvidence,
   type PlanItem,
+  type PlanSignature,
 } from "./audit_plan.ts";
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
@@ -63,7 +68,27 @@ function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
     algorithm: o.algorithm as string,
     items,
     evidence: _evidence(o.evidence, bad),
+    signatures: _signatures(o.signatures, bad),
   };
+}
+
+function _signatures(v: unknown, bad: (why: string) => never): PlanSignature[] {
+  if (!Array.isArray(v) || v.length < 1) {
+    bad("'plan.signatures' must be a non-empty array (a plan is signed by `audit plan --key`)");
+  }
+  const list = v as unknown[];
+  if (list.length > MAX_PLAN_SIGNATURES) {
+    bad(`'plan.signatures' holds ${list.length} signatures, more than ${MAX_PLAN_SIGNATURES}`);
+  }
+  const seen = new Set<string>();
+  return list.map((s, i) => {
+    const where = `plan.signatures[${i}]`;
+    const o = exactObject(s, { where, shape: SIGNATURE_SHAPE, bad });
+    const keyid = o.keyid as string;
+    if (seen.has(keyid)) bad(`'${where}' repeats key ${keyid.slice(0, 16)}`);
+    seen.add(keyid);
+    return { keyid, sig: o.sig as string };
+  });
 }
 
 function _evidence(v: unknown, bad: (why: string) => never): PlanEvidence {
@@ -124,6 +149,13 @@ const PLAN_SHAPE: Shape = {
   algorithm: "string",
   items: "array",
   evidence: "object",
+  signatures: "array",
+};
+
+/** A key id and the standard base64 (padded) of a 64-byte signature. */
+const SIGNATURE_SHAPE: Shape = {
+  keyid: HEX64,
+  sig: /^[A-Za-z0-9+/]{85}[AQgw]==$/,
 };
 
 const EVIDENCE_SHAPE: Shape = {

@@ -69,7 +69,8 @@ Deno.test("audit reads and parses its signing keys before it recomputes anything
 
 Deno.test("audit's own options before a subcommand are refused (exit 2), never dropped: a sharded audit takes no --require-evidence", async () => {
   const plan = `${dir}/plan.json`;
-  const args = ["--log", MISSING, "--randomness", "00", "--round", "1", "--k", "1", "--out", plan];
+  const args = ["--log", MISSING, "--randomness", "00", "--round", "1", "--k", "1", "--out", plan]
+    .concat(["--key", MISSING]);
   const cases: [string[], string][] = [
     [["audit", "--require-evidence", "measured-on-gpu", "plan", ...args], "--require-evidence"],
     [
@@ -105,7 +106,8 @@ Deno.test("audit's own options before a subcommand are refused (exit 2), never d
 Deno.test("audit and audit plan refuse a malformed --root with USAGE_ROOT before reading anything", async () => {
   // Review h56: '00' and 64 G's were read as roots and reported as AUDIT_ROOT_MISMATCH.
   for (const root of ["00", "G".repeat(64), "a".repeat(63), "a".repeat(65)]) {
-    const plan = ["audit", "plan", "--log", MISSING, "--randomness", "00", "--round", "1"];
+    const plan = ["audit", "plan", "--log", MISSING, "--randomness", "00", "--round", "1"]
+      .concat(["--key", MISSING]);
     for (const args of [withFlag("--k", "1"), [...plan, "--k", "1", "--out", `${dir}/p.json`]]) {
       const r = await runBitaudit([...args, "--root", root]);
       assert.equal(r.code, 2, r.stderr);

@@ -23,8 +23,7 @@ const K = 16;
 const PLAN = `${f.log.replace(/claims\.jsonl$/, "")}plan.json`;
 const W = ["--key", f.worker.key];
 const WORK_PERMS = ["--allow-read", "--allow-write", "--allow-env=JOB_COMPLETION_INDEX"];
-const planArgs = auditArgs(f, PLAN, K).filter((_, i, a) => a[i] !== "--key" && a[i - 1] !== "--key")
-  .slice(1);
+const planArgs = auditArgs(f, PLAN, K).slice(1);
 const single = await runBitaudit([
   ...auditArgs(f, `${f.dir}/single`, K),
   "--time",

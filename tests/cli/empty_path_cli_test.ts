@@ -75,6 +75,8 @@ Deno.test("a file option given a path ending in '/' is refused with USAGE_PATH b
       "00",
       "--round",
       "1",
+      "--key",
+      MISSING,
       "--out",
       `${out}/p/`,
     ],

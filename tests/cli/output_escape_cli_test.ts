@@ -28,9 +28,7 @@ Deno.test("claims checkpoint, audit plan and audit work print their output path 
     ]),
   );
   const plan = `${f.dir}/plan-${ESC}.json`;
-  const planArgs = auditArgs(f, plan, 1).slice(1).filter((a, i, all) =>
-    a !== "--key" && all[i - 1] !== "--key"
-  );
+  const planArgs = auditArgs(f, plan, 1).slice(1);
   assertEscaped(await runBitaudit(["audit", "plan", ...planArgs]));
   assertEscaped(
     await runBitaudit([

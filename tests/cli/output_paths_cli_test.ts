@@ -12,10 +12,7 @@ const f = await makeAuditFixture({ records: 4, falsify: [] });
 const MINE = "the user's own file\n";
 const PLAN = `${f.dir}/plan.json`;
 const RESULTS = `${f.dir}/results.jsonl`;
-const planArgs = (out: string) =>
-  ["audit", "plan", ...auditArgs(f, out, 2).slice(1)].filter((a, i, all) =>
-    a !== "--key" && all[i - 1] !== "--key"
-  );
+const planArgs = (out: string) => ["audit", "plan", ...auditArgs(f, out, 2).slice(1)];
 const workArgs = (out: string) => [
   "audit",
   "work",

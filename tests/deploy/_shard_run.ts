@@ -30,7 +30,7 @@ export async function plannedAudit(k: number): Promise<PlannedAudit> {
   const args = auditArgs(f, `${f.dir}/single`, k);
   const single = await runBitaudit([...args, "--time", TIME, "--worker-key", f.worker.key]);
   if (single.code !== 1) throw new Error(single.stderr);
-  const at = args.indexOf("--key");
+  const at = args.indexOf("--out");
   const planArgs = [...args.slice(1, at), "--out", `${input}/plan.json`];
   const plan = await runBitaudit(["audit", "plan", ...planArgs]);
   if (plan.code !== 0) throw new Error(plan.stderr);

@@ -66,6 +66,8 @@ async function _plan(out: string, randomness: string): Promise<void> {
     "7",
     "--k",
     String(K),
+    "--key",
+    f.key,
     "--out",
     out,
   ]);

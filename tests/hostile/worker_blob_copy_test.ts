@@ -25,7 +25,7 @@ async function workedWithoutFirstInput(falsify: unknown[]) {
   const COPY = `${f.dir}/worker-blobs`;
   const plan = await runBitaudit([
     ...["audit", "plan", "--log", f.log, "--randomness", "ab".repeat(32), "--round", "7"],
-    ...["--k", String(K), "--out", PLAN],
+    ...["--k", String(K), "--key", f.key, "--out", PLAN],
   ]);
   assert.equal(plan.code, 0, plan.stderr);
   const first = (await Deno.readTextFile(f.log)).split("\n")[0]!;

@@ -24,7 +24,7 @@ export async function poolPlan(
     assert.equal(single.code, o.single, single.stderr);
   }
   const plan = `${f.dir}/plan.json`;
-  const at = args.indexOf("--key");
+  const at = args.indexOf("--out");
   const planned = await runBitaudit(["audit", "plan", ...args.slice(1, at), "--out", plan]);
   assert.equal(planned.code, 0, planned.stderr);
   return plan;

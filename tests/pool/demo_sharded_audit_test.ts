@@ -251,28 +251,32 @@ Deno.test("demo log, k = 120: the NATS pool with one worker killed mid-item sign
   }
 });
 
-Deno.test("demo log: a plan edited on the shared volume (another randomness or a ground audit id, re-derived and canonical) is refused at merge, nothing written", async () => {
+Deno.test("demo log: a plan edited on the shared volume (another randomness, a ground audit id, the announcement dropped; re-derived, canonical, its signature kept) is PLAN_SIGNATURE at merge, nothing written", async () => {
   const original = parseAuditPlan(await Deno.readTextFile(plan), plan);
   const claims = parseClaimLog(await Deno.readTextFile(log));
-  const edits: [string, Parameters<typeof planAudit>[1], RegExp][] = [
-    ["randomness", {
-      auditId: original.auditId,
-      randomness: "cd".repeat(32),
-      round: original.beacon.round,
-      k: original.items.length,
-      evidence: original.evidence,
-    }, /^error \[PLAN_INVALID\]/],
-    ["audit-id", {
-      auditId: "announced-00000000000000000000000000000000",
-      randomness: original.beacon.randomness,
-      round: original.beacon.round,
-      k: original.items.length,
-      evidence: original.evidence,
-    }, /^error \[ANNOUNCEMENT_MISMATCH\]/],
+  const same = {
+    auditId: original.auditId,
+    randomness: original.beacon.randomness,
+    round: original.beacon.round,
+    k: original.items.length,
+    evidence: original.evidence,
+  };
+  const { announcement: _a, announcementTimestamp: _t, ...unannounced } = original.evidence;
+  const edits: [string, Parameters<typeof planAudit>[1]][] = [
+    ["randomness", { ...same, randomness: "cd".repeat(32) }],
+    ["audit-id", { ...same, auditId: "announced-00000000000000000000000000000000" }],
+    // Review h102: without its announcement, any audit id (and k) passes the evidence checks.
+    ["unannounced", {
+      ...same,
+      auditId: `audit-${original.logRoot.slice(0, 16)}-r123-1`,
+      k: 3,
+      evidence: unannounced,
+    }],
   ];
-  for (const [name, inputs, code] of edits) {
+  for (const [name, inputs] of edits) {
     const forged = `${dir}/log/plan-${name}.json`;
-    await Deno.writeTextFile(forged, encodeAuditPlan(planAudit(claims, inputs)));
+    const edited = { ...planAudit(claims, inputs), signatures: original.signatures };
+    await Deno.writeTextFile(forged, encodeAuditPlan(edited));
     const out = `${dir}/forged-${name}`;
     const r = await runBitaudit([
       "audit",
@@ -285,7 +289,7 @@ Deno.test("demo log: a plan edited on the shared volume (another randomness or a
       out,
     ]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, code, name);
+    assert.match(r.stderr, /^error \[PLAN_SIGNATURE\]/, name);
     await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
   }
 });

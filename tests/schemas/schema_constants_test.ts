@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   ANNOUNCEMENT_PREDICATE_TYPE,
+  AUDIT_PLAN_PAYLOAD_TYPE,
   ITEM_RESULT_PAYLOAD_TYPE,
   STATEMENT_TYPE,
   TRUST_ROOT_MEDIA_TYPE,
@@ -24,6 +25,7 @@ import {
   EVIDENCE_LEVELS,
   FAIL_FINDINGS,
   ITEM_RESULT_FORMAT,
+  MAX_PLAN_SIGNATURES,
   SAMPLE_ALGORITHM,
 } from "../../src/verify/mod.ts";
 import { SCHEMAS } from "./_schemas.ts";
@@ -54,6 +56,9 @@ Deno.test("schema format tags and predicate types are the code's", () => {
     String(SCHEMAS["verdict-predicate"].description),
     new RegExp(VERDICT_PREDICATE_TYPE),
   );
+  // A plan's signatures: the payload type they are made under, and how many a plan may carry.
+  assert.ok(String(SCHEMAS["audit-plan"].description).includes(AUDIT_PLAN_PAYLOAD_TYPE));
+  assert.equal(at(SCHEMAS["audit-plan"], "properties/signatures/maxItems"), MAX_PLAN_SIGNATURES);
 });
 
 Deno.test("schema sets are the code's: model types, block weight names, FAIL findings, element bits", () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   auditPlanDigest,
   encodeAuditPlan,
+  MAX_PLAN_SIGNATURES,
   parseAuditPlan,
   planAudit,
   sampleIndices,
@@ -11,7 +12,10 @@ import { hexToBytes } from "../../src/claims/mod.ts";
 import { futureLog } from "./_future_log.ts";
 
 const log = futureLog(40);
-const plan = planAudit(log, { auditId: "a-1", randomness: "cd".repeat(32), round: 9, k: 17 });
+/** A well-formed signature entry: the plan reads its signatures as opaque data (src/attest checks them). */
+const SIGNATURE = { keyid: "ab".repeat(32), sig: `${"A".repeat(86)}==` };
+const unsigned = planAudit(log, { auditId: "a-1", randomness: "cd".repeat(32), round: 9, k: 17 });
+const plan = { ...unsigned, signatures: [SIGNATURE] };
 const text = encodeAuditPlan(plan);
 const code = (c: string) => (e: unknown) => (e as { code?: string }).code === c;
 
@@ -21,6 +25,10 @@ Deno.test("planAudit() fixes the seed's sample in selection order with one diges
   assert.equal(new Set(plan.items.map((it) => it.item)).size, 17);
   assert.ok(plan.items.every((it) => it.kind === "speculative_decode"));
   assert.ok(plan.items.every((it) => it.record === log.digests[it.index]));
+});
+
+Deno.test("planAudit() returns the plan unsigned: a plan file is signed before it is written", () => {
+  assert.deepEqual(unsigned.signatures, []);
 });
 
 Deno.test("parseAuditPlan() reads its own bytes back and names the plan by their sha256", () => {
@@ -50,6 +58,7 @@ Deno.test("parseAuditPlan() refuses a plan whose sample or digests were edited, 
     (p) => (p.seed = "00".repeat(32)),
     (p) => (p.population = 41),
     (p) => (p.format = "bitaudit/audit-plan/v1"), // the earlier format, without evidence
+    (p) => (p.format = "bitaudit/audit-plan/v2"), // the earlier format, without signatures
     (p) => (p.evidence = { beacon: 1 }),
   ];
   for (const edit of edits) {
@@ -57,6 +66,38 @@ Deno.test("parseAuditPlan() refuses a plan whose sample or digests were edited, 
     edit(p);
     assert.throws(() => parseAuditPlan(encodeAuditPlan(p), "p"), code("PLAN_INVALID"));
   }
+});
+
+Deno.test("parseAuditPlan() refuses a plan file without signatures, or with signatures that are not one key's 64 bytes each", () => {
+  const sig = (over: Record<string, unknown>) => ({ ...SIGNATURE, ...over });
+  const other = (i: number) => sig({ keyid: i.toString(16).padStart(64, "0") });
+  const lists: unknown[] = [
+    [], // unsigned: `audit plan` signs every plan it writes
+    [SIGNATURE, SIGNATURE], // one key twice
+    Array.from({ length: MAX_PLAN_SIGNATURES + 1 }, (_, i) => other(i)),
+    [sig({ keyid: "AB".repeat(32) })],
+    [sig({ sig: `${"A".repeat(84)}==` })], // 63 bytes
+    [sig({ sig: "A".repeat(86) })], // unpadded
+    [sig({ sig: `${"_".repeat(86)}==` })], // URL-safe alphabet
+    [sig({ sig: `${"A".repeat(85)}B==` })], // non-zero bits past the 64th byte
+    [{ ...SIGNATURE, extra: 1 }],
+    [{ keyid: SIGNATURE.keyid }],
+    {},
+  ];
+  for (const signatures of lists) {
+    const t = encodeAuditPlan({ ...plan, signatures } as unknown as typeof plan);
+    assert.throws(() => parseAuditPlan(t, "p"), code("PLAN_INVALID"), JSON.stringify(signatures));
+  }
+  const { signatures: _, ...withNone } = plan;
+  assert.throws(
+    () => parseAuditPlan(encodeAuditPlan(withNone as typeof plan), "p"),
+    code("PLAN_INVALID"),
+  );
+  const most = Array.from({ length: MAX_PLAN_SIGNATURES }, (_, i) => other(i));
+  assert.equal(
+    parseAuditPlan(encodeAuditPlan({ ...plan, signatures: most }), "p").signatures.length,
+    64,
+  );
 });
 
 Deno.test("shardItems() puts every item in exactly one shard, for any shard count", () => {

@@ -144,9 +144,11 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "The NATS server offers no JetStream, refused a stream operation or a publish, or the " +
     "connection closed (the client gave up reconnecting) while a coordinator or worker used it",
   ORDER_INVALID: "A work order received from the pool is malformed",
-  PLAN_INVALID: "A plan file is not its exact canonical bytes, or its seed, sample or evidence " +
-    "do not recompute",
+  PLAN_INVALID: "A plan file is not its exact canonical bytes, carries no signature, or its " +
+    "seed, sample or evidence do not recompute",
   PLAN_LOG_MISMATCH: "The claim log is not the one the plan (or work order) was made for",
+  PLAN_SIGNATURE: "A plan is not signed by every `--key` that signs the verdict (`audit merge`, " +
+    "`audit serve`), or such a signature does not verify over the plan as it reads now",
   RESULT_INCONSISTENT: "A result contradicts its own status (e.g. a PASS without its steps)",
   RESULT_INVALID: "A results line is not a canonical signed result, or is cut short",
   RESULT_SIGNATURE: "A result's signature does not verify over its exact bytes",

@@ -1,10 +1,12 @@
 /**
  * `bitaudit audit plan`: fix the seed, the sample and the work items of an audit in a plan file,
- * before any worker starts.
+ * before any worker starts, signed by the inspector keys that will sign the verdict (`audit merge`
+ * and `audit serve` accept no plan they did not sign).
  *
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
+import { signAuditPlan } from "../../attest/mod.ts";
 import { auditPlanDigest, encodeAuditPlan } from "../../verify/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { planFromFlags } from "../plan_inputs.ts";
@@ -23,7 +25,7 @@ import { writeNewFile } from "../write_new_file.ts";
 export function auditPlanCommand(): Command {
   return new Command("plan")
     .description(
-      "verify the trust inputs as `audit` does, then fix the seed, the sampled records, the work items and that evidence in a plan file (canonical JSON)",
+      "verify the trust inputs as `audit` does, then fix the seed, the sampled records, the work items and that evidence in a plan file (canonical JSON) signed by the inspector",
     )
     .requiredOption("--log <file>", "claims.jsonl")
     .option("--beacon <file>", "drand round JSON whose randomness fixes the sample (with --chain)")
@@ -38,7 +40,10 @@ export function auditPlanCommand(): Command {
       "--announcement-timestamp <file>",
       "RFC 3161 token or response over the announcement's signature (checked by `check`)",
     )
-    .option("--key <files...>", "inspector private key(s) that signed the announcement")
+    .requiredOption(
+      "--key <files...>",
+      "inspector private key(s) (PKCS#8 PEM) that sign the plan: the keys `audit merge` or `audit serve` will sign the verdict with (one of them signed the announcement)",
+    )
     .option(
       "--randomness <hex>",
       "randomness typed in instead of --beacon (recorded as not verified)",
@@ -50,7 +55,8 @@ export function auditPlanCommand(): Command {
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
-      const { plan } = await planFromFlags(opts);
+      const { plan: unsigned, keys } = await planFromFlags(opts);
+      const plan = await signAuditPlan(unsigned, keys);
       await writeNewFile(opts.out, encodeAuditPlan(plan));
       // Counted in a map: a prover's kind may be any token (`constructor` too).
       const kinds = new Map<string, number>();
@@ -62,13 +68,16 @@ export function auditPlanCommand(): Command {
         seed: plan.seed,
         items: plan.items.length,
         kinds: Object.fromEntries(kinds),
+        signedBy: plan.signatures.map((sig) => sig.keyid),
       };
       if (opts.json) printJson(summary);
       else {
         printText(
           `wrote ${opts.out}: ${plan.items.length} items (${
             [...kinds].map(([k, n]) => `${n} ${k}`).join(", ")
-          }), sha256 ${summary.sha256}`,
+          }), sha256 ${summary.sha256}, signed by inspector key(s) ${
+            summary.signedBy.map((id) => id.slice(0, 16)).join(", ")
+          }`,
         );
       }
     });
