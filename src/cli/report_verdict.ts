@@ -11,15 +11,20 @@ import { printJson, printText } from "./output.ts";
  * Prints a verdict (text or `--json`) and sets the exit code: 0 PASSED, 1 FAILED, 3 INCONCLUSIVE.
  *
  * @param report the audit report
- * @param options output folder written, `json` for machine-readable output
+ * @param options output folder written, `json` for machine-readable output, `bundle` when
+ *   `attestation.sigstore.json` was written too
  * @example
  * ```ts ignore
  * reportVerdict(report, { out: "out", json: false });
  * ```
  */
-export function reportVerdict(report: AuditReport, options: { out: string; json: boolean }): void {
-  if (options.json) printJson(_summary(report, options.out));
-  else _print(report, options.out);
+export function reportVerdict(
+  report: AuditReport,
+  options: { out: string; json: boolean; bundle?: boolean | undefined },
+): void {
+  const bundle = options.bundle === true;
+  if (options.json) printJson(_summary(report, options.out, bundle));
+  else _print(report, options.out, bundle);
   Deno.exitCode = report.verdict === "PASSED"
     ? EXIT.OK
     : report.verdict === "FAILED"
@@ -27,7 +32,7 @@ export function reportVerdict(report: AuditReport, options: { out: string; json:
     : EXIT.INCONCLUSIVE;
 }
 
-function _summary(r: AuditReport, outFlag: string) {
+function _summary(r: AuditReport, outFlag: string, bundle: boolean) {
   const out = _dir(outFlag);
   return {
     verdict: r.verdict,
@@ -40,10 +45,11 @@ function _summary(r: AuditReport, outFlag: string) {
     attestation: `${out}/attestation.dsse.json`,
     report: `${out}/report.md`,
     html: `${out}/report.html`,
+    ...(bundle ? { bundle: `${out}/attestation.sigstore.json` } : {}),
   };
 }
 
-function _print(r: AuditReport, out: string): void {
+function _print(r: AuditReport, out: string, bundle: boolean): void {
   const n = (s: string) => r.results.filter((x) => x.status === s).length;
   printText(
     `verdict: ${r.verdict}  (${n("PASS")} PASS, ${n("FAIL")} FAIL, ${
@@ -54,7 +60,13 @@ function _print(r: AuditReport, out: string): void {
     printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
   }
   const dir = _dir(out);
-  printText(`wrote ${dir}/attestation.dsse.json, ${dir}/report.md and ${dir}/report.html`);
+  const files = [
+    "attestation.dsse.json",
+    ...(bundle ? ["attestation.sigstore.json"] : []),
+    "report.md",
+    "report.html",
+  ].map((f) => `${dir}/${f}`);
+  printText(`wrote ${files.slice(0, -1).join(", ")} and ${files.at(-1)}`);
 }
 
 /** The `--out` folder without trailing slashes (`out/` names `out/report.md`, not `out//...`). */

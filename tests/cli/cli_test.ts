@@ -4,6 +4,7 @@ import { copyCheckout, REPO_ROOT, runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { demoTimestampVariants } from "./_demo_timestamps.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
+import { decodeBase64 } from "../../src/attest/mod.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -210,6 +211,19 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     await assert.rejects(() => Deno.stat(`${out}/run/inspector.key`), Deno.errors.NotFound);
     // The records docs/prover.md quotes are this log's, field for field.
     assert.deepEqual(await assertDocRecordsMatch(`${out}/run/claims.jsonl`), [15, 280, 317, 343]);
+    // The checkpoint root prover.md quotes, and the audit id third-party.md's output shows, are
+    // this run's (neither depends on the fresh keys).
+    const docs = new URL("../../docs/", import.meta.url);
+    const root = (await Deno.readTextFile(`${out}/run/checkpoint.txt`)).split("\n")[2]!;
+    assert.ok((await Deno.readTextFile(new URL("prover.md", docs))).includes(`\n372\n${root}\n`));
+    const id = JSON.parse(
+      new TextDecoder().decode(
+        decodeBase64(
+          JSON.parse(await Deno.readTextFile(`${out}/run/attestation.dsse.json`)).payload,
+        ),
+      ),
+    ).predicate.audit.auditId;
+    assert.ok((await Deno.readTextFile(new URL("third-party.md", docs))).includes(`(audit ${id})`));
     await demoTimestampVariants(`${out}/run`);
   } finally {
     await Deno.remove(out, { recursive: true });

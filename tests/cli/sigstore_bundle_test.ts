@@ -257,3 +257,19 @@ Deno.test({
     assert.match(text.stdout, /^read a Sigstore bundle v0\.3; its RFC 3161 timestamp is checked/m);
   },
 });
+
+Deno.test("audit --bundle names the bundle among the files it wrote, in text and --json (review h108)", async () => {
+  const args = (o: string) => [
+    ...["audit", "--log", f.log, "--randomness", "ab".repeat(32), "--round", "7", "--k", "2"],
+    ...["--key", f.key, "--threads", "1", "--bundle", "--out", o],
+  ];
+  const text = await runBitaudit(args(`${f.dir}/bundled-text`));
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /wrote \S+\/attestation\.dsse\.json, \S+\/attestation\.sigstore\.json, \S+\/report\.md and \S+\/report\.html/,
+  );
+  const json = await runBitaudit([...args(`${f.dir}/bundled-json`), "--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout).bundle, `${f.dir}/bundled-json/attestation.sigstore.json`);
+});

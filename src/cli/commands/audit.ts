@@ -162,7 +162,7 @@ export function auditCommand(): CommandUnknownOpts {
     }
     const o = { ...opts, log, k, keys: key, out, progress: !opts.json };
     const { report } = await auditLog(o);
-    reportVerdict(report, { out, json: opts.json === true });
+    reportVerdict(report, { out, json: opts.json === true, bundle: opts.bundle === true });
   });
 }
 
