@@ -7,13 +7,14 @@
  * FlashAttention-2 kernel at head dim 128 on the A100, one sequence from its first position, is
  * checked against the seed paper's GPU-validated emulator; split and LSE launches, batches,
  * decode steps and vLLM's paged launches are derived from source), the decoder family's layer and
- * a block's operators (Qwen3's under HF Transformers is checked against that emulator on the A100
- * at head dim 128, for what the emulator ran: one sequence from position 0 in passes of at least
- * 16 rows, on one GPU; elsewhere, a tensor-parallel layer, MoE routing and experts, the other
- * families and every vLLM layer kernel and CUDA-graph padding are derived from source), tensor
- * parallelism and pipeline stages (derived from source), and the load of weights stored as F32
- * or F16 (PyTorch's cast to BF16, derived from source). No component above the tensor-core block is GPU-measured in this repository: the
- * seed study measured its emulator, not this one, and the peer's outputs are not bundled.
+ * a block's operators (derived from source: their norms over the hidden size were never compared
+ * where the peer is GPU-validated, see {@link PEER_COMPARISON}; a tensor-parallel layer, MoE
+ * routing and experts, the other families and every vLLM layer kernel and CUDA-graph padding are
+ * derived from source too), tensor parallelism and pipeline stages (derived from source), and the
+ * load of weights stored as F32 or F16 (PyTorch's cast to BF16, derived from source). No component
+ * above the tensor-core block is GPU-measured in this repository: the seed study measured its
+ * emulator, not this one, and the one comparison with that emulator (a whole Qwen3-0.6B forward) is
+ * not bundled, so no test re-checks it after a code change.
  *
  * The peer ran (spec gaps.md B.5, B.6): causal prefills of one sequence from position 0 (batch 1,
  * no varlen, no padding, no KV cache), of 32 and 250 tokens. Below 16 rows a pass's QK-norm
@@ -33,6 +34,7 @@ import type {
 } from "../hardware/mod.ts";
 import { datapathEvidenceLevel, EVIDENCE_LEVELS, sfuEvidenceLevel } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
+import { PEER_COMPARISON } from "./peer_comparison.ts";
 import type {
   BlockRuntime,
   DecoderConfig,
@@ -56,15 +58,12 @@ export interface PassScope {
   readonly maxRows: number;
 }
 
-/** Smallest pass the peer's QK-norm reduction matches PyTorch on (spec gaps.md B.3). */
-const PEER_MIN_ROWS = 16;
-/** Longest prefill the peer ran (spec gaps.md B.5): positions 0..249. */
-const PEER_MAX_ROWS = 250;
+const PEER = PEER_COMPARISON;
 
 /** Whether passes of this scope are ones the peer emulator ran (see the module doc). */
 function _peerRan(scope: PassScope): boolean {
-  return scope.oneSequence && scope.fromStart && scope.minRows >= PEER_MIN_ROWS &&
-    scope.maxRows <= PEER_MAX_ROWS;
+  return scope.oneSequence && scope.fromStart && scope.minRows >= PEER.minRows &&
+    scope.maxRows <= PEER.maxRows;
 }
 
 /**
@@ -218,9 +217,12 @@ export function _loadCastEvidence(
 }
 
 /**
- * The attention backend's evidence at a head dimension.
+ * The attention backend's evidence at a head dimension. The peer's label rests on the one
+ * recorded comparison ({@link PEER_COMPARISON}: a whole Qwen3-0.6B forward, not bundled), which
+ * ran this kernel as the peer's GPU validation did (head dimension 128, one sequence from its
+ * first position, the GPU's SFU tables, on the A100).
  *
- * @param stack the stack (its attention backend)
+ * @param stack the stack (its attention backend and SFU mode)
  * @param o head dimension, GPU profile, the SFU functions the record's launches used (which
  *   tell a split or LSE launch from the standard kernel), and the record's passes (`scope`)
  * @returns the entry
@@ -236,10 +238,11 @@ export function _attentionEvidence(
 ): ComponentEvidence {
   const id = stack.operators?.attention ?? "none";
   // The seed study measured its emulator's FA2 on the GPU (FA 2.8.3, the Dao wheel, causal,
-  // `ops.md` §4.3), and this code matches that emulator on a whole Qwen3 forward: a peer check,
-  // for that build's standard kernel only: not PyTorch's bundled build (the same tile table, its
-  // own compile), nor vLLM's paged launches (always the split kernel). On an A100 (profile
-  // `a100`): another sm_80 part (A30) has other SM counts and no capture.
+  // `ops.md` §4.3), and this code matched that emulator on a whole Qwen3-0.6B forward at the same
+  // head dimension: a peer check, for that build's standard kernel only: not PyTorch's bundled
+  // build (the same tile table, its own compile), nor vLLM's paged launches (always the split
+  // kernel). On an A100 (profile `a100`): another sm_80 part (A30) has other SM counts and no
+  // capture. With the GPU's SFU tables, as the peer ran: correctly rounded ex2/rcp give other bits.
   // The standard kernel (one split): a launch that split the KV walk or wrote the log-sum-exp
   // (both take MUFU.LG2, which the standard kernel never does) ran kernels neither ever ran.
   // And one sequence from its first position: a batch (varlen offsets) or queries placed after
@@ -247,8 +250,9 @@ export function _attentionEvidence(
   // never exercised.
   // And at most the peer's 250 positions: longer key walks were never compared.
   const standard = !o.sfu.some((u) => u.fn === "lg2");
-  const peer = id === "fa2-dao-fastmath" && o.headDim === 128 && o.profile.id === "a100" &&
-    standard && o.scope.oneSequence && o.scope.fromStart && o.scope.maxRows <= PEER_MAX_ROWS;
+  const peer = id === PEER.attention && o.headDim === PEER.headDim &&
+    o.profile.id === PEER.profile && _peerSfu(stack) && standard && o.scope.oneSequence &&
+    o.scope.fromStart && o.scope.maxRows <= PEER.maxRows;
   return {
     component: `attention ${id}, head dim ${o.headDim}, sm ${o.profile.computeCapability}`,
     level: peer ? "checked-against-peer" : SOURCE,
@@ -259,8 +263,11 @@ export function _attentionEvidence(
  * The decoder layer's evidence: the family's wiring, the stack's layer kernels and CUDA-graph
  * padding (when not HF's eager PyTorch), MoE routing and experts, tensor parallelism, and pipeline
  * stages (taken to move activations by copies, which change no bit: a reading of the frameworks'
- * source, never compared with a pipelined run). The peer emulator ran one GPU's layer: a
- * tensor-parallel layer (per-rank shapes, BF16 partials, the all-reduce) is derived from source.
+ * source, never compared with a pipelined run). The layer is derived from source everywhere: its
+ * norms over the hidden size were never compared where the peer is GPU-validated
+ * ({@link PEER_COMPARISON}); where the layer is otherwise one the comparison ran, its entry names
+ * the comparison. The peer emulator ran one GPU's layer: a tensor-parallel layer (per-rank shapes,
+ * BF16 partials, the all-reduce) is no such layer.
  *
  * @param c the model description
  * @param o the stack (its layer kernels and CUDA graphs), the tensor-parallel split, if any, and
@@ -283,20 +290,19 @@ export function _layerEvidence(
   const { parallel } = o;
   const ops = o.stack.operators;
   const kernels = ops?.layerKernels ?? "torch";
-  // The peer emulator's Qwen3 layer was validated on an A100 at head dim 128 and hidden size 2560
-  // (Qwen3-4B, dense: no linear biases, the default RoPE at theta 1e6, the GPU's SFU tables):
-  // another GPU, head dimension or hidden size (the peer sizes its norms' reduce blocks from
-  // another width than PyTorch, which agree at 2560), a bias, another RoPE, a MoE block (the peer
-  // has none) or a stack computing the SFU functions otherwise runs code the peer never compared.
-  const qwen3 = c.modelType === "qwen3" && c.moe === undefined;
+  // The layer the comparison ran, but for its hidden size: Qwen3, dense (the peer has no MoE
+  // block), no linear biases, the default RoPE at theta 1e6, head dim 128, HF's eager PyTorch
+  // kernels with the GPU's SFU tables, on the A100, in the peer's passes, on one GPU (the peer
+  // never ran a rank's shapes, its BF16 partials or an all-reduce).
   const biased = c.bias.qkv || c.bias.o || c.bias.mlp;
-  // And on one GPU: the peer never ran a rank's shapes, its BF16 partials or an all-reduce.
-  const peer = qwen3 && kernels === "torch" && _peerSfu(o.stack) && c.headDim === PEER_HEAD_DIM &&
-    c.hidden === PEER_HIDDEN && c.ropeTheta === PEER_ROPE_THETA && o.profile.id === PEER_PROFILE &&
-    !biased && c.ropeScaling === undefined && _peerRan(o.scope) && parallel === undefined;
+  const compared = c.modelType === "qwen3" && c.moe === undefined && kernels === "torch" &&
+    _peerSfu(o.stack) && c.headDim === PEER.headDim && c.ropeTheta === PEER.ropeTheta &&
+    o.profile.id === PEER.profile && !biased && c.ropeScaling === undefined &&
+    _peerRan(o.scope) && parallel === undefined;
   const out: ComponentEvidence[] = [{
-    component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id})`,
-    level: peer ? "checked-against-peer" : SOURCE,
+    component: `decoder layer (${c.modelType}, head dim ${c.headDim}, ${o.profile.id}` +
+      (compared ? `; ${_normsNote(c.hidden)}` : "") + ")",
+    level: SOURCE,
   }];
   if (kernels !== "torch") {
     out.push({ component: `layer kernels ${kernels} (norms, RoPE, activation)`, level: SOURCE });
@@ -326,13 +332,14 @@ export function _layerEvidence(
 /**
  * The PyTorch operators a transformer block record runs around its GEMMs, SFU functions and
  * attention (RMSNorm, SiLU x mul for an FFN block; RMSNorm, QK-norm and RoPE for an attention
- * block): compared bit for bit with the GPU-validated peer emulator for the `torch` layer kernels,
- * never with a GPU capture of these kernels.
+ * block). Both kinds start with the RMSNorm over the hidden size, never compared where the peer
+ * is GPU-validated ({@link PEER_COMPARISON}): derived from source, the entry naming the comparison
+ * where the block is otherwise one it ran.
  *
  * @param kind the block's workload kind
  * @param stack the stack (its layer kernels and SFU mode)
- * @param o the GPU profile, the block's tokens; for an FFN block its hidden size, for an
- *   attention block its head dimension and RoPE (`theta`, or null for recorded frequencies)
+ * @param o the GPU profile, the block's tokens and hidden size; for an attention block its head
+ *   dimension and RoPE (`theta`, or null for recorded frequencies)
  * @returns the entry
  */
 export function _blockOperatorEvidence(
@@ -341,37 +348,44 @@ export function _blockOperatorEvidence(
   o: {
     readonly profile: GpuProfile;
     readonly tokens: number;
-    readonly hidden?: number;
+    readonly hidden: number;
     readonly headDim?: number;
     readonly ropeTheta?: number | null;
   },
 ): ComponentEvidence {
   const kernels = stack.operators?.layerKernels ?? "torch";
   const ops = kind === "ffn_block" ? "RMSNorm, SiLU x mul" : "RMSNorm, QK-norm, RoPE";
-  // As the decoder layer: the peer's stages were validated on an A100 with the GPU's SFU tables,
-  // over its passes of 16 to 250 rows (its QK-norm tree is PyTorch's from 16 rows on; RoPE's
-  // tables beyond 250 positions were never compared), the FFN at hidden size 2560 (the peer's
-  // norm reduce blocks are PyTorch's there, not at every width), attention at head dim 128 with
-  // the default RoPE at theta 1e6 (recorded frequencies, or another theta, were never compared).
-  const rows = o.tokens >= PEER_MIN_ROWS && o.tokens <= PEER_MAX_ROWS;
-  const peer = kernels === "torch" && _peerSfu(stack) && o.profile.id === PEER_PROFILE && rows &&
-    (kind === "ffn_block"
-      ? o.hidden === PEER_HIDDEN
-      : o.headDim === PEER_HEAD_DIM && o.ropeTheta === Number(PEER_ROPE_THETA));
+  // As the decoder layer: the block the comparison ran, but for its hidden size: on the A100 with
+  // the GPU's SFU tables, over the peer's passes of 16 to 250 rows (its QK-norm tree is
+  // PyTorch's from 16 rows on; RoPE's tables beyond 250 positions were never compared), attention
+  // at head dim 128 with the default RoPE at theta 1e6.
+  const rows = o.tokens >= PEER.minRows && o.tokens <= PEER.maxRows;
+  const compared = kernels === "torch" && _peerSfu(stack) && o.profile.id === PEER.profile &&
+    rows &&
+    (kind === "ffn_block" ||
+      o.headDim === PEER.headDim && o.ropeTheta === Number(PEER.ropeTheta));
   return {
-    component: `block operators ${ops} (${kernels} kernels, ${o.profile.id})`,
-    level: peer ? "checked-against-peer" : SOURCE,
+    component: `block operators ${ops} (${kernels} kernels, ${o.profile.id}` +
+      (compared ? `; ${_normsNote(o.hidden)}` : "") + ")",
+    level: SOURCE,
   };
 }
 
-/** The GPU profile the GPU-validated peer emulator's Qwen3 layer stages were validated on. */
-const PEER_PROFILE = "a100";
-/** The head dimension of that validation (Qwen3-4B). */
-const PEER_HEAD_DIM = 128;
-/** Its hidden size (Qwen3-4B). */
-const PEER_HIDDEN = 2560;
-/** Its RoPE theta (Qwen3's default), as `DecoderConfig.ropeTheta` writes it. */
-const PEER_ROPE_THETA = "1000000";
+/**
+ * What the entry of a layer or block the peer comparison ran, but for its norms, says of them (in
+ * a component's 200 characters: the hidden size of a block record is at most 2^20).
+ *
+ * @param hidden the record's hidden size
+ * @returns the note
+ */
+function _normsNote(hidden: number): string {
+  const { compared } = PEER;
+  return hidden === compared.hidden
+    ? `RMSNorm at hidden ${hidden} derived: the one peer comparison (a ${compared.model} ` +
+      "forward, not bundled) ran where the peer's norms are not the GPU's"
+    : `RMSNorm at hidden ${hidden} derived: the one comparison with the GPU-validated peer ` +
+      `(a ${compared.model} forward, not bundled) ran at hidden ${compared.hidden}`;
+}
 
 /**
  * Whether a stack computes the SFU functions as the peer did (the GPU's tables): a stack of

@@ -49,6 +49,7 @@ export {
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
 export { evidenceShortfall } from "./evidence_shortfall.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
+export { PEER_COMPARISON, type PeerComparison, type PeerRun } from "./peer_comparison.ts";
 export { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 export { type AuditEstimate, estimateAudit, type KindEstimate } from "./estimate_audit.ts";
 export {

@@ -168,6 +168,7 @@ export async function _recomputeBlock(
         profile: input.profile,
         headDim: d,
         tokens: w.tokens,
+        hidden: h,
         ropeTheta: "theta" in a.rope ? Number(a.rope.theta) : null,
       }),
       ..._sfuEvidence(r.sfu),

@@ -9,6 +9,7 @@ import { buildCliProgram } from "../../tools/docs/gen_cli.ts";
 import { renderErrorsDoc } from "../../tools/docs/gen_errors.ts";
 import { datapathEvidence, EVIDENCE } from "../../tools/docs/gen_support_matrix.ts";
 import { markdownTable, wrapProse } from "../../tools/docs/_markdown.ts";
+import { PEER_COMPARISON } from "../../src/verify/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -69,6 +70,27 @@ Deno.test("the support matrix names the measured datapaths whose captures add C 
     prose,
     /The captures behind `h100-sxm wgmma-e4m3-fp32`, `h100-sxm wgmma-e5m2-fp32` \(and the datapaths checked against them on other GPUs\) add C = 0 .* not where the accumulator joins the sum/,
   );
+});
+
+Deno.test("the support matrix states the peer comparison's scope from the constants the evidence labels apply (PEER_COMPARISON)", async () => {
+  // Review h107 F3: it stated the qwen3 layer's peer scope without the hidden size, theta and SFU
+  // conditions the code applied.
+  const text = (await renderGeneratedDocs()).get("docs/support-matrix.md")!;
+  const prose = text.replace(/\s+/g, " ");
+  const p = PEER_COMPARISON;
+  for (
+    const phrase of [
+      "every family's layer, `qwen3` included, is derived from source only",
+      `one whole ${p.compared.layers}-layer ${p.compared.model} forward (hidden size ` +
+      `${p.compared.hidden}) on the \`${p.profile}\` profile`,
+      `validated on that GPU with ${p.validated.model} (hidden size ${p.validated.hidden})`,
+      `the comparison's outputs are not bundled, so no test re-checks it`,
+      `head dimension ${p.headDim}, RoPE theta ${p.ropeTheta} without scaling`,
+      `in passes of ${p.minRows} to ${p.maxRows} rows, on one GPU`,
+      `the \`${p.attention}\` backend's standard kernel at head dimension ${p.headDim}`,
+      `passes of at most ${p.maxRows} rows, is checked against a GPU-validated peer`,
+    ]
+  ) assert.ok(prose.includes(phrase), phrase);
 });
 
 Deno.test("the support matrix says no capture fixes a datapath's alignFloor", async () => {

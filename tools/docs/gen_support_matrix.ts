@@ -30,6 +30,7 @@ import {
   UNMODELLED_ALL_REDUCE_KINDS,
 } from "../../src/kernels/mod.ts";
 import { MODEL_TYPES } from "../../src/claims/mod.ts";
+import { PEER_COMPARISON } from "../../src/verify/mod.ts";
 import { escapeMarkdown, markdownTable, wrapProse } from "./_markdown.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -87,7 +88,8 @@ export async function renderSupportMatrix(): Promise<string> {
         "([glossary](glossary.md#evidence-levels)): **measured on a GPU** (bit-exact against " +
         "outputs captured on that GPU), **checked against a GPU-validated peer** (the same " +
         "architecture's datapath is measured on another GPU and this one shares its published " +
-        "model), **derived from source only** (a published model, documentation or source code, " +
+        "model; or, for one attention kernel, it gave the bits of the seed paper's GPU-validated " +
+        "emulator in one recorded comparison, not bundled), **derived from source only** (a published model, documentation or source code, " +
         "never compared with a GPU). `bitaudit profiles list` prints the profiles' digests.",
       100,
     ),
@@ -316,6 +318,33 @@ function _graphs(g: _Json | undefined): string {
   return `${g.mode} (${shown})`;
 }
 
+/**
+ * How each family's layer is known, from the constants the evidence labels apply
+ * (`PEER_COMPARISON`): the one comparison with the seed paper's emulator, what it covers and what
+ * it does not.
+ */
+function _familyEvidence(): string {
+  const p = PEER_COMPARISON;
+  return "How each family's layer is known: every family's layer, `qwen3` included, is " +
+    EVIDENCE.source + " (the Hugging Face Transformers modelling code and the kernels' " +
+    "sources), checked against an independent float64 reference within a stated tolerance; no " +
+    "GPU-measured forward pass is bundled. For `qwen3`, one whole " +
+    `${p.compared.layers}-layer ${p.compared.model} forward (hidden size ${p.compared.hidden}) ` +
+    `on the \`${p.profile}\` profile was found bit-identical to the seed paper's emulator, ` +
+    `which the paper validated on that GPU with ${p.validated.model} (hidden size ` +
+    `${p.validated.hidden}); the comparison's outputs are not bundled, so no test re-checks it ` +
+    "after a code change. That emulator's norm reduce blocks are PyTorch's at hidden size " +
+    `${p.validated.hidden} but not at ${p.compared.hidden}, so the layer's norms over the ` +
+    "hidden size were never compared where the emulator is GPU-validated: a result's layer " +
+    "entry (and a block record's operators) names the comparison where the layer is otherwise " +
+    `one it ran (head dimension ${p.headDim}, RoPE theta ${p.ropeTheta} without scaling, no ` +
+    "linear biases, no MoE block, the GPU's SFU tables, one sequence prefilled from position 0 " +
+    `in passes of ${p.minRows} to ${p.maxRows} rows, on one GPU). What both runs cover, the ` +
+    `\`${p.attention}\` backend's standard kernel at head dimension ${p.headDim} on that ` +
+    "profile with the GPU's SFU tables, for one sequence prefilled from position 0 in passes " +
+    `of at most ${p.maxRows} rows, is ${EVIDENCE.peer} ([emulator](emulator.md#operators)). `;
+}
+
 function _layerKernels(): string[] {
   const rows = LAYER_KERNELS_IDS.map((id) => {
     const s = layerKernels(id);
@@ -324,11 +353,7 @@ function _layerKernels(): string[] {
     return [
       `\`${id}\``,
       `norms ${k.norm}, RoPE ${k.rope}, activation ${k.activation}, ${k.projections} projections`,
-      k.evidence === "checked-against-peer"
-        ? `${EVIDENCE.peer} (Qwen3 layer on the A100 only, where the peer ran: the ` +
-          "[glossary](glossary.md#evidence-levels) gives the scope; elsewhere derived from " +
-          "source only)"
-        : EVIDENCE.source,
+      k.evidence === "checked-against-peer" ? EVIDENCE.peer : EVIDENCE.source,
     ];
   });
   return [
@@ -337,8 +362,9 @@ function _layerKernels(): string[] {
     wrapProse(
       "The kernels of a decoder layer's norms, RoPE and activation and the shape of its " +
         "projections (`operators.layerKernels`, from `src/kernels/layer_kernels.ts`). `torch` is " +
-        "HF Transformers on eager PyTorch (the Qwen3 layer is bit-identical to the seed paper's " +
-        "GPU-validated emulator); `vllm-custom-ops` is vLLM 0.11's CUDA custom ops with merged " +
+        "HF Transformers on eager PyTorch (the Qwen3 layer gave the seed paper's GPU-validated " +
+        "emulator's bits over one whole forward, at a hidden size where that emulator's norms " +
+        "are not PyTorch's: [model families](#model-families)); `vllm-custom-ops` is vLLM 0.11's CUDA custom ops with merged " +
         "q/k/v and gate/up GEMMs. A stack's piecewise CUDA graphs pad every launch but attention " +
         "to a capture size; under FULL_AND_PIECEWISE (vLLM 0.11's default mode) a uniform decode " +
         "batch replays a full graph whose attention launch is fixed at capture: such passes are " +
@@ -643,19 +669,7 @@ async function _models(paths: readonly string[]): Promise<string[]> {
     wrapProse(
       "The decoder families a model reference may name (`MODEL_TYPES`, `src/claims/model_ref.ts`; " +
         "what each family adds is in the [prover guide](prover.md#supported-model-families)). " +
-        "How each family's layer is known: `qwen3` is " + EVIDENCE.peer +
-        " on the A100 at head dimension 128 without " +
-        "linear biases or RoPE scaling, for one sequence prefilled from position 0 in passes of " +
-        "16 to 250 rows on one GPU, as the peer ran (a whole " +
-        "28-layer Qwen3-0.6B forward is bit-identical to the seed paper's emulator, which the " +
-        "paper validated on an A100 with Qwen3-4B; the peer's output is not bundled), and " +
-        EVIDENCE.source + " on other GPUs, head dimensions and passes (batches, decode steps, " +
-        "later chunks, a rank's layer under tensor parallelism); a `qwen3_moe` layer (the peer " +
-        "ran no MoE block, so the layer is reported at the source level even where its " +
-        "attention is the dense layer's), and the `llama`, `qwen2` and `mistral` wirings (biases, no QK-norm, RoPE " +
-        "scaling, head dims other than 128) are " + EVIDENCE.source + " (the Hugging Face " +
-        "Transformers modelling code and the kernels' sources), checked against an independent " +
-        "float64 reference within a stated tolerance; no GPU-measured forward pass is bundled. " +
+        _familyEvidence() +
         "Weights stored as F32 or F16 are cast to BF16 on load as PyTorch's loaders cast them " +
         "(nearest-even; a NaN, whose pattern depends on where the cast runs, is NOT_VERIFIED), " +
         EVIDENCE.source + " (PyTorch's c10 `BFloat16`, HF Transformers' `from_pretrained` and " +
