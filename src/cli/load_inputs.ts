@@ -7,6 +7,7 @@
 import {
   decodePrivateKeyPem,
   MAX_ENVELOPE_BYTES,
+  MAX_ENVELOPE_SIGNATURES,
   parseEnvelope,
   parseTrustRoot,
   publicKeyFromPrivate,
@@ -14,6 +15,7 @@ import {
 import type { DsseEnvelope, SigningKey, TrustRoot } from "../attest/mod.ts";
 import { bytesToHex, type ClaimLog, parseClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
+import { MAX_PLAN_SIGNATURES } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
 import { refuseExisting } from "./write_new_file.ts";
@@ -100,8 +102,15 @@ export async function loadSigningKey(path: string): Promise<SigningKey> {
 }
 
 /**
+ * Most `--key` files one command signs with: each signs once, and neither an envelope nor a plan
+ * file is read back with more signatures (`MAX_ENVELOPE_SIGNATURES`, `MAX_PLAN_SIGNATURES`).
+ */
+export const MAX_SIGNING_KEYS = Math.min(MAX_ENVELOPE_SIGNATURES, MAX_PLAN_SIGNATURES);
+
+/**
  * Reads every `--key` file and refuses two that hold the same key (a hard link, a symlink or a
- * copy): a key signs an envelope once.
+ * copy): a key signs an envelope once. More than {@link MAX_SIGNING_KEYS} are refused before any
+ * is read: what they signed could not be read back.
  *
  * @param paths key files
  * @returns the signing keys, in order
@@ -112,6 +121,13 @@ export async function loadSigningKey(path: string): Promise<SigningKey> {
  * ```
  */
 export async function loadSigningKeys(paths: readonly string[]): Promise<SigningKey[]> {
+  if (paths.length > MAX_SIGNING_KEYS) {
+    throw new UsageError(
+      "USAGE_KEYS",
+      `Cannot sign with ${paths.length} --key files: at most ${MAX_SIGNING_KEYS} (an envelope or ` +
+        "plan with more signatures is refused when read)",
+    );
+  }
   const keys = await Promise.all(paths.map(loadSigningKey));
   if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
     throw new UsageError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");

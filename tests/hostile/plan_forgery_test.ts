@@ -17,6 +17,7 @@ import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
 import {
   type AuditPlan,
   encodeAuditPlan,
+  MAX_PLAN_SIGNATURES,
   parseAuditPlan,
   planAudit,
 } from "../../src/verify/mod.ts";
@@ -208,4 +209,23 @@ Deno.test("a plan file without signatures is PLAN_INVALID at merge, serve and wo
     .concat([f.worker.key, "--out", `${f.dir}/results-unsigned.jsonl`]));
   assert.equal(work.code, 2, work.stderr);
   assertCliCode(work.stderr, "PLAN_INVALID");
+});
+
+Deno.test("audit plan signs with at most as many --key files as a plan file is read back with: one more is USAGE_KEYS, nothing written", async () => {
+  // A plan signed by 65 keys was written (exit 0), then refused as PLAN_INVALID by every worker
+  // and by merge and serve.
+  const extra = await Promise.all(
+    Array.from({ length: MAX_PLAN_SIGNATURES }, (_, i) => generateKeys(`${f.dir}/co-${i}`)),
+  );
+  const most = [f.key, ...extra.slice(1).map((k) => k.privateKey)];
+  const fits = `${f.dir}/log/plan-most-keys.json`;
+  await _ok(["audit", "plan", ...PLAN_FLAGS, "--key", ...most, "--out", fits]);
+  const read = parseAuditPlan(await Deno.readTextFile(fits), fits);
+  assert.equal(read.signatures.length, MAX_PLAN_SIGNATURES);
+  const over = `${f.dir}/log/plan-too-many-keys.json`;
+  const keys = [...most, extra[0]!.privateKey];
+  const r = await runBitaudit(["audit", "plan", ...PLAN_FLAGS, "--key", ...keys, "--out", over]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "USAGE_KEYS");
+  await assert.rejects(Deno.stat(over), Deno.errors.NotFound);
 });
