@@ -13,13 +13,12 @@
  */
 import { canonicalJson } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
-import type { AuditPlan, PlanSignature } from "../verify/mod.ts";
-import { decodeBase64, encodeBase64 } from "./base64.ts";
-import type { SigningKey } from "./dsse.ts";
-import { publicKeyFromPrivate } from "./generate_key_pair.ts";
+import type { AuditPlan } from "../verify/mod.ts";
+import { decodeBase64 } from "./base64.ts";
+import { signEnvelope, type SigningKey } from "./dsse.ts";
 import { keyId } from "./key_id.ts";
 import { pae } from "./pae.ts";
-import { sign, verify } from "./signature.ts";
+import { verify } from "./signature.ts";
 
 /** The payload type bound into every plan signature. */
 export const AUDIT_PLAN_PAYLOAD_TYPE = "application/vnd.bitaudit.audit-plan+json";
@@ -43,19 +42,11 @@ export async function signAuditPlan(
   plan: AuditPlan,
   keys: readonly SigningKey[],
 ): Promise<AuditPlan> {
-  if (keys.length === 0) throw new RangeError("Cannot sign plan: no signing key");
-  const message = _signedBytes(plan);
-  const signatures: PlanSignature[] = [];
-  for (const key of keys) {
-    const id = keyId(key.publicKey);
-    if (keyId(await publicKeyFromPrivate(key.privateKey)) !== id) {
-      throw new RangeError(`Cannot sign plan: public key ${id.slice(0, 16)} is not the signer's`);
-    }
-    if (signatures.some((s) => s.keyid === id)) {
-      throw new RangeError(`Cannot sign plan: key ${id.slice(0, 16)} is given twice`);
-    }
-    signatures.push({ keyid: id, sig: encodeBase64(await sign(message, key.privateKey)) });
-  }
+  // The signatures of a DSSE envelope over the plan's body: the same PAE bytes, checked keys.
+  const { signatures } = await signEnvelope(_body(plan), {
+    payloadType: AUDIT_PLAN_PAYLOAD_TYPE,
+    keys,
+  });
   return { ...plan, signatures };
 }
 
@@ -77,7 +68,7 @@ export async function verifyAuditPlan(
   plan: AuditPlan,
   options: { keys: readonly Uint8Array[]; where: string },
 ): Promise<void> {
-  const message = _signedBytes(plan);
+  const message = pae(AUDIT_PLAN_PAYLOAD_TYPE, _body(plan));
   for (const publicKey of options.keys) {
     const id = keyId(publicKey);
     const entry = plan.signatures.find((s) => s.keyid === id);
@@ -102,8 +93,8 @@ export async function verifyAuditPlan(
   }
 }
 
-/** `PAE(AUDIT_PLAN_PAYLOAD_TYPE, canonical JSON of the plan without its signatures)`. */
-function _signedBytes(plan: AuditPlan): Uint8Array {
+/** The canonical JSON of the plan without its signatures: what each signature is over. */
+function _body(plan: AuditPlan): Uint8Array {
   const { signatures: _, ...body } = plan;
-  return pae(AUDIT_PLAN_PAYLOAD_TYPE, canonicalJson(body));
+  return canonicalJson(body);
 }

@@ -61,15 +61,13 @@ export function tempStem(name: string): string {
  * ```
  */
 export function tempSibling(path: string): string {
-  const name = basename(path);
-  const folder = path.slice(0, path.length - name.length); // as given, its separator kept
-  return `${folder}${tempStem(name)}.tmp-${crypto.randomUUID()}`;
+  return ownSibling(path, `.tmp-${crypto.randomUUID()}`);
 }
 
 /**
- * A sibling file that belongs to `path` (`<path>.partial`, `<path>.lock`): `path` and `suffix`
- * when the name fits the file system's limit, else named from {@link tempStem} (a name of 248
- * bytes is legal; with `.partial` it would not be).
+ * A sibling file that belongs to `path` (`<path>.partial`, `<path>.lock`, a temporary file):
+ * `path` and `suffix`, from the name's {@link tempStem} (shortened whenever the name leaves no
+ * room for 41 bytes of suffix: a name of 248 bytes is legal; with `.partial` it would not be).
  *
  * @param path the file the sibling belongs to
  * @param suffix the sibling's suffix (at most 41 bytes)
@@ -85,7 +83,7 @@ export function tempSibling(path: string): string {
  */
 export function ownSibling(path: string, suffix: string): string {
   const name = basename(path);
-  const folder = path.slice(0, path.length - name.length);
+  const folder = path.slice(0, path.length - name.length); // as given, its separator kept
   return `${folder}${tempStem(name)}${suffix}`;
 }
 
