@@ -52,7 +52,7 @@ export interface LayerKernels {
    * bundled), but at a hidden size where that emulator's norms are not PyTorch's, so no norm over
    * the hidden size was compared with GPU-validated bits.
    */
-  readonly evidence: "checked-against-peer" | "derived-from-source";
+  readonly evidence: "derived-from-source";
 }
 
 /** A kernel set, or why it is not modelled. */

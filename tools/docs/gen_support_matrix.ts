@@ -353,7 +353,7 @@ function _layerKernels(): string[] {
     return [
       `\`${id}\``,
       `norms ${k.norm}, RoPE ${k.rope}, activation ${k.activation}, ${k.projections} projections`,
-      k.evidence === "checked-against-peer" ? EVIDENCE.peer : EVIDENCE.source,
+      EVIDENCE.source, // every set: `LayerKernels.evidence`
     ];
   });
   return [
