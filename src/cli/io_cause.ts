@@ -23,3 +23,23 @@ export function ioCause(e: unknown): string {
   const line = e.message.split("\n")[0]!.trim();
   return line === "" ? e.name : line;
 }
+
+/**
+ * Why a named file cannot be opened or stat'ed, for a one-line error: "no such file",
+ * "permission denied", or the system's cause ({@link ioCause}).
+ *
+ * @param e what was thrown
+ * @returns the reason
+ * @example
+ * ```ts
+ * import { openCause } from "./io_cause.ts";
+ * if (openCause(new Deno.errors.NotFound("x")) !== "no such file") throw new Error();
+ * ```
+ */
+export function openCause(e: unknown): string {
+  return e instanceof Deno.errors.NotFound
+    ? "no such file"
+    : e instanceof Deno.errors.PermissionDenied
+    ? "permission denied"
+    : ioCause(e);
+}

@@ -19,7 +19,7 @@ import { MAX_PLAN_SIGNATURES } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
 import { refuseExisting } from "./write_new_file.ts";
-import { ioCause } from "./io_cause.ts";
+import { ioCause, openCause } from "./io_cause.ts";
 
 /** Largest claim log accepted (bytes). */
 export const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -64,7 +64,7 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
       info = await Deno.stat(real);
     } catch (e) {
       if (e instanceof Deno.errors.NotCapable) throw e;
-      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': ${(e as Error).name}`);
+      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': ${openCause(e)}`);
     }
     if (!info.isFile) {
       throw new InputError("INPUT_MISSING", `Cannot read key '${path}': not a file`);

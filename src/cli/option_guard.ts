@@ -13,7 +13,8 @@ import { UsageError } from "../errors.ts";
 /**
  * Attaches the rules to a command and every subcommand under it, for one parse: an empty value of
  * an option that names a file or folder, and an empty positional argument (a file, a folder or an
- * id), and a value ending in `/` of an option that names one file, are refused with `USAGE_PATH`; an option taking one value given more than once is refused
+ * id), and a value ending in `/` of an option that names one file, are refused with
+ * `USAGE_PATH`; an option taking one value given more than once is refused
  * with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat, and so may
  * flags without a value). Both before the command does anything.
  *
@@ -97,8 +98,13 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
  * files, a folder or a file prefix.
  */
 function _namesFile(option: Option): boolean {
-  const placeholder = /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1] ?? "";
-  return !option.variadic && /^(file|[\w.-]*\.json|[\w.-]*\.safetensors)$/.test(placeholder);
+  return !option.variadic &&
+    /^(file|[\w.-]*\.json|[\w.-]*\.safetensors)$/.test(_placeholder(option));
+}
+
+/** An option's value placeholder (`file` of `--log <file>`), or "". */
+function _placeholder(option: Option): string {
+  return /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1] ?? "";
 }
 
 /**
@@ -108,6 +114,5 @@ function _namesFile(option: Option): boolean {
  */
 function _namesPath(option: Option): boolean {
   if (option.long === "--out") return true;
-  const placeholder = /[<[]([^>\]]*)[>\]]/.exec(option.flags)?.[1] ?? "";
-  return /file|dir|\.json|\.safetensors|^root$/.test(placeholder);
+  return /file|dir|\.json|\.safetensors|^root$/.test(_placeholder(option));
 }

@@ -7,7 +7,7 @@ import { type InputCode, InputError } from "../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { readAtMost } from "../read_at_most.ts";
-import { ioCause } from "./io_cause.ts";
+import { openCause } from "./io_cause.ts";
 
 /**
  * Reads and parses a JSON file strictly (`parseStrictJson`: integers only, no duplicate key, no
@@ -52,12 +52,7 @@ export async function readTextFile(
     info = await Deno.stat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : e instanceof Deno.errors.PermissionDenied
-      ? "permission denied"
-      : ioCause(e);
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${why}`);
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${openCause(e)}`);
   }
   if (!info.isFile) {
     throw new InputError(

@@ -5,6 +5,7 @@
  */
 import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
+import { openCause } from "./io_cause.ts";
 import {
   type DecoderConfig,
   MAX_CONFIG_JSON_BYTES,
@@ -38,7 +39,7 @@ export async function readModelConfig(
 ): Promise<{ config: DecoderConfig; bytes: Uint8Array }> {
   const unreadable = (e: unknown): never => {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("CONFIG_READ", `Cannot read '${path}': ${(e as Error).name}`);
+    throw new InputError("CONFIG_READ", `Cannot read '${path}': ${openCause(e)}`);
   };
   const info = await Deno.stat(path).catch(unreadable);
   if (!info.isFile || info.size > MAX_CONFIG_BYTES) {

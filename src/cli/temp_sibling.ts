@@ -66,8 +66,9 @@ export function tempSibling(path: string): string {
 
 /**
  * A sibling file that belongs to `path` (`<path>.partial`, `<path>.lock`, a temporary file):
- * `path` and `suffix`, from the name's {@link tempStem} (shortened whenever the name leaves no
- * room for 41 bytes of suffix: a name of 248 bytes is legal; with `.partial` it would not be).
+ * `path` and `suffix` when that name fits the 255 bytes a name may take (the name earlier versions
+ * used, so that they lock and resume alike), else the name's {@link tempStem} and `suffix` (a name
+ * of 248 bytes is legal; with `.partial` it would not be).
  *
  * @param path the file the sibling belongs to
  * @param suffix the sibling's suffix (at most 41 bytes)
@@ -76,6 +77,7 @@ export function tempSibling(path: string): string {
  * ```ts
  * import { ownSibling } from "./temp_sibling.ts";
  * if (ownSibling("out/r.jsonl", ".partial") !== "out/r.jsonl.partial") throw new Error();
+ * if (ownSibling(`${"r".repeat(240)}`, ".lock") !== `${"r".repeat(240)}.lock`) throw new Error();
  * if (!/^out\/r{190}~[0-9a-f]{16}\.lock$/.test(ownSibling(`out/${"r".repeat(252)}`, ".lock"))) {
  *   throw new Error();
  * }
@@ -84,7 +86,8 @@ export function tempSibling(path: string): string {
 export function ownSibling(path: string, suffix: string): string {
   const name = basename(path);
   const folder = path.slice(0, path.length - name.length); // as given, its separator kept
-  return `${folder}${tempStem(name)}${suffix}`;
+  const fits = _UTF8.encode(name + suffix).length <= NAME_MAX;
+  return `${folder}${fits ? name : tempStem(name)}${suffix}`;
 }
 
 /**
