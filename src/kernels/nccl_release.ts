@@ -38,10 +38,7 @@ export const NCCL_REPLAY_RELEASE: readonly [2, 27] = Object.freeze([2, 27] as co
  */
 export function ncclReleaseGap(claimed: Readonly<Record<string, string>>): string | null {
   const [major, minor] = NCCL_REPLAY_RELEASE;
-  const stated = statedReleases(claimed, "nccl").map((s) => ({
-    ...s,
-    release: _printedRelease(s.value) ?? s.release,
-  }));
+  const stated = statedReleases(claimed, "nccl");
   const unreadable = stated.find((s) => s.release.length < 2);
   if (unreadable !== undefined) {
     return `the NCCL replay follows release ${major}.${minor}'s chunking; the stated ` +
@@ -52,14 +49,4 @@ export function ncclReleaseGap(claimed: Readonly<Record<string, string>>): strin
     ? null
     : `the NCCL replay follows release ${major}.${minor}'s chunking; the stated ` +
       `${other.component} is not modelled`;
-}
-
-/** The release in a form PyTorch or NCCL prints (`(2, 27, 3[, 'x'])`, `22703`), else null. */
-function _printedRelease(value: string): number[] | null {
-  const tuple = /^\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,[^()]*)?\)\s*$/.exec(value);
-  if (tuple !== null) return [Number(tuple[1]), Number(tuple[2]), Number(tuple[3])];
-  const code = /^\s*(\d{5,6})\s*$/.exec(value);
-  if (code === null) return null;
-  const n = Number(code[1]);
-  return [Math.floor(n / 10000), Math.floor(n / 100) % 100, n % 100];
 }

@@ -102,7 +102,7 @@ export function componentMismatch(
   // The release each pinned library is stated at, and under which name (two names may be one
   // library: `torch` and `PyTorch_version`).
   const releases = new Map<string, { key: string; value: string; release: number[] }[]>();
-  for (const [key, value] of Object.entries(claimed)) {
+  for (const [key, text] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key)) {
       // A lookalike of a pinned name (another script's letters) must not pass as another component.
       unreadable ??= {
@@ -113,8 +113,11 @@ export function componentMismatch(
       continue;
     }
     const name = _name(key);
+    // A release in the form the library's own tools print (NCCL's tuple or code) is its release.
+    const printed = _VARIABLE.test(key) ? null : printedRelease(name, text);
+    const value = printed === null ? text : printed.join(".");
     const ck = `components.${_shortKey(key)}`;
-    const said = `${ck} ${quoteShort(value, 60)}`;
+    const said = `${ck} ${quoteShort(text, 60)}`;
     if (_CONTROLS.test(value)) {
       // A terminal escape or a reordering mark is no version and could disguise one.
       unreadable ??= {
@@ -405,6 +408,32 @@ export function uncomparedComponents(
 }
 
 /**
+ * A release in a form a library's own tools print other than dotted text, else null: NCCL's
+ * tuple from `torch.cuda.nccl.version()` (`(2, 27, 3)`, with or without a suffix) and its integer
+ * `NCCL_VERSION_CODE` (`22703`: major * 10000 + minor * 100 + patch, NCCL 2.9 on).
+ *
+ * @param library the component's library name (`nccl`)
+ * @param value the stated text
+ * @returns [major, minor, patch], or null
+ * @example
+ * ```ts
+ * import { printedRelease } from "./stack_components.ts";
+ * if (printedRelease("nccl", "(2, 27, 3)")?.join(".") !== "2.27.3") throw new Error();
+ * if (printedRelease("nccl", "22703")?.join(".") !== "2.27.3") throw new Error();
+ * if (printedRelease("cudnn", "91002") !== null) throw new Error(); // its own encoding
+ * ```
+ */
+export function printedRelease(library: string, value: string): number[] | null {
+  if (library !== "nccl") return null;
+  const tuple = /^\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,[^()]*)?\)\s*$/.exec(value);
+  if (tuple !== null) return [Number(tuple[1]), Number(tuple[2]), Number(tuple[3])];
+  const code = /^\s*(\d{5,6})\s*$/.exec(value);
+  if (code === null) return null;
+  const n = Number(code[1]);
+  return [Math.floor(n / 10000), Math.floor(n / 100) % 100, n % 100];
+}
+
+/**
  * The releases a record states for one library: each component whose name is the library's
  * ({@link componentName}) and whose value holds a release (the first dotted number, as the
  * comparison reads it: `2.27.3-1+cuda12.8` is 2.27.3). A value with no number is left out (the
@@ -427,13 +456,9 @@ export function statedReleases(
   const out: { component: string; value: string; release: number[] }[] = [];
   for (const [key, value] of Object.entries(claimed)) {
     if (!/^[A-Za-z0-9 _.-]+$/.test(key) || _VARIABLE.test(key) || _name(key) !== library) continue;
-    const read = _release(value);
-    if (read !== null) {
-      out.push({
-        component: `${_shortKey(key)} ${quoteShort(value, 60)}`,
-        value,
-        release: read.release,
-      });
+    const release = printedRelease(library, value) ?? _release(value)?.release;
+    if (release !== undefined) {
+      out.push({ component: `${_shortKey(key)} ${quoteShort(value, 60)}`, value, release });
     }
   }
   return out;

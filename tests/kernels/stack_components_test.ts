@@ -540,3 +540,15 @@ Deno.test("componentMismatch(): a series `4.5x` is the minors 50 to 59, not a mi
     assert.equal(componentMismatch(stack, { transformers: bad })?.kind, "contradiction", bad);
   }
 });
+
+Deno.test("componentMismatch(): NCCL stated as torch.cuda.nccl.version()'s tuple or as NCCL_VERSION_CODE is its release, as the prover guide says (review h110)", () => {
+  const vllm = JSON.parse(
+    Deno.readTextFileSync(
+      new URL("../../profiles/stack/vllm-0.11-eager-fa2.json", import.meta.url),
+    ),
+  ).components as Record<string, string>;
+  for (const nccl of ["(2, 27, 3)", "22703", "2.27.3", "(2, 18, 3)"]) {
+    assert.equal(componentMismatch(vllm, { vllm: "0.11.0", nccl }), null, nccl);
+  }
+  assert.equal(componentMismatch(vllm, { cudnn: "91002" })?.kind, "unreadable");
+});
