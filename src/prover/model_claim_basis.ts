@@ -31,8 +31,10 @@ import {
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
+  hfRefusal,
   type TensorParallel,
   tiedHeadReadingGap,
+  vllmDtypeGap,
   vllmReadingGap,
   vllmRefusal,
   weightMetadataFinding,
@@ -168,7 +170,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
  *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
  *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a config the
  *   stack reads as another model (`configReadingGap`, `vllmReadingGap`), a tensor-parallel split
- *   the stack's layout cannot make of the checkpoint (`stackSplitContradiction`), a layer chain
+ *   the stack's layout cannot make of the checkpoint (`stackSplitContradiction`), a config the
+ *   stack's engine refuses to load (`vllmRefusal`, `hfRefusal`), weights whose dtype vLLM reads
+ *   from how the model was named (`vllmDtypeGap`), a layer chain
  *   the checkpoint cannot have, an SM or GPU count out of range),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
  *   `RECIPE_INVALID`
@@ -225,9 +229,12 @@ export async function modelClaimBasis(
   // at audit): refused here either way.
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
     tiedHeadReadingGap(ckpt, stack.components.transformers) ??
-    weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? null;
-  const refused = isVllmStack(stack) ? vllmRefusal(ckpt.config) : null;
-  if (refused !== null) claimInvalid(`stack '${stack.id}' runs vLLM: ${refused}`);
+    weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? vllmDtypeGap(stack, ckpt);
+  const vllm = isVllmStack(stack);
+  const refused = vllm ? vllmRefusal(ckpt.config) : hfRefusal(ckpt.config);
+  if (refused !== null) {
+    claimInvalid(`stack '${stack.id}' runs ${vllm ? "vLLM" : "HF Transformers"}: ${refused}`);
+  }
   const engine = isVllmStack(stack) ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {
     claimInvalid(

@@ -22,8 +22,11 @@ import {
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
+  hfRefusal,
+  keptWindowGap,
   lengthFinding,
   tiedHeadReadingGap,
+  vllmDtypeGap,
   vllmReadingGap,
   vllmRefusal,
   weightMetadataFinding,
@@ -37,7 +40,8 @@ import { _Stop } from "./_stop.ts";
  * - FA2 attention: the checkpoint's head dimension must be one the FA2 model has tiles for
  *   ({@link _checkAttentionSupport});
  * - the config must mean the same model to the stack's engine as to the forward
- *   (`configReadingGap`; on vLLM, `vllmReadingGap`);
+ *   (`configReadingGap`; on vLLM, `vllmReadingGap`; elsewhere, a sliding window a Transformers
+ *   release before the fix keeps and the record's keys reach, `keptWindowGap`);
  * - the batch (`tokens` of a model-forward record) must fit the stack's batching by the rule
  *   `claims append` applies (`batchPaddingMismatch`): on a `pad-to-longest` stack a batch of
  *   sequences of unequal length must name the pad token (its rows are computed like any other,
@@ -46,7 +50,9 @@ import { _Stop } from "./_stop.ts";
  *   stack (FAIL).
  *
  * @param config the checkpoint's config
- * @param o the record's profile and stack; `tokens`: the batch of a model-forward record
+ * @param o the record's profile and stack; `tokens`: the batch of a model-forward record;
+ *   `keys`: the longest key sequence of a served sequence's passes (a model-forward record's is
+ *   its longest sequence)
  * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary or
  *   on a stack that flattens the batch
  */
@@ -56,6 +62,7 @@ export function _checkModelSupport(
     readonly profile: GpuProfile;
     readonly stack: StackProfile;
     readonly tokens?: ModelForwardWorkload["tokens"];
+    readonly keys?: number;
   },
 ): void {
   // The batch's contradictions with its stack and checkpoint first: an unmodelled configuration
@@ -89,6 +96,15 @@ export function _checkModelSupport(
       `${reading}; stack '${o.stack.id}' (transformers ${
         transformers ?? "not named"
       }) reads it otherwise, and that reading is not modelled`,
+    );
+  }
+  // A window older Transformers keep although the config turns it off (vLLM reads the switch).
+  const keys = Math.max(o.keys ?? 0, ...lengths);
+  const window = isVllmStack(o.stack) ? null : keptWindowGap(config, { transformers, keys });
+  if (window !== null) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `stack '${o.stack.id}' (transformers ${transformers ?? "not named"}): ${window}`,
     );
   }
   // vLLM builds another model of some configs than the one layer reads (Qwen3's o_proj bias).
@@ -168,6 +184,22 @@ export function _checkWeightMetadata(
 ): void {
   const f = weightMetadataFinding(stack, ckpt.weightFormats);
   if (f !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${f.reason}`);
+}
+
+/**
+ * Checks the dtype the stack's engine runs the checkpoint in where the config names none
+ * (`vllmDtypeGap`: on vLLM, F16 weights may make it float16).
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} NOT_VERIFIED
+ */
+export function _checkModelDtype(
+  ckpt: Pick<DecoderCheckpoint, "config" | "storedDtypes">,
+  stack: StackProfile,
+): void {
+  const why = vllmDtypeGap(stack, ckpt);
+  if (why !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}' runs vLLM: ${why}`);
 }
 
 /**
@@ -258,15 +290,17 @@ export function _pastLimit(
 }
 
 /**
- * Checks that a vLLM stack loads the record's config at all (`vllmRefusal`: a config naming no
- * `architectures`). One it refuses FAILs: no run of that stack used it. Where the record states
- * settings beyond the stack's (`--hf-overrides` may give the list), it is NOT_VERIFIED.
+ * Checks that the stack's engine loads the record's config at all: vLLM refuses a config naming
+ * no `architectures` (`vllmRefusal`), HF Transformers one whose `pad_token_id` lies outside the
+ * vocabulary (`hfRefusal`). One it refuses FAILs: no run of that stack used it. Where the record
+ * states settings beyond the stack's (`--hf-overrides`, or keyword arguments overriding the
+ * config, may supply another value), it is NOT_VERIFIED.
  *
  * @param p the record's predicate (its stated components)
  * @param o the checkpoint's config, the record's stack and GPU profile
  * @throws {_Stop} FAIL naming the reason; NOT_VERIFIED as above
  */
-export function _checkVllmLoads(
+export function _checkStackLoads(
   p: ClaimPredicate,
   o: {
     readonly config: DecoderConfig;
@@ -274,14 +308,16 @@ export function _checkVllmLoads(
     readonly profile: GpuProfile;
   },
 ): void {
-  if (!isVllmStack(o.stack)) return;
-  const why = vllmRefusal(o.config);
+  const vllm = isVllmStack(o.stack);
+  const why = vllm ? vllmRefusal(o.config) : hfRefusal(o.config);
   if (why === null) return;
   throw _pastLimit(p, {
     ...o,
     what: "stack",
-    why: `stack '${o.stack.id}' runs vLLM: ${why}`,
-    may: "may supply the list (--hf-overrides): that loading is not modelled",
+    why: `stack '${o.stack.id}' runs ${vllm ? "vLLM" : "HF Transformers"}: ${why}`,
+    may: vllm
+      ? "may supply the list (--hf-overrides): that loading is not modelled"
+      : "may override the config's value: that loading is not modelled",
   });
 }
 

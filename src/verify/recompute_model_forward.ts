@@ -36,11 +36,12 @@ import {
 } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
+  _checkModelDtype,
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
+  _checkStackLoads,
   _checkTiedHead,
-  _checkVllmLoads,
   _checkWeightMetadata,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
@@ -119,6 +120,7 @@ export async function _recomputeModelForward(
   _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
+  _refusable(refusals, () => _checkModelDtype(ckpt, input.stack));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",
@@ -133,7 +135,7 @@ export async function _recomputeModelForward(
   const lens = w.tokens.sequences.map((s) => s.length);
   _refusable(
     refusals,
-    () => _checkVllmLoads(p, { config: c, stack: input.stack, profile: input.profile }),
+    () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
   );
   _refusable(refusals, () =>
     _checkServedLength(p, {

@@ -42,11 +42,12 @@ import {
 } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
+  _checkModelDtype,
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
+  _checkStackLoads,
   _checkTiedHead,
-  _checkVllmLoads,
   _checkWeightMetadata,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
@@ -130,6 +131,7 @@ export async function _recomputeSequence(
   _checkSplit(p, { stack: input.stack, config: c });
   _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
   _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
+  _refusable(refusals, () => _checkModelDtype(ckpt, input.stack));
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
   if (p.batch.size !== widest) {
@@ -151,10 +153,15 @@ export async function _recomputeSequence(
     shape: [w.positions.length, c.hidden],
     what: `the sequence's final norm at ${w.positions.length} position(s)`,
   });
-  _refusable(refusals, () => _checkModelSupport(c, { profile: input.profile, stack: input.stack }));
+  _refusable(refusals, () =>
+    _checkModelSupport(c, {
+      profile: input.profile,
+      stack: input.stack,
+      keys: w.tokens.prompt.length + w.tokens.generated.length,
+    }));
   _refusable(
     refusals,
-    () => _checkVllmLoads(p, { config: c, stack: input.stack, profile: input.profile }),
+    () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
   );
   _refusable(refusals, () =>
     _checkServedLength(p, {

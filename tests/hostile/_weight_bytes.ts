@@ -11,6 +11,7 @@ import {
   openSafetensors,
   type SafetensorsTensorInput,
 } from "../../src/model/mod.ts";
+import { BF16, convert, FP16 } from "../../src/numerics/mod.ts";
 import { type Blobs, commit } from "./_recompute_fixture.ts";
 
 /**
@@ -49,6 +50,28 @@ export function asF32(
       const bf16 = new Uint16Array((t.data as Uint8Array).slice().buffer);
       const data = Uint32Array.from(bf16, (b) => ((b << 16) | low(b)) >>> 0);
       return { name: t.name, dtype: "F32", shape: t.shape, data };
+    });
+}
+
+/**
+ * An edit storing one tensor's BF16 values as F16, exactly (it throws for a value F16 cannot
+ * hold), as a writer keeping the tensor in F16 stores it.
+ */
+export function asF16(
+  name: string,
+): (tensors: SafetensorsTensorInput[]) => SafetensorsTensorInput[] {
+  return (tensors) =>
+    tensors.map((t) => {
+      if (t.name !== name) return t;
+      const bf16 = new Uint16Array((t.data as Uint8Array).slice().buffer);
+      const data = Uint16Array.from(bf16, (b) => {
+        const h = convert(BF16, FP16, b);
+        if (convert(FP16, BF16, h) !== b) {
+          throw new RangeError(`F16 cannot hold 0x${b.toString(16)}`);
+        }
+        return h;
+      });
+      return { name: t.name, dtype: "F16", shape: t.shape, data };
     });
 }
 

@@ -3,44 +3,22 @@
  * vLLM record over a config naming no `architectures` FAILs (vLLM picks its model class from that
  * list and refuses a config without one; it had PASSed); an integer written as a float where HF
  * only computes with it (llama3's `original_max_position_embeddings`, Qwen3-MoE's
- * `decoder_sparse_step`) is NOT_VERIFIED (it had FAILed an honest record as a malformed config).
+ * `decoder_sparse_step`) is NOT_VERIFIED (it had FAILed an honest record as a malformed config);
+ * `output_attentions` set (HF 4.48-4.53 then run eager attention in place of sdpa) and a
+ * `rope_theta` written as an integer above 2^53 - 1 (PyTorch rounds the int to float32 once, a
+ * double read twice) are NOT_VERIFIED (both had PASSed).
  */
 import assert from "node:assert/strict";
-import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
-import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
-import { engineWalker } from "../model/forward/_forward_fixture.ts";
-import { forwardSection, oneGemmScenario } from "../verify/_serving_fixture.ts";
-import { attention, type Blobs, commit, store, verifyAlone } from "./_recompute_fixture.ts";
-
-/** An honest one-record run of the bundled checkpoint `dir` (on `stack`, when given). */
-async function honestOf(dir: string, logId: string, stack?: string) {
-  const forward = forwardSection([`tables/models/${dir}`], { records: 1 });
-  const scenario = parseScenario(oneGemmScenario({ logId, seed: `${logId}-v1` }, {
-    forward: stack === undefined
-      ? forward
-      : { ...forward, stacks: [{ stack, components: { vllm: "0.11.0" } }] },
-    falsify: [],
-  }));
-  const out = await makeClaims(scenario, { store, walker: engineWalker, attention });
-  return { honest: out.records[1]!.predicate, blobs: new Map(out.blobs) as Blobs };
-}
-
-/** The record over its config text edited by `edit` (committed to `blobs`). */
-function withConfig(
-  honest: ClaimPredicate,
-  blobs: Blobs,
-  edit: (text: string) => string,
-): ClaimPredicate {
-  const w = honest.workload as ModelForwardWorkload;
-  const text = new TextDecoder().decode(blobs.get(w.model.configSha256)!);
-  const edited = edit(text);
-  assert.notEqual(edited, text, "the edit changed nothing");
-  const configSha256 = commit(blobs, new TextEncoder().encode(edited));
-  return { ...honest, workload: { ...w, model: { ...w.model, configSha256 } } };
-}
+import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
+import { honestOf, setField, withConfig } from "./_config_edit.ts";
+import { verifyAlone } from "./_recompute_fixture.ts";
 
 Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refuses such a config", async () => {
-  const { honest, blobs } = await honestOf("qwen3-tiny-dense", "arch", "vllm-0.11-eager-fa2");
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
+    logId: "arch",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
   assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
   const edits: [string, (t: string) => string][] = [
     ["absent", (t) => JSON.stringify({ ...JSON.parse(t), architectures: undefined })],
@@ -62,7 +40,7 @@ Deno.test("an integer HF only computes with, written as a float, is NOT_VERIFIED
     ["qwen3-tiny-moe", "step", ['"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,']],
   ];
   for (const [dir, logId, [from, to]] of cases) {
-    const { honest, blobs } = await honestOf(dir, logId);
+    const { honest, blobs } = await honestOf(dir, { logId });
     assert.equal((await verifyAlone(honest, blobs)).status, "PASS", dir);
     const r = await verifyAlone(withConfig(honest, blobs, (t) => t.replace(from, to)), blobs);
     assert.equal(r.status, "NOT_VERIFIED", `${dir}: ${r.reason}`);
@@ -71,4 +49,45 @@ Deno.test("an integer HF only computes with, written as a float, is NOT_VERIFIED
       /written as a fraction or with an exponent .*only an integer is modelled/,
     );
   }
+});
+
+Deno.test("output_attentions set is NOT_VERIFIED: HF Transformers 4.48-4.53 then run eager attention in place of sdpa (it had PASSed)", async () => {
+  // Refused whatever the stack's attention (the config's value reaches every forward call).
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "attentions" });
+  for (const off of [false, null]) {
+    const r = await verifyAlone(
+      withConfig(honest, blobs, setField("output_attentions", off)),
+      blobs,
+    );
+    assert.equal(r.status, "PASS", `${off}: ${r.reason}`);
+  }
+  for (const on of [true, 1, "yes"]) {
+    const r = await verifyAlone(
+      withConfig(honest, blobs, setField("output_attentions", on)),
+      blobs,
+    );
+    assert.equal(r.status, "NOT_VERIFIED", `${on}: ${r.reason}`);
+    assert.match(r.reason, /output_attentions '[^']+' is not modelled .*eager/, `${on}`);
+  }
+});
+
+Deno.test("a rope_theta written as an integer above 2^53 - 1 is NOT_VERIFIED: its double, rounded again to float32, is not PyTorch's theta (it had PASSed)", async () => {
+  // 2^60 + 2^36 + 2^30 + 1: PyTorch's one rounding to float32 gives 2^60 + 2^37, the double
+  // (2^60 + 2^36 + 2^30) rounds to 2^60.
+  const int = "1152921573326323713";
+  const float = Number(int).toExponential(); // the same double, which Python reads as a float
+  const { honest: h, blobs } = await honestOf("qwen3-tiny-dense", { logId: "theta" });
+  const { layerChain: _, ...w } = h.workload as ModelForwardWorkload;
+  const honest = { ...h, workload: w };
+  const theta = (v: string) => (t: string) =>
+    t.replace('"rope_theta": 1000000', `"rope_theta": ${v}`);
+  // The emulator's fingerprint of the double theta, as a forger computes it.
+  const probe = await verifyAlone(withConfig(honest, blobs, theta(float)), blobs);
+  assert.equal(probe.status, "FAIL", probe.reason);
+  const forged = { ...honest, fingerprint: { ...honest.fingerprint, sha256: probe.recomputed! } };
+  const asFloat = await verifyAlone(withConfig(forged, blobs, theta(float)), blobs);
+  assert.equal(asFloat.status, "PASS", `written as a float, a Python float: ${asFloat.reason}`);
+  const asInt = await verifyAlone(withConfig(forged, blobs, theta(int)), blobs);
+  assert.equal(asInt.status, "NOT_VERIFIED", asInt.reason);
+  assert.match(asInt.reason, /rope_theta '\d+' is written as an integer above 2\^53 - 1/);
 });

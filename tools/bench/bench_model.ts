@@ -145,6 +145,7 @@ function virtualCheckpoint(config: DecoderConfig): DecoderCheckpoint {
     storedTiedHead: false,
     weightFormats: {},
     castTensors: {},
+    storedDtypes: ["BF16"],
     tensor,
     rows: (_name, rows) => {
       const out = new Uint16Array(rows.length * config.hidden);

@@ -673,7 +673,16 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "Weights stored as F32 or F16 are cast to BF16 on load as PyTorch's loaders cast them " +
         "(nearest-even; a NaN, whose pattern depends on where the cast runs, is NOT_VERIFIED), " +
         EVIDENCE.source + " (PyTorch's c10 `BFloat16`, HF Transformers' `from_pretrained` and " +
-        "vLLM's weight loaders); other dtypes are NOT_VERIFIED.",
+        "vLLM's weight loaders); other dtypes are NOT_VERIFIED. Config fields a stack's " +
+        "engine reads otherwise than the forward: a Qwen2 or Qwen3 `sliding_window` the config " +
+        "turns off is still kept and masked by Transformers releases before 4.57 (HF issue " +
+        "#38002), so on an HF stack not pinned at 4.57 or later (`4.5x`) a record whose keys " +
+        "reach it is NOT_VERIFIED; on a vLLM stack, F16 weights under a config naming no dtype " +
+        "are NOT_VERIFIED (`--dtype auto` may run the model in float16); a `pad_token_id` " +
+        "outside the vocabulary FAILs on an HF stack (PyTorch refuses it as the embedding's " +
+        "`padding_idx`). `output_attentions` set (Transformers 4.48-4.53 then run eager " +
+        "attention in place of sdpa) and a `rope_theta` written as an integer above 2^53 - 1 " +
+        "(PyTorch rounds the int to float32 once) are NOT_VERIFIED on every stack.",
       100,
     ),
     "",

@@ -29,6 +29,18 @@ export function _markWrittenAsFloat(holder: object, key: string): void {
 }
 
 /**
+ * Tells whether a field's number was written as a fraction or with an exponent (a Python float),
+ * as the reader of `config.json` recorded it; false for a document built in memory.
+ *
+ * @param holder the object holding the field
+ * @param key the field
+ * @returns true when written as a float
+ */
+export function _writtenAsFloat(holder: object, key: string): boolean {
+  return WRITTEN_AS_FLOAT.get(holder)?.has(key) === true;
+}
+
+/**
  * Tells whether a field is given: JSON `null` counts as absent, as in HF (`None`).
  *
  * @param c the config

@@ -32,6 +32,14 @@
  *
  * Sliding windows: Qwen2 and the Qwen3 classes apply one only with `use_sliding_window: true`;
  * Mistral applies `sliding_window` whenever it is set, so there a non-null value is refused.
+ * Before the fix of HF issue #38002 (PR #38045) the Qwen2 and Qwen3 config classes kept
+ * `sliding_window` while `use_sliding_window` was false (`self.sliding_window = sliding_window  #
+ * we check use_sliding_window in the modeling code`, 4.51), and the models' sdpa and eager masks
+ * read it all the same; 4.57.6 drops it (`sliding_window if self.use_sliding_window else None`,
+ * `configuration_qwen2.py:181`, `configuration_qwen3.py:187`). Qwen3-MoE's class has always
+ * dropped it (`sliding_window if use_sliding_window else None`, `configuration_qwen3_moe.py:207`
+ * in 4.57.6, and in a stored copy of its 4.51 form). `windowKeptWhenOff` says which
+ * (`kept_window.ts`).
  *
  * @module
  */
@@ -81,6 +89,12 @@ export interface _FamilyRules {
    * larger stored q/k/v/o tensors to it without an error).
    */
   readonly vllmHeadDim: "as-hf" | "hidden-over-heads";
+  /**
+   * The window a Transformers release before the #38002 fix keeps while `use_sliding_window` is
+   * false when the config names none (the class default, 4096 in Qwen2 and Qwen3), or null when
+   * the family's class drops the window whenever it is off (Qwen3-MoE) or has no such switch.
+   */
+  readonly windowKeptWhenOff: number | null;
   /** Fields it reads beyond the common ones. */
   readonly keys: readonly string[];
   /** Fields it ignores (no effect on a forward's numbers). */
@@ -114,6 +128,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     vllmOBias: "never",
     vllmHeadDim: "as-hf",
     headDimNullIsDefault: false,
+    windowKeptWhenOff: 4096,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -129,6 +144,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     vllmOBias: "never",
     vllmHeadDim: "as-hf",
     headDimNullIsDefault: false,
+    windowKeptWhenOff: null,
     keys: ["attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers"],
     harmless: [],
   },
@@ -147,6 +163,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     vllmOBias: "as-hf",
     vllmHeadDim: "as-hf",
     headDimNullIsDefault: true,
+    windowKeptWhenOff: null,
     keys: ["attention_bias", "mlp_bias", "pretraining_tp"],
     harmless: [],
   },
@@ -165,6 +182,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     vllmOBias: "as-hf",
     vllmHeadDim: "hidden-over-heads",
     headDimNullIsDefault: false,
+    windowKeptWhenOff: 4096,
     keys: ["use_sliding_window", "max_window_layers", "mlp_bias"],
     harmless: [],
   },
@@ -183,6 +201,7 @@ export const _FAMILIES: Readonly<Record<DecoderFamily, _FamilyRules>> = {
     vllmOBias: "as-hf",
     vllmHeadDim: "as-hf",
     headDimNullIsDefault: true,
+    windowKeptWhenOff: null,
     keys: ["mlp_bias"],
     harmless: [],
   },

@@ -7,8 +7,10 @@
  *
  * Sliding-window attention: Qwen2 and the Qwen3 classes turn it on only with
  * `use_sliding_window: true` (their config classes set `sliding_window = None` otherwise, and
- * `layer_types` derives from it), so there `sliding_window` and `max_window_layers` are only
- * type-checked while it is off; Mistral applies any non-null `sliding_window`, which is refused.
+ * `layer_types` derives from it), so there `sliding_window` and `max_window_layers` are not
+ * refused while it is off; Mistral applies any non-null `sliding_window`, which is refused. Qwen2
+ * and Qwen3 classes of Transformers before 4.57 keep the window all the same, which a stack on
+ * such a release reads (`kept_window.ts`).
  *
  * @module
  */
@@ -29,6 +31,8 @@ const _CHECKED = [
   "num_attention_heads",
   "num_hidden_layers",
   "num_key_value_heads",
+  "output_attentions",
+  "pad_token_id",
   "rms_norm_eps",
   "rope_parameters",
   "rope_scaling",
@@ -41,9 +45,10 @@ const _CHECKED = [
 
 /**
  * Fields without effect on the forward numbers: training only (`attention_dropout` is applied
- * only while training, `initializer_range`), generation and tokenizer ids (`pad_token_id` is the
- * embedding's `padding_idx`, which changes gradients only), run-time output switches and
- * bookkeeping.
+ * only while training, `initializer_range`), generation and tokenizer ids, run-time output
+ * switches that change no computed number (`output_hidden_states`, `return_dict`) and
+ * bookkeeping. `pad_token_id` is read (`decoder_config.ts`: HF builds the embedding with it as
+ * `padding_idx`, which must lie inside the vocabulary), and so is `output_attentions` (below).
  */
 const _HARMLESS = [
   "_attn_implementation_autoset",
@@ -52,7 +57,6 @@ const _HARMLESS = [
   "bos_token_id",
   "eos_token_id",
   "initializer_range",
-  "output_attentions",
   "output_hidden_states",
   "pad_token_id",
   "return_dict",
@@ -81,7 +85,7 @@ const _MOE_HARMLESS = ["output_router_logits", "router_aux_loss_coef"];
  * @param o the family, its rules and `num_hidden_layers`
  * @throws {InputError} `CONFIG_UNSUPPORTED` naming the field (an unknown field, an MoE field in a
  *   dense config, sliding windows, tensor-parallel pretraining slices, an activation other than
- *   silu, a dtype other than bfloat16); `CONFIG_FIELD` for a malformed value (a null
+ *   silu, a dtype other than bfloat16, `output_attentions` set); `CONFIG_FIELD` for a malformed value (a null
  *   `hidden_act` among them) or `torch_dtype` contradicting `dtype`
  */
 export function _refuseUnmodelled(
@@ -122,6 +126,7 @@ export function _refuseUnmodelled(
   if (_given(c, "pretraining_tp") && c.pretraining_tp !== 1) {
     throw _bad("CONFIG_UNSUPPORTED", `pretraining_tp ${_show(c.pretraining_tp)} is not modelled`);
   }
+  _outputAttentions(c.output_attentions);
   _layerTypes(c, o.layers);
   if (c.hidden_act === null) {
     // HF keeps None and fails on it when the model is built (`ACT2FN[None]`).
@@ -139,6 +144,23 @@ function _off(c: _Json, key: string): void {
   if (v === undefined || v === false) return;
   if (v === true) throw _bad("CONFIG_UNSUPPORTED", `${key} true is not modelled`);
   throw _notBoolean(key, v);
+}
+
+/**
+ * `output_attentions` off: false, null or absent. The model's forward takes the config's value
+ * when the caller passes none, and a true one changes the path: Transformers 4.48 to 4.53 run
+ * eager attention in place of sdpa (`LlamaAttention.forward`, which Qwen2 and Qwen3 copy: "Falling
+ * back to eager attention"), 4.57 wraps the layers to record their weights
+ * (`check_model_inputs`); a value other than a boolean is read by truthiness. None of it is
+ * modelled.
+ */
+function _outputAttentions(v: unknown): void {
+  if (v === undefined || v === null || v === false) return;
+  throw _bad(
+    "CONFIG_UNSUPPORTED",
+    `output_attentions ${_show(v)} is not modelled (HF Transformers 4.48-4.53 then run eager ` +
+      "attention in place of sdpa): only false, null or absent is",
+  );
 }
 
 function _layerTypes(c: _Json, layers: number): void {

@@ -21,7 +21,15 @@
  * @module
  */
 import type { RopeScaling } from "../../kernels/mod.ts";
-import { _bad, _given, _int, type _Json, _positive, _show } from "./_config_values.ts";
+import {
+  _bad,
+  _given,
+  _int,
+  type _Json,
+  _positive,
+  _show,
+  _writtenAsFloat,
+} from "./_config_values.ts";
 
 /** The RoPE a config asks for. */
 export interface _Rope {
@@ -59,7 +67,7 @@ const _DEFAULT_THETA = 10000;
 export function _rope(c: _Json): _Rope {
   // An explicit null theta is None to HF, which fails computing the frequencies: refused (by
   // `_theta`), where an absent one is the default.
-  const top = c.rope_theta !== undefined ? _theta(c.rope_theta, "rope_theta") : undefined;
+  const top = c.rope_theta !== undefined ? _theta(c, "rope_theta", "rope_theta") : undefined;
   const maxPositions = c.max_position_embeddings;
   const legacy = _given(c, "rope_scaling")
     ? _section(c.rope_scaling, { name: "rope_scaling", theta: false, maxPositions })
@@ -106,7 +114,7 @@ function _section(
     }
   }
   const theta = o.theta && p.rope_theta !== undefined
-    ? _theta(p.rope_theta, `${o.name}.rope_theta`)
+    ? _theta(p, "rope_theta", `${o.name}.rope_theta`)
     : undefined;
   const factor = () => _positive(p.factor, `${o.name}.factor`);
   // llama3 without `original_max_position_embeddings`: 5.x takes `max_position_embeddings`
@@ -175,11 +183,26 @@ function _ropeType(p: _Json, name: string): string {
   return named.length === 0 ? "default" : p[named[0]!] as string;
 }
 
-function _theta(v: unknown, name: string): number {
-  const theta = _positive(v, name);
+/**
+ * Theta, refused where it is not modelled. An integer written without a fraction or exponent is a
+ * Python `int`, which PyTorch turns into float32 in one rounding (`base ** exponent` with an int
+ * base, 4.5x and 5.x `_compute_default_rope_parameters`); read here it is rounded to a double
+ * first, and above 2^53 - 1 that double may differ from the integer, so the float32 theta could
+ * differ from PyTorch's (two roundings where it makes one): not modelled. A float-written theta is
+ * a Python float, a double either way.
+ */
+function _theta(holder: _Json, key: string, name: string): number {
+  const theta = _positive(holder[key], name);
   // 1 gives every frequency 1 (HF builds it); below it the frequencies grow, not modelled.
   if (!(theta >= 1)) {
     throw _bad("CONFIG_UNSUPPORTED", `${name} ${_show(theta)} below 1 is not modelled`);
+  }
+  if (theta > Number.MAX_SAFE_INTEGER && !_writtenAsFloat(holder, key)) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${name} ${_show(theta)} is written as an integer above 2^53 - 1 (Python reads an int, ` +
+        "which PyTorch rounds to float32 once, where a double read rounds twice): not modelled",
+    );
   }
   return theta;
 }

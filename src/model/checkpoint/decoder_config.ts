@@ -21,7 +21,16 @@
  * @module
  */
 import type { RopeScaling } from "../../kernels/mod.ts";
-import { _bad, _bool, _given, _int, type _Json, _positive, _show } from "./_config_values.ts";
+import {
+  _bad,
+  _bool,
+  _given,
+  _int,
+  type _Json,
+  _positive,
+  _show,
+  _writtenAsFloat,
+} from "./_config_values.ts";
 import {
   _FAMILIES,
   _family,
@@ -29,6 +38,7 @@ import {
   type DecoderFamily,
   type LinearBiases,
 } from "./_decoder_families.ts";
+import { _keptWindow } from "./kept_window.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
 import { _rope } from "./_rope_config.ts";
 
@@ -111,6 +121,24 @@ export interface DecoderConfig {
    * builds the model of `model_type` all the same, vLLM refuses it (`vllmRefusal`).
    */
   readonly noArchitectures?: true;
+  /**
+   * The sliding window a Transformers release before 4.57 keeps although `use_sliding_window` is
+   * off (Qwen2 and Qwen3 only: the file's `sliding_window`, else the class's 4096; 0 for a value
+   * that is not a positive number), absent when none is kept (`keptWindowGap`). The forward
+   * attends without a window, as fixed releases and vLLM do.
+   */
+  readonly keptSlidingWindow?: number;
+  /**
+   * `pad_token_id` when the config names one (an integer): HF builds the embedding with it as
+   * `padding_idx`, which changes no forward number but must lie in `-vocab..vocab - 1`
+   * (`hfRefusal`); vLLM does not read it.
+   */
+  readonly padTokenId?: number;
+  /**
+   * Set when the config names neither `torch_dtype` nor `dtype` (absent or null): vLLM's
+   * `--dtype auto` then takes the dtype from elsewhere (`vllmDtypeGap`).
+   */
+  readonly noDtype?: true;
 }
 
 /** Most decoder layers a config may declare (`num_hidden_layers`), and so a layer chain's height. */
@@ -175,6 +203,8 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     throw _bad("CONFIG_FIELD", `head_dim ${headDim} must be an even integer`);
   }
   const rope = _rope(c);
+  const kept = _keptWindow(c, rules);
+  const padTokenId = _padTokenId(c);
   return Object.freeze({
     modelType: family,
     vocab: _int(c, "vocab_size", { max: 1 << 22 }),
@@ -202,6 +232,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(c.architectures === undefined || c.architectures === null
       ? { noArchitectures: true as const }
       : {}),
+    ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
+    ...(padTokenId === undefined ? {} : { padTokenId }),
+    ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
   });
 }
 
@@ -330,6 +363,24 @@ export function configReadingGap(
       "reads (4.5x reads num_experts, default 128)";
   }
   return null;
+}
+
+/**
+ * `pad_token_id`: null or absent (none), or an integer, which HF passes to `nn.Embedding` as
+ * `padding_idx` (its range is `hfRefusal`'s). Another value (a float, text, a list, a boolean,
+ * which Python reads as 0 or 1) is a reading not modelled.
+ */
+function _padTokenId(c: _Json): number | undefined {
+  if (!_given(c, "pad_token_id")) return undefined;
+  const v = c.pad_token_id;
+  if (!Number.isSafeInteger(v) || _writtenAsFloat(c, "pad_token_id")) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `pad_token_id ${_show(v)} is not an integer: how HF Transformers builds the embedding ` +
+        "with it is not modelled",
+    );
+  }
+  return v as number;
 }
 
 /** A positive whole number as JavaScript holds it (`4096` and `4096.0` alike), else null. */

@@ -36,6 +36,9 @@ export {
   vllmRefusal,
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
+export { hfRefusal } from "./hf_refusal.ts";
+export { keptWindowGap } from "./kept_window.ts";
+export { vllmDtypeGap } from "./vllm_model_dtype.ts";
 export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
 export { castToBf16, isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
 export { portableSha256, sha256OfSource, type Sha256Stream } from "./sha256_of_source.ts";

@@ -89,6 +89,12 @@ export interface DecoderCheckpoint {
    */
   readonly castTensors: Readonly<Record<string, LoadCastDtype>>;
   /**
+   * Every dtype a tensor of the weight files is stored in (safetensors names, sorted), tensors
+   * the forward does not read included: what vLLM's `--dtype auto` reads from a Hub
+   * repository's metadata when the config names no dtype (`vllmDtypeGap`).
+   */
+  readonly storedDtypes: readonly string[];
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
    * cast from F32 or F16 where it is stored so.
    *
@@ -242,6 +248,10 @@ export async function openDecoderCheckpoint(
       ]),
     )),
     castTensors: Object.freeze(Object.fromEntries(checked.cast)),
+    storedDtypes: Object.freeze(
+      [...new Set([...opened.values()].flatMap(({ st }) => st.header.tensors.map((e) => e.dtype)))]
+        .sort(),
+    ),
     tensor: async (name: string) => {
       const { source, st, entry } = find(name);
       if (_isCast(entry)) {

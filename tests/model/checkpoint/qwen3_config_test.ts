@@ -257,14 +257,14 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
   const moe = fixture("qwen3-30b-a3b.transformers-5");
   const base = parseDecoderConfig(dense);
   const baseMoe = parseDecoderConfig(moe);
-  // Harmless: a window that is off (HF nulls it), ids, training-only and run-time switches.
+  // Harmless: ids, training-only and run-time switches. (A window that is off is read: releases
+  // before 4.57 keep it; so is pad_token_id, HF's padding_idx.)
   const harmless = {
-    sliding_window: 4096,
     max_window_layers: 28,
     attention_dropout: 0.1,
     initializer_range: 1,
     use_cache: false,
-    pad_token_id: 0,
+    output_attentions: false,
     eos_token_id: [151645, 151643],
     _name_or_path: "Qwen/Qwen3-4B",
     torch_dtype: "bfloat16", // both names, agreeing
@@ -280,6 +280,10 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
     // Not read by HF's default RoPE, but vLLM's longest sequence (max_model_len) comes from it.
     [{ max_position_embeddings: 262144 }, { maxPositionEmbeddings: 262144 }],
     [{ rope_parameters: { rope_type: "default", rope_theta: 5e6 } }, { ropeTheta: "5000000" }],
+    // Not read by the forward: a window the config turns off, which Transformers before 4.57
+    // keeps (`keptWindowGap`), and the embedding's padding_idx (`hfRefusal`).
+    [{ sliding_window: 4096 }, { keptSlidingWindow: 4096 }],
+    [{ pad_token_id: 0 }, { padTokenId: 0 }],
   ];
   for (const [patch, want] of changes) {
     assert.deepStrictEqual(parseDecoderConfig({ ...dense, ...patch }), { ...base, ...want });
@@ -309,14 +313,18 @@ Deno.test("parseDecoderConfig() reads every field that changes the numbers and i
   assert.deepStrictEqual(local, baseMoe);
   assert.deepStrictEqual(parseDecoderConfig({ ...moe, num_local_experts: 128 }), baseMoe);
   // Indices no layer has (negative ones too: Python's `in` reads none from the end), a step past
-  // the last layer (every layer dense) and a window that is off (0 too) are what HF builds.
+  // the last layer (every layer dense) are what HF builds; a window that is off is what fixed
+  // releases build (0 too), kept as one every key length reaches for the releases before.
   assert.deepStrictEqual(parseDecoderConfig({ ...moe, mlp_only_layers: [-1] }).moe, {
     ...baseMoe.moe,
     mlpOnlyLayers: [-1],
   });
   const sparse = parseDecoderConfig({ ...moe, decoder_sparse_step: 49 });
   assert.ok([...Array(48).keys()].every((i) => !isMoeLayer(sparse, i)));
-  assert.deepStrictEqual(parseDecoderConfig({ ...dense, sliding_window: 0 }), base);
+  assert.deepStrictEqual(parseDecoderConfig({ ...dense, sliding_window: 0 }), {
+    ...base,
+    keptSlidingWindow: 0,
+  });
   // head_dim when absent: 128 for qwen3 (DecoderConfig's default), hidden / heads for qwen3_moe.
   const { head_dim: _d, ...noHeadDim } = dense;
   assert.equal(parseDecoderConfig({ ...noHeadDim, hidden_size: 1024 }).headDim, 128);

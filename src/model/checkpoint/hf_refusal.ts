@@ -1,0 +1,34 @@
+/**
+ * Configs HF Transformers cannot build a model of, though the config parses: a record of one on
+ * a stack that runs the model through Transformers is no run that stack made.
+ *
+ * @module
+ */
+import type { DecoderConfig } from "./decoder_config.ts";
+
+/**
+ * Why HF Transformers refuses to build `config`'s model, or null: every supported family builds
+ * its embedding as `nn.Embedding(vocab_size, hidden_size, padding_idx=config.pad_token_id)`
+ * (`LlamaModel`, `Qwen2Model`, `Qwen3Model`, `Qwen3MoeModel`, `MistralModel.__init__`, 4.57.6
+ * and 5.17 alike), and PyTorch refuses a `padding_idx` outside `-num_embeddings ..
+ * num_embeddings - 1` ("Padding_idx must be within num_embeddings": an `assert` in 2.8, an
+ * `AssertionError` raised in 2.13), so `from_pretrained` fails. vLLM builds its embedding without
+ * a padding index and never reads `pad_token_id`.
+ *
+ * @param config the parsed config
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { hfRefusal } from "./hf_refusal.ts";
+ * if (hfRefusal({ vocab: 8, padTokenId: 8 }) === null) throw new Error();
+ * if (hfRefusal({ vocab: 8, padTokenId: -8 }) !== null) throw new Error();
+ * if (hfRefusal({ vocab: 8 }) !== null) throw new Error();
+ * ```
+ */
+export function hfRefusal(config: Pick<DecoderConfig, "vocab" | "padTokenId">): string | null {
+  const p = config.padTokenId;
+  if (p === undefined || (p >= -config.vocab && p < config.vocab)) return null;
+  return `the config's pad_token_id ${p} lies outside its vocabulary of ${config.vocab} tokens, ` +
+    "and HF Transformers builds the embedding with it as padding_idx, which PyTorch refuses " +
+    "('Padding_idx must be within num_embeddings'): the model cannot be loaded";
+}
