@@ -4,7 +4,8 @@
  * emulator, each pass on every entry it holds (all sequences' rows, the KV caches carried from
  * pass to pass), choosing tokens greedily from the logits; each finished request becomes one
  * `sequence` record with its serving history. The serving falsifications are injected as the
- * GPU would have run them.
+ * GPU would have run them. A vLLM engine run keeps vLLM's limits (`vllm_serving_limits.ts`):
+ * `max_num_seqs` requests a pass, and `max_model_len`, at which a request stops generating.
  *
  * @module
  */
@@ -39,6 +40,12 @@ import {
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
 import { sequenceRecord } from "./sequence_record.ts";
 import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
+import {
+  checkPromptRoom,
+  servedRequests,
+  type ServingLimits,
+  servingLimits,
+} from "./vllm_serving_limits.ts";
 
 /**
  * Where the sequence records go in the log and how blobs are stored: the model-forward records'
@@ -61,7 +68,8 @@ interface _Served {
  * @param ctx assets, walker, hardware, log position, blob store
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
- *   `SCENARIO_INVALID` for a falsification that does not fit its record's history
+ *   `SCENARIO_INVALID` for a falsification that does not fit its record's history, or a request
+ *   or setting a vLLM engine would not serve (`vllm_serving_limits.ts`)
  * @example
  * ```ts ignore
  * const { records } = await makeSequenceClaims(scenario, ctx);
@@ -85,8 +93,11 @@ export async function makeSequenceClaims(
     });
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
+    const gpu = ctx.hardware.profile.id;
     const served = await _engineRun(model, {
-      s: { ...s, ..._vllmBudget(stack, { model, gpu: ctx.hardware.profile.id, s }) },
+      s: { ...s, ..._vllmBudget(stack, { model, gpu, s }) },
+      stack,
+      limits: servingLimits(stack, { config: model.ckpt.config, gpu, maxSeqs: s.maxSeqs }),
       runtime,
       parallel: runParallel(topology, stack, runtime.profile),
       scenario,
@@ -174,6 +185,8 @@ async function _engineRun(
   model: ScenarioCheckpoint,
   o: {
     readonly s: ServingScenario;
+    readonly stack: StackProfile;
+    readonly limits: ServingLimits;
     readonly runtime: BlockRuntime;
     readonly parallel: TensorParallel | undefined;
     readonly scenario: Scenario;
@@ -184,11 +197,13 @@ async function _engineRun(
   const { s, scenario, first } = o;
   const c = model.ckpt.config;
   const label = (r: number, what: string) => `${first + r}\u0000${what}`;
-  const requests: ServingRequest[] = Array.from({ length: s.requests }, (_, r) => ({
+  const drawn: ServingRequest[] = Array.from({ length: s.requests }, (_, r) => ({
     arrival: _draw(scenario.seed, label(r, "arrival"), s.arrivalSteps),
     prompt: s.promptLengths[_draw(scenario.seed, label(r, "prompt"), s.promptLengths.length)]!,
     generate: s.generate[_draw(scenario.seed, label(r, "generate"), s.generate.length)]!,
   }));
+  const { limits, stack } = o;
+  const requests = servedRequests(drawn, { stack, config: c, limits, first });
   const served: _Served[] = requests.map((q, r) => ({
     prompt: Array.from(
       { length: q.prompt },
@@ -203,7 +218,12 @@ async function _engineRun(
   const total = requests.reduce((a, q) => a + q.prompt + q.generate, 0);
   for (let step = 0; progress.some((p, r) => p.generated < requests[r]!.generate); step++) {
     if (step > s.arrivalSteps + total) throw new Error("scheduler made no progress");
-    const entries = scheduleStep(requests, progress, { step, ...s });
+    const entries = scheduleStep(requests, progress, {
+      step,
+      tokenBudget: s.tokenBudget,
+      maxChunk: s.maxChunk,
+      ...limits,
+    });
     if (entries.length === 0) continue;
     // Falsifications that change how this pass really ran (all its records become false).
     let phantom = 0;
@@ -266,6 +286,12 @@ async function _engineRun(
       });
       const p = progress[e.request]!;
       progress[e.request] = { computed: p.computed + e.query, generated: p.generated };
+      checkPromptRoom(requests[e.request]!, {
+        progress: progress[e.request]!,
+        limits,
+        seq: first + e.request,
+        stack: stack.id,
+      });
       if (!e.emits) return;
       const f = _fake(scenario, first + e.request);
       const greedy = res.greedy.get(0)!;

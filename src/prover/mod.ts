@@ -50,6 +50,12 @@ export {
   type ServingRequest,
 } from "./serving_scheduler.ts";
 export {
+  checkPromptRoom,
+  servedRequests,
+  type ServingLimits,
+  servingLimits,
+} from "./vllm_serving_limits.ts";
+export {
   claimedParallelism,
   parseScenarioParallel,
   runParallel,

@@ -9,7 +9,8 @@
  *              "tokenBudget": n, "maxChunk": n,           (scheduler: tokens per pass, chunk cap)
  *              "vllmTokenBudget"?: n,      (a vLLM engine's tokens per pass, uncapped chunks;
  *                                           default the smallest budget vLLM may run with)
- *              "maxSeqs"?: n,              (scheduler: entries per pass, vLLM's max_num_seqs)
+ *              "maxSeqs"?: n,              (scheduler: entries per pass, vLLM's max_num_seqs;
+ *                                           default the vLLM stack's, else no limit)
  *              "stacks"?: [{"stack", "components"}, ...],  (cycled over the checkpoints)
  *              "layerChain": bool }
  * ```
@@ -47,7 +48,10 @@ export interface ServingScenario extends ModelSection {
    * stack's is a run vLLM never makes: its records FAIL.
    */
   readonly vllmTokenBudget?: number;
-  /** Most entries per pass (vLLM's `max_num_seqs`); absent: no limit. */
+  /**
+   * Most entries per pass (vLLM's `max_num_seqs`); absent: no limit, on a vLLM stack its
+   * `max_num_seqs` (`vllmMaxNumSeqs`), which a larger value is refused for exceeding.
+   */
   readonly maxSeqs?: number;
   /** Topologies cycled over the checkpoints' engine runs (absent: one GPU each). */
   readonly parallel?: readonly ScenarioParallel[];

@@ -4,7 +4,11 @@
  * still generates, then fills the rest of the token budget with prefill chunks (at most
  * `maxChunk` tokens each) of the waiting prompts in arrival order, so prompts are split across
  * passes and passes mix prefill chunks with decode steps. As vLLM's V1 scheduler does with
- * `max_num_seqs`, a pass holds at most `maxSeqs` entries (running sequences first).
+ * `max_num_seqs`, a pass holds at most `maxSeqs` entries (running sequences first); and with
+ * `max_model_len` (`maxModelLen`), a request already running (positions computed) is given only
+ * positions below `maxModelLen - 1` (`num_new_tokens = min(num_new_tokens, max_model_len - 1 -
+ * num_computed_tokens)`, `v1/core/sched/scheduler.py:224-227`), and none when that leaves no token
+ * (it is skipped, as vLLM's `continue` skips it).
  *
  * @module
  */
@@ -44,7 +48,8 @@ export interface ScheduledEntry {
  *
  * @param requests the requests
  * @param progress each request's progress
- * @param o `step`, `tokenBudget`, `maxChunk`, and `maxSeqs` (entries per pass; default no limit)
+ * @param o `step`, `tokenBudget`, `maxChunk`, `maxSeqs` (entries per pass; default no limit) and
+ *   `maxModelLen` (vLLM's `max_model_len`; default no limit)
  * @returns the pass's entries, decode steps first
  * @example
  * ```ts
@@ -53,6 +58,9 @@ export interface ScheduledEntry {
  * const e = scheduleStep(reqs, [{ computed: 3, generated: 1 }, { computed: 0, generated: 0 }],
  *   { step: 1, tokenBudget: 8, maxChunk: 4 });
  * if (e.map((x) => `${x.request}:${x.query}`).join() !== "0:1,1:4") throw new Error();
+ * const capped = scheduleStep([{ arrival: 0, prompt: 8, generate: 1 }], [{ computed: 4, generated: 0 }],
+ *   { step: 1, tokenBudget: 8, maxChunk: 8, maxModelLen: 8 });
+ * if (capped[0]?.query !== 3) throw new Error();
  * ```
  */
 export function scheduleStep(
@@ -63,6 +71,7 @@ export function scheduleStep(
     readonly tokenBudget: number;
     readonly maxChunk: number;
     readonly maxSeqs?: number | undefined;
+    readonly maxModelLen?: number | undefined;
   },
 ): ScheduledEntry[] {
   const entries: ScheduledEntry[] = [];
@@ -72,7 +81,7 @@ export function scheduleStep(
     .map((r, i) => ({ r, i, p: progress[i]! }))
     .filter(({ r, p }) => r.arrival <= o.step && p.generated < r.generate);
   for (const { r, i, p } of live) {
-    if (p.computed < r.prompt) continue;
+    if (p.computed < r.prompt || _runningRoom(p, o.maxModelLen) < 1) continue;
     if (entries.length >= maxSeqs) break;
     entries.push({ request: i, query: 1, cached: p.computed, emits: true });
     budget -= 1;
@@ -82,9 +91,21 @@ export function scheduleStep(
     .sort((a, b) => a.r.arrival - b.r.arrival || a.i - b.i);
   for (const { r, i, p } of waiting) {
     if (budget <= 0 || entries.length >= maxSeqs) break;
-    const query = Math.min(r.prompt - p.computed, budget, o.maxChunk);
+    const query = Math.min(
+      r.prompt - p.computed,
+      budget,
+      o.maxChunk,
+      _runningRoom(p, o.maxModelLen),
+    );
+    if (query <= 0) continue;
     entries.push({ request: i, query, cached: p.computed, emits: p.computed + query === r.prompt });
     budget -= query;
   }
   return entries;
+}
+
+/** The positions vLLM's scheduler still gives a request: below `maxModelLen - 1` once it runs. */
+function _runningRoom(p: RequestProgress, maxModelLen: number | undefined): number {
+  if (maxModelLen === undefined || p.computed === 0) return Infinity;
+  return maxModelLen - 1 - p.computed;
 }
