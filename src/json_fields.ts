@@ -122,7 +122,8 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
     if (!allowed.includes(key)) {
       // The name came from the input: escaped before it can reach a message.
       // Short, one line, and unable to close the quotes a message puts around the path.
-      const name = escapeInQuotes(clipText(key.replace(/\s+/gu, " "), 40));
+      // (Runs of space separators as one: \s would take U+FEFF too, which must show escaped.)
+      const name = escapeInQuotes(clipText(key.replace(/\p{Zs}+/gu, " "), 40));
       f.fail(`${f.path}.${name}`, "unknown field", "unknown");
     }
   }

@@ -258,14 +258,17 @@ const cases: HostileCase[] = [
     args: (dir) => [...auditArgs(fx, `${dir}/out`, 2), "--root", "00".repeat(32)],
     exit: 2,
   },
-  ...[
-    ["--valid-from", "yesterday"],
-    ["--valid-from", "2026-06-01T00:00:00Z", "--valid-until", "2026-01-01T00:00:00Z"],
-  ].map((extra): HostileCase => ({
+  ...([
+    [["--valid-from", "yesterday"], "USAGE_TIME"],
+    [
+      ["--valid-from", "2026-06-01T00:00:00Z", "--valid-until", "2026-01-01T00:00:00Z"],
+      "BAD_TRUST_ROOT",
+    ],
+  ] as const).map(([extra, code]): HostileCase => ({
     name: `key trust-root refuses ${extra.join(" ")} and writes nothing`,
-    args: trustRootArgs(extra),
+    args: trustRootArgs([...extra]),
     exit: 2,
-    code: "BAD_TRUST_ROOT",
+    code,
   })),
   {
     name: "key trust-root refuses the same key twice and writes nothing",

@@ -25,6 +25,27 @@ async function _end(children: readonly Child[]): Promise<void> {
   }
 }
 
+/** `audit serve --json` of a plan, writing only into its `out` folder under the fixture's. */
+function _serve(
+  o: {
+    f: Awaited<ReturnType<typeof makeAuditFixture>>;
+    plan: string;
+    nats: { url: string };
+    out: string;
+    read: string;
+    net: string;
+  },
+  more: readonly string[],
+): Child {
+  const { f, plan, nats, out } = o;
+  return spawn([
+    "audit",
+    "serve",
+    ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+    ...["--out", `${f.dir}/${out}`, "--time", TIME, "--json", ...more],
+  ], [o.read, `--allow-write=${f.dir}/${out}`, o.net]);
+}
+
 function _exists(path: string): Promise<boolean> {
   return Deno.stat(path).then(() => true, () => false);
 }
@@ -109,13 +130,7 @@ Deno.test("audit serve --fresh skips the results earlier serves left on the serv
     const plan = await poolPlan(f, { k: 2 });
     const net = `--allow-net=${nats.hostPort}`;
     const read = `--allow-read=${REPO_ROOT},${f.dir}`;
-    const serve = (out: string, more: string[]) =>
-      spawn([
-        "audit",
-        "serve",
-        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--json", ...more],
-      ], [read, `--allow-write=${f.dir}/${out}`, net]);
+    const serve = (out: string, more: string[]) => _serve({ f, plan, nats, out, read, net }, more);
     const worker = spawn(
       ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
       [read, net],
@@ -151,13 +166,7 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
     const net = `--allow-net=${nats.hostPort}`;
     const read = `--allow-read=${REPO_ROOT},${f.dir}`;
     const serve = (out: string, more: string[]) =>
-      spawn([
-        "audit",
-        "serve",
-        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--timeout", "120", "--log", f.log],
-        ...["--json", ...more],
-      ], [read, `--allow-write=${f.dir}/${out}`, net]);
+      _serve({ f, plan, nats, out, read, net }, ["--timeout", "120", "--log", f.log, ...more]);
     const worker = (blobs: string) =>
       spawn([
         "worker",
