@@ -118,7 +118,8 @@ export function componentMismatch(
     const value = printed === null ? text : printed.join(".");
     const ck = `components.${_shortKey(key)}`;
     const said = `${ck} ${quoteShort(text, 60)}`;
-    if (_CONTROLS.test(value)) {
+    // The stated text, not its reading: a printed form's suffix (`(2, 27, 3, ...)`) is text too.
+    if (_CONTROLS.test(text)) {
       // A terminal escape or a reordering mark is no version and could disguise one.
       unreadable ??= {
         kind: "unreadable",

@@ -551,4 +551,13 @@ Deno.test("componentMismatch(): NCCL stated as torch.cuda.nccl.version()'s tuple
     assert.equal(componentMismatch(vllm, { vllm: "0.11.0", nccl }), null, nccl);
   }
   assert.equal(componentMismatch(vllm, { cudnn: "91002" })?.kind, "unreadable");
+  // The tuple's suffix is stated text: control or bidirectional characters in it are unreadable,
+  // as in a dotted release (the tuple had been read past them and accepted).
+  for (
+    const nccl of ["(2, 27, 3, '\u202e\u001b[31mx')", "(2, 27, 3,\u2028 'a0')", "2.27.3\u202e"]
+  ) {
+    const m = componentMismatch(vllm, { vllm: "0.11.0", nccl });
+    assert.equal(m?.kind, "unreadable", JSON.stringify(nccl));
+    assert.match(m!.reason, /control or bidirectional/);
+  }
 });
