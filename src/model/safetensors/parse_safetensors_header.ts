@@ -31,6 +31,7 @@
  * @module
  */
 import { InputError, type SafetensorsCode } from "../../errors.ts";
+import { quoteShort } from "../../escape_text.ts";
 import { checkTiling } from "./check_tiling.ts";
 import { parseStrictJson, StrictJsonError } from "../../json_strict.ts";
 import {
@@ -186,9 +187,11 @@ export function parseSafetensorsHeader(
 function _extraField(name: string, value: unknown): string | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const extra = Object.keys(value).find((k) => !TENSOR_ENTRY_FIELDS.includes(k));
+  // Both names are the file's text: quoted short and printable, as a reason may carry them.
   return extra === undefined
     ? null
-    : `tensor '${name}' has a field '${extra}' the format does not define`;
+    : `tensor ${quoteShort(name, 80)} has a field ${quoteShort(extra, 40)} the format does ` +
+      "not define";
 }
 
 /**

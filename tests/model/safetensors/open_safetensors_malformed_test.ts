@@ -284,6 +284,23 @@ Deno.test('`openSafetensors()` with `offFormat: "keep"` reads a header as the re
     { offFormat: "keep" },
   );
   assert.equal(field.header.offFormat, "tensor 'a' has a field 'x' the format does not define");
+  // The names are the file's: quoted short and printable (a quote, an escape, a bidi override
+  // and 3000 characters had reached the refusal, and a result's reason, raw).
+  const hostile = JSON.stringify({
+    "a'\u202e": {
+      dtype: "U8",
+      shape: [4],
+      data_offsets: [0, 4],
+      ["x' \u001b[2J" + "y".repeat(3000)]: 1,
+    },
+  });
+  const shown = (await openBytes(rawFile(hostile, 4), { offFormat: "keep" })).header.offFormat!;
+  assert.ok(shown.length < 200, shown);
+  assert.doesNotMatch(shown, /[\p{Cc}\p{Cf}]/u);
+  assert.match(
+    shown,
+    /^tensor 'a\\'\\u\{202e\}' has a field 'x\\' \\u\{1b\}\[2Jy+\.\.\. \(\d+ more characters\)' the format/,
+  );
   const cr = await openBytes(rawFile(`{"a":${U8x4}}\r`, 4), { offFormat: "keep" });
   assert.equal(cr.header.offFormat, "header holds a carriage return between its tokens");
   const plain = await openBytes(rawFile(`{"a":${U8x4}}  `, 4), { offFormat: "keep" });
