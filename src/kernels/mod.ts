@@ -166,6 +166,7 @@ export {
 export {
   applyRope,
   ropeInvFreq,
+  ropeInvFreqGap,
   type RopeScaling,
   type RopeTables,
   ropeTables,

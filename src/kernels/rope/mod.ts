@@ -12,6 +12,6 @@
  * @module
  */
 export { applyRope } from "./apply_rope.ts";
-export { ropeInvFreq } from "./rope_inv_freq.ts";
+export { ropeInvFreq, ropeInvFreqGap } from "./rope_inv_freq.ts";
 export { type RopeScaling, scaleInvFreq } from "./rope_scaling.ts";
 export { type RopeTables, ropeTables } from "./rope_tables.ts";

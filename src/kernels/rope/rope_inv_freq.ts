@@ -50,15 +50,9 @@ export function ropeInvFreq(headDim: number, options: { theta: number }): Uint32
       `Cannot compute inv_freq: head dimension ${headDim} is not a positive even integer`,
     );
   }
+  const gap = ropeInvFreqGap(headDim);
+  if (gap !== null) throw new RangeError(`Cannot compute inv_freq: ${gap}`);
   const n = headDim / 2;
-  const vectorised = n - (n % BLOCK);
-  if (n > 1 && vectorised < n) {
-    throw new RangeError(
-      `Cannot compute inv_freq: PyTorch computes entries ${Math.max(vectorised, 1)}..${n - 1} ` +
-        `of head dimension ${headDim} with the host's scalar glibc powf (past its last vectorised ` +
-        `block of ${BLOCK}), which is not emulated`,
-    );
-  }
   const theta = bitsFromF32(options.theta); // the Python number meets a float32 tensor: one rounding
   const out = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
@@ -66,4 +60,30 @@ export function ropeInvFreq(headDim: number, options: { theta: number }): Uint32
     out[i] = divF32(0x3f800000, sleefPowfU10(theta, bitsFromF32(t)));
   }
   return out;
+}
+
+/**
+ * Why {@link ropeInvFreq} does not emulate a head dimension's frequencies, or null: PyTorch
+ * leaves the entries past its last vectorised block of 32 (other than `theta^0 = 1`) to the
+ * host's scalar glibc `powf`. Callers that report such a dimension as unmodelled ask this first
+ * rather than reading `ropeInvFreq`'s error. A dimension that is not a positive even integer gives
+ * null (`ropeInvFreq` refuses it as malformed).
+ *
+ * @param headDim head dimension d
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { ropeInvFreqGap } from "./rope_inv_freq.ts";
+ * if (ropeInvFreqGap(128) !== null || ropeInvFreqGap(2) !== null) throw new Error();
+ * if (!/entries 32\.\.47 .*scalar glibc powf/.test(ropeInvFreqGap(96) ?? "")) throw new Error();
+ * ```
+ */
+export function ropeInvFreqGap(headDim: number): string | null {
+  if (!Number.isInteger(headDim) || headDim < 2 || headDim % 2 !== 0) return null;
+  const n = headDim / 2;
+  const vectorised = n - (n % BLOCK);
+  if (n === 1 || vectorised === n) return null;
+  return `PyTorch computes entries ${Math.max(vectorised, 1)}..${n - 1} of head dimension ` +
+    `${headDim} with the host's scalar glibc powf (past its last vectorised block of ${BLOCK}), ` +
+    "which is not emulated";
 }

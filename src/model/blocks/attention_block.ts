@@ -24,6 +24,7 @@ import {
   fa2SfuFunctions,
   flashAttentionForward,
   ropeInvFreq,
+  ropeInvFreqGap,
   ropeTables,
 } from "../../kernels/mod.ts";
 import { type AttentionCore, attentionSublayer, type BlockRuntime } from "../decoder/mod.ts";
@@ -190,14 +191,13 @@ function _invFreq(rope: RopeSource, d: number): Uint32Array {
     }
     return rope.invFreq.slice();
   }
-  try {
-    return ropeInvFreq(d, { theta: rope.theta });
-  } catch (e) {
-    if (e instanceof RangeError && /scalar glibc powf/.test(e.message)) {
-      throw new _Unsupported(`${e.message}; record the model's inv_freq patterns instead`);
-    }
-    throw e;
+  const gap = ropeInvFreqGap(d);
+  if (gap !== null) {
+    throw new _Unsupported(
+      `Cannot compute inv_freq: ${gap}; record the model's inv_freq patterns instead`,
+    );
   }
+  return ropeInvFreq(d, { theta: rope.theta });
 }
 
 /**

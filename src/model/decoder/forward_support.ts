@@ -6,7 +6,13 @@
  * @module
  */
 import type { Datapath } from "../../hardware/mod.ts";
-import { type GemmResult, ropeInvFreq, runGemmRecipe, scaleInvFreq } from "../../kernels/mod.ts";
+import {
+  type GemmResult,
+  ropeInvFreq,
+  ropeInvFreqGap,
+  runGemmRecipe,
+  scaleInvFreq,
+} from "../../kernels/mod.ts";
 import type { DecoderConfig } from "../checkpoint/mod.ts";
 import type { BlockRuntime, GemmCall } from "./block_runtime.ts";
 
@@ -103,16 +109,13 @@ export function modelInvFreq(
     }
     return given.slice();
   }
-  let base: Uint32Array;
-  try {
-    base = ropeInvFreq(d, { theta: Number(config.ropeTheta) });
-  } catch (e) {
-    if (e instanceof RangeError && /scalar glibc powf/.test(e.message)) {
-      throw new ForwardUnsupported(
-        `${e.message} (only an attention block record can carry recorded inv_freq patterns)`,
-      );
-    }
-    throw e;
+  const gap = ropeInvFreqGap(d);
+  if (gap !== null) {
+    throw new ForwardUnsupported(
+      `Cannot compute inv_freq: ${gap} (only an attention block record can carry recorded ` +
+        "inv_freq patterns)",
+    );
   }
+  const base = ropeInvFreq(d, { theta: Number(config.ropeTheta) });
   return config.ropeScaling === undefined ? base : scaleInvFreq(base, config.ropeScaling);
 }

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { applyRope, ropeInvFreq, ropeTables, sleefPowfU10 } from "../../../src/kernels/mod.ts";
+import {
+  applyRope,
+  ropeInvFreq,
+  ropeInvFreqGap,
+  ropeTables,
+  sleefPowfU10,
+} from "../../../src/kernels/mod.ts";
 import { divF32 } from "../../../src/hardware/mod.ts";
 import { BF16, bitsFromF32, convert, f32FromBits, FP32 } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
@@ -48,9 +54,12 @@ Deno.test("ropeInvFreq() refuses a head dimension PyTorch leaves partly to the s
   // Entries past the last 32-element block (AVX-512: two 16-lane vectors) take std::pow.
   for (const d of [4, 8, 32, 80, 96, 160]) {
     assert.throws(() => ropeInvFreq(d, { theta: 10000 }), /scalar glibc powf/, `d ${d}`);
+    // What callers ask before they compute (rather than matching the error's words).
+    assert.match(ropeInvFreqGap(d) ?? "", /scalar glibc powf/, `d ${d}`);
   }
   for (const d of [2, 64, 128, 192, 256, 512]) {
     assert.equal(ropeInvFreq(d, { theta: 1e4 }).length, d / 2);
+    assert.equal(ropeInvFreqGap(d), null, `d ${d}`);
   }
   assert.deepEqual(ropeInvFreq(2, { theta: 1e4 }), Uint32Array.of(0x3f800000)); // theta^0 = 1 in every libm
 });
