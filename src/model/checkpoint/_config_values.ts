@@ -84,7 +84,7 @@ export function _int(
       `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
     );
   }
-  if (WRITTEN_AS_FLOAT.get(c)?.has(key)) {
+  if (_writtenAsFloat(c, key)) {
     if (range.floatForm === "unmodelled") {
       throw _bad(
         "CONFIG_UNSUPPORTED",

@@ -58,7 +58,6 @@ const _HARMLESS = [
   "eos_token_id",
   "initializer_range",
   "output_hidden_states",
-  "pad_token_id",
   "return_dict",
   "transformers_version",
   "use_cache",

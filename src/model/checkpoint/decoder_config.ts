@@ -229,9 +229,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
       : {}),
-    ...(c.architectures === undefined || c.architectures === null
-      ? { noArchitectures: true as const }
-      : {}),
+    ...(!_given(c, "architectures") ? { noArchitectures: true as const } : {}),
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
