@@ -5,26 +5,21 @@
  *
  * @module
  */
+import { bitsFromF32, f32FromBits } from "../../src/numerics/mod.ts";
 
 /** RoPE bases of common checkpoints. */
 export const ROPE_THETAS = [1e4, 1e5, 1.5e5, 5e5, 1e6, 5e6, 1e7, 1e8] as const;
 /** Head dimensions. */
 export const ROPE_DIMS = [64, 80, 96, 128, 256] as const;
 
-const _f32 = new Float32Array(1);
-const _u32 = new Uint32Array(_f32.buffer);
-/** FP32 pattern of a number rounded to FP32. */
-export function bitsOf(x: number): number {
-  _f32[0] = x;
-  return _u32[0]!;
-}
-
 /** Every (theta, `fl32(fl32(2i) / d)`) of the grid, as HF's `base ** (arange(0, d, 2) / d)`. */
 export function ropeGrid(): [number, number][] {
   const out: [number, number][] = [];
   for (const theta of ROPE_THETAS) {
     for (const d of ROPE_DIMS) {
-      for (let i = 0; i < d / 2; i++) out.push([bitsOf(theta), bitsOf(Math.fround(2 * i) / d)]);
+      for (let i = 0; i < d / 2; i++) {
+        out.push([bitsFromF32(theta), bitsFromF32(Math.fround(2 * i) / d)]);
+      }
     }
   }
   return out;
@@ -99,15 +94,15 @@ export function randomPairs(seed: number, count: number): Uint32Array {
     switch (i % 4) {
       case 0:
         x = 1 + (r() % 0x7f7fffff);
-        y = bitsOf((r() >>> 8) / 2 ** 24);
+        y = bitsFromF32((r() >>> 8) / 2 ** 24);
         break;
       case 1:
         x = r() & 0x7fffffff;
         y = r() % 0x3f800000;
         break;
       case 2:
-        x = bitsOf(2 ** ((r() / 2 ** 32) * 40 - 20));
-        y = bitsOf((r() / 2 ** 32) * 32 - 16);
+        x = bitsFromF32(2 ** ((r() / 2 ** 32) * 40 - 20));
+        y = bitsFromF32((r() / 2 ** 32) * 32 - 16);
         break;
       default:
         x = r();
@@ -132,22 +127,19 @@ export function randomPairs(seed: number, count: number): Uint32Array {
  */
 export function hardPairs(seed: number, count: number, within: number): Uint32Array {
   const out = new Uint32Array(2 * count);
-  const f32 = new Float32Array(2);
-  const u32 = new Uint32Array(f32.buffer);
   let found = 0;
   for (let round = 0; found < count; round++) {
     const pool = randomPairs(seed + round, 1 << 20);
     for (let i = 0; i < pool.length / 2 && found < count; i++) {
       if (i % 4 !== 0 && i % 4 !== 2) continue;
-      u32[0] = pool[2 * i]!;
-      u32[1] = pool[2 * i + 1]!;
-      const p = Math.pow(f32[0]!, f32[1]!);
+      const [x, y] = [pool[2 * i]!, pool[2 * i + 1]!];
+      const p = Math.pow(f32FromBits(x), f32FromBits(y));
       if (!(p > 2 ** -126 && p < 2 ** 127)) continue; // normal results only
       const ulp = 2 ** (Math.floor(Math.log2(p)) - 23);
       const frac = (p / ulp) % 1; // position between two FP32 neighbours, in ulps
       if (Math.abs(frac - 0.5) < within) {
-        out[2 * found] = u32[0]!;
-        out[2 * found++ + 1] = u32[1]!;
+        out[2 * found] = x;
+        out[2 * found++ + 1] = y;
       }
     }
   }

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { sleefPowfU10 } from "../../../../src/kernels/math/mod.ts";
-import { bitsOf, randomPairs } from "../../../../tools/sleef_oracle/inputs.ts";
+import { bitsFromF32 } from "../../../../src/numerics/mod.ts";
+import { randomPairs } from "../../../../tools/sleef_oracle/inputs.ts";
 import { SLEEF_ORACLE, sleefPowf, VARIANTS } from "../../../../tools/sleef_oracle/run_oracle.ts";
 
 const ROOT = new URL("../../../../", import.meta.url).pathname;
@@ -44,7 +45,9 @@ function wideRopeGrid(): Uint32Array {
   for (let k = 0; k < 40; k++) {
     const theta = Number((10 ** (3 + (6 * k) / 39)).toPrecision(3));
     for (let d = 2; d <= 1024; d += 2) {
-      for (let i = 0; i < d / 2; i++) out.push(bitsOf(theta), bitsOf(Math.fround(2 * i) / d));
+      for (let i = 0; i < d / 2; i++) {
+        out.push(bitsFromF32(theta), bitsFromF32(Math.fround(2 * i) / d));
+      }
     }
   }
   return Uint32Array.from(out);
