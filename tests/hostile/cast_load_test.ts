@@ -13,7 +13,7 @@ import {
   proverRun,
   verifyAlone,
 } from "./_recompute_fixture.ts";
-import { asF32, over, reencode, weightDigest } from "./_weight_bytes.ts";
+import { asF16, asF32, over, reencode, weightDigest } from "./_weight_bytes.ts";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
@@ -49,13 +49,18 @@ Deno.test("an honest record over F32 weights PASSes with the BF16 checkpoint's f
   assert.equal(bf16.evidence?.some((e) => e.component.startsWith("checkpoint load:")), false);
 });
 
-Deno.test("a falsified record over an F32 norm FAILs on its fingerprint (it had been NOT_VERIFIED)", async () => {
+Deno.test("a falsified record over an F32 or F16 norm FAILs on its fingerprint (it had been NOT_VERIFIED)", async () => {
   const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
   const p = falsified.records[1]!.predicate;
   assert.equal((await verifyAlone(p, falsified.blobs)).status, "FAIL");
-  const blobs: Blobs = new Map(falsified.blobs);
-  const f32 = await reencode(falsified.blobs.get(weightDigest(p))!, { edit: asF32(NORM, () => 0) });
-  const r = await verifyAlone(over(p, blobs, f32), blobs);
-  assert.equal(r.status, "FAIL", r.reason);
-  assert.equal(r.finding, "fingerprint", r.reason);
+  // The F16 cast (exact to F32, then nearest-even) is the other load path: held to FAIL as well.
+  for (const edit of [asF32(NORM, () => 0), asF16(NORM)]) {
+    const blobs: Blobs = new Map(falsified.blobs);
+    const cast = await reencode(falsified.blobs.get(weightDigest(p))!, { edit });
+    const r = await verifyAlone(over(p, blobs, cast), blobs);
+    assert.equal(r.status, "FAIL", r.reason);
+    assert.equal(r.finding, "fingerprint", r.reason);
+    const load = r.evidence?.find((e) => e.component.startsWith("checkpoint load:"));
+    assert.match(load?.component ?? "", /1 F(32|16) tensor\(s\) cast to BF16/);
+  }
 });
