@@ -330,6 +330,39 @@ export function _layerEvidence(
 }
 
 /**
+ * A decoder record's evidence beyond its runtime's GEMM entries, as both decoder branches (a
+ * model forward and a served sequence) list it: the checkpoint load's cast
+ * ({@link _loadCastEvidence}), the SFU functions ({@link _sfuEvidence}), the attention backend
+ * ({@link _attentionEvidence}) and the layer ({@link _layerEvidence}).
+ *
+ * @param c the model description
+ * @param o the record's stack and GPU profile, the checkpoint's cast tensors, the SFU functions
+ *   the forward used, the tensor-parallel split (if any), whether the record named its all-reduce,
+ *   its pipeline stages and passes (`scope`)
+ * @returns the entries, in that order
+ */
+export function _decoderEvidence(
+  c: DecoderConfig,
+  o: {
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly cast: Readonly<Record<string, LoadCastDtype>>;
+    readonly sfu: readonly SfuUse[];
+    readonly parallel: TensorParallel | undefined;
+    readonly allReduceStated: boolean;
+    readonly pp: number;
+    readonly scope: PassScope;
+  },
+): ComponentEvidence[] {
+  return [
+    ..._loadCastEvidence(o.cast),
+    ..._sfuEvidence(o.sfu),
+    _attentionEvidence(o.stack, { ...o, headDim: c.headDim }),
+    ..._layerEvidence(c, o),
+  ];
+}
+
+/**
  * The PyTorch operators a transformer block record runs around its GEMMs, SFU functions and
  * attention (RMSNorm, SiLU x mul for an FFN block; RMSNorm, QK-norm and RoPE for an attention
  * block). Both kinds start with the RMSNorm over the hidden size, never compared where the peer

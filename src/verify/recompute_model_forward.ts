@@ -28,12 +28,7 @@ import {
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
-import {
-  _attentionEvidence,
-  _layerEvidence,
-  _loadCastEvidence,
-  _sfuEvidence,
-} from "./_record_evidence.ts";
+import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
   _checkModelDtype,
@@ -237,20 +232,14 @@ export async function _recomputeModelForward(
     matchGap: [pathGap, ...budgetGap].filter((g) => g !== null).join("; ") || null,
     evidence: [
       ...evidence(),
-      ..._loadCastEvidence(ckpt.castTensors),
-      ..._sfuEvidence(res.sfu),
-      _attentionEvidence(input.stack, {
-        headDim: c.headDim,
-        profile: input.profile,
-        sfu: res.sfu,
-        scope,
-      }),
-      ..._layerEvidence(c, {
+      ..._decoderEvidence(c, {
         stack: input.stack,
+        profile: input.profile,
+        cast: ckpt.castTensors,
+        sfu: res.sfu,
         parallel: parallel === _REFUSED ? undefined : parallel,
         allReduceStated: p.parallelism.allReduce !== undefined,
         pp: p.parallelism.pp,
-        profile: input.profile,
         scope,
       }),
     ],

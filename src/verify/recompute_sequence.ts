@@ -34,12 +34,7 @@ import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
-import {
-  _attentionEvidence,
-  _layerEvidence,
-  _loadCastEvidence,
-  _sfuEvidence,
-} from "./_record_evidence.ts";
+import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
   _checkModelDtype,
@@ -355,20 +350,14 @@ export async function _recomputeSequence(
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),
-      ..._loadCastEvidence(ckpt.castTensors),
-      ..._sfuEvidence(r.result.sfu),
-      _attentionEvidence(input.stack, {
-        headDim: c.headDim,
-        profile: input.profile,
-        sfu: r.result.sfu,
-        scope,
-      }),
-      ..._layerEvidence(c, {
+      ..._decoderEvidence(c, {
         stack: input.stack,
+        profile: input.profile,
+        cast: ckpt.castTensors,
+        sfu: r.result.sfu,
         parallel: parallel === _REFUSED ? undefined : parallel,
         allReduceStated: p.parallelism.allReduce !== undefined,
         pp: p.parallelism.pp,
-        profile: input.profile,
         scope,
       }),
     ],
