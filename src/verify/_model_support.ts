@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
+import type { ClaimPredicate, HistoryPass, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import {
   attentionBackend,
@@ -26,6 +26,7 @@ import {
   keptWindowGap,
   lengthFinding,
   tiedHeadReadingGap,
+  tokenBudgetFinding,
   vllmDtypeGap,
   vllmReadingGap,
   vllmRefusal,
@@ -270,7 +271,7 @@ export function _checkServedLength(
  * The stop for a record past a limit its stack's settings fix: FAIL as contradicting `what`,
  * or NOT_VERIFIED where the record states settings beyond the stack's (which may raise it).
  */
-export function _pastLimit(
+function _pastLimit(
   p: ClaimPredicate,
   o: {
     readonly stack: StackProfile;
@@ -349,4 +350,46 @@ export function _checkServedRequests(
   const why = `${where} holds ${o.requests} requests, more than vLLM's scheduler runs at once ` +
     `(max_num_seqs ${bound.requests}: ${bound.rule})`;
   throw _pastLimit(p, { ...o, what: "stack", why });
+}
+
+/**
+ * Holds a served sequence's passes to vLLM's token budget (`tokenBudgetFinding`): the V1
+ * scheduler ends a prompt's chunk before the prompt's end only once the pass has scheduled its
+ * whole `max_num_batched_tokens`, and never schedules more. A pass scheduling more tokens than
+ * every budget the stack's settings give on the record's GPU FAILs, and so does a pass that ends
+ * the sequence's prompt chunk before its prompt's end with a total other than such a budget: vLLM
+ * would have scheduled more of the prompt there, so the chunk boundaries, and with them the GEMM
+ * rows and attention splits of the later passes, are no run of the stack's. Where the record
+ * states settings beyond the stack's (which may set another budget), or a cut chunk's budget is
+ * not derived, the reason comes back: as `_checkAllReducePath`'s, the recorded passes fix the
+ * computation, so callers replay them all the same and say it only after a match (a falsified
+ * record still FAILs). Stacks other than vLLM's are not checked.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the record's stack and GPU profile, the checkpoint's config, the sequence's prompt
+ *   length and its history's passes (a model-forward record: one pass of its whole batch)
+ * @returns why a match cannot vouch for the passes' budget, or null
+ * @throws {_Stop} FAIL naming the pass, its tokens and the budgets
+ */
+export function _servedBudgetGap(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly config: DecoderConfig;
+    readonly prompt: number;
+    readonly passes: readonly Pick<HistoryPass, "entries" | "self">[];
+  },
+): string | null {
+  const f = tokenBudgetFinding(o.config, { ...o, gpu: o.profile.id });
+  if (f === null) return null;
+  if (f.kind === "unmodelled") return `stack '${o.stack.id}': ${f.reason}`;
+  const stop = _pastLimit(p, {
+    ...o,
+    what: "stack",
+    why: f.reason,
+    may: "may set another token budget: that run is not modelled",
+  });
+  if (stop.status === "FAIL") throw stop;
+  return stop.why;
 }

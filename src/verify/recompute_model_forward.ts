@@ -26,7 +26,6 @@ import {
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -38,6 +37,7 @@ import {
   _checkStackLoads,
   _checkTiedHead,
   _checkWeightMetadata,
+  _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -143,15 +143,13 @@ export async function _recomputeModelForward(
   // record's own settings may set another budget, the pass is still recomputed (the batch fixes
   // it) and a match says so: a falsified record FAILs.
   const entries = lens.map((query) => ({ query, cached: 0 }));
-  const budgetGap: string[] = [];
-  _refusable(budgetGap, () =>
-    _checkServedBudget(p, {
-      stack: input.stack,
-      profile: input.profile,
-      config: c,
-      prompt: lens[0]!,
-      passes: [{ entries, self: 0 }],
-    }));
+  const budgetGap = _servedBudgetGap(p, {
+    stack: input.stack,
+    profile: input.profile,
+    config: c,
+    prompt: lens[0]!,
+    passes: [{ entries, self: 0 }],
+  });
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
@@ -229,7 +227,7 @@ export async function _recomputeModelForward(
     out,
     sfu: res.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    matchGap: [pathGap, ...budgetGap].filter((g) => g !== null).join("; ") || null,
+    matchGap: [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null,
     evidence: [
       ...evidence(),
       ..._decoderEvidence(c, {

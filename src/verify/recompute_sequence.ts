@@ -32,7 +32,6 @@ import {
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
-import { _checkServedBudget } from "./_served_budget.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
@@ -44,6 +43,7 @@ import {
   _checkStackLoads,
   _checkTiedHead,
   _checkWeightMetadata,
+  _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import {
@@ -173,15 +173,13 @@ export async function _recomputeSequence(
   // A chunk cut by a budget not derived here, or that the record's own settings may set: the
   // recorded passes are still replayed (they fix the computation) and a match says so, so that
   // a falsified record FAILs.
-  const budgetGap: string[] = [];
-  _refusable(budgetGap, () =>
-    _checkServedBudget(p, {
-      stack: input.stack,
-      profile: input.profile,
-      config: c,
-      prompt: w.tokens.prompt.length,
-      passes,
-    }));
+  const budgetGap = _servedBudgetGap(p, {
+    stack: input.stack,
+    profile: input.profile,
+    config: c,
+    prompt: w.tokens.prompt.length,
+    passes,
+  });
   _checkPipelineStages(p, c.layers);
   const messages: Parameters<typeof _checkAllReducePath>[1] = {
     stack: input.stack,
@@ -346,7 +344,7 @@ export async function _recomputeSequence(
     out,
     sfu: r.result.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    matchGap: [pathGap, ...budgetGap].filter((g) => g !== null).join("; ") || null,
+    matchGap: [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null,
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),

@@ -17,7 +17,7 @@ import {
 import { parseGpuProfile } from "../../src/hardware/mod.ts";
 import { parseStackProfile, vllmTokenBudget } from "../../src/kernels/mod.ts";
 import { parseDecoderConfig } from "../../src/model/mod.ts";
-import { _checkServedBudget } from "../../src/verify/_served_budget.ts";
+import { _servedBudgetGap } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 import { DENSE_CONFIG, proverRun, verifyAlone } from "./_recompute_fixture.ts";
@@ -130,7 +130,10 @@ function pass(query: number, cached: number, rest: number): HistoryPass {
   return { entries, self: 0, rows: query + rest, logitsRows: entries.length };
 }
 
-/** The stop `_checkServedBudget` throws for a 4000-token prompt's history, or null. */
+/**
+ * What `_servedBudgetGap` says of a 4000-token prompt's history: the FAIL it throws, its gap as a
+ * NOT_VERIFIED (said after a match), or null.
+ */
 function stopOf(
   passes: HistoryPass[],
   o: { gpu?: string; flags?: string } = {},
@@ -138,15 +141,21 @@ function stopOf(
   const stack = withFlags(o.flags ?? "--enforce-eager");
   const p = { software: { stack: stack.id, components: stack.components } } as ClaimPredicate;
   try {
-    _checkServedBudget(p, { stack, profile: gpu(o.gpu ?? "a100"), config, prompt: 4000, passes });
-    return null;
+    const gap = _servedBudgetGap(p, {
+      stack,
+      profile: gpu(o.gpu ?? "a100"),
+      config,
+      prompt: 4000,
+      passes,
+    });
+    return gap === null ? null : new _Stop("NOT_VERIFIED", gap);
   } catch (e) {
     if (e instanceof _Stop) return e;
     throw e;
   }
 }
 
-Deno.test("_checkServedBudget(): a chunk cut where the pass used a whole default budget of its GPU is accepted; any other total, or a pass past every budget, FAILs", () => {
+Deno.test("_servedBudgetGap(): a chunk cut where the pass used a whole default budget of its GPU is accepted; any other total, or a pass past every budget, FAILs", () => {
   // 2048 (API server) and 8192 (LLM class) on an A100, the cut chunk beside other requests.
   assert.equal(stopOf([pass(2000, 0, 48), pass(2000, 2000, 0)]), null);
   assert.equal(stopOf([pass(3000, 0, 5192), pass(1000, 3000, 0)]), null);
@@ -186,7 +195,7 @@ Deno.test("_checkServedBudget(): a chunk cut where the pass used a whole default
   );
 });
 
-Deno.test("_checkServedBudget(): a cut chunk is NOT_VERIFIED where a setting changes where vLLM ends chunks or the budget is not read", () => {
+Deno.test("_servedBudgetGap(): a cut chunk is NOT_VERIFIED where a setting changes where vLLM ends chunks or the budget is not read", () => {
   const cut = [pass(6, 0, 0), pass(3994, 6, 0)];
   for (
     const flags of [
