@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MANIFEST_PATH } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { quoteShort } from "../escape_text.ts";
 import type { ClaimLog } from "../claims/mod.ts";
@@ -86,7 +87,7 @@ export async function workItem(
     ...(target.serve !== undefined ? { serve: target.serve } : {}),
     result,
     verifier: workerInfo(ctx.engine),
-    assets: { "tables/manifest.json": store.manifestSha256, ...store.used() },
+    assets: { [MANIFEST_PATH]: store.manifestSha256, ...store.used() },
     timing: { ms, threads: ctx.threads ?? 1 },
   };
 }
