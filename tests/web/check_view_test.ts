@@ -118,6 +118,29 @@ Deno.test("checkView() shows each result's weakest evidence and the components a
   }
 });
 
+Deno.test("checkView() shows a FAIL result's evidence too: a falsified record caught was recomputed, as the demo's FAIL rows are", async () => {
+  // The demo's caught records carry the evidence of their recomputation (report.md lists it);
+  // the page's column had been tested on PASS rows only.
+  const evidence = [
+    { component: "GEMM kernels (catalog demo-qwen3-tiny-a100)", level: "derived-from-source" },
+    { component: "checkpoint load: 1 F32 tensor(s) cast to BF16", level: "derived-from-source" },
+  ] as const;
+  const of = {
+    ...report,
+    results: report.results.map((r) => r.status === "NOT_VERIFIED" ? r : { ...r, evidence }),
+  };
+  const v = checkView(
+    await runCheck({ attestation: await attestation("deno", of), trustRoot: trustRootText }),
+  );
+  const fail = v.results.find((r) => r.status === "FAIL")!;
+  assert.equal(
+    fail.evidence,
+    "derived-from-source: GEMM kernels (catalog demo-qwen3-tiny-a100); checkpoint load: 1 F32 " +
+      "tensor(s) cast to BF16",
+  );
+  assert.equal(fail.firstDifference, "element 4: claimed 0x3f49, recomputed 0x3f4a");
+});
+
 Deno.test("verdictMeaning() names the worker keys of a sharded audit and how many the inspector recomputed again", () => {
   const results = [
     { status: "PASS", worker: "a".repeat(64) },
