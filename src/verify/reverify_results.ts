@@ -117,13 +117,16 @@ export async function reverifyResults(
         );
       }
       if (mine.result.obligation === "committed-input" && theirs.obligation === undefined) {
-        // This inspector's copy of the blobs lacks or damages an input the worker read.
+        // This inspector's copy of the blobs lacks or damages an input the worker says it read:
+        // either the copy is short, or no copy holds it and the worker's result is false. Which
+        // one, only a whole copy tells (a blob is checked against its committed digest).
         throw new InputError(
           "MERGE_REVERIFY_MISMATCH",
           `Cannot sign: re-verifying record ${item.index} here FAILs it on a committed input ` +
-            `(${mine.result.reason}), while worker ${worker} recomputed it (${theirs.status}): ` +
+            `(${mine.result.reason}), while worker ${worker} returned ${theirs.status}: either ` +
             "this inspector's blob folder (--blobs) is not the worker's (incomplete or " +
-            "damaged); give the merge a whole copy of the blobs",
+            "damaged; give the merge a whole copy of the blobs), or no copy holds that input " +
+            "and the worker's result is false",
         );
       }
       throw new InputError(

@@ -112,7 +112,7 @@ Deno.test("on a log with a falsified record, a worker blaming that record's inpu
   assert.equal(JSON.parse(copy.stdout).verdict, "FAILED");
 });
 
-Deno.test("audit merge --reverify whose own --blobs lack an input the worker read names the inspector's copy, not the worker, as the one to mend (review h103)", async () => {
+Deno.test("audit merge --reverify whose own --blobs lack an input the worker read names the inspector's copy as the one to mend (review h103), or the worker's result as false where no copy holds it", async () => {
   const FULL = `${dir}/results-full.jsonl`;
   const work = await runBitaudit([
     ...["audit", "work", "--plan", PLAN, "--shard", "0/1", "--out", FULL],
@@ -128,5 +128,9 @@ Deno.test("audit merge --reverify whose own --blobs lack an input the worker rea
   assertCliCode(r.stderr, "MERGE_REVERIFY_MISMATCH");
   assert.match(r.stderr, /this inspector's blob folder \(--blobs\) is not the worker's/);
   assert.doesNotMatch(r.stderr, /its results are not to be trusted/);
+  // A worker signing a PASS over an input no copy holds (the prover never produced it) reads
+  // the same here: the message does not take the worker's word that it read the input.
+  assert.doesNotMatch(r.stderr, /recomputed it/);
+  assert.match(r.stderr, /or no copy holds that input and the worker's result is false/);
   await assert.rejects(Deno.stat(`${dir}/merged-short`), Deno.errors.NotFound);
 });
