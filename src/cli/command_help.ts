@@ -50,7 +50,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       "bitaudit audit plan --log log/claims.jsonl --beacon drand-round.json \\\n" +
       "--chain drand-chain.json --checkpoint checkpoint.txt --prover-pub prover.pub \\\n" +
-      "--k 1000 --out plan.json",
+      "--key inspector.key --k 1000 --out plan.json",
     ],
     exits: OK_USAGE,
   },

@@ -7,6 +7,7 @@ import process from "node:process";
 import { runCli } from "../../src/cli/main.ts";
 import { COMMAND_HELP } from "../../src/cli/command_help.ts";
 import { helpBlock } from "../../src/cli/help_block.ts";
+import { buildCliProgram } from "../../tools/docs/gen_cli.ts";
 
 /** `bitaudit <path> --help` in this process: what it prints, its exit code. */
 async function helpOf(path: string): Promise<{ text: string; code: number }> {
@@ -78,6 +79,26 @@ Deno.test("every example names a command and only options that command has", () 
       );
       for (const w of words.filter((x) => x.startsWith("--"))) {
         assert.ok(longs.has(w), `'${path}': '${at}' has no option ${w}`);
+      }
+    }
+  }
+});
+
+Deno.test("every example gives its command's required options (it runs as shown)", async () => {
+  const program = await buildCliProgram();
+  for (const [path, help] of Object.entries(COMMAND_HELP)) {
+    for (const example of help.examples) {
+      const words = example.replace(/\\\n/g, " ").split(/\s+/).slice(1);
+      if (words.includes("--help")) continue;
+      let cmd = program;
+      while (words.length > 0) {
+        const sub = cmd.commands.find((c) => c.name() === words[0]);
+        if (sub === undefined) break;
+        cmd = sub as typeof cmd;
+        words.shift();
+      }
+      for (const option of cmd.options.filter((o) => o.mandatory)) {
+        assert.ok(words.includes(option.long!), `'${path}': '${example}' lacks ${option.long}`);
       }
     }
   }
