@@ -104,8 +104,8 @@ export function escapeInQuotes(text: string): string {
 
 /**
  * Quotes untrusted text that a message shows although nothing vouches for it (an unverified
- * field of an attestation), short: runs of white space as one space and at most `max` characters
- * ({@link quoteForTerminal}), so that it cannot pad itself out to look like a line of its own
+ * field of an attestation), short ({@link shortInQuotes}: runs of space separators as one space,
+ * at most `max` characters), so that it cannot pad itself out to look like a line of its own
  * where the terminal wraps.
  *
  * @param text untrusted text
@@ -116,10 +116,31 @@ export function escapeInQuotes(text: string): string {
  * import { quoteShort } from "./escape_text.ts";
  * const shown = quoteShort("x" + " ".repeat(90) + "VALID attestation: every check passed");
  * if (shown !== "'x VALID attestation: every check... (7 more characters)'") throw new Error(shown);
+ * if (quoteShort("pt\ufeff\n") !== "'pt\\u{feff}\\u{a}'") throw new Error(quoteShort("pt\ufeff\n"));
  * ```
  */
 export function quoteShort(text: string, max = 32): string {
-  return quoteForTerminal(clipText(text.replace(/\s+/gu, " "), max));
+  return `'${shortInQuotes(text, max)}'`;
+}
+
+/**
+ * Untrusted text made short for a message that puts it inside quotes of its own (a field path
+ * built from an input's key; {@link quoteShort} adds the quotes): runs of space separators
+ * (`\p{Zs}`) as one space, at most `max` characters, then escaped as {@link escapeInQuotes}
+ * escapes. A line break, a tab, a byte order mark or a line separator is no space: it shows
+ * escaped, as everything a terminal would act on or hide does.
+ *
+ * @param text untrusted text
+ * @param max the most characters kept (default 32)
+ * @returns printable, short text that cannot close the quotes around it
+ * @example
+ * ```ts
+ * import { shortInQuotes } from "./escape_text.ts";
+ * if (shortInQuotes("a \u00a0 b'\u2028", 40) !== "a b\\'\\u{2028}") throw new Error();
+ * ```
+ */
+export function shortInQuotes(text: string, max = 32): string {
+  return escapeInQuotes(clipText(text.replace(/\p{Zs}+/gu, " "), max));
 }
 
 /**

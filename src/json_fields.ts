@@ -10,8 +10,7 @@
  *
  * @module
  */
-import { clipText } from "./clip_text.ts";
-import { escapeForTerminal, escapeInQuotes } from "./escape_text.ts";
+import { escapeForTerminal, shortInQuotes } from "./escape_text.ts";
 
 /**
  * Why a field is refused: absent though required (`missing`), not part of the schema (`unknown`),
@@ -122,8 +121,7 @@ export function onlyKnown(f: Fields, allowed: readonly string[]): void {
     if (!allowed.includes(key)) {
       // The name came from the input: escaped before it can reach a message.
       // Short, one line, and unable to close the quotes a message puts around the path.
-      // (Runs of space separators as one: \s would take U+FEFF too, which must show escaped.)
-      const name = escapeInQuotes(clipText(key.replace(/\p{Zs}+/gu, " "), 40));
+      const name = shortInQuotes(key, 40);
       f.fail(`${f.path}.${name}`, "unknown field", "unknown");
     }
   }

@@ -1,6 +1,7 @@
 /** What the terminal and JSON escaping show of characters that hide or reorder text. */
 import assert from "node:assert/strict";
-import { escapeForTerminal, escapeJsonText } from "../src/escape_text.ts";
+import { escapeForTerminal, escapeJsonText, quoteShort } from "../src/escape_text.ts";
+import { fieldsOf, onlyKnown } from "../src/json_fields.ts";
 import { escapeHtml } from "../src/cli/escape_html.ts";
 
 const HIDDEN = [
@@ -30,4 +31,17 @@ Deno.test("escaping leaves ordinary text, astral letters and emoji bases as they
     assert.equal(escapeForTerminal(t), t);
     assert.equal(escapeJsonText(JSON.stringify(t)), JSON.stringify(t));
   }
+});
+
+Deno.test("a short quote collapses runs of spaces only: a byte order mark, a line separator, a tab or a line break shows escaped, as an unknown field's name does", () => {
+  // quoteShort had collapsed every \s, which takes U+FEFF, U+2028 and \t for a space: a value
+  // holding one read as one with a plain space.
+  assert.equal(quoteShort("2026-01-01T00:00:00Z\ufeff"), "'2026-01-01T00:00:00Z\\u{feff}'");
+  assert.equal(quoteShort("a\u2028b\tc\nd"), "'a\\u{2028}b\\u{9}c\\u{a}d'");
+  assert.equal(quoteShort("a \u00a0\u3000 b"), "'a b'");
+  const key = "pt\ufeff \u00a0x\n";
+  assert.throws(() => onlyKnown(fieldsOf({ [key]: 1 }, "x"), []), (e: Error) => {
+    assert.equal(e.message, `Cannot read 'x.${quoteShort(key, 40).slice(1, -1)}': unknown field`);
+    return true;
+  });
 });
