@@ -20,6 +20,7 @@ import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import {
   type Build,
   describeBuild,
+  ownBuild,
   type PlanItem,
   resultBuild,
   sameBuild,
@@ -27,7 +28,6 @@ import {
   shardItems,
   workItem,
 } from "../../verify/mod.ts";
-import { VERSION } from "../../version.ts";
 import { loadSigningKey } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
@@ -77,7 +77,7 @@ export function auditWorkCommand(): Command {
       await makeParentDirs(opts.out); // the partial file goes there before the results do
       // This build: results of another (version, or code and tables) are not this run's.
       const store = await openAssetStore();
-      const build: Build = { version: VERSION, manifest: store.manifestSha256 };
+      const build = ownBuild(store);
       const done = await _alreadyDone(opts.out, { planDigest, items, own, build });
       let resumed = 0;
       if (!done) {
