@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { sha256Hex } from "../sha256_hex.ts";
 
 /** Bytes a file name may take on the file systems written to (ext4, XFS, APFS, NTFS: 255). */
 const NAME_MAX = 255;
@@ -45,7 +45,7 @@ export function tempStem(name: string): string {
     prefix += ch;
     bytes += n;
   }
-  const digest = createHash("sha256").update(name).digest("hex").slice(0, 16);
+  const digest = sha256Hex(_UTF8.encode(name)).slice(0, 16);
   return `${prefix}~${digest}`;
 }
 
