@@ -27,7 +27,6 @@ import {
   type SequenceKv,
   type ServedSequence,
   type TensorParallel,
-  vllmStackMaxModelLen,
 } from "../model/mod.ts";
 import type { ModelClaimsContext } from "./make_model_claims.ts";
 import type { Scenario } from "./scenario.ts";
@@ -94,10 +93,11 @@ export async function makeSequenceClaims(
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
     const gpu = ctx.hardware.profile.id;
+    const limits = servingLimits(stack, { config: model.ckpt.config, gpu, maxSeqs: s.maxSeqs });
     const served = await _engineRun(model, {
-      s: { ...s, ..._vllmBudget(stack, { model, gpu, s }) },
+      s: { ...s, ..._vllmBudget(stack, { maxModelLen: limits.maxModelLen, gpu, s }) },
       stack,
-      limits: servingLimits(stack, { config: model.ckpt.config, gpu, maxSeqs: s.maxSeqs }),
+      limits,
       runtime,
       parallel: runParallel(topology, stack, runtime.profile),
       scenario,
@@ -157,17 +157,21 @@ function _fake(scenario: Scenario, seq: number): ServingFalsification | undefine
  * The scheduler settings of a vLLM engine run: vLLM's V1 scheduler cuts a prompt's chunk only
  * where a pass has used its whole `max_num_batched_tokens` (`vllmTokenBudget`), so the scenario's
  * budget and chunk cap (HF's continuous batching) give way to its `vllmTokenBudget`, else to the
- * smallest default budget vLLM may have run with; none for another stack.
+ * smallest default budget vLLM may have run with (given the run's `max_model_len`, from its
+ * `servingLimits`); none for another stack.
  */
 function _vllmBudget(
   stack: StackProfile,
-  o: { readonly model: ScenarioCheckpoint; readonly gpu: string; readonly s: ServingScenario },
+  o: {
+    readonly maxModelLen: number | undefined;
+    readonly gpu: string;
+    readonly s: ServingScenario;
+  },
 ): { tokenBudget: number; maxChunk: number } | Record<never, never> {
   if (!isVllmStack(stack)) return {};
   const own = o.s.vllmTokenBudget;
   if (own !== undefined) return { tokenBudget: own, maxChunk: own };
-  const mml = vllmStackMaxModelLen(o.model.ckpt.config, stack);
-  const b = vllmTokenBudget(stack, { gpu: o.gpu, maxModelLen: mml.ok ? mml.tokens : null });
+  const b = vllmTokenBudget(stack, { gpu: o.gpu, maxModelLen: o.maxModelLen ?? null });
   if (b === null) return {};
   if (!b.ok) {
     throw new InputError("SCENARIO_UNSUPPORTED", `Cannot schedule on '${stack.id}': ${b.reason}`);
