@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { evidenceCell } from "../verify/mod.ts";
 import {
   type AuditReport,
   detectionCurve,
+  evidenceCell,
   type KindCounts,
   type RecordResult,
 } from "../verify/mod.ts";

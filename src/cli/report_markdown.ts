@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { evidenceCell } from "../verify/mod.ts";
-import type { AuditReport } from "../verify/mod.ts";
+import { type AuditReport, evidenceCell } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";

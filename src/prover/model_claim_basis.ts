@@ -235,7 +235,7 @@ export async function modelClaimBasis(
   if (refused !== null) {
     claimInvalid(`stack '${stack.id}' runs ${vllm ? "vLLM" : "HF Transformers"}: ${refused}`);
   }
-  const engine = isVllmStack(stack) ? vllmReadingGap(ckpt.config) : null;
+  const engine = vllm ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {
     claimInvalid(
       `${reading ?? engine}: stack '${stack.id}' would run another model than this forward`,
