@@ -142,6 +142,7 @@ export {
   SAFETENSORS_SUFFIX,
   sha256OfSource,
   type Sha256Stream,
+  stackLoadRefusal,
   synthDecoderCheckpoint,
   type SynthFile,
   synthWeight,

@@ -31,12 +31,11 @@ import {
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
-  hfRefusal,
+  stackLoadRefusal,
   type TensorParallel,
   tiedHeadReadingGap,
   vllmDtypeGap,
   vllmReadingGap,
-  vllmRefusal,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import {
@@ -171,7 +170,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
  *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a config the
  *   stack reads as another model (`configReadingGap`, `vllmReadingGap`), a tensor-parallel split
  *   the stack's layout cannot make of the checkpoint (`stackSplitContradiction`), a config the
- *   stack's engine refuses to load (`vllmRefusal`, `hfRefusal`), weights whose dtype vLLM reads
+ *   stack's engine refuses to load (`stackLoadRefusal`), weights whose dtype vLLM reads
  *   from how the model was named (`vllmDtypeGap`), a layer chain
  *   the checkpoint cannot have, an SM or GPU count out of range),
  *   `CHECKPOINT_DIGEST` for digests that do not name the checkpoint's weight files,
@@ -231,10 +230,8 @@ export async function modelClaimBasis(
     tiedHeadReadingGap(ckpt, stack.components.transformers) ??
     weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? vllmDtypeGap(stack, ckpt);
   const vllm = isVllmStack(stack);
-  const refused = vllm ? vllmRefusal(ckpt.config) : hfRefusal(ckpt.config);
-  if (refused !== null) {
-    claimInvalid(`stack '${stack.id}' runs ${vllm ? "vLLM" : "HF Transformers"}: ${refused}`);
-  }
+  const refused = stackLoadRefusal(stack, ckpt.config);
+  if (refused !== null) claimInvalid(refused);
   const engine = vllm ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {
     claimInvalid(

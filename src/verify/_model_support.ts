@@ -22,14 +22,13 @@ import {
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
-  hfRefusal,
   keptWindowGap,
   lengthFinding,
+  stackLoadRefusal,
   tiedHeadReadingGap,
   tokenBudgetFinding,
   vllmDtypeGap,
   vllmReadingGap,
-  vllmRefusal,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { _Stop } from "./_stop.ts";
@@ -309,13 +308,13 @@ export function _checkStackLoads(
     readonly profile: GpuProfile;
   },
 ): void {
-  const vllm = isVllmStack(o.stack);
-  const why = vllm ? vllmRefusal(o.config) : hfRefusal(o.config);
+  const why = stackLoadRefusal(o.stack, o.config);
   if (why === null) return;
+  const vllm = isVllmStack(o.stack);
   throw _pastLimit(p, {
     ...o,
     what: "stack",
-    why: `stack '${o.stack.id}' runs ${vllm ? "vLLM" : "HF Transformers"}: ${why}`,
+    why,
     may: vllm
       ? "may supply the list (--hf-overrides): that loading is not modelled"
       : "may override the config's value: that loading is not modelled",

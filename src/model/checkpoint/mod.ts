@@ -37,6 +37,7 @@ export {
 } from "./decoder_config.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { hfRefusal } from "./hf_refusal.ts";
+export { stackLoadRefusal } from "./stack_load_refusal.ts";
 export { keptWindowGap } from "./kept_window.ts";
 export { vllmDtypeGap } from "./vllm_model_dtype.ts";
 export { parseCheckpointJson } from "./parse_checkpoint_json.ts";
