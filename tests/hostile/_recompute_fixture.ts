@@ -194,3 +194,20 @@ export async function honestDenseForward(): Promise<{
   const [[, digest]] = Object.entries(files) as [[string, string]];
   return { forward, honest, digest };
 }
+
+/**
+ * One falsified dense `model_forward` record of the simulated prover (record 1 of
+ * `forwardScenario`, its fingerprint's bit 3 flipped), its blobs, and its single weight file's
+ * digest: the record an audit must FAIL, as `honestDenseForward()`'s is the one it must PASS.
+ */
+export async function falsifiedDenseForward(): Promise<{
+  forward: ProverOutput;
+  falsified: ClaimPredicate;
+  digest: string;
+}> {
+  const forward = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
+  const falsified = forward.records[1]!.predicate;
+  const files = (falsified.workload as { model: ModelRef }).model.files;
+  const [[, digest]] = Object.entries(files) as [[string, string]];
+  return { forward, falsified, digest };
+}

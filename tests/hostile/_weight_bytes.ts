@@ -12,7 +12,8 @@ import {
   type SafetensorsTensorInput,
 } from "../../src/model/mod.ts";
 import { BF16, convert, FP16 } from "../../src/numerics/mod.ts";
-import { type Blobs, commit } from "./_recompute_fixture.ts";
+import type { RecordResult } from "../../src/verify/mod.ts";
+import { type Blobs, commit, verifyAlone } from "./_recompute_fixture.ts";
 
 /**
  * The weights re-encoded with this metadata (undefined: none), their tensors passed through
@@ -93,6 +94,22 @@ export function over(predicate: ClaimPredicate, blobs: Blobs, bytes: Uint8Array)
   const files = { "model.safetensors": commit(blobs, bytes) };
   const model = { ...pw.model, files, checkpointSha256: digestOfFiles(files) };
   return { ...predicate, workload: { ...pw, model } };
+}
+
+/**
+ * Verifies `predicate` moved onto these weight bytes (`over`), committed to a copy of `blobs`.
+ *
+ * @param predicate the record's predicate
+ * @param blobs the blobs the record names (left as they are)
+ * @param bytes the weight file's new bytes
+ */
+export async function verifyOver(
+  predicate: ClaimPredicate,
+  blobs: ReadonlyMap<string, Uint8Array>,
+  bytes: Uint8Array,
+): Promise<RecordResult> {
+  const copy: Blobs = new Map(blobs);
+  return await verifyAlone(over(predicate, copy, bytes), copy);
 }
 
 /** The one weight file's digest of a record. */

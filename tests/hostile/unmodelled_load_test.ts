@@ -10,14 +10,8 @@
  * only after every other check, so a checkpoint that is broken as well still FAILs.
  */
 import assert from "node:assert/strict";
-import {
-  type Blobs,
-  forwardScenario,
-  honestDenseForward,
-  proverRun,
-  verifyAlone,
-} from "./_recompute_fixture.ts";
-import { asF32, over, reencode, weightDigest, withHeader } from "./_weight_bytes.ts";
+import { falsifiedDenseForward, honestDenseForward } from "./_recompute_fixture.ts";
+import { asF32, reencode, verifyOver, withHeader } from "./_weight_bytes.ts";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
@@ -52,7 +46,6 @@ function extraTensor(tensors: SafetensorsTensorInput[]): SafetensorsTensorInput[
 
 Deno.test("weights read by the loaders in a way not modelled are NOT_VERIFIED (they had FAILed as an invalid checkpoint), each reason named", async () => {
   const weights = forward.blobs.get(digest)!;
-  const blobs: Blobs = new Map(forward.blobs);
   const plain = await reencode(weights);
   const cases: [string, Uint8Array, RegExp][] = [
     ["a header opening with a space", withHeader(plain, (h) => ` ${h}`), /header starts with " "/],
@@ -79,9 +72,9 @@ Deno.test("weights read by the loaders in a way not modelled are NOT_VERIFIED (t
     ],
   ];
   // The unchanged re-encoding PASSes, so each case's verdict is its edit's.
-  assert.equal((await verifyAlone(over(honest, blobs, plain), blobs)).status, "PASS");
+  assert.equal((await verifyOver(honest, forward.blobs, plain)).status, "PASS");
   for (const [what, bytes, reason] of cases) {
-    const r = await verifyAlone(over(honest, blobs, bytes), blobs);
+    const r = await verifyOver(honest, forward.blobs, bytes);
     assert.equal(r.status, "NOT_VERIFIED", `${what}: ${r.reason}`);
     assert.match(r.reason, /^checkpoint: Cannot open checkpoint: /, what);
     assert.match(r.reason, reason, what);
@@ -89,16 +82,13 @@ Deno.test("weights read by the loaders in a way not modelled are NOT_VERIFIED (t
 });
 
 Deno.test("a checkpoint that departs in a way the loaders read and is broken as well still FAILs", async () => {
-  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
-  const p = falsified.records[1]!.predicate;
-  const blobs: Blobs = new Map(falsified.blobs);
-  const weights = falsified.blobs.get(weightDigest(p))!;
-  const broken = await reencode(weights, {
+  const lying = await falsifiedDenseForward();
+  const broken = await reencode(lying.forward.blobs.get(lying.digest)!, {
     edit: (t) =>
       extraTensor(f32Norm(t)).filter((x) => x.name !== "model.layers.0.mlp.up_proj.weight"),
   });
   const spaced = withHeader(broken, (h) => ` ${h}\r`);
-  const r = await verifyAlone(over(p, blobs, spaced), blobs);
+  const r = await verifyOver(lying.falsified, lying.forward.blobs, spaced);
   assert.equal(r.status, "FAIL", r.reason);
   assert.match(r.reason, /'model\.layers\.0\.mlp\.up_proj\.weight' is missing/);
 });

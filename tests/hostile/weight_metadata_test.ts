@@ -11,14 +11,8 @@ import { weightMetadataFinding } from "../../src/model/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import { tempDir } from "../_temp.ts";
-import { over, reencode, weightDigest, withHeader } from "./_weight_bytes.ts";
-import {
-  type Blobs,
-  forwardScenario,
-  honestDenseForward,
-  proverRun,
-  verifyAlone,
-} from "./_recompute_fixture.ts";
+import { reencode, verifyOver, withHeader } from "./_weight_bytes.ts";
+import { falsifiedDenseForward, honestDenseForward } from "./_recompute_fixture.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
 
@@ -34,7 +28,6 @@ function withNullMetadata(bytes: Uint8Array): Uint8Array {
 
 Deno.test("a record over weights HF Transformers refuses by their metadata FAILs; tf/flax/mlx are NOT_VERIFIED; pt, none and null PASS", async () => {
   const weights = forward.blobs.get(digest)!;
-  const blobs: Blobs = new Map(forward.blobs);
   const cases: [string, Uint8Array, "PASS" | "FAIL" | "NOT_VERIFIED", RegExp?][] = [
     ["format np", await withMetadata(weights, { format: "np" }), "FAIL", /format 'np'/],
     ["an empty map", await withMetadata(weights, {}), "FAIL", /without a 'format' entry/],
@@ -46,7 +39,7 @@ Deno.test("a record over weights HF Transformers refuses by their metadata FAILs
     ["null", withNullMetadata(await withMetadata(weights)), "PASS"],
   ];
   for (const [what, bytes, status, reason] of cases) {
-    const r = await verifyAlone(over(honest, blobs, bytes), blobs);
+    const r = await verifyOver(honest, forward.blobs, bytes);
     assert.equal(r.status, status, `${what}: ${r.reason}`);
     if (reason !== undefined) assert.match(r.reason, reason, what);
     if (status === "FAIL") {
@@ -56,12 +49,9 @@ Deno.test("a record over weights HF Transformers refuses by their metadata FAILs
 });
 
 Deno.test("a falsified record over tf-format weights is NOT_VERIFIED, never PASS (the converted weights' bits are not modelled)", async () => {
-  const falsified = await proverRun(forwardScenario([{ seq: 1, kind: "fingerprint", bit: 3 }], 1));
-  const p = falsified.records[1]!.predicate;
-  const d = weightDigest(p);
-  const blobs: Blobs = new Map(falsified.blobs);
-  const tf = await withMetadata(falsified.blobs.get(d)!, { format: "tf" });
-  const r = await verifyAlone(over(p, blobs, tf), blobs);
+  const { forward: lying, falsified, digest: d } = await falsifiedDenseForward();
+  const tf = await withMetadata(lying.blobs.get(d)!, { format: "tf" });
+  const r = await verifyOver(falsified, lying.blobs, tf);
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /format 'tf'/);
 });
