@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { falsifiedDenseForward, honestDenseForward, verifyAlone } from "./_recompute_fixture.ts";
-import { asF32, reencode, verifyOver } from "./_weight_bytes.ts";
+import { asF16, asF32, reencode, verifyOver } from "./_weight_bytes.ts";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 
 const { forward, honest, digest } = await honestDenseForward();
@@ -47,6 +47,30 @@ Deno.test("a falsified record over an F32 norm FAILs on its fingerprint (it had 
   assert.equal((await verifyAlone(falsified, forward.blobs)).status, "FAIL");
   const f32 = await reencode(forward.blobs.get(digest)!, { edit: asF32(NORM, () => 0) });
   const r = await verifyOver(falsified, forward.blobs, f32);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.equal(r.finding, "fingerprint", r.reason);
+});
+
+Deno.test("a record over an F16 norm is recomputed with the cast as well: the honest one PASSes, the falsified one FAILs on its fingerprint", async () => {
+  // The F16 cast had been tested below the record only: a record over F16 weights on the HF
+  // stack, honest or falsified, had no test.
+  const edit = asF16(NORM);
+  const pass = await verifyOver(
+    honest,
+    forward.blobs,
+    await reencode(forward.blobs.get(digest)!, { edit }),
+  );
+  assert.equal(pass.status, "PASS", pass.reason);
+  assert.equal(pass.recomputed, (await verifyAlone(honest, forward.blobs)).recomputed);
+  const cast = pass.evidence?.find((e) => e.component.startsWith("checkpoint load:"));
+  assert.match(cast?.component ?? "", /1 F16 tensor\(s\) cast to BF16/);
+  const lying = await falsifiedDenseForward();
+  const weights = lying.forward.blobs.get(lying.digest)!;
+  const r = await verifyOver(
+    lying.falsified,
+    lying.forward.blobs,
+    await reencode(weights, { edit }),
+  );
   assert.equal(r.status, "FAIL", r.reason);
   assert.equal(r.finding, "fingerprint", r.reason);
 });
