@@ -211,3 +211,15 @@ export async function falsifiedDenseForward(): Promise<{
   const [[, digest]] = Object.entries(files) as [[string, string]];
   return { forward, falsified, digest };
 }
+
+/**
+ * The record with another fingerprint digest (its first hex digit changed): what a prover claims
+ * for an output it did not compute, which an audit must FAIL wherever it recomputes the record.
+ *
+ * @param p the record's predicate
+ * @returns the falsified predicate
+ */
+export function flipFingerprint(p: ClaimPredicate): ClaimPredicate {
+  const sha256 = (p.fingerprint.sha256.startsWith("0") ? "1" : "0") + p.fingerprint.sha256.slice(1);
+  return { ...p, fingerprint: { ...p.fingerprint, sha256 } };
+}

@@ -20,7 +20,7 @@ import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { _servedBudgetGap } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
-import { DENSE_CONFIG, proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import { DENSE_CONFIG, flipFingerprint, proverRun, verifyAlone } from "./_recompute_fixture.ts";
 
 const STACK = "vllm-0.11-eager-fa2-lg2-model";
 
@@ -97,12 +97,7 @@ Deno.test("a falsified record whose settings beyond its stack's leave the 6 + 6 
     ...p,
     software: { ...p.software, components: { ...p.software.components, flags } },
   };
-  const bit = p.fingerprint.sha256.startsWith("0") ? "1" : "0";
-  const falsified = {
-    ...stated,
-    fingerprint: { ...p.fingerprint, sha256: bit + p.fingerprint.sha256.slice(1) },
-  };
-  const r = await verifyAlone(falsified, halves.blobs);
+  const r = await verifyAlone(flipFingerprint(stated), halves.blobs);
   assert.equal(r.status, "FAIL", r.reason);
   assert.match(r.reason, /^recomputed fingerprint [0-9a-f]{64} differs from the claimed/);
   const honest = await verifyAlone(stated, halves.blobs);
