@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { honestOf, setField, withConfig } from "./_config_edit.ts";
-import { verifyAlone } from "./_recompute_fixture.ts";
+import { flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
 
 Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refuses such a config", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
@@ -69,6 +69,15 @@ Deno.test("output_attentions set is NOT_VERIFIED: HF Transformers 4.48-4.53 then
     assert.equal(r.status, "NOT_VERIFIED", `${on}: ${r.reason}`);
     assert.match(r.reason, /output_attentions '[^']+' is not modelled .*eager/, `${on}`);
   }
+  // A falsified record: recomputed and FAILed where the switch is off, never PASSed where it is on.
+  const lie = flipFingerprint(honest);
+  for (const off of [false, null]) {
+    const r = await verifyAlone(withConfig(lie, blobs, setField("output_attentions", off)), blobs);
+    assert.equal(r.status, "FAIL", `${off}: ${r.reason}`);
+    assert.equal(r.finding, "fingerprint", `${off}: ${r.reason}`);
+  }
+  const on = await verifyAlone(withConfig(lie, blobs, setField("output_attentions", true)), blobs);
+  assert.equal(on.status, "NOT_VERIFIED", on.reason);
 });
 
 Deno.test("a rope_theta written as an integer above 2^53 - 1 is NOT_VERIFIED: its double, rounded again to float32, is not PyTorch's theta (it had PASSed)", async () => {

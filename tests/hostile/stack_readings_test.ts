@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { ClaimPredicate } from "../../src/claims/mod.ts";
 import { honestOf, setField, withConfig } from "./_config_edit.ts";
-import { type Blobs, verifyAlone } from "./_recompute_fixture.ts";
+import { type Blobs, flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
 import { asF16, asF32, over, reencode, weightDigest } from "./_weight_bytes.ts";
 
 const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } };
@@ -125,5 +125,58 @@ Deno.test("F16 weights under a config naming no dtype are NOT_VERIFIED on vLLM, 
       assert.match(r.reason, /^stack 'vllm-0\.11-eager-fa2' runs vLLM: /, what);
       assert.match(r.reason, want, what);
     }
+  }
+});
+
+Deno.test("a falsified record under each of these readings still FAILs wherever the reading is modelled, and is never PASSed where it is not", async () => {
+  // The readings above were tested on honest records only: a gap that fired where it should not
+  // would turn a falsified record's FAIL into NOT_VERIFIED (an INCONCLUSIVE audit) unseen.
+  const fail = /^FAIL: recomputed fingerprint [0-9a-f]{64} differs from the claimed/;
+  for (const dir of ["qwen3-tiny-dense", "qwen2-tiny"]) {
+    const { honest, blobs } = await honestOf(dir, { logId: `window-${dir}` });
+    const got = await statuses(flipFingerprint(honest), blobs, {
+      reached: setField("sliding_window", 2),
+      below: setField("sliding_window", 64),
+      "class default": setField("sliding_window", undefined),
+    });
+    assert.match(
+      got.reached!,
+      /^NOT_VERIFIED: .*\(HF issue #38002\) keeps the sliding window/,
+      dir,
+    );
+    assert.match(got.below!, fail, dir);
+    assert.match(got["class default"]!, fail, dir);
+  }
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "lying-vllm", ...VLLM });
+  const onVllm = await statuses(flipFingerprint(vllm.honest), vllm.blobs, {
+    "window reached": setField("sliding_window", 2),
+    "pad outside the vocabulary": setField("pad_token_id", 512),
+  });
+  for (const [what, got] of Object.entries(onVllm)) assert.match(got, fail, what);
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "lying-pad" });
+  const pads = await statuses(flipFingerprint(hf.honest), hf.blobs, {
+    last: setField("pad_token_id", 511),
+    "from the end": setField("pad_token_id", -512),
+    vocab: setField("pad_token_id", 512),
+  });
+  assert.match(pads.last!, fail);
+  assert.match(pads["from the end"]!, fail);
+  assert.match(pads.vocab!, /^FAIL: record contradicts its stack: .*pad_token_id 512 lies outside/);
+  // F16 or F32 weights on vLLM: recomputed where the config names bfloat16, or the weights hold
+  // no F16; only F16 weights under no dtype are not, and they are NOT_VERIFIED, never PASS.
+  const weights = vllm.blobs.get(weightDigest(vllm.honest))!;
+  const f16 = await reencode(weights, { edit: asF16("model.norm.weight") });
+  const f32 = await reencode(weights, { edit: asF32("model.norm.weight", () => 0) });
+  const noDtype = setField("torch_dtype", undefined);
+  const cases: [string, Uint8Array, ((t: string) => string) | null, RegExp][] = [
+    ["F16 norm, bfloat16 named", f16, null, fail],
+    ["F32 norm, no dtype", f32, noDtype, fail],
+    ["F16 norm, no dtype", f16, noDtype, /^NOT_VERIFIED: stack 'vllm-0\.11-eager-fa2' runs vLLM: /],
+  ];
+  for (const [what, bytes, edit, want] of cases) {
+    const b: Blobs = new Map(vllm.blobs);
+    const p = over(flipFingerprint(vllm.honest), b, bytes);
+    const r = await verifyAlone(edit === null ? p : withConfig(p, b, edit), b);
+    assert.match(`${r.status}: ${r.reason}`, want, what);
   }
 });
