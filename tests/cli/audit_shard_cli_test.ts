@@ -36,16 +36,22 @@ const planned = await runBitaudit(["audit", "plan", ...planArgs]);
 assert.equal(planned.code, 0, planned.stderr);
 const shards = await Promise.all(
   [0, 1, 2].map((i) =>
-    runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", "3", "--out", _res(i)], {
-      perms: WORK_PERMS,
-      env: { JOB_COMPLETION_INDEX: String(i) },
-    })
+    work("3", _res(i), { perms: WORK_PERMS, env: { JOB_COMPLETION_INDEX: String(i) } })
   ),
 );
 for (const s of shards) assert.equal(s.code, 0, s.stderr);
 
 function _res(i: number): string {
   return `${f.dir}/results-${i}.jsonl`;
+}
+
+/** `audit work` of one shard of the plan into `out`, as the fixture's worker. */
+function work(
+  shard: string,
+  out: string,
+  o: { perms?: string[]; env?: Record<string, string> } = {},
+): ReturnType<typeof runBitaudit> {
+  return runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", shard, "--out", out], o);
 }
 
 async function merge(files: string[], out: string, pubs = [f.worker.pub]) {
@@ -84,7 +90,8 @@ Deno.test("audit plan + 3 audit work shards (JOB_COMPLETION_INDEX) + audit merge
   assert.ok(!("requireEvidence" in audit), JSON.stringify(audit));
   const lines = (await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i)))))
     .join("").trimEnd().split("\n");
-  assert.equal(lines.length, K, "every item in exactly one shard"); // The reports say, as the signed statement does, whose word the results are (review: the HTML
+  assert.equal(lines.length, K, "every item in exactly one shard");
+  // The reports say, as the signed statement does, whose word the results are (review: the HTML
   // report had called every result the inspector's own, and report.md said nothing).
   for (const name of ["report.md", "report.html"]) {
     const raw = await Deno.readTextFile(`${f.dir}/merged/${name}`);
@@ -112,40 +119,15 @@ Deno.test("audit merge holds one result an item however often it repeats: a shar
 
 Deno.test("audit work reruns idempotently and never overwrites another file", async () => {
   const before = await Deno.readFile(_res(1));
-  const again = await runBitaudit([
-    "audit",
-    "work",
-    ...W,
-    "--plan",
-    PLAN,
-    "--shard",
-    "1/3",
-    "--out",
-    _res(1),
-  ]);
+  const again = await work("1/3", _res(1));
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /already holds the \d+ results of shard 1\/3/);
   assert.deepEqual(await Deno.readFile(_res(1)), before);
-  const other = await runBitaudit([
-    "audit",
-    "work",
-    ...W,
-    "--plan",
-    PLAN,
-    "--shard",
-    "2/3",
-    "--out",
-    _res(1),
-  ]);
+  const other = await work("2/3", _res(1));
   assert.equal(other.code, 2);
   assert.match(other.stderr, /^error \[OUTPUT_EXISTS\]/);
   assert.deepEqual(await Deno.readFile(_res(1)), before);
-  const noIndex = await runBitaudit(
-    ["audit", "work", ...W, "--plan", PLAN, "--shard", "3", "--out", "x"],
-    {
-      perms: WORK_PERMS,
-    },
-  );
+  const noIndex = await work("3", "x", { perms: WORK_PERMS });
   assert.equal(noIndex.code, 2);
   assert.match(noIndex.stderr, /^error \[USAGE_SHARD\]/);
 });
@@ -211,17 +193,7 @@ Deno.test("results of another build of the same version (another manifest: other
   );
   await assert.rejects(Deno.stat(`${f.dir}/other-build`));
   const before = await Deno.readFile(stale);
-  const rerun = await runBitaudit([
-    "audit",
-    "work",
-    ...W,
-    "--plan",
-    PLAN,
-    "--shard",
-    "1/3",
-    "--out",
-    stale,
-  ]);
+  const rerun = await work("1/3", stale);
   assert.equal(rerun.code, 2, rerun.stdout);
   assert.match(
     rerun.stderr,
@@ -257,17 +229,7 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   const full = (await Deno.readTextFile(_res(0))).split("\n");
   const out = `${f.dir}/resumed-0.jsonl`;
   await Deno.writeTextFile(`${out}.partial`, `${full[0]}\n${full[1]!.slice(0, 40)}`);
-  const r = await runBitaudit([
-    "audit",
-    "work",
-    ...W,
-    "--plan",
-    PLAN,
-    "--shard",
-    "0/3",
-    "--out",
-    out,
-  ]);
+  const r = await work("0/3", out);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /\(1 kept from an interrupted run\)/);
   const lines = (await Deno.readTextFile(out)).trimEnd().split("\n");
@@ -277,17 +239,7 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   await assert.rejects(Deno.stat(`${out}.partial`));
   const other = `${f.dir}/other-0.jsonl`;
   await Deno.writeTextFile(`${other}.partial`, `${full[0]}\n`);
-  const refused = await runBitaudit([
-    "audit",
-    "work",
-    ...W,
-    "--plan",
-    PLAN,
-    "--shard",
-    "1/3",
-    "--out",
-    other,
-  ]);
+  const refused = await work("1/3", other);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^error \[OUTPUT_EXISTS\]/);
   // A file of the user's at <out>.partial (one line, no newline: it looks like a cut line) and a
@@ -313,17 +265,7 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
       [empty, /it is empty/],
     ] as const
   ) {
-    const r = await runBitaudit([
-      "audit",
-      "work",
-      ...W,
-      "--plan",
-      PLAN,
-      "--shard",
-      "0/3",
-      "--out",
-      o,
-    ]);
+    const r = await work("0/3", o);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /^error \[OUTPUT_EXISTS\]/);
     assert.match(r.stderr, why);
@@ -431,16 +373,12 @@ Deno.test("audit merge and audit refuse a --time in the future (check would refu
 });
 
 Deno.test("audit work writes an --out name as long as a file name may be (its .partial named short) and refuses a longer one as OUTPUT_WRITE, never an internal error (review h103)", async () => {
-  const work = (out: string) =>
-    runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", "0/3", "--out", out], {
-      perms: WORK_PERMS,
-    });
   const long = `${f.dir}/${"r".repeat(250)}`;
-  const ok = await work(long);
+  const ok = await work("0/3", long, { perms: WORK_PERMS });
   assert.equal(ok.code, 0, ok.stderr);
   const lines = async (p: string) => (await Deno.readTextFile(p)).trimEnd().split("\n").length;
   assert.equal(await lines(long), await lines(_res(0)));
-  const tooLong = await work(`${f.dir}/${"s".repeat(256)}`);
+  const tooLong = await work("0/3", `${f.dir}/${"s".repeat(256)}`, { perms: WORK_PERMS });
   assert.equal(tooLong.code, 2, tooLong.stderr);
   assertCliCode(tooLong.stderr, "OUTPUT_WRITE");
 });
