@@ -10,7 +10,7 @@ import { assertCliCode } from "../_assert_code.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
-import { runPoolClient, startNatsServer } from "./_nats_server.ts";
+import { type NatsServer, runPoolClient, startNatsServer } from "./_nats_server.ts";
 import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
 
@@ -25,25 +25,37 @@ async function _end(children: readonly Child[]): Promise<void> {
   }
 }
 
-/** `audit serve --json` of a plan, writing only into its `out` folder under the fixture's. */
-function _serve(
-  o: {
-    f: Awaited<ReturnType<typeof makeAuditFixture>>;
-    plan: string;
-    nats: { url: string };
-    out: string;
-    read: string;
-    net: string;
-  },
-  more: readonly string[],
-): Child {
-  const { f, plan, nats, out } = o;
+/** A pool of one fixture's plan on one server. */
+interface Pool {
+  readonly f: Awaited<ReturnType<typeof makeAuditFixture>>;
+  readonly plan: string;
+  readonly nats: NatsServer;
+}
+
+/** What every process of the pool may read (the checkout, the fixture) and reach (the server). */
+function _perms({ f, nats }: Pool): [read: string, net: string] {
+  return [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-net=${nats.hostPort}`];
+}
+
+/** `audit serve --json` of the plan, writing only into its `out` folder under the fixture's. */
+function _serve(pool: Pool, out: string, more: readonly string[]): Child {
+  const { f, plan, nats } = pool;
+  const [read, net] = _perms(pool);
   return spawn([
     "audit",
     "serve",
     ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
     ...["--out", `${f.dir}/${out}`, "--time", TIME, "--json", ...more],
-  ], [o.read, `--allow-write=${f.dir}/${out}`, o.net]);
+  ], [read, `--allow-write=${f.dir}/${out}`, net]);
+}
+
+/** A worker of the pool, with the fixture's log and worker key. */
+function _worker(pool: Pool, more: readonly string[]): Child {
+  const { f, nats } = pool;
+  return spawn(
+    ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, ...more],
+    _perms(pool),
+  );
 }
 
 function _exists(path: string): Promise<boolean> {
@@ -56,16 +68,10 @@ Deno.test("audit serve and a worker that lose the server stop with NATS_SERVER; 
   const children: Child[] = [];
   let stopped = false;
   try {
-    const plan = await poolPlan(f, { k: 2 });
-    const net = `--allow-net=${nats.hostPort}`;
-    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const pool = { f, plan: await poolPlan(f, { k: 2 }), nats };
+    const [read, net] = _perms(pool);
     const out = `${f.dir}/lost`;
-    const serve = spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", out, "--time", TIME, "--timeout", "600", "--json"],
-    ], [read, `--allow-write=${out}`, net]);
+    const serve = _serve(pool, "lost", ["--timeout", "600"]);
     children.push(serve);
     await serve.waitFor(/^published 2 work orders/m, "stderr");
     // The worker holds another audit's log: it hands the orders back (so the serve stays
@@ -98,22 +104,12 @@ Deno.test("audit serve and a worker on a server without JetStream say so (NATS_S
   const nats = await startNatsServer(undefined, { jetstream: false });
   const f = await makeAuditFixture({ records: 1, falsify: [] });
   try {
-    const plan = await poolPlan(f, { k: 1 });
-    const net = `--allow-net=${nats.hostPort}`;
-    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
-    const s = await spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", `${f.dir}/nojs`, "--time", TIME, "--timeout", "5"],
-    ], [read, `--allow-write=${f.dir}/nojs`, net]).done();
+    const pool = { f, plan: await poolPlan(f, { k: 1 }), nats };
+    const s = await _serve(pool, "nojs", ["--timeout", "5"]).done();
     assertCliCode(s.stderr, "NATS_SERVER");
     assert.equal(s.code, 2, s.stderr);
     assert.match(s.stderr, /Cannot set up the JetStream streams on NATS: /);
-    const w = await spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--max-idle", "5"],
-      [read, net],
-    ).done();
+    const w = await _worker(pool, ["--max-idle", "5"]).done();
     assertCliCode(w.stderr, "NATS_SERVER");
     assert.equal(w.code, 2, w.stderr);
     assert.match(w.stderr, /the server offers no JetStream/);
@@ -127,24 +123,18 @@ Deno.test("audit serve --fresh skips the results earlier serves left on the serv
   const f = await makeAuditFixture({ records: 2, falsify: [] });
   const children: Child[] = [];
   try {
-    const plan = await poolPlan(f, { k: 2 });
-    const net = `--allow-net=${nats.hostPort}`;
-    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
-    const serve = (out: string, more: string[]) => _serve({ f, plan, nats, out, read, net }, more);
-    const worker = spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-      [read, net],
-    );
+    const pool = { f, plan: await poolPlan(f, { k: 2 }), nats };
+    const worker = _worker(pool, ["--threads", "1"]);
     children.push(worker);
-    const first = await serve("first", ["--timeout", "120"]).done();
+    const first = await _serve(pool, "first", ["--timeout", "120"]).done();
     assert.equal(first.code, 0, first.stderr);
     Deno.kill(worker.pid, "SIGTERM");
     await worker.done();
     // No worker now: the stored results alone can answer the plan.
-    const again = await serve("again", ["--timeout", "3"]).done();
+    const again = await _serve(pool, "again", ["--timeout", "3"]).done();
     assert.equal(again.code, 0, again.stderr);
     assert.equal(JSON.parse(again.stdout).verdict, "PASSED");
-    const fresh = await serve("fresh", ["--timeout", "3", "--fresh"]).done();
+    const fresh = await _serve(pool, "fresh", ["--timeout", "3", "--fresh"]).done();
     assert.equal(fresh.code, 3, fresh.stderr);
     assert.equal(JSON.parse(fresh.stdout).verdict, "INCONCLUSIVE");
     assert.match(
@@ -162,17 +152,10 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
   const f = await makeAuditFixture({ records: 2, falsify: [] });
   const children: Child[] = [];
   try {
-    const plan = await poolPlan(f, { k: 2 });
-    const net = `--allow-net=${nats.hostPort}`;
-    const read = `--allow-read=${REPO_ROOT},${f.dir}`;
+    const pool = { f, plan: await poolPlan(f, { k: 2 }), nats };
     const serve = (out: string, more: string[]) =>
-      _serve({ f, plan, nats, out, read, net }, ["--timeout", "120", "--log", f.log, ...more]);
-    const worker = (blobs: string) =>
-      spawn([
-        "worker",
-        ...["--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--blobs", blobs],
-        ...["--threads", "1"],
-      ], [read, net]);
+      _serve(pool, out, ["--timeout", "120", "--log", f.log, ...more]);
+    const worker = (blobs: string) => _worker(pool, ["--blobs", blobs, "--threads", "1"]);
     // The worker's blob folder lacks the records' inputs: it FAILs them on a committed input, which
     // the serve's re-verification refuses (its results stay on the server).
     await Deno.mkdir(`${f.dir}/no-blobs`);
@@ -189,7 +172,7 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
     const second = serve("second", ["--fresh"]);
     children.push(second);
     await second.waitFor(/^published 2 work orders/m, "stderr");
-    const digest = sha256Hex(await Deno.readFile(plan));
+    const digest = sha256Hex(await Deno.readFile(pool.plan));
     const replay = await runPoolClient(nats, "_replay_results.ts", { args: [digest] });
     assert.deepEqual(JSON.parse(replay), { replayed: 2 });
     children.push(worker(`${f.dir}/log/blobs`));
@@ -214,19 +197,10 @@ Deno.test("audit serve --reverify with no log is refused before any work order i
   const nats = await startNatsServer();
   const f = await makeAuditFixture({ records: 1, falsify: [] });
   try {
-    const plan = await poolPlan(f, { k: 1 });
-    const s = await spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", `${f.dir}/rv`, "--time", TIME, "--timeout", "600", "--reverify", "1"],
-      ...["--log", `${f.dir}/no-such-claims.jsonl`],
-    ], [
-      `--allow-read=${REPO_ROOT},${f.dir}`,
-      `--allow-write=${f.dir}/rv`,
-      `--allow-net=${nats.hostPort}`,
-    ])
-      .done();
+    const pool = { f, plan: await poolPlan(f, { k: 1 }), nats };
+    const s = await _serve(pool, "rv", [
+      ...["--timeout", "600", "--reverify", "1", "--log", `${f.dir}/no-such-claims.jsonl`],
+    ]).done();
     assert.equal(s.code, 2, s.stderr);
     assertCliCode(s.stderr, "INPUT_MISSING");
     assert.doesNotMatch(s.stderr, /published/);
