@@ -258,18 +258,43 @@ Deno.test({
   },
 });
 
+/** `audit --bundle` of a fixture's whole log (k: its record count) into `out`. */
+const bundledAudit = (fx: typeof f, out: string, k: number, more: string[] = []) =>
+  runBitaudit([
+    ...["audit", "--log", fx.log, "--randomness", "ab".repeat(32), "--round", "7"],
+    ...["--k", String(k), "--key", fx.key, "--threads", "1", "--bundle", "--out", out, ...more],
+  ]);
+
 Deno.test("audit --bundle names the bundle among the files it wrote, in text and --json (review h108)", async () => {
-  const args = (o: string) => [
-    ...["audit", "--log", f.log, "--randomness", "ab".repeat(32), "--round", "7", "--k", "2"],
-    ...["--key", f.key, "--threads", "1", "--bundle", "--out", o],
-  ];
-  const text = await runBitaudit(args(`${f.dir}/bundled-text`));
+  const text = await bundledAudit(f, `${f.dir}/bundled-text`, 2);
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
     /wrote \S+\/attestation\.dsse\.json, \S+\/attestation\.sigstore\.json, \S+\/report\.md and \S+\/report\.html/,
   );
-  const json = await runBitaudit([...args(`${f.dir}/bundled-json`), "--json"]);
+  const json = await bundledAudit(f, `${f.dir}/bundled-json`, 2, ["--json"]);
   assert.equal(json.code, 0, json.stderr);
   assert.equal(JSON.parse(json.stdout).bundle, `${f.dir}/bundled-json/attestation.sigstore.json`);
+});
+
+Deno.test("audit --bundle of a log with a falsified record writes and names the bundle of the FAILED verdict (exit 1), which @sigstore/verify accepts and check reads as FAILED", async () => {
+  // The bundle had been written and checked for PASSED verdicts only.
+  const lying = await makeAuditFixture({
+    records: 4,
+    falsify: [{ seq: 2, kind: "fingerprint", bit: 3 }],
+  });
+  const out = `${lying.dir}/bundled-failed`;
+  const r = await bundledAudit(lying, out, 4);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^verdict: FAILED /m);
+  assert.match(r.stdout, /wrote \S+\/attestation\.dsse\.json, \S+\/attestation\.sigstore\.json, /);
+  const bundle = `${out}/attestation.sigstore.json`;
+  const key = decodePem(await Deno.readTextFile(lying.pub), "PUBLIC KEY");
+  sigstoreVerify(JSON.parse(await Deno.readTextFile(bundle)), { key });
+  const checked = await runBitaudit([
+    ...["check", bundle, "--trust-root", lying.trustRoot, "--require-verdict", "FAILED"],
+  ]);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+  assert.match(checked.stdout, /^read a Sigstore bundle v0\.3 \(DSSE envelope inside\)$/m);
+  assert.match(checked.stdout, /^Verdict FAILED: /m);
 });
