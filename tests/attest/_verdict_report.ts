@@ -7,12 +7,38 @@ import {
   type AuditReport,
   auditVerdict,
   bytesToHex,
+  checkAttestation,
+  type CheckReport,
   deriveSeed,
   detectionStatement,
+  encodeStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  parseEnvelope,
   type RecordResult,
   SAMPLE_ALGORITHM,
   sampleIndices,
+  signEnvelope,
+  type SigningKey,
+  type Statement,
 } from "../../mod.ts";
+
+/**
+ * Signs a statement (or payload bytes, as a forger may write them) into an in-toto envelope with
+ * these keys and checks it as `check` reads it from a file.
+ *
+ * @param payload the statement, or the payload's bytes
+ * @param keys the signing keys
+ * @param options `checkAttestation`'s options (the trust root, a release, a threshold, ...)
+ */
+export async function checkSigned(
+  payload: Statement | Uint8Array,
+  keys: readonly SigningKey[],
+  options: Parameters<typeof checkAttestation>[1],
+): Promise<CheckReport> {
+  const bytes = payload instanceof Uint8Array ? payload : encodeStatement(payload);
+  const env = await signEnvelope(bytes, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys });
+  return await checkAttestation(parseEnvelope(JSON.stringify(env)), options);
+}
 
 /** Record digest of index `i` in the fake log. */
 export const recordDigest = (i: number): string => i.toString(16).padStart(64, "0");

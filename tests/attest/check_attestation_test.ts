@@ -19,7 +19,7 @@ import {
 } from "../../mod.ts";
 import type { ClaimLog } from "../../src/claims/mod.ts";
 import { auditVerdict, evidenceShortfall, type RecordResult } from "../../src/verify/mod.ts";
-import { recordDigest, verdictReport } from "./_verdict_report.ts";
+import { checkSigned, recordDigest, verdictReport } from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
@@ -51,11 +51,7 @@ async function check(
 ): Promise<CheckReport> {
   const st: StatementJson = JSON.parse(JSON.stringify(statement));
   edit(st);
-  const env = await signEnvelope(encodeStatement(st as unknown as Statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [key],
-  });
-  return await checkAttestation(parseEnvelope(JSON.stringify(env)), {
+  return await checkSigned(st as unknown as Statement, [key], {
     trustRoot,
     ...(log === undefined ? {} : { log }),
     ...(recompute === undefined ? {} : { recompute }),
@@ -149,11 +145,7 @@ Deno.test("checkAttestation() refuses another predicate type, named as such befo
 });
 
 Deno.test("checkAttestation() names the signature threshold it missed", async () => {
-  const env = await signEnvelope(encodeStatement(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [key],
-  });
-  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot, threshold: 2 });
+  const r = await checkSigned(statement, [key], { trustRoot, threshold: 2 });
   assert.equal(r.valid, false);
   const sig = r.checks.find((c) => c.check === "signatures")!;
   assert.equal(sig.ok, false);
@@ -190,17 +182,12 @@ Deno.test("checkAttestation() reads a payload above 1 MiB only once an inspector
   const payload = encodeStatement(big as Statement);
   // Signed by a key the trust root does not list: refused before the payload is parsed.
   const stranger = await generateKeyPair();
-  const unsigned = await signEnvelope(payload, {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [stranger],
-  });
-  const r = await checkAttestation(parseEnvelope(JSON.stringify(unsigned)), { trustRoot });
+  const r = await checkSigned(payload, [stranger], { trustRoot });
   assert.equal(r.valid, false);
   assert.deepEqual(failed(r), ["signatures"]);
   assert.match(r.checks.at(-1)!.detail, /read only once one is/);
   // Signed by the inspector: read (and refused for the unknown field, as any predicate is).
-  const signed = await signEnvelope(payload, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [key] });
-  const s = await checkAttestation(parseEnvelope(JSON.stringify(signed)), { trustRoot });
+  const s = await checkSigned(payload, [key], { trustRoot });
   assert.deepEqual(failed(s), ["predicate"]);
 });
 
@@ -210,8 +197,7 @@ Deno.test("checkAttestation() refuses a signed payload holding a number past the
     text.replace(/"pFalse":"[^"]*"/, '"pFalse":1e309'),
   );
   assert.notEqual(new TextDecoder().decode(payload), text, "the fixture has a pFalse to replace");
-  const signed = await signEnvelope(payload, { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [key] });
-  const r = await checkAttestation(parseEnvelope(JSON.stringify(signed)), { trustRoot });
+  const r = await checkSigned(payload, [key], { trustRoot });
   assert.equal(r.valid, false);
   assert.deepEqual(
     r.checks.filter((c) => !c.ok).map((c) => [c.check, c.detail]),
@@ -484,11 +470,7 @@ Deno.test("checkAttestation() refuses a signed payload not in the canonical form
   ];
   for (const lie of variants) {
     assert.notEqual(lie, text);
-    const env = await signEnvelope(new TextEncoder().encode(lie), {
-      payloadType: IN_TOTO_PAYLOAD_TYPE,
-      keys: [key],
-    });
-    const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+    const r = await checkSigned(new TextEncoder().encode(lie), [key], { trustRoot });
     assert.equal(r.valid, false, lie.slice(0, 80));
     assert.deepEqual(failed(r), ["statement"], lie.slice(0, 80));
     assert.match(
@@ -505,11 +487,7 @@ Deno.test("checkAttestation() names a trust-root key of another role that signed
     start: "2026-01-01T00:00:00Z",
     provers: { keys: [prover.publicKey], start: "2026-01-01T00:00:00Z" },
   })));
-  const env = await signEnvelope(encodeStatement(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [prover],
-  });
-  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot: root });
+  const r = await checkSigned(statement, [prover], { trustRoot: root });
   assert.equal(r.valid, false);
   const detail = r.checks.find((c) => c.check === "signatures")!.detail;
   assert.match(
@@ -534,11 +512,7 @@ Deno.test("checkAttestation() refuses a verdict on a sample of no record (k = 0)
     assets: { "tables/manifest.json": "66".repeat(32) },
     timeVerified: "2026-03-01T12:00:00Z",
   });
-  const env = await signEnvelope(encodeStatement(empty), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [key],
-  });
-  const r = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+  const r = await checkSigned(empty, [key], { trustRoot });
   assert.equal(r.valid, false);
   assert.deepEqual(failed(r), ["predicate"]);
   assert.match(r.checks.at(-1)!.detail, /^\[VERDICT_FIELD_VALUE\] .*'predicate\.audit\.k' is 0/);

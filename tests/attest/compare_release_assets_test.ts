@@ -6,20 +6,15 @@
 import assert from "node:assert/strict";
 import {
   buildTrustRoot,
-  checkAttestation,
   checkReleaseAssets,
   compareReleaseAssets,
   generateKeyPair,
-  IN_TOTO_PAYLOAD_TYPE,
   MAX_NAMED_ASSET_DIFFERENCES,
-  parseEnvelope,
   parseTrustRoot,
   type ReleaseAssets,
-  signEnvelope,
   verdictStatement,
 } from "../../src/attest/mod.ts";
-import { encodeStatement } from "../../mod.ts";
-import { verdictReport } from "./_verdict_report.ts";
+import { checkSigned, verdictReport } from "./_verdict_report.ts";
 
 const RELEASE: ReleaseAssets = {
   version: "0.1.0",
@@ -87,21 +82,21 @@ const trustRoot = parseTrustRoot(
   JSON.stringify(buildTrustRoot([key.publicKey], { start: "2026-01-01T00:00:00Z" })),
 );
 
-/** A verdict signed with these assets and verifier version, checked against {@link RELEASE}. */
-async function checked(assets: Record<string, string>, version = "0.1.0") {
+/**
+ * A verdict signed with these assets and verifier version (default 0.1.0), checked against
+ * `release` (default {@link RELEASE}; null: none, as the browser checker checks).
+ */
+function checked(
+  assets: Record<string, string>,
+  o: { version?: string; release?: ReleaseAssets | null } = {},
+) {
   const statement = verdictStatement(verdictReport(), {
-    verifier: { version, engine: "wasm", runtime: "deno" },
+    verifier: { version: o.version ?? "0.1.0", engine: "wasm", runtime: "deno" },
     assets,
     timeVerified: "2026-03-01T12:00:00Z",
   });
-  const env = await signEnvelope(encodeStatement(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [key],
-  });
-  return await checkAttestation(parseEnvelope(JSON.stringify(env)), {
-    trustRoot,
-    release: RELEASE,
-  });
+  const release = o.release === undefined ? RELEASE : o.release;
+  return checkSigned(statement, [key], { trustRoot, ...(release === null ? {} : { release }) });
 }
 
 Deno.test("checkAttestation() with the release passes an honest verdict and says what it compared", async () => {
@@ -150,7 +145,9 @@ Deno.test("checkAttestation() names at most MAX_NAMED_ASSET_DIFFERENCES assets a
 });
 
 Deno.test("checkAttestation() with the release says another release's verdict was not compared, and passes it", async () => {
-  const r = await checked({ ...HONEST, "profiles/gpu/a100.json": "0b".repeat(32) }, "0.0.9");
+  const r = await checked({ ...HONEST, "profiles/gpu/a100.json": "0b".repeat(32) }, {
+    version: "0.0.9",
+  });
   assert.ok(r.valid, JSON.stringify(r.checks));
   assert.deepEqual(r.checks.filter((c) => c.check === "assets").map((c) => c.detail), [
     "not compared: the verdict was computed by bitaudit '0.0.9', this checker is bitaudit 0.1.0 " +
@@ -168,16 +165,7 @@ Deno.test("checkAttestation() with the release says another release's verdict wa
     "checker is bitaudit 0.1.0 (each release has its own asset manifest)",
   ]);
   // Without a release (the browser checker, a library caller), nothing is said of the assets.
-  const statement = verdictStatement(verdictReport(), {
-    verifier: { version: "0.1.0", engine: "wasm", runtime: "deno" },
-    assets: { "tables/manifest.json": "0d".repeat(32) },
-    timeVerified: "2026-03-01T12:00:00Z",
-  });
-  const env = await signEnvelope(encodeStatement(statement), {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-    keys: [key],
-  });
-  const plain = await checkAttestation(parseEnvelope(JSON.stringify(env)), { trustRoot });
+  const plain = await checked({ "tables/manifest.json": "0d".repeat(32) }, { release: null });
   assert.ok(plain.valid);
   assert.ok(!plain.checks.some((c) => c.check === "assets"));
 });
