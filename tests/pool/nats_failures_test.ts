@@ -147,17 +147,22 @@ Deno.test("audit serve --fresh skips the results earlier serves left on the serv
   }
 });
 
-Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replayed after it began by a keyless peer: the mended worker's results are the verdict", async () => {
+/**
+ * A serve stopped by a worker whose blob folder lacks the records' inputs (it FAILs them on a
+ * committed input, which the serve's re-verification refuses: its results stay on the server),
+ * then a `--fresh` serve during which a peer with no key replays those stored FAILs (signed by the
+ * same worker key) ahead of the mended worker's results: the second serve's run, its two
+ * replayed results skipped.
+ */
+async function _freshAfterReplay(falsify: unknown[]) {
   const nats = await startNatsServer();
-  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const f = await makeAuditFixture({ records: 2, falsify });
   const children: Child[] = [];
   try {
     const pool = { f, plan: await poolPlan(f, { k: 2 }), nats };
     const serve = (out: string, more: string[]) =>
       _serve(pool, out, ["--timeout", "120", "--log", f.log, ...more]);
     const worker = (blobs: string) => _worker(pool, ["--blobs", blobs, "--threads", "1"]);
-    // The worker's blob folder lacks the records' inputs: it FAILs them on a committed input, which
-    // the serve's re-verification refuses (its results stay on the server).
     await Deno.mkdir(`${f.dir}/no-blobs`);
     const broken = worker(`${f.dir}/no-blobs`);
     children.push(broken);
@@ -167,8 +172,6 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
     assert.match(first.stderr, /serve again with --fresh once the worker is mended/);
     Deno.kill(broken.pid, "SIGTERM");
     await broken.done();
-    // Once the mended worker's serve has begun, a peer with no key replays the stored FAILs (signed
-    // by the same worker key) ahead of the mended worker's results.
     const second = serve("second", ["--fresh"]);
     children.push(second);
     await second.waitFor(/^published 2 work orders/m, "stderr");
@@ -177,8 +180,6 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
     assert.deepEqual(JSON.parse(replay), { replayed: 2 });
     children.push(worker(`${f.dir}/log/blobs`));
     const s = await second.done();
-    assert.equal(s.code, 0, s.stderr);
-    assert.equal(JSON.parse(s.stdout).verdict, "PASSED");
     const skipped = s.stderr.match(/^skipped BITAUDIT_RESULTS #\d+: .*$/gm) ?? [];
     assert.equal(skipped.length, 2, s.stderr);
     for (const line of skipped) {
@@ -187,10 +188,29 @@ Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replaye
         /'s result for record \d answers another serve \([0-9a-f-]{36}\), not this one/,
       );
     }
+    return s;
   } finally {
     await _end(children);
     await nats.stop();
   }
+}
+
+Deno.test("audit serve --fresh is not stopped by an earlier serve's FAIL replayed after it began by a keyless peer: the mended worker's results are the verdict", async () => {
+  const s = await _freshAfterReplay([]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.equal(JSON.parse(s.stdout).verdict, "PASSED");
+});
+
+Deno.test("audit serve --fresh on a log with a falsified record, the earlier serve's FAILs replayed: the mended worker's fingerprint FAIL is the verdict (FAILED), not a replayed one", async () => {
+  // The replay test had run on an honest log only, where no current result is a FAIL.
+  const s = await _freshAfterReplay([{ seq: 1, kind: "fingerprint", bit: 3 }]);
+  assert.equal(s.code, 1, s.stderr);
+  const v = JSON.parse(s.stdout);
+  assert.equal(v.verdict, "FAILED");
+  const statuses = v.results.map((r: { status: string; finding?: string }) =>
+    `${r.status} ${r.finding ?? ""}`.trim()
+  );
+  assert.deepEqual(statuses.toSorted(), ["FAIL fingerprint", "PASS"], s.stdout);
 });
 
 Deno.test("audit serve --reverify with no log is refused before any work order is published", async () => {
