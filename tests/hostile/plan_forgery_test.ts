@@ -211,7 +211,7 @@ Deno.test("a plan file without signatures is PLAN_INVALID at merge, serve and wo
   assertCliCode(work.stderr, "PLAN_INVALID");
 });
 
-Deno.test("audit plan signs with at most as many --key files as a plan file is read back with: one more is USAGE_KEYS, nothing written", async () => {
+Deno.test("audit plan, merge, serve, audit and announce sign with at most as many --key files as a plan or envelope is read back with: one more is USAGE_KEYS, nothing written", async () => {
   // A plan signed by 65 keys was written (exit 0), then refused as PLAN_INVALID by every worker
   // and by merge and serve.
   const extra = await Promise.all(
@@ -228,4 +228,23 @@ Deno.test("audit plan signs with at most as many --key files as a plan file is r
   assert.equal(r.code, 2, r.stderr);
   assertCliCode(r.stderr, "USAGE_KEYS");
   await assert.rejects(Deno.stat(over), Deno.errors.NotFound);
+  // merge, serve and a single-process audit sign with the same keys: refused alike, before any
+  // result is read or any order published (the plan test alone had covered the limit).
+  const results = [`${f.dir}/no-such-results.jsonl`];
+  await _refused(
+    await _merge("too-many-keys", { plan: PLAN, results, keys }),
+    "USAGE_KEYS",
+    "merged-too-many-keys",
+  );
+  await _refused(await _serve("too-many-keys", PLAN, keys), "USAGE_KEYS", "served-too-many-keys");
+  const audit = await runBitaudit([
+    ...["audit", ...PLAN_FLAGS, "--key", ...keys, "--out", `${f.dir}/audit-too-many-keys`],
+  ]);
+  await _refused(audit, "USAGE_KEYS", "audit-too-many-keys");
+  const announced = await runBitaudit([
+    ...["announce", "--checkpoint", checkpoint, "--prover-pub", prover.publicKey, "--chain"],
+    ...[`${DRAND}quicknet-info.json`, "--round", "123", "--k", "6", "--key", ...keys],
+    ...["--out", `${f.dir}/announce-too-many-keys.dsse.json`],
+  ]);
+  await _refused(announced, "USAGE_KEYS", "announce-too-many-keys.dsse.json");
 });
