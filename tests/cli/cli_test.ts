@@ -5,6 +5,7 @@ import { assertCliCode } from "../_assert_code.ts";
 import { demoTimestampVariants } from "./_demo_timestamps.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import { decodeBase64 } from "../../src/attest/mod.ts";
+import { generateKeys } from "../../src/cli/commands/key.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -153,6 +154,40 @@ Deno.test("vectors bundled --json reports 90,000 of 90,000 measured cases bit-ex
   assert.equal(out.rows.reduce((s: number, x: { matched: number }) => s + x.matched, 0), 90_000);
 });
 
+/**
+ * Audits every record of the demo run's log in `<dir>/run` (k = its population), not the 120 the
+ * demo samples: each falsified record FAILs and each honest one PASSes, but for the one engine run
+ * no tensor-parallel run of which is modelled (HF's served run at TP 2), whose records are all
+ * NOT_VERIFIED, never PASS. Every verifier check (the vLLM token budget and max_num_seqs, the
+ * NCCL pins, the config readings, the RoPE's powf ...) runs on every record users are shown.
+ */
+async function demoFullAudit(
+  dir: string,
+  s: { population: number; falsified: { seq: number }[] },
+): Promise<void> {
+  const keys = await generateKeys(`${dir}/full-audit-inspector`);
+  const r = await runBitaudit([
+    ...["audit", "--log", `${dir}/run/claims.jsonl`, "--k", String(s.population)],
+    ...["--randomness", "ab".repeat(32), "--round", "7", "--key", keys.privateKey],
+    ...["--out", `${dir}/full-audit`],
+    "--json",
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  const results: { index: number; status: string; reason: string }[] = JSON.parse(r.stdout).results;
+  assert.equal(results.length, s.population);
+  const falsified = new Set(s.falsified.map((f) => f.seq));
+  const unmodelled = results.filter((x) => x.status === "NOT_VERIFIED");
+  const run = Array.from({ length: 6 }, (_, i) => 348 + i); // HF's TP 2 served run
+  assert.deepEqual(unmodelled.map((x) => x.index).sort((a, b) => a - b), run);
+  for (const x of unmodelled) {
+    assert.match(x.reason, /^tp=2 on HF continuous batching .*paged cache keeps every KV head/);
+  }
+  const wrong = results.filter((x) =>
+    x.status !== "NOT_VERIFIED" && x.status !== (falsified.has(x.index) ? "FAIL" : "PASS")
+  ).map((x) => `${x.index} ${x.status}: ${x.reason}`);
+  assert.deepEqual(wrong, [], "every falsified record FAILs and every honest one PASSes");
+}
+
 Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsifications caught, valid attestation", async () => {
   const out = await Deno.makeTempDir({ prefix: "bitaudit-demo-test-" });
   try {
@@ -224,6 +259,7 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
       ),
     ).predicate.audit.auditId;
     assert.ok((await Deno.readTextFile(new URL("third-party.md", docs))).includes(`(audit ${id})`));
+    await demoFullAudit(out, s);
     await demoTimestampVariants(`${out}/run`);
   } finally {
     await Deno.remove(out, { recursive: true });
