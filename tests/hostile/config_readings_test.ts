@@ -1,9 +1,12 @@
 /**
  * How a config's fields are read where HF Transformers and vLLM differ from a plain reading: a
  * vLLM record over a config naming no `architectures` FAILs (vLLM picks its model class from that
- * list and refuses a config without one; it had PASSed); an integer written as a float where HF
- * only computes with it (llama3's `original_max_position_embeddings`, Qwen3-MoE's
- * `decoder_sparse_step`) is NOT_VERIFIED (it had FAILed an honest record as a malformed config);
+ * list and refuses a config without one; it had PASSed); llama3's
+ * `original_max_position_embeddings` written as a float computes the integer's bits in every
+ * modelled release, so it is recomputed (it was NOT_VERIFIED, which let a prover turn its FAIL into
+ * NOT_VERIFIED by writing `8192.0`); Qwen3-MoE's `decoder_sparse_step` written as a float, which
+ * Transformers 4.5x computes with and 5.x's typed config refuses, is NOT_VERIFIED (it had FAILed an
+ * honest record as a malformed config);
  * `output_attentions` set (HF 4.48-4.53 then run eager attention in place of sdpa) and a
  * `rope_theta` written as an integer above 2^53 - 1 (PyTorch rounds the int to float32 once, a
  * double read twice) are NOT_VERIFIED (both had PASSed).
@@ -31,19 +34,27 @@ Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refus
   }
 });
 
-Deno.test("an integer HF only computes with, written as a float, is NOT_VERIFIED rather than a malformed config", async () => {
-  const cases: [string, string, [string, string]][] = [
-    ["llama3-tiny", "rope", [
+Deno.test("llama3's original_max_position_embeddings written as a float is recomputed: an honest record PASSes, a falsified one FAILs (it was NOT_VERIFIED)", async () => {
+  const { honest, blobs } = await honestOf("llama3-tiny", { logId: "rope" });
+  const asFloat = (t: string) =>
+    t.replace(
       '"original_max_position_embeddings": 8192',
       '"original_max_position_embeddings": 8192.0',
-    ]],
-    ["qwen3-tiny-moe", "step", ['"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,']],
-  ];
-  for (const [dir, logId, [from, to]] of cases) {
-    const { honest, blobs } = await honestOf(dir, { logId });
-    assert.equal((await verifyAlone(honest, blobs)).status, "PASS", dir);
-    const r = await verifyAlone(withConfig(honest, blobs, (t) => t.replace(from, to)), blobs);
-    assert.equal(r.status, "NOT_VERIFIED", `${dir}: ${r.reason}`);
+    );
+  const pass = await verifyAlone(withConfig(honest, blobs, asFloat), blobs);
+  assert.equal(pass.status, "PASS", pass.reason);
+  const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, asFloat), blobs);
+  assert.equal(lie.status, "FAIL", lie.reason);
+  assert.equal(lie.finding, "fingerprint", lie.reason);
+});
+
+Deno.test("decoder_sparse_step written as a float is NOT_VERIFIED: 4.5x computes with it, 5.x's typed config refuses it", async () => {
+  const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "step" });
+  assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
+  const step = (t: string) => t.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
+  for (const record of [honest, flipFingerprint(honest)]) {
+    const r = await verifyAlone(withConfig(record, blobs, step), blobs);
+    assert.equal(r.status, "NOT_VERIFIED", r.reason);
     assert.match(
       r.reason,
       /written as a fraction or with an exponent .*only an integer is modelled/,

@@ -57,8 +57,10 @@ export function _given(c: _Json, key: string): boolean {
  * @param c the config
  * @param key the field
  * @param range accepted values, inclusive (`min` default 1); `floatForm`: what an integer value
- *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with) or
- *   `unmodelled` (a field HF only computes with)
+ *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with),
+ *   `unmodelled` (a field HF only computes with, where a typed config may refuse the float) or
+ *   `same` (a field every modelled release only divides and compares with, outside any typed
+ *   field: the float of an integer up to `max` <= 2^53 computes the integer's bits)
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
  *   class's default, which is not modelled) or written as a float where that is `unmodelled`,
@@ -67,7 +69,7 @@ export function _given(c: _Json, key: string): boolean {
 export function _int(
   c: _Json,
   key: string,
-  range: { min?: number; max: number; floatForm?: "malformed" | "unmodelled" },
+  range: { min?: number; max: number; floatForm?: "malformed" | "unmodelled" | "same" },
 ): number {
   const v = c[key];
   const min = range.min ?? 1;
@@ -84,7 +86,7 @@ export function _int(
       `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
     );
   }
-  if (_writtenAsFloat(c, key)) {
+  if (_writtenAsFloat(c, key) && range.floatForm !== "same") {
     if (range.floatForm === "unmodelled") {
       throw _bad(
         "CONFIG_UNSUPPORTED",

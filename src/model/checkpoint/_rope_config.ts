@@ -135,8 +135,10 @@ function _section(
       lowFreqFactor: _positive(p.low_freq_factor, `${o.name}.low_freq_factor`),
       highFreqFactor: _positive(p.high_freq_factor, `${o.name}.high_freq_factor`),
       originalMaxPositions: original ??
-        // HF only divides by it (a float form only warns): not modelled rather than malformed.
-        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "unmodelled" }),
+        // HF (4.5x and 5.x, whose typed config holds the RoPE as a plain dict) and vLLM only divide
+        // by it after a warning about a float: 8192.0 computes 8192's bits (integers to 2^30 are
+        // exact doubles and round alike to float32).
+        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "same" }),
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {
