@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseGpuProfile } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
-import { parseDecoderConfig } from "../../src/model/mod.ts";
+import { parseCheckpointJson, parseDecoderConfig } from "../../src/model/mod.ts";
 import { _checkModelSupport } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 
@@ -54,6 +54,34 @@ Deno.test("_checkModelSupport(): an empty rope_scaling and experts counted by nu
   assert.equal(r?.status, "NOT_VERIFIED");
   assert.match(r!.why, /num_local_experts alone, which only Transformers 5 reads/);
   assert.equal(stopOf(parseDecoderConfig(moe), "hf-qwen3-flash-attn-torch2.8"), null);
+});
+
+Deno.test("_checkModelSupport(): decoder_sparse_step written as a float is a Transformers 4.5x reading, NOT_VERIFIED on a Transformers 5 stack (its typed config refuses it)", () => {
+  const text = Deno.readTextFileSync(
+    new URL(
+      "tests/model/checkpoint/fixtures/hf_configs/qwen3-30b-a3b.transformers-4.51.json",
+      ROOT,
+    ),
+  );
+  const edited = text.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
+  assert.notEqual(edited, text);
+  const config = parseDecoderConfig(
+    parseCheckpointJson(new TextEncoder().encode(edited), "config.json"),
+  );
+  assert.equal(config.moe?.decoderSparseStep, 1);
+  for (const id of ["hf-qwen3-flash-attn-torch2.8", "vllm-0.11-eager-fa2"]) {
+    assert.equal(stopOf(config, id), null, id);
+  }
+  const s = stopOf(config, "hf-qwen3-sdpa-torch2.11-hopper");
+  assert.equal(s?.status, "NOT_VERIFIED");
+  assert.match(
+    s!.why,
+    /decoder_sparse_step as a float, which Transformers 5's typed config refuses/,
+  );
+  const plain = parseDecoderConfig(
+    parseCheckpointJson(new TextEncoder().encode(text), "config.json"),
+  );
+  assert.equal(stopOf(plain, "hf-qwen3-sdpa-torch2.11-hopper"), null);
 });
 
 Deno.test("_checkModelSupport(): Qwen3 and Qwen3-MoE with attention_bias are NOT_VERIFIED on vLLM (o_proj built without its bias), and read as HF reads them elsewhere", () => {

@@ -57,19 +57,19 @@ export function _given(c: _Json, key: string): boolean {
  * @param c the config
  * @param key the field
  * @param range accepted values, inclusive (`min` default 1); `floatForm`: what an integer value
- *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with),
- *   `unmodelled` (a field HF only computes with, where a typed config may refuse the float) or
- *   `same` (a field every modelled release only divides and compares with, outside any typed
- *   field: the float of an integer up to `max` <= 2^53 computes the integer's bits)
+ *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with) or
+ *   `integer` (a field the modelled releases compute with, where the float of an integer up to
+ *   `max` <= 2^53 computes the integer's bits; a release whose typed config refuses the float is
+ *   the caller's to mark)
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
- *   class's default, which is not modelled) or written as a float where that is `unmodelled`,
- *   `CONFIG_FIELD` when not an integer (in value or in how the file writes it) or out of range
+ *   class's default, which is not modelled), `CONFIG_FIELD` when not an integer (in value, or in
+ *   how the file writes it where that is `malformed`) or out of range
  */
 export function _int(
   c: _Json,
   key: string,
-  range: { min?: number; max: number; floatForm?: "malformed" | "unmodelled" | "same" },
+  range: { min?: number; max: number; floatForm?: "malformed" | "integer" },
 ): number {
   const v = c[key];
   const min = range.min ?? 1;
@@ -86,15 +86,7 @@ export function _int(
       `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
     );
   }
-  if (_writtenAsFloat(c, key) && range.floatForm !== "same") {
-    if (range.floatForm === "unmodelled") {
-      throw _bad(
-        "CONFIG_UNSUPPORTED",
-        `${key} is written as a fraction or with an exponent (Python reads a float, which ` +
-          "HF Transformers computes with or, in a typed config, refuses): only an integer is " +
-          "modelled",
-      );
-    }
+  if (_writtenAsFloat(c, key) && range.floatForm !== "integer") {
     throw _bad(
       "CONFIG_FIELD",
       `${key} must be an integer, but it is written as a fraction or with an exponent ` +

@@ -138,7 +138,7 @@ function _section(
         // HF (4.5x and 5.x, whose typed config holds the RoPE as a plain dict) and vLLM only divide
         // by it after a warning about a float: 8192.0 computes 8192's bits (integers to 2^30 are
         // exact doubles and round alike to float32).
-        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "same" }),
+        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "integer" }),
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {

@@ -100,6 +100,13 @@ export interface DecoderConfig {
    * and builds another model from the same file.
    */
   readonly expertsTransformers5Only?: true;
+  /**
+   * Present (true) when `decoder_sparse_step` is written as a float (`1.0`): Transformers 4.5x
+   * (and vLLM on it) computes `(i + 1) % step` with it, the integer's result, while Transformers
+   * 5's typed config (an `int` field) refuses it. Such a config means `moe` only to a stack built
+   * on Transformers 4.5x.
+   */
+  readonly sparseStepTransformers4Only?: true;
   /** Per-head RMSNorm of q and k before RoPE (`q_norm`, `k_norm`: the Qwen3 families). */
   readonly qkNorm: boolean;
   /** Which linear layers carry a bias. */
@@ -229,6 +236,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
       : {}),
+    ...(rules.moe && _writtenAsFloat(c, "decoder_sparse_step")
+      ? { sparseStepTransformers4Only: true as const }
+      : {}),
     ...(!_given(c, "architectures") ? { noArchitectures: true as const } : {}),
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
@@ -273,10 +283,10 @@ function _moe(c: _Json): MoeConfig {
     normTopkProb: _bool(c, "norm_topk_prob", false),
     // A step past the layer count leaves every layer dense (HF: `(i + 1) % step == 0`).
     // Written as a float (`1.0`), HF 4.5x's modulo reads it alike, Transformers 5's typed config
-    // refuses it: not modelled rather than malformed.
+    // refuses it (`sparseStepTransformers4Only`, `configReadingGap`).
     decoderSparseStep: c.decoder_sparse_step === undefined
       ? 1
-      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1, floatForm: "unmodelled" }),
+      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1, floatForm: "integer" }),
     mlpOnlyLayers: Object.freeze([...only as number[]].sort((a, b) => a - b)),
   });
 }
@@ -331,8 +341,8 @@ function _checkArchitectures(v: unknown, expected: string): void {
 
 /**
  * Why a stack built on the given Transformers version would read the config as another model
- * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
- * or null when it reads this one.
+ * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads, a
+ * MoE step written in a form only 4.5x reads), or null when it reads this one.
  *
  * @param config the parsed config
  * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
@@ -350,8 +360,15 @@ export function configReadingGap(
   config: DecoderConfig,
   transformers: string | undefined,
 ): string | null {
-  // Transformers 5 reads these as `config` describes; 4.5x (and a stack naming none) otherwise.
-  if (/^5(\.|$)/.test(transformers ?? "")) return null;
+  if (/^5(\.|$)/.test(transformers ?? "")) {
+    // Transformers 5 reads the RoPE and experts as `config` describes; its typed config refuses
+    // a float step.
+    return config.sparseStepTransformers4Only === true
+      ? "the config writes decoder_sparse_step as a float, which Transformers 5's typed config " +
+        "refuses (an int field; 4.5x computes with it)"
+      : null;
+  }
+  // 4.5x (and a stack naming none) reads these otherwise.
   if (config.ropeTransformers5Only === true) {
     return `the config gives its RoPE (theta ${config.ropeTheta}) in a form only Transformers 5 ` +
       "reads (rope_parameters alone, or an empty rope_scaling, which 4.5x refuses)";
