@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { hostileTable } from "./_hostile.ts";
+import { CA, der, handCert, handToken, keys, tlv, TSA } from "../attest/timestamp/_hand_token.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
 import {
@@ -201,4 +202,39 @@ Deno.test("checkAttestation() does not let a token over one signature date a co-
   );
   const one = await checkAttestation(cosigned, { trustRoot, timestamp });
   assert.equal(one.valid, true, JSON.stringify(one.checks));
+});
+
+Deno.test("checkAttestation() judges a revoked key at genTime plus an accuracy of four bytes, not at genTime", async () => {
+  const envelope = parseEnvelope(await Deno.readTextFile(may));
+  const [caKeys, signerKeys] = await Promise.all([keys(), keys()]);
+  const ca = await handCert("Root", "Root", {
+    pub: caKeys.publicKey,
+    by: caKeys.privateKey,
+    extensions: [CA()],
+  });
+  const cert = await handCert("TSA", "Root", {
+    pub: signerKeys.publicKey,
+    by: caKeys.privateKey,
+    extensions: [TSA()],
+  });
+  const trustRoot = parseTrustRoot(JSON.stringify({
+    ...root,
+    keys: [revokedFx],
+    tsa: [{ certificate: encodeBase64(der(ca)), name: "hand TSA" }],
+  }));
+  // Stamped 2026-05-01, a month before the key's revocation, within 1 s or within 10,000,000 s
+  // (about 116 days: the stamping instant may lie past 2026-06-01).
+  const check = async (seconds: number[]) => {
+    const timestamp = await handToken(
+      decodeBase64(envelope.signatures[0]!.sig, { alphabet: "any" }),
+      { cert, key: signerKeys.privateKey },
+      { certificates: [cert], genTime: "20260501000005Z", accuracy: tlv(0x30, tlv(0x02, seconds)) },
+    );
+    return await checkAttestation(envelope, { trustRoot, timestamp });
+  };
+  const tight = await check([1]);
+  assert.equal(tight.valid, true, JSON.stringify(tight.checks));
+  const loose = await check([0x00, 0x98, 0x96, 0x80]);
+  assert.equal(loose.valid, false);
+  assert.match(signaturesCheck(loose), /revoked: key compromise at the rfc3161 time 2026-08-24/);
 });

@@ -4,7 +4,11 @@
  * down. The ASN.1 reader used for tokens and certificates reports a value's end where a declared
  * length disagrees with the bytes it read (an outer length one byte short still parsed to its
  * full end), so the bytes that were handed over and the structure that was checked could differ;
- * this walk refuses such bytes before they are read. Primitive contents are not interpreted.
+ * this walk refuses such bytes before they are read. Of the universal types, what DER fixes is
+ * checked too (X.690 §8.2, §8.3, §8.8, §10.2): an INTEGER is non-empty and minimal (`02 02 00 03`
+ * is refused: the reader takes it for 3), a BOOLEAN one byte 00 or FF, a NULL empty, and only
+ * SEQUENCE and SET are constructed (a constructed OCTET STRING, the BER chunked form, is refused).
+ * Other primitive contents, and context-tagged ones, are not interpreted.
  *
  * @module
  */
@@ -56,6 +60,7 @@ function _value(b: Uint8Array, at: number, depth: number): number {
   }
   const end = i + len;
   if (end > b.length) return -1;
+  if ((tag & 0xc0) === 0 && !_universalOk(tag, b.subarray(i, end))) return -1;
   if ((tag & 0x20) !== 0) {
     // Constructed: the children fill the contents exactly.
     while (i < end) {
@@ -65,4 +70,44 @@ function _value(b: Uint8Array, at: number, depth: number): number {
     }
   }
   return end;
+}
+
+/** DER's rules for a universal-class value's form and contents (tag with its constructed bit). */
+function _universalOk(tag: number, content: Uint8Array): boolean {
+  switch (tag) {
+    case 0x30: // SEQUENCE
+    case 0x31: // SET
+      return true;
+    case 0x01: // BOOLEAN
+      return content.length === 1 && (content[0] === 0x00 || content[0] === 0xff);
+    case 0x02: // INTEGER
+    case 0x0a: // ENUMERATED
+      return isMinimalDerInteger(content);
+    case 0x05: // NULL
+      return content.length === 0;
+    case 0x00: // end-of-contents: BER's indefinite form only
+      return false;
+    default:
+      return (tag & 0x20) === 0; // every other universal type is primitive in DER
+  }
+}
+
+/**
+ * Whether an INTEGER's contents are DER: at least one byte, and no leading byte that only repeats
+ * the sign of the next (X.690 §8.3.2).
+ *
+ * @param content the INTEGER's content bytes
+ * @returns true when minimal
+ * @example
+ * ```ts
+ * import { isMinimalDerInteger } from "./_strict_der.ts";
+ * if (!isMinimalDerInteger(new Uint8Array([0x00, 0x80]))) throw new Error();
+ * if (isMinimalDerInteger(new Uint8Array([0x00, 0x03]))) throw new Error("padded");
+ * ```
+ */
+export function isMinimalDerInteger(content: Uint8Array): boolean {
+  if (content.length === 0) return false;
+  if (content.length === 1) return true;
+  const [a, b] = [content[0]!, content[1]! & 0x80];
+  return !((a === 0x00 && b === 0) || (a === 0xff && b !== 0));
 }

@@ -147,12 +147,13 @@ async function _stamp(
     }),
     new pkijs.Attribute({ type: ID_SIGNING_CERTIFICATE_V2, values: [signingCertificate] }),
   ];
+  const encapContentInfo = new pkijs.EncapsulatedContentInfo({ eContentType: ID_CT_TSTINFO });
+  // Set apart: PKI.js's constructor re-encodes an eContent as a constructed (BER-only) OCTET
+  // STRING, which a DER token may not hold and the verifier refuses.
+  encapContentInfo.eContent = new asn1js.OctetString({ valueHex: tstDer });
   const signed = new pkijs.SignedData({
     version: 3,
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({
-      eContentType: ID_CT_TSTINFO,
-      eContent: new asn1js.OctetString({ valueHex: tstDer }),
-    }),
+    encapContentInfo,
     signerInfos: [
       new pkijs.SignerInfo({
         version: 1,

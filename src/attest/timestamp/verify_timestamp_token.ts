@@ -1,13 +1,23 @@
 /**
  * RFC 3161 time-stamp tokens verified offline against pinned TSA trust anchors, with PKI.js (CMS
- * SignedData, TSTInfo, certificate paths) rather than hand parsing.
+ * SignedData, certificate signatures) for the cryptography and the fields that decide the
+ * verdict read from their bytes here.
  *
- * Checks, in order: the token is a CMS SignedData whose content is a TSTInfo (a full
- * TimeStampResp with status granted is unwrapped); the message imprint is SHA-256, SHA-384 or
- * SHA-512 of the given message; the CMS signature verifies and the signer certificate chains to a
- * trusted anchor; every certificate of that path was within its validity window at the token's
- * `genTime`; the signer certificate carries the critical extended key usage `timeStamping`
- * (RFC 3161 §2.3). Anything else is a result with a reason.
+ * Checks, in order: the token is strict DER (X.690 §10: definite minimal lengths, minimal
+ * INTEGERs, no constructed strings) and a CMS SignedData whose content is a TSTInfo (a full
+ * TimeStampResp with status granted is unwrapped); the TSTInfo is strict DER too, its fields
+ * those of RFC 3161 §2.4.2 in order, its `genTime` in the `YYYYMMDDhhmmss[.s...]Z` form with
+ * every field in range, its accuracy at most a year with millis and micros in 1..999; the
+ * message imprint is SHA-256, SHA-384 or SHA-512 of the given message; the token has one signer,
+ * found among its certificates or, when it carries none (certReq false), among the pinned ones;
+ * the CMS signature verifies; the signed content type is id-ct-TSTInfo and an ESS
+ * `signingCertificate` or `signingCertificateV2` names the certificate that verified the
+ * signature; that certificate is pinned or chains to a pinned anchor under RFC 5280's rules
+ * (CA issuers, `pathLenConstraint`, `keyCertSign`, no unprocessed critical extension), every
+ * certificate of the path valid at the token's time; the signer certificate carries the critical
+ * extended key usage `timeStamping` and nothing else (RFC 3161 §2.3). The token's time is
+ * `genTime` plus its accuracy, the latest instant it allows. Anything else is a result with a
+ * reason.
  *
  * @module
  */
@@ -15,14 +25,14 @@ import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
 import { isStrictDer } from "./_strict_der.ts";
+import { signedAttributesProblem } from "./_signer_attributes.ts";
+import { tsaCertificatePath } from "./_tsa_certificate_path.ts";
+import { type TstInfoTime, tstInfoTime } from "./_tst_info_time.ts";
 
 /** Upper bound on a token's size in bytes (real tokens are a few KiB). */
 export const MAX_TIMESTAMP_TOKEN_BYTES = 64 * 1024;
 /** Most certificates a token may carry (a TSA sends its own and perhaps an intermediate or two). */
 const MAX_TOKEN_CERTIFICATES = 8;
-/** Most certificates between the signer and a pinned anchor. */
-const MAX_PATH_DEPTH = 4;
-const ID_BASIC_CONSTRAINTS = "2.5.29.19";
 
 /** Outcome of {@link verifyTimestampToken}. */
 export interface TimestampVerification {
@@ -68,12 +78,7 @@ export async function verifyTimestampToken(
   const { signed, tst } = read;
   // The stamping instant lies within genTime +- accuracy (RFC 3161 2.4.2): the latest one is what
   // the token shows the message existed by, and what keys and rounds are judged against.
-  const acc = tst.accuracy;
-  const slack = acc === undefined
-    ? 0
-    : (acc.seconds ?? 0) * 1000 + (acc.millis ?? 0) + Math.ceil((acc.micros ?? 0) / 1000);
-  if (!Number.isSafeInteger(slack) || slack < 0) return _no("the token's accuracy is malformed");
-  const time = tst.genTime.getTime() + slack;
+  const time = read.time.latest;
   const imprint = _imprintMismatch(tst, options.message);
   if (imprint !== undefined) return _no(imprint, time);
   let anchors: pkijs.Certificate[];
@@ -82,18 +87,24 @@ export async function verifyTimestampToken(
   } catch {
     return _no("a TSA anchor certificate is malformed", time);
   }
-  const carried = signed.certificates ?? [];
-  if (carried.length > MAX_TOKEN_CERTIFICATES) {
+  const carried = (signed.certificates ?? []).filter((c): c is pkijs.Certificate =>
+    c instanceof pkijs.Certificate
+  );
+  if ((signed.certificates ?? []).length > MAX_TOKEN_CERTIFICATES) {
     return _no(`the token carries more than ${MAX_TOKEN_CERTIFICATES} certificates`, time);
   }
-  let path: pkijs.Certificate[];
-  let signer: pkijs.Certificate | null | undefined;
+  // RFC 3161 2.4.2: the TSA's signature is the token's only one.
+  if (signed.signerInfos.length !== 1) return _no("the token has not exactly one signer", time);
+  let signer: pkijs.Certificate;
   try {
-    // The CMS signature only: PKI.js's own path building follows the token's certificates without
-    // a bound (two CAs issuing each other never end), so the path is built here (`_path`).
+    // PKI.js looks for the signer among the token's certificates only; a token asked for without
+    // them (certReq false, RFC 3161 2.4.1) has none, and its signer may be a pinned certificate:
+    // search the token's first, then the pinned ones. The CMS signature only: PKI.js's own path
+    // building follows the token's certificates without a bound (two CAs issuing each other never
+    // end), so the path is built and checked in `tsaCertificatePath`.
+    signed.certificates = [...carried, ...anchors];
     const r = await signed.verify({
       signer: 0,
-      trustedCerts: anchors, // where the signer's certificate may be found, if the token has none
       checkChain: false,
       extendedMode: true,
       data: options.message.slice().buffer,
@@ -102,25 +113,22 @@ export async function verifyTimestampToken(
       return _no(`the CMS signature does not verify`, time);
     }
     signer = r.signerCertificate;
-    const built = await _path(signer, {
-      carried: carried.filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate),
-      anchors,
-      pinned: options.anchors,
-    });
-    if (typeof built === "string") {
-      return _no(`the certificate path does not verify (${built})`, time);
-    }
-    path = built;
   } catch (e) {
     return _no(`the CMS signature or its certificate path does not verify (${_msg(e)})`, time);
   }
-  // PKI.js does not hold every certificate of the path to genTime: check the windows here.
-  for (const c of [...path, ...(signer ? [signer] : [])]) {
-    if (c.notBefore.value.getTime() > time || c.notAfter.value.getTime() < time) {
-      return _no("a TSA certificate was not valid at the token's time", time);
-    }
+  const attributes = signedAttributesProblem(signed.signerInfos[0]!, {
+    contentType: ID_CT_TSTINFO,
+    signer,
+  });
+  if (attributes !== undefined) return _no(attributes, time);
+  let path: pkijs.Certificate[] | string;
+  try {
+    path = await tsaCertificatePath(signer, { carried, anchors, pinned: options.anchors, time });
+  } catch (e) {
+    return _no(`the certificate path does not verify (${_msg(e)})`, time);
   }
-  if (!signer || !_timestampingOnly(signer)) {
+  if (typeof path === "string") return _no(path, time);
+  if (!_timestampingOnly(signer)) {
     return _no("the signer certificate lacks the critical timeStamping key usage", time);
   }
   return { verified: true, time };
@@ -150,16 +158,23 @@ export function timestampImprintMismatch(
   return typeof read === "string" ? read : _imprintMismatch(read.tst, message);
 }
 
-function _readToken(token: Uint8Array): { signed: pkijs.SignedData; tst: pkijs.TSTInfo } | string {
+function _readToken(
+  token: Uint8Array,
+): { signed: pkijs.SignedData; tst: pkijs.TSTInfo; time: TstInfoTime } | string {
   if (token.length > MAX_TIMESTAMP_TOKEN_BYTES) return "the token is too large";
   try {
     const signed = _signedData(token);
     if (signed.encapContentInfo.eContentType !== ID_CT_TSTINFO) return "not a TSTInfo";
     const content = signed.encapContentInfo.eContent;
     if (content === undefined) return "no TSTInfo content";
-    return { signed, tst: pkijs.TSTInfo.fromBER(content.getValue()) };
+    // What the TSA signed is read as strictly as the token around it, its time from its bytes.
+    const der = new Uint8Array(content.getValue());
+    if (!isStrictDer(der)) return "the TSTInfo is not one DER value";
+    const time = tstInfoTime(der);
+    if (typeof time === "string") return time;
+    return { signed, tst: pkijs.TSTInfo.fromBER(der.slice().buffer), time };
   } catch (e) {
-    return `not a time-stamp token (${(e as Error).message})`;
+    return `not a time-stamp token (${_msg(e)})`;
   }
 }
 
@@ -206,48 +221,4 @@ function _msg(e: unknown): string {
 
 function _no(reason: string, time?: number): TimestampVerification {
   return time === undefined ? { verified: false, reason } : { verified: false, reason, time };
-}
-
-/**
- * Builds the path from the signer to a pinned anchor over the token's own certificates, each link
- * an issuer whose subject names the certificate's issuer and whose key verifies its signature;
- * every issuer other than the anchor must be a CA (basic constraints). Bounded in depth and never
- * revisiting a certificate.
- */
-async function _path(
-  signer: pkijs.Certificate,
-  o: {
-    carried: readonly pkijs.Certificate[];
-    anchors: readonly pkijs.Certificate[];
-    pinned: readonly Uint8Array[];
-  },
-): Promise<pkijs.Certificate[] | string> {
-  const own = new Uint8Array(signer.toSchema().toBER());
-  if (o.pinned.some((der) => _equal(der, own))) return [signer]; // a pinned signer
-  const path = [signer];
-  let current = signer;
-  for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {
-    for (const anchor of o.anchors) {
-      if (current.issuer.isEqual(anchor.subject) && await current.verify(anchor)) {
-        return [...path, anchor];
-      }
-    }
-    let next: pkijs.Certificate | undefined;
-    for (const c of o.carried) {
-      if (path.includes(c) || !current.issuer.isEqual(c.subject) || !_isCa(c)) continue;
-      if (await current.verify(c)) {
-        next = c;
-        break;
-      }
-    }
-    if (next === undefined) return "no path to a pinned TSA anchor";
-    path.push(next);
-    current = next;
-  }
-  return `no pinned TSA anchor within ${MAX_PATH_DEPTH} certificates`;
-}
-
-function _isCa(cert: pkijs.Certificate): boolean {
-  const bc = cert.extensions?.find((x) => x.extnID === ID_BASIC_CONSTRAINTS);
-  return (bc?.parsedValue as pkijs.BasicConstraints | undefined)?.cA === true;
 }

@@ -91,7 +91,10 @@ export function keyCommand(): Command {
       "RFC 3339 start of the prover keys' validity, no later than their checkpoints' signing time (default: --valid-from)",
     )
     .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
-    .option("--tsa <files...>", "PEM CA certificates of trusted RFC 3161 time-stamp authorities")
+    .option(
+      "--tsa <files...>",
+      "PEM certificates of trusted RFC 3161 time-stamp authorities: their CA, or a TSA's own (for tokens that carry no certificate)",
+    )
     .action(async (opts) => {
       if (opts.extend === undefined && opts.pub === undefined) {
         throw new InputError("USAGE", "Cannot write a trust root: give --pub (or --extend)");

@@ -23,8 +23,16 @@ export interface LocalTsa {
   readonly caDer: Uint8Array;
   /** PEM of the CA certificate. */
   readonly caPem: string;
-  /** Stamps `message` (SHA-256 imprint); `expired` signs with the expired certificate. */
-  stamp(message: Uint8Array, o?: { expired?: boolean; response?: boolean }): Promise<Uint8Array>;
+  /** DER of the (valid) TSA signer certificate. */
+  readonly tsaDer: Uint8Array;
+  /**
+   * Stamps `message` (SHA-256 imprint); `expired` signs with the expired certificate; `certReq`
+   * false asks for a token without certificates (RFC 3161 §2.4.1).
+   */
+  stamp(
+    message: Uint8Array,
+    o?: { expired?: boolean; response?: boolean; certReq?: boolean },
+  ): Promise<Uint8Array>;
 }
 
 async function _run(dir: string, args: string[]): Promise<void> {
@@ -114,15 +122,19 @@ export async function localTsa(name = "bitaudit test TSA CA"): Promise<LocalTsa>
   await sign("tsa.crt", "365");
   await sign("expired.crt", "-1");
   const caPem = await Deno.readTextFile(`${dir}/ca.crt`);
-  const caDer = Uint8Array.from(
-    atob(caPem.replace(/-----[^-]+-----/g, "").replace(/\s/g, "")),
-    (c) => c.charCodeAt(0),
-  );
+  const pemDer = (pem: string) =>
+    Uint8Array.from(
+      atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s/g, "")),
+      (c) => c.charCodeAt(0),
+    );
+  const caDer = pemDer(caPem);
+  const tsaDer = pemDer(await Deno.readTextFile(`${dir}/tsa.crt`));
   let n = 0;
   return {
     dir,
     caDer,
     caPem,
+    tsaDer,
     async stamp(message, o = {}) {
       const i = n++;
       await Deno.writeFile(`${dir}/msg-${i}.bin`, message);
@@ -132,7 +144,7 @@ export async function localTsa(name = "bitaudit test TSA CA"): Promise<LocalTsa>
         "-data",
         `msg-${i}.bin`,
         "-sha256",
-        "-cert",
+        ...(o.certReq === false ? [] : ["-cert"]),
         "-out",
         `q-${i}.tsq`,
       ]);

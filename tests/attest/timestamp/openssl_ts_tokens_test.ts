@@ -56,3 +56,21 @@ Deno.test({
     assert.equal(bad.verified, false);
   },
 });
+
+Deno.test({
+  name:
+    "verifyTimestampToken() accepts an openssl ts token without certificates when its TSA certificate is pinned",
+  ignore,
+  fn: async () => {
+    const tsa = await localTsa();
+    const message = crypto.getRandomValues(new Uint8Array(64));
+    for (const response of [false, true]) {
+      const token = await tsa.stamp(message, { certReq: false, response });
+      const pinned = await verifyTimestampToken(token, { message, anchors: [tsa.tsaDer] });
+      assert.equal(pinned.verified, true, pinned.reason);
+      // Its CA alone does not say which certificate signed: nothing verifies.
+      const caOnly = await verifyTimestampToken(token, { message, anchors: [tsa.caDer] });
+      assert.match(caOnly.reason ?? "", /signer certificate/);
+    }
+  },
+});
