@@ -39,6 +39,7 @@ export {
   bytesByteSource,
   type ByteSource,
   DEFAULT_MAX_HEADER_BYTES,
+  DEFAULT_MAX_TENSORS,
   dtypeByteSize,
   encodeSafetensors,
   encodeSafetensorsChunks,

@@ -25,20 +25,41 @@ async function gemmInput(dir: string, rows: number): Promise<string> {
   return `${dir}/in.safetensors`;
 }
 
-const gemm = (rows: number, extra: string[] = []) => async (dir: string) => [
+/** A gemm input of 'a' and 'b' [2,8] whose header carries more than its two operands need. */
+async function gemmHeavyInput(dir: string, heavy: "flood" | "tensors"): Promise<string> {
+  const op = (at: number) => `{"dtype":"BF16","shape":[2,8],"data_offsets":[${at},${at + 32}]`;
+  // 'flood': 5,000 values in a field the format does not define; 'tensors': 200 empty tensors.
+  const rest = heavy === "flood"
+    ? `${op(0)},"x":[${"{},".repeat(4999)}{}]},"b":${op(32)}}`
+    : `${op(0)}},"b":${op(32)}}` +
+      Array.from({ length: 200 }, (_, i) =>
+        `,"z${i}":{"dtype":"BF16","shape":[0],` +
+        `"data_offsets":[64,64]}`).join("");
+  const header = new TextEncoder().encode(`{"a":${rest}}`);
+  const file = new Uint8Array(8 + header.length + 64);
+  new DataView(file.buffer).setBigUint64(0, BigInt(header.length), true);
+  file.set(header, 8);
+  await Deno.writeFile(`${dir}/in.safetensors`, file);
+  return `${dir}/in.safetensors`;
+}
+
+const gemmArgs = (input: string, dir: string, extra: string[] = []) => [
   "gemm",
   "--profile",
   "a100",
   "--recipe",
   "cublas-single-walk",
   "--in",
-  await gemmInput(dir, rows),
+  input,
   "--out",
   `${dir}/out.safetensors`,
   "--threads",
   "1",
   ...extra,
 ];
+
+const gemm = (rows: number, extra: string[] = []) => async (dir: string) =>
+  gemmArgs(await gemmInput(dir, rows), dir, extra);
 
 const usage = (name: string, args: string[], code: CliErrorCode = "USAGE_NUMBER"): HostileCase => ({
   name,
@@ -59,6 +80,18 @@ hostileTable("resources", [
     args: gemm(100000),
     exit: 2,
     code: "GEMM_TOO_LARGE",
+  },
+  {
+    name: "gemm stops the header's parse at 5,000 values in a field the format does not define",
+    args: async (dir) => gemmArgs(await gemmHeavyInput(dir, "flood"), dir),
+    exit: 2,
+    code: "SAFETENSORS_HEADER_TOO_LARGE",
+  },
+  {
+    name: "gemm refuses an input describing 202 tensors (it reads 'a' and 'b')",
+    args: async (dir) => gemmArgs(await gemmHeavyInput(dir, "tensors"), dir),
+    exit: 2,
+    code: "SAFETENSORS_HEADER_TOO_LARGE",
   },
   {
     name: "gemm runs a small product, and --max-output-mib bounds it",

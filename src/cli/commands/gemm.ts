@@ -25,6 +25,12 @@ import { addCommandHelp } from "../command_help.ts";
 
 /** Default of `--max-output-mib`: 1 GiB of output (about 179 M elements). */
 export const DEFAULT_MAX_OUTPUT_MIB = 1024;
+/**
+ * Most tensors a `--in` file may describe: gemm reads 'a' and 'b', and this leaves room for a
+ * few more a file of operands may carry. Bounding the header by it keeps a hostile one cheap:
+ * its parse stops at about 1,300 JSON values and its length at about 8 MiB (`openSafetensors`).
+ */
+export const GEMM_MAX_TENSORS = 16;
 /** Largest `--max-output-mib`: 2^31 output elements (a typed array's length stays an int32). */
 const MAX_OUTPUT_MIB = 6 * 2 ** 11;
 
@@ -67,7 +73,7 @@ export function gemmCommand(): Command {
         }
         : await loadNamedRecipe(store, opts.recipe);
       using source = await fileByteSource(opts.in);
-      const file = await openSafetensors(source);
+      const file = await openSafetensors(source, { maxTensors: GEMM_MAX_TENSORS });
       const a = file.entry("a");
       const b = file.entry("b");
       if ((a.dtype !== "BF16" && a.dtype !== "F16") || b.dtype !== a.dtype) {

@@ -36,6 +36,7 @@ export {
   type SafetensorsFile,
 } from "./open_safetensors.ts";
 export {
+  DEFAULT_MAX_TENSORS,
   HEADER_VALUES_PER_TENSOR,
   headerValueLimit,
   MAX_METADATA_CHARS,

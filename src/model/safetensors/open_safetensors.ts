@@ -11,7 +11,11 @@
  */
 import { InputError, type SafetensorsCode } from "../../errors.ts";
 import { type ByteSource, readExactly } from "./byte_source.ts";
-import { parseSafetensorsHeader, type SafetensorsHeader } from "./parse_safetensors_header.ts";
+import {
+  DEFAULT_MAX_TENSORS,
+  parseSafetensorsHeader,
+  type SafetensorsHeader,
+} from "./parse_safetensors_header.ts";
 import type { SafetensorsEntry } from "./parse_tensor_entry.ts";
 import { type SafetensorsView, viewTensorBytes } from "./view_tensor_bytes.ts";
 
@@ -35,11 +39,13 @@ export interface OpenSafetensorsOptions {
   /** Largest accepted header length `N` in bytes; default {@link DEFAULT_MAX_HEADER_BYTES}. */
   readonly maxHeaderBytes?: number;
   /**
-   * Most tensors the file may describe (default no limit beyond the header's length): bounds the
-   * header's length ({@link HEADER_BYTES_BESIDES_TENSORS} and {@link HEADER_BYTES_PER_TENSOR} per
-   * tensor, below `maxHeaderBytes`) and the JSON values its parse reads (`headerValueLimit`), so a
-   * caller that knows what the file may honestly hold (a checkpoint's config) keeps a hostile
-   * header cheap.
+   * Most tensors the file may describe: bounds the header's length
+   * ({@link HEADER_BYTES_BESIDES_TENSORS} and {@link HEADER_BYTES_PER_TENSOR} per tensor, below
+   * `maxHeaderBytes`) and the JSON values its parse reads (`headerValueLimit`), so a caller that
+   * knows what the file may honestly hold (a checkpoint's config, `gemm`'s two operands) keeps a
+   * hostile header cheap. Default {@link DEFAULT_MAX_TENSORS} (131,072: the largest checkpoint of a
+   * family bitaudit models, about 37,000 tensors, fits in one file with room to spare);
+   * `Infinity` lifts the bound, for trusted bytes only.
    */
   readonly maxTensors?: number;
   /**
@@ -95,7 +101,7 @@ export async function openSafetensors(
   options: OpenSafetensorsOptions = {},
 ): Promise<SafetensorsFile> {
   const maxHeaderBytes = _checkArgs(source, options);
-  const maxTensors = options.maxTensors ?? Infinity;
+  const maxTensors = options.maxTensors ?? DEFAULT_MAX_TENSORS;
   const forTensors = HEADER_BYTES_BESIDES_TENSORS + HEADER_BYTES_PER_TENSOR * maxTensors;
   if (source.size < 8) {
     _fail("SAFETENSORS_TOO_SHORT", `the file has ${source.size} bytes, fewer than 8`);
@@ -126,7 +132,7 @@ export async function openSafetensors(
   });
   const header = parseSafetensorsHeader(headerBytes, {
     bufferBytes: source.size - 8 - Number(n),
-    ...(options.maxTensors === undefined ? {} : { maxTensors: options.maxTensors }),
+    maxTensors,
     ...(options.offFormat === undefined ? {} : { offFormat: options.offFormat }),
   });
   return _file(source, header);
@@ -175,7 +181,7 @@ function _checkArgs(source: ByteSource, options: OpenSafetensorsOptions): number
       `Cannot open safetensors: maxHeaderBytes ${max} is not a safe non-negative integer`,
     );
   }
-  const t = options.maxTensors ?? Infinity;
+  const t = options.maxTensors ?? DEFAULT_MAX_TENSORS;
   if (!(Number.isSafeInteger(t) || t === Infinity) || t < 0) {
     throw new RangeError(`Cannot open safetensors: maxTensors ${t} is not a non-negative integer`);
   }

@@ -22,9 +22,11 @@
  * checks rather than rounded.
  *
  * The JSON is bounded by its value count as well as its length, so a header within the 100 MB
- * length limit cannot make the parse build millions of values: a caller that knows how many
- * tensors the file may honestly hold (a checkpoint's config does) passes `maxTensors`, and the
- * parse stops at {@link headerValueLimit} of it. Of `__metadata__` only its presence and its
+ * length limit cannot make the parse build millions of values: the parse stops at
+ * {@link headerValueLimit} of `maxTensors`, which a caller that knows how many tensors the file
+ * may honestly hold (a checkpoint's config does, `gemm` reads two) passes, and which is otherwise
+ * {@link DEFAULT_MAX_TENSORS}. The bound is met as the values are read, so a flood of them (in a
+ * field the format does not define, say) is refused before it is built. Of `__metadata__` only its presence and its
  * `format` entry are read (HF Transformers refuses or converts files by it), so it is held to {@link MAX_METADATA_ENTRIES} entries and {@link MAX_METADATA_CHARS} characters (writers
  * put a few short strings there, e.g. `{"format":"pt"}`).
  *
@@ -79,6 +81,15 @@ export const MAX_METADATA_ENTRIES = 1024;
 export const MAX_METADATA_CHARS = 1 << 20;
 
 /**
+ * Default of `maxTensors` (2^17 = 131,072 tensors), for a caller that knows nothing of the file:
+ * the largest checkpoint of a family bitaudit models, Qwen3-235B-A22B (94 layers of 128 experts:
+ * 37,039 tensors, as the checkpoint loader counts them from its config), fits in one file 3.5
+ * times over, and the {@link headerValueLimit} it gives (2,098,178 values) keeps a hostile
+ * header's parse to a fraction of a second and a few hundred MiB.
+ */
+export const DEFAULT_MAX_TENSORS = 1 << 17;
+
+/**
  * JSON values one tensor entry is allowed in the value limit: its object, `dtype`, the `shape`
  * array, the `data_offsets` array and its two offsets take 6, and up to 10 dimensions the rest
  * (the entries of a decoder checkpoint have at most 2).
@@ -109,8 +120,9 @@ const _UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  *
  * @param headerBytes the `N` header bytes (without the 8-byte length prefix)
  * @param options `bufferBytes`: size of the data buffer that follows the header; `maxTensors`:
- *   most tensors the file may describe (default no limit beyond the header's length), which bounds
- *   the JSON values the parse reads ({@link headerValueLimit}); `offFormat`: `"refuse"` (default)
+ *   most tensors the file may describe (default {@link DEFAULT_MAX_TENSORS}; `Infinity` lifts the
+ *   bound, for trusted bytes only), which bounds the JSON values the parse reads
+ *   ({@link headerValueLimit}); `offFormat`: `"refuse"` (default)
  *   or `"keep"` a departure the reference reader reads all the same (see the module)
  * @returns the frozen header
  * @throws {RangeError} when `maxTensors` is not a non-negative integer or Infinity
@@ -138,7 +150,7 @@ export function parseSafetensorsHeader(
     readonly offFormat?: "refuse" | "keep";
   },
 ): SafetensorsHeader {
-  const maxTensors = options.maxTensors ?? Infinity;
+  const maxTensors = options.maxTensors ?? DEFAULT_MAX_TENSORS;
   if (!(Number.isSafeInteger(maxTensors) || maxTensors === Infinity) || maxTensors < 0) {
     throw new RangeError(
       `Cannot read safetensors header: maxTensors ${maxTensors} is not a non-negative integer`,

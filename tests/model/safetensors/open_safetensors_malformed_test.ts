@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { entry, openBytes, rawFile, rejectsWithCode } from "./_raw_file.ts";
 import type { SafetensorsCode } from "../../../src/errors.ts";
 import {
+  DEFAULT_MAX_TENSORS,
   headerValueLimit,
   MAX_METADATA_CHARS,
   MAX_METADATA_ENTRIES,
@@ -262,6 +263,26 @@ Deno.test("`openSafetensors()` stops the header's parse at the values `maxTensor
   await assert.rejects(openBytes(file, { maxTensors: -1 }), RangeError);
 });
 
+Deno.test("`openSafetensors()` stops the header's parse at the values of `DEFAULT_MAX_TENSORS` tensors when not told a bound", async () => {
+  // A flood in a field the format does not define had been read whole (33M values: 4.4 GB),
+  // then refused as off-format. 1 root + 7 values of the entry + the field's array + n zeros.
+  const limit = headerValueLimit(DEFAULT_MAX_TENSORS);
+  assert.equal(DEFAULT_MAX_TENSORS, 131_072);
+  const flood = (n: number) =>
+    rawFile(
+      `{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":[${"0,".repeat(n - 1)}0]}}`,
+      4,
+    );
+  const kept = await openBytes(flood(limit - 9), { offFormat: "keep" });
+  assert.equal(kept.header.tensors.length, 1);
+  await rejectsWithCode(openBytes(flood(limit - 8)), "SAFETENSORS_HEADER_TOO_LARGE");
+  // Infinity lifts the bound (for trusted bytes): the departure is what is refused then.
+  await rejectsWithCode(
+    openBytes(flood(limit - 8), { maxTensors: Infinity }),
+    "SAFETENSORS_OFF_FORMAT",
+  );
+});
+
 Deno.test("`openSafetensors()` refuses unread a header longer than `maxTensors` tensors and the metadata allowance take", async () => {
   const head = `{"a":${U8x4}}`;
   const at = (bytes: number) => rawFile(head + " ".repeat(bytes - head.length), 4);
@@ -271,7 +292,11 @@ Deno.test("`openSafetensors()` refuses unread a header longer than `maxTensors` 
     openBytes(at(limit + 1), { maxTensors: 1 }),
     "SAFETENSORS_HEADER_TOO_LARGE",
   );
-  assert.equal((await openBytes(at(limit + 1))).header.tensors.length, 1, "no limit without it");
+  assert.equal(
+    (await openBytes(at(limit + 1))).header.tensors.length,
+    1,
+    "the default bound is far above",
+  );
 });
 
 Deno.test('`openSafetensors()` with `offFormat: "keep"` reads a header as the reference reader does and names its first departure', async () => {
