@@ -23,6 +23,7 @@ export { type Manifest, type ManifestEntry, parseManifest } from "./manifest.ts"
 export { type VectorText } from "./parse_vector_text.ts";
 export {
   type AccumulatorSource,
+  MAX_VECTOR_OUTPUTS,
   parseVectorSet,
   readVectorSet,
   type VectorOutput,

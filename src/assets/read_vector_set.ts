@@ -7,6 +7,7 @@
 import { parseStrictJson } from "../json_strict.ts";
 import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
+import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import { parseVectorText } from "./parse_vector_text.ts";
 
 /** How the accumulator of an output file was set on the device. */
@@ -54,6 +55,16 @@ const CAPTURE_INPUTS: readonly string[] = ["bf16", "fp16", "tf32", "e4m3", "e5m2
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Most output files (`d_*_fp32.txt`, `d_*_fp16.txt`) one set may hold. Each is read (up to
+ * 64 MiB) and checked case by case, so their count bounds the work: the measured sets hold one
+ * or two (an fp32 and an fp16 output of one instruction); 16 leaves room for several
+ * instructions and accumulators of one input format.
+ */
+export const MAX_VECTOR_OUTPUTS = 16;
+
+const OUTPUT_FILE = /^d_.*_fp(32|16)\.txt$/;
+
 /** The files of one vector set, wherever they come from (a directory, the asset store). */
 export interface VectorSetFiles {
   /** File names of the set (no folders). */
@@ -88,7 +99,9 @@ export async function readVectorSet(dir: string): Promise<VectorSet> {
  * @param dir where the set comes from (for messages and `VectorSet.dir`)
  * @param files the set's file names and a reader
  * @returns the parsed set
- * @throws {InputError} `VECTOR_SET_*` codes for missing, malformed or inconsistent files
+ * @throws {InputError} `VECTOR_SET_*` codes for missing, malformed or inconsistent files;
+ *   `VECTOR_SET_LAYOUT`, before any file is read, for more than {@link MAX_VECTOR_OUTPUTS} output
+ *   files
  * @example
  * ```ts
  * import { parseVectorSet } from "./read_vector_set.ts";
@@ -102,6 +115,16 @@ export async function readVectorSet(dir: string): Promise<VectorSet> {
  */
 export async function parseVectorSet(dir: string, files: VectorSetFiles): Promise<VectorSet> {
   const names = [...files.names];
+  const outputNames = names.filter((n) => OUTPUT_FILE.test(n)).sort();
+  if (outputNames.length > MAX_VECTOR_OUTPUTS) {
+    // Refused before any file is read; the names are the folder's: quoted short and printable.
+    throw new InputError(
+      "VECTOR_SET_LAYOUT",
+      `Cannot read vector set ${quoteForTerminal(dir)}: ${outputNames.length} d_* output files ` +
+        `(${quoteShort(outputNames[0]!, 40)} to ${quoteShort(outputNames.at(-1)!, 40)}), ` +
+        `above the ${MAX_VECTOR_OUTPUTS} a set may hold (measured sets hold one or two)`,
+    );
+  }
   const one = (re: RegExp, what: string): string => {
     const hits = names.filter((n) => re.test(n));
     if (hits.length !== 1) {
@@ -137,7 +160,7 @@ export async function parseVectorSet(dir: string, files: VectorSetFiles): Promis
     );
   }
   const outputs: VectorOutput[] = [];
-  for (const file of names.filter((n) => /^d_.*_fp(32|16)\.txt$/.test(n)).sort()) {
+  for (const file of outputNames) {
     const d = parseVectorText(await files.read(file), { file, kind: "binary" });
     if (d.rows !== a.rows) {
       throw new InputError(

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { InputError } from "../../src/errors.ts";
-import { parseVectorSet } from "../../src/assets/mod.ts";
+import { MAX_VECTOR_OUTPUTS, parseVectorSet } from "../../src/assets/mod.ts";
 import { assertRejectsCode } from "../_assert_code.ts";
 
 /** One case of K = 2 (1 * 1 + 1 * 1 + 0 = 2), with the capture.json given. */
@@ -63,4 +63,34 @@ Deno.test("parseVectorSet() refuses an unknown input format or a contradicted ou
       "VECTOR_SET_CAPTURE",
     );
   }
+});
+
+Deno.test("parseVectorSet() refuses more than MAX_VECTOR_OUTPUTS output files before reading any", async () => {
+  // Each output is read (up to 64 MiB) and checked: 100 outputs of a 2M-case set ran 300 s.
+  const many = (count: number, name: (i: number) => string) => {
+    const set = files({ outputs: {} });
+    const extra = Array.from({ length: count - 1 }, (_, i) => name(i));
+    const read: string[] = [];
+    const text = (n: string) => extra.includes(n) ? "01000000000000000000000000000000\n" : null;
+    return {
+      read,
+      files: {
+        names: [...set.names, ...extra],
+        read: (n: string) => {
+          read.push(n);
+          return Promise.resolve(text(n) ?? set.read(n));
+        },
+      },
+    };
+  };
+  assert.equal(MAX_VECTOR_OUTPUTS, 16);
+  const most = many(MAX_VECTOR_OUTPUTS, (i) => `d_Y${i}_fp16.txt`);
+  assert.equal((await parseVectorSet("x", most.files)).outputs.length, MAX_VECTOR_OUTPUTS);
+  const over = many(MAX_VECTOR_OUTPUTS + 1, (i) => `d_\u001b[2J\u202e${i}_fp32.txt`);
+  const e = await parseVectorSet("x\ny", over.files).catch((e) => e);
+  assert.ok(e instanceof InputError && e.code === "VECTOR_SET_LAYOUT", String(e));
+  assert.deepEqual(over.read, []);
+  assert.match(e.message, /17 d_\* output files .*above the 16/);
+  // The names are the folder's: one printable line.
+  assert.doesNotMatch(e.message, /[\p{Cc}\p{Cf}]/u);
 });

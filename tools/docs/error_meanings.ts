@@ -82,7 +82,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   VECTOR_NOT_REPRESENTABLE: "A measured input value is not representable in the set's format",
   VECTOR_SET_CAPTURE:
     "A vector set's `capture.json` is not JSON or disagrees with its files or the format",
-  VECTOR_SET_LAYOUT: "A vector set folder lacks a file, or holds several of one kind",
+  VECTOR_SET_LAYOUT:
+    "A vector set folder lacks a file, holds several of one kind, or more than 16 output files",
   VECTOR_SET_MISSING: "A vector set folder cannot be read, or a vector root holds no " +
     "`<GPU>/<format>/` set",
   VECTOR_SET_SHAPE: "A vector set's files disagree on rows or widths",
