@@ -246,34 +246,41 @@ class _Parser {
     return this.fail(`expected ',' or '${end}'`);
   }
 
+  /**
+   * Reads a string token in one step: the scan checks every escape and refuses a raw control
+   * character, then the token is decoded whole (`JSON.parse` of its text when it holds an escape,
+   * else one slice), so a string of n escapes costs one string, not n concatenated pieces.
+   */
   string(): string {
+    const start = this.i;
     this.i++;
-    let out = "";
+    let escaped = false;
     for (;;) {
       PLAIN.lastIndex = this.i;
       PLAIN.test(this.text);
-      out += this.text.slice(this.i, PLAIN.lastIndex);
       this.i = PLAIN.lastIndex;
-      const c = this.text[this.i];
-      if (c === '"') break;
-      if (c !== "\\") {
-        this.fail(c === undefined ? "unterminated string" : "control character in string");
+      const c = this.text.charCodeAt(this.i);
+      if (c === 0x22) break; // "
+      if (c !== 0x5c) { // a backslash begins an escape
+        this.fail(Number.isNaN(c) ? "unterminated string" : "control character in string");
       }
-      out += this.escape();
+      this.escape();
+      escaped = true;
     }
     this.i++;
+    const token = this.text.slice(start, this.i);
+    const out = escaped ? JSON.parse(token) as string : token.slice(1, -1);
     if (!out.isWellFormed()) this.fail("lone surrogate in string", true);
     return out;
   }
 
-  escape(): string {
-    const e = this.text[this.i + 1];
+  /** Checks the escape at the cursor (RFC 8259 §7) and steps over it. */
+  escape(): void {
+    const e = this.text.charCodeAt(this.i + 1);
     this.i += 2;
-    if (e !== undefined && Object.hasOwn(SIMPLE_ESCAPES, e)) return SIMPLE_ESCAPES[e]!;
-    const hex = this.text.slice(this.i, this.i + 4);
-    if (e !== "u" || !/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad escape");
+    if (SIMPLE_ESCAPES.includes(e)) return;
+    if (e !== 0x75 || !_isHex4(this.text, this.i)) this.fail("bad escape"); // u
     this.i += 4;
-    return String.fromCharCode(parseInt(hex, 16));
   }
 
   number(): number {
@@ -336,13 +343,15 @@ function _kind(c: number): JsonKind {
 
 const LITERALS = [["true", true], ["false", false], ["null", null]] as const;
 
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+/** The characters that may follow a backslash on their own: `"` `\\` `/` `b` `f` `n` `r` `t`. */
+const SIMPLE_ESCAPES: readonly number[] = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74];
+
+/** Whether `text` holds four hexadecimal digits from `at`. */
+function _isHex4(text: string, at: number): boolean {
+  for (let j = at; j < at + 4; j++) {
+    const c = text.charCodeAt(j); // NaN past the end: no digit
+    const digit = c >= 0x30 && c <= 0x39;
+    if (!digit && !((c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}

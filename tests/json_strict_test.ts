@@ -151,3 +151,52 @@ Deno.test("parseStrictJson() refuses a number past the double range even where f
     0,
   ]);
 });
+
+Deno.test("parseStrictJson() decodes a string of escapes as one string, not a piece per escape (review h115)", async () => {
+  // 4,000,000 `\n` escapes: 8 MB of text, a 4 MB string; built a piece per escape it was a rope
+  // of 4,000,000 nodes (over 80 MB), past this 64 MiB heap (a 256 MiB log line took ~4.4 GB).
+  const mod = new URL("../src/json_strict.ts", import.meta.url).href;
+  const code = `const { parseStrictJson } = await import(${JSON.stringify(mod)});
+    const v = parseStrictJson('["' + "\\\\n".repeat(4_000_000) + '"]');
+    console.log(v[0].length, /^\\n*$/.test(v[0]));`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", "--v8-flags=--max-old-space-size=64", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, `exit ${out.code}: ${err.slice(0, 300)}`);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "4000000 true");
+});
+
+Deno.test("parseStrictJson() reads every escape as JSON.parse does and refuses a bad one where it stands", () => {
+  const strings = [
+    '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
+    '"a\\u00e9b\\u00E9\\uD83D\\uDE00c"',
+    '"\ud83d\\ude00"', // a raw high surrogate and an escaped low one make one pair
+    '"plain, no escape at all"',
+    '""',
+  ];
+  for (const s of strings) {
+    assert.equal(parseStrictJson(s), JSON.parse(s), s);
+    assert.deepEqual(parseStrictJson(`{${s}:[${s}]}`), JSON.parse(`{${s}:[${s}]}`), s);
+  }
+  const refused: readonly [string, string, number][] = [
+    ['["ab\\u12"]', "bad escape", 6],
+    ['["ab\\u12g4"]', "bad escape", 6],
+    ['["\\u\u0010\u0011\u0012\u0013"]', "bad escape", 4],
+    ['["\\U0041"]', "bad escape", 4],
+    ['["\\', "bad escape", 4],
+    ['["\\n', "unterminated string", 4],
+    ['["\\n\u0001"]', "control character in string", 4],
+    ['["x\\ud800y"]', "lone surrogate in string", 11],
+    ['["\\udc00\\ud800"]', "lone surrogate in string", 15],
+  ];
+  for (const [text, reason, offset] of refused) {
+    assert.throws(() => parseStrictJson(text), (e) => {
+      assert.ok(e instanceof StrictJsonError, text);
+      assert.deepEqual([e.reason, e.offset, e.path], [reason, offset, "$[0]"], text);
+      return true;
+    });
+  }
+});
