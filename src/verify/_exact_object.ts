@@ -5,6 +5,7 @@
  * @module
  */
 import { type InputCode, InputError } from "../errors.ts";
+import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 
 /**
  * Expected type of each field: `string`, `count` (safe integer >= 0), `boolean`, `object`, `array`,
@@ -97,10 +98,14 @@ function _safe(text: string): string {
 }
 
 /**
- * Parses a document whose every byte is committed, with the caller's coded error.
+ * Parses a document whose every byte is committed, strictly (`parseStrictJson`: nesting within
+ * `MAX_JSON_DEPTH`, at most `maxValues` values, plain integers only), with the caller's coded
+ * error: a document of another size or shape is refused while it is read, before its value is
+ * built.
  *
  * @param text the document's text
- * @param options error `code` and the `action` for messages ("read plan 'p.json'")
+ * @param options error `code`, the `action` for messages ("read plan 'p.json'") and the most
+ *   values the document may hold (`maxValues`, default no limit beyond its length)
  * @returns the parsed value and the error raiser for further checks
  * @example
  * ```ts
@@ -111,15 +116,17 @@ function _safe(text: string): string {
  */
 export function readDocument(
   text: string,
-  options: { code: InputCode; action: string },
+  options: { code: InputCode; action: string; maxValues?: number },
 ): { value: unknown; bad: (why: string) => never } {
   const bad = (why: string): never => {
     throw new InputError(options.code, `Cannot ${options.action}: ${why}`);
   };
   try {
-    return { value: JSON.parse(text), bad };
-  } catch {
-    return bad("not valid JSON");
+    return { value: parseStrictJson(text, { maxValues: options.maxValues ?? Infinity }), bad };
+  } catch (e) {
+    if (!(e instanceof StrictJsonError)) throw e;
+    const why = `${_safe(e.reason)} at '${_safe(e.path)}'`;
+    return bad(e.strict ? why : `not valid JSON (${why})`);
   }
 }
 

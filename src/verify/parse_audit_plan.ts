@@ -41,11 +41,23 @@ export function parseAuditPlan(text: string, where: string): AuditPlan {
   const { value, bad } = readDocument(text, {
     code: "PLAN_INVALID",
     action: `read plan '${where}'`,
+    maxValues: _valueLimit(text.length),
   });
   const plan = _shape(value, bad);
   requireCanonical(text, { encode: () => encodeAuditPlan(plan), bad });
   _recompute(plan, bad);
   return Object.freeze(plan);
+}
+
+/**
+ * The most JSON values a plan text of `chars` characters can hold: 256 for its fixed fields and up to
+ * `MAX_PLAN_SIGNATURES` signatures (213 at most), and one per 32 characters for its items (six
+ * values each: the object and its five fields, in at least the 192 characters of its three
+ * digests). A 64 MiB plan holds 2,097,408 at most, whatever k; any other value is refused as it
+ * is read, before it is built.
+ */
+function _valueLimit(chars: number): number {
+  return 256 + Math.floor(chars / 32);
 }
 
 function _shape(value: unknown, bad: (why: string) => never): AuditPlan {

@@ -109,7 +109,11 @@ export function encodeWorkOrder(order: WorkOrder): string {
  * ```
  */
 export function parseWorkOrder(text: string): WorkOrder {
-  const { value, bad } = readDocument(text, { code: "ORDER_INVALID", action: "read a work order" });
+  const { value, bad } = readDocument(text, {
+    code: "ORDER_INVALID",
+    action: "read a work order",
+    maxValues: MAX_ORDER_VALUES,
+  });
   const o = exactObject(value, { where: "order", shape: ORDER, bad });
   if (o.format !== WORK_ORDER_FORMAT) bad(`format must be '${WORK_ORDER_FORMAT}'`);
   const order: WorkOrder = {
@@ -165,6 +169,12 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
     throw new InputError("PLAN_LOG_MISMATCH", `Cannot work on record ${item.index}: ${why}`);
   }
 }
+
+/**
+ * Most JSON values a work order is read with: an order holds 15 (the object, its nine fields, the
+ * item's five); a text of more is refused as it is read, before its value is built.
+ */
+const MAX_ORDER_VALUES = 32;
 
 const ORDER: Shape = {
   format: "string",

@@ -109,3 +109,32 @@ Deno.test("shardItems() puts every item in exactly one shard, for any shard coun
   }
   assert.throws(() => shardItems(plan, { index: 3, count: 3 }), RangeError);
 });
+
+Deno.test("parseAuditPlan() reads at most the values and nesting a plan of its length holds, refusing the rest unread (review h115)", () => {
+  // A plan of k = population items, each six values in its 192+ characters of digests, and the
+  // most signatures: within the limit (256 values, and one per 32 characters).
+  const all = planAudit(futureLog(300), { auditId: "a", randomness: "cd", round: 1, k: 300 });
+  const sigs = Array.from({ length: MAX_PLAN_SIGNATURES }, (_, i) => ({
+    ...SIGNATURE,
+    keyid: i.toString(16).padStart(64, "0"),
+  }));
+  assert.equal(
+    parseAuditPlan(encodeAuditPlan({ ...all, signatures: sigs }), "p").items.length,
+    300,
+  );
+  // Any other text stops at its first value past the limit, or level past 64: what follows is
+  // never read (here it is not JSON), and no value of that size is built.
+  const many = `{"items":[${"0,".repeat(20_000)}0]} and then not JSON`;
+  const limit = 256 + Math.floor(many.length / 32);
+  const deep = `${"[".repeat(65)}${"]".repeat(65)} and then not JSON`;
+  const refusals: [string, RegExp][] = [
+    [many, new RegExp(`: more than ${limit} values at '\\$\\.items\\[${limit - 2}\\]'$`)],
+    [deep, /: nesting deeper than 64 at '\$(\[0\]){21}'$/],
+  ];
+  for (const [t, message] of refusals) {
+    assert.throws(
+      () => parseAuditPlan(t, "p"),
+      (e: unknown) => code("PLAN_INVALID")(e) && message.test((e as Error).message),
+    );
+  }
+});

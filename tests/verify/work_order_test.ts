@@ -92,3 +92,15 @@ Deno.test("checkWorkOrder() refuses an order naming another log id than the work
   assert.throws(() => checkWorkOrder(renamed, log), code("PLAN_LOG_MISMATCH"));
   checkWorkOrder(orders[0]!, log);
 });
+
+Deno.test("parseWorkOrder() reads at most 32 values, refusing a larger text unread (review h115)", () => {
+  const text = `{"item":[${"0,".repeat(1_000)}0]} and then not JSON`;
+  assert.throws(
+    () => parseWorkOrder(text),
+    (e: unknown) =>
+      code("ORDER_INVALID")(e) &&
+      /^Cannot read a work order: more than 32 values at '\$\.item\[30\]'$/.test(
+        (e as Error).message,
+      ),
+  );
+});
