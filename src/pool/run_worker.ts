@@ -19,6 +19,7 @@ import {
   workItem,
 } from "../verify/mod.ts";
 import { natsConnection, type NatsLink } from "./connect_nats.ts";
+import { STREAM_LIMITS } from "./ensure_streams.ts";
 import { resultSubject, WORK_STREAM, WORKERS_CONSUMER } from "./subjects.ts";
 
 /** What a worker reports while it runs. */
@@ -113,6 +114,15 @@ async function _one(
 ): Promise<void> {
   let order;
   try {
+    // The stream bounds its messages, but any client the server lets in can raise that bound
+    // (and a server can take larger payloads): a larger message is no order, and is not read.
+    if (m.data.length > STREAM_LIMITS.maxMsgBytes) {
+      throw new InputError(
+        "ORDER_INVALID",
+        `Cannot read a work order: it is ${m.data.length} bytes, more than the ` +
+          `${STREAM_LIMITS.maxMsgBytes} a message of the work stream may be`,
+      );
+    }
     order = parseWorkOrder(m.string());
   } catch (e) {
     m.term(); // a malformed order can never be done: do not redeliver it

@@ -1,7 +1,8 @@
 /**
  * A peer on the NATS server with no key and no credentials cannot stop an audit: an unsigned
- * message on the plan's results subject is skipped and named by `audit serve`, and a forged work
- * order of another log is handed back by the worker, which goes on; the audit signs as usual.
+ * message on the plan's results subject is skipped and named by `audit serve`, a forged work order
+ * of another log is handed back by the worker, and a message over the work stream's limit (which
+ * the peer lifted) is refused unread; the worker goes on and the audit signs as usual.
  */
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
@@ -10,8 +11,9 @@ import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 import { poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
 
-Deno.test("audit serve and a worker ride out an unsigned result and a forged order from a keyless peer", async () => {
-  const nats = await startNatsServer();
+Deno.test("audit serve and a worker ride out an unsigned result, a forged order and an oversized message from a keyless peer", async () => {
+  // A server that takes payloads larger than the streams' limit: only that limit bounds them.
+  const nats = await startNatsServer("max_payload: 4MB");
   const f = await makeAuditFixture({ records: 3, falsify: [] });
   const workers: ReturnType<typeof spawn>[] = [];
   try {
@@ -50,11 +52,16 @@ Deno.test("audit serve and a worker ride out an unsigned result and a forged ord
     // The worker handed the forged order back and is still serving (the orders may come in any
     // order: wait for both the refusal and a record done).
     await workers[0]!.waitFor(/done record \d+/);
-    await workers[0]!.waitFor(/worker: refused an order/, "stderr");
+    await workers[0]!.waitFor(/worker: refused an order: Cannot work/, "stderr");
+    await workers[0]!.waitFor(/worker: refused an order: Cannot read/, "stderr");
     Deno.kill(workers[0]!.pid, "SIGTERM");
     const w = await workers[0]!.done();
     assert.equal(w.code, 0, w.stderr);
     assert.match(w.stderr, /worker: refused an order: Cannot work on record \d+: the worker's log/);
+    assert.match(
+      w.stderr,
+      /worker: refused an order: Cannot read a work order: it is 1114113 bytes, more than the 1114112 /,
+    );
   } finally {
     for (const w of workers) {
       try {
