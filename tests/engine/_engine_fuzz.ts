@@ -21,7 +21,15 @@ import {
   type KWalkGemmOperands,
   kWalkReference,
 } from "../../src/hardware/mod.ts";
-import { rng, sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
+import { sixteenBitFp32Datapaths } from "./_engine_fixture.ts";
+import {
+  Draw,
+  fp32At,
+  FRAC_BITS,
+  halfAt as pat,
+  type HalfFormat as Fmt,
+  halfSpecial as special,
+} from "./_differential_fuzz.ts";
 
 /** A datapath to fuzz, with its profile label (e.g. `a100/mma-bf16-fp32`). */
 export interface FuzzDatapath {
@@ -112,60 +120,6 @@ export async function fuzzDatapaths(
   return out;
 }
 
-/** The per-case generator's state: xorshift32 seeded from (seed, index). */
-class Draw {
-  readonly next: () => number;
-  constructor(seed: number, index: number) {
-    // murmur3's finaliser: nearby (seed, index) pairs give unrelated streams.
-    let h = (Math.imul(seed, 0x9e3779b1) + Math.imul(index + 1, 0x85ebca6b)) | 0;
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    this.next = rng((h ^ (h >>> 16)) >>> 0);
-  }
-  /** An integer in [lo, hi]. */
-  int(lo: number, hi: number): number {
-    return lo + (this.next() % (hi - lo + 1));
-  }
-  pick<T>(xs: readonly T[]): T {
-    return xs[this.next() % xs.length] as T;
-  }
-  chance(p: number): boolean {
-    return this.next() / 2 ** 32 < p;
-  }
-  bit(): number {
-    return this.next() & 1;
-  }
-}
-
-type Fmt = "bf16" | "fp16";
-const FRAC_BITS = { bf16: 7, fp16: 10 } as const;
-const BIAS = { bf16: 127, fp16: 15 } as const;
-
-/**
- * A 16-bit pattern whose leading bit has unbiased exponent `top` (clamped to the largest finite
- * value above the range; a subnormal below it, the smallest one below that).
- */
-function pat(r: Draw, fmt: Fmt, top: number, sign: number = r.bit()): number {
-  const fb = FRAC_BITS[fmt];
-  const bias = BIAS[fmt];
-  const sg = sign << 15;
-  const field = Math.min(top + bias, 2 * bias);
-  const frac = r.pick([0, (1 << fb) - 1, r.next() & ((1 << fb) - 1), r.next() & ((1 << fb) - 1)]);
-  if (field <= 0) {
-    const lead = top - (1 - bias) + fb;
-    if (lead < 0) return sg | 1;
-    return sg | (1 << lead) | (r.next() & ((1 << lead) - 1));
-  }
-  return sg | (field << fb) | frac;
-}
-
-/** An infinity or a NaN. */
-function special(r: Draw, fmt: Fmt): number {
-  const fb = FRAC_BITS[fmt];
-  const inf = (r.bit() << 15) | ((2 * BIAS[fmt] + 1) << fb);
-  return r.chance(0.5) ? inf : inf | (1 + (r.next() % ((1 << fb) - 1)));
-}
-
 /** A distribution of one row of A or column of B. */
 interface Dist {
   readonly center: number;
@@ -211,20 +165,6 @@ function elem(r: Draw, fmt: Fmt, d: Dist): number {
   return pat(r, fmt, d.center + r.int(-d.spread, d.spread), d.sign);
 }
 
-/** An fp32 pattern whose leading bit has unbiased exponent `top` (clamped like `pat`). */
-function fp32(r: Draw, top: number): number {
-  const sg = r.bit() << 31;
-  const field = top + 127;
-  if (field >= 255) return (sg | 0x7f7fffff) >>> 0;
-  if (field <= 0) {
-    const lead = top + 126 + 23;
-    if (lead < 0) return (sg | 1) >>> 0;
-    return (sg | (1 << lead) | (r.next() & ((1 << lead) - 1))) >>> 0;
-  }
-  const frac = r.pick([0, 0x7fffff, r.next() & 0x7fffff]);
-  return (sg | (field << 23) | frac) >>> 0;
-}
-
 const C_CENTERS = [-149, -140, -127, -126, -125, -110, -103, -102, -101, -60, -30, 0, 20, 60, 100];
 const C_SPECIALS = [0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001];
 
@@ -238,9 +178,9 @@ function initC(r: Draw, m: number, n: number): Uint32Array | undefined {
     const u = r.next() % 10;
     if (mode === 1) c[i] = r.chance(0.5) ? 0 : 0x80000000;
     else if (mode === 2 && u === 0) c[i] = r.pick(C_SPECIALS);
-    else if (mode === 3) c[i] = fp32(r, r.int(-149, -120));
+    else if (mode === 3) c[i] = fp32At(r, r.int(-149, -120));
     else if (u < 2) c[i] = r.chance(0.5) ? 0 : 0x80000000;
-    else c[i] = fp32(r, center + r.int(-3, 3));
+    else c[i] = fp32At(r, center + r.int(-3, 3));
   }
   return c;
 }
