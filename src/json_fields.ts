@@ -89,7 +89,8 @@ export function child(f: Fields, key: string, known?: readonly string[]): Fields
  * @param key field name
  * @param known when given, the only field names each element may hold
  * @returns the element wrappers, paths `key[i]`
- * @throws (through `fail`) when not an array of objects with known fields
+ * @throws (through `fail`) when not an array of objects with known fields, or refused by
+ *   {@link arr}
  * @example
  * ```ts
  * import { children, fieldsOf } from "./json_fields.ts";
@@ -193,24 +194,72 @@ export function oneOf<T extends string>(f: Fields, key: string, values: readonly
 }
 
 /**
- * Reads a required array field.
+ * Most items {@link arr} reads from one array unless its caller gives another bound: 2^24. No
+ * document bitaudit reads holds an array near it (a claim line holds at most 2^20 values, a
+ * plan about 2.1 million), and an array built by a caller can claim a length of 2^32 - 1 without
+ * holding any item: its length is checked before any item is read.
+ */
+export const MAX_ARRAY_ITEMS = 1 << 24;
+
+/**
+ * Reads a required array field: a fresh array of its items, each read once, so that what was
+ * checked is what the caller keeps.
  *
  * @param f object under validation
  * @param key field name
- * @returns the array
- * @throws {TypeError} when missing or not an array
+ * @param options `max`, the most items (default {@link MAX_ARRAY_ITEMS})
+ * @returns a copy of the array
+ * @throws {TypeError} (through `fail`) when missing or not an array; {RangeError} when longer
+ *   than `max` or holding a hole (`[1, , 3]`, or a `length` set past its items: no parsed JSON
+ *   array has one)
  * @example
  * ```ts
  * import { arr, fieldsOf } from "./json_fields.ts";
  * if (arr(fieldsOf({ xs: [1] }, "p"), "xs").length !== 1) throw new Error();
  * ```
  */
-export function arr(f: Fields, key: string): readonly unknown[] {
-  const v = f.obj[key];
+export function arr(f: Fields, key: string, options: { max?: number } = {}): readonly unknown[] {
+  return arrayValue(f.obj[key], {
+    path: `${f.path}.${key}`,
+    fail: f.fail,
+    max: options.max ?? MAX_ARRAY_ITEMS,
+  });
+}
+
+/**
+ * Reads an array value (an item of another array, a value outside an object) as {@link arr}
+ * reads a field.
+ *
+ * @param v the value
+ * @param ctx `path` for messages, `fail` error raiser, `max` the most items
+ * @returns a copy of the array, each item read once
+ * @throws (through `fail`) when not an array, longer than `max` or holding a hole
+ * @example
+ * ```ts
+ * import { arrayValue, THROW_BUILTIN } from "./json_fields.ts";
+ * const holes: unknown[] = [];
+ * holes.length = 3;
+ * try { arrayValue(holes, { path: "p", fail: THROW_BUILTIN, max: 9 }); throw new Error(); }
+ * catch (e) { if (!(e instanceof RangeError)) throw e; }
+ * ```
+ */
+export function arrayValue(
+  v: unknown,
+  ctx: { path: string; fail: FieldFail; max: number },
+): unknown[] {
   if (!Array.isArray(v)) {
-    f.fail(`${f.path}.${key}`, `expected an array, got ${_kind(v)}`, _typeOrMissing(v));
+    ctx.fail(ctx.path, `expected an array, got ${_kind(v)}`, _typeOrMissing(v));
   }
-  return v;
+  const n = v.length;
+  if (n > ctx.max) ctx.fail(ctx.path, `expected at most ${ctx.max} items, got ${n}`, "range");
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!Object.hasOwn(v, i)) {
+      ctx.fail(`${ctx.path}[${i}]`, "expected an item, got a hole", "range");
+    }
+    out.push(v[i]);
+  }
+  return out;
 }
 
 /**
@@ -218,8 +267,8 @@ export function arr(f: Fields, key: string): readonly unknown[] {
  *
  * @param f object under validation
  * @param key field name
- * @returns the strings
- * @throws {TypeError} when not an array of strings
+ * @returns the strings (a copy, as {@link arr} reads it)
+ * @throws {TypeError} when not an array of strings; {RangeError} as {@link arr}
  * @example
  * ```ts
  * import { fieldsOf, strings } from "./json_fields.ts";
@@ -243,7 +292,7 @@ export function strings(f: Fields, key: string): readonly string[] {
  * @param key field name
  * @param range inclusive bounds of every element
  * @returns the integers
- * @throws (through `fail`) when not an array of integers in range
+ * @throws (through `fail`) when not an array of integers in range, or refused by {@link arr}
  * @example
  * ```ts
  * import { fieldsOf, ints } from "./json_fields.ts";

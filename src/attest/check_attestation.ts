@@ -14,6 +14,7 @@ import { quoteShort } from "../escape_text.ts";
 import { type EvidenceLevel, type RecordResult, resultDifference } from "../verify/mod.ts";
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
+import { snapshotEnvelope } from "./_envelope_snapshot.ts";
 import { keyValidAt } from "./key_valid_at.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import {
@@ -31,7 +32,7 @@ import {
   parseStatement,
   type Statement,
 } from "./statement.ts";
-import type { TrustRoot } from "./trust_root.ts";
+import { MAX_TRUST_ROOT_KEYS, type TrustRoot, type TrustRootKey } from "./trust_root.ts";
 import {
   VERDICT_PREDICATE_TYPE,
   type VerdictPredicate,
@@ -93,7 +94,13 @@ export interface CheckReport {
 /**
  * Checks an attestation.
  *
- * @param envelope parsed DSSE envelope
+ * The envelope and the trust root's key list are read once, into copies that every check reads
+ * (an object whose fields change between reads cannot have its keys judged at one payload's
+ * signing time and its signatures verified over another's); keys are judged at the stated
+ * `timeVerified`, which must be the signed statement's.
+ *
+ * @param envelope parsed DSSE envelope (an object that is not one of an envelope's JSON types is
+ *   an invalid attestation: an `envelope` check that fails)
  * @param options trust root; `threshold` of distinct inspector signatures (default 1); `log` to
  *   confirm subjects; `recompute` to re-run each sampled record (only together with `log`);
  *   `timestamp`, an RFC 3161 token (DER) over one of the envelope's signatures: keys are then
@@ -104,7 +111,7 @@ export interface CheckReport {
  *   another release gets an `assets` line saying it was not compared)
  * @returns the report (invalid attestations are results, not exceptions)
  * @throws {InputError} `BAD_TRUST_ROOT` when the trust root's pinned drand chains or TSA anchors
- *   are malformed
+ *   are malformed, or it has no array of at most `MAX_TRUST_ROOT_KEYS` keys
  * @throws {RangeError} when `threshold` is not an integer >= 1, or `recompute` comes without
  *   `log` (nothing would be recomputed, and a report without a recompute check would read as one
  *   that recomputed)
@@ -135,10 +142,11 @@ export async function checkAttestation(
       "Cannot check attestation: recompute needs the claim log the records are read from",
     );
   }
+  const trustRoot = _trustRootCopy(options.trustRoot);
   // The pinned chains and authorities are read first, as the checks below read them: a malformed
   // entry is the trust root's fault (BAD_TRUST_ROOT), never a failed check of the attestation.
-  trustedDrandChains(options.trustRoot.drand);
-  trustedTsaAnchors(options.trustRoot.tsa);
+  trustedDrandChains(trustRoot.drand);
+  trustedTsaAnchors(trustRoot.tsa);
   const checks: CheckItem[] = [];
   const add = (check: string, ok: boolean, detail: string) => checks.push({ check, ok, detail });
   const labels: { trust?: TrustLabels; tokenTime?: string } = {};
@@ -150,12 +158,20 @@ export async function checkAttestation(
     checks,
     ...labels,
   });
-  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+  let env: DsseEnvelope;
+  try {
+    env = snapshotEnvelope(envelope);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    add("envelope", false, e.message);
+    return done(null, []);
+  }
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     // Nothing vouches for the text: quoted and short, so it cannot pose as a line of its own.
     add(
       "payloadType",
       false,
-      `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(envelope.payloadType, 16)}`,
+      `expected ${IN_TOTO_PAYLOAD_TYPE}, got ${quoteShort(env.payloadType, 16)}`,
     );
     return done(null, []);
   }
@@ -163,11 +179,11 @@ export async function checkAttestation(
   let claimedTime: string;
   let verified: Awaited<ReturnType<typeof verifyEnvelope>> | undefined;
   try {
-    const bytes = decodeBase64(envelope.payload, { alphabet: "any" });
+    const bytes = decodeBase64(env.payload, { alphabet: "any" });
     // A payload above what anyone may hand over to be read unsigned is read only once an
     // inspector key of the trust root is seen to have signed it (`UNSIGNED_READ_BYTES`).
     if (bytes.length > UNSIGNED_READ_BYTES) {
-      const pre = verified = await _verifiedBy(envelope, options.trustRoot);
+      const pre = verified = await _verifiedBy(env, trustRoot);
       if (!pre.signatures.some((x) => x.verifiedBy !== null)) {
         add(
           "signatures",
@@ -206,9 +222,9 @@ export async function checkAttestation(
   // An RFC 3161 token over a signature: the TSA's time replaces the verification time for the
   // key that made that signature (and for no other).
   if (options.timestamp !== undefined) {
-    const t = await checkSignatureTimestamp(envelope, {
+    const t = await checkSignatureTimestamp(env, {
       token: options.timestamp,
-      trustRoot: options.trustRoot,
+      trustRoot,
     });
     add(
       "timestamp",
@@ -220,7 +236,7 @@ export async function checkAttestation(
     evidence.push({ kind: "rfc3161", time: parseRfc3339(t.time), signature: t.signature });
   }
   for (const source of options.timeSources ?? []) {
-    const e = await source.evidence(envelope, options.trustRoot);
+    const e = await source.evidence(env, trustRoot);
     if (e !== null) evidence.push(e);
   }
   const now = (options.now ?? new Date()).getTime();
@@ -229,11 +245,11 @@ export async function checkAttestation(
     add("time", false, future.refused);
     return done(null, []);
   }
-  verified ??= await _verifiedBy(envelope, options.trustRoot);
+  verified ??= await _verifiedBy(env, trustRoot);
   const v = _signers({
     verified,
-    otherRole: await _otherRoleSigner(envelope, { verified, trustRoot: options.trustRoot }),
-    trustRoot: options.trustRoot,
+    otherRole: await _otherRoleSigner(env, { verified, trustRoot }),
+    trustRoot,
     threshold,
     instants: (entry) =>
       requiredInstants(stated, { now, evidence: evidence.filter((e) => e.signature === entry) }),
@@ -261,9 +277,20 @@ export async function checkAttestation(
     add("predicate", false, `[${e.code}] ${e.message}`);
     return done(null, v.signatures);
   }
+  // The keys were judged at the time read before the signatures were checked: only the signed
+  // statement's own time may stand for it.
+  if (p.timeVerified !== claimedTime) {
+    add(
+      "time",
+      false,
+      `the keys were judged at ${quoteShort(claimedTime)}, not at the signed timeVerified ` +
+        quoteShort(p.timeVerified),
+    );
+    return done(null, v.signatures);
+  }
   statementChecks(st.subject, p, add);
   labels.trust = await checkTrustInputs(p.audit, {
-    trustRoot: options.trustRoot,
+    trustRoot,
     now: new Date(now),
     add,
     verdictTime: parseRfc3339(p.timeVerified),
@@ -322,6 +349,34 @@ const RECOMPUTED: Readonly<Record<Exclude<keyof VerdictResult, "status" | "worke
   reason: true,
 };
 const RECOMPUTED_FIELDS = Object.keys(RECOMPUTED);
+
+/**
+ * The trust root as the checks read it, its key list read once and copied: an array of at most
+ * {@link MAX_TRUST_ROOT_KEYS} keys, as `parseTrustRoot` gives (one built by hand with a length of
+ * 2^32 - 1 took minutes to filter).
+ */
+function _trustRootCopy(root: TrustRoot): TrustRoot {
+  const bad = (why: string): never => {
+    throw new InputError("BAD_TRUST_ROOT", `Cannot check attestation: the trust root ${why}`);
+  };
+  if (typeof root !== "object" || root === null) bad("is not an object");
+  const { mediaType, keys, drand, tsa } = root;
+  if (!Array.isArray(keys)) bad("has no array of keys");
+  if (keys.length > MAX_TRUST_ROOT_KEYS) {
+    bad(`lists ${keys.length} keys, more than ${MAX_TRUST_ROOT_KEYS}`);
+  }
+  const copy: TrustRootKey[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    if (!Object.hasOwn(keys, i)) bad(`has no key at index ${i} of its list`);
+    copy.push(keys[i]!);
+  }
+  return Object.freeze({
+    mediaType,
+    keys: Object.freeze(copy),
+    ...(drand === undefined ? {} : { drand }),
+    ...(tsa === undefined ? {} : { tsa }),
+  });
+}
 
 /** The envelope's signatures checked against every inspector key of the trust root. */
 function _verifiedBy(

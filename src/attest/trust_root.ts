@@ -70,8 +70,9 @@ export const MAX_TRUST_ROOT_KEYS = 64;
  *
  * @param text JSON text
  * @returns the trust root, frozen
- * @throws {InputError} `BAD_TRUST_ROOT` for a wrong shape, bad base64/DER/timestamp or duplicate
- *   key; `KEYID_MISMATCH` when a `keyid` is not the SHA-256 of its SPKI
+ * @throws {InputError} `BAD_TRUST_ROOT` for an input that is not a string, a wrong shape, bad
+ *   base64/DER/timestamp or duplicate key; `KEYID_MISMATCH` when a `keyid` is not the SHA-256 of
+ *   its SPKI
  * @example
  * ```ts
  * import { parseTrustRoot } from "./trust_root.ts";
@@ -80,6 +81,7 @@ export const MAX_TRUST_ROOT_KEYS = 64;
  * ```
  */
 export function parseTrustRoot(text: string): TrustRoot {
+  if (typeof text !== "string") _bad("input is not text");
   let value: unknown;
   try {
     value = parseStrictJson(text);

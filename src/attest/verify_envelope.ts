@@ -5,6 +5,7 @@
  */
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
+import { snapshotEnvelope } from "./_envelope_snapshot.ts";
 import { _check } from "./generate_key_pair.ts";
 import { keyId } from "./key_id.ts";
 import { pae } from "./pae.ts";
@@ -66,15 +67,18 @@ export interface EnvelopeVerification {
  * then with every other trusted key, so a hint alone never makes a signature count, and a wrong or
  * missing hint makes a good signature fail only past {@link MAX_VERIFY_BYTES} of hashing (many
  * entries and keys over a large payload). A signature counts only if a trusted key verifies it
- * (strict RFC 8032).
+ * (strict RFC 8032). The envelope's fields are read once, into a copy that every check reads: the
+ * payload returned is the one the signatures were verified over, whatever the object handed over
+ * does on a second read.
  *
  * @param envelope a parsed envelope (see `parseEnvelope`)
  * @param options `trustedKeys`, `threshold` and `maxHashBytes`
  * @returns per-signature results, the distinct signers and the verified payload bytes
  * @throws {RangeError} when a trusted key is not 32 bytes, `threshold` is not an integer ≥ 1 or
  *   `maxHashBytes` not one ≥ 0
- * @throws {InputError} `BAD_BASE64` when the payload or a signature is not base64 (an envelope
- *   that did not come through `parseEnvelope`)
+ * @throws {InputError} `BAD_ENVELOPE` when it is not an object of an envelope's JSON types (at most
+ *   `MAX_ENVELOPE_SIGNATURES` entries); `BAD_BASE64` when the payload or a signature is not base64
+ *   (an envelope that did not come through `parseEnvelope`)
  * @example
  * ```ts
  * import { signEnvelope } from "./dsse.ts";
@@ -98,8 +102,9 @@ export async function verifyEnvelope(
     _check(publicKey, 32, "trusted key");
     return { id: keyId(publicKey), publicKey };
   });
-  const payload = decodeBase64(envelope.payload);
-  const message = pae(envelope.payloadType, payload);
+  const env = snapshotEnvelope(envelope);
+  const payload = decodeBase64(env.payload);
+  const message = pae(env.payloadType, payload);
   // Each attempt hashes the whole message: the attempts of one envelope share a budget, hinted
   // keys first, so that hostile entries over a large payload cannot multiply its cost by the
   // keys of the trust root.
@@ -108,7 +113,7 @@ export async function verifyEnvelope(
     throw new RangeError(`Cannot verify envelope: maxHashBytes ${budget} is not an integer >= 0`);
   }
   let attemptsLeft = Math.max(1, Math.floor(budget / Math.max(1, message.length)));
-  const entries = envelope.signatures.map((entry) => ({
+  const entries = env.signatures.map((entry) => ({
     entry,
     sig: decodeBase64(entry.sig),
     verifiedBy: null as string | null,
@@ -149,7 +154,7 @@ export async function verifyEnvelope(
   }
   return {
     verified: validKeyIds.length >= threshold,
-    payloadType: envelope.payloadType,
+    payloadType: env.payloadType,
     payload,
     signatures: results,
     validKeyIds,

@@ -63,8 +63,9 @@ export function formatCheckpoint(cp: Checkpoint): string {
  *
  * @param text note text ending with a newline
  * @returns the checkpoint, frozen
- * @throws {InputError} `BAD_CHECKPOINT` when a line is missing or empty, the size has leading
- *   zeros or is not a safe integer, or the root is not canonical base64 of 32 bytes
+ * @throws {InputError} `BAD_CHECKPOINT` when the input is not a string, a line is missing or
+ *   empty, the size has leading zeros or is not a safe integer, or the root is not canonical
+ *   base64 of 32 bytes
  * @example
  * ```ts
  * import { parseCheckpoint } from "./checkpoint.ts";
@@ -73,6 +74,7 @@ export function formatCheckpoint(cp: Checkpoint): string {
  * ```
  */
 export function parseCheckpoint(text: string): Checkpoint {
+  if (typeof text !== "string") _bad("input is not text");
   if (!text.endsWith("\n")) _bad("the text does not end with a newline");
   const lines = text.slice(0, -1).split("\n");
   if (lines.length < 3) _bad("expected origin, tree size and root hash lines");

@@ -36,9 +36,9 @@ export const MAX_RECORD_VALUES = 1 << 20;
 
 /** Limits of {@link parseClaimLog}. */
 export interface ClaimLogLimits {
-  /** Largest accepted text in bytes (default 256 MiB). */
+  /** Largest accepted text in bytes (default 256 MiB): an integer >= 0. */
   readonly maxBytes?: number;
-  /** Largest accepted record count (default 1,000,000). */
+  /** Largest accepted record count (default 1,000,000): an integer >= 0. */
   readonly maxRecords?: number;
 }
 
@@ -62,9 +62,10 @@ export interface ClaimLogLimits {
  * @param text the log text (UTF-8 decoded)
  * @param limits size limits
  * @returns records, digests and the Merkle root
- * @throws {InputError} `LOG_TOO_LARGE`, `LOG_EMPTY`, `LOG_SYNTAX` (with the line), `LOG_CHAIN`,
- *   and the record codes `CLAIM_INVALID` (also for strictness refusals, naming line and field) /
- *   `CLAIM_VERSION`
+ * @throws {InputError} `LOG_TOO_LARGE`, `LOG_EMPTY`, `LOG_SYNTAX` (with the line; also for an
+ *   input that is not a string), `LOG_CHAIN`, and the record codes `CLAIM_INVALID` (also for
+ *   strictness refusals, naming line and field) / `CLAIM_VERSION`
+ * @throws {RangeError} when a limit is not an integer >= 0 (NaN would bound nothing)
  * @example
  * ```ts
  * import { parseClaimLog } from "./claim_log.ts";
@@ -104,6 +105,7 @@ export interface ClaimLogSteps {
  * @param limits size limits
  * @returns what {@link parseClaimLog} returns
  * @throws {InputError} what {@link parseClaimLog} throws
+ * @throws {RangeError} what {@link parseClaimLog} throws
  * @example
  * ```ts
  * import { parseClaimLogInSteps } from "./claim_log.ts";
@@ -139,13 +141,16 @@ export async function parseClaimLogInSteps(
 
 /** The log's lines, after the size and count limits. */
 function _logLines(text: string, limits: ClaimLogLimits): string[] {
-  const maxBytes = limits.maxBytes ?? 256 * 1024 * 1024;
+  const maxBytes = _limit(limits.maxBytes ?? 256 * 1024 * 1024, "maxBytes");
+  const maxRecords = _limit(limits.maxRecords ?? 1_000_000, "maxRecords");
+  if (typeof text !== "string") {
+    throw new InputError("LOG_SYNTAX", "Cannot read claim log: the input is not text");
+  }
   // The limit is on the file's UTF-8 bytes, as readers count them (a UTF-16 unit is 1 to 3 bytes:
   // only a text of more than a third of the limit in units needs counting).
   if (text.length > maxBytes || (text.length > maxBytes / 3 && _utf8Length(text) > maxBytes)) {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: larger than ${maxBytes} bytes`);
   }
-  const maxRecords = limits.maxRecords ?? 1_000_000;
   // One more piece for the empty one after a last newline.
   const lines = splitLines(text, maxRecords + 1);
   if (lines === null) {
@@ -157,6 +162,17 @@ function _logLines(text: string, limits: ClaimLogLimits): string[] {
     throw new InputError("LOG_TOO_LARGE", `Cannot read claim log: ${lines.length} records`);
   }
   return lines;
+}
+
+/**
+ * A limit of {@link ClaimLogLimits}, an integer >= 0: NaN compares false with every length, so it
+ * would bound nothing.
+ */
+function _limit(v: number, name: string): number {
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw new RangeError(`Cannot read claim log: ${name} ${String(v)} is not an integer >= 0`);
+  }
+  return v;
 }
 
 /** Reads lines in order into digests, checking the chain; `done()` gives the log. */

@@ -19,6 +19,7 @@ import { sha256Hex } from "../sha256_hex.ts";
 import { parseGemmWorkload } from "./gemm_workload.ts";
 import { assertJsonSafe } from "./assert_json_safe.ts";
 import {
+  arrayValue,
   child,
   children,
   type Fields,
@@ -373,11 +374,11 @@ function _allReduceFields(
   const one = (key: string) => {
     const list = a.obj[key];
     if (!Array.isArray(list) || list.length !== 1) o.bad(`${path}.${key}`, "must hold one channel");
-    return list as unknown[];
+    return arrayValue(list, { path: `${path}.${key}`, fail: o.bad, max: 1 });
   };
   const ranks = (v: unknown, at: string, max: number) => {
     if (!Array.isArray(v) || v.length > max) o.bad(at, `must be a list of at most ${max} ranks`);
-    return (v as unknown[]).map((r, i) =>
+    return arrayValue(v, { path: at, fail: o.bad, max }).map((r, i) =>
       int({ path: at, obj: { [i]: r }, fail: o.bad } as Fields, String(i), rank)
     );
   };
@@ -392,7 +393,8 @@ function _allReduceFields(
       if (!Array.isArray(down) || down.length > MAX_DEGREE) {
         o.bad(`${f.path}.down`, "must be a list");
       }
-      return { down: (down as unknown[]).map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
+      const subtrees = arrayValue(down, { path: `${f.path}.down`, fail: o.bad, max: MAX_DEGREE });
+      return { down: subtrees.map((d, r) => ranks(d, `${f.path}.down[${r}]`, 3)) };
     });
   }
   if (a.obj.nccl !== undefined) {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { arrayValue } from "../json_fields.ts";
 import { predicateReaders } from "./predicate_readers.ts";
 
 /**
@@ -113,16 +114,18 @@ export function parseLayerChain(
     bad(P, "must be an array of 1..1024 entries");
   }
   const { hex } = predicateReaders(bad);
-  return Object.freeze((json as unknown[]).map((e, i) => {
-    const path = `${P}[${i}]`;
-    if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");
-    const o = e as Record<string, unknown>;
-    for (const key of Object.keys(o)) {
-      if (key !== "attention" && key !== "mlp") bad(`${path}.${key}`, "unknown field");
-    }
-    return Object.freeze({
-      attention: hex(o.attention, `${path}.attention`),
-      mlp: hex(o.mlp, `${path}.mlp`),
-    });
-  }));
+  return Object.freeze(
+    arrayValue(json, { path: P, fail: bad, max: 1024 }).map((e, i) => {
+      const path = `${P}[${i}]`;
+      if (typeof e !== "object" || e === null || Array.isArray(e)) bad(path, "must be an object");
+      const o = e as Record<string, unknown>;
+      for (const key of Object.keys(o)) {
+        if (key !== "attention" && key !== "mlp") bad(`${path}.${key}`, "unknown field");
+      }
+      return Object.freeze({
+        attention: hex(o.attention, `${path}.attention`),
+        mlp: hex(o.mlp, `${path}.mlp`),
+      });
+    }),
+  );
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { arrayValue } from "../json_fields.ts";
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -16,7 +17,7 @@ export interface PredicateReaders {
   int(v: unknown, path: string, min: number, max: number): number;
   /** A SHA-256 digest as 64 lowercase hex digits. */
   hex(v: unknown, path: string): string;
-  /** An array of min..max entries. */
+  /** An array of min..max entries, without holes: a copy, each entry read once. */
   list(v: unknown, path: string, min: number, max: number): unknown[];
 }
 
@@ -53,7 +54,7 @@ export function predicateReaders(bad: (path: string, why: string) => never): Pre
       typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits"),
     list: (v, path, min, max) =>
       Array.isArray(v) && v.length >= min && v.length <= max
-        ? v
+        ? arrayValue(v, { path, fail: (p, why) => bad(p, why), max })
         : bad(path, `must be an array of ${min}..${max} entries`),
   };
 }

@@ -111,13 +111,14 @@ export async function runCheck(
   });
   if ("kind" in trustRoot) return trustRoot;
   let log: ClaimLog | null = null;
-  if (texts.log !== undefined) {
+  const logText = texts.log;
+  if (logText !== undefined) {
     // In steps that hand the page back its thread: a log of hundreds of MB takes seconds.
     const pause = options.pause ?? (() => new Promise<void>((r) => setTimeout(r, 0)));
     const parsed = await _readInSteps(
       "claim log",
       () =>
-        parseClaimLogInSteps(texts.log!, {
+        parseClaimLogInSteps(logText, {
           pause,
           ...(options.progress === undefined ? {} : { progress: options.progress }),
         }),

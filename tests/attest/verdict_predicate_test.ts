@@ -247,3 +247,26 @@ Deno.test("parseVerdictPredicate(): where results name their workers, one withou
   // Without any worker named (an audit computed by its signer), no result names one.
   assert.ok(parseVerdictPredicate(json()).results.every((r) => r.worker === undefined));
 });
+
+Deno.test("parseVerdictPredicate() refuses arrays with holes: evidence of 3 empty items was accepted as it was", () => {
+  const recomputedAt = built.results.findIndex((r) => r.recomputed !== null);
+  const empty = (n: number) => {
+    const a: unknown[] = [];
+    a.length = n;
+    return a;
+  };
+  const cases: [string, string, unknown[]][] = [
+    [`predicate.results[${recomputedAt}]`, "evidence", empty(3)],
+    ["predicate", "results", empty(built.results.length)],
+    ["predicate.audit", "selected", empty(built.audit.selected.length)],
+  ];
+  for (const [path, key, value] of cases) {
+    const p = edited(path, (o) => (o as Record<string, unknown>)[key] = value);
+    assert.throws(
+      () => parseVerdictPredicate(p),
+      (e) =>
+        code("VERDICT_FIELD_VALUE")(e) && /\[0\]' expected an item, got a hole/.test(String(e)),
+      `${path}.${key}`,
+    );
+  }
+});

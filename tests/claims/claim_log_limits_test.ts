@@ -5,6 +5,8 @@ import {
   GENESIS_PREV,
   makeClaimRecord,
   parseClaimLog,
+  parseClaimLogInSteps,
+  parseClaimRecord,
 } from "../../src/claims/mod.ts";
 import { InputError } from "../../src/errors.ts";
 
@@ -71,5 +73,34 @@ Deno.test("parseClaimLog() counts records before splitting: 140 million newlines
   assert.throws(
     () => parseClaimLog(text.repeat(3), { maxRecords: 2 }),
     (e) => e instanceof InputError && /more than 2 records|3 records/.test(e.message),
+  );
+});
+
+Deno.test("parseClaimLog() refuses limits that are not integers >= 0 (NaN bounded nothing), and an input that is not text (LOG_SYNTAX)", async () => {
+  for (const bad of [Number.NaN, -1, 1.5, Infinity, "5" as unknown as number]) {
+    assert.throws(() => parseClaimLog(text, { maxBytes: bad }), RangeError);
+    assert.throws(() => parseClaimLog(text, { maxRecords: bad }), RangeError);
+    await assert.rejects(
+      parseClaimLogInSteps(text, { pause: () => Promise.resolve() }, { maxRecords: bad }),
+      RangeError,
+    );
+  }
+  assert.equal(parseClaimLog(text, { maxRecords: 1 }).records.length, 1);
+  for (const v of [null, undefined, 5, {}, new Uint8Array(3)]) {
+    assert.throws(
+      () => parseClaimLog(v as unknown as string),
+      (e) => e instanceof InputError && e.code === "LOG_SYNTAX",
+    );
+  }
+});
+
+Deno.test("parseClaimRecord() refuses arrays with holes (a shape of 2 empty items was accepted)", () => {
+  const line = JSON.parse(text.trim());
+  const shape: unknown[] = [];
+  shape.length = 2;
+  line.predicate.fingerprint.shape = shape;
+  assert.throws(
+    () => parseClaimRecord(line, "line 1"),
+    (e) => e instanceof InputError && e.code === "CLAIM_INVALID" && /shape\[0\]/.test(e.message),
   );
 });

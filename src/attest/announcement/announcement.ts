@@ -105,8 +105,9 @@ export function announcementStatement(a: Announcement): Statement {
  *
  * @param st statement parsed from verified payload bytes
  * @returns the announcement
- * @throws {InputError} `BAD_ANNOUNCEMENT` for another predicate type, unknown or missing fields,
- *   an audit id that is not derived, or a round not after the announcement
+ * @throws {InputError} `BAD_ANNOUNCEMENT` for a value that is not a statement, another predicate
+ *   type, unknown or missing fields, an audit id that is not derived, or a round not after the
+ *   announcement
  * @example
  * ```ts ignore
  * const a = parseAnnouncement(parseStatement(verified.payload));
@@ -116,7 +117,9 @@ export function parseAnnouncement(st: Statement): Announcement {
   const bad = (why: string): never => {
     throw new InputError("BAD_ANNOUNCEMENT", `Cannot read announcement: ${why}`);
   };
-  if (st.predicateType !== ANNOUNCEMENT_PREDICATE_TYPE) bad("not an audit announcement");
+  if (typeof st !== "object" || st === null || st.predicateType !== ANNOUNCEMENT_PREDICATE_TYPE) {
+    bad("not an audit announcement");
+  }
   const p = _fields(st.predicate, ["auditId", "checkpoint", "k", "beacon", "announcedAt"], bad);
   const cp = _fields(p.checkpoint, ["origin", "treeSize", "rootHash", "bodySha256"], bad);
   const b = _fields(p.beacon, ["chainHash", "round", "roundTime"], bad);

@@ -9,6 +9,7 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "../../claims/mod.ts";
+import { quoteShort } from "../../escape_text.ts";
 import { decodeBase64 } from "../base64.ts";
 import { parseEnvelope } from "../envelope.ts";
 import { keyValidAt } from "../key_valid_at.ts";
@@ -97,6 +98,10 @@ export async function checkAnnouncement(
       };
     }
     a = parseAnnouncement(parseSignedStatement(v.payload));
+    // Without a token the keys were judged at the stated time: it must be the signed one.
+    if (entry === undefined && a.announcedAt !== at) {
+      return { why: `the keys were judged at ${quoteShort(at)}, not at the signed announcedAt` };
+    }
   } catch (e) {
     return { why: `malformed announcement (${(e as Error).message})` };
   }

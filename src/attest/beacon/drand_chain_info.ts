@@ -44,9 +44,9 @@ export interface DrandChainInfo {
  * @param text JSON text: `{public_key, period, genesis_time, hash, groupHash, schemeID,
  *   metadata: {beaconID}}`
  * @returns the chain info, frozen (hex fields lowercased)
- * @throws {InputError} `BAD_BEACON` when the text is too long, not JSON, a round instead of chain
- *   info, has unknown or missing fields, non-hex keys or hashes, or a period/genesis time out of
- *   range
+ * @throws {InputError} `BAD_BEACON` when the input is not a string, the text is too long, not
+ *   JSON, a round instead of chain info, has unknown or missing fields, non-hex keys or hashes,
+ *   or a period/genesis time out of range
  * @example
  * ```ts
  * import { parseDrandChainInfo } from "./drand_chain_info.ts";
@@ -174,6 +174,7 @@ function _beaconId(id: string): string {
 
 /** @internal shared with the round parser: strict JSON with a size bound and coded errors. */
 export function _json(text: string, what: string): unknown {
+  if (typeof text !== "string") _bad(`${what} is not text`);
   if (text.length > MAX_DRAND_INFO_BYTES) _bad(`${what} is longer than ${MAX_DRAND_INFO_BYTES}`);
   try {
     return parseStrictJson(text);

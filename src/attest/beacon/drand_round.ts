@@ -22,8 +22,8 @@ export interface DrandRound {
  *
  * @param text `{round, signature, randomness?, previous_signature?}`
  * @returns the round, frozen
- * @throws {InputError} `BAD_BEACON` when the text is not JSON, has unknown fields, a round that
- *   is not a positive safe integer, or non-hex fields
+ * @throws {InputError} `BAD_BEACON` when the input is not a string, the text is not JSON, has
+ *   unknown fields, a round that is not a positive safe integer, or non-hex fields
  * @example
  * ```ts
  * import { parseDrandRound } from "./drand_round.ts";

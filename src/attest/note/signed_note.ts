@@ -66,8 +66,9 @@ export function formatSignedNote(note: SignedNote): string {
  *
  * @param text the whole note
  * @returns text and signature lines
- * @throws {InputError} `BAD_NOTE` when the note is too long, holds control characters other than
- *   newline, has no signature block, a malformed signature line, or too many signatures
+ * @throws {InputError} `BAD_NOTE` when the input is not a string, the note is too long, holds
+ *   control characters other than newline, has no signature block, a malformed signature line,
+ *   or too many signatures
  * @example
  * ```ts
  * import { parseSignedNote } from "./signed_note.ts";
@@ -76,6 +77,7 @@ export function formatSignedNote(note: SignedNote): string {
  * ```
  */
 export function parseSignedNote(text: string): SignedNote {
+  if (typeof text !== "string") _bad("input is not text");
   if (text.length > MAX_NOTE_CHARS) _bad(`longer than ${MAX_NOTE_CHARS} characters`);
   if (_CONTROL.test(text)) _bad("control characters other than newline");
   if (!text.endsWith("\n")) _bad("does not end with a newline");
