@@ -74,7 +74,11 @@ export type RecomputeRecord = (index: number, policy: RecomputePolicy) => Promis
 export interface CheckReport {
   /** True only when every check passed. */
   readonly valid: boolean;
-  /** The attested verdict (from the verified payload), if it could be read. */
+  /**
+   * The verdict the statement states, if its predicate could be read: also when `valid` is false
+   * (a genuine statement whose install's assets differ, or one whose verdict or sample check
+   * failed), so it means nothing without `valid`.
+   */
   readonly verdict: string | null;
   /** The audit id, if it could be read. */
   readonly auditId: string | null;
