@@ -56,7 +56,7 @@ export function reportMarkdown(
       ? "- sample not pre-committed: no announcement fixed the audit id and round in advance"
       : meta.trust.announcement.timestamp === undefined
       ? "- announced: the audit id, k, checkpoint and round were signed at the inspector's stated time only (announcement in the attestation, no timestamp: that it came before the round is the inspector's word)"
-      : "- announced: the audit id, k, checkpoint and round were signed before the round (announcement in the attestation, with an RFC 3161 timestamp that `check` verifies)",
+      : "- announced: the audit id, k, checkpoint and round were signed, with an RFC 3161 timestamp stating a time before the round (announcement in the attestation; this audit did not check the time-stamp authority against a pinned one, so any authority's token reads so: `check --trust-root` verifies it against the authorities the trust root pins)",
     `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")

@@ -140,12 +140,13 @@ function _summary(
       o.signers.map((s) => s.slice(0, 16)).join(", ")
     }) on ${p.timeVerified} (the inspector's stated time${_tokenTime(o.outcome)}).`,
     `Sampled ${a.k} of the ${a.population} records of claim log "${a.logId}", drawn with the public randomness of round ${a.beacon.round}.`,
+    // A valid attestation's announcement token verified against the trust root's TSA anchors.
     ...trustSentences({
       round: a.beacon.round,
       ...(a.beacon.drand === undefined ? {} : { drand: a.beacon.drand }),
       ...(a.checkpoint === undefined ? {} : { checkpoint: a.checkpoint }),
       ...(a.announcement === undefined ? {} : { announcement: a.announcement }),
-    }),
+    }, { tsaChecked: true }),
     ...(level === undefined ? [] : [
       `If ${
         _percent(Number(level.pFalse))

@@ -96,7 +96,7 @@ async function scenario(
       tsa: [{ certificate: tsa.caDer, name: "local" }],
     })),
   );
-  return await checkFile({ attestation: r.attestation, trustRoot: root });
+  return { audited: r, report: await checkFile({ attestation: r.attestation, trustRoot: root }) };
 }
 
 Deno.test({
@@ -105,13 +105,38 @@ Deno.test({
   fn: async () => {
     // The round a minute after the TSA's time, the verdict signed now: within the clock skew a
     // verdict may precede its round by (a verdict dated an hour before its round is refused).
-    const report = await scenario({ announceAt: now, round: roundAt(now + 60), name: "future" });
+    const { report } = await scenario({
+      announceAt: now,
+      round: roundAt(now + 60),
+      name: "future",
+    });
     assert.equal(report.valid, true, JSON.stringify(report.checks.filter((c) => !c.ok)));
     assert.equal(report.trust?.announcement, "timestamped");
     assert.match(
       report.checks.find((c) => c.check === "announcement")!.detail,
       /RFC 3161 timestamp/,
     );
+  },
+});
+
+Deno.test({
+  name: "the audit's reports state a timestamped announcement as unchecked against a pinned TSA",
+  ignore,
+  fn: async () => {
+    // The audit has no trust root: it reads the token's time with any authority's signature, so
+    // its reports cannot say the authority vouches for the order (check --trust-root does).
+    const { audited } = await scenario({
+      announceAt: now,
+      round: roundAt(now + 60),
+      name: "reports",
+    });
+    const md = await Deno.readTextFile(audited.reportPath);
+    const announced = md.split("\n").find((l) => l.startsWith("- announced: "))!;
+    assert.doesNotMatch(announced, /signed before the round/);
+    assert.match(announced, /did not check the time-stamp authority against a pinned one/);
+    const html = await Deno.readTextFile(audited.htmlPath);
+    assert.doesNotMatch(html, /vouches for the order/);
+    assert.match(html, /did not check against a pinned one/);
   },
 });
 

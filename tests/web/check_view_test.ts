@@ -328,8 +328,14 @@ Deno.test("trustSentences() names a verified drand round, a signed checkpoint an
   // Without a token the order before the round is the inspector's word, never "before the round".
   assert.match(s[2]!, /announced at the inspector's stated time only \(no timestamp: /);
   assert.doesNotMatch(s[2]!, /before the round,|signed before/);
-  const stamped = trustSentences({ round: 123, announcement: { timestamp: "AAAA" } })[2]!;
+  // A token verified against the trust root's authorities vouches for the order; one read at
+  // audit time, from any authority, states it (report.html says so).
+  const ann = { round: 123, announcement: { timestamp: "AAAA" } };
+  const stamped = trustSentences(ann, { tsaChecked: true })[2]!;
   assert.match(stamped, /announced and signed before the round, with an RFC 3161 timestamp/);
+  const unchecked = trustSentences(ann)[2]!;
+  assert.doesNotMatch(unchecked, /signed before the round|vouches/);
+  assert.match(unchecked, /did not check against a pinned one.*`bitaudit check --trust-root`/);
   assert.match(trustSentences({ round: 9 })[1]!, /^No signed checkpoint/);
 });
 
