@@ -16,7 +16,7 @@ import {
   type RecordResult,
 } from "../verify/mod.ts";
 
-import { trustSentences } from "../web/mod.ts";
+import { detectionSentence, trustSentences } from "../web/mod.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { layerStackFigure } from "./layer_stack_chart.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
@@ -65,6 +65,7 @@ const table = (caption: string, head: readonly string[], rows: readonly string[]
 export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Promise<string> {
   const k = report.selected.length;
   const n = (s: string) => report.results.filter((r) => r.status === s).length;
+  const caught = detectionSentence(report.detection, report.results);
   const curve = detectionCurve(report.population, {
     k,
     rates: report.detection.levels.map((l) => l.pFalse),
@@ -116,6 +117,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
         row([l.pFalse, l.falseCount, l.binomial, l.hypergeometric])
       ),
     ),
+    ...(caught === null ? [] : [`<p>${h(caught)}</p>`]),
     `<h2>Sampled records</h2>`,
     table(
       "Sampled records in selection order",

@@ -6,6 +6,7 @@
  */
 import { type AuditReport, evidenceCell } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
+import { detectionSentence } from "../web/mod.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 
@@ -35,6 +36,7 @@ export function reportMarkdown(
   const d = meta.trust?.drand;
   const cp = meta.trust?.checkpoint;
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
+  const caught = detectionSentence(report.detection, report.results);
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
@@ -76,6 +78,7 @@ export function reportMarkdown(
       `| ${l.pFalse} | ${l.falseCount} | ${l.binomial} | ${l.hypergeometric} |`
     ),
     "",
+    ...(caught === null ? [] : [caught, ""]),
     "## Sampled records",
     "",
     "| index | status | reason | SFU functions (validation status) | weakest evidence |",

@@ -16,6 +16,7 @@ import { escapeForTerminal } from "../escape_text.ts";
 import { evidenceCell, resultsByKind } from "../verify/mod.ts";
 import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
+import { detectionSentence } from "./detection_sentence.ts";
 import { trustSentences } from "./trust_sentences.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
 import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
@@ -128,7 +129,7 @@ function _summary(
   o: { signers: readonly string[]; log: ClaimLog | null; outcome: CheckDone },
 ): string[] {
   const a = p.audit;
-  const level = p.detection.levels.find((l) => l.pFalse === "0.01") ?? p.detection.levels[0];
+  const caught = detectionSentence(p.detection, p.results);
   const form = o.outcome.format === "sigstore-bundle" ? " (read from a Sigstore bundle)" : "";
   const stamped = o.outcome.timestamped
     ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time."
@@ -147,11 +148,7 @@ function _summary(
       ...(a.checkpoint === undefined ? {} : { checkpoint: a.checkpoint }),
       ...(a.announcement === undefined ? {} : { announcement: a.announcement }),
     }, { tsaChecked: true }),
-    ...(level === undefined ? [] : [
-      `If ${
-        _percent(Number(level.pFalse))
-      } of the log's records were false, a sample this size catches at least one with probability ${level.hypergeometric}.`,
-    ]),
+    ...(caught === null ? [] : [caught]),
     o.log === null
       ? "No claim log given: the sampled records' digests were not compared with a log."
       : "The claim log you gave is the one the audit sampled (same Merkle root, log id, record digests and claimed fingerprints).",

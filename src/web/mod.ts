@@ -31,3 +31,4 @@ export { type CheckFiles, checkFiles, type CheckMessage } from "./check_files.ts
 export { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_meaning.ts";
 export { validityHints, type ValidityInputs } from "./validity_hints.ts";
 export { type TrustFacts, trustSentences } from "./trust_sentences.ts";
+export { detectionSentence } from "./detection_sentence.ts";

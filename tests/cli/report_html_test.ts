@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { resultsByKind } from "../../mod.ts";
 import { escapeHtml } from "../../src/cli/escape_html.ts";
 import { reportHtml } from "../../src/cli/report_html.ts";
+import { reportMarkdown } from "../../src/cli/report_markdown.ts";
 import { verdictReport } from "../attest/_verdict_report.ts";
 import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
@@ -118,4 +119,18 @@ Deno.test("audit of a model-forward weight flip: report.html shows the layer sta
   const payload = atob(JSON.parse(await Deno.readTextFile(`${out}/attestation.dsse.json`)).payload);
   assert.doesNotMatch(payload, /firstDivergence|"layers"/);
   assert.match(payload, /first diverging stage: layer 0 mlp/); // the signed reason, as before
+});
+
+Deno.test("report.md and report.html say what the sample could catch in records, counting only verified ones", async () => {
+  // Review h123: the 1 % level of 8 records is F = 1; one of the 8 sampled is NOT_VERIFIED, so
+  // the 7 verified catch it with probability 7/8, not the signed 1.000000 of all 8.
+  const report = verdictReport();
+  const kinds = resultsByKind(report.results, null);
+  const want =
+    "if 1 of the 8 records were false (1 %, rounded up to whole records), the 7 verified records catch at least one with probability 0.875000";
+  const html = await reportHtml(report, { ...meta, kinds });
+  assert.ok(html.includes(want), html);
+  const md = reportMarkdown(report, meta);
+  assert.ok(md.includes(want), md);
+  assert.match(md, /^1 of the 8 sampled records was NOT_VERIFIED and could catch nothing/m);
 });

@@ -86,6 +86,16 @@ Deno.test("checkView() puts the verdict and its meaning first for a valid attest
   assert.match(v.summary[1]!, new RegExp(`^Verdict ${report.verdict}: 1 of the 8 sampled`));
   assert.match(v.summary.join(" "), /Sampled 8 of the 8 records of claim log "log-t"/);
   assert.deepEqual(v.kinds, [{ kind: "unknown", PASS: 6, FAIL: 1, NOT_VERIFIED: 1 }]);
+  // The signed figure counts all 8 (1.000000); the one NOT_VERIFIED record catches nothing.
+  assert.ok(
+    v.summary.some((s) =>
+      s.startsWith("1 of the 8 sampled records was NOT_VERIFIED and could catch nothing") &&
+      s.includes(
+        "if 1 of the 8 records were false (1 %, rounded up to whole records), the 7 verified records catch at least one with probability 0.875000",
+      )
+    ),
+    v.summary.join("\n"),
+  );
   const fail = v.results.find((r) => r.status === "FAIL")!;
   assert.equal(fail.firstDifference, "element 4: claimed 0x3f49, recomputed 0x3f4a");
   assert.ok(v.digests.some((d) => d.label === "log root" && d.value === "11".repeat(32)));

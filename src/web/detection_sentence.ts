@@ -1,0 +1,68 @@
+/**
+ * The detection statement in one plain sentence (shared by the checker page, `report.md` and
+ * `report.html`): how likely the audit's sample was to catch a false record, at the 1 % level the
+ * verdict signs, said in records (F of N, the level rounded up to whole records), and counting
+ * only the sampled records that were verified: a NOT_VERIFIED record was compared with nothing
+ * and could catch nothing, whereas the signed statement counts the whole sample.
+ *
+ * @module
+ */
+import { detectionHypergeometric, type DetectionStatement } from "../verify/mod.ts";
+
+/**
+ * Says what the sample could catch.
+ *
+ * @param detection the signed detection statement (population, k, levels)
+ * @param results the sampled results' statuses
+ * @returns the sentence, or null when the statement has no level with a false record
+ * @example
+ * ```ts
+ * import { detectionSentence } from "./detection_sentence.ts";
+ * const d = {
+ *   population: 6,
+ *   k: 4,
+ *   levels: [{ pFalse: "0.01", falseCount: 1, binomial: "0.039404", hypergeometric: "0.666667" }],
+ * };
+ * const all = detectionSentence(d, [{ status: "PASS" }, { status: "PASS" }, { status: "FAIL" }, { status: "PASS" }]);
+ * if (!all!.startsWith("If 1 of the 6 records were false (1 %, rounded up to whole records)")) {
+ *   throw new Error(all!);
+ * }
+ * const some = detectionSentence(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }, { status: "PASS" }, { status: "PASS" }]);
+ * if (!some!.includes("the 3 verified records catch at least one with probability 0.500000")) {
+ *   throw new Error(some!);
+ * }
+ * ```
+ */
+export function detectionSentence(
+  detection: DetectionStatement,
+  results: readonly { readonly status: string }[],
+): string | null {
+  const { population: n, k } = detection;
+  const level = detection.levels.find((l) => l.pFalse === "0.01") ?? detection.levels[0];
+  if (level === undefined || level.falseCount < 1 || level.falseCount > n) return null;
+  const f = level.falseCount;
+  const exact = Math.abs(Number(level.pFalse) * n - f) < 1e-9;
+  const share = `${_percent(Number(level.pFalse))}${exact ? "" : ", rounded up to whole records"}`;
+  const falseOnes = `if ${f} of the ${n} records were false (${share})`;
+  const verified = results.filter((r) => r.status === "PASS" || r.status === "FAIL").length;
+  if (verified === results.length) {
+    return `${
+      _cap(falseOnes)
+    }, a sample of ${k} catches at least one with probability ${level.hypergeometric}.`;
+  }
+  const unverified = results.length - verified;
+  const lead = `${unverified} of the ${results.length} sampled records ${
+    unverified === 1 ? "was" : "were"
+  } NOT_VERIFIED and could catch nothing (the signed figure, ${level.hypergeometric}, counts all ${k})`;
+  if (verified === 0) return `${lead}: this audit could catch no false record.`;
+  const p = detectionHypergeometric(n, { falseCount: f, k: Math.min(verified, n) }).toFixed(6);
+  return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming a false record is as likely as any other to be one this verifier can check.`;
+}
+
+function _cap(text: string): string {
+  return `${text[0]!.toUpperCase()}${text.slice(1)}`;
+}
+
+function _percent(p: number): string {
+  return `${Number((p * 100).toPrecision(6))} %`;
+}
