@@ -12,16 +12,22 @@
  * items no worker returned. A worker key is the signer's delegate, not a key of the reader's trust
  * root: the sentence says so rather than calling every result the inspector's own.
  *
- * @param p the verified predicate (`worker` on each result and `workers.reverified` as the
- *   verdict statement carries them)
+ * @param p the verified predicate (`worker` and `finding` on each result and
+ *   `workers.reverified` as the verdict statement carries them: a FAILED verdict counts its FAILs
+ *   by what each found)
  * @param o `signers`: key ids of the keys whose signatures counted (a worker key among them is
  *   the inspector's own)
  * @returns one or two sentences with the counts behind the verdict
  * @example
  * ```ts
  * import { verdictMeaning } from "./verdict_meaning.ts";
- * const s = verdictMeaning({ verdict: "FAILED", results: [{ status: "FAIL" }, { status: "PASS" }] });
- * if (!s.startsWith("Verdict FAILED: 1 of the 2 sampled records")) throw new Error(s);
+ * const s = verdictMeaning({
+ *   verdict: "FAILED",
+ *   results: [{ status: "FAIL", finding: "committed-input" }, { status: "PASS" }],
+ * });
+ * if (!s.startsWith("Verdict FAILED: 1 of the 2 sampled records could not be recomputed")) {
+ *   throw new Error(s);
+ * }
  * const w = verdictMeaning({
  *   verdict: "PASSED",
  *   results: [{ status: "PASS", worker: "ab" }, { status: "PASS", worker: "cd" }],
@@ -35,7 +41,11 @@
 export function verdictMeaning(
   p: {
     readonly verdict: string;
-    readonly results: readonly { readonly status: string; readonly worker?: string }[];
+    readonly results: readonly {
+      readonly status: string;
+      readonly worker?: string;
+      readonly finding?: string;
+    }[];
     readonly workers?: { readonly reverified: readonly number[] };
   },
   o: { readonly signers?: readonly string[] } = {},
@@ -57,9 +67,7 @@ export function verdictMeaning(
           allOwn ? " by the inspector" : ""
         } and matched the prover's claim bit for bit.`;
       case "FAILED":
-        return `Verdict FAILED: ${
-          n("FAIL")
-        } of the ${k} sampled records did not match what the prover claimed when recomputed; the claim log contains false claims.`;
+        return _failed(p.results);
       default:
         return `Verdict ${p.verdict}: no sampled record failed, but ${
           n("NOT_VERIFIED")
@@ -83,6 +91,47 @@ export function verdictMeaning(
   if (missing > 0) parts.push(`${missing} with no result from any worker (NOT_VERIFIED)`);
   const text = parts.join("; ");
   return `${main} ${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
+
+/**
+ * What a FAIL found, by its `finding`, in words that hold for it: only a recomputation that
+ * differed (fingerprint, layer chain, greedy token) "did not match when recomputed"; a missing or
+ * corrupt committed input and a contradiction were found without any recomputed output.
+ */
+const _FOUND = {
+  recomputed: "did not match what the prover claimed when recomputed",
+  input:
+    "could not be recomputed: an input the prover committed to was missing or did not match its digest (the prover must produce each one)",
+  contradiction:
+    "contradicted the stack, hardware or history they state, or the log (found without recomputing)",
+  other: "failed",
+} as const;
+
+function _found(finding: string | undefined): keyof typeof _FOUND {
+  switch (finding) {
+    case "fingerprint":
+    case "layer-chain":
+    case "greedy-token":
+      return "recomputed";
+    case "committed-input":
+      return "input";
+    case "contradiction":
+      return "contradiction";
+    default:
+      return "other";
+  }
+}
+
+/** The FAILED sentence: the failed records counted by what each FAIL found. */
+function _failed(results: readonly { readonly status: string; readonly finding?: string }[]) {
+  const fails = results.filter((r) => r.status === "FAIL");
+  const groups = (Object.keys(_FOUND) as (keyof typeof _FOUND)[])
+    .map((g) => [g, fails.filter((r) => _found(r.finding) === g).length] as const)
+    .filter(([, count]) => count > 0);
+  const what = groups.length <= 1
+    ? _FOUND[groups[0]?.[0] ?? "other"]
+    : `failed (${groups.map(([g, count]) => `${count} ${_FOUND[g]}`).join("; ")})`;
+  return `Verdict FAILED: ${fails.length} of the ${results.length} sampled records ${what}; the claim log contains false claims.`;
 }
 
 /** How a verdict is shown: its own colour, apart from the attestation's validity. */

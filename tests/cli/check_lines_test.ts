@@ -17,7 +17,7 @@ const predicate = (verdict: string, auditId = "audit-1") =>
   ({
     verdict,
     audit: { auditId },
-    results: [{ status: "FAIL" }, { status: "PASS" }],
+    results: [{ status: "FAIL", finding: "fingerprint" }, { status: "PASS" }],
   }) as unknown as VerdictPredicate;
 const base = { report, format: "dsse", timestamped: false, hints: [] } as const;
 

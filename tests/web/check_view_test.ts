@@ -299,9 +299,43 @@ Deno.test("verdictMeaning() says what each verdict means with its counts", () =>
     verdictMeaning({ verdict: "INCONCLUSIVE", results: [r("PASS"), r("NOT_VERIFIED")] }),
     /^Verdict INCONCLUSIVE: no sampled record failed, but 1 of the 2 could not be verified/,
   );
+  const differs = { status: "FAIL", finding: "fingerprint" };
   assert.match(
-    verdictMeaning({ verdict: "FAILED", results: [r("FAIL"), r("NOT_VERIFIED"), r("FAIL")] }),
+    verdictMeaning({ verdict: "FAILED", results: [differs, r("NOT_VERIFIED"), differs] }),
     /^Verdict FAILED: 2 of the 3 sampled records did not match/,
+  );
+});
+
+Deno.test("verdictMeaning() words each FAIL by what it found: only a recomputation that differed 'did not match when recomputed'", () => {
+  // Review h123: a FAIL for a missing committed input (recomputed: null) read as a mismatch.
+  const fail = (finding: string) => ({ status: "FAIL", finding });
+  const pass = { status: "PASS" };
+  const input = verdictMeaning({ verdict: "FAILED", results: [fail("committed-input"), pass] });
+  assert.equal(
+    input,
+    "Verdict FAILED: 1 of the 2 sampled records could not be recomputed: an input the prover committed to was missing or did not match its digest (the prover must produce each one); the claim log contains false claims.",
+  );
+  assert.doesNotMatch(input, /did not match what the prover claimed/);
+  const contradiction = verdictMeaning({ verdict: "FAILED", results: [fail("contradiction")] });
+  assert.match(contradiction, /^Verdict FAILED: 1 of the 1 sampled records contradicted the stack/);
+  assert.doesNotMatch(contradiction, /when recomputed/);
+  for (const f of ["fingerprint", "layer-chain", "greedy-token"]) {
+    assert.match(
+      verdictMeaning({ verdict: "FAILED", results: [fail(f)] }),
+      /1 of the 1 sampled records did not match what the prover claimed when recomputed;/,
+    );
+  }
+  assert.equal(
+    verdictMeaning({
+      verdict: "FAILED",
+      results: [fail("fingerprint"), fail("committed-input"), fail("layer-chain"), pass],
+    }),
+    "Verdict FAILED: 3 of the 4 sampled records failed (2 did not match what the prover claimed when recomputed; 1 could not be recomputed: an input the prover committed to was missing or did not match its digest (the prover must produce each one)); the claim log contains false claims.",
+  );
+  // A FAIL stating no finding (no verifier's: the predicate parser refuses it) claims no kind.
+  assert.match(
+    verdictMeaning({ verdict: "FAILED", results: [{ status: "FAIL" }, pass] }),
+    /^Verdict FAILED: 1 of the 2 sampled records failed; /,
   );
 });
 
