@@ -98,7 +98,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     `<dl>${facts.map(([d, v]) => `<dt>${h(d)}</dt><dd><code>${h(v)}</code></dd>`).join("")}</dl>`,
     `<ul class="trust">${_trust(report, meta.trust).map((t) => `<li>${h(t)}</li>`).join("")}</ul>`,
     `<h2>What was checked</h2>`,
-    _figure(sampleSvg, `${k} of the ${report.population} records were sampled and recomputed.`),
+    _figure(sampleSvg, _sampledCaption(report)),
     _figure(kindSvg, "Sampled records per workload kind, by result."),
     table(
       "Sampled records per workload kind",
@@ -158,6 +158,19 @@ function _trust(report: AuditReport, trust: TrustInputs | undefined): string[] {
     ...(trust?.checkpoint === undefined ? {} : { checkpoint: trust.checkpoint }),
     ...(trust?.announcement === undefined ? {} : { announcement: trust.announcement }),
   }, { tsaChecked: false });
+}
+
+/**
+ * How many records were sampled, and how many of them recomputed: a record refused before its
+ * recomputation (a contradiction, a missing input, an unsupported configuration) was not.
+ */
+function _sampledCaption(report: AuditReport): string {
+  const k = report.selected.length;
+  const recomputed = report.results.filter((r) => r.recomputed !== null).length;
+  const sampled = `${k} of the ${report.population} records were sampled`;
+  return recomputed === k
+    ? `${sampled} and recomputed.`
+    : `${sampled}; ${recomputed} of them ${recomputed === 1 ? "was" : "were"} recomputed.`;
 }
 
 function _figure(svg: string, caption: string): string {

@@ -134,3 +134,20 @@ Deno.test("report.md and report.html say what the sample could catch in records,
   assert.ok(md.includes(want), md);
   assert.match(md, /^1 of the 8 sampled records was NOT_VERIFIED and could catch nothing/m);
 });
+
+Deno.test("report.html counts only the recomputed records as recomputed in the sample's caption", async () => {
+  // Review h123: "8 of the 8 records were sampled and recomputed" where one was NOT_VERIFIED
+  // before any recomputation (recomputed: null).
+  const report = verdictReport();
+  assert.equal(report.results.filter((r) => r.recomputed === null).length, 1);
+  const html = await reportHtml(report, { ...meta, kinds: resultsByKind(report.results, null) });
+  assert.ok(html.includes("8 of the 8 records were sampled; 7 of them were recomputed."), html);
+  assert.doesNotMatch(html, /sampled and recomputed/);
+  const all = { ...report, results: report.results.filter((r) => r.recomputed !== null) };
+  const k = all.results.length;
+  const caption = await reportHtml({ ...all, selected: all.results.map((r) => r.index) }, {
+    ...meta,
+    kinds: resultsByKind(all.results, null),
+  });
+  assert.ok(caption.includes(`${k} of the 8 records were sampled and recomputed.`));
+});
