@@ -11,17 +11,21 @@
 import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
 import { ANNOUNCED_ID_PREFIX } from "./announcement/mod.ts";
 import {
+  AUDIT_SEED_DOMAIN,
   type AuditVerdict,
   type DetectionStatement,
   ELEMENT_BITS,
   type EvidenceLevel,
   FAIL_FINDINGS,
+  isVerdictEngine,
   MAX_COMPONENT_TEXT,
   MAX_RESULT_TEXT,
   type ProverObligation,
   type RecordStatus,
   RESULT_NAME,
   resultInconsistency,
+  SAMPLE_ALGORITHM,
+  WORKER_ENGINES,
 } from "../verify/mod.ts";
 import { InputError } from "../errors.ts";
 import { LOG_ID_PATTERN } from "../claims/mod.ts";
@@ -105,7 +109,7 @@ export function parseVerdictPredicate(value: unknown): VerdictPredicate {
     verifier: {
       id: v.str("id"),
       version: v.str("version"),
-      engine: v.str("engine"),
+      engine: _engine(v.str("engine")),
       runtime: v.str("runtime"),
     },
     timeVerified: p.str("timeVerified"),
@@ -223,13 +227,40 @@ function _audit(value: unknown): VerdictAudit {
     beacon: beaconOf(a.get("beacon")),
     ...(a.has("checkpoint") ? { checkpoint: checkpointOf(a.get("checkpoint")) } : {}),
     ...(a.has("announcement") ? { announcement: announcementOf(a.get("announcement")) } : {}),
-    seedDerivation: a.str("seedDerivation"),
+    seedDerivation: _exactly(a.str("seedDerivation"), {
+      where: "predicate.audit.seedDerivation",
+      want: AUDIT_SEED_DOMAIN,
+    }),
     seed: a.str("seed"),
-    algorithm: a.str("algorithm"),
+    algorithm: _exactly(a.str("algorithm"), {
+      where: "predicate.audit.algorithm",
+      want: SAMPLE_ALGORITHM,
+    }),
     k: _sampleSize(a.int("k")),
     selected: a.list("selected", (x, where) => intOf(x, where)),
     ...(a.has("requireEvidence") ? { requireEvidence: a.oneOf("requireEvidence", LEVELS) } : {}),
   };
+}
+
+/**
+ * A signed name of what `check` itself uses (the seed derivation, the sampling algorithm): `check`
+ * recomputes the seed and sample with its own, so a verdict naming another would state a method
+ * nobody checked.
+ */
+function _exactly(text: string, o: { where: string; want: string }): string {
+  if (text !== o.want) _value(o.where, `is not '${o.want}', the one check recomputes with`);
+  return text;
+}
+
+/** The engine an audit names (`isVerdictEngine`): the page shows it, so a free text could boast. */
+function _engine(text: string): string {
+  if (!isVerdictEngine(text)) {
+    _value(
+      "predicate.verifier.engine",
+      `is not an engine an audit names (${WORKER_ENGINES.join(", ")}, their '+' set, or none)`,
+    );
+  }
+  return text;
 }
 
 /** An audit samples at least one record (`audit` refuses `--k 0`): a verdict on none says nothing. */

@@ -15,6 +15,7 @@ import { exactObject, readDocument, requireCanonical, type Shape } from "./_exac
 import { HEX64, SERVE_ID } from "./_shapes.ts";
 import { parseRecordResult } from "./parse_record_result.ts";
 import type { RecordResult } from "./record_result.ts";
+import { WORKER_ENGINES } from "./verifier_engine.ts";
 
 /** Format tag of item results. */
 export const ITEM_RESULT_FORMAT = "bitaudit/audit-item-result/v1";
@@ -110,8 +111,8 @@ export function parseItemResult(line: string, where: string): ItemResult {
     bad,
   });
   // What a worker of this version can be: the engines a walker picks and Deno's version string.
-  if (!ENGINES.includes(w.engine as string)) {
-    bad(`'verifier.engine' must be one of ${ENGINES.map((e) => `'${e}'`).join(", ")}`);
+  if (!WORKER_ENGINES.includes(w.engine as string)) {
+    bad(`'verifier.engine' must be one of ${WORKER_ENGINES.map((e) => `'${e}'`).join(", ")}`);
   }
   if (!RUNTIME.test(w.runtime as string)) bad("'verifier.runtime' must be 'deno <version>'");
   const assets: Record<string, string> = {};
@@ -141,8 +142,6 @@ export function parseItemResult(line: string, where: string): ItemResult {
 }
 
 const ASSET_PATH = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
-/** The engines a recomputation runs on (`createGemmWalker`'s `engine`). */
-const ENGINES: readonly string[] = ["wasm", "reference"];
 /** The runtime a worker names: `deno` and its version (`Deno.version.deno`). */
 const RUNTIME = /^deno [0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.-]{1,40})?$/;
 

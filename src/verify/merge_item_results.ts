@@ -15,6 +15,7 @@ import { detectionStatement } from "./detection.ts";
 import { type ItemResult, resultBytes, type WorkerInfo } from "./item_result.ts";
 import { auditVerdict, type RecordResult } from "./record_result.ts";
 import { resultInconsistency } from "./result_consistency.ts";
+import { mergedEngineName } from "./verifier_engine.ts";
 import type { AuditReport } from "./audit_report.ts";
 
 /** Reason recorded for a planned item that no worker returned. */
@@ -101,7 +102,11 @@ export function mergeItemResults(
   const results = chosen.map((r, j) => r?.result.result ?? _missing(plan, j));
   return {
     report: _report(plan, results),
-    verifier: { version: options.build.version, engine: _join(engines), runtime: _join(runtimes) },
+    verifier: {
+      version: options.build.version,
+      engine: mergedEngineName(engines),
+      runtime: _join(runtimes),
+    },
     assets: Object.fromEntries([...assets].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)),
     missing: plan.items.filter((_, j) => chosen[j] === undefined).map((it) => it.index),
     duplicates,

@@ -120,6 +120,7 @@ export {
 } from "./sample_indices.ts";
 export { AUDIT_SEED_DOMAIN, deriveSeed, type SeedInputs } from "./seed.ts";
 export { type Shard, shardItems } from "./shard_items.ts";
+export { isVerdictEngine, mergedEngineName, WORKER_ENGINES } from "./verifier_engine.ts";
 export { type VerifyContext, verifyRecord } from "./verify_record.ts";
 export { checkPlanLog, type WorkContext, workerInfo, workItem } from "./work_item.ts";
 export {

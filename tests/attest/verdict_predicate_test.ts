@@ -153,6 +153,36 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's 
   }
 });
 
+Deno.test("parseVerdictPredicate() refuses a seed derivation, sampling algorithm or engine that no audit writes", () => {
+  // Review h123: free strings, shown by the checker page, that check never compared with what it
+  // recomputes with ("...v9 (k=1000, exhaustive)", engine "gpu-measured").
+  const cases: [string, string, string, RegExp][] = [
+    ["predicate.audit", "seedDerivation", "bitaudit/audit-seed/v2", /the one check recomputes/],
+    [
+      "predicate.audit",
+      "algorithm",
+      "bitaudit/sha256-counter-sample/v9 (k=1000, exhaustive)",
+      /is not 'bitaudit\/sha256-counter-sample\/v1'/,
+    ],
+    ["predicate.verifier", "engine", "gpu-measured", /is not an engine an audit names/],
+    ["predicate.verifier", "engine", "wasm+reference", /is not an engine an audit names/],
+    ["predicate.verifier", "engine", "wasm+wasm", /is not an engine an audit names/],
+  ];
+  for (const [path, key, value, why] of cases) {
+    const p = edited(path, (o) => (o as Record<string, unknown>)[key] = value);
+    assert.throws(
+      () => parseVerdictPredicate(p),
+      (e) => code("VERDICT_FIELD_VALUE")(e) && why.test((e as Error).message),
+      `${path}.${key}`,
+    );
+  }
+  // What audits write: one engine, a merged audit's '+' set of them, none.
+  for (const engine of ["wasm", "reference", "reference+wasm", "none"]) {
+    const p = edited("predicate.verifier", (o) => (o as Record<string, unknown>).engine = engine);
+    assert.equal(parseVerdictPredicate(p).verifier.engine, engine);
+  }
+});
+
 Deno.test("parseVerdictPredicate() refuses result texts longer than a verifier writes them, and names that are not tokens", () => {
   const sfuAt = built.results.findIndex((r) => r.sfu !== undefined);
   const recomputedAt = built.results.findIndex((r) => r.recomputed !== null);

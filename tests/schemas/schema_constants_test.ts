@@ -24,9 +24,12 @@ import {
   ELEMENT_BITS,
   EVIDENCE_LEVELS,
   FAIL_FINDINGS,
+  isVerdictEngine,
   ITEM_RESULT_FORMAT,
   MAX_PLAN_SIGNATURES,
+  mergedEngineName,
   SAMPLE_ALGORITHM,
+  WORKER_ENGINES,
 } from "../../src/verify/mod.ts";
 import { SCHEMAS } from "./_schemas.ts";
 
@@ -48,10 +51,16 @@ Deno.test("schema format tags and predicate types are the code's", () => {
     ["audit-plan", "properties/format/const", AUDIT_PLAN_FORMAT],
     ["audit-plan", "properties/seedDerivation/const", AUDIT_SEED_DOMAIN],
     ["audit-plan", "properties/algorithm/const", SAMPLE_ALGORITHM],
+    ["verdict-predicate", "properties/audit/properties/seedDerivation/const", AUDIT_SEED_DOMAIN],
+    ["verdict-predicate", "properties/audit/properties/algorithm/const", SAMPLE_ALGORITHM],
     ["item-result", "properties/format/const", ITEM_RESULT_FORMAT],
     ["signed-item-result", "properties/payloadType/const", ITEM_RESULT_PAYLOAD_TYPE],
   ];
   for (const [name, path, value] of cases) assert.equal(at(SCHEMAS[name], path), value, name);
+  // A verdict's engine: each worker engine, their merged set, or none (review h123).
+  const engines = at(SCHEMAS["verdict-predicate"], "properties/verifier/properties/engine/enum");
+  assert.deepEqual(engines, [...WORKER_ENGINES, mergedEngineName(WORKER_ENGINES), "none"]);
+  for (const e of engines as string[]) assert.ok(isVerdictEngine(e), e);
   assert.match(
     String(SCHEMAS["verdict-predicate"].description),
     new RegExp(VERDICT_PREDICATE_TYPE),
