@@ -220,6 +220,7 @@ export type InputCode =
 
 /** Codes of {@link UsageError}: a flag's value or a combination of flags is refused. */
 export type UsageCode =
+  | "USAGE_AUDIT_ID"
   | "USAGE_NUMBER"
   | "USAGE_KEYS"
   | "USAGE_NATS"

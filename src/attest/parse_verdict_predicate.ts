@@ -11,6 +11,8 @@
 import { announcementOf, beaconOf, checkpointOf } from "./_verdict_trust_fields.ts";
 import { ANNOUNCED_ID_PREFIX } from "./announcement/mod.ts";
 import {
+  AUDIT_ID_PATTERN,
+  AUDIT_ID_RULE,
   AUDIT_SEED_DOMAIN,
   type AuditVerdict,
   type DetectionStatement,
@@ -211,6 +213,10 @@ function _audit(value: unknown): VerdictAudit {
     "requireEvidence",
   ], ["checkpoint", "announcement", "requireEvidence"]);
   const auditId = a.str("auditId");
+  // Printable ASCII only: a lookalike of 'announced-' (U+2011) would pass the rule below.
+  if (!AUDIT_ID_PATTERN.test(auditId)) {
+    _value("predicate.audit.auditId", `is not an audit id (${AUDIT_ID_RULE})`);
+  }
   // An announced id reads as derived from an announcement: without one, nothing derived it (with
   // one, `check` compares it with the announcement's).
   if (auditId.startsWith(ANNOUNCED_ID_PREFIX) && !a.has("announcement")) {

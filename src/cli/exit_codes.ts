@@ -220,6 +220,7 @@ const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
 
 /** Refused command lines. */
 const _USAGE: Readonly<Record<UsageCode, ExitCode>> = {
+  USAGE_AUDIT_ID: EXIT.USAGE,
   USAGE_KEYS: EXIT.USAGE,
   USAGE_NATS: EXIT.USAGE,
   USAGE_NUMBER: EXIT.USAGE,

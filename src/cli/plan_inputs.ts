@@ -10,6 +10,8 @@ import { MAX_CLOCK_SKEW_MS, parseRfc3339, type SigningKey } from "../attest/mod.
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
+  AUDIT_ID_PATTERN,
+  AUDIT_ID_RULE,
   type AuditPlan,
   auditPlanDigest,
   checkPlanLog,
@@ -54,6 +56,7 @@ export async function planFromFlags(
 ): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs; keys: SigningKey[] }> {
   const k = intFlag(o.k, { flag: "--k", min: 1 });
   const root = rootFlag(o.root);
+  auditIdFlag(o.auditId);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
       "USAGE_RANDOMNESS",
@@ -98,6 +101,31 @@ export function rootFlag(text: string | undefined): string | undefined {
     );
   }
   return text.toLowerCase();
+}
+
+/**
+ * Checks an `--audit-id` flag: printable ASCII from the set a claim log id uses
+ * (`AUDIT_ID_PATTERN`), so that no lookalike of the announced form (`announced‑` with U+2011)
+ * and no control character reaches the signed verdict. Checked before anything is read.
+ *
+ * @param text the flag's value, or undefined when not given
+ * @returns the id, or undefined
+ * @throws {UsageError} `USAGE_AUDIT_ID`
+ * @example
+ * ```ts
+ * import { auditIdFlag } from "./plan_inputs.ts";
+ * if (auditIdFlag("audit-2026-11-05") !== "audit-2026-11-05") throw new Error();
+ * ```
+ */
+export function auditIdFlag(text: string | undefined): string | undefined {
+  if (text === undefined || AUDIT_ID_PATTERN.test(text)) return text;
+  // Every character outside ASCII shown by its code point: a lookalike is what it is refused for.
+  const shown = quoteForTerminal(text.slice(0, 80))
+    .replace(/[^\x20-\x7e]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  throw new UsageError(
+    "USAGE_AUDIT_ID",
+    `Cannot use --audit-id ${shown}: expected ${AUDIT_ID_RULE}`,
+  );
 }
 
 /**

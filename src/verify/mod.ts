@@ -119,6 +119,7 @@ export {
   uniformBelow,
 } from "./sample_indices.ts";
 export { AUDIT_SEED_DOMAIN, deriveSeed, type SeedInputs } from "./seed.ts";
+export { AUDIT_ID_PATTERN, AUDIT_ID_RULE } from "./audit_id.ts";
 export { type Shard, shardItems } from "./shard_items.ts";
 export { isVerdictEngine, mergedEngineName, WORKER_ENGINES } from "./verifier_engine.ts";
 export { type VerifyContext, verifyRecord } from "./verify_record.ts";

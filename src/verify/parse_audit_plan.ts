@@ -22,6 +22,7 @@ import {
 } from "./audit_plan.ts";
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
+import { AUDIT_ID_PATTERN, AUDIT_ID_RULE } from "./audit_id.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readPlanItem } from "./_shapes.ts";
 
@@ -124,6 +125,7 @@ function _evidence(v: unknown, bad: (why: string) => never): PlanEvidence {
 function _recompute(plan: AuditPlan, bad: (why: string) => never): void {
   if (plan.seedDerivation !== AUDIT_SEED_DOMAIN) bad(`seedDerivation must be ${AUDIT_SEED_DOMAIN}`);
   if (plan.algorithm !== SAMPLE_ALGORITHM) bad(`algorithm must be ${SAMPLE_ALGORITHM}`);
+  if (!AUDIT_ID_PATTERN.test(plan.auditId)) bad(`auditId must be ${AUDIT_ID_RULE}`);
   const k = plan.items.length;
   if (k > plan.population) bad(`${k} items from a population of ${plan.population}`);
   let seed: Uint8Array;

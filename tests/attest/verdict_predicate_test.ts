@@ -144,6 +144,11 @@ Deno.test("parseVerdictPredicate() throws VERDICT_FIELD_VALUE outside a field's 
     ["predicate.audit", "k", 0],
     // An id of the announced form with no announcement to derive it from.
     ["predicate.audit", "auditId", `announced-${"0".repeat(32)}`],
+    // Its lookalike (U+2011 for the hyphen), a control character, none, too long (review h123).
+    ["predicate.audit", "auditId", `announced\u2011${"0".repeat(32)}`],
+    ["predicate.audit", "auditId", "x\n# heading"],
+    ["predicate.audit", "auditId", ""],
+    ["predicate.audit", "auditId", "a".repeat(129)],
     ["predicate.audit.beacon", "round", 2 ** 53],
     ["predicate.results[0]", "index", -0.5],
   ];

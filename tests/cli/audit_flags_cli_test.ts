@@ -116,3 +116,21 @@ Deno.test("audit and audit plan refuse a malformed --root with USAGE_ROOT before
     }
   }
 });
+
+Deno.test("audit and audit plan refuse an --audit-id outside printable ASCII with USAGE_AUDIT_ID before reading anything", async () => {
+  // Review h123: 'announced\u2011...' (a non-breaking hyphen) passed the announced-form rule, and
+  // any text, newlines and escapes included, reached the signed verdict and the reports.
+  const ids = [`announced\u2011${"0".repeat(32)}`, "x\n# forged heading\u001b[2J", "a b", ""];
+  for (const id of [...ids, "a".repeat(129)]) {
+    const plan = ["audit", "plan", "--log", MISSING, "--randomness", "00", "--round", "1"]
+      .concat(["--key", MISSING]);
+    for (const args of [withFlag("--k", "1"), [...plan, "--k", "1", "--out", `${dir}/p.json`]]) {
+      const r = await runBitaudit([...args, "--audit-id", id]);
+      assert.equal(r.code, 2, r.stderr);
+      assertCliCode(r.stderr, "USAGE_AUDIT_ID");
+      assert.match(r.stderr, /Cannot use --audit-id '.*': expected 1-128 of A-Z a-z 0-9 \. _ : -/);
+      // deno-lint-ignore no-control-regex
+      assert.doesNotMatch(r.stderr, /[\u0000-\u0008\u000b-\u001f\u2011]/);
+    }
+  }
+});

@@ -32,21 +32,21 @@ hostileTable("terminal", [
     code: "INPUT_MISSING",
   },
   {
-    name: "audit escapes an audit id holding a newline and escapes in the terminal and report.md",
+    // An audit id is printable ASCII (review h123): one holding a newline and escapes is refused
+    // before anything is read, and the refusal shows it escaped.
+    name: "audit refuses an audit id holding a newline and escapes, showing it escaped",
     args: (dir) => [
       ...auditArgs(fx, `${dir}/out`, 2),
       "--audit-id",
       `x\n# forged heading\u001b[2J | cell`,
     ],
-    exit: 0,
-    writes: true,
-    check: async (_run, dir) => {
-      const md = await Deno.readTextFile(`${dir}/out/report.md`);
-      assert.doesNotMatch(md, /^# forged/m);
-      // deno-lint-ignore no-control-regex
-      assert.doesNotMatch(md, /\u001b/);
-      const line = String.raw`- audit id: x\\u\{a\}\# forged heading\\u\{1b\}\[2J \| cell`;
-      assert.ok(md.split("\n").includes(line), md);
+    exit: 2,
+    code: "USAGE_AUDIT_ID",
+    check: (run) => {
+      assert.ok(
+        run.stderr.includes(String.raw`'x\u{a}# forged heading\u{1b}[2J | cell'`),
+        run.stderr,
+      );
     },
   },
   {

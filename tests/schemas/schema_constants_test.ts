@@ -19,6 +19,7 @@ import {
   SERVING_HISTORY_SCHEMA,
 } from "../../src/claims/mod.ts";
 import {
+  AUDIT_ID_PATTERN,
   AUDIT_PLAN_FORMAT,
   AUDIT_SEED_DOMAIN,
   ELEMENT_BITS,
@@ -51,6 +52,8 @@ Deno.test("schema format tags and predicate types are the code's", () => {
     ["audit-plan", "properties/format/const", AUDIT_PLAN_FORMAT],
     ["audit-plan", "properties/seedDerivation/const", AUDIT_SEED_DOMAIN],
     ["audit-plan", "properties/algorithm/const", SAMPLE_ALGORITHM],
+    ["verdict-predicate", "properties/audit/properties/auditId/pattern", AUDIT_ID_PATTERN.source],
+    ["audit-plan", "properties/auditId/pattern", AUDIT_ID_PATTERN.source],
     ["verdict-predicate", "properties/audit/properties/seedDerivation/const", AUDIT_SEED_DOMAIN],
     ["verdict-predicate", "properties/audit/properties/algorithm/const", SAMPLE_ALGORITHM],
     ["item-result", "properties/format/const", ITEM_RESULT_FORMAT],

@@ -138,3 +138,14 @@ Deno.test("parseAuditPlan() reads at most the values and nesting a plan of its l
     );
   }
 });
+
+Deno.test("parseAuditPlan() refuses a plan whose audit id is not printable ASCII, even with its own seed and digests (review h123)", () => {
+  for (const auditId of [`announced\u2011${"0".repeat(32)}`, "x\n# heading", "a b"]) {
+    const p = planAudit(log, { auditId, randomness: "cd".repeat(32), round: 9, k: 3 });
+    assert.throws(
+      () => parseAuditPlan(encodeAuditPlan({ ...p, signatures: [SIGNATURE] }), "p"),
+      (e: unknown) => code("PLAN_INVALID")(e) && /auditId must be 1-128 of/.test(String(e)),
+      JSON.stringify(auditId),
+    );
+  }
+});

@@ -22,7 +22,7 @@ import {
   loadSigningKeys,
   prepareOutputDir,
 } from "../load_inputs.ts";
-import { rootFlag, timeFlag } from "../plan_inputs.ts";
+import { auditIdFlag, rootFlag, timeFlag } from "../plan_inputs.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
@@ -112,7 +112,10 @@ export function auditCommand(): CommandUnknownOpts {
     .option("--key <files...>", "inspector private key(s) (PKCS#8 PEM); several co-sign")
     .option("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
     .option("--blobs <dir>", "tensor blobs by sha256 (default: <log folder>/blobs)")
-    .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
+    .option(
+      "--audit-id <id>",
+      "audit identifier: up to 128 ASCII letters, digits and . _ : - (default: derived from the log root and round)",
+    )
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
     .option(
       "--bundle",
@@ -196,6 +199,7 @@ export async function auditLog(
     : parseEvidenceLevel("--require-evidence", o.requireEvidence);
   const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
   rootFlag(o.root);
+  auditIdFlag(o.auditId);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
     throw new UsageError(
       "USAGE_RANDOMNESS",

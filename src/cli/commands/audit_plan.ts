@@ -51,7 +51,10 @@ export function auditPlanCommand(): Command {
     .option("--round <n>", "round of that randomness")
     .requiredOption("--k <k>", "number of records to sample")
     .requiredOption("--out <file>", "plan file to write (never overwritten)")
-    .option("--audit-id <id>", "audit identifier (default: derived from the log root and round)")
+    .option(
+      "--audit-id <id>",
+      "audit identifier: up to 128 ASCII letters, digits and . _ : - (default: derived from the log root and round)",
+    )
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
     .option("--json", "machine-readable output")
     .action(async (opts) => {

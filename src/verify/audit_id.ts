@@ -1,0 +1,14 @@
+/**
+ * What an audit id may be: 1 to 128 printable ASCII characters from the set a claim log id uses
+ * (`A-Z a-z 0-9 . _ : -`). The id is signed, shown in reports and on the checker page, and read by
+ * rules such as the announced form's prefix (`announced-...`): a lookalike character (U+2011 for
+ * the hyphen) or a control character would make one id read as another.
+ *
+ * @module
+ */
+
+/** An audit id: 1-128 of `A-Z a-z 0-9 . _ : -` (as a claim log id). */
+export const AUDIT_ID_PATTERN: RegExp = Object.freeze(/^[A-Za-z0-9._:-]{1,128}$/);
+
+/** What {@link AUDIT_ID_PATTERN} allows, in words for messages. */
+export const AUDIT_ID_RULE = "1-128 of A-Z a-z 0-9 . _ : -";
