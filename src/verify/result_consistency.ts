@@ -8,11 +8,14 @@
  * - FAIL: a finding, and fields that show it (a differing fingerprint, a matching fingerprint
  *   with a diverging chain or a wrong token, a broken obligation, a contradiction found before
  *   anything was recomputed); with its trace, the last step is the one that failed;
- * - NOT_VERIFIED: no finding, no difference, the last traced step says what stopped it.
+ * - NOT_VERIFIED: no finding, no difference, the last traced step says what stopped it;
+ * - any status: each SFU function it lists appears in its evidence list (when it has one) at the
+ *   level the function's status gives.
  *
  * @module
  */
 import type { FailFinding, RecordResult } from "./record_result.ts";
+import { _sfuEvidence } from "./_record_evidence.ts";
 
 /** Steps every PASS went through, whatever its workload kind. */
 const COMMON_STEPS = [
@@ -59,6 +62,7 @@ export type CheckedResult =
     readonly steps?: RecordResult["steps"] | undefined;
     readonly firstDivergence?: RecordResult["firstDivergence"] | undefined;
     readonly evidence?: RecordResult["evidence"] | undefined;
+    readonly sfu?: RecordResult["sfu"] | undefined;
   };
 
 /**
@@ -107,12 +111,32 @@ export function resultInconsistency(
   }
   // A recomputation rests on at least its datapath: an empty list would read as no component.
   if (r.evidence?.length === 0) return `a ${r.status} lists an empty evidence list`;
+  const sfu = _sfuOutsideEvidence(r);
+  if (sfu !== null) return sfu;
   const why = r.status === "PASS"
     ? _pass(r)
     : r.status === "FAIL"
     ? _fail(r, options.chain)
     : _notVerified(r);
   return why ?? (r.steps === undefined ? null : _trace(r, options.kind));
+}
+
+/**
+ * An SFU function the result depended on whose entry its evidence list lacks, at the level its
+ * status gives (`sfuEvidenceLevel`): `--require-evidence` reads the list alone, so a list that
+ * contradicts the SFU statuses would pass a policy the functions do not meet. A result without an
+ * evidence list states nothing stronger than the weakest level, and is read so.
+ */
+function _sfuOutsideEvidence(r: CheckedResult): string | null {
+  if (r.evidence === undefined || r.sfu === undefined) return null;
+  const listed = new Set(r.evidence.map((e) => `${e.level}\u0000${e.component}`));
+  for (const [i, want] of _sfuEvidence(r.sfu).entries()) {
+    if (!listed.has(`${want.level}\u0000${want.component}`)) {
+      return `SFU ${r.sfu[i]!.fn} is ${r.sfu[i]!.status}, but the evidence does not list ` +
+        `'${want.component}' at ${want.level}`;
+    }
+  }
+  return null;
 }
 
 function _pass(r: CheckedResult): string | null {

@@ -40,6 +40,18 @@ export async function checkSigned(
   return await checkAttestation(parseEnvelope(JSON.stringify(env)), options);
 }
 
+/** The SFU use of every PASS of {@link verdictReport}. */
+export const SFU_USE = { fn: "ex2", model: "tesla-sfu-v1", status: "spot-checked" } as const;
+
+/**
+ * Its entry in an evidence list, as a verifier writes it (`SFU <fn> (<model>, <status>)` at the
+ * status's level): a result listing evidence lists each SFU function it used there.
+ */
+export const SFU_EVIDENCE = {
+  component: "SFU ex2 (tesla-sfu-v1, spot-checked)",
+  level: "derived-from-source",
+} as const;
+
 /** Record digest of index `i` in the fake log. */
 export const recordDigest = (i: number): string => i.toString(16).padStart(64, "0");
 
@@ -84,7 +96,7 @@ export function verdictReport(options: { population?: number; k?: number } = {})
       reason: "",
       recomputed: claimed,
       firstDifference: null,
-      sfu: [{ fn: "ex2", model: "tesla-sfu-v1", status: "spot-checked" }],
+      sfu: [SFU_USE],
     };
   });
   return {

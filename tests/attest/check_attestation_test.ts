@@ -19,7 +19,7 @@ import {
 } from "../../mod.ts";
 import type { ClaimLog } from "../../src/claims/mod.ts";
 import { auditVerdict, evidenceShortfall, type RecordResult } from "../../src/verify/mod.ts";
-import { checkSigned, recordDigest, verdictReport } from "./_verdict_report.ts";
+import { checkSigned, recordDigest, SFU_EVIDENCE, verdictReport } from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
@@ -255,7 +255,9 @@ Deno.test("checkAttestation() with the log: each result's claimed fingerprint an
 Deno.test("checkAttestation() with recompute compares the whole recomputed result, evidence levels and SFU statuses included", async () => {
   // What the checker's own recomputation gives: each PASS rests on a GPU-measured datapath and a
   // kernel derived from source (every other result as attested).
+  // (and the SFU function each PASS used, as the evidence list names it).
   const evidence = [
+    SFU_EVIDENCE,
     { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
     { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
   ] as const;
@@ -278,14 +280,17 @@ Deno.test("checkAttestation() with recompute compares the whole recomputed resul
   assert.ok(lines(honest).every((c) => /^attested (\w+), recomputed \1$/.test(c.detail)));
   const cases: [string, (r: Record<string, unknown>) => void, RegExp][] = [
     [
-      "every level raised to measured-on-gpu",
-      (r) => (r.evidence as { level: string }[]).forEach((e) => e.level = "measured-on-gpu"),
-      /^attested PASS, recomputed PASS; evidence\[1\]\.level: attested 'measured-on-gpu', recomputed 'derived-from-source'$/,
+      "every level but the SFU function's raised to measured-on-gpu",
+      (r) =>
+        (r.evidence as { component: string; level: string }[])
+          .filter((e) => !e.component.startsWith("SFU "))
+          .forEach((e) => e.level = "measured-on-gpu"),
+      /^attested PASS, recomputed PASS; evidence\[2\]\.level: attested 'measured-on-gpu', recomputed 'derived-from-source'$/,
     ],
     [
       "the weak component left out",
       (r) => (r.evidence as unknown[]).pop(),
-      /; evidence entries: attested 1, recomputed 2$/,
+      /; evidence entries: attested 2, recomputed 3$/,
     ],
     [
       "no evidence at all",
@@ -293,9 +298,15 @@ Deno.test("checkAttestation() with recompute compares the whole recomputed resul
       /; evidence: attested none, recomputed '\[\{"component":/,
     ],
     [
-      "an SFU function said to be measured exhaustively",
-      (r) => (r.sfu as { status: string }[])[0]!.status = "exhaustive-on-gpu",
-      /; sfu\[0\]\.status: attested 'exhaustive-on-gpu', recomputed 'spot-checked'$/,
+      "an SFU function said to be measured exhaustively, in its evidence too",
+      (r) => {
+        (r.sfu as { status: string }[])[0]!.status = "exhaustive-on-gpu";
+        (r.evidence as { component: string; level: string }[])[0] = {
+          component: "SFU ex2 (tesla-sfu-v1, exhaustive-on-gpu)",
+          level: "measured-on-gpu",
+        };
+      },
+      /; evidence\[0\]\.component: attested 'SFU ex2 \(tesla-sfu-v1, exhaus/,
     ],
     [
       "another reason",
@@ -339,6 +350,7 @@ Deno.test("checkAttestation() with recompute compares the whole recomputed resul
 const PASS_EVIDENCE = [
   { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
   { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
+  SFU_EVIDENCE,
 ] as const;
 
 /**

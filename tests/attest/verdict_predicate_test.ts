@@ -8,7 +8,7 @@ import {
   type VerdictPredicate,
   type VerdictPredicateCode,
 } from "../../mod.ts";
-import { verdictReport } from "./_verdict_report.ts";
+import { SFU_EVIDENCE, verdictReport } from "./_verdict_report.ts";
 import { isCode } from "../_assert_code.ts";
 
 const options = {
@@ -193,7 +193,12 @@ Deno.test("parseVerdictPredicate() refuses result texts longer than a verifier w
   const recomputedAt = built.results.findIndex((r) => r.recomputed !== null);
   const withEvidence = (component: string) =>
     edited(`predicate.results[${recomputedAt}]`, (o) => {
-      (o as Record<string, unknown>).evidence = [{ component, level: "derived-from-source" }];
+      const r = o as Record<string, unknown>;
+      // With the SFU function it used, as every verifier's list has it.
+      r.evidence = [
+        { component, level: "derived-from-source" },
+        ...(r.sfu === undefined ? [] : [SFU_EVIDENCE]),
+      ];
     });
   assert.ok(parseVerdictPredicate(withEvidence("x".repeat(248))));
   const cases: [Record<string, unknown>, string][] = [
@@ -217,6 +222,35 @@ Deno.test("parseVerdictPredicate() refuses result texts longer than a verifier w
   ];
   for (const [p, key] of cases) {
     assert.throws(() => parseVerdictPredicate(p), code("VERDICT_FIELD_VALUE"), key);
+  }
+});
+
+Deno.test("parseVerdictPredicate() refuses a result whose evidence list leaves out or raises an SFU function it lists (review h123)", () => {
+  const at = built.results.findIndex((r) => r.sfu !== undefined);
+  const where = `predicate.results[${at}]`;
+  const measured = { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" };
+  const honest = edited(where, (o) =>
+    (o as Record<string, unknown>).evidence = [
+      measured,
+      SFU_EVIDENCE,
+    ]);
+  assert.ok(parseVerdictPredicate(honest));
+  for (
+    const evidence of [
+      [measured],
+      [measured, { ...SFU_EVIDENCE, level: "measured-on-gpu" }],
+    ]
+  ) {
+    const p = edited(where, (o) => (o as Record<string, unknown>).evidence = evidence);
+    assert.throws(
+      () => parseVerdictPredicate(p),
+      (e) =>
+        code("VERDICT_FIELD_VALUE")(e) &&
+        /contradicts itself: SFU ex2 is spot-checked, but the evidence does not list/.test(
+          (e as Error).message,
+        ),
+      JSON.stringify(evidence),
+    );
   }
 });
 

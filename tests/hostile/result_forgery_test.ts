@@ -413,12 +413,20 @@ Deno.test("a worker lying consistently is accepted by a plain merge and caught b
   }
 });
 
-/** Every line re-signed by the accepted worker key with each evidence level raised. */
+/**
+ * Every line re-signed by the accepted worker key with each evidence level raised, and each SFU
+ * function's status with it (a result's SFU list and its evidence list agree, or it is refused
+ * as contradicting itself).
+ */
 function _raisedEvidence(): Promise<string[]> {
   return Promise.all(LINES.map((line) => {
     const v = structuredClone(payloadOf(line));
+    for (const u of v.result.sfu ?? []) (u as { status: string }).status = "exhaustive-on-gpu";
     for (const e of v.result.evidence ?? []) {
-      (e as { level: string }).level = "measured-on-gpu";
+      const raised = e as { component: string; level: string };
+      raised.level = "measured-on-gpu";
+      raised.component = raised.component
+        .replace(/^(SFU \S+ \(\S+, )[a-z-]+\)$/, "$1exhaustive-on-gpu)");
     }
     return signedLine(v, f.worker.key);
   }));

@@ -255,11 +255,15 @@ Deno.test("parseItemResult() refuses step, SFU and evidence texts no verifier wr
     finding: "fingerprint" as const,
     steps: [{ step: "compare", ok: false, detail: "fingerprints differ" }],
     sfu: [{ fn: "ex2", model: "tesla-sfu-v1", status: "spot-checked" as const }],
-    evidence: [{ component: "datapath a100 bf16", level: "derived-from-source" as const }],
+    evidence: [
+      { component: "datapath a100 bf16", level: "derived-from-source" as const },
+      { component: "SFU ex2 (tesla-sfu-v1, spot-checked)", level: "derived-from-source" as const },
+    ],
   };
   const line = (result: typeof fail) => encodeItemResult({ ...r, result }).trimEnd();
   assert.deepEqual(parseItemResult(line(fail), "x").result, fail);
-  const clipped = [{ component: "c".repeat(248), level: "derived-from-source" as const }];
+  const sfuEntry = fail.evidence[1]!;
+  const clipped = [{ component: "c".repeat(248), level: "derived-from-source" as const }, sfuEntry];
   assert.ok(parseItemResult(line({ ...fail, evidence: clipped }), "x"));
   const long = "x".repeat(600_000);
   const bad = [
@@ -270,8 +274,8 @@ Deno.test("parseItemResult() refuses step, SFU and evidence texts no verifier wr
     { ...fail, sfu: [{ ...fail.sfu[0]!, fn: "x".repeat(65) }] },
     { ...fail, sfu: [{ ...fail.sfu[0]!, model: long }] },
     { ...fail, sfu: [{ ...fail.sfu[0]!, model: "Tesla SFU" }] },
-    { ...fail, evidence: [{ ...fail.evidence[0]!, component: long }] },
-    { ...fail, evidence: [{ ...fail.evidence[0]!, component: "c".repeat(249) }] },
+    { ...fail, evidence: [{ ...fail.evidence[0]!, component: long }, sfuEntry] },
+    { ...fail, evidence: [{ ...fail.evidence[0]!, component: "c".repeat(249) }, sfuEntry] },
   ];
   for (const b of bad) {
     assert.throws(

@@ -104,3 +104,35 @@ Deno.test("a result's reason and step details are read no longer than a verifier
     /steps\[0\]\.detail' is longer/,
   );
 });
+
+Deno.test("each SFU function a result lists is in its evidence list at the level its status gives (review h123)", () => {
+  // --require-evidence reads the evidence list alone: an SFU list of model-only functions beside
+  // an evidence list of measured components met a measured-on-gpu policy it does not meet.
+  const sfu = [{ fn: "ex2", model: "tesla-sfu-v1", status: "model-only" as const }];
+  const entry: ComponentEvidence = {
+    component: "SFU ex2 (tesla-sfu-v1, model-only)",
+    level: "derived-from-source",
+  };
+  const ok = { ...base, sfu, evidence: [...evidence, entry] } as never;
+  assert.equal(resultInconsistency(ok, { chain: true }), null);
+  const cases: [ComponentEvidence[], string][] = [
+    [evidence, "left out"],
+    [[...evidence, { ...entry, level: "measured-on-gpu" }], "raised to measured-on-gpu"],
+    [
+      [...evidence, { ...entry, component: "SFU ex2 (tesla-sfu-v1, exhaustive-on-gpu)" }],
+      "other status",
+    ],
+    [evidence.map((e) => ({ ...e, level: "measured-on-gpu" as const })), "all measured"],
+  ];
+  for (const [list, what] of cases) {
+    const r = { ...base, sfu, evidence: list } as never;
+    assert.match(
+      resultInconsistency(r, { chain: true }) ?? "consistent",
+      /^SFU ex2 is model-only, but the evidence does not list 'SFU ex2 \(tesla-sfu-v1, model-only\)' at derived-from-source$/,
+      what,
+    );
+    assert.throws(() => parseRecordResult(r, { bad }), /SFU ex2 is model-only/, what);
+  }
+  // A result that lists no evidence states nothing stronger than the weakest level: read so.
+  assert.equal(resultInconsistency({ ...base, sfu } as never, { chain: true }), null);
+});

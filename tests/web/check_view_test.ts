@@ -21,7 +21,7 @@ import {
 } from "../../src/web/mod.ts";
 import { parseVerdictPredicate, sigstoreBundle } from "../../src/attest/mod.ts";
 import { escapeForTerminal } from "../../src/escape_text.ts";
-import { verdictReport } from "../attest/_verdict_report.ts";
+import { SFU_EVIDENCE, verdictReport } from "../attest/_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRootText = JSON.stringify(
@@ -109,6 +109,7 @@ Deno.test("checkView() shows each result's weakest evidence and the components a
     { component: "datapath a100 mma-bf16-fp32", level: "measured-on-gpu" },
     { component: "GEMM kernel (recipe kwalk)", level: "derived-from-source" },
     { component: "decoder layer (qwen3)", level: "derived-from-source" },
+    SFU_EVIDENCE, // each PASS used ex2: its evidence lists it
   ] as const;
   const of = {
     ...report,
@@ -121,7 +122,7 @@ Deno.test("checkView() shows each result's weakest evidence and the components a
     assert.equal(
       r.evidence,
       r.status === "PASS"
-        ? "derived-from-source: GEMM kernel (recipe kwalk); decoder layer (qwen3)"
+        ? "derived-from-source: GEMM kernel (recipe kwalk); decoder layer (qwen3); SFU ex2 (tesla-sfu-v1, spot-checked)"
         : "none",
       `result ${r.index}`,
     );
@@ -137,7 +138,11 @@ Deno.test("checkView() shows a FAIL result's evidence too: a falsified record ca
   ] as const;
   const of = {
     ...report,
-    results: report.results.map((r) => r.status === "NOT_VERIFIED" ? r : { ...r, evidence }),
+    results: report.results.map((r) =>
+      r.status === "NOT_VERIFIED"
+        ? r
+        : { ...r, evidence: r.sfu === undefined ? evidence : [...evidence, SFU_EVIDENCE] }
+    ),
   };
   const v = checkView(
     await runCheck({ attestation: await attestation("deno", of), trustRoot: trustRootText }),
