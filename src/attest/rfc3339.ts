@@ -4,6 +4,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { utcDateTime } from "./utc_date_time.ts";
 
 const RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -26,23 +27,9 @@ const RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\
 export function parseRfc3339(text: string): number {
   const m = typeof text === "string" ? RE.exec(text) : null;
   if (m === null) _bad(text, "not YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM)");
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) _bad(text, "field out of range");
-  // setUTCFullYear (unlike Date.UTC) keeps years 0..99 as given.
-  const t = new Date(0);
-  t.setUTCFullYear(y, mo - 1, d);
-  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
-    _bad(text, "no such calendar date");
-  }
+  const at = utcDateTime(m.slice(1, 7).map(Number));
+  if ("why" in at) _bad(text, at.why);
   const ms = m[7] === undefined ? 0 : Number(`${m[7].slice(1)}00`.slice(0, 3));
-  t.setUTCHours(h, mi, s, ms);
   let offset = 0;
   const zone = m[8] as string;
   if (zone !== "Z") {
@@ -51,7 +38,7 @@ export function parseRfc3339(text: string): number {
     if (oh > 23 || om > 59) _bad(text, "offset out of range");
     offset = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
   }
-  return t.getTime() - offset;
+  return at.ms + ms - offset;
 }
 
 function _bad(text: unknown, why: string): never {

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { utcDateTime } from "../utc_date_time.ts";
 
 /** GeneralizedTime of RFC 3161: seconds required, an optional fraction whose last digit is not 0. */
 const GEN_TIME = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{0,17}[1-9]))?Z$/;
@@ -76,21 +77,8 @@ export function certificateTimeMillis(tag: number, content: Uint8Array): number 
 
 /** Milliseconds of a UTC date and time whose every field is in range, else undefined. */
 function _utc(fields: number[]): number | undefined {
-  const [year, month, day, hour, minute, second] = fields as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
-    return undefined;
-  }
-  // Date.UTC reads years 0-99 as 1900-1999: set the full year apart.
-  const d = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
-  d.setUTCFullYear(year, month - 1, day);
-  return d.getUTCDate() === day && d.getUTCMonth() === month - 1 ? d.getTime() : undefined;
+  const at = utcDateTime(fields);
+  return "ms" in at ? at.ms : undefined;
 }
 
 /** The bytes as text when every one is printable ASCII, else a string no pattern matches. */
