@@ -15,7 +15,7 @@ import { type CertificateFields, certificateFields } from "./_certificate_fields
 import { derIntegerValue, readTlv, tlvChildren } from "./_der_tlv.ts";
 
 /** Most certificates between the signer and a pinned anchor. */
-export const MAX_PATH_DEPTH = 4;
+const MAX_PATH_DEPTH = 4;
 
 const ID_BASIC_CONSTRAINTS = "2.5.29.19";
 const ID_KEY_USAGE = "2.5.29.15";

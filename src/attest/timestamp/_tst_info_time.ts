@@ -12,31 +12,24 @@ import { genTimeMillis } from "./_asn1_time.ts";
 import { derIntegerValue, readTlv, type Tlv, tlvChildren } from "./_der_tlv.ts";
 
 /** Loosest accuracy accepted: a year (a TSA that cannot place its time within that is no clock). */
-export const MAX_ACCURACY_SECONDS = 365 * 86_400;
-
-/** A TSTInfo's `genTime` and the latest instant its accuracy allows, in ms since the epoch. */
-export interface TstInfoTime {
-  /** `genTime` (a fraction finer than a millisecond rounded up). */
-  readonly genTime: number;
-  /** `genTime` plus the accuracy: the latest instant the token allows. */
-  readonly latest: number;
-}
+const MAX_ACCURACY_SECONDS = 365 * 86_400;
 
 /** Tags in TSTInfo order after genTime (accuracy, ordering, nonce, tsa [0], extensions [1]). */
 const OPTIONAL_TAGS = [0x30, 0x01, 0x02, 0xa0, 0xa1];
 
 /**
- * Reads a TSTInfo's time.
+ * Reads a TSTInfo's time: `genTime` (a fraction finer than a millisecond rounded up) plus its
+ * accuracy, the latest instant the token allows.
  *
  * @param der the TSTInfo DER (the token's eContent), already strict DER
- * @returns the time, or why it cannot be read
+ * @returns that instant in ms since the epoch, or why it cannot be read
  * @example
  * ```ts
  * import { tstInfoTime } from "./_tst_info_time.ts";
  * if (typeof tstInfoTime(new Uint8Array([0x30, 0x00])) !== "string") throw new Error();
  * ```
  */
-export function tstInfoTime(der: Uint8Array): TstInfoTime | string {
+export function tstInfoTime(der: Uint8Array): number | string {
   let fields: Tlv[];
   try {
     const seq = readTlv(der);
@@ -62,7 +55,7 @@ export function tstInfoTime(der: Uint8Array): TstInfoTime | string {
   if (genTime === undefined) return "the token's genTime is not a UTC time of RFC 3161's form";
   const accuracy = fields[5]?.tag === 0x30 ? _accuracyMillis(fields[5]) : 0;
   if (typeof accuracy === "string") return accuracy;
-  return { genTime, latest: genTime + accuracy };
+  return genTime + accuracy;
 }
 
 /** Accuracy ::= SEQUENCE { seconds INTEGER OPTIONAL, millis [0] 1..999, micros [1] 1..999 }. */
