@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { FailFinding } from "../verify/mod.ts";
+
 /**
  * Explains a signed verdict in plain language, naming who recomputed the results: the signer
  * itself (a result with no `worker`, or one whose worker key is a signer's own key, as a
@@ -107,19 +109,19 @@ const _FOUND = {
   other: "failed",
 } as const;
 
+/** Each finding's group (a record over `FailFinding`: a new finding must be placed here). */
+const _GROUP: Readonly<Record<FailFinding, keyof typeof _FOUND>> = {
+  fingerprint: "recomputed",
+  "layer-chain": "recomputed",
+  "greedy-token": "recomputed",
+  "committed-input": "input",
+  contradiction: "contradiction",
+};
+
 function _found(finding: string | undefined): keyof typeof _FOUND {
-  switch (finding) {
-    case "fingerprint":
-    case "layer-chain":
-    case "greedy-token":
-      return "recomputed";
-    case "committed-input":
-      return "input";
-    case "contradiction":
-      return "contradiction";
-    default:
-      return "other";
-  }
+  return finding !== undefined && Object.hasOwn(_GROUP, finding)
+    ? _GROUP[finding as FailFinding]
+    : "other";
 }
 
 /** The FAILED sentence: the failed records counted by what each FAIL found. */
