@@ -16,7 +16,7 @@ import { escapeForTerminal } from "../escape_text.ts";
 import { evidenceCell, resultsByKind } from "../verify/mod.ts";
 import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
-import { detectionSentence } from "./detection_sentence.ts";
+import { detectionSentence, percentText } from "./detection_sentence.ts";
 import { trustSentences } from "./trust_sentences.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
 import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
@@ -88,7 +88,7 @@ function _view(outcome: CheckDone): CheckView {
     })),
     detection: predicate.detection.levels.map((l) => ({
       label: `${
-        _percent(Number(l.pFalse))
+        percentText(Number(l.pFalse))
       } of records false (${l.falseCount} of ${predicate.detection.population})`,
       value: `caught with probability ${l.hypergeometric} (binomial ${l.binomial})`,
     })),
@@ -199,10 +199,6 @@ function _digests(p: VerdictPredicate): ViewFact[] {
 /** "The 1 asset", "The 3 assets". */
 function _assetCount(n: number): string {
   return `The ${n} asset${n === 1 ? "" : "s"}`;
-}
-
-function _percent(p: number): string {
-  return `${Number((p * 100).toPrecision(6))} %`;
 }
 
 /** Every string of the view escaped as the CLI prints it (keys are the view's own names). */

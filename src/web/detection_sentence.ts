@@ -42,7 +42,9 @@ export function detectionSentence(
   if (level === undefined || level.falseCount < 1 || level.falseCount > n) return null;
   const f = level.falseCount;
   const exact = Math.abs(Number(level.pFalse) * n - f) < 1e-9;
-  const share = `${_percent(Number(level.pFalse))}${exact ? "" : ", rounded up to whole records"}`;
+  const share = `${percentText(Number(level.pFalse))}${
+    exact ? "" : ", rounded up to whole records"
+  }`;
   const falseOnes = `if ${f} of the ${n} records were false (${share})`;
   const verified = results.filter((r) => r.status === "PASS" || r.status === "FAIL").length;
   if (verified === results.length) {
@@ -63,6 +65,17 @@ function _cap(text: string): string {
   return `${text[0]!.toUpperCase()}${text.slice(1)}`;
 }
 
-function _percent(p: number): string {
+/**
+ * A share as the page and the reports write it: percent to six significant digits.
+ *
+ * @param p the share (0.01 for 1 %)
+ * @returns the text
+ * @example
+ * ```ts
+ * import { percentText } from "./detection_sentence.ts";
+ * if (percentText(0.001) !== "0.1 %") throw new Error(percentText(0.001));
+ * ```
+ */
+export function percentText(p: number): string {
   return `${Number((p * 100).toPrecision(6))} %`;
 }
