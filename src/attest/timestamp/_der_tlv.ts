@@ -97,3 +97,20 @@ export function derIntegerValue(content: Uint8Array): bigint {
   for (const byte of content) v = (v << 8n) | BigInt(byte);
   return (content[0]! & 0x80) !== 0 ? v - (1n << BigInt(8 * content.length)) : v;
 }
+
+/**
+ * Whether two byte strings are equal (a certificate's DER, a hash, an encoded name).
+ *
+ * @param a one
+ * @param b the other
+ * @returns true when they hold the same bytes
+ * @example
+ * ```ts
+ * import { equalBytes } from "./_der_tlv.ts";
+ * if (!equalBytes(new Uint8Array([1, 2]), new Uint8Array([1, 2]))) throw new Error();
+ * if (equalBytes(new Uint8Array([1]), new Uint8Array([1, 0]))) throw new Error("prefix");
+ * ```
+ */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

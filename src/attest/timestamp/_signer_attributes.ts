@@ -14,7 +14,7 @@ import type * as pkijs from "pkijs";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
 import { sha1 } from "@noble/hashes/legacy.js";
 import { certificateFields } from "./_certificate_fields.ts";
-import { readTlv, type Tlv, tlvChildren } from "./_der_tlv.ts";
+import { equalBytes, readTlv, type Tlv, tlvChildren } from "./_der_tlv.ts";
 
 const ID_CONTENT_TYPE = "1.2.840.113549.1.9.3";
 const ID_MESSAGE_DIGEST = "1.2.840.113549.1.9.4";
@@ -101,7 +101,7 @@ function _identifiesSigner(
     }
     const [certHash, issuerSerial, ...rest] = parts;
     if (certHash?.tag !== 0x04 || rest.length > 0) return false;
-    if (!_equal(certHash.content, hash(o.signerDer))) return false;
+    if (!equalBytes(certHash.content, hash(o.signerDer))) return false;
     return issuerSerial === undefined || _issuerSerialMatches(issuerSerial, o.signer);
   } catch {
     return false;
@@ -127,9 +127,5 @@ function _issuerSerialMatches(issuerSerial: Tlv, signer: pkijs.Certificate): boo
   if (names?.tag !== 0x30 || serial?.tag !== 0x02 || rest.length > 0) return false;
   const [name, ...others] = tlvChildren(names);
   if (name?.tag !== 0xa4 || others.length > 0) return false; // [4] directoryName, explicit
-  return _equal(name.content, fields.issuer) && _equal(serial.content, fields.serial);
-}
-
-function _equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return equalBytes(name.content, fields.issuer) && equalBytes(serial.content, fields.serial);
 }

@@ -12,7 +12,7 @@
  */
 import type * as pkijs from "pkijs";
 import { type CertificateFields, certificateFields } from "./_certificate_fields.ts";
-import { derIntegerValue, readTlv, tlvChildren } from "./_der_tlv.ts";
+import { derIntegerValue, equalBytes, readTlv, tlvChildren } from "./_der_tlv.ts";
 
 /** Most certificates between the signer and a pinned anchor. */
 const MAX_PATH_DEPTH = 4;
@@ -148,7 +148,7 @@ async function _build(
   },
 ): Promise<pkijs.Certificate[] | string> {
   const own = new Uint8Array(signer.toSchema().toBER());
-  if (o.pinned.some((der) => _equal(der, own))) return [signer]; // a pinned signer
+  if (o.pinned.some((der) => equalBytes(der, own))) return [signer]; // a pinned signer
   const path = [signer];
   let current = signer;
   for (let depth = 0; depth <= MAX_PATH_DEPTH; depth++) {
@@ -170,8 +170,4 @@ async function _build(
     current = next;
   }
   return `no pinned TSA anchor within ${MAX_PATH_DEPTH} certificates`;
-}
-
-function _equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

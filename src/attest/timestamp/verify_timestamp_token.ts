@@ -24,6 +24,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
+import { equalBytes } from "./_der_tlv.ts";
 import { isStrictDer } from "./_strict_der.ts";
 import { signedAttributesProblem } from "./_signer_attributes.ts";
 import { tsaCertificatePath } from "./_tsa_certificate_path.ts";
@@ -182,7 +183,7 @@ function _imprintMismatch(tst: pkijs.TSTInfo, message: Uint8Array): string | und
   const hash = HASHES[tst.messageImprint.hashAlgorithm.algorithmId];
   if (hash === undefined) return "unsupported message imprint hash";
   const imprint = new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView);
-  return _equal(imprint, hash(message)) ? undefined : "the token is for another message";
+  return equalBytes(imprint, hash(message)) ? undefined : "the token is for another message";
 }
 
 function _signedData(token: Uint8Array): pkijs.SignedData {
@@ -209,10 +210,6 @@ function _timestampingOnly(cert: pkijs.Certificate): boolean {
   if (eku === undefined || !eku.critical) return false;
   const usages = (eku.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
   return usages.length === 1 && usages[0] === ID_KP_TIMESTAMPING;
-}
-
-function _equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function _msg(e: unknown): string {
