@@ -27,6 +27,7 @@ const MAX_DEPTH = 64;
  * if (!isStrictDer(new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x05]))) throw new Error();
  * if (isStrictDer(new Uint8Array([0x30, 0x02, 0x02, 0x01, 0x05]))) throw new Error("length lies");
  * if (isStrictDer(new Uint8Array([0x30, 0x81, 0x03, 0x02, 0x01, 0x05]))) throw new Error("long form");
+ * if (isStrictDer(new Uint8Array([0x10, 0x00]))) throw new Error("a primitive SEQUENCE");
  * ```
  */
 export function isStrictDer(bytes: Uint8Array): boolean {
@@ -78,6 +79,9 @@ function _universalOk(tag: number, content: Uint8Array): boolean {
     case 0x30: // SEQUENCE
     case 0x31: // SET
       return true;
+    case 0x10: // SEQUENCE and SET, primitive: always constructed (X.690 §8.9.1, §8.11.1)
+    case 0x11:
+      return false;
     case 0x01: // BOOLEAN
       return content.length === 1 && (content[0] === 0x00 || content[0] === 0xff);
     case 0x02: // INTEGER

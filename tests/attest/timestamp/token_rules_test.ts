@@ -174,6 +174,7 @@ Deno.test("verifyTimestampToken() refuses what strict DER forbids in the token a
   const tstEdits: [string, (d: Uint8Array) => Uint8Array, RegExp][] = [
     ["trailing bytes", (d) => new Uint8Array([...d, 0x05, 0x00]), /not one DER value/],
     ["a long-form length", (d) => new Uint8Array([0x30, 0x81, ...d.slice(1)]), /not one DER/],
+    ["a primitive SEQUENCE", (d) => new Uint8Array([0x10, ...d.slice(1)]), /not one DER value/],
     ["version 02 02 00 01", (d) => _editTst(d, 0, [0x00, 0x01]), /not one DER value/],
     ["version 2", (d) => _editTst(d, 0, [0x02]), /version is not 1/],
     ["an unknown field", (d) => _appendTst(d, tlv(0x04, [1])), /fields are not those/],
