@@ -6,9 +6,13 @@
  *
  * @module
  */
+import { LOG_ID_PATTERN } from "../claims/mod.ts";
 
-/** An audit id: 1-128 of `A-Z a-z 0-9 . _ : -` (as a claim log id). */
-export const AUDIT_ID_PATTERN: RegExp = Object.freeze(/^[A-Za-z0-9._:-]{1,128}$/);
+/**
+ * An audit id: 1-128 of `A-Z a-z 0-9 . _ : -`, the claim log id's own pattern (`LOG_ID_PATTERN`),
+ * so that the two sets cannot drift apart.
+ */
+export const AUDIT_ID_PATTERN: RegExp = LOG_ID_PATTERN;
 
 /** What {@link AUDIT_ID_PATTERN} allows, in words for messages. */
 export const AUDIT_ID_RULE = "1-128 of A-Z a-z 0-9 . _ : -";
