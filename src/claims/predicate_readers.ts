@@ -54,7 +54,7 @@ export function predicateReaders(bad: (path: string, why: string) => never): Pre
       typeof v === "string" && HEX64.test(v) ? v : bad(path, "must be 64 lowercase hex digits"),
     list: (v, path, min, max) =>
       Array.isArray(v) && v.length >= min && v.length <= max
-        ? arrayValue(v, { path, fail: (p, why) => bad(p, why), max })
+        ? arrayValue(v, { path, fail: bad, max })
         : bad(path, `must be an array of ${min}..${max} entries`),
   };
 }
