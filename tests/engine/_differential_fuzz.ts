@@ -3,11 +3,11 @@
  * kernel, its pools and row blocks, the FA2 tile softmax and instruction models, FA2 launches on
  * the pool) to the TypeScript references: a generator seeded from (seed, index), so that any case
  * a failure names is rebuilt alone; 16-bit and FP32 patterns whose leading bit sits at a chosen
- * exponent; the case count scaled by `BITAUDIT_FUZZ_SCALE` (`deno task test:fuzz`); and a tally
- * whose assertion names the seed and the first differing cases.
+ * exponent; and a tally whose assertion names the seed and the first differing cases. The case
+ * count is `fuzzRuns` (tests/hostile/_fuzz.ts), scaled by `BITAUDIT_FUZZ_SCALE` (`deno task
+ * test:fuzz`).
  */
 import assert from "node:assert/strict";
-import { fuzzRuns } from "../hostile/_fuzz.ts";
 import { rng } from "./_engine_fixture.ts";
 
 /** A case's generator: xorshift32 seeded from (seed, index). */
@@ -108,16 +108,6 @@ export function fp32At(r: Draw, top: number, sign: number = r.bit()): number {
   }
   const frac = r.pick([0, 0x7fffff, r.next() & 0x7fffff]);
   return (sg | (field << 23) | frac) >>> 0;
-}
-
-/**
- * Cases a fuzz test runs: `base` by default, times `BITAUDIT_FUZZ_SCALE` in the long run.
- *
- * @param base the count at scale 1 (the normal test run)
- * @returns the count
- */
-export function fuzzCount(base: number): number {
-  return fuzzRuns(base);
 }
 
 /**

@@ -25,7 +25,8 @@ import {
   type FlashAttentionResult,
 } from "../../src/kernels/mod.ts";
 import { ENGINE, profile, TESLA } from "../kernels/attention/_fa2_fixture.ts";
-import { Draw, firstDiff, fuzzCount, halfAt, Tally } from "./_differential_fuzz.ts";
+import { Draw, firstDiff, halfAt, Tally } from "./_differential_fuzz.ts";
+import { fuzzRuns } from "../hostile/_fuzz.ts";
 
 /** Fixed seed of every test in this file. */
 const SEED = 1131;
@@ -157,7 +158,7 @@ Deno.test("Fa2Pool.forward() with its wasm tile softmax (no kWalk) equals flashA
   for (const b of BUILDS) if (ENGINE.fa2TileSoftmax(b, TESLA) === undefined) throw new Error(b.id);
   const tally = new Tally("Fa2Pool.forward() vs flashAttentionForward()", SEED);
   await withPools([1, 2], async (pools) => {
-    const count = fuzzCount(20);
+    const count = fuzzRuns(20);
     for (let i = 0; i < count; i++) {
       const { x, o, label, keyless } = launchCase(i);
       const want = flashAttentionForward(x, o);
@@ -236,7 +237,7 @@ function batchCase(index: number): { launches: Fa2BatchLaunch[]; label: string }
 Deno.test("flashAttentionBatch() and Fa2Pool.forwardBatch() / forward() with kept KV tiles equal one flashAttentionForward() per launch on fuzzed decode batches", async () => {
   const tally = new Tally("FA2 batches vs flashAttentionForward()", SEED + 1);
   await withPools([2, 3], async (pools) => {
-    const count = fuzzCount(30);
+    const count = fuzzRuns(30);
     for (let i = 0; i < count; i++) {
       const { launches, label } = batchCase(i);
       const want = launches.map((l) => flashAttentionForward(l.inputs, l.options));

@@ -19,7 +19,8 @@ import { _fa2TileSoftmax } from "../../src/kernels/attention/_fa2_tile_softmax.t
 import { bitsFromF32, f32FromBits } from "../../src/numerics/mod.ts";
 import { ENGINE, TESLA } from "../kernels/attention/_fa2_fixture.ts";
 import { SPECIAL_F32 } from "../_f32_specials.ts";
-import { Draw, firstDiff, fp32At, fuzzCount, hex, Tally } from "./_differential_fuzz.ts";
+import { Draw, firstDiff, fp32At, hex, Tally } from "./_differential_fuzz.ts";
+import { fuzzRuns } from "../hostile/_fuzz.ts";
 
 /** Fixed seed of every test in this file. */
 const SEED = 1130;
@@ -183,7 +184,7 @@ Deno.test("GemmEngine.fa2TileSoftmax() equals _fa2TileSoftmax() on fuzzed tiles 
       throw new Error(`no wasm softmax for ${fa2SoftmaxFlags(build)}`);
     }
   }
-  const count = fuzzCount(6000);
+  const count = fuzzRuns(6000);
   for (let i = 0; i < count; i++) {
     tally.check(`seed ${SEED} case ${i}`, tileCase(i, tally));
   }
@@ -202,7 +203,7 @@ Deno.test("fa2Instructions: FFMA, FMUL, FADD at the FTZ boundary and ex2.approx,
   if (desc?.mode !== "tesla-table") throw new Error("the fixture's SFU is the table model");
   const run = instantiateKernel(ENGINE.module).fa2Instructions(desc.tables.ex2);
   const tally = new Tally("fa2Instructions vs fmaF32/mulF32/addF32/ex2ApproxF32/MUFU.EX2", SEED);
-  const count = fuzzCount(400_000);
+  const count = fuzzRuns(400_000);
   for (let i = 0; i < count; i++) {
     const r = new Draw(SEED, i);
     // a·b near 2^(target) with target around -126, c near -a·b or at the boundary.

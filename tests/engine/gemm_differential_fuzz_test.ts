@@ -12,7 +12,8 @@
 import { createGemmPool, prepareWalk } from "../../src/engine/mod.ts";
 import { instantiateKernel, kernelParams } from "../../src/engine/wasm_kernel.ts";
 import { type Datapath, type KWalkGemmOperands, kWalkReference } from "../../src/hardware/mod.ts";
-import { Draw, firstDiff, FRAC_BITS, fuzzCount, hex, Tally } from "./_differential_fuzz.ts";
+import { Draw, firstDiff, FRAC_BITS, hex, Tally } from "./_differential_fuzz.ts";
+import { fuzzRuns } from "../hostile/_fuzz.ts";
 import { fuzzDatapaths } from "./_engine_fuzz.ts";
 import { loadEngine } from "./_engine_fixture.ts";
 import { type EdgeCase, edgeCase, edgeModes } from "./_gemm_edge_cases.ts";
@@ -71,13 +72,13 @@ async function sweep(
 }
 
 Deno.test("GemmEngine.kWalk() equals kWalkReference() on GEMM edge cases (one thread)", async () => {
-  await sweep("GemmEngine.kWalk()", fuzzCount(2500), (c) => engine.kWalk(c.dp, c.ops), true);
+  await sweep("GemmEngine.kWalk()", fuzzRuns(2500), (c) => engine.kWalk(c.dp, c.ops), true);
 });
 
 Deno.test("GemmPool.kWalk() (2 workers, row blocks of 16, 256-column chunks) equals kWalkReference() on GEMM edge cases", async () => {
   const pool = createGemmPool(engine, { workers: 2, inlineBelow: 0, rowBlockBytes: 1 });
   try {
-    await sweep("GemmPool.kWalk()", fuzzCount(600), (c) => pool.kWalk(c.dp, c.ops));
+    await sweep("GemmPool.kWalk()", fuzzRuns(600), (c) => pool.kWalk(c.dp, c.ops));
   } finally {
     pool.close();
   }
@@ -85,7 +86,7 @@ Deno.test("GemmPool.kWalk() (2 workers, row blocks of 16, 256-column chunks) equ
 
 Deno.test("walkColumns() in row blocks of 1 to 17 rows equals kWalkReference() on GEMM edge cases", async () => {
   const ROWS = [1, 2, 3, 5, 16, 17];
-  await sweep("walkColumns() in row blocks", fuzzCount(1200), (c) => {
+  await sweep("walkColumns() in row blocks", fuzzRuns(1200), (c) => {
     const job = prepareWalk(c.dp, c.ops);
     kernel.walkColumns(kernelParams(c.dp), job, { j0: 0, j1: c.ops.n, rows: ROWS[c.index % 6]! });
     return job.c;
@@ -151,7 +152,7 @@ function exactSumCase(
 }
 
 Deno.test("GemmEngine.kWalk() equals kWalkReference() on block sums placed exactly on and next to each power of two they can carry into", () => {
-  const perDatapath = fuzzCount(1500);
+  const perDatapath = fuzzRuns(1500);
   const tally = new Tally("GemmEngine.kWalk() on exact block sums", SEED);
   const keys: string[] = [];
   for (const { label, dp } of datapaths) {
