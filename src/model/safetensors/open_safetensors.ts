@@ -100,8 +100,7 @@ export async function openSafetensors(
   source: ByteSource,
   options: OpenSafetensorsOptions = {},
 ): Promise<SafetensorsFile> {
-  const maxHeaderBytes = _checkArgs(source, options);
-  const maxTensors = options.maxTensors ?? DEFAULT_MAX_TENSORS;
+  const { maxHeaderBytes, maxTensors } = _checkArgs(source, options);
   const forTensors = HEADER_BYTES_BESIDES_TENSORS + HEADER_BYTES_PER_TENSOR * maxTensors;
   if (source.size < 8) {
     _fail("SAFETENSORS_TOO_SHORT", `the file has ${source.size} bytes, fewer than 8`);
@@ -166,7 +165,11 @@ function _file(source: ByteSource, header: SafetensorsHeader): SafetensorsFile {
   });
 }
 
-function _checkArgs(source: ByteSource, options: OpenSafetensorsOptions): number {
+/** The source checked, and the options' limits with their defaults. */
+function _checkArgs(
+  source: ByteSource,
+  options: OpenSafetensorsOptions,
+): { maxHeaderBytes: number; maxTensors: number } {
   if (
     typeof source !== "object" || source === null || typeof source.read !== "function" ||
     !Number.isSafeInteger(source.size) || source.size < 0
@@ -185,7 +188,7 @@ function _checkArgs(source: ByteSource, options: OpenSafetensorsOptions): number
   if (!(Number.isSafeInteger(t) || t === Infinity) || t < 0) {
     throw new RangeError(`Cannot open safetensors: maxTensors ${t} is not a non-negative integer`);
   }
-  return max;
+  return { maxHeaderBytes: max, maxTensors: t };
 }
 
 function _fail(code: SafetensorsCode, why: string): never {
