@@ -9,6 +9,7 @@
 import { _MAX_COMPONENT, _MAX_REASON } from "./_stop.ts";
 import { exactObject, type Shape } from "./_exact_object.ts";
 import { HEX64 } from "./_shapes.ts";
+import { arrayValue } from "../json_fields.ts";
 import type {
   FailFinding,
   FirstDifference,
@@ -119,10 +120,18 @@ export function parseRecordResult(
   return r;
 }
 
+/**
+ * A list of the result: a copy, each entry read once, without holes (`arrayValue`), so that a value
+ * a caller built by hand (`[, , ,]`) is refused rather than kept as entries no check saw.
+ */
 function _list(v: unknown, where: string, bad: (why: string) => never): unknown[] {
   if (!Array.isArray(v)) return bad(`'${where}' must be an array`);
   if (v.length > MAX_LIST) bad(`'${where}' has more than ${MAX_LIST} entries`);
-  return v;
+  return arrayValue(v, {
+    path: where,
+    fail: (path, why) => bad(`'${path}': ${why}`),
+    max: MAX_LIST,
+  });
 }
 
 function _step(v: unknown, i: number, bad: (why: string) => never): StepResult {

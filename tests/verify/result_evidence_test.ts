@@ -136,3 +136,32 @@ Deno.test("each SFU function a result lists is in its evidence list at the level
   // A result that lists no evidence states nothing stronger than the weakest level: read so.
   assert.equal(resultInconsistency({ ...base, sfu } as never, { chain: true }), null);
 });
+
+Deno.test("parseRecordResult() refuses a list with holes a caller built by hand (evidence of 3 empty items was kept, and evidenceShortfall() then threw a TypeError)", () => {
+  const holes = (n: number): unknown[] => {
+    const a: unknown[] = [];
+    a.length = n;
+    return a;
+  };
+  const sfu = [{ fn: "ex2", model: "tesla-sfu-v1", status: "model-only" }];
+  const cases: [string, Record<string, unknown>][] = [
+    ["evidence", { evidence: holes(3) }],
+    ["evidence", { evidence: [evidence[0], , evidence[1]] }],
+    ["sfu", { sfu: holes(2), evidence }],
+    ["sfu", { sfu: [...sfu, , ...sfu] }],
+    ["steps", { steps: Object.assign(holes(2), [base.steps[0]]) }],
+  ];
+  for (const [key, fields] of cases) {
+    assert.throws(
+      () => parseRecordResult({ ...base, ...fields }, { bad }),
+      new RegExp(`^Error: 'result\\.${key}\\[\\d\\]': expected an item, got a hole$`),
+      key,
+    );
+  }
+  // The lists kept are copies: what was checked is what the caller holds.
+  const list = [...evidence];
+  const r = parseRecordResult({ ...base, evidence: list }, { bad });
+  assert.notEqual(r.evidence, list);
+  assert.deepEqual(r.evidence, list);
+  assert.equal(evidenceShortfall(r.evidence, "derived-from-source"), null);
+});
