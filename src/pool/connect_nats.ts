@@ -102,12 +102,20 @@ export async function connectNats(
       servers: server,
       name,
       maxReconnectAttempts: 10,
+      // The socket resolves the host itself, so `--allow-net=<host:port>` is the one grant
+      // needed: the client's own look-up (node:dns) is checked against the bare host name.
+      resolve: false,
       ...(authenticator === undefined ? {} : { authenticator }),
       ...(access.tls === undefined ? {} : { tls: _tls(server, access.tls) }),
     });
   } catch (e) {
     // The runtime's refusal (no --allow-net) is the caller's permission error, not the server's.
     if (e instanceof Deno.errors.NotCapable) throw e;
+    if (_lookupRefused(e, server)) {
+      throw new Deno.errors.NotCapable(
+        `Requires net access to "${server}", run again with the --allow-net flag`,
+      );
+    }
     const why = lastTlsAlert === null
       ? (e as Error).message.split("\n")[0]
       : `the server ended the TLS handshake (${lastTlsAlert})`;
@@ -133,6 +141,21 @@ export function natsConnection(link: NatsLink): NatsConnection {
   const nc = OPEN.get(link);
   if (nc === undefined) throw new TypeError("not a connection made by connectNats");
   return nc;
+}
+
+/**
+ * Whether a failed connection is the runtime refusing the host name's look-up: Deno reports a
+ * look-up it was not allowed to make as the system's `getaddrinfo EPERM`, which would otherwise
+ * read as the server's fault.
+ */
+function _lookupRefused(e: unknown, server: string): boolean {
+  const { code, syscall } = e as { code?: unknown; syscall?: unknown };
+  if (code !== "EPERM" || syscall !== "getaddrinfo") return false;
+  try {
+    return Deno.permissions.querySync({ name: "net", host: server }).state !== "granted";
+  } catch {
+    return true; // a host the permission API cannot name: the look-up's refusal stands
+  }
 }
 
 function _authenticator(user: { seed: string; jwt?: string }): Authenticator {

@@ -285,6 +285,29 @@ Deno.test("a worker the runtime gives no network access is refused as PERMISSION
   assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
 });
 
+Deno.test("a worker given a host name connects with --allow-net=<host:port>; another grant is PERMISSION naming it", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 1, falsify: [] });
+  try {
+    const port = nats.hostPort.split(":")[1];
+    const worker = (net: string) =>
+      runBitaudit([
+        ...["worker", "--nats", `nats://localhost:${port}`, "--log", f.log, "--key", f.worker.key],
+        ...["--max-idle", "1"],
+      ], { perms: ["--allow-read", `--allow-net=${net}`] });
+    const granted = await worker(`localhost:${port}`);
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.match(granted.stdout, /^worker: 0 items done$/m);
+    const other = await worker(nats.hostPort);
+    assert.equal(other.code, 2, other.stderr);
+    assertCliCode(other.stderr, "PERMISSION");
+    assert.match(other.stderr, new RegExp(`"localhost:${port}".*--allow-net`));
+    assert.equal(other.stderr.trim().split("\n").length, 1, other.stderr);
+  } finally {
+    await nats.stop();
+  }
+});
+
 Deno.test("NATS access files that are not what their option takes are refused before connecting", async () => {
   const dir = await tempDir({ prefix: "bitaudit-nats-files-" });
   const f = await makeAuditFixture({ records: 1, falsify: [] });
