@@ -21,7 +21,10 @@ export interface AssetStore {
   readonly manifest: Manifest;
   /** SHA-256 of the manifest file itself. */
   readonly manifestSha256: string;
-  /** Reads an asset's bytes after checking length and digest. */
+  /**
+   * Reads an asset's bytes after checking length and digest (`ASSET_*` errors; a read this
+   * process may not make is passed on as Deno's `NotCapable` or `PermissionDenied`).
+   */
   read(path: string): Promise<Uint8Array>;
   /** Reads and parses a JSON asset after checking it. */
   readJson(path: string): Promise<unknown>;
@@ -44,7 +47,9 @@ export interface AssetStore {
  * @param root directory containing `tables/manifest.json`; default the repository this module
  *   belongs to
  * @returns the store
- * @throws {AssetError} `MANIFEST_MISSING` or `MANIFEST_INVALID`
+ * @throws {AssetError} `MANIFEST_MISSING` or `MANIFEST_INVALID`; {Deno.errors.NotCapable} or
+ *   {Deno.errors.PermissionDenied} as thrown when this process may not read the manifest (the
+ *   reader's set-up, not the install's content; the CLI's PERMISSION error)
  * @example
  * ```ts ignore
  * const store = await openAssetStore();
@@ -59,6 +64,7 @@ export async function openAssetStore(root?: string): Promise<AssetStore> {
   try {
     manifestBytes = await Deno.readFile(`${base}/${MANIFEST_PATH}`);
   } catch (e) {
+    if (_denied(e)) throw e;
     throw new AssetError(
       "MANIFEST_MISSING",
       `Cannot open assets: '${base}/${MANIFEST_PATH}' unreadable (${(e as Error).name})`,
@@ -98,7 +104,7 @@ function _store(
       }
       bytes = await Deno.readFile(`${base}/${path}`);
     } catch (e) {
-      if (e instanceof AssetError) throw e;
+      if (e instanceof AssetError || _denied(e)) throw e;
       throw new AssetError("ASSET_MISSING", `Cannot load '${path}': ${(e as Error).name}`);
     }
     const digest = sha256Hex(bytes);
@@ -142,4 +148,14 @@ function _store(
     scope: () => _store(files, own, [used, ...outer]),
   };
   return store;
+}
+
+/**
+ * Whether a read failed because this process may not read the file (Deno's sandbox, or the file
+ * system's permissions): the reader's own set-up, which says nothing of the install's content, so
+ * it is passed on as it is (the CLI's PERMISSION error, naming what to grant) and never reported
+ * as a missing or tampered asset.
+ */
+function _denied(e: unknown): boolean {
+  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
 }

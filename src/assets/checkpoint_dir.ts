@@ -34,7 +34,8 @@ export interface CheckpointDir {
  *
  * @param dir directory path
  * @returns the directory's files
- * @throws {InputError} `CHECKPOINT_DIR` when the path is not a directory
+ * @throws {InputError} `CHECKPOINT_DIR` when the path is not a directory;
+ *   {Deno.errors.NotCapable} when the runtime does not grant reading it
  * @example
  * ```ts ignore
  * using files = await checkpointDir("tables/models/qwen3-tiny-dense");
@@ -44,6 +45,9 @@ export async function checkpointDir(dir: string): Promise<CheckpointDir> {
   try {
     if (!(await Deno.stat(dir)).isDirectory) throw new Error("not a directory");
   } catch (e) {
+    // The runtime's refusal is the caller's missing permission (the CLI's PERMISSION), not the
+    // checkpoint's fault.
+    if (e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
       "CHECKPOINT_DIR",
       `Cannot open checkpoint '${dir}': ${(e as Error).message.split("\n")[0]}`,

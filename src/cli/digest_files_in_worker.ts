@@ -6,10 +6,15 @@
  * @module
  */
 import { InputError } from "../errors.ts";
+import { checkWorkerScript, workerRefusal } from "../engine/mod.ts";
 
 /** A digest running on a worker: its result, and a way to stop it early. */
 export interface PendingDigest {
-  /** SHA-256 hex of each file, by name; rejects with `InputError` `CHECKPOINT_DIGEST`. */
+  /**
+   * SHA-256 hex of each file, by name; rejects with `InputError` `CHECKPOINT_DIGEST`, or with
+   * `Deno.errors.NotCapable` when the runtime refused the worker a permission (its script or an
+   * import this process may not read: the reader's set-up, not the checkpoint's fault).
+   */
   readonly files: Promise<Record<string, string>>;
   /** Stops the worker if it still runs (then `files` rejects); safe to call twice. */
   [Symbol.dispose](): void;
@@ -21,6 +26,7 @@ export interface PendingDigest {
  * @param dir the checkpoint directory
  * @param names weight file names, in the order to hash them
  * @returns the pending digest (dispose it on every path: `using`)
+ * @throws {Deno.errors.NotCapable} when this process may not read the worker script
  * @example
  * ```ts ignore
  * using digest = digestFilesInWorker(dir, ckpt.files);
@@ -29,7 +35,9 @@ export interface PendingDigest {
  * ```
  */
 export function digestFilesInWorker(dir: string, names: readonly string[]): PendingDigest {
-  const worker = new Worker(new URL("./file_digest_worker.ts", import.meta.url), {
+  const script = new URL("./file_digest_worker.ts", import.meta.url);
+  checkWorkerScript(script);
+  const worker = new Worker(script, {
     type: "module",
     deno: { permissions: { read: [dir], write: false, net: false, env: false, run: false } },
   });
@@ -44,7 +52,10 @@ export function digestFilesInWorker(dir: string, names: readonly string[]): Pend
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      fail(e.message);
+      // The runtime refused to load the worker (an import this process may not read).
+      const refusal = workerRefusal(e.message);
+      if (refusal === null) fail(e.message);
+      else reject(refusal);
     };
     worker.postMessage({ dir, names: [...names] });
   });

@@ -21,7 +21,8 @@ import { tempSibling } from "./temp_sibling.ts";
  * @param data bytes or text
  * @param options `mode` (e.g. 0o600 for private keys)
  * @throws {InputError} `OUTPUT_EXISTS` when the path exists; `OUTPUT_WRITE` when a folder on the
- *   way is a file or cannot be created, and on I/O failure
+ *   way is a file or cannot be created, and on I/O failure; {Deno.errors.NotCapable} when the
+ *   runtime does not grant the write
  * @example
  * ```ts ignore
  * await writeNewFile("out.json", "{}\n");
@@ -61,7 +62,9 @@ export async function writeNewFile(
     }
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
-    if (e instanceof InputError) throw e;
+    // The runtime's refusal is the caller's missing permission (the CLI's PERMISSION, naming the
+    // flag), not a failed write.
+    if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
       "OUTPUT_WRITE",
       `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`,

@@ -47,3 +47,4 @@ export { createGemmWalker, type GemmWalker } from "./gemm_walker.ts";
 export { type GatheredWalk, type KernelParams } from "./wasm_kernel.ts";
 export { type SharedBuffers, sharedBuffers } from "./shared_buffers.ts";
 export { startWorkerGroup, type WorkerGroup, type WorkerReply } from "./worker_group.ts";
+export { checkWorkerScript, workerRefusal } from "./worker_script_access.ts";

@@ -7,6 +7,7 @@
  * @module
  */
 import { HostResourceError, isHostResourceError } from "../errors.ts";
+import { checkWorkerScript, workerRefusal } from "./worker_script_access.ts";
 
 /** Reply of a worker to a job. */
 export interface WorkerReply {
@@ -39,6 +40,9 @@ export interface WorkerGroup {
  * @param url the worker script (it must answer each `{job}` message with a {@link WorkerReply})
  * @param options `count` (>= 0) and the compiled kernel `module`
  * @returns the group
+ * @throws {Deno.errors.NotCapable} when this process may not read the script (checked before any
+ *   worker starts); a worker stopped by a permission its script's imports lack rejects its launches
+ *   with it too
  * @example
  * ```ts ignore
  * const group = startWorkerGroup(new URL("./gemm_worker.ts", import.meta.url), { count: 1, module });
@@ -53,13 +57,16 @@ export function startWorkerGroup(
   type Waiter = { worker: Worker; resolve: () => void; reject: (e: Error) => void };
   const waiting = new Map<number, Waiter>();
   let dead: string | undefined;
+  // A worker the runtime refused a permission stands for that permission, not for a bug.
+  const error = (why: string): Error => workerRefusal(why) ?? new Error(why);
   const fail = (why: string, only?: Worker) => {
     for (const [id, w] of waiting) {
       if (only !== undefined && w.worker !== only) continue;
       waiting.delete(id);
-      w.reject(new Error(why));
+      w.reject(error(why));
     }
   };
+  if (options.count > 0) checkWorkerScript(url);
   const workers = Array.from({ length: options.count }, () => {
     // Sandboxed: the worker gets no permission at all (no file, network, environment,
     // subprocess or FFI access); it receives bytes and plain-data plans by message and returns
@@ -82,7 +89,10 @@ export function startWorkerGroup(
     };
     w.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      dead = `Cannot run the pool: a worker stopped (${e.message})`;
+      // Deno's own words for a refused permission are kept as they are (they name the flag).
+      dead = workerRefusal(e.message) === null
+        ? `Cannot run the pool: a worker stopped (${e.message})`
+        : e.message;
       fail(dead, w);
     };
     w.postMessage({ module: options.module });
@@ -93,7 +103,7 @@ export function startWorkerGroup(
     count: workers.length,
     post: (job) =>
       workers.map((worker) => {
-        if (dead !== undefined) return Promise.reject(new Error(dead));
+        if (dead !== undefined) return Promise.reject(error(dead));
         const message = job(nextId++);
         const settled = new Promise<void>((resolve, reject) =>
           waiting.set(message.id, { worker, resolve, reject })

@@ -24,11 +24,12 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "than its name (the manifest was changed with it: the install is tampered)",
   ASSET_FILE_INVALID: "An asset file given on the command line does not parse or declares " +
     "another id than its name",
-  ASSET_MISSING: "An asset listed in the manifest cannot be read",
+  ASSET_MISSING:
+    "An asset listed in the manifest cannot be read (a read Deno refuses is `PERMISSION`)",
   ASSET_NOT_LISTED: "The file is not in the asset manifest, so it is not loaded",
   ASSET_SIZE_MISMATCH: "An asset's byte length differs from the manifest's",
   MANIFEST_INVALID: "`tables/manifest.json` is not a valid manifest",
-  MANIFEST_MISSING: "`tables/manifest.json` cannot be read",
+  MANIFEST_MISSING: "`tables/manifest.json` cannot be read (a read Deno refuses is `PERMISSION`)",
   // Files
   BLOB_DIGEST_MISMATCH: "A blob's bytes do not hash to its file name",
   BLOB_READ: "A blob is not a regular file or cannot be read",
