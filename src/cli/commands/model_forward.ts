@@ -274,6 +274,8 @@ export async function runModelForward(o: {
     }
     const res = r.result;
     const h = ckpt.config.hidden;
+    // Before the output is written: a failed digest leaves nothing behind.
+    const fileDigests = await digest.files;
     await writeNewFile(
       o.out,
       encodeSafetensors([{
@@ -283,7 +285,6 @@ export async function runModelForward(o: {
         data: res.hidden,
       }]),
     );
-    const fileDigests = await digest.files;
     const checkpoint = { sha256: digestOfFiles(fileDigests), files: fileDigests };
     const total = res.hidden.length / h;
     const lasts = batch.sequences.map((s, i) => ({
