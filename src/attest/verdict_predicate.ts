@@ -212,11 +212,12 @@ export interface BuildVerdictPredicateOptions {
  * @example
  * ```ts
  * import { buildVerdictPredicate, parseVerdictPredicate } from "./mod.ts";
- * import { detectionStatement } from "../verify/mod.ts";
+ * import { AUDIT_SEED_DOMAIN, detectionStatement, SAMPLE_ALGORITHM } from "../verify/mod.ts";
  * const fp = "55".repeat(32);
  * const report = {
  *   auditId: "a1", logId: "log-1", population: 1, root: "11".repeat(32), randomness: "22".repeat(32),
- *   round: 1, seedDerivation: "d", seed: "33".repeat(32), algorithm: "s", selected: [0],
+ *   round: 1, seedDerivation: AUDIT_SEED_DOMAIN, seed: "33".repeat(32), algorithm: SAMPLE_ALGORITHM,
+ *   selected: [0],
  *   results: [{
  *     index: 0, digest: "44".repeat(32), status: "PASS", reason: "", claimed: fp, recomputed: fp,
  *     firstDifference: null, steps: [],

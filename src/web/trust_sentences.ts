@@ -37,7 +37,7 @@ export interface TrustFacts {
  * const s = trustSentences({ round: 7 });
  * if (!s[0]!.includes("NOT from a verified beacon")) throw new Error(s[0]);
  * const a = trustSentences({ round: 7, announcement: { timestamp: "AA" } })[2]!;
- * if (!a.includes("not checked against a pinned one")) throw new Error(a);
+ * if (!a.includes("did not check against a pinned one")) throw new Error(a);
  * ```
  */
 export function trustSentences(
