@@ -29,6 +29,7 @@ import {
   halfAt as pat,
   type HalfFormat as Fmt,
   halfSpecial as special,
+  hex,
 } from "./_differential_fuzz.ts";
 
 /** A datapath to fuzz, with its profile label (e.g. `a100/mma-bf16-fp32`). */
@@ -350,8 +351,6 @@ export async function checkCase(
   const n = c.ops.n;
   return { fuzzCase: c, row: Math.floor(i / n), col: i % n, want: want[i] ?? 0, got: got[i] ?? 0 };
 }
-
-const hex = (x: number, digits: number) => "0x" + (x >>> 0).toString(16).padStart(digits, "0");
 
 /**
  * One line naming a mismatch: the case (seed, index, datapath, mode, shape, K segments), the
