@@ -10,7 +10,8 @@
  */
 import { InputError } from "../errors.ts";
 import { quoteShort } from "../escape_text.ts";
-import { canonicalJson, type ClaimLog } from "../claims/mod.ts";
+import { canonicalJson, type ClaimLog, LOG_ID_PATTERN } from "../claims/mod.ts";
+import { AUDIT_ID_PATTERN } from "./audit_id.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readPlanItem, SERVE_ID } from "./_shapes.ts";
@@ -180,8 +181,8 @@ const ORDER: Shape = {
   format: "string",
   plan: HEX64,
   serve: SERVE_ID,
-  auditId: "string",
-  logId: "string",
+  auditId: AUDIT_ID_PATTERN,
+  logId: LOG_ID_PATTERN,
   logRoot: HEX64,
   seed: HEX64,
   population: "count",

@@ -4,6 +4,7 @@ import {
   checkPlanLog,
   checkWorkOrder,
   encodeWorkOrder,
+  itemDigest,
   parseWorkOrder,
   planAudit,
   workOrders,
@@ -35,6 +36,25 @@ Deno.test("parseWorkOrder() refuses a non-canonical, unknown-field or re-targete
     encodeWorkOrder({ ...v, seed: "00".repeat(32) }),
   ];
   for (const b of bad) assert.throws(() => parseWorkOrder(b), code("ORDER_INVALID"), b);
+});
+
+Deno.test("parseWorkOrder() holds the audit and log ids to their patterns, as plans are, even with a recomputed item digest", () => {
+  const v = JSON.parse(encodeWorkOrder(orders[0]!));
+  const cases: [string, string][] = [
+    ["auditId", "w\u2011x"],
+    ["auditId", "w\n"],
+    ["logId", "l\u001b[2J"],
+  ];
+  for (const [field, value] of cases) {
+    const o = { ...v, [field]: value };
+    const item = { ...o.item, item: itemDigest(o, o.item) };
+    const text = encodeWorkOrder({ ...o, item });
+    assert.throws(
+      () => parseWorkOrder(text),
+      code("ORDER_INVALID"),
+      `${field} ${JSON.stringify(value)}`,
+    );
+  }
 });
 
 Deno.test("workOrders() carry the serve's id, which parseWorkOrder() requires as a lowercase UUID", () => {
