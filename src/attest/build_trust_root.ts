@@ -14,8 +14,9 @@ import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
  * optionally prover keys (role `prover`, their own window) and pinned drand chains.
  *
  * @param publicKeys 32-byte Ed25519 inspector public keys
- * @param validFor RFC 3339 `start` and optional `end` of validity; `provers` with their keys and
- *   window; `drand` chains to pin (`chainHash`, `beaconId`); `tsa` anchor certificates (DER) of
+ * @param validFor RFC 3339 `start` and optional `end` of validity; `provers` with their keys,
+ *   window and optional `origin` (the one checkpoint origin they may sign; checked by
+ *   `parseTrustRoot`); `drand` chains to pin (`chainHash`, `beaconId`); `tsa` anchor certificates (DER) of
  *   trusted RFC 3161 time-stamp authorities
  * @returns the document (serialise with `JSON.stringify`; parse back with `parseTrustRoot`)
  * @throws {RangeError} for more than `MAX_TRUST_ROOT_KEYS` keys in all
@@ -34,7 +35,7 @@ export function buildTrustRoot(
   validFor: {
     start: string;
     end?: string;
-    provers?: { keys: readonly Uint8Array[]; start: string; end?: string };
+    provers?: { keys: readonly Uint8Array[]; start: string; end?: string; origin?: string };
     drand?: readonly { chainHash: string; beaconId: string }[];
     tsa?: readonly { certificate: Uint8Array; name: string }[];
   },
@@ -56,7 +57,10 @@ export function buildTrustRoot(
     mediaType: TRUST_ROOT_MEDIA_TYPE,
     keys: [
       ...publicKeys.map((pub) => entry(pub, "inspector", validFor)),
-      ...(provers?.keys ?? []).map((pub) => entry(pub, "prover", provers!)),
+      ...(provers?.keys ?? []).map((pub) => ({
+        ...entry(pub, "prover", provers!),
+        ...(provers!.origin === undefined ? {} : { origin: provers!.origin }),
+      })),
     ],
     ...(validFor.drand === undefined || validFor.drand.length === 0
       ? {}

@@ -251,8 +251,15 @@ async function _checkCheckpoint(
     // The signing time is the prover's own word: a stolen key could backdate a checkpoint to
     // before its revocation, so the key must also be valid now (as signatures are judged).
     const still = keyValidAt(o.trustRoot, { keyid: kid, time: o.now, role: "prover" });
+    const pinned = o.trustRoot.keys.find((k) => k.keyid === kid)?.origin;
     if (!v.verified) why = `no valid prover signature (${v.reason})`;
-    else if (at === undefined) why = "the checkpoint has no signing time (cosignature)";
+    else if (pinned !== undefined && pinned !== v.checkpoint.origin) {
+      // The same records under another origin are another checkpoint, and another announced
+      // audit id: a pinned origin leaves the prover one log to offer.
+      why = `the checkpoint's origin ${JSON.stringify(v.checkpoint.origin)} is not ` +
+        `${JSON.stringify(pinned)}, the one origin the trust root lets prover key ` +
+        `${kid.slice(0, 16)} sign`;
+    } else if (at === undefined) why = "the checkpoint has no signing time (cosignature)";
     else if (!validity?.valid) why = `prover key not valid when it signed (${validity?.reason})`;
     else if (!still.valid) {
       why =

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SIGNED_ORIGIN_PATTERN } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import { decodeBase64 } from "./base64.ts";
 import { keyId } from "./key_id.ts";
@@ -39,6 +40,12 @@ export interface TrustRootKey {
   readonly validFor: { readonly start: number; readonly end?: number };
   /** Revocation: signatures at or after `time` are not accepted. */
   readonly revoked?: { readonly time: number; readonly reason: string };
+  /**
+   * A prover key's one log: the checkpoint origin (C2SP `tlog-checkpoint` origin line, the note
+   * key name) of every checkpoint it may sign, so that a checkpoint of the same records under
+   * another origin does not verify. Absent: any origin (`SIGNED_ORIGIN_PATTERN`).
+   */
+  readonly origin?: string;
 }
 
 /** A parsed trust root. */
@@ -65,8 +72,9 @@ export const MAX_TRUST_ROOT_KEYS = 64;
  *
  * Shape: `{ "mediaType", "keys": [{ "keyid", "publicKey": base64 SPKI DER, "role":
  * "inspector"|"prover", "validFor": {"start": RFC 3339, "end"?: RFC 3339}, "revoked"?: {"time":
- * RFC 3339, "reason": string} }], "drand"?, "tsa"? }`. Unknown fields are refused (a misspelt
- * `revoked` must not leave a key trusted). Each `keyid` must equal `keyId(publicKey)`.
+ * RFC 3339, "reason": string}, "origin"?: string (prover keys only) }], "drand"?, "tsa"? }`.
+ * Unknown fields are refused (a misspelt `revoked` must not leave a key trusted, nor a misspelt
+ * `origin` a prover key unpinned). Each `keyid` must equal `keyId(publicKey)`.
  *
  * @param text JSON text
  * @returns the trust root, frozen
@@ -98,7 +106,14 @@ export function parseTrustRoot(text: string): TrustRoot {
   if (Array.isArray(root.keys) && root.keys.length > MAX_TRUST_ROOT_KEYS) {
     _bad(`lists ${root.keys.length} keys, more than ${MAX_TRUST_ROOT_KEYS}`);
   }
-  const keys = children(f, "keys", ["keyid", "publicKey", "role", "validFor", "revoked"]).map(
+  const keys = children(f, "keys", [
+    "keyid",
+    "publicKey",
+    "role",
+    "validFor",
+    "revoked",
+    "origin",
+  ]).map(
     _key,
   );
   const ids = new Set<string>();
@@ -143,12 +158,18 @@ function _key(k: Fields): TrustRootKey {
     const r = child(k, "revoked", ["time", "reason"]);
     revoked = Object.freeze({ time: _time(r, "time"), reason: str(r, "reason", /^.{0,1024}$/s) });
   }
+  let origin: string | undefined;
+  if (has(k, "origin")) {
+    if (role !== "prover") _bad(`'${where}.origin' is given for a key whose role is not prover`);
+    origin = str(k, "origin", SIGNED_ORIGIN_PATTERN);
+  }
   return Object.freeze({
     keyid,
     publicKey,
     role,
     validFor: Object.freeze(end === undefined ? { start } : { start, end }),
     ...(revoked === undefined ? {} : { revoked }),
+    ...(origin === undefined ? {} : { origin }),
   });
 }
 

@@ -28,7 +28,12 @@ export {
   parseBlockWorkload,
 } from "./block_workload.ts";
 export { canonicalJson, type CanonicalJsonOptions } from "./canonical_json.ts";
-export { type Checkpoint, formatCheckpoint, parseCheckpoint } from "./checkpoint.ts";
+export {
+  type Checkpoint,
+  formatCheckpoint,
+  parseCheckpoint,
+  SIGNED_ORIGIN_PATTERN,
+} from "./checkpoint.ts";
 export {
   type ClaimLog,
   type ClaimLogLimits,

@@ -79,7 +79,10 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
   if (failed.has("checkpoint")) {
     const cp = _object(_object(predicate?.audit)?.checkpoint);
     const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : undefined;
-    if (id !== undefined) hints.push(_proverHint(inputs.trustRoot, id, _time(cp?.signedAt)));
+    if (id !== undefined) {
+      const origin = typeof cp?.origin === "string" ? cp.origin : undefined;
+      hints.push(_proverHint(inputs.trustRoot, id, { signedAt: _time(cp?.signedAt), origin }));
+    }
   }
   const refusal = _keyRefusal(inputs.report);
   if (refusal !== undefined) {
@@ -222,12 +225,24 @@ function _inspectorHint(
   } (${set}).${when}${why}`;
 }
 
-function _proverHint(root: TrustRoot, id: string, signedAt: number | undefined): string {
+function _proverHint(
+  root: TrustRoot,
+  id: string,
+  cp: { signedAt: number | undefined; origin: string | undefined },
+): string {
+  const { signedAt } = cp;
   const key = root.keys.find((k) => k.keyid === id);
   if (key === undefined || key.role !== "prover") {
     return `The prover key ${
       _short(id)
     } that signed the checkpoint is not a prover key of your trust root (add its public key with \`bitaudit key trust-root --prover\`).`;
+  }
+  if (key.origin !== undefined && cp.origin !== key.origin) {
+    return `Your trust root lets prover key ${_short(id)} sign checkpoints of the log ${
+      JSON.stringify(key.origin)
+    } only (set with \`bitaudit key trust-root --prover-origin\`); this checkpoint names ${
+      JSON.stringify(cp.origin ?? "")
+    }. The same key under another origin is another log, or the same records offered under a second name: ask the prover which log it publishes.`;
   }
   const when = signedAt === undefined
     ? ""

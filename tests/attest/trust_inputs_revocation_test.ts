@@ -2,7 +2,8 @@
  * A checkpoint's signing time and an announcement's stated time are the signers' own words: a
  * key revoked for compromise must not vouch for a checkpoint or an announcement its thief
  * backdates to before the revocation. Keys are judged at the stated time and now, as attestation
- * signatures are without a timestamp.
+ * signatures are without a timestamp. A prover key pinned to one origin vouches for checkpoints of
+ * that origin only.
  */
 import assert from "node:assert/strict";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -62,11 +63,17 @@ const envelope = await signEnvelope(
   { payloadType: IN_TOTO_PAYLOAD_TYPE, keys: [inspector] },
 );
 
-/** The check lines for a trust root whose keys are revoked at `revoked` (or never). */
-async function checks(revoked?: string): Promise<Map<string, [boolean, string]>> {
+/**
+ * The check lines for a trust root whose keys are revoked at `revoked` (or never) and whose
+ * prover key is pinned to `origin` (or to none).
+ */
+async function checks(
+  o: { revoked?: string; origin?: string } = {},
+): Promise<Map<string, [boolean, string]>> {
   const d = structuredClone(doc);
-  if (revoked !== undefined) {
-    for (const k of d.keys) k.revoked = { time: revoked, reason: "key compromise" };
+  for (const k of d.keys) {
+    if (o.revoked !== undefined) k.revoked = { time: o.revoked, reason: "key compromise" };
+    if (o.origin !== undefined && k.role === "prover") k.origin = o.origin;
   }
   const out = new Map<string, [boolean, string]>();
   await checkTrustInputs({
@@ -93,9 +100,24 @@ Deno.test("checkTrustInputs(): unrevoked keys vouch for the checkpoint and the a
 });
 
 Deno.test("checkTrustInputs(): keys revoked since do not vouch for a checkpoint or an announcement dated before the revocation", async () => {
-  const c = await checks("2024-01-01T00:00:00Z");
+  const c = await checks({ revoked: "2024-01-01T00:00:00Z" });
   assert.equal(c.get("checkpoint")?.[0], false);
   assert.match(c.get("checkpoint")![1], /prover key not valid at the verification time .*revoked/);
   assert.equal(c.get("announcement")?.[0], false);
   assert.match(c.get("announcement")![1], /and at the verification time signed the announcement/);
+});
+
+Deno.test("checkTrustInputs(): a prover key pinned to the checkpoint's origin vouches for it", async () => {
+  const c = await checks({ origin: "victim.example/log" });
+  assert.deepEqual(c.get("checkpoint")?.[0], true, c.get("checkpoint")?.[1]);
+});
+
+Deno.test("checkTrustInputs(): a prover key pinned to one origin does not vouch for its checkpoint of another", async () => {
+  // The same records signed under a second name would be a second announced audit id.
+  const c = await checks({ origin: "victim.example/other-log" });
+  assert.equal(c.get("checkpoint")?.[0], false);
+  assert.match(
+    c.get("checkpoint")![1],
+    /origin "victim\.example\/log" is not "victim\.example\/other-log", the one origin the trust root lets prover key [0-9a-f]{16} sign/,
+  );
 });

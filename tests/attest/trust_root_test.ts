@@ -37,6 +37,16 @@ Deno.test("parseTrustRoot() reads keys, windows, revocations and passes drand th
   assert.deepEqual(root.drand, { period: 3 });
 });
 
+Deno.test("parseTrustRoot() reads a prover key's origin pin, and none where it is absent", () => {
+  const root = parseTrustRoot(doc([
+    entry(a.publicKey, { role: "prover", origin: "bitaudit.example/prover-1/log" }),
+    entry(b.publicKey, { role: "prover" }),
+  ]));
+  assert.equal(root.keys[0]!.origin, "bitaudit.example/prover-1/log");
+  assert.equal(root.keys[1]!.origin, undefined);
+  assert.equal("origin" in root.keys[1]!, false);
+});
+
 Deno.test("keyValidAt() answers each reason when the time or key varies", () => {
   const root = parseTrustRoot(doc([
     entry(a.publicKey),
@@ -90,6 +100,14 @@ Deno.test("parseTrustRoot() throws BAD_TRUST_ROOT when the document is malformed
     doc([{ ...e, validFor: {} }]),
     doc([{ ...e, revoked: { time: "2026-01-01T00:00:00Z" } }]),
     doc(["x"]),
+    // An origin pins prover keys only, and only to an origin claims checkpoint can sign.
+    doc([{ ...e, origin: "bitaudit.example/log" }]),
+    doc([{ ...e, role: "prover", origin: "" }]),
+    doc([{ ...e, role: "prover", origin: "two words" }]),
+    doc([{ ...e, role: "prover", origin: "a+b" }]),
+    doc([{ ...e, role: "prover", origin: "x".repeat(257) }]),
+    doc([{ ...e, role: "prover", origin: "bitaudit\u2024example/log" }]),
+    doc([{ ...e, role: "prover", origin: 7 }]),
   ];
   for (const text of cases) assert.throws(() => parseTrustRoot(text), code("BAD_TRUST_ROOT"), text);
 });

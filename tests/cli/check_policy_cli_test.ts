@@ -10,7 +10,16 @@ import { decodeBase64, encodeBase64 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { auditArgs } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
-import { beaconAudit, f, goodRoot, prover, stranger, trustRoot } from "./_trust_fixture.ts";
+import {
+  beaconAudit,
+  CHAIN,
+  f,
+  goodRoot,
+  ORIGIN,
+  prover,
+  stranger,
+  trustRoot,
+} from "./_trust_fixture.ts";
 
 const good = await beaconAudit(); // drand round 123, checkpoint signed 2023-08-23T15:00:00Z
 const statement = JSON.parse(
@@ -176,7 +185,7 @@ Deno.test("key trust-root prints its windows and defaults; check names the dates
   assert.match(made.stdout, /^time-stamp authorities pinned: none/m);
   assert.match(
     made.stdout,
-    /^prover keys \(1\): valid from 2026-01-01T00:00:00Z \(--valid-from's default; set with --prover-valid-from\); a checkpoint the prover signed earlier does not count$/m,
+    /^prover keys \(1\): valid from 2026-01-01T00:00:00Z \(--valid-from's default; set with --prover-valid-from\); a checkpoint the prover signed earlier does not count; checkpoints of any origin \(pin the prover's log with --prover-origin\)$/m,
   );
   const r = await runBitaudit(["check", good.attestation, "--trust-root", root]);
   assert.equal(r.code, 1);
@@ -206,6 +215,62 @@ Deno.test("key trust-root prints its windows and defaults; check names the dates
   // With the window the hint names, the same attestation checks out (the drand chain pinned too).
   const fixed = await trustRoot("prover-2023", { proverFrom: "2023-08-23T15:00:00Z" });
   assert.equal((await runBitaudit(["check", good.attestation, "--trust-root", fixed])).code, 0);
+});
+
+Deno.test("key trust-root --prover-origin pins the prover's log: check accepts its checkpoints of that origin and refuses one of another, with a hint", async () => {
+  const pinned = async (name: string, origin: string) => {
+    const root = `${f.dir}/${name}.json`;
+    const made = await runBitaudit([
+      "key",
+      "trust-root",
+      "--pub",
+      f.pub,
+      "--prover",
+      prover.publicKey,
+      "--prover-valid-from",
+      "2023-01-01T00:00:00Z",
+      "--prover-origin",
+      origin,
+      "--drand",
+      CHAIN,
+      "--out",
+      root,
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(
+      made.stdout,
+      new RegExp(`checkpoints of origin ${origin} only \\(--prover-origin\\)$`, "m"),
+    );
+    return root;
+  };
+  const own = await pinned("origin-own", ORIGIN);
+  assert.equal(JSON.parse(await Deno.readTextFile(own)).keys[1].origin, ORIGIN);
+  const ok = await runBitaudit(["check", good.attestation, "--trust-root", own]);
+  assert.equal(ok.code, 0, ok.stdout);
+  assert.match(ok.stdout, /^ok {3}checkpoint: prover checkpoint bitaudit\.example\/prover-1\/log/m);
+  const other = await pinned("origin-other", "bitaudit.example/prover-1/other-log");
+  const r = await runBitaudit(["check", good.attestation, "--trust-root", other]);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stdout,
+    /^FAIL checkpoint: the checkpoint's origin "bitaudit\.example\/prover-1\/log" is not "bitaudit\.example\/prover-1\/other-log", the one origin the trust root lets prover key [0-9a-f]{16} sign$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^hint: .*--prover-origin.*this checkpoint names "bitaudit\.example\/prover-1\/log"/m,
+  );
+  for (
+    const [extra, why] of [
+      [["--prover-origin", ORIGIN], /--prover-origin without --prover/],
+      [["--prover", prover.publicKey, "--prover-origin", "two words"], /--prover-origin must be/],
+    ] as const
+  ) {
+    const out = `${f.dir}/origin-refused.json`;
+    const bad = await runBitaudit(["key", "trust-root", "--pub", f.pub, ...extra, "--out", out]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, why);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  }
 });
 
 Deno.test("check of an invalid attestation meets no policy and names why", async () => {

@@ -19,6 +19,7 @@ import {
   hexToBytes,
   merkleRoot,
   parseCheckpoint,
+  SIGNED_ORIGIN_PATTERN,
   verifyConsistency,
 } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -52,9 +53,7 @@ export function addCheckpointCommands(cmd: Command): void {
     .option("--time <rfc3339>", "signing time stated in the cosignature (default: now)")
     .option("--json", "machine-readable output")
     .action(async (opts) => {
-      // A log's identity as it is shown and signed: printable ASCII, no space or '+' (the note's
-      // key name), short enough to be a key name (at most 1,024) and read at a glance.
-      if (!/^[\x21-\x2a\x2c-\x7e]{1,256}$/.test(opts.origin)) {
+      if (!SIGNED_ORIGIN_PATTERN.test(opts.origin)) {
         throw new InputError(
           "USAGE",
           "Cannot sign checkpoint: --origin must be 1 to 256 printable ASCII characters, " +

@@ -156,7 +156,11 @@ export function demoCommand(): Command {
           // Valid from 2023: the demo's checkpoint and announcement are dated before the round.
           const trustRoot = buildTrustRoot([pub], {
             start: DEMO_VALID_FROM,
-            provers: { keys: [decodePublicKeyPem(proverPem)], start: DEMO_VALID_FROM },
+            provers: {
+              keys: [decodePublicKeyPem(proverPem)],
+              start: DEMO_VALID_FROM,
+              origin: DEMO_ORIGIN,
+            },
             drand: [{ chainHash: drandChainHash(chain), beaconId: chain.beaconId }],
             tsa: [{ certificate: tsa.anchor, name: "tsa.pem" }],
           });

@@ -20,6 +20,7 @@ import {
   trustedDrandChains,
   trustedTsaAnchors,
 } from "../../attest/mod.ts";
+import { SIGNED_ORIGIN_PATTERN } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
 import { quoteShort } from "../../escape_text.ts";
 import { printJson, printText } from "../output.ts";
@@ -90,6 +91,10 @@ export function keyCommand(): Command {
       "--prover-valid-from <time>",
       "RFC 3339 start of the prover keys' validity, no later than their checkpoints' signing time (default: --valid-from)",
     )
+    .option(
+      "--prover-origin <name>",
+      "the one log origin the --prover keys may sign checkpoints of (default: any origin)",
+    )
     .option("--drand <files...>", "drand chain info JSON files whose chains are trusted")
     .option(
       "--tsa <files...>",
@@ -104,8 +109,22 @@ export function keyCommand(): Command {
       }
       // Window flags set the windows of the keys they go with: with none of those keys they
       // would change nothing, silently.
-      if (opts.proverValidFrom !== undefined && opts.prover === undefined) {
-        throw new InputError("USAGE", "Cannot use --prover-valid-from without --prover keys");
+      for (
+        const [flag, value] of [["--prover-valid-from", opts.proverValidFrom], [
+          "--prover-origin",
+          opts.proverOrigin,
+        ]] as const
+      ) {
+        if (value !== undefined && opts.prover === undefined) {
+          throw new InputError("USAGE", `Cannot use ${flag} without --prover keys`);
+        }
+      }
+      if (opts.proverOrigin !== undefined && !SIGNED_ORIGIN_PATTERN.test(opts.proverOrigin)) {
+        throw new InputError(
+          "USAGE",
+          "Cannot build trust root: --prover-origin must be 1 to 256 printable ASCII characters, " +
+            "without spaces or '+' (the origin given to claims checkpoint)",
+        );
       }
       const inspectorWindow = (["validFrom", "validUntil"] as const).some((k) =>
         trustRoot.getOptionValueSource(k) === "cli"
@@ -169,9 +188,13 @@ export function keyCommand(): Command {
       const root = buildTrustRoot(pubs, {
         start: opts.validFrom,
         ...(opts.validUntil === undefined ? {} : { end: opts.validUntil }),
-        ...(provers.length === 0
-          ? {}
-          : { provers: { keys: provers, start: opts.proverValidFrom ?? opts.validFrom } }),
+        ...(provers.length === 0 ? {} : {
+          provers: {
+            keys: provers,
+            start: opts.proverValidFrom ?? opts.validFrom,
+            ...(opts.proverOrigin === undefined ? {} : { origin: opts.proverOrigin }),
+          },
+        }),
         drand,
         tsa,
       });
@@ -248,7 +271,13 @@ const DEFAULT_VALID_FROM = "2026-01-01T00:00:00Z";
  * a window that starts after a key's signatures makes `check` refuse them, so it is never silent.
  */
 function _windowLines(
-  opts: { pub?: string[]; validFrom: string; validUntil?: string; proverValidFrom?: string },
+  opts: {
+    pub?: string[];
+    validFrom: string;
+    validUntil?: string;
+    proverValidFrom?: string;
+    proverOrigin?: string;
+  },
   o: { provers: number; defaulted: boolean },
 ): string[] {
   const from = `from ${opts.validFrom} (${
@@ -268,7 +297,11 @@ function _windowLines(
             o.defaulted ? "'s default" : ""
           }; set with --prover-valid-from)`
           : `${opts.proverValidFrom} (--prover-valid-from)`
-      }; a checkpoint the prover signed earlier does not count`,
+      }; a checkpoint the prover signed earlier does not count; ${
+        opts.proverOrigin === undefined
+          ? "checkpoints of any origin (pin the prover's log with --prover-origin)"
+          : `checkpoints of origin ${opts.proverOrigin} only (--prover-origin)`
+      }`,
     );
   }
   return lines;
