@@ -105,7 +105,7 @@ export function mergeItemResults(
     verifier: {
       version: options.build.version,
       engine: mergedEngineName(engines),
-      runtime: _join(runtimes),
+      runtime: mergedEngineName(runtimes), // runtimes are joined as engines are
     },
     assets: Object.fromEntries([...assets].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)),
     missing: plan.items.filter((_, j) => chosen[j] === undefined).map((it) => it.index),
@@ -251,8 +251,4 @@ function _report(plan: AuditPlan, results: readonly RecordResult[]): AuditReport
     verdict: auditVerdict(results),
     detection: detectionStatement(plan.population, { k }),
   };
-}
-
-function _join(names: Set<string>): string {
-  return names.size === 0 ? "none" : [...names].sort().join("+");
 }

@@ -11,9 +11,10 @@
 export const WORKER_ENGINES: readonly string[] = Object.freeze(["wasm", "reference"]);
 
 /**
- * The engine a merged audit names: its workers' engines, sorted and joined with `+`.
+ * The engine a merged audit names: its workers' engines, distinct, sorted and joined with `+`
+ * (a merged audit names its workers' runtimes the same way).
  *
- * @param engines the workers' engines
+ * @param engines the workers' engines (or runtimes)
  * @returns e.g. `reference+wasm`, or `none` for no engine
  * @example
  * ```ts
