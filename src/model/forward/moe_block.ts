@@ -208,7 +208,8 @@ export async function runMoeBlock(
  * @param logits router logits [rows, E], BF16 patterns
  * @param o the MoE config, rows, torch version (softmax kernel), reduce stack, runtime (SFU)
  * @returns experts and BF16 weights per row
- * @throws {ForwardUnsupported} when the torch version's softmax kernel for E is not modelled
+ * @throws {ForwardUnsupported} when the torch version's softmax kernel for E is not modelled, or
+ *   a row's probabilities hold NaN
  * @example
  * ```ts ignore
  * const r = routeTopK(logits, { moe, rows, torchVersion: "2.8.0", reduceStack, runtime });
@@ -244,6 +245,13 @@ export function routeTopK(
   const order = Array.from({ length: e }, (_, i) => i);
   for (let t = 0; t < m; t++) {
     const row = p.subarray(t * e, (t + 1) * e);
+    // torch.topk orders NaN above every number, and which of tied NaNs its CUDA selection keeps
+    // is not modelled (a NaN router logit or an infinite one makes the whole row NaN).
+    if (row.some((bits) => Number.isNaN(f32FromBits(bits)))) {
+      throw new ForwardUnsupported(
+        `router probabilities of token ${t} hold NaN (torch.topk's choice among NaNs is not modelled)`,
+      );
+    }
     // Probabilities are non-negative FP32: value order is numeric order; ties to the lower id.
     const sorted = order.slice().sort((a, b) =>
       f32FromBits(row[b]!) - f32FromBits(row[a]!) || a - b
