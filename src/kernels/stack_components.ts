@@ -8,26 +8,32 @@
  * missing parts read as 0, so `2.8` and `2.8.0+cu128` agree); a series (`4.5x`: a release whose
  * minor adds one digit to the prefix, 4.50 to 4.59, not 4.500; `5.x`: any 5.*; `4.57.x`: any
  * 4.57.*); a lower bound (`> 9.15.0`); anything else (`as recorded in the dispatch catalog`) pins
- * nothing. The stack's own value, copied into the record, agrees. A record's release is the first run of dotted numbers anywhere in its value
- * (`torch 2.4.0`, `==2.4.0`, `V2.4`); one marked as a pre-release, development, post-release or
- * local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`; `+cu128` is a release) is another
- * build than the release and `unreadable`. Component names are compared on their letters and digits
- * alone, without case or a `version` suffix, `torch` as `pytorch`, `flashattention` as `flashattn`
- * (`PyTorch `, `torch_version`, `flash-attn` are `pytorch` and `flashattn`); a name with other than
- * ASCII letters, digits, spaces and `_-.` cannot be compared and is `unreadable`, as is a value
- * with no number where the stack pins one.
+ * nothing. The stack's own value, copied into the record, agrees. A record's release is the first
+ * run of dotted numbers anywhere in its value (`torch 2.4.0`, `==2.4.0`, `V2.4`): one the stack
+ * excludes is a `contradiction` whatever is written beside it (`2.4.0 (cu118)`; a bound such as
+ * `>=2.4.0` states no release and is `unreadable`); one it accepts is compared only as the whole
+ * value, with nothing before it but the component's own name and `==` (`nightly 2.8.0`,
+ * `cpu 2.8.0`, `2.8.0 (allow_tf32=True)` are `unreadable`); one marked as a pre-release,
+ * development, post-release or local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`;
+ * `+cu128` is a release) is another build than the release and `unreadable`.
+ * Component names are compared on their letters and digits alone, without case or a `version`
+ * suffix, `torch` as `pytorch`, `flashattention` as `flashattn` (`PyTorch `, `torch_version`,
+ * `flash-attn` are `pytorch` and `flashattn`); a name with other than ASCII letters, digits,
+ * spaces and `_-.` cannot be compared and is `unreadable`, as is a value with no number where the
+ * stack pins one.
  *
  * A stack's run settings are pinned. Each plain `NAME=VALUE` of its `env` (`;`-separated; a
  * conditional one such as `on sm_90 X=2` only for records of that architecture, and for none when
- * the caller does not name one): a record component named `NAME`, and each
- * `NAME=VALUE` written anywhere in a record's own environment text (`env`, `environment`, ...;
- * shell-style `A=1 B=2`, `export A=1`, quoted values, newlines or commas between them), must give
- * `VALUE` (`VLLM_ALLREDUCE_USE_SYMM_MEM=1` under a stack run with 0 describes another run: a
- * contradiction), and so must a `NAME=VALUE` in any other component's text (`launch_env`); an
- * environment that leaves a variable out does not state it otherwise, and one that names a pinned
- * variable in a way that cannot be read is `unreadable`. Flags are written in too many equivalent
- * ways to compare: a record's `flags`, or command-line options (`--kv-cache-dtype fp8`) under any
- * other name, other than the stack's words are `unreadable`.
+ * the caller does not name one): a record component named `NAME`, and each `NAME=VALUE` written
+ * anywhere in a record's own environment text (`env`, `environment`, ...; shell-style `A=1 B=2`,
+ * `export A=1`, quoted values, newlines or commas between them, a backslash before a line break
+ * joining the lines as a shell joins them), must give `VALUE` (`VLLM_ALLREDUCE_USE_SYMM_MEM=1`
+ * under a stack run with 0 describes another run: a contradiction), and so must a `NAME=VALUE` in
+ * any other component's text (`launch_env`); an environment that leaves a variable out does not
+ * state it otherwise, and one that names a pinned variable in a way that cannot be read is
+ * `unreadable`. Flags are written in too many equivalent ways to compare: a record's `flags`, or
+ * command-line options (`--kv-cache-dtype fp8`) under any other name, other than the stack's words
+ * are `unreadable`.
  *
  * A setting the stack does not pin is `unreadable` (NOT_VERIFIED where the bits match), never
  * passed over: a PASS must not vouch for a run set otherwise than the one recomputed
@@ -38,8 +44,9 @@
  * text that the stack's `env` does not name, except the variables the comparison knows: those the
  * stack's `env` sets on any architecture, the NCCL settings compared with a recorded all-reduce
  * (`nccl_env.ts`), and those that only pick devices, processes, caches, logging or CPU threads
- * ({@link INERT_VARIABLES}). A component whose value is an environment text (`launch_env: A=1
- * B=2`) is read as one.
+ * ({@link INERT_VARIABLES}; a device list naming a MIG instance picks a slice of a GPU, which is
+ * not modelled, and is `unreadable`). A component whose value is an environment text
+ * (`launch_env: A=1 B=2`) is read as one.
  *
  * @module
  */
@@ -184,12 +191,17 @@ export function componentMismatch(
       // A variable the stack does not pin (a `*_VERSION` of a library it pins by release is that
       // library): one the comparison knows, or a setting it cannot compare.
       if (!known(key, value)) {
+        const device = _unmodelledDevice(key, _unquote(value.trim()));
         unreadable ??= {
           kind: "unreadable",
-          reason: `${said} sets a variable the stack does not pin, so it cannot be compared ` +
-            "with the run recomputed",
-          advice: `leave ${ck} out: the stack id stands for the run's settings ` +
-            "(`bitaudit stacks show <id>`)",
+          reason: device === null
+            ? `${said} sets a variable the stack does not pin, so it cannot be compared ` +
+              "with the run recomputed"
+            : `${said} ${device}, so it cannot be compared with the run recomputed`,
+          advice: device === null
+            ? `leave ${ck} out: the stack id stands for the run's settings ` +
+              "(`bitaudit stacks show <id>`)"
+            : _WHOLE_GPU,
         };
       }
       continue;
@@ -205,7 +217,7 @@ export function componentMismatch(
       const lone = _release(value);
       if (
         rule === undefined && _LIBRARIES.has(name) && lone !== null &&
-        _RELEASE_TEXT.test(value.trim()) &&
+        _isReleaseText(value, name) &&
         lone.release.length === 1 && lone.release[0]! >= 1000
       ) {
         // cuDNN's 91002 for 9.10.2: each library encodes its releases in its own way.
@@ -230,16 +242,6 @@ export function componentMismatch(
       };
       continue;
     }
-    if (_release(value) !== null && !_RELEASE_TEXT.test(value.trim())) {
-      // `2.8.0 (allow_tf32=True)`: a release with a statement beside it that is not compared.
-      unreadable ??= {
-        kind: "unreadable",
-        reason: `${said} states more than a release (a release, with a name before it, is ` +
-          "what is compared)",
-        advice: `state ${ck} as its release alone (e.g. '2.8.0+cu128')`,
-      };
-      continue;
-    }
     const read = _release(value);
     if (read === null) {
       unreadable ??= {
@@ -254,8 +256,19 @@ export function componentMismatch(
           `cannot be compared with the stack's '${rule}'`,
         advice: `state ${ck} as its dotted release (cuDNN's 91002 is 9.10.2)`,
       };
-    } else if (!accepts(read.release)) {
+    } else if (!accepts(read.release) && !_BOUND.test(value.slice(0, read.start))) {
+      // A release the stack excludes is a contradiction, whatever is written beside it
+      // (`2.4.0 (cu118)`); a bound (`>=2.4.0`, `!=2.4.0`) states no release.
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
+    } else if (!_isReleaseText(value, name)) {
+      // `2.8.0 (allow_tf32=True)`, `nightly 2.8.0`: a release with a statement beside it that is
+      // not compared.
+      unreadable ??= {
+        kind: "unreadable",
+        reason: `${said} states more than a release (a release, with the component's name ` +
+          "before it, is what is compared)",
+        advice: `state ${ck} as its release alone (e.g. '2.8.0+cu128')`,
+      };
     } else {
       const release = read.release;
       const seen = releases.get(_name(key)) ?? [];
@@ -288,13 +301,30 @@ export function componentMismatch(
 }
 
 /**
- * A release as a whole value: the release (`2.8.0`, `v2.8`, `12.8`, `2.27.3-1+cuda12.8`,
- * `2.8.0+cu128`, a pre-release or local build, which `_unreleased` names) with at most a few
- * words of its name before it (`torch 2.8.0`, `==2.4.0`, `torch==2.8.0`, `cu128 torch 2.8.0`)
- * and nothing after it (`2.8.0 (allow_tf32=True)` states more than a release).
+ * Whether a value is a release as a whole for the component named `name` (as `_name` folds it):
+ * the release (`2.8.0`, `v2.8`, `12.8`, `2.27.3-1+cuda12.8`, `2.8.0+cu128`, a pre-release or local
+ * build, which `_unreleased` names), with nothing after it (`2.8.0 (allow_tf32=True)` states more
+ * than a release) and before it nothing but `=`/`==` and the component's own name, however spelled
+ * (`torch 2.8.0`, `torch==2.8.0`, `PyTorch version 2.8.0` for `torch`; `FA2 2.8.3` for
+ * `flash_attn`), beside the word of a CUDA build (`cu128 torch 2.8.0`). Any other word before the
+ * release (`nightly 2.8.0`, `nv25.05 2.8.0`, `rocm6.3 2.8.0`, `cpu 2.8.0`, `not 2.8.0`,
+ * `torch2.4.0 2.8.0`) says something of the build that is not compared: more than a release.
  */
-const _RELEASE_TEXT =
-  /^(?:[A-Za-z][A-Za-z0-9_.-]*\s+){0,3}(?:[A-Za-z][A-Za-z0-9_.-]*)?\s*(?:==?\s*)?[vV]?\d+(?:\.\d+)*[A-Za-z0-9.+_-]*$/;
+function _isReleaseText(value: string, name: string): boolean {
+  const v = value.trim();
+  const read = _release(v);
+  if (read === null || !/^[A-Za-z0-9.+_-]*$/.test(v.slice(read.end))) return false;
+  // `_release` reads a `v` just before the numbers as their prefix (`torch v2.8.0`).
+  const before = /^(.*?)\s*(?:==?\s*)?[vV]?$/s.exec(v.slice(0, read.start))![1]!;
+  if (before === "") return true;
+  const words = before.split(/\s+/);
+  if (!words.every((w) => /^[A-Za-z][A-Za-z0-9_.-]*$/.test(w))) return false;
+  const own = words.filter((w) => !/^cu\d{2,3}$/i.test(w));
+  return own.length > 0 && _name(own.join(" ")) === name;
+}
+
+/** The end of a text before a number that makes it a bound, not a release (`>=`, `!=`, `<`). */
+const _BOUND = /[<>!~^]\s*=?\s*[vV]?$/;
 
 /**
  * Control characters other than tab and line breaks (an environment text may span lines), and
@@ -343,12 +373,13 @@ const _LIBRARIES = new Set([
 ]);
 
 /**
- * Whether a value is a bare release with a dotted number (`12.4`, `v2.8.0`, `torch 2.5.1+cu124`):
- * a release and nothing else, so no setting can ride along.
+ * Whether a value is a bare release with a dotted number of the component named `name` (`12.4`,
+ * `v2.8.0`, `torch 2.5.1+cu124` for `torch`): a release and nothing else, so no setting can ride
+ * along.
  */
-function _isRelease(value: string): boolean {
+function _isRelease(value: string, name: string): boolean {
   const read = _release(value);
-  return read !== null && read.release.length >= 2 && _RELEASE_TEXT.test(value.trim());
+  return read !== null && read.release.length >= 2 && _isReleaseText(value, name);
 }
 
 /**
@@ -356,7 +387,7 @@ function _isRelease(value: string): boolean {
  * not pin (one this comparison knows), or pins by description only, other than the stack's words.
  */
 function _uncompared(name: string, value: string, rule: string | undefined): boolean {
-  if (!_isRelease(value)) return false;
+  if (!_isRelease(value, name)) return false;
   if (rule === undefined) return _LIBRARIES.has(name);
   return rule.trim() !== value.trim() && _rule(rule) === undefined;
 }
@@ -372,7 +403,7 @@ function _shortKey(key: string): string {
  * `on sm_NN` prefixes and separators: empty when nothing.
  */
 function _envLeftover(text: string): string {
-  return text.replace(_ASSIGNMENT, " ").replace(
+  return _joinedLines(text).replace(_ASSIGNMENT, " ").replace(
     /(?:^|\s)(?:export|on sm_[0-9]+[a-z]?)(?=\s|$)/g,
     " ",
   )
@@ -526,14 +557,22 @@ function _envFinding(
   // A variable the stack does not pin and the comparison does not know may change the run.
   const free = found.find(([v, set]) => !settings.has(_variable(v)) && !o.known(v, set));
   if (free !== undefined) {
-    return {
-      kind: "unreadable",
-      reason: `${key} sets ${_shortKey(free[0])}=${quoteShort(free[1], 60)}, which the stack ` +
-        "does not pin, so it cannot be compared with the run recomputed",
-      advice: `leave ${
-        _shortKey(free[0])
-      } out of ${key}, or run with the stack's environment alone`,
-    };
+    const said = `${key} sets ${_shortKey(free[0])}=${quoteShort(free[1], 60)}`;
+    const device = _unmodelledDevice(free[0], free[1]);
+    return device === null
+      ? {
+        kind: "unreadable",
+        reason: `${said}, which the stack does not pin, so it cannot be compared with the run ` +
+          "recomputed",
+        advice: `leave ${
+          _shortKey(free[0])
+        } out of ${key}, or run with the stack's environment alone`,
+      }
+      : {
+        kind: "unreadable",
+        reason: `${said}, which ${device}, so it cannot be compared with the run recomputed`,
+        advice: _WHOLE_GPU,
+      };
   }
   // A pinned variable named in a way the reading above missed (a character inside the name, an
   // operator it does not know) cannot be compared.
@@ -574,13 +613,22 @@ function _settings(
   return out;
 }
 
+/** A device list of whole GPUs: indices and GPU UUIDs (or their prefixes), comma-separated. */
+function _wholeGpus(): RegExp {
+  const gpu = String.raw`(?:\d+|GPU-[0-9A-Fa-f]+(?:-[0-9A-Fa-f]+)*)`;
+  return new RegExp(String.raw`^\s*${gpu}(?:\s*,\s*${gpu})*\s*$`);
+}
+
 /**
  * Environment variables that only pick devices, processes, rendezvous addresses, caches, logging
- * or CPU threads, never the GPU arithmetic, by name; where only some values are inert (turning
- * NCCL's NVLink SHARP algorithm off keeps the ring and tree the replay runs), those values.
+ * or CPU threads, never the GPU arithmetic, by name; where only some values are inert, those
+ * values, or the pattern they match: turning NCCL's NVLink SHARP algorithm off keeps the ring and
+ * tree the replay runs; `CUDA_VISIBLE_DEVICES` picks whole GPUs by index or UUID (`0,1`,
+ * `GPU-8932f937-d72c-4106-c12f-20bd9faed9f6`), while a MIG instance (`MIG-<uuid>`,
+ * `MIG-GPU-<uuid>/1/0`) runs on a slice of a GPU's SMs, which is not modelled.
  */
-export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | "any">> = {
-  CUDA_VISIBLE_DEVICES: "any",
+export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | RegExp | "any">> = {
+  CUDA_VISIBLE_DEVICES: _wholeGpus(),
   CUDA_DEVICE_ORDER: "any",
   PYTORCH_CUDA_ALLOC_CONF: "any",
   HF_HOME: "any",
@@ -603,6 +651,9 @@ export const INERT_VARIABLES: Readonly<Record<string, readonly string[] | "any">
   VLLM_HOST_IP: "any",
   VLLM_PORT: "any",
 };
+
+/** What to do instead of running on a device the verifier does not model. */
+const _WHOLE_GPU = "run on whole GPUs (CUDA_VISIBLE_DEVICES as GPU indices or GPU-<uuid>s)";
 
 /** The NCCL settings `ncclEnvFinding` compares with a recorded all-reduce. */
 const _NCCL_COMPARED = [
@@ -630,8 +681,23 @@ function _knownVariables(
     const v = _variable(variable);
     if (named.has(v)) return true;
     const values = inert.get(v);
-    return values === "any" || (values !== undefined && values.includes(_unquote(value.trim())));
+    const set = _unquote(value.trim());
+    if (values === "any") return true;
+    return values instanceof RegExp ? values.test(set) : values?.includes(set) === true;
   };
+}
+
+/**
+ * What a variable's value picks that the verifier does not model, for a reason: a device list
+ * naming a MIG instance (`CUDA_VISIBLE_DEVICES=MIG-<uuid>`) runs on a slice of the GPU, with fewer
+ * SMs than the chip the profile describes; else null.
+ */
+function _unmodelledDevice(variable: string, value: string): string | null {
+  if (_variable(variable) !== "cuda_visible_devices" || !/(?:^|[\s,])MIG-/i.test(value)) {
+    return null;
+  }
+  return "selects a MIG instance (a slice of the GPU, with fewer SMs than its chip; MIG is not " +
+    "modelled)";
 }
 
 /** Component names (folded) that hold an environment text. */
@@ -650,7 +716,35 @@ const _ASSIGNMENT =
  */
 function _statedAssignments(text: string): [string, string][] {
   const out: [string, string][] = [];
-  for (const m of text.matchAll(_ASSIGNMENT)) out.push([m[1]!, _unquote(m[2]!)]);
+  for (const m of _joinedLines(text).matchAll(_ASSIGNMENT)) out.push([m[1]!, _unquote(m[2]!)]);
+  return out;
+}
+
+/**
+ * A text with its line continuations taken out, as a shell reads it: a backslash before a line
+ * break joins the two lines (`A=1 \` then `B=2` is `A=1 B=2`; `A=x\` then `y` is `A=xy`), except
+ * inside single quotes, where a backslash is itself. A line break after `\r` counts too (a text
+ * copied with Windows line ends).
+ */
+function _joinedLines(text: string): string {
+  let out = "";
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      out += c;
+    } else if (c === "\\") {
+      const lineEnd = /^\r?\n/.exec(text.slice(i + 1, i + 3));
+      // A backslash escapes the character after it (`\"` opens no quote).
+      if (lineEnd === null) out += text.slice(i, i + 2);
+      i += lineEnd === null ? 1 : lineEnd[0].length;
+    } else {
+      if (c === '"') quote = quote === '"' ? null : '"';
+      else if (c === "'" && quote === null) quote = "'";
+      out += c;
+    }
+  }
   return out;
 }
 
@@ -729,12 +823,12 @@ function _name(key: string): string {
 }
 
 /**
- * The release a value states, and where its text ends: the first dotted number (`torch
+ * The release a value states, and where its text starts and ends: the first dotted number (`torch
  * 2.8.0+cu128` -> [2, 8, 0]; `FA2 2.8.3` -> [2, 8, 3]), else the first lone number (`91002`),
  * skipping numbers glued to a word (`FA2`, `cu128`, `flash_attn_2`; a `v` before the number is
  * its prefix: `v2.8.3`); null when there is none.
  */
-function _release(value: string): { release: number[]; end: number } | null {
+function _release(value: string): { release: number[]; start: number; end: number } | null {
   const found: RegExpExecArray[] = [];
   for (const m of value.matchAll(/\d+(?:\.\d+)*/g)) {
     const before = value.slice(0, m.index);
@@ -744,7 +838,7 @@ function _release(value: string): { release: number[]; end: number } | null {
   const m = found.find((x) => x[0].includes(".")) ?? found[0];
   return m === undefined
     ? null
-    : { release: m[0].split(".").map(Number), end: m.index + m[0].length };
+    : { release: m[0].split(".").map(Number), start: m.index, end: m.index + m[0].length };
 }
 
 /**

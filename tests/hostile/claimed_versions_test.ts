@@ -100,3 +100,32 @@ Deno.test("a run setting the stack does not pin makes a match NOT_VERIFIED; a re
   const step = r.steps.find((s) => s.step === "components");
   assert.match(step?.detail ?? "", /recorded, not compared .*cuda '12\.8\.1'/);
 });
+
+Deno.test("review h129: a word before a pinned release, or a MIG instance in the environment, is NOT_VERIFIED where the bits match; a release the stack excludes FAILs beside other text; a shell line continuation is read as a shell reads it", async () => {
+  for (
+    const [components, why] of [
+      [{ torch: "nightly 2.8.0" }, /states more than a release/],
+      [{ torch: "cpu 2.8.0" }, /states more than a release/],
+      [{ env: "CUDA_VISIBLE_DEVICES=MIG-4f2d9a1c-1g.10gb" }, /selects a MIG instance/],
+    ] as const
+  ) {
+    const r = await verifyAlone(withComponents(honest, components), out.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${JSON.stringify(components)}: ${r.reason}`);
+    assert.match(r.reason, why);
+  }
+  const beside = await verifyAlone(withComponents(honest, { torch: "2.4.0 (cu118)" }), out.blobs);
+  assert.equal(beside.status, "FAIL", beside.reason);
+  assert.match(
+    beside.reason,
+    /record contradicts its stack .*components\.torch '2\.4\.0 \(cu118\)'/,
+  );
+  for (
+    const components of [
+      { env: "CUDA_VISIBLE_DEVICES=GPU-8932f937-d72c-4106-c12f-20bd9faed9f6" },
+      { env: "CUDA_VISIBLE_DEVICES=0 \\\nHF_HOME=/data/hf" },
+    ]
+  ) {
+    const r = await verifyAlone(withComponents(honest, components), out.blobs);
+    assert.equal(r.status, "PASS", `${JSON.stringify(components)}: ${r.reason}`);
+  }
+});

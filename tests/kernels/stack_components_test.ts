@@ -561,3 +561,131 @@ Deno.test("componentMismatch(): NCCL stated as torch.cuda.nccl.version()'s tuple
     assert.match(m!.reason, /control or bidirectional/);
   }
 });
+
+Deno.test("componentMismatch(): before a release only the component's own name and == are read; any other word states more than a release (review h129)", () => {
+  for (
+    const value of [
+      "nightly 2.8.0",
+      "nv25.05 2.8.0",
+      "torch2.4.0 2.8.0",
+      "not 2.8.0",
+      "dev 2.8.0",
+      "rc1 2.8.0",
+      "custom build 2.8.0",
+      "rocm6.3 2.8.0",
+      "cpu 2.8.0",
+      "torch-nightly 2.8.0",
+      "torch cpu 2.8.0",
+    ]
+  ) {
+    const m = componentMismatch(STACK, { torch: value });
+    assert.equal(m?.kind, "unreadable", value);
+    assert.match(m!.reason, /states more than a release/, value);
+  }
+  for (
+    const value of [
+      "torch 2.8.0",
+      "PyTorch 2.8.0+cu128",
+      "torch==2.8.0",
+      "== 2.8.0",
+      "torch v2.8.0",
+      "torch-2.8.0",
+      "PyTorch version 2.8.0",
+      "cu128 torch 2.8.0",
+    ]
+  ) assert.equal(componentMismatch(STACK, { torch: value }), null, value);
+  // A library the stack does not pin by release is recorded only as a bare release of its own.
+  assert.equal(componentMismatch(STACK, { cuda: "CUDA 12.8" }), null);
+  assert.deepEqual(uncomparedComponents(STACK, { cuda: "CUDA 12.8" }), ["cuda 'CUDA 12.8'"]);
+  for (const cuda of ["rocm 6.3", "nightly 12.8"]) {
+    assert.equal(componentMismatch(STACK, { cuda })?.kind, "unreadable", cuda);
+    assert.deepEqual(uncomparedComponents(STACK, { cuda }), [], cuda);
+  }
+});
+
+Deno.test("componentMismatch(): a release the stack excludes contradicts it whatever is written beside it; a bound states no release (review h129)", () => {
+  for (
+    const claimed of [
+      { torch: "2.4.0 (cu118)" },
+      { torch: "nightly 2.4.0" },
+      { pytorch: "2.4.0 (allow_tf32=True)" },
+      { transformers: "nightly", flash_attn: "2.5.6 built from source" },
+    ]
+  ) {
+    const m = componentMismatch(STACK, claimed);
+    assert.equal(m?.kind, "contradiction", JSON.stringify(claimed));
+    assert.match(m!.reason, /where the stack pins/);
+  }
+  assert.match(
+    componentMismatch(STACK, { torch: "2.4.0 (cu118)" })!.reason,
+    /^components\.torch '2\.4\.0 \(cu118\)', where the stack pins '2\.8\.0'$/,
+  );
+  for (const value of [">=2.4.0", "torch>=2.4.0", "!=2.4.0", "~=2.4.0", "<2.9", "> 2.4"]) {
+    assert.equal(componentMismatch(STACK, { torch: value })?.kind, "unreadable", value);
+  }
+});
+
+Deno.test("componentMismatch(): CUDA_VISIBLE_DEVICES is inert as whole GPUs only; a MIG instance is not modelled (review h129)", () => {
+  const stack = { pytorch: "2.8.0" };
+  const uuid = "8932f937-d72c-4106-c12f-20bd9faed9f6";
+  for (
+    const claimed of [
+      { env: "CUDA_VISIBLE_DEVICES=0,1" },
+      { env: `CUDA_VISIBLE_DEVICES=GPU-${uuid}` },
+      { env: `export CUDA_VISIBLE_DEVICES="0, GPU-8932f937"` },
+      { CUDA_VISIBLE_DEVICES: "3" },
+    ]
+  ) assert.equal(componentMismatch(stack, claimed), null, JSON.stringify(claimed));
+  for (
+    const claimed of [
+      { env: "CUDA_VISIBLE_DEVICES=MIG-4f2d9a1c-1g.10gb" },
+      { env: `CUDA_VISIBLE_DEVICES=MIG-GPU-${uuid}/1/0` },
+      { env: `export CUDA_VISIBLE_DEVICES='MIG-${uuid}'` },
+      { launch_env: `CUDA_VISIBLE_DEVICES=0,MIG-${uuid}` },
+      { CUDA_VISIBLE_DEVICES: `MIG-${uuid}` },
+    ]
+  ) {
+    const m = componentMismatch(stack, claimed);
+    assert.equal(m?.kind, "unreadable", JSON.stringify(claimed));
+    assert.match(m!.reason, /selects a MIG instance/, JSON.stringify(claimed));
+    assert.match(m!.advice ?? "", /whole GPUs/);
+  }
+  // Any other value is not known to pick whole GPUs.
+  assert.equal(componentMismatch(stack, { env: "CUDA_VISIBLE_DEVICES=all" })?.kind, "unreadable");
+  // It hides no contradiction.
+  const both = { env: `CUDA_VISIBLE_DEVICES=MIG-${uuid}`, torch: "2.4.0" };
+  assert.equal(componentMismatch(stack, both)?.kind, "contradiction");
+});
+
+Deno.test("componentMismatch(): a backslash before a line break joins an environment's lines, as a shell reads them (review h129)", () => {
+  const stack = { env: "VLLM_ATTENTION_BACKEND=FLASH_ATTN; VLLM_ALLREDUCE_USE_SYMM_MEM=0" };
+  for (
+    const env of [
+      "VLLM_ATTENTION_BACKEND=FLASH_ATTN \\\nVLLM_ALLREDUCE_USE_SYMM_MEM=0",
+      "export VLLM_ATTENTION_BACKEND=FLASH_ATTN \\\r\n  VLLM_ALLREDUCE_USE_SYMM_MEM=0",
+      "VLLM_ATTENTION_BACKEND=FLASH_\\\nATTN",
+      'VLLM_ATTENTION_BACKEND="FLASH_\\\nATTN"',
+    ]
+  ) assert.equal(componentMismatch(stack, { env }), null, JSON.stringify(env));
+  for (
+    const [env, set] of [
+      ["VLLM_ATTENTION_BACKEND=FLASH_ATTN \\\nVLLM_ALLREDUCE_USE_SYMM_MEM=1", /SYMM_MEM='1'/],
+      // No space before the backslash: a shell reads one value.
+      [
+        "VLLM_ATTENTION_BACKEND=FLASH_ATTN\\\nVLLM_ALLREDUCE_USE_SYMM_MEM=0",
+        /BACKEND='FLASH_ATTNVLLM/,
+      ],
+      // Inside single quotes a backslash is itself.
+      ["VLLM_ATTENTION_BACKEND='FLASH_\\\nATTN'", /BACKEND='FLASH_\\/],
+    ] as const
+  ) {
+    const m = componentMismatch(stack, { env });
+    assert.equal(m?.kind, "contradiction", JSON.stringify(env));
+    assert.match(m!.reason, set);
+  }
+  assert.deepEqual(statedSettings({ env: "A=1 \\\nB=2 \\\\\nC=3" }), [
+    ["A", "1"],
+    ["B", "2"],
+    ["C", "3"],
+  ]);
+});
