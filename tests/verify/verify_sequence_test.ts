@@ -232,6 +232,15 @@ Deno.test("sequence records: a prefix-cache hit or a recomputation after preempt
   const again = await verify([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
   assert.equal(again.status, "NOT_VERIFIED", again.reason);
   assert.match(again.reason, /^pass 2 computes positions 0\.\.4 again \(a request preempted/);
+  // docs/prover.md's example, whose history ends with the recomputation (no decode pass after
+  // it): the fingerprinted position 4 is the recomputation's (it had FAILed: "position 4 of
+  // sequence 0 is not computed", found in the first pass's block by its first position).
+  const docs = await verify([pass(3, 0), pass(1, 3), pass(5, 0)], {
+    prompt: [5, 6, 7],
+    generated: [9, 9, 9],
+  });
+  assert.equal(docs.status, "NOT_VERIFIED", docs.reason);
+  assert.match(docs.reason, /^pass 2 computes positions 0\.\.4 again \(a request preempted/);
   // Beside a recomputation, a contradiction still FAILs (review h88: the recomputed pass had
   // turned any per-pass contradiction into NOT_VERIFIED): a pass whose logits rows contradict its
   // entries, a token outside the vocabulary.

@@ -510,28 +510,51 @@ function _fingerprintRows(
   blocks: readonly RowBlock[],
   wanted: readonly (readonly number[])[] | undefined,
 ): { positions: number[]; rows: number[] }[] {
-  return sequences.map((_, s) => {
-    // By first position, searched in halves: a record may ask for as many positions as its
-    // sequence has blocks (each up to 2^16), and this runs before any limit on its cost.
-    const own = blocks.filter((b) => b.seq === s).sort((a, b) => a.pos0 - b.pos0);
+  return sequences.map((s, i) => {
+    const own = blocks.filter((b) => b.seq === i);
+    const cover = _latestCover(own, s.tokens.length);
     const rowOf = (pos: number) => {
-      let lo = 0;
-      let hi = own.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (own[mid]!.pos0 <= pos) lo = mid + 1;
-        else hi = mid;
-      }
-      const b = own[lo - 1];
-      if (b === undefined || pos >= b.pos0 + b.rows) {
-        throw new RangeError(`Cannot replay: position ${pos} of sequence ${s} is not computed`);
+      const b = Number.isSafeInteger(pos) && pos >= 0 && pos < cover.length
+        ? own[cover[pos]!]
+        : undefined;
+      if (b === undefined) {
+        throw new RangeError(`Cannot replay: position ${pos} of sequence ${i} is not computed`);
       }
       return b.row0 + pos - b.pos0;
     };
     const last = own.reduce((m, b) => Math.max(m, b.pos0 + b.rows - 1), -1);
-    const positions = [...(wanted?.[s] ?? (last < 0 ? [] : [last]))];
+    const positions = [...(wanted?.[i] ?? (last < 0 ? [] : [last]))];
     return { positions, rows: positions.map(rowOf) };
   });
+}
+
+/**
+ * For each position of a sequence, the index in `own` (its blocks in step order) of the last
+ * block that computes it, or -1. A recomputation after preemption computes positions again, so
+ * blocks may overlap: the row a later pass read is the one the latest block wrote. Painted from
+ * the last block back, each position once (the next unpainted position by path halving): the
+ * cost is the sequence's length plus its blocks, whatever their overlap, and this runs before
+ * any limit on the record's cost.
+ */
+function _latestCover(own: readonly RowBlock[], length: number): Int32Array {
+  const cover = new Int32Array(length).fill(-1);
+  const next = Int32Array.from({ length: length + 1 }, (_, p) => p);
+  const free = (p: number) => {
+    while (next[p] !== p) {
+      next[p] = next[next[p]!]!;
+      p = next[p]!;
+    }
+    return p;
+  };
+  for (let k = own.length - 1; k >= 0; k--) {
+    const b = own[k]!;
+    const end = Math.min(b.pos0 + b.rows, length);
+    for (let p = free(b.pos0); p < end; p = free(p + 1)) {
+      cover[p] = k;
+      next[p] = p + 1;
+    }
+  }
+  return cover;
 }
 
 async function _attention(
