@@ -172,6 +172,8 @@ export {
   eagerAttention,
   type ExpertWeights,
   fingerprintOf,
+  type KvBlockFinding,
+  kvBlockFinding,
   MAX_BATCH_SEQUENCES,
   MAX_BATCH_TOKENS,
   type MoeBlockOptions,

@@ -25,6 +25,7 @@ import {
   cacheReuse,
   type DecoderConfig,
   isMoeLayer,
+  kvBlockFinding,
   lengthFinding,
   ownPassProblem,
   servingRows,
@@ -155,6 +156,12 @@ export async function sequenceClaim(
     // vLLM's fused MoE computes every row of a pass at once: no expert rows are needed.
     fusedMoe: basis.stack.operators?.experts === "vllm-fused-moe",
   });
+  // A prefix-cache hit, a recomputation's start or a cascade prefix that is not whole KV blocks
+  // of the stack's vLLM (the others are taken as run, and the audit says NOT_VERIFIED).
+  const blocks = kvBlockFinding(passes, { stack: basis.stack, prompt: tokens.prompt.length });
+  if (blocks?.kind === "contradiction") {
+    throw new InputError("HISTORY_INVALID", `Cannot append claim: ${blocks.reason}`);
+  }
   if (facts.positions !== undefined && !facts.positions.includes(computed - 1)) {
     // The verifier vouches only for a fingerprint that covers the last computed position.
     claimInvalid(`positions must include ${computed - 1}, the last computed position`);

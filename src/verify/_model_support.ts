@@ -23,6 +23,7 @@ import {
   type DecoderCheckpoint,
   type DecoderConfig,
   keptWindowGap,
+  kvBlockFinding,
   lengthFinding,
   stackLoadRefusal,
   tiedHeadReadingGap,
@@ -391,4 +392,39 @@ export function _servedBudgetGap(
   });
   if (stop.status === "FAIL") throw stop;
   return stop.why;
+}
+
+/**
+ * Holds a sequence's reused keys and values to its vLLM stack's KV cache block
+ * (`kvBlockFinding`): a prefix-cache hit, a recomputation's start or a cascade prefix that vLLM
+ * 0.11 never gives is a FAIL, or NOT_VERIFIED where the record states settings beyond the
+ * stack's (which may set another block size), and a block size not derived is NOT_VERIFIED.
+ * Such a record is not replayed either way: callers throw the stop only once the history has
+ * been checked against the record and itself (a FAIL there comes first). Stacks other than
+ * vLLM's, and histories that reuse nothing, are not checked.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the record's stack and GPU profile, the sequence's prompt length and its history
+ * @returns the stop to throw after the history's checks, or null
+ */
+export function _kvBlockStop(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+    readonly prompt: number;
+    readonly passes: readonly HistoryPass[];
+  },
+): _Stop | null {
+  const f = kvBlockFinding(o.passes, o);
+  if (f === null) return null;
+  if (f.kind === "unmodelled") {
+    return new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`);
+  }
+  return _pastLimit(p, {
+    ...o,
+    what: "stack",
+    why: f.reason,
+    may: "may set another block size: that run is not modelled",
+  });
 }

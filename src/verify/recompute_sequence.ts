@@ -43,6 +43,7 @@ import {
   _checkStackLoads,
   _checkTiedHead,
   _checkWeightMetadata,
+  _kvBlockStop,
   _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
@@ -244,6 +245,11 @@ export async function _recomputeSequence(
   const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
     "positions (a prefix-cache hit): their keys and values were computed in another " +
     "request's passes, which the replay does not model";
+  // On vLLM the reused positions are whole KV blocks: reuse the stack never gives FAILs, thrown
+  // only once the replay has checked the passes against the record, as the named reuse is said.
+  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes });
+  const reused = recomputed ?? cascade ?? prefixHit;
+  const refusedReuse = blocks?.status === "NOT_VERIFIED" ? `${reused}; ${blocks.why}` : reused;
   // Bound every activation before anything is allocated: the sequence's rows times the widest
   // row of any stage, one chunk of logits rows and the fingerprinted rows (none with cascade:
   // nothing is computed). The replay checks the passes against the sequence before it says so.
@@ -303,9 +309,9 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel: parallel === _REFUSED ? undefined : parallel,
-      ...(refusals.length === 0 && cascade === null && prefixHit === null && recomputed === null
+      ...(refusals.length === 0 && refusedReuse === null
         ? {}
-        : { refused: refusals[0] ?? recomputed ?? cascade ?? prefixHit! }),
+        : { refused: refusals[0] ?? refusedReuse! }),
     });
   } catch (e) {
     // The host short of memory is not the record's contradiction: that error goes on.
@@ -314,7 +320,7 @@ export async function _recomputeSequence(
     }
     throw e;
   }
-  if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
+  if (!r.supported) throw blocks?.status === "FAIL" ? blocks : new _Stop("NOT_VERIFIED", r.reason);
   const res = r.result.sequences[0]!;
   const decodeSteps = passes.filter((q) => q.entries[q.self]!.query === 1).length;
   step(

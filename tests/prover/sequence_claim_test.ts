@@ -330,6 +330,41 @@ Deno.test("sequenceClaim() refuses on vLLM a prompt chunk ended before the pass 
   await claim(halves, SERVING_STACK);
 });
 
+Deno.test("sequenceClaim() refuses on vLLM a prefix-cache hit or a recomputation's start that is not whole KV blocks (16 positions), and takes block-aligned ones as run", async () => {
+  const s = served[0]!;
+  const prompt = Array.from({ length: 20 }, (_, i) => 10 + i);
+  const claim = (passes: HistoryPass[], stack: string) =>
+    sequenceClaim(
+      facts(s, {
+        history: encodeServingHistory(passes),
+        tokens: { prompt, generated: [7, 7] },
+        layerChain: undefined,
+        stack,
+      }),
+      { store },
+    );
+  const vllm = "vllm-0.11-eager-fa2-lg2-model";
+  for (
+    const [passes, why] of [
+      [[pass(3, 17), pass(1, 20)], /^Cannot append claim: pass 0 starts after 17 cached positions/],
+      [
+        [pass(20, 0), pass(2, 19)],
+        /^Cannot append claim: pass 1 recomputes from position 19 .*whole 16-position KV blocks/,
+      ],
+    ] as const
+  ) {
+    await assert.rejects(() => claim([...passes], vllm), (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+      assert.match(e.message, why);
+      return true;
+    });
+  }
+  await claim([pass(4, 16), pass(1, 20)], vllm);
+  await claim([pass(20, 0), pass(5, 16)], vllm);
+  // HF's continuous batching is not held to vLLM's blocks.
+  await claim([pass(3, 17), pass(1, 20)], SERVING_STACK);
+});
+
 Deno.test("sequenceClaim() refuses on vLLM a history whose other requests hold more positions than max_model_len, which vLLM serves to none", async () => {
   const s = served.find((x) => parseServingHistory(x.history).some((q) => q.entries.length > 1))!;
   const total = s.tokens.prompt.length + s.tokens.generated.length;

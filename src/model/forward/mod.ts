@@ -47,6 +47,7 @@ export {
 export { eagerAttention } from "./eager_attention.ts";
 export { type CacheReuse, cacheReuse, type OwnPassProblem, ownPassProblem } from "./cache_reuse.ts";
 export { type TokenBudgetFinding, tokenBudgetFinding } from "./token_budget_finding.ts";
+export { type KvBlockFinding, kvBlockFinding } from "./kv_block_finding.ts";
 export {
   type PassEntry,
   type PassShape,
