@@ -17,6 +17,12 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 echo "installing nats-server (Debian package) for the worker-pool tests" >&2
-"${as_root[@]}" apt-get install -y -q nats-server >/dev/null 2>&1 ||
-  { "${as_root[@]}" apt-get update -q >/dev/null && "${as_root[@]}" apt-get install -y -q nats-server >/dev/null; }
-command -v nats-server >/dev/null
+if ! { "${as_root[@]}" apt-get install -y -q nats-server >/dev/null 2>&1 ||
+  { "${as_root[@]}" apt-get update -q >/dev/null && "${as_root[@]}" apt-get install -y -q nats-server >/dev/null; }; }; then
+  echo "error [NATS_SERVER_MISSING]: Cannot install nats-server: apt-get failed (offline, or no nats-server in the package sources; install nats-server 2.9 or later)" >&2
+  exit 2
+fi
+if ! command -v nats-server >/dev/null; then
+  echo "error [NATS_SERVER_MISSING]: Cannot find nats-server after installing the package" >&2
+  exit 2
+fi

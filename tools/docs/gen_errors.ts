@@ -160,12 +160,13 @@ export async function renderErrorsDoc(): Promise<{ text: string; unexplained: st
       [
         "`NATS_SERVER_MISSING`",
         "2",
-        "nats-server is not installed and cannot be (no root, no password-less sudo, no apt-get)",
+        "nats-server is not installed and cannot be (no root, no password-less sudo, no apt-get, or " +
+        "apt-get failed)",
       ],
       [
         "`NO_CHROMIUM`",
         "2",
-        "Chromium (`$CHROMIUM` or /usr/bin/chromium) is not installed and cannot be",
+        "Chromium (`$CHROMIUM` or /usr/bin/chromium) is not installed and cannot be (as above)",
       ],
     ]),
     "",

@@ -36,8 +36,16 @@ async function apt(root: string[], args: string[]): Promise<void> {
     stdout: "inherit",
     stderr: "inherit",
   });
-  const { success } = await cmd.output();
-  if (!success) throw new Error(`apt-get ${args.join(" ")} failed`);
+  const { success } = await cmd.output().catch(() => ({ success: false }));
+  if (!success) {
+    // Offline, or the package is not in the configured sources: the set-up code, not a trace.
+    console.error(
+      `error [NO_CHROMIUM]: Cannot install chromium: apt-get ${
+        args.join(" ")
+      } failed (install Debian's chromium package, or set CHROMIUM to a Chromium binary)`,
+    );
+    Deno.exit(2);
+  }
 }
 
 if (await exists(CHROMIUM)) {

@@ -1,0 +1,46 @@
+/**
+ * The test command's set-up steps stop with their coded line and exit 2 when the package manager
+ * fails (an offline machine missing nats-server or Chromium), not with a stack trace or a bare
+ * exit 1 (docs/errors.md, set-up codes).
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "../_temp.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** A folder holding an `apt-get` that fails as an offline one does, plus the named programs. */
+async function offlineBin(programs: string[]): Promise<string> {
+  const dir = await tempDir({ prefix: "bitaudit-offline-bin-" });
+  await Deno.writeTextFile(`${dir}/apt-get`, "#!/bin/sh\necho 'E: offline' >&2\nexit 100\n", {
+    mode: 0o755,
+  });
+  for (const p of programs) {
+    const which = await new Deno.Command("sh", { args: ["-c", `command -v ${p}`] }).output();
+    await Deno.symlink(new TextDecoder().decode(which.stdout).trim(), `${dir}/${p}`);
+  }
+  return dir;
+}
+
+Deno.test("ensure_nats_server.sh: a failing apt-get is NATS_SERVER_MISSING, exit 2", async () => {
+  const bin = await offlineBin(["bash", "id"]);
+  const r = await new Deno.Command(`${bin}/bash`, {
+    args: [`${ROOT}tools/ensure_nats_server.sh`],
+    env: { PATH: bin },
+    clearEnv: true,
+  }).output();
+  const err = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 2, err);
+  assert.match(err, /^error \[NATS_SERVER_MISSING\]: Cannot install nats-server/m);
+});
+
+Deno.test("ensure_chromium.ts: a failing apt-get is NO_CHROMIUM, exit 2, no stack trace", async () => {
+  const bin = await offlineBin(["id"]);
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-check", `${ROOT}tools/web/ensure_chromium.ts`],
+    env: { PATH: bin, CHROMIUM: `${bin}/no-chromium`, NO_COLOR: "1" },
+  }).output();
+  const err = new TextDecoder().decode(r.stderr);
+  assert.equal(r.code, 2, err);
+  assert.match(err, /^error \[NO_CHROMIUM\]: /m);
+  assert.doesNotMatch(err, /Uncaught|\n\s+at /);
+});
