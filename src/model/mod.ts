@@ -151,6 +151,7 @@ export {
   vllmDtypeGap,
   type VllmMaxModelLen,
   vllmMaxModelLen,
+  vllmPipelineStages,
   vllmReadingGap,
   vllmRefusal,
   vllmStackMaxModelLen,

@@ -230,7 +230,8 @@ export async function modelClaimBasis(
     tiedHeadReadingGap(ckpt, stack.components.transformers) ??
     weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? vllmDtypeGap(stack, ckpt);
   const vllm = isVllmStack(stack);
-  const refused = stackLoadRefusal(stack, ckpt.config);
+  // A record of claims append states one pipeline stage (`claimedParallelism`).
+  const refused = stackLoadRefusal(stack, { config: ckpt.config, pp: 1 });
   if (refused !== null) claimInvalid(refused);
   const engine = vllm ? vllmReadingGap(ckpt.config) : null;
   if ((reading ?? engine) !== null) {

@@ -6,6 +6,7 @@
  * @module
  */
 import type { BitauditCode } from "../errors.ts";
+import type { DecoderConfig } from "../model/mod.ts";
 
 /** One file the commitment names: `config.json` or a weight file, and its committed digest. */
 export interface CommittedFile {
@@ -30,7 +31,9 @@ export interface CommittedFile {
  *   config parser refused its type as another architecture or a type it does not know
  *   (`CONFIG_MODEL_TYPE`, its message in `refusal`).
  * - `unsupported-config`: the config uses a feature this version does not model
- *   (`CONFIG_UNSUPPORTED`, its message in `message`).
+ *   (`CONFIG_UNSUPPORTED`, its message in `message`); where that is a value HF builds a model of
+ *   (`DecoderConfig.unmodelled`), the config read with it in `config`, for the stack's refusals
+ *   alone (nothing may be computed from it; its weight files were not opened).
  * - `invalid-checkpoint`: the files cannot be a checkpoint (any other coded refusal of the
  *   checkpoint reader: a bad config field, a missing or misshapen tensor, a broken safetensors
  *   header), with its `code` and `message`.
@@ -47,7 +50,11 @@ export type CheckpointFailure =
     readonly configType: string;
   }
   | { readonly kind: "type-contradiction"; readonly recordType: string; readonly refusal: string }
-  | { readonly kind: "unsupported-config"; readonly message: string }
+  | {
+    readonly kind: "unsupported-config";
+    readonly message: string;
+    readonly config?: DecoderConfig;
+  }
   | { readonly kind: "invalid-checkpoint"; readonly code: BitauditCode; readonly message: string };
 
 /** The kinds of {@link CheckpointFailure}. */

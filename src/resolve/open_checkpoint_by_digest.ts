@@ -9,7 +9,14 @@
  */
 import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
 import { BitauditError, InputError } from "../errors.ts";
-import { bytesByteSource, type ByteSource, digestOfFiles } from "../model/mod.ts";
+import {
+  bytesByteSource,
+  type ByteSource,
+  type DecoderConfig,
+  digestOfFiles,
+  parseCheckpointJson,
+  parseDecoderConfig,
+} from "../model/mod.ts";
 import type { CheckpointFailure, CommittedFile } from "./checkpoint_failure.ts";
 import { _openOnSharedBuffers, type OpenedCheckpoint } from "./opened_checkpoint.ts";
 
@@ -91,7 +98,20 @@ export async function openCheckpointByDigest(
     );
   } catch (e) {
     if (!(e instanceof BitauditError)) throw e;
-    return { ok: false, failure: _refusal(e, commitment.type) };
+    const failure = _refusal(e, commitment.type);
+    if (failure.kind !== "unsupported-config" || e.code !== "CONFIG_UNSUPPORTED") {
+      return { ok: false, failure };
+    }
+    const config = await _unmodelledConfig(sources.get(CONFIG)!);
+    if (config === null) return { ok: false, failure };
+    if (config.modelType !== commitment.type) {
+      const configType = config.modelType;
+      return {
+        ok: false,
+        failure: { kind: "type-contradiction", recordType: commitment.type, configType },
+      };
+    }
+    return { ok: false, failure: { ...failure, config } };
   }
   const configType = opened.ckpt.config.modelType;
   if (configType !== commitment.type) {
@@ -172,6 +192,22 @@ async function _committed(
     throw e;
   }
   return source === null ? { kind: "missing-committed-file", file } : { source };
+}
+
+/**
+ * The config a `CONFIG_UNSUPPORTED` refusal was about, read with its unmodelled values (values HF
+ * builds a model of: `parseDecoderConfig`'s `unmodelled: "read"`), or null where the refusal is of
+ * another feature.
+ */
+async function _unmodelledConfig(source: ByteSource): Promise<DecoderConfig | null> {
+  try {
+    const json = parseCheckpointJson(await source.read(0, source.size), CONFIG);
+    const config = parseDecoderConfig(json, { unmodelled: "read" });
+    return config.unmodelled === undefined ? null : config;
+  } catch (e) {
+    if (e instanceof InputError) return null;
+    throw e;
+  }
 }
 
 /** A coded refusal of the checkpoint reader, as a failure. */

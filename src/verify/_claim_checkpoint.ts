@@ -6,12 +6,14 @@
  * falsified record into NOT_VERIFIED by withholding a file); a record that contradicts itself or
  * its checkpoint, files that cannot be a checkpoint, or weight files its stack's loader would
  * not have read as them, FAIL; a configuration feature this
- * version does not model is NOT_VERIFIED.
+ * version does not model is NOT_VERIFIED, unless it is a value HF builds a model of and the
+ * record's stack refuses to load the config (`_checkStackLoads`): that FAILs.
  *
  * @module
  */
 import type { BlobStore } from "../assets/mod.ts";
-import type { ModelRef } from "../claims/mod.ts";
+import type { ClaimPredicate, ModelRef } from "../claims/mod.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
 import {
   type DecoderCheckpoint,
@@ -19,30 +21,45 @@ import {
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
+import { _checkStackLoads } from "./_model_support.ts";
 import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
 
 /**
  * Opens the checkpoint of a model record.
  *
  * @param blobs the blob store
- * @param o the record's model reference and stack (whose loader must read the weight files the
- *   record names as its safetensors weights: `weightFilesContradiction`)
+ * @param o the record's predicate, model reference, stack (whose loader must read the weight
+ *   files the record names as its safetensors weights: `weightFilesContradiction`) and GPU profile
  * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
  *   hands a tensor's buffer back for a later read once its layer is done
  * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
  *   files the stack's loader would not have read as these weights or refuses by their metadata:
  *   `weightMetadataFinding`), FAIL
- *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable) or
- *   NOT_VERIFIED (a configuration feature this version does not model)
+ *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable),
+ *   FAIL or NOT_VERIFIED of `_checkStackLoads` for a config of values HF builds a model of that
+ *   are not modelled, or NOT_VERIFIED (a configuration feature this version does not model)
  */
 export async function _claimCheckpoint(
   blobs: BlobStore,
-  o: { readonly model: ModelRef; readonly stack: Pick<StackProfile, "components"> },
+  o: {
+    readonly predicate: ClaimPredicate;
+    readonly model: ModelRef;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+  },
 ): Promise<
   { ckpt: DecoderCheckpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
 > {
   const r = await openCheckpointByDigest(blobs, o.model);
-  if (!r.ok) throw _checkpointStop(r.failure);
+  if (!r.ok) {
+    const f = r.failure;
+    // Values HF builds a model of, not modelled here: a stack that refuses to load the config at
+    // all FAILs the record; one that loads it ran a model this version cannot recompute.
+    if (f.kind === "unsupported-config" && f.config !== undefined) {
+      _checkStackLoads(o.predicate, { config: f.config, stack: o.stack, profile: o.profile });
+    }
+    throw _checkpointStop(f);
+  }
   // Every weight file is now a safetensors file: the stack must have read each one as such.
   const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
   // A file the stack's loader refuses by its metadata: no run loaded these weights (an unmodelled

@@ -292,12 +292,14 @@ function _pastLimit(
 
 /**
  * Checks that the stack's engine loads the record's config at all: vLLM refuses a config naming
- * no `architectures` (`vllmRefusal`), HF Transformers one whose `pad_token_id` lies outside the
- * vocabulary (`hfRefusal`). One it refuses FAILs: no run of that stack used it. Where the record
- * states settings beyond the stack's (`--hf-overrides`, or keyword arguments overriding the
- * config, may supply another value), it is NOT_VERIFIED.
+ * no `architectures`, and a Qwen3-MoE one with a pipeline stage (of the record's `pp`) that holds
+ * no sparse MoE layer (`vllmRefusal`); HF Transformers one whose `pad_token_id` lies outside the
+ * vocabulary, and Transformers 5 a float among `mlp_only_layers` (`hfRefusal`). One it refuses
+ * FAILs: no run of that stack used it. Where the record states settings beyond the stack's
+ * (`--hf-overrides` or `VLLM_PP_LAYER_PARTITION`, or keyword arguments overriding the config, may
+ * supply other values), it is NOT_VERIFIED.
  *
- * @param p the record's predicate (its stated components)
+ * @param p the record's predicate (its stated components and pipeline stages)
  * @param o the checkpoint's config, the record's stack and GPU profile
  * @throws {_Stop} FAIL naming the reason; NOT_VERIFIED as above
  */
@@ -309,7 +311,7 @@ export function _checkStackLoads(
     readonly profile: GpuProfile;
   },
 ): void {
-  const why = stackLoadRefusal(o.stack, o.config);
+  const why = stackLoadRefusal(o.stack, { config: o.config, pp: p.parallelism.pp });
   if (why === null) return;
   const vllm = isVllmStack(o.stack);
   throw _pastLimit(p, {
@@ -317,7 +319,8 @@ export function _checkStackLoads(
     what: "stack",
     why,
     may: vllm
-      ? "may supply the list (--hf-overrides): that loading is not modelled"
+      ? "may change what it loads (--hf-overrides, VLLM_PP_LAYER_PARTITION): that loading " +
+        "is not modelled"
       : "may override the config's value: that loading is not modelled",
   });
 }

@@ -104,7 +104,12 @@ export async function _recomputeModelForward(
       requests: w.tokens.sequences.length,
     }));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, { model: w.model, stack: input.stack }).catch(
+  const claim = await _claimCheckpoint(input.blobs, {
+    predicate: p,
+    model: w.model,
+    stack: input.stack,
+    profile: input.profile,
+  }).catch(
     (e) => {
       throw _refusedFirst(refusals, e);
     },

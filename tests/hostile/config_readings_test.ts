@@ -11,9 +11,9 @@
  * double read twice) are NOT_VERIFIED (both had PASSed).
  */
 import assert from "node:assert/strict";
-import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
+import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { honestOf, setField, withConfig } from "./_config_edit.ts";
-import { flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
+import { flipFingerprint, MOE_CONFIG, synthModel, verifyAlone } from "./_recompute_fixture.ts";
 
 Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refuses such a config", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
@@ -105,4 +105,100 @@ Deno.test("a rope_theta written as an integer above 2^53 - 1 is NOT_VERIFIED: it
   const asInt = await verifyAlone(withConfig(forged, blobs, theta(int)), blobs);
   assert.equal(asInt.status, "NOT_VERIFIED", asInt.reason);
   assert.match(asInt.reason, /rope_theta '\d+' is written as an integer above 2\^53 - 1/);
+});
+
+/** The record over `pp` pipeline stages, one GPU each. */
+function staged(p: ClaimPredicate, pp: number): ClaimPredicate {
+  return { ...p, parallelism: { ...p.parallelism, pp }, hardware: { ...p.hardware, count: pp } };
+}
+
+const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+const NO_MOE_LAYER =
+  /record contradicts its stack: .*'No Qwen3MoE layer found in the model\.layers\.'/;
+
+Deno.test("a vLLM record of the tiny MoE over two pipeline stages FAILs: stage 0 holds dense layer 0 alone, and vLLM's Qwen3-MoE class refuses a stage without a sparse layer (it had PASSed)", async () => {
+  const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "stages", ...VLLM });
+  assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
+  const r = await verifyAlone(staged(honest, 2), blobs);
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.match(r.reason, NO_MOE_LAYER);
+  assert.match(r.reason, /pipeline stage 0 of pp=2 holds layer 0 \(vLLM's get_pp_indices\)/);
+  // A split the record sets itself (VLLM_PP_LAYER_PARTITION) is not the one read: not modelled.
+  const components = { ...honest.software.components, VLLM_PP_LAYER_PARTITION: "1,1" };
+  const own = await verifyAlone(
+    { ...staged(honest, 2), software: { ...honest.software, components } },
+    blobs,
+  );
+  assert.equal(own.status, "NOT_VERIFIED", own.reason);
+  assert.match(own.reason, /the record states settings beyond stack .*VLLM_PP_LAYER_PARTITION/);
+  // HF Transformers builds every stage's layers: the same split on its stack is recomputed.
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "stages-hf" });
+  const hf2 = await verifyAlone(staged(hf.honest, 2), hf.blobs);
+  assert.equal(hf2.status, "PASS", hf2.reason);
+});
+
+Deno.test("a Qwen3-MoE config whose layers are all dense FAILs on vLLM, which refuses to build it (it had PASSed), and is recomputed on HF Transformers", async () => {
+  const vllm = await honestOf("qwen3-tiny-moe", { logId: "all-dense", ...VLLM });
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "all-dense-hf" });
+  for (const patch of [{ mlp_only_layers: [0, 1] }, { decoder_sparse_step: 3 }]) {
+    const on = (run: typeof hf) => {
+      const { layerChain: _, ...w } = run.honest.workload as ModelForwardWorkload;
+      const model = synthModel({ ...MOE_CONFIG, ...patch }, {
+        seed: "all-dense",
+        shards: 1,
+        blobs: run.blobs,
+      });
+      return { ...run.honest, workload: { ...w, model } };
+    };
+    const what = JSON.stringify(patch);
+    const refused = await verifyAlone(on(vllm), vllm.blobs);
+    assert.equal(refused.status, "FAIL", `${what}: ${refused.reason}`);
+    assert.match(refused.reason, NO_MOE_LAYER, what);
+    assert.match(refused.reason, /no decoder layer of the config has a sparse MoE block/, what);
+    // On HF's stack the forward is recomputed: the tiny MoE's fingerprint is not this model's,
+    // and the recomputed one PASSes.
+    const probe = await verifyAlone(on(hf), hf.blobs);
+    assert.equal(probe.status, "FAIL", `${what}: ${probe.reason}`);
+    assert.equal(probe.finding, "fingerprint", `${what}: ${probe.reason}`);
+    const p = on(hf);
+    const right = { ...p, fingerprint: { ...p.fingerprint, sha256: probe.recomputed! } };
+    assert.equal((await verifyAlone(right, hf.blobs)).status, "PASS", what);
+  }
+});
+
+Deno.test("MoE values HF builds though nobody deploys them are NOT_VERIFIED, naming the value (they FAILed as malformed), unless the stack refuses the config: vLLM builds no model without a sparse layer", async () => {
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "moe-values" });
+  const vllm = await honestOf("qwen3-tiny-moe", { logId: "moe-values-vllm", ...VLLM });
+  const cases: [string, unknown, string][] = [
+    ["decoder_sparse_step", -1, "decoder_sparse_step -1"],
+    ["decoder_sparse_step", -2, "decoder_sparse_step -2"],
+    ["num_experts", -1, "num_experts -1"],
+    ["num_experts_per_tok", 0, "num_experts_per_tok 0"],
+    ["mlp_only_layers", [0, 1.5], "mlp_only_layers[1] '1.5'"],
+    ["mlp_only_layers", [0, 1e20], "mlp_only_layers[1] '100000000000000000000'"],
+  ];
+  for (const [key, value, named] of cases) {
+    for (const p of [hf.honest, flipFingerprint(hf.honest)]) {
+      const r = await verifyAlone(withConfig(p, hf.blobs, setField(key, value)), hf.blobs);
+      assert.equal(r.status, "NOT_VERIFIED", `${named}: ${r.reason}`);
+      assert.ok(r.reason.includes(`${named} (`), r.reason);
+      assert.match(r.reason, /is not modelled for qwen3_moe/, named);
+    }
+  }
+  // vLLM: num_experts -1 leaves every layer dense (its rule reads `num_experts > 0`), which its
+  // Qwen3-MoE class refuses; step -1 (Python: every layer) and step -2 (layer 1) keep layer 1
+  // sparse, which it builds: not modelled.
+  const onVllm = (key: string, value: unknown) =>
+    verifyAlone(withConfig(vllm.honest, vllm.blobs, setField(key, value)), vllm.blobs);
+  const dense = await onVllm("num_experts", -1);
+  assert.equal(dense.status, "FAIL", dense.reason);
+  assert.match(dense.reason, NO_MOE_LAYER);
+  for (const step of [-1, -2]) {
+    const r = await onVllm("decoder_sparse_step", step);
+    assert.equal(r.status, "NOT_VERIFIED", r.reason);
+    assert.match(r.reason, new RegExp(`decoder_sparse_step ${step} `));
+  }
+  const three = await onVllm("decoder_sparse_step", -3); // 3 divides neither 1 nor 2
+  assert.equal(three.status, "FAIL", three.reason);
+  assert.match(three.reason, NO_MOE_LAYER);
 });

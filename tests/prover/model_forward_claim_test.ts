@@ -465,3 +465,35 @@ Deno.test("modelForwardClaim() refuses a vLLM batch past every token budget of i
     store,
   });
 });
+
+Deno.test("modelForwardClaim() refuses on vLLM a Qwen3-MoE config whose layers are all dense, which vLLM refuses to build (an audit FAILs it); HF's stack takes it", async () => {
+  const moeDir = new URL("../../tables/models/qwen3-tiny-moe/", import.meta.url).pathname;
+  const opened = await checkpointDir(moeDir);
+  const moeCkpt = await openDecoderCheckpoint(opened);
+  opened.close();
+  const moe = moeCkpt.config.moe!;
+  const moeDigests: Record<string, string> = {};
+  for (const name of moeCkpt.files) {
+    moeDigests[name] = sha256Hex(await Deno.readFile(`${moeDir}${name}`));
+  }
+  const allDense = {
+    checkpoint: {
+      ckpt: { ...moeCkpt, config: { ...moeCkpt.config, moe: { ...moe, mlpOnlyLayers: [0, 1] } } },
+      digests: moeDigests,
+    },
+  };
+  const vllm = { stack: "vllm-0.11-eager-fa2", tokens: { sequences: [[1, 2, 3, 4]] } };
+  await assert.rejects(
+    () => modelForwardClaim(facts({ ...vllm, ...allDense }), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+      assert.match(e.message, /no decoder layer of the config has a sparse MoE block/);
+      assert.match(e.message, /'No Qwen3MoE layer found in the model\.layers\.'/);
+      return true;
+    },
+  );
+  await modelForwardClaim(facts({ ...vllm, checkpoint: { ckpt: moeCkpt, digests: moeDigests } }), {
+    store,
+  });
+  await modelForwardClaim(facts(allDense), { store });
+});

@@ -17,6 +17,7 @@ import {
   rewrite,
   synthDir,
   TINY_DENSE,
+  TINY_MOE,
 } from "../model/checkpoint/_checkpoint_fixture.ts";
 
 /** A blob directory holding a checkpoint's files, the commitment to them, and its store. */
@@ -241,8 +242,33 @@ Deno.test("openCheckpointByDigest() returns unsupported-config for a feature thi
     const t = tracked(s.blobs);
     const f = failure(await openCheckpointByDigest(t.store, s.commitment));
     assert.ok(f.kind === "unsupported-config" && /hidden_act/.test(f.message));
+    assert.ok(!("config" in f), "a feature not modelled: no config to ask the stack about");
     assert.equal(t.open(), 0);
   });
+});
+
+Deno.test("openCheckpointByDigest(): a config of values HF builds a model of that are not modelled comes back with the config read with them, for the stack's refusals", async () => {
+  const dir = synthDir(TINY_MOE);
+  const config = { ...TINY_MOE, num_experts: -1 };
+  dir.set("config.json", new TextEncoder().encode(JSON.stringify(config)));
+  await withStored(dir, async (s) => {
+    const t = tracked(s.blobs);
+    const f = failure(await openCheckpointByDigest(t.store, s.commitment));
+    assert.ok(f.kind === "unsupported-config", JSON.stringify(f));
+    assert.match(f.message, /num_experts -1 \(HF builds every layer dense\) is not modelled/);
+    assert.equal(f.config?.unmodelled, f.message.replace(/^Cannot use config: /, ""));
+    assert.equal(f.config?.moe?.experts, -1);
+    assert.equal(t.open(), 0, "no weight file is opened");
+  }, "qwen3_moe");
+  // A record naming another model type than such a config's contradicts it.
+  await withStored(dir, async (s) => {
+    const f = failure(await openCheckpointByDigest(s.blobs, s.commitment));
+    assert.deepEqual(f, {
+      kind: "type-contradiction",
+      recordType: "qwen3",
+      configType: "qwen3_moe",
+    });
+  }, "qwen3");
 });
 
 Deno.test("openCheckpointByDigest() returns invalid-checkpoint with the reader's code", async () => {

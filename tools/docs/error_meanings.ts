@@ -214,8 +214,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   CONFIG_READ: "`config.json` cannot be read, is over 1 MiB or is not UTF-8 JSON",
   SYNTH_TOO_LARGE: "`model synth`: one shard's tensors do not fit in memory (give more `--shards`)",
   CONFIG_UNSUPPORTED: "A config feature that is not modelled (a RoPE type, sliding window, " +
-    "activation, dtype, unknown field, or a size left to the config class's default), refused " +
-    "by name",
+    "activation, dtype, unknown field, a size left to the config class's default, or a MoE " +
+    "value HF builds but nobody deploys), refused by name",
   TOKENS_INVALID: "A token batch or sequence tokens file is malformed, or does not fit the " +
     "checkpoint or serving history (on a vLLM stack: a sequence longer than its max_model_len)",
   USAGE: "A model command lacks what it needs (e.g. `--sms` for a profile without an SM count, " +

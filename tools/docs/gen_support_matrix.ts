@@ -621,9 +621,17 @@ async function _models(paths: readonly string[]): Promise<string[]> {
     const heads = `${c.num_attention_heads} / ${c.num_key_value_heads} of ${
       c.head_dim ?? Number(c.hidden_size) / Number(c.num_attention_heads)
     }`;
+    const experts = `${c.num_experts} experts of ${c.moe_intermediate_size}, top ` +
+      `${c.num_experts_per_tok}`;
+    const only = Array.isArray(c.mlp_only_layers) ? c.mlp_only_layers : [];
+    const step = c.decoder_sparse_step ?? 1;
     const ffn = c.num_experts === undefined
       ? String(c.intermediate_size)
-      : `${c.num_experts} experts of ${c.moe_intermediate_size}, top ${c.num_experts_per_tok}`;
+      : only.length === 0 && step === 1
+      ? experts
+      : `${only.length === 1 ? "layer" : "layers"} ${only.join(", ")} dense ` +
+        `${c.intermediate_size} (\`mlp_only_layers\` [${only.join(", ")}])` +
+        `${step === 1 ? "" : `, decoder_sparse_step ${step}`}; the others ${experts}`;
     return {
       type: String(c.model_type),
       cells: [
@@ -680,7 +688,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "reach it is NOT_VERIFIED; on a vLLM stack, F16 weights under a config naming no dtype " +
         "are NOT_VERIFIED (`--dtype auto` may run the model in float16); a `pad_token_id` " +
         "outside the vocabulary FAILs on an HF stack (PyTorch refuses it as the embedding's " +
-        "`padding_idx`). `output_attentions` set (Transformers 4.48-4.53 then run eager " +
+        "`padding_idx`); on a vLLM stack, a Qwen3-MoE config with no sparse layer, or a record " +
+        "whose pipeline stages leave one of dense layers only (the tiny MoE's layer 0 at pp=2), " +
+        "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). `output_attentions` set (Transformers 4.48-4.53 then run eager " +
         "attention in place of sdpa) and a `rope_theta` written as an integer above 2^53 - 1 " +
         "(PyTorch rounds the int to float32 once) are NOT_VERIFIED on every stack.",
       100,

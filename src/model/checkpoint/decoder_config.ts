@@ -16,7 +16,7 @@
  *
  * MoE layer rule (`Qwen3MoeDecoderLayer`): layer i is sparse iff `i` is not in `mlp_only_layers`,
  * `num_experts > 0` and `(i + 1) % decoder_sparse_step == 0`; otherwise it has a dense MLP of
- * `intermediate_size`.
+ * `intermediate_size` (`_moe_config.ts`).
  *
  * @module
  */
@@ -39,26 +39,11 @@ import {
   type LinearBiases,
 } from "./_decoder_families.ts";
 import { _keptWindow } from "./kept_window.ts";
+import { _moe, type MoeConfig } from "./_moe_config.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
 import { _rope } from "./_rope_config.ts";
 
-export type { DecoderFamily, LinearBiases };
-
-/** MoE facts of a `qwen3_moe` config. */
-export interface MoeConfig {
-  /** `num_experts` E (`num_local_experts` in Transformers 5). */
-  readonly experts: number;
-  /** `num_experts_per_tok` (top-k). */
-  readonly topK: number;
-  /** `moe_intermediate_size` (each expert's gate/up width). */
-  readonly intermediate: number;
-  /** `norm_topk_prob`: renormalise the top-k weights to sum 1. */
-  readonly normTopkProb: boolean;
-  /** `decoder_sparse_step`. */
-  readonly decoderSparseStep: number;
-  /** `mlp_only_layers` (dense layers by index). */
-  readonly mlpOnlyLayers: readonly number[];
-}
+export type { DecoderFamily, LinearBiases, MoeConfig };
 
 /** A validated decoder config: the description of the model every driver runs (frozen). */
 export interface DecoderConfig {
@@ -146,6 +131,19 @@ export interface DecoderConfig {
    * `--dtype auto` then takes the dtype from elsewhere (`vllmDtypeGap`).
    */
   readonly noDtype?: true;
+  /**
+   * Present (true) when `mlp_only_layers` holds a number written as a float (`1.0`, `1.5`):
+   * Transformers 4.5x (and vLLM on it) compares it with each layer index, while Transformers 5's
+   * typed config (`list[int]`, huggingface_hub's `strict` type check) refuses it (`hfRefusal`).
+   */
+  readonly mlpOnlyLayersTransformers4Only?: true;
+  /**
+   * Why the config is not modelled though HF builds a model of it (values nobody deploys, named:
+   * `_moe_config.ts`), present only in a config parsed with `unmodelled: "read"`. Nothing may be
+   * computed from such a config: it serves to ask whether the record's stack loads it at all
+   * (`stackLoadRefusal`), and is NOT_VERIFIED otherwise.
+   */
+  readonly unmodelled?: string;
 }
 
 /** Most decoder layers a config may declare (`num_hidden_layers`), and so a layer chain's height. */
@@ -155,12 +153,17 @@ export const MAX_DECODER_LAYERS = 1024;
  * Validates a parsed `config.json`.
  *
  * @param json the parsed document
+ * @param options `unmodelled`: what to do with values HF builds a model of that are not modelled
+ *   (`_moe_config.ts`): `refuse` (default) throws `CONFIG_UNSUPPORTED` naming them, once every
+ *   other field is read; `read` returns the config with the reason in `unmodelled`, for the
+ *   stack's refusals alone
  * @returns the config
  * @throws {InputError} `CONFIG_MODEL_TYPE` (not a supported family, or an architecture list naming
  *   another class), `CONFIG_UNSUPPORTED` (a field not modelled, named: a rope_type other than
  *   default, linear or llama3, sliding window, activation other than silu, dtype other than
- *   bfloat16, an unknown field), `CONFIG_FIELD` (missing, mistyped or out-of-range field, or two
- *   fields that contradict each other, such as `rope_theta` and `rope_parameters.rope_theta`)
+ *   bfloat16, an unknown field, a value HF builds but nobody deploys), `CONFIG_FIELD` (missing,
+ *   mistyped or out-of-range field, or two fields that contradict each other, such as
+ *   `rope_theta` and `rope_parameters.rope_theta`)
  * @example
  * ```ts
  * import { parseDecoderConfig } from "./decoder_config.ts";
@@ -176,7 +179,10 @@ export const MAX_DECODER_LAYERS = 1024;
  * if (code !== "CONFIG_MODEL_TYPE") throw new Error();
  * ```
  */
-export function parseDecoderConfig(json: unknown): DecoderConfig {
+export function parseDecoderConfig(
+  json: unknown,
+  options: { readonly unmodelled?: "refuse" | "read" } = {},
+): DecoderConfig {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw _bad("CONFIG_FIELD", "config.json is not a JSON object");
   }
@@ -212,7 +218,8 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
   const rope = _rope(c);
   const kept = _keptWindow(c, rules);
   const padTokenId = _padTokenId(c);
-  return Object.freeze({
+  const moe = rules.moe ? _moe(c) : undefined;
+  const config: DecoderConfig = Object.freeze({
     modelType: family,
     vocab: _int(c, "vocab_size", { max: 1 << 22 }),
     hidden,
@@ -232,7 +239,7 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     maxPositionEmbeddings: c.max_position_embeddings === undefined
       ? rules.maxPositionsAbsent
       : _wholePositive(c.max_position_embeddings),
-    ...(rules.moe ? { moe: _moe(c) } : {}),
+    ...(moe === undefined ? {} : { moe: moe.moe }),
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
       : {}),
@@ -243,7 +250,20 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
+    ...(moe?.floatLayerIndex ? { mlpOnlyLayersTransformers4Only: true as const } : {}),
+    ...(moe === undefined || moe.unmodelled.length === 0
+      ? {}
+      : { unmodelled: _unmodelled(moe.unmodelled) }),
   });
+  if (config.unmodelled !== undefined && options.unmodelled !== "read") {
+    throw _bad("CONFIG_UNSUPPORTED", config.unmodelled);
+  }
+  return config;
+}
+
+/** The reason for a config's unmodelled values. */
+function _unmodelled(values: readonly string[]): string {
+  return `${values.join(", ")} ${values.length > 1 ? "are" : "is"} not modelled for qwen3_moe`;
 }
 
 /**
@@ -262,33 +282,9 @@ export function parseDecoderConfig(json: unknown): DecoderConfig {
  */
 export function isMoeLayer(config: Pick<DecoderConfig, "moe">, layer: number): boolean {
   const m = config.moe;
+  // JavaScript's remainder is 0 exactly where Python's is, for a negative step too.
   return m !== undefined && m.experts > 0 && !m.mlpOnlyLayers.includes(layer) &&
     (layer + 1) % m.decoderSparseStep === 0;
-}
-
-function _moe(c: _Json): MoeConfig {
-  const experts = _experts(c);
-  const topK = _int(c, "num_experts_per_tok", { max: experts });
-  // Indices outside 0..layers - 1 (negative ones included: Python's `in` reads no index from
-  // the end) name no layer: HF's rule never meets them.
-  const only = c.mlp_only_layers ?? [];
-  if (!Array.isArray(only) || !only.every((i) => Number.isSafeInteger(i))) {
-    throw _bad("CONFIG_FIELD", "mlp_only_layers must list layer indices");
-  }
-  return Object.freeze({
-    experts,
-    topK,
-    intermediate: _int(c, "moe_intermediate_size", { max: 1 << 18 }),
-    // HF's default: no renormalisation (`norm_topk_prob=False` in 4.5x and 5.x).
-    normTopkProb: _bool(c, "norm_topk_prob", false),
-    // A step past the layer count leaves every layer dense (HF: `(i + 1) % step == 0`).
-    // Written as a float (`1.0`), HF 4.5x's modulo reads it alike, Transformers 5's typed config
-    // refuses it (`sparseStepTransformers4Only`, `configReadingGap`).
-    decoderSparseStep: c.decoder_sparse_step === undefined
-      ? 1
-      : _int(c, "decoder_sparse_step", { max: 2 ** 31 - 1, floatForm: "integer" }),
-    mlpOnlyLayers: Object.freeze([...only as number[]].sort((a, b) => a - b)),
-  });
 }
 
 /** `num_key_value_heads` as the family's config class reads it (`_decoder_families.ts`). */
@@ -300,26 +296,6 @@ function _kvHeads(c: _Json, o: { heads: number; rules: _FamilyRules }): number {
     throw _bad("CONFIG_FIELD", "num_key_value_heads is null, which this config class cannot load");
   }
   return _int(c, "num_key_value_heads", { max: 1024 });
-}
-
-/** `num_experts`, or `num_local_experts` (Transformers 5's `attribute_map`); both must agree. */
-function _experts(c: _Json): number {
-  const max = { max: 1 << 12 };
-  if (c.num_experts === 0 || c.num_local_experts === 0) {
-    throw _bad(
-      "CONFIG_UNSUPPORTED",
-      "num_experts 0 (HF builds every layer dense) is not modelled for qwen3_moe",
-    );
-  }
-  if (!_given(c, "num_local_experts")) return _int(c, "num_experts", max);
-  const local = _int(c, "num_local_experts", max);
-  if (_given(c, "num_experts") && _int(c, "num_experts", max) !== local) {
-    throw _bad(
-      "CONFIG_FIELD",
-      `num_experts ${_show(c.num_experts)} contradicts num_local_experts ${local}`,
-    );
-  }
-  return local;
 }
 
 /**
@@ -435,29 +411,6 @@ export function vllmReadingGap(
       `hidden_size / num_attention_heads = ${built} whatever head_dim says (qwen2.py:128)`;
   }
   return null;
-}
-
-/**
- * Why vLLM 0.11 refuses to load `config` at all, or null: it builds the class `architectures`
- * names and raises for a config that names none (`ModelRegistry.inspect_model_cls`: "No model
- * architectures are specified"; only GGUF configs get one from `model_type`). A record of such a
- * config on a vLLM stack is no run that stack made, unless settings beyond it supplied the list
- * (`--hf-overrides`).
- *
- * @param config the parsed config
- * @returns the reason, or null
- * @example
- * ```ts
- * import { vllmRefusal } from "./decoder_config.ts";
- * if (vllmRefusal({ noArchitectures: true }) === null) throw new Error();
- * if (vllmRefusal({}) !== null) throw new Error();
- * ```
- */
-export function vllmRefusal(config: Pick<DecoderConfig, "noArchitectures">): string | null {
-  return config.noArchitectures === true
-    ? "the config names no architectures, and vLLM 0.11 builds the class that list names (it " +
-      "refuses a config without one: 'No model architectures are specified')"
-    : null;
 }
 
 /**

@@ -7,15 +7,22 @@
 import type { DecoderConfig } from "./decoder_config.ts";
 
 /**
- * Why HF Transformers refuses to build `config`'s model, or null: every supported family builds
- * its embedding as `nn.Embedding(vocab_size, hidden_size, padding_idx=config.pad_token_id)`
- * (`LlamaModel`, `Qwen2Model`, `Qwen3Model`, `Qwen3MoeModel`, `MistralModel.__init__`, 4.57.6
- * and 5.17 alike), and PyTorch refuses a `padding_idx` outside `-num_embeddings ..
- * num_embeddings - 1` ("Padding_idx must be within num_embeddings": an `assert` in 2.8, an
- * `AssertionError` raised in 2.13), so `from_pretrained` fails. vLLM builds its embedding without
- * a padding index and never reads `pad_token_id`.
+ * Why HF Transformers refuses to build `config`'s model, or null:
+ * - every supported family builds its embedding as `nn.Embedding(vocab_size, hidden_size,
+ *   padding_idx=config.pad_token_id)` (`LlamaModel`, `Qwen2Model`, `Qwen3Model`,
+ *   `Qwen3MoeModel`, `MistralModel.__init__`, 4.57.6 and 5.17 alike), and PyTorch refuses a
+ *   `padding_idx` outside `-num_embeddings .. num_embeddings - 1` ("Padding_idx must be within
+ *   num_embeddings": an `assert` in 2.8, an `AssertionError` raised in 2.13), so
+ *   `from_pretrained` fails;
+ * - Transformers 5's typed `Qwen3MoeConfig` (`mlp_only_layers: list[int] | None`, checked by
+ *   huggingface_hub's `@strict` at construction, 5.18) refuses a float among `mlp_only_layers`
+ *   ("Invalid item at index ... in list 'mlp_only_layers'"), which 4.5x compares with each layer
+ *   index.
+ *
+ * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
  * @param config the parsed config
+ * @param o `transformers`: the stack's `transformers` component (undefined: read as 4.5x)
  * @returns the reason, or null
  * @example
  * ```ts
@@ -23,12 +30,24 @@ import type { DecoderConfig } from "./decoder_config.ts";
  * if (hfRefusal({ vocab: 8, padTokenId: 8 }) === null) throw new Error();
  * if (hfRefusal({ vocab: 8, padTokenId: -8 }) !== null) throw new Error();
  * if (hfRefusal({ vocab: 8 }) !== null) throw new Error();
+ * const floats = { vocab: 8, mlpOnlyLayersTransformers4Only: true } as const;
+ * if (hfRefusal(floats, { transformers: "5.x" }) === null) throw new Error();
+ * if (hfRefusal(floats, { transformers: "4.57.x" }) !== null) throw new Error();
  * ```
  */
-export function hfRefusal(config: Pick<DecoderConfig, "vocab" | "padTokenId">): string | null {
+export function hfRefusal(
+  config: Pick<DecoderConfig, "vocab" | "padTokenId" | "mlpOnlyLayersTransformers4Only">,
+  o: { readonly transformers?: string | undefined } = {},
+): string | null {
   const p = config.padTokenId;
-  if (p === undefined || (p >= -config.vocab && p < config.vocab)) return null;
-  return `the config's pad_token_id ${p} lies outside its vocabulary of ${config.vocab} tokens, ` +
-    "and HF Transformers builds the embedding with it as padding_idx, which PyTorch refuses " +
-    "('Padding_idx must be within num_embeddings'): the model cannot be loaded";
+  if (p !== undefined && (p < -config.vocab || p >= config.vocab)) {
+    return `the config's pad_token_id ${p} lies outside its vocabulary of ${config.vocab} ` +
+      "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
+      "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
+  }
+  if (config.mlpOnlyLayersTransformers4Only === true && /^5(\.|$)/.test(o.transformers ?? "")) {
+    return "the config writes an mlp_only_layers entry as a float, which Transformers 5's " +
+      "typed config refuses (mlp_only_layers: list[int]): the model cannot be loaded";
+  }
+  return null;
 }

@@ -33,8 +33,8 @@ export {
   type MoeConfig,
   parseDecoderConfig,
   vllmReadingGap,
-  vllmRefusal,
 } from "./decoder_config.ts";
+export { vllmPipelineStages, vllmRefusal } from "./vllm_refusal.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { hfRefusal } from "./hf_refusal.ts";
 export { stackLoadRefusal } from "./stack_load_refusal.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isMoeLayer, parseDecoderConfig } from "../../../src/model/mod.ts";
+import { isMoeLayer, parseCheckpointJson, parseDecoderConfig } from "../../../src/model/mod.ts";
 import { InputError } from "../../../src/errors.ts";
 import { TINY_DENSE, TINY_MOE } from "./_checkpoint_fixture.ts";
 
@@ -357,4 +357,70 @@ Deno.test("parseDecoderConfig() codes split into not modelled (CONFIG_UNSUPPORTE
   assert.equal(code({ ...v5, tie_word_embeddings: 0 }), UNSUPPORTED);
   assert.equal(code({ ...v5, sliding_window: -1, max_window_layers: "all" }), "none");
   assert.equal(code({ ...v5, head_dim: 0 }), UNSUPPORTED);
+});
+
+Deno.test("parseDecoderConfig(): MoE values HF builds though nobody deploys them are not modelled (CONFIG_UNSUPPORTED, named), not malformed; what no release builds stays malformed", () => {
+  const moe = fixture("qwen3-30b-a3b.transformers-4.51");
+  // Each was CONFIG_FIELD, a FAIL of a record whose model HF runs.
+  const unmodelled: [Record<string, unknown>, string][] = [
+    [{ decoder_sparse_step: -1 }, "decoder_sparse_step -1"],
+    [{ decoder_sparse_step: -2 }, "decoder_sparse_step -2"],
+    [{ num_experts: -1 }, "num_experts -1"],
+    [{ num_experts: 0 }, "num_experts 0"],
+    [{ num_local_experts: -1, num_experts: undefined }, "num_local_experts -1"],
+    [{ num_experts_per_tok: 0 }, "num_experts_per_tok 0"],
+    [{ mlp_only_layers: [0, 1.5] }, "mlp_only_layers[1] '1.5'"],
+    [{ mlp_only_layers: [0, 1e20] }, "mlp_only_layers[1] '100000000000000000000'"],
+  ];
+  for (const [patch, name] of unmodelled) assertRefused({ ...moe, ...patch }, UNSUPPORTED, [name]);
+  const malformed: [Record<string, unknown>, string][] = [
+    [{ decoder_sparse_step: 0 }, "decoder_sparse_step"], // ZeroDivisionError
+    [{ decoder_sparse_step: "1" }, "decoder_sparse_step"],
+    [{ num_experts: "8" }, "num_experts"],
+    [{ num_experts: 2.5 }, "num_experts"],
+    [{ num_experts_per_tok: -1 }, "num_experts_per_tok"], // torch.topk refuses
+    [{ mlp_only_layers: [0, null] }, "mlp_only_layers"],
+    [{ mlp_only_layers: [true] }, "mlp_only_layers"],
+    [{ mlp_only_layers: 0 }, "mlp_only_layers"],
+  ];
+  for (const [patch, name] of malformed) {
+    assertRefused({ ...moe, ...patch }, "CONFIG_FIELD", [name]);
+  }
+});
+
+Deno.test("parseDecoderConfig(..., { unmodelled: 'read' }) gives such a config with the reason, its layers sparse where HF makes them so", () => {
+  const read = (patch: Record<string, unknown>) =>
+    parseDecoderConfig({ ...TINY_MOE, num_hidden_layers: 4, mlp_only_layers: [], ...patch }, {
+      unmodelled: "read",
+    });
+  const sparse = (c: ReturnType<typeof read>) => [0, 1, 2, 3].filter((i) => isMoeLayer(c, i));
+  // Python: (i + 1) % -2 == 0 where 2 divides i + 1.
+  const step = read({ decoder_sparse_step: -2 });
+  assert.match(step.unmodelled ?? "", /^decoder_sparse_step -2 .* is not modelled for qwen3_moe$/);
+  assert.deepStrictEqual(sparse(step), [1, 3]);
+  assert.deepStrictEqual(sparse(read({ num_experts: -1 })), []);
+  assert.deepStrictEqual(sparse(read({ mlp_only_layers: [0, 1.5, 1e20] })), [1, 2, 3]);
+  assert.deepStrictEqual(sparse(read({ num_experts_per_tok: 0 })), [0, 1, 2, 3]);
+  const two = read({ num_experts: -1, decoder_sparse_step: -1 }).unmodelled ?? "";
+  assert.match(two, /num_experts -1 .*, decoder_sparse_step -1 .* are not modelled/);
+  // A config with none of them reads as always; a malformed value is refused all the same.
+  assert.equal(read({}).unmodelled, undefined);
+  assert.throws(
+    () => read({ decoder_sparse_step: 0 }),
+    (e: unknown) => e instanceof InputError && e.code === "CONFIG_FIELD",
+  );
+});
+
+Deno.test("parseDecoderConfig(): an mlp_only_layers entry written as a float is marked (Transformers 5's typed config refuses it); 1.0 is layer 1, as Python's `in` reads it", () => {
+  const text = JSON.stringify({ ...TINY_MOE, num_hidden_layers: 3, mlp_only_layers: [0, 99] });
+  const parse = (t: string) =>
+    parseDecoderConfig(parseCheckpointJson(new TextEncoder().encode(t), "config.json"));
+  const plain = parse(text);
+  assert.equal(plain.mlpOnlyLayersTransformers4Only, undefined);
+  const float = parse(text.replace('"mlp_only_layers":[0,99]', '"mlp_only_layers":[0,1.0]'));
+  assert.equal(float.mlpOnlyLayersTransformers4Only, true);
+  assert.deepStrictEqual(float.moe?.mlpOnlyLayers, [0, 1]);
+  assert.deepStrictEqual([0, 1, 2].map((i) => isMoeLayer(float, i)), [false, false, true]);
+  const exp = parse(text.replace('"mlp_only_layers":[0,99]', '"mlp_only_layers":[0,9.9e1]'));
+  assert.equal(exp.mlpOnlyLayersTransformers4Only, true);
 });

@@ -1,0 +1,107 @@
+/**
+ * Configs vLLM 0.11 refuses to build a model of, though they parse: one naming no
+ * `architectures`, and a Qwen3-MoE one with a pipeline stage that holds no sparse MoE layer. A
+ * record of either on a vLLM stack is no run that stack made.
+ *
+ * @module
+ */
+import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
+
+/**
+ * The decoder layers each pipeline stage of vLLM 0.11 builds, as `make_layers` takes them from
+ * `get_pp_indices` (`vllm/distributed/utils.py:89-134` at commit c3124680) when
+ * `VLLM_PP_LAYER_PARTITION` is not set: `layers // pp` layers a stage, and the remainder one more
+ * each on the stages before the last, from the second-to-last back.
+ *
+ * @param layers the decoder layer count
+ * @param pp the pipeline stages
+ * @returns each stage's layers, `[first, end)` in stage order
+ * @throws {RangeError} when either is not a positive safe integer
+ * @example
+ * ```ts
+ * import { vllmPipelineStages } from "./vllm_refusal.ts";
+ * if (JSON.stringify(vllmPipelineStages(5, 3)) !== "[[0,2],[2,4],[4,5]]") throw new Error();
+ * if (JSON.stringify(vllmPipelineStages(2, 2)) !== "[[0,1],[1,2]]") throw new Error();
+ * ```
+ */
+export function vllmPipelineStages(layers: number, pp: number): [number, number][] {
+  for (const [v, what] of [[layers, "layers"], [pp, "pp"]] as const) {
+    if (!Number.isSafeInteger(v) || v < 1) {
+      throw new RangeError(`Cannot split layers: ${what} must be a positive integer, got ${v}`);
+    }
+  }
+  const sizes = Array.from({ length: pp }, () => Math.floor(layers / pp));
+  for (let i = 2; i < (layers % pp) + 2; i++) sizes[pp - i]! += 1;
+  let first = 0;
+  return sizes.map((n) => [first, first += n]);
+}
+
+/**
+ * Why vLLM 0.11 refuses to load `config` at `pp` pipeline stages, or null:
+ * - it builds the class `architectures` names and raises for a config that names none
+ *   (`ModelRegistry.inspect_model_cls`: "No model architectures are specified"; only GGUF configs
+ *   get one from `model_type`);
+ * - `Qwen3MoeForCausalLM.__init__` looks for a sparse MoE block among the layers its stage holds
+ *   (`qwen3_moe.py:609-620` at commit c3124680; the others are `PPMissingLayer`) and raises "No
+ *   Qwen3MoE layer found in the model.layers." when there is none: a Qwen3-MoE config whose
+ *   layers are all dense (`mlp_only_layers` naming every layer, a `decoder_sparse_step` past the
+ *   last, `num_experts` 0 or below), or one with a stage of dense layers only
+ *   (`vllmPipelineStages`).
+ *
+ * Settings beyond the stack's (`--hf-overrides`, `VLLM_PP_LAYER_PARTITION`) may change either;
+ * the caller reads the record's.
+ *
+ * @param config the parsed config
+ * @param o `pp`: the record's pipeline stages (more than the layers: no stage split is read, the
+ *   caller's stage count check says why no such split ran)
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { vllmRefusal } from "./vllm_refusal.ts";
+ * const moe = { experts: 8, topK: 2, intermediate: 8, normTopkProb: true, decoderSparseStep: 1,
+ *   mlpOnlyLayers: [0] };
+ * const c = { layers: 2, moe };
+ * if (vllmRefusal({ ...c, noArchitectures: true }, { pp: 1 }) === null) throw new Error();
+ * if (vllmRefusal(c, { pp: 1 }) !== null) throw new Error();
+ * if (!/stage 0 of pp=2 holds layer 0/.test(vllmRefusal(c, { pp: 2 }) ?? "")) throw new Error();
+ * ```
+ */
+export function vllmRefusal(
+  config: Pick<DecoderConfig, "noArchitectures" | "layers" | "moe">,
+  o: { readonly pp: number },
+): string | null {
+  if (config.noArchitectures === true) {
+    return "the config names no architectures, and vLLM 0.11 builds the class that list names " +
+      "(it refuses a config without one: 'No model architectures are specified')";
+  }
+  return _stageWithoutMoe(config, o.pp);
+}
+
+/** The first pipeline stage of a Qwen3-MoE config that holds no sparse layer, as a reason. */
+function _stageWithoutMoe(
+  config: Pick<DecoderConfig, "layers" | "moe">,
+  pp: number,
+): string | null {
+  const m = config.moe;
+  if (m === undefined || pp > config.layers) return null;
+  const stages = vllmPipelineStages(config.layers, pp);
+  const at = stages.findIndex(([first, end]) => {
+    for (let l = first; l < end; l++) if (isMoeLayer(config, l)) return false;
+    return true;
+  });
+  if (at < 0) return null;
+  const only = m.mlpOnlyLayers.length > 8
+    ? `[${m.mlpOnlyLayers.slice(0, 8).join(", ")}, ...]`
+    : `[${m.mlpOnlyLayers.join(", ")}]`;
+  const fields = `mlp_only_layers ${only}, decoder_sparse_step ${m.decoderSparseStep}, ` +
+    `num_experts ${m.experts}`;
+  const refuses = "vLLM 0.11's Qwen3MoeForCausalLM refuses to build it ('No Qwen3MoE layer " +
+    "found in the model.layers.')";
+  if (pp === 1) {
+    return `no decoder layer of the config has a sparse MoE block (${fields}), and ${refuses}`;
+  }
+  const [first, end] = stages[at]!;
+  const held = end - first === 1 ? `layer ${first}` : `layers ${first}..${end - 1}`;
+  return `pipeline stage ${at} of pp=${pp} holds ${held} (vLLM's get_pp_indices), none with a ` +
+    `sparse MoE block (${fields}), and ${refuses} on that stage`;
+}

@@ -1,0 +1,43 @@
+/**
+ * What HF Transformers refuses to build though the config parses: a pad token outside the
+ * vocabulary, and (Transformers 5, whose typed config checks `mlp_only_layers: list[int]`) an
+ * `mlp_only_layers` entry written as a float.
+ */
+import assert from "node:assert/strict";
+import {
+  hfRefusal,
+  parseCheckpointJson,
+  parseDecoderConfig,
+  stackLoadRefusal,
+} from "../../../src/model/mod.ts";
+import { TINY_MOE } from "./_checkpoint_fixture.ts";
+
+Deno.test("hfRefusal(): an mlp_only_layers entry written as a float is refused by Transformers 5 alone", () => {
+  const text = JSON.stringify({ ...TINY_MOE, mlp_only_layers: [0] });
+  const read = (t: string) =>
+    parseDecoderConfig(parseCheckpointJson(new TextEncoder().encode(t), "config.json"), {
+      unmodelled: "read",
+    });
+  const plain = read(text);
+  for (const entries of ["[0.0]", "[0,1.5]", "[0,1e20]"]) {
+    const c = read(text.replace('"mlp_only_layers":[0]', `"mlp_only_layers":${entries}`));
+    assert.match(
+      hfRefusal(c, { transformers: "5.x" }) ?? "",
+      /mlp_only_layers entry as a float, which Transformers 5's typed config refuses/,
+      entries,
+    );
+    for (const v4 of ["4.5x", "4.57.x", undefined]) {
+      assert.equal(hfRefusal(c, { transformers: v4 }), null, `${entries} on ${v4}`);
+    }
+    // vLLM reads the config through Transformers 4.5x.
+    const vllm = { id: "v", components: { vllm: "0.11.0" } };
+    assert.equal(stackLoadRefusal(vllm, { config: c, pp: 1 }), null, entries);
+  }
+  assert.equal(hfRefusal(plain, { transformers: "5.x" }), null);
+  // An integer written in full, however large, is a Python int: 5.x reads it.
+  const big = read(
+    text.replace('"mlp_only_layers":[0]', '"mlp_only_layers":[0,100000000000000000000]'),
+  );
+  assert.equal(hfRefusal(big, { transformers: "5.x" }), null);
+  assert.match(big.unmodelled ?? "", /mlp_only_layers\[1\] '100000000000000000000'/);
+});
