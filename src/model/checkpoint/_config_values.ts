@@ -60,16 +60,24 @@ export function _given(c: _Json, key: string): boolean {
  *   written as a float (`8.0`, `8e0`) is, `malformed` (default: a size HF cannot build with) or
  *   `integer` (a field the modelled releases compute with, where the float of an integer up to
  *   `max` <= 2^53 computes the integer's bits; a release whose typed config refuses the float is
- *   the caller's to mark)
+ *   the caller's to mark); `otherNumbers`: what another finite number is, `malformed` (default)
+ *   or `unsupported` (a field the releases only compute with, whatever its value)
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
- *   class's default, which is not modelled), `CONFIG_FIELD` when not an integer (in value, or in
- *   how the file writes it where that is `malformed`) or out of range
+ *   class's default, which is not modelled), a boolean (Python computes with `True` as 1 and
+ *   `False` as 0, a reading not modelled) or, with `otherNumbers: "unsupported"`, a finite number
+ *   out of range; `CONFIG_FIELD` when not an integer (in value, or in how the file writes it where
+ *   that is `malformed`) or out of range
  */
 export function _int(
   c: _Json,
   key: string,
-  range: { min?: number; max: number; floatForm?: "malformed" | "integer" },
+  range: {
+    min?: number;
+    max: number;
+    floatForm?: "malformed" | "integer";
+    otherNumbers?: "malformed" | "unsupported";
+  },
 ): number {
   const v = c[key];
   const min = range.min ?? 1;
@@ -80,7 +88,22 @@ export function _int(
         "modelled (state it)",
     );
   }
+  if (typeof v === "boolean") {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${key} ${_show(v)} is a boolean (Python computes with it as ${Number(v)}): not modelled`,
+    );
+  }
   if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > range.max) {
+    if (
+      range.otherNumbers === "unsupported" && typeof v === "number" && Number.isFinite(v)
+    ) {
+      throw _bad(
+        "CONFIG_UNSUPPORTED",
+        `${key} ${_show(v)} is not an integer in ${min}..${range.max}: HF computes with it, ` +
+          "which is not modelled",
+      );
+    }
     throw _bad(
       "CONFIG_FIELD",
       `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
@@ -132,11 +155,19 @@ export function _notBoolean(key: string, v: unknown): InputError {
  * @param v the value
  * @param name the field, for the message
  * @returns the value
- * @throws {InputError} `CONFIG_FIELD` otherwise
+ * @throws {InputError} `CONFIG_UNSUPPORTED` for a finite number not above 0 (HF only divides by
+ *   it or takes its root: it computes, and that is not modelled); `CONFIG_FIELD` for what is not
+ *   a finite number
  */
 export function _positive(v: unknown, name: string): number {
-  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+  if (typeof v !== "number" || !Number.isFinite(v)) {
     throw _bad("CONFIG_FIELD", `${name} must be a positive number, got ${_show(v)}`);
+  }
+  if (v <= 0) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${name} ${_show(v)} is not positive: HF computes with it, which is not modelled`,
+    );
   }
   return v;
 }

@@ -138,7 +138,12 @@ function _section(
         // HF (4.5x and 5.x, whose typed config holds the RoPE as a plain dict) and vLLM only divide
         // by it after a warning about a float: 8192.0 computes 8192's bits (integers to 2^30 are
         // exact doubles and round alike to float32).
-        _int(p, "original_max_position_embeddings", { max: 1 << 30, floatForm: "integer" }),
+        // Another number (8192.5, 0, 2^31) HF still only divides by: computed, not modelled.
+        _int(p, "original_max_position_embeddings", {
+          max: 1 << 30,
+          floatForm: "integer",
+          otherNumbers: "unsupported",
+        }),
     }
     : undefined;
   if (scaling?.kind === "llama3" && !(scaling.highFreqFactor > scaling.lowFreqFactor)) {

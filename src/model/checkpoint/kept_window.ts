@@ -17,8 +17,9 @@
  * (`sliding_window if self.use_sliding_window else None`: 4.57.6 `configuration_qwen2.py:181`,
  * `configuration_qwen3.py:187`); 4.57 is the oldest release read with it, and 5.x keeps it
  * (5.17 `__post_init__`, `configuration_qwen3.py:87`). Qwen3-MoE's class has always dropped the
- * window; vLLM reads `use_sliding_window` itself (`ModelConfig.get_sliding_window`: None when it
- * is false).
+ * window. vLLM 0.11 (c3124680) takes the window from the Transformers config object it loads
+ * (`ModelConfig.get_sliding_window` returns its `sliding_window` as it is), so it keeps no window
+ * for such a config because the Transformers release it requires (>= 4.55.2) has the fix.
  *
  * @module
  */

@@ -149,6 +149,41 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
       "CONFIG_UNSUPPORTED",
       /high_freq_factor/,
     ],
+    // Numbers HF only warns about and computes with (an honest record over them is no malformed
+    // checkpoint, so not a FAIL): not modelled.
+    ...[8192.5, 0, 2 ** 31].map((n): [Record<string, unknown>, InputCode, RegExp] => [
+      {
+        ...llama,
+        rope_scaling: { ...(llama.rope_scaling as object), original_max_position_embeddings: n },
+      },
+      "CONFIG_UNSUPPORTED",
+      /original_max_position_embeddings .* HF computes with it/,
+    ]),
+    [{ ...llama, rope_theta: 0 }, "CONFIG_UNSUPPORTED", /rope_theta '0' is not positive/],
+    [
+      { ...llama, rope_scaling: { rope_type: "linear", factor: -2 } },
+      "CONFIG_UNSUPPORTED",
+      /factor '-2' is not positive/,
+    ],
+    // Python computes with True as 1 (one KV head): not modelled.
+    [{ ...llama, num_key_value_heads: true }, "CONFIG_UNSUPPORTED", /is a boolean/],
+    // What is no number at all stays malformed.
+    [
+      { ...llama, rope_scaling: { rope_type: "linear", factor: "2" } },
+      "CONFIG_FIELD",
+      /must be a positive number/,
+    ],
+    [
+      {
+        ...llama,
+        rope_scaling: {
+          ...(llama.rope_scaling as object),
+          original_max_position_embeddings: "8192",
+        },
+      },
+      "CONFIG_FIELD",
+      /must be an integer/,
+    ],
   ];
   for (const [json, code, message] of refused) {
     assertCode(() => parseDecoderConfig(json), InputError, code);
