@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { _POW2 } from "./_pow2.ts";
 import { exp2Fixed } from "./exp2_fixed.ts";
 
 /** RN(ln 2) as a double: |LN2 − ln 2| ≤ 2^−54 < 2^−53 · ln 2. */
@@ -49,7 +50,7 @@ export function _roundExp2Fast(f: number, k: number): number | undefined {
   const r = f - j / 64;
   const t = r * _LN2;
   const p = 1 + t * (1 + t * (_C2 + t * (_C3 + t * (_C4 + t * (_C5 + t * _C6)))));
-  const v = (table[j] as number) * p * 2 ** k;
+  const v = (table[j] as number) * p * (_POW2[k] as number);
   const e = v * 2 ** -47;
   const lo = Math.floor(v - e + 0.5);
   return lo === Math.floor(v + e + 0.5) ? lo : undefined;

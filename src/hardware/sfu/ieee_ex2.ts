@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { _POW2, _POW2_NEG } from "./_pow2.ts";
 import { _roundExp2Fast } from "./_round_exp2_fast.ts";
 import { exp2Fixed } from "./exp2_fixed.ts";
 import { type IeeeSfuOptions, quietNaN } from "./ieee_options.ts";
@@ -46,17 +47,18 @@ export function ieeeEx2(x: number, options?: IeeeSfuOptions): number {
   if (e >= 134 && !negative) return 0x7f800000; // x >= 128
   if (e >= 135) return 0; // x <= -256
   // |x| < 256 and e >= 102, so x = ±sig·2^-den with den in [1, 48]: every value below is an
-  // integer under 2^49, exact in float64, and dividing by 2^den then flooring is exact.
+  // integer under 2^49, exact in float64, and scaling by 2^-den then flooring is exact.
   const den = 150 - e;
+  const scale = _POW2_NEG[den] as number;
   const sig = negative ? -(m | 0x800000) : (m | 0x800000);
-  const n = Math.floor(sig / 2 ** den);
-  const num = sig - n * 2 ** den;
+  const n = Math.floor(sig * scale);
+  const num = sig - n * (_POW2[den] as number);
   if (num === 0) return _packPow2(n, ftz);
   const k = Math.min(23, n + 149); // fraction bits kept of 2^f: 23, fewer for subnormal results
   if (k < -1) return 0;
   if (k === -1) return ftz ? 0 : 1; // 2^x in (2^-150, 2^-149): above the tie, rounds up
-  // num / 2^den is exact (num < 2^48); the float64 step decides all but about 2^-21 of inputs.
-  const q = _roundExp2Fast(num / 2 ** den, k) ?? _roundExp2(BigInt(num), den, k);
+  // num · 2^-den is exact (num < 2^48); the float64 step decides all but about 2^-21 of inputs.
+  const q = _roundExp2Fast(num * scale, k) ?? _roundExp2(BigInt(num), den, k);
   if (k === 23) return (((n + 127) << 23) + q - 0x800000) >>> 0;
   return ftz && q < 0x800000 ? 0 : q; // q·2^-149; q = 2^23 is the smallest normal
 }
