@@ -417,14 +417,8 @@ export function vllmReadingGap(
  * `rms_norm_eps` as decimal text. Absent: the config classes' 1e-6; an explicit null is None to
  * HF, which fails at run time (malformed). Zero or below, HF Transformers 4.5x builds the model
  * (no validation) and a row of zeros then normalises through rsqrt(0): a model that runs but is
- * not modelled here, so NOT_VERIFIED rather than a FAIL of an honest record.
+ * not modelled here, so NOT_VERIFIED rather than a FAIL of an honest record (`_positive`).
  */
 function _eps(v: unknown): string {
-  if (typeof v === "number" && Number.isFinite(v) && v <= 0) {
-    throw _bad(
-      "CONFIG_UNSUPPORTED",
-      `rms_norm_eps ${_show(v)} is not modelled (HF builds it; only a positive epsilon is)`,
-    );
-  }
   return String(_positive(v === undefined ? 1e-6 : v, "rms_norm_eps"));
 }
