@@ -156,10 +156,17 @@ export function _notBoolean(key: string, v: unknown): InputError {
  * @param name the field, for the message
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` for a finite number not above 0 (HF only divides by
- *   it or takes its root: it computes, and that is not modelled); `CONFIG_FIELD` for what is not
- *   a finite number
+ *   it or takes its root: it computes, and that is not modelled) or a boolean (Python computes
+ *   with `True` as 1 and `False` as 0, as `_int` says); `CONFIG_FIELD` for what is not a finite
+ *   number
  */
 export function _positive(v: unknown, name: string): number {
+  if (typeof v === "boolean") {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `${name} ${_show(v)} is a boolean (Python computes with it as ${Number(v)}): not modelled`,
+    );
+  }
   if (typeof v !== "number" || !Number.isFinite(v)) {
     throw _bad("CONFIG_FIELD", `${name} must be a positive number, got ${_show(v)}`);
   }

@@ -167,6 +167,14 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     ],
     // Python computes with True as 1 (one KV head): not modelled.
     [{ ...llama, num_key_value_heads: true }, "CONFIG_UNSUPPORTED", /is a boolean/],
+    // So it does where a positive number goes (theta, scaling factors, epsilon): not modelled.
+    [{ ...llama, rope_theta: true }, "CONFIG_UNSUPPORTED", /rope_theta 'true' is a boolean/],
+    [{ ...llama, rms_norm_eps: false }, "CONFIG_UNSUPPORTED", /rms_norm_eps 'false' is a boolean/],
+    [
+      { ...llama, rope_scaling: { ...(llama.rope_scaling as object), low_freq_factor: true } },
+      "CONFIG_UNSUPPORTED",
+      /low_freq_factor 'true' is a boolean \(Python computes with it as 1\)/,
+    ],
     // What is no number at all stays malformed.
     [
       { ...llama, rope_scaling: { rope_type: "linear", factor: "2" } },
