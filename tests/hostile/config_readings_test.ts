@@ -202,3 +202,31 @@ Deno.test("MoE values HF builds though nobody deploys them are NOT_VERIFIED, nam
   assert.equal(three.status, "FAIL", three.reason);
   assert.match(three.reason, NO_MOE_LAYER);
 });
+
+Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose typed config (list[int]) refuses it, whether or not the value is modelled; Transformers 4.5x reads 0.0 as layer 0", async () => {
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "float-layers" });
+  // The record moved onto the Transformers 5 stack: NOT_VERIFIED (its cuDNN attention is not
+  // emulated), so a FAIL below is the config's alone.
+  const v5 = {
+    ...hf.honest,
+    software: {
+      stack: "hf-qwen3-sdpa-torch2.11-hopper",
+      components: { pytorch: "2.11.0", cudnn: "> 9.15.0", transformers: "5.x" },
+    },
+  };
+  assert.equal((await verifyAlone(v5, hf.blobs)).status, "NOT_VERIFIED");
+  const layers = (list: string) => (t: string) =>
+    t.replace(/"mlp_only_layers": \[\s*0\s*\]/, `"mlp_only_layers": ${list}`);
+  // 0.0 is read (layer 0, as the honest config); 1.5 is not modelled (`unmodelled: "read"`).
+  for (const list of ["[0.0]", "[0, 1.5]"]) {
+    const r = await verifyAlone(withConfig(v5, hf.blobs, layers(list)), hf.blobs);
+    assert.equal(r.status, "FAIL", `${list}: ${r.reason}`);
+    assert.match(
+      r.reason,
+      /^record contradicts its stack: stack 'hf-qwen3-sdpa-torch2\.11-hopper' runs HF Transformers: the config writes an mlp_only_layers entry as a float, which Transformers 5's typed config refuses/,
+      list,
+    );
+  }
+  const v4 = await verifyAlone(withConfig(hf.honest, hf.blobs, layers("[0.0]")), hf.blobs);
+  assert.equal(v4.status, "PASS", v4.reason);
+});
