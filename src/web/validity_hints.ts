@@ -17,6 +17,7 @@ import {
   type TrustRoot,
   type TrustRootKey,
   UNSIGNED_READ_BYTES,
+  verifyCheckpoint,
   verifyEnvelope,
 } from "../attest/mod.ts";
 
@@ -80,8 +81,9 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
     const cp = _object(_object(predicate?.audit)?.checkpoint);
     const id = typeof cp?.proverKeyId === "string" ? cp.proverKeyId : undefined;
     if (id !== undefined) {
-      const origin = typeof cp?.origin === "string" ? cp.origin : undefined;
-      hints.push(_proverHint(inputs.trustRoot, id, { signedAt: _time(cp?.signedAt), origin }));
+      hints.push(
+        await _proverHint(inputs.trustRoot, id, { signedAt: _time(cp?.signedAt), note: cp?.note }),
+      );
     }
   }
   const refusal = _keyRefusal(inputs.report);
@@ -225,11 +227,11 @@ function _inspectorHint(
   } (${set}).${when}${why}`;
 }
 
-function _proverHint(
+async function _proverHint(
   root: TrustRoot,
   id: string,
-  cp: { signedAt: number | undefined; origin: string | undefined },
-): string {
+  cp: { signedAt: number | undefined; note: unknown },
+): Promise<string> {
   const { signedAt } = cp;
   const key = root.keys.find((k) => k.keyid === id);
   if (key === undefined || key.role !== "prover") {
@@ -237,11 +239,14 @@ function _proverHint(
       _short(id)
     } that signed the checkpoint is not a prover key of your trust root (add its public key with \`bitaudit key trust-root --prover\`).`;
   }
-  if (key.origin !== undefined && cp.origin !== key.origin) {
+  // The origin the key signed, not the recorded one: a record naming another origin beside the
+  // pinned one's note, or a note the key never signed, is no second log of the prover's.
+  const origin = key.origin === undefined ? undefined : await _signedOrigin(cp.note, key);
+  if (origin !== undefined && origin !== key.origin) {
     return `Your trust root lets prover key ${_short(id)} sign checkpoints of the log ${
       JSON.stringify(key.origin)
     } only (set with \`bitaudit key trust-root --prover-origin\`); this checkpoint names ${
-      JSON.stringify(cp.origin ?? "")
+      JSON.stringify(origin)
     }. The same key under another origin is another log, or the same records offered under a second name: ask the prover which log it publishes.`;
   }
   const when = signedAt === undefined
@@ -255,6 +260,17 @@ function _proverHint(
   return `Your trust root dates prover key ${_short(id)} ${
     _window(key)
   } (set with \`bitaudit key trust-root --prover-valid-from\`, which defaults to --valid-from).${when}${early}`;
+}
+
+/** The origin of the checkpoint note when `key` signed it, else undefined. */
+async function _signedOrigin(note: unknown, key: TrustRootKey): Promise<string | undefined> {
+  if (typeof note !== "string") return undefined;
+  try {
+    const v = await verifyCheckpoint(note, [key.publicKey]);
+    return v.verified ? v.checkpoint.origin : undefined;
+  } catch {
+    return undefined; // a malformed note names no origin
+  }
 }
 
 function _window(key: TrustRootKey): string {

@@ -17,6 +17,7 @@ import {
   goodRoot,
   ORIGIN,
   prover,
+  resign,
   stranger,
   trustRoot,
 } from "./_trust_fixture.ts";
@@ -259,6 +260,25 @@ Deno.test("key trust-root --prover-origin pins the prover's log: check accepts i
     r.stdout,
     /^hint: .*--prover-origin.*this checkpoint names "bitaudit\.example\/prover-1\/log"/m,
   );
+  // Only the origin the key signed is blamed on the pin: a recorded origin that is not the note's,
+  // or a note the key never signed, is the inspector's word, not a second log of the prover's.
+  const edited = [
+    (cp: Record<string, string>) => cp.origin = "bitaudit.example/prover-1/other-log",
+    (cp: Record<string, string>) => {
+      cp.note = cp.note!.replace(ORIGIN, "bitaudit.example/prover-1/other-log");
+      cp.origin = "bitaudit.example/prover-1/other-log";
+    },
+  ];
+  for (const [i, edit] of edited.entries()) {
+    const forged = await resign<{ checkpoint: Record<string, string> }>(good.attestation, {
+      name: `origin-recorded-${i}`,
+      edit: (a) => edit(a.checkpoint),
+    });
+    const c = await runBitaudit(["check", forged, "--trust-root", own]);
+    assert.equal(c.code, 1, c.stdout);
+    assert.match(c.stdout, /^FAIL checkpoint: (the recorded checkpoint fields|no valid prover)/m);
+    assert.doesNotMatch(c.stdout, /--prover-origin/);
+  }
   for (
     const [extra, why] of [
       [["--prover-origin", ORIGIN], /--prover-origin without --prover/],
