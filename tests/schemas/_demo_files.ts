@@ -81,7 +81,12 @@ async function _announcedAudit() {
     JSON.stringify(buildTrustRoot([await pub(f.pub)], {
       start: "2023-01-01T00:00:00Z",
       end: "2030-01-01T00:00:00Z",
-      provers: { keys: [await pub(prover.publicKey)], start: "2023-01-01T00:00:00Z" },
+      // The prover key pinned to its log's origin, so that the schema meets an `origin`.
+      provers: {
+        keys: [await pub(prover.publicKey)],
+        start: "2023-01-01T00:00:00Z",
+        origin: "bitaudit.example/prover-1/log",
+      },
       drand: [{ chainHash: QUICKNET, beaconId: "quicknet" }],
     })),
   );
