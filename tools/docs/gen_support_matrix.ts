@@ -624,14 +624,18 @@ async function _models(paths: readonly string[]): Promise<string[]> {
     const experts = `${c.num_experts} experts of ${c.moe_intermediate_size}, top ` +
       `${c.num_experts_per_tok}`;
     const only = Array.isArray(c.mlp_only_layers) ? c.mlp_only_layers : [];
-    const step = c.decoder_sparse_step ?? 1;
+    const step = Number(c.decoder_sparse_step ?? 1);
+    // Qwen3-MoE's dense layers: those listed, and those the sparse step skips (HF and vLLM build
+    // a sparse block where (layer + 1) % decoder_sparse_step is 0).
+    const dense = [...Array(Number(c.num_hidden_layers)).keys()]
+      .filter((i) => only.includes(i) || (i + 1) % step !== 0);
     const ffn = c.num_experts === undefined
       ? String(c.intermediate_size)
-      : only.length === 0 && step === 1
+      : dense.length === 0
       ? experts
-      : `${only.length === 1 ? "layer" : "layers"} ${only.join(", ")} dense ` +
-        `${c.intermediate_size} (\`mlp_only_layers\` [${only.join(", ")}])` +
-        `${step === 1 ? "" : `, decoder_sparse_step ${step}`}; the others ${experts}`;
+      : `${dense.length === 1 ? "layer" : "layers"} ${dense.join(", ")} dense ` +
+        `${c.intermediate_size} (\`mlp_only_layers\` [${only.join(", ")}]` +
+        `${step === 1 ? "" : `, decoder_sparse_step ${step}`}); the others ${experts}`;
     return {
       type: String(c.model_type),
       cells: [
