@@ -258,7 +258,7 @@ async function _checkCheckpoint(
       // audit id: a pinned origin leaves the prover one log to offer.
       why = `the checkpoint's origin ${JSON.stringify(v.checkpoint.origin)} is not ` +
         `${JSON.stringify(pinned)}, the one origin the trust root lets prover key ` +
-        `${kid.slice(0, 16)} sign`;
+        `${kid.slice(0, 16)}… sign`;
     } else if (at === undefined) why = "the checkpoint has no signing time (cosignature)";
     else if (!validity?.valid) why = `prover key not valid when it signed (${validity?.reason})`;
     else if (!still.valid) {

@@ -151,6 +151,23 @@ export function extendTrustRoot(
     }
     key.revoked = { time, reason: changes.reason! };
   }
+  // A prover key added without the origin the root already pins its prover keys to would vouch
+  // for checkpoints of any origin, undoing the pin without a word.
+  const pins = [
+    ...new Set(
+      keys.filter((x) => x.role === "prover" && typeof x.origin === "string").map((x) => x.origin),
+    ),
+  ];
+  const unpinned = added.keys.find((k) => k.role === "prover" && k.origin === undefined);
+  if (pins.length > 0 && unpinned !== undefined) {
+    throw new InputError(
+      "USAGE",
+      `Cannot add prover key ${String(unpinned.keyid).slice(0, 16)}… without --prover-origin: ` +
+        `the existing trust root pins its prover keys to ${
+          pins.map((o) => JSON.stringify(o)).join(", ")
+        }, and an unpinned key would vouch for checkpoints of any origin`,
+    );
+  }
   for (const k of added.keys) {
     if (keys.some((x) => x.keyid === k.keyid)) {
       throw new InputError(

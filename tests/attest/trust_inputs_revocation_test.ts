@@ -118,6 +118,6 @@ Deno.test("checkTrustInputs(): a prover key pinned to one origin does not vouch 
   assert.equal(c.get("checkpoint")?.[0], false);
   assert.match(
     c.get("checkpoint")![1],
-    /origin "victim\.example\/log" is not "victim\.example\/other-log", the one origin the trust root lets prover key [0-9a-f]{16} sign/,
+    /origin "victim\.example\/log" is not "victim\.example\/other-log", the one origin the trust root lets prover key [0-9a-f]{16}… sign/,
   );
 });

@@ -223,3 +223,56 @@ Deno.test("key trust-root --extend past the key limit is a usage error (USAGE_TR
   assertCliCode(r.stderr, "USAGE_TRUST");
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
+
+Deno.test("key trust-root --extend of a root pinning its prover keys' origin refuses an unpinned prover key, and adds a pinned one with its origin", async () => {
+  const pinned = `${f.dir}/pinned-root.json`;
+  const made = await runBitaudit([
+    "key",
+    "trust-root",
+    "--pub",
+    f.pub,
+    "--prover",
+    prover.publicKey,
+    "--prover-origin",
+    "bitaudit.example/prover-1/log",
+    "--out",
+    pinned,
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  const refusedOut = `${f.dir}/pinned-unpinned.json`;
+  const r = await runBitaudit([
+    "key",
+    "trust-root",
+    "--extend",
+    pinned,
+    "--prover",
+    stranger.publicKey,
+    "--out",
+    refusedOut,
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /Cannot add prover key [0-9a-f]{16}… without --prover-origin: the existing trust root pins its prover keys to "bitaudit\.example\/prover-1\/log"/,
+  );
+  await assert.rejects(Deno.stat(refusedOut), Deno.errors.NotFound);
+  const out = `${f.dir}/pinned-extended.json`;
+  const ok = await runBitaudit([
+    "key",
+    "trust-root",
+    "--extend",
+    pinned,
+    "--prover",
+    stranger.publicKey,
+    "--prover-origin",
+    "bitaudit.example/prover-1/log",
+    "--out",
+    out,
+  ]);
+  assert.equal(ok.code, 0, ok.stderr);
+  const keys = parseTrustRoot(await Deno.readTextFile(out)).keys.filter((k) => k.role === "prover");
+  assert.deepEqual(keys.map((k) => k.origin), [
+    "bitaudit.example/prover-1/log",
+    "bitaudit.example/prover-1/log",
+  ]);
+});
