@@ -241,7 +241,7 @@ function _checkHistory(
         `and ${generated.length} generated tokens need ${expected}`,
     );
   }
-  if (reuse.recomputed === null) {
+  if (reuse.restarts.length === 0) {
     const start = reuse.start;
     const sequence = {
       tokens: [...prompt, ...generated],

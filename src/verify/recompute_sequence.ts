@@ -241,9 +241,10 @@ export async function _recomputeSequence(
   // A request preempted and recomputed: not modelled, but the passes are still checked against
   // the record and each other (the replay's own checks, below) before it says so, so that one
   // recomputed pass cannot turn a contradiction into NOT_VERIFIED.
-  const recomputed = reuse.recomputed === null ? null : (() => {
-    const e = own[reuse.recomputed]!;
-    return `pass ${reuse.recomputed} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
+  const restart = reuse.restarts[0]?.pass;
+  const recomputed = restart === undefined ? null : (() => {
+    const e = own[restart]!;
+    return `pass ${restart} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
       "again (a request preempted and recomputed); the replay computes each position once, " +
       "so the keys and values the later passes read are not modelled";
   })();

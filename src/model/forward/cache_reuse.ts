@@ -16,13 +16,12 @@ export type CacheReuse =
     readonly ok: true;
     /** Positions cached before the first pass (0: none). */
     readonly start: number;
-    /** The first pass that computes positions an earlier pass computed, or `null`. */
-    readonly recomputed: number | null;
     /** Per pass, whether it starts below the furthest position the earlier passes reached. */
     readonly again: readonly boolean[];
     /**
      * Every pass that starts below the end of the pass before it (where a recomputation
-     * starts), with the furthest position the earlier passes reached (exclusive).
+     * starts), with the furthest position the earlier passes reached (exclusive); the first is
+     * the first pass that computes positions an earlier pass computed.
      */
     readonly restarts: readonly { readonly pass: number; readonly reached: number }[];
     /** Positions the last pass ends at (the last computed position is one less). */
@@ -40,7 +39,7 @@ export type CacheReuse =
  * ```ts
  * import { cacheReuse } from "./cache_reuse.ts";
  * const r = cacheReuse([{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }]);
- * if (!r.ok || r.recomputed !== 2 || r.end !== 5 || r.restarts[0]?.reached !== 4) {
+ * if (!r.ok || r.restarts[0]?.pass !== 2 || r.end !== 5 || r.restarts[0]?.reached !== 4) {
  *   throw new Error();
  * }
  * ```
@@ -48,7 +47,6 @@ export type CacheReuse =
 export function cacheReuse(own: readonly PassEntry[]): CacheReuse {
   let cur = own[0]?.cached ?? 0;
   let high = cur;
-  let recomputed: number | null = null;
   const again: boolean[] = [];
   const restarts: { pass: number; reached: number }[] = [];
   for (let i = 0; i < own.length; i++) {
@@ -59,15 +57,12 @@ export function cacheReuse(own: readonly PassEntry[]): CacheReuse {
         why: `pass ${i} says ${e.cached} cached tokens, the earlier passes computed ${cur}`,
       };
     }
-    if (i > 0 && e.cached < cur) {
-      recomputed ??= i;
-      restarts.push({ pass: i, reached: high });
-    }
+    if (i > 0 && e.cached < cur) restarts.push({ pass: i, reached: high });
     again.push(e.cached < high);
     cur = e.cached + e.query;
     high = Math.max(high, cur);
   }
-  return { ok: true, start: own[0]?.cached ?? 0, recomputed, again, restarts, end: cur };
+  return { ok: true, start: own[0]?.cached ?? 0, again, restarts, end: cur };
 }
 
 /** A sequence's own pass that no modelled stack runs, or that computes nothing of it. */
