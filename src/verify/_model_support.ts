@@ -19,6 +19,7 @@ import {
 } from "../kernels/mod.ts";
 import {
   batchPaddingMismatch,
+  type CacheReuse,
   configReadingGap,
   type DecoderCheckpoint,
   type DecoderConfig,
@@ -407,7 +408,8 @@ export function _servedBudgetGap(
  * vLLM's, and histories that reuse nothing, are not checked.
  *
  * @param p the record's predicate (its stated components)
- * @param o the record's stack and GPU profile, the sequence's prompt length and its history
+ * @param o the record's stack and GPU profile, the sequence's prompt length, its history and
+ *   the walk of its own entries (`cacheReuse`, which the caller has checked)
  * @returns the stop to throw after the history's checks, or null
  */
 export function _kvBlockStop(
@@ -417,6 +419,7 @@ export function _kvBlockStop(
     readonly profile: GpuProfile;
     readonly prompt: number;
     readonly passes: readonly HistoryPass[];
+    readonly reuse: CacheReuse;
   },
 ): _Stop | null {
   const f = kvBlockFinding(o.passes, o);

@@ -253,7 +253,7 @@ export async function _recomputeSequence(
     "request's passes, which the replay does not model";
   // On vLLM the reused positions are whole KV blocks: reuse the stack never gives FAILs, thrown
   // only once the replay has checked the passes against the record, as the named reuse is said.
-  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes });
+  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes, reuse });
   const reused = recomputed ?? cascade ?? prefixHit;
   const refusedReuse = blocks?.status === "NOT_VERIFIED" ? `${reused}; ${blocks.why}` : reused;
   // Bound every activation before anything is allocated: the sequence's rows times the widest

@@ -10,7 +10,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile, vllmKvBlock } from "../../kernels/mod.ts";
-import { cacheReuse } from "./cache_reuse.ts";
+import { type CacheReuse, cacheReuse } from "./cache_reuse.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** What a history's reused positions say of it on a stack. */
@@ -43,7 +43,8 @@ interface _Reuse {
  * them unmodelled.
  *
  * @param passes each pass's entries, the sequence's own (`self`) and its cascade prefix
- * @param o the stack and the sequence's prompt length
+ * @param o the stack and the sequence's prompt length; `reuse`: `cacheReuse` of the passes' own
+ *   entries, where the caller has walked them already (walked here otherwise)
  * @returns the first finding, or null when every reused position fits (or nothing is reused, or
  *   the stack is not vLLM's, or the passes contradict each other: others report that)
  * @example
@@ -61,10 +62,14 @@ export function kvBlockFinding(
     readonly self: number;
     readonly cascadePrefix?: number;
   }[],
-  o: { readonly stack: Pick<StackProfile, "components">; readonly prompt: number },
+  o: {
+    readonly stack: Pick<StackProfile, "components">;
+    readonly prompt: number;
+    readonly reuse?: CacheReuse;
+  },
 ): KvBlockFinding | null {
   if (!isVllmStack(o.stack)) return null;
-  const reuse = cacheReuse(passes.map((q) => q.entries[q.self]!));
+  const reuse = o.reuse ?? cacheReuse(passes.map((q) => q.entries[q.self]!));
   if (!reuse.ok) return null;
   const own = (pass: number) => passes[pass]!.entries[passes[pass]!.self]!;
   const reused: _Reuse[] = [
