@@ -191,18 +191,12 @@ export function componentMismatch(
       // A variable the stack does not pin (a `*_VERSION` of a library it pins by release is that
       // library): one the comparison knows, or a setting it cannot compare.
       if (!known(key, value)) {
-        const device = _unmodelledDevice(key, _unquote(value.trim()));
-        unreadable ??= {
-          kind: "unreadable",
-          reason: device === null
-            ? `${said} sets a variable the stack does not pin, so it cannot be compared ` +
-              "with the run recomputed"
-            : `${said} ${device}, so it cannot be compared with the run recomputed`,
-          advice: device === null
-            ? `leave ${ck} out: the stack id stands for the run's settings ` +
-              "(`bitaudit stacks show <id>`)"
-            : _WHOLE_GPU,
-        };
+        unreadable ??= _unpinnedVariable(key, _unquote(value.trim()), {
+          said,
+          unpinned: "sets a variable the stack does not pin",
+          advice: `leave ${ck} out: the stack id stands for the run's settings ` +
+            "(`bitaudit stacks show <id>`)",
+        });
       }
       continue;
     }
@@ -558,21 +552,13 @@ function _envFinding(
   const free = found.find(([v, set]) => !settings.has(_variable(v)) && !o.known(v, set));
   if (free !== undefined) {
     const said = `${key} sets ${_shortKey(free[0])}=${quoteShort(free[1], 60)}`;
-    const device = _unmodelledDevice(free[0], free[1]);
-    return device === null
-      ? {
-        kind: "unreadable",
-        reason: `${said}, which the stack does not pin, so it cannot be compared with the run ` +
-          "recomputed",
-        advice: `leave ${
-          _shortKey(free[0])
-        } out of ${key}, or run with the stack's environment alone`,
-      }
-      : {
-        kind: "unreadable",
-        reason: `${said}, which ${device}, so it cannot be compared with the run recomputed`,
-        advice: _WHOLE_GPU,
-      };
+    return _unpinnedVariable(free[0], free[1], {
+      said: `${said}, which`,
+      unpinned: "the stack does not pin",
+      advice: `leave ${
+        _shortKey(free[0])
+      } out of ${key}, or run with the stack's environment alone`,
+    });
   }
   // A pinned variable named in a way the reading above missed (a character inside the name, an
   // operator it does not know) cannot be compared.
@@ -684,6 +670,25 @@ function _knownVariables(
     const set = _unquote(value.trim());
     if (values === "any") return true;
     return values instanceof RegExp ? values.test(set) : values?.includes(set) === true;
+  };
+}
+
+/**
+ * The unreadable finding for a stated variable the stack does not pin and the comparison does not
+ * know: `said` (the words the reason opens with) then what the value picks that the verifier does
+ * not model (`_unmodelledDevice`), with whole GPUs as the advice, or else `unpinned` (that the
+ * stack does not pin it), with the caller's `advice`.
+ */
+function _unpinnedVariable(
+  variable: string,
+  value: string,
+  o: { readonly said: string; readonly unpinned: string; readonly advice: string },
+): ComponentMismatch {
+  const device = _unmodelledDevice(variable, value);
+  return {
+    kind: "unreadable",
+    reason: `${o.said} ${device ?? o.unpinned}, so it cannot be compared with the run recomputed`,
+    advice: device === null ? o.advice : _WHOLE_GPU,
   };
 }
 
