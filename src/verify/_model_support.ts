@@ -24,6 +24,7 @@ import {
   type DecoderCheckpoint,
   type DecoderConfig,
   keptWindowGap,
+  type KvBlockFinding,
   kvBlockFinding,
   lengthFinding,
   stackLoadRefusal,
@@ -405,12 +406,18 @@ export function _servedBudgetGap(
  * stack's (which may set another block size), and a block size not derived is NOT_VERIFIED.
  * Such a record is not replayed either way: callers throw the stop only once the history has
  * been checked against the record and itself (a FAIL there comes first). Stacks other than
- * vLLM's, and histories that reuse nothing, are not checked.
+ * vLLM's, and histories that reuse nothing, are not checked. A NOT_VERIFIED reason also names
+ * the reuse the caller says the replay does not model, once: a record stating settings beyond
+ * the stack's whose finding is about those very positions names them in the finding's words
+ * alone, and any other reuse is named beside the finding.
  *
  * @param p the record's predicate (its stated components)
- * @param o the record's stack and GPU profile, the sequence's prompt length, its history and
- *   the walk of its own entries (`cacheReuse`, which the caller has checked)
- * @returns the stop to throw after the history's checks, or null
+ * @param o the record's stack and GPU profile, the sequence's prompt length, its history, the
+ *   walk of its own entries (`cacheReuse`, which the caller has checked) and `named`: the reuse
+ *   the caller's NOT_VERIFIED reason names (its pass and kind, as `kvBlockFinding` gives them,
+ *   and the caller's words for it), or null where the history reuses nothing
+ * @returns the stop to throw after the history's checks (a NOT_VERIFIED one: the whole reason),
+ *   or null
  */
 export function _kvBlockStop(
   p: ClaimPredicate,
@@ -420,17 +427,22 @@ export function _kvBlockStop(
     readonly prompt: number;
     readonly passes: readonly HistoryPass[];
     readonly reuse: CacheReuse;
+    readonly named: Pick<KvBlockFinding, "pass" | "what"> & { readonly said: string } | null;
   },
 ): _Stop | null {
   const f = kvBlockFinding(o.passes, o);
   if (f === null) return null;
-  if (f.kind === "unmodelled") {
-    return new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`);
-  }
-  return _pastLimit(p, {
-    ...o,
-    what: "stack",
-    why: f.reason,
-    may: "may set another block size: that run is not modelled",
-  });
+  const stop = f.kind === "unmodelled"
+    ? new _Stop("NOT_VERIFIED", `stack '${o.stack.id}': ${f.reason}`)
+    : _pastLimit(p, {
+      ...o,
+      what: "stack",
+      why: f.reason,
+      may: "may set another block size: that run is not modelled",
+    });
+  const named = o.named;
+  if (stop.status === "FAIL" || named === null) return stop;
+  // The contradiction's reason opens with the reused positions it is about.
+  const same = f.kind === "contradiction" && f.pass === named.pass && f.what === named.what;
+  return same ? stop : new _Stop("NOT_VERIFIED", `${named.said}; ${stop.why}`);
 }

@@ -251,11 +251,24 @@ export async function _recomputeSequence(
   const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
     "positions (a prefix-cache hit): their keys and values were computed in another " +
     "request's passes, which the replay does not model";
+  // The reuse the replay does not model, named in the reason: the first recomputation, else the
+  // first cascade pass, else the prefix-cache hit.
+  const named = restart !== undefined
+    ? { pass: restart, what: "restart" as const, said: recomputed! }
+    : cascade !== null
+    ? {
+      pass: passes.findIndex((q) => q.cascadePrefix !== undefined),
+      what: "cascade" as const,
+      said: cascade,
+    }
+    : prefixHit === null
+    ? null
+    : { pass: 0, what: "hit" as const, said: prefixHit };
   // On vLLM the reused positions are whole KV blocks: reuse the stack never gives FAILs, thrown
-  // only once the replay has checked the passes against the record, as the named reuse is said.
-  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes, reuse });
-  const reused = recomputed ?? cascade ?? prefixHit;
-  const refusedReuse = blocks?.status === "NOT_VERIFIED" ? `${reused}; ${blocks.why}` : reused;
+  // only once the replay has checked the passes against the record, as the named reuse is said
+  // (with the block finding, where that is NOT_VERIFIED).
+  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes, reuse, named });
+  const refusedReuse = blocks?.status === "NOT_VERIFIED" ? blocks.why : named?.said ?? null;
   // Bound every activation before anything is allocated: the sequence's rows times the widest
   // row of any stage, one chunk of logits rows and the fingerprinted rows (none with cascade:
   // nothing is computed). The replay checks the passes against the sequence before it says so.

@@ -188,8 +188,10 @@ Deno.test("block-aligned reuse stays NOT_VERIFIED, naming it: a hit of 16 or 288
   }
 });
 
-Deno.test("a record stating settings beyond its stack's (which may set another block size) is NOT_VERIFIED for a hit of 17; a contradiction beside the hit still FAILs first", async () => {
+Deno.test("a record stating settings beyond its stack's (which may set another block size) is NOT_VERIFIED for a hit of 17 or a recomputation from 299, each named once, and a recomputation beside the hit names both; a contradiction beside the hit still FAILs first", async () => {
   const flags = "--enforce-eager --block-size 1";
+  const beyond =
+    /; the record states settings beyond stack 'vllm-0\.11-eager-fa2-lg2-model' .* which may set another block size/;
   const r = await verifyAlone(
     bent([pass(283, 17), pass(1, 300)], { components: { flags } }),
     blobs,
@@ -197,8 +199,33 @@ Deno.test("a record stating settings beyond its stack's (which may set another b
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(
     r.reason,
-    /^pass 0 starts after 17 cached positions \(a prefix-cache hit\): .*; pass 0 starts after 17 .*the record states settings beyond stack 'vllm-0\.11-eager-fa2-lg2-model' .* which may set another block size/,
+    /^pass 0 starts after 17 cached positions \(a prefix-cache hit\): vLLM 0\.11 takes a prefix-cache hit in whole 16-position KV blocks, .*at most 288 of a request of 300 tokens/,
   );
+  assert.match(r.reason, beyond);
+  assert.equal(r.reason.split("starts after 17").length, 2, `the hit is named once: ${r.reason}`);
+  const from299 = await verifyAlone(
+    bent([pass(300, 0), pass(1, 300), pass(3, 299)], { components: { flags } }),
+    blobs,
+  );
+  assert.equal(from299.status, "NOT_VERIFIED", from299.reason);
+  assert.match(
+    from299.reason,
+    /^pass 2 recomputes from position 299 \(a request preempted and recomputed, which vLLM restarts from 0 and then from its prefix-cache hit\): .*at most 288 of a request of 302 tokens/,
+  );
+  assert.match(from299.reason, beyond);
+  assert.equal(from299.reason.split("pass 2 ").length, 2, `named once: ${from299.reason}`);
+  // A recomputation from 0 (whole blocks) beside the hit: the reason names the one the replay
+  // does not model and the one off the blocks.
+  const beside = await verifyAlone(
+    bent([pass(283, 17), pass(1, 300), pass(301, 0)], { components: { flags } }),
+    blobs,
+  );
+  assert.equal(beside.status, "NOT_VERIFIED", beside.reason);
+  assert.match(
+    beside.reason,
+    /^pass 2 computes positions 0\.\.300 again \(a request preempted and recomputed\); .*; pass 0 starts after 17 cached positions \(a prefix-cache hit\): vLLM 0\.11 takes /,
+  );
+  assert.match(beside.reason, beyond);
   // Two logits rows for one emitting entry: the history contradicts itself, said first.
   const both = await verifyAlone(bent([{ ...pass(283, 17), logitsRows: 2 }, pass(1, 300)]), blobs);
   assert.equal(both.status, "FAIL", both.reason);
@@ -213,6 +240,7 @@ Deno.test("kvBlockFinding(): the stack's pinned --block-size is the unit; a bloc
   assert.equal(on("--block-size 8 --block_size=16"), null);
   const pinned = on("--block-size 32");
   assert.equal(pinned?.kind, "contradiction");
+  assert.deepEqual([pinned?.pass, pinned?.what], [0, "hit"], "the reuse it is about");
   assert.match(
     pinned!.reason,
     /whole 32-position KV blocks.*block size 32: --block-size 32 pinned by the stack/,

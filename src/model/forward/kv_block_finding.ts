@@ -22,6 +22,13 @@ export interface KvBlockFinding {
   readonly kind: "contradiction" | "unmodelled";
   /** One line. */
   readonly reason: string;
+  /** The pass whose reused positions it is about (unmodelled: the first reuse). */
+  readonly pass: number;
+  /**
+   * What reused them: `hit`, the first pass's prefix-cache hit; `restart`, a recomputation's
+   * start; `cascade`, the pass's cascade prefix.
+   */
+  readonly what: "hit" | "restart" | "cascade";
 }
 
 /** A place where the sequence reads positions it did not compute in the pass before. */
@@ -31,7 +38,7 @@ interface _Reuse {
   readonly at: number;
   /** The request's tokens when vLLM looked up the hit (`num_tokens`), for hits and restarts. */
   readonly tokens: number | null;
-  readonly what: "hit" | "restart" | "cascade";
+  readonly what: KvBlockFinding["what"];
 }
 
 /**
@@ -96,6 +103,8 @@ export function kvBlockFinding(
     const r = reused[0]!;
     return {
       kind: "unmodelled",
+      pass: r.pass,
+      what: r.what,
       reason: `whether pass ${r.pass}'s ${r.at} reused positions are whole KV blocks is not ` +
         `checked: ${block.reason}`,
     };
@@ -108,6 +117,8 @@ export function kvBlockFinding(
     if (r.what === "cascade") {
       return {
         kind: "contradiction",
+        pass: r.pass,
+        what: r.what,
         reason: `pass ${r.pass} claims vLLM's cascade attention over a ${r.at}-token prefix: ` +
           `vLLM 0.11 rounds the common prefix down to whole ${b}-position KV blocks ` +
           `(GPUModelRunner._compute_cascade_attn_prefix_len; ${size})`,
@@ -119,6 +130,8 @@ export function kvBlockFinding(
         "which vLLM restarts from 0 and then from its prefix-cache hit)";
     return {
       kind: "contradiction",
+      pass: r.pass,
+      what: r.what,
       reason: `${head}: vLLM 0.11 takes a prefix-cache hit in whole ${b}-position KV blocks, ` +
         `within num_tokens - 1 positions: at most ${most} of a request of ${r.tokens} tokens ` +
         `(KVCacheManager.get_computed_blocks; ${size})`,
