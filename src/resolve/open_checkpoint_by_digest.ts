@@ -104,24 +104,20 @@ export async function openCheckpointByDigest(
     }
     const config = await _unmodelledConfig(sources.get(CONFIG)!);
     if (config === null) return { ok: false, failure };
-    if (config.modelType !== commitment.type) {
-      const configType = config.modelType;
-      return {
-        ok: false,
-        failure: { kind: "type-contradiction", recordType: commitment.type, configType },
-      };
-    }
-    return { ok: false, failure: { ...failure, config } };
+    return { ok: false, failure: _otherType(config, commitment.type) ?? { ...failure, config } };
   }
-  const configType = opened.ckpt.config.modelType;
-  if (configType !== commitment.type) {
+  const other = _otherType(opened.ckpt.config, commitment.type);
+  if (other !== null) {
     opened.close();
-    return {
-      ok: false,
-      failure: { kind: "type-contradiction", recordType: commitment.type, configType },
-    };
+    return { ok: false, failure: other };
   }
   return { ok: true, opened };
+}
+
+/** The failure for a config whose model type is not the record's, or null. */
+function _otherType(config: DecoderConfig, recordType: string): CheckpointFailure | null {
+  const configType = config.modelType;
+  return configType === recordType ? null : { kind: "type-contradiction", recordType, configType };
 }
 
 /**
