@@ -1,5 +1,9 @@
 /**
- * Creates (or reuses) the streams and the workers' consumer on the NATS server.
+ * Creates (or reuses) the streams and the workers' consumer on the NATS server, with the settings
+ * the pool relies on. Any client the server lets in can change a stream's settings (shrink its
+ * message limit so that no result fits, point it at other subjects, make it keep one message): a
+ * coordinator therefore gives each stream back its settings whenever they differ, and says what
+ * it changed.
  *
  * @module
  */
@@ -32,40 +36,98 @@ export interface QueueSettings {
 export const STREAM_LIMITS: Readonly<{ maxMsgBytes: number; maxStreamBytes: number }> = Object
   .freeze({ maxMsgBytes: 1024 * 1024 + 64 * 1024, maxStreamBytes: 4 * 1024 ** 3 });
 
+/** Nanoseconds in a second (the server states durations in nanoseconds). */
+const NS = 1e9;
+
+/** A stream's settings as the pool relies on them. */
+type Settings = Pick<
+  StreamConfig,
+  | "subjects"
+  | "retention"
+  | "storage"
+  | "sealed"
+  | "max_msg_size"
+  | "max_bytes"
+  | "max_msgs"
+  | "max_msgs_per_subject"
+  | "max_age"
+  | "discard"
+  | "duplicate_window"
+  | "allow_rollup_hdrs"
+>;
+
+/**
+ * Settings the server keeps for a stream's life (nats-server 2.9 refuses to change them): a
+ * stream that differs in one is refused, not changed.
+ */
+const FIXED = ["retention", "storage", "sealed"] as const;
+
+/** What the server means by a setting its answer leaves out. */
+const UNSTATED: Settings = {
+  subjects: [],
+  retention: RetentionPolicy.Limits,
+  storage: StorageType.File,
+  sealed: false,
+  max_msg_size: -1,
+  max_bytes: -1,
+  max_msgs: -1,
+  max_msgs_per_subject: -1,
+  max_age: 0,
+  discard: DiscardPolicy.Old,
+  duplicate_window: 120 * NS,
+  allow_rollup_hdrs: false,
+};
+
 /**
  * Makes sure the work stream, the results stream and the workers' consumer exist, with the
- * given ack wait (an existing consumer is updated to it) and the stream limits of
- * {@link STREAM_LIMITS} (an existing stream without them gets them).
+ * given ack wait (an existing consumer is updated to it) and each stream's own settings: its
+ * subjects, the limits of {@link STREAM_LIMITS}, no count or age limit but the results' week, its
+ * discard policy, a 2-minute duplicate window and no roll-up headers. An existing stream that
+ * differs in any of them (made by an older version, or changed since by any client the server
+ * lets in) is given them back; one whose retention, storage or seal differs (which the server
+ * never changes) is refused.
  *
  * @param jsm JetStream manager
  * @param settings ack wait and delivery limit
+ * @returns what it changed, one line per setting (`BITAUDIT_RESULTS max_msg_size: 200, now
+ *   1114112`), empty when the streams had their settings
+ * @throws {Error} a stream whose retention, storage or seal is not the pool's (naming it and what
+ *   to do), or what the server answers when it refuses an operation
  * @example
  * ```ts ignore
  * await ensureStreams(await jetstreamManager(nc), { ackWaitMs: 30_000, maxDeliver: 5 });
  * ```
  */
-export async function ensureStreams(jsm: JetStreamManager, settings: QueueSettings): Promise<void> {
+export async function ensureStreams(
+  jsm: JetStreamManager,
+  settings: QueueSettings,
+): Promise<string[]> {
   const limits = {
+    storage: StorageType.File,
+    sealed: false,
     max_msg_size: STREAM_LIMITS.maxMsgBytes,
     max_bytes: STREAM_LIMITS.maxStreamBytes,
+    max_msgs: -1,
+    max_msgs_per_subject: -1,
+    duplicate_window: 120 * NS,
+    allow_rollup_hdrs: false,
   };
-  await _stream(jsm, {
-    name: WORK_STREAM,
-    subjects: ["bitaudit.work.>"],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    ...limits,
-    discard: DiscardPolicy.New,
-  });
-  await _stream(jsm, {
-    name: RESULTS_STREAM,
-    subjects: ["bitaudit.results.>"],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: 7 * 24 * 3600 * 1e9, // nanoseconds: results are kept a week
-    ...limits,
-    discard: DiscardPolicy.Old,
-  });
+  const changed = [
+    ...await _stream(jsm, WORK_STREAM, {
+      subjects: ["bitaudit.work.>"],
+      retention: RetentionPolicy.Workqueue,
+      ...limits,
+      max_age: 0,
+      discard: DiscardPolicy.New,
+    }),
+    ...await _stream(jsm, RESULTS_STREAM, {
+      subjects: ["bitaudit.results.>"],
+      retention: RetentionPolicy.Limits,
+      ...limits,
+      max_age: 7 * 24 * 3600 * NS, // results are kept a week
+      discard: DiscardPolicy.Old,
+    }),
+  ];
   const config = {
     durable_name: WORKERS_CONSUMER,
     ack_policy: AckPolicy.Explicit,
@@ -83,34 +145,35 @@ export async function ensureStreams(jsm: JetStreamManager, settings: QueueSettin
     if (!_notFound(e)) throw e;
     await jsm.consumers.add(WORK_STREAM, config);
   }
+  return changed;
 }
 
-async function _stream(
-  jsm: JetStreamManager,
-  config: Partial<StreamConfig> & { name: string },
-): Promise<void> {
+/** Creates the stream, or gives an existing one the settings it lacks; returns what changed. */
+async function _stream(jsm: JetStreamManager, name: string, want: Settings): Promise<string[]> {
   let found: StreamConfig;
   try {
-    found = (await jsm.streams.info(config.name)).config;
+    found = (await jsm.streams.info(name)).config;
   } catch (e) {
     if (!_notFound(e)) throw e;
-    await jsm.streams.add(config);
-    return;
+    await jsm.streams.add({ name, ...want });
+    return [];
   }
-  // A stream made before the limits (or without them) gets them; other settings stay its own.
-  const within = (have: number | undefined, cap: number) =>
-    have !== undefined && have > 0 &&
-    have <= cap;
-  if (
-    !within(found.max_msg_size, STREAM_LIMITS.maxMsgBytes) ||
-    !within(found.max_bytes, STREAM_LIMITS.maxStreamBytes)
-  ) {
-    await jsm.streams.update(config.name, {
-      max_msg_size: STREAM_LIMITS.maxMsgBytes,
-      max_bytes: STREAM_LIMITS.maxStreamBytes,
-      discard: config.discard!,
-    });
+  const have = (k: keyof Settings) => found[k] ?? UNSTATED[k];
+  const same = (k: keyof Settings) => JSON.stringify(have(k)) === JSON.stringify(want[k]);
+  const fixed = FIXED.find((k) => !same(k));
+  if (fixed !== undefined) {
+    throw new Error(
+      `the stream ${name} has ${fixed} ${JSON.stringify(have(fixed))}, not ` +
+        `${JSON.stringify(want[fixed])}, which the server does not change: a client made it ` +
+        `so; delete the stream (nats stream rm ${name}) and serve again`,
+    );
   }
+  const differ = (Object.keys(want) as (keyof Settings)[]).filter((k) => !same(k));
+  if (differ.length === 0) return [];
+  await jsm.streams.update(name, want);
+  return differ.map((k) =>
+    `${name} ${k}: ${JSON.stringify(have(k))}, now ${JSON.stringify(want[k])}`
+  );
 }
 
 function _notFound(e: unknown): boolean {

@@ -4,7 +4,10 @@
  * whose order it answers, as the order names it) and only then acks the order. While an item
  * is being recomputed it sends `working()` heartbeats every third of the ack wait, so a live
  * worker keeps its item; a worker that dies stops them, and the server redelivers the item to
- * another worker after the ack wait.
+ * another worker after the ack wait. The server refusing an item's result (any client it lets in
+ * can shrink the results stream's message limit) or its ack (or delete the workers' consumer) is
+ * that item's failure, reported as an event: a refused result hands the order back for
+ * redelivery, and the worker goes on either way.
  *
  * @module
  */
@@ -35,7 +38,21 @@ export type WorkerEvent =
     /** How often the server has delivered this order (1 = first time). */
     readonly delivery: number;
   }
-  | { readonly kind: "refused"; readonly why: string };
+  | { readonly kind: "refused"; readonly why: string }
+  | {
+    /** The server refused this item's result or its ack: said, and the worker goes on. */
+    readonly kind: "failed";
+    /** Item digest. */
+    readonly item: string;
+    /** Record index in the log. */
+    readonly index: number;
+    /** Workload kind. */
+    readonly workload: string;
+    /** How often the server has delivered this order (1 = first time). */
+    readonly delivery: number;
+    /** What failed, and what becomes of the order. */
+    readonly why: string;
+  };
 
 /** Options of {@link runWorker}. */
 export interface WorkerOptions {
@@ -101,17 +118,17 @@ export async function runWorker(link: NatsLink, options: WorkerOptions): Promise
       continue;
     }
     if (m === null) continue;
-    await _one(m, { ...options, js, ackWaitMs: await _ackWaitMs(consumer) });
-    done++;
+    if (await _one(m, { ...options, js, ackWaitMs: await _ackWaitMs(consumer) })) done++;
     idleSince = Date.now();
   }
   return done;
 }
 
+/** Works on one order; true when its result is published. */
 async function _one(
   m: JsMsg,
   o: WorkerOptions & { js: ReturnType<typeof jetstream>; ackWaitMs: number },
-): Promise<void> {
+): Promise<boolean> {
   let order;
   try {
     // The stream bounds its messages, but any client the server lets in can raise that bound
@@ -127,7 +144,7 @@ async function _one(
   } catch (e) {
     m.term(); // a malformed order can never be done: do not redeliver it
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
-    return;
+    return false;
   }
   try {
     checkWorkOrder(order, o.log);
@@ -137,7 +154,7 @@ async function _one(
     // able to stop the pool).
     m.nak(5000);
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
-    return;
+    return false;
   }
   const { item } = order;
   const event = {
@@ -165,9 +182,40 @@ async function _one(
   } finally {
     clearInterval(beat);
   }
-  await o.js.publish(resultSubject(order.plan), line);
-  await m.ackAck();
+  // Any client the server lets in can change the streams (shrink the results' message limit,
+  // delete the workers' consumer): a refused publish or ack is this item's failure, said, and the
+  // worker goes on. A closed connection is said by the loop.
+  try {
+    await o.js.publish(resultSubject(order.plan), line);
+  } catch (e) {
+    _handBack(m);
+    o.onEvent?.({
+      kind: "failed",
+      ...event,
+      why: `Cannot publish its result on NATS: ${_why(e)}; the order is handed back, to be ` +
+        "delivered again after 5 s",
+    });
+    return false;
+  }
+  try {
+    await m.ackAck();
+  } catch (e) {
+    o.onEvent?.({
+      kind: "failed",
+      ...event,
+      why: `its result is published, but NATS did not take the ack (${_why(e)}): the order may ` +
+        "be delivered again (the serve drops a result that repeats one bit for bit)",
+    });
+  }
   o.onEvent?.({ kind: "done", ...event });
+  return true;
+}
+
+/** Hands an order back for redelivery after a pause (best effort: the server may be gone). */
+function _handBack(m: JsMsg): void {
+  try {
+    m.nak(5000);
+  } catch { /* the connection closed: the order is redelivered after its ack wait */ }
 }
 
 function _closed(link: NatsLink, why: string): InputError {
@@ -190,6 +238,9 @@ async function _consumer(js: ReturnType<typeof jetstream>): Promise<Consumer | n
 }
 
 async function _ackWaitMs(consumer: Consumer): Promise<number> {
-  const info = await consumer.info(); // fresh: a coordinator may have changed the ack wait
+  // Fresh: a coordinator may have changed the ack wait. Any client the server lets in can delete
+  // the consumer meanwhile: the ack wait it had when last read serves then (the order is worked
+  // on; its result is published whether or not its ack is taken).
+  const info = await consumer.info().catch(() => consumer.info(true));
   return Math.floor((info.config.ack_wait ?? 30e9) / 1e6);
 }

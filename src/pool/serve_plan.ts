@@ -4,15 +4,20 @@
  * serve has its own id (a random UUID), which its work orders carry and its workers sign into
  * their results: a result is thus bound to the serve that ordered it. With `fresh`, only results
  * bearing this serve's id are merged: an earlier serve's result, however validly signed, is
- * skipped (counted unread when stored before this serve began, named when it arrives after:
- * a replay of stored bytes, which anyone reaching the server can send, or an earlier serve's
- * worker answering late), so that no stored result can stop a serve meant to leave them behind;
- * without it, earlier serves' results of the plan are read too (a serve resumes where another
- * stopped). The serve id also names the message ids the orders are published under (with the
- * item digest): the server drops a message whose id it saw within its duplicate window, and a
- * serve purges its plan's orders when it ends, so ids shared between serves would let a plan
- * served again soon after (a retry after a timeout or an error) publish nothing and wait out its
- * timeout. Anyone who reaches the server can publish on the results subject: a
+ * skipped (those stored before this serve began are counted, not downloaded: the reader starts
+ * after them; one arriving after is named: a replay of stored bytes, which anyone reaching the
+ * server can send, or an earlier serve's worker answering late), so that no stored result can
+ * stop a serve meant to leave them behind; without it, earlier serves' results of the plan are
+ * read too (a serve resumes where another stopped), a batch of bounded bytes at a time. Each
+ * order goes under a message id of its own, 128 random bits: the server drops a message whose id
+ * it saw within its duplicate window, so an id others could derive (from the serve's id and the
+ * item, which the first order and the public log give away) would let a peer that only publishes
+ * have the orders dropped, and ids shared between serves would let a plan served again soon after
+ * (a retry after a timeout or an error) publish nothing; an order the server reports as a
+ * duplicate stops the serve (`NATS_SERVER`, naming the pre-emption), never counted as published.
+ * A stream operation the server refuses (a peer can delete or change the streams) is the server's
+ * failure (`NATS_SERVER`), and the streams' settings are given back at the start of each serve.
+ * Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; so are an
  * accepted worker's results this version cannot read (another version's format, a result that
@@ -31,7 +36,8 @@
  *
  * @module
  */
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { type Consumer, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
 import {
   type AttributedResult,
@@ -68,6 +74,11 @@ export interface ServeOptions {
    * (skipped and reported as well).
    */
   readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
+  /**
+   * Called for each stream setting the serve gave back (another client, or an older version, had
+   * changed it), with a line naming the stream, the setting, what it was and what it is now.
+   */
+  readonly onStreamReset?: ((line: string) => void) | undefined;
   /** Called for each message skipped (its name and why). */
   readonly onSkipped?: ((where: string, why: string) => void) | undefined;
   /**
@@ -79,9 +90,10 @@ export interface ServeOptions {
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
   /**
    * Merge only the results of this serve's orders (`audit serve --fresh`): a result an earlier
-   * serve left on the server (one that a re-verification refused, say) is skipped, unread and
-   * counted in {@link ServedResults.stale} when stored before this serve began, named in
-   * `onSkipped` when it arrives after (replayed, or an earlier serve's worker answering late).
+   * serve left on the server (one that a re-verification refused, say) is skipped: not
+   * downloaded, and counted in {@link ServedResults.stale}, when stored before this serve began,
+   * named in `onSkipped` when it arrives after (replayed, or an earlier serve's worker answering
+   * late).
    */
   readonly fresh?: boolean | undefined;
 }
@@ -105,8 +117,9 @@ export interface ServedResults {
  * @returns one result per item that got one, with its worker, and the agreeing duplicates dropped
  * @throws what `open` throws other than an {InputError} (a fault, not a message's); {InputError}
  *   `MERGE_CONFLICT` when two results of one item disagree, `NATS_SERVER` when the server has no
- *   JetStream, refuses a stream operation, or the connection closes (the client gave up
- *   reconnecting) before every item has a result
+ *   JetStream, refuses a stream operation (a stream of settings it never changes included),
+ *   reports a work order as a duplicate (another client published under its id first), or the
+ *   connection closes (the client gave up reconnecting) before every item has a result
  * @example
  * ```ts ignore
  * const { results } = await servePlan(link, {
@@ -121,41 +134,58 @@ export async function servePlan(
   const { plan, planDigest, build } = options;
   const nc = natsConnection(link);
   let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
+  let reset: string[];
   try {
     jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm, options.queue);
+    reset = await ensureStreams(jsm, options.queue);
   } catch (e) {
     // A server started without JetStream (no `-js`), or one refusing the streams' settings.
     throw _server("set up the JetStream streams", e);
   }
+  for (const line of reset) options.onStreamReset?.(line);
   const js = jetstream(nc);
-  const consumer = await js.consumers.get(RESULTS_STREAM, {
-    filter_subjects: resultSubject(planDigest),
-  });
   const purge = () => jsm.streams.purge(WORK_STREAM, { filter: workSubject(planDigest) });
   // This serve's id: its orders carry it, its workers sign it into their results.
   const serve = crypto.randomUUID();
+  const subject = resultSubject(planDigest);
   let before: number;
+  let stored: number;
+  let consumer: Consumer;
   try {
-    // The last result stored before this serve's orders exist: what follows answers them.
-    before = (await jsm.streams.info(RESULTS_STREAM)).state.last_seq;
+    // The last result stored before this serve's orders exist: what follows answers them. Any
+    // client the server lets in can delete or change the stream meanwhile: its refusal is the
+    // server's failure, said as such.
+    const { state } = await jsm.streams.info(RESULTS_STREAM, { subjects_filter: subject });
+    before = state.last_seq;
+    stored = state.subjects?.[subject] ?? 0;
+    // A fresh serve reads from the first message after them: what was stored before answers no
+    // order of this serve, and is not downloaded (a peer can store gigabytes there).
+    consumer = await js.consumers.get(RESULTS_STREAM, {
+      filter_subjects: subject,
+      ...(options.fresh === true ? { opt_start_seq: before + 1 } : {}),
+    });
   } catch (e) {
     throw _server("read the results stream", e);
   }
   try {
     // Published before the results are consumed (the stream keeps what arrives meanwhile): a
-    // failed publish then leaves no consumer open to wait on.
+    // failed publish then leaves nothing open to wait on.
     for (const order of workOrders(plan, { planDigest, serve })) {
-      await js.publish(workSubject(planDigest), encodeWorkOrder(order), {
-        msgID: `${serve}.${order.item.item}`,
+      const ack = await js.publish(workSubject(planDigest), encodeWorkOrder(order), {
+        msgID: _orderId(),
       });
+      if (ack.duplicate) throw new Error(_preempted(order.item.index));
     }
   } catch (e) {
     await purge().catch(() => {});
+    await consumer.delete().catch(() => {}); // the server would drop it after 5 idle minutes
     throw _server("publish the work orders", e);
   }
   options.onPublished?.(plan.items.length, serve);
-  const messages = await consumer.consume();
+  // Results are asked for a batch of bounded bytes at a time: a batch of 100 messages of a
+  // megabyte each (which anyone can store on the subject) is more than the server queues for one
+  // client, and it would cut the connection off as a slow consumer again and again.
+  const messages = await consumer.consume({ max_bytes: _batchBytes(nc.info?.max_payload) });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -167,13 +197,11 @@ export async function servePlan(
     // At most one result per planned item: a replayed or redelivered result adds nothing here.
     const kept = new Map<string, AttributedResult>();
     let duplicates = 0;
-    let stale = 0;
+    // With `fresh`, the plan's results stored before this serve began: not read (the reader
+    // starts after them), only counted.
+    const stale = options.fresh === true ? stored : 0;
     if (planned.size === 0) return { results: [], duplicates, stale };
     for await (const m of _guarded(messages)) {
-      if (options.fresh === true && m.seq <= before) {
-        stale++;
-        continue;
-      }
       const where = `${RESULTS_STREAM} #${m.seq}`;
       let r: AttributedResult | { skip: string };
       try {
@@ -293,6 +321,29 @@ async function* _guarded<T>(messages: AsyncIterable<T>): AsyncGenerator<T> {
   } catch (e) {
     throw _server("collect the results", e);
   }
+}
+
+/** Bytes of results asked for at a time: 8 MiB, or one message of the largest the server takes. */
+function _batchBytes(maxPayload: number | undefined): number {
+  // A message larger than a batch would never be delivered (the server refuses the pull): room
+  // for the largest payload the server takes, with its subject, reply and headers.
+  return Math.max(8 * 1024 * 1024, (maxPayload ?? 0) + 64 * 1024);
+}
+
+/**
+ * A work order's message id: 128 random bits, which no other client can know before the order is
+ * published. The server drops a message whose id it saw within its duplicate window; an id that
+ * others could derive (from the serve's id and the item, which the first order and the public
+ * log give away) would let a peer publish under it first and have the real order dropped.
+ */
+function _orderId(): string {
+  return bytesToHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+function _preempted(index: number): string {
+  return `the work stream already held a message under the id of the work order for record ` +
+    `${index} (another client published under it first, pre-empting the order: the server ` +
+    "dropped it); the orders published are withdrawn";
 }
 
 function _server(what: string, e: unknown): InputError {

@@ -11,8 +11,11 @@
  * `misattributed` (an item's result about another record, before the current ones), `conflict`
  * (two disagreeing results of one item), `fresh-replay` (a fresh serve: once its orders are out,
  * an earlier serve's result and a shard's, both disagreeing with the current one and signed by the
- * same worker, then the results of this serve's orders) or `resume` (a serve that is not fresh:
- * the results of an earlier serve's orders, stored before it began).
+ * same worker, then the results of this serve's orders), `resume` (a serve that is not fresh:
+ * the results of an earlier serve's orders, stored before it began), `junk` (100 messages of
+ * 512 KiB that are no results, stored before the serve, then the current results) or `junk-fresh`
+ * (the same junk before a fresh serve, whose reader's start on the server is printed too, then
+ * the results of its orders).
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -47,6 +50,12 @@ const [r0, r1, r2] = current as [ItemResult, ItemResult, ItemResult];
 const line = (result: ItemResult, worker: string) =>
   JSON.stringify({ worker, line: encodeItemResult(result).trimEnd() });
 
+/**
+ * The junk a peer stores on the plan's results subject before the serve begins (`junk`,
+ * `junk-fresh`): more bytes than the test's server queues for one client (its `max_pending`), had
+ * they been asked for in one pull.
+ */
+const JUNK = { count: 100, bytes: 512 * 1024 };
 /** The id of an earlier serve of the plan. */
 const EARLIER = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
 const messages: string[] = [];
@@ -78,10 +87,14 @@ if (scenario === "replay") {
 } else if (scenario === "conflict") {
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   messages.push(line(r0, "aa".repeat(32)), line(other, "bb".repeat(32)));
+} else if (scenario === "junk" || scenario === "junk-fresh") {
+  for (let i = 0; i < JUNK.count; i++) leftovers.push("{".repeat(JUNK.bytes));
+  if (scenario === "junk") messages.push(...current.map((r) => line(r, "bb".repeat(32))));
 } else if (scenario !== "fresh-replay") throw new Error(`unknown scenario ${scenario}`);
 
 /** Once the serve's orders are out: the scenario's messages that name the serve's id. */
 function ordered(serve: string): string[] {
+  if (scenario === "junk-fresh") return current.map((r) => line({ ...r, serve }, "bb".repeat(32)));
   if (scenario !== "fresh-replay") return messages;
   const other = { ...r0, result: { ...r0.result, reason: "another reason" } };
   return [
@@ -98,6 +111,12 @@ async function publish(lines: readonly string[]): Promise<void> {
     await jsm.streams.add({ name: RESULTS_STREAM, subjects: ["bitaudit.results.>"] });
   }
   await awaitResultsStream(jsm);
+  if (scenario === "junk-fresh" && lines !== leftovers) {
+    // Where the serve's reader of the results stream starts (its orders are out: it exists).
+    for await (const c of jsm.consumers.list(RESULTS_STREAM)) {
+      readers.push({ deliver: c.config.deliver_policy, start: c.config.opt_start_seq ?? null });
+    }
+  }
   const js = jetstream(nc);
   for (const m of lines) await js.publish(resultSubject(planDigest), m);
   await nc.drain();
@@ -106,9 +125,11 @@ async function publish(lines: readonly string[]): Promise<void> {
 if (leftovers.length > 0) await publish(leftovers);
 const link = await connectNats(url!, "bitaudit-test-coordinator");
 const skipped: string[] = [];
+const readers: { deliver: string; start: number | null }[] = [];
 // `stale-late`, `unreadable` and `fresh-replay` publish once the serve has begun (its orders are
 // out); the others at once.
-const late = ["stale-late", "unreadable", "fresh-replay"].includes(scenario!);
+const late = ["stale-late", "unreadable", "fresh-replay", "junk-fresh"].includes(scenario!);
+const junk = scenario === "junk" || scenario === "junk-fresh";
 let published = late ? Promise.resolve() : publish(messages);
 const started = Date.now();
 try {
@@ -116,11 +137,17 @@ try {
     plan,
     planDigest,
     queue: { ackWaitMs: 30_000, maxDeliver: 5 },
-    timeoutMs: 60_000,
-    fresh: scenario === "fresh-replay",
+    timeoutMs: junk ? 20_000 : 60_000,
+    fresh: scenario === "fresh-replay" || scenario === "junk-fresh",
     build: { version: VERSION, manifest: r0.assets["tables/manifest.json"]! },
     open: (text, where) => {
-      const { worker, line } = JSON.parse(text);
+      let message;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        return Promise.resolve({ skip: "not JSON" }); // the junk scenarios' messages
+      }
+      const { worker, line } = message;
       return Promise.resolve({ result: parseItemResult(line, where), worker });
     },
     onSkipped: (_where, why) => skipped.push(why),
@@ -136,7 +163,9 @@ try {
     })),
     items: plan.items.length,
     duplicates: served.duplicates,
+    stale: served.stale,
     skipped,
+    readers,
   }));
 } catch (e) {
   console.log(JSON.stringify({

@@ -2,7 +2,8 @@
  * A peer on the NATS server with no key and no credentials cannot stop an audit: an unsigned
  * message on the plan's results subject is skipped and named by `audit serve`, a forged work order
  * of another log is handed back by the worker, and a message over the work stream's limit (which
- * the peer lifted) is refused unread; the worker goes on and the audit signs as usual.
+ * the peer lifted, and the serve set back, saying so) is refused unread; the worker goes on and
+ * the audit signs as usual.
  */
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
@@ -49,6 +50,8 @@ Deno.test("audit serve and a worker ride out an unsigned result, a forged order 
       served.stderr,
       /^skipped BITAUDIT_RESULTS #1: Cannot read result .*not strict JSON/m,
     );
+    // The peer's lifted limit is set back, and said (the larger message stays stored).
+    assert.match(served.stderr, /^NATS: reset BITAUDIT_WORK max_msg_size: 2228224, now 1114112$/m);
     // The worker handed the forged order back and is still serving (the orders may come in any
     // order: wait for both the refusal and a record done).
     await workers[0]!.waitFor(/done record \d+/);

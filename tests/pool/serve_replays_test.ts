@@ -5,14 +5,17 @@
  * waits for a current one (stored before the serve began or after: signed bytes can be replayed by
  * anyone), and two disagreeing results of one item stop the collection as they stop the merge. A
  * fresh serve merges only the results of its own orders (each names the serve that ordered it):
- * an earlier serve's, replayed, is skipped however it disagrees.
+ * an earlier serve's, replayed, is skipped however it disagrees. Junk stored on the subject (any
+ * client can store it) is read a bounded batch at a time, never more than the server queues for
+ * one client, and a fresh serve does not read what was stored before it at all; a server refusing
+ * the serve its reader of the results stream is NATS_SERVER, not an internal error.
  */
 import assert from "node:assert/strict";
 import { VERSION } from "../../src/version.ts";
 import { runPoolClient, startNatsServer } from "./_nats_server.ts";
 
-async function serveReplays(scenario: string) {
-  const nats = await startNatsServer();
+async function serveReplays(scenario: string, config?: string) {
+  const nats = await startNatsServer(config);
   try {
     return JSON.parse(await runPoolClient(nats, "_serve_replays.ts", { args: [scenario] }));
   } finally {
@@ -89,4 +92,43 @@ Deno.test("servePlan() without fresh merges the results of an earlier serve's or
   const got = await serveReplays("resume");
   assert.equal(got.results.length, got.items, JSON.stringify(got));
   assert.deepEqual(got.skipped, []);
+});
+
+/**
+ * A server that cuts a client off once 16 MB wait to be sent to it (its `max_pending`; 64 MB by
+ * default): the junk scenarios store 50 MiB, which a batch of 100 messages would ask for at once.
+ */
+const SMALL_PENDING = "max_pending: 16MB\n";
+
+Deno.test("servePlan() reads 50 MiB of junk stored on the plan's results subject a bounded batch at a time (the server never cuts it off as a slow consumer) and merges the current results", async () => {
+  const got = await serveReplays("junk", SMALL_PENDING);
+  assert.equal(got.results.length, got.items, JSON.stringify(got).slice(0, 400));
+  assert.equal(got.skipped.length, 100);
+});
+
+Deno.test("servePlan() with fresh does not read the junk stored before it began (its reader starts after it), counts it, and merges the results of its own orders", async () => {
+  const got = await serveReplays("junk-fresh", SMALL_PENDING);
+  assert.equal(got.results.length, got.items, JSON.stringify(got).slice(0, 400));
+  assert.equal(got.stale, 100);
+  assert.deepEqual(got.skipped, []);
+  assert.deepEqual(got.readers, [{ deliver: "by_start_sequence", start: 101 }]);
+});
+
+/** Clients may publish anything but a request for a consumer of the results stream. */
+const NO_READER = `authorization {
+  users = [{
+    user: "anyone", password: "unused",
+    permissions: { publish: { allow: [">"], deny: [
+      "$JS.API.CONSUMER.CREATE.BITAUDIT_RESULTS", "$JS.API.CONSUMER.CREATE.BITAUDIT_RESULTS.>"
+    ] } }
+  }]
+}
+no_auth_user: "anyone"
+`;
+
+Deno.test("servePlan() stops with NATS_SERVER, not an internal error, when the server refuses it a reader of the results stream (as it does once a peer has deleted the stream)", async () => {
+  // The refusal made certain (a deletion by a peer races the serve's own steps).
+  const got = await serveReplays("stale", NO_READER);
+  assert.equal(got.code, "NATS_SERVER", JSON.stringify(got));
+  assert.match(got.message, /^Cannot read the results stream on NATS: Permissions Violation/);
 });

@@ -143,8 +143,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BAD_NATS_ACCESS:
     "A `--nats-creds`, `--nats-ca`, `--nats-cert` or `--nats-cert-key` file is not what the option takes",
   NATS_SERVER:
-    "The NATS server offers no JetStream, refused a stream operation or a publish, or the " +
-    "connection closed (the client gave up reconnecting) while a coordinator or worker used it",
+    "The NATS server offers no JetStream, refused a stream operation or a work order (or " +
+    "reported one as a duplicate: another client published under its id first), holds a stream " +
+    "of another retention, storage or seal, or the connection closed (the client gave up " +
+    "reconnecting) while a coordinator or worker used it",
   ORDER_INVALID: "A work order received from the pool is malformed",
   PLAN_INVALID: "A plan file is not its exact canonical bytes, carries no signature, or its " +
     "seed, sample or evidence do not recompute",

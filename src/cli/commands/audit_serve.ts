@@ -102,6 +102,8 @@ export function auditServeCommand(): Command {
               }
               return itemResultOf(signed, where); // unreadable here: skipped by servePlan
             },
+            // Another client (anyone the server lets in) or an older version had changed it.
+            onStreamReset: (line) => console.error(escapeForTerminal(`NATS: reset ${line}`)),
             onSkipped: (where, why) => {
               if (++skipped <= MAX_SKIP_LINES) {
                 console.error(escapeForTerminal(`skipped ${where}: ${why}`));

@@ -80,9 +80,15 @@ export function workerCommand(): Command {
 }
 
 function _say(e: WorkerEvent): void {
-  // The order's text (a refused order's message quotes it) came over the queue: escaped.
+  // The order's text (a refused order's message quotes it) came over the queue, the server's
+  // answers from the server: escaped.
   if (e.kind === "refused") console.error(escapeForTerminal(`worker: refused an order: ${e.why}`));
-  else {
+  else if (e.kind === "failed") {
+    console.error(escapeForTerminal(
+      `worker: record ${e.index} (${e.workload}) item ${e.item.slice(0, 16)} delivery ` +
+        `${e.delivery}: ${e.why}`,
+    ));
+  } else {
     printText(
       `worker: ${e.kind} record ${e.index} (${e.workload}) item ${
         e.item.slice(0, 16)
