@@ -89,6 +89,7 @@ for (const build of [FA2_PYTORCH_BUNDLED, FA2_DAO_FASTMATH]) {
         scores,
         ...state,
         first: t === 0,
+        checkInf: t < 2, // hdim 128 on the A100: 2 masking iterations of a causal launch
         scaleLog2: SCALE_LOG2,
       });
     }

@@ -494,6 +494,7 @@ function _fa2SoftmaxTile(
     pb,
     p,
     a.first ? 1 : 0,
+    a.checkInf ? 1 : 0,
     a.scaleLog2,
     a.flags,
   );

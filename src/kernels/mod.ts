@@ -40,6 +40,8 @@ export {
   type Fa2KvTile,
   type Fa2Launch,
   type Fa2LaunchShape,
+  type Fa2MaskingLaunch,
+  fa2MaskingSteps,
   type Fa2Mufu,
   fa2NumSplits,
   type Fa2Plan,

@@ -4,7 +4,8 @@
  * build choices, with scores placed so that exp2 arguments land on -126, -127, -149, -150, 0 and
  * 128 and around them, NaNs, infinities, subnormal and random patterns, scales from the smallest
  * subnormal to specials, masks before, inside and past the tile, and row states (O, lane sums,
- * maxima) set to specials between tiles; and the instruction models one call at a time (FFMA,
+ * maxima) set to specials between tiles, later tiles with and without Check_inf (a row max of
+ * -inf taken as 0 in the rescale, or not: NaN); and the instruction models one call at a time (FFMA,
  * FMUL, FADD with results at the FTZ boundary 2^-126, ex2.approx.f32 and MUFU.EX2 at the ends of
  * their ranges). Fixed seed; `BITAUDIT_FUZZ_SCALE` multiplies the cases; a failure names the seed
  * and the case index.
@@ -122,6 +123,8 @@ function tileCase(index: number, tally: Tally): string {
   }`;
   for (let step = 0; step < steps; step++) {
     const first = step === 0;
+    // Later tiles with and without Check_inf (no draw: the cases' other choices stay as they were).
+    const checkInf = (index + step) % 3 !== 0;
     const stepTop = top * (1 + step * 0.01 * r.int(-3, 3));
     const scores = Uint32Array.from(
       { length: rows * blockN },
@@ -153,9 +156,10 @@ function tileCase(index: number, tally: Tally): string {
       arith,
       scaleLog2,
       first,
+      checkInf,
     }, pbTs);
     const pb = new Uint16Array(rows * blockN);
-    fast({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first, scaleLog2 });
+    fast({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first, checkInf, scaleLog2 });
     let diff = firstDiff("P", pbTs, pb, 4);
     for (let row = 0; row < rows && diff === ""; row++) {
       const s = states[row]!;
@@ -165,6 +169,9 @@ function tileCase(index: number, tally: Tally): string {
     }
     if (diff !== "") return `${label} step ${step}: ${diff}`;
     if (limits.some((l) => l <= 0)) tally.saw("masked row");
+    if (!first && states.some((s) => s.rowMax === 0xff800000)) {
+      tally.saw(checkInf ? "-inf max, Check_inf" : "-inf max, no Check_inf");
+    }
     if (states.some((s) => s.o.some((v) => v !== 0 && (v & 0x7f800000) === 0))) {
       tally.saw("subnormal O");
     }
@@ -189,7 +196,17 @@ Deno.test("GemmEngine.fa2TileSoftmax() equals _fa2TileSoftmax() on fuzzed tiles 
     tally.check(`seed ${SEED} case ${i}`, tileCase(i, tally));
   }
   const flags = BUILDS.map((b) => `flags ${fa2SoftmaxFlags(b)}`);
-  tally.assertClean([...flags, "masked row", "subnormal O", "NaN sum"], 10);
+  tally.assertClean(
+    [
+      ...flags,
+      "masked row",
+      "subnormal O",
+      "NaN sum",
+      "-inf max, Check_inf",
+      "-inf max, no Check_inf",
+    ],
+    10,
+  );
 });
 
 /** A random FP32 pattern with exponent field e + 127 (clamped to the finite range). */

@@ -91,9 +91,12 @@ function assertAdversarialTiles(
             }
             const pbTs = new Uint16Array(rows * blockN);
             const lanes = _laneColumns(blockN);
+            // Later tiles with and without Check_inf (rows whose every column is masked keep a
+            // -inf max: 0 with it, NaN without).
+            const checkInf = (trial + step) % 2 === 0;
             _fa2TileSoftmax(
               states,
-              { scores, limits, blockN, lanes, arith, scaleLog2, first: step === 0 },
+              { scores, limits, blockN, lanes, arith, scaleLog2, first: step === 0, checkInf },
               pbTs,
             );
             const pb = new Uint16Array(rows * blockN);
@@ -108,6 +111,7 @@ function assertAdversarialTiles(
               o,
               pb,
               first: step === 0,
+              checkInf,
               scaleLog2,
             });
             const label = `${build.id} flags ${
@@ -230,6 +234,7 @@ Deno.test("GemmEngine.fa2TileSoftmax(): exp2 arguments whose exact FFMA lies 2^-
     arith,
     scaleLog2: k,
     first: true,
+    checkInf: true,
   }, pbTs);
   const rowMax = new Uint32Array(rows).fill(0xff800000);
   const sums = new Uint32Array(rows * 4);
@@ -245,6 +250,7 @@ Deno.test("GemmEngine.fa2TileSoftmax(): exp2 arguments whose exact FFMA lies 2^-
     o: new Uint32Array(rows * 4),
     pb,
     first: true,
+    checkInf: true,
     scaleLog2: k,
   });
   // The correct argument is exactly -A: EX2(-A) per column; the lane sums see every one.
@@ -292,9 +298,23 @@ Deno.test("GemmEngine.fa2TileSoftmax(): exp2 arguments below -126 (ex2.approx sq
       const pbTs = new Uint16Array(rows * blockN);
       const lanes = _laneColumns(blockN);
       const first = step === 0;
-      _fa2TileSoftmax(states, { scores, limits, blockN, lanes, arith, scaleLog2: k, first }, pbTs);
+      const tile = { scores, limits, blockN, arith, scaleLog2: k, first, checkInf: true };
+      _fa2TileSoftmax(states, { ...tile, lanes }, pbTs);
       const pb = new Uint16Array(rows * blockN);
-      fast({ rows, blockN, d, scores, limits, rowMax, sums, o, pb, first, scaleLog2: k });
+      fast({
+        rows,
+        blockN,
+        d,
+        scores,
+        limits,
+        rowMax,
+        sums,
+        o,
+        pb,
+        first,
+        checkInf: true,
+        scaleLog2: k,
+      });
       assert.deepEqual(pb, pbTs, `${build.id} step ${step}: P`);
       states.forEach((s, r) => {
         assert.equal(rowMax[r], s.rowMax);

@@ -283,20 +283,22 @@ export function fa2SetEx2Table(table: usize): void {
  * [rows] (i32: the first masked column, <= 0 for all masked); rowMax [rows], sums [rows][4] and
  * o [rows][d] (FP32 patterns, updated; d a multiple of 4); pb [rows][blockN] (BF16, written); p:
  * blockN u32 of scratch. blockN is a multiple of 8. `fa2SetEx2Table` must have been called.
+ * `checkInf`: the rescale of a later tile takes a row max of -inf as 0 (FA2's Check_inf, on its
+ * masking iterations); without it such a row's O and sums become NaN, as on the GPU.
  * The two builds FA2 models (flags 15 and 8) run copies of the step whose flag branches fold
  * away; any other combination runs the general copy.
  */
 export function fa2SoftmaxTile(
   rows: i32, blockN: i32, d: i32, scores: usize, limits: usize, rowMax: usize, sums: usize,
-  o: usize, pb: usize, p: usize, first: bool, scaleLog2: u32, flags: i32,
+  o: usize, pb: usize, p: usize, first: bool, checkInf: bool, scaleLog2: u32, flags: i32,
 ): void {
   if (flags == (FTZ | ARG_FFMA | EX2_FTZ | RESCALE_FFMA)) {
-    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, scaleLog2, true, true, true, true);
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, true, true, true, true);
   } else if (flags == RESCALE_FFMA) {
-    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, scaleLog2, false, false, false, true);
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, false, false, false, true);
   } else {
     tileRows(
-      rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, scaleLog2,
+      rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2,
       (flags & FTZ) != 0, (flags & ARG_FFMA) != 0, (flags & EX2_FTZ) != 0,
       (flags & RESCALE_FFMA) != 0,
     );
@@ -306,7 +308,7 @@ export function fa2SoftmaxTile(
 /** `fa2SoftmaxTile` for the build choices given (constants at the calls that specialise it). */
 @inline function tileRows(
   rows: i32, blockN: i32, d: i32, scores: usize, limits: usize, rowMax: usize, sums: usize,
-  o: usize, pb: usize, p: usize, first: bool, scaleLog2: u32,
+  o: usize, pb: usize, p: usize, first: bool, checkInf: bool, scaleLog2: u32,
   ftz: bool, argFfma: bool, bare: bool, rescaleFfma: bool,
 ): void {
   const groups = blockN >> 3;
@@ -338,11 +340,13 @@ export function fa2SoftmaxTile(
     const b13 = reinterpret<f32>(m1) > reinterpret<f32>(m3) ? m1 : m3;
     const cur: u32 = reinterpret<f32>(a02) > reinterpret<f32>(b13) ? a02 : b13;
     store<u32>(rowMax + (<usize>r << 2), cur);
-    const curOr0 = i32x4.splat(cur == NEG_INF ? 0 : cur);
+    // scale_apply_exp2 scales a -inf max to 0 on every tile; the rescale's scores_max_cur takes
+    // it as 0 only with Check_inf (else (-inf) - (-inf) is NaN).
     const negMax = ftzIn(
-      v128.xor(cur == NEG_INF ? i32x4.splat(0) : fmul(curOr0, scale, ftz), k(SIGN)),
+      v128.xor(cur == NEG_INF ? i32x4.splat(0) : fmul(i32x4.splat(cur), scale, ftz), k(SIGN)),
       ftz,
     );
+    const maxCur = i32x4.splat(checkInf && cur == NEG_INF ? 0 : cur);
     const pbRow = pb + (<usize>(r * blockN) << 1);
     for (let c = 0; c < blockN; c += 4) {
       const masked = i32x4.lt_s(i32x4.add(col4, i32x4.splat(c)), lim);
@@ -357,7 +361,7 @@ export function fa2SoftmaxTile(
     }
     let rescale = i32x4.splat(0);
     if (!first) {
-      const diff = fadd(i32x4.splat(prev), v128.xor(curOr0, k(SIGN)), ftz);
+      const diff = fadd(i32x4.splat(prev), v128.xor(maxCur, k(SIGN)), ftz);
       rescale = ftzIn(ex2(fmul(diff, scale, ftz), bare), ftz);
       const oRow = o + (<usize>(r * d) << 2);
       for (let j = 0; j < d; j += 4) {

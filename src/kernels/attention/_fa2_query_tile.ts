@@ -55,6 +55,11 @@ export interface Fa2Launch {
   readonly combineBlockM: number;
   /** Whether the standard kernel's LSE is wanted (the split path always has one). */
   readonly lse: boolean;
+  /**
+   * `n_masking_steps` of the kernel that runs (`fa2MaskingSteps`): the leading KV tiles of each
+   * CTA's walk (each split's) whose rescale takes a -inf row max as 0.
+   */
+  readonly maskingSteps: number;
 }
 
 /** A launch's decisions with the thread-local instructions and K-walk. */
@@ -156,6 +161,7 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
       sk: tile.sk,
       blockN,
       blocks,
+      maskingSteps: ctx.maskingSteps,
       scaleLog2: ctx.scaleLog2,
       ...(tile.tiles === undefined ? {} : { tiles: tile.tiles }),
       ...(tile.kvRows === undefined ? {} : { kvRows: tile.kvRows }),

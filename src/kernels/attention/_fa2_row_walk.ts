@@ -39,6 +39,8 @@ export interface _RowWalkInput {
   readonly blockN: number;
   /** The n-blocks to visit, in walk order (FA2: highest first). */
   readonly blocks: readonly number[];
+  /** FA2's masking iterations: the first `maskingSteps` steps rescale with `Check_inf`. */
+  readonly maskingSteps: number;
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
 }
@@ -60,6 +62,7 @@ export function _fa2RowWalk(input: _RowWalkInput): _RowState {
       scaleLog2: input.scaleLog2,
       lanes,
       first: step === 0,
+      checkInf: step < input.maskingSteps,
     });
     _pv(input, nb, Array.from(p, fp32ToBf16), state.o);
   });

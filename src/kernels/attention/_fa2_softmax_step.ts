@@ -52,14 +52,16 @@ function _max(x: number, y: number): number {
 /**
  * Applies one tile's scores to a row: new row max (lane maxima from the previous max, or from
  * the lane's first column on the first tile; then Allreduce<4> xor 2, xor 1; MaxOp `x > y ? x :
- * y` is exact), `p = EX2(exp2Arg(s, scale_log2, max·scale_log2))` (a -inf max counts as 0:
- * Check_inf), and on later tiles the rescale `EX2((prev - cur)·scale_log2)` of O and of the lane
- * sums (the build's `rescaleAdd`), then each lane's columns added in order.
+ * y` is exact), `p = EX2(exp2Arg(s, scale_log2, max·scale_log2))` (a -inf max scales to 0, on
+ * every tile), and on later tiles the rescale `EX2((prev - cur)·scale_log2)` of O and of the lane
+ * sums (the build's `rescaleAdd`), then each lane's columns added in order. In the rescale a -inf
+ * `cur` counts as 0 only on FA2's masking iterations (`checkInf`, see `fa2MaskingSteps`); on the
+ * others `(-inf) - (-inf)` is NaN, and O and the lane sums become NaN, as on the GPU.
  *
  * @param state the row (O rescaled, row max and lane sums updated in place)
  * @param s the tile's raw scores, FP32 patterns (masked columns -inf), length blockN
- * @param ctx the build's instructions, `scale_log2`, the lane columns and whether this is the
- *   row's first tile
+ * @param ctx the build's instructions, `scale_log2`, the lane columns, whether this is the
+ *   row's first tile and whether its rescale has `Check_inf`
  * @returns P, FP32 patterns (before the BF16 rounding of the P·V product)
  */
 export function _fa2SoftmaxStep(
@@ -70,6 +72,7 @@ export function _fa2SoftmaxStep(
     readonly scaleLog2: number;
     readonly lanes: readonly (readonly number[])[];
     readonly first: boolean;
+    readonly checkInf: boolean;
   },
 ): Uint32Array {
   const { arith, scaleLog2, lanes, first } = ctx;
@@ -83,7 +86,8 @@ export function _fa2SoftmaxStep(
   const cur = _max(m2[0] as number, m2[1] as number);
   const prev = state.rowMax;
   state.rowMax = cur;
-  const curOr0 = cur === NEG_INF ? 0 : cur;
+  // softmax_rescale_o: `scores_max_cur = !Check_inf ? row_max : (row_max == -inf ? 0 : row_max)`.
+  const maxCur = ctx.checkInf && cur === NEG_INF ? 0 : cur;
   const maxScaled = cur === NEG_INF ? 0 : arith.mul(cur, scaleLog2);
   const p = new Uint32Array(s.length);
   for (let c = 0; c < s.length; c++) {
@@ -97,7 +101,7 @@ export function _fa2SoftmaxStep(
       sums[t] = acc;
     });
   } else {
-    const diff = arith.add(prev, (curOr0 ^ 0x80000000) >>> 0);
+    const diff = arith.add(prev, (maxCur ^ 0x80000000) >>> 0);
     const rescale = arith.ex2(arith.mul(diff, scaleLog2));
     const o = state.o;
     for (let j = 0; j < o.length; j++) o[j] = arith.mul(o[j] as number, rescale);

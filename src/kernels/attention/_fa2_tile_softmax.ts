@@ -28,6 +28,8 @@ export interface _TileSoftmaxInput {
   readonly scaleLog2: number;
   /** Whether this is the rows' first tile. */
   readonly first: boolean;
+  /** Whether the rescale takes a -inf row max as 0 (FA2's masking iterations: `Check_inf`). */
+  readonly checkInf: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export function _fa2TileSoftmax(
   input: _TileSoftmaxInput,
   pb: Uint16Array,
 ): void {
-  const { scores, limits, blockN, lanes, arith, scaleLog2, first } = input;
+  const { scores, limits, blockN, lanes, arith, scaleLog2, first, checkInf } = input;
   const sf = new Float32Array(scores.buffer, scores.byteOffset, scores.length);
   const p = new Uint32Array(blockN);
   const m = new Uint32Array(4);
@@ -75,7 +77,8 @@ export function _fa2TileSoftmax(
     const cur = mf[a]! > mf[b]! ? m[a] as number : m[b] as number;
     const prev = state.rowMax;
     state.rowMax = cur;
-    const curOr0 = cur === NEG_INF ? 0 : cur;
+    // The rescale's `scores_max_cur`: a -inf max counts as 0 only with Check_inf.
+    const maxCur = checkInf && cur === NEG_INF ? 0 : cur;
     const maxScaled = cur === NEG_INF ? 0 : arith.mul(cur, scaleLog2);
     for (let c = 0; c < blockN; c++) {
       const s = c < lim ? scores[base + c] as number : NEG_INF;
@@ -83,7 +86,7 @@ export function _fa2TileSoftmax(
       p[c] = e;
       pb[base + c] = fp32ToBf16(e);
     }
-    _laneSums(state, { p, lanes, arith, first, prev, curOr0, scaleLog2 });
+    _laneSums(state, { p, lanes, arith, first, prev, maxCur, scaleLog2 });
   }
 }
 
@@ -96,7 +99,7 @@ function _laneSums(
     arith: Fa2Arith;
     first: boolean;
     prev: number;
-    curOr0: number;
+    maxCur: number;
     scaleLog2: number;
   },
 ): void {
@@ -104,7 +107,7 @@ function _laneSums(
   const sums = state.laneSums;
   let rescale = 0;
   if (!o.first) {
-    const diff = arith.add(o.prev, (o.curOr0 ^ 0x80000000) >>> 0);
+    const diff = arith.add(o.prev, (o.maxCur ^ 0x80000000) >>> 0);
     rescale = arith.ex2(arith.mul(diff, o.scaleLog2));
     const acc = state.o;
     for (let j = 0; j < acc.length; j++) acc[j] = arith.mul(acc[j] as number, rescale);

@@ -57,6 +57,11 @@ export interface _TileWalkInput {
   readonly blockN: number;
   /** The n-blocks to visit, in walk order (FA2: highest first); the same for every row. */
   readonly blocks: readonly number[];
+  /**
+   * FA2's masking iterations (`fa2MaskingSteps`): steps `0 .. maskingSteps - 1` of this walk
+   * rescale with `Check_inf` (a -inf row max counts as 0), later steps without it.
+   */
+  readonly maskingSteps: number;
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
   /** The tile softmax on flat state arrays, when not the TypeScript step (same bits). */
@@ -106,8 +111,9 @@ export function _typescriptSoftmax(
       rowMax: t.rowMax[r] as number,
       laneSums: t.sums.subarray(r * 4, r * 4 + 4),
     }));
-    const { scores, limits, blockN, scaleLog2, first } = t;
-    _fa2TileSoftmax(states, { scores, limits, blockN, lanes, arith, scaleLog2, first }, t.pb);
+    const { scores, limits, blockN, scaleLog2, first, checkInf } = t;
+    const input = { scores, limits, blockN, lanes, arith, scaleLog2, first, checkInf };
+    _fa2TileSoftmax(states, input, t.pb);
     states.forEach((s, r) => (t.rowMax[r] = s.rowMax));
   };
 }

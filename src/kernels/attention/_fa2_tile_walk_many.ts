@@ -120,9 +120,17 @@ export function _fa2TileWalkMany(
 }
 
 /**
+ * How a walk's next step runs the softmax: 0 its first tile, 1 a later masking iteration
+ * (`Check_inf`), 2 a later iteration without it.
+ */
+function _stepKind(w: _Walk): number {
+  return w.pos === 0 ? 0 : w.pos < w.input.maskingSteps ? 1 : 2;
+}
+
+/**
  * One tile for a group of walks whose next block it is: their rows stacked (walks on their first
- * tile ahead, for the softmax's `first`), S in one K-walk, the softmax step, O += P·V in one
- * K-walk, and the states handed back.
+ * tile first, then those on a masking iteration, for the softmax's `first` and `checkInf`), S in
+ * one K-walk, the softmax step, O += P·V in one K-walk, and the states handed back.
  */
 function _step(
   group: _Walk[],
@@ -132,7 +140,7 @@ function _step(
     readonly softmax: (input: _TileWalkInput) => Fa2TileSoftmax;
   },
 ): void {
-  group.sort((a, b) => (a.pos === 0 ? 0 : 1) - (b.pos === 0 ? 0 : 1));
+  group.sort((a, b) => _stepKind(a) - _stepKind(b));
   const { input } = group[0]!;
   const { d, blockN, dp, kWalk, scaleLog2 } = input;
   const total = group.reduce((n, w) => n + w.rows, 0);
@@ -143,7 +151,7 @@ function _step(
   const sums = alone?.sums ?? new Uint32Array(total * 4);
   const acc = alone?.o ?? new Uint32Array(total * d);
   const limits = new Int32Array(total);
-  let firsts = 0;
+  const ends = [0, 0, 0]; // rows of step kinds 0, 0..1, 0..2
   let r0 = 0;
   for (const w of group) {
     if (alone === undefined) {
@@ -155,14 +163,15 @@ function _step(
     for (let r = 0; r < w.rows; r++) {
       limits[r0 + r] = (w.input.visible[r] as number) - o.nb * blockN;
     }
-    if (w.pos === 0) firsts += w.rows;
+    for (let kind = _stepKind(w); kind < 3; kind++) ends[kind]! += w.rows;
     r0 += w.rows;
   }
   const { kb, vt, kbMemo, vtMemo } = o.tile;
   const scores = kWalk(dp, { a: q, b: kb, m: total, n: blockN, k: d, ..._memo(kbMemo) });
   const pb = new Uint16Array(total * blockN);
   const softmax = o.softmax(input);
-  for (const [lo, hi, first] of [[0, firsts, true], [firsts, total, false]] as const) {
+  for (let kind = 0; kind < 3; kind++) {
+    const lo = kind === 0 ? 0 : ends[kind - 1]!, hi = ends[kind]!;
     if (lo === hi) continue;
     softmax({
       rows: hi - lo,
@@ -174,7 +183,8 @@ function _step(
       sums: sums.subarray(lo * 4, hi * 4),
       o: acc.subarray(lo * d, hi * d),
       pb: pb.subarray(lo * blockN, hi * blockN),
-      first,
+      first: kind === 0,
+      checkInf: kind < 2,
       scaleLog2,
     });
   }

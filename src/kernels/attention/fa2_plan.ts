@@ -16,6 +16,7 @@ import { _fa2TileWalkMany } from "./_fa2_tile_walk_many.ts";
 import { _newRowState, type _RowState } from "./_fa2_softmax_step.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { fa2KeptTileKey } from "./fa2_kv_cache.ts";
+import { fa2MaskingSteps } from "./fa2_masking_steps.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2CombineBlockM, fa2SplitTiles } from "./fa2_split_tiles.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
@@ -117,9 +118,20 @@ export function planFa2(
   }
   const seq = _sequences(inputs, options);
   // mha_varlen_fwd and mha_fwd drop the causal flag when the longest query has one token.
-  const causal = options.causal && _launchShape(options, seq).maxQ > 1;
+  const shape = _launchShape(options, seq);
+  const causal = options.causal && shape.maxQ > 1;
   const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
   const { splits, seqlenK } = _splitPlan(options, seq);
+  const splitKernel = splits > 1 || options.pagedKv === true;
+  const splitTiles = fa2SplitTiles(d);
+  // Is_even_MN reads the launch's seqlen_q and seqlen_k (mha_fwd: every sequence's lengths).
+  const maskingSteps = fa2MaskingSteps(splitKernel ? splitTiles : tiles, {
+    causal,
+    varlen: options.cuSeqlensQ !== undefined,
+    seqlenQ: shape.maxQ,
+    seqlenK: shape.maxK,
+    headDim: d,
+  });
   const m = options.mufu;
   const lg2 = options.lg2 ?? m.lg2;
   const lse = options.returnLse === true || options.lg2 !== undefined;
@@ -143,12 +155,13 @@ export function planFa2(
       softmaxScale: bitsFromF32(scale),
       causal,
       splits,
-      splitKernel: splits > 1 || options.pagedKv === true,
+      splitKernel,
       seqlenK,
       tiles,
-      splitTiles: fa2SplitTiles(d),
+      splitTiles,
       combineBlockM: fa2CombineBlockM(d),
       lse,
+      maskingSteps,
       seq,
       heads,
       kvHeads,

@@ -28,6 +28,11 @@ export interface Fa2TileSoftmaxTile {
   readonly pb: Uint16Array;
   /** Whether this is the rows' first tile. */
   readonly first: boolean;
+  /**
+   * Whether the rescale of a later tile takes a row max of -inf as 0 (`Check_inf`: FA2's
+   * masking iterations, `fa2MaskingSteps`); without it such a row's O and sums become NaN.
+   */
+  readonly checkInf: boolean;
   /** `fl32(softmax_scale * log2 e)` pattern. */
   readonly scaleLog2: number;
 }

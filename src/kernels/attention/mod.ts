@@ -3,7 +3,9 @@
  * ({@link FA2_DAO_FASTMATH}, {@link FA2_PYTORCH_BUNDLED}), tile sizes per head dimension (64, 96,
  * 128, 256: {@link FA2_TILES}) and architecture, the split-KV heuristic, the standard forward kernel for prefill (causal or not, GQA, varlen), and
  * the split-KV kernel with its combine ({@link fa2CombineRow}) for the launches the heuristic
- * splits: short prefills on many SMs and decode (S_q = 1, with the GQA swap). Each result names
+ * splits: short prefills on many SMs and decode (S_q = 1, with the GQA swap). The rescale takes
+ * a row max of -inf as 0 only on the kernel's masking iterations ({@link fa2MaskingSteps}), so a
+ * row whose every score is -inf gets NaN where FA2's source says so. Each result names
  * the MUFU functions it depends on ({@link fa2SfuFunctions}); split-KV needs MUFU.LG2, whose
  * table model is `model-only`. `mha_fwd_kvcache` (forced split kernel, `Split = false`) is not
  * modelled.
@@ -57,6 +59,7 @@ export {
   type Fa2BuildId,
 } from "./fa2_build.ts";
 export { type Fa2CombinedRow, fa2CombineRow, type Fa2SplitPartials } from "./fa2_combine.ts";
+export { type Fa2MaskingLaunch, fa2MaskingSteps } from "./fa2_masking_steps.ts";
 export { fa2NumSplits, type Fa2SplitShape } from "./fa2_num_splits.ts";
 export {
   type AttentionInputs,

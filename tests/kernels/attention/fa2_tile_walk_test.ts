@@ -53,6 +53,7 @@ Deno.test("`_fa2TileWalk()` equals the per-row reference walk on every row, with
           blocks,
           scaleLog2: 0x3e3c1f05, // fl32(128^-0.5 * log2 e)
           sk,
+          maskingSteps: 2,
         };
         for (const kWalk of [kWalkReference, engine.kWalkAuto]) {
           assertTileEqualsRows(common, { kWalk, q, visible, label: seed });
@@ -89,8 +90,55 @@ Deno.test("`_fa2TileWalk()` equals the per-row reference walk when keys hold NaN
       blocks: [2, 1, 0],
       scaleLog2: 0x3e3c1f05,
       sk,
+      maskingSteps: 2,
     };
     assertTileEqualsRows(common, { kWalk: engine.kWalkAuto, q, visible, label: build.id });
+  }
+});
+
+Deno.test("`_fa2TileWalk()` equals the per-row reference walk on rows whose max stays -inf, within and past the masking iterations", () => {
+  // Rows 0..3: q = -inf in column 0 against keys of 1 there, so every score is -inf; rows 4, 5
+  // ordinary. With 3 masking iterations of 3 blocks the -inf rows end as zeros; with fewer, the
+  // rescale of a later block computes (-inf) - (-inf) and their O and lane sums are NaN.
+  const dp = findDatapath(profile("a100"), { family: "mma", input: "bf16", output: "fp32" })!;
+  const blockN = 64, sk = 2 * blockN + 37, rows = 6;
+  const q = synthBf16("neg-inf", { label: "q", count: rows * D, span: 3 });
+  const k = synthBf16("neg-inf", { label: "k", count: sk * D, span: 3 });
+  const v = synthBf16("neg-inf", { label: "v", count: sk * D, span: 4 });
+  for (let r = 0; r < 4; r++) q[r * D] = 0xff80;
+  for (let j = 0; j < sk; j++) k[j * D] = 0x3f80;
+  const key = (j: number) => k.subarray(j * D, (j + 1) * D);
+  const value = (j: number) => v.subarray(j * D, (j + 1) * D);
+  const visible = [1, blockN + 1, sk, sk, sk, 70];
+  for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
+    for (const maskingSteps of [1, 2, 3]) {
+      const common = {
+        dp,
+        arith: _fa2Arith(build, sfu),
+        key,
+        value,
+        blockN,
+        blocks: [2, 1, 0],
+        scaleLog2: 0x3e3c1f05,
+        sk,
+        maskingSteps,
+      };
+      const label = `${build.id} maskingSteps ${maskingSteps}`;
+      for (const kWalk of [kWalkReference, engine.kWalkAuto]) {
+        assertTileEqualsRows(common, { kWalk, q, visible, label });
+      }
+      const tile = _fa2TileWalk({ ...common, kWalk: engine.kWalkAuto, q, d: D, visible });
+      tile.forEach((st, r) => {
+        const nan = r < 4 && maskingSteps < 3;
+        assert.equal(st.rowMax, r < 4 ? 0xff800000 : st.rowMax, label);
+        assert.equal([...st.laneSums].every((x) => x === 0x7fffffff), nan, `${label} row ${r}`);
+        assert.equal(
+          [...st.o].every((x) => x === (nan ? 0x7fffffff : 0)),
+          r < 4,
+          `${label} row ${r}`,
+        );
+      });
+    }
   }
 });
 
