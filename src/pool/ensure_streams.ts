@@ -1,17 +1,20 @@
 /**
  * Creates (or reuses) the streams and the workers' consumer on the NATS server, with the settings
  * the pool relies on. Any client the server lets in can change a stream's settings (shrink its
- * message limit so that no result fits, point it at other subjects, make it keep one message): a
- * coordinator therefore gives each stream back its settings whenever they differ, and says what
- * it changed.
+ * message limit so that no result fits, point it at other subjects, make it keep one message) or
+ * the consumer's: a coordinator therefore gives each stream, and the consumer, back its settings
+ * whenever they differ, and says what it changed.
  *
  * @module
  */
 import {
   AckPolicy,
+  type ConsumerConfig,
+  DeliverPolicy,
   DiscardPolicy,
   JetStreamApiError,
   type JetStreamManager,
+  ReplayPolicy,
   RetentionPolicy,
   StorageType,
   type StreamConfig,
@@ -54,6 +57,8 @@ type Settings = Pick<
   | "discard"
   | "duplicate_window"
   | "allow_rollup_hdrs"
+  | "no_ack"
+  | "sources"
 >;
 
 /**
@@ -76,21 +81,26 @@ const UNSTATED: Settings = {
   discard: DiscardPolicy.Old,
   duplicate_window: 120 * NS,
   allow_rollup_hdrs: false,
+  no_ack: false,
+  sources: [],
 };
 
 /**
  * Makes sure the work stream, the results stream and the workers' consumer exist, with the
  * given ack wait (an existing consumer is updated to it) and each stream's own settings: its
  * subjects, the limits of {@link STREAM_LIMITS}, no count or age limit but the results' week, its
- * discard policy, a 2-minute duplicate window and no roll-up headers. An existing stream that
- * differs in any of them (made by an older version, or changed since by any client the server
- * lets in) is given them back; one whose retention, storage or seal differs (which the server
- * never changes) is refused.
+ * discard policy, a 2-minute duplicate window, no roll-up headers, acks and no sources. An
+ * existing stream that differs in any of them (made by an older version, or changed since by any
+ * client the server lets in) is given them back; one whose retention, storage or seal differs
+ * (which the server never changes) is refused. The workers' consumer is made anew when it differs
+ * from the pool's in anything but its ack wait and delivery limit (which each serve sets: two
+ * serves may ask for different ones): a peer can make it pass over every order, deliver orders
+ * without their bodies (which workers then refuse for good) or refuse the workers' pulls.
  *
  * @param jsm JetStream manager
  * @param settings ack wait and delivery limit
  * @returns what it changed, one line per setting (`BITAUDIT_RESULTS max_msg_size: 200, now
- *   1114112`), empty when the streams had their settings
+ *   1114112`), empty when the streams and the consumer had their settings
  * @throws {Error} a stream whose retention, storage or seal is not the pool's (naming it and what
  *   to do), or what the server answers when it refuses an operation
  * @example
@@ -111,6 +121,8 @@ export async function ensureStreams(
     max_msgs_per_subject: -1,
     duplicate_window: 120 * NS,
     allow_rollup_hdrs: false,
+    no_ack: false,
+    sources: [],
   };
   const changed = [
     ...await _stream(jsm, WORK_STREAM, {
@@ -128,6 +140,51 @@ export async function ensureStreams(
       discard: DiscardPolicy.Old,
     }),
   ];
+  return [...changed, ...await _workers(jsm, settings)];
+}
+
+/**
+ * The workers' consumer's settings the pool relies on, beyond its ack wait and delivery limit,
+ * with what the server means when its answer leaves one out (a consumer added with only the
+ * pool's settings states these).
+ */
+const CONSUMER_UNSTATED: Pick<
+  ConsumerConfig,
+  | "filter_subject"
+  | "filter_subjects"
+  | "deliver_subject"
+  | "ack_policy"
+  | "deliver_policy"
+  | "replay_policy"
+  | "headers_only"
+  | "max_waiting"
+  | "max_expires"
+  | "max_batch"
+  | "max_bytes"
+  | "inactive_threshold"
+  | "backoff"
+> = {
+  filter_subject: "",
+  filter_subjects: [],
+  deliver_subject: "",
+  ack_policy: AckPolicy.Explicit,
+  deliver_policy: DeliverPolicy.All,
+  replay_policy: ReplayPolicy.Instant,
+  headers_only: false,
+  max_waiting: 512,
+  max_expires: 0,
+  max_batch: 0,
+  max_bytes: 0,
+  inactive_threshold: 0,
+  backoff: [],
+};
+
+/**
+ * Creates the workers' consumer, sets an existing one's ack wait and delivery limit, or makes it
+ * anew when it differs in another setting (the orders stay in the work stream: one being worked
+ * on is delivered again, and its worker's ack is refused); returns what differed.
+ */
+async function _workers(jsm: JetStreamManager, settings: QueueSettings): Promise<string[]> {
   const config = {
     durable_name: WORKERS_CONSUMER,
     ack_policy: AckPolicy.Explicit,
@@ -135,17 +192,35 @@ export async function ensureStreams(
     max_deliver: settings.maxDeliver,
     filter_subject: "bitaudit.work.>",
   };
+  let found: ConsumerConfig;
   try {
-    await jsm.consumers.info(WORK_STREAM, WORKERS_CONSUMER);
+    found = (await jsm.consumers.info(WORK_STREAM, WORKERS_CONSUMER)).config;
+  } catch (e) {
+    if (!_notFound(e)) throw e;
+    await jsm.consumers.add(WORK_STREAM, config);
+    return [];
+  }
+  type K = keyof typeof CONSUMER_UNSTATED;
+  const text = (from: Partial<ConsumerConfig>, k: K) =>
+    JSON.stringify(from[k] ?? CONSUMER_UNSTATED[k]);
+  const differ = (Object.keys(CONSUMER_UNSTATED) as K[]).filter((k) =>
+    text(found, k) !== text(config, k)
+  );
+  if (differ.length === 0) {
     await jsm.consumers.update(WORK_STREAM, WORKERS_CONSUMER, {
       ack_wait: config.ack_wait,
       max_deliver: config.max_deliver,
     });
-  } catch (e) {
-    if (!_notFound(e)) throw e;
-    await jsm.consumers.add(WORK_STREAM, config);
+    return [];
   }
-  return changed;
+  // Some of these the server never changes (its policies, a push consumer's subject): made anew.
+  await jsm.consumers.delete(WORK_STREAM, WORKERS_CONSUMER).catch((e) => {
+    if (!_notFound(e)) throw e;
+  });
+  await jsm.consumers.add(WORK_STREAM, config);
+  return differ.map((k) =>
+    `${WORKERS_CONSUMER} ${k}: ${text(found, k)}, now ${text(config, k)} (consumer made anew)`
+  );
 }
 
 /** Creates the stream, or gives an existing one the settings it lacks; returns what changed. */

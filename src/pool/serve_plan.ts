@@ -16,7 +16,8 @@
  * (a retry after a timeout or an error) publish nothing; an order the server reports as a
  * duplicate stops the serve (`NATS_SERVER`, naming the pre-emption), never counted as published.
  * A stream operation the server refuses (a peer can delete or change the streams) is the server's
- * failure (`NATS_SERVER`), and the streams' settings are given back at the start of each serve.
+ * failure (`NATS_SERVER`), and the streams' and the workers' consumer's settings are given back
+ * at the start of each serve.
  * Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
  * hold (a worker misled by a forged order), are skipped and reported, never merged; so are an
@@ -75,8 +76,9 @@ export interface ServeOptions {
    */
   readonly open: (line: string, where: string) => Promise<AttributedResult | { skip: string }>;
   /**
-   * Called for each stream setting the serve gave back (another client, or an older version, had
-   * changed it), with a line naming the stream, the setting, what it was and what it is now.
+   * Called for each setting of a stream or of the workers' consumer the serve gave back (another
+   * client, or an older version, had changed it), with a line naming the stream or consumer, the
+   * setting, what it was and what it is now.
    */
   readonly onStreamReset?: ((line: string) => void) | undefined;
   /** Called for each message skipped (its name and why). */

@@ -3,16 +3,24 @@
  * older coordinator did (no size limits), runs `ensureStreams` twice, tries a message over the
  * message limit and one under it; then changes the streams' settings as any client the server
  * lets in can (a 200-byte message limit and other subjects for the results, one message per
- * subject and roll-up headers for the work) and runs `ensureStreams` again; last, makes the work
- * stream anew with another retention (which the server never changes) and runs it once more.
+ * subject and roll-up headers for the work) and runs `ensureStreams` again; then takes the work
+ * stream's acks, gives the results a source, has the workers' consumer deliver bare headers and
+ * refuse long pulls, and runs it again; then makes the consumer anew with another filter and runs
+ * it again, and once more with another ack wait; last, makes the work stream anew with another
+ * retention (which the server never changes) and runs it once more.
  * Prints what each run said and what the server then holds as one JSON line. Run as its own
  * process with network access to the server only:
  * `deno run --allow-net=<host:port> _stream_limits_probe.ts <nats url>`.
  */
-import { jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
+import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { ensureStreams, STREAM_LIMITS } from "../../src/pool/ensure_streams.ts";
-import { RESULTS_STREAM, resultSubject, WORK_STREAM } from "../../src/pool/mod.ts";
+import {
+  RESULTS_STREAM,
+  resultSubject,
+  WORK_STREAM,
+  WORKERS_CONSUMER,
+} from "../../src/pool/mod.ts";
 
 const queue = { ackWaitMs: 60_000, maxDeliver: 5 };
 const nc = await connect({ servers: Deno.args[0]! });
@@ -49,11 +57,56 @@ const streams = Object.fromEntries(
     }];
   })),
 );
+// More of a peer's changes: a work stream that takes orders without acking them (every serve's
+// publish then times out), a source feeding the results stream, and a consumer that delivers
+// orders without their bodies and refuses the workers' pulls (which wait up to a second).
+await jsm.streams.add({ name: "PEER", subjects: ["peer.>"] });
+await jsm.streams.update(WORK_STREAM, { no_ack: true });
+await jsm.streams.update(RESULTS_STREAM, { sources: [{ name: "PEER" }] });
+await jsm.consumers.update(WORK_STREAM, WORKERS_CONSUMER, {
+  headers_only: true,
+  max_expires: 1_000_000,
+});
+const tampered = await ensureStreams(jsm, queue);
+// A consumer the peer made anew, passing over every order.
+await jsm.consumers.delete(WORK_STREAM, WORKERS_CONSUMER);
+await jsm.consumers.add(WORK_STREAM, {
+  durable_name: WORKERS_CONSUMER,
+  ack_policy: AckPolicy.Explicit,
+  filter_subject: "bitaudit.work.none",
+});
+const remade = await ensureStreams(jsm, queue);
+// A serve asking for another ack wait and delivery limit changes those only, saying nothing.
+const other = await ensureStreams(jsm, { ackWaitMs: 30_000, maxDeliver: 3 });
+const { config: c } = await jsm.consumers.info(WORK_STREAM, WORKERS_CONSUMER);
+const workers = {
+  filter: c.filter_subject,
+  headers_only: c.headers_only ?? false,
+  max_expires: c.max_expires ?? 0,
+  ack_wait: c.ack_wait,
+  max_deliver: c.max_deliver,
+};
+const acked = (await jsm.streams.info(WORK_STREAM)).config.no_ack ?? false;
+const sources = (await jsm.streams.info(RESULTS_STREAM)).config.sources ?? [];
 await jsm.streams.delete(WORK_STREAM);
 await jsm.streams.add({ name: WORK_STREAM, subjects: ["bitaudit.work.>"] });
 const retention = await ensureStreams(jsm, queue)
   .then(() => "accepted", (e) => String(e instanceof Error ? e.message : e));
 await nc.drain();
 console.log(
-  JSON.stringify({ first, second, oversized, reset, streams, retention, limits: STREAM_LIMITS }),
+  JSON.stringify({
+    first,
+    second,
+    oversized,
+    reset,
+    streams,
+    tampered,
+    remade,
+    other,
+    workers,
+    noAck: acked,
+    sources,
+    retention,
+    limits: STREAM_LIMITS,
+  }),
 );

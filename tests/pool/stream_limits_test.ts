@@ -44,6 +44,28 @@ Deno.test("ensureStreams() bounds every message and each stream, gives a stream 
         messages: 1,
       },
     });
+    // A peer's changes to the work stream's acks, the results' sources and the workers'
+    // consumer are given back too, and said; another ack wait is a serve's own, not a reset.
+    assert.deepEqual(r.tampered, [
+      "BITAUDIT_WORK no_ack: true, now false",
+      'BITAUDIT_RESULTS sources: [{"name":"PEER"}], now []',
+      "bitaudit-workers headers_only: true, now false (consumer made anew)",
+      "bitaudit-workers max_expires: 1000000, now 0 (consumer made anew)",
+    ]);
+    assert.deepEqual(r.remade, [
+      'bitaudit-workers filter_subject: "bitaudit.work.none", now "bitaudit.work.>" (consumer ' +
+      "made anew)",
+    ]);
+    assert.deepEqual(r.other, []);
+    assert.deepEqual(r.workers, {
+      filter: "bitaudit.work.>",
+      headers_only: false,
+      max_expires: 0,
+      ack_wait: 30_000_000_000,
+      max_deliver: 3,
+    });
+    assert.equal(r.noAck, false);
+    assert.deepEqual(r.sources, []);
     assert.equal(
       r.retention,
       'the stream BITAUDIT_WORK has retention "limits", not "workqueue", which the server does ' +
