@@ -107,14 +107,18 @@ export async function runWorker(link: NatsLink, options: WorkerOptions): Promise
     }
     consumer ??= await _consumer(js);
     if (consumer === null) {
-      await new Promise((r) => setTimeout(r, 250)); // not created yet: `audit serve` creates it
+      await _pause(); // not created yet: `audit serve` creates it
       continue;
     }
     let m: JsMsg | null;
     try {
       m = await consumer.next({ expires: 1000 });
     } catch {
-      consumer = null; // deleted or unreachable for a moment: look it up again
+      // Deleted or unreachable for a moment: looked up again. The server refuses a pull at once
+      // when a peer has changed the consumer's pull limits (a 1 ms max_expires): without the pause
+      // the worker would ask thousands of times a second until a serve sets them back.
+      consumer = null;
+      await _pause();
       continue;
     }
     if (m === null) continue;
@@ -216,6 +220,11 @@ function _handBack(m: JsMsg): void {
   try {
     m.nak(5000);
   } catch { /* the connection closed: the order is redelivered after its ack wait */ }
+}
+
+/** A quarter of a second, between tries at a consumer that is missing or refuses the pull. */
+function _pause(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 250));
 }
 
 function _closed(link: NatsLink, why: string): InputError {

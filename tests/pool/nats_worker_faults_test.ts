@@ -3,7 +3,8 @@
  * results stream's message limit, or delete the workers' consumer, which leaves an ack no one to
  * take it) says so for that item and goes on, where it had stopped with an internal error: a
  * refused result hands the order back, which is delivered again and answered once the limit is
- * back; a refused ack leaves the published result, which completes the serve.
+ * back; a refused ack leaves the published result, which completes the serve. A worker whose
+ * pulls the server refuses (a peer can change the consumer's pull limits) pauses between tries.
  */
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
@@ -110,4 +111,25 @@ Deno.test("a worker whose ack the server does not take says so and goes on; its 
     );
     assert.match(out.stdout, /^worker: 1 items done$/m);
   }, NO_ACKS);
+});
+
+Deno.test("a worker whose pulls the server refuses (a peer set the consumer's longest pull to 1 ms) tries again a few times a second, not thousands, and takes the order once pulls are allowed", async () => {
+  await _pool(async ({ nats, serve, worker }) => {
+    await serve.waitFor(/^published 1 work orders/m, "stderr");
+    const refused = await runPoolClient(nats, "_workers_pulls.ts", { args: ["refuse"] });
+    assert.deepEqual(JSON.parse(refused), { max_expires: 1_000_000 });
+    const w = worker();
+    const { requests } = JSON.parse(
+      await runPoolClient(nats, "_workers_pulls.ts", { args: ["count"] }),
+    );
+    // About 8 pulls and look-ups a second; it had been thousands.
+    assert.ok(requests < 200, `${requests} consumer requests in 3 s`);
+    await runPoolClient(nats, "_workers_pulls.ts", { args: ["allow"] });
+    const s = await serve.done();
+    assert.equal(s.code, 0, s.stderr);
+    assert.equal(JSON.parse(s.stdout).verdict, "PASSED");
+    await w.waitFor(/done record 0 /);
+    const out = await _stop(w);
+    assert.match(out.stdout, /^worker: 1 items done$/m);
+  });
 });
