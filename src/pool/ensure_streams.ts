@@ -59,13 +59,16 @@ type Settings = Pick<
   | "allow_rollup_hdrs"
   | "no_ack"
   | "sources"
+  | "deny_purge"
+  | "deny_delete"
 >;
 
 /**
- * Settings the server keeps for a stream's life (nats-server 2.9 refuses to change them): a
- * stream that differs in one is refused, not changed.
+ * Settings the server keeps for a stream's life (nats-server 2.9 refuses to change them, or to
+ * cancel a purge or delete ban): a stream that differs in one is refused, not changed. A stream
+ * that refuses purges would keep a failed serve's orders queued for workers to compute later.
  */
-const FIXED = ["retention", "storage", "sealed"] as const;
+const FIXED = ["retention", "storage", "sealed", "deny_purge", "deny_delete"] as const;
 
 /** What the server means by a setting its answer leaves out. */
 const UNSTATED: Settings = {
@@ -83,6 +86,8 @@ const UNSTATED: Settings = {
   allow_rollup_hdrs: false,
   no_ack: false,
   sources: [],
+  deny_purge: false,
+  deny_delete: false,
 };
 
 /**
@@ -91,8 +96,8 @@ const UNSTATED: Settings = {
  * subjects, the limits of {@link STREAM_LIMITS}, no count or age limit but the results' week, its
  * discard policy, a 2-minute duplicate window, no roll-up headers, acks and no sources. An
  * existing stream that differs in any of them (made by an older version, or changed since by any
- * client the server lets in) is given them back; one whose retention, storage or seal differs
- * (which the server never changes) is refused. The workers' consumer is made anew when it differs
+ * client the server lets in) is given them back; one whose retention, storage, seal or purge and
+ * delete bans differ (which the server never changes or cancels) is refused. The workers' consumer is made anew when it differs
  * from the pool's in anything but its ack wait and delivery limit (which each serve sets: two
  * serves may ask for different ones): a peer can make it pass over every order, deliver orders
  * without their bodies (which workers then refuse for good) or refuse the workers' pulls.
@@ -101,7 +106,7 @@ const UNSTATED: Settings = {
  * @param settings ack wait and delivery limit
  * @returns what it changed, one line per setting (`BITAUDIT_RESULTS max_msg_size: 200, now
  *   1114112`), empty when the streams and the consumer had their settings
- * @throws {Error} a stream whose retention, storage or seal is not the pool's (naming it and what
+ * @throws {Error} a stream whose retention, storage, seal or bans are not the pool's (naming it and what
  *   to do), or what the server answers when it refuses an operation
  * @example
  * ```ts ignore
@@ -123,6 +128,8 @@ export async function ensureStreams(
     allow_rollup_hdrs: false,
     no_ack: false,
     sources: [],
+    deny_purge: false,
+    deny_delete: false,
   };
   const changed = [
     ...await _stream(jsm, WORK_STREAM, {

@@ -146,7 +146,8 @@ async function _one(
     }
     order = parseWorkOrder(m.string());
   } catch (e) {
-    m.term(); // a malformed order can never be done: do not redeliver it
+    // A malformed order can never be done: not redelivered (best effort, as every hand-back).
+    _settle(() => m.term());
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
     return false;
   }
@@ -156,7 +157,7 @@ async function _one(
     // An order of another log: another audit's on the shared queue, or a forged one. Handed back
     // for a worker that holds that log, after a pause; this worker goes on (an order must not be
     // able to stop the pool).
-    m.nak(5000);
+    _handBack(m);
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
     return false;
   }
@@ -171,7 +172,7 @@ async function _one(
   // A third of the ack wait the server states (anyone reaching it can set it), held within what a
   // timer holds: a longer interval would fire every millisecond.
   const every = Math.min(2 ** 31 - 1, Math.max(50, Math.floor(o.ackWaitMs / 3)));
-  const beat = setInterval(() => m.working(), every);
+  const beat = setInterval(() => _settle(() => m.working()), every);
   let line: string;
   try {
     // The order's serve id goes into the signed result: the serve that ordered it can tell it
@@ -217,9 +218,17 @@ async function _one(
 
 /** Hands an order back for redelivery after a pause (best effort: the server may be gone). */
 function _handBack(m: JsMsg): void {
+  _settle(() => m.nak(5000));
+}
+
+/**
+ * Runs a reply to the server that may find the connection closed (the client gave up on it):
+ * the order is then redelivered after its ack wait, and the loop says the connection closed.
+ */
+function _settle(reply: () => void): void {
   try {
-    m.nak(5000);
-  } catch { /* the connection closed: the order is redelivered after its ack wait */ }
+    reply();
+  } catch { /* the connection closed */ }
 }
 
 /** A quarter of a second, between tries at a consumer that is missing or refuses the pull. */

@@ -92,6 +92,16 @@ await jsm.streams.delete(WORK_STREAM);
 await jsm.streams.add({ name: WORK_STREAM, subjects: ["bitaudit.work.>"] });
 const retention = await ensureStreams(jsm, queue)
   .then(() => "accepted", (e) => String(e instanceof Error ? e.message : e));
+// A purge ban the server will not cancel: a failed serve could not withdraw its orders.
+await jsm.streams.delete(WORK_STREAM);
+await jsm.streams.add({
+  name: WORK_STREAM,
+  subjects: ["bitaudit.work.>"],
+  retention: RetentionPolicy.Workqueue,
+  deny_purge: true,
+});
+const denyPurge = await ensureStreams(jsm, queue)
+  .then(() => "accepted", (e) => String(e instanceof Error ? e.message : e));
 await nc.drain();
 console.log(
   JSON.stringify({
@@ -107,6 +117,7 @@ console.log(
     noAck: acked,
     sources,
     retention,
+    denyPurge,
     limits: STREAM_LIMITS,
   }),
 );

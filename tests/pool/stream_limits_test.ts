@@ -2,7 +2,7 @@
  * The streams' settings on a real nats-server: a coordinator's streams bound each message and
  * their size, a stream made before the limits gets them, and a stream whose settings a peer
  * changed (any client the server lets in can) gets its own back, each change said; a stream of
- * another retention, which the server never changes, is refused, naming what to do (the client
+ * another retention or with a purge ban, which the server never changes, is refused, naming what to do (the client
  * runs in a process of its own, with network access to the server only).
  */
 import assert from "node:assert/strict";
@@ -70,6 +70,12 @@ Deno.test("ensureStreams() bounds every message and each stream, gives a stream 
       r.retention,
       'the stream BITAUDIT_WORK has retention "limits", not "workqueue", which the server does ' +
         "not change: a client made it so; delete the stream (nats stream rm BITAUDIT_WORK) and " +
+        "serve again",
+    );
+    assert.equal(
+      r.denyPurge,
+      "the stream BITAUDIT_WORK has deny_purge true, not false, which the server does not " +
+        "change: a client made it so; delete the stream (nats stream rm BITAUDIT_WORK) and " +
         "serve again",
     );
   } finally {

@@ -145,7 +145,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   NATS_SERVER:
     "The NATS server offers no JetStream, refused a stream operation or a work order (or " +
     "reported one as a duplicate: another client published under its id first), holds a stream " +
-    "of another retention, storage or seal, or the connection closed (the client gave up " +
+    "of another retention, storage or seal or with a purge or delete ban, or the connection closed (the client gave up " +
     "reconnecting) while a coordinator or worker used it",
   ORDER_INVALID: "A work order received from the pool is malformed",
   PLAN_INVALID: "A plan file is not its exact canonical bytes, carries no signature, or its " +
