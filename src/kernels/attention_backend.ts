@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED, type Fa2Build } from "./attention/mod.ts";
+import {
+  FA2_DAO_FASTMATH,
+  FA2_PYTORCH_BUNDLED,
+  type Fa2Build,
+  type Fa2SplitRange,
+} from "./attention/mod.ts";
 
 /** Attention backends a stack profile can name. */
 export const ATTENTION_BACKEND_IDS = [
@@ -39,6 +44,12 @@ export type AttentionBackendSupport =
     readonly build: Fa2Build | null;
     /** Whether K and V are read from a paged cache (the split kernel always runs). */
     readonly paged: boolean;
+    /**
+     * What fixes each split's key blocks in the FA2 source the backend runs
+     * (`fa2BlocksPerSplit`): the launch's longest key length (Dao) or each sequence's own
+     * (vllm-flash-attn).
+     */
+    readonly splitRange: Fa2SplitRange;
   }
   | { readonly modelled: false; readonly id: AttentionBackendId; readonly reason: string };
 
@@ -46,6 +57,8 @@ export type AttentionBackendSupport =
 interface _Backend {
   readonly build: Fa2Build | null;
   readonly paged?: true;
+  /** The FA2 source's split range, when not Dao's `launch`. */
+  readonly splitRange?: Fa2SplitRange;
   readonly drivers: Readonly<Record<AttentionDriver, true | string>>;
   /**
    * The architectures the kernels are built for and can run on (`sm_80`: 80): from `sm` on, up
@@ -73,10 +86,13 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
   // `--use_fast_math` (vllm-project/flash-attention CMakeLists.txt: VLLM_FA_GPU_FLAGS), called by
   // `mha_varlen_fwd` over the paged cache (block size 16), which forces the split kernel
   // (csrc/flash_attn/flash_api.cpp: `run_mha_fwd(params, stream, paged_KV)`; splits only in the
-  // decode GQA swap). Derived from source only.
+  // decode GQA swap). Its split kernel takes each split's key blocks from the sequence's own key
+  // length (`flash_fwd_kernel.h` :528 `binfo.actual_seqlen_k`, where Dao's reads
+  // `params.seqlen_k`: `fa2BlocksPerSplit`). Derived from source only.
   "fa2-vllm-paged": {
     build: FA2_DAO_FASTMATH,
     paged: true,
+    splitRange: "sequence",
     needs: _FA2_NEEDS,
     drivers: {
       prefill: true,
@@ -147,7 +163,9 @@ const _BACKENDS: Readonly<Record<AttentionBackendId, _Backend>> = {
  * ```ts
  * import { attentionBackend } from "./attention_backend.ts";
  * const b = attentionBackend("fa2-dao-fastmath", "serving");
- * if (!b.modelled || b.build?.id !== "dao-fastmath") throw new Error();
+ * if (!b.modelled || b.build?.id !== "dao-fastmath" || b.splitRange !== "launch") throw new Error();
+ * const v = attentionBackend("fa2-vllm-paged", "serving");
+ * if (!v.modelled || !v.paged || v.splitRange !== "sequence") throw new Error();
  * if (attentionBackend("eager", "serving").modelled) throw new Error();
  * if (!attentionBackend("eager", "prefill").modelled) throw new Error();
  * ```
@@ -164,7 +182,13 @@ export function attentionBackend(id: string, driver: AttentionDriver): Attention
   const b = _BACKENDS[known];
   const support = b.drivers[driver];
   return support === true
-    ? { modelled: true, id: known, build: b.build, paged: b.paged === true }
+    ? {
+      modelled: true,
+      id: known,
+      build: b.build,
+      paged: b.paged === true,
+      splitRange: b.splitRange ?? "launch",
+    }
     : { modelled: false, id: known, reason: support };
 }
 

@@ -54,6 +54,7 @@ export {
   type Fa2Sinks,
   fa2Sinks,
   type Fa2SplitPartials,
+  type Fa2SplitRange,
   type Fa2SplitShape,
   fa2SplitTiles,
   type Fa2TileChoice,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Fa2Build } from "./attention/mod.ts";
+import type { Fa2Build, Fa2SplitRange } from "./attention/mod.ts";
 import {
   attentionBackend,
   type AttentionBackendId,
@@ -34,6 +34,8 @@ export interface StackOperators {
     readonly sdpa: boolean;
     /** K and V come from a paged cache (vLLM): FA2's split kernel always runs. */
     readonly paged: boolean;
+    /** What fixes each split's key blocks (`fa2BlocksPerSplit`; vLLM's FA2: `sequence`). */
+    readonly splitRange: Fa2SplitRange;
   } | null;
   /** RMSNorm, QK-norm and router reductions: PyTorch's reduce kernel of this release. */
   readonly reduceStack: ReduceStack;
@@ -149,6 +151,7 @@ export function stackOperators(
         build: backend.build,
         sdpa: backend.id === "fa2-pytorch-bundled",
         paged: backend.paged,
+        splitRange: backend.splitRange,
       },
       reduceStack: reduceStackForTorch(ops.torch),
       layer: layer.kernels,

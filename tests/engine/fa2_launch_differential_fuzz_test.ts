@@ -6,11 +6,11 @@
  * or stay where the softmax rounds, with keys that grow along the sequence (row maxima rising tile
  * by tile); launches are prefill and decode, causal or not (causal queries past the keys see
  * none), GQA, head dims 64 to 256, split-KV by the heuristic or a caller's `numSplits`, several
- * varlen sequences, paged KV, odd softmax scales. A second test runs decode batches over one KV
- * cache (K and V views inside a larger buffer): the TypeScript batch, the pool's batch and the
- * pool's launches one by one with kept tiles, each launch against its own `flashAttentionForward`.
- * Fixed seed; `BITAUDIT_FUZZ_SCALE` multiplies the cases; a failure names the seed and the case
- * index.
+ * varlen sequences, paged KV (with vllm-flash-attn's per-sequence split ranges), odd softmax
+ * scales. A second test runs decode batches over one KV cache (K and V views inside a larger
+ * buffer): the TypeScript batch, the pool's batch and the pool's launches one by one with kept
+ * tiles, each launch against its own `flashAttentionForward`. Fixed seed; `BITAUDIT_FUZZ_SCALE`
+ * multiplies the cases; a failure names the seed and the case index.
  */
 import { createFa2Pool, type Fa2Pool } from "../../src/engine/mod.ts";
 import {
@@ -129,11 +129,17 @@ function launchCase(
     returnLse: r.chance(0.5),
     ...(r.chance(0.15) ? { softmaxScale: r.pick([1, 0.5, 1e-3, 30, 1e-30]) } : {}),
     ...(r.chance(0.1) ? { numSplits: r.int(1, 4) } : {}),
-    ...(r.chance(0.1) ? { pagedKv: true } : {}),
+    // A paged launch is vllm-flash-attn's, which takes split ranges from each sequence's keys.
+    ...(r.chance(0.1) ? { pagedKv: true, splitRange: "sequence" as const } : {}),
     ...(seqs.length > 1 ? { cuSeqlensQ: cu(0), cuSeqlensK: cu(1) } : {}),
   };
   const shape = seqs.map(([q, k]) => `${q}x${k}`).join("+");
-  const extra = { softmaxScale: o.softmaxScale, numSplits: o.numSplits, pagedKv: o.pagedKv };
+  const extra = {
+    softmaxScale: o.softmaxScale,
+    numSplits: o.numSplits,
+    pagedKv: o.pagedKv,
+    splitRange: o.splitRange,
+  };
   const label = `seed ${SEED} case ${index} ${gpu.profile.id} ${build.id} d=${d} ` +
     `h=${heads}/${kvHeads} causal=${causal} ${shape} ${mixLabel(mix, center, rise)} v ${vTop} ` +
     `lse=${o.returnLse} ${JSON.stringify(extra)}`;

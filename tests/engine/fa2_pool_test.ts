@@ -24,14 +24,31 @@ const BASE = fa2Options({
 });
 
 // Launch kinds the pool must cover (label, options, sq, sk, splits at least): standard prefill past
-// one m-block, split-KV on 132 SMs, decode with the GQA swap, varlen with two sequences, the
-// PyTorch build on the IEEE SFU.
+// one m-block, split-KV on 132 SMs, decode with the GQA swap, varlen with two sequences, two
+// sequences of a vLLM decode pass of 64 (3 splits: 150 keys in 3 by their own length, not 2 + 0
+// + 0 by the longest), the PyTorch build on the IEEE SFU.
 const H100 = { profile: profile("h100-sxm"), multiProcessorCount: 132 };
 const CASES: [string, Partial<FlashAttentionOptions>, number, number, number][] = [
   ["standard, GQA", {}, 150, 150, 1],
   ["split-KV", { ...H100, heads: 2 }, 130, 130, 2],
   ["decode", { ...H100, heads: 4, kvHeads: 1 }, 1, 300, 2],
   ["varlen", { cuSeqlensQ: [0, 40, 97], cuSeqlensK: [0, 40, 97] }, 97, 97, 1],
+  [
+    "vLLM decode pass, per-sequence split ranges",
+    {
+      ...H100,
+      heads: 4,
+      kvHeads: 1,
+      cuSeqlensQ: [0, 1, 2],
+      cuSeqlensK: [0, 150, 700],
+      launch: { batch: 64, maxSeqlenQ: 1, maxSeqlenK: 550 },
+      pagedKv: true,
+      splitRange: "sequence",
+    },
+    2,
+    700,
+    3,
+  ],
   [
     "PyTorch build, IEEE SFU",
     { build: FA2_PYTORCH_BUNDLED, mufu: createSfu({ mode: "ieee" }), causal: false },

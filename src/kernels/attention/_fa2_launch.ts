@@ -78,7 +78,10 @@ export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): F
 export interface _SplitPlan {
   /** KV splits (1: the standard kernel). */
   readonly splits: number;
-  /** The launch's `seqlen_k`, which fixes `n_blocks_per_split` (varlen: the longest). */
+  /**
+   * The launch's `seqlen_k` (varlen: the longest), which fixes `n_blocks_per_split` under the
+   * `launch` split range (`fa2BlocksPerSplit`).
+   */
   readonly seqlenK: number;
 }
 
@@ -87,9 +90,11 @@ export interface _SplitPlan {
  * only in the S_q = 1 GQA swap (every query length at most 1 and heads > kvHeads), with the batch
  * and the longest key length.
  *
- * ASSUMPTION (varlen swap, from the FA2 sources as the spec summarises them, not re-derived):
- * the varlen launch passes `max_seqlen_k` = the longest key length to the heuristic and as
- * `params.seqlen_k`, from which each split's block range is computed.
+ * The varlen launch passes `max_seqlen_k`, the longest key length, to the heuristic
+ * (`set_params_splitkv`) and as `params.seqlen_k` (`set_params_fprop`): Dao-AILab v2.8.3
+ * `csrc/flash_attn/flash_api.cpp` :102, :672, :700-705, and vllm-flash-attn ee4d25b :101, :676,
+ * :704-709; derived from source only. Which length fixes each split's block range differs between
+ * the two (`fa2BlocksPerSplit`).
  *
  * @param o the forward options
  * @param seq the sequences

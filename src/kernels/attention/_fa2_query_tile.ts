@@ -20,6 +20,7 @@ import type {
 } from "./_fa2_tile_walk.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import { _fa2CombineRow } from "./fa2_combine.ts";
+import { fa2BlocksPerSplit, type Fa2SplitRange } from "./fa2_split_range.ts";
 import type { Fa2Tiles } from "./fa2_tiles.ts";
 import type { _RowState } from "./_fa2_softmax_step.ts";
 
@@ -45,8 +46,13 @@ export interface Fa2Launch {
    * split that writes BF16 directly).
    */
   readonly splitKernel: boolean;
-  /** The launch's seqlen_k (fixes n_blocks_per_split). */
+  /** The launch's seqlen_k (fixes n_blocks_per_split under the `launch` rule). */
   readonly seqlenK: number;
+  /**
+   * What fixes each split's key blocks (`fa2BlocksPerSplit`): the launch's seqlen_k (Dao) or the
+   * sequence's own key length (vllm-flash-attn).
+   */
+  readonly splitRange: Fa2SplitRange;
   /** Standard kernel tiles. */
   readonly tiles: Fa2Tiles;
   /** Split kernel tiles (`fa2SplitTiles` of the head dimension). */
@@ -170,7 +176,12 @@ export function _fa2QueryTile(ctx: _LaunchCtx, tile: _QueryTile): _RowOutput[] {
   const epilogue = { arith: ctx.arith, softmaxScale: ctx.softmaxScale };
   if (ctx.splits > 1) {
     const t = ctx.splitTiles;
-    const nbps = _ceilDiv(_ceilDiv(ctx.seqlenK, t.blockN), ctx.splits);
+    const nbps = fa2BlocksPerSplit(ctx.splitRange, {
+      launchSeqlenK: ctx.seqlenK,
+      seqlenK: tile.sk,
+      blockN: t.blockN,
+      splits: ctx.splits,
+    });
     const nMax = _nBlockMax(ctx, tile, t);
     const o = visible.map(() => [] as Uint32Array[]);
     const lse = visible.map(() => new Uint32Array(ctx.splits));

@@ -12,6 +12,7 @@ import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type { Fa2KvCache } from "./fa2_kv_cache.ts";
 import type { Fa2Build } from "./fa2_build.ts";
 import type { Fa2SfuFunction } from "./fa2_sfu_functions.ts";
+import type { Fa2SplitRange } from "./fa2_split_range.ts";
 
 /** Q, K, V as BF16 patterns: Q [total_q, heads, d], K and V [total_k, kvHeads, d], row-major. */
 export interface AttentionInputs {
@@ -32,7 +33,10 @@ export interface Fa2LaunchShape {
   readonly batch: number;
   /** The longest query length (`max_seqlen_q`: GQA swap and causal flag). */
   readonly maxSeqlenQ: number;
-  /** The longest key length (`max_seqlen_k`: split heuristic and each split's key blocks). */
+  /**
+   * The longest key length (`max_seqlen_k`: split heuristic and, under the `launch` split range,
+   * each split's key blocks).
+   */
   readonly maxSeqlenK: number;
 }
 
@@ -65,7 +69,8 @@ export interface FlashAttentionOptions {
   readonly multiProcessorCount?: number;
   /**
    * The whole launch when `inputs` hold only some of its sequences: it fixes the GQA swap, the
-   * causal flag, the split count and the split ranges; default the sequences given.
+   * causal flag, the split count and (under the `launch` split range) the split ranges; default
+   * the sequences given.
    */
   readonly launch?: Fa2LaunchShape;
   /**
@@ -73,6 +78,13 @@ export interface FlashAttentionOptions {
    * the heuristic; 1 to 128.
    */
   readonly numSplits?: number;
+  /**
+   * What fixes each split's key blocks (`fa2BlocksPerSplit`): `launch` (default), the launch's
+   * `seqlen_k`, as Dao's flash-attn computes it; `sequence`, each sequence's own key length, as
+   * vllm-flash-attn (vLLM 0.11's pin) computes it. Only a split launch over sequences of different
+   * key lengths tells them apart.
+   */
+  readonly splitRange?: Fa2SplitRange;
   /**
    * A paged KV cache (vllm-flash-attn's `mha_varlen_fwd` with a `block_table`): `run_mha_fwd(params,
    * stream, paged_KV)` forces the split kernel even when one split runs (`Split = false`: its

@@ -19,6 +19,7 @@ import { fa2KeptTileKey } from "./fa2_kv_cache.ts";
 import { fa2MaskingSteps } from "./fa2_masking_steps.ts";
 import { fa2SfuFunctions } from "./fa2_sfu_functions.ts";
 import { fa2CombineBlockM, fa2SplitTiles } from "./fa2_split_tiles.ts";
+import { FA2_SPLIT_RANGES } from "./fa2_split_range.ts";
 import { fa2Tiles } from "./fa2_tiles.ts";
 import type { Fa2TileSoftmax } from "./fa2_tile_softmax.ts";
 import type {
@@ -123,6 +124,12 @@ export function planFa2(
   const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
   const { splits, seqlenK } = _splitPlan(options, seq);
   const splitKernel = splits > 1 || options.pagedKv === true;
+  const splitRange = options.splitRange ?? "launch";
+  if (!FA2_SPLIT_RANGES.includes(splitRange)) {
+    throw new RangeError(
+      `Cannot run FA2: splitRange '${splitRange}' is not one of ${FA2_SPLIT_RANGES.join(", ")}`,
+    );
+  }
   const splitTiles = fa2SplitTiles(d);
   // Is_even_MN reads the launch's seqlen_q and seqlen_k (mha_fwd: every sequence's lengths).
   const maskingSteps = fa2MaskingSteps(splitKernel ? splitTiles : tiles, {
@@ -157,6 +164,7 @@ export function planFa2(
       splits,
       splitKernel,
       seqlenK,
+      splitRange,
       tiles,
       splitTiles,
       combineBlockM: fa2CombineBlockM(d),

@@ -5,7 +5,9 @@
  * the split-KV kernel with its combine ({@link fa2CombineRow}) for the launches the heuristic
  * splits: short prefills on many SMs and decode (S_q = 1, with the GQA swap). The rescale takes
  * a row max of -inf as 0 only on the kernel's masking iterations ({@link fa2MaskingSteps}), so a
- * row whose every score is -inf gets NaN where FA2's source says so. Each result names
+ * row whose every score is -inf gets NaN where FA2's source says so. Each split's key blocks
+ * follow the launch's longest key length (Dao) or each sequence's own (vllm-flash-attn:
+ * {@link fa2BlocksPerSplit}). Each result names
  * the MUFU functions it depends on ({@link fa2SfuFunctions}); split-KV needs MUFU.LG2, whose
  * table model is `model-only`. `mha_fwd_kvcache` (forced split kernel, `Split = false`) is not
  * modelled.
@@ -83,6 +85,7 @@ export {
   planFa2,
 } from "./fa2_plan.ts";
 export { type Fa2SfuFunction, fa2SfuFunctions } from "./fa2_sfu_functions.ts";
+export { FA2_SPLIT_RANGES, fa2BlocksPerSplit, type Fa2SplitRange } from "./fa2_split_range.ts";
 export {
   FA2_COMBINE_BLOCK_M,
   FA2_SPLIT_TILES,

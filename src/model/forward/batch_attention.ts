@@ -18,6 +18,7 @@ import type { Datapath } from "../../hardware/mod.ts";
 import {
   type Fa2Build,
   fa2NumSplits,
+  type Fa2SplitRange,
   flashAttentionForward,
   type LayerKernels,
   type ReduceStack,
@@ -58,6 +59,8 @@ export interface BatchAttentionContext {
   readonly rope: LayerRope;
   /** K and V read from a paged cache (vLLM): FA2's split kernel always runs. */
   readonly paged: boolean;
+  /** What fixes each FA2 split's key blocks (the stack's `splitRange`). */
+  readonly splitRange: Fa2SplitRange;
   /**
    * Rows of every GEMM, norm and all-reduce launch: the layout's rows, or the CUDA-graph capture
    * size they are padded to (attention runs on the real rows).
@@ -217,6 +220,7 @@ async function _core(
       cuSeqlensQ: layout.cuSeqlens,
       cuSeqlensK: layout.cuSeqlens,
       ...(ctx.paged ? { pagedKv: true } : {}),
+      splitRange: ctx.splitRange,
     });
     _scatter(core, r.out, layout.real, heads * d);
   } else {

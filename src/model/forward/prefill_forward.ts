@@ -182,6 +182,7 @@ async function _forward(
       mufu: runtime.sfu,
     }),
     paged: ops.attention!.paged,
+    splitRange: ops.attention!.splitRange,
     launchM,
     multiProcessorCount: o.multiProcessorCount,
     eps,

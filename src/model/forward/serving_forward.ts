@@ -680,6 +680,7 @@ async function _core(
       cuSeqlensK: cuK,
       ...(o.forcedSplits?.has(pass) ? { numSplits: o.forcedSplits.get(pass)! } : {}),
       ...(ctx.ops.attention!.paged ? { pagedKv: true } : {}),
+      splitRange: ctx.ops.attention!.splitRange,
       ...(group.length === 1 ? { kvCache: kept[group[0]!.seq]! } : {}),
       launch: ctx.launches[pass]!,
     };

@@ -8,7 +8,8 @@
  * contribute to one sequence's bits: rows never mix in a GEMM (each output element is a K-walk
  * over one row), the norms reduce each row alone once the launch (row count) is fixed, RoPE and
  * the activations are per element, and attention reads only the sequence's own keys; the split
- * count and the split key ranges come from the launch's batch size and longest key length.
+ * count comes from the launch's batch size and longest key length, and so do the split key ranges
+ * under Dao's flash-attn (vLLM's FA2 takes them from the sequence's own key length).
  *
  * @module
  */

@@ -134,6 +134,31 @@ Deno.test("runServingForward(): a pass recording more rows for an expert than it
   }
 });
 
+Deno.test("FA2 launches take the stack's split range: vLLM's each sequence's own key length, HF's the launch's (serving replay and prefill)", async () => {
+  const stacks = [
+    [vllmForwardStack(), "sequence"],
+    [forwardStack({ batching: "flatten" }), "launch"],
+  ] as const;
+  const ck = await checkpoint(GQA_DENSE);
+  for (const [stack, want] of stacks) {
+    const base = forwardRuntime({ gemm: mDispatch(9), stack });
+    const forward = base.attention;
+    if (forward === undefined) throw new Error("the fixture's runtime runs FA2");
+    const seen = new Set<string | undefined>();
+    const runtime: BlockRuntime = {
+      ...base,
+      attention: (inputs, opts) => {
+        seen.add(opts.splitRange);
+        return forward(inputs, opts);
+      },
+    };
+    await serve(GQA_DENSE, { passes: PASSES, sequences: [seqA, seqB(B)] }, runtime);
+    const p = await runPrefillForward(ck, { sequences: [A], runtime, multiProcessorCount: 108 });
+    assert.ok(p.supported);
+    assert.deepEqual([...seen], [want], stack.id);
+  }
+});
+
 Deno.test("runServingForward(): pass by pass with carried KV caches (the prover) equals the layer-by-layer replay (the verifier)", async () => {
   for (const config of [GQA_DENSE, GQA_MOE]) {
     const runtime = flat({ gemm: mDispatch(9) });
