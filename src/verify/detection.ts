@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { detectionBinomial, detectionHypergeometric } from "./plan.ts";
+import { lowerDetection, sixDecimalsDown } from "./detection_text.ts";
+import { falseCount as countFalse } from "./false_count.ts";
+import {
+  binomialError,
+  detectionBinomial,
+  detectionHypergeometric,
+  hypergeometricError,
+} from "./plan.ts";
 
 /** Detection probability at one misreporting rate. */
 export interface DetectionLevel {
@@ -12,9 +19,9 @@ export interface DetectionLevel {
   readonly pFalse: string;
   /** Number of false records F = ceil(p * N). */
   readonly falseCount: number;
-  /** 1 - (1 - p)^k, as a decimal string with 6 digits. */
+  /** 1 - (1 - p)^k, as a decimal string with 6 digits, never above the true value. */
   readonly binomial: string;
-  /** 1 - C(N - F, k) / C(N, k), as a decimal string with 6 digits. */
+  /** 1 - C(N - F, k) / C(N, k), as a decimal string with 6 digits, never above the true value. */
   readonly hypergeometric: string;
 }
 
@@ -33,11 +40,15 @@ export const DEFAULT_RATES = ["0.001", "0.01", "0.05"] as const;
 Object.freeze(DEFAULT_RATES);
 
 /**
- * Computes the detection statement.
+ * Computes the detection statement. F is ⌈p·N⌉ with p read exactly from its decimal text
+ * (`falseCount`); each probability is written as `detectionText` writes it: lowered by the error
+ * bound of its computation (`lowerDetection`) and rounded down to six decimals
+ * (`sixDecimalsDown`), so the signed figure never states more than the truth.
  *
  * @param population N
  * @param options sample size `k` and the misreporting rates to report (decimal strings)
  * @returns the statement (probabilities as fixed-point strings, so it can be signed canonically)
+ * @throws {RangeError} when a rate is not a decimal in [0, 1] or k is not an integer in [0, N]
  * @example
  * ```ts
  * import { detectionStatement } from "./detection.ts";
@@ -49,33 +60,59 @@ export function detectionStatement(
   population: number,
   options: { k: number; rates?: readonly string[] },
 ): DetectionStatement {
+  const levels = _lowered(population, options).map((l) => ({
+    pFalse: l.pFalse,
+    falseCount: l.falseCount,
+    binomial: sixDecimalsDown(l.binomial),
+    hypergeometric: sixDecimalsDown(l.hypergeometric),
+  }));
+  return { population, k: options.k, levels };
+}
+
+/** A level with its probabilities lowered by their error bound (`lowerDetection`), unwritten. */
+interface LoweredLevel {
+  readonly pFalse: string;
+  readonly falseCount: number;
+  readonly binomial: number;
+  readonly hypergeometric: number;
+}
+
+function _lowered(
+  population: number,
+  options: { k: number; rates?: readonly string[] },
+): LoweredLevel[] {
   const { k } = options;
-  const levels = (options.rates ?? DEFAULT_RATES).map((pFalse) => {
+  return (options.rates ?? DEFAULT_RATES).map((pFalse) => {
     const p = Number(pFalse);
-    const falseCount = Math.min(population, Math.ceil(p * population - 1e-9));
+    const sample = { falseCount: countFalse(pFalse, population), k };
     return {
       pFalse,
-      falseCount,
-      binomial: detectionBinomial(p, k).toFixed(6),
-      hypergeometric: falseCount === 0
-        ? "0.000000"
-        : detectionHypergeometric(population, { falseCount, k }).toFixed(6),
+      falseCount: sample.falseCount,
+      binomial: lowerDetection(detectionBinomial(p, k), binomialError(p, k)),
+      hypergeometric: lowerDetection(
+        detectionHypergeometric(population, sample),
+        hypergeometricError(population, sample),
+      ),
     };
   });
-  return { population, k, levels };
 }
 
 /**
- * Largest difference accepted between a stated probability and the recomputed one: one unit of
- * the sixth decimal, so that a checker whose JavaScript engine rounds `log1p` or `expm1`
- * differently in the last bit does not refuse an honest statement.
+ * Tolerance for engines whose `log1p` or `expm1` differ from this one's in the last bit: one unit
+ * in the last place moves a value by about 10^−16, and such differences, independent over the at
+ * most 2^16 summed terms, by far less than 10^−12, itself far below a unit of the sixth decimal.
  */
-const PROBABILITY_SLACK = 1e-6 + 1e-12;
+const ENGINE_SLACK = 1e-12;
 
 /**
  * Why a signed detection statement is not the one an audit of `population` records with sample
  * `k` gives (`detectionStatement` at the default rates): the inspector's signature does not make
  * its numbers true, so a checker recomputes them as it recomputes the seed and the sample.
+ *
+ * With L a recomputed probability lowered by its error bound (never above the true value), a
+ * stated value s is accepted when s ≤ L + 10^−12 (it states no more than the truth) and s is at
+ * least one unit of the sixth decimal below L's own text (an engine whose L falls just under a
+ * six-decimal boundary writes one unit less).
  *
  * @param stated the statement from the verdict predicate
  * @param audit the audited population and sample size
@@ -98,23 +135,23 @@ export function detectionMismatch(
     return `the detection statement is for ${stated.k} of ${stated.population} records, ` +
       `the audit drew ${k} of ${population}`;
   }
-  const want = detectionStatement(population, { k });
-  if (stated.levels.length !== want.levels.length) {
-    return `the detection statement has ${stated.levels.length} rates, not ${want.levels.length}`;
+  const want = _lowered(population, { k });
+  if (stated.levels.length !== want.length) {
+    return `the detection statement has ${stated.levels.length} rates, not ${want.length}`;
   }
-  for (const [i, w] of want.levels.entries()) {
+  for (const [i, w] of want.entries()) {
     const l = stated.levels[i]!;
     if (l.pFalse !== w.pFalse || l.falseCount !== w.falseCount) {
       return `detection rate ${i} is ${l.pFalse} (${l.falseCount} false), not ${w.pFalse} ` +
         `(${w.falseCount} false)`;
     }
     for (const which of ["binomial", "hypergeometric"] as const) {
-      // A probability: 0.xxxxxx or 1.000000 (never above 1, whatever the slack allows).
-      const ok = /^(?:0\.\d{6}|1\.000000)$/.test(l[which]) &&
-        Math.abs(Number(l[which]) - Number(w[which])) <= PROBABILITY_SLACK;
-      if (!ok) {
+      const text = sixDecimalsDown(w[which]);
+      // A probability: 0.xxxxxx or 1.000000, never above 1.
+      const s = /^(?:0\.\d{6}|1\.000000)$/.test(l[which]) ? Number(l[which]) : Number.NaN;
+      if (!(s <= w[which] + ENGINE_SLACK && s >= Number(text) - 1e-6 - ENGINE_SLACK)) {
         return `at rate ${w.pFalse} the ${which} detection probability is stated as ` +
-          `${l[which]}, recomputed ${w[which]}`;
+          `${l[which]}, recomputed ${text}`;
       }
     }
   }

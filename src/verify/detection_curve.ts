@@ -32,7 +32,7 @@ export interface DetectionPoint {
  * import { detectionCurve } from "./detection_curve.ts";
  * const c = detectionCurve(300, { k: 120, rates: ["0.01"], points: 3 });
  * const at = c.find((p) => p.k === 120 && p.method === "hypergeometric")!;
- * if (at.probability !== 0.785446) throw new Error(String(at.probability));
+ * if (at.probability !== 0.785445) throw new Error(String(at.probability));
  * ```
  */
 export function detectionCurve(

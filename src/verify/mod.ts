@@ -47,7 +47,15 @@ export {
   detectionStatement,
 } from "./detection.ts";
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
+export {
+  type DetectionError,
+  detectionErrorBound,
+  detectionText,
+  lowerDetection,
+  sixDecimalsDown,
+} from "./detection_text.ts";
 export { evidenceShortfall } from "./evidence_shortfall.ts";
+export { falseCount, MAX_RATE_TEXT } from "./false_count.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
 export { PEER_COMPARISON, type PeerComparison, type PeerRun } from "./peer_comparison.ts";
 export { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
@@ -79,9 +87,11 @@ export { type CheckedResult, FAIL_FINDINGS, resultInconsistency } from "./result
 export { type Build, describeBuild, ownBuild, resultBuild, sameBuild } from "./result_build.ts";
 export { parseAuditPlan } from "./parse_audit_plan.ts";
 export {
+  binomialError,
   detectionBinomial,
   detectionHypergeometric,
   EXACT_TERMS,
+  hypergeometricError,
   type HypergeometricSample,
   type HypergeometricTarget,
   requiredSampleBinomial,

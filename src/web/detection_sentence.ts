@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { detectionHypergeometric, type DetectionStatement } from "../verify/mod.ts";
+import {
+  detectionHypergeometric,
+  type DetectionStatement,
+  detectionText,
+  hypergeometricError,
+} from "../verify/mod.ts";
 
 /**
  * Says what the sample could catch.
@@ -21,14 +26,15 @@ import { detectionHypergeometric, type DetectionStatement } from "../verify/mod.
  * const d = {
  *   population: 6,
  *   k: 4,
- *   levels: [{ pFalse: "0.01", falseCount: 1, binomial: "0.039404", hypergeometric: "0.666667" }],
+ *   levels: [{ pFalse: "0.01", falseCount: 1, binomial: "0.039403", hypergeometric: "0.666666" }],
  * };
  * const all = detectionSentence(d, [{ status: "PASS" }, { status: "PASS" }, { status: "FAIL" }, { status: "PASS" }]);
  * if (!all!.startsWith("If 1 of the 6 records were false (1 %, rounded up to whole records)")) {
  *   throw new Error(all!);
  * }
  * const some = detectionSentence(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }, { status: "PASS" }, { status: "PASS" }]);
- * if (!some!.includes("the 3 verified records catch at least one with probability 0.500000")) {
+ * // 1/2, computed in doubles, is written one unit below: the text is never above the truth.
+ * if (!some!.includes("the 3 verified records catch at least one with probability 0.499999")) {
  *   throw new Error(some!);
  * }
  * ```
@@ -57,7 +63,9 @@ export function detectionSentence(
     unverified === 1 ? "was" : "were"
   } NOT_VERIFIED and could catch nothing (the signed figure, ${level.hypergeometric}, counts all ${k})`;
   if (verified === 0) return `${lead}: this audit could catch no false record.`;
-  const p = detectionHypergeometric(n, { falseCount: f, k: Math.min(verified, n) }).toFixed(6);
+  // Written as the signed figures are: never above the true value (`detectionText`).
+  const sample = { falseCount: f, k: Math.min(verified, n) };
+  const p = detectionText(detectionHypergeometric(n, sample), hypergeometricError(n, sample));
   return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming a false record is as likely as any other to be one this verifier can check.`;
 }
 

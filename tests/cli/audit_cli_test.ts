@@ -407,6 +407,44 @@ Deno.test("plan reproduces the paper's appendix: p = 0.001, k = 3200 detects wit
   assert.ok(s.kHypergeometric <= 59);
 });
 
+Deno.test("plan never prints a probability above the truth and counts F exactly (review h141)", async () => {
+  const plan = async (...args: string[]) => {
+    const r = await runBitaudit(["plan", ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  // N = 1860, F = 19, k = 270: 0.94999997982... (printed 0.950000 before, while --confidence
+  // 0.95 said k = 271).
+  const at270 = await plan("--population", "1860", "--p-false", "0.01", "--k", "270");
+  assert.match(at270, /^ {2}0\.949999 {2}hypergeometric/m);
+  const sized = await plan("--population", "1860", "--p-false", "0.01", "--confidence", "0.95");
+  assert.match(sized, /^ {2}k = 271 {2}finite-population/m);
+  // p = 5 %, k = 290: 0.99999965... (printed 1.000000 before).
+  const near1 = await plan("--population", "999", "--p-false", "0.05", "--k", "290", "--json");
+  assert.equal(JSON.parse(near1).detectionBinomial, 0.999999);
+  // F = ceil(p·N) exactly: doubles gave 19,594,961 and 22,808,048.
+  for (
+    const [n, p, f] of [["279928000", "0.07", 19_594_960], [
+      "2280804700000",
+      "0.00001",
+      22_808_047,
+    ]] as const
+  ) {
+    const out = JSON.parse(await plan("--population", n, "--p-false", p, "--k", "1", "--json"));
+    assert.equal(out.falseCount, f);
+    const c = JSON.parse(
+      await plan("--population", n, "--p-false", p, "--confidence", "0.5", "--json"),
+    );
+    assert.equal(c.falseCount, f);
+  }
+  // A rate Number() reads as 1 but above 1 is refused.
+  const r = await runBitaudit([
+    ...["plan", "--population", "10", "--p-false", "1.0000000000000000001", "--k", "1"],
+  ]);
+  assert.equal(r.code, 2);
+  assertCliCode(r.stderr, "USAGE_NUMBER");
+});
+
 Deno.test("audit recomputes attention and FFN block records, signs their SFU statuses, and check --recompute agrees", async () => {
   const f = await makeAuditFixture({ records: 2, falsify: [], blocks: 4 });
   const out = `${f.dir}/blocks`;

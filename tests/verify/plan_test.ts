@@ -1,11 +1,25 @@
 import assert from "node:assert/strict";
 import {
+  binomialError,
   detectionBinomial,
   detectionHypergeometric,
   EXACT_TERMS,
+  hypergeometricError,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "../../src/verify/plan.ts";
+import { lowerDetection } from "../../src/verify/detection_text.ts";
+
+/** The binomial detection probability lowered by its error bound (what sample sizes judge). */
+function lowBinomial(p: number, k: number): number {
+  return lowerDetection(detectionBinomial(p, k), binomialError(p, k));
+}
+
+/** The hypergeometric detection probability lowered by its error bound. */
+function lowHyper(n: number, f: number, k: number): number {
+  const sample = { falseCount: f, k };
+  return lowerDetection(detectionHypergeometric(n, sample), hypergeometricError(n, sample));
+}
 
 Deno.test("detectionBinomial() reproduces the paper's appendix C values when p = 0.1 %", () => {
   assert.ok(Math.abs(detectionBinomial(0.001, 3200) - 0.96) < 0.001);
@@ -41,14 +55,26 @@ Deno.test("requiredSampleBinomial() gives the spec's table at 95 % confidence", 
   assert.throws(() => requiredSampleBinomial(0.1, 1), RangeError);
 });
 
-Deno.test("requiredSampleBinomial() is minimal: k meets the bound and k − 1 does not", () => {
-  for (const p of [0.5, 0.2, 0.05, 0.013, 0.001, 3e-4, 1e-5]) {
-    for (const c of [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]) {
+Deno.test("requiredSampleBinomial() is minimal: k meets the bound and k − 1 does not, lowered", () => {
+  for (const p of [0.5, 0.2, 0.05, 0.013, 0.001, 3e-4, 1e-5, 1e-15]) {
+    for (const c of [0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.999999999999]) {
+      if (p === 1e-15 && c > 0.99) continue; // past 2^53 draws
       const k = requiredSampleBinomial(p, c);
-      assert.ok(detectionBinomial(p, k) >= c, `p=${p} c=${c}`);
-      assert.ok(k === 0 || detectionBinomial(p, k - 1) < c, `p=${p} c=${c}`);
+      assert.ok(lowBinomial(p, k) >= c, `p=${p} c=${c}`);
+      assert.ok(k === 0 || lowBinomial(p, k - 1) < c, `p=${p} c=${c}`);
     }
   }
+});
+
+Deno.test("requiredSampleBinomial() is never below the exact minimum near a tie (review h141)", () => {
+  // p = 10^−15, c = 0.95: the exact minimum is 2,995,732,273,553,990 (Python mpmath, 60 digits,
+  // p the exact decimal); the double p rounds below 10^−15, where more draws are needed.
+  const k = requiredSampleBinomial(1e-15, 0.95);
+  assert.ok(k >= 2_995_732_273_553_990 && k <= 2_995_732_273_554_010, String(k));
+  // 1 − 0.5^1 = 0.5 exactly: a tie the doubles cannot tell from just below, so one step more.
+  assert.equal(requiredSampleBinomial(0.5, 0.5), 2);
+  // A confidence no lowered value reaches below certainty is refused, not searched forever.
+  assert.throws(() => requiredSampleBinomial(0.5, 1 - 2 ** -53), RangeError);
 });
 
 /** Exact 1 − C(N−F,k)/C(N,k) with BigInt, for small cases. */
@@ -92,13 +118,15 @@ Deno.test("requiredSampleHypergeometric() is minimal and never above the binomia
       const f = Math.max(1, Math.ceil(p * n));
       for (const c of [0.8, 0.95, 0.99]) {
         const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
-        assert.ok(detectionHypergeometric(n, { falseCount: f, k }) >= c);
-        assert.ok(k === 0 || detectionHypergeometric(n, { falseCount: f, k: k - 1 }) < c);
+        assert.ok(lowHyper(n, f, k) >= c);
+        assert.ok(k === 0 || lowHyper(n, f, k - 1) < c);
         assert.ok(k <= requiredSampleBinomial(f / n, c), `N=${n} F=${f} c=${c}`);
       }
     }
   }
-  assert.equal(requiredSampleHypergeometric(10, { falseCount: 1, confidence: 0.5 }), 5);
+  // 5 of 10 catch the one false record with probability 1/2 exactly: a tie, so 6.
+  assert.equal(requiredSampleHypergeometric(10, { falseCount: 1, confidence: 0.5 }), 6);
+  assert.equal(requiredSampleHypergeometric(10, { falseCount: 1, confidence: 0.49 }), 5);
   assert.equal(requiredSampleHypergeometric(10, { falseCount: 3, confidence: 0 }), 0);
   assert.throws(
     () => requiredSampleHypergeometric(10, { falseCount: 0, confidence: 0.5 }),
@@ -157,10 +185,20 @@ Deno.test("requiredSampleHypergeometric() answers N = 2^53 − 1 with a minimal 
   ) {
     // A scan of the population would not finish; the search is logarithmic in N.
     const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
-    assert.ok(detectionHypergeometric(n, { falseCount: f, k }) >= c);
-    assert.ok(detectionHypergeometric(n, { falseCount: f, k: k - 1 }) < c);
+    assert.ok(lowHyper(n, f, k) >= c);
+    assert.ok(lowHyper(n, f, k - 1) < c);
     assert.ok(k <= requiredSampleBinomial(f / n, c));
   }
+});
+
+Deno.test("requiredSampleHypergeometric() is never below the exact minimum near a tie (review h141)", () => {
+  // N = 2^53 − 1, F = 10 (p = 10^−15), c = 0.95: the exact minimum is 2,331,653,597,082,016
+  // (Python mpmath, log-gamma at 60 digits: 0.94999999999999996758 at one less, and
+  // 0.95000000000000004248 there); earlier builds gave ...014.
+  const k = requiredSampleHypergeometric(2 ** 53 - 1, { falseCount: 10, confidence: 0.95 });
+  assert.ok(k >= 2_331_653_597_082_016 && k <= 2_331_653_597_082_036, String(k));
+  // N = 1860, F = 19: k = 270 gives 0.94999997982..., so 271.
+  assert.equal(requiredSampleHypergeometric(1860, { falseCount: 19, confidence: 0.95 }), 271);
 });
 
 Deno.test("requiredSampleHypergeometric() answers where the binomial size passes 2^53 draws", () => {
@@ -169,6 +207,6 @@ Deno.test("requiredSampleHypergeometric() answers where the binomial size passes
   assert.throws(() => requiredSampleBinomial(10 / n, confidence), RangeError);
   const k = requiredSampleHypergeometric(n, { falseCount: 10, confidence });
   assert.ok(k > 0.93 * n && k < 0.94 * n, String(k));
-  assert.ok(detectionHypergeometric(n, { falseCount: 10, k }) >= confidence);
-  assert.ok(detectionHypergeometric(n, { falseCount: 10, k: k - 1 }) < confidence);
+  assert.ok(lowHyper(n, 10, k) >= confidence);
+  assert.ok(lowHyper(n, 10, k - 1) < confidence);
 });

@@ -14,7 +14,12 @@
  */
 import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
-import { detectionHypergeometric, type RecordResult } from "../../verify/mod.ts";
+import {
+  detectionHypergeometric,
+  detectionText,
+  hypergeometricError,
+  type RecordResult,
+} from "../../verify/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
@@ -228,10 +233,12 @@ export function demoCommand(): Command {
           const notVerified = falsified.filter((f) => status.get(f.seq) === "NOT_VERIFIED");
           const indistinguishable = falsified.filter((f) => status.get(f.seq) === "PASS");
           const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
-          const pCatch = detectionHypergeometric(r.population, {
-            falseCount: falsified.length,
-            k: r.selected.length,
-          });
+          // Written as the signed figures are: never above the true value.
+          const caughtBy = { falseCount: falsified.length, k: r.selected.length };
+          const pCatch = detectionText(
+            detectionHypergeometric(r.population, caughtBy),
+            hypergeometricError(r.population, caughtBy),
+          );
           say(
             "4. third-party check of the attestation (offline, against the trust root and the log)",
           );
@@ -277,7 +284,7 @@ export function demoCommand(): Command {
             notVerified,
             indistinguishable,
             honestRecordsFailed: wrongFail,
-            detectionProbability: Number(pCatch.toFixed(6)),
+            detectionProbability: Number(pCatch),
             detection: r.detection,
             attestationValid: check.valid,
             timestamps: {
@@ -302,9 +309,7 @@ export function demoCommand(): Command {
               );
             }
             printText(
-              `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${
-                pCatch.toFixed(4)
-              } (hypergeometric)`,
+              `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${pCatch} (hypergeometric)`,
             );
             for (const l of r.detection.levels) {
               printText(

@@ -6,8 +6,13 @@
 import { Command } from "@commander-js/extra-typings";
 import { UsageError } from "../../errors.ts";
 import {
+  binomialError,
   detectionBinomial,
   detectionHypergeometric,
+  detectionText,
+  falseCount as countFalse,
+  hypergeometricError,
+  MAX_RATE_TEXT,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "../../verify/mod.ts";
@@ -40,28 +45,33 @@ export function planCommand(): Command {
       // Below 1e-15 the sample size that reaches a confidence passes 2^53 (and 1e-15 of the
       // largest population, 2^53 - 1, is a handful of records).
       const p = _num(opts.pFalse, "--p-false", { min: 1e-15, max: 1 });
-      const falseCount = Math.max(1, Math.ceil(p * n - 1e-9));
+      const falseCount = _falseCount(opts.pFalse, n);
       if ((opts.k === undefined) === (opts.confidence === undefined)) {
         throw new UsageError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
       }
       if (opts.k !== undefined) {
         const k = parseIntOption(opts.k, { flag: "--k", min: 0, max: n });
+        // Never above the true value: lowered by the computation's error bound, rounded down.
+        const binomial = detectionText(detectionBinomial(p, k), binomialError(p, k));
+        const sample = { falseCount, k };
+        const hypergeometric = detectionText(
+          detectionHypergeometric(n, sample),
+          hypergeometricError(n, sample),
+        );
         const r = {
           population: n,
           pFalse: p,
           falseCount,
           k,
-          detectionBinomial: detectionBinomial(p, k),
-          detectionHypergeometric: detectionHypergeometric(n, { falseCount, k }),
+          detectionBinomial: Number(binomial),
+          detectionHypergeometric: Number(hypergeometric),
         };
         if (opts.json) return printJson(r);
         console.log(
           `k = ${k} of N = ${n} catches >= 1 false record (p = ${p}, F = ${falseCount}) with probability`,
         );
-        console.log(`  ${r.detectionBinomial.toFixed(6)}  binomial 1 - (1 - p)^k`);
-        console.log(
-          `  ${r.detectionHypergeometric.toFixed(6)}  hypergeometric 1 - C(N-F, k)/C(N, k)`,
-        );
+        console.log(`  ${binomial}  binomial 1 - (1 - p)^k`);
+        console.log(`  ${hypergeometric}  hypergeometric 1 - C(N-F, k)/C(N, k)`);
         return;
       }
       const c = _num(opts.confidence!, "--confidence", { min: 0, max: 0.999999999999 });
@@ -93,6 +103,19 @@ export function planCommand(): Command {
       );
       console.log(`  k = ${kh}  finite-population (hypergeometric) bound`);
     });
+}
+
+/** F = ⌈p·N⌉ from the option's exact decimal text (at least 1: p ≥ 1e-15 is above 0). */
+function _falseCount(text: string, n: number): number {
+  try {
+    return countFalse(text, n);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new UsageError(
+      "USAGE_NUMBER",
+      `Cannot use --p-false '${text}': expected a decimal number of at most ${MAX_RATE_TEXT} characters, >= 1e-15 and <= 1`,
+    );
+  }
 }
 
 function _num(

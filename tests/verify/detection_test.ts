@@ -1,0 +1,118 @@
+/**
+ * The signed detection statement and its check (review h141): each probability is never above
+ * the true value, F is exact, and a checker refuses a stated value above the recomputed one
+ * lowered by its error bound (exact values in tests/verify/detection_text_test.ts).
+ */
+import assert from "node:assert/strict";
+import {
+  detectionMismatch,
+  type DetectionStatement,
+  detectionStatement,
+} from "../../src/verify/detection.ts";
+
+/** The statement with one probability replaced. */
+function withValue(
+  s: DetectionStatement,
+  level: number,
+  which: "binomial" | "hypergeometric",
+  value: string,
+): DetectionStatement {
+  return {
+    ...s,
+    levels: s.levels.map((l, i) => (i === level ? { ...l, [which]: value } : l)),
+  };
+}
+
+/** One unit of the sixth decimal added (d = 1) or taken (d = −1). */
+function unit(text: string, d: number): string {
+  return ((Math.round(Number(text) * 1e6) + d) / 1e6).toFixed(6);
+}
+
+Deno.test("detectionStatement() states no probability above the true value (review h141)", () => {
+  // N = 1860, F = 19, k = 270: 0.94999997982..., 0.950000 to nearest.
+  assert.equal(detectionStatement(1860, { k: 270 }).levels[1]!.hypergeometric, "0.949999");
+  // p = 5 %, k = 290: 0.99999965338..., 1.000000 to nearest.
+  assert.equal(detectionStatement(999, { k: 290 }).levels[2]!.binomial, "0.999999");
+  // A full sample cannot miss: exactly 1.
+  assert.equal(detectionStatement(6, { k: 6 }).levels[0]!.hypergeometric, "1.000000");
+});
+
+Deno.test("detectionStatement() counts F exactly from the rate's decimal text", () => {
+  const s = detectionStatement(279_928_000, { k: 10, rates: ["0.07"] });
+  assert.equal(s.levels[0]!.falseCount, 19_594_960);
+  const t = detectionStatement(2_280_804_700_000, { k: 10, rates: ["0.00001"] });
+  assert.equal(t.levels[0]!.falseCount, 22_808_047);
+  assert.throws(() => detectionStatement(10, { k: 1, rates: ["1.5"] }), RangeError);
+});
+
+Deno.test("detectionMismatch() refuses a value above the truth that rounds to nearest (review h141)", () => {
+  // The review's forgeries: 0.950000 where the exact values are 0.94999851... and 0.94999867...
+  for (const [n, k] of [[3406, 278], [1279, 262]] as const) {
+    const s = detectionStatement(n, { k });
+    assert.equal(s.levels[1]!.hypergeometric, "0.949998");
+    assert.equal(detectionMismatch(s, { population: n, k }), null);
+    const forged = withValue(s, 1, "hypergeometric", "0.950000");
+    assert.match(
+      detectionMismatch(forged, { population: n, k }) ?? "",
+      /stated as 0\.950000, recomputed 0\.949998$/,
+    );
+  }
+  // One unit above this build's figure, at every level of the review's cases, is refused (but
+  // 1.000000 where the truth is within 10^−12 of 1: engines may differ by that much).
+  for (const [n, k] of [[4240, 58], [1860, 270], [999, 290], [1_000_000, 3200]] as const) {
+    const s = detectionStatement(n, { k });
+    for (const [i, l] of s.levels.entries()) {
+      for (const which of ["binomial", "hypergeometric"] as const) {
+        if (l[which] === "1.000000" || l[which] === "0.999999") continue;
+        const up = withValue(s, i, which, unit(l[which], 1));
+        assert.notEqual(detectionMismatch(up, { population: n, k }), null, `${n} ${k} ${which}`);
+      }
+    }
+  }
+});
+
+Deno.test("detectionMismatch() accepts this build's statement and one unit below it, not two", () => {
+  for (
+    const [n, k] of [
+      [4240, 58],
+      [1860, 270],
+      [999, 290],
+      [6, 6],
+      [100, 5],
+      [2 ** 53 - 1, 3200],
+    ] as const
+  ) {
+    const s = detectionStatement(n, { k });
+    assert.equal(detectionMismatch(s, { population: n, k }), null, `${n} ${k}`);
+    for (const [i, l] of s.levels.entries()) {
+      for (const which of ["binomial", "hypergeometric"] as const) {
+        if (l[which] === "0.000000") continue;
+        const below = withValue(s, i, which, unit(l[which], -1));
+        assert.equal(detectionMismatch(below, { population: n, k }), null, `${n} ${k} ${which}`);
+        if (l[which] === "0.000001") continue;
+        const twoBelow = withValue(s, i, which, unit(l[which], -2));
+        assert.notEqual(detectionMismatch(twoBelow, { population: n, k }), null);
+      }
+    }
+  }
+  // Not a probability's text: refused whatever its value.
+  const s = detectionStatement(100, { k: 5 });
+  for (const bad of ["0.95", "1.0000001", "1.000001", " 0.000000", "4.9e-1"]) {
+    assert.notEqual(
+      detectionMismatch(withValue(s, 0, "binomial", bad), { population: 100, k: 5 }),
+      null,
+    );
+  }
+});
+
+Deno.test("detectionMismatch() takes 1.000000 only within 10^−12 of 1", () => {
+  // p = 5 %, k = 290: 1 − 3.5·10^−7, stated 1.000000 to nearest by earlier builds: refused.
+  const s = detectionStatement(999, { k: 290 });
+  const one = withValue(s, 2, "binomial", "1.000000");
+  assert.match(detectionMismatch(one, { population: 999, k: 290 }) ?? "", /recomputed 0\.999999$/);
+  // p = 5 %, k = 3200: 1 − 10^−71, which an engine may compute as 1.
+  const t = detectionStatement(1_000_000, { k: 3200 });
+  assert.equal(t.levels[2]!.binomial, "0.999999");
+  const sure = withValue(t, 2, "binomial", "1.000000");
+  assert.equal(detectionMismatch(sure, { population: 1_000_000, k: 3200 }), null);
+});
