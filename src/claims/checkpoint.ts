@@ -13,7 +13,7 @@ import { MERKLE_HASH_BYTES } from "./merkle.ts";
  * or '+' (a note key name, short enough to read at a glance), e.g. `bitaudit.example/prover-1/log`.
  * `claims checkpoint --origin` and a trust root's prover `origin` are held to it.
  */
-export const SIGNED_ORIGIN_PATTERN: RegExp = /^[\x21-\x2a\x2c-\x7e]{1,256}$/;
+export const SIGNED_ORIGIN_PATTERN: RegExp = Object.freeze(/^[\x21-\x2a\x2c-\x7e]{1,256}$/);
 
 /** The three lines of a checkpoint (and its extension lines). */
 export interface Checkpoint {
