@@ -112,7 +112,9 @@ const ENGINE_SLACK = 1e-12;
  * With L a recomputed probability lowered by its error bound (never above the true value), a
  * stated value s is accepted when s ≤ L + 10^−12 (it states no more than the truth) and s is at
  * least one unit of the sixth decimal below L's own text (an engine whose L falls just under a
- * six-decimal boundary writes one unit less).
+ * six-decimal boundary writes one unit less). 1.000000 is accepted only where L is exactly 1, the
+ * inputs making detection certain (k > N − F, or p = 1): elsewhere L is at least 2^−51 below 1
+ * on every engine running this code, so 1.000000 states more than the truth.
  *
  * @param stated the statement from the verdict predicate
  * @param audit the audited population and sample size
@@ -149,7 +151,8 @@ export function detectionMismatch(
       const text = sixDecimalsDown(w[which]);
       // A probability: 0.xxxxxx or 1.000000, never above 1.
       const s = /^(?:0\.\d{6}|1\.000000)$/.test(l[which]) ? Number(l[which]) : Number.NaN;
-      if (!(s <= w[which] + ENGINE_SLACK && s >= Number(text) - 1e-6 - ENGINE_SLACK)) {
+      const within = s <= w[which] + ENGINE_SLACK && s >= Number(text) - 1e-6 - ENGINE_SLACK;
+      if (!(within && (s < 1 || w[which] === 1))) {
         return `at rate ${w.pFalse} the ${which} detection probability is stated as ` +
           `${l[which]}, recomputed ${text}`;
       }

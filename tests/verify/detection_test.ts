@@ -57,13 +57,13 @@ Deno.test("detectionMismatch() refuses a value above the truth that rounds to ne
       /stated as 0\.950000, recomputed 0\.949998$/,
     );
   }
-  // One unit above this build's figure, at every level of the review's cases, is refused (but
-  // 1.000000 where the truth is within 10^−12 of 1: engines may differ by that much).
+  // One unit above this build's figure, at every level of the review's cases, is refused (and
+  // 1.000000 where detection is not certain: the test below).
   for (const [n, k] of [[4240, 58], [1860, 270], [999, 290], [1_000_000, 3200]] as const) {
     const s = detectionStatement(n, { k });
     for (const [i, l] of s.levels.entries()) {
       for (const which of ["binomial", "hypergeometric"] as const) {
-        if (l[which] === "1.000000" || l[which] === "0.999999") continue;
+        if (l[which] === "1.000000") continue;
         const up = withValue(s, i, which, unit(l[which], 1));
         assert.notEqual(detectionMismatch(up, { population: n, k }), null, `${n} ${k} ${which}`);
       }
@@ -105,14 +105,40 @@ Deno.test("detectionMismatch() accepts this build's statement and one unit below
   }
 });
 
-Deno.test("detectionMismatch() takes 1.000000 only within 10^−12 of 1", () => {
+Deno.test("detectionMismatch() takes 1.000000 only where detection is certain", () => {
   // p = 5 %, k = 290: 1 − 3.5·10^−7, stated 1.000000 to nearest by earlier builds: refused.
   const s = detectionStatement(999, { k: 290 });
   const one = withValue(s, 2, "binomial", "1.000000");
   assert.match(detectionMismatch(one, { population: 999, k: 290 }) ?? "", /recomputed 0\.999999$/);
-  // p = 5 %, k = 3200: 1 − 10^−71, which an engine may compute as 1.
-  const t = detectionStatement(1_000_000, { k: 3200 });
-  assert.equal(t.levels[2]!.binomial, "0.999999");
-  const sure = withValue(t, 2, "binomial", "1.000000");
-  assert.equal(detectionMismatch(sure, { population: 1_000_000, k: 3200 }), null);
+  // Within 10^−12 of 1 but not certain: every engine lowers its value by at least 2^−51 and
+  // writes 0.999999, so 1.000000 states more than the truth (p = 5 % and k = 600: 1 − 4·10^−14;
+  // k = 3200 and 5000: below 10^−70 from 1, at 1 % and 5 %).
+  for (
+    const [n, k, level, which] of [
+      [1_000_000, 600, 2, "binomial"],
+      [1_000_000, 600, 2, "hypergeometric"],
+      [1_000_000, 3200, 2, "binomial"],
+      [1_000_000, 5000, 1, "binomial"],
+      [1_000_000, 5000, 1, "hypergeometric"],
+      [1_000_000, 5000, 2, "binomial"],
+      [1_000_000, 5000, 2, "hypergeometric"],
+    ] as const
+  ) {
+    const t = detectionStatement(n, { k });
+    assert.equal(t.levels[level]![which], "0.999999", `${k} ${level} ${which}`);
+    const forged = withValue(t, level, which, "1.000000");
+    assert.match(
+      detectionMismatch(forged, { population: n, k }) ?? "",
+      /stated as 1\.000000, recomputed 0\.999999$/,
+      `${k} ${level} ${which}`,
+    );
+  }
+  // Certain: a full sample (k > N − F) cannot miss, and 1.000000 is what it states.
+  const sure = detectionStatement(6, { k: 6 });
+  assert.equal(sure.levels[2]!.hypergeometric, "1.000000");
+  assert.equal(detectionMismatch(sure, { population: 6, k: 6 }), null);
+  // Where some k > N − F: 1,000 records, 5 % false (F = 50), 951 sampled.
+  const most = detectionStatement(1000, { k: 951 });
+  assert.equal(most.levels[2]!.hypergeometric, "1.000000");
+  assert.equal(detectionMismatch(most, { population: 1000, k: 951 }), null);
 });
