@@ -55,7 +55,7 @@ export {
   sixDecimalsDown,
 } from "./detection_text.ts";
 export { evidenceShortfall } from "./evidence_shortfall.ts";
-export { falseCount, MAX_RATE_TEXT } from "./false_count.ts";
+export { falseCount, MAX_RATE_TEXT, rateIsOne } from "./false_count.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
 export { PEER_COMPARISON, type PeerComparison, type PeerRun } from "./peer_comparison.ts";
 export { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";

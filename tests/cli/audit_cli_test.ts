@@ -443,6 +443,22 @@ Deno.test("plan never prints a probability above the truth and counts F exactly 
   ]);
   assert.equal(r.code, 2);
   assertCliCode(r.stderr, "USAGE_NUMBER");
+  // And one below 1 that Number() reads as 1: 1 − 10^−17 printed binomial 1.000000 (certain).
+  for (const below of ["0.99999999999999999", "0.99999999999999995", "9.99999999999999999e-1"]) {
+    const b = await runBitaudit(["plan", "--population", "1000", "--p-false", below, "--k", "1"]);
+    assert.equal(b.code, 2, below);
+    assertCliCode(b.stderr, "USAGE_NUMBER");
+    assert.match(b.stderr, /below 1 but read as 1/);
+  }
+  // 1 itself, in any form, is certain; the largest double below 1 is not.
+  for (const one of ["1", "1.000", "10e-1"]) {
+    const o = JSON.parse(
+      await plan("--population", "1000", "--p-false", one, "--k", "1", "--json"),
+    );
+    assert.equal(o.detectionBinomial, 1, one);
+  }
+  const most = await plan("--population", "1000", "--p-false", "0.9999999999999999", "--k", "1");
+  assert.match(most, /^ {2}0\.999999 {2}binomial/m);
 });
 
 Deno.test("audit recomputes attention and FFN block records, signs their SFU statuses, and check --recompute agrees", async () => {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { falseCount, MAX_RATE_TEXT } from "../../src/verify/false_count.ts";
+import { falseCount, MAX_RATE_TEXT, rateIsOne } from "../../src/verify/false_count.ts";
 
 Deno.test("falseCount() is exact where p·N in doubles lands just above an integer", () => {
   assert.equal(Math.ceil(0.07 * 279_928_000 - 1e-9), 19_594_961);
@@ -78,4 +78,20 @@ Deno.test("falseCount() agrees with an exact ceiling of digits·N / 10^d (proper
     ),
     { numRuns: 500, seed: 1410 },
   );
+});
+
+Deno.test("rateIsOne() tells 1 from a rate just below it that Number() reads as 1", () => {
+  for (const one of ["1", "1.", "1.000", "+1", "10e-1", "0.1e1", "100000e-5"]) {
+    assert.equal(rateIsOne(one), true, one);
+  }
+  for (
+    const below of ["0.99999999999999999", "0.99999999999999995", "9.99999999999999999e-1", "0.5"]
+  ) {
+    assert.equal(rateIsOne(below), false, below);
+  }
+  assert.equal(Number("0.99999999999999999"), 1);
+  for (const not of ["0", "0.000", "1e-99999"]) assert.equal(rateIsOne(not), false, not);
+  for (const bad of ["1.0000000000000000001", "x", "", "-1"]) {
+    assert.throws(() => rateIsOne(bad), RangeError, bad);
+  }
 });

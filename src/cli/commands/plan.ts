@@ -13,6 +13,7 @@ import {
   falseCount as countFalse,
   hypergeometricError,
   MAX_RATE_TEXT,
+  rateIsOne,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "../../verify/mod.ts";
@@ -45,7 +46,7 @@ export function planCommand(): Command {
       // Below 1e-15 the sample size that reaches a confidence passes 2^53 (and 1e-15 of the
       // largest population, 2^53 - 1, is a handful of records).
       const p = _num(opts.pFalse, "--p-false", { min: 1e-15, max: 1 });
-      const falseCount = _falseCount(opts.pFalse, n);
+      const falseCount = _falseCount(opts.pFalse, n, p);
       if ((opts.k === undefined) === (opts.confidence === undefined)) {
         throw new UsageError("USAGE_PLAN", "Cannot plan: give exactly one of --confidence or --k");
       }
@@ -105,10 +106,14 @@ export function planCommand(): Command {
     });
 }
 
-/** F = ⌈p·N⌉ from the option's exact decimal text (at least 1: p ≥ 1e-15 is above 0). */
-function _falseCount(text: string, n: number): number {
+/**
+ * F = ⌈p·N⌉ from the option's exact decimal text (at least 1: p ≥ 1e-15 is above 0). A text
+ * below 1 that doubles read as 1 is refused: the binomial figure would be stated as certain.
+ */
+function _falseCount(text: string, n: number, p: number): number {
+  let f: number;
   try {
-    return countFalse(text, n);
+    f = countFalse(text, n);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     throw new UsageError(
@@ -116,6 +121,13 @@ function _falseCount(text: string, n: number): number {
       `Cannot use --p-false '${text}': expected a decimal number of at most ${MAX_RATE_TEXT} characters, >= 1e-15 and <= 1`,
     );
   }
+  if (p === 1 && !rateIsOne(text)) {
+    throw new UsageError(
+      "USAGE_NUMBER",
+      `Cannot use --p-false '${text}': below 1 but read as 1 in double precision; give 1 or at most 0.9999999999999999`,
+    );
+  }
+  return f;
 }
 
 function _num(
