@@ -4,14 +4,9 @@
  *
  * @module
  */
-import { lowerDetection, sixDecimalsDown } from "./detection_text.ts";
+import { sixDecimalsDown } from "./detection_text.ts";
 import { falseCount as countFalse } from "./false_count.ts";
-import {
-  binomialError,
-  detectionBinomial,
-  detectionHypergeometric,
-  hypergeometricError,
-} from "./plan.ts";
+import { lowerBinomial, lowerHypergeometric } from "./plan.ts";
 
 /** Detection probability at one misreporting rate. */
 export interface DetectionLevel {
@@ -41,9 +36,9 @@ Object.freeze(DEFAULT_RATES);
 
 /**
  * Computes the detection statement. F is ⌈p·N⌉ with p read exactly from its decimal text
- * (`falseCount`); each probability is written as `detectionText` writes it: lowered by the error
- * bound of its computation (`lowerDetection`) and rounded down to six decimals
- * (`sixDecimalsDown`), so the signed figure never states more than the truth.
+ * (`falseCount`); each probability is lowered by the error bound of its computation
+ * (`lowerBinomial`, `lowerHypergeometric`) and rounded down to six decimals (`sixDecimalsDown`),
+ * so the signed figure never states more than the truth.
  *
  * @param population N
  * @param options sample size `k` and the misreporting rates to report (decimal strings)
@@ -69,7 +64,7 @@ export function detectionStatement(
   return { population, k: options.k, levels };
 }
 
-/** A level with its probabilities lowered by their error bound (`lowerDetection`), unwritten. */
+/** A level with its probabilities lowered by their error bound, unwritten. */
 interface LoweredLevel {
   readonly pFalse: string;
   readonly falseCount: number;
@@ -88,11 +83,8 @@ function _lowered(
     return {
       pFalse,
       falseCount: sample.falseCount,
-      binomial: lowerDetection(detectionBinomial(p, k), binomialError(p, k)),
-      hypergeometric: lowerDetection(
-        detectionHypergeometric(population, sample),
-        hypergeometricError(population, sample),
-      ),
+      binomial: lowerBinomial(p, k),
+      hypergeometric: lowerHypergeometric(population, sample),
     };
   });
 }

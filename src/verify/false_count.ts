@@ -10,7 +10,10 @@
 /** Longest rate text read (a rate needs a handful of digits; the bound caps the BigInt work). */
 export const MAX_RATE_TEXT = 64;
 
-/** Decimal text as JavaScript's `Number` reads it, without sign, spaces, `Infinity` or `0x`. */
+/**
+ * Decimal text as JavaScript's `Number` reads it: an optional leading `+` (as `--p-false +0.01`),
+ * no minus sign, spaces, `Infinity`, `0x` or `_`.
+ */
 const RATE = /^\+?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?$/;
 
 /**

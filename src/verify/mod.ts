@@ -47,13 +47,7 @@ export {
   detectionStatement,
 } from "./detection.ts";
 export { detectionCurve, type DetectionPoint } from "./detection_curve.ts";
-export {
-  type DetectionError,
-  detectionErrorBound,
-  detectionText,
-  lowerDetection,
-  sixDecimalsDown,
-} from "./detection_text.ts";
+export { type DetectionError, lowerDetection, sixDecimalsDown } from "./detection_text.ts";
 export { evidenceShortfall } from "./evidence_shortfall.ts";
 export { falseCount, MAX_RATE_TEXT, rateIsOne } from "./false_count.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
@@ -94,6 +88,8 @@ export {
   hypergeometricError,
   type HypergeometricSample,
   type HypergeometricTarget,
+  lowerBinomial,
+  lowerHypergeometric,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "./plan.ts";

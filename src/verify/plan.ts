@@ -6,8 +6,9 @@
  * which F are false it is exactly 1 − C(N − F, k) / C(N, k) (hypergeometric), never less.
  *
  * The values are computed in doubles; `binomialError` and `hypergeometricError` bound how far
- * each can be from the truth, `detectionText` states them never above it, and the sample sizes
- * here are judged on the same lowered values (`lowerDetection`).
+ * each can be from the truth, and `lowerBinomial` and `lowerHypergeometric` lower each value by
+ * that bound (`lowerDetection`), never above the truth: what is signed or shown, rounded down to
+ * six decimals (`sixDecimalsDown`), and what the sample sizes here are judged on.
  *
  * @module
  */
@@ -50,16 +51,13 @@ export function detectionBinomial(p: number, k: number): number {
  *
  * @param p fraction of false records, 0 ≤ p ≤ 1
  * @param k sample size, a safe non-negative integer
- * @returns the error, for `lowerDetection` and `detectionText`
+ * @returns the error, as {@link lowerBinomial} lowers by it
  * @throws {RangeError} when p or k is out of range
  * @example
  * ```ts
- * import { binomialError, detectionBinomial } from "./plan.ts";
- * import { detectionText } from "./detection_text.ts";
- * // 1 − 0.95^290 = 0.99999965...: 1.000000 to nearest, never above the truth here.
- * if (detectionText(detectionBinomial(0.05, 290), binomialError(0.05, 290)) !== "0.999999") {
- *   throw new Error();
- * }
+ * import { binomialError } from "./plan.ts";
+ * if (binomialError(0.05, 290).relative !== 6 * 2 ** -53) throw new Error();
+ * if (!binomialError(1, 290).exact) throw new Error(); // p = 1: certain
  * ```
  */
 export function binomialError(p: number, k: number): DetectionError {
@@ -67,6 +65,27 @@ export function binomialError(p: number, k: number): DetectionError {
   _checkCount(k, "k");
   if (k === 0 || p === 0 || p === 1) return EXACT;
   return { exact: false, relative: 6 * U, absolute: 0 };
+}
+
+/**
+ * {@link detectionBinomial} lowered by its error bound ({@link binomialError}): never above the
+ * true 1 − (1 − p)^k.
+ *
+ * @param p fraction of false records, 0 ≤ p ≤ 1
+ * @param k sample size, a safe non-negative integer
+ * @returns the lowered probability in [0, 1]
+ * @throws {RangeError} when p or k is out of range
+ * @example
+ * ```ts
+ * import { lowerBinomial } from "./plan.ts";
+ * import { sixDecimalsDown } from "./detection_text.ts";
+ * // 1 − 0.95^290 = 0.99999965...: 1.000000 to nearest, never above the truth here.
+ * if (sixDecimalsDown(lowerBinomial(0.05, 290)) !== "0.999999") throw new Error();
+ * if (lowerBinomial(1, 3) !== 1) throw new Error(); // certain
+ * ```
+ */
+export function lowerBinomial(p: number, k: number): number {
+  return lowerDetection(detectionBinomial(p, k), binomialError(p, k));
 }
 
 /** Counts of {@link detectionHypergeometric}. */
@@ -126,16 +145,14 @@ export function detectionHypergeometric(population: number, sample: Hypergeometr
  *
  * @param population N, a safe non-negative integer
  * @param sample F and k
- * @returns the error, for `lowerDetection` and `detectionText`
+ * @returns the error, as {@link lowerHypergeometric} lowers by it
  * @throws {RangeError} when F or k is not an integer in [0, N]
  * @example
  * ```ts
- * import { detectionHypergeometric, hypergeometricError } from "./plan.ts";
- * import { detectionText } from "./detection_text.ts";
- * const s = { falseCount: 19, k: 270 }; // 0.94999997982...: 0.950000 to nearest
- * if (detectionText(detectionHypergeometric(1860, s), hypergeometricError(1860, s)) !== "0.949999") {
- *   throw new Error();
- * }
+ * import { hypergeometricError } from "./plan.ts";
+ * const s = { falseCount: 19, k: 270 }; // summed term by term: 2(19 + 1)u·|S|
+ * if (hypergeometricError(1860, s).relative !== 40 * 2 ** -53) throw new Error();
+ * if (!hypergeometricError(6, { falseCount: 1, k: 6 }).exact) throw new Error(); // k > N − F
  * ```
  */
 export function hypergeometricError(
@@ -156,6 +173,30 @@ export function hypergeometricError(
     relative: 16 * U,
     absolute: 8 * U * (a / n) * a + 1e-3 / (n - a - b + 1) ** 6,
   };
+}
+
+/**
+ * {@link detectionHypergeometric} lowered by its error bound ({@link hypergeometricError}): never
+ * above the true 1 − C(N − F, k) / C(N, k).
+ *
+ * @param population N, a safe non-negative integer
+ * @param sample F and k
+ * @returns the lowered probability in [0, 1]
+ * @throws {RangeError} when F or k is not an integer in [0, N]
+ * @example
+ * ```ts
+ * import { lowerHypergeometric } from "./plan.ts";
+ * import { sixDecimalsDown } from "./detection_text.ts";
+ * // 1860 records, 19 false, 270 sampled: 0.94999997982..., 0.950000 to nearest.
+ * const low = lowerHypergeometric(1860, { falseCount: 19, k: 270 });
+ * if (sixDecimalsDown(low) !== "0.949999") throw new Error();
+ * ```
+ */
+export function lowerHypergeometric(population: number, sample: HypergeometricSample): number {
+  return lowerDetection(
+    detectionHypergeometric(population, sample),
+    hypergeometricError(population, sample),
+  );
 }
 
 /** Up to this many terms the product is summed term by term. */
@@ -192,8 +233,7 @@ function _logMiss(n: number, a: number, b: number): number {
 }
 
 /**
- * Smallest k with 1 − (1 − p)^k ≥ confidence, judged on {@link detectionBinomial} lowered by its
- * error bound (`lowerDetection` with {@link binomialError}), so the k returned reaches the
+ * Smallest k with 1 − (1 − p)^k ≥ confidence, judged on {@link lowerBinomial}, so the k returned reaches the
  * confidence for certain. It is never below the exact minimum, and above it only where the true
  * value at the minimum is within that bound (about 10^−15) of the confidence: by one step, or by
  * the few steps that bound spans when one step moves the value by less (p near 10^−15). Starts
@@ -218,8 +258,7 @@ export function requiredSampleBinomial(p: number, confidence: number): number {
   if (confidence === 0) return 0;
   if (p === 1) return 1;
   const start = Math.max(0, Math.ceil(Math.log1p(-confidence) / Math.log1p(-p)));
-  const reaches = (k: number) =>
-    lowerDetection(detectionBinomial(p, k), binomialError(p, k)) >= confidence;
+  const reaches = (k: number) => lowerBinomial(p, k) >= confidence;
   if (!Number.isSafeInteger(start) || !reaches(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError(`Cannot size sample: p = ${p} needs more than 2^53 draws`);
   }
@@ -253,7 +292,7 @@ export interface HypergeometricTarget {
 
 /**
  * Smallest k ≤ N with {@link detectionHypergeometric} ≥ confidence, judged on the value lowered by
- * its error bound (`lowerDetection` with {@link hypergeometricError}; exact where k > N − F), by
+ * its error bound ({@link lowerHypergeometric}; exact where k > N − F), by
  * binary search (detection grows with k): the k returned reaches the confidence for certain. It
  * is never below the exact minimum, and above it only where the true value at the minimum is
  * within that bound of the confidence (about 10^−15 summed term by term, up to a few 10^−9 by
@@ -282,13 +321,8 @@ export function requiredSampleHypergeometric(
   _checkCount(f, "falseCount", population);
   if (f === 0) throw new RangeError("Cannot size sample: falseCount 0 can never be detected");
   _checkConfidence(confidence);
-  const reaches = (k: number) => {
-    const sample = { falseCount: f, k };
-    return lowerDetection(
-      detectionHypergeometric(population, sample),
-      hypergeometricError(population, sample),
-    ) >= confidence;
-  };
+  const reaches = (k: number) =>
+    lowerHypergeometric(population, { falseCount: f, k }) >= confidence;
   let lo = 0; // reaches(lo) may be false
   // detection(N - F + 1) = 1, and the binomial size for p = F / N already reaches `confidence`
   // (where it has one below 2^53: else N - F + 1 bounds the search alone).

@@ -7,12 +7,7 @@
  *
  * @module
  */
-import {
-  detectionHypergeometric,
-  type DetectionStatement,
-  detectionText,
-  hypergeometricError,
-} from "../verify/mod.ts";
+import { type DetectionStatement, lowerHypergeometric, sixDecimalsDown } from "../verify/mod.ts";
 
 /**
  * Says what the sample could catch.
@@ -63,9 +58,9 @@ export function detectionSentence(
     unverified === 1 ? "was" : "were"
   } NOT_VERIFIED and could catch nothing (the signed figure, ${level.hypergeometric}, counts all ${k})`;
   if (verified === 0) return `${lead}: this audit could catch no false record.`;
-  // Written as the signed figures are: never above the true value (`detectionText`).
-  const sample = { falseCount: f, k: Math.min(verified, n) };
-  const p = detectionText(detectionHypergeometric(n, sample), hypergeometricError(n, sample));
+  // Written as the signed figures are: lowered by its error bound, rounded down, never above the
+  // true value.
+  const p = sixDecimalsDown(lowerHypergeometric(n, { falseCount: f, k: Math.min(verified, n) }));
   return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming a false record is as likely as any other to be one this verifier can check.`;
 }
 

@@ -5,21 +5,36 @@ import {
   detectionHypergeometric,
   EXACT_TERMS,
   hypergeometricError,
+  lowerBinomial,
+  lowerHypergeometric,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
 } from "../../src/verify/plan.ts";
 import { lowerDetection } from "../../src/verify/detection_text.ts";
 
-/** The binomial detection probability lowered by its error bound (what sample sizes judge). */
-function lowBinomial(p: number, k: number): number {
-  return lowerDetection(detectionBinomial(p, k), binomialError(p, k));
-}
-
 /** The hypergeometric detection probability lowered by its error bound. */
 function lowHyper(n: number, f: number, k: number): number {
-  const sample = { falseCount: f, k };
-  return lowerDetection(detectionHypergeometric(n, sample), hypergeometricError(n, sample));
+  return lowerHypergeometric(n, { falseCount: f, k });
 }
+
+Deno.test("lowerBinomial() and lowerHypergeometric() lower each value by its own error bound", () => {
+  for (const [p, k] of [[0.05, 290], [0.001, 3200], [1e-15, 10], [1, 3], [0.5, 0]] as const) {
+    const want = lowerDetection(detectionBinomial(p, k), binomialError(p, k));
+    assert.equal(lowerBinomial(p, k), want, `${p} ${k}`);
+    assert.ok(want <= detectionBinomial(p, k));
+  }
+  for (const [n, f, k] of [[1860, 19, 270], [6, 1, 6], [2 ** 53 - 1, 10, 1e6], [1e9, 7e4, 7e4]]) {
+    const sample = { falseCount: f!, k: k! };
+    const want = lowerDetection(
+      detectionHypergeometric(n!, sample),
+      hypergeometricError(n!, sample),
+    );
+    assert.equal(lowerHypergeometric(n!, sample), want, `${n} ${f} ${k}`);
+  }
+  assert.equal(lowerHypergeometric(6, { falseCount: 1, k: 6 }), 1); // certain: not lowered
+  assert.throws(() => lowerBinomial(1.5, 1), RangeError);
+  assert.throws(() => lowerHypergeometric(10, { falseCount: 1, k: 11 }), RangeError);
+});
 
 Deno.test("detectionBinomial() reproduces the paper's appendix C values when p = 0.1 %", () => {
   assert.ok(Math.abs(detectionBinomial(0.001, 3200) - 0.96) < 0.001);
@@ -60,8 +75,8 @@ Deno.test("requiredSampleBinomial() is minimal: k meets the bound and k − 1 do
     for (const c of [0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.999999999999]) {
       if (p === 1e-15 && c > 0.99) continue; // past 2^53 draws
       const k = requiredSampleBinomial(p, c);
-      assert.ok(lowBinomial(p, k) >= c, `p=${p} c=${c}`);
-      assert.ok(k === 0 || lowBinomial(p, k - 1) < c, `p=${p} c=${c}`);
+      assert.ok(lowerBinomial(p, k) >= c, `p=${p} c=${c}`);
+      assert.ok(k === 0 || lowerBinomial(p, k - 1) < c, `p=${p} c=${c}`);
     }
   }
 });

@@ -14,12 +14,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
-import {
-  detectionHypergeometric,
-  detectionText,
-  hypergeometricError,
-  type RecordResult,
-} from "../../verify/mod.ts";
+import { lowerHypergeometric, type RecordResult, sixDecimalsDown } from "../../verify/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
@@ -235,10 +230,7 @@ export function demoCommand(): Command {
           const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
           // Written as the signed figures are: never above the true value.
           const caughtBy = { falseCount: falsified.length, k: r.selected.length };
-          const pCatch = detectionText(
-            detectionHypergeometric(r.population, caughtBy),
-            hypergeometricError(r.population, caughtBy),
-          );
+          const pCatch = sixDecimalsDown(lowerHypergeometric(r.population, caughtBy));
           say(
             "4. third-party check of the attestation (offline, against the trust root and the log)",
           );

@@ -6,16 +6,14 @@
 import { Command } from "@commander-js/extra-typings";
 import { UsageError } from "../../errors.ts";
 import {
-  binomialError,
-  detectionBinomial,
-  detectionHypergeometric,
-  detectionText,
   falseCount as countFalse,
-  hypergeometricError,
+  lowerBinomial,
+  lowerHypergeometric,
   MAX_RATE_TEXT,
   rateIsOne,
   requiredSampleBinomial,
   requiredSampleHypergeometric,
+  sixDecimalsDown,
 } from "../../verify/mod.ts";
 import { printJson } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
@@ -53,12 +51,8 @@ export function planCommand(): Command {
       if (opts.k !== undefined) {
         const k = parseIntOption(opts.k, { flag: "--k", min: 0, max: n });
         // Never above the true value: lowered by the computation's error bound, rounded down.
-        const binomial = detectionText(detectionBinomial(p, k), binomialError(p, k));
-        const sample = { falseCount, k };
-        const hypergeometric = detectionText(
-          detectionHypergeometric(n, sample),
-          hypergeometricError(n, sample),
-        );
+        const binomial = sixDecimalsDown(lowerBinomial(p, k));
+        const hypergeometric = sixDecimalsDown(lowerHypergeometric(n, { falseCount, k }));
         const r = {
           population: n,
           pFalse: p,
