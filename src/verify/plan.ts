@@ -8,7 +8,8 @@
  * The values are computed in doubles; `binomialError` and `hypergeometricError` bound how far
  * each can be from the truth, and `lowerBinomial` and `lowerHypergeometric` lower each value by
  * that bound (`lowerDetection`), never above the truth: what is signed or shown, rounded down to
- * six decimals (`sixDecimalsDown`), and what the sample sizes here are judged on.
+ * six decimals (`sixDecimalsDown`). The sample sizes here are judged with the same bounds, on the
+ * lowered value and on the log of the miss probability, which keeps its accuracy near c = 1.
  *
  * @module
  */
@@ -40,7 +41,12 @@ export function detectionBinomial(p: number, k: number): number {
   _checkCount(k, "k");
   if (k === 0 || p === 0) return 0;
   if (p === 1) return 1;
-  return -Math.expm1(k * Math.log1p(-p));
+  return -Math.expm1(_binomialLogMiss(p, k));
+}
+
+/** S = k·log1p(−p), the log of the binomial miss probability (0 < p < 1). */
+function _binomialLogMiss(p: number, k: number): number {
+  return k * Math.log1p(-p);
 }
 
 /**
@@ -233,18 +239,26 @@ function _logMiss(n: number, a: number, b: number): number {
 }
 
 /**
- * Smallest k with 1 − (1 − p)^k ≥ confidence, judged on {@link lowerBinomial}, so the k returned reaches the
- * confidence for certain. It is never below the exact minimum, and above it only where the true
- * value at the minimum is within that bound (about 10^−15) of the confidence: by one step, or by
- * the few steps that bound spans when one step moves the value by less (p near 10^−15). Starts
- * from ⌈ln(1 − c) / ln(1 − p)⌉ and moves by doubling steps, then halves the last one. Examples at
- * c = 0.95: p = 5 % → 59, 1 % → 299, 0.1 % → 2995.
+ * Smallest k with 1 − (1 − p)^k ≥ c for every c that rounds to `confidence` (a decimal read as a
+ * double stands for all of them), judged with the computation's error bound
+ * ({@link binomialError}), so the k returned reaches the confidence for certain and is never
+ * below the exact minimum. It is judged on the log S of the miss probability against ln(1 − c),
+ * which keeps full relative accuracy where 1 − D in doubles does not, and on
+ * {@link lowerBinomial}. It exceeds the exact minimum by one step at most plus two shares of k:
+ * the share of |S| that the bound and its judging span (19·2^−53, about 2.1·10^−15, for p up to
+ * 1/2), and 2^−53 / ((1 − c)·|ln(1 − c)|), half a unit in the last place of c (2^−54) and again
+ * as much between a decimal and its double. That is a step or a few for c up to 0.99 and k below
+ * 10^14, but up to 4·10^−6 of k at c = 0.999999999999 (p = 10^−12: 27,631,098,751,800 where the
+ * exact minimum is 27,631,021,115,915; judged on 1 − D in doubles alone, 27,631,431,900,054).
+ * Starts from ⌈ln(1 − c) / ln(1 − p)⌉ and moves by doubling steps, then halves the last one.
+ * Examples at c = 0.95: p = 5 % → 59, 1 % → 299, 0.1 % → 2995.
  *
  * @param p fraction of false records, 0 < p ≤ 1
  * @param confidence wanted detection probability, 0 ≤ c < 1
  * @returns the sample size k
  * @throws {RangeError} when p is not in (0, 1], confidence not in [0, 1), or the sample size
- *   passes 2^53 (p below about 1e-15, or a confidence within 10^−15 of 1)
+ *   passes 2^53 (p below |ln(1 − c)| / 2^53: 3.3·10^−16 at c = 0.95, 3.1·10^−15 at
+ *   c = 0.999999999999)
  * @example
  * ```ts
  * import { requiredSampleBinomial } from "./plan.ts";
@@ -258,7 +272,11 @@ export function requiredSampleBinomial(p: number, confidence: number): number {
   if (confidence === 0) return 0;
   if (p === 1) return 1;
   const start = Math.max(0, Math.ceil(Math.log1p(-confidence) / Math.log1p(-p)));
-  const reaches = (k: number) => lowerBinomial(p, k) >= confidence;
+  const reaches = (k: number) => {
+    const error = binomialError(p, k);
+    if (error.exact) return detectionBinomial(p, k) >= confidence;
+    return _reaches(_binomialLogMiss(p, k), error, { terms: k, largest: p, confidence });
+  };
   if (!Number.isSafeInteger(start) || !reaches(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError(`Cannot size sample: p = ${p} needs more than 2^53 draws`);
   }
@@ -291,16 +309,18 @@ export interface HypergeometricTarget {
 }
 
 /**
- * Smallest k ≤ N with {@link detectionHypergeometric} ≥ confidence, judged on the value lowered by
- * its error bound ({@link lowerHypergeometric}; exact where k > N − F), by
- * binary search (detection grows with k): the k returned reaches the confidence for certain. It
- * is never below the exact minimum, and above it only where the true value at the minimum is
- * within that bound of the confidence (about 10^−15 summed term by term, up to a few 10^−9 by
- * Euler–Maclaurin): by one step, or by the steps that bound spans when one step moves the value
- * by less. Never larger than the binomial size for p = F / N (drawing without replacement catches
- * at least as often, and that size is itself judged on a lowered value), which bounds the search;
- * each step sums at most {@link EXACT_TERMS} terms, so N up to 2^53 − 1 is answered in
- * milliseconds.
+ * Smallest k ≤ N with 1 − C(N − F, k) / C(N, k) ≥ c for every c that rounds to `confidence`,
+ * judged as {@link requiredSampleBinomial} judges (log space and {@link lowerHypergeometric}; exact
+ * where k > N − F), by binary search (detection grows with k): the k returned reaches the
+ * confidence for certain and is never below the exact minimum. It exceeds it by one step at most
+ * plus two shares of k, as there: 2^−53 / ((1 − c)·|ln(1 − c)|), and the bound's share of |S|
+ * with its judging ({@link hypergeometricError}, a = max(F, k), b = min(F, k)):
+ * (2(b + 1) + 13)·2^−53 summed term by term (up to 1.5·10^−11 for 2^16 terms; more where a rate
+ * a / (N − i) passes 1/2), and (16 + 13)·2^−53 + 8·2^−53·a² / (N·|S|) by Euler–Maclaurin (1,885
+ * steps above the exact 385,465,430,314 for N = 2^53 − 1, F = 70,000, c = 0.95). Never larger
+ * than the binomial size for p = F / N (drawing without replacement catches at least as often, and
+ * that size is itself judged for certain), which bounds the search; each step sums at most
+ * {@link EXACT_TERMS} terms, so N up to 2^53 − 1 is answered in milliseconds.
  *
  * @param population N
  * @param target F and confidence
@@ -321,8 +341,15 @@ export function requiredSampleHypergeometric(
   _checkCount(f, "falseCount", population);
   if (f === 0) throw new RangeError("Cannot size sample: falseCount 0 can never be detected");
   _checkConfidence(confidence);
-  const reaches = (k: number) =>
-    lowerHypergeometric(population, { falseCount: f, k }) >= confidence;
+  const reaches = (k: number) => {
+    const sample = { falseCount: f, k };
+    const error = hypergeometricError(population, sample);
+    if (error.exact) return detectionHypergeometric(population, sample) >= confidence;
+    const [a, b] = [Math.max(f, k), Math.min(f, k)];
+    // b terms; the largest rate a / (N − i) is at i = b − 1.
+    const at = { terms: b, largest: a / (population - b + 1), confidence };
+    return _reaches(_logMiss(population, a, b), error, at);
+  };
   let lo = 0; // reaches(lo) may be false
   // detection(N - F + 1) = 1, and the binomial size for p = F / N already reaches `confidence`
   // (where it has one below 2^53: else N - F + 1 bounds the search alone).
@@ -339,6 +366,43 @@ export function requiredSampleHypergeometric(
     else lo = mid;
   }
   return hi;
+}
+
+/**
+ * Whether a detection probability whose miss probability has the computed log s (with its error)
+ * surely reaches every c that rounds to `confidence`: its lowered value (`lowerDetection`) does,
+ * or, judged in log space, the true miss probability is at most 1 − c. Near c = 1 a probability
+ * in doubles resolves 1 − D only to 2^−53 (the absolute 2^−51 that `lowerDetection` subtracts is
+ * 4·10^−4 of 1 − c = 10^−12), while S keeps full relative accuracy. With u = 2^−53, r and A the
+ * computation's error (`binomialError`, `hypergeometricError`) and n terms of rates x_i ≤ x (k
+ * terms of p, or b terms of a / (N − i)):
+ *
+ * - the true S is at most s + (r + 4u)·(|s| + A) + A + 4u·n·x / (1 − x − 2u). r·|S| + A bounds
+ *   the computation; each rate is a double within u·x_i of its exact value (p's decimal, or the
+ *   quotient), which moves its term ln(1 − x_i) by at most 2u·x_i / (1 − x_i) while that is at
+ *   most 1/2 (1 − x > 4u); the rest covers |S| against |s|, x against x_i and the roundings of
+ *   this sum;
+ * - any c that rounds to `confidence` is at most `confidence` + 2^−54 (c ≥ 1/2), and
+ *   m = 1 − `confidence` − 2^−54 is exact in doubles (1 − c is a multiple of 2^−53 there);
+ * - `Math.log(m)` is within one unit in the last place (2u) of ln m, so ln m ≥ log(m)·(1 + 2u),
+ *   which the product with 1 + 4u stays below after its own rounding.
+ *
+ * The lowered value covers such a c too: the roundings after S it subtracts (2^−51) exceed those
+ * that occur here (2^−52) by more than 2^−54. Log space is not used where c < 1/2 (1 − D is then
+ * at least 1/2, and the lowered value judges as closely) or 1 − x ≤ 4u.
+ */
+function _reaches(
+  logMiss: number,
+  error: DetectionError,
+  at: { terms: number; largest: number; confidence: number },
+): boolean {
+  const { terms, largest: x, confidence } = at;
+  if (lowerDetection(-Math.expm1(logMiss), error) >= confidence) return true;
+  if (confidence < 0.5 || !(1 - x > 4 * U)) return false;
+  const computation = (error.relative + 4 * U) * (-logMiss + error.absolute) + error.absolute;
+  const rates = 4 * U * terms * (x / (1 - x - 2 * U));
+  const miss = 1 - confidence - U / 2; // exact: see above
+  return logMiss + computation + rates <= Math.log(miss) * (1 + 4 * U);
 }
 
 function _checkP(p: number, what: string): void {

@@ -12,9 +12,45 @@ import {
 } from "../../src/verify/plan.ts";
 import { lowerDetection } from "../../src/verify/detection_text.ts";
 
-/** The hypergeometric detection probability lowered by its error bound. */
-function lowHyper(n: number, f: number, k: number): number {
-  return lowerHypergeometric(n, { falseCount: f, k });
+/**
+ * How far above the exact minimum a sample size may be (the sizes' doc): one step, plus `share`
+ * of k (the computation's bound with its judging, as a share of |S|), plus
+ * 2^−53 / ((1 − c)·|ln(1 − c)|) of k.
+ */
+function allowed(k: number, c: number, share: number): number {
+  return 1 + k * share + (k * 2 ** -53) / ((1 - c) * -Math.log1p(-c));
+}
+
+/** The binomial computation's bound with its judging, as a share of |S|: 19u. */
+const BINOMIAL_SHARE = 19 * 2 ** -53;
+
+/** The hypergeometric computation's bound at k as a share of |S| ≈ |ln(1 − c)|, and 13u judging. */
+function hyperShare(n: number, sample: { falseCount: number; k: number }, c: number): number {
+  const e = hypergeometricError(n, sample);
+  return e.relative + e.absolute / -Math.log1p(-c) + 13 * 2 ** -53;
+}
+
+/**
+ * Exact minimum k with 1 − C(N − F, k) / C(N, k) ≥ c, c a decimal text `0.ddd`: the ratio is the
+ * product over j < F of (N − k − j) / (N − j), compared with 1 − c in BigInt.
+ */
+function exactHyperMinimum(n: number, f: number, c: string): number {
+  const digits = c.slice(2);
+  const den = 10n ** BigInt(digits.length);
+  const miss = den - BigInt(digits); // (1 − c)·den
+  const reaches = (k: number) => {
+    if (k > n - f) return true;
+    let [num, all] = [1n, 1n];
+    for (let j = 0; j < f; j++) [num, all] = [num * BigInt(n - k - j), all * BigInt(n - j)];
+    return num * den <= all * miss;
+  };
+  let [lo, hi] = [-1, n - f + 1];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (reaches(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 Deno.test("lowerBinomial() and lowerHypergeometric() lower each value by its own error bound", () => {
@@ -70,15 +106,56 @@ Deno.test("requiredSampleBinomial() gives the spec's table at 95 % confidence", 
   assert.throws(() => requiredSampleBinomial(0.1, 1), RangeError);
 });
 
-Deno.test("requiredSampleBinomial() is minimal: k meets the bound and k − 1 does not, lowered", () => {
-  for (const p of [0.5, 0.2, 0.05, 0.013, 0.001, 3e-4, 1e-5, 1e-15]) {
-    for (const c of [0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.999999999999]) {
-      if (p === 1e-15 && c > 0.99) continue; // past 2^53 draws
+/**
+ * Exact minimum k with 1 − (1 − p)^k ≥ c, p and c the exact decimals (Python mpmath at 100 digits,
+ * checked one below), at c = 0.5, 0.8, 0.9, 0.95, 0.99, 0.999 and 0.999999999999.
+ */
+const EXACT_BINOMIAL: [number, readonly number[]][] = [
+  [0.5, [1, 3, 4, 5, 7, 10, 40]],
+  [0.2, [4, 8, 11, 14, 21, 31, 124]],
+  [0.05, [14, 32, 45, 59, 90, 135, 539]],
+  [0.013, [53, 123, 176, 229, 352, 528, 2112]],
+  [0.001, [693, 1609, 2302, 2995, 4603, 6905, 27618]],
+  [3e-4, [2311, 5364, 7675, 9985, 15349, 23023, 92090]],
+  [1e-5, [69315, 160943, 230258, 299572, 460515, 690773, 2763089]],
+  [1e-15, [
+    693_147_180_559_945,
+    1_609_437_912_434_100,
+    2_302_585_092_994_045,
+    2_995_732_273_553_990,
+    4_605_170_185_988_090,
+  ]],
+];
+
+Deno.test("requiredSampleBinomial() is never below the exact minimum, and above it by what its doc allows", () => {
+  const confidences = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999, 0.999999999999];
+  for (const [p, exact] of EXACT_BINOMIAL) {
+    for (const [i, want] of exact.entries()) {
+      const c = confidences[i]!;
       const k = requiredSampleBinomial(p, c);
-      assert.ok(lowerBinomial(p, k) >= c, `p=${p} c=${c}`);
-      assert.ok(k === 0 || lowerBinomial(p, k - 1) < c, `p=${p} c=${c}`);
+      assert.ok(k >= want && k - want <= allowed(k, c, BINOMIAL_SHARE), `p=${p} c=${c}: ${k}`);
     }
   }
+  // 1 − 0.5 = 0.5 exactly: a tie the doubles cannot tell from just below, so one step more.
+  assert.equal(requiredSampleBinomial(0.5, 0.5), 2);
+});
+
+Deno.test("requiredSampleBinomial() judges in log space near c = 1 (review of 2230d78)", () => {
+  // N = 2^53 − 1 (binomial), p = 10^−12, c = 0.999999999999: exact minimum 27,631,021,115,915
+  // (mpmath); 1 − D judged in doubles to 2^−51 gave 27,631,431,900,054, 1.5·10^−5 of k above it.
+  // Half a unit in the last place of c and the double's distance from 0.999999999999 (2^−54 and
+  // 2.2·10^−17 against 1 − c = 10^−12) still allow 2.8·10^−6 of k.
+  const k = requiredSampleBinomial(1e-12, 0.999999999999);
+  const exact = 27_631_021_115_915;
+  assert.ok(k >= exact && k - exact <= allowed(k, 0.999999999999, BINOMIAL_SHARE), String(k));
+  assert.ok(k - exact < 3e-6 * k, String(k));
+  // Every c that rounds to 1 − 2^−53 is at most 1 − 2^−54, which 0.5^54 reaches: no longer
+  // refused as beyond any lowered value.
+  const near1 = requiredSampleBinomial(0.5, 1 - 2 ** -53);
+  assert.ok(near1 >= 54 && near1 <= 55, String(near1));
+  // Past 2^53 draws: refused.
+  assert.throws(() => requiredSampleBinomial(1e-16, 0.95), RangeError);
+  assert.throws(() => requiredSampleBinomial(1e-15, 0.999999999999), RangeError);
 });
 
 Deno.test("requiredSampleBinomial() is never below the exact minimum near a tie (review h141)", () => {
@@ -86,10 +163,6 @@ Deno.test("requiredSampleBinomial() is never below the exact minimum near a tie 
   // p the exact decimal); the double p rounds below 10^−15, where more draws are needed.
   const k = requiredSampleBinomial(1e-15, 0.95);
   assert.ok(k >= 2_995_732_273_553_990 && k <= 2_995_732_273_554_010, String(k));
-  // 1 − 0.5^1 = 0.5 exactly: a tie the doubles cannot tell from just below, so one step more.
-  assert.equal(requiredSampleBinomial(0.5, 0.5), 2);
-  // A confidence no lowered value reaches below certainty is refused, not searched forever.
-  assert.throws(() => requiredSampleBinomial(0.5, 1 - 2 ** -53), RangeError);
 });
 
 /** Exact 1 − C(N−F,k)/C(N,k) with BigInt, for small cases. */
@@ -127,14 +200,16 @@ Deno.test("detectionHypergeometric() is at least the binomial value and approach
   }
 });
 
-Deno.test("requiredSampleHypergeometric() is minimal and never above the binomial size", () => {
+Deno.test("requiredSampleHypergeometric() is never below the exact minimum (BigInt), and never above the binomial size", () => {
   for (const n of [50, 1000, 20_000]) {
     for (const p of [0.2, 0.05, 0.01, 0.001]) {
       const f = Math.max(1, Math.ceil(p * n));
-      for (const c of [0.8, 0.95, 0.99]) {
+      for (const text of ["0.8", "0.95", "0.99", "0.999999999999"]) {
+        const c = Number(text);
         const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
-        assert.ok(lowHyper(n, f, k) >= c);
-        assert.ok(k === 0 || lowHyper(n, f, k - 1) < c);
+        const want = exactHyperMinimum(n, f, text);
+        const slack = allowed(k, c, hyperShare(n, { falseCount: f, k }, c));
+        assert.ok(k >= want && k - want <= slack, `N=${n} F=${f} c=${c}: ${k}, exact ${want}`);
         assert.ok(k <= requiredSampleBinomial(f / n, c), `N=${n} F=${f} c=${c}`);
       }
     }
@@ -190,20 +265,34 @@ Deno.test("detectionHypergeometric() by Euler–Maclaurin agrees with the term-b
   }
 });
 
-Deno.test("requiredSampleHypergeometric() answers N = 2^53 − 1 with a minimal k (issue 19)", () => {
+Deno.test("requiredSampleHypergeometric() answers N = 2^53 − 1 near the exact minimum (issue 19)", () => {
   const n = 2 ** 53 - 1;
+  // Exact minima: Python mpmath, log-gamma at 100 digits, c the exact decimal.
   for (
-    const [f, c] of [[Math.ceil(n * 1e-7), 0.99], [1, 0.5], [1000, 0.999999], [
-      2 ** 40,
-      0.9,
-    ]] as const
+    const [f, c, want] of [
+      [900_719_926, 0.99, 46_051_700],
+      [1, 0.5, 4_503_599_627_370_496],
+      [1000, 0.999999, 123_583_406_797_218],
+      [2 ** 40, 0.9, 18_862],
+    ] as const
   ) {
     // A scan of the population would not finish; the search is logarithmic in N.
     const k = requiredSampleHypergeometric(n, { falseCount: f, confidence: c });
-    assert.ok(lowHyper(n, f, k) >= c);
-    assert.ok(lowHyper(n, f, k - 1) < c);
+    const slack = allowed(k, c, hyperShare(n, { falseCount: f, k }, c));
+    assert.ok(k >= want && k - want <= slack, `F=${f} c=${c}: ${k}`);
     assert.ok(k <= requiredSampleBinomial(f / n, c));
   }
+});
+
+Deno.test("requiredSampleHypergeometric() judges in log space near c = 1 (review of 2230d78)", () => {
+  // N = 2^53 − 1, p = 10^−12 (F = 9008), c = 0.999999999999: exact minimum 27,586,234,463,832
+  // (mpmath); judged on 1 − D in doubles, 27,586,643,953,454, 1.5·10^−5 of k above it.
+  const n = 2 ** 53 - 1;
+  const c = 0.999999999999;
+  const k = requiredSampleHypergeometric(n, { falseCount: 9008, confidence: c });
+  const want = 27_586_234_463_832;
+  const slack = allowed(k, c, hyperShare(n, { falseCount: 9008, k }, c));
+  assert.ok(k >= want && k - want <= slack && k - want < 3e-6 * k, String(k));
 });
 
 Deno.test("requiredSampleHypergeometric() is never below the exact minimum near a tie (review h141)", () => {
@@ -222,6 +311,9 @@ Deno.test("requiredSampleHypergeometric() answers where the binomial size passes
   assert.throws(() => requiredSampleBinomial(10 / n, confidence), RangeError);
   const k = requiredSampleHypergeometric(n, { falseCount: 10, confidence });
   assert.ok(k > 0.93 * n && k < 0.94 * n, String(k));
-  assert.ok(lowHyper(n, 10, k) >= confidence);
-  assert.ok(lowHyper(n, 10, k - 1) < confidence);
+  // Exact minimum 8,438,883,402,443,452 (mpmath); judged on 1 − D in doubles, 23,345,034,314
+  // draws above it.
+  const want = 8_438_883_402_443_452;
+  const slack = allowed(k, confidence, hyperShare(n, { falseCount: 10, k }, confidence));
+  assert.ok(k >= want && k - want <= slack && k - want < 1e-6 * k, String(k));
 });
