@@ -13,8 +13,6 @@
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers } from "@nats-io/transport-node";
-import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
-import { referenceKWalker } from "../../src/kernels/mod.ts";
 import {
   connectNats,
   resultSubject,
@@ -23,29 +21,17 @@ import {
   workSubject,
 } from "../../src/pool/mod.ts";
 import { ensureStreams } from "../../src/pool/ensure_streams.ts";
-import {
-  auditPlanDigest,
-  encodeItemResult,
-  type ItemResult,
-  parseItemResult,
-  planAudit,
-  workItem,
-} from "../../src/verify/mod.ts";
+import { encodeItemResult, parseItemResult } from "../../src/verify/mod.ts";
 import { VERSION } from "../../src/version.ts";
-import { futureLog } from "../verify/_future_log.ts";
+import { futureAudit } from "../verify/_future_audit.ts";
 
 const [url, scenario] = Deno.args;
-const log = futureLog(6);
-const plan = planAudit(log, { auditId: "preempted", randomness: "02".repeat(32), round: 3, k: 6 });
-const planDigest = auditPlanDigest(plan);
-const ctx = {
-  store: await openAssetStore(),
-  blobs: openBlobStore("/nonexistent"),
-  walker: referenceKWalker,
-  engine: "reference",
-};
-const current: ItemResult[] = [];
-for (const item of plan.items) current.push(await workItem(ctx, { planDigest, log, item }));
+const { plan, planDigest, results: current } = await futureAudit(6, {
+  auditId: "preempted",
+  randomness: "02".repeat(32),
+  round: 3,
+  k: 6,
+});
 
 const peer = await connect({ servers: url! });
 const queue = { ackWaitMs: 30_000, maxDeliver: 5 };

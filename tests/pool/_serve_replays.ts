@@ -19,33 +19,19 @@
  */
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
-import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { connectNats, RESULTS_STREAM, resultSubject, servePlan } from "../../src/pool/mod.ts";
 import { awaitResultsStream } from "./_await_results_stream.ts";
-import {
-  auditPlanDigest,
-  encodeItemResult,
-  type ItemResult,
-  parseItemResult,
-  planAudit,
-  workItem,
-} from "../../src/verify/mod.ts";
+import { encodeItemResult, type ItemResult, parseItemResult } from "../../src/verify/mod.ts";
 import { VERSION } from "../../src/version.ts";
-import { futureLog } from "../verify/_future_log.ts";
+import { futureAudit } from "../verify/_future_audit.ts";
 
 const [url, scenario] = Deno.args;
-const log = futureLog(6);
-const plan = planAudit(log, { auditId: "replays", randomness: "01".repeat(32), round: 3, k: 3 });
-const planDigest = auditPlanDigest(plan);
-const ctx = {
-  store: await openAssetStore(),
-  blobs: openBlobStore("/nonexistent"),
-  walker: referenceKWalker,
-  engine: "reference",
-};
-const current: ItemResult[] = [];
-for (const item of plan.items) current.push(await workItem(ctx, { planDigest, log, item }));
+const { plan, planDigest, results: current } = await futureAudit(6, {
+  auditId: "replays",
+  randomness: "01".repeat(32),
+  round: 3,
+  k: 3,
+});
 const [r0, r1, r2] = current as [ItemResult, ItemResult, ItemResult];
 const line = (result: ItemResult, worker: string) =>
   JSON.stringify({ worker, line: encodeItemResult(result).trimEnd() });

@@ -1,33 +1,18 @@
 import assert from "node:assert/strict";
-import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
-import { referenceKWalker } from "../../src/kernels/mod.ts";
 import {
-  auditPlanDigest,
   encodeItemResult,
   type ItemResult,
   mergeItemResults,
   MISSING_RESULT_REASON,
   ownBuild,
   parseItemResult,
-  planAudit,
   resultInconsistency,
   runAudit,
-  workItem,
 } from "../../src/verify/mod.ts";
-import { futureLog } from "./_future_log.ts";
+import { futureAudit } from "./_future_audit.ts";
 
-const log = futureLog(12);
 const inputs = { auditId: "m", randomness: "01".repeat(32), round: 3, k: 5 };
-const plan = planAudit(log, inputs);
-const planDigest = auditPlanDigest(plan);
-const ctx = {
-  store: await openAssetStore(),
-  blobs: openBlobStore("/nonexistent"),
-  walker: referenceKWalker,
-  engine: "reference",
-};
-const results: ItemResult[] = [];
-for (const item of plan.items) results.push(await workItem(ctx, { planDigest, log, item }));
+const { log, plan, planDigest, ctx, results } = await futureAudit(12, inputs);
 const WORKER = "77".repeat(32);
 const merge = (rs: ItemResult[]) =>
   mergeItemResults(plan, {
