@@ -2,7 +2,8 @@
  * One whole-number vLLM engine argument as a stack profile pins it in its `flags` component
  * (`--max-num-seqs 8`, `--max_num_batched_tokens=4096`): argparse keeps the last occurrence and
  * vLLM's parser reads `_` as `-`. A value other than a plain positive number, or the setting named
- * in any other form (a config file, a JSON override), is not read here.
+ * in any other form (a config file, a JSON override), is not read here. Settings a derivation
+ * does not model are found by name in any component ({@link _vllmUnmodelled}).
  *
  * @module
  */
@@ -11,7 +12,12 @@ import type { StackProfile } from "./stack_profile.ts";
 /** A vLLM engine argument of a stack: unset, pinned to a number, or given in a form not read. */
 export type VllmFlag =
   | { readonly kind: "unset" }
-  | { readonly kind: "pinned"; readonly value: number }
+  | {
+    readonly kind: "pinned";
+    readonly value: number;
+    /** Where the value comes from, for a reason (`--max-num-seqs 8 pinned by the stack`). */
+    readonly rule: string;
+  }
   | { readonly kind: "unread"; readonly reason: string };
 
 /**
@@ -30,7 +36,7 @@ export function _vllmFlag(stack: Pick<StackProfile, "components">, name: string)
     if (!/^[1-9][0-9]{0,8}$/.test(last)) {
       return { kind: "unread", reason: `the stack's --${name} '${last}' is not read here` };
     }
-    return { kind: "pinned", value: Number(last) };
+    return { kind: "pinned", value: Number(last), rule: `--${name} ${last} pinned by the stack` };
   }
   const named = new RegExp(words, "i");
   if (Object.values(stack.components).some((v) => named.test(v))) {
@@ -40,4 +46,24 @@ export function _vllmFlag(stack: Pick<StackProfile, "components">, name: string)
     };
   }
   return { kind: "unset" };
+}
+
+/**
+ * Why a vLLM derivation is not modelled for a stack that names a setting it does not model, in any
+ * component and in any form (`--long-prefill-token-threshold 64`, a JSON override).
+ *
+ * @param stack the stack profile (its components)
+ * @param o `settings`: the settings' names (matched anywhere in a component's text); `effect`:
+ *   what they change, completing "which ..." (`changes where vLLM ends a prompt's chunk`)
+ * @returns the reason, naming the first setting found (with `_` for `-`), or null when none is
+ */
+export function _vllmUnmodelled(
+  stack: Pick<StackProfile, "components">,
+  o: { readonly settings: RegExp; readonly effect: string },
+): string | null {
+  const named = Object.values(stack.components).map((v) => o.settings.exec(v)?.[0]).find((m) =>
+    m !== undefined
+  );
+  if (named === undefined) return null;
+  return `the stack sets ${named.replaceAll("-", "_")}, which ${o.effect}: not modelled`;
 }

@@ -25,7 +25,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
-import { _vllmFlag } from "./_vllm_flag.ts";
+import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
 
 /** A vLLM stack's KV cache block, or why it is not derived. */
 export type VllmKvBlock =
@@ -67,22 +67,14 @@ const _OTHER_UNITS =
  */
 export function vllmKvBlock(stack: Pick<StackProfile, "components">): VllmKvBlock | null {
   if (!isVllmStack(stack)) return null;
-  const other = Object.values(stack.components).map((v) => _OTHER_UNITS.exec(v)?.[0]).find((m) =>
-    m !== undefined
-  );
-  if (other !== undefined) {
-    return {
-      ok: false,
-      reason: `the stack sets ${other.replaceAll("-", "_")}, which changes the unit in which ` +
-        "vLLM reuses cached positions: not modelled",
-    };
-  }
+  const unmodelled = _vllmUnmodelled(stack, {
+    settings: _OTHER_UNITS,
+    effect: "changes the unit in which vLLM reuses cached positions",
+  });
+  if (unmodelled !== null) return { ok: false, reason: unmodelled };
   const pinned = _vllmFlag(stack, "block-size");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
-  if (pinned.kind === "pinned") {
-    const n = pinned.value;
-    return { ok: true, tokens: n, rule: `--block-size ${n} pinned by the stack` };
-  }
+  if (pinned.kind === "pinned") return { ok: true, tokens: pinned.value, rule: pinned.rule };
   return {
     ok: true,
     tokens: VLLM_DEFAULT_BLOCK_SIZE,

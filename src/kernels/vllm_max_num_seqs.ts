@@ -64,10 +64,7 @@ export function vllmMaxNumSeqs(
   if (!isVllmStack(stack)) return null;
   const pinned = _vllmFlag(stack, "max-num-seqs");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
-  if (pinned.kind === "pinned") {
-    const n = pinned.value;
-    return { ok: true, requests: n, rule: `--max-num-seqs ${n} pinned by the stack` };
-  }
+  if (pinned.kind === "pinned") return { ok: true, requests: pinned.value, rule: pinned.rule };
   if (gpu === "a100") return { ok: true, requests: 256, rule: "vLLM's default on an A100 (256)" };
   if (BELOW_70_GIB.has(gpu)) {
     return {

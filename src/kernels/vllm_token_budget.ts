@@ -31,7 +31,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
-import { _vllmFlag } from "./_vllm_flag.ts";
+import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
 import { BELOW_70_GIB } from "./vllm_max_num_seqs.ts";
 
 /** vLLM's possible token budgets of a pass for a stack on a GPU, or why they are not derived. */
@@ -81,22 +81,14 @@ export function vllmTokenBudget(
   o: { readonly gpu: string; readonly maxModelLen: number | null },
 ): VllmTokenBudget | null {
   if (!isVllmStack(stack)) return null;
-  const chunking = Object.values(stack.components).map((v) => _CHUNKING.exec(v)?.[0]).find((m) =>
-    m !== undefined
-  );
-  if (chunking !== undefined) {
-    return {
-      ok: false,
-      reason: `the stack sets ${chunking.replaceAll("-", "_")}, which changes where vLLM ends a ` +
-        "prompt's chunk: not modelled",
-    };
-  }
+  const unmodelled = _vllmUnmodelled(stack, {
+    settings: _CHUNKING,
+    effect: "changes where vLLM ends a prompt's chunk",
+  });
+  if (unmodelled !== null) return { ok: false, reason: unmodelled };
   const pinned = _vllmFlag(stack, "max-num-batched-tokens");
   if (pinned.kind === "unread") return { ok: false, reason: pinned.reason };
-  if (pinned.kind === "pinned") {
-    const n = pinned.value;
-    return { ok: true, tokens: [n], rule: `--max-num-batched-tokens ${n} pinned by the stack` };
-  }
+  if (pinned.kind === "pinned") return { ok: true, tokens: [pinned.value], rule: pinned.rule };
   const seqs = _vllmFlag(stack, "max-num-seqs");
   if (seqs.kind === "unread") return { ok: false, reason: seqs.reason };
   if (o.maxModelLen === null) {
