@@ -26,21 +26,10 @@
  */
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
 import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
+import type { VllmTokens } from "./vllm_tokens.ts";
 
-/** A vLLM stack's KV cache block, or why it is not derived. */
-export type VllmKvBlock =
-  | {
-    readonly ok: true;
-    /** Positions in one block. */
-    readonly tokens: number;
-    /** Where it comes from, for a reason (`--block-size 32 pinned by the stack`). */
-    readonly rule: string;
-  }
-  | {
-    readonly ok: false;
-    /** Why the block size is not derived. */
-    readonly reason: string;
-  };
+/** A vLLM stack's KV cache block (`tokens`: positions in one block), or why it is not derived. */
+export type VllmKvBlock = VllmTokens<number>;
 
 /** vLLM's block size on CUDA when none is set (`platforms/cuda.py`, vLLM 0.11). */
 export const VLLM_DEFAULT_BLOCK_SIZE = 16;

@@ -33,21 +33,13 @@
 import { isVllmStack, type StackProfile } from "./stack_profile.ts";
 import { _vllmFlag, _vllmUnmodelled } from "./_vllm_flag.ts";
 import { BELOW_70_GIB } from "./vllm_max_num_seqs.ts";
+import type { VllmTokens } from "./vllm_tokens.ts";
 
-/** vLLM's possible token budgets of a pass for a stack on a GPU, or why they are not derived. */
-export type VllmTokenBudget =
-  | {
-    readonly ok: true;
-    /** Every budget a pass may have had, ascending (one when the stack pins it). */
-    readonly tokens: readonly number[];
-    /** Where they come from, for a reason (`--max-num-batched-tokens 4096 pinned by the stack`). */
-    readonly rule: string;
-  }
-  | {
-    readonly ok: false;
-    /** Why the budget is not derived. */
-    readonly reason: string;
-  };
+/**
+ * vLLM's possible token budgets of a pass for a stack on a GPU (`tokens`: every budget a pass may
+ * have had, ascending; one when the stack pins it), or why they are not derived.
+ */
+export type VllmTokenBudget = VllmTokens<readonly number[]>;
 
 /** Settings that change where a chunk ends, or whether prompts are chunked at all. */
 const _CHUNKING =

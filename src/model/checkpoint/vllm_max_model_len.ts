@@ -20,23 +20,14 @@
  *
  * @module
  */
-import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
+import { isVllmStack, type StackProfile, type VllmTokens } from "../../kernels/mod.ts";
 import type { DecoderConfig } from "./decoder_config.ts";
 
-/** vLLM's `max_model_len` for a config, or why it is not modelled. */
-export type VllmMaxModelLen =
-  | {
-    readonly ok: true;
-    /** Tokens. */
-    readonly tokens: number;
-    /** How it follows from the config, for a reason (`max_position_embeddings 4096`). */
-    readonly rule: string;
-  }
-  | {
-    readonly ok: false;
-    /** Why the limit is not derived here. */
-    readonly reason: string;
-  };
+/**
+ * vLLM's `max_model_len` for a config, with how it follows from the config
+ * (`max_position_embeddings 4096`), or why it is not modelled.
+ */
+export type VllmMaxModelLen = VllmTokens<number>;
 
 /** What a sequence's length says of a record on a stack. */
 export interface LengthFinding {
