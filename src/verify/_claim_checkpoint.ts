@@ -7,7 +7,8 @@
  * its checkpoint, files that cannot be a checkpoint, or weight files its stack's loader would
  * not have read as them, FAIL; a configuration feature this
  * version does not model is NOT_VERIFIED, unless it is a value HF builds a model of and the
- * record's stack refuses to load the config (`_checkStackLoads`): that FAILs.
+ * record's stack refuses to load the config (`_checkStackLoads`): that FAILs. The opened
+ * checkpoint is then held to the record's split and its stack's reading of it.
  *
  * @module
  */
@@ -21,35 +22,80 @@ import {
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
-import { _checkStackLoads } from "./_model_support.ts";
-import { _missingBlob, _Stop, _unmet } from "./_stop.ts";
+import { _checkSplit } from "./_claimed_parallel.ts";
+import {
+  _checkModelDtype,
+  _checkStackLoads,
+  _checkTiedHead,
+  _checkWeightMetadata,
+} from "./_model_support.ts";
+import { _missingBlob, _refusable, _refusedFirst, _Stop, _unmet } from "./_stop.ts";
+
+/** An opened checkpoint: its tensors, and the handles that give its memory and files back. */
+interface _Opened {
+  ckpt: DecoderCheckpoint;
+  releaseTensor: (t: Uint16Array) => void;
+  close: () => void;
+}
+
+/** The record a checkpoint is claimed for. */
+interface _ClaimOptions {
+  readonly predicate: ClaimPredicate;
+  readonly model: ModelRef;
+  readonly stack: StackProfile;
+  readonly profile: GpuProfile;
+}
 
 /**
- * Opens the checkpoint of a model record.
+ * Opens the checkpoint of a model record and holds it to the record: a split its stack's layout
+ * cannot make of it FAILs (`_checkSplit`); a tied head, weight metadata or model dtype the stack
+ * reads otherwise than modelled waits in `refusals` (`_checkTiedHead`, `_checkWeightMetadata`,
+ * `_checkModelDtype`).
  *
  * @param blobs the blob store
  * @param o the record's predicate, model reference, stack (whose loader must read the weight
- *   files the record names as its safetensors weights: `weightFilesContradiction`) and GPU profile
- * @returns the opened checkpoint (tensors on recycled shared memory) and `releaseTensor`, which
- *   hands a tensor's buffer back for a later read once its layer is done
+ *   files the record names as its safetensors weights: `weightFilesContradiction`) and GPU
+ *   profile, and the reasons not modelled said so far (see `_refusable`): a checkpoint not
+ *   modelled stops the checks, and the first of them is still said before it
+ * @returns the opened checkpoint (tensors on recycled shared memory), `releaseTensor`, which
+ *   hands a tensor's buffer back for a later read once its layer is done, and `close`
  * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
  *   files the stack's loader would not have read as these weights or refuses by their metadata:
- *   `weightMetadataFinding`), FAIL
+ *   `weightMetadataFinding`, a split the stack cannot make), FAIL
  *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable),
  *   FAIL or NOT_VERIFIED of `_checkStackLoads` for a config of values HF builds a model of that
- *   are not modelled, or NOT_VERIFIED (a configuration feature this version does not model)
+ *   are not modelled, or NOT_VERIFIED (a configuration feature this version does not model, or
+ *   the first of `refusals`)
  */
 export async function _claimCheckpoint(
   blobs: BlobStore,
-  o: {
-    readonly predicate: ClaimPredicate;
-    readonly model: ModelRef;
-    readonly stack: StackProfile;
-    readonly profile: GpuProfile;
-  },
-): Promise<
-  { ckpt: DecoderCheckpoint; releaseTensor: (t: Uint16Array) => void; close: () => void }
-> {
+  o: _ClaimOptions & { readonly refusals: string[] },
+): Promise<_Opened> {
+  const opened = await _open(blobs, o).catch((e) => {
+    throw _refusedFirst(o.refusals, e);
+  });
+  try {
+    const { ckpt } = opened;
+    _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
+    _refusable(o.refusals, () => _checkTiedHead(ckpt, o.stack));
+    _refusable(o.refusals, () => _checkWeightMetadata(ckpt, o.stack));
+    _refusable(o.refusals, () => _checkModelDtype(ckpt, o.stack));
+  } catch (e) {
+    opened.close();
+    throw e;
+  }
+  return opened;
+}
+
+/**
+ * Opens the checkpoint of a model record by digest.
+ *
+ * @param blobs the blob store
+ * @param o the record's predicate, model reference, stack and GPU profile
+ * @returns the opened checkpoint
+ * @throws {_Stop} as {@link _claimCheckpoint}, but for the split and the refusals
+ */
+async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
   const r = await openCheckpointByDigest(blobs, o.model);
   if (!r.ok) {
     const f = r.failure;

@@ -13,7 +13,7 @@ import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
-import { _checkCost, _checkSize, _refusable, _REFUSED, _refusedFirst, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
 import { forwardActivation } from "./forward_activation.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -22,7 +22,6 @@ import {
   _checkDataParallel,
   _checkNcclRelease,
   _checkPipelineStages,
-  _checkSplit,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
@@ -30,13 +29,10 @@ import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
-  _checkModelDtype,
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
   _checkStackLoads,
-  _checkTiedHead,
-  _checkWeightMetadata,
   _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
@@ -104,23 +100,10 @@ export async function _recomputeModelForward(
       requests: w.tokens.sequences.length,
     }));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, {
-    predicate: p,
-    model: w.model,
-    stack: input.stack,
-    profile: input.profile,
-  }).catch(
-    (e) => {
-      throw _refusedFirst(refusals, e);
-    },
-  );
+  const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  _checkSplit(p, { stack: input.stack, config: c });
-  _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
-  _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
-  _refusable(refusals, () => _checkModelDtype(ckpt, input.stack));
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",

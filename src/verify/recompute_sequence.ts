@@ -27,7 +27,6 @@ import {
   _checkDataParallel,
   _checkNcclRelease,
   _checkPipelineStages,
-  _checkSplit,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _cascadeClaim } from "./_cascade_claim.ts";
@@ -36,26 +35,15 @@ import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
-  _checkModelDtype,
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
   _checkStackLoads,
-  _checkTiedHead,
-  _checkWeightMetadata,
   _kvBlockStop,
   _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import {
-  _checkCost,
-  _checkSize,
-  _committedBlob,
-  _refusable,
-  _REFUSED,
-  _refusedFirst,
-  _Stop,
-} from "./_stop.ts";
+import { _checkCost, _checkSize, _committedBlob, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
 import { _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -116,23 +104,10 @@ export async function _recomputeSequence(
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, {
-    predicate: p,
-    model: w.model,
-    stack: input.stack,
-    profile: input.profile,
-  }).catch(
-    (e) => {
-      throw _refusedFirst(refusals, e);
-    },
-  );
+  const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  _checkSplit(p, { stack: input.stack, config: c });
-  _refusable(refusals, () => _checkTiedHead(ckpt, input.stack));
-  _refusable(refusals, () => _checkWeightMetadata(ckpt, input.stack));
-  _refusable(refusals, () => _checkModelDtype(ckpt, input.stack));
   const passes = await _history(input.blobs, w);
   const widest = Math.max(...passes.map((q) => q.entries.length));
   if (p.batch.size !== widest) {
