@@ -70,7 +70,11 @@ type Settings = Pick<
  */
 const FIXED = ["retention", "storage", "sealed", "deny_purge", "deny_delete"] as const;
 
-/** What the server means by a setting its answer leaves out. */
+/**
+ * What the server means by a setting its answer leaves out. The pool's streams take these but for
+ * the size limits and each stream's subjects, retention, age limit and discard policy; changed
+ * settings are said in this order.
+ */
 const UNSTATED: Settings = {
   subjects: [],
   retention: RetentionPolicy.Limits,
@@ -80,14 +84,14 @@ const UNSTATED: Settings = {
   max_bytes: -1,
   max_msgs: -1,
   max_msgs_per_subject: -1,
-  max_age: 0,
-  discard: DiscardPolicy.Old,
   duplicate_window: 120 * NS,
   allow_rollup_hdrs: false,
   no_ack: false,
   sources: [],
   deny_purge: false,
   deny_delete: false,
+  max_age: 0,
+  discard: DiscardPolicy.Old,
 };
 
 /**
@@ -117,32 +121,24 @@ export async function ensureStreams(
   jsm: JetStreamManager,
   settings: QueueSettings,
 ): Promise<string[]> {
-  const limits = {
-    storage: StorageType.File,
-    sealed: false,
+  // Both streams: the server's defaults but for the size limits, then each stream's own.
+  const both = {
+    ...UNSTATED,
     max_msg_size: STREAM_LIMITS.maxMsgBytes,
     max_bytes: STREAM_LIMITS.maxStreamBytes,
-    max_msgs: -1,
-    max_msgs_per_subject: -1,
-    duplicate_window: 120 * NS,
-    allow_rollup_hdrs: false,
-    no_ack: false,
-    sources: [],
-    deny_purge: false,
-    deny_delete: false,
   };
   const changed = [
     ...await _stream(jsm, WORK_STREAM, {
+      ...both,
       subjects: ["bitaudit.work.>"],
       retention: RetentionPolicy.Workqueue,
-      ...limits,
       max_age: 0,
       discard: DiscardPolicy.New,
     }),
     ...await _stream(jsm, RESULTS_STREAM, {
+      ...both,
       subjects: ["bitaudit.results.>"],
       retention: RetentionPolicy.Limits,
-      ...limits,
       max_age: 7 * 24 * 3600 * NS, // results are kept a week
       discard: DiscardPolicy.Old,
     }),
