@@ -4,6 +4,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { createGemmEngine, type GemmEngine } from "../../../src/engine/mod.ts";
 import { type GpuProfile, parseGpuProfile, type Sfu } from "../../../src/hardware/mod.ts";
 import {
@@ -50,6 +51,29 @@ export function qkv(
 
 /** A BF16 pattern's value. */
 export const bf = (x: number): number => f32FromBits(x << 16);
+
+/**
+ * Asserts a BF16 output within 2 ulps of float64 attention plus an absolute 2^-9 (2^-7 of
+ * |want| + 1/4): FA2 rounds P to BF16 before P·V and O once at the end.
+ *
+ * @param got the output's BF16 patterns
+ * @param want float64 attention ({@link referenceAttention})
+ * @param tag names the case in a failure
+ */
+export function assertNear(got: Uint16Array, want: Float64Array, tag: string): void {
+  assert.equal(got.length, want.length, tag);
+  got.forEach((b, i) => {
+    const err = Math.abs(bf(b) - want[i]!);
+    assert.ok(
+      err <= 2 ** -7 * (Math.abs(want[i]!) + 2 ** -2),
+      `${tag} ${i}: ${bf(b)} vs ${want[i]}`,
+    );
+  });
+}
+
+/** How many entries of two equally long arrays differ. */
+export const diffCount = (a: ArrayLike<number>, b: ArrayLike<number>): number =>
+  Array.from(a).reduce((n, x, i) => n + (x !== b[i] ? 1 : 0), 0);
 
 /**
  * Attention in float64 for one sequence (bottom-right causal), the independent yardstick of the

@@ -12,7 +12,15 @@ import {
   type FlashAttentionOptions,
   planFa2,
 } from "../../../src/kernels/attention/mod.ts";
-import { bf, D, ENGINE, fa2Options, qkv, referenceAttention } from "./_fa2_fixture.ts";
+import {
+  assertNear,
+  D,
+  diffCount,
+  ENGINE,
+  fa2Options,
+  qkv,
+  referenceAttention,
+} from "./_fa2_fixture.ts";
 
 Deno.test("fa2BlocksPerSplit(): ceil(ceil(seqlen_k / kBlockN) / splits) of the launch's or the sequence's seqlen_k", () => {
   const o = { launchSeqlenK: 1000, seqlenK: 300, blockN: 128, splits: 4 };
@@ -30,20 +38,6 @@ Deno.test("fa2BlocksPerSplit(): ceil(ceil(seqlen_k / kBlockN) / splits) of the l
   // A sequence without keys has no block in any split.
   assert.equal(fa2BlocksPerSplit("sequence", { ...o, seqlenK: 0 }), 0);
 });
-
-/** Every BF16 output within 2^-7 relative (plus 2^-9 absolute) of float64. */
-function assertNear(got: Uint16Array, want: Float64Array, tag: string) {
-  got.forEach((b, i) => {
-    const err = Math.abs(bf(b) - want[i]!);
-    assert.ok(
-      err <= 2 ** -7 * (Math.abs(want[i]!) + 2 ** -2),
-      `${tag} ${i}: ${bf(b)} vs ${want[i]}`,
-    );
-  });
-}
-
-const diffCount = (a: ArrayLike<number>, b: ArrayLike<number>) =>
-  Array.from(a).reduce((n, x, i) => n + (x !== b[i] ? 1 : 0), 0);
 
 Deno.test("flashAttentionForward(): a split decode batch of unequal key lengths spreads each sequence's blocks by its own length under 'sequence', by the longest under 'launch'", () => {
   // Qwen3-0.6B's attention (16 query heads on 8 KV heads, d 128) on an A100 (108 SMs): a vLLM

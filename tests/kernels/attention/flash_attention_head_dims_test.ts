@@ -15,26 +15,18 @@ import {
   planFa2,
 } from "../../../src/kernels/attention/mod.ts";
 import { bitsFromF32, f32FromBits } from "../../../src/numerics/mod.ts";
-import { bf, ENGINE, fa2Options, profile, qkv, referenceAttention } from "./_fa2_fixture.ts";
+import {
+  assertNear,
+  ENGINE,
+  fa2Options,
+  profile,
+  qkv,
+  referenceAttention,
+} from "./_fa2_fixture.ts";
 
 const DIMS = [64, 96, 256];
 const BUILDS = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED];
 const H100 = { profile: profile("h100-sxm"), multiProcessorCount: 132 };
-
-/**
- * BF16 output within 2 ulps of float64 attention plus an absolute 2^-9 (2^-7 of |want| + 1/4):
- * the tolerance of the hdim-128 tests. FA2 rounds P to BF16 before P·V and O once at the end.
- */
-function assertNear(got: Uint16Array, want: Float64Array, tag: string): void {
-  assert.equal(got.length, want.length, tag);
-  got.forEach((b, i) => {
-    const err = Math.abs(bf(b) - want[i]!);
-    assert.ok(
-      err <= 2 ** -7 * (Math.abs(want[i]!) + 2 ** -2),
-      `${tag} ${i}: ${bf(b)} vs ${want[i]}`,
-    );
-  });
-}
 
 const opts = (d: number, over: Partial<FlashAttentionOptions>) =>
   fa2Options({ headDim: d, kWalk: ENGINE.kWalkAuto, ...over });

@@ -10,7 +10,16 @@ import {
 } from "../../../src/kernels/attention/mod.ts";
 import { f32FromBits } from "../../../src/numerics/mod.ts";
 import { synthBf16 } from "../../../src/prover/mod.ts";
-import { bf, D, fa2Options, profile, qkv, referenceAttention, TESLA } from "./_fa2_fixture.ts";
+import {
+  assertNear,
+  D,
+  diffCount,
+  fa2Options,
+  profile,
+  qkv,
+  referenceAttention,
+  TESLA,
+} from "./_fa2_fixture.ts";
 
 const H100 = profile("h100-sxm");
 
@@ -19,19 +28,6 @@ const BUILDS = [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED];
 
 /** The split tests default to non-causal launches. */
 const opts = (over: Partial<FlashAttentionOptions> = {}) => fa2Options({ causal: false, ...over });
-
-function assertNear(got: Uint16Array, want: Float64Array, tag: string) {
-  got.forEach((b, i) => {
-    const err = Math.abs(bf(b) - want[i]!);
-    assert.ok(
-      err <= 2 ** -7 * (Math.abs(want[i]!) + 2 ** -2),
-      `${tag} ${i}: ${bf(b)} vs ${want[i]}`,
-    );
-  });
-}
-
-const diffCount = (a: ArrayLike<number>, b: ArrayLike<number>) =>
-  Array.from(a).reduce((n, x, i) => n + (x !== b[i] ? 1 : 0), 0);
 
 Deno.test("flashAttentionForward() splits 129 equal-score keys into 128 + 1 and recombines them", () => {
   // K = 0: every score is 0. Split 0 averages 128 rows of 1.0 (LSE ln 128), split 1 is the
