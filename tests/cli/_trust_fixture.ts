@@ -104,6 +104,17 @@ export async function trustRoot(
 }
 export const goodRoot = await trustRoot("root");
 
+/**
+ * Runs `bitaudit key trust-root` with `args`, writing `out`.
+ *
+ * @param args the flags before `--out` (`["--pub", f.pub, "--prover", prover.publicKey]`)
+ * @param out the trust root's path
+ * @returns the CLI's exit code and output
+ */
+export function keyTrustRoot(args: readonly string[], out: string): ReturnType<typeof runBitaudit> {
+  return runBitaudit(["key", "trust-root", ...args, "--out", out]);
+}
+
 let outs = 0;
 export const audit = (o: Record<string, string | undefined>) =>
   auditLog(

@@ -15,6 +15,7 @@ import {
   CHAIN,
   f,
   goodRoot,
+  keyTrustRoot,
   ORIGIN,
   prover,
   resign,
@@ -163,16 +164,7 @@ Deno.test("check refuses a malformed policy value with USAGE_POLICY (exit 2)", a
 
 Deno.test("key trust-root prints its windows and defaults; check names the dates and --prover-valid-from", async () => {
   const root = `${f.dir}/default-root.json`;
-  const made = await runBitaudit([
-    "key",
-    "trust-root",
-    "--pub",
-    f.pub,
-    "--prover",
-    prover.publicKey,
-    "--out",
-    root,
-  ]);
+  const made = await keyTrustRoot(["--pub", f.pub, "--prover", prover.publicKey], root);
   assert.equal(made.code, 0, made.stderr);
   assert.match(
     made.stdout,
@@ -221,22 +213,11 @@ Deno.test("key trust-root prints its windows and defaults; check names the dates
 Deno.test("key trust-root --prover-origin pins the prover's log: check accepts its checkpoints of that origin and refuses one of another, with a hint", async () => {
   const pinned = async (name: string, origin: string) => {
     const root = `${f.dir}/${name}.json`;
-    const made = await runBitaudit([
-      "key",
-      "trust-root",
-      "--pub",
-      f.pub,
-      "--prover",
-      prover.publicKey,
-      "--prover-valid-from",
-      "2023-01-01T00:00:00Z",
-      "--prover-origin",
-      origin,
-      "--drand",
-      CHAIN,
-      "--out",
-      root,
-    ]);
+    const made = await keyTrustRoot([
+      ...["--pub", f.pub, "--prover", prover.publicKey],
+      ...["--prover-valid-from", "2023-01-01T00:00:00Z", "--prover-origin", origin],
+      ...["--drand", CHAIN],
+    ], root);
     assert.equal(made.code, 0, made.stderr);
     assert.match(
       made.stdout,
@@ -286,7 +267,7 @@ Deno.test("key trust-root --prover-origin pins the prover's log: check accepts i
     ] as const
   ) {
     const out = `${f.dir}/origin-refused.json`;
-    const bad = await runBitaudit(["key", "trust-root", "--pub", f.pub, ...extra, "--out", out]);
+    const bad = await keyTrustRoot(["--pub", f.pub, ...extra], out);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, why);
     await assert.rejects(Deno.stat(out), Deno.errors.NotFound);

@@ -14,7 +14,16 @@ import {
 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { runBitaudit } from "./_run.ts";
-import { beaconAudit, f, goodRoot, inspectorPub, prover, stranger } from "./_trust_fixture.ts";
+import {
+  beaconAudit,
+  f,
+  goodRoot,
+  inspectorPub,
+  keyTrustRoot,
+  ORIGIN,
+  prover,
+  stranger,
+} from "./_trust_fixture.ts";
 
 const good = await beaconAudit();
 const oldId = keyId(inspectorPub);
@@ -23,20 +32,10 @@ const check = (root: string) =>
 
 Deno.test("key trust-root --extend --end --pub: the old key keeps its past window, the next key is added, pins kept; the attestation still checks", async () => {
   const out = `${f.dir}/rotated.json`;
-  const r = await runBitaudit([
-    "key",
-    "trust-root",
-    "--extend",
-    goodRoot,
-    "--end",
-    `${oldId.slice(0, 12)}=2099-01-01T00:00:00Z`,
-    "--pub",
-    stranger.publicKey,
-    "--valid-from",
-    "2099-01-01T00:00:00Z",
-    "--out",
-    out,
-  ]);
+  const r = await keyTrustRoot([
+    ...["--extend", goodRoot, "--end", `${oldId.slice(0, 12)}=2099-01-01T00:00:00Z`],
+    ...["--pub", stranger.publicKey, "--valid-from", "2099-01-01T00:00:00Z"],
+  ], out);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /kept the \d+ key\(s\) of /);
   assert.match(r.stdout, /^drand chains pinned: quicknet \(52db9ba70e0cc0f6…\)$/m);
@@ -53,18 +52,10 @@ Deno.test("key trust-root --extend --end --pub: the old key keeps its past windo
 
 Deno.test("key trust-root --extend --revoke: the key's signatures from then on do not count, and check's hint names the revocation", async () => {
   const out = `${f.dir}/revoked.json`;
-  const r = await runBitaudit([
-    "key",
-    "trust-root",
-    "--extend",
-    goodRoot,
-    "--revoke",
-    `${oldId}=2024-01-01T00:00:00Z`,
-    "--revoke-reason",
-    "key compromised",
-    "--out",
-    out,
-  ]);
+  const r = await keyTrustRoot([
+    ...["--extend", goodRoot, "--revoke", `${oldId}=2024-01-01T00:00:00Z`],
+    ...["--revoke-reason", "key compromised"],
+  ], out);
   assert.equal(r.code, 0, r.stderr);
   const root = parseTrustRoot(await Deno.readTextFile(out));
   assert.equal(root.keys.find((k) => k.keyid === oldId)!.revoked?.reason, "key compromised");
@@ -101,30 +92,16 @@ Deno.test("key trust-root --extend refuses what it cannot apply (nothing written
   ];
   for (const [extra, why] of cases) {
     const out = `${f.dir}/never-${extra.join("").length}.json`;
-    const r = await runBitaudit([
-      "key",
-      "trust-root",
-      "--extend",
-      goodRoot,
-      ...extra,
-      "--out",
-      out,
-    ]);
+    const r = await keyTrustRoot(["--extend", goodRoot, ...extra], out);
     assert.equal(r.code, 2, `${extra}: ${r.stdout}${r.stderr}`);
     assertCliCode(r.stderr, "USAGE");
     assert.match(r.stderr, why);
     await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
   }
-  const noBase = await runBitaudit([
-    "key",
-    "trust-root",
-    "--end",
-    `${oldId}=2099-01-01T00:00:00Z`,
-    "--pub",
-    f.pub,
-    "--out",
+  const noBase = await keyTrustRoot(
+    ["--end", `${oldId}=2099-01-01T00:00:00Z`, "--pub", f.pub],
     `${f.dir}/never-nobase.json`,
-  ]);
+  );
   assert.match(noBase.stderr, /without --extend/);
 });
 
@@ -135,16 +112,7 @@ Deno.test("key trust-root --extend refuses a base root whose pins check would re
   ) {
     const path = `${f.dir}/bad-pins-${what.replace(/\W/g, "")}.json`;
     await Deno.writeTextFile(path, JSON.stringify({ ...base, ...pins }));
-    const r = await runBitaudit([
-      "key",
-      "trust-root",
-      "--extend",
-      path,
-      "--pub",
-      stranger.publicKey,
-      "--out",
-      `${path}.out`,
-    ]);
+    const r = await keyTrustRoot(["--extend", path, "--pub", stranger.publicKey], `${path}.out`);
     assert.equal(r.code, 2, `${what}: ${r.stderr}`);
     assertCliCode(r.stderr, "BAD_TRUST_ROOT");
   }
@@ -159,22 +127,12 @@ Deno.test("key trust-root with more keys than a trust root holds is refused (USA
       pubs.push(`${dir}/k${i}.pub`);
       await Deno.writeTextFile(pubs[i]!, encodePublicKeyPem(k.publicKey));
     }
-    const r = await runBitaudit([
-      "key",
-      "trust-root",
-      "--pub",
-      ...pubs,
-      "--out",
-      `${dir}/root.json`,
-    ]);
+    const r = await keyTrustRoot(["--pub", ...pubs], `${dir}/root.json`);
     assert.equal(r.code, 2, r.stderr);
     assertCliCode(r.stderr, "USAGE_TRUST");
     assert.match(r.stderr, /65 keys \(--pub and --prover\), at most 64/);
     await assert.rejects(Deno.stat(`${dir}/root.json`), Deno.errors.NotFound);
-    const ok = await runBitaudit([
-      ...["key", "trust-root", "--pub", ...pubs.slice(0, 64)],
-      ...["--out", `${dir}/root64.json`],
-    ]);
+    const ok = await keyTrustRoot(["--pub", ...pubs.slice(0, 64)], `${dir}/root64.json`);
     assert.equal(ok.code, 0, ok.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -189,16 +147,7 @@ Deno.test("key trust-root refuses an empty or impossible window time by its flag
   ];
   for (const [flag, value] of cases) {
     const out = `${f.dir}/window-${flag.slice(2)}-${value.length}.json`;
-    const r = await runBitaudit([
-      "key",
-      "trust-root",
-      "--pub",
-      stranger.publicKey,
-      flag,
-      value,
-      "--out",
-      out,
-    ]);
+    const r = await keyTrustRoot(["--pub", stranger.publicKey, flag, value], out);
     assert.equal(r.code, 2, `${flag} '${value}': ${r.stderr}`);
     assertCliCode(r.stderr, "USAGE_TIME");
     assert.match(r.stderr, new RegExp(`Cannot use ${flag} `));
@@ -216,9 +165,7 @@ Deno.test("key trust-root --extend past the key limit is a usage error (USAGE_TR
     JSON.stringify(buildTrustRoot(pubs, { start: "2026-01-01T00:00:00Z" })),
   );
   const out = `${f.dir}/over-full.json`;
-  const r = await runBitaudit([
-    ...["key", "trust-root", "--extend", full, "--pub", stranger.publicKey, "--out", out],
-  ]);
+  const r = await keyTrustRoot(["--extend", full, "--pub", stranger.publicKey], out);
   assert.equal(r.code, 2, r.stderr);
   assertCliCode(r.stderr, "USAGE_TRUST");
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
@@ -226,30 +173,14 @@ Deno.test("key trust-root --extend past the key limit is a usage error (USAGE_TR
 
 Deno.test("key trust-root --extend of a root pinning its prover keys' origin refuses an unpinned prover key, and adds a pinned one with its origin", async () => {
   const pinned = `${f.dir}/pinned-root.json`;
-  const made = await runBitaudit([
-    "key",
-    "trust-root",
-    "--pub",
-    f.pub,
-    "--prover",
-    prover.publicKey,
-    "--prover-origin",
-    "bitaudit.example/prover-1/log",
-    "--out",
+  const made = await keyTrustRoot(
+    ["--pub", f.pub, "--prover", prover.publicKey, "--prover-origin", ORIGIN],
     pinned,
-  ]);
+  );
   assert.equal(made.code, 0, made.stderr);
   const refusedOut = `${f.dir}/pinned-unpinned.json`;
-  const r = await runBitaudit([
-    "key",
-    "trust-root",
-    "--extend",
-    pinned,
-    "--prover",
-    stranger.publicKey,
-    "--out",
-    refusedOut,
-  ]);
+  const extend = ["--extend", pinned, "--prover", stranger.publicKey];
+  const r = await keyTrustRoot(extend, refusedOut);
   assert.equal(r.code, 2, r.stderr);
   assert.match(
     r.stderr,
@@ -257,22 +188,8 @@ Deno.test("key trust-root --extend of a root pinning its prover keys' origin ref
   );
   await assert.rejects(Deno.stat(refusedOut), Deno.errors.NotFound);
   const out = `${f.dir}/pinned-extended.json`;
-  const ok = await runBitaudit([
-    "key",
-    "trust-root",
-    "--extend",
-    pinned,
-    "--prover",
-    stranger.publicKey,
-    "--prover-origin",
-    "bitaudit.example/prover-1/log",
-    "--out",
-    out,
-  ]);
+  const ok = await keyTrustRoot([...extend, "--prover-origin", ORIGIN], out);
   assert.equal(ok.code, 0, ok.stderr);
   const keys = parseTrustRoot(await Deno.readTextFile(out)).keys.filter((k) => k.role === "prover");
-  assert.deepEqual(keys.map((k) => k.origin), [
-    "bitaudit.example/prover-1/log",
-    "bitaudit.example/prover-1/log",
-  ]);
+  assert.deepEqual(keys.map((k) => k.origin), [ORIGIN, ORIGIN]);
 });
