@@ -5,7 +5,7 @@
  * @module
  */
 import { sixDecimalsDown } from "./detection_text.ts";
-import { falseCount as countFalse } from "./false_count.ts";
+import { falseCount as countFalse, rateIsOne } from "./false_count.ts";
 import { lowerBinomial, lowerHypergeometric } from "./plan.ts";
 
 /** Detection probability at one misreporting rate. */
@@ -43,7 +43,8 @@ Object.freeze(DEFAULT_RATES);
  * @param population N
  * @param options sample size `k` and the misreporting rates to report (decimal strings)
  * @returns the statement (probabilities as fixed-point strings, so it can be signed canonically)
- * @throws {RangeError} when a rate is not a decimal in [0, 1] or k is not an integer in [0, N]
+ * @throws {RangeError} when a rate is not a decimal in [0, 1] (or is below 1 but read as 1 in
+ *   double precision) or k is not an integer in [0, N]
  * @example
  * ```ts
  * import { detectionStatement } from "./detection.ts";
@@ -79,6 +80,12 @@ function _lowered(
   const { k } = options;
   return (options.rates ?? DEFAULT_RATES).map((pFalse) => {
     const p = Number(pFalse);
+    if (p === 1 && !rateIsOne(pFalse)) {
+      // A double reads it as 1, which would state a certain detection that is not.
+      throw new RangeError(
+        `Cannot state detection: rate ${pFalse} is below 1 but read as 1 in double precision`,
+      );
+    }
     const sample = { falseCount: countFalse(pFalse, population), k };
     return {
       pFalse,

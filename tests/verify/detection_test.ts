@@ -45,6 +45,15 @@ Deno.test("detectionStatement() counts F exactly from the rate's decimal text", 
   assert.throws(() => detectionStatement(10, { k: 1, rates: ["1.5"] }), RangeError);
 });
 
+Deno.test("detectionStatement() refuses a rate below 1 that doubles read as 1, and states 1 for 1", () => {
+  // 1 - 1e-17 read as 1 would state certain detection (binomial 1.000000) for a single draw.
+  assert.throws(
+    () => detectionStatement(1000, { k: 1, rates: ["0.99999999999999999"] }),
+    /below 1 but read as 1/,
+  );
+  assert.equal(detectionStatement(1000, { k: 1, rates: ["1.0"] }).levels[0]!.binomial, "1.000000");
+});
+
 Deno.test("detectionMismatch() refuses a value above the truth that rounds to nearest (review h141)", () => {
   // The review's forgeries: 0.950000 where the exact values are 0.94999851... and 0.94999867...
   for (const [n, k] of [[3406, 278], [1279, 262]] as const) {
