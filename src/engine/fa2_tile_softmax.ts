@@ -1,6 +1,6 @@
 /**
  * The FA2 tile softmax on the wasm kernel (`wasm/assembly/fa2_softmax.ts`) for a build and a MUFU
- * model, when the kernel models them: the table-model SFU (`createSfu` with `tesla-table`, read
+ * model, when the kernel models them: the table-model SFU or the `ieee` SFU (`createSfu`, read
  * back through its description) and the build choices the kernel knows. Anything else gets
  * `undefined`, and FA2 keeps its TypeScript step. Tests compare both on adversarial tiles.
  *
@@ -42,7 +42,8 @@ export function fa2SoftmaxFlags(build: Fa2Build): number | undefined {
  *
  * @param kernel a kernel instance (used only on the thread that calls the result)
  * @param build the launch's FA2 build
- * @param mufu the launch's MUFU model (an unmodified `Sfu` from `createSfu`)
+ * @param mufu the launch's MUFU model (an unmodified `Sfu` from `createSfu`: `tesla-table`, or
+ *   `ieee`, whose EX2 the kernel reproduces with its FTZ flag)
  * @returns the tile softmax, or undefined when the kernel does not model this build or SFU
  * @example
  * ```ts ignore
@@ -56,7 +57,12 @@ export function wasmFa2TileSoftmax(
 ): Fa2TileSoftmax | undefined {
   const sfu = sfuDescription(mufu);
   const flags = fa2SoftmaxFlags(build);
-  if (sfu?.mode !== "tesla-table" || flags === undefined) return undefined;
+  if (sfu === undefined || flags === undefined) return undefined;
+  if (sfu.mode === "ieee") {
+    const ieeeFlags = flags | 16 | (sfu.ftz ? 32 : 0);
+    return (tile) => kernel.fa2SoftmaxTile({ ...tile, flags: ieeeFlags });
+  }
+  if (sfu.mode !== "tesla-table") return undefined;
   const ex2Table = sfu.tables.ex2;
   return (tile) => kernel.fa2SoftmaxTile({ ...tile, flags, ex2Table });
 }

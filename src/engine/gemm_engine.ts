@@ -30,8 +30,8 @@ export interface GemmEngine {
   /** The kernel when it supports `dp`, else `kWalkReference` (same bits either way). */
   kWalkAuto(dp: Datapath, ops: KWalkGemmOperands): Uint32Array;
   /**
-   * FA2's tile softmax on the kernel for a build and MUFU model it models (the table-model SFU),
-   * else undefined (FA2 then runs its TypeScript step; same bits either way).
+   * FA2's tile softmax on the kernel for a build and MUFU model it models (the table-model or the
+   * `ieee` SFU), else undefined (FA2 then runs its TypeScript step; same bits either way).
    */
   fa2TileSoftmax(build: Fa2Build, mufu: object): Fa2TileSoftmax | undefined;
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Datapath, OperandMemo } from "../hardware/mod.ts";
+import { createSfu, type Datapath, type OperandMemo } from "../hardware/mod.ts";
 import type { Fa2TileSoftmaxTile } from "../kernels/mod.ts";
 import { BF16 } from "../numerics/mod.ts";
 
@@ -107,23 +107,38 @@ export interface GatheredWalk {
 
 /**
  * One FA2 tile's online softmax on flat state arrays (the kernel's `fa2SoftmaxTile`; fields as
- * `Fa2TileSoftmaxTile`), with the build's flags and the SFU's EX2 table.
+ * `Fa2TileSoftmaxTile`), with the build's flags and the SFU: the table model's EX2 table, or the
+ * `ieee` SFU (flag 16, and 32 for its FTZ flag).
  */
 export interface Fa2SoftmaxTileArgs extends Fa2TileSoftmaxTile {
-  /** The build's flags (1 FTZ, 2 FFMA argument, 4 bare MUFU.EX2, 8 FFMA row-sum rescale). */
+  /**
+   * The build's flags (1 FTZ, 2 FFMA argument, 4 bare MUFU.EX2, 8 FFMA row-sum rescale) and the
+   * SFU's (16 the `ieee` SFU's correctly rounded MUFU.EX2, 32 with its FTZ flag).
+   */
   readonly flags: number;
-  /** The SFU's EX2 table (64 rows x 3 coefficients). */
-  readonly ex2Table: Int32Array;
+  /** The table-model SFU's EX2 table (64 rows x 3 coefficients); unused with flag 16. */
+  readonly ex2Table?: Int32Array | undefined;
 }
 
-/** The FP32 and MUFU instruction models inside the kernel's FA2 softmax. */
-export type Fa2InstructionOp = "ex2" | "ffma" | "fmul" | "fadd" | "ex2-approx";
+/**
+ * The FP32 and MUFU instruction models inside the kernel's FA2 softmax: `ieee-ex2` and
+ * `ieee-ex2-approx` are MUFU.EX2 and ex2.approx.f32 on the `ieee` SFU (`ftz` its FTZ flag).
+ */
+export type Fa2InstructionOp =
+  | "ex2"
+  | "ffma"
+  | "fmul"
+  | "fadd"
+  | "ex2-approx"
+  | "ieee-ex2"
+  | "ieee-ex2-approx";
 
 /** The kernel's entry points, bound to one instance. */
 export interface WasmKernel {
   /**
    * The kernel's FA2 instruction models one call at a time, for checks against the TypeScript
-   * models (`mufuEx2`, `fmaF32`, `mulF32`, `addF32`, `ex2ApproxF32`): sets the EX2 table, then
+   * models (`mufuEx2`, `fmaF32`, `mulF32`, `addF32`, `ex2ApproxF32`, and the `ieee` SFU's `ex2`
+   * bare and through `ex2ApproxF32`): sets the EX2 table, then
    * returns `(op, a, b, c, ftz) => result` on FP32 patterns (b and c unused by the EX2 forms).
    *
    * @param ex2Table the SFU's EX2 table (64 rows x 3 coefficients)
@@ -133,7 +148,8 @@ export interface WasmKernel {
     ex2Table: Int32Array,
   ): (op: Fa2InstructionOp, a: number, b: number, c: number, ftz: boolean) => number;
   /**
-   * One FA2 tile's online softmax with the table-model MUFU.EX2 (see {@link Fa2SoftmaxTileArgs}).
+   * One FA2 tile's online softmax with the table-model or the `ieee` SFU's MUFU.EX2 (see
+   * {@link Fa2SoftmaxTileArgs}).
    *
    * @param args the tile, its state and the build
    * @throws {RangeError} when an array does not match the shape
@@ -226,8 +242,13 @@ interface _Exports {
  * ```
  */
 export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
+  // The `ieee` SFU's EX2 for the inputs the kernel's float64 step leaves undecided.
+  const ieee = [createSfu({ mode: "ieee" }), createSfu({ mode: "ieee", ftz: true })] as const;
   const inst = new WebAssembly.Instance(module, {
-    env: { abort: () => _fail("wasm abort") },
+    env: {
+      abort: () => _fail("wasm abort"),
+      ieeeEx2: (x: number, ftz: number) => ieee[ftz ? 1 : 0].ex2(x >>> 0),
+    },
   });
   const x = inst.exports as unknown as _Exports;
   const names = [
@@ -256,7 +277,15 @@ export function instantiateKernel(module: WebAssembly.Module): WasmKernel {
         throw new RangeError("Cannot set the EX2 table: expected 64 rows of 3 coefficients");
       }
       _setEx2Table(x, ex2, ex2Table);
-      const codes = { "ex2": 0, "ffma": 1, "fmul": 2, "fadd": 3, "ex2-approx": 4 } as const;
+      const codes = {
+        "ex2": 0,
+        "ffma": 1,
+        "fmul": 2,
+        "fadd": 3,
+        "ex2-approx": 4,
+        "ieee-ex2": 5,
+        "ieee-ex2-approx": 6,
+      } as const;
       return (op, a, b, c, ftz) => x.fa2Instruction(codes[op], a, b, c, ftz ? 1 : 0) >>> 0;
     },
     walkColumns: (params, job, { j0, j1, rows }, bMemo) => {
@@ -460,12 +489,13 @@ function _fa2SoftmaxTile(
     !(rows >= 0 && blockN >= 8 && blockN % 8 === 0 && d >= 0) ||
     a.scores.length !== rows * blockN || a.limits.length !== rows ||
     a.rowMax.length !== rows || a.sums.length !== rows * 4 || a.o.length !== rows * d ||
-    a.pb.length !== rows * blockN || a.ex2Table.length !== 192
+    a.pb.length !== rows * blockN ||
+    ((a.flags & 16) === 0 && a.ex2Table?.length !== 192)
   ) {
     throw new RangeError("Cannot run the FA2 tile softmax: arrays do not match the tile");
   }
   const al = (v: number) => Math.ceil(v / 16) * 16;
-  _setEx2Table(x, held, a.ex2Table);
+  if ((a.flags & 16) === 0) _setEx2Table(x, held, a.ex2Table as Int32Array);
   const scores = al(x.heapBase());
   const limits = al(scores + rows * blockN * 4);
   const rowMax = al(limits + rows * 4);

@@ -1,7 +1,7 @@
 /**
  * Differential fuzz of the wasm FA2 softmax against the TypeScript models: whole tiles of the
  * online softmax (`fa2TileSoftmax` against `_fa2TileSoftmax`) for all 16 combinations of the four
- * build choices, with scores placed so that exp2 arguments land on -126, -127, -149, -150, 0 and
+ * build choices, on the table-model SFU and on the `ieee` SFU with FTZ off and on, with scores placed so that exp2 arguments land on -126, -127, -149, -150, 0 and
  * 128 and around them, NaNs, infinities, subnormal and random patterns, scales from the smallest
  * subnormal to specials, masks before, inside and past the tile, and row states (O, lane sums,
  * maxima) set to specials between tiles, later tiles with and without Check_inf (a row max of
@@ -10,7 +10,7 @@
  * their ranges). Fixed seed; `BITAUDIT_FUZZ_SCALE` multiplies the cases; a failure names the seed
  * and the case index.
  */
-import { addF32, fmaF32, mulF32, sfuDescription } from "../../src/hardware/mod.ts";
+import { addF32, createSfu, fmaF32, mulF32, sfuDescription } from "../../src/hardware/mod.ts";
 import { instantiateKernel } from "../../src/engine/wasm_kernel.ts";
 import { fa2SoftmaxFlags } from "../../src/engine/fa2_tile_softmax.ts";
 import { ex2ApproxF32, FA2_DAO_FASTMATH, type Fa2Build } from "../../src/kernels/mod.ts";
@@ -25,6 +25,9 @@ import { fuzzRuns } from "../hostile/_fuzz.ts";
 
 /** Fixed seed of every test in this file. */
 const SEED = 1130;
+
+/** The `ieee` SFU, FTZ off and on. */
+const IEEE = [createSfu({ mode: "ieee" }), createSfu({ mode: "ieee", ftz: true })] as const;
 
 /** The 16 builds: flag bits 1 FTZ, 2 FFMA argument, 4 bare MUFU.EX2, 8 FFMA row-sum rescale. */
 const BUILDS: readonly Fa2Build[] = Array.from({ length: 16 }, (_, flags) => ({
@@ -96,12 +99,15 @@ function perturb(
   return r.chance(0.05) ? r.pick(SPECIAL_F32) : undefined;
 }
 
-/** Runs case `index`: a few tiles in a row on both sides; "" when every state and P match. */
-function tileCase(index: number, tally: Tally): string {
+/**
+ * Runs case `index` on the SFU given: a few tiles in a row on both sides; "" when every state and
+ * P match.
+ */
+function tileCase(index: number, tally: Tally, sfu: typeof TESLA = TESLA): string {
   const r = new Draw(SEED, index);
   const build = BUILDS[index % BUILDS.length]!;
-  const fast = ENGINE.fa2TileSoftmax(build, TESLA)!;
-  const arith = _fa2Arith(build, TESLA);
+  const fast = ENGINE.fa2TileSoftmax(build, sfu)!;
+  const arith = _fa2Arith(build, sfu);
   const blockN = r.pick([8, 16, 32, 64, 128]);
   const d = r.pick([4, 8, 64, 96, 128, 256]);
   const rows = r.int(1, 9);
@@ -118,9 +124,9 @@ function tileCase(index: number, tally: Tally): string {
   const kinds = r.pick([[2, 4], [0, 2, 3, 4], [4], [2], [0, 1, 2, 3, 4]]);
   const top = r.pick([0, 1, 10, -10, 100, 1e30, -1e30, 1e-30, 3.4e38]);
   const steps = r.int(1, 4);
-  const label = `flags ${fa2SoftmaxFlags(build)} blockN ${blockN} d ${d} rows ${rows} scaleLog2 ${
-    hex(scaleLog2, 8)
-  }`;
+  const label = `${sfu.mode} flags ${
+    fa2SoftmaxFlags(build)
+  } blockN ${blockN} d ${d} rows ${rows} scaleLog2 ${hex(scaleLog2, 8)}`;
   for (let step = 0; step < steps; step++) {
     const first = step === 0;
     // Later tiles with and without Check_inf (no draw: the cases' other choices stay as they were).
@@ -194,6 +200,35 @@ Deno.test("GemmEngine.fa2TileSoftmax() equals _fa2TileSoftmax() on fuzzed tiles 
   const count = fuzzRuns(6000);
   for (let i = 0; i < count; i++) {
     tally.check(`seed ${SEED} case ${i}`, tileCase(i, tally));
+  }
+  const flags = BUILDS.map((b) => `flags ${fa2SoftmaxFlags(b)}`);
+  tally.assertClean(
+    [
+      ...flags,
+      "masked row",
+      "subnormal O",
+      "NaN sum",
+      "-inf max, Check_inf",
+      "-inf max, no Check_inf",
+    ],
+    10,
+  );
+});
+
+Deno.test("GemmEngine.fa2TileSoftmax() equals _fa2TileSoftmax() on fuzzed tiles for all 16 build flag sets on the ieee SFU, FTZ off and on", () => {
+  const tally = new Tally("fa2TileSoftmax() vs _fa2TileSoftmax(), ieee SFU", SEED);
+  for (const build of BUILDS) {
+    for (const sfu of IEEE) {
+      if (ENGINE.fa2TileSoftmax(build, sfu) === undefined) {
+        throw new Error(`no wasm softmax for ${fa2SoftmaxFlags(build)} on the ieee SFU`);
+      }
+    }
+  }
+  const count = fuzzRuns(4000);
+  for (let i = 0; i < count; i++) {
+    // Each build flag set on both SFU flags: case i's build is i mod 16, its SFU (i / 16) mod 2.
+    const sfu = IEEE[Math.floor(i / BUILDS.length) % 2]!;
+    tally.check(`seed ${SEED} case ${i} ieee ftz ${sfu === IEEE[1]}`, tileCase(i, tally, sfu));
   }
   const flags = BUILDS.map((b) => `flags ${fa2SoftmaxFlags(b)}`);
   tally.assertClean(

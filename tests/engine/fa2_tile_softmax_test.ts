@@ -2,7 +2,7 @@
  * The kernel's FA2 tile softmax against the TypeScript step, bit for bit: adversarial tiles
  * (NaN with payloads, infinities, zeros of both signs, subnormals, huge scores, exp2 arguments
  * below -126, masked and partly masked rows), three tiles in a row, both builds; and whole FA2
- * launches with and without it.
+ * launches with and without it, on the table-model SFU and on the `ieee` SFU (FTZ off and on).
  */
 import assert from "node:assert/strict";
 import { createSfu } from "../../src/hardware/mod.ts";
@@ -160,8 +160,10 @@ Deno.test("GemmEngine.fa2TileSoftmax() equals the TypeScript tile step for every
   assertAdversarialTiles([8, 64], [16], builds);
 });
 
-Deno.test("GemmEngine.fa2TileSoftmax() is offered only for the table-model SFU and known build choices", () => {
-  assert.equal(ENGINE.fa2TileSoftmax(FA2_DAO_FASTMATH, createSfu({ mode: "ieee" })), undefined);
+Deno.test("GemmEngine.fa2TileSoftmax() is offered only for the table-model and ieee SFUs and known build choices", () => {
+  const ieee = createSfu({ mode: "ieee" });
+  assert.equal(typeof ENGINE.fa2TileSoftmax(FA2_DAO_FASTMATH, ieee), "function");
+  assert.equal(ENGINE.fa2TileSoftmax(FA2_DAO_FASTMATH, { ...ieee }), undefined); // a copy
   assert.equal(ENGINE.fa2TileSoftmax(FA2_DAO_FASTMATH, { ...TESLA }), undefined); // a copy
   const odd = { ...FA2_DAO_FASTMATH, exp2: "something-else" } as unknown as typeof FA2_DAO_FASTMATH;
   assert.equal(fa2SoftmaxFlags(odd), undefined);
@@ -196,6 +198,37 @@ Deno.test("FA2 launches give the same bits with the kernel's tile softmax (stand
         assert.deepEqual(fast.out, plain.out, label);
         assert.deepEqual(fast.lse, plain.lse, label);
         assert.equal(fast.splits, plain.splits, label);
+      }
+    }
+  }
+});
+
+Deno.test("FA2 launches on the ieee SFU give the same bits with the kernel's tile softmax, FTZ off and on", async () => {
+  for (const ftz of [false, true]) {
+    const mufu = createSfu({ mode: "ieee", ftz });
+    for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
+      for (const [sq, heads, kvHeads] of [[200, 4, 2], [1, 8, 2]]) {
+        const x = qkv(`tsm-ieee-${ftz}-${build.id}-${sq}`, {
+          sq: sq!,
+          sk: sq === 1 ? 700 : sq!,
+          heads: heads!,
+          kvHeads: kvHeads!,
+        });
+        const base = fa2Options({
+          build,
+          mufu,
+          heads: heads!,
+          kvHeads: kvHeads!,
+          kWalk: ENGINE.kWalkAuto,
+          returnLse: true,
+        });
+        const tileSoftmax = ENGINE.fa2TileSoftmax(build, mufu);
+        const label = `ieee ftz ${ftz} ${build.id} sq ${sq}`;
+        assert.ok(tileSoftmax !== undefined, `no wasm softmax: ${label}`);
+        const plain = await flashAttentionForward(x, base);
+        const fast = await flashAttentionForward(x, { ...base, tileSoftmax });
+        assert.deepEqual(fast.out, plain.out, label);
+        assert.deepEqual(fast.lse, plain.lse, label);
       }
     }
   }

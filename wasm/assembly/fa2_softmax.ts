@@ -21,6 +21,8 @@
 //   fixed point (|x| * 2^23 truncated: exact, since |x| < 128 on this path and scaling by a power
 //   of two is exact), a quadratic over 64 table rows with the SFU's squarer, evaluated in f64 (every
 //   term is an integer below 2^50, so exactly) and floored by 2^15.
+// - On the `ieee` SFU, MUFU.EX2 is the correctly rounded 2^x of ieee_ex2.ts (`ieeeEx2x4`, lane by
+//   lane, with the SFU's FTZ flag; the bare instruction's `.ftz` flushes its result).
 // Tests compare every instruction with the TypeScript models (all 2^32 EX2 inputs in the slow
 // suite) and whole tiles with the TypeScript step on adversarial scores.
 
@@ -29,6 +31,8 @@ const EX2: usize = memory.data(64 * 16, 16);
 /** The SFU squarer's result for every 17-bit input (u16), built on first use. */
 const SQUARES: usize = memory.data(0x20000 * 2, 16);
 let squaresBuilt = false;
+
+import { ieeeEx2x4 } from "./ieee_ex2";
 
 const NEG_INF: u32 = 0xff800000;
 
@@ -93,6 +97,8 @@ const FTZ = 1; // every FP32 instruction with .ftz
 const ARG_FFMA = 2; // S * scale_log2 - max_scaled as one FFMA (else FMUL then FADD)
 const EX2_FTZ = 4; // exp2 as bare MUFU.EX2 (else ex2.approx.f32: squared below -126)
 const RESCALE_FFMA = 8; // row_sum * scale + p as one FFMA (else FMUL then FADD)
+const IEEE = 16; // the `ieee` SFU's MUFU.EX2 (else the table model)
+const IEEE_FTZ = 32; // the `ieee` SFU flushes subnormal results
 
 /** Copies the 64 x 3 EX2 coefficients from `table` (16 bytes a row) and builds the squarer. */
 export function fa2SetEx2Table(table: usize): void {
@@ -263,6 +269,20 @@ export function fa2SetEx2Table(table: usize): void {
   return sel(f32x4.mul(r, r), r, small);
 }
 
+/**
+ * exp2 as the build lowers it on the SFU given: the table model (`ex2`), or the `ieee` SFU's
+ * correctly rounded MUFU.EX2, bare (its `.ftz` flushes the result: `ieeeEx2` with FTZ; a
+ * subnormal argument gives 1.0 either way) or as ex2.approx.f32 (squared below -126, the SFU's
+ * own FTZ flag `ieeeFtz`).
+ */
+@inline function ex2On(x: v128, bare: bool, ieee: bool, ieeeFtz: bool): v128 {
+  if (!ieee) return ex2(x, bare);
+  if (bare) return ieeeEx2x4(x, true);
+  const small = f32x4.lt(x, k(MINUS_126)); // false for NaN
+  const r = ieeeEx2x4(sel(f32x4.mul(x, k(HALF)), x, small), ieeeFtz);
+  return sel(f32x4.mul(r, r), r, small);
+}
+
 /** BF16 round to nearest-even of FP32 patterns; every NaN becomes 0x7FFF (fast_fp32.ts). */
 @inline function bf16(bits: v128): v128 {
   const nan = i32x4.gt_u(v128.and(bits, k(ABS_MASK)), k(EXP_MASK));
@@ -285,22 +305,29 @@ export function fa2SetEx2Table(table: usize): void {
  * blockN u32 of scratch. blockN is a multiple of 8. `fa2SetEx2Table` must have been called.
  * `checkInf`: the rescale of a later tile takes a row max of -inf as 0 (FA2's Check_inf, on its
  * masking iterations); without it such a row's O and sums become NaN, as on the GPU.
- * The two builds FA2 models (flags 15 and 8) run copies of the step whose flag branches fold
- * away; any other combination runs the general copy.
+ * Flag 16 selects the `ieee` SFU's MUFU.EX2 (flag 32: with its FTZ flag) instead of the table.
+ * The two builds FA2 models (flags 15 and 8), on either SFU, run copies of the step whose flag
+ * branches fold away; any other combination runs the general copy.
  */
 export function fa2SoftmaxTile(
   rows: i32, blockN: i32, d: i32, scores: usize, limits: usize, rowMax: usize, sums: usize,
   o: usize, pb: usize, p: usize, first: bool, checkInf: bool, scaleLog2: u32, flags: i32,
 ): void {
-  if (flags == (FTZ | ARG_FFMA | EX2_FTZ | RESCALE_FFMA)) {
-    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, true, true, true, true);
-  } else if (flags == RESCALE_FFMA) {
-    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, false, false, false, true);
+  const ieeeFtz = (flags & IEEE_FTZ) != 0;
+  const build = flags & ~IEEE_FTZ;
+  if (build == (FTZ | ARG_FFMA | EX2_FTZ | RESCALE_FFMA)) {
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, true, true, true, true, false, false);
+  } else if (build == RESCALE_FFMA) {
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, false, false, false, true, false, false);
+  } else if (build == (IEEE | FTZ | ARG_FFMA | EX2_FTZ | RESCALE_FFMA)) {
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, true, true, true, true, true, ieeeFtz);
+  } else if (build == (IEEE | RESCALE_FFMA)) {
+    tileRows(rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2, false, false, false, true, true, ieeeFtz);
   } else {
     tileRows(
       rows, blockN, d, scores, limits, rowMax, sums, o, pb, p, first, checkInf, scaleLog2,
       (flags & FTZ) != 0, (flags & ARG_FFMA) != 0, (flags & EX2_FTZ) != 0,
-      (flags & RESCALE_FFMA) != 0,
+      (flags & RESCALE_FFMA) != 0, (flags & IEEE) != 0, ieeeFtz,
     );
   }
 }
@@ -309,7 +336,7 @@ export function fa2SoftmaxTile(
 @inline function tileRows(
   rows: i32, blockN: i32, d: i32, scores: usize, limits: usize, rowMax: usize, sums: usize,
   o: usize, pb: usize, p: usize, first: bool, checkInf: bool, scaleLog2: u32,
-  ftz: bool, argFfma: bool, bare: bool, rescaleFfma: bool,
+  ftz: bool, argFfma: bool, bare: bool, rescaleFfma: bool, ieee: bool, ieeeFtz: bool,
 ): void {
   const groups = blockN >> 3;
   const negInf = k(NEG_INF_V);
@@ -354,7 +381,7 @@ export function fa2SoftmaxTile(
       const arg = argFfma
         ? ffmaIn(sc, scaleIn, negMax, ftz)
         : faddIn(fmulIn(sc, scaleIn, ftz), negMax, ftz);
-      const e = ex2(arg, bare);
+      const e = ex2On(arg, bare, ieee, ieeeFtz);
       v128.store(p + (<usize>c << 2), e);
       const h = bf16(e);
       v128.store64_lane(pbRow + (<usize>c << 1), i16x8.narrow_i32x4_u(h, h), 0);
@@ -362,7 +389,7 @@ export function fa2SoftmaxTile(
     let rescale = i32x4.splat(0);
     if (!first) {
       const diff = fadd(i32x4.splat(prev), v128.xor(maxCur, k(SIGN)), ftz);
-      rescale = ftzIn(ex2(fmul(diff, scale, ftz), bare), ftz);
+      rescale = ftzIn(ex2On(fmul(diff, scale, ftz), bare, ieee, ieeeFtz), ftz);
       const oRow = o + (<usize>(r * d) << 2);
       for (let j = 0; j < d; j += 4) {
         const q = oRow + (<usize>j << 2);
@@ -389,8 +416,8 @@ export function fa2SoftmaxTile(
 
 /**
  * The instruction models above, one call each, for checks against the TypeScript models: op 0
- * MUFU.EX2 (a), 1 FFMA (a * b + c), 2 FMUL, 3 FADD, 4 exp2 as ex2.approx.f32; `ftz` as the
- * instructions' flag. The operands go to lane `a & 3` of the vectors, the other lanes hold
+ * MUFU.EX2 (a), 1 FFMA (a * b + c), 2 FMUL, 3 FADD, 4 exp2 as ex2.approx.f32; on the `ieee` SFU,
+ * 5 MUFU.EX2 and 6 ex2.approx.f32; `ftz` as the instructions' flag (for 5 and 6, the SFU's). The operands go to lane `a & 3` of the vectors, the other lanes hold
  * other values, and that lane's result is returned: a lane that leaked into another would show.
  * `fa2SetEx2Table` must have been called for ops 0 and 4.
  */
@@ -402,7 +429,9 @@ export function fa2Instruction(op: i32, a: u32, b: u32, c: u32, ftz: bool): u32 
   else if (op == 1) r = ffma(va, vb, vc, ftz);
   else if (op == 2) r = fmul(va, vb, ftz);
   else if (op == 3) r = fadd(va, vb, ftz);
-  else r = ex2(va, false);
+  else if (op == 4) r = ex2(va, false);
+  else if (op == 5) r = ieeeEx2x4(va, ftz);
+  else r = ex2On(va, false, true, ftz);
   if (lane == 0) return i32x4.extract_lane(r, 0);
   if (lane == 1) return i32x4.extract_lane(r, 1);
   if (lane == 2) return i32x4.extract_lane(r, 2);
