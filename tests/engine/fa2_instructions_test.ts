@@ -20,32 +20,38 @@ if (desc?.mode !== "tesla-table") throw new Error("the fixture's SFU is the tabl
 const run = instantiateKernel(ENGINE.module).fa2Instructions(desc.tables.ex2);
 
 Deno.test("fa2Instructions: MUFU.EX2 and ex2.approx.f32 equal the TypeScript models on every exponent and sign", () => {
-  for (let field = 0; field < 256; field++) {
-    for (const sign of [0, 0x80000000]) {
-      for (let m = 0; m < 4096; m++) {
-        // Spread over the mantissa, with both ends and the bits the table index and squarer see.
-        const mant = m < 4
-          ? [0, 1, 0x7ffffe, 0x7fffff][m]!
-          : (m * 2047 + (m >> 3) * 0x1ffff) & 0x7fffff;
-        const x = (sign | (field << 23) | mant) >>> 0;
-        const want = TESLA.ex2(x);
-        const got = run("ex2", x, 0, 0, false);
-        if (got !== want) {
-          assert.fail(
-            `MUFU.EX2(${x.toString(16)}): ${got.toString(16)}, want ${want.toString(16)}`,
-          );
-        }
-        const wantA = ex2ApproxF32(TESLA, x);
-        const gotA = run("ex2-approx", x, 0, 0, false);
-        if (gotA !== wantA) {
-          assert.fail(
-            `ex2.approx(${x.toString(16)}): ${gotA.toString(16)}, want ${wantA.toString(16)}`,
-          );
-        }
-      }
+  for (const x of _everyExponentAndSign()) {
+    const want = TESLA.ex2(x);
+    const got = run("ex2", x, 0, 0, false);
+    if (got !== want) {
+      assert.fail(`MUFU.EX2(${x.toString(16)}): ${got.toString(16)}, want ${want.toString(16)}`);
+    }
+    const wantA = ex2ApproxF32(TESLA, x);
+    const gotA = run("ex2-approx", x, 0, 0, false);
+    if (gotA !== wantA) {
+      assert.fail(
+        `ex2.approx(${x.toString(16)}): ${gotA.toString(16)}, want ${wantA.toString(16)}`,
+      );
     }
   }
 });
+
+/**
+ * FP32 patterns of every exponent field and sign, 4,096 mantissas each: both ends and a spread
+ * over the bits the table index and the squarer see.
+ */
+function* _everyExponentAndSign(): Generator<number> {
+  for (let field = 0; field < 256; field++) {
+    for (const sign of [0, 0x80000000]) {
+      for (let m = 0; m < 4096; m++) {
+        const mant = m < 4
+          ? [0, 1, 0x7ffffe, 0x7fffff][m]!
+          : (m * 2047 + (m >> 3) * 0x1ffff) & 0x7fffff;
+        yield (sign | (field << 23) | mant) >>> 0;
+      }
+    }
+  }
+}
 
 const IEEE = [createSfu({ mode: "ieee" }), createSfu({ mode: "ieee", ftz: true })] as const;
 
@@ -69,16 +75,9 @@ function ieeeDiff(x: number): string {
 }
 
 Deno.test("fa2Instructions: the ieee SFU's MUFU.EX2 and ex2.approx.f32 equal ieeeEx2 on every exponent and sign, FTZ off and on", () => {
-  for (let field = 0; field < 256; field++) {
-    for (const sign of [0, 0x80000000]) {
-      for (let m = 0; m < 4096; m++) {
-        const mant = m < 4
-          ? [0, 1, 0x7ffffe, 0x7fffff][m]!
-          : (m * 2047 + (m >> 3) * 0x1ffff) & 0x7fffff;
-        const diff = ieeeDiff((sign | (field << 23) | mant) >>> 0);
-        if (diff !== "") assert.fail(diff);
-      }
-    }
+  for (const x of _everyExponentAndSign()) {
+    const diff = ieeeDiff(x);
+    if (diff !== "") assert.fail(diff);
   }
 });
 

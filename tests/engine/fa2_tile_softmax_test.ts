@@ -89,44 +89,20 @@ function assertAdversarialTiles(
                 }
               }
             }
-            const pbTs = new Uint16Array(rows * blockN);
-            const lanes = _laneColumns(blockN);
             // Later tiles with and without Check_inf (rows whose every column is masked keep a
             // -inf max: 0 with it, NaN without).
             const checkInf = (trial + step) % 2 === 0;
-            _fa2TileSoftmax(
-              states,
-              { scores, limits, blockN, lanes, arith, scaleLog2, first: step === 0, checkInf },
-              pbTs,
-            );
-            const pb = new Uint16Array(rows * blockN);
-            fast({
-              rows,
-              blockN,
-              d,
-              scores,
-              limits,
-              rowMax,
-              sums,
-              o,
-              pb,
-              first: step === 0,
-              checkInf,
-              scaleLog2,
-            });
             const label = `${build.id} flags ${
               fa2SoftmaxFlags(build)
             } blockN ${blockN} d ${d} trial ${trial} step ${step}`;
-            assert.deepEqual(pb, pbTs, `${label}: P`);
-            states.forEach((s, r) => {
-              assert.equal(rowMax[r], s.rowMax, `${label}: row ${r} max`);
-              assert.deepEqual(
-                sums.subarray(r * 4, r * 4 + 4),
-                s.laneSums,
-                `${label}: row ${r} sums`,
-              );
-              assert.deepEqual(o.subarray(r * d, (r + 1) * d), s.o, `${label}: row ${r} O`);
-            });
+            _assertStepAgrees(fast, { arith, states, rowMax, sums, o, d }, {
+              scores,
+              limits,
+              blockN,
+              scaleLog2,
+              first: step === 0,
+              checkInf,
+            }, label);
           }
         }
       }
@@ -328,32 +304,13 @@ Deno.test("GemmEngine.fa2TileSoftmax(): exp2 arguments below -126 (ex2.approx sq
         }
       }
       const limits = new Int32Array(rows).fill(blockN);
-      const pbTs = new Uint16Array(rows * blockN);
-      const lanes = _laneColumns(blockN);
-      const first = step === 0;
-      const tile = { scores, limits, blockN, arith, scaleLog2: k, first, checkInf: true };
-      _fa2TileSoftmax(states, { ...tile, lanes }, pbTs);
-      const pb = new Uint16Array(rows * blockN);
-      fast({
-        rows,
-        blockN,
-        d,
-        scores,
-        limits,
-        rowMax,
-        sums,
-        o,
-        pb,
-        first,
-        checkInf: true,
-        scaleLog2: k,
-      });
-      assert.deepEqual(pb, pbTs, `${build.id} step ${step}: P`);
-      states.forEach((s, r) => {
-        assert.equal(rowMax[r], s.rowMax);
-        assert.deepEqual(sums.subarray(r * 4, r * 4 + 4), s.laneSums, `${build.id} row ${r}`);
-        assert.deepEqual(o.subarray(r * d, (r + 1) * d), s.o, `${build.id} row ${r} O`);
-      });
+      const tile = { scores, limits, blockN, scaleLog2: k, first: step === 0, checkInf: true };
+      _assertStepAgrees(
+        fast,
+        { arith, states, rowMax, sums, o, d },
+        tile,
+        `${build.id} step ${step}`,
+      );
     }
     // The cases are there: some exp2 results came from the squared path, some O entries are
     // subnormal in the build that keeps them (and zero in the one that flushes).
@@ -361,3 +318,41 @@ Deno.test("GemmEngine.fa2TileSoftmax(): exp2 arguments below -126 (ex2.approx sq
     assert.equal(sub, !build.ftz, `${build.id}: subnormal O entries`);
   }
 });
+
+/**
+ * Runs one tile step through the TypeScript walk (`states`) and the wasm kernel (`rowMax`,
+ * `sums`, `o`, which hold the same rows), and asserts the same P, row maxima, lane sums and O.
+ */
+function _assertStepAgrees(
+  fast: NonNullable<ReturnType<typeof ENGINE.fa2TileSoftmax>>,
+  run: {
+    arith: ReturnType<typeof _fa2Arith>;
+    states: ReturnType<typeof _newRowState>[];
+    rowMax: Uint32Array;
+    sums: Uint32Array;
+    o: Uint32Array;
+    d: number;
+  },
+  tile: {
+    scores: Uint32Array;
+    limits: Int32Array;
+    blockN: number;
+    scaleLog2: number;
+    first: boolean;
+    checkInf: boolean;
+  },
+  label: string,
+): void {
+  const { states, rowMax, sums, o, d } = run;
+  const rows = states.length;
+  const pbTs = new Uint16Array(rows * tile.blockN);
+  _fa2TileSoftmax(states, { ...tile, arith: run.arith, lanes: _laneColumns(tile.blockN) }, pbTs);
+  const pb = new Uint16Array(rows * tile.blockN);
+  fast({ ...tile, rows, d, rowMax, sums, o, pb });
+  assert.deepEqual(pb, pbTs, `${label}: P`);
+  states.forEach((s, r) => {
+    assert.equal(rowMax[r], s.rowMax, `${label}: row ${r} max`);
+    assert.deepEqual(sums.subarray(r * 4, r * 4 + 4), s.laneSums, `${label}: row ${r} sums`);
+    assert.deepEqual(o.subarray(r * d, (r + 1) * d), s.o, `${label}: row ${r} O`);
+  });
+}
