@@ -104,7 +104,8 @@ const UNSTATED: Settings = {
  * delete bans differ (which the server never changes or cancels) is refused. The workers' consumer is made anew when it differs
  * from the pool's in anything but its ack wait and delivery limit (which each serve sets: two
  * serves may ask for different ones): a peer can make it pass over every order, deliver orders
- * without their bodies (which workers then refuse for good) or refuse the workers' pulls.
+ * without their bodies (which workers then refuse for good), refuse the workers' pulls or hand
+ * out one order at a time.
  *
  * @param jsm JetStream manager
  * @param settings ack wait and delivery limit
@@ -161,6 +162,7 @@ const CONSUMER_UNSTATED: Pick<
   | "replay_policy"
   | "headers_only"
   | "max_waiting"
+  | "max_ack_pending"
   | "max_expires"
   | "max_batch"
   | "max_bytes"
@@ -175,6 +177,8 @@ const CONSUMER_UNSTATED: Pick<
   replay_policy: ReplayPolicy.Instant,
   headers_only: false,
   max_waiting: 512,
+  // Orders out at once, over all workers: a peer's 1 would have the pool work one at a time.
+  max_ack_pending: 1000,
   max_expires: 0,
   max_batch: 0,
   max_bytes: 0,

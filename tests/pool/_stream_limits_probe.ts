@@ -6,7 +6,8 @@
  * subject and roll-up headers for the work) and runs `ensureStreams` again; then takes the work
  * stream's acks, gives the results a source, has the workers' consumer deliver bare headers and
  * refuse long pulls, and runs it again; then makes the consumer anew with another filter and runs
- * it again, and once more with another ack wait; last, makes the work stream anew with another
+ * it again, and once more with another ack wait; then has the consumer hand out one order at a
+ * time and runs it again; last, makes the work stream anew with another
  * retention (which the server never changes) and runs it once more.
  * Prints what each run said and what the server then holds as one JSON line. Run as its own
  * process with network access to the server only:
@@ -88,6 +89,11 @@ const workers = {
 };
 const acked = (await jsm.streams.info(WORK_STREAM)).config.no_ack ?? false;
 const sources = (await jsm.streams.info(RESULTS_STREAM)).config.sources ?? [];
+// A consumer that hands out one order at a time, over all workers: given back too.
+await jsm.consumers.update(WORK_STREAM, WORKERS_CONSUMER, { max_ack_pending: 1 });
+const oneAtATime = await ensureStreams(jsm, queue);
+const ackPending = (await jsm.consumers.info(WORK_STREAM, WORKERS_CONSUMER)).config
+  .max_ack_pending;
 await jsm.streams.delete(WORK_STREAM);
 await jsm.streams.add({ name: WORK_STREAM, subjects: ["bitaudit.work.>"] });
 const retention = await ensureStreams(jsm, queue)
@@ -116,6 +122,8 @@ console.log(
     workers,
     noAck: acked,
     sources,
+    oneAtATime,
+    ackPending,
     retention,
     denyPurge,
     limits: STREAM_LIMITS,

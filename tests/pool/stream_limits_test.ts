@@ -66,6 +66,12 @@ Deno.test("ensureStreams() bounds every message and each stream, gives a stream 
     });
     assert.equal(r.noAck, false);
     assert.deepEqual(r.sources, []);
+    // A peer's limit of one unacknowledged order (the pool would work one at a time, every later
+    // serve too) is given back and said.
+    assert.deepEqual(r.oneAtATime, [
+      "bitaudit-workers max_ack_pending: 1, now 1000 (consumer made anew)",
+    ]);
+    assert.equal(r.ackPending, 1000);
     assert.equal(
       r.retention,
       'the stream BITAUDIT_WORK has retention "limits", not "workqueue", which the server does ' +
