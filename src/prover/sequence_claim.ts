@@ -22,6 +22,7 @@ import {
 import { InputError } from "../errors.ts";
 import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
 import {
+  type CacheReuse,
   cacheReuse,
   type DecoderConfig,
   isMoeLayer,
@@ -150,15 +151,20 @@ export async function sequenceClaim(
   if (budget?.kind === "contradiction") {
     throw new InputError("HISTORY_INVALID", `Cannot append claim: ${budget.reason}`);
   }
-  const computed = _checkHistory(passes, {
+  const reuse = _checkHistory(passes, {
     tokens,
     config: c,
     // vLLM's fused MoE computes every row of a pass at once: no expert rows are needed.
     fusedMoe: basis.stack.operators?.experts === "vllm-fused-moe",
   });
+  const computed = reuse.end;
   // A prefix-cache hit, a recomputation's start or a cascade prefix that is not whole KV blocks
   // of the stack's vLLM (the others are taken as run, and the audit says NOT_VERIFIED).
-  const blocks = kvBlockFinding(passes, { stack: basis.stack, prompt: tokens.prompt.length });
+  const blocks = kvBlockFinding(passes, {
+    stack: basis.stack,
+    prompt: tokens.prompt.length,
+    reuse,
+  });
   if (blocks?.kind === "contradiction") {
     throw new InputError("HISTORY_INVALID", `Cannot append claim: ${blocks.reason}`);
   }
@@ -195,12 +201,13 @@ function _tokens(json: unknown, vocab: number): _Tokens {
 
 /**
  * Checks the history against the tokens, itself and the checkpoint, as the verifier's replay
- * lays it out; returns the number of positions computed by the end (the last is one less).
+ * lays it out; returns the walk of its own entries (`cacheReuse`), whose `end` is the number of
+ * positions computed by the end (the last is one less).
  */
 function _checkHistory(
   passes: readonly HistoryPass[],
   o: { readonly tokens: _Tokens; readonly config: DecoderConfig; readonly fusedMoe: boolean },
-): number {
+): Extract<CacheReuse, { ok: true }> {
   if (passes.length === 0) {
     throw new InputError("HISTORY_INVALID", "Cannot append claim: the serving history has no pass");
   }
@@ -253,7 +260,7 @@ function _checkHistory(
     _layOut(() => servingRows(own, [sequence], { flatten: true }), contradicts);
   }
   _checkExperts(passes, o.config, o.fusedMoe);
-  return end;
+  return reuse;
 }
 
 /**
