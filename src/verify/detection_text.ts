@@ -82,30 +82,6 @@ export function lowerDetection(computed: number, error: DetectionError): number 
 }
 
 /**
- * The six-decimal text of a computed detection probability, never above the true value: the
- * probability lowered by its error bound ({@link lowerDetection}), rounded down. Every detection
- * probability signed or shown is written this way.
- *
- * @param computed the computed probability D, in [0, 1]
- * @param error the computation's error (`binomialError`, `hypergeometricError`)
- * @returns `0.xxxxxx` or `1.000000`
- * @throws {RangeError} when `computed` is not in [0, 1]
- * @example
- * ```ts
- * import { detectionText } from "./detection_text.ts";
- * const term = { exact: false, relative: 1e-15, absolute: 0 };
- * // 1860 records, 19 false, 270 sampled: 0.94999997982..., which rounds to nearest as 0.950000.
- * if (detectionText(0.9499999798224007, term) !== "0.949999") throw new Error();
- * if (detectionText(0.5, term) !== "0.499999") throw new Error(); // 1/2 in doubles: maybe below
- * if (detectionText(1, term) !== "0.999999") throw new Error(); // rounded to 1, truly below
- * if (detectionText(1, { exact: true, relative: 0, absolute: 0 }) !== "1.000000") throw new Error();
- * ```
- */
-export function detectionText(computed: number, error: DetectionError): string {
-  return sixDecimalsDown(lowerDetection(computed, error));
-}
-
-/**
  * The six-decimal text of a value in [0, 1], rounded down. Scaling by 10^6 rounds, so a value
  * within 2^−53 below a six-decimal boundary may be written as that boundary: the error bound
  * {@link lowerDetection} subtracts first counts that rounding.

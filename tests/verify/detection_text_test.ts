@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  type DetectionError,
   detectionErrorBound,
-  detectionText,
   lowerDetection,
   sixDecimalsDown,
 } from "../../src/verify/detection_text.ts";
@@ -21,6 +21,10 @@ import {
   detectionHypergeometric,
   hypergeometricError,
 } from "../../src/verify/plan.ts";
+
+/** A computed probability as every writer states it: lowered by its error bound, rounded down. */
+const stated = (computed: number, error: DetectionError) =>
+  sixDecimalsDown(lowerDetection(computed, error));
 
 /** [N, F, k, exact detection probability (22 digits)]. */
 const HYPERGEOMETRIC: readonly [number, number, number, string][] = [
@@ -59,24 +63,24 @@ function assertStated(text: string, exact: string, what: string): void {
   assert.ok(Number(text) >= Number(floor) - 1e-6 - 1e-12, `${what}: ${text} vs ${exact}`);
 }
 
-Deno.test("detectionText() never states more than the exact value on the review's and the closest cases", () => {
+Deno.test("a stated probability never states more than the exact value on the review's and the closest cases", () => {
   for (const [n, f, k, exact] of HYPERGEOMETRIC) {
     const d = detectionHypergeometric(n, { falseCount: f, k });
     const e = hypergeometricError(n, { falseCount: f, k });
     assert.ok(Math.abs(d - Number(exact)) <= detectionErrorBound(d, e) / 2, `${n} ${f} ${k}`);
-    assertStated(detectionText(d, e), exact, `N=${n} F=${f} k=${k}`);
+    assertStated(stated(d, e), exact, `N=${n} F=${f} k=${k}`);
   }
   for (const [p, k, exact] of BINOMIAL) {
     const d = detectionBinomial(Number(p), k);
     const e = binomialError(Number(p), k);
     assert.ok(Math.abs(d - Number(exact)) <= detectionErrorBound(d, e) / 2, `${p} ${k}`);
-    assertStated(detectionText(d, e), exact, `p=${p} k=${k}`);
+    assertStated(stated(d, e), exact, `p=${p} k=${k}`);
   }
   // The review's: 0.950000 and 1.000000 to nearest, above the truth.
   const d = detectionHypergeometric(1860, { falseCount: 19, k: 270 });
   assert.equal(d.toFixed(6), "0.950000");
-  assert.equal(detectionText(d, hypergeometricError(1860, { falseCount: 19, k: 270 })), "0.949999");
-  assert.equal(detectionText(detectionBinomial(0.05, 290), binomialError(0.05, 290)), "0.999999");
+  assert.equal(stated(d, hypergeometricError(1860, { falseCount: 19, k: 270 })), "0.949999");
+  assert.equal(stated(detectionBinomial(0.05, 290), binomialError(0.05, 290)), "0.999999");
 });
 
 /** A double in [0, 1] as an exact fraction over 2^1074. */
@@ -141,19 +145,19 @@ Deno.test("lowerDetection() is never above the exact binomial value of the decim
   );
 });
 
-Deno.test("detectionText() states 1.000000 only when the inputs make detection certain", () => {
+Deno.test("a stated probability is 1.000000 only when the inputs make detection certain", () => {
   // k > N − F: no sample avoids every false record.
   const certain = { falseCount: 1, k: 6 };
   assert.equal(
-    detectionText(detectionHypergeometric(6, certain), hypergeometricError(6, certain)),
+    stated(detectionHypergeometric(6, certain), hypergeometricError(6, certain)),
     "1.000000",
   );
-  assert.equal(detectionText(detectionBinomial(1, 3), binomialError(1, 3)), "1.000000");
+  assert.equal(stated(detectionBinomial(1, 3), binomialError(1, 3)), "1.000000");
   // Computed as 1 by rounding (1 − 0.5^80): just below.
   assert.equal(detectionBinomial(0.5, 80), 1);
-  assert.equal(detectionText(detectionBinomial(0.5, 80), binomialError(0.5, 80)), "0.999999");
-  assert.equal(detectionText(0, binomialError(0.5, 0)), "0.000000");
-  assert.equal(detectionText(1e-9, binomialError(0.5, 3)), "0.000000");
+  assert.equal(stated(detectionBinomial(0.5, 80), binomialError(0.5, 80)), "0.999999");
+  assert.equal(stated(0, binomialError(0.5, 0)), "0.000000");
+  assert.equal(stated(1e-9, binomialError(0.5, 3)), "0.000000");
 });
 
 Deno.test("sixDecimalsDown() rounds down and refuses a value outside [0, 1]", () => {
@@ -164,6 +168,6 @@ Deno.test("sixDecimalsDown() rounds down and refuses a value outside [0, 1]", ()
   assert.equal(sixDecimalsDown(0.123456789), "0.123456");
   for (const bad of [-1e-9, 1.0000001, Number.NaN]) {
     assert.throws(() => sixDecimalsDown(bad), RangeError);
-    assert.throws(() => detectionText(bad, binomialError(0.5, 1)), RangeError);
+    assert.throws(() => stated(bad, binomialError(0.5, 1)), RangeError);
   }
 });
