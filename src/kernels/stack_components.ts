@@ -11,7 +11,8 @@
  * nothing. The stack's own value, copied into the record, agrees. A record's release is the first
  * run of dotted numbers anywhere in its value (`torch 2.4.0`, `==2.4.0`, `V2.4`): one the stack
  * excludes is a `contradiction` whatever is written beside it (`2.4.0 (cu118)`; a bound such as
- * `>=2.4.0` states no release and is `unreadable`); one it accepts is compared only as the whole
+ * `>=2.4.0` states no release, and a text that also writes a release the stack accepts, `CUDA
+ * 12.8 build of 2.8.0`, states more than a release: both `unreadable`); one it accepts is compared only as the whole
  * value, with nothing before it but the component's own name and `==` (`nightly 2.8.0`,
  * `cpu 2.8.0`, `2.8.0 (allow_tf32=True)` are `unreadable`); one marked as a pre-release,
  * development, post-release or local build (`2.8.0a0+5228986c39.nv25.05`, `4.57.0.dev0`;
@@ -250,9 +251,14 @@ export function componentMismatch(
           `cannot be compared with the stack's '${rule}'`,
         advice: `state ${ck} as its dotted release (cuDNN's 91002 is 9.10.2)`,
       };
-    } else if (!accepts(read.release) && !_BOUND.test(value.slice(0, read.start))) {
+    } else if (
+      !accepts(read.release) && !_BOUND.test(value.slice(0, read.start)) &&
+      !_releases(value).some((r) => accepts(r.release))
+    ) {
       // A release the stack excludes is a contradiction, whatever is written beside it
-      // (`2.4.0 (cu118)`); a bound (`>=2.4.0`, `!=2.4.0`) states no release.
+      // (`2.4.0 (cu118)`); a bound (`>=2.4.0`, `!=2.4.0`) states no release, and a text that
+      // also writes a release the stack accepts (`CUDA 12.8 build of 2.8.0`: the first number
+      // is another library's) states more than a release.
       return { kind: "contradiction", reason: `${said}, where the stack pins '${rule}'` };
     } else if (!_isReleaseText(value, name)) {
       // `2.8.0 (allow_tf32=True)`, `nightly 2.8.0`: a release with a statement beside it that is
@@ -833,17 +839,33 @@ function _name(key: string): string {
  * skipping numbers glued to a word (`FA2`, `cu128`, `flash_attn_2`; a `v` before the number is
  * its prefix: `v2.8.3`); null when there is none.
  */
-function _release(value: string): { release: number[]; start: number; end: number } | null {
-  const found: RegExpExecArray[] = [];
+function _release(value: string): _Release | null {
+  const found = _releases(value);
+  return found.find((x) => x.release.length > 1) ?? found[0] ?? null;
+}
+
+/** A number a value writes, as a release, and where its text starts and ends. */
+interface _Release {
+  readonly release: number[];
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Every number a value writes that is not glued to a word, in order (see {@link _release}). */
+function _releases(value: string): _Release[] {
+  const found: _Release[] = [];
   for (const m of value.matchAll(/\d+(?:\.\d+)*/g)) {
     const before = value.slice(0, m.index);
     const glued = /[A-Za-z_]$/.test(before) && !/(?:^|[^A-Za-z])[vV]$/.test(before);
-    if (!glued) found.push(m);
+    if (!glued) {
+      found.push({
+        release: m[0].split(".").map(Number),
+        start: m.index,
+        end: m.index + m[0].length,
+      });
+    }
   }
-  const m = found.find((x) => x[0].includes(".")) ?? found[0];
-  return m === undefined
-    ? null
-    : { release: m[0].split(".").map(Number), start: m.index, end: m.index + m[0].length };
+  return found;
 }
 
 /**

@@ -689,3 +689,16 @@ Deno.test("componentMismatch(): a backslash before a line break joins an environ
     ["C", "3"],
   ]);
 });
+
+Deno.test("componentMismatch(): a text whose first number is another library's and which also writes the pinned release states more than a release, not a contradiction", () => {
+  // The first dotted number is CUDA's or Python's, not torch's: an honest text must not FAIL.
+  for (const value of ["CUDA 12.8 build of 2.8.0", "python 3.12, torch 2.8.0"]) {
+    const m = componentMismatch(STACK, { torch: value });
+    assert.equal(m?.kind, "unreadable", value);
+    assert.match(m!.reason, /states more than a release/, value);
+  }
+  // Every release it writes excluded: still a contradiction.
+  for (const value of ["CUDA 12.8 build of 2.4.0", "python 3.12, torch 2.4.0"]) {
+    assert.equal(componentMismatch(STACK, { torch: value })?.kind, "contradiction", value);
+  }
+});
