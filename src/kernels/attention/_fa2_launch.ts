@@ -74,17 +74,6 @@ export function _sequences(inputs: AttentionInputs, o: FlashAttentionOptions): F
   return seq;
 }
 
-/** The split decision of a launch. */
-export interface _SplitPlan {
-  /** KV splits (1: the standard kernel). */
-  readonly splits: number;
-  /**
-   * The launch's `seqlen_k` (varlen: the longest), which fixes `n_blocks_per_split` under the
-   * `launch` split range (`fa2BlocksPerSplit`).
-   */
-  readonly seqlenK: number;
-}
-
 /**
  * How many KV splits run: `mha_fwd` always asks the heuristic (batch 1 here); `mha_varlen_fwd`
  * only in the S_q = 1 GQA swap (every query length at most 1 and heads > kvHeads), with the batch
@@ -97,21 +86,24 @@ export interface _SplitPlan {
  * the two (`fa2BlocksPerSplit`).
  *
  * @param o the forward options
- * @param seq the sequences
- * @returns the split count and the launch's seqlen_k
+ * @param shape the launch's batch and longest lengths (`_launchShape`)
+ * @returns the split count
  * @throws {RangeError} when the heuristic must run and the SM count is missing
  */
-export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _SplitPlan {
-  const { batch, maxQ, maxK } = _launchShape(o, seq);
+export function _splitCount(
+  o: FlashAttentionOptions,
+  shape: { readonly batch: number; readonly maxQ: number; readonly maxK: number },
+): number {
+  const { batch, maxQ, maxK } = shape;
   const forced = o.numSplits;
   if (forced !== undefined) {
     if (!Number.isSafeInteger(forced) || forced < 1 || forced > 128) {
       throw new RangeError(`Cannot run FA2: numSplits ${forced} is not in 1..128`);
     }
-    return { splits: forced, seqlenK: maxK };
+    return forced;
   }
   const varlen = o.cuSeqlensQ !== undefined;
-  if (varlen && !(maxQ <= 1 && o.heads > o.kvHeads)) return { splits: 1, seqlenK: maxK };
+  if (varlen && !(maxQ <= 1 && o.heads > o.kvHeads)) return 1;
   const sms = o.multiProcessorCount;
   if (sms === undefined) {
     throw new RangeError(
@@ -119,7 +111,7 @@ export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _Split
         "'multiProcessorCount' for the split heuristic",
     );
   }
-  const splits = fa2NumSplits({
+  return fa2NumSplits({
     batch,
     heads: o.heads,
     kvHeads: o.kvHeads,
@@ -128,7 +120,6 @@ export function _splitPlan(o: FlashAttentionOptions, seq: Fa2Sequence[]): _Split
     headDim: o.headDim,
     multiProcessorCount: sms,
   });
-  return { splits, seqlenK: maxK };
 }
 
 /**

@@ -9,7 +9,7 @@
 import { type Datapath, findDatapath } from "../../hardware/mod.ts";
 import { bitsFromF32 } from "../../numerics/mod.ts";
 import { _fa2Arith, type Fa2Arith, type Fa2Mufu } from "./_fa2_arith.ts";
-import { _launchShape, _sequences, _splitPlan, type Fa2Sequence } from "./_fa2_launch.ts";
+import { _launchShape, _sequences, _splitCount, type Fa2Sequence } from "./_fa2_launch.ts";
 import { _fa2QueryTile, type _LaunchCtx, _tileHeight, type Fa2Launch } from "./_fa2_query_tile.ts";
 import type { _TileWalkInput, Fa2KvTile, SyncKWalk } from "./_fa2_tile_walk.ts";
 import { _fa2TileWalkMany } from "./_fa2_tile_walk_many.ts";
@@ -122,7 +122,7 @@ export function planFa2(
   const shape = _launchShape(options, seq);
   const causal = options.causal && shape.maxQ > 1;
   const tiles = fa2Tiles(options.profile.architecture, { headDim: d, causal });
-  const { splits, seqlenK } = _splitPlan(options, seq);
+  const splits = _splitCount(options, shape);
   const splitKernel = splits > 1 || options.pagedKv === true;
   const splitRange = options.splitRange ?? "launch";
   if (!FA2_SPLIT_RANGES.includes(splitRange)) {
@@ -163,7 +163,7 @@ export function planFa2(
       causal,
       splits,
       splitKernel,
-      seqlenK,
+      seqlenK: shape.maxK,
       splitRange,
       tiles,
       splitTiles,
