@@ -205,6 +205,7 @@ export {
   type StackCudaGraphs,
   type StackProfile,
 } from "./stack_profile.ts";
+export { vllmExpertParallelContradiction } from "./vllm_expert_parallel.ts";
 export { VLLM_DEFAULT_BLOCK_SIZE, type VllmKvBlock, vllmKvBlock } from "./vllm_kv_block.ts";
 export { type VllmMaxNumSeqs, vllmMaxNumSeqs } from "./vllm_max_num_seqs.ts";
 export { type VllmTokenBudget, vllmTokenBudget } from "./vllm_token_budget.ts";

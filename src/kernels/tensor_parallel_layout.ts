@@ -124,8 +124,9 @@ const _LAYOUTS: Readonly<Record<TensorParallelLayoutId, TensorParallelLayout>> =
       ["vllm-custom-1stage", "vllm-custom-2stage", "nccl-ring", "nccl-tree"] as const,
     ),
     // --enable-expert-parallel without data parallelism (ep = tp, fused MoE's expert map and
-    // zero rows, then the same all-reduce); ep != tp (data parallelism, all-to-all dispatch) is
-    // refused where the topology is resolved.
+    // zero rows, then the same all-reduce); ep = tp x dp with data parallelism (all-to-all
+    // dispatch) is refused as not modelled where the topology is resolved, and any other ep is
+    // no vLLM run (`vllmExpertParallelContradiction`).
     expertParallel: null,
     evidence: "derived-from-source",
     sources: Object.freeze([

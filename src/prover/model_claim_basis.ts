@@ -337,7 +337,8 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 /**
  * The record's `parallelism`: ranks within the machine, links the GPU part can have
  * (`interconnectContradiction`, as the verifier FAILs others), and a topology neither the stack
- * nor the checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it;
+ * nor the checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it: on vLLM an
+ * expert-parallel size other than 1 or tp, for any model, dense included;
  * `splitContradiction`, a split the stack's layout can never make of the checkpoint); one the
  * stack does not model is recorded as it ran (the audit reports it NOT_VERIFIED).
  */

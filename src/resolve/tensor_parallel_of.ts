@@ -14,6 +14,7 @@ import {
   type StackProfile,
   tensorParallelLayout,
   VLLM_DISPATCH,
+  vllmExpertParallelContradiction,
 } from "../kernels/mod.ts";
 import {
   type DispatchGpu,
@@ -31,10 +32,12 @@ export type TensorParallelResolution =
  * Resolves a topology on a stack.
  *
  * @param stack the stack profile
- * @param o tensor- and expert-parallel sizes, the all-reduce, if named, and for a recorded
- *   `vllm-dispatch` the GPU part (its compute capability and links) and the record's
- *   interconnect (`links`), which decide each message's path
- * @returns the split (undefined for one rank), or the reason
+ * @param o tensor-, expert- and data-parallel sizes (`dp` default 1), the all-reduce, if named,
+ *   and for a recorded `vllm-dispatch` the GPU part (its compute capability and links) and the
+ *   record's interconnect (`links`), which decide each message's path
+ * @returns the split (undefined for one rank), or the reason: an expert-parallel size vLLM never
+ *   runs with (`vllmExpertParallelContradiction`, for every model) is a contradiction, decided
+ *   before anything is said to be unmodelled
  * @example
  * ```ts ignore
  * const r = tensorParallelOf(stack, { tp: 2, ep: 1 });
@@ -45,6 +48,7 @@ export function tensorParallelOf(
   o: {
     readonly tp: number;
     readonly ep: number;
+    readonly dp?: number;
     readonly allReduce?: ClaimedAllReduce | undefined;
     readonly links?: {
       readonly gpu: DispatchGpu;
@@ -54,6 +58,8 @@ export function tensorParallelOf(
 ): TensorParallelResolution {
   const unmodelled = (reason: string) => ({ ok: false, kind: "unmodelled", reason }) as const;
   const contradiction = (reason: string) => ({ ok: false, kind: "contradiction", reason }) as const;
+  const epRun = vllmExpertParallelContradiction(stack, { tp: o.tp, dp: o.dp ?? 1, ep: o.ep });
+  if (epRun !== null) return contradiction(epRun);
   if (o.tp === 1) {
     if (o.allReduce !== undefined) return contradiction("an all-reduce is named with tp=1");
     return o.ep === 1

@@ -4,10 +4,11 @@
  * all-reduce. The world (GPU count against tp x pp x dp; data parallelism on vLLM) is checked
  * for every record (`_checkClaimedWorld`). Pipeline stages move activations between GPUs by
  * copies and do not change bits (a record with pp above 1 is verified as the tensor-parallel pass
- * of each stage); data-parallel replicas off vLLM each run their own passes; expert parallelism
- * runs where the layout models it and is refused with the layout's reason elsewhere. Where the
- * stack states its all-reduce dispatch, the named all-reduce must be the path each of the
- * record's messages takes.
+ * of each stage); data-parallel replicas off vLLM each run their own passes; an expert-parallel
+ * size vLLM never runs with (other than 1 or tp x dp) FAILs for every model, and expert
+ * parallelism runs where the layout models it and is refused with the layout's reason elsewhere.
+ * Where the stack states its all-reduce dispatch, the named all-reduce must be the path each of
+ * the record's messages takes.
  *
  * @module
  */
@@ -23,6 +24,7 @@ import {
   parseClaimedAllReduce,
   type StackProfile,
   statedSettings,
+  vllmExpertParallelContradiction,
 } from "../kernels/mod.ts";
 import type { DecoderConfig, TensorParallel } from "../model/mod.ts";
 import {
@@ -39,8 +41,9 @@ import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 /**
  * Checks the world a record claims, for every kind of record: the library versions it states
  * must be those its stack pins (`componentMismatch`), the GPU count must hold every rank
- * (tp x pp x dp), and the stated interconnect must be one the GPU part can have
- * (`interconnectContradiction`: no NVLink on an L40S, no NVSwitch on bridged pairs).
+ * (tp x pp x dp), the stated interconnect must be one the GPU part can have
+ * (`interconnectContradiction`: no NVLink on an L40S, no NVSwitch on bridged pairs), and on vLLM
+ * the expert-parallel size must be 1 or tp x dp (`vllmExpertParallelContradiction`).
  *
  * @param p the record's predicate
  * @param stack the record's stack
@@ -54,8 +57,8 @@ import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
  * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
  *   excludes, a stack that cannot run on the GPU's architecture (`stackHardwareContradiction`:
  *   its attention backend, or the architecture its kernels are built for), a stated NCCL
- *   environment that rules out the recorded NCCL all-reduce, or an interconnect the GPU part
- *   cannot have
+ *   environment that rules out the recorded NCCL all-reduce, an interconnect the GPU part
+ *   cannot have, or an expert-parallel size vLLM never runs with (any model, dense included)
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
@@ -90,6 +93,10 @@ export function _checkClaimedWorld(
       `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`,
     );
   }
+  // An expert-parallel size the stack's engine never runs with, whatever the model and the record
+  // kind: said here, before any record's first refusal, so that no refusal hides it.
+  const ep = vllmExpertParallelContradiction(stack, { tp, dp, ep: p.parallelism.ep });
+  if (ep !== null) throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${ep}`);
   const gaps = [
     versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
     nccl === null ? null : nccl.reason,
@@ -160,6 +167,7 @@ export function _claimedParallel(
   const r = tensorParallelOf(stack, {
     tp: par.tp,
     ep: par.ep,
+    dp: par.dp,
     allReduce,
     links: { gpu, interconnect: par.interconnect },
   });

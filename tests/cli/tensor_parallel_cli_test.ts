@@ -206,6 +206,30 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   assert.match(ring.stderr, /rings\[0\]/);
 });
 
+Deno.test("claims append and model forward refuse an ep vLLM never runs with (other than 1 or tp), dense model included; HF's is recorded (review h150)", async () => {
+  await Deno.mkdir(`${dir}/no-ep`);
+  const onVllm = ["--stack", "vllm-0.11-eager-fa2", "--tokens", `${dir}/vllm_tokens.json`];
+  const logged = ["--log", `${dir}/no-ep/claims.jsonl`, "--log-id", "no-ep"];
+  for (const flags of [["--ep", "2"], ["--tp", "2", "--ep", "3"], ["--ep", "64"]]) {
+    const r = await append("a".repeat(64), [...onVllm, ...logged, ...flags]);
+    assertCliCode(r.stderr, "CLAIM_INVALID");
+    assert.match(r.stderr, /ep=\d+ with tp=\d x dp=1: vLLM has no expert-parallel size of its own/);
+    const f = await runBitaudit(withOverrides([
+      ...["model", "forward", "--checkpoint", MODEL, ...onVllm, "--profile", "a100"],
+      ...["--kernel", CATALOG, "--threads", "1", "--out", `${dir}/no-ep.safetensors`],
+    ], flags));
+    assertCliCode(f.stderr, "USAGE");
+    assert.match(f.stderr, /ep=\d+ with tp=\d x dp=1: vLLM has no expert-parallel size/);
+  }
+  // HF may split experts in later releases: an HF record with ep is recorded (audit: not
+  // modelled), as before.
+  const hf = await append("a".repeat(64), [...logged, "--ep", "2"]);
+  assert.equal(hf.code, 0, hf.stderr);
+  const line = (await Deno.readTextFile(`${dir}/no-ep/claims.jsonl`)).trim().split("\n");
+  assert.equal(line.length, 1);
+  assert.equal(JSON.parse(line[0]!).predicate.parallelism.ep, 2);
+});
+
 Deno.test("model classes --tp lists one rank's launches and refuses a ring at 4 ranks", async () => {
   const classes = (flags: string[]) =>
     runBitaudit([

@@ -1,6 +1,7 @@
 /**
  * `tensorParallelOf`: expert parallelism resolves only where the stack's layout models it (vLLM's,
- * with ep = tp); HF's plans and ep across data-parallel ranks are NOT_VERIFIED by name.
+ * with ep = tp); HF's plans and ep across data-parallel ranks are NOT_VERIFIED by name; an ep vLLM
+ * never runs with (other than 1 or tp x dp) contradicts a vLLM stack, at any tp.
  */
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../src/assets/mod.ts";
@@ -21,7 +22,7 @@ Deno.test("tensorParallelOf(): ep = tp on vLLM's layout splits experts; other ep
   assert.ok(ep.ok && ep.parallel?.expertParallel === true && ep.parallel.size === 2);
   const plain = tensorParallelOf(vllm, { tp: 2, ep: 1 });
   assert.ok(plain.ok && plain.parallel?.expertParallel === undefined);
-  const dp = tensorParallelOf(vllm, { tp: 2, ep: 4 });
+  const dp = tensorParallelOf(vllm, { tp: 2, ep: 4, dp: 2 });
   assert.ok(!dp.ok && dp.kind === "unmodelled" && /data-parallel ranks/.test(dp.reason));
   const hf = tensorParallelOf(await stack("hf-qwen3-flash-attn-torch2.8"), { tp: 2, ep: 2 });
   assert.ok(!hf.ok && hf.kind === "unmodelled" && /tp_plan has no expert-parallel/.test(hf.reason));
@@ -31,6 +32,37 @@ Deno.test("tensorParallelOf(): ep = tp on vLLM's layout splits experts; other ep
     allReduce: { kind: "vllm-custom-1stage" },
   });
   assert.ok(four.ok && four.parallel?.expertParallel === true);
+});
+
+Deno.test("tensorParallelOf(): an ep other than 1 or tp x dp contradicts a vLLM stack (review h150); off vLLM it is not modelled", async () => {
+  const vllm = await stack("vllm-0.11-eager-fa2");
+  for (
+    const [o, why] of [
+      [
+        { tp: 1, ep: 2 },
+        /^ep=2 with tp=1 x dp=1: vLLM has no expert-parallel size of its own; on one rank it is 1/,
+      ],
+      [
+        { tp: 2, ep: 3 },
+        /^ep=3 with tp=2 x dp=1: .*--enable-expert-parallel makes it tp x dp \(2\)/,
+      ],
+      [{ tp: 2, ep: 4 }, /^ep=4 with tp=2 x dp=1/],
+      [{ tp: 1, ep: 4096 }, /^ep=4096 with tp=1 x dp=1/],
+      [{ tp: 2, ep: 2, dp: 2 }, /^ep=2 with tp=2 x dp=2: .*tp x dp \(4\)/],
+    ] as const
+  ) {
+    const r = tensorParallelOf(vllm, o);
+    assert.ok(!r.ok && r.kind === "contradiction", JSON.stringify(o));
+    assert.match(r.reason, why);
+  }
+  // ep = tp x dp over data-parallel ranks is a run vLLM makes, not modelled here.
+  const overDp = tensorParallelOf(vllm, { tp: 1, ep: 2, dp: 2 });
+  assert.ok(!overDp.ok && overDp.kind === "unmodelled", JSON.stringify(overDp));
+  const hf = await stack("hf-qwen3-flash-attn-torch2.8");
+  for (const o of [{ tp: 1, ep: 2 }, { tp: 2, ep: 3 }, { tp: 1, ep: 4096 }]) {
+    const r = tensorParallelOf(hf, o);
+    assert.ok(!r.ok && r.kind === "unmodelled", JSON.stringify(o));
+  }
 });
 
 Deno.test("stackSplitContradiction(): vLLM's MoE block refuses more ranks than experts; each expert's width must split over the ranks unless ep splits the experts", async () => {

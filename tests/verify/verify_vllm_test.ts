@@ -694,15 +694,19 @@ Deno.test("an unmodelled expert split hides no FAIL: a missing or wrong all-redu
     return await verifyRecord({ store, blobs, walker, attention }, { log: edited, index: at });
   };
   assert.equal((await edit({})).status, "PASS");
-  const alone = await edit({ ep: 4 });
+  // Experts over tp x dp ranks (ep 4 at tp 2 x dp 2) are a run vLLM makes, not modelled.
+  const alone = await edit({ ep: 4, dp: 2 });
   assert.equal(alone.status, "NOT_VERIFIED", alone.reason);
-  assert.match(alone.reason, /ep=4 with tp=2/);
+  // Any other ep is no vLLM run: FAIL before the rest (review h150).
+  const noRun = await edit({ ep: 4 });
+  assert.equal(noRun.status, "FAIL", noRun.reason);
+  assert.match(noRun.reason, /ep=4 with tp=2 x dp=1: vLLM has no expert-parallel size/);
   const tree = { kind: "nccl-tree", protocol: "simple", trees: [{ down: [[1], []] }] } as const;
   for (
     const [par, why] of [
-      [{ tp: 4, ep: 2, allReduce: undefined }, /tp=4 without an all-reduce/],
+      [{ tp: 4, ep: 8, dp: 2, allReduce: undefined }, /tp=4 without an all-reduce/],
       [
-        { ep: 4, allReduce: tree, interconnect: "nvswitch" },
+        { ep: 4, dp: 2, allReduce: tree, interconnect: "nvswitch" },
         /names all-reduce 'nccl-tree', but stack .* runs vllm-custom-1stage/,
       ],
       // An all-reduce no layout models (NVLS) hides no FAIL of its path either.

@@ -68,8 +68,9 @@ export function claimsAppendCommand(): Command {
     )
     .option(
       "--ep <n>",
-      "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel; another value is " +
-        "recorded and audits NOT_VERIFIED)",
+      "expert-parallel ranks (1, or --tp: vLLM's --enable-expert-parallel; vLLM has no other " +
+        "size, so another is refused; off vLLM a value above 1 is recorded and audits " +
+        "NOT_VERIFIED)",
       "1",
     )
     .option("--json", "machine-readable output")

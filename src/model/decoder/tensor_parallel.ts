@@ -103,9 +103,10 @@ export function rankHeads(
  *   has a dense MLP; and a vocabulary-parallel embedding's padded vocabulary. Where some layer
  *   is a MoE block, they must be at most the experts (vLLM 0.11 `qwen3_moe.py`
  *   `Qwen3MoeSparseMoeBlock` raises otherwise). vLLM's fused MoE spreads over the data-parallel
- *   ranks too (`FusedMoEParallelConfig.make` flattens tp across dp): with expert parallelism its
- *   expert-parallel size is dp x tp, so an `ep` other than 1 or dp x tp is no configuration of
- *   it; without, dp x tp must divide each expert's intermediate size (`FusedMoE` asserts it).
+ *   ranks too (`FusedMoEParallelConfig.make` flattens tp across dp): without expert parallelism
+ *   dp x tp must divide each expert's intermediate size (`FusedMoE` asserts it). (That vLLM's
+ *   expert-parallel size is 1 or dp x tp holds for every model, MoE or not, and is the stack's
+ *   rule, not the checkpoint's: `vllmExpertParallelContradiction` in the kernels.)
  * - `chunk` layouts (HF's tp_plan): the ranks must divide the heads and the KV heads whenever the
  *   head dimension is at least the rank count (rank 0's block is then not whole heads).
  *
@@ -163,10 +164,8 @@ export function splitContradiction(
     }
     const ep = tp.ep ?? 1, dp = tp.dp ?? 1, ranks = n * dp;
     const over = `${ranks} ranks (tp ${n} x dp ${dp})`;
-    if (ep !== 1 && ep !== ranks) {
-      return `${cannot} the experts over ep ${ep}: its expert parallelism spans the MoE's ${over}`;
-    }
-    // Without expert parallelism every MoE rank holds a block of each expert's width.
+    // Without expert parallelism every MoE rank holds a block of each expert's width. (An ep
+    // other than 1 or tp x dp is no vLLM run, for any model: `vllmExpertParallelContradiction`.)
     if (ep === 1 && moe.intermediate % ranks !== 0) {
       return `${cannot} the MoE intermediate size ${moe.intermediate} over its ${over}: ` +
         `${asserts} it (experts not split over the ranks)`;
