@@ -296,10 +296,11 @@ function _pastLimit(
  * Checks that the stack's engine loads the record's config at all: vLLM refuses a config naming
  * no `architectures`, and a Qwen3-MoE one with a pipeline stage (of the record's `pp`) that holds
  * no sparse MoE layer (`vllmRefusal`); HF Transformers one whose `pad_token_id` lies outside the
- * vocabulary, and Transformers 5 a float among `mlp_only_layers` (`hfRefusal`). One it refuses
- * FAILs: no run of that stack used it. Where the record states settings beyond the stack's
- * (`--hf-overrides` or `VLLM_PP_LAYER_PARTITION`, or keyword arguments overriding the config, may
- * supply other values), it is NOT_VERIFIED.
+ * vocabulary, and Transformers 5 a float among `mlp_only_layers` or as `decoder_sparse_step`
+ * (`hfRefusal`: its typed config wants ints). One it refuses FAILs: no run of that stack used
+ * it. Where the record states settings beyond the stack's (`--hf-overrides` or
+ * `VLLM_PP_LAYER_PARTITION`, or keyword arguments overriding the config, may supply other
+ * values), it is NOT_VERIFIED.
  *
  * @param p the record's predicate (its stated components and pipeline stages)
  * @param o the checkpoint's config, the record's stack and GPU profile

@@ -5,7 +5,8 @@
  * `original_max_position_embeddings` written as a float computes the integer's bits in every
  * modelled release, so it is recomputed (it was NOT_VERIFIED, which let a prover turn its FAIL into
  * NOT_VERIFIED by writing `8192.0`); so is Qwen3-MoE's `decoder_sparse_step` written as a float
- * on a Transformers 4.5x stack (5.x's typed config refuses it: `configReadingGap`);
+ * on a Transformers 4.5x stack, while on a Transformers 5 stack, whose typed config refuses it
+ * (`hfRefusal`), the record FAILs;
  * `output_attentions` set (HF 4.48-4.53 then run eager attention in place of sdpa) and a
  * `rope_theta` written as an integer above 2^53 - 1 (PyTorch rounds the int to float32 once, a
  * double read twice) are NOT_VERIFIED (both had PASSed).
@@ -229,4 +230,28 @@ Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose 
   }
   const v4 = await verifyAlone(withConfig(hf.honest, hf.blobs, layers("[0.0]")), hf.blobs);
   assert.equal(v4.status, "PASS", v4.reason);
+});
+
+Deno.test("decoder_sparse_step written as a float FAILs on a Transformers 5 stack, honest or falsified: its typed config (an int field) refuses it, as a float among mlp_only_layers (it was NOT_VERIFIED)", async () => {
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "float-step" });
+  // The record moved onto the Transformers 5 stack: NOT_VERIFIED (its cuDNN attention is not
+  // emulated), so a FAIL below is the config's alone.
+  const v5 = {
+    ...hf.honest,
+    software: {
+      stack: "hf-qwen3-sdpa-torch2.11-hopper",
+      components: { pytorch: "2.11.0", cudnn: "> 9.15.0", transformers: "5.x" },
+    },
+  };
+  assert.equal((await verifyAlone(v5, hf.blobs)).status, "NOT_VERIFIED");
+  const step = (t: string) => t.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
+  for (const [what, record] of [["honest", v5], ["falsified", flipFingerprint(v5)]] as const) {
+    const r = await verifyAlone(withConfig(record, hf.blobs, step), hf.blobs);
+    assert.equal(r.status, "FAIL", `${what}: ${r.reason}`);
+    assert.match(
+      r.reason,
+      /^record contradicts its stack: stack 'hf-qwen3-sdpa-torch2\.11-hopper' runs HF Transformers: the config writes decoder_sparse_step as a float, which Transformers 5's typed config refuses \(decoder_sparse_step: int\): the model cannot be loaded$/,
+      what,
+    );
+  }
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseGpuProfile } from "../../src/hardware/mod.ts";
 import { parseStackProfile } from "../../src/kernels/mod.ts";
-import { parseCheckpointJson, parseDecoderConfig } from "../../src/model/mod.ts";
+import { parseCheckpointJson, parseDecoderConfig, stackLoadRefusal } from "../../src/model/mod.ts";
 import { _checkModelSupport } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
 
@@ -56,7 +56,7 @@ Deno.test("_checkModelSupport(): an empty rope_scaling and experts counted by nu
   assert.equal(stopOf(parseDecoderConfig(moe), "hf-qwen3-flash-attn-torch2.8"), null);
 });
 
-Deno.test("_checkModelSupport(): decoder_sparse_step written as a float is a Transformers 4.5x reading, NOT_VERIFIED on a Transformers 5 stack (its typed config refuses it)", () => {
+Deno.test("_checkModelSupport(): decoder_sparse_step written as a float is read as its integer on every stack; Transformers 5's typed config refuses to load it (stackLoadRefusal), it reads it no other way", () => {
   const text = Deno.readTextFileSync(
     new URL(
       "tests/model/checkpoint/fixtures/hf_configs/qwen3-30b-a3b.transformers-4.51.json",
@@ -71,17 +71,20 @@ Deno.test("_checkModelSupport(): decoder_sparse_step written as a float is a Tra
   assert.equal(config.moe?.decoderSparseStep, 1);
   for (const id of ["hf-qwen3-flash-attn-torch2.8", "vllm-0.11-eager-fa2"]) {
     assert.equal(stopOf(config, id), null, id);
+    assert.equal(stackLoadRefusal(stack(id), { config, pp: 1 }), null, id);
   }
-  const s = stopOf(config, "hf-qwen3-sdpa-torch2.11-hopper");
-  assert.equal(s?.status, "NOT_VERIFIED");
+  // No other reading on Transformers 5: no model at all, which FAILs the record (_checkStackLoads).
+  const v5 = "hf-qwen3-sdpa-torch2.11-hopper";
+  assert.equal(stopOf(config, v5), null);
   assert.match(
-    s!.why,
-    /decoder_sparse_step as a float, which Transformers 5's typed config refuses/,
+    stackLoadRefusal(stack(v5), { config, pp: 1 }) ?? "",
+    /^stack 'hf-qwen3-sdpa-torch2\.11-hopper' runs HF Transformers: the config writes decoder_sparse_step as a float, which Transformers 5's typed config refuses \(decoder_sparse_step: int\): the model cannot be loaded$/,
   );
   const plain = parseDecoderConfig(
     parseCheckpointJson(new TextEncoder().encode(text), "config.json"),
   );
-  assert.equal(stopOf(plain, "hf-qwen3-sdpa-torch2.11-hopper"), null);
+  assert.equal(stopOf(plain, v5), null);
+  assert.equal(stackLoadRefusal(stack(v5), { config: plain, pp: 1 }), null);
 });
 
 Deno.test("_checkModelSupport(): Qwen3 and Qwen3-MoE with attention_bias are NOT_VERIFIED on vLLM (o_proj built without its bias), and read as HF reads them elsewhere", () => {

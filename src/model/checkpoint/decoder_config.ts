@@ -42,6 +42,7 @@ import { _keptWindow } from "./kept_window.ts";
 import { _moe, type MoeConfig } from "./_moe_config.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
 import { _rope } from "./_rope_config.ts";
+import { _isTransformers5 } from "./_transformers_5.ts";
 
 export type { DecoderFamily, LinearBiases, MoeConfig };
 
@@ -88,8 +89,8 @@ export interface DecoderConfig {
   /**
    * Present (true) when `decoder_sparse_step` is written as a float (`1.0`): Transformers 4.5x
    * (and vLLM on it) computes `(i + 1) % step` with it, the integer's result, while Transformers
-   * 5's typed config (an `int` field) refuses it. Such a config means `moe` only to a stack built
-   * on Transformers 4.5x.
+   * 5's typed config (an `int` field) refuses it (`hfRefusal`): such a config loads only on a
+   * stack built on Transformers 4.5x.
    */
   readonly sparseStepTransformers4Only?: true;
   /** Per-head RMSNorm of q and k before RoPE (`q_norm`, `k_norm`: the Qwen3 families). */
@@ -317,8 +318,9 @@ function _checkArchitectures(v: unknown, expected: string): void {
 
 /**
  * Why a stack built on the given Transformers version would read the config as another model
- * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads, a
- * MoE step written in a form only 4.5x reads), or null when it reads this one.
+ * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
+ * or null when it reads this one. A config Transformers 5 refuses to load at all (a float where
+ * its typed config wants an int) is no other reading but no model: `hfRefusal`.
  *
  * @param config the parsed config
  * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
@@ -336,14 +338,8 @@ export function configReadingGap(
   config: DecoderConfig,
   transformers: string | undefined,
 ): string | null {
-  if (/^5(\.|$)/.test(transformers ?? "")) {
-    // Transformers 5 reads the RoPE and experts as `config` describes; its typed config refuses
-    // a float step.
-    return config.sparseStepTransformers4Only === true
-      ? "the config writes decoder_sparse_step as a float, which Transformers 5's typed config " +
-        "refuses (an int field; 4.5x computes with it)"
-      : null;
-  }
+  // Transformers 5 reads the RoPE and experts as `config` describes.
+  if (_isTransformers5(transformers)) return null;
   // 4.5x (and a stack naming none) reads these otherwise.
   if (config.ropeTransformers5Only === true) {
     return `the config gives its RoPE (theta ${config.ropeTheta}) in a form only Transformers 5 ` +

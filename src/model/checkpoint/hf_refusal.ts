@@ -5,6 +5,7 @@
  * @module
  */
 import type { DecoderConfig } from "./decoder_config.ts";
+import { _isTransformers5 } from "./_transformers_5.ts";
 
 /**
  * Why HF Transformers refuses to build `config`'s model, or null:
@@ -14,10 +15,13 @@ import type { DecoderConfig } from "./decoder_config.ts";
  *   `padding_idx` outside `-num_embeddings .. num_embeddings - 1` ("Padding_idx must be within
  *   num_embeddings": an `assert` in 2.8, an `AssertionError` raised in 2.13), so
  *   `from_pretrained` fails;
- * - Transformers 5's typed `Qwen3MoeConfig` (`mlp_only_layers: list[int] | None`, checked by
- *   huggingface_hub's `@strict` at construction, 5.18) refuses a float among `mlp_only_layers`
- *   ("Invalid item at index ... in list 'mlp_only_layers'"), which 4.5x compares with each layer
- *   index.
+ * - Transformers 5's typed `Qwen3MoeConfig` (`@strict`: huggingface_hub checks each field's
+ *   annotation at construction, `isinstance(value, int)` for an `int`, and casts nothing; 5.18)
+ *   refuses a float among `mlp_only_layers` (`list[int] | None`: "Invalid item at index ... in
+ *   list 'mlp_only_layers'"), which 4.5x compares with each layer index, and a float
+ *   `decoder_sparse_step` (`int`: "Field 'decoder_sparse_step' expected int, got float (value:
+ *   1.0)"), with which 4.5x computes `(i + 1) % step`. `AutoConfig.from_pretrained` raises
+ *   `StrictDataclassFieldValidationError` for either, so no model is built.
  *
  * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
@@ -30,13 +34,19 @@ import type { DecoderConfig } from "./decoder_config.ts";
  * if (hfRefusal({ vocab: 8, padTokenId: 8 }) === null) throw new Error();
  * if (hfRefusal({ vocab: 8, padTokenId: -8 }) !== null) throw new Error();
  * if (hfRefusal({ vocab: 8 }) !== null) throw new Error();
- * const floats = { vocab: 8, mlpOnlyLayersTransformers4Only: true } as const;
- * if (hfRefusal(floats, { transformers: "5.x" }) === null) throw new Error();
- * if (hfRefusal(floats, { transformers: "4.57.x" }) !== null) throw new Error();
+ * const layers = { vocab: 8, mlpOnlyLayersTransformers4Only: true } as const;
+ * const step = { vocab: 8, sparseStepTransformers4Only: true } as const;
+ * for (const floats of [layers, step]) {
+ *   if (hfRefusal(floats, { transformers: "5.x" }) === null) throw new Error();
+ *   if (hfRefusal(floats, { transformers: "4.57.x" }) !== null) throw new Error();
+ * }
  * ```
  */
 export function hfRefusal(
-  config: Pick<DecoderConfig, "vocab" | "padTokenId" | "mlpOnlyLayersTransformers4Only">,
+  config: Pick<
+    DecoderConfig,
+    "vocab" | "padTokenId" | "mlpOnlyLayersTransformers4Only" | "sparseStepTransformers4Only"
+  >,
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
   const p = config.padTokenId;
@@ -45,9 +55,14 @@ export function hfRefusal(
       "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
       "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
   }
-  if (config.mlpOnlyLayersTransformers4Only === true && /^5(\.|$)/.test(o.transformers ?? "")) {
+  if (!_isTransformers5(o.transformers)) return null;
+  if (config.mlpOnlyLayersTransformers4Only === true) {
     return "the config writes an mlp_only_layers entry as a float, which Transformers 5's " +
       "typed config refuses (mlp_only_layers: list[int]): the model cannot be loaded";
+  }
+  if (config.sparseStepTransformers4Only === true) {
+    return "the config writes decoder_sparse_step as a float, which Transformers 5's typed " +
+      "config refuses (decoder_sparse_step: int): the model cannot be loaded";
   }
   return null;
 }

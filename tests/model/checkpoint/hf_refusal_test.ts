@@ -1,7 +1,8 @@
 /**
  * What HF Transformers refuses to build though the config parses: a pad token outside the
- * vocabulary, and (Transformers 5, whose typed config checks `mlp_only_layers: list[int]`) an
- * `mlp_only_layers` entry written as a float.
+ * vocabulary, and (Transformers 5, whose typed config checks `mlp_only_layers: list[int]` and
+ * `decoder_sparse_step: int`) an `mlp_only_layers` entry or a `decoder_sparse_step` written as a
+ * float.
  */
 import assert from "node:assert/strict";
 import {
@@ -40,4 +41,29 @@ Deno.test("hfRefusal(): an mlp_only_layers entry written as a float is refused b
   );
   assert.equal(hfRefusal(big, { transformers: "5.x" }), null);
   assert.match(big.unmodelled ?? "", /mlp_only_layers\[1\] '100000000000000000000'/);
+});
+
+Deno.test("hfRefusal(): decoder_sparse_step written as a float is refused by Transformers 5 alone, as an mlp_only_layers entry is", () => {
+  const text = JSON.stringify({ ...TINY_MOE, mlp_only_layers: [] });
+  const read = (t: string) =>
+    parseDecoderConfig(parseCheckpointJson(new TextEncoder().encode(t), "config.json"));
+  for (const step of ["1.0", "1e0", "2.0"]) {
+    const c = read(text.replace('"decoder_sparse_step":1', `"decoder_sparse_step":${step}`));
+    assert.equal(c.moe?.decoderSparseStep, Number(step), step);
+    for (const v5 of ["5.x", "5", "5.18.0"]) {
+      assert.equal(
+        hfRefusal(c, { transformers: v5 }),
+        "the config writes decoder_sparse_step as a float, which Transformers 5's typed config " +
+          "refuses (decoder_sparse_step: int): the model cannot be loaded",
+        `${step} on ${v5}`,
+      );
+    }
+    for (const v4 of ["4.5x", "4.57.6", undefined]) {
+      assert.equal(hfRefusal(c, { transformers: v4 }), null, `${step} on ${v4}`);
+    }
+    // vLLM reads the config through Transformers 4.5x.
+    const vllm = { id: "v", components: { vllm: "0.11.0" } };
+    assert.equal(stackLoadRefusal(vllm, { config: c, pp: 1 }), null, step);
+  }
+  assert.equal(hfRefusal(read(text), { transformers: "5.x" }), null);
 });
