@@ -20,6 +20,7 @@
  */
 import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
 import { quoteShort } from "../../escape_text.ts";
+import { _isTransformers5 } from "./_transformers_5.ts";
 
 /** The suffix both engines read as safetensors. */
 export const SAFETENSORS_SUFFIX = ".safetensors";
@@ -118,7 +119,7 @@ export function weightMetadataFinding(
   formats: Readonly<Record<string, { readonly format: string | null } | null>>,
 ): WeightMetadataFinding | null {
   if (isVllmStack(stack)) return null;
-  const v5 = /^5(\.|$)/.test(stack.components.transformers ?? "");
+  const v5 = _isTransformers5(stack.components.transformers);
   let gap: WeightMetadataFinding | null = null;
   for (const name of Object.keys(formats).sort()) {
     const m = formats[name];

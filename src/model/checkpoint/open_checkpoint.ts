@@ -40,6 +40,7 @@ import { sha256OfSource } from "./sha256_of_source.ts";
 import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
 import { isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
 import { _readCast } from "./_read_cast.ts";
+import { _isTransformers5 } from "./_transformers_5.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
 export interface CheckpointFiles {
@@ -560,7 +561,7 @@ export function tiedHeadReadingGap(
   ckpt: Pick<DecoderCheckpoint, "storedTiedHead">,
   transformers: string | undefined,
 ): string | null {
-  if (!ckpt.storedTiedHead || !/^5(\.|$)/.test(transformers ?? "")) return null;
+  if (!ckpt.storedTiedHead || !_isTransformers5(transformers)) return null;
   return "the config ties the LM head to the embedding and the weights also store " +
     "lm_head.weight, which Transformers 5 keeps untied where the two differ: that reading is not " +
     "modelled";
