@@ -202,6 +202,8 @@ export {
   type ServingForwardResult,
   type ServingForwardSupport,
   servingRows,
+  type ServingWork,
+  servingWork,
   type TokenBatch,
   type TokenBudgetFinding,
   tokenBudgetFinding,

@@ -18,8 +18,12 @@ export interface OutputDescription {
   readonly kind: string;
   /** Element type of the fingerprinted bytes (e.g. `bf16`). */
   readonly dtype: string;
-  /** Dimensions of the fingerprinted tensor. */
-  readonly shape: readonly number[];
+  /**
+   * Dimensions of the fingerprinted tensor; a name stands for a size the checkpoint's config fixes
+   * (e.g. `hidden`), matched by any claimed size until the config is read and the check is run
+   * again with it (the rest is checked first: a checkpoint not modelled hides no contradiction).
+   */
+  readonly shape: readonly (number | string)[];
 }
 
 /**
@@ -45,7 +49,8 @@ export function _checkOutputDescription(
     throw why("dtype", _quote(fingerprint.dtype), `'${expected.dtype}'`);
   }
   const s = fingerprint.shape;
-  if (s.length !== expected.shape.length || s.some((d, i) => d !== expected.shape[i])) {
+  const e = expected.shape;
+  if (s.length !== e.length || s.some((d, i) => typeof e[i] === "number" && d !== e[i])) {
     throw why("shape", _dims(s), _dims(expected.shape));
   }
 }
@@ -57,6 +62,6 @@ function _quote(s: string): string {
 }
 
 /** Dimensions for a one-line reason (a claimed shape may be long). */
-function _dims(shape: readonly number[]): string {
+function _dims(shape: readonly (number | string)[]): string {
   return `[${shape.slice(0, 8).join(", ")}${shape.length > 8 ? ", ..." : ""}]`;
 }

@@ -99,17 +99,22 @@ export async function _recomputeModelForward(
       profile: input.profile,
       requests: w.tokens.sequences.length,
     }));
+  // The output's description needs no checkpoint but for its width: checked before the checkpoint
+  // (which, not modelled, would hide it), then with its width.
+  const output = (hidden: number | string) =>
+    _checkOutputDescription(p.fingerprint, {
+      kind: w.kind,
+      dtype: "bf16",
+      shape: [w.positions.length, hidden],
+      what: `the forward's final norm at ${w.positions.length} position(s)`,
+    });
+  output("hidden");
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  _checkOutputDescription(p.fingerprint, {
-    kind: w.kind,
-    dtype: "bf16",
-    shape: [w.positions.length, c.hidden],
-    what: `the forward's final norm at ${w.positions.length} position(s)`,
-  });
+  output(c.hidden);
   _refusable(
     refusals,
     () => _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens }),

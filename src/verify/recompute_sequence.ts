@@ -1,25 +1,25 @@
 /**
- * The sequence branch of the per-record pipeline: fetch the checkpoint and the serving history
- * by digest, check the history against the record (token counts, pass count, batch size),
- * replay the sequence pass by pass with only the shape facts of its neighbours, and hand back
- * the fingerprinted rows, the first diverging layer (with a claimed chain) and the check of the
- * generated tokens (greedy: each must be the argmax of the recomputed logits at its step).
+ * The sequence branch of the per-record pipeline: fetch the serving history by digest and check
+ * it against the record (`_sequenceHistory`: token counts, pass count, batch size, the passes'
+ * layout and reuse) before the checkpoint is fetched by digest (a checkpoint not modelled never
+ * hides what they FAIL), replay the sequence pass by pass with only the shape facts of its
+ * neighbours, and hand back the fingerprinted rows, the first diverging layer (with a claimed
+ * chain) and the check of the generated tokens (greedy: each must be the argmax of the recomputed
+ * logits at its step).
  *
  * @module
  */
-import { type AssetStore, BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
+import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import {
   type ClaimPredicate,
   furthestRunning,
-  type HistoryPass,
   longestNeighbour,
-  parseServingHistory,
   type SequenceWorkload,
 } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { cacheReuse, ownPassProblem, runServingForward, type SfuUse } from "../model/mod.ts";
-import { InputError, isHostResourceError } from "../errors.ts";
+import { runServingForward, type SfuUse } from "../model/mod.ts";
+import { isHostResourceError } from "../errors.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -29,7 +29,6 @@ import {
   _checkPipelineStages,
   _claimedParallel,
 } from "./_claimed_parallel.ts";
-import { _cascadeClaim } from "./_cascade_claim.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
@@ -37,13 +36,12 @@ import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
   _checkModelSupport,
   _checkServedLength,
-  _checkServedRequests,
   _checkStackLoads,
-  _kvBlockStop,
   _servedBudgetGap,
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import { _checkCost, _checkSize, _committedBlob, _refusable, _REFUSED, _Stop } from "./_stop.ts";
+import { _sequenceHistory } from "./_sequence_history.ts";
+import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
 import { _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -103,32 +101,25 @@ export async function _recomputeSequence(
   );
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
+  // The history needs no checkpoint: its contradictions come before the checkpoint's support.
+  const { passes, reuse, cascade, recomputes, refusedReuse } = await _sequenceHistory(
+    input.blobs,
+    { ...input, refusals },
+  );
+  const output = (hidden: number | string) =>
+    _checkOutputDescription(p.fingerprint, {
+      kind: w.kind,
+      dtype: "bf16",
+      shape: [w.positions.length, hidden],
+      what: `the sequence's final norm at ${w.positions.length} position(s)`,
+    });
+  output("hidden"); // its width once the checkpoint's config is read
   // A checkpoint not modelled stops the checks; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  const passes = await _history(input.blobs, w);
-  const widest = Math.max(...passes.map((q) => q.entries.length));
-  if (p.batch.size !== widest) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its history: batch size ${p.batch.size}, its widest pass has ${widest} entries`,
-    );
-  }
-  _refusable(refusals, () =>
-    _checkServedRequests(p, {
-      stack: input.stack,
-      profile: input.profile,
-      requests: widest,
-      pass: passes.findIndex((q) => q.entries.length === widest),
-    }));
-  _checkOutputDescription(p.fingerprint, {
-    kind: w.kind,
-    dtype: "bf16",
-    shape: [w.positions.length, c.hidden],
-    what: `the sequence's final norm at ${w.positions.length} position(s)`,
-  });
+  output(c.hidden);
   _refusable(refusals, () =>
     _checkModelSupport(c, {
       profile: input.profile,
@@ -171,9 +162,6 @@ export async function _recomputeSequence(
   };
   const pathGap = _checkAllReducePath(p, messages);
   _refusable(refusals, () => _checkNcclRelease(p, messages));
-  // Checked here, NOT_VERIFIED only once the replay has checked the passes (a named unmodelled
-  // path never hides a FAIL).
-  const cascade = _cascadeClaim(passes, input.stack);
   if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
     throw new _Stop(
       "FAIL",
@@ -184,66 +172,6 @@ export async function _recomputeSequence(
   const tokens = [...prompt, ...generated];
   const own = passes.map((q) => q.entries[q.self]!);
   const computed = own.reduce((s, e) => s + e.query, 0);
-  const expected = generated.length === 0 ? prompt.length : tokens.length - 1;
-  const reuse = cacheReuse(own);
-  if (!reuse.ok) throw new _Stop("FAIL", `record contradicts its history: ${reuse.why}`);
-  if (reuse.end !== expected) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its history: the passes compute ${reuse.end} positions` +
-        (reuse.start > 0 ? ` (${reuse.start} of them cached before its first pass)` : "") +
-        `, the prompt and generated tokens need ${expected}`,
-    );
-  }
-  // Several generated positions in one pass is speculative decoding, which no stack profile
-  // runs: HF's generate_batch has none, and the vLLM stacks pin their flags, none with a
-  // speculative config. A stack that ever pins one makes this NOT_VERIFIED for that stack,
-  // after every contradiction check. (A recomputation after preemption may span the prompt's end
-  // and several generated positions; such a record is NOT_VERIFIED below.)
-  const problem = ownPassProblem(own, { again: reuse.again, prompt: prompt.length });
-  if (problem !== null) {
-    const { pass: i, n } = problem;
-    throw new _Stop(
-      "FAIL",
-      problem.kind === "empty"
-        ? `record contradicts its history: pass ${i} computes no position of this sequence`
-        : problem.kind === "speculative"
-        ? `record contradicts its stack: pass ${i} computes ${n} generated positions at once ` +
-          `(speculative decoding), which stack '${input.stack.id}' never runs`
-        : `record contradicts itself: pass ${i} computes prompt and generated positions together`,
-    );
-  }
-  // A request preempted and recomputed: not modelled, but the passes are still checked against
-  // the record and each other (the replay's own checks, below) before it says so, so that one
-  // recomputed pass cannot turn a contradiction into NOT_VERIFIED.
-  const restart = reuse.restarts[0]?.pass;
-  const recomputed = restart === undefined ? null : (() => {
-    const e = own[restart]!;
-    return `pass ${restart} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
-      "again (a request preempted and recomputed); the replay computes each position once, " +
-      "so the keys and values the later passes read are not modelled";
-  })();
-  const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
-    "positions (a prefix-cache hit): their keys and values were computed in another " +
-    "request's passes, which the replay does not model";
-  // The reuse the replay does not model, named in the reason: the first recomputation, else the
-  // first cascade pass, else the prefix-cache hit.
-  const named = restart !== undefined
-    ? { pass: restart, what: "restart" as const, said: recomputed! }
-    : cascade !== null
-    ? {
-      pass: passes.findIndex((q) => q.cascadePrefix !== undefined),
-      what: "cascade" as const,
-      said: cascade,
-    }
-    : prefixHit === null
-    ? null
-    : { pass: 0, what: "hit" as const, said: prefixHit };
-  // On vLLM the reused positions are whole KV blocks: reuse the stack never gives FAILs, thrown
-  // only once the replay has checked the passes against the record, as the named reuse is said
-  // (with the block finding, where that is NOT_VERIFIED).
-  const blocks = _kvBlockStop(p, { ...input, prompt: prompt.length, passes, reuse, named });
-  const refusedReuse = blocks?.status === "NOT_VERIFIED" ? blocks.why : named?.said ?? null;
   // Bound every activation before anything is allocated: the sequence's rows times the widest
   // row of any stage, one chunk of logits rows and the fingerprinted rows (none with cascade:
   // nothing is computed). The replay checks the passes against the sequence before it says so.
@@ -294,7 +222,7 @@ export async function _recomputeSequence(
         prompt: prompt.length,
         steps: passes.map((q, pass) => ({ pass, entry: q.self })),
         ...(reuse.start === 0 ? {} : { start: reuse.start }),
-        ...(recomputed === null ? {} : { recomputes: true }),
+        ...(recomputes ? { recomputes: true } : {}),
       }],
     }, {
       runtime,
@@ -314,7 +242,7 @@ export async function _recomputeSequence(
     }
     throw e;
   }
-  if (!r.supported) throw blocks?.status === "FAIL" ? blocks : new _Stop("NOT_VERIFIED", r.reason);
+  if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
   const res = r.result.sequences[0]!;
   const decodeSteps = passes.filter((q) => q.entries[q.self]!.query === 1).length;
   step(
@@ -360,41 +288,6 @@ export async function _recomputeSequence(
       }),
     ],
   };
-}
-
-async function _history(blobs: BlobStore, w: SequenceWorkload): Promise<HistoryPass[]> {
-  const digest = w.history.sha256;
-  const bytes = await _committedBlob(
-    () => blobs.get(digest, { maxBytes: BLOB_MAX_BYTES.history }),
-    {
-      digest,
-      what: "serving history",
-      tooLarge: "is over the blob limit",
-    },
-  );
-  if (bytes === null) {
-    throw new _Stop(
-      "FAIL",
-      `the committed serving history ${w.history.sha256.slice(0, 16)}… was not produced`,
-      "committed-input",
-    );
-  }
-  let passes: HistoryPass[];
-  try {
-    passes = parseServingHistory(bytes);
-  } catch (e) {
-    if (e instanceof InputError && e.code === "HISTORY_INVALID") {
-      throw new _Stop("FAIL", `record's history is malformed: ${e.message}`);
-    }
-    throw e;
-  }
-  if (passes.length !== w.history.passes) {
-    throw new _Stop(
-      "FAIL",
-      `record says ${w.history.passes} passes, its history holds ${passes.length}`,
-    );
-  }
-  return passes;
 }
 
 function _tokenCheck(

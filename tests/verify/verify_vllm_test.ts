@@ -824,20 +824,14 @@ Deno.test("a vLLM forward record whose tp the heads cannot split over FAILs as c
 });
 
 Deno.test("a served vLLM sequence passing max_model_len (4096 for the tiny checkpoints) after its first generated token FAILs before its history is replayed", async () => {
-  const last = log.records.length - 1;
-  const rec = log.records[last]!;
-  const w = rec.predicate.workload as SequenceWorkload;
-  assert.equal(w.kind, "sequence");
-  const generated = Array.from({ length: 4097 - w.tokens.prompt.length }, (_, i) => i % 7);
-  const records = log.records.slice();
-  records[last] = {
-    ...rec,
-    predicate: { ...rec.predicate, workload: { ...w, tokens: { ...w.tokens, generated } } },
-  };
-  const r = await verifyRecord({ store, blobs, walker, attention }, {
-    log: parseClaimLog(formatClaimLog(records)),
-    index: last,
-  });
+  // A 4095-token prompt, its first generated token, then the request preempted and recomputed
+  // from 0 (no pass continues the one before, so no running request passes the limit): the
+  // history agrees with the tokens, only their 4097 contradict the stack.
+  const prompt = Array.from({ length: 4095 }, (_, i) => (7 * i + 1) % 512);
+  const r = await bentSequence([
+    { entries: [{ query: 4095, cached: 0 }], self: 0, rows: 4095, logitsRows: 1 },
+    { entries: [{ query: 4096, cached: 0 }], self: 0, rows: 4096, logitsRows: 1 },
+  ], { tokens: { prompt, generated: [200, 201] }, positions: [4095] });
   assert.equal(r.status, "FAIL", r.reason);
   assert.match(
     r.reason,

@@ -56,6 +56,7 @@ export {
   SERVING_LIMITS,
   servingRows,
 } from "./serving_shape.ts";
+export { type ServingWork, servingWork } from "./serving_work.ts";
 export {
   argmaxBf16,
   runServingForward,

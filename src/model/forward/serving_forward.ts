@@ -66,12 +66,8 @@ import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 import { runFusedMoeBlock } from "./fused_moe_block.ts";
 import { type ExpertWeights, layerExperts, runMoeBlock } from "./moe_block.ts";
-import {
-  type PassShape,
-  type RowBlock,
-  type ServedSequence,
-  servingRows,
-} from "./serving_shape.ts";
+import type { PassShape, RowBlock, ServedSequence } from "./serving_shape.ts";
+import { servingWork } from "./serving_work.ts";
 
 /**
  * Emitting rows whose logits are computed at once: few enough that a chunk's FP32 accumulators
@@ -418,9 +414,9 @@ function _sfuUse(
 }
 
 /**
- * The record's contradictions, checked before the stack's support is asked: the passes laid out
- * against the sequences, the tokens inside the vocabulary, logits and expert rows that can
- * contain the computed rows, and the fingerprinted positions computed (RangeError each).
+ * The record's contradictions, checked before the stack's support is asked: the work laid out and
+ * checked against itself (`servingWork`, with the checkpoint's expert rows), the tokens inside
+ * the vocabulary, and expert rows that can contain the computed rows (RangeError each).
  */
 function _checkWork(
   c: DecoderCheckpoint["config"],
@@ -436,8 +432,9 @@ function _checkWork(
   const moeLayers = c.moe === undefined
     ? undefined
     : Array.from({ length: c.layers }, (_, l) => l).filter((l) => isMoeLayer(c, l));
-  const { blocks, rows } = servingRows(work.passes, work.sequences, {
+  const laid = servingWork(work, {
     flatten: o.flatten,
+    positions: o.positions,
     ...(moeLayers === undefined
       ? {}
       : { experts: c.moe!.experts, moeLayers: moeLayers.length, topK: c.moe!.topK }),
@@ -449,25 +446,16 @@ function _checkWork(
       }
     }
   }
-  const byPass = _byPass(blocks);
-  for (const [pass, group] of byPass) {
+  for (const [pass, group] of laid.byPass) {
     const p = work.passes[pass]!;
     const complete = group.length === p.entries.length;
-    const emits = group.filter((b) => b.emits).length;
-    if (emits > p.logitsRows || (complete && emits !== p.logitsRows)) {
-      throw new RangeError(
-        `Cannot replay: pass ${pass} records ${p.logitsRows} logits rows, ` +
-          `its computed entries emit ${emits} token(s)`,
-      );
-    }
     if (c.moe !== undefined && !o.fusedMoe && p.expertRows === undefined && !complete) {
       throw new RangeError(
         `Cannot replay: pass ${pass} has other sequences and records no expert rows`,
       );
     }
   }
-  const fpRows = _fingerprintRows(work.sequences, blocks, o.positions);
-  return { blocks, rows, moeLayers, byPass, fpRows };
+  return { ...laid, moeLayers };
 }
 
 /**
@@ -503,58 +491,6 @@ function _checkReduceLaunches(
       }
     }
   }
-}
-
-function _fingerprintRows(
-  sequences: readonly ServedSequence[],
-  blocks: readonly RowBlock[],
-  wanted: readonly (readonly number[])[] | undefined,
-): { positions: number[]; rows: number[] }[] {
-  return sequences.map((s, i) => {
-    const own = blocks.filter((b) => b.seq === i);
-    const cover = _latestCover(own, s.tokens.length);
-    const rowOf = (pos: number) => {
-      const b = Number.isSafeInteger(pos) && pos >= 0 && pos < cover.length
-        ? own[cover[pos]!]
-        : undefined;
-      if (b === undefined) {
-        throw new RangeError(`Cannot replay: position ${pos} of sequence ${i} is not computed`);
-      }
-      return b.row0 + pos - b.pos0;
-    };
-    const last = own.reduce((m, b) => Math.max(m, b.pos0 + b.rows - 1), -1);
-    const positions = [...(wanted?.[i] ?? (last < 0 ? [] : [last]))];
-    return { positions, rows: positions.map(rowOf) };
-  });
-}
-
-/**
- * For each position of a sequence, the index in `own` (its blocks in step order) of the last
- * block that computes it, or -1. A recomputation after preemption computes positions again, so
- * blocks may overlap: the row a later pass read is the one the latest block wrote. Painted from
- * the last block back, each position once (the next unpainted position by path halving): the
- * cost is the sequence's length plus its blocks, whatever their overlap, and this runs before
- * any limit on the record's cost.
- */
-function _latestCover(own: readonly RowBlock[], length: number): Int32Array {
-  const cover = new Int32Array(length).fill(-1);
-  const next = Int32Array.from({ length: length + 1 }, (_, p) => p);
-  const free = (p: number) => {
-    while (next[p] !== p) {
-      next[p] = next[next[p]!]!;
-      p = next[p]!;
-    }
-    return p;
-  };
-  for (let k = own.length - 1; k >= 0; k--) {
-    const b = own[k]!;
-    const end = Math.min(b.pos0 + b.rows, length);
-    for (let p = free(b.pos0); p < end; p = free(p + 1)) {
-      cover[p] = k;
-      next[p] = p + 1;
-    }
-  }
-  return cover;
 }
 
 async function _attention(
@@ -785,17 +721,6 @@ function _bounded(
   }
   if (part.length > 0) parts.push(part);
   return parts;
-}
-
-/** Blocks grouped by pass; blocks of a pass are contiguous rows (laid out pass by pass). */
-function _byPass(blocks: readonly RowBlock[]): Map<number, RowBlock[]> {
-  const m = new Map<number, RowBlock[]>();
-  for (const b of blocks) {
-    const g = m.get(b.pass);
-    if (g === undefined) m.set(b.pass, [b]);
-    else g.push(b);
-  }
-  return m;
 }
 
 async function _moe(
