@@ -284,6 +284,35 @@ Deno.test("model forward: a head dimension the FA2 model has no tiles for is NOT
   await assert.rejects(Deno.stat(`${tmp}/hd40.safetensors`), Deno.errors.NotFound);
 });
 
+Deno.test("model forward refuses a config its stack does not load (exit 2), as claims append refuses it and an audit FAILs it, before any NOT_VERIFIED", async () => {
+  const moe = `${REPO_ROOT}/tables/models/qwen3-tiny-moe`;
+  const ckpt = `${tmp}/step-float`;
+  await Deno.mkdir(ckpt);
+  for (const f of ["model-00001-of-00002", "model-00002-of-00002"]) {
+    await Deno.copyFile(`${moe}/${f}.safetensors`, `${ckpt}/${f}.safetensors`);
+  }
+  await Deno.copyFile(
+    `${moe}/model.safetensors.index.json`,
+    `${ckpt}/model.safetensors.index.json`,
+  );
+  // Transformers 5's typed config refuses decoder_sparse_step 1.0 (an int field).
+  const config = (await Deno.readTextFile(`${moe}/config.json`))
+    .replace(/"decoder_sparse_step":\s*1\b/, '"decoder_sparse_step": 1.0');
+  assert.match(config, /"decoder_sparse_step": 1\.0/);
+  await Deno.writeTextFile(`${ckpt}/config.json`, config);
+  const r = await runBitaudit([
+    ...["model", "forward", "--checkpoint", ckpt, "--tokens", TOKENS, "--profile", "h100-sxm"],
+    ...["--stack", "hf-qwen3-sdpa-torch2.11-hopper", "--kernel", "demo-qwen3-tiny-h100-sxm"],
+    ...["--out", `${tmp}/step-float.safetensors`],
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error \[USAGE\]: Cannot run forward: stack 'hf-qwen3-sdpa-torch2\.11-hopper' runs HF Transformers: the config writes decoder_sparse_step as a float/,
+  );
+  await assert.rejects(Deno.stat(`${tmp}/step-float.safetensors`), Deno.errors.NotFound);
+});
+
 Deno.test("model forward: a RoPE given only in rope_parameters is NOT_VERIFIED (exit 3) on a Transformers 4.5x stack, as claims append and an audit say", async () => {
   const dense = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
   const { rope_theta: theta, ...base } = JSON.parse(

@@ -18,6 +18,7 @@ import {
   parseTokenBatch,
   rowBytes,
   runPrefillForward,
+  stackLoadRefusal,
   weightMetadataFinding,
 } from "../../model/mod.ts";
 import { createGemmWalker } from "../../engine/mod.ts";
@@ -163,6 +164,11 @@ export async function runModelForward(o: {
     config: ckpt.config,
   });
   if (cannot !== null) throw new InputError("USAGE", `Cannot run forward: ${cannot}`);
+  // As claims append refuses it (and an audit FAILs it): a config the stack's engine does not
+  // load (a float where Transformers 5's typed config takes an int, a vLLM stage without its
+  // layer kind).
+  const unloadable = stackLoadRefusal(stack, { config: ckpt.config, pp: 1 });
+  if (unloadable !== null) throw new InputError("USAGE", `Cannot run forward: ${unloadable}`);
   // As claims append refuses it (and an audit FAILs it): a sequence longer than the stack's
   // engine serves of this checkpoint (vLLM's max_model_len).
   const length = lengthFinding(ckpt.config, {
