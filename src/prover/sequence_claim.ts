@@ -20,6 +20,7 @@ import {
   sha256Hex,
 } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
+import type { StackProfile } from "../kernels/mod.ts";
 import { fieldsOf, ints, onlyKnown } from "../json_fields.ts";
 import {
   type CacheReuse,
@@ -70,10 +71,10 @@ interface _Tokens {
  * @param ctx the asset store the stack, profile and catalog are read from
  * @returns the validated record
  * @throws {InputError} `HISTORY_INVALID` for a history blob that is malformed, not canonical, over
- *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, GEMM
- *   rows that are not the flattened sum) or its stack's scheduler (on vLLM: a pass past
- *   `max_num_seqs` or every token budget, a prompt's chunk ended before the pass used a whole
- *   budget), `TOKENS_INVALID` for tokens the checkpoint or the history
+ *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, a
+ *   recomputation past the tokens the request had, GEMM rows that are not the flattened sum) or
+ *   its stack's scheduler (on vLLM: a pass past `max_num_seqs` or every token budget, a prompt's
+ *   or a recomputation's chunk ended before the pass used a whole budget), `TOKENS_INVALID` for tokens the checkpoint or the history
  *   cannot hold (ids outside the vocabulary, a count the passes do not compute, a pass computing
  *   prompt and generated positions together, more tokens than the stack serves of the
  *   checkpoint: vLLM's max_model_len), `CLAIM_INVALID` for a history that does not fit the
@@ -140,8 +141,8 @@ export async function sequenceClaim(
     code: "HISTORY_INVALID",
     what: `pass ${passes.findIndex((q) => q.entries.length === widest)}`,
   });
-  // A prompt's chunk vLLM's scheduler would have made longer (it ends one early only once a
-  // pass has used its whole token budget), or a pass past every budget.
+  // A prompt's or a recomputation's chunk vLLM's scheduler would have made longer (it ends one
+  // early only once a pass has used its whole token budget), or a pass past every budget.
   const budget = tokenBudgetFinding(c, {
     stack: basis.stack,
     gpu: basis.gpu.id,
@@ -154,6 +155,7 @@ export async function sequenceClaim(
   const reuse = _checkHistory(passes, {
     tokens,
     config: c,
+    stack: basis.stack,
     // vLLM's fused MoE computes every row of a pass at once: no expert rows are needed.
     fusedMoe: basis.stack.operators?.experts === "vllm-fused-moe",
   });
@@ -206,7 +208,12 @@ function _tokens(json: unknown, vocab: number): _Tokens {
  */
 function _checkHistory(
   passes: readonly HistoryPass[],
-  o: { readonly tokens: _Tokens; readonly config: DecoderConfig; readonly fusedMoe: boolean },
+  o: {
+    readonly tokens: _Tokens;
+    readonly config: DecoderConfig;
+    readonly stack: Pick<StackProfile, "components">;
+    readonly fusedMoe: boolean;
+  },
 ): Extract<CacheReuse, { ok: true }> {
   if (passes.length === 0) {
     throw new InputError("HISTORY_INVALID", "Cannot append claim: the serving history has no pass");
@@ -224,10 +231,12 @@ function _checkHistory(
     );
   };
   // As the verifier reads it: a first pass after cached positions is a prefix-cache hit, a pass
-  // computing positions again a recomputation after preemption (both recorded as run; the
-  // verifier says NOT_VERIFIED and why); any other pass starts where the one before ended.
+  // computing positions again a recomputation after preemption, on vLLM a pass starting past
+  // where the one before ended a restart from a prefix-cache hit (all recorded as run; the
+  // verifier says NOT_VERIFIED and why); any other pass starts where the one before ended, and
+  // none computes a position whose token the request did not have yet.
   const entries = passes.map((p) => p.entries[p.self]!);
-  const reuse = cacheReuse(entries);
+  const reuse = cacheReuse(entries, { prompt: prompt.length, stack: o.stack });
   if (!reuse.ok) return contradicts(reuse.why);
   const { end } = reuse;
   const problem = ownPassProblem(entries, { again: reuse.again, prompt: prompt.length });

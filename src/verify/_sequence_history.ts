@@ -80,7 +80,7 @@ export async function _sequenceHistory(
   const { prompt, generated } = w.tokens;
   const own = passes.map((q) => q.entries[q.self]!);
   const expected = generated.length === 0 ? prompt.length : prompt.length + generated.length - 1;
-  const reuse = cacheReuse(own);
+  const reuse = cacheReuse(own, { prompt: prompt.length, stack: o.stack });
   if (!reuse.ok) throw new _Stop("FAIL", `record contradicts its history: ${reuse.why}`);
   if (reuse.end !== expected) {
     throw new _Stop(
@@ -115,9 +115,17 @@ export async function _sequenceHistory(
   // one recomputed pass cannot turn a contradiction into NOT_VERIFIED.
   const recomputed = restart === undefined ? null : (() => {
     const e = own[restart]!;
-    return `pass ${restart} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
-      "again (a request preempted and recomputed); the replay computes each position once, " +
-      "so the keys and values the later passes read are not modelled";
+    const { reached } = reuse.restarts[0]!;
+    // On vLLM a restart may start past every position the sequence computed: a hit of blocks
+    // other requests computed.
+    return reuse.again[restart]
+      ? `pass ${restart} computes positions ${e.cached}..${e.cached + e.query - 1} ` +
+        "again (a request preempted and recomputed); the replay computes each position once, " +
+        "so the keys and values the later passes read are not modelled"
+      : `pass ${restart} starts after ${e.cached} cached positions, past the ${reached} its ` +
+        "earlier passes computed (a request preempted and restarted from a prefix-cache hit): " +
+        "their keys and values were computed in another request's passes, which the replay " +
+        "does not model";
   })();
   const prefixHit = reuse.start === 0 ? null : `pass 0 starts after ${reuse.start} cached ` +
     "positions (a prefix-cache hit): their keys and values were computed in another " +

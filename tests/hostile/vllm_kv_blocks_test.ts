@@ -143,7 +143,7 @@ Deno.test("a recomputation after preemption starting off a block boundary, and a
     /^record contradicts its stack: pass 2 recomputes from position 299 \(a request preempted and recomputed, which vLLM restarts from 0 and then from its prefix-cache hit\): .*at most 288 of a request of 302 tokens/,
   );
   const from12 = await verifyAlone(
-    bent([pass(14, 0), pass(1, 14), pass(3, 12)], { prompt: 14 }),
+    bent([pass(14, 0), pass(1, 14), pass(4, 12)], { prompt: 14 }),
     blobs,
   );
   assert.equal(from12.status, "FAIL", from12.reason);

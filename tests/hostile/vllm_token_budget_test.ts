@@ -190,6 +190,25 @@ Deno.test("_servedBudgetGap(): a chunk cut where the pass used a whole default b
   );
 });
 
+Deno.test("_servedBudgetGap(): a preempted request's recomputing chunk that ends before the tokens it had is held to the budget as a prompt's chunk is", () => {
+  // The 4000-token prompt cut at 2048, one decode (4002 tokens), then preempted and recomputed.
+  const served = [pass(2000, 0, 48), pass(2000, 2000, 0), pass(1, 4000, 0)];
+  const short = stopOf([...served, pass(1000, 0, 0), pass(3002, 1000, 0)]);
+  assert.equal(short?.status, "FAIL");
+  assert.match(
+    short!.why,
+    /^record contradicts its stack: pass 3 ends its recomputation's chunk at 1000 of the 4002 tokens the request had after its preemption, with 1000 tokens scheduled, where vLLM's scheduler recomputes all of a preempted request's tokens/,
+  );
+  const rest = [pass(2048, 1000, 0), pass(954, 3048, 0)];
+  assert.equal(stopOf([...served, pass(1000, 0, 1048), ...rest]), null);
+  assert.equal(stopOf([...served, pass(2048, 0, 0), pass(1954, 2048, 0)]), null);
+  const other = stopOf([...served, pass(1000, 0, 7192), pass(3002, 1000, 0)]);
+  assert.match(
+    other?.why ?? "",
+    /^record contradicts its stack: pass 0 ends the prompt's chunk with 2048 tokens scheduled and pass 3 ends its recomputation's chunk with 8192: one engine runs with one token budget/,
+  );
+});
+
 Deno.test("_servedBudgetGap(): a cut chunk is NOT_VERIFIED where a setting changes where vLLM ends chunks or the budget is not read", () => {
   const cut = [pass(6, 0, 0), pass(3994, 6, 0)];
   for (

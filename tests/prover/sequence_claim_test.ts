@@ -365,6 +365,61 @@ Deno.test("sequenceClaim() refuses on vLLM a prefix-cache hit or a recomputation
   await claim([pass(3, 17), pass(1, 20)], SERVING_STACK);
 });
 
+Deno.test("sequenceClaim() refuses a recomputation past the tokens the request had, and on vLLM one ended short of them below the token budget; takes on vLLM a restart from a hit past the sequence's own positions, which HF refuses", async () => {
+  const s = served[0]!;
+  const vllm = "vllm-0.11-eager-fa2-lg2-model";
+  const claim = (passes: HistoryPass[], o: { prompt: number; stack: string }) => {
+    const own = passes.at(-1)!.entries[passes.at(-1)!.self]!;
+    const generated = own.cached + own.query + 1 - o.prompt;
+    return sequenceClaim(
+      facts(s, {
+        history: encodeServingHistory(passes),
+        tokens: {
+          prompt: Array.from({ length: o.prompt }, (_, i) => 10 + i),
+          generated: Array(generated).fill(7),
+        },
+        layerChain: undefined,
+        stack: o.stack,
+      }),
+      { store },
+    );
+  };
+  const refused = (passes: HistoryPass[], o: { prompt: number; stack: string }, why: RegExp) =>
+    assert.rejects(() => claim(passes, o), (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+      assert.match(e.message, why);
+      return true;
+    });
+  // Preempted after one decode of a 20-token prompt: 22 tokens, so positions 0..21 at most.
+  for (const stack of [vllm, SERVING_STACK]) {
+    await refused(
+      [pass(20, 0), pass(1, 20), pass(23, 0)],
+      { prompt: 20, stack },
+      /^Cannot append claim: the serving history contradicts itself: pass 2 computes positions 0\.\.22, but the request had 22 tokens then .*: position 22's token did not exist yet$/,
+    );
+    await claim([pass(20, 0), pass(1, 20), pass(22, 0)], { prompt: 20, stack });
+  }
+  // Recomputed from its 16-position hit one position at a time, in passes of one token.
+  const short = [pass(20, 0), pass(1, 20), pass(1, 16), pass(5, 17)];
+  await refused(
+    short,
+    { prompt: 20, stack: vllm },
+    /^Cannot append claim: pass 2 ends its recomputation's chunk at 17 of the 22 tokens the request had after its preemption, with 1 tokens scheduled/,
+  );
+  // HF's continuous batching has its own scheduler: not held to vLLM's budget.
+  await claim(short, { prompt: 20, stack: SERVING_STACK });
+  // A 20-position chunk cut by a whole 2048-token budget, restarted from 32 cached positions
+  // another request computed: vLLM's prefix cache gives such a hit, HF has none.
+  const cut = { ...pass(20, 0), entries: [{ query: 20, cached: 0 }, { query: 2028, cached: 0 }] };
+  const hit = [{ ...cut, rows: 2048, logitsRows: 2 }, pass(8, 32), pass(1, 40)];
+  await claim(hit, { prompt: 40, stack: vllm });
+  await refused(
+    hit,
+    { prompt: 40, stack: SERVING_STACK },
+    /^Cannot append claim: the serving history contradicts itself: pass 1 says 32 cached tokens, the earlier passes computed 20$/,
+  );
+});
+
 Deno.test("sequenceClaim() refuses on vLLM a history whose other requests hold more positions than max_model_len, which vLLM serves to none", async () => {
   const s = served.find((x) => parseServingHistory(x.history).some((q) => q.entries.length > 1))!;
   const total = s.tokens.prompt.length + s.tokens.generated.length;

@@ -3,11 +3,24 @@
  * first pass starts after cached positions (a prefix-cache hit: another request's passes computed
  * them) and which passes compute positions again (a request preempted and recomputed, as vLLM's
  * V1 engine does, from position 0 or from its prefix-cache hit). The replay models neither: each
- * position computed once, from position 0. A pass that says more positions are cached than the
- * pass before it reached contradicts the history.
+ * position computed once, from position 0.
+ *
+ * A pass computes positions whose tokens exist: the prompt's, and one more for each position
+ * computed from the prompt's last one on (each emits the next token). vLLM 0.11 recomputes a
+ * preempted request over the tokens it had (`Scheduler.schedule()` sets a preempted request's
+ * `num_computed_tokens` to 0, then asks for `request.num_tokens - num_computed_tokens` when it
+ * schedules it again, "to consider the resumed requests, which have output tokens"), so a
+ * recomputing pass that reaches past them contradicts the history. So does a pass that says more
+ * positions are cached than the pass before it reached, except where the stack restarts a
+ * preempted request from a prefix-cache hit: vLLM's `KVCacheManager.get_computed_blocks` takes
+ * whole cached blocks, whichever request computed them (a shared prompt, parallel sampling), up
+ * to `num_tokens - 1` positions, so after a preemption the hit may reach past what the sequence
+ * itself computed. On the other stacks (HF's continuous batching), for which no such restart is
+ * modelled, it stays a contradiction.
  *
  * @module
  */
+import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** The cache walk of a sequence's own entries, or the contradiction that ends it. */
@@ -19,9 +32,9 @@ export type CacheReuse =
     /** Per pass, whether it starts below the furthest position the earlier passes reached. */
     readonly again: readonly boolean[];
     /**
-     * Every pass that starts below the end of the pass before it (where a recomputation
-     * starts), with the furthest position the earlier passes reached (exclusive); the first is
-     * the first pass that computes positions an earlier pass computed.
+     * Every pass that starts elsewhere than the end of the pass before it (a preempted request
+     * restarting: below it, a recomputation; above it, on vLLM, a prefix-cache hit past what the
+     * sequence computed), with the furthest position the earlier passes reached (exclusive).
      */
     readonly restarts: readonly { readonly pass: number; readonly reached: number }[];
     /** Positions the last pass ends at (the last computed position is one less). */
@@ -30,36 +43,94 @@ export type CacheReuse =
   | { readonly ok: false; readonly why: string };
 
 /**
+ * The request's tokens when each of its passes was scheduled (vLLM's `request.num_tokens`): its
+ * prompt, and one more for each position the earlier passes computed from the prompt's last one
+ * on, that is `max(prompt, reached + 1)` for the furthest position `reached` (exclusive) the
+ * earlier passes, or the first pass's cached positions, reached.
+ *
+ * @param own the sequence's entry in each of its passes, in order
+ * @param prompt the prompt's length
+ * @returns per pass, the tokens the request had
+ * @example
+ * ```ts
+ * import { requestTokens } from "./cache_reuse.ts";
+ * const t = requestTokens([{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }], 3);
+ * if (t.join() !== "3,4,5") throw new Error();
+ * ```
+ */
+export function requestTokens(own: readonly PassEntry[], prompt: number): number[] {
+  let high = own[0]?.cached ?? 0;
+  return own.map((e) => {
+    const tokens = Math.max(prompt, high + 1);
+    high = Math.max(high, e.cached + e.query);
+    return tokens;
+  });
+}
+
+/**
  * Walks a sequence's own entries in pass order: each starts where the one before ended, or
- * below it (a recomputation), never above it.
+ * below it (a recomputation), or on a vLLM stack above it (a restart from a prefix-cache hit of
+ * at most the request's tokens less one); a pass that starts elsewhere than where the one before
+ * ended, or computes positions again, ends at most at the request's tokens.
  *
  * @param own the sequence's entry in each of its passes, in order (at least one)
+ * @param o `prompt`: the prompt's length; `stack`: the stack that served it (whether it restarts
+ *   a preempted request from a prefix-cache hit: vLLM's)
  * @returns the walk, or why the entries contradict each other
  * @example
  * ```ts
  * import { cacheReuse } from "./cache_reuse.ts";
- * const r = cacheReuse([{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }]);
+ * const own = [{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }];
+ * const r = cacheReuse(own, { prompt: 3, stack: { components: {} } });
  * if (!r.ok || r.restarts[0]?.pass !== 2 || r.end !== 5 || r.restarts[0]?.reached !== 4) {
  *   throw new Error();
  * }
+ * // Position 5's token did not exist yet: the request had 5 tokens when it was recomputed.
+ * const past = [...own.slice(0, 2), { query: 6, cached: 0 }];
+ * if (cacheReuse(past, { prompt: 3, stack: { components: {} } }).ok) throw new Error();
  * ```
  */
-export function cacheReuse(own: readonly PassEntry[]): CacheReuse {
+export function cacheReuse(
+  own: readonly PassEntry[],
+  o: { readonly prompt: number; readonly stack: Pick<StackProfile, "components"> },
+): CacheReuse {
+  const hits = isVllmStack(o.stack);
+  const tokens = requestTokens(own, o.prompt);
   let cur = own[0]?.cached ?? 0;
   let high = cur;
   const again: boolean[] = [];
   const restarts: { pass: number; reached: number }[] = [];
   for (let i = 0; i < own.length; i++) {
     const e = own[i]!;
-    if (i > 0 && e.cached > cur) {
+    const had = tokens[i]!;
+    if (i > 0 && e.cached > cur && (!hits || e.cached > had - 1)) {
       return {
         ok: false,
-        why: `pass ${i} says ${e.cached} cached tokens, the earlier passes computed ${cur}`,
+        why: `pass ${i} says ${e.cached} cached tokens, the earlier passes computed ${cur}` +
+          (hits
+            ? `, and a prefix-cache hit after a preemption is at most ${had - 1} positions, ` +
+              `one less than the ${had} tokens the request had (KVCacheManager.get_computed_blocks)`
+            : ""),
       };
     }
-    if (i > 0 && e.cached < cur) restarts.push({ pass: i, reached: high });
+    const restart = i > 0 && e.cached !== cur;
+    if (restart) restarts.push({ pass: i, reached: high });
     again.push(e.cached < high);
-    cur = e.cached + e.query;
+    const end = e.cached + e.query;
+    if ((restart || e.cached < high) && end > had) {
+      return {
+        ok: false,
+        why: `pass ${i} computes positions ${e.cached}..${end - 1}, but the request had ` +
+          `${had} tokens then (` +
+          (had === o.prompt
+            ? "its prompt"
+            : `its ${o.prompt}-token prompt and ${
+              had - o.prompt
+            } generated by the earlier passes`) +
+          `): position ${had}'s token did not exist yet`,
+      };
+    }
+    cur = end;
     high = Math.max(high, cur);
   }
   return { ok: true, start: own[0]?.cached ?? 0, again, restarts, end: cur };
@@ -92,7 +163,7 @@ export interface OwnPassProblem {
  * ```ts
  * import { cacheReuse, ownPassProblem } from "./cache_reuse.ts";
  * const own = [{ query: 3, cached: 0 }, { query: 2, cached: 3 }];
- * const r = cacheReuse(own);
+ * const r = cacheReuse(own, { prompt: 3, stack: { components: {} } });
  * if (!r.ok || ownPassProblem(own, { again: r.again, prompt: 3 })?.kind !== "speculative") {
  *   throw new Error();
  * }

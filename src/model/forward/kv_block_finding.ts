@@ -10,7 +10,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile, vllmKvBlock } from "../../kernels/mod.ts";
-import { type CacheReuse, cacheReuse } from "./cache_reuse.ts";
+import { type CacheReuse, cacheReuse, requestTokens } from "./cache_reuse.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** What a history's reused positions say of it on a stack. */
@@ -38,6 +38,8 @@ interface _Reuse {
   readonly at: number;
   /** The request's tokens when vLLM looked up the hit (`num_tokens`), for hits and restarts. */
   readonly tokens: number | null;
+  /** For a restart past every position the sequence computed: those positions (exclusive). */
+  readonly past?: number;
   readonly what: KvBlockFinding["what"];
 }
 
@@ -76,9 +78,10 @@ export function kvBlockFinding(
   },
 ): KvBlockFinding | null {
   if (!isVllmStack(o.stack)) return null;
-  const reuse = o.reuse ?? cacheReuse(passes.map((q) => q.entries[q.self]!));
+  const entries = passes.map((q) => q.entries[q.self]!);
+  const reuse = o.reuse ?? cacheReuse(entries, o);
   if (!reuse.ok) return null;
-  const own = (pass: number) => passes[pass]!.entries[passes[pass]!.self]!;
+  const had = requestTokens(entries, o.prompt);
   const reused: _Reuse[] = [
     ...(reuse.start === 0
       ? []
@@ -87,8 +90,9 @@ export function kvBlockFinding(
     // had one more token than positions reached.
     ...reuse.restarts.map(({ pass, reached }) => ({
       pass,
-      at: own(pass).cached,
-      tokens: Math.max(o.prompt, reached + 1),
+      at: entries[pass]!.cached,
+      tokens: had[pass]!,
+      ...(reuse.again[pass] ? {} : { past: reached }),
       what: "restart" as const,
     })),
     ...passes.flatMap((q, pass) =>
@@ -126,8 +130,11 @@ export function kvBlockFinding(
     }
     const head = r.what === "hit"
       ? `pass 0 starts after ${r.at} cached positions (a prefix-cache hit)`
-      : `pass ${r.pass} recomputes from position ${r.at} (a request preempted and recomputed, ` +
-        "which vLLM restarts from 0 and then from its prefix-cache hit)";
+      : r.past === undefined
+      ? `pass ${r.pass} recomputes from position ${r.at} (a request preempted and recomputed, ` +
+        "which vLLM restarts from 0 and then from its prefix-cache hit)"
+      : `pass ${r.pass} restarts from position ${r.at}, past the ${r.past} its earlier passes ` +
+        "computed (a request preempted and restarted from a prefix-cache hit)";
     return {
       kind: "contradiction",
       pass: r.pass,

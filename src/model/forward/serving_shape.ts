@@ -48,9 +48,11 @@ export interface ServedSequence {
   /** Positions already in its KV cache before the first step (default 0; see `kv` options). */
   readonly start?: number;
   /**
-   * Whether a step may start below the position the earlier ones reached (a request preempted
-   * and recomputed): its rows are laid out from its own cached count. Such work can be checked,
-   * not replayed (a caller passes `refused`); default false, a contradiction.
+   * Whether a step may start elsewhere than where the step before it ended (a request preempted
+   * and restarted: below, recomputed; above, from a prefix-cache hit of positions other requests
+   * computed, which the caller's `cacheReuse` has held to its stack): its rows are laid out from
+   * its own cached count. Such work can be checked, not replayed (a caller passes `refused`);
+   * default false, a contradiction.
    */
   readonly recomputes?: boolean;
 }
@@ -142,7 +144,7 @@ export function servingRows(
         );
       }
       taken.add(key);
-      if (s.recomputes === true && e.cached < pos) pos = e.cached;
+      if (s.recomputes === true) pos = e.cached;
       if (e.cached !== pos) {
         throw new RangeError(
           `Cannot lay out sequence ${seq}: pass ${pass} says ${e.cached} cached tokens, ` +
