@@ -387,10 +387,11 @@ Deno.test("vLLM cascade attention: a claim vLLM 0.11 cannot make FAILs; one it c
     [decode(eight, { logitsRows: 0 }), /records 0 logits rows/],
     [decode(eight, { rows: 9 }), /says 9 GEMM rows, its entries flatten to 8/],
     // Read as computing position 299 again (a recomputation), it ends one position short of the
-    // 301 tokens the request had, in a pass of 8 tokens: vLLM would have recomputed both.
+    // 301 tokens the request had, in a pass of 8 tokens: vLLM would have recomputed both, and the
+    // passes compute one position fewer than the sequence's tokens need.
     [
       decode(eight.map((c, i) => (i === 0 ? 299 : c))),
-      /pass 1 ends its recomputation's chunk at 300 of the 301 tokens the request had/,
+      /the passes compute 300 positions, the prompt and generated tokens need 301/,
     ],
     [decode(eight), /the passes compute 301 positions/, { prompt, generated: [5, 6, 7] }],
   ];
