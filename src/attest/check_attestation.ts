@@ -2,9 +2,9 @@
  * Offline checking of a verdict attestation by a third party: signatures against a trust root
  * (each counted key valid and unrevoked at the stated time and at the verification time, or at
  * the time independent evidence shows: see `requiredInstants`), seed and sample recomputed from
- * the statement's own
- * inputs, optionally the subjects against the claim log, and optionally every sampled record
- * recomputed independently.
+ * the statement's own inputs, the worker keys of its results against the trust root (none a
+ * prover's, none an inspector's invalid at the verdict's time), optionally the subjects against
+ * the claim log, and optionally every sampled record recomputed independently.
  *
  * @module
  */
@@ -41,6 +41,7 @@ import {
 } from "./verdict_predicate.ts";
 import { type SignatureResult, verifyEnvelope } from "./verify_envelope.ts";
 import { statementChecks } from "./statement_checks.ts";
+import { checkWorkerKeys } from "./check_worker_keys.ts";
 import { checkReleaseAssets, type ReleaseAssets } from "./compare_release_assets.ts";
 
 /** One check and its outcome. */
@@ -293,6 +294,11 @@ export async function checkAttestation(
     return done(null, v.signatures);
   }
   statementChecks(st.subject, p, add);
+  checkWorkerKeys(p, {
+    trustRoot,
+    signers: v.signatures.flatMap((s) => s.verifiedBy ?? []),
+    add,
+  });
   labels.trust = await checkTrustInputs(p.audit, {
     trustRoot,
     now: new Date(now),

@@ -116,6 +116,11 @@ function _whyInvalid(failed: ReadonlySet<string>): string[] {
       "A failed signature check means the statement was changed after it was signed, or it was not signed by a key of your trust root valid at the signing time (unknown, expired or revoked: the dates above say which).",
     );
   }
+  if (failed.has("workers")) {
+    why.push(
+      "The inspector's signature holds, but results it signed were computed by a key your trust root does not let stand behind them: a prover key (the prover computing the audit of its own claims), or an inspector key revoked or outside its window at the verdict's time. The verdict rests on those results.",
+    );
+  }
   if (failed.has("checkpoint")) {
     why.push(
       "The inspector's signature holds, but the prover's checkpoint does not count against your trust root, so the audit cannot show that the log was committed by a prover key you trust.",

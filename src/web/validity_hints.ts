@@ -24,8 +24,8 @@ import {
 /** What {@link validityHints} looks at. */
 export interface ValidityInputs {
   /**
-   * The check's report: hints are given only for a failed `signatures`, `checkpoint` or
-   * `announcement` check.
+   * The check's report: hints are given only for a failed `signatures`, `checkpoint`,
+   * `announcement` or `workers` check.
    */
   readonly report: CheckReport;
   /** The checked envelope (its signature key ids and the statement's times). */
@@ -53,7 +53,9 @@ export interface ValidityInputs {
  */
 export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
   const failed = new Set(inputs.report.checks.filter((c) => !c.ok).map((c) => c.check));
-  if (!["signatures", "checkpoint", "announcement"].some((c) => failed.has(c))) return [];
+  if (!["signatures", "checkpoint", "announcement", "workers"].some((c) => failed.has(c))) {
+    return [];
+  }
   // Read as `checkAttestation` reads it: a payload above the unsigned limit only once a trust
   // root key has signed it.
   const signed = inputs.report.signatures.some((x) => x.verifiedBy !== null);
@@ -86,6 +88,7 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
       );
     }
   }
+  if (failed.has("workers")) hints.push(..._workerHints(predicate, inputs.trustRoot));
   const refusal = _keyRefusal(inputs.report);
   if (refusal !== undefined) {
     // Only when the announcement failed on its keys' validity, judged at the instant the check
@@ -102,6 +105,33 @@ export async function validityHints(inputs: ValidityInputs): Promise<string[]> {
     }
   }
   return hints;
+}
+
+/**
+ * For a failed `workers` check: each worker key of the verdict that the trust root lists as an
+ * inspector's, with a window (or revocation) that leaves the verdict's time out. The workers
+ * check ran on a verified payload only, so the predicate read here is the signed one.
+ */
+function _workerHints(
+  predicate: Record<string, unknown> | undefined,
+  root: TrustRoot,
+): string[] {
+  const stated = _time(predicate?.timeVerified);
+  const listed = _object(predicate?.workers)?.keys;
+  if (stated === undefined || !Array.isArray(listed)) return [];
+  const ids = new Set(listed.map((k) => _object(k)?.keyid));
+  return root.keys
+    .filter((k) => k.role === "inspector" && ids.has(k.keyid) && !_within(k, stated))
+    .map((key) => {
+      const early = stated < key.validFor.start
+        ? " That is before the key's window: if the key was a worker of the inspector's then, build the trust root with an earlier --valid-from."
+        : "";
+      return `Your trust root lets inspector key ${
+        _short(key.keyid)
+      }, which computed results of this audit as a worker, sign ${_window(key)} (${
+        _windowFlag(key)
+      }). The verdict says it was signed at ${_iso(stated)}.${early}`;
+    });
 }
 
 function _announcerHint(key: TrustRootKey, at: number): string {
@@ -219,12 +249,16 @@ function _inspectorHint(
     why =
       " That is inside the key's window, but the key has been ended or revoked since, and a statement's time is its signer's own word: a verdict stays checkable after its key is retired only with an RFC 3161 token over its signature, given to `check --timestamp`.";
   }
-  const set = key.revoked === undefined
+  return `Your trust root lets inspector key ${_short(key.keyid)} sign ${_window(key)} (${
+    _windowFlag(key)
+  }).${when}${why}`;
+}
+
+/** Where an inspector key's window or revocation in the trust root comes from. */
+function _windowFlag(key: TrustRootKey): string {
+  return key.revoked === undefined
     ? "set with `bitaudit key trust-root --valid-from` and `--valid-until`, or ended with `--extend --end`"
     : "its revocation is the trust root's `revoked` entry (`key trust-root --extend --revoke`)";
-  return `Your trust root lets inspector key ${_short(key.keyid)} sign ${
-    _window(key)
-  } (${set}).${when}${why}`;
 }
 
 async function _proverHint(

@@ -72,6 +72,7 @@ Deno.test("checkAttestation() accepts a signed, self-consistent verdict", async 
     "verdict",
     "detection",
     "subjects",
+    "workers",
     "beacon",
     "checkpoint",
     "announcement",

@@ -5,6 +5,7 @@ import {
   encodeStatement,
   generateKeyPair,
   IN_TOTO_PAYLOAD_TYPE,
+  keyId,
   parseEnvelope,
   parseTrustRoot,
   signEnvelope,
@@ -572,4 +573,41 @@ Deno.test("checkView() says a failed time check as a clock or dating problem, no
   const text = v.summary.join("\n");
   assert.doesNotMatch(text, /changed after it was signed/);
   assert.match(text, /later than this computer's clock allows: the signatures were not judged/);
+});
+
+Deno.test("checkView() says INVALID, not tampering, for a verdict whose results a prover key of the trust root computed (review h148)", async () => {
+  const prover = await generateKeyPair();
+  const trustRoot = JSON.stringify(
+    buildTrustRoot([key.publicKey], {
+      start: "2026-01-01T00:00:00Z",
+      provers: { keys: [prover.publicKey], start: "2026-01-01T00:00:00Z" },
+    }),
+  );
+  const statement = verdictStatement(report, {
+    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+    assets: { "tables/manifest.json": "66".repeat(32) },
+    timeVerified: "2026-03-01T12:00:00Z",
+    workers: {
+      byResult: report.results.map(() => keyId(prover.publicKey)),
+      keys: [prover.publicKey],
+      reverified: [],
+    },
+  });
+  const env = await signEnvelope(encodeStatement(statement as Statement), {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    keys: [key],
+  });
+  const v = checkView(
+    await runCheck({ attestation: JSON.stringify(env), trustRoot }, {
+      now: new Date("2026-03-02T00:00:00Z"),
+    }),
+  );
+  assert.equal(v.tone, "invalid");
+  assert.deepEqual(v.checks.filter((c) => !c.ok).map((c) => c.check), ["workers"]);
+  const text = v.summary.join("\n");
+  assert.doesNotMatch(text, /changed after it was signed/);
+  assert.match(
+    text,
+    /computed by a key your trust root does not let stand behind them: a prover key/,
+  );
 });
