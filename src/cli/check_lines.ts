@@ -20,8 +20,11 @@ export interface CheckedAttestation {
   readonly predicate: VerdictPredicate | null;
   /** The attestation's form. */
   readonly format: "dsse" | "sigstore-bundle";
-  /** Whether an RFC 3161 token was checked (given with --timestamp, or carried by a bundle). */
-  readonly timestamped: boolean;
+  /**
+   * Where the RFC 3161 token checked came from: `given` with --timestamp (in place of any token a
+   * bundle carries), carried by the `bundle`, or none checked (null).
+   */
+  readonly token: "given" | "bundle" | null;
   /** Validity windows and flags behind a failed key check. */
   readonly hints: readonly string[];
   /** The policy's outcome, when a --require-* flag was given. */
@@ -37,6 +40,16 @@ const _ANNOUNCEMENT: Readonly<Record<"timestamped" | "pre-committed" | "none", s
   "pre-committed":
     "announced at the inspector's stated time only (no timestamp: the order is the inspector's word)",
   none: "not pre-committed",
+};
+
+/**
+ * What the bundle line says of the token checked: a token given with --timestamp replaces the
+ * bundle's own, so only a token the bundle carries is "its" timestamp.
+ */
+const _BUNDLE_TOKEN: Readonly<Record<"given" | "bundle" | "none", string>> = {
+  given: "; the RFC 3161 token given with --timestamp is checked, not one the bundle carries",
+  bundle: "; its RFC 3161 timestamp is checked",
+  none: "",
 };
 
 /** ANSI colours (SGR); only used for a terminal that has not asked for NO_COLOR. */
@@ -59,7 +72,7 @@ const _TONE: Readonly<Record<VerdictTone, keyof typeof _SGR>> = {
  * ```ts
  * import { checkLines } from "./check_lines.ts";
  * const report = { valid: false, verdict: null, auditId: null, signatures: [], checks: [] };
- * const lines = checkLines({ report, predicate: null, format: "dsse", timestamped: false, hints: [] });
+ * const lines = checkLines({ report, predicate: null, format: "dsse", token: null, hints: [] });
  * if (lines.at(-1) !== "INVALID attestation") throw new Error(lines.join("\n"));
  * ```
  */
@@ -72,11 +85,7 @@ export function checkLines(c: CheckedAttestation, options: { color?: boolean } =
     lines.push(color === undefined ? safe : paint(safe, color));
   };
   if (c.format === "sigstore-bundle") {
-    say(
-      `read a Sigstore bundle v0.3${
-        c.timestamped ? "; its RFC 3161 timestamp is checked" : ""
-      } (DSSE envelope inside)`,
-    );
+    say(`read a Sigstore bundle v0.3${_BUNDLE_TOKEN[c.token ?? "none"]} (DSSE envelope inside)`);
   }
   for (const k of c.report.checks) say(`${k.ok ? "ok  " : "FAIL"} ${k.check}: ${k.detail}`);
   const p = c.predicate;

@@ -19,7 +19,7 @@ const predicate = (verdict: string, auditId = "audit-1") =>
     audit: { auditId },
     results: [{ status: "FAIL", finding: "fingerprint" }, { status: "PASS" }],
   }) as unknown as VerdictPredicate;
-const base = { report, format: "dsse", timestamped: false, hints: [] } as const;
+const base = { report, format: "dsse", token: null, hints: [] } as const;
 
 Deno.test("checkLines() says VALID and the verdict on two lines, never 'VALID attestation: verdict FAILED'", () => {
   const lines = checkLines({ ...base, predicate: predicate("FAILED") });
@@ -71,4 +71,19 @@ Deno.test("checkLines() says 'announced in advance' only of a timestamped announ
   );
   assert.doesNotMatch(summary("pre-committed"), /in advance/);
   assert.match(summary("none"), /; sample not pre-committed$/);
+});
+
+Deno.test("checkLines() says which token a bundle's check read: its own, or the one given with --timestamp (review h148)", () => {
+  const first = (token: "given" | "bundle" | null) =>
+    checkLines({ ...base, format: "sigstore-bundle", token, predicate: predicate("FAILED") })[0];
+  assert.equal(
+    first("bundle"),
+    "read a Sigstore bundle v0.3; its RFC 3161 timestamp is checked (DSSE envelope inside)",
+  );
+  assert.equal(
+    first("given"),
+    "read a Sigstore bundle v0.3; the RFC 3161 token given with --timestamp is checked, not one " +
+      "the bundle carries (DSSE envelope inside)",
+  );
+  assert.equal(first(null), "read a Sigstore bundle v0.3 (DSSE envelope inside)");
 });

@@ -255,6 +255,19 @@ Deno.test({
     assert.ok(rows(inBundle.stdout).some((r: unknown[]) => r[0] === "timestamp" && r[1] === true));
     const text = await runBitaudit(["check", stamped, "--trust-root", root]);
     assert.match(text.stdout, /^read a Sigstore bundle v0\.3; its RFC 3161 timestamp is checked/m);
+    // Review h148: a token given with --timestamp (to a bundle without one, or in place of the
+    // bundle's own) was said to be the bundle's.
+    const bare = `${out}/attestation.sigstore.json`;
+    for (const bundle of [bare, stamped]) {
+      const r = await runBitaudit(
+        ["check", bundle, "--trust-root", root, "--timestamp", `${f.dir}/own.tsr`],
+      );
+      assert.equal(r.code, 0, r.stdout);
+      assert.match(
+        r.stdout,
+        /^read a Sigstore bundle v0\.3; the RFC 3161 token given with --timestamp is checked, not one the bundle carries \(DSSE envelope inside\)$/m,
+      );
+    }
   },
 });
 

@@ -194,7 +194,7 @@ export async function checkAttestationFile(o: CheckOptions): Promise<CheckedAtte
     report,
     predicate: report.valid ? _predicate(file.envelope.payload) : null,
     format: file.format,
-    timestamped: token !== undefined,
+    token: o.timestamp !== undefined ? "given" : token !== undefined ? "bundle" : null,
     hints: await validityHints({ report, envelope: file.envelope, trustRoot }),
   };
 }
