@@ -6,9 +6,11 @@
  * @module
  */
 import type { DsseEnvelope } from "./dsse.ts";
+import { InputError } from "../errors.ts";
 import { parseStrictJson } from "../json_strict.ts";
 import { MAX_ENVELOPE_BYTES, MAX_ENVELOPE_VALUES, parseEnvelope } from "./envelope.ts";
 import { parseSigstoreBundle } from "./sigstore_bundle.ts";
+import { TRUST_ROOT_MEDIA_TYPE } from "./trust_root.ts";
 
 /** An attestation read from a file. */
 export interface AttestationFile {
@@ -21,13 +23,16 @@ export interface AttestationFile {
 }
 
 /**
- * Reads an attestation: a JSON object with a `mediaType` or a `dsseEnvelope` is read as a
- * Sigstore bundle (`parseSigstoreBundle`), anything else as a DSSE envelope (`parseEnvelope`), both
- * strictly.
+ * Reads an attestation: a JSON object whose `mediaType` is a Sigstore bundle's (any version: the
+ * bundle parser names one it does not read) or that holds a `dsseEnvelope` is read as a Sigstore
+ * bundle (`parseSigstoreBundle`); a trust root (its `mediaType`), handed over in the
+ * attestation's place, is refused as such; anything else is read as a DSSE envelope
+ * (`parseEnvelope`), so that another object's error is an envelope's. Both parses are strict.
  *
  * @param text the file's text
  * @returns the format, the envelope and the timestamps carried
- * @throws {InputError} `ENVELOPE_TOO_LARGE`, `BAD_ENVELOPE`, `BAD_BASE64`
+ * @throws {InputError} `ENVELOPE_TOO_LARGE`, `BAD_ENVELOPE` (also for a trust root, named as one),
+ *   `BAD_BASE64`
  * @example
  * ```ts
  * import { readAttestation } from "./read_attestation.ts";
@@ -39,7 +44,15 @@ export interface AttestationFile {
  * ```
  */
 export function readAttestation(text: string): AttestationFile {
-  if (_looksLikeBundle(text)) {
+  const form = _form(text);
+  if (form === "trust-root") {
+    throw new InputError(
+      "BAD_ENVELOPE",
+      "Cannot read attestation: not an attestation: this is a trust root (give it as the trust " +
+        "root, with --trust-root)",
+    );
+  }
+  if (form === "bundle") {
     const b = parseSigstoreBundle(text);
     return Object.freeze({
       format: "sigstore-bundle",
@@ -50,16 +63,26 @@ export function readAttestation(text: string): AttestationFile {
   return Object.freeze({ format: "dsse", envelope: parseEnvelope(text), timestamps: [] });
 }
 
-function _looksLikeBundle(text: string): boolean {
+/** Media types of Sigstore bundles start so (v0.1 to v0.3, in either spelling). */
+const _SIGSTORE_BUNDLE = "application/vnd.dev.sigstore.bundle";
+
+/** Which parser the text is for, told by its `mediaType` or `dsseEnvelope`. */
+function _form(text: string): "bundle" | "trust-root" | "envelope" {
   // Over the limit, `parseEnvelope` refuses it without parsing.
-  if (typeof text !== "string" || text.length > MAX_ENVELOPE_BYTES) return false;
+  if (typeof text !== "string" || text.length > MAX_ENVELOPE_BYTES) return "envelope";
   let value: unknown;
   try {
     // Bounded as the parse that follows is: a text of millions of values is refused there.
     value = parseStrictJson(text, { maxValues: MAX_ENVELOPE_VALUES });
   } catch {
-    return false;
+    return "envelope";
   }
-  return typeof value === "object" && value !== null && !Array.isArray(value) &&
-    (Object.hasOwn(value, "mediaType") || Object.hasOwn(value, "dsseEnvelope"));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "envelope";
+  const mediaType = Object.hasOwn(value, "mediaType")
+    ? (value as { mediaType: unknown }).mediaType
+    : undefined;
+  if (mediaType === TRUST_ROOT_MEDIA_TYPE) return "trust-root";
+  const bundle = (typeof mediaType === "string" && mediaType.startsWith(_SIGSTORE_BUNDLE)) ||
+    Object.hasOwn(value, "dsseEnvelope");
+  return bundle ? "bundle" : "envelope";
 }

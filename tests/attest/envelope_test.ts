@@ -110,3 +110,27 @@ Deno.test("parseSigstoreBundle() reads one RFC 3161 timestamp and refuses a seco
       /rfc3161Timestamps' holds 2 entries: bitaudit writes and reads one/.test(e.message),
   );
 });
+
+Deno.test("readAttestation() reads as a bundle only what a Sigstore bundle's media type or dsseEnvelope names, and names a trust root as such (review h148)", () => {
+  const message = (text: string) => {
+    try {
+      readAttestation(text);
+    } catch (e) {
+      assert.ok(code("BAD_ENVELOPE")(e), String(e));
+      return (e as Error).message;
+    }
+    throw new Error("read");
+  };
+  const root = json({ mediaType: "application/vnd.bitaudit.trustroot.v1+json", keys: [] });
+  assert.equal(
+    message(root),
+    "Cannot read attestation: not an attestation: this is a trust root (give it as the trust " +
+      "root, with --trust-root)",
+  );
+  assert.match(message(json({ mediaType: "x/y", a: 1 })), /^Cannot read envelope: /);
+  assert.match(message(json({ ...good, mediaType: "x/y" })), /'envelope\.mediaType' unknown/);
+  // Other versions of a bundle, or a bundle without its media type: the bundle parser says why.
+  const v01 = json({ mediaType: "application/vnd.dev.sigstore.bundle.v0.1+json" });
+  assert.match(message(v01), /^Cannot read Sigstore bundle: /);
+  assert.match(message(json({ dsseEnvelope: good })), /^Cannot read Sigstore bundle: /);
+});

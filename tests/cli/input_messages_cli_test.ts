@@ -38,3 +38,26 @@ Deno.test("model synth says a config number too large for a double is not finite
   assert.match(r.stderr, /rope_theta .*'Infinity' \(not a finite number\)/);
   assert.doesNotMatch(r.stderr, /null/);
 });
+
+Deno.test("check says a trust root given as the attestation is one, not an unknown field of a Sigstore bundle (review h148)", async () => {
+  const root = `${dir}/trust-root.json`;
+  await Deno.writeTextFile(
+    root,
+    JSON.stringify({ mediaType: "application/vnd.bitaudit.trustroot.v1+json", keys: [] }),
+  );
+  const r = await runBitaudit(["check", root, "--trust-root", root]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "BAD_ENVELOPE");
+  assert.match(
+    r.stderr,
+    /Cannot read attestation: not an attestation: this is a trust root \(give it as the trust root, with --trust-root\)/,
+  );
+  assert.doesNotMatch(r.stderr, /Sigstore bundle/);
+  // Another object with a media type is no bundle either: it gets an envelope's error.
+  const other = `${dir}/other.json`;
+  await Deno.writeTextFile(other, JSON.stringify({ mediaType: "application/json", a: 1 }));
+  const o = await runBitaudit(["check", other, "--trust-root", root]);
+  assert.equal(o.code, 2, o.stderr);
+  assertCliCode(o.stderr, "BAD_ENVELOPE");
+  assert.match(o.stderr, /Cannot read envelope: 'envelope\.mediaType' unknown field/);
+});

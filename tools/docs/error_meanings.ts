@@ -118,7 +118,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   SCENARIO_UNSUPPORTED: "A scenario record needs something the emulator does not model",
   // Attestation
   BAD_BASE64: "A base64 field does not decode",
-  BAD_ENVELOPE: "A DSSE envelope or Sigstore bundle is malformed",
+  BAD_ENVELOPE: "An attestation (DSSE envelope, Sigstore bundle) is malformed, or is a trust root",
   BAD_KEY: "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length",
   BAD_PEM: "A PEM block is malformed or has another label",
   BAD_STATEMENT: "An in-toto statement is malformed, or (bundle) is not an audit verdict",
