@@ -7,7 +7,7 @@
  *  "passes": [{"entries": [[query, cached], ...],   (every entry of the pass, launch order)
  *              "self": i,                           (this sequence's entry)
  *              "rows": M,                           (rows of every GEMM and norm launch)
- *              "logitsRows": n,                     (rows of the LM head GEMM)
+ *              "logitsRows": n,                     (entries that sample a token)
  *              "expertRows"?: [[count per expert] per MoE layer],
  *              "cascadePrefix"?: n}, ...]}         (vLLM cascade attention: the shared prefix)
  * ```
