@@ -145,9 +145,9 @@ export async function _recomputeModelForward(
   });
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
-  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager: L_max scores),
-  // and the fingerprinted rows.
-  const [rows, widest] = forwardActivation(c, lens);
+  // flattened count), the widest row of any stage (MoE: top-k expert rows; eager attention:
+  // L_max scores, which FA2 never holds), and the fingerprinted rows.
+  const [rows, widest] = forwardActivation(c, { lens, stack: input.stack });
   _refusable(refusals, () => {
     _checkSize([rows, widest], "activation");
     _checkSize([w.positions.length, c.hidden], "fingerprint");

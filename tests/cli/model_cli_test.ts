@@ -227,7 +227,7 @@ Deno.test("model forward refuses a batch whose padded activation is over the ver
   ]);
   assert.equal(r.code, 2, r.stderr);
   assertCliCode(r.stderr, "TOKENS_INVALID");
-  assert.match(r.stderr, /activation \[135168000, 33000\] .*over the verifier's limit of 2\^28/);
+  assert.match(r.stderr, /activation \[135168000, 768\] .*over the verifier's limit of 2\^28/);
   await assert.rejects(Deno.stat(`${tmp}/padded.st`), Deno.errors.NotFound);
 });
 

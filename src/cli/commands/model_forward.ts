@@ -189,7 +189,10 @@ export async function runModelForward(o: {
     throw new InputError("TOKENS_INVALID", `Cannot run forward: stack '${stack.id}' ${padding}`);
   }
   // The audit's bound on the padded activation, before the batch's layout allocates it.
-  const [rows, widest] = forwardActivation(ckpt.config, batch.sequences.map((s) => s.length));
+  const [rows, widest] = forwardActivation(ckpt.config, {
+    lens: batch.sequences.map((s) => s.length),
+    stack,
+  });
   if (rows * widest > MAX_RECOMPUTE_ELEMENTS) {
     throw new InputError(
       "TOKENS_INVALID",
