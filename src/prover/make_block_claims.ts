@@ -11,7 +11,7 @@ import { InputError } from "../errors.ts";
 
 import { type ClaimRecord, makeClaimRecord, recordDigest } from "../claims/mod.ts";
 import { planAttentionBlock, planFfnBlock, runAttentionBlock, runFfnBlock } from "../model/mod.ts";
-import { loadAsset, modelRuntime, recipeFromJson, STACK_PROFILES } from "../resolve/mod.ts";
+import { loadAsset, modelRuntime, recipeFromDescriptor, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
 
@@ -43,7 +43,9 @@ export async function makeBlockClaims(
   const runtime = await modelRuntime(ctx.store, {
     profile: ctx.hardware.profile,
     stack,
-    kernel: { recipe: recipeFromJson(b.recipe, "scenario blocks") },
+    kernel: {
+      recipe: await recipeFromDescriptor(ctx.store, { json: b.recipe, where: "scenario blocks" }),
+    },
     walker: ctx.walker,
     attention: ctx.attention,
   });

@@ -44,7 +44,7 @@ import {
   type DispatchGpu,
   loadAsset,
   loadGpuProfile,
-  recipeFromJson,
+  recipeFromDescriptor,
   STACK_PROFILES,
   stackSplitContradiction,
   tensorParallelOf,
@@ -412,7 +412,8 @@ async function _kernelRef(
     );
   }
   const descriptor = o.kernel.recipe;
-  recipeFromJson(descriptor, "the kernel argument"); // refuses a descriptor it cannot run
+  // Refuses a descriptor it cannot run, and one named after a bundled recipe it is not.
+  await recipeFromDescriptor(store, { json: descriptor, where: "the kernel argument" });
   if (typeof descriptor !== "object" || descriptor === null || Array.isArray(descriptor)) {
     claimInvalid("the recipe descriptor is not a JSON object");
   }

@@ -1,5 +1,6 @@
 /**
- * Resolves GEMM recipes: a bundled name (through the hash-checked asset store) or a descriptor.
+ * Resolves GEMM recipes: a bundled name (through the hash-checked asset store) or a descriptor,
+ * whose name, when it is a bundled recipe's, must come with that recipe's body.
  *
  * @module
  */
@@ -8,6 +9,7 @@ import { InputError } from "../errors.ts";
 import { type GemmRecipe, parseRecipe } from "../kernels/mod.ts";
 import { RECIPES } from "./asset_kinds.ts";
 import { loadAsset } from "./load_asset.ts";
+import { recipeNameContradiction } from "./recipe_name_contradiction.ts";
 
 /**
  * Loads a bundled recipe by name.
@@ -52,4 +54,41 @@ export function recipeFromJson(json: unknown, where: string): GemmRecipe {
       `Cannot use recipe from ${where}: ${(e as Error).message}`,
     );
   }
+}
+
+/**
+ * Validates a recipe descriptor that will be written into a record (a user's file, a scenario),
+ * and holds its `name` to the bundled recipe of that name ({@link recipeNameContradiction}): a
+ * record naming a known kernel whose body computes otherwise is one an audit FAILs.
+ *
+ * @param store the hash-checked assets (the bundled recipes)
+ * @param o the parsed descriptor and where it came from, for messages
+ * @returns the recipe
+ * @throws {InputError} `RECIPE_INVALID` naming the field, or the bundled recipe its name takes
+ * @throws {AssetError} `ASSET_*` for a tampered bundled recipe
+ * @example
+ * ```ts
+ * import { openAssetStore } from "../assets/mod.ts";
+ * import { recipeFromDescriptor } from "./load_recipe.ts";
+ * const store = await openAssetStore();
+ * const json = { name: "cublas-single-walk", family: "single_walk" };
+ * if ((await recipeFromDescriptor(store, { json, where: "x" })).family !== "single_walk") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export async function recipeFromDescriptor(
+  store: AssetStore,
+  o: { readonly json: unknown; readonly where: string },
+): Promise<GemmRecipe> {
+  const recipe = recipeFromJson(o.json, o.where);
+  const why = await recipeNameContradiction(store, o.json);
+  if (why !== null) {
+    throw new InputError(
+      "RECIPE_INVALID",
+      `Cannot use recipe from ${o.where}: ${why}; give the bundled recipe by its name, or name ` +
+        "this one otherwise",
+    );
+  }
+  return recipe;
 }

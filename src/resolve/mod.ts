@@ -47,7 +47,8 @@ export {
 } from "./asset_kinds.ts";
 export { listGpuProfileIds, loadGpuProfile } from "./load_profiles.ts";
 export type { LoadedProfile } from "./load_profiles.ts";
-export { loadNamedRecipe, recipeFromJson } from "./load_recipe.ts";
+export { loadNamedRecipe, recipeFromDescriptor, recipeFromJson } from "./load_recipe.ts";
+export { recipeNameContradiction } from "./recipe_name_contradiction.ts";
 export { loadSfuForStack, SFU_TABLES_ASSET } from "./load_sfu.ts";
 export { modelRuntime, type RuntimeKernel } from "./model_runtime.ts";
 export { GEMM_ENGINE_ASSET, loadGemmEngine } from "./load_gemm_engine.ts";

@@ -1,6 +1,7 @@
 /**
- * Resolves a record's kernel reference against the stack's kernel source: an explicit recipe, or
- * a dispatch catalog loaded by id and checked by digest and GPU.
+ * Resolves a record's kernel reference against the stack's kernel source: an explicit recipe (held
+ * to the bundled recipe its name names), or a dispatch catalog loaded by id and checked by digest
+ * and GPU.
  *
  * @module
  */
@@ -8,7 +9,12 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { KernelRef } from "../claims/mod.ts";
 import type { DispatchCatalog, GemmRecipe } from "../kernels/mod.ts";
 import { _asset, _Stop } from "./_stop.ts";
-import { DISPATCH_CATALOGS, loadAsset, recipeFromJson } from "../resolve/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  recipeFromJson,
+  recipeNameContradiction,
+} from "../resolve/mod.ts";
 
 /** A resolved kernel reference. */
 export type ResolvedKernel =
@@ -21,8 +27,9 @@ export type ResolvedKernel =
  * @param store hash-checked assets
  * @param o the reference, the stack (id and kernel source) and the GPU profile id
  * @returns the recipe or the catalog
- * @throws {_Stop} FAIL when the record contradicts its stack, NOT_VERIFIED for an unknown,
- *   foreign or differently hashed catalog or an invalid recipe
+ * @throws {_Stop} FAIL when the record contradicts its stack, or names a bundled recipe with
+ *   another body, NOT_VERIFIED for an unknown, foreign or differently hashed catalog or an invalid
+ *   recipe
  */
 export async function _resolveKernel(
   store: AssetStore,
@@ -36,11 +43,21 @@ export async function _resolveKernel(
         `stack '${o.stackId}' dispatches through a catalog, but the record names a recipe`,
       );
     }
+    let recipe: GemmRecipe;
     try {
-      return { recipe: recipeFromJson(kernel.recipe, "the record") };
+      recipe = recipeFromJson(kernel.recipe, "the record");
     } catch (e) {
       throw new _Stop("NOT_VERIFIED", (e as Error).message);
     }
+    // The descriptor is signed verbatim, name and all, but only its body is recomputed: a name
+    // that is a bundled recipe's states that kernel, and a body computing otherwise contradicts
+    // the record's own claim (a FAIL, as a kernel of another source than the stack's is), not a
+    // configuration this verifier lacks.
+    const why = await recipeNameContradiction(store, kernel.recipe);
+    if (why !== null) {
+      throw new _Stop("FAIL", `the record's GEMM recipe contradicts its name: ${why}`);
+    }
+    return { recipe };
   }
   if (o.kernelSource !== "catalog") {
     // The stack runs explicit recipes (CUTLASS): a catalog's kernels are another library's, so

@@ -49,3 +49,33 @@ Deno.test("_resolveKernel() fails a record whose kernel is not of its stack's ki
     /stack 'cutlass-3.5-default' runs explicit recipes, but the record names catalog/,
   );
 });
+
+Deno.test("_resolveKernel() fails a recipe named after a bundled recipe it is not, and resolves one under another name to its body", async () => {
+  const kwalk = {
+    family: "kwalk",
+    threadblock: [128, 128, 64],
+    warp: [64, 64, 64],
+    instruction: [16, 8, 16],
+  };
+  const lie = await stopOf(
+    { recipe: { ...kwalk, name: "cublas-serial-split-k2" } },
+    "cutlass-3.5-hf-flash-attn",
+    "recipe",
+  );
+  assert.equal(lie?.status, "FAIL");
+  assert.match(
+    lie!.why,
+    /^the record's GEMM recipe contradicts its name: it is named 'cublas-serial-split-k2', the bundled recipe \{"family":"serial_split_k","splitK":2,"tileK":64\}, but describes \{"family":"kwalk"/,
+  );
+  const own = { recipe: { ...kwalk, name: "my-kwalk" } };
+  assert.equal(await stopOf(own, "cutlass-3.5-hf-flash-attn", "recipe"), null);
+  const resolved = await _resolveKernel(store, {
+    kernel: own,
+    stackId: "cutlass-3.5-hf-flash-attn",
+    kernelSource: "recipe",
+    profileId: "a100",
+  });
+  assert.deepEqual(resolved, { recipe: kwalk });
+  const bundled = { recipe: { ...kwalk, name: "cutlass-kwalk-128x128x64" } };
+  assert.equal(await stopOf(bundled, "cutlass-3.5-hf-flash-attn", "recipe"), null);
+});

@@ -112,7 +112,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   GEMM_SHAPE: "The operands of `gemm` are not 2-D or their K differ",
   GEMM_TOO_LARGE: "The `gemm` output would exceed `--max-output-mib`",
   GEMM_UNSUPPORTED: "The GPU profile has no MMA datapath for the operands' format",
-  RECIPE_INVALID: "A recipe file does not describe a GEMM recipe",
+  RECIPE_INVALID: "A recipe file does not describe a GEMM recipe, or is named after a bundled " +
+    "recipe whose body it does not have (in an audit: a record naming one FAILs)",
   SCENARIO_INVALID: "A prover scenario is malformed (e.g. a falsification that cannot apply)",
   SCENARIO_UNCOVERED: "A scenario record's GEMM shape is not covered by its dispatch catalog",
   SCENARIO_UNSUPPORTED: "A scenario record needs something the emulator does not model",

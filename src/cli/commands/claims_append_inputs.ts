@@ -8,7 +8,7 @@
 import type { AssetStore } from "../../assets/mod.ts";
 import { InputError } from "../../errors.ts";
 import type { ModelClaimFacts, ScenarioParallel } from "../../prover/mod.ts";
-import { loadAsset, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
+import { loadAsset, recipeFromDescriptor, RECIPES, STACK_PROFILES } from "../../resolve/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { knownSmCount } from "../../hardware/mod.ts";
 
@@ -63,7 +63,8 @@ export const DEFAULT_RECIPE = "cutlass-kwalk-128x128x64";
  * @param o the flags
  * @returns the kernel (catalog id or recipe descriptor), the SM count and the parsed chain JSON
  * @throws {InputError} `USAGE` (both or neither of `--kernel` and `--recipe` where the stack needs
- *   one, no known SM count), the codes of `readJsonFile`
+ *   one, no known SM count), `RECIPE_INVALID` (a recipe file that is no recipe, or is named after
+ *   a bundled recipe it is not), the codes of `readJsonFile`
  * @throws {AssetError} unknown stack or recipe
  * @example
  * ```ts ignore
@@ -201,7 +202,12 @@ async function _kernel(
     }
     recipe = DEFAULT_RECIPE;
   }
-  if (recipe.endsWith(".json")) return { recipe: await readJsonFile(recipe, 1 << 20) };
+  if (recipe.endsWith(".json")) {
+    const json = await readJsonFile(recipe, 1 << 20);
+    // Refused here, naming the file, before the log is touched (the claim basis checks it again).
+    await recipeFromDescriptor(store, { json, where: recipe });
+    return { recipe: json };
+  }
   return { recipe: (await loadAsset(store, { kind: RECIPES, id: recipe })).value };
 }
 

@@ -15,7 +15,7 @@ import {
   loadGemmEngine,
   loadGpuProfile,
   loadNamedRecipe,
-  recipeFromJson,
+  recipeFromDescriptor,
 } from "../../resolve/mod.ts";
 import { printJson, printText } from "../output.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -68,7 +68,10 @@ export function gemmCommand(): Command {
       const { profile, sha256: profileSha256 } = await loadGpuProfile(store, opts.profile);
       const recipe = opts.recipe.endsWith(".json")
         ? {
-          recipe: recipeFromJson(await readJsonFile(opts.recipe, 1 << 20), opts.recipe),
+          recipe: await recipeFromDescriptor(store, {
+            json: await readJsonFile(opts.recipe, 1 << 20),
+            where: opts.recipe,
+          }),
           sha256: null,
         }
         : await loadNamedRecipe(store, opts.recipe);

@@ -37,7 +37,7 @@ import {
   GPU_PROFILES,
   loadNamedRecipe,
   loadSfuForStack,
-  recipeFromJson,
+  recipeFromDescriptor,
   STACK_PROFILES,
   stackSplitContradiction,
   tensorParallelOf,
@@ -306,7 +306,14 @@ async function _dispatch(
   }
   const text = o.recipe!;
   const r = text.endsWith(".json")
-    ? { recipe: recipeFromJson(await readJsonFile(text, 1 << 20), text), sha256: null, path: text }
+    ? {
+      recipe: await recipeFromDescriptor(store, {
+        json: await readJsonFile(text, 1 << 20),
+        where: text,
+      }),
+      sha256: null,
+      path: text,
+    }
     : await loadNamedRecipe(store, text);
   const input = { id: text, source: r.path, sha256: r.sha256 };
   return { dispatch: fixedRecipeDispatch(r.recipe), kind: "recipe", input };

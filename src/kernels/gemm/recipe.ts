@@ -9,7 +9,9 @@
  * {"family": "sliced_k",         "splitK": s, "tileK": 64, "warpK": 32}
  * {"family": "parallel_split_k", "splitK": s, "tileK": 64, "workspace": "output" | "fp32"}
  * ```
- * (plus `"schema"` and an optional `"name"`). Spec: `gemm.md` §1-§2.
+ * (plus `"schema"` and an optional `"name"`, a label here: a name that is a bundled recipe's id
+ * states that recipe, held to its body where the bundled recipes are, in `resolve`). Spec:
+ * `gemm.md` §1-§2.
  *
  * @module
  */
