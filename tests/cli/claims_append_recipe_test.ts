@@ -3,7 +3,8 @@
  * record, and an audit recomputes its body: a body named after a bundled recipe it is not (the
  * bundled K-walk renamed `cublas-serial-split-k2`) was appended and audited PASS. It is now
  * refused at append (exit 2, `RECIPE_INVALID`), as by `gemm` and `model classes`; the bundled body
- * under its own name, and a body under a name no bundled recipe has, append and audit PASS.
+ * under its own name, and a body under a name no bundled recipe has, append and audit PASS, with
+ * the layer chain `model forward --recipe <bundled name>` wrote (whose recipe carries no schema tag).
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
@@ -55,9 +56,10 @@ Deno.test("claims append refuses a recipe file named after a bundled recipe it i
     ...["--recipe", "cutlass-kwalk-128x128x64", "--layer-chain", `${dir}/forward.json`],
   ]);
   assert.equal(first.code, 0, first.stderr);
-  // No layer chain from here: the chain's facts hold the kernel as `model forward` wrote it (a
-  // bundled name), so they would refuse any recipe file on their own.
-  const run = (extra: string[]) => append(fp, extra);
+  // The chain's facts hold the recipe as `model forward` wrote it (no schema tag, its name last):
+  // the same body from a file, under its own name or another, is the same kernel.
+  const chained = ["--layer-chain", `${dir}/forward.json`];
+  const run = (extra: string[]) => append(fp, [...extra, ...chained]);
   const misnamed = ["--recipe", `${dir}/misnamed.json`];
   await assertRefusals(dir, { cases: [[misnamed, "RECIPE_INVALID"]], run });
   const refused = await run(misnamed);

@@ -79,7 +79,7 @@ export function checkChainFacts(
     }
   }
   // The GEMM kernel (a catalog or a recipe): another kernel gives other bits from the first GEMM.
-  compare("kernel", chain.kernel, (w as { kernel?: unknown }).kernel);
+  compare("kernel", _kernelBody(chain.kernel), _kernelBody((w as { kernel?: unknown }).kernel));
   compare("profile", chain.profile, p.hardware.profile);
   compare("SM count", chain.sms, w.attention?.multiProcessorCount);
   compare("stack", chain.stack, p.software.stack);
@@ -156,6 +156,18 @@ function _sequenceScope(passes: readonly HistoryPass[], chain: ChainFacts): void
 }
 
 /** A value as compared: canonical JSON (a settings file may write its fields in any order). */
+/**
+ * A kernel reference as its bits see it: a recipe by its body, without the name (a label once the
+ * body is checked against any bundled recipe of that name) or the optional schema tag, which
+ * `model forward` does not write.
+ */
+function _kernelBody(k: unknown): unknown {
+  const recipe = (k as { recipe?: unknown } | undefined)?.recipe;
+  if (recipe === null || typeof recipe !== "object" || Array.isArray(recipe)) return k;
+  const { name: _name, schema: _schema, ...body } = recipe as Record<string, unknown>;
+  return { ...(k as object), recipe: body };
+}
+
 function _text(v: unknown): string {
   try {
     return new TextDecoder().decode(canonicalJson(v));
