@@ -1,12 +1,19 @@
 /**
- * What the block and model-forward branches of the pipeline share: the record's GEMM kernel
- * resolved against its stack, the parallelism check, and the runtime the model code runs on.
+ * What the block, model-forward and sequence branches of the pipeline share: the record's GEMM
+ * kernel resolved against its stack, the parallelism check, and the runtime the model code runs
+ * on. What of the kernel is not modelled waits in the branch's refusals (`_refusable`), said after
+ * the record's own contradictions: an unknown catalog never hides a FAIL.
  *
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
 import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
-import { type ComponentEvidence, findDatapath, type GpuProfile } from "../hardware/mod.ts";
+import {
+  type ComponentEvidence,
+  findDatapath,
+  type GpuProfile,
+  type ProfileDatapath,
+} from "../hardware/mod.ts";
 import {
   type Fa2Forward,
   type KWalker,
@@ -15,38 +22,96 @@ import {
 } from "../kernels/mod.ts";
 import type { BlockRuntime } from "../model/mod.ts";
 import { modelRuntime } from "../resolve/mod.ts";
-import { _Stop } from "./_stop.ts";
-import { _resolveKernel } from "./resolve_kernel.ts";
+import { _refusableAsync, _REFUSED, _Stop } from "./_stop.ts";
+import { _resolveKernel, type ResolvedKernel } from "./resolve_kernel.ts";
 import {
   _datapathEvidence,
   _trackedDispatch,
   _unstatedInstructionConflict,
 } from "./_record_evidence.ts";
 
+/** What the branch's record and context say of its layers' kernels. */
+interface _LayerInput {
+  readonly store: AssetStore;
+  readonly walker: KWalker;
+  readonly attention?: Fa2Forward | undefined;
+  readonly predicate: ClaimPredicate;
+  readonly kernel: KernelRef;
+  readonly profile: GpuProfile;
+  readonly stack: StackProfile;
+  readonly step: (name: string, detail: string) => void;
+  /** The branch's reasons not modelled (`_refusable`): the kernel's and a sharded block's join. */
+  readonly refusals: string[];
+}
+
 /**
- * Resolves the kernel (a passed `kernel` step), refuses sharded runs and builds the runtime.
+ * Resolves the kernel (a passed `kernel` step), checks the parallelism and builds the runtime.
+ * A kernel not modelled (an unknown, foreign or differently hashed catalog, an invalid recipe, a
+ * recipe's instruction the GPU lacks, an unstated instruction the GPU's profile leaves open) and,
+ * with `what`, a sharded run are pushed to `refusals`; the runtime of a refused kernel covers no
+ * GEMM (its dispatch says why), so that the branch checks the record against its history and
+ * checkpoint and then refuses it, recomputing nothing.
  *
- * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack
+ * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack,
+ *   and the branch's refusals
  * @param what what is not modelled when sharded (e.g. `blocks`), for the reason; null when the
  *   branch models parallelism itself (`_claimedParallel`)
  * @returns the runtime (its dispatch noting which kernels it hands out) and the evidence of its
  *   datapath and kernels
- * @throws {_Stop} FAIL or NOT_VERIFIED from the kernel resolution; NOT_VERIFIED when tp, pp or
- *   ep is above 1 and `what` is given
+ * @throws {_Stop} FAIL when the record's kernel contradicts its stack (a recipe where the stack
+ *   dispatches through a catalog, or the other way round)
  */
 export async function _layerRuntime(
-  input: {
-    readonly store: AssetStore;
-    readonly walker: KWalker;
-    readonly attention?: Fa2Forward | undefined;
-    readonly predicate: ClaimPredicate;
-    readonly kernel: KernelRef;
-    readonly profile: GpuProfile;
-    readonly stack: StackProfile;
-    readonly step: (name: string, detail: string) => void;
-  },
+  input: _LayerInput,
   what: string | null,
 ): Promise<{ runtime: BlockRuntime; evidence: () => ComponentEvidence[] }> {
+  const { profile, stack, refusals } = input;
+  const bf16 = findDatapath(profile, { input: "bf16", output: "fp32" });
+  const kernel = await _refusableAsync(refusals, () => _kernel(input, bf16));
+  // A refused kernel's runtime covers no GEMM: the branch hands its driver the first refusal,
+  // which stops it before its first GEMM, and the dispatch would say the same.
+  const dispatched = kernel === _REFUSED ? { uncovered: refusals.at(-1)! } : kernel;
+  const par = input.predicate.parallelism;
+  if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
+    refusals.push(
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
+    );
+  }
+  const runtime = await modelRuntime(input.store, {
+    profile,
+    stack,
+    kernel: dispatched,
+    walker: input.walker,
+    attention: input.attention,
+  });
+  if (kernel === _REFUSED) return { runtime, evidence: () => [] };
+  const tracked = _trackedDispatch(
+    runtime,
+    "recipe" in kernel ? `recipe ${kernel.recipe.family}` : `catalog ${kernel.catalog.id}`,
+  );
+  // Only a K-walk recipe names its instruction (checked in `_kernel`); a catalog's kernels do not.
+  const instructionStated = "recipe" in kernel && kernel.recipe.family === "kwalk";
+  return {
+    runtime: tracked.runtime,
+    evidence: () => [
+      ...(bf16 === undefined ? [] : _datapathEvidence(profile, bf16, { instructionStated })),
+      tracked.evidence(),
+    ],
+  };
+}
+
+/**
+ * The record's kernel, resolved against its stack and GPU (a passed `kernel` step).
+ *
+ * @param input the record's kernel, its stack and profile, the assets and the step recorder
+ * @param bf16 the profile's BF16 -> FP32 datapath, if it has one
+ * @returns the recipe or the catalog
+ * @throws {_Stop} FAIL when the kernel contradicts the stack; NOT_VERIFIED when it is not modelled
+ */
+async function _kernel(
+  input: _LayerInput,
+  bf16: ProfileDatapath | undefined,
+): Promise<ResolvedKernel> {
   const { profile, stack } = input;
   const kernel = await _resolveKernel(input.store, {
     kernel: input.kernel,
@@ -58,7 +123,6 @@ export async function _layerRuntime(
     "kernel",
     "recipe" in kernel ? JSON.stringify(kernel.recipe) : `catalog ${kernel.catalog.id}`,
   );
-  const bf16 = findDatapath(profile, { input: "bf16", output: "fp32" });
   if ("recipe" in kernel && bf16 !== undefined) {
     const mismatch = recipeInstructionMismatch(kernel.recipe, {
       architecture: profile.architecture,
@@ -72,30 +136,5 @@ export async function _layerRuntime(
     ? null
     : _unstatedInstructionConflict(profile, bf16, { instructionStated });
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
-  const par = input.predicate.parallelism;
-  if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
-    );
-  }
-  const runtime = await modelRuntime(input.store, {
-    profile,
-    stack,
-    kernel,
-    walker: input.walker,
-    attention: input.attention,
-  });
-  const tracked = _trackedDispatch(
-    runtime,
-    "recipe" in kernel ? `recipe ${kernel.recipe.family}` : `catalog ${kernel.catalog.id}`,
-  );
-  const dp = bf16;
-  return {
-    runtime: tracked.runtime,
-    evidence: () => [
-      ...(dp === undefined ? [] : _datapathEvidence(profile, dp, { instructionStated })),
-      tracked.evidence(),
-    ],
-  };
+  return kernel;
 }

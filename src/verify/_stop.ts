@@ -229,6 +229,20 @@ export function _refusable<T>(refusals: string[], check: () => T): T | typeof _R
   }
 }
 
+/** {@link _refusable} for a check that reads assets (e.g. a record's kernel resolved by id). */
+export async function _refusableAsync<T>(
+  refusals: string[],
+  check: () => Promise<T>,
+): Promise<T | typeof _REFUSED> {
+  try {
+    return await check();
+  } catch (e) {
+    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
+    refusals.push(e.why);
+    return _REFUSED;
+  }
+}
+
 /**
  * The error to throw for a NOT_VERIFIED that stops the checks (e.g. a checkpoint not modelled)
  * when refusals are waiting: the first of them, as it would have been said before it.

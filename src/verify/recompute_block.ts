@@ -77,7 +77,14 @@ export async function _recomputeBlock(
   if (w.attention !== undefined) {
     _refusable([], () => _checkClaimedSmCount(input.profile, w.attention!.multiProcessorCount));
   }
-  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
+  // The block's contradictions are checked above: what is not modelled of its kernel or its
+  // sharding is said at once.
+  const refusals: string[] = [];
+  const { runtime, evidence } = await _layerRuntime(
+    { ...input, kernel: w.kernel, refusals },
+    "blocks",
+  );
+  if (refusals.length > 0) throw new _Stop("NOT_VERIFIED", refusals[0]!);
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",

@@ -1,8 +1,9 @@
 /**
- * The model-forward branch of the per-record pipeline: resolve the GEMM kernels, fetch the
- * checkpoint's files and config by digest (checking the weights digest rule), run the prefill
- * forward as the stack runs it, and hand back the fingerprinted rows; with a claimed layer chain,
- * the first diverging (layer, stage).
+ * The model-forward branch of the per-record pipeline: resolve the GEMM kernels (one not modelled
+ * is said after the record's contradictions, nothing recomputed), fetch the checkpoint's files and
+ * config by digest (checking the weights digest rule), run the prefill forward as the stack runs
+ * it, and hand back the fingerprinted rows; with a claimed layer chain, the first diverging
+ * (layer, stage).
  *
  * @module
  */
@@ -75,10 +76,14 @@ export async function _recomputeModelForward(
   matchGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
-  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   // What is not modelled is said only after the record's contradictions (a named unmodelled
-  // configuration or a limit never hides a FAIL): the first such reason waits in `refusals`.
+  // configuration, kernel or limit never hides a FAIL): the first such reason waits in
+  // `refusals`, and the forward, given it, checks the batch and computes nothing.
   const refusals: string[] = [];
+  const { runtime, evidence } = await _layerRuntime(
+    { ...input, kernel: w.kernel, refusals },
+    null,
+  );
   _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,

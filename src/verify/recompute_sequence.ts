@@ -2,10 +2,11 @@
  * The sequence branch of the per-record pipeline: fetch the serving history by digest and check
  * it against the record (`_sequenceHistory`: token counts, pass count, batch size, the passes'
  * layout and reuse) before the checkpoint is fetched by digest (a checkpoint not modelled never
- * hides what they FAIL), replay the sequence pass by pass with only the shape facts of its
- * neighbours, and hand back the fingerprinted rows, the first diverging layer (with a claimed
- * chain) and the check of the generated tokens (greedy: each must be the argmax of the recomputed
- * logits at its step).
+ * hides what they FAIL, nor does a kernel not modelled: `_layerRuntime`'s refusal waits for the
+ * record's contradictions, and nothing is replayed), replay the sequence pass by pass with only
+ * the shape facts of its neighbours, and hand back the fingerprinted rows, the first diverging
+ * layer (with a claimed chain) and the check of the generated tokens (greedy: each must be the
+ * argmax of the recomputed logits at its step).
  *
  * @module
  */
@@ -90,10 +91,14 @@ export async function _recomputeSequence(
   matchGap: string | null;
 }> {
   const { predicate: p, workload: w, step } = input;
-  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, null);
   // What is not modelled is said only after the record's contradictions (a named unmodelled
-  // configuration or a limit never hides a FAIL): the first such reason waits in `refused`.
+  // configuration, kernel or limit never hides a FAIL): the first such reason waits in
+  // `refusals`, and the replay, given it, checks the passes and computes nothing.
   const refusals: string[] = [];
+  const { runtime, evidence } = await _layerRuntime(
+    { ...input, kernel: w.kernel, refusals },
+    null,
+  );
   _refusable(refusals, () => _checkDataParallel(p, input.stack));
   const parallel = _refusable(
     refusals,
