@@ -14,6 +14,7 @@ import { planAttentionBlock, planFfnBlock, runAttentionBlock, runFfnBlock } from
 import { loadAsset, modelRuntime, recipeFromDescriptor, STACK_PROFILES } from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
+import { checkHonestRecord } from "./honest_record.ts";
 
 /** Where the block records go in the log and how tensors are stored. */
 export type BlockClaimsContext = ClaimsContext;
@@ -24,7 +25,9 @@ export type BlockClaimsContext = ClaimsContext;
  * @param scenario a scenario with a `blocks` section
  * @param ctx assets, walker, hardware, log position, tensor store
  * @returns the records and the falsified sequence numbers
- * @throws {InputError} `SCENARIO_UNSUPPORTED` when a block cannot be emulated as configured
+ * @throws {InputError} `SCENARIO_UNSUPPORTED` when a block cannot be emulated as configured,
+ *   `SCENARIO_INVALID` for a record no falsification names that the audit would FAIL for what it
+ *   states of its world or SM count (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeBlockClaims(scenario, ctx);
@@ -80,6 +83,23 @@ export async function makeBlockClaims(
   for (let i = 0; i < b.records; i++) {
     const seq = ctx.firstSeq + i;
     const kind = i % 2 === 0 ? "attention_block" : "ffn_block";
+    const envelope = claimEnvelope(scenario, {
+      hardware: ctx.hardware,
+      seq,
+      prev,
+      stack: stack.id,
+      components: b.components,
+    });
+    const fake = scenario.falsify.find((fx) => fx.seq === seq);
+    if (fake === undefined) {
+      checkHonestRecord(envelope, {
+        seq,
+        section: "scenario.blocks",
+        stack,
+        gpu: ctx.hardware.profile,
+        ...(kind === "attention_block" ? { multiProcessorCount: b.multiProcessorCount } : {}),
+      });
+    }
     const tokens = b.tokens[_pick(seed, seq, b.tokens.length)]!;
     const x = t(`input.${seq}`, tokens * h, 4);
     let out: Uint16Array;
@@ -102,19 +122,12 @@ export async function makeBlockClaims(
       out = (await runFfnBlock(x, { plan: p.plan, runtime, weights: ffnW })).out;
     }
     let fingerprint = ctx.put(out);
-    const fake = scenario.falsify.find((fx) => fx.seq === seq);
     if (fake?.kind === "fingerprint") {
       fingerprint = ctx.flip(fingerprint, fake.bit);
       falsified.push({ seq, kind: fake.kind });
     }
     const record = makeClaimRecord({
-      ...claimEnvelope(scenario, {
-        hardware: ctx.hardware,
-        seq,
-        prev,
-        stack: stack.id,
-        components: b.components,
-      }),
+      ...envelope,
       batch: { size: 1 },
       workload: {
         kind,

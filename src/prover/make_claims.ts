@@ -19,9 +19,16 @@ import {
   runGemmRecipe,
 } from "../kernels/mod.ts";
 import { type ClaimRecord, GENESIS_PREV, makeClaimRecord, recordDigest } from "../claims/mod.ts";
-import { DISPATCH_CATALOGS, loadAsset, loadGpuProfile, recipeFromJson } from "../resolve/mod.ts";
+import {
+  DISPATCH_CATALOGS,
+  loadAsset,
+  loadGpuProfile,
+  recipeFromJson,
+  STACK_PROFILES,
+} from "../resolve/mod.ts";
 import type { Scenario } from "./scenario.ts";
 import { synthBf16 } from "./synth_tensor.ts";
+import { checkHonestRecord } from "./honest_record.ts";
 import { makeBlockClaims } from "./make_block_claims.ts";
 import { makeModelClaims } from "./make_model_claims.ts";
 import { makeSequenceClaims } from "./make_sequence_claims.ts";
@@ -42,7 +49,9 @@ export interface ProverOutput {
  * @param scenario the scenario
  * @param ctx asset store and K-walker; `onProgress(done, total)` optional
  * @returns records, blobs and the list of falsified sequence numbers
- * @throws {InputError} `SCENARIO_*` when the scenario's shapes are not covered by its catalog
+ * @throws {InputError} `SCENARIO_*` when the scenario's shapes are not covered by its catalog,
+ *   `SCENARIO_INVALID` for a record no falsification names that the audit would FAIL for what it
+ *   states of its world (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const out = await makeClaims(scenario, { store, walker });
@@ -61,6 +70,8 @@ export async function makeClaims(
   const { store, walker } = ctx;
   const main = await loadGpuProfile(store, scenario.hardware.profile);
   const catalog = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: scenario.catalog });
+  const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: scenario.software.stack }))
+    .value;
   const blobs = new Map<string, Uint8Array>();
   const put = (x: Uint16Array | Uint32Array | Uint8Array) => {
     const bytes = new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
@@ -83,6 +94,21 @@ export async function makeClaims(
     }
     const w = weights.get(wKey)!;
     const fake = scenario.falsify.find((f) => f.seq === seq);
+    const envelope = claimEnvelope(scenario, {
+      hardware: main,
+      seq,
+      prev,
+      stack: scenario.software.stack,
+      components: scenario.software.components,
+    });
+    if (fake === undefined) {
+      checkHonestRecord(envelope, {
+        seq,
+        section: "the scenario's GEMM records",
+        stack,
+        gpu: main.profile,
+      });
+    }
     const batch = fake?.kind === "batch_size"
       ? fake.claimedBatch
       : scenario.batchSizes[_pick(scenario.seed, seq, scenario.batchSizes.length)]!;
@@ -141,13 +167,7 @@ export async function makeClaims(
     if (fake) falsified.push({ seq, kind: fake.kind });
     const x = xFull.slice(0, batch * proj.k);
     const record = makeClaimRecord({
-      ...claimEnvelope(scenario, {
-        hardware: main,
-        seq,
-        prev,
-        stack: scenario.software.stack,
-        components: scenario.software.components,
-      }),
+      ...envelope,
       batch: { size: batch },
       workload: {
         kind: "gemm",

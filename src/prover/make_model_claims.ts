@@ -34,6 +34,7 @@ import {
   sectionStack,
 } from "./scenario_checkpoint.ts";
 import type { Falsification, Scenario } from "./scenario.ts";
+import { checkHonestRecord } from "./honest_record.ts";
 
 /** Where the model-forward records go in the log and how tensors are stored. */
 export type ModelClaimsContext = ClaimsContext;
@@ -45,7 +46,8 @@ export type ModelClaimsContext = ClaimsContext;
  * @param ctx assets, walker, hardware, log position, blob store
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
- *   `SCENARIO_INVALID` for a weight flip outside its tensor
+ *   `SCENARIO_INVALID` for a weight flip outside its tensor, or a record no falsification names
+ *   that the audit would FAIL for what it states of its world or SM count (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeModelClaims(scenario, ctx);
@@ -76,6 +78,25 @@ export async function makeModelClaims(
     if (!loaded.has(path)) loaded.set(path, await loadScenarioCheckpoint(ctx, path));
     const model = loaded.get(path)!;
     const fake = scenario.falsify.find((x) => x.seq === seq);
+    // The record claims its section's topology; a `parallelism` falsification ran another.
+    const topology = f.parallel?.[i % f.parallel.length];
+    const envelope = claimEnvelope(scenario, {
+      hardware: ctx.hardware,
+      seq,
+      prev,
+      stack: stack.id,
+      components: topologyComponents(claimedStack.components, topology),
+      parallelism: claimedParallelism(topology),
+    });
+    if (fake === undefined) {
+      checkHonestRecord(envelope, {
+        seq,
+        section: "scenario.forward",
+        stack,
+        gpu: ctx.hardware.profile,
+        multiProcessorCount: f.multiProcessorCount,
+      });
+    }
     const claimed = _batch(scenario.seed, { seq, f, vocab: model.ckpt.config.vocab });
     const sequences = fake?.kind === "attention_backend"
       ? [Array.from({ length: fake.length }, (_, t) => (t * 37 + seq) % model.ckpt.config.vocab)]
@@ -84,8 +105,6 @@ export async function makeModelClaims(
     const ran = await _falsified(ctx, { fake, runtime, model, sequences, f, scenario });
     runtime = ran.runtime;
     const positions = sequences.map((s, seqIdx) => ({ seq: seqIdx, pos: s.length - 1 }));
-    // The record claims its section's topology; a `parallelism` falsification ran another.
-    const topology = f.parallel?.[i % f.parallel.length];
     const parallel = runParallel(
       fake?.kind === "parallelism" ? fake.ran : topology,
       stack,
@@ -114,27 +133,17 @@ export async function makeModelClaims(
     let fingerprint = ctx.put(out);
     if (fake?.kind === "fingerprint") fingerprint = ctx.flip(fingerprint, fake.bit);
     if (fake !== undefined) falsified.push({ seq, kind: fake.kind });
-    const record = forwardRecord(
-      claimEnvelope(scenario, {
-        hardware: ctx.hardware,
-        seq,
-        prev,
-        stack: stack.id,
-        components: topologyComponents(claimedStack.components, topology),
-        parallelism: claimedParallelism(topology),
-      }),
-      {
-        model: modelRefOf(model),
-        sequences,
-        padTokenId,
-        kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
-        multiProcessorCount: f.multiProcessorCount,
-        positions: positions.map(({ seq: s, pos }) => [s, pos] as const),
-        layerChain: f.layerChain ? r.result.layerChain : undefined,
-        hidden: h,
-        fingerprint,
-      },
-    );
+    const record = forwardRecord(envelope, {
+      model: modelRefOf(model),
+      sequences,
+      padTokenId,
+      kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+      multiProcessorCount: f.multiProcessorCount,
+      positions: positions.map(({ seq: s, pos }) => [s, pos] as const),
+      layerChain: f.layerChain ? r.result.layerChain : undefined,
+      hidden: h,
+      fingerprint,
+    });
     records.push(record);
     prev = recordDigest(record);
     ctx.onProgress?.(i + 1, f.records);

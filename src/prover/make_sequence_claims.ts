@@ -38,6 +38,7 @@ import {
 } from "./scenario_checkpoint.ts";
 import type { ServingFalsification, ServingScenario } from "./serving_scenario.ts";
 import { sequenceRecord } from "./sequence_record.ts";
+import { checkHonestRecord } from "./honest_record.ts";
 import { scheduleStep, type ServingRequest } from "./serving_scheduler.ts";
 import {
   checkPromptRoom,
@@ -67,8 +68,10 @@ interface _Served {
  * @param ctx assets, walker, hardware, log position, blob store
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
- *   `SCENARIO_INVALID` for a falsification that does not fit its record's history, or a request
- *   or setting a vLLM engine would not serve (`vllm_serving_limits.ts`)
+ *   `SCENARIO_INVALID` for a falsification that does not fit its record's history, a request
+ *   or setting a vLLM engine would not serve (`vllm_serving_limits.ts`), or an engine run whose
+ *   records, one of them named by no falsification, the audit would FAIL for what they state of
+ *   their world or SM count (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeSequenceClaims(scenario, ctx);
@@ -92,6 +95,31 @@ export async function makeSequenceClaims(
     });
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
+    const components = topologyComponents(claimedStack.components, topology);
+    const parallelism = claimedParallelism(topology);
+    // The run's records share their world: checked before the run, at its first record that no
+    // falsification names.
+    const honest = Array.from({ length: s.requests }, (_, r) => first + r)
+      .find((seq) => !scenario.falsify.some((x) => x.seq === seq));
+    if (honest !== undefined) {
+      checkHonestRecord(
+        claimEnvelope(scenario, {
+          hardware: ctx.hardware,
+          seq: honest,
+          prev,
+          stack: stack.id,
+          components,
+          parallelism,
+        }),
+        {
+          seq: honest,
+          section: "scenario.serving",
+          stack,
+          gpu: ctx.hardware.profile,
+          multiProcessorCount: s.multiProcessorCount,
+        },
+      );
+    }
     const gpu = ctx.hardware.profile.id;
     const limits = servingLimits(stack, { config: model.ckpt.config, gpu, maxSeqs: s.maxSeqs });
     const served = await _engineRun(model, {
@@ -123,8 +151,8 @@ export async function makeSequenceClaims(
           seq,
           prev,
           stack: stack.id,
-          components: topologyComponents(claimedStack.components, topology),
-          parallelism: claimedParallelism(topology),
+          components,
+          parallelism,
         }),
         {
           model: modelRefOf(model),

@@ -38,71 +38,97 @@ import {
 import { _REFUSED, _Stop } from "./_stop.ts";
 import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 
+/** What a record's stated world says against it (`_claimedWorld`). */
+export interface _ClaimedWorld {
+  /** Why the record describes a run that never happened (the audit FAILs it), or null. */
+  readonly contradiction: string | null;
+  /**
+   * Why a matching recomputation still cannot vouch for the record's stated world (a library
+   * version the stack pins, stated with no release number to compare; an NCCL environment that
+   * leaves the channel count free; an interconnect the all-reduce dispatch is not modelled on),
+   * or null.
+   */
+  readonly gap: string | null;
+}
+
 /**
- * Checks the world a record claims, for every kind of record: the library versions it states
- * must be those its stack pins (`componentMismatch`), the GPU count must hold every rank
- * (tp x pp x dp), the stated interconnect must be one the GPU part can have
- * (`interconnectContradiction`: no NVLink on an L40S, no NVSwitch on bridged pairs), and on vLLM
- * the expert-parallel size must be 1 or tp x dp (`vllmExpertParallelContradiction`).
+ * Reads the world a record claims, for every kind of record: the library versions it states
+ * must be those its stack pins (`componentMismatch`), the stack must run on the GPU
+ * (`stackHardwareContradiction`: its attention backend, or the architecture its kernels are
+ * built for), a stated NCCL environment must allow the recorded NCCL all-reduce, the stated
+ * interconnect must be one the GPU part can have (`interconnectContradiction`: no NVLink on an
+ * L40S, no NVSwitch on bridged pairs), the GPU count must hold every rank (tp x pp x dp), and on
+ * vLLM the expert-parallel size must be 1 or tp x dp (`vllmExpertParallelContradiction`, any
+ * model, dense included). The verifier FAILs a record on the first contradiction
+ * (`_checkClaimedWorld`); the simulated prover refuses to write an honest one that has any
+ * (`recordContradiction`).
  *
- * @param p the record's predicate
+ * @param p the record's hardware, software and parallelism
  * @param stack the record's stack
  * @param gpu the record's GPU profile (its architecture decides the stack's conditional settings;
  *   its links, the interconnects its GPUs can have)
- * @returns why a matching recomputation still cannot vouch for the record's stated world (a
- *   library version the stack pins, stated with no release number to compare; an NCCL
- *   environment that leaves the channel count free; an interconnect the all-reduce dispatch is
- *   not modelled on), or null; applied only after the comparison, so that such a statement hides
- *   no FAIL
- * @throws {_Stop} FAIL for a GPU count below tp x pp x dp, a library version the stack's
- *   excludes, a stack that cannot run on the GPU's architecture (`stackHardwareContradiction`:
- *   its attention backend, or the architecture its kernels are built for), a stated NCCL
- *   environment that rules out the recorded NCCL all-reduce, an interconnect the GPU part
- *   cannot have, or an expert-parallel size vLLM never runs with (any model, dense included)
+ * @returns the first contradiction, in the order above, and the gaps
+ */
+export function _claimedWorld(
+  p: Pick<ClaimPredicate, "hardware" | "software" | "parallelism">,
+  stack: StackProfile,
+  gpu: LinkedGpu & { readonly architecture: string },
+): _ClaimedWorld {
+  // The recomputation follows the stack's pinned versions: a record stating others describes
+  // another run (another reduction tree, FlashAttention build, RoPE reading, vLLM path).
+  const versions = componentMismatch(stack.components, p.software.components, gpu);
+  // A stated NCCL environment that rules out the recorded NCCL all-reduce describes another run.
+  const nccl = ncclEnvFinding(statedSettings(p.software.components), _recordedAllReduce(p));
+  const { tp, pp, dp } = p.parallelism;
+  const contradiction = () => {
+    if (versions?.kind === "contradiction") {
+      return `record contradicts its stack '${stack.id}': ${versions.reason}`;
+    }
+    // A stack that cannot run on the record's GPU (attention kernels of other architectures,
+    // kernels built for a later one) never ran there, whatever the record computes.
+    const off = stackHardwareContradiction(stack, gpu);
+    if (off !== null) return `record contradicts its ${off}`;
+    if (nccl?.kind === "contradiction") return `record contradicts itself: ${nccl.reason}`;
+    // Links the part's data sheet rules out (NVLink on a PCIe-only card) describe other hardware.
+    const links = interconnectContradiction(gpu, {
+      interconnect: p.parallelism.interconnect,
+      worldSize: tp,
+    });
+    if (links !== null) return `record contradicts its hardware: ${links}`;
+    if (p.hardware.count < tp * pp * dp) {
+      return `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`;
+    }
+    // An expert-parallel size the stack's engine never runs with, whatever the model and the
+    // record kind: said here, before any record's first refusal, so that no refusal hides it.
+    const ep = vllmExpertParallelContradiction(stack, { tp, dp, ep: p.parallelism.ep });
+    return ep === null ? null : `record contradicts its stack '${stack.id}': ${ep}`;
+  };
+  const gaps = [
+    versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
+    nccl === null ? null : nccl.reason,
+    unknownInterconnect(p.parallelism.interconnect),
+  ].filter((g) => g !== null);
+  return { contradiction: contradiction(), gap: gaps.length === 0 ? null : gaps.join("; ") };
+}
+
+/**
+ * Checks the world a record claims (`_claimedWorld`).
+ *
+ * @param p the record's predicate
+ * @param stack the record's stack
+ * @param gpu the record's GPU profile
+ * @returns why a matching recomputation still cannot vouch for the record's stated world, or
+ *   null; applied only after the comparison, so that such a statement hides no FAIL
+ * @throws {_Stop} FAIL with the first contradiction `_claimedWorld` finds
  */
 export function _checkClaimedWorld(
   p: ClaimPredicate,
   stack: StackProfile,
   gpu: LinkedGpu & { readonly architecture: string },
 ): string | null {
-  // The recomputation follows the stack's pinned versions: a record stating others describes
-  // another run (another reduction tree, FlashAttention build, RoPE reading, vLLM path).
-  const versions = componentMismatch(stack.components, p.software.components, gpu);
-  if (versions?.kind === "contradiction") {
-    throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${versions.reason}`);
-  }
-  // A stack that cannot run on the record's GPU (attention kernels of other architectures,
-  // kernels built for a later one) never ran there, whatever the record computes.
-  const off = stackHardwareContradiction(stack, gpu);
-  if (off !== null) throw new _Stop("FAIL", `record contradicts its ${off}`);
-  // A stated NCCL environment that rules out the recorded NCCL all-reduce describes another run.
-  const nccl = ncclEnvFinding(statedSettings(p.software.components), _recordedAllReduce(p));
-  if (nccl?.kind === "contradiction") {
-    throw new _Stop("FAIL", `record contradicts itself: ${nccl.reason}`);
-  }
-  const { tp, pp, dp } = p.parallelism;
-  // Links the part's data sheet rules out (NVLink on a PCIe-only card) describe other hardware.
-  const links = interconnectContradiction(gpu, {
-    interconnect: p.parallelism.interconnect,
-    worldSize: tp,
-  });
-  if (links !== null) throw new _Stop("FAIL", `record contradicts its hardware: ${links}`);
-  if (p.hardware.count < tp * pp * dp) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts itself: tp=${tp} x pp=${pp} x dp=${dp} ranks on ${p.hardware.count} GPU(s)`,
-    );
-  }
-  // An expert-parallel size the stack's engine never runs with, whatever the model and the record
-  // kind: said here, before any record's first refusal, so that no refusal hides it.
-  const ep = vllmExpertParallelContradiction(stack, { tp, dp, ep: p.parallelism.ep });
-  if (ep !== null) throw new _Stop("FAIL", `record contradicts its stack '${stack.id}': ${ep}`);
-  const gaps = [
-    versions === null ? null : `stack '${stack.id}': ${versions.reason}`,
-    nccl === null ? null : nccl.reason,
-    unknownInterconnect(p.parallelism.interconnect),
-  ].filter((g) => g !== null);
-  return gaps.length === 0 ? null : gaps.join("; ");
+  const world = _claimedWorld(p, stack, gpu);
+  if (world.contradiction !== null) throw new _Stop("FAIL", world.contradiction);
+  return world.gap;
 }
 
 /**
@@ -128,7 +154,9 @@ export function _checkDataParallel(p: ClaimPredicate, stack: StackProfile): void
 }
 
 /** The record's all-reduce, where it is valid (an invalid one FAILs in `_claimedParallel`). */
-function _recordedAllReduce(p: ClaimPredicate): ClaimedAllReduce | undefined {
+function _recordedAllReduce(
+  p: Pick<ClaimPredicate, "parallelism">,
+): ClaimedAllReduce | undefined {
   const { allReduce, tp } = p.parallelism;
   if (allReduce === undefined) return undefined;
   try {

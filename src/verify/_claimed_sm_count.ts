@@ -8,7 +8,26 @@ import { type GpuProfile, smCountMismatch } from "../hardware/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
- * Checks a claimed `multiProcessorCount`.
+ * What a claimed `multiProcessorCount` says against its record.
+ *
+ * @param profile the record's GPU profile
+ * @param sms the claimed count
+ * @returns FAIL for a count above the chip's; NOT_VERIFIED for one below it or a profile with no
+ *   known count; null for the chip's own count
+ */
+export function _claimedSmCountFinding(
+  profile: Pick<GpuProfile, "id">,
+  sms: number,
+): { readonly status: "FAIL" | "NOT_VERIFIED"; readonly why: string } | null {
+  const found = smCountMismatch(profile.id, sms);
+  if (found === null) return null;
+  return found.kind === "contradiction"
+    ? { status: "FAIL", why: `record contradicts its GPU: ${found.reason}` }
+    : { status: "NOT_VERIFIED", why: found.reason };
+}
+
+/**
+ * Checks a claimed `multiProcessorCount` (`_claimedSmCountFinding`).
  *
  * @param profile the record's GPU profile
  * @param sms the claimed count
@@ -16,9 +35,6 @@ import { _Stop } from "./_stop.ts";
  *   with no known count
  */
 export function _checkClaimedSmCount(profile: GpuProfile, sms: number): void {
-  const why = smCountMismatch(profile.id, sms);
-  if (why === null) return;
-  throw why.kind === "contradiction"
-    ? new _Stop("FAIL", `record contradicts its GPU: ${why.reason}`)
-    : new _Stop("NOT_VERIFIED", why.reason);
+  const found = _claimedSmCountFinding(profile, sms);
+  if (found !== null) throw new _Stop(found.status, found.why);
 }

@@ -114,7 +114,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   GEMM_UNSUPPORTED: "The GPU profile has no MMA datapath for the operands' format",
   RECIPE_INVALID: "A recipe file does not describe a GEMM recipe, or is named after a bundled " +
     "recipe whose body it does not have (in an audit: a record naming one FAILs)",
-  SCENARIO_INVALID: "A prover scenario is malformed (e.g. a falsification that cannot apply)",
+  SCENARIO_INVALID: "A prover scenario is malformed, or makes an honest record that FAILs",
   SCENARIO_UNCOVERED: "A scenario record's GEMM shape is not covered by its dispatch catalog",
   SCENARIO_UNSUPPORTED: "A scenario record needs something the emulator does not model",
   // Attestation

@@ -1,0 +1,45 @@
+/**
+ * The simulated prover's records are honest unless the scenario's `falsify` names them: before a
+ * record no falsification names is computed, what it will state of its world (GPU count, stack,
+ * library versions, ranks and links) and its attention's SM count are put to the verifier's own
+ * record-level checks (`recordContradiction`), and a scenario whose honest record the audit would
+ * FAIL is refused, as `claims append` refuses such a record.
+ *
+ * @module
+ */
+import type { ClaimPredicate } from "../claims/mod.ts";
+import { InputError } from "../errors.ts";
+import type { GpuProfile } from "../hardware/mod.ts";
+import type { StackProfile } from "../kernels/mod.ts";
+import { recordContradiction } from "../verify/mod.ts";
+
+/**
+ * Refuses a record no falsification names whose stated world the audit FAILs.
+ *
+ * @param envelope the record's envelope (`claimEnvelope`: its hardware, software, parallelism)
+ * @param o the record's sequence number, the scenario section it comes from (`scenario.forward`),
+ *   its stack and GPU profiles, and its attention's SM count (absent: no attention)
+ * @throws {InputError} `SCENARIO_INVALID` naming the record, the section and the verifier's reason
+ * @example
+ * ```ts ignore
+ * checkHonestRecord(envelope, { seq, section: "scenario.forward", stack, gpu, multiProcessorCount });
+ * ```
+ */
+export function checkHonestRecord(
+  envelope: Pick<ClaimPredicate, "hardware" | "software" | "parallelism">,
+  o: {
+    readonly seq: number;
+    readonly section: string;
+    readonly stack: StackProfile;
+    readonly gpu: GpuProfile;
+    readonly multiProcessorCount?: number | undefined;
+  },
+): void {
+  const why = recordContradiction(envelope, o);
+  if (why === null) return;
+  throw new InputError(
+    "SCENARIO_INVALID",
+    `Cannot make record ${o.seq} of ${o.section}: ${why} (the audit FAILs it, and 'falsify' ` +
+      "names no falsification of it)",
+  );
+}
