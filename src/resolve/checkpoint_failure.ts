@@ -33,7 +33,8 @@ export interface CommittedFile {
  * - `unsupported-config`: the config uses a feature this version does not model
  *   (`CONFIG_UNSUPPORTED`, its message in `message`); where that is a value HF builds a model of
  *   (`DecoderConfig.unmodelled`), the config read with it in `config`, for the stack's refusals
- *   alone (nothing may be computed from it; its weight files were not opened).
+ *   and the record's contradictions with its shapes, which it still says (nothing may be computed
+ *   from it; its weight files were not opened).
  * - `invalid-checkpoint`: the files cannot be a checkpoint (any other coded refusal of the
  *   checkpoint reader: a bad config field, a missing or misshapen tensor, a broken safetensors
  *   header), with its `code` and `message`.

@@ -3,7 +3,9 @@
  * checkpoint digest, `config.json` and every weight file are fetched from the blob store by the
  * digest committed to (each read checked against its digest and its kind's size limit before it
  * is parsed), and the config's model type must be the record's. Failures come back as data
- * (`CheckpointFailure`), never as verdicts: the verifier decides what each one means.
+ * (`CheckpointFailure`), never as verdicts: the verifier decides what each one means. Weights the
+ * stacks' loaders read in a way not modelled come back opened, the reason in `ckpt.unmodelled`
+ * and their tensors unreadable, so that the record can still be held to their config and headers.
  *
  * @module
  */
@@ -32,7 +34,11 @@ export interface CheckpointCommitment {
   readonly files: Readonly<Record<string, string>>;
 }
 
-/** The outcome of {@link openCheckpointByDigest}: the opened checkpoint, or why not. */
+/**
+ * The outcome of {@link openCheckpointByDigest}: the opened checkpoint (with `ckpt.unmodelled`
+ * where its weights are read in a way not modelled: nothing may be computed from them), or why
+ * not.
+ */
 export type CheckpointByDigest =
   | { readonly ok: true; readonly opened: OpenedCheckpoint }
   | { readonly ok: false; readonly failure: CheckpointFailure };
@@ -47,8 +53,10 @@ const CONFIG = "config.json";
  *
  * @param blobs the blob store
  * @param commitment the record's model type, checkpoint digest, config digest and weight files
- * @returns `{ ok: true, opened }` (close `opened` when done), or `{ ok: false, failure }` with the
- *   first failure met, every file opened so far closed (two weight files committed to one blob
+ * @returns `{ ok: true, opened }` (close `opened` when done; where the loaders read its weights
+ *   in a way not modelled, every other check passed and `opened.ckpt.unmodelled` says why: read
+ *   as `openDecoderCheckpoint`'s `unmodelled: "keep"`), or `{ ok: false, failure }` with the first
+ *   failure met, every file opened so far closed (two weight files committed to one blob
  *   are an `invalid-checkpoint` `CHECKPOINT_DUPLICATE_TENSOR`, before anything is fetched)
  * @throws whatever the blob store throws besides its `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE` and
  *   `BLOB_READ` refusals, and errors of the checkpoint reader that carry no code (a bug)
@@ -94,7 +102,7 @@ export async function openCheckpointByDigest(
   try {
     opened = await _openOnSharedBuffers(
       { open: (name) => Promise.resolve(sources.get(name) ?? null) },
-      { weightFiles: Object.keys(commitment.files), close },
+      { weightFiles: Object.keys(commitment.files), unmodelled: "keep", close },
     );
   } catch (e) {
     if (!(e instanceof BitauditError)) throw e;
@@ -210,8 +218,9 @@ async function _unmodelledConfig(source: ByteSource): Promise<DecoderConfig | nu
 function _refusal(e: BitauditError, recordType: string): CheckpointFailure {
   // Weights the stacks' loaders read in a way not modelled (a dtype they cast other than F32 and
   // F16, whose casts are modelled, a NaN in an F32 or F16 tensor, a tensor they drop, a header the
-  // format's reference reader reads all the same): refused only once every other check passed, it
-  // is no evidence against the record: NOT_VERIFIED, never FAIL.
+  // format's reference reader reads all the same) are no evidence against the record. The reader
+  // keeps them here (the checkpoint comes back with `ckpt.unmodelled`); refused all the same, they
+  // are a feature not modelled: NOT_VERIFIED, never FAIL.
   if (
     e.code === "CONFIG_UNSUPPORTED" || e.code === "CHECKPOINT_LOAD_UNMODELLED" ||
     e.code === "SAFETENSORS_OFF_FORMAT"

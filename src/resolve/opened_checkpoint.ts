@@ -33,8 +33,8 @@ export interface OpenedCheckpoint {
  * it fails.
  *
  * @param files the checkpoint's files by name
- * @param o `weightFiles` (as `openDecoderCheckpoint`'s option, when known without the index) and
- *   `close`, which closes the files
+ * @param o `weightFiles` and `unmodelled` (as `openDecoderCheckpoint`'s options; `weightFiles`
+ *   when known without the index) and `close`, which closes the files
  * @returns the opened checkpoint
  * @throws whatever `openDecoderCheckpoint` throws (the files closed)
  * @example
@@ -44,12 +44,17 @@ export interface OpenedCheckpoint {
  */
 export async function _openOnSharedBuffers(
   files: CheckpointFiles,
-  o: { readonly weightFiles?: readonly string[]; readonly close: () => void },
+  o: {
+    readonly weightFiles?: readonly string[];
+    readonly unmodelled?: "refuse" | "keep";
+    readonly close: () => void;
+  },
 ): Promise<OpenedCheckpoint> {
   const buffers = sharedBuffers();
   try {
     const ckpt = await openDecoderCheckpoint(files, {
       ...(o.weightFiles === undefined ? {} : { weightFiles: o.weightFiles }),
+      ...(o.unmodelled === undefined ? {} : { unmodelled: o.unmodelled }),
       alloc: buffers.alloc, // shared memory: the GEMM pool's workers read the tensors in place
     });
     return {

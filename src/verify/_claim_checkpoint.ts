@@ -10,6 +10,12 @@
  * record's stack refuses to load the config (`_checkStackLoads`): that FAILs. The opened
  * checkpoint is then held to the record's split and its stack's reading of it.
  *
+ * What is not modelled never hides what the record contradicts with what is at hand: weights the
+ * loaders read in a way not modelled (`DecoderCheckpoint.unmodelled`) are a refusal that waits
+ * while the record is held to their config and headers (here and by the caller, whose forward
+ * then computes nothing), and a config of values HF builds a model of that are not modelled is
+ * said only after the record is held to its weight file names, its split and its shapes.
+ *
  * @module
  */
 import type { BlobStore } from "../assets/mod.ts";
@@ -18,6 +24,7 @@ import type { GpuProfile } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
 import {
   type DecoderCheckpoint,
+  type DecoderConfig,
   weightFilesContradiction,
   weightMetadataFinding,
 } from "../model/mod.ts";
@@ -44,6 +51,14 @@ interface _ClaimOptions {
   readonly model: ModelRef;
   readonly stack: StackProfile;
   readonly profile: GpuProfile;
+  /** The reasons not modelled said so far, in order (see `_refusable`). */
+  readonly refusals: string[];
+  /**
+   * The record's other contradictions with its config's shapes (its output's width, pipeline
+   * stages, layer chain): run here on a config of values not modelled, before its NOT_VERIFIED
+   * (the caller runs them on an opened checkpoint's config itself).
+   */
+  readonly contradictions: (config: DecoderConfig) => void;
 }
 
 /**
@@ -55,28 +70,34 @@ interface _ClaimOptions {
  * @param blobs the blob store
  * @param o the record's predicate, model reference, stack (whose loader must read the weight
  *   files the record names as its safetensors weights: `weightFilesContradiction`) and GPU
- *   profile, and the reasons not modelled said so far (see `_refusable`): a checkpoint not
- *   modelled stops the checks, and the first of them is still said before it
+ *   profile, the reasons not modelled said so far (see `_refusable`): a config not modelled stops
+ *   the checks, and the first of them is still said before it; and the record's `contradictions`
+ *   with a config's shapes
  * @returns the opened checkpoint (tensors on recycled shared memory), `releaseTensor`, which
- *   hands a tensor's buffer back for a later read once its layer is done, and `close`
+ *   hands a tensor's buffer back for a later read once its layer is done, and `close`; where its
+ *   weights are read in a way not modelled, its reason waits in `refusals` (its tensors cannot be
+ *   read: the forward, refused, computes nothing)
  * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
  *   files the stack's loader would not have read as these weights or refuses by their metadata:
  *   `weightMetadataFinding`, a split the stack cannot make), FAIL
  *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable),
- *   FAIL or NOT_VERIFIED of `_checkStackLoads` for a config of values HF builds a model of that
- *   are not modelled, or NOT_VERIFIED (a configuration feature this version does not model, or
- *   the first of `refusals`)
+ *   FAIL of `_checkStackLoads`, `_checkSplit` or `contradictions` for a config of values HF builds
+ *   a model of that are not modelled, or NOT_VERIFIED (a configuration feature this version does
+ *   not model, or the first of `refusals`)
  */
-export async function _claimCheckpoint(
-  blobs: BlobStore,
-  o: _ClaimOptions & { readonly refusals: string[] },
-): Promise<_Opened> {
+export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
   const opened = await _open(blobs, o).catch((e) => {
     throw _refusedFirst(o.refusals, e);
   });
   try {
     const { ckpt } = opened;
     _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
+    // Weights not modelled: no evidence against the record, which is still held to their config.
+    _refusable(o.refusals, () => {
+      if (ckpt.unmodelled !== undefined) {
+        throw new _Stop("NOT_VERIFIED", `checkpoint: ${ckpt.unmodelled}`);
+      }
+    });
     _refusable(o.refusals, () => _checkTiedHead(ckpt, o.stack));
     _refusable(o.refusals, () => _checkWeightMetadata(ckpt, o.stack));
     _refusable(o.refusals, () => _checkModelDtype(ckpt, o.stack));
@@ -91,32 +112,54 @@ export async function _claimCheckpoint(
  * Opens the checkpoint of a model record by digest.
  *
  * @param blobs the blob store
- * @param o the record's predicate, model reference, stack and GPU profile
+ * @param o the record's predicate, model reference, stack and GPU profile, the refusals and the
+ *   record's contradictions with a config's shapes
  * @returns the opened checkpoint
- * @throws {_Stop} as {@link _claimCheckpoint}, but for the split and the refusals
+ * @throws {_Stop} as {@link _claimCheckpoint}, but for the opened checkpoint's split and refusals
+ *   (a config not modelled: NOT_VERIFIED of its own, the refusals' first said by the caller)
  */
 async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
   const r = await openCheckpointByDigest(blobs, o.model);
   if (!r.ok) {
     const f = r.failure;
     // Values HF builds a model of, not modelled here: a stack that refuses to load the config at
-    // all FAILs the record; one that loads it ran a model this version cannot recompute.
+    // all FAILs the record, as does a record its shapes contradict; one that loads it ran a model
+    // this version cannot recompute.
     if (f.kind === "unsupported-config" && f.config !== undefined) {
-      _checkStackLoads(o.predicate, { config: f.config, stack: o.stack, profile: o.profile });
+      const config = f.config;
+      _refusable(
+        o.refusals,
+        () => _checkStackLoads(o.predicate, { config, stack: o.stack, profile: o.profile }),
+      );
+      _weightFileNames(o);
+      _checkSplit(o.predicate, { stack: o.stack, config });
+      o.contradictions(config);
     }
     throw _checkpointStop(f);
   }
-  // Every weight file is now a safetensors file: the stack must have read each one as such.
-  const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
-  // A file the stack's loader refuses by its metadata: no run loaded these weights (an unmodelled
-  // reading waits for the recomputation: `_checkWeightMetadata`).
-  const meta = weightMetadataFinding(o.stack, r.opened.ckpt.weightFormats);
-  const refused = why ?? (meta?.kind === "contradiction" ? meta.reason : null);
-  if (refused !== null) {
+  try {
+    _weightFileNames(o);
+    // A file the stack's loader refuses by its metadata: no run loaded these weights (an
+    // unmodelled reading waits for the recomputation: `_checkWeightMetadata`).
+    const meta = weightMetadataFinding(o.stack, r.opened.ckpt.weightFormats);
+    if (meta?.kind === "contradiction") {
+      throw new _Stop("FAIL", `record contradicts its stack: ${meta.reason}`);
+    }
+  } catch (e) {
     r.opened.close();
-    throw new _Stop("FAIL", `record contradicts its stack: ${refused}`);
+    throw e;
   }
   return r.opened;
+}
+
+/**
+ * FAILs a record naming weight files its stack's loader would not read as its safetensors weights
+ * (`weightFilesContradiction`, by their names alone: files that are no safetensors at all could
+ * not be its weights either).
+ */
+function _weightFileNames(o: _ClaimOptions): void {
+  const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
+  if (why !== null) throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
 }
 
 /**

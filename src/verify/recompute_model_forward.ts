@@ -114,8 +114,18 @@ export async function _recomputeModelForward(
       what: `the forward's final norm at ${w.positions.length} position(s)`,
     });
   output("hidden");
-  // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
+  // A config not modelled stops the checks once the record is held to its shapes; a reason said
+  // before it still comes first.
+  const claim = await _claimCheckpoint(input.blobs, {
+    ...input,
+    model: w.model,
+    refusals,
+    contradictions: (c) => {
+      output(c.hidden);
+      _checkPipelineStages(p, c.layers);
+      _checkLayerChain(w.layerChain, c.layers);
+    },
+  });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
@@ -167,12 +177,7 @@ export async function _recomputeModelForward(
   };
   const pathGap = _checkAllReducePath(p, messages);
   _refusable(refusals, () => _checkNcclRelease(p, messages));
-  if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
-    throw new _Stop(
-      "FAIL",
-      `record's layer chain has ${w.layerChain.length} entries for ${c.layers} layers`,
-    );
-  }
+  _checkLayerChain(w.layerChain, c.layers);
   step(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
@@ -240,6 +245,25 @@ export async function _recomputeModelForward(
       }),
     ],
   };
+}
+
+/**
+ * FAILs a record whose claimed layer chain is not one entry per layer of its checkpoint.
+ *
+ * @param claimed the record's chain, if any
+ * @param layers the checkpoint's layer count
+ * @throws {_Stop} FAIL naming both counts
+ */
+export function _checkLayerChain(
+  claimed: ModelForwardWorkload["layerChain"],
+  layers: number,
+): void {
+  if (claimed !== undefined && claimed.length !== layers) {
+    throw new _Stop(
+      "FAIL",
+      `record's layer chain has ${claimed.length} entries for ${layers} layers`,
+    );
+  }
 }
 
 /**

@@ -44,7 +44,7 @@ import { _checkOutputDescription } from "./_output_description.ts";
 import { _sequenceHistory } from "./_sequence_history.ts";
 import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { decoderProducts } from "./record_products.ts";
-import { _layerDivergence } from "./recompute_model_forward.ts";
+import { _checkLayerChain, _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
 /** What the sequence branch needs. */
@@ -119,8 +119,18 @@ export async function _recomputeSequence(
       what: `the sequence's final norm at ${w.positions.length} position(s)`,
     });
   output("hidden"); // its width once the checkpoint's config is read
-  // A checkpoint not modelled stops the checks; a reason said before it still comes first.
-  const claim = await _claimCheckpoint(input.blobs, { ...input, model: w.model, refusals });
+  // A config not modelled stops the checks once the record is held to its shapes; a reason said
+  // before it still comes first.
+  const claim = await _claimCheckpoint(input.blobs, {
+    ...input,
+    model: w.model,
+    refusals,
+    contradictions: (c) => {
+      output(c.hidden);
+      _checkPipelineStages(p, c.layers);
+      _checkLayerChain(w.layerChain, c.layers);
+    },
+  });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
@@ -167,12 +177,7 @@ export async function _recomputeSequence(
   };
   const pathGap = _checkAllReducePath(p, messages);
   _refusable(refusals, () => _checkNcclRelease(p, messages));
-  if (w.layerChain !== undefined && w.layerChain.length !== c.layers) {
-    throw new _Stop(
-      "FAIL",
-      `record's layer chain has ${w.layerChain.length} entries for ${c.layers} layers`,
-    );
-  }
+  _checkLayerChain(w.layerChain, c.layers);
   const { prompt, generated } = w.tokens;
   const tokens = [...prompt, ...generated];
   const own = passes.map((q) => q.entries[q.self]!);

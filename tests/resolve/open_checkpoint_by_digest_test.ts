@@ -271,6 +271,34 @@ Deno.test("openCheckpointByDigest(): a config of values HF builds a model of tha
   }, "qwen3");
 });
 
+Deno.test("openCheckpointByDigest() opens weights the loaders read in a way not modelled, the reason in ckpt.unmodelled, so that the record is held to their config and headers", async () => {
+  const dir = synthDir(TINY_DENSE);
+  const file = "model.safetensors";
+  const bytes = dir.get(file)!;
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  // A tensor entry field the format does not define (its reference reader ignores it), in place
+  // of as many spaces of the header's padding or, without any, after it.
+  const header = new TextDecoder().decode(bytes.subarray(8, 8 + n)).trimEnd()
+    .replace('"dtype":', '"note":"x","dtype":');
+  const text = header + " ".repeat((8 - header.length % 8) % 8);
+  const edited = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+  new DataView(edited.buffer).setBigUint64(0, BigInt(text.length), true);
+  edited.set(new TextEncoder().encode(text), 8);
+  edited.set(bytes.subarray(8 + n), 8 + text.length);
+  await withStored(new Map([...dir, [file, edited]]), async (s) => {
+    const t = tracked(s.blobs);
+    const r = await openCheckpointByDigest(t.store, s.commitment);
+    assert.ok(r.ok, JSON.stringify(r));
+    const { ckpt } = r.opened;
+    assert.match(ckpt.unmodelled ?? "", /^Cannot open checkpoint: .*has a field 'note' the format/);
+    assert.equal(ckpt.config.hidden, TINY_DENSE.hidden_size);
+    assert.deepEqual(Object.keys(ckpt.weightFormats), [file]);
+    await assert.rejects(ckpt.tensor("model.norm.weight"), /field 'note'/);
+    r.opened.close();
+    assert.equal(t.open(), 0);
+  });
+});
+
 Deno.test("openCheckpointByDigest() returns invalid-checkpoint with the reader's code", async () => {
   const dir = rewrite(synthDir(TINY_DENSE), "model.safetensors", (ts) => ts.slice(1));
   await withStored(dir, async (s) => {

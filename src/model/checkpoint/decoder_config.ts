@@ -142,7 +142,8 @@ export interface DecoderConfig {
    * Why the config is not modelled though HF builds a model of it (values nobody deploys, named:
    * `_moe_config.ts`), present only in a config parsed with `unmodelled: "read"`. Nothing may be
    * computed from such a config: it serves to ask whether the record's stack loads it at all
-   * (`stackLoadRefusal`), and is NOT_VERIFIED otherwise.
+   * (`stackLoadRefusal`) and to hold a record to its shapes (layers, widths, heads, which layers
+   * are sparse: `splitContradiction`), and is NOT_VERIFIED otherwise.
    */
   readonly unmodelled?: string;
 }

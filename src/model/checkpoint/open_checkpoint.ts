@@ -19,7 +19,10 @@
  * loaders refuse most such names; either way a rename or a refusal this version does not model),
  * and a weight file whose header departs from the format in a way its reference reader reads all
  * the same (`SafetensorsHeader.offFormat`). The NaN check reads each F32 or F16 tensor once, at
- * open, after every other check.
+ * open, after every other check. A caller that holds a record to the checkpoint keeps such a
+ * checkpoint instead (`unmodelled: "keep"`): its config and headers hold all the same, so what
+ * contradicts them is still found, while its tensors cannot be read
+ * (`DecoderCheckpoint.unmodelled`).
  *
  * @module
  */
@@ -96,6 +99,13 @@ export interface DecoderCheckpoint {
    */
   readonly storedDtypes: readonly string[];
   /**
+   * Why the stacks' loaders read these weights in a way not modelled (the message of the
+   * `CHECKPOINT_LOAD_UNMODELLED` refusal), present only in a checkpoint opened with
+   * `unmodelled: "keep"`: its config, headers and metadata were checked as ever, but nothing may
+   * be computed from its weights, so `tensor` and `rows` throw that refusal.
+   */
+  readonly unmodelled?: string;
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
    * cast from F32 or F16 where it is stored so.
    *
@@ -140,7 +150,10 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * @param options `weightFiles`: the weight file names when they are known without the index
  *   (e.g. from a claim; tensors are then located by the files' own headers); `alloc`: allocates
  *   the buffer each `tensor()` is read into (default a fresh ArrayBuffer; e.g. shared memory, so
- *   that a thread pool reads the weights in place instead of copying them per GEMM)
+ *   that a thread pool reads the weights in place instead of copying them per GEMM);
+ *   `unmodelled`: `"refuse"` (default) or `"keep"` weights the loaders read in a way not modelled
+ *   (see the module): kept, the checkpoint comes back with the reason in `unmodelled`, its tensors
+ *   unreadable
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part or not ending in
@@ -149,7 +162,7 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   folder holds a `*.safetensors` that is not among its weight files), `CHECKPOINT_MISSING_FILE`,
  *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`, `CHECKPOINT_SHAPE` (each naming
  *   the tensor), the `CONFIG_*` codes of `parseDecoderConfig` and the `SAFETENSORS_*` codes of
- *   `openSafetensors`; last, `CHECKPOINT_LOAD_UNMODELLED` (see the module)
+ *   `openSafetensors`; last, `CHECKPOINT_LOAD_UNMODELLED` (see the module; unless kept)
  * @example
  * ```ts ignore
  * const ckpt = await openDecoderCheckpoint(files);
@@ -161,6 +174,7 @@ export async function openDecoderCheckpoint(
   options: {
     readonly weightFiles?: readonly string[];
     readonly alloc?: (bytes: number) => ArrayBufferLike;
+    readonly unmodelled?: "refuse" | "keep";
   } = {},
 ): Promise<DecoderCheckpoint> {
   const alloc = options.alloc ?? ((bytes: number) => new ArrayBuffer(bytes));
@@ -221,13 +235,14 @@ export async function openDecoderCheckpoint(
       ? null
       : `weight file '${offFormat[0]}': ${offFormat[1].st.header.offFormat}`) ??
     await _castNan(checked.cast, { where, opened });
-  if (unmodelled !== null) {
-    _fail(
-      "CHECKPOINT_LOAD_UNMODELLED",
-      `${unmodelled}; the stacks' loaders read it, in a way this version does not model`,
-    );
-  }
+  const refusal = unmodelled === null ? null : _error(
+    "CHECKPOINT_LOAD_UNMODELLED",
+    `${unmodelled}; the stacks' loaders read it, in a way this version does not model`,
+  );
+  if (refusal !== null && options.unmodelled !== "keep") throw refusal;
   const find = (name: string) => {
+    // Kept weights read in a way not modelled: nothing is computed from them.
+    if (refusal !== null) throw new InputError(refusal.code, refusal.message);
     const n = name === "lm_head.weight" && config.tieWordEmbeddings
       ? "model.embed_tokens.weight"
       : name;
@@ -242,6 +257,7 @@ export async function openDecoderCheckpoint(
     files: Object.freeze(names),
     sharded: names.length > 1 || map !== null,
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
+    ...(refusal === null ? {} : { unmodelled: refusal.message }),
     weightFormats: Object.freeze(Object.fromEntries(
       [...opened].map(([name, { st }]) => [
         name,
@@ -538,7 +554,11 @@ function _esc(s: string): string {
 }
 
 function _fail(code: ModelCode, why: string): never {
-  throw new InputError(code, `Cannot open checkpoint: ${why}`);
+  throw _error(code, why);
+}
+
+function _error(code: ModelCode, why: string): InputError {
+  return new InputError(code, `Cannot open checkpoint: ${why}`);
 }
 
 /**

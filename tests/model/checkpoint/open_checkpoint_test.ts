@@ -206,6 +206,31 @@ Deno.test("openDecoderCheckpoint() refuses a load it does not model only after e
   }
 });
 
+Deno.test('openDecoderCheckpoint() with unmodelled: "keep" opens weights it does not model, their config and metadata read, the refusal in unmodelled and their tensors unreadable', async () => {
+  const dense = synthDir(TINY_DENSE);
+  const first = "model.layers.0.input_layernorm.weight";
+  const dir = await rewrite(
+    dense,
+    "model.safetensors",
+    (t) => t.map((x) => x.name === first ? f64(x) : x),
+  );
+  const [refused, message] = await code(openDecoderCheckpoint(memFiles(dir)));
+  assert.equal(refused, "CHECKPOINT_LOAD_UNMODELLED", message);
+  const kept = await openDecoderCheckpoint(memFiles(dir), { unmodelled: "keep" });
+  assert.equal(kept.unmodelled, message);
+  assert.equal(kept.config.layers, TINY_DENSE.num_hidden_layers);
+  assert.deepEqual(kept.files, ["model.safetensors"]);
+  assert.ok("model.safetensors" in kept.weightFormats);
+  // Nothing is computed from such weights: the modelled tensors are refused as well.
+  for (const read of [() => kept.tensor("model.norm.weight"), () => kept.rows(first, [0])]) {
+    assert.deepEqual(await code(read()), [refused, message]);
+  }
+  // Weights it models come back as ever.
+  const plain = await openDecoderCheckpoint(memFiles(dense), { unmodelled: "keep" });
+  assert.ok(!("unmodelled" in plain));
+  assert.equal((await plain.tensor("model.norm.weight")).length, TINY_DENSE.hidden_size);
+});
+
 /** BF16 patterns stored as F32 with these low 16 bits, per pattern. */
 function asF32(x: SafetensorsTensorInput, low: (bf16: number) => number): SafetensorsTensorInput {
   const bf16 = x.data as Uint16Array;
