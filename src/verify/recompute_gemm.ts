@@ -1,0 +1,163 @@
+/**
+ * The GEMM branch of the per-record pipeline: the record's own contradictions, its kernel (recipe
+ * or catalog lookup) and support (sharding, launch, accumulator, datapath), its tensors by digest,
+ * and the recipe run on them.
+ *
+ * @module
+ */
+import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import { type ComponentEvidence, findDatapath, type GpuProfile } from "../hardware/mod.ts";
+import {
+  type GemmRecipe,
+  type KWalker,
+  lookupRecipe,
+  recipeFit,
+  recipeInstructionMismatch,
+  runGemmRecipe,
+  type StackProfile,
+} from "../kernels/mod.ts";
+import type { ClaimPredicate, GemmWorkload } from "../claims/mod.ts";
+import { _checkCost, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { recordProducts } from "./record_products.ts";
+import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkDataParallel } from "./_claimed_parallel.ts";
+import { _checkGemmLaunch } from "./_gemm_launch.ts";
+import { _resolveKernel } from "./resolve_kernel.ts";
+import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
+
+/**
+ * Recomputes a GEMM record's output.
+ *
+ * @param ctx assets, blobs and walker
+ * @param o the record's predicate and workload, profile, stack and the step recorder
+ * @returns the output and the evidence it rests on
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, a limit), FAIL (a record contradicting
+ *   itself or its stack) or FAIL with `obligation: "committed-input"` (a committed tensor
+ *   missing, mismatching or unreadable)
+ */
+export async function _recomputeGemm(
+  ctx: { readonly store: AssetStore; readonly blobs: BlobStore; readonly walker: KWalker },
+  o: {
+    p: ClaimPredicate;
+    w: GemmWorkload;
+    profile: GpuProfile;
+    stack: StackProfile;
+    step: (name: string, detail: string) => void;
+  },
+): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
+  const { p, w, profile, step } = o;
+  _checkOutputDescription(p.fingerprint, {
+    kind: w.kind,
+    dtype: w.out,
+    shape: [w.m, w.n],
+    what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
+  });
+  // The record's own contradictions before its kernel, recipe or sharding is asked about: what
+  // is not modelled never hides a FAIL.
+  if (p.batch.size !== w.m) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
+    );
+  }
+  const kernel = await _resolveKernel(ctx.store, {
+    kernel: w.kernel,
+    stackId: o.stack.id,
+    kernelSource: o.stack.gemm.kernelSource,
+    profileId: profile.id,
+  });
+  let recipe: GemmRecipe;
+  let measured = false;
+  if ("recipe" in kernel) {
+    recipe = kernel.recipe;
+    // The record's descriptor meets its K here, before any walk (a catalog's lookup does this
+    // itself): one that would walk the output thousands of times for nothing is not emulated.
+    const fit = recipeFit(recipe, w.k);
+    if (!fit.fits) throw new _Stop("NOT_VERIFIED", fit.reason);
+  } else {
+    const hit = lookupRecipe(kernel.catalog, {
+      m: w.m,
+      n: w.n,
+      k: w.k,
+      dtype: w.dtype,
+      out: w.out,
+      layout: w.layout,
+    });
+    if (!hit.covered) throw new _Stop("NOT_VERIFIED", hit.reason);
+    recipe = hit.recipe;
+    measured = hit.entry.verified === true;
+  }
+  step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
+  _checkDataParallel(p, o.stack);
+  const par = p.parallelism;
+  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
+    );
+  }
+  // After the record's own contradictions: a launch the stack does not run as stated, or an
+  // accumulator not modelled, must not hide a FAIL.
+  _checkGemmLaunch(o.stack, w.m);
+  if (w.accumulator === "fp16") {
+    throw new _Stop(
+      "NOT_VERIFIED",
+      "an fp16 accumulator (cuBLAS CUBLAS_COMPUTE_16F) is not modelled for GEMM records",
+    );
+  }
+  const dp = findDatapath(profile, { input: w.dtype, output: "fp32" });
+  if (dp === undefined) {
+    throw new _Stop("NOT_VERIFIED", `profile '${profile.id}' has no ${w.dtype}->fp32 mma datapath`);
+  }
+  const mismatch = recipeInstructionMismatch(recipe, {
+    architecture: profile.architecture,
+    datapath: dp,
+  });
+  if (mismatch !== null) throw new _Stop("NOT_VERIFIED", mismatch);
+  // Only a K-walk recipe names its instruction (checked just above).
+  const instructionStated = recipe.family === "kwalk";
+  const conflict = _unstatedInstructionConflict(profile, dp, { instructionStated });
+  if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
+  step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  // Every tensor within the limit before the first is read: the record's shapes are the prover's.
+  _checkSize([w.m, w.n], "output");
+  _checkSize(w.input.shape, "input");
+  _checkSize(w.weights.shape, "weights");
+  _checkCost(recordProducts(w) ?? 0, `the ${w.m}x${w.n}x${w.k} GEMM`);
+  const a = await _tensor16(ctx.blobs, {
+    digest: w.input.sha256,
+    shape: w.input.shape,
+    what: "input",
+  });
+  const b = await _tensor16(ctx.blobs, {
+    digest: w.weights.sha256,
+    shape: w.weights.shape,
+    what: "weights",
+  });
+  step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+  const r = await runGemmRecipe(recipe, {
+    dp,
+    walker: ctx.walker,
+    a,
+    b,
+    m: w.m,
+    n: w.n,
+    k: w.k,
+    outFormat: w.out,
+  });
+  const kernelName = "recipe" in kernel
+    ? `recipe ${recipe.family}`
+    : `catalog ${kernel.catalog.id}`;
+  return {
+    out: r.out,
+    evidence: [..._datapathEvidence(profile, dp, { instructionStated }), {
+      // A `verified` catalog entry is a recipe the seed study found bit-exact against the real
+      // library on that GPU; this emulator's recipe code follows it, and no GPU output of the
+      // recipe is bundled to compare with: derived from source, the study named.
+      component: `GEMM kernel (${kernelName}${
+        measured ? "; recipe identified on the GPU by the seed study" : ""
+      })`,
+      level: "derived-from-source",
+    }],
+  };
+}
