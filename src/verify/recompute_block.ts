@@ -1,8 +1,9 @@
 /**
- * The block branch of the per-record pipeline: resolve the projections' kernels, load the SFU
- * model the stack names, plan the block (an unmodelled backend, uncovered GEMM
- * or SFU status below the stack's minimum ends as NOT_VERIFIED with the plan's reason), fetch the
- * tensors by digest and run it.
+ * The block branch of the per-record pipeline: the record's own contradictions and its tensors by
+ * digest (before its profile and stack are loaded, so that nothing not modelled hides a FAIL),
+ * then resolve the projections' kernels, load the SFU model the stack names, plan the block (an
+ * unmodelled backend, uncovered GEMM or SFU status below the stack's minimum ends as NOT_VERIFIED
+ * with the plan's reason) and run it.
  *
  * @module
  */
@@ -31,7 +32,6 @@ import { _checkDataParallel } from "./_claimed_parallel.ts";
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
   readonly store: AssetStore;
-  readonly blobs: BlobStore;
   readonly walker: KWalker;
   /**
    * Runs the attention core (e.g. an `Fa2Pool`'s `forward`: heads over threads, tile products on
@@ -47,19 +47,39 @@ export interface BlockRecomputeInput {
   readonly step: (name: string, detail: string) => void;
 }
 
+/** A block record's committed tensors, read and held to its layer shape. */
+export interface BlockTensors {
+  /** The input [tokens, hidden]. */
+  readonly x: Uint16Array;
+  /** The weights by name (`_weightShapes`' names and shapes). */
+  readonly weights: Readonly<Record<string, Uint16Array>>;
+  /** The attention block's RoPE frequencies, where it commits to them instead of a theta. */
+  readonly invFreq: Uint32Array | null;
+}
+
 /**
- * Recomputes a block record's output.
+ * The checks of a block record that need only the record and the blob store, in order: its output
+ * description and its layer shape (FAIL), the verifier's limits (NOT_VERIFIED, before any blob is
+ * read), then its input, weights and `inv_freq` by digest (a passed `tensors` step). Run before
+ * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
  *
- * @param input assets, blobs, walker, the record's predicate and workload, profile, stack
- * @returns the block output (BF16) and the SFU functions it depended on
- * @throws {_Stop} NOT_VERIFIED (unmodelled configuration), FAIL (a layer shape no model can
- *   have, an output description the block does not compute) or FAIL with
- *   `obligation: "committed-input"` (a committed tensor missing, mismatching or unreadable)
+ * @param blobs the blob store
+ * @param o the record's predicate and workload and the step recorder
+ * @returns the tensors
+ * @throws {_Stop} FAIL (a layer shape no model can have, an output description the block does not
+ *   compute, a tensor whose length contradicts its shape), NOT_VERIFIED (a tensor over the element
+ *   limit, a recomputation over the budget) or FAIL with `obligation: "committed-input"` (a
+ *   committed tensor missing, mismatching or unreadable)
  */
-export async function _recomputeBlock(
-  input: BlockRecomputeInput,
-): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; evidence: ComponentEvidence[] }> {
-  const { predicate: p, workload: w, step } = input;
+export async function _blockTensors(
+  blobs: BlobStore,
+  o: {
+    readonly predicate: ClaimPredicate;
+    readonly workload: BlockWorkload;
+    readonly step: (name: string, detail: string) => void;
+  },
+): Promise<BlockTensors> {
+  const { predicate: p, workload: w } = o;
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: "bf16",
@@ -72,6 +92,50 @@ export async function _recomputeBlock(
     if (!(e instanceof RangeError)) throw e;
     throw new _Stop("FAIL", `record contradicts itself: ${e.message}`);
   }
+  const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
+  const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);
+  _checkSize([w.tokens, widest], "activation");
+  // Every tensor the record names by digest within the limit before the first is read (inv_freq,
+  // [headDim / 2], is by the layer shape's bounds; `_tensorBytes` checks it again as it reads).
+  _checkSize(w.input.shape, "input");
+  const shapes = _weightShapes(w);
+  for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
+  _checkCost(recordProducts(w) ?? 0, `the ${w.kind} of ${w.tokens} tokens`);
+  const x = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
+  const weights: Record<string, Uint16Array> = {};
+  for (const [name, shape] of Object.entries(shapes)) {
+    weights[name] = await _tensor16(blobs, {
+      digest: w.weights[name]!,
+      shape,
+      what: `weight '${name}'`,
+    });
+  }
+  const rope = w.attention?.rope;
+  const invFreq = rope === undefined || "theta" in rope
+    ? null
+    : await _invFreq(blobs, rope.invFreqSha256, d / 2);
+  const names = Object.keys(shapes).length;
+  o.step(
+    "tensors",
+    invFreq === null
+      ? `input [${w.tokens},${h}] and ${names} weights by digest`
+      : `input [${w.tokens},${h}], ${names} weights and inv_freq by digest`,
+  );
+  return { x, weights, invFreq };
+}
+
+/**
+ * Recomputes a block record's output from its tensors (`_blockTensors`, whose checks came first).
+ *
+ * @param input assets, walker, the record's predicate and workload, profile, stack, tensors
+ * @returns the block output (BF16) and the SFU functions it depended on
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration) or FAIL (an SM count above the chip's, a
+ *   kernel its stack does not run)
+ */
+export async function _recomputeBlock(
+  input: BlockRecomputeInput & { readonly tensors: BlockTensors },
+): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; evidence: ComponentEvidence[] }> {
+  const { predicate: p, workload: w, step, tensors } = input;
   // An SM count above the chip's contradicts the GPU: that FAIL comes before anything this
   // version does not model (its NOT_VERIFIED, a count the verifier cannot judge, is said below).
   if (w.attention !== undefined) {
@@ -93,33 +157,14 @@ export async function _recomputeBlock(
   }
   _checkDataParallel(p, input.stack);
   const eps = Number(w.rmsNormEps);
-  const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
-  const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);
-  _checkSize([w.tokens, widest], "activation");
-  // Every tensor the record names by digest within the limit before the first is read (inv_freq,
-  // [headDim / 2], is by the layer shape's bounds; `_tensorBytes` checks it again as it reads).
-  _checkSize(w.input.shape, "input");
-  const shapes = _weightShapes(w);
-  for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
-  _checkCost(recordProducts(w) ?? 0, `the ${w.kind} of ${w.tokens} tokens`);
-  const blobs = input.blobs;
-  const t16 = (name: string) =>
-    _tensor16(blobs, { digest: w.weights[name]!, shape: shapes[name]!, what: `weight '${name}'` });
-  const input16 = () =>
-    _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
+  const { hidden: h, headDim: d } = w.shape;
+  const t16 = (name: string) => tensors.weights[name]!;
   if (w.kind === "ffn_block") {
     const planned = planFfnBlock(w.tokens, { shape: w.shape, runtime, eps });
     if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
     step("support", _supportDetail(planned.plan.sfu));
-    const x = await input16();
-    const weights = {
-      norm: await t16("norm"),
-      gate: await t16("gate"),
-      up: await t16("up"),
-      down: await t16("down"),
-    };
-    step("tensors", `input [${w.tokens},${h}] and 4 weights by digest`);
-    const r = await runFfnBlock(x, { plan: planned.plan, runtime, weights });
+    const weights = { norm: t16("norm"), gate: t16("gate"), up: t16("up"), down: t16("down") };
+    const r = await runFfnBlock(tensors.x, { plan: planned.plan, runtime, weights });
     return {
       out: r.out,
       sfu: r.sfu,
@@ -136,9 +181,8 @@ export async function _recomputeBlock(
   }
   _checkAttentionSupport(d, input);
   const a = w.attention!;
-  const rope = "theta" in a.rope
-    ? { theta: Number(a.rope.theta) }
-    : { invFreq: await _invFreq(blobs, a.rope.invFreqSha256, d / 2) };
+  // A rope without a theta committed its inv_freq, read by `_blockTensors`.
+  const rope = "theta" in a.rope ? { theta: Number(a.rope.theta) } : { invFreq: tensors.invFreq! };
   const planned = planAttentionBlock(w.tokens, {
     shape: w.shape,
     runtime,
@@ -154,18 +198,16 @@ export async function _recomputeBlock(
       _supportDetail(planned.plan.sfu)
     }`,
   );
-  const x = await input16();
   const weights = {
-    norm: await t16("norm"),
-    q: await t16("q"),
-    k: await t16("k"),
-    v: await t16("v"),
-    o: await t16("o"),
-    qNorm: await t16("qNorm"),
-    kNorm: await t16("kNorm"),
+    norm: t16("norm"),
+    q: t16("q"),
+    k: t16("k"),
+    v: t16("v"),
+    o: t16("o"),
+    qNorm: t16("qNorm"),
+    kNorm: t16("kNorm"),
   };
-  step("tensors", `input [${w.tokens},${h}] and 7 weights by digest`);
-  const r = await runAttentionBlock(x, { plan: planned.plan, runtime, weights });
+  const r = await runAttentionBlock(tensors.x, { plan: planned.plan, runtime, weights });
   return {
     out: r.out,
     sfu: r.sfu,

@@ -25,41 +25,86 @@ import { _checkGemmLaunch } from "./_gemm_launch.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
 
+/** A GEMM record's committed tensors, read and held to its shapes. */
+export interface GemmTensors {
+  /** The input x [M, K]. */
+  readonly a: Uint16Array;
+  /** The weights W [N, K]. */
+  readonly b: Uint16Array;
+}
+
 /**
- * Recomputes a GEMM record's output.
+ * The checks of a GEMM record that need only the record and the blob store, in order: its output
+ * description and its batch against its rows (FAIL), the verifier's limits (NOT_VERIFIED, before
+ * any blob is read), then its input and weights by digest (a passed `tensors` step). Run before
+ * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
  *
- * @param ctx assets, blobs and walker
- * @param o the record's predicate and workload, profile, stack and the step recorder
- * @returns the output and the evidence it rests on
- * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, a limit), FAIL (a record contradicting
- *   itself or its stack) or FAIL with `obligation: "committed-input"` (a committed tensor
- *   missing, mismatching or unreadable)
+ * @param blobs the blob store
+ * @param o the record's predicate and workload and the step recorder
+ * @returns the input and the weights
+ * @throws {_Stop} FAIL (the record contradicts itself or its tensors' lengths), NOT_VERIFIED (a
+ *   tensor over the element limit, a recomputation over the budget) or FAIL with
+ *   `obligation: "committed-input"` (a tensor missing, mismatching or unreadable)
  */
-export async function _recomputeGemm(
-  ctx: { readonly store: AssetStore; readonly blobs: BlobStore; readonly walker: KWalker },
+export async function _gemmTensors(
+  blobs: BlobStore,
   o: {
-    p: ClaimPredicate;
-    w: GemmWorkload;
-    profile: GpuProfile;
-    stack: StackProfile;
-    step: (name: string, detail: string) => void;
+    readonly p: ClaimPredicate;
+    readonly w: GemmWorkload;
+    readonly step: (name: string, detail: string) => void;
   },
-): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
-  const { p, w, profile, step } = o;
+): Promise<GemmTensors> {
+  const { p, w } = o;
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: w.out,
     shape: [w.m, w.n],
     what: `the ${w.m}x${w.n}x${w.k} GEMM (${w.out} out)`,
   });
-  // The record's own contradictions before its kernel, recipe or sharding is asked about: what
-  // is not modelled never hides a FAIL.
   if (p.batch.size !== w.m) {
     throw new _Stop(
       "FAIL",
       `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
     );
   }
+  // Every tensor within the limit before the first is read: the record's shapes are the prover's.
+  _checkSize([w.m, w.n], "output");
+  _checkSize(w.input.shape, "input");
+  _checkSize(w.weights.shape, "weights");
+  _checkCost(recordProducts(w) ?? 0, `the ${w.m}x${w.n}x${w.k} GEMM`);
+  const a = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
+  const b = await _tensor16(blobs, {
+    digest: w.weights.sha256,
+    shape: w.weights.shape,
+    what: "weights",
+  });
+  o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+  return { a, b };
+}
+
+/**
+ * Recomputes a GEMM record's output from its tensors (`_gemmTensors`, whose checks came first):
+ * its kernel (a passed `kernel` step), what is not modelled (sharding, the stack's launch, an fp16
+ * accumulator, the datapath: a passed `support` step), then the recipe run.
+ *
+ * @param ctx assets, blobs and walker
+ * @param o the record's predicate and workload, profile, stack, tensors and the step recorder
+ * @returns the output and the evidence it rests on
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration) or FAIL (a kernel its stack does not
+ *   run)
+ */
+export async function _recomputeGemm(
+  ctx: { readonly store: AssetStore; readonly walker: KWalker },
+  o: {
+    p: ClaimPredicate;
+    w: GemmWorkload;
+    profile: GpuProfile;
+    stack: StackProfile;
+    tensors: GemmTensors;
+    step: (name: string, detail: string) => void;
+  },
+): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
+  const { p, w, profile, step } = o;
   const kernel = await _resolveKernel(ctx.store, {
     kernel: w.kernel,
     stackId: o.stack.id,
@@ -96,8 +141,6 @@ export async function _recomputeGemm(
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
     );
   }
-  // After the record's own contradictions: a launch the stack does not run as stated, or an
-  // accumulator not modelled, must not hide a FAIL.
   _checkGemmLaunch(o.stack, w.m);
   if (w.accumulator === "fp16") {
     throw new _Stop(
@@ -119,27 +162,11 @@ export async function _recomputeGemm(
   const conflict = _unstatedInstructionConflict(profile, dp, { instructionStated });
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
-  // Every tensor within the limit before the first is read: the record's shapes are the prover's.
-  _checkSize([w.m, w.n], "output");
-  _checkSize(w.input.shape, "input");
-  _checkSize(w.weights.shape, "weights");
-  _checkCost(recordProducts(w) ?? 0, `the ${w.m}x${w.n}x${w.k} GEMM`);
-  const a = await _tensor16(ctx.blobs, {
-    digest: w.input.sha256,
-    shape: w.input.shape,
-    what: "input",
-  });
-  const b = await _tensor16(ctx.blobs, {
-    digest: w.weights.sha256,
-    shape: w.weights.shape,
-    what: "weights",
-  });
-  step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
   const r = await runGemmRecipe(recipe, {
     dp,
     walker: ctx.walker,
-    a,
-    b,
+    a: o.tensors.a,
+    b: o.tensors.b,
     m: w.m,
     n: w.n,
     k: w.k,

@@ -6,14 +6,16 @@
  * record's FAIL with `obligation: "committed-input"`; a record that contradicts itself (its output
  * description included), its history or its checkpoint FAILs with finding `contradiction`; PASS
  * is only reachable through the compare step. Nothing a prover supplies ends the audit: every
- * such problem is one of these results (issue 25).
+ * such problem is one of these results (issue 25). A NOT_VERIFIED is never said before a
+ * contradiction the verifier can establish: a GEMM or block record's own checks and its tensors
+ * by digest (`_gemmTensors`, `_blockTensors`: all it needs is the record and the blob store) come
+ * before its profile and stack (`_recordWorld`), its kernel and its support.
  *
  * @module
  */
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
 import type { ComponentEvidence, EvidenceLevel } from "../hardware/mod.ts";
-import { type KWalker, uncomparedComponents } from "../kernels/mod.ts";
-import type { Fa2Forward } from "../kernels/mod.ts";
+import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 import {
   type ClaimLog,
@@ -27,13 +29,12 @@ import {
   uncoveredPosition,
   verifyInclusion,
 } from "../claims/mod.ts";
-import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../resolve/mod.ts";
-import { _asset, _MAX_COMPONENT, _MAX_REASON, _Stop } from "./_stop.ts";
+import { _MAX_COMPONENT, _MAX_REASON, _Stop } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
-import { _checkClaimedWorld } from "./_claimed_parallel.ts";
-import { _recomputeBlock } from "./recompute_block.ts";
-import { _recomputeGemm } from "./recompute_gemm.ts";
+import { _recordWorld } from "./_record_world.ts";
+import { _blockTensors, _recomputeBlock } from "./recompute_block.ts";
+import { _gemmTensors, _recomputeGemm } from "./recompute_gemm.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
 import { _recomputeSequence, type TokenCheck } from "./recompute_sequence.ts";
 import type {
@@ -151,42 +152,47 @@ export async function verifyRecord(
         `workload kind '${w.kind}' is not supported by this verifier version`,
       );
     }
-    const { profile, sha256 } = await _asset(
-      () => loadGpuProfile(ctx.store, p.hardware.profile),
-      "profile",
-    );
-    if (sha256 !== p.hardware.profileSha256) {
-      throw new _Stop(
-        "NOT_VERIFIED",
-        `profile '${profile.id}' digest differs from the claimed ${
-          p.hardware.profileSha256.slice(0, 16)
-        }…`,
-      );
-    }
-    step("profile", `${profile.id} sha256 ${sha256.slice(0, 16)}…`);
-    const stack = await _asset(
-      () => loadAsset(ctx.store, { kind: STACK_PROFILES, id: p.software.stack }),
-      "stack",
-    );
-    step("stack", `${stack.value.id} (${stack.value.gemm.kernelSource} kernels)`);
-    const versionGap = _checkClaimedWorld(p, stack.value, profile);
-    // Releases the stack pins none of are the record's word alone: said, so that a PASS is not
-    // read as vouching for them.
-    const uncompared = uncomparedComponents(stack.value.components, p.software.components);
-    if (uncompared.length > 0) {
-      step(
-        "components",
-        `recorded, not compared (the stack pins no release): ${uncompared.join(", ")}`,
-      );
-    }
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
+    let versionGap: string | null;
     if (isGemmWorkload(w)) {
-      const g = await _recomputeGemm(ctx, { p, w, profile, stack: stack.value, step });
+      // A GEMM's or a block's own contradictions need only the record and the blob store (its
+      // output's description, its rows or layer shape, the bytes of the tensors it commits to):
+      // checked before its profile and stack are loaded, so that neither an unknown or
+      // differently hashed one nor anything not modelled hides the record's FAIL.
+      const tensors = await _gemmTensors(ctx.blobs, { p, w, step });
+      const world = await _recordWorld(ctx.store, { p, step });
+      versionGap = world.versionGap;
+      const g = await _recomputeGemm(ctx, {
+        p,
+        w,
+        profile: world.profile,
+        stack: world.stack,
+        step,
+        tensors,
+      });
       out = g.out;
       evidence = g.evidence;
+    } else if (isBlockWorkload(w)) {
+      const tensors = await _blockTensors(ctx.blobs, { predicate: p, workload: w, step });
+      const world = await _recordWorld(ctx.store, { p, step });
+      versionGap = world.versionGap;
+      const r = await _recomputeBlock({
+        ...ctx,
+        predicate: p,
+        workload: w,
+        profile: world.profile,
+        stack: world.stack,
+        step,
+        tensors,
+      });
+      out = r.out;
+      sfu = r.sfu;
+      evidence = r.evidence;
     } else {
-      const common = { ...ctx, predicate: p, profile, stack: stack.value, step };
+      const world = await _recordWorld(ctx.store, { p, step });
+      versionGap = world.versionGap;
+      const common = { ...ctx, predicate: p, profile: world.profile, stack: world.stack, step };
       const r: {
         out: Uint16Array;
         sfu: readonly SfuUse[];
@@ -196,9 +202,7 @@ export async function verifyRecord(
         matchGap?: string | null;
       } = isModelForwardWorkload(w)
         ? await _recomputeModelForward({ ...common, workload: w })
-        : isSequenceWorkload(w)
-        ? await _recomputeSequence({ ...common, workload: w })
-        : { ...await _recomputeBlock({ ...common, workload: w }), divergence: null };
+        : await _recomputeSequence({ ...common, workload: w });
       out = r.out;
       sfu = r.sfu;
       divergence = r.divergence;

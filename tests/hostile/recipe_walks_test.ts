@@ -5,7 +5,8 @@
  * about 10 min, a 1024 x 1024 x 16 GEMM about 11 h) and could even PASS, the extra walks being
  * empty. Now a recipe that does not fit its K (`recipeFit`) is NOT_VERIFIED with the reason, for
  * every record kind that runs recipes (GEMM, blocks, model forwards), before any walk; the
- * GEMM and block records before any blob is read.
+ * GEMM and block records once their committed tensors are read (a tensor contradicting the
+ * record FAILs it first: a recipe not modelled hides no contradiction).
  */
 import assert from "node:assert/strict";
 import type { BlobStore } from "../../src/assets/mod.ts";
@@ -123,15 +124,17 @@ function gemmRecord(recipe: Record<string, unknown>, blobs: Blobs, fingerprint =
   } as ClaimPredicate;
 }
 
-Deno.test("a GEMM record whose recipe walks its 128x128x16 output thousands of times is NOT_VERIFIED at once, before any blob is read", async () => {
+Deno.test("a GEMM record whose recipe walks its 128x128x16 output thousands of times is NOT_VERIFIED at once, its tensors read and no walk run", async () => {
   for (const recipe of HOSTILE) {
     const blobs: Blobs = new Map();
     const store = recording(blobs);
-    const { r, ms } = await verifyTimed(gemmRecord(recipe, blobs), store.blobs);
+    const p = gemmRecord(recipe, blobs);
+    const { r, ms } = await verifyTimed(p, store.blobs);
     assert.equal(r.status, "NOT_VERIFIED", `${JSON.stringify(recipe)}: ${r.reason}`);
     assert.match(r.reason, REFUSED);
     assert.ok(!r.reason.includes("\n"), "one line");
-    assert.deepEqual(store.reads, [], "no blob was asked for");
+    const w = p.workload as GemmWorkload;
+    assert.deepEqual(store.reads, [w.input.sha256, w.weights.sha256], "its tensors, once each");
     assert.equal(r.recomputed, null);
     assert.ok(ms < REFUSAL_MS, `${JSON.stringify(recipe)} took ${ms.toFixed(0)} ms`);
   }
@@ -151,8 +154,25 @@ Deno.test("a GEMM record on the same shape with each bundled recipe still recomp
   }
 });
 
-Deno.test("ffn and attention block records on a recipe stack refuse a recipe that does not fit a projection's K, before any tensor is read", async () => {
+Deno.test("ffn and attention block records on a recipe stack refuse a recipe that does not fit a projection's K, their tensors read and no walk run", async () => {
   const shape = { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 };
+  const sizes: Record<string, number> = {
+    norm: 64,
+    gate: 96 * 64,
+    up: 96 * 64,
+    down: 64 * 96,
+    q: 256 * 64,
+    k: 128 * 64,
+    v: 128 * 64,
+    o: 64 * 256,
+    qNorm: 128,
+    kNorm: 128,
+  };
+  const blobs: Blobs = new Map();
+  const tensor = (label: string, count: number) => {
+    const t = synthBf16("recipe-walks", { label, count, span: 4 });
+    return commit(blobs, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+  };
   for (const kind of ["ffn_block", "attention_block"] as const) {
     const names = kind === "ffn_block"
       ? ["norm", "gate", "up", "down"]
@@ -166,8 +186,8 @@ Deno.test("ffn and attention block records on a recipe stack refuse a recipe tha
       ...(kind === "attention_block"
         ? { attention: { multiProcessorCount: 108, rope: { theta: "1000000" } } }
         : {}),
-      weights: Object.fromEntries(names.map((n, i) => [n, i.toString(16).repeat(64)])),
-      input: { sha256: "ef".repeat(32), shape: [3, 64] },
+      weights: Object.fromEntries(names.map((n) => [n, tensor(n, sizes[n]!)])),
+      input: { sha256: tensor("x", 3 * 64), shape: [3, 64] },
     } as BlockWorkload;
     const p = {
       ...envelope("cutlass-3.5-hf-flash-attn", 1),
@@ -179,11 +199,11 @@ Deno.test("ffn and attention block records on a recipe stack refuse a recipe tha
         sha256: "cd".repeat(32),
       },
     } as ClaimPredicate;
-    const store = recording(new Map());
+    const store = recording(blobs);
     const { r, ms } = await verifyTimed(p, store.blobs);
     assert.equal(r.status, "NOT_VERIFIED", `${kind}: ${r.reason}`);
     assert.match(r.reason, /^(gate|up|q)_proj \(K = 64\): recipe .* 32768 M x N walks/);
-    assert.deepEqual(store.reads, [], `${kind}: no tensor was asked for`);
+    assert.equal(store.reads.length, names.length + 1, `${kind}: its tensors, once each`);
     assert.ok(ms < REFUSAL_MS, `${kind} took ${ms.toFixed(0)} ms`);
   }
 });

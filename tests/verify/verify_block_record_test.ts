@@ -3,6 +3,7 @@ import { tempDir } from "../_temp.ts";
 import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   type BlockWorkload,
+  type ClaimPredicate,
   formatClaimLog,
   GENESIS_PREV,
   makeClaimRecord,
@@ -269,4 +270,88 @@ Deno.test("a block record with a missing weight FAILs (prover obligation); a mal
     () => parseClaimLog(JSON.stringify(bad) + "\n"),
     isCode(InputError, "CLAIM_INVALID"),
   );
+});
+
+Deno.test("a block record's own contradictions FAIL whatever profile, stack or configuration it names: they come before any of them is loaded or refused", async () => {
+  type P = ClaimPredicate;
+  type Edit = (p: P) => P;
+  const attn = (p: P) => p.workload as BlockWorkload;
+  const edit = (p: P, w: Partial<BlockWorkload>): P => ({ ...p, workload: { ...attn(p), ...w } });
+  const check = (p: P) =>
+    verifyRecord(ctx, { log: parseClaimLog(formatClaimLog([makeClaimRecord(p)])), index: 0 });
+  const honest = (await record({
+    stack: "cutlass-3.5-hf-flash-attn",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+  })).predicate;
+  const catalog = "h100-sxm-cublas-qwen3-4b-ffn";
+  const cudnn = (await record({
+    stack: "hf-qwen3-sdpa-torch2.11-hopper",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+    gpu: "h100-sxm",
+    kernel: {
+      catalog,
+      catalogSha256: store.manifest.assets[`tables/catalogs/${catalog}.json`]!.sha256,
+    },
+  })).predicate;
+  const unverifiable: [string, P, RegExp][] = [
+    [
+      "an unknown profile",
+      { ...honest, hardware: { ...honest.hardware, profile: "no-such-gpu" } },
+      /unsupported profile: .*'no-such-gpu'/,
+    ],
+    [
+      "another profile digest",
+      { ...honest, hardware: { ...honest.hardware, profileSha256: "ab".repeat(32) } },
+      /profile 'a100' digest differs/,
+    ],
+    [
+      "an unknown stack",
+      { ...honest, software: { ...honest.software, stack: "no-such-stack" } },
+      /unsupported stack: .*'no-such-stack'/,
+    ],
+    ["a batch of 2", { ...honest, batch: { size: 2 } }, /batch of 2 sequences/],
+    ["a cuDNN stack", cudnn, /cudnn-sdpa.*closed source/],
+  ];
+  const shortInput = await put(x.subarray(1));
+  const shortInvFreq = sha256Hex(new Uint8Array(63 * 4));
+  await Deno.writeFile(`${dir}/${shortInvFreq}`, new Uint8Array(63 * 4));
+  const lies: [string, Edit, RegExp][] = [
+    [
+      "fingerprint shape [3, 65]",
+      (p) => ({ ...p, fingerprint: { ...p.fingerprint, shape: [T, 65] } }),
+      /^record contradicts itself: its fingerprint shape is \[3, 65\]/,
+    ],
+    [
+      "kvHeads 3 of 2 heads",
+      (p) => edit(p, { shape: { ...shape, kvHeads: 3 } }),
+      /^record contradicts itself: Cannot use layer shape: 'kvHeads' 3 does not divide heads 2$/,
+    ],
+    [
+      "an input one element short",
+      (p) => edit(p, { input: { sha256: shortInput, shape: [T, 64] } }),
+      /^record contradicts its input tensor: 382 bytes for 192 16-bit elements$/,
+    ],
+    [
+      "an inv_freq one element short",
+      (p) =>
+        edit(p, {
+          attention: { ...attn(p).attention!, rope: { invFreqSha256: shortInvFreq } },
+        }),
+      /^record contradicts its inv_freq tensor: 252 bytes for 64 32-bit elements$/,
+    ],
+  ];
+  for (const [what, p, reason] of unverifiable) {
+    // Alone, each is NOT_VERIFIED with its reason (a differing profile digest included).
+    const alone = await check(p);
+    assert.equal(alone.status, "NOT_VERIFIED", `${what}: ${alone.reason}`);
+    assert.match(alone.reason, reason, what);
+    for (const [lie, lied, found] of lies) {
+      const r = await check(lied(p));
+      assert.equal(r.status, "FAIL", `${what}, ${lie}: ${r.reason}`);
+      assert.equal(r.finding, "contradiction", `${what}, ${lie}`);
+      assert.match(r.reason, found, `${what}, ${lie}`);
+    }
+  }
 });

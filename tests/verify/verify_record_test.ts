@@ -5,12 +5,14 @@ import {
   GENESIS_PREV,
   makeClaimRecord,
   parseClaimLog,
+  sha256Hex,
 } from "../../src/claims/mod.ts";
 import { referenceKWalker } from "../../src/kernels/mod.ts";
 import { runAudit, verifyRecord } from "../../src/verify/mod.ts";
 import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
+import { tempDir } from "../_temp.ts";
 
 const H = "ab".repeat(32);
 
@@ -55,67 +57,138 @@ Deno.test("parseClaimLog() still refuses a malformed workload kind", () => {
   );
 });
 
+const GEMM_RECIPE = JSON.parse(
+  await Deno.readTextFile(
+    new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
+  ),
+);
+const gemmStore = await openAssetStore();
+// The real profile digest, so that the record reaches its workload.
+const A100_SHA256 = (await loadGpuProfile(gemmStore, "a100")).sha256;
+const gemmDir = await tempDir({ prefix: "bitaudit-verify-record-" });
+/** Commits bytes to the GEMM tests' blob folder, by their digest. */
+async function put(bytes: Uint8Array): Promise<string> {
+  const digest = sha256Hex(bytes);
+  await Deno.writeFile(`${gemmDir}/${digest}`, bytes);
+  return digest;
+}
+// A 2x8x16 fp16 GEMM's tensors: input [2, 16] (64 bytes), weights [8, 16] (256 bytes), and an
+// input one element short.
+const INPUT = await put(new Uint8Array(64).fill(0x3c, 32));
+const WEIGHTS = await put(new Uint8Array(256).fill(0x3c, 128));
+const SHORT_INPUT = await put(new Uint8Array(62));
+const gemmCtx = { store: gemmStore, blobs: openBlobStore(gemmDir), walker: referenceKWalker };
+
+/** A 2x8x16 GEMM record, honest unless told otherwise. */
+function gemm(o: {
+  accumulator?: string;
+  dtype?: string;
+  batch?: number;
+  tp?: number;
+  profile?: string;
+  profileSha256?: string;
+  stack?: string;
+  input?: string;
+  fingerprintShape?: number[];
+} = {}) {
+  const dtype = o.dtype ?? "fp16";
+  const tp = o.tp ?? 1;
+  return makeClaimRecord({
+    log: { logId: "acc", seq: 0, prev: GENESIS_PREV },
+    hardware: {
+      profile: o.profile ?? "a100",
+      profileSha256: o.profileSha256 ?? A100_SHA256,
+      count: tp,
+    },
+    software: { stack: o.stack ?? "cutlass-3.5-default", components: {} },
+    parallelism: { tp, pp: 1, ep: 1, dp: 1 },
+    batch: { size: o.batch ?? 2 },
+    workload: {
+      kind: "gemm",
+      m: 2,
+      n: 8,
+      k: 16,
+      dtype,
+      out: dtype,
+      layout: "tn",
+      ...(o.accumulator === undefined ? {} : { accumulator: o.accumulator }),
+      kernel: { recipe: GEMM_RECIPE },
+      weights: { sha256: WEIGHTS, shape: [8, 16] },
+      input: { sha256: o.input ?? INPUT, shape: [2, 16] },
+    },
+    fingerprint: {
+      tensor: "layers.0.q_proj.out",
+      dtype,
+      shape: o.fingerprintShape ?? [2, 8],
+      sha256: H,
+    },
+  });
+}
+
+async function verifyGemm(o: Parameters<typeof gemm>[0]) {
+  return await verifyRecord(gemmCtx, { log: parseClaimLog(formatClaimLog([gemm(o)])), index: 0 });
+}
+
 Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp32 stated is as absent; bf16 with fp16 is refused", async () => {
-  const store = await openAssetStore();
-  // The real profile digest, so that the record reaches its workload.
-  const { sha256: profileSha256 } = await loadGpuProfile(store, "a100");
-  const recipe = JSON.parse(
-    await Deno.readTextFile(
-      new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
-    ),
-  );
-  const gemm = (accumulator?: string, dtype = "fp16", batch = 2, tp = 1) =>
-    makeClaimRecord({
-      log: { logId: "acc", seq: 0, prev: GENESIS_PREV },
-      hardware: { profile: "a100", profileSha256, count: tp },
-      software: { stack: "cutlass-3.5-default", components: {} },
-      parallelism: { tp, pp: 1, ep: 1, dp: 1 },
-      batch: { size: batch },
-      workload: {
-        kind: "gemm",
-        m: 2,
-        n: 8,
-        k: 16,
-        dtype,
-        out: dtype,
-        layout: "tn",
-        ...(accumulator === undefined ? {} : { accumulator }),
-        kernel: { recipe },
-        weights: { sha256: H, shape: [8, 16] },
-        input: { sha256: H, shape: [2, 16] },
-      },
-      fingerprint: { tensor: "layers.0.q_proj.out", dtype, shape: [2, 8], sha256: H },
-    });
-  const ctx = { store, blobs: openBlobStore("/nonexistent"), walker: referenceKWalker };
-  const log = parseClaimLog(formatClaimLog([gemm("fp16")]));
-  const r = await verifyRecord(ctx, { log, index: 0 });
+  const r = await verifyGemm({ accumulator: "fp16" });
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /fp16 accumulator .* is not modelled for GEMM records/);
   // Stated on a record that contradicts itself, it hides nothing: the record FAILs.
-  const lied = parseClaimLog(formatClaimLog([gemm("fp16", "fp16", 3)]));
-  const f = await verifyRecord(ctx, { log: lied, index: 0 });
+  const f = await verifyGemm({ accumulator: "fp16", batch: 3 });
   assert.equal(f.status, "FAIL", f.reason);
   assert.match(f.reason, /batch size 3 but 2 input rows/);
   // Likewise a sharded GEMM, which is not modelled: NOT_VERIFIED, FAIL when it contradicts itself.
-  const sharded = await verifyRecord(ctx, {
-    log: parseClaimLog(formatClaimLog([gemm(undefined, "fp16", 2, 2)])),
-    index: 0,
-  });
+  const sharded = await verifyGemm({ tp: 2 });
   assert.equal(sharded.status, "NOT_VERIFIED", sharded.reason);
   assert.match(sharded.reason, /tp=2 pp=1 ep=1: sharded GEMMs are not modelled/);
-  const shardedLie = await verifyRecord(ctx, {
-    log: parseClaimLog(formatClaimLog([gemm(undefined, "fp16", 3, 2)])),
-    index: 0,
-  });
+  const shardedLie = await verifyGemm({ tp: 2, batch: 3 });
   assert.equal(shardedLie.status, "FAIL", shardedLie.reason);
   assert.match(shardedLie.reason, /batch size 3 but 2 input rows/);
-  const fp32 = parseClaimLog(formatClaimLog([gemm("fp32")]));
+  const fp32 = parseClaimLog(formatClaimLog([gemm({ accumulator: "fp32" })]));
   assert.equal(
     (fp32.records[0]!.predicate.workload as { accumulator?: string }).accumulator,
     "fp32",
   );
   assert.throws(
-    () => parseClaimLog(formatClaimLog([gemm("fp16", "bf16")])),
+    () => parseClaimLog(formatClaimLog([gemm({ accumulator: "fp16", dtype: "bf16" })])),
     isCode(InputError, "CLAIM_INVALID"),
   );
+});
+
+/** What, beside a GEMM record's own contradiction, would make it NOT_VERIFIED. */
+const UNVERIFIABLE: readonly [string, Parameters<typeof gemm>[0], RegExp][] = [
+  ["an unknown profile", { profile: "no-such-gpu" }, /unsupported profile: .*'no-such-gpu'/],
+  ["another profile digest", { profileSha256: H }, /profile 'a100' digest differs/],
+  ["an unknown stack", { stack: "no-such-stack" }, /unsupported stack: .*'no-such-stack'/],
+  ["an fp16 accumulator", { accumulator: "fp16" }, /fp16 accumulator/],
+  ["tp=2", { tp: 2 }, /sharded GEMMs are not modelled/],
+];
+
+Deno.test("a GEMM record's own contradictions FAIL whatever profile, stack or configuration it names: they come before any of them is loaded or refused", async () => {
+  for (const [what, unverifiable, reason] of UNVERIFIABLE) {
+    // Alone, each is NOT_VERIFIED with its reason (a differing profile digest included).
+    const alone = await verifyGemm(unverifiable);
+    assert.equal(alone.status, "NOT_VERIFIED", `${what}: ${alone.reason}`);
+    assert.match(alone.reason, reason, what);
+    const lies: [string, Parameters<typeof gemm>[0], RegExp][] = [
+      ["batch 3", { batch: 3 }, /^record contradicts itself: batch size 3 but 2 input rows$/],
+      [
+        "fingerprint shape [2, 9]",
+        { fingerprintShape: [2, 9] },
+        /^record contradicts itself: its fingerprint shape is \[2, 9\]/,
+      ],
+      [
+        "a 62-byte input",
+        { input: SHORT_INPUT },
+        /^record contradicts its input tensor: 62 bytes for 32 16-bit elements$/,
+      ],
+    ];
+    for (const [lie, o, found] of lies) {
+      const r = await verifyGemm({ ...unverifiable, ...o });
+      assert.equal(r.status, "FAIL", `${what}, ${lie}: ${r.reason}`);
+      assert.equal(r.finding, "contradiction", `${what}, ${lie}`);
+      assert.match(r.reason, found, `${what}, ${lie}`);
+      assert.equal(r.recomputed, null);
+    }
+  }
 });
