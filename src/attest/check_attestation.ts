@@ -56,11 +56,14 @@ export interface CheckItem {
 
 /**
  * What the attested audit applied to every record, read from the verdict: a recomputation must
- * apply the same for its result to be comparable (`audit.requireEvidence`; absent: no policy).
+ * apply the same for its result to be comparable (`audit.requireEvidence`; absent: no policy;
+ * `audit.maxRecordProducts`; absent: the default budget).
  */
 export interface RecomputePolicy {
   /** The weakest evidence a PASS may rest on (`VerifyContext.requireEvidence`). */
   readonly requireEvidence?: EvidenceLevel;
+  /** The budget a record (`VerifyContext.maxRecordProducts`). */
+  readonly maxRecordProducts?: number;
 }
 
 /**
@@ -312,10 +315,16 @@ export async function checkAttestation(
     // shorter log) say nothing about the attested results.
     if (!logMatches) add("recompute", false, "skipped: the claim log is not the attested one");
     // The policy the audit applied is applied again: without it, a record the audit found below
-    // its required evidence (NOT_VERIFIED) would recompute as a PASS.
-    const policy: RecomputePolicy = p.audit.requireEvidence === undefined
-      ? {}
-      : { requireEvidence: p.audit.requireEvidence };
+    // its required evidence (NOT_VERIFIED) would recompute as a PASS, and one over its budget
+    // would be recomputed (or one within it refused).
+    const policy: RecomputePolicy = {
+      ...(p.audit.requireEvidence === undefined
+        ? {}
+        : { requireEvidence: p.audit.requireEvidence }),
+      ...(p.audit.maxRecordProducts === undefined
+        ? {}
+        : { maxRecordProducts: p.audit.maxRecordProducts }),
+    };
     for (const r of logMatches ? p.results : []) {
       const again = await options.recompute(r.index, policy);
       // Every field the recomputation yields is the checker's own: the evidence levels a

@@ -21,6 +21,7 @@ import {
   FAIL_FINDINGS,
   isVerdictEngine,
   MAX_COMPONENT_TEXT,
+  MAX_PRODUCT_BUDGET,
   MAX_RESULT_TEXT,
   type ProverObligation,
   type RecordStatus,
@@ -211,7 +212,8 @@ function _audit(value: unknown): VerdictAudit {
     "checkpoint",
     "announcement",
     "requireEvidence",
-  ], ["checkpoint", "announcement", "requireEvidence"]);
+    "maxRecordProducts",
+  ], ["checkpoint", "announcement", "requireEvidence", "maxRecordProducts"]);
   const auditId = a.str("auditId");
   // Printable ASCII only: a lookalike of 'announced-' (U+2011) would pass the rule below.
   if (!AUDIT_ID_PATTERN.test(auditId)) {
@@ -245,7 +247,21 @@ function _audit(value: unknown): VerdictAudit {
     k: _sampleSize(a.int("k")),
     selected: a.list("selected", (x, where) => intOf(x, where)),
     ...(a.has("requireEvidence") ? { requireEvidence: a.oneOf("requireEvidence", LEVELS) } : {}),
+    ...(a.has("maxRecordProducts")
+      ? { maxRecordProducts: _budget(a.int("maxRecordProducts")) }
+      : {}),
   };
+}
+
+/** A budget a record: an integer in 1..`MAX_PRODUCT_BUDGET` (`intOf` read it as one >= 0). */
+function _budget(n: number): number {
+  if (n < 1) {
+    _value(
+      "predicate.audit.maxRecordProducts",
+      `is ${n}, expected an integer in 1..${MAX_PRODUCT_BUDGET}`,
+    );
+  }
+  return n;
 }
 
 /**

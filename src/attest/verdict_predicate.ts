@@ -153,6 +153,12 @@ export type VerdictAudit = {
    * `check --recompute` recomputes under the same policy.
    */
   readonly requireEvidence?: EvidenceLevel;
+  /**
+   * The budget a record the audit applied (`--max-record-products`, recorded in its plan): a
+   * record predicted over it was NOT_VERIFIED before anything was computed. Absent: the default,
+   * `MAX_RECORD_PRODUCTS`. `check --recompute` recomputes under the same budget.
+   */
+  readonly maxRecordProducts?: number;
 };
 
 /** The predicate of a verdict Statement ({@link VERDICT_PREDICATE_TYPE}). */
@@ -266,6 +272,9 @@ export function buildVerdictPredicate(
       k: report.selected.length,
       selected: report.selected,
       ...(report.requireEvidence === undefined ? {} : { requireEvidence: report.requireEvidence }),
+      ...(report.maxRecordProducts === undefined
+        ? {}
+        : { maxRecordProducts: report.maxRecordProducts }),
     },
     detection: report.detection,
     results: report.results.map((r, j) => ({

@@ -15,6 +15,7 @@ import {
   type AuditPlan,
   auditPlanDigest,
   checkPlanLog,
+  MAX_PRODUCT_BUDGET,
   parseAuditPlan,
   planAudit,
 } from "../verify/mod.ts";
@@ -22,6 +23,7 @@ import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { quoteForTerminal } from "../escape_text.ts";
+import { parseIntOption } from "./parse_int_option.ts";
 
 /** The flags that fix a plan: the log, the trust inputs (as `audit` takes them), k and ids. */
 export interface PlanFlags extends TrustInputFlags {
@@ -33,6 +35,8 @@ export interface PlanFlags extends TrustInputFlags {
    * them must have signed an announcement.
    */
   readonly key: readonly string[];
+  /** `--max-record-products`: the budget a record the plan carries (default: none, 2^48). */
+  readonly maxRecordProducts?: string | undefined;
 }
 
 /**
@@ -55,6 +59,7 @@ export async function planFromFlags(
   o: PlanFlags,
 ): Promise<{ log: ClaimLog; plan: AuditPlan; trust: TrustInputs; keys: SigningKey[] }> {
   const k = intFlag(o.k, { flag: "--k", min: 1 });
+  const maxRecordProducts = maxRecordProductsFlag(o.maxRecordProducts);
   const root = rootFlag(o.root);
   auditIdFlag(o.auditId);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
@@ -75,6 +80,7 @@ export async function planFromFlags(
     k,
     expectedRoot: root,
     evidence: trust.evidence,
+    maxRecordProducts,
   });
   return { log, plan, trust, keys };
 }
@@ -101,6 +107,33 @@ export function rootFlag(text: string | undefined): string | undefined {
     );
   }
   return text.toLowerCase();
+}
+
+/** The `--max-record-products` option of `audit` and `audit plan` (commander's arguments). */
+export const MAX_RECORD_PRODUCTS_OPTION = [
+  "--max-record-products <n>",
+  "most products one record's recomputation may take (a decimal integer; default " +
+  "281474976710656, 2^48): a record predicted over it is NOT_VERIFIED before anything is " +
+  "computed; the plan and the verdict record it",
+] as const;
+
+/**
+ * Checks a `--max-record-products` flag before anything is read: a decimal integer in
+ * 1..`MAX_PRODUCT_BUDGET` (2^53 - 1, where product counts stop being whole numbers).
+ *
+ * @param text the flag's value, or undefined when not given
+ * @returns the budget, or undefined (the default)
+ * @throws {UsageError} `USAGE_NUMBER`
+ * @example
+ * ```ts
+ * import { maxRecordProductsFlag } from "./plan_inputs.ts";
+ * if (maxRecordProductsFlag("1000000") !== 1e6) throw new Error();
+ * ```
+ */
+export function maxRecordProductsFlag(text: string | undefined): number | undefined {
+  return text === undefined
+    ? undefined
+    : parseIntOption(text, { flag: "--max-record-products", min: 1, max: MAX_PRODUCT_BUDGET });
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import {
   type AuditReport,
+  budgetText,
   detectionCurve,
   evidenceCell,
   type KindCounts,
@@ -89,6 +90,10 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     ...(report.requireEvidence === undefined
       ? []
       : [["evidence required of a PASS", report.requireEvidence] as [string, string]]),
+    ...(report.maxRecordProducts === undefined ? [] : [[
+      "budget a record",
+      `${budgetText(report.maxRecordProducts)} products (--max-record-products)`,
+    ] as [string, string]]),
     ["verified", `at ${meta.timeVerified} with the ${meta.engine} engine`],
     ["signed by", meta.keyids.join(", ")],
   ];

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type AuditReport, evidenceCell } from "../verify/mod.ts";
+import { type AuditReport, budgetText, evidenceCell } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 import { detectionSentence } from "../web/mod.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
@@ -65,6 +65,11 @@ export function reportMarkdown(
     } NOT_VERIFIED`,
     ...(report.requireEvidence === undefined ? [] : [
       `- evidence required: a record that matched but rests on a component known less well than ${report.requireEvidence} is NOT_VERIFIED (\`--require-evidence\`, recorded in the verdict)`,
+    ]),
+    ...(report.maxRecordProducts === undefined ? [] : [
+      `- budget: a record predicted to take more than ${
+        budgetText(report.maxRecordProducts)
+      } products to recompute is NOT_VERIFIED before anything is computed (\`--max-record-products\`, recorded in the verdict)`,
     ]),
     `- verified at ${meta.timeVerified} with the ${meta.engine} engine; signed by ${
       meta.keyids.map((k) => `\`${k.slice(0, 16)}\``).join(", ")

@@ -182,6 +182,7 @@ async function _one(
       log: o.log,
       item,
       serve: order.serve,
+      maxRecordProducts: order.maxRecordProducts,
     });
     line = (await o.sign(r)).trimEnd();
   } finally {

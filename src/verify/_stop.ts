@@ -10,7 +10,7 @@ import type { BlobStore } from "../assets/mod.ts";
 import { clipText } from "../clip_text.ts";
 import { InputError, isUnknownAsset } from "../errors.ts";
 import type { ProverObligation } from "./record_result.ts";
-import { MAX_RECORD_PRODUCTS } from "./record_products.ts";
+import { budgetText, productBudget } from "./record_products.ts";
 
 /**
  * Longest reason or step detail a record's result keeps: reasons quote the record's own text,
@@ -195,19 +195,29 @@ export function _checkSize(shape: readonly number[], what: string): number {
 }
 
 /**
- * Stops a record whose recomputation would take more products than {@link MAX_RECORD_PRODUCTS}
- * (after its own contradictions were checked: a cost never hides a FAIL).
+ * Stops a record whose recomputation would take more products than its audit's budget
+ * (`maxRecordProducts`, default `MAX_RECORD_PRODUCTS`), after its own contradictions were
+ * checked: a cost never hides a FAIL.
  *
- * @param products the recomputation's products (`recordProducts`, `decoderProducts`)
- * @param what the record's work, for the reason (e.g. `the attention block of 1048576 tokens`)
- * @throws {_Stop} NOT_VERIFIED above the budget
+ * @param products the recomputation's products (`recordProducts`, `forwardProducts`,
+ *   `replayProducts`)
+ * @param o `what`: the record's work, for the reason (e.g. `the attention block of 1048576
+ *   tokens`); `budget`: the audit's budget a record (`productBudget`; undefined: the default)
+ * @throws {_Stop} NOT_VERIFIED above the budget, naming the count and the budget
  */
-export function _checkCost(products: number, what: string): void {
-  if (products > MAX_RECORD_PRODUCTS) {
+export function _checkCost(
+  products: number,
+  o: { readonly what: string; readonly budget?: number | undefined },
+): void {
+  const budget = productBudget(o.budget);
+  if (products > budget) {
+    const whose = o.budget === undefined
+      ? "the verifier's budget"
+      : "the audit's budget (--max-record-products)";
     throw new _Stop(
       "NOT_VERIFIED",
-      `${what} takes about ${products.toPrecision(3)} products to recompute, over the ` +
-        `verifier's budget of 2^${Math.log2(MAX_RECORD_PRODUCTS)} a record`,
+      `${o.what} takes about ${products.toPrecision(3)} products to recompute, over ` +
+        `${whose} of ${budgetText(budget)} a record`,
     );
   }
 }

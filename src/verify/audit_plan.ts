@@ -10,6 +10,7 @@ import { InputError } from "../errors.ts";
 import { bytesToHex, canonicalJson, type ClaimLog, sha256Hex } from "../claims/mod.ts";
 import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
+import { productBudget } from "./record_products.ts";
 
 /** Format tag of plan documents (v3: signed by the inspector). */
 export const AUDIT_PLAN_FORMAT = "bitaudit/audit-plan/v3";
@@ -91,6 +92,13 @@ export interface AuditPlan {
   /** The trust evidence behind the randomness (empty for typed randomness without a checkpoint). */
   readonly evidence: PlanEvidence;
   /**
+   * Most products one item's recomputation may take (`--max-record-products`): an item predicted
+   * over it is NOT_VERIFIED before anything is computed. Absent: the default,
+   * `MAX_RECORD_PRODUCTS` (plans written before the option have none). Every worker applies it,
+   * and the verdict records it.
+   */
+  readonly maxRecordProducts?: number;
+  /**
    * The inspectors' signatures over everything above (none in a plan {@link planAudit} returns;
    * a plan file carries at least one: `audit plan --key` signs it, `audit merge` and `audit serve`
    * verify it with the keys that sign the verdict).
@@ -112,6 +120,8 @@ export interface PlanInputs {
   readonly expectedRoot?: string | undefined;
   /** The trust evidence behind the randomness (default none). */
   readonly evidence?: PlanEvidence | undefined;
+  /** Most products one item's recomputation may take (default `MAX_RECORD_PRODUCTS`). */
+  readonly maxRecordProducts?: number | undefined;
 }
 
 /**
@@ -120,9 +130,11 @@ export interface PlanInputs {
  * written to a file for workers is signed first (`signAuditPlan`).
  *
  * @param log the claim log (parsed and chain-checked)
- * @param inputs audit id, randomness (hex), round, k, optional expected root
+ * @param inputs audit id, randomness (hex), round, k, optional expected root, evidence and
+ *   product budget
  * @returns the plan
  * @throws {InputError} `AUDIT_ROOT_MISMATCH`, `AUDIT_K`, `AUDIT_SEED`
+ * @throws {RangeError} for a budget that is not an integer in 1..`MAX_PRODUCT_BUDGET`
  * @example
  * ```ts ignore
  * const plan = planAudit(log, { auditId: "a1", randomness: "ab", round: 7, k: 10 });
@@ -150,6 +162,8 @@ export function planAudit(log: ClaimLog, inputs: PlanInputs): AuditPlan {
     throw new InputError("AUDIT_SEED", `Cannot derive the audit seed: ${(e as Error).message}`);
   }
   const seed = bytesToHex(seedBytes);
+  const budget = inputs.maxRecordProducts;
+  if (budget !== undefined) productBudget(budget);
   const head = { auditId, logRoot: log.root, seed };
   const { selected } = sampleIndices(seedBytes, { population, k });
   const items = selected.map((index) => {
@@ -175,6 +189,7 @@ export function planAudit(log: ClaimLog, inputs: PlanInputs): AuditPlan {
     algorithm: SAMPLE_ALGORITHM,
     items,
     evidence: inputs.evidence ?? {},
+    ...(budget === undefined ? {} : { maxRecordProducts: budget }),
     signatures: [],
   };
 }

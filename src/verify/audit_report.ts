@@ -41,4 +41,10 @@ export interface AuditReport {
    * (sharded audits apply none).
    */
   readonly requireEvidence?: EvidenceLevel;
+  /**
+   * The budget a record the audit applied (its plan's `maxRecordProducts`, from
+   * `--max-record-products`): a record predicted over it was NOT_VERIFIED before anything was
+   * computed. Absent: the default, `MAX_RECORD_PRODUCTS`.
+   */
+  readonly maxRecordProducts?: number;
 }

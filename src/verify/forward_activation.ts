@@ -48,7 +48,18 @@ export function forwardActivation(
     c.moe === undefined ? 0 : Math.max(c.moe.experts, c.moe.topK * c.moe.intermediate),
     _holdsScoreRows(o.stack) ? longest : 0,
   );
-  return [longest * o.lens.length, widest];
+  return [_paddedRows(o.lens), widest];
+}
+
+/**
+ * The padded rows of a one-pass forward: sequences x the longest (at least the flattened count),
+ * whatever the stack; `forwardActivation`'s rows and `forwardProducts`' GEMM rows.
+ *
+ * @param lens each sequence's length (at least one sequence)
+ * @returns the row count
+ */
+export function _paddedRows(lens: readonly number[]): number {
+  return Math.max(...lens) * lens.length;
 }
 
 /**

@@ -250,5 +250,8 @@ function _report(plan: AuditPlan, results: readonly RecordResult[]): AuditReport
     results,
     verdict: auditVerdict(results),
     detection: detectionStatement(plan.population, { k }),
+    // Every item was computed under the plan's budget: the verdict records it, so that a
+    // recomputation by a third party applies the same.
+    ...(plan.maxRecordProducts === undefined ? {} : { maxRecordProducts: plan.maxRecordProducts }),
   };
 }

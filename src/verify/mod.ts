@@ -95,11 +95,20 @@ export {
   requiredSampleHypergeometric,
 } from "./plan.ts";
 export {
+  budgetText,
   type DecoderPassShape,
   decoderProducts,
+  MAX_PRODUCT_BUDGET,
   MAX_RECORD_PRODUCTS,
+  productBudget,
   recordProducts,
 } from "./record_products.ts";
+export { forwardProducts, replayProducts } from "./decoder_record_products.ts";
+export {
+  type PlanProducts,
+  predictPlanProducts,
+  predictRecordProducts,
+} from "./predict_record_products.ts";
 export { forwardActivation } from "./forward_activation.ts";
 export { MAX_RECOMPUTE_ELEMENTS } from "./_stop.ts";
 export {

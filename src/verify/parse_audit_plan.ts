@@ -25,6 +25,7 @@ import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 import { AUDIT_ID_PATTERN, AUDIT_ID_RULE } from "./audit_id.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readPlanItem } from "./_shapes.ts";
+import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 
 /**
  * Parses and checks a plan document.
@@ -62,7 +63,12 @@ function _valueLimit(chars: number): number {
 }
 
 function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
-  const o = exactObject(value, { where: "plan", shape: PLAN_SHAPE, bad });
+  const o = exactObject(value, {
+    where: "plan",
+    shape: PLAN_SHAPE,
+    optional: ["maxRecordProducts"],
+    bad,
+  });
   if (o.format !== AUDIT_PLAN_FORMAT) bad(`format must be '${AUDIT_PLAN_FORMAT}'`);
   if (!Array.isArray(o.items) || o.items.length < 1) bad("'plan.items' must be a non-empty array");
   const b = exactObject(o.beacon, { where: "plan.beacon", shape: BEACON_SHAPE, bad });
@@ -81,8 +87,17 @@ function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
     algorithm: o.algorithm as string,
     items,
     evidence: _evidence(o.evidence, bad),
+    ...(o.maxRecordProducts === undefined
+      ? {}
+      : { maxRecordProducts: _budget(o.maxRecordProducts as number, bad) }),
     signatures: _signatures(o.signatures, bad),
   };
+}
+
+/** A plan's budget: an integer in 1..`MAX_PRODUCT_BUDGET` (the shape read it as a count). */
+function _budget(v: number, bad: (why: string) => never): number {
+  if (v < 1) bad(`'plan.maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
+  return v;
 }
 
 function _signatures(v: unknown, bad: (why: string) => never): PlanSignature[] {
@@ -163,6 +178,7 @@ const PLAN_SHAPE: Shape = {
   algorithm: "string",
   items: "array",
   evidence: "object",
+  maxRecordProducts: "count",
   signatures: "array",
 };
 

@@ -64,7 +64,7 @@ export interface BlockTensors {
  * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
  *
  * @param blobs the blob store
- * @param o the record's predicate and workload and the step recorder
+ * @param o the record's predicate and workload, the step recorder and the audit's budget a record
  * @returns the tensors
  * @throws {_Stop} FAIL (a layer shape no model can have, an output description the block does not
  *   compute, a tensor whose length contradicts its shape), NOT_VERIFIED (a tensor over the element
@@ -77,6 +77,8 @@ export async function _blockTensors(
     readonly predicate: ClaimPredicate;
     readonly workload: BlockWorkload;
     readonly step: (name: string, detail: string) => void;
+    /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
+    readonly maxRecordProducts?: number | undefined;
   },
 ): Promise<BlockTensors> {
   const { predicate: p, workload: w } = o;
@@ -100,7 +102,10 @@ export async function _blockTensors(
   _checkSize(w.input.shape, "input");
   const shapes = _weightShapes(w);
   for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
-  _checkCost(recordProducts(w) ?? 0, `the ${w.kind} of ${w.tokens} tokens`);
+  _checkCost(recordProducts(w) ?? 0, {
+    what: `the ${w.kind} of ${w.tokens} tokens`,
+    budget: o.maxRecordProducts,
+  });
   const x = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
   const weights: Record<string, Uint16Array> = {};
   for (const [name, shape] of Object.entries(shapes)) {

@@ -40,7 +40,7 @@ export interface GemmTensors {
  * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
  *
  * @param blobs the blob store
- * @param o the record's predicate and workload and the step recorder
+ * @param o the record's predicate and workload, the step recorder and the audit's budget a record
  * @returns the input and the weights
  * @throws {_Stop} FAIL (the record contradicts itself or its tensors' lengths), NOT_VERIFIED (a
  *   tensor over the element limit, a recomputation over the budget) or FAIL with
@@ -52,6 +52,8 @@ export async function _gemmTensors(
     readonly p: ClaimPredicate;
     readonly w: GemmWorkload;
     readonly step: (name: string, detail: string) => void;
+    /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
+    readonly maxRecordProducts?: number | undefined;
   },
 ): Promise<GemmTensors> {
   const { p, w } = o;
@@ -71,7 +73,10 @@ export async function _gemmTensors(
   _checkSize([w.m, w.n], "output");
   _checkSize(w.input.shape, "input");
   _checkSize(w.weights.shape, "weights");
-  _checkCost(recordProducts(w) ?? 0, `the ${w.m}x${w.n}x${w.k} GEMM`);
+  _checkCost(recordProducts(w) ?? 0, {
+    what: `the ${w.m}x${w.n}x${w.k} GEMM`,
+    budget: o.maxRecordProducts,
+  });
   const a = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
   const b = await _tensor16(blobs, {
     digest: w.weights.sha256,

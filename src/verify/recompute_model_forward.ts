@@ -15,7 +15,7 @@ import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import { runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
-import { decoderProducts } from "./record_products.ts";
+import { forwardProducts } from "./decoder_record_products.ts";
 import { forwardActivation } from "./forward_activation.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -52,6 +52,8 @@ export interface ModelForwardRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
+  /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
+  readonly maxRecordProducts?: number | undefined;
 }
 
 /**
@@ -184,14 +186,10 @@ export async function _recomputeModelForward(
       `${Object.keys(w.model.files).length} file(s)) by digest`,
   );
   _refusable(refusals, () =>
-    _checkCost(
-      decoderProducts(c, [{
-        rows,
-        logitsRows: 0,
-        entries,
-      }]),
-      `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
-    ));
+    _checkCost(forwardProducts(c, lens), {
+      what: `the forward of ${lens.length} sequence(s) through ${c.layers} layers`,
+      budget: input.maxRecordProducts,
+    }));
   let r;
   try {
     r = await runPrefillForward(ckpt, {

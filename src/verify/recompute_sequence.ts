@@ -43,7 +43,7 @@ import {
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _sequenceHistory } from "./_sequence_history.ts";
 import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
-import { decoderProducts } from "./record_products.ts";
+import { replayProducts } from "./decoder_record_products.ts";
 import { _checkLayerChain, _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
@@ -60,6 +60,8 @@ export interface SequenceRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
+  /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
+  readonly maxRecordProducts?: number | undefined;
 }
 
 /** The check of the generated tokens. */
@@ -212,16 +214,11 @@ export async function _recomputeSequence(
   if (cascade === null) {
     // The replay computes the sequence's own rows only (one logits row a pass at most); the
     // other entries are shapes that pick its launches, so they cost nothing to bound.
-    const ownWork = passes.map((q, i) => ({
-      rows: own[i]!.query,
-      logitsRows: Math.min(q.logitsRows, 1),
-      entries: [own[i]!],
-    }));
     _refusable(refusals, () =>
-      _checkCost(
-        decoderProducts(c, ownWork),
-        `the replay of ${passes.length} passes through ${c.layers} layers`,
-      ));
+      _checkCost(replayProducts(c, passes), {
+        what: `the replay of ${passes.length} passes through ${c.layers} layers`,
+        budget: input.maxRecordProducts,
+      }));
   }
   let r;
   try {

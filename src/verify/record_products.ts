@@ -22,9 +22,58 @@ import { type DecoderConfig, isMoeLayer } from "../model/mod.ts";
  * elements, tokens, layers, widths); this bounds their product, the time, so that one record
  * cannot hold an audit for weeks (an attention block of 2^20 tokens took four days' worth of
  * attention, a forward may state a thousand layers of width 2^16). `audit estimate` predicts an
- * audit's time from a pilot shard.
+ * audit's time from a pilot shard. It is the default budget: an inspector sets another with
+ * `--max-record-products` (`audit`, `audit plan`), which the plan and the verdict record.
  */
 export const MAX_RECORD_PRODUCTS = 2 ** 48;
+
+/**
+ * Largest budget an inspector may set (2^53 - 1): product counts are host `number` estimates,
+ * whole numbers only below 2^53.
+ */
+export const MAX_PRODUCT_BUDGET: number = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Reads a product budget: a whole number in 1..{@link MAX_PRODUCT_BUDGET}, or undefined for the
+ * default ({@link MAX_RECORD_PRODUCTS}).
+ *
+ * @param budget the budget given, if any
+ * @returns the budget to apply
+ * @throws {RangeError} when `budget` is not an integer in 1..{@link MAX_PRODUCT_BUDGET}
+ * @example
+ * ```ts
+ * import { MAX_RECORD_PRODUCTS, productBudget } from "./record_products.ts";
+ * if (productBudget(undefined) !== MAX_RECORD_PRODUCTS || productBudget(5) !== 5) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function productBudget(budget: number | undefined): number {
+  if (budget === undefined) return MAX_RECORD_PRODUCTS;
+  if (!Number.isSafeInteger(budget) || budget < 1) {
+    throw new RangeError(
+      `Cannot use a product budget of ${budget}: expected an integer in 1..${MAX_PRODUCT_BUDGET}`,
+    );
+  }
+  return budget;
+}
+
+/**
+ * A product budget as reasons and reports write it: a power of two as `2^n`, else its digits.
+ *
+ * @param budget the budget (a positive integer)
+ * @returns the text
+ * @example
+ * ```ts
+ * import { budgetText } from "./record_products.ts";
+ * if (budgetText(2 ** 48) !== "2^48" || budgetText(1000) !== "1000") throw new Error();
+ * ```
+ */
+export function budgetText(budget: number): string {
+  // Exact on the integer (Math.log2 rounds: 2^53 - 1 would read as 2^53).
+  const b = BigInt(budget);
+  return (b & (b - 1n)) === 0n ? `2^${b.toString(2).length - 1}` : String(budget);
+}
 
 /**
  * Products that one extra M x N walk of a recipe costs an output element (a fresh partial, its

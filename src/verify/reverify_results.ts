@@ -92,7 +92,12 @@ export async function reverifyResults(
   let done = 0;
   for (const j of chosen) {
     const item = plan.items[j]!;
-    const mine = await workItem(ctx, { planDigest: o.planDigest, log: o.log, item });
+    const mine = await workItem(ctx, {
+      planDigest: o.planDigest,
+      log: o.log,
+      item,
+      maxRecordProducts: o.plan.maxRecordProducts,
+    });
     const theirs = merged.report.results[j]!;
     if (_bytes(mine.result) !== _bytes(theirs)) {
       // The whole result, not only its status: the evidence levels, SFU statuses and trace are

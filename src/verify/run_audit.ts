@@ -38,7 +38,8 @@ export interface AuditInputs {
  * Runs an audit in this process: plan, work on every item, merge (the same three steps a
  * distributed audit runs on many machines, so both give the same report).
  *
- * @param ctx verification context (assets, blobs, walker; `engine` names the walker)
+ * @param ctx verification context (assets, blobs, walker; `engine` names the walker; its
+ *   `maxRecordProducts`, if any, becomes the plan's budget a record)
  * @param inputs log, audit id, randomness, round, k; `onProgress(done, total)` after each record
  * @returns the report
  * @throws {InputError} `AUDIT_ROOT_MISMATCH`, `AUDIT_K` for a bad sample size, `AUDIT_SEED`
@@ -51,7 +52,7 @@ export async function runAudit(
   ctx: VerifyContext & { readonly engine?: string },
   inputs: AuditInputs,
 ): Promise<AuditReport> {
-  const plan = planAudit(inputs.log, inputs);
+  const plan = planAudit(inputs.log, { ...inputs, maxRecordProducts: ctx.maxRecordProducts });
   const work = { ...ctx, engine: ctx.engine ?? "unnamed" };
   const merged = await runAuditPlan(work, {
     plan,
@@ -69,7 +70,10 @@ export async function runAudit(
  * @param target the plan, the log it was made from, the key id of the `worker` key this process
  *   computes as (recorded with every result), and `onProgress(done, total)`
  * @returns the merged audit (report, verifier, assets); the report records `ctx.requireEvidence`
+ *   and the plan's `maxRecordProducts`, which every item was recomputed under
  * @throws {InputError} `PLAN_LOG_MISMATCH` when the log is not the plan's
+ * @throws {RangeError} when `ctx.maxRecordProducts` is set and is not the plan's (the plan fixes
+ *   the budget, and the report records it)
  * @example
  * ```ts ignore
  * const { report, assets } = await runAuditPlan(ctx, { plan, log, worker: keyId(workerKey) });
@@ -86,10 +90,20 @@ export async function runAuditPlan(
 ): Promise<MergedAudit> {
   const { plan, log, worker, onProgress } = target;
   checkPlanLog(plan, log);
+  if (ctx.maxRecordProducts !== undefined && ctx.maxRecordProducts !== plan.maxRecordProducts) {
+    throw new RangeError(
+      `Cannot work on the plan with a budget of ${ctx.maxRecordProducts} products a record: ` +
+        `the plan's is ${plan.maxRecordProducts ?? "the default"}`,
+    );
+  }
   const planDigest = auditPlanDigest(plan);
   const results: AttributedResult[] = [];
+  const maxRecordProducts = plan.maxRecordProducts; // every item under the plan's budget
   for (const item of plan.items) {
-    results.push({ result: await workItem(ctx, { planDigest, log, item }), worker });
+    results.push({
+      result: await workItem(ctx, { planDigest, log, item, maxRecordProducts }),
+      worker,
+    });
     onProgress?.(results.length, plan.items.length);
   }
   const merged = mergeItemResults(plan, {

@@ -66,6 +66,12 @@ export interface VerifyContext {
    * (`evidenceShortfall`). An audit's report and verdict record it (`AuditReport.requireEvidence`).
    */
   readonly requireEvidence?: EvidenceLevel | undefined;
+  /**
+   * Most products one record's recomputation may take (`--max-record-products`; default
+   * `MAX_RECORD_PRODUCTS`): a record predicted over it is NOT_VERIFIED, naming its count and the
+   * budget, before anything is computed. An audit's plan, report and verdict record it.
+   */
+  readonly maxRecordProducts?: number | undefined;
 }
 
 /**
@@ -160,7 +166,12 @@ export async function verifyRecord(
       // output's description, its rows or layer shape, the bytes of the tensors it commits to):
       // checked before its profile and stack are loaded, so that neither an unknown or
       // differently hashed one nor anything not modelled hides the record's FAIL.
-      const tensors = await _gemmTensors(ctx.blobs, { p, w, step });
+      const tensors = await _gemmTensors(ctx.blobs, {
+        p,
+        w,
+        step,
+        maxRecordProducts: ctx.maxRecordProducts,
+      });
       const world = await _recordWorld(ctx.store, { p, step });
       versionGap = world.versionGap;
       const g = await _recomputeGemm(ctx, {
@@ -174,7 +185,12 @@ export async function verifyRecord(
       out = g.out;
       evidence = g.evidence;
     } else if (isBlockWorkload(w)) {
-      const tensors = await _blockTensors(ctx.blobs, { predicate: p, workload: w, step });
+      const tensors = await _blockTensors(ctx.blobs, {
+        predicate: p,
+        workload: w,
+        step,
+        maxRecordProducts: ctx.maxRecordProducts,
+      });
       const world = await _recordWorld(ctx.store, { p, step });
       versionGap = world.versionGap;
       const r = await _recomputeBlock({

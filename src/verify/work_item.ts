@@ -59,8 +59,10 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  *
  * @param ctx assets, blobs, walker and engine name
  * @param target the SHA-256 of the plan's bytes, the log (checked with {@link checkPlanLog} or
- *   `checkWorkOrder`), the item, and the id of the serve whose work order asked for it (a pool
- *   worker's: echoed in the result; none for a shard's item)
+ *   `checkWorkOrder`), the item, the id of the serve whose work order asked for it (a pool
+ *   worker's: echoed in the result; none for a shard's item), and the plan's budget a record
+ *   (`AuditPlan.maxRecordProducts`, which it applies in place of the context's; absent: the
+ *   default)
  * @returns the item result (problems of the record itself are results, not exceptions)
  * @example
  * ```ts ignore
@@ -69,16 +71,25 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  */
 export async function workItem(
   ctx: WorkContext,
-  target: { planDigest: string; log: ClaimLog; item: PlanItem; serve?: string | undefined },
+  target: {
+    planDigest: string;
+    log: ClaimLog;
+    item: PlanItem;
+    serve?: string | undefined;
+    maxRecordProducts?: number | undefined;
+  },
 ): Promise<ItemResult> {
   const t0 = performance.now();
   // The item's own view of the assets: its result names what this recomputation read (and what
   // the context read before any item, the engine), not what earlier items of this process did.
   const store = ctx.store.scope();
-  const result = await verifyRecord({ ...ctx, store }, {
-    log: target.log,
-    index: target.item.index,
-  });
+  const result = await verifyRecord(
+    { ...ctx, store, maxRecordProducts: target.maxRecordProducts },
+    {
+      log: target.log,
+      index: target.item.index,
+    },
+  );
   const ms = Math.round(performance.now() - t0);
   return {
     format: ITEM_RESULT_FORMAT,

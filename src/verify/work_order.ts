@@ -16,6 +16,7 @@ import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readPlanItem, SERVE_ID } from "./_shapes.ts";
 import { planItemMismatch } from "./plan_item_log.ts";
+import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 
 /** Format tag of work orders. */
 export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v3";
@@ -46,6 +47,11 @@ export interface WorkOrder {
   readonly population: number;
   /** The plan item. */
   readonly item: PlanItem;
+  /**
+   * The plan's budget a record (`AuditPlan.maxRecordProducts`), which the worker applies; absent
+   * where the plan sets none (the default).
+   */
+  readonly maxRecordProducts?: number;
 }
 
 /**
@@ -66,7 +72,7 @@ export function workOrders(
   plan: AuditPlan,
   options: { readonly planDigest: string; readonly serve: string },
 ): WorkOrder[] {
-  const { auditId, logId, logRoot, seed, population } = plan;
+  const { auditId, logId, logRoot, seed, population, maxRecordProducts } = plan;
   const { planDigest, serve } = options;
   if (!SERVE_ID.test(serve)) {
     throw new RangeError(`Cannot order items: serve id '${serve}' is not a lowercase UUID`);
@@ -81,6 +87,7 @@ export function workOrders(
     seed,
     population,
     item,
+    ...(maxRecordProducts === undefined ? {} : { maxRecordProducts }),
   }));
 }
 
@@ -115,7 +122,12 @@ export function parseWorkOrder(text: string): WorkOrder {
     action: "read a work order",
     maxValues: MAX_ORDER_VALUES,
   });
-  const o = exactObject(value, { where: "order", shape: ORDER, bad });
+  const o = exactObject(value, {
+    where: "order",
+    shape: ORDER,
+    optional: ["maxRecordProducts"],
+    bad,
+  });
   if (o.format !== WORK_ORDER_FORMAT) bad(`format must be '${WORK_ORDER_FORMAT}'`);
   const order: WorkOrder = {
     format: WORK_ORDER_FORMAT,
@@ -127,7 +139,13 @@ export function parseWorkOrder(text: string): WorkOrder {
     seed: o.seed as string,
     population: o.population as number,
     item: readPlanItem(o.item, { where: "order.item", bad }),
+    ...(o.maxRecordProducts === undefined
+      ? {}
+      : { maxRecordProducts: o.maxRecordProducts as number }),
   };
+  if (order.maxRecordProducts === 0) {
+    bad(`'order.maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
+  }
   requireCanonical(text, { encode: () => encodeWorkOrder(order), bad });
   if (order.item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
   return order;
@@ -172,8 +190,8 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
 }
 
 /**
- * Most JSON values a work order is read with: an order holds 15 (the object, its nine fields, the
- * item's five); a text of more is refused as it is read, before its value is built.
+ * Most JSON values a work order is read with: an order holds 16 at most (the object, its nine or
+ * ten fields, the item's five); a text of more is refused as it is read, before its value is built.
  */
 const MAX_ORDER_VALUES = 32;
 
@@ -187,4 +205,5 @@ const ORDER: Shape = {
   seed: HEX64,
   population: "count",
   item: "object",
+  maxRecordProducts: "count",
 };

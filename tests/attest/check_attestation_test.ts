@@ -418,6 +418,20 @@ Deno.test("checkAttestation() with recompute recomputes each record under the ev
   assert.ok(failed(dropped).every((c) => c.startsWith("recompute[")), failed(dropped).join());
 });
 
+Deno.test("checkAttestation() with recompute recomputes each record under the budget a record the verdict records", async () => {
+  const seen: RecomputePolicy[] = [];
+  const recompute: RecomputeRecord = (index, policy) => {
+    seen.push(policy);
+    return Promise.resolve(underPolicy(policy).find((r) => r.index === index)!);
+  };
+  const r = await check(auditedUnder({ maxRecordProducts: 12345 }), fakeLog(), recompute);
+  assert.ok(r.valid, JSON.stringify(r.checks.filter((c) => !c.ok)));
+  assert.ok(seen.length > 0 && seen.every((p) => p.maxRecordProducts === 12345));
+  seen.length = 0;
+  await check(auditedUnder({}), fakeLog(), recompute);
+  assert.ok(seen.length > 0 && seen.every((p) => !("maxRecordProducts" in p)));
+});
+
 Deno.test("checkAttestation() fails the verdict check when a PASS rests on less than the evidence policy the verdict records", async () => {
   const lax = await check(auditedUnder({ requireEvidence: "derived-from-source" }));
   assert.ok(lax.valid, JSON.stringify(lax.checks.filter((c) => !c.ok)));

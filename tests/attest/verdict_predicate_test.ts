@@ -287,6 +287,28 @@ Deno.test("buildVerdictPredicate() records the audit's evidence policy only when
   }
 });
 
+Deno.test("buildVerdictPredicate() records the audit's budget a record only when it set one, and parseVerdictPredicate() reads it strictly (1..2^53 - 1)", () => {
+  assert.ok(!("maxRecordProducts" in (json().audit as Record<string, unknown>)));
+  const budgeted = buildVerdictPredicate({ ...verdictReport(), maxRecordProducts: 4096 }, options);
+  assert.equal(budgeted.audit.maxRecordProducts, 4096);
+  assert.deepEqual(parseVerdictPredicate(JSON.parse(JSON.stringify(budgeted))), budgeted);
+  const cases: [unknown, VerdictPredicateCode][] = [
+    [0, "VERDICT_FIELD_VALUE"],
+    [-1, "VERDICT_FIELD_VALUE"],
+    [1.5, "VERDICT_FIELD_VALUE"],
+    [2 ** 53, "VERDICT_FIELD_VALUE"],
+    ["4096", "VERDICT_FIELD_TYPE"],
+    [null, "VERDICT_FIELD_TYPE"],
+  ];
+  for (const [value, c] of cases) {
+    const p = edited(
+      "predicate.audit",
+      (o) => (o as Record<string, unknown>).maxRecordProducts = value,
+    );
+    assert.throws(() => parseVerdictPredicate(p), code(c), JSON.stringify(value));
+  }
+});
+
 Deno.test("parseVerdictPredicate(): where results name their workers, one without a worker must be NOT_VERIFIED (an item no worker returned); a PASS or FAIL there is refused", async () => {
   const key = await generateKeyPair();
   const id = keyId(key.publicKey);

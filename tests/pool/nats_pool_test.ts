@@ -140,3 +140,43 @@ Deno.test("a plan served again right after a serve that timed out is served, not
     await nats.stop();
   }
 });
+
+Deno.test("a pool worker applies the plan's budget a record, which its work orders carry: the served attestation is the single-process one", async () => {
+  const nats = await startNatsServer();
+  // GEMMs of 2.62e5 and 1.05e6 products: the second is over the budget.
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  let worker: ReturnType<typeof spawn> | undefined;
+  try {
+    const extra = ["--max-record-products", "1000000"];
+    const plan = await poolPlan(f, { k: 2, single: 3, extra });
+    const net = `--allow-net=${nats.hostPort}`;
+    worker = spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
+    );
+    const served = await spawn([
+      "audit",
+      "serve",
+      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+      ...["--out", `${f.dir}/pool`, "--time", TIME, "--json"],
+    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]).done();
+    assert.equal(served.code, 3, served.stdout + served.stderr);
+    for (const name of ["attestation.dsse.json", "report.md"]) {
+      assert.deepEqual(
+        await Deno.readFile(`${f.dir}/pool/${name}`),
+        await Deno.readFile(`${f.dir}/single/${name}`),
+        name,
+      );
+    }
+    const md = await Deno.readTextFile(`${f.dir}/pool/report.md`);
+    assert.match(md, /1\\.05e\+6 products to recompute, over the audit's budget .* of 1000000/);
+  } finally {
+    if (worker !== undefined) {
+      try {
+        Deno.kill(worker.pid, "SIGKILL");
+      } catch { /* already ended */ }
+      await worker.done();
+    }
+    await nats.stop();
+  }
+});

@@ -28,6 +28,7 @@ import {
   isVerdictEngine,
   ITEM_RESULT_FORMAT,
   MAX_PLAN_SIGNATURES,
+  MAX_PRODUCT_BUDGET,
   mergedEngineName,
   SAMPLE_ALGORITHM,
   WORKER_ENGINES,
@@ -111,5 +112,17 @@ Deno.test("schema evidence levels are the code's: each result's components and t
     ]
   ) {
     assert.deepEqual(at(s, path), [...EVIDENCE_LEVELS], path);
+  }
+});
+
+Deno.test("schema budgets a record are the code's: 1..MAX_PRODUCT_BUDGET in the plan and the verdict", () => {
+  for (
+    const [name, path] of [
+      ["audit-plan", "properties/maxRecordProducts"],
+      ["verdict-predicate", "properties/audit/properties/maxRecordProducts"],
+    ] as const
+  ) {
+    assert.equal(at(SCHEMAS[name], `${path}/minimum`), 1, name);
+    assert.equal(at(SCHEMAS[name], `${path}/maximum`), MAX_PRODUCT_BUDGET, name);
   }
 });

@@ -67,7 +67,8 @@ const SEEDS: Record<SchemaName, unknown[]> = {
     _withEvidencePolicy(payloadJson(files.attestation).predicate),
   ],
   "trust-root": files.trustRoots.map((t) => JSON.parse(t)),
-  "audit-plan": [JSON.parse(files.plan)],
+  // And one with a budget a record (`audit plan --max-record-products`; the demo's sets none).
+  "audit-plan": [JSON.parse(files.plan), { ...JSON.parse(files.plan), maxRecordProducts: 4096 }],
   "item-result": [
     ...files.signedResults.map((l) => payloadJson(l)),
     // A pool worker's result names the serve it answers (the demo's shard results name none).
@@ -112,10 +113,14 @@ for (const name of Object.keys(SEEDS) as SchemaName[]) {
   });
 }
 
-/** A verdict predicate of an audit that applied an evidence policy (the demo's applies none). */
+/**
+ * A verdict predicate of an audit that applied an evidence policy and a budget a record (the
+ * demo's applies neither).
+ */
 function _withEvidencePolicy(predicate: unknown): unknown {
   const p = structuredClone(predicate) as { audit: Record<string, unknown> };
   p.audit.requireEvidence = "derived-from-source";
+  p.audit.maxRecordProducts = 4096;
   return p;
 }
 

@@ -149,3 +149,34 @@ Deno.test("parseAuditPlan() refuses a plan whose audit id is not printable ASCII
     );
   }
 });
+
+Deno.test("planAudit() carries --max-record-products in the plan, which parseAuditPlan() reads back; a plan without one (written before it) reads as the default", () => {
+  const budgeted = {
+    ...planAudit(log, {
+      auditId: "a-1",
+      randomness: "cd".repeat(32),
+      round: 9,
+      k: 17,
+      maxRecordProducts: 5000,
+    }),
+    signatures: [SIGNATURE],
+  };
+  assert.equal(budgeted.maxRecordProducts, 5000);
+  const back = parseAuditPlan(encodeAuditPlan(budgeted), "plan.json");
+  assert.deepEqual(back, budgeted);
+  // The budget is committed: it changes the plan's bytes and digest.
+  assert.notEqual(auditPlanDigest(back), auditPlanDigest(plan));
+  assert.ok(!("maxRecordProducts" in parseAuditPlan(text, "plan.json")));
+  assert.throws(
+    () => planAudit(log, { auditId: "a", randomness: "cd", round: 9, k: 1, maxRecordProducts: 0 }),
+    RangeError,
+  );
+});
+
+Deno.test("parseAuditPlan() refuses a budget that is no whole number of products in 1..2^53 - 1", () => {
+  const v = JSON.parse(text);
+  for (const bad of [0, -1, 1.5, 2 ** 53, "1000"]) {
+    const t = `${JSON.stringify({ ...v, maxRecordProducts: bad })}\n`;
+    assert.throws(() => parseAuditPlan(t, "p"), code("PLAN_INVALID"), t.slice(0, 80));
+  }
+});

@@ -1,12 +1,35 @@
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { loadClaimLog } from "../../src/cli/load_inputs.ts";
-import { estimateAudit, type ItemResult, planAudit, recordProducts } from "../../src/verify/mod.ts";
-import type { ClaimPredicate } from "../../src/claims/mod.ts";
+import { openBlobFolder } from "../../src/cli/work_context.ts";
+import {
+  estimateAudit,
+  forwardProducts,
+  type ItemResult,
+  MAX_RECORD_PRODUCTS,
+  planAudit,
+  predictPlanProducts,
+  predictRecordProducts,
+  recordProducts,
+} from "../../src/verify/mod.ts";
+import {
+  type ClaimPredicate,
+  isModelForwardWorkload,
+  type ModelForwardWorkload,
+} from "../../src/claims/mod.ts";
+import { parseCheckpointJson, parseDecoderConfig } from "../../src/model/mod.ts";
 
-const f = await makeAuditFixture({ records: 4, blocks: 2, blockTokens: [4], falsify: [] });
+const f = await makeAuditFixture({
+  records: 4,
+  blocks: 2,
+  blockTokens: [4],
+  forward: 1,
+  falsify: [],
+});
 const log = await loadClaimLog(f.log);
-const plan = planAudit(log, { auditId: "e", randomness: "03".repeat(32), round: 1, k: 6 });
+const blobs = await openBlobFolder(`${f.dir}/log/blobs`);
+const plan = planAudit(log, { auditId: "e", randomness: "03".repeat(32), round: 1, k: 7 });
+const products = await predictPlanProducts(blobs, { plan, log });
 const workload = (i: number) => log.records[i]!.predicate.workload;
 const pilot = (j: number, ms: number, recomputed: string | null = "00".repeat(32)) =>
   ({
@@ -36,7 +59,7 @@ Deno.test("estimateAudit() predicts each kind from its pilot rate and leaves kin
   );
   const [first, second] = [gemmItems[0]![1], gemmItems[1]![1]];
   const e = estimateAudit(plan, {
-    log,
+    products,
     pilot: [pilot(first, 10), pilot(second, 30), pilot(first, 5, null)],
   });
   const g = e.kinds.find((k) => k.kind === "gemm")!;
@@ -50,14 +73,62 @@ Deno.test("estimateAudit() predicts each kind from its pilot rate and leaves kin
   assert.equal(g.cpuSeconds, all / rate);
   assert.equal(e.cpuHours, all / rate / 3600);
   assert.equal(e.unpredicted, plan.items.length - gemmItems.length);
+  assert.equal(e.budget, MAX_RECORD_PRODUCTS);
+});
+
+Deno.test("predictRecordProducts() predicts a model_forward record from the config it commits to, as its budget check counts it", async () => {
+  // Review h151: recordProducts had no count for model records, so `audit estimate` left a
+  // forward of 2^13 tokens through 1,024 layers (13.8 hours) without a prediction.
+  const j = plan.items.findIndex((it) => it.kind === "model_forward");
+  assert.ok(j >= 0, "the plan samples the model_forward record");
+  const w = workload(plan.items[j]!.index) as ModelForwardWorkload;
+  assert.ok(isModelForwardWorkload(w));
+  const config = parseDecoderConfig(
+    parseCheckpointJson(await Deno.readFile(`${f.dir}/log/blobs/${w.model.configSha256}`), "c"),
+  );
+  const want = forwardProducts(config, w.tokens.sequences.map((s) => s.length));
+  assert.ok(want > 0);
+  assert.equal(await predictRecordProducts(blobs, w), want);
+  assert.equal(products.items[j], want);
+  assert.equal(products.unpredicted, 0, "every item of the plan has a prediction");
+  // A config the blob store does not hold: no prediction (its recomputation says the FAIL).
+  const none = { dir: "none", get: () => Promise.resolve(null) };
+  assert.equal(await predictRecordProducts(none, w), null);
+  // A pilot of the kind predicts it.
+  const e = estimateAudit(plan, { products, pilot: [pilot(j, 100)] });
+  const k = e.kinds.find((x) => x.kind === "model_forward")!;
+  assert.equal(k.products, want);
+  assert.equal(k.cpuSeconds, want / (want / (100 * 2 / 1000)));
+});
+
+Deno.test("estimateAudit() counts no time for an item over the plan's budget, and says how many are", async () => {
+  const small = planAudit(log, {
+    auditId: "e",
+    randomness: "03".repeat(32),
+    round: 1,
+    k: 7,
+    maxRecordProducts: 300_000,
+  });
+  const cost = await predictPlanProducts(blobs, { plan: small, log });
+  assert.equal(cost.budget, 300_000);
+  const over = cost.items.filter((p) => p! > 300_000).length;
+  assert.ok(over > 0 && over < cost.items.length, `${over} of ${cost.items.length} over`);
+  assert.equal(cost.overBudget, over);
+  assert.equal(
+    cost.total,
+    cost.items.reduce((s: number, p) => s + (p! > 300_000 ? 0 : p!), 0),
+  );
+  const e = estimateAudit(small, { products: cost, pilot: [] });
+  assert.equal(e.kinds.reduce((s, k) => s + k.overBudget, 0), over);
+  assert.equal(e.unpredicted, cost.items.length - over, "no pilot: the rest unpredicted");
 });
 
 Deno.test("estimateAudit() counts an item given twice once (a results file named twice)", () => {
   // Review h56: `audit estimate --plan p res.jsonl res.jsonl` said "pilot 10" for 5 items.
   const j = plan.items.findIndex((it) => it.kind === "gemm");
-  const once = estimateAudit(plan, { log, pilot: [pilot(j, 10)] });
+  const once = estimateAudit(plan, { products, pilot: [pilot(j, 10)] });
   const twice = estimateAudit(plan, {
-    log,
+    products,
     pilot: [pilot(j, 5, null), pilot(j, 10), pilot(j, 40)],
   });
   const gemm = (e: typeof once) => e.kinds.find((k) => k.kind === "gemm")!;
@@ -68,7 +139,7 @@ Deno.test("estimateAudit() counts an item given twice once (a results file named
 Deno.test("estimateAudit() refuses a pilot result of another plan", () => {
   const foreign = { ...pilot(0, 1), item: "00".repeat(32) } as ItemResult;
   assert.throws(
-    () => estimateAudit(plan, { log, pilot: [foreign] }),
+    () => estimateAudit(plan, { products, pilot: [foreign] }),
     (e) => (e as { code?: string }).code === "ESTIMATE_FOREIGN",
   );
 });

@@ -124,3 +124,21 @@ Deno.test("parseWorkOrder() reads at most 32 values, refusing a larger text unre
       ),
   );
 });
+
+Deno.test("workOrders() carry the plan's budget a record, which parseWorkOrder() reads back (1..2^53 - 1)", () => {
+  const budgeted = planAudit(log, {
+    auditId: "w",
+    randomness: "02".repeat(32),
+    round: 4,
+    k: 3,
+    maxRecordProducts: 777,
+  });
+  const [o] = workOrders(budgeted, { planDigest: auditPlanDigest(budgeted), serve });
+  assert.equal(o!.maxRecordProducts, 777);
+  assert.deepEqual(parseWorkOrder(encodeWorkOrder(o!)), o);
+  assert.ok(!("maxRecordProducts" in orders[0]!), "none where the plan sets none");
+  for (const bad of [0, -3, 2.5, 2 ** 53]) {
+    const t = encodeWorkOrder(o!).replace(/"maxRecordProducts":777/, `"maxRecordProducts":${bad}`);
+    assert.throws(() => parseWorkOrder(t), code("ORDER_INVALID"), t);
+  }
+});

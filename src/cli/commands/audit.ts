@@ -11,6 +11,7 @@ import {
   IN_PROCESS_WORKER,
   type MergedAudit,
   planAudit,
+  predictPlanProducts,
   resultsByKind,
   runAuditPlan,
 } from "../../verify/mod.ts";
@@ -22,7 +23,14 @@ import {
   loadSigningKeys,
   prepareOutputDir,
 } from "../load_inputs.ts";
-import { auditIdFlag, rootFlag, timeFlag } from "../plan_inputs.ts";
+import {
+  auditIdFlag,
+  MAX_RECORD_PRODUCTS_OPTION,
+  maxRecordProductsFlag,
+  rootFlag,
+  timeFlag,
+} from "../plan_inputs.ts";
+import { sayPredictedCost } from "../predict_sample.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
 import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
@@ -71,6 +79,13 @@ export interface AuditOptions extends TrustInputFlags {
    * less well than this is NOT_VERIFIED (naming it) instead of PASS.
    */
   readonly requireEvidence?: string;
+  /**
+   * `--max-record-products`: a record predicted to take more products is NOT_VERIFIED before
+   * anything is computed (default `MAX_RECORD_PRODUCTS`); the verdict records it.
+   */
+  readonly maxRecordProducts?: string;
+  /** The predicted cost is said on stderr as one JSON line instead of text. */
+  readonly json?: boolean;
 }
 
 /**
@@ -132,6 +147,7 @@ export function auditCommand(): CommandUnknownOpts {
       "a PASS must rest on components known at least this well, else NOT_VERIFIED " +
         "(derived-from-source, checked-against-peer, measured-on-gpu)",
     )
+    .option(...MAX_RECORD_PRODUCTS_OPTION)
     .option("--json", "machine-readable output")
     .enablePositionalOptions()
     .addCommand(auditPlanCommand())
@@ -163,7 +179,7 @@ export function auditCommand(): CommandUnknownOpts {
         code: "commander.missingMandatoryOptionValue",
       });
     }
-    const o = { ...opts, log, k, keys: key, out, progress: !opts.json };
+    const o = { ...opts, log, k, keys: key, out, progress: !opts.json, json: opts.json === true };
     const { report } = await auditLog(o);
     reportVerdict(report, { out, json: opts.json === true, bundle: opts.bundle === true });
   });
@@ -198,6 +214,7 @@ export async function auditLog(
     ? undefined
     : parseEvidenceLevel("--require-evidence", o.requireEvidence);
   const threads = o.threads === undefined ? undefined : parseThreads(o.threads);
+  const maxRecordProducts = maxRecordProductsFlag(o.maxRecordProducts);
   rootFlag(o.root);
   auditIdFlag(o.auditId);
   if (o.randomness !== undefined && !/^(?:[0-9a-fA-F]{2}){1,512}$/.test(o.randomness)) {
@@ -235,6 +252,7 @@ export async function auditLog(
       workerPub,
       time,
       requireEvidence,
+      maxRecordProducts,
     });
     await done(true);
     return r;
@@ -257,6 +275,7 @@ async function _auditAndSign(
     workerPub: Uint8Array;
     time: string | undefined;
     requireEvidence: EvidenceLevel | undefined;
+    maxRecordProducts: number | undefined;
   },
 ): Promise<{ report: AuditReport; attestation: string; reportPath: string; htmlPath: string }> {
   const { log, round, k, threads, trust } = p;
@@ -267,14 +286,19 @@ async function _auditAndSign(
     k,
     expectedRoot: rootFlag(o.root),
     evidence: trust.evidence,
+    maxRecordProducts: p.maxRecordProducts,
   });
   const { ctx, close } = await openWorkContext({
     blobs: o.blobs ?? blobsBeside(o.log),
     threads: threads === undefined ? undefined : String(threads),
   });
-  const bar = progressBar("verifying", { enabled: o.progress });
   let merged: MergedAudit;
+  const bar = progressBar("verifying", { enabled: o.progress });
   try {
+    // Said once, before the first record: the bar shows only once one is done, and one record
+    // may take hours.
+    const cost = await predictPlanProducts(ctx.blobs, { plan, log });
+    sayPredictedCost(cost, { plan, json: o.json === true });
     merged = await runAuditPlan({ ...ctx, requireEvidence: p.requireEvidence }, {
       plan,
       log,

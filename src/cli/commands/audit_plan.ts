@@ -7,9 +7,9 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import { signAuditPlan } from "../../attest/mod.ts";
-import { auditPlanDigest, encodeAuditPlan } from "../../verify/mod.ts";
+import { auditPlanDigest, budgetText, encodeAuditPlan } from "../../verify/mod.ts";
 import { printJson, printText } from "../output.ts";
-import { planFromFlags } from "../plan_inputs.ts";
+import { MAX_RECORD_PRODUCTS_OPTION, planFromFlags } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 
 /**
@@ -56,6 +56,7 @@ export function auditPlanCommand(): Command {
       "audit identifier: up to 128 ASCII letters, digits and . _ : - (default: derived from the log root and round)",
     )
     .option("--root <hex>", "the log root the prover committed to (refuse the log if it differs)")
+    .option(...MAX_RECORD_PRODUCTS_OPTION)
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const { plan: unsigned, keys } = await planFromFlags(opts);
@@ -72,6 +73,9 @@ export function auditPlanCommand(): Command {
         items: plan.items.length,
         kinds: Object.fromEntries(kinds),
         signedBy: plan.signatures.map((sig) => sig.keyid),
+        ...(plan.maxRecordProducts === undefined
+          ? {}
+          : { maxRecordProducts: plan.maxRecordProducts }),
       };
       if (opts.json) printJson(summary);
       else {
@@ -80,6 +84,10 @@ export function auditPlanCommand(): Command {
             [...kinds].map(([k, n]) => `${n} ${k}`).join(", ")
           }), sha256 ${summary.sha256}, signed by inspector key(s) ${
             summary.signedBy.map((id) => id.slice(0, 16)).join(", ")
+          }${
+            plan.maxRecordProducts === undefined
+              ? ""
+              : `; budget ${budgetText(plan.maxRecordProducts)} products a record`
           }`,
         );
       }

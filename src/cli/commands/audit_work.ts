@@ -82,7 +82,8 @@ export function auditWorkCommand(): Command {
       let resumed = 0;
       if (!done) {
         const { log, path: logPath } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
-        resumed = await _work({ planDigest, log, items, out: opts.out, key, build }, {
+        const budget = plan.maxRecordProducts;
+        resumed = await _work({ planDigest, log, items, out: opts.out, key, build, budget }, {
           store,
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,
@@ -101,6 +102,8 @@ async function _work(
     out: string;
     key: SigningKey;
     build: Build;
+    /** The plan's budget a record (absent: the default). */
+    budget: number | undefined;
   },
   options: { store: AssetStore; blobs: string; threads: string | undefined; progress: boolean },
 ): Promise<number> {
@@ -115,7 +118,13 @@ async function _work(
   try {
     for (const item of items) {
       if (lines.has(item.item)) continue;
-      const line = await signItemResult(await workItem(ctx, { planDigest, log, item }), key);
+      const result = await workItem(ctx, {
+        planDigest,
+        log,
+        item,
+        maxRecordProducts: target.budget,
+      });
+      const line = await signItemResult(result, key);
       await file.append(line);
       lines.set(item.item, line);
       bar.update(lines.size, items.length);

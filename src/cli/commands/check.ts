@@ -233,7 +233,8 @@ async function _check(
       ...(log ? { log } : {}),
       ...timestamp,
       release,
-      // Under the policy the attested audit applied (`audit.requireEvidence`), as it did.
+      // Under the policy the attested audit applied (`audit.requireEvidence`, and its budget a
+      // record, `audit.maxRecordProducts`), as it did.
       recompute: (index, policy) => verifyRecord({ ...ctx, ...policy }, { log: log!, index }),
     });
   } finally {
