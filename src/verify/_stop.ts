@@ -233,9 +233,7 @@ export function _refusable<T>(refusals: string[], check: () => T): T | typeof _R
   try {
     return check();
   } catch (e) {
-    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
-    refusals.push(e.why);
-    return _REFUSED;
+    return _keepRefusal(refusals, e);
   }
 }
 
@@ -247,10 +245,15 @@ export async function _refusableAsync<T>(
   try {
     return await check();
   } catch (e) {
-    if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
-    refusals.push(e.why);
-    return _REFUSED;
+    return _keepRefusal(refusals, e);
   }
+}
+
+/** Keeps a NOT_VERIFIED's reason in `refusals`; anything else is thrown on. */
+function _keepRefusal(refusals: string[], e: unknown): typeof _REFUSED {
+  if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
+  refusals.push(e.why);
+  return _REFUSED;
 }
 
 /**
