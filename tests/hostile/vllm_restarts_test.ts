@@ -99,9 +99,10 @@ Deno.test("a recomputation computing a position whose token did not exist yet FA
 
 Deno.test("a recomputing chunk ended short of the request's tokens in a pass below the token budget FAILs; ended by a whole budget, or at the tokens, it stays NOT_VERIFIED", async () => {
   // A 32-token prompt and one decode (34 tokens), recomputed from its 32-position hit: position
-  // 32 alone, then 33 in a pass of its own, where vLLM schedules both at once.
+  // 32 alone (short of the request's tokens: no logits row), then 33 in a pass of its own, where
+  // vLLM schedules both at once.
   const short = await verifyAlone(
-    bent([pass(32, 0), pass(1, 32), pass(1, 32), pass(1, 33)], 32),
+    bent([pass(32, 0), pass(1, 32), { ...pass(1, 32), logitsRows: 0 }, pass(1, 33)], 32),
     blobs,
   );
   assert.equal(short.status, "FAIL", short.reason);

@@ -232,6 +232,19 @@ Deno.test("sequence records: a prefix-cache hit or a recomputation after preempt
   const again = await verify([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
   assert.equal(again.status, "NOT_VERIFIED", again.reason);
   assert.match(again.reason, /^pass 2 computes positions 0\.\.4 again \(a request preempted/);
+  // Recomputed in a chunk that stops before the 5 tokens the request had, past the prompt's end
+  // (positions 0..3): a partial prefill, whose token vLLM discards, so it samples nothing (review
+  // h168: an honest 0 there had FAILed, and 1 logits row for it alone in its pass was taken).
+  const three = { prompt: [3, 4, 5], generated: [6, 7, 8] };
+  const partial = await verify([pass(3, 0), pass(1, 3), pass(4, 0, 0), pass(1, 4)], three);
+  assert.equal(partial.status, "NOT_VERIFIED", partial.reason);
+  assert.match(partial.reason, /^pass 2 computes positions 0\.\.3 again \(a request preempted/);
+  const sampled = await verify([pass(3, 0), pass(1, 3), pass(4, 0), pass(1, 4)], three);
+  assert.equal(sampled.status, "FAIL", sampled.reason);
+  assert.match(
+    sampled.reason,
+    /^record contradicts its history: Cannot replay: pass 2 records 1 logits rows, its computed entries emit 0 token\(s\)$/,
+  );
   // docs/prover.md's example, whose history ends with the recomputation (no decode pass after
   // it): the fingerprinted position 4 is the recomputation's (it had FAILed: "position 4 of
   // sequence 0 is not computed", found in the first pass's block by its first position).

@@ -21,6 +21,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
+import { requestTokens } from "./request_tokens.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** The cache walk of a sequence's own entries, or the contradiction that ends it. */
@@ -41,31 +42,6 @@ export type CacheReuse =
     readonly end: number;
   }
   | { readonly ok: false; readonly why: string };
-
-/**
- * The request's tokens when each of its passes was scheduled (vLLM's `request.num_tokens`): its
- * prompt, and one more for each position the earlier passes computed from the prompt's last one
- * on, that is `max(prompt, reached + 1)` for the furthest position `reached` (exclusive) the
- * earlier passes, or the first pass's cached positions, reached.
- *
- * @param own the sequence's entry in each of its passes, in order
- * @param prompt the prompt's length
- * @returns per pass, the tokens the request had
- * @example
- * ```ts
- * import { requestTokens } from "./cache_reuse.ts";
- * const t = requestTokens([{ query: 3, cached: 0 }, { query: 1, cached: 3 }, { query: 5, cached: 0 }], 3);
- * if (t.join() !== "3,4,5") throw new Error();
- * ```
- */
-export function requestTokens(own: readonly PassEntry[], prompt: number): number[] {
-  let high = own[0]?.cached ?? 0;
-  return own.map((e) => {
-    const tokens = Math.max(prompt, high + 1);
-    high = Math.max(high, e.cached + e.query);
-    return tokens;
-  });
-}
 
 /**
  * Walks a sequence's own entries in pass order: each starts where the one before ended, or

@@ -10,7 +10,8 @@
  * @module
  */
 import { isVllmStack, type StackProfile, vllmKvBlock } from "../../kernels/mod.ts";
-import { type CacheReuse, cacheReuse, requestTokens } from "./cache_reuse.ts";
+import { type CacheReuse, cacheReuse } from "./cache_reuse.ts";
+import { requestTokens } from "./request_tokens.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** What a history's reused positions say of it on a stack. */

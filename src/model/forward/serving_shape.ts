@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { requestTokens } from "./request_tokens.ts";
 
 /** One entry of a pass: a prefill chunk or a decode step of one sequence. */
 export interface PassEntry {
@@ -41,7 +42,11 @@ export interface PassShape {
 export interface ServedSequence {
   /** Its tokens in order (prompt then generated); every position a pass computes is here. */
   readonly tokens: readonly number[];
-  /** Prompt length: the pass computing position `prompt - 1` or later emits a token. */
+  /**
+   * Prompt length. A step emits a token when it reaches the tokens the request had at its pass
+   * (`requestTokens`): the prompt's end, then each generated token; a chunk that stops short of
+   * them, a recomputation's after a preemption included, emits none.
+   */
   readonly prompt: number;
   /** The sequence's entry in each pass that touched it, in pass order. */
   readonly steps: readonly { readonly pass: number; readonly entry: number }[];
@@ -73,7 +78,10 @@ export interface RowBlock {
   readonly pos0: number;
   /** Rows (= the entry's query length). */
   readonly rows: number;
-  /** Whether the block's last row emits a token (its logits are computed). */
+  /**
+   * Whether the block's last row emits a token: it reaches the tokens the request had at its pass
+   * (`requestTokens`); a partial prefill's sampled token is discarded.
+   */
   readonly emits: boolean;
 }
 
@@ -128,6 +136,7 @@ export function servingRows(
   sequences.forEach((s, seq) => {
     let pos = s.start ?? 0;
     let last = -1;
+    const own: Omit<RowBlock, "row0" | "emits">[] = [];
     s.steps.forEach(({ pass, entry }, step) => {
       const p = passes[pass];
       const e = p?.entries[entry];
@@ -157,11 +166,12 @@ export function servingRows(
             `${pos + e.query - 1}, the sequence has ${s.tokens.length} tokens`,
         );
       }
-      const emits = pos + e.query >= s.prompt;
-      blocks.push({ seq, step, pass, entry, pos0: pos, rows: e.query, emits });
+      own.push({ seq, step, pass, entry, pos0: pos, rows: e.query });
       pos += e.query;
       last = pass;
     });
+    const had = requestTokens(own.map((b) => ({ query: b.rows, cached: b.pos0 })), s.prompt);
+    own.forEach((b, i) => blocks.push({ ...b, emits: b.pos0 + b.rows >= had[i]! }));
   });
   blocks.sort((a, b) => a.pass - b.pass || a.entry - b.entry);
   let row0 = 0;

@@ -9,7 +9,7 @@
  */
 import { isVllmStack, type StackProfile, vllmTokenBudget } from "../../kernels/mod.ts";
 import { type DecoderConfig, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
-import { requestTokens } from "./cache_reuse.ts";
+import { requestTokens } from "./request_tokens.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
 /** What a history's pass totals say of it on a stack. */

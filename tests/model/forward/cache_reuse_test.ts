@@ -9,18 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { cacheReuse } from "../../../src/model/mod.ts";
-import { requestTokens } from "../../../src/model/forward/cache_reuse.ts";
 
 const VLLM = { components: { vllm: "0.11.0" } };
 const HF = { components: { transformers: "4.57.1" } };
 const one = (query: number, cached: number) => ({ query, cached });
-
-Deno.test("requestTokens(): the prompt, then one more token for each position computed from the prompt's last one on", () => {
-  const own = [one(20, 0), one(20, 20), one(1, 40), one(42, 0), one(1, 42)];
-  assert.deepEqual(requestTokens(own, 40), [40, 40, 41, 42, 43]);
-  // After a prefix-cache hit the request still has its prompt.
-  assert.deepEqual(requestTokens([one(8, 32), one(1, 40)], 40), [40, 41]);
-});
 
 Deno.test("cacheReuse(): a recomputation computing a position whose token did not exist yet contradicts the history, on every stack; one that ends at the request's tokens is a restart", () => {
   // A 40-token prompt, one decode: the request has 42 tokens when it is preempted.
