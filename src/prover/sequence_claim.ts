@@ -30,7 +30,10 @@ import {
   kvBlockFinding,
   lengthFinding,
   ownPassProblem,
+  type PassShape,
+  type ServedSequence,
   servingRows,
+  servingWork,
   tokenBudgetFinding,
 } from "../model/mod.ts";
 import {
@@ -72,7 +75,9 @@ interface _Tokens {
  * @returns the validated record
  * @throws {InputError} `HISTORY_INVALID` for a history blob that is malformed, not canonical, over
  *   a limit or contradicting itself (cached lengths that do not follow the earlier passes, a
- *   recomputation past the tokens the request had, GEMM rows that are not the flattened sum) or
+ *   recomputation past the tokens the request had, GEMM rows that are not the flattened sum, logits
+ *   rows other than the count of a pass's entries that sample, each a chunk that reaches the
+ *   tokens its request had) or
  *   its stack's scheduler (on vLLM: a pass past `max_num_seqs` or every token budget, a prompt's
  *   or a recomputation's chunk ended before the pass used a whole budget), `TOKENS_INVALID` for tokens the checkpoint or the history
  *   cannot hold (ids outside the vocabulary, a count the passes do not compute, a pass computing
@@ -80,7 +85,8 @@ interface _Tokens {
  *   checkpoint: vLLM's max_model_len), `CLAIM_INVALID` for a history that does not fit the
  *   checkpoint (expert rows of a dense model, of another MoE shape or top-k, none in a shared pass
  *   of a MoE model), a stack that does not batch continuously (`flatten`), and the refusals of
- *   `modelClaimBasis` and of the record parser (positions, sampler), `CHECKPOINT_DIGEST`,
+ *   `modelClaimBasis` and of the record parser (positions, sampler), positions no pass
+ *   computes, `CHECKPOINT_DIGEST`,
  *   `RECIPE_INVALID`
  * @throws {AssetError} `STACK_UNKNOWN`, `PROFILE_UNKNOWN`, `CATALOG_UNKNOWN`, `ASSET_*`
  * @example
@@ -175,13 +181,16 @@ export async function sequenceClaim(
     claimInvalid(`positions must include ${computed - 1}, the last computed position`);
   }
   checkAllReducePath(basis, passes.map((q) => q.rows));
-  return parsedClaim(sequenceRecord(basis.envelope, {
+  const record = parsedClaim(sequenceRecord(basis.envelope, {
     ...basis.record,
     history: { sha256: sha256Hex(facts.history), passes },
     tokens,
     sampler: facts.sampler,
     positions: facts.positions ?? [computed - 1],
   }));
+  // Once the parser has held the positions to the tokens: each one computed by some pass.
+  _checkPositions(passes, { tokens, reuse, positions: facts.positions ?? [computed - 1] });
+  return record;
 }
 
 /** Reads `{"prompt": [...], "generated": [...]}` with ids below the vocabulary size. */
@@ -257,19 +266,53 @@ function _checkHistory(
         `and ${generated.length} generated tokens need ${expected}`,
     );
   }
-  if (reuse.restarts.length === 0) {
-    const start = reuse.start;
-    const sequence = {
+  // Laid out as the verifier lays it out, restarts included: each pass's logits rows against the
+  // entries of it that sample (a chunk stopping short of the tokens the request had samples none).
+  _layOut(
+    () => servingWork(_work(passes, { tokens: o.tokens, reuse }), { flatten: true }),
+    contradicts,
+  );
+  _checkExperts(passes, o.config, o.fusedMoe);
+  return reuse;
+}
+
+/**
+ * The fingerprinted positions against the positions the sequence's own passes compute, as the
+ * verifier checks them: a position before a prefix-cache hit, or skipped by a restart from one,
+ * is computed in no pass of the sequence.
+ */
+function _checkPositions(
+  passes: readonly HistoryPass[],
+  o: {
+    readonly tokens: _Tokens;
+    readonly reuse: Extract<CacheReuse, { ok: true }>;
+    readonly positions: readonly number[];
+  },
+): void {
+  _layOut(
+    () => servingWork(_work(passes, o), { flatten: true, positions: [o.positions] }),
+    (why) =>
+      claimInvalid(`the fingerprinted positions must be computed by the history's passes: ${why}`),
+  );
+}
+
+/** The history's passes and the sequence, as the verifier's replay takes them. */
+function _work(
+  passes: readonly HistoryPass[],
+  o: { readonly tokens: _Tokens; readonly reuse: Extract<CacheReuse, { ok: true }> },
+): { passes: PassShape[]; sequences: ServedSequence[] } {
+  const { prompt, generated } = o.tokens;
+  const { start, restarts } = o.reuse;
+  return {
+    passes: passes.map(({ expertRows: _, ...shape }) => shape),
+    sequences: [{
       tokens: [...prompt, ...generated],
       prompt: prompt.length,
       steps: passes.map((p, pass) => ({ pass, entry: p.self })),
       ...(start === 0 ? {} : { start }),
-    };
-    const own = passes.map(({ expertRows: _, ...shape }) => shape);
-    _layOut(() => servingRows(own, [sequence], { flatten: true }), contradicts);
-  }
-  _checkExperts(passes, o.config, o.fusedMoe);
-  return reuse;
+      ...(restarts.length === 0 ? {} : { recomputes: true }),
+    }],
+  };
 }
 
 /**
@@ -304,12 +347,15 @@ function _checkExperts(
   if (i >= 0) misfit(`pass ${i} holds other sequences and records no expert rows`);
 }
 
-/** Runs a layout check, handing its contradiction (without "Cannot lay out ...: ") on. */
+/**
+ * Runs a layout check, handing its contradiction (without "Cannot lay out ...: " or "Cannot
+ * replay: ") on.
+ */
 function _layOut(check: () => unknown, refuse: (why: string) => never): void {
   try {
     check();
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    refuse(e.message.replace(/^Cannot lay out [^:]*: /, ""));
+    refuse(e.message.replace(/^Cannot (lay out [^:]*|replay): /, ""));
   }
 }

@@ -50,12 +50,12 @@ const out = await makeClaims(parseScenario(servedScenario()), {
   attention,
 });
 const served = await servedFacts(out.records, (d) => Promise.resolve(out.blobs.get(d)!));
-/** A pass of one request's chunk of `query` positions after `cached`, with one logits row. */
-const pass = (query: number, cached: number): HistoryPass => ({
+/** A pass of one request's chunk of `query` positions after `cached` (one logits row: it samples). */
+const pass = (query: number, cached: number, logitsRows = 1): HistoryPass => ({
   entries: [{ query, cached }],
   self: 0,
   rows: query,
-  logitsRows: 1,
+  logitsRows,
 });
 const dense = await opened(SERVED_CHECKPOINT);
 const moe = await opened("tables/models/qwen3-tiny-moe");
@@ -313,7 +313,7 @@ Deno.test("sequenceClaim() refuses on vLLM a prompt chunk ended before the pass 
       facts(s, { history: encodeServingHistory(passes), tokens, layerChain: undefined, stack }),
       { store },
     );
-  const halves = [pass(6, 0), pass(6, 6), pass(1, 12)];
+  const halves = [pass(6, 0, 0), pass(6, 6), pass(1, 12)];
   await assert.rejects(
     () => claim(halves, "vllm-0.11-eager-fa2-lg2-model"),
     (e: Error) => {
@@ -399,8 +399,9 @@ Deno.test("sequenceClaim() refuses a recomputation past the tokens the request h
     );
     await claim([pass(20, 0), pass(1, 20), pass(22, 0)], { prompt: 20, stack });
   }
-  // Recomputed from its 16-position hit one position at a time, in passes of one token.
-  const short = [pass(20, 0), pass(1, 20), pass(1, 16), pass(5, 17)];
+  // Recomputed from its 16-position hit one position at a time, in passes of one token (the
+  // first chunk stops before the 22 tokens the request had: it samples nothing).
+  const short = [pass(20, 0), pass(1, 20), pass(1, 16, 0), pass(5, 17)];
   await refused(
     short,
     { prompt: 20, stack: vllm },
@@ -448,4 +449,69 @@ Deno.test("sequenceClaim() refuses on vLLM a history whose other requests hold m
   );
   // The sequence itself fits: the honest history is accepted under the same limit.
   await sequenceClaim(facts(s, vllm), { store });
+});
+
+Deno.test("sequenceClaim() holds every history's logits rows to the entries that sample, restarts included: a recomputing chunk cut before the tokens the request had samples nothing", async () => {
+  const s = served[0]!;
+  const vllm = "vllm-0.11-eager-fa2-lg2-model";
+  const tokens = { prompt: Array.from({ length: 40 }, (_, i) => 10 + i), generated: [7, 8, 9] };
+  const claim = (passes: HistoryPass[], stack: string) =>
+    sequenceClaim(
+      facts(s, { history: encodeServingHistory(passes), tokens, layerChain: undefined, stack }),
+      { store },
+    );
+  const refused = (passes: HistoryPass[], stack: string, why: RegExp) =>
+    assert.rejects(() => claim(passes, stack), (e: Error) => {
+      assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+      assert.match(e.message, why);
+      return true;
+    });
+  // No preemption: the pass that ends the prompt samples (review h168: appended, then FAILed).
+  await refused(
+    [pass(40, 0, 0), pass(1, 40), pass(1, 41)],
+    vllm,
+    /^Cannot append claim: the serving history contradicts itself: pass 0 records 0 logits rows, its computed entries emit 1 token\(s\)$/,
+  );
+  // Preempted after one decode (42 tokens), recomputed over positions 0..40 in a pass the
+  // 2048-token budget cut: vLLM discards that partial prefill's token, so the request's own
+  // entry samples nothing there and an honest prover writes 0 (or 1, another request sampling).
+  const cut = (logitsRows: number): HistoryPass => ({
+    entries: [{ query: 41, cached: 0 }, { query: 2007, cached: 0 }],
+    self: 0,
+    rows: 2048,
+    logitsRows,
+  });
+  for (const logitsRows of [0, 1]) {
+    await claim([pass(40, 0), pass(1, 40), cut(logitsRows), pass(1, 41)], vllm);
+  }
+  // Alone in its pass (HF's continuous batching holds no token budget), the chunk samples nothing.
+  const alone = [pass(40, 0), pass(1, 40), pass(41, 0), pass(1, 41)];
+  await refused(
+    alone,
+    SERVING_STACK,
+    /^Cannot append claim: the serving history contradicts itself: pass 2 records 1 logits rows, its computed entries emit 0 token\(s\)$/,
+  );
+  await claim([pass(40, 0), pass(1, 40), pass(41, 0, 0), pass(1, 41)], SERVING_STACK);
+});
+
+Deno.test("sequenceClaim() refuses fingerprinted positions that no pass of the history computes, with CLAIM_INVALID", async () => {
+  const s = served[0]!;
+  const prompt = Array.from({ length: 20 }, (_, i) => 10 + i);
+  const claim = (positions: number[]) =>
+    sequenceClaim(
+      facts(s, {
+        history: encodeServingHistory([pass(4, 16), pass(1, 20)]),
+        tokens: { prompt, generated: [7, 7] },
+        layerChain: undefined,
+        positions,
+      }),
+      { store },
+    );
+  // Position 3 is one of the 16 a prefix-cache hit brought: computed in another request's passes.
+  await assert.rejects(() => claim([3, 20]), (e: Error) => {
+    assert.ok(e instanceof InputError && e.code === "CLAIM_INVALID", e.message);
+    assert.match(e.message, /positions must be computed by the history's passes: position 3 /);
+    return true;
+  });
+  await claim([16, 20]);
 });
