@@ -6,7 +6,7 @@
  * @module
  */
 import type { BitauditCode } from "../errors.ts";
-import type { DecoderConfig } from "../model/mod.ts";
+import type { DecoderConfig, WeightFormats } from "../model/mod.ts";
 
 /** One file the commitment names: `config.json` or a weight file, and its committed digest. */
 export interface CommittedFile {
@@ -34,7 +34,10 @@ export interface CommittedFile {
  *   (`CONFIG_UNSUPPORTED`, its message in `message`); where that is a value HF builds a model of
  *   (`DecoderConfig.unmodelled`), the config read with it in `config`, for the stack's refusals
  *   and the record's contradictions with its shapes, which it still says (nothing may be computed
- *   from it; its weight files were not opened).
+ *   from it; its weight files' tensors were not read), and with it the weight files' metadata
+ *   from their headers in `weightFormats` (for `weightMetadataFinding`), absent where a header is
+ *   over the bounds kept for a file nothing is known of (a header the reader refuses otherwise is
+ *   an `invalid-checkpoint`, as under a modelled config).
  * - `invalid-checkpoint`: the files cannot be a checkpoint (any other coded refusal of the
  *   checkpoint reader: a bad config field, a missing or misshapen tensor, a broken safetensors
  *   header), with its `code` and `message`.
@@ -55,6 +58,7 @@ export type CheckpointFailure =
     readonly kind: "unsupported-config";
     readonly message: string;
     readonly config?: DecoderConfig;
+    readonly weightFormats?: WeightFormats;
   }
   | { readonly kind: "invalid-checkpoint"; readonly code: BitauditCode; readonly message: string };
 

@@ -5,7 +5,10 @@
  * is parsed), and the config's model type must be the record's. Failures come back as data
  * (`CheckpointFailure`), never as verdicts: the verifier decides what each one means. Weights the
  * stacks' loaders read in a way not modelled come back opened, the reason in `ckpt.unmodelled`
- * and their tensors unreadable, so that the record can still be held to their config and headers.
+ * and their tensors unreadable, so that the record can still be held to their config and headers;
+ * a config of values HF builds a model of that are not modelled comes back read, with its weight
+ * files' metadata from their headers (no tensor read), so that the record can still be held to
+ * them.
  *
  * @module
  */
@@ -18,6 +21,7 @@ import {
   digestOfFiles,
   parseCheckpointJson,
   parseDecoderConfig,
+  readWeightFormats,
 } from "../model/mod.ts";
 import type { CheckpointFailure, CommittedFile } from "./checkpoint_failure.ts";
 import { _openOnSharedBuffers, type OpenedCheckpoint } from "./opened_checkpoint.ts";
@@ -56,8 +60,10 @@ const CONFIG = "config.json";
  * @returns `{ ok: true, opened }` (close `opened` when done; where the loaders read its weights
  *   in a way not modelled, every other check passed and `opened.ckpt.unmodelled` says why: read
  *   as `openDecoderCheckpoint`'s `unmodelled: "keep"`), or `{ ok: false, failure }` with the first
- *   failure met, every file opened so far closed (two weight files committed to one blob
- *   are an `invalid-checkpoint` `CHECKPOINT_DUPLICATE_TENSOR`, before anything is fetched)
+ *   failure met (an `unsupported-config` of values HF builds a model of with the config and the
+ *   weight files' metadata: see `CheckpointFailure`), every file opened so far closed (two weight
+ *   files committed to one blob are an `invalid-checkpoint` `CHECKPOINT_DUPLICATE_TENSOR`, before
+ *   anything is fetched)
  * @throws whatever the blob store throws besides its `BLOB_DIGEST_MISMATCH`, `BLOB_TOO_LARGE` and
  *   `BLOB_READ` refusals, and errors of the checkpoint reader that carry no code (a bug)
  * @example
@@ -100,26 +106,56 @@ export async function openCheckpointByDigest(
   }
   let opened: OpenedCheckpoint;
   try {
+    // The files stay open past a refusal (closed below): a config not modelled still has its
+    // weight files' headers read.
     opened = await _openOnSharedBuffers(
       { open: (name) => Promise.resolve(sources.get(name) ?? null) },
-      { weightFiles: Object.keys(commitment.files), unmodelled: "keep", close },
+      { weightFiles: Object.keys(commitment.files), unmodelled: "keep", close: () => {} },
     );
   } catch (e) {
-    if (!(e instanceof BitauditError)) throw e;
-    const failure = _refusal(e, commitment.type);
-    if (failure.kind !== "unsupported-config" || e.code !== "CONFIG_UNSUPPORTED") {
-      return { ok: false, failure };
+    try {
+      return { ok: false, failure: await _notOpened(e, { sources, type: commitment.type }) };
+    } finally {
+      close();
     }
-    const config = await _unmodelledConfig(sources.get(CONFIG)!);
-    if (config === null) return { ok: false, failure };
-    return { ok: false, failure: _otherType(config, commitment.type) ?? { ...failure, config } };
   }
   const other = _otherType(opened.ckpt.config, commitment.type);
   if (other !== null) {
-    opened.close();
+    close();
     return { ok: false, failure: other };
   }
-  return { ok: true, opened };
+  return { ok: true, opened: { ...opened, close, [Symbol.dispose]: close } };
+}
+
+/**
+ * Why the checkpoint reader refused the files: its coded refusal as a failure; for a config of
+ * values HF builds a model of that are not modelled, the config read with them and, where every
+ * weight file's header reads (`readWeightFormats`: headers only, no tensor), their metadata.
+ */
+async function _notOpened(
+  e: unknown,
+  o: { readonly sources: ReadonlyMap<string, ByteSource>; readonly type: string },
+): Promise<CheckpointFailure> {
+  if (!(e instanceof BitauditError)) throw e;
+  const failure = _refusal(e, o.type);
+  if (failure.kind !== "unsupported-config" || e.code !== "CONFIG_UNSUPPORTED") return failure;
+  const config = await _unmodelledConfig(o.sources.get(CONFIG)!);
+  if (config === null) return failure;
+  const other = _otherType(config, o.type);
+  if (other !== null) return other;
+  const weights = new Map([...o.sources].filter(([name]) => name !== CONFIG));
+  let formats;
+  try {
+    formats = await readWeightFormats(weights);
+  } catch (h) {
+    if (!(h instanceof BitauditError)) throw h;
+    // A header the format refuses: no safetensors file, whatever the config (the failure of a
+    // modelled config's checkpoint too).
+    return _refusal(h, o.type);
+  }
+  // Past the bounds kept for a file nothing is known of (the tensors of the config's model would
+  // set them, and that model is not modelled): no metadata, no finding.
+  return formats === null ? { ...failure, config } : { ...failure, config, weightFormats: formats };
 }
 
 /** The failure for a config whose model type is not the record's, or null. */

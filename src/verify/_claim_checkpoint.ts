@@ -13,8 +13,10 @@
  * What is not modelled never hides what the record contradicts with what is at hand: weights the
  * loaders read in a way not modelled (`DecoderCheckpoint.unmodelled`) are a refusal that waits
  * while the record is held to their config and headers (here and by the caller, whose forward
- * then computes nothing), and a config of values HF builds a model of that are not modelled is
- * said only after the record is held to its weight file names, its split and its shapes.
+ * then computes nothing), and so is a config of values HF builds a model of that are not
+ * modelled, while the record is held to its weight file names, the weights' metadata (read from
+ * their headers alone), its split and what the config's modelled fields fix (the caller's
+ * `contradictions`).
  *
  * @module
  */
@@ -26,6 +28,7 @@ import {
   type DecoderCheckpoint,
   type DecoderConfig,
   weightFilesContradiction,
+  type WeightFormats,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
@@ -54,9 +57,14 @@ interface _ClaimOptions {
   /** The reasons not modelled said so far, in order (see `_refusable`). */
   readonly refusals: string[];
   /**
-   * The record's other contradictions with its config's shapes (its output's width, pipeline
-   * stages, layer chain): run here on a config of values not modelled, before its NOT_VERIFIED
-   * (the caller runs them on an opened checkpoint's config itself).
+   * The record's other contradictions with its config (its output's width, batch padding, served
+   * length and token budget, pipeline stages, all-reduce path, layer chain, token ids): run here
+   * on a config of values HF builds a model of that are not modelled, before its NOT_VERIFIED
+   * (the caller runs them on an opened checkpoint's config itself), after its reason has joined
+   * `refusals` (a refusal they give comes after it). Such a config is read as any other but for
+   * its MoE section (`DecoderConfig.unmodelled` names the MoE values: experts, top-k, sparse step,
+   * dense layers), so these must read none of `moe`: only its vocabulary, hidden size, layer
+   * count, maximum positions and RoPE, which every driver reads alike whatever its experts.
    */
   readonly contradictions: (config: DecoderConfig) => void;
 }
@@ -81,9 +89,9 @@ interface _ClaimOptions {
  *   files the stack's loader would not have read as these weights or refuses by their metadata:
  *   `weightMetadataFinding`, a split the stack cannot make), FAIL
  *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable),
- *   FAIL of `_checkStackLoads`, `_checkSplit` or `contradictions` for a config of values HF builds
- *   a model of that are not modelled, or NOT_VERIFIED (a configuration feature this version does
- *   not model, or the first of `refusals`)
+ *   FAIL of `_checkStackLoads`, the weights' metadata, `_checkSplit` or `contradictions` for a
+ *   config of values HF builds a model of that are not modelled, or NOT_VERIFIED (a configuration
+ *   feature this version does not model, or the first of `refusals`)
  */
 export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
   const opened = await _open(blobs, o).catch((e) => {
@@ -132,19 +140,23 @@ async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
         () => _checkStackLoads(o.predicate, { config, stack: o.stack, profile: o.profile }),
       );
       _weightFileNames(o);
+      // Headers over the bounds kept for files nothing is known of give no metadata to hold.
+      if (f.weightFormats !== undefined) _weightMetadata(o.stack, f.weightFormats);
       _checkSplit(o.predicate, { stack: o.stack, config });
+      // The config's reason waits, as weights not modelled do, while the record is held to what
+      // the config's modelled fields fix.
+      const stop = _checkpointStop(f);
+      _refusable(o.refusals, () => {
+        throw stop;
+      });
       o.contradictions(config);
+      throw stop; // the first of `refusals` is said (`_refusedFirst`)
     }
     throw _checkpointStop(f);
   }
   try {
     _weightFileNames(o);
-    // A file the stack's loader refuses by its metadata: no run loaded these weights (an
-    // unmodelled reading waits for the recomputation: `_checkWeightMetadata`).
-    const meta = weightMetadataFinding(o.stack, r.opened.ckpt.weightFormats);
-    if (meta?.kind === "contradiction") {
-      throw new _Stop("FAIL", `record contradicts its stack: ${meta.reason}`);
-    }
+    _weightMetadata(o.stack, r.opened.ckpt.weightFormats);
   } catch (e) {
     r.opened.close();
     throw e;
@@ -160,6 +172,18 @@ async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
 function _weightFileNames(o: _ClaimOptions): void {
   const why = weightFilesContradiction(o.stack, Object.keys(o.model.files));
   if (why !== null) throw new _Stop("FAIL", `record contradicts its stack: ${why}`);
+}
+
+/**
+ * FAILs a record whose weight files the stack's loader refuses by their metadata
+ * (`weightMetadataFinding`): no run loaded these weights (a reading not modelled waits for the
+ * recomputation: `_checkWeightMetadata`).
+ */
+function _weightMetadata(stack: StackProfile, formats: WeightFormats): void {
+  const meta = weightMetadataFinding(stack, formats);
+  if (meta?.kind === "contradiction") {
+    throw new _Stop("FAIL", `record contradicts its stack: ${meta.reason}`);
+  }
 }
 
 /**

@@ -48,9 +48,9 @@ import { _Stop } from "./_stop.ts";
  * - the batch (`tokens` of a model-forward record) must fit the stack's batching by the rule
  *   `claims append` applies (`batchPaddingMismatch`): on a `pad-to-longest` stack a batch of
  *   sequences of unequal length must name the pad token (its rows are computed like any other,
- *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL); on
- *   a `flatten` stack no pass pads a sequence, so a record naming a pad token contradicts its
- *   stack (FAIL).
+ *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL,
+ *   first: `_checkBatchPadding`); on a `flatten` stack no pass pads a sequence, so a record
+ *   naming a pad token contradicts its stack (FAIL, likewise).
  *
  * @param config the checkpoint's config
  * @param o the record's profile and stack; `tokens`: the batch of a model-forward record;
@@ -70,25 +70,11 @@ export function _checkModelSupport(
 ): void {
   // The batch's contradictions with its stack and checkpoint first: an unmodelled configuration
   // never hides them.
-  const ops = o.stack.operators;
+  _checkBatchPadding(config, o);
   const t = o.tokens;
-  const mismatch = ops === undefined || t === undefined
-    ? null
-    : batchPaddingMismatch(t, ops.batching);
-  if (mismatch !== null && t?.padTokenId !== undefined) {
-    // Only a stack that flattens the batch refuses a named pad token: no pass of it reads one.
-    throw new _Stop("FAIL", `record contradicts its stack: stack '${o.stack.id}' ${mismatch}`);
-  }
+  const mismatch = _paddingMismatch(o);
   const lengths = t?.sequences.map((s) => s.length) ?? [];
   const longest = Math.max(...lengths);
-  const padded = lengths.some((n) => n !== longest);
-  if (mismatch === null && t?.padTokenId !== undefined && padded && t.padTokenId >= config.vocab) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its checkpoint: pad token id ${t.padTokenId} is outside the ` +
-        `vocabulary 0..${config.vocab - 1}`,
-    );
-  }
   _checkAttentionSupport(config.headDim, o);
   const transformers = o.stack.components.transformers;
   const reading = configReadingGap(config, transformers);
@@ -127,6 +113,49 @@ export function _checkModelSupport(
         "tokens) and the record names no pad token id: the pad rows cannot be recomputed",
     );
   }
+}
+
+/**
+ * FAILs a model-forward batch that contradicts its stack's batching or its checkpoint's
+ * vocabulary (`batchPaddingMismatch`): a pad token named on a stack that flattens the batch (no
+ * pass of it reads one), or a pad token of a padded batch outside the vocabulary. It reads the
+ * config's `vocab_size` alone, so that a config of values not modelled (whose vocabulary is read
+ * as any other's) is held to it too.
+ *
+ * @param config the checkpoint's config (its vocabulary size)
+ * @param o the record's stack; `tokens`: the batch of a model-forward record (none: nothing to
+ *   check)
+ * @throws {_Stop} FAIL naming the stack's batching or the vocabulary
+ */
+export function _checkBatchPadding(
+  config: Pick<DecoderConfig, "vocab">,
+  o: { readonly stack: StackProfile; readonly tokens?: ModelForwardWorkload["tokens"] },
+): void {
+  const t = o.tokens;
+  const mismatch = _paddingMismatch(o);
+  if (mismatch !== null && t?.padTokenId !== undefined) {
+    // Only a stack that flattens the batch refuses a named pad token: no pass of it reads one.
+    throw new _Stop("FAIL", `record contradicts its stack: stack '${o.stack.id}' ${mismatch}`);
+  }
+  const lengths = t?.sequences.map((s) => s.length) ?? [];
+  const padded = lengths.some((n) => n !== Math.max(...lengths));
+  if (mismatch === null && t?.padTokenId !== undefined && padded && t.padTokenId >= config.vocab) {
+    throw new _Stop(
+      "FAIL",
+      `record contradicts its checkpoint: pad token id ${t.padTokenId} is outside the ` +
+        `vocabulary 0..${config.vocab - 1}`,
+    );
+  }
+}
+
+/** Why a model-forward batch does not fit its stack's batching (`batchPaddingMismatch`), or null. */
+function _paddingMismatch(
+  o: { readonly stack: StackProfile; readonly tokens?: ModelForwardWorkload["tokens"] },
+): string | null {
+  const ops = o.stack.operators;
+  return ops === undefined || o.tokens === undefined
+    ? null
+    : batchPaddingMismatch(o.tokens, ops.batching);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { BlobStore } from "../assets/mod.ts";
 import { clipText } from "../clip_text.ts";
-import { InputError, isUnknownAsset } from "../errors.ts";
+import { InputError, isHostResourceError, isUnknownAsset } from "../errors.ts";
 import type { ProverObligation } from "./record_result.ts";
 import { budgetText, productBudget } from "./record_products.ts";
 
@@ -268,5 +268,20 @@ export function _refusedFirst(refusals: readonly string[], e: unknown): unknown 
   const first = refusals[0];
   return e instanceof _Stop && e.status === "NOT_VERIFIED" && first !== undefined
     ? new _Stop("NOT_VERIFIED", first)
+    : e;
+}
+
+/**
+ * What a driver's `RangeError` (the record's tokens, passes or positions against its checkpoint's
+ * shapes) means for the record: its contradiction with `what`. The host short of memory is no
+ * contradiction: that error, and any other, goes on.
+ *
+ * @param e what the driver threw
+ * @param what what the record contradicts, for the reason (e.g. `its checkpoint`)
+ * @returns the FAIL to throw, or `e` unchanged
+ */
+export function _contradiction(e: unknown, what: string): unknown {
+  return e instanceof RangeError && !isHostResourceError(e)
+    ? new _Stop("FAIL", `record contradicts ${what}: ${e.message}`)
     : e;
 }

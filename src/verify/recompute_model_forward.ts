@@ -7,14 +7,13 @@
  *
  * @module
  */
-import { isHostResourceError } from "../errors.ts";
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { runPrefillForward, type SfuUse } from "../model/mod.ts";
+import { checkTokenIds, type DecoderConfig, runPrefillForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
-import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _contradiction, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { forwardProducts } from "./decoder_record_products.ts";
 import { forwardActivation } from "./forward_activation.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -30,6 +29,7 @@ import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import {
+  _checkBatchPadding,
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
@@ -116,7 +116,38 @@ export async function _recomputeModelForward(
       what: `the forward's final norm at ${w.positions.length} position(s)`,
     });
   output("hidden");
-  // A config not modelled stops the checks once the record is held to its shapes; a reason said
+  // A prefill: each sequence is a prompt, with nothing generated, in one pass of every prompt
+  // whole.
+  const lens = w.tokens.sequences.map((s) => s.length);
+  const entries = lens.map((query) => ({ query, cached: 0 }));
+  const servedLength = (c: DecoderConfig) =>
+    _checkServedLength(p, {
+      config: c,
+      stack: input.stack,
+      profile: input.profile,
+      sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
+    });
+  // On vLLM, at most the scheduler's token budget. Where the record's own settings may set
+  // another budget, the pass is still recomputed (the batch fixes it) and a match says so: a
+  // falsified record FAILs.
+  const budget = (c: DecoderConfig) =>
+    _servedBudgetGap(p, {
+      stack: input.stack,
+      profile: input.profile,
+      config: c,
+      prompt: lens[0]!,
+      passes: [{ entries, self: 0 }],
+    });
+  // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
+  const messages = (hidden: number): Parameters<typeof _checkAllReducePath>[1] => ({
+    stack: input.stack,
+    gpu: input.profile,
+    parallel,
+    hidden,
+    passRows: [lens.reduce((a, b) => a + b, 0)],
+  });
+  // A config not modelled stops the checks once the record is held to what its modelled fields
+  // fix, in the order they are checked below (the forward's own token check last); a reason said
   // before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, {
     ...input,
@@ -124,8 +155,17 @@ export async function _recomputeModelForward(
     refusals,
     contradictions: (c) => {
       output(c.hidden);
+      _checkBatchPadding(c, { stack: input.stack, tokens: w.tokens });
+      _refusable(refusals, () => servedLength(c));
+      budget(c);
       _checkPipelineStages(p, c.layers);
+      _checkAllReducePath(p, messages(c.hidden));
       _checkLayerChain(w.layerChain, c.layers);
+      try {
+        checkTokenIds(w.tokens.sequences, { vocab: c.vocab, action: "run forward" });
+      } catch (e) {
+        throw _contradiction(e, "its checkpoint");
+      }
     },
   });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
@@ -136,30 +176,12 @@ export async function _recomputeModelForward(
     refusals,
     () => _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens }),
   );
-  // A prefill: each sequence is a prompt, with nothing generated.
-  const lens = w.tokens.sequences.map((s) => s.length);
   _refusable(
     refusals,
     () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
   );
-  _refusable(refusals, () =>
-    _checkServedLength(p, {
-      config: c,
-      stack: input.stack,
-      profile: input.profile,
-      sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
-    }));
-  // One pass of every prompt whole: on vLLM, at most the scheduler's token budget. Where the
-  // record's own settings may set another budget, the pass is still recomputed (the batch fixes
-  // it) and a match says so: a falsified record FAILs.
-  const entries = lens.map((query) => ({ query, cached: 0 }));
-  const budgetGap = _servedBudgetGap(p, {
-    stack: input.stack,
-    profile: input.profile,
-    config: c,
-    prompt: lens[0]!,
-    passes: [{ entries, self: 0 }],
-  });
+  _refusable(refusals, () => servedLength(c));
+  const budgetGap = budget(c);
   _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager attention:
@@ -169,16 +191,8 @@ export async function _recomputeModelForward(
     _checkSize([rows, widest], "activation");
     _checkSize([w.positions.length, c.hidden], "fingerprint");
   });
-  // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
-  const messages: Parameters<typeof _checkAllReducePath>[1] = {
-    stack: input.stack,
-    gpu: input.profile,
-    parallel,
-    hidden: c.hidden,
-    passRows: [lens.reduce((a, b) => a + b, 0)],
-  };
-  const pathGap = _checkAllReducePath(p, messages);
-  _refusable(refusals, () => _checkNcclRelease(p, messages));
+  const pathGap = _checkAllReducePath(p, messages(c.hidden));
+  _refusable(refusals, () => _checkNcclRelease(p, messages(c.hidden)));
   _checkLayerChain(w.layerChain, c.layers);
   step(
     "tensors",
@@ -203,11 +217,7 @@ export async function _recomputeModelForward(
       ...(w.tokens.padTokenId === undefined ? {} : { padTokenId: w.tokens.padTokenId }),
     });
   } catch (e) {
-    // The host short of memory is not the checkpoint's contradiction: that error goes on.
-    if (e instanceof RangeError && !isHostResourceError(e)) {
-      throw new _Stop("FAIL", `record contradicts its checkpoint: ${e.message}`);
-    }
-    throw e;
+    throw _contradiction(e, "its checkpoint");
   }
   if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
   const res = r.result;

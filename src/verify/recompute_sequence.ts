@@ -19,8 +19,7 @@ import {
 } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { runServingForward, type SfuUse } from "../model/mod.ts";
-import { isHostResourceError } from "../errors.ts";
+import { checkTokenIds, type DecoderConfig, runServingForward, type SfuUse } from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -42,7 +41,7 @@ import {
 } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import { _sequenceHistory } from "./_sequence_history.ts";
-import { _checkCost, _checkSize, _refusable, _REFUSED, _Stop } from "./_stop.ts";
+import { _checkCost, _checkSize, _contradiction, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { replayProducts } from "./decoder_record_products.ts";
 import { _checkLayerChain, _layerDivergence } from "./recompute_model_forward.ts";
 import type { LayerDivergence } from "./record_result.ts";
@@ -121,7 +120,40 @@ export async function _recomputeSequence(
       what: `the sequence's final norm at ${w.positions.length} position(s)`,
     });
   output("hidden"); // its width once the checkpoint's config is read
-  // A config not modelled stops the checks once the record is held to its shapes; a reason said
+  const { prompt, generated } = w.tokens;
+  const tokens = [...prompt, ...generated];
+  const servedLength = (c: DecoderConfig) =>
+    _checkServedLength(p, {
+      config: c,
+      stack: input.stack,
+      profile: input.profile,
+      sequences: [{
+        prompt: prompt.length,
+        generated: generated.length,
+        running: furthestRunning(passes),
+      }],
+      neighbours: longestNeighbour(passes),
+    });
+  // A chunk cut by a budget not derived here, or that the record's own settings may set: the
+  // recorded passes are still replayed (they fix the computation) and a match says so, so that
+  // a falsified record FAILs.
+  const budget = (c: DecoderConfig) =>
+    _servedBudgetGap(p, {
+      stack: input.stack,
+      profile: input.profile,
+      config: c,
+      prompt: prompt.length,
+      passes,
+    });
+  const messages = (hidden: number): Parameters<typeof _checkAllReducePath>[1] => ({
+    stack: input.stack,
+    gpu: input.profile,
+    parallel,
+    hidden,
+    passRows: passes.map((q) => q.rows),
+  });
+  // A config not modelled stops the checks once the record is held to what its modelled fields
+  // fix, in the order they are checked below (the replay's own token check last); a reason said
   // before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, {
     ...input,
@@ -129,8 +161,16 @@ export async function _recomputeSequence(
     refusals,
     contradictions: (c) => {
       output(c.hidden);
+      _refusable(refusals, () => servedLength(c));
+      budget(c);
       _checkPipelineStages(p, c.layers);
+      _checkAllReducePath(p, messages(c.hidden));
       _checkLayerChain(w.layerChain, c.layers);
+      try {
+        checkTokenIds([tokens], { vocab: c.vocab, action: "replay" });
+      } catch (e) {
+        throw _contradiction(e, "its history or checkpoint");
+      }
     },
   });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
@@ -147,41 +187,12 @@ export async function _recomputeSequence(
     refusals,
     () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
   );
-  _refusable(refusals, () =>
-    _checkServedLength(p, {
-      config: c,
-      stack: input.stack,
-      profile: input.profile,
-      sequences: [{
-        prompt: w.tokens.prompt.length,
-        generated: w.tokens.generated.length,
-        running: furthestRunning(passes),
-      }],
-      neighbours: longestNeighbour(passes),
-    }));
-  // A chunk cut by a budget not derived here, or that the record's own settings may set: the
-  // recorded passes are still replayed (they fix the computation) and a match says so, so that
-  // a falsified record FAILs.
-  const budgetGap = _servedBudgetGap(p, {
-    stack: input.stack,
-    profile: input.profile,
-    config: c,
-    prompt: w.tokens.prompt.length,
-    passes,
-  });
+  _refusable(refusals, () => servedLength(c));
+  const budgetGap = budget(c);
   _checkPipelineStages(p, c.layers);
-  const messages: Parameters<typeof _checkAllReducePath>[1] = {
-    stack: input.stack,
-    gpu: input.profile,
-    parallel,
-    hidden: c.hidden,
-    passRows: passes.map((q) => q.rows),
-  };
-  const pathGap = _checkAllReducePath(p, messages);
-  _refusable(refusals, () => _checkNcclRelease(p, messages));
+  const pathGap = _checkAllReducePath(p, messages(c.hidden));
+  _refusable(refusals, () => _checkNcclRelease(p, messages(c.hidden)));
   _checkLayerChain(w.layerChain, c.layers);
-  const { prompt, generated } = w.tokens;
-  const tokens = [...prompt, ...generated];
   const own = passes.map((q) => q.entries[q.self]!);
   const computed = own.reduce((s, e) => s + e.query, 0);
   // Bound every activation before anything is allocated: the sequence's rows times the widest
@@ -243,11 +254,7 @@ export async function _recomputeSequence(
         : { refused: refusals[0] ?? refusedReuse! }),
     });
   } catch (e) {
-    // The host short of memory is not the record's contradiction: that error goes on.
-    if (e instanceof RangeError && !isHostResourceError(e)) {
-      throw new _Stop("FAIL", `record contradicts its history or checkpoint: ${e.message}`);
-    }
-    throw e;
+    throw _contradiction(e, "its history or checkpoint");
   }
   if (!r.supported) throw new _Stop("NOT_VERIFIED", r.reason);
   const res = r.result.sequences[0]!;

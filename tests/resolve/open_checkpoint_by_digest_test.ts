@@ -271,6 +271,108 @@ Deno.test("openCheckpointByDigest(): a config of values HF builds a model of tha
   }, "qwen3");
 });
 
+/** A blob store over `blobs` that records, by digest, the furthest byte read of each opened file. */
+function readExtent(blobs: BlobStore): { store: BlobStore; extent: Map<string, number> } {
+  const extent = new Map<string, number>();
+  const saw = (d: string, end: number) => extent.set(d, Math.max(extent.get(d) ?? 0, end));
+  const store: BlobStore = {
+    dir: blobs.dir,
+    get: (d, o) => blobs.get(d, o),
+    open: async (d, o) => {
+      const f = await blobs.open!(d, o);
+      if (f === null) return null;
+      return {
+        size: f.size,
+        read: (offset, length) => {
+          saw(d, offset + length);
+          return f.read(offset, length);
+        },
+        readInto: (offset, into) => {
+          saw(d, offset + into.length);
+          return f.readInto(offset, into);
+        },
+        close: f.close,
+        [Symbol.dispose]: f.close,
+      };
+    },
+  };
+  return { store, extent };
+}
+
+/** Safetensors bytes whose 8-byte prefix says `n` and whose header text is `header`. */
+function safetensorsOf(n: number, header: string, data = 2): Uint8Array {
+  const text = new TextEncoder().encode(header);
+  const out = new Uint8Array(8 + text.length + data);
+  new DataView(out.buffer).setBigUint64(0, BigInt(n), true);
+  out.set(text, 8);
+  return out;
+}
+
+Deno.test("openCheckpointByDigest(): a config of values HF builds a model of that are not modelled comes back with its weight files' metadata, read from their headers alone (no tensor byte, every file closed)", async () => {
+  const dir = synthDir(TINY_MOE, { shards: 2 });
+  // What the modelled config's checkpoint says of the same files.
+  let modelled: unknown;
+  await withStored(dir, async (s) => {
+    const r = await openCheckpointByDigest(s.blobs, s.commitment);
+    assert.ok(r.ok, JSON.stringify(r));
+    modelled = r.opened.ckpt.weightFormats;
+    r.opened.close();
+  }, "qwen3_moe");
+  dir.set(
+    "config.json",
+    new TextEncoder().encode(JSON.stringify({ ...TINY_MOE, num_experts: -1 })),
+  );
+  await withStored(dir, async (s) => {
+    const t = tracked(s.blobs);
+    const read = readExtent(t.store);
+    const f = failure(await openCheckpointByDigest(read.store, s.commitment));
+    assert.ok(f.kind === "unsupported-config", JSON.stringify(f));
+    assert.equal(f.config?.moe?.experts, -1);
+    assert.deepEqual(f.weightFormats, modelled);
+    assert.equal(Object.keys(f.weightFormats ?? {}).length, 2);
+    for (const [name, digest] of Object.entries(s.commitment.files)) {
+      const bytes = dir.get(name)!;
+      const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+      assert.ok((read.extent.get(digest) ?? 0) <= 8 + n, `${name}: a tensor byte was read`);
+    }
+    assert.equal(t.open(), 0, "every weight file is closed");
+  }, "qwen3_moe");
+});
+
+Deno.test("openCheckpointByDigest(): under a config not modelled, a weight header the format refuses is invalid-checkpoint, as under a modelled config; one past this reader's own bounds gives no metadata", async () => {
+  const unmodelled = new TextEncoder().encode(JSON.stringify({ ...TINY_MOE, num_experts: -1 }));
+  const file = "model.safetensors";
+  /** The failure over the modelled config and over the config not modelled, with `bytes`. */
+  const both = async (bytes: Uint8Array) => {
+    const dir = synthDir(TINY_MOE);
+    dir.set(file, bytes);
+    const got: CheckpointFailure[] = [];
+    for (const config of [dir.get("config.json")!, unmodelled]) {
+      await withStored(new Map([...dir, ["config.json", config]]), async (s) => {
+        const t = tracked(s.blobs);
+        got.push(failure(await openCheckpointByDigest(t.store, s.commitment)));
+        assert.equal(t.open(), 0);
+      }, "qwen3_moe");
+    }
+    return got;
+  };
+  // Not JSON; a length past the format's own limit (the reference reader's MAX_HEADER_SIZE).
+  for (const bytes of [safetensorsOf(8, "not json"), safetensorsOf(100_000_001, "")]) {
+    const [modelled, refused] = await both(bytes);
+    assert.equal(modelled!.kind, "invalid-checkpoint", JSON.stringify(modelled));
+    assert.deepEqual(refused, modelled);
+  }
+  // More JSON values (one shape of 2^21 + 2^20 dimensions) than the reader's default bound of
+  // 2^17 tensors allows, in a header the format would read: the metadata is not known.
+  const shape = new Array((1 << 21) + (1 << 20)).fill(1).join(",");
+  const wide = `{"w":{"dtype":"BF16","shape":[${shape}],"data_offsets":[0,2]}}`;
+  const [modelled, refused] = await both(safetensorsOf(wide.length, wide));
+  assert.equal(modelled!.kind, "invalid-checkpoint");
+  assert.ok(refused?.kind === "unsupported-config", JSON.stringify(refused));
+  assert.equal(refused.config?.moe?.experts, -1);
+  assert.ok(!("weightFormats" in refused), "no metadata");
+});
+
 Deno.test("openCheckpointByDigest() opens weights the loaders read in a way not modelled, the reason in ckpt.unmodelled, so that the record is held to their config and headers", async () => {
   const dir = synthDir(TINY_DENSE);
   const file = "model.safetensors";

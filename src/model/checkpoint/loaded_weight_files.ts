@@ -21,6 +21,7 @@
 import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
 import { quoteShort } from "../../escape_text.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
+import type { WeightFormats } from "./weight_formats.ts";
 
 /** The suffix both engines read as safetensors. */
 export const SAFETENSORS_SUFFIX = ".safetensors";
@@ -116,7 +117,7 @@ const HF4_FORMATS = ["pt", "tf", "flax", "mlx"];
  */
 export function weightMetadataFinding(
   stack: Pick<StackProfile, "components">,
-  formats: Readonly<Record<string, { readonly format: string | null } | null>>,
+  formats: WeightFormats,
 ): WeightMetadataFinding | null {
   if (isVllmStack(stack)) return null;
   const v5 = _isTransformers5(stack.components.transformers);

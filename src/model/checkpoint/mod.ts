@@ -64,6 +64,7 @@ export {
   type WeightMetadataFinding,
   weightMetadataFinding,
 } from "./loaded_weight_files.ts";
+export { readWeightFormats, weightFormatOf, type WeightFormats } from "./weight_formats.ts";
 export {
   type LengthFinding,
   lengthFinding,

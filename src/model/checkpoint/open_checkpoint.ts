@@ -44,6 +44,7 @@ import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
 import { isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
 import { _readCast } from "./_read_cast.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
+import { weightFormatOf, type WeightFormats } from "./weight_formats.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
 export interface CheckpointFiles {
@@ -86,7 +87,7 @@ export interface DecoderCheckpoint {
    * `format` entry (null when it has none). HF Transformers refuses or converts files by it
    * (`weightMetadataFinding`).
    */
-  readonly weightFormats: Readonly<Record<string, { readonly format: string | null } | null>>;
+  readonly weightFormats: WeightFormats;
   /**
    * The tensors the forward reads that are stored as F32 or F16 (name -> stored dtype), which
    * `tensor` and `rows` cast to BF16 as the loaders do (`castToBf16`); empty when all are BF16.
@@ -259,10 +260,7 @@ export async function openDecoderCheckpoint(
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
     ...(refusal === null ? {} : { unmodelled: refusal.message }),
     weightFormats: Object.freeze(Object.fromEntries(
-      [...opened].map(([name, { st }]) => [
-        name,
-        st.header.hasMetadata ? Object.freeze({ format: st.header.metadata.format ?? null }) : null,
-      ]),
+      [...opened].map(([name, { st }]) => [name, weightFormatOf(st.header)]),
     )),
     castTensors: Object.freeze(Object.fromEntries(checked.cast)),
     storedDtypes: Object.freeze(

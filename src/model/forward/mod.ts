@@ -38,6 +38,7 @@ export {
   type TokenPosition,
 } from "./prefill_forward.ts";
 export { batchPaddingMismatch } from "./batch_padding.ts";
+export { checkTokenIds } from "./check_token_ids.ts";
 export {
   MAX_BATCH_SEQUENCES,
   MAX_BATCH_TOKENS,

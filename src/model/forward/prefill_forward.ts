@@ -30,6 +30,7 @@ import {
 } from "../decoder/mod.ts";
 import { type BatchAttentionContext, runBatchAttention } from "./batch_attention.ts";
 import { type BatchLayout, batchLayout } from "./batch_layout.ts";
+import { checkTokenIds } from "./check_token_ids.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
 import { runFusedMoeBlock } from "./fused_moe_block.ts";
 import { layerExperts, runMoeBlock } from "./moe_block.ts";
@@ -132,13 +133,7 @@ async function _forward(
   // the runtime's dispatch; its `build` is null).
   const support = stackOperators(runtime.stack, { driver: "prefill", moe: c.moe !== undefined });
   // The batch's contradictions first: a stack that is not modelled never hides them.
-  for (const s of o.sequences) {
-    for (const t of s) {
-      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
-        throw new RangeError(`Cannot run forward: token id ${t} is outside 0..${c.vocab - 1}`);
-      }
-    }
-  }
+  checkTokenIds(o.sequences, { vocab: c.vocab, action: "run forward" });
   const positions = o.positions ?? o.sequences.map((s, seq) => ({ seq, pos: s.length - 1 }));
   for (const { seq, pos } of positions) {
     if (!(seq >= 0 && seq < o.sequences.length && pos >= 0 && pos < o.sequences[seq]!.length)) {

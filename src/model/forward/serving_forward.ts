@@ -63,6 +63,7 @@ import {
   vocabParallelRows,
 } from "../decoder/mod.ts";
 import { chainLink, fingerprintOf, rowBytes } from "./fingerprint.ts";
+import { checkTokenIds } from "./check_token_ids.ts";
 import { layerWeights } from "./tensor_prefetch.ts";
 import { runFusedMoeBlock } from "./fused_moe_block.ts";
 import { type ExpertWeights, layerExperts, runMoeBlock } from "./moe_block.ts";
@@ -439,13 +440,7 @@ function _checkWork(
       ? {}
       : { experts: c.moe!.experts, moeLayers: moeLayers.length, topK: c.moe!.topK }),
   });
-  for (const s of work.sequences) {
-    for (const t of s.tokens) {
-      if (!Number.isSafeInteger(t) || t < 0 || t >= c.vocab) {
-        throw new RangeError(`Cannot replay: token id ${t} is outside 0..${c.vocab - 1}`);
-      }
-    }
-  }
+  checkTokenIds(work.sequences.map((s) => s.tokens), { vocab: c.vocab, action: "replay" });
   for (const [pass, group] of laid.byPass) {
     const p = work.passes[pass]!;
     const complete = group.length === p.entries.length;
