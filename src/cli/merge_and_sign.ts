@@ -33,6 +33,7 @@ import { timeAfterTrustInputs, type TrustInputs, verifyTrustEvidence } from "./t
 import { blobsBeside, openBlobFolder, openWorkContext } from "./work_context.ts";
 import { parseThreads } from "./parse_int_option.ts";
 import { writeVerdict } from "./write_verdict.ts";
+import { type KeyInUse, keysInUse } from "./refuse_prover_key.ts";
 
 /** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
 export interface ReverifyFlags {
@@ -48,25 +49,28 @@ export interface ReverifyFlags {
 
 /**
  * Verifies a plan's trust evidence with the inspector keys that will sign, and requires it to
- * give the plan's own randomness and round.
+ * give the plan's own randomness and round; none of the keys in use may be the plan's prover key.
  *
  * @param plan the plan
- * @param keys the inspector's signing keys
+ * @param o the inspector's signing `keys`, and `uses`: every key the command signs with or
+ *   accepts results from, with the option and file that named it
  * @returns the verified trust inputs
+ * @throws {UsageError} `USAGE_KEYS` for a key in use that is the plan's prover key
  * @throws {InputError} as `verifyTrustEvidence`; `PLAN_INVALID` when the evidence gives another
  *   randomness or round than the plan's
  * @example
  * ```ts ignore
- * const trust = await planTrust(plan, keys);
+ * const trust = await planTrust(plan, { keys, uses });
  * ```
  */
 export async function planTrust(
   plan: AuditPlan,
-  keys: readonly SigningKey[],
+  o: { readonly keys: readonly SigningKey[]; readonly uses: readonly KeyInUse[] },
 ): Promise<TrustInputs> {
   const trust = await verifyTrustEvidence(plan.evidence, {
     log: { root: plan.logRoot, size: plan.population },
-    keys: keys.map((k) => k.publicKey),
+    keys: o.keys.map((k) => k.publicKey),
+    uses: o.uses,
     typed: { randomness: plan.beacon.randomness, round: String(plan.beacon.round) },
     k: String(plan.items.length),
     auditId: plan.auditId,
@@ -137,7 +141,8 @@ export interface MergeInputs {
  *
  * @param opts the command's options
  * @returns the inputs for {@link mergeAndSign}
- * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS`; {InputError} plan, key and
+ * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS` (also for a `--key` or
+ *   `--worker-pub` that is the plan's prover key); {InputError} plan, key and
  *   trust evidence errors, `PLAN_SIGNATURE` (a plan that a `--key` did not sign)
  * @example
  * ```ts ignore
@@ -160,7 +165,11 @@ export async function mergeInputs(
   const keys = await loadSigningKeys(opts.key);
   await verifyAuditPlan(plan, { keys: keys.map((k) => k.publicKey), where: opts.plan });
   const workers = await loadWorkerKeys(opts.workerPub);
-  const trust = await planTrust(plan, keys);
+  const uses = [
+    ...keysInUse(keys.map((k) => k.publicKey), { option: "--key", paths: opts.key }),
+    ...keysInUse([...workers.values()], { option: "--worker-pub", paths: opts.workerPub }),
+  ];
+  const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();
   // Asked for: the log is read and the blob folder found now, not after every result is in (a

@@ -22,6 +22,7 @@ import {
 import { loadClaimLog, loadSigningKeys } from "./load_inputs.ts";
 import { loadTrustInputs, type TrustInputFlags, type TrustInputs } from "./trust_inputs.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { keysInUse } from "./refuse_prover_key.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { parseIntOption } from "./parse_int_option.ts";
 
@@ -71,7 +72,12 @@ export async function planFromFlags(
   if (o.round !== undefined) intFlag(o.round, { flag: "--round", min: 0 });
   const keys = await loadSigningKeys(o.key);
   const log = await loadClaimLog(o.log);
-  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const publicKeys = keys.map((key) => key.publicKey);
+  const trust = await loadTrustInputs(o, {
+    log,
+    keys: publicKeys,
+    uses: keysInUse(publicKeys, { option: "--key", paths: o.key }),
+  });
   const round = intFlag(trust.round, { flag: "--round", min: 0 });
   const plan = planAudit(log, {
     auditId: o.auditId ?? trust.announcement?.auditId ?? `audit-${log.root.slice(0, 16)}-r${round}`,

@@ -36,9 +36,10 @@ import {
 } from "../attest/mod.ts";
 import { type ClaimLog, hexToBytes } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
-import { quoteShort } from "../escape_text.ts";
+import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
 import { readBinaryFile, readTextFile } from "./read_json_file.ts";
+import { type KeyInUse, refuseProverKey } from "./refuse_prover_key.ts";
 
 /** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
 export interface TrustInputFlags {
@@ -95,20 +96,22 @@ export interface TrustInputs {
  * Resolves the audit's randomness and verifies the beacon and checkpoint files.
  *
  * @param flags command-line values
- * @param ctx the claim log (the checkpoint must commit to exactly it) and the audit's inspector
- *   public keys (one of them must have signed an announcement)
+ * @param ctx the claim log (the checkpoint must commit to exactly it), the audit's inspector
+ *   public `keys` (one of them must have signed an announcement), and `uses`: every key the
+ *   command signs or computes with, none of which may be the prover's
  * @returns randomness, round and bindings
- * @throws {UsageError} `USAGE_TRUST` for a wrong combination of flags; {InputError} `BAD_BEACON`,
+ * @throws {UsageError} `USAGE_TRUST` for a wrong combination of flags, `USAGE_KEYS` for a key in
+ *   `uses` that is the `--prover-pub` key; {InputError} `BAD_BEACON`,
  *   `BEACON_INVALID`, `BAD_NOTE`, `BAD_CHECKPOINT`, `CHECKPOINT_SIGNATURE`, `CHECKPOINT_MISMATCH`,
  *   `BEACON_TOO_EARLY`, `BAD_ENVELOPE`, `ANNOUNCEMENT_MISMATCH`, `BAD_TIMESTAMP_TOKEN`
  * @example
  * ```ts ignore
- * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, { log, keys });
+ * const t = await loadTrustInputs({ beacon, chain, checkpoint, proverPub }, { log, keys, uses });
  * ```
  */
 export async function loadTrustInputs(
   flags: TrustInputFlags,
-  ctx: { log: ClaimLog; keys: readonly Uint8Array[] },
+  ctx: { log: ClaimLog; keys: readonly Uint8Array[]; uses: readonly KeyInUse[] },
 ): Promise<TrustInputs> {
   const f = flags;
   if ((f.beacon === undefined) === (f.randomness === undefined)) {
@@ -148,29 +151,38 @@ export async function loadTrustInputs(
   return await verifyTrustEvidence(evidence, {
     log: { root: ctx.log.root, size: ctx.log.records.length },
     keys: ctx.keys,
+    uses: ctx.uses,
     typed,
     k: f.k,
     auditId: f.auditId,
-    names: { beacon: `beacon '${f.beacon}'`, checkpoint: `checkpoint '${f.checkpoint}'` },
+    names: {
+      beacon: `beacon '${f.beacon}'`,
+      checkpoint: `checkpoint '${f.checkpoint}'`,
+      prover: `--prover-pub ${quoteForTerminal(f.proverPub ?? "")}`,
+    },
   });
 }
 
 /**
  * Verifies trust evidence (as {@link loadTrustInputs} read it, or as a plan carries it): the
  * prover's checkpoint against its key and the log, the drand round against its chain and after
- * the checkpoint, the announcement against the inspector keys, the audit's k and id.
+ * the checkpoint, the announcement against the inspector keys, the audit's k and id. First of
+ * all, no key the command signs or computes with may be the prover's.
  *
  * @param evidence the texts
- * @param ctx the log's `root` and `size`; the inspector `keys`; `typed` randomness and round when
+ * @param ctx the log's `root` and `size`; the inspector `keys`; `uses`, every key the command
+ *   signs or computes with (refused when it is the prover's); `typed` randomness and round when
  *   there is no beacon; the audit's `k` and `auditId`, compared with an announcement's; `names`
- *   of the beacon and checkpoint for messages (default: "the beacon round", "the checkpoint")
+ *   of the beacon, checkpoint and prover key for messages (default: "the beacon round", "the
+ *   checkpoint", "the plan's prover key")
  * @returns randomness, round, bindings and the evidence
+ * @throws {UsageError} `USAGE_KEYS` for a key in `uses` that is the prover's
  * @throws {InputError} as {@link loadTrustInputs}; `PLAN_INVALID` for evidence that is neither a
  *   beacon with its chain nor typed randomness; `ANNOUNCEMENT_MISMATCH` for an audit id of the
  *   announced form (`announced-...`) without an announcement
  * @example
  * ```ts ignore
- * const t = await verifyTrustEvidence(plan.evidence, { log, keys, typed, k: "10" });
+ * const t = await verifyTrustEvidence(plan.evidence, { log, keys, uses, typed, k: "10" });
  * ```
  */
 export async function verifyTrustEvidence(
@@ -178,13 +190,20 @@ export async function verifyTrustEvidence(
   ctx: {
     log: { root: string; size: number };
     keys: readonly Uint8Array[];
+    uses: readonly KeyInUse[];
     typed?: { randomness: string; round: string } | undefined;
     k?: string | undefined;
     auditId?: string | undefined;
-    names?: { beacon: string; checkpoint: string };
+    names?: { beacon: string; checkpoint: string; prover: string };
   },
 ): Promise<TrustInputs> {
   const e = evidence;
+  const names = ctx.names ??
+    { beacon: "the beacon round", checkpoint: "the checkpoint", prover: "the plan's prover key" };
+  // Before anything is verified: a usage error, whatever else the evidence holds.
+  if (e.proverPub !== undefined) {
+    refuseProverKey({ publicKey: decodePublicKeyPem(e.proverPub), from: names.prover }, ctx.uses);
+  }
   // `check` refuses an announced id without the announcement it derives from: it would read as
   // one that an announcement fixed in advance.
   if (e.announcement === undefined && ctx.auditId?.startsWith(ANNOUNCED_ID_PREFIX)) {
@@ -195,7 +214,6 @@ export async function verifyTrustEvidence(
         "its --announcement, or another --audit-id)",
     );
   }
-  const names = ctx.names ?? { beacon: "the beacon round", checkpoint: "the checkpoint" };
   const checkpoint = e.checkpoint === undefined || e.proverPub === undefined
     ? undefined
     : await _checkpoint(e.checkpoint, { pub: e.proverPub, log: ctx.log, name: names.checkpoint });

@@ -29,6 +29,8 @@ import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { keysInUse, refuseProverKey } from "../refuse_prover_key.ts";
+import { quoteForTerminal } from "../../escape_text.ts";
 
 /** Latest time a JavaScript Date holds (ms since the epoch). */
 const MAX_DATE_MS = 8.64e15;
@@ -88,7 +90,8 @@ export function announceCommand(): Command {
  * @returns the announcement
  * @throws {InputError} `CHECKPOINT_SIGNATURE`, `BAD_BEACON`, `ANNOUNCEMENT_LATE` (the round is
  *   not after the announcement time), `ANNOUNCEMENT_MISMATCH` (the checkpoint was signed after
- *   the announcement time), `USAGE_NUMBER`, `OUTPUT_EXISTS`, ...
+ *   the announcement time), `USAGE_NUMBER`, `USAGE_KEYS` (a `--key` that is the prover's key),
+ *   `OUTPUT_EXISTS`, ...
  * @example
  * ```ts ignore
  * await announceAudit({ checkpoint, proverPub, chain, round: "123", k: "50", keys, out });
@@ -100,6 +103,10 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   const keys = await loadSigningKeys(o.keys);
   const note = await readTextFile(o.checkpoint, { maxBytes: 64 * 1024 });
   const pub = decodePublicKeyPem(await readTextFile(o.proverPub, { maxBytes: 64 * 1024 }));
+  refuseProverKey(
+    { publicKey: pub, from: `--prover-pub ${quoteForTerminal(o.proverPub)}` },
+    keysInUse(keys.map((key) => key.publicKey), { option: "--key", paths: o.keys }),
+  );
   const v = await verifyCheckpoint(note, [pub]);
   if (!v.verified) {
     throw new InputError(

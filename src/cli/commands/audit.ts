@@ -44,6 +44,7 @@ import {
 } from "../trust_inputs.ts";
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeVerdict } from "../write_verdict.ts";
+import { keysInUse } from "../refuse_prover_key.ts";
 import { auditEstimateCommand } from "./audit_estimate.ts";
 import { auditMergeCommand } from "./audit_merge.ts";
 import { auditPlanCommand } from "./audit_plan.ts";
@@ -231,8 +232,15 @@ export async function auditLog(
   const workerPub = o.workerKey === undefined
     ? keys[0]!.publicKey
     : (await loadSigningKey(o.workerKey)).publicKey;
+  const publicKeys = keys.map((key) => key.publicKey);
+  const uses = [
+    ...keysInUse(publicKeys, { option: "--key", paths: o.keys }),
+    ...(o.workerKey === undefined
+      ? []
+      : [{ publicKey: workerPub, option: "--worker-key", path: o.workerKey }]),
+  ];
   const log = await loadClaimLog(o.log);
-  const trust = await loadTrustInputs(o, { log, keys: keys.map((key) => key.publicKey) });
+  const trust = await loadTrustInputs(o, { log, keys: publicKeys, uses });
   const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
   timeAfterTrustInputs(time, trust);
   const done = await prepareOutputDir(o.out, [

@@ -10,6 +10,7 @@ import { Command } from "@commander-js/extra-typings";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import {
+  decodePublicKeyPem,
   keyId,
   type SigningKey,
   signItemResult,
@@ -18,6 +19,7 @@ import {
 } from "../../attest/mod.ts";
 import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import {
+  type AuditPlan,
   type Build,
   describeBuild,
   ownBuild,
@@ -40,6 +42,7 @@ import { makeParentDirs } from "../make_dirs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { ownSibling } from "../temp_sibling.ts";
 import { ioCause } from "../io_cause.ts";
+import { type KeyInUse, refusePlanSigner, refuseProverKey } from "../refuse_prover_key.ts";
 
 /**
  * Builds the `audit work` command.
@@ -73,6 +76,7 @@ export function auditWorkCommand(): Command {
       const shard = parseShardFlag(opts.shard, (name) => Deno.env.get(name));
       const items = shardItems(plan, shard);
       const key = await loadSigningKey(opts.key);
+      _refuseKey(plan, { publicKey: key.publicKey, option: "--key", path: opts.key }, opts.plan);
       const own = workerKeys([key.publicKey]);
       await makeParentDirs(opts.out); // the partial file goes there before the results do
       // This build: results of another (version, or code and tables) are not this run's.
@@ -92,6 +96,17 @@ export function auditWorkCommand(): Command {
       }
       _say(opts, { shard, items: items.length, done, resumed, worker: keyId(key.publicKey) });
     });
+}
+
+/**
+ * Refuses a worker key that signed the plan (the inspector's) or is its prover's key, before
+ * anything is computed or written.
+ */
+function _refuseKey(plan: AuditPlan, key: KeyInUse, where: string): void {
+  refusePlanSigner(plan, { key, where });
+  const prover = plan.evidence.proverPub;
+  if (prover === undefined) return;
+  refuseProverKey({ publicKey: decodePublicKeyPem(prover), from: "the plan's prover key" }, [key]);
 }
 
 async function _work(

@@ -1,0 +1,99 @@
+/**
+ * Keys a command refuses for the role it would give them: the prover's key never signs or
+ * computes the audit of its own claims (`check` fails a verdict whose signer or worker is a
+ * prover key of the reader's trust root, after the work is done), and a worker is never given
+ * the key that signed the plan it works on (the inspector's, which would then lie on every
+ * worker machine). Public keys are compared, not paths: a copy or a link of a key file is the
+ * same key.
+ *
+ * @module
+ */
+import type { AuditPlan } from "../verify/mod.ts";
+import { keyId } from "../attest/mod.ts";
+import { UsageError } from "../errors.ts";
+import { quoteForTerminal } from "../escape_text.ts";
+
+/** A key a command was given, and the option and file it came from (for messages). */
+export interface KeyInUse {
+  /** 32-byte Ed25519 public key (of the private key given, or read from a `.pub` file). */
+  readonly publicKey: Uint8Array;
+  /** The option that named it, e.g. `--key`, `--worker-key`, `--worker-pub`. */
+  readonly option: string;
+  /** The file it was read from. */
+  readonly path: string;
+}
+
+/**
+ * Refuses any of `keys` that is the prover's key.
+ *
+ * @param prover the prover's public key, and `from`: where it came from, for messages (e.g.
+ *   `--prover-pub 'prover.pub'`, `the plan's prover key`)
+ * @param keys the keys the command signs or computes with
+ * @throws {UsageError} `USAGE_KEYS` naming the option, the file and the key id
+ * @example
+ * ```ts
+ * import { refuseProverKey } from "./refuse_prover_key.ts";
+ * const prover = { publicKey: new Uint8Array(32).fill(1), from: "--prover-pub 'p.pub'" };
+ * refuseProverKey(prover, [{ publicKey: new Uint8Array(32), option: "--key", path: "i.key" }]);
+ * ```
+ */
+export function refuseProverKey(
+  prover: { readonly publicKey: Uint8Array; readonly from: string },
+  keys: readonly KeyInUse[],
+): void {
+  const id = keyId(prover.publicKey);
+  const used = keys.find((k) => keyId(k.publicKey) === id);
+  if (used === undefined) return;
+  throw new UsageError(
+    "USAGE_KEYS",
+    `Cannot use ${used.option} ${quoteForTerminal(used.path)}: it is the prover's key ` +
+      `${id.slice(0, 16)}… (${prover.from}), and the prover may not sign or compute the audit ` +
+      "of its own claims (check fails such a verdict)",
+  );
+}
+
+/**
+ * Refuses a worker key that signed the plan: a plan is signed by the inspector, and a worker's
+ * key is its own, never the inspector's.
+ *
+ * @param plan the plan (its `signatures`, by key id)
+ * @param o the worker's key, and `where`: the plan file, for messages
+ * @throws {UsageError} `USAGE_KEYS` naming the option, the file and the key id
+ * @example
+ * ```ts ignore
+ * refusePlanSigner(plan, { key: { publicKey, option: "--key", path: "worker.key" }, where });
+ * ```
+ */
+export function refusePlanSigner(
+  plan: AuditPlan,
+  o: { readonly key: KeyInUse; readonly where: string },
+): void {
+  const id = keyId(o.key.publicKey);
+  if (!plan.signatures.some((s) => s.keyid === id)) return;
+  throw new UsageError(
+    "USAGE_KEYS",
+    `Cannot use ${o.key.option} ${quoteForTerminal(o.key.path)}: its key ${id.slice(0, 16)}… ` +
+      `signed the plan ${quoteForTerminal(o.where)}, and a worker's key is never the ` +
+      "inspector's (give the worker a key of its own: bitaudit key generate)",
+  );
+}
+
+/**
+ * Pairs keys read from files with the option and files that named them, in order.
+ *
+ * @param publicKeys 32-byte public keys, one a file
+ * @param o the `option` and its `paths`, as many as the keys
+ * @returns the keys in use
+ * @example
+ * ```ts
+ * import { keysInUse } from "./refuse_prover_key.ts";
+ * const [k] = keysInUse([new Uint8Array(32)], { option: "--key", paths: ["i.key"] });
+ * if (k?.path !== "i.key") throw new Error();
+ * ```
+ */
+export function keysInUse(
+  publicKeys: readonly Uint8Array[],
+  o: { readonly option: string; readonly paths: readonly string[] },
+): KeyInUse[] {
+  return publicKeys.map((publicKey, i) => ({ publicKey, option: o.option, path: o.paths[i]! }));
+}
