@@ -140,7 +140,7 @@ export {
 export { pae } from "./pae.ts";
 export { type AttestationFile, readAttestation } from "./read_attestation.ts";
 export { parseVerdictPredicate, type VerdictPredicateCode } from "./parse_verdict_predicate.ts";
-export { decodePem, encodePem } from "./pem.ts";
+export { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
 export { decodePkcs8, decodePrivateKeyPem, encodePkcs8, encodePrivateKeyPem } from "./pkcs8.ts";
 export { parseRfc3339 } from "./rfc3339.ts";
 export { type SignedVerdict, signVerdict, type SignVerdictOptions } from "./sign_verdict.ts";

@@ -29,6 +29,16 @@ export function encodePem(label: string, der: Uint8Array): string {
   return `-----BEGIN ${label}-----\n${lines.map((l) => `${l}\n`).join("")}-----END ${label}-----\n`;
 }
 
+/** Options of {@link decodePem} and of the key decoders built on it. */
+export interface DecodeOptions {
+  /**
+   * What the text is, for messages, e.g. `key 'inspector.key' (--key)`: an error then reads
+   * "Cannot use <what>: <why>", naming the file (default: "Cannot read PEM '<label>': <why>").
+   * The caller escapes it.
+   */
+  readonly what?: string | undefined;
+}
+
 /**
  * Reads one PEM block with the expected label and returns its DER bytes.
  *
@@ -37,6 +47,7 @@ export function encodePem(label: string, der: Uint8Array): string {
  *
  * @param text PEM text (e.g. the content of a `.pub` or `.key` file)
  * @param label the required label, e.g. `"PRIVATE KEY"`
+ * @param options `what` the text is, for messages
  * @returns the DER bytes
  * @throws {InputError} `BAD_PEM` when the text is not exactly one strict PEM block with that label
  * @example
@@ -46,32 +57,35 @@ export function encodePem(label: string, der: Uint8Array): string {
  * if (der.length !== 3) throw new Error();
  * ```
  */
-export function decodePem(text: string, label: string): Uint8Array {
-  if (typeof text !== "string") _bad(label, "not a string");
+export function decodePem(text: string, label: string, options: DecodeOptions = {}): Uint8Array {
+  const bad = (why: string): never => _bad(label, { why, what: options.what });
+  if (typeof text !== "string") bad("not a string");
   const lines = text.replace(/\r\n/g, "\n").trim().split("\n");
   if (lines[0] !== `-----BEGIN ${label}-----`) {
     // Another block's label is named (a private key given for a public one is a common slip).
     const other = /^-----BEGIN ([A-Z0-9 ]{1,40})-----$/.exec(lines[0] ?? "")?.[1];
-    _bad(
-      label,
-      other === undefined ? "first line is not the BEGIN line" : `it is a ${other} block`,
-    );
+    bad(other === undefined ? "first line is not the BEGIN line" : `it is a ${other} block`);
   }
   if (lines[lines.length - 1] !== `-----END ${label}-----` || lines.length < 3) {
-    _bad(label, "last line is not the END line");
+    bad("last line is not the END line");
   }
   const body = lines.slice(1, -1);
   for (const line of body) {
-    if (!/^[A-Za-z0-9+/=]{1,76}$/.test(line)) _bad(label, "body line is not base64");
+    if (!/^[A-Za-z0-9+/=]{1,76}$/.test(line)) bad("body line is not base64");
   }
   try {
     return decodeBase64(body.join(""), { alphabet: "standard" });
   } catch (e) {
-    if (e instanceof InputError) _bad(label, e.message);
+    if (e instanceof InputError) bad(e.message);
     throw e;
   }
 }
 
-function _bad(label: string, why: string): never {
-  throw new InputError("BAD_PEM", `Cannot read PEM '${label}': ${why}`);
+function _bad(label: string, o: { why: string; what: string | undefined }): never {
+  throw new InputError(
+    "BAD_PEM",
+    o.what === undefined
+      ? `Cannot read PEM '${label}': ${o.why}`
+      : `Cannot use ${o.what}: ${o.why}`,
+  );
 }

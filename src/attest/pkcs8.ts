@@ -10,7 +10,7 @@
  */
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
-import { decodePem, encodePem } from "./pem.ts";
+import { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
 
 /** DER prefix of an Ed25519 PKCS#8 v1 private key (RFC 8410 §7, §10.3). */
 export const PKCS8_ED25519_PREFIX: Uint8Array = hexToBytes("302e020100300506032b657004220420");
@@ -41,6 +41,7 @@ export function encodePkcs8(privateKey: Uint8Array): Uint8Array {
  * Decodes Ed25519 PKCS#8 DER back to the 32-byte private key.
  *
  * @param der exactly 48 bytes: the RFC 8410 prefix and the seed
+ * @param options `what` the key is, for messages (the file it came from)
  * @returns the 32-byte private key
  * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 PKCS#8 of exactly that form
  * @example
@@ -49,14 +50,16 @@ export function encodePkcs8(privateKey: Uint8Array): Uint8Array {
  * if (decodePkcs8(encodePkcs8(new Uint8Array(32).fill(9)))[0] !== 9) throw new Error();
  * ```
  */
-export function decodePkcs8(der: Uint8Array): Uint8Array {
+export function decodePkcs8(der: Uint8Array, options: DecodeOptions = {}): Uint8Array {
+  const bad = (why: string): never => {
+    const what = options.what === undefined ? "read private key" : `use ${options.what}`;
+    throw new InputError("BAD_KEY", `Cannot ${what}: ${why}`);
+  };
   if (!(der instanceof Uint8Array) || der.length !== PKCS8_ED25519_PREFIX.length + 32) {
-    throw new InputError("BAD_KEY", "Cannot read private key: PKCS#8 DER must be 48 bytes");
+    bad("PKCS#8 DER must be 48 bytes");
   }
   for (let i = 0; i < PKCS8_ED25519_PREFIX.length; i++) {
-    if (der[i] !== PKCS8_ED25519_PREFIX[i]) {
-      throw new InputError("BAD_KEY", "Cannot read private key: not an Ed25519 PKCS#8 (RFC 8410)");
-    }
+    if (der[i] !== PKCS8_ED25519_PREFIX[i]) bad("not an Ed25519 PKCS#8 (RFC 8410)");
   }
   return der.slice(PKCS8_ED25519_PREFIX.length);
 }
@@ -82,6 +85,7 @@ export function encodePrivateKeyPem(privateKey: Uint8Array): string {
  * Reads a "PRIVATE KEY" PEM file holding an Ed25519 PKCS#8 key.
  *
  * @param pem PEM text
+ * @param options `what` the key is, for messages (e.g. `key 'inspector.key' (--key)`)
  * @returns the 32-byte private key
  * @throws {InputError} `BAD_PEM` (armor) or `BAD_KEY` (DER)
  * @example
@@ -90,6 +94,6 @@ export function encodePrivateKeyPem(privateKey: Uint8Array): string {
  * if (decodePrivateKeyPem(encodePrivateKeyPem(new Uint8Array(32))).length !== 32) throw new Error();
  * ```
  */
-export function decodePrivateKeyPem(pem: string): Uint8Array {
-  return decodePkcs8(decodePem(pem, "PRIVATE KEY"));
+export function decodePrivateKeyPem(pem: string, options: DecodeOptions = {}): Uint8Array {
+  return decodePkcs8(decodePem(pem, "PRIVATE KEY", options), options);
 }

@@ -20,6 +20,7 @@ import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
 import { refuseExisting } from "./write_new_file.ts";
 import { ioCause, openCause } from "./io_cause.ts";
+import { quoteForTerminal } from "../escape_text.ts";
 
 /** Largest claim log accepted (bytes). */
 export const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -64,40 +65,56 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
       info = await Deno.stat(real);
     } catch (e) {
       if (e instanceof Deno.errors.NotCapable) throw e;
-      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': ${openCause(e)}`);
+      throw new InputError(
+        "INPUT_MISSING",
+        `Cannot read key ${quoteForTerminal(path)}: ${openCause(e)}`,
+      );
     }
     if (!info.isFile) {
-      throw new InputError("INPUT_MISSING", `Cannot read key '${path}': not a file`);
+      throw new InputError(
+        "INPUT_MISSING",
+        `Cannot read key ${quoteForTerminal(path)}: not a file`,
+      );
     }
     if (info.mode !== null && (info.mode & 0o077) !== 0) {
       throw new InputError(
         "KEY_PERMISSIONS",
-        `Cannot use key '${path}': mode ${
+        `Cannot use key ${quoteForTerminal(path)}: mode ${
           (info.mode & 0o777).toString(8)
         } lets group or others access it (run chmod 600)`,
       );
     }
     if (seen.has(real)) {
-      throw new UsageError("USAGE_KEYS", `Cannot sign with key '${path}': it is given twice`);
+      throw new UsageError(
+        "USAGE_KEYS",
+        `Cannot sign with key ${quoteForTerminal(path)}: it is given twice`,
+      );
     }
     seen.add(real);
   }
 }
 
 /**
- * Reads an inspector's private key (PKCS#8 PEM), after {@link checkSigningKeyFiles}.
+ * Reads a private key (PKCS#8 PEM), after {@link checkSigningKeyFiles}. A key that does not parse
+ * is named with its file and the option that gave it: "Cannot use key 'a.key' (--key): <why>".
  *
  * @param path key file
+ * @param options the `option` that named the file, for messages (default `--key`)
  * @returns the signing key with its public half
  * @throws {InputError} `KEY_PERMISSIONS`, `INPUT_*`, `BAD_PEM`, `BAD_KEY`
  * @example
  * ```ts ignore
- * const key = await loadSigningKey("inspector.key");
+ * const key = await loadSigningKey("worker.key", { option: "--worker-key" });
  * ```
  */
-export async function loadSigningKey(path: string): Promise<SigningKey> {
+export async function loadSigningKey(
+  path: string,
+  options: { readonly option?: string } = {},
+): Promise<SigningKey> {
   await checkSigningKeyFiles([path]);
-  const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }));
+  const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }), {
+    what: `key ${quoteForTerminal(path)} (${options.option ?? "--key"})`,
+  });
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
 }
 
@@ -128,7 +145,7 @@ export async function loadSigningKeys(paths: readonly string[]): Promise<Signing
         "plan with more signatures is refused when read)",
     );
   }
-  const keys = await Promise.all(paths.map(loadSigningKey));
+  const keys = await Promise.all(paths.map((path) => loadSigningKey(path)));
   if (new Set(keys.map((key) => bytesToHex(key.publicKey))).size !== keys.length) {
     throw new UsageError("USAGE_KEYS", "Cannot sign: two --key files hold the same key");
   }

@@ -231,7 +231,7 @@ export async function auditLog(
   const keys = await loadSigningKeys(o.keys);
   const workerPub = o.workerKey === undefined
     ? keys[0]!.publicKey
-    : (await loadSigningKey(o.workerKey)).publicKey;
+    : (await loadSigningKey(o.workerKey, { option: "--worker-key" })).publicKey;
   const publicKeys = keys.map((key) => key.publicKey);
   const uses = [
     ...keysInUse(publicKeys, { option: "--key", paths: o.keys }),

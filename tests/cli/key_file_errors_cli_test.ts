@@ -1,0 +1,74 @@
+/**
+ * A private key file that cannot be used is named in the one-line error, with the option that
+ * gave it and escaped for the terminal: "Cannot use key '<file>' (--key): <why>", whichever
+ * command reads it and whichever of several keys it is.
+ */
+import assert from "node:assert/strict";
+import { encodePem, encodePublicKeyPem } from "../../src/attest/mod.ts";
+import { assertCliCode } from "../_assert_code.ts";
+import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
+import { type CliRun, runBitaudit } from "./_run.ts";
+
+const f = await makeAuditFixture({ records: 2, falsify: [] });
+const ESC = "a\u001b[2Jb";
+const SHOWN = "a\\u{1b}[2Jb";
+/** A key file of each kind refused, with the code its error carries. */
+const BAD = {
+  /** An RFC 8410 prefix with a 31-byte seed: 47 bytes of DER. */
+  short: `${f.dir}/short-${ESC}.key`,
+  /** A public key where a private one is read. */
+  pub: `${f.dir}/public-${ESC}.key`,
+};
+await Deno.writeTextFile(
+  BAD.short,
+  encodePem("PRIVATE KEY", new Uint8Array(47).map((_, i) => [0x30, 0x2d][i] ?? 0)),
+  { mode: 0o600 },
+);
+await Deno.writeTextFile(BAD.pub, encodePublicKeyPem(new Uint8Array(32)), { mode: 0o600 });
+const PLAN = `${f.dir}/plan.json`;
+const planned = await runBitaudit(["audit", "plan", ...auditArgs(f, PLAN, 1).slice(1)]);
+assert.equal(planned.code, 0, planned.stderr);
+
+/** Asserts one escaped line naming the file and the option, with the code. */
+function namesKey(r: CliRun, o: { path: string; option: string; code: "BAD_KEY" | "BAD_PEM" }) {
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, o.code);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  assert.ok(!r.stderr.includes("\u001b"), JSON.stringify(r.stderr));
+  const shown = o.path.replace(ESC, SHOWN);
+  assert.ok(r.stderr.includes(`Cannot use key '${shown}' (${o.option}): `), r.stderr);
+}
+
+Deno.test("audit names the --key or --worker-key file a BAD_KEY or BAD_PEM comes from, escaped, among several", async () => {
+  const args = auditArgs(f, `${f.dir}/out`, 1);
+  const at = args.indexOf("--key") + 1;
+  const withKeys = (keys: string[], extra: string[] = []) => [
+    ...args.slice(0, at),
+    ...keys,
+    ...args.slice(at + 1),
+    ...extra,
+  ];
+  namesKey(await runBitaudit(withKeys([f.key, BAD.short, f.worker.key])), {
+    path: BAD.short,
+    option: "--key",
+    code: "BAD_KEY",
+  });
+  namesKey(await runBitaudit(withKeys([f.key], ["--worker-key", BAD.pub])), {
+    path: BAD.pub,
+    option: "--worker-key",
+    code: "BAD_PEM",
+  });
+});
+
+Deno.test("audit work and claims checkpoint name the --key file a BAD_KEY or BAD_PEM comes from", async () => {
+  const work = await runBitaudit([
+    ...["audit", "work", "--plan", PLAN, "--log", f.log, "--shard", "0/1"],
+    ...["--key", BAD.pub, "--out", `${f.dir}/results.jsonl`],
+  ]);
+  namesKey(work, { path: BAD.pub, option: "--key", code: "BAD_PEM" });
+  const checkpoint = await runBitaudit([
+    ...["claims", "checkpoint", "--log", f.log, "--key", BAD.short, "--origin", "a/b"],
+    ...["--out", `${f.dir}/cp.txt`],
+  ]);
+  namesKey(checkpoint, { path: BAD.short, option: "--key", code: "BAD_KEY" });
+});
