@@ -42,8 +42,12 @@ export interface DecodeOptions {
 /**
  * Reads one PEM block with the expected label and returns its DER bytes.
  *
- * Accepts LF or CRLF line ends, surrounding blank lines, and base64 lines of any length up to 76;
- * refuses explanatory text, headers, a different label, several blocks and non-canonical base64.
+ * Accepts LF or CRLF line ends, blank lines (nothing between two line ends) before and after the
+ * block, and base64 lines of any length up to 76; refuses explanatory text, headers, a different
+ * label, several blocks and non-canonical base64. Every line holds printable ASCII only, neither
+ * starting nor ending with a space: a byte order mark, a tab, a lone carriage return, a no-break or
+ * other Unicode space anywhere is refused, naming its line and code point, so that a key file has
+ * one reading and a stray character is said, not skipped.
  *
  * @param text PEM text (e.g. the content of a `.pub` or `.key` file)
  * @param label the required label, e.g. `"PRIVATE KEY"`
@@ -60,7 +64,16 @@ export interface DecodeOptions {
 export function decodePem(text: string, label: string, options: DecodeOptions = {}): Uint8Array {
   const bad = (why: string): never => _bad(label, { why, what: options.what });
   if (typeof text !== "string") bad("not a string");
-  const lines = text.replace(/\r\n/g, "\n").trim().split("\n");
+  const all = text.replace(/\r\n/g, "\n").split("\n");
+  let first = 0;
+  while (first < all.length && all[first] === "") first++;
+  let end = all.length;
+  while (end > first && all[end - 1] === "") end--;
+  const lines = all.slice(first, end);
+  for (const [i, line] of lines.entries()) {
+    const why = _lineProblem(line);
+    if (why !== null) bad(`line ${first + i + 1} ${why}`);
+  }
   if (lines[0] !== `-----BEGIN ${label}-----`) {
     // Another block's label is named (a private key given for a public one is a common slip).
     const other = /^-----BEGIN ([A-Z0-9 ]{1,40})-----$/.exec(lines[0] ?? "")?.[1];
@@ -79,6 +92,35 @@ export function decodePem(text: string, label: string, options: DecodeOptions = 
     if (e instanceof InputError) bad(e.message);
     throw e;
   }
+}
+
+/** Names of the characters most often found where they do not belong in a PEM file. */
+const _NAMES: Readonly<Record<number, string>> = {
+  0x00: "NUL",
+  0x09: "tab",
+  0x0b: "vertical tab",
+  0x0c: "form feed",
+  0x0d: "carriage return without its line feed: line ends are LF or CRLF",
+  0x85: "next line",
+  0xa0: "no-break space",
+  0x2028: "line separator",
+  0x2029: "paragraph separator",
+  0x3000: "ideographic space",
+  0xfeff: "byte order mark",
+};
+
+/** What is wrong with one line of the armor or body, or null. */
+function _lineProblem(line: string): string | null {
+  const odd = /[^\x20-\x7e]/u.exec(line)?.[0];
+  if (odd !== undefined) {
+    const cp = odd.codePointAt(0)!;
+    const name = _NAMES[cp] ?? (/\s/u.test(odd) ? "a space character" : "not printable ASCII");
+    return `holds U+${cp.toString(16).toUpperCase().padStart(4, "0")} (${name})`;
+  }
+  if (/^ +$/.test(line)) return "holds only spaces";
+  if (line.startsWith(" ")) return "starts with a space";
+  if (line.endsWith(" ")) return "ends with a space";
+  return null;
 }
 
 function _bad(label: string, o: { why: string; what: string | undefined }): never {

@@ -72,3 +72,24 @@ Deno.test("audit work and claims checkpoint name the --key file a BAD_KEY or BAD
   ]);
   namesKey(checkpoint, { path: BAD.short, option: "--key", code: "BAD_KEY" });
 });
+
+Deno.test("a key file with a byte order mark or a no-break space is refused by audit --key and key trust-root --pub (BAD_PEM naming it), nothing written", async () => {
+  const [key, pub] = [await Deno.readTextFile(f.key), await Deno.readTextFile(f.pub)];
+  const bomKey = `${f.dir}/bom.key`;
+  await Deno.writeTextFile(bomKey, `\ufeff${key}`, { mode: 0o600 });
+  const args = auditArgs(f, `${f.dir}/out-bom`, 1);
+  args[args.indexOf("--key") + 1] = bomKey;
+  const audited = await runBitaudit(args);
+  namesKey(audited, { path: bomKey, option: "--key", code: "BAD_PEM" });
+  assert.match(audited.stderr, /line 1 holds U\+FEFF \(byte order mark\)/);
+  for (const [i, text] of [`\ufeff${pub}`, `${pub}\u00a0\n`].entries()) {
+    const file = `${f.dir}/odd-${i}.pub`;
+    await Deno.writeTextFile(file, text);
+    const out = `${f.dir}/root-${i}.json`;
+    const r = await runBitaudit(["key", "trust-root", "--pub", file, "--out", out]);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "BAD_PEM");
+    assert.match(r.stderr, i === 0 ? /U\+FEFF/ : /line 4 holds U\+00A0 \(no-break space\)/);
+    await assert.rejects(Deno.lstat(out), Deno.errors.NotFound);
+  }
+});
