@@ -44,7 +44,8 @@ export interface DecodeOptions {
  *
  * Accepts LF or CRLF line ends, blank lines (nothing between two line ends) before and after the
  * block, and base64 lines of any length up to 76; refuses explanatory text, headers, a different
- * label, several blocks and non-canonical base64. Every line holds printable ASCII only, neither
+ * label, several blocks and non-canonical base64, each by name (another label with what to do:
+ * an encrypted or OpenSSH key). Every line holds printable ASCII only, neither
  * starting nor ending with a space: a byte order mark, a tab, a lone carriage return, a no-break or
  * other Unicode space anywhere is refused, naming its line and code point, so that a key file has
  * one reading and a stray character is said, not skipped.
@@ -74,18 +75,13 @@ export function decodePem(text: string, label: string, options: DecodeOptions = 
     const why = _lineProblem(line);
     if (why !== null) bad(`line ${first + i + 1} ${why}`);
   }
-  if (lines[0] !== `-----BEGIN ${label}-----`) {
-    // Another block's label is named (a private key given for a public one is a common slip).
-    const other = /^-----BEGIN ([A-Z0-9 ]{1,40})-----$/.exec(lines[0] ?? "")?.[1];
-    bad(other === undefined ? "first line is not the BEGIN line" : `it is a ${other} block`);
-  }
-  if (lines[lines.length - 1] !== `-----END ${label}-----` || lines.length < 3) {
-    bad("last line is not the END line");
+  const problem = _armorProblem(lines, label);
+  if (problem !== null) {
+    bad(
+      problem.line === undefined ? problem.why : `line ${first + problem.line + 1} ${problem.why}`,
+    );
   }
   const body = lines.slice(1, -1);
-  for (const line of body) {
-    if (!/^[A-Za-z0-9+/=]{1,76}$/.test(line)) bad("body line is not base64");
-  }
   try {
     return decodeBase64(body.join(""), { alphabet: "standard" });
   } catch (e) {
@@ -93,6 +89,67 @@ export function decodePem(text: string, label: string, options: DecodeOptions = 
     throw e;
   }
 }
+
+/**
+ * What is wrong with the armor of printable lines, or null: one BEGIN line first, one END line
+ * last, both with `label`, and base64 lines between them. `line` indexes `lines`.
+ */
+function _armorProblem(
+  lines: readonly string[],
+  label: string,
+): { line?: number; why: string } | null {
+  const [begin, end] = [`-----BEGIN ${label}-----`, `-----END ${label}-----`];
+  const begins = lines.flatMap((l, i) => l.startsWith("-----BEGIN ") ? [i] : []);
+  if (begins.length === 0) return { why: `it has no BEGIN line (${begin})` };
+  if (begins.length > 1) return { why: `it holds ${begins.length} PEM blocks, not one` };
+  if (begins[0] !== 0) return { line: 0, why: "is text before the BEGIN line" };
+  if (lines[0] !== begin) {
+    // Another block's label is named (a private key given for a public one is a common slip).
+    const other = /^-----BEGIN ([A-Z0-9 ]{1,40})-----$/.exec(lines[0]!)?.[1];
+    return other === undefined
+      ? { line: 0, why: `is not the BEGIN line ${begin}` }
+      : { why: _otherBlock(other, label) };
+  }
+  const last = lines.findIndex((l) => l.startsWith("-----END "));
+  if (last === -1) return { why: `it has no END line (${end})` };
+  if (lines[last] !== end) return { line: last, why: `is not the END line ${end}` };
+  if (last < lines.length - 1) return { line: last + 1, why: "is text after the END line" };
+  if (last === 1) return { why: "the block is empty" };
+  for (let i = 1; i < last; i++) {
+    const line = lines[i]!;
+    if (line === "") return { line: i, why: "is blank, inside the block" };
+    // RFC 1421 headers (Proc-Type, DEK-Info: a legacy encrypted key) are not strict PEM.
+    if (/^[A-Za-z][A-Za-z0-9-]*:/.test(line)) {
+      return { line: i, why: "is a header, which strict PEM does not carry" };
+    }
+    if (line.length > 76) return { line: i, why: "is longer than 76 characters" };
+    if (!/^[A-Za-z0-9+/=]+$/.test(line)) return { line: i, why: "is not base64" };
+  }
+  return null;
+}
+
+/** Says which block it is, with what to do about the common ones. */
+function _otherBlock(other: string, label: string): string {
+  const article = /^(?:[AEIOU]|RSA |X509 |SSH2 )/.test(other) ? "an" : "a";
+  const hint = label === "PRIVATE KEY" ? _PRIVATE_KEY_HINTS[other] : undefined;
+  return `it is ${article} ${other} block${hint ?? ""}`;
+}
+
+/**
+ * What to do with a block read where an Ed25519 "PRIVATE KEY" is expected. `openssl pkey` writes
+ * the unencrypted PKCS#8 (mode 0600); ssh-keygen (OpenSSH 9.2) keeps Ed25519 keys in its own
+ * format even with `-m PKCS8`, so a new key is the way.
+ */
+const _PRIVATE_KEY_HINTS: Readonly<Record<string, string>> = {
+  "ENCRYPTED PRIVATE KEY":
+    " (encrypted with a pass phrase): decrypt it with openssl pkey -in <file> -out <new file>",
+  "OPENSSH PRIVATE KEY": " (OpenSSH's own format, which ssh-keygen does not convert for " +
+    "Ed25519 keys): make a PKCS#8 key with bitaudit key generate",
+  "PUBLIC KEY": " (a .pub file): give the private key",
+  "RSA PRIVATE KEY": ", not an Ed25519 key",
+  "EC PRIVATE KEY": ", not an Ed25519 key",
+  "DSA PRIVATE KEY": ", not an Ed25519 key",
+};
 
 /** Names of the characters most often found where they do not belong in a PEM file. */
 const _NAMES: Readonly<Record<number, string>> = {

@@ -11,6 +11,7 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
 import { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
+import { ED25519_OID, pkcs8Algorithm } from "./key_algorithm.ts";
 
 /** DER prefix of an Ed25519 PKCS#8 v1 private key (RFC 8410 §7, §10.3). */
 export const PKCS8_ED25519_PREFIX: Uint8Array = hexToBytes("302e020100300506032b657004220420");
@@ -43,7 +44,8 @@ export function encodePkcs8(privateKey: Uint8Array): Uint8Array {
  * @param der exactly 48 bytes: the RFC 8410 prefix and the seed
  * @param options `what` the key is, for messages (the file it came from)
  * @returns the 32-byte private key
- * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 PKCS#8 of exactly that form
+ * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 PKCS#8 of exactly that form (a key
+ *   of another algorithm is named: "it is an RSA key, not an Ed25519 key")
  * @example
  * ```ts
  * import { decodePkcs8, encodePkcs8 } from "./pkcs8.ts";
@@ -55,13 +57,24 @@ export function decodePkcs8(der: Uint8Array, options: DecodeOptions = {}): Uint8
     const what = options.what === undefined ? "read private key" : `use ${options.what}`;
     throw new InputError("BAD_KEY", `Cannot ${what}: ${why}`);
   };
-  if (!(der instanceof Uint8Array) || der.length !== PKCS8_ED25519_PREFIX.length + 32) {
-    bad("PKCS#8 DER must be 48 bytes");
-  }
-  for (let i = 0; i < PKCS8_ED25519_PREFIX.length; i++) {
-    if (der[i] !== PKCS8_ED25519_PREFIX[i]) bad("not an Ed25519 PKCS#8 (RFC 8410)");
-  }
+  if (!(der instanceof Uint8Array)) bad("PKCS#8 DER must be bytes");
+  const exact = der.length === PKCS8_ED25519_PREFIX.length + 32 &&
+    PKCS8_ED25519_PREFIX.every((b, i) => der[i] === b);
+  if (!exact) bad(_notEd25519(der));
   return der.slice(PKCS8_ED25519_PREFIX.length);
+}
+
+/** Why DER that is not the one Ed25519 encoding is refused: another algorithm is named. */
+function _notEd25519(der: Uint8Array): string {
+  const algorithm = pkcs8Algorithm(der);
+  if (algorithm !== undefined && algorithm.oid !== ED25519_OID) {
+    return `it is ${algorithm.name}, not an Ed25519 key`;
+  }
+  if (der.length !== PKCS8_ED25519_PREFIX.length + 32) {
+    return `PKCS#8 DER of ${der.length} bytes, where an Ed25519 key has 48 (version 0, no ` +
+      "attributes or public key: RFC 8410 §7)";
+  }
+  return "not an Ed25519 PKCS#8 (RFC 8410 §7)";
 }
 
 /**

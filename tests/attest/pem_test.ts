@@ -84,3 +84,42 @@ Deno.test("decodePem() says which armor or body line starts or ends with a space
   assert.match(refusal(decodePublicKeyPem, spaced(1, (l) => ` ${l}`)), /line 2 starts with/);
   assert.match(refusal(decodePublicKeyPem, spaced(2, (l) => `${l}  `)), /line 3 ends with a space/);
 });
+
+Deno.test("decodePem() names another block with its article and what to do, and says what surrounds or breaks the block", () => {
+  const block = (label: string) =>
+    `-----BEGIN ${label}-----\nMC4CAQAwBQYDK2VwBCIEICrB26cwlAOS5npPjdlLn5/LD8it1RJPxaPquZEBULcM\n` +
+    `-----END ${label}-----\n`;
+  const cases: [string, RegExp][] = [
+    [
+      block("ENCRYPTED PRIVATE KEY"),
+      /it is an ENCRYPTED PRIVATE KEY block .*decrypt it with openssl pkey -in <file> -out <new file>/,
+    ],
+    [block("OPENSSH PRIVATE KEY"), /it is an OPENSSH PRIVATE KEY block .*bitaudit key generate/],
+    [block("RSA PRIVATE KEY"), /it is an RSA PRIVATE KEY block, not an Ed25519 key/],
+    [block("EC PRIVATE KEY"), /it is an EC PRIVATE KEY block, not an Ed25519 key/],
+    [block("PUBLIC KEY"), /it is a PUBLIC KEY block \(a \.pub file\): give the private key/],
+    [PRIV + PRIV, /it holds 2 PEM blocks, not one$/],
+    [PRIV + encodePrivateKeyPem(new Uint8Array(32)), /it holds 2 PEM blocks, not one$/],
+    [`Bag Attributes\n${PRIV}`, /line 1 is text before the BEGIN line$/],
+    [`${PRIV}garbage\n`, /line 4 is text after the END line$/],
+    [PRIV.replace("MC4C", "Proc-Type: 4,ENCRYPTED\n\nMC4C"), /line 2 is a header/],
+    [PRIV.replace("MC4C", "\nMC4C"), /line 2 is blank, inside the block$/],
+    [PRIV.replace("MC4C", "MC*C"), /line 2 is not base64$/],
+    [
+      PRIV.replace("BEGIN PRIVATE KEY", "BEGIN private key"),
+      /line 1 is not the BEGIN line -----BEGIN PRIVATE KEY-----$/,
+    ],
+    [
+      PRIV.replace("-----END PRIVATE KEY-----", "-----END PUBLIC KEY-----"),
+      /line 3 is not the END/,
+    ],
+    [PRIV.split("\n").slice(0, 2).join("\n"), /it has no END line/],
+    ["garbage", /it has no BEGIN line/],
+    ["\n\n", /it has no BEGIN line/],
+  ];
+  for (const [text, why] of cases) {
+    assert.match(refusal(decodePrivateKeyPem, text), why, JSON.stringify(text));
+  }
+  // Read for a public key, a private key block gets no private key's advice.
+  assert.match(refusal(decodePublicKeyPem, block("ENCRYPTED PRIVATE KEY")), /block$/);
+});

@@ -120,8 +120,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   // Attestation
   BAD_BASE64: "A base64 field does not decode",
   BAD_ENVELOPE: "An attestation (DSSE envelope, Sigstore bundle) is malformed, or is a trust root",
-  BAD_KEY: "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length",
-  BAD_PEM: "A PEM block is malformed or has another label",
+  BAD_KEY:
+    "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length (a private key of another algorithm is named)",
+  BAD_PEM:
+    "A PEM file is not one strict block with its label: the line and what was found are named (a byte order mark, a Unicode space, text around the block, another label)",
   BAD_STATEMENT: "An in-toto statement is malformed, or (bundle) is not an audit verdict",
   BAD_TIMESTAMP: "A time is not RFC 3339 UTC to the second",
   BAD_TRUST_ROOT: "A trust root is malformed (unknown field, bad window, bad key)",
