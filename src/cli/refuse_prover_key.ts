@@ -97,3 +97,37 @@ export function keysInUse(
 ): KeyInUse[] {
   return publicKeys.map((publicKey, i) => ({ publicKey, option: o.option, path: o.paths[i]! }));
 }
+
+/**
+ * Refuses a key given twice among `keys` (a copy or a link of a file included): once is enough,
+ * and a key given for two roles (`--pub` and `--prover` of a trust root) would have both.
+ *
+ * @param keys the keys, in the order given
+ * @throws {UsageError} `USAGE_KEYS` naming both options and files and the key id
+ * @example
+ * ```ts
+ * import { refuseRepeatedKeys } from "./refuse_prover_key.ts";
+ * refuseRepeatedKeys([
+ *   { publicKey: new Uint8Array(32), option: "--pub", path: "i.pub" },
+ *   { publicKey: new Uint8Array(32).fill(1), option: "--prover", path: "p.pub" },
+ * ]);
+ * ```
+ */
+export function refuseRepeatedKeys(keys: readonly KeyInUse[]): void {
+  const seen = new Map<string, KeyInUse>();
+  for (const key of keys) {
+    const id = keyId(key.publicKey);
+    const first = seen.get(id);
+    seen.set(id, first ?? key);
+    if (first === undefined) continue;
+    const given = `${first.option} ${quoteForTerminal(first.path)}`;
+    throw new UsageError(
+      "USAGE_KEYS",
+      `Cannot use ${key.option} ${quoteForTerminal(key.path)}: its key ${id.slice(0, 16)}… is ` +
+        (first.option === key.option
+          ? `given twice (${given} holds it too)`
+          : `given as ${given} too, and a key has one role: an inspector key is never a ` +
+            "prover's (give the prover a key of its own)"),
+    );
+  }
+}

@@ -193,3 +193,27 @@ Deno.test("key trust-root --extend of a root pinning its prover keys' origin ref
   const keys = parseTrustRoot(await Deno.readTextFile(out)).keys.filter((k) => k.role === "prover");
   assert.deepEqual(keys.map((k) => k.origin), [ORIGIN, ORIGIN]);
 });
+
+Deno.test("key trust-root refuses a key given as both --pub and --prover, or twice (a copy too), with USAGE_KEYS naming both files, nothing written", async () => {
+  const copy = `${f.dir}/prover-copy.pub`;
+  await Deno.copyFile(prover.publicKey, copy);
+  const cases: [string[], RegExp][] = [
+    [
+      ["--pub", f.pub, "--prover", f.pub],
+      /Cannot use --prover '.*': its key [0-9a-f]{16}… is given as --pub '.*' too, and a key has one role/,
+    ],
+    [
+      ["--pub", f.pub, "--prover", prover.publicKey, copy],
+      /Cannot use --prover '.*prover-copy\.pub': its key [0-9a-f]{16}… is given twice/,
+    ],
+    [["--extend", goodRoot, "--pub", stranger.publicKey, "--prover", stranger.publicKey], /--pub/],
+  ];
+  for (const [i, [args, why]] of cases.entries()) {
+    const out = `${f.dir}/root-twice-${i}.json`;
+    const r = await keyTrustRoot(args, out);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE_KEYS");
+    assert.match(r.stderr, why);
+    await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
+  }
+});

@@ -231,7 +231,7 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   USAGE_AUDIT_ID: "`--audit-id` is not 1-128 of `A-Z a-z 0-9 . _ : -` (printable ASCII, as a " +
     "claim log id: no lookalike or control character)",
   USAGE_KEYS:
-    "The same key is given twice, `--worker-pub` cannot be read, or a key is given a role it may not have (the prover's key to sign or compute an audit, the plan's signer to `audit work`)",
+    "The same key is given twice (in a trust root: or as both `--pub` and `--prover`), `--worker-pub` cannot be read, or a key is given a role it may not have (the prover's key to sign or compute an audit, the plan's signer to `audit work`)",
   USAGE_NATS: "`--nats` is not a NATS URL (`nats://host:port` or `tls://host:port`)",
   USAGE_PATH: "A path given on the command line is empty, or `key generate --out` names a " +
     "folder (no file name)",

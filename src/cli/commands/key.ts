@@ -29,6 +29,7 @@ import { refuseExisting, writeNewFile } from "../write_new_file.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { extendTrustRoot, keyTimeArgs } from "../extend_trust_root.ts";
+import { keysInUse, refuseRepeatedKeys } from "../refuse_prover_key.ts";
 
 /**
  * Builds the `key` command group.
@@ -165,6 +166,10 @@ export function keyCommand(): Command {
       for (const file of opts.pub ?? []) pubs.push(await readPem(file));
       const provers = [];
       for (const file of opts.prover ?? []) provers.push(await readPem(file));
+      refuseRepeatedKeys([
+        ...keysInUse(pubs, { option: "--pub", paths: opts.pub ?? [] }),
+        ...keysInUse(provers, { option: "--prover", paths: opts.prover ?? [] }),
+      ]);
       const drand = [];
       for (const file of opts.drand ?? []) {
         const info = parseDrandChainInfo(await readTextFile(file, { maxBytes: 64 * 1024 }));
