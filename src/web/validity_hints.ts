@@ -268,6 +268,12 @@ async function _proverHint(
 ): Promise<string> {
   const { signedAt } = cp;
   const key = root.keys.find((k) => k.keyid === id);
+  if (key?.role === "inspector") {
+    // `key trust-root` refuses a key given as both --pub and --prover: no flag adds it as a prover.
+    return `The checkpoint is signed by key ${
+      _short(id)
+    }, which your trust root lists as an inspector key, and a prover key is never an inspector key (\`bitaudit key trust-root\` refuses a key given as both --pub and --prover). The prover signs its checkpoints with a separate key of its own, added with \`bitaudit key trust-root --prover\`.`;
+  }
   if (key === undefined || key.role !== "prover") {
     return `The prover key ${
       _short(id)

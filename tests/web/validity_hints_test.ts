@@ -307,3 +307,29 @@ Deno.test("validityHints() reads an unsigned payload only within the size a chec
     [],
   );
 });
+
+Deno.test("validityHints(): a checkpoint signed by a key the trust root lists as an inspector's is told a prover key is never one, not to add it with --prover (which key trust-root refuses)", async () => {
+  const checkpointBy = (proverKeyId: string) => ({
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: b64(statement({
+      audit: { checkpoint: { proverKeyId, signedAt: "2026-02-01T00:00:00Z", note: "n" } },
+    })),
+    signatures: [],
+  });
+  const detail = "no valid signature by a prover key of the trust root";
+  const [hint] = await validityHints({
+    report: report("checkpoint", detail),
+    envelope: checkpointBy(id),
+    trustRoot,
+  });
+  assert.match(hint!, new RegExp(`signed by key ${id.slice(0, 16)}…, which your trust root lists`));
+  assert.match(hint!, /a prover key is never an inspector key/);
+  assert.doesNotMatch(hint!, /add its public key/);
+  const other = keyId((await generateKeyPair()).publicKey);
+  const [unlisted] = await validityHints({
+    report: report("checkpoint", detail),
+    envelope: checkpointBy(other),
+    trustRoot,
+  });
+  assert.match(unlisted!, /is not a prover key of your trust root \(add its public key with/);
+});
