@@ -46,8 +46,9 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
  * before it reads a key; NATS access files are checked with it too.
  *
  * @param paths key files
- * @throws {InputError} `INPUT_MISSING`, `KEY_PERMISSIONS` (group or others may read or write it),
- *   `USAGE_KEYS` (the same file twice)
+ * @throws {InputError} `INPUT_MISSING` (also for a device, descriptor or `/proc` path such as
+ *   `/dev/stdin`, refused as not a file as a FIFO is), `KEY_PERMISSIONS` (group or others may read
+ *   or write it), `USAGE_KEYS` (the same file twice)
  * @throws {Deno.errors.NotCapable} when Deno was not given read access to a file (the CLI's
  *   PERMISSION error)
  * @example
@@ -64,10 +65,12 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
       real = await Deno.realPath(path);
       info = await Deno.stat(real);
     } catch (e) {
-      if (e instanceof Deno.errors.NotCapable) throw e;
+      if (e instanceof Deno.errors.NotCapable && !(await _readGranted(path))) throw e;
       throw new InputError(
         "INPUT_MISSING",
-        `Cannot read key ${quoteForTerminal(path)}: ${openCause(e)}`,
+        `Cannot read key ${quoteForTerminal(path)}: ${
+          e instanceof Deno.errors.NotCapable ? NOT_A_KEY_FILE : openCause(e)
+        }`,
       );
     }
     if (!info.isFile) {
@@ -92,6 +95,18 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
     }
     seen.add(real);
   }
+}
+
+/**
+ * Why a path Deno refuses to touch although read access to it was granted is no key file: Deno
+ * reads no device (`/dev/stdin`), descriptor (`/dev/fd/0`, `/proc/self/fd/0`) or other `/proc` or
+ * `/sys` entry without `--allow-all`, and none of them is the regular file a key is read from.
+ */
+const NOT_A_KEY_FILE = "not a file (a device, a descriptor or a /proc or /sys entry)";
+
+/** True when read access to `path` was granted (a NotCapable then is Deno's special-file rule). */
+async function _readGranted(path: string): Promise<boolean> {
+  return (await Deno.permissions.query({ name: "read", path })).state === "granted";
 }
 
 /**

@@ -93,3 +93,23 @@ Deno.test("a key file with a byte order mark or a no-break space is refused by a
     await assert.rejects(Deno.lstat(out), Deno.errors.NotFound);
   }
 });
+
+Deno.test("a key given as /dev/stdin, /dev/fd/0 or /proc/self/fd/0 is refused as not a file (INPUT_MISSING, as a FIFO is), not as a missing --allow-all", async () => {
+  const args = auditArgs(f, `${f.dir}/out-stdin`, 1);
+  const at = args.indexOf("--key") + 1;
+  for (const path of ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]) {
+    for (const extra of [[], ["--worker-key", path]]) {
+      const run = [...args, ...extra];
+      if (extra.length === 0) run[at] = path;
+      const r = await runBitaudit(run);
+      assert.equal(r.code, 2, r.stderr);
+      assertCliCode(r.stderr, "INPUT_MISSING");
+      assert.ok(r.stderr.includes(`Cannot read key '${path}': not a file`), r.stderr);
+    }
+  }
+  // Read access not given at all is still the permission Deno lacks.
+  const denied = await runBitaudit([...args.slice(0, at), "/dev/stdin", ...args.slice(at + 1)], {
+    perms: [`--allow-read=${f.dir}`, "--allow-write"],
+  });
+  assertCliCode(denied.stderr, "PERMISSION");
+});
