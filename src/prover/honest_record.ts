@@ -1,13 +1,14 @@
 /**
  * The simulated prover's records are honest unless the scenario's `falsify` names them: before a
  * record no falsification names is computed, what it will state of its world (GPU count, stack,
- * library versions, ranks and links) and its attention's SM count are put to the verifier's own
- * record-level checks (`recordContradiction`), and a scenario whose honest record the audit would
- * FAIL is refused, as `claims append` refuses such a record.
+ * library versions, ranks and links), its attention's SM count and its GEMM kernel (a recipe or a
+ * catalog, held to the kind its stack takes) are put to the verifier's own record-level checks
+ * (`recordContradiction`), and a scenario whose honest record the audit would FAIL is refused, as
+ * `claims append` refuses such a record.
  *
  * @module
  */
-import type { ClaimPredicate } from "../claims/mod.ts";
+import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
 import { InputError } from "../errors.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
@@ -18,11 +19,13 @@ import { recordContradiction } from "../verify/mod.ts";
  *
  * @param envelope the record's envelope (`claimEnvelope`: its hardware, software, parallelism)
  * @param o the record's sequence number, the scenario section it comes from (`scenario.forward`),
- *   its stack and GPU profiles, and its attention's SM count (absent: no attention)
+ *   its stack and GPU profiles, its GEMM kernel reference, and its attention's SM count (absent:
+ *   no attention)
  * @throws {InputError} `SCENARIO_INVALID` naming the record, the section and the verifier's reason
  * @example
  * ```ts ignore
- * checkHonestRecord(envelope, { seq, section: "scenario.forward", stack, gpu, multiProcessorCount });
+ * const section = "scenario.forward";
+ * checkHonestRecord(envelope, { seq, section, stack, gpu, kernel, multiProcessorCount });
  * ```
  */
 export function checkHonestRecord(
@@ -32,6 +35,7 @@ export function checkHonestRecord(
     readonly section: string;
     readonly stack: StackProfile;
     readonly gpu: GpuProfile;
+    readonly kernel: KernelRef;
     readonly multiProcessorCount?: number | undefined;
   },
 ): void {

@@ -27,7 +27,7 @@ export type BlockClaimsContext = ClaimsContext;
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a block cannot be emulated as configured,
  *   `SCENARIO_INVALID` for a record no falsification names that the audit would FAIL for what it
- *   states of its world or SM count (`checkHonestRecord`)
+ *   states of its world, SM count or kernel (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeBlockClaims(scenario, ctx);
@@ -75,6 +75,7 @@ export async function makeBlockClaims(
   };
   const digests = (w: Record<string, Uint16Array>) =>
     Object.fromEntries(Object.entries(w).map(([k, v]) => [k, ctx.put(v)]));
+  const kernel = { recipe: b.recipe };
   const attnDigests = digests(attnW);
   const ffnDigests = digests(ffnW);
   const records: ClaimRecord[] = [];
@@ -97,6 +98,7 @@ export async function makeBlockClaims(
         section: "scenario.blocks",
         stack,
         gpu: ctx.hardware.profile,
+        kernel,
         ...(kind === "attention_block" ? { multiProcessorCount: b.multiProcessorCount } : {}),
       });
     }
@@ -134,7 +136,7 @@ export async function makeBlockClaims(
         tokens,
         shape: b.shape,
         rmsNormEps: "1e-6",
-        kernel: { recipe: b.recipe },
+        kernel,
         ...(kind === "attention_block"
           ? {
             attention: {

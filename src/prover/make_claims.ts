@@ -51,7 +51,7 @@ export interface ProverOutput {
  * @returns records, blobs and the list of falsified sequence numbers
  * @throws {InputError} `SCENARIO_*` when the scenario's shapes are not covered by its catalog,
  *   `SCENARIO_INVALID` for a record no falsification names that the audit would FAIL for what it
- *   states of its world (`checkHonestRecord`)
+ *   states of its world or its kernel (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const out = await makeClaims(scenario, { store, walker });
@@ -83,6 +83,7 @@ export async function makeClaims(
   const records: ClaimRecord[] = [];
   const falsified: { seq: number; kind: string }[] = [];
   const projections = scenario.model.projections;
+  const kernel = { catalog: catalog.value.id, catalogSha256: catalog.sha256 };
   let prev = GENESIS_PREV;
   for (let seq = 0; seq < scenario.records; seq++) {
     const layer = Math.floor(seq / projections.length) % scenario.model.layers;
@@ -107,6 +108,7 @@ export async function makeClaims(
         section: "the scenario's GEMM records",
         stack,
         gpu: main.profile,
+        kernel,
       });
     }
     const batch = fake?.kind === "batch_size"
@@ -177,7 +179,7 @@ export async function makeClaims(
         dtype: "bf16",
         out: "bf16",
         layout: "tn",
-        kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+        kernel,
         weights: { sha256: w.sha256, shape: [proj.n, proj.k] },
         input: { sha256: put(x), shape: [batch, proj.k] },
       },

@@ -47,7 +47,8 @@ export type ModelClaimsContext = ClaimsContext;
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
  *   `SCENARIO_INVALID` for a weight flip outside its tensor, or a record no falsification names
- *   that the audit would FAIL for what it states of its world or SM count (`checkHonestRecord`)
+ *   that the audit would FAIL for what it states of its world, SM count or kernel
+ *   (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeModelClaims(scenario, ctx);
@@ -75,6 +76,7 @@ export async function makeModelClaims(
     const path = f.checkpoints[i % f.checkpoints.length]!;
     const claimedStack = sectionStack(f, i);
     const { stack, catalog, runtime: base } = await runtimeOf(claimedStack.stack);
+    const kernel = { catalog: catalog.value.id, catalogSha256: catalog.sha256 };
     if (!loaded.has(path)) loaded.set(path, await loadScenarioCheckpoint(ctx, path));
     const model = loaded.get(path)!;
     const fake = scenario.falsify.find((x) => x.seq === seq);
@@ -94,6 +96,7 @@ export async function makeModelClaims(
         section: "scenario.forward",
         stack,
         gpu: ctx.hardware.profile,
+        kernel,
         multiProcessorCount: f.multiProcessorCount,
       });
     }
@@ -137,7 +140,7 @@ export async function makeModelClaims(
       model: modelRefOf(model),
       sequences,
       padTokenId,
-      kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+      kernel,
       multiProcessorCount: f.multiProcessorCount,
       positions: positions.map(({ seq: s, pos }) => [s, pos] as const),
       layerChain: f.layerChain ? r.result.layerChain : undefined,

@@ -71,7 +71,7 @@ interface _Served {
  *   `SCENARIO_INVALID` for a falsification that does not fit its record's history, a request
  *   or setting a vLLM engine would not serve (`vllm_serving_limits.ts`), or an engine run whose
  *   records, one of them named by no falsification, the audit would FAIL for what they state of
- *   their world or SM count (`checkHonestRecord`)
+ *   their world, SM count or kernel (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeSequenceClaims(scenario, ctx);
@@ -93,6 +93,7 @@ export async function makeSequenceClaims(
       ...s,
       stack: claimedStack.stack,
     });
+    const kernel = { catalog: catalog.value.id, catalogSha256: catalog.sha256 };
     const first = ctx.firstSeq + ci * s.requests;
     const topology = s.parallel?.[ci % s.parallel.length];
     const components = topologyComponents(claimedStack.components, topology);
@@ -116,6 +117,7 @@ export async function makeSequenceClaims(
           section: "scenario.serving",
           stack,
           gpu: ctx.hardware.profile,
+          kernel,
           multiProcessorCount: s.multiProcessorCount,
         },
       );
@@ -156,7 +158,7 @@ export async function makeSequenceClaims(
         }),
         {
           model: modelRefOf(model),
-          kernel: { catalog: catalog.value.id, catalogSha256: catalog.sha256 },
+          kernel,
           multiProcessorCount: s.multiProcessorCount,
           history: { sha256: ctx.put(encodeServingHistory(history)), passes: history },
           tokens: { prompt: q.prompt, generated: q.generated },

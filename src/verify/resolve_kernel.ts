@@ -9,6 +9,7 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { KernelRef } from "../claims/mod.ts";
 import type { DispatchCatalog, GemmRecipe } from "../kernels/mod.ts";
 import { _asset, _Stop } from "./_stop.ts";
+import { kernelSourceContradiction } from "./kernel_source_contradiction.ts";
 import {
   DISPATCH_CATALOGS,
   loadAsset,
@@ -27,22 +28,21 @@ export type ResolvedKernel =
  * @param store hash-checked assets
  * @param o the reference, the stack (id and kernel source) and the GPU profile id
  * @returns the recipe or the catalog
- * @throws {_Stop} FAIL when the record contradicts its stack, or names a bundled recipe with
- *   another body, NOT_VERIFIED for an unknown, foreign or differently hashed catalog or an invalid
- *   recipe
+ * @throws {_Stop} FAIL when the record's kernel is not of its stack's kind
+ *   (`kernelSourceContradiction`) or names a bundled recipe with another body, NOT_VERIFIED for an
+ *   unknown, foreign or differently hashed catalog or an invalid recipe
  */
 export async function _resolveKernel(
   store: AssetStore,
   o: { kernel: KernelRef; stackId: string; kernelSource: string; profileId: string },
 ): Promise<ResolvedKernel> {
   const kernel = o.kernel;
+  const contradiction = kernelSourceContradiction(kernel, {
+    id: o.stackId,
+    gemm: { kernelSource: o.kernelSource },
+  });
+  if (contradiction !== null) throw new _Stop("FAIL", contradiction);
   if ("recipe" in kernel) {
-    if (o.kernelSource !== "recipe") {
-      throw new _Stop(
-        "FAIL",
-        `stack '${o.stackId}' dispatches through a catalog, but the record names a recipe`,
-      );
-    }
     let recipe: GemmRecipe;
     try {
       recipe = recipeFromJson(kernel.recipe, "the record");
@@ -58,14 +58,6 @@ export async function _resolveKernel(
       throw new _Stop("FAIL", `the record's GEMM recipe contradicts its name: ${why}`);
     }
     return { recipe };
-  }
-  if (o.kernelSource !== "catalog") {
-    // The stack runs explicit recipes (CUTLASS): a catalog's kernels are another library's, so
-    // recomputing them would check a stack the record does not name.
-    throw new _Stop(
-      "FAIL",
-      `stack '${o.stackId}' runs explicit recipes, but the record names catalog '${kernel.catalog}'`,
-    );
   }
   const cat = await _asset(
     () => loadAsset(store, { kind: DISPATCH_CATALOGS, id: kernel.catalog }),

@@ -123,3 +123,33 @@ Deno.test("makeClaims() still writes a record 'falsify' names, whatever its worl
   assert.deepEqual(made.falsified, [{ seq: 1, kind: "fingerprint" }]);
   await assertVerdicts(made, { store, walker, attention });
 });
+
+Deno.test("makeClaims() refuses GEMM records naming the scenario's catalog on a recipe stack (CUTLASS): the audit FAILs their kernel", async () => {
+  const software = { stack: "cutlass-3.5-hf-flash-attn", components: {} };
+  await assertRefused(make({ software, falsify: [] }), {
+    section: "the scenario's GEMM records",
+    fact:
+      /stack 'cutlass-3\.5-hf-flash-attn' runs explicit recipes, but the record names catalog 'demo-small-transformer-a100'/,
+  });
+});
+
+Deno.test("makeClaims() refuses a block section naming its recipe on a catalog stack: the audit FAILs its kernel", async () => {
+  const blocks = { ...BLOCKS, stack: "hf-qwen3-flash-attn-torch2.8", components: {} };
+  await assertRefused(make({ blocks, falsify: [] }), {
+    section: "scenario.blocks",
+    fact:
+      /stack 'hf-qwen3-flash-attn-torch2\.8' dispatches through a catalog, but the record names a recipe/,
+  });
+});
+
+Deno.test("makeClaims() refuses a forward section naming its catalog on a recipe stack", async () => {
+  const forward = {
+    ...forwardSection(DENSE, { records: 1 }),
+    stack: "cutlass-3.5-hf-flash-attn",
+    components: {},
+  };
+  await assertRefused(make({ forward, falsify: [] }), {
+    section: "scenario.forward",
+    fact: /stack 'cutlass-3\.5-hf-flash-attn' runs explicit recipes, but the record names catalog/,
+  });
+});
