@@ -51,7 +51,7 @@ export interface ProverOutput {
  * @returns records, blobs and the list of falsified sequence numbers
  * @throws {InputError} `SCENARIO_*` when the scenario's shapes are not covered by its catalog,
  *   `SCENARIO_INVALID` for a record no falsification names that the audit would FAIL for what it
- *   states of its world or its kernel (`checkHonestRecord`)
+ *   states of its world or its kernel, or that names a catalog of another GPU (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const out = await makeClaims(scenario, { store, walker });
@@ -109,6 +109,7 @@ export async function makeClaims(
         stack,
         gpu: main.profile,
         kernel,
+        catalog: catalog.value,
       });
     }
     const batch = fake?.kind === "batch_size"

@@ -47,8 +47,8 @@ export type ModelClaimsContext = ClaimsContext;
  * @returns the records and the falsified sequence numbers
  * @throws {InputError} `SCENARIO_UNSUPPORTED` when a pass cannot be emulated as configured,
  *   `SCENARIO_INVALID` for a weight flip outside its tensor, or a record no falsification names
- *   that the audit would FAIL for what it states of its world, SM count or kernel
- *   (`checkHonestRecord`)
+ *   that the audit would FAIL for what it states of its world, SM count or kernel, or that names
+ *   a catalog of another GPU (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeModelClaims(scenario, ctx);
@@ -97,6 +97,7 @@ export async function makeModelClaims(
         stack,
         gpu: ctx.hardware.profile,
         kernel,
+        catalog: catalog.value,
         multiProcessorCount: f.multiProcessorCount,
       });
     }

@@ -71,7 +71,7 @@ interface _Served {
  *   `SCENARIO_INVALID` for a falsification that does not fit its record's history, a request
  *   or setting a vLLM engine would not serve (`vllm_serving_limits.ts`), or an engine run whose
  *   records, one of them named by no falsification, the audit would FAIL for what they state of
- *   their world, SM count or kernel (`checkHonestRecord`)
+ *   their world, SM count or kernel, or that name a catalog of another GPU (`checkHonestRecord`)
  * @example
  * ```ts ignore
  * const { records } = await makeSequenceClaims(scenario, ctx);
@@ -118,6 +118,7 @@ export async function makeSequenceClaims(
           stack,
           gpu: ctx.hardware.profile,
           kernel,
+          catalog: catalog.value,
           multiProcessorCount: s.multiProcessorCount,
         },
       );

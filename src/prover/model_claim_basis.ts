@@ -49,7 +49,7 @@ import {
   stackSplitContradiction,
   tensorParallelOf,
 } from "../resolve/mod.ts";
-import { stackHardwareContradiction } from "../verify/mod.ts";
+import { catalogGpuMismatch, stackHardwareContradiction } from "../verify/mod.ts";
 import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
 import type { ModelRecordFacts } from "./model_record_facts.ts";
@@ -399,11 +399,8 @@ async function _kernelRef(
       claimInvalid(`stack '${o.stack.id}' takes an explicit recipe, not a dispatch catalog`);
     }
     const cat = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.kernel.catalog });
-    if (cat.value.gpu !== o.gpu.profile.id) {
-      claimInvalid(
-        `catalog '${cat.value.id}' was captured on '${cat.value.gpu}', not on '${o.gpu.profile.id}'`,
-      );
-    }
+    const foreign = catalogGpuMismatch(cat.value, o.gpu.profile.id);
+    if (foreign !== null) claimInvalid(foreign);
     return { catalog: cat.value.id, catalogSha256: cat.sha256 };
   }
   if (source !== "recipe") {

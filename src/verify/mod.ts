@@ -52,6 +52,7 @@ export { evidenceShortfall } from "./evidence_shortfall.ts";
 export { falseCount, MAX_RATE_TEXT, rateIsOne } from "./false_count.ts";
 export { forwardSupportReason } from "./forward_support_reason.ts";
 export { PEER_COMPARISON, type PeerComparison, type PeerRun } from "./peer_comparison.ts";
+export { catalogGpuMismatch } from "./catalog_gpu_mismatch.ts";
 export { recordContradiction } from "./record_contradiction.ts";
 export { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 export { type AuditEstimate, estimateAudit, type KindEstimate } from "./estimate_audit.ts";

@@ -9,6 +9,7 @@ import type { AssetStore } from "../assets/mod.ts";
 import type { KernelRef } from "../claims/mod.ts";
 import type { DispatchCatalog, GemmRecipe } from "../kernels/mod.ts";
 import { _asset, _Stop } from "./_stop.ts";
+import { catalogGpuMismatch } from "./catalog_gpu_mismatch.ts";
 import { kernelSourceContradiction } from "./kernel_source_contradiction.ts";
 import {
   DISPATCH_CATALOGS,
@@ -69,11 +70,7 @@ export async function _resolveKernel(
       `catalog '${kernel.catalog}' digest differs from the claimed one`,
     );
   }
-  if (cat.value.gpu !== o.profileId) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `catalog '${kernel.catalog}' was captured on '${cat.value.gpu}', not '${o.profileId}'`,
-    );
-  }
+  const foreign = catalogGpuMismatch({ id: kernel.catalog, gpu: cat.value.gpu }, o.profileId);
+  if (foreign !== null) throw new _Stop("NOT_VERIFIED", foreign);
   return { catalog: cat.value };
 }

@@ -153,3 +153,24 @@ Deno.test("makeClaims() refuses a forward section naming its catalog on a recipe
     fact: /stack 'cutlass-3\.5-hf-flash-attn' runs explicit recipes, but the record names catalog/,
   });
 });
+
+Deno.test("makeClaims() refuses GEMM records on an H100 naming the A100's catalog: the audit says NOT_VERIFIED, and claims append refuses such a record", async () => {
+  await assertRefused(make({ falsify: [] }, { profile: "h100-sxm", count: 1 }), {
+    section: "the scenario's GEMM records",
+    fact: /catalog 'demo-small-transformer-a100' was captured on 'a100', not 'h100-sxm'/,
+  });
+});
+
+Deno.test("makeClaims() refuses a forward section on an H100 naming the A100's catalog", async () => {
+  const forward = { ...forwardSection(DENSE, { records: 1 }), multiProcessorCount: 132 };
+  await assertRefused(
+    make({ catalog: "demo-small-transformer-h100-sxm", forward, falsify: [] }, {
+      profile: "h100-sxm",
+      count: 1,
+    }),
+    {
+      section: "scenario.forward",
+      fact: /catalog 'demo-qwen3-tiny-a100' was captured on 'a100', not 'h100-sxm'/,
+    },
+  );
+});

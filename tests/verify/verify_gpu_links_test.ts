@@ -33,10 +33,14 @@ const attention: typeof flashAttentionForward = (i, o) =>
 const CUSTOM = { kind: "vllm-custom-1stage" };
 const RING4 = { kind: "nccl-ring", protocol: "simple", chunkBytes: 2097152, rings: [[0, 1, 2, 3]] };
 
-/** An asset store with the tiny TP catalog copied for `gpu` (its root removed on dispose). */
+/**
+ * An asset store with the tiny TP catalog and the scenario GEMM's catalog copied for `gpu` (its
+ * root removed on dispose): a scenario's records may not name a catalog of another GPU.
+ */
 async function storeFor(gpu: keyof typeof GPUS) {
   const root = await catalogCopyRoot([
     { from: "demo-qwen3-tiny-tp-a100", id: `demo-qwen3-tiny-tp-${gpu}`, gpu },
+    { from: "demo-small-transformer-a100", id: `links-gemm-${gpu}`, gpu },
   ]);
   return {
     store: await openAssetStore(root),
@@ -53,6 +57,7 @@ async function recordsOn(gpu: keyof typeof GPUS, parallel: readonly unknown[]) {
   const store = assets.store;
   const sc = parseScenario(oneGemmScenario({ logId: `links-${gpu}`, seed: "links-v1" }, {
     hardware: { profile: gpu, count: 4 },
+    catalog: `links-gemm-${gpu}`,
     forward: {
       ...forwardSection(["tables/models/qwen3-tiny-tp"], {
         records: parallel.length,
@@ -184,6 +189,7 @@ Deno.test("the scenario prover refuses links its GPU cannot have", async () => {
   // Checked when a record runs: the scenario itself names no GPU part's facts.
   const sc = parseScenario(oneGemmScenario({ logId: "links-bad", seed: "links-v1" }, {
     hardware: { profile: "l40s", count: 4 },
+    catalog: "links-gemm-l40s",
     forward: {
       ...forwardSection(["tables/models/qwen3-tiny-tp"], {
         records: 1,
