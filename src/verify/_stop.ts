@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { BlobStore } from "../assets/mod.ts";
+import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
 import { clipText } from "../clip_text.ts";
 import { InputError, isHostResourceError, isUnknownAsset } from "../errors.ts";
 import type { ProverObligation } from "./record_result.ts";
@@ -120,6 +120,9 @@ export async function _committedBlob<T>(
  * Fetches a tensor by digest and checks its byte length. Its element count is checked against
  * {@link MAX_RECOMPUTE_ELEMENTS} before the blob store is asked for it, and the blob is read into
  * one buffer (no copy, unless the store hands back a view that is not aligned to the element).
+ * A blob of another length than the record's shape holds, shorter or longer, that hashes to its
+ * digest is the record's contradiction with its own tensor (finding `contradiction`), bytes
+ * against bytes; one that does not hash is the prover's unmet obligation.
  *
  * @param blobs the blob store
  * @param t digest, shape, bytes per element (2 or 4) and a name for the reason
@@ -133,20 +136,33 @@ export async function _tensorBytes(
 ): Promise<Uint8Array> {
   const what = `${t.what} tensor`;
   const length = _checkSize(t.shape, what) * t.width;
+  const blob = { digest: t.digest, what };
+  const contradiction = (bytes: number) =>
+    new _Stop(
+      "FAIL",
+      `record contradicts its ${what}: ${bytes} bytes, its shape [${t.shape.join(", ")}] of ` +
+        `${8 * t.width}-bit elements holds ${length}`,
+    );
   // Read no more than the record's tensor can hold: a larger blob is refused before a byte is read.
-  const bytes = await _committedBlob(() => blobs.get(t.digest, { maxBytes: length }), {
-    digest: t.digest,
-    what,
+  const read = async () => {
+    try {
+      return await blobs.get(t.digest, { maxBytes: length });
+    } catch (e) {
+      const larger = e instanceof InputError && e.code === "BLOB_TOO_LARGE";
+      if (!larger || blobs.open === undefined) throw e;
+      // Hashed in chunks, never held in memory (within the store's limit on a tensor), to tell
+      // the record's contradiction with its own tensor from a blob that is not the committed one.
+      using source = await blobs.open(t.digest, { maxBytes: BLOB_MAX_BYTES.tensor });
+      if (source === null) return null; // removed since
+      throw contradiction(source.size);
+    }
+  };
+  const bytes = await _committedBlob(read, {
+    ...blob,
     tooLarge: `is larger than the ${length} bytes its shape holds`,
   });
-  if (bytes === null) throw _missingBlob({ digest: t.digest, what });
-  if (bytes.length !== length) {
-    throw new _Stop(
-      "FAIL",
-      `record contradicts its ${what}: ${bytes.length} bytes for ${length / t.width} ` +
-        `${8 * t.width}-bit elements`,
-    );
-  }
+  if (bytes === null) throw _missingBlob(blob);
+  if (bytes.length !== length) throw contradiction(bytes.length);
   return bytes.byteOffset % t.width === 0 ? bytes : bytes.slice();
 }
 

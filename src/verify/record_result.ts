@@ -24,8 +24,9 @@ export type ProverObligation = "committed-input";
  * - `greedy-token`: the hidden states match but a claimed greedy token is not their argmax;
  * - `committed-input`: a committed input tensor was missing or did not hash to its digest
  *   (with `obligation: "committed-input"`);
- * - `contradiction`: the record contradicts itself, its history, checkpoint or the log (nothing
- *   was recomputed).
+ * - `contradiction`: the record contradicts itself, its history, checkpoint, the byte length of a
+ *   tensor blob that hashes to its digest (shorter or longer than its shape holds) or the log
+ *   (nothing was recomputed).
  */
 export type FailFinding =
   | "fingerprint"

@@ -331,7 +331,7 @@ Deno.test("a block record's own contradictions FAIL whatever profile, stack or c
     [
       "an input one element short",
       (p) => edit(p, { input: { sha256: shortInput, shape: [T, 64] } }),
-      /^record contradicts its input tensor: 382 bytes for 192 16-bit elements$/,
+      /^record contradicts its input tensor: 382 bytes, its shape \[3, 64\] of 16-bit elements holds 384$/,
     ],
     [
       "an inv_freq one element short",
@@ -339,7 +339,7 @@ Deno.test("a block record's own contradictions FAIL whatever profile, stack or c
         edit(p, {
           attention: { ...attn(p).attention!, rope: { invFreqSha256: shortInvFreq } },
         }),
-      /^record contradicts its inv_freq tensor: 252 bytes for 64 32-bit elements$/,
+      /^record contradicts its inv_freq tensor: 252 bytes, its shape \[64\] of 32-bit elements holds 256$/,
     ],
   ];
   for (const [what, p, reason] of unverifiable) {

@@ -73,10 +73,11 @@ async function put(bytes: Uint8Array): Promise<string> {
   return digest;
 }
 // A 2x8x16 fp16 GEMM's tensors: input [2, 16] (64 bytes), weights [8, 16] (256 bytes), and an
-// input one element short.
+// input one element short and one element long.
 const INPUT = await put(new Uint8Array(64).fill(0x3c, 32));
 const WEIGHTS = await put(new Uint8Array(256).fill(0x3c, 128));
 const SHORT_INPUT = await put(new Uint8Array(62));
+const LONG_INPUT = await put(new Uint8Array(66));
 const gemmCtx = { store: gemmStore, blobs: openBlobStore(gemmDir), walker: referenceKWalker };
 
 /** A 2x8x16 GEMM record, honest unless told otherwise. */
@@ -180,7 +181,12 @@ Deno.test("a GEMM record's own contradictions FAIL whatever profile, stack or co
       [
         "a 62-byte input",
         { input: SHORT_INPUT },
-        /^record contradicts its input tensor: 62 bytes for 32 16-bit elements$/,
+        /^record contradicts its input tensor: 62 bytes, its shape \[2, 16\] of 16-bit elements holds 64$/,
+      ],
+      [
+        "a 66-byte input",
+        { input: LONG_INPUT },
+        /^record contradicts its input tensor: 66 bytes, its shape \[2, 16\] of 16-bit elements holds 64$/,
       ],
     ];
     for (const [lie, o, found] of lies) {
@@ -191,4 +197,21 @@ Deno.test("a GEMM record's own contradictions FAIL whatever profile, stack or co
       assert.equal(r.recomputed, null);
     }
   }
+});
+
+Deno.test("a tensor blob longer than its shape holds is the record's contradiction only when it hashes to its digest; one that does not is the prover's unmet obligation", async () => {
+  // 66 bytes filed under the digest of 64 others: not the blob the record committed to.
+  const named = sha256Hex(new Uint8Array(64).fill(7));
+  await Deno.writeFile(`${gemmDir}/${named}`, new Uint8Array(66));
+  const r = await verifyGemm({ input: named });
+  assert.equal(r.status, "FAIL", r.reason);
+  assert.equal(r.finding, "committed-input");
+  assert.equal(r.obligation, "committed-input");
+  assert.match(
+    r.reason,
+    /^prover did not produce committed input: input tensor [0-9a-f]{16}… does not hash to its committed digest$/,
+  );
+  const long = await verifyGemm({ input: LONG_INPUT });
+  assert.equal(long.finding, "contradiction", long.reason);
+  assert.equal(long.obligation, undefined);
 });
