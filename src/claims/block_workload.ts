@@ -78,6 +78,27 @@ export const MAX_DECIMAL_CHARS = 64;
 const DECIMAL = new RegExp(`^(?=.{1,${MAX_DECIMAL_CHARS}}$)[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?$`);
 
 /**
+ * Why a RoPE theta's text is refused, or null: it must be a decimal text of at most
+ * {@link MAX_DECIMAL_CHARS} characters whose value is above 1. The record's `rope.theta` and the
+ * simulated prover's scenario (`blocks.ropeTheta`) are held to this one rule, so a scenario cannot
+ * write a theta the record parser refuses.
+ *
+ * @param text the theta as written
+ * @returns the reason (for the caller to raise naming its field), or null
+ * @example
+ * ```ts
+ * import { ropeThetaRefusal } from "./block_workload.ts";
+ * if (ropeThetaRefusal("1e6") !== null) throw new Error();
+ * if (ropeThetaRefusal("1") !== "must be a decimal > 1") throw new Error();
+ * if (ropeThetaRefusal("1".repeat(65)) === null) throw new Error();
+ * ```
+ */
+export function ropeThetaRefusal(text: string): string | null {
+  if (!DECIMAL.test(text)) return `does not match ${DECIMAL}`;
+  return Number(text) > 1 ? null : "must be a decimal > 1";
+}
+
+/**
  * Validates a block workload.
  *
  * @param json parsed value (its `kind` is `attention_block` or `ffn_block`)
@@ -161,8 +182,9 @@ function _attention(a: Fields): NonNullable<BlockWorkload["attention"]> {
     r = { invFreqSha256: str(rope, "invFreqSha256", HEX64) };
   } else {
     onlyKnown(rope, ["theta"]);
-    const t = str(rope, "theta", DECIMAL);
-    if (!(Number(t) > 1)) rope.fail(`${rope.path}.theta`, "must be a decimal > 1", "range");
+    const t = str(rope, "theta");
+    const refused = ropeThetaRefusal(t);
+    if (refused !== null) rope.fail(`${rope.path}.theta`, refused, "range");
     r = { theta: t };
   }
   return Object.freeze({

@@ -26,6 +26,7 @@ export {
   type BlockWorkload,
   MAX_DECIMAL_CHARS,
   parseBlockWorkload,
+  ropeThetaRefusal,
 } from "./block_workload.ts";
 export { canonicalJson, type CanonicalJsonOptions } from "./canonical_json.ts";
 export {

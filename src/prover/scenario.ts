@@ -24,6 +24,7 @@ import {
   arr,
   child,
   children,
+  type Fields,
   fieldsOf,
   int,
   ints,
@@ -32,7 +33,12 @@ import {
   str,
   stringMap,
 } from "../json_fields.ts";
-import { type BlockWorkload, fingerprintTensorMismatch, LOG_ID_PATTERN } from "../claims/mod.ts";
+import {
+  type BlockWorkload,
+  fingerprintTensorMismatch,
+  LOG_ID_PATTERN,
+  ropeThetaRefusal,
+} from "../claims/mod.ts";
 import {
   FORWARD_FALSIFICATIONS,
   type ForwardFalsification,
@@ -127,7 +133,7 @@ export interface BlockScenario {
   readonly records: number;
   /** Device SM count recorded for attention. */
   readonly multiProcessorCount: number;
-  /** RoPE theta as a decimal string. */
+  /** RoPE theta as a decimal string above 1 (the record's `rope.theta`, read by its rule). */
   readonly ropeTheta: string;
 }
 
@@ -325,8 +331,16 @@ function _blocks(json: unknown): BlockScenario {
     tokens,
     records: int(f, "records", { min: 1, max: 10_000 }),
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
-    ropeTheta: str(f, "ropeTheta", /^[0-9]+(\.[0-9]+)?(e[0-9]+)?$/),
+    ropeTheta: _ropeTheta(f),
   };
+}
+
+/** The blocks' RoPE theta, held to the record's rule (`ropeThetaRefusal`). */
+function _ropeTheta(f: Fields): string {
+  const t = str(f, "ropeTheta");
+  const refused = ropeThetaRefusal(t);
+  if (refused !== null) f.fail(`${f.path}.ropeTheta`, refused, "range");
+  return t;
 }
 
 function _falsification(json: unknown, path: string, records: number): Falsification {

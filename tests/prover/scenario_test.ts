@@ -76,3 +76,40 @@ Deno.test("topologyComponents() adds the NCCL pins a record above two ranks need
   assert.equal(own.NCCL_ALGO, undefined);
   assert.equal(ncclEnvFinding(statedSettings(own), ring), null);
 });
+
+Deno.test("parseScenario() reads blocks.ropeTheta by the record's rule: a theta the record parser refuses ('1', '0.5', 65 characters) is refused naming the field, not written into a log that cannot be read", () => {
+  const blocks = (ropeTheta: string) =>
+    oneGemmScenario({ logId: "theta", seed: "theta-v1" }, {
+      falsify: [],
+      blocks: {
+        stack: "cutlass-3.5-hf-flash-attn",
+        components: {},
+        recipe: { family: "kwalk", threadblock: [128, 128, 64], warp: [64, 64, 64] },
+        shape: { hidden: 64, intermediate: 96, heads: 2, kvHeads: 1, headDim: 128 },
+        tokens: [3],
+        records: 2,
+        multiProcessorCount: 108,
+        ropeTheta,
+      },
+    });
+  for (const theta of ["1000000", "1e6", "10000.5", "1.5"]) {
+    assert.equal(parseScenario(blocks(theta)).blocks?.ropeTheta, theta);
+  }
+  for (
+    const [theta, why] of [["1", /must be a decimal > 1/], ["0.5", /must be a decimal > 1/], [
+      "1".repeat(65),
+      /does not match/,
+    ]] as const
+  ) {
+    assert.throws(
+      () => parseScenario(blocks(theta)),
+      (e: Error) => {
+        assert.ok(e instanceof RangeError, String(e));
+        assert.match(e.message, /'scenario\.blocks\.ropeTheta'/);
+        assert.match(e.message, why);
+        return true;
+      },
+      theta,
+    );
+  }
+});
