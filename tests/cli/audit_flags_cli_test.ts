@@ -67,7 +67,7 @@ Deno.test("audit reads and parses its signing keys before it recomputes anything
   assertCliCode(good.stderr, "INPUT_MISSING");
 });
 
-Deno.test("audit's own options before a subcommand are refused (exit 2), never dropped: a sharded audit takes no --require-evidence", async () => {
+Deno.test("audit's own options before a subcommand are refused (exit 2), never dropped: a sharded audit takes no --require-evidence, and one the subcommand has goes after its name", async () => {
   const plan = `${dir}/plan.json`;
   const args = ["--log", MISSING, "--randomness", "00", "--round", "1", "--k", "1", "--out", plan]
     .concat(["--key", MISSING]);
@@ -77,7 +77,7 @@ Deno.test("audit's own options before a subcommand are refused (exit 2), never d
       ["audit", "--require-evidence", "measured-on-gpu", "merge", "--plan", plan],
       "--require-evidence",
     ],
-    [["audit", "--threads", "2", "work", "--plan", plan], "--threads"],
+    [["audit", "--audit-id", "a", "merge", "--plan", plan], "--audit-id"],
   ];
   for (const [argv, flag] of cases) {
     const r = await runBitaudit(argv);
@@ -89,6 +89,30 @@ Deno.test("audit's own options before a subcommand are refused (exit 2), never d
         `option '${flag}' is the single-process audit's: 'audit ${argv[3]}' does not read it`,
       ),
     );
+  }
+  await assert.rejects(() => Deno.stat(plan), Deno.errors.NotFound);
+  // Review h175: one the subcommand has too is refused as well, but not as one it does not read.
+  const own: [string[], string][] = [
+    [["audit", "--max-record-products", "5", "plan", ...args], "--max-record-products"],
+    [["audit", "--k", "1", "plan", ...args], "--k"],
+    [["audit", "--log", MISSING, "plan", ...args], "--log"],
+    // `--key` is variadic: a name after it would be a key file, so another option ends it.
+    [["audit", "--key", MISSING, "--k", "1", "plan", ...args], "--key"],
+    [["audit", "--threads", "2", "work", "--plan", plan], "--threads"],
+  ];
+  for (const [argv, flag] of own) {
+    const sub = argv.find((a) => a === "plan" || a === "work");
+    const r = await runBitaudit(argv);
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "USAGE");
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `option '${flag}' is the single-process audit's: 'audit ${sub}' reads its own ` +
+          `'${flag}' only after its name`,
+      ),
+    );
+    assert.doesNotMatch(r.stderr, /does not read it/);
   }
   await assert.rejects(() => Deno.stat(plan), Deno.errors.NotFound);
   // After the subcommand's name it is that subcommand's unknown option, as before.

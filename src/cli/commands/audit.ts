@@ -159,15 +159,21 @@ export function auditCommand(): CommandUnknownOpts {
   // The options above are the single-process audit's, read by its action alone: given before a
   // subcommand (`audit --require-evidence measured-on-gpu merge ...`) they would be dropped
   // without a word, and a sharded verdict would record no policy its user believed applied.
+  // A subcommand with an option of the same name (`audit --k 5 plan ...`) is told where to give
+  // it; one without (`audit --audit-id a merge ...`) is told it does not read it.
   cmd.hook("preSubcommand", (self, sub) => {
     const given = Object.keys(self.opts());
     if (given.length === 0) return;
     const option = self.options.find((o) => o.attributeName() === given[0]);
-    self.error(
-      `error: option '${option?.long ?? given[0]}' is the single-process audit's: ` +
-        `'audit ${sub.name()}' does not read it (give its own options after its name)`,
-      { exitCode: EXIT.USAGE, code: "commander.unknownOption" },
-    );
+    const flag = option?.long ?? given[0];
+    const own = sub.options.some((o) => o.long === flag);
+    const where = own
+      ? `'audit ${sub.name()}' reads its own '${flag}' only after its name (give it there)`
+      : `'audit ${sub.name()}' does not read it (give its own options after its name)`;
+    self.error(`error: option '${flag}' is the single-process audit's: ${where}`, {
+      exitCode: EXIT.USAGE,
+      code: "commander.unknownOption",
+    });
   });
   return addCommandHelp(cmd).action(async (opts) => {
     const { log, k, key, out } = opts;
