@@ -51,7 +51,8 @@ export async function predictSample(
  * prediction.
  *
  * @param cost the prediction (`predictPlanProducts`)
- * @param options `plan` (for the records' indices) and `json`: one JSON line instead of text
+ * @param options `plan` (for the records' indices); `json`: one JSON line instead of text; `say`:
+ *   where the text line goes instead of stderr (the demo indents it among its own lines)
  * @example
  * ```ts ignore
  * sayPredictedCost(await predictPlanProducts(ctx.blobs, { plan, log }), { plan, json: false });
@@ -59,7 +60,7 @@ export async function predictSample(
  */
 export function sayPredictedCost(
   cost: PlanProducts,
-  options: { plan: AuditPlan; json: boolean },
+  options: { plan: AuditPlan; json: boolean; say?: ((line: string) => void) | undefined },
 ): void {
   const records = cost.items.length;
   let top: { index: number; products: number } | null = null;
@@ -95,5 +96,5 @@ export function sayPredictedCost(
         "missing or unreadable)",
     );
   }
-  console.error(parts.join("; "));
+  (options.say ?? console.error)(parts.join("; "));
 }

@@ -193,6 +193,8 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
   try {
     const r = await runBitaudit(["demo", "--out", `${out}/run`, "--json"]);
     assert.equal(r.code, 0, r.stderr);
+    // The predicted cost is a line of the transcript, which --json leaves out.
+    assert.doesNotMatch(r.stderr, /predicted cost/);
     const s = JSON.parse(r.stdout);
     assert.equal(s.verdict, "FAILED");
     assert.equal(s.attestationValid, true);
@@ -261,6 +263,21 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     assert.ok((await Deno.readTextFile(new URL("third-party.md", docs))).includes(`(audit ${id})`));
     await demoFullAudit(out, s);
     await demoTimestampVariants(`${out}/run`);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("demo says the sample's predicted cost in its transcript, under step 3 and indented as its lines", async () => {
+  const out = await Deno.makeTempDir({ prefix: "bitaudit-demo-text-" });
+  try {
+    const r = await runBitaudit(["demo", "--out", `${out}/run`]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /\n3\. audit: k = 120 [^\n]*\n {3}predicted cost: about [^\n]*\n {3}local TSA: /,
+    );
+    assert.doesNotMatch(r.stderr, /predicted cost/);
   } finally {
     await Deno.remove(out, { recursive: true });
   }

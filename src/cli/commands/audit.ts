@@ -87,6 +87,8 @@ export interface AuditOptions extends TrustInputFlags {
   readonly maxRecordProducts?: string;
   /** The predicted cost is said on stderr as one JSON line instead of text. */
   readonly json?: boolean;
+  /** Where the predicted cost's text line goes instead of stderr (the demo's own transcript). */
+  readonly sayCost?: (line: string) => void;
 }
 
 /**
@@ -312,7 +314,7 @@ async function _auditAndSign(
     // Said once, before the first record: the bar shows only once one is done, and one record
     // may take hours.
     const cost = await predictPlanProducts(ctx.blobs, { plan, log });
-    sayPredictedCost(cost, { plan, json: o.json === true });
+    sayPredictedCost(cost, { plan, json: o.json === true, say: o.sayCost });
     merged = await runAuditPlan({ ...ctx, requireEvidence: p.requireEvidence }, {
       plan,
       log,

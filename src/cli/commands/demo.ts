@@ -205,6 +205,8 @@ export function demoCommand(): Command {
             keys: [keys.privateKey],
             out,
             progress: !opts.json,
+            // The cost line joins the transcript, indented as the step's other lines.
+            sayCost: (line) => say(`   ${line}`),
           });
           await _stampSignature(tsa, {
             envelope: audit.attestation,
