@@ -225,7 +225,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "checkpoint or serving history (on a vLLM stack: a sequence longer than its max_model_len)",
   USAGE: "A model command lacks what it needs (e.g. `--sms` for a profile without an SM count, " +
     "`--kernel` for a catalog stack), or asks for a run its stack cannot make (a `--tp` its " +
-    "layout cannot split the checkpoint over)",
+    "layout cannot split the checkpoint over, a config its engine does not load: no " +
+    "`architectures` on vLLM, a float `decoder_sparse_step` on Transformers 5)",
   // Usage
   USAGE_NUMBER: "An integer option is not decimal digits in its range",
   USAGE_AUDIT_ID: "`--audit-id` is not 1-128 of `A-Z a-z 0-9 . _ : -` (printable ASCII, as a " +
