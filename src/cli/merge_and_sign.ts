@@ -34,6 +34,7 @@ import { blobsBeside, openBlobFolder, openWorkContext } from "./work_context.ts"
 import { parseThreads } from "./parse_int_option.ts";
 import { writeVerdict } from "./write_verdict.ts";
 import { type KeyInUse, keysInUse } from "./refuse_prover_key.ts";
+import { countNoun } from "./count_noun.ts";
 
 /** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
 export interface ReverifyFlags {
@@ -371,9 +372,9 @@ export function sayMerge(
       }`,
     );
     console.error(
-      `merged ${
-        total - missing.length
-      } of ${total} items from ${workers} worker key(s) (${duplicates} agreeing duplicates, ${reverified.length} re-verified here); ${
+      `merged ${total - missing.length} of ${
+        countNoun(total, "item")
+      } from ${workers} worker key(s) (${duplicates} agreeing duplicates, ${reverified.length} re-verified here); ${
         missing.length === 0 ? "none missing" : `missing records: ${missing.join(", ")}`
       }`,
     );

@@ -9,6 +9,7 @@ import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { DetectionPoint, KindCounts } from "../verify/mod.ts";
 import { escapeHtml } from "./escape_html.ts";
+import { countNoun } from "./count_noun.ts";
 
 /** Colours of the record statuses (shared by the charts and the report's legend text). */
 export const STATUS_COLOURS = {
@@ -89,9 +90,9 @@ export function sampleChart(population: number, kinds: readonly KindCounts[]): T
     { status: "FAIL", records: sum("FAIL") },
     { status: "NOT_VERIFIED", records: sum("NOT_VERIFIED") },
     { status: "not sampled", records: population - sampled },
-  ].map((v, order) => ({ ...v, order, label: `${v.status}: ${v.records} records` }));
+  ].map((v, order) => ({ ...v, order, label: `${v.status}: ${countNoun(v.records, "record")}` }));
   return {
-    title: `${sampled} of ${population} records sampled`,
+    title: `${sampled} of ${countNoun(population, "record")} sampled`,
     width: 560,
     height: 36,
     data: { values },
@@ -125,7 +126,7 @@ export function kindChart(kinds: readonly KindCounts[]): TopLevelSpec {
       status,
       records: k[status],
       order,
-      label: `${k.kind}, ${status}: ${k[status]} records`,
+      label: `${k.kind}, ${status}: ${countNoun(k[status], "record")}`,
     }))
   );
   return {

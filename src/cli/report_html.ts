@@ -23,6 +23,7 @@ import { layerStackFigure } from "./layer_stack_chart.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
 import { REPORT_CSS } from "./report_css.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
+import { countNoun } from "./count_noun.ts";
 
 /** What the report needs besides the audit report. */
 export interface ReportHtmlMeta {
@@ -81,11 +82,11 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     ["audit id", report.auditId],
     [
       "claim log",
-      `${report.logId}, ${report.population} records, Merkle root ${report.root}`,
+      `${report.logId}, ${countNoun(report.population, "record")}, Merkle root ${report.root}`,
     ],
     ["public randomness", `round ${report.round}, ${report.randomness}`],
     ["seed", `${report.seed} (${report.seedDerivation})`],
-    ["sample", `${k} records (${report.algorithm})`],
+    ["sample", `${countNoun(k, "record")} (${report.algorithm})`],
     ["results", `${n("PASS")} PASS, ${n("FAIL")} FAIL, ${n("NOT_VERIFIED")} NOT_VERIFIED`],
     ...(report.requireEvidence === undefined
       ? []
@@ -172,7 +173,9 @@ function _trust(report: AuditReport, trust: TrustInputs | undefined): string[] {
 function _sampledCaption(report: AuditReport): string {
   const k = report.selected.length;
   const recomputed = report.results.filter((r) => r.recomputed !== null).length;
-  const sampled = `${k} of the ${report.population} records were sampled`;
+  const sampled = `${k} of the ${countNoun(report.population, "record")} ${
+    k === 1 ? "was" : "were"
+  } sampled`;
   return recomputed === k
     ? `${sampled} and recomputed.`
     : `${sampled}; ${recomputed} of them ${recomputed === 1 ? "was" : "were"} recomputed.`;

@@ -9,6 +9,7 @@ import { escapeMarkdown } from "../escape_text.ts";
 import { detectionSentence } from "../web/mod.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
+import { countNoun } from "./count_noun.ts";
 
 /**
  * Renders an audit report as Markdown.
@@ -43,15 +44,17 @@ export function reportMarkdown(
     escapeMarkdown(meta.meaning),
     "",
     `- audit id: ${escapeMarkdown(report.auditId)}`,
-    `- claim log: \`${report.logId}\`, ${report.population} records, Merkle root \`${report.root}\``,
+    `- claim log: \`${report.logId}\`, ${
+      countNoun(report.population, "record")
+    }, Merkle root \`${report.root}\``,
     d === undefined
       ? `- public randomness: round ${report.round}, \`${report.randomness}\` (NOT a verified beacon: stated by the inspector)`
       : `- public randomness: drand \`${d.beaconId}\` round ${d.round} (chain \`${d.chainHash}\`, ${d.scheme}, published ${d.roundTime}), BLS signature verified; randomness SHA-256(signature) = \`${report.randomness}\``,
     cp === undefined
       ? "- commitment: no signed checkpoint (the log root is the inspector's word)"
-      : `- commitment: checkpoint \`${
-        _plain(cp.origin)
-      }\` of ${cp.treeSize} records signed by prover key \`${
+      : `- commitment: checkpoint \`${_plain(cp.origin)}\` of ${
+        countNoun(cp.treeSize, "record")
+      } signed by prover key \`${
         cp.proverKeyId.slice(0, 16)
       }\` at ${cp.signedAt} (the prover's stated time)`,
     meta.trust?.announcement === undefined
@@ -59,7 +62,9 @@ export function reportMarkdown(
       : meta.trust.announcement.timestamp === undefined
       ? "- announced: the audit id, k, checkpoint and round were signed at the inspector's stated time only (announcement in the attestation, no timestamp: that it came before the round is the inspector's word)"
       : "- announced: the audit id, k, checkpoint and round were signed, with an RFC 3161 timestamp stating a time before the round (announcement in the attestation; this audit did not check the time-stamp authority against a pinned one, so any authority's token reads so: `check --trust-root` verifies it against the authorities the trust root pins)",
-    `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${report.selected.length} records (${report.algorithm})`,
+    `- seed: \`${report.seed}\` (${report.seedDerivation}); sample: ${
+      countNoun(report.selected.length, "record")
+    } (${report.algorithm})`,
     `- results: ${count("PASS")} PASS, ${count("FAIL")} FAIL, ${
       count("NOT_VERIFIED")
     } NOT_VERIFIED`,

@@ -40,6 +40,7 @@ import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
 import { readBinaryFile, readTextFile } from "./read_json_file.ts";
 import { type KeyInUse, refuseProverKey } from "./refuse_prover_key.ts";
+import { countNoun } from "./count_noun.ts";
 
 /** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
 export interface TrustInputFlags {
@@ -434,7 +435,9 @@ async function _checkpoint(
   ) {
     throw new InputError(
       "CHECKPOINT_MISMATCH",
-      `Cannot use ${o.name}: it commits to ${v.checkpoint.treeSize} records with another root than the log's ${o.log.size}`,
+      `Cannot use ${o.name}: it commits to ${
+        countNoun(v.checkpoint.treeSize, "record")
+      } with another root than the log's ${o.log.size}`,
     );
   }
   if (v.signedAt === undefined) {

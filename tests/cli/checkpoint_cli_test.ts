@@ -172,3 +172,14 @@ Deno.test("claims checkpoint --time is held to every --time's rule: UTC to the s
     await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
   }
 });
+
+Deno.test("claims checkpoint says '1 record' of a one-record log and 'n records' of a longer one", async () => {
+  // Review h175: a one-record log was "1 records".
+  const one = `${f.dir}/one.jsonl`;
+  await Deno.writeTextFile(one, `${lines[0]}\n`);
+  const r = await checkpoint(one, `${f.dir}/cp-one.txt`, ["--time", "2023-08-23T15:00:00Z"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^wrote .*cp-one\.txt: 1 record, root [0-9a-f]{64}\n$/);
+  const six = await checkpoint(f.log, `${f.dir}/cp-six.txt`, ["--time", "2023-08-23T15:00:00Z"]);
+  assert.match(six.stdout, /^wrote .*cp-six\.txt: 6 records, root [0-9a-f]{64}\n$/);
+});

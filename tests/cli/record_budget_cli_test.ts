@@ -191,7 +191,7 @@ Deno.test("audit estimate predicts model_forward records from their committed co
   assert.equal(estimate.code, 0, estimate.stderr);
   // Without a pilot, the one item within the budget has no rate; the two over it cost nothing.
   assert.match(estimate.stdout, /^model_forward +1 +0 +1 /m);
-  assert.match(estimate.stdout, /plus 1 items without a prediction/);
+  assert.match(estimate.stdout, /plus 1 item without a prediction/);
   assert.match(
     estimate.stdout,
     /^2 items over the budget of 1000000 products a record: NOT_VERIFIED without recomputation/m,

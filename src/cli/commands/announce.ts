@@ -31,6 +31,7 @@ import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { keysInUse, refuseProverKey } from "../refuse_prover_key.ts";
 import { quoteForTerminal } from "../../escape_text.ts";
+import { countNoun } from "../count_noun.ts";
 
 /** Latest time a JavaScript Date holds (ms since the epoch). */
 const MAX_DATE_MS = 8.64e15;
@@ -119,7 +120,9 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   if (k > v.checkpoint.treeSize) {
     throw new InputError(
       "AUDIT_K",
-      `Cannot announce: k = ${k} exceeds the checkpoint's ${v.checkpoint.treeSize} records`,
+      `Cannot announce: k = ${k} exceeds the checkpoint's ${
+        countNoun(v.checkpoint.treeSize, "record")
+      }`,
     );
   }
   const info = parseDrandChainInfo(await readTextFile(o.chain, { maxBytes: 64 * 1024 }));

@@ -17,6 +17,7 @@ import { printJson, printText } from "../output.ts";
 import { loadPlanFile, loadPlanLog } from "../plan_inputs.ts";
 import { readResultsUnchecked } from "../read_results.ts";
 import { predictSample } from "../predict_sample.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `audit estimate` command.
@@ -71,14 +72,16 @@ function _print(e: AuditEstimate): void {
   const over = e.kinds.reduce((s, k) => s + k.overBudget, 0);
   if (over > 0) {
     printText(
-      `${over} items over the budget of ${budgetText(e.budget)} products a record: ` +
+      `${countNoun(over, "item")} over the budget of ${budgetText(e.budget)} products a record: ` +
         "NOT_VERIFIED without recomputation (`--max-record-products` of `audit plan` sets it)",
     );
   }
   printText(
     `predicted: ${e.cpuHours.toPrecision(3)} CPU hours${
       e.unpredicted > 0
-        ? `, plus ${e.unpredicted} items without a prediction (no cost model or no pilot of their kind)`
+        ? `, plus ${
+          countNoun(e.unpredicted, "item")
+        } without a prediction (no cost model or no pilot of their kind)`
         : ""
     }`,
   );

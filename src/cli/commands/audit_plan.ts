@@ -11,6 +11,7 @@ import { auditPlanDigest, budgetText, encodeAuditPlan } from "../../verify/mod.t
 import { printJson, printText } from "../output.ts";
 import { MAX_RECORD_PRODUCTS_OPTION, planFromFlags } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `audit plan` command.
@@ -80,7 +81,7 @@ export function auditPlanCommand(): Command {
       if (opts.json) printJson(summary);
       else {
         printText(
-          `wrote ${opts.out}: ${plan.items.length} items (${
+          `wrote ${opts.out}: ${countNoun(plan.items.length, "item")} (${
             [...kinds].map(([k, n]) => `${n} ${k}`).join(", ")
           }), sha256 ${summary.sha256}, signed by inspector key(s) ${
             summary.signedBy.map((id) => id.slice(0, 16)).join(", ")

@@ -17,6 +17,7 @@ import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
+import { countNoun } from "../count_noun.ts";
 
 /** Longest delay a timer holds (ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -131,7 +132,9 @@ export function auditServeCommand(): Command {
           }
         }
         if (served.stale > 0) {
-          console.error(`--fresh: skipped ${served.stale} results stored before this serve began`);
+          console.error(
+            `--fresh: skipped ${countNoun(served.stale, "result")} stored before this serve began`,
+          );
         }
       } catch (e) {
         await done(false);
@@ -158,7 +161,9 @@ function _tenths(): { update(got: number, total: number): void } {
       const tenth = Math.floor((got * 10) / total);
       if (tenth <= said) return;
       said = tenth;
-      console.error(`collected ${got} of ${total} results (${Math.floor((got * 100) / total)}%)`);
+      console.error(
+        `collected ${got} of ${countNoun(total, "result")} (${Math.floor((got * 100) / total)}%)`,
+      );
     },
   };
 }

@@ -43,6 +43,7 @@ import { writeNewFile } from "../write_new_file.ts";
 import { ownSibling } from "../temp_sibling.ts";
 import { ioCause } from "../io_cause.ts";
 import { type KeyInUse, refusePlanSigner, refuseProverKey } from "../refuse_prover_key.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `audit work` command.
@@ -208,9 +209,13 @@ function _say(
   };
   if (opts.json) printJson(summary);
   else if (o.done) {
-    printText(`${opts.out} already holds the ${o.items} results of shard ${summary.shard}`);
+    printText(
+      `${opts.out} already holds the ${countNoun(o.items, "result")} of shard ${summary.shard}`,
+    );
   } else {
     const resumed = o.resumed > 0 ? ` (${o.resumed} kept from an interrupted run)` : "";
-    printText(`wrote ${opts.out}: ${o.items} results of shard ${summary.shard}${resumed}`);
+    printText(
+      `wrote ${opts.out}: ${countNoun(o.items, "result")} of shard ${summary.shard}${resumed}`,
+    );
   }
 }

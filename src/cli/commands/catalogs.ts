@@ -10,6 +10,7 @@ import type { CatalogEntry, DispatchCatalog } from "../../kernels/mod.ts";
 import { DISPATCH_CATALOGS, listAssetIds, loadAsset } from "../../resolve/mod.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { printJson, printText, table } from "../output.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `catalogs` command group.
@@ -76,7 +77,9 @@ export function catalogSummary(
 ): string {
   const n = (v: boolean | null) => c.entries.filter((e) => e.verified === v).length;
   return `${c.library.name} ${c.library.version}, ${c.dtypes.a}x${c.dtypes.b}->${c.dtypes.out} ` +
-    `(compute ${c.dtypes.compute}, ${c.layout}), ${c.entries.length} entries: ${n(true)} ` +
+    `(compute ${c.dtypes.compute}, ${c.layout}), ${
+      countNoun(c.entries.length, ["entry", "entries"])
+    }: ${n(true)} ` +
     `verified, ${n(false)} not reproduced, ${n(null)} unchecked`;
 }
 

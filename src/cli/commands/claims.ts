@@ -22,6 +22,7 @@ import { addCheckpointCommands } from "./claims_checkpoint.ts";
 import { claimsValidateCommand } from "./claims_validate.ts";
 import { claimsAppendCommand } from "./claims_append.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `claims` command group.
@@ -60,7 +61,9 @@ export function claimsCommand(): Command {
       if (opts.json) printJson(summary);
       else {
         printText(
-          `wrote ${opts.out}/claims.jsonl (${summary.records} records) and ${out.output.blobs.size} blobs`,
+          `wrote ${opts.out}/claims.jsonl (${countNoun(summary.records, "record")}) and ${
+            countNoun(out.output.blobs.size, "blob")
+          }`,
         );
         printText(`log root (commitment): ${out.root}`);
         if (summary.falsified.length > 0) {

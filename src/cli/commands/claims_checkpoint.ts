@@ -29,6 +29,7 @@ import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { timeFlag } from "../plan_inputs.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Adds `checkpoint` and `consistency` to the `claims` command group.
@@ -90,7 +91,7 @@ export function addCheckpointCommands(cmd: Command): void {
       await writeNewFile(opts.out, new TextEncoder().encode(note));
       const summary = { out: opts.out, origin: cp.origin, treeSize: cp.treeSize, root: log.root };
       if (opts.json) printJson(summary);
-      else printText(`wrote ${opts.out}: ${cp.treeSize} records, root ${log.root}`);
+      else printText(`wrote ${opts.out}: ${countNoun(cp.treeSize, "record")}, root ${log.root}`);
     });
   cmd.command("consistency")
     .description("prove (RFC 9162 §2.1.4) that the log of --new extends the log of --old")
@@ -155,7 +156,9 @@ async function _consistency(older: Checkpoint, newer: Checkpoint, logPath: strin
   if (log.records.length < newer.treeSize) {
     throw new InputError(
       "LOG_TOO_SHORT",
-      `Cannot prove consistency: the log has ${log.records.length} records, the new checkpoint ${newer.treeSize}`,
+      `Cannot prove consistency: the log has ${
+        countNoun(log.records.length, "record")
+      }, the new checkpoint ${newer.treeSize}`,
     );
   }
   const leaves = log.digests.slice(0, newer.treeSize).map(hexToBytes);

@@ -17,6 +17,7 @@ import { EXIT } from "../exit_codes.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
+import { countNoun } from "../count_noun.ts";
 
 /** Where the claim-record schema is read from: `schemas/` at the repository root. */
 export const CLAIM_RECORD_SCHEMA: URL = new URL(
@@ -74,7 +75,7 @@ export function claimsValidateCommand(): Command {
       if (opts.json) printJson({ log: opts.log, ...v, valid: v.records - v.invalid.length });
       else {
         for (const r of v.invalid) printText(`line ${r.line}: ${r.path}: ${r.message} (${r.by})`);
-        printText(`${v.records - v.invalid.length} of ${v.records} records valid`);
+        printText(`${v.records - v.invalid.length} of ${countNoun(v.records, "record")} valid`);
       }
       Deno.exitCode = v.invalid.length === 0 ? EXIT.OK : EXIT.FAIL;
     });

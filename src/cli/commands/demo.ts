@@ -41,6 +41,7 @@ import {
 import { intFlag } from "../plan_inputs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { addCommandHelp } from "../command_help.ts";
+import { countNoun } from "../count_noun.ts";
 
 const SCENARIO = fileURLToPath(new URL("../../../demo/scenario.json", import.meta.url));
 /** A real drand quicknet round and its chain info (sources in demo/drand/README.md). */
@@ -117,7 +118,11 @@ export function demoCommand(): Command {
         );
         const prover = await runProver(SCENARIO, { out, progress: !opts.json });
         const falsified = prover.output.falsified;
-        say(`   ${prover.output.records.length} records committed, log root ${prover.root}`);
+        say(
+          `   ${
+            countNoun(prover.output.records.length, "record")
+          } committed, log root ${prover.root}`,
+        );
         // The throw-away private keys never outlive the run, Ctrl-C included.
         const keyDir = await Deno.makeTempDir({ prefix: "bitaudit-key-" });
         const releaseKey = removeOnInterrupt(keyDir);
@@ -191,7 +196,9 @@ export function demoCommand(): Command {
             "   the demo TSA's clock is the demo's own: its tokens exercise the checks but prove nothing against whoever runs it; a real deployment pins an independent TSA",
           );
           say(
-            `3. audit: k = ${opts.k} records drawn with drand ${chain.beaconId} round 123 (verified offline)`,
+            `3. audit: k = ${
+              countNoun(Number(opts.k), "record")
+            } drawn with drand ${chain.beaconId} round 123 (verified offline)`,
           );
           const audit = await auditLog({
             announcement: `${out}/announcement.dsse.json`,

@@ -15,6 +15,7 @@ import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { addCommandHelp } from "../command_help.ts";
 import { printText } from "../output.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
+import { countNoun } from "../count_noun.ts";
 
 /**
  * Builds the `worker` command.
@@ -70,7 +71,7 @@ export function workerCommand(): Command {
           maxIdleMs,
           onEvent: _say,
         });
-        console.log(`worker: ${done} items done`);
+        console.log(`worker: ${countNoun(done, "item")} done`);
       } finally {
         for (const s of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(s, onSignal);
         close();
