@@ -1,11 +1,12 @@
 /**
  * The model-forward section of a prover scenario and its falsifications:
  * ```
- * "forward": { "stack", "components", "catalog", "multiProcessorCount",
+ * "forward": { "stack", "components",   (or "stacks": [{"stack", "components"}, ...], cycled
+ *                                          over the records; not both)
+ *              "catalog", "multiProcessorCount",
  *              "checkpoints": ["tables/models/<dir>", ...],   (bundled assets, used in turn)
  *              "records", "batchSizes": [..], "lengths": [..], "padTokenId", "layerChain": bool,
- *              "parallel"?: [{"tp", "allReduce"?}, ...],         (cycled over the records)
- *              "stacks"?: [{"stack", "components"}, ...] }        (cycled over the records)
+ *              "parallel"?: [{"tp", "allReduce"?}, ...] }       (cycled over the records)
  * ```
  * Each record's batch (how many sequences, their lengths, their ids) is drawn from the seed.
  * Falsifications of forward records: `fingerprint` (one bit flipped), `batch_composition` (the

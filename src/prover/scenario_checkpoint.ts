@@ -39,10 +39,6 @@ export function checkpointDirs(f: Fields): readonly string[] {
 
 /** The fields every model section of a scenario (forward, serving) has. */
 export interface ModelSection {
-  /** Stack profile id. */
-  readonly stack: string;
-  /** Software components recorded in the claims. */
-  readonly components: Readonly<Record<string, string>>;
   /** Dispatch catalog id. */
   readonly catalog: string;
   /** The device's SM count. */
@@ -53,9 +49,9 @@ export interface ModelSection {
   readonly layerChain: boolean;
   /**
    * Stacks cycled over the records with the checkpoints (each with the components its records
-   * state); absent: every record runs the section's `stack`.
+   * state): the section's `stacks`, or its one `stack` and `components`.
    */
-  readonly stacks?: readonly SectionStack[];
+  readonly stacks: readonly SectionStack[];
 }
 
 /** A stack a section's records run on, and the components they state. */
@@ -67,7 +63,7 @@ export interface SectionStack {
 }
 
 /**
- * The stack record `i` of a section runs on: its `stacks` entry (cycled), or the section's.
+ * The stack record `i` of a section runs on: its `stacks` entry, cycled.
  *
  * @param section the section
  * @param i the record's index in the section (a sequence section: the checkpoint's index)
@@ -75,56 +71,67 @@ export interface SectionStack {
  * @example
  * ```ts
  * import { sectionStack } from "./scenario_checkpoint.ts";
- * const s = { stack: "a", components: {}, stacks: [{ stack: "a", components: {} }, { stack: "b", components: {} }] };
+ * const s = { stacks: [{ stack: "a", components: {} }, { stack: "b", components: {} }] };
  * if (sectionStack(s, 3).stack !== "b") throw new Error();
  * ```
  */
-export function sectionStack(
-  section: Pick<ModelSection, "stack" | "components" | "stacks">,
-  i: number,
-): SectionStack {
-  const list = section.stacks;
-  if (list === undefined || list.length === 0) {
-    return { stack: section.stack, components: section.components };
-  }
-  return list[i % list.length]!;
+export function sectionStack(section: Pick<ModelSection, "stacks">, i: number): SectionStack {
+  return section.stacks[i % section.stacks.length]!;
 }
 
 /**
- * Reads the fields every model section has (the caller checks that no other key is present).
+ * Reads the fields every model section has (the caller checks that no other key is present):
+ * its stacks are either `stacks` (each entry a stack and the components its records state) or
+ * one `stack` and its `components`, never both, so that no field is read by nothing.
  *
  * @param f the section's fields
  * @returns the common fields
- * @throws {TypeError|RangeError} naming the bad field
+ * @throws {TypeError|RangeError} naming the bad field, `stack` or `components` beside `stacks`
+ *   included
  * @example
  * ```ts
  * import { modelSection } from "./scenario_checkpoint.ts";
  * import { fieldsOf } from "../json_fields.ts";
  * const m = modelSection(fieldsOf({ stack: "s", components: {}, catalog: "c",
  *   multiProcessorCount: 108, checkpoints: ["tables/models/x"], layerChain: false }, "x"));
- * if (m.multiProcessorCount !== 108 || m.layerChain) throw new Error();
+ * if (m.multiProcessorCount !== 108 || m.layerChain || m.stacks[0]?.stack !== "s") {
+ *   throw new Error();
+ * }
  * ```
  */
 export function modelSection(f: Fields): ModelSection {
   if (typeof f.obj.layerChain !== "boolean") {
     throw new TypeError(`Cannot read '${f.path}.layerChain': expected a boolean`);
   }
-  const stacks = f.obj.stacks === undefined ? undefined : children(f, "stacks", [
-    "stack",
-    "components",
-  ]).map((s) => ({ stack: str(s, "stack"), components: stringMap(s, "components") }));
-  if (stacks !== undefined && (stacks.length === 0 || stacks.length > 64)) {
-    throw new RangeError(`Cannot read '${f.path}.stacks': expected 1 to 64 entries`);
-  }
   return {
-    stack: str(f, "stack"),
-    components: stringMap(f, "components"),
     catalog: str(f, "catalog"),
     multiProcessorCount: int(f, "multiProcessorCount", { min: 1, max: 4096 }),
     checkpoints: checkpointDirs(f),
     layerChain: f.obj.layerChain,
-    ...(stacks === undefined ? {} : { stacks }),
+    stacks: _sectionStacks(f),
   };
+}
+
+/** The section's `stacks`, or its `stack` and `components` as the one entry. */
+function _sectionStacks(f: Fields): readonly SectionStack[] {
+  if (f.obj.stacks === undefined) {
+    return [{ stack: str(f, "stack"), components: stringMap(f, "components") }];
+  }
+  // Each entry names its own stack and components: the section's would be read by no record.
+  for (const key of ["stack", "components"]) {
+    if (f.obj[key] !== undefined) {
+      throw new RangeError(
+        `Cannot read '${f.path}.${key}': not beside '${f.path}.stacks', whose entries name ` +
+          "each record's stack and components",
+      );
+    }
+  }
+  const stacks = children(f, "stacks", ["stack", "components"])
+    .map((s) => ({ stack: str(s, "stack"), components: stringMap(s, "components") }));
+  if (stacks.length === 0 || stacks.length > 64) {
+    throw new RangeError(`Cannot read '${f.path}.stacks': expected 1 to 64 entries`);
+  }
+  return stacks;
 }
 
 /** A checkpoint of a scenario: its files, the opened checkpoint, each weight file's digest. */

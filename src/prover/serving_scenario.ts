@@ -1,7 +1,8 @@
 /**
  * The serving section of a prover scenario and its falsifications:
  * ```
- * "serving": { "stack", "components", "catalog", "multiProcessorCount",
+ * "serving": { "stack", "components",   (or "stacks", below; not both)
+ *              "catalog", "multiProcessorCount",
  *              "checkpoints": ["tables/models/<dir>", ...],  (one engine run per checkpoint)
  *              "requests": n,              (per engine run; one `sequence` record each)
  *              "arrivalSteps": n,          (arrival step of each request drawn in 0..n-1)

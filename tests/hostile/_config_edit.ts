@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
-import { forwardSection, oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { forwardSection, oneGemmScenario, withStacks } from "../verify/_serving_fixture.ts";
 import { attention, type Blobs, commit, store } from "./_recompute_fixture.ts";
 
 /**
@@ -25,7 +25,7 @@ export async function honestOf(
   const scenario = parseScenario(oneGemmScenario({ logId: o.logId, seed: `${o.logId}-v1` }, {
     forward: o.stack === undefined
       ? forward
-      : { ...forward, stacks: [{ stack: o.stack, components: o.components ?? {} }] },
+      : withStacks(forward, [{ stack: o.stack, components: o.components ?? {} }]),
     falsify: [],
   }));
   const out = await makeClaims(scenario, { store, walker: engineWalker, attention });

@@ -196,6 +196,24 @@ const cases: HostileCase[] = [
     code: "SCENARIO_INVALID",
     check: (run) => assert.match(run.stderr, /4294967296 elements, more than 268435456/),
   },
+  {
+    name:
+      "claims make refuses a scenario's forward components beside its stacks (read by no record)",
+    args: async (dir) => {
+      // Review h175: `.forward.components.pytorch = "2.4.0"` made the same records.
+      const s = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/demo/scenario.json`));
+      s.forward.components = { pytorch: "2.4.0" };
+      await Deno.writeTextFile(`${dir}/scenario.json`, JSON.stringify(s));
+      return ["claims", "make", "--scenario", `${dir}/scenario.json`, "--out", `${dir}/out`];
+    },
+    exit: 2,
+    code: "SCENARIO_INVALID",
+    check: (run) =>
+      assert.match(
+        run.stderr,
+        /'scenario\.forward\.components': not beside 'scenario\.forward\.stacks'/,
+      ),
+  },
   ...([
     ["--timeout", "2147484"], // one second past the longest timer (2^31 - 1 ms)
     ["--timeout", "0"],

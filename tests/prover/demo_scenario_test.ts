@@ -33,8 +33,7 @@ Deno.test("demo scenario: 280 GEMM, 20 block, 30 model-forward and 42 sequence r
 });
 
 Deno.test("demo scenario: vLLM records in both sections: eager and piecewise graphs, dense and MoE, TP 1 and 2", () => {
-  const stackOf = (i: number) =>
-    forward.stacks?.[i % forward.stacks.length]?.stack ?? forward.stack;
+  const stackOf = (i: number) => forward.stacks[i % forward.stacks.length]!.stack;
   const vllm = new Set<string>();
   for (let i = 0; i < forward.records; i++) {
     const stack = stackOf(i);
@@ -91,7 +90,7 @@ Deno.test("demo scenario: the forward section runs every bundled model family, t
 Deno.test("demo scenario: the serving section runs a Llama 3 engine, a TP 2 engine and vLLM engines (dense TP 1 and 2, MoE)", () => {
   const runs = serving.checkpoints.map((c, i) =>
     `${c.replace("tables/models/", "")} tp=${serving.parallel![i % serving.parallel!.length]!.tp} ${
-      serving.stacks?.[i]?.stack ?? serving.stack
+      serving.stacks[i % serving.stacks.length]!.stack
     }`
   );
   const hf = "hf-qwen3-continuous-batching-torch2.8-lg2-model";

@@ -3,6 +3,7 @@ import { ncclEnvFinding, statedSettings } from "../../src/kernels/mod.ts";
 import { parseScenario } from "../../src/prover/mod.ts";
 import { topologyComponents } from "../../src/prover/scenario_parallel.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { parseStrictJson } from "../../src/json_strict.ts";
 
 Deno.test("parseScenario() refuses a projection whose records' output name the verifier would refuse", () => {
   const named = (name: string) =>
@@ -56,6 +57,41 @@ Deno.test("parseScenario() refuses a list of sizes longer than 4,096 as the scen
       new RegExp(`'scenario\\.batchSizes': ${n} entries, at most 4096`),
     );
   }
+});
+
+Deno.test("parseScenario() refuses a section's stack or components beside its stacks, which no record would read (review h175)", async () => {
+  const demo = parseStrictJson(
+    await Deno.readTextFile(new URL("../../demo/scenario.json", import.meta.url)),
+  ) as Record<string, Record<string, unknown>>;
+  // The demo names each record's stack in `stacks` alone.
+  const parsed = parseScenario(demo);
+  assert.equal(parsed.forward!.stacks.length, 30);
+  assert.equal(parsed.serving!.stacks.length, 7);
+  const extra = [
+    ["components", { pytorch: "2.4.0" }],
+    ["stack", "hf-qwen3-flash-attn-torch2.8"],
+  ] as const;
+  for (const section of ["forward", "serving"]) {
+    for (const [key, value] of extra) {
+      const edited = { ...demo, [section]: { ...demo[section], [key]: value } };
+      assert.throws(
+        () => parseScenario(edited),
+        new RegExp(`'scenario\\.${section}\\.${key}': not beside 'scenario\\.${section}\\.stacks'`),
+        `${section}.${key}`,
+      );
+    }
+  }
+  // Without stacks, the section's stack and components are its one entry.
+  const { stacks: _stacks, ...single } = demo.forward!;
+  const one = parseScenario({
+    ...demo,
+    forward: { ...single, stack: "hf-qwen3-flash-attn-torch2.8", components: { pytorch: "2.8.0" } },
+  });
+  assert.deepEqual(one.forward!.stacks, [{
+    stack: "hf-qwen3-flash-attn-torch2.8",
+    components: { pytorch: "2.8.0" },
+  }]);
+  assert.throws(() => parseScenario({ ...demo, forward: single }), /'scenario\.forward\.stack'/);
 });
 
 Deno.test("topologyComponents() adds the NCCL pins a record above two ranks needs, by exact name: a lowercase nccl_algo pins nothing and leaves NCCL_ALGO to add (review m2)", () => {

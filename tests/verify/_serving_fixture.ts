@@ -83,6 +83,21 @@ export function forwardSection(
 }
 
 /**
+ * `section` with its records cycled over `stacks` in place of its one `stack` and `components`
+ * (a scenario section takes one or the other).
+ *
+ * @param section a forward or serving section
+ * @param stacks the stacks and the components their records state
+ */
+export function withStacks(
+  section: Record<string, unknown>,
+  stacks: readonly { readonly stack: string; readonly components: object }[],
+): Record<string, unknown> {
+  const { stack: _stack, components: _components, ...rest } = section;
+  return { ...rest, stacks };
+}
+
+/**
  * A serving section of the sequence tests over the given checkpoints (the continuous-batching
  * stack on an A100, 3 requests each, short prompts), with the usual two falsifications of record
  * 2 (a flipped fingerprint) and record 5 (a replaced greedy token).

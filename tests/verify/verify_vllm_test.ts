@@ -28,7 +28,7 @@ import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod
 import { batchPaddingMismatch } from "../../src/model/mod.ts";
 import { verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
-import { forwardSection, oneGemmScenario, servedSection } from "./_serving_fixture.ts";
+import { forwardSection, oneGemmScenario, servedSection, withStacks } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
 const walker = engineWalker;
@@ -43,16 +43,15 @@ const served = servedSection(["tables/models/qwen3-tiny-dense", "tables/models/q
 const scenario = parseScenario(oneGemmScenario({ logId: "vllm-test", seed: "vllm-v1" }, {
   hardware: { profile: "a100", count: 8 },
   forward: {
-    ...forwardSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-tp"], {
-      records: 6,
-    }),
+    ...withStacks(
+      forwardSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-tp"], {
+        records: 6,
+      }),
+      [EAGER, EAGER, PIECEWISE],
+    ),
     parallel: [{ tp: 1 }, { tp: 2 }],
-    stacks: [EAGER, EAGER, PIECEWISE],
   },
-  serving: {
-    ...served.serving,
-    stacks: [{ ...EAGER, stack: "vllm-0.11-eager-fa2-lg2-model" }],
-  },
+  serving: withStacks(served.serving, [{ ...EAGER, stack: "vllm-0.11-eager-fa2-lg2-model" }]),
   falsify: [
     // Record 1 (dense, eager): the pass ran inside graphs captured at 64 tokens (M 64, not <= 16).
     { seq: 1, kind: "cuda_graphs", captureSizes: [64] },
