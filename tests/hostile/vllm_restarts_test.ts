@@ -40,10 +40,14 @@ const run = await proverRun(oneGemmScenario({ logId: "vllm-restarts", seed: "vll
 const honest = run.records[1]!.predicate;
 const blobs = new Map(run.blobs);
 
-/** A pass of `cached` positions then `query` new ones, beside one request of `beside` tokens. */
+/**
+ * A pass of `cached` positions then `query` new ones, beside one request of `beside` tokens (every
+ * pass here with a request beside cuts this one's chunk, which samples nothing: the request beside
+ * samples).
+ */
 function pass(query: number, cached: number, beside = 0): HistoryPass {
   const entries = [{ query, cached }, ...(beside > 0 ? [{ query: beside, cached: 0 }] : [])];
-  return { entries, self: 0, rows: query + beside, logitsRows: entries.length };
+  return { entries, self: 0, rows: query + beside, logitsRows: 1 };
 }
 
 /**

@@ -412,7 +412,7 @@ Deno.test("sequenceClaim() refuses a recomputation past the tokens the request h
   // A 20-position chunk cut by a whole 2048-token budget, restarted from 32 cached positions
   // another request computed: vLLM's prefix cache gives such a hit, HF has none.
   const cut = { ...pass(20, 0), entries: [{ query: 20, cached: 0 }, { query: 2028, cached: 0 }] };
-  const hit = [{ ...cut, rows: 2048, logitsRows: 2 }, pass(8, 32), pass(1, 40)];
+  const hit = [{ ...cut, rows: 2048, logitsRows: 1 }, pass(8, 32), pass(1, 40)];
   await claim(hit, { prompt: 40, stack: vllm });
   await refused(
     hit,

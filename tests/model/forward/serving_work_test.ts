@@ -59,3 +59,25 @@ Deno.test("servingWork() counts a prompt's last chunk and each decode step as sa
     /pass 1 records 0 logits rows, its computed entries emit 1 token\(s\)/,
   );
 });
+
+Deno.test("servingWork() holds a pass's logits rows to its own sampling entries plus at most one per other entry", () => {
+  // The sequence's chunk of 20 of its 40 prompt positions samples nothing; the pass's one other
+  // request may sample one token: 0 or 1 logits rows, never 2.
+  const passes = (logitsRows: number): PassShape[] => [
+    { entries: [{ query: 20, cached: 0 }, { query: 7, cached: 0 }], rows: 27, logitsRows },
+    alone(20, 20, 1),
+  ];
+  const plain = {
+    tokens: sequence.tokens.slice(0, 40),
+    prompt: 40,
+    steps: [0, 1].map((pass) => ({ pass, entry: 0 })),
+  };
+  for (const n of [0, 1]) servingWork({ passes: passes(n), sequences: [plain] }, { flatten: true });
+  assert.throws(
+    () => servingWork({ passes: passes(2), sequences: [plain] }, { flatten: true }),
+    (e: Error) =>
+      e instanceof RangeError &&
+      e.message ===
+        "Cannot replay: pass 0 records 2 logits rows, its computed entries emit 0 token(s) and its 1 other entries at most 1",
+  );
+});
