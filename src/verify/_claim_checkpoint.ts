@@ -5,18 +5,19 @@
  * unreadable) FAILs with `obligation: "committed-input"` (a prover must not turn the FAIL of a
  * falsified record into NOT_VERIFIED by withholding a file); a record that contradicts itself or
  * its checkpoint, files that cannot be a checkpoint, or weight files its stack's loader would
- * not have read as them, FAIL; a configuration feature this
- * version does not model is NOT_VERIFIED, unless it is a value HF builds a model of and the
- * record's stack refuses to load the config (`_checkStackLoads`): that FAILs. The opened
- * checkpoint is then held to the record's split and its stack's reading of it.
+ * not have read as them, FAIL, and so does a config the record's stack refuses to load
+ * (`_checkStackLoads`, modelled or not); a configuration feature this version does not model is
+ * NOT_VERIFIED. The opened checkpoint is then held to the record's split and its stack's reading
+ * of it.
  *
  * What is not modelled never hides what the record contradicts with what is at hand: weights the
  * loaders read in a way not modelled (`DecoderCheckpoint.unmodelled`) are a refusal that waits
  * while the record is held to their config and headers (here and by the caller, whose forward
  * then computes nothing), and so is a config of values HF builds a model of that are not
  * modelled, while the record is held to its weight file names, the weights' metadata (read from
- * their headers alone), its split and what the config's modelled fields fix (the caller's
- * `contradictions`).
+ * their headers alone), its split and what the config's modelled fields fix. The caller's
+ * `contradictions` with the config run here on both paths, after the split and the checkpoint's
+ * own refusals, so that each branch writes them once.
  *
  * @module
  */
@@ -48,6 +49,12 @@ interface _Opened {
   close: () => void;
 }
 
+/** An opened checkpoint the record is held to, and what its `contradictions` gave back. */
+interface _Claimed extends _Opened {
+  /** Why a match cannot vouch for the record (the caller's `contradictions`), or null. */
+  matchGap: string | null;
+}
+
 /** The record a checkpoint is claimed for. */
 interface _ClaimOptions {
   readonly predicate: ClaimPredicate;
@@ -58,22 +65,29 @@ interface _ClaimOptions {
   readonly refusals: string[];
   /**
    * The record's other contradictions with its config (its output's width, batch padding, served
-   * length and token budget, pipeline stages, all-reduce path, layer chain, token ids): run here
-   * on a config of values HF builds a model of that are not modelled, before its NOT_VERIFIED
-   * (the caller runs them on an opened checkpoint's config itself), after its reason has joined
-   * `refusals` (a refusal they give comes after it). Such a config is read as any other but for
-   * its MoE section (`DecoderConfig.unmodelled` names the MoE values: experts, top-k, sparse step,
-   * dense layers), so these must read none of `moe`: only its vocabulary, hidden size, layer
-   * count, maximum positions and RoPE, which every driver reads alike whatever its experts.
+   * length and token budget, pipeline stages, all-reduce path, layer chain, token ids), run here
+   * on every config after `_checkSplit`: on an opened checkpoint's after its own refusals (weights,
+   * tied head, metadata and dtype not modelled), on a config of values HF builds a model of that
+   * are not modelled before its NOT_VERIFIED, after its reason has joined `refusals` (a refusal
+   * they give comes after it). Such a config is read as any other but for its MoE section
+   * (`DecoderConfig.unmodelled` names the MoE values: experts, top-k, sparse step, dense layers),
+   * so these must read none of `moe`: only its vocabulary, hidden size, layer count, maximum
+   * positions and RoPE, which every driver reads alike whatever its experts. They return why a
+   * match cannot vouch for the record (a token budget or all-reduce path they cannot hold it
+   * to), or null.
    */
-  readonly contradictions: (config: DecoderConfig) => void;
+  readonly contradictions: (config: DecoderConfig) => string | null;
 }
 
 /**
- * Opens the checkpoint of a model record and holds it to the record: a split its stack's layout
- * cannot make of it FAILs (`_checkSplit`); a tied head, weight metadata or model dtype the stack
- * reads otherwise than modelled waits in `refusals` (`_checkTiedHead`, `_checkWeightMetadata`,
- * `_checkModelDtype`).
+ * Opens the checkpoint of a model record and holds it to the record, in order: its stack's
+ * loading of the config, weight file names and metadata (`_checkStackLoads`, whose refusal
+ * waits in `refusals`, `weightFilesContradiction`, `weightMetadataFinding`); a split its stack's
+ * layout cannot make of it FAILs (`_checkSplit`); a tied head, weight metadata or model dtype the
+ * stack reads otherwise than modelled waits in `refusals` (`_checkTiedHead`,
+ * `_checkWeightMetadata`, `_checkModelDtype`); then the record's `contradictions` with its
+ * config run. A config of values not modelled is held to the same checks in the same order, its
+ * reason waiting in `refusals` in place of the opened checkpoint's own refusals.
  *
  * @param blobs the blob store
  * @param o the record's predicate, model reference, stack (whose loader must read the weight
@@ -82,18 +96,19 @@ interface _ClaimOptions {
  *   the checks, and the first of them is still said before it; and the record's `contradictions`
  *   with a config's shapes
  * @returns the opened checkpoint (tensors on recycled shared memory), `releaseTensor`, which
- *   hands a tensor's buffer back for a later read once its layer is done, and `close`; where its
- *   weights are read in a way not modelled, its reason waits in `refusals` (its tensors cannot be
- *   read: the forward, refused, computes nothing)
- * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, weight
- *   files the stack's loader would not have read as these weights or refuses by their metadata:
- *   `weightMetadataFinding`, a split the stack cannot make), FAIL
- *   with `obligation: "committed-input"` (a committed file missing, mismatching or unreadable),
- *   FAIL of `_checkStackLoads`, the weights' metadata, `_checkSplit` or `contradictions` for a
- *   config of values HF builds a model of that are not modelled, or NOT_VERIFIED (a configuration
- *   feature this version does not model, or the first of `refusals`)
+ *   hands a tensor's buffer back for a later read once its layer is done, `close`, and the
+ *   `matchGap` its `contradictions` gave; where its weights are read in a way not modelled, its
+ *   reason waits in `refusals` (its tensors cannot be read: the forward, refused, computes
+ *   nothing)
+ * @throws {_Stop} FAIL (digest or type contradiction, a file that cannot be a checkpoint, a
+ *   config the stack refuses to load, weight files the stack's loader would not have read as
+ *   these weights or refuses by their metadata: `weightMetadataFinding`, a split the stack cannot
+ *   make, the record's `contradictions`; all but the first two for a config of values HF builds a
+ *   model of that are not modelled too), FAIL with `obligation: "committed-input"` (a committed
+ *   file missing, mismatching or unreadable), or NOT_VERIFIED (a configuration feature this
+ *   version does not model, or the first of `refusals`)
  */
-export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
+export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Promise<_Claimed> {
   const opened = await _open(blobs, o).catch((e) => {
     throw _refusedFirst(o.refusals, e);
   });
@@ -109,11 +124,11 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
     _refusable(o.refusals, () => _checkTiedHead(ckpt, o.stack));
     _refusable(o.refusals, () => _checkWeightMetadata(ckpt, o.stack));
     _refusable(o.refusals, () => _checkModelDtype(ckpt, o.stack));
+    return { ...opened, matchGap: o.contradictions(ckpt.config) };
   } catch (e) {
     opened.close();
     throw e;
   }
-  return opened;
 }
 
 /**
@@ -135,13 +150,7 @@ async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
     // this version cannot recompute.
     if (f.kind === "unsupported-config" && f.config !== undefined) {
       const config = f.config;
-      _refusable(
-        o.refusals,
-        () => _checkStackLoads(o.predicate, { config, stack: o.stack, profile: o.profile }),
-      );
-      _weightFileNames(o);
-      // Headers over the bounds kept for files nothing is known of give no metadata to hold.
-      if (f.weightFormats !== undefined) _weightMetadata(o.stack, f.weightFormats);
+      _checkLoads(o, { config, formats: f.weightFormats });
       _checkSplit(o.predicate, { stack: o.stack, config });
       // The config's reason waits, as weights not modelled do, while the record is held to what
       // the config's modelled fields fix.
@@ -155,13 +164,36 @@ async function _open(blobs: BlobStore, o: _ClaimOptions): Promise<_Opened> {
     throw _checkpointStop(f);
   }
   try {
-    _weightFileNames(o);
-    _weightMetadata(o.stack, r.opened.ckpt.weightFormats);
+    _checkLoads(o, { config: r.opened.ckpt.config, formats: r.opened.ckpt.weightFormats });
   } catch (e) {
     r.opened.close();
     throw e;
   }
   return r.opened;
+}
+
+/**
+ * Holds the record to what its stack's loader makes of the config and the weight files, the same
+ * for a config modelled or not: a stack that refuses to load the config FAILs the record
+ * (`_checkStackLoads`; where the record states settings beyond the stack's, its refusal waits in
+ * `refusals`), and so do weight file names or metadata it would not have read as these weights.
+ *
+ * @param o the record's predicate, model reference, stack, GPU profile and refusals
+ * @param files the config and the weight files' formats (none: headers over the bounds kept for
+ *   a config not modelled, which give no metadata to hold)
+ * @throws {_Stop} FAIL naming the contradiction
+ */
+function _checkLoads(
+  o: _ClaimOptions,
+  files: { readonly config: DecoderConfig; readonly formats: WeightFormats | undefined },
+): void {
+  const { config } = files;
+  _refusable(
+    o.refusals,
+    () => _checkStackLoads(o.predicate, { config, stack: o.stack, profile: o.profile }),
+  );
+  _weightFileNames(o);
+  if (files.formats !== undefined) _weightMetadata(o.stack, files.formats);
 }
 
 /**

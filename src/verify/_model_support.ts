@@ -37,8 +37,7 @@ import {
 import { _Stop } from "./_stop.ts";
 
 /**
- * Refuses a model record whose configuration the emulator does not model, or whose padded batch
- * contradicts its checkpoint.
+ * Refuses a model record whose configuration the emulator does not model.
  *
  * - FA2 attention: the checkpoint's head dimension must be one the FA2 model has tiles for
  *   ({@link _checkAttentionSupport});
@@ -48,16 +47,15 @@ import { _Stop } from "./_stop.ts";
  * - the batch (`tokens` of a model-forward record) must fit the stack's batching by the rule
  *   `claims append` applies (`batchPaddingMismatch`): on a `pad-to-longest` stack a batch of
  *   sequences of unequal length must name the pad token (its rows are computed like any other,
- *   so without it they cannot be recomputed: NOT_VERIFIED), inside the vocabulary (else FAIL,
- *   first: `_checkBatchPadding`); on a `flatten` stack no pass pads a sequence, so a record
- *   naming a pad token contradicts its stack (FAIL, likewise).
+ *   so without it they cannot be recomputed: NOT_VERIFIED). Its contradictions (a pad token
+ *   outside the vocabulary, or named on a `flatten` stack, where no pass pads a sequence) are
+ *   `_checkBatchPadding`'s, which the caller runs first.
  *
  * @param config the checkpoint's config
  * @param o the record's profile and stack; `tokens`: the batch of a model-forward record;
  *   `keys`: the longest key sequence of a served sequence's passes (a model-forward record's is
  *   its longest sequence)
- * @throws {_Stop} NOT_VERIFIED with the reason, or FAIL for a pad token outside the vocabulary or
- *   on a stack that flattens the batch
+ * @throws {_Stop} NOT_VERIFIED with the reason
  */
 export function _checkModelSupport(
   config: DecoderConfig,
@@ -68,9 +66,6 @@ export function _checkModelSupport(
     readonly keys?: number;
   },
 ): void {
-  // The batch's contradictions with its stack and checkpoint first: an unmodelled configuration
-  // never hides them.
-  _checkBatchPadding(config, o);
   const t = o.tokens;
   const mismatch = _paddingMismatch(o);
   const lengths = t?.sequences.map((s) => s.length) ?? [];

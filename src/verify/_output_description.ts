@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { type ClaimPredicate, fingerprintTensorMismatch } from "../claims/mod.ts";
+import {
+  type ClaimPredicate,
+  fingerprintTensorMismatch,
+  type ModelForwardWorkload,
+  type SequenceWorkload,
+} from "../claims/mod.ts";
 import { _Stop } from "./_stop.ts";
 
 /** What a workload computes: its output's dtype and shape, and its kind, which names it. */
@@ -53,6 +58,30 @@ export function _checkOutputDescription(
   if (s.length !== e.length || s.some((d, i) => typeof e[i] === "number" && d !== e[i])) {
     throw why("shape", _dims(s), _dims(expected.shape));
   }
+}
+
+/**
+ * Checks a model record's fingerprint against what both model branches fingerprint: the final
+ * norm's BF16 rows at the record's positions, as wide as the checkpoint's hidden size.
+ *
+ * @param p the record's predicate
+ * @param w its model-forward or sequence workload
+ * @param hidden the checkpoint's hidden size, or `"hidden"` before its config is read (any width
+ *   then matches: the rest is checked before the checkpoint, and the width again with it)
+ * @throws {_Stop} FAIL as {@link _checkOutputDescription}
+ */
+export function _checkFinalNorm(
+  p: ClaimPredicate,
+  w: ModelForwardWorkload | SequenceWorkload,
+  hidden: number | "hidden",
+): void {
+  const whose = w.kind === "sequence" ? "sequence" : "forward";
+  _checkOutputDescription(p.fingerprint, {
+    kind: w.kind,
+    dtype: "bf16",
+    shape: [w.positions.length, hidden],
+    what: `the ${whose}'s final norm at ${w.positions.length} position(s)`,
+  });
 }
 
 /** A claimed text, quoted and cut for a one-line reason (it is the prover's). */

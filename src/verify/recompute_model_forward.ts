@@ -11,7 +11,13 @@ import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import type { ClaimPredicate, ModelForwardWorkload } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { checkTokenIds, type DecoderConfig, runPrefillForward, type SfuUse } from "../model/mod.ts";
+import {
+  checkTokenIds,
+  type DecoderConfig,
+  runPrefillForward,
+  type SfuUse,
+  type TensorParallel,
+} from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _checkCost, _checkSize, _contradiction, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { forwardProducts } from "./decoder_record_products.ts";
@@ -33,10 +39,9 @@ import {
   _checkModelSupport,
   _checkServedLength,
   _checkServedRequests,
-  _checkStackLoads,
   _servedBudgetGap,
 } from "./_model_support.ts";
-import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkFinalNorm } from "./_output_description.ts";
 import type { LayerDivergence } from "./record_result.ts";
 
 /** What the model-forward branch needs. */
@@ -107,82 +112,24 @@ export async function _recomputeModelForward(
       requests: w.tokens.sequences.length,
     }));
   // The output's description needs no checkpoint but for its width: checked before the checkpoint
-  // (which, not modelled, would hide it), then with its width.
-  const output = (hidden: number | string) =>
-    _checkOutputDescription(p.fingerprint, {
-      kind: w.kind,
-      dtype: "bf16",
-      shape: [w.positions.length, hidden],
-      what: `the forward's final norm at ${w.positions.length} position(s)`,
-    });
-  output("hidden");
-  // A prefill: each sequence is a prompt, with nothing generated, in one pass of every prompt
-  // whole.
-  const lens = w.tokens.sequences.map((s) => s.length);
-  const entries = lens.map((query) => ({ query, cached: 0 }));
-  const servedLength = (c: DecoderConfig) =>
-    _checkServedLength(p, {
-      config: c,
-      stack: input.stack,
-      profile: input.profile,
-      sequences: lens.map((prompt) => ({ prompt, generated: 0 })),
-    });
-  // On vLLM, at most the scheduler's token budget. Where the record's own settings may set
-  // another budget, the pass is still recomputed (the batch fixes it) and a match says so: a
-  // falsified record FAILs.
-  const budget = (c: DecoderConfig) =>
-    _servedBudgetGap(p, {
-      stack: input.stack,
-      profile: input.profile,
-      config: c,
-      prompt: lens[0]!,
-      passes: [{ entries, self: 0 }],
-    });
-  // One pass: its GEMM rows are the flattened tokens (a flattening stack states a dispatch).
-  const messages = (hidden: number): Parameters<typeof _checkAllReducePath>[1] => ({
-    stack: input.stack,
-    gpu: input.profile,
-    parallel,
-    hidden,
-    passRows: [lens.reduce((a, b) => a + b, 0)],
-  });
+  // (which, not modelled, would hide it), then with its width (`_forwardContradictions`).
+  _checkFinalNorm(p, w, "hidden");
   // A config not modelled stops the checks once the record is held to what its modelled fields
-  // fix, in the order they are checked below (the forward's own token check last); a reason said
-  // before it still comes first.
+  // fix; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, {
     ...input,
     model: w.model,
     refusals,
-    contradictions: (c) => {
-      output(c.hidden);
-      _checkBatchPadding(c, { stack: input.stack, tokens: w.tokens });
-      _refusable(refusals, () => servedLength(c));
-      budget(c);
-      _checkPipelineStages(p, c.layers);
-      _checkAllReducePath(p, messages(c.hidden));
-      _checkLayerChain(w.layerChain, c.layers);
-      try {
-        checkTokenIds(w.tokens.sequences, { vocab: c.vocab, action: "run forward" });
-      } catch (e) {
-        throw _contradiction(e, "its checkpoint");
-      }
-    },
+    contradictions: (c) => _forwardContradictions(c, { input, parallel, refusals }),
   });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  output(c.hidden);
+  const lens = w.tokens.sequences.map((s) => s.length);
   _refusable(
     refusals,
     () => _checkModelSupport(c, { profile: input.profile, stack: input.stack, tokens: w.tokens }),
   );
-  _refusable(
-    refusals,
-    () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
-  );
-  _refusable(refusals, () => servedLength(c));
-  const budgetGap = budget(c);
-  _checkPipelineStages(p, c.layers);
   // Bound every activation before anything is allocated: padded rows (B x L_max, at least the
   // flattened count), the widest row of any stage (MoE: top-k expert rows; eager attention:
   // L_max scores, which FA2 never holds), and the fingerprinted rows.
@@ -191,9 +138,7 @@ export async function _recomputeModelForward(
     _checkSize([rows, widest], "activation");
     _checkSize([w.positions.length, c.hidden], "fingerprint");
   });
-  const pathGap = _checkAllReducePath(p, messages(c.hidden));
-  _refusable(refusals, () => _checkNcclRelease(p, messages(c.hidden)));
-  _checkLayerChain(w.layerChain, c.layers);
+  _refusable(refusals, () => _checkNcclRelease(p, _allReduceFacts(input, parallel, c.hidden)));
   step(
     "tensors",
     `checkpoint ${w.model.checkpointSha256.slice(0, 16)}… (${c.modelType}, ${c.layers} layers, ` +
@@ -238,7 +183,7 @@ export async function _recomputeModelForward(
     out,
     sfu: res.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    matchGap: [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null,
+    matchGap: claim.matchGap,
     evidence: [
       ...evidence(),
       ..._decoderEvidence(c, {
@@ -253,6 +198,69 @@ export async function _recomputeModelForward(
       }),
     ],
   };
+}
+
+/**
+ * The model-forward record's contradictions with what its checkpoint's config fixes, in order:
+ * its output's width, the batch's padding (`_checkBatchPadding`), the prompts' served length
+ * (a refusal waits in `refusals`), the pass's token budget on vLLM, the pipeline stages, the
+ * all-reduce path, the layer chain and the token ids (the forward's own check). `_claimCheckpoint`
+ * runs them on every config, one of values not modelled too, so they read none of its MoE
+ * section.
+ *
+ * @param c the checkpoint's config
+ * @param o the branch's input, the record's split and the branch's refusals
+ * @returns why a match cannot vouch for the record (links the record leaves unstated decide the
+ *   named all-reduce's path; on vLLM, a pass the token budget check cannot vouch for), or null
+ * @throws {_Stop} FAIL naming the contradiction
+ */
+function _forwardContradictions(
+  c: DecoderConfig,
+  o: {
+    readonly input: ModelForwardRecomputeInput;
+    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
+    readonly refusals: string[];
+  },
+): string | null {
+  const { input, refusals } = o;
+  const { predicate: p, workload: w, stack, profile } = input;
+  const lens = w.tokens.sequences.map((s) => s.length);
+  _checkFinalNorm(p, w, c.hidden);
+  _checkBatchPadding(c, { stack, tokens: w.tokens });
+  // A prefill: each sequence is a prompt, with nothing generated, in one pass of every prompt
+  // whole.
+  const sequences = lens.map((prompt) => ({ prompt, generated: 0 }));
+  _refusable(refusals, () => _checkServedLength(p, { config: c, stack, profile, sequences }));
+  // On vLLM, at most the scheduler's token budget. Where the record's own settings may set
+  // another budget, the pass is still recomputed (the batch fixes it) and a match says so: a
+  // falsified record FAILs.
+  const entries = lens.map((query) => ({ query, cached: 0 }));
+  const budgetGap = _servedBudgetGap(p, {
+    stack,
+    profile,
+    config: c,
+    prompt: lens[0]!,
+    passes: [{ entries, self: 0 }],
+  });
+  _checkPipelineStages(p, c.layers);
+  const pathGap = _checkAllReducePath(p, _allReduceFacts(input, o.parallel, c.hidden));
+  _checkLayerChain(w.layerChain, c.layers);
+  try {
+    checkTokenIds(w.tokens.sequences, { vocab: c.vocab, action: "run forward" });
+  } catch (e) {
+    throw _contradiction(e, "its checkpoint");
+  }
+  return [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null;
+}
+
+/** What the all-reduce checks read: one pass, its GEMM rows the flattened tokens. */
+function _allReduceFacts(
+  input: ModelForwardRecomputeInput,
+  parallel: TensorParallel | undefined | typeof _REFUSED,
+  hidden: number,
+): Parameters<typeof _checkAllReducePath>[1] {
+  const rows = input.workload.tokens.sequences.reduce((n, s) => n + s.length, 0);
+  return { stack: input.stack, gpu: input.profile, parallel, hidden, passRows: [rows] };
 }
 
 /**

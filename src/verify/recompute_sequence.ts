@@ -14,12 +14,19 @@ import type { AssetStore, BlobStore } from "../assets/mod.ts";
 import {
   type ClaimPredicate,
   furthestRunning,
+  type HistoryPass,
   longestNeighbour,
   type SequenceWorkload,
 } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
-import { checkTokenIds, type DecoderConfig, runServingForward, type SfuUse } from "../model/mod.ts";
+import {
+  checkTokenIds,
+  type DecoderConfig,
+  runServingForward,
+  type SfuUse,
+  type TensorParallel,
+} from "../model/mod.ts";
 import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
@@ -33,13 +40,8 @@ import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
 import { _decoderEvidence } from "./_record_evidence.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
-import {
-  _checkModelSupport,
-  _checkServedLength,
-  _checkStackLoads,
-  _servedBudgetGap,
-} from "./_model_support.ts";
-import { _checkOutputDescription } from "./_output_description.ts";
+import { _checkModelSupport, _checkServedLength, _servedBudgetGap } from "./_model_support.ts";
+import { _checkFinalNorm } from "./_output_description.ts";
 import { _sequenceHistory } from "./_sequence_history.ts";
 import { _checkCost, _checkSize, _contradiction, _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { replayProducts } from "./decoder_record_products.ts";
@@ -112,71 +114,20 @@ export async function _recomputeSequence(
     input.blobs,
     { ...input, refusals },
   );
-  const output = (hidden: number | string) =>
-    _checkOutputDescription(p.fingerprint, {
-      kind: w.kind,
-      dtype: "bf16",
-      shape: [w.positions.length, hidden],
-      what: `the sequence's final norm at ${w.positions.length} position(s)`,
-    });
-  output("hidden"); // its width once the checkpoint's config is read
+  _checkFinalNorm(p, w, "hidden"); // its width once the checkpoint's config is read
   const { prompt, generated } = w.tokens;
   const tokens = [...prompt, ...generated];
-  const servedLength = (c: DecoderConfig) =>
-    _checkServedLength(p, {
-      config: c,
-      stack: input.stack,
-      profile: input.profile,
-      sequences: [{
-        prompt: prompt.length,
-        generated: generated.length,
-        running: furthestRunning(passes),
-      }],
-      neighbours: longestNeighbour(passes),
-    });
-  // A chunk cut by a budget not derived here, or that the record's own settings may set: the
-  // recorded passes are still replayed (they fix the computation) and a match says so, so that
-  // a falsified record FAILs.
-  const budget = (c: DecoderConfig) =>
-    _servedBudgetGap(p, {
-      stack: input.stack,
-      profile: input.profile,
-      config: c,
-      prompt: prompt.length,
-      passes,
-    });
-  const messages = (hidden: number): Parameters<typeof _checkAllReducePath>[1] => ({
-    stack: input.stack,
-    gpu: input.profile,
-    parallel,
-    hidden,
-    passRows: passes.map((q) => q.rows),
-  });
   // A config not modelled stops the checks once the record is held to what its modelled fields
-  // fix, in the order they are checked below (the replay's own token check last); a reason said
-  // before it still comes first.
+  // fix; a reason said before it still comes first.
   const claim = await _claimCheckpoint(input.blobs, {
     ...input,
     model: w.model,
     refusals,
-    contradictions: (c) => {
-      output(c.hidden);
-      _refusable(refusals, () => servedLength(c));
-      budget(c);
-      _checkPipelineStages(p, c.layers);
-      _checkAllReducePath(p, messages(c.hidden));
-      _checkLayerChain(w.layerChain, c.layers);
-      try {
-        checkTokenIds([tokens], { vocab: c.vocab, action: "replay" });
-      } catch (e) {
-        throw _contradiction(e, "its history or checkpoint");
-      }
-    },
+    contradictions: (c) => _sequenceContradictions(c, { input, parallel, refusals, passes }),
   });
   using _files = { [Symbol.dispose]: () => claim.close() }; // the opened weight files
   const { ckpt, releaseTensor } = claim;
   const c = ckpt.config;
-  output(c.hidden);
   _refusable(refusals, () =>
     _checkModelSupport(c, {
       profile: input.profile,
@@ -185,14 +136,8 @@ export async function _recomputeSequence(
     }));
   _refusable(
     refusals,
-    () => _checkStackLoads(p, { config: c, stack: input.stack, profile: input.profile }),
+    () => _checkNcclRelease(p, _allReduceFacts(input, { parallel, passes, hidden: c.hidden })),
   );
-  _refusable(refusals, () => servedLength(c));
-  const budgetGap = budget(c);
-  _checkPipelineStages(p, c.layers);
-  const pathGap = _checkAllReducePath(p, messages(c.hidden));
-  _refusable(refusals, () => _checkNcclRelease(p, messages(c.hidden)));
-  _checkLayerChain(w.layerChain, c.layers);
   const own = passes.map((q) => q.entries[q.self]!);
   const computed = own.reduce((s, e) => s + e.query, 0);
   // Bound every activation before anything is allocated: the sequence's rows times the widest
@@ -286,7 +231,7 @@ export async function _recomputeSequence(
     out,
     sfu: r.result.sfu,
     divergence: _layerDivergence(w.layerChain, res.layerChain),
-    matchGap: [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null,
+    matchGap: claim.matchGap,
     tokens: _tokenCheck(w, res.greedy, prompt.length),
     evidence: [
       ...evidence(),
@@ -301,6 +246,86 @@ export async function _recomputeSequence(
         scope,
       }),
     ],
+  };
+}
+
+/**
+ * The sequence record's contradictions with what its checkpoint's config fixes, in order: its
+ * output's width, the sequence's served length beside the batch's other requests (a refusal
+ * waits in `refusals`), the passes' token budget on vLLM, the pipeline stages, the all-reduce
+ * path, the layer chain and the token ids (the replay's own check). `_claimCheckpoint` runs them
+ * on every config, one of values not modelled too, so they read none of its MoE section.
+ *
+ * @param c the checkpoint's config
+ * @param o the branch's input, the record's split, the branch's refusals and the history's passes
+ * @returns why a match cannot vouch for the record (links the record leaves unstated decide the
+ *   named all-reduce's path; on vLLM, a pass the token budget check cannot vouch for), or null
+ * @throws {_Stop} FAIL naming the contradiction
+ */
+function _sequenceContradictions(
+  c: DecoderConfig,
+  o: {
+    readonly input: SequenceRecomputeInput;
+    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
+    readonly refusals: string[];
+    readonly passes: readonly HistoryPass[];
+  },
+): string | null {
+  const { input, passes } = o;
+  const { predicate: p, workload: w, stack, profile } = input;
+  const { prompt, generated } = w.tokens;
+  _checkFinalNorm(p, w, c.hidden);
+  _refusable(o.refusals, () =>
+    _checkServedLength(p, {
+      config: c,
+      stack,
+      profile,
+      sequences: [{
+        prompt: prompt.length,
+        generated: generated.length,
+        running: furthestRunning(passes),
+      }],
+      neighbours: longestNeighbour(passes),
+    }));
+  // A chunk cut by a budget not derived here, or that the record's own settings may set: the
+  // recorded passes are still replayed (they fix the computation) and a match says so, so that
+  // a falsified record FAILs.
+  const budgetGap = _servedBudgetGap(p, {
+    stack,
+    profile,
+    config: c,
+    prompt: prompt.length,
+    passes,
+  });
+  _checkPipelineStages(p, c.layers);
+  const pathGap = _checkAllReducePath(
+    p,
+    _allReduceFacts(input, { parallel: o.parallel, passes, hidden: c.hidden }),
+  );
+  _checkLayerChain(w.layerChain, c.layers);
+  try {
+    checkTokenIds([[...prompt, ...generated]], { vocab: c.vocab, action: "replay" });
+  } catch (e) {
+    throw _contradiction(e, "its history or checkpoint");
+  }
+  return [pathGap, budgetGap].filter((g) => g !== null).join("; ") || null;
+}
+
+/** What the all-reduce checks read: each pass's GEMM rows. */
+function _allReduceFacts(
+  input: SequenceRecomputeInput,
+  o: {
+    readonly parallel: TensorParallel | undefined | typeof _REFUSED;
+    readonly passes: readonly HistoryPass[];
+    readonly hidden: number;
+  },
+): Parameters<typeof _checkAllReducePath>[1] {
+  return {
+    stack: input.stack,
+    gpu: input.profile,
+    parallel: o.parallel,
+    hidden: o.hidden,
+    passRows: o.passes.map((q) => q.rows),
   };
 }
 

@@ -192,6 +192,22 @@ Deno.test("a config of values HF builds but not modelled hides no contradiction 
   }
 });
 
+Deno.test("a config its stack refuses to load comes before the record's contradictions with the config, modelled or not: a pad_token_id HF cannot build beside a fingerprint one wider FAILs for the pad_token_id (model_forward and sequence)", async () => {
+  for (const { kind, type, record: [p, into] } of RECORDS) {
+    if (type !== "qwen3_moe") continue;
+    const refused = withConfig(p, into, setField("pad_token_id", 512));
+    const wider = {
+      ...refused,
+      fingerprint: { ...refused.fingerprint, shape: [refused.fingerprint.shape[0]!, 257] },
+    };
+    await assertSameFail(wider, into, {
+      reason: /^record contradicts its stack: .*pad_token_id 512 lies outside its vocabulary/,
+      unmodelled: noExperts,
+      what: `${kind}: a pad_token_id HF refuses and a fingerprint one wider`,
+    });
+  }
+});
+
 /** The record with its first sequence's first token past the bundled vocabulary of 512. */
 const tokenPast: Edit = (p) => {
   if (p.workload.kind === "sequence") {
