@@ -33,7 +33,10 @@ export interface _SequenceHistory {
   readonly cascade: string | null;
   /** Whether a pass computes positions again (a request preempted and recomputed). */
   readonly recomputes: boolean;
-  /** Why the reuse of keys and values the passes claim is not replayed, or null. */
+  /**
+   * Why the reuse of keys and values the passes claim is not replayed, or null: the record's last
+   * refusal, which the caller adds to its refusals once every other check has run.
+   */
   readonly refusedReuse: string | null;
 }
 

@@ -176,6 +176,8 @@ export async function _recomputeSequence(
         budget: input.maxRecordProducts,
       }));
   }
+  // The reuse the replay does not model is the last reason, said only where no other is.
+  if (refusedReuse !== null) refusals.push(refusedReuse);
   let r;
   try {
     r = await runServingForward(ckpt, {
@@ -194,9 +196,7 @@ export async function _recomputeSequence(
       positions: [w.positions],
       logits: w.decoding === "greedy",
       parallel: parallel === _REFUSED ? undefined : parallel,
-      ...(refusals.length === 0 && refusedReuse === null
-        ? {}
-        : { refused: refusals[0] ?? refusedReuse! }),
+      ...(refusals.length === 0 ? {} : { refused: refusals[0]! }),
     });
   } catch (e) {
     throw _contradiction(e, "its history or checkpoint");
