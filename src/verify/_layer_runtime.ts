@@ -40,8 +40,11 @@ interface _LayerInput {
   readonly profile: GpuProfile;
   readonly stack: StackProfile;
   readonly step: (name: string, detail: string) => void;
-  /** The branch's reasons not modelled (`_refusable`): the kernel's and a sharded block's join. */
-  readonly refusals: string[];
+  /**
+   * The branch's reasons not modelled (`_refusable`), which the kernel's and a sharded run's join;
+   * absent, each is said at once (a branch whose contradictions are all checked before).
+   */
+  readonly refusals?: string[];
 }
 
 /**
@@ -50,16 +53,17 @@ interface _LayerInput {
  * recipe's instruction the GPU lacks, an unstated instruction the GPU's profile leaves open) and,
  * with `what`, a sharded run are pushed to `refusals`; the runtime of a refused kernel covers no
  * GEMM (its dispatch says why), so that the branch checks the record against its history and
- * checkpoint and then refuses it, recomputing nothing.
+ * checkpoint and then refuses it, recomputing nothing. Without `refusals`, each is said at once.
  *
  * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack,
- *   and the branch's refusals
+ *   and the branch's refusals, if it defers them
  * @param what what is not modelled when sharded (e.g. `blocks`), for the reason; null when the
  *   branch models parallelism itself (`_claimedParallel`)
  * @returns the runtime (its dispatch noting which kernels it hands out) and the evidence of its
  *   datapath and kernels
  * @throws {_Stop} FAIL when the record's kernel contradicts its stack (a recipe where the stack
- *   dispatches through a catalog, or the other way round)
+ *   dispatches through a catalog, or the other way round); without `refusals`, NOT_VERIFIED for a
+ *   kernel not modelled or, with `what`, a sharded run
  */
 export async function _layerRuntime(
   input: _LayerInput,
@@ -67,15 +71,18 @@ export async function _layerRuntime(
 ): Promise<{ runtime: BlockRuntime; evidence: () => ComponentEvidence[] }> {
   const { profile, stack, refusals } = input;
   const bf16 = findDatapath(profile, { input: "bf16", output: "fp32" });
-  const kernel = await _refusableAsync(refusals, () => _kernel(input, bf16));
+  const kernel = refusals === undefined
+    ? await _kernel(input, bf16)
+    : await _refusableAsync(refusals, () => _kernel(input, bf16));
   // A refused kernel's runtime covers no GEMM: the branch hands its driver the first refusal,
   // which stops it before its first GEMM, and the dispatch would say the same.
-  const dispatched = kernel === _REFUSED ? { uncovered: refusals.at(-1)! } : kernel;
+  const dispatched = kernel === _REFUSED ? { uncovered: refusals!.at(-1)! } : kernel;
   const par = input.predicate.parallelism;
   if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
-    refusals.push(
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`,
-    );
+    const why =
+      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`;
+    if (refusals === undefined) throw new _Stop("NOT_VERIFIED", why);
+    refusals.push(why);
   }
   const runtime = await modelRuntime(input.store, {
     profile,

@@ -19,14 +19,14 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import { _checkCost, _checkSize, _refusable, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import { _checkCost, _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
-import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
+import { _claimedSmCountFinding } from "./_claimed_sm_count.ts";
 import { _checkDataParallel } from "./_claimed_parallel.ts";
 
 /** What the block branch needs. */
@@ -143,17 +143,13 @@ export async function _recomputeBlock(
   const { predicate: p, workload: w, step, tensors } = input;
   // An SM count above the chip's contradicts the GPU: that FAIL comes before anything this
   // version does not model (its NOT_VERIFIED, a count the verifier cannot judge, is said below).
-  if (w.attention !== undefined) {
-    _refusable([], () => _checkClaimedSmCount(input.profile, w.attention!.multiProcessorCount));
-  }
+  const sms = w.attention === undefined
+    ? null
+    : _claimedSmCountFinding(input.profile, w.attention.multiProcessorCount);
+  if (sms?.status === "FAIL") throw new _Stop("FAIL", sms.why);
   // The block's contradictions are checked above: what is not modelled of its kernel or its
-  // sharding is said at once.
-  const refusals: string[] = [];
-  const { runtime, evidence } = await _layerRuntime(
-    { ...input, kernel: w.kernel, refusals },
-    "blocks",
-  );
-  if (refusals.length > 0) throw new _Stop("NOT_VERIFIED", refusals[0]!);
+  // sharding is said at once (no refusals to wait in).
+  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -196,7 +192,7 @@ export async function _recomputeBlock(
     eps,
   });
   if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
-  _checkClaimedSmCount(input.profile, a.multiProcessorCount);
+  if (sms !== null) throw new _Stop("NOT_VERIFIED", sms.why); // its FAIL is said above
   step(
     "support",
     `${planned.plan.build.id}, ${planned.plan.splits} split(s); ${

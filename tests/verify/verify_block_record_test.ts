@@ -252,6 +252,17 @@ Deno.test("an attention_block record claiming more SMs than its GPU has FAILs ev
   assert.match(r.reason, /4096/);
 });
 
+Deno.test("an attention_block record claiming fewer SMs than its GPU's chip is NOT_VERIFIED naming the count", async () => {
+  const r = await verify(record({
+    stack: "cutlass-3.5-hf-flash-attn",
+    kind: "attention_block",
+    out: "ab".repeat(32),
+    sms: 100,
+  }));
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /multiProcessorCount 100 below the 'a100' chip's 108 SMs/);
+});
+
 Deno.test("a block record with a missing weight FAILs (prover obligation); a malformed block workload is refused", async () => {
   const rec = await record({
     stack: "cutlass-3.5-hf-flash-attn",
