@@ -37,7 +37,10 @@ export type TensorParallelResolution =
  *   record's interconnect (`links`), which decide each message's path
  * @returns the split (undefined for one rank), or the reason: an expert-parallel size vLLM never
  *   runs with (`vllmExpertParallelContradiction`, for every model) is a contradiction, decided
- *   before anything is said to be unmodelled
+ *   before anything is said to be unmodelled. The verifier's `_claimedWorld` runs the same check
+ *   on every record before any branch resolves its split, so in an audit it cannot fire here; it
+ *   serves the other callers (`claims append`, `model forward`, `model classes`, the simulated
+ *   prover's scenarios)
  * @example
  * ```ts ignore
  * const r = tensorParallelOf(stack, { tp: 2, ep: 1 });
