@@ -26,6 +26,7 @@ import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
 import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
+import type { _TensorsInput } from "./_tensors_input.ts";
 import { _claimedSmCountFinding } from "./_claimed_sm_count.ts";
 import { _checkDataParallel } from "./_claimed_parallel.ts";
 
@@ -73,13 +74,7 @@ export interface BlockTensors {
  */
 export async function _blockTensors(
   blobs: BlobStore,
-  o: {
-    readonly predicate: ClaimPredicate;
-    readonly workload: BlockWorkload;
-    readonly step: (name: string, detail: string) => void;
-    /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
-    readonly maxRecordProducts?: number | undefined;
-  },
+  o: _TensorsInput<BlockWorkload>,
 ): Promise<BlockTensors> {
   const { predicate: p, workload: w } = o;
   _checkOutputDescription(p.fingerprint, {

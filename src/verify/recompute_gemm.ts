@@ -20,10 +20,23 @@ import type { ClaimPredicate, GemmWorkload } from "../claims/mod.ts";
 import { _checkCost, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
+import type { _TensorsInput } from "./_tensors_input.ts";
 import { _checkDataParallel } from "./_claimed_parallel.ts";
 import { _checkGemmLaunch } from "./_gemm_launch.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
+
+/** What the GEMM branch needs. */
+export interface GemmRecomputeInput {
+  readonly store: AssetStore;
+  readonly walker: KWalker;
+  readonly predicate: ClaimPredicate;
+  readonly workload: GemmWorkload;
+  readonly profile: GpuProfile;
+  readonly stack: StackProfile;
+  /** Records a passed pipeline step. */
+  readonly step: (name: string, detail: string) => void;
+}
 
 /** A GEMM record's committed tensors, read and held to its shapes. */
 export interface GemmTensors {
@@ -48,15 +61,9 @@ export interface GemmTensors {
  */
 export async function _gemmTensors(
   blobs: BlobStore,
-  o: {
-    readonly p: ClaimPredicate;
-    readonly w: GemmWorkload;
-    readonly step: (name: string, detail: string) => void;
-    /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
-    readonly maxRecordProducts?: number | undefined;
-  },
+  o: _TensorsInput<GemmWorkload>,
 ): Promise<GemmTensors> {
-  const { p, w } = o;
+  const { predicate: p, workload: w } = o;
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
     dtype: w.out,
@@ -92,28 +99,20 @@ export async function _gemmTensors(
  * its kernel (a passed `kernel` step), what is not modelled (sharding, the stack's launch, an fp16
  * accumulator, the datapath: a passed `support` step), then the recipe run.
  *
- * @param ctx assets, blobs and walker
- * @param o the record's predicate and workload, profile, stack, tensors and the step recorder
+ * @param input assets, walker, the record's predicate and workload, profile, stack, tensors and
+ *   the step recorder
  * @returns the output and the evidence it rests on
  * @throws {_Stop} NOT_VERIFIED (unmodelled configuration) or FAIL (a kernel its stack does not
  *   run)
  */
 export async function _recomputeGemm(
-  ctx: { readonly store: AssetStore; readonly walker: KWalker },
-  o: {
-    p: ClaimPredicate;
-    w: GemmWorkload;
-    profile: GpuProfile;
-    stack: StackProfile;
-    tensors: GemmTensors;
-    step: (name: string, detail: string) => void;
-  },
+  input: GemmRecomputeInput & { readonly tensors: GemmTensors },
 ): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
-  const { p, w, profile, step } = o;
-  const kernel = await _resolveKernel(ctx.store, {
+  const { predicate: p, workload: w, profile, stack, step } = input;
+  const kernel = await _resolveKernel(input.store, {
     kernel: w.kernel,
-    stackId: o.stack.id,
-    kernelSource: o.stack.gemm.kernelSource,
+    stackId: stack.id,
+    kernelSource: stack.gemm.kernelSource,
     profileId: profile.id,
   });
   let recipe: GemmRecipe;
@@ -138,7 +137,7 @@ export async function _recomputeGemm(
     measured = hit.entry.verified === true;
   }
   step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
-  _checkDataParallel(p, o.stack);
+  _checkDataParallel(p, stack);
   const par = p.parallelism;
   if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
     throw new _Stop(
@@ -146,7 +145,7 @@ export async function _recomputeGemm(
       `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
     );
   }
-  _checkGemmLaunch(o.stack, w.m);
+  _checkGemmLaunch(stack, w.m);
   if (w.accumulator === "fp16") {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -169,9 +168,9 @@ export async function _recomputeGemm(
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
   const r = await runGemmRecipe(recipe, {
     dp,
-    walker: ctx.walker,
-    a: o.tensors.a,
-    b: o.tensors.b,
+    walker: input.walker,
+    a: input.tensors.a,
+    b: input.tensors.b,
     m: w.m,
     n: w.n,
     k: w.k,

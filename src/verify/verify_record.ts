@@ -14,8 +14,8 @@
  * @module
  */
 import { type AssetStore, type BlobStore, sha256Hex } from "../assets/mod.ts";
-import type { ComponentEvidence, EvidenceLevel } from "../hardware/mod.ts";
-import type { Fa2Forward, KWalker } from "../kernels/mod.ts";
+import type { ComponentEvidence, EvidenceLevel, GpuProfile } from "../hardware/mod.ts";
+import type { Fa2Forward, KWalker, StackProfile } from "../kernels/mod.ts";
 import type { SfuUse } from "../model/mod.ts";
 import {
   type ClaimLog,
@@ -33,6 +33,7 @@ import { _MAX_COMPONENT, _MAX_REASON, _Stop } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { _recordWorld } from "./_record_world.ts";
+import type { _TensorsInput } from "./_tensors_input.ts";
 import { _blockTensors, _recomputeBlock } from "./recompute_block.ts";
 import { _gemmTensors, _recomputeGemm } from "./recompute_gemm.ts";
 import { _recomputeModelForward } from "./recompute_model_forward.ts";
@@ -161,47 +162,23 @@ export async function verifyRecord(
     let out: Uint16Array;
     let tokens: TokenCheck | null = null;
     let versionGap: string | null;
-    if (isGemmWorkload(w)) {
-      // A GEMM's or a block's own contradictions need only the record and the blob store (its
-      // output's description, its rows or layer shape, the bytes of the tensors it commits to):
-      // checked before its profile and stack are loaded, so that neither an unknown or
-      // differently hashed one nor anything not modelled hides the record's FAIL.
-      const tensors = await _gemmTensors(ctx.blobs, {
-        p,
-        w,
-        step,
-        maxRecordProducts: ctx.maxRecordProducts,
-      });
-      const world = await _recordWorld(ctx.store, { p, step });
-      versionGap = world.versionGap;
-      const g = await _recomputeGemm(ctx, {
-        p,
-        w,
-        profile: world.profile,
-        stack: world.stack,
-        step,
-        tensors,
-      });
-      out = g.out;
-      evidence = g.evidence;
-    } else if (isBlockWorkload(w)) {
-      const tensors = await _blockTensors(ctx.blobs, {
-        predicate: p,
-        workload: w,
-        step,
-        maxRecordProducts: ctx.maxRecordProducts,
-      });
-      const world = await _recordWorld(ctx.store, { p, step });
-      versionGap = world.versionGap;
-      const r = await _recomputeBlock({
-        ...ctx,
-        predicate: p,
-        workload: w,
-        profile: world.profile,
-        stack: world.stack,
-        step,
-        tensors,
-      });
+    if (isGemmWorkload(w) || isBlockWorkload(w)) {
+      // Its own contradictions and committed tensors before its profile and stack.
+      const r: {
+        out: Uint16Array;
+        sfu?: readonly SfuUse[];
+        evidence: ComponentEvidence[];
+        versionGap: string | null;
+      } = isGemmWorkload(w)
+        ? await _tensorsFirst(ctx, { predicate: p, workload: w, step }, {
+          tensors: _gemmTensors,
+          recompute: _recomputeGemm,
+        })
+        : await _tensorsFirst(ctx, { predicate: p, workload: w, step }, {
+          tensors: _blockTensors,
+          recompute: _recomputeBlock,
+        });
+      versionGap = r.versionGap;
       out = r.out;
       sfu = r.sfu;
       evidence = r.evidence;
@@ -302,6 +279,50 @@ export async function verifyRecord(
     }
     throw e;
   }
+}
+
+/** The record, as a GEMM's or block's branch reads it. */
+type _Record<W> = Omit<_TensorsInput<W>, "maxRecordProducts">;
+
+/**
+ * A GEMM's or block's pipeline, in three steps: its own contradictions and committed tensors,
+ * which need only the record and the blob store (`_gemmTensors`, `_blockTensors`), before its
+ * profile and stack are loaded (`_recordWorld`), so that neither an unknown or differently hashed
+ * one nor anything not modelled hides the record's FAIL; then its recomputation.
+ *
+ * @param ctx the verifier's context
+ * @param o the record's predicate and workload, and the step recorder
+ * @param branch the branch's tensor checks and its recomputation
+ * @returns the recomputation's result, and what `_checkClaimedWorld` leaves unvouched
+ * @throws {_Stop} as each step does
+ */
+async function _tensorsFirst<W, T, R>(
+  ctx: VerifyContext,
+  o: _Record<W>,
+  branch: {
+    readonly tensors: (blobs: BlobStore, o: _TensorsInput<W>) => Promise<T>;
+    readonly recompute: (
+      input: VerifyContext & _Record<W> & {
+        readonly profile: GpuProfile;
+        readonly stack: StackProfile;
+        readonly tensors: T;
+      },
+    ) => Promise<R>;
+  },
+): Promise<R & { versionGap: string | null }> {
+  const tensors = await branch.tensors(ctx.blobs, {
+    ...o,
+    maxRecordProducts: ctx.maxRecordProducts,
+  });
+  const world = await _recordWorld(ctx.store, { p: o.predicate, step: o.step });
+  const r = await branch.recompute({
+    ...ctx,
+    ...o,
+    profile: world.profile,
+    stack: world.stack,
+    tensors,
+  });
+  return { ...r, versionGap: world.versionGap };
 }
 
 async function _firstDifference(

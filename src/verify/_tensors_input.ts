@@ -1,0 +1,17 @@
+/**
+ * What the checks of a GEMM or block record that need only the record and the blob store read
+ * (`_gemmTensors`, `_blockTensors`): run by `verifyRecord` before the record's profile and stack.
+ *
+ * @module
+ */
+import type { ClaimPredicate } from "../claims/mod.ts";
+
+/** A GEMM or block record of workload `W`, the step recorder and the audit's budget a record. */
+export interface _TensorsInput<W> {
+  readonly predicate: ClaimPredicate;
+  readonly workload: W;
+  /** Records a passed pipeline step. */
+  readonly step: (name: string, detail: string) => void;
+  /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
+  readonly maxRecordProducts?: number | undefined;
+}
