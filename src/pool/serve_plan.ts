@@ -20,7 +20,10 @@
  * at the start of each serve.
  * Anyone who reaches the server can publish on the results subject: a
  * message no accepted worker signed, and an accepted worker's result for an item the plan does not
- * hold (a worker misled by a forged order), are skipped and reported, never merged; so are an
+ * hold or computed under another budget a record than the plan's (a worker misled by a forged
+ * order: the budget a worker applies comes in the order, and it signs it into its result), are
+ * skipped and reported, never merged, and the item waits for a result under the plan's budget (or
+ * is missing at the timeout); so are an
  * accepted worker's results this version cannot read (another version's format, a result that
  * contradicts itself) and results computed by another verifier version: the merge would refuse
  * them, and signed bytes can be replayed by anyone who reaches the server, so none of them may
@@ -298,8 +301,8 @@ function _unwanted(
 
 /**
  * Why an accepted worker's result of a planned item is not one the merge admits
- * (`mergeAdmission`: about another record than the item's, or contradicting its own status), or
- * null. Checked before it is compared with a duplicate, as the merge does, so that which result
+ * (`mergeAdmission`: about another record than the item's, contradicting its own status, or
+ * computed under another budget a record than the plan's), or null. Checked before it is compared with a duplicate, as the merge does, so that which result
  * is refused does not depend on the order of arrival; skipped, not fatal, as anyone can replay
  * signed bytes.
  */

@@ -6,7 +6,10 @@
  * (`signItemResult` in `attest/`). Timing is informative: never compared. A pool worker's result
  * names the serve whose work order it answers (`serve`), so that signed bytes replayed on the
  * results stream cannot pass for an answer to a later serve; a shard's result (`audit work`)
- * names none.
+ * names none. Every result states the budget a record its worker applied (`maxRecordProducts`,
+ * absent for the default), as the plan or the work order gave it: a work order comes from the
+ * NATS server, where anyone who can publish can send one with another budget, so a merge compares
+ * it with the plan's.
  *
  * @module
  */
@@ -14,6 +17,7 @@ import { canonicalJson } from "../claims/mod.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, SERVE_ID } from "./_shapes.ts";
 import { parseRecordResult } from "./parse_record_result.ts";
+import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 import type { RecordResult } from "./record_result.ts";
 import { WORKER_ENGINES } from "./verifier_engine.ts";
 
@@ -44,6 +48,14 @@ export interface ItemResult {
    * with the rest, never merged into the verdict.
    */
   readonly serve?: string;
+  /**
+   * The budget a record the worker applied (`AuditPlan.maxRecordProducts`, from the plan a shard
+   * worker reads or the work order a pool worker takes); absent: the default,
+   * `MAX_RECORD_PRODUCTS`, as in the plan (results of builds before this field applied the order's
+   * budget too, and name none: the merge refuses them as another build's). Signed with the rest;
+   * a merge admits only a result whose budget is the plan's.
+   */
+  readonly maxRecordProducts?: number;
   /** The record's result, as the verdict statement binds it. */
   readonly result: RecordResult;
   /** Who computed it. */
@@ -102,8 +114,16 @@ export function parseItemResult(line: string, where: string): ItemResult {
     code: "RESULT_INVALID",
     action: `read result '${where}'`,
   });
-  const o = exactObject(value, { where: "line", shape: TOP, optional: ["serve"], bad });
+  const o = exactObject(value, {
+    where: "line",
+    shape: TOP,
+    optional: ["serve", "maxRecordProducts"],
+    bad,
+  });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
+  if (o.maxRecordProducts === 0) {
+    bad(`'maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
+  }
   const w = exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
   const t = exactObject(o.timing, {
     where: "timing",
@@ -128,6 +148,9 @@ export function parseItemResult(line: string, where: string): ItemResult {
     plan: o.plan as string,
     item: o.item as string,
     ...(Object.hasOwn(o, "serve") ? { serve: o.serve as string } : {}),
+    ...(Object.hasOwn(o, "maxRecordProducts")
+      ? { maxRecordProducts: o.maxRecordProducts as number }
+      : {}),
     result: parseRecordResult(o.result, { bad }),
     verifier: {
       version: w.version as string,
@@ -150,6 +173,7 @@ const TOP: Shape = {
   plan: HEX64,
   item: HEX64,
   serve: SERVE_ID,
+  maxRecordProducts: "count",
   result: "object",
   verifier: "object",
   assets: "object",

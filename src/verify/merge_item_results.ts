@@ -1,6 +1,8 @@
 /**
  * The merge step of an audit: every planned item gets exactly one result, attributed to the
- * worker key that signed it. Results from another plan or for an unplanned item are refused; a
+ * worker key that signed it. Results from another plan, for an unplanned item or computed under
+ * another budget a record than the plan's (a pool worker misled by a forged work order) are
+ * refused; a
  * result that does not show what its status claims, for its record's workload kind, is refused;
  * two results of one item must agree bit for bit (else the merge fails, naming both workers: one
  * of them is wrong and the verdict cannot be signed); an item nobody returned becomes
@@ -14,6 +16,7 @@ import type { AuditPlan } from "./audit_plan.ts";
 import { detectionStatement } from "./detection.ts";
 import { type ItemResult, resultBytes, type WorkerInfo } from "./item_result.ts";
 import { auditVerdict, type RecordResult } from "./record_result.ts";
+import { budgetText, MAX_RECORD_PRODUCTS } from "./record_products.ts";
 import { resultInconsistency } from "./result_consistency.ts";
 import { mergedEngineName } from "./verifier_engine.ts";
 import type { AuditReport } from "./audit_report.ts";
@@ -58,7 +61,8 @@ export interface MergedAudit {
  *   their worker) in any order, and the merging `build` (every result must come from it:
  *   `sameBuild`)
  * @returns the merged audit
- * @throws {InputError} `MERGE_FOREIGN` (another plan or an unplanned item), `MERGE_MISMATCH`
+ * @throws {InputError} `MERGE_FOREIGN` (another plan, an unplanned item, or another budget a
+ *   record than the plan's), `MERGE_MISMATCH`
  *   (a result about another record), `RESULT_INCONSISTENT` (its fields contradict its status for
  *   its workload kind), `MERGE_VERSION`, `MERGE_CONFLICT` (duplicates disagree),
  *   `MERGE_ASSET_CONFLICT` (one asset path with two digests)
@@ -118,7 +122,9 @@ export function mergeItemResults(
 /**
  * The check every worker's result passes before it is merged or compared with a duplicate: an
  * item of this plan (its digest and the plan's), about the item's record and consistent with its
- * status, computed by the merging version. Checked on each result as it is read, so which of
+ * status, computed by the merging version under the plan's budget a record (the budget the
+ * result states: a pool worker applies the one its work order carries, which anyone who can
+ * publish on the work subject can forge). Checked on each result as it is read, so which of
  * two results is refused does not depend on the order of the files or messages.
  *
  * @param plan the plan
@@ -160,8 +166,28 @@ export function mergeAdmission(
         }), merging with ${describeBuild(own)}`,
       );
     }
+    if (r.maxRecordProducts !== plan.maxRecordProducts) {
+      throw new InputError(
+        "MERGE_FOREIGN",
+        `Cannot merge record ${r.result.index} (item ${r.item.slice(0, 16)}) from worker ${
+          signed.worker.slice(0, 16)
+        }: it was computed under a budget of ${
+          _budgetText(r.maxRecordProducts)
+        } products a record, the plan's is ${
+          _budgetText(plan.maxRecordProducts)
+        }: it answers a work order that is not the plan's (anyone who can publish on the NATS ` +
+          "work subject can send one)",
+      );
+    }
     return j;
   };
+}
+
+/** A budget a record as a result or plan states it (absent: the default). */
+function _budgetText(budget: number | undefined): string {
+  return budget === undefined
+    ? `the default (${budgetText(MAX_RECORD_PRODUCTS)})`
+    : budgetText(budget);
 }
 
 /**

@@ -61,8 +61,8 @@ export function checkPlanLog(plan: AuditPlan, log: ClaimLog): void {
  * @param target the SHA-256 of the plan's bytes, the log (checked with {@link checkPlanLog} or
  *   `checkWorkOrder`), the item, the id of the serve whose work order asked for it (a pool
  *   worker's: echoed in the result; none for a shard's item), and the plan's budget a record
- *   (`AuditPlan.maxRecordProducts`, which it applies in place of the context's; absent: the
- *   default)
+ *   (`AuditPlan.maxRecordProducts`, which it applies in place of the context's and states in the
+ *   result; absent: the default, and the result states none)
  * @returns the item result (problems of the record itself are results, not exceptions)
  * @example
  * ```ts ignore
@@ -96,6 +96,12 @@ export async function workItem(
     plan: target.planDigest,
     item: target.item.item,
     ...(target.serve !== undefined ? { serve: target.serve } : {}),
+    // The budget applied, signed with the result: a pool worker's came in a work order, which
+    // anyone who can publish on the work subject can send, so the merge compares it with the
+    // plan's.
+    ...(target.maxRecordProducts !== undefined
+      ? { maxRecordProducts: target.maxRecordProducts }
+      : {}),
     result,
     verifier: workerInfo(ctx.engine),
     assets: { [MANIFEST_PATH]: store.manifestSha256, ...store.used() },

@@ -4,7 +4,12 @@
  * recompute it without the plan file, and the id of the serve that ordered it, which the worker
  * echoes in the result it signs (so a serve can tell its own results from an earlier serve's,
  * replayed). Encoded as canonical JSON, read back strictly, checked by recomputing the item
- * digest.
+ * digest. An order comes from the NATS server, where anyone who can publish can send one, so what
+ * the worker applies is bound by what it signs: the plan digest and the serve id are echoed in the
+ * result, the audit id, root and seed bound by the item digest it names, the log id, population
+ * and the item's kind and claimed fingerprint checked against the worker's own log (which that
+ * root names), and the budget a record signed into the result, which the merge compares with the
+ * plan's.
  *
  * @module
  */
@@ -48,8 +53,10 @@ export interface WorkOrder {
   /** The plan item. */
   readonly item: PlanItem;
   /**
-   * The plan's budget a record (`AuditPlan.maxRecordProducts`), which the worker applies; absent
-   * where the plan sets none (the default).
+   * The plan's budget a record (`AuditPlan.maxRecordProducts`), which the worker applies and
+   * signs into its result (`ItemResult.maxRecordProducts`): nothing else binds it, and anyone who
+   * can publish on the work subject can send an order with another, so the merge compares the
+   * result's with the plan's. Absent where the plan sets none (the default).
    */
   readonly maxRecordProducts?: number;
 }

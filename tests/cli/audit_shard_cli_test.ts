@@ -11,7 +11,11 @@ import { runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { payloadOf, signedLine } from "./_signed_results.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
-import { decodeBase64 } from "../../src/attest/mod.ts";
+import { decodeBase64, signItemResult } from "../../src/attest/mod.ts";
+import { loadClaimLog, loadSigningKey } from "../../src/cli/load_inputs.ts";
+import { loadPlanFile } from "../../src/cli/plan_inputs.ts";
+import { blobsBeside, openWorkContext } from "../../src/cli/work_context.ts";
+import { workItem } from "../../src/verify/mod.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
 const f = await makeAuditFixture({
@@ -200,6 +204,46 @@ Deno.test("results of another build of the same version (another manifest: other
     /^error \[OUTPUT_EXISTS\]: .*holds results of another build .*remove it to run the shard again/,
   );
   assert.deepEqual(await Deno.readFile(stale), before);
+});
+
+Deno.test("audit merge refuses a pool worker's result computed under a forged work order's budget: MERGE_FOREIGN naming the record, the item and both budgets, and writes nothing (review h180)", async () => {
+  const lines = (await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i)))))
+    .join("").trimEnd().split("\n");
+  const failLine = lines.find((l) => payloadOf(l).result.status === "FAIL")!;
+  // What an honest pool worker signs for the falsified record after taking an order a peer on
+  // the work subject forged with a budget of 1000 products a record (the plan sets none): a
+  // NOT_VERIFIED that, merged with the other items' results, hid the FAIL behind INCONCLUSIVE.
+  const { plan, planDigest } = await loadPlanFile(PLAN);
+  const item = plan.items.find((it) => it.item === payloadOf(failLine).item)!;
+  const { ctx, close } = await openWorkContext({ blobs: blobsBeside(f.log), threads: "1" });
+  let forged;
+  try {
+    forged = await workItem(ctx, {
+      planDigest,
+      log: await loadClaimLog(f.log),
+      item,
+      serve: crypto.randomUUID(),
+      maxRecordProducts: 1000,
+    });
+  } finally {
+    close();
+  }
+  assert.equal(forged.result.status, "NOT_VERIFIED");
+  const signed = await signItemResult(forged, await loadSigningKey(f.worker.key));
+  const file = `${f.dir}/forged-budget.jsonl`;
+  await Deno.writeTextFile(file, lines.filter((l) => l !== failLine).join("\n") + "\n" + signed);
+  const m = await merge([file], "forged-budget");
+  assert.equal(m.code, 2, m.stdout + m.stderr);
+  assert.match(
+    m.stderr,
+    new RegExp(
+      `^error \\[MERGE_FOREIGN\\]: Cannot merge record ${item.index} \\(item ` +
+        `${item.item.slice(0, 16)}\\) from worker ${f.worker.keyid.slice(0, 16)}: it was ` +
+        "computed under a budget of 1000 products a record, the plan's is the default " +
+        "\\(2\\^48\\): it answers a work order that is not the plan's",
+    ),
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/forged-budget`));
 });
 
 Deno.test("audit merge fails with MERGE_CONFLICT when two workers disagree on an item, and writes nothing", async () => {

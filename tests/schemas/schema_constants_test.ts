@@ -115,10 +115,11 @@ Deno.test("schema evidence levels are the code's: each result's components and t
   }
 });
 
-Deno.test("schema budgets a record are the code's: 1..MAX_PRODUCT_BUDGET in the plan and the verdict", () => {
+Deno.test("schema budgets a record are the code's: 1..MAX_PRODUCT_BUDGET in the plan, the item result and the verdict", () => {
   for (
     const [name, path] of [
       ["audit-plan", "properties/maxRecordProducts"],
+      ["item-result", "properties/maxRecordProducts"],
       ["verdict-predicate", "properties/audit/properties/maxRecordProducts"],
     ] as const
   ) {

@@ -76,6 +76,8 @@ const SEEDS: Record<SchemaName, unknown[]> = {
       ...payloadJson(files.signedResults[0]!),
       serve: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
     },
+    // And one stating the budget a record its worker applied (the demo's plan sets none).
+    { ...payloadJson(files.signedResults[0]!), maxRecordProducts: 4096 },
   ],
   "signed-item-result": files.signedResults.map((l) => JSON.parse(l)),
   "dsse-envelope": [JSON.parse(files.attestation), JSON.parse(files.announcement)],

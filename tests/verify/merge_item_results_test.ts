@@ -1,13 +1,16 @@
 import assert from "node:assert/strict";
 import {
+  auditPlanDigest,
   encodeItemResult,
   type ItemResult,
+  mergeAdmission,
   mergeItemResults,
   MISSING_RESULT_REASON,
   ownBuild,
   parseItemResult,
   resultInconsistency,
   runAudit,
+  workItem,
 } from "../../src/verify/mod.ts";
 import { futureAudit } from "./_future_audit.ts";
 
@@ -336,4 +339,53 @@ Deno.test("mergeItemResults() credits agreeing duplicates to the lowest worker k
   });
   assert.deepEqual(forward.workers, plan.items.map(() => LOW));
   assert.deepEqual(backward, forward);
+});
+
+Deno.test("mergeItemResults() refuses a result computed under another budget a record than the plan's (a forged work order's): MERGE_FOREIGN naming the record, the item and both budgets", async () => {
+  const item = plan.items[1]!;
+  // What a pool worker signs after taking a forged work order that carries a budget of 1000
+  // (review h180): before, nothing in the result showed it, and the merge took it.
+  const forged = await workItem(ctx, { planDigest, log, item, maxRecordProducts: 1000 });
+  const rest = results.filter((r) => r.item !== item.item);
+  const refusal = new RegExp(
+    `^Cannot merge record ${item.index} \\(item ${item.item.slice(0, 16)}\\) from worker 7{16}: ` +
+      "it was computed under a budget of 1000 products a record, the plan's is the default " +
+      "\\(2\\^48\\): it answers a work order that is not the plan's",
+  );
+  const refused = (e: unknown) => code("MERGE_FOREIGN")(e) && refusal.test((e as Error).message);
+  assert.throws(() => merge([forged, ...rest]), refused);
+  // In every order: never compared with (or kept as) a duplicate of the honest result.
+  assert.throws(() => merge([...results, forged]), refused);
+  assert.throws(() => merge([forged, ...results]), refused);
+  // A plan with a budget: a result stating none (the default) or another is refused; the plan's
+  // own is admitted.
+  const budgeted = { ...plan, maxRecordProducts: 5000 };
+  const digest = auditPlanDigest(budgeted);
+  const admit = mergeAdmission(budgeted, { planDigest: digest, build: ownBuild(ctx.store) });
+  const r = { ...results[1]!, plan: digest };
+  const signed = (result: ItemResult) => ({ result, worker: WORKER });
+  assert.throws(
+    () => admit(signed(r)),
+    (e: unknown) =>
+      code("MERGE_FOREIGN")(e) &&
+      /under a budget of the default \(2\^48\) products a record, the plan's is 5000:/.test(
+        (e as Error).message,
+      ),
+  );
+  assert.throws(() => admit(signed({ ...r, maxRecordProducts: 5001 })), code("MERGE_FOREIGN"));
+  assert.throws(() => admit(signed({ ...r, maxRecordProducts: 2 ** 48 })), code("MERGE_FOREIGN"));
+  assert.equal(admit(signed({ ...r, maxRecordProducts: 5000 })), 1);
+});
+
+Deno.test("parseItemResult() reads back the budget a record a worker states, and refuses one that is not an integer in 1..2^53 - 1", () => {
+  const budgeted: ItemResult = { ...results[0]!, maxRecordProducts: 4096 };
+  const line = encodeItemResult(budgeted).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x"), budgeted);
+  const top: ItemResult = { ...results[0]!, maxRecordProducts: Number.MAX_SAFE_INTEGER };
+  assert.deepEqual(parseItemResult(encodeItemResult(top).trimEnd(), "x"), top);
+  const v = JSON.parse(line);
+  for (const b of [0, -1, 1.5, "4096", null, 2 ** 53]) {
+    const text = JSON.stringify({ ...v, maxRecordProducts: b });
+    assert.throws(() => parseItemResult(text, "x"), code("RESULT_INVALID"), text);
+  }
 });

@@ -51,3 +51,18 @@ Deno.test("workItem() echoes the serve id of the order it answers, and a shard's
   const shard = await workItem(await context(), { planDigest, log, item });
   assert.equal(Object.hasOwn(shard, "serve"), false);
 });
+
+Deno.test("workItem() states the budget a record it applied, signed with its result (none for the default)", async () => {
+  const item = plan.items[0]!;
+  const budgeted = await workItem(await context(), {
+    planDigest,
+    log,
+    item,
+    maxRecordProducts: 1000,
+  });
+  assert.equal(budgeted.maxRecordProducts, 1000);
+  assert.equal(budgeted.result.status, "NOT_VERIFIED");
+  assert.match(budgeted.result.reason ?? "", /over the audit's budget .* of 1000 a record/);
+  const plain = await workItem(await context(), { planDigest, log, item });
+  assert.equal(Object.hasOwn(plain, "maxRecordProducts"), false);
+});

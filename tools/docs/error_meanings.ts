@@ -135,7 +135,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   MERGE_ASSET_CONFLICT:
     "Workers used two versions (digests) of one asset, or one that is not the inspector's own",
   MERGE_CONFLICT: "Two results of one item differ in their canonical bytes",
-  MERGE_FOREIGN: "A result belongs to another plan",
+  MERGE_FOREIGN: "A result belongs to another plan (another plan's digest, an item the plan " +
+    "does not hold, or computed under another budget a record than the plan's)",
   MERGE_MISMATCH: "A result is about another record than its item",
   MERGE_REVERIFY_MISMATCH: "A result re-verified on the inspector's machine differs from the " +
     "worker's (nothing is signed)",
