@@ -154,7 +154,8 @@ export type PoolCode =
   | "RESULT_INCONSISTENT"
   | "RESULT_INVALID"
   | "RESULT_SIGNATURE"
-  | "RESULT_UNKNOWN_WORKER";
+  | "RESULT_UNKNOWN_WORKER"
+  | "WORKER_KEY_REFUSED";
 
 /** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */
 export type TrustCode =

@@ -10,12 +10,15 @@ import type { AuditReport } from "../verify/mod.ts";
 import { type DsseEnvelope, signEnvelope, type SigningKey } from "./dsse.ts";
 import { MAX_ENVELOPE_BYTES } from "./envelope.ts";
 import { InputError } from "../errors.ts";
+import { checkWorkerKeys } from "./check_worker_keys.ts";
 import { keyId } from "./key_id.ts";
+import { keyValidAt } from "./key_valid_at.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { reverifyDrandBinding } from "./beacon/mod.ts";
 import { statementChecks } from "./statement_checks.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { encodeStatement, IN_TOTO_PAYLOAD_TYPE, type Statement } from "./statement.ts";
+import type { TrustRoot } from "./trust_root.ts";
 import type { BuildVerdictPredicateOptions, VerdictPredicate } from "./verdict_predicate.ts";
 import { verdictStatement } from "./verdict_statement.ts";
 
@@ -44,6 +47,13 @@ export interface SignVerdictOptions {
   >;
   /** Who computed each result (worker key ids and keys) and what the signer re-verified. */
   readonly workers?: BuildVerdictPredicateOptions["workers"];
+  /**
+   * The trust root the verdict will be checked with, when the signer has it: `check`'s `workers`
+   * check (`checkWorkerKeys`) is run on the predicate before it is signed, and a worker key it
+   * refuses (a prover key of the root, or an inspector key of it not valid at `time`) refuses
+   * the signing. Absent: the signer vouches for its workers, and only `check` judges them.
+   */
+  readonly trustRoot?: TrustRoot;
   /**
    * Largest attestation signed, in UTF-8 bytes of its file text (default and most
    * {@link MAX_ENVELOPE_BYTES}, what every checker reads; less for a checker with less room).
@@ -75,6 +85,8 @@ export interface SignedVerdict {
  * (`statementChecks`: seed, sample, result order, the verdict following from the results and the
  * evidence policy, detection, subjects), and a drand binding is re-verified: a report edited by
  * hand (a PASSED verdict over a FAIL, a round that does not verify) is refused, never signed.
+ * Given the `trustRoot` the verdict will be checked with, the worker keys are judged as `check`
+ * judges them, and one it would refuse is refused here.
  * Ed25519 signatures are deterministic: the same report, keys, time and assets give the same
  * bytes.
  *
@@ -84,7 +96,8 @@ export interface SignedVerdict {
  * @throws {InputError} `BAD_TIMESTAMP` when `time` is not RFC 3339; `ENVELOPE_TOO_LARGE` when
  *   the attestation would exceed `MAX_ENVELOPE_BYTES`; a `VerdictPredicateCode`
  *   when the report does not make a valid predicate (`VERDICT_FIELD_VALUE` when it fails a
- *   statement check); `BEACON_INVALID` when the drand binding does not verify
+ *   statement check); `BEACON_INVALID` when the drand binding does not verify;
+ *   `WORKER_KEY_REFUSED` when `trustRoot` refuses a worker key
  * @throws {RangeError} when no key is given, a key appears twice or its halves do not match
  * @example
  * ```ts ignore
@@ -121,6 +134,9 @@ export async function signVerdict(
       "VERDICT_FIELD_VALUE",
       `Cannot sign the verdict: a checker would refuse it (${failed.join("; ")})`,
     );
+  }
+  if (options.trustRoot !== undefined) {
+    _checkWorkers(predicate, { trustRoot: options.trustRoot, keys: options.keys });
   }
   const { beacon } = predicate.audit;
   if (beacon.drand !== undefined) {
@@ -162,4 +178,32 @@ export async function signVerdict(
     timeVerified,
     assets,
   };
+}
+
+/**
+ * `check`'s `workers` check on a predicate about to be signed: the signers it counts are the
+ * signing keys the trust root holds as inspector keys valid at the verdict's time (a worker key
+ * among them is judged by the signatures check, not this one).
+ */
+function _checkWorkers(
+  p: VerdictPredicate,
+  o: { readonly trustRoot: TrustRoot; readonly keys: readonly SigningKey[] },
+): void {
+  const time = p.timeVerified;
+  const signers = o.keys.map((k) => keyId(k.publicKey))
+    .filter((keyid) => keyValidAt(o.trustRoot, { keyid, time, role: "inspector" }).valid);
+  let refused: string | null = null;
+  checkWorkerKeys(p, {
+    trustRoot: o.trustRoot,
+    signers,
+    add: (_check, ok, detail) => {
+      if (!ok) refused = detail;
+    },
+  });
+  if (refused !== null) {
+    throw new InputError(
+      "WORKER_KEY_REFUSED",
+      `Cannot sign the verdict: check with the trust root given would refuse its workers: ${refused}`,
+    );
+  }
 }

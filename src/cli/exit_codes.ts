@@ -216,6 +216,7 @@ const _INPUT: Readonly<Record<InputCode, ExitCode>> = {
   VERDICT_FIELD_UNKNOWN: EXIT.USAGE,
   VERDICT_FIELD_VALUE: EXIT.USAGE,
   VERDICT_ASSETS: EXIT.OTHER_ASSETS,
+  WORKER_KEY_REFUSED: EXIT.USAGE,
 };
 
 /** Refused command lines. */

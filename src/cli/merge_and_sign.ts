@@ -9,7 +9,12 @@
  * @module
  */
 import { type AssetStore, openAssetStore } from "../assets/mod.ts";
-import { type SigningKey, verifyAuditPlan, type WorkerKeys } from "../attest/mod.ts";
+import {
+  type SigningKey,
+  type TrustRoot,
+  verifyAuditPlan,
+  type WorkerKeys,
+} from "../attest/mod.ts";
 import type { ClaimLog } from "../claims/mod.ts";
 import { InputError, UsageError } from "../errors.ts";
 import {
@@ -24,7 +29,7 @@ import {
   reverifyResults,
 } from "../verify/mod.ts";
 import { escapeJsonText, quoteForTerminal } from "../escape_text.ts";
-import { loadSigningKeys } from "./load_inputs.ts";
+import { loadSigningKeys, loadTrustRoot } from "./load_inputs.ts";
 import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
@@ -33,7 +38,7 @@ import { timeAfterTrustInputs, type TrustInputs, verifyTrustEvidence } from "./t
 import { blobsBeside, openBlobFolder, openWorkContext } from "./work_context.ts";
 import { parseThreads } from "./parse_int_option.ts";
 import { writeVerdict } from "./write_verdict.ts";
-import { type KeyInUse, keysInUse } from "./refuse_prover_key.ts";
+import { type KeyInUse, keysInUse, refuseProverKey } from "./refuse_prover_key.ts";
 import { countNoun } from "./count_noun.ts";
 
 /** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
@@ -132,19 +137,26 @@ export interface MergeInputs {
   readonly reverify: ReverifyFlags;
   /** The claim log `--reverify` recomputes from, read before any result when it asks for some. */
   readonly reverifyLog?: { readonly log: ClaimLog; readonly path: string } | undefined;
+  /**
+   * The trust root `--trust-root` names, which `check` will read the verdict with: the worker
+   * keys are judged by it before the verdict is signed (`signVerdict`'s `trustRoot`).
+   */
+  readonly trustRoot?: TrustRoot | undefined;
 }
 
 /**
  * Reads and checks the common flags of `audit merge` and `audit serve`: signing time and
  * `--reverify` first (usage errors before any file is read), then the plan, the inspector keys,
- * the plan's signature by every one of them, the worker keys, and the plan's trust evidence
- * verified with those keys.
+ * the plan's signature by every one of them, the worker keys, the `--trust-root` if given (no
+ * `--key` or `--worker-pub` may be a prover key of it), and the plan's trust evidence verified
+ * with those keys.
  *
  * @param opts the command's options
  * @returns the inputs for {@link mergeAndSign}
  * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS` (also for a `--key` or
- *   `--worker-pub` that is the plan's prover key); {InputError} plan, key and
- *   trust evidence errors, `PLAN_SIGNATURE` (a plan that a `--key` did not sign)
+ *   `--worker-pub` that is the plan's prover key, or a prover key of the `--trust-root`);
+ *   {InputError} plan, key, trust root and trust evidence errors, `PLAN_SIGNATURE` (a plan that a
+ *   `--key` did not sign)
  * @example
  * ```ts ignore
  * const inputs = await mergeInputs(opts);
@@ -158,6 +170,7 @@ export async function mergeInputs(
     readonly out: string;
     readonly time?: string | undefined;
     readonly json?: true | undefined;
+    readonly trustRoot?: string | undefined;
   },
 ): Promise<MergeInputs> {
   const time = timeFlag(opts.time);
@@ -170,6 +183,13 @@ export async function mergeInputs(
     ...keysInUse(keys.map((k) => k.publicKey), { option: "--key", paths: opts.key }),
     ...keysInUse([...workers.values()], { option: "--worker-pub", paths: opts.workerPub }),
   ];
+  const trustRoot = opts.trustRoot === undefined ? undefined : await loadTrustRoot(opts.trustRoot);
+  // A prover key of the root is refused whatever the time, before any result is read or order
+  // published; a worker key's validity is judged at the verdict's time, before signing.
+  for (const k of trustRoot?.keys.filter((k) => k.role === "prover") ?? []) {
+    const from = `a prover key of --trust-root ${quoteForTerminal(opts.trustRoot!)}`;
+    refuseProverKey({ publicKey: k.publicKey, from }, uses);
+  }
   const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();
@@ -191,6 +211,7 @@ export async function mergeInputs(
     json: opts.json === true,
     reverify: opts,
     reverifyLog,
+    trustRoot,
   };
 }
 
@@ -232,6 +253,7 @@ export async function mergeAndSign(
       time: o.time,
       trust: o.trust,
       workers: o.workers,
+      trustRoot: o.trustRoot,
       kinds: resultsByKind(
         merged.report.results,
         new Map(o.plan.items.map((i) => [i.index, i.kind])),

@@ -10,7 +10,7 @@
 import { type AssetStore, MANIFEST_PATH } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
-import { type SigningKey, signVerdict, type WorkerKeys } from "../attest/mod.ts";
+import { type SigningKey, signVerdict, type TrustRoot, type WorkerKeys } from "../attest/mod.ts";
 import type { KindCounts, MergedAudit } from "../verify/mod.ts";
 import { writeBundle } from "./commands/bundle.ts";
 import { reportHtml } from "./report_html.ts";
@@ -27,10 +27,11 @@ import { writeNewFile } from "./write_new_file.ts";
  *   `keys`, output folder `out` (already prepared), signing `time`
  *   (RFC 3339, default now to the second), verified `trust` inputs (drand round, checkpoint,
  *   announcement) when the audit had them, the accepted worker keys (`workers`: the verdict
- *   names the key that computed each result), `bundle` to also write
+ *   names the key that computed each result), `trustRoot` (`--trust-root`: the worker keys are
+ *   judged by it as `check` judges them, before anything is signed), `bundle` to also write
  *   `attestation.sigstore.json`, `kinds` (sampled results per workload kind, for `report.html`)
  * @returns the paths written and the time signed
- * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`
+ * @throws {InputError} `OUTPUT_EXISTS` / `OUTPUT_WRITE`, `BAD_TIMESTAMP`, `WORKER_KEY_REFUSED`
  * @example
  * ```ts ignore
  * await writeVerdict(merged, { store, keys, out: "out", workers, kinds: [] });
@@ -45,6 +46,7 @@ export async function writeVerdict(
     time?: string | undefined;
     trust?: TrustInputs | undefined;
     workers: WorkerKeys;
+    trustRoot?: TrustRoot | undefined;
     bundle?: boolean | undefined;
     kinds: readonly KindCounts[];
   },
@@ -64,6 +66,7 @@ export async function writeVerdict(
     runtime: verifier.runtime,
     ...(options.time === undefined ? {} : { time: options.time }),
     ...(trust === undefined ? {} : { trust: _signTrust(trust) }),
+    ...(options.trustRoot === undefined ? {} : { trustRoot: options.trustRoot }),
     workers: {
       byResult: merged.workers,
       keys: [...options.workers.values()],

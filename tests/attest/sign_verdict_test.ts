@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  buildTrustRoot,
   decodeBase64,
+  generateKeyPair,
   InputError,
   keyId,
   MAX_ENVELOPE_BYTES,
   parseStatement,
+  parseTrustRoot,
   parseVerdictPredicate,
   publicKeyFromPrivate,
   signVerdict,
@@ -96,4 +99,57 @@ Deno.test("signVerdict() refuses an attestation larger than a checker reads, and
   // Never above what every checker reads.
   assert.equal(MAX_ENVELOPE_BYTES, 64 * 1024 * 1024);
   await signVerdict(verdictReport(), { ...options, maxBytes: 2 ** 40 });
+});
+
+Deno.test("signVerdict() given the trust root refuses a worker key check would refuse (a prover key, an inspector key revoked at the time) with WORKER_KEY_REFUSED, and signs the same bytes otherwise", async () => {
+  const worker = await generateKeyPair();
+  const prover = await generateKeyPair();
+  const root = (edit: Record<string, unknown> = {}) => {
+    const built = buildTrustRoot([key.publicKey, worker.publicKey], {
+      start: "2026-01-01T00:00:00Z",
+      provers: { keys: [prover.publicKey], start: "2026-01-01T00:00:00Z" },
+    });
+    const id = keyId(worker.publicKey);
+    built.keys = built.keys.map((k) => k.keyid === id ? { ...k, ...edit } : k);
+    return parseTrustRoot(JSON.stringify(built));
+  };
+  const report = verdictReport();
+  const computedBy = (k: Uint8Array) => ({
+    byResult: report.results.map(() => keyId(k)),
+    keys: [k],
+    reverified: [],
+  });
+  const refused = (why: RegExp) => (e: unknown) =>
+    isCode(InputError, "WORKER_KEY_REFUSED")(e) &&
+    /^Cannot sign the verdict: check with the trust root given would refuse its workers: worker key [0-9a-f]{16}…, which computed \d+ of the \d+ results, /
+      .test((e as Error).message) &&
+    why.test((e as Error).message);
+  await assert.rejects(
+    () =>
+      signVerdict(report, { ...options, workers: computedBy(prover.publicKey), trustRoot: root() }),
+    refused(/is a prover key of your trust root/),
+  );
+  const revoked = root({ revoked: { time: "2026-02-01T00:00:00Z", reason: "key compromise" } });
+  await assert.rejects(
+    () =>
+      signVerdict(report, {
+        ...options,
+        workers: computedBy(worker.publicKey),
+        trustRoot: revoked,
+      }),
+    refused(
+      /is an inspector key of your trust root, revoked: key compromise at the verdict's time 2026-03-01T12:00:00Z/,
+    ),
+  );
+  // Accepted: an inspector key of the root valid then, or a key the root does not list.
+  const stranger = await generateKeyPair();
+  for (const k of [worker.publicKey, stranger.publicKey]) {
+    const plain = await signVerdict(report, { ...options, workers: computedBy(k) });
+    const judged = await signVerdict(report, {
+      ...options,
+      workers: computedBy(k),
+      trustRoot: root(),
+    });
+    assert.equal(judged.text, plain.text);
+  }
 });

@@ -11,7 +11,12 @@ import { runBitaudit } from "./_run.ts";
 import { assertCliCode } from "../_assert_code.ts";
 import { payloadOf, signedLine } from "./_signed_results.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
-import { decodeBase64, signItemResult } from "../../src/attest/mod.ts";
+import {
+  buildTrustRoot,
+  decodeBase64,
+  decodePublicKeyPem,
+  signItemResult,
+} from "../../src/attest/mod.ts";
 import { loadClaimLog, loadSigningKey } from "../../src/cli/load_inputs.ts";
 import { loadPlanFile } from "../../src/cli/plan_inputs.ts";
 import { blobsBeside, openWorkContext } from "../../src/cli/work_context.ts";
@@ -58,7 +63,7 @@ function work(
   return runBitaudit(["audit", "work", ...W, "--plan", PLAN, "--shard", shard, "--out", out], o);
 }
 
-async function merge(files: string[], out: string, pubs = [f.worker.pub]) {
+async function merge(files: string[], out: string, pubs = [f.worker.pub], extra: string[] = []) {
   return await runBitaudit([
     "audit",
     "merge",
@@ -74,7 +79,29 @@ async function merge(files: string[], out: string, pubs = [f.worker.pub]) {
     "--time",
     TIME,
     "--json",
+    ...extra,
   ]);
+}
+
+/**
+ * Writes a trust root of the fixture's inspector key and the worker's key (a prover's, or an
+ * inspector's with `edit` applied to its entry), as `check` would read the verdict with.
+ */
+async function workerRoot(
+  name: string,
+  o: { prover?: boolean; edit?: Record<string, unknown> },
+): Promise<string> {
+  const [inspector, worker] = await Promise.all(
+    [f.pub, f.worker.pub].map(async (p) => decodePublicKeyPem(await Deno.readTextFile(p))),
+  );
+  const start = "2026-01-01T00:00:00Z";
+  const doc = o.prover === true
+    ? buildTrustRoot([inspector!], { start, provers: { keys: [worker!], start } })
+    : buildTrustRoot([inspector!, worker!], { start });
+  doc.keys = doc.keys.map((k) => k.keyid === f.worker.keyid ? { ...k, ...o.edit } : k);
+  const path = `${f.dir}/${name}.json`;
+  await Deno.writeTextFile(path, JSON.stringify(doc));
+  return path;
 }
 
 Deno.test("audit plan + 3 audit work shards (JOB_COMPLETION_INDEX) + audit merge sign the single-process bytes", async () => {
@@ -425,4 +452,56 @@ Deno.test("audit work writes an --out name as long as a file name may be (its .p
   const tooLong = await work("0/3", `${f.dir}/${"s".repeat(256)}`, { perms: WORK_PERMS });
   assert.equal(tooLong.code, 2, tooLong.stderr);
   assertCliCode(tooLong.stderr, "OUTPUT_WRITE");
+});
+
+Deno.test("audit merge and audit serve --trust-root refuse a --worker-pub key the root lists as a prover's (USAGE_KEYS) before any result is read or order published, and write nothing", async () => {
+  const root = await workerRoot("root-prover-worker", { prover: true });
+  const refusal = new RegExp(
+    `^error \\[USAGE_KEYS\\]: Cannot use --worker-pub '[^']*worker\\.pub': it is the prover's ` +
+      `key ${f.worker.keyid.slice(0, 16)}… \\(a prover key of --trust-root '[^']*root-prover-` +
+      "worker\\.json'\\), and the prover may not sign or compute the audit of its own claims",
+  );
+  const m = await merge([0, 1, 2].map(_res), "root-prover", [f.worker.pub], ["--trust-root", root]);
+  assert.equal(m.code, 2, m.stdout + m.stderr);
+  assert.match(m.stderr, refusal);
+  await assert.rejects(Deno.stat(`${f.dir}/root-prover`));
+  // No server is reached: the keys are refused before the serve connects.
+  const s = await runBitaudit([
+    "audit",
+    "serve",
+    ...["--plan", PLAN, "--nats", "nats://127.0.0.1:9", "--key", f.key],
+    ...["--worker-pub", f.worker.pub, "--out", `${f.dir}/root-prover-serve`, "--trust-root", root],
+  ]);
+  assert.equal(s.code, 2, s.stdout + s.stderr);
+  assert.match(s.stderr, refusal);
+  await assert.rejects(Deno.stat(`${f.dir}/root-prover-serve`));
+});
+
+Deno.test("audit merge --trust-root refuses to sign results of a worker key the root holds as an inspector key revoked at the verdict's time (WORKER_KEY_REFUSED), and writes nothing; a worker key it accepts or does not list signs the same bytes as without", async () => {
+  const revoked = await workerRoot("root-revoked-worker", {
+    edit: { revoked: { time: "2026-05-01T00:00:00Z", reason: "key compromise" } },
+  });
+  const files = [0, 1, 2].map(_res);
+  const m = await merge(files, "root-revoked", [f.worker.pub], ["--trust-root", revoked]);
+  assert.equal(m.code, 2, m.stdout + m.stderr);
+  assertCliCode(m.stderr.trimEnd(), "WORKER_KEY_REFUSED");
+  assert.match(
+    m.stderr.trimEnd(),
+    new RegExp(
+      "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
+        `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
+        `computed ${K} of the ${K} results, is an inspector key of your trust root, revoked: key ` +
+        "compromise at the verdict's time 2026-06-01T12:00:00Z$",
+    ),
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/root-revoked`));
+  const valid = await workerRoot("root-valid-worker", {});
+  for (const [out, root] of [["root-valid", valid], ["root-unlisted", f.trustRoot]] as const) {
+    const ok = await merge(files, out, [f.worker.pub], ["--trust-root", root]);
+    assert.equal(ok.code, 1, ok.stderr);
+    assert.deepEqual(
+      await Deno.readFile(`${f.dir}/${out}/attestation.dsse.json`),
+      await Deno.readFile(`${f.dir}/single/attestation.dsse.json`),
+    );
+  }
 });

@@ -6,6 +6,7 @@
  * single-process audit's (computing as that worker key), byte for byte.
  */
 import assert from "node:assert/strict";
+import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT } from "../cli/_run.ts";
 import { startNatsServer } from "./_nats_server.ts";
@@ -170,6 +171,55 @@ Deno.test("a pool worker applies the plan's budget a record, which its work orde
     }
     const md = await Deno.readTextFile(`${f.dir}/pool/report.md`);
     assert.match(md, /1\\.05e\+6 products to recompute, over the audit's budget .* of 1000000/);
+  } finally {
+    if (worker !== undefined) {
+      try {
+        Deno.kill(worker.pid, "SIGKILL");
+      } catch { /* already ended */ }
+      await worker.done();
+    }
+    await nats.stop();
+  }
+});
+
+Deno.test("audit serve --trust-root refuses to sign the results of a worker key the root holds as an inspector key revoked at the verdict's time (WORKER_KEY_REFUSED), and writes nothing", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  let worker: ReturnType<typeof spawn> | undefined;
+  try {
+    const plan = await poolPlan(f, { k: 2 });
+    const [inspector, workerKey] = await Promise.all(
+      [f.pub, f.worker.pub].map(async (p) => decodePublicKeyPem(await Deno.readTextFile(p))),
+    );
+    const doc = buildTrustRoot([inspector!, workerKey!], { start: "2026-01-01T00:00:00Z" });
+    const revoked = { time: "2026-05-01T00:00:00Z", reason: "key compromise" };
+    doc.keys = doc.keys.map((k) => k.keyid === f.worker.keyid ? { ...k, revoked } : k);
+    const root = `${f.dir}/root.json`;
+    await Deno.writeTextFile(root, JSON.stringify(doc));
+    const net = `--allow-net=${nats.hostPort}`;
+    worker = spawn(
+      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
+    );
+    const served = await spawn([
+      "audit",
+      "serve",
+      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
+      ...["--out", `${f.dir}/pool`, "--time", TIME, "--trust-root", root, "--json"],
+    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]).done();
+    assert.equal(served.code, 2, served.stdout + served.stderr);
+    assert.match(
+      served.stderr,
+      new RegExp(
+        "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
+          `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
+          "computed 2 of the 2 results, is an inspector key of your trust root, revoked: key " +
+          "compromise at the verdict's time 2026-06-01T12:00:00Z$",
+        "m",
+      ),
+    );
+    assert.equal(served.stdout, "");
+    await assert.rejects(Deno.stat(`${f.dir}/pool`));
   } finally {
     if (worker !== undefined) {
       try {

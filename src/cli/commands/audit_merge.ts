@@ -40,6 +40,7 @@ export function auditMergeCommand(): CommandUnknownOpts {
       "public keys (SPKI PEM) of the workers whose signed results are accepted",
     )
     .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
+    .option(...TRUST_ROOT_OPTION)
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option(...REVERIFY_OPTION)
     .option("--log <file>", "claims.jsonl, to re-verify (default: beside the plan)")
@@ -78,6 +79,12 @@ export const REVERIFY_OPTION = [
   "--reverify <n|fraction>",
   "recompute this many (an integer: 1 is one result) or this fraction (with a decimal point: 0.05, or 1.0 for all) of the workers' results here before signing; every FAIL on a committed input is recomputed here too",
   "0",
+] as const;
+
+/** The `--trust-root` option of `audit merge` and `audit serve`. */
+export const TRUST_ROOT_OPTION = [
+  "--trust-root <file>",
+  "trust root JSON that `check` will read the verdict with: a --key or --worker-pub key it lists as a prover's is refused at once, and a worker key it does not accept at the verdict's time (an inspector key expired, revoked or not yet valid) before signing",
 ] as const;
 
 /** The files every signed audit writes into its output folder. */

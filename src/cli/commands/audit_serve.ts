@@ -16,7 +16,7 @@ import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
-import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
+import { REVERIFY_OPTION, TRUST_ROOT_OPTION, VERDICT_FILES } from "./audit_merge.ts";
 import { countNoun } from "../count_noun.ts";
 
 /** Longest delay a timer holds (ms). */
@@ -54,6 +54,7 @@ export function auditServeCommand(): Command {
       "public keys (SPKI PEM) of the workers whose signed results are accepted",
     )
     .requiredOption("--out <dir>", "folder for attestation.dsse.json, report.md and report.html")
+    .option(...TRUST_ROOT_OPTION)
     .option("--time <rfc3339>", "signing time recorded in the verdict (default: now)")
     .option("--ack-wait <s>", "seconds without an ack or heartbeat before redelivery", "30")
     .option("--max-deliver <n>", "deliveries of one item before it is given up", "5")
