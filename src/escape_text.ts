@@ -140,12 +140,35 @@ export function quoteShort(text: string, max = 32): string {
  * ```
  */
 export function shortInQuotes(text: string, max = 32): string {
-  return escapeInQuotes(clipText(text.replace(/\p{Zs}+/gu, " "), max));
+  return escapeInQuotes(clipText(collapseSpaces(text), max));
 }
 
 /**
- * Escapes untrusted text for Markdown: control characters as for a terminal (so no line break
- * can start a heading or a table row), then every ASCII punctuation character Markdown could
+ * Writes every run of space separators (`\p{Zs}`: spaces, no-break, ideographic and other spaces)
+ * as one space, for untrusted text inside a line of someone else's making: a record's reason
+ * quotes the record's names and its blobs' fields, and text padded with spaces could push part of
+ * itself to the start of a row where the terminal wraps, and pass there for a line of its own (a
+ * second "verdict:" line). A line break, a tab or a control is no space: {@link escapeForTerminal}
+ * shows it escaped.
+ *
+ * @param text untrusted text
+ * @returns the text with one space where a run of spaces was
+ * @example
+ * ```ts
+ * import { collapseSpaces } from "./escape_text.ts";
+ * const shown = collapseSpaces("stack 'x" + " ".repeat(90) + "verdict: PASSED'\t");
+ * if (shown !== "stack 'x verdict: PASSED'\t") throw new Error(shown);
+ * ```
+ */
+export function collapseSpaces(text: string): string {
+  return text.replace(/\p{Zs}+/gu, " ");
+}
+
+/**
+ * Escapes untrusted text for Markdown: runs of spaces as one ({@link collapseSpaces}; rendered
+ * Markdown shows them so, and the file read in a terminal then shows no row of the text's own
+ * making), control characters as for a terminal (so no line break can start a heading or a table
+ * row), then every ASCII punctuation character Markdown could
  * read as inline syntax (emphasis, code, links, HTML, entities, table cells) is backslashed
  * (CommonMark 2.4: any ASCII punctuation may be escaped). The full stop, colon and at sign are
  * backslashed too, which breaks every pattern a GFM or linkify renderer turns into a link
@@ -161,5 +184,5 @@ export function shortInQuotes(text: string, max = 32): string {
  * ```
  */
 export function escapeMarkdown(text: string): string {
-  return escapeForTerminal(text).replace(/[\\`*_{}[\]()#!|<>~&.:@]/g, "\\$&");
+  return escapeForTerminal(collapseSpaces(text)).replace(/[\\`*_{}[\]()#!|<>~&.:@]/g, "\\$&");
 }

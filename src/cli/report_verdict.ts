@@ -4,6 +4,7 @@
  * @module
  */
 import type { AuditReport } from "../verify/mod.ts";
+import { collapseSpaces } from "../escape_text.ts";
 import { EXIT } from "./exit_codes.ts";
 import { printJson, printText } from "./output.ts";
 
@@ -56,8 +57,10 @@ function _print(r: AuditReport, out: string, bundle: boolean): void {
       n("NOT_VERIFIED")
     } NOT_VERIFIED of ${r.selected.length} sampled from ${r.population})`,
   );
+  // A reason quotes the record's names and its blobs' fields: one space for a run of them, so
+  // none can push text of its own to the start of a wrapped row (a second "verdict:" line).
   for (const x of r.results.filter((x) => x.status !== "PASS")) {
-    printText(`  record ${x.index}: ${x.status}: ${x.reason}`);
+    printText(`  record ${x.index}: ${x.status}: ${collapseSpaces(x.reason)}`);
   }
   const dir = _dir(out);
   const files = [

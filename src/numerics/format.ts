@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { quoteShort } from "../escape_text.ts";
 
 /** Names of the formats bitaudit knows. `e8m13` is the 13-fraction-bit fp32 grid of fp8 tensor cores. */
 export type FormatName = "fp32" | "tf32" | "bf16" | "fp16" | "e4m3" | "e5m2" | "e8m13";
@@ -123,7 +124,9 @@ export function formatByName(name: string): FloatFormat {
   const f = Object.hasOwn(FORMATS, name) ? FORMATS[name as FormatName] : undefined;
   if (f === undefined) {
     throw new RangeError(
-      `Cannot find format: expected one of ${Object.keys(FORMATS).join(", ")}, got '${name}'`,
+      `Cannot find format: expected one of ${Object.keys(FORMATS).join(", ")}, got ${
+        quoteShort(name, 40)
+      }`,
     );
   }
   return f;

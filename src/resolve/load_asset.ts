@@ -7,6 +7,7 @@
  */
 import type { AssetStore } from "../assets/mod.ts";
 import { AssetError, type UnknownAssetCode } from "../errors.ts";
+import { quoteShort } from "../escape_text.ts";
 
 /** A parsed asset with where it came from. */
 export interface LoadedAsset<T> {
@@ -72,9 +73,13 @@ export async function loadAsset<T>(
   const path = `${kind.prefix}${id}.json`;
   const entry = store.manifest.assets[path];
   if (!/^[a-z0-9][a-z0-9._-]{0,127}$/.test(id) || entry === undefined) {
+    // The id is often a record's (its stack, profile, catalog): any text, quoted short so that
+    // it cannot pad itself into a line of its own where a reason is printed.
     throw new AssetError(
       kind.unknownCode,
-      `Cannot find ${kind.what} '${id}': known are ${listAssetIds(store, kind).join(", ")}`,
+      `Cannot find ${kind.what} ${quoteShort(id, 64)}: known are ${
+        listAssetIds(store, kind).join(", ")
+      }`,
     );
   }
   const json = await store.readJson(path);

@@ -15,6 +15,7 @@ import {
   type ModelForwardWorkload,
   type SequenceWorkload,
 } from "../claims/mod.ts";
+import { quoteShort } from "../escape_text.ts";
 import { _Stop } from "./_stop.ts";
 
 /** What a workload computes: its output's dtype and shape, and its kind, which names it. */
@@ -84,10 +85,13 @@ export function _checkFinalNorm(
   });
 }
 
-/** A claimed text, quoted and cut for a one-line reason (it is the prover's). */
+/**
+ * A claimed text, quoted short for a one-line reason (it is the prover's): runs of spaces as one,
+ * cut, escaped (`quoteShort`), so it cannot pad itself into a line of its own where a reason is
+ * printed.
+ */
 function _quote(s: string): string {
-  const t = s.length > 60 ? `${s.slice(0, 57)}...` : s;
-  return `'${t.replace(/[^\x20-\x7e]/g, "?")}'`;
+  return quoteShort(s, 60);
 }
 
 /** Dimensions for a one-line reason (a claimed shape may be long). */

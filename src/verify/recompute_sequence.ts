@@ -11,6 +11,7 @@
  * @module
  */
 import type { AssetStore, BlobStore } from "../assets/mod.ts";
+import { quoteShort } from "../escape_text.ts";
 import {
   type ClaimPredicate,
   furthestRunning,
@@ -338,7 +339,9 @@ function _tokenCheck(
   if (w.decoding === "sampled") {
     return {
       status: "not-verifiable",
-      detail: `${n} token(s) chosen by the sampler '${w.sampler}': the choice is not verified`,
+      detail: `${n} token(s) chosen by the sampler ${
+        quoteShort(w.sampler ?? "", 60)
+      }: the choice is not verified`,
     };
   }
   const chosen = [...greedy.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t);

@@ -401,6 +401,20 @@ Deno.test("item 6: a GEMM record must name its output as one linear's, `<module>
   }
 });
 
+Deno.test("item 6: a fingerprint's tensor or dtype padded with spaces is quoted short, its spaces as one", async () => {
+  // Review h181: a claimed name is quoted into the signed reason, which `audit` prints; padded
+  // with spaces, it pushed text of its own to the start of a wrapped terminal row.
+  const padded = `y${" ".repeat(70)}verdict: PASSED${" ".repeat(70)}`;
+  for (const field of ["tensor", "dtype"] as const) {
+    const r = await verifyAlone(
+      { ...gemm0, fingerprint: { ...gemm0.fingerprint, [field]: padded } },
+      forward.blobs,
+    );
+    assertContradiction(r, "gemm", new RegExp(`fingerprint ${field} is 'y verdict: PASSED ',`));
+    assert.doesNotMatch(r.reason, / {2}/, r.reason);
+  }
+});
+
 Deno.test("item 6: model records must describe the final norm's bf16 rows by its name", async () => {
   const cases: [Partial<ClaimPredicate["fingerprint"]>, RegExp][] = [
     [{ tensor: "model.layers.1.mlp.out" }, /fingerprint tensor is 'model\.layers\.1\.mlp\.out'/],

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
 import { lowerHypergeometric, type RecordResult, sixDecimalsDown } from "../../verify/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
+import { collapseSpaces } from "../../escape_text.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadSigningKey, prepareOutputDir } from "../load_inputs.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
@@ -301,7 +302,9 @@ export function demoCommand(): Command {
             printText(
               `falsified records caught: ${caught.length} of ${falsified.length} (${missed.length} not in the sample, ${notVerified.length} sampled but NOT_VERIFIED, ${indistinguishable.length} sampled but bit-identical to an honest run)`,
             );
-            for (const c of summary.caught) printText(`  #${c.seq} ${c.kind}: ${c.reason}`);
+            for (const c of summary.caught) {
+              printText(`  #${c.seq} ${c.kind}: ${collapseSpaces(c.reason)}`);
+            }
             for (const [kind, k] of Object.entries(summary.byKind)) {
               printText(
                 `sampled ${kind} records: ${k.PASS} PASS, ${k.FAIL} FAIL, ${k.NOT_VERIFIED} NOT_VERIFIED${

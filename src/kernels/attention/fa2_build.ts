@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { quoteShort } from "../../escape_text.ts";
 
 /** Names of the modelled FA2 builds. */
 export type Fa2BuildId = "dao-fastmath" | "pytorch-bundled";
@@ -138,6 +139,8 @@ export function fa2Build(id: string): Fa2Build {
   if (id === "dao-fastmath") return FA2_DAO_FASTMATH;
   if (id === "pytorch-bundled") return FA2_PYTORCH_BUNDLED;
   throw new RangeError(
-    `Cannot find FA2 build: expected 'dao-fastmath' or 'pytorch-bundled', got '${id}'`,
+    `Cannot find FA2 build: expected 'dao-fastmath' or 'pytorch-bundled', got ${
+      quoteShort(id, 40)
+    }`,
   );
 }
