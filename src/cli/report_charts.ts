@@ -146,21 +146,55 @@ export function kindChart(kinds: readonly KindCounts[]): TopLevelSpec {
 
 /**
  * Detection probability against k, one line per misreporting rate and method, with the audit's
- * k marked.
+ * k marked, and beside it, when some sampled records were NOT_VERIFIED (compared with nothing,
+ * they catch nothing), the count of those verified: the curves there read what the audit could
+ * catch.
  *
  * @param curve points from `detectionCurve`
- * @param k the audit's sample size
+ * @param marks `sampled`: the audit's k; `verified`: how many of them were verified (PASS or FAIL)
  * @returns the specification
  * @example
  * ```ts
  * import { detectionChart } from "./report_charts.ts";
- * const s = detectionChart([{ k: 0, rate: "0.01", method: "binomial", probability: 0 }], 5);
- * if (!String(s.title).includes("k = 5")) throw new Error();
+ * const s = detectionChart([{ k: 0, rate: "0.01", method: "binomial", probability: 0 }], {
+ *   sampled: 5,
+ *   verified: 4,
+ * });
+ * if (!String(s.title).includes("k = 5 sampled, 4 verified")) throw new Error(String(s.title));
  * ```
  */
-export function detectionChart(curve: readonly DetectionPoint[], k: number): TopLevelSpec {
+export function detectionChart(
+  curve: readonly DetectionPoint[],
+  marks: { readonly sampled: number; readonly verified: number },
+): TopLevelSpec {
+  const k = marks.sampled;
+  const some = marks.verified !== k;
+  // The verified count is left of k: its label is written to the left of its line.
+  const rule = (
+    at: number,
+    o: { label: string; dash: number[]; color: string; left: boolean },
+  ) => ({
+    data: { values: [{ k: at, label: o.label }] },
+    layer: [
+      { mark: { type: "rule" as const, color: o.color, strokeDash: o.dash } },
+      {
+        mark: {
+          type: "text" as const,
+          align: o.left ? "right" as const : "left" as const,
+          dx: o.left ? -4 : 4,
+          dy: -6,
+          y: 0,
+          color: o.color,
+        },
+        encoding: { text: { field: "label" } },
+      },
+    ],
+    encoding: { x: { field: "k", type: "quantitative" as const } },
+  });
   return {
-    title: `Probability of catching at least one false record (this audit: k = ${k})`,
+    title: `Probability of catching at least one false record (this audit: k = ${k}${
+      some ? ` sampled, ${marks.verified} verified` : ""
+    })`,
     width: 560,
     height: 300,
     layer: [
@@ -179,17 +213,15 @@ export function detectionChart(curve: readonly DetectionPoint[], k: number): Top
           strokeDash: { field: "method", type: "nominal", title: "model" },
         },
       },
-      {
-        data: { values: [{ k, label: `k = ${k}` }] },
-        layer: [
-          { mark: { type: "rule", color: "#24292f", strokeDash: [2, 2] } },
-          {
-            mark: { type: "text", align: "left", dx: 4, dy: -6, y: 0, color: "#24292f" },
-            encoding: { text: { field: "label" } },
-          },
-        ],
-        encoding: { x: { field: "k", type: "quantitative" } },
-      },
+      rule(k, { label: `k = ${k}`, dash: [2, 2], color: "#24292f", left: false }),
+      ...(some
+        ? [rule(marks.verified, {
+          label: `${marks.verified} verified`,
+          dash: [],
+          color: "#57606a",
+          left: true,
+        })]
+        : []),
     ],
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The audit report as a self-contained HTML page (`report.html`, beside `report.md`, same
  * content): the verdict in plain words, what was sampled against the population, results per
- * workload kind, the detection probability against k with the audit's k marked, every sampled
+ * workload kind, the detection probability against k with the audit's k and its verified records
+ * marked (beside the signed figures, what the verified records catch), every sampled
  * record, each failure's first difference (with a picture of the layer stack where a layer chain
  * names the first diverging layer and stage), and the assets used. Charts are inline SVG rendered
  * by Vega; every string from an input goes through `escapeHtml`; no script, no network.
@@ -17,7 +18,8 @@ import {
   type RecordResult,
 } from "../verify/mod.ts";
 
-import { detectionSentence, trustSentences } from "../web/mod.ts";
+import { detectionSentence, trustSentences, verifiedDetection } from "../web/mod.ts";
+import { detectionTable } from "./detection_table.ts";
 import { escapeHtml as h } from "./escape_html.ts";
 import { layerStackFigure } from "./layer_stack_chart.ts";
 import { detectionChart, kindChart, renderSvg, sampleChart } from "./report_charts.ts";
@@ -68,6 +70,8 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   const k = report.selected.length;
   const n = (s: string) => report.results.filter((r) => r.status === s).length;
   const caught = detectionSentence(report.detection, report.results);
+  const detection = detectionTable(report.detection, report.results);
+  const { verified } = verifiedDetection(report.detection, report.results);
   const curve = detectionCurve(report.population, {
     k,
     rates: report.detection.levels.map((l) => l.pFalse),
@@ -75,7 +79,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   const [sampleSvg, kindSvg, detectionSvg, failures] = await Promise.all([
     renderSvg(sampleChart(report.population, meta.kinds)),
     renderSvg(kindChart(meta.kinds)),
-    renderSvg(detectionChart(curve, k)),
+    renderSvg(detectionChart(curve, { sampled: k, verified })),
     _failures(report),
   ]);
   const facts: [string, string][] = [
@@ -114,14 +118,18 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
     `<h2>Detection</h2>`,
     _figure(
       detectionSvg,
-      `Probability that a sample of k records catches at least one false record, if the given share of the log were false (solid: binomial, seed paper eq. 1; dashed: exact hypergeometric for N = ${report.population}). The dotted line marks this audit's k = ${k}.`,
+      `Probability that a sample of k records catches at least one false record, if the given share of the log were false (solid: binomial, seed paper eq. 1; dashed: exact hypergeometric for N = ${report.population}). The dotted line marks this audit's k = ${k} sampled records${
+        verified === k
+          ? ", all verified."
+          : `; the grey line the ${verified} of them verified, where the curves read what this audit could catch: a NOT_VERIFIED record was compared with nothing.`
+      }`,
     ),
     table(
-      "Detection statement (signed)",
-      ["false records", "F", "P(catch >= 1), binomial", "hypergeometric"],
-      report.detection.levels.map((l) =>
-        row([l.pFalse, l.falseCount, l.binomial, l.hypergeometric])
-      ),
+      verified === k
+        ? "Detection statement (signed)"
+        : `Detection statement (signed, counting all ${k} sampled) and what the ${verified} verified catch`,
+      [...detection.header],
+      detection.rows.map((r) => row([...r])),
     ),
     ...(caught === null ? [] : [`<p>${h(caught)}</p>`]),
     `<h2>Sampled records</h2>`,

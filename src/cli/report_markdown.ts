@@ -7,6 +7,7 @@
 import { type AuditReport, budgetText, evidenceCell } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
 import { detectionSentence } from "../web/mod.ts";
+import { detectionTable } from "./detection_table.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
 import { countNoun } from "./count_noun.ts";
@@ -38,6 +39,8 @@ export function reportMarkdown(
   const cp = meta.trust?.checkpoint;
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
   const caught = detectionSentence(report.detection, report.results);
+  // Numbers and the verifier's own words: nothing from an input.
+  const table = detectionTable(report.detection, report.results);
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
@@ -82,11 +85,9 @@ export function reportMarkdown(
     "",
     "## Detection",
     "",
-    "| false records | F | P(catch >= 1), binomial | hypergeometric |",
-    "|---|---|---|---|",
-    ...report.detection.levels.map((l) =>
-      `| ${l.pFalse} | ${l.falseCount} | ${l.binomial} | ${l.hypergeometric} |`
-    ),
+    `| ${table.header.join(" | ")} |`,
+    `|${"---|".repeat(table.header.length)}`,
+    ...table.rows.map((r) => `| ${r.join(" | ")} |`),
     "",
     ...(caught === null ? [] : [caught, ""]),
     "## Sampled records",

@@ -18,6 +18,7 @@ import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
 import { detectionSentence, percentText } from "./detection_sentence.ts";
 import { trustSentences } from "./trust_sentences.ts";
+import { verifiedDetection } from "./verified_detection.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
 import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
 
@@ -86,14 +87,36 @@ function _view(outcome: CheckDone): CheckView {
         : `element ${r.firstDifference.index}: claimed ${r.firstDifference.claimed}, recomputed ${r.firstDifference.recomputed}`,
       evidence: evidenceCell(r.evidence),
     })),
-    detection: predicate.detection.levels.map((l) => ({
-      label: `${
-        percentText(Number(l.pFalse))
-      } of records false (${l.falseCount} of ${predicate.detection.population})`,
-      value: `caught with probability ${l.hypergeometric} (binomial ${l.binomial})`,
-    })),
+    detection: _detection(predicate),
     digests: _digests(predicate),
   };
+}
+
+/**
+ * The detection statement, a row per level: what the verified records catch first, then the
+ * signed figure, said to count all k sampled records (a NOT_VERIFIED record catches nothing, so
+ * the signed figure alone would read as more than this audit could catch).
+ */
+function _detection(p: VerdictPredicate): ViewFact[] {
+  const d = p.detection;
+  const v = verifiedDetection(d, p.results);
+  const unverified = v.sampled - v.verified;
+  return d.levels.map((l, i) => {
+    const signed = `${l.hypergeometric} (binomial ${l.binomial})`;
+    const mine = v.hypergeometric[i] ?? null;
+    return {
+      label: `${
+        percentText(Number(l.pFalse))
+      } of records false (${l.falseCount} of ${d.population})`,
+      value: unverified === 0
+        ? `caught with probability ${signed} by the ${d.k} sampled records, all verified`
+        : v.verified === 0
+        ? `caught by no record: none of the ${v.sampled} sampled was verified (the signed figure, ${signed}, counts all ${d.k} sampled)`
+        : `caught with probability ${
+          mine ?? "unknown"
+        } by the ${v.verified} verified records (hypergeometric); the signed figure, ${signed}, counts all ${d.k} sampled, ${unverified} of them NOT_VERIFIED`,
+    };
+  });
 }
 
 /** What the failed checks mean, by kind: only a failed signature check can mean tampering. */

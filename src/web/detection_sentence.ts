@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type DetectionStatement, lowerHypergeometric, sixDecimalsDown } from "../verify/mod.ts";
+import type { DetectionStatement } from "../verify/mod.ts";
+import { verifiedDetection } from "./verified_detection.ts";
 
 /**
  * Says what the sample could catch.
@@ -39,7 +40,8 @@ export function detectionSentence(
   results: readonly { readonly status: string }[],
 ): string | null {
   const { population: n, k } = detection;
-  const level = detection.levels.find((l) => l.pFalse === "0.01") ?? detection.levels[0];
+  const at = Math.max(0, detection.levels.findIndex((l) => l.pFalse === "0.01"));
+  const level = detection.levels[at];
   if (level === undefined || level.falseCount < 1 || level.falseCount > n) return null;
   const f = level.falseCount;
   const exact = Math.abs(Number(level.pFalse) * n - f) < 1e-9;
@@ -47,7 +49,7 @@ export function detectionSentence(
     exact ? "" : ", rounded up to whole records"
   }`;
   const falseOnes = `if ${f} of the ${n} records were false (${share})`;
-  const verified = results.filter((r) => r.status === "PASS" || r.status === "FAIL").length;
+  const { verified, hypergeometric } = verifiedDetection(detection, results);
   if (verified === results.length) {
     return `${
       _cap(falseOnes)
@@ -58,9 +60,8 @@ export function detectionSentence(
     unverified === 1 ? "was" : "were"
   } NOT_VERIFIED and could catch nothing (the signed figure, ${level.hypergeometric}, counts all ${k})`;
   if (verified === 0) return `${lead}: this audit could catch no false record.`;
-  // Written as the signed figures are: lowered by its error bound, rounded down, never above the
-  // true value.
-  const p = sixDecimalsDown(lowerHypergeometric(n, { falseCount: f, k: Math.min(verified, n) }));
+  const p = hypergeometric[at];
+  if (p === null || p === undefined) return `${lead}.`;
   return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming a false record is as likely as any other to be one this verifier can check.`;
 }
 

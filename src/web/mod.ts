@@ -32,3 +32,4 @@ export { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_mea
 export { validityHints, type ValidityInputs } from "./validity_hints.ts";
 export { type TrustFacts, trustSentences } from "./trust_sentences.ts";
 export { detectionSentence } from "./detection_sentence.ts";
+export { type VerifiedDetection, verifiedDetection } from "./verified_detection.ts";

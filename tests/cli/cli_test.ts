@@ -6,6 +6,7 @@ import { demoTimestampVariants } from "./_demo_timestamps.ts";
 import { sha256Hex } from "../../src/sha256_hex.ts";
 import { decodeBase64 } from "../../src/attest/mod.ts";
 import { generateKeys } from "../../src/cli/commands/key.ts";
+import { lowerHypergeometric, sixDecimalsDown } from "../../src/verify/mod.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -221,6 +222,17 @@ Deno.test("demo --json audits the bundled scenario: FAILED verdict, falsificatio
     // modelled; the falsified 350 among them is NOT_VERIFIED, not counted as bit-identical.
     assert.equal(s.byKind.sequence.NOT_VERIFIED, 2);
     assert.deepEqual(s.notVerified, [{ seq: 350, kind: "token_replaced" }]);
+    // Review h181: the summary's P(catch) took k = all 120 sampled and F = all 23 falsified, though
+    // 2 sampled records were NOT_VERIFIED (one falsified) and could catch nothing. It is the 118
+    // verified against the 22 falsified the verifier does not refuse; the all-k figure, as the
+    // signed statement counts, is given beside it, named so.
+    const caughtBy = (falseCount: number, k: number) =>
+      Number(sixDecimalsDown(lowerHypergeometric(s.population, { falseCount, k })));
+    assert.equal(s.detectionProbability, caughtBy(22, s.sampled - 2));
+    assert.equal(s.verified, s.sampled - 2);
+    assert.equal(s.detectionProbabilityAllSampled, caughtBy(23, s.sampled));
+    assert.ok(s.detectionProbability < s.detectionProbabilityAllSampled);
+    assert.equal(s.verifiedDetection.length, s.detection.levels.length);
     const caught = s.caught.map((c: { seq: number; kind: string }) => `${c.seq} ${c.kind}`);
     assert.deepEqual(caught, [
       "150 fingerprint",

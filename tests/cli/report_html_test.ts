@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resultsByKind } from "../../mod.ts";
+import { detectionStatement, resultsByKind } from "../../mod.ts";
 import { escapeHtml } from "../../src/cli/escape_html.ts";
 import { reportHtml } from "../../src/cli/report_html.ts";
 import { reportMarkdown } from "../../src/cli/report_markdown.ts";
@@ -151,4 +151,53 @@ Deno.test("report.html counts only the recomputed records as recomputed in the s
     kinds: resultsByKind(all.results, null),
   });
   assert.ok(caption.includes(`${k} of the 8 records were sampled and recomputed.`));
+});
+
+Deno.test("report.md and report.html label the signed detection figures as counting all k sampled, beside what the verified records catch (review h181)", async () => {
+  // The table under "P(catch >= 1)" and the chart's "this audit's k" read as the detection
+  // achieved, though one of the 8 sampled records was NOT_VERIFIED and could catch nothing.
+  const report = verdictReport();
+  const kinds = resultsByKind(report.results, null);
+  const md = reportMarkdown(report, meta);
+  assert.ok(
+    md.includes(
+      "| false records | F | signed, counting all 8 sampled: binomial | hypergeometric | by the 7 verified: hypergeometric |\n|---|---|---|---|---|\n",
+    ),
+    md,
+  );
+  assert.ok(md.includes("| 0.01 | 1 | 0.077255 | 1.000000 | 0.874999 |"), md);
+  assert.doesNotMatch(md, /P\(catch >= 1\), binomial/);
+  const html = await reportHtml(report, { ...meta, kinds });
+  assert.ok(html.includes('<th scope="col">by the 7 verified: hypergeometric</th>'), html);
+  assert.ok(
+    html.includes("<td>0.01</td><td>1</td><td>0.077255</td><td>1.000000</td><td>0.874999</td>"),
+  );
+  assert.ok(
+    html.includes(
+      "<caption>Detection statement (signed, counting all 8 sampled) and what the 7 verified catch</caption>",
+    ),
+  );
+  assert.match(html, /this audit: k = 8 sampled, 7 verified/);
+  assert.match(html, />7 verified</); // the second rule's label inside the SVG
+  assert.match(
+    html,
+    /The dotted line marks this audit&#39;s k = 8 sampled records; the grey line the 7 of them verified/,
+  );
+  // All verified: one pair of figures, said to be the sample's, all of it verified.
+  const all = { ...report, results: report.results.filter((r) => r.status !== "NOT_VERIFIED") };
+  const full = {
+    ...all,
+    selected: all.results.map((r) => r.index),
+    detection: detectionStatement(8, { k: 7 }),
+  };
+  const fullMd = reportMarkdown(full, meta);
+  assert.ok(
+    fullMd.includes(
+      "| false records | F | P(catch >= 1) by the 7 sampled, all verified: binomial | hypergeometric |\n|---|---|---|---|\n",
+    ),
+    fullMd,
+  );
+  const fullHtml = await reportHtml(full, { ...meta, kinds: resultsByKind(full.results, null) });
+  assert.match(fullHtml, /this audit: k = 7\)/);
+  assert.doesNotMatch(fullHtml, /verified: hypergeometric|grey line/);
 });

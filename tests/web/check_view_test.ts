@@ -611,3 +611,55 @@ Deno.test("checkView() says INVALID, not tampering, for a verdict whose results 
     /computed by a key your trust root does not let stand behind them: a prover key/,
   );
 });
+
+Deno.test("checkView() says what the verified records catch before the signed figure, which counts every sampled record (review h181)", async () => {
+  // The page showed "caught with probability 1.000000" for the 1 % level of an audit whose
+  // sample of 8 held a NOT_VERIFIED record: the 7 verified catch the 1 false record with 7/8.
+  const some = checkView(
+    await runCheck({ attestation: await attestation(), trustRoot: trustRootText }),
+  );
+  const one = some.detection.find((d) => d.label === "1 % of records false (1 of 8)")!;
+  assert.equal(
+    one.value,
+    "caught with probability 0.874999 by the 7 verified records (hypergeometric); the signed figure, 1.000000 (binomial 0.077255), counts all 8 sampled, 1 of them NOT_VERIFIED",
+  );
+  // No record verified: the page says it caught nothing, never the signed figure on its own.
+  const base = verdictReport();
+  const results = base.results.map(({ finding: _f, sfu: _s, ...r }) => ({
+    ...r,
+    status: "NOT_VERIFIED" as const,
+    reason: "the record's budget is over the audit's",
+    recomputed: null,
+    firstDifference: null,
+  }));
+  const none = checkView(
+    await runCheck({
+      attestation: await attestation("deno", { ...base, results, verdict: "INCONCLUSIVE" }),
+      trustRoot: trustRootText,
+    }),
+  );
+  assert.equal(none.tone, "valid", none.summary.join("\n"));
+  assert.equal(none.detection.length, 3);
+  for (const d of none.detection) {
+    assert.match(
+      d.value,
+      /^caught by no record: none of the 8 sampled was verified \(the signed figure, \d\.\d{6} \(binomial \d\.\d{6}\), counts all 8 sampled\)$/,
+    );
+  }
+  // All verified: the signed figure is what the sample catches, and is said so.
+  const all = { ...base, results: base.results.filter((r) => r.status !== "NOT_VERIFIED") };
+  const full = checkView(
+    await runCheck({
+      attestation: await attestation("deno", {
+        ...all,
+        selected: all.results.map((r) => r.index),
+        detection: { ...base.detection, k: all.results.length },
+      }),
+      trustRoot: trustRootText,
+    }),
+  );
+  assert.ok(
+    full.detection.every((d) => d.value.endsWith("by the 7 sampled records, all verified")),
+    JSON.stringify(full.detection),
+  );
+});

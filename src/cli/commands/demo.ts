@@ -14,7 +14,13 @@
  */
 import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
-import { lowerHypergeometric, type RecordResult, sixDecimalsDown } from "../../verify/mod.ts";
+import {
+  type AuditReport,
+  lowerHypergeometric,
+  type RecordResult,
+  sixDecimalsDown,
+} from "../../verify/mod.ts";
+import { verifiedDetection } from "../../web/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { collapseSpaces } from "../../escape_text.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -238,9 +244,19 @@ export function demoCommand(): Command {
           const notVerified = falsified.filter((f) => status.get(f.seq) === "NOT_VERIFIED");
           const indistinguishable = falsified.filter((f) => status.get(f.seq) === "PASS");
           const wrongFail = [...failedIdx].filter((i) => !falsified.some((f) => f.seq === i));
-          // Written as the signed figures are: never above the true value.
-          const caughtBy = { falseCount: falsified.length, k: r.selected.length };
-          const pCatch = sixDecimalsDown(lowerHypergeometric(r.population, caughtBy));
+          // Written as the signed figures are: never above the true value. A NOT_VERIFIED record
+          // was compared with nothing and catches nothing: the sample that could catch is the
+          // verified records, and the falsified records it could catch are those the verifier
+          // did not refuse. The signed statement counts all k sampled; both are said.
+          const verified = verifiedDetection(r.detection, r.results);
+          const pCatch = sixDecimalsDown(lowerHypergeometric(r.population, {
+            falseCount: falsified.length - notVerified.length,
+            k: verified.verified,
+          }));
+          const pCatchSampled = sixDecimalsDown(lowerHypergeometric(r.population, {
+            falseCount: falsified.length,
+            k: r.selected.length,
+          }));
           say(
             "4. third-party check of the attestation (offline, against the trust root and the log)",
           );
@@ -286,8 +302,11 @@ export function demoCommand(): Command {
             notVerified,
             indistinguishable,
             honestRecordsFailed: wrongFail,
+            verified: verified.verified,
             detectionProbability: Number(pCatch),
+            detectionProbabilityAllSampled: Number(pCatchSampled),
             detection: r.detection,
+            verifiedDetection: verified.hypergeometric,
             attestationValid: check.valid,
             timestamps: {
               announcement: check.trust?.announcement ?? "none",
@@ -312,13 +331,10 @@ export function demoCommand(): Command {
                 }`,
               );
             }
-            printText(
-              `P(catch >= 1 of ${falsified.length} falsified | k = ${r.selected.length} of ${r.population}) = ${pCatch} (hypergeometric)`,
-            );
-            for (const l of r.detection.levels) {
-              printText(
-                `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`,
-              );
+            for (
+              const line of _detectionLines(r, { falsified, notVerified, pCatch, pCatchSampled })
+            ) {
+              printText(line);
             }
             printText(
               `attestation: ${audit.attestation} (${
@@ -338,6 +354,43 @@ export function demoCommand(): Command {
         await releaseTemp?.(!finished);
       }
     });
+}
+
+/**
+ * The summary's detection lines: what the verified records catch first, then the signed figures,
+ * said to count every sampled record (when some were NOT_VERIFIED, both).
+ */
+function _detectionLines(
+  r: AuditReport,
+  o: {
+    falsified: readonly unknown[];
+    notVerified: readonly unknown[];
+    pCatch: string;
+    pCatchSampled: string;
+  },
+): string[] {
+  const k = r.selected.length;
+  const v = verifiedDetection(r.detection, r.results);
+  const unverified = k - v.verified;
+  if (unverified === 0) {
+    return [
+      `P(catch >= 1 of ${o.falsified.length} falsified | k = ${k} of ${r.population}, all verified) = ${o.pCatch} (hypergeometric)`,
+      ...r.detection.levels.map((l) =>
+        `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`
+      ),
+    ];
+  }
+  const checked = o.falsified.length - o.notVerified.length;
+  return [
+    `P(catch >= 1 of ${checked} falsified | the ${v.verified} verified of k = ${k} of ${r.population}) = ${o.pCatch} (hypergeometric; the ${unverified} NOT_VERIFIED could catch nothing, ${o.notVerified.length} falsified among them)`,
+    `  counting all ${k} sampled and all ${o.falsified.length} falsified, as the signed statement counts: ${o.pCatchSampled}`,
+    `detection by the ${v.verified} verified records, beside the signed statement's, which counts all ${k} sampled:`,
+    ...r.detection.levels.map((l, i) =>
+      `  misreporting rate ${l.pFalse}: detection ${
+        v.hypergeometric[i] ?? "unknown"
+      } (signed, counting all ${k}: ${l.hypergeometric}, binomial ${l.binomial})`
+    ),
+  ];
 }
 
 /** Stamps the raw bytes of the first signature of a DSSE envelope file and writes the response. */
