@@ -37,7 +37,7 @@ export const ED25519_OID = "1.3.101.112";
  * @param der the DER bytes (anything: nothing is trusted)
  * @returns the algorithm's object identifier in dotted form and how a message names the key
  *   ("an RSA key", "an EC key (P-256)", "a key of algorithm 1.2.3"), or undefined when the bytes
- *   do not start as a PKCS#8 structure
+ *   do not start as a PKCS#8 structure or name an OID of over 32 bytes
  * @example
  * ```ts
  * import { pkcs8Algorithm } from "./key_algorithm.ts";
@@ -84,8 +84,19 @@ function _tlv(
   return end > der.length ? undefined : { start, end };
 }
 
-/** An OBJECT IDENTIFIER's contents in dotted form (X.690 §8.19), or undefined if malformed. */
+/**
+ * Longest OBJECT IDENTIFIER contents read, in bytes: a key algorithm's or curve's takes at most
+ * 9 (RSA's), and the dotted form of a longer one would be written into a message at up to twice
+ * its length (a 40 kB OID in a key file made an 80 kB error line).
+ */
+const _MAX_OID_BYTES = 32;
+
+/**
+ * An OBJECT IDENTIFIER's contents in dotted form (X.690 §8.19), or undefined if malformed or
+ * longer than {@link _MAX_OID_BYTES}.
+ */
 function _dotted(bytes: Uint8Array): string | undefined {
+  if (bytes.length > _MAX_OID_BYTES) return undefined;
   const arcs: number[] = [];
   let value = 0;
   for (const [i, b] of bytes.entries()) {

@@ -110,3 +110,22 @@ Deno.test("pkcs8Algorithm() reads nothing from bytes that are not a PKCS#8 start
   ]);
   assert.equal(pkcs8Algorithm(padded), undefined, "an arc padded with 0x80 is not DER");
 });
+
+Deno.test("decodePkcs8() names no algorithm whose OID is over 32 bytes: a hostile key file's OID is not written into the message", () => {
+  // A 40 kB OID of 0x01 bytes in a key file made an 80 kB error line ("a key of algorithm
+  // 0.1.1.1..."). SEQUENCE { INTEGER 0, SEQUENCE { OID of n bytes } }, lengths in two bytes.
+  const der = (n: number) => {
+    const oid = [0x06, 0x82, n >> 8, n & 255, ...new Array<number>(n).fill(1)];
+    const alg = [0x30, 0x82, oid.length >> 8, oid.length & 255, ...oid];
+    const body = [0x02, 0x01, 0x00, ...alg];
+    return new Uint8Array([0x30, 0x82, body.length >> 8, body.length & 255, ...body]);
+  };
+  assert.equal(pkcs8Algorithm(der(32))?.oid.length, 65); // "0.1" and 31 more ".1"
+  assert.equal(pkcs8Algorithm(der(33)), undefined);
+  const message = refusal(() => decodePkcs8(der(40_000), { what: "key 'k' (--key)" }));
+  assert.equal(
+    message,
+    "Cannot use key 'k' (--key): PKCS#8 DER of 40015 bytes, where an Ed25519 key has 48 " +
+      "(version 0, no attributes or public key: RFC 8410 §7)",
+  );
+});
