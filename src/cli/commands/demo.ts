@@ -20,7 +20,7 @@ import {
   type RecordResult,
   sixDecimalsDown,
 } from "../../verify/mod.ts";
-import { verifiedDetection } from "../../web/mod.ts";
+import { type VerifiedDetection, verifiedDetection } from "../../web/mod.ts";
 import { type ClaimRecord, hexToBytes } from "../../claims/mod.ts";
 import { collapseSpaces } from "../../escape_text.ts";
 import { EXIT } from "../exit_codes.ts";
@@ -332,7 +332,13 @@ export function demoCommand(): Command {
               );
             }
             for (
-              const line of _detectionLines(r, { falsified, notVerified, pCatch, pCatchSampled })
+              const line of _detectionLines(r, {
+                verified,
+                falsified: falsified.length,
+                notVerified: notVerified.length,
+                pCatch,
+                pCatchSampled,
+              })
             ) {
               printText(line);
             }
@@ -363,27 +369,30 @@ export function demoCommand(): Command {
 function _detectionLines(
   r: AuditReport,
   o: {
-    falsified: readonly unknown[];
-    notVerified: readonly unknown[];
+    /** The verified records' detection, as the summary's JSON gives it. */
+    verified: VerifiedDetection;
+    /** How many records the prover falsified, and how many of those sampled were NOT_VERIFIED. */
+    falsified: number;
+    notVerified: number;
     pCatch: string;
     pCatchSampled: string;
   },
 ): string[] {
   const k = r.selected.length;
-  const v = verifiedDetection(r.detection, r.results);
+  const v = o.verified;
   const unverified = k - v.verified;
   if (unverified === 0) {
     return [
-      `P(catch >= 1 of ${o.falsified.length} falsified | k = ${k} of ${r.population}, all verified) = ${o.pCatch} (hypergeometric)`,
+      `P(catch >= 1 of ${o.falsified} falsified | k = ${k} of ${r.population}, all verified) = ${o.pCatch} (hypergeometric)`,
       ...r.detection.levels.map((l) =>
         `  misreporting rate ${l.pFalse}: detection ${l.hypergeometric} (binomial ${l.binomial})`
       ),
     ];
   }
-  const checked = o.falsified.length - o.notVerified.length;
+  const checked = o.falsified - o.notVerified;
   return [
-    `P(catch >= 1 of ${checked} falsified | the ${v.verified} verified of k = ${k} of ${r.population}) = ${o.pCatch} (hypergeometric; the ${unverified} NOT_VERIFIED could catch nothing, ${o.notVerified.length} falsified among them)`,
-    `  counting all ${k} sampled and all ${o.falsified.length} falsified, as the signed statement counts: ${o.pCatchSampled}`,
+    `P(catch >= 1 of ${checked} falsified | the ${v.verified} verified of k = ${k} of ${r.population}) = ${o.pCatch} (hypergeometric; the ${unverified} NOT_VERIFIED could catch nothing, ${o.notVerified} falsified among them)`,
+    `  counting all ${k} sampled and all ${o.falsified} falsified, as the signed statement counts: ${o.pCatchSampled}`,
     `detection by the ${v.verified} verified records, beside the signed statement's, which counts all ${k} sampled:`,
     ...r.detection.levels.map((l, i) =>
       `  misreporting rate ${l.pFalse}: detection ${
