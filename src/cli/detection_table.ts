@@ -6,7 +6,7 @@
  * @module
  */
 import type { DetectionStatement } from "../verify/mod.ts";
-import { verifiedDetection } from "../web/mod.ts";
+import type { VerifiedDetection } from "../web/mod.ts";
 
 /** A table's header and rows of plain text (escaped by whoever writes them). */
 export interface DetectionTable {
@@ -20,17 +20,19 @@ export interface DetectionTable {
  * Builds the table.
  *
  * @param detection the signed detection statement
- * @param results the sampled results' statuses
+ * @param v what the verified records catch (`verifiedDetection` of the statement and the sampled
+ *   results, which the report's other detection lines read too)
  * @returns header and rows; the verified records' column only when some sampled were not verified
  * @example
  * ```ts
  * import { detectionTable } from "./detection_table.ts";
+ * import { verifiedDetection } from "../web/mod.ts";
  * const d = {
  *   population: 6,
  *   k: 2,
  *   levels: [{ pFalse: "0.01", falseCount: 1, binomial: "0.019900", hypergeometric: "0.333333" }],
  * };
- * const t = detectionTable(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }]);
+ * const t = detectionTable(d, verifiedDetection(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }]));
  * if (t.header[4] !== "by the 1 verified: hypergeometric" || t.rows[0]![4] !== "0.166666") {
  *   throw new Error(JSON.stringify(t));
  * }
@@ -38,9 +40,8 @@ export interface DetectionTable {
  */
 export function detectionTable(
   detection: DetectionStatement,
-  results: readonly { readonly status: string }[],
+  v: VerifiedDetection,
 ): DetectionTable {
-  const v = verifiedDetection(detection, results);
   const all = v.verified === v.sampled;
   const signed = all
     ? `P(catch >= 1) by the ${detection.k} sampled, all verified: binomial`

@@ -70,8 +70,9 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   const k = report.selected.length;
   const n = (s: string) => report.results.filter((r) => r.status === s).length;
   const caught = detectionSentence(report.detection, report.results);
-  const detection = detectionTable(report.detection, report.results);
-  const { verified } = verifiedDetection(report.detection, report.results);
+  const v = verifiedDetection(report.detection, report.results);
+  const detection = detectionTable(report.detection, v);
+  const { verified } = v;
   const curve = detectionCurve(report.population, {
     k,
     rates: report.detection.levels.map((l) => l.pFalse),

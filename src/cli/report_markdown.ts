@@ -6,7 +6,7 @@
  */
 import { type AuditReport, budgetText, evidenceCell } from "../verify/mod.ts";
 import { escapeMarkdown } from "../escape_text.ts";
-import { detectionSentence } from "../web/mod.ts";
+import { detectionSentence, verifiedDetection } from "../web/mod.ts";
 import { detectionTable } from "./detection_table.ts";
 import { layerStackCaption } from "./layer_stack_chart.ts";
 import type { TrustInputs } from "./trust_inputs.ts";
@@ -40,7 +40,10 @@ export function reportMarkdown(
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
   const caught = detectionSentence(report.detection, report.results);
   // Numbers and the verifier's own words: nothing from an input.
-  const table = detectionTable(report.detection, report.results);
+  const table = detectionTable(
+    report.detection,
+    verifiedDetection(report.detection, report.results),
+  );
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",
