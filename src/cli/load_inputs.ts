@@ -59,13 +59,15 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
 export async function checkSigningKeyFiles(paths: readonly string[]): Promise<void> {
   const seen = new Set<string>();
   for (const path of paths) {
-    let real: string;
+    let real: string | undefined;
     let info: Deno.FileInfo;
     try {
       real = await Deno.realPath(path);
       info = await Deno.stat(real);
     } catch (e) {
-      if (e instanceof Deno.errors.NotCapable && !(await _readGranted(path))) throw e;
+      // The path refused is the link's target once realPath resolved it: a link in a folder
+      // read access was given for, to a file outside it, is a PERMISSION error, not a device.
+      if (e instanceof Deno.errors.NotCapable && !(await _readGranted(real ?? path))) throw e;
       throw new InputError(
         "INPUT_MISSING",
         `Cannot read key ${quoteForTerminal(path)}: ${

@@ -112,4 +112,21 @@ Deno.test("a key given as /dev/stdin, /dev/fd/0 or /proc/self/fd/0 is refused as
     perms: [`--allow-read=${f.dir}`, "--allow-write"],
   });
   assertCliCode(denied.stderr, "PERMISSION");
+  // A link in a folder read access was given for, to a key file outside it: the permission Deno
+  // lacks is the target's, not a device's rule (it said "not a file (a device, ...)").
+  const outside = await Deno.makeTempDir({ prefix: "bitaudit-key-outside-" });
+  try {
+    await Deno.copyFile(args[at]!, `${outside}/k.key`);
+    await Deno.chmod(`${outside}/k.key`, 0o600);
+    await Deno.symlink(`${outside}/k.key`, `${f.dir}/link.key`);
+    const link = await runBitaudit(
+      [...args.slice(0, at), `${f.dir}/link.key`, ...args.slice(at + 1)],
+      { perms: [`--allow-read=${f.dir}`, "--allow-write"] },
+    );
+    assertCliCode(link.stderr, "PERMISSION");
+    assert.ok(!link.stderr.includes("not a file"), link.stderr);
+  } finally {
+    await Deno.remove(`${f.dir}/link.key`).catch(() => {});
+    await Deno.remove(outside, { recursive: true });
+  }
 });
