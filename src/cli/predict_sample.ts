@@ -16,6 +16,7 @@ import {
   predictPlanProducts,
 } from "../verify/mod.ts";
 import { blobsBeside, openBlobFolder } from "./work_context.ts";
+import { countNoun } from "./count_noun.ts";
 
 /**
  * Predicts a plan's products for `audit estimate`: the blob folder is opened (and must exist)
@@ -83,8 +84,9 @@ export function sayPredictedCost(
   const within = records - cost.overBudget - cost.unpredicted;
   const total = cost.total === 0 ? "0" : cost.total.toPrecision(3);
   const parts = [
-    `predicted cost: about ${total} products to recompute the ${within} of ${records} sampled ` +
-    `record(s) within the budget of ${budgetText(cost.budget)} products a record` +
+    `predicted cost: about ${total} products to recompute the ${within} of ` +
+    `${countNoun(records, "sampled record")} within the budget of ${budgetText(cost.budget)} ` +
+    "products a record" +
     (top === null ? "" : ` (the largest: record ${top.index}, ${top.products.toPrecision(3)})`),
   ];
   if (cost.overBudget > 0) {
