@@ -9,10 +9,9 @@
  */
 import assert from "node:assert/strict";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
-import { REPO_ROOT } from "../cli/_run.ts";
 import { runPoolClient, startNatsServer } from "./_nats_server.ts";
-import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
-import { spawnBitaudit as spawn } from "./_spawn.ts";
+import { poolPlan } from "./_plan.ts";
+import { type PoolProcess, spawnServe, spawnWorker, stopWorker } from "./_pool_processes.ts";
 
 /**
  * Serves a two-record plan after the peer's forged orders, with one worker, and checks that the
@@ -28,22 +27,14 @@ async function servedAfterForgedOrders(o: {
   const nats = await startNatsServer();
   // GEMMs of 2.62e5 and 1.05e6 products.
   const f = await makeAuditFixture({ records: 2, falsify: o.falsify });
-  let worker: ReturnType<typeof spawn> | undefined;
+  let worker: PoolProcess | undefined;
   try {
     const plan = await poolPlan(f, { k: 2, single: o.exit, extra: o.planBudget });
     // The peer goes first: the worker takes its orders before the serve's.
     await runPoolClient(nats, "_forged_budget.ts", { args: [plan, o.forged], read: [f.dir] });
-    const net = `--allow-net=${nats.hostPort}`;
-    worker = spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
-    );
-    const served = await spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", `${f.dir}/pool`, "--time", TIME, "--timeout", "120", "--json"],
-    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]).done();
+    worker = spawnWorker(nats, f);
+    const served = await spawnServe(nats, { f, plan, out: "pool", extra: ["--timeout", "120"] })
+      .done();
     assert.equal(served.code, o.exit, served.stdout + served.stderr);
     for (const name of ["attestation.dsse.json", "report.md"]) {
       assert.deepEqual(
@@ -58,12 +49,7 @@ async function servedAfterForgedOrders(o: {
     const said = JSON.parse(served.stderr.trimEnd().split("\n").at(-1)!);
     assert.deepEqual(said.missing, [], served.stderr);
   } finally {
-    if (worker !== undefined) {
-      try {
-        Deno.kill(worker.pid, "SIGKILL");
-      } catch { /* already ended */ }
-      await worker.done();
-    }
+    await stopWorker(worker);
     await nats.stop();
   }
 }

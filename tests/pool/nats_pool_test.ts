@@ -8,10 +8,9 @@
 import assert from "node:assert/strict";
 import { buildTrustRoot, decodePublicKeyPem } from "../../src/attest/mod.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
-import { REPO_ROOT } from "../cli/_run.ts";
 import { startNatsServer } from "./_nats_server.ts";
-import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
-import { spawnBitaudit as spawn } from "./_spawn.ts";
+import { poolPlan } from "./_plan.ts";
+import { type PoolProcess, spawnServe, spawnWorker, stopWorker } from "./_pool_processes.ts";
 
 Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attestation is the single-process one", async () => {
   const nats = await startNatsServer();
@@ -21,38 +20,12 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
     blockTokens: [128],
     falsify: [{ seq: 1, kind: "fingerprint", bit: 2 }],
   });
-  const workers: ReturnType<typeof spawn>[] = [];
+  const workers: PoolProcess[] = [];
   try {
     const plan = await poolPlan(f, { k: 7, single: 1 });
 
-    const net = `--allow-net=${nats.hostPort}`;
-    const worker = () =>
-      spawn(
-        ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-        [
-          `--allow-read=${REPO_ROOT},${f.dir}`,
-          net,
-        ],
-      );
-    const serve = spawn([
-      "audit",
-      "serve",
-      "--plan",
-      plan,
-      "--nats",
-      nats.url,
-      "--key",
-      f.key,
-      "--worker-pub",
-      f.worker.pub,
-      "--out",
-      `${f.dir}/pool`,
-      "--time",
-      TIME,
-      "--ack-wait",
-      "2",
-      "--json",
-    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]);
+    const worker = () => spawnWorker(nats, f);
+    const serve = spawnServe(nats, { f, plan, out: "pool", extra: ["--ack-wait", "2"] });
     workers.push(worker());
     // Kill the first worker by pid once it has started an FFN block record (about 0.6 s of work
     // on one thread at 128 tokens, against well under 1 ms from its log line to the kill).
@@ -78,12 +51,7 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
     const redone = logs.map((l) => l.stdout).join("");
     assert.match(redone, new RegExp(`done record ${index} \\(\\w+\\) item \\w+ delivery [2-9]`));
   } finally {
-    for (const w of workers) {
-      try {
-        Deno.kill(w.pid, "SIGKILL");
-      } catch { /* already ended */ }
-      await w.done();
-    }
+    for (const w of workers) await stopWorker(w);
     await nats.stop();
   }
 });
@@ -91,17 +59,11 @@ Deno.test("audit serve + 3 workers, one killed mid-item by pid: the merged attes
 Deno.test("a plan served again right after a serve that timed out is served, not swallowed as a duplicate", async () => {
   const nats = await startNatsServer();
   const f = await makeAuditFixture({ records: 2, falsify: [] });
-  let worker: ReturnType<typeof spawn> | undefined;
+  let worker: PoolProcess | undefined;
   try {
     const plan = await poolPlan(f, { k: 2 });
-    const net = `--allow-net=${nats.hostPort}`;
     const serve = (out: string, timeout: string) =>
-      spawn([
-        "audit",
-        "serve",
-        ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-        ...["--out", `${f.dir}/${out}`, "--time", TIME, "--timeout", timeout, "--json"],
-      ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/${out}`, net]);
+      spawnServe(nats, { f, plan, out, extra: ["--timeout", timeout] });
     const first = await serve("first", "1").done(); // no worker yet: nothing computed
     assert.equal(first.code, 3, first.stdout + first.stderr);
     // The wait for workers is said on stderr, with the plan's digest (stdout is the verdict only).
@@ -119,10 +81,7 @@ Deno.test("a plan served again right after a serve that timed out is served, not
     );
     assert.doesNotMatch(first.stderr, /collected/);
     JSON.parse(first.stdout);
-    worker = spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
-    );
+    worker = spawnWorker(nats, f);
     const again = await serve("again", "120").done();
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.equal(JSON.parse(again.stdout).verdict, "PASSED");
@@ -132,12 +91,7 @@ Deno.test("a plan served again right after a serve that timed out is served, not
       /^collected 1 of 2 results \(50%\)\ncollected 2 of 2 results \(100%\)$/m,
     );
   } finally {
-    if (worker !== undefined) {
-      try {
-        Deno.kill(worker.pid, "SIGKILL");
-      } catch { /* already ended */ }
-      await worker.done();
-    }
+    await stopWorker(worker);
     await nats.stop();
   }
 });
@@ -146,21 +100,12 @@ Deno.test("a pool worker applies the plan's budget a record, which its work orde
   const nats = await startNatsServer();
   // GEMMs of 2.62e5 and 1.05e6 products: the second is over the budget.
   const f = await makeAuditFixture({ records: 2, falsify: [] });
-  let worker: ReturnType<typeof spawn> | undefined;
+  let worker: PoolProcess | undefined;
   try {
     const extra = ["--max-record-products", "1000000"];
     const plan = await poolPlan(f, { k: 2, single: 3, extra });
-    const net = `--allow-net=${nats.hostPort}`;
-    worker = spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
-    );
-    const served = await spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", `${f.dir}/pool`, "--time", TIME, "--json"],
-    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]).done();
+    worker = spawnWorker(nats, f);
+    const served = await spawnServe(nats, { f, plan, out: "pool" }).done();
     assert.equal(served.code, 3, served.stdout + served.stderr);
     for (const name of ["attestation.dsse.json", "report.md"]) {
       assert.deepEqual(
@@ -172,12 +117,7 @@ Deno.test("a pool worker applies the plan's budget a record, which its work orde
     const md = await Deno.readTextFile(`${f.dir}/pool/report.md`);
     assert.match(md, /1\\.05e\+6 products to recompute, over the audit's budget .* of 1000000/);
   } finally {
-    if (worker !== undefined) {
-      try {
-        Deno.kill(worker.pid, "SIGKILL");
-      } catch { /* already ended */ }
-      await worker.done();
-    }
+    await stopWorker(worker);
     await nats.stop();
   }
 });
@@ -185,7 +125,7 @@ Deno.test("a pool worker applies the plan's budget a record, which its work orde
 Deno.test("audit serve --trust-root refuses to sign the results of a worker key the root holds as an inspector key revoked at the verdict's time (WORKER_KEY_REFUSED), and writes nothing", async () => {
   const nats = await startNatsServer();
   const f = await makeAuditFixture({ records: 2, falsify: [] });
-  let worker: ReturnType<typeof spawn> | undefined;
+  let worker: PoolProcess | undefined;
   try {
     const plan = await poolPlan(f, { k: 2 });
     const [inspector, workerKey] = await Promise.all(
@@ -196,17 +136,9 @@ Deno.test("audit serve --trust-root refuses to sign the results of a worker key 
     doc.keys = doc.keys.map((k) => k.keyid === f.worker.keyid ? { ...k, revoked } : k);
     const root = `${f.dir}/root.json`;
     await Deno.writeTextFile(root, JSON.stringify(doc));
-    const net = `--allow-net=${nats.hostPort}`;
-    worker = spawn(
-      ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
-      [`--allow-read=${REPO_ROOT},${f.dir}`, net],
-    );
-    const served = await spawn([
-      "audit",
-      "serve",
-      ...["--plan", plan, "--nats", nats.url, "--key", f.key, "--worker-pub", f.worker.pub],
-      ...["--out", `${f.dir}/pool`, "--time", TIME, "--trust-root", root, "--json"],
-    ], [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-write=${f.dir}/pool`, net]).done();
+    worker = spawnWorker(nats, f);
+    const served = await spawnServe(nats, { f, plan, out: "pool", extra: ["--trust-root", root] })
+      .done();
     assert.equal(served.code, 2, served.stdout + served.stderr);
     assert.match(
       served.stderr,
@@ -221,12 +153,7 @@ Deno.test("audit serve --trust-root refuses to sign the results of a worker key 
     assert.equal(served.stdout, "");
     await assert.rejects(Deno.stat(`${f.dir}/pool`));
   } finally {
-    if (worker !== undefined) {
-      try {
-        Deno.kill(worker.pid, "SIGKILL");
-      } catch { /* already ended */ }
-      await worker.done();
-    }
+    await stopWorker(worker);
     await nats.stop();
   }
 });
