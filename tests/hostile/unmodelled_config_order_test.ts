@@ -11,40 +11,18 @@
 import assert from "node:assert/strict";
 import {
   type ClaimPredicate,
-  encodeServingHistory,
   type HistoryPass,
   type SequenceWorkload,
   sha256Hex,
 } from "../../src/claims/mod.ts";
-import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 import { setField, withConfig } from "./_config_edit.ts";
-import {
-  type Blobs,
-  commit,
-  flipFingerprint,
-  forwardScenario,
-  proverRun,
-  verifyAlone,
-} from "./_recompute_fixture.ts";
+import { type Blobs, forwardScenario, proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import { bentSequence, vllmServedScenario } from "./_vllm_served.ts";
 
 /** One 40-token prompt and 3 generated tokens served on the eager vLLM stack. */
-const run = await proverRun(oneGemmScenario({ logId: "config-order", seed: "config-order-v1" }, {
-  serving: {
-    stack: "vllm-0.11-eager-fa2-lg2-model",
-    components: { vllm: "0.11.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/qwen3-tiny-dense"],
-    requests: 1,
-    arrivalSteps: 1,
-    promptLengths: [40],
-    generate: [3],
-    tokenBudget: 2048,
-    maxChunk: 2048,
-    layerChain: true,
-  },
-  falsify: [],
-}));
+const run = await proverRun(
+  vllmServedScenario({ logId: "config-order", seed: "config-order-v1" }, { prompt: 40 }),
+);
 const honest = run.records[1]!.predicate;
 const blobs: Blobs = new Map(run.blobs);
 const forward = await proverRun(forwardScenario([], 1));
@@ -65,22 +43,8 @@ function pass(query: number, cached: number, others: readonly number[] = []): Hi
  * The record with another history and prompt length (its own tokens, cut or repeated), its
  * fingerprint flipped: no replay could match it, so only NOT_VERIFIED or FAIL can come back.
  */
-function bent(passes: readonly HistoryPass[], prompt = 40): ClaimPredicate {
-  const w = honest.workload as SequenceWorkload;
-  const { layerChain: _, ...rest } = w;
-  const own = passes.map((q) => q.entries[q.self]!);
-  const end = Math.max(...own.map((e) => e.cached + e.query));
-  const tokens = Array.from({ length: prompt }, (_, i) => w.tokens.prompt[i % 40]!);
-  return flipFingerprint({
-    ...honest,
-    batch: { size: Math.max(...passes.map((q) => q.entries.length)) },
-    workload: {
-      ...rest,
-      tokens: { prompt: tokens, generated: Array.from({ length: end + 1 - prompt }, () => 5) },
-      history: { sha256: commit(blobs, encodeServingHistory(passes)), passes: passes.length },
-      positions: [end - 1],
-    },
-  });
+function bent(passes: readonly HistoryPass[], prompt?: number): ClaimPredicate {
+  return bentSequence(honest, { passes, blobs, prompt });
 }
 
 /** The record with its workload (or predicate) fields replaced. */

@@ -11,11 +11,13 @@ import type { ClaimPredicate } from "../../src/claims/mod.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { _checkClaimedWorld, _claimedParallel } from "../../src/verify/_claimed_parallel.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
-import { forwardSection, oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { forwardSection } from "../verify/_serving_fixture.ts";
 import { flipFingerprint, proverRun, store, verifyAlone } from "./_recompute_fixture.ts";
+import { vllmServedScenario } from "./_vllm_served.ts";
 
 const EAGER = "vllm-0.11-eager-fa2";
-const run = await proverRun(oneGemmScenario({ logId: "vllm-ep", seed: "vllm-ep-v1" }, {
+const run = await proverRun(vllmServedScenario({ logId: "vllm-ep", seed: "vllm-ep-v1" }, {
+  prompt: 12,
   forward: {
     ...forwardSection(["tables/models/qwen3-tiny-dense", "tables/models/qwen3-tiny-moe"], {
       records: 2,
@@ -24,21 +26,6 @@ const run = await proverRun(oneGemmScenario({ logId: "vllm-ep", seed: "vllm-ep-v
     stack: EAGER,
     components: { vllm: "0.11.0" },
   },
-  serving: {
-    stack: `${EAGER}-lg2-model`,
-    components: { vllm: "0.11.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/qwen3-tiny-dense"],
-    requests: 1,
-    arrivalSteps: 1,
-    promptLengths: [12],
-    generate: [3],
-    tokenBudget: 2048,
-    maxChunk: 2048,
-    layerChain: true,
-  },
-  falsify: [],
 }));
 const blobs = new Map(run.blobs);
 /** The records: a dense and a MoE forward pass, and a dense served sequence, all on vLLM. */

@@ -11,35 +11,16 @@
  * NOT_VERIFIED, and a block size the stack gives in a form not read is not guessed.
  */
 import assert from "node:assert/strict";
-import {
-  type ClaimPredicate,
-  encodeServingHistory,
-  type HistoryPass,
-  type SequenceWorkload,
-} from "../../src/claims/mod.ts";
+import type { ClaimPredicate, HistoryPass } from "../../src/claims/mod.ts";
 import { vllmKvBlock } from "../../src/kernels/mod.ts";
 import { kvBlockFinding } from "../../src/model/mod.ts";
-import { oneGemmScenario } from "../verify/_serving_fixture.ts";
-import { commit, flipFingerprint, proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import { proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import { bentSequence, vllmServedScenario } from "./_vllm_served.ts";
 
 /** One 300-token prompt and 3 generated tokens served on the eager vLLM stack. */
-const run = await proverRun(oneGemmScenario({ logId: "vllm-blocks", seed: "vllm-blocks-v1" }, {
-  serving: {
-    stack: "vllm-0.11-eager-fa2-lg2-model",
-    components: { vllm: "0.11.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/qwen3-tiny-dense"],
-    requests: 1,
-    arrivalSteps: 1,
-    promptLengths: [300],
-    generate: [3],
-    tokenBudget: 2048,
-    maxChunk: 2048,
-    layerChain: true,
-  },
-  falsify: [],
-}));
+const run = await proverRun(
+  vllmServedScenario({ logId: "vllm-blocks", seed: "vllm-blocks-v1" }, { prompt: 300 }),
+);
 const honest = run.records[1]!.predicate;
 const blobs = new Map(run.blobs);
 
@@ -57,26 +38,7 @@ function bent(
   passes: readonly HistoryPass[],
   o: { prompt?: number; components?: Record<string, string> } = {},
 ): ClaimPredicate {
-  const w = honest.workload as SequenceWorkload;
-  const { layerChain: _, ...rest } = w;
-  const own = passes.map((q) => q.entries[q.self]!);
-  const end = Math.max(...own.map((e) => e.cached + e.query));
-  const prompt = Array.from({ length: o.prompt ?? 300 }, (_, i) => w.tokens.prompt[i % 300]!);
-  const history = encodeServingHistory(passes);
-  return flipFingerprint({
-    ...honest,
-    software: {
-      ...honest.software,
-      components: { ...honest.software.components, ...o.components },
-    },
-    batch: { size: Math.max(...passes.map((q) => q.entries.length)) },
-    workload: {
-      ...rest,
-      tokens: { prompt, generated: Array.from({ length: end + 1 - prompt.length }, () => 5) },
-      history: { sha256: commit(blobs, history), passes: passes.length },
-      positions: [end - 1],
-    },
-  });
+  return bentSequence(honest, { passes, blobs, ...o });
 }
 
 Deno.test("the honest 300-token record PASSes on the vLLM stack", async () => {

@@ -10,33 +10,14 @@
  * contradiction: it is NOT_VERIFIED, held to the hit's bounds.
  */
 import assert from "node:assert/strict";
-import {
-  type ClaimPredicate,
-  encodeServingHistory,
-  type HistoryPass,
-  type SequenceWorkload,
-} from "../../src/claims/mod.ts";
-import { oneGemmScenario } from "../verify/_serving_fixture.ts";
-import { commit, flipFingerprint, proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import type { ClaimPredicate, HistoryPass } from "../../src/claims/mod.ts";
+import { proverRun, verifyAlone } from "./_recompute_fixture.ts";
+import { bentSequence, vllmServedScenario } from "./_vllm_served.ts";
 
 /** One 40-token prompt and 3 generated tokens served on the eager vLLM stack. */
-const run = await proverRun(oneGemmScenario({ logId: "vllm-restarts", seed: "vllm-restarts-v1" }, {
-  serving: {
-    stack: "vllm-0.11-eager-fa2-lg2-model",
-    components: { vllm: "0.11.0" },
-    catalog: "demo-qwen3-tiny-a100",
-    multiProcessorCount: 108,
-    checkpoints: ["tables/models/qwen3-tiny-dense"],
-    requests: 1,
-    arrivalSteps: 1,
-    promptLengths: [40],
-    generate: [3],
-    tokenBudget: 2048,
-    maxChunk: 2048,
-    layerChain: true,
-  },
-  falsify: [],
-}));
+const run = await proverRun(
+  vllmServedScenario({ logId: "vllm-restarts", seed: "vllm-restarts-v1" }, { prompt: 40 }),
+);
 const honest = run.records[1]!.predicate;
 const blobs = new Map(run.blobs);
 
@@ -54,21 +35,8 @@ function pass(query: number, cached: number, beside = 0): HistoryPass {
  * The record with another history and prompt length (its own tokens, repeated or cut), its
  * fingerprint flipped: no replay could match it, so only NOT_VERIFIED or FAIL can come back.
  */
-function bent(passes: readonly HistoryPass[], prompt = 40): ClaimPredicate {
-  const w = honest.workload as SequenceWorkload;
-  const { layerChain: _, ...rest } = w;
-  const end = passes.at(-1)!.entries[0]!.cached + passes.at(-1)!.entries[0]!.query;
-  const tokens = Array.from({ length: prompt }, (_, i) => w.tokens.prompt[i % 40]!);
-  return flipFingerprint({
-    ...honest,
-    batch: { size: Math.max(...passes.map((q) => q.entries.length)) },
-    workload: {
-      ...rest,
-      tokens: { prompt: tokens, generated: Array.from({ length: end + 1 - prompt }, () => 5) },
-      history: { sha256: commit(blobs, encodeServingHistory(passes)), passes: passes.length },
-      positions: [end - 1],
-    },
-  });
+function bent(passes: readonly HistoryPass[], prompt?: number): ClaimPredicate {
+  return bentSequence(honest, { passes, blobs, prompt });
 }
 
 Deno.test("a recomputation computing a position whose token did not exist yet FAILs: from 0, from a 32-position hit, in a later chunk", async () => {

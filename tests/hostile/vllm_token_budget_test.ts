@@ -19,31 +19,15 @@ import { parseStackProfile, vllmTokenBudget } from "../../src/kernels/mod.ts";
 import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { _servedBudgetGap } from "../../src/verify/_model_support.ts";
 import { _Stop } from "../../src/verify/_stop.ts";
-import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 import { DENSE_CONFIG, flipFingerprint, proverRun, verifyAlone } from "./_recompute_fixture.ts";
-
-const STACK = "vllm-0.11-eager-fa2-lg2-model";
+import { VLLM_SERVED_STACK as STACK, vllmServedScenario } from "./_vllm_served.ts";
 
 /** One 12-token prompt served on the vLLM stack with the given budget and chunk cap. */
 function twelve(tokenBudget: number): unknown {
-  return oneGemmScenario({ logId: "vllm-budget", seed: "vllm-budget-v1" }, {
-    serving: {
-      stack: STACK,
-      components: { vllm: "0.11.0" },
-      catalog: "demo-qwen3-tiny-a100",
-      multiProcessorCount: 108,
-      checkpoints: ["tables/models/qwen3-tiny-dense"],
-      requests: 1,
-      arrivalSteps: 1,
-      promptLengths: [12],
-      generate: [2],
-      tokenBudget,
-      maxChunk: tokenBudget,
-      vllmTokenBudget: tokenBudget,
-      layerChain: true,
-    },
-    falsify: [],
-  });
+  return vllmServedScenario(
+    { logId: "vllm-budget", seed: "vllm-budget-v1" },
+    { prompt: 12, generate: 2, tokenBudget, pinBudget: true },
+  );
 }
 
 const halves = await proverRun(twelve(6));
