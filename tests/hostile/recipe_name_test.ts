@@ -7,11 +7,11 @@
  * nothing more than its body, which is recomputed as before.
  */
 import assert from "node:assert/strict";
-import type { ClaimPredicate, GemmWorkload } from "../../src/claims/mod.ts";
-import { synthBf16 } from "../../src/prover/mod.ts";
+import type { ClaimPredicate } from "../../src/claims/mod.ts";
 import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
-import { type Blobs, chainLog, commit, memoryStore, store } from "./_recompute_fixture.ts";
+import { recipeGemmRecord } from "./_recipe_gemm.ts";
+import { type Blobs, chainLog, memoryStore, store } from "./_recompute_fixture.ts";
 
 /** The bundled recipes' files, by name. */
 const BUNDLED = new Map<string, Record<string, unknown>>();
@@ -29,42 +29,12 @@ function renamed(id: string, name: string | undefined): Record<string, unknown> 
 }
 
 /** A 64 x 32 x 256 bf16 GEMM record on a CUTLASS (recipe) stack, its tensors committed. */
-function gemmRecord(recipe: Record<string, unknown>, blobs: Blobs, fingerprint = "cd".repeat(32)) {
-  const [m, n, k] = [64, 32, 256];
-  const tensor = (label: string, count: number) => {
-    const t = synthBf16("recipe-name", { label, count, span: 4 });
-    return commit(blobs, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
-  };
-  const workload: GemmWorkload = {
-    kind: "gemm",
-    m,
-    n,
-    k,
-    dtype: "bf16",
-    out: "bf16",
-    layout: "tn",
-    kernel: { recipe },
-    weights: { sha256: tensor("w", n * k), shape: [n, k] },
-    input: { sha256: tensor("x", m * k), shape: [m, k] },
-  };
-  return {
-    log: { logId: "recipe-name", seq: 0, prev: "0".repeat(64) },
-    hardware: {
-      profile: "a100",
-      profileSha256: store.manifest.assets["profiles/gpu/a100.json"]!.sha256,
-      count: 1,
-    },
-    software: { stack: "cutlass-3.5-default", components: {} },
-    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
-    batch: { size: m },
-    workload,
-    fingerprint: {
-      tensor: "layers.0.q_proj.out",
-      dtype: "bf16",
-      shape: [m, n],
-      sha256: fingerprint,
-    },
-  } as ClaimPredicate;
+function gemmRecord(
+  recipe: Record<string, unknown>,
+  blobs: Blobs,
+  fingerprint?: string,
+): ClaimPredicate {
+  return recipeGemmRecord(recipe, { blobs, logId: "recipe-name", mnk: [64, 32, 256], fingerprint });
 }
 
 function verify(p: ClaimPredicate, blobs: Blobs): Promise<RecordResult> {

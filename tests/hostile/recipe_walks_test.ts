@@ -20,6 +20,7 @@ import { fixedRecipeDispatch } from "../../src/model/mod.ts";
 import { synthBf16 } from "../../src/prover/mod.ts";
 import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
+import { recipeEnvelope, recipeGemmRecord } from "./_recipe_gemm.ts";
 import {
   attention,
   type Blobs,
@@ -79,49 +80,18 @@ async function verifyTimed(
   return { r, ms: performance.now() - t0 };
 }
 
-function envelope(stack: string, batch: number): Omit<ClaimPredicate, "workload" | "fingerprint"> {
-  return {
-    log: { logId: "recipe-walks", seq: 0, prev: "0".repeat(64) },
-    hardware: {
-      profile: "a100",
-      profileSha256: store.manifest.assets["profiles/gpu/a100.json"]!.sha256,
-      count: 1,
-    },
-    software: { stack, components: {} },
-    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
-    batch: { size: batch },
-  };
-}
-
 /** The red team's 128 x 128 x 16 GEMM record on a recipe stack, its tensors committed. */
-function gemmRecord(recipe: Record<string, unknown>, blobs: Blobs, fingerprint = "cd".repeat(32)) {
-  const [m, n, k] = [128, 128, 16];
-  const tensor = (label: string, count: number) => {
-    const t = synthBf16("recipe-walks", { label, count, span: 4 });
-    return commit(blobs, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
-  };
-  const workload: GemmWorkload = {
-    kind: "gemm",
-    m,
-    n,
-    k,
-    dtype: "bf16",
-    out: "bf16",
-    layout: "tn",
-    kernel: { recipe },
-    weights: { sha256: tensor("w", n * k), shape: [n, k] },
-    input: { sha256: tensor("x", m * k), shape: [m, k] },
-  };
-  return {
-    ...envelope("cutlass-3.5-default", m),
-    workload,
-    fingerprint: {
-      tensor: "layers.0.q_proj.out",
-      dtype: "bf16",
-      shape: [m, n],
-      sha256: fingerprint,
-    },
-  } as ClaimPredicate;
+function gemmRecord(
+  recipe: Record<string, unknown>,
+  blobs: Blobs,
+  fingerprint?: string,
+): ClaimPredicate {
+  return recipeGemmRecord(recipe, {
+    blobs,
+    logId: "recipe-walks",
+    mnk: [128, 128, 16],
+    fingerprint,
+  });
 }
 
 Deno.test("a GEMM record whose recipe walks its 128x128x16 output thousands of times is NOT_VERIFIED at once, its tensors read and no walk run", async () => {
@@ -190,7 +160,7 @@ Deno.test("ffn and attention block records on a recipe stack refuse a recipe tha
       input: { sha256: tensor("x", 3 * 64), shape: [3, 64] },
     } as BlockWorkload;
     const p = {
-      ...envelope("cutlass-3.5-hf-flash-attn", 1),
+      ...recipeEnvelope("recipe-walks", { stack: "cutlass-3.5-hf-flash-attn", batch: 1 }),
       workload,
       fingerprint: {
         tensor: `layers.0.${kind}.out`,

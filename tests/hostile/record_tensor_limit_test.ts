@@ -21,6 +21,7 @@ import {
 } from "../../src/verify/mod.ts";
 import { parseDecoderConfig } from "../../src/model/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
+import { recipeEnvelope } from "./_recipe_gemm.ts";
 import { attention, chainLog, memoryStore, proverRun, store } from "./_recompute_fixture.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 
@@ -55,15 +56,7 @@ function predicate(o: {
   out: [number, number];
 }): ClaimPredicate {
   return {
-    log: { logId: "tensor-limit", seq: 0, prev: "0".repeat(64) },
-    hardware: {
-      profile: "a100",
-      profileSha256: store.manifest.assets["profiles/gpu/a100.json"]!.sha256,
-      count: 1,
-    },
-    software: { stack: o.stack, components: {} },
-    parallelism: { tp: 1, pp: 1, ep: 1, dp: 1 },
-    batch: { size: o.batch },
+    ...recipeEnvelope("tensor-limit", { stack: o.stack, batch: o.batch }),
     workload: o.workload,
     fingerprint: {
       tensor: o.workload.kind === "gemm"
