@@ -84,3 +84,21 @@ export function auditArgs(f: AuditFixture, out: string, k: number): string[] {
     out,
   ];
 }
+
+/**
+ * `audit merge` arguments for a fixture: the results, the plan, the fixture's inspector key, its
+ * worker's public key and the output folder (more options go after them).
+ *
+ * @param f the fixture
+ * @param o the results file, the plan's path and the output folder
+ * @returns the arguments
+ */
+export function mergeArgs(
+  f: AuditFixture,
+  o: { readonly results: string; readonly plan: string; readonly out: string },
+): string[] {
+  return [
+    ...["audit", "merge", o.results, "--plan", o.plan],
+    ...["--key", f.key, "--worker-pub", f.worker.pub, "--out", o.out],
+  ];
+}

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { decodeBase64 } from "../../src/attest/mod.ts";
 import { assertCliCode } from "../_assert_code.ts";
-import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
+import { auditArgs, makeAuditFixture, mergeArgs } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
 
 const TIME = "2026-06-01T12:00:00Z";
@@ -142,17 +142,7 @@ Deno.test("audit plan --max-record-products: the signed plan carries it, audit w
   ]);
   assert.equal(work.code, 0, work.stderr);
   const merged = await runBitaudit([
-    "audit",
-    "merge",
-    results,
-    "--plan",
-    plan,
-    "--key",
-    f.key,
-    "--worker-pub",
-    f.worker.pub,
-    "--out",
-    `${f.dir}/merged`,
+    ...mergeArgs(f, { results, plan, out: `${f.dir}/merged` }),
     "--time",
     TIME,
   ]);
@@ -166,17 +156,7 @@ Deno.test("audit plan --max-record-products: the signed plan carries it, audit w
   }
   // Re-verified here under the plan's budget, every result agrees with the worker's.
   const reverified = await runBitaudit([
-    "audit",
-    "merge",
-    results,
-    "--plan",
-    plan,
-    "--key",
-    f.key,
-    "--worker-pub",
-    f.worker.pub,
-    "--out",
-    `${f.dir}/reverified`,
+    ...mergeArgs(f, { results, plan, out: `${f.dir}/reverified` }),
     "--reverify",
     "1.0",
     "--json",
