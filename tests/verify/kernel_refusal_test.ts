@@ -23,6 +23,7 @@ import { type Fa2Forward, flashAttentionForward, type KWalker } from "../../src/
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { type RecordResult, verifyRecord } from "../../src/verify/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
+import { fingerprintShapeCases } from "./_fingerprint_shapes.ts";
 import { forwardSection, oneGemmScenario } from "./_serving_fixture.ts";
 
 const store = await openAssetStore();
@@ -58,8 +59,6 @@ const RECIPE = JSON.parse(
 );
 /** A record's predicate as a test patches it. */
 type Patched = { -readonly [K in keyof ClaimPredicate]: ClaimPredicate[K] };
-/** The tiny dense checkpoint's hidden size (`hidden_size` of its config.json). */
-const HIDDEN = 256;
 const UNKNOWN = { catalog: "no-such-catalog", catalogSha256: "ab".repeat(32) };
 
 /**
@@ -119,16 +118,7 @@ Deno.test("sequence records: an unknown catalog is NOT_VERIFIED only once the re
       (p) => workload(p, { history: { ...w.history, passes: w.history.passes + 1 } }),
       new RegExp(`^record says ${w.history.passes + 1} passes, its history holds`),
     ],
-    [
-      "fingerprint rows",
-      (p) => p.fingerprint = { ...p.fingerprint, shape: [w.positions.length + 1, HIDDEN] },
-      /^record contradicts itself: its fingerprint shape is \[\d+, 256\], .* computes \[\d+, hidden\]$/,
-    ],
-    [
-      "fingerprint width (the checkpoint's)",
-      (p) => p.fingerprint = { ...p.fingerprint, shape: [w.positions.length, 999] },
-      /^record contradicts itself: its fingerprint shape is \[\d+, 999\], .* computes \[\d+, 256\]$/,
-    ],
+    ...fingerprintShapeCases(w.positions.length),
     [
       "token",
       (p) => workload(p, { tokens: { ...w.tokens, prompt: [99999, ...w.tokens.prompt.slice(1)] } }),
@@ -172,16 +162,7 @@ Deno.test("model_forward records: an unknown catalog or a malformed recipe is NO
       (p) => p.batch = { size: p.batch.size + 2 },
       /^record contradicts itself: batch size 3 but 1 sequences$/,
     ],
-    [
-      "fingerprint rows",
-      (p) => p.fingerprint = { ...p.fingerprint, shape: [w.positions.length + 1, HIDDEN] },
-      /^record contradicts itself: its fingerprint shape is \[\d+, 256\], .* computes \[\d+, hidden\]$/,
-    ],
-    [
-      "fingerprint width (the checkpoint's)",
-      (p) => p.fingerprint = { ...p.fingerprint, shape: [w.positions.length, 999] },
-      /^record contradicts itself: its fingerprint shape is \[\d+, 999\], .* computes \[\d+, 256\]$/,
-    ],
+    ...fingerprintShapeCases(w.positions.length),
     [
       "layer chain",
       (p) => workload(p, { layerChain: [...w.layerChain!, ...w.layerChain!] }),
