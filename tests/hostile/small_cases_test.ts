@@ -292,7 +292,7 @@ const cases: HostileCase[] = [
     name: "key trust-root refuses the same key twice and writes nothing",
     args: trustRootArgs(["--pub", fx.pub]),
     exit: 2,
-    code: "BAD_TRUST_ROOT",
+    code: "USAGE_KEYS",
   },
 ];
 
