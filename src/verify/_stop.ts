@@ -212,8 +212,9 @@ export function _checkSize(shape: readonly number[], what: string): number {
 
 /**
  * Stops a record whose recomputation would take more products than its audit's budget
- * (`maxRecordProducts`, default `MAX_RECORD_PRODUCTS`), after its own contradictions were
- * checked: a cost never hides a FAIL.
+ * (`maxRecordProducts`, default `MAX_RECORD_PRODUCTS`). A cost never hides a FAIL: every branch
+ * runs it through {@link _refusable}, so that its reason waits for the record's contradictions
+ * and committed inputs and is said only before the recomputation.
  *
  * @param products the recomputation's products (`recordProducts`, `forwardProducts`,
  *   `replayProducts`)
@@ -270,6 +271,18 @@ function _keepRefusal(refusals: string[], e: unknown): typeof _REFUSED {
   if (!(e instanceof _Stop) || e.status !== "NOT_VERIFIED") throw e;
   refusals.push(e.why);
   return _REFUSED;
+}
+
+/**
+ * Says the first refusal waiting in `refusals` (see {@link _refusable}), once every check that
+ * could FAIL the record has passed: called just before the recomputation it refuses.
+ *
+ * @param refusals the waiting reasons
+ * @throws {_Stop} NOT_VERIFIED with the first of them, if any
+ */
+export function _sayRefusal(refusals: readonly string[]): void {
+  const first = refusals[0];
+  if (first !== undefined) throw new _Stop("NOT_VERIFIED", first);
 }
 
 /**

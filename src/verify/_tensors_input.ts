@@ -6,7 +6,10 @@
  */
 import type { ClaimPredicate } from "../claims/mod.ts";
 
-/** A GEMM or block record of workload `W`, the step recorder and the audit's budget a record. */
+/**
+ * A GEMM or block record of workload `W`, the step recorder, the audit's budget a record and the
+ * branch's refusals.
+ */
 export interface _TensorsInput<W> {
   readonly predicate: ClaimPredicate;
   readonly workload: W;
@@ -14,4 +17,11 @@ export interface _TensorsInput<W> {
   readonly step: (name: string, detail: string) => void;
   /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
   readonly maxRecordProducts?: number | undefined;
+  /**
+   * The branch's reasons not modelled (`_refusable`): a recomputation over the budget waits here
+   * for the record's contradictions with its stack, its world and its kernel, and its committed
+   * tensors, and is said before the recomputation (`_sayRefusal`) or in place of a later
+   * NOT_VERIFIED (`_refusedFirst`).
+   */
+  readonly refusals: string[];
 }

@@ -73,7 +73,7 @@ export interface PlanProducts {
   readonly total: number;
   /** Items without a prediction. */
   readonly unpredicted: number;
-  /** Items predicted over the budget (NOT_VERIFIED without recomputation). */
+  /** Items predicted over the budget (not recomputed: NOT_VERIFIED, unless a check FAILs them). */
   readonly overBudget: number;
   /** The budget a record (`productBudget`). */
   readonly budget: number;

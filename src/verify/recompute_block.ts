@@ -19,7 +19,15 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import { _checkCost, _checkSize, _Stop, _tensor16, _tensorBytes } from "./_stop.ts";
+import {
+  _checkCost,
+  _checkSize,
+  _refusable,
+  _sayRefusal,
+  _Stop,
+  _tensor16,
+  _tensorBytes,
+} from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
@@ -46,6 +54,8 @@ export interface BlockRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
+  /** The branch's refusals (`_TensorsInput.refusals`): the first is said before the run. */
+  readonly refusals: readonly string[];
 }
 
 /** A block record's committed tensors, read and held to its layer shape. */
@@ -60,17 +70,20 @@ export interface BlockTensors {
 
 /**
  * The checks of a block record that need only the record and the blob store, in order: its output
- * description and its layer shape (FAIL), the verifier's limits (NOT_VERIFIED, before any blob is
- * read), then its input, weights and `inv_freq` by digest (a passed `tensors` step). Run before
- * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
+ * description and its layer shape (FAIL), the verifier's size limits (NOT_VERIFIED, before any
+ * blob is read), its budget (a refusal that waits in `refusals`: a time bound, it hides none of
+ * the record's FAILs), then its input, weights and `inv_freq` by digest (a passed `tensors`
+ * step). Run before the record's profile, stack or kernel is loaded: none of those, known or not,
+ * hides these.
  *
  * @param blobs the blob store
- * @param o the record's predicate and workload, the step recorder and the audit's budget a record
+ * @param o the record's predicate and workload, the step recorder, the audit's budget a record
+ *   and the branch's refusals
  * @returns the tensors
  * @throws {_Stop} FAIL (a layer shape no model can have, an output description the block does not
  *   compute, a tensor whose length contradicts its shape), NOT_VERIFIED (a tensor over the element
- *   limit, a recomputation over the budget) or FAIL with `obligation: "committed-input"` (a
- *   committed tensor missing, mismatching or unreadable)
+ *   limit) or FAIL with `obligation: "committed-input"` (a committed tensor missing, mismatching or
+ *   unreadable)
  */
 export async function _blockTensors(
   blobs: BlobStore,
@@ -97,10 +110,13 @@ export async function _blockTensors(
   _checkSize(w.input.shape, "input");
   const shapes = _weightShapes(w);
   for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
-  _checkCost(recordProducts(w) ?? 0, {
-    what: `the ${w.kind} of ${w.tokens} tokens`,
-    budget: o.maxRecordProducts,
-  });
+  // Reading and hashing the tensors is bounded by the limits above; only the run waits for the
+  // budget, said after the record's contradictions.
+  _refusable(o.refusals, () =>
+    _checkCost(recordProducts(w) ?? 0, {
+      what: `the ${w.kind} of ${w.tokens} tokens`,
+      budget: o.maxRecordProducts,
+    }));
   const x = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
   const weights: Record<string, Uint16Array> = {};
   for (const [name, shape] of Object.entries(shapes)) {
@@ -125,17 +141,19 @@ export async function _blockTensors(
 }
 
 /**
- * Recomputes a block record's output from its tensors (`_blockTensors`, whose checks came first).
+ * Recomputes a block record's output from its tensors (`_blockTensors`, whose checks came first):
+ * its SM count, kernel and support, the first of the branch's refusals (the budget), then the run.
  *
- * @param input assets, walker, the record's predicate and workload, profile, stack, tensors
+ * @param input assets, walker, the record's predicate and workload, profile, stack, tensors and
+ *   the branch's refusals
  * @returns the block output (BF16) and the SFU functions it depended on
- * @throws {_Stop} NOT_VERIFIED (unmodelled configuration) or FAIL (an SM count above the chip's, a
- *   kernel its stack does not run)
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, a waiting refusal) or FAIL (an SM count
+ *   above the chip's, a kernel its stack does not run)
  */
 export async function _recomputeBlock(
   input: BlockRecomputeInput & { readonly tensors: BlockTensors },
 ): Promise<{ out: Uint16Array; sfu: readonly SfuUse[]; evidence: ComponentEvidence[] }> {
-  const { predicate: p, workload: w, step, tensors } = input;
+  const { predicate: p, workload: w, step, tensors, refusals, ...layer } = input;
   // An SM count above the chip's contradicts the GPU: that FAIL comes before anything this
   // version does not model (its NOT_VERIFIED, a count the verifier cannot judge, is said below).
   const sms = w.attention === undefined
@@ -143,8 +161,11 @@ export async function _recomputeBlock(
     : _claimedSmCountFinding(input.profile, w.attention.multiProcessorCount);
   if (sms?.status === "FAIL") throw new _Stop("FAIL", sms.why);
   // The block's contradictions are checked above: what is not modelled of its kernel or its
-  // sharding is said at once (no refusals to wait in).
-  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel }, "blocks");
+  // sharding is said at once (a waiting refusal is said in its place: `_refusedFirst`).
+  const { runtime, evidence } = await _layerRuntime(
+    { ...layer, predicate: p, step, kernel: w.kernel },
+    "blocks",
+  );
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",
@@ -159,6 +180,7 @@ export async function _recomputeBlock(
     const planned = planFfnBlock(w.tokens, { shape: w.shape, runtime, eps });
     if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
     step("support", _supportDetail(planned.plan.sfu));
+    _sayRefusal(refusals);
     const weights = { norm: t16("norm"), gate: t16("gate"), up: t16("up"), down: t16("down") };
     const r = await runFfnBlock(tensors.x, { plan: planned.plan, runtime, weights });
     return {
@@ -194,6 +216,7 @@ export async function _recomputeBlock(
       _supportDetail(planned.plan.sfu)
     }`,
   );
+  _sayRefusal(refusals);
   const weights = {
     norm: t16("norm"),
     q: t16("q"),

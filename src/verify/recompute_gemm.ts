@@ -17,7 +17,7 @@ import {
   type StackProfile,
 } from "../kernels/mod.ts";
 import type { ClaimPredicate, GemmWorkload } from "../claims/mod.ts";
-import { _checkCost, _checkSize, _Stop, _tensor16 } from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _sayRefusal, _Stop, _tensor16 } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
@@ -36,6 +36,8 @@ export interface GemmRecomputeInput {
   readonly stack: StackProfile;
   /** Records a passed pipeline step. */
   readonly step: (name: string, detail: string) => void;
+  /** The branch's refusals (`_TensorsInput.refusals`): the first is said before the run. */
+  readonly refusals: readonly string[];
 }
 
 /** A GEMM record's committed tensors, read and held to its shapes. */
@@ -48,16 +50,19 @@ export interface GemmTensors {
 
 /**
  * The checks of a GEMM record that need only the record and the blob store, in order: its output
- * description and its batch against its rows (FAIL), the verifier's limits (NOT_VERIFIED, before
- * any blob is read), then its input and weights by digest (a passed `tensors` step). Run before
- * the record's profile, stack or kernel is loaded: none of those, known or not, hides these.
+ * description and its batch against its rows (FAIL), the verifier's size limits (NOT_VERIFIED,
+ * before any blob is read), its budget (a refusal that waits in `refusals`: a time bound, it hides
+ * none of the record's FAILs), then its input and weights by digest (a passed `tensors` step).
+ * Run before the record's profile, stack or kernel is loaded: none of those, known or not, hides
+ * these.
  *
  * @param blobs the blob store
- * @param o the record's predicate and workload, the step recorder and the audit's budget a record
+ * @param o the record's predicate and workload, the step recorder, the audit's budget a record
+ *   and the branch's refusals
  * @returns the input and the weights
  * @throws {_Stop} FAIL (the record contradicts itself or its tensors' lengths), NOT_VERIFIED (a
- *   tensor over the element limit, a recomputation over the budget) or FAIL with
- *   `obligation: "committed-input"` (a tensor missing, mismatching or unreadable)
+ *   tensor over the element limit) or FAIL with `obligation: "committed-input"` (a tensor
+ *   missing, mismatching or unreadable)
  */
 export async function _gemmTensors(
   blobs: BlobStore,
@@ -80,10 +85,13 @@ export async function _gemmTensors(
   _checkSize([w.m, w.n], "output");
   _checkSize(w.input.shape, "input");
   _checkSize(w.weights.shape, "weights");
-  _checkCost(recordProducts(w) ?? 0, {
-    what: `the ${w.m}x${w.n}x${w.k} GEMM`,
-    budget: o.maxRecordProducts,
-  });
+  // Reading and hashing the tensors is bounded by the limits above; only the run waits for the
+  // budget, said after the record's contradictions.
+  _refusable(o.refusals, () =>
+    _checkCost(recordProducts(w) ?? 0, {
+      what: `the ${w.m}x${w.n}x${w.k} GEMM`,
+      budget: o.maxRecordProducts,
+    }));
   const a = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
   const b = await _tensor16(blobs, {
     digest: w.weights.sha256,
@@ -97,13 +105,14 @@ export async function _gemmTensors(
 /**
  * Recomputes a GEMM record's output from its tensors (`_gemmTensors`, whose checks came first):
  * its kernel (a passed `kernel` step), what is not modelled (sharding, the stack's launch, an fp16
- * accumulator, the datapath: a passed `support` step), then the recipe run.
+ * accumulator, the datapath: a passed `support` step), the first of the branch's refusals (the
+ * budget), then the recipe run.
  *
- * @param input assets, walker, the record's predicate and workload, profile, stack, tensors and
- *   the step recorder
+ * @param input assets, walker, the record's predicate and workload, profile, stack, tensors, the
+ *   step recorder and the branch's refusals
  * @returns the output and the evidence it rests on
- * @throws {_Stop} NOT_VERIFIED (unmodelled configuration) or FAIL (a kernel its stack does not
- *   run)
+ * @throws {_Stop} NOT_VERIFIED (unmodelled configuration, a waiting refusal) or FAIL (a kernel
+ *   its stack does not run)
  */
 export async function _recomputeGemm(
   input: GemmRecomputeInput & { readonly tensors: GemmTensors },
@@ -166,6 +175,7 @@ export async function _recomputeGemm(
   const conflict = _unstatedInstructionConflict(profile, dp, { instructionStated });
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
+  _sayRefusal(input.refusals);
   const r = await runGemmRecipe(recipe, {
     dp,
     walker: input.walker,

@@ -9,7 +9,8 @@
  * such problem is one of these results (issue 25). A NOT_VERIFIED is never said before a
  * contradiction the verifier can establish: a GEMM or block record's own checks and its tensors
  * by digest (`_gemmTensors`, `_blockTensors`: all it needs is the record and the blob store) come
- * before its profile and stack (`_recordWorld`), its kernel and its support.
+ * before its profile and stack (`_recordWorld`), its kernel and its support, and its budget (a
+ * bound on time, not memory) waits for all of them, as a model record's does.
  *
  * @module
  */
@@ -29,7 +30,7 @@ import {
   uncoveredPosition,
   verifyInclusion,
 } from "../claims/mod.ts";
-import { _MAX_COMPONENT, _MAX_REASON, _Stop } from "./_stop.ts";
+import { _MAX_COMPONENT, _MAX_REASON, _refusedFirst, _Stop } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { _recordWorld } from "./_record_world.ts";
@@ -282,13 +283,16 @@ export async function verifyRecord(
 }
 
 /** The record, as a GEMM's or block's branch reads it. */
-type _Record<W> = Omit<_TensorsInput<W>, "maxRecordProducts">;
+type _Record<W> = Omit<_TensorsInput<W>, "maxRecordProducts" | "refusals">;
 
 /**
  * A GEMM's or block's pipeline, in three steps: its own contradictions and committed tensors,
  * which need only the record and the blob store (`_gemmTensors`, `_blockTensors`), before its
  * profile and stack are loaded (`_recordWorld`), so that neither an unknown or differently hashed
- * one nor anything not modelled hides the record's FAIL; then its recomputation.
+ * one nor anything not modelled hides the record's FAIL; then its recomputation. A recomputation
+ * over the budget waits in the branch's refusals until the last check that could FAIL it (its
+ * world, its kernel, its SM count): said before the run, or in place of a NOT_VERIFIED found on
+ * the way (`_refusedFirst`), so that its reason is the one it was before any check that FAILs.
  *
  * @param ctx the verifier's context
  * @param o the record's predicate and workload, and the step recorder
@@ -306,23 +310,31 @@ async function _tensorsFirst<W, T, R>(
         readonly profile: GpuProfile;
         readonly stack: StackProfile;
         readonly tensors: T;
+        readonly refusals: readonly string[];
       },
     ) => Promise<R>;
   },
 ): Promise<R & { versionGap: string | null }> {
+  const refusals: string[] = [];
   const tensors = await branch.tensors(ctx.blobs, {
     ...o,
     maxRecordProducts: ctx.maxRecordProducts,
+    refusals,
   });
-  const world = await _recordWorld(ctx.store, { p: o.predicate, step: o.step });
-  const r = await branch.recompute({
-    ...ctx,
-    ...o,
-    profile: world.profile,
-    stack: world.stack,
-    tensors,
-  });
-  return { ...r, versionGap: world.versionGap };
+  try {
+    const world = await _recordWorld(ctx.store, { p: o.predicate, step: o.step });
+    const r = await branch.recompute({
+      ...ctx,
+      ...o,
+      profile: world.profile,
+      stack: world.stack,
+      tensors,
+      refusals,
+    });
+    return { ...r, versionGap: world.versionGap };
+  } catch (e) {
+    throw _refusedFirst(refusals, e);
+  }
 }
 
 async function _firstDifference(

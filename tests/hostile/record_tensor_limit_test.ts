@@ -7,7 +7,9 @@
  * The stores here hold nothing and record every read: without the check, the missing blob would
  * FAIL the record (prover obligation) instead. Likewise a record whose recomputation would take
  * more than 2^48 products (`MAX_RECORD_PRODUCTS`), each of its tensors within the limit: an
- * attention block of 2^20 tokens was four days of attention on two cores.
+ * attention block of 2^20 tokens was four days of attention on two cores. That refusal bounds
+ * time, not memory: it waits for the record's committed tensors (read within the limit) and its
+ * contradictions (review h184), and only the run is refused.
  */
 import assert from "node:assert/strict";
 import type { BlobStore } from "../../src/assets/mod.ts";
@@ -30,6 +32,19 @@ const RECIPE = JSON.parse(
     new URL("../../profiles/recipes/cutlass-kwalk-128x128x64.json", import.meta.url),
   ),
 );
+
+/**
+ * A blob store that holds every tensor asked for as zeros of the length asked (the committed
+ * bytes, as far as the pipeline can tell: digests are the store's to check), recording each read.
+ */
+function zeroStore(): { blobs: BlobStore; reads: string[] } {
+  const reads: string[] = [];
+  const blobs: BlobStore = {
+    dir: "zeros",
+    get: (d, o) => (reads.push(d), Promise.resolve(new Uint8Array(o?.maxBytes ?? 0))),
+  };
+  return { blobs, reads };
+}
 
 /** An empty blob store that records the digests it is asked for. */
 function emptyStore(): { blobs: BlobStore; reads: string[] } {
@@ -180,7 +195,7 @@ Deno.test("a tensor handed back at an odd byte offset is still read as its eleme
   assert.equal((await verifyWith(p, plain)).status, "PASS");
 });
 
-Deno.test("an attention block of 2^20 tokens (every tensor within the limit) is NOT_VERIFIED on its cost, unread", async () => {
+Deno.test("an attention block of 2^20 tokens (every tensor within the limit) is NOT_VERIFIED on its cost, its tensors read and nothing computed; withheld, they FAIL it", async () => {
   const tokens = 1 << 20;
   const shape = { hidden: 256, intermediate: 256, heads: 2, kvHeads: 1, headDim: 128 };
   const p = block("attention_block", shape);
@@ -192,10 +207,19 @@ Deno.test("an attention block of 2^20 tokens (every tensor within the limit) is 
     fingerprint: { ...p.fingerprint, shape: [tokens, 256] },
   } as ClaimPredicate;
   assert.ok(recordProducts(huge.workload)! > MAX_RECORD_PRODUCTS);
-  await assertRefusedUnread(
-    huge,
+  const { blobs, reads } = zeroStore();
+  const r = await verifyWith(huge, blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(
+    r.reason,
     /^the attention_block of 1048576 tokens takes about 2\.82e\+14 products to recompute, over the verifier's budget of 2\^48 a record$/,
   );
+  assert.equal(reads.length, 8, "the input and the seven weights");
+  assert.ok(!r.steps.some((s) => s.step === "recompute"), "nothing recomputed");
+  // The prover's tensors withheld: its obligation, which no cost hides.
+  const withheld = await verifyWith(huge, emptyStore().blobs);
+  assert.equal(withheld.status, "FAIL", withheld.reason);
+  assert.equal(withheld.obligation, "committed-input");
 });
 
 Deno.test("decoderProducts() bounds a forward's cost: Qwen3-4B at 250 tokens as measured, at 32,768 tokens within 2^48", () => {

@@ -5,16 +5,22 @@
  * one below it refuses the record, a budget equal to it recomputes it). The refusal stays where the
  * verifier's own limit is checked: after the record's own contradictions (a budget of one product
  * hides none of them). Review h151: one admitted record could hold an audit for 14 hours, with no
- * budget a command could set and no prediction.
+ * budget a command could set and no prediction. Review h184: a GEMM's or block's budget was
+ * checked before its committed tensors, its world and its kernel were, so that a budget of one
+ * product turned a missing tensor, tp=3 on one GPU, a version its stack excludes or a kernel of
+ * another source than its stack's from FAIL into NOT_VERIFIED; it now waits for them, as a model
+ * record's does.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { type BlobStore, openAssetStore } from "../../src/assets/mod.ts";
 import {
+  type BlockWorkload,
   type ClaimLog,
   type ClaimPredicate,
   formatClaimLog,
+  type GemmWorkload,
   type ModelForwardWorkload,
   parseClaimLog,
   type SequenceWorkload,
@@ -112,6 +118,15 @@ const LIES: [string, (p: ClaimPredicate) => ClaimPredicate, RegExp][] = [
     },
     /fingerprint shape is \[\d+, \d+\]/,
   ],
+  [
+    "tp=3 on one GPU",
+    (p) => ({
+      ...p,
+      parallelism: { ...p.parallelism, tp: 3 },
+      hardware: { ...p.hardware, count: 1 },
+    }),
+    /record contradicts itself: tp=3 x pp=1 x dp=1 ranks on 1 GPU\(s\)/,
+  ],
 ];
 
 /** The layer chain of five entries (the fixtures' checkpoints have fewer layers). */
@@ -123,17 +138,68 @@ function fiveLayerChain(p: ClaimPredicate): ClaimPredicate {
 /** A token id past any of the fixtures' vocabularies, as the first token. */
 const PAST_VOCAB = 2 ** 20;
 
+/** A GEMM's or block's input tensor committed by a digest the blob store does not hold. */
+const MISSING_INPUT: [string, (p: ClaimPredicate) => ClaimPredicate, RegExp] = [
+  "an input tensor missing from the blob store",
+  (p) => {
+    const w = p.workload as GemmWorkload | BlockWorkload;
+    return { ...p, workload: { ...w, input: { ...w.input, sha256: "ab".repeat(32) } } };
+  },
+  /^prover did not produce committed input: input tensor abababababababab… is missing/,
+];
+
+/** A block's PyTorch release other than the one its stack (CUTLASS with PyTorch 2.8.0) pins. */
+const BLOCK_STACK_LIE: [string, (p: ClaimPredicate) => ClaimPredicate, RegExp] = [
+  "a PyTorch release its stack does not pin",
+  (p) => ({
+    ...p,
+    software: { ...p.software, components: { ...p.software.components, pytorch: "2.4.0" } },
+  }),
+  /record contradicts its stack '[^']+': components\.pytorch '2\.4\.0'/,
+];
+
+/** A block's GEMM kernel named by a dispatch catalog, on a stack that runs explicit recipes. */
+const BLOCK_KERNEL_LIE: [string, (p: ClaimPredicate) => ClaimPredicate, RegExp] = [
+  "a catalog kernel on a recipe stack",
+  (p) => {
+    const gemm = fixture.log.records.find((r) => r.predicate.workload.kind === "gemm")!;
+    const kernel = (gemm.predicate.workload as GemmWorkload).kernel;
+    return { ...p, workload: { ...(p.workload as BlockWorkload), kernel } };
+  },
+  /runs explicit recipes, but the record names catalog/,
+];
+
 /**
  * Each kind's own contradictions: a GEMM's batch one above its rows (checked before the limits); a
  * model record's layer chain (checked before its cost) and a token id past the vocabulary (which
  * the forward finds after the cost is checked: the refusal waits for it).
  */
 const KIND_LIES: Record<string, [string, (p: ClaimPredicate) => ClaimPredicate, RegExp][]> = {
-  gemm: [[
-    "a batch one above its rows",
-    (p) => ({ ...p, batch: { ...p.batch, size: p.batch.size + 1 } }),
-    /record contradicts itself: batch size \d+ but \d+ input rows/,
-  ]],
+  gemm: [
+    [
+      "a batch one above its rows",
+      (p) => ({ ...p, batch: { ...p.batch, size: p.batch.size + 1 } }),
+      /record contradicts itself: batch size \d+ but \d+ input rows/,
+    ],
+    MISSING_INPUT,
+    [
+      // Its stack pins PyTorch 2.8.0; the record states the 2.5.1 it ran.
+      "a stack that pins another PyTorch release",
+      (p) => ({ ...p, software: { ...p.software, stack: "hf-qwen3-sdpa-torch2.8" } }),
+      /record contradicts its stack 'hf-qwen3-sdpa-torch2\.8': components\.pytorch '2\.5\.1'/,
+    ],
+    [
+      "a recipe kernel on a catalog stack",
+      (p) => {
+        const block = fixture.log.records.find((r) => r.predicate.workload.kind === "ffn_block")!;
+        const kernel = (block.predicate.workload as BlockWorkload).kernel;
+        return { ...p, workload: { ...(p.workload as GemmWorkload), kernel } };
+      },
+      /dispatches through a catalog, but the record names a recipe/,
+    ],
+  ],
+  attention_block: [MISSING_INPUT, BLOCK_STACK_LIE, BLOCK_KERNEL_LIE],
+  ffn_block: [MISSING_INPUT, BLOCK_STACK_LIE, BLOCK_KERNEL_LIE],
   model_forward: [
     ["a layer chain of five", fiveLayerChain, /layer chain has 5 entries for \d+ layers/],
     [
@@ -179,6 +245,40 @@ Deno.test("a budget of one product hides none of a record's own contradictions: 
       const r = await verifyRecord({ ...ctx, blobs, maxRecordProducts: 1 }, target);
       assert.equal(r.status, "FAIL", `${kind}, ${lie}, budget 1: ${r.reason}`);
       assert.equal(r.reason, unbudgeted.reason, `${kind}, ${lie}, budget 1`);
+    }
+  }
+});
+
+Deno.test("a GEMM or block record over the budget and not modelled, or falsified, is refused for its budget: its tensors read, nothing recomputed", async () => {
+  for (const kind of ["gemm", "attention_block", "ffn_block"]) {
+    const honest = fixture.log.records.find((r) => r.predicate.workload.kind === kind)!.predicate;
+    const edits: [string, (p: ClaimPredicate) => ClaimPredicate, RegExp][] = [
+      [
+        "an unknown profile",
+        (p) => ({ ...p, hardware: { ...p.hardware, profile: "no-such-gpu" } }),
+        /^unsupported profile/,
+      ],
+      [
+        "a falsified fingerprint",
+        (p) => ({ ...p, fingerprint: { ...p.fingerprint, sha256: "0".repeat(64) } }),
+        /differs from the claimed/,
+      ],
+    ];
+    for (const [what, edit, unbudgetedReason] of edits) {
+      const target = { log: chainLog([edit(honest)]), index: 0 };
+      const unbudgeted = await verifyRecord({ ...ctx, blobs: fixture.blobs }, target);
+      assert.match(unbudgeted.reason, unbudgetedReason, `${kind}, ${what}`);
+      const r = await verifyRecord({ ...ctx, blobs: fixture.blobs, maxRecordProducts: 1 }, target);
+      assert.equal(r.status, "NOT_VERIFIED", `${kind}, ${what}: ${r.reason}`);
+      assert.match(r.reason, /over the audit's budget \(--max-record-products\) of 2\^0 a record$/);
+      assert.ok(
+        r.steps.some((s) => s.step === "tensors" && s.ok),
+        `${kind}, ${what}: tensors read`,
+      );
+      assert.ok(
+        !r.steps.some((s) => s.step === "recompute"),
+        `${kind}, ${what}: nothing recomputed`,
+      );
     }
   }
 });
