@@ -155,6 +155,7 @@ export type PoolCode =
   | "RESULT_INVALID"
   | "RESULT_SIGNATURE"
   | "RESULT_UNKNOWN_WORKER"
+  | "SIGNING_KEY_REFUSED"
   | "WORKER_KEY_REFUSED";
 
 /** Beacon rounds, signed notes and checkpoints, audit announcements and RFC 3161 timestamps. */

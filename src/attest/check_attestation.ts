@@ -15,7 +15,7 @@ import { type EvidenceLevel, type RecordResult, resultDifference } from "../veri
 import { decodeBase64 } from "./base64.ts";
 import type { DsseEnvelope } from "./dsse.ts";
 import { snapshotEnvelope } from "./_envelope_snapshot.ts";
-import { keyValidAt } from "./key_valid_at.ts";
+import { countSigners } from "./count_signers.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import {
   requiredInstants,
@@ -434,9 +434,9 @@ export const UNSIGNED_READ_BYTES = 1024 * 1024;
 
 /**
  * Verifies the signatures with every inspector key of the trust root, then counts only the
- * signers whose key is valid at each instant its signature entry is judged at (an entry with
- * evidence at the evidenced times, any other at the stated and the verification time), naming
- * the others and why. A key counts when one of its entries passes. Evidence over an entry that no
+ * signers whose key is valid at each instant its signature entry is judged at (`countSigners`:
+ * an entry with evidence at the evidenced times, any other at the stated and the verification
+ * time), naming the others and why. A key counts when one of its entries passes. Evidence over an entry that no
  * counted key made fails the check: it dates nothing the verdict rests on.
  */
 function _signers(
@@ -450,38 +450,10 @@ function _signers(
   },
 ): { verified: boolean; payload: Uint8Array; signatures: SignatureResult[]; detail: string } {
   const v = o.verified;
-  const counted: string[] = [];
-  const refused = new Map<string, string>();
-  const judged: string[] = [];
-  const entryRefusal = v.signatures.map((s, entry) => {
-    if (s.verifiedBy === null) return null;
-    const r = o.instants(entry);
-    if ("refused" in r) return r.refused;
-    for (const at of r.instants) {
-      const kv = keyValidAt(o.trustRoot, {
-        keyid: s.verifiedBy,
-        time: new Date(at.time),
-        role: "inspector",
-      });
-      if (!kv.valid) {
-        return `key ${s.verifiedBy.slice(0, 16)}… is ${kv.reason} at the ${at.label} time ${
-          new Date(at.time).toISOString()
-        }`;
-      }
-    }
-    if (!counted.includes(s.verifiedBy)) {
-      counted.push(s.verifiedBy);
-      const at = r.instants.map((i) => `${i.label} ${new Date(i.time).toISOString()}`);
-      judged.push(`${s.verifiedBy.slice(0, 16)}… at ${at.join(", ")}`);
-    }
-    return null;
-  });
-  v.signatures.forEach((s, entry) => {
-    const why = entryRefusal[entry];
-    if (s.verifiedBy !== null && why !== null && !counted.includes(s.verifiedBy)) {
-      if (!refused.has(s.verifiedBy)) refused.set(s.verifiedBy, why!);
-    }
-  });
+  const { counted, judged, entryRefusal, refused } = countSigners(
+    v.signatures.map((s) => s.verifiedBy),
+    o,
+  );
   const signatures = v.signatures.map((s, entry) => {
     const why = entryRefusal[entry];
     return s.verifiedBy !== null && why !== null

@@ -104,6 +104,7 @@ export {
   type ParseEnvelopeOptions,
 } from "./envelope.ts";
 export { type Ed25519KeyPair, generateKeyPair, publicKeyFromPrivate } from "./generate_key_pair.ts";
+export { judgeSigningKeys, type SigningKeysJudgement } from "./judge_signing_keys.ts";
 export { keyId } from "./key_id.ts";
 export {
   keyValidAt,

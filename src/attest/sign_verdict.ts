@@ -12,7 +12,7 @@ import { MAX_ENVELOPE_BYTES } from "./envelope.ts";
 import { InputError } from "../errors.ts";
 import { checkWorkerKeys } from "./check_worker_keys.ts";
 import { keyId } from "./key_id.ts";
-import { keyValidAt } from "./key_valid_at.ts";
+import { judgeSigningKeys } from "./judge_signing_keys.ts";
 import { parseVerdictPredicate } from "./parse_verdict_predicate.ts";
 import { reverifyDrandBinding } from "./beacon/mod.ts";
 import { statementChecks } from "./statement_checks.ts";
@@ -48,10 +48,12 @@ export interface SignVerdictOptions {
   /** Who computed each result (worker key ids and keys) and what the signer re-verified. */
   readonly workers?: BuildVerdictPredicateOptions["workers"];
   /**
-   * The trust root the verdict will be checked with, when the signer has it: `check`'s `workers`
-   * check (`checkWorkerKeys`) is run on the predicate before it is signed, and a worker key it
-   * refuses (a prover key of the root, or an inspector key of it not valid at `time`) refuses
-   * the signing. Absent: the signer vouches for its workers, and only `check` judges them.
+   * The trust root the verdict will be checked with, when the signer has it: `check`'s
+   * signatures rule (`judgeSigningKeys`) is run on the signing keys and its `workers` check
+   * (`checkWorkerKeys`) on the predicate before it is signed. Fewer signing keys than `check`
+   * counts (inspector keys of the root valid at `time` and now), or a worker key it refuses (a
+   * prover key of the root, or an inspector key of it not valid at `time`), refuses the signing.
+   * Absent: the signer vouches for its keys and workers, and only `check` judges them.
    */
   readonly trustRoot?: TrustRoot;
   /**
@@ -85,8 +87,8 @@ export interface SignedVerdict {
  * (`statementChecks`: seed, sample, result order, the verdict following from the results and the
  * evidence policy, detection, subjects), and a drand binding is re-verified: a report edited by
  * hand (a PASSED verdict over a FAIL, a round that does not verify) is refused, never signed.
- * Given the `trustRoot` the verdict will be checked with, the worker keys are judged as `check`
- * judges them, and one it would refuse is refused here.
+ * Given the `trustRoot` the verdict will be checked with, the signing keys and the worker keys are
+ * judged as `check` judges them, and a verdict it would refuse for them is not signed.
  * Ed25519 signatures are deterministic: the same report, keys, time and assets give the same
  * bytes.
  *
@@ -97,7 +99,8 @@ export interface SignedVerdict {
  *   the attestation would exceed `MAX_ENVELOPE_BYTES`; a `VerdictPredicateCode`
  *   when the report does not make a valid predicate (`VERDICT_FIELD_VALUE` when it fails a
  *   statement check); `BEACON_INVALID` when the drand binding does not verify;
- *   `WORKER_KEY_REFUSED` when `trustRoot` refuses a worker key
+ *   `SIGNING_KEY_REFUSED` when `check` with `trustRoot` would count fewer signers than it
+ *   requires; `WORKER_KEY_REFUSED` when `trustRoot` refuses a worker key
  * @throws {RangeError} when no key is given, a key appears twice or its halves do not match
  * @example
  * ```ts ignore
@@ -136,7 +139,17 @@ export async function signVerdict(
     );
   }
   if (options.trustRoot !== undefined) {
-    _checkWorkers(predicate, { trustRoot: options.trustRoot, keys: options.keys });
+    const judged = judgeSigningKeys(options.keys.map((k) => k.publicKey), {
+      trustRoot: options.trustRoot,
+      time: timeVerified,
+    });
+    if (judged.refusal !== null) {
+      throw new InputError(
+        "SIGNING_KEY_REFUSED",
+        `Cannot sign the verdict: check with the trust root given would count ${judged.refusal}`,
+      );
+    }
+    _checkWorkers(predicate, { trustRoot: options.trustRoot, signers: judged.counted });
   }
   const { beacon } = predicate.audit;
   if (beacon.drand !== undefined) {
@@ -182,20 +195,17 @@ export async function signVerdict(
 
 /**
  * `check`'s `workers` check on a predicate about to be signed: the signers it counts are the
- * signing keys the trust root holds as inspector keys valid at the verdict's time (a worker key
- * among them is judged by the signatures check, not this one).
+ * signing keys `check` would count (`judgeSigningKeys`; a worker key among them is judged by the
+ * signatures check, not this one).
  */
 function _checkWorkers(
   p: VerdictPredicate,
-  o: { readonly trustRoot: TrustRoot; readonly keys: readonly SigningKey[] },
+  o: { readonly trustRoot: TrustRoot; readonly signers: readonly string[] },
 ): void {
-  const time = p.timeVerified;
-  const signers = o.keys.map((k) => keyId(k.publicKey))
-    .filter((keyid) => keyValidAt(o.trustRoot, { keyid, time, role: "inspector" }).valid);
   let refused: string | null = null;
   checkWorkerKeys(p, {
     trustRoot: o.trustRoot,
-    signers,
+    signers: o.signers,
     add: (_check, ok, detail) => {
       if (!ok) refused = detail;
     },

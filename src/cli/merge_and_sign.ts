@@ -10,6 +10,7 @@
  */
 import { type AssetStore, openAssetStore } from "../assets/mod.ts";
 import {
+  judgeSigningKeys,
   type SigningKey,
   type TrustRoot,
   verifyAuditPlan,
@@ -148,7 +149,8 @@ export interface MergeInputs {
  * Reads and checks the common flags of `audit merge` and `audit serve`: signing time and
  * `--reverify` first (usage errors before any file is read), then the plan, the inspector keys,
  * the plan's signature by every one of them, the worker keys, the `--trust-root` if given (no
- * `--key` or `--worker-pub` may be a prover key of it), and the plan's trust evidence verified
+ * `--key` or `--worker-pub` may be a prover key of it, and `check` with it must count the `--key`
+ * signatures at the verdict's time: `--time`, or now), and the plan's trust evidence verified
  * with those keys.
  *
  * @param opts the command's options
@@ -156,7 +158,8 @@ export interface MergeInputs {
  * @throws {UsageError} `USAGE_TIME`, `USAGE_NUMBER`, `USAGE_KEYS` (also for a `--key` or
  *   `--worker-pub` that is the plan's prover key, or a prover key of the `--trust-root`);
  *   {InputError} plan, key, trust root and trust evidence errors, `PLAN_SIGNATURE` (a plan that a
- *   `--key` did not sign)
+ *   `--key` did not sign), `SIGNING_KEY_REFUSED` (`check` with the `--trust-root` would count
+ *   fewer `--key` signatures than it requires)
  * @example
  * ```ts ignore
  * const inputs = await mergeInputs(opts);
@@ -190,6 +193,7 @@ export async function mergeInputs(
     const from = `a prover key of --trust-root ${quoteForTerminal(opts.trustRoot!)}`;
     refuseProverKey({ publicKey: k.publicKey, from }, uses);
   }
+  if (trustRoot !== undefined) _refuseSigningKeys(keys, { trustRoot, time, opts });
   const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();
@@ -213,6 +217,33 @@ export async function mergeInputs(
     reverifyLog,
     trustRoot,
   };
+}
+
+/**
+ * Refuses `--key` keys that `check` with the `--trust-root` would not count enough of
+ * (`judgeSigningKeys`), at the verdict's time (`--time`, or now: `signVerdict` judges them again
+ * at the signing time), before any result is read or order published.
+ */
+function _refuseSigningKeys(
+  keys: readonly SigningKey[],
+  o: {
+    readonly trustRoot: TrustRoot;
+    readonly time: string | undefined;
+    readonly opts: { readonly key: readonly string[]; readonly trustRoot?: string | undefined };
+  },
+): void {
+  const time = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const { refusal } = judgeSigningKeys(keys.map((k) => k.publicKey), {
+    trustRoot: o.trustRoot,
+    time,
+  });
+  if (refusal === null) return;
+  const paths = o.opts.key.map((p) => quoteForTerminal(p)).join(", ");
+  throw new InputError(
+    "SIGNING_KEY_REFUSED",
+    `Cannot sign a verdict with --key ${paths}: check with --trust-root ` +
+      `${quoteForTerminal(o.opts.trustRoot ?? "")} would count, at ${time}, ${refusal}`,
+  );
 }
 
 /**

@@ -153,3 +153,44 @@ Deno.test("signVerdict() given the trust root refuses a worker key check would r
     assert.equal(judged.text, plain.text);
   }
 });
+
+Deno.test("signVerdict() given the trust root refuses signing keys check would count fewer of than it requires (SIGNING_KEY_REFUSED): not in the root, revoked, expired or not yet valid at the time; one valid co-signer signs the same bytes as without the root (review h184)", async () => {
+  const other = await generateKeyPair();
+  const root = (edit: Record<string, unknown> | null) => {
+    const built = buildTrustRoot([key.publicKey, other.publicKey], {
+      start: "2026-01-01T00:00:00Z",
+    });
+    const id = keyId(key.publicKey);
+    built.keys = built.keys.flatMap((k) =>
+      k.keyid !== id ? [k] : edit === null ? [] : [{ ...k, ...edit }]
+    );
+    return parseTrustRoot(JSON.stringify(built));
+  };
+  const report = verdictReport();
+  const prefix = `^Cannot sign the verdict: check with the trust root given would count 0 valid ` +
+    `inspector signature\\(s\\) of the 1 required: key ${keyId(key.publicKey).slice(0, 16)}… `;
+  for (
+    const [edit, why] of [
+      [null, "is not in the trust root"],
+      [{ revoked: { time: "2026-02-01T00:00:00Z", reason: "lost" } }, "is revoked: lost at"],
+      [{ validFor: { start: "2026-01-01T00:00:00Z", end: "2026-02-01T00:00:00Z" } }, "is expired"],
+      [{ validFor: { start: "2026-04-01T00:00:00Z" } }, "is not yet valid"],
+    ] as const
+  ) {
+    await assert.rejects(
+      () => signVerdict(report, { ...options, trustRoot: root(edit) }),
+      (e: unknown) =>
+        isCode(InputError, "SIGNING_KEY_REFUSED")(e) &&
+        new RegExp(prefix + why).test((e as Error).message),
+      why,
+    );
+  }
+  // Check's default threshold is one signer: a key it does not count beside one it does signs.
+  const plain = await signVerdict(report, { ...options, keys: [key, other] });
+  const judged = await signVerdict(report, {
+    ...options,
+    keys: [key, other],
+    trustRoot: root({ revoked: { time: "2026-02-01T00:00:00Z", reason: "lost" } }),
+  });
+  assert.equal(judged.text, plain.text);
+});

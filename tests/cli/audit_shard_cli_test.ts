@@ -505,3 +505,66 @@ Deno.test("audit merge --trust-root refuses to sign results of a worker key the 
     );
   }
 });
+
+/**
+ * Writes a trust root of the worker's key and the fixture's inspector key as inspector keys, with
+ * `edit` applied to the inspector key's entry (null: the root does not list it).
+ */
+async function inspectorRoot(name: string, edit: Record<string, unknown> | null): Promise<string> {
+  const [inspector, worker] = await Promise.all(
+    [f.pub, f.worker.pub].map(async (p) => decodePublicKeyPem(await Deno.readTextFile(p))),
+  );
+  const doc = buildTrustRoot([inspector!, worker!], { start: "2026-01-01T00:00:00Z" });
+  doc.keys = doc.keys.flatMap((k) =>
+    k.keyid !== f.keyid ? [k] : edit === null ? [] : [{ ...k, ...edit }]
+  );
+  const path = `${f.dir}/${name}.json`;
+  await Deno.writeTextFile(path, JSON.stringify(doc));
+  return path;
+}
+
+Deno.test("audit merge and audit serve --trust-root refuse a --key the root does not count as a valid inspector key at the verdict's time (SIGNING_KEY_REFUSED) before any result is read or order published, and write nothing (review h184)", async () => {
+  const files = [0, 1, 2].map(_res);
+  const cases = [
+    [
+      "revoked",
+      { revoked: { time: "2026-05-01T00:00:00Z", reason: "key compromise" } },
+      "is revoked: key compromise at the stated time 2026-06-01T12:00:00.000Z",
+    ],
+    [
+      "expired",
+      { validFor: { start: "2026-01-01T00:00:00Z", end: "2026-03-01T00:00:00Z" } },
+      "is expired at the stated time 2026-06-01T12:00:00.000Z",
+    ],
+    [
+      "not-yet",
+      { validFor: { start: "2026-07-01T00:00:00Z" } },
+      "is not yet valid at the stated time 2026-06-01T12:00:00.000Z",
+    ],
+    ["unlisted", null, "is not in the trust root"],
+  ] as const;
+  for (const [name, edit, why] of cases) {
+    const root = await inspectorRoot(`root-key-${name}`, edit);
+    const refusal = new RegExp(
+      `^error \\[SIGNING_KEY_REFUSED\\]: Cannot sign a verdict with --key '[^']*inspector\\.key': ` +
+        `check with --trust-root '[^']*root-key-${name}\\.json' would count, at ` +
+        `2026-06-01T12:00:00Z, 0 valid inspector signature\\(s\\) of the 1 required: key ` +
+        `${f.keyid.slice(0, 16)}… ${why.replace(/[.()]/g, "\\$&")}$`,
+    );
+    const m = await merge(files, `key-${name}`, [f.worker.pub], ["--trust-root", root]);
+    assert.equal(m.code, 2, m.stdout + m.stderr);
+    assert.match(m.stderr.trimEnd(), refusal);
+    await assert.rejects(Deno.stat(`${f.dir}/key-${name}`));
+    // No server is reached: the keys are refused before the serve connects.
+    const s = await runBitaudit([
+      "audit",
+      "serve",
+      ...["--plan", PLAN, "--nats", "nats://127.0.0.1:9", "--key", f.key, "--time", TIME],
+      ...["--worker-pub", f.worker.pub, "--out", `${f.dir}/key-${name}-serve`],
+      ...["--trust-root", root],
+    ]);
+    assert.equal(s.code, 2, s.stdout + s.stderr);
+    assert.match(s.stderr.trimEnd(), refusal);
+    await assert.rejects(Deno.stat(`${f.dir}/key-${name}-serve`));
+  }
+});

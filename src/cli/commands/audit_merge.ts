@@ -84,7 +84,7 @@ export const REVERIFY_OPTION = [
 /** The `--trust-root` option of `audit merge` and `audit serve`. */
 export const TRUST_ROOT_OPTION = [
   "--trust-root <file>",
-  "trust root JSON that `check` will read the verdict with: a --key or --worker-pub key it lists as a prover's is refused at once, and a worker key it does not accept at the verdict's time (an inspector key expired, revoked or not yet valid) before signing",
+  "trust root JSON that `check` will read the verdict with: a --key or --worker-pub key it lists as a prover's is refused at once; --key keys of which it would count no valid inspector signature (not in it, or expired, revoked or not yet valid at the verdict's time) at once and again before signing; and a worker key it does not accept at the verdict's time (an inspector key expired, revoked or not yet valid) before signing",
 ] as const;
 
 /** The files every signed audit writes into its output folder. */
