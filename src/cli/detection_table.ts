@@ -6,7 +6,7 @@
  * @module
  */
 import type { DetectionStatement } from "../verify/mod.ts";
-import type { VerifiedDetection } from "../web/mod.ts";
+import { type VerifiedDetection, verifiedCaveat } from "../web/mod.ts";
 
 /** A table's header and rows of plain text (escaped by whoever writes them). */
 export interface DetectionTable {
@@ -14,6 +14,11 @@ export interface DetectionTable {
   readonly header: readonly string[];
   /** One row per level: rate, F, the signed binomial and hypergeometric, then the verified. */
   readonly rows: readonly (readonly string[])[];
+  /**
+   * What the verified records' figures assume (`verifiedCaveat`), said once under the table where
+   * they are shown and some were verified; null otherwise.
+   */
+  readonly note: string | null;
 }
 
 /**
@@ -22,7 +27,8 @@ export interface DetectionTable {
  * @param detection the signed detection statement
  * @param v what the verified records catch (`verifiedDetection` of the statement and the sampled
  *   results, which the report's other detection lines read too)
- * @returns header and rows; the verified records' column only when some sampled were not verified
+ * @returns header and rows; the verified records' column, and the note of what it assumes, only
+ *   when some sampled were not verified
  * @example
  * ```ts
  * import { detectionTable } from "./detection_table.ts";
@@ -36,6 +42,7 @@ export interface DetectionTable {
  * if (t.header[4] !== "by the 1 verified: hypergeometric" || t.rows[0]![4] !== "0.166666") {
  *   throw new Error(JSON.stringify(t));
  * }
+ * if (!t.note?.startsWith("The figures by the 1 verified records assume")) throw new Error(t.note!);
  * ```
  */
 export function detectionTable(
@@ -61,5 +68,6 @@ export function detectionTable(
       l.hypergeometric,
       ...(all ? [] : [v.hypergeometric[i] ?? "unknown"]),
     ]),
+    note: all || v.verified === 0 ? null : verifiedCaveat(v.verified),
   };
 }

@@ -132,6 +132,7 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
       [...detection.header],
       detection.rows.map((r) => row([...r])),
     ),
+    ...(detection.note === null ? [] : [`<p>${h(detection.note)}</p>`]),
     ...(caught === null ? [] : [`<p>${h(caught)}</p>`]),
     `<h2>Sampled records</h2>`,
     table(

@@ -92,6 +92,7 @@ export function reportMarkdown(
     `|${"---|".repeat(table.header.length)}`,
     ...table.rows.map((r) => `| ${r.join(" | ")} |`),
     "",
+    ...(table.note === null ? [] : [table.note, ""]),
     ...(caught === null ? [] : [caught, ""]),
     "## Sampled records",
     "",

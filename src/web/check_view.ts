@@ -18,7 +18,7 @@ import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
 import { detectionSentence, percentText } from "./detection_sentence.ts";
 import { trustSentences } from "./trust_sentences.ts";
-import { verifiedDetection } from "./verified_detection.ts";
+import { verifiedCaveat, verifiedDetection } from "./verified_detection.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
 import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
 
@@ -95,13 +95,15 @@ function _view(outcome: CheckDone): CheckView {
 /**
  * The detection statement, a row per level: what the verified records catch first, then the
  * signed figure, said to count all k sampled records (a NOT_VERIFIED record catches nothing, so
- * the signed figure alone would read as more than this audit could catch).
+ * the signed figure alone would read as more than this audit could catch); where some but not all
+ * were verified, a last row says once what the verified records' figures assume
+ * (`verifiedCaveat`).
  */
 function _detection(p: VerdictPredicate): ViewFact[] {
   const d = p.detection;
   const v = verifiedDetection(d, p.results);
   const unverified = v.sampled - v.verified;
-  return d.levels.map((l, i) => {
+  const levels = d.levels.map((l, i) => {
     const signed = `${l.hypergeometric} (binomial ${l.binomial})`;
     const mine = v.hypergeometric[i] ?? null;
     return {
@@ -117,6 +119,9 @@ function _detection(p: VerdictPredicate): ViewFact[] {
         } by the ${v.verified} verified records (hypergeometric); the signed figure, ${signed}, counts all ${d.k} sampled, ${unverified} of them NOT_VERIFIED`,
     };
   });
+  return unverified === 0 || v.verified === 0
+    ? levels
+    : [...levels, { label: "assumption", value: verifiedCaveat(v.verified) }];
 }
 
 /** What the failed checks mean, by kind: only a failed signature check can mean tampering. */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { DetectionStatement } from "../verify/mod.ts";
-import { verifiedDetection } from "./verified_detection.ts";
+import { VERIFIED_ASSUMPTION, verifiedDetection } from "./verified_detection.ts";
 
 /**
  * Says what the sample could catch.
@@ -62,7 +62,7 @@ export function detectionSentence(
   if (verified === 0) return `${lead}: this audit could catch no false record.`;
   const p = hypergeometric[at];
   if (p === null || p === undefined) return `${lead}.`;
-  return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming a false record is as likely as any other to be one this verifier can check.`;
+  return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming ${VERIFIED_ASSUMPTION}.`;
 }
 
 function _cap(text: string): string {

@@ -32,4 +32,9 @@ export { verdictHeadline, verdictMeaning, type VerdictTone } from "./verdict_mea
 export { validityHints, type ValidityInputs } from "./validity_hints.ts";
 export { type TrustFacts, trustSentences } from "./trust_sentences.ts";
 export { detectionSentence } from "./detection_sentence.ts";
-export { type VerifiedDetection, verifiedDetection } from "./verified_detection.ts";
+export {
+  VERIFIED_ASSUMPTION,
+  verifiedCaveat,
+  type VerifiedDetection,
+  verifiedDetection,
+} from "./verified_detection.ts";

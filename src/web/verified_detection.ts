@@ -56,6 +56,33 @@ export function verifiedDetection(
   return { sampled: results.length, verified, hypergeometric };
 }
 
+/**
+ * What the verified records' figures assume, wherever they are shown (the detection sentence, the
+ * page's detection rows, the reports' tables): the sample is uniform over the log, but which of
+ * the sampled records could be verified is not, and a prover may make a false record one this
+ * verifier cannot check.
+ */
+export const VERIFIED_ASSUMPTION =
+  "a false record is as likely as any other to be one this verifier can check";
+
+/**
+ * The caveat said once beside the verified records' per-level figures (the page's detection rows,
+ * the tables of `report.md` and `report.html`).
+ *
+ * @param verified the sampled records that were verified (PASS or FAIL)
+ * @returns the sentence
+ * @example
+ * ```ts
+ * import { verifiedCaveat } from "./verified_detection.ts";
+ * if (!verifiedCaveat(7).startsWith("The figures by the 7 verified records assume a false record")) {
+ *   throw new Error(verifiedCaveat(7));
+ * }
+ * ```
+ */
+export function verifiedCaveat(verified: number): string {
+  return `The figures by the ${verified} verified records assume ${VERIFIED_ASSUMPTION}.`;
+}
+
 /** Whether `count` is a count of N's records (an integer in [0, N]). */
 function _ofN(count: number, n: number): boolean {
   return Number.isSafeInteger(n) && Number.isSafeInteger(count) && count >= 0 && count <= n;

@@ -201,3 +201,27 @@ Deno.test("report.md and report.html label the signed detection figures as count
   assert.match(fullHtml, /this audit: k = 7\)/);
   assert.doesNotMatch(fullHtml, /verified: hypergeometric|grey line/);
 });
+
+Deno.test("report.md and report.html say once, under the detection table, what the verified records' figures assume (review h184)", async () => {
+  // The table's column "by the 7 verified" gave each level's figure without the assumption the
+  // detection sentence states; said once under the table, in the sentence's words.
+  const report = verdictReport();
+  const note =
+    "The figures by the 7 verified records assume a false record is as likely as any other to be one this verifier can check.";
+  const md = reportMarkdown(report, meta);
+  assert.ok(md.includes(`| 0.01 | 1 | 0.077255 | 1.000000 | 0.874999 |\n`), md);
+  assert.equal(md.split(note).length, 2, md);
+  assert.ok(md.indexOf(note) > md.indexOf("by the 7 verified: hypergeometric"), md);
+  const html = await reportHtml(report, { ...meta, kinds: resultsByKind(report.results, null) });
+  assert.equal(html.split(`<p>${note}</p>`).length, 2, html);
+  // All verified: the signed figures are the sample's, and nothing is assumed of the others.
+  const all = { ...report, results: report.results.filter((r) => r.status !== "NOT_VERIFIED") };
+  const full = {
+    ...all,
+    selected: all.results.map((r) => r.index),
+    detection: detectionStatement(8, { k: 7 }),
+  };
+  assert.doesNotMatch(reportMarkdown(full, meta), /verified records assume/);
+  const fullHtml = await reportHtml(full, { ...meta, kinds: resultsByKind(full.results, null) });
+  assert.doesNotMatch(fullHtml, /verified records assume/);
+});

@@ -623,6 +623,14 @@ Deno.test("checkView() says what the verified records catch before the signed fi
     one.value,
     "caught with probability 0.874999 by the 7 verified records (hypergeometric); the signed figure, 1.000000 (binomial 0.077255), counts all 8 sampled, 1 of them NOT_VERIFIED",
   );
+  // What the verified figures assume is said once, after the levels (review h184), in the
+  // detection sentence's words.
+  assert.deepEqual(some.detection.filter((d) => /assume/.test(d.value)), [{
+    label: "assumption",
+    value:
+      "The figures by the 7 verified records assume a false record is as likely as any other to be one this verifier can check.",
+  }]);
+  assert.equal(some.detection.at(-1)!.label, "assumption");
   // No record verified: the page says it caught nothing, never the signed figure on its own.
   const base = verdictReport();
   const results = base.results.map(({ finding: _f, sfu: _s, ...r }) => ({
