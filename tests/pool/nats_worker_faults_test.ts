@@ -81,7 +81,7 @@ Deno.test("a worker whose result the server refuses (a peer shrank the results' 
       out.stderr,
       /^worker: record 0 \(gemm\) item [0-9a-f]{16} delivery 1: Cannot publish its result on NATS: message size exceeds maximum allowed; the order is handed back, to be delivered again after 5 s$/m,
     );
-    assert.match(out.stdout, /^worker: 1 items done$/m);
+    assert.match(out.stdout, /^worker: 1 item done$/m);
   });
 });
 
@@ -109,7 +109,7 @@ Deno.test("a worker whose ack the server does not take says so and goes on; its 
       out.stderr,
       /^worker: record 0 \(gemm\) item [0-9a-f]{16} delivery 1: its result is published, but NATS did not take the ack \(Permissions Violation for Publish to .*\): the order may be delivered again/m,
     );
-    assert.match(out.stdout, /^worker: 1 items done$/m);
+    assert.match(out.stdout, /^worker: 1 item done$/m);
   }, NO_ACKS);
 });
 
@@ -130,6 +130,6 @@ Deno.test("a worker whose pulls the server refuses (a peer set the consumer's lo
     assert.equal(JSON.parse(s.stdout).verdict, "PASSED");
     await w.waitFor(/done record 0 /);
     const out = await _stop(w);
-    assert.match(out.stdout, /^worker: 1 items done$/m);
+    assert.match(out.stdout, /^worker: 1 item done$/m);
   });
 });
