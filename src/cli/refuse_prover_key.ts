@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { AuditPlan } from "../verify/mod.ts";
-import { keyId } from "../attest/mod.ts";
+import type { AuditPlan, PlanEvidence } from "../verify/mod.ts";
+import { decodePublicKeyPem, keyId } from "../attest/mod.ts";
 import { UsageError } from "../errors.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 
@@ -50,6 +50,39 @@ export function refuseProverKey(
       `${id.slice(0, 16)}… (${prover.from}), and the prover may not sign or compute the audit ` +
       "of its own claims (check fails such a verdict)",
   );
+}
+
+/**
+ * Refuses any of `keys` that is the prover's key the trust evidence carries (a plan's, or the
+ * `--prover-pub` read with it), before anything is verified, computed or written.
+ *
+ * @param evidence the trust evidence (its `proverPub` PEM; absent: nothing to refuse)
+ * @param o `uses`, the keys the command signs or computes with; `from`, where the prover's key
+ *   came from, for messages (default: "the plan's prover key")
+ * @throws {UsageError} `USAGE_KEYS` as {@link refuseProverKey}
+ * @throws {InputError} `BAD_PEM` or `BAD_KEY` for a `proverPub` that is no Ed25519 SPKI PEM
+ * @example
+ * ```ts
+ * import { refuseEvidenceProverKey } from "./refuse_prover_key.ts";
+ * import { encodePublicKeyPem } from "../attest/mod.ts";
+ * const proverPub = encodePublicKeyPem(new Uint8Array(32).fill(1));
+ * const key = { publicKey: new Uint8Array(32).fill(1), option: "--key", path: "w.key" };
+ * refuseEvidenceProverKey({}, { uses: [key] }); // no prover key: nothing to refuse
+ * try {
+ *   refuseEvidenceProverKey({ proverPub }, { uses: [key] });
+ *   throw new Error("not refused");
+ * } catch (e) {
+ *   if (!String(e).includes("(the plan's prover key)")) throw e;
+ * }
+ * ```
+ */
+export function refuseEvidenceProverKey(
+  evidence: Pick<PlanEvidence, "proverPub">,
+  o: { readonly uses: readonly KeyInUse[]; readonly from?: string | undefined },
+): void {
+  if (evidence.proverPub === undefined) return;
+  const publicKey = decodePublicKeyPem(evidence.proverPub);
+  refuseProverKey({ publicKey, from: o.from ?? "the plan's prover key" }, o.uses);
 }
 
 /**

@@ -39,7 +39,7 @@ import { InputError, UsageError } from "../errors.ts";
 import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
 import { readBinaryFile, readTextFile } from "./read_json_file.ts";
-import { type KeyInUse, refuseProverKey } from "./refuse_prover_key.ts";
+import { type KeyInUse, refuseEvidenceProverKey } from "./refuse_prover_key.ts";
 import { countNoun } from "./count_noun.ts";
 
 /** File and flag inputs of {@link loadTrustInputs} (as the `audit` command's options). */
@@ -202,9 +202,7 @@ export async function verifyTrustEvidence(
   const names = ctx.names ??
     { beacon: "the beacon round", checkpoint: "the checkpoint", prover: "the plan's prover key" };
   // Before anything is verified: a usage error, whatever else the evidence holds.
-  if (e.proverPub !== undefined) {
-    refuseProverKey({ publicKey: decodePublicKeyPem(e.proverPub), from: names.prover }, ctx.uses);
-  }
+  refuseEvidenceProverKey(e, { uses: ctx.uses, from: names.prover });
   // `check` refuses an announced id without the announcement it derives from: it would read as
   // one that an announcement fixed in advance.
   if (e.announcement === undefined && ctx.auditId?.startsWith(ANNOUNCED_ID_PREFIX)) {

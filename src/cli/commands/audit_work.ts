@@ -10,7 +10,6 @@ import { Command } from "@commander-js/extra-typings";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import {
-  decodePublicKeyPem,
   keyId,
   type SigningKey,
   signItemResult,
@@ -42,7 +41,7 @@ import { makeParentDirs } from "../make_dirs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { ownSibling } from "../temp_sibling.ts";
 import { ioCause } from "../io_cause.ts";
-import { type KeyInUse, refusePlanSigner, refuseProverKey } from "../refuse_prover_key.ts";
+import { type KeyInUse, refuseEvidenceProverKey, refusePlanSigner } from "../refuse_prover_key.ts";
 import { countNoun } from "../count_noun.ts";
 
 /**
@@ -105,9 +104,7 @@ export function auditWorkCommand(): Command {
  */
 function _refuseKey(plan: AuditPlan, key: KeyInUse, where: string): void {
   refusePlanSigner(plan, { key, where });
-  const prover = plan.evidence.proverPub;
-  if (prover === undefined) return;
-  refuseProverKey({ publicKey: decodePublicKeyPem(prover), from: "the plan's prover key" }, [key]);
+  refuseEvidenceProverKey(plan.evidence, { uses: [key] });
 }
 
 async function _work(
