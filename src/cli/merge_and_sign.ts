@@ -189,11 +189,12 @@ export async function mergeInputs(
   const trustRoot = opts.trustRoot === undefined ? undefined : await loadTrustRoot(opts.trustRoot);
   // A prover key of the root is refused whatever the time, before any result is read or order
   // published; a worker key's validity is judged at the verdict's time, before signing.
-  for (const k of trustRoot?.keys.filter((k) => k.role === "prover") ?? []) {
+  if (trustRoot !== undefined) {
     const from = `a prover key of --trust-root ${quoteForTerminal(opts.trustRoot!)}`;
-    refuseProverKey({ publicKey: k.publicKey, from }, uses);
+    const provers = trustRoot.keys.filter((k) => k.role === "prover");
+    refuseProverKey(provers.map((k) => ({ publicKey: k.publicKey, from })), uses);
+    _refuseSigningKeys(keys, { trustRoot, time, opts });
   }
-  if (trustRoot !== undefined) _refuseSigningKeys(keys, { trustRoot, time, opts });
   const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();

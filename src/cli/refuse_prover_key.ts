@@ -23,33 +23,48 @@ export interface KeyInUse {
   readonly path: string;
 }
 
+/** A prover's public key, and where it came from (for messages). */
+export interface ProverKey {
+  /** 32-byte Ed25519 public key. */
+  readonly publicKey: Uint8Array;
+  /** Where it came from, e.g. `--prover-pub 'prover.pub'`, `the plan's prover key`. */
+  readonly from: string;
+}
+
 /**
- * Refuses any of `keys` that is the prover's key.
+ * Refuses any of `keys` that is a prover's key, in one pass over both lists (each key's id
+ * computed once): the first of `provers` that a key in use is, and the first such key.
  *
- * @param prover the prover's public key, and `from`: where it came from, for messages (e.g.
- *   `--prover-pub 'prover.pub'`, `the plan's prover key`)
+ * @param provers the prover's keys (one, or each a trust root lists as a prover's)
  * @param keys the keys the command signs or computes with
  * @throws {UsageError} `USAGE_KEYS` naming the option, the file and the key id
  * @example
  * ```ts
  * import { refuseProverKey } from "./refuse_prover_key.ts";
  * const prover = { publicKey: new Uint8Array(32).fill(1), from: "--prover-pub 'p.pub'" };
- * refuseProverKey(prover, [{ publicKey: new Uint8Array(32), option: "--key", path: "i.key" }]);
+ * refuseProverKey([prover], [{ publicKey: new Uint8Array(32), option: "--key", path: "i.key" }]);
  * ```
  */
 export function refuseProverKey(
-  prover: { readonly publicKey: Uint8Array; readonly from: string },
+  provers: readonly ProverKey[],
   keys: readonly KeyInUse[],
 ): void {
-  const id = keyId(prover.publicKey);
-  const used = keys.find((k) => keyId(k.publicKey) === id);
-  if (used === undefined) return;
-  throw new UsageError(
-    "USAGE_KEYS",
-    `Cannot use ${used.option} ${quoteForTerminal(used.path)}: it is the prover's key ` +
-      `${id.slice(0, 16)}… (${prover.from}), and the prover may not sign or compute the audit ` +
-      "of its own claims (check fails such a verdict)",
-  );
+  const used = new Map<string, KeyInUse>();
+  for (const k of keys) {
+    const id = keyId(k.publicKey);
+    if (!used.has(id)) used.set(id, k);
+  }
+  for (const prover of provers) {
+    const id = keyId(prover.publicKey);
+    const key = used.get(id);
+    if (key === undefined) continue;
+    throw new UsageError(
+      "USAGE_KEYS",
+      `Cannot use ${key.option} ${quoteForTerminal(key.path)}: it is the prover's key ` +
+        `${id.slice(0, 16)}… (${prover.from}), and the prover may not sign or compute the audit ` +
+        "of its own claims (check fails such a verdict)",
+    );
+  }
 }
 
 /**
@@ -82,7 +97,7 @@ export function refuseEvidenceProverKey(
 ): void {
   if (evidence.proverPub === undefined) return;
   const publicKey = decodePublicKeyPem(evidence.proverPub);
-  refuseProverKey({ publicKey, from: o.from ?? "the plan's prover key" }, o.uses);
+  refuseProverKey([{ publicKey, from: o.from ?? "the plan's prover key" }], o.uses);
 }
 
 /**

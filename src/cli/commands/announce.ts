@@ -105,7 +105,7 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   const note = await readTextFile(o.checkpoint, { maxBytes: 64 * 1024 });
   const pub = decodePublicKeyPem(await readTextFile(o.proverPub, { maxBytes: 64 * 1024 }));
   refuseProverKey(
-    { publicKey: pub, from: `--prover-pub ${quoteForTerminal(o.proverPub)}` },
+    [{ publicKey: pub, from: `--prover-pub ${quoteForTerminal(o.proverPub)}` }],
     keysInUse(keys.map((key) => key.publicKey), { option: "--key", paths: o.keys }),
   );
   const v = await verifyCheckpoint(note, [pub]);
