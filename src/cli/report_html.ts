@@ -69,8 +69,8 @@ const table = (caption: string, head: readonly string[], rows: readonly string[]
 export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Promise<string> {
   const k = report.selected.length;
   const n = (s: string) => report.results.filter((r) => r.status === s).length;
-  const caught = detectionSentence(report.detection, report.results);
   const v = verifiedDetection(report.detection, report.results);
+  const caught = detectionSentence(report.detection, v);
   const detection = detectionTable(report.detection, v);
   const { verified } = v;
   const curve = detectionCurve(report.population, {

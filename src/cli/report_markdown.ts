@@ -38,12 +38,10 @@ export function reportMarkdown(
   const d = meta.trust?.drand;
   const cp = meta.trust?.checkpoint;
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
-  const caught = detectionSentence(report.detection, report.results);
+  const v = verifiedDetection(report.detection, report.results);
+  const caught = detectionSentence(report.detection, v);
   // Numbers and the verifier's own words: nothing from an input.
-  const table = detectionTable(
-    report.detection,
-    verifiedDetection(report.detection, report.results),
-  );
+  const table = detectionTable(report.detection, v);
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",

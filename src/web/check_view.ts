@@ -18,7 +18,7 @@ import type { CheckDone, CheckOutcome } from "./run_check.ts";
 import { refusedView } from "./refused_view.ts";
 import { detectionSentence, percentText } from "./detection_sentence.ts";
 import { trustSentences } from "./trust_sentences.ts";
-import { verifiedCaveat, verifiedDetection } from "./verified_detection.ts";
+import { verifiedCaveat, type VerifiedDetection, verifiedDetection } from "./verified_detection.ts";
 import { verdictHeadline, verdictMeaning } from "./verdict_meaning.ts";
 import { type CheckView, EMPTY_DETAILS, type ViewFact } from "./view.ts";
 
@@ -67,12 +67,14 @@ function _view(outcome: CheckDone): CheckView {
   const signers = [
     ...new Set(report.signatures.flatMap((s) => s.verifiedBy === null ? [] : [s.verifiedBy])),
   ];
+  // What the verified records catch, computed once for the summary's sentence and the rows.
+  const v = verifiedDetection(predicate.detection, predicate.results);
   return {
     tone: "valid",
     headline:
       "VALID attestation: signed by a key of your trust root, every check made here passed (its assets are compared by bitaudit check only)",
     verdict: verdictHeadline(predicate.verdict),
-    summary: _summary(predicate, { signers, log, outcome }),
+    summary: _summary(predicate, { signers, log, outcome, v }),
     facts: _facts(predicate, signers),
     checks: report.checks,
     kinds: resultsByKind(predicate.results, kindOf),
@@ -87,7 +89,7 @@ function _view(outcome: CheckDone): CheckView {
         : `element ${r.firstDifference.index}: claimed ${r.firstDifference.claimed}, recomputed ${r.firstDifference.recomputed}`,
       evidence: evidenceCell(r.evidence),
     })),
-    detection: _detection(predicate),
+    detection: _detection(predicate, v),
     digests: _digests(predicate),
   };
 }
@@ -99,9 +101,8 @@ function _view(outcome: CheckDone): CheckView {
  * were verified, a last row says once what the verified records' figures assume
  * (`verifiedCaveat`).
  */
-function _detection(p: VerdictPredicate): ViewFact[] {
+function _detection(p: VerdictPredicate, v: VerifiedDetection): ViewFact[] {
   const d = p.detection;
-  const v = verifiedDetection(d, p.results);
   const unverified = v.sampled - v.verified;
   const levels = d.levels.map((l, i) => {
     const signed = `${l.hypergeometric} (binomial ${l.binomial})`;
@@ -159,10 +160,16 @@ function _whyInvalid(failed: ReadonlySet<string>): string[] {
 
 function _summary(
   p: VerdictPredicate,
-  o: { signers: readonly string[]; log: ClaimLog | null; outcome: CheckDone },
+  o: {
+    signers: readonly string[];
+    log: ClaimLog | null;
+    outcome: CheckDone;
+    /** What the verified records catch (`verifiedDetection`), as the detection rows read it. */
+    v: VerifiedDetection;
+  },
 ): string[] {
   const a = p.audit;
-  const caught = detectionSentence(p.detection, p.results);
+  const caught = detectionSentence(p.detection, o.v);
   const form = o.outcome.format === "sigstore-bundle" ? " (read from a Sigstore bundle)" : "";
   const stamped = o.outcome.timestamped
     ? " An RFC 3161 timestamp over the signature was verified: the keys were judged at its time."

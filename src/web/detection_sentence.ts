@@ -8,27 +8,35 @@
  * @module
  */
 import type { DetectionStatement } from "../verify/mod.ts";
-import { VERIFIED_ASSUMPTION, verifiedDetection } from "./verified_detection.ts";
+import { VERIFIED_ASSUMPTION, type VerifiedDetection } from "./verified_detection.ts";
 
 /**
  * Says what the sample could catch.
  *
  * @param detection the signed detection statement (population, k, levels)
- * @param results the sampled results' statuses
+ * @param v what the verified records catch (`verifiedDetection` of the statement and the sampled
+ *   results, which the caller's other detection lines read too)
  * @returns the sentence, or null when the statement has no level with a false record
  * @example
  * ```ts
  * import { detectionSentence } from "./detection_sentence.ts";
+ * import { verifiedDetection } from "./verified_detection.ts";
  * const d = {
  *   population: 6,
  *   k: 4,
  *   levels: [{ pFalse: "0.01", falseCount: 1, binomial: "0.039403", hypergeometric: "0.666666" }],
  * };
- * const all = detectionSentence(d, [{ status: "PASS" }, { status: "PASS" }, { status: "FAIL" }, { status: "PASS" }]);
+ * const all = detectionSentence(
+ *   d,
+ *   verifiedDetection(d, [{ status: "PASS" }, { status: "PASS" }, { status: "FAIL" }, { status: "PASS" }]),
+ * );
  * if (!all!.startsWith("If 1 of the 6 records were false (1 %, rounded up to whole records)")) {
  *   throw new Error(all!);
  * }
- * const some = detectionSentence(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }, { status: "PASS" }, { status: "PASS" }]);
+ * const some = detectionSentence(
+ *   d,
+ *   verifiedDetection(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }, { status: "PASS" }, { status: "PASS" }]),
+ * );
  * // 1/2, computed in doubles, is written one unit below: the text is never above the truth.
  * if (!some!.includes("the 3 verified records catch at least one with probability 0.499999")) {
  *   throw new Error(some!);
@@ -37,7 +45,7 @@ import { VERIFIED_ASSUMPTION, verifiedDetection } from "./verified_detection.ts"
  */
 export function detectionSentence(
   detection: DetectionStatement,
-  results: readonly { readonly status: string }[],
+  v: VerifiedDetection,
 ): string | null {
   const { population: n, k } = detection;
   const at = Math.max(0, detection.levels.findIndex((l) => l.pFalse === "0.01"));
@@ -49,14 +57,14 @@ export function detectionSentence(
     exact ? "" : ", rounded up to whole records"
   }`;
   const falseOnes = `if ${f} of the ${n} records were false (${share})`;
-  const { verified, hypergeometric } = verifiedDetection(detection, results);
-  if (verified === results.length) {
+  const { sampled, verified, hypergeometric } = v;
+  if (verified === sampled) {
     return `${
       _cap(falseOnes)
     }, a sample of ${k} catches at least one with probability ${level.hypergeometric}.`;
   }
-  const unverified = results.length - verified;
-  const lead = `${unverified} of the ${results.length} sampled records ${
+  const unverified = sampled - verified;
+  const lead = `${unverified} of the ${sampled} sampled records ${
     unverified === 1 ? "was" : "were"
   } NOT_VERIFIED and could catch nothing (the signed figure, ${level.hypergeometric}, counts all ${k})`;
   if (verified === 0) return `${lead}: this audit could catch no false record.`;

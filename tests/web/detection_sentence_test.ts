@@ -4,30 +4,29 @@
  * verified (a NOT_VERIFIED record catches nothing).
  */
 import assert from "node:assert/strict";
-import { detectionStatement } from "../../src/verify/mod.ts";
-import { detectionSentence } from "../../src/web/mod.ts";
+import { type DetectionStatement, detectionStatement } from "../../src/verify/mod.ts";
+import { detectionSentence, verifiedDetection } from "../../src/web/mod.ts";
 
-const statuses = (...s: string[]) => s.map((status) => ({ status }));
+/** The sentence for a statement and the sampled records' statuses, as the reports build it. */
+const sentence = (d: DetectionStatement, ...s: string[]) =>
+  detectionSentence(d, verifiedDetection(d, s.map((status) => ({ status }))));
 
 Deno.test("detectionSentence() names F of N where the 1 % level rounds up to a whole record", () => {
   // N = 6, k = 4: 1 % of 6 records is F = 1 (16.7 %), caught by 4 of 6 with probability 2/3,
   // written rounded down (never above the truth).
-  const s = detectionSentence(
-    detectionStatement(6, { k: 4 }),
-    statuses("PASS", "PASS", "FAIL", "PASS"),
-  );
+  const s = sentence(detectionStatement(6, { k: 4 }), "PASS", "PASS", "FAIL", "PASS");
   assert.equal(
     s,
     "If 1 of the 6 records were false (1 %, rounded up to whole records), a sample of 4 catches at least one with probability 0.666666.",
   );
   // 1 % of 300 is exactly 3 records: no rounding said.
-  const exact = detectionSentence(detectionStatement(300, { k: 2 }), statuses("PASS", "PASS"));
+  const exact = sentence(detectionStatement(300, { k: 2 }), "PASS", "PASS");
   assert.match(exact!, /^If 3 of the 300 records were false \(1 %\), a sample of 2 catches/);
 });
 
 Deno.test("detectionSentence() counts only the verified records when some were NOT_VERIFIED", () => {
   const d = detectionStatement(6, { k: 4 });
-  const s = detectionSentence(d, statuses("PASS", "NOT_VERIFIED", "PASS", "PASS"))!;
+  const s = sentence(d, "PASS", "NOT_VERIFIED", "PASS", "PASS")!;
   // 3 verified of 6 with F = 1: 1/2, not the signed 2/3 of all 4. 1/2 computed in doubles may
   // be just below or above it; the text is never above the truth, so 0.499999.
   assert.match(s, /^1 of the 4 sampled records was NOT_VERIFIED and could catch nothing/);
@@ -35,12 +34,13 @@ Deno.test("detectionSentence() counts only the verified records when some were N
   assert.match(s, /the 3 verified records catch at least one with probability 0\.499999/);
   assert.doesNotMatch(s, /a sample of 4 catches/);
   // A sample of all 6 signs 1.000000 (certain); with one record not verified it is 5/6.
-  const all = detectionSentence(
+  const all = sentence(
     detectionStatement(6, { k: 6 }),
-    statuses("PASS", "PASS", "PASS", "PASS", "PASS", "NOT_VERIFIED"),
+    ...Array(5).fill("PASS"),
+    "NOT_VERIFIED",
   )!;
   assert.match(all, /the 5 verified records catch at least one with probability 0\.833333/);
-  const none = detectionSentence(d, statuses(...Array(4).fill("NOT_VERIFIED")))!;
+  const none = sentence(d, ...Array(4).fill("NOT_VERIFIED"))!;
   assert.match(
     none,
     /^4 of the 4 sampled records were NOT_VERIFIED .*could catch no false record\.$/,
