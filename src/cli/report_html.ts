@@ -70,8 +70,11 @@ export async function reportHtml(report: AuditReport, meta: ReportHtmlMeta): Pro
   const k = report.selected.length;
   const n = (s: string) => report.results.filter((r) => r.status === s).length;
   const v = verifiedDetection(report.detection, report.results);
-  const caught = detectionSentence(report.detection, v);
   const detection = detectionTable(report.detection, v);
+  // The table's note says what the verified figures assume: the sentence under it does not.
+  const caught = detectionSentence(report.detection, v, {
+    assumptionSaid: detection.note !== null,
+  });
   const { verified } = v;
   const curve = detectionCurve(report.population, {
     k,

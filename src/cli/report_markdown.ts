@@ -39,9 +39,10 @@ export function reportMarkdown(
   const cp = meta.trust?.checkpoint;
   const count = (s: string) => report.results.filter((r) => r.status === s).length;
   const v = verifiedDetection(report.detection, report.results);
-  const caught = detectionSentence(report.detection, v);
   // Numbers and the verifier's own words: nothing from an input.
   const table = detectionTable(report.detection, v);
+  // The table's note says what the verified figures assume: the sentence under it does not.
+  const caught = detectionSentence(report.detection, v, { assumptionSaid: table.note !== null });
   const lines = [
     `# bitaudit audit report: ${report.verdict}`,
     "",

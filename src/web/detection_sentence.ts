@@ -16,6 +16,9 @@ import { VERIFIED_ASSUMPTION, type VerifiedDetection } from "./verified_detectio
  * @param detection the signed detection statement (population, k, levels)
  * @param v what the verified records catch (`verifiedDetection` of the statement and the sampled
  *   results, which the caller's other detection lines read too)
+ * @param o `assumptionSaid`: the caller says what the verified records' figures assume right
+ *   beside the sentence (the reports' table note, `verifiedCaveat`), so the sentence does not
+ *   repeat it (default: it says it, as on the checker page's summary)
  * @returns the sentence, or null when the statement has no level with a false record
  * @example
  * ```ts
@@ -38,14 +41,20 @@ import { VERIFIED_ASSUMPTION, type VerifiedDetection } from "./verified_detectio
  *   verifiedDetection(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }, { status: "PASS" }, { status: "PASS" }]),
  * );
  * // 1/2, computed in doubles, is written one unit below: the text is never above the truth.
- * if (!some!.includes("the 3 verified records catch at least one with probability 0.499999")) {
+ * if (!some!.includes("the 3 verified records catch at least one with probability 0.499999, assuming")) {
  *   throw new Error(some!);
  * }
+ * // Said beside it by the caller (the reports' table note): not repeated.
+ * const said = detectionSentence(d, verifiedDetection(d, [{ status: "PASS" }, { status: "NOT_VERIFIED" }]), {
+ *   assumptionSaid: true,
+ * });
+ * if (!said!.endsWith("the 1 verified records catch at least one with probability 0.166666.")) throw new Error(said!);
  * ```
  */
 export function detectionSentence(
   detection: DetectionStatement,
   v: VerifiedDetection,
+  o: { readonly assumptionSaid?: boolean | undefined } = {},
 ): string | null {
   const { population: n, k } = detection;
   const at = Math.max(0, detection.levels.findIndex((l) => l.pFalse === "0.01"));
@@ -70,7 +79,8 @@ export function detectionSentence(
   if (verified === 0) return `${lead}: this audit could catch no false record.`;
   const p = hypergeometric[at];
   if (p === null || p === undefined) return `${lead}.`;
-  return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}, assuming ${VERIFIED_ASSUMPTION}.`;
+  const assuming = o.assumptionSaid === true ? "" : `, assuming ${VERIFIED_ASSUMPTION}`;
+  return `${lead}: ${falseOnes}, the ${verified} verified records catch at least one with probability ${p}${assuming}.`;
 }
 
 function _cap(text: string): string {

@@ -3,6 +3,7 @@ import { detectionStatement, resultsByKind } from "../../mod.ts";
 import { escapeHtml } from "../../src/cli/escape_html.ts";
 import { reportHtml } from "../../src/cli/report_html.ts";
 import { reportMarkdown } from "../../src/cli/report_markdown.ts";
+import { VERIFIED_ASSUMPTION } from "../../src/web/mod.ts";
 import { verdictReport } from "../attest/_verdict_report.ts";
 import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
 import { runBitaudit } from "./_run.ts";
@@ -224,4 +225,15 @@ Deno.test("report.md and report.html say once, under the detection table, what t
   assert.doesNotMatch(reportMarkdown(full, meta), /verified records assume/);
   const fullHtml = await reportHtml(full, { ...meta, kinds: resultsByKind(full.results, null) });
   assert.doesNotMatch(fullHtml, /verified records assume/);
+});
+
+Deno.test("report.md and report.html state the verified figures' assumption once: the detection sentence right under the table's note does not repeat it", async () => {
+  // The note said it, and the sentence below it ended "..., assuming" the same words.
+  const report = verdictReport();
+  const md = reportMarkdown(report, meta);
+  assert.equal(md.split(VERIFIED_ASSUMPTION).length, 2, md);
+  assert.match(md, /the 7 verified records catch at least one with probability 0\.874999\.\n/);
+  const html = await reportHtml(report, { ...meta, kinds: resultsByKind(report.results, null) });
+  assert.equal(html.split(VERIFIED_ASSUMPTION).length, 2, html);
+  assert.match(html, /the 7 verified records catch at least one with probability 0\.874999\.<\/p>/);
 });

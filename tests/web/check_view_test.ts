@@ -19,6 +19,7 @@ import {
   trustSentences,
   verdictHeadline,
   verdictMeaning,
+  VERIFIED_ASSUMPTION,
 } from "../../src/web/mod.ts";
 import { parseVerdictPredicate, sigstoreBundle } from "../../src/attest/mod.ts";
 import { escapeForTerminal } from "../../src/escape_text.ts";
@@ -631,6 +632,11 @@ Deno.test("checkView() says what the verified records catch before the signed fi
       "The figures by the 7 verified records assume a false record is as likely as any other to be one this verifier can check.",
   }]);
   assert.equal(some.detection.at(-1)!.label, "assumption");
+  // The summary's detection sentence, away from these rows, says it too.
+  assert.ok(
+    some.summary.some((s) => s.endsWith(`probability 0.874999, assuming ${VERIFIED_ASSUMPTION}.`)),
+    some.summary.join("\n"),
+  );
   // No record verified: the page says it caught nothing, never the signed figure on its own.
   const base = verdictReport();
   const results = base.results.map(({ finding: _f, sfu: _s, ...r }) => ({

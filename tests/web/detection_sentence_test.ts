@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { type DetectionStatement, detectionStatement } from "../../src/verify/mod.ts";
-import { detectionSentence, verifiedDetection } from "../../src/web/mod.ts";
+import { detectionSentence, VERIFIED_ASSUMPTION, verifiedDetection } from "../../src/web/mod.ts";
 
 /** The sentence for a statement and the sampled records' statuses, as the reports build it. */
 const sentence = (d: DetectionStatement, ...s: string[]) =>
@@ -45,4 +45,20 @@ Deno.test("detectionSentence() counts only the verified records when some were N
     none,
     /^4 of the 4 sampled records were NOT_VERIFIED .*could catch no false record\.$/,
   );
+});
+
+Deno.test("detectionSentence() leaves what the verified figures assume to the caller that says it beside the sentence", () => {
+  // report.md and report.html say it in the note right above the sentence: once is enough.
+  const d = detectionStatement(6, { k: 4 });
+  const v = verifiedDetection(
+    d,
+    ["PASS", "NOT_VERIFIED", "PASS", "PASS"].map((status) => ({ status })),
+  );
+  assert.ok(detectionSentence(d, v)!.endsWith(`0.499999, assuming ${VERIFIED_ASSUMPTION}.`));
+  const said = detectionSentence(d, v, { assumptionSaid: true })!;
+  assert.ok(
+    said.endsWith("the 3 verified records catch at least one with probability 0.499999."),
+    said,
+  );
+  assert.equal(detectionSentence(d, v, { assumptionSaid: false }), detectionSentence(d, v));
 });
