@@ -6,7 +6,7 @@
  * @module
  */
 import type { DetectionStatement } from "../verify/mod.ts";
-import { type VerifiedDetection, verifiedCaveat } from "../web/mod.ts";
+import { verifiedCaveat, type VerifiedDetection } from "../web/mod.ts";
 
 /** A table's header and rows of plain text (escaped by whoever writes them). */
 export interface DetectionTable {
