@@ -3,7 +3,9 @@
  * signatures rule of `check` (`countSigners`) run on them before anything is signed, so that an
  * inspector does not sign a verdict every reader finds INVALID ("0 valid inspector signature(s)")
  * because its `--key` is not an inspector key of their root, or is one revoked, expired or not yet
- * valid at the verdict's time or at the signer's clock.
+ * valid at the verdict's time or at the signer's clock (a verdict dated ahead of that clock, within
+ * the skew `check` allows, is judged at both: a key whose window starts between them would fail
+ * every check made before its start).
  *
  * @module
  */
@@ -29,8 +31,8 @@ export interface SigningKeysJudgement {
  * signature by a key verifies with the trust root's inspector key of the same bytes (its key id)
  * and no other, and each such key is judged at the instants `check` judges an entry without
  * signing-time evidence (`requiredInstants`: the stated time and the verification time, here the
- * signer's clock; a stated time after that clock at itself alone, as the signer cannot know the
- * reader's).
+ * signer's clock, the earliest a reader may check it; a stated time more than the allowed clock
+ * skew after that clock is refused, as `check` refuses it).
  *
  * @param keys the signing keys' public halves (32 bytes each)
  * @param o the trust root, the verdict's `time` (RFC 3339), the signer's clock `now` (default the
@@ -63,7 +65,7 @@ export function judgeSigningKeys(
   },
 ): SigningKeysJudgement {
   const stated = parseRfc3339(o.time);
-  const now = Math.max((o.now ?? new Date()).getTime(), stated);
+  const now = (o.now ?? new Date()).getTime();
   const ids = keys.map((k) => keyId(k));
   const roles = new Map(o.trustRoot.keys.map((k) => [k.keyid, k.role]));
   const verifiedBy = ids.map((id) => roles.get(id) === "inspector" ? id : null);

@@ -244,6 +244,11 @@ function _inspectorHint(
   } else if (stated !== undefined && stated < key.validFor.start) {
     why =
       ` That is before the key's window: if the key was the inspector's then, build the trust root with an earlier --valid-from.`;
+  } else if (stated !== undefined && _within(key, stated) && o.now < key.validFor.start) {
+    // Dated ahead of this check's clock (within the skew check allows), into a window not yet open.
+    why = ` That is inside the key's window, but this check's time ${
+      _iso(o.now)
+    } is before the window starts: the key is not yet valid, and a verdict is judged at its stated time and at the time it is checked. Check it again once the window has started.`;
   } else if (stated !== undefined && _within(key, stated) && !_within(key, o.now)) {
     // Inside its window by the statement's own word, and ended or revoked since.
     why =

@@ -48,10 +48,22 @@ const EDITS: [string, Record<string, unknown> | null][] = [
   ["not yet valid at the time", { validFor: { start: "2026-04-01T00:00:00Z" } }],
 ];
 
+/** The edits at the verification time NOW, and at a clock two minutes before the stated time. */
+const SOON = new Date("2026-03-01T11:58:00Z");
+const CASES: [string, Record<string, unknown> | null, Date][] = [
+  ...EDITS.map(([what, edit]): [string, Record<string, unknown> | null, Date] => [what, edit, NOW]),
+  ["valid, the clock just before the time", {}, SOON],
+  [
+    "starting between the clock and the time",
+    { validFor: { start: "2026-03-01T11:59:00Z" } },
+    SOON,
+  ],
+];
+
 Deno.test("judgeSigningKeys() refuses exactly what check's signatures check fails on the signed verdict, at the same verification time", async () => {
-  for (const [what, edit] of EDITS) {
+  for (const [what, edit, now] of CASES) {
     const trustRoot = root(edit);
-    const judged = judgeSigningKeys([inspector.publicKey], { trustRoot, time: TIME, now: NOW });
+    const judged = judgeSigningKeys([inspector.publicKey], { trustRoot, time: TIME, now });
     const signed = await signVerdict(verdictReport(), {
       keys: [inspector],
       time: TIME,
@@ -59,7 +71,7 @@ Deno.test("judgeSigningKeys() refuses exactly what check's signatures check fail
       engine: "reference",
       runtime: "deno test",
     });
-    const report = await checkAttestation(signed.envelope, { trustRoot, now: NOW });
+    const report = await checkAttestation(signed.envelope, { trustRoot, now });
     const sigs = report.checks.find((c) => c.check === "signatures")!;
     assert.equal(judged.refusal === null, sigs.ok, `${what}: ${judged.refusal} / ${sigs.detail}`);
     assert.deepEqual(judged.counted, sigs.ok ? [keyId(inspector.publicKey)] : [], what);
@@ -75,15 +87,20 @@ Deno.test("judgeSigningKeys() judges a key at the stated time and at the signer'
     `0 valid inspector signature(s) of the 1 required: key ${key}… is revoked: x at the ` +
       "verification time 2026-06-01T00:00:00.000Z",
   );
-  // A stated time after the signer's clock is judged at itself (the reader's clock is unknown).
-  assert.equal(at({}, new Date("2026-02-01T00:00:00Z")), null);
+  // A stated time ahead of the signer's clock, within check's skew, is judged at both: a key whose
+  // window starts between them fails every check made before its start (review h187).
+  const before = new Date("2026-03-01T11:58:00Z");
+  assert.equal(at({}, before), null);
   assert.equal(
-    at(
-      { validFor: { start: "2026-01-01T00:00:00Z", end: "2026-02-15T00:00:00Z" } },
-      new Date("2026-02-01T00:00:00Z"),
-    ),
-    `0 valid inspector signature(s) of the 1 required: key ${key}… is expired at the stated ` +
-      "time 2026-03-01T12:00:00.000Z",
+    at({ validFor: { start: "2026-03-01T11:59:00Z" } }, before),
+    `0 valid inspector signature(s) of the 1 required: key ${key}… is not yet valid at the ` +
+      "verification time 2026-03-01T11:58:00.000Z",
+  );
+  // Further ahead than the skew, check refuses the time itself, and so does the judgement.
+  assert.equal(
+    at({}, new Date("2026-02-01T00:00:00Z")),
+    "0 valid inspector signature(s) of the 1 required: the stated time 2026-03-01T12:00:00.000Z " +
+      "is after the verification time 2026-02-01T00:00:00.000Z",
   );
   const both = [inspector.publicKey, coSigner.publicKey];
   const o = { trustRoot: root(null), time: TIME, now: NOW };

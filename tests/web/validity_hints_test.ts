@@ -242,6 +242,33 @@ Deno.test("validityHints(): a verdict signed inside its key's window, the key en
   assert.doesNotMatch(inside!, /ended or revoked since/);
 });
 
+Deno.test("validityHints(): a verdict dated ahead of the check's clock, into a window not yet open, is told the key is not yet valid, not that it was ended or revoked since", async () => {
+  const opens: TrustRoot = {
+    ...trustRoot,
+    keys: [{ ...trustRoot.keys[0]!, validFor: { start: Date.parse("2026-03-01T00:00:00Z") } }],
+  };
+  const verdict = {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+    payload: b64(statement({ timeVerified: "2026-03-01T00:02:00Z" })),
+    signatures: [],
+  };
+  const r = {
+    ...report("signatures", "key not yet valid at the verification time"),
+    signatures: [{ verifiedBy: id, refusedKey: id }] as never,
+  };
+  const [hint] = await validityHints({
+    report: r,
+    envelope: verdict,
+    trustRoot: opens,
+    now: new Date("2026-02-28T23:58:00Z"),
+  });
+  assert.match(
+    hint!,
+    /this check's time 2026-02-28T23:58:00Z is before the window starts: the key is not yet valid.*Check it again once the window has started\./,
+  );
+  assert.doesNotMatch(hint!, /ended or revoked since|RFC 3161 token/);
+});
+
 Deno.test("validityHints(): a key judged at a token's time after its revocation is told so, not that it lacks a token", async () => {
   const revoked: TrustRoot = {
     ...trustRoot,
