@@ -137,12 +137,7 @@ export async function _tensorBytes(
   const what = `${t.what} tensor`;
   const length = _checkSize(t.shape, what) * t.width;
   const blob = { digest: t.digest, what };
-  const contradiction = (bytes: number) =>
-    new _Stop(
-      "FAIL",
-      `record contradicts its ${what}: ${bytes} bytes, its shape [${t.shape.join(", ")}] of ` +
-        `${8 * t.width}-bit elements holds ${length}`,
-    );
+  const contradiction = (bytes: number) => _lengthContradiction({ ...t, what }, { bytes, length });
   // Read no more than the record's tensor can hold: a larger blob is refused before a byte is read.
   const read = async () => {
     try {
@@ -164,6 +159,25 @@ export async function _tensorBytes(
   if (bytes === null) throw _missingBlob(blob);
   if (bytes.length !== length) throw contradiction(bytes.length);
   return bytes.byteOffset % t.width === 0 ? bytes : bytes.slice();
+}
+
+/**
+ * The FAIL of a committed tensor that hashes to its digest but whose length is not the one its
+ * shape holds: the record's contradiction with its own tensor, bytes against bytes.
+ *
+ * @param t the tensor's shape, bytes per element and name (e.g. `input tensor`)
+ * @param o the blob's length and the length the shape holds (bytes)
+ * @returns the stop to throw
+ */
+export function _lengthContradiction(
+  t: { readonly shape: readonly number[]; readonly width: 2 | 4; readonly what: string },
+  o: { readonly bytes: number; readonly length: number | bigint },
+): _Stop {
+  return new _Stop(
+    "FAIL",
+    `record contradicts its ${t.what}: ${o.bytes} bytes, its shape [${t.shape.join(", ")}] of ` +
+      `${8 * t.width}-bit elements holds ${o.length}`,
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   _tensorBytes,
 } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
+import { _checkTensorUnheld, _held } from "./_unheld_tensor.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
@@ -60,30 +61,34 @@ export interface BlockRecomputeInput {
 
 /** A block record's committed tensors, read and held to its layer shape. */
 export interface BlockTensors {
-  /** The input [tokens, hidden]. */
-  readonly x: Uint16Array;
-  /** The weights by name (`_weightShapes`' names and shapes). */
-  readonly weights: Readonly<Record<string, Uint16Array>>;
+  /**
+   * The input [tokens, hidden] and the weights by name (`_weightShapes`' names and shapes), or
+   * null where a refusal waits (checked, not held: see `_blockTensors`).
+   */
+  readonly held: {
+    readonly x: Uint16Array;
+    readonly weights: Readonly<Record<string, Uint16Array>>;
+  } | null;
   /** The attention block's RoPE frequencies, where it commits to them instead of a theta. */
   readonly invFreq: Uint32Array | null;
 }
 
 /**
  * The checks of a block record that need only the record and the blob store, in order: its output
- * description and its layer shape (FAIL), the verifier's size limits (NOT_VERIFIED, before any
- * blob is read), its budget (a refusal that waits in `refusals`: a time bound, it hides none of
- * the record's FAILs), then its input, weights and `inv_freq` by digest (a passed `tensors`
- * step). Run before the record's profile, stack or kernel is loaded: none of those, known or not,
- * hides these.
+ * description and its layer shape (FAIL), the verifier's size limits and its budget (refusals
+ * that wait in `refusals`: bounds on memory and time, they hide none of the record's FAILs), then
+ * its input, weights and `inv_freq` by digest (a passed `tensors` step): read into memory where
+ * nothing is refused, else checked a chunk at a time and not held (`_checkTensorUnheld`). Run
+ * before the record's profile, stack or kernel is loaded: none of those, known or not, hides
+ * these.
  *
  * @param blobs the blob store
  * @param o the record's predicate and workload, the step recorder, the audit's budget a record
  *   and the branch's refusals
- * @returns the tensors
+ * @returns the tensors (the input and weights not held where a refusal waits)
  * @throws {_Stop} FAIL (a layer shape no model can have, an output description the block does not
- *   compute, a tensor whose length contradicts its shape), NOT_VERIFIED (a tensor over the element
- *   limit) or FAIL with `obligation: "committed-input"` (a committed tensor missing, mismatching or
- *   unreadable)
+ *   compute, a tensor whose length contradicts its shape) or FAIL with `obligation:
+ *   "committed-input"` (a committed tensor missing, mismatching or unreadable)
  */
 export async function _blockTensors(
   blobs: BlobStore,
@@ -104,40 +109,53 @@ export async function _blockTensors(
   }
   const { hidden: h, heads, kvHeads, headDim: d } = w.shape;
   const widest = Math.max(h, w.shape.intermediate, heads * d, kvHeads * d);
-  _checkSize([w.tokens, widest], "activation");
-  // Every tensor the record names by digest within the limit before the first is read (inv_freq,
-  // [headDim / 2], is by the layer shape's bounds; `_tensorBytes` checks it again as it reads).
-  _checkSize(w.input.shape, "input");
+  // The limits bound the recomputation's memory and the budget its time: each refusal waits for
+  // the record's contradictions, and a tensor over its limit is never read into memory (inv_freq,
+  // [headDim / 2], is within it by the layer shape's bounds, and is read).
+  _refusable(o.refusals, () => _checkSize([w.tokens, widest], "activation"));
+  _refusable(o.refusals, () => _checkSize(w.input.shape, "input"));
   const shapes = _weightShapes(w);
-  for (const [name, shape] of Object.entries(shapes)) _checkSize(shape, `weight '${name}'`);
-  // Reading and hashing the tensors is bounded by the limits above; only the run waits for the
-  // budget, said after the record's contradictions.
+  for (const [name, shape] of Object.entries(shapes)) {
+    _refusable(o.refusals, () => _checkSize(shape, `weight '${name}'`));
+  }
   _refusable(o.refusals, () =>
     _checkCost(recordProducts(w) ?? 0, {
       what: `the ${w.kind} of ${w.tokens} tokens`,
       budget: o.maxRecordProducts,
     }));
-  const x = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
-  const weights: Record<string, Uint16Array> = {};
-  for (const [name, shape] of Object.entries(shapes)) {
-    weights[name] = await _tensor16(blobs, {
-      digest: w.weights[name]!,
-      shape,
-      what: `weight '${name}'`,
-    });
+  const input = { digest: w.input.sha256, shape: w.input.shape, what: "input" };
+  const named = Object.entries(shapes).map(([name, shape]) => ({
+    name,
+    digest: w.weights[name]!,
+    shape,
+    what: `weight '${name}'`,
+  }));
+  let held: BlockTensors["held"] = null;
+  let checked = true;
+  if (o.refusals.length > 0) {
+    // Refused whatever they hold: checked a chunk at a time, held by nothing.
+    for (const t of [input, ...named]) {
+      checked = await _checkTensorUnheld(blobs, { ...t, width: 2 }) && checked;
+    }
+  } else {
+    const x = await _tensor16(blobs, input);
+    const weights: Record<string, Uint16Array> = {};
+    for (const t of named) weights[t.name] = await _tensor16(blobs, t);
+    held = { x, weights };
   }
   const rope = w.attention?.rope;
   const invFreq = rope === undefined || "theta" in rope
     ? null
     : await _invFreq(blobs, rope.invFreqSha256, d / 2);
   const names = Object.keys(shapes).length;
+  if (!checked) return { held, invFreq };
   o.step(
     "tensors",
     invFreq === null
       ? `input [${w.tokens},${h}] and ${names} weights by digest`
       : `input [${w.tokens},${h}], ${names} weights and inv_freq by digest`,
   );
-  return { x, weights, invFreq };
+  return { held, invFreq };
 }
 
 /**
@@ -175,14 +193,15 @@ export async function _recomputeBlock(
   _checkDataParallel(p, input.stack);
   const eps = Number(w.rmsNormEps);
   const { hidden: h, headDim: d } = w.shape;
-  const t16 = (name: string) => tensors.weights[name]!;
+  // Called only after `_sayRefusal`: tensors are not held only where a refusal waits.
+  const t16 = (name: string) => _held(tensors.held).weights[name]!;
   if (w.kind === "ffn_block") {
     const planned = planFfnBlock(w.tokens, { shape: w.shape, runtime, eps });
     if (!planned.supported) throw new _Stop("NOT_VERIFIED", planned.reason);
     step("support", _supportDetail(planned.plan.sfu));
     _sayRefusal(refusals);
     const weights = { norm: t16("norm"), gate: t16("gate"), up: t16("up"), down: t16("down") };
-    const r = await runFfnBlock(tensors.x, { plan: planned.plan, runtime, weights });
+    const r = await runFfnBlock(_held(tensors.held).x, { plan: planned.plan, runtime, weights });
     return {
       out: r.out,
       sfu: r.sfu,
@@ -226,7 +245,11 @@ export async function _recomputeBlock(
     qNorm: t16("qNorm"),
     kNorm: t16("kNorm"),
   };
-  const r = await runAttentionBlock(tensors.x, { plan: planned.plan, runtime, weights });
+  const r = await runAttentionBlock(_held(tensors.held).x, {
+    plan: planned.plan,
+    runtime,
+    weights,
+  });
   return {
     out: r.out,
     sfu: r.sfu,

@@ -19,6 +19,7 @@ import {
 import type { ClaimPredicate, GemmWorkload } from "../claims/mod.ts";
 import { _checkCost, _checkSize, _refusable, _sayRefusal, _Stop, _tensor16 } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
+import { _checkTensorUnheld, _held } from "./_unheld_tensor.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
 import { _checkDataParallel } from "./_claimed_parallel.ts";
@@ -50,24 +51,24 @@ export interface GemmTensors {
 
 /**
  * The checks of a GEMM record that need only the record and the blob store, in order: its output
- * description and its batch against its rows (FAIL), the verifier's size limits (NOT_VERIFIED,
- * before any blob is read), its budget (a refusal that waits in `refusals`: a time bound, it hides
- * none of the record's FAILs), then its input and weights by digest (a passed `tensors` step).
- * Run before the record's profile, stack or kernel is loaded: none of those, known or not, hides
+ * description and its batch against its rows (FAIL), the verifier's size limits and its budget
+ * (refusals that wait in `refusals`: bounds on memory and time, they hide none of the record's
+ * FAILs), then its input and weights by digest (a passed `tensors` step): read into memory where
+ * nothing is refused, else checked a chunk at a time and not held (`_checkTensorUnheld`). Run
+ * before the record's profile, stack or kernel is loaded: none of those, known or not, hides
  * these.
  *
  * @param blobs the blob store
  * @param o the record's predicate and workload, the step recorder, the audit's budget a record
  *   and the branch's refusals
- * @returns the input and the weights
- * @throws {_Stop} FAIL (the record contradicts itself or its tensors' lengths), NOT_VERIFIED (a
- *   tensor over the element limit) or FAIL with `obligation: "committed-input"` (a tensor
- *   missing, mismatching or unreadable)
+ * @returns the input and the weights, or null where a refusal waits (they are not held)
+ * @throws {_Stop} FAIL (the record contradicts itself or its tensors' lengths) or FAIL with
+ *   `obligation: "committed-input"` (a tensor missing, mismatching or unreadable)
  */
 export async function _gemmTensors(
   blobs: BlobStore,
   o: _TensorsInput<GemmWorkload>,
-): Promise<GemmTensors> {
+): Promise<GemmTensors | null> {
   const { predicate: p, workload: w } = o;
   _checkOutputDescription(p.fingerprint, {
     kind: w.kind,
@@ -81,25 +82,32 @@ export async function _gemmTensors(
       `record contradicts itself: batch size ${p.batch.size} but ${w.m} input rows`,
     );
   }
-  // Every tensor within the limit before the first is read: the record's shapes are the prover's.
-  _checkSize([w.m, w.n], "output");
-  _checkSize(w.input.shape, "input");
-  _checkSize(w.weights.shape, "weights");
-  // Reading and hashing the tensors is bounded by the limits above; only the run waits for the
-  // budget, said after the record's contradictions.
+  // The limits bound the recomputation's memory and the budget its time: each refusal waits for
+  // the record's contradictions, and a tensor over its limit is never read into memory.
+  _refusable(o.refusals, () => _checkSize([w.m, w.n], "output"));
+  _refusable(o.refusals, () => _checkSize(w.input.shape, "input"));
+  _refusable(o.refusals, () => _checkSize(w.weights.shape, "weights"));
   _refusable(o.refusals, () =>
     _checkCost(recordProducts(w) ?? 0, {
       what: `the ${w.m}x${w.n}x${w.k} GEMM`,
       budget: o.maxRecordProducts,
     }));
-  const a = await _tensor16(blobs, { digest: w.input.sha256, shape: w.input.shape, what: "input" });
-  const b = await _tensor16(blobs, {
-    digest: w.weights.sha256,
-    shape: w.weights.shape,
-    what: "weights",
-  });
-  o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
-  return { a, b };
+  const input = { digest: w.input.sha256, shape: w.input.shape, what: "input" };
+  const weights = { digest: w.weights.sha256, shape: w.weights.shape, what: "weights" };
+  const step = () =>
+    o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+  if (o.refusals.length > 0) {
+    // Refused whatever they hold: checked a chunk at a time, held by nothing.
+    const checked = [
+      await _checkTensorUnheld(blobs, { ...input, width: 2 }),
+      await _checkTensorUnheld(blobs, { ...weights, width: 2 }),
+    ];
+    if (checked.every((c) => c)) step();
+    return null;
+  }
+  const held = { a: await _tensor16(blobs, input), b: await _tensor16(blobs, weights) };
+  step();
+  return held;
 }
 
 /**
@@ -115,7 +123,7 @@ export async function _gemmTensors(
  *   its stack does not run)
  */
 export async function _recomputeGemm(
-  input: GemmRecomputeInput & { readonly tensors: GemmTensors },
+  input: GemmRecomputeInput & { readonly tensors: GemmTensors | null },
 ): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
   const { predicate: p, workload: w, profile, stack, step } = input;
   const kernel = await _resolveKernel(input.store, {
@@ -176,11 +184,12 @@ export async function _recomputeGemm(
   if (conflict !== null) throw new _Stop("NOT_VERIFIED", conflict);
   step("support", `${dp.id}: k=${dp.k} L=${dp.blockSize} F=${dp.fracBits}`);
   _sayRefusal(input.refusals);
+  const { a, b } = _held(input.tensors);
   const r = await runGemmRecipe(recipe, {
     dp,
     walker: input.walker,
-    a: input.tensors.a,
-    b: input.tensors.b,
+    a,
+    b,
     m: w.m,
     n: w.n,
     k: w.k,

@@ -2,14 +2,16 @@
  * Red-team finding F2: the tensors a GEMM or block record names by digest (input, weights) were
  * read before their element counts were checked against the verifier's limit of 2^28 elements
  * (`MAX_RECOMPUTE_ELEMENTS`): only the output and the activations were, so a GEMM input of 2^29
- * elements (1 GiB) was read and copied before the record ended. Now every such tensor is
- * NOT_VERIFIED, naming it and its element count, before the blob store is asked for any of them.
- * The stores here hold nothing and record every read: without the check, the missing blob would
- * FAIL the record (prover obligation) instead. Likewise a record whose recomputation would take
- * more than 2^48 products (`MAX_RECORD_PRODUCTS`), each of its tensors within the limit: an
- * attention block of 2^20 tokens was four days of attention on two cores. That refusal bounds
- * time, not memory: it waits for the record's committed tensors (read within the limit) and its
- * contradictions (review h184), and only the run is refused.
+ * elements (1 GiB) was read and copied before the record ended. Now such a record is NOT_VERIFIED,
+ * naming the tensor and its element count, and none of its tensors is read into memory. Likewise
+ * a record whose recomputation would take more than 2^48 products (`MAX_RECORD_PRODUCTS`), each
+ * of its tensors within the limit: an attention block of 2^20 tokens was four days of attention
+ * on two cores. Neither refusal hides a FAIL (reviews h184, h187): each waits for the record's
+ * contradictions (its world, its kernel, its committed tensors), and where one waits the
+ * committed tensors are checked with the store's chunked hashing reader (`blobs.open`), held by
+ * nothing: a tensor withheld, or one of another length than its shape holds, FAILs the record
+ * (the prover's obligation), and tp=3 on one GPU or a PyTorch release the stack does not pin
+ * FAILs it as it would without the limit.
  */
 import assert from "node:assert/strict";
 import type { BlobStore } from "../../src/assets/mod.ts";
@@ -127,35 +129,107 @@ function block(kind: BlockWorkload["kind"], shape: BlockWorkload["shape"]): Clai
   });
 }
 
+/**
+ * A blob store holding a blob of the given length for each digest (its bytes, as far as the
+ * pipeline can tell: digests are the store's to check), opened without a byte read; `handed`
+ * counts the bytes `get` hands out and `reads` the digests asked for.
+ */
+function sizedStore(sizes: Record<string, number>): {
+  blobs: BlobStore;
+  handed: () => number;
+  reads: string[];
+} {
+  const reads: string[] = [];
+  let handed = 0;
+  const blobs: BlobStore = {
+    dir: "sized",
+    get: (d) => {
+      reads.push(d);
+      if (sizes[d] === undefined) return Promise.resolve(null);
+      handed += sizes[d];
+      return Promise.resolve(new Uint8Array(sizes[d]));
+    },
+    open: (d) => {
+      reads.push(d);
+      const size = sizes[d];
+      if (size === undefined) return Promise.resolve(null);
+      const refuse = () => Promise.reject(new Error("no byte is read"));
+      return Promise.resolve({
+        size,
+        read: refuse,
+        readInto: refuse,
+        close: () => {},
+        [Symbol.dispose]: () => {},
+      });
+    },
+  };
+  return { blobs, handed: () => handed, reads };
+}
+
+/** Each tensor's digest -> the bytes its shape holds (BF16). */
+function committedSizes(p: ClaimPredicate): Record<string, number> {
+  const w = p.workload as GemmWorkload | BlockWorkload;
+  const bytes = (shape: readonly number[]) => 2 * shape.reduce((a, b) => a * b, 1);
+  if (w.kind === "gemm") {
+    return { [w.input.sha256]: bytes(w.input.shape), [w.weights.sha256]: bytes(w.weights.shape) };
+  }
+  const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = w.shape;
+  const shapes: Record<string, number[]> = w.kind === "ffn_block"
+    ? { norm: [h], gate: [f, h], up: [f, h], down: [h, f] }
+    : {
+      norm: [h],
+      q: [heads * d, h],
+      k: [kvHeads * d, h],
+      v: [kvHeads * d, h],
+      o: [h, heads * d],
+      qNorm: [d],
+      kNorm: [d],
+    };
+  return {
+    [w.input.sha256]: bytes(w.input.shape),
+    ...Object.fromEntries(Object.entries(shapes).map(([n, s]) => [w.weights[n]!, bytes(s)])),
+  };
+}
+
 async function assertRefusedUnread(p: ClaimPredicate, reason: RegExp): Promise<void> {
-  const { blobs, reads } = emptyStore();
+  const { blobs, handed, reads } = sizedStore(committedSizes(p));
   const r = await verifyWith(p, blobs);
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, reason);
   assert.ok(!r.reason.includes("\n"), "one line");
-  assert.deepEqual(reads, [], "no blob was asked for");
+  assert.equal(handed(), 0, "no tensor was read into memory");
+  assert.deepEqual([...new Set(reads)].sort(), Object.keys(committedSizes(p)).sort());
+  // The prover's tensors withheld: its obligation, which no limit hides.
+  const withheld = await verifyWith(p, emptyStore().blobs);
+  assert.equal(withheld.status, "FAIL", withheld.reason);
+  assert.equal(withheld.obligation, "committed-input");
 }
 
-Deno.test("a GEMM record whose input or weights exceed 2^28 elements is NOT_VERIFIED before either is read", async () => {
+Deno.test("a GEMM record whose input or weights exceed 2^28 elements is NOT_VERIFIED, none of its tensors read into memory", async () => {
   // The red team's record: a [16384, 1] output of a 1 GiB input.
   await assertRefusedUnread(
     gemm(16384, 1, 32768),
     /^input \[16384, 32768\] has 536870912 elements, over the verifier's limit of 2\^28$/,
   );
-  // Weights over the limit: the input, within it, is not read first either.
+  // Weights over the limit: the input, within it, is not read into memory either.
   await assertRefusedUnread(
     gemm(1, 16384, 32768),
     /^weights \[16384, 32768\] has 536870912 elements/,
   );
-  // Within the limit, the same empty store is asked for the input, and its absence FAILs.
-  const { blobs, reads } = emptyStore();
-  const r = await verifyWith(gemm(16, 16, 64), blobs);
-  assert.equal(r.status, "FAIL", r.reason);
-  assert.equal(r.obligation, "committed-input");
-  assert.deepEqual(reads, ["ef".repeat(32)]);
+  // A store without a chunked reader is not asked for a tensor over the limit.
+  const { blobs, reads } = zeroStore();
+  const r = await verifyWith(gemm(1, 16384, 32768), blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.deepEqual(reads, ["ef".repeat(32)], "the input, within the limit, read and dropped");
+  // Within the limit, the empty store is asked for the input, and its absence FAILs.
+  const empty = emptyStore();
+  const within = await verifyWith(gemm(16, 16, 64), empty.blobs);
+  assert.equal(within.status, "FAIL", within.reason);
+  assert.equal(within.obligation, "committed-input");
+  assert.deepEqual(empty.reads, ["ef".repeat(32)]);
 });
 
-Deno.test("a block record whose weight exceeds 2^28 elements is NOT_VERIFIED before any tensor is read", async () => {
+Deno.test("a block record whose weight exceeds 2^28 elements is NOT_VERIFIED, none of its tensors read into memory", async () => {
   // gate [2^19, 1024] = 2^29 elements, while the activations ([1, 2^19]) are within the limit.
   await assertRefusedUnread(
     block("ffn_block", { hidden: 1024, intermediate: 1 << 19, heads: 8, kvHeads: 8, headDim: 128 }),
@@ -172,6 +246,81 @@ Deno.test("a block record whose weight exceeds 2^28 elements is NOT_VERIFIED bef
     }),
     /^weight 'q' \[131072, 4096\] has 536870912 elements/,
   );
+});
+
+Deno.test("a size limit hides none of a record's contradictions: tp=3 on one GPU over the limit, a PyTorch release its stack does not pin at 2^20 tokens, and a tensor of another length FAIL, none of its tensors read into memory", async () => {
+  // K = 2^24: the weights [32, 2^24] are 2^29 elements.
+  const big = gemm(4, 32, 1 << 24);
+  const tp3 = {
+    ...big,
+    parallelism: { ...big.parallelism, tp: 3 },
+  } as ClaimPredicate;
+  const block20 = (() => {
+    const p = block("attention_block", {
+      hidden: 256,
+      intermediate: 768,
+      heads: 2,
+      kvHeads: 1,
+      headDim: 128,
+    });
+    const w = p.workload as BlockWorkload;
+    const tokens = 1 << 20;
+    return {
+      ...p,
+      software: { ...p.software, components: { pytorch: "2.4.0" } },
+      workload: { ...w, tokens, input: { ...w.input, shape: [tokens, 256] } },
+      fingerprint: { ...p.fingerprint, shape: [tokens, 256] },
+    } as ClaimPredicate;
+  })();
+  for (
+    const [p, reason] of [
+      [tp3, /^record contradicts itself: tp=3 x pp=1 x dp=1 ranks on 1 GPU\(s\)$/],
+      [block20, /components\.pytorch '2\.4\.0', where the stack pins/],
+    ] as const
+  ) {
+    const { blobs, handed } = sizedStore(committedSizes(p));
+    const r = await verifyWith(p, blobs);
+    assert.equal(r.status, "FAIL", r.reason);
+    assert.match(r.reason, reason);
+    assert.equal(handed(), 0, "no tensor was read into memory");
+  }
+  // Without the contradiction, the weights' limit is said (and not the kernel's refusal of K).
+  const { blobs } = sizedStore(committedSizes(big));
+  assert.match((await verifyWith(big, blobs)).reason, /^weights \[32, 16777216\] has 536870912/);
+  // The input one byte short of its shape: the record's contradiction with its own tensor.
+  const sizes = committedSizes(big);
+  sizes["ef".repeat(32)]! -= 2;
+  const short = await verifyWith(big, sizedStore(sizes).blobs);
+  assert.equal(short.status, "FAIL", short.reason);
+  assert.match(short.reason, /^record contradicts its input tensor: 134217726 bytes, its shape/);
+});
+
+Deno.test("a GEMM or block record over the audit's budget, its tensors within the limit, is refused with none of them read into memory, and FAILs on a tensor withheld", async () => {
+  const ffn = block("ffn_block", {
+    hidden: 256,
+    intermediate: 768,
+    heads: 2,
+    kvHeads: 1,
+    headDim: 128,
+  });
+  for (const p of [gemm(4, 16, 1 << 24), ffn]) {
+    const { blobs, handed, reads } = sizedStore(committedSizes(p));
+    const r = await verifyRecord(
+      { store, blobs, walker: engineWalker, attention, maxRecordProducts: 1 },
+      { log: chainLog([p]), index: 0 },
+    );
+    assert.equal(r.status, "NOT_VERIFIED", r.reason);
+    assert.match(r.reason, /over the audit's budget \(--max-record-products\) of 2\^0 a record$/);
+    assert.equal(handed(), 0, "no tensor was read into memory");
+    assert.deepEqual([...new Set(reads)].sort(), Object.keys(committedSizes(p)).sort());
+    assert.ok(r.steps.some((s) => s.step === "tensors"), "its tensors checked");
+    const withheld = await verifyRecord(
+      { store, blobs: emptyStore().blobs, walker: engineWalker, attention, maxRecordProducts: 1 },
+      { log: chainLog([p]), index: 0 },
+    );
+    assert.equal(withheld.status, "FAIL", withheld.reason);
+    assert.equal(withheld.obligation, "committed-input");
+  }
 });
 
 Deno.test("a tensor handed back at an odd byte offset is still read as its elements", async () => {
