@@ -19,8 +19,9 @@ import {
  * Checks a committed tensor as `_tensorBytes` does (present, hashing to its digest, of the length
  * its shape holds), holding none of it: the store's chunked hashing reader (`blobs.open`) hashes
  * it a chunk at a time. A store without one reads a tensor within the element limit and drops
- * it, and leaves one over it unread; a blob over the store's limit on a tensor whose shape holds
- * more is left unchecked too. Either way the refusal that kept it from being read stands.
+ * it, and leaves one over it unread; a tensor over the element limit is hashed only if its blob
+ * is no larger than one within it can be, else left unchecked, as is a blob over the store's limit
+ * on a shape that holds more. Either way the refusal that kept it from being read stands.
  *
  * @param blobs the blob store
  * @param t digest, shape, bytes per element (2 or 4) and a name for the reason
@@ -42,13 +43,18 @@ export async function _checkTensorUnheld(
   const blob = { digest: t.digest, what };
   // Exact past 2^53, where the element count above is only rounded.
   const length = t.shape.reduce((a, b) => a * BigInt(b), 1n) * BigInt(t.width);
-  const limit = BLOB_MAX_BYTES.tensor;
+  // A tensor over the element limit, which the verifier would never hold, is hashed only up to
+  // the bytes one it would hold can have: a larger blob is left unchecked (its refusal stands), so
+  // a refused record costs at most that much hashing a tensor, not the store's 4 GiB.
+  const limit = elements > MAX_RECOMPUTE_ELEMENTS
+    ? Math.min(BLOB_MAX_BYTES.tensor, MAX_RECOMPUTE_ELEMENTS * t.width)
+    : BLOB_MAX_BYTES.tensor;
   const open = async () => {
     try {
       return await blobs.open!(t.digest, { maxBytes: limit });
     } catch (e) {
       // Over the store's limit: the record's contradiction only where its shape holds less.
-      if (e instanceof InputError && e.code === "BLOB_TOO_LARGE" && length >= BigInt(limit)) {
+      if (e instanceof InputError && e.code === "BLOB_TOO_LARGE" && length > BigInt(limit)) {
         return undefined;
       }
       throw e;

@@ -28,6 +28,8 @@ import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { recipeEnvelope } from "./_recipe_gemm.ts";
 import { attention, chainLog, memoryStore, proverRun, store } from "./_recompute_fixture.ts";
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { InputError } from "../../src/errors.ts";
+import { _checkTensorUnheld } from "../../src/verify/_unheld_tensor.ts";
 
 const RECIPE = JSON.parse(
   await Deno.readTextFile(
@@ -391,4 +393,36 @@ Deno.test("decoderProducts() bounds a forward's cost: Qwen3-4B at 250 tokens as 
     { rows: 1, logitsRows: 1, entries: [{ query: 1, cached: 4095 }] },
   ]);
   assert.ok(step > prefill("qwen3-0.6b", 1), "the cached keys and the LM head cost");
+});
+
+Deno.test("a committed tensor over the element limit is hashed only up to the bytes one within it can have (review h190: a refused record hashed up to 4 GiB a tensor)", async () => {
+  const MIB = 2 ** 20;
+  const asked: number[] = [];
+  // A store holding a 600 MiB blob, refusing by size as the file store does (before hashing).
+  const store: BlobStore = {
+    dir: "memory",
+    get: () => Promise.reject(new Error("not read whole")),
+    open: (_digest, options) => {
+      asked.push(options?.maxBytes ?? Infinity);
+      if (600 * MIB > (options?.maxBytes ?? Infinity)) {
+        return Promise.reject(new InputError("BLOB_TOO_LARGE", "Cannot read blob: too large"));
+      }
+      return Promise.resolve({
+        size: 600 * MIB,
+        read: () => Promise.reject(new Error("not read")),
+        readInto: () => Promise.reject(new Error("not read")),
+        close: () => {},
+        [Symbol.dispose]: () => {},
+      });
+    },
+  };
+  // 2^29 BF16 elements (1 GiB), over the 2^28 limit: left unchecked, nothing hashed.
+  const over = {
+    digest: "ab".repeat(32),
+    shape: [2 ** 15, 2 ** 14],
+    width: 2 as const,
+    what: "input",
+  };
+  assert.equal(await _checkTensorUnheld(store, over), false);
+  assert.deepEqual(asked, [2 ** 28 * 2]);
 });
