@@ -159,7 +159,9 @@ export async function checkInPage(
       };
       await page.getByRole("button", { name: "Check the attestation" }).click();
     }
-    await page.waitForSelector("#result[data-state]");
+    // The page verifies the whole log in its worker: on a host loaded by the rest of the suite that
+    // has taken past playwright's default 30 s.
+    await page.waitForSelector("#result[data-state]", { timeout: 180_000 });
     if (shot) await page.screenshot({ path: shot, fullPage: true });
     // The worker's script comes from a blob: URL the page made from its own script.
     const offsite = requests.filter((u) =>
