@@ -286,7 +286,7 @@ function _supportDetail(sfu: readonly SfuUse[]): string {
  * @param w the workload
  * @returns the shapes, in the order the block reads them
  */
-function _weightShapes(w: BlockWorkload): Record<string, readonly number[]> {
+export function _weightShapes(w: BlockWorkload): Record<string, readonly number[]> {
   const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = w.shape;
   if (w.kind === "ffn_block") return { norm: [h], gate: [f, h], up: [f, h], down: [h, f] };
   return {

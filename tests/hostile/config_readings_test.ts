@@ -204,10 +204,13 @@ Deno.test("MoE values HF builds though nobody deploys them are NOT_VERIFIED, nam
   assert.match(three.reason, NO_MOE_LAYER);
 });
 
-Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose typed config (list[int]) refuses it, whether or not the value is modelled; Transformers 4.5x reads 0.0 as layer 0", async () => {
-  const hf = await honestOf("qwen3-tiny-moe", { logId: "float-layers" });
-  // The record moved onto the Transformers 5 stack: NOT_VERIFIED (its cuDNN attention is not
-  // emulated), so a FAIL below is the config's alone.
+/**
+ * The honest record moved onto the Transformers 5 stack, checked NOT_VERIFIED there (its cuDNN
+ * attention is not emulated), so that a FAIL of an edit to it is the config's alone.
+ */
+async function onTransformers5(
+  hf: Awaited<ReturnType<typeof honestOf>>,
+): Promise<typeof hf.honest> {
   const v5 = {
     ...hf.honest,
     software: {
@@ -216,6 +219,12 @@ Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose 
     },
   };
   assert.equal((await verifyAlone(v5, hf.blobs)).status, "NOT_VERIFIED");
+  return v5;
+}
+
+Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose typed config (list[int]) refuses it, whether or not the value is modelled; Transformers 4.5x reads 0.0 as layer 0", async () => {
+  const hf = await honestOf("qwen3-tiny-moe", { logId: "float-layers" });
+  const v5 = await onTransformers5(hf);
   const layers = (list: string) => (t: string) =>
     t.replace(/"mlp_only_layers": \[\s*0\s*\]/, `"mlp_only_layers": ${list}`);
   // 0.0 is read (layer 0, as the honest config); 1.5 is not modelled (`unmodelled: "read"`).
@@ -234,16 +243,7 @@ Deno.test("a float among mlp_only_layers FAILs on a Transformers 5 stack, whose 
 
 Deno.test("decoder_sparse_step written as a float FAILs on a Transformers 5 stack, honest or falsified: its typed config (an int field) refuses it, as a float among mlp_only_layers (it was NOT_VERIFIED)", async () => {
   const hf = await honestOf("qwen3-tiny-moe", { logId: "float-step" });
-  // The record moved onto the Transformers 5 stack: NOT_VERIFIED (its cuDNN attention is not
-  // emulated), so a FAIL below is the config's alone.
-  const v5 = {
-    ...hf.honest,
-    software: {
-      stack: "hf-qwen3-sdpa-torch2.11-hopper",
-      components: { pytorch: "2.11.0", cudnn: "> 9.15.0", transformers: "5.x" },
-    },
-  };
-  assert.equal((await verifyAlone(v5, hf.blobs)).status, "NOT_VERIFIED");
+  const v5 = await onTransformers5(hf);
   const step = (t: string) => t.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
   for (const [what, record] of [["honest", v5], ["falsified", flipFingerprint(v5)]] as const) {
     const r = await verifyAlone(withConfig(record, hf.blobs, step), hf.blobs);

@@ -30,6 +30,7 @@ import { attention, chainLog, memoryStore, proverRun, store } from "./_recompute
 import { oneGemmScenario } from "../verify/_serving_fixture.ts";
 import { InputError } from "../../src/errors.ts";
 import { _checkTensorUnheld } from "../../src/verify/_unheld_tensor.ts";
+import { _weightShapes } from "../../src/verify/recompute_block.ts";
 
 const RECIPE = JSON.parse(
   await Deno.readTextFile(
@@ -175,18 +176,7 @@ function committedSizes(p: ClaimPredicate): Record<string, number> {
   if (w.kind === "gemm") {
     return { [w.input.sha256]: bytes(w.input.shape), [w.weights.sha256]: bytes(w.weights.shape) };
   }
-  const { hidden: h, intermediate: f, heads, kvHeads, headDim: d } = w.shape;
-  const shapes: Record<string, number[]> = w.kind === "ffn_block"
-    ? { norm: [h], gate: [f, h], up: [f, h], down: [h, f] }
-    : {
-      norm: [h],
-      q: [heads * d, h],
-      k: [kvHeads * d, h],
-      v: [kvHeads * d, h],
-      o: [h, heads * d],
-      qNorm: [d],
-      kNorm: [d],
-    };
+  const shapes = _weightShapes(w);
   return {
     [w.input.sha256]: bytes(w.input.shape),
     ...Object.fromEntries(Object.entries(shapes).map(([n, s]) => [w.weights[n]!, bytes(s)])),
