@@ -3,8 +3,10 @@
  * way, checked once against the assets and the checkpoint: the checkpoint by digests, the GPU
  * profile, the stack (with operators), the SM and GPU counts, the GEMM kernel (a catalog captured
  * on that GPU or a recipe, as the stack's kernel source says), the fingerprint's form and the
- * optional layer chain; and the record envelope built from them. `modelForwardClaim` and
- * `sequenceClaim` add their workload's own facts.
+ * optional layer chain; and the record envelope built from them. The envelope, SM count and
+ * kernel kind are put to the verifier's own record-level checks (`recordContradiction`, as
+ * `claims make` puts its honest records), so a record the audit FAILs for them is refused with
+ * the audit's reason. `modelForwardClaim` and `sequenceClaim` add their workload's own facts.
  *
  * @module
  */
@@ -17,14 +19,10 @@ import {
   parseLayerChain,
 } from "../claims/mod.ts";
 import { type InputCode, InputError } from "../errors.ts";
-import { smCountMismatch } from "../hardware/mod.ts";
 import {
   componentMismatch,
-  interconnectContradiction,
   isVllmStack,
-  ncclEnvFinding,
   type StackProfile,
-  statedSettings,
   vllmMaxNumSeqs,
 } from "../kernels/mod.ts";
 import {
@@ -49,7 +47,7 @@ import {
   stackSplitContradiction,
   tensorParallelOf,
 } from "../resolve/mod.ts";
-import { catalogGpuMismatch, stackHardwareContradiction } from "../verify/mod.ts";
+import { catalogGpuMismatch, recordContradiction } from "../verify/mod.ts";
 import { claimEnvelope } from "./claims_context.ts";
 import type { LogPosition } from "./log_position.ts";
 import type { ModelRecordFacts } from "./model_record_facts.ts";
@@ -166,8 +164,11 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * @param ctx the asset store the stack, profile and catalog are read from
  * @returns the envelope, the stack and the facts every model record carries
  * @throws {InputError} `CLAIM_INVALID` (a fingerprint that is not 64 lowercase hex digits, a
- *   kernel of the other source than the stack's, a catalog of another GPU, a stack without
- *   operators, a stack that cannot run on the GPU (`stackHardwareContradiction`), a config the
+ *   stack without operators, whatever the audit FAILs a record for from its stated world, SM
+ *   count or kernel kind, in the verifier's words (`recordContradiction`: versions the stack does
+ *   not pin, a stack that cannot run on the GPU, links the GPU cannot have, more ranks than GPUs,
+ *   an SM count above the chip's, a kernel of the other source than the stack's), a component
+ *   the audit cannot compare, a catalog of another GPU (`catalogGpuMismatch`), a config the
  *   stack reads as another model (`configReadingGap`, `vllmReadingGap`), a tensor-parallel split
  *   the stack's layout cannot make of the checkpoint (`stackSplitContradiction`), a config the
  *   stack's engine refuses to load (`stackLoadRefusal`), weights whose dtype vLLM reads
@@ -197,33 +198,43 @@ export async function modelClaimBasis(
   _count(facts.multiProcessorCount, { what: "SM count", max: 4096 });
   const gpuCount = _count(facts.gpuCount ?? 1, { what: "GPU count", max: 1 << 20 });
   const hardware = await loadGpuProfile(ctx.store, facts.profile);
-  // More SMs than the named GPU's chip: no such device ran it (a count below, or one no profile
-  // states, is recorded as given; the audit names why it is not verified).
-  const sms = smCountMismatch(hardware.profile.id, facts.multiProcessorCount);
-  if (sms?.kind === "contradiction") claimInvalid(sms.reason);
   const stack = (await loadAsset(ctx.store, { kind: STACK_PROFILES, id: facts.stack })).value;
   if (stack.operators === undefined) {
     claimInvalid(`stack '${stack.id}' runs GEMMs only; a model pass needs a stack with operators`);
   }
-  // A stack that cannot run on the GPU: the audit FAILs the record as contradicting its stack.
-  const off = stackHardwareContradiction(stack, hardware.profile);
-  if (off !== null) claimInvalid(`the record would contradict its ${off}`);
   // The verifier recomputes with the stack's pinned versions (and FAILs a record stating others);
   // it reads the components as recorded: the stack's own with the prover's over them.
   const components = { ...stack.components, ...facts.components };
+  const { logId, seq, prev } = facts.position;
+  const envelope = claimEnvelope(
+    { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
+    {
+      hardware,
+      seq,
+      prev,
+      stack: stack.id,
+      components,
+      parallelism: _claimedTopology(facts.parallel),
+    },
+  );
+  // What the audit FAILs a record for from its stated world, SM count and kernel kind, in the
+  // verifier's own words, before anything else is read (`recordContradiction`).
+  const contradiction = recordContradiction(envelope, {
+    stack,
+    gpu: hardware.profile,
+    kernel: facts.kernel,
+    multiProcessorCount: facts.multiProcessorCount,
+  });
+  if (contradiction !== null) claimInvalid(contradiction);
+  // A component the audit cannot compare (NOT_VERIFIED) is refused too, with what to state.
   const versions = componentMismatch(stack.components, components, hardware.profile);
   if (versions !== null) {
-    // A contradiction FAILs at audit, a component it cannot compare is NOT_VERIFIED: both are
-    // refused here, flags with what to state instead.
     claimInvalid(
       `${versions.reason}, stack '${stack.id}'${
         versions.advice === undefined ? "" : `: ${versions.advice}`
       }`,
     );
   }
-  const stated = statedSettings(components);
-  const nccl = ncclEnvFinding(stated, facts.parallel?.allReduce);
-  if (nccl?.kind === "contradiction") claimInvalid(nccl.reason);
   // A weight file the stack's loader refuses or converts by its metadata (FAIL or NOT_VERIFIED
   // at audit): refused here either way.
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
@@ -239,7 +250,7 @@ export async function modelClaimBasis(
       `${reading ?? engine}: stack '${stack.id}' would run another model than this forward`,
     );
   }
-  const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, stack, gpu: hardware });
+  const kernel = await _kernelRef(ctx.store, { kernel: facts.kernel, gpu: hardware });
   const layerChain = facts.layerChain === undefined ? undefined : parseLayerChain(
     facts.layerChain,
     { path: "layer chain", bad: (path, why) => claimInvalid(`'${path}' ${why}`) },
@@ -250,24 +261,11 @@ export async function modelClaimBasis(
       `the layer chain has ${layerChain.length} entries, the checkpoint ${layers} layers`,
     );
   }
-  const { logId, seq, prev } = facts.position;
-  const topology = _parallelism(facts.parallel, {
-    gpus: gpuCount,
+  const parallel = _split(facts.parallel, {
     stack,
     gpu: hardware.profile,
     config: ckpt.config,
   });
-  const envelope = claimEnvelope(
-    { logId, hardware: { profile: hardware.profile.id, count: gpuCount } },
-    {
-      hardware,
-      seq,
-      prev,
-      stack: stack.id,
-      components,
-      parallelism: topology.claimed,
-    },
-  );
   const record: ModelRecordFacts = {
     model: modelRefOf({ ckpt, digests }),
     kernel,
@@ -280,7 +278,7 @@ export async function modelClaimBasis(
     envelope,
     stack,
     record,
-    parallel: topology.parallel,
+    parallel,
     gpu: hardware.profile,
   };
 }
@@ -335,47 +333,47 @@ function _checkDigests(files: readonly string[], digests: Readonly<Record<string
 }
 
 /**
- * The record's `parallelism`: ranks within the machine, links the GPU part can have
- * (`interconnectContradiction`, as the verifier FAILs others), and a topology neither the stack
- * nor the checkpoint contradicts (`tensorParallelOf`, as the verifier resolves it: on vLLM an
- * expert-parallel size other than 1 or tp, for any model, dense included;
- * `splitContradiction`, a split the stack's layout can never make of the checkpoint); one the
- * stack does not model is recorded as it ran (the audit reports it NOT_VERIFIED).
+ * The record's `parallelism` as stated: rank counts in range, and an interconnect only where
+ * there are ranks to link (the links, the GPU count and vLLM's expert-parallel sizes are the
+ * verifier's record-level checks, `recordContradiction`).
  */
-function _parallelism(
-  p: ModelClaimFacts["parallel"],
-  o: {
-    readonly gpus: number;
-    readonly stack: StackProfile;
-    readonly gpu: DispatchGpu;
-    readonly config: DecoderConfig;
-  },
-): { claimed: ClaimPredicate["parallelism"]; parallel: TensorParallel | undefined } {
-  if (p === undefined) return { claimed: { tp: 1, pp: 1, ep: 1, dp: 1 }, parallel: undefined };
+function _claimedTopology(p: ModelClaimFacts["parallel"]): ClaimPredicate["parallelism"] {
+  if (p === undefined) return { tp: 1, pp: 1, ep: 1, dp: 1 };
   const tp = _count(p.tp, { what: "tensor-parallel size", max: 64 });
-  if (tp > o.gpus) claimInvalid(`tp=${tp} ranks on a machine of ${o.gpus} GPU(s); give --gpus`);
   const ep = p.ep === undefined ? 1 : _count(p.ep, { what: "expert-parallel size", max: 64 });
   if (p.interconnect !== undefined && tp === 1) {
     claimInvalid(`interconnect '${p.interconnect}' stated for one rank (tp=1)`);
   }
-  const links = interconnectContradiction(o.gpu, { interconnect: p.interconnect, worldSize: tp });
-  if (links !== null) claimInvalid(`the record would contradict its hardware: ${links}`);
-  const r = tensorParallelOf(o.stack, {
-    tp,
-    ep,
-    allReduce: p.allReduce,
-    links: { gpu: o.gpu, interconnect: p.interconnect },
-  });
-  if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
-  const split = stackSplitContradiction(o.stack, { tp, ep, config: o.config });
-  if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
-  const claimed = claimedParallelism({
+  return claimedParallelism({
     tp,
     ...(p.allReduce === undefined ? {} : { allReduce: p.allReduce }),
     ...(ep === 1 ? {} : { ep }),
     ...(p.interconnect === undefined ? {} : { interconnect: p.interconnect }),
   });
-  return { claimed, parallel: r.ok ? r.parallel : undefined };
+}
+
+/**
+ * The split the record's topology runs, as the verifier resolves it (`tensorParallelOf`: an
+ * all-reduce the stack cannot run, none named at tp above 2), refusing a split the stack's layout
+ * can never make of the checkpoint (`stackSplitContradiction`); one the stack does not model is
+ * recorded as it ran (undefined: the audit reports it NOT_VERIFIED).
+ */
+function _split(
+  p: ModelClaimFacts["parallel"],
+  o: { readonly stack: StackProfile; readonly gpu: DispatchGpu; readonly config: DecoderConfig },
+): TensorParallel | undefined {
+  if (p === undefined) return undefined;
+  const ep = p.ep ?? 1;
+  const r = tensorParallelOf(o.stack, {
+    tp: p.tp,
+    ep,
+    allReduce: p.allReduce,
+    links: { gpu: o.gpu, interconnect: p.interconnect },
+  });
+  if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
+  const split = stackSplitContradiction(o.stack, { tp: p.tp, ep, config: o.config });
+  if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
+  return r.ok ? r.parallel : undefined;
 }
 
 function _count(n: number, o: { what: string; max: number }): number {
@@ -387,26 +385,14 @@ function _count(n: number, o: { what: string; max: number }): number {
 
 async function _kernelRef(
   store: AssetStore,
-  o: {
-    kernel: ModelClaimFacts["kernel"];
-    stack: StackProfile;
-    gpu: { readonly profile: { readonly id: string } };
-  },
+  o: { kernel: ModelClaimFacts["kernel"]; gpu: { readonly profile: { readonly id: string } } },
 ): Promise<KernelRef> {
-  const source = o.stack.gemm.kernelSource;
+  // Of the kind the stack takes (`recordContradiction` has refused the other kind).
   if ("catalog" in o.kernel) {
-    if (source !== "catalog") {
-      claimInvalid(`stack '${o.stack.id}' takes an explicit recipe, not a dispatch catalog`);
-    }
     const cat = await loadAsset(store, { kind: DISPATCH_CATALOGS, id: o.kernel.catalog });
     const foreign = catalogGpuMismatch(cat.value, o.gpu.profile.id);
     if (foreign !== null) claimInvalid(foreign);
     return { catalog: cat.value.id, catalogSha256: cat.sha256 };
-  }
-  if (source !== "recipe") {
-    claimInvalid(
-      `stack '${o.stack.id}' dispatches through a catalog; give a catalog, not a recipe`,
-    );
   }
   const descriptor = o.kernel.recipe;
   // Refuses a descriptor it cannot run, and one named after a bundled recipe it is not.

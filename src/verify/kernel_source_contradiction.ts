@@ -7,12 +7,11 @@
  *
  * @module
  */
-import type { KernelRef } from "../claims/mod.ts";
-
 /**
  * Why a record's kernel reference contradicts its stack's kernel source, or null.
  *
- * @param kernel the record's kernel reference (a recipe or a catalog)
+ * @param kernel the record's kernel reference (a recipe or a catalog; a prover's, before the
+ *   catalog is loaded, names the catalog by id alone)
  * @param stack the record's stack: its id and where it takes its GEMM kernels from
  * @returns the verdict's reason, as the verifier words it, or null when the kinds agree
  * @example
@@ -29,7 +28,7 @@ import type { KernelRef } from "../claims/mod.ts";
  * ```
  */
 export function kernelSourceContradiction(
-  kernel: KernelRef,
+  kernel: { readonly recipe: unknown } | { readonly catalog: string },
   stack: { readonly id: string; readonly gemm: { readonly kernelSource: string } },
 ): string | null {
   const source = stack.gemm.kernelSource;

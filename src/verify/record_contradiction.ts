@@ -5,11 +5,12 @@
  * the GPU count against tp x pp x dp, vLLM's expert-parallel sizes), on every attention record's
  * `multiProcessorCount` (above the chip's) and on every record's kernel
  * (`kernelSourceContradiction`: a recipe on a catalog stack, a catalog on a recipe stack). Shared
- * with the simulated prover, which refuses to write an honest record the audit would FAIL.
+ * with the prover tools: the simulated prover refuses to write an honest record the audit would
+ * FAIL, and `claims append` refuses any such record.
  *
  * @module
  */
-import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
+import type { ClaimPredicate } from "../claims/mod.ts";
 import type { GpuProfile } from "../hardware/mod.ts";
 import type { StackProfile } from "../kernels/mod.ts";
 import { _claimedWorld } from "./_claimed_parallel.ts";
@@ -20,7 +21,8 @@ import { kernelSourceContradiction } from "./kernel_source_contradiction.ts";
  * Why the audit FAILs a record for what it states of its world, or null.
  *
  * @param p the record's hardware, software and parallelism
- * @param o the record's stack and GPU profile, its GEMM kernel reference, and the SM count its
+ * @param o the record's stack and GPU profile, its GEMM kernel reference (a catalog's id is all
+ *   that is read of a catalog), and the SM count its
  *   attention states (absent for a record without attention: a GEMM or an FFN block)
  * @returns the verdict's reason, as the verifier words it (world first, then the SM count, then
  *   the kernel), or null when none contradicts the record
@@ -57,7 +59,7 @@ export function recordContradiction(
   o: {
     readonly stack: StackProfile;
     readonly gpu: GpuProfile;
-    readonly kernel: KernelRef;
+    readonly kernel: { readonly recipe: unknown } | { readonly catalog: string };
     readonly multiProcessorCount?: number | undefined;
   },
 ): string | null {

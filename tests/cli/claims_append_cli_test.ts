@@ -165,12 +165,12 @@ Deno.test("claims append refuses a stack that cannot run on the GPU (FlashAttent
         "--tokens",
         `${dir}/flat.json`,
       ],
-      /contradict its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80/,
+      /record contradicts its stack 'vllm-0\.11-eager-fa3-hopper': attention backend 'fa3-vllm' cannot run on sm_80/,
     ],
     [
       // A recipe stack (its default recipe), with the padded batch it takes.
       ["--stack", "cutlass-3.5-hf-flash-attn", "--profile", "v100", "--sms", "80"],
-      /contradict its stack 'cutlass-3\.5-hf-flash-attn': attention backend 'fa2-dao-fastmath' cannot run on sm_70/,
+      /record contradicts its stack 'cutlass-3\.5-hf-flash-attn': attention backend 'fa2-dao-fastmath' cannot run on sm_70/,
     ],
   ];
   for (const [extra, message] of cases) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../_temp.ts";
+import { catalogGpuMismatch } from "../../src/verify/mod.ts";
 import { REPO_ROOT, runBitaudit, withOverrides } from "./_run.ts";
 
 const TINY = `${REPO_ROOT}/tables/models/qwen3-tiny-dense/config.json`;
@@ -203,4 +204,22 @@ Deno.test("model classes holds --sms to the chip's count as the verifier does: a
   assert.equal(below.stdout, "");
   const own = await classes(args("108"));
   assert.equal(own.code, 0, own.stderr);
+});
+
+Deno.test("model classes refuses a catalog captured on another GPU with the verifier's reason (catalogGpuMismatch), as claims append does", async () => {
+  const r = await classes([
+    "--stack",
+    FLATTEN,
+    "--profile",
+    "a100",
+    "--catalog",
+    "demo-qwen3-tiny-h100-sxm",
+    "--config",
+    TINY,
+    "--context",
+    "99",
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  const why = catalogGpuMismatch({ id: "demo-qwen3-tiny-h100-sxm", gpu: "h100-sxm" }, "a100");
+  assert.equal(r.stderr.trim(), `error [USAGE]: Cannot derive classes: ${why}`);
 });

@@ -105,7 +105,7 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   assert.match(eight.stderr, /cannot split 4 KV heads over 8 ranks: rank 0's block of 32 rows/);
   const many = await append("a".repeat(64), ["--tp", "8", "--all-reduce", "nccl-tree"]);
   assertCliCode(many.stderr, "CLAIM_INVALID");
-  assert.match(many.stderr, /tp=8 ranks on a machine of 4 GPU/);
+  assert.match(many.stderr, /record contradicts itself: tp=8 x pp=1 x dp=1 ranks on 4 GPU/);
   // A topology the stack contradicts is refused at append, as the audit would FAIL it.
   const vllm = await append("a".repeat(64), ["--tp", "2", "--all-reduce", "vllm-custom-1stage"]);
   assertCliCode(vllm.stderr, "CLAIM_INVALID");
@@ -171,7 +171,7 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   const onL40s = ["--profile", "l40s", "--kernel", "l40s-cublas-qwen3-4b-ffn", "--sms", "142"];
   const l40s = await onVllm([...onL40s, "--interconnect", "nvswitch"]);
   assertCliCode(l40s.stderr, "CLAIM_INVALID");
-  assert.match(l40s.stderr, /contradict its hardware: .*NVIDIA L40S has no NVLink/);
+  assert.match(l40s.stderr, /record contradicts its hardware: .*NVIDIA L40S has no NVLink/);
   const l40sForward = await runBitaudit([
     ...["model", "forward", "--checkpoint", MODEL, "--tokens", `${dir}/vllm_tokens.json`],
     ...["--stack", "vllm-0.11-eager-fa2", ...onL40s, "--tp", "4", "--all-reduce", "nccl-ring"],

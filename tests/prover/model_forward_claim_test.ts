@@ -4,7 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { checkpointDir, openAssetStore, sha256Hex } from "../../src/assets/mod.ts";
-import { GENESIS_PREV, parseClaimLog, recordDigest } from "../../src/claims/mod.ts";
+import {
+  type ClaimPredicate,
+  GENESIS_PREV,
+  parseClaimLog,
+  recordDigest,
+} from "../../src/claims/mod.ts";
 import { AssetError, InputError } from "../../src/errors.ts";
 import { openDecoderCheckpoint } from "../../src/model/mod.ts";
 import { parseClaimedAllReduce } from "../../src/kernels/mod.ts";
@@ -16,6 +21,7 @@ import {
 import { assertCode, assertRejectsCode, isCode } from "../_assert_code.ts";
 import { loadAsset, loadGpuProfile, STACK_PROFILES } from "../../src/resolve/mod.ts";
 import { _checkClaimedWorld } from "../../src/verify/_claimed_parallel.ts";
+import { recordContradiction } from "../../src/verify/mod.ts";
 import { catalogCopyRoot } from "../_catalog_copy.ts";
 
 const DIR = new URL("../../tables/models/qwen3-tiny-dense/", import.meta.url).pathname;
@@ -129,6 +135,66 @@ Deno.test("modelForwardClaim() refuses facts that contradict each other with CLA
   }
 });
 
+Deno.test("modelForwardClaim() refuses what the audit FAILs of a record's world, SM count and kernel kind with the verifier's own reason (recordContradiction)", async () => {
+  const honest = (await modelForwardClaim(facts(), { store })).predicate;
+  const stack = (await loadAsset(store, { kind: STACK_PROFILES, id: honest.software.stack })).value;
+  const a100 = (await loadGpuProfile(store, "a100")).profile;
+  const l40s = (await loadGpuProfile(store, "l40s")).profile;
+  const kernel = facts().kernel;
+  const cases: {
+    over: Partial<ModelForwardFacts>;
+    p: Pick<ClaimPredicate, "hardware" | "software" | "parallelism">;
+    gpu?: typeof a100;
+    sms?: number;
+    kernel?: ModelForwardFacts["kernel"];
+  }[] = [
+    { over: { multiProcessorCount: 200 }, p: honest, sms: 200 },
+    {
+      over: { kernel: { recipe: { family: "single_walk" } } },
+      p: honest,
+      kernel: { recipe: { family: "single_walk" } },
+    },
+    {
+      over: { components: { pytorch: "2.4.0" } },
+      p: { ...honest, software: { ...honest.software, components: { pytorch: "2.4.0" } } },
+    },
+    {
+      over: { parallel: { tp: 2 } },
+      p: { ...honest, parallelism: { ...honest.parallelism, tp: 2 } },
+    },
+    {
+      // Links an L40S cannot have, said before its catalog (captured on an A100) is looked at.
+      over: {
+        profile: "l40s",
+        multiProcessorCount: 142,
+        gpuCount: 2,
+        parallel: { tp: 2, interconnect: "nvlink" },
+      },
+      p: {
+        ...honest,
+        hardware: { ...honest.hardware, profile: "l40s", count: 2 },
+        parallelism: { ...honest.parallelism, tp: 2, interconnect: "nvlink" },
+      },
+      gpu: l40s,
+      sms: 142,
+    },
+  ];
+  for (const c of cases) {
+    const why = recordContradiction(c.p, {
+      stack,
+      gpu: c.gpu ?? a100,
+      kernel: c.kernel ?? kernel,
+      multiProcessorCount: c.sms ?? 108,
+    });
+    assert.notEqual(why, null, JSON.stringify(c.over));
+    await assert.rejects(() => modelForwardClaim(facts(c.over), { store }), (e: Error) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+      assert.equal(e.message, `Cannot append claim: ${why}`);
+      return true;
+    });
+  }
+});
+
 Deno.test("modelForwardClaim() refuses digests that do not name the checkpoint's weight files", async () => {
   for (
     const d of [
@@ -232,7 +298,7 @@ Deno.test("modelForwardClaim() on PCIe-only parts: vLLM's custom all-reduce at 4
     for (const links of ["nvswitch", "nvlink"] as const) {
       await refused(
         on(RING4, links),
-        /would contradict its hardware: interconnect '.*' on 4 'l40s' GPUs, but NVIDIA L40S has no NVLink.*NVIDIA L40S GPU datasheet: NVLink support: no/,
+        /record contradicts its hardware: interconnect '.*' on 4 'l40s' GPUs, but NVIDIA L40S has no NVLink.*NVIDIA L40S GPU datasheet: NVLink support: no/,
       );
     }
     assert.equal((await on(RING4)).predicate.parallelism.allReduce?.kind, "nccl-ring");

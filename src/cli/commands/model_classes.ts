@@ -42,6 +42,7 @@ import {
   stackSplitContradiction,
   tensorParallelOf,
 } from "../../resolve/mod.ts";
+import { catalogGpuMismatch } from "../../verify/mod.ts";
 import { EXIT } from "../exit_codes.ts";
 import { loadAssetArg } from "../load_asset_arg.ts";
 import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
@@ -294,13 +295,9 @@ async function _dispatch(
   if (why !== null) throw new InputError("USAGE", `Cannot derive classes: ${why}`);
   if (o.catalog !== undefined) {
     const c = await loadAssetArg(store, { kind: DISPATCH_CATALOGS, text: o.catalog });
-    if (c.value.gpu !== s.gpu) {
-      throw new InputError(
-        "USAGE",
-        `Cannot derive classes: catalog '${c.value.id}' was captured on '${c.value.gpu}', ` +
-          `not on profile '${s.gpu}'`,
-      );
-    }
+    // The question the verifier and claims append ask of a record's catalog.
+    const foreign = catalogGpuMismatch(c.value, s.gpu);
+    if (foreign !== null) throw new InputError("USAGE", `Cannot derive classes: ${foreign}`);
     const input = { id: c.value.id, source: c.source, sha256: c.sha256 };
     return { dispatch: catalogDispatch(c.value), kind: "catalog", input };
   }
