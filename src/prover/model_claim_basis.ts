@@ -225,7 +225,12 @@ export async function modelClaimBasis(
     kernel: facts.kernel,
     multiProcessorCount: facts.multiProcessorCount,
   });
-  if (contradiction !== null) claimInvalid(contradiction);
+  if (contradiction !== null) {
+    // More ranks than GPUs is most often a missing --gpus: say so beside the verifier's words.
+    const { tp, pp, dp } = envelope.parallelism;
+    const ranks = tp * pp * dp;
+    claimInvalid(ranks > gpuCount ? `${contradiction}; give --gpus` : contradiction);
+  }
   // A component the audit cannot compare (NOT_VERIFIED) is refused too, with what to state.
   const versions = componentMismatch(stack.components, components, hardware.profile);
   if (versions !== null) {

@@ -105,7 +105,10 @@ Deno.test("model forward and claims append refuse topologies by name", async () 
   assert.match(eight.stderr, /cannot split 4 KV heads over 8 ranks: rank 0's block of 32 rows/);
   const many = await append("a".repeat(64), ["--tp", "8", "--all-reduce", "nccl-tree"]);
   assertCliCode(many.stderr, "CLAIM_INVALID");
-  assert.match(many.stderr, /record contradicts itself: tp=8 x pp=1 x dp=1 ranks on 4 GPU/);
+  assert.match(
+    many.stderr,
+    /record contradicts itself: tp=8 x pp=1 x dp=1 ranks on 4 GPU\(s\); give --gpus/,
+  );
   // A topology the stack contradicts is refused at append, as the audit would FAIL it.
   const vllm = await append("a".repeat(64), ["--tp", "2", "--all-reduce", "vllm-custom-1stage"]);
   assertCliCode(vllm.stderr, "CLAIM_INVALID");

@@ -146,6 +146,7 @@ Deno.test("modelForwardClaim() refuses what the audit FAILs of a record's world,
     p: Pick<ClaimPredicate, "hardware" | "software" | "parallelism">;
     gpu?: typeof a100;
     sms?: number;
+    suffix?: string;
     kernel?: ModelForwardFacts["kernel"];
   }[] = [
     { over: { multiProcessorCount: 200 }, p: honest, sms: 200 },
@@ -159,8 +160,10 @@ Deno.test("modelForwardClaim() refuses what the audit FAILs of a record's world,
       p: { ...honest, software: { ...honest.software, components: { pytorch: "2.4.0" } } },
     },
     {
+      // More ranks than GPUs: the verifier's words, and the flag the prover most likely left out.
       over: { parallel: { tp: 2 } },
       p: { ...honest, parallelism: { ...honest.parallelism, tp: 2 } },
+      suffix: "; give --gpus",
     },
     {
       // Links an L40S cannot have, said before its catalog (captured on an A100) is looked at.
@@ -189,7 +192,7 @@ Deno.test("modelForwardClaim() refuses what the audit FAILs of a record's world,
     assert.notEqual(why, null, JSON.stringify(c.over));
     await assert.rejects(() => modelForwardClaim(facts(c.over), { store }), (e: Error) => {
       assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
-      assert.equal(e.message, `Cannot append claim: ${why}`);
+      assert.equal(e.message, `Cannot append claim: ${why}${c.suffix ?? ""}`);
       return true;
     });
   }
