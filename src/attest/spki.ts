@@ -10,7 +10,7 @@
  */
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
-import { decodePem, encodePem } from "./pem.ts";
+import { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410 §4, §10.1). */
 export const SPKI_ED25519_PREFIX: Uint8Array = hexToBytes("302a300506032b6570032100");
@@ -41,6 +41,8 @@ export function encodeSpki(publicKey: Uint8Array): Uint8Array {
  * Decodes Ed25519 SPKI DER back to the 32-byte public key.
  *
  * @param der exactly 44 bytes: the RFC 8410 prefix and the key
+ * @param options `what` the key is, for messages (the file it came from): an error then reads
+ *   "Cannot use <what>: <why>"
  * @returns the 32-byte public key
  * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 SPKI of exactly that form
  * @example
@@ -50,14 +52,16 @@ export function encodeSpki(publicKey: Uint8Array): Uint8Array {
  * if (decodeSpki(encodeSpki(pub))[31] !== 7) throw new Error();
  * ```
  */
-export function decodeSpki(der: Uint8Array): Uint8Array {
+export function decodeSpki(der: Uint8Array, options: DecodeOptions = {}): Uint8Array {
+  const bad = (why: string): never => {
+    const what = options.what === undefined ? "read public key" : `use ${options.what}`;
+    throw new InputError("BAD_KEY", `Cannot ${what}: ${why}`);
+  };
   if (!(der instanceof Uint8Array) || der.length !== SPKI_ED25519_PREFIX.length + 32) {
-    throw new InputError("BAD_KEY", "Cannot read public key: SPKI DER must be 44 bytes");
+    bad("SPKI DER must be 44 bytes");
   }
   for (let i = 0; i < SPKI_ED25519_PREFIX.length; i++) {
-    if (der[i] !== SPKI_ED25519_PREFIX[i]) {
-      throw new InputError("BAD_KEY", "Cannot read public key: not an Ed25519 SPKI (RFC 8410)");
-    }
+    if (der[i] !== SPKI_ED25519_PREFIX[i]) bad("not an Ed25519 SPKI (RFC 8410)");
   }
   return der.slice(SPKI_ED25519_PREFIX.length);
 }
@@ -84,6 +88,7 @@ export function encodePublicKeyPem(publicKey: Uint8Array): string {
  * Reads a "PUBLIC KEY" PEM file holding an Ed25519 SPKI.
  *
  * @param pem PEM text
+ * @param options `what` the key is, for messages (e.g. `key 'worker.pub' (--worker-pub)`)
  * @returns the 32-byte public key
  * @throws {InputError} `BAD_PEM` (armor) or `BAD_KEY` (DER)
  * @example
@@ -92,6 +97,6 @@ export function encodePublicKeyPem(publicKey: Uint8Array): string {
  * if (decodePublicKeyPem(encodePublicKeyPem(new Uint8Array(32))).length !== 32) throw new Error();
  * ```
  */
-export function decodePublicKeyPem(pem: string): Uint8Array {
-  return decodeSpki(decodePem(pem, "PUBLIC KEY"));
+export function decodePublicKeyPem(pem: string, options: DecodeOptions = {}): Uint8Array {
+  return decodeSpki(decodePem(pem, "PUBLIC KEY", options), options);
 }

@@ -6,6 +6,7 @@
  */
 import {
   decodePrivateKeyPem,
+  decodePublicKeyPem,
   MAX_ENVELOPE_BYTES,
   MAX_ENVELOPE_SIGNATURES,
   parseEnvelope,
@@ -134,6 +135,54 @@ export async function loadSigningKey(
   });
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
 }
+
+/**
+ * Reads a public key (Ed25519 SPKI PEM, a `.pub` file) and keeps its text, as trust evidence
+ * carries it. Every error names the file and the option that gave it, as {@link loadSigningKey}'s
+ * do: "Cannot read key 'w.pub' (--worker-pub): no such file", "Cannot use key 'w.pub'
+ * (--worker-pub): it is a PRIVATE KEY block".
+ *
+ * @param path key file
+ * @param options the `option` that named the file, for messages (e.g. `--prover-pub`)
+ * @returns the PEM text and the 32-byte public key
+ * @throws {InputError} `INPUT_*`, `BAD_PEM`, `BAD_KEY`
+ * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
+ * @example
+ * ```ts ignore
+ * const { pem, publicKey } = await loadPublicKeyPem("prover.pub", { option: "--prover-pub" });
+ * ```
+ */
+export async function loadPublicKeyPem(
+  path: string,
+  options: { readonly option: string },
+): Promise<{ pem: string; publicKey: Uint8Array }> {
+  const what = `key ${quoteForTerminal(path)} (${options.option})`;
+  const pem = await readTextFile(path, { maxBytes: _MAX_PUBLIC_KEY_BYTES, what });
+  return { pem, publicKey: decodePublicKeyPem(pem, { what }) };
+}
+
+/**
+ * Reads a public key (Ed25519 SPKI PEM) as {@link loadPublicKeyPem} does, errors naming the file
+ * and the option.
+ *
+ * @param path key file
+ * @param options the `option` that named the file, for messages (e.g. `--worker-pub`)
+ * @returns the 32-byte public key
+ * @throws {InputError} `INPUT_*`, `BAD_PEM`, `BAD_KEY`
+ * @example
+ * ```ts ignore
+ * const key = await loadPublicKey("worker.pub", { option: "--worker-pub" });
+ * ```
+ */
+export async function loadPublicKey(
+  path: string,
+  options: { readonly option: string },
+): Promise<Uint8Array> {
+  return (await loadPublicKeyPem(path, options)).publicKey;
+}
+
+/** Largest public key file read (bytes): a `.pub` file is about 113. */
+const _MAX_PUBLIC_KEY_BYTES = 64 * 1024;
 
 /**
  * Most `--key` files one command signs with: each signs once, and neither an envelope nor a plan

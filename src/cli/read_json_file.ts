@@ -33,7 +33,9 @@ export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): P
  *
  * @param path file path
  * @param options `maxBytes` largest accepted size; `jsonCode`: when set, the text is validated
- *   as JSON and this code reported on failure
+ *   as JSON and this code reported on failure; `what` the file is, for messages (e.g. `key
+ *   'w.pub' (--worker-pub)`, escaped by the caller): an error then reads "Cannot read <what>:
+ *   <why>" (default: the path in quotes)
  * @returns the text
  * @throws {InputError} `INPUT_MISSING`, `INPUT_TOO_LARGE`, `INPUT_UTF8` or `jsonCode`
  * @throws {Deno.errors.NotCapable} when Deno was not given read access to it
@@ -44,20 +46,21 @@ export async function readJsonFile(path: string, maxBytes = 64 * 1024 * 1024): P
  */
 export async function readTextFile(
   path: string,
-  options: { maxBytes: number; jsonCode?: InputCode },
+  options: { maxBytes: number; jsonCode?: InputCode; what?: string },
 ): Promise<string> {
   const { maxBytes, jsonCode } = options;
+  const name = options.what ?? `'${path}'`;
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${openCause(e)}`);
+    throw new InputError("INPUT_MISSING", `Cannot read ${name}: ${openCause(e)}`);
   }
   if (!info.isFile) {
     throw new InputError(
       "INPUT_MISSING",
-      `Cannot read '${path}': not a regular file (${
+      `Cannot read ${name}: not a regular file (${
         info.isDirectory ? "a folder" : "a device, FIFO or socket"
       })`,
     );
@@ -65,7 +68,7 @@ export async function readTextFile(
   if (info.size > maxBytes) {
     throw new InputError(
       "INPUT_TOO_LARGE",
-      `Cannot read '${path}': ${info.size} bytes exceeds the ${maxBytes}-byte limit`,
+      `Cannot read ${name}: ${info.size} bytes exceeds the ${maxBytes}-byte limit`,
     );
   }
   // The stated size is a first check only: the bytes are counted as read (a file that says 0
@@ -75,12 +78,12 @@ export async function readTextFile(
     bytes = await readAtMost(path, maxBytes);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
+    throw new InputError("INPUT_MISSING", `Cannot read ${name}: ${_why(e)}`);
   }
   if (bytes === null) {
     throw new InputError(
       "INPUT_TOO_LARGE",
-      `Cannot read '${path}': more than ${maxBytes} bytes (the limit)`,
+      `Cannot read ${name}: more than ${maxBytes} bytes (the limit)`,
     );
   }
   let text: string;
@@ -88,7 +91,7 @@ export async function readTextFile(
     // ignoreBOM keeps a byte-order mark in the text, so that strict parsers can refuse it.
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new InputError("INPUT_UTF8", `Cannot read '${path}': not valid UTF-8`);
+    throw new InputError("INPUT_UTF8", `Cannot read ${name}: not valid UTF-8`);
   }
   if (jsonCode !== undefined) _parse(path, text, jsonCode);
   return text;

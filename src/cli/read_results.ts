@@ -5,7 +5,6 @@
  * @module
  */
 import {
-  decodePublicKeyPem,
   openItemResult,
   readItemResultUnchecked,
   type WorkerKeys,
@@ -14,6 +13,7 @@ import {
 import { InputError, UsageError } from "../errors.ts";
 import type { AttributedResult } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { loadPublicKey } from "./load_inputs.ts";
 import { splitLines } from "../split_lines.ts";
 
 /** Largest results file accepted (bytes). */
@@ -123,7 +123,7 @@ export async function resultLines(path: string): Promise<string[]> {
 export async function loadWorkerKeys(paths: readonly string[]): Promise<WorkerKeys> {
   const keys: Uint8Array[] = [];
   for (const path of paths) {
-    keys.push(decodePublicKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 })));
+    keys.push(await loadPublicKey(path, { option: "--worker-pub" }));
   }
   try {
     return workerKeys(keys);

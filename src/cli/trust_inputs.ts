@@ -39,6 +39,7 @@ import { InputError, UsageError } from "../errors.ts";
 import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import type { PlanEvidence } from "../verify/mod.ts";
 import { readBinaryFile, readTextFile } from "./read_json_file.ts";
+import { loadPublicKeyPem } from "./load_inputs.ts";
 import { type KeyInUse, refuseEvidenceProverKey } from "./refuse_prover_key.ts";
 import { countNoun } from "./count_noun.ts";
 
@@ -140,7 +141,10 @@ export async function loadTrustInputs(
     beacon: await text(f.beacon),
     chain: await text(f.chain),
     checkpoint: await text(f.checkpoint),
-    proverPub: await text(f.proverPub),
+    // Read as a key here, where a file that is none can be named with its flag.
+    proverPub: f.proverPub === undefined
+      ? undefined
+      : (await loadPublicKeyPem(f.proverPub, { option: "--prover-pub" })).pem,
     announcement: await text(f.announcement, 1024 * 1024),
     announcementTimestamp: f.announcementTimestamp === undefined
       ? undefined

@@ -111,3 +111,28 @@ Deno.test("a private key given where a public key is read is named as such", asy
     (e) => e instanceof InputError && /it is a PRIVATE KEY block/.test(e.message),
   );
 });
+
+Deno.test("decodePublicKeyPem() and decodeSpki() say what the key is, as the private key decoders do", async () => {
+  const k = await generateKeyPair();
+  const what = "key 'w.pub' (--worker-pub)";
+  const says = (c: InputCode, why: string) => (e: unknown) =>
+    e instanceof InputError && e.code === c && e.message === `Cannot use ${what}: ${why}`;
+  assert.throws(
+    () => decodePublicKeyPem(encodePrivateKeyPem(k.privateKey), { what }),
+    says("BAD_PEM", "it is a PRIVATE KEY block"),
+  );
+  assert.throws(
+    () => decodePublicKeyPem(encodePem("PUBLIC KEY", new Uint8Array(43)), { what }),
+    says("BAD_KEY", "SPKI DER must be 44 bytes"),
+  );
+  assert.throws(
+    () => decodeSpki(encodePkcs8(k.publicKey).subarray(0, 44), { what }),
+    says("BAD_KEY", "not an Ed25519 SPKI (RFC 8410)"),
+  );
+  // Without it, the messages are as they were.
+  assert.throws(
+    () => decodeSpki(new Uint8Array(43)),
+    (e) =>
+      e instanceof InputError && e.message === "Cannot read public key: SPKI DER must be 44 bytes",
+  );
+});

@@ -65,3 +65,24 @@ Deno.test("readTextFile() says why a named file cannot be read: no such file, or
     /Cannot read '.*': File name too long \(os error 36\)/,
   );
 });
+
+Deno.test("readTextFile() names the file as its caller says (what it is and the flag that gave it), for every reason it cannot be read", async () => {
+  const what = "key 'w.pub' (--worker-pub)";
+  const big = `${dir}/big.pub`;
+  await Deno.writeTextFile(big, "x".repeat(2048));
+  const latin1 = `${dir}/latin1.pub`;
+  await Deno.writeFile(latin1, new Uint8Array([0xe9]));
+  for (
+    const [path, why] of [
+      [`${dir}/missing.pub`, "no such file"],
+      [dir, "not a regular file (a folder)"],
+      [big, "2048 bytes exceeds the 1024-byte limit"],
+      [latin1, "not valid UTF-8"],
+    ]
+  ) {
+    await assert.rejects(
+      () => readTextFile(path!, { maxBytes: 1024, what }),
+      (e: Error) => e.message === `Cannot read ${what}: ${why}`,
+    );
+  }
+});

@@ -11,7 +11,6 @@ import {
   type Announcement,
   announcementStatement,
   datedBeforeCheckpoint,
-  decodePublicKeyPem,
   drandChainHash,
   drandRoundTime,
   encodeStatement,
@@ -24,7 +23,7 @@ import {
 } from "../../attest/mod.ts";
 import { bytesToHex } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
-import { loadSigningKeys } from "../load_inputs.ts";
+import { loadPublicKey, loadSigningKeys } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -103,7 +102,7 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   const k = _int(o.k, "--k");
   const keys = await loadSigningKeys(o.keys);
   const note = await readTextFile(o.checkpoint, { maxBytes: 64 * 1024 });
-  const pub = decodePublicKeyPem(await readTextFile(o.proverPub, { maxBytes: 64 * 1024 }));
+  const pub = await loadPublicKey(o.proverPub, { option: "--prover-pub" });
   refuseProverKey(
     [{ publicKey: pub, from: `--prover-pub ${quoteForTerminal(o.proverPub)}` }],
     keysInUse(keys.map((key) => key.publicKey), { option: "--key", paths: o.keys }),

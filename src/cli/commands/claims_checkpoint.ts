@@ -6,7 +6,6 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import {
-  decodePublicKeyPem,
   encodeBase64,
   parseRfc3339,
   parseSignedNote,
@@ -24,7 +23,7 @@ import {
 } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
 import { EXIT } from "../exit_codes.ts";
-import { loadClaimLog, loadSigningKey } from "../load_inputs.ts";
+import { loadClaimLog, loadPublicKey, loadSigningKey } from "../load_inputs.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { writeNewFile } from "../write_new_file.ts";
@@ -102,9 +101,7 @@ export function addCheckpointCommands(cmd: Command): void {
     .option("--json", "machine-readable output")
     .action(async (opts) => {
       const keys = await Promise.all(
-        (opts.pub ?? []).map(async (p) =>
-          decodePublicKeyPem(await readTextFile(p, { maxBytes: 64 * 1024 }))
-        ),
+        (opts.pub ?? []).map((p) => loadPublicKey(p, { option: "--pub" })),
       );
       const older = await _readCheckpoint(opts.old, keys);
       const newer = await _readCheckpoint(opts.new, keys);

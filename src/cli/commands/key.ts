@@ -7,7 +7,6 @@ import { Command } from "@commander-js/extra-typings";
 import {
   buildTrustRoot,
   decodePem,
-  decodePublicKeyPem,
   drandChainHash,
   encodePrivateKeyPem,
   encodePublicKeyPem,
@@ -22,9 +21,10 @@ import {
 } from "../../attest/mod.ts";
 import { SIGNED_ORIGIN_PATTERN } from "../../claims/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
-import { quoteShort } from "../../escape_text.ts";
+import { quoteForTerminal, quoteShort } from "../../escape_text.ts";
 import { printJson, printText } from "../output.ts";
 import { readTextFile } from "../read_json_file.ts";
+import { loadPublicKey } from "../load_inputs.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
 import { addCommandHelp } from "../command_help.ts";
@@ -160,12 +160,12 @@ export function keyCommand(): Command {
       }
       const end = keyTimeArgs(opts.end ?? [], "--end");
       const revoke = keyTimeArgs(opts.revoke ?? [], "--revoke");
-      const readPem = async (file: string) =>
-        decodePublicKeyPem(await readTextFile(file, { maxBytes: 64 * 1024 }));
       const pubs = [];
-      for (const file of opts.pub ?? []) pubs.push(await readPem(file));
+      for (const file of opts.pub ?? []) pubs.push(await loadPublicKey(file, { option: "--pub" }));
       const provers = [];
-      for (const file of opts.prover ?? []) provers.push(await readPem(file));
+      for (const file of opts.prover ?? []) {
+        provers.push(await loadPublicKey(file, { option: "--prover" }));
+      }
       refuseRepeatedKeys([
         ...keysInUse(pubs, { option: "--pub", paths: opts.pub ?? [] }),
         ...keysInUse(provers, { option: "--prover", paths: opts.prover ?? [] }),
@@ -180,8 +180,10 @@ export function keyCommand(): Command {
       }
       const tsa = [];
       for (const file of opts.tsa ?? []) {
-        const pem = await readTextFile(file, { maxBytes: 64 * 1024 });
-        tsa.push({ certificate: decodePem(pem, "CERTIFICATE"), name: file.replace(/^.*\//, "") });
+        const what = `certificate ${quoteForTerminal(file)} (--tsa)`;
+        const pem = await readTextFile(file, { maxBytes: 64 * 1024, what });
+        const certificate = decodePem(pem, "CERTIFICATE", { what });
+        tsa.push({ certificate, name: file.replace(/^.*\//, "") });
       }
       const keys = pubs.length + provers.length;
       if (keys > MAX_TRUST_ROOT_KEYS) {
