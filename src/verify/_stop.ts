@@ -145,9 +145,10 @@ export async function _tensorBytes(
     } catch (e) {
       const larger = e instanceof InputError && e.code === "BLOB_TOO_LARGE";
       if (!larger || blobs.open === undefined) throw e;
-      // Hashed in chunks, never held in memory (within the store's limit on a tensor), to tell
-      // the record's contradiction with its own tensor from a blob that is not the committed one.
-      using source = await blobs.open(t.digest, { maxBytes: BLOB_MAX_BYTES.tensor });
+      // Hashed in chunks, never held in memory (up to the most a tensor the verifier would hold
+      // can have), to tell the record's contradiction with its own tensor from a blob that is not
+      // the committed one; a larger blob stays the prover's unmet obligation, unhashed.
+      using source = await blobs.open(t.digest, { maxBytes: _hashedTensorBytes(t.width) });
       if (source === null) return null; // removed since
       throw contradiction(source.size);
     }
@@ -201,6 +202,21 @@ export async function _tensor16(
  * from the prover; a larger claim is NOT_VERIFIED instead of exhausting the verifier's memory.
  */
 export const MAX_RECOMPUTE_ELEMENTS: number = 2 ** 28;
+
+/**
+ * Most bytes of a committed tensor's blob the verifier hashes without holding it (to tell its
+ * length's contradiction from a blob that is not the committed one, or to check a tensor a
+ * refusal keeps from being read): what a tensor within {@link MAX_RECOMPUTE_ELEMENTS} can have,
+ * within the store's limit on a tensor. A larger blob is refused by its size before a byte is
+ * hashed, so a record's tiny shape with a blob of the store's 4 GiB costs no more hashing than a
+ * tensor the verifier holds (review h190's bound, for every tensor).
+ *
+ * @param width bytes per element
+ * @returns the limit in bytes
+ */
+export function _hashedTensorBytes(width: 2 | 4): number {
+  return Math.min(BLOB_MAX_BYTES.tensor, MAX_RECOMPUTE_ELEMENTS * width);
+}
 
 /**
  * Refuses (NOT_VERIFIED) a tensor over {@link MAX_RECOMPUTE_ELEMENTS}: one a recomputation would

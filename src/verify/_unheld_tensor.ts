@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { BLOB_MAX_BYTES, type BlobStore } from "../assets/mod.ts";
+import type { BlobStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import {
   _committedBlob,
+  _hashedTensorBytes,
   _lengthContradiction,
   _missingBlob,
   _tensorBytes,
@@ -43,17 +44,15 @@ export async function _checkTensorUnheld(
   const blob = { digest: t.digest, what };
   // Exact past 2^53, where the element count above is only rounded.
   const length = t.shape.reduce((a, b) => a * BigInt(b), 1n) * BigInt(t.width);
-  // A tensor over the element limit, which the verifier would never hold, is hashed only up to
-  // the bytes one it would hold can have: a larger blob is left unchecked (its refusal stands), so
-  // a refused record costs at most that much hashing a tensor, not the store's 4 GiB.
-  const limit = elements > MAX_RECOMPUTE_ELEMENTS
-    ? Math.min(BLOB_MAX_BYTES.tensor, MAX_RECOMPUTE_ELEMENTS * t.width)
-    : BLOB_MAX_BYTES.tensor;
+  // Hashed only up to the bytes a tensor the verifier would hold can have, so a refused record
+  // costs at most that much hashing a tensor, not the store's 4 GiB: a larger blob on a shape
+  // over the element limit is left unchecked (its refusal stands), on one within it the prover's
+  // unmet obligation, as `_tensorBytes` says.
+  const limit = _hashedTensorBytes(t.width);
   const open = async () => {
     try {
       return await blobs.open!(t.digest, { maxBytes: limit });
     } catch (e) {
-      // Over the store's limit: the record's contradiction only where its shape holds less.
       if (e instanceof InputError && e.code === "BLOB_TOO_LARGE" && length > BigInt(limit)) {
         return undefined;
       }
