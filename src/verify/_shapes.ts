@@ -6,6 +6,7 @@
  */
 import { exactObject, type Shape } from "./_exact_object.ts";
 import type { PlanItem } from "./audit_plan.ts";
+import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 
 /** A SHA-256 digest in lowercase hex. */
 export const HEX64 = /^[0-9a-f]{64}$/;
@@ -52,4 +53,30 @@ export function readPlanItem(
     kind: x.kind as string,
     claimed: x.claimed as string,
   };
+}
+
+/**
+ * Reads the budget a record a plan, a work order or an item result states (its shape read it as a
+ * `count`): a whole number in 1..`MAX_PRODUCT_BUDGET`, or none (the default).
+ *
+ * @param value the field's value, shape-checked (`count`), or undefined where it is absent
+ * @param options `where` (the field's path for messages) and `bad` (raises the caller's coded error)
+ * @returns `{ maxRecordProducts }`, or `{}` where the document states none
+ * @example
+ * ```ts
+ * import { readBudget } from "./_shapes.ts";
+ * const bad = (why: string): never => { throw new Error(why); };
+ * if (readBudget(5, { where: "plan.maxRecordProducts", bad }).maxRecordProducts !== 5) {
+ *   throw new Error();
+ * }
+ * if ("maxRecordProducts" in readBudget(undefined, { where: "x", bad })) throw new Error();
+ * ```
+ */
+export function readBudget(
+  value: unknown,
+  options: { where: string; bad: (why: string) => never },
+): { maxRecordProducts?: number } {
+  if (value === undefined) return {};
+  if (value === 0) options.bad(`'${options.where}' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
+  return { maxRecordProducts: value as number };
 }

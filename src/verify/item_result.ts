@@ -15,9 +15,8 @@
  */
 import { canonicalJson } from "../claims/mod.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, SERVE_ID } from "./_shapes.ts";
+import { HEX64, readBudget, SERVE_ID } from "./_shapes.ts";
 import { parseRecordResult } from "./parse_record_result.ts";
-import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 import type { RecordResult } from "./record_result.ts";
 import { WORKER_ENGINES } from "./verifier_engine.ts";
 
@@ -121,9 +120,6 @@ export function parseItemResult(line: string, where: string): ItemResult {
     bad,
   });
   if (o.format !== ITEM_RESULT_FORMAT) bad(`format must be '${ITEM_RESULT_FORMAT}'`);
-  if (o.maxRecordProducts === 0) {
-    bad(`'maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
-  }
   const w = exactObject(o.verifier, { where: "verifier", shape: WORKER, bad });
   const t = exactObject(o.timing, {
     where: "timing",
@@ -148,9 +144,7 @@ export function parseItemResult(line: string, where: string): ItemResult {
     plan: o.plan as string,
     item: o.item as string,
     ...(Object.hasOwn(o, "serve") ? { serve: o.serve as string } : {}),
-    ...(Object.hasOwn(o, "maxRecordProducts")
-      ? { maxRecordProducts: o.maxRecordProducts as number }
-      : {}),
+    ...readBudget(o.maxRecordProducts, { where: "maxRecordProducts", bad }),
     result: parseRecordResult(o.result, { bad }),
     verifier: {
       version: w.version as string,

@@ -24,8 +24,7 @@ import { SAMPLE_ALGORITHM, sampleIndices } from "./sample_indices.ts";
 import { AUDIT_SEED_DOMAIN, deriveSeed } from "./seed.ts";
 import { AUDIT_ID_PATTERN, AUDIT_ID_RULE } from "./audit_id.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, readPlanItem } from "./_shapes.ts";
-import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
+import { HEX64, readBudget, readPlanItem } from "./_shapes.ts";
 
 /**
  * Parses and checks a plan document.
@@ -87,17 +86,9 @@ function _shape(value: unknown, bad: (why: string) => never): AuditPlan {
     algorithm: o.algorithm as string,
     items,
     evidence: _evidence(o.evidence, bad),
-    ...(o.maxRecordProducts === undefined
-      ? {}
-      : { maxRecordProducts: _budget(o.maxRecordProducts as number, bad) }),
+    ...readBudget(o.maxRecordProducts, { where: "plan.maxRecordProducts", bad }),
     signatures: _signatures(o.signatures, bad),
   };
-}
-
-/** A plan's budget: an integer in 1..`MAX_PRODUCT_BUDGET` (the shape read it as a count). */
-function _budget(v: number, bad: (why: string) => never): number {
-  if (v < 1) bad(`'plan.maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
-  return v;
 }
 
 function _signatures(v: unknown, bad: (why: string) => never): PlanSignature[] {

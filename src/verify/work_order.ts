@@ -19,9 +19,8 @@ import { canonicalJson, type ClaimLog, LOG_ID_PATTERN } from "../claims/mod.ts";
 import { AUDIT_ID_PATTERN } from "./audit_id.ts";
 import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
-import { HEX64, readPlanItem, SERVE_ID } from "./_shapes.ts";
+import { HEX64, readBudget, readPlanItem, SERVE_ID } from "./_shapes.ts";
 import { planItemMismatch } from "./plan_item_log.ts";
-import { MAX_PRODUCT_BUDGET } from "./record_products.ts";
 
 /** Format tag of work orders. */
 export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v3";
@@ -146,13 +145,8 @@ export function parseWorkOrder(text: string): WorkOrder {
     seed: o.seed as string,
     population: o.population as number,
     item: readPlanItem(o.item, { where: "order.item", bad }),
-    ...(o.maxRecordProducts === undefined
-      ? {}
-      : { maxRecordProducts: o.maxRecordProducts as number }),
+    ...readBudget(o.maxRecordProducts, { where: "order.maxRecordProducts", bad }),
   };
-  if (order.maxRecordProducts === 0) {
-    bad(`'order.maxRecordProducts' must be an integer in 1..${MAX_PRODUCT_BUDGET}`);
-  }
   requireCanonical(text, { encode: () => encodeWorkOrder(order), bad });
   if (order.item.item !== itemDigest(order, order.item)) bad("the item digest does not recompute");
   return order;

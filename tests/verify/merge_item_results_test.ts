@@ -202,6 +202,16 @@ Deno.test("parseItemResult() reads back the serve id a pool worker signs into it
   assert.equal(merge([pooled, ...results]).duplicates, 1);
 });
 
+Deno.test("parseItemResult() reads back the budget a record a worker signs into its result, and refuses one that is no whole number in 1..2^53 - 1", () => {
+  const budgeted = { ...results[0]!, maxRecordProducts: 777 };
+  const line = encodeItemResult(budgeted).trimEnd();
+  assert.deepEqual(parseItemResult(line, "x"), budgeted);
+  for (const bad of [0, -3, 2.5, 2 ** 53, "777"]) {
+    const b = line.replace(/"maxRecordProducts":777/, `"maxRecordProducts":${JSON.stringify(bad)}`);
+    assert.throws(() => parseItemResult(b, "x"), code("RESULT_INVALID"), b.slice(0, 80));
+  }
+});
+
 Deno.test("parseItemResult() reads a model-forward FAIL's first diverging layer back, and refuses a bad one (issue 17)", () => {
   const firstDivergence = { layer: 7, stage: "mlp" as const, layers: 36 };
   const chainFail = {
