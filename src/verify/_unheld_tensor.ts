@@ -12,6 +12,7 @@ import {
   _hashedTensorBytes,
   _lengthContradiction,
   _missingBlob,
+  _tensor16,
   _tensorBytes,
   MAX_RECOMPUTE_ELEMENTS,
 } from "./_stop.ts";
@@ -70,6 +71,34 @@ export async function _checkTensorUnheld(
     throw _lengthContradiction({ ...t, what }, { bytes: held.size, length });
   }
   return true;
+}
+
+/**
+ * A record's 16-bit committed tensors, in order: read and held when nothing is refused, else each
+ * checked a chunk at a time and held by nothing (`_checkTensorUnheld`), the refusal bounding the
+ * verifier's memory as well as its time.
+ *
+ * @param blobs the blob store
+ * @param tensors digest, shape and a name for the reason of each
+ * @param refused whether a refusal waits (then nothing is held)
+ * @returns the tensors (null when refused) and whether every one was checked
+ * @throws {_Stop} as `_tensor16` and {@link _checkTensorUnheld}
+ */
+export async function _tensors16(
+  blobs: BlobStore,
+  tensors: readonly { digest: string; shape: readonly number[]; what: string }[],
+  refused: boolean,
+): Promise<{ held: Uint16Array[] | null; checked: boolean }> {
+  if (refused) {
+    let checked = true;
+    for (const t of tensors) {
+      checked = await _checkTensorUnheld(blobs, { ...t, width: 2 }) && checked;
+    }
+    return { held: null, checked };
+  }
+  const held: Uint16Array[] = [];
+  for (const t of tensors) held.push(await _tensor16(blobs, t));
+  return { held, checked: true };
 }
 
 /**

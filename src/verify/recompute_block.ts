@@ -19,17 +19,9 @@ import {
   runFfnBlock,
   type SfuUse,
 } from "../model/mod.ts";
-import {
-  _checkCost,
-  _checkSize,
-  _refusable,
-  _sayRefusal,
-  _Stop,
-  _tensor16,
-  _tensorBytes,
-} from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _sayRefusal, _Stop, _tensorBytes } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
-import { _checkTensorUnheld, _held } from "./_unheld_tensor.ts";
+import { _held, _tensors16 } from "./_unheld_tensor.ts";
 import type { ComponentEvidence } from "../hardware/mod.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import { _attentionEvidence, _blockOperatorEvidence, _sfuEvidence } from "./_record_evidence.ts";
@@ -130,31 +122,25 @@ export async function _blockTensors(
     shape,
     what: `weight '${name}'`,
   }));
-  let held: BlockTensors["held"] = null;
-  let checked = true;
-  if (o.refusals.length > 0) {
-    // Refused whatever they hold: checked a chunk at a time, held by nothing.
-    for (const t of [input, ...named]) {
-      checked = await _checkTensorUnheld(blobs, { ...t, width: 2 }) && checked;
-    }
-  } else {
-    const x = await _tensor16(blobs, input);
-    const weights: Record<string, Uint16Array> = {};
-    for (const t of named) weights[t.name] = await _tensor16(blobs, t);
-    held = { x, weights };
-  }
+  // Refused whatever they hold: checked a chunk at a time, held by nothing.
+  const read = await _tensors16(blobs, [input, ...named], o.refusals.length > 0);
+  const held: BlockTensors["held"] = read.held === null ? null : {
+    x: read.held[0]!,
+    weights: Object.fromEntries(named.map((t, i) => [t.name, read.held![i + 1]!])),
+  };
   const rope = w.attention?.rope;
   const invFreq = rope === undefined || "theta" in rope
     ? null
     : await _invFreq(blobs, rope.invFreqSha256, d / 2);
   const names = Object.keys(shapes).length;
-  if (!checked) return { held, invFreq };
-  o.step(
-    "tensors",
-    invFreq === null
-      ? `input [${w.tokens},${h}] and ${names} weights by digest`
-      : `input [${w.tokens},${h}], ${names} weights and inv_freq by digest`,
-  );
+  if (read.checked) {
+    o.step(
+      "tensors",
+      invFreq === null
+        ? `input [${w.tokens},${h}] and ${names} weights by digest`
+        : `input [${w.tokens},${h}], ${names} weights and inv_freq by digest`,
+    );
+  }
   return { held, invFreq };
 }
 

@@ -17,9 +17,9 @@ import {
   type StackProfile,
 } from "../kernels/mod.ts";
 import type { ClaimPredicate, GemmWorkload } from "../claims/mod.ts";
-import { _checkCost, _checkSize, _refusable, _sayRefusal, _Stop, _tensor16 } from "./_stop.ts";
+import { _checkCost, _checkSize, _refusable, _sayRefusal, _Stop } from "./_stop.ts";
 import { recordProducts } from "./record_products.ts";
-import { _checkTensorUnheld, _held } from "./_unheld_tensor.ts";
+import { _held, _tensors16 } from "./_unheld_tensor.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
 import { _checkDataParallel } from "./_claimed_parallel.ts";
@@ -94,20 +94,10 @@ export async function _gemmTensors(
     }));
   const input = { digest: w.input.sha256, shape: w.input.shape, what: "input" };
   const weights = { digest: w.weights.sha256, shape: w.weights.shape, what: "weights" };
-  const step = () =>
-    o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
-  if (o.refusals.length > 0) {
-    // Refused whatever they hold: checked a chunk at a time, held by nothing.
-    const checked = [
-      await _checkTensorUnheld(blobs, { ...input, width: 2 }),
-      await _checkTensorUnheld(blobs, { ...weights, width: 2 }),
-    ];
-    if (checked.every((c) => c)) step();
-    return null;
-  }
-  const held = { a: await _tensor16(blobs, input), b: await _tensor16(blobs, weights) };
-  step();
-  return held;
+  // Refused whatever they hold: checked a chunk at a time, held by nothing.
+  const { held, checked } = await _tensors16(blobs, [input, weights], o.refusals.length > 0);
+  if (checked) o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
+  return held === null ? null : { a: held[0]!, b: held[1]! };
 }
 
 /**
