@@ -2,7 +2,9 @@
  * The parallelism a model record claims, checked against itself and its stack and resolved into
  * the split the forward runs (`tensorParallelOf`): tensor-parallel size and the recorded
  * all-reduce. The world (GPU count against tp x pp x dp; data parallelism on vLLM) is checked
- * for every record (`_checkClaimedWorld`). Pipeline stages move activations between GPUs by
+ * for every record (`_checkClaimedWorld`), and so is the split's parse against the stack
+ * (`_checkedParallel`: GEMM and block records, which model no sharding, FAIL on its
+ * contradictions as model records do). Pipeline stages move activations between GPUs by
  * copies and do not change bits (a record with pp above 1 is verified as the tensor-parallel pass
  * of each stage); data-parallel replicas off vLLM each run their own passes; an expert-parallel
  * size vLLM never runs with (other than 1 or tp x dp) FAILs for every model, and expert
@@ -35,7 +37,7 @@ import {
   tensorParallelOf,
   unknownInterconnect,
 } from "../resolve/mod.ts";
-import { _REFUSED, _Stop } from "./_stop.ts";
+import { _refusable, _REFUSED, _Stop } from "./_stop.ts";
 import { stackHardwareContradiction } from "./stack_hardware_contradiction.ts";
 
 /** What a record's stated world says against it (`_claimedWorld`). */
@@ -135,8 +137,8 @@ export function _checkClaimedWorld(
  * Refuses data parallelism on vLLM: its data-parallel ranks are not independent replicas (they
  * step together: MoE layers are sharded over dp x tp ranks with tokens gathered across them, and
  * a graph-captured step is padded to the largest token count of any rank), which is not
- * modelled. Each kind of record calls it where it says what is not modelled, after its own
- * contradictions (a refusal here never hides a FAIL).
+ * modelled. Every kind of record runs it through `_checkedParallel`, its refusal waiting for the
+ * record's contradictions (a refusal here never hides a FAIL).
  *
  * @param p the record's predicate
  * @param stack the record's stack
@@ -216,6 +218,43 @@ export function _claimedParallel(
     );
   }
   return r.parallel;
+}
+
+/**
+ * The parallelism checks of every kind of record, after its world (`_checkClaimedWorld`), each
+ * refusal waiting in `refusals` (`_refusable`) so that none hides a FAIL: data parallelism on
+ * vLLM (`_checkDataParallel`); for a kind of record that models no sharding (`unsharded`: what it
+ * computes, e.g. `GEMMs`), a tp, pp or ep other than 1; then the split (`_claimedParallel`), whose
+ * contradictions (an invalid all-reduce, one the stack's layout does not run, none named at tp
+ * above 2 where the stack has a layout) FAIL a record of any kind, sharded or not.
+ *
+ * @param p the record's predicate
+ * @param o the record's stack and GPU profile, the branch's refusals, and what the record
+ *   computes where its kind models no sharding
+ * @returns the split (undefined for one rank), or `_REFUSED` where it is refused (not modelled,
+ *   or sharded where the kind models no sharding)
+ * @throws {_Stop} FAIL as `_claimedParallel`
+ */
+export function _checkedParallel(
+  p: ClaimPredicate,
+  o: {
+    readonly stack: StackProfile;
+    readonly gpu: DispatchGpu;
+    readonly refusals: string[];
+    readonly unsharded?: string;
+  },
+): TensorParallel | undefined | typeof _REFUSED {
+  const { refusals } = o;
+  _refusable(refusals, () => _checkDataParallel(p, o.stack));
+  const { tp, pp, ep } = p.parallelism;
+  const sharded = o.unsharded !== undefined && (tp !== 1 || pp !== 1 || ep !== 1);
+  if (sharded) {
+    refusals.push(
+      `parallelism tp=${tp} pp=${pp} ep=${ep}: sharded ${o.unsharded} are not modelled`,
+    );
+  }
+  const parallel = _refusable(refusals, () => _claimedParallel(p, o.stack, o.gpu));
+  return sharded ? _REFUSED : parallel;
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * What the block, model-forward and sequence branches of the pipeline share: the record's GEMM
- * kernel resolved against its stack, the parallelism check, and the runtime the model code runs
- * on. What of the kernel is not modelled waits in the branch's refusals (`_refusable`), said after
+ * kernel resolved against its stack, and the runtime the model code runs on (each branch checks
+ * its parallelism with `_checkedParallel`). What of the kernel is not modelled waits in the branch's refusals (`_refusable`), said after
  * the record's own contradictions: an unknown catalog never hides a FAIL.
  *
  * @module
  */
 import type { AssetStore } from "../assets/mod.ts";
-import type { ClaimPredicate, KernelRef } from "../claims/mod.ts";
+import type { KernelRef } from "../claims/mod.ts";
 import {
   type ComponentEvidence,
   findDatapath,
@@ -35,39 +35,35 @@ interface _LayerInput {
   readonly store: AssetStore;
   readonly walker: KWalker;
   readonly attention?: Fa2Forward | undefined;
-  readonly predicate: ClaimPredicate;
   readonly kernel: KernelRef;
   readonly profile: GpuProfile;
   readonly stack: StackProfile;
   readonly step: (name: string, detail: string) => void;
   /**
-   * The branch's reasons not modelled (`_refusable`), which the kernel's and a sharded run's join;
-   * absent, each is said at once (a branch whose contradictions are all checked before).
+   * The branch's reasons not modelled (`_refusable`), which the kernel's joins; absent, it is said
+   * at once (a branch whose contradictions are all checked before).
    */
   readonly refusals?: string[];
 }
 
 /**
- * Resolves the kernel (a passed `kernel` step), checks the parallelism and builds the runtime.
- * A kernel not modelled (an unknown, foreign or differently hashed catalog, an invalid recipe, a
- * recipe's instruction the GPU lacks, an unstated instruction the GPU's profile leaves open) and,
- * with `what`, a sharded run are pushed to `refusals`; the runtime of a refused kernel covers no
- * GEMM (its dispatch says why), so that the branch checks the record against its history and
- * checkpoint and then refuses it, recomputing nothing. Without `refusals`, each is said at once.
+ * Resolves the kernel (a passed `kernel` step) and builds the runtime. A kernel not modelled (an
+ * unknown, foreign or differently hashed catalog, an invalid recipe, a recipe's instruction the
+ * GPU lacks, an unstated instruction the GPU's profile leaves open) is pushed to `refusals`; the
+ * runtime of a refused kernel covers no GEMM (its dispatch says why), so that the branch checks
+ * the record against its history and checkpoint and then refuses it, recomputing nothing. Without
+ * `refusals`, it is said at once.
  *
- * @param input assets, walker, attention runner, the record's predicate, kernel, profile, stack,
- *   and the branch's refusals, if it defers them
- * @param what what is not modelled when sharded (e.g. `blocks`), for the reason; null when the
- *   branch models parallelism itself (`_claimedParallel`)
+ * @param input assets, walker, attention runner, the record's kernel, profile and stack, and the
+ *   branch's refusals, if it defers them
  * @returns the runtime (its dispatch noting which kernels it hands out) and the evidence of its
  *   datapath and kernels
  * @throws {_Stop} FAIL when the record's kernel contradicts its stack (a recipe where the stack
  *   dispatches through a catalog, or the other way round); without `refusals`, NOT_VERIFIED for a
- *   kernel not modelled or, with `what`, a sharded run
+ *   kernel not modelled
  */
 export async function _layerRuntime(
   input: _LayerInput,
-  what: string | null,
 ): Promise<{ runtime: BlockRuntime; evidence: () => ComponentEvidence[] }> {
   const { profile, stack, refusals } = input;
   const bf16 = findDatapath(profile, { input: "bf16", output: "fp32" });
@@ -77,13 +73,6 @@ export async function _layerRuntime(
   // A refused kernel's runtime covers no GEMM: the branch hands its driver the first refusal,
   // which stops it before its first GEMM, and the dispatch would say the same.
   const dispatched = kernel === _REFUSED ? { uncovered: refusals!.at(-1)! } : kernel;
-  const par = input.predicate.parallelism;
-  if (what !== null && (par.tp !== 1 || par.pp !== 1 || par.ep !== 1)) {
-    const why =
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded ${what} are not modelled`;
-    if (refusals === undefined) throw new _Stop("NOT_VERIFIED", why);
-    refusals.push(why);
-  }
   const runtime = await modelRuntime(input.store, {
     profile,
     stack,

@@ -29,7 +29,6 @@ import { _checkAttentionSupport } from "./_model_support.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
 import { _claimedSmCountFinding } from "./_claimed_sm_count.ts";
-import { _checkDataParallel } from "./_claimed_parallel.ts";
 
 /** What the block branch needs. */
 export interface BlockRecomputeInput {
@@ -145,8 +144,10 @@ export async function _blockTensors(
 }
 
 /**
- * Recomputes a block record's output from its tensors (`_blockTensors`, whose checks came first):
- * its SM count, kernel and support, the first of the branch's refusals (the budget), then the run.
+ * Recomputes a block record's output from its tensors (`_blockTensors`) and its parallelism
+ * (`_checkedParallel`), whose checks came first (their refusals, sharding among them, wait in
+ * `refusals`): its SM count, kernel and support, the first of the branch's refusals (the budget,
+ * sharding), then the run.
  *
  * @param input assets, walker, the record's predicate and workload, profile, stack, tensors and
  *   the branch's refusals
@@ -164,19 +165,16 @@ export async function _recomputeBlock(
     ? null
     : _claimedSmCountFinding(input.profile, w.attention.multiProcessorCount);
   if (sms?.status === "FAIL") throw new _Stop("FAIL", sms.why);
-  // The block's contradictions are checked above: what is not modelled of its kernel or its
-  // sharding is said at once (a waiting refusal is said in its place: `_refusedFirst`).
-  const { runtime, evidence } = await _layerRuntime(
-    { ...layer, predicate: p, step, kernel: w.kernel },
-    "blocks",
-  );
+  // The block's contradictions are checked above (its parallelism's by `_checkedParallel`): what
+  // is not modelled of its kernel is said at once (a waiting refusal, sharding among them, is said
+  // in its place: `_refusedFirst`).
+  const { runtime, evidence } = await _layerRuntime({ ...layer, step, kernel: w.kernel });
   if (p.batch.size !== 1) {
     throw new _Stop(
       "NOT_VERIFIED",
       `batch of ${p.batch.size} sequences: blocks are modelled for one sequence`,
     );
   }
-  _checkDataParallel(p, input.stack);
   const eps = Number(w.rmsNormEps);
   const { hidden: h, headDim: d } = w.shape;
   // Called only after `_sayRefusal`: tensors are not held only where a refusal waits.

@@ -1,7 +1,8 @@
 /**
  * The GEMM branch of the per-record pipeline: the record's own contradictions, its kernel (recipe
- * or catalog lookup) and support (sharding, launch, accumulator, datapath), its tensors by digest,
- * and the recipe run on them.
+ * or catalog lookup) and support (launch, accumulator, datapath; its sharding is refused with every
+ * record's parallelism checks, `_checkedParallel`), its tensors by digest, and the recipe run on
+ * them.
  *
  * @module
  */
@@ -22,7 +23,6 @@ import { recordProducts } from "./record_products.ts";
 import { _held, _tensors16 } from "./_unheld_tensor.ts";
 import { _checkOutputDescription } from "./_output_description.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
-import { _checkDataParallel } from "./_claimed_parallel.ts";
 import { _checkGemmLaunch } from "./_gemm_launch.ts";
 import { _resolveKernel } from "./resolve_kernel.ts";
 import { _datapathEvidence, _unstatedInstructionConflict } from "./_record_evidence.ts";
@@ -101,10 +101,11 @@ export async function _gemmTensors(
 }
 
 /**
- * Recomputes a GEMM record's output from its tensors (`_gemmTensors`, whose checks came first):
- * its kernel (a passed `kernel` step), what is not modelled (sharding, the stack's launch, an fp16
- * accumulator, the datapath: a passed `support` step), the first of the branch's refusals (the
- * budget), then the recipe run.
+ * Recomputes a GEMM record's output from its tensors (`_gemmTensors`) and its parallelism
+ * (`_checkedParallel`), whose checks came first (their refusals, sharding among them, wait in
+ * `refusals`): its kernel (a passed `kernel` step), what is not modelled (the stack's launch, an
+ * fp16 accumulator, the datapath: a passed `support` step), the first of the branch's refusals
+ * (the budget, sharding), then the recipe run.
  *
  * @param input assets, walker, the record's predicate and workload, profile, stack, tensors, the
  *   step recorder and the branch's refusals
@@ -115,7 +116,7 @@ export async function _gemmTensors(
 export async function _recomputeGemm(
   input: GemmRecomputeInput & { readonly tensors: GemmTensors | null },
 ): Promise<{ out: Uint16Array; evidence: ComponentEvidence[] }> {
-  const { predicate: p, workload: w, profile, stack, step } = input;
+  const { workload: w, profile, stack, step } = input;
   const kernel = await _resolveKernel(input.store, {
     kernel: w.kernel,
     stackId: stack.id,
@@ -144,14 +145,6 @@ export async function _recomputeGemm(
     measured = hit.entry.verified === true;
   }
   step("kernel", `${recipe.family} ${JSON.stringify(recipe)}`);
-  _checkDataParallel(p, stack);
-  const par = p.parallelism;
-  if (par.tp !== 1 || par.pp !== 1 || par.ep !== 1) {
-    throw new _Stop(
-      "NOT_VERIFIED",
-      `parallelism tp=${par.tp} pp=${par.pp} ep=${par.ep}: sharded GEMMs are not modelled`,
-    );
-  }
   _checkGemmLaunch(stack, w.m);
   if (w.accumulator === "fp16") {
     throw new _Stop(

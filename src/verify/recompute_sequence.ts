@@ -32,10 +32,9 @@ import { _claimCheckpoint } from "./_claim_checkpoint.ts";
 import { _layerRuntime } from "./_layer_runtime.ts";
 import {
   _checkAllReducePath,
-  _checkDataParallel,
+  _checkedParallel,
   _checkNcclRelease,
   _checkPipelineStages,
-  _claimedParallel,
 } from "./_claimed_parallel.ts";
 import { _checkClaimedSmCount } from "./_claimed_sm_count.ts";
 import { _checkServingTensorParallel } from "./_serving_parallel.ts";
@@ -99,15 +98,8 @@ export async function _recomputeSequence(
   // configuration, kernel or limit never hides a FAIL): the first such reason waits in
   // `refusals`, and the replay, given it, checks the passes and computes nothing.
   const refusals: string[] = [];
-  const { runtime, evidence } = await _layerRuntime(
-    { ...input, kernel: w.kernel, refusals },
-    null,
-  );
-  _refusable(refusals, () => _checkDataParallel(p, input.stack));
-  const parallel = _refusable(
-    refusals,
-    () => _claimedParallel(input.predicate, input.stack, input.profile),
-  );
+  const { runtime, evidence } = await _layerRuntime({ ...input, kernel: w.kernel, refusals });
+  const parallel = _checkedParallel(p, { stack: input.stack, gpu: input.profile, refusals });
   _refusable(refusals, () => _checkClaimedSmCount(input.profile, w.attention.multiProcessorCount));
   _refusable(refusals, () => _checkServingTensorParallel(input.stack, p.parallelism.tp));
   // The history needs no checkpoint: its contradictions come before the checkpoint's support.

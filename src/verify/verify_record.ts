@@ -9,8 +9,10 @@
  * such problem is one of these results (issue 25). A NOT_VERIFIED is never said before a
  * contradiction the verifier can establish: a GEMM or block record's own checks and its tensors
  * by digest (`_gemmTensors`, `_blockTensors`: all it needs is the record and the blob store) come
- * before its profile and stack (`_recordWorld`), its kernel and its support, and its budget (a
- * bound on time, not memory) waits for all of them, as a model record's does.
+ * before its profile and stack (`_recordWorld`); its parallelism's contradictions (an invalid
+ * all-reduce, or one its stack's layout does not run, FAILs it as it does a model record:
+ * `_checkedParallel`) come before its kernel and its support; and its budget (a bound on time, not
+ * memory) and its sharding wait for all of them, as a model record's refusals do.
  *
  * @module
  */
@@ -34,6 +36,7 @@ import { _MAX_COMPONENT, _MAX_REASON, _refusedFirst, _Stop } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { _recordWorld } from "./_record_world.ts";
+import { _checkedParallel } from "./_claimed_parallel.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
 import { _blockTensors, _recomputeBlock } from "./recompute_block.ts";
 import { _gemmTensors, _recomputeGemm } from "./recompute_gemm.ts";
@@ -174,10 +177,12 @@ export async function verifyRecord(
         ? await _tensorsFirst(ctx, { predicate: p, workload: w, step }, {
           tensors: _gemmTensors,
           recompute: _recomputeGemm,
+          unsharded: "GEMMs",
         })
         : await _tensorsFirst(ctx, { predicate: p, workload: w, step }, {
           tensors: _blockTensors,
           recompute: _recomputeBlock,
+          unsharded: "blocks",
         });
       versionGap = r.versionGap;
       out = r.out;
@@ -289,14 +294,17 @@ type _Record<W> = Omit<_TensorsInput<W>, "maxRecordProducts" | "refusals">;
  * A GEMM's or block's pipeline, in three steps: its own contradictions and committed tensors,
  * which need only the record and the blob store (`_gemmTensors`, `_blockTensors`), before its
  * profile and stack are loaded (`_recordWorld`), so that neither an unknown or differently hashed
- * one nor anything not modelled hides the record's FAIL; then its recomputation. A recomputation
- * over the budget waits in the branch's refusals until the last check that could FAIL it (its
- * world, its kernel, its SM count): said before the run, or in place of a NOT_VERIFIED found on
- * the way (`_refusedFirst`), so that its reason is the one it was before any check that FAILs.
+ * one nor anything not modelled hides the record's FAIL; then its parallelism, checked as every
+ * record's is (`_checkedParallel`: an all-reduce the record or its stack contradicts FAILs, a
+ * sharded run is refused); then its recomputation. A recomputation over the budget, or sharded,
+ * waits in the branch's refusals until the last check that could FAIL it (its world, its
+ * parallelism, its kernel, its SM count): said before the run, or in place of a NOT_VERIFIED found
+ * on the way (`_refusedFirst`), so that its reason is the one it was before any check that FAILs.
  *
  * @param ctx the verifier's context
  * @param o the record's predicate and workload, and the step recorder
- * @param branch the branch's tensor checks and its recomputation
+ * @param branch the branch's tensor checks, its recomputation, and what it computes (for the
+ *   reason a sharded run is refused: it models none)
  * @returns the recomputation's result, and what `_checkClaimedWorld` leaves unvouched
  * @throws {_Stop} as each step does
  */
@@ -313,6 +321,7 @@ async function _tensorsFirst<W, T, R>(
         readonly refusals: readonly string[];
       },
     ) => Promise<R>;
+    readonly unsharded: string;
   },
 ): Promise<R & { versionGap: string | null }> {
   const refusals: string[] = [];
@@ -323,6 +332,12 @@ async function _tensorsFirst<W, T, R>(
   });
   try {
     const world = await _recordWorld(ctx.store, { p: o.predicate, step: o.step });
+    _checkedParallel(o.predicate, {
+      stack: world.stack,
+      gpu: world.profile,
+      refusals,
+      unsharded: branch.unsharded,
+    });
     const r = await branch.recompute({
       ...ctx,
       ...o,

@@ -24,6 +24,7 @@ import { verifyRecord } from "../../src/verify/mod.ts";
 import { teslaSfu } from "../hardware/sfu/_tesla_sfu.ts";
 import { InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
+import { PARALLEL_LIES, TP_LAYOUT_STACK, withParallelism } from "./_parallel_lies.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const store = await openAssetStore();
@@ -363,6 +364,60 @@ Deno.test("a block record's own contradictions FAIL whatever profile, stack or c
       assert.equal(r.status, "FAIL", `${what}, ${lie}: ${r.reason}`);
       assert.equal(r.finding, "contradiction", `${what}, ${lie}`);
       assert.match(r.reason, found, `${what}, ${lie}`);
+    }
+  }
+});
+
+Deno.test("a block record's parallelism FAILs where the record or its stack contradicts it, before its sharding is refused; an honest sharded block is refused by name", async () => {
+  const stack = "cutlass-3.5-hf-flash-attn";
+  const rt = runtimeFor(stack);
+  const ffn = planFfnBlock(T, { shape, runtime: rt });
+  const attn = planAttentionBlock(T, {
+    shape,
+    runtime: rt,
+    rope: { theta: 1_000_000 },
+    multiProcessorCount: 108,
+  });
+  assert.ok(ffn.supported && attn.supported);
+  const digest = (out: Uint16Array) => sha256Hex(new Uint8Array(out.buffer));
+  const outs = {
+    ffn_block: digest((await runFfnBlock(x, { plan: ffn.plan, runtime: rt, weights: ffnW })).out),
+    attention_block: digest(
+      (await runAttentionBlock(x, { plan: attn.plan, runtime: rt, weights: attnW })).out,
+    ),
+  };
+  // A catalog, as the stack with a tensor-parallel layout dispatches (its coverage of the block
+  // is never asked: the contradiction comes first).
+  const catalog = "demo-qwen3-tiny-a100";
+  const kernel = {
+    catalog,
+    catalogSha256: store.manifest.assets[`tables/catalogs/${catalog}.json`]!.sha256,
+  };
+  const check = (p: ClaimPredicate) =>
+    verifyRecord(ctx, { log: parseClaimLog(formatClaimLog([makeClaimRecord(p)])), index: 0 });
+  for (const kind of ["ffn_block", "attention_block"] as const) {
+    const honest = await check((await record({ stack, kind, out: outs[kind] })).predicate);
+    assert.equal(honest.status, "PASS", `${kind}: ${honest.reason}`);
+    for (const [what, on, par, reason] of PARALLEL_LIES) {
+      // Falsified besides: a fingerprint the block does not compute.
+      const lied = on === null
+        ? record({ stack, kind, out: "ab".repeat(32) })
+        : record({ stack: on, kind, out: "ab".repeat(32), kernel });
+      const r = await check(withParallelism((await lied).predicate, par));
+      assert.equal(r.status, "FAIL", `${kind}, ${what}: ${r.reason}`);
+      assert.equal(r.finding, "contradiction", `${kind}, ${what}`);
+      assert.match(r.reason, reason, `${kind}, ${what}`);
+    }
+    for (const on of [stack, TP_LAYOUT_STACK]) {
+      const sharded = await record({
+        stack: on,
+        kind,
+        out: outs[kind],
+        ...(on === TP_LAYOUT_STACK ? { kernel } : {}),
+      });
+      const r = await check(withParallelism(sharded.predicate, { tp: 2 }));
+      assert.equal(r.status, "NOT_VERIFIED", `${kind} on ${on}: ${r.reason}`);
+      assert.equal(r.reason, "parallelism tp=2 pp=1 ep=1: sharded blocks are not modelled");
     }
   }
 });

@@ -13,6 +13,7 @@ import { loadGpuProfile } from "../../src/resolve/mod.ts";
 import { InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
+import { PARALLEL_LIES, TP_LAYOUT_STACK, withParallelism } from "./_parallel_lies.ts";
 
 const H = "ab".repeat(32);
 
@@ -89,6 +90,7 @@ function gemm(o: {
   profile?: string;
   profileSha256?: string;
   stack?: string;
+  kernel?: { catalog: string; catalogSha256: string };
   input?: string;
   fingerprintShape?: number[];
 } = {}) {
@@ -113,7 +115,7 @@ function gemm(o: {
       out: dtype,
       layout: "tn",
       ...(o.accumulator === undefined ? {} : { accumulator: o.accumulator }),
-      kernel: { recipe: GEMM_RECIPE },
+      kernel: o.kernel ?? { recipe: GEMM_RECIPE },
       weights: { sha256: WEIGHTS, shape: [8, 16] },
       input: { sha256: o.input ?? INPUT, shape: [2, 16] },
     },
@@ -214,4 +216,35 @@ Deno.test("a tensor blob longer than its shape holds is the record's contradicti
   const long = await verifyGemm({ input: LONG_INPUT });
   assert.equal(long.finding, "contradiction", long.reason);
   assert.equal(long.obligation, undefined);
+});
+
+Deno.test("a GEMM record's parallelism FAILs where the record or its stack contradicts it, before its sharding is refused; an honest sharded GEMM is refused by name", async () => {
+  // A catalog, as the stack with a tensor-parallel layout dispatches (its coverage of the record
+  // is never asked: the contradiction comes first).
+  const catalog = "demo-qwen3-tiny-a100";
+  const kernel = {
+    catalog,
+    catalogSha256: gemmStore.manifest.assets[`tables/catalogs/${catalog}.json`]!.sha256,
+  };
+  const onStack = (stack: string | null) =>
+    stack === null ? {} : { stack, ...(stack === TP_LAYOUT_STACK ? { kernel } : {}) };
+  for (const [what, stack, par, reason] of PARALLEL_LIES) {
+    const p = withParallelism(gemm(onStack(stack)).predicate, par);
+    const r = await verifyRecord(gemmCtx, {
+      log: parseClaimLog(formatClaimLog([makeClaimRecord(p)])),
+      index: 0,
+    });
+    assert.equal(r.status, "FAIL", `${what}: ${r.reason}`);
+    assert.equal(r.finding, "contradiction", what);
+    assert.match(r.reason, reason, what);
+  }
+  for (const stack of ["cutlass-3.5-default", TP_LAYOUT_STACK]) {
+    const p = withParallelism(gemm(onStack(stack)).predicate, { tp: 2 });
+    const r = await verifyRecord(gemmCtx, {
+      log: parseClaimLog(formatClaimLog([makeClaimRecord(p)])),
+      index: 0,
+    });
+    assert.equal(r.status, "NOT_VERIFIED", `${stack}: ${r.reason}`);
+    assert.equal(r.reason, "parallelism tp=2 pp=1 ep=1: sharded GEMMs are not modelled", stack);
+  }
 });
