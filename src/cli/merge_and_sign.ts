@@ -10,7 +10,6 @@
  */
 import { type AssetStore, openAssetStore } from "../assets/mod.ts";
 import {
-  judgeSigningKeys,
   type SigningKey,
   type TrustRoot,
   verifyAuditPlan,
@@ -30,7 +29,7 @@ import {
   reverifyResults,
 } from "../verify/mod.ts";
 import { escapeJsonText, quoteForTerminal } from "../escape_text.ts";
-import { loadSigningKeys, loadTrustRoot } from "./load_inputs.ts";
+import { loadSigningKeys } from "./load_inputs.ts";
 import { loadPlanFile, loadPlanLog, timeFlag } from "./plan_inputs.ts";
 import { loadWorkerKeys } from "./read_results.ts";
 import { progressBar } from "./progress.ts";
@@ -39,8 +38,10 @@ import { timeAfterTrustInputs, type TrustInputs, verifyTrustEvidence } from "./t
 import { blobsBeside, openBlobFolder, openWorkContext } from "./work_context.ts";
 import { parseThreads } from "./parse_int_option.ts";
 import { writeVerdict } from "./write_verdict.ts";
-import { type KeyInUse, keysInUse, refuseProverKey } from "./refuse_prover_key.ts";
+import { type KeyInUse, keysInUse } from "./refuse_prover_key.ts";
 import { countNoun } from "./count_noun.ts";
+import { refuseSignerAsWorker } from "./refuse_signer_as_worker.ts";
+import { trustRootFlag } from "./trust_root_flag.ts";
 
 /** What `--reverify` asks for, and where this machine finds the log and blobs to do it. */
 export interface ReverifyFlags {
@@ -148,7 +149,8 @@ export interface MergeInputs {
 /**
  * Reads and checks the common flags of `audit merge` and `audit serve`: signing time and
  * `--reverify` first (usage errors before any file is read), then the plan, the inspector keys,
- * the plan's signature by every one of them, the worker keys, the `--trust-root` if given (no
+ * the plan's signature by every one of them, the worker keys (none a key that signed the plan),
+ * the `--trust-root` if given (no
  * `--key` or `--worker-pub` may be a prover key of it, and `check` with it must count the `--key`
  * signatures at the verdict's time: `--time`, or now), and the plan's trust evidence verified
  * with those keys.
@@ -159,7 +161,8 @@ export interface MergeInputs {
  *   `--worker-pub` that is the plan's prover key, or a prover key of the `--trust-root`);
  *   {InputError} plan, key, trust root and trust evidence errors, `PLAN_SIGNATURE` (a plan that a
  *   `--key` did not sign), `SIGNING_KEY_REFUSED` (`check` with the `--trust-root` would count
- *   fewer `--key` signatures than it requires)
+ *   fewer `--key` signatures than it requires), `WORKER_KEY_REFUSED` (a `--worker-pub` that
+ *   signed the plan: an inspector's key never doubles as a worker key)
  * @example
  * ```ts ignore
  * const inputs = await mergeInputs(opts);
@@ -182,19 +185,22 @@ export async function mergeInputs(
   const keys = await loadSigningKeys(opts.key);
   await verifyAuditPlan(plan, { keys: keys.map((k) => k.publicKey), where: opts.plan });
   const workers = await loadWorkerKeys(opts.workerPub);
+  const workerUses = keysInUse([...workers.values()], {
+    option: "--worker-pub",
+    paths: opts.workerPub,
+  });
+  // Every --key signed the plan (verified above); a plan may carry other signers' too.
+  refuseSignerAsWorker(plan.signatures.map((s) => s.keyid), {
+    workers: workerUses,
+    plan: quoteForTerminal(opts.plan),
+  });
   const uses = [
     ...keysInUse(keys.map((k) => k.publicKey), { option: "--key", paths: opts.key }),
-    ...keysInUse([...workers.values()], { option: "--worker-pub", paths: opts.workerPub }),
+    ...workerUses,
   ];
-  const trustRoot = opts.trustRoot === undefined ? undefined : await loadTrustRoot(opts.trustRoot);
   // A prover key of the root is refused whatever the time, before any result is read or order
   // published; a worker key's validity is judged at the verdict's time, before signing.
-  if (trustRoot !== undefined) {
-    const from = `a prover key of --trust-root ${quoteForTerminal(opts.trustRoot!)}`;
-    const provers = trustRoot.keys.filter((k) => k.role === "prover");
-    refuseProverKey(provers.map((k) => ({ publicKey: k.publicKey, from })), uses);
-    _refuseSigningKeys(keys, { trustRoot, time, opts });
-  }
+  const trustRoot = await trustRootFlag(opts.trustRoot, { keys, keyPaths: opts.key, uses, time });
   const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();
@@ -218,33 +224,6 @@ export async function mergeInputs(
     reverifyLog,
     trustRoot,
   };
-}
-
-/**
- * Refuses `--key` keys that `check` with the `--trust-root` would not count enough of
- * (`judgeSigningKeys`), at the verdict's time (`--time`, or now: `signVerdict` judges them again
- * at the signing time), before any result is read or order published.
- */
-function _refuseSigningKeys(
-  keys: readonly SigningKey[],
-  o: {
-    readonly trustRoot: TrustRoot;
-    readonly time: string | undefined;
-    readonly opts: { readonly key: readonly string[]; readonly trustRoot?: string | undefined };
-  },
-): void {
-  const time = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const { refusal } = judgeSigningKeys(keys.map((k) => k.publicKey), {
-    trustRoot: o.trustRoot,
-    time,
-  });
-  if (refusal === null) return;
-  const paths = o.opts.key.map((p) => quoteForTerminal(p)).join(", ");
-  throw new InputError(
-    "SIGNING_KEY_REFUSED",
-    `Cannot sign a verdict with --key ${paths}: check with --trust-root ` +
-      `${quoteForTerminal(o.opts.trustRoot ?? "")} would count, at ${time}, ${refusal}`,
-  );
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   parseWorkOrder,
   type WorkContext,
   workItem,
+  type WorkOrder,
 } from "../verify/mod.ts";
 import { natsConnection, type NatsLink } from "./connect_nats.ts";
 import { STREAM_LIMITS } from "./ensure_streams.ts";
@@ -68,6 +69,12 @@ export interface WorkerOptions {
   readonly maxIdleMs?: number | undefined;
   /** Progress events. */
   readonly onEvent?: ((e: WorkerEvent) => void) | undefined;
+  /**
+   * Throws for an order this worker must not work on whoever sent it (its key is one of the
+   * plan's signers the order names): the order is handed back for another worker and the worker
+   * stops with what was thrown, as a misconfigured worker should.
+   */
+  readonly refuse?: ((order: WorkOrder) => void) | undefined;
 }
 
 /**
@@ -77,7 +84,8 @@ export interface WorkerOptions {
  * @param options context, log, stop signal, idle limit, event callback
  * @returns how many items it completed
  * @throws {InputError} `NATS_SERVER` when the server offers no JetStream, or when the connection
- *   closes (the client gave up reconnecting: the worker would otherwise wait on it for ever)
+ *   closes (the client gave up reconnecting: the worker would otherwise wait on it for ever);
+ *   whatever `refuse` throws for an order
  * @example
  * ```ts ignore
  * await runWorker(link, { ctx, log, maxIdleMs: 600_000 });
@@ -150,6 +158,12 @@ async function _one(
     _settle(() => m.term());
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
     return false;
+  }
+  try {
+    o.refuse?.(order);
+  } catch (e) {
+    _handBack(m); // another worker, on a key of its own, takes it
+    throw e;
   }
   try {
     checkWorkOrder(order, o.log);

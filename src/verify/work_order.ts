@@ -9,7 +9,8 @@
  * result, the audit id, root and seed bound by the item digest it names, the log id, population
  * and the item's kind and claimed fingerprint checked against the worker's own log (which that
  * root names), and the budget a record signed into the result, which the merge compares with the
- * plan's.
+ * plan's. It names the plan's signers (key ids), so that a worker run on the inspector's key
+ * refuses to work: an inspector's key never doubles as a worker key.
  *
  * @module
  */
@@ -17,13 +18,13 @@ import { InputError } from "../errors.ts";
 import { quoteShort } from "../escape_text.ts";
 import { canonicalJson, type ClaimLog, LOG_ID_PATTERN } from "../claims/mod.ts";
 import { AUDIT_ID_PATTERN } from "./audit_id.ts";
-import { type AuditPlan, itemDigest, type PlanItem } from "./audit_plan.ts";
+import { type AuditPlan, itemDigest, MAX_PLAN_SIGNATURES, type PlanItem } from "./audit_plan.ts";
 import { exactObject, readDocument, requireCanonical, type Shape } from "./_exact_object.ts";
 import { HEX64, readBudget, readPlanItem, SERVE_ID } from "./_shapes.ts";
 import { planItemMismatch } from "./plan_item_log.ts";
 
 /** Format tag of work orders. */
-export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v3";
+export const WORK_ORDER_FORMAT = "bitaudit/audit-work-order/v4";
 
 /** One item to recompute, self-describing. */
 export interface WorkOrder {
@@ -31,6 +32,13 @@ export interface WorkOrder {
   readonly format: typeof WORK_ORDER_FORMAT;
   /** SHA-256 of the plan's bytes. */
   readonly plan: string;
+  /**
+   * Key ids of the plan's signers (its `signatures`, in order): a worker refuses to work under a
+   * key among them, since an inspector's key never doubles as a worker key. Not bound by anything
+   * the worker can check (it has no plan): it keeps an honest worker from being run on the
+   * inspector's key, and names no key that a forged order could make it sign with.
+   */
+  readonly signers: readonly string[];
   /**
    * The id of the serve that published the order (`SERVE_ID`: a random UUID, one per serve): the
    * worker signs it into its result, so a result is bound to the serve that ordered it.
@@ -86,6 +94,7 @@ export function workOrders(
   return plan.items.map((item) => ({
     format: WORK_ORDER_FORMAT,
     plan: planDigest,
+    signers: plan.signatures.map((s) => s.keyid),
     serve,
     auditId,
     logId,
@@ -138,6 +147,7 @@ export function parseWorkOrder(text: string): WorkOrder {
   const order: WorkOrder = {
     format: WORK_ORDER_FORMAT,
     plan: o.plan as string,
+    signers: _signers(o.signers, bad),
     serve: o.serve as string,
     auditId: o.auditId as string,
     logId: o.logId as string,
@@ -191,14 +201,32 @@ export function checkWorkOrder(order: WorkOrder, log: ClaimLog): void {
 }
 
 /**
- * Most JSON values a work order is read with: an order holds 16 at most (the object, its nine or
- * ten fields, the item's five); a text of more is refused as it is read, before its value is built.
+ * Most JSON values a work order is read with: an order holds 17 at most besides its signers (the
+ * object, its ten or eleven fields, the item's five), and `MAX_PLAN_SIGNATURES` signers; a text of
+ * more is refused as it is read, before its value is built.
  */
-const MAX_ORDER_VALUES = 32;
+const MAX_ORDER_VALUES = 32 + MAX_PLAN_SIGNATURES;
+
+/** The order's `signers`: at most `MAX_PLAN_SIGNATURES` distinct key ids (hex SHA-256). */
+function _signers(v: unknown, bad: (why: string) => never): string[] {
+  if (!Array.isArray(v)) bad("'order.signers' must be an array of key ids");
+  const list = v as unknown[];
+  if (list.length > MAX_PLAN_SIGNATURES) {
+    bad(`'order.signers' holds ${list.length} key ids, more than ${MAX_PLAN_SIGNATURES}`);
+  }
+  list.forEach((id, i) => {
+    if (typeof id !== "string" || !HEX64.test(id)) {
+      bad(`'order.signers[${i}]' must be a key id (64 lowercase hex digits)`);
+    }
+  });
+  if (new Set(list).size !== list.length) bad("'order.signers' names a key twice");
+  return list as string[];
+}
 
 const ORDER: Shape = {
   format: "string",
   plan: HEX64,
+  signers: "array",
   serve: SERVE_ID,
   auditId: AUDIT_ID_PATTERN,
   logId: LOG_ID_PATTERN,

@@ -273,6 +273,29 @@ Deno.test("audit merge refuses a pool worker's result computed under a forged wo
   await assert.rejects(Deno.stat(`${f.dir}/forged-budget`));
 });
 
+Deno.test("audit merge refuses results signed by the inspector's own key (a --worker-pub that signed the plan) as WORKER_KEY_REFUSED before any result is read, and writes nothing", async () => {
+  // The shards' results re-signed with the inspector's key, as a worker run on it would sign
+  // them: merged, check would count them as the signer's own.
+  const lines = (await Promise.all([0, 1, 2].map((i) => Deno.readTextFile(_res(i)))))
+    .join("").trimEnd().split("\n");
+  const file = `${f.dir}/inspector-signed.jsonl`;
+  const resigned = await Promise.all(lines.map((l) => signedLine(payloadOf(l), f.key)));
+  await Deno.writeTextFile(file, resigned.join("\n") + "\n");
+  for (const [out, pubs] of [["as-worker", [f.pub]], ["as-worker-too", [f.worker.pub, f.pub]]]) {
+    const m = await merge([file], out as string, pubs as string[]);
+    assert.equal(m.code, 2, m.stdout + m.stderr);
+    assert.match(
+      m.stderr.trimEnd(),
+      new RegExp(
+        `^error \\[WORKER_KEY_REFUSED\\]: Cannot use --worker-pub '${f.pub}': its key ` +
+          `${f.keyid.slice(0, 16)}… signed the plan '${PLAN}', and an inspector's key never ` +
+          "doubles as a worker key",
+      ),
+    );
+    await assert.rejects(Deno.stat(`${f.dir}/${out}`));
+  }
+});
+
 Deno.test("audit merge fails with MERGE_CONFLICT when two workers disagree on an item, and writes nothing", async () => {
   const line = (await Deno.readTextFile(_res(0))).split("\n")[0]!;
   const other = await generateKeys(`${f.dir}/worker-b`);
@@ -498,6 +521,53 @@ Deno.test("audit merge --trust-root refuses to sign results of a worker key the 
   const valid = await workerRoot("root-valid-worker", {});
   for (const [out, root] of [["root-valid", valid], ["root-unlisted", f.trustRoot]] as const) {
     const ok = await merge(files, out, [f.worker.pub], ["--trust-root", root]);
+    assert.equal(ok.code, 1, ok.stderr);
+    assert.deepEqual(
+      await Deno.readFile(`${f.dir}/${out}/attestation.dsse.json`),
+      await Deno.readFile(`${f.dir}/single/attestation.dsse.json`),
+    );
+  }
+});
+
+Deno.test("audit --worker-key --trust-root judges the worker key as audit merge does: a prover key of the root at once (USAGE_KEYS), an inspector key revoked at the verdict's time before signing (WORKER_KEY_REFUSED), nothing written; a root that accepts it or does not list it signs the single-process bytes", async () => {
+  const single = (out: string, root: string) =>
+    runBitaudit([
+      ...auditArgs(f, `${f.dir}/${out}`, K),
+      ...["--time", TIME, "--worker-key", f.worker.key, "--trust-root", root],
+    ]);
+  const prover = await single(
+    "single-prover",
+    await workerRoot("single-root-prover", { prover: true }),
+  );
+  assert.equal(prover.code, 2, prover.stdout + prover.stderr);
+  assert.match(
+    prover.stderr,
+    new RegExp(
+      `^error \\[USAGE_KEYS\\]: Cannot use --worker-key '[^']*worker\\.key': it is the ` +
+        `prover's key ${f.worker.keyid.slice(0, 16)}… \\(a prover key of --trust-root`,
+    ),
+  );
+  assert.doesNotMatch(prover.stderr, /verifying|predicted/);
+  await assert.rejects(Deno.stat(`${f.dir}/single-prover`));
+  const revoked = await workerRoot("single-root-revoked", {
+    edit: { revoked: { time: "2026-05-01T00:00:00Z", reason: "key compromise" } },
+  });
+  const r = await single("single-revoked", revoked);
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(
+    r.stderr.trimEnd(),
+    new RegExp(
+      "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
+        `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
+        `computed ${K} of the ${K} results, is an inspector key of your trust root, revoked: key ` +
+        "compromise at the verdict's time 2026-06-01T12:00:00Z$",
+      "m",
+    ),
+  );
+  await assert.rejects(Deno.stat(`${f.dir}/single-revoked`));
+  const valid = await workerRoot("single-root-valid", {});
+  for (const [out, root] of [["single-valid", valid], ["single-unlisted", f.trustRoot]]) {
+    const ok = await single(out!, root!);
     assert.equal(ok.code, 1, ok.stderr);
     assert.deepEqual(
       await Deno.readFile(`${f.dir}/${out}/attestation.dsse.json`),

@@ -13,16 +13,34 @@ import { spawnBitaudit } from "./_spawn.ts";
 export type PoolProcess = ReturnType<typeof spawnBitaudit>;
 
 /**
- * Spawns `bitaudit worker` on the fixture's log, signing with the fixture's worker key, on one
- * thread; it may read the repository and the fixture's folder and reach the server only.
+ * Spawns `bitaudit worker` on the fixture's log, signing with the fixture's worker key (or `key`),
+ * on one thread, then `extra`; it may read the repository and the fixture's folder and reach the
+ * server only.
  *
  * @param nats the server
  * @param f the fixture
+ * @param o `key`, another private key file to sign with; `extra`, more options (`--max-idle 5`)
  * @returns the worker's process
  */
-export function spawnWorker(nats: NatsServer, f: AuditFixture): PoolProcess {
+export function spawnWorker(
+  nats: NatsServer,
+  f: AuditFixture,
+  o: { key?: string; extra?: readonly string[] } = {},
+): PoolProcess {
+  const key = o.key ?? f.worker.key;
   return spawnBitaudit(
-    ["worker", "--nats", nats.url, "--log", f.log, "--key", f.worker.key, "--threads", "1"],
+    [
+      "worker",
+      "--nats",
+      nats.url,
+      "--log",
+      f.log,
+      "--key",
+      key,
+      "--threads",
+      "1",
+      ...o.extra ?? [],
+    ],
     [`--allow-read=${REPO_ROOT},${f.dir}`, `--allow-net=${nats.hostPort}`],
   );
 }

@@ -157,3 +157,37 @@ Deno.test("audit serve --trust-root refuses to sign the results of a worker key 
     await nats.stop();
   }
 });
+
+Deno.test("a worker run on the inspector's key (a signer of the plan its orders name) stops at its first order with WORKER_KEY_REFUSED and hands it back; a worker on a key of its own completes the serve", async () => {
+  const nats = await startNatsServer();
+  const f = await makeAuditFixture({ records: 2, falsify: [] });
+  const workers: PoolProcess[] = [];
+  try {
+    const plan = await poolPlan(f, { k: 2, single: 0 });
+    const serve = spawnServe(nats, { f, plan, out: "pool", extra: ["--timeout", "120"] });
+    // Without the refusal it would work every order and leave once idle (exit 0).
+    workers.push(spawnWorker(nats, f, { key: f.key, extra: ["--max-idle", "5"] }));
+    const refused = await workers[0]!.done();
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+    assert.match(
+      refused.stderr.trimEnd(),
+      new RegExp(
+        `^error \\[WORKER_KEY_REFUSED\\]: Cannot use --key '${f.key}': its key ` +
+          `${f.keyid.slice(0, 16)}… signed the plan sha256 [0-9a-f]{16}… \\(as its work orders ` +
+          "name the plan's signers\\), and an inspector's key never doubles as a worker key",
+        "m",
+      ),
+    );
+    assert.doesNotMatch(refused.stdout, /done record/);
+    workers.push(spawnWorker(nats, f));
+    const served = await serve.done();
+    assert.equal(served.code, 0, served.stdout + served.stderr);
+    assert.deepEqual(
+      await Deno.readFile(`${f.dir}/pool/attestation.dsse.json`),
+      await Deno.readFile(`${f.dir}/single/attestation.dsse.json`),
+    );
+  } finally {
+    for (const w of workers) await stopWorker(w);
+    await nats.stop();
+  }
+});

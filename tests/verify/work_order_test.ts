@@ -113,13 +113,13 @@ Deno.test("checkWorkOrder() refuses an order naming another log id than the work
   checkWorkOrder(orders[0]!, log);
 });
 
-Deno.test("parseWorkOrder() reads at most 32 values, refusing a larger text unread (review h115)", () => {
+Deno.test("parseWorkOrder() reads at most 96 values (32 and the plan's most signers), refusing a larger text unread (review h115)", () => {
   const text = `{"item":[${"0,".repeat(1_000)}0]} and then not JSON`;
   assert.throws(
     () => parseWorkOrder(text),
     (e: unknown) =>
       code("ORDER_INVALID")(e) &&
-      /^Cannot read a work order: more than 32 values at '\$\.item\[30\]'$/.test(
+      /^Cannot read a work order: more than 96 values at '\$\.item\[94\]'$/.test(
         (e as Error).message,
       ),
   );
@@ -141,4 +141,25 @@ Deno.test("workOrders() carry the plan's budget a record, which parseWorkOrder()
     const t = encodeWorkOrder(o!).replace(/"maxRecordProducts":777/, `"maxRecordProducts":${bad}`);
     assert.throws(() => parseWorkOrder(t), code("ORDER_INVALID"), t);
   }
+});
+
+Deno.test("workOrders() name the plan's signers (key ids), which parseWorkOrder() reads back and holds to at most MAX_PLAN_SIGNATURES distinct key ids", () => {
+  const signatures = ["0a", "0b"].map((b) => ({ keyid: b.repeat(32), sig: "AA==" }));
+  const [order] = workOrders({ ...plan, signatures }, { planDigest: auditPlanDigest(plan), serve });
+  assert.deepEqual(order!.signers, signatures.map((s) => s.keyid));
+  assert.deepEqual(parseWorkOrder(encodeWorkOrder(order!)), order);
+  assert.deepEqual(orders[0]!.signers, []); // an unsigned plan (served from one process)
+  const v = JSON.parse(encodeWorkOrder(order!));
+  const { signers: _, ...none } = v;
+  const bad = [
+    JSON.stringify(none),
+    encodeWorkOrder({ ...v, signers: "0a".repeat(32) }),
+    encodeWorkOrder({ ...v, signers: ["0A".repeat(32)] }),
+    encodeWorkOrder({ ...v, signers: ["0a".repeat(32), "0a".repeat(32)] }),
+    encodeWorkOrder({
+      ...v,
+      signers: Array.from({ length: 65 }, (_, i) => i.toString(16).padStart(64, "0")),
+    }),
+  ];
+  for (const b of bad) assert.throws(() => parseWorkOrder(b), code("ORDER_INVALID"), b);
 });

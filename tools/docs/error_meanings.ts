@@ -161,13 +161,18 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   RESULT_INVALID: "A results line is not a canonical signed result, or is cut short",
   RESULT_SIGNATURE: "A result's signature does not verify over its exact bytes",
   RESULT_UNKNOWN_WORKER: "A result is signed by a key not given with `--worker-pub`",
-  SIGNING_KEY_REFUSED: "The `--trust-root` given to `audit merge` or `audit serve` would count " +
-    "fewer signatures than `check` requires: no `--key` is an inspector key of the root valid at " +
-    "the verdict's time and now (not listed, another role's, revoked, expired or not yet valid), " +
-    "as `check` would find: nothing is signed",
-  WORKER_KEY_REFUSED: "The `--trust-root` given to `audit merge` or `audit serve` refuses a key " +
-    "that computed a result (a prover key of the root, or an inspector key of it not valid at the " +
-    "verdict's time), as `check` would: nothing is signed",
+  SIGNING_KEY_REFUSED:
+    "The `--trust-root` given to `audit`, `audit merge` or `audit serve` would " +
+    "count fewer signatures than `check` requires: no `--key` is an inspector key of the root " +
+    "valid at the verdict's time and now (not listed, another role's, revoked, expired or not yet " +
+    "valid), as `check` would find: nothing is signed",
+  WORKER_KEY_REFUSED:
+    "A worker key is one the inspector may not accept: the `--trust-root` given " +
+    "to `audit`, `audit merge` or `audit serve` refuses a key that computed a result (a prover key " +
+    "of the root, or an inspector key of it not valid at the verdict's time), as `check` would; " +
+    "or a `--worker-pub` of `audit merge` or `audit serve`, or the `--key` of a `bitaudit worker` " +
+    "given a work order, signed the plan (an inspector's key never doubles as a worker key): " +
+    "nothing is signed or computed",
   // Trust inputs
   ANNOUNCEMENT_LATE: "The announced round is not published after the announcement time (or " +
     "the announcement's RFC 3161 token dates it at or after the round)",

@@ -32,7 +32,7 @@ import {
 } from "../plan_inputs.ts";
 import { sayPredictedCost } from "../predict_sample.ts";
 import { parseIntOption, parseThreads } from "../parse_int_option.ts";
-import { keyId, type SigningKey, workerKeys } from "../../attest/mod.ts";
+import { keyId, type SigningKey, type TrustRoot, workerKeys } from "../../attest/mod.ts";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { progressBar } from "../progress.ts";
 import { reportVerdict } from "../report_verdict.ts";
@@ -45,6 +45,7 @@ import {
 import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { writeVerdict } from "../write_verdict.ts";
 import { keysInUse } from "../refuse_prover_key.ts";
+import { TRUST_ROOT_OPTION, trustRootFlag } from "../trust_root_flag.ts";
 import { auditEstimateCommand } from "./audit_estimate.ts";
 import { auditMergeCommand } from "./audit_merge.ts";
 import { auditPlanCommand } from "./audit_plan.ts";
@@ -75,6 +76,11 @@ export interface AuditOptions extends TrustInputFlags {
    * default: the first inspector key.
    */
   readonly workerKey?: string;
+  /**
+   * `--trust-root`: the trust root `check` will read the verdict with; the signing and worker keys
+   * are judged by it as `audit merge` judges them (`trustRootFlag`, then `signVerdict`).
+   */
+  readonly trustRoot?: string;
   /**
    * `--require-evidence`: a record whose recomputation matched but rests on a component known
    * less well than this is NOT_VERIFIED (naming it) instead of PASS.
@@ -145,6 +151,7 @@ export function auditCommand(): CommandUnknownOpts {
       "--worker-key <file>",
       "key the results are recorded as computed by (default: the first --key)",
     )
+    .option(...TRUST_ROOT_OPTION)
     .option(
       "--require-evidence <level>",
       "a PASS must rest on components known at least this well, else NOT_VERIFIED " +
@@ -247,6 +254,8 @@ export async function auditLog(
       ? []
       : [{ publicKey: workerPub, option: "--worker-key", path: o.workerKey }]),
   ];
+  // Before the log is read or anything recomputed: a key the root would have `check` refuse.
+  const trustRoot = await trustRootFlag(o.trustRoot, { keys, keyPaths: o.keys, uses, time });
   const log = await loadClaimLog(o.log);
   const trust = await loadTrustInputs(o, { log, keys: publicKeys, uses });
   const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
@@ -267,6 +276,7 @@ export async function auditLog(
       keys,
       workerPub,
       time,
+      trustRoot,
       requireEvidence,
       maxRecordProducts,
     });
@@ -290,6 +300,7 @@ async function _auditAndSign(
     keys: SigningKey[];
     workerPub: Uint8Array;
     time: string | undefined;
+    trustRoot: TrustRoot | undefined;
     requireEvidence: EvidenceLevel | undefined;
     maxRecordProducts: number | undefined;
   },
@@ -335,6 +346,7 @@ async function _auditAndSign(
     time: p.time,
     trust,
     workers: workerKeys([workerPub]),
+    trustRoot: p.trustRoot,
     bundle: o.bundle === true,
     kinds: resultsByKind(merged.report.results, log.records),
   });

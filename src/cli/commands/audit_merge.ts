@@ -16,6 +16,7 @@ import {
 import { prepareOutputDir } from "../load_inputs.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
 import { resultsOfFile } from "../read_results.ts";
+import { TRUST_ROOT_OPTION } from "../trust_root_flag.ts";
 
 /**
  * Builds the `audit merge` command.
@@ -79,12 +80,6 @@ export const REVERIFY_OPTION = [
   "--reverify <n|fraction>",
   "recompute this many (an integer: 1 is one result) or this fraction (with a decimal point: 0.05, or 1.0 for all) of the workers' results here before signing; every FAIL on a committed input is recomputed here too",
   "0",
-] as const;
-
-/** The `--trust-root` option of `audit merge` and `audit serve`. */
-export const TRUST_ROOT_OPTION = [
-  "--trust-root <file>",
-  "trust root JSON that `check` will read the verdict with: a --key or --worker-pub key it lists as a prover's is refused at once; --key keys of which it would count no valid inspector signature (not in it, or expired, revoked or not yet valid at the verdict's time) at once and again before signing; and a worker key it does not accept at the verdict's time (an inspector key expired, revoked or not yet valid) before signing",
 ] as const;
 
 /** The files every signed audit writes into its output folder. */

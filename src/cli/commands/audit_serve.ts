@@ -16,7 +16,8 @@ import { NATS_ACCESS_OPTIONS, natsConnect } from "../nats_connect.ts";
 import { intFlag } from "../plan_inputs.ts";
 import { progressBar } from "../progress.ts";
 import { mergeAndSign, mergeInputs } from "../merge_and_sign.ts";
-import { REVERIFY_OPTION, TRUST_ROOT_OPTION, VERDICT_FILES } from "./audit_merge.ts";
+import { REVERIFY_OPTION, VERDICT_FILES } from "./audit_merge.ts";
+import { TRUST_ROOT_OPTION } from "../trust_root_flag.ts";
 import { countNoun } from "../count_noun.ts";
 
 /** Longest delay a timer holds (ms). */

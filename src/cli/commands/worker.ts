@@ -16,6 +16,7 @@ import { addCommandHelp } from "../command_help.ts";
 import { printText } from "../output.ts";
 import { escapeForTerminal } from "../../escape_text.ts";
 import { countNoun } from "../count_noun.ts";
+import { refuseSignerAsWorker } from "../refuse_signer_as_worker.ts";
 
 /**
  * Builds the `worker` command.
@@ -70,6 +71,14 @@ export function workerCommand(): Command {
           signal: stop.signal,
           maxIdleMs,
           onEvent: _say,
+          // A worker on the inspector's key stops at its first order of that inspector's plan.
+          refuse: (order) =>
+            refuseSignerAsWorker(order.signers, {
+              workers: [{ publicKey: key.publicKey, option: "--key", path: opts.key }],
+              plan: `sha256 ${
+                order.plan.slice(0, 16)
+              }… (as its work orders name the plan's signers)`,
+            }),
         });
         console.log(`worker: ${countNoun(done, "item")} done`);
       } finally {
