@@ -240,7 +240,8 @@ function _checkHistory(
     );
   };
   // As the verifier reads it: a first pass after cached positions is a prefix-cache hit, a pass
-  // computing positions again a recomputation after preemption, on vLLM a pass starting past
+  // computing positions again a recomputation after preemption (none on HF's continuous batching
+  // in Transformers 4.57, which never preempts: a contradiction there), on vLLM a pass starting past
   // where the one before ended a restart from a prefix-cache hit (all recorded as run; the
   // verifier says NOT_VERIFIED and why); any other pass starts where the one before ended, and
   // none computes a position whose token the request did not have yet.

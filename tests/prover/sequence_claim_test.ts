@@ -51,6 +51,9 @@ const out = await makeClaims(parseScenario(servedScenario()), {
 });
 const served = await servedFacts(out.records, (d) => Promise.resolve(out.blobs.get(d)!));
 /** A pass of one request's chunk of `query` positions after `cached` (one logits row: it samples). */
+/** Why `claims append` refuses pass 2 recomputing a 20-token prompt decoded once, on HF. */
+const HF_RECOMPUTES =
+  /^Cannot append claim: the serving history contradicts itself: pass 2 says \d+ cached tokens, the earlier passes computed 21: it computes positions again \(a request preempted and recomputed\), and HF's continuous batching in Transformers 4\.57 never preempts \(a request its scheduler cannot give cache blocks waits\)$/;
 const pass = (query: number, cached: number, logitsRows = 1): HistoryPass => ({
   entries: [{ query, cached }],
   self: 0,
@@ -280,19 +283,28 @@ Deno.test("sequenceClaim() refuses a history of another checkpoint, and other co
   assert.equal(fused.predicate.software.stack, "vllm-0.11-eager-fa2");
 });
 
-Deno.test("sequenceClaim() takes a prefix-cache hit and a recomputation after preemption as run, and refuses a speculative pass", async () => {
+Deno.test("sequenceClaim() takes a prefix-cache hit and, on vLLM, a recomputation after preemption as run; refuses a recomputation on HF's continuous batching (Transformers 4.57 never preempts) and a speculative pass", async () => {
   const s = served[0]!;
   const history = (passes: HistoryPass[]) => encodeServingHistory(passes);
-  const claim = (passes: HistoryPass[], tokens: SequenceFacts["tokens"]) =>
-    sequenceClaim(facts(s, { history: history(passes), tokens, layerChain: undefined }), {
+  const claim = (passes: HistoryPass[], tokens: SequenceFacts["tokens"], stack = SERVING_STACK) =>
+    sequenceClaim(facts(s, { history: history(passes), tokens, layerChain: undefined, stack }), {
       store,
     });
   const prompt = Array.from({ length: 20 }, (_, i) => 10 + i);
   const hit = await claim([pass(4, 16), pass(1, 20)], { prompt, generated: [7, 7] });
   assert.deepEqual((hit.predicate.workload as SequenceWorkload).positions, [20]);
   const tokens = { prompt: [3, 4, 5], generated: [6, 7, 8, 9] };
-  const again = await claim([pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)], tokens);
+  const recomputed = [pass(3, 0), pass(1, 3), pass(5, 0), pass(1, 5)];
+  const again = await claim(recomputed, tokens, "vllm-0.11-eager-fa2-lg2-model");
   assert.deepEqual((again.predicate.workload as SequenceWorkload).positions, [5]);
+  await assert.rejects(() => claim(recomputed, tokens), (e: Error) => {
+    assert.ok(e instanceof InputError && e.code === "HISTORY_INVALID", e.message);
+    assert.match(
+      e.message,
+      /^Cannot append claim: the serving history contradicts itself: pass 2 says 0 cached tokens, the earlier passes computed 4: it computes positions again \(a request preempted and recomputed\), and HF's continuous batching in Transformers 4\.57 never preempts/,
+    );
+    return true;
+  });
   await assertRejectsCode(
     () => claim([pass(3, 0), pass(1, 3), pass(2, 4)], tokens),
     InputError,
@@ -365,7 +377,7 @@ Deno.test("sequenceClaim() refuses on vLLM a prefix-cache hit or a recomputation
   await claim([pass(3, 17), pass(1, 20)], SERVING_STACK);
 });
 
-Deno.test("sequenceClaim() refuses a recomputation past the tokens the request had, and on vLLM one ended short of them below the token budget; takes on vLLM a restart from a hit past the sequence's own positions, which HF refuses", async () => {
+Deno.test("sequenceClaim() refuses a recomputation past the tokens the request had, and on vLLM one ended short of them below the token budget; takes on vLLM a restart from a hit past the sequence's own positions; HF's continuous batching (Transformers 4.57 never preempts) refuses every recomputation", async () => {
   const s = served[0]!;
   const vllm = "vllm-0.11-eager-fa2-lg2-model";
   const claim = (passes: HistoryPass[], o: { prompt: number; stack: string }) => {
@@ -391,13 +403,21 @@ Deno.test("sequenceClaim() refuses a recomputation past the tokens the request h
       return true;
     });
   // Preempted after one decode of a 20-token prompt: 22 tokens, so positions 0..21 at most.
-  for (const stack of [vllm, SERVING_STACK]) {
-    await refused(
-      [pass(20, 0), pass(1, 20), pass(23, 0)],
-      { prompt: 20, stack },
-      /^Cannot append claim: the serving history contradicts itself: pass 2 computes positions 0\.\.22, but the request had 22 tokens then .*: position 22's token did not exist yet$/,
-    );
-    await claim([pass(20, 0), pass(1, 20), pass(22, 0)], { prompt: 20, stack });
+  await refused(
+    [pass(20, 0), pass(1, 20), pass(23, 0)],
+    { prompt: 20, stack: vllm },
+    /^Cannot append claim: the serving history contradicts itself: pass 2 computes positions 0\.\.22, but the request had 22 tokens then .*: position 22's token did not exist yet$/,
+  );
+  await claim([pass(20, 0), pass(1, 20), pass(22, 0)], { prompt: 20, stack: vllm });
+  // HF's continuous batching in Transformers 4.57 never preempts: no recomputation is its run.
+  for (
+    const recomputed of [[pass(20, 0), pass(1, 20), pass(23, 0)], [
+      pass(20, 0),
+      pass(1, 20),
+      pass(22, 0),
+    ]]
+  ) {
+    await refused(recomputed, { prompt: 20, stack: SERVING_STACK }, HF_RECOMPUTES);
   }
   // Recomputed from its 16-position hit one position at a time, in passes of one token (the
   // first chunk stops before the 22 tokens the request had: it samples nothing).
@@ -407,8 +427,8 @@ Deno.test("sequenceClaim() refuses a recomputation past the tokens the request h
     { prompt: 20, stack: vllm },
     /^Cannot append claim: pass 2 ends its recomputation's chunk at 17 of the 22 tokens the request had after its preemption, with 1 tokens scheduled/,
   );
-  // HF's continuous batching has its own scheduler: not held to vLLM's budget.
-  await claim(short, { prompt: 20, stack: SERVING_STACK });
+  // HF's continuous batching, not held to vLLM's budget, never preempts either.
+  await refused(short, { prompt: 20, stack: SERVING_STACK }, HF_RECOMPUTES);
   // A 20-position chunk cut by a whole 2048-token budget, restarted from 32 cached positions
   // another request computed: vLLM's prefix cache gives such a hit, HF has none.
   const cut = { ...pass(20, 0), entries: [{ query: 20, cached: 0 }, { query: 2028, cached: 0 }] };
@@ -484,14 +504,15 @@ Deno.test("sequenceClaim() holds every history's logits rows to the entries that
   for (const logitsRows of [0, 1]) {
     await claim([pass(40, 0), pass(1, 40), cut(logitsRows), pass(1, 41)], vllm);
   }
-  // Alone in its pass (HF's continuous batching holds no token budget), the chunk samples nothing.
-  const alone = [pass(40, 0), pass(1, 40), pass(41, 0), pass(1, 41)];
-  await refused(
-    alone,
-    SERVING_STACK,
-    /^Cannot append claim: the serving history contradicts itself: pass 2 records 1 logits rows, its computed entries emit 0 token\(s\)$/,
-  );
-  await claim([pass(40, 0), pass(1, 40), pass(41, 0, 0), pass(1, 41)], SERVING_STACK);
+  // HF's continuous batching holds no token budget, but in Transformers 4.57 it never preempts:
+  // a recomputing chunk alone in its pass is refused whatever its logits rows.
+  for (const logitsRows of [0, 1]) {
+    await refused(
+      [pass(40, 0), pass(1, 40), pass(41, 0, logitsRows), pass(1, 41)],
+      SERVING_STACK,
+      /^Cannot append claim: the serving history contradicts itself: pass 2 says 0 cached tokens, the earlier passes computed 41: it computes positions again /,
+    );
+  }
 });
 
 Deno.test("sequenceClaim() refuses fingerprinted positions that no pass of the history computes, with CLAIM_INVALID", async () => {

@@ -18,6 +18,18 @@
  * itself computed. On the other stacks (HF's continuous batching), for which no such restart is
  * modelled, it stays a contradiction.
  *
+ * HF's continuous batching in Transformers 4.57 (the release the HF continuous-batching stacks
+ * pin, `4.57.x`) never preempts, so on its stacks a pass that computes positions again contradicts
+ * the history too. In 4.57.6's `generation/continuous_batching/scheduler.py`, `FIFOScheduler` and
+ * `PrefillFirstScheduler.schedule_batch` skip a request `_allocate_blocks_if_needed` cannot give
+ * cache blocks (`continue`, or `break` once no block is free): it waits; blocks are freed only by
+ * `finish_request` and `clear_cancelled_requests`; and `continuous_api.py`'s
+ * `ContinuousBatchProcessor.prepare_next_batch` starts each pass of a request at its
+ * `position_offset`, which only grows (`state.position_offset += query_length`; `update_batch`
+ * raises "No more free blocks" rather than evict one). Later releases do preempt (Transformers
+ * 5's `OffloadingManager` soft-resets a request into the waiting queue), so a stack pinning one
+ * keeps recomputations NOT_VERIFIED, as do vLLM's and stacks naming neither engine.
+ *
  * @module
  */
 import { isVllmStack, type StackProfile } from "../../kernels/mod.ts";
@@ -45,13 +57,15 @@ export type CacheReuse =
 
 /**
  * Walks a sequence's own entries in pass order: each starts where the one before ended, or
- * below it (a recomputation), or on a vLLM stack above it (a restart from a prefix-cache hit of
+ * below it (a recomputation, on any stack but HF's continuous batching in Transformers 4.57,
+ * which never preempts), or on a vLLM stack above it (a restart from a prefix-cache hit of
  * at most the request's tokens less one); a pass that starts elsewhere than where the one before
  * ended, or computes positions again, ends at most at the request's tokens.
  *
  * @param own the sequence's entry in each of its passes, in order (at least one)
  * @param o `prompt`: the prompt's length; `stack`: the stack that served it (whether it restarts
- *   a preempted request from a prefix-cache hit: vLLM's)
+ *   a preempted request from a prefix-cache hit: vLLM's; whether it preempts at all: not HF's
+ *   continuous batching in Transformers 4.57)
  * @returns the walk, or why the entries contradict each other
  * @example
  * ```ts
@@ -64,6 +78,10 @@ export type CacheReuse =
  * // Position 5's token did not exist yet: the request had 5 tokens when it was recomputed.
  * const past = [...own.slice(0, 2), { query: 6, cached: 0 }];
  * if (cacheReuse(past, { prompt: 3, stack: { components: {} } }).ok) throw new Error();
+ * // Transformers 4.57 never preempts: no recomputation on its stacks.
+ * if (cacheReuse(own, { prompt: 3, stack: { components: { transformers: "4.57.x" } } }).ok) {
+ *   throw new Error();
+ * }
  * ```
  */
 export function cacheReuse(
@@ -71,6 +89,7 @@ export function cacheReuse(
   o: { readonly prompt: number; readonly stack: Pick<StackProfile, "components"> },
 ): CacheReuse {
   const hits = isVllmStack(o.stack);
+  const preempts = hits || !_TRANSFORMERS_4_57.test(o.stack.components.transformers ?? "");
   const tokens = requestTokens(own, o.prompt);
   let cur = own[0]?.cached ?? 0;
   let high = cur;
@@ -87,6 +106,15 @@ export function cacheReuse(
             ? `, and a prefix-cache hit after a preemption is at most ${had - 1} positions, ` +
               `one less than the ${had} tokens the request had (KVCacheManager.get_computed_blocks)`
             : ""),
+      };
+    }
+    if (i > 0 && e.cached < cur && !preempts) {
+      return {
+        ok: false,
+        why: `pass ${i} says ${e.cached} cached tokens, the earlier passes computed ${cur}: it ` +
+          "computes positions again (a request preempted and recomputed), and HF's continuous " +
+          "batching in Transformers 4.57 never preempts (a request its scheduler cannot give " +
+          "cache blocks waits)",
       };
     }
     const restart = i > 0 && e.cached !== cur;
@@ -111,6 +139,12 @@ export function cacheReuse(
   }
   return { ok: true, start: own[0]?.cached ?? 0, again, restarts, end: cur };
 }
+
+/**
+ * The Transformers releases whose continuous batching never preempts a request: 4.57 (a stack's
+ * `transformers` component `4.57.x` or `4.57.<patch>`).
+ */
+const _TRANSFORMERS_4_57 = /^4\.57(\.|$)/;
 
 /** A sequence's own pass that no modelled stack runs, or that computes nothing of it. */
 export interface OwnPassProblem {

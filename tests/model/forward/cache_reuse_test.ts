@@ -5,18 +5,22 @@
  * for `request.num_tokens - num_computed_tokens`), and on a vLLM stack a restart may start past
  * what the sequence computed, from a prefix-cache hit of blocks other requests computed
  * (`KVCacheManager.get_computed_blocks`: at most `num_tokens - 1` positions); on HF's continuous
- * batching, for which no such restart is modelled, that stays a contradiction.
+ * batching, for which no such restart is modelled, that stays a contradiction. Transformers 4.57's
+ * continuous batching never preempts (its schedulers leave a request they cannot give cache blocks
+ * waiting), so on its stacks a recomputation contradicts the history as well.
  */
 import assert from "node:assert/strict";
 import { cacheReuse } from "../../../src/model/mod.ts";
 
 const VLLM = { components: { vllm: "0.11.0" } };
 const HF = { components: { transformers: "4.57.1" } };
+/** A later Transformers, whose continuous batching preempts (soft resets) a request. */
+const TF5 = { components: { transformers: "5.17.0" } };
 const one = (query: number, cached: number) => ({ query, cached });
 
-Deno.test("cacheReuse(): a recomputation computing a position whose token did not exist yet contradicts the history, on every stack; one that ends at the request's tokens is a restart", () => {
+Deno.test("cacheReuse(): a recomputation computing a position whose token did not exist yet contradicts the history, on every stack that preempts; one that ends at the request's tokens is a restart", () => {
   // A 40-token prompt, one decode: the request has 42 tokens when it is preempted.
-  for (const stack of [VLLM, HF]) {
+  for (const stack of [VLLM, TF5]) {
     const past = cacheReuse([one(40, 0), one(1, 40), one(43, 0)], { prompt: 40, stack });
     assert.equal(past.ok, false);
     assert.equal(
@@ -65,4 +69,30 @@ Deno.test("cacheReuse(): on vLLM a restart past the sequence's own positions is 
   assert.ok(twice.ok);
   assert.deepEqual(twice.restarts, [{ pass: 2, reached: 41 }, { pass: 3, reached: 41 }]);
   assert.deepEqual(twice.again, [false, false, true, true]);
+});
+
+Deno.test("cacheReuse(): on HF's continuous batching in Transformers 4.57, which never preempts, a pass computing positions again contradicts the history", () => {
+  const why = (cached: number, cur: number) =>
+    `pass 2 says ${cached} cached tokens, the earlier passes computed ${cur}: it computes ` +
+    "positions again (a request preempted and recomputed), and HF's continuous batching in " +
+    "Transformers 4.57 never preempts (a request its scheduler cannot give cache blocks waits)";
+  for (const transformers of ["4.57.1", "4.57.x", "4.57"]) {
+    const stack = { components: { transformers } };
+    // The review's history: a 7-token prompt, one decode, recomputed over its 9 tokens.
+    const again = cacheReuse([one(7, 0), one(1, 7), one(9, 0), one(1, 9)], { prompt: 7, stack });
+    assert.equal(!again.ok && again.why, why(0, 8));
+    // From a later position, and past the tokens the request had.
+    const part = cacheReuse([one(40, 0), one(1, 40), one(2, 40)], { prompt: 40, stack });
+    assert.equal(!part.ok && part.why, why(40, 41));
+    const past = cacheReuse([one(40, 0), one(1, 40), one(43, 0)], { prompt: 40, stack });
+    assert.equal(!past.ok && past.why, why(0, 41));
+  }
+  // Passes that each start where the one before ended are a run of it.
+  const run = cacheReuse([one(20, 0), one(20, 20), one(1, 40)], { prompt: 40, stack: HF });
+  assert.ok(run.ok);
+  assert.deepEqual(run.restarts, []);
+  // Other releases, vLLM and a stack naming neither engine keep the recomputation.
+  for (const stack of [TF5, VLLM, { components: {} }, { components: { transformers: "4.5x" } }]) {
+    assert.ok(cacheReuse([one(7, 0), one(1, 7), one(9, 0), one(1, 9)], { prompt: 7, stack }).ok);
+  }
 });
