@@ -1,7 +1,9 @@
 /**
- * The algorithm a PKCS#8 private key is for, read from its DER only to say what a refused key is:
- * `PrivateKeyInfo ::= SEQUENCE { version INTEGER, privateKeyAlgorithm AlgorithmIdentifier, ... }`
- * (RFC 5208 §5, RFC 5958 §2), `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER,
+ * The algorithm a PKCS#8 private key or a SubjectPublicKeyInfo public key is for, read from its DER
+ * only to say what a refused key is: `PrivateKeyInfo ::= SEQUENCE { version INTEGER,
+ * privateKeyAlgorithm AlgorithmIdentifier, ... }` (RFC 5208 §5, RFC 5958 §2),
+ * `SubjectPublicKeyInfo ::= SEQUENCE { algorithm AlgorithmIdentifier, subjectPublicKey BIT STRING }`
+ * (RFC 5280 §4.1.2.7), `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER,
  * parameters ANY OPTIONAL }` (RFC 5280 §4.1.1.2); an EC key names its curve in the parameters
  * (RFC 5480 §2.1.1).
  *
@@ -31,13 +33,20 @@ const _CURVES: Readonly<Record<string, string>> = {
 /** The object identifier of Ed25519 (RFC 8410 §3). */
 export const ED25519_OID = "1.3.101.112";
 
+/** A key's algorithm: its object identifier in dotted form and how a message names the key. */
+export interface KeyAlgorithm {
+  /** The algorithm's object identifier, dotted (`1.2.840.10045.2.1`). */
+  readonly oid: string;
+  /** How a message names the key: "an RSA key", "an EC key (P-256)", "a key of algorithm 1.2.3". */
+  readonly name: string;
+}
+
 /**
  * Reads which algorithm a PKCS#8 private key's DER names.
  *
  * @param der the DER bytes (anything: nothing is trusted)
- * @returns the algorithm's object identifier in dotted form and how a message names the key
- *   ("an RSA key", "an EC key (P-256)", "a key of algorithm 1.2.3"), or undefined when the bytes
- *   do not start as a PKCS#8 structure or name an OID of over 32 bytes
+ * @returns the algorithm, or undefined when the bytes do not start as a PKCS#8 structure or name
+ *   an OID of over 32 bytes
  * @example
  * ```ts
  * import { pkcs8Algorithm } from "./key_algorithm.ts";
@@ -46,10 +55,53 @@ export const ED25519_OID = "1.3.101.112";
  * if (pkcs8Algorithm(x25519)?.name !== "an X25519 key") throw new Error();
  * ```
  */
-export function pkcs8Algorithm(der: Uint8Array): { oid: string; name: string } | undefined {
+export function pkcs8Algorithm(der: Uint8Array): KeyAlgorithm | undefined {
   const info = _tlv(der, 0, 0x30);
   const version = info && _tlv(der, info.start, 0x02);
-  const algorithm = version && _tlv(der, version.end, 0x30);
+  return version && _algorithmIdentifier(der, version.end);
+}
+
+/**
+ * Reads which algorithm a SubjectPublicKeyInfo public key's DER names.
+ *
+ * @param der the DER bytes (anything: nothing is trusted)
+ * @returns the algorithm, or undefined when the bytes do not start as a SubjectPublicKeyInfo or
+ *   name an OID of over 32 bytes
+ * @example
+ * ```ts
+ * import { spkiAlgorithm } from "./key_algorithm.ts";
+ * const x25519 = new Uint8Array(44);
+ * x25519.set([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]);
+ * if (spkiAlgorithm(x25519)?.name !== "an X25519 key") throw new Error();
+ * ```
+ */
+export function spkiAlgorithm(der: Uint8Array): KeyAlgorithm | undefined {
+  const info = _tlv(der, 0, 0x30);
+  return info && _algorithmIdentifier(der, info.start);
+}
+
+/**
+ * Why a key whose DER names another algorithm than Ed25519 is refused, in the one wording private
+ * and public keys share: "it is an RSA key, not an Ed25519 key".
+ *
+ * @param algorithm what {@link pkcs8Algorithm} or {@link spkiAlgorithm} read
+ * @returns the reason, or undefined when no algorithm was read or it is Ed25519
+ * @example
+ * ```ts
+ * import { notEd25519 } from "./key_algorithm.ts";
+ * const why = notEd25519({ oid: "1.2.840.113549.1.1.1", name: "an RSA key" });
+ * if (why !== "it is an RSA key, not an Ed25519 key") throw new Error(why);
+ * ```
+ */
+export function notEd25519(algorithm: KeyAlgorithm | undefined): string | undefined {
+  return algorithm === undefined || algorithm.oid === ED25519_OID
+    ? undefined
+    : `it is ${algorithm.name}, not an Ed25519 key`;
+}
+
+/** The AlgorithmIdentifier at `at`: its OID and, for an EC key, the curve its parameters name. */
+function _algorithmIdentifier(der: Uint8Array, at: number): KeyAlgorithm | undefined {
+  const algorithm = _tlv(der, at, 0x30);
   const oid = algorithm && _tlv(der, algorithm.start, 0x06);
   if (oid === undefined || oid.end > algorithm!.end) return undefined;
   const dotted = _dotted(der.subarray(oid.start, oid.end));

@@ -43,9 +43,10 @@ export interface DecodeOptions {
  * Reads one PEM block with the expected label and returns its DER bytes.
  *
  * Accepts LF or CRLF line ends, blank lines (nothing between two line ends) before and after the
- * block, and base64 lines of any length up to 76; refuses explanatory text, headers, a different
- * label, several blocks and non-canonical base64, each by name (another label with what to do:
- * an encrypted or OpenSSH key). Every line holds printable ASCII only, neither
+ * block, and base64 lines of any length up to 76; refuses empty text (said so, as a key file left
+ * empty is a common slip), explanatory text, headers, a different label, several blocks and
+ * non-canonical base64, each by name (another label with what to do: an encrypted or OpenSSH
+ * key). Every line holds printable ASCII only, neither
  * starting nor ending with a space: a byte order mark, a tab, a lone carriage return, a no-break or
  * other Unicode space anywhere is refused, naming its line and code point, so that a key file has
  * one reading and a stray character is said, not skipped.
@@ -71,6 +72,7 @@ export function decodePem(text: string, label: string, options: DecodeOptions = 
   let end = all.length;
   while (end > first && all[end - 1] === "") end--;
   const lines = all.slice(first, end);
+  if (lines.length === 0) bad(text === "" ? "it is empty" : "it holds only blank lines");
   for (const [i, line] of lines.entries()) {
     const why = _lineProblem(line);
     if (why !== null) bad(`line ${first + i + 1} ${why}`);

@@ -11,7 +11,7 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
 import { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
-import { ED25519_OID, pkcs8Algorithm } from "./key_algorithm.ts";
+import { notEd25519, pkcs8Algorithm } from "./key_algorithm.ts";
 
 /** DER prefix of an Ed25519 PKCS#8 v1 private key (RFC 8410 §7, §10.3). */
 export const PKCS8_ED25519_PREFIX: Uint8Array = hexToBytes("302e020100300506032b657004220420");
@@ -66,10 +66,8 @@ export function decodePkcs8(der: Uint8Array, options: DecodeOptions = {}): Uint8
 
 /** Why DER that is not the one Ed25519 encoding is refused: another algorithm is named. */
 function _notEd25519(der: Uint8Array): string {
-  const algorithm = pkcs8Algorithm(der);
-  if (algorithm !== undefined && algorithm.oid !== ED25519_OID) {
-    return `it is ${algorithm.name}, not an Ed25519 key`;
-  }
+  const other = notEd25519(pkcs8Algorithm(der));
+  if (other !== undefined) return other;
   if (der.length !== PKCS8_ED25519_PREFIX.length + 32) {
     return `PKCS#8 DER of ${der.length} bytes, where an Ed25519 key has 48 (version 0, no ` +
       "attributes or public key: RFC 8410 §7)";

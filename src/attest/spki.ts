@@ -11,6 +11,7 @@
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { InputError } from "../errors.ts";
 import { type DecodeOptions, decodePem, encodePem } from "./pem.ts";
+import { notEd25519, spkiAlgorithm } from "./key_algorithm.ts";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410 §4, §10.1). */
 export const SPKI_ED25519_PREFIX: Uint8Array = hexToBytes("302a300506032b6570032100");
@@ -44,7 +45,8 @@ export function encodeSpki(publicKey: Uint8Array): Uint8Array {
  * @param options `what` the key is, for messages (the file it came from): an error then reads
  *   "Cannot use <what>: <why>"
  * @returns the 32-byte public key
- * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 SPKI of exactly that form
+ * @throws {InputError} `BAD_KEY` when the DER is not an Ed25519 SPKI of exactly that form (a key
+ *   of another algorithm is named: "it is an RSA key, not an Ed25519 key")
  * @example
  * ```ts
  * import { decodeSpki, encodeSpki } from "./spki.ts";
@@ -57,13 +59,19 @@ export function decodeSpki(der: Uint8Array, options: DecodeOptions = {}): Uint8A
     const what = options.what === undefined ? "read public key" : `use ${options.what}`;
     throw new InputError("BAD_KEY", `Cannot ${what}: ${why}`);
   };
-  if (!(der instanceof Uint8Array) || der.length !== SPKI_ED25519_PREFIX.length + 32) {
-    bad("SPKI DER must be 44 bytes");
-  }
-  for (let i = 0; i < SPKI_ED25519_PREFIX.length; i++) {
-    if (der[i] !== SPKI_ED25519_PREFIX[i]) bad("not an Ed25519 SPKI (RFC 8410)");
-  }
+  if (!(der instanceof Uint8Array)) bad("SPKI DER must be bytes");
+  const exact = der.length === SPKI_ED25519_PREFIX.length + 32 &&
+    SPKI_ED25519_PREFIX.every((b, i) => der[i] === b);
+  if (!exact) bad(_notEd25519(der));
   return der.slice(SPKI_ED25519_PREFIX.length);
+}
+
+/** Why DER that is not the one Ed25519 encoding is refused: another algorithm is named. */
+function _notEd25519(der: Uint8Array): string {
+  const other = notEd25519(spkiAlgorithm(der));
+  if (other !== undefined) return other;
+  if (der.length !== SPKI_ED25519_PREFIX.length + 32) return "SPKI DER must be 44 bytes";
+  return "not an Ed25519 SPKI (RFC 8410)";
 }
 
 /**

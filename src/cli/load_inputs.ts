@@ -44,9 +44,12 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
 /**
  * Checks private key files without reading them: each is a file readable and writable by its
  * owner only, as ssh requires, and no file is named twice. {@link loadSigningKey} checks this
- * before it reads a key; NATS access files are checked with it too.
+ * before it reads a key; NATS access files are checked with it too. Every error names the file,
+ * escaped, and the option that gave it, as the key's own errors do: "Cannot read key 'a.key'
+ * (--key): no such file".
  *
  * @param paths key files
+ * @param options the `option` that named the files, for messages (default `--key`)
  * @throws {InputError} `INPUT_MISSING` (also for a device, descriptor or `/proc` path such as
  *   `/dev/stdin`, refused as not a file as a FIFO is), `KEY_PERMISSIONS` (group or others may read
  *   or write it), `USAGE_KEYS` (the same file twice)
@@ -54,12 +57,16 @@ export async function loadClaimLog(path: string): Promise<ClaimLog> {
  *   PERMISSION error)
  * @example
  * ```ts ignore
- * await checkSigningKeyFiles(["inspector.key"]);
+ * await checkSigningKeyFiles(["inspector.key"], { option: "--key" });
  * ```
  */
-export async function checkSigningKeyFiles(paths: readonly string[]): Promise<void> {
+export async function checkSigningKeyFiles(
+  paths: readonly string[],
+  options: { readonly option?: string } = {},
+): Promise<void> {
   const seen = new Set<string>();
   for (const path of paths) {
+    const key = `key ${quoteForTerminal(path)} (${options.option ?? "--key"})`;
     let real: string | undefined;
     let info: Deno.FileInfo;
     try {
@@ -71,30 +78,24 @@ export async function checkSigningKeyFiles(paths: readonly string[]): Promise<vo
       if (e instanceof Deno.errors.NotCapable && !(await _readGranted(real ?? path))) throw e;
       throw new InputError(
         "INPUT_MISSING",
-        `Cannot read key ${quoteForTerminal(path)}: ${
+        `Cannot read ${key}: ${
           e instanceof Deno.errors.NotCapable ? NOT_A_KEY_FILE : openCause(e)
         }`,
       );
     }
     if (!info.isFile) {
-      throw new InputError(
-        "INPUT_MISSING",
-        `Cannot read key ${quoteForTerminal(path)}: not a file`,
-      );
+      throw new InputError("INPUT_MISSING", `Cannot read ${key}: not a file`);
     }
     if (info.mode !== null && (info.mode & 0o077) !== 0) {
       throw new InputError(
         "KEY_PERMISSIONS",
-        `Cannot use key ${quoteForTerminal(path)}: mode ${
+        `Cannot use ${key}: mode ${
           (info.mode & 0o777).toString(8)
         } lets group or others access it (run chmod 600)`,
       );
     }
     if (seen.has(real)) {
-      throw new UsageError(
-        "USAGE_KEYS",
-        `Cannot sign with key ${quoteForTerminal(path)}: it is given twice`,
-      );
+      throw new UsageError("USAGE_KEYS", `Cannot sign with ${key}: it is given twice`);
     }
     seen.add(real);
   }
@@ -129,10 +130,12 @@ export async function loadSigningKey(
   path: string,
   options: { readonly option?: string } = {},
 ): Promise<SigningKey> {
-  await checkSigningKeyFiles([path]);
-  const privateKey = decodePrivateKeyPem(await readTextFile(path, { maxBytes: 64 * 1024 }), {
-    what: `key ${quoteForTerminal(path)} (${options.option ?? "--key"})`,
-  });
+  const what = `key ${quoteForTerminal(path)} (${options.option ?? "--key"})`;
+  await checkSigningKeyFiles([path], options);
+  const privateKey = decodePrivateKeyPem(
+    await readTextFile(path, { maxBytes: 64 * 1024, what }),
+    { what },
+  );
   return { privateKey, publicKey: await publicKeyFromPrivate(privateKey) };
 }
 

@@ -90,7 +90,7 @@ export async function readNatsAccess(
   }
   const access: { -readonly [K in keyof NatsAccess]: NatsAccess[K] } = {};
   if (flags.natsCreds !== undefined) {
-    const text = await _secret(flags.natsCreds);
+    const text = await _secret(flags.natsCreds, "--nats-creds");
     const jwt = CREDS_JWT.exec(text)?.[1];
     const seed = jwt === undefined ? BARE_SEED.exec(text)?.[1] : CREDS_SEED.exec(text)?.[1];
     if (seed === undefined || (jwt !== undefined && jwt.split(".").length !== 3)) {
@@ -106,7 +106,7 @@ export async function readNatsAccess(
   if (flags.natsCa !== undefined) tls.ca = (await _certificates(flags.natsCa, "--nats-ca")).text;
   if (flags.natsCert !== undefined && flags.natsCertKey !== undefined) {
     const cert = await _certificates(flags.natsCert, "--nats-cert");
-    const text = await _secret(flags.natsCertKey);
+    const text = await _secret(flags.natsCertKey, "--nats-cert-key");
     let key: KeyObject;
     try {
       key = createPrivateKey(text);
@@ -128,8 +128,8 @@ export async function readNatsAccess(
 }
 
 /** A file holding a secret: owner-only, as a signing key must be, then read bounded. */
-async function _secret(path: string): Promise<string> {
-  await checkSigningKeyFiles([path]);
+async function _secret(path: string, option: string): Promise<string> {
+  await checkSigningKeyFiles([path], { option });
   return await readTextFile(path, { maxBytes: MAX_ACCESS_FILE_BYTES });
 }
 

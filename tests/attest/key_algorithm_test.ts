@@ -1,17 +1,29 @@
 /**
- * `decodePkcs8()` names what a refused private key is, from its AlgorithmIdentifier (RFC 5208 §5,
- * RFC 5480 §2.1.1): keys made by WebCrypto (RSA, P-256, P-384, X25519), an Ed448 key made by
- * `openssl genpkey -algorithm ed448` (OpenSSL 3.0.19), and the RFC 8410 §10.3 example of an
- * Ed25519 key with attributes and its public key.
+ * `decodePkcs8()` and `decodeSpki()` name what a refused private or public key is, from its
+ * AlgorithmIdentifier (RFC 5208 §5, RFC 5280 §4.1.2.7, RFC 5480 §2.1.1): keys made by WebCrypto
+ * (RSA, RSA-PSS, P-256, P-384, X25519), Ed448 keys made by `openssl genpkey -algorithm ed448`
+ * (OpenSSL 3.0.19), and the RFC 8410 §10.3 example of an Ed25519 key with attributes and its
+ * public key.
  */
 import assert from "node:assert/strict";
-import { decodeBase64, decodePkcs8, decodePrivateKeyPem } from "../../src/attest/mod.ts";
+import {
+  decodeBase64,
+  decodePkcs8,
+  decodePrivateKeyPem,
+  decodePublicKeyPem,
+  decodeSpki,
+  encodeSpki,
+} from "../../src/attest/mod.ts";
 import { InputError } from "../../src/errors.ts";
-import { pkcs8Algorithm } from "../../src/attest/key_algorithm.ts";
+import { pkcs8Algorithm, spkiAlgorithm } from "../../src/attest/key_algorithm.ts";
 
 const ED448 = "-----BEGIN PRIVATE KEY-----\n" +
   "MEcCAQAwBQYDK2VxBDsEOWOVgWEgomMpjNI6l9iNDNuDJ8ZpZT4kWFNH3cKFSAK0\n" +
   "ppg84wm0S2le71KelD/7mWqOeZ+xPjQ5jA==\n-----END PRIVATE KEY-----\n";
+/** `openssl pkey -pubout` of an Ed448 key (OpenSSL 3.0.19) (RFC 8410 §4: OID 1.3.101.113, 57-byte key). */
+const ED448_PUB = "-----BEGIN PUBLIC KEY-----\n" +
+  "MEMwBQYDK2VxAzoA/1FSoPdfsqHWgWYIsFWVwN6I8jC2Byb3UHZn1ELgq6kQsF4r\n" +
+  "h7bc0Xwtdgn3nC4dScejXdUOGKGA\n-----END PUBLIC KEY-----\n";
 /** RFC 8410 §10.3: version 1, an attribute, and the public key. */
 const RFC8410_V1 = "MHICAQEwBQYDK2VwBCIEINTuctv5E1hK1bbY8fdp+K06/nwoy/HU++CXqI9EdVhC" +
   "oB8wHQYKKoZIhvcNAQkJFDEPDA1DdXJkbGUgQ2hhaXJzgSEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=";
@@ -60,6 +72,42 @@ Deno.test("decodePkcs8() says a key of another algorithm is not an Ed25519 key, 
     refusal(() => decodePrivateKeyPem(ED448, { what: "key 'k' (--key)" })),
     "Cannot use key 'k' (--key): it is an Ed448 key, not an Ed25519 key",
   );
+});
+
+async function spki(algorithm: AlgorithmIdentifier | RsaHashedKeyGenParams | EcKeyGenParams) {
+  const pair = await crypto.subtle.generateKey(algorithm, true, ["sign"]).catch(() =>
+    crypto.subtle.generateKey(algorithm, true, ["deriveBits"])
+  ) as CryptoKeyPair;
+  return new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+}
+
+Deno.test("decodeSpki() says a public key of another algorithm is not an Ed25519 key, naming it in the private key's words", async () => {
+  const rsa = { modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" };
+  const cases: [Uint8Array, string][] = [
+    [await spki({ name: "RSASSA-PKCS1-v1_5", ...rsa }), "it is an RSA key, not an Ed25519 key"],
+    [await spki({ name: "RSA-PSS", ...rsa }), "it is an RSA key, not an Ed25519 key"],
+    [
+      await spki({ name: "ECDSA", namedCurve: "P-256" }),
+      "it is an EC key (P-256), not an Ed25519 key",
+    ],
+    [
+      await spki({ name: "ECDSA", namedCurve: "P-384" }),
+      "it is an EC key (P-384), not an Ed25519 key",
+    ],
+    [await spki({ name: "X25519" }), "it is an X25519 key, not an Ed25519 key"],
+  ];
+  for (const [der, why] of cases) {
+    assert.equal(refusal(() => decodeSpki(der)), `Cannot read public key: ${why}`);
+  }
+  assert.equal(
+    refusal(() => decodePublicKeyPem(ED448_PUB, { what: "key 'k.pub' (--pub)" })),
+    "Cannot use key 'k.pub' (--pub): it is an Ed448 key, not an Ed25519 key",
+  );
+  // An Ed25519 SPKI of another length or form is refused for that, as before.
+  const ed25519 = encodeSpki(new Uint8Array(32));
+  assert.equal(spkiAlgorithm(ed25519)?.name, "an Ed25519 key");
+  assert.match(refusal(() => decodeSpki(ed25519.subarray(0, 43))), /SPKI DER must be 44 bytes$/);
+  assert.equal(spkiAlgorithm(new Uint8Array([0x30, 0x81])), undefined);
 });
 
 Deno.test("decodePkcs8() says an Ed25519 key of another encoding than RFC 8410 §7's 48 bytes is refused for its length", () => {

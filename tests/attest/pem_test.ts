@@ -85,7 +85,7 @@ Deno.test("decodePem() says which armor or body line starts or ends with a space
   assert.match(refusal(decodePublicKeyPem, spaced(2, (l) => `${l}  `)), /line 3 ends with a space/);
 });
 
-Deno.test("decodePem() names another block with its article and what to do, and says what surrounds or breaks the block", () => {
+Deno.test("decodePem() names another block with its article and what to do, says what surrounds or breaks the block, and that there is none", () => {
   const block = (label: string) =>
     `-----BEGIN ${label}-----\nMC4CAQAwBQYDK2VwBCIEICrB26cwlAOS5npPjdlLn5/LD8it1RJPxaPquZEBULcM\n` +
     `-----END ${label}-----\n`;
@@ -115,7 +115,8 @@ Deno.test("decodePem() names another block with its article and what to do, and 
     ],
     [PRIV.split("\n").slice(0, 2).join("\n"), /it has no END line/],
     ["garbage", /it has no BEGIN line/],
-    ["\n\n", /it has no BEGIN line/],
+    ["", /: it is empty$/],
+    ["\n\r\n\n", /: it holds only blank lines$/],
   ];
   for (const [text, why] of cases) {
     assert.match(refusal(decodePrivateKeyPem, text), why, JSON.stringify(text));

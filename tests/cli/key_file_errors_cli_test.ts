@@ -1,7 +1,8 @@
 /**
  * A private key file that cannot be used is named in the one-line error, with the option that
- * gave it and escaped for the terminal: "Cannot use key '<file>' (--key): <why>", whichever
- * command reads it and whichever of several keys it is.
+ * gave it and escaped for the terminal: "Cannot use key '<file>' (--key): <why>", and one that
+ * cannot be read (missing, a folder, a device) or that others may read the same way: "Cannot read
+ * key '<file>' (--key): <why>", whichever command reads it and whichever of several keys it is.
  */
 import assert from "node:assert/strict";
 import { encodePem, encodePublicKeyPem } from "../../src/attest/mod.ts";
@@ -73,6 +74,55 @@ Deno.test("audit work and claims checkpoint name the --key file a BAD_KEY or BAD
   namesKey(checkpoint, { path: BAD.short, option: "--key", code: "BAD_KEY" });
 });
 
+Deno.test("audit, audit work and claims checkpoint name the --key or --worker-key file that cannot be read (missing, a folder, others may read it), escaped, and say an empty one is empty", async () => {
+  const missing = `${f.dir}/missing-${ESC}.key`;
+  const folder = `${f.dir}/folder-${ESC}.key`;
+  const open = `${f.dir}/open-${ESC}.key`;
+  const empty = `${f.dir}/empty-${ESC}.key`;
+  await Deno.mkdir(folder);
+  await Deno.writeTextFile(open, await Deno.readTextFile(f.key), { mode: 0o644 });
+  await Deno.chmod(open, 0o644);
+  await Deno.writeTextFile(empty, "", { mode: 0o600 });
+  const refusals: [string, string, string][] = [
+    [missing, "INPUT_MISSING", "Cannot read key '%' (%): no such file"],
+    [folder, "INPUT_MISSING", "Cannot read key '%' (%): not a file"],
+    [open, "KEY_PERMISSIONS", "Cannot use key '%' (%): mode 644 lets group or others access it"],
+    [empty, "BAD_PEM", "Cannot use key '%' (%): it is empty"],
+  ];
+  const args = auditArgs(f, `${f.dir}/out-read`, 1);
+  const at = args.indexOf("--key") + 1;
+  for (const [path, code, message] of refusals) {
+    const runs: [CliRun, string][] = [
+      [await runBitaudit([...args.slice(0, at), path, ...args.slice(at + 1)]), "--key"],
+      [await runBitaudit([...args, "--worker-key", path]), "--worker-key"],
+      [
+        await runBitaudit([
+          ...["audit", "work", "--plan", PLAN, "--log", f.log, "--shard", "0/1"],
+          ...["--key", path, "--out", `${f.dir}/results-read.jsonl`],
+        ]),
+        "--key",
+      ],
+      [
+        await runBitaudit([
+          ...["claims", "checkpoint", "--log", f.log, "--key", path, "--origin", "a/b"],
+          ...["--out", `${f.dir}/cp-read.txt`],
+        ]),
+        "--key",
+      ],
+    ];
+    for (const [r, option] of runs) {
+      assert.equal(r.code, 2, r.stderr);
+      assertCliCode(r.stderr, code as "INPUT_MISSING");
+      assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+      assert.ok(!r.stderr.includes("\u001b"), JSON.stringify(r.stderr));
+      const expected = message.replace("%", path.replace(ESC, SHOWN)).replace("%", option);
+      assert.ok(r.stderr.includes(expected), `${option}: ${r.stderr}`);
+    }
+  }
+  await assert.rejects(Deno.lstat(`${f.dir}/out-read`), Deno.errors.NotFound);
+  await assert.rejects(Deno.lstat(`${f.dir}/cp-read.txt`), Deno.errors.NotFound);
+});
+
 Deno.test("a key file with a byte order mark or a no-break space is refused by audit --key and key trust-root --pub (BAD_PEM naming it), nothing written", async () => {
   const [key, pub] = [await Deno.readTextFile(f.key), await Deno.readTextFile(f.pub)];
   const bomKey = `${f.dir}/bom.key`;
@@ -104,7 +154,8 @@ Deno.test("a key given as /dev/stdin, /dev/fd/0 or /proc/self/fd/0 is refused as
       const r = await runBitaudit(run);
       assert.equal(r.code, 2, r.stderr);
       assertCliCode(r.stderr, "INPUT_MISSING");
-      assert.ok(r.stderr.includes(`Cannot read key '${path}': not a file`), r.stderr);
+      const option = extra.length === 0 ? "--key" : "--worker-key";
+      assert.ok(r.stderr.includes(`Cannot read key '${path}' (${option}): not a file`), r.stderr);
     }
   }
   // Read access not given at all is still the permission Deno lacks.

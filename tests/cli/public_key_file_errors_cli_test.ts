@@ -3,8 +3,12 @@
  * with the option that gave it and escaped for the terminal, as a private key file is: "Cannot
  * read key '<file>' (--worker-pub): <why>" for a file that cannot be read, "Cannot use key
  * '<file>' (--worker-pub): <why>" for one that is no Ed25519 SPKI PEM, whichever command reads it.
+ * An empty file is said to be empty, and a key of another algorithm (RSA, RSA-PSS and P-256 keys
+ * made by WebCrypto, an X25519 key made by node:crypto) is named as a private key is: "it is an
+ * RSA key, not an Ed25519 key".
  */
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { encodeBase64, encodePem } from "../../src/attest/mod.ts";
 import type { CliErrorCode } from "../../src/cli/exit_codes.ts";
 import { assertCliCode } from "../_assert_code.ts";
@@ -15,14 +19,43 @@ const f = await makeAuditFixture({ records: 2, falsify: [] });
 const ESC = "a\u001b[2Jb";
 const SHOWN = "a\\u{1b}[2Jb";
 
-/** A public key file of each kind refused, with the code and the start of what its error says. */
-const BAD: Record<string, { path: string; code: CliErrorCode; verb: "read" | "use" }> = {
+/**
+ * A public key file of each kind refused, with the code and the start of what its error says, and
+ * for some the whole of why.
+ */
+const BAD: Record<
+  string,
+  { path: string; code: CliErrorCode; verb: "read" | "use"; why?: string }
+> = {
   missing: { path: `${f.dir}/missing-${ESC}.pub`, code: "INPUT_MISSING", verb: "read" },
   folder: { path: `${f.dir}/folder-${ESC}.pub`, code: "INPUT_MISSING", verb: "read" },
-  empty: { path: `${f.dir}/empty-${ESC}.pub`, code: "BAD_PEM", verb: "use" },
+  empty: { path: `${f.dir}/empty-${ESC}.pub`, code: "BAD_PEM", verb: "use", why: "it is empty" },
   truncated: { path: `${f.dir}/truncated-${ESC}.pub`, code: "BAD_PEM", verb: "use" },
   private: { path: `${f.dir}/private-${ESC}.pub`, code: "BAD_PEM", verb: "use" },
-  rsa: { path: `${f.dir}/rsa-${ESC}.pub`, code: "BAD_KEY", verb: "use" },
+  rsa: {
+    path: `${f.dir}/rsa-${ESC}.pub`,
+    code: "BAD_KEY",
+    verb: "use",
+    why: "it is an RSA key, not an Ed25519 key",
+  },
+  rsaPss: {
+    path: `${f.dir}/rsa-pss-${ESC}.pub`,
+    code: "BAD_KEY",
+    verb: "use",
+    why: "it is an RSA key, not an Ed25519 key",
+  },
+  p256: {
+    path: `${f.dir}/p256-${ESC}.pub`,
+    code: "BAD_KEY",
+    verb: "use",
+    why: "it is an EC key (P-256), not an Ed25519 key",
+  },
+  x25519: {
+    path: `${f.dir}/x25519-${ESC}.pub`,
+    code: "BAD_KEY",
+    verb: "use",
+    why: "it is an X25519 key, not an Ed25519 key",
+  },
 };
 await Deno.mkdir(BAD.folder!.path);
 await Deno.writeTextFile(BAD.empty!.path, "");
@@ -41,6 +74,21 @@ const rsa = await crypto.subtle.generateKey(
 const rsaSpki = new Uint8Array(await crypto.subtle.exportKey("spki", rsa.publicKey));
 await Deno.writeTextFile(BAD.rsa!.path, encodePem("PUBLIC KEY", rsaSpki));
 assert.ok(encodeBase64(rsaSpki).startsWith("MIGfMA0GCSqGSIb3DQEBAQUAA4GN")); // an RSA SPKI
+/** A WebCrypto key pair's public key as an SPKI PEM file. */
+async function writeSpki(path: string, algorithm: RsaHashedKeyGenParams | EcKeyGenParams) {
+  const pair = await crypto.subtle.generateKey(algorithm, true, ["sign", "verify"]);
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+  await Deno.writeTextFile(path, encodePem("PUBLIC KEY", spki));
+}
+await writeSpki(BAD.rsaPss!.path, {
+  name: "RSA-PSS",
+  modulusLength: 1024,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: "SHA-256",
+});
+await writeSpki(BAD.p256!.path, { name: "ECDSA", namedCurve: "P-256" });
+const x25519 = generateKeyPairSync("x25519").publicKey.export({ type: "spki", format: "pem" });
+await Deno.writeTextFile(BAD.x25519!.path, String(x25519));
 
 /** A file given where a TSA certificate is read: a public key, another PEM block. */
 const NOT_A_CERTIFICATE = f.pub;
@@ -55,6 +103,9 @@ function namesFile(r: CliRun, o: { kind: string; option: string; what?: string }
   const shown = bad.path.replace(ESC, SHOWN);
   const expected = `Cannot ${bad.verb} ${o.what ?? "key"} '${shown}' (${o.option}): `;
   assert.ok(r.stderr.includes(expected), `${o.kind}: ${r.stderr}`);
+  if (bad.why !== undefined && o.what === undefined) {
+    assert.ok(r.stderr.trimEnd().endsWith(`${expected}${bad.why}`), `${o.kind}: ${r.stderr}`);
+  }
 }
 
 Deno.test("key trust-root names the --pub, --prover or --tsa file a public key or certificate error comes from, escaped, for every kind of bad file", async () => {

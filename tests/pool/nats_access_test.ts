@@ -344,7 +344,13 @@ Deno.test("NATS access files that are not what their option takes are refused be
         })(),
       ],
       "KEY_PERMISSIONS",
-      /chmod 600/,
+      /Cannot use key '.*open\.nk' \(--nats-creds\): mode 644 .*chmod 600/,
+    ],
+    [
+      "missing credentials",
+      ["--nats-creds", `${dir}/none.nk`],
+      "INPUT_MISSING",
+      /Cannot read key '.*none\.nk' \(--nats-creds\): no such file/,
     ],
     [
       "a CA file without a certificate",

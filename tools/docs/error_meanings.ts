@@ -121,9 +121,9 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   BAD_BASE64: "A base64 field does not decode",
   BAD_ENVELOPE: "An attestation (DSSE envelope, Sigstore bundle) is malformed, or is a trust root",
   BAD_KEY:
-    "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length (a private key of another algorithm is named)",
+    "A key is not an Ed25519 PKCS#8 (private) or SPKI (public) key of the right length (a key of another algorithm, private or public, is named)",
   BAD_PEM:
-    "A PEM file is not one strict block with its label: the line and what was found are named (a byte order mark, a Unicode space, text around the block, another label)",
+    "A PEM file is not one strict block with its label: the line and what was found are named (a byte order mark, a Unicode space, text around the block, another label), or it is empty",
   BAD_STATEMENT: "An in-toto statement is malformed, or (bundle) is not an audit verdict",
   BAD_TIMESTAMP: "A time is not RFC 3339 UTC to the second",
   BAD_TRUST_ROOT: "A trust root is malformed (unknown field, bad window, bad key)",

@@ -242,7 +242,7 @@ export async function auditLog(
   if (o.round !== undefined) parseIntOption(o.round, { flag: "--round", min: 0 });
   // The keys that will sign are read and parsed before anything else: a malformed or unusable
   // key is named at once, not after every sampled record was recomputed (which can take hours).
-  await checkSigningKeyFiles(o.keys);
+  await checkSigningKeyFiles(o.keys, { option: "--key" });
   const keys = await loadSigningKeys(o.keys);
   const workerPub = o.workerKey === undefined
     ? keys[0]!.publicKey
