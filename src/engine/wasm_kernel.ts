@@ -486,7 +486,8 @@ function _fa2SoftmaxTile(
 ): void {
   const { rows, blockN, d } = a;
   if (
-    !(rows >= 0 && blockN >= 8 && blockN % 8 === 0 && d >= 0) ||
+    // The kernel rescales a row of O four lanes at a time: d a multiple of 4 (FA2's 64-256).
+    !(rows >= 0 && blockN >= 8 && blockN % 8 === 0 && d >= 0 && d % 4 === 0) ||
     a.scores.length !== rows * blockN || a.limits.length !== rows ||
     a.rowMax.length !== rows || a.sums.length !== rows * 4 || a.o.length !== rows * d ||
     a.pb.length !== rows * blockN ||

@@ -146,6 +146,28 @@ Deno.test("GemmEngine.fa2TileSoftmax() is offered only for the table-model and i
   assert.equal(ENGINE.fa2TileSoftmax(odd, TESLA), undefined);
 });
 
+Deno.test("GemmEngine.fa2TileSoftmax() refuses a head dimension that is not a multiple of 4 (its O rescale runs four lanes at a time and would reach into the next row)", () => {
+  const fast = ENGINE.fa2TileSoftmax(FA2_DAO_FASTMATH, TESLA)!;
+  const tile = (d: number) => ({
+    rows: 2,
+    blockN: 8,
+    d,
+    scores: new Uint32Array(16),
+    limits: Int32Array.of(8, 8),
+    rowMax: new Uint32Array(2),
+    sums: new Uint32Array(8),
+    o: new Uint32Array(2 * d).fill(0x3f800000),
+    pb: new Uint16Array(16),
+    first: false,
+    checkInf: true,
+    scaleLog2: 0x3f800000,
+  });
+  for (const d of [1, 5, 6, 7, 130]) {
+    assert.throws(() => fast(tile(d)), RangeError, `d ${d}`);
+  }
+  fast(tile(8));
+});
+
 Deno.test("FA2 launches give the same bits with the kernel's tile softmax (standard and split-KV)", async () => {
   for (const gpu of ["a100", "h100-sxm"]) {
     for (const build of [FA2_DAO_FASTMATH, FA2_PYTORCH_BUNDLED]) {
