@@ -101,8 +101,10 @@ export const FMT_FP16: i32 = 1;
 /**
  * Whether an operand keeps the fast path exact. bf16: finite and zero or top exponent in
  * [-67, 63], so every exponent sum of two tame operands lies in [-134, 126]: the product
- * (16 significant bits, lsb = sum - 14 >= -148) is an exact normal f32 below 2^128. fp16: finite
- * (sums in [-28, 30], 22-bit products, always exact in f32).
+ * (16 significant bits, lsb = sum - 14 >= -148) is an exact f32 below 2^128: normal for sums of
+ * -126 and above, subnormal below (its lsb still on the 2^-149 grid); walk.ts step 3 holds either
+ * way (a scaled product >= 2^-126 is exact, a smaller one truncates to 0). fp16: finite (sums in
+ * [-28, 30], 22-bit products, always exact in f32).
  */
 @inline function tame16(bits: i32, fmt: i32): bool {
   if (isSpecial16(bits, fmt)) return false;
