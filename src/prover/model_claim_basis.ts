@@ -219,17 +219,21 @@ export async function modelClaimBasis(
   );
   // What the audit FAILs a record for from its stated world, SM count and kernel kind, in the
   // verifier's own words, before anything else is read (`recordContradiction`).
-  const contradiction = recordContradiction(envelope, {
+  const checks = {
     stack,
     gpu: hardware.profile,
     kernel: facts.kernel,
     multiProcessorCount: facts.multiProcessorCount,
-  });
+  };
+  const contradiction = recordContradiction(envelope, checks);
   if (contradiction !== null) {
-    // More ranks than GPUs is most often a missing --gpus: say so beside the verifier's words.
+    // More ranks than GPUs is most often a missing --gpus: said beside the verifier's words only
+    // where that is its reason (enough GPUs would change it), not beside an earlier one.
     const { tp, pp, dp } = envelope.parallelism;
     const ranks = tp * pp * dp;
-    claimInvalid(ranks > gpuCount ? `${contradiction}; give --gpus` : contradiction);
+    const enough = { ...envelope, hardware: { ...envelope.hardware, count: ranks } };
+    const gpus = ranks > gpuCount && recordContradiction(enough, checks) !== contradiction;
+    claimInvalid(gpus ? `${contradiction}; give --gpus` : contradiction);
   }
   // A component the audit cannot compare (NOT_VERIFIED) is refused too, with what to state.
   const versions = componentMismatch(stack.components, components, hardware.profile);

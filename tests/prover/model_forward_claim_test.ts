@@ -166,6 +166,15 @@ Deno.test("modelForwardClaim() refuses what the audit FAILs of a record's world,
       suffix: "; give --gpus",
     },
     {
+      // Too few GPUs too, but the verifier's first reason is the version: no --gpus advice.
+      over: { components: { pytorch: "2.4.0" }, parallel: { tp: 2 } },
+      p: {
+        ...honest,
+        software: { ...honest.software, components: { pytorch: "2.4.0" } },
+        parallelism: { ...honest.parallelism, tp: 2 },
+      },
+    },
+    {
       // Links an L40S cannot have, said before its catalog (captured on an A100) is looked at.
       over: {
         profile: "l40s",
