@@ -4,7 +4,8 @@
  * tell the signer's own results from a worker's under the same key (it counts them as the
  * signer's). So a command that accepts worker results, or computes them, refuses a worker key that
  * is one of the plan's signers: `audit merge` and `audit serve` a `--worker-pub` that signed the
- * plan (or is a `--key`), `bitaudit worker` a `--key` that a work order names as its plan's signer.
+ * plan (or is a `--key`), `bitaudit worker` each work order that names its `--key` among its plan's
+ * signers (the order is handed back and the worker goes on: the order's word is not authenticated).
  * Public keys are compared by key id: a copy of a key file is the same key.
  *
  * @module

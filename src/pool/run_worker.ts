@@ -70,9 +70,9 @@ export interface WorkerOptions {
   /** Progress events. */
   readonly onEvent?: ((e: WorkerEvent) => void) | undefined;
   /**
-   * Throws for an order this worker must not work on whoever sent it (its key is one of the
-   * plan's signers the order names): the order is handed back for another worker and the worker
-   * stops with what was thrown, as a misconfigured worker should.
+   * Throws for an order this worker must not work on (it names the worker's key among the plan's
+   * signers): the order is handed back for another worker and the refusal said as an event, as
+   * for an order of another log; the worker goes on.
    */
   readonly refuse?: ((order: WorkOrder) => void) | undefined;
 }
@@ -84,8 +84,7 @@ export interface WorkerOptions {
  * @param options context, log, stop signal, idle limit, event callback
  * @returns how many items it completed
  * @throws {InputError} `NATS_SERVER` when the server offers no JetStream, or when the connection
- *   closes (the client gave up reconnecting: the worker would otherwise wait on it for ever);
- *   whatever `refuse` throws for an order
+ *   closes (the client gave up reconnecting: the worker would otherwise wait on it for ever)
  * @example
  * ```ts ignore
  * await runWorker(link, { ctx, log, maxIdleMs: 600_000 });
@@ -161,16 +160,12 @@ async function _one(
   }
   try {
     o.refuse?.(order);
-  } catch (e) {
-    _handBack(m); // another worker, on a key of its own, takes it
-    throw e;
-  }
-  try {
     checkWorkOrder(order, o.log);
   } catch (e) {
-    // An order of another log: another audit's on the shared queue, or a forged one. Handed back
-    // for a worker that holds that log, after a pause; this worker goes on (an order must not be
-    // able to stop the pool).
+    // An order that names this worker's key among its plan's signers, or of another log (another
+    // audit's on the shared queue, or a forged one): handed back for a worker on a key of its own
+    // that holds that log, after a pause; this worker goes on (an order must not be able to stop
+    // the pool: what it says of its signers is not authenticated, and any peer could say it).
     _handBack(m);
     o.onEvent?.({ kind: "refused", why: (e as Error).message });
     return false;

@@ -71,13 +71,13 @@ export function workerCommand(): Command {
           signal: stop.signal,
           maxIdleMs,
           onEvent: _say,
-          // A worker on the inspector's key stops at its first order of that inspector's plan.
+          // A worker on the inspector's key refuses every order of that inspector's plan.
           refuse: (order) =>
             refuseSignerAsWorker(order.signers, {
               workers: [{ publicKey: key.publicKey, option: "--key", path: opts.key }],
               plan: `sha256 ${
                 order.plan.slice(0, 16)
-              }… (as its work orders name the plan's signers)`,
+              }… (so this work order says; it is handed back)`,
             }),
         });
         console.log(`worker: ${countNoun(done, "item")} done`);
