@@ -3,8 +3,8 @@
  * the split the forward runs (`tensorParallelOf`): tensor-parallel size and the recorded
  * all-reduce. The world (GPU count against tp x pp x dp; data parallelism on vLLM) is checked
  * for every record (`_checkClaimedWorld`), and so is the split's parse against the stack
- * (`_checkedParallel`: GEMM and block records, which model no sharding, FAIL on its
- * contradictions as model records do). Pipeline stages move activations between GPUs by
+ * (`_checkedParallel`: GEMM and block records, which model no sharding and are refused a split
+ * (`_shardedRefusal`), FAIL on its contradictions as model records do). Pipeline stages move activations between GPUs by
  * copies and do not change bits (a record with pp above 1 is verified as the tensor-parallel pass
  * of each stage); data-parallel replicas off vLLM each run their own passes; an expert-parallel
  * size vLLM never runs with (other than 1 or tp x dp) FAILs for every model, and expert
@@ -221,18 +221,35 @@ export function _claimedParallel(
 }
 
 /**
- * The parallelism checks of every kind of record, after its world (`_checkClaimedWorld`), each
- * refusal waiting in `refusals` (`_refusable`) so that none hides a FAIL: data parallelism on
- * vLLM (`_checkDataParallel`); for a kind of record that models no sharding (`unsharded`: what it
- * computes, e.g. `GEMMs`), a tp, pp or ep other than 1; then the split (`_claimedParallel`), whose
- * contradictions (an invalid all-reduce, one the stack's layout does not run, none named at tp
- * above 2 where the stack has a layout) FAIL a record of any kind, sharded or not.
+ * Why a record of a kind that models no sharding is refused: a tp, pp or ep other than 1. It
+ * needs only the record, so a GEMM's or block's branch keeps it in its refusals before its
+ * committed tensors are read (they are then checked a chunk at a time and held by nothing), where
+ * it waits, as every refusal does, for the record's contradictions (`_checkedParallel` among them).
  *
  * @param p the record's predicate
- * @param o the record's stack and GPU profile, the branch's refusals, and what the record
- *   computes where its kind models no sharding
- * @returns the split (undefined for one rank), or `_REFUSED` where it is refused (not modelled,
- *   or sharded where the kind models no sharding)
+ * @param unsharded what the record computes, for the reason (e.g. `GEMMs`)
+ * @returns the reason, or null for a record on one rank of each kind
+ */
+export function _shardedRefusal(
+  p: Pick<ClaimPredicate, "parallelism">,
+  unsharded: string,
+): string | null {
+  const { tp, pp, ep } = p.parallelism;
+  if (tp === 1 && pp === 1 && ep === 1) return null;
+  return `parallelism tp=${tp} pp=${pp} ep=${ep}: sharded ${unsharded} are not modelled`;
+}
+
+/**
+ * The parallelism checks of every kind of record, after its world (`_checkClaimedWorld`), each
+ * refusal waiting in `refusals` (`_refusable`) so that none hides a FAIL: data parallelism on
+ * vLLM (`_checkDataParallel`); then the split (`_claimedParallel`), whose contradictions (an
+ * invalid all-reduce, one the stack's layout does not run, none named at tp above 2 where the
+ * stack has a layout) FAIL a record of any kind, sharded or not (a kind that models no sharding
+ * has its refusal waiting already: `_shardedRefusal`).
+ *
+ * @param p the record's predicate
+ * @param o the record's stack and GPU profile, and the branch's refusals
+ * @returns the split (undefined for one rank), or `_REFUSED` where it is not modelled
  * @throws {_Stop} FAIL as `_claimedParallel`
  */
 export function _checkedParallel(
@@ -241,20 +258,11 @@ export function _checkedParallel(
     readonly stack: StackProfile;
     readonly gpu: DispatchGpu;
     readonly refusals: string[];
-    readonly unsharded?: string;
   },
 ): TensorParallel | undefined | typeof _REFUSED {
   const { refusals } = o;
   _refusable(refusals, () => _checkDataParallel(p, o.stack));
-  const { tp, pp, ep } = p.parallelism;
-  const sharded = o.unsharded !== undefined && (tp !== 1 || pp !== 1 || ep !== 1);
-  if (sharded) {
-    refusals.push(
-      `parallelism tp=${tp} pp=${pp} ep=${ep}: sharded ${o.unsharded} are not modelled`,
-    );
-  }
-  const parallel = _refusable(refusals, () => _claimedParallel(p, o.stack, o.gpu));
-  return sharded ? _REFUSED : parallel;
+  return _refusable(refusals, () => _claimedParallel(p, o.stack, o.gpu));
 }
 
 /**

@@ -18,10 +18,11 @@ export interface _TensorsInput<W> {
   /** The audit's budget a record (`VerifyContext.maxRecordProducts`). */
   readonly maxRecordProducts?: number | undefined;
   /**
-   * The branch's reasons not modelled (`_refusable`): a recomputation over the budget waits here
-   * for the record's contradictions with its stack, its world and its kernel, and its committed
-   * tensors, and is said before the recomputation (`_sayRefusal`) or in place of a later
-   * NOT_VERIFIED (`_refusedFirst`).
+   * The branch's reasons not modelled (`_refusable`): a sharded run (`_shardedRefusal`, in it
+   * before the tensors are read) and a recomputation over the budget wait here for the record's
+   * contradictions with its stack, its world and its kernel, and its committed tensors, and are
+   * said before the recomputation (`_sayRefusal`) or in place of a later NOT_VERIFIED
+   * (`_refusedFirst`).
    */
   readonly refusals: string[];
 }

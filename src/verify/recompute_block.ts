@@ -69,9 +69,9 @@ export interface BlockTensors {
  * description and its layer shape (FAIL), the verifier's size limits and its budget (refusals
  * that wait in `refusals`: bounds on memory and time, they hide none of the record's FAILs), then
  * its input, weights and `inv_freq` by digest (a passed `tensors` step): read into memory where
- * nothing is refused, else checked a chunk at a time and not held (`_checkTensorUnheld`). Run
- * before the record's profile, stack or kernel is loaded: none of those, known or not, hides
- * these.
+ * nothing is refused (a sharded record's refusal waits there already: `_shardedRefusal`), else
+ * checked a chunk at a time and not held (`_checkTensorUnheld`). Run before the record's profile,
+ * stack or kernel is loaded: none of those, known or not, hides these.
  *
  * @param blobs the blob store
  * @param o the record's predicate and workload, the step recorder, the audit's budget a record

@@ -36,7 +36,7 @@ import { _MAX_COMPONENT, _MAX_REASON, _refusedFirst, _Stop } from "./_stop.ts";
 import { clipText } from "../clip_text.ts";
 import { evidenceShortfall } from "./evidence_shortfall.ts";
 import { _recordWorld } from "./_record_world.ts";
-import { _checkedParallel } from "./_claimed_parallel.ts";
+import { _checkedParallel, _shardedRefusal } from "./_claimed_parallel.ts";
 import type { _TensorsInput } from "./_tensors_input.ts";
 import { _blockTensors, _recomputeBlock } from "./recompute_block.ts";
 import { _gemmTensors, _recomputeGemm } from "./recompute_gemm.ts";
@@ -295,11 +295,13 @@ type _Record<W> = Omit<_TensorsInput<W>, "maxRecordProducts" | "refusals">;
  * which need only the record and the blob store (`_gemmTensors`, `_blockTensors`), before its
  * profile and stack are loaded (`_recordWorld`), so that neither an unknown or differently hashed
  * one nor anything not modelled hides the record's FAIL; then its parallelism, checked as every
- * record's is (`_checkedParallel`: an all-reduce the record or its stack contradicts FAILs, a
- * sharded run is refused); then its recomputation. A recomputation over the budget, or sharded,
- * waits in the branch's refusals until the last check that could FAIL it (its world, its
- * parallelism, its kernel, its SM count): said before the run, or in place of a NOT_VERIFIED found
- * on the way (`_refusedFirst`), so that its reason is the one it was before any check that FAILs.
+ * record's is (`_checkedParallel`: an all-reduce the record or its stack contradicts FAILs); then
+ * its recomputation. A sharded run (`_shardedRefusal`, from the record alone) is refused before
+ * its tensors are read, so that they are checked without being held; it, and a recomputation over
+ * the budget, wait in the branch's refusals until the last check that could FAIL the record (its
+ * world, its parallelism, its kernel, its SM count): said before the run, or in place of a
+ * NOT_VERIFIED found on the way (`_refusedFirst`), so that its reason is the one it was before any
+ * check that FAILs.
  *
  * @param ctx the verifier's context
  * @param o the record's predicate and workload, and the step recorder
@@ -325,6 +327,10 @@ async function _tensorsFirst<W, T, R>(
   },
 ): Promise<R & { versionGap: string | null }> {
   const refusals: string[] = [];
+  // Known from the record alone: waiting before its tensors are read, it has them checked a chunk
+  // at a time and held by nothing, as the budget's refusal does.
+  const sharded = _shardedRefusal(o.predicate, branch.unsharded);
+  if (sharded !== null) refusals.push(sharded);
   const tensors = await branch.tensors(ctx.blobs, {
     ...o,
     maxRecordProducts: ctx.maxRecordProducts,
@@ -336,7 +342,6 @@ async function _tensorsFirst<W, T, R>(
       stack: world.stack,
       gpu: world.profile,
       refusals,
-      unsharded: branch.unsharded,
     });
     const r = await branch.recompute({
       ...ctx,

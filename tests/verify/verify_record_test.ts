@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
+import { type BlobStore, openAssetStore, openBlobStore } from "../../src/assets/mod.ts";
 import {
   formatClaimLog,
   GENESIS_PREV,
@@ -156,6 +156,36 @@ Deno.test("a GEMM record stating an fp16 accumulator is NOT_VERIFIED by name; fp
     () => parseClaimLog(formatClaimLog([gemm({ accumulator: "fp16", dtype: "bf16" })])),
     isCode(InputError, "CLAIM_INVALID"),
   );
+});
+
+Deno.test("a sharded GEMM record's committed tensors are checked a chunk at a time, none held: its refusal waits before they are read", async () => {
+  // The store of the test's blobs, counting what is read whole and what is hashed unheld.
+  const held: string[] = [];
+  const hashed: string[] = [];
+  const blobs: BlobStore = {
+    dir: gemmCtx.blobs.dir,
+    get: (d, o) => (held.push(d), gemmCtx.blobs.get(d, o)),
+    open: (d, o) => (hashed.push(d), gemmCtx.blobs.open!(d, o)),
+  };
+  const check = (o: Parameters<typeof gemm>[0]) =>
+    verifyRecord({ ...gemmCtx, blobs }, {
+      log: parseClaimLog(formatClaimLog([gemm(o)])),
+      index: 0,
+    });
+  const r = await check({ tp: 2 });
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.equal(r.reason, "parallelism tp=2 pp=1 ep=1: sharded GEMMs are not modelled");
+  assert.ok(r.steps.some((s) => s.step === "tensors" && s.ok), "tensors checked");
+  assert.equal(held.length, 0, `read whole: ${held}`);
+  assert.deepEqual(hashed, [INPUT, WEIGHTS]);
+  // Checked unheld, a tensor is still held to its digest and its length: FAIL, as at tp=1.
+  const short = await check({ tp: 2, input: SHORT_INPUT });
+  assert.equal(short.status, "FAIL", short.reason);
+  assert.match(short.reason, /62 bytes, its shape \[2, 16\] of 16-bit elements holds 64$/);
+  assert.equal(held.length, 0, `read whole: ${held}`);
+  // One rank: the tensors are read whole, for the recomputation.
+  await check({});
+  assert.ok(held.includes(INPUT) && held.includes(WEIGHTS), `${held}`);
 });
 
 /** What, beside a GEMM record's own contradiction, would make it NOT_VERIFIED. */
