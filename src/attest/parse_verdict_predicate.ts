@@ -21,9 +21,9 @@ import {
   FAIL_FINDINGS,
   isVerdictEngine,
   MAX_COMPONENT_TEXT,
-  MAX_PRODUCT_BUDGET,
   MAX_RESULT_TEXT,
   type ProverObligation,
+  readBudget,
   type RecordStatus,
   RESULT_NAME,
   resultInconsistency,
@@ -248,20 +248,14 @@ function _audit(value: unknown): VerdictAudit {
     selected: a.list("selected", (x, where) => intOf(x, where)),
     ...(a.has("requireEvidence") ? { requireEvidence: a.oneOf("requireEvidence", LEVELS) } : {}),
     ...(a.has("maxRecordProducts")
-      ? { maxRecordProducts: _budget(a.int("maxRecordProducts")) }
+      ? readBudget(a.int("maxRecordProducts"), {
+        where: "predicate.audit.maxRecordProducts",
+        bad: (why) => {
+          throw new InputError("VERDICT_FIELD_VALUE", `Cannot read verdict predicate: ${why}`);
+        },
+      })
       : {}),
   };
-}
-
-/** A budget a record: an integer in 1..`MAX_PRODUCT_BUDGET` (`intOf` read it as one >= 0). */
-function _budget(n: number): number {
-  if (n < 1) {
-    _value(
-      "predicate.audit.maxRecordProducts",
-      `is ${n}, expected an integer in 1..${MAX_PRODUCT_BUDGET}`,
-    );
-  }
-  return n;
 }
 
 /**

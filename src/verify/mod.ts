@@ -112,6 +112,7 @@ export {
 } from "./predict_record_products.ts";
 export { forwardActivation } from "./forward_activation.ts";
 export { MAX_RECOMPUTE_ELEMENTS } from "./_stop.ts";
+export { readBudget } from "./_shapes.ts";
 export {
   type AuditVerdict,
   auditVerdict,

@@ -9,6 +9,7 @@ import {
   type VerdictPredicateCode,
 } from "../../mod.ts";
 import { SFU_EVIDENCE, verdictReport } from "./_verdict_report.ts";
+import { MAX_PRODUCT_BUDGET } from "../../src/verify/mod.ts";
 import { isCode } from "../_assert_code.ts";
 
 const options = {
@@ -307,6 +308,20 @@ Deno.test("buildVerdictPredicate() records the audit's budget a record only when
     );
     assert.throws(() => parseVerdictPredicate(p), code(c), JSON.stringify(value));
   }
+  // A budget of none is refused by the rule, in the words, a plan's and a work order's is.
+  const none = edited(
+    "predicate.audit",
+    (o) => (o as Record<string, unknown>).maxRecordProducts = 0,
+  );
+  assert.throws(() => parseVerdictPredicate(none), (e: unknown) => {
+    assert.ok(e instanceof InputError && e.code === "VERDICT_FIELD_VALUE");
+    assert.equal(
+      e.message,
+      "Cannot read verdict predicate: 'predicate.audit.maxRecordProducts' must be an integer in " +
+        `1..${MAX_PRODUCT_BUDGET}`,
+    );
+    return true;
+  });
 });
 
 Deno.test("parseVerdictPredicate(): where results name their workers, one without a worker must be NOT_VERIFIED (an item no worker returned); a PASS or FAIL there is refused", async () => {
