@@ -1,8 +1,9 @@
 /**
  * What the block, model-forward and sequence branches of the pipeline share: the record's GEMM
  * kernel resolved against its stack, and the runtime the model code runs on (each branch checks
- * its parallelism with `_checkedParallel`). What of the kernel is not modelled waits in the branch's refusals (`_refusable`), said after
- * the record's own contradictions: an unknown catalog never hides a FAIL.
+ * its parallelism with `_checkedParallel`). What of the kernel is not modelled waits in the
+ * branch's refusals (`_refusable`), said after the record's own contradictions: an unknown catalog
+ * never hides a FAIL.
  *
  * @module
  */

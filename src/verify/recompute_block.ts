@@ -121,7 +121,6 @@ export async function _blockTensors(
     shape,
     what: `weight '${name}'`,
   }));
-  // Refused whatever they hold: checked a chunk at a time, held by nothing.
   const read = await _tensors16(blobs, [input, ...named], o.refusals.length > 0);
   const held: BlockTensors["held"] = read.held === null ? null : {
     x: read.held[0]!,

@@ -94,7 +94,6 @@ export async function _gemmTensors(
     }));
   const input = { digest: w.input.sha256, shape: w.input.shape, what: "input" };
   const weights = { digest: w.weights.sha256, shape: w.weights.shape, what: "weights" };
-  // Refused whatever they hold: checked a chunk at a time, held by nothing.
   const { held, checked } = await _tensors16(blobs, [input, weights], o.refusals.length > 0);
   if (checked) o.step("tensors", `input [${w.m},${w.k}] and weights [${w.n},${w.k}] by digest`);
   return held === null ? null : { a: held[0]!, b: held[1]! };
