@@ -200,7 +200,7 @@ export async function mergeInputs(
   ];
   // A prover key of the root is refused whatever the time, before any result is read or order
   // published; a worker key's validity is judged at the verdict's time, before signing.
-  const trustRoot = await trustRootFlag(opts.trustRoot, { keys, keyPaths: opts.key, uses, time });
+  const trustRoot = await trustRootFlag(opts.trustRoot, { keys, uses, time });
   const trust = await planTrust(plan, { keys, uses });
   timeAfterTrustInputs(time, trust);
   const store = await openAssetStore();

@@ -26,23 +26,22 @@ export const TRUST_ROOT_OPTION = [
  * signatures than it requires at the verdict's time.
  *
  * @param path the `--trust-root` file (undefined: none given, nothing read or refused)
- * @param o the signing `keys` and their `keyPaths` (the `--key` files), every key in use
- *   (`uses`: signing and worker keys, with the option and file that named each) and the
- *   verdict's `time` (`--time`; undefined: now)
+ * @param o the signing `keys`, every key in use (`uses`: signing and worker keys, with the option
+ *   and file that named each, the `--key` files named in the refusal) and the verdict's `time`
+ *   (`--time`; undefined: now)
  * @returns the trust root, for `signVerdict`'s `trustRoot`
  * @throws {InputError} `INPUT_*`, `BAD_TRUST_ROOT`, `KEYID_MISMATCH` for the file;
  *   `SIGNING_KEY_REFUSED` for `--key` keys it would not count
  * @throws {UsageError} `USAGE_KEYS` for a key in use it lists as a prover's
  * @example
  * ```ts ignore
- * const trustRoot = await trustRootFlag(opts.trustRoot, { keys, keyPaths: opts.key, uses, time });
+ * const trustRoot = await trustRootFlag(opts.trustRoot, { keys, uses, time });
  * ```
  */
 export async function trustRootFlag(
   path: string | undefined,
   o: {
     readonly keys: readonly SigningKey[];
-    readonly keyPaths: readonly string[];
     readonly uses: readonly KeyInUse[];
     readonly time: string | undefined;
   },
@@ -55,7 +54,8 @@ export async function trustRootFlag(
   const time = o.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
   const { refusal } = judgeSigningKeys(o.keys.map((k) => k.publicKey), { trustRoot, time });
   if (refusal === null) return trustRoot;
-  const paths = o.keyPaths.map((p) => quoteForTerminal(p)).join(", ");
+  const keyFiles = o.uses.filter((u) => u.option === "--key");
+  const paths = keyFiles.map((u) => quoteForTerminal(u.path)).join(", ");
   throw new InputError(
     "SIGNING_KEY_REFUSED",
     `Cannot sign a verdict with --key ${paths}: check with --trust-root ` +

@@ -255,7 +255,7 @@ export async function auditLog(
       : [{ publicKey: workerPub, option: "--worker-key", path: o.workerKey }]),
   ];
   // Before the log is read or anything recomputed: a key the root would have `check` refuse.
-  const trustRoot = await trustRootFlag(o.trustRoot, { keys, keyPaths: o.keys, uses, time });
+  const trustRoot = await trustRootFlag(o.trustRoot, { keys, uses, time });
   const log = await loadClaimLog(o.log);
   const trust = await loadTrustInputs(o, { log, keys: publicKeys, uses });
   const round = parseIntOption(trust.round, { flag: "--round", min: 0 });
