@@ -271,6 +271,7 @@ export async function modelClaimBasis(
     );
   }
   const parallel = _split(facts.parallel, {
+    claimed: envelope.parallelism,
     stack,
     gpu: hardware.profile,
     config: ckpt.config,
@@ -365,22 +366,28 @@ function _claimedTopology(p: ModelClaimFacts["parallel"]): ClaimPredicate["paral
  * The split the record's topology runs, as the verifier resolves it (`tensorParallelOf`: an
  * all-reduce the stack cannot run, none named at tp above 2), refusing a split the stack's layout
  * can never make of the checkpoint (`stackSplitContradiction`); one the stack does not model is
- * recorded as it ran (undefined: the audit reports it NOT_VERIFIED).
+ * recorded as it ran (undefined: the audit reports it NOT_VERIFIED). Its sizes are the record's
+ * (`claimed`, as `_claimedTopology` checked them), its all-reduce the one the facts name.
  */
 function _split(
   p: ModelClaimFacts["parallel"],
-  o: { readonly stack: StackProfile; readonly gpu: DispatchGpu; readonly config: DecoderConfig },
+  o: {
+    readonly claimed: ClaimPredicate["parallelism"];
+    readonly stack: StackProfile;
+    readonly gpu: DispatchGpu;
+    readonly config: DecoderConfig;
+  },
 ): TensorParallel | undefined {
   if (p === undefined) return undefined;
-  const ep = p.ep ?? 1;
+  const { tp, ep, interconnect } = o.claimed;
   const r = tensorParallelOf(o.stack, {
-    tp: p.tp,
+    tp,
     ep,
     allReduce: p.allReduce,
-    links: { gpu: o.gpu, interconnect: p.interconnect },
+    links: { gpu: o.gpu, interconnect },
   });
   if (!r.ok && r.kind === "contradiction") claimInvalid(r.reason);
-  const split = stackSplitContradiction(o.stack, { tp: p.tp, ep, config: o.config });
+  const split = stackSplitContradiction(o.stack, { tp, ep, config: o.config });
   if (split !== null) claimInvalid(`the record would contradict its checkpoint: ${split}`);
   return r.ok ? r.parallel : undefined;
 }
