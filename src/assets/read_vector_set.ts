@@ -206,11 +206,23 @@ async function _list(dir: string): Promise<string[]> {
     for await (const e of Deno.readDir(dir)) if (e.isFile) out.push(e.name);
     return out;
   } catch (e) {
-    throw new InputError(
-      "VECTOR_SET_MISSING",
-      `Cannot read vector set '${dir}': ${(e as Error).message}`,
-    );
+    // The runtime's refusal is the caller's missing permission (the CLI's PERMISSION).
+    if (e instanceof Deno.errors.NotCapable) throw e;
+    throw new InputError("VECTOR_SET_MISSING", `Cannot read vector set '${dir}': ${_why(e)}`);
   }
+}
+
+/**
+ * Why a folder cannot be listed, in the words the CLI's readers use ("no such folder", "not a
+ * folder", "permission denied"), else the system's reason: its message's first line, the path
+ * (already in the error) left out.
+ */
+function _why(e: unknown): string {
+  if (e instanceof Deno.errors.NotFound) return "no such folder";
+  if (e instanceof Deno.errors.NotADirectory) return "not a folder";
+  if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
+  const line = e instanceof Error ? e.message.split("\n")[0]!.trim() : "";
+  return line.replace(/: readdir '.*'$/, "") || (e instanceof Error ? e.name : "unknown error");
 }
 
 async function _read(dir: string, name: string): Promise<string> {

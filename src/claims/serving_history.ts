@@ -109,6 +109,8 @@ export function parseServingHistoryGeneric(bytes: Uint8Array): HistoryPass[] {
   if (bytes.length > MAX_HISTORY_BYTES) {
     throw _bad(`${bytes.length} bytes exceed ${MAX_HISTORY_BYTES}`);
   }
+  // Said first: the decoder drops the mark, so the content's checks would name something else.
+  if (_bom(bytes)) throw _bad(`it begins with a UTF-8 byte-order mark; ${_WRITE_IT}`);
   let json: unknown;
   const shape = _historyShape();
   try {
@@ -301,16 +303,17 @@ const _WRITE_IT = "write it with no whitespace, keys sorted, no byte-order mark 
 function _unlike(canon: Uint8Array, bytes: Uint8Array): string {
   let end = bytes.length;
   while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
-  // A UTF-8 byte-order mark (Windows editors, PowerShell 5.1) is dropped by the decoder.
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const cause = bom
-    ? "it begins with a UTF-8 byte-order mark"
-    : end < bytes.length && _same(canon, bytes.subarray(0, end))
+  const cause = end < bytes.length && _same(canon, bytes.subarray(0, end))
     ? "it ends in a newline"
     : bytes.some((b) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09)
     ? "it holds spaces or newlines"
     : "its keys are not in sorted order, or a number is not written in its shortest form";
   return `${cause}; ${_WRITE_IT}`;
+}
+
+/** A UTF-8 byte-order mark (Windows editors, PowerShell 5.1), which the decoder drops. */
+function _bom(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 function _bad(why: string): InputError {

@@ -19,13 +19,15 @@ import { blobsBeside, openBlobFolder } from "./work_context.ts";
 import { countNoun } from "./count_noun.ts";
 
 /**
- * Predicts a plan's products for `audit estimate`: the blob folder is opened (and must exist)
- * only where a sampled record's cost rests on a config or history it commits to.
+ * Predicts a plan's products for `audit estimate`: a `--blobs` folder is checked as `audit` checks
+ * it (it must be a folder) whether or not it is read; the default beside the log is opened (and
+ * must exist) only where a sampled record's cost rests on a config or history it commits to.
  *
  * @param target the plan and its log
  * @param where the log's path and the `--blobs` folder, if given (default: beside the log)
  * @returns the predicted products
- * @throws {InputError} `INPUT_MISSING` when a model record is sampled and the folder is missing
+ * @throws {InputError} `INPUT_MISSING` when `--blobs` is not a folder, or a model record is
+ *   sampled and the default folder is missing
  * @example
  * ```ts ignore
  * const products = await predictSample({ plan, log }, { logPath, blobs: opts.blobs });
@@ -40,7 +42,8 @@ export async function predictSample(
     const w = log.records[it.index]!.predicate.workload;
     return isModelForwardWorkload(w) || isSequenceWorkload(w);
   });
-  const blobs: BlobStore = models
+  // A folder the user named is theirs to have right, read or not (a typo is said, not ignored).
+  const blobs: BlobStore = models || where.blobs !== undefined
     ? await openBlobFolder(where.blobs ?? blobsBeside(where.logPath))
     : { dir: "(not read)", get: () => Promise.resolve(null) };
   return await predictPlanProducts(blobs, target);

@@ -78,7 +78,7 @@ export async function readTextFile(
     bytes = await readAtMost(path, maxBytes);
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("INPUT_MISSING", `Cannot read ${name}: ${_why(e)}`);
+    throw new InputError("INPUT_MISSING", `Cannot read ${name}: ${openCause(e)}`);
   }
   if (bytes === null) {
     throw new InputError(
@@ -118,7 +118,7 @@ export async function readBinaryFile(path: string, maxBytes: number): Promise<Ui
     bytes = info.isFile ? await readAtMost(path, maxBytes) : null;
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable) throw e;
-    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${_why(e)}`);
+    throw new InputError("INPUT_MISSING", `Cannot read '${path}': ${openCause(e)}`);
   }
   if (!info.isFile) throw new InputError("INPUT_MISSING", `Cannot read '${path}': not a file`);
   if (bytes === null) {
@@ -128,12 +128,6 @@ export async function readBinaryFile(path: string, maxBytes: number): Promise<Ui
     );
   }
   return bytes;
-}
-
-/** A file system error in a few words: its kind (`NotFound`), or its message when it has none. */
-function _why(e: unknown): string {
-  const err = e as Error;
-  return err.name === "TypeError" || err.name === "Error" ? err.message : err.name;
 }
 
 function _parse(path: string, text: string, code: InputCode): unknown {

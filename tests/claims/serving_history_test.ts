@@ -24,6 +24,13 @@ Deno.test("parseServingHistory() says why bytes are not canonical (newline, spac
   // A UTF-8 byte-order mark (the decoder drops it, the bytes keep it); a CRLF ending (refused by
   // the strict parser first, with the same advice).
   cases.push(["\ufeff" + canon, /it begins with a UTF-8 byte-order mark/]);
+  // Said before the content's checks, which the dropped mark would leave naming something else.
+  for (const text of ["{}", '{"passes":[],"schema":"x"}', "[", ""]) {
+    cases.push([
+      "\ufeff" + text,
+      /^Cannot read serving history: it begins with a UTF-8 byte-order mark;/,
+    ]);
+  }
   cases.push([canon + "\r\n", /not strict JSON: .*no byte-order mark and no newline at the end/]);
   for (const [text, cause] of cases) {
     assert.throws(() => parseServingHistory(new TextEncoder().encode(text)), (e) => {

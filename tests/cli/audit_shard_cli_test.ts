@@ -435,6 +435,24 @@ Deno.test("audit merge --reverify refuses a blob folder that is not there (read 
   await assert.rejects(Deno.stat(out), Deno.errors.NotFound);
 });
 
+Deno.test("audit estimate refuses a --blobs that is not a folder (missing, a file) as audit does, though none of the plan's GEMM and block records reads it", async () => {
+  for (
+    const [blobs, why] of [[`${f.dir}/no-such-blobs`, "no such folder"], [PLAN, "not a folder"]]
+  ) {
+    const r = await runBitaudit(["audit", "estimate", "--plan", PLAN, "--blobs", blobs!]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`^error \\[INPUT_MISSING\\]: Cannot read blobs from '.*': ${why} `, "m"),
+    );
+    assert.equal(r.stdout, "");
+  }
+  // Without --blobs, nothing of the plan needs a blob folder: predicted as before.
+  const plain = await runBitaudit(["audit", "estimate", "--plan", PLAN]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^predicted: /m);
+});
+
 Deno.test("audit merge and audit refuse a --time in the future (check would refuse the verdict), and write nothing", async () => {
   const out = `${f.dir}/future`;
   const r = await runBitaudit([

@@ -201,3 +201,22 @@ Deno.test("claims append sequence refuses a model forward chain of other rows th
   assert.equal(taken.code, 0, taken.stderr);
   await assertAudit(dir, { out: "audit", statuses: ["PASS"] });
 });
+
+Deno.test("claims append sequence says a history that begins with a byte-order mark does, whatever follows it (a Windows editor's '{}' was '$.schema is missing'), and writes no log", async () => {
+  const dir = await appendTempDir();
+  await Deno.writeFile(`${dir}/bom.json`, new TextEncoder().encode("\ufeff{}"));
+  await Deno.writeTextFile(
+    `${dir}/tokens.json`,
+    JSON.stringify({ prompt: [1, 2], generated: [3] }),
+  );
+  const r = await runBitaudit([
+    ...["claims", "append", "sequence", "--log", `${dir}/log/claims.jsonl`, "--log-id", "b"],
+    ...["--checkpoint", `${REPO_ROOT}/${SERVED_CHECKPOINT}`, "--history", `${dir}/bom.json`],
+    ...["--tokens", `${dir}/tokens.json`, "--stack", SERVING_STACK, "--profile", "a100"],
+    ...["--kernel", SERVING_CATALOG, "--fingerprint", "0".repeat(64)],
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "HISTORY_INVALID");
+  assert.match(r.stderr, /Cannot read serving history: it begins with a UTF-8 byte-order mark;/);
+  await assert.rejects(Deno.stat(`${dir}/log`), Deno.errors.NotFound);
+});

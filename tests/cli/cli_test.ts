@@ -99,6 +99,22 @@ Deno.test("vectors check exits 2 on a missing or malformed directory", async () 
   ]);
   assert.equal(r.code, 2);
   assertCliCode(r.stderr, "VECTOR_SET_MISSING");
+  // Named once, in the words of every other reader, never the system's text with the path again.
+  assert.match(r.stderr, /Cannot read vector set '.*\/missing': no such folder\n/);
+  await Deno.writeTextFile(`${dir}/file`, "");
+  const file = await runBitaudit([
+    "vectors",
+    "check",
+    "--profile",
+    "a100",
+    "--format",
+    "bf16",
+    `${dir}/file`,
+  ]);
+  assert.equal(file.code, 2);
+  assertCliCode(file.stderr, "VECTOR_SET_MISSING");
+  assert.match(file.stderr, /Cannot read vector set '.*\/file': not a folder\n/);
+  await Deno.remove(`${dir}/file`);
   try {
     await Deno.writeTextFile(`${dir}/a_x_bf16.txt`, "3f800000 zz\n");
     await Deno.writeTextFile(`${dir}/b_x_bf16.txt`, "3f800000 3f800000\n");

@@ -86,3 +86,14 @@ Deno.test("readTextFile() names the file as its caller says (what it is and the 
     );
   }
 });
+
+Deno.test("readBinaryFile() (a --timestamp token) says why a file cannot be read in the words readTextFile() uses, never an error's class name", async () => {
+  await assert.rejects(
+    () => readBinaryFile(`${dir}/missing.tsr`, 1024),
+    (e: Error) => e.message === `Cannot read '${dir}/missing.tsr': no such file`,
+  );
+  await assert.rejects(
+    () => readBinaryFile(`${dir}/${"q".repeat(256)}`, 1024),
+    /Cannot read '.*': File name too long \(os error 36\)/,
+  );
+});

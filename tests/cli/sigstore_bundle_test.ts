@@ -190,6 +190,22 @@ Deno.test("bundle refuses an envelope that is not an audit verdict (BAD_STATEMEN
   }
 });
 
+Deno.test("bundle --timestamp and check --timestamp say a token file that is not there is 'no such file', as every reader does, and write nothing", async () => {
+  const missing = `${f.dir}/missing.tsr`;
+  const to = `${f.dir}/missing-token.sigstore.json`;
+  for (
+    const args of [
+      ["bundle", envelopePath, "--out", to, "--timestamp", missing],
+      ["check", envelopePath, "--trust-root", f.trustRoot, "--timestamp", missing],
+    ]
+  ) {
+    const r = await runBitaudit(args);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `error [INPUT_MISSING]: Cannot read '${missing}': no such file\n`);
+  }
+  await assert.rejects(Deno.stat(to), Deno.errors.NotFound);
+});
+
 Deno.test("check refuses what is not a bundle bitaudit writes with BAD_ENVELOPE (exit 2)", async () => {
   const edits: [string, (b: typeof bundleJson) => void][] = [
     ["unknown top field", (b) => b.extra = 1],
