@@ -1,0 +1,60 @@
+/**
+ * A committed config.json with Python's `NaN` / `Infinity` / `-Infinity` values, which Python's
+ * `json` (and so HF Transformers) reads and `save_pretrained` writes for a non-finite float: in a
+ * field no forward reads the record is recomputed as any other (it FAILed as "not valid JSON", an
+ * honest prover's checkpoint refused as no model at all); in a field that is read the value is
+ * refused where it is read; the names inside strings stay strings.
+ */
+import assert from "node:assert/strict";
+import { parseCheckpointJson } from "../../src/model/checkpoint/parse_checkpoint_json.ts";
+import { honestOf, withConfig } from "./_config_edit.ts";
+import { verifyAlone } from "./_recompute_fixture.ts";
+
+const bytes = (t: string) => new TextEncoder().encode(t);
+
+Deno.test("parseCheckpointJson() reads Python's NaN, Infinity and -Infinity as numbers, outside strings only", () => {
+  const v = parseCheckpointJson(
+    bytes('{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN", "d": "x\\" NaN", "e": 1}'),
+    "config.json",
+  ) as Record<string, unknown>;
+  assert.ok(Number.isNaN(v.a));
+  assert.deepEqual(v.b, [Infinity, -Infinity]);
+  assert.equal(v.c, "NaN");
+  assert.equal(v.d, 'x" NaN');
+  assert.equal(v.e, 1);
+  for (
+    const bad of [
+      '{"a": NaNa}',
+      '{"a": nan}',
+      '{"a": -NaN}',
+      '{"a": +Infinity}',
+      '{"a": Infinityx}',
+    ]
+  ) {
+    assert.throws(() => parseCheckpointJson(bytes(bad), "config.json"), /not valid JSON/, bad);
+  }
+  // A string written as the reader's own stand-in is not taken for a number.
+  const standIn = JSON.stringify("\u0000bitaudit-python-constant:NaN");
+  assert.throws(
+    () => parseCheckpointJson(bytes(`{"a": ${standIn}, "b": NaN}`), "config.json"),
+    /cannot tell from NaN/,
+  );
+});
+
+Deno.test("a committed config.json with NaN or Infinity in a field no forward reads is recomputed (PASS); in rms_norm_eps it is refused", async () => {
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "pyconst" });
+  assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
+  for (const literal of ["NaN", "Infinity", "-Infinity"]) {
+    const edit = (t: string) => {
+      const e = t.replace(/"initializer_range": [^,}\n]+/, `"initializer_range": ${literal}`);
+      assert.notEqual(e, t);
+      return e;
+    };
+    const r = await verifyAlone(withConfig(honest, blobs, edit), blobs);
+    assert.equal(r.status, "PASS", `${literal}: ${r.reason}`);
+  }
+  const eps = (t: string) => t.replace(/"rms_norm_eps": [^,}\n]+/, '"rms_norm_eps": NaN');
+  const r = await verifyAlone(withConfig(honest, blobs, eps), blobs);
+  assert.notEqual(r.status, "PASS");
+  assert.match(r.reason ?? "", /rms_norm_eps/);
+});
