@@ -131,7 +131,8 @@ export function engineFromModule(module: WebAssembly.Module): GemmEngine {
  *   ranges of a pool's shared arena; default fresh Uint8Arrays), `reuseShared`: when true, an operand that
  *   already lies on a SharedArrayBuffer with its rows in place (one whole segment, k a multiple
  *   of `dp.k`) is used as is, not copied, and `readInPlace`: the same for an operand on any
- *   buffer (for a caller that reads the gathered operands before it returns)
+ *   buffer (for a caller that reads the gathered operands before it returns), whose
+ *   accumulators are then `ops.out` when given
  * @returns gathered A, B, shape, kp and the accumulators initialised from `ops.init`
  *   (views of exactly the shapes' lengths)
  * @throws {RangeError} on shape or segment errors
@@ -163,8 +164,17 @@ export function prepareWalk(
     });
   const ga = gather(ops.a, m);
   const gb = gather(ops.b, n);
-  const room = alloc(m * n * 4);
-  const c = new Uint32Array(room.buffer, room.byteOffset, m * n);
-  if (ops.init !== undefined) c.set(ops.init);
+  // A caller's `out` holds the accumulators when the walk reads in place (the kernel's copies
+  // are made on this thread), else they go on `alloc`'s bytes (e.g. shared with workers).
+  const c = ops.out !== undefined && ops.readInPlace === true ? ops.out : _cOn(alloc, m * n);
+  if (ops.init === undefined) {
+    if (c === ops.out) c.fill(0);
+  } else if (c !== ops.init) c.set(ops.init);
   return { a: ga.data, b: gb.data, m, n, kp: ga.kp, c };
+}
+
+/** Zero-filled accumulators on `alloc`'s bytes. */
+function _cOn(alloc: (bytes: number) => Uint8Array, count: number): Uint32Array {
+  const room = alloc(count * 4);
+  return new Uint32Array(room.buffer, room.byteOffset, count);
 }

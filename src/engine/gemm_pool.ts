@@ -117,7 +117,9 @@ export function createGemmPool(
       runs = group.post((id): PoolJob => ({ ...base, id }));
       if (own !== null) walkPoolJob(own, { ...base, id: -1 }); // the calling thread's share
       await Promise.all(runs);
-      return walk.c.slice();
+      if (ops.out === undefined) return walk.c.slice();
+      ops.out.set(walk.c);
+      return ops.out;
     } finally {
       // No worker still reads or writes the lease's buffers once every run has settled.
       await Promise.allSettled(runs);

@@ -162,3 +162,26 @@ Deno.test("GemmEngine.kWalk() keeps B's packed panels in a bMemo and reuses them
     [...kWalkReference(dp, { a, b: other, m, n, k })],
   );
 });
+
+Deno.test("GemmEngine.kWalk() and kWalkReference() write C into a given out, init itself or another array, same bits", () => {
+  for (const [name, dp] of datapaths.filter(([id]) => id.startsWith("a100/"))) {
+    const ops = makeOps(dp, adversarial, 11, [5, 12, 40]);
+    const init = new Uint32Array(5 * 12).map((_, i) => 0x3f800000 + i * 0x10101);
+    const want = [...kWalkReference(dp, { ...ops, init })];
+    const wantZero = [...kWalkReference(dp, ops)];
+    for (const walk of [engine.kWalk, kWalkReference]) {
+      // Into init itself: updated in place.
+      const acc = init.slice();
+      assert.equal(walk(dp, { ...ops, init: acc, out: acc }), acc, name);
+      assert.deepEqual([...acc], want, `${name} out = init`);
+      // Into another array that holds stale values: overwritten, from +0 without init.
+      const out = new Uint32Array(5 * 12).fill(0x7fc00000);
+      assert.equal(walk(dp, { ...ops, out }), out, name);
+      assert.deepEqual([...out], wantZero, `${name} out, no init`);
+      assert.equal(walk(dp, { ...ops, init, out }), out, name);
+      assert.deepEqual([...out], want, `${name} out, init`);
+      assert.deepEqual([...init], [...init.map((_, i) => 0x3f800000 + i * 0x10101)], "init kept");
+      assert.throws(() => walk(dp, { ...ops, out: new Uint32Array(5) }), RangeError);
+    }
+  }
+});

@@ -170,3 +170,27 @@ Deno.test("GemmPool.kWalk() reuses its job buffers across launches of changing s
     pool.close();
   }
 });
+
+Deno.test("GemmPool.kWalk() writes C into a given out (init itself or another array), same bits", async () => {
+  for (const inlineBelow of [0, Infinity]) {
+    const pool = createGemmPool(engine, { workers: 2, inlineBelow });
+    try {
+      const dp = dps.find(([l]) => l === "a100/mma-bf16-fp32")?.[1];
+      assert.ok(dp !== undefined);
+      const next = rng(9);
+      const [m, n, k] = [6, 19, 48];
+      const a = new Uint16Array(m * k).map(() => pattern(next, "bf16", 100, 150));
+      const b = new Uint16Array(n * k).map(() => pattern(next, "bf16", 100, 150));
+      const init = new Uint32Array(m * n).map(() => pattern(next, "bf16", 100, 150) << 16);
+      const want = [...engine.kWalk(dp, { a, b, m, n, k, init })];
+      const acc = init.slice();
+      assert.equal(await pool.kWalk(dp, { a, b, m, n, k, init: acc, out: acc }), acc);
+      assert.deepEqual([...acc], want, `inlineBelow ${inlineBelow}: out = init`);
+      const out = new Uint32Array(m * n).fill(0xffffffff);
+      assert.equal(await pool.kWalk(dp, { a, b, m, n, k, init, out }), out);
+      assert.deepEqual([...out], want, `inlineBelow ${inlineBelow}: out`);
+    } finally {
+      pool.close();
+    }
+  }
+});

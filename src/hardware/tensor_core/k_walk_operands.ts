@@ -29,6 +29,12 @@ export interface KWalkGemmOperands {
    * plain walk ignores it; the bits never depend on it.
    */
   readonly bMemo?: OperandMemo;
+  /**
+   * Where C goes, row-major [m][n]: when given, the walk writes its result there and returns it
+   * (it may be `init` itself, updated in place), so a caller walking tile after tile reuses one
+   * buffer instead of a fresh array each time. The bits never depend on it.
+   */
+  readonly out?: Uint32Array;
 }
 
 /** Room for an engine's prepared form of one operand (see `KWalkGemmOperands.bMemo`). */
@@ -66,6 +72,9 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
   }
   if (ops.init !== undefined && ops.init.length !== m * n) {
     throw new RangeError(`Cannot walk K: expected init of ${m * n} values, got ${ops.init.length}`);
+  }
+  if (ops.out !== undefined && ops.out.length !== m * n) {
+    throw new RangeError(`Cannot walk K: expected out of ${m * n} values, got ${ops.out.length}`);
   }
   const segments = ops.segments ?? [[0, k]];
   for (const [s, e] of segments) {

@@ -14,7 +14,7 @@ import { checkKWalkOperands, gatherSegments, type KWalkGemmOperands } from "./k_
  *
  * @param dp any datapath
  * @param ops operands, segments and initial accumulators
- * @returns the final accumulators, `dp.output` patterns, row-major [m][n]
+ * @returns the final accumulators, `dp.output` patterns, row-major [m][n] (`ops.out` when given)
  * @throws {RangeError} on shape or segment errors
  * @example
  * ```ts
@@ -36,7 +36,8 @@ export function kWalkReference(dp: Datapath, ops: KWalkGemmOperands): Uint32Arra
   const a = gatherSegments(ops.a, { rows: m, k, segments, multiple: 1 });
   const b = gatherSegments(ops.b, { rows: n, k, segments, multiple: 1 });
   const kc = a.kp;
-  const out = new Uint32Array(m * n);
+  // Each output reads its own initial value before it is written: `out` may be `init`.
+  const out = ops.out ?? new Uint32Array(m * n);
   for (let i = 0; i < m; i++) {
     const row = a.data.subarray(i * kc, (i + 1) * kc);
     for (let j = 0; j < n; j++) {

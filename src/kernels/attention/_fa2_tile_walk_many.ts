@@ -89,6 +89,7 @@ export function _fa2TileWalkMany(
     }
     return s;
   };
+  const scratch = _scratch();
   let active = walks.filter((w) => w.input.blocks.length > 0);
   while (active.length > 0) {
     // The next block in the build's direction among the walks of the first one's tile width.
@@ -107,7 +108,7 @@ export function _fa2TileWalkMany(
       if (g === undefined) groups.set(tile, [w]);
       else g.push(w);
     }
-    for (const [tile, group] of groups) _step(group, { tile, nb, softmax: softmaxOf });
+    for (const [tile, group] of groups) _step(group, { tile, nb, softmax: softmaxOf, scratch });
     active = active.filter((w) => w.pos < w.input.blocks.length);
   }
   return walks.map((w) =>
@@ -138,6 +139,7 @@ function _step(
     readonly tile: Fa2KvTile;
     readonly nb: number;
     readonly softmax: (input: _TileWalkInput) => Fa2TileSoftmax;
+    readonly scratch: _Scratch;
   },
 ): void {
   group.sort((a, b) => _stepKind(a) - _stepKind(b));
@@ -150,7 +152,7 @@ function _step(
   const rowMax = alone?.rowMax ?? new Uint32Array(total);
   const sums = alone?.sums ?? new Uint32Array(total * 4);
   const acc = alone?.o ?? new Uint32Array(total * d);
-  const limits = new Int32Array(total);
+  const limits = o.scratch.limits(total);
   const ends = [0, 0, 0]; // rows of step kinds 0, 0..1, 0..2
   let r0 = 0;
   for (const w of group) {
@@ -167,8 +169,17 @@ function _step(
     r0 += w.rows;
   }
   const { kb, vt, kbMemo, vtMemo } = o.tile;
-  const scores = kWalk(dp, { a: q, b: kb, m: total, n: blockN, k: d, ..._memo(kbMemo) });
-  const pb = new Uint16Array(total * blockN);
+  const scores = kWalk(dp, {
+    a: q,
+    b: kb,
+    m: total,
+    n: blockN,
+    k: d,
+    ..._memo(kbMemo),
+    out: o.scratch.scores(total * blockN),
+  });
+  // Written whole by the softmax (every column of every row).
+  const pb = o.scratch.pb(total * blockN);
   const softmax = o.softmax(input);
   for (let kind = 0; kind < 3; kind++) {
     const lo = kind === 0 ? 0 : ends[kind - 1]!, hi = ends[kind]!;
@@ -188,15 +199,40 @@ function _step(
       scaleLog2,
     });
   }
-  const out = kWalk(dp, { a: pb, b: vt, m: total, n: d, k: blockN, init: acc, ..._memo(vtMemo) });
+  // O += P·V in place (a K-walk may still hand back another array: its result is what counts).
+  const pv = { a: pb, b: vt, m: total, n: d, k: blockN, init: acc, out: acc };
+  const out = kWalk(dp, { ...pv, ..._memo(vtMemo) });
   r0 = 0;
   for (const w of group) {
     if (alone === undefined) {
       w.rowMax.set(rowMax.subarray(r0, r0 + w.rows));
       w.sums.set(sums.subarray(r0 * 4, (r0 + w.rows) * 4));
     }
-    w.o.set(out.subarray(r0 * d, (r0 + w.rows) * d));
+    if (out !== w.o) w.o.set(out.subarray(r0 * d, (r0 + w.rows) * d));
     w.pos++;
     r0 += w.rows;
   }
+}
+
+/** A walk set's reused buffers (see {@link _scratch}). */
+interface _Scratch {
+  /** Room for S, `count` FP32 patterns. */
+  readonly scores: (count: number) => Uint32Array;
+  /** Room for P, `count` BF16 patterns. */
+  readonly pb: (count: number) => Uint16Array;
+  /** Room for the rows' column limits. */
+  readonly limits: (count: number) => Int32Array;
+}
+
+/**
+ * Buffers for what a step uses only within itself (S, P, the rows' column limits), grown when a
+ * step needs more: one allocation per size for the whole walk set rather than three per KV tile.
+ */
+function _scratch(): _Scratch {
+  let scores = new Uint32Array(0), pb = new Uint16Array(0), limits = new Int32Array(0);
+  return {
+    scores: (n) => (scores.length < n ? scores = new Uint32Array(n) : scores).subarray(0, n),
+    pb: (n) => (pb.length < n ? pb = new Uint16Array(n) : pb).subarray(0, n),
+    limits: (n) => (limits.length < n ? limits = new Int32Array(n) : limits).subarray(0, n),
+  };
 }
