@@ -182,6 +182,25 @@ Deno.test("GemmEngine.kWalk() and kWalkReference() write C into a given out, ini
       assert.deepEqual([...out], want, `${name} out, init`);
       assert.deepEqual([...init], [...init.map((_, i) => 0x3f800000 + i * 0x10101)], "init kept");
       assert.throws(() => walk(dp, { ...ops, out: new Uint32Array(5) }), RangeError);
+      // An out on A's, B's or (shifted) init's bytes would change the bits as it is written.
+      const room = new ArrayBuffer((5 * 40 + 12 * 40 + 2 * 5 * 12) * 4);
+      const a = new Uint16Array(room, 0, 5 * 40), b = new Uint16Array(room, 5 * 40 * 2, 12 * 40);
+      a.set(ops.a);
+      b.set(ops.b);
+      const inits = new Uint32Array(room, 5 * 40 * 2 + 12 * 40 * 2, 2 * 5 * 12);
+      inits.set(init);
+      const over = [
+        new Uint32Array(room, 0, 5 * 12),
+        new Uint32Array(room, 5 * 40 * 2, 5 * 12),
+        inits.subarray(1, 1 + 5 * 12),
+      ];
+      for (const bad of over) {
+        assert.throws(
+          () => walk(dp, { ...ops, a, b, init: inits.subarray(0, 5 * 12), out: bad }),
+          /out shares bytes with A, B or init/,
+        );
+      }
+      assert.deepEqual([...a], [...ops.a], "A untouched");
     }
   }
 });

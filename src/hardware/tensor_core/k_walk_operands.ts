@@ -32,7 +32,8 @@ export interface KWalkGemmOperands {
   /**
    * Where C goes, row-major [m][n]: when given, the walk writes its result there and returns it
    * (it may be `init` itself, updated in place), so a caller walking tile after tile reuses one
-   * buffer instead of a fresh array each time. The bits never depend on it.
+   * buffer instead of a fresh array each time. It shares no byte with A, B or init (other than
+   * being init itself): the walk refuses it. The bits never depend on it.
    */
   readonly out?: Uint32Array;
 }
@@ -48,7 +49,8 @@ export interface OperandMemo {
  *
  * @param ops the operands
  * @returns the segments to walk (the default when none are given)
- * @throws {RangeError} on a size mismatch or a segment outside `[0, k]`
+ * @throws {RangeError} on a size mismatch, a segment outside `[0, k]`, or an `out` on the bytes
+ *   of A, B or init (other than init itself)
  * @example
  * ```ts
  * import { checkKWalkOperands } from "./k_walk_operands.ts";
@@ -75,6 +77,20 @@ export function checkKWalkOperands(ops: KWalkGemmOperands): readonly KSegment[] 
   }
   if (ops.out !== undefined && ops.out.length !== m * n) {
     throw new RangeError(`Cannot walk K: expected out of ${m * n} values, got ${ops.out.length}`);
+  }
+  // C is written while A, B and init are still read (row block by row block, output by output):
+  // an `out` on their bytes would change the bits, unless it is init itself, read before written.
+  if (ops.out !== undefined) {
+    const o = ops.out;
+    const same = ops.init !== undefined && o.buffer === ops.init.buffer &&
+      o.byteOffset === ops.init.byteOffset;
+    const on = [ops.a, ops.b, ...(ops.init !== undefined && !same ? [ops.init] : [])]
+      .some((v) => _overlap(o, v));
+    if (on) {
+      throw new RangeError(
+        "Cannot walk K: out shares bytes with A, B or init (other than init itself)",
+      );
+    }
   }
   const segments = ops.segments ?? [[0, k]];
   for (const [s, e] of segments) {
@@ -139,4 +155,10 @@ export function gatherSegments(
     }
   }
   return { data, kp };
+}
+
+/** Whether two views share a byte. */
+function _overlap(x: ArrayBufferView, y: ArrayBufferView): boolean {
+  return x.buffer === y.buffer && x.byteLength > 0 && y.byteLength > 0 &&
+    x.byteOffset < y.byteOffset + y.byteLength && y.byteOffset < x.byteOffset + x.byteLength;
 }
