@@ -36,51 +36,47 @@ export function parseCheckpointJson(bytes: Uint8Array, what: string): unknown {
   if (text.startsWith("\ufeff")) {
     throw _bad(`${what} starts with a byte-order mark (Python's json refuses it)`);
   }
-  const { json, constants } = _pythonConstants(text);
-  let revived = 0;
-  let value: unknown;
+  const { json, standIns } = _pythonConstants(text);
   try {
-    value = JSON.parse(json, function (this: object, key, v, context?: { source?: string }) {
-      if (typeof v === "string" && v.startsWith(_CONSTANT)) {
-        const n = _CONSTANT_VALUES.get(v.slice(_CONSTANT.length));
-        if (n === undefined) return v;
-        revived++;
-        _markWrittenAsFloat(this, key);
-        return n;
-      }
-      if (typeof v === "number" && /[.eE]/.test(context?.source ?? "")) {
-        _markWrittenAsFloat(this, key);
-      }
-      return v;
+    return JSON.parse(json, function (this: object, key, v, context?: { source?: string }) {
+      if (typeof v !== "number") return v;
+      const source = context?.source ?? "";
+      const constant = standIns.get(source);
+      if (constant !== undefined || /[.eE]/.test(source)) _markWrittenAsFloat(this, key);
+      return constant ?? v;
     });
   } catch {
     throw _bad(`${what} is not valid JSON`);
   }
-  // A string of the file equal to a stand-in would have been read as a number: refused instead.
-  if (revived !== constants) throw _bad(`${what} holds a string bitaudit cannot tell from NaN`);
-  return value;
 }
 
-/** Prefix of the JSON strings that stand in for Python's constants while JSON.parse reads. */
-const _CONSTANT = "\u0000bitaudit-python-constant:";
-
-/** Python's non-finite constants (`json.loads` reads them as values), by name. */
-const _CONSTANT_VALUES: ReadonlyMap<string, number> = new Map([
-  ["NaN", NaN],
-  ["Infinity", Infinity],
+/** Python's non-finite constants (`json.loads` reads them as values), longest name first. */
+const _CONSTANTS: readonly (readonly [string, number])[] = [
   ["-Infinity", -Infinity],
-]);
+  ["Infinity", Infinity],
+  ["NaN", NaN],
+];
 
 /**
- * The text with each `NaN`, `Infinity` and `-Infinity` outside a string replaced by a JSON string
- * standing in for it, and how many were replaced. Outside strings only the literals `true`,
- * `false` and `null` hold letters, and none contains these names; a name glued to other text
- * stays invalid JSON, as it is to Python.
+ * The text with each `NaN`, `Infinity` and `-Infinity` outside a string replaced by a JSON number
+ * standing in for it, between spaces, and each stand-in's text with its value. A stand-in's text
+ * holds a run of zeros longer than any in the file, so no number (nor any string) of the file is
+ * taken for one, and a name where JSON allows no number (a key, after a sign, glued to other text)
+ * stays invalid JSON, as it is to Python. Outside strings only `true`, `false`, `null` and numbers hold letters, and none
+ * contains these names.
  */
-function _pythonConstants(text: string): { json: string; constants: number } {
+function _pythonConstants(text: string): { json: string; standIns: Map<string, number> } {
+  const standIns = new Map<string, number>();
+  if (!text.includes("NaN") && !text.includes("Infinity")) return { json: text, standIns };
+  let run = 0;
+  for (const z of text.matchAll(/0+/g)) run = Math.max(run, z[0].length);
+  const texts = _CONSTANTS.map(([, value], i) => {
+    const t = `0.${"0".repeat(run + 1)}${i + 1}`;
+    standIns.set(t, value);
+    return t;
+  });
   let out = "";
   let from = 0;
-  let constants = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -93,16 +89,13 @@ function _pythonConstants(text: string): { json: string; constants: number } {
       inString = true;
       continue;
     }
-    for (const name of ["-Infinity", "Infinity", "NaN"]) {
-      if (!text.startsWith(name, i)) continue;
-      out += text.slice(from, i) + JSON.stringify(_CONSTANT + name);
-      i += name.length - 1;
-      from = i + 1;
-      constants++;
-      break;
-    }
+    const at = _CONSTANTS.findIndex(([name]) => text.startsWith(name, i));
+    if (at < 0) continue;
+    out += `${text.slice(from, i)} ${texts[at]} `; // spaced: glued to other text, it stays so
+    i += _CONSTANTS[at]![0].length - 1;
+    from = i + 1;
   }
-  return { json: constants === 0 ? text : out + text.slice(from), constants };
+  return { json: out + text.slice(from), standIns };
 }
 
 function _bad(why: string): InputError {
