@@ -54,6 +54,21 @@ Deno.test("parseCheckpointJson() reads Python's NaN, Infinity and -Infinity as n
   assert.deepEqual({ ...v3, a: 0 }, { a: 0, b: 0.0001, c: 0.00001, d: 1e-5, e: 0 });
 });
 
+Deno.test("parseCheckpointJson() refuses many NaN values beside a long run of zeros at once, instead of building gigabytes of stand-ins", () => {
+  const zeros = "0".repeat(500_000);
+  const nans = Array.from({ length: 120_000 }, () => "NaN").join(",");
+  const text = `{"a": 0.${zeros}1, "b": [${nans}]}`;
+  const start = performance.now();
+  assert.throws(
+    () => parseCheckpointJson(bytes(text), "config.json"),
+    /holds 120000 NaN or Infinity values beside a run of 500000 zeros/,
+  );
+  assert.ok(performance.now() - start < 5_000);
+  // A few beside the same run are read.
+  const v = parseCheckpointJson(bytes(`{"a": 0.${zeros}1, "b": [NaN, Infinity]}`), "config.json");
+  assert.ok(Number.isNaN((v as { b: number[] }).b[0]));
+});
+
 Deno.test("a committed config.json with NaN or Infinity in a field no forward reads is recomputed (PASS); in rms_norm_eps it is refused", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "pyconst" });
   assert.equal((await verifyAlone(honest, blobs)).status, "PASS");

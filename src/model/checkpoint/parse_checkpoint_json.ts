@@ -36,7 +36,7 @@ export function parseCheckpointJson(bytes: Uint8Array, what: string): unknown {
   if (text.startsWith("\ufeff")) {
     throw _bad(`${what} starts with a byte-order mark (Python's json refuses it)`);
   }
-  const { json, standIns } = _pythonConstants(text);
+  const { json, standIns } = _pythonConstants(text, what);
   try {
     return JSON.parse(json, function (this: object, key, v, context?: { source?: string }) {
       if (typeof v !== "number") return v;
@@ -62,21 +62,18 @@ const _CONSTANTS: readonly (readonly [string, number])[] = [
  * standing in for it, between spaces, and each stand-in's text with its value. A stand-in's text
  * holds a run of zeros longer than any in the file, so no number (nor any string) of the file is
  * taken for one, and a name where JSON allows no number (a key, after a sign, glued to other text)
- * stays invalid JSON, as it is to Python. Outside strings only `true`, `false`, `null` and numbers hold letters, and none
- * contains these names.
+ * stays invalid JSON, as it is to Python. Outside strings only `true`, `false`, `null` and numbers
+ * hold letters, and none contains these names.
+ *
+ * @throws {InputError} `CHECKPOINT_JSON` when the stand-ins would exceed {@link _MAX_STAND_IN_CHARS}
  */
-function _pythonConstants(text: string): { json: string; standIns: Map<string, number> } {
+function _pythonConstants(
+  text: string,
+  what: string,
+): { json: string; standIns: Map<string, number> } {
   const standIns = new Map<string, number>();
   if (!text.includes("NaN") && !text.includes("Infinity")) return { json: text, standIns };
-  let run = 0;
-  for (const z of text.matchAll(/0+/g)) run = Math.max(run, z[0].length);
-  const texts = _CONSTANTS.map(([, value], i) => {
-    const t = `0.${"0".repeat(run + 1)}${i + 1}`;
-    standIns.set(t, value);
-    return t;
-  });
-  let out = "";
-  let from = 0;
+  const found: [number, number][] = []; // [offset, constant]
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
@@ -91,12 +88,35 @@ function _pythonConstants(text: string): { json: string; standIns: Map<string, n
     }
     const at = _CONSTANTS.findIndex(([name]) => text.startsWith(name, i));
     if (at < 0) continue;
-    out += `${text.slice(from, i)} ${texts[at]} `; // spaced: glued to other text, it stays so
+    found.push([i, at]);
     i += _CONSTANTS[at]![0].length - 1;
-    from = i + 1;
+  }
+  let run = 0;
+  for (const z of text.matchAll(/0+/g)) run = Math.max(run, z[0].length);
+  // Each stand-in is as long as the file's longest run of zeros: bounded, so that a file of many
+  // constants beside a long run cannot make a text of gigabytes.
+  if (found.length * (run + 6) > _MAX_STAND_IN_CHARS) {
+    throw _bad(
+      `${what} holds ${found.length} NaN or Infinity values beside a run of ${run} zeros: more ` +
+        `than bitaudit reads (${_MAX_STAND_IN_CHARS} characters of stand-ins)`,
+    );
+  }
+  const texts = _CONSTANTS.map(([, value], i) => {
+    const t = `0.${"0".repeat(run + 1)}${i + 1}`;
+    standIns.set(t, value);
+    return t;
+  });
+  let out = "";
+  let from = 0;
+  for (const [i, at] of found) {
+    out += `${text.slice(from, i)} ${texts[at]} `; // spaced: glued to other text, it stays so
+    from = i + _CONSTANTS[at]![0].length;
   }
   return { json: out + text.slice(from), standIns };
 }
+
+/** Most characters of stand-ins one checkpoint JSON is read with (4 MiB). */
+const _MAX_STAND_IN_CHARS = 4 << 20;
 
 function _bad(why: string): InputError {
   return new InputError("CHECKPOINT_JSON", `Cannot open checkpoint: ${why}`);
