@@ -9,6 +9,7 @@ import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
 import { quoteForTerminal, quoteShort } from "../escape_text.ts";
 import { parseVectorText } from "./parse_vector_text.ts";
+import { ioCause } from "../io_cause.ts";
 
 /** How the accumulator of an output file was set on the device. */
 export type AccumulatorSource = "c_file" | "c_file_rounded_to_fp16" | "zero";
@@ -221,8 +222,7 @@ function _why(e: unknown): string {
   if (e instanceof Deno.errors.NotFound) return "no such folder";
   if (e instanceof Deno.errors.NotADirectory) return "not a folder";
   if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
-  const line = e instanceof Error ? e.message.split("\n")[0]!.trim() : "";
-  return line.replace(/: readdir '.*'$/, "") || (e instanceof Error ? e.name : "unknown error");
+  return ioCause(e).replace(/: readdir '.*'$/, "");
 }
 
 async function _read(dir: string, name: string): Promise<string> {

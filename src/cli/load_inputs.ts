@@ -20,7 +20,7 @@ import { MAX_PLAN_SIGNATURES } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
 import { createOwnedDir } from "./cleanup.ts";
 import { refuseExisting } from "./write_new_file.ts";
-import { ioCause, openCause } from "./io_cause.ts";
+import { ioCause, openCause } from "../io_cause.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 
 /** Largest claim log accepted (bytes). */

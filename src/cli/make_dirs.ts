@@ -6,7 +6,7 @@
  * @module
  */
 import { InputError } from "../errors.ts";
-import { ioCause } from "./io_cause.ts";
+import { ioCause } from "../io_cause.ts";
 
 /**
  * Creates a folder and its missing parents.

@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import { type Build, describeBuild, type PlanItem, resultBuild, sameBuild } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
-import { ioCause } from "./io_cause.ts";
+import { ioCause } from "../io_cause.ts";
 import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
 import { splitLines } from "../split_lines.ts";
 

@@ -7,7 +7,7 @@ import { type InputCode, InputError } from "../errors.ts";
 import { parseStrictJson, StrictJsonError } from "../json_strict.ts";
 import { quoteForTerminal } from "../escape_text.ts";
 import { readAtMost } from "../read_at_most.ts";
-import { openCause } from "./io_cause.ts";
+import { openCause } from "../io_cause.ts";
 
 /**
  * Reads and parses a JSON file strictly (`parseStrictJson`: integers only, no duplicate key, no

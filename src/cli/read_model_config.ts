@@ -5,7 +5,7 @@
  */
 import { readAtMost } from "../read_at_most.ts";
 import { InputError } from "../errors.ts";
-import { openCause } from "./io_cause.ts";
+import { openCause } from "../io_cause.ts";
 import {
   type DecoderConfig,
   MAX_CONFIG_JSON_BYTES,

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { type AssetStore, type BlobStore, openAssetStore, openBlobStore } from "../assets/mod.ts";
 import { InputError } from "../errors.ts";
 import { createGemmWalker } from "../engine/mod.ts";
-import { ioCause } from "./io_cause.ts";
+import { ioCause } from "../io_cause.ts";
 import { nativeSha256 } from "./native_sha256.ts";
 import { loadGemmEngine } from "../resolve/mod.ts";
 import type { WorkContext } from "../verify/mod.ts";

@@ -8,7 +8,7 @@
  */
 import { normalize } from "node:path";
 import { InputError } from "../errors.ts";
-import { ioCause } from "./io_cause.ts";
+import { ioCause } from "../io_cause.ts";
 import { noteWritten, removeOnInterrupt } from "./cleanup.ts";
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 import { tempSibling } from "./temp_sibling.ts";

@@ -40,7 +40,7 @@ import { blobsBeside, openWorkContext } from "../work_context.ts";
 import { makeParentDirs } from "../make_dirs.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { ownSibling } from "../temp_sibling.ts";
-import { ioCause } from "../io_cause.ts";
+import { ioCause } from "../../io_cause.ts";
 import { type KeyInUse, refuseEvidenceProverKey, refusePlanSigner } from "../refuse_prover_key.ts";
 import { countNoun } from "../count_noun.ts";
 

@@ -17,7 +17,7 @@
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../../errors.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
-import { ioCause } from "../io_cause.ts";
+import { ioCause } from "../../io_cause.ts";
 import { ownSibling, tempSiblingPattern } from "../temp_sibling.ts";
 
 /** Tries before giving up when the lock file keeps being replaced under this append. */

@@ -20,7 +20,7 @@ import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
 import { refuseExisting, writeNewFile } from "../write_new_file.ts";
 import { noteWritten, removeOnInterrupt } from "../cleanup.ts";
-import { ioCause } from "../io_cause.ts";
+import { ioCause } from "../../io_cause.ts";
 import { runModelForward } from "./model_forward.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { runModelClasses } from "./model_classes.ts";
