@@ -7,6 +7,7 @@
  */
 import { _addDirected, _addRn, _addRnFtz } from "./add_f32.ts";
 import type { F32OpOptions } from "./f32_options.ts";
+import { _fmaRowRn, _mulRowRn } from "./f32_rows.ts";
 import { _fmaF32 } from "./fma_f32.ts";
 import { _mulF32 } from "./mul_f32.ts";
 
@@ -18,10 +19,15 @@ export interface F32Arith {
   readonly mul: (a: number, b: number) => number;
   /** `fma.f32`: a·b + c with one rounding. */
   readonly fma: (a: number, b: number, c: number) => number;
+  /** `acc[j] = fma(a, x[j], acc[j])` for every j of `acc`, in place (`fma`'s bits). */
+  readonly fmaRow: (a: number, x: Uint32Array, acc: Uint32Array) => void;
+  /** `out[j] = mul(x[j], b)` for every j of `out` (`mul`'s bits; `out` may be `x`). */
+  readonly mulRow: (x: Uint32Array, b: number, out: Uint32Array) => void;
 }
 
 /**
- * Binds `addF32`, `mulF32` and `fmaF32` to one setting; the results are theirs, bit for bit.
+ * Binds `addF32`, `mulF32` and `fmaF32` to one setting, with row forms of the FMA and the
+ * multiply (one scalar against a row); the results are theirs, bit for bit.
  *
  * @param options rounding mode (default `"rne"`) and `ftz` (default false)
  * @returns the frozen operations
@@ -31,6 +37,9 @@ export interface F32Arith {
  * const rn = f32Arith({ mode: "rne" });
  * if (rn.fma(0x3f800800, 0x3f800800, 0xbf800000) !== 0x3a000400) throw new Error();
  * if (rn.add(0x3f800000, 0x3f800000) !== 0x40000000) throw new Error(); // 1 + 1 = 2
+ * const acc = new Uint32Array([0x3f800000, 0]); // O += 2 * [1, 3]
+ * rn.fmaRow(0x40000000, new Uint32Array([0x3f800000, 0x40400000]), acc);
+ * if (acc[0] !== 0x40400000 || acc[1] !== 0x40c00000) throw new Error(); // [3, 6]
  * ```
  */
 export function f32Arith(options: F32OpOptions = {}): F32Arith {
@@ -42,11 +51,20 @@ export function f32Arith(options: F32OpOptions = {}): F32Arith {
     : ftz
     ? _addRnFtz
     : _addRn;
-  return Object.freeze({
-    add,
-    mul: (a: number, b: number) => _mulF32(a, b, mode, ftz),
-    fma: (a: number, b: number, c: number) => _fmaF32(a, b, c, mode, ftz),
-  });
+  const mul = (a: number, b: number) => _mulF32(a, b, mode, ftz);
+  const fma = (a: number, b: number, c: number) => _fmaF32(a, b, c, mode, ftz);
+  // The row forms read the rows as float values (nearest-even only); other modes loop.
+  const fmaRow = mode === "rne"
+    ? (a: number, x: Uint32Array, acc: Uint32Array) => _fmaRowRn(a, x, acc, ftz)
+    : (a: number, x: Uint32Array, acc: Uint32Array) => {
+      for (let j = 0; j < acc.length; j++) acc[j] = fma(a, x[j] as number, acc[j] as number);
+    };
+  const mulRow = mode === "rne"
+    ? (x: Uint32Array, b: number, out: Uint32Array) => _mulRowRn(x, b, out, ftz)
+    : (x: Uint32Array, b: number, out: Uint32Array) => {
+      for (let j = 0; j < out.length; j++) out[j] = mul(x[j] as number, b);
+    };
+  return Object.freeze({ add, mul, fma, fmaRow, mulRow });
 }
 
 /**

@@ -27,6 +27,10 @@ export interface Fa2Arith {
   readonly mul: (a: number, b: number) => number;
   /** FFMA a*b + c, one rounding. */
   readonly fma: (a: number, b: number, c: number) => number;
+  /** `acc[j] = fma(a, x[j], acc[j])` along a row, in place. */
+  readonly fmaRow: (a: number, x: Uint32Array, acc: Uint32Array) => void;
+  /** `out[j] = mul(x[j], b)` along a row. */
+  readonly mulRow: (x: Uint32Array, b: number, out: Uint32Array) => void;
   /** `exp2f` as the build lowers it. */
   readonly ex2: (x: number) => number;
   /** `S * scaleLog2 - maxScaled` as the build compiles it. */
@@ -62,7 +66,7 @@ export interface Fa2Arith {
 export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): Fa2Arith {
   const ftz = build.ftz;
   const o = { ftz };
-  const { add, mul, fma } = f32Arith(o); // bound once: nothing allocated per call
+  const { add, mul, fma, fmaRow, mulRow } = f32Arith(o); // bound once: nothing allocated per call
   // The `.ftz` instructions flush a subnormal argument and result whatever MUFU model is given
   // (an IEEE model's own flag may be off): idempotent where the model flushes already.
   const ex2 = build.exp2 === "mufu-ftz"
@@ -104,6 +108,8 @@ export function _fa2Arith(build: Fa2Build, mufu: Fa2Mufu): Fa2Arith {
     add,
     mul,
     fma,
+    fmaRow,
+    mulRow,
     ex2,
     exp2Arg,
     recip,

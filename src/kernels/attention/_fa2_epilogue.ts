@@ -49,11 +49,9 @@ export function _fa2Epilogue(
   const inv = bad ? 0x3f800000 : arith.recip(total);
   const d = state.o.length;
   const outF32 = new Uint32Array(d);
+  arith.mulRow(state.o, inv, outF32);
   const out = new Uint16Array(d);
-  for (let j = 0; j < d; j++) {
-    outF32[j] = arith.mul(state.o[j] as number, inv);
-    out[j] = fp32ToBf16(outF32[j] as number);
-  }
+  for (let j = 0; j < d; j++) out[j] = fp32ToBf16(outF32[j] as number);
   if (!ctx.lse) return { out, outF32 };
   const lse = bad
     ? (ctx.split ? 0xff800000 : 0x7f800000)

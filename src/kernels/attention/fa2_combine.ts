@@ -91,47 +91,67 @@ export function _fa2CombineRow(
   ctx: { readonly arith: Fa2Arith; readonly blockM: number },
 ): Fa2CombinedRow {
   const { arith } = ctx;
-  const n = partials.o.length;
+  const { o, lse: lses } = partials;
+  const n = o.length;
   const kMax = Math.max(2, 2 ** Math.ceil(Math.log2(n))); // exact for n <= 128
   // kRowsPerLoadTranspose = min(kNThreads / kBlockM, kMaxSplits), kNThreads = 128.
   const lanes = Math.min(128 / ctx.blockM, kMax);
-  const slot = (i: number) => (i < n ? partials.lse[i] as number : NEG_INF);
-  const maxOf = (x: number, y: number) => (f32FromBits(x) > f32FromBits(y) ? x : y);
-  const laneMax: number[] = [];
-  const laneSum: number[] = [];
+  const slots = _slots(lses, kMax);
+  const lane = new Uint32Array(lanes);
   for (let t = 0; t < lanes; t++) {
-    let m = slot(t);
-    for (let i = t + lanes; i < kMax; i += lanes) m = maxOf(m, slot(i));
-    laneMax.push(m);
+    let m = slots[t] as number;
+    for (let i = t + lanes; i < kMax; i += lanes) m = _maxF32(m, slots[i] as number);
+    lane[t] = m;
   }
-  let lmax = _butterfly(laneMax, maxOf);
+  let lmax = _butterfly(lane, _maxF32);
   if (lmax === NEG_INF) lmax = 0;
   const negMax = (lmax ^ 0x80000000) >>> 0;
   for (let t = 0; t < lanes; t++) {
-    let e = arith.combineExp(arith.add(slot(t), negMax));
+    let e = arith.combineExp(arith.add(slots[t] as number, negMax));
     for (let i = t + lanes; i < kMax; i += lanes) {
-      e = arith.add(e, arith.combineExp(arith.add(slot(i), negMax)));
+      e = arith.add(e, arith.combineExp(arith.add(slots[i] as number, negMax)));
     }
-    laneSum.push(e);
+    lane[t] = e;
   }
-  const sum = _butterfly(laneSum, arith.add);
+  const sum = _butterfly(lane, arith.add);
   const lse = _isZeroF32(sum) || _isNanF32(sum) ? 0x7f800000 : arith.combineLse(sum, lmax);
   const negLse = (lse ^ 0x80000000) >>> 0;
-  const d = (partials.o[0] as Uint32Array).length;
+  const d = (o[0] as Uint32Array).length;
   const outF32 = new Uint32Array(d);
   for (let s = 0; s < n; s++) {
-    const w = arith.combineExp(arith.add(partials.lse[s] as number, negLse));
-    const os = partials.o[s] as Uint32Array;
-    for (let j = 0; j < d; j++) outF32[j] = arith.fma(w, os[j] as number, outF32[j] as number);
+    const w = arith.combineExp(arith.add(slots[s] as number, negLse));
+    arith.fmaRow(w, o[s] as Uint32Array, outF32);
   }
-  return { out: Uint16Array.from(outF32, fp32ToBf16), outF32, lse };
+  const out = new Uint16Array(d);
+  for (let j = 0; j < d; j++) out[j] = fp32ToBf16(outF32[j] as number);
+  return { out, outF32, lse };
 }
 
-/** `Allreduce<R>`: lane t takes `op(own, lane t ^ off)` for off = R/2, ..., 1; lane 0's result. */
-function _butterfly(values: number[], op: (a: number, b: number) => number): number {
-  let v = values.slice();
+/** The kMaxSplits LSE slots: the splits' LSEs, then -inf padding. */
+function _slots(lses: ArrayLike<number>, kMax: number): Uint32Array {
+  const slots = new Uint32Array(kMax).fill(NEG_INF);
+  for (let i = 0; i < lses.length; i++) slots[i] = lses[i] as number;
+  return slots;
+}
+
+/** `max` on FP32 patterns as the combine compares them (y unless x is greater: NaN gives y). */
+function _maxF32(x: number, y: number): number {
+  return f32FromBits(x) > f32FromBits(y) ? x : y;
+}
+
+/**
+ * `Allreduce<R>`: lane t takes `op(own, lane t ^ off)` for off = R/2, ..., 1; lane 0's result.
+ * Updates `v` in place, reading each round's partners before writing them (a lane pair's two
+ * results are computed from the round's old values).
+ */
+function _butterfly(v: Uint32Array, op: (a: number, b: number) => number): number {
   for (let off = v.length >> 1; off >= 1; off >>= 1) {
-    v = v.map((x, t) => op(x, v[t ^ off] as number));
+    for (let t = 0; t < v.length; t++) {
+      if ((t & off) !== 0) continue;
+      const a = v[t] as number, b = v[t ^ off] as number;
+      v[t] = op(a, b);
+      v[t ^ off] = op(b, a);
+    }
   }
   return v[0] as number;
 }

@@ -136,6 +136,35 @@ Deno.test("fa2CombineRow() equals the thread-by-thread re-derivation at head dim
   }
 });
 
+Deno.test("fa2CombineRow() equals the re-derivation on extreme partials (subnormal, infinite and NaN O_s; -inf, huge and tiny LSEs)", () => {
+  const O_EDGE = [0, 0x80000000, 1, 0x807fffff, 0x00800000, 0x7f800000, 0xff800000, 0x7fffffff];
+  const LSE_EDGE = [NEG_INF, NEG_INF, 0x7f800000, 0x7f7fffff, 0xff7fffff, 0x42c80000, 0xc2c80000];
+  const r = rand(4242);
+  const pick = (edge: number[], x: number) => (x & 3) === 0 ? edge[(x >>> 2) % edge.length]! : x;
+  for (const n of [2, 3, 5, 17, 128]) {
+    for (let seed = 0; seed < 4; seed++) {
+      // Subnormal O_s values (x >>> 9 keeps a pattern's fraction bits) exercise FTZ.
+      const o = Array.from({ length: n }, () =>
+        Uint32Array.from({ length: 16 }, (_, j) => {
+          const x = r();
+          return j % 5 === 0 ? pick(O_EDGE, x) : j % 5 === 1 ? (x >>> 9) | (x & 0x80000000) : x;
+        }));
+      // Tiny LSEs, -inf (an empty split), and huge partial maxima far from the others.
+      const lse = Array.from({ length: n }, (_, s) => s === seed ? NEG_INF : pick(LSE_EDGE, r()));
+      for (const build of BUILDS) {
+        for (const mufu of SFUS) {
+          const got = fa2CombineRow({ o, lse }, { build, mufu });
+          const want = threadCombine({ o, lse }, build, mufu);
+          const tag = `${n} splits, seed ${seed}, ${build.id}, ${mufu.mode}`;
+          assert.deepEqual(got.outF32, want.outF32, tag);
+          assert.deepEqual(got.out, want.out, tag);
+          assert.equal(got.lse, want.lse, tag);
+        }
+      }
+    }
+  }
+});
+
 Deno.test("fa2CombineRow() sums the LSEs in a head-dim dependent order (kBlockM fixes the lanes)", () => {
   // 64 to 128 splits: lanes of 32 (hdim 128), 16 (hdim 64) or 8 (hdim 96) slots' lanes, each
   // adding its slots in order before the butterfly: different FADD trees, so some LSEs differ in
