@@ -9,16 +9,65 @@ import { normalize, resolve } from "node:path";
 import { makeDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
 /**
+ * Which file a name held when this process wrote it (device and inode numbers): a removal by
+ * name checks that the name still holds that file, so a file another run put there meanwhile (or
+ * a user's, after this run's was taken away) is never removed.
+ */
+export interface FileIdentity {
+  /** The device the file is on. */
+  readonly dev: number;
+  /** Its inode number on that device. */
+  readonly ino: number;
+}
+
+/**
+ * The identity of a file from its `Deno.lstat` information.
+ *
+ * @param info what `Deno.lstat` returned for it
+ * @returns its identity; undefined where the platform gives no inode numbers (Windows)
+ * @example
+ * ```ts
+ * import { fileIdentity } from "./cleanup.ts";
+ * const tmp = await Deno.makeTempFile();
+ * if (fileIdentity(await Deno.lstat(tmp))?.ino !== (await Deno.lstat(tmp)).ino) throw new Error();
+ * await Deno.remove(tmp);
+ * ```
+ */
+export function fileIdentity(info: Deno.FileInfo): FileIdentity | undefined {
+  return info.ino === null ? undefined : { dev: info.dev, ino: info.ino };
+}
+
+/** Whether `path` names the file `identity` was taken from (always, without an identity). */
+function _isStill(path: string, identity: FileIdentity | undefined): boolean {
+  if (identity === undefined) return true;
+  try {
+    const now = Deno.lstatSync(path);
+    return now.dev === identity.dev && now.ino === identity.ino;
+  } catch {
+    return false; // gone already
+  }
+}
+
+/**
  * What to remove: a path (`recursive`: with everything in it; `own`: only the outputs this
  * process wrote under it, then the path itself while empty, unless `keep`), and the folders
- * above it up to `upTo` (each only while empty).
+ * above it up to `upTo` (each only while empty). With `identity`, the path only while it is
+ * still that file.
  */
 interface _Removal {
   readonly path: string;
   readonly recursive: boolean;
-  /** `keep`: the folder itself stays; `written`: what was written under it while pending. */
-  readonly own?: { readonly keep: boolean; readonly root: string; readonly written: Set<string> };
+  /**
+   * `keep`: the folder itself stays; `written`: what was written under it while pending, each
+   * with the identity it had then.
+   */
+  readonly own?: {
+    readonly keep: boolean;
+    readonly root: string;
+    readonly written: Map<string, FileIdentity | undefined>;
+  };
   readonly upTo: string | undefined;
+  readonly identity?: FileIdentity;
 }
 
 const _pending = new Set<_Removal>();
@@ -30,16 +79,18 @@ const _pending = new Set<_Removal>();
  * is written outside any such folder, or after its command ended, is never taken away.
  *
  * @param path the file or folder
+ * @param identity the file's identity when it was written: it is taken away only while the name
+ *   still holds that file
  * @example
  * ```ts ignore
- * await Deno.rename(tmp, path);
- * noteWritten(path);
+ * await Deno.link(tmp, path);
+ * noteWritten(path, identity);
  * ```
  */
-export function noteWritten(path: string): void {
+export function noteWritten(path: string, identity?: FileIdentity): void {
   const at = resolve(path);
   for (const r of _pending) {
-    if (r.own !== undefined && at.startsWith(`${r.own.root}/`)) r.own.written.add(at);
+    if (r.own !== undefined && at.startsWith(`${r.own.root}/`)) r.own.written.set(at, identity);
   }
 }
 
@@ -49,8 +100,9 @@ export function noteWritten(path: string): void {
  * same folder stay, and so does the folder holding them.
  */
 function _removeOwn(own: NonNullable<_Removal["own"]>): void {
-  const mine = [...own.written].sort((a, b) => b.length - a.length);
-  for (const p of mine) {
+  const mine = [...own.written].sort(([a], [b]) => b.length - a.length);
+  for (const [p, identity] of mine) {
+    if (!_isStill(p, identity)) continue; // another file under the name now: not ours
     try {
       Deno.removeSync(p);
     } catch { /* gone already, or a folder that holds another run's files */ }
@@ -67,7 +119,7 @@ function _remove(r: _Removal): boolean {
   if (r.own !== undefined) {
     _removeOwn(r.own);
     if (r.own.keep) return false; // the folder was there before: nothing above it is ours
-  } else {
+  } else if (_isStill(r.path, r.identity)) {
     try {
       Deno.removeSync(r.path, { recursive: r.recursive });
     } catch { /* already gone, or not empty */ }
@@ -94,7 +146,8 @@ const _handlers = new Map<Deno.Signal, () => void>();
  *
  * @param path a file or folder this command created
  * @param options `recursive` (default true: the path with everything in it; false: only while
- *   empty), `upTo`
+ *   empty), `upTo`, `identity` (the path is removed only while it is still that file: another
+ *   run's file put under the name meanwhile stays)
  * @returns `release(remove)`: forget the path, deleting it first when `remove` is true
  * @example
  * ```ts ignore
@@ -104,9 +157,14 @@ const _handlers = new Map<Deno.Signal, () => void>();
  */
 export function removeOnInterrupt(
   path: string,
-  options: { recursive?: boolean; upTo?: string } = {},
+  options: { recursive?: boolean; upTo?: string; identity?: FileIdentity | undefined } = {},
 ): (remove: boolean) => Promise<void> {
-  const removal = { path, recursive: options.recursive ?? true, upTo: options.upTo };
+  const removal: _Removal = {
+    path,
+    recursive: options.recursive ?? true,
+    upTo: options.upTo,
+    ...(options.identity === undefined ? {} : { identity: options.identity }),
+  };
   _pending.add(removal);
   _listen();
   return (remove: boolean) => {
@@ -117,14 +175,18 @@ export function removeOnInterrupt(
   };
 }
 
-/** The folders above a removal's path up to its `upTo`, nearest first (none without one). */
+/**
+ * The folders above a removal's path up to its `upTo`, nearest first (none without one). A name
+ * ending in `.` or `..` (a path given as `a/b/../c`) is left out: it names a folder listed under
+ * its own name too, and can be removed under that name only.
+ */
 function _emptyParents(r: _Removal): string[] {
   const up = r.upTo === undefined ? undefined : trimSlashes(r.upTo);
   const path = trimSlashes(r.path);
   if (up === undefined || path === up || !path.startsWith(up === "/" ? "/" : `${up}/`)) return [];
   const out: string[] = [];
   for (let at = parentDir(path);; at = parentDir(at)) {
-    out.push(at);
+    if (!/(^|\/)\.\.?$/.test(at)) out.push(at);
     if (at === up || at === parentDir(at)) return out;
   }
 }
@@ -169,7 +231,7 @@ export async function createOwnedDir(
     path: trimSlashes(dir),
     recursive: false,
     ...(shared ? {} : {
-      own: { keep: created === null, root: resolve(trimSlashes(dir)), written: new Set<string>() },
+      own: { keep: created === null, root: resolve(trimSlashes(dir)), written: new Map() },
     }),
     upTo: created ?? undefined,
   };

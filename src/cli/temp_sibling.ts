@@ -1,6 +1,6 @@
 /**
- * The name of the temporary file a write goes through before it is renamed into place: beside
- * the destination (so the rename stays on one file system), `<name>.tmp-<uuid>`. A name within
+ * The name of the temporary file a write goes through before it is put in place (linked, or
+ * renamed): beside the destination (so that stays on one file system), `<name>.tmp-<uuid>`. A name within
  * 41 bytes of the 255-byte limit file systems put on a name leaves no room for that suffix; its
  * temporary file is then named from a prefix of the name and a digest of the whole
  * (`<prefix>~<16 hex>.tmp-<uuid>`), so every destination keeps one stem of its own that a later

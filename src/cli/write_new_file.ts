@@ -1,28 +1,36 @@
 /**
  * Writes output files without ever overwriting what a user had: refuse an existing path, create
  * the missing folders on the way (`makeDirs`: never through a file), write to a temporary sibling
- * and rename it into place. Each file written is noted (`noteWritten`), so that a failed command
- * removes its own outputs and no one else's.
+ * and publish it under its name with a hard link, which fails when the name exists (even if it
+ * appeared a moment ago: a rename would replace it). Each file written is noted (`noteWritten`),
+ * so that a failed command removes its own outputs and no one else's.
  *
  * @module
  */
-import { normalize } from "node:path";
 import { InputError } from "../errors.ts";
+<<<<<<< HEAD
 import { ioCause } from "../io_cause.ts";
 import { noteWritten, removeOnInterrupt } from "./cleanup.ts";
+=======
+import { ioCause } from "./io_cause.ts";
+import { type FileIdentity, fileIdentity, noteWritten, removeOnInterrupt } from "./cleanup.ts";
+>>>>>>> 340e4a2 (New files are published with a hard link, never a rename: a check followed by a rename replaced a file another run put there in between (two `key generate --out x` at once could both report success, one run's key gone or the pair mismatched; a model synth weight file likewise); the link fails when the name exists, and the second run is OUTPUT_EXISTS with the first's file untouched (publishNew, used by writeNewFile and model synth). The destination is registered for removal from just before the link, so an interrupt while publishing no longer leaves a report or a lone private key behind for the rerun to refuse; every removal by name (interrupt, failed command, a key whose public half failed) checks first that the name still holds the file this run wrote (device and inode; generateKeys holds its key open so the inode number is not reused), and never takes away another run's file. writeNewFile uses the path as given: `lnk/../x` is written where the system resolves it, as generateKeys' existence check already read it, not at its lexically normalised text; folders named with `.`/`..` on the way are removed under their plain names. Security guide says so (outputs need a file system with hard links). Tests: racing writers and key generations of one path, a key cleanup facing another file under its name, SIGTERM right after each publish, the link path, and `..` folders removed. Manifest rewritten)
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 import { tempSibling } from "./temp_sibling.ts";
 
 /**
  * Writes bytes to a path that must not exist yet; the folders it goes into are created when
- * missing (and removed again when the write fails).
+ * missing (and removed again when the write fails). The path is used as given, as the system
+ * resolves it (`lnk/../x` is beside the folder `lnk` links to), for every check and write alike.
  *
  * @param path destination
  * @param data bytes or text
- * @param options `mode` (e.g. 0o600 for private keys)
- * @throws {InputError} `OUTPUT_EXISTS` when the path exists; `OUTPUT_WRITE` when a folder on the
- *   way is a file or cannot be created, and on I/O failure; {Deno.errors.NotCapable} when the
- *   runtime does not grant the write
+ * @param options `mode` (e.g. 0o600 for private keys); `published`, called as soon as the file
+ *   is in place, before anything else runs (see {@link publishNew})
+ * @returns the identity of the file written (undefined where the platform has no inode numbers)
+ * @throws {InputError} `OUTPUT_EXISTS` when the path exists, or appears before the file is in
+ *   place; `OUTPUT_WRITE` when a folder on the way is a file or cannot be created, and on I/O
+ *   failure; {Deno.errors.NotCapable} when the runtime does not grant the write
  * @example
  * ```ts ignore
  * await writeNewFile("out.json", "{}\n");
@@ -31,9 +39,11 @@ import { tempSibling } from "./temp_sibling.ts";
 export async function writeNewFile(
   path: string,
   data: Uint8Array | string,
-  options: { mode?: number } = {},
-): Promise<void> {
-  path = normalize(path); // the folders removed on failure are walked up by name
+  options: {
+    mode?: number;
+    published?: ((identity: FileIdentity | undefined) => void) | undefined;
+  } = {},
+): Promise<FileIdentity | undefined> {
   await refuseExisting(path);
   const created = await makeParentDirs(path);
   // The folders created for it, each only while empty (another file may have gone in meanwhile).
@@ -46,22 +56,18 @@ export async function writeNewFile(
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await Deno.writeFile(tmp, bytes, { createNew: true, mode: options.mode ?? 0o644 });
-    if (await _exists(path)) {
-      throw new InputError("OUTPUT_EXISTS", `Cannot write '${path}': it appeared meanwhile`);
-    }
-    await Deno.rename(tmp, path);
+    const identity = await publishNew(tmp, path, { published: options.published });
     ok = true;
-    // The file, and the folders made for it, belong to this run: an output folder it lies in
-    // takes them away again if the command fails later (`createOwnedDir`).
-    noteWritten(path);
+    // The folders made for it belong to this run too: an output folder it lies in takes them
+    // away again, while empty, if the command fails later (`createOwnedDir`).
     if (created !== null) {
       for (let at = parentDir(trimSlashes(path));; at = parentDir(at)) {
         noteWritten(at);
         if (at === created || at === parentDir(at)) break;
       }
     }
+    return identity;
   } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
     // The runtime's refusal is the caller's missing permission (the CLI's PERMISSION, naming the
     // flag), not a failed write.
     if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
@@ -70,9 +76,61 @@ export async function writeNewFile(
       `Cannot write '${path}': ${(e as Error).message.split("\n")[0]}`,
     );
   } finally {
-    await release(false);
+    await release(true); // published or not, the temporary name goes
     await releaseDirs?.(!ok);
   }
+}
+
+/**
+ * Publishes a complete temporary file under its destination name, never replacing anything: a
+ * hard link fails when the name exists, however recently it appeared (a check followed by a
+ * rename would replace a file another run put there in between). From just before the link
+ * until `published` has run, an interrupt (Ctrl-C, SIGTERM) removes the destination while it is
+ * still this file; after it the file is noted as this run's output (`noteWritten`). The
+ * temporary name is left for the caller to remove.
+ *
+ * @param tmp the temporary file, complete
+ * @param path its destination
+ * @param options `published`: called right after the file is in place, before anything else can
+ *   run: a caller that must take the file away again on a later failure registers it there, with
+ *   its identity, so that no interrupt finds it registered by no one
+ * @returns the file's identity (undefined where the platform has no inode numbers)
+ * @throws {InputError} `OUTPUT_EXISTS` when the name is taken (left as it is); the system's error
+ *   on other failures
+ * @example
+ * ```ts ignore
+ * await Deno.writeFile(tmp, bytes, { createNew: true });
+ * try { await publishNew(tmp, "out.json"); } finally { await Deno.remove(tmp); }
+ * ```
+ */
+export async function publishNew(
+  tmp: string,
+  path: string,
+  options: { published?: ((identity: FileIdentity | undefined) => void) | undefined } = {},
+): Promise<FileIdentity | undefined> {
+  const identity = fileIdentity(await Deno.lstat(tmp));
+  // Without an identity (no inode numbers) the name could be another run's until the link is
+  // done: nothing is registered then.
+  const release = identity === undefined
+    ? () => Promise.resolve()
+    : removeOnInterrupt(path, { recursive: false, identity });
+  try {
+    await Deno.link(tmp, path);
+  } catch (e) {
+    await release(false);
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    throw new InputError(
+      "OUTPUT_EXISTS",
+      `Cannot write '${path}': it appeared meanwhile (not overwritten)`,
+    );
+  }
+  try {
+    noteWritten(path, identity);
+    options.published?.(identity);
+  } finally {
+    await release(false);
+  }
+  return identity;
 }
 
 /**

@@ -347,16 +347,29 @@ export async function generateKeys(
   const pubPath = `${prefix}.pub`;
   for (const p of [privPath, pubPath]) await refuseExisting(p);
   const kp = await generateKeyPair();
-  await write(privPath, encodePrivateKeyPem(kp.privateKey), { mode: 0o600 });
   // A private key without its public half is of no use and must not be left behind: taken away
-  // again if the second file fails or the command is interrupted before it is written.
-  const release = removeOnInterrupt(privPath, { recursive: false });
+  // again if the second file fails or the command is interrupted before it is written, from the
+  // moment it is in place, and only while the name still holds this run's key (never one
+  // another run wrote there). The key is held open meanwhile, so that its inode number, which
+  // tells it apart, names no other file even if this one is removed.
+  let release: ((remove: boolean) => Promise<void>) | undefined;
+  let held: Deno.FsFile | undefined;
   let ok = false;
   try {
+    await write(privPath, encodePrivateKeyPem(kp.privateKey), {
+      mode: 0o600,
+      published: (identity) => {
+        release = removeOnInterrupt(privPath, { recursive: false, identity });
+        try {
+          held = Deno.openSync(privPath);
+        } catch { /* not held: the inode number alone tells it apart */ }
+      },
+    });
     await write(pubPath, encodePublicKeyPem(kp.publicKey));
     ok = true;
   } finally {
-    await release(!ok);
+    await release?.(!ok);
+    held?.close();
   }
   return { privateKey: privPath, publicKey: pubPath, keyid: keyId(kp.publicKey) };
 }
