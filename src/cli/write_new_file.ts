@@ -8,13 +8,8 @@
  * @module
  */
 import { InputError } from "../errors.ts";
-<<<<<<< HEAD
 import { ioCause } from "../io_cause.ts";
-import { noteWritten, removeOnInterrupt } from "./cleanup.ts";
-=======
-import { ioCause } from "./io_cause.ts";
 import { type FileIdentity, fileIdentity, noteWritten, removeOnInterrupt } from "./cleanup.ts";
->>>>>>> 340e4a2 (New files are published with a hard link, never a rename: a check followed by a rename replaced a file another run put there in between (two `key generate --out x` at once could both report success, one run's key gone or the pair mismatched; a model synth weight file likewise); the link fails when the name exists, and the second run is OUTPUT_EXISTS with the first's file untouched (publishNew, used by writeNewFile and model synth). The destination is registered for removal from just before the link, so an interrupt while publishing no longer leaves a report or a lone private key behind for the rerun to refuse; every removal by name (interrupt, failed command, a key whose public half failed) checks first that the name still holds the file this run wrote (device and inode; generateKeys holds its key open so the inode number is not reused), and never takes away another run's file. writeNewFile uses the path as given: `lnk/../x` is written where the system resolves it, as generateKeys' existence check already read it, not at its lexically normalised text; folders named with `.`/`..` on the way are removed under their plain names. Security guide says so (outputs need a file system with hard links). Tests: racing writers and key generations of one path, a key cleanup facing another file under its name, SIGTERM right after each publish, the link path, and `..` folders removed. Manifest rewritten)
 import { makeParentDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 import { tempSibling } from "./temp_sibling.ts";
 
@@ -84,7 +79,8 @@ export async function writeNewFile(
 /**
  * Publishes a complete temporary file under its destination name, never replacing anything: a
  * hard link fails when the name exists, however recently it appeared (a check followed by a
- * rename would replace a file another run put there in between). From just before the link
+ * rename would replace a file another run put there in between; where the file system has no
+ * hard links, the temporary file is renamed onto a name checked free). From just before the link
  * until `published` has run, an interrupt (Ctrl-C, SIGTERM) removes the destination while it is
  * still this file; after it the file is noted as this run's output (`noteWritten`). The
  * temporary name is left for the caller to remove.
@@ -117,12 +113,21 @@ export async function publishNew(
   try {
     await Deno.link(tmp, path);
   } catch (e) {
-    await release(false);
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-    throw new InputError(
-      "OUTPUT_EXISTS",
-      `Cannot write '${path}': it appeared meanwhile (not overwritten)`,
-    );
+    try {
+      if (e instanceof Deno.errors.AlreadyExists) {
+        throw new InputError(
+          "OUTPUT_EXISTS",
+          `Cannot write '${path}': it appeared meanwhile (not overwritten)`,
+        );
+      }
+      // A file system without hard links (FAT, exFAT): the name is checked and the file renamed
+      // onto it, as before links were used (a file appearing between the two could be replaced).
+      await refuseExisting(path);
+      await Deno.rename(tmp, path);
+    } catch (e2) {
+      await release(false);
+      throw e2;
+    }
   }
   try {
     noteWritten(path, identity);

@@ -156,3 +156,26 @@ Deno.test("a failed write through new folders named with .. removes the folders 
   );
   assert.deepEqual(await names(dir), []);
 });
+
+Deno.test("on a file system without hard links a new file is still written (renamed onto its checked name), and an existing one still refused", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-publish-nolink-" });
+  const link = Deno.link;
+  // FAT and exFAT refuse link(2) with EPERM.
+  Object.defineProperty(Deno, "link", {
+    value: () => Promise.reject(new Deno.errors.PermissionDenied("Operation not permitted")),
+    configurable: true,
+    writable: true,
+  });
+  try {
+    await writeNewFile(`${dir}/a.json`, "A");
+    assert.equal(await Deno.readTextFile(`${dir}/a.json`), "A");
+    await assert.rejects(
+      () => writeNewFile(`${dir}/a.json`, "B"),
+      isCode(InputError, "OUTPUT_EXISTS"),
+    );
+    assert.equal(await Deno.readTextFile(`${dir}/a.json`), "A");
+    assert.deepEqual(await names(dir), ["a.json"]);
+  } finally {
+    Object.defineProperty(Deno, "link", { value: link, configurable: true, writable: true });
+  }
+});

@@ -18,15 +18,9 @@ import { synthDecoderCheckpoint } from "../../model/mod.ts";
 import { InputError, UsageError } from "../../errors.ts";
 import { prepareOutputDir } from "../load_inputs.ts";
 import { readModelConfig } from "../read_model_config.ts";
-<<<<<<< HEAD
-import { refuseExisting, writeNewFile } from "../write_new_file.ts";
-import { noteWritten, removeOnInterrupt } from "../cleanup.ts";
-import { ioCause } from "../../io_cause.ts";
-=======
 import { publishNew, writeNewFile } from "../write_new_file.ts";
 import { removeOnInterrupt } from "../cleanup.ts";
-import { ioCause } from "../io_cause.ts";
->>>>>>> 340e4a2 (New files are published with a hard link, never a rename: a check followed by a rename replaced a file another run put there in between (two `key generate --out x` at once could both report success, one run's key gone or the pair mismatched; a model synth weight file likewise); the link fails when the name exists, and the second run is OUTPUT_EXISTS with the first's file untouched (publishNew, used by writeNewFile and model synth). The destination is registered for removal from just before the link, so an interrupt while publishing no longer leaves a report or a lone private key behind for the rerun to refuse; every removal by name (interrupt, failed command, a key whose public half failed) checks first that the name still holds the file this run wrote (device and inode; generateKeys holds its key open so the inode number is not reused), and never takes away another run's file. writeNewFile uses the path as given: `lnk/../x` is written where the system resolves it, as generateKeys' existence check already read it, not at its lexically normalised text; folders named with `.`/`..` on the way are removed under their plain names. Security guide says so (outputs need a file system with hard links). Tests: racing writers and key generations of one path, a key cleanup facing another file under its name, SIGTERM right after each publish, the link path, and `..` folders removed. Manifest rewritten)
+import { ioCause } from "../../io_cause.ts";
 import { runModelForward } from "./model_forward.ts";
 import { ALL_REDUCE_FLAG_HELP, allReduceFlag } from "../all_reduce_flag.ts";
 import { runModelClasses } from "./model_classes.ts";
