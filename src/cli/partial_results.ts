@@ -10,6 +10,7 @@ import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import { type Build, describeBuild, type PlanItem, resultBuild, sameBuild } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
+import { removeOnInterrupt } from "./cleanup.ts";
 import { ioCause } from "../io_cause.ts";
 import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
 import { splitLines } from "../split_lines.ts";
@@ -67,7 +68,7 @@ export interface ResumedPartial {
  * @param shard plan digest, the shard's items and this worker's key (`workers`): a line signed
  *   by any other key is not this run's
  * @returns the result lines kept, by item digest, and the file they came from (null when there is
- *   no partial file)
+ *   no partial file; an empty file is resumed with no line kept)
  * @throws {InputError} `OUTPUT_EXISTS` when the file is not a regular file, has another hard link,
  *   is replaced while it is read, or holds anything but results of this shard and the start of one
  * @example
@@ -101,9 +102,10 @@ export async function resumePartial(
   const lines = splitLines(text, MAX_RESULT_LINES + 1);
   if (lines === null) throw refuse(`it has more than ${MAX_RESULT_LINES} lines`);
   const cut = lines.pop()!; // "" when the file ends with a newline
-  // An empty file, or a line cut short that is not the start of a signed result line (canonical
-  // JSON of its envelope), is a file this command did not write: neither truncated nor removed.
-  if (text === "") throw refuse("it is empty (remove it to run the shard afresh)");
+  // An empty file is a run killed between creating the file and writing its first line: nothing
+  // is done yet, and it holds nothing to lose (the shard runs from its first item, appending to
+  // it). A line cut short that is not the start of a signed result line (canonical JSON of its
+  // envelope) is a file this command did not write: neither truncated nor removed.
   if (!_startsResultLine(cut)) throw refuse("its last line is not the start of a result line");
   const mine = new Set(shard.items.map((it) => it.item));
   for (const [i, line] of lines.entries()) {
@@ -194,6 +196,7 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
   // The file this run writes: the one resumed, or (once created) the one it created.
   let own: PartialIdentity | null = found;
   let created = false;
+  let dropOnInterrupt: ((remove: boolean) => Promise<void>) | undefined;
   const replaced = (why = "it was replaced by something other than the file this run opened") =>
     new InputError("OUTPUT_REPLACED", `Cannot write '${path}': ${why} (not touched)`);
   // Whether the path names this run's file, a plain file with no other name.
@@ -209,6 +212,8 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
   };
   // Removes the path only while it names the file this run created (else leaves it alone).
   const removeCreated = async () => {
+    await dropOnInterrupt?.(false);
+    dropOnInterrupt = undefined;
     if (created && (await named()) === "own") await Deno.remove(path).catch(() => {});
     created = false;
   };
@@ -224,6 +229,8 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
           throw e;
         }
         created = true;
+        // Empty until its first line is written: an interrupt meanwhile takes it away.
+        dropOnInterrupt = removeOnInterrupt(path, { recursive: false });
         own = await file.stat();
       } else {
         await check(); // before opening: a link put in its place is not followed
@@ -247,10 +254,14 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
         else await check();
         const bytes = new TextEncoder().encode(line);
         for (let at = 0; at < bytes.length;) at += await file!.write(bytes.subarray(at));
+        if (bytes.length > 0) {
+          await dropOnInterrupt?.(false); // it holds a line now: kept for the next run to resume
+          dropOnInterrupt = undefined;
+        }
       } catch (e) {
-        // A file this run created and could not write a byte into would block the next run (an
-        // empty partial file is refused): it goes, unless the path names something else now
-        // (that is left alone). A line cut short is dropped on resume.
+        // A file this run created and could not write a byte into holds nothing: it goes, unless
+        // the path names something else now (that is left alone). A line cut short is dropped on
+        // resume.
         if (created && file !== undefined && (await file.stat().catch(() => null))?.size === 0) {
           file.close();
           file = undefined;
@@ -267,6 +278,8 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
         await check();
         await Deno.remove(path);
       } finally {
+        await dropOnInterrupt?.(false);
+        dropOnInterrupt = undefined;
         file?.close();
         file = undefined;
       }

@@ -345,18 +345,15 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   await Deno.writeTextFile(target, precious);
   const linked = `${f.dir}/linked-0.jsonl`;
   await Deno.symlink(target, `${linked}.partial`);
-  // Text that starts as a result line would, then is not one; and an empty file.
+  // Text that starts as a result line would, then is not one.
   const lookalike = `${f.dir}/lookalike-0.jsonl`;
   const almost = '{"payload":"my notes, not a result';
   await Deno.writeTextFile(`${lookalike}.partial`, almost);
-  const empty = `${f.dir}/empty-0.jsonl`;
-  await Deno.writeTextFile(`${empty}.partial`, "");
   for (
     const [o, why] of [
       [userNotes, /last line is not the start of a result line/],
       [linked, /not a regular file/],
       [lookalike, /last line is not the start of a result line/],
-      [empty, /it is empty/],
     ] as const
   ) {
     const r = await work("0/3", o);
@@ -367,9 +364,20 @@ Deno.test("audit work resumes a killed shard from <out>.partial: complete lines 
   }
   assert.equal(await Deno.readTextFile(`${userNotes}.partial`), precious);
   assert.equal(await Deno.readTextFile(`${lookalike}.partial`), almost);
-  assert.equal(await Deno.readTextFile(`${empty}.partial`), "");
   assert.equal(await Deno.readTextFile(target), precious);
   assert.ok((await Deno.lstat(`${linked}.partial`)).isSymlink);
+});
+
+Deno.test("audit work resumes an empty <out>.partial (a run killed before its first line) from the first item", async () => {
+  const want = (await Deno.readTextFile(_res(0))).trimEnd().split("\n");
+  const out = `${f.dir}/empty-0.jsonl`;
+  await Deno.writeTextFile(`${out}.partial`, "");
+  const r = await work("0/3", out);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = (await Deno.readTextFile(out)).trimEnd().split("\n");
+  const item = (l: string) => payloadOf(l).item;
+  assert.deepEqual(lines.map(item), want.map(item), "every item of the shard, computed afresh");
+  await assert.rejects(Deno.stat(`${out}.partial`), Deno.errors.NotFound);
 });
 
 Deno.test("audit work without --log, its plan away from the log, names the default it read and the flag", async () => {

@@ -94,3 +94,49 @@ Deno.test("openPartial() refuses a file put in place of the resumed one before t
   assert.equal(await Deno.readTextFile(path), "planted\n");
   assert.equal(await Deno.readTextFile(`${dir}/moved.partial`), "line 1\n");
 });
+
+Deno.test("resumePartial() resumes an empty partial file (killed before its first line) with nothing kept, and openPartial() appends to it", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  await Deno.writeTextFile(path, "");
+  const { lines, found } = await resumePartial(path, shard);
+  assert.equal(lines.size, 0);
+  assert.notEqual(found, null, "the empty file is the one appended to");
+  const partial = openPartial(path, found);
+  await partial.append("line 1\n");
+  assert.equal(await Deno.readTextFile(path), "line 1\n");
+  await partial.finish();
+  await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
+});
+
+Deno.test("openPartial(): a run interrupted after creating the partial file and before its first line leaves no empty file", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  const mod = new URL("../../src/cli/partial_results.ts", import.meta.url).href;
+  // The child creates the file (an append of nothing), says so, and waits for a result that is
+  // never computed: it is interrupted while the file is still empty.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { openPartial } from "${mod}";
+       const partial = openPartial(Deno.args[0], null);
+       const line = new Promise(() => {}); // a result that is never computed
+       await partial.append("");
+       console.log("created");
+       await line;`,
+      path,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.match(new TextDecoder().decode(first.value), /created/);
+  assert.equal((await Deno.stat(path)).size, 0, "created, nothing written yet");
+  child.kill("SIGTERM");
+  reader.releaseLock();
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  assert.equal((await child.status).code, 143);
+  await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
+});
