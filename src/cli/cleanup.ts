@@ -1,11 +1,13 @@
 /**
  * Removal of what a command created but must not leave behind (temporary files and folders, the
  * demo's throw-away private key, an output folder of a failed run), on every exit path: the
- * command's own `finally`, and Ctrl-C or SIGTERM, which skip every `finally`.
+ * command's own `finally`, and Ctrl-C or SIGTERM, which skip every `finally`; and what such an
+ * interrupt says of an outcome the command had not reported yet.
  *
  * @module
  */
 import { normalize, resolve } from "node:path";
+import { escapeForTerminal } from "../escape_text.ts";
 import { makeDirs, parentDir, trimSlashes } from "./make_dirs.ts";
 
 /**
@@ -71,6 +73,8 @@ interface _Removal {
 }
 
 const _pending = new Set<_Removal>();
+/** What an interrupt says before the process ends (see {@link sayOnInterrupt}). */
+const _notes = new Set<() => string | null>();
 
 /**
  * Records an output this process has written (a file in place, or a folder it created) with each
@@ -169,7 +173,7 @@ export function removeOnInterrupt(
   _listen();
   return (remove: boolean) => {
     _pending.delete(removal);
-    if (_pending.size === 0) _unlisten();
+    _unlistenIdle();
     if (remove) _remove(removal);
     return Promise.resolve();
   };
@@ -239,9 +243,34 @@ export async function createOwnedDir(
   _listen();
   return (ok: boolean) => {
     _pending.delete(removal);
-    if (_pending.size === 0) _unlisten();
+    _unlistenIdle();
     if (!ok) _remove(removal);
     return Promise.resolve();
+  };
+}
+
+/**
+ * Registers what to say if the process is interrupted from now on, until the returned function is
+ * called: a line on stderr, printed after the removals and before the process ends (for an
+ * outcome that already happened although the command could not report it yet, such as a record
+ * already appended, which a rerun would append twice). `say` runs in the signal handler and
+ * returns the line, or null for nothing to say.
+ *
+ * @param say the line to print (escaped for the terminal), or null
+ * @returns `forget()`: nothing more is said
+ * @example
+ * ```ts ignore
+ * const forget = sayOnInterrupt(() => "record 3 was appended: do not append it again");
+ * try { ... } finally { forget(); }
+ * ```
+ */
+export function sayOnInterrupt(say: () => string | null): () => void {
+  const note = () => say(); // its own entry, however often the same function is registered
+  _notes.add(note);
+  _listen();
+  return () => {
+    _notes.delete(note);
+    _unlistenIdle();
   };
 }
 
@@ -251,6 +280,14 @@ function _listen(): void {
     const handler = () => {
       // Latest first: files made inside a folder go before the folder.
       for (const r of [..._pending].reverse()) _remove(r);
+      for (const say of _notes) {
+        try {
+          const line = say();
+          if (line !== null) {
+            Deno.stderr.writeSync(new TextEncoder().encode(`${escapeForTerminal(line)}\n`));
+          }
+        } catch { /* nothing more can be said */ }
+      }
       Deno.exit(code);
     };
     try {
@@ -258,6 +295,11 @@ function _listen(): void {
       _handlers.set(signal, handler);
     } catch { /* signals not supported on this platform */ }
   }
+}
+
+/** Stops listening once nothing is left to remove or say. */
+function _unlistenIdle(): void {
+  if (_pending.size === 0 && _notes.size === 0) _unlisten();
 }
 
 function _unlisten(): void {

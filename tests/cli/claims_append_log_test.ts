@@ -251,3 +251,54 @@ Deno.test("lockLog() takes the lock of a log whose name leaves no room for '.loc
   assert.ok((await Deno.stat(`${dir}/${tempStem(name)}.lock`)).isFile);
   await unlock();
 });
+
+Deno.test("lockLog() refuses a file at the lock's name that no append wrote, and leaves it as it was", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  for (const notes of ["my notes\n", "12345678901\n", "42\n43\n", "\n"]) {
+    await Deno.writeTextFile(`${log}.lock`, notes);
+    await assert.rejects(lockLog(log), (e: Error) => {
+      assert.equal((e as { code?: string }).code, "LOG_LOCKED");
+      assert.ok(e.message.includes(`'${log}.lock' holds something no append wrote`), e.message);
+      return true;
+    });
+    assert.equal(await Deno.readTextFile(`${log}.lock`), notes, "neither truncated nor removed");
+  }
+  // What an append writes there (its process id, or nothing yet) is taken over.
+  for (const left of ["", "4242", "4242\n"]) {
+    await Deno.writeTextFile(`${log}.lock`, left);
+    const unlock = await lockLog(log);
+    assert.equal(await Deno.readTextFile(`${log}.lock`), `${Deno.pid}\n`);
+    await unlock();
+  }
+});
+
+Deno.test("replaceLog(): an interrupt once the new log is in place, before the append is reported, says the record was appended", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-log-" });
+  const log = `${dir}/claims.jsonl`;
+  const mod = new URL("../../src/cli/commands/claims_append_log.ts", import.meta.url).href;
+  // The child replaces the log, then is interrupted before it reports (and forgets the note).
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { readLogForAppend, replaceLog } from "${mod}";
+       const log = Deno.args[0];
+       const read = await readLogForAppend(log);
+       await replaceLog(log, { text: "the new line\\n", read, appended: "record 0 was appended\\u001b[2J" });
+       Deno.kill(Deno.pid, "SIGINT");
+       await new Promise((r) => setTimeout(r, 10_000));`,
+      log,
+    ],
+  }).output();
+  assert.equal(r.code, 130);
+  assert.equal(new TextDecoder().decode(r.stderr), "record 0 was appended\\u{1b}[2J\n");
+  assert.equal(await Deno.readTextFile(log), "the new line\n");
+  // The log changed meanwhile: nothing was appended, and an interrupt says nothing of it.
+  const other = `${dir}/other.jsonl`;
+  const read = await readLogForAppend(other);
+  await Deno.writeTextFile(other, "another program's line\n");
+  await assert.rejects(
+    replaceLog(other, { text: "x\n", read, appended: "not said" }),
+    (e: Error) => (e as { code?: string }).code === "LOG_CHAIN",
+  );
+});

@@ -103,7 +103,9 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   LOG_TOO_LARGE: "The claim log exceeds its byte or record limit",
   LOG_TOO_SHORT: "The log has fewer records than the newer checkpoint commits to",
   LOG_LOCKED: "Another running append holds the log's lock (the message names its process; retry " +
-    "when it ends). A lock file that a killed append left is held by no process and is taken over",
+    "when it ends). A lock file that a killed append left is held by no process and is taken " +
+    "over; a file at the lock's name that no append wrote (anything but a process id) is " +
+    "refused and left as it is",
   // Audits
   AUDIT_K: "k is not an integer in 1..population",
   AUDIT_ROOT_MISMATCH: "The log's Merkle root differs from the committed root given",

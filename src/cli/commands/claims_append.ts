@@ -12,8 +12,8 @@ import { InputError } from "../../errors.ts";
 import { printJson, printText } from "../output.ts";
 import { parseIntOption } from "../parse_int_option.ts";
 import { appendForwardClaim } from "./claims_append_forward.ts";
-import { type AppendModelOptions, DEFAULT_RECIPE } from "./claims_append_inputs.ts";
-import type { AppendResult } from "./claims_append_record.ts";
+import { DEFAULT_RECIPE } from "./claims_append_inputs.ts";
+import type { AppendResult, AppendRunOptions } from "./claims_append_record.ts";
 import { appendSequenceClaim } from "./claims_append_sequence.ts";
 
 /**
@@ -77,7 +77,7 @@ export function claimsAppendCommand(): Command {
     .action(async (kind, opts) => {
       const tp = parseIntOption(opts.tp, { flag: "--tp", min: 1, max: 64 });
       const ep = parseIntOption(opts.ep, { flag: "--ep", min: 1, max: 64 });
-      const common: AppendModelOptions = {
+      const common: AppendRunOptions = {
         log: opts.log,
         logId: opts.logId,
         checkpoint: opts.checkpoint,
@@ -100,10 +100,11 @@ export function claimsAppendCommand(): Command {
           ...(ep === 1 ? {} : { ep }),
           ...(opts.interconnect === undefined ? {} : { interconnect: opts.interconnect }),
         },
+        // Said before the append lets go of its interrupt note (see AppendRunOptions.report).
+        report: (r: AppendResult) => _report(r, { kind, json: opts.json === true }),
       };
-      let r: AppendResult;
       if (kind === "sequence") {
-        r = await appendSequenceClaim({
+        await appendSequenceClaim({
           ...common,
           history: opts.history ?? _usage("a sequence record needs --history <file>"),
           tokens: opts.tokens,
@@ -116,7 +117,7 @@ export function claimsAppendCommand(): Command {
         for (const [flag, given] of [["--history", opts.history], ["--sampler", opts.sampler]]) {
           if (given !== undefined) _usage(`${flag} is for sequence records`);
         }
-        r = await appendForwardClaim({
+        await appendForwardClaim({
           ...common,
           tokens: opts.tokens,
           positions: opts.positions === undefined
@@ -124,15 +125,17 @@ export function claimsAppendCommand(): Command {
             : forwardPositionsFlag(opts.positions),
         });
       }
-      if (opts.json) return printJson(r);
-      printText(`appended record ${r.seq} (${kind}) to ${r.log}: ${r.digest}`);
-      printText(
-        `log root (commitment): ${r.root} (${r.records} record${r.records === 1 ? "" : "s"})`,
-      );
-      printText(
-        `blobs: ${r.blobs.written.length} written, ${r.blobs.present.length} already stored`,
-      );
     }) as unknown as Command;
+}
+
+/** The success lines of an append. */
+function _report(r: AppendResult, o: { kind: string; json: boolean }): void {
+  if (o.json) return printJson(r);
+  printText(`appended record ${r.seq} (${o.kind}) to ${r.log}: ${r.digest}`);
+  printText(
+    `log root (commitment): ${r.root} (${r.records} record${r.records === 1 ? "" : "s"})`,
+  );
+  printText(`blobs: ${r.blobs.written.length} written, ${r.blobs.present.length} already stored`);
 }
 
 function _kindArgument() {

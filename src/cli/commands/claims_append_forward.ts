@@ -8,11 +8,15 @@
 import { modelForwardClaim } from "../../prover/mod.ts";
 import { readJsonFile } from "../read_json_file.ts";
 import { checkChainFacts } from "./claims_append_chain.ts";
-import { type AppendModelOptions, MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
-import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
+import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
+import {
+  appendModelRecord,
+  type AppendResult,
+  type AppendRunOptions,
+} from "./claims_append_record.ts";
 
 /** What `claims append model_forward` is given. */
-export interface AppendForwardOptions extends AppendModelOptions {
+export interface AppendForwardOptions extends AppendRunOptions {
   /** The token batch file. */
   readonly tokens: string;
   /** Fingerprinted `[sequence, token]` rows (default: each sequence's last token). */

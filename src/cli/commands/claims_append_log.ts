@@ -9,7 +9,7 @@
 import { dirname } from "node:path";
 import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
-import { removeOnInterrupt } from "../cleanup.ts";
+import { removeOnInterrupt, sayOnInterrupt } from "../cleanup.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { tempSibling } from "../temp_sibling.ts";
@@ -56,21 +56,26 @@ export async function readLogForAppend(path: string): Promise<LogForAppend> {
  * Replaces the log with its new text, unless it changed since it was read.
  *
  * @param path the log file
- * @param o the new `text` and the log as it was read (`read`)
+ * @param o the new `text`, the log as it was read (`read`), and `appended`: what an interrupt says
+ *   once the new log is in place, until the returned function is called (the record is in the
+ *   log though the command has not said so yet: a rerun would append it twice)
+ * @returns `forget()`: call it once the append has been reported
  * @throws {InputError} `LOG_CHAIN` when the file changed since it was read, `OUTPUT_WRITE` on I/O
  *   failure (the old log is then unchanged)
  * @example
  * ```ts ignore
- * await replaceLog("log/claims.jsonl", { text, read });
+ * const forget = await replaceLog("log/claims.jsonl", { text, read, appended: "record 3 ..." });
  * ```
  */
 export async function replaceLog(
   path: string,
-  o: { readonly text: string; readonly read: LogForAppend },
-): Promise<void> {
+  o: { readonly text: string; readonly read: LogForAppend; readonly appended?: string },
+): Promise<() => void> {
   const tmp = tempSibling(path);
   const release = removeOnInterrupt(tmp);
+  let forget = () => {};
   try {
+    let ino: number | null;
     {
       // On the disk before it replaces the log: a power cut after the rename finds the new log
       // whole, not a renamed file whose data never reached the disk.
@@ -79,6 +84,14 @@ export async function replaceLog(
       const bytes = new TextEncoder().encode(o.text);
       for (let at = 0; at < bytes.length;) at += await f.write(bytes.subarray(at));
       await f.syncData();
+      ino = (await f.stat()).ino;
+    }
+    // Said from before the rename: an interrupt may be handled before this append sees the rename
+    // return, so the handler looks whether the log is the new file by now.
+    let renamed = false;
+    const { appended } = o;
+    if (appended !== undefined) {
+      forget = sayOnInterrupt(() => renamed || _names(path, ino) ? appended : null);
     }
     const now = await _stat(path);
     if ((now === null ? null : _stamp(now)) !== o.read.stamp) {
@@ -88,8 +101,10 @@ export async function replaceLog(
       );
     }
     await Deno.rename(tmp, path);
+    renamed = true;
     await syncFolder(dirname(path)); // the rename itself on the disk
   } catch (e) {
+    forget();
     if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError(
       "OUTPUT_WRITE",
@@ -97,6 +112,16 @@ export async function replaceLog(
     );
   } finally {
     await release(true); // renamed: nothing left to remove
+  }
+  return forget;
+}
+
+/** Whether the path names the file of that inode now (synchronous: a signal handler asks). */
+function _names(path: string, ino: number | null): boolean {
+  try {
+    return ino !== null && Deno.lstatSync(path).ino === ino;
+  } catch {
+    return false;
   }
 }
 

@@ -69,6 +69,15 @@ export interface AppendResult {
   readonly blobs: { readonly written: readonly string[]; readonly present: readonly string[] };
 }
 
+/** What an append of a model record is given: the common facts, and how its success is said. */
+export interface AppendRunOptions extends AppendModelOptions {
+  /**
+   * Reports the appended record (the command's success line), called while an interrupt still
+   * says that the record was appended.
+   */
+  readonly report?: ((r: AppendResult) => void) | undefined;
+}
+
 /**
  * Appends a model record to a claim log, with its checkpoint and files stored as blobs.
  *
@@ -86,7 +95,7 @@ export interface AppendResult {
  * ```
  */
 export async function appendModelRecord(
-  o: AppendModelOptions,
+  o: AppendRunOptions,
   builder: RecordBuilder,
 ): Promise<AppendResult> {
   const store = await openAssetStore();
@@ -97,18 +106,26 @@ export async function appendModelRecord(
   // failed or interrupted append removes it only while empty (never another's log).
   const logDone = await createOwnedDir(_folder(o.log), { shared: true });
   let ok = false;
+  // Once the log is replaced, an interrupt says the record is in it until it has been reported.
+  let forget = () => {};
   try {
-    const unlock = await lockLog(o.log);
+    let result: AppendResult;
     try {
-      const common = { ...inputs, store, files: ckpt.files };
-      const result = await _appendLocked(o, { common, builder });
-      ok = true;
-      return result;
+      const unlock = await lockLog(o.log);
+      try {
+        const common = { ...inputs, store, files: ckpt.files };
+        ({ result, forget } = await _appendLocked(o, { common, builder }));
+        ok = true;
+      } finally {
+        await unlock();
+      }
     } finally {
-      await unlock();
+      await logDone(ok);
     }
+    o.report?.(result);
+    return result;
   } finally {
-    await logDone(ok);
+    forget();
   }
 }
 
@@ -122,7 +139,7 @@ async function _appendLocked(
     };
     readonly builder: RecordBuilder;
   },
-): Promise<AppendResult> {
+): Promise<{ result: AppendResult; forget: () => void }> {
   const { common, builder } = w;
   const read = await readLogForAppend(o.log);
   const position = nextLogPosition(read.log, { logId: o.logId });
@@ -165,17 +182,24 @@ async function _appendLocked(
       const how = await commitBlob(s, blobsDir);
       if (!blobs[how].includes(s.sha256)) blobs[how].push(s.sha256);
     }
-    await replaceLog(o.log, { text, read });
+    const digest = recordDigest(record);
+    const forget = await replaceLog(o.log, {
+      text,
+      read,
+      appended: `interrupted after appending record ${position.seq} (${digest}) to '${o.log}': ` +
+        "it is in the log (do not append it again)",
+    });
     ok = true;
-    return {
+    const result = {
       log: o.log,
       logId: position.logId,
       seq: position.seq,
-      digest: recordDigest(record),
+      digest,
       records: log.records.length,
       root: log.root,
       blobs,
     };
+    return { result, forget };
   } finally {
     for (const s of staged) await s.discard();
     await blobsDone(ok);

@@ -13,11 +13,15 @@ import { sequenceClaim } from "../../prover/mod.ts";
 import { readJsonFile, readTextFile } from "../read_json_file.ts";
 import type { StagedBlob } from "./claims_append_blobs.ts";
 import { checkChainFacts } from "./claims_append_chain.ts";
-import { type AppendModelOptions, MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
-import { appendModelRecord, type AppendResult } from "./claims_append_record.ts";
+import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
+import {
+  appendModelRecord,
+  type AppendResult,
+  type AppendRunOptions,
+} from "./claims_append_record.ts";
 
 /** What `claims append sequence` is given. */
-export interface AppendSequenceOptions extends AppendModelOptions {
+export interface AppendSequenceOptions extends AppendRunOptions {
   /** The serving-history file (`bitaudit.serving-history/v1`, its RFC 8785 bytes). */
   readonly history: string;
   /** The tokens file: `{"prompt": [ids...], "generated": [ids...]}`. */

@@ -10,7 +10,9 @@
  * therefore check, once it holds it, that the path still names that file (else the file it holds
  * is a removed one that another append may also think it holds, and it starts again). A lock file
  * written without the advisory lock (by an append of an earlier version, which refused any lock
- * file that existed) is held by no process either and is taken over likewise.
+ * file that existed) is held by no process either and is taken over likewise. Only a file that an
+ * append could have written is taken over (empty, or a process id line): anything else at that
+ * name is someone's file, refused and left as it is.
  *
  * @module
  */
@@ -30,7 +32,8 @@ const _TRIES = 8;
  * @param path the log file
  * @returns `unlock()`, which removes the lock file, then lets go of it
  * @throws {InputError} `LOG_LOCKED` when another process holds the lock (another append runs;
- *   the message names it), `OUTPUT_WRITE` when the lock cannot be created or written, or its name
+ *   the message names it) or the lock's name holds a file no append wrote (not touched),
+ *   `OUTPUT_WRITE` when the lock cannot be created or written, or its name
  *   is taken by something other than a plain file of that one name (a symbolic or hard link is
  *   never written through)
  * @example
@@ -79,10 +82,19 @@ async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
     held = true;
     const now = await _lstat(lock);
     if (now === null || now.ino !== (await file.stat()).ino) return null;
+    if (!(await _lockText(file))) {
+      held = false; // not this tool's file: left as it is
+      throw new InputError(
+        "LOG_LOCKED",
+        `Cannot append to '${path}': '${lock}' holds something no append wrote (a lock holds ` +
+          "only a process id): not touched; move it away or name another log",
+      );
+    }
     // A lock another user of a shared log left is held through a read-only handle: it still
     // names its last holder (the file is not ours to write).
     if (opened.writable) {
       await file.truncate(0);
+      await file.seek(0, Deno.SeekMode.Start); // read up to its end by the check above
       const text = new TextEncoder().encode(`${Deno.pid}\n`);
       for (let at = 0; at < text.length;) at += await file.write(text.subarray(at));
     }
@@ -212,6 +224,29 @@ async function _removeLeftovers(path: string): Promise<void> {
   } catch { /* an unreadable folder: nothing to tidy */ }
 }
 
+/**
+ * Whether an open lock file holds what an append writes there: nothing (a lock just created, or
+ * one whose holder could not name itself) or one process id line. Anything else at that name is
+ * someone's file, which an append must neither truncate nor remove.
+ */
+async function _lockText(file: Deno.FsFile): Promise<boolean> {
+  const size = (await file.stat()).size;
+  if (size === 0) return true;
+  if (size > _MAX_LOCK_BYTES) return false;
+  const buf = new Uint8Array(size);
+  for (let at = 0; at < size;) {
+    const n = await file.read(buf.subarray(at));
+    if (n === null) return false;
+    at += n;
+  }
+  return _PID_LINE.test(new TextDecoder().decode(buf));
+}
+
+/** A lock's content: the holder's process id and a newline (a digit string cut short passes). */
+const _PID_LINE = /^(\d{1,10})\n?$/;
+/** The longest such content: ten digits and a newline. */
+const _MAX_LOCK_BYTES = 11;
+
 /** Who holds a lock, from its content (`<pid>`), for the refusal; bounded and plain. */
 async function _holder(lock: string): Promise<string> {
   let head = "";
@@ -220,6 +255,6 @@ async function _holder(lock: string): Promise<string> {
     const buf = new Uint8Array(32);
     head = new TextDecoder().decode(buf.subarray(0, (await f.read(buf)) ?? 0));
   } catch { /* removed meanwhile, or unreadable */ }
-  const m = /^(\d{1,10})\n?$/.exec(head);
+  const m = _PID_LINE.exec(head);
   return m === null ? "an unknown process" : `process ${m[1]}`;
 }
