@@ -19,9 +19,15 @@ export interface F32Arith {
   readonly mul: (a: number, b: number) => number;
   /** `fma.f32`: a·b + c with one rounding. */
   readonly fma: (a: number, b: number, c: number) => number;
-  /** `acc[j] = fma(a, x[j], acc[j])` for every j of `acc`, in place (`fma`'s bits). */
+  /**
+   * `acc[j] = fma(a, x[j], acc[j])` for every j of `acc`, in place (`fma`'s bits); `x` at least as
+   * long as `acc` (else a RangeError).
+   */
   readonly fmaRow: (a: number, x: Uint32Array, acc: Uint32Array) => void;
-  /** `out[j] = mul(x[j], b)` for every j of `out` (`mul`'s bits; `out` may be `x`). */
+  /**
+   * `out[j] = mul(x[j], b)` for every j of `out` (`mul`'s bits; `out` may be `x`); `x` at least as
+   * long as `out` (else a RangeError).
+   */
   readonly mulRow: (x: Uint32Array, b: number, out: Uint32Array) => void;
 }
 
@@ -53,15 +59,18 @@ export function f32Arith(options: F32OpOptions = {}): F32Arith {
     : _addRn;
   const mul = (a: number, b: number) => _mulF32(a, b, mode, ftz);
   const fma = (a: number, b: number, c: number) => _fmaF32(a, b, c, mode, ftz);
-  // The row forms read the rows as float values (nearest-even only); other modes loop.
+  // The row forms read the rows as float values (nearest-even only); other modes loop. A row
+  // shorter than the one written would read past its end (NaN or 0, by path): refused.
   const fmaRow = mode === "rne"
-    ? (a: number, x: Uint32Array, acc: Uint32Array) => _fmaRowRn(a, x, acc, ftz)
+    ? (a: number, x: Uint32Array, acc: Uint32Array) => _fmaRowRn(a, _rowOf(x, acc), acc, ftz)
     : (a: number, x: Uint32Array, acc: Uint32Array) => {
+      _rowOf(x, acc);
       for (let j = 0; j < acc.length; j++) acc[j] = fma(a, x[j] as number, acc[j] as number);
     };
   const mulRow = mode === "rne"
-    ? (x: Uint32Array, b: number, out: Uint32Array) => _mulRowRn(x, b, out, ftz)
+    ? (x: Uint32Array, b: number, out: Uint32Array) => _mulRowRn(_rowOf(x, out), b, out, ftz)
     : (x: Uint32Array, b: number, out: Uint32Array) => {
+      _rowOf(x, out);
       for (let j = 0; j < out.length; j++) out[j] = mul(x[j] as number, b);
     };
   return Object.freeze({ add, mul, fma, fmaRow, mulRow });
@@ -79,3 +88,11 @@ export function f32Arith(options: F32OpOptions = {}): F32Arith {
  * ```
  */
 export const F32_RN: F32Arith = f32Arith();
+
+/** The row read, refused when shorter than the row written. */
+function _rowOf(x: Uint32Array, written: Uint32Array): Uint32Array {
+  if (x.length < written.length) {
+    throw new RangeError(`FP32 row of ${x.length} elements read for ${written.length} written`);
+  }
+  return x;
+}

@@ -107,3 +107,12 @@ Deno.test("`f32Arith().fmaRow` keeps IEEE zero signs, the canonical NaN, FTZ and
   ftz.fmaRow(1, new Uint32Array([0x7f7fffff]), kept); // 2^-149 * max flushed: 0 * max + 1
   assert.equal(kept[0], 0x3f800000);
 });
+
+Deno.test("fmaRow() and mulRow() refuse a row read shorter than the row written, in every mode", () => {
+  for (const mode of ["rne", "rz", "ru", "rd"] as const) {
+    const ops = f32Arith({ mode });
+    assert.throws(() => ops.fmaRow(0x3f800000, new Uint32Array(2), new Uint32Array(3)), RangeError);
+    assert.throws(() => ops.mulRow(new Uint32Array(2), 0x3f800000, new Uint32Array(3)), RangeError);
+    ops.fmaRow(0x3f800000, new Uint32Array(4), new Uint32Array(3));
+  }
+});
