@@ -179,18 +179,14 @@ export function removeOnInterrupt(
   };
 }
 
-/**
- * The folders above a removal's path up to its `upTo`, nearest first (none without one). A name
- * ending in `.` or `..` (a path given as `a/b/../c`) is left out: it names a folder listed under
- * its own name too, and can be removed under that name only.
- */
+/** The folders above a removal's path up to its `upTo`, nearest first (none without one). */
 function _emptyParents(r: _Removal): string[] {
   const up = r.upTo === undefined ? undefined : trimSlashes(r.upTo);
   const path = trimSlashes(r.path);
   if (up === undefined || path === up || !path.startsWith(up === "/" ? "/" : `${up}/`)) return [];
   const out: string[] = [];
   for (let at = parentDir(path);; at = parentDir(at)) {
-    if (!/(^|\/)\.\.?$/.test(at)) out.push(at);
+    out.push(at);
     if (at === up || at === parentDir(at)) return out;
   }
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { InputError } from "../errors.ts";
 import { ioCause } from "../io_cause.ts";
 import { type FileIdentity, fileIdentity, noteWritten, removeOnInterrupt } from "./cleanup.ts";
@@ -15,8 +16,10 @@ import { tempSibling } from "./temp_sibling.ts";
 
 /**
  * Writes bytes to a path that must not exist yet; the folders it goes into are created when
- * missing (and removed again when the write fails). The path is used as given, as the system
- * resolves it (`lnk/../x` is beside the folder `lnk` links to), for every check and write alike.
+ * missing (and removed again when the write fails). The path is normalised first (`lnk/../x` is
+ * `x`): Deno resolves `..` by the text for most operations when permissions are given by path
+ * (`--allow-write`) but by the file system for a removal, and by the file system for all under
+ * `-A`; without `..` every check, write and removal names the same file.
  *
  * @param path destination
  * @param data bytes or text
@@ -39,6 +42,7 @@ export async function writeNewFile(
     published?: ((identity: FileIdentity | undefined) => void) | undefined;
   } = {},
 ): Promise<FileIdentity | undefined> {
+  path = normalize(path);
   await refuseExisting(path);
   const created = await makeParentDirs(path);
   // The folders created for it, each only while empty (another file may have gone in meanwhile).

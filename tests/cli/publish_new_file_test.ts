@@ -2,7 +2,8 @@
  * A new file is published under its name without ever replacing what is there, even a file that
  * appeared a moment before (two runs writing one path: one writes, the other is OUTPUT_EXISTS);
  * an interrupt while it is being published leaves nothing of it; a key pair's cleanup never takes
- * away another run's key; and a path is written where the system resolves it (`lnk/../x`).
+ * away another run's key; and a path with `..` (`lnk/../x`) is written, checked and removed at
+ * its normalised text alone, never at the file the system would resolve it to.
  */
 import assert from "node:assert/strict";
 import { writeNewFile } from "../../src/cli/write_new_file.ts";
@@ -131,20 +132,37 @@ Deno.test("key generate interrupted while either half is published leaves neithe
   }
 });
 
-Deno.test("a path through a link and .. is written where the system resolves it, not where its text leads", async () => {
+Deno.test("a path through a link and .. is written at its normalised text, leaving no temporary file and never touching the file the system would resolve it to", async () => {
+  // Deno resolves `..` by the text for a write when permissions are given by path (the CLI's
+  // --allow-read --allow-write) but by the file system for a removal: unnormalised, the write
+  // went to `x`, its temporary name stayed, and a cleanup removed `elsewhere/x`.
   const dir = await tempDir({ prefix: "bitaudit-publish-" });
   await Deno.mkdir(`${dir}/elsewhere/d`, { recursive: true });
   await Deno.symlink(`${dir}/elsewhere/d`, `${dir}/lnk`);
+  await Deno.writeTextFile(`${dir}/elsewhere/x.json`, "user's");
   await writeNewFile(`${dir}/lnk/../x.json`, "1");
-  assert.equal(await Deno.readTextFile(`${dir}/elsewhere/x.json`), "1");
+  assert.equal(await Deno.readTextFile(`${dir}/x.json`), "1");
   await generateKeys(`${dir}/lnk/../k`);
-  assert.deepEqual(await names(`${dir}/elsewhere`), ["d", "k.key", "k.pub", "x.json"]);
-  assert.deepEqual(await names(dir), ["elsewhere", "lnk"]);
-  // And one that exists there is refused, though nothing of its name is beside the link.
+  assert.deepEqual(await names(`${dir}/elsewhere`), ["d", "x.json"]);
+  assert.deepEqual(await names(dir), ["elsewhere", "k.key", "k.pub", "lnk", "x.json"]);
+  // And one that exists there is refused.
   await assert.rejects(
     writeNewFile(`${dir}/lnk/../x.json`, "2"),
     isCode(InputError, "OUTPUT_EXISTS"),
   );
+  assert.equal(await Deno.readTextFile(`${dir}/elsewhere/x.json`), "user's");
+});
+
+Deno.test("generateKeys() through lnk/..: a failed public half removes this run's key, not the key the system resolves the name to", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-publish-" });
+  await Deno.mkdir(`${dir}/elsewhere/d`, { recursive: true });
+  await Deno.symlink(`${dir}/elsewhere/d`, `${dir}/lnk`);
+  await Deno.writeTextFile(`${dir}/elsewhere/k.key`, "the user's own key");
+  const failPub: typeof writeNewFile = (p, d, o) =>
+    p.endsWith(".pub") ? Promise.reject(new Error("disk full")) : writeNewFile(p, d, o);
+  await assert.rejects(generateKeys(`${dir}/lnk/../k`, failPub), /disk full/);
+  assert.equal(await Deno.readTextFile(`${dir}/elsewhere/k.key`), "the user's own key");
+  assert.deepEqual(await names(dir), ["elsewhere", "lnk"], "neither this run's key nor a temp");
 });
 
 Deno.test("a failed write through new folders named with .. removes the folders it created", async () => {

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { Command } from "@commander-js/extra-typings";
 import {
   buildTrustRoot,
@@ -343,8 +344,10 @@ export async function generateKeys(
         "<name>.key and <name>.pub)",
     );
   }
-  const privPath = `${prefix}.key`;
-  const pubPath = `${prefix}.pub`;
+  // Without `..` (see writeNewFile): the key removed again is the one written, never the file a
+  // removal would find by resolving `lnk/..` on the file system.
+  const privPath = normalize(`${prefix}.key`);
+  const pubPath = normalize(`${prefix}.pub`);
   for (const p of [privPath, pubPath]) await refuseExisting(p);
   const kp = await generateKeyPair();
   // A private key without its public half is of no use and must not be left behind: taken away

@@ -12,6 +12,7 @@
  * @module
  */
 import { forwardPositionsFlag } from "../positions_flag.ts";
+import { normalize } from "node:path";
 import { Command, Option } from "@commander-js/extra-typings";
 import { INTERCONNECTS } from "../../kernels/mod.ts";
 import { synthDecoderCheckpoint } from "../../model/mod.ts";
@@ -198,10 +199,13 @@ export async function synthCheckpointDir(
       } (one shard a tensor at most)`,
     );
   }
-  const done = await prepareOutputDir(o.out, ["config.json", ...files.map((f) => f.name)]);
+  // Without `..` (see writeNewFile): each weight file's temporary name is removed where it was
+  // written.
+  const out = normalize(o.out);
+  const done = await prepareOutputDir(out, ["config.json", ...files.map((f) => f.name)]);
   let ok = false;
   try {
-    await writeNewFile(`${o.out}/config.json`, configBytes);
+    await writeNewFile(`${out}/config.json`, configBytes);
     for (const f of files) {
       let bytes: ReturnType<typeof f.bytes>;
       try {
@@ -214,7 +218,7 @@ export async function synthCheckpointDir(
             `give more --shards (now ${o.shards})`,
         );
       }
-      await _writeWeights(`${o.out}/${f.name}`, bytes);
+      await _writeWeights(`${out}/${f.name}`, bytes);
     }
     ok = true;
   } finally {
