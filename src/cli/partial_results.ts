@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import { type Build, describeBuild, type PlanItem, resultBuild, sameBuild } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
-import { removeOnInterrupt } from "./cleanup.ts";
+import { fileIdentity, removeOnInterrupt } from "./cleanup.ts";
 import { ioCause } from "../io_cause.ts";
 import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
 import { splitLines } from "../split_lines.ts";
@@ -229,9 +229,14 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
           throw e;
         }
         created = true;
-        // Empty until its first line is written: an interrupt meanwhile takes it away.
-        dropOnInterrupt = removeOnInterrupt(path, { recursive: false });
-        own = await file.stat();
+        const info = file.statSync();
+        own = info;
+        // Empty until its first line is written: an interrupt meanwhile takes it away, while the
+        // path still names it (another run's file put there meanwhile stays).
+        dropOnInterrupt = removeOnInterrupt(path, {
+          recursive: false,
+          identity: fileIdentity(info),
+        });
       } else {
         await check(); // before opening: a link put in its place is not followed
         file = await Deno.open(path, { append: true });

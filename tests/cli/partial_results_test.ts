@@ -140,3 +140,27 @@ Deno.test("openPartial(): a run interrupted after creating the partial file and 
   assert.equal((await child.status).code, 143);
   await assert.rejects(Deno.lstat(path), Deno.errors.NotFound);
 });
+
+Deno.test("openPartial(): an interrupt before the first line leaves a file another run put under the partial's name", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-partial-" });
+  const path = `${dir}/r0.jsonl.partial`;
+  const mod = new URL("../../src/cli/partial_results.ts", import.meta.url).href;
+  // The child creates its (empty) file; another run's file takes the name; the child is
+  // interrupted before its first line.
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { openPartial } from "${mod}";
+       const path = Deno.args[0];
+       const partial = openPartial(path, null);
+       await partial.append("");
+       Deno.removeSync(path);
+       Deno.writeTextFileSync(path, "another run's line\\n");
+       Deno.kill(Deno.pid, "SIGTERM");
+       await new Promise((r) => setTimeout(r, 10_000));`,
+      path,
+    ],
+  }).output();
+  assert.equal(r.code, 143);
+  assert.equal(await Deno.readTextFile(path), "another run's line\n");
+});
