@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import {
   decodePrivateKeyPem,
   decodePublicKeyPem,
@@ -276,6 +277,9 @@ export async function prepareOutputDir(
   names: readonly string[],
 ): Promise<(ok: boolean) => Promise<void>> {
   if (dir === "") throw new UsageError("USAGE_PATH", "Cannot write into '': the path is empty");
+  // Without `..` (see writeNewFile): the probe is removed where it was written, and every check
+  // names the folder the outputs go into.
+  dir = normalize(dir);
   let info: Deno.FileInfo | null = null;
   try {
     info = await Deno.stat(dir);

@@ -355,3 +355,24 @@ Deno.test("model forward and claims append refuse a folder with a *.safetensors 
   assertCliCode(r.stderr, "CHECKPOINT_AMBIGUOUS");
   await assert.rejects(Deno.stat(`${dir}/log`), Deno.errors.NotFound, "no log, no blob");
 });
+
+Deno.test("claims append --log lnk/../log/claims.jsonl: the lock is taken and removed at the normalised path, never where the system resolves the name", async () => {
+  // Under the CLI's --allow-read --allow-write Deno resolves `..` by the text for an open but by
+  // the file system for a removal: unnormalised, the lock was made in `log/` and the removal took
+  // `elsewhere/log/claims.jsonl.lock` away, with everything in it.
+  const dir = await tempDir();
+  await Deno.mkdir(`${dir}/elsewhere/d`, { recursive: true });
+  await Deno.symlink(`${dir}/elsewhere/d`, `${dir}/lnk`);
+  await Deno.mkdir(`${dir}/elsewhere/log/claims.jsonl.lock`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/elsewhere/log/claims.jsonl.lock/notes`, "mine");
+  // Refused once the lock is held (a new log needs --log-id): the lock is let go and removed.
+  const r = await append(dir, {
+    model: "qwen3-tiny-dense",
+    fingerprint: "ab".repeat(32),
+    extra: ["--log", `${dir}/lnk/../log/claims.jsonl`],
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assertCliCode(r.stderr, "USAGE");
+  assert.equal(await Deno.readTextFile(`${dir}/elsewhere/log/claims.jsonl.lock/notes`), "mine");
+  await assert.rejects(Deno.lstat(`${dir}/log`), Deno.errors.NotFound, "nothing left of the lock");
+});

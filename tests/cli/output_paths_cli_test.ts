@@ -131,6 +131,40 @@ for (const [name, w] of Object.entries(WRITERS)) {
   });
 }
 
+for (const [name, w] of Object.entries(WRITERS)) {
+  Deno.test(`${name} --out lnk/../out: written at the normalised path, nothing left or touched where the system resolves the name`, async () => {
+    // Under the CLI's --allow-read --allow-write Deno resolves `..` by the text for a write but
+    // by the file system for a removal: unnormalised, a probe, temporary or partial file was
+    // written at `out` and removed (or not) at `elsewhere/out`.
+    const dir = await Deno.makeTempDir({ dir: f.dir, prefix: name.replace(" ", "-") });
+    await Deno.mkdir(`${dir}/elsewhere/d`, { recursive: true });
+    await Deno.symlink(`${dir}/elsewhere/d`, `${dir}/lnk`);
+    const theirs = ["out", "out.key", "out.partial", "out.pub"];
+    for (const n of theirs) await Deno.writeTextFile(`${dir}/elsewhere/${n}`, MINE);
+    const r = await runBitaudit(w.args(`${dir}/lnk/../out`));
+    assert.equal(r.code, w.ok, r.stderr);
+    const made = w.writes === "prefix" ? ["out.key", "out.pub"] : ["out"];
+    assert.deepEqual(await _names(dir), ["elsewhere", "lnk", ...made]);
+    if (w.writes === "folder") {
+      assert.ok(!(await _names(`${dir}/out`)).some((n) => n.startsWith(".")), "no probe left");
+    }
+    assert.deepEqual(await _names(`${dir}/elsewhere`), ["d", ...theirs]);
+    for (const n of theirs) assert.equal(await Deno.readTextFile(`${dir}/elsewhere/${n}`), MINE);
+  });
+}
+
+Deno.test("demo --out lnk/../out under -A reads back what it wrote at the normalised path", async () => {
+  // Under -A Deno resolves `..` by the file system for every operation: the demo wrote its files
+  // at `out` (normalised) and read `lnk/../out/checkpoint.txt` from `elsewhere/out`.
+  const dir = await Deno.makeTempDir({ dir: f.dir, prefix: "demo" });
+  await Deno.mkdir(`${dir}/elsewhere/d`, { recursive: true });
+  await Deno.symlink(`${dir}/elsewhere/d`, `${dir}/lnk`);
+  const r = await runBitaudit(["demo", "--out", `${dir}/lnk/../out`, "--json"], { perms: ["-A"] });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok((await _names(`${dir}/out`)).includes("attestation.dsse.json"));
+  assert.deepEqual(await _names(`${dir}/elsewhere`), ["d"]);
+});
+
 Deno.test("page --out a file exits 2 with OUTPUT_EXISTS naming it, never 70", async () => {
   const dir = await Deno.makeTempDir({ dir: f.dir });
   await Deno.writeTextFile(`${dir}/site`, MINE);
@@ -163,4 +197,9 @@ async function _smallConfig(): Promise<string> {
     vocab_size: 64,
   });
   return JSON.stringify(c);
+}
+
+/** The names in a folder, sorted. */
+async function _names(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { Command } from "@commander-js/extra-typings";
 import type { ClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -78,16 +79,20 @@ export function auditWorkCommand(): Command {
       const key = await loadSigningKey(opts.key);
       _refuseKey(plan, { publicKey: key.publicKey, option: "--key", path: opts.key }, opts.plan);
       const own = workerKeys([key.publicKey]);
-      await makeParentDirs(opts.out); // the partial file goes there before the results do
+      // Without `..` (see writeNewFile): the partial file removed once the shard is written is the
+      // one this run checked and appended to, never the file a removal would find by resolving
+      // `lnk/..` on the file system.
+      const out = normalize(opts.out);
+      await makeParentDirs(out); // the partial file goes there before the results do
       // This build: results of another (version, or code and tables) are not this run's.
       const store = await openAssetStore();
       const build = ownBuild(store);
-      const done = await _alreadyDone(opts.out, { planDigest, items, own, build });
+      const done = await _alreadyDone(out, { planDigest, items, own, build });
       let resumed = 0;
       if (!done) {
         const { log, path: logPath } = await loadPlanLog({ plan, path: opts.plan }, opts.log);
         const budget = plan.maxRecordProducts;
-        resumed = await _work({ planDigest, log, items, out: opts.out, key, build, budget }, {
+        resumed = await _work({ planDigest, log, items, out, key, build, budget }, {
           store,
           blobs: opts.blobs ?? blobsBeside(logPath),
           threads: opts.threads,

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { type AssetStore, openAssetStore } from "../../assets/mod.ts";
 import { type ClaimRecord, formatClaimLog, parseClaimLog, recordDigest } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
@@ -81,7 +82,7 @@ export interface AppendRunOptions extends AppendModelOptions {
 /**
  * Appends a model record to a claim log, with its checkpoint and files stored as blobs.
  *
- * @param o the common facts and where the log is
+ * @param given the common facts and where the log is
  * @param builder the kind's files and record builder
  * @returns the record's place and digest, the new root and the blobs stored
  * @throws {InputError} the builder's refusals, the checkpoint's `CHECKPOINT_*` and `CONFIG_*`
@@ -95,9 +96,12 @@ export interface AppendRunOptions extends AppendModelOptions {
  * ```
  */
 export async function appendModelRecord(
-  o: AppendRunOptions,
+  given: AppendRunOptions,
   builder: RecordBuilder,
 ): Promise<AppendResult> {
+  // Without `..` (see writeNewFile): the lock and the temporary copy removed are the files this
+  // append wrote, never those a removal would find by resolving `lnk/..` on the file system.
+  const o = { ...given, log: normalize(given.log) };
   const store = await openAssetStore();
   const inputs = await readModelInputs(store, o);
   using opened = await openCheckpointDir(o.checkpoint); // refuses what is no checkpoint before any copy

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "@commander-js/extra-typings";
 import {
@@ -96,7 +97,11 @@ export function demoCommand(): Command {
       // A bad --k is refused before the simulated prover runs (the audit checks it against the
       // population later; the bundled scenario holds 372 records).
       intFlag(opts.k, { flag: "--k", min: 1 });
-      const out = opts.out ?? await Deno.makeTempDir({ prefix: "bitaudit-demo-" });
+      // Without `..` (see writeNewFile): what the demo reads back is what it wrote, however the
+      // runtime resolves `lnk/..` (by the text, or under -A by the file system).
+      const out = opts.out === undefined
+        ? await Deno.makeTempDir({ prefix: "bitaudit-demo-" })
+        : normalize(opts.out);
       // A temporary folder is the demo's own: removed if the run fails or is interrupted.
       const releaseTemp = opts.out === undefined ? removeOnInterrupt(out) : undefined;
       let finished = false;
