@@ -96,7 +96,8 @@ export async function writeNewFile(
  *   its identity, so that no interrupt finds it registered by no one
  * @returns the file's identity (undefined where the platform has no inode numbers)
  * @throws {InputError} `OUTPUT_EXISTS` when the name is taken (left as it is); the system's error
- *   on other failures
+ *   on other failures (a link refused for any reason but a file system without hard links is
+ *   one: nothing is renamed then)
  * @example
  * ```ts ignore
  * await Deno.writeFile(tmp, bytes, { createNew: true });
@@ -124,6 +125,9 @@ export async function publishNew(
           `Cannot write '${path}': it appeared meanwhile (not overwritten)`,
         );
       }
+      // Any other failure (no write permission on the folder, a folder gone, too many links) is
+      // the write's: only a file system without hard links falls back.
+      if (!_noHardLinks(e)) throw e;
       // A file system without hard links (FAT, exFAT): the name is checked and the file renamed
       // onto it, as before links were used (a file appearing between the two could be replaced).
       await refuseExisting(path);
@@ -140,6 +144,23 @@ export async function publishNew(
     await release(false);
   }
   return identity;
+}
+
+/**
+ * Whether a failed `Deno.link` says that the file system has no hard links: `EPERM` (what FAT and
+ * exFAT answer on Linux and macOS) or an operation not supported. Deno gives `EPERM` and `EACCES`
+ * (no write permission on the folder) the same class, `PermissionDenied`: they are told apart by
+ * the error's `code`, else by the system's error number in its message (1 is `EPERM`); one that
+ * says neither is taken for a file system without hard links, as before (the rename onto a
+ * checked name then fails on its own if the folder cannot be written).
+ */
+function _noHardLinks(e: unknown): boolean {
+  if (e instanceof Deno.errors.NotSupported) return true;
+  if (!(e instanceof Deno.errors.PermissionDenied)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === "string" && code !== "") return code === "EPERM";
+  const os = /\(os error (\d+)\)/.exec(e.message)?.[1];
+  return os === undefined || os === "1";
 }
 
 /**

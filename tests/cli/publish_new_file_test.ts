@@ -197,3 +197,47 @@ Deno.test("on a file system without hard links a new file is still written (rena
     Object.defineProperty(Deno, "link", { value: link, configurable: true, writable: true });
   }
 });
+
+Deno.test("a link refused for another reason than a file system without hard links is OUTPUT_WRITE and publishes nothing", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-publish-linkerr-" });
+  const link = Deno.link;
+  const failing = (e: Error) => {
+    Object.defineProperty(Deno, "link", {
+      value: () => Promise.reject(e),
+      configurable: true,
+      writable: true,
+    });
+  };
+  const coded = <E extends Error>(e: E, code: string) => Object.assign(e, { code });
+  // What Deno raises for EACCES (the same class as EPERM), ENOENT and EMLINK.
+  const refused = [
+    coded(new Deno.errors.PermissionDenied("Permission denied (os error 13): link"), "EACCES"),
+    new Deno.errors.PermissionDenied("Permission denied (os error 13): link"),
+    coded(new Deno.errors.NotFound("No such file or directory (os error 2): link"), "ENOENT"),
+    coded(new Error("Too many links (os error 31): link"), "EMLINK"),
+  ];
+  // A file system without hard links: EPERM, or the operation not supported.
+  const fallback = [
+    coded(new Deno.errors.PermissionDenied("Operation not permitted (os error 1): link"), "EPERM"),
+    new Deno.errors.PermissionDenied("Operation not permitted (os error 1): link"),
+    new Deno.errors.NotSupported("Operation not supported (os error 95): link"),
+  ];
+  try {
+    for (const [i, e] of refused.entries()) {
+      failing(e);
+      await assert.rejects(
+        () => writeNewFile(`${dir}/r${i}.json`, "R"),
+        (err) =>
+          isCode(InputError, "OUTPUT_WRITE")(err) && (err as Error).message.includes(e.message),
+      );
+    }
+    assert.deepEqual(await names(dir), [], "nothing renamed into place, no temporary left");
+    for (const [i, e] of fallback.entries()) {
+      failing(e);
+      await writeNewFile(`${dir}/f${i}.json`, "F");
+    }
+    assert.deepEqual(await names(dir), ["f0.json", "f1.json", "f2.json"]);
+  } finally {
+    Object.defineProperty(Deno, "link", { value: link, configurable: true, writable: true });
+  }
+});
