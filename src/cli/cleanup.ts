@@ -39,15 +39,34 @@ export function fileIdentity(info: Deno.FileInfo): FileIdentity | undefined {
   return info.ino === null ? undefined : { dev: info.dev, ino: info.ino };
 }
 
-/** Whether `path` names the file `identity` was taken from (always, without an identity). */
-function _isStill(path: string, identity: FileIdentity | undefined): boolean {
-  if (identity === undefined) return true;
+/**
+ * Whether a path names, now, the file an identity was taken from (same device and inode; a link
+ * at the path is not followed). Synchronous: a signal handler asks it.
+ *
+ * @param path the name to look at
+ * @param identity the file's identity (`fileIdentity`)
+ * @returns true when the path holds that file; false when it holds another or nothing
+ * @example
+ * ```ts
+ * import { fileIdentity, namesFile } from "./cleanup.ts";
+ * const tmp = await Deno.makeTempFile();
+ * const identity = fileIdentity(await Deno.lstat(tmp));
+ * if (identity !== undefined && !namesFile(tmp, identity)) throw new Error();
+ * await Deno.remove(tmp);
+ * ```
+ */
+export function namesFile(path: string, identity: FileIdentity): boolean {
   try {
     const now = Deno.lstatSync(path);
     return now.dev === identity.dev && now.ino === identity.ino;
   } catch {
     return false; // gone already
   }
+}
+
+/** Whether `path` names the file `identity` was taken from (always, without an identity). */
+function _isStill(path: string, identity: FileIdentity | undefined): boolean {
+  return identity === undefined || namesFile(path, identity);
 }
 
 /**

@@ -10,7 +10,7 @@ import { InputError } from "../errors.ts";
 import { ITEM_RESULT_PAYLOAD_TYPE, openItemResult, type WorkerKeys } from "../attest/mod.ts";
 import { type Build, describeBuild, type PlanItem, resultBuild, sameBuild } from "../verify/mod.ts";
 import { readTextFile } from "./read_json_file.ts";
-import { fileIdentity, removeOnInterrupt } from "./cleanup.ts";
+import { type FileIdentity, fileIdentity, removeOnInterrupt } from "./cleanup.ts";
 import { ioCause } from "../io_cause.ts";
 import { MAX_RESULT_LINES, MAX_RESULTS_BYTES } from "./read_results.ts";
 import { splitLines } from "../split_lines.ts";
@@ -45,20 +45,15 @@ function _startsResultLine(cut: string): boolean {
   return at === cut.length;
 }
 
-/** The file {@link resumePartial} checked: its device and inode numbers. */
-export interface PartialIdentity {
-  /** Device number. */
-  readonly dev: number;
-  /** Inode number (null where the platform has none, as `Deno.FileInfo` says). */
-  readonly ino: number | null;
-}
-
 /** What {@link resumePartial} found. */
 export interface ResumedPartial {
   /** Item digest -> its result line (with newline); empty when there is no partial file. */
   readonly lines: Map<string, string>;
-  /** The partial file checked, or null when there was none (give it to {@link openPartial}). */
-  readonly found: PartialIdentity | null;
+  /**
+   * The identity of the partial file checked (undefined where the platform has no inode numbers),
+   * or null when there was none (give it to {@link openPartial}).
+   */
+  readonly found: FileIdentity | undefined | null;
 }
 
 /**
@@ -143,11 +138,17 @@ export async function resumePartial(
       throw new InputError("OUTPUT_WRITE", `Cannot cut short '${path}': ${ioCause(e)}`);
     }
   }
-  return { lines: kept, found: { dev: info.dev, ino: info.ino } };
+  return { lines: kept, found: fileIdentity(info) };
 }
 
-function _same(a: PartialIdentity, b: PartialIdentity): boolean {
+/** Whether two looks at a path saw one file (same device and inode, where the platform says). */
+function _same(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
   return a.dev === b.dev && a.ino === b.ino;
+}
+
+/** Whether a file is the one of that identity (always, where the platform has no inode numbers). */
+function _is(info: Deno.FileInfo, identity: FileIdentity | undefined): boolean {
+  return identity === undefined || (info.dev === identity.dev && info.ino === identity.ino);
 }
 
 /** Whether the file has another name (a hard link); null: the platform does not say. */
@@ -183,7 +184,8 @@ export interface PartialFile {
  * device and inode) is appended to.
  *
  * @param path the partial file (`<out>.partial`)
- * @param found what {@link resumePartial} found there: the file it checked, or null for none
+ * @param found what {@link resumePartial} found there: the identity of the file it checked, or
+ *   null for none
  * @returns the partial file
  * @example
  * ```ts ignore
@@ -191,10 +193,10 @@ export interface PartialFile {
  * await partial.append(await signItemResult(r, key));
  * ```
  */
-export function openPartial(path: string, found: PartialIdentity | null): PartialFile {
+export function openPartial(path: string, found: FileIdentity | undefined | null): PartialFile {
   let file: Deno.FsFile | undefined;
-  // The file this run writes: the one resumed, or (once created) the one it created.
-  let own: PartialIdentity | null = found;
+  // The file this run writes: the one resumed, or (once created) the one it created; null: none.
+  let own: FileIdentity | undefined | null = found;
   let created = false;
   let dropOnInterrupt: ((remove: boolean) => Promise<void>) | undefined;
   const replaced = (why = "it was replaced by something other than the file this run opened") =>
@@ -202,7 +204,7 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
   // Whether the path names this run's file, a plain file with no other name.
   const named = async () => {
     const now = await Deno.lstat(path).catch(() => null);
-    if (now === null || !now.isFile || own === null || !_same(now, own)) return "replaced";
+    if (now === null || !now.isFile || own === null || !_is(now, own)) return "replaced";
     return _linked(now) ? "linked" : "own";
   };
   const check = async () => {
@@ -229,18 +231,14 @@ export function openPartial(path: string, found: PartialIdentity | null): Partia
           throw e;
         }
         created = true;
-        const info = file.statSync();
-        own = info;
+        own = fileIdentity(file.statSync());
         // Empty until its first line is written: an interrupt meanwhile takes it away, while the
         // path still names it (another run's file put there meanwhile stays).
-        dropOnInterrupt = removeOnInterrupt(path, {
-          recursive: false,
-          identity: fileIdentity(info),
-        });
+        dropOnInterrupt = removeOnInterrupt(path, { recursive: false, identity: own });
       } else {
         await check(); // before opening: a link put in its place is not followed
         file = await Deno.open(path, { append: true });
-        if (!_same(await file.stat(), found)) throw replaced();
+        if (!_is(await file.stat(), found)) throw replaced();
       }
       await check(); // the file opened is the one the path names, not a link's target
     } catch (e) {

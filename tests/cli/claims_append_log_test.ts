@@ -302,3 +302,22 @@ Deno.test("replaceLog(): an interrupt once the new log is in place, before the a
     (e: Error) => (e as { code?: string }).code === "LOG_CHAIN",
   );
 });
+
+Deno.test("lockLog(): letting go removes only the lock file held, never a folder or another file put at its name", async () => {
+  const dir = await tempDir({ prefix: "bitaudit-lock-" });
+  const log = `${dir}/claims.jsonl`;
+  const lock = `${log}.lock`;
+  for (const theirs of ["folder", "file"] as const) {
+    const unlock = await lockLog(log);
+    // The name taken away while held, and someone's folder (with a file) or file put there.
+    await Deno.rename(lock, `${dir}/moved-${theirs}`);
+    if (theirs === "folder") {
+      await Deno.mkdir(lock);
+      await Deno.writeTextFile(`${lock}/notes`, "mine");
+    } else await Deno.writeTextFile(lock, "");
+    await unlock();
+    if (theirs === "folder") assert.equal(await Deno.readTextFile(`${lock}/notes`), "mine");
+    else assert.equal(await Deno.readTextFile(lock), "");
+    await Deno.remove(lock, { recursive: true });
+  }
+});

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { openPartial, resumePartial } from "../../src/cli/partial_results.ts";
 import { workerKeys } from "../../src/attest/mod.ts";
+import { fileIdentity } from "../../src/cli/cleanup.ts";
 import { tempDir } from "../_temp.ts";
 
 // Only the file's kind and links are looked at before these tests' refusals.
@@ -70,7 +71,7 @@ Deno.test("openPartial() refuses to append to a resumed partial file that gained
   const dir = await tempDir({ prefix: "bitaudit-partial-" });
   const path = `${dir}/r0.jsonl.partial`;
   await Deno.writeTextFile(path, "line 1\n");
-  const found = await Deno.lstat(path); // as resumePartial() saw it
+  const found = fileIdentity(await Deno.lstat(path)); // as resumePartial() saw it
   await Deno.link(path, `${dir}/elsewhere`);
   const partial = openPartial(path, found);
   await assert.rejects(partial.append("line 2\n"), code("OUTPUT_REPLACED"));
@@ -85,7 +86,7 @@ Deno.test("openPartial() refuses a file put in place of the resumed one before t
   const dir = await tempDir({ prefix: "bitaudit-partial-" });
   const path = `${dir}/r0.jsonl.partial`;
   await Deno.writeTextFile(path, "line 1\n");
-  const found = await Deno.lstat(path);
+  const found = fileIdentity(await Deno.lstat(path));
   await Deno.rename(path, `${dir}/moved.partial`);
   await Deno.writeTextFile(path, "planted\n");
   const partial = openPartial(path, found);

@@ -9,7 +9,13 @@
 import { dirname } from "node:path";
 import { type ClaimLog, parseClaimLog } from "../../claims/mod.ts";
 import { InputError } from "../../errors.ts";
-import { removeOnInterrupt, sayOnInterrupt } from "../cleanup.ts";
+import {
+  type FileIdentity,
+  fileIdentity,
+  namesFile,
+  removeOnInterrupt,
+  sayOnInterrupt,
+} from "../cleanup.ts";
 import { MAX_LOG_BYTES } from "../load_inputs.ts";
 import { readTextFile } from "../read_json_file.ts";
 import { tempSibling } from "../temp_sibling.ts";
@@ -75,7 +81,7 @@ export async function replaceLog(
   const release = removeOnInterrupt(tmp);
   let forget = () => {};
   try {
-    let ino: number | null;
+    let identity: FileIdentity | undefined;
     {
       // On the disk before it replaces the log: a power cut after the rename finds the new log
       // whole, not a renamed file whose data never reached the disk.
@@ -84,14 +90,17 @@ export async function replaceLog(
       const bytes = new TextEncoder().encode(o.text);
       for (let at = 0; at < bytes.length;) at += await f.write(bytes.subarray(at));
       await f.syncData();
-      ino = (await f.stat()).ino;
+      identity = fileIdentity(await f.stat());
     }
     // Said from before the rename: an interrupt may be handled before this append sees the rename
     // return, so the handler looks whether the log is the new file by now.
     let renamed = false;
     const { appended } = o;
     if (appended !== undefined) {
-      forget = sayOnInterrupt(() => renamed || _names(path, ino) ? appended : null);
+      const written = identity;
+      forget = sayOnInterrupt(() =>
+        renamed || (written !== undefined && namesFile(path, written)) ? appended : null
+      );
     }
     const now = await _stat(path);
     if ((now === null ? null : _stamp(now)) !== o.read.stamp) {
@@ -114,15 +123,6 @@ export async function replaceLog(
     await release(true); // renamed: nothing left to remove
   }
   return forget;
-}
-
-/** Whether the path names the file of that inode now (synchronous: a signal handler asks). */
-function _names(path: string, ino: number | null): boolean {
-  try {
-    return ino !== null && Deno.lstatSync(path).ino === ino;
-  } catch {
-    return false;
-  }
 }
 
 /**

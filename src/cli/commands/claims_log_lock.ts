@@ -18,7 +18,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../../errors.ts";
-import { removeOnInterrupt } from "../cleanup.ts";
+import { fileIdentity, removeOnInterrupt } from "../cleanup.ts";
 import { ioCause } from "../../io_cause.ts";
 import { ownSibling, tempSiblingPattern } from "../temp_sibling.ts";
 
@@ -47,11 +47,16 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
   for (let i = 0; i < _TRIES; i++) {
     const held = await _take(path, lock);
     if (held === null) continue;
-    const release = removeOnInterrupt(lock);
+    // The file held, and only while the name still holds it (never a folder or another file put
+    // there meanwhile, nor anything in it).
+    const release = removeOnInterrupt(lock, {
+      recursive: false,
+      identity: fileIdentity(held.stat),
+    });
     await _removeLeftovers(path);
     return async () => {
       await release(true); // removed while still held: see the module doc
-      held.close();
+      held.file.close();
     };
   }
   throw new InputError(
@@ -61,11 +66,17 @@ export async function lockLog(path: string): Promise<() => Promise<void>> {
   );
 }
 
+/** A lock file held, and what `stat` said of it once held. */
+interface _Held {
+  readonly file: Deno.FsFile;
+  readonly stat: Deno.FileInfo;
+}
+
 /**
  * One try: the held lock file with this process's id written in it, or null when the path no
  * longer names the file this try opened (try again).
  */
-async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
+async function _take(path: string, lock: string): Promise<_Held | null> {
   let opened: _Opened | null = null;
   let held = false;
   try {
@@ -75,13 +86,14 @@ async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
     if (!(await file.tryLock(true))) {
       throw new InputError(
         "LOG_LOCKED",
-        `Cannot append to '${path}': '${lock}' is held by ${await _holder(lock)} ` +
+        `Cannot append to '${path}': '${lock}' is held by ${await _holder(file)} ` +
           "(another append is running: retry when it ends)",
       );
     }
     held = true;
     const now = await _lstat(lock);
-    if (now === null || now.ino !== (await file.stat()).ino) return null;
+    const stat = await file.stat();
+    if (now === null || now.ino !== stat.ino) return null;
     if (!(await _lockText(file))) {
       held = false; // not this tool's file: left as it is
       throw new InputError(
@@ -99,7 +111,7 @@ async function _take(path: string, lock: string): Promise<Deno.FsFile | null> {
       for (let at = 0; at < text.length;) at += await file.write(text.subarray(at));
     }
     opened = null;
-    return file;
+    return { file, stat };
   } catch (e) {
     // Ours once held: it goes again if naming the holder fails (a full disk left an empty lock).
     if (held && opened !== null) await Deno.remove(lock).catch(() => {});
@@ -247,14 +259,18 @@ const _PID_LINE = /^(\d{1,10})\n?$/;
 /** The longest such content: ten digits and a newline. */
 const _MAX_LOCK_BYTES = 11;
 
-/** Who holds a lock, from its content (`<pid>`), for the refusal; bounded and plain. */
-async function _holder(lock: string): Promise<string> {
+/**
+ * Who holds a lock, from its content (`<pid>`), for the refusal; bounded and plain. Read through
+ * the handle this try opened (and checked to be a plain file), never by the name again: whatever
+ * was put there meanwhile (a FIFO would block the read) is not opened.
+ */
+async function _holder(file: Deno.FsFile): Promise<string> {
   let head = "";
   try {
-    using f = await Deno.open(lock, { read: true });
+    await file.seek(0, Deno.SeekMode.Start);
     const buf = new Uint8Array(32);
-    head = new TextDecoder().decode(buf.subarray(0, (await f.read(buf)) ?? 0));
-  } catch { /* removed meanwhile, or unreadable */ }
+    head = new TextDecoder().decode(buf.subarray(0, (await file.read(buf)) ?? 0));
+  } catch { /* unreadable */ }
   const m = _PID_LINE.exec(head);
   return m === null ? "an unknown process" : `process ${m[1]}`;
 }
