@@ -104,8 +104,8 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
   LOG_TOO_SHORT: "The log has fewer records than the newer checkpoint commits to",
   LOG_LOCKED: "Another running append holds the log's lock (the message names its process; retry " +
     "when it ends). A lock file that a killed append left is held by no process and is taken " +
-    "over; a file at the lock's name that no append wrote (anything but a process id) is " +
-    "refused and left as it is",
+    "over; a file at the lock's name that no append wrote (anything but an empty file or a " +
+    "process id line) is refused and left as it is",
   // Audits
   AUDIT_K: "k is not an integer in 1..population",
   AUDIT_ROOT_MISMATCH: "The log's Merkle root differs from the committed root given",
@@ -172,9 +172,10 @@ export const ERROR_MEANINGS: Readonly<Record<string, string>> = Object.freeze({
     "A worker key is one the inspector may not accept: the `--trust-root` given " +
     "to `audit`, `audit merge` or `audit serve` refuses a key that computed a result (a prover key " +
     "of the root, or an inspector key of it not valid at the verdict's time), as `check` would; " +
-    "or a `--worker-pub` of `audit merge` or `audit serve`, or the `--key` of a `bitaudit worker` " +
-    "given a work order, signed the plan (an inspector's key never doubles as a worker key): " +
-    "nothing is signed or computed",
+    "or a `--worker-pub` of `audit merge` or `audit serve` signed the plan (an inspector's key " +
+    "never doubles as a worker key): nothing is signed or computed. A `bitaudit worker` whose " +
+    "`--key` a work order names among the plan's signers does not exit: it says `worker: refused " +
+    "an order: ...`, hands the order back and goes on",
   // Trust inputs
   ANNOUNCEMENT_LATE: "The announced round is not published after the announcement time (or " +
     "the announcement's RFC 3161 token dates it at or after the round)",

@@ -93,7 +93,9 @@ export async function renderErrorsDoc(): Promise<{ text: string; unexplained: st
         "`error [CODE]: Cannot <action>: <why>` (a command line naming no command prints the help " +
         "before it), and nothing is written; an unexpected exception " +
         "prints `internal error: ...` and exits 70, which is a bug: nothing an input can contain " +
-        "may reach it. Meanings of the verdicts and statuses: [glossary](glossary.md).",
+        "may reach it. A command interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP removes what it " +
+        "created and exits 130, 143 or 129. Meanings of the verdicts and statuses: " +
+        "[glossary](glossary.md).",
       100,
     ),
     "",
