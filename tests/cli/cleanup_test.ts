@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createOwnedDir } from "../../src/cli/cleanup.ts";
 import { writeNewFile } from "../../src/cli/write_new_file.ts";
 import { tempDir } from "../_temp.ts";
+import { untilReady } from "../_child_ready.ts";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
@@ -35,14 +36,7 @@ async function interrupted(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("ready")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
+  await untilReady(child);
   await meanwhile();
   child.kill(signal);
   const { code } = await child.status;

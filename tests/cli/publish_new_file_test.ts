@@ -16,6 +16,7 @@ import {
 import { InputError } from "../../src/errors.ts";
 import { isCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
+import { untilReady } from "../_child_ready.ts";
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -100,14 +101,7 @@ async function interruptedAfterPublish(call: string, nth: number): Promise<numbe
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  const reader = child.stdout.getReader();
-  let out = "";
-  while (!out.includes("ready")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
+  const out = await untilReady(child);
   assert.ok(out.includes("ready"), "the child reached the publish");
   child.kill("SIGTERM");
   const { code } = await child.status;
