@@ -526,6 +526,17 @@ Deno.test("audit merge and audit serve --trust-root refuse a --worker-pub key th
   await assert.rejects(Deno.stat(`${f.dir}/root-prover-serve`));
 });
 
+/** The refusal to sign for the fixture's worker key revoked in the trust root given. */
+function revokedWorkerRefusal(flags = ""): RegExp {
+  return new RegExp(
+    "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
+      `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
+      `computed ${K} of the ${K} results, is an inspector key of your trust root, revoked: key ` +
+      "compromise at the verdict's time 2026-06-01T12:00:00Z$",
+    flags,
+  );
+}
+
 Deno.test("audit merge --trust-root refuses to sign results of a worker key the root holds as an inspector key revoked at the verdict's time (WORKER_KEY_REFUSED), and writes nothing; a worker key it accepts or does not list signs the same bytes as without", async () => {
   const revoked = await workerRoot("root-revoked-worker", {
     edit: { revoked: { time: "2026-05-01T00:00:00Z", reason: "key compromise" } },
@@ -536,12 +547,7 @@ Deno.test("audit merge --trust-root refuses to sign results of a worker key the 
   assertCliCode(m.stderr.trimEnd(), "WORKER_KEY_REFUSED");
   assert.match(
     m.stderr.trimEnd(),
-    new RegExp(
-      "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
-        `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
-        `computed ${K} of the ${K} results, is an inspector key of your trust root, revoked: key ` +
-        "compromise at the verdict's time 2026-06-01T12:00:00Z$",
-    ),
+    revokedWorkerRefusal(),
   );
   await assert.rejects(Deno.stat(`${f.dir}/root-revoked`));
   const valid = await workerRoot("root-valid-worker", {});
@@ -582,13 +588,7 @@ Deno.test("audit --worker-key --trust-root judges the worker key as audit merge 
   assert.equal(r.code, 2, r.stdout + r.stderr);
   assert.match(
     r.stderr.trimEnd(),
-    new RegExp(
-      "^error \\[WORKER_KEY_REFUSED\\]: Cannot sign the verdict: check with the trust root " +
-        `given would refuse its workers: worker key ${f.worker.keyid.slice(0, 16)}…, which ` +
-        `computed ${K} of the ${K} results, is an inspector key of your trust root, revoked: key ` +
-        "compromise at the verdict's time 2026-06-01T12:00:00Z$",
-      "m",
-    ),
+    revokedWorkerRefusal("m"),
   );
   await assert.rejects(Deno.stat(`${f.dir}/single-revoked`));
   const valid = await workerRoot("single-root-valid", {});
