@@ -18,7 +18,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { InputError } from "../../errors.ts";
-import { fileIdentity, removeOnInterrupt } from "../cleanup.ts";
+import { type FileIdentity, fileIdentity, namesFile, removeOnInterrupt } from "../cleanup.ts";
 import { ioCause } from "../../io_cause.ts";
 import { ownSibling, tempSiblingPattern } from "../temp_sibling.ts";
 
@@ -78,7 +78,7 @@ interface _Held {
  */
 async function _take(path: string, lock: string): Promise<_Held | null> {
   let opened: _Opened | null = null;
-  let held = false;
+  let held: FileIdentity | undefined; // the lock file once held, where inode numbers exist
   try {
     opened = await _open(path, lock);
     if (opened === null) return null;
@@ -90,12 +90,12 @@ async function _take(path: string, lock: string): Promise<_Held | null> {
           "(another append is running: retry when it ends)",
       );
     }
-    held = true;
-    const now = await _lstat(lock);
     const stat = await file.stat();
+    held = fileIdentity(stat);
+    const now = await _lstat(lock);
     if (now === null || now.ino !== stat.ino) return null;
     if (!(await _lockText(file))) {
-      held = false; // not this tool's file: left as it is
+      held = undefined; // not this tool's file: left as it is
       throw new InputError(
         "LOG_LOCKED",
         `Cannot append to '${path}': '${lock}' holds something no append wrote (a lock holds ` +
@@ -113,8 +113,11 @@ async function _take(path: string, lock: string): Promise<_Held | null> {
     opened = null;
     return { file, stat };
   } catch (e) {
-    // Ours once held: it goes again if naming the holder fails (a full disk left an empty lock).
-    if (held && opened !== null) await Deno.remove(lock).catch(() => {});
+    // Ours once held: it goes again if naming the holder fails (a full disk left an empty lock),
+    // while its name still holds it; an empty lock left behind is taken over by the next append.
+    if (held !== undefined && opened !== null && namesFile(lock, held)) {
+      await Deno.remove(lock).catch(() => {});
+    }
     if (e instanceof InputError || e instanceof Deno.errors.NotCapable) throw e;
     throw new InputError("OUTPUT_WRITE", `Cannot lock '${path}': ${ioCause(e)}`);
   } finally {
