@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { normalize } from "node:path";
 import type { CommandUnknownOpts, Option } from "@commander-js/extra-typings";
 import { UsageError } from "../errors.ts";
 
@@ -14,7 +15,8 @@ import { UsageError } from "../errors.ts";
  * Attaches the rules to a command and every subcommand under it, for one parse: an empty value of
  * an option that names a file or folder, and an empty positional argument (a file, a folder or an
  * id), and a value ending in `/` of an option that names one file, are refused with
- * `USAGE_PATH`; an option taking one value given more than once is refused
+ * `USAGE_PATH`; `--out` is normalised (`lnk/../x` is `x`, where the output is written), so
+ * the lines a command prints name the path written; an option taking one value given more than once is refused
  * with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat, and so may
  * flags without a value). Both before the command does anything.
  *
@@ -67,6 +69,11 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
           "USAGE_PATH",
           `Cannot use ${flag}: it names a file, and '${value}' ends in '/' (give the file's name)`,
         );
+      }
+      // An output goes where its normalised path names (`lnk/../x` is `x`: see writeNewFile),
+      // so the command works on, and its lines name, that path.
+      if (option.long === "--out" && typeof value === "string") {
+        cmd.setOptionValueWithSource(option.attributeName(), normalize(value), "cli");
       }
       // A variadic option's every value comes as an event of its own: they are all kept.
       if (option.variadic) return;

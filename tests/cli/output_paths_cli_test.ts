@@ -143,6 +143,9 @@ for (const [name, w] of Object.entries(WRITERS)) {
     for (const n of theirs) await Deno.writeTextFile(`${dir}/elsewhere/${n}`, MINE);
     const r = await runBitaudit(w.args(`${dir}/lnk/../out`));
     assert.equal(r.code, w.ok, r.stderr);
+    // Its lines name the path written, not the one given (`lnk/../out` is elsewhere/out to a shell).
+    assert.ok(!`${r.stdout}${r.stderr}`.includes("lnk/.."), r.stdout);
+    assert.ok(r.stdout.includes(`${dir}/out`), r.stdout);
     const made = w.writes === "prefix" ? ["out.key", "out.pub"] : ["out"];
     assert.deepEqual(await _names(dir), ["elsewhere", "lnk", ...made]);
     if (w.writes === "folder") {
