@@ -89,6 +89,76 @@ export function _executePlanF32(plan: ReductionPlan, values: Float32Array, offse
   return _U32[0] as number;
 }
 
+/**
+ * A {@link ReductionPlan} flattened for summing many rows: every register's input indices in one
+ * array (register r folds `indices[starts[r]] .. indices[starts[r + 1] - 1]`) and the steps as two
+ * index arrays. A snapshot: later edits to the plan do not reach it.
+ */
+export interface _FlatPlan {
+  /** The input indices of all registers, register after register. */
+  readonly indices: Int32Array;
+  /** Register r's first index in `indices`; `registers + 1` entries. */
+  readonly starts: Int32Array;
+  /** Per step, the register written. */
+  readonly dst: Int32Array;
+  /** Per step, the register read. */
+  readonly src: Int32Array;
+  /** Register holding the sum at the end. */
+  readonly result: number;
+}
+
+/**
+ * Flattens a trusted plan for {@link _executeFlatF32}.
+ *
+ * @param plan the summation order
+ * @returns its flat form
+ */
+export function _flattenPlan(plan: ReductionPlan): _FlatPlan {
+  const count = plan.registers.length;
+  const starts = new Int32Array(count + 1);
+  for (let r = 0; r < count; r++) {
+    starts[r + 1] = (starts[r] as number) + (plan.registers[r] as Int32Array).length;
+  }
+  const indices = new Int32Array(starts[count] as number);
+  for (let r = 0; r < count; r++) indices.set(plan.registers[r] as Int32Array, starts[r]);
+  const dst = Int32Array.from(plan.steps, (s) => s[0]);
+  const src = Int32Array.from(plan.steps, (s) => s[1]);
+  return { indices, starts, dst, src, result: plan.result };
+}
+
+/**
+ * {@link _executePlanF32} of a flattened plan: the same additions in the same order, the same
+ * FP32 pattern.
+ *
+ * @param flat the flattened plan
+ * @param values float view of the FP32 patterns
+ * @param offset index of input 0 in `values` (checked by the caller)
+ * @returns the FP32 pattern of the sum
+ */
+export function _executeFlatF32(flat: _FlatPlan, values: Float32Array, offset: number): number {
+  const { indices, starts, dst, src } = flat;
+  const count = starts.length - 1;
+  if (_regs.length < count) _regs = new Float64Array(count);
+  const regs = _regs;
+  let k = 0;
+  for (let r = 0; r < count; r++) {
+    const end = starts[r + 1] as number;
+    let acc = 0; // +0
+    for (; k < end; k++) {
+      acc = Math.fround(acc + (values[offset + (indices[k] as number)] as number));
+    }
+    regs[r] = acc;
+  }
+  for (let i = 0; i < dst.length; i++) {
+    const d = dst[i] as number;
+    regs[d] = Math.fround((regs[d] as number) + (regs[src[i] as number] as number));
+  }
+  const sum = regs[flat.result] as number;
+  if (sum !== sum) return FP32.canonicalNan;
+  _F32[0] = sum;
+  return _U32[0] as number;
+}
+
 /** Register scratch, reused by every call (the module is single-threaded per realm). */
 let _regs = new Float64Array(64);
 const _F32 = new Float32Array(1);

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { _executePlanF32 } from "./execute_plan.ts";
-import { type PytorchReducePlan, pytorchReducePlan } from "./pytorch_reduce_plan.ts";
+import { _executeFlatF32, type _FlatPlan, _flattenPlan } from "./execute_plan.ts";
+import { pytorchReducePlan } from "./pytorch_reduce_plan.ts";
 import type { ReduceStack } from "./reduce_stack.ts";
 
 /** Options of {@link reduceSumRows}. */
@@ -90,7 +90,7 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
         `(not a multiple of the vector width ${stack.inputVecSize}) needs each row's alignment`,
     );
   }
-  const plans = new Map<number, PytorchReducePlan>([[0, base]]);
+  const plans = new Map<number, _FlatPlan>([[0, _flattenPlan(base)]]);
   const out = new Uint32Array(rows);
   const f32 = new Float32Array(values.buffer, values.byteOffset, values.length);
   for (let r = 0; r < rows; r++) {
@@ -98,10 +98,10 @@ export function reduceSumRows(values: Uint32Array, options: ReduceSumRowsOptions
     const shift = base.config.vectorize ? rowShift(r, options) : 0;
     let plan = plans.get(shift);
     if (plan === undefined) {
-      plan = pytorchReducePlan({ outputs, length }, { stack, shift });
+      plan = _flattenPlan(pytorchReducePlan({ outputs, length }, { stack, shift }));
       plans.set(shift, plan);
     }
-    out[r] = _executePlanF32(plan, f32, r * length);
+    out[r] = _executeFlatF32(plan, f32, r * length);
   }
   return out;
 }

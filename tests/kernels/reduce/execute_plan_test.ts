@@ -8,6 +8,7 @@ import {
   type ReductionPlan,
   sequentialPlan,
 } from "../../../src/kernels/reduce/mod.ts";
+import { _executeFlatF32, _flattenPlan } from "../../../src/kernels/reduce/execute_plan.ts";
 
 Deno.test("`executePlan()` on a sequential plan equals a left fold", () => {
   const finite = fc.float({ noNaN: true, noDefaultInfinity: true }).map((v) => bitsFromF32(v));
@@ -71,5 +72,40 @@ Deno.test("`executePlan()` (float64 sums rounded to binary32) equals the FP32 un
       },
     ),
     { numRuns: 2000 },
+  );
+});
+
+Deno.test("a flattened plan sums every row of a buffer as `executePlan()` does, bit for bit", () => {
+  const pattern = fc.oneof(
+    fc.constantFrom(...SPECIAL_F32),
+    fc.integer({ min: 0, max: 0xffffffff }),
+    fc.float({ noNaN: true }).map((v) => bitsFromF32(v)),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(pattern, { minLength: 1, maxLength: 120 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 0, max: 3 }),
+      (xs, width, offset) => {
+        const length = xs.length - Math.min(offset, xs.length - 1);
+        const x = Uint32Array.from(xs);
+        const f32 = new Float32Array(x.buffer);
+        // Strided registers (empty ones when width > length), combined in reverse pairs.
+        const registers = Array.from({ length: width }, (_, r) => {
+          const idx: number[] = [];
+          for (let i = r; i < length; i += width) idx.push(i);
+          return Int32Array.from(idx);
+        });
+        const steps: [number, number][] = [];
+        for (let r = width - 1; r > 0; r--) steps.push([r - 1, r]);
+        for (const plan of [sequentialPlan(length), { length, registers, steps, result: 0 }]) {
+          const flat = _flattenPlan(plan);
+          for (let o = 0; o + length <= x.length; o++) {
+            assert.equal(_executeFlatF32(flat, f32, o), executePlan(plan, x, { offset: o }));
+          }
+        }
+      },
+    ),
+    { numRuns: 1000 },
   );
 });
