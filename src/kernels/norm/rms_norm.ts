@@ -93,15 +93,21 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   // into a Float32Array rounds it to nearest-even once (NaN payloads may differ from the
   // canonical NaN, which nothing below can see: the reduce canonicalises its sum, and every NaN
   // rounds to the BF16 NaN 0x7FFF).
-  const xBits = new Uint32Array(x.length);
+  // Scratch reused across calls (one realm runs one call at a time): fresh multi-megabyte arrays
+  // per call cost more in page faults than the arithmetic.
+  if (_x32.length < x.length) {
+    _x32 = new Float32Array(x.length);
+    _sq = new Float32Array(x.length);
+  }
+  const x32 = _x32.subarray(0, x.length);
+  const xBits = new Int32Array(x32.buffer, 0, x.length);
   for (let i = 0; i < x.length; i++) xBits[i] = (x[i] as number) << 16;
-  const x32 = new Float32Array(xBits.buffer);
-  const sqF = new Float32Array(x.length);
+  const sqF = _sq.subarray(0, x.length);
   for (let i = 0; i < x.length; i++) {
     const v = x32[i] as number;
     sqF[i] = v * v;
   }
-  const sq = new Uint32Array(sqF.buffer);
+  const sq = new Uint32Array(sqF.buffer, 0, x.length);
   const launchRows = options.launchRows ?? rows;
   const sumsq = reduceSumRows(sq, {
     rows,
@@ -115,12 +121,14 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   const eps = Math.fround(options.eps ?? 1e-6);
   const variance = new Uint32Array(rows);
   const rstd = new Uint32Array(rows);
-  const w32 = Float32Array.from(weight, (b) => f32FromBits(b << 16));
+  const wBits = new Int32Array(hidden);
+  for (let j = 0; j < hidden; j++) wBits[j] = (weight[j] as number) << 16;
+  const w32 = new Float32Array(wBits.buffer);
   const output = new Uint16Array(x.length);
   const t = new Float32Array(hidden);
-  const tBits = new Uint32Array(t.buffer);
+  const tBits = new Int32Array(t.buffer);
   const n = new Float32Array(hidden);
-  const nBits = new Uint32Array(n.buffer);
+  const nBits = new Int32Array(n.buffer);
   for (let r = 0; r < rows; r++) {
     const v = Math.fround(f32FromBits(sumsq[r] as number) * factorValue);
     variance[r] = bitsFromF32(v);
@@ -142,3 +150,7 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
     rsqrtStatus: sfu.status.functions.rsqrt,
   });
 }
+
+/** Input scratch of {@link rmsNorm}: the FP32 values of x and their squares. */
+let _x32 = new Float32Array(0);
+let _sq = new Float32Array(0);
