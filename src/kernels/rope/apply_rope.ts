@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { F32_RN } from "../../hardware/mod.ts";
-import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../numerics/mod.ts";
+import { fp32ToBf16 } from "../../numerics/mod.ts";
 import type { RopeTables } from "./rope_tables.ts";
 
 /**
@@ -39,20 +38,43 @@ export function applyRope(
     );
   }
   const out = new Uint16Array(x.length);
-  const prod = (a: number, b: number) =>
-    fp32ToBf16(bitsFromF32(f32FromBits((a << 16) >>> 0) * f32FromBits((b << 16) >>> 0)));
+  const cos = _widen(tables.cos);
+  const sin = _widen(tables.sin);
+  // Per row: the FP32 values of x, the two products (a store into a Float32Array is the FP32
+  // rounding of the exact float64 product), each rounded to BF16, then their FP32 sum.
+  const xf = new Float32Array(d);
+  const xi = new Int32Array(xf.buffer);
+  const pc = new Float32Array(d);
+  const pci = new Int32Array(pc.buffer);
+  const ps = new Float32Array(d);
+  const psi = new Int32Array(ps.buffer);
   for (let t = 0; t < tables.positions; t++) {
+    const row = t * d;
     for (let h = 0; h < heads; h++) {
       const base = (t * heads + h) * d;
-      for (let i = 0; i < d; i++) {
-        const c = tables.cos[t * d + i]!;
-        const s = tables.sin[t * d + i]!;
-        const rot = i < half ? x[base + i + half]! ^ 0x8000 : x[base + i - half]!; // -x2 or x1
-        const a = prod(x[base + i]!, c);
-        const b = prod(rot, s);
-        out[base + i] = fp32ToBf16(F32_RN.add((a << 16) >>> 0, (b << 16) >>> 0));
+      for (let i = 0; i < d; i++) xi[i] = (x[base + i] as number) << 16;
+      for (let i = 0; i < half; i++) {
+        pc[i] = (xf[i] as number) * (cos[row + i] as number);
+        ps[i] = -(xf[i + half] as number) * (sin[row + i] as number); // -x2
       }
+      for (let i = half; i < d; i++) {
+        pc[i] = (xf[i] as number) * (cos[row + i] as number);
+        ps[i] = (xf[i - half] as number) * (sin[row + i] as number); // x1
+      }
+      for (let i = 0; i < d; i++) {
+        pci[i] = fp32ToBf16(pci[i] as number) << 16;
+        psi[i] = fp32ToBf16(psi[i] as number) << 16;
+      }
+      for (let i = 0; i < d; i++) pc[i] = (pc[i] as number) + (ps[i] as number);
+      for (let i = 0; i < d; i++) out[base + i] = fp32ToBf16(pci[i] as number);
     }
   }
   return out;
+}
+
+/** BF16 patterns widened to their FP32 values. */
+function _widen(b: Uint16Array): Float32Array {
+  const w = new Int32Array(b.length);
+  for (let i = 0; i < b.length; i++) w[i] = (b[i] as number) << 16;
+  return new Float32Array(w.buffer);
 }
