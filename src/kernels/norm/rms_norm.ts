@@ -94,15 +94,17 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
   // canonical NaN, which nothing below can see: the reduce canonicalises its sum, and every NaN
   // rounds to the BF16 NaN 0x7FFF).
   // Scratch reused across calls (one realm runs one call at a time): fresh multi-megabyte arrays
-  // per call cost more in page faults than the arithmetic.
-  if (_x32.length < x.length) {
+  // per call cost more in page faults than the arithmetic. Only up to _REUSE_MAX elements: a
+  // long prefill's inputs (hundreds of MB) are not kept alive for the rest of the process.
+  const reuse = x.length <= _REUSE_MAX;
+  if (reuse && _x32.length < x.length) {
     _x32 = new Float32Array(x.length);
     _sq = new Float32Array(x.length);
   }
-  const x32 = _x32.subarray(0, x.length);
+  const x32 = reuse ? _x32.subarray(0, x.length) : new Float32Array(x.length);
   const xBits = new Int32Array(x32.buffer, 0, x.length);
   for (let i = 0; i < x.length; i++) xBits[i] = (x[i] as number) << 16;
-  const sqF = _sq.subarray(0, x.length);
+  const sqF = reuse ? _sq.subarray(0, x.length) : new Float32Array(x.length);
   for (let i = 0; i < x.length; i++) {
     const v = x32[i] as number;
     sqF[i] = v * v;
@@ -150,6 +152,9 @@ export function rmsNorm(x: Uint16Array, options: RmsNormOptions): RmsNormResult 
     rsqrtStatus: sfu.status.functions.rsqrt,
   });
 }
+
+/** Largest input (elements) whose scratch {@link rmsNorm} keeps for the next call (16 MiB each). */
+const _REUSE_MAX = 1 << 22;
 
 /** Input scratch of {@link rmsNorm}: the FP32 values of x and their squares. */
 let _x32 = new Float32Array(0);
