@@ -12,9 +12,11 @@ import {
   decodePrivateKeyPem,
   decodePublicKeyPem,
   encodeStatement,
+  formatSignedNote,
   IN_TOTO_PAYLOAD_TYPE,
   keyId,
   parseRfc3339,
+  parseSignedNote,
   signEnvelope,
 } from "../../src/attest/mod.ts";
 import { InputError } from "../../src/errors.ts";
@@ -185,6 +187,23 @@ Deno.test("announce without --time for a round already published says what to do
         keys: [f.key],
         out: `${f.dir}/announcement-now.dsse.json`,
       }),
+  );
+});
+
+Deno.test("a checkpoint without its timestamped cosignature is refused by announce, as audit and check refuse it", async () => {
+  // The same body with the prover's note signature alone: the announcement's date check would
+  // have nothing to compare with, and the prover could cosign the body with any time after the
+  // round is public (the audit id does not depend on signatures).
+  const signed = parseSignedNote(await Deno.readTextFile(goodCheckpoint));
+  const bare = `${f.dir}/cp-no-cosignature.txt`;
+  await Deno.writeTextFile(
+    bare,
+    formatSignedNote({ text: signed.text, signatures: [signed.signatures[0]!] }),
+  );
+  await refusedWith(
+    "CHECKPOINT_SIGNATURE",
+    /cp-no-cosignature\.txt' has no timestamped cosignature by the prover key/,
+    () => announce({ cp: bare, time: "2023-01-02T00:00:00Z" }),
   );
 });
 

@@ -114,6 +114,15 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
       `Cannot announce: '${o.checkpoint}' has no valid signature by the prover key (${v.reason})`,
     );
   }
+  // The audit and check refuse a checkpoint without its signing time, and the announcement's
+  // date check needs it: announcing such a checkpoint would commit to an audit the prover could
+  // still date (or refuse) after seeing the round.
+  if (v.signedAt === undefined) {
+    throw new InputError(
+      "CHECKPOINT_SIGNATURE",
+      `Cannot announce: '${o.checkpoint}' has no timestamped cosignature by the prover key`,
+    );
+  }
   // The audit will sample k of the checkpoint's records: more cannot be drawn (the audit would
   // refuse the announcement's k only when the round has come).
   if (k > v.checkpoint.treeSize) {
@@ -155,7 +164,7 @@ export async function announceAudit(o: AnnounceOptions): Promise<Announcement> {
   }
   // The announcement names the checkpoint: it cannot be made before the checkpoint was signed,
   // beyond the clock skew (check fails such an attestation's announcement).
-  if (v.signedAt !== undefined && datedBeforeCheckpoint(at, v.signedAt * 1000)) {
+  if (datedBeforeCheckpoint(at, v.signedAt * 1000)) {
     throw new InputError(
       "ANNOUNCEMENT_MISMATCH",
       `Cannot announce at ${_iso(at)}: the checkpoint '${o.checkpoint}' was signed later (${
