@@ -255,3 +255,102 @@ Deno.test("decoder_sparse_step written as a float FAILs on a Transformers 5 stac
     );
   }
 });
+
+Deno.test("a vLLM record whose config gives its RoPE in rope_parameters alone is held to vLLM's max_model_len as Transformers 4.5x reads it (max_position_embeddings, no rope_scaling): a prompt past it FAILs (it was NOT_VERIFIED)", async () => {
+  const vllm = await honestOf("qwen3-tiny-dense", {
+    logId: "rope-len",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
+  const prompt = (vllm.honest.workload as ModelForwardWorkload).tokens.sequences[0]!.length;
+  assert.ok(prompt >= 2);
+  const edit = (rope: Record<string, unknown>) => (t: string) => {
+    const { rope_theta: _t, rope_scaling: _s, ...rest } = JSON.parse(t);
+    return JSON.stringify({ ...rest, max_position_embeddings: prompt - 1, rope_parameters: rope });
+  };
+  // 4.5x (and vLLM on it) ignores rope_parameters: a linear factor there moves no limit.
+  const ropes = [
+    { rope_type: "default", rope_theta: 1000000 },
+    { rope_type: "linear", factor: 4, rope_theta: 1000000 },
+  ];
+  for (const rope of ropes) {
+    for (
+      const [what, record] of [["honest", vllm.honest], [
+        "falsified",
+        flipFingerprint(vllm.honest),
+      ]] as const
+    ) {
+      const r = await verifyAlone(withConfig(record, vllm.blobs, edit(rope)), vllm.blobs);
+      assert.equal(r.status, "FAIL", `${rope.rope_type} ${what}: ${r.reason}`);
+      assert.match(
+        r.reason,
+        new RegExp(
+          `^record contradicts its checkpoint: the ${prompt}-token prompt is longer than ` +
+            `vLLM's max_model_len ${prompt - 1} \\(max_position_embeddings ${prompt - 1}\\)`,
+        ),
+        `${rope.rope_type} ${what}`,
+      );
+    }
+  }
+  // Within the limit, the RoPE 4.5x reads otherwise stays NOT_VERIFIED.
+  const within = (t: string) => {
+    const { rope_theta: _t, rope_scaling: _s, ...rest } = JSON.parse(t);
+    return JSON.stringify({ ...rest, rope_parameters: ropes[0] });
+  };
+  const r = await verifyAlone(withConfig(vllm.honest, vllm.blobs, within), vllm.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(
+    r.reason,
+    /only Transformers 5 reads \(rope_parameters alone, which 4\.5x ignores\)/,
+  );
+});
+
+Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 without original_max_position_embeddings) FAILs on its HF and vLLM stacks, naming the missing key, honest or falsified (it was NOT_VERIFIED); Transformers 5 reads it", async () => {
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-empty" });
+  const vllm = await honestOf("qwen3-tiny-dense", {
+    logId: "rope-empty-vllm",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
+  const llama = await honestOf("llama3-tiny", { logId: "rope-llama3" });
+  const empty = setField("rope_scaling", {});
+  const noOriginal = (t: string) => {
+    const c = JSON.parse(t);
+    const { original_max_position_embeddings: _o, ...rest } = c.rope_scaling;
+    return JSON.stringify({ ...c, rope_scaling: rest });
+  };
+  const cases = [
+    [hf, empty, "'rope_type'", /stack '[^']+' runs HF Transformers: /],
+    [
+      vllm,
+      empty,
+      "'rope_type'",
+      /stack 'vllm-0\.11-eager-fa2' runs vLLM: vLLM 0\.11 reads the config through Transformers 4\.5x, and /,
+    ],
+    [llama, noOriginal, "'original_max_position_embeddings'", /runs HF Transformers: /],
+  ] as const;
+  for (const [run, edit, key, engine] of cases) {
+    for (
+      const [what, record] of [["honest", run.honest], [
+        "falsified",
+        flipFingerprint(run.honest),
+      ]] as const
+    ) {
+      const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
+      assert.equal(r.status, "FAIL", `${key} ${what}: ${r.reason}`);
+      assert.match(r.reason, /^record contradicts its stack: /, `${key} ${what}`);
+      assert.match(r.reason, engine, `${key} ${what}`);
+      assert.ok(
+        r.reason.includes(
+          `the config's rope_scaling lacks ${key}, which Transformers 4.5x requires`,
+        ),
+        `${key} ${what}: ${r.reason}`,
+      );
+    }
+  }
+  // Transformers 5 reads an empty rope_scaling as the default RoPE: no refusal of the config.
+  const v5 = await onTransformers5(hf);
+  const r = await verifyAlone(withConfig(v5, hf.blobs, empty), hf.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.doesNotMatch(r.reason, /rope_scaling|RoPE/, r.reason);
+});

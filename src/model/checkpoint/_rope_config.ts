@@ -16,7 +16,9 @@
  * name. Where the two generations read one file differently (a top-level theta and another
  * nested one; a missing llama3 `original_max_position_embeddings`) the RoPE is 5.x's, marked
  * `transformers5Only`; a `type` and a `rope_type` that differ (4.5x takes `type`, 5.x
- * `rope_type`) are refused as not modelled.
+ * `rope_type`) are refused as not modelled. A `rope_scaling` 4.5x refuses to load (an empty
+ * one, a llama3 one without `original_max_position_embeddings`) names the keys it misses
+ * (`transformers4Missing`).
  *
  * @module
  */
@@ -43,7 +45,40 @@ export interface _Rope {
    * top-level `rope_theta`, else 10000, and `rope_scaling`).
    */
   readonly transformers5Only: boolean;
+  /**
+   * The keys Transformers 4.5x finds missing in `rope_scaling`, refusing the config, or absent.
+   * Its config classes (`LlamaConfig`, `Qwen2Config`, `Qwen3Config`, `Qwen3MoeConfig.__init__`)
+   * call `rope_config_validation` on a `rope_scaling` that is not None, which validates it by
+   * its `rope_type` (else `type`, else `"default"`) and raises `KeyError("Missing required keys
+   * in rope_scaling for 'rope_type'=...")` from `_check_received_keys` where a required key is
+   * absent (`"type"` counts as `rope_type`): `{"rope_type"}` for default,
+   * `{"rope_type", "factor"}` for linear, those and `low_freq_factor`, `high_freq_factor`,
+   * `original_max_position_embeddings` for llama3 (huggingface/transformers v4.57
+   * `src/transformers/modeling_rope_utils.py`, `_validate_default_rope_parameters`,
+   * `_validate_linear_scaling_rope_parameters`, `_validate_llama3_parameters`). A config class
+   * that skips the validation builds the rotary embedding with `ROPE_INIT_FUNCTIONS[None]` for
+   * an empty one, and `_compute_llama3_parameters` reads
+   * `rope_scaling["original_max_position_embeddings"]`: a `KeyError` as well. vLLM 0.11 loads the
+   * config through 4.5x (`AutoConfig`), so it refuses the same files.
+   *
+   * Otherwise, where `transformers5Only` holds, 4.5x reads no `rope_scaling` (None): the RoPE is
+   * given in `rope_parameters` alone (a non-empty `rope_scaling` is read by both generations).
+   */
+  readonly transformers4Missing?: readonly string[];
 }
+
+/** The keys Transformers 4.5x requires in `rope_scaling`, by type (`rope_type` or `type`). */
+const _REQUIRED_4: Readonly<Record<string, readonly string[]>> = {
+  default: ["rope_type"],
+  linear: ["rope_type", "factor"],
+  llama3: [
+    "rope_type",
+    "factor",
+    "original_max_position_embeddings",
+    "low_freq_factor",
+    "high_freq_factor",
+  ],
+};
 
 /** Keys each modelled type reads besides `rope_type` / `type` and (5.x) `rope_theta`. */
 const _TYPE_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -85,7 +120,25 @@ export function _rope(c: _Json): _Rope {
   const transformers5Only = emptyScaling || theta !== String(top ?? _DEFAULT_THETA) ||
     JSON.stringify(scaling ?? null) !== JSON.stringify(legacy?.scaling ?? null) ||
     (nested ?? legacy)?.filled === true;
-  return { theta, ...(scaling === undefined ? {} : { scaling }), transformers5Only };
+  const missing = legacy === undefined ? [] : _missing4(c.rope_scaling as _Json);
+  return {
+    theta,
+    ...(scaling === undefined ? {} : { scaling }),
+    transformers5Only,
+    ...(missing.length === 0 ? {} : { transformers4Missing: missing }),
+  };
+}
+
+/** The keys Transformers 4.5x requires of a parsed `rope_scaling` (a modelled type) and misses. */
+function _missing4(p: _Json): string[] {
+  const type = typeof p.rope_type === "string"
+    ? p.rope_type
+    : typeof p.type === "string"
+    ? p.type
+    : "default";
+  const given = new Set(Object.keys(p));
+  if (given.has("type")) given.add("rope_type");
+  return (_REQUIRED_4[type] ?? []).filter((k) => !given.has(k));
 }
 
 function _section(

@@ -81,6 +81,13 @@ export interface DecoderConfig {
    */
   readonly ropeTransformers5Only?: true;
   /**
+   * The keys Transformers 4.5x finds missing in `rope_scaling` (an empty one: `rope_type`; a
+   * llama3 one: `original_max_position_embeddings`), refusing to load the config (`hfRefusal`;
+   * vLLM 0.11 reads it through 4.5x: `vllmRefusal`), while Transformers 5 reads the default RoPE
+   * or fills the length in from `max_position_embeddings`. Absent when 4.5x loads it.
+   */
+  readonly ropeTransformers4Missing?: readonly string[];
+  /**
    * Present (true) when the experts are counted by `num_local_experts` alone, the name
    * Transformers 5 writes: Transformers 4.5x's config class reads `num_experts` (default 128)
    * and builds another model from the same file.
@@ -234,6 +241,9 @@ export function parseDecoderConfig(
     ropeTheta: rope.theta,
     ...(rope.scaling === undefined ? {} : { ropeScaling: Object.freeze(rope.scaling) }),
     ...(rope.transformers5Only ? { ropeTransformers5Only: true as const } : {}),
+    ...(rope.transformers4Missing === undefined
+      ? {}
+      : { ropeTransformers4Missing: Object.freeze([...rope.transformers4Missing]) }),
     qkNorm: rules.qkNorm,
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.
@@ -321,7 +331,8 @@ function _checkArchitectures(v: unknown, expected: string): void {
  * Why a stack built on the given Transformers version would read the config as another model
  * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
  * or null when it reads this one. A config Transformers 5 refuses to load at all (a float where
- * its typed config wants an int) is no other reading but no model: `hfRefusal`.
+ * its typed config wants an int), or 4.5x (a `rope_scaling` missing keys it requires), is no
+ * other reading but no model: `hfRefusal`.
  *
  * @param config the parsed config
  * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
@@ -331,7 +342,7 @@ function _checkArchitectures(v: unknown, expected: string): void {
  * import { configReadingGap, parseDecoderConfig } from "./decoder_config.ts";
  * const c = parseDecoderConfig({ model_type: "qwen3", vocab_size: 8, hidden_size: 256,
  *   intermediate_size: 64, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1,
- *   head_dim: 128, rope_scaling: {} });
+ *   head_dim: 128, rope_parameters: { rope_type: "default", rope_theta: 5e5 } });
  * if (configReadingGap(c, "4.5x") === null || configReadingGap(c, "5.x") !== null) throw new Error();
  * ```
  */
@@ -341,10 +352,11 @@ export function configReadingGap(
 ): string | null {
   // Transformers 5 reads the RoPE and experts as `config` describes.
   if (_isTransformers5(transformers)) return null;
-  // 4.5x (and a stack naming none) reads these otherwise.
-  if (config.ropeTransformers5Only === true) {
+  // 4.5x (and a stack naming none) reads these otherwise. A rope_scaling 4.5x refuses to load
+  // (keys missing) is no other reading but no model: `hfRefusal`.
+  if (config.ropeTransformers5Only === true && config.ropeTransformers4Missing === undefined) {
     return `the config gives its RoPE (theta ${config.ropeTheta}) in a form only Transformers 5 ` +
-      "reads (rope_parameters alone, or an empty rope_scaling, which 4.5x refuses)";
+      "reads (rope_parameters alone, which 4.5x ignores)";
   }
   if (config.expertsTransformers5Only === true) {
     return "the config counts its experts by num_local_experts alone, which only Transformers 5 " +

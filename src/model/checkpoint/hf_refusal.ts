@@ -23,6 +23,11 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   1.0)"), with which 4.5x computes `(i + 1) % step`. `AutoConfig.from_pretrained` raises
  *   `StrictDataclassFieldValidationError` for either, so no model is built.
  *
+ * - Transformers 4.5x refuses a `rope_scaling` that misses keys its RoPE validation requires
+ *   (an empty one, a llama3 one without `original_max_position_embeddings`: `KeyError`, see
+ *   `DecoderConfig.ropeTransformers4Missing`), which Transformers 5 reads (the default RoPE;
+ *   the length filled in from `max_position_embeddings`): {@link transformers4RopeRefusal}.
+ *
  * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
  * @param config the parsed config
@@ -40,12 +45,19 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   if (hfRefusal(floats, { transformers: "5.x" }) === null) throw new Error();
  *   if (hfRefusal(floats, { transformers: "4.57.x" }) !== null) throw new Error();
  * }
+ * const rope = { vocab: 8, ropeTransformers4Missing: ["rope_type"] } as const;
+ * if (hfRefusal(rope, { transformers: "4.57.x" }) === null) throw new Error();
+ * if (hfRefusal(rope, { transformers: "5.x" }) !== null) throw new Error();
  * ```
  */
 export function hfRefusal(
   config: Pick<
     DecoderConfig,
-    "vocab" | "padTokenId" | "mlpOnlyLayersTransformers4Only" | "sparseStepTransformers4Only"
+    | "vocab"
+    | "padTokenId"
+    | "mlpOnlyLayersTransformers4Only"
+    | "sparseStepTransformers4Only"
+    | "ropeTransformers4Missing"
   >,
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
@@ -55,7 +67,7 @@ export function hfRefusal(
       "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
       "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
   }
-  if (!_isTransformers5(o.transformers)) return null;
+  if (!_isTransformers5(o.transformers)) return transformers4RopeRefusal(config);
   if (config.mlpOnlyLayersTransformers4Only === true) {
     return "the config writes an mlp_only_layers entry as a float, which Transformers 5's " +
       "typed config refuses (mlp_only_layers: list[int]): the model cannot be loaded";
@@ -65,4 +77,31 @@ export function hfRefusal(
       "config refuses (decoder_sparse_step: int): the model cannot be loaded";
   }
   return null;
+}
+
+/**
+ * Why Transformers 4.5x refuses `config`'s `rope_scaling` (keys its RoPE validation requires are
+ * missing: `DecoderConfig.ropeTransformers4Missing`), or null. vLLM 0.11 loads configs through
+ * 4.5x (`AutoConfig.from_pretrained`; its `requirements/common.txt` asks `transformers >=
+ * 4.55.2`, and it reads no `rope_parameters`), so it refuses them too.
+ *
+ * @param config the parsed config
+ * @returns the reason, naming the missing keys, or null
+ * @example
+ * ```ts
+ * import { transformers4RopeRefusal } from "./hf_refusal.ts";
+ * const why = transformers4RopeRefusal({ ropeTransformers4Missing: ["rope_type"] });
+ * if (!why?.includes("'rope_type'")) throw new Error();
+ * if (transformers4RopeRefusal({}) !== null) throw new Error();
+ * ```
+ */
+export function transformers4RopeRefusal(
+  config: Pick<DecoderConfig, "ropeTransformers4Missing">,
+): string | null {
+  const missing = config.ropeTransformers4Missing;
+  if (missing === undefined || missing.length === 0) return null;
+  const keys = missing.map((k) => `'${k}'`).join(", ");
+  return `the config's rope_scaling lacks ${keys}, which Transformers 4.5x requires ` +
+    "(its RoPE validation raises KeyError 'Missing required keys in rope_scaling'): " +
+    "the model cannot be loaded";
 }

@@ -79,6 +79,39 @@ export function vllmMaxModelLen(
 }
 
 /**
+ * The length fields of `config` as vLLM 0.11 reads them: through Transformers 4.5x
+ * (`AutoConfig`; vLLM reads no `rope_parameters`, `vllm/transformers_utils/config.py`
+ * `patch_rope_scaling` at commit c3124680 reads `rope_scaling` alone). Where the config gives its
+ * RoPE in a form only Transformers 5 reads (`ropeTransformers5Only`: in `rope_parameters`
+ * alone), 4.5x reads no `rope_scaling` (None), so `max_model_len` is `max_position_embeddings`
+ * whatever RoPE the config means. Null where 4.5x refuses the config (`ropeTransformers4Missing`:
+ * vLLM loads no model, `vllmRefusal` says why): no limit.
+ *
+ * @param config the parsed config
+ * @returns the fields `vllmMaxModelLen` reads, or null
+ * @example
+ * ```ts
+ * import { vllmLengthReading } from "./vllm_max_model_len.ts";
+ * const ropeScaling = { kind: "linear", factor: 2 } as const;
+ * const v5 = { maxPositionEmbeddings: 8, ropeScaling, ropeTransformers5Only: true } as const;
+ * if (vllmLengthReading(v5)?.ropeScaling !== undefined) throw new Error();
+ * if (vllmLengthReading({ ...v5, ropeTransformers4Missing: ["rope_type"] }) !== null) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function vllmLengthReading(
+  config: Pick<
+    DecoderConfig,
+    "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only" | "ropeTransformers4Missing"
+  >,
+): Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling"> | null {
+  if (config.ropeTransformers4Missing !== undefined) return null;
+  if (config.ropeTransformers5Only !== true) return config;
+  return { maxPositionEmbeddings: config.maxPositionEmbeddings };
+}
+
+/**
  * vLLM's `max_model_len` of a config on a stack: {@link vllmMaxModelLen}, unless the stack's own
  * settings may set it otherwise (`--max-model-len`, `--hf-overrides`,
  * `VLLM_ALLOW_LONG_MAX_MODEL_LEN`), which is not modelled.
@@ -132,7 +165,10 @@ export function vllmStackMaxModelLen(
  * ```
  */
 export function lengthFinding(
-  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only">,
+  config: Pick<
+    DecoderConfig,
+    "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only" | "ropeTransformers4Missing"
+  >,
   o: {
     readonly stack: Pick<StackProfile, "components">;
     readonly prompt: number;
@@ -151,10 +187,9 @@ export function lengthFinding(
   },
 ): LengthFinding | null {
   if (!isVllmStack(o.stack)) return null;
-  // vLLM (on Transformers 4.5x) reads another RoPE than this config's: `configReadingGap` says
-  // so, and the limit would be that other RoPE's.
-  if (config.ropeTransformers5Only === true) return null;
-  const limit = vllmStackMaxModelLen(config, o.stack);
+  const read = vllmLengthReading(config);
+  if (read === null) return null;
+  const limit = vllmStackMaxModelLen(read, o.stack);
   if (!limit.ok) return { kind: "unmodelled", reason: limit.reason };
   const { prompt, generated } = o;
   const m = `vLLM's max_model_len ${limit.tokens} (${limit.rule})`;

@@ -6,6 +6,7 @@
  * @module
  */
 import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
+import { transformers4RopeRefusal } from "./hf_refusal.ts";
 
 /**
  * The decoder layers each pipeline stage of vLLM 0.11 builds, as `make_layers` takes them from
@@ -46,7 +47,9 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  *   Qwen3MoE layer found in the model.layers." when there is none: a Qwen3-MoE config whose
  *   layers are all dense (`mlp_only_layers` naming every layer, a `decoder_sparse_step` past the
  *   last, `num_experts` 0 or below), or one with a stage of dense layers only
- *   (`vllmPipelineStages`).
+ *   (`vllmPipelineStages`);
+ * - it loads the config through Transformers 4.5x, which refuses a `rope_scaling` missing keys
+ *   its RoPE validation requires (`transformers4RopeRefusal`).
  *
  * Settings beyond the stack's (`--hf-overrides`, `VLLM_PP_LAYER_PARTITION`) may change either;
  * the caller reads the record's.
@@ -67,13 +70,15 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * ```
  */
 export function vllmRefusal(
-  config: Pick<DecoderConfig, "noArchitectures" | "layers" | "moe">,
+  config: Pick<DecoderConfig, "noArchitectures" | "layers" | "moe" | "ropeTransformers4Missing">,
   o: { readonly pp: number },
 ): string | null {
   if (config.noArchitectures === true) {
     return "the config names no architectures, and vLLM 0.11 builds the class that list names " +
       "(it refuses a config without one: 'No model architectures are specified')";
   }
+  const rope = transformers4RopeRefusal(config);
+  if (rope !== null) return `vLLM 0.11 reads the config through Transformers 4.5x, and ${rope}`;
   return _stageWithoutMoe(config, o.pp);
 }
 

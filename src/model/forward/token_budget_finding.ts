@@ -8,7 +8,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile, vllmTokenBudget } from "../../kernels/mod.ts";
-import { type DecoderConfig, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
+import { type DecoderConfig, vllmLengthReading, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
 import { requestTokens } from "./request_tokens.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
@@ -49,7 +49,10 @@ export interface TokenBudgetFinding {
  * ```
  */
 export function tokenBudgetFinding(
-  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only">,
+  config: Pick<
+    DecoderConfig,
+    "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only" | "ropeTransformers4Missing"
+  >,
   o: {
     readonly stack: Pick<StackProfile, "components">;
     readonly gpu: string;
@@ -58,10 +61,9 @@ export function tokenBudgetFinding(
   },
 ): TokenBudgetFinding | null {
   if (!isVllmStack(o.stack)) return null;
-  // Another RoPE than the config's (configReadingGap says so) would give another limit.
-  const limit = config.ropeTransformers5Only === true
-    ? null
-    : vllmStackMaxModelLen(config, o.stack);
+  // The length as vLLM reads it (through Transformers 4.5x); none where 4.5x refuses the config.
+  const read = vllmLengthReading(config);
+  const limit = read === null ? null : vllmStackMaxModelLen(read, o.stack);
   const budget = vllmTokenBudget(o.stack, {
     gpu: o.gpu,
     maxModelLen: limit?.ok === true ? limit.tokens : null,

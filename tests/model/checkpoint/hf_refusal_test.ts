@@ -67,3 +67,47 @@ Deno.test("hfRefusal(): decoder_sparse_step written as a float is refused by Tra
   }
   assert.equal(hfRefusal(read(text), { transformers: "5.x" }), null);
 });
+
+Deno.test("hfRefusal(): a rope_scaling missing keys Transformers 4.5x requires (empty; llama3 without original_max_position_embeddings) is refused by 4.5x and vLLM, naming the keys; Transformers 5 reads it", async () => {
+  const read = async (name: string) =>
+    JSON.parse(
+      await Deno.readTextFile(new URL(`./fixtures/hf_configs/${name}.json`, import.meta.url)),
+    );
+  const qwen3 = await read("qwen3-0.6b.transformers-4.51");
+  const llama = await read("llama-3.1-8b.transformers-4.4x");
+  const { original_max_position_embeddings: _o, ...rest } = llama.rope_scaling;
+  const vllm = { id: "v", components: { vllm: "0.11.0" } };
+  const cases = [
+    [{ ...qwen3, rope_scaling: {} }, "'rope_type'"],
+    // Beside rope_parameters too: 4.5x reads the empty rope_scaling (5.x the other).
+    [{ ...qwen3, rope_scaling: {}, rope_parameters: { rope_type: "default" } }, "'rope_type'"],
+    [{ ...llama, rope_scaling: rest }, "'original_max_position_embeddings'"],
+  ] as const;
+  for (const [json, key] of cases) {
+    const c = parseDecoderConfig(json);
+    const why = `the config's rope_scaling lacks ${key}, which Transformers 4.5x requires (its ` +
+      "RoPE validation raises KeyError 'Missing required keys in rope_scaling'): the model " +
+      "cannot be loaded";
+    for (const v4 of ["4.5x", "4.57.6", undefined]) {
+      assert.equal(hfRefusal(c, { transformers: v4 }), why);
+    }
+    assert.equal(hfRefusal(c, { transformers: "5.x" }), null, key);
+    assert.equal(
+      stackLoadRefusal(vllm, { config: c, pp: 1 }),
+      `stack 'v' runs vLLM: vLLM 0.11 reads the config through Transformers 4.5x, and ${why}`,
+    );
+  }
+  // What 4.5x loads: a legacy `type`, a default type named, a complete llama3.
+  for (
+    const json of [
+      { ...qwen3, rope_scaling: { type: "linear", factor: 2 } },
+      { ...qwen3, rope_scaling: { rope_type: "default" } },
+      llama,
+    ]
+  ) {
+    const c = parseDecoderConfig(json);
+    assert.equal(c.ropeTransformers4Missing, undefined);
+    assert.equal(hfRefusal(c, { transformers: "4.5x" }), null);
+    assert.equal(stackLoadRefusal(vllm, { config: c, pp: 1 }), null);
+  }
+});

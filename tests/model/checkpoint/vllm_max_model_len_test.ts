@@ -97,7 +97,7 @@ Deno.test("lengthFinding(): on vLLM a pass continuing a running sequence past ma
   assert.equal(lengthFinding(c, { stack: VLLM, prompt: 8, generated: 1, running: null }), null);
 });
 
-Deno.test("lengthFinding(): a stack whose own settings may move the limit, or a limit not derived, is not modelled; a RoPE vLLM reads otherwise is left to configReadingGap", () => {
+Deno.test("lengthFinding(): a stack whose own settings may move the limit, or a limit not derived, is not modelled; a RoPE in rope_parameters alone is held to the limit Transformers 4.5x reads (no rope_scaling), a config 4.5x refuses to none", () => {
   const json: Record<string, unknown> = {
     ...read("qwen3-4b.transformers-4.51"),
     max_position_embeddings: 8,
@@ -115,5 +115,27 @@ Deno.test("lengthFinding(): a stack whose own settings may move the limit, or a 
     rope_parameters: { rope_type: "default", rope_theta: 1e6 },
   });
   assert.equal(v5.ropeTransformers5Only, true);
-  assert.equal(lengthFinding(v5, { stack: VLLM, prompt: 9, generated: 0 }), null);
+  // vLLM reads the config through 4.5x, which ignores rope_parameters: max_position_embeddings.
+  assert.match(
+    lengthFinding(v5, { stack: VLLM, prompt: 9, generated: 0 })?.reason ?? "",
+    /^the 9-token prompt is longer than vLLM's max_model_len 8 \(max_position_embeddings 8\)/,
+  );
+  assert.equal(lengthFinding(v5, { stack: VLLM, prompt: 8, generated: 0 }), null);
+  // A linear factor there moves no limit: 4.5x reads rope_scaling None.
+  const linear = parseDecoderConfig({
+    ...v4,
+    rope_parameters: { rope_type: "linear", factor: 4, rope_theta: 1e6 },
+  });
+  assert.equal(linear.ropeTransformers5Only, true);
+  assert.equal(
+    lengthFinding(linear, { stack: VLLM, prompt: 9, generated: 0 })?.kind,
+    "contradiction",
+  );
+  // The same factor in rope_scaling, which 4.5x reads, raises it to 32.
+  const legacy = parseDecoderConfig({ ...json, rope_scaling: { rope_type: "linear", factor: 4 } });
+  assert.equal(lengthFinding(legacy, { stack: VLLM, prompt: 32, generated: 0 }), null);
+  // A rope_scaling 4.5x refuses: vLLM loads no model (vllmRefusal says so), no limit applies.
+  const empty = parseDecoderConfig({ ...json, rope_scaling: {} });
+  assert.deepEqual(empty.ropeTransformers4Missing, ["rope_type"]);
+  assert.equal(lengthFinding(empty, { stack: VLLM, prompt: 9, generated: 0 }), null);
 });
