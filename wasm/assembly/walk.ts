@@ -37,11 +37,20 @@
 //       nearest, so r is T or one of its two f32 neighbours, an integer of magnitude <= 2^30, and
 //       trunc(r) = r exactly. When |r| > |T| the rounding went away from zero and the f32 just
 //       below r in magnitude (its bit pattern minus one: r is normal and non-zero) is the
-//       truncation of T, since it is <= |T| and the next f32 up is r; otherwise r is it.
+//       truncation of T, since it is <= |T| and the next f32 up is r; otherwise r is it. That
+//       step down is taken after the scaling, on r * 2^(E-F) (so the comparison runs beside
+//       the multiplication instead of before it, on the chain the next block's scale waits
+//       for): multiplying by a power of two moves the f32 grid with it while both values are
+//       normal and finite, so the pattern minus one of r * 2^(E-F) is (that f32) * 2^(E-F).
+//       Finite needs |r| * 2^(E-F) < 2^128; |r| <= 2^30, so the narrow path keeps E <= F + 97
+//       (lanes above take the exact path): otherwise r * 2^(E-F) could be infinite where the
+//       truncation scaled is not, or is infinite too (one pattern below infinity is the largest
+//       finite f32).
 //     - wide (H100-class, where |T| may reach 2^31): T is summed in f64 (exact, < 2^32) and its
 //       low 29 fraction bits are masked, which keeps the leading 24 bits (truncation toward
 //       zero); that value demotes to f32 exactly.
-//  Blocks where some lane has E outside [F - 126, 127] (tiny blocks, all-zero blocks, c NaN/Inf:
+//  Blocks where some lane has E outside [F - 126, 127] ([F - 126, min(127, F + 97)] narrow) (tiny
+//  blocks, all-zero blocks, c NaN/Inf, sums near overflow:
 //  see cTop) recompute those lanes with the exact scalar `blockExact` (fix_lanes.ts), except one
 //  common case decided here (`zeroBlockLanes`): when the row's L values of the block are all
 //  zero (FA2's P left of the causal limit), no product is non-zero, so a lane whose c is +0 or
@@ -125,28 +134,30 @@ const CONSTS: usize = memory.data<u32>([
   s: v128, c: v128, scale: v128, narrow: bool, kPow: v128, k24: v128,
 ): v128 {
   const ac = i32x4.relaxed_trunc_f32x4_s(f32x4.mul(c, scale));
-  let t: v128;
   if (narrow) {
     const sum = i32x4.add(s, ac);
     const r = f32x4.convert_i32x4_s(sum);
     const away = i32x4.gt_s(i32x4.abs(i32x4.relaxed_trunc_f32x4_s(r)), i32x4.abs(sum));
-    t = i32x4.add(r, away);
+    return i32x4.add(f32x4.mul(r, i32x4.sub(kPow, scale)), away); // step down after scaling
   } else {
     const lo = f64x2.add(f64x2.convert_low_i32x4_s(s), f64x2.convert_low_i32x4_s(ac));
     const hi = f64x2.add(
       f64x2.convert_low_i32x4_s(i32x4.shuffle(s, s, 2, 3, 2, 3)),
       f64x2.convert_low_i32x4_s(i32x4.shuffle(ac, ac, 2, 3, 2, 3)),
     );
-    t = i32x4.shuffle(
+    const t = i32x4.shuffle(
       f32x4.demote_f64x2_zero(v128.and(lo, k24)), // keeps the leading 24 bits: truncation
       f32x4.demote_f64x2_zero(v128.and(hi, k24)),
       0, 1, 4, 5,
     );
+    return f32x4.mul(t, i32x4.sub(kPow, scale));
   }
-  return f32x4.mul(t, i32x4.sub(kPow, scale));
 }
 
-/** Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 1, kHi 254). */
+/**
+ * Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 1; kHi 254, or
+ * min(254, F + 97 + 127) on the narrow path, step 5).
+ */
 @inline function badLanes(big: v128, kLo: v128, kHi: v128): v128 {
   return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, kHi));
 }
@@ -251,7 +262,7 @@ export function walkPanel(
 ): void {
   const L = gL;
   const floor = i8x16.splat(<i8>gFloorU8);
-  const kHi = v128.load(CONSTS);
+  const kHi = narrow ? i32x4.splat(min(254, gF + 97 + EXP_SUM_BIAS)) : v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
@@ -363,7 +374,7 @@ export function walkPanelPair(
   const rowExp = <usize>kp << 1;
   const rowRaw = <usize>kp << 1;
   const floor = i8x16.splat(<i8>gFloorU8);
-  const kHi = v128.load(CONSTS);
+  const kHi = narrow ? i32x4.splat(min(254, gF + 97 + EXP_SUM_BIAS)) : v128.load(CONSTS);
   const kPow = v128.load(CONSTS, 16);
   const k24 = v128.load(CONSTS, 32);
   const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
