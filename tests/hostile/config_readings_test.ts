@@ -354,3 +354,60 @@ Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 witho
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.doesNotMatch(r.reason, /rope_scaling|RoPE/, r.reason);
 });
+
+Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a key in another case, a factor without a type, in place of a required key) FAILs on its HF and vLLM stacks as the modelled spelling does, where it was NOT_VERIFIED; Transformers 5 and a spelling 4.5x loads stay NOT_VERIFIED", async () => {
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-case" });
+  const vllm = await honestOf("qwen3-tiny-dense", {
+    logId: "rope-case-vllm",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
+  const llama = await honestOf("llama3-tiny", { logId: "rope-case-llama3" });
+  const otherCase = (t: string) => {
+    const c = JSON.parse(t);
+    const { original_max_position_embeddings: o, ...rest } = c.rope_scaling;
+    return JSON.stringify({
+      ...c,
+      rope_scaling: { ...rest, Original_Max_Position_Embeddings: o },
+    });
+  };
+  const cases = [
+    [hf, setField("rope_scaling", { Rope_Type: "default" }), "'rope_type'"],
+    [vllm, setField("rope_scaling", { Rope_Type: "default" }), "'rope_type'"],
+    [hf, setField("rope_scaling", { factor: 2 }), "'rope_type'"],
+    [vllm, setField("rope_scaling", { factor: 2 }), "'rope_type'"],
+    [llama, otherCase, "'original_max_position_embeddings'"],
+  ] as const;
+  for (const [run, edit, key] of cases) {
+    for (
+      const [what, record] of [["honest", run.honest], [
+        "falsified",
+        flipFingerprint(run.honest),
+      ]] as const
+    ) {
+      const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
+      assert.equal(r.status, "FAIL", `${key} ${what}: ${r.reason}`);
+      assert.match(r.reason, /^record contradicts its stack: /, `${key} ${what}`);
+      assert.ok(
+        r.reason.includes(
+          `the config's rope_scaling lacks ${key}, which Transformers 4.5x requires`,
+        ),
+        `${key} ${what}: ${r.reason}`,
+      );
+    }
+  }
+  // Transformers 5 reads a non-empty rope_scaling as the RoPE: not modelled, no refusal.
+  const v5 = await onTransformers5(hf);
+  const r5 = await verifyAlone(
+    withConfig(v5, hf.blobs, setField("rope_scaling", { Rope_Type: "default" })),
+    hf.blobs,
+  );
+  assert.equal(r5.status, "NOT_VERIFIED", r5.reason);
+  assert.match(r5.reason, /rope_scaling key '"Rope_Type"' is not modelled/);
+  // 4.5x copies `type` over `rope_type` before validating: a default `type` beside a linear
+  // `rope_type` without factor loads there (not modelled), so it is not refused.
+  const loads = setField("rope_scaling", { rope_type: "linear", type: "default" });
+  const r = await verifyAlone(withConfig(hf.honest, hf.blobs, loads), hf.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /differ/);
+});

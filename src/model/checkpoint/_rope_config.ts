@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { InputError } from "../../errors.ts";
 import type { RopeScaling } from "../../kernels/mod.ts";
 import {
   _bad,
@@ -65,6 +66,11 @@ export interface _Rope {
    * given in `rope_parameters` alone (a non-empty `rope_scaling` is read by both generations).
    */
   readonly transformers4Missing?: readonly string[];
+  /**
+   * Why the `rope_scaling` is not modelled, where 4.5x refuses it all the same
+   * (`transformers4Missing`): nothing may be computed from this RoPE.
+   */
+  readonly unmodelled?: string;
 }
 
 /** The keys Transformers 4.5x requires in `rope_scaling`, by type (`rope_type` or `type`). */
@@ -104,9 +110,25 @@ export function _rope(c: _Json): _Rope {
   // `_theta`), where an absent one is the default.
   const top = c.rope_theta !== undefined ? _theta(c, "rope_theta", "rope_theta") : undefined;
   const maxPositions = c.max_position_embeddings;
-  const legacy = _given(c, "rope_scaling")
-    ? _section(c.rope_scaling, { name: "rope_scaling", theta: false, maxPositions })
-    : undefined;
+  let legacy;
+  try {
+    legacy = _given(c, "rope_scaling")
+      ? _section(c.rope_scaling, { name: "rope_scaling", theta: false, maxPositions })
+      : undefined;
+  } catch (e) {
+    // A rope_scaling not modelled that 4.5x refuses all the same (a required key missing, e.g.
+    // `{"Rope_Type": "default"}` or `{"factor": 2}`, refused like `{}`): the refusal is kept, so
+    // that its stacks FAIL it as they FAIL `{}` (`unmodelled: "read"`), not NOT_VERIFIED.
+    if (!(e instanceof InputError) || e.code !== "CONFIG_UNSUPPORTED") throw e;
+    const missing = _missing4(c.rope_scaling as _Json);
+    if (missing.length === 0) throw e;
+    return {
+      theta: String(top ?? _DEFAULT_THETA),
+      transformers5Only: true,
+      transformers4Missing: missing,
+      unmodelled: e.message.replace(/^Cannot use config: /, ""),
+    };
+  }
   // 5.x: `rope_scaling or rope_parameters` (an empty dict is false in Python): a non-empty
   // rope_scaling is the RoPE, with the top-level theta, and rope_parameters is not read.
   const scalingWins = legacy !== undefined && Object.keys(c.rope_scaling as object).length > 0;
@@ -131,14 +153,16 @@ export function _rope(c: _Json): _Rope {
 
 /** The keys Transformers 4.5x requires of a parsed `rope_scaling` (a modelled type) and misses. */
 function _missing4(p: _Json): string[] {
-  const type = typeof p.rope_type === "string"
-    ? p.rope_type
-    : typeof p.type === "string"
+  // The config classes copy a `type` over `rope_type` before validating (BC), so `type` wins.
+  const type = typeof p.type === "string"
     ? p.type
+    : typeof p.rope_type === "string"
+    ? p.rope_type
     : "default";
   const given = new Set(Object.keys(p));
   if (given.has("type")) given.add("rope_type");
-  return (_REQUIRED_4[type] ?? []).filter((k) => !given.has(k));
+  const required = Object.hasOwn(_REQUIRED_4, type) ? _REQUIRED_4[type]! : [];
+  return required.filter((k) => !given.has(k));
 }
 
 function _section(

@@ -147,7 +147,9 @@ export interface DecoderConfig {
   readonly mlpOnlyLayersTransformers4Only?: true;
   /**
    * Why the config is not modelled though HF builds a model of it (values nobody deploys, named:
-   * `_moe_config.ts`), present only in a config parsed with `unmodelled: "read"`. Nothing may be
+   * `_moe_config.ts`), or though Transformers 4.5x refuses it as it refuses a modelled one (a
+   * `rope_scaling` missing keys it requires: `ropeTransformers4Missing`), present only in a config
+   * parsed with `unmodelled: "read"`. Nothing may be
    * computed from such a config: it serves to ask whether the record's stack loads it at all
    * (`stackLoadRefusal`) and to hold a record to its shapes (layers, widths, heads, which layers
    * are sparse: `splitContradiction`), and is NOT_VERIFIED otherwise.
@@ -228,6 +230,11 @@ export function parseDecoderConfig(
   const kept = _keptWindow(c, rules);
   const padTokenId = _padTokenId(c);
   const moe = rules.moe ? _moe(c) : undefined;
+  // Values HF builds a model of (or 4.5x refuses, as it refuses modelled ones) not modelled here.
+  const unmodelled = [
+    ...(rope.unmodelled === undefined ? [] : [rope.unmodelled]),
+    ...(moe === undefined || moe.unmodelled.length === 0 ? [] : [_unmodelled(moe.unmodelled)]),
+  ];
   const config: DecoderConfig = Object.freeze({
     modelType: family,
     vocab: _int(c, "vocab_size", { max: 1 << 22 }),
@@ -263,9 +270,7 @@ export function parseDecoderConfig(
     ...(padTokenId === undefined ? {} : { padTokenId }),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
     ...(moe?.floatLayerIndex ? { mlpOnlyLayersTransformers4Only: true as const } : {}),
-    ...(moe === undefined || moe.unmodelled.length === 0
-      ? {}
-      : { unmodelled: _unmodelled(moe.unmodelled) }),
+    ...(unmodelled.length === 0 ? {} : { unmodelled: unmodelled.join("; ") }),
   });
   if (config.unmodelled !== undefined && options.unmodelled !== "read") {
     throw _bad("CONFIG_UNSUPPORTED", config.unmodelled);
