@@ -59,10 +59,15 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
     const path = _namesPath(option);
     const file = _namesFile(option);
     let given = false;
-    cmd.on(`option:${option.name()}`, (value: unknown) => {
-      if (path && value === "") {
+    cmd.on(`option:${option.name()}`, (typed: unknown) => {
+      if (path && typed === "") {
         throw new UsageError("USAGE_PATH", `Cannot use ${flag}: the path is empty`);
       }
+      // An output goes where its normalised path names (`lnk/../x` is `x`: see writeNewFile),
+      // so the command works on, and its lines name, that path.
+      const value = option.long === "--out" && typeof typed === "string"
+        ? _normalOut(typed, { folder: _placeholder(option) === "dir" })
+        : typed;
       // A file written at `dir/` would be the file `dir` (or fail after the work is done).
       if (file && typeof value === "string" && value.endsWith("/")) {
         throw new UsageError(
@@ -70,10 +75,8 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
           `Cannot use ${flag}: it names a file, and '${value}' ends in '/' (give the file's name)`,
         );
       }
-      // An output goes where its normalised path names (`lnk/../x` is `x`: see writeNewFile),
-      // so the command works on, and its lines name, that path.
-      if (option.long === "--out" && typeof value === "string") {
-        cmd.setOptionValueWithSource(option.attributeName(), normalize(value), "cli");
+      if (value !== typed) {
+        cmd.setOptionValueWithSource(option.attributeName(), value, "cli");
       }
       // A variadic option's every value comes as an event of its own: they are all kept.
       if (option.variadic) return;
@@ -107,6 +110,17 @@ export function guardOptions(cmd: CommandUnknownOpts): void {
 function _namesFile(option: Option): boolean {
   return !option.variadic &&
     /^(file|[\w.-]*\.json|[\w.-]*\.safetensors)$/.test(_placeholder(option));
+}
+
+/**
+ * `--out` normalised. Where it names a file or a prefix (`<file>`, `<name>`), a last segment `.`
+ * or `..` keeps a trailing `/`, as the text names a folder: `normalize` turns `sub/.` into `sub`,
+ * which `key generate` would take for the prefix of `sub.key` in the parent folder (it refuses
+ * `sub/.`: no file name) and a file writer for the file `sub` (refused here as ending in `/`).
+ */
+function _normalOut(value: string, o: { readonly folder: boolean }): string {
+  const n = normalize(value);
+  return !o.folder && /(^|\/)\.\.?$/.test(value) && !n.endsWith("/") ? `${n}/` : n;
 }
 
 /** An option's value placeholder (`file` of `--log <file>`), or "". */

@@ -186,6 +186,27 @@ async function _smallScenario(): Promise<string> {
   return JSON.stringify(s);
 }
 
+Deno.test("--out ending in /. or /.. names a folder after normalisation too: a file or key prefix there is refused as before, a folder is written and named without the dot", async () => {
+  const dir = await Deno.makeTempDir({ dir: f.dir, prefix: "dots" });
+  await Deno.mkdir(`${dir}/sub`);
+  for (const out of [`${dir}/sub/.`, `${dir}/sub/x/..`]) {
+    // `normalize` makes `sub/.` the prefix `sub`: sub.key beside the folder, where it refused.
+    const keys = await runBitaudit(["key", "generate", "--out", out]);
+    assert.equal(keys.code, 2, keys.stderr);
+    assertCliCode(keys.stderr, "USAGE_PATH");
+    assert.match(keys.stderr, /--out must end in a file name/);
+    const root = await runBitaudit(["key", "trust-root", "--pub", f.pub, "--out", out]);
+    assert.equal(root.code, 2, root.stderr);
+    assertCliCode(root.stderr, "USAGE_PATH");
+    assert.match(root.stderr, /it names a file, and '[^']*sub\/' ends in '\/'/);
+  }
+  assert.deepEqual(await _names(dir), ["sub"]);
+  assert.deepEqual(await _names(`${dir}/sub`), []);
+  const page = await runBitaudit(["page", "--out", `${dir}/site/.`]);
+  assert.equal(page.code, 0, page.stderr);
+  assert.ok(page.stdout.includes(`wrote ${dir}/site/index.html`), page.stdout);
+});
+
 /** The tiny dense Qwen3 config cut down further (one layer of width 64: synth runs in a second). */
 async function _smallConfig(): Promise<string> {
   const c = JSON.parse(
