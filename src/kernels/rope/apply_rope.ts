@@ -15,7 +15,7 @@ import type { RopeTables } from "./rope_tables.ts";
  * @param x BF16 patterns, row-major [tokens, heads, headDim]
  * @param options tables and the number of heads
  * @returns the rotated BF16 tensor (same layout)
- * @throws {RangeError} when the shapes disagree
+ * @throws {RangeError} when the shapes disagree, or the tables' head dimension is odd
  * @example
  * ```ts
  * import { applyRope } from "./apply_rope.ts";
@@ -32,6 +32,12 @@ export function applyRope(
   const { tables, heads } = options;
   const d = tables.headDim;
   const half = d / 2;
+  const cells = tables.positions * d;
+  if (d % 2 !== 0 || tables.cos.length !== cells || tables.sin.length !== cells) {
+    throw new RangeError(
+      `Cannot apply RoPE: tables of head dimension ${d} (even needed) and ${tables.cos.length} / ${tables.sin.length} entries for ${tables.positions} tokens`,
+    );
+  }
   if (x.length !== tables.positions * heads * d) {
     throw new RangeError(
       `Cannot apply RoPE: ${x.length} values for ${tables.positions} tokens x ${heads} heads x ${d}`,

@@ -36,7 +36,7 @@ export {
 } from "./decoder_config.ts";
 export { vllmPipelineStages, vllmRefusal } from "./vllm_refusal.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
-export { hfRefusal, transformers4RopeRefusal } from "./hf_refusal.ts";
+export { hfRefusal } from "./hf_refusal.ts";
 export { stackLoadRefusal } from "./stack_load_refusal.ts";
 export { keptWindowGap } from "./kept_window.ts";
 export { vllmDtypeGap } from "./vllm_model_dtype.ts";
@@ -68,7 +68,6 @@ export { readWeightFormats, weightFormatOf, type WeightFormats } from "./weight_
 export {
   type LengthFinding,
   lengthFinding,
-  vllmLengthReading,
   type VllmMaxModelLen,
   vllmMaxModelLen,
   vllmStackMaxModelLen,

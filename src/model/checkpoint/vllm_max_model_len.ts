@@ -112,9 +112,10 @@ export function vllmLengthReading(
 }
 
 /**
- * vLLM's `max_model_len` of a config on a stack: {@link vllmMaxModelLen}, unless the stack's own
- * settings may set it otherwise (`--max-model-len`, `--hf-overrides`,
- * `VLLM_ALLOW_LONG_MAX_MODEL_LEN`), which is not modelled.
+ * vLLM's `max_model_len` of a config on a stack: {@link vllmMaxModelLen} of the length fields as
+ * vLLM reads them ({@link vllmLengthReading}), unless the stack's own settings may set it
+ * otherwise (`--max-model-len`, `--hf-overrides`, `VLLM_ALLOW_LONG_MAX_MODEL_LEN`), which is not
+ * modelled, or vLLM refuses the config (no model, no limit).
  *
  * @param config the parsed config
  * @param stack the stack profile (its components)
@@ -128,7 +129,10 @@ export function vllmLengthReading(
  * ```
  */
 export function vllmStackMaxModelLen(
-  config: Pick<DecoderConfig, "maxPositionEmbeddings" | "ropeScaling">,
+  config: Pick<
+    DecoderConfig,
+    "maxPositionEmbeddings" | "ropeScaling" | "ropeTransformers5Only" | "ropeTransformers4Missing"
+  >,
   stack: Pick<StackProfile, "components">,
 ): VllmMaxModelLen {
   if (Object.values(stack.components).some((v) => _SETS_LIMIT.test(v))) {
@@ -137,7 +141,11 @@ export function vllmStackMaxModelLen(
       reason: "the stack's own settings may set max_model_len otherwise: not modelled",
     };
   }
-  return vllmMaxModelLen(config);
+  const read = vllmLengthReading(config);
+  if (read === null) {
+    return { ok: false, reason: "vLLM refuses the config (Transformers 4.5x cannot load it)" };
+  }
+  return vllmMaxModelLen(read);
 }
 
 /**
@@ -187,9 +195,9 @@ export function lengthFinding(
   },
 ): LengthFinding | null {
   if (!isVllmStack(o.stack)) return null;
-  const read = vllmLengthReading(config);
-  if (read === null) return null;
-  const limit = vllmStackMaxModelLen(read, o.stack);
+  // Where vLLM refuses the config it serves nothing: the refusal is the finding (vllmRefusal).
+  if (vllmLengthReading(config) === null) return null;
+  const limit = vllmStackMaxModelLen(config, o.stack);
   if (!limit.ok) return { kind: "unmodelled", reason: limit.reason };
   const { prompt, generated } = o;
   const m = `vLLM's max_model_len ${limit.tokens} (${limit.rule})`;

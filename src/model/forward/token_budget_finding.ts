@@ -8,7 +8,7 @@
  * @module
  */
 import { isVllmStack, type StackProfile, vllmTokenBudget } from "../../kernels/mod.ts";
-import { type DecoderConfig, vllmLengthReading, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
+import { type DecoderConfig, vllmStackMaxModelLen } from "../checkpoint/mod.ts";
 import { requestTokens } from "./request_tokens.ts";
 import type { PassEntry } from "./serving_shape.ts";
 
@@ -62,11 +62,10 @@ export function tokenBudgetFinding(
 ): TokenBudgetFinding | null {
   if (!isVllmStack(o.stack)) return null;
   // The length as vLLM reads it (through Transformers 4.5x); none where 4.5x refuses the config.
-  const read = vllmLengthReading(config);
-  const limit = read === null ? null : vllmStackMaxModelLen(read, o.stack);
+  const limit = vllmStackMaxModelLen(config, o.stack);
   const budget = vllmTokenBudget(o.stack, {
     gpu: o.gpu,
-    maxModelLen: limit?.ok === true ? limit.tokens : null,
+    maxModelLen: limit.ok ? limit.tokens : null,
   });
   if (budget === null) return null;
   const totals = o.passes.map((q) => q.entries.reduce((s, e) => s + e.query, 0));

@@ -108,6 +108,16 @@ Deno.test("applyRope() rotates half with -x2 first and rounds each product to bf
     }
   }
   assert.throws(() => applyRope(x.subarray(1), { tables, heads }), RangeError);
+  // Hand-made tables: an odd head dimension has no halves to rotate, and short tables would be
+  // read past their end.
+  const odd = { ...tables, headDim: 3, positions: 1, cos: tables.cos.subarray(0, 3) };
+  assert.throws(
+    () =>
+      applyRope(x.subarray(0, 3), { tables: { ...odd, sin: tables.sin.subarray(0, 3) }, heads: 1 }),
+    /head dimension 3 \(even needed\)/,
+  );
+  const short = { ...tables, cos: tables.cos.subarray(1) };
+  assert.throws(() => applyRope(x, { tables: short, heads }), RangeError);
 });
 
 Deno.test("applyRope() differs from rounding only the sum: the per-product rounding is observable", () => {
