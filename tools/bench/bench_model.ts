@@ -33,8 +33,9 @@
  * median over the runs), and, for the dense cases on one GPU, the ratio of the forward to what
  * native FP32 sgemm (NumPy's BLAS in a `python3` subprocess, `tools/wasm/native_sgemm.ts`; the
  * verifier never runs native code) needs for the forward's GEMM products with the same thread
- * count, measured in the same run: each distinct layer GEMM shape timed natively (3 runs,
- * median), times the layers.
+ * count, measured in the same run after each timed run: each distinct layer GEMM shape timed
+ * natively (3 runs, median), times the layers; the ratio is the median of the per-run ratios
+ * (each forward against the native time measured right after it), with their range.
  *
  * Usage: `deno task bench:model [runs] [--force] [--only 0.6b,4b,30b] [--threads 1,all]
  * [--layers n] [--tokens n] [--checkpoint dir] [--tp 1,2,4] [--stacks hf,vllm] [--no-warmup]`
@@ -320,6 +321,9 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
   const variants = stackSet.flatMap((which) => tpSet.map((tp) => ({ which, tp })));
   const key = (v: { which: string; tp: number }) => `${v.which}/${v.tp}`;
   const prints = new Map(variants.map((v) => [key(v), new Set<string>()]));
+  // Native sgemm's time for the same products after each run's forwards (same thread count):
+  // the ratio is taken per run, so that the host's drift over minutes pairs off.
+  const natives = new Map<string, (number | string)[]>();
   for (let i = 0; i < runs; i++) {
     for (const t of threadSet as ("1" | "all")[]) {
       for (const v of variants) {
@@ -329,12 +333,10 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
         shares.set(`${t}/${key(v)}`, [...(shares.get(`${t}/${key(v)}`) ?? []), core.ms / r.ms]);
         prints.get(key(v))!.add(r.fingerprint);
       }
+      const threads = t === "1" ? 1 : cores;
+      const native = await nativeForwardSeconds(config, { tokens: tokenCount, layers, threads });
+      natives.set(t, [...(natives.get(t) ?? []), native]);
     }
-  }
-  const natives = new Map<string, number | string>();
-  for (const t of threadSet) {
-    const threads = t === "1" ? 1 : cores;
-    natives.set(t, await nativeForwardSeconds(config, { tokens: tokenCount, layers, threads }));
   }
   for (const v of variants) {
     const tp = v.tp;
@@ -349,14 +351,19 @@ for (const c of cases.filter((x) => only.includes(x.id))) {
           stackSet.length > 1 ? `${first.which} ` : ""
         }TP ${first.tp}`;
       const share = stats(shares.get(`${t}/${key(v)}`)!).median;
-      const native = natives.get(t);
-      const vsNative = tp !== 1 || native === undefined
+      const native = natives.get(t) ?? [];
+      const refused = native.find((n) => typeof n === "string");
+      const nat = native.filter((n) => typeof n === "number");
+      const paired = stats(xs.map((x, i) => x / 1000 / nat[i]!));
+      const vsNative = tp !== 1 || native.length === 0
         ? ""
-        : typeof native === "string"
-        ? `, native sgemm n/a (${native})`
-        : `, x${(s.median / 1000 / native).toFixed(1)} native sgemm's ${
-          native.toPrecision(3)
-        } s for the GEMM products`;
+        : refused !== undefined
+        ? `, native sgemm n/a (${refused})`
+        : `, x${paired.median.toFixed(1)} native sgemm (${paired.min.toFixed(1)}-${
+          paired.max.toFixed(1)
+        } per run; native ${stats(nat).median.toPrecision(3)} s, ${stats(nat).min.toPrecision(3)}-${
+          stats(nat).max.toPrecision(3)
+        }, for the GEMM products)`;
       return `${t === "1" ? 1 : cores} thread(s) ${sec(s.median)} s (${sec(s.min)}-${
         sec(s.max)
       }; runs ${xs.map(sec).join(", ")}${ratio}), attention core ${
