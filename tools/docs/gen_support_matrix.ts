@@ -694,7 +694,15 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "outside the vocabulary FAILs on an HF stack (PyTorch refuses it as the embedding's " +
         "`padding_idx`); on a vLLM stack, a Qwen3-MoE config with no sparse layer, or a record " +
         "whose pipeline stages leave one of dense layers only (the tiny MoE's layer 0 at pp=2), " +
-        "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). `output_attentions` set (Transformers 4.48-4.53 then run eager " +
+        "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). A `rope_scaling` missing " +
+        "keys Transformers 4.5x requires (an empty one; a llama3 one without " +
+        "`original_max_position_embeddings`; one whose keys are spelt otherwise) FAILs on " +
+        "Transformers 4.5x stacks and on vLLM, which loads configs through 4.5x (its RoPE " +
+        "validation raises `KeyError`); Transformers 5 reads it (the default RoPE; the length " +
+        "filled in from `max_position_embeddings`). A RoPE given in `rope_parameters` alone is " +
+        "NOT_VERIFIED on stacks not built on Transformers 5 (4.5x ignores it), but a vLLM record " +
+        "is held to the `max_model_len` 4.5x reads (`max_position_embeddings`): a longer prompt " +
+        "FAILs. `output_attentions` set (Transformers 4.48-4.53 then run eager " +
         "attention in place of sdpa) and a `rope_theta` written as an integer above 2^53 - 1 " +
         "(PyTorch rounds the int to float32 once) are NOT_VERIFIED on every stack.",
       100,
