@@ -355,7 +355,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 witho
   assert.doesNotMatch(r.reason, /rope_scaling|RoPE/, r.reason);
 });
 
-Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a key in another case, a factor without a type, in place of a required key) FAILs on its HF and vLLM stacks as the modelled spelling does, where it was NOT_VERIFIED; Transformers 5 and a spelling 4.5x loads stay NOT_VERIFIED", async () => {
+Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a key in another case, a factor without a type, in place of a required key) FAILs on its HF and vLLM stacks as the modelled spelling does, also beside a rope_parameters not modelled, where it was NOT_VERIFIED; Transformers 5 and a spelling 4.5x loads stay NOT_VERIFIED", async () => {
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-case" });
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-case-vllm",
@@ -363,6 +363,8 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
     components: { vllm: "0.11.0" },
   });
   const llama = await honestOf("llama3-tiny", { logId: "rope-case-llama3" });
+  const emptyBeside = (rope_parameters: unknown) => (t: string) =>
+    JSON.stringify({ ...JSON.parse(t), rope_scaling: {}, rope_parameters });
   const otherCase = (t: string) => {
     const c = JSON.parse(t);
     const { original_max_position_embeddings: o, ...rest } = c.rope_scaling;
@@ -377,6 +379,10 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
     [hf, setField("rope_scaling", { factor: 2 }), "'rope_type'"],
     [vllm, setField("rope_scaling", { factor: 2 }), "'rope_type'"],
     [llama, otherCase, "'original_max_position_embeddings'"],
+    // An empty rope_scaling beside a rope_parameters not modelled: 4.5x refuses the first and
+    // never reads the second.
+    [hf, emptyBeside({ rope_type: "yarn", factor: 2, rope_theta: 1000000 }), "'rope_type'"],
+    [vllm, emptyBeside({ rope_type: "default", rope_theta: 1000000, Foo: 1 }), "'rope_type'"],
   ] as const;
   for (const [run, edit, key] of cases) {
     for (

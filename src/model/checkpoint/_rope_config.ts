@@ -117,24 +117,23 @@ export function _rope(c: _Json): _Rope {
       : undefined;
   } catch (e) {
     // A rope_scaling not modelled that 4.5x refuses all the same (a required key missing, e.g.
-    // `{"Rope_Type": "default"}` or `{"factor": 2}`, refused like `{}`): the refusal is kept, so
-    // that its stacks FAIL it as they FAIL `{}` (`unmodelled: "read"`), not NOT_VERIFIED.
-    if (!(e instanceof InputError) || e.code !== "CONFIG_UNSUPPORTED") throw e;
-    const missing = _missing4(c.rope_scaling as _Json);
-    if (missing.length === 0) throw e;
-    return {
-      theta: String(top ?? _DEFAULT_THETA),
-      transformers5Only: true,
-      transformers4Missing: missing,
-      unmodelled: e.message.replace(/^Cannot use config: /, ""),
-    };
+    // `{"Rope_Type": "default"}` or `{"factor": 2}`, refused like `{}`).
+    return _refusedAnyway(e, c, top);
   }
   // 5.x: `rope_scaling or rope_parameters` (an empty dict is false in Python): a non-empty
   // rope_scaling is the RoPE, with the top-level theta, and rope_parameters is not read.
   const scalingWins = legacy !== undefined && Object.keys(c.rope_scaling as object).length > 0;
-  const nested = _given(c, "rope_parameters") && !scalingWins
-    ? _section(c.rope_parameters, { name: "rope_parameters", theta: true, maxPositions })
-    : undefined;
+  let nested;
+  try {
+    nested = _given(c, "rope_parameters") && !scalingWins
+      ? _section(c.rope_parameters, { name: "rope_parameters", theta: true, maxPositions })
+      : undefined;
+  } catch (e) {
+    // A rope_parameters not modelled beside an empty rope_scaling: 4.5x never reads the former
+    // and refuses the latter.
+    if (legacy === undefined) throw e;
+    return _refusedAnyway(e, c, top);
+  }
   const scaling = nested?.scaling ?? legacy?.scaling;
   const theta = String(nested?.theta ?? top ?? _DEFAULT_THETA);
   // An empty rope_scaling is refused by 4.5x (required keys missing), the default RoPE to 5.x.
@@ -148,6 +147,23 @@ export function _rope(c: _Json): _Rope {
     ...(scaling === undefined ? {} : { scaling }),
     transformers5Only,
     ...(missing.length === 0 ? {} : { transformers4Missing: missing }),
+  };
+}
+
+/**
+ * A RoPE not modelled (`e`, CONFIG_UNSUPPORTED) in a config whose `rope_scaling` Transformers 4.5x
+ * refuses all the same (required keys missing): the refusal is kept, so that its stacks FAIL the
+ * config as they FAIL `{}` (`unmodelled: "read"`), not NOT_VERIFIED; otherwise `e` is thrown.
+ */
+function _refusedAnyway(e: unknown, c: _Json, top: number | undefined): _Rope {
+  if (!(e instanceof InputError) || e.code !== "CONFIG_UNSUPPORTED") throw e;
+  const missing = _missing4(c.rope_scaling as _Json);
+  if (missing.length === 0) throw e;
+  return {
+    theta: String(top ?? _DEFAULT_THETA),
+    transformers5Only: true,
+    transformers4Missing: missing,
+    unmodelled: e.message.replace(/^Cannot use config: /, ""),
   };
 }
 
