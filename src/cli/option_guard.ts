@@ -16,9 +16,9 @@ import { UsageError } from "../errors.ts";
  * an option that names a file or folder, and an empty positional argument (a file, a folder or an
  * id), and a value ending in `/` of an option that names one file, are refused with
  * `USAGE_PATH`; `--out` is normalised (`lnk/../x` is `x`, where the output is written), so
- * the lines a command prints name the path written; an option taking one value given more than once is refused
- * with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat, and so may
- * flags without a value). Both before the command does anything.
+ * the lines a command prints name the path written; an option taking one value given more than
+ * once is refused with `USAGE_REPEATED` (options taking several values, `<files...>`, may repeat,
+ * and so may flags without a value). Both before the command does anything.
  *
  * @param cmd the command (the whole program, at startup)
  * @throws {UsageError} `USAGE_PATH`, from the parse, for an empty path; `USAGE_REPEATED` for a
