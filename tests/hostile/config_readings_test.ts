@@ -9,7 +9,8 @@
  * (`hfRefusal`), the record FAILs;
  * `output_attentions` set (HF 4.48-4.53 then run eager attention in place of sdpa) and a
  * `rope_theta` written as an integer above 2^53 - 1 (PyTorch rounds the int to float32 once, a
- * double read twice) are NOT_VERIFIED (both had PASSed).
+ * double read twice) are NOT_VERIFIED (both had PASSed); a `rope_scaling` type the stack builds
+ * no RoPE of FAILs (it was NOT_VERIFIED).
  */
 import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
@@ -416,4 +417,53 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
   const r = await verifyAlone(withConfig(hf.honest, hf.blobs, loads), hf.blobs);
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
   assert.match(r.reason, /differ/);
+});
+
+Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or falsified: Transformers 4.5x looks it up in ROPE_INIT_FUNCTIONS (KeyError), vLLM 0.11's get_rope raises 'Unknown RoPE scaling type' (it was NOT_VERIFIED); a type the stack builds (yarn, dynamic; ntk on vLLM) and Transformers 5 stay NOT_VERIFIED", async () => {
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-type" });
+  const vllm = await honestOf("qwen3-tiny-dense", {
+    logId: "rope-type-vllm",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
+  const hfWhy =
+    /runs HF Transformers: the config's rope_scaling type '"(bogus|Linear|ntk)"' is none Transformers 4\.5x builds \(.*\): its rotary embedding looks the type up in ROPE_INIT_FUNCTIONS, a KeyError/;
+  const vllmWhy =
+    /runs vLLM: the config's rope_scaling type '"(bogus|Linear)"' is none vLLM 0\.11 builds \(.*\): get_rope raises 'Unknown RoPE scaling type'/;
+  const fails = [
+    [hf, { rope_type: "bogus" }, hfWhy],
+    [hf, { type: "Linear", factor: 2 }, hfWhy],
+    [hf, { rope_type: "ntk", factor: 2 }, hfWhy],
+    [vllm, { rope_type: "bogus" }, vllmWhy],
+    [vllm, { type: "Linear", factor: 2 }, vllmWhy],
+  ] as const;
+  for (const [run, scaling, why] of fails) {
+    const edit = setField("rope_scaling", scaling);
+    for (
+      const [what, record] of [["honest", run.honest], [
+        "falsified",
+        flipFingerprint(run.honest),
+      ]] as const
+    ) {
+      const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
+      const at = `${JSON.stringify(scaling)} ${what}`;
+      assert.equal(r.status, "FAIL", `${at}: ${r.reason}`);
+      assert.match(r.reason, /^record contradicts its stack: /, at);
+      assert.match(r.reason, why, at);
+    }
+  }
+  const v5 = await onTransformers5(hf);
+  const stays = [
+    [hf, hf.honest, { rope_type: "yarn", factor: 2, original_max_position_embeddings: 64 }],
+    [hf, hf.honest, { rope_type: "dynamic", factor: 2 }],
+    [vllm, vllm.honest, { rope_type: "ntk", factor: 2 }],
+    [vllm, vllm.honest, { rope_type: "yarn", factor: 2, original_max_position_embeddings: 64 }],
+    [hf, v5, { rope_type: "bogus" }],
+  ] as const;
+  for (const [{ blobs }, record, scaling] of stays) {
+    const edit = setField("rope_scaling", scaling);
+    const r = await verifyAlone(withConfig(record, blobs, edit), blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${JSON.stringify(scaling)}: ${r.reason}`);
+    assert.match(r.reason, /rope_scaling\.rope_type '"[a-z]+"' is not modelled/, r.reason);
+  }
 });

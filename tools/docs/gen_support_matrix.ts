@@ -699,7 +699,14 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "`original_max_position_embeddings`; one whose keys are spelt otherwise) FAILs on " +
         "Transformers 4.5x stacks and on vLLM, which loads configs through 4.5x (its RoPE " +
         "validation raises `KeyError`); Transformers 5 reads it (the default RoPE; the length " +
-        "filled in from `max_position_embeddings`). A RoPE given in `rope_parameters` alone is " +
+        "filled in from `max_position_embeddings`). A `rope_scaling` type a stack builds no " +
+        "RoPE of FAILs there: outside `ROPE_INIT_FUNCTIONS` (default, linear, dynamic, yarn, " +
+        "longrope, llama3) on Transformers 4.5x stacks (`KeyError` at model build), outside " +
+        "vLLM 0.11's `get_rope` types (those six and ntk, mllama4, deepseek_yarn; su and mrope " +
+        "renamed to longrope and default) on vLLM (`Unknown RoPE scaling type`); a type the " +
+        "stack builds but this version does not " +
+        "model (yarn, dynamic, longrope; ntk on vLLM), and any on Transformers 5, is " +
+        "NOT_VERIFIED. A RoPE given in `rope_parameters` alone is " +
         "NOT_VERIFIED on stacks not built on Transformers 5 (4.5x ignores it), but a vLLM record " +
         "is held to the `max_model_len` 4.5x reads (`max_position_embeddings`): a longer prompt " +
         "FAILs. `output_attentions` set (Transformers 4.48-4.53 then run eager " +

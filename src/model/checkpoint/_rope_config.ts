@@ -18,7 +18,8 @@
  * `transformers5Only`; a `type` and a `rope_type` that differ (4.5x takes `type`, 5.x
  * `rope_type`) are refused as not modelled. A `rope_scaling` 4.5x refuses to load (an empty
  * one, a llama3 one without `original_max_position_embeddings`) names the keys it misses
- * (`transformers4Missing`).
+ * (`transformers4Missing`), and one of a type not modelled names its types (`unmodelledTypes`), for
+ * the stacks that build no RoPE of that type.
  *
  * @module
  */
@@ -67,8 +68,18 @@ export interface _Rope {
    */
   readonly transformers4Missing?: readonly string[];
   /**
+   * The types a `rope_scaling` not modelled for its type names (its `rope_type` and `type` as
+   * written, each once; every one a type this reading does not model, e.g. `yarn`, `bogus`), so
+   * that a stack that builds no RoPE of those types refuses it (`hfRefusal`, `vllmRefusal`); absent
+   * otherwise. Where the two keys differ, the engines read either (4.5x's Llama and Qwen config
+   * classes copy `type` over `rope_type`, its Mistral embedding takes `rope_type` first, vLLM
+   * refuses the pair), so both are kept.
+   */
+  readonly unmodelledTypes?: readonly string[];
+  /**
    * Why the `rope_scaling` is not modelled, where 4.5x refuses it all the same
-   * (`transformers4Missing`): nothing may be computed from this RoPE.
+   * (`transformers4Missing`) or a stack may build no RoPE of its type (`unmodelledTypes`): nothing
+   * may be computed from this RoPE.
    */
   readonly unmodelled?: string;
 }
@@ -117,8 +128,9 @@ export function _rope(c: _Json): _Rope {
       : undefined;
   } catch (e) {
     // A rope_scaling not modelled that 4.5x refuses all the same (a required key missing, e.g.
-    // `{"Rope_Type": "default"}` or `{"factor": 2}`, refused like `{}`).
-    return _refusedAnyway(e, c, top);
+    // `{"Rope_Type": "default"}` or `{"factor": 2}`, refused like `{}`), or a type not modelled
+    // (`yarn`, `bogus`) that the stacks building no RoPE of that type refuse.
+    return _refusedAnyway(e, c, top, { types: true });
   }
   // 5.x: `rope_scaling or rope_parameters` (an empty dict is false in Python): a non-empty
   // rope_scaling is the RoPE, with the top-level theta, and rope_parameters is not read.
@@ -152,19 +164,27 @@ export function _rope(c: _Json): _Rope {
 
 /**
  * A RoPE not modelled (`e`, CONFIG_UNSUPPORTED) in a config whose `rope_scaling` Transformers 4.5x
- * refuses all the same (required keys missing): the refusal is kept, so that its stacks FAIL the
- * config as they FAIL `{}` (`unmodelled: "read"`), not NOT_VERIFIED; otherwise `e` is thrown.
+ * refuses all the same (required keys missing), or (`types`) whose `rope_scaling` names only types
+ * not modelled (`unmodelledTypes`: stacks that build no RoPE of such a type refuse it): the
+ * refusal is kept, so that those stacks FAIL the config as they FAIL `{}` (`unmodelled: "read"`),
+ * not NOT_VERIFIED; otherwise `e` is thrown.
  */
-function _refusedAnyway(e: unknown, c: _Json, top: number | undefined): _Rope {
+function _refusedAnyway(
+  e: unknown,
+  c: _Json,
+  top: number | undefined,
+  o: { readonly types?: boolean } = {},
+): _Rope {
   if (!(e instanceof InputError) || e.code !== "CONFIG_UNSUPPORTED") throw e;
   const missing = _missing4(c.rope_scaling as _Json);
-  if (missing.length === 0) throw e;
-  return {
-    theta: String(top ?? _DEFAULT_THETA),
-    transformers5Only: true,
-    transformers4Missing: missing,
-    unmodelled: e.message.replace(/^Cannot use config: /, ""),
-  };
+  const unmodelled = e.message.replace(/^Cannot use config: /, "");
+  const theta = String(top ?? _DEFAULT_THETA);
+  if (missing.length > 0) {
+    return { theta, transformers5Only: true, transformers4Missing: missing, unmodelled };
+  }
+  const types = o.types === true ? _unmodelledTypes(c.rope_scaling as _Json) : undefined;
+  if (types === undefined) throw e;
+  return { theta, transformers5Only: false, unmodelledTypes: types, unmodelled };
 }
 
 /** The keys Transformers 4.5x requires of a parsed `rope_scaling` (a modelled type) and misses. */
@@ -179,6 +199,21 @@ function _missing4(p: _Json): string[] {
   if (given.has("type")) given.add("rope_type");
   const required = Object.hasOwn(_REQUIRED_4, type) ? _REQUIRED_4[type]! : [];
   return required.filter((k) => !given.has(k));
+}
+
+/**
+ * The types a parsed `rope_scaling` names (`rope_type`, `type`, each once) where every one is a
+ * type not modelled, else undefined (none named: the default; one modelled; one not a string).
+ */
+function _unmodelledTypes(p: _Json): string[] | undefined {
+  const named = ["rope_type", "type"].filter((k) => Object.hasOwn(p, k)).map((k) => p[k]);
+  if (named.length === 0) return undefined;
+  const types = new Set<string>();
+  for (const t of named) {
+    if (typeof t !== "string" || Object.hasOwn(_TYPE_KEYS, t)) return undefined;
+    types.add(t);
+  }
+  return [...types];
 }
 
 function _section(

@@ -88,6 +88,13 @@ export interface DecoderConfig {
    */
   readonly ropeTransformers4Missing?: readonly string[];
   /**
+   * The types a `rope_scaling` not modelled for its type names (`rope_type` and `type` as written,
+   * each once, none of them modelled), present only in a config parsed with `unmodelled: "read"`:
+   * a stack that builds no RoPE of those types refuses the config (`hfRefusal` of Transformers
+   * 4.5x, `vllmRefusal`); one that builds it ran a RoPE not modelled (`unmodelled`).
+   */
+  readonly ropeUnmodelledTypes?: readonly string[];
+  /**
    * Present (true) when the experts are counted by `num_local_experts` alone, the name
    * Transformers 5 writes: Transformers 4.5x's config class reads `num_experts` (default 128)
    * and builds another model from the same file.
@@ -148,7 +155,8 @@ export interface DecoderConfig {
   /**
    * Why the config is not modelled though HF builds a model of it (values nobody deploys, named:
    * `_moe_config.ts`), or though Transformers 4.5x refuses it as it refuses a modelled one (a
-   * `rope_scaling` missing keys it requires: `ropeTransformers4Missing`), present only in a config
+   * `rope_scaling` missing keys it requires: `ropeTransformers4Missing`), or of a RoPE type not
+   * modelled (`ropeUnmodelledTypes`, which some stacks refuse), present only in a config
    * parsed with `unmodelled: "read"`. Nothing may be
    * computed from such a config: it serves to ask whether the record's stack loads it at all
    * (`stackLoadRefusal`) and to hold a record to its shapes (layers, widths, heads, which layers
@@ -251,6 +259,9 @@ export function parseDecoderConfig(
     ...(rope.transformers4Missing === undefined
       ? {}
       : { ropeTransformers4Missing: Object.freeze([...rope.transformers4Missing]) }),
+    ...(rope.unmodelledTypes === undefined
+      ? {}
+      : { ropeUnmodelledTypes: Object.freeze([...rope.unmodelledTypes]) }),
     qkNorm: rules.qkNorm,
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.

@@ -5,6 +5,7 @@
  * @module
  */
 import type { DecoderConfig } from "./decoder_config.ts";
+import { _show } from "./_config_values.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
 
 /**
@@ -27,6 +28,13 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   (an empty one, a llama3 one without `original_max_position_embeddings`: `KeyError`, see
  *   `DecoderConfig.ropeTransformers4Missing`), which Transformers 5 reads (the default RoPE;
  *   the length filled in from `max_position_embeddings`): {@link transformers4RopeRefusal}.
+ * - Transformers 4.5x builds no RoPE of a type outside its `ROPE_INIT_FUNCTIONS` (default,
+ *   linear, dynamic, yarn, longrope, llama3; case counts): `rope_config_validation` only warns
+ *   ("Missing validation function mapping"), then each family's `*RotaryEmbedding.__init__`
+ *   takes `ROPE_INIT_FUNCTIONS[self.rope_type]`, a `KeyError` (4.57.6 `modeling_rope_utils.py`,
+ *   `modeling_llama.py`, `modeling_qwen2.py`, `modeling_qwen3.py`, `modeling_qwen3_moe.py`,
+ *   `modeling_mistral.py`): `DecoderConfig.ropeUnmodelledTypes`. Transformers 5's reading of such
+ *   a type is not derived here.
  *
  * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
@@ -48,6 +56,9 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  * const rope = { vocab: 8, ropeTransformers4Missing: ["rope_type"] } as const;
  * if (hfRefusal(rope, { transformers: "4.57.x" }) === null) throw new Error();
  * if (hfRefusal(rope, { transformers: "5.x" }) !== null) throw new Error();
+ * const bogus = { vocab: 8, ropeUnmodelledTypes: ["bogus"] } as const;
+ * if (!hfRefusal(bogus, { transformers: "4.57.x" })?.includes("KeyError")) throw new Error();
+ * if (hfRefusal({ vocab: 8, ropeUnmodelledTypes: ["yarn"] }) !== null) throw new Error();
  * ```
  */
 export function hfRefusal(
@@ -58,6 +69,7 @@ export function hfRefusal(
     | "mlpOnlyLayersTransformers4Only"
     | "sparseStepTransformers4Only"
     | "ropeTransformers4Missing"
+    | "ropeUnmodelledTypes"
   >,
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
@@ -67,7 +79,9 @@ export function hfRefusal(
       "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
       "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
   }
-  if (!_isTransformers5(o.transformers)) return transformers4RopeRefusal(config);
+  if (!_isTransformers5(o.transformers)) {
+    return transformers4RopeRefusal(config) ?? _transformers4RopeTypeRefusal(config);
+  }
   if (config.mlpOnlyLayersTransformers4Only === true) {
     return "the config writes an mlp_only_layers entry as a float, which Transformers 5's " +
       "typed config refuses (mlp_only_layers: list[int]): the model cannot be loaded";
@@ -104,4 +118,31 @@ export function transformers4RopeRefusal(
   return `the config's rope_scaling lacks ${keys}, which Transformers 4.5x requires ` +
     "(its RoPE validation raises KeyError 'Missing required keys in rope_scaling'): " +
     "the model cannot be loaded";
+}
+
+/** The RoPE types Transformers 4.5x builds (`ROPE_INIT_FUNCTIONS`, 4.57.6). */
+const _TRANSFORMERS4_ROPE_TYPES: ReadonlySet<string> = new Set([
+  "default",
+  "linear",
+  "dynamic",
+  "yarn",
+  "longrope",
+  "llama3",
+]);
+
+/**
+ * Why Transformers 4.5x builds no RoPE of the config's `rope_scaling` type (every type it names
+ * lies outside `ROPE_INIT_FUNCTIONS`: `DecoderConfig.ropeUnmodelledTypes`), or null.
+ */
+function _transformers4RopeTypeRefusal(
+  config: Pick<DecoderConfig, "ropeUnmodelledTypes">,
+): string | null {
+  const types = config.ropeUnmodelledTypes;
+  if (types === undefined || types.length === 0) return null;
+  if (types.some((t) => _TRANSFORMERS4_ROPE_TYPES.has(t))) return null;
+  return `the config's rope_scaling type ${
+    types.map(_show).join(" / ")
+  } is none Transformers 4.5x builds ` +
+    `(${[..._TRANSFORMERS4_ROPE_TYPES].join(", ")}): its rotary embedding looks the type up in ` +
+    "ROPE_INIT_FUNCTIONS, a KeyError, so the model cannot be loaded";
 }

@@ -1,10 +1,12 @@
 /**
  * Configs vLLM 0.11 refuses to build a model of, though they parse: one naming no
- * `architectures`, and a Qwen3-MoE one with a pipeline stage that holds no sparse MoE layer. A
- * record of either on a vLLM stack is no run that stack made.
+ * `architectures`, a Qwen3-MoE one with a pipeline stage that holds no sparse MoE layer, and one
+ * whose `rope_scaling` is of a type it builds no RoPE of. A record of any on a vLLM stack is no
+ * run that stack made.
  *
  * @module
  */
+import { _show } from "./_config_values.ts";
 import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
 import { transformers4RopeRefusal } from "./hf_refusal.ts";
 
@@ -49,7 +51,13 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  *   last, `num_experts` 0 or below), or one with a stage of dense layers only
  *   (`vllmPipelineStages`);
  * - it loads the config through Transformers 4.5x, which refuses a `rope_scaling` missing keys
- *   its RoPE validation requires (`transformers4RopeRefusal`).
+ *   its RoPE validation requires (`transformers4RopeRefusal`);
+ * - `get_rope` builds no RoPE of a type outside llama3, mllama4, default, linear, ntk, dynamic,
+ *   yarn, deepseek_yarn and longrope ("Unknown RoPE scaling type",
+ *   `vllm/model_executor/layers/rotary_embedding/__init__.py:202` at commit c3124680), after
+ *   `patch_rope_scaling_dict` has read `su` as longrope and `mrope` as default
+ *   (`vllm/transformers_utils/config.py:376-399`; it refuses a `rope_type` and a `type` that
+ *   differ): `DecoderConfig.ropeUnmodelledTypes`, each of them outside that set.
  *
  * Settings beyond the stack's (`--hf-overrides`, `VLLM_PP_LAYER_PARTITION`) may change either;
  * the caller reads the record's.
@@ -67,10 +75,16 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * if (vllmRefusal({ ...c, noArchitectures: true }, { pp: 1 }) === null) throw new Error();
  * if (vllmRefusal(c, { pp: 1 }) !== null) throw new Error();
  * if (!/stage 0 of pp=2 holds layer 0/.test(vllmRefusal(c, { pp: 2 }) ?? "")) throw new Error();
+ * const bogus = { ...c, ropeUnmodelledTypes: ["bogus"] };
+ * if (!vllmRefusal(bogus, { pp: 1 })?.includes("Unknown RoPE")) throw new Error();
+ * if (vllmRefusal({ ...c, ropeUnmodelledTypes: ["ntk"] }, { pp: 1 }) !== null) throw new Error();
  * ```
  */
 export function vllmRefusal(
-  config: Pick<DecoderConfig, "noArchitectures" | "layers" | "moe" | "ropeTransformers4Missing">,
+  config: Pick<
+    DecoderConfig,
+    "noArchitectures" | "layers" | "moe" | "ropeTransformers4Missing" | "ropeUnmodelledTypes"
+  >,
   o: { readonly pp: number },
 ): string | null {
   if (config.noArchitectures === true) {
@@ -79,8 +93,31 @@ export function vllmRefusal(
   }
   const rope = transformers4RopeRefusal(config);
   if (rope !== null) return `vLLM 0.11 reads the config through Transformers 4.5x, and ${rope}`;
+  const types = config.ropeUnmodelledTypes;
+  if (types !== undefined && types.length > 0 && !types.some((t) => _VLLM_ROPE_TYPES.has(t))) {
+    return `the config's rope_scaling type ${types.map(_show).join(" / ")} is none vLLM 0.11 ` +
+      `builds (${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
+  }
   return _stageWithoutMoe(config, o.pp);
 }
+
+/**
+ * The RoPE types vLLM 0.11's `get_rope` builds, and the legacy ones `patch_rope_scaling_dict`
+ * renames to one of them (`su`: longrope, `mrope`: default).
+ */
+const _VLLM_ROPE_TYPES: ReadonlySet<string> = new Set([
+  "llama3",
+  "mllama4",
+  "default",
+  "linear",
+  "ntk",
+  "dynamic",
+  "yarn",
+  "deepseek_yarn",
+  "longrope",
+  "su",
+  "mrope",
+]);
 
 /** The first pipeline stage of a Qwen3-MoE config that holds no sparse layer, as a reason. */
 function _stageWithoutMoe(

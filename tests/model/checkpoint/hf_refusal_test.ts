@@ -2,7 +2,8 @@
  * What HF Transformers refuses to build though the config parses: a pad token outside the
  * vocabulary, and (Transformers 5, whose typed config checks `mlp_only_layers: list[int]` and
  * `decoder_sparse_step: int`) an `mlp_only_layers` entry or a `decoder_sparse_step` written as a
- * float.
+ * float; and (Transformers 4.5x, and vLLM by its own set) a `rope_scaling` type it builds no RoPE
+ * of.
  */
 import assert from "node:assert/strict";
 import {
@@ -109,5 +110,76 @@ Deno.test("hfRefusal(): a rope_scaling missing keys Transformers 4.5x requires (
     assert.equal(c.ropeTransformers4Missing, undefined);
     assert.equal(hfRefusal(c, { transformers: "4.5x" }), null);
     assert.equal(stackLoadRefusal(vllm, { config: c, pp: 1 }), null);
+  }
+});
+
+Deno.test("hfRefusal(), vllmRefusal(): a rope_scaling type an engine builds no RoPE of is refused by Transformers 4.5x (ROPE_INIT_FUNCTIONS) and vLLM 0.11 (get_rope) each by its own set, quoting the type; a type they build stays not modelled; Transformers 5 is not read", async () => {
+  const qwen3 = JSON.parse(
+    await Deno.readTextFile(
+      new URL("./fixtures/hf_configs/qwen3-0.6b.transformers-4.51.json", import.meta.url),
+    ),
+  );
+  const vllm = { id: "v", components: { vllm: "0.11.0" } };
+  const read = (rope_scaling: unknown) =>
+    parseDecoderConfig({ ...qwen3, rope_scaling }, { unmodelled: "read" });
+  const hf4 = (t: string) =>
+    `the config's rope_scaling type ${t} is none Transformers 4.5x builds (default, linear, ` +
+    "dynamic, yarn, longrope, llama3): its rotary embedding looks the type up in " +
+    "ROPE_INIT_FUNCTIONS, a KeyError, so the model cannot be loaded";
+  const v11 = (t: string) =>
+    `stack 'v' runs vLLM: the config's rope_scaling type ${t} is none vLLM 0.11 builds (llama3, ` +
+    "mllama4, default, linear, ntk, dynamic, yarn, deepseek_yarn, longrope, su, mrope): " +
+    "get_rope raises 'Unknown RoPE scaling type'";
+  const cases: [unknown, string | null, string | null][] = [
+    [{ rope_type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
+    [{ type: "Linear", factor: 2 }, `'"Linear"'`, `'"Linear"'`],
+    [{ rope_type: "bogus", type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
+    // Two types that differ: each engine reads one of them (or refuses the pair), so both must
+    // lie outside its set.
+    [{ rope_type: "bogus", type: "other" }, `'"bogus"' / '"other"'`, `'"bogus"' / '"other"'`],
+    [{ rope_type: "ntk", type: "bogus" }, `'"ntk"' / '"bogus"'`, null],
+    // vLLM's own types (and the legacy names it renames), which 4.5x does not build.
+    [{ rope_type: "ntk", factor: 2 }, `'"ntk"'`, null],
+    [{ rope_type: "deepseek_yarn", factor: 2 }, `'"deepseek_yarn"'`, null],
+    [{ type: "su" }, `'"su"'`, null],
+    // Types both build, not modelled here.
+    [{ rope_type: "yarn", factor: 2, original_max_position_embeddings: 64 }, null, null],
+    [{ rope_type: "dynamic", factor: 2 }, null, null],
+    [{ type: "longrope", short_factor: [1], long_factor: [1] }, null, null],
+  ];
+  for (const [scaling, hfType, vllmType] of cases) {
+    const what = JSON.stringify(scaling);
+    const c = read(scaling);
+    assert.match(c.unmodelled ?? "", /not modelled/, what);
+    for (const v4 of ["4.5x", "4.57.6", undefined]) {
+      assert.equal(hfRefusal(c, { transformers: v4 }), hfType === null ? null : hf4(hfType), what);
+    }
+    assert.equal(hfRefusal(c, { transformers: "5.x" }), null, what);
+    assert.equal(
+      stackLoadRefusal(vllm, { config: c, pp: 1 }),
+      vllmType === null ? null : v11(vllmType),
+      what,
+    );
+    // Read strictly, the config is refused as not modelled, as before.
+    assert.throws(() => parseDecoderConfig({ ...qwen3, rope_scaling: scaling }), /not modelled/);
+  }
+  // A modelled type beside one not: 4.5x's Qwen reads the `type`, its Mistral the `rope_type`, so
+  // no type is kept (not modelled, refused by neither engine here).
+  assert.throws(() => read({ rope_type: "linear", type: "bogus" }), /differ/);
+  // The type is attacker text: quoted, clipped and kept to printable ASCII in the reason.
+  const evil = "\u001b[2J\u202e" + "x".repeat(200);
+  const why = hfRefusal(read({ rope_type: evil }), { transformers: "4.5x" }) ?? "";
+  assert.match(why, /rope_scaling type '"\\u001b\[2J\?x{46}\.\.\.' is none/);
+  assert.ok(why.length < 400 && /^[\x20-\x7e]*$/.test(why), why);
+  const vwhy = stackLoadRefusal(vllm, { config: read({ type: evil }), pp: 1 }) ?? "";
+  assert.ok(vwhy.includes("Unknown RoPE") && /^[\x20-\x7e]*$/.test(vwhy), vwhy);
+  // A type neither names, or one not a string, keeps no type.
+  for (const scaling of [{ factor: 2, beta: 1 }, { rope_type: 3 }]) {
+    try {
+      const c = read(scaling);
+      assert.equal(c.ropeUnmodelledTypes, undefined, JSON.stringify(scaling));
+    } catch (e) {
+      assert.match(String(e), /Cannot use config/);
+    }
   }
 });
