@@ -442,8 +442,19 @@ export function vllmReadingGap(
  * `rms_norm_eps` as decimal text. Absent: the config classes' 1e-6; an explicit null is None to
  * HF, which fails at run time (malformed). Zero or below, HF Transformers 4.5x builds the model
  * (no validation) and a row of zeros then normalises through rsqrt(0): a model that runs but is
- * not modelled here, so NOT_VERIFIED rather than a FAIL of an honest record (`_positive`).
+ * not modelled here, so NOT_VERIFIED rather than a FAIL of an honest record (`_positive`). So does
+ * a NaN or an infinity (Python's `json` reads `NaN`, `Infinity` and `1e400`): neither HF
+ * (`Qwen3RMSNorm` and its siblings keep `variance_epsilon = eps` and add it under the rsqrt) nor
+ * vLLM (`RMSNorm.__init__`, `vllm/model_executor/layers/layernorm.py` at commit c3124680)
+ * validates it, and the model runs.
  */
 function _eps(v: unknown): string {
+  if (typeof v === "number" && !Number.isFinite(v)) {
+    throw _bad(
+      "CONFIG_UNSUPPORTED",
+      `rms_norm_eps ${_show(v)} is not finite: HF and vLLM compute with it (neither validates ` +
+        "it), which is not modelled",
+    );
+  }
   return String(_positive(v === undefined ? 1e-6 : v, "rms_norm_eps"));
 }

@@ -1,0 +1,37 @@
+/**
+ * Config values the stated stack refuses to load, or loads and runs without modelling, read as
+ * that stack does: a record over a config its stack cannot load FAILs (it had been NOT_VERIFIED,
+ * so that a falsified record was never caught), and one over a config the stack runs is never
+ * FAILed for it (`rms_norm_eps` NaN or infinite had FAILed an honest record).
+ */
+import assert from "node:assert/strict";
+import { honestOf, withConfig } from "./_config_edit.ts";
+import { flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
+
+const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+const STACKS = [["hf45x", {}], ["vllm", VLLM]] as const;
+
+Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, which run the model (it FAILed an honest record)", async () => {
+  for (const [name, stack] of STACKS) {
+    const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
+      logId: `eps-${name}`,
+      ...stack,
+    });
+    for (const v of ["NaN", "Infinity", "-Infinity", "1e400"]) {
+      const eps = (t: string) => {
+        assert.ok(t.includes('"rms_norm_eps": 1e-06'));
+        return t.replace('"rms_norm_eps": 1e-06', `"rms_norm_eps": ${v}`);
+      };
+      for (
+        const [who, p] of [["honest", honest], ["falsified", flipFingerprint(honest)]] as const
+      ) {
+        const r = await verifyAlone(withConfig(p, blobs, eps), blobs);
+        assert.equal(r.status, "NOT_VERIFIED", `${name} ${v} ${who}: ${r.reason}`);
+        assert.match(
+          r.reason,
+          /rms_norm_eps '(-?Infinity|NaN)' \(not a finite number\) is not finite/,
+        );
+      }
+    }
+  }
+});
