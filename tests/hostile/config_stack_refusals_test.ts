@@ -5,11 +5,17 @@
  * FAILed for it (`rms_norm_eps` NaN or infinite had FAILed an honest record).
  */
 import assert from "node:assert/strict";
-import { honestOf, withConfig } from "./_config_edit.ts";
+import type { ClaimPredicate } from "../../src/claims/mod.ts";
+import { honestOf, setField, withConfig } from "./_config_edit.ts";
 import { flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
 
 const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
 const STACKS = [["hf45x", {}], ["vllm", VLLM]] as const;
+
+/** The record and its falsified twin (fingerprint flipped), named. */
+function both(p: ClaimPredicate): [string, ClaimPredicate][] {
+  return [["honest", p], ["falsified", flipFingerprint(p)]];
+}
 
 Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, which run the model (it FAILed an honest record)", async () => {
   for (const [name, stack] of STACKS) {
@@ -34,4 +40,20 @@ Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, w
       }
     }
   }
+});
+
+Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (vLLM raises 'No model architectures are specified'), an HF one is recomputed (it was NOT_VERIFIED)", async () => {
+  const none = setField("architectures", []);
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-vllm", ...VLLM });
+  for (const [who, p] of both(vllm.honest)) {
+    const r = await verifyAlone(withConfig(p, vllm.blobs, none), vllm.blobs);
+    assert.equal(r.status, "FAIL", `${who}: ${r.reason}`);
+    assert.match(r.reason, /record contradicts its stack: .*names no architectures/, who);
+  }
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-hf" });
+  const pass = await verifyAlone(withConfig(hf.honest, hf.blobs, none), hf.blobs);
+  assert.equal(pass.status, "PASS", pass.reason);
+  const lie = await verifyAlone(withConfig(flipFingerprint(hf.honest), hf.blobs, none), hf.blobs);
+  assert.equal(lie.status, "FAIL", lie.reason);
+  assert.equal(lie.finding, "fingerprint", lie.reason);
 });

@@ -124,7 +124,7 @@ export interface DecoderConfig {
   /** MoE section (`qwen3_moe` only). */
   readonly moe?: MoeConfig;
   /**
-   * Set when the config names no `architectures` (absent or null): HF's `AutoModelForCausalLM`
+   * Set when the config names no `architectures` (absent, null or `[]`): HF's `AutoModelForCausalLM`
    * builds the model of `model_type` all the same, vLLM refuses it (`vllmRefusal`).
    */
   readonly noArchitectures?: true;
@@ -276,7 +276,7 @@ export function parseDecoderConfig(
     ...(rules.moe && _writtenAsFloat(c, "decoder_sparse_step")
       ? { sparseStepTransformers4Only: true as const }
       : {}),
-    ...(!_given(c, "architectures") ? { noArchitectures: true as const } : {}),
+    ...(_namesNoArchitectures(c.architectures) ? { noArchitectures: true as const } : {}),
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
@@ -333,7 +333,7 @@ function _kvHeads(c: _Json, o: { heads: number; rules: _FamilyRules }): number {
  * record (the list's other contents are no model HF would refuse to build).
  */
 function _checkArchitectures(v: unknown, expected: string): void {
-  if (v === undefined || v === null) return;
+  if (_namesNoArchitectures(v)) return;
   if (!Array.isArray(v) || v.length !== 1 || v[0] !== expected) {
     throw _bad(
       "CONFIG_UNSUPPORTED",
@@ -341,6 +341,17 @@ function _checkArchitectures(v: unknown, expected: string): void {
         "AutoModelForCausalLM reads model_type, vLLM the architectures) is not modelled",
     );
   }
+}
+
+/**
+ * Whether `architectures` names no class: absent, null or an empty list. vLLM refuses all three
+ * alike (`ModelRegistry.inspect_model_cls`, `vllm/model_executor/models/registry.py` at commit
+ * c3124680: `if not architectures: raise ValueError("No model architectures are specified")`,
+ * the model config's list being `getattr(hf_config, "architectures", [])`), and HF's
+ * `AutoModelForCausalLM` reads `model_type` whatever the list holds.
+ */
+function _namesNoArchitectures(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 }
 
 /**

@@ -142,7 +142,6 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     // Another class than the family's: which one ran is not known (HF reads model_type, vLLM
     // the list); not modelled, no evidence against a record.
     [{ ...llama, architectures: ["MistralForCausalLM"] }, "CONFIG_UNSUPPORTED", /architectures/],
-    [{ ...llama, architectures: [] }, "CONFIG_UNSUPPORTED", /architectures/],
     // HF only warns, then divides by the factors' difference: not modelled, not malformed.
     [
       { ...llama, rope_scaling: { ...(llama.rope_scaling as object), high_freq_factor: 0.5 } },
@@ -197,6 +196,8 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     assertCode(() => parseDecoderConfig(json), InputError, code);
     assert.throws(() => parseDecoderConfig(json), message);
   }
+  // An empty list names no class, as null does: read (vLLM refuses it, `vllmRefusal`).
+  assert.equal(parseDecoderConfig({ ...llama, architectures: [] }).noArchitectures, true);
   const linear = parseDecoderConfig({ ...llama, rope_scaling: { rope_type: "linear", factor: 2 } });
   assert.deepEqual(linear.ropeScaling, { kind: "linear", factor: 2 });
   // rope_scaling beside rope_parameters: both generations read rope_scaling (5.x: `rope_scaling or
