@@ -57,3 +57,28 @@ Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (v
   assert.equal(lie.status, "FAIL", lie.reason);
   assert.equal(lie.finding, "fingerprint", lie.reason);
 });
+
+Deno.test("head_dim 0 FAILs on HF stacks, whose attention computes head_dim**-0.5 and cannot be built, and stays NOT_VERIFIED on vLLM, which reads head_dim or hidden // heads (it was NOT_VERIFIED on both)", async () => {
+  const zero = setField("head_dim", 0);
+  for (const dir of ["qwen3-tiny-dense", "qwen3-tiny-moe", "llama3-tiny", "qwen2-tiny"]) {
+    // The prover makes no vLLM record of llama3's scaled RoPE.
+    for (const [name, stack] of dir === "llama3-tiny" ? STACKS.slice(0, 1) : STACKS) {
+      const { honest, blobs } = await honestOf(dir, { logId: `hd0-${dir}-${name}`, ...stack });
+      for (const [who, p] of both(honest)) {
+        const r = await verifyAlone(withConfig(p, blobs, zero), blobs);
+        const what = `${dir} ${name} ${who}: ${r.reason}`;
+        if (name === "vllm") {
+          assert.equal(r.status, "NOT_VERIFIED", what);
+          assert.match(r.reason, /head_dim 0 is not modelled/, what);
+        } else {
+          assert.equal(r.status, "FAIL", what);
+          assert.match(r.reason, /record contradicts its stack: .*head_dim is 0.*\*\*-0\.5/, what);
+        }
+      }
+    }
+  }
+  // Mistral's attention reads head_dim or hidden // heads on both: not modelled.
+  const m = await honestOf("mistral-tiny", { logId: "hd0-mistral" });
+  const r = await verifyAlone(withConfig(m.honest, m.blobs, zero), m.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+});

@@ -142,6 +142,12 @@ export interface DecoderConfig {
    */
   readonly padTokenId?: number;
   /**
+   * Present (true) when `head_dim` is 0 (not Mistral, whose classes read the default): HF
+   * Transformers' attention classes compute `head_dim**-0.5` with it and cannot build the model
+   * (`hfRefusal`); vLLM builds another head dimension. Comes with `unmodelled`.
+   */
+  readonly headDimZero?: true;
+  /**
    * Set when the config names neither `torch_dtype` nor `dtype` (absent or null): vLLM's
    * `--dtype auto` then takes the dtype from elsewhere (`vllmDtypeGap`).
    */
@@ -224,11 +230,17 @@ export function parseDecoderConfig(
   }
   // A null `head_dim` means "hidden // heads" to the Llama and Mistral classes; the Qwen2 and
   // Qwen3 classes fail on it (refused there by `_int`).
-  if (c.head_dim === 0) {
-    // Mistral's class reads `head_dim or hidden // heads`, others build heads of 0: not modelled.
+  const headDimZero = c.head_dim === 0;
+  if (headDimZero && family === "mistral") {
+    // Mistral's attention reads `head_dim or hidden // heads` (HF and vLLM): not modelled.
     throw _bad("CONFIG_UNSUPPORTED", "head_dim 0 is not modelled");
   }
-  const headDim = c.head_dim === undefined || (c.head_dim === null && rules.headDimNullIsDefault)
+  // The others' HF attention computes `head_dim**-0.5` and cannot be built (`hfRefusal`); vLLM's
+  // Llama and Qwen3 classes read `head_dim or hidden // heads`, its Qwen2 class `hidden // heads`
+  // (`vllmReadingGap`): a model that runs, not modelled.
+  const headDim = headDimZero
+    ? 0
+    : c.head_dim === undefined || (c.head_dim === null && rules.headDimNullIsDefault)
     ? rules.headDim({ hidden, heads })
     : _int(c, "head_dim", { max: 1024 });
   if (!Number.isInteger(headDim) || headDim % 2 !== 0) {
@@ -240,6 +252,7 @@ export function parseDecoderConfig(
   const moe = rules.moe ? _moe(c) : undefined;
   // Values HF builds a model of (or 4.5x refuses, as it refuses modelled ones) not modelled here.
   const unmodelled = [
+    ...(headDimZero ? ["head_dim 0 is not modelled"] : []),
     ...(rope.unmodelled === undefined ? [] : [rope.unmodelled]),
     ...(moe === undefined || moe.unmodelled.length === 0 ? [] : [_unmodelled(moe.unmodelled)]),
   ];
@@ -279,6 +292,7 @@ export function parseDecoderConfig(
     ...(_namesNoArchitectures(c.architectures) ? { noArchitectures: true as const } : {}),
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
+    ...(headDimZero ? { headDimZero: true as const } : {}),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
     ...(moe?.floatLayerIndex ? { mlpOnlyLayersTransformers4Only: true as const } : {}),
     ...(unmodelled.length === 0 ? {} : { unmodelled: unmodelled.join("; ") }),

@@ -36,6 +36,9 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   `modeling_mistral.py`): `DecoderConfig.ropeUnmodelledTypes`. Transformers 5's reading of such
  *   a type is not derived here.
  *
+ * - a `head_dim` of 0 (not Mistral): the attention's `head_dim**-0.5` raises
+ *   ({@link headDimZeroRefusal}).
+ *
  * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
  * @param config the parsed config
@@ -70,6 +73,7 @@ export function hfRefusal(
     | "sparseStepTransformers4Only"
     | "ropeTransformers4Missing"
     | "ropeUnmodelledTypes"
+    | "headDimZero"
   >,
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
@@ -79,6 +83,8 @@ export function hfRefusal(
       "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
       "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
   }
+  const headDim = headDimZeroRefusal(config);
+  if (headDim !== null) return headDim;
   if (!_isTransformers5(o.transformers)) {
     return transformers4RopeRefusal(config) ?? _transformers4RopeTypeRefusal(config);
   }
@@ -145,4 +151,27 @@ function _transformers4RopeTypeRefusal(
   } is none Transformers 4.5x builds ` +
     `(${[..._TRANSFORMERS4_ROPE_TYPES].join(", ")}): its rotary embedding looks the type up in ` +
     "ROPE_INIT_FUNCTIONS, a KeyError, so the model cannot be loaded";
+}
+
+/**
+ * Why HF Transformers cannot build the attention of a config whose `head_dim` is 0
+ * (`DecoderConfig.headDimZero`), or null: `LlamaAttention`, `Qwen2Attention`, `Qwen3Attention`
+ * and `Qwen3MoeAttention.__init__` take `getattr(config, "head_dim", hidden // heads)`, 0 as
+ * given (their config classes keep it), and compute `self.scaling = self.head_dim**-0.5`, which
+ * Python refuses ("0.0 cannot be raised to a negative power", `ZeroDivisionError`; 4.57 and 5.x
+ * alike), so no model is built. Mistral's reads `head_dim or hidden // heads` (not flagged).
+ *
+ * @param config the parsed config
+ * @returns the reason, or null
+ * @example
+ * ```ts
+ * import { headDimZeroRefusal } from "./hf_refusal.ts";
+ * if (headDimZeroRefusal({ headDimZero: true }) === null) throw new Error();
+ * if (headDimZeroRefusal({}) !== null) throw new Error();
+ * ```
+ */
+export function headDimZeroRefusal(config: Pick<DecoderConfig, "headDimZero">): string | null {
+  if (config.headDimZero !== true) return null;
+  return "the config's head_dim is 0, and HF Transformers' attention computes its scaling as " +
+    "head_dim**-0.5, which Python refuses (ZeroDivisionError): the model cannot be loaded";
 }
