@@ -694,7 +694,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "outside the vocabulary FAILs on an HF stack (PyTorch refuses it as the embedding's " +
         "`padding_idx`), and so does a `head_dim` of 0 (the attention's `head_dim**-0.5` " +
         "raises; Mistral's reads the default, vLLM builds another width: NOT_VERIFIED there); " +
-        "on a vLLM stack, a Qwen3-MoE config with no sparse layer, or a record " +
+        "on a vLLM stack, a config naming no `architectures` (absent, null or `[]`: vLLM " +
+        "raises 'No model architectures are specified'), a Qwen3-MoE config with no sparse " +
+        "layer, or a record " +
         "whose pipeline stages leave one of dense layers only (the tiny MoE's layer 0 at pp=2), " +
         "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). A `rope_scaling` missing " +
         "keys Transformers 4.5x requires (an empty one; a llama3 one without " +
