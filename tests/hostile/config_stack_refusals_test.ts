@@ -82,3 +82,24 @@ Deno.test("head_dim 0 FAILs on HF stacks, whose attention computes head_dim**-0.
   const r = await verifyAlone(withConfig(m.honest, m.blobs, zero), m.blobs);
   assert.equal(r.status, "NOT_VERIFIED", r.reason);
 });
+
+Deno.test("num_key_value_heads false divides by zero as 0 does: FAILs on HF and vLLM; true is one KV head, recomputed (both were NOT_VERIFIED)", async () => {
+  for (const [name, stack] of STACKS) {
+    const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: `kv-${name}`, ...stack });
+    for (const [who, p] of both(honest)) {
+      const r = await verifyAlone(
+        withConfig(p, blobs, setField("num_key_value_heads", false)),
+        blobs,
+      );
+      assert.equal(r.status, "FAIL", `${name} ${who}: ${r.reason}`);
+      assert.match(r.reason, /num_key_value_heads must be an integer in 1\.\.1024, got 'false'/);
+    }
+    // The tiny model has one KV head.
+    const one = setField("num_key_value_heads", true);
+    const pass = await verifyAlone(withConfig(honest, blobs, one), blobs);
+    assert.equal(pass.status, "PASS", `${name}: ${pass.reason}`);
+    const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, one), blobs);
+    assert.equal(lie.status, "FAIL", `${name}: ${lie.reason}`);
+    assert.equal(lie.finding, "fingerprint", `${name}: ${lie.reason}`);
+  }
+});

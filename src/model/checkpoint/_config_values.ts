@@ -61,7 +61,9 @@ export function _given(c: _Json, key: string): boolean {
  *   `integer` (a field the modelled releases compute with, where the float of an integer up to
  *   `max` <= 2^53 computes the integer's bits; a release whose typed config refuses the float is
  *   the caller's to mark); `otherNumbers`: what another finite number is, `malformed` (default)
- *   or `unsupported` (a field the releases only compute with, whatever its value)
+ *   or `unsupported` (a field the releases only compute with, whatever its value); `booleans`:
+ *   what `true` / `false` are, `unsupported` (default) or `integer` (1 / 0, then held to the
+ *   integer's rules: a field the releases only compute with, where Python does the same)
  * @returns the value
  * @throws {InputError} `CONFIG_UNSUPPORTED` when absent (HF Transformers fills in its config
  *   class's default, which is not modelled), a boolean (Python computes with `True` as 1 and
@@ -77,9 +79,13 @@ export function _int(
     max: number;
     floatForm?: "malformed" | "integer";
     otherNumbers?: "malformed" | "unsupported";
+    booleans?: "unsupported" | "integer";
   },
 ): number {
-  const v = c[key];
+  const raw = c[key];
+  // A field the releases only compute with reads `False` as 0 and `True` as 1 (`booleans:
+  // "integer"`): the integer's rules then apply, its refusal included.
+  const v = typeof raw === "boolean" && range.booleans === "integer" ? Number(raw) : raw;
   const min = range.min ?? 1;
   if (v === undefined) {
     throw _bad(
@@ -106,7 +112,7 @@ export function _int(
     }
     throw _bad(
       "CONFIG_FIELD",
-      `${key} must be an integer in ${min}..${range.max}, got ${_show(v)}`,
+      `${key} must be an integer in ${min}..${range.max}, got ${_show(raw)}`,
     );
   }
   if (_writtenAsFloat(c, key) && range.floatForm !== "integer") {

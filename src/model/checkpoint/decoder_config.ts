@@ -337,7 +337,9 @@ function _kvHeads(c: _Json, o: { heads: number; rules: _FamilyRules }): number {
     if (o.rules.kvHeadsNullIsHeads) return o.heads;
     throw _bad("CONFIG_FIELD", "num_key_value_heads is null, which this config class cannot load");
   }
-  return _int(c, "num_key_value_heads", { max: 1024 });
+  // HF and vLLM only divide and multiply by it: `False` divides by zero as 0 does (HF's
+  // `num_attention_heads // num_key_value_heads`), `True` is one head.
+  return _int(c, "num_key_value_heads", { max: 1024, booleans: "integer" });
 }
 
 /**

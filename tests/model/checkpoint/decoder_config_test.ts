@@ -164,8 +164,8 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
       "CONFIG_UNSUPPORTED",
       /factor '-2' is not positive/,
     ],
-    // Python computes with True as 1 (one KV head): not modelled.
-    [{ ...llama, num_key_value_heads: true }, "CONFIG_UNSUPPORTED", /is a boolean/],
+    // Python computes with True as 1 (a width of one): not modelled.
+    [{ ...llama, intermediate_size: true }, "CONFIG_UNSUPPORTED", /is a boolean/],
     // So it does where a positive number goes (theta, scaling factors, epsilon): not modelled.
     [{ ...llama, rope_theta: true }, "CONFIG_UNSUPPORTED", /rope_theta 'true' is a boolean/],
     [{ ...llama, rms_norm_eps: false }, "CONFIG_UNSUPPORTED", /rms_norm_eps 'false' is a boolean/],
@@ -196,6 +196,13 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     assertCode(() => parseDecoderConfig(json), InputError, code);
     assert.throws(() => parseDecoderConfig(json), message);
   }
+  // num_key_value_heads is only divided by: False is 0 (malformed), True one head.
+  assertCode(
+    () => parseDecoderConfig({ ...llama, num_key_value_heads: false }),
+    InputError,
+    "CONFIG_FIELD",
+  );
+  assert.equal(parseDecoderConfig({ ...llama, num_key_value_heads: true }).kvHeads, 1);
   // An empty list names no class, as null does: read (vLLM refuses it, `vllmRefusal`).
   assert.equal(parseDecoderConfig({ ...llama, architectures: [] }).noArchitectures, true);
   const linear = parseDecoderConfig({ ...llama, rope_scaling: { rope_type: "linear", factor: 2 } });
