@@ -103,3 +103,38 @@ Deno.test("num_key_value_heads false divides by zero as 0 does: FAILs on HF and 
     assert.equal(lie.finding, "fingerprint", `${name}: ${lie.reason}`);
   }
 });
+
+Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Only silu is supported', and on HF 4.5x for a name outside ACT2FN (KeyError); a name HF builds stays NOT_VERIFIED there (all were NOT_VERIFIED)", async () => {
+  const vllmRefuses = /record contradicts its stack: .*hidden_act .*\('Unsupported activation/;
+  const hfRefuses =
+    /record contradicts its stack: .*hidden_act .* not in Transformers 4\.5x's ACT2FN/;
+  for (const dir of ["qwen3-tiny-dense", "qwen3-tiny-moe", "llama3-tiny", "qwen2-tiny"]) {
+    for (const [name, stack] of dir === "llama3-tiny" ? STACKS.slice(0, 1) : STACKS) {
+      const { honest, blobs } = await honestOf(dir, { logId: `act-${dir}-${name}`, ...stack });
+      for (const act of ["gelu", "SiLU", "foo\u001b[31m", 7, ["silu"]]) {
+        for (const [who, p] of both(honest)) {
+          const r = await verifyAlone(withConfig(p, blobs, setField("hidden_act", act)), blobs);
+          const what = `${dir} ${name} ${JSON.stringify(act)} ${who}: ${r.reason}`;
+          assert.ok(!r.reason.includes("\u001b"), what);
+          if (name === "hf45x" && act === "gelu") {
+            assert.equal(r.status, "NOT_VERIFIED", what);
+            assert.match(r.reason, /hidden_act '"gelu"' is not modelled \(silu\)/, what);
+          } else {
+            assert.equal(r.status, "FAIL", what);
+            assert.match(r.reason, name === "vllm" ? vllmRefuses : hfRefuses, what);
+          }
+        }
+      }
+    }
+  }
+  // vLLM's Qwen3-MoE sparse blocks take no activation from the config (FusedMoE's silu): with no
+  // dense layer, the model runs, not modelled.
+  const moe = await honestOf("qwen3-tiny-moe", { logId: "act-moe-sparse", ...VLLM });
+  const sparse = (t: string) =>
+    JSON.stringify({ ...JSON.parse(t), mlp_only_layers: [], hidden_act: "gelu" });
+  for (const [who, p] of both(moe.honest)) {
+    const r = await verifyAlone(withConfig(p, moe.blobs, sparse), moe.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${who}: ${r.reason}`);
+    assert.match(r.reason, /hidden_act '"gelu"' is not modelled/, who);
+  }
+});

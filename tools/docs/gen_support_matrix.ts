@@ -710,7 +710,11 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "renamed to longrope and default) on vLLM (`Unknown RoPE scaling type`); a type the " +
         "stack builds but this version does not " +
         "model (yarn, dynamic, longrope; ntk on vLLM), and any on Transformers 5, is " +
-        "NOT_VERIFIED. A RoPE given in `rope_parameters` alone is " +
+        "NOT_VERIFIED. A `hidden_act` other than silu FAILs on vLLM, whose dense MLPs raise " +
+        "'Only silu is supported' (a Qwen3-MoE config of sparse layers only, whose experts " +
+        "take no activation from it, is NOT_VERIFIED), and on Transformers 4.5x stacks when it " +
+        "is no name in their `ACT2FN` (`KeyError` at model build); a name 4.5x builds (gelu), " +
+        "and any on Transformers 5, is NOT_VERIFIED. A RoPE given in `rope_parameters` alone is " +
         "NOT_VERIFIED on stacks not built on Transformers 5 (4.5x ignores it), but a vLLM record " +
         "is held to the `max_model_len` 4.5x reads (`max_position_embeddings`): a longer prompt " +
         "FAILs. `output_attentions` set (Transformers 4.48-4.53 then run eager " +

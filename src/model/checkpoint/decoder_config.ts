@@ -40,6 +40,7 @@ import {
 } from "./_decoder_families.ts";
 import { _keptWindow } from "./kept_window.ts";
 import { _moe, type MoeConfig } from "./_moe_config.ts";
+import { _hiddenAct } from "./_hidden_act.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
 import { _rope } from "./_rope_config.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
@@ -148,6 +149,17 @@ export interface DecoderConfig {
    */
   readonly headDimZero?: true;
   /**
+   * A `hidden_act` other than silu, escaped and clipped, present only in a config parsed with
+   * `unmodelled: "read"` (with `unmodelled`): vLLM 0.11's dense MLP refuses it (`vllmRefusal`);
+   * HF Transformers builds it when it names an activation of its `ACT2FN`.
+   */
+  readonly unmodelledActivation?: string;
+  /**
+   * Present (true) with `unmodelledActivation` when it is no name in Transformers 4.5x's `ACT2FN`:
+   * 4.5x's MLP looks it up and raises (`hfRefusal`).
+   */
+  readonly activationTransformers4Missing?: true;
+  /**
    * Set when the config names neither `torch_dtype` nor `dtype` (absent or null): vLLM's
    * `--dtype auto` then takes the dtype from elsewhere (`vllmDtypeGap`).
    */
@@ -250,8 +262,10 @@ export function parseDecoderConfig(
   const kept = _keptWindow(c, rules);
   const padTokenId = _padTokenId(c);
   const moe = rules.moe ? _moe(c) : undefined;
+  const act = _hiddenAct(c);
   // Values HF builds a model of (or 4.5x refuses, as it refuses modelled ones) not modelled here.
   const unmodelled = [
+    ...(act === undefined ? [] : [`hidden_act ${act.shown} is not modelled (silu)`]),
     ...(headDimZero ? ["head_dim 0 is not modelled"] : []),
     ...(rope.unmodelled === undefined ? [] : [rope.unmodelled]),
     ...(moe === undefined || moe.unmodelled.length === 0 ? [] : [_unmodelled(moe.unmodelled)]),
@@ -293,6 +307,8 @@ export function parseDecoderConfig(
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
     ...(headDimZero ? { headDimZero: true as const } : {}),
+    ...(act === undefined ? {} : { unmodelledActivation: act.shown }),
+    ...(act?.transformers4Missing ? { activationTransformers4Missing: true as const } : {}),
     ...(!_given(c, "torch_dtype") && !_given(c, "dtype") ? { noDtype: true as const } : {}),
     ...(moe?.floatLayerIndex ? { mlpOnlyLayersTransformers4Only: true as const } : {}),
     ...(unmodelled.length === 0 ? {} : { unmodelled: unmodelled.join("; ") }),

@@ -38,6 +38,9 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *
  * - a `head_dim` of 0 (not Mistral): the attention's `head_dim**-0.5` raises
  *   ({@link headDimZeroRefusal}).
+ * - Transformers 4.5x builds no activation outside its `ACT2FN`: each family's MLP takes
+ *   `ACT2FN[config.hidden_act]` (`KeyError`; 4.57.6): `DecoderConfig.activationTransformers4Missing`.
+ *   Transformers 5's table is not derived here.
  *
  * vLLM builds its embedding without a padding index and never reads `pad_token_id`.
  *
@@ -74,6 +77,8 @@ export function hfRefusal(
     | "ropeTransformers4Missing"
     | "ropeUnmodelledTypes"
     | "headDimZero"
+    | "unmodelledActivation"
+    | "activationTransformers4Missing"
   >,
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
@@ -86,7 +91,8 @@ export function hfRefusal(
   const headDim = headDimZeroRefusal(config);
   if (headDim !== null) return headDim;
   if (!_isTransformers5(o.transformers)) {
-    return transformers4RopeRefusal(config) ?? _transformers4RopeTypeRefusal(config);
+    return transformers4RopeRefusal(config) ?? _transformers4RopeTypeRefusal(config) ??
+      _transformers4ActivationRefusal(config);
   }
   if (config.mlpOnlyLayersTransformers4Only === true) {
     return "the config writes an mlp_only_layers entry as a float, which Transformers 5's " +
@@ -174,4 +180,16 @@ export function headDimZeroRefusal(config: Pick<DecoderConfig, "headDimZero">): 
   if (config.headDimZero !== true) return null;
   return "the config's head_dim is 0, and HF Transformers' attention computes its scaling as " +
     "head_dim**-0.5, which Python refuses (ZeroDivisionError): the model cannot be loaded";
+}
+
+/**
+ * Why Transformers 4.5x builds no MLP activation of the config's `hidden_act`
+ * (`DecoderConfig.activationTransformers4Missing`: no name in its `ACT2FN`), or null.
+ */
+function _transformers4ActivationRefusal(
+  config: Pick<DecoderConfig, "unmodelledActivation" | "activationTransformers4Missing">,
+): string | null {
+  if (config.activationTransformers4Missing !== true) return null;
+  return `the config's hidden_act ${config.unmodelledActivation} is not in Transformers 4.5x's ` +
+    "ACT2FN, which its MLP looks the activation up in (KeyError): the model cannot be loaded";
 }

@@ -57,7 +57,8 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  *   `vllm/model_executor/layers/rotary_embedding/__init__.py:202` at commit c3124680), after
  *   `patch_rope_scaling_dict` has read `su` as longrope and `mrope` as default
  *   (`vllm/transformers_utils/config.py:376-399`; it refuses a `rope_type` and a `type` that
- *   differ): `DecoderConfig.ropeUnmodelledTypes`, each of them outside that set.
+ *   differ): `DecoderConfig.ropeUnmodelledTypes`, each of them outside that set;
+ * - its dense MLPs accept silu alone (`_activationRefusal`).
  *
  * Settings beyond the stack's (`--hf-overrides`, `VLLM_PP_LAYER_PARTITION`) may change either;
  * the caller reads the record's.
@@ -83,7 +84,12 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
 export function vllmRefusal(
   config: Pick<
     DecoderConfig,
-    "noArchitectures" | "layers" | "moe" | "ropeTransformers4Missing" | "ropeUnmodelledTypes"
+    | "noArchitectures"
+    | "layers"
+    | "moe"
+    | "ropeTransformers4Missing"
+    | "ropeUnmodelledTypes"
+    | "unmodelledActivation"
   >,
   o: { readonly pp: number },
 ): string | null {
@@ -98,7 +104,27 @@ export function vllmRefusal(
     return `the config's rope_scaling type ${types.map(_show).join(" / ")} is none vLLM 0.11 ` +
       `builds (${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
   }
-  return _stageWithoutMoe(config, o.pp);
+  return _activationRefusal(config) ?? _stageWithoutMoe(config, o.pp);
+}
+
+/**
+ * Why vLLM 0.11 refuses the config's `hidden_act` (`DecoderConfig.unmodelledActivation`), or
+ * null: its dense MLPs (`Qwen2MLP`, which `qwen3.py` reuses, `Qwen3MoeMLP`, `LlamaMLP`, which
+ * Mistral's architectures map to; `qwen2.py:87`, `qwen3_moe.py:89`, `llama.py:91` at commit
+ * c3124680) raise "Unsupported activation: ... Only silu is supported for now." for any value
+ * other than "silu". Qwen3-MoE's sparse blocks (`FusedMoE`, silu) never read it: a config of
+ * sparse layers only is built, not refused.
+ */
+function _activationRefusal(
+  config: Pick<DecoderConfig, "layers" | "moe" | "unmodelledActivation">,
+): string | null {
+  const act = config.unmodelledActivation;
+  if (act === undefined) return null;
+  let dense = config.moe === undefined ? 0 : -1;
+  for (let l = 0; dense < 0 && l < config.layers; l++) if (!isMoeLayer(config, l)) dense = l;
+  if (dense < 0) return null;
+  return `the config's hidden_act ${act} is not silu, and vLLM 0.11's dense MLP (layer ${dense}) ` +
+    "refuses it ('Unsupported activation: ... Only silu is supported for now.')";
 }
 
 /**
