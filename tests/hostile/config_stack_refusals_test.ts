@@ -138,3 +138,38 @@ Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Onl
     assert.match(r.reason, /hidden_act '"gelu"' is not modelled/, who);
   }
 });
+
+Deno.test("decoder_sparse_step and num_experts false are read as 0, as Python computes with them: the step FAILs (ZeroDivisionError), no experts FAILs on vLLM; a true step is 1, recomputed (all were NOT_VERIFIED)", async () => {
+  for (const [name, stack] of STACKS) {
+    const { honest, blobs } = await honestOf("qwen3-tiny-moe", {
+      logId: `moe-b-${name}`,
+      ...stack,
+    });
+    for (const key of ["decoder_sparse_step", "num_experts"]) {
+      for (const [who, p] of both(honest)) {
+        const zero = await verifyAlone(withConfig(p, blobs, setField(key, 0)), blobs);
+        const r = await verifyAlone(withConfig(p, blobs, setField(key, false)), blobs);
+        const what = `${name} ${key} ${who}: ${r.reason}`;
+        assert.equal(r.status, zero.status, `${what} / 0: ${zero.reason}`);
+        // vLLM refuses no experts; HF builds every layer dense, not modelled.
+        const fails = key === "decoder_sparse_step" || name === "vllm";
+        assert.equal(r.status, fails ? "FAIL" : "NOT_VERIFIED", what);
+        assert.match(
+          r.reason,
+          key === "num_experts" ? /num_experts 0/ : /decoder_sparse_step false/,
+          what,
+        );
+      }
+    }
+    // The tiny MoE's step is 1.
+    const one = setField("decoder_sparse_step", true);
+    const pass = await verifyAlone(withConfig(honest, blobs, one), blobs);
+    assert.equal(pass.status, "PASS", `${name}: ${pass.reason}`);
+    const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, one), blobs);
+    assert.equal(lie.status, "FAIL", `${name}: ${lie.reason}`);
+    assert.equal(lie.finding, "fingerprint", `${name}: ${lie.reason}`);
+    // One expert from `True` is left unread (HF builds its router as nn.Linear(hidden, True)).
+    const t = await verifyAlone(withConfig(honest, blobs, setField("num_experts", true)), blobs);
+    assert.equal(t.status, "NOT_VERIFIED", `${name}: ${t.reason}`);
+  }
+});

@@ -714,7 +714,10 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "'Only silu is supported' (a Qwen3-MoE config of sparse layers only, whose experts " +
         "take no activation from it, is NOT_VERIFIED), and on Transformers 4.5x stacks when it " +
         "is no name in their `ACT2FN` (`KeyError` at model build); a name 4.5x builds (gelu), " +
-        "and any on Transformers 5, is NOT_VERIFIED. A RoPE given in `rope_parameters` alone is " +
+        "and any on Transformers 5, is NOT_VERIFIED. `num_key_value_heads` and " +
+        "`decoder_sparse_step` given as booleans are read as Python computes with them (false " +
+        "0, true 1), and so is a false `num_experts` (every layer dense): false FAILs where 0 " +
+        "does. A RoPE given in `rope_parameters` alone is " +
         "NOT_VERIFIED on stacks not built on Transformers 5 (4.5x ignores it), but a vLLM record " +
         "is held to the `max_model_len` 4.5x reads (`max_position_embeddings`): a longer prompt " +
         "FAILs. `output_attentions` set (Transformers 4.48-4.53 then run eager " +

@@ -12,7 +12,8 @@
  * still says which layers are sparse, so that a stack that refuses to load such a config can be
  * told apart from one that runs it. What no release builds stays malformed (`CONFIG_FIELD`): a
  * step of 0 (`ZeroDivisionError`), a top-k below 0 or above the experts (`torch.topk` raises), a
- * value that is no number.
+ * value that is no number. `decoder_sparse_step` and a false `num_experts` given as booleans are
+ * read as Python computes with them (`False` 0, `True` 1).
  *
  * @module
  */
@@ -88,11 +89,18 @@ export function _moe(c: _Json): _MoeReading {
 function _step(c: _Json, unmodelled: string[]): number {
   if (c.decoder_sparse_step === undefined) return 1;
   const max = 2 ** 31 - 1;
-  const step = _int(c, "decoder_sparse_step", { min: -max, max, floatForm: "integer" });
+  // HF and vLLM only compute `(i + 1) % step`: `False` is 0, `True` is 1.
+  const step = _int(c, "decoder_sparse_step", {
+    min: -max,
+    max,
+    floatForm: "integer",
+    booleans: "integer",
+  });
   if (step === 0) {
+    const zero = c.decoder_sparse_step === false ? "false (0)" : "0";
     throw _bad(
       "CONFIG_FIELD",
-      "decoder_sparse_step 0: HF divides the layer number by it (ZeroDivisionError)",
+      `decoder_sparse_step ${zero}: HF divides the layer number by it (ZeroDivisionError)`,
     );
   }
   if (step < 0) {
@@ -103,12 +111,23 @@ function _step(c: _Json, unmodelled: string[]): number {
   return step;
 }
 
-/** `num_experts`, or `num_local_experts` (Transformers 5's `attribute_map`); both must agree. */
+/**
+ * `num_experts`, or `num_local_experts` (Transformers 5's `attribute_map`); both must agree.
+ * `false` is 0 (every layer dense; vLLM refuses it), `true` is not modelled.
+ */
 function _experts(c: _Json, unmodelled: string[]): number {
-  const range = { min: Number.MIN_SAFE_INTEGER, max: 1 << 12 };
-  const local = _given(c, "num_local_experts") ? _int(c, "num_local_experts", range) : undefined;
+  // `False` is 0 as the layers read it (`num_experts > 0`: every layer dense); `True` would size
+  // the router `nn.Linear(hidden, True)`, not modelled.
+  const range = (key: string) => ({
+    min: Number.MIN_SAFE_INTEGER,
+    max: 1 << 12,
+    booleans: c[key] === false ? "integer" as const : "unsupported" as const,
+  });
+  const local = _given(c, "num_local_experts")
+    ? _int(c, "num_local_experts", range("num_local_experts"))
+    : undefined;
   const named = local === undefined || _given(c, "num_experts")
-    ? _int(c, "num_experts", range)
+    ? _int(c, "num_experts", range("num_experts"))
     : undefined;
   // What 4.5x (and vLLM on it) reads: `num_experts`; 5.x reads `num_local_experts` alone too.
   const experts = named ?? local!;
