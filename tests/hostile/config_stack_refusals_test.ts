@@ -173,3 +173,33 @@ Deno.test("decoder_sparse_step and num_experts false are read as 0, as Python co
     assert.equal(t.status, "NOT_VERIFIED", `${name}: ${t.reason}`);
   }
 });
+
+Deno.test("pad_token_id a string FAILs on HF stacks, whose embedding compares it with 0 (PyTorch: TypeError), and stays NOT_VERIFIED on vLLM, which never reads it (both were NOT_VERIFIED)", async () => {
+  for (const [name, stack] of STACKS) {
+    const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
+      logId: `pad-${name}`,
+      ...stack,
+    });
+    for (const v of ["0", "x\u001b[2J", [1]]) {
+      for (const [who, p] of both(honest)) {
+        const r = await verifyAlone(withConfig(p, blobs, setField("pad_token_id", v)), blobs);
+        const what = `${name} ${JSON.stringify(v)} ${who}: ${r.reason}`;
+        assert.ok(!r.reason.includes("\u001b"), what);
+        assert.equal(r.status, name === "vllm" ? "NOT_VERIFIED" : "FAIL", what);
+        assert.match(
+          r.reason,
+          name === "vllm"
+            ? /pad_token_id .* is not an integer/
+            : /record contradicts its stack: .*pad_token_id .*\(padding_idx > 0: TypeError\)/,
+          what,
+        );
+      }
+    }
+    // A float stays not modelled on both.
+    const f = await verifyAlone(
+      withConfig(honest, blobs, (t) => t.replace(/}\s*$/, ', "pad_token_id": 1.5}')),
+      blobs,
+    );
+    assert.equal(f.status, "NOT_VERIFIED", `${name}: ${f.reason}`);
+  }
+});

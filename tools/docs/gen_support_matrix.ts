@@ -692,7 +692,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "reach it is NOT_VERIFIED; on a vLLM stack, F16 weights under a config naming no dtype " +
         "are NOT_VERIFIED (`--dtype auto` may run the model in float16); a `pad_token_id` " +
         "outside the vocabulary FAILs on an HF stack (PyTorch refuses it as the embedding's " +
-        "`padding_idx`), and so does a `head_dim` of 0 (the attention's `head_dim**-0.5` " +
+        "`padding_idx`), as does one given as text, a list or an object (PyTorch compares it " +
+        "with 0: `TypeError`; NOT_VERIFIED on vLLM, which never reads it), and so does a " +
+        "`head_dim` of 0 (the attention's `head_dim**-0.5` " +
         "raises; Mistral's reads the default, vLLM builds another width: NOT_VERIFIED there); " +
         "on a vLLM stack, a config naming no `architectures` (absent, null or `[]`: vLLM " +
         "raises 'No model architectures are specified'), a Qwen3-MoE config with no sparse " +

@@ -143,6 +143,12 @@ export interface DecoderConfig {
    */
   readonly padTokenId?: number;
   /**
+   * A `pad_token_id` given as text, a list or an object, escaped and clipped, present only in a
+   * config parsed with `unmodelled: "read"` (with `unmodelled`): PyTorch's embedding compares it
+   * with 0 and raises (`hfRefusal`); vLLM does not read it.
+   */
+  readonly padTokenIdNotNumber?: string;
+  /**
    * Present (true) when `head_dim` is 0 (not Mistral, whose classes read the default): HF
    * Transformers' attention classes compute `head_dim**-0.5` with it and cannot build the model
    * (`hfRefusal`); vLLM builds another head dimension. Comes with `unmodelled`.
@@ -260,12 +266,14 @@ export function parseDecoderConfig(
   }
   const rope = _rope(c);
   const kept = _keptWindow(c, rules);
-  const padTokenId = _padTokenId(c);
+  const pad = _padTokenId(c);
+  const padTokenId = typeof pad === "number" ? pad : undefined;
   const moe = rules.moe ? _moe(c) : undefined;
   const act = _hiddenAct(c);
   // Values HF builds a model of (or 4.5x refuses, as it refuses modelled ones) not modelled here.
   const unmodelled = [
     ...(act === undefined ? [] : [`hidden_act ${act.shown} is not modelled (silu)`]),
+    ...(typeof pad === "object" ? [pad.notNumber] : []),
     ...(headDimZero ? ["head_dim 0 is not modelled"] : []),
     ...(rope.unmodelled === undefined ? [] : [rope.unmodelled]),
     ...(moe === undefined || moe.unmodelled.length === 0 ? [] : [_unmodelled(moe.unmodelled)]),
@@ -306,6 +314,7 @@ export function parseDecoderConfig(
     ...(_namesNoArchitectures(c.architectures) ? { noArchitectures: true as const } : {}),
     ...(kept === undefined ? {} : { keptSlidingWindow: kept }),
     ...(padTokenId === undefined ? {} : { padTokenId }),
+    ...(typeof pad === "object" ? { padTokenIdNotNumber: _show(c.pad_token_id) } : {}),
     ...(headDimZero ? { headDimZero: true as const } : {}),
     ...(act === undefined ? {} : { unmodelledActivation: act.shown }),
     ...(act?.transformers4Missing ? { activationTransformers4Missing: true as const } : {}),
@@ -429,17 +438,18 @@ export function configReadingGap(
  * `padding_idx` (its range is `hfRefusal`'s). Another value (a float, text, a list, a boolean,
  * which Python reads as 0 or 1) is a reading not modelled.
  */
-function _padTokenId(c: _Json): number | undefined {
+function _padTokenId(c: _Json): number | { readonly notNumber: string } | undefined {
   if (!_given(c, "pad_token_id")) return undefined;
   const v = c.pad_token_id;
-  if (!Number.isSafeInteger(v) || _writtenAsFloat(c, "pad_token_id")) {
-    throw _bad(
-      "CONFIG_UNSUPPORTED",
-      `pad_token_id ${_show(v)} is not an integer: how HF Transformers builds the embedding ` +
-        "with it is not modelled",
-    );
+  const notNumber = typeof v === "string" || (typeof v === "object" && v !== null);
+  if (!notNumber && Number.isSafeInteger(v) && !_writtenAsFloat(c, "pad_token_id")) {
+    return v as number;
   }
-  return v as number;
+  const why = `pad_token_id ${_show(v)} is not an integer: how HF Transformers builds the ` +
+    "embedding with it is not modelled";
+  // Text, a list or an object: PyTorch's embedding compares it with 0 (`hfRefusal`).
+  if (notNumber) return { notNumber: why };
+  throw _bad("CONFIG_UNSUPPORTED", why);
 }
 
 /** A positive whole number as JavaScript holds it (`4096` and `4096.0` alike), else null. */

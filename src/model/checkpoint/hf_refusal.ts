@@ -15,7 +15,9 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   `Qwen3MoeModel`, `MistralModel.__init__`, 4.57.6 and 5.17 alike), and PyTorch refuses a
  *   `padding_idx` outside `-num_embeddings .. num_embeddings - 1` ("Padding_idx must be within
  *   num_embeddings": an `assert` in 2.8, an `AssertionError` raised in 2.13), so
- *   `from_pretrained` fails;
+ *   `from_pretrained` fails; one given as text, a list or an object
+ *   (`DecoderConfig.padTokenIdNotNumber`) fails there too, `nn.Embedding.__init__` comparing it
+ *   (`if padding_idx > 0`, a `TypeError` in Python 3);
  * - Transformers 5's typed `Qwen3MoeConfig` (`@strict`: huggingface_hub checks each field's
  *   annotation at construction, `isinstance(value, int)` for an `int`, and casts nothing; 5.18)
  *   refuses a float among `mlp_only_layers` (`list[int] | None`: "Invalid item at index ... in
@@ -72,6 +74,7 @@ export function hfRefusal(
     DecoderConfig,
     | "vocab"
     | "padTokenId"
+    | "padTokenIdNotNumber"
     | "mlpOnlyLayersTransformers4Only"
     | "sparseStepTransformers4Only"
     | "ropeTransformers4Missing"
@@ -87,6 +90,11 @@ export function hfRefusal(
     return `the config's pad_token_id ${p} lies outside its vocabulary of ${config.vocab} ` +
       "tokens, and HF Transformers builds the embedding with it as padding_idx, which PyTorch " +
       "refuses ('Padding_idx must be within num_embeddings'): the model cannot be loaded";
+  }
+  if (config.padTokenIdNotNumber !== undefined) {
+    return `the config's pad_token_id ${config.padTokenIdNotNumber} is no number, and HF ` +
+      "Transformers builds the embedding with it as padding_idx, which PyTorch compares " +
+      "(padding_idx > 0: TypeError): the model cannot be loaded";
   }
   const headDim = headDimZeroRefusal(config);
   if (headDim !== null) return headDim;
