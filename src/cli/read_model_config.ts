@@ -25,6 +25,8 @@ export const MAX_CONFIG_BYTES = MAX_CONFIG_JSON_BYTES;
  * the config's own strict field checks.
  *
  * @param path the file
+ * @param o `unmodelled: "read"` keeps values not modelled that the stacks build a model of (see
+ *   `parseDecoderConfig`), for a stack's own refusal of them
  * @returns the validated config and the file's bytes
  * @throws {InputError} `CONFIG_READ` (missing, over 1 MiB, not UTF-8 JSON) and the config's
  *   `CONFIG_*` codes
@@ -36,6 +38,7 @@ export const MAX_CONFIG_BYTES = MAX_CONFIG_JSON_BYTES;
  */
 export async function readModelConfig(
   path: string,
+  o: { readonly unmodelled?: "read" } = {},
 ): Promise<{ config: DecoderConfig; bytes: Uint8Array }> {
   const unreadable = (e: unknown): never => {
     if (e instanceof Deno.errors.NotCapable) throw e;
@@ -67,5 +70,5 @@ export async function readModelConfig(
       `Cannot read '${path}': ${e.message.replace(/^.*?: /, "")}`,
     );
   }
-  return { config: parseDecoderConfig(json), bytes };
+  return { config: parseDecoderConfig(json, o), bytes };
 }

@@ -313,6 +313,29 @@ Deno.test("model forward refuses a config its stack does not load (exit 2), as c
   await assert.rejects(Deno.stat(`${tmp}/step-float.safetensors`), Deno.errors.NotFound);
 });
 
+Deno.test("model forward refuses a config value not modelled that its stack does not load either (head_dim 0, hidden_act 'SiLU' on HF) as that stack's refusal (exit 2), not as not modelled", async () => {
+  const dense = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
+  const base = JSON.parse(await Deno.readTextFile(`${dense}/config.json`));
+  for (
+    const [name, edit, why] of [
+      ["hd0", { head_dim: 0 }, /the config's head_dim is 0/],
+      ["act", { hidden_act: "SiLU" }, /hidden_act '"SiLU"' is not in Transformers 4\.5x's ACT2FN/],
+    ] as const
+  ) {
+    const ckpt = `${tmp}/unloadable-${name}`;
+    await Deno.mkdir(ckpt);
+    await Deno.copyFile(`${dense}/model.safetensors`, `${ckpt}/model.safetensors`);
+    await Deno.writeTextFile(`${ckpt}/config.json`, JSON.stringify({ ...base, ...edit }));
+    const r = await forward(ckpt, `${tmp}/unloadable-${name}.safetensors`, ["--threads", "1"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^error \[USAGE\]: Cannot run forward: stack 'hf-qwen3-flash-attn-torch2\.8' runs HF Transformers: /,
+    );
+    assert.match(r.stderr, why);
+  }
+});
+
 Deno.test("model forward: a RoPE given only in rope_parameters is NOT_VERIFIED (exit 3) on a Transformers 4.5x stack, as claims append and an audit say", async () => {
   const dense = `${REPO_ROOT}/tables/models/qwen3-tiny-dense`;
   const { rope_theta: theta, ...base } = JSON.parse(

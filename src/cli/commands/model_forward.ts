@@ -48,6 +48,7 @@ import {
 import { printJson, printText } from "../output.ts";
 import { MODEL_INPUT_MAX_BYTES } from "./claims_append_inputs.ts";
 import { readJsonFile } from "../read_json_file.ts";
+import { readModelConfig } from "../read_model_config.ts";
 import { writeNewFile } from "../write_new_file.ts";
 import { kernelFlagsMismatch } from "../kernel_flags_mismatch.ts";
 
@@ -150,7 +151,7 @@ export async function runModelForward(o: {
   }
   // Weights are read onto shared memory, which the GEMM workers read in place; a layer's buffers
   // are reused for a later layer's weights once it is done.
-  using opened = await openCheckpointDir(o.checkpoint);
+  using opened = await _openForStack(o.checkpoint, stack);
   const { ckpt } = opened;
   const batch = parseTokenBatch(
     await readJsonFile(o.tokens, MODEL_INPUT_MAX_BYTES),
@@ -364,5 +365,27 @@ export async function runModelForward(o: {
     }
   } finally {
     w.close();
+  }
+}
+
+/**
+ * Opens the checkpoint; a config refused as not modelled (`CONFIG_UNSUPPORTED`) that the stack's
+ * engine does not load anyway (`stackLoadRefusal` of it read with its unmodelled values: a head
+ * dimension of 0 on HF, an activation vLLM refuses) is refused as that engine's (`USAGE`), as
+ * `claims append` refuses it and an audit FAILs it.
+ */
+async function _openForStack(
+  dir: string,
+  stack: Parameters<typeof stackLoadRefusal>[0],
+): Promise<Awaited<ReturnType<typeof openCheckpointDir>>> {
+  try {
+    return await openCheckpointDir(dir);
+  } catch (e) {
+    if (!(e instanceof InputError) || e.code !== "CONFIG_UNSUPPORTED") throw e;
+    const read = await readModelConfig(`${dir}/config.json`, { unmodelled: "read" })
+      .catch(() => null);
+    const refusal = read === null ? null : stackLoadRefusal(stack, { config: read.config, pp: 1 });
+    if (refusal !== null) throw new InputError("USAGE", `Cannot run forward: ${refusal}`);
+    throw e;
   }
 }
