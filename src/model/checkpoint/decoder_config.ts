@@ -102,6 +102,14 @@ export interface DecoderConfig {
    */
   readonly expertsTransformers5Only?: true;
   /**
+   * Present (true) when `num_key_value_heads` is written as `true`, one KV head to Transformers
+   * 4.5x and vLLM (Python computes with it as 1). Transformers 5's typed config (`int`) reads it
+   * as one head with huggingface_hub before 1.9 and refuses it from 1.9 (`@strict` rejects a
+   * `bool` for an `int`: huggingface/huggingface_hub a37e305c5, #3992): which of the two a stack
+   * naming Transformers 5 runs is not known (`configReadingGap`).
+   */
+  readonly kvHeadsTrue?: true;
+  /**
    * Present (true) when `decoder_sparse_step` is written as a float (`1.0`): Transformers 4.5x
    * (and vLLM on it) computes `(i + 1) % step` with it, the integer's result, while Transformers
    * 5's typed config (an `int` field) refuses it (`hfRefusal`): such a config loads only on a
@@ -308,6 +316,7 @@ export function parseDecoderConfig(
     ...(rules.moe && _given(c, "num_local_experts") && !_given(c, "num_experts")
       ? { expertsTransformers5Only: true as const }
       : {}),
+    ...(c.num_key_value_heads === true ? { kvHeadsTrue: true as const } : {}),
     ...(rules.moe && _writtenAsFloat(c, "decoder_sparse_step")
       ? { sparseStepTransformers4Only: true as const }
       : {}),
@@ -397,8 +406,9 @@ function _namesNoArchitectures(v: unknown): boolean {
 
 /**
  * Why a stack built on the given Transformers version would read the config as another model
- * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads),
- * or null when it reads this one. A config Transformers 5 refuses to load at all (a float where
+ * than `config` describes (a RoPE or an expert count given in a form only Transformers 5 reads;
+ * on Transformers 5, a `true` KV head count that its huggingface_hub release may refuse), or
+ * null when it reads this one. A config Transformers 5 refuses to load at all (a float where
  * its typed config wants an int), or 4.5x (a `rope_scaling` missing keys it requires), is no
  * other reading but no model: `hfRefusal`.
  *
@@ -418,8 +428,15 @@ export function configReadingGap(
   config: DecoderConfig,
   transformers: string | undefined,
 ): string | null {
-  // Transformers 5 reads the RoPE and experts as `config` describes.
-  if (_isTransformers5(transformers)) return null;
+  // Transformers 5 reads the RoPE and experts as `config` describes; a `true` KV head count it
+  // reads as one head or refuses, by its huggingface_hub release.
+  if (_isTransformers5(transformers)) {
+    return config.kvHeadsTrue === true
+      ? "the config writes num_key_value_heads as true, which Transformers 5's typed config " +
+        "reads as one head with huggingface_hub before 1.9 and refuses from 1.9 (@strict " +
+        "rejects a bool for an int)"
+      : null;
+  }
   // 4.5x (and a stack naming none) reads these otherwise. A rope_scaling 4.5x refuses to load
   // (keys missing) is no other reading but no model: `hfRefusal`.
   if (config.ropeTransformers5Only === true && config.ropeTransformers4Missing === undefined) {

@@ -4,7 +4,7 @@
  * facts (QK-norm, biases, RoPE scaling, head dim, tied embeddings) are the modeling code's.
  */
 import assert from "node:assert/strict";
-import { parseDecoderConfig } from "../../../src/model/mod.ts";
+import { configReadingGap, parseDecoderConfig } from "../../../src/model/mod.ts";
 import { type InputCode, InputError } from "../../../src/errors.ts";
 import { assertCode } from "../../_assert_code.ts";
 
@@ -202,7 +202,16 @@ Deno.test("parseDecoderConfig() refuses what is not modelled by name, and contra
     InputError,
     "CONFIG_FIELD",
   );
-  assert.equal(parseDecoderConfig({ ...llama, num_key_value_heads: true }).kvHeads, 1);
+  const kvTrue = parseDecoderConfig({ ...llama, num_key_value_heads: true });
+  assert.equal(kvTrue.kvHeads, 1);
+  // Transformers 5 reads it as one head or refuses it, by its huggingface_hub release (1.9's
+  // @strict rejects a bool for an int): another reading on 5.x, none on 4.5x.
+  assert.match(configReadingGap(kvTrue, "5.x") ?? "", /num_key_value_heads as true/);
+  assert.equal(configReadingGap(kvTrue, "4.57.x"), null);
+  assert.equal(
+    configReadingGap(parseDecoderConfig({ ...llama, num_key_value_heads: 1 }), "5.x"),
+    null,
+  );
   // An empty list names no class, as null does: read (vLLM refuses it, `vllmRefusal`).
   assert.equal(parseDecoderConfig({ ...llama, architectures: [] }).noArchitectures, true);
   const linear = parseDecoderConfig({ ...llama, rope_scaling: { rope_type: "linear", factor: 2 } });
