@@ -42,6 +42,30 @@ Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, w
   }
 });
 
+Deno.test("rms_norm_eps not modelled (NaN, 0) masks no refusal of the stack: architectures [] still FAILs on vLLM, a rope_scaling type 4.5x builds no RoPE of on HF (a prover could add the eps to turn the FAIL into NOT_VERIFIED)", async () => {
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "eps-arch-vllm", ...VLLM });
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "eps-rope-hf" });
+  for (const v of ["NaN", "0"]) {
+    // After setField's JSON.stringify, which writes 1e-06 as 0.000001 without spaces.
+    const eps = (t: string) => {
+      assert.ok(t.includes('"rms_norm_eps":0.000001'));
+      return t.replace('"rms_norm_eps":0.000001', `"rms_norm_eps":${v}`);
+    };
+    const none = (t: string) => eps(setField("architectures", [])(t));
+    const bogus = (t: string) => eps(setField("rope_scaling", { type: "bogus" })(t));
+    for (const [who, p] of both(vllm.honest)) {
+      const r = await verifyAlone(withConfig(p, vllm.blobs, none), vllm.blobs);
+      assert.equal(r.status, "FAIL", `vllm ${v} ${who}: ${r.reason}`);
+      assert.match(r.reason, /names no architectures/, who);
+    }
+    for (const [who, p] of both(hf.honest)) {
+      const r = await verifyAlone(withConfig(p, hf.blobs, bogus), hf.blobs);
+      assert.equal(r.status, "FAIL", `hf ${v} ${who}: ${r.reason}`);
+      assert.match(r.reason, /rope_scaling type '"bogus"' is none Transformers 4\.5x builds/, who);
+    }
+  }
+});
+
 Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (vLLM raises 'No model architectures are specified'), an HF one is recomputed (it was NOT_VERIFIED)", async () => {
   const none = setField("architectures", []);
   const vllm = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-vllm", ...VLLM });

@@ -278,11 +278,13 @@ export function parseDecoderConfig(
   const padTokenId = typeof pad === "number" ? pad : undefined;
   const moe = rules.moe ? _moe(c) : undefined;
   const act = _hiddenAct(c);
+  const eps = _eps(c.rms_norm_eps);
   // Values HF builds a model of (or 4.5x refuses, as it refuses modelled ones) not modelled here.
   const unmodelled = [
     ...(act === undefined ? [] : [`hidden_act ${act.shown} is not modelled (silu)`]),
     ...(typeof pad === "object" ? [pad.notNumber] : []),
     ...(headDimZero ? ["head_dim 0 is not modelled"] : []),
+    ...(eps.unmodelled === undefined ? [] : [eps.unmodelled]),
     ...(rope.unmodelled === undefined ? [] : [rope.unmodelled]),
     ...(moe === undefined || moe.unmodelled.length === 0 ? [] : [_unmodelled(moe.unmodelled)]),
   ];
@@ -295,7 +297,7 @@ export function parseDecoderConfig(
     heads,
     kvHeads,
     headDim,
-    rmsNormEps: _eps(c.rms_norm_eps),
+    rmsNormEps: eps.text,
     ropeTheta: rope.theta,
     ...(rope.scaling === undefined ? {} : { ropeScaling: Object.freeze(rope.scaling) }),
     ...(rope.transformers5Only ? { ropeTransformers5Only: true as const } : {}),
@@ -516,15 +518,24 @@ export function vllmReadingGap(
  * a NaN or an infinity (Python's `json` reads `NaN`, `Infinity` and `1e400`): neither HF
  * (`Qwen3RMSNorm` and its siblings keep `variance_epsilon = eps` and add it under the rsqrt) nor
  * vLLM (`RMSNorm.__init__`, `vllm/model_executor/layers/layernorm.py` at commit c3124680)
- * validates it, and the model runs.
+ * validates it, and the model runs. Such a value is kept in `unmodelled` (not thrown), so that a
+ * stack that refuses the config for another reason still FAILs it (`stackLoadRefusal`).
  */
-function _eps(v: unknown): string {
-  if (typeof v === "number" && !Number.isFinite(v)) {
-    throw _bad(
-      "CONFIG_UNSUPPORTED",
-      `rms_norm_eps ${_show(v)} is not finite: HF and vLLM compute with it (neither validates ` +
-        "it), which is not modelled",
-    );
+function _eps(v: unknown): { readonly text: string; readonly unmodelled?: string } {
+  const eps = v === undefined ? 1e-6 : v;
+  if (typeof eps === "number" && !Number.isFinite(eps)) {
+    return {
+      text: String(eps),
+      unmodelled: `rms_norm_eps ${_show(eps)} is not finite: HF and vLLM compute with it ` +
+        "(neither validates it), which is not modelled",
+    };
   }
-  return String(_positive(v === undefined ? 1e-6 : v, "rms_norm_eps"));
+  if (typeof eps === "number" && eps <= 0) {
+    return {
+      text: String(eps),
+      unmodelled: `rms_norm_eps ${_show(eps)} is not positive: HF computes with it, which is ` +
+        "not modelled",
+    };
+  }
+  return { text: String(_positive(eps, "rms_norm_eps")) };
 }
