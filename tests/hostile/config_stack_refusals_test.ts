@@ -82,7 +82,7 @@ Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (v
   assert.equal(lie.finding, "fingerprint", lie.reason);
 });
 
-Deno.test("head_dim 0 FAILs on HF stacks, whose attention computes head_dim**-0.5 and cannot be built, and stays NOT_VERIFIED on vLLM, which reads head_dim or hidden // heads (it was NOT_VERIFIED on both)", async () => {
+Deno.test("head_dim 0 FAILs where the attention computes head_dim**-0.5 (HF's Llama, Qwen2, Qwen3 and Qwen3-MoE classes; vLLM's Llama class, which runs Mistral too) and stays NOT_VERIFIED where it builds the default width (HF's Mistral, vLLM's Qwen classes); it was NOT_VERIFIED on both", async () => {
   const zero = setField("head_dim", 0);
   for (const dir of ["qwen3-tiny-dense", "qwen3-tiny-moe", "llama3-tiny", "qwen2-tiny"]) {
     // The prover makes no vLLM record of llama3's scaled RoPE.
@@ -101,10 +101,19 @@ Deno.test("head_dim 0 FAILs on HF stacks, whose attention computes head_dim**-0.
       }
     }
   }
-  // Mistral's attention reads head_dim or hidden // heads on both: not modelled.
-  const m = await honestOf("mistral-tiny", { logId: "hd0-mistral" });
-  const r = await verifyAlone(withConfig(m.honest, m.blobs, zero), m.blobs);
-  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  // HF's Mistral attention reads head_dim or hidden // heads: not modelled; vLLM runs Mistral
+  // through its Llama class, whose head_dim**-0.5 raises.
+  for (const [name, stack] of STACKS) {
+    const m = await honestOf("mistral-tiny", { logId: `hd0-mistral-${name}`, ...stack });
+    for (const [who, p] of both(m.honest)) {
+      const r = await verifyAlone(withConfig(p, m.blobs, zero), m.blobs);
+      const what = `mistral-tiny ${name} ${who}: ${r.reason}`;
+      if (name === "vllm") {
+        assert.equal(r.status, "FAIL", what);
+        assert.match(r.reason, /vLLM 0\.11's Llama attention .*head_dim\*\*-0\.5/, what);
+      } else assert.equal(r.status, "NOT_VERIFIED", what);
+    }
+  }
 });
 
 Deno.test("num_key_value_heads false divides by zero as 0 does: FAILs on HF and vLLM; true is one KV head, recomputed (both were NOT_VERIFIED)", async () => {

@@ -695,7 +695,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "`padding_idx`), as does one given as text, a list or an object (PyTorch compares it " +
         "with 0: `TypeError`; NOT_VERIFIED on vLLM, which never reads it), and so does a " +
         "`head_dim` of 0 (the attention's `head_dim**-0.5` " +
-        "raises; Mistral's reads the default, vLLM builds another width: NOT_VERIFIED there); " +
+        "raises; HF's Mistral reads the default: NOT_VERIFIED there; on vLLM it FAILs for " +
+        "Llama and Mistral, whose Llama class raises alike, and is NOT_VERIFIED for the Qwen " +
+        "families, whose classes build another width); " +
         "on a vLLM stack, a config naming no `architectures` (absent, null or `[]`: vLLM " +
         "raises 'No model architectures are specified'), a Qwen3-MoE config with no sparse " +
         "layer, or a record " +

@@ -157,9 +157,10 @@ export interface DecoderConfig {
    */
   readonly padTokenIdNotNumber?: string;
   /**
-   * Present (true) when `head_dim` is 0 (not Mistral, whose classes read the default): HF
-   * Transformers' attention classes compute `head_dim**-0.5` with it and cannot build the model
-   * (`hfRefusal`); vLLM builds another head dimension. Comes with `unmodelled`.
+   * Present (true) when `head_dim` is 0: HF Transformers' attention classes other than Mistral's
+   * compute `head_dim**-0.5` with it and cannot build the model (`hfRefusal`), and so does vLLM's
+   * Llama class, which runs Llama and Mistral (`vllmRefusal`); the other classes build the
+   * default head dimension. Comes with `unmodelled`.
    */
   readonly headDimZero?: true;
   /**
@@ -257,13 +258,11 @@ export function parseDecoderConfig(
   // A null `head_dim` means "hidden // heads" to the Llama and Mistral classes; the Qwen2 and
   // Qwen3 classes fail on it (refused there by `_int`).
   const headDimZero = c.head_dim === 0;
-  if (headDimZero && family === "mistral") {
-    // Mistral's attention reads `head_dim or hidden // heads` (HF and vLLM): not modelled.
-    throw _bad("CONFIG_UNSUPPORTED", "head_dim 0 is not modelled");
-  }
-  // The others' HF attention computes `head_dim**-0.5` and cannot be built (`hfRefusal`); vLLM's
-  // Llama and Qwen3 classes read `head_dim or hidden // heads`, its Qwen2 class `hidden // heads`
-  // (`vllmReadingGap`): a model that runs, not modelled.
+  // HF's Llama, Qwen2, Qwen3 and Qwen3-MoE attention compute `head_dim**-0.5` and cannot be built
+  // (`hfRefusal`), HF's Mistral reads `head_dim or hidden // heads`; vLLM's Llama class (which
+  // also runs MistralForCausalLM) computes `head_dim**-0.5` (`vllmRefusal`), its Qwen3 classes
+  // read `head_dim or hidden // heads` and its Qwen2 class `hidden // heads`: where a model runs,
+  // it is not modelled.
   const headDim = headDimZero
     ? 0
     : c.head_dim === undefined || (c.head_dim === null && rules.headDimNullIsDefault)

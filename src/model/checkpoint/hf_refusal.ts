@@ -39,7 +39,7 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   a type is not derived here.
  *
  * - a `head_dim` of 0 (not Mistral): the attention's `head_dim**-0.5` raises
- *   ({@link headDimZeroRefusal}).
+ *   (`_headDimZeroRefusal`).
  * - Transformers 4.5x builds no activation outside its `ACT2FN`: each family's MLP takes
  *   `ACT2FN[config.hidden_act]` (`KeyError`; 4.57.6): `DecoderConfig.activationTransformers4Missing`.
  *   Transformers 5's table is not derived here.
@@ -70,19 +70,21 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  * ```
  */
 export function hfRefusal(
-  config: Pick<
-    DecoderConfig,
-    | "vocab"
-    | "padTokenId"
-    | "padTokenIdNotNumber"
-    | "mlpOnlyLayersTransformers4Only"
-    | "sparseStepTransformers4Only"
-    | "ropeTransformers4Missing"
-    | "ropeUnmodelledTypes"
-    | "headDimZero"
-    | "unmodelledActivation"
-    | "activationTransformers4Missing"
-  >,
+  config:
+    & Pick<
+      DecoderConfig,
+      | "vocab"
+      | "padTokenId"
+      | "padTokenIdNotNumber"
+      | "mlpOnlyLayersTransformers4Only"
+      | "sparseStepTransformers4Only"
+      | "ropeTransformers4Missing"
+      | "ropeUnmodelledTypes"
+      | "headDimZero"
+      | "unmodelledActivation"
+      | "activationTransformers4Missing"
+    >
+    & { readonly modelType?: DecoderConfig["modelType"] },
   o: { readonly transformers?: string | undefined } = {},
 ): string | null {
   const p = config.padTokenId;
@@ -96,7 +98,7 @@ export function hfRefusal(
       "Transformers builds the embedding with it as padding_idx, which PyTorch compares " +
       "(padding_idx > 0: TypeError): the model cannot be loaded";
   }
-  const headDim = headDimZeroRefusal(config);
+  const headDim = config.modelType === "mistral" ? null : _headDimZeroRefusal(config);
   if (headDim !== null) return headDim;
   if (!_isTransformers5(o.transformers)) {
     return transformers4RopeRefusal(config) ?? _transformers4RopeTypeRefusal(config) ??
@@ -157,14 +159,39 @@ const _TRANSFORMERS4_ROPE_TYPES: ReadonlySet<string> = new Set([
 function _transformers4RopeTypeRefusal(
   config: Pick<DecoderConfig, "ropeUnmodelledTypes">,
 ): string | null {
-  const types = config.ropeUnmodelledTypes;
-  if (types === undefined || types.length === 0) return null;
-  if (types.some((t) => _TRANSFORMERS4_ROPE_TYPES.has(t))) return null;
-  return `the config's rope_scaling type ${
-    types.map(_show).join(" / ")
-  } is none Transformers 4.5x builds ` +
+  const types = _ropeTypesOutside(config, _TRANSFORMERS4_ROPE_TYPES);
+  if (types === null) return null;
+  return `the config's rope_scaling type ${types} is none Transformers 4.5x builds ` +
     `(${[..._TRANSFORMERS4_ROPE_TYPES].join(", ")}): its rotary embedding looks the type up in ` +
     "ROPE_INIT_FUNCTIONS, a KeyError, so the model cannot be loaded";
+}
+
+/**
+ * The `rope_scaling` types a config names (`DecoderConfig.ropeUnmodelledTypes`), shown for a
+ * message, where none of them is among the types an engine builds (`built`); else null.
+ *
+ * @param config the parsed config
+ * @param built the types the engine builds
+ * @returns the types, escaped and joined, or null
+ * @example
+ * ```ts
+ * import { _ropeTypesOutside } from "./hf_refusal.ts";
+ * const built = new Set(["default"]);
+ * if (!_ropeTypesOutside({ ropeUnmodelledTypes: ["bogus"] }, built)?.includes("bogus")) {
+ *   throw new Error();
+ * }
+ * if (_ropeTypesOutside({ ropeUnmodelledTypes: ["default", "x"] }, built) !== null) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function _ropeTypesOutside(
+  config: Pick<DecoderConfig, "ropeUnmodelledTypes">,
+  built: ReadonlySet<string>,
+): string | null {
+  const types = config.ropeUnmodelledTypes;
+  if (types === undefined || types.some((t) => built.has(t))) return null;
+  return types.map(_show).join(" / ");
 }
 
 /**
@@ -173,18 +200,9 @@ function _transformers4RopeTypeRefusal(
  * and `Qwen3MoeAttention.__init__` take `getattr(config, "head_dim", hidden // heads)`, 0 as
  * given (their config classes keep it), and compute `self.scaling = self.head_dim**-0.5`, which
  * Python refuses ("0.0 cannot be raised to a negative power", `ZeroDivisionError`; 4.57 and 5.x
- * alike), so no model is built. Mistral's reads `head_dim or hidden // heads` (not flagged).
- *
- * @param config the parsed config
- * @returns the reason, or null
- * @example
- * ```ts
- * import { headDimZeroRefusal } from "./hf_refusal.ts";
- * if (headDimZeroRefusal({ headDimZero: true }) === null) throw new Error();
- * if (headDimZeroRefusal({}) !== null) throw new Error();
- * ```
+ * alike), so no model is built. Mistral's reads `head_dim or hidden // heads` (the caller skips it).
  */
-export function headDimZeroRefusal(config: Pick<DecoderConfig, "headDimZero">): string | null {
+function _headDimZeroRefusal(config: Pick<DecoderConfig, "headDimZero">): string | null {
   if (config.headDimZero !== true) return null;
   return "the config's head_dim is 0, and HF Transformers' attention computes its scaling as " +
     "head_dim**-0.5, which Python refuses (ZeroDivisionError): the model cannot be loaded";

@@ -6,9 +6,8 @@
  *
  * @module
  */
-import { _show } from "./_config_values.ts";
 import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
-import { transformers4RopeRefusal } from "./hf_refusal.ts";
+import { _ropeTypesOutside, transformers4RopeRefusal } from "./hf_refusal.ts";
 
 /**
  * The decoder layers each pipeline stage of vLLM 0.11 builds, as `make_layers` takes them from
@@ -82,15 +81,18 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * ```
  */
 export function vllmRefusal(
-  config: Pick<
-    DecoderConfig,
-    | "noArchitectures"
-    | "layers"
-    | "moe"
-    | "ropeTransformers4Missing"
-    | "ropeUnmodelledTypes"
-    | "unmodelledActivation"
-  >,
+  config:
+    & Pick<
+      DecoderConfig,
+      | "noArchitectures"
+      | "layers"
+      | "moe"
+      | "ropeTransformers4Missing"
+      | "ropeUnmodelledTypes"
+      | "unmodelledActivation"
+      | "headDimZero"
+    >
+    & { readonly modelType?: DecoderConfig["modelType"] },
   o: { readonly pp: number },
 ): string | null {
   if (config.noArchitectures === true) {
@@ -99,10 +101,20 @@ export function vllmRefusal(
   }
   const rope = transformers4RopeRefusal(config);
   if (rope !== null) return `vLLM 0.11 reads the config through Transformers 4.5x, and ${rope}`;
-  const types = config.ropeUnmodelledTypes;
-  if (types !== undefined && types.length > 0 && !types.some((t) => _VLLM_ROPE_TYPES.has(t))) {
-    return `the config's rope_scaling type ${types.map(_show).join(" / ")} is none vLLM 0.11 ` +
-      `builds (${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
+  const types = _ropeTypesOutside(config, _VLLM_ROPE_TYPES);
+  if (types !== null) {
+    return `the config's rope_scaling type ${types} is none vLLM 0.11 builds ` +
+      `(${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
+  }
+  // vLLM's LlamaAttention (which also runs MistralForCausalLM) keeps a head_dim of 0 and
+  // computes `self.scaling = self.head_dim**-0.5` (vllm/model_executor/models/llama.py at
+  // c3124680, registry.py maps MistralForCausalLM to it): ZeroDivisionError. Its Qwen2 and
+  // Qwen3 classes build the default width.
+  if (
+    config.headDimZero === true && (config.modelType === "llama" || config.modelType === "mistral")
+  ) {
+    return "the config's head_dim is 0, and vLLM 0.11's Llama attention (which runs Llama and " +
+      "Mistral) computes its scaling as head_dim**-0.5, which Python refuses (ZeroDivisionError)";
   }
   return _activationRefusal(config) ?? _stageWithoutMoe(config, o.pp);
 }
