@@ -141,6 +141,7 @@ export {
   parseDecoderConfig,
   portableSha256,
   readWeightFormats,
+  type RopeTypeKeys,
   SAFETENSORS_SUFFIX,
   sha256OfSource,
   type Sha256Stream,

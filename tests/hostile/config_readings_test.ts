@@ -467,3 +467,37 @@ Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or fals
     assert.match(r.reason, /rope_scaling\.rope_type '"[a-z]+"' is not modelled/, r.reason);
   }
 });
+
+Deno.test("a rope_scaling rope_type and type each engine resolves its own way: Qwen's config class copies type over rope_type (4.5x and vLLM, which loads through it), so a null or built rope_type beside a bogus type FAILs, honest or falsified (it was NOT_VERIFIED); a bogus rope_type beside a default type loads and stays NOT_VERIFIED", async () => {
+  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-pair" });
+  const vllm = await honestOf("qwen3-tiny-dense", {
+    logId: "rope-pair-vllm",
+    stack: "vllm-0.11-eager-fa2",
+    components: { vllm: "0.11.0" },
+  });
+  const hfWhy =
+    /runs HF Transformers: the config's rope_scaling type '"bogus"' is none Transformers 4\.5x builds/;
+  const vllmWhy =
+    /runs vLLM: the config's rope_scaling type '"bogus"' is none vLLM 0\.11 builds .*'Unknown RoPE scaling type'/;
+  for (
+    const scaling of [{ rope_type: null, type: "bogus" }, { rope_type: "yarn", type: "bogus" }]
+  ) {
+    for (const [run, why] of [[hf, hfWhy], [vllm, vllmWhy]] as const) {
+      const edit = setField("rope_scaling", scaling);
+      for (const record of [run.honest, flipFingerprint(run.honest)]) {
+        const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
+        const at = JSON.stringify(scaling);
+        assert.equal(r.status, "FAIL", `${at}: ${r.reason}`);
+        assert.match(r.reason, /^record contradicts its stack: /, at);
+        assert.match(r.reason, why, at);
+      }
+    }
+  }
+  // 4.5x's Qwen copies the default type over the bogus rope_type and builds the default RoPE.
+  const loads = setField("rope_scaling", { rope_type: "bogus", type: "default" });
+  for (const run of [hf, vllm]) {
+    const r = await verifyAlone(withConfig(run.honest, run.blobs, loads), run.blobs);
+    assert.equal(r.status, "NOT_VERIFIED", r.reason);
+    assert.match(r.reason, /differ/, r.reason);
+  }
+});

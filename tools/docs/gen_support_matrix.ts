@@ -711,7 +711,11 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "RoPE of FAILs there: outside `ROPE_INIT_FUNCTIONS` (default, linear, dynamic, yarn, " +
         "longrope, llama3) on Transformers 4.5x stacks (`KeyError` at model build), outside " +
         "vLLM 0.11's `get_rope` types (those six and ntk, mllama4, deepseek_yarn; su and mrope " +
-        "renamed to longrope and default) on vLLM (`Unknown RoPE scaling type`); a type the " +
+        "renamed to longrope and default) on vLLM (`Unknown RoPE scaling type`), the type read as " +
+        "each engine reads it: Transformers 4.5x's Llama and Qwen config classes copy a `type` " +
+        "over `rope_type` (vLLM loads through them), its Mistral embedding takes `rope_type` " +
+        "where the key is present, and vLLM refuses a `rope_type` and a `type` still differing " +
+        "after the config class (Mistral's); a type the " +
         "stack builds but this version does not " +
         "model (yarn, dynamic, longrope; ntk on vLLM), and any on Transformers 5, is " +
         "NOT_VERIFIED. A `hidden_act` other than silu FAILs on vLLM, whose dense MLPs raise " +

@@ -18,8 +18,8 @@
  * `transformers5Only`; a `type` and a `rope_type` that differ (4.5x takes `type`, 5.x
  * `rope_type`) are refused as not modelled. A `rope_scaling` 4.5x refuses to load (an empty
  * one, a llama3 one without `original_max_position_embeddings`) names the keys it misses
- * (`transformers4Missing`), and one of a type not modelled names its types (`unmodelledTypes`), for
- * the stacks that build no RoPE of that type.
+ * (`transformers4Missing`), and one of a type not modelled keeps its type keys as written
+ * (`typeKeys`), for the stacks that resolve them to a type they build no RoPE of, or refuse the pair.
  *
  * @module
  */
@@ -68,20 +68,29 @@ export interface _Rope {
    */
   readonly transformers4Missing?: readonly string[];
   /**
-   * The types a `rope_scaling` not modelled for its type names (its `rope_type` and `type` as
-   * written, each once; every one a type this reading does not model, e.g. `yarn`, `bogus`), so
-   * that a stack that builds no RoPE of those types refuses it (`hfRefusal`, `vllmRefusal`); absent
-   * otherwise. Where the two keys differ, the engines read either (4.5x's Llama and Qwen config
-   * classes copy `type` over `rope_type`, its Mistral embedding takes `rope_type` first, vLLM
-   * refuses the pair), so both are kept.
+   * The type keys of a `rope_scaling` not modelled for its type, as written (`rope_type`, `type`:
+   * each present key, a string or null), where some engine may resolve them to a type it builds
+   * no RoPE of, or refuse them as a pair: a type not modelled (`yarn`, `bogus`), a null, or two
+   * that differ. Each engine resolves them its own way (`hfRefusal`, `vllmRefusal`: 4.5x's Llama
+   * and Qwen config classes copy `type` over `rope_type`, its Mistral embedding takes
+   * `rope_type` where the key is present, vLLM refuses a pair that differs after the config
+   * class), so both are kept; absent otherwise.
    */
-  readonly unmodelledTypes?: readonly string[];
+  readonly typeKeys?: RopeTypeKeys;
   /**
    * Why the `rope_scaling` is not modelled, where 4.5x refuses it all the same
-   * (`transformers4Missing`) or a stack may build no RoPE of its type (`unmodelledTypes`): nothing
+   * (`transformers4Missing`) or a stack may build no RoPE of its type (`typeKeys`): nothing
    * may be computed from this RoPE.
    */
   readonly unmodelled?: string;
+}
+
+/** The type keys of a `rope_scaling` as written: each present key, a string or null. */
+export interface RopeTypeKeys {
+  /** `rope_type`, where the key is present. */
+  readonly rope_type?: string | null;
+  /** `type` (the legacy name), where the key is present. */
+  readonly type?: string | null;
 }
 
 /** The keys Transformers 4.5x requires in `rope_scaling`, by type (`rope_type` or `type`). */
@@ -164,8 +173,9 @@ export function _rope(c: _Json): _Rope {
 
 /**
  * A RoPE not modelled (`e`, CONFIG_UNSUPPORTED) in a config whose `rope_scaling` Transformers 4.5x
- * refuses all the same (required keys missing), or (`types`) whose `rope_scaling` names only types
- * not modelled (`unmodelledTypes`: stacks that build no RoPE of such a type refuse it): the
+ * refuses all the same (required keys missing), or (`types`) whose `rope_scaling` names a type not
+ * modelled, a null or two types that differ (`typeKeys`: stacks that resolve them to a type they
+ * build no RoPE of, or refuse the pair, refuse it): the
  * refusal is kept, so that those stacks FAIL the config as they FAIL `{}` (`unmodelled: "read"`),
  * not NOT_VERIFIED; otherwise `e` is thrown.
  */
@@ -182,9 +192,9 @@ function _refusedAnyway(
   if (missing.length > 0) {
     return { theta, transformers5Only: true, transformers4Missing: missing, unmodelled };
   }
-  const types = o.types === true ? _unmodelledTypes(c.rope_scaling as _Json) : undefined;
-  if (types === undefined) throw e;
-  return { theta, transformers5Only: false, unmodelledTypes: types, unmodelled };
+  const typeKeys = o.types === true ? _typeKeys(c.rope_scaling as _Json) : undefined;
+  if (typeKeys === undefined) throw e;
+  return { theta, transformers5Only: false, typeKeys, unmodelled };
 }
 
 /** The keys Transformers 4.5x requires of a parsed `rope_scaling` (a modelled type) and misses. */
@@ -202,18 +212,23 @@ function _missing4(p: _Json): string[] {
 }
 
 /**
- * The types a parsed `rope_scaling` names (`rope_type`, `type`, each once) where every one is a
- * type not modelled, else undefined (none named: the default; one modelled; one not a string).
+ * The type keys of a parsed `rope_scaling` as written, where some engine may refuse them: a type
+ * not modelled, a null, or two that differ; else undefined (none named: the default; one not a
+ * string or null; the modelled type, once or twice).
  */
-function _unmodelledTypes(p: _Json): string[] | undefined {
-  const named = ["rope_type", "type"].filter((k) => Object.hasOwn(p, k)).map((k) => p[k]);
-  if (named.length === 0) return undefined;
-  const types = new Set<string>();
-  for (const t of named) {
-    if (typeof t !== "string" || Object.hasOwn(_TYPE_KEYS, t)) return undefined;
-    types.add(t);
+function _typeKeys(p: _Json): RopeTypeKeys | undefined {
+  const keys: { rope_type?: string | null; type?: string | null } = {};
+  for (const k of ["rope_type", "type"] as const) {
+    if (!Object.hasOwn(p, k)) continue;
+    const t = p[k];
+    if (typeof t !== "string" && t !== null) return undefined;
+    keys[k] = t;
   }
-  return [...types];
+  const named = Object.values(keys);
+  if (named.length === 0) return undefined;
+  const modelled = (t: string | null) => t !== null && Object.hasOwn(_TYPE_KEYS, t);
+  if (named.every(modelled) && new Set(named).size === 1) return undefined;
+  return Object.freeze(keys);
 }
 
 function _section(

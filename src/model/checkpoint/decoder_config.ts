@@ -42,10 +42,10 @@ import { _keptWindow } from "./kept_window.ts";
 import { _moe, type MoeConfig } from "./_moe_config.ts";
 import { _hiddenAct } from "./_hidden_act.ts";
 import { _refuseUnmodelled } from "./_refuse_unmodelled.ts";
-import { _rope } from "./_rope_config.ts";
+import { _rope, type RopeTypeKeys } from "./_rope_config.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
 
-export type { DecoderFamily, LinearBiases, MoeConfig };
+export type { DecoderFamily, LinearBiases, MoeConfig, RopeTypeKeys };
 
 /** A validated decoder config: the description of the model every driver runs (frozen). */
 export interface DecoderConfig {
@@ -89,12 +89,13 @@ export interface DecoderConfig {
    */
   readonly ropeTransformers4Missing?: readonly string[];
   /**
-   * The types a `rope_scaling` not modelled for its type names (`rope_type` and `type` as written,
-   * each once, none of them modelled), present only in a config parsed with `unmodelled: "read"`:
-   * a stack that builds no RoPE of those types refuses the config (`hfRefusal` of Transformers
-   * 4.5x, `vllmRefusal`); one that builds it ran a RoPE not modelled (`unmodelled`).
+   * The type keys of a `rope_scaling` not modelled for its type, as written (`rope_type`, `type`:
+   * a type not modelled, a null, or two that differ), present only in a config parsed with
+   * `unmodelled: "read"`: each engine resolves them its own way, and a stack that resolves them to
+   * a type it builds no RoPE of, or refuses the pair, refuses the config (`hfRefusal` of
+   * Transformers 4.5x, `vllmRefusal`); one that builds it ran a RoPE not modelled (`unmodelled`).
    */
-  readonly ropeUnmodelledTypes?: readonly string[];
+  readonly ropeTypeKeys?: RopeTypeKeys;
   /**
    * Present (true) when the experts are counted by `num_local_experts` alone, the name
    * Transformers 5 writes: Transformers 4.5x's config class reads `num_experts` (default 128)
@@ -189,7 +190,7 @@ export interface DecoderConfig {
    * Why the config is not modelled though HF builds a model of it (values nobody deploys, named:
    * `_moe_config.ts`), or though Transformers 4.5x refuses it as it refuses a modelled one (a
    * `rope_scaling` missing keys it requires: `ropeTransformers4Missing`), or of a RoPE type not
-   * modelled (`ropeUnmodelledTypes`, which some stacks refuse), present only in a config
+   * modelled (`ropeTypeKeys`, which some stacks refuse), present only in a config
    * parsed with `unmodelled: "read"`. Nothing may be
    * computed from such a config: it serves to ask whether the record's stack loads it at all
    * (`stackLoadRefusal`) and to hold a record to its shapes (layers, widths, heads, which layers
@@ -303,9 +304,7 @@ export function parseDecoderConfig(
     ...(rope.transformers4Missing === undefined
       ? {}
       : { ropeTransformers4Missing: Object.freeze([...rope.transformers4Missing]) }),
-    ...(rope.unmodelledTypes === undefined
-      ? {}
-      : { ropeUnmodelledTypes: Object.freeze([...rope.unmodelledTypes]) }),
+    ...(rope.typeKeys === undefined ? {} : { ropeTypeKeys: rope.typeKeys }),
     qkNorm: rules.qkNorm,
     bias: Object.freeze(rules.biases(c)),
     // HF's default: untied in every supported config class.

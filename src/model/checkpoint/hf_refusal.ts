@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DecoderConfig } from "./decoder_config.ts";
+import type { DecoderConfig, RopeTypeKeys } from "./decoder_config.ts";
 import { _show } from "./_config_values.ts";
 import { _isTransformers5 } from "./_transformers_5.ts";
 
@@ -35,8 +35,10 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  *   ("Missing validation function mapping"), then each family's `*RotaryEmbedding.__init__`
  *   takes `ROPE_INIT_FUNCTIONS[self.rope_type]`, a `KeyError` (4.57.6 `modeling_rope_utils.py`,
  *   `modeling_llama.py`, `modeling_qwen2.py`, `modeling_qwen3.py`, `modeling_qwen3_moe.py`,
- *   `modeling_mistral.py`): `DecoderConfig.ropeUnmodelledTypes`. Transformers 5's reading of such
- *   a type is not derived here.
+ *   `modeling_mistral.py`), or a null type: the Llama and Qwen config classes copy a `type` key
+ *   over `rope_type` (BC), Mistral's embedding takes `rope_type` where the key is present
+ *   (`DecoderConfig.ropeTypeKeys`, `_ropeTypeRead`). Transformers 5's reading of such a type is
+ *   not derived here.
  *
  * - a `head_dim` of 0 (not Mistral): the attention's `head_dim**-0.5` raises
  *   (`_headDimZeroRefusal`).
@@ -64,9 +66,9 @@ import { _isTransformers5 } from "./_transformers_5.ts";
  * const rope = { vocab: 8, ropeTransformers4Missing: ["rope_type"] } as const;
  * if (hfRefusal(rope, { transformers: "4.57.x" }) === null) throw new Error();
  * if (hfRefusal(rope, { transformers: "5.x" }) !== null) throw new Error();
- * const bogus = { vocab: 8, ropeUnmodelledTypes: ["bogus"] } as const;
+ * const bogus = { vocab: 8, ropeTypeKeys: { rope_type: "yarn", type: "bogus" } } as const;
  * if (!hfRefusal(bogus, { transformers: "4.57.x" })?.includes("KeyError")) throw new Error();
- * if (hfRefusal({ vocab: 8, ropeUnmodelledTypes: ["yarn"] }) !== null) throw new Error();
+ * if (hfRefusal({ ...bogus, modelType: "mistral" }) !== null) throw new Error();
  * ```
  */
 export function hfRefusal(
@@ -79,7 +81,7 @@ export function hfRefusal(
       | "mlpOnlyLayersTransformers4Only"
       | "sparseStepTransformers4Only"
       | "ropeTransformers4Missing"
-      | "ropeUnmodelledTypes"
+      | "ropeTypeKeys"
       | "headDimZero"
       | "unmodelledActivation"
       | "activationTransformers4Missing"
@@ -153,45 +155,51 @@ const _TRANSFORMERS4_ROPE_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Why Transformers 4.5x builds no RoPE of the config's `rope_scaling` type (every type it names
- * lies outside `ROPE_INIT_FUNCTIONS`: `DecoderConfig.ropeUnmodelledTypes`), or null.
+ * Why Transformers 4.5x builds no RoPE of the type it reads in the config's `rope_scaling`
+ * (`DecoderConfig.ropeTypeKeys`, read by `_ropeTypeRead`: a type outside `ROPE_INIT_FUNCTIONS`,
+ * or None), or null.
  */
 function _transformers4RopeTypeRefusal(
-  config: Pick<DecoderConfig, "ropeUnmodelledTypes">,
+  config: Pick<DecoderConfig, "ropeTypeKeys"> & { readonly modelType?: DecoderConfig["modelType"] },
 ): string | null {
-  const types = _ropeTypesOutside(config, _TRANSFORMERS4_ROPE_TYPES);
-  if (types === null) return null;
-  return `the config's rope_scaling type ${types} is none Transformers 4.5x builds ` +
+  const keys = config.ropeTypeKeys;
+  if (keys === undefined) return null;
+  const type = _ropeTypeRead(keys, config.modelType);
+  if (type !== null && _TRANSFORMERS4_ROPE_TYPES.has(type)) return null;
+  return `the config's rope_scaling type ${_show(type)} is none Transformers 4.5x builds ` +
     `(${[..._TRANSFORMERS4_ROPE_TYPES].join(", ")}): its rotary embedding looks the type up in ` +
     "ROPE_INIT_FUNCTIONS, a KeyError, so the model cannot be loaded";
 }
 
 /**
- * The `rope_scaling` types a config names (`DecoderConfig.ropeUnmodelledTypes`), shown for a
- * message, where none of them is among the types an engine builds (`built`); else null.
+ * The RoPE type Transformers 4.5x reads from a `rope_scaling`'s type keys as written (null:
+ * Python's None). The Llama, Qwen2, Qwen3 and Qwen3-MoE config classes copy a `type` key over
+ * `rope_type` ("BC: if there is a 'type' field, copy it it to 'rope_type'", `__init__`, 4.57.6),
+ * so `type` wins there; Mistral's config class copies nothing, and its rotary embedding takes
+ * `rope_scaling.get("rope_type", rope_scaling.get("type"))`, so `rope_type` wins where the key is
+ * present, a null one included. vLLM 0.11 loads the config through these classes, so its
+ * `patch_rope_scaling_dict` sees the copy too.
  *
- * @param config the parsed config
- * @param built the types the engine builds
- * @returns the types, escaped and joined, or null
+ * @param keys the type keys as written
+ * @param family the config's family (undefined: read as Llama)
+ * @returns the type read
  * @example
  * ```ts
- * import { _ropeTypesOutside } from "./hf_refusal.ts";
- * const built = new Set(["default"]);
- * if (!_ropeTypesOutside({ ropeUnmodelledTypes: ["bogus"] }, built)?.includes("bogus")) {
- *   throw new Error();
- * }
- * if (_ropeTypesOutside({ ropeUnmodelledTypes: ["default", "x"] }, built) !== null) {
- *   throw new Error();
- * }
+ * import { _ropeTypeRead } from "./hf_refusal.ts";
+ * const keys = { rope_type: null, type: "bogus" };
+ * if (_ropeTypeRead(keys, "qwen3") !== "bogus") throw new Error();
+ * if (_ropeTypeRead(keys, "mistral") !== null) throw new Error();
+ * if (_ropeTypeRead({ type: "yarn" }, "mistral") !== "yarn") throw new Error();
  * ```
  */
-export function _ropeTypesOutside(
-  config: Pick<DecoderConfig, "ropeUnmodelledTypes">,
-  built: ReadonlySet<string>,
+export function _ropeTypeRead(
+  keys: RopeTypeKeys,
+  family: DecoderConfig["modelType"] | undefined,
 ): string | null {
-  const types = config.ropeUnmodelledTypes;
-  if (types === undefined || types.some((t) => built.has(t))) return null;
-  return types.map(_show).join(" / ");
+  const first = family === "mistral" ? "rope_type" : "type";
+  const other = first === "type" ? "rope_type" : "type";
+  for (const k of [first, other] as const) if (Object.hasOwn(keys, k)) return keys[k] ?? null;
+  return null;
 }
 
 /**

@@ -32,6 +32,7 @@ export {
   MAX_DECODER_LAYERS,
   type MoeConfig,
   parseDecoderConfig,
+  type RopeTypeKeys,
   vllmReadingGap,
 } from "./decoder_config.ts";
 export { vllmPipelineStages, vllmRefusal } from "./vllm_refusal.ts";

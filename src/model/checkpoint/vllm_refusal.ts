@@ -7,7 +7,8 @@
  * @module
  */
 import { type DecoderConfig, isMoeLayer } from "./decoder_config.ts";
-import { _ropeTypesOutside, transformers4RopeRefusal } from "./hf_refusal.ts";
+import { _ropeTypeRead, transformers4RopeRefusal } from "./hf_refusal.ts";
+import { _show } from "./_config_values.ts";
 
 /**
  * The decoder layers each pipeline stage of vLLM 0.11 builds, as `make_layers` takes them from
@@ -55,8 +56,10 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  *   yarn, deepseek_yarn and longrope ("Unknown RoPE scaling type",
  *   `vllm/model_executor/layers/rotary_embedding/__init__.py:202` at commit c3124680), after
  *   `patch_rope_scaling_dict` has read `su` as longrope and `mrope` as default
- *   (`vllm/transformers_utils/config.py:376-399`; it refuses a `rope_type` and a `type` that
- *   differ): `DecoderConfig.ropeUnmodelledTypes`, each of them outside that set;
+ *   (`vllm/transformers_utils/config.py:376-399`), and `patch_rope_scaling_dict` refuses a
+ *   `rope_type` and a `type` that differ ("Found conflicts between ..."), as the config class
+ *   left them: the Llama and Qwen classes copy `type` over `rope_type` first, Mistral's copies
+ *   nothing (`DecoderConfig.ropeTypeKeys`, `_vllmRopeTypeRefusal`);
  * - its dense MLPs accept silu alone (`_activationRefusal`).
  *
  * Settings beyond the stack's (`--hf-overrides`, `VLLM_PP_LAYER_PARTITION`) may change either;
@@ -75,9 +78,15 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * if (vllmRefusal({ ...c, noArchitectures: true }, { pp: 1 }) === null) throw new Error();
  * if (vllmRefusal(c, { pp: 1 }) !== null) throw new Error();
  * if (!/stage 0 of pp=2 holds layer 0/.test(vllmRefusal(c, { pp: 2 }) ?? "")) throw new Error();
- * const bogus = { ...c, ropeUnmodelledTypes: ["bogus"] };
+ * const bogus = { ...c, ropeTypeKeys: { rope_type: "bogus" } };
  * if (!vllmRefusal(bogus, { pp: 1 })?.includes("Unknown RoPE")) throw new Error();
- * if (vllmRefusal({ ...c, ropeUnmodelledTypes: ["ntk"] }, { pp: 1 }) !== null) throw new Error();
+ * const ntk = { ...c, ropeTypeKeys: { rope_type: "ntk" } };
+ * if (vllmRefusal(ntk, { pp: 1 }) !== null) throw new Error();
+ * const pair = { ...c, ropeTypeKeys: { rope_type: "bogus", type: "default" } };
+ * if (vllmRefusal({ ...pair, modelType: "qwen3" }, { pp: 1 }) !== null) throw new Error();
+ * if (!vllmRefusal({ ...pair, modelType: "mistral" }, { pp: 1 })?.includes("conflicts")) {
+ *   throw new Error();
+ * }
  * ```
  */
 export function vllmRefusal(
@@ -88,7 +97,7 @@ export function vllmRefusal(
       | "layers"
       | "moe"
       | "ropeTransformers4Missing"
-      | "ropeUnmodelledTypes"
+      | "ropeTypeKeys"
       | "unmodelledActivation"
       | "headDimZero"
     >
@@ -101,11 +110,8 @@ export function vllmRefusal(
   }
   const rope = transformers4RopeRefusal(config);
   if (rope !== null) return `vLLM 0.11 reads the config through Transformers 4.5x, and ${rope}`;
-  const types = _ropeTypesOutside(config, _VLLM_ROPE_TYPES);
-  if (types !== null) {
-    return `the config's rope_scaling type ${types} is none vLLM 0.11 builds ` +
-      `(${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
-  }
+  const ropeType = _vllmRopeTypeRefusal(config);
+  if (ropeType !== null) return ropeType;
   // vLLM's LlamaAttention (which also runs MistralForCausalLM) keeps a head_dim of 0 and
   // computes `self.scaling = self.head_dim**-0.5` (vllm/model_executor/models/llama.py at
   // c3124680, registry.py maps MistralForCausalLM to it): ZeroDivisionError. Its Qwen2 and
@@ -137,6 +143,35 @@ function _activationRefusal(
   if (dense < 0) return null;
   return `the config's hidden_act ${act} is not silu, and vLLM 0.11's dense MLP (layer ${dense}) ` +
     "refuses it ('Unsupported activation: ... Only silu is supported for now.')";
+}
+
+/**
+ * Why vLLM 0.11 refuses the config's `rope_scaling` type keys (`DecoderConfig.ropeTypeKeys`), or
+ * null: after the config class (Transformers 4.5x: the Llama and Qwen classes copy `type` over
+ * `rope_type`, Mistral's copies nothing), `patch_rope_scaling_dict` refuses a `rope_type` and a
+ * `type` that differ (Python `!=`, a None included: "Found conflicts between 'rope_type=...'
+ * (modern field) and 'type=...' (legacy field)", `vllm/transformers_utils/config.py:377-384` at
+ * c3124680) and takes a lone `type` as `rope_type`; `get_rope` then raises "Unknown RoPE scaling
+ * type" for a type outside its set (None included).
+ */
+function _vllmRopeTypeRefusal(
+  config: Pick<DecoderConfig, "ropeTypeKeys"> & { readonly modelType?: DecoderConfig["modelType"] },
+): string | null {
+  const keys = config.ropeTypeKeys;
+  if (keys === undefined) return null;
+  const copied = config.modelType !== "mistral" && Object.hasOwn(keys, "type");
+  if (!copied && Object.hasOwn(keys, "rope_type") && Object.hasOwn(keys, "type")) {
+    if (keys.rope_type !== keys.type) {
+      return `the config's rope_scaling rope_type ${_show(keys.rope_type)} and type ` +
+        `${_show(keys.type)} differ, and vLLM 0.11 refuses the pair ('Found conflicts between ` +
+        "'rope_type' (modern field) and 'type' (legacy field)')";
+    }
+  }
+  // No conflict is left: the one type read is the one vLLM reads.
+  const type = _ropeTypeRead(keys, config.modelType);
+  if (type !== null && _VLLM_ROPE_TYPES.has(type)) return null;
+  return `the config's rope_scaling type ${_show(type)} is none vLLM 0.11 builds ` +
+    `(${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
 }
 
 /**

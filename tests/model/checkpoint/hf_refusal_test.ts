@@ -134,10 +134,16 @@ Deno.test("hfRefusal(), vllmRefusal(): a rope_scaling type an engine builds no R
     [{ rope_type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
     [{ type: "Linear", factor: 2 }, `'"Linear"'`, `'"Linear"'`],
     [{ rope_type: "bogus", type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
-    // Two types that differ: each engine reads one of them (or refuses the pair), so both must
-    // lie outside its set.
-    [{ rope_type: "bogus", type: "other" }, `'"bogus"' / '"other"'`, `'"bogus"' / '"other"'`],
-    [{ rope_type: "ntk", type: "bogus" }, `'"ntk"' / '"bogus"'`, null],
+    // Two types that differ: Qwen's config class copies `type` over `rope_type`, for 4.5x and
+    // for vLLM, which loads the config through it.
+    [{ rope_type: "bogus", type: "other" }, `'"other"'`, `'"other"'`],
+    [{ rope_type: "ntk", type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
+    [{ rope_type: "yarn", type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
+    [{ rope_type: null, type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
+    [{ rope_type: "bogus", type: null }, "'null'", "'null'"],
+    // The copied type is one both build: loaded (not modelled), refused by neither.
+    [{ rope_type: "bogus", type: "default" }, null, null],
+    [{ rope_type: "linear", type: "bogus" }, `'"bogus"'`, `'"bogus"'`],
     // vLLM's own types (and the legacy names it renames), which 4.5x does not build.
     [{ rope_type: "ntk", factor: 2 }, `'"ntk"'`, null],
     [{ rope_type: "deepseek_yarn", factor: 2 }, `'"deepseek_yarn"'`, null],
@@ -163,9 +169,6 @@ Deno.test("hfRefusal(), vllmRefusal(): a rope_scaling type an engine builds no R
     // Read strictly, the config is refused as not modelled, as before.
     assert.throws(() => parseDecoderConfig({ ...qwen3, rope_scaling: scaling }), /not modelled/);
   }
-  // A modelled type beside one not: 4.5x's Qwen reads the `type`, its Mistral the `rope_type`, so
-  // no type is kept (not modelled, refused by neither engine here).
-  assert.throws(() => read({ rope_type: "linear", type: "bogus" }), /differ/);
   // The type is attacker text: quoted, clipped and kept to printable ASCII in the reason.
   const evil = "\u001b[2J\u202e" + "x".repeat(200);
   const why = hfRefusal(read({ rope_type: evil }), { transformers: "4.5x" }) ?? "";
@@ -177,9 +180,50 @@ Deno.test("hfRefusal(), vllmRefusal(): a rope_scaling type an engine builds no R
   for (const scaling of [{ factor: 2, beta: 1 }, { rope_type: 3 }]) {
     try {
       const c = read(scaling);
-      assert.equal(c.ropeUnmodelledTypes, undefined, JSON.stringify(scaling));
+      assert.equal(c.ropeTypeKeys, undefined, JSON.stringify(scaling));
     } catch (e) {
       assert.match(String(e), /Cannot use config/);
     }
+  }
+});
+
+Deno.test("hfRefusal(), stackLoadRefusal(): a Mistral rope_scaling's rope_type wins on Transformers 4.5x (its config class copies no type), and vLLM refuses a rope_type and a type that differ", () => {
+  const mistral = {
+    model_type: "mistral",
+    architectures: ["MistralForCausalLM"],
+    vocab_size: 64,
+    hidden_size: 32,
+    intermediate_size: 64,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    rms_norm_eps: 1e-5,
+    rope_theta: 10000,
+    sliding_window: null,
+  };
+  const vllm = { id: "v", components: { vllm: "0.11.0" } };
+  const read = (rope_scaling: unknown) =>
+    parseDecoderConfig({ ...mistral, rope_scaling }, { unmodelled: "read" });
+  const conflict =
+    /runs vLLM: the config's rope_scaling rope_type .* and type .* differ, and vLLM 0\.11 refuses the pair \('Found conflicts/;
+  const cases: [unknown, RegExp | null, RegExp | null][] = [
+    [{ rope_type: null, type: "bogus" }, /type 'null' is none Transformers 4\.5x builds/, conflict],
+    [{ rope_type: "bogus", type: "default" }, /type '"bogus"' is none/, conflict],
+    [{ rope_type: "yarn", type: "bogus" }, null, conflict],
+    [{ rope_type: "default", type: "bogus" }, null, conflict],
+    [{ rope_type: "bogus", type: "bogus" }, /type '"bogus"' is none/, /Unknown RoPE/],
+    [{ type: "bogus" }, /type '"bogus"' is none/, /Unknown RoPE/],
+  ];
+  for (const [scaling, hf, v] of cases) {
+    const what = JSON.stringify(scaling);
+    const c = read(scaling);
+    assert.match(c.unmodelled ?? "", /not modelled/, what);
+    const why = hfRefusal(c, { transformers: "4.57.6" });
+    if (hf === null) assert.equal(why, null, what);
+    else assert.match(why ?? "", hf, what);
+    assert.equal(hfRefusal(c, { transformers: "5.x" }), null, what);
+    const vwhy = stackLoadRefusal(vllm, { config: c, pp: 1 });
+    if (v === null) assert.equal(vwhy, null, what);
+    else assert.match(vwhy ?? "", v, what);
   }
 });
