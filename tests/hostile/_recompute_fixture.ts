@@ -223,3 +223,8 @@ export function flipFingerprint(p: ClaimPredicate): ClaimPredicate {
   const sha256 = (p.fingerprint.sha256.startsWith("0") ? "1" : "0") + p.fingerprint.sha256.slice(1);
   return { ...p, fingerprint: { ...p.fingerprint, sha256 } };
 }
+
+/** A record and its falsified twin (fingerprint flipped), each named. */
+export function honestAndFalsified(p: ClaimPredicate): [string, ClaimPredicate][] {
+  return [["honest", p], ["falsified", flipFingerprint(p)]];
+}

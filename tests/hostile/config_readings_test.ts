@@ -15,7 +15,13 @@
 import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { honestOf, setField, withConfig } from "./_config_edit.ts";
-import { flipFingerprint, MOE_CONFIG, synthModel, verifyAlone } from "./_recompute_fixture.ts";
+import {
+  flipFingerprint,
+  honestAndFalsified,
+  MOE_CONFIG,
+  synthModel,
+  verifyAlone,
+} from "./_recompute_fixture.ts";
 
 Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refuses such a config", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
@@ -246,7 +252,7 @@ Deno.test("decoder_sparse_step written as a float FAILs on a Transformers 5 stac
   const hf = await honestOf("qwen3-tiny-moe", { logId: "float-step" });
   const v5 = await onTransformers5(hf);
   const step = (t: string) => t.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
-  for (const [what, record] of [["honest", v5], ["falsified", flipFingerprint(v5)]] as const) {
+  for (const [what, record] of honestAndFalsified(v5)) {
     const r = await verifyAlone(withConfig(record, hf.blobs, step), hf.blobs);
     assert.equal(r.status, "FAIL", `${what}: ${r.reason}`);
     assert.match(
@@ -275,12 +281,7 @@ Deno.test("a vLLM record whose config gives its RoPE in rope_parameters alone is
     { rope_type: "linear", factor: 4, rope_theta: 1000000 },
   ];
   for (const rope of ropes) {
-    for (
-      const [what, record] of [["honest", vllm.honest], [
-        "falsified",
-        flipFingerprint(vllm.honest),
-      ]] as const
-    ) {
+    for (const [what, record] of honestAndFalsified(vllm.honest)) {
       const r = await verifyAlone(withConfig(record, vllm.blobs, edit(rope)), vllm.blobs);
       assert.equal(r.status, "FAIL", `${rope.rope_type} ${what}: ${r.reason}`);
       assert.match(
@@ -331,12 +332,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 witho
     [llama, noOriginal, "'original_max_position_embeddings'", /runs HF Transformers: /],
   ] as const;
   for (const [run, edit, key, engine] of cases) {
-    for (
-      const [what, record] of [["honest", run.honest], [
-        "falsified",
-        flipFingerprint(run.honest),
-      ]] as const
-    ) {
+    for (const [what, record] of honestAndFalsified(run.honest)) {
       const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
       assert.equal(r.status, "FAIL", `${key} ${what}: ${r.reason}`);
       assert.match(r.reason, /^record contradicts its stack: /, `${key} ${what}`);
@@ -386,12 +382,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
     [vllm, emptyBeside({ rope_type: "default", rope_theta: 1000000, Foo: 1 }), "'rope_type'"],
   ] as const;
   for (const [run, edit, key] of cases) {
-    for (
-      const [what, record] of [["honest", run.honest], [
-        "falsified",
-        flipFingerprint(run.honest),
-      ]] as const
-    ) {
+    for (const [what, record] of honestAndFalsified(run.honest)) {
       const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
       assert.equal(r.status, "FAIL", `${key} ${what}: ${r.reason}`);
       assert.match(r.reason, /^record contradicts its stack: /, `${key} ${what}`);
@@ -439,12 +430,7 @@ Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or fals
   ] as const;
   for (const [run, scaling, why] of fails) {
     const edit = setField("rope_scaling", scaling);
-    for (
-      const [what, record] of [["honest", run.honest], [
-        "falsified",
-        flipFingerprint(run.honest),
-      ]] as const
-    ) {
+    for (const [what, record] of honestAndFalsified(run.honest)) {
       const r = await verifyAlone(withConfig(record, run.blobs, edit), run.blobs);
       const at = `${JSON.stringify(scaling)} ${what}`;
       assert.equal(r.status, "FAIL", `${at}: ${r.reason}`);

@@ -5,17 +5,11 @@
  * FAILed for it (`rms_norm_eps` NaN or infinite had FAILed an honest record).
  */
 import assert from "node:assert/strict";
-import type { ClaimPredicate } from "../../src/claims/mod.ts";
 import { honestOf, setField, withConfig } from "./_config_edit.ts";
-import { flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
+import { flipFingerprint, honestAndFalsified, verifyAlone } from "./_recompute_fixture.ts";
 
 const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
 const STACKS = [["hf45x", {}], ["vllm", VLLM]] as const;
-
-/** The record and its falsified twin (fingerprint flipped), named. */
-function both(p: ClaimPredicate): [string, ClaimPredicate][] {
-  return [["honest", p], ["falsified", flipFingerprint(p)]];
-}
 
 Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, which run the model (it FAILed an honest record)", async () => {
   for (const [name, stack] of STACKS) {
@@ -29,7 +23,7 @@ Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, w
         return t.replace('"rms_norm_eps": 1e-06', `"rms_norm_eps": ${v}`);
       };
       for (
-        const [who, p] of [["honest", honest], ["falsified", flipFingerprint(honest)]] as const
+        const [who, p] of honestAndFalsified(honest)
       ) {
         const r = await verifyAlone(withConfig(p, blobs, eps), blobs);
         assert.equal(r.status, "NOT_VERIFIED", `${name} ${v} ${who}: ${r.reason}`);
@@ -53,12 +47,12 @@ Deno.test("rms_norm_eps not modelled (NaN, 0) masks no refusal of the stack: arc
     };
     const none = (t: string) => eps(setField("architectures", [])(t));
     const bogus = (t: string) => eps(setField("rope_scaling", { type: "bogus" })(t));
-    for (const [who, p] of both(vllm.honest)) {
+    for (const [who, p] of honestAndFalsified(vllm.honest)) {
       const r = await verifyAlone(withConfig(p, vllm.blobs, none), vllm.blobs);
       assert.equal(r.status, "FAIL", `vllm ${v} ${who}: ${r.reason}`);
       assert.match(r.reason, /names no architectures/, who);
     }
-    for (const [who, p] of both(hf.honest)) {
+    for (const [who, p] of honestAndFalsified(hf.honest)) {
       const r = await verifyAlone(withConfig(p, hf.blobs, bogus), hf.blobs);
       assert.equal(r.status, "FAIL", `hf ${v} ${who}: ${r.reason}`);
       assert.match(r.reason, /rope_scaling type '"bogus"' is none Transformers 4\.5x builds/, who);
@@ -69,7 +63,7 @@ Deno.test("rms_norm_eps not modelled (NaN, 0) masks no refusal of the stack: arc
 Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (vLLM raises 'No model architectures are specified'), an HF one is recomputed (it was NOT_VERIFIED)", async () => {
   const none = setField("architectures", []);
   const vllm = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-vllm", ...VLLM });
-  for (const [who, p] of both(vllm.honest)) {
+  for (const [who, p] of honestAndFalsified(vllm.honest)) {
     const r = await verifyAlone(withConfig(p, vllm.blobs, none), vllm.blobs);
     assert.equal(r.status, "FAIL", `${who}: ${r.reason}`);
     assert.match(r.reason, /record contradicts its stack: .*names no architectures/, who);
@@ -88,7 +82,7 @@ Deno.test("head_dim 0 FAILs where the attention computes head_dim**-0.5 (HF's Ll
     // The prover makes no vLLM record of llama3's scaled RoPE.
     for (const [name, stack] of dir === "llama3-tiny" ? STACKS.slice(0, 1) : STACKS) {
       const { honest, blobs } = await honestOf(dir, { logId: `hd0-${dir}-${name}`, ...stack });
-      for (const [who, p] of both(honest)) {
+      for (const [who, p] of honestAndFalsified(honest)) {
         const r = await verifyAlone(withConfig(p, blobs, zero), blobs);
         const what = `${dir} ${name} ${who}: ${r.reason}`;
         if (name === "vllm") {
@@ -105,7 +99,7 @@ Deno.test("head_dim 0 FAILs where the attention computes head_dim**-0.5 (HF's Ll
   // through its Llama class, whose head_dim**-0.5 raises.
   for (const [name, stack] of STACKS) {
     const m = await honestOf("mistral-tiny", { logId: `hd0-mistral-${name}`, ...stack });
-    for (const [who, p] of both(m.honest)) {
+    for (const [who, p] of honestAndFalsified(m.honest)) {
       const r = await verifyAlone(withConfig(p, m.blobs, zero), m.blobs);
       const what = `mistral-tiny ${name} ${who}: ${r.reason}`;
       if (name === "vllm") {
@@ -119,7 +113,7 @@ Deno.test("head_dim 0 FAILs where the attention computes head_dim**-0.5 (HF's Ll
 Deno.test("num_key_value_heads false divides by zero as 0 does: FAILs on HF and vLLM; true is one KV head, recomputed (both were NOT_VERIFIED)", async () => {
   for (const [name, stack] of STACKS) {
     const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: `kv-${name}`, ...stack });
-    for (const [who, p] of both(honest)) {
+    for (const [who, p] of honestAndFalsified(honest)) {
       const r = await verifyAlone(
         withConfig(p, blobs, setField("num_key_value_heads", false)),
         blobs,
@@ -145,7 +139,7 @@ Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Onl
     for (const [name, stack] of dir === "llama3-tiny" ? STACKS.slice(0, 1) : STACKS) {
       const { honest, blobs } = await honestOf(dir, { logId: `act-${dir}-${name}`, ...stack });
       for (const act of ["gelu", "SiLU", "foo\u001b[31m", 7, ["silu"]]) {
-        for (const [who, p] of both(honest)) {
+        for (const [who, p] of honestAndFalsified(honest)) {
           const r = await verifyAlone(withConfig(p, blobs, setField("hidden_act", act)), blobs);
           const what = `${dir} ${name} ${JSON.stringify(act)} ${who}: ${r.reason}`;
           assert.ok(!r.reason.includes("\u001b"), what);
@@ -165,7 +159,7 @@ Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Onl
   const moe = await honestOf("qwen3-tiny-moe", { logId: "act-moe-sparse", ...VLLM });
   const sparse = (t: string) =>
     JSON.stringify({ ...JSON.parse(t), mlp_only_layers: [], hidden_act: "gelu" });
-  for (const [who, p] of both(moe.honest)) {
+  for (const [who, p] of honestAndFalsified(moe.honest)) {
     const r = await verifyAlone(withConfig(p, moe.blobs, sparse), moe.blobs);
     assert.equal(r.status, "NOT_VERIFIED", `${who}: ${r.reason}`);
     assert.match(r.reason, /hidden_act '"gelu"' is not modelled/, who);
@@ -179,7 +173,7 @@ Deno.test("decoder_sparse_step and num_experts false are read as 0, as Python co
       ...stack,
     });
     for (const key of ["decoder_sparse_step", "num_experts"]) {
-      for (const [who, p] of both(honest)) {
+      for (const [who, p] of honestAndFalsified(honest)) {
         const zero = await verifyAlone(withConfig(p, blobs, setField(key, 0)), blobs);
         const r = await verifyAlone(withConfig(p, blobs, setField(key, false)), blobs);
         const what = `${name} ${key} ${who}: ${r.reason}`;
@@ -214,7 +208,7 @@ Deno.test("pad_token_id a string FAILs on HF stacks, whose embedding compares it
       ...stack,
     });
     for (const v of ["0", "x\u001b[2J", [1]]) {
-      for (const [who, p] of both(honest)) {
+      for (const [who, p] of honestAndFalsified(honest)) {
         const r = await verifyAlone(withConfig(p, blobs, setField("pad_token_id", v)), blobs);
         const what = `${name} ${JSON.stringify(v)} ${who}: ${r.reason}`;
         assert.ok(!r.reason.includes("\u001b"), what);
