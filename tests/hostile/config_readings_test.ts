@@ -380,6 +380,10 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
     // never reads the second.
     [hf, emptyBeside({ rope_type: "yarn", factor: 2, rope_theta: 1000000 }), "'rope_type'"],
     [vllm, emptyBeside({ rope_type: "default", rope_theta: 1000000, Foo: 1 }), "'rope_type'"],
+    // Types not modelled that 4.5x validates all the same (4.57.6 modeling_rope_utils.py).
+    [hf, setField("rope_scaling", { rope_type: "yarn" }), "'factor'"],
+    [vllm, setField("rope_scaling", { rope_type: "dynamic" }), "'factor'"],
+    [hf, setField("rope_scaling", { rope_type: "longrope" }), "'short_factor', 'long_factor'"],
   ] as const;
   for (const [run, edit, key] of cases) {
     for (const [what, record] of honestAndFalsified(run.honest)) {

@@ -704,7 +704,9 @@ async function _models(paths: readonly string[]): Promise<string[]> {
         "whose pipeline stages leave one of dense layers only (the tiny MoE's layer 0 at pp=2), " +
         "FAILs (vLLM's `Qwen3MoeForCausalLM` refuses to build it). A `rope_scaling` missing " +
         "keys Transformers 4.5x requires (an empty one; a llama3 one without " +
-        "`original_max_position_embeddings`; one whose keys are spelt otherwise) FAILs on " +
+        "`original_max_position_embeddings`; a yarn or dynamic one without `factor`, a " +
+        "longrope one without `short_factor` or `long_factor`; one whose keys are spelt " +
+        "otherwise) FAILs on " +
         "Transformers 4.5x stacks and on vLLM, which loads configs through 4.5x (its RoPE " +
         "validation raises `KeyError`); Transformers 5 reads it (the default RoPE; the length " +
         "filled in from `max_position_embeddings`). A `rope_scaling` type a stack builds no " +

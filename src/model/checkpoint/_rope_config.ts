@@ -93,10 +93,17 @@ export interface RopeTypeKeys {
   readonly type?: string | null;
 }
 
-/** The keys Transformers 4.5x requires in `rope_scaling`, by type (`rope_type` or `type`). */
+/**
+ * The keys Transformers 4.5x requires in `rope_scaling`, by type (`rope_type` or `type`): the
+ * `required_keys` of each `_validate_*` function of 4.57.6's `modeling_rope_utils.py`
+ * (`_check_received_keys` raises KeyError for any missing).
+ */
 const _REQUIRED_4: Readonly<Record<string, readonly string[]>> = {
   default: ["rope_type"],
   linear: ["rope_type", "factor"],
+  dynamic: ["rope_type", "factor"],
+  yarn: ["rope_type", "factor"],
+  longrope: ["rope_type", "short_factor", "long_factor"],
   llama3: [
     "rope_type",
     "factor",
