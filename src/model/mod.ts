@@ -146,6 +146,7 @@ export {
   sha256OfSource,
   type Sha256Stream,
   stackLoadRefusal,
+  type StoredTiedHeadProblem,
   synthDecoderCheckpoint,
   type SynthFile,
   synthWeight,

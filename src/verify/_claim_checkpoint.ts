@@ -37,6 +37,7 @@ import { _checkSplit } from "./_claimed_parallel.ts";
 import {
   _checkModelDtype,
   _checkStackLoads,
+  _checkStoredTiedHead,
   _checkTiedHead,
   _checkWeightMetadata,
 } from "./_model_support.ts";
@@ -115,12 +116,15 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
   try {
     const { ckpt } = opened;
     _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
+    // A stored tied head the stack's loader reads: a misshapen one FAILs, before any refusal.
+    if (ckpt.storedTiedHeadProblem?.invalid === true) _checkStoredTiedHead(ckpt, o.stack);
     // Weights not modelled: no evidence against the record, which is still held to their config.
     _refusable(o.refusals, () => {
       if (ckpt.unmodelled !== undefined) {
         throw new _Stop("NOT_VERIFIED", `checkpoint: ${ckpt.unmodelled}`);
       }
     });
+    _refusable(o.refusals, () => _checkStoredTiedHead(ckpt, o.stack));
     _refusable(o.refusals, () => _checkTiedHead(ckpt, o.stack));
     _refusable(o.refusals, () => _checkWeightMetadata(ckpt, o.stack));
     _refusable(o.refusals, () => _checkModelDtype(ckpt, o.stack));

@@ -197,6 +197,29 @@ export function _checkTiedHead(
 }
 
 /**
+ * Holds a tied checkpoint's stored `lm_head.weight` that the reader kept back
+ * (`DecoderCheckpoint.storedTiedHeadProblem`) to the stack's loader: vLLM never reads it
+ * (`Qwen3ForCausalLM.load_weights` and its Qwen2, Qwen3-MoE and Llama siblings build
+ * `AutoWeightsLoader(self, skip_prefixes=["lm_head."])` when the config ties the head, which
+ * filters those names out before any loader or shape check), so it is no evidence either way;
+ * Transformers copies it into the shared parameter, so one of another shape than the embedding's
+ * cannot be this model's and one of a dtype whose cast is not modelled is not modelled.
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} FAIL (a misshapen stored head, on a Transformers stack) or NOT_VERIFIED (one of
+ *   a dtype not modelled)
+ */
+export function _checkStoredTiedHead(
+  ckpt: Pick<DecoderCheckpoint, "storedTiedHeadProblem">,
+  stack: StackProfile,
+): void {
+  const problem = ckpt.storedTiedHeadProblem;
+  if (problem === undefined || isVllmStack(stack)) return;
+  throw new _Stop(problem.invalid ? "FAIL" : "NOT_VERIFIED", `checkpoint: ${problem.message}`);
+}
+
+/**
  * Checks a checkpoint's weight files' safetensors metadata against the stack's loader where it
  * reads them otherwise than a `pt` file (`weightMetadataFinding`; a refused one was already
  * FAILed by `_claimCheckpoint`).

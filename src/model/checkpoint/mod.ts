@@ -50,6 +50,7 @@ export {
   MAX_CONFIG_JSON_BYTES,
   MAX_INDEX_JSON_BYTES,
   openDecoderCheckpoint,
+  type StoredTiedHeadProblem,
   tiedHeadReadingGap,
 } from "./open_checkpoint.ts";
 export {

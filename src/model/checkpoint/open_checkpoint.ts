@@ -107,6 +107,16 @@ export interface DecoderCheckpoint {
    */
   readonly unmodelled?: string;
   /**
+   * Present only in a checkpoint opened with `unmodelled: "keep"` whose config ties the LM head
+   * while its files store an `lm_head.weight` the reader would otherwise refuse (another shape
+   * than the embedding's: `CHECKPOINT_SHAPE`, `invalid`; a dtype whose load is not modelled:
+   * `CHECKPOINT_LOAD_UNMODELLED`), with that refusal's message. It is kept out of `unmodelled`
+   * (its tensors stay readable) for the caller, which knows the stack, to decide: vLLM never
+   * reads the stored tensor (its `AutoWeightsLoader` skips `lm_head.` when the config ties it),
+   * Transformers 4.5x copies it into the shared parameter.
+   */
+  readonly storedTiedHeadProblem?: StoredTiedHeadProblem;
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
    * cast from F32 or F16 where it is stored so.
    *
@@ -117,6 +127,14 @@ export interface DecoderCheckpoint {
   rows(name: string, rows: readonly number[]): Promise<Uint16Array>;
   /** The weight files as byte sources, by name (for digests and copies). */
   file(name: string): ByteSource;
+}
+
+/** What the reader refuses in a tied checkpoint's stored `lm_head.weight`. */
+export interface StoredTiedHeadProblem {
+  /** Whether the files cannot be such a checkpoint (a shape), not a load not modelled (a dtype). */
+  readonly invalid: boolean;
+  /** The refusal's message. */
+  readonly message: string;
 }
 
 const CONFIG = "config.json";
@@ -230,7 +248,7 @@ export async function openDecoderCheckpoint(
   }
   const where = _locate(opened, map);
   const offFormat = [...opened].find(([, { st }]) => st.header.offFormat !== null);
-  const checked = _checkTensors(config, where, opened);
+  const checked = _checkTensors(config, where, opened, options.unmodelled === "keep");
   const unmodelled = checked.unmodelled ??
     (offFormat === undefined
       ? null
@@ -259,6 +277,15 @@ export async function openDecoderCheckpoint(
     sharded: names.length > 1 || map !== null,
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
     ...(refusal === null ? {} : { unmodelled: refusal.message }),
+    ...(checked.tiedHead === null ? {} : {
+      storedTiedHeadProblem: Object.freeze({
+        invalid: checked.tiedHead.invalid,
+        message: `Cannot open checkpoint: ${checked.tiedHead.message}` +
+          (checked.tiedHead.invalid
+            ? ""
+            : "; the stacks' loaders read it, in a way this version does not model"),
+      }),
+    }),
     weightFormats: Object.freeze(Object.fromEntries(
       [...opened].map(([name, { st }]) => [name, weightFormatOf(st.header)]),
     )),
@@ -442,12 +469,18 @@ function _checkTensors(
   config: DecoderConfig,
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
-): { unmodelled: string | null; cast: [string, LoadCastDtype][] } {
+  keepTiedHead: boolean,
+): {
+  unmodelled: string | null;
+  cast: [string, LoadCastDtype][];
+  tiedHead: StoredTiedHeadProblem | null;
+} {
   // Lazily, so that the first missing tensor stops the walk: the config's counts are the
   // prover's, the files' tensors are what there is to compare.
   const shapes = new Set<string>();
   const cast: [string, LoadCastDtype][] = [];
   let unmodelled: string | null = null;
+  let tiedHead: StoredTiedHeadProblem | null = null;
   for (const [name, shape] of decoderTensorEntries(config)) {
     shapes.add(name);
     const file = where.get(name);
@@ -468,20 +501,35 @@ function _checkTensors(
     // keys`) and vLLM's loaders drop them; the frequencies are computed from the config.
     if (_ROPE_BUFFER.test(name)) continue;
     if (name === "lm_head.weight" && config.tieWordEmbeddings) {
-      const e = opened.get(where.get(name)!)!.st.entry(name);
-      if (e.shape.join() !== `${config.vocab},${config.hidden}`) {
-        _fail("CHECKPOINT_SHAPE", `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]`);
-      }
-      // Never read (the embedding is): any dtype the loaders cast is as good as BF16.
-      if (e.dtype !== "BF16" && !isLoadCastDtype(e.dtype)) {
-        unmodelled ??= _otherDtype("'lm_head.weight' (tied)", e.dtype);
-      }
+      tiedHead = _tiedHeadProblem(config, opened.get(where.get(name)!)!.st.entry(name));
+      if (tiedHead === null || keepTiedHead) continue;
+      if (tiedHead.invalid) _fail("CHECKPOINT_SHAPE", tiedHead.message);
+      unmodelled ??= tiedHead.message;
+      tiedHead = null;
       continue;
     }
     unmodelled ??= `tensor '${_esc(name)}' is not part of the config's model (HF Transformers ` +
       "drops it, vLLM's loaders refuse most such names)";
   }
-  return { unmodelled, cast };
+  return { unmodelled, cast, tiedHead };
+}
+
+/**
+ * What the reader refuses in a tied checkpoint's stored `lm_head.weight`, or null: another shape
+ * than the embedding's (invalid), or a dtype whose load is not modelled (the embedding is read,
+ * so any dtype the loaders cast is as good as BF16).
+ */
+function _tiedHeadProblem(
+  config: DecoderConfig,
+  e: SafetensorsEntry,
+): StoredTiedHeadProblem | null {
+  if (e.shape.join() !== `${config.vocab},${config.hidden}`) {
+    return { invalid: true, message: `tensor 'lm_head.weight' (tied) is ${e.dtype} [${e.shape}]` };
+  }
+  if (e.dtype !== "BF16" && !isLoadCastDtype(e.dtype)) {
+    return { invalid: false, message: _otherDtype("'lm_head.weight' (tied)", e.dtype) };
+  }
+  return null;
 }
 
 /** Why a tensor of a dtype whose load is not modelled is refused. */

@@ -1,0 +1,71 @@
+/**
+ * A tied checkpoint that also stores an `lm_head.weight` the embedding's shape or a modelled
+ * dtype does not fit: vLLM 0.11 never reads it (`Qwen3ForCausalLM.load_weights` and Llama's build
+ * `AutoWeightsLoader(self, skip_prefixes=["lm_head."])` when `tie_word_embeddings`, which filters
+ * those names before any loader or shape check), so a record on a vLLM stack is held to its
+ * fingerprint; Transformers 4.5x reads it (a misshapen one FAILs, one of a dtype whose cast is not
+ * modelled is NOT_VERIFIED).
+ */
+import assert from "node:assert/strict";
+import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
+import { honestOf } from "./_config_edit.ts";
+import { honestAndFalsified } from "./_recompute_fixture.ts";
+import { reencode, verifyOver, weightDigest } from "./_weight_bytes.ts";
+
+type Edit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[];
+
+const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+
+/** The tensors with a stored `lm_head.weight` of this dtype and shape (zeros) added. */
+function storedHead(
+  dtype: "BF16" | "I32",
+  shape: (embedding: readonly number[]) => number[],
+): Edit {
+  return (t) => {
+    const dims = shape(t.find((x) => x.name === "model.embed_tokens.weight")!.shape);
+    const n = dims.reduce((a, b) => a * b, 1);
+    const data = dtype === "BF16" ? new Uint16Array(n) : new Int32Array(n);
+    return [...t, { name: "lm_head.weight", dtype, shape: dims, data } as SafetensorsTensorInput];
+  };
+}
+
+const MISSHAPEN = storedHead("BF16", () => [2, 2]);
+const I32 = storedHead("I32", (e) => [...e]);
+
+/** The honest record's and its falsified twin's status and reason over the edited weights. */
+async function statuses(stack: object, edit: Edit): Promise<[string, string, string][]> {
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "tied-head", ...stack });
+  const bytes = await reencode(blobs.get(weightDigest(honest))!, { edit });
+  const out: [string, string, string][] = [];
+  for (const [who, p] of honestAndFalsified(honest)) {
+    const r = await verifyOver(p, blobs, bytes);
+    out.push([who, r.status, r.reason ?? ""]);
+  }
+  return out;
+}
+
+Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of another shape is never read", async () => {
+  const [honest, falsified] = await statuses(VLLM, MISSHAPEN);
+  assert.equal(honest?.[1], "PASS", honest?.[2]);
+  assert.equal(falsified?.[1], "FAIL", falsified?.[2]);
+});
+
+Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of a dtype not modelled is never read", async () => {
+  const [honest, falsified] = await statuses(VLLM, I32);
+  assert.equal(honest?.[1], "PASS", honest?.[2]);
+  assert.equal(falsified?.[1], "FAIL", falsified?.[2]);
+});
+
+Deno.test("Transformers 4.5x: a tied checkpoint's misshapen stored lm_head.weight FAILs", async () => {
+  for (const [who, status, why] of await statuses({}, MISSHAPEN)) {
+    assert.equal(status, "FAIL", who);
+    assert.ok(why.includes("tensor 'lm_head.weight' (tied) is BF16 [2,2]"), why);
+  }
+});
+
+Deno.test("Transformers 4.5x: a tied checkpoint's stored lm_head.weight as I32 is NOT_VERIFIED", async () => {
+  for (const [who, status, why] of await statuses({}, I32)) {
+    assert.equal(status, "NOT_VERIFIED", who);
+    assert.ok(why.includes("'lm_head.weight' (tied) is I32"), why);
+  }
+});
