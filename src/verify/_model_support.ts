@@ -197,11 +197,19 @@ export function _checkTiedHead(
 }
 
 /**
+ * Families whose vLLM 0.11 `load_weights` skips `lm_head.` names of a tied config (qwen2.py,
+ * qwen3.py, llama.py); Qwen3-MoE's builds `AutoWeightsLoader(self)` with no skip, so a stored
+ * head is loaded into the parameter it shares with the embedding.
+ */
+const _VLLM_SKIPS_TIED_HEAD: ReadonlySet<string> = new Set(["qwen2", "qwen3", "llama"]);
+
+/**
  * Holds a tied checkpoint's stored `lm_head.weight` that the reader kept back
  * (`DecoderCheckpoint.storedTiedHeadProblem`) to the stack's loader: vLLM never reads it
- * (`Qwen3ForCausalLM.load_weights` and its Qwen2, Qwen3-MoE and Llama siblings build
+ * (`Qwen3ForCausalLM.load_weights` and its Qwen2 and Llama siblings build
  * `AutoWeightsLoader(self, skip_prefixes=["lm_head."])` when the config ties the head, which
  * filters those names out before any loader or shape check), so it is no evidence either way;
+ * vLLM's Qwen3-MoE loader reads it, as Transformers does;
  * Transformers copies it into the shared parameter, so one of another shape than the embedding's
  * cannot be this model's and one of a dtype whose cast is not modelled is not modelled.
  *
@@ -211,11 +219,12 @@ export function _checkTiedHead(
  *   a dtype not modelled)
  */
 export function _checkStoredTiedHead(
-  ckpt: Pick<DecoderCheckpoint, "storedTiedHeadProblem">,
+  ckpt: Pick<DecoderCheckpoint, "storedTiedHeadProblem" | "config">,
   stack: StackProfile,
 ): void {
   const problem = ckpt.storedTiedHeadProblem;
-  if (problem === undefined || isVllmStack(stack)) return;
+  if (problem === undefined) return;
+  if (isVllmStack(stack) && _VLLM_SKIPS_TIED_HEAD.has(ckpt.config.modelType)) return;
   throw new _Stop(problem.invalid ? "FAIL" : "NOT_VERIFIED", `checkpoint: ${problem.message}`);
 }
 
