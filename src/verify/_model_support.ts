@@ -198,10 +198,11 @@ export function _checkTiedHead(
 
 /**
  * Families whose vLLM 0.11 `load_weights` skips `lm_head.` names of a tied config (qwen2.py,
- * qwen3.py, llama.py); Qwen3-MoE's builds `AutoWeightsLoader(self)` with no skip, so a stored
- * head is loaded into the parameter it shares with the embedding.
+ * qwen3.py, llama.py, which also runs MistralForCausalLM: registry.py); Qwen3-MoE's builds
+ * `AutoWeightsLoader(self)` with no skip, so a stored head is loaded into the parameter it shares
+ * with the embedding.
  */
-const _VLLM_SKIPS_TIED_HEAD: ReadonlySet<string> = new Set(["qwen2", "qwen3", "llama"]);
+const _VLLM_SKIPS_TIED_HEAD: ReadonlySet<string> = new Set(["qwen2", "qwen3", "llama", "mistral"]);
 
 /**
  * Holds a tied checkpoint's stored `lm_head.weight` that the reader kept back
