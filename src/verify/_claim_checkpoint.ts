@@ -35,6 +35,7 @@ import {
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
 import { _checkSplit } from "./_claimed_parallel.ts";
 import {
+  _checkMissingTensors,
   _checkModelDtype,
   _checkStackLoads,
   _checkStoredTiedHead,
@@ -84,8 +85,9 @@ interface _ClaimOptions {
  * Opens the checkpoint of a model record and holds it to the record, in order: its stack's
  * loading of the config, weight file names and metadata (`_checkStackLoads`, whose refusal
  * waits in `refusals`, `weightFilesContradiction`, `weightMetadataFinding`); a split its stack's
- * layout cannot make of it FAILs (`_checkSplit`); a tied head, weight metadata or model dtype the
- * stack reads otherwise than modelled waits in `refusals` (`_checkTiedHead`,
+ * layout cannot make of it FAILs (`_checkSplit`); tensors missing FAIL where the stack's loader
+ * refuses them, else wait in `refusals` (`_checkMissingTensors`); a tied head, weight metadata
+ * or model dtype the stack reads otherwise than modelled waits in `refusals` (`_checkTiedHead`,
  * `_checkWeightMetadata`, `_checkModelDtype`); then the record's `contradictions` with its
  * config run. A config of values not modelled is held to the same checks in the same order, its
  * reason waiting in `refusals` in place of the opened checkpoint's own refusals.
@@ -116,6 +118,8 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
   try {
     const { ckpt } = opened;
     _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
+    // Tensors missing: a stack whose loader refuses them FAILs, before any refusal.
+    _refusable(o.refusals, () => _checkMissingTensors(ckpt, o.stack));
     // A stored tied head the stack's loader reads: a misshapen one FAILs, before any refusal.
     if (ckpt.storedTiedHeadProblem?.invalid === true) _checkStoredTiedHead(ckpt, o.stack);
     // Weights not modelled: no evidence against the record, which is still held to their config.

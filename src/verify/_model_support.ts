@@ -197,6 +197,85 @@ export function _checkTiedHead(
 }
 
 /**
+ * A tensor vLLM 0.11 loads as one shard of a fused parameter (`stacked_params_mapping` of
+ * qwen2.py's and llama.py's `load_weights`, Qwen3's and Qwen3-MoE's alike: `q_proj`, `k_proj`,
+ * `v_proj` into `qkv_proj`, `gate_proj`, `up_proj` into `gate_up_proj`): the prefix and suffix it
+ * shares with its siblings, and the siblings' names.
+ */
+const _VLLM_SHARD = /^(.*\.)(q_proj|k_proj|v_proj|gate_proj|up_proj)(\.[a-z]+)$/;
+
+/** The shards of each fused parameter, by shard name. */
+const _VLLM_SIBLINGS: Readonly<Record<string, readonly string[]>> = {
+  q_proj: ["q_proj", "k_proj", "v_proj"],
+  k_proj: ["q_proj", "k_proj", "v_proj"],
+  v_proj: ["q_proj", "k_proj", "v_proj"],
+  gate_proj: ["gate_proj", "up_proj"],
+  up_proj: ["gate_proj", "up_proj"],
+};
+
+/**
+ * The first of the missing tensors vLLM 0.11 provably loads no parameter from, or null: one whose
+ * parameter no other tensor of the files fills. Its `DefaultModelLoader.load_weights`
+ * (default_loader.py) raises "Following weights were not initialized from checkpoint" for a
+ * parameter the model's `load_weights` loaded nothing into; but a fused parameter counts as
+ * loaded once any shard was, and an MoE expert's tensors go into parameters all the layer's
+ * experts share, so a missing shard or expert tensor beside present siblings leaves part of a
+ * parameter uninitialised instead.
+ */
+function _vllmUnloaded(missing: readonly string[]): string | null {
+  const gone = new Set(missing);
+  for (const name of missing) {
+    if (name.includes(".experts.")) continue;
+    const m = _VLLM_SHARD.exec(name);
+    if (m === null || _VLLM_SIBLINGS[m[2]!]!.every((s) => gone.has(`${m[1]}${s}${m[3]}`))) {
+      return name;
+    }
+  }
+  return null;
+}
+
+/**
+ * Holds a checkpoint whose files lack tensors its config implies
+ * (`DecoderCheckpoint.missingTensors`) to the stack's loader: vLLM refuses to load a model with a
+ * parameter no tensor was loaded into (`_vllmUnloaded`), so a record of such a run cannot be
+ * true; Transformers 4.5x initialises the missing tensors anew with a warning ("Some weights of
+ * ... were not initialized from the model checkpoint", `_initialize_missing_keys` in
+ * modeling_utils.py), as vLLM leaves a fused parameter's missing shard uninitialised: a model this
+ * version does not model.
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} FAIL (a tensor vLLM's loader loads nothing from) or NOT_VERIFIED (the rest)
+ */
+export function _checkMissingTensors(
+  ckpt: Pick<DecoderCheckpoint, "missingTensors">,
+  stack: StackProfile,
+): void {
+  const missing = ckpt.missingTensors ?? [];
+  if (missing.length === 0) return;
+  if (isVllmStack(stack)) {
+    const unloaded = _vllmUnloaded(missing);
+    if (unloaded !== null) {
+      throw new _Stop(
+        "FAIL",
+        `checkpoint: tensor '${unloaded}' is missing (vLLM's loader refuses a parameter not ` +
+          "initialized from the checkpoint)",
+      );
+    }
+    throw new _Stop(
+      "NOT_VERIFIED",
+      `checkpoint: tensor '${missing[0]}' is missing (vLLM loads its fused parameter's other ` +
+        "shards and leaves its part uninitialised, which this version does not model)",
+    );
+  }
+  throw new _Stop(
+    "NOT_VERIFIED",
+    `checkpoint: tensor '${missing[0]}' is missing (Transformers initialises it anew, which ` +
+      "this version does not model)",
+  );
+}
+
+/**
  * Families whose vLLM 0.11 `load_weights` skips `lm_head.` names of a tied config (qwen2.py,
  * qwen3.py, llama.py, which also runs MistralForCausalLM: registry.py); Qwen3-MoE's builds
  * `AutoWeightsLoader(self)` with no skip, so a stored head is loaded into the parameter it shares

@@ -405,13 +405,40 @@ Deno.test("openCheckpointByDigest() opens weights the loaders read in a way not 
 });
 
 Deno.test("openCheckpointByDigest() returns invalid-checkpoint with the reader's code", async () => {
-  const dir = rewrite(synthDir(TINY_DENSE), "model.safetensors", (ts) => ts.slice(1));
+  const dir = rewrite(
+    synthDir(TINY_DENSE),
+    "model.safetensors",
+    (ts) =>
+      ts.map((x) =>
+        x.name === "model.norm.weight" ? { ...x, shape: [1], data: new Uint16Array(1) } : x
+      ),
+  );
   await withStored(dir, async (s) => {
     const t = tracked(s.blobs);
     const f = failure(await openCheckpointByDigest(t.store, s.commitment));
     assert.ok(f.kind === "invalid-checkpoint", f.kind);
-    assert.equal(f.code, "CHECKPOINT_MISSING_TENSOR");
+    assert.equal(f.code, "CHECKPOINT_SHAPE");
     assert.equal(t.open(), 0, "the opened weight file is closed again");
+  });
+});
+
+Deno.test("openCheckpointByDigest() keeps the tensors missing for the caller to hold to its stack", async () => {
+  const dir = rewrite(
+    synthDir(TINY_DENSE),
+    "model.safetensors",
+    (ts) => ts.filter((x) => x.name !== "model.norm.weight"),
+  );
+  await withStored(dir, async (s) => {
+    const t = tracked(s.blobs);
+    const r = await openCheckpointByDigest(t.store, s.commitment);
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.opened.ckpt.missingTensors, ["model.norm.weight"]);
+    await assert.rejects(
+      r.opened.ckpt.tensor("model.norm.weight"),
+      /no tensor 'model\.norm\.weight'/,
+    );
+    r.opened.close();
+    assert.equal(t.open(), 0);
   });
 });
 

@@ -117,6 +117,15 @@ export interface DecoderCheckpoint {
    */
   readonly storedTiedHeadProblem?: StoredTiedHeadProblem;
   /**
+   * Present only in a checkpoint opened with `unmodelled: "keep"` whose files lack tensors the
+   * config implies (refused otherwise: `CHECKPOINT_MISSING_TENSOR`): their names, in the config's
+   * order (`tensor` and `rows` refuse them). The caller, which knows the stack, decides:
+   * Transformers 4.5x initialises them anew with a warning, vLLM's `DefaultModelLoader` refuses a
+   * parameter no tensor was loaded into. When the files lack more than they hold, the walk stops
+   * early and the list is a prefix.
+   */
+  readonly missingTensors?: readonly string[];
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
    * cast from F32 or F16 where it is stored so.
    *
@@ -172,15 +181,16 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   that a thread pool reads the weights in place instead of copying them per GEMM);
  *   `unmodelled`: `"refuse"` (default) or `"keep"` weights the loaders read in a way not modelled
  *   (see the module): kept, the checkpoint comes back with the reason in `unmodelled`, its tensors
- *   unreadable
+ *   unreadable, and with the tensors missing in `missingTensors` and a tied head's problem in
+ *   `storedTiedHeadProblem`, for the caller to decide by stack
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part or not ending in
  *   `.safetensors`, a map entry whose file lacks the tensor or a file tensor the map does not
  *   list, or an index beside a `model.safetensors`, which makes the folder ambiguous), `CHECKPOINT_AMBIGUOUS` (a listable
  *   folder holds a `*.safetensors` that is not among its weight files), `CHECKPOINT_MISSING_FILE`,
- *   `CHECKPOINT_MISSING_TENSOR`, `CHECKPOINT_DUPLICATE_TENSOR`, `CHECKPOINT_SHAPE` (each naming
- *   the tensor), the `CONFIG_*` codes of `parseDecoderConfig` and the `SAFETENSORS_*` codes of
+ *   `CHECKPOINT_MISSING_TENSOR` (unless kept), `CHECKPOINT_DUPLICATE_TENSOR`, `CHECKPOINT_SHAPE`
+ *   (each naming the tensor), the `CONFIG_*` codes of `parseDecoderConfig` and the `SAFETENSORS_*` codes of
  *   `openSafetensors`; last, `CHECKPOINT_LOAD_UNMODELLED` (see the module; unless kept)
  * @example
  * ```ts ignore
@@ -248,7 +258,7 @@ export async function openDecoderCheckpoint(
   }
   const where = _locate(opened, map);
   const offFormat = [...opened].find(([, { st }]) => st.header.offFormat !== null);
-  const checked = _checkTensors(config, where, opened, options.unmodelled === "keep");
+  const checked = _checkTensors(config, where, opened, { keep: options.unmodelled === "keep" });
   const unmodelled = checked.unmodelled ??
     (offFormat === undefined
       ? null
@@ -277,6 +287,7 @@ export async function openDecoderCheckpoint(
     sharded: names.length > 1 || map !== null,
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
     ...(refusal === null ? {} : { unmodelled: refusal.message }),
+    ...(checked.missing.length === 0 ? {} : { missingTensors: Object.freeze(checked.missing) }),
     ...(checked.tiedHead === null ? {} : {
       storedTiedHeadProblem: Object.freeze({
         invalid: checked.tiedHead.invalid,
@@ -461,30 +472,40 @@ function _locate(
 
 /**
  * Checks every tensor the config implies (present, of its shape) and that nothing else is there;
- * returns the tensors stored as F32 or F16 (cast on read) and the first load the stacks' loaders
+ * returns the tensors stored as F32 or F16 (cast on read), the first load the stacks' loaders
  * make that is not modelled (a tensor of another dtype, a tensor the model does not have), or
- * null, for the caller to refuse after the rest.
+ * null, for the caller to refuse after the rest, and (`keep`) the tensors missing and a tied
+ * head's problem, which a refusing reader throws.
  */
 function _checkTensors(
   config: DecoderConfig,
   where: Map<string, string>,
   opened: Map<string, { st: SafetensorsFile }>,
-  keepTiedHead: boolean,
+  o: { readonly keep: boolean },
 ): {
   unmodelled: string | null;
   cast: [string, LoadCastDtype][];
   tiedHead: StoredTiedHeadProblem | null;
+  missing: string[];
 } {
-  // Lazily, so that the first missing tensor stops the walk: the config's counts are the
-  // prover's, the files' tensors are what there is to compare.
+  // Lazily, so that the first missing tensor stops the walk (a kept one, once more are missing
+  // than the files hold): the config's counts are the prover's, the files' tensors are what
+  // there is to compare.
   const shapes = new Set<string>();
   const cast: [string, LoadCastDtype][] = [];
+  const missing: string[] = [];
   let unmodelled: string | null = null;
   let tiedHead: StoredTiedHeadProblem | null = null;
   for (const [name, shape] of decoderTensorEntries(config)) {
     shapes.add(name);
     const file = where.get(name);
-    if (file === undefined) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
+    if (file === undefined) {
+      if (!o.keep) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
+      missing.push(name);
+      // Past this, the config is not the files' (the names left are not checked as extras).
+      if (missing.length > where.size) return { unmodelled, cast, tiedHead, missing };
+      continue;
+    }
     const e = opened.get(file)!.st.entry(name);
     if (isLoadCastDtype(e.dtype)) cast.push([name, e.dtype]);
     else if (e.dtype !== "BF16") unmodelled ??= _otherDtype(`'${name}'`, e.dtype);
@@ -502,7 +523,7 @@ function _checkTensors(
     if (_ROPE_BUFFER.test(name)) continue;
     if (name === "lm_head.weight" && config.tieWordEmbeddings) {
       tiedHead = _tiedHeadProblem(config, opened.get(where.get(name)!)!.st.entry(name));
-      if (tiedHead === null || keepTiedHead) continue;
+      if (tiedHead === null || o.keep) continue;
       if (tiedHead.invalid) _fail("CHECKPOINT_SHAPE", tiedHead.message);
       unmodelled ??= tiedHead.message;
       tiedHead = null;
@@ -511,7 +532,7 @@ function _checkTensors(
     unmodelled ??= `tensor '${_esc(name)}' is not part of the config's model (HF Transformers ` +
       "drops it, vLLM's loaders refuse most such names)";
   }
-  return { unmodelled, cast, tiedHead };
+  return { unmodelled, cast, tiedHead, missing };
 }
 
 /**

@@ -231,6 +231,32 @@ Deno.test('openDecoderCheckpoint() with unmodelled: "keep" opens weights it does
   assert.equal((await plain.tensor("model.norm.weight")).length, TINY_DENSE.hidden_size);
 });
 
+Deno.test('openDecoderCheckpoint() with unmodelled: "keep" lists the tensors missing, in the config\'s order, and stops once more are missing than stored', async () => {
+  const gone = ["model.layers.0.mlp.up_proj.weight", "model.norm.weight"];
+  const dir = await rewrite(
+    synthDir(TINY_DENSE),
+    "model.safetensors",
+    (t) => t.filter((x) => !gone.includes(x.name)),
+  );
+  const [refused, message] = await code(openDecoderCheckpoint(memFiles(dir)));
+  assert.equal(refused, "CHECKPOINT_MISSING_TENSOR", message);
+  const kept = await openDecoderCheckpoint(memFiles(dir), { unmodelled: "keep" });
+  assert.deepEqual(kept.missingTensors, gone);
+  assert.ok(!("unmodelled" in kept));
+  assert.equal((await code(kept.tensor(gone[1]!)))[0], "CHECKPOINT_MISSING_TENSOR");
+  assert.equal((await kept.tensor("model.embed_tokens.weight")).length > 0, true);
+  // A single tensor stored: the walk stops at the second one missing.
+  const one = await rewrite(
+    synthDir(TINY_DENSE),
+    "model.safetensors",
+    (t) => t.filter((x) => x.name === "model.norm.weight"),
+  );
+  const few = await openDecoderCheckpoint(memFiles(one), { unmodelled: "keep" });
+  assert.equal(few.missingTensors?.length, 2);
+  const plain = await openDecoderCheckpoint(memFiles(synthDir(TINY_DENSE)), { unmodelled: "keep" });
+  assert.ok(!("missingTensors" in plain));
+});
+
 /** BF16 patterns stored as F32 with these low 16 bits, per pattern. */
 function asF32(x: SafetensorsTensorInput, low: (bf16: number) => number): SafetensorsTensorInput {
   const bf16 = x.data as Uint16Array;

@@ -1,0 +1,63 @@
+/**
+ * A checkpoint whose files lack a tensor its config implies: vLLM 0.11's `DefaultModelLoader`
+ * refuses a parameter no tensor was loaded into ("Following weights were not initialized from
+ * checkpoint"), so a record on a vLLM stack FAILs, unless the tensor is one shard of a fused
+ * parameter (`qkv_proj`, `gate_up_proj`) a sibling fills, which leaves its part uninitialised;
+ * Transformers 4.5x initialises a missing tensor anew with a warning. Either of those ran a model
+ * this version does not model: NOT_VERIFIED.
+ */
+import assert from "node:assert/strict";
+import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
+import { honestOf } from "./_config_edit.ts";
+import { honestAndFalsified } from "./_recompute_fixture.ts";
+import { reencode, verifyOver, weightDigest } from "./_weight_bytes.ts";
+
+type Edit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[];
+
+const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+
+/** The tensors without these. */
+function drop(...names: string[]): Edit {
+  return (t) => t.filter((x) => !names.includes(x.name));
+}
+
+const NORM = "model.norm.weight";
+const UP = "model.layers.0.mlp.up_proj.weight";
+const GATE = "model.layers.0.mlp.gate_proj.weight";
+
+/** The honest record's and its falsified twin's status and reason over the edited weights. */
+async function statuses(stack: object, edit: Edit): Promise<[string, string, string][]> {
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "missing", ...stack });
+  const bytes = await reencode(blobs.get(weightDigest(honest))!, { edit });
+  const out: [string, string, string][] = [];
+  for (const [who, p] of honestAndFalsified(honest)) {
+    const r = await verifyOver(p, blobs, bytes);
+    out.push([who, r.status, r.reason ?? ""]);
+  }
+  return out;
+}
+
+Deno.test("vLLM: a missing tensor no other fills FAILs (the loader refuses the model)", async () => {
+  for (const edit of [drop(NORM), drop(UP, GATE)]) {
+    for (const [who, status, why] of await statuses(VLLM, edit)) {
+      assert.equal(status, "FAIL", who);
+      assert.ok(/tensor '.*' is missing/.test(why), why);
+    }
+  }
+});
+
+Deno.test("vLLM: a missing shard of a fused parameter its sibling fills is NOT_VERIFIED", async () => {
+  for (const [who, status, why] of await statuses(VLLM, drop(UP))) {
+    assert.equal(status, "NOT_VERIFIED", who);
+    assert.ok(why.includes(`tensor '${UP}' is missing`), why);
+  }
+});
+
+Deno.test("Transformers 4.5x: a missing tensor is initialised anew: NOT_VERIFIED", async () => {
+  for (const edit of [drop(NORM), drop(UP)]) {
+    for (const [who, status, why] of await statuses({}, edit)) {
+      assert.equal(status, "NOT_VERIFIED", who);
+      assert.ok(why.includes("is missing (Transformers initialises it anew"), why);
+    }
+  }
+});
