@@ -7,14 +7,11 @@
  * this version does not model: NOT_VERIFIED.
  */
 import assert from "node:assert/strict";
-import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
-import { honestOf } from "./_config_edit.ts";
-import { honestAndFalsified } from "./_recompute_fixture.ts";
-import { reencode, verifyOver, weightDigest } from "./_weight_bytes.ts";
-
-type Edit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[];
-
-const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+import {
+  VLLM_STACK as VLLM,
+  type WeightEdit as Edit,
+  weightEditStatuses,
+} from "./_weight_edit_stack.ts";
 
 /** The tensors without these. */
 function drop(...names: string[]): Edit {
@@ -25,17 +22,7 @@ const NORM = "model.norm.weight";
 const UP = "model.layers.0.mlp.up_proj.weight";
 const GATE = "model.layers.0.mlp.gate_proj.weight";
 
-/** The honest record's and its falsified twin's status and reason over the edited weights. */
-async function statuses(stack: object, edit: Edit): Promise<[string, string, string][]> {
-  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "missing", ...stack });
-  const bytes = await reencode(blobs.get(weightDigest(honest))!, { edit });
-  const out: [string, string, string][] = [];
-  for (const [who, p] of honestAndFalsified(honest)) {
-    const r = await verifyOver(p, blobs, bytes);
-    out.push([who, r.status, r.reason ?? ""]);
-  }
-  return out;
-}
+const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "missing");
 
 Deno.test("vLLM: a missing tensor no other fills FAILs (the loader refuses the model)", async () => {
   for (const edit of [drop(NORM), drop(UP, GATE)]) {

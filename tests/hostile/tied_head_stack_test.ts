@@ -8,13 +8,11 @@
  */
 import assert from "node:assert/strict";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
-import { honestOf } from "./_config_edit.ts";
-import { honestAndFalsified } from "./_recompute_fixture.ts";
-import { reencode, verifyOver, weightDigest } from "./_weight_bytes.ts";
-
-type Edit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[];
-
-const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+import {
+  VLLM_STACK as VLLM,
+  type WeightEdit as Edit,
+  weightEditStatuses,
+} from "./_weight_edit_stack.ts";
 
 /** The tensors with a stored `lm_head.weight` of this dtype and shape (zeros) added. */
 function storedHead(
@@ -32,17 +30,7 @@ function storedHead(
 const MISSHAPEN = storedHead("BF16", () => [2, 2]);
 const I32 = storedHead("I32", (e) => [...e]);
 
-/** The honest record's and its falsified twin's status and reason over the edited weights. */
-async function statuses(stack: object, edit: Edit): Promise<[string, string, string][]> {
-  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "tied-head", ...stack });
-  const bytes = await reencode(blobs.get(weightDigest(honest))!, { edit });
-  const out: [string, string, string][] = [];
-  for (const [who, p] of honestAndFalsified(honest)) {
-    const r = await verifyOver(p, blobs, bytes);
-    out.push([who, r.status, r.reason ?? ""]);
-  }
-  return out;
-}
+const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "tied-head");
 
 Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of another shape is never read", async () => {
   const [honest, falsified] = await statuses(VLLM, MISSHAPEN);
