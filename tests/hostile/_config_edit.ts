@@ -53,6 +53,9 @@ export function withConfig(
   return { ...honest, workload: { ...w, model: { ...w.model, configSha256 } } };
 }
 
+/** The eager vLLM 0.11 stack as a record states it (`honestOf`'s stack and components). */
+export const VLLM_STACK = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
+
 /**
  * An edit setting one top-level field of the config (undefined: removing it).
  *

@@ -4,14 +4,12 @@
  */
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 import { honestOf } from "./_config_edit.ts";
+export { VLLM_STACK } from "./_config_edit.ts";
 import { honestAndFalsified } from "./_recompute_fixture.ts";
 import { reencode, verifyOver, weightDigest } from "./_weight_bytes.ts";
 
 /** An edit of a checkpoint's tensor list. */
 export type WeightEdit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput[];
-
-/** The eager vLLM 0.11 stack as a record states it. */
-export const VLLM_STACK = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
 
 /**
  * The honest record's and its falsified twin's status and reason over the edited weights.

@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
-import { honestOf, setField, withConfig } from "./_config_edit.ts";
+import { honestOf, setField, VLLM_STACK, withConfig } from "./_config_edit.ts";
 import {
   flipFingerprint,
   honestAndFalsified,
@@ -26,8 +26,7 @@ import {
 Deno.test("a vLLM record over a config naming no architectures FAILs: vLLM refuses such a config", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
     logId: "arch",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
   const edits: [string, (t: string) => string][] = [
@@ -120,12 +119,11 @@ function staged(p: ClaimPredicate, pp: number): ClaimPredicate {
   return { ...p, parallelism: { ...p.parallelism, pp }, hardware: { ...p.hardware, count: pp } };
 }
 
-const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
 const NO_MOE_LAYER =
   /record contradicts its stack: .*'No Qwen3MoE layer found in the model\.layers\.'/;
 
 Deno.test("a vLLM record of the tiny MoE over two pipeline stages FAILs: stage 0 holds dense layer 0 alone, and vLLM's Qwen3-MoE class refuses a stage without a sparse layer (it had PASSed)", async () => {
-  const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "stages", ...VLLM });
+  const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "stages", ...VLLM_STACK });
   assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
   const r = await verifyAlone(staged(honest, 2), blobs);
   assert.equal(r.status, "FAIL", r.reason);
@@ -146,7 +144,7 @@ Deno.test("a vLLM record of the tiny MoE over two pipeline stages FAILs: stage 0
 });
 
 Deno.test("a Qwen3-MoE config whose layers are all dense FAILs on vLLM, which refuses to build it (it had PASSed), and is recomputed on HF Transformers", async () => {
-  const vllm = await honestOf("qwen3-tiny-moe", { logId: "all-dense", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-moe", { logId: "all-dense", ...VLLM_STACK });
   const hf = await honestOf("qwen3-tiny-moe", { logId: "all-dense-hf" });
   for (const patch of [{ mlp_only_layers: [0, 1] }, { decoder_sparse_step: 3 }]) {
     const on = (run: typeof hf) => {
@@ -176,7 +174,7 @@ Deno.test("a Qwen3-MoE config whose layers are all dense FAILs on vLLM, which re
 
 Deno.test("MoE values HF builds though nobody deploys them are NOT_VERIFIED, naming the value (they FAILed as malformed), unless the stack refuses the config: vLLM builds no model without a sparse layer", async () => {
   const hf = await honestOf("qwen3-tiny-moe", { logId: "moe-values" });
-  const vllm = await honestOf("qwen3-tiny-moe", { logId: "moe-values-vllm", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-moe", { logId: "moe-values-vllm", ...VLLM_STACK });
   const cases: [string, unknown, string][] = [
     ["decoder_sparse_step", -1, "decoder_sparse_step -1"],
     ["decoder_sparse_step", -2, "decoder_sparse_step -2"],
@@ -266,8 +264,7 @@ Deno.test("decoder_sparse_step written as a float FAILs on a Transformers 5 stac
 Deno.test("a vLLM record whose config gives its RoPE in rope_parameters alone is held to vLLM's max_model_len as Transformers 4.5x reads it (max_position_embeddings, no rope_scaling): a prompt past it FAILs (it was NOT_VERIFIED)", async () => {
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-len",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   const prompt = (vllm.honest.workload as ModelForwardWorkload).tokens.sequences[0]!.length;
   assert.ok(prompt >= 2);
@@ -311,8 +308,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 witho
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-empty" });
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-empty-vllm",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   const llama = await honestOf("llama3-tiny", { logId: "rope-llama3" });
   const empty = setField("rope_scaling", {});
@@ -356,8 +352,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-case" });
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-case-vllm",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   const llama = await honestOf("llama3-tiny", { logId: "rope-case-llama3" });
   const emptyBeside = (rope_parameters: unknown) => (t: string) =>
@@ -418,8 +413,7 @@ Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or fals
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-type" });
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-type-vllm",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   const hfWhy =
     /runs HF Transformers: the config's rope_scaling type '"(bogus|Linear|ntk)"' is none Transformers 4\.5x builds \(.*\): its rotary embedding looks the type up in ROPE_INIT_FUNCTIONS, a KeyError/;
@@ -462,8 +456,7 @@ Deno.test("a rope_scaling rope_type and type each engine resolves its own way: Q
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-pair" });
   const vllm = await honestOf("qwen3-tiny-dense", {
     logId: "rope-pair-vllm",
-    stack: "vllm-0.11-eager-fa2",
-    components: { vllm: "0.11.0" },
+    ...VLLM_STACK,
   });
   const hfWhy =
     /runs HF Transformers: the config's rope_scaling type '"bogus"' is none Transformers 4\.5x builds/;

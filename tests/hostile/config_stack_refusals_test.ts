@@ -5,11 +5,10 @@
  * FAILed for it (`rms_norm_eps` NaN or infinite had FAILed an honest record).
  */
 import assert from "node:assert/strict";
-import { honestOf, setField, withConfig } from "./_config_edit.ts";
+import { honestOf, setField, VLLM_STACK, withConfig } from "./_config_edit.ts";
 import { flipFingerprint, honestAndFalsified, verifyAlone } from "./_recompute_fixture.ts";
 
-const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } } as const;
-const STACKS = [["hf45x", {}], ["vllm", VLLM]] as const;
+const STACKS = [["hf45x", {}], ["vllm", VLLM_STACK]] as const;
 
 Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, which run the model (it FAILed an honest record)", async () => {
   for (const [name, stack] of STACKS) {
@@ -37,7 +36,7 @@ Deno.test("rms_norm_eps NaN or infinite is NOT_VERIFIED on HF and vLLM stacks, w
 });
 
 Deno.test("rms_norm_eps not modelled (NaN, 0) masks no refusal of the stack: architectures [] still FAILs on vLLM, a rope_scaling type 4.5x builds no RoPE of on HF (a prover could add the eps to turn the FAIL into NOT_VERIFIED)", async () => {
-  const vllm = await honestOf("qwen3-tiny-dense", { logId: "eps-arch-vllm", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "eps-arch-vllm", ...VLLM_STACK });
   const hf = await honestOf("qwen3-tiny-dense", { logId: "eps-rope-hf" });
   for (const v of ["NaN", "0"]) {
     // After setField's JSON.stringify, which writes 1e-06 as 0.000001 without spaces.
@@ -62,7 +61,7 @@ Deno.test("rms_norm_eps not modelled (NaN, 0) masks no refusal of the stack: arc
 
 Deno.test("architectures [] names no class, as null does: a vLLM record FAILs (vLLM raises 'No model architectures are specified'), an HF one is recomputed (it was NOT_VERIFIED)", async () => {
   const none = setField("architectures", []);
-  const vllm = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-vllm", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "arch-empty-vllm", ...VLLM_STACK });
   for (const [who, p] of honestAndFalsified(vllm.honest)) {
     const r = await verifyAlone(withConfig(p, vllm.blobs, none), vllm.blobs);
     assert.equal(r.status, "FAIL", `${who}: ${r.reason}`);
@@ -156,7 +155,7 @@ Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Onl
   }
   // vLLM's Qwen3-MoE sparse blocks take no activation from the config (FusedMoE's silu): with no
   // dense layer, the model runs, not modelled.
-  const moe = await honestOf("qwen3-tiny-moe", { logId: "act-moe-sparse", ...VLLM });
+  const moe = await honestOf("qwen3-tiny-moe", { logId: "act-moe-sparse", ...VLLM_STACK });
   const sparse = (t: string) =>
     JSON.stringify({ ...JSON.parse(t), mlp_only_layers: [], hidden_act: "gelu" });
   for (const [who, p] of honestAndFalsified(moe.honest)) {

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import {
-  VLLM_STACK as VLLM,
+  VLLM_STACK as VLLM_STACK,
   type WeightEdit as Edit,
   weightEditStatuses,
 } from "./_weight_edit_stack.ts";
@@ -26,7 +26,7 @@ const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, 
 
 Deno.test("vLLM: a missing tensor no other fills FAILs (the loader refuses the model)", async () => {
   for (const edit of [drop(NORM), drop(UP, GATE)]) {
-    for (const [who, status, why] of await statuses(VLLM, edit)) {
+    for (const [who, status, why] of await statuses(VLLM_STACK, edit)) {
       assert.equal(status, "FAIL", who);
       assert.ok(/tensor '.*' is missing/.test(why), why);
     }
@@ -34,7 +34,7 @@ Deno.test("vLLM: a missing tensor no other fills FAILs (the loader refuses the m
 });
 
 Deno.test("vLLM: a missing shard of a fused parameter its sibling fills is NOT_VERIFIED", async () => {
-  for (const [who, status, why] of await statuses(VLLM, drop(UP))) {
+  for (const [who, status, why] of await statuses(VLLM_STACK, drop(UP))) {
     assert.equal(status, "NOT_VERIFIED", who);
     assert.ok(why.includes(`tensor '${UP}' is missing`), why);
   }

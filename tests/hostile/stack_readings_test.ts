@@ -10,11 +10,9 @@
  */
 import assert from "node:assert/strict";
 import type { ClaimPredicate } from "../../src/claims/mod.ts";
-import { honestOf, setField, withConfig } from "./_config_edit.ts";
+import { honestOf, setField, VLLM_STACK, withConfig } from "./_config_edit.ts";
 import { type Blobs, flipFingerprint, verifyAlone } from "./_recompute_fixture.ts";
 import { asF16, asF32, over, reencode, weightDigest } from "./_weight_bytes.ts";
-
-const VLLM = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0.11.0" } };
 
 /** The record's status over each config edit, keyed by the case's name. */
 async function statuses(
@@ -55,7 +53,7 @@ Deno.test("a sliding window turned off is no gap where no engine keeps it: Qwen3
       stack: "hf-qwen3-continuous-batching-torch2.8",
       components: { pytorch: "2.8.0", flash_attn: "2.8.3" },
     }],
-    ["qwen3-tiny-dense", { logId: "window-vllm", ...VLLM }],
+    ["qwen3-tiny-dense", { logId: "window-vllm", ...VLLM_STACK }],
   ];
   for (const [dir, o] of runs) {
     const { honest, blobs } = await honestOf(dir, o);
@@ -80,13 +78,13 @@ Deno.test("a pad_token_id outside the vocabulary FAILs on an HF stack, which can
   assert.equal(got.last, "PASS");
   assert.equal(got["from the end"], "PASS");
   assert.match(got.float!, /^NOT_VERIFIED: .*pad_token_id '3\.5' is not an integer/);
-  const vllm = await honestOf("qwen3-tiny-dense", { logId: "pad-vllm", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "pad-vllm", ...VLLM_STACK });
   const ignored = await statuses(vllm.honest, vllm.blobs, { vocab: setField("pad_token_id", 512) });
   assert.equal(ignored.vocab, "PASS");
 });
 
 Deno.test("F16 weights under a config naming no dtype are NOT_VERIFIED on vLLM, whose --dtype auto may run them in float16 (they had PASSed)", async () => {
-  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "f16", ...VLLM });
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "f16", ...VLLM_STACK });
   const weights = blobs.get(weightDigest(honest))!;
   const noDtype = setField("torch_dtype", undefined);
   const cases: [string, Uint8Array, ((t: string) => string) | null, RegExp | "PASS"][] = [
@@ -147,7 +145,7 @@ Deno.test("a falsified record under each of these readings still FAILs wherever 
     assert.match(got.below!, fail, dir);
     assert.match(got["class default"]!, fail, dir);
   }
-  const vllm = await honestOf("qwen3-tiny-dense", { logId: "lying-vllm", ...VLLM });
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "lying-vllm", ...VLLM_STACK });
   const onVllm = await statuses(flipFingerprint(vllm.honest), vllm.blobs, {
     "window reached": setField("sliding_window", 2),
     "pad outside the vocabulary": setField("pad_token_id", 512),

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
 import {
-  VLLM_STACK as VLLM,
+  VLLM_STACK as VLLM_STACK,
   type WeightEdit as Edit,
   weightEditStatuses,
 } from "./_weight_edit_stack.ts";
@@ -33,13 +33,13 @@ const I32 = storedHead("I32", (e) => [...e]);
 const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "tied-head");
 
 Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of another shape is never read", async () => {
-  const [honest, falsified] = await statuses(VLLM, MISSHAPEN);
+  const [honest, falsified] = await statuses(VLLM_STACK, MISSHAPEN);
   assert.equal(honest?.[1], "PASS", honest?.[2]);
   assert.equal(falsified?.[1], "FAIL", falsified?.[2]);
 });
 
 Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of a dtype not modelled is never read", async () => {
-  const [honest, falsified] = await statuses(VLLM, I32);
+  const [honest, falsified] = await statuses(VLLM_STACK, I32);
   assert.equal(honest?.[1], "PASS", honest?.[2]);
   assert.equal(falsified?.[1], "FAIL", falsified?.[2]);
 });
