@@ -157,6 +157,7 @@ export {
   vllmPipelineStages,
   vllmReadingGap,
   vllmRefusal,
+  vllmRefusedTensor,
   vllmStackMaxModelLen,
   weightFilesContradiction,
   weightFormatOf,

@@ -35,6 +35,7 @@ import {
 import { type CheckpointFailure, openCheckpointByDigest } from "../resolve/mod.ts";
 import { _checkSplit } from "./_claimed_parallel.ts";
 import {
+  _checkExtraTensors,
   _checkMissingTensors,
   _checkModelDtype,
   _checkStackLoads,
@@ -120,6 +121,8 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
     _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
     // Tensors missing: a stack whose loader refuses them FAILs, before any refusal.
     _refusable(o.refusals, () => _checkMissingTensors(ckpt, o.stack));
+    // Tensors the model does not have that the stack's loader refuses: FAIL, before any refusal.
+    _checkExtraTensors(ckpt, o.stack);
     // A stored tied head the stack's loader reads: a misshapen one FAILs, before any refusal.
     if (ckpt.storedTiedHeadProblem?.invalid === true) _checkStoredTiedHead(ckpt, o.stack);
     // Weights not modelled: no evidence against the record, which is still held to their config.

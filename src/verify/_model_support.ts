@@ -32,8 +32,10 @@ import {
   tokenBudgetFinding,
   vllmDtypeGap,
   vllmReadingGap,
+  vllmRefusedTensor,
   weightMetadataFinding,
 } from "../model/mod.ts";
+import { quoteShort } from "../escape_text.ts";
 import { _Stop } from "./_stop.ts";
 
 /**
@@ -272,6 +274,33 @@ export function _checkMissingTensors(
     "NOT_VERIFIED",
     `checkpoint: tensor '${missing[0]}' is missing (Transformers initialises it anew, which ` +
       "this version does not model)",
+  );
+}
+
+/**
+ * Holds a checkpoint whose files store tensors the config's model does not have
+ * (`DecoderCheckpoint.extraTensors`) to the stack's loader: vLLM 0.11's loader raises for a name
+ * none of its skips reaches (`vllmRefusedTensor`), so a record of a run on such a stack cannot be
+ * true. Any other (a name vLLM may skip, or a Transformers stack, which drops it with a warning)
+ * is left to the checkpoint's NOT_VERIFIED (`DecoderCheckpoint.unmodelled`).
+ *
+ * @param ckpt the opened checkpoint
+ * @param stack the record's stack
+ * @throws {_Stop} FAIL (a tensor vLLM's loader refuses)
+ */
+export function _checkExtraTensors(
+  ckpt: Pick<DecoderCheckpoint, "extraTensors" | "config">,
+  stack: StackProfile,
+): void {
+  if (ckpt.extraTensors === undefined || !isVllmStack(stack)) return;
+  const refused = vllmRefusedTensor(ckpt.config, ckpt.extraTensors);
+  if (refused === null) return;
+  throw new _Stop(
+    "FAIL",
+    `checkpoint: tensor ${
+      quoteShort(refused, 120)
+    } is not part of the config's model, and vLLM's ` +
+      `${ckpt.config.modelType} loader refuses to load it (no parameter or module of that name)`,
   );
 }
 

@@ -126,6 +126,13 @@ export interface DecoderCheckpoint {
    */
   readonly missingTensors?: readonly string[];
   /**
+   * Present only in a checkpoint opened with `unmodelled: "keep"` whose files store tensors the
+   * config's model does not have (the reason in `unmodelled` names the first): their names, in the
+   * files' order. The caller, which knows the stack, decides: HF Transformers drops them with a
+   * warning, vLLM's loaders refuse most such names (`vllmRefusedTensor`).
+   */
+  readonly extraTensors?: readonly string[];
+  /**
    * Reads a tensor's BF16 patterns (`lm_head.weight` of a tied checkpoint reads the embedding),
    * cast from F32 or F16 where it is stored so.
    *
@@ -181,8 +188,9 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *   that a thread pool reads the weights in place instead of copying them per GEMM);
  *   `unmodelled`: `"refuse"` (default) or `"keep"` weights the loaders read in a way not modelled
  *   (see the module): kept, the checkpoint comes back with the reason in `unmodelled`, its tensors
- *   unreadable, and with the tensors missing in `missingTensors` and a tied head's problem in
- *   `storedTiedHeadProblem`, for the caller to decide by stack
+ *   unreadable, and with the tensors missing in `missingTensors`, those the model does not have
+ *   in `extraTensors` and a tied head's problem in `storedTiedHeadProblem`, for the caller to
+ *   decide by stack
  * @returns the checkpoint
  * @throws {InputError} `CHECKPOINT_NO_CONFIG`, `CHECKPOINT_NO_WEIGHTS`, `CHECKPOINT_JSON`,
  *   `CHECKPOINT_INDEX` (bad weight map, a shard name with a directory part or not ending in
@@ -258,7 +266,8 @@ export async function openDecoderCheckpoint(
   }
   const where = _locate(opened, map);
   const offFormat = [...opened].find(([, { st }]) => st.header.offFormat !== null);
-  const checked = _checkTensors(config, where, opened, { keep: options.unmodelled === "keep" });
+  const keep = options.unmodelled === "keep";
+  const checked = _checkTensors(config, where, opened, { keep });
   const unmodelled = checked.unmodelled ??
     (offFormat === undefined
       ? null
@@ -268,7 +277,7 @@ export async function openDecoderCheckpoint(
     "CHECKPOINT_LOAD_UNMODELLED",
     `${unmodelled}; the stacks' loaders read it, in a way this version does not model`,
   );
-  if (refusal !== null && options.unmodelled !== "keep") throw refusal;
+  if (refusal !== null && !keep) throw refusal;
   const find = (name: string) => {
     // Kept weights read in a way not modelled: nothing is computed from them.
     if (refusal !== null) throw new InputError(refusal.code, refusal.message);
@@ -288,6 +297,7 @@ export async function openDecoderCheckpoint(
     storedTiedHead: config.tieWordEmbeddings && where.has("lm_head.weight"),
     ...(refusal === null ? {} : { unmodelled: refusal.message }),
     ...(checked.missing.length === 0 ? {} : { missingTensors: Object.freeze(checked.missing) }),
+    ...(!keep || checked.extra.length === 0 ? {} : { extraTensors: Object.freeze(checked.extra) }),
     ...(checked.tiedHead === null ? {} : {
       storedTiedHeadProblem: Object.freeze({
         invalid: checked.tiedHead.invalid,
@@ -475,7 +485,7 @@ function _locate(
  * returns the tensors stored as F32 or F16 (cast on read), the first load the stacks' loaders
  * make that is not modelled (a tensor of another dtype, a tensor the model does not have), or
  * null, for the caller to refuse after the rest, and (`keep`) the tensors missing and a tied
- * head's problem, which a refusing reader throws.
+ * head's problem, which a refusing reader throws, and the tensors the model does not have.
  */
 function _checkTensors(
   config: DecoderConfig,
@@ -487,6 +497,7 @@ function _checkTensors(
   cast: [string, LoadCastDtype][];
   tiedHead: StoredTiedHeadProblem | null;
   missing: string[];
+  extra: string[];
 } {
   // Lazily, so that the first missing tensor stops the walk (a kept one, once more are missing
   // than the files hold): the config's counts are the prover's, the files' tensors are what
@@ -494,6 +505,7 @@ function _checkTensors(
   const shapes = new Set<string>();
   const cast: [string, LoadCastDtype][] = [];
   const missing: string[] = [];
+  const extra: string[] = [];
   let unmodelled: string | null = null;
   let tiedHead: StoredTiedHeadProblem | null = null;
   for (const [name, shape] of decoderTensorEntries(config)) {
@@ -503,7 +515,7 @@ function _checkTensors(
       if (!o.keep) _fail("CHECKPOINT_MISSING_TENSOR", `tensor '${name}' is missing`);
       missing.push(name);
       // Past this, the config is not the files' (the names left are not checked as extras).
-      if (missing.length > where.size) return { unmodelled, cast, tiedHead, missing };
+      if (missing.length > where.size) return { unmodelled, cast, tiedHead, missing, extra };
       continue;
     }
     const e = opened.get(file)!.st.entry(name);
@@ -529,10 +541,11 @@ function _checkTensors(
       tiedHead = null;
       continue;
     }
+    extra.push(name);
     unmodelled ??= `tensor '${_esc(name)}' is not part of the config's model (HF Transformers ` +
       "drops it, vLLM's loaders refuse most such names)";
   }
-  return { unmodelled, cast, tiedHead, missing };
+  return { unmodelled, cast, tiedHead, missing, extra };
 }
 
 /**

@@ -1,0 +1,44 @@
+/**
+ * A checkpoint that stores a tensor its config's model does not have: vLLM 0.11's Qwen3 loader
+ * raises for a name none of its skips reaches (`AutoWeightsLoader` for a first component that is
+ * no child of the model, `Qwen2Model.load_weights`' `params_dict[name]` for a `model.` one), so a
+ * record on a vLLM stack FAILs, honest or not; a name it skips (a `.bias` the model lacks) and any
+ * on Transformers 4.5x, which drops it with a warning, stay NOT_VERIFIED, never PASS.
+ */
+import assert from "node:assert/strict";
+import { VLLM_STACK, type WeightEdit as Edit, weightEditStatuses } from "./_weight_edit_stack.ts";
+
+/** The tensors with one more of this name (zeros). */
+function extra(name: string): Edit {
+  return (t) => [...t, { name, dtype: "BF16", shape: [2], data: new Uint16Array(2) }];
+}
+
+const REFUSED = ["model.extra", "model.layers.0.mlp.extra.weight", "foo.weight"];
+const SKIPPED = "model.layers.0.mlp.extra.bias";
+
+const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "extra");
+
+Deno.test("vLLM: a tensor its Qwen3 loader has no parameter for FAILs (the loader refuses it)", async () => {
+  for (const name of REFUSED) {
+    for (const [who, status, why] of await statuses(VLLM_STACK, extra(name))) {
+      assert.equal(status, "FAIL", `${name} ${who}: ${why}`);
+      assert.ok(why.includes(`tensor '${name}' is not part of the config's model, and vLLM`), why);
+    }
+  }
+});
+
+Deno.test("vLLM: an extra bias its Qwen3 loader skips stays NOT_VERIFIED", async () => {
+  for (const [who, status, why] of await statuses(VLLM_STACK, extra(SKIPPED))) {
+    assert.equal(status, "NOT_VERIFIED", who);
+    assert.ok(why.includes(`tensor '${SKIPPED}' is not part of the config's model`), why);
+  }
+});
+
+Deno.test("Transformers 4.5x: an extra tensor is dropped with a warning: NOT_VERIFIED", async () => {
+  for (const name of [...REFUSED, SKIPPED]) {
+    for (const [who, status, why] of await statuses({}, extra(name))) {
+      assert.equal(status, "NOT_VERIFIED", `${name} ${who}`);
+      assert.ok(why.includes(`tensor '${name}' is not part of the config's model`), why);
+    }
+  }
+});
