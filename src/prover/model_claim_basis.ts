@@ -247,7 +247,7 @@ export async function modelClaimBasis(
   // A weight file the stack's loader refuses or converts by its metadata (FAIL or NOT_VERIFIED
   // at audit): refused here either way.
   const reading = configReadingGap(ckpt.config, stack.components.transformers) ??
-    tiedHeadReadingGap(ckpt, stack.components.transformers) ??
+    tiedHeadReadingGap(ckpt, stack) ??
     weightMetadataFinding(stack, ckpt.weightFormats)?.reason ?? vllmDtypeGap(stack, ckpt);
   const vllm = isVllmStack(stack);
   // A record of claims append states one pipeline stage (`claimedParallelism`).

@@ -183,18 +183,19 @@ export function _checkAttentionSupport(
 }
 
 /**
- * Refuses a tied checkpoint that also stores `lm_head.weight` on a Transformers 5 stack, which
- * may have run the stored head where this forward reads the embedding (`tiedHeadReadingGap`).
+ * Refuses a tied checkpoint that also stores `lm_head.weight` on a stack that may have run the
+ * stored head where this forward reads the embedding (`tiedHeadReadingGap`: Transformers 5,
+ * vLLM's Qwen3-MoE loader).
  *
  * @param ckpt the opened checkpoint
  * @param stack the record's stack
  * @throws {_Stop} NOT_VERIFIED
  */
 export function _checkTiedHead(
-  ckpt: Pick<DecoderCheckpoint, "storedTiedHead">,
+  ckpt: Pick<DecoderCheckpoint, "storedTiedHead" | "config">,
   stack: StackProfile,
 ): void {
-  const why = tiedHeadReadingGap(ckpt, stack.components.transformers);
+  const why = tiedHeadReadingGap(ckpt, stack);
   if (why !== null) throw new _Stop("NOT_VERIFIED", `stack '${stack.id}': ${why}`);
 }
 

@@ -4,10 +4,14 @@
  * `AutoWeightsLoader(self, skip_prefixes=["lm_head."])` when `tie_word_embeddings`, which filters
  * those names before any loader or shape check), so a record on a vLLM stack is held to its
  * fingerprint; Transformers 4.5x reads it (a misshapen one FAILs, one of a dtype whose cast is not
- * modelled is NOT_VERIFIED).
+ * modelled is NOT_VERIFIED). vLLM 0.11's Qwen3-MoE ties by sharing one parameter and loads with no
+ * skip (`qwen3_moe.py`), so a stored head is copied into the embedding too, and the load order
+ * decides which runs: NOT_VERIFIED there.
  */
 import assert from "node:assert/strict";
 import type { SafetensorsTensorInput } from "../../src/model/mod.ts";
+import { honestOf, setField, withConfig } from "./_config_edit.ts";
+import { honestAndFalsified, verifyAlone } from "./_recompute_fixture.ts";
 import {
   VLLM_STACK as VLLM_STACK,
   type WeightEdit as Edit,
@@ -55,5 +59,19 @@ Deno.test("Transformers 4.5x: a tied checkpoint's stored lm_head.weight as I32 i
   for (const [who, status, why] of await statuses({}, I32)) {
     assert.equal(status, "NOT_VERIFIED", who);
     assert.ok(why.includes("'lm_head.weight' (tied) is I32"), why);
+  }
+});
+
+Deno.test("vLLM: a tied Qwen3-MoE checkpoint that also stores lm_head.weight is NOT_VERIFIED (the loader copies it into the shared embedding; it had PASSed)", async () => {
+  const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "tied-moe", ...VLLM_STACK });
+  assert.equal((await verifyAlone(honest, blobs)).status, "PASS");
+  const tied = withConfig(honest, blobs, setField("tie_word_embeddings", true));
+  for (const [who, p] of honestAndFalsified(tied)) {
+    const r = await verifyAlone(p, blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${who}: ${r.reason}`);
+    assert.match(
+      r.reason ?? "",
+      /vLLM's Qwen3-MoE loader copies into the parameter the head shares/,
+    );
   }
 });

@@ -52,8 +52,8 @@ export {
   MAX_INDEX_JSON_BYTES,
   openDecoderCheckpoint,
   type StoredTiedHeadProblem,
-  tiedHeadReadingGap,
 } from "./open_checkpoint.ts";
+export { tiedHeadReadingGap } from "./tied_head_reading.ts";
 export {
   CHECKPOINT_DIGEST_SCHEMA,
   type CheckpointDigest,

@@ -43,7 +43,6 @@ import { sha256OfSource } from "./sha256_of_source.ts";
 import { SAFETENSORS_SUFFIX } from "./loaded_weight_files.ts";
 import { isLoadCastDtype, type LoadCastDtype } from "./cast_to_bf16.ts";
 import { _readCast } from "./_read_cast.ts";
-import { _isTransformers5 } from "./_transformers_5.ts";
 import { weightFormatOf, type WeightFormats } from "./weight_formats.ts";
 
 /** The files of a checkpoint directory, opened by name (relative to the directory). */
@@ -78,8 +77,9 @@ export interface DecoderCheckpoint {
   readonly sharded: boolean;
   /**
    * Whether the config ties the LM head to the embedding while the files also store
-   * `lm_head.weight`: Transformers 4.5x (and vLLM) read the embedding, as `tensor` does;
-   * Transformers 5 reads the stored tensor wherever the two differ (see `tiedHeadReadingGap`).
+   * `lm_head.weight`: Transformers 4.5x and vLLM's dense loaders read the embedding, as `tensor`
+   * does; Transformers 5 and vLLM's Qwen3-MoE loader may run the stored tensor
+   * (`tiedHeadReadingGap`).
    */
   readonly storedTiedHead: boolean;
   /**
@@ -639,30 +639,4 @@ function _fail(code: ModelCode, why: string): never {
 
 function _error(code: ModelCode, why: string): InputError {
   return new InputError(code, `Cannot open checkpoint: ${why}`);
-}
-
-/**
- * Why a stack built on the given Transformers version may have run another LM head than the
- * embedding `tensor("lm_head.weight")` reads for a tied checkpoint that also stores
- * `lm_head.weight` (Transformers 5 keeps the stored tensor untied wherever it differs from the
- * embedding; 4.5x and vLLM tie it), or null.
- *
- * @param ckpt the opened checkpoint
- * @param transformers the stack's `transformers` component, or undefined (read as 4.5x)
- * @returns the reason, or null
- * @example
- * ```ts
- * import { tiedHeadReadingGap } from "./open_checkpoint.ts";
- * if (tiedHeadReadingGap({ storedTiedHead: true }, "5.x") === null) throw new Error();
- * if (tiedHeadReadingGap({ storedTiedHead: true }, "4.5x") !== null) throw new Error();
- * ```
- */
-export function tiedHeadReadingGap(
-  ckpt: Pick<DecoderCheckpoint, "storedTiedHead">,
-  transformers: string | undefined,
-): string | null {
-  if (!ckpt.storedTiedHead || !_isTransformers5(transformers)) return null;
-  return "the config ties the LM head to the embedding and the weights also store " +
-    "lm_head.weight, which Transformers 5 keeps untied where the two differ: that reading is not " +
-    "modelled";
 }

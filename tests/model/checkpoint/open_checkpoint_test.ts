@@ -544,9 +544,10 @@ Deno.test("openDecoderCheckpoint(): a tied checkpoint that also stores lm_head.w
     await stored.tensor("lm_head.weight"),
     await stored.tensor("model.embed_tokens.weight"),
   );
-  assert.equal(tiedHeadReadingGap(stored, "4.5x"), null);
-  assert.match(tiedHeadReadingGap(stored, "5.x") ?? "", /Transformers 5 keeps untied/);
-  assert.equal(tiedHeadReadingGap(plain, "5.x"), null);
+  const on = (transformers: string) => ({ components: { transformers } });
+  assert.equal(tiedHeadReadingGap(stored, on("4.5x")), null);
+  assert.match(tiedHeadReadingGap(stored, on("5.x")) ?? "", /Transformers 5 keeps untied/);
+  assert.equal(tiedHeadReadingGap(plain, on("5.x")), null);
 });
 
 Deno.test("openDecoderCheckpoint(): a folder named model.safetensors is not weights (as HF's isfile reads it), and the refusal says a regular file is wanted", async () => {
