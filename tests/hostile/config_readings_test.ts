@@ -452,6 +452,27 @@ Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or fals
   }
 });
 
+Deno.test("vLLM: a legacy rope_scaling type 'mrope' without an mrope_section FAILs, honest or falsified: patch_rope_scaling_dict asserts one (it was NOT_VERIFIED); with one it loads (as default with M-RoPE sections) and stays NOT_VERIFIED", async () => {
+  const vllm = await honestOf("qwen3-tiny-dense", { logId: "rope-mrope-vllm", ...VLLM_STACK });
+  for (const scaling of [{ rope_type: "mrope" }, { type: "mrope" }]) {
+    const edit = setField("rope_scaling", scaling);
+    for (const [what, record] of honestAndFalsified(vllm.honest)) {
+      const r = await verifyAlone(withConfig(record, vllm.blobs, edit), vllm.blobs);
+      const at = `${JSON.stringify(scaling)} ${what}`;
+      assert.equal(r.status, "FAIL", `${at}: ${r.reason}`);
+      assert.match(
+        r.reason,
+        /runs vLLM: the config's rope_scaling type 'mrope' gives no mrope_section/,
+        at,
+      );
+    }
+  }
+  const loads = setField("rope_scaling", { rope_type: "mrope", mrope_section: [16, 24, 24] });
+  const r = await verifyAlone(withConfig(vllm.honest, vllm.blobs, loads), vllm.blobs);
+  assert.equal(r.status, "NOT_VERIFIED", r.reason);
+  assert.match(r.reason, /rope_scaling\.rope_type '"mrope"' is not modelled/);
+});
+
 Deno.test("a rope_scaling rope_type and type each engine resolves its own way: Qwen's config class copies type over rope_type (4.5x and vLLM, which loads through it), so a null or built rope_type beside a bogus type FAILs, honest or falsified (it was NOT_VERIFIED); a bogus rope_type beside a default type loads and stays NOT_VERIFIED", async () => {
   const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-pair" });
   const vllm = await honestOf("qwen3-tiny-dense", {

@@ -91,6 +91,11 @@ export interface RopeTypeKeys {
   readonly rope_type?: string | null;
   /** `type` (the legacy name), where the key is present. */
   readonly type?: string | null;
+  /**
+   * Present when the `rope_scaling` also gives `mrope_section`, which vLLM 0.11 asserts for the
+   * legacy type `mrope` (`patch_rope_scaling_dict`).
+   */
+  readonly mropeSection?: true;
 }
 
 /**
@@ -235,7 +240,7 @@ function _typeKeys(p: _Json): RopeTypeKeys | undefined {
   if (named.length === 0) return undefined;
   const modelled = (t: string | null) => t !== null && Object.hasOwn(_TYPE_KEYS, t);
   if (named.every(modelled) && new Set(named).size === 1) return undefined;
-  return Object.freeze(keys);
+  return Object.freeze(Object.hasOwn(p, "mrope_section") ? { ...keys, mropeSection: true } : keys);
 }
 
 function _section(

@@ -55,8 +55,8 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * - `get_rope` builds no RoPE of a type outside llama3, mllama4, default, linear, ntk, dynamic,
  *   yarn, deepseek_yarn and longrope ("Unknown RoPE scaling type",
  *   `vllm/model_executor/layers/rotary_embedding/__init__.py:202` at commit c3124680), after
- *   `patch_rope_scaling_dict` has read `su` as longrope and `mrope` as default
- *   (`vllm/transformers_utils/config.py:376-399`), and `patch_rope_scaling_dict` refuses a
+ *   `patch_rope_scaling_dict` has read `su` as longrope and `mrope` as default (asserting that
+ *   an `mrope` one gives an `mrope_section`: `vllm/transformers_utils/config.py:376-399`), and `patch_rope_scaling_dict` refuses a
  *   `rope_type` and a `type` that differ ("Found conflicts between ..."), as the config class
  *   left them: the Llama and Qwen classes copy `type` over `rope_type` first, Mistral's copies
  *   nothing (`DecoderConfig.ropeTypeKeys`, `_vllmRopeTypeRefusal`);
@@ -82,6 +82,8 @@ export function vllmPipelineStages(layers: number, pp: number): [number, number]
  * if (!vllmRefusal(bogus, { pp: 1 })?.includes("Unknown RoPE")) throw new Error();
  * const ntk = { ...c, ropeTypeKeys: { rope_type: "ntk" } };
  * if (vllmRefusal(ntk, { pp: 1 }) !== null) throw new Error();
+ * const mrope = { ...c, ropeTypeKeys: { rope_type: "mrope" } };
+ * if (!vllmRefusal(mrope, { pp: 1 })?.includes("mrope_section")) throw new Error();
  * const pair = { ...c, ropeTypeKeys: { rope_type: "bogus", type: "default" } };
  * if (vllmRefusal({ ...pair, modelType: "qwen3" }, { pp: 1 }) !== null) throw new Error();
  * if (!vllmRefusal({ ...pair, modelType: "mistral" }, { pp: 1 })?.includes("conflicts")) {
@@ -151,8 +153,9 @@ function _activationRefusal(
  * `rope_type`, Mistral's copies nothing), `patch_rope_scaling_dict` refuses a `rope_type` and a
  * `type` that differ (Python `!=`, a None included: "Found conflicts between 'rope_type=...'
  * (modern field) and 'type=...' (legacy field)", `vllm/transformers_utils/config.py:377-384` at
- * c3124680) and takes a lone `type` as `rope_type`; `get_rope` then raises "Unknown RoPE scaling
- * type" for a type outside its set (None included).
+ * c3124680) and takes a lone `type` as `rope_type`, asserts an `mrope_section` for the legacy
+ * type `mrope` (`config.py:396-399`); `get_rope` then raises "Unknown RoPE scaling type" for a
+ * type outside its set (None included).
  */
 function _vllmRopeTypeRefusal(
   config: Pick<DecoderConfig, "ropeTypeKeys"> & { readonly modelType?: DecoderConfig["modelType"] },
@@ -169,6 +172,10 @@ function _vllmRopeTypeRefusal(
   }
   // No conflict is left: the one type read is the one vLLM reads.
   const type = _ropeTypeRead(keys, config.modelType);
+  if (type === "mrope" && keys.mropeSection !== true) {
+    return "the config's rope_scaling type 'mrope' gives no mrope_section, which vLLM 0.11 " +
+      "asserts before reading it as default (patch_rope_scaling_dict: AssertionError)";
+  }
   if (type !== null && _VLLM_ROPE_TYPES.has(type)) return null;
   return `the config's rope_scaling type ${_show(type)} is none vLLM 0.11 builds ` +
     `(${[..._VLLM_ROPE_TYPES].join(", ")}): get_rope raises 'Unknown RoPE scaling type'`;
