@@ -3,7 +3,8 @@
  * raises for a name none of its skips reaches (`AutoWeightsLoader` for a first component that is
  * no child of the model, `Qwen2Model.load_weights`' `params_dict[name]` for a `model.` one), so a
  * record on a vLLM stack FAILs, honest or not; a name it skips (a `.bias` the model lacks) and any
- * on Transformers 4.5x, which drops it with a warning, stay NOT_VERIFIED, never PASS.
+ * on Transformers 4.5x, which drops it with a warning, stay NOT_VERIFIED, never PASS. (The
+ * Llama class's reading, after its Mistral-format renaming, is tested on `vllmRefusedTensor`.)
  */
 import assert from "node:assert/strict";
 import { VLLM_STACK, type WeightEdit as Edit, weightEditStatuses } from "./_weight_edit_stack.ts";

@@ -15,15 +15,52 @@
  * any other name they look up in `params_dict` and raise `KeyError` for. Only names that none of
  * those skips can reach are read as refused here: nothing holding a fused shard's name or
  * `experts`, nothing ending in `bias` or `scale`, no `lm_head` name. Pipeline stages skip a layer
- * only on the stages that do not build it, so the stage that does raises. Llama and Mistral
- * (whose loader first renames Mistral-format names) are not read here.
+ * only on the stages that do not build it, so the stage that does raises.
+ *
+ * `LlamaForCausalLM` (which also runs Mistral, `registry.py`) first renames every name as a
+ * Mistral-format one (`maybe_remap_mistral`: each module, or pair of modules, found in
+ * `mistral_mapping` is replaced throughout the name, `norm` by `model.norm`, `output` by
+ * `lm_head` and so on, unless the replacement is already in it), then loads as above
+ * (`LlamaModel.load_weights`: the same skips, with the shard names matched with their leading dot,
+ * and no lookup spared). A name that the renaming turns into one of the model's tensors is loaded
+ * over it (the order of loading decides which runs): never read as refused; any other is read by
+ * the rules above after the renaming.
  *
  * @module
  */
 import type { DecoderConfig } from "./decoder_config.ts";
+import { decoderTensorShapes } from "./decoder_tensors.ts";
 
 /** The families whose vLLM 0.11 loader is read here. */
-const _FAMILIES: ReadonlySet<string> = new Set(["qwen2", "qwen3", "qwen3_moe"]);
+const _FAMILIES: ReadonlySet<string> = new Set(["qwen2", "qwen3", "qwen3_moe", "llama", "mistral"]);
+
+/** The families whose vLLM 0.11 class is `LlamaForCausalLM` (which renames Mistral-format names). */
+const _LLAMA_CLASS: ReadonlySet<string> = new Set(["llama", "mistral"]);
+
+/** `LlamaForCausalLM.mistral_mapping` at c3124680 (`llama.py`), in its order. */
+const _MISTRAL_MAPPING: ReadonlyMap<string, string> = new Map([
+  ["layers", "model.layers"],
+  ["attention", "self_attn"],
+  ["qscale_act", "input_scale"],
+  ["qscale_weight", "weight_scale"],
+  ["kv_fake_quantizer.qscale_act", "kv_scale"],
+  ["q_fake_quantizer.qscale_act", "attn.q_scale"],
+  ["k_fake_quantizer.qscale_act", "k_scale"],
+  ["v_fake_quantizer.qscale_act", "v_scale"],
+  ["wq", "q_proj"],
+  ["wk", "k_proj"],
+  ["wv", "v_proj"],
+  ["wo", "o_proj"],
+  ["attention_norm", "input_layernorm"],
+  ["feed_forward", "mlp"],
+  ["w1", "gate_proj"],
+  ["w2", "down_proj"],
+  ["w3", "up_proj"],
+  ["ffn_norm", "post_attention_layernorm"],
+  ["tok_embeddings", "model.embed_tokens"],
+  ["output", "lm_head"],
+  ["norm", "model.norm"],
+]);
 
 /** Substrings a loader's skips or renames act on (`AutoWeightsLoader`, the inner models). */
 const _REACHED = [
@@ -52,17 +89,41 @@ const _REACHED = [
  * const qwen3 = { modelType: "qwen3" } as never;
  * if (vllmRefusedTensor(qwen3, ["model.extra"]) !== "model.extra") throw new Error();
  * if (vllmRefusedTensor(qwen3, ["model.layers.0.mlp.extra.bias"]) !== null) throw new Error();
- * if (vllmRefusedTensor({ modelType: "llama" } as never, ["model.extra"]) !== null) {
+ * if (vllmRefusedTensor({ modelType: "gemma" } as never, ["model.extra"]) !== null) {
  *   throw new Error();
  * }
  * ```
  */
 export function vllmRefusedTensor(
-  config: Pick<DecoderConfig, "modelType">,
+  config: DecoderConfig,
   names: readonly string[],
 ): string | null {
   if (!_FAMILIES.has(config.modelType)) return null;
-  return names.find(_refused) ?? null;
+  if (!_LLAMA_CLASS.has(config.modelType)) return names.find(_refused) ?? null;
+  const model = decoderTensorShapes(config);
+  return names.find((name) => {
+    const renamed = _remapMistral(name);
+    return !model.has(renamed) && _refused(renamed);
+  }) ?? null;
+}
+
+/**
+ * `maybe_remap_mistral`'s renaming: for each module of the name as given, the pair it starts
+ * replaced throughout the name where the pair is a mapping key, else the module where it is one
+ * and its replacement is not yet in the name (Python's `str.replace`: every occurrence, left to
+ * right).
+ */
+function _remapMistral(name: string): string {
+  const modules = name.split(".");
+  for (let i = 0; i < modules.length; i++) {
+    const item = modules[i]!;
+    const pair = i + 1 < modules.length ? `${item}.${modules[i + 1]}` : undefined;
+    const byPair = pair === undefined ? undefined : _MISTRAL_MAPPING.get(pair);
+    const byItem = _MISTRAL_MAPPING.get(item);
+    if (byPair !== undefined) name = name.split(pair!).join(byPair);
+    else if (byItem !== undefined && !name.includes(byItem)) name = name.split(item).join(byItem);
+  }
+  return name;
 }
 
 function _refused(name: string): boolean {
