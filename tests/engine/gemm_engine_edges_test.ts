@@ -11,6 +11,7 @@ import type { Datapath, KWalkGemmOperands } from "../../src/hardware/mod.ts";
 import {
   assertSameAsReference,
   loadEngine,
+  loadProfiles,
   pattern,
   rng,
   sixteenBitFp32Datapaths,
@@ -205,3 +206,19 @@ for (const [label, dp] of distinct) {
     }
   });
 }
+
+Deno.test("GemmEngine.kWalk() matches kWalkReference() where a block sum plus the accumulator crosses 2^128 on a100/mma-bf16-fp32", async () => {
+  // The narrow (i32) path takes a block only while its exponent sums stay below F + 97 (the
+  // fast path's ceiling); past it the exact path decides. Here one block's sum sits just below
+  // 2^128 and the accumulator tips it over: 8 products (255/128 * 2^62) * (255/128 * 2^61) =
+  // 1.984405517578125 * 2^127, plus (2^23 + 63) * 2^98 ~ 2^121, exceed 2^128 (by 2^112), so the
+  // walk overflows where a ceiling two exponents higher leaves it at the largest finite value.
+  const a100 = (await loadProfiles()).find((p) => p.id === "a100");
+  const dp = a100?.tensorCore.datapaths.find((d) => d.id === "mma-bf16-fp32");
+  assert.ok(dp, "a100/mma-bf16-fp32 is in the committed profiles");
+  const [m, n, k] = [1, 1, 16];
+  const a = new Uint16Array(k).map((_, i) => i < 8 ? 0x5eff : 0);
+  const b = new Uint16Array(k).map((_, i) => i < 8 ? 0x5e7f : 0);
+  const init = new Uint32Array([((122 + 127) << 23 | 63) >>> 0]);
+  assertSame(dp, { a, b, m, n, k, init }, "block sum over 2^128 with the accumulator");
+});
