@@ -62,3 +62,50 @@ Deno.test("softmaxWarp() refuses rows longer than the version's warp-kernel limi
     2048,
   );
 });
+
+Deno.test("softmaxWarp() sums each lane's elements in index order, then halves the 32 lane sums offset 16 first", () => {
+  // An independent statement of PyTorch's reduction (spec stack_pytorch_hf.md §2.5;
+  // PersistentSoftmax.cuh `softmax_warp_forward`: `sum += elements[it]` for it = 0..ITER-1, then
+  // `warp_reduce` with `WARP_SHFL_XOR(sum, offset)` for offset = 16, 8, 4, 2, 1): lane l adds
+  // x[l], x[l + 32], x[l + 64], ... from +0; lane 0's xor butterfly then equals folding the 32
+  // lane sums in halves, t_j = s_j + s_(j+16), then t_j + t_(j+8), ..., down to one value.
+  const add = (a: number, b: number) => F32_RN.add(a, b);
+  const fold = (v: number[]) => {
+    for (let half = v.length / 2; half >= 1; half /= 2) {
+      v = v.slice(0, half).map((s, j) => add(s, v[j + half]!));
+    }
+    return v[0]!;
+  };
+  let [backwardsDiffers, offsetOneFirstDiffers] = [0, 0];
+  for (const dim of [64, 100, 200, 512, 1000, 1024]) {
+    const iter = 2 ** Math.ceil(Math.log2(dim)) / 32; // P2 / WARP
+    for (let r = 0; r < 8; r++) {
+      const x = logits(dim, `tree${dim}/${r}`);
+      const m = Math.max(...Array.from(x, f32FromBits));
+      const e = Array.from(x, (v) => cudaExpf(bitsFromF32(Math.fround(f32FromBits(v) - m)), table));
+      const lane = (l: number, order: number[]) =>
+        order.reduce((s, it) => l + 32 * it < dim ? add(s, e[l + 32 * it]!) : s, 0);
+      const its = Array.from({ length: iter }, (_, it) => it);
+      const lanes = Array.from({ length: 32 }, (_, l) => lane(l, its));
+      const sum = fold(lanes);
+      const y = softmaxWarp(x, { dim, mufu: table });
+      e.forEach((v, i) => assert.equal(y[i], divF32(v, sum), `dim ${dim} row ${r} i ${i}`));
+      // The same sums in another order: the lanes backwards, or the butterfly offset 1 first.
+      const backwards = fold(Array.from({ length: 32 }, (_, l) => lane(l, [...its].reverse())));
+      const rev5 = (l: number) =>
+        parseInt(l.toString(2).padStart(5, "0").split("").reverse().join(""), 2);
+      const bitReversed = fold(Array.from({ length: 32 }, (_, l) => lanes[rev5(l)]!));
+      if (backwards !== sum) backwardsDiffers++;
+      if (bitReversed !== sum) offsetOneFirstDiffers++;
+    }
+  }
+  // The rows are ones where the order shows: a good share of them sum differently either way.
+  assert.ok(
+    backwardsDiffers >= 10,
+    `rows whose lanes summed backwards differ: ${backwardsDiffers}`,
+  );
+  assert.ok(
+    offsetOneFirstDiffers >= 10,
+    `rows whose offset-1-first sum differs: ${offsetOneFirstDiffers}`,
+  );
+});
