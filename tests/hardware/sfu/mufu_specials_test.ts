@@ -62,6 +62,10 @@ Deno.test("`mufuEx2()` follows the RRO/EX2 special-value rules when given specia
     [0x42fe0000, 0x7f000000], // 2^127
     [0xc2fc0000, 0x00800000], // 2^-126
     [0xc2fe0000, 0x00000000], // 2^-127 flushes
+    // Results in [2^-127, 2^-126) flush to +0 too (spec sfu_tesla_model.md §1: "Results below
+    // 2^-126 flush to 0"): -126.5 and -126.9 give 2^-127 · g(~f), g(~f) in [1, 2).
+    [0xc2fd0000, 0x00000000], // -126.5
+    [0xc2fdcccd, 0x00000000], // -126.9
   ]);
   // The largest finite input below 128 stays finite or saturates to +Inf, never NaN.
   assert.ok(mufuEx2(0x42ffffff, t) <= 0x7f800000);
