@@ -158,6 +158,7 @@ export {
   vllmReadingGap,
   vllmRefusal,
   vllmRefusedTensor,
+  vllmRenamedOnto,
   vllmStackMaxModelLen,
   weightFilesContradiction,
   weightFormatOf,

@@ -120,9 +120,10 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
     const { ckpt } = opened;
     _checkSplit(o.predicate, { stack: o.stack, config: ckpt.config });
     // Tensors missing: a stack whose loader refuses them FAILs, before any refusal.
-    _refusable(o.refusals, () => _checkMissingTensors(ckpt, o.stack));
+    const loading = { ckpt, stack: o.stack, profile: o.profile };
+    _refusable(o.refusals, () => _checkMissingTensors(o.predicate, loading));
     // Tensors the model does not have that the stack's loader refuses: FAIL, before any refusal.
-    _checkExtraTensors(ckpt, o.stack);
+    _refusable(o.refusals, () => _checkExtraTensors(o.predicate, loading));
     // A stored tied head the stack's loader reads: a misshapen one FAILs, before any refusal.
     if (ckpt.storedTiedHeadProblem?.invalid === true) _checkStoredTiedHead(ckpt, o.stack);
     // Weights not modelled: no evidence against the record, which is still held to their config.

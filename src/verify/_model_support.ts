@@ -33,6 +33,7 @@ import {
   vllmDtypeGap,
   vllmReadingGap,
   vllmRefusedTensor,
+  vllmRenamedOnto,
   weightMetadataFinding,
 } from "../model/mod.ts";
 import { quoteShort } from "../escape_text.ts";
@@ -237,38 +238,56 @@ function _vllmUnloaded(missing: readonly string[]): string | null {
   return null;
 }
 
+/** What a record stating settings beyond its vLLM stack may load otherwise. */
+const _MAY_LOAD_OTHERWISE = "may change what it loads (--load-format, --hf-overrides): that " +
+  "loading is not modelled";
+
 /**
  * Holds a checkpoint whose files lack tensors its config implies
  * (`DecoderCheckpoint.missingTensors`) to the stack's loader: vLLM refuses to load a model with a
  * parameter no tensor was loaded into (`_vllmUnloaded`), so a record of such a run cannot be
- * true; Transformers 4.5x initialises the missing tensors anew with a warning ("Some weights of
- * ... were not initialized from the model checkpoint", `_initialize_missing_keys` in
- * modeling_utils.py), as vLLM leaves a fused parameter's missing shard uninitialised: a model this
- * version does not model.
+ * true, unless it states settings beyond its stack's (`--load-format dummy` reads no weights) or
+ * another stored tensor is renamed onto the missing one (`vllmRenamedOnto`: Llama's
+ * Mistral-format names, and `wq` / `wk` are permuted on the way); Transformers 4.5x initialises
+ * the missing tensors anew with a warning ("Some weights of ... were not initialized from the
+ * model checkpoint", `_initialize_missing_keys` in modeling_utils.py), as vLLM leaves a fused
+ * parameter's missing shard uninitialised: a model this version does not model.
  *
- * @param ckpt the opened checkpoint
- * @param stack the record's stack
+ * @param p the record's predicate (its stated components)
+ * @param o the opened checkpoint, the record's stack and GPU profile
  * @throws {_Stop} FAIL (a tensor vLLM's loader loads nothing from) or NOT_VERIFIED (the rest)
  */
 export function _checkMissingTensors(
-  ckpt: Pick<DecoderCheckpoint, "missingTensors">,
-  stack: StackProfile,
+  p: ClaimPredicate,
+  o: {
+    readonly ckpt: Pick<DecoderCheckpoint, "missingTensors" | "extraTensors" | "config">;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+  },
 ): void {
+  const { ckpt, stack } = o;
   const missing = ckpt.missingTensors ?? [];
   if (missing.length === 0) return;
   if (isVllmStack(stack)) {
-    const unloaded = _vllmUnloaded(missing);
+    const renamed = vllmRenamedOnto(ckpt.config, ckpt.extraTensors ?? []);
+    const unloaded = _vllmUnloaded(missing.filter((name) => !renamed.has(name)));
     if (unloaded !== null) {
-      throw new _Stop(
-        "FAIL",
-        `checkpoint: tensor '${unloaded}' is missing (vLLM's loader refuses a parameter not ` +
-          "initialized from the checkpoint)",
-      );
+      throw _pastLimit(p, {
+        ...o,
+        what: "checkpoint",
+        why: `tensor '${unloaded}' is missing (vLLM's loader refuses a parameter not initialized ` +
+          "from the checkpoint)",
+        may: _MAY_LOAD_OTHERWISE,
+      });
     }
+    const onto = missing.find((name) => renamed.has(name));
     throw new _Stop(
       "NOT_VERIFIED",
-      `checkpoint: tensor '${missing[0]}' is missing (vLLM loads its fused parameter's other ` +
-        "shards and leaves its part uninitialised, which this version does not model)",
+      onto === undefined
+        ? `checkpoint: tensor '${missing[0]}' is missing (vLLM loads its fused parameter's ` +
+          "other shards and leaves its part uninitialised, which this version does not model)"
+        : `checkpoint: tensor '${onto}' is missing and vLLM's loader renames another stored ` +
+          "tensor onto it (a Mistral-format name), a loading this version does not model",
     );
   }
   throw new _Stop(
@@ -282,27 +301,35 @@ export function _checkMissingTensors(
  * Holds a checkpoint whose files store tensors the config's model does not have
  * (`DecoderCheckpoint.extraTensors`) to the stack's loader: vLLM 0.11's loader raises for a name
  * none of its skips reaches (`vllmRefusedTensor`), so a record of a run on such a stack cannot be
- * true. Any other (a name vLLM may skip, or a Transformers stack, which drops it with a warning)
- * is left to the checkpoint's NOT_VERIFIED (`DecoderCheckpoint.unmodelled`).
+ * true, unless it states settings beyond its stack's (`--load-format dummy` reads no weights,
+ * `--hf-overrides` may build the layer a name belongs to). Any other (a name vLLM may skip, or a
+ * Transformers stack, which drops it with a warning) is left to the checkpoint's NOT_VERIFIED
+ * (`DecoderCheckpoint.unmodelled`).
  *
- * @param ckpt the opened checkpoint
- * @param stack the record's stack
- * @throws {_Stop} FAIL (a tensor vLLM's loader refuses)
+ * @param p the record's predicate (its stated components)
+ * @param o the opened checkpoint, the record's stack and GPU profile
+ * @throws {_Stop} FAIL (a tensor vLLM's loader refuses), NOT_VERIFIED where the record states
+ *   settings beyond its stack's
  */
 export function _checkExtraTensors(
-  ckpt: Pick<DecoderCheckpoint, "extraTensors" | "config">,
-  stack: StackProfile,
+  p: ClaimPredicate,
+  o: {
+    readonly ckpt: Pick<DecoderCheckpoint, "extraTensors" | "config">;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+  },
 ): void {
-  if (ckpt.extraTensors === undefined || !isVllmStack(stack)) return;
+  const { ckpt } = o;
+  if (ckpt.extraTensors === undefined || !isVllmStack(o.stack)) return;
   const refused = vllmRefusedTensor(ckpt.config, ckpt.extraTensors);
   if (refused === null) return;
-  throw new _Stop(
-    "FAIL",
-    `checkpoint: tensor ${
-      quoteShort(refused, 120)
-    } is not part of the config's model, and vLLM's ` +
+  throw _pastLimit(p, {
+    ...o,
+    what: "checkpoint",
+    why: `tensor ${quoteShort(refused, 120)} is not part of the config's model, and vLLM's ` +
       `${ckpt.config.modelType} loader refuses to load it (no parameter or module of that name)`,
-  );
+    may: _MAY_LOAD_OTHERWISE,
+  });
 }
 
 /**

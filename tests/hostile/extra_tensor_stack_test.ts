@@ -43,3 +43,28 @@ Deno.test("Transformers 4.5x: an extra tensor is dropped with a warning: NOT_VER
     }
   }
 });
+
+Deno.test("vLLM: an extra tensor is NOT_VERIFIED, not FAIL, where the record states loader settings beyond its stack's (--load-format dummy reads no weights)", async () => {
+  const stated = { flags: "--enforce-eager --load-format dummy" };
+  const got = await weightEditStatuses(VLLM_STACK, extra("model.extra"), "extra", { stated });
+  for (const [who, status, why] of got) {
+    assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+    assert.ok(why.includes("the record states settings beyond stack"), why);
+  }
+});
+
+Deno.test("vLLM: Mistral (run by the Llama class) FAILs a tensor the loader has no parameter for after its Mistral-format renaming; one renamed onto a model tensor is loaded over it: NOT_VERIFIED", async () => {
+  const on = (name: string) =>
+    weightEditStatuses(VLLM_STACK, extra(name), "extra", { dir: "mistral-tiny" });
+  for (const name of ["model.extra", "layers.0.feed_forward.extra.weight"]) {
+    for (const [who, status, why] of await on(name)) {
+      assert.equal(status, "FAIL", `${name} ${who}: ${why}`);
+      assert.ok(why.includes(`tensor '${name}' is not part of the config's model, and vLLM`), why);
+    }
+  }
+  for (const name of ["norm.weight", "model.layers.0.attention.wq.weight", "output.weight"]) {
+    for (const [who, status, why] of await on(name)) {
+      assert.equal(status, "NOT_VERIFIED", `${name} ${who}: ${why}`);
+    }
+  }
+});

@@ -4,7 +4,9 @@
  * checkpoint"), so a record on a vLLM stack FAILs, unless the tensor is one shard of a fused
  * parameter (`qkv_proj`, `gate_up_proj`) a sibling fills, which leaves its part uninitialised;
  * Transformers 4.5x initialises a missing tensor anew with a warning. Either of those ran a model
- * this version does not model: NOT_VERIFIED.
+ * this version does not model: NOT_VERIFIED. So is a record stating vLLM settings beyond its stack's
+ * (`--load-format dummy` reads no weights), and a Mistral checkpoint storing a tensor under the
+ * Mistral-format name vLLM's Llama class renames onto it.
  */
 import assert from "node:assert/strict";
 import {
@@ -22,7 +24,13 @@ const NORM = "model.norm.weight";
 const UP = "model.layers.0.mlp.up_proj.weight";
 const GATE = "model.layers.0.mlp.gate_proj.weight";
 
-const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "missing");
+const statuses = (stack: object, edit: Edit, o?: Parameters<typeof weightEditStatuses>[3]) =>
+  weightEditStatuses(stack, edit, "missing", o);
+
+/** The tensors with one renamed. */
+function rename(from: string, to: string): Edit {
+  return (t) => t.map((x) => x.name === from ? { ...x, name: to } : x);
+}
 
 Deno.test("vLLM: a missing tensor no other fills FAILs (the loader refuses the model)", async () => {
   for (const edit of [drop(NORM), drop(UP, GATE)]) {
@@ -46,5 +54,36 @@ Deno.test("Transformers 4.5x: a missing tensor is initialised anew: NOT_VERIFIED
       assert.equal(status, "NOT_VERIFIED", who);
       assert.ok(why.includes("is missing (Transformers initialises it anew"), why);
     }
+  }
+});
+
+Deno.test("vLLM: a missing tensor is NOT_VERIFIED, not FAIL, where the record states loader settings beyond its stack's (--load-format dummy reads no weights)", async () => {
+  const stated = { flags: "--enforce-eager --load-format dummy" };
+  for (const [who, status, why] of await statuses(VLLM_STACK, drop(NORM), { stated })) {
+    assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+    assert.ok(why.includes(`tensor '${NORM}' is missing`), why);
+    assert.ok(why.includes("the record states settings beyond stack"), why);
+  }
+});
+
+Deno.test("vLLM: a Mistral tensor stored under the Mistral-format name the Llama class renames onto it is not missing to vLLM: NOT_VERIFIED (it had FAILed)", async () => {
+  const renames = [
+    rename(NORM, "norm.weight"),
+    rename("model.layers.0.self_attn.o_proj.weight", "layers.0.attention.wo.weight"),
+  ];
+  for (const edit of renames) {
+    const got = await statuses(VLLM_STACK, edit, { dir: "mistral-tiny" });
+    for (const [who, status, why] of got) {
+      assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+      assert.ok(why.includes("renames another stored tensor onto it"), why);
+    }
+  }
+  // Under a name the renaming does not reach, it is missing: FAIL.
+  for (
+    const [who, status] of await statuses(VLLM_STACK, rename(NORM, "model.nrm.weight"), {
+      dir: "mistral-tiny",
+    })
+  ) {
+    assert.equal(status, "FAIL", who);
   }
 });

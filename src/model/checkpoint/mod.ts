@@ -36,7 +36,7 @@ export {
   vllmReadingGap,
 } from "./decoder_config.ts";
 export { vllmPipelineStages, vllmRefusal } from "./vllm_refusal.ts";
-export { vllmRefusedTensor } from "./vllm_unexpected_tensor.ts";
+export { vllmRefusedTensor, vllmRenamedOnto } from "./vllm_unexpected_tensor.ts";
 export { decoderTensorShapes, layerPrefix, layerTensorShapes } from "./decoder_tensors.ts";
 export { hfRefusal } from "./hf_refusal.ts";
 export { stackLoadRefusal } from "./stack_load_refusal.ts";

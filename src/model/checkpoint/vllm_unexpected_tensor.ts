@@ -24,7 +24,8 @@
  * (`LlamaModel.load_weights`: the same skips, with the shard names matched with their leading dot,
  * and no lookup spared). A name that the renaming turns into one of the model's tensors is loaded
  * over it (the order of loading decides which runs): never read as refused; any other is read by
- * the rules above after the renaming.
+ * the rules above after the renaming (names of at most 1,024 characters; a longer one is never
+ * read as refused).
  *
  * @module
  */
@@ -102,10 +103,48 @@ export function vllmRefusedTensor(
   if (!_LLAMA_CLASS.has(config.modelType)) return names.find(_refused) ?? null;
   const model = decoderTensorShapes(config);
   return names.find((name) => {
+    if (name.length > _MAX_RENAMED) return false;
     const renamed = _remapMistral(name);
     return !model.has(renamed) && _refused(renamed);
   }) ?? null;
 }
+
+/**
+ * The model's tensors that vLLM 0.11's Llama class (Llama, Mistral) loads from other stored names
+ * through its Mistral-format renaming (`maybe_remap_mistral`: `norm.weight` onto
+ * `model.norm.weight`, `layers.0.attention.wo.weight` onto its `o_proj`), so that a model tensor
+ * stored under such a name only is not missing to it; empty for the other families. Names longer
+ * than the renaming is read for are left out.
+ *
+ * @param config the checkpoint's config
+ * @param names the stored tensors the config's model does not have
+ * @returns the model tensor names some of `names` are renamed onto
+ * @example
+ * ```ts
+ * import { vllmRenamedOnto } from "./vllm_unexpected_tensor.ts";
+ * if (vllmRenamedOnto({ modelType: "qwen3" } as never, ["norm.weight"]).size !== 0) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function vllmRenamedOnto(config: DecoderConfig, names: readonly string[]): Set<string> {
+  const onto = new Set<string>();
+  if (!_LLAMA_CLASS.has(config.modelType) || names.length === 0) return onto;
+  const model = decoderTensorShapes(config);
+  for (const name of names) {
+    if (name.length > _MAX_RENAMED) continue;
+    const renamed = _remapMistral(name);
+    if (model.has(renamed)) onto.add(renamed);
+  }
+  return onto;
+}
+
+/**
+ * The longest name the renaming is read for: its cost grows with the square of the name's
+ * length (each module replaced throughout the name), and no tensor name of a real checkpoint
+ * comes near it; a longer one is never read as refused.
+ */
+const _MAX_RENAMED = 1024;
 
 /**
  * `maybe_remap_mistral`'s renaming: for each module of the name as given, the pair it starts

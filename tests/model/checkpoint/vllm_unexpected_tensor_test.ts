@@ -51,3 +51,9 @@ Deno.test("vllmRefusedTensor(): Qwen's loaders take names as they are (no Mistra
     assert.equal(vllmRefusedTensor(c, [name]), name);
   }
 });
+
+Deno.test("vllmRefusedTensor(): a Llama-class name too long for the renaming to be read is never read as refused (the renaming's cost grows with its square)", () => {
+  const name = "kv_fake_quantizer.qscale_act.".repeat(40) + "x"; // 1,161 characters
+  assert.equal(vllmRefusedTensor(config("mistral-tiny"), [name]), null);
+  assert.equal(vllmRefusedTensor(config("mistral-tiny"), [name.slice(-1000)]), name.slice(-1000));
+});
