@@ -125,14 +125,18 @@ export async function _claimCheckpoint(blobs: BlobStore, o: _ClaimOptions): Prom
     // Tensors the model does not have that the stack's loader refuses: FAIL, before any refusal.
     _refusable(o.refusals, () => _checkExtraTensors(o.predicate, loading));
     // A stored tied head the stack's loader reads: a misshapen one FAILs, before any refusal.
-    if (ckpt.storedTiedHeadProblem?.invalid === true) _checkStoredTiedHead(ckpt, o.stack);
+    if (ckpt.storedTiedHeadProblem?.invalid === true) {
+      _refusable(o.refusals, () => _checkStoredTiedHead(o.predicate, loading));
+    }
     // Weights not modelled: no evidence against the record, which is still held to their config.
     _refusable(o.refusals, () => {
       if (ckpt.unmodelled !== undefined) {
         throw new _Stop("NOT_VERIFIED", `checkpoint: ${ckpt.unmodelled}`);
       }
     });
-    _refusable(o.refusals, () => _checkStoredTiedHead(ckpt, o.stack));
+    if (ckpt.storedTiedHeadProblem?.invalid !== true) {
+      _refusable(o.refusals, () => _checkStoredTiedHead(o.predicate, loading));
+    }
     _refusable(o.refusals, () => _checkTiedHead(ckpt, o.stack));
     _refusable(o.refusals, () => _checkWeightMetadata(ckpt, o.stack));
     _refusable(o.refusals, () => _checkModelDtype(ckpt, o.stack));

@@ -350,19 +350,32 @@ const _VLLM_SKIPS_TIED_HEAD: ReadonlySet<string> = new Set(["qwen2", "qwen3", "l
  * Transformers copies it into the shared parameter, so one of another shape than the embedding's
  * cannot be this model's and one of a dtype whose cast is not modelled is not modelled.
  *
- * @param ckpt the opened checkpoint
- * @param stack the record's stack
+ * A record stating settings beyond its stack's (which may load otherwise) is NOT_VERIFIED.
+ *
+ * @param p the record's predicate (its stated components)
+ * @param o the opened checkpoint, the record's stack and GPU profile
  * @throws {_Stop} FAIL (a misshapen stored head, on a Transformers stack) or NOT_VERIFIED (one of
  *   a dtype not modelled)
  */
 export function _checkStoredTiedHead(
-  ckpt: Pick<DecoderCheckpoint, "storedTiedHeadProblem" | "config">,
-  stack: StackProfile,
+  p: ClaimPredicate,
+  o: {
+    readonly ckpt: Pick<DecoderCheckpoint, "storedTiedHeadProblem" | "config">;
+    readonly stack: StackProfile;
+    readonly profile: GpuProfile;
+  },
 ): void {
+  const { ckpt, stack } = o;
   const problem = ckpt.storedTiedHeadProblem;
   if (problem === undefined) return;
   if (isVllmStack(stack) && _VLLM_SKIPS_TIED_HEAD.has(ckpt.config.modelType)) return;
-  throw new _Stop(problem.invalid ? "FAIL" : "NOT_VERIFIED", `checkpoint: ${problem.message}`);
+  if (!problem.invalid) throw new _Stop("NOT_VERIFIED", `checkpoint: ${problem.message}`);
+  throw _pastLimit(p, {
+    ...o,
+    what: "checkpoint",
+    why: problem.message,
+    may: "may change what it loads: that loading is not modelled",
+  });
 }
 
 /**

@@ -34,7 +34,8 @@ function storedHead(
 const MISSHAPEN = storedHead("BF16", () => [2, 2]);
 const I32 = storedHead("I32", (e) => [...e]);
 
-const statuses = (stack: object, edit: Edit) => weightEditStatuses(stack, edit, "tied-head");
+const statuses = (stack: object, edit: Edit, o?: Parameters<typeof weightEditStatuses>[3]) =>
+  weightEditStatuses(stack, edit, "tied-head", o);
 
 Deno.test("vLLM: a tied checkpoint's stored lm_head.weight of another shape is never read", async () => {
   const [honest, falsified] = await statuses(VLLM_STACK, MISSHAPEN);
@@ -73,5 +74,14 @@ Deno.test("vLLM: a tied Qwen3-MoE checkpoint that also stores lm_head.weight is 
       r.reason ?? "",
       /vLLM's Qwen3-MoE loader copies into the parameter the head shares/,
     );
+  }
+});
+
+Deno.test("Transformers 4.5x: a misshapen stored tied head is NOT_VERIFIED, not FAIL, where the record states settings beyond its stack's (they may load otherwise)", async () => {
+  const stated = { transformers_kwargs: "ignore_mismatched_sizes=True" };
+  for (const [who, status, why] of await statuses({}, MISSHAPEN, { stated })) {
+    assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+    assert.ok(why.includes("tensor 'lm_head.weight' (tied) is BF16 [2,2]"), why);
+    assert.ok(why.includes("the record states settings beyond stack"), why);
   }
 });
