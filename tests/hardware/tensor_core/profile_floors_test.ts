@@ -14,7 +14,9 @@
  * - "up": (g - 2) u + u + u sums to g units, 2^-149, at f; at f + 1 (units of 2u) the two u
  *   products vanish and the sum truncates to +0;
  * - "down": (g - 1) u + u/2 + u/2 truncates to +0 at f; at f - 1 (units of u/2) it is 2^-149.
- * The expected value is derived here from those rules, not read from the code.
+ * The expected value is derived here from those rules, not read from the code. The fp16 -> fp16
+ * datapaths (floors -19 V100, -20 Ampere/Ada, -21 Hopper/Blackwell) are pinned the same way with
+ * sums next to a rounding tie of fp16's round-to-nearest-even output.
  */
 import assert from "node:assert/strict";
 import { blockFma, parseGpuProfile, type ProfileDatapath } from "../../../src/hardware/mod.ts";
@@ -111,6 +113,74 @@ for (const [id, dp] of datapaths) {
     for (const [name, terms] of [["up", up], ["down", down]] as const) {
       const { a, b } = products(dp, terms);
       assert.equal(blockFma(dp, { c: 0, a, b }), derive(terms, f, F), name);
+    }
+  });
+}
+
+/**
+ * Spec floors for fp16 output (§9.2: V100TC -19, A100TC and AdaTC -20, H100TC and B200TC -21; the
+ * same families as {@link SPEC_FLOOR_FP32}), for the fp16 -> fp16 datapaths.
+ */
+const SPEC_FLOOR_FP16: Record<string, number> = {
+  v100: -19,
+  ...Object.fromEntries(
+    Object.entries(SPEC_FLOOR_FP32).map(([id, f]) => [id, f === -132 ? -20 : -21]),
+  ),
+};
+
+const fp16Datapaths: [string, ProfileDatapath][] = [...Deno.readDirSync(DIR)]
+  .filter((e) => e.name.endsWith(".json"))
+  .map((e) => parseGpuProfile(JSON.parse(Deno.readTextFileSync(new URL(e.name, DIR)))))
+  .flatMap((p) => p.tensorCore.datapaths.map((dp) => [p.id, dp] as [string, ProfileDatapath]))
+  .filter(([, dp]) => dp.input.name === "fp16" && dp.output.name === "fp16")
+  .sort(([x, a], [y, b]) => `${x}/${a.id}`.localeCompare(`${y}/${b.id}`));
+
+/** The fp16 pattern of 2^e (a normal or subnormal fp16 value). */
+function f16Pow2(e: number): number {
+  assert.ok(e >= -24 && e <= 15, `2^${e} is an fp16 value`);
+  return e >= -14 ? (e + 15) << 10 : 1 << (e + 24);
+}
+
+/**
+ * The spec's fp16 result for products 2^e (all below the floor), c = 0, floor f, F bits: the sum
+ * of the products truncated to units 2^(f - F) (§5.3), rounded to nearest even onto the fp16
+ * subnormal grid 2^-24 (§9.2 `frmode` rne, `out_subnormals` 1).
+ */
+function deriveFp16(terms: number[], f: number, F: number): number {
+  let units = 0;
+  for (const e of terms) {
+    assert.ok(e < f - 2, "every product is far below the floor");
+    units += Math.floor(2 ** (e - (f - F)));
+  }
+  const q = units * 2 ** (f - F) / 2 ** -24; // in fp16 subnormal units
+  assert.ok(q < 2 ** 10, "the sum is an fp16 subnormal");
+  const r = Math.floor(q), rest = q - r;
+  return rest > 0.5 || (rest === 0.5 && r % 2 === 1) ? r + 1 : r;
+}
+
+Deno.test("every fp16 -> fp16 datapath has a spec floor", () => {
+  assert.ok(fp16Datapaths.length > 0);
+  for (const [id, dp] of fp16Datapaths) {
+    assert.ok(SPEC_FLOOR_FP16[id] !== undefined, `${id}/${dp.id}`);
+  }
+});
+
+for (const [id, dp] of fp16Datapaths) {
+  Deno.test(`blockFma() on ${id}/${dp.id} truncates sub-floor products on the spec floor's grid (fp16 output)`, () => {
+    const f = SPEC_FLOOR_FP16[id]!;
+    const F = dp.fracBits;
+    const lu = f - F; // log2 of the unit u
+    // Half an fp16 subnormal unit (2^-25) plus one unit u: just above the tie at f, the tie (to
+    // even: +0) at f + 1, where u truncates away; the tie plus half a unit: the tie at f, just
+    // above it at f - 1.
+    const up = [-25, lu];
+    const down = [-25, lu - 1];
+    assert.deepEqual([deriveFp16(up, f, F), deriveFp16(up, f + 1, F)], [1, 0], "f from f + 1");
+    assert.deepEqual([deriveFp16(down, f, F), deriveFp16(down, f - 1, F)], [0, 1], "f from f - 1");
+    for (const [name, terms] of [["up", up], ["down", down]] as const) {
+      const a = terms.map((e) => f16Pow2(Math.floor(e / 2)));
+      const b = terms.map((e) => f16Pow2(e - Math.floor(e / 2)));
+      assert.equal(blockFma(dp, { c: 0, a, b }), deriveFp16(terms, f, F), name);
     }
   });
 }
