@@ -115,3 +115,15 @@ export function verdictReport(options: { population?: number; k?: number } = {})
     detection: detectionStatement(population, { k }),
   };
 }
+
+/**
+ * A report of population 8 and k 2 whose sample is hand-picked, not the seed's: the seed draws
+ * [6, 1] (record 1 FAILs), the picked sample is [4, 6] (both PASS), every other field (results,
+ * verdict, detection, subjects once signed) consistent with the picked indices.
+ */
+export function cherryPickedReport(): AuditReport {
+  const honest = verdictReport({ population: 8, k: 2 });
+  const full = verdictReport({ population: 8, k: 8 });
+  const picked = [4, 6].map((i) => full.results.find((r) => r.index === i)!);
+  return { ...honest, selected: [4, 6], results: picked, verdict: auditVerdict(picked) };
+}

@@ -19,7 +19,13 @@ import {
 } from "../../mod.ts";
 import type { ClaimLog } from "../../src/claims/mod.ts";
 import { auditVerdict, evidenceShortfall, type RecordResult } from "../../src/verify/mod.ts";
-import { checkSigned, recordDigest, SFU_EVIDENCE, verdictReport } from "./_verdict_report.ts";
+import {
+  checkSigned,
+  cherryPickedReport,
+  recordDigest,
+  SFU_EVIDENCE,
+  verdictReport,
+} from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
@@ -128,6 +134,22 @@ Deno.test("checkAttestation() applies the audit verdict rule to the attested res
     st.predicate.verdict = "INCONCLUSIVE";
   });
   assert.ok(inconclusive.valid, JSON.stringify(inconclusive.checks));
+});
+
+Deno.test("checkAttestation() refuses a sample hand-picked instead of the seed's (two PASS records for a FAIL)", async () => {
+  const honest = verdictReport({ population: 8, k: 2 });
+  assert.deepEqual(honest.selected, [6, 1]);
+  assert.equal(honest.verdict, "FAILED");
+  const picked = cherryPickedReport();
+  assert.equal(picked.verdict, "PASSED");
+  const st = verdictStatement(picked, {
+    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+    assets: { "tables/manifest.json": "66".repeat(32) },
+    timeVerified: "2026-03-01T12:00:00Z",
+  });
+  const r = await checkSigned(st, [key], { trustRoot });
+  assert.equal(r.valid, false);
+  assert.deepEqual(failed(r), ["sample"]);
 });
 
 Deno.test("checkAttestation() refuses another predicate type, named as such before any verdict field is read", async () => {

@@ -24,7 +24,7 @@ import {
 } from "../../mod.ts";
 import { drandBinding, parseDrandChainInfo, parseDrandRound } from "../../src/attest/beacon/mod.ts";
 import { isCode } from "../_assert_code.ts";
-import { verdictReport } from "./_verdict_report.ts";
+import { cherryPickedReport, verdictReport } from "./_verdict_report.ts";
 
 const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
@@ -94,6 +94,11 @@ Deno.test("signVerdict() refuses a report whose verdict does not follow from its
   await assert.rejects(
     signVerdict({ ...report, results: [...report.results].reverse() }, signing),
     (e) => isCode(InputError, "VERDICT_FIELD_VALUE")(e) && /results:/.test((e as Error).message),
+  );
+  // A sample hand-picked for its PASS records, every other field consistent with it.
+  await assert.rejects(
+    signVerdict(cherryPickedReport(), signing),
+    (e) => isCode(InputError, "VERDICT_FIELD_VALUE")(e) && /sample:/.test((e as Error).message),
   );
 });
 
