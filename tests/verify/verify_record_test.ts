@@ -44,6 +44,29 @@ Deno.test("a record of a workload kind this version does not know parses, chains
   assert.equal(audit.verdict, "INCONCLUSIVE");
 });
 
+Deno.test("a record not included in the committed log FAILs before its workload is read (a log handed over with another log's records and digests, its root kept)", async () => {
+  const log = parseClaimLog(formatClaimLog([forwardRecord()]));
+  const p = forwardRecord().predicate;
+  const swapped = makeClaimRecord({
+    ...p,
+    fingerprint: { ...p.fingerprint, sha256: "cd".repeat(32) },
+  });
+  const other = parseClaimLog(formatClaimLog([swapped]));
+  assert.notEqual(other.root, log.root);
+  const forged = { ...log, records: other.records, digests: other.digests };
+  const ctx = {
+    store: await openAssetStore(),
+    blobs: openBlobStore("/nonexistent"),
+    walker: referenceKWalker,
+  };
+  const r = await verifyRecord(ctx, { log: forged, index: 0 });
+  assert.equal(r.status, "FAIL");
+  assert.equal(r.reason, "record is not included in the committed log");
+  // The same records under their own root are included (and reach their workload).
+  const own = await verifyRecord(ctx, { log: other, index: 0 });
+  assert.equal(own.status, "NOT_VERIFIED");
+});
+
 Deno.test("parseClaimLog() still refuses a malformed workload kind", () => {
   const bad = JSON.parse(JSON.stringify(forwardRecord()));
   bad.predicate.workload.kind = "Decode Step";
