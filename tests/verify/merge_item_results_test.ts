@@ -147,6 +147,18 @@ Deno.test("mergeItemResults() refuses results of another plan, another record, a
   assert.throws(() => merge([{ ...r, item: "00".repeat(32) }]), code("MERGE_FOREIGN"));
   const other = { ...r, result: { ...r.result, index: r.result.index + 1 } };
   assert.throws(() => merge([other]), code("MERGE_MISMATCH"));
+  // The plan's index with another record's digest, or another claimed fingerprint (its recomputed
+  // one moved with it, so that the result stays consistent with itself).
+  const about = /it is about another record$/;
+  const mismatch = (e: unknown) => code("MERGE_MISMATCH")(e) && about.test((e as Error).message);
+  const digest = { ...r, result: { ...r.result, digest: "ee".repeat(32) } };
+  assert.throws(() => merge([digest]), mismatch);
+  const same = (h: string | null) => h === r.result.claimed ? "ee".repeat(32) : h;
+  const claimed = {
+    ...r,
+    result: { ...r.result, claimed: "ee".repeat(32), recomputed: same(r.result.recomputed) },
+  };
+  assert.throws(() => merge([claimed]), mismatch);
   const old = { ...r, verifier: { ...r.verifier, version: "0.0.1" } };
   assert.throws(() => merge([old]), code("MERGE_VERSION"));
   // The same version from another build (its manifest names other code or tables; review h99).
