@@ -185,6 +185,25 @@ Deno.test("checkAttestation() judges a revoked key at the token's time only for 
   );
 });
 
+Deno.test("checkAttestation() fails a token over a decoy entry even when a valid key's own signature counts: it would otherwise be shown as dating the signature", async () => {
+  const envelope = parseEnvelope(await Deno.readTextFile(may));
+  // The key is valid now: its signature counts without the token. The token covers a decoy entry
+  // no trusted key made; a VALID report would say a timestamp dates the signature (the checker
+  // page: "a timestamp token shows the signature existed at ...") when it dates nothing signed.
+  const decoy = encodeBase64(crypto.getRandomValues(new Uint8Array(64)));
+  const r = await checkAttestation(
+    { ...envelope, signatures: [...envelope.signatures, { keyid: "", sig: decoy }] },
+    { trustRoot: pinned([fxKey]), timestamp: await stampAt(decoy, "2026-05-01T00:00:05Z") },
+  );
+  assert.equal(r.valid, false);
+  assert.equal(r.checks.find((c) => c.check === "signatures")?.ok, false);
+  assert.match(signaturesCheck(r), /^1 valid inspector signature/);
+  assert.match(
+    signaturesCheck(r),
+    /the signing-time evidence covers signature 1, which no counted inspector key made$/,
+  );
+});
+
 Deno.test("checkAttestation() does not let a token over one signature date a co-signature", async () => {
   const envelope = parseEnvelope(await Deno.readTextFile(may));
   const trustRoot = pinned([fxKey, thiefKey]);
