@@ -56,7 +56,75 @@ function walk(
 }
 const range = (s: number, e: number) => Array.from({ length: e - s }, (_, t) => s + t);
 
-/** Spec pseudocode, one output element at a time. */
+/**
+ * Spec pseudocode, one output element at a time: the fp32 value the final epilogue rounds
+ * (`acc`) and its bf16 rounding (`out`).
+ */
+function literalAcc(
+  recipe: GemmRecipe,
+  dp: Datapath,
+  a: Uint16Array,
+  b: Uint16Array,
+  m: number,
+  n: number,
+  k: number,
+): { acc: number[]; out: number[] } {
+  const acc: number[] = [];
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      const E = (ks: number[]) => walk(dp, a, b, k, i, j, ks);
+      // §2.3: one CTA over [s, e) with tileK / warpK warp partitions summed in partition order.
+      const cta = ([s, e]: readonly [number, number], tileK: number, warpK: number) => {
+        let sum = 0;
+        for (let p = 0; p < tileK / warpK; p++) {
+          const ks = slicedStripes([s, e], { tileK, warpK, p }).flatMap(([x, y]) => range(x, y));
+          sum = p === 0 ? E(ks) : add32(sum, E(ks));
+        }
+        return sum;
+      };
+      switch (recipe.family) {
+        case "kwalk": {
+          // A warp K below the threadblock K is CUTLASS's kPartitionsK = tbK / warpK (§2.3, one slice).
+          const [tbK, warpK] = [recipe.threadblock[2], recipe.warp[2]];
+          acc.push(warpK === tbK ? E(range(0, k)) : cta([0, k], tbK, warpK));
+          break;
+        }
+        case "single_walk":
+          acc.push(E(range(0, k)));
+          break;
+        case "serial_split_k": {
+          let fin = 0;
+          splitKPartitions(k, recipe).forEach(([s, e], idx) => {
+            fin = idx === 0 ? E(range(s, e)) : add32(E(range(s, e)), up(bf(fin)));
+          });
+          acc.push(fin);
+          break;
+        }
+        case "sliced_k": {
+          let fin = 0;
+          splitKPartitions(k, recipe).forEach((slice, idx) => {
+            const c = cta(slice, recipe.tileK, recipe.warpK);
+            fin = idx === 0 ? c : add32(c, up(bf(fin)));
+          });
+          acc.push(fin);
+          break;
+        }
+        case "parallel_split_k": {
+          let r = 0;
+          for (const [s, e] of splitKPartitions(k, recipe)) {
+            const w = E(range(s, e));
+            r = add32(r, recipe.workspace === "output" ? up(bf(w)) : w);
+          }
+          acc.push(r);
+          break;
+        }
+      }
+    }
+  }
+  return { acc, out: acc.map(bf) };
+}
+
+/** The rounded output of the spec pseudocode. */
 function literal(
   recipe: GemmRecipe,
   dp: Datapath,
@@ -66,49 +134,7 @@ function literal(
   n: number,
   k: number,
 ): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < m; i++) {
-    for (let j = 0; j < n; j++) {
-      const E = (ks: number[]) => walk(dp, a, b, k, i, j, ks);
-      switch (recipe.family) {
-        case "kwalk":
-        case "single_walk":
-          out.push(bf(E(range(0, k))));
-          break;
-        case "serial_split_k": {
-          let acc = 0;
-          splitKPartitions(k, recipe).forEach(([s, e], idx) => {
-            acc = idx === 0 ? bf(E(range(s, e))) : bf(add32(E(range(s, e)), up(acc)));
-          });
-          out.push(acc);
-          break;
-        }
-        case "sliced_k": {
-          let acc = 0;
-          splitKPartitions(k, recipe).forEach((slice, idx) => {
-            let cta = 0;
-            for (let p = 0; p < recipe.tileK / recipe.warpK; p++) {
-              const ks = slicedStripes(slice, { ...recipe, p }).flatMap(([s, e]) => range(s, e));
-              cta = p === 0 ? E(ks) : add32(cta, E(ks));
-            }
-            acc = idx === 0 ? bf(cta) : bf(add32(cta, up(acc)));
-          });
-          out.push(acc);
-          break;
-        }
-        case "parallel_split_k": {
-          let r = 0;
-          for (const [s, e] of splitKPartitions(k, recipe)) {
-            const w = E(range(s, e));
-            r = add32(r, recipe.workspace === "output" ? up(bf(w)) : w);
-          }
-          out.push(bf(r));
-          break;
-        }
-      }
-    }
-  }
-  return out;
+  return literalAcc(recipe, dp, a, b, m, n, k).out;
 }
 
 function randomBf16(seed: number, count: number, spread: number): Uint16Array {
@@ -146,6 +172,47 @@ for (const recipe of RECIPES) {
       assert.deepEqual(Array.from(got.out), literal(recipe, dp, a, b, m, n, k));
     });
   }
+}
+
+/** Recipes whose fp32 order (partition folds, warp sums, warp slices) the rounded output hides. */
+const ORDER_RECIPES: GemmRecipe[] = [
+  parseRecipe({ family: "parallel_split_k", splitK: 3, tileK: 64, workspace: "fp32" }),
+  parseRecipe({ family: "parallel_split_k", splitK: 4, tileK: 64, workspace: "output" }),
+  parseRecipe({ family: "sliced_k", splitK: 1, tileK: 64, warpK: 16 }),
+  parseRecipe({ family: "sliced_k", splitK: 2, tileK: 64, warpK: 32 }),
+  parseRecipe({
+    family: "kwalk",
+    threadblock: [128, 128, 64],
+    warp: [64, 64, 32],
+    instruction: [16, 8, 16],
+  }),
+  parseRecipe({
+    family: "kwalk",
+    threadblock: [128, 128, 64],
+    warp: [64, 64, 16],
+    instruction: [16, 8, 16],
+  }),
+];
+
+for (const recipe of ORDER_RECIPES) {
+  const label = recipe.family === "kwalk"
+    ? `kwalk warpK ${recipe.warp[2]} < tbK ${recipe.threadblock[2]}`
+    : recipe.family === "sliced_k"
+    ? `sliced_k split ${recipe.splitK}, ${recipe.tileK / recipe.warpK} warps`
+    : recipe.family === "parallel_split_k"
+    ? `parallel_split_k split ${recipe.splitK}, ${recipe.workspace} workspace`
+    : recipe.family;
+  Deno.test(`runGemmRecipe() fp32 acc follows the spec order for ${label}`, async () => {
+    const [m, n, k] = [8, 16, 512];
+    const a = randomBf16(1, m * k, 6);
+    const b = randomBf16(2, n * k, 6);
+    for (const dp of [A100, H100]) {
+      const got = await runGemmRecipe(recipe, { dp, walker: referenceKWalker, a, b, m, n, k });
+      const want = literalAcc(recipe, dp, a, b, m, n, k);
+      assert.deepEqual(Array.from(got.acc), want.acc);
+      assert.deepEqual(Array.from(got.out), want.out);
+    }
+  });
 }
 
 Deno.test("recipes differ from each other on data where partition rounding matters", async () => {
