@@ -78,6 +78,28 @@ Deno.test("`pytorchReducePlan()` matches a literal simulation of reduce_kernel b
   }
 });
 
+Deno.test("`pytorchReducePlan()` matches the literal simulation on narrow-range rows of tail shapes", () => {
+  // Values in [1, 2): every partial sum rounds, so where the vectorised tail lands (accumulator
+  // 0, Reduce.cuh's input_vectorized_thread_reduce_impl) decides bits on some rows.
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+  const tails: [number, number][] = [[1, 129], [1, 131], [16, 2561], [4, 515], [1, 1001]];
+  for (const stack of [recent, REDUCE_STACK_CUDA_LEGACY]) {
+    for (const [outputs, length] of tails) {
+      const base = pytorchReducePlan({ outputs, length }, { stack });
+      for (const shift of base.config.vectorize ? [0, 1, 3] : [0]) {
+        const plan = pytorchReducePlan({ outputs, length }, { stack, shift });
+        for (let trial = 0; trial < 50; trial++) {
+          const x = Float32Array.from({ length }, () => Math.fround(1 + rnd()));
+          const want = bitsFromF32(simulateReduceKernel(x, plan.config, stack, shift));
+          const got = executePlan(plan, new Uint32Array(x.buffer));
+          assert.equal(got, want, `${outputs}x${length} shift ${shift} trial ${trial}`);
+        }
+      }
+    }
+  }
+});
+
 Deno.test("`pytorchReducePlan()` gives thread tx the elements 4(tx+32j)+i when H = 2560, M >= 16", () => {
   const p = pytorchReducePlan({ outputs: 16, length: 2560 }, { stack: recent });
   assert.equal(p.config.blockWidth, 32);
