@@ -1,7 +1,8 @@
 /**
  * What a time-stamp token's signer must have signed besides the TSTInfo's digest: the CMS content
- * type attribute, equal to the token's `eContentType` (RFC 5652 §11.1: otherwise the signature
- * would hold over the same bytes read as another kind of content), and the ESS attribute that
+ * type attribute, equal to the content type the caller requires (id-ct-TSTInfo, which the caller
+ * also requires of the token's `eContentType`: RFC 5652 §11.1, otherwise the signature would hold
+ * over the same bytes read as another kind of content), and the ESS attribute that
  * binds the signature to the TSA's certificate (RFC 3161 §2.4.1: `signingCertificate` with a
  * SHA-1 ESSCertID, RFC 2634 §5.4; or `signingCertificateV2`, RFC 5816 and RFC 5035 §3), whose
  * first certificate identifier must be the certificate that verified the signature: its hash, and
@@ -31,7 +32,8 @@ const V2_HASHES: readonly [string, (m: Uint8Array) => Uint8Array][] = [
  * Why the signer's signed attributes do not bind the token to its content type and signer.
  *
  * @param signerInfo the token's one SignerInfo
- * @param o the token's `eContentType` and the certificate that verified the signature
+ * @param o the content type the token must carry (the caller checks its `eContentType` against
+ *   the same) and the certificate that verified the signature
  * @returns undefined when they do, else the reason
  * @example
  * ```ts ignore
