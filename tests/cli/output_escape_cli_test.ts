@@ -1,7 +1,8 @@
 /**
  * The "wrote <path>" lines quote the path the user gave, and a path can hold any character: each
  * is escaped for the terminal like every other line a command prints, so an escape sequence in a
- * file name cannot clear the screen or paint over what the command said.
+ * file name cannot clear the screen or paint over what the command said. The one-line error that
+ * quotes an input's path is escaped the same way.
  */
 import assert from "node:assert/strict";
 import { auditArgs, makeAuditFixture } from "./_audit_fixture.ts";
@@ -57,4 +58,13 @@ Deno.test("model synth prints its output folder escaped", async () => {
       ...["--out", `${f.dir}/model-${ESC}`],
     ]),
   );
+});
+
+Deno.test("check prints the attestation path of its error escaped: a control or bidi character in a file name cannot act on the terminal", async () => {
+  const path = `${f.dir}/nope-${ESC}.json`;
+  const r = await runBitaudit(["check", path, "--trust-root", f.trustRoot]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.ok(!r.stderr.includes("\u001b") && !r.stderr.includes("\u202e"), JSON.stringify(r.stderr));
+  assert.ok(r.stderr.includes(`Cannot read '${f.dir}/nope-${SHOWN}.json': `), r.stderr);
+  assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
 });
