@@ -1,6 +1,12 @@
 /** What the terminal and JSON escaping show of characters that hide or reorder text. */
 import assert from "node:assert/strict";
-import { escapeForTerminal, escapeJsonText, quoteShort } from "../src/escape_text.ts";
+import {
+  escapeForTerminal,
+  escapeInQuotes,
+  escapeJsonText,
+  quoteForTerminal,
+  quoteShort,
+} from "../src/escape_text.ts";
 import { fieldsOf, onlyKnown } from "../src/json_fields.ts";
 import { escapeHtml } from "../src/cli/escape_html.ts";
 
@@ -44,4 +50,32 @@ Deno.test("a short quote collapses runs of spaces only: a byte order mark, a lin
     assert.equal(e.message, `Cannot read 'x.${quoteShort(key, 40).slice(1, -1)}': unknown field`);
     return true;
   });
+});
+
+/** Reads quoted text back as a reader does: a backslash takes the next character as it is, the first
+ * bare `'` closes the quotes. */
+function _unquote(shown: string): { text: string; rest: string } {
+  assert.equal(shown[0], "'");
+  let text = "";
+  for (let i = 1; i < shown.length; i++) {
+    if (shown[i] === "\\") text += shown[++i] ?? "";
+    else if (shown[i] === "'") return { text, rest: shown.slice(i + 1) };
+    else text += shown[i];
+  }
+  return { text, rest: "" };
+}
+
+Deno.test("inside quotes a backslash is doubled: a name ending in a backslash, or a backslash before a quote, cannot appear to close the quotes, and the text \\u{1b} does not show as an escape", () => {
+  // Without the doubling, `x\` showed as 'x\' (an escaped quote: the quotes never closed) and
+  // `x\' ok` as 'x\\' ok' (a quote closed after `x\`, ` ok'` outside it).
+  assert.equal(quoteForTerminal("x\\"), "'x\\\\'");
+  assert.equal(quoteForTerminal("x\\' ok"), "'x\\\\\\' ok'");
+  assert.equal(escapeInQuotes("x\\' ok"), "x\\\\\\' ok");
+  for (const name of ["x\\", "x\\'", "x\\' ok", "\\\\'", "a\\u{1b}b"]) {
+    const { text, rest } = _unquote(quoteForTerminal(name));
+    assert.equal(rest, "", `${name}: the quotes close at the end only`);
+    assert.equal(text, name, `${name}: read back as it was`);
+  }
+  // The text `\u{1b}` and an ESC show differently.
+  assert.notEqual(quoteForTerminal("a\\u{1b}b"), quoteForTerminal("a\u001bb"));
 });
