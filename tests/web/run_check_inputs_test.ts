@@ -1,7 +1,9 @@
 /**
  * `runCheck` on inputs of the wrong type, as a page's script or another tool may hand them over:
  * a trust root or claim log that is not text is a refusal naming that input with its parser's
- * code, as an unreadable file is, never a TypeError out of the page's one call into the verifier.
+ * code, as an unreadable file is, never a TypeError out of the page's one call into the verifier. A
+ * trust root whose drand or TSA pins are malformed is refused as the trust root too, before the
+ * check, whether or not the attestation needs them.
  */
 import assert from "node:assert/strict";
 import { buildTrustRoot, generateKeyPair, signVerdict } from "../../mod.ts";
@@ -31,5 +33,25 @@ Deno.test("runCheck() refuses a trust root or a claim log that is not text, nami
     ]);
     const log = await runCheck({ attestation: signed.text, trustRoot, log: v as string }, { now });
     assert.deepEqual(log.kind === "refused" && [log.input, log.code], ["claim log", "LOG_SYNTAX"]);
+  }
+});
+
+Deno.test("runCheck() refuses a trust root whose drand or TSA pins are malformed as the trust root (BAD_TRUST_ROOT), whatever the attestation needs of them", async () => {
+  const doc = JSON.parse(trustRoot);
+  const bad: Record<string, unknown>[] = [
+    { drand: "x" },
+    { drand: [{ chainHash: "AB".repeat(32), beaconId: "quicknet" }] },
+    { tsa: "x" },
+    { tsa: [{ certificate: "MAA=", name: "t" }] },
+  ];
+  for (const pins of bad) {
+    const r = await runCheck({
+      attestation: signed.text,
+      trustRoot: JSON.stringify({ ...doc, ...pins }),
+    }, { now });
+    assert.ok(r.kind === "refused", JSON.stringify(pins));
+    assert.equal(r.input, "trust root");
+    assert.equal(r.code, "BAD_TRUST_ROOT");
+    assert.match(r.message, new RegExp(`^Cannot read trust root: '${Object.keys(pins)[0]}`));
   }
 });
