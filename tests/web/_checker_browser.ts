@@ -58,6 +58,11 @@ export interface PageCase {
     extra?: string[];
     /** A claim log chosen in its own field before the drop (keyboard cases only). */
     handLog?: string;
+    /**
+     * The trust root goes with the other files through the drop zone's chooser, none chosen in
+     * its own field (keyboard cases only).
+     */
+    dropRoot?: boolean;
   };
   /** When given, a PNG screenshot of the page is written there. */
   shot?: string;

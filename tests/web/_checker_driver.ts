@@ -244,17 +244,18 @@ async function _chooseByKeyboard(
     const s = getComputedStyle(e);
     return `${s.outlineStyle} ${s.outlineWidth}`;
   });
-  // Everything but the trust root, which the page takes only from its own field (yours, never
-  // one that came with the attestation).
+  // Everything but the trust root (unless the case drops it too), which the page takes only from
+  // its own field (yours, never one that came with the attestation).
   const paths = [
     files.attestation,
+    ...(files.dropRoot ? [files.trustRoot] : []),
     ...(files.log ? [files.log] : []),
     ...(files.timestamp ? [files.timestamp] : []),
     ...(files.extra ?? []),
   ];
   // The trust root first: a drop after it must not replace it (the attack: a folder sent with
-  // the attestation holding its own trust root).
-  await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
+  // the attestation holding its own trust root). With `dropRoot`, only the drop holds one.
+  if (!files.dropRoot) await page.getByLabel(/^Trust root/).setInputFiles(files.trustRoot);
   // A log chosen in its own field first: a drop after it must not replace it either.
   if (files.handLog) await page.getByLabel(/^Claim log/).setInputFiles(files.handLog);
   const keys: string[] = [];

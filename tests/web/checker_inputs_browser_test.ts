@@ -3,7 +3,8 @@
  * isolates, C0/C1 controls and DEL, in signed fields and in file names); the page reads the
  * Sigstore bundle `bitaudit` writes and an RFC 3161 token, picked or sorted in from the drop
  * zone's chooser; a prover key dated after its checkpoint is explained with its dates and
- * `--prover-valid-from`, not as tampering.
+ * `--prover-valid-from`, not as tampering. A trust root dropped with the attestation fills no slot
+ * even when none was chosen by hand.
  */
 import assert from "node:assert/strict";
 import {
@@ -108,9 +109,18 @@ const keyboard: PageCase[] = ts === undefined ? [] : [
   { files: { attestation: envelope, trustRoot: ts.root, timestamp: ts.token }, keyboard: true },
   { files: cases.stampedBundle!, keyboard: true },
 ];
-const shown = await driveChecker([...names.map((n) => ({ files: cases[n]! })), ...keyboard]);
+// The sender's trust root (it lists the signing key), beside the attestation under another name,
+// dropped with it, and no trust root chosen in its own field.
+const sendersRoot = `${f.dir}/verdict-evidence.json`;
+await Deno.copyFile(f.trustRoot, sendersRoot);
+const shown = await driveChecker([
+  ...names.map((n) => ({ files: cases[n]! })),
+  { files: { attestation: envelope, trustRoot: sendersRoot, dropRoot: true }, keyboard: true },
+  ...keyboard,
+]);
 const page: Record<string, PageResult> = Object.fromEntries(names.map((n, i) => [n, shown[i]!]));
-const byKeyboard = shown.slice(names.length);
+const droppedRoot = shown[names.length]!;
+const byKeyboard = shown.slice(names.length + 1);
 
 const _now = (row: string[]) =>
   row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
@@ -188,4 +198,15 @@ Deno.test({
     assert.equal(inBundle!.chosen[3], "none chosen");
     assert.equal(inBundle!.checks[0]?.[0], "timestamp");
   },
+});
+
+Deno.test("checker page: a trust root dropped with the attestation, none chosen by hand, fills no slot and the check stays off", () => {
+  assert.equal(droppedRoot.state, "not-run");
+  assert.match(droppedRoot.chosen[0]!, /^attestation\.dsse\.json \(/);
+  assert.equal(droppedRoot.chosen[1], "none chosen");
+  assert.match(
+    droppedRoot.dropNote,
+    /^Not taken from the dropped files: verdict-evidence\.json \(a trust root; choose your own in the Trust root field/,
+  );
+  assert.equal(droppedRoot.workers, 0, "no check ran");
 });
