@@ -4,7 +4,7 @@
  * Sigstore bundle `bitaudit` writes and an RFC 3161 token, picked or sorted in from the drop
  * zone's chooser; a prover key dated after its checkpoint is explained with its dates and
  * `--prover-valid-from`, not as tampering. A trust root dropped with the attestation fills no slot
- * even when none was chosen by hand.
+ * even when none was chosen by hand, and one over 16 MiB is refused from its size, as by the CLI.
  */
 import assert from "node:assert/strict";
 import {
@@ -113,14 +113,20 @@ const keyboard: PageCase[] = ts === undefined ? [] : [
 // dropped with it, and no trust root chosen in its own field.
 const sendersRoot = `${f.dir}/verdict-evidence.json`;
 await Deno.copyFile(f.trustRoot, sendersRoot);
+// A trust root one byte over the page's limit, as `bitaudit check` reads (sparse: never written).
+const bigRoot = `${f.dir}/big-root.json`;
+await Deno.writeFile(bigRoot, new Uint8Array());
+await Deno.truncate(bigRoot, 16 * 1024 * 1024 + 1);
 const shown = await driveChecker([
   ...names.map((n) => ({ files: cases[n]! })),
   { files: { attestation: envelope, trustRoot: sendersRoot, dropRoot: true }, keyboard: true },
+  { files: { attestation: envelope, trustRoot: bigRoot } },
   ...keyboard,
 ]);
 const page: Record<string, PageResult> = Object.fromEntries(names.map((n, i) => [n, shown[i]!]));
 const droppedRoot = shown[names.length]!;
-const byKeyboard = shown.slice(names.length + 1);
+const tooLarge = shown[names.length + 1]!;
+const byKeyboard = shown.slice(names.length + 2);
 
 const _now = (row: string[]) =>
   row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
@@ -209,4 +215,13 @@ Deno.test("checker page: a trust root dropped with the attestation, none chosen 
     /^Not taken from the dropped files: verdict-evidence\.json \(a trust root; choose your own in the Trust root field/,
   );
   assert.equal(droppedRoot.workers, 0, "no check ran");
+});
+
+Deno.test("checker page: a trust root over 16 MiB is refused from its size, as bitaudit check refuses it, before it is read", async () => {
+  assert.equal(tooLarge.state, "refused");
+  assert.match(tooLarge.text, /Cannot read the trust root: 16777217 bytes, at most 16777216/);
+  assert.equal(tooLarge.workers, 0, "no check ran");
+  const cli = await runBitaudit(["check", envelope, "--trust-root", bigRoot]);
+  assert.equal(cli.code, 2, cli.stderr);
+  assert.match(cli.stderr, /INPUT_TOO_LARGE/);
 });
