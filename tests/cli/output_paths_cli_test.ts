@@ -227,3 +227,18 @@ async function _smallConfig(): Promise<string> {
 async function _names(dir: string): Promise<string[]> {
   return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 }
+
+Deno.test("audit --out a folder holding one of its output names is refused before any record is recomputed, the folder as it was", async () => {
+  for (const name of ["attestation.dsse.json", "report.html"]) {
+    const dir = await Deno.makeTempDir({ dir: f.dir, prefix: "audit-into-" });
+    await Deno.writeTextFile(`${dir}/${name}`, MINE);
+    const r = await runBitaudit(auditArgs(f, dir, 2));
+    assert.equal(r.code, 2, r.stderr);
+    assertCliCode(r.stderr, "OUTPUT_EXISTS");
+    // One line, the refusal: no predicted cost, so nothing was recomputed.
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /predicted cost/);
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [name]);
+    assert.equal(await Deno.readTextFile(`${dir}/${name}`), MINE);
+  }
+});
