@@ -4,7 +4,8 @@
  * Sigstore bundle `bitaudit` writes and an RFC 3161 token, picked or sorted in from the drop
  * zone's chooser; a prover key dated after its checkpoint is explained with its dates and
  * `--prover-valid-from`, not as tampering. A trust root dropped with the attestation fills no slot
- * even when none was chosen by hand, and one over 16 MiB is refused from its size, as by the CLI.
+ * even when none was chosen by hand, and one over 16 MiB is refused from its size, as by the CLI;
+ * two dropped files that claim one slot fill neither, whatever their order.
  */
 import assert from "node:assert/strict";
 import {
@@ -117,16 +118,24 @@ await Deno.copyFile(f.trustRoot, sendersRoot);
 const bigRoot = `${f.dir}/big-root.json`;
 await Deno.writeFile(bigRoot, new Uint8Array());
 await Deno.truncate(bigRoot, 16 * 1024 * 1024 + 1);
+const twin = `${f.dir}/twin.dsse.json`;
+await Deno.copyFile(envelope, twin);
 const shown = await driveChecker([
   ...names.map((n) => ({ files: cases[n]! })),
   { files: { attestation: envelope, trustRoot: sendersRoot, dropRoot: true }, keyboard: true },
   { files: { attestation: envelope, trustRoot: bigRoot } },
+  // Two copies of the attestation in one drop: neither is taken, whichever comes first.
+  ...[[envelope, twin], [twin, envelope]].map(([attestation, extra]) => ({
+    files: { attestation: attestation!, trustRoot: f.trustRoot, extra: [extra!] },
+    keyboard: true,
+  })),
   ...keyboard,
 ]);
 const page: Record<string, PageResult> = Object.fromEntries(names.map((n, i) => [n, shown[i]!]));
 const droppedRoot = shown[names.length]!;
 const tooLarge = shown[names.length + 1]!;
-const byKeyboard = shown.slice(names.length + 2);
+const twins = shown.slice(names.length + 2, names.length + 4);
+const byKeyboard = shown.slice(names.length + 4);
 
 const _now = (row: string[]) =>
   row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
@@ -224,4 +233,17 @@ Deno.test("checker page: a trust root over 16 MiB is refused from its size, as b
   const cli = await runBitaudit(["check", envelope, "--trust-root", bigRoot]);
   assert.equal(cli.code, 2, cli.stderr);
   assert.match(cli.stderr, /INPUT_TOO_LARGE/);
+});
+
+Deno.test("checker page: two dropped files that both look like the attestation fill neither slot, in either order", () => {
+  for (const p of twins) {
+    assert.equal(p.state, "not-run");
+    assert.equal(p.chosen[0], "none chosen");
+    assert.match(p.chosen[1]!, /^trust-root\.json \(/);
+    assert.match(
+      p.dropNote,
+      /^2 files look like the attestation \((attestation|twin)\.dsse\.json, (attestation|twin)\.dsse\.json\): none was taken; add the one you mean on its own$/,
+    );
+    assert.equal(p.workers, 0, "no check ran");
+  }
 });
