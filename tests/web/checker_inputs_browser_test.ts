@@ -5,7 +5,8 @@
  * zone's chooser; a prover key dated after its checkpoint is explained with its dates and
  * `--prover-valid-from`, not as tampering. A trust root dropped with the attestation fills no slot
  * even when none was chosen by hand, and one over 16 MiB is refused from its size, as by the CLI;
- * two dropped files that claim one slot fill neither, whatever their order.
+ * two dropped files that claim one slot fill neither, whatever their order; the drop note names a
+ * file it did not recognise escaped.
  */
 import assert from "node:assert/strict";
 import {
@@ -118,6 +119,8 @@ await Deno.copyFile(f.trustRoot, sendersRoot);
 const bigRoot = `${f.dir}/big-root.json`;
 await Deno.writeFile(bigRoot, new Uint8Array());
 await Deno.truncate(bigRoot, 16 * 1024 * 1024 + 1);
+const oddName = `${f.dir}/note-\u202e\u2066\u0007\u001b[2J.txt`;
+await Deno.writeTextFile(oddName, "not an input\n");
 const twin = `${f.dir}/twin.dsse.json`;
 await Deno.copyFile(envelope, twin);
 const shown = await driveChecker([
@@ -129,13 +132,16 @@ const shown = await driveChecker([
     files: { attestation: attestation!, trustRoot: f.trustRoot, extra: [extra!] },
     keyboard: true,
   })),
+  // A file the page does not recognise, its name hostile, dropped with the attestation.
+  { files: { attestation: envelope, trustRoot: f.trustRoot, extra: [oddName] }, keyboard: true },
   ...keyboard,
 ]);
 const page: Record<string, PageResult> = Object.fromEntries(names.map((n, i) => [n, shown[i]!]));
 const droppedRoot = shown[names.length]!;
 const tooLarge = shown[names.length + 1]!;
 const twins = shown.slice(names.length + 2, names.length + 4);
-const byKeyboard = shown.slice(names.length + 4);
+const unknownDropped = shown[names.length + 4]!;
+const byKeyboard = shown.slice(names.length + 5);
 
 const _now = (row: string[]) =>
   row.map((c) => c.replace(/verification \d{4}-\d\d-\d\dT[\d:.]+Z/g, "verification <now>"));
@@ -246,4 +252,16 @@ Deno.test("checker page: two dropped files that both look like the attestation f
     );
     assert.equal(p.workers, 0, "no check ran");
   }
+});
+
+Deno.test("checker page: the drop note names a file it did not recognise escaped, as the CLI prints names", () => {
+  assert.equal(unknownDropped.state, "valid");
+  assert.equal(
+    unknownDropped.dropNote,
+    escapeForTerminal(
+      "Not recognised (expected an attestation, a trust root, a claim log or a timestamp): " +
+        "note-\u202e\u2066\u0007\u001b[2J.txt",
+    ),
+  );
+  assert.doesNotMatch(unknownDropped.dropNote, UNSAFE);
 });
