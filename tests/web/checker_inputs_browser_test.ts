@@ -6,7 +6,8 @@
  * `--prover-valid-from`, not as tampering. A trust root dropped with the attestation fills no slot
  * even when none was chosen by hand, and one over 16 MiB is refused from its size, as by the CLI;
  * two dropped files that claim one slot fill neither, whatever their order; the drop note names a
- * file it did not recognise escaped.
+ * file it did not recognise escaped; a token chosen beside a stamped bundle replaces the bundle's
+ * own, as `check --timestamp` does.
  */
 import assert from "node:assert/strict";
 import {
@@ -63,8 +64,11 @@ async function hostileAttestation(): Promise<string> {
   return path;
 }
 
-/** A TSA, a token over the envelope's signature, a trust root listing the TSA, a stamped bundle. */
-async function stamped(): Promise<{ token: string; root: string; bundle: string }> {
+/**
+ * A TSA, a token over the envelope's signature, a trust root listing the TSA, a stamped bundle,
+ * and a token of the same TSA over other bytes (`stray`).
+ */
+async function stamped(): Promise<{ token: string; root: string; bundle: string; stray: string }> {
   const tsa = await localTsa("checker page TSA");
   const env = JSON.parse(await Deno.readTextFile(envelope));
   const token = `${f.dir}/attestation.tsr`;
@@ -78,7 +82,9 @@ async function stamped(): Promise<{ token: string; root: string; bundle: string 
   const b = `${f.dir}/stamped.sigstore.json`;
   const made = await runBitaudit(["bundle", envelope, "--timestamp", token, "--out", b]);
   assert.equal(made.code, 0, made.stderr);
-  return { token, root, bundle: b };
+  const stray = `${f.dir}/stray.tsr`;
+  await Deno.writeFile(stray, await tsa.stamp(new TextEncoder().encode("not this signature")));
+  return { token, root, bundle: b, stray };
 }
 
 /** A trust root as `key trust-root --prover` writes it by default: the prover dated from 2026. */
@@ -104,6 +110,8 @@ const cases: Record<string, PageCase["files"]> = {
   ...(ts === undefined ? {} : {
     token: { attestation: envelope, trustRoot: ts.root, timestamp: ts.token },
     stampedBundle: { attestation: ts.bundle, trustRoot: ts.root },
+    // The user's token replaces the bundle's own, as with `check --timestamp`.
+    strayOverBundle: { attestation: ts.bundle, trustRoot: ts.root, timestamp: ts.stray },
   }),
 };
 const names = Object.keys(cases);
@@ -264,4 +272,19 @@ Deno.test("checker page: the drop note names a file it did not recognise escaped
     ),
   );
   assert.doesNotMatch(unknownDropped.dropNote, UNSAFE);
+});
+
+Deno.test({
+  name:
+    "checker page: a token chosen beside a stamped bundle replaces the bundle's own, as check --timestamp does",
+  ignore: !HAS_OPENSSL,
+  fn: async () => {
+    const p = page.strayOverBundle!;
+    // The chosen token covers other bytes: the check fails on it, though the bundle's would hold.
+    assert.equal(p.state, "invalid");
+    assert.equal(p.checks[0]?.[0], "timestamp");
+    assert.equal(p.checks[0]?.[1], "FAIL");
+    assert.equal(page.stampedBundle!.state, "valid");
+    await sameAsCli(p, cases.strayOverBundle!);
+  },
 });
