@@ -12,7 +12,6 @@ import { assertCliCode } from "../_assert_code.ts";
 import { tempDir } from "../_temp.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { REPO_ROOT, runBitaudit } from "../cli/_run.ts";
-import { HAS_OPENSSL } from "../attest/timestamp/_openssl_tsa.ts";
 import { startNatsServer } from "./_nats_server.ts";
 import { POOL_TIME as TIME, poolPlan } from "./_plan.ts";
 import { spawnBitaudit as spawn } from "./_spawn.ts";
@@ -103,7 +102,6 @@ async function writeSecret(path: string, text: string): Promise<string> {
 Deno.test({
   name:
     "a TLS, client-certificate and NKey locked NATS server: worker and serve get in with every piece, and only then",
-  ignore: !HAS_OPENSSL,
   fn: async () => {
     const pki = await tempDir({ prefix: "bitaudit-nats-pki-" });
     await makePki(pki);
@@ -378,32 +376,30 @@ Deno.test("NATS access files that are not what their option takes are refused be
       "BAD_NATS_ACCESS",
       /certificate 1 of 1 does not parse/,
     ],
-    ...(HAS_OPENSSL
-      ? await (async (): Promise<[string, string[], string, RegExp][]> => {
-        const pki = `${dir}/pki`;
-        await Deno.mkdir(pki);
-        await makePki(pki);
-        return [[
-          "a client key that is not the certificate's",
-          ["--nats-cert", `${pki}/client.pem`, "--nats-cert-key", `${pki}/server.key`],
-          "BAD_NATS_ACCESS",
-          /not the key of the --nats-cert certificate/,
-        ], [
-          "a client key file that is not a key",
-          [
-            "--nats-cert",
-            `${pki}/client.pem`,
-            "--nats-cert-key",
-            await writeSecret(
-              `${pki}/junk.key`,
-              "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
-            ),
-          ],
-          "BAD_NATS_ACCESS",
-          /not a PEM private key/,
-        ]];
-      })()
-      : []),
+    ...(await (async (): Promise<[string, string[], string, RegExp][]> => {
+      const pki = `${dir}/pki`;
+      await Deno.mkdir(pki);
+      await makePki(pki);
+      return [[
+        "a client key that is not the certificate's",
+        ["--nats-cert", `${pki}/client.pem`, "--nats-cert-key", `${pki}/server.key`],
+        "BAD_NATS_ACCESS",
+        /not the key of the --nats-cert certificate/,
+      ], [
+        "a client key file that is not a key",
+        [
+          "--nats-cert",
+          `${pki}/client.pem`,
+          "--nats-cert-key",
+          await writeSecret(
+            `${pki}/junk.key`,
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+          ),
+        ],
+        "BAD_NATS_ACCESS",
+        /not a PEM private key/,
+      ]];
+    })()),
     [
       "an oversized CA file",
       [

@@ -1,6 +1,6 @@
 /**
  * The test command's set-up steps stop with their coded line and exit 2 when the package manager
- * fails (an offline machine missing nats-server or Chromium), not with a stack trace or a bare
+ * fails (an offline machine missing nats-server, openssl or Chromium), not with a stack trace or a bare
  * exit 1 (docs/errors.md, set-up codes).
  */
 import assert from "node:assert/strict";
@@ -25,16 +25,34 @@ async function offlineBin(programs: string[]): Promise<string> {
   return dir;
 }
 
-Deno.test("ensure_nats_server.sh: a failing apt-get is NATS_SERVER_MISSING, exit 2", async () => {
-  const bin = await offlineBin(["bash", "id"]);
+/** Runs tools/ensure_debian_tools.sh with only `bin` on the PATH. */
+async function ensureDebianTools(bin: string): Promise<{ code: number; err: string }> {
   const r = await new Deno.Command(`${bin}/bash`, {
-    args: [`${ROOT}tools/ensure_nats_server.sh`],
+    args: [`${ROOT}tools/ensure_debian_tools.sh`],
     env: { PATH: bin },
     clearEnv: true,
   }).output();
-  const err = new TextDecoder().decode(r.stderr);
-  assert.equal(r.code, 2, err);
+  return { code: r.code, err: new TextDecoder().decode(r.stderr) };
+}
+
+Deno.test("ensure_debian_tools.sh: a failing apt-get for nats-server is NATS_SERVER_MISSING, exit 2", async () => {
+  const { code, err } = await ensureDebianTools(await offlineBin(["bash", "id"]));
+  assert.equal(code, 2, err);
   assert.match(err, /^error \[NATS_SERVER_MISSING\]: Cannot install nats-server: apt-get failed/m);
+});
+
+Deno.test("ensure_debian_tools.sh: a failing apt-get for openssl is OPENSSL_MISSING, exit 2", async () => {
+  const { code, err } = await ensureDebianTools(await offlineBin(["bash", "id", "nats-server"]));
+  assert.equal(code, 2, err);
+  assert.match(err, /^error \[OPENSSL_MISSING\]: Cannot install openssl: apt-get failed/m);
+});
+
+Deno.test("ensure_debian_tools.sh: with every tool present it installs nothing and says nothing", async () => {
+  const { code, err } = await ensureDebianTools(
+    await offlineBin(["bash", "id", "nats-server", "openssl"]),
+  );
+  assert.equal(code, 0, err);
+  assert.equal(err, "");
 });
 
 // The script installs only where /usr/bin/apt-get is (else it says so, another NO_CHROMIUM line).

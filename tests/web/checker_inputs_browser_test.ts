@@ -23,7 +23,7 @@ import {
 } from "../../mod.ts";
 import { checkFile } from "../../src/cli/commands/check.ts";
 import { escapeForTerminal } from "../../src/escape_text.ts";
-import { HAS_OPENSSL, localTsa } from "../attest/timestamp/_openssl_tsa.ts";
+import { localTsa } from "../attest/timestamp/_openssl_tsa.ts";
 import { auditArgs, makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { runBitaudit } from "../cli/_run.ts";
 import {
@@ -99,7 +99,7 @@ async function defaultProverRoot(): Promise<string> {
   return path;
 }
 
-const ts = HAS_OPENSSL ? await stamped() : undefined;
+const ts = await stamped();
 const cases: Record<string, PageCase["files"]> = {
   hostile: { attestation: await hostileAttestation(), trustRoot: f.trustRoot },
   bundle: { attestation: bundle, trustRoot: f.trustRoot },
@@ -207,7 +207,6 @@ Deno.test("checker page: a prover key dated after its checkpoint is explained wi
 Deno.test({
   name:
     "checker page: an RFC 3161 token, picked or carried by a bundle, is checked as check --timestamp does",
-  ignore: !HAS_OPENSSL,
   fn: async () => {
     for (const n of ["token", "stampedBundle"] as const) {
       const p = page[n]!;
@@ -277,7 +276,6 @@ Deno.test("checker page: the drop note names a file it did not recognise escaped
 Deno.test({
   name:
     "checker page: a token chosen beside a stamped bundle replaces the bundle's own, as check --timestamp does",
-  ignore: !HAS_OPENSSL,
   fn: async () => {
     const p = page.strayOverBundle!;
     // The chosen token covers other bytes: the check fails on it, though the bundle's would hold.

@@ -166,6 +166,11 @@ export async function renderErrorsDoc(): Promise<{ text: string; unexplained: st
         "apt-get failed)",
       ],
       [
+        "`OPENSSL_MISSING`",
+        "2",
+        "openssl (the timestamp tests' local RFC 3161 TSA) is not installed and cannot be (as above)",
+      ],
+      [
         "`NO_CHROMIUM`",
         "2",
         "Chromium (`$CHROMIUM` or /usr/bin/chromium) is not installed and cannot be (as above)",

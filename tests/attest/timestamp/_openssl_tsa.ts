@@ -1,19 +1,10 @@
 /**
  * A local RFC 3161 TSA run by `openssl ts` (Debian's OpenSSL): a test CA, a TSA certificate with
  * the critical timeStamping key usage, an expired one (notAfter a day before it was issued), and a
- * function that stamps bytes with either. Tests that need it are skipped where `openssl` is absent.
+ * function that stamps bytes with either. The test command installs `openssl` where it is missing
+ * (tools/ensure_debian_tools.sh), so no test is skipped for lack of it.
  */
 import { tempDir } from "../../_temp.ts";
-
-/** Whether the `openssl` binary can be run here. */
-export const HAS_OPENSSL: boolean = await (async () => {
-  try {
-    return (await new Deno.Command("openssl", { args: ["version"], stdout: "null" }).output())
-      .success;
-  } catch {
-    return false;
-  }
-})();
 
 /** A running local TSA. */
 export interface LocalTsa {
