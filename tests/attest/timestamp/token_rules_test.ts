@@ -299,3 +299,44 @@ function _appendTst(d: Uint8Array, ...fields: Uint8Array[]): Uint8Array {
   tree.children!.push(...fields.map(parseDer));
   return encodeDer(tree);
 }
+
+Deno.test("verifyTimestampToken() links a certificate to its issuer only when the issuer's key verifies its signature, not by name", async () => {
+  const otherKeys = await keys();
+  // The pinned anchor's name as issuer, another key's signature.
+  const forged = await handCert("TSA", "Root", {
+    pub: tsaKeys.publicKey,
+    by: otherKeys.privateKey,
+    extensions: [TSA()],
+  });
+  const direct = await verify({}, [root], { cert: forged, key: tsaKeys.privateKey });
+  assert.equal(direct.verified, false);
+  assert.match(direct.reason ?? "", /no path to a pinned TSA anchor/);
+  // A genuine intermediate carried, the TSA certificate naming it but signed by another key.
+  const mid = await handCert("Mid", "Root", {
+    pub: midKeys.publicKey,
+    by: rootKeys.privateKey,
+    extensions: [CA()],
+  });
+  const underMid = await handCert("TSA", "Mid", {
+    pub: tsaKeys.publicKey,
+    by: otherKeys.privateKey,
+    extensions: [TSA()],
+  });
+  const viaMid = await verify({ certificates: [underMid, mid] }, [root], {
+    cert: underMid,
+    key: tsaKeys.privateKey,
+  });
+  assert.equal(viaMid.verified, false);
+  assert.match(viaMid.reason ?? "", /no path to a pinned TSA anchor/);
+  // The same paths signed by the right keys verify.
+  const genuine = await handCert("TSA", "Mid", {
+    pub: tsaKeys.publicKey,
+    by: midKeys.privateKey,
+    extensions: [TSA()],
+  });
+  const good = await verify({ certificates: [genuine, mid] }, [root], {
+    cert: genuine,
+    key: tsaKeys.privateKey,
+  });
+  assert.equal(good.verified, true, good.reason);
+});
