@@ -340,3 +340,19 @@ Deno.test("verifyTimestampToken() links a certificate to its issuer only when th
   });
   assert.equal(good.verified, true, good.reason);
 });
+
+Deno.test("verifyTimestampToken() takes a signer as pinned only when its DER is a pinned certificate's, not its subject name", async () => {
+  const otherKeys = await keys();
+  // Self-signed, the anchor's subject and issuer, another key.
+  const twin = await handCert("Root", "Root", {
+    pub: otherKeys.publicKey,
+    by: otherKeys.privateKey,
+    extensions: [TSA()],
+  });
+  const r = await verify({}, [root], { cert: twin, key: otherKeys.privateKey });
+  assert.equal(r.verified, false);
+  assert.match(r.reason ?? "", /no path to a pinned TSA anchor/);
+  // Pinned itself, the same certificate verifies.
+  const pinned = await verify({}, [twin], { cert: twin, key: otherKeys.privateKey });
+  assert.equal(pinned.verified, true, pinned.reason);
+});
