@@ -6,7 +6,7 @@
  * rules, and a token without certificates whose signer is pinned.
  */
 import assert from "node:assert/strict";
-import type * as pkijs from "pkijs";
+import * as pkijs from "pkijs";
 import { verifyTimestampToken } from "../../../src/attest/timestamp/verify_timestamp_token.ts";
 import {
   CA,
@@ -355,4 +355,27 @@ Deno.test("verifyTimestampToken() takes a signer as pinned only when its DER is 
   // Pinned itself, the same certificate verifies.
   const pinned = await verify({}, [twin], { cert: twin, key: otherKeys.privateKey });
   assert.equal(pinned.verified, true, pinned.reason);
+});
+
+Deno.test("verifyTimestampToken() requires the signer certificate's extended key usage to be critical and timeStamping alone (RFC 3161 §2.3)", async () => {
+  const TIME_STAMPING = "1.3.6.1.5.5.7.3.8";
+  const CODE_SIGNING = "1.3.6.1.5.5.7.3.3";
+  const eku = (purposes: string[], critical: boolean) =>
+    extension("2.5.29.37", new pkijs.ExtKeyUsage({ keyPurposes: purposes }), critical);
+  const cases: [string, pkijs.Extension[]][] = [
+    ["no extended key usage", []],
+    ["timeStamping, not critical", [eku([TIME_STAMPING], false)]],
+    ["timeStamping and codeSigning", [eku([TIME_STAMPING, CODE_SIGNING], true)]],
+    ["codeSigning and timeStamping", [eku([CODE_SIGNING, TIME_STAMPING], true)]],
+  ];
+  for (const [what, extensions] of cases) {
+    const cert = await handCert("TSA", "Root", {
+      pub: tsaKeys.publicKey,
+      by: rootKeys.privateKey,
+      extensions,
+    });
+    const r = await verify({}, [root], { cert, key: tsaKeys.privateKey });
+    assert.equal(r.verified, false, what);
+    assert.match(r.reason ?? "", /lacks the critical timeStamping key usage/, what);
+  }
 });
