@@ -379,3 +379,26 @@ Deno.test("verifyTimestampToken() requires the signer certificate's extended key
     assert.match(r.reason ?? "", /lacks the critical timeStamping key usage/, what);
   }
 });
+
+Deno.test("verifyTimestampToken() refuses a TSA certificate not yet valid at the token's time", async () => {
+  const from = (notBefore: string) =>
+    handCert("TSA", "Root", {
+      pub: tsaKeys.publicKey,
+      by: rootKeys.privateKey,
+      extensions: [TSA()],
+      validity: [
+        tlv(0x17, [...new TextEncoder().encode(notBefore)]),
+        tlv(0x17, [...new TextEncoder().encode("300101000000Z")]),
+      ],
+    });
+  // genTime is 2026-01-01T00:00:00Z: valid from that instant, not from the second after.
+  const atGen = await from("260101000000Z");
+  const ok = await verify({}, [root], { cert: atGen, key: tsaKeys.privateKey });
+  assert.equal(ok.verified, true, ok.reason);
+  for (const notBefore of ["260101000001Z", "270101000000Z"]) {
+    const cert = await from(notBefore);
+    const r = await verify({}, [root], { cert, key: tsaKeys.privateKey });
+    assert.equal(r.verified, false, notBefore);
+    assert.match(r.reason ?? "", /not valid at the token's time/, notBefore);
+  }
+});
