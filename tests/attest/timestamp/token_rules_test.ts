@@ -402,3 +402,21 @@ Deno.test("verifyTimestampToken() refuses a TSA certificate not yet valid at the
     assert.match(r.reason ?? "", /not valid at the token's time/, notBefore);
   }
 });
+
+Deno.test("verifyTimestampToken() refuses an anchor whose basic constraints say cA FALSE as the TSA certificate's issuer", async () => {
+  for (
+    const [what, value] of [
+      ["cA FALSE written out", tlv(0x30, [0x01, 0x01, 0x00])],
+      ["cA FALSE by default", tlv(0x30, [])],
+    ] as const
+  ) {
+    const anchor = await handCert("Root", "Root", {
+      pub: rootKeys.publicKey,
+      by: rootKeys.privateKey,
+      extensions: [extension("2.5.29.19", value)],
+    });
+    const r = await verify({}, [anchor]);
+    assert.equal(r.verified, false, what);
+    assert.match(r.reason ?? "", /TSA issuer certificate is not a CA/, what);
+  }
+});
