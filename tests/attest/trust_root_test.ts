@@ -60,6 +60,7 @@ Deno.test("keyValidAt() answers each reason when the time or key varies", () => 
   assert.deepEqual(at(ida, "2026-01-01T00:00:00Z"), { valid: true }, "start is inclusive");
   assert.deepEqual(at(ida, "2026-12-31T23:59:59Z"), { valid: true }, "end is inclusive");
   assert.deepEqual(at(ida, "2025-12-31T23:59:59.999Z"), { valid: false, reason: "not yet valid" });
+  assert.deepEqual(at(ida, "2026-12-31T23:59:59.001Z"), { valid: false, reason: "expired" });
   assert.deepEqual(at(ida, "2027-01-01T00:00:00Z"), { valid: false, reason: "expired" });
   assert.deepEqual(at(ida, "2026-03-01T00:00:00Z", "prover"), {
     valid: false,
