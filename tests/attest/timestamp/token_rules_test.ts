@@ -6,6 +6,7 @@
  * rules, and a token without certificates whose signer is pinned.
  */
 import assert from "node:assert/strict";
+import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { verifyTimestampToken } from "../../../src/attest/timestamp/verify_timestamp_token.ts";
 import {
@@ -419,4 +420,20 @@ Deno.test("verifyTimestampToken() refuses an anchor whose basic constraints say 
     assert.equal(r.verified, false, what);
     assert.match(r.reason ?? "", /TSA issuer certificate is not a CA/, what);
   }
+});
+
+Deno.test("verifyTimestampToken() refuses a token with a second SignerInfo beside the TSA's (RFC 3161 §2.4.2)", async () => {
+  const token = await handToken(message, signer, { certificates: [tsaCert] });
+  const info = pkijs.ContentInfo.fromBER(token.slice().buffer);
+  const sd = new pkijs.SignedData({ schema: info.content });
+  const copy = pkijs.SignerInfo.fromBER(sd.signerInfos[0]!.toSchema().toBER());
+  copy.signature = new asn1js.OctetString({ valueHex: new Uint8Array(64) });
+  sd.signerInfos.push(copy);
+  const two = new Uint8Array(
+    new pkijs.ContentInfo({ contentType: info.contentType, content: sd.toSchema(true) })
+      .toSchema().toBER(),
+  );
+  const r = await verifyTimestampToken(two, { message, anchors: [der(root)] });
+  assert.equal(r.verified, false);
+  assert.match(r.reason ?? "", /not exactly one signer/);
 });
