@@ -437,3 +437,24 @@ Deno.test("verifyTimestampToken() refuses a token with a second SignerInfo besid
   assert.equal(r.verified, false);
   assert.match(r.reason ?? "", /not exactly one signer/);
 });
+
+Deno.test("verifyTimestampToken() unwraps a TimeStampResp only when its status is granted or grantedWithMods", async () => {
+  const token = await handToken(message, signer, { certificates: [tsaCert] });
+  const response = (status: number) =>
+    new Uint8Array(
+      new pkijs.TimeStampResp({
+        status: new pkijs.PKIStatusInfo({ status }),
+        timeStampToken: pkijs.ContentInfo.fromBER(token.slice().buffer),
+      }).toSchema().toBER(),
+    );
+  for (const status of [0, 1]) {
+    const r = await verifyTimestampToken(response(status), { message, anchors: [der(root)] });
+    assert.equal(r.verified, true, `status ${status}: ${r.reason}`);
+  }
+  // rejection, waiting, revocationWarning, revocationNotification: the token inside is not given.
+  for (const status of [2, 3, 4, 5]) {
+    const r = await verifyTimestampToken(response(status), { message, anchors: [der(root)] });
+    assert.equal(r.verified, false, `status ${status}`);
+    assert.match(r.reason ?? "", /status not granted/, `status ${status}`);
+  }
+});
