@@ -458,3 +458,14 @@ Deno.test("verifyTimestampToken() unwraps a TimeStampResp only when its status i
     assert.match(r.reason ?? "", /status not granted/, `status ${status}`);
   }
 });
+
+Deno.test("verifyTimestampToken() refuses a signer certificate that repeats its extended key usage extension", async () => {
+  const cert = await handCert("TSA", "Root", {
+    pub: tsaKeys.publicKey,
+    by: rootKeys.privateKey,
+    extensions: [TSA(), TSA()],
+  });
+  const r = await verify({}, [root], { cert, key: tsaKeys.privateKey });
+  assert.equal(r.verified, false);
+  assert.match(r.reason ?? "", /repeats an extension/);
+});
