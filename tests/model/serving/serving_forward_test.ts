@@ -18,7 +18,7 @@ import {
   mDispatch,
   vllmForwardStack,
 } from "../forward/_forward_fixture.ts";
-import type { BlockRuntime } from "../../../src/model/mod.ts";
+import type { BlockRuntime, GemmDispatch } from "../../../src/model/mod.ts";
 import type { SfuFunctionStatus } from "../../../src/hardware/mod.ts";
 
 const flat = (o: { gpu?: string; gemm?: ReturnType<typeof mDispatch> } = {}) =>
@@ -157,6 +157,33 @@ Deno.test("FA2 launches take the stack's split range: vLLM's each sequence's own
     assert.ok(p.supported);
     assert.deepEqual([...seen], [want], stack.id);
   }
+});
+
+Deno.test("runServingForward(): under piecewise CUDA graphs every GEMM of a pass runs at the capture size holding its tokens, not at the pass's own row count", async () => {
+  // parallel_and_vllm.md §B5: vLLM pads a pass's num_tokens to the smallest capture size >= it
+  // (bs_to_padded_graph_size, pad_for_cudagraph); the passes hold 11, 7 and 2 rows.
+  const seen = new Set<number>();
+  const split = mDispatch(8);
+  const gemm: GemmDispatch = (call) => (seen.add(call.m), split(call));
+  const run = async (graphs?: readonly number[]) => {
+    seen.clear();
+    const stack = vllmForwardStack(graphs === undefined ? {} : { graphs });
+    const work = { passes: PASSES, sequences: [seqA, seqB(B)] };
+    const r = await serve(GQA_DENSE, work, forwardRuntime({ gemm, stack }));
+    return { hidden: r.sequences.map((s) => s.hidden), m: [...seen].sort((a, b) => a - b) };
+  };
+  const eager = await run();
+  assert.deepEqual(eager.m, [2, 7, 11]);
+  const padded = await run([1, 2, 4, 8, 16]);
+  assert.deepEqual(padded.m, [2, 8, 16]);
+  const exact = await run([2, 7, 11]);
+  assert.deepEqual(exact.m, [2, 7, 11]);
+  // 7 rows take split-K, the 8-row launch that holds them does not.
+  assert.ok(!same(eager.hidden[0]!, padded.hidden[0]!), "the padded launch runs another kernel");
+  assert.ok(
+    eager.hidden.every((h, i) => same(h, exact.hidden[i]!)),
+    "capture sizes equal to the passes change nothing",
+  );
 });
 
 Deno.test("runServingForward(): pass by pass with carried KV caches (the prover) equals the layer-by-layer replay (the verifier)", async () => {
