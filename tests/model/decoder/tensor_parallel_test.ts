@@ -6,7 +6,8 @@
  * - TP = 4: implementations that order or round differently give different bits;
  * - TP = 1, 2, 4 agree with the independent float64 reference within its tolerance, and a TP
  *   forward is not the one-GPU forward;
- * - a served replay of a TP pass (several passes, KV cache written by ranks) equals the prefill;
+ * - a served replay of a TP pass (several passes, KV cache written by ranks) equals the prefill,
+ *   also for two prompts in one pass (the second's rows after the first's in the message);
  * - `reduceRows` places rows in their launch's message where the order depends on it.
  */
 import assert from "node:assert/strict";
@@ -236,6 +237,38 @@ Deno.test("a served TP replay (prefill chunk, then decode steps) equals the TP p
       assert.ok(equal(served.result.sequences[0]!.hidden, want), `${which} TP ${size} ${c.kind}`);
     }
   }
+});
+
+Deno.test("a served TP pass of two prompts equals their flattened TP prefill: the second prompt's rows sit after the first's in the all-reduce message (NCCL ring, 4 ranks)", async () => {
+  // parallel_and_vllm.md §A2.3: the ring reduces each chunk of the message starting at another
+  // rank, so a row's place in the pass's message (after the rows of earlier entries) decides
+  // its order of BF16 additions.
+  const first = TOKENS.slice(0, 12), second = TOKENS.slice(12);
+  const parallel = tp(4, allReduces(4)["nccl-ring"]);
+  const runtime = forwardRuntime({ stack: forwardStack({ batching: "flatten" }) });
+  const p = await runPrefillForward(opened.dense.ckpt, {
+    sequences: [first, second],
+    runtime,
+    multiProcessorCount: 108,
+    parallel,
+  });
+  if (!p.supported) throw new Error(p.reason);
+  const served = await runServingForward(opened.dense.ckpt, {
+    passes: [{
+      entries: [{ query: first.length, cached: 0 }, { query: second.length, cached: 0 }],
+      rows: TOKENS.length,
+      logitsRows: 2,
+    }],
+    sequences: [first, second].map((tokens, entry) => ({
+      tokens,
+      prompt: tokens.length,
+      steps: [{ pass: 0, entry }],
+    })),
+  }, { runtime, multiProcessorCount: 108, parallel });
+  if (!served.supported) throw new Error(served.reason);
+  const h = DENSE.hidden_size;
+  assert.ok(equal(served.result.sequences[0]!.hidden, p.result.hidden.subarray(0, 12 * h)));
+  assert.ok(equal(served.result.sequences[1]!.hidden, p.result.hidden.subarray(12 * h)));
 });
 
 Deno.test("reduceRows: rows of a launch reduced alone equal their part of the whole message", () => {
