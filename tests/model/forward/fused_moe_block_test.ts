@@ -8,67 +8,33 @@
  * weight applied to bf16(acc) gives other bits.
  */
 import assert from "node:assert/strict";
-import { findDatapath } from "../../../src/hardware/mod.ts";
-import { addBf16, REDUCE_STACK_CUDA_RECENT, vllmSiluAndMul } from "../../../src/kernels/mod.ts";
+import { addBf16, vllmSiluAndMul } from "../../../src/kernels/mod.ts";
 import { bitsFromF32, f32FromBits, fp32ToBf16 } from "../../../src/numerics/mod.ts";
 import { normRows } from "../../../src/model/decoder/mod.ts";
-import type { ExpertWeights } from "../../../src/model/forward/moe_block.ts";
 import { runFusedMoeBlock } from "../../../src/model/forward/fused_moe_block.ts";
-import { runtime, tensor } from "../blocks/_block_fixture.ts";
+import { H, M, moeLayer } from "./_moe_fixture.ts";
 
-const H = 16, E = 6, K = 2, M = 4;
-const moe = {
-  experts: E,
-  topK: K,
-  intermediate: H,
-  normTopkProb: true,
-  decoderSparseStep: 1,
-  mlpOnlyLayers: [],
-};
-const pow2 = (p: number) => (127 + p) << 7; // BF16 pattern of 2^p
+const E = 6, K = 2;
 const bf = (v: number) => f32FromBits(((v & 0xffff) << 16) >>> 0); // BF16 pattern -> number
 const toBf16 = (v: number) => fp32ToBf16(bitsFromF32(v)); // number (an FP32 value) -> BF16
 
-/** Expert e: gate h[j] * 2^(e % 3), up h[(j + e) % H] * 2^-(e % 2), down a[j] + a[j + 1]. */
-function expertWeights(e: number): ExpertWeights {
-  const gate = new Uint16Array(H * H), up = new Uint16Array(H * H), down = new Uint16Array(H * H);
-  for (let j = 0; j < H; j++) {
-    gate[j * H + j] = pow2(e % 3);
-    up[j * H + ((j + e) % H)] = pow2(-(e % 2));
-    down[j * H + j] = pow2(0);
-    down[j * H + ((j + 1) % H)] = pow2(0);
-  }
-  return { gate, up, down };
-}
-
 Deno.test("runFusedMoeBlock(): the routing weight multiplies the down GEMM's FP32 accumulator before the one BF16 cast (Triton MUL_ROUTED_WEIGHT)", async () => {
-  // x at 2^-20 (the norm scales it back up; eps below its mean square).
-  const x = tensor("fused-moe-x", M * H, 3).map((b) => b - (20 << 7));
-  const norm = tensor("fused-moe-norm", H, 1).map((b) => (b & 0x7f) | 0x3f80);
-  const router = tensor("fused-moe-router", E * H, 2);
-  const rt = runtime();
-  const datapath = findDatapath(rt.profile, { input: "bf16", output: "fp32" });
-  assert.ok(datapath !== undefined);
+  // Experts: gate picks h[j] * 2^(e % 3), up picks h[(j + e) % H] * 2^-(e % 2), down sums
+  // a[j] + a[j + 1]. x at 2^-20 (the norm scales it back up; eps below its mean square).
+  const { x, layer } = moeLayer("fused-moe", {
+    experts: E,
+    topK: K,
+    shape: { upPeriod: 2, downPair: true },
+  });
+  const rt = layer.runtime;
   const launchRows = new Int32Array(M).fill(M);
-  const o = {
-    hidden: H,
-    moe,
-    runtime: rt,
-    datapath,
-    reduceStack: REDUCE_STACK_CUDA_RECENT,
-    normKernel: "vllm-fused-add-rms-norm" as const,
-    eps: 1e-20,
-    norm,
-    router,
-    expert: (e: number) => Promise.resolve(expertWeights(e)),
-    launchRows,
-  };
+  const o = { ...layer, normKernel: "vllm-fused-add-rms-norm" as const, launchRows };
   const got = await runFusedMoeBlock(x, o);
   const { experts, weights } = got.routing;
   const h = normRows(x, {
     width: H,
     perRow: 1,
-    weight: norm,
+    weight: o.norm,
     runtime: rt,
     stack: o.reduceStack,
     eps: o.eps,

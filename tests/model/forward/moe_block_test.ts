@@ -8,62 +8,25 @@
  * write the expert MLP and the fold literally.
  */
 import assert from "node:assert/strict";
-import { createSfu, findDatapath } from "../../../src/hardware/mod.ts";
-import {
-  addBf16,
-  mulBf16,
-  REDUCE_STACK_CUDA_RECENT,
-  rmsNorm,
-  siluBf16,
-} from "../../../src/kernels/mod.ts";
+import { createSfu } from "../../../src/hardware/mod.ts";
+import { addBf16, mulBf16, rmsNorm, siluBf16 } from "../../../src/kernels/mod.ts";
 import { addBf16Once } from "../../../src/model/forward/mod.ts";
-import { type ExpertWeights, runMoeBlock } from "../../../src/model/forward/moe_block.ts";
-import { runtime, tensor } from "../blocks/_block_fixture.ts";
+import { runMoeBlock } from "../../../src/model/forward/moe_block.ts";
+import { H, M, moeLayer } from "./_moe_fixture.ts";
 
-const H = 16, E = 10, K = 8, M = 4;
-const moe = {
-  experts: E,
-  topK: K,
-  intermediate: H,
-  normTopkProb: true,
-  decoderSparseStep: 1,
-  mlpOnlyLayers: [],
-};
-const pow2 = (p: number) => (127 + p) << 7; // BF16 pattern of 2^p
-
-/** Expert e: gate picks h[j] * 2^(e % 3), up picks h[(j + e) % H] * 2^-(e % 4), down is I. */
-function expertWeights(e: number): ExpertWeights {
-  const gate = new Uint16Array(H * H), up = new Uint16Array(H * H), down = new Uint16Array(H * H);
-  for (let j = 0; j < H; j++) {
-    gate[j * H + j] = pow2(e % 3);
-    up[j * H + ((j + e) % H)] = pow2(-(e % 4));
-    down[j * H + j] = pow2(0);
-  }
-  return { gate, up, down };
-}
+const E = 10, K = 8;
 
 Deno.test("runMoeBlock(): top-8 experts are folded into the BF16 output in ascending id, as HF's index_add_ loop", async () => {
   const sfu = createSfu({ mode: "ieee" });
+  // Experts: gate picks h[j] * 2^(e % 3), up picks h[(j + e) % H] * 2^-(e % 4), down is I.
   // x at 2^-20 (RMSNorm scales it back up; eps below its mean square): the residual add
   // x + y leaves y's BF16 bits, so the output shows the fold itself.
-  const x = tensor("moe-order-x", M * H, 3).map((b) => b - (20 << 7));
-  const norm = tensor("moe-order-norm", H, 1).map((b) => (b & 0x7f) | 0x3f80);
-  const router = tensor("moe-order-router", E * H, 2);
-  const rt = runtime();
-  const datapath = findDatapath(rt.profile, { input: "bf16", output: "fp32" });
-  assert.ok(datapath !== undefined);
-  const o = {
-    hidden: H,
-    moe,
-    runtime: rt,
-    datapath,
-    reduceStack: REDUCE_STACK_CUDA_RECENT,
-    torchVersion: "2.8.0",
-    eps: 1e-20,
-    norm,
-    router,
-    expert: (e: number) => Promise.resolve(expertWeights(e)),
-  };
+  const { x, layer } = moeLayer("moe-order", {
+    experts: E,
+    topK: K,
+    shape: { upPeriod: 4, downPair: false },
+  });
+  const o = { ...layer, torchVersion: "2.8.0" };
   const got = await runMoeBlock(x, o);
   const { experts, weights } = got.routing;
   // Literal: h = RMSNorm(x); for e ascending, for each (token, slot) choosing e:
@@ -72,7 +35,7 @@ Deno.test("runMoeBlock(): top-8 experts are folded into the BF16 output in ascen
     rows: M,
     launchRows: M,
     hidden: H,
-    weight: norm,
+    weight: o.norm,
     sfu,
     stack: o.reduceStack,
     eps: o.eps,
