@@ -20,20 +20,10 @@ import {
   signEnvelope,
 } from "../../src/attest/mod.ts";
 import { bytesToHex } from "../../src/claims/mod.ts";
-import { CA, der, handCert, handToken, keys, TSA } from "./timestamp/_hand_token.ts";
+import { der, handPki, handToken } from "./timestamp/_hand_token.ts";
 
 const inspector = await generateKeyPair();
-const [caKeys, tsaKeys] = await Promise.all([keys(), keys()]);
-const ca = await handCert("Root", "Root", {
-  pub: caKeys.publicKey,
-  by: caKeys.privateKey,
-  extensions: [CA()],
-});
-const tsaCert = await handCert("TSA", "Root", {
-  pub: tsaKeys.publicKey,
-  by: caKeys.privateKey,
-  extensions: [TSA()],
-});
+const { root: ca, signer } = await handPki();
 const trustRoot = parseTrustRoot(JSON.stringify(buildTrustRoot([inspector.publicKey], {
   start: "2020-01-01T00:00:00Z",
   tsa: [{ certificate: der(ca), name: "hand TSA" }],
@@ -70,8 +60,8 @@ const now = new Date("2026-02-01T00:00:00Z");
 const stampedAt = (genTime: string) =>
   handToken(
     decodeBase64(envelope.signatures[0]!.sig, { alphabet: "any" }),
-    { cert: tsaCert, key: tsaKeys.privateKey },
-    { certificates: [tsaCert], genTime },
+    signer,
+    { certificates: [signer.cert], genTime },
   );
 
 Deno.test("checkAnnouncement() accepts the announced audit, and refuses one bound to another drand chain's round", async () => {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { hostileTable } from "./_hostile.ts";
-import { CA, der, handCert, handToken, keys, tlv, TSA } from "../attest/timestamp/_hand_token.ts";
+import { der, handPki, handToken, tlv } from "../attest/timestamp/_hand_token.ts";
 import { makeAuditFixture } from "../cli/_audit_fixture.ts";
 import { auditLog } from "../../src/cli/commands/audit.ts";
 import {
@@ -225,17 +225,7 @@ Deno.test("checkAttestation() does not let a token over one signature date a co-
 
 Deno.test("checkAttestation() judges a revoked key at genTime plus an accuracy of four bytes, not at genTime", async () => {
   const envelope = parseEnvelope(await Deno.readTextFile(may));
-  const [caKeys, signerKeys] = await Promise.all([keys(), keys()]);
-  const ca = await handCert("Root", "Root", {
-    pub: caKeys.publicKey,
-    by: caKeys.privateKey,
-    extensions: [CA()],
-  });
-  const cert = await handCert("TSA", "Root", {
-    pub: signerKeys.publicKey,
-    by: caKeys.privateKey,
-    extensions: [TSA()],
-  });
+  const { root: ca, signer } = await handPki();
   const trustRoot = parseTrustRoot(JSON.stringify({
     ...root,
     keys: [revokedFx],
@@ -246,8 +236,12 @@ Deno.test("checkAttestation() judges a revoked key at genTime plus an accuracy o
   const check = async (seconds: number[]) => {
     const timestamp = await handToken(
       decodeBase64(envelope.signatures[0]!.sig, { alphabet: "any" }),
-      { cert, key: signerKeys.privateKey },
-      { certificates: [cert], genTime: "20260501000005Z", accuracy: tlv(0x30, tlv(0x02, seconds)) },
+      signer,
+      {
+        certificates: [signer.cert],
+        genTime: "20260501000005Z",
+        accuracy: tlv(0x30, tlv(0x02, seconds)),
+      },
     );
     return await checkAttestation(envelope, { trustRoot, timestamp });
   };

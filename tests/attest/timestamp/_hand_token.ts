@@ -148,6 +148,36 @@ export async function handCert(
 /** A certificate's DER. */
 export const der = (c: pkijs.Certificate): Uint8Array => new Uint8Array(c.toSchema().toBER());
 
+/** A self-signed CA certificate "Root", the TSA certificate "TSA" it issues, and their keys. */
+export interface HandPki {
+  /** The root CA's key pair. */
+  readonly rootKeys: CryptoKeyPair;
+  /** The root CA's certificate (the anchor to pin). */
+  readonly root: pkijs.Certificate;
+  /** The TSA's key pair. */
+  readonly tsaKeys: CryptoKeyPair;
+  /** The TSA's certificate: the TSA extension, issued and signed by the root. */
+  readonly tsaCert: pkijs.Certificate;
+  /** The TSA's certificate and private key, as {@link handToken} takes its signer. */
+  readonly signer: { cert: pkijs.Certificate; key: CryptoKey };
+}
+
+/** Fresh keys, a root CA and a TSA certificate under it: a well-formed anchor and signer. */
+export async function handPki(): Promise<HandPki> {
+  const [rootKeys, tsaKeys] = await Promise.all([keys(), keys()]);
+  const root = await handCert("Root", "Root", {
+    pub: rootKeys.publicKey,
+    by: rootKeys.privateKey,
+    extensions: [CA()],
+  });
+  const tsaCert = await handCert("TSA", "Root", {
+    pub: tsaKeys.publicKey,
+    by: rootKeys.privateKey,
+    extensions: [TSA()],
+  });
+  return { rootKeys, root, tsaKeys, tsaCert, signer: { cert: tsaCert, key: tsaKeys.privateKey } };
+}
+
 /** How {@link handToken} departs from a well-formed token. */
 export interface HandTokenOptions {
   /** The certificates the token carries (none when absent). */

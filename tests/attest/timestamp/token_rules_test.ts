@@ -16,6 +16,7 @@ import {
   extension,
   GEN,
   handCert,
+  handPki,
   handToken,
   type HandTokenOptions,
   KEY_USAGE,
@@ -26,18 +27,8 @@ import {
 } from "./_hand_token.ts";
 
 const message = new Uint8Array([1, 2, 3]);
-const [rootKeys, midKeys, tsaKeys] = await Promise.all([keys(), keys(), keys()]);
-const root = await handCert("Root", "Root", {
-  pub: rootKeys.publicKey,
-  by: rootKeys.privateKey,
-  extensions: [CA()],
-});
-const tsaCert = await handCert("TSA", "Root", {
-  pub: tsaKeys.publicKey,
-  by: rootKeys.privateKey,
-  extensions: [TSA()],
-});
-const signer = { cert: tsaCert, key: tsaKeys.privateKey };
+const { rootKeys, root, tsaKeys, tsaCert, signer } = await handPki();
+const midKeys = await keys();
 
 /** Verifies a token from `signer` (carrying its certificate unless told) against `anchors`. */
 async function verify(
