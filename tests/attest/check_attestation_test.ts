@@ -31,11 +31,14 @@ const key = await generateKeyPair();
 const trustRoot = parseTrustRoot(
   JSON.stringify(buildTrustRoot([key.publicKey], { start: "2026-01-01T00:00:00Z" })),
 );
-const statement = verdictStatement(verdictReport(), {
-  verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
-  assets: { "tables/manifest.json": "66".repeat(32) },
-  timeVerified: "2026-03-01T12:00:00Z",
-});
+/** The verdict statement of `report`, by the reference engine, verified 2026-03-01. */
+const stated = (report: Parameters<typeof verdictStatement>[0]) =>
+  verdictStatement(report, {
+    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
+    assets: { "tables/manifest.json": "66".repeat(32) },
+    timeVerified: "2026-03-01T12:00:00Z",
+  });
+const statement = stated(verdictReport());
 
 /** The parts of the statement's JSON that the tests alter. */
 interface StatementJson {
@@ -142,11 +145,7 @@ Deno.test("checkAttestation() refuses a sample hand-picked instead of the seed's
   assert.equal(honest.verdict, "FAILED");
   const picked = cherryPickedReport();
   assert.equal(picked.verdict, "PASSED");
-  const st = verdictStatement(picked, {
-    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
-    assets: { "tables/manifest.json": "66".repeat(32) },
-    timeVerified: "2026-03-01T12:00:00Z",
-  });
+  const st = stated(picked);
   const r = await checkSigned(st, [key], { trustRoot });
   assert.equal(r.valid, false);
   assert.deepEqual(failed(r), ["sample"]);
@@ -399,11 +398,7 @@ function underPolicy(policy: RecomputePolicy): RecordResult[] {
 function auditedUnder(policy: RecomputePolicy) {
   const results = underPolicy(policy);
   const report = { ...verdictReport(), ...policy, results, verdict: auditVerdict(results) };
-  const predicate = verdictStatement(report, {
-    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
-    assets: { "tables/manifest.json": "66".repeat(32) },
-    timeVerified: "2026-03-01T12:00:00Z",
-  }).predicate;
+  const predicate = stated(report).predicate;
   return (st: StatementJson) => st.predicate = JSON.parse(JSON.stringify(predicate));
 }
 
@@ -556,11 +551,7 @@ Deno.test("checkAttestation() with a log of another size compares no record and 
 });
 
 Deno.test("checkAttestation() refuses a verdict on a sample of no record (k = 0), which audit never signs", async () => {
-  const empty = verdictStatement(verdictReport({ k: 0 }), {
-    verifier: { version: "0.1.0", engine: "reference", runtime: "deno" },
-    assets: { "tables/manifest.json": "66".repeat(32) },
-    timeVerified: "2026-03-01T12:00:00Z",
-  });
+  const empty = stated(verdictReport({ k: 0 }));
   const r = await checkSigned(empty, [key], { trustRoot });
   assert.equal(r.valid, false);
   assert.deepEqual(failed(r), ["predicate"]);
