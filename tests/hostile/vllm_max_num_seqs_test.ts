@@ -104,26 +104,45 @@ Deno.test("a record stating settings beyond its stack's (which may raise max_num
   assert.match(r.reason, /more than vLLM's scheduler runs at once .* which may raise the limit/);
 });
 
-Deno.test("a served sequence whose history holds a pass of 257 requests FAILs, naming the pass", async () => {
+Deno.test("a served sequence whose history holds a pass of 257 requests FAILs, naming the pass, wherever it comes", async () => {
   const base = serving.records[1]!.predicate;
   const sw = base.workload as SequenceWorkload;
   const blobs = new Map(serving.blobs);
   const honest = parseServingHistory(blobs.get(sw.history.sha256)!);
   const own = honest[0]!.entries[honest[0]!.self]!;
   const entries = [own, ...Array.from({ length: 256 }, () => ({ query: 1, cached: 8 }))];
-  const one: HistoryPass = {
+  const wide: HistoryPass = {
     entries,
     self: 0,
     rows: entries.reduce((s, e) => s + e.query, 0),
     logitsRows: entries.length,
   };
-  const sha256 = commit(blobs, encodeServingHistory([one]));
-  const r = await verifyAlone({
-    ...base,
-    software: { stack: "vllm-0.11-custom-ops-piecewise-fa2", components: { vllm: "0.11.0" } },
-    batch: { size: 257 },
-    workload: { ...sw, history: { sha256, passes: 1 } },
-  }, blobs);
-  assert.equal(r.status, "FAIL", r.reason);
-  assert.match(r.reason, /^record contradicts its stack: pass 0 holds 257 requests/);
+  // The widest pass alone, and the widest pass first (the whole prompt, beside 256 decoding
+  // requests) with the sequence's decode steps after it, one entry each: the limit holds the
+  // widest pass, not the last.
+  const prompt = sw.tokens.prompt.length;
+  const first: HistoryPass = {
+    entries: [{ query: prompt, cached: 0 }, ...entries.slice(1)],
+    self: 0,
+    rows: prompt + 256,
+    logitsRows: 257,
+  };
+  const decode = sw.tokens.generated.slice(1).map((_, i): HistoryPass => ({
+    entries: [{ query: 1, cached: prompt + i }],
+    self: 0,
+    rows: 1,
+    logitsRows: 1,
+  }));
+  assert.ok(decode.length > 0);
+  for (const history of [[wide], [first, ...decode]]) {
+    const sha256 = commit(blobs, encodeServingHistory(history));
+    const r = await verifyAlone({
+      ...base,
+      software: { stack: "vllm-0.11-custom-ops-piecewise-fa2", components: { vllm: "0.11.0" } },
+      batch: { size: 257 },
+      workload: { ...sw, history: { sha256, passes: history.length } },
+    }, blobs);
+    assert.equal(r.status, "FAIL", `${history.length} passes: ${r.reason}`);
+    assert.match(r.reason, /^record contradicts its stack: pass 0 holds 257 requests/);
+  }
 });
