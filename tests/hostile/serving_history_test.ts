@@ -181,6 +181,21 @@ Deno.test("sequence records contradicting their history or tokens FAIL with the 
       { workload: { tokens: { ...w0.tokens, generated: [...w0.tokens.generated, 1] } } },
       /the passes compute \d+ positions/,
     ],
+    // One generated token fewer than the passes compute: the last pass computes a position the
+    // tokens do not reach (its fingerprinted positions moved one back, within them).
+    [
+      {
+        workload: {
+          tokens: { ...w0.tokens, generated: w0.tokens.generated.slice(0, -1) },
+          positions: w0.positions.map((p) => p - 1),
+        },
+      },
+      new RegExp(
+        `the passes compute ${w0.tokens.prompt.length + w0.tokens.generated.length - 1} ` +
+          `positions, the prompt and generated tokens need ` +
+          `${w0.tokens.prompt.length + w0.tokens.generated.length - 2}$`,
+      ),
+    ],
     [
       { passes: passes0.map((p, i) => (i === 0 ? { ...p, logitsRows: p.entries.length + 1 } : p)) },
       /logits rows/,
