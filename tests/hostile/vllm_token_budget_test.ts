@@ -147,6 +147,20 @@ Deno.test("_servedBudgetGap(): a chunk cut where the pass used a whole default b
   assert.equal(over?.status, "FAIL");
   assert.match(over!.why, /pass 0 schedules 16384 tokens, more than vLLM's scheduler takes/);
   assert.equal(stopOf(big, { gpu: "h100-sxm" }), null);
+  // The bound is the largest budget itself: one token past it FAILs, the budget exactly is held
+  // to nothing (the prompt's one chunk is not cut), on the A100's defaults and a pinned budget.
+  const past = stopOf([pass(4000, 0, 4193)]);
+  assert.equal(past?.status, "FAIL");
+  assert.match(past!.why, /^record contradicts its stack: pass 0 schedules 8193 tokens, more than/);
+  assert.equal(stopOf([pass(4000, 0, 4192)]), null);
+  const fourThousand = { flags: "--enforce-eager --max-num-batched-tokens 4000" };
+  const pastPinned = stopOf([pass(4000, 0, 1)], fourThousand);
+  assert.equal(pastPinned?.status, "FAIL");
+  assert.match(
+    pastPinned!.why,
+    /pass 0 schedules 4001 tokens, more than .*max_num_batched_tokens 4000: /,
+  );
+  assert.equal(stopOf([pass(4000, 0, 0)], fourThousand), null);
   assert.equal(stopOf([pass(1000, 0, 15384), pass(3000, 1000, 0)], { gpu: "h200" }), null);
   // A pinned budget is the one budget.
   const pinned = { flags: "--enforce-eager --max-num-batched-tokens 1000" };
