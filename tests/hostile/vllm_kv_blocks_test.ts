@@ -73,6 +73,13 @@ Deno.test("a prefix-cache hit vLLM 0.11 never gives FAILs, naming the rule (whol
       bent([pass(1, 2), pass(1, 3)], { prompt: 3 }),
       /after 2 cached positions/,
     ],
+    // Beside a recomputation from 0 (whole blocks, not modelled): the hit off the blocks is
+    // still the contradiction it is, not folded into the recomputation's NOT_VERIFIED.
+    [
+      "hit 17 on a 300-token prompt, then a recomputation from 0",
+      bent([pass(283, 17), pass(1, 300), pass(302, 0)]),
+      /after 17 cached positions .* at most 288 of a request of 300 tokens/,
+    ],
     // Whole blocks, but the whole prompt: vLLM recomputes the last prompt token for its logits.
     [
       "hit 32 on a 32-token prompt",
