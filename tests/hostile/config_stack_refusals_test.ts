@@ -165,6 +165,57 @@ Deno.test("hidden_act other than silu FAILs on vLLM, whose dense MLP raises 'Onl
   }
 });
 
+Deno.test("hidden_act 'swish', ACT2FN's other name for silu, is no silu read: NOT_VERIFIED on HF 4.5x and FAILed on vLLM, whose MLP compares the name with 'silu', honest or falsified; every other ACT2FN name is NOT_VERIFIED on HF 4.5x", async () => {
+  for (const [name, stack] of STACKS) {
+    const { honest, blobs } = await honestOf("qwen3-tiny-dense", {
+      logId: `swish-${name}`,
+      ...stack,
+    });
+    for (const [who, p] of honestAndFalsified(honest)) {
+      const r = await verifyAlone(withConfig(p, blobs, setField("hidden_act", "swish")), blobs);
+      const what = `${name} ${who}: ${r.reason}`;
+      assert.equal(r.status, name === "vllm" ? "FAIL" : "NOT_VERIFIED", what);
+      assert.match(
+        r.reason,
+        name === "vllm"
+          ? /record contradicts its stack: .*hidden_act '"swish"' is not silu/
+          : /hidden_act '"swish"' is not modelled \(silu\)/,
+        what,
+      );
+    }
+  }
+  // Transformers 4.57.6 activations.py, ACT2CLS: each name builds an MLP, none of them modelled.
+  const act2fn = [
+    "gelu",
+    "gelu_10",
+    "gelu_fast",
+    "gelu_new",
+    "gelu_python",
+    "gelu_pytorch_tanh",
+    "gelu_python_tanh",
+    "gelu_accurate",
+    "laplace",
+    "leaky_relu",
+    "linear",
+    "mish",
+    "quick_gelu",
+    "relu",
+    "relu2",
+    "relu6",
+    "sigmoid",
+    "swish",
+    "tanh",
+    "prelu",
+    "xielu",
+  ];
+  const { honest, blobs } = await honestOf("qwen3-tiny-dense", { logId: "act2fn-hf45x" });
+  for (const act of act2fn) {
+    const r = await verifyAlone(withConfig(honest, blobs, setField("hidden_act", act)), blobs);
+    assert.equal(r.status, "NOT_VERIFIED", `${act}: ${r.reason}`);
+    assert.match(r.reason, new RegExp(`hidden_act '"${act}"' is not modelled \\(silu\\)`), act);
+  }
+});
+
 Deno.test("decoder_sparse_step and num_experts false are read as 0, as Python computes with them: the step FAILs (ZeroDivisionError), no experts FAILs on vLLM; a true step is 1, recomputed (all were NOT_VERIFIED)", async () => {
   for (const [name, stack] of STACKS) {
     const { honest, blobs } = await honestOf("qwen3-tiny-moe", {
