@@ -272,11 +272,14 @@ Deno.test("pad_token_id a string FAILs on HF stacks, whose embedding compares it
         );
       }
     }
-    // A float stays not modelled on both.
-    const f = await verifyAlone(
-      withConfig(honest, blobs, (t) => t.replace(/}\s*$/, ', "pad_token_id": 1.5}')),
-      blobs,
-    );
-    assert.equal(f.status, "NOT_VERIFIED", `${name}: ${f.reason}`);
+    // A float stays not modelled on both, 0.0 too (it is no integer 0 to the reader).
+    for (const v of ["1.5", "0.0"]) {
+      const f = await verifyAlone(
+        withConfig(honest, blobs, (t) => t.replace(/}\s*$/, `, "pad_token_id": ${v}}`)),
+        blobs,
+      );
+      assert.equal(f.status, "NOT_VERIFIED", `${name} ${v}: ${f.reason}`);
+      assert.match(f.reason, /pad_token_id '[\d.]+' is not an integer/, `${name} ${v}`);
+    }
   }
 });
