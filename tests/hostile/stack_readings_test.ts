@@ -34,12 +34,17 @@ Deno.test("a sliding window a Qwen2 or Qwen3 config turns off is NOT_VERIFIED on
     assert.equal((await verifyAlone(honest, blobs)).status, "PASS", dir);
     const got = await statuses(honest, blobs, {
       reached: setField("sliding_window", 2),
+      // The record's 10 keys: a window of as many keys is reached, one more is not.
+      at: setField("sliding_window", 10),
+      "one past": setField("sliding_window", 11),
       below: setField("sliding_window", 64),
       "class default": setField("sliding_window", undefined),
     });
     assert.match(got.reached!, /^NOT_VERIFIED: stack 'hf-qwen3-flash-attn-torch2\.8'/, dir);
     assert.match(got.reached!, /before 4\.57 \(HF issue #38002\) keeps the sliding window/, dir);
     assert.match(got.reached!, /\(2 keys\)/, dir);
+    assert.match(got.at!, /^NOT_VERIFIED: .*\(10 keys\).* the record's 10 keys reach it/, dir);
+    assert.equal(got["one past"], "PASS", dir);
     assert.equal(got.below, "PASS", dir);
     assert.equal(got["class default"], "PASS", `${dir}: 4096 keys, not reached`);
   }
