@@ -107,6 +107,12 @@ Deno.test("lengthFinding(): a stack whose own settings may move the limit, or a 
   assert.equal(lengthFinding(c, { stack: own, prompt: 9, generated: 0 })?.kind, "unmodelled");
   const env = { components: { vllm: "0.11.0", env: "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" } };
   assert.equal(lengthFinding(c, { stack: env, prompt: 1, generated: 0 })?.kind, "unmodelled");
+  // --hf-overrides may rewrite max_position_embeddings, the limit's source, in either spelling.
+  for (const flag of ["--hf-overrides", "--hf_overrides"]) {
+    const flags = `${flag} '{"max_position_embeddings": 65536}'`;
+    const hf = { components: { vllm: "0.11.0", flags } };
+    assert.equal(lengthFinding(c, { stack: hf, prompt: 9, generated: 0 })?.kind, "unmodelled");
+  }
   const odd = parseDecoderConfig({ ...json, max_position_embeddings: null });
   assert.equal(lengthFinding(odd, { stack: VLLM, prompt: 1, generated: 0 })?.kind, "unmodelled");
   const { rope_theta: _, ...v4 } = json;
