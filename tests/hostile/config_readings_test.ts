@@ -504,4 +504,22 @@ Deno.test("a rope_scaling rope_type and type each engine resolves its own way: Q
     assert.equal(r.status, "NOT_VERIFIED", r.reason);
     assert.match(r.reason, /differ/, r.reason);
   }
+  // Two types both modelled still differ: Mistral's class copies no type, so vLLM meets the pair
+  // and refuses it; on HF 4.5x the pair stays not modelled.
+  const pair = setField("rope_scaling", { rope_type: "linear", type: "default", factor: 2 });
+  for (const [name, stack] of [["hf45x", {}], ["vllm", VLLM_STACK]] as const) {
+    const m = await honestOf("mistral-tiny", { logId: `rope-pair-mistral-${name}`, ...stack });
+    for (const record of [m.honest, flipFingerprint(m.honest)]) {
+      const r = await verifyAlone(withConfig(record, m.blobs, pair), m.blobs);
+      const what = `${name}: ${r.reason}`;
+      assert.equal(r.status, name === "vllm" ? "FAIL" : "NOT_VERIFIED", what);
+      assert.match(
+        r.reason,
+        name === "vllm"
+          ? /record contradicts its stack: .*rope_type '"linear"' and type '"default"' differ, and vLLM 0\.11 refuses the pair/
+          : /rope_scaling\.rope_type '"linear"' and its type '"default"' differ/,
+        what,
+      );
+    }
+  }
 });
