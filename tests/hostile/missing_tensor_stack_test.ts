@@ -2,7 +2,8 @@
  * A checkpoint whose files lack a tensor its config implies: vLLM 0.11's `DefaultModelLoader`
  * refuses a parameter no tensor was loaded into ("Following weights were not initialized from
  * checkpoint"), so a record on a vLLM stack FAILs, unless the tensor is one shard of a fused
- * parameter (`qkv_proj`, `gate_up_proj`) a sibling fills, which leaves its part uninitialised;
+ * parameter (`qkv_proj`, `gate_up_proj`) a sibling fills, or one expert's tensor of the parameters
+ * a layer's experts share, which leaves its part uninitialised;
  * Transformers 4.5x initialises a missing tensor anew with a warning. Either of those ran a model
  * this version does not model: NOT_VERIFIED. So is a record stating vLLM settings beyond its stack's
  * (`--load-format dummy` reads no weights), and a Mistral checkpoint storing a tensor under the
@@ -85,5 +86,14 @@ Deno.test("vLLM: a Mistral tensor stored under the Mistral-format name the Llama
     })
   ) {
     assert.equal(status, "FAIL", who);
+  }
+});
+
+Deno.test("vLLM: a missing expert tensor is NOT_VERIFIED, not FAIL: the layer's experts share the parameter it loads into, which its siblings fill", async () => {
+  const expert = "model.layers.1.mlp.experts.0.down_proj.weight";
+  const got = await statuses(VLLM_STACK, drop(expert), { dir: "qwen3-tiny-moe" });
+  for (const [who, status, why] of got) {
+    assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+    assert.ok(why.includes(`tensor '${expert}' is missing`), why);
   }
 });
