@@ -10,7 +10,7 @@ import {
   openSafetensors,
   type SafetensorsTensorInput,
 } from "../../src/model/mod.ts";
-import { honestOf } from "./_config_edit.ts";
+import { honestOf, withConfig } from "./_config_edit.ts";
 export { VLLM_STACK } from "./_config_edit.ts";
 import { honestAndFalsified } from "./_recompute_fixture.ts";
 import { verifyOver } from "./_weight_bytes.ts";
@@ -25,21 +25,27 @@ export type WeightEdit = (t: SafetensorsTensorInput[]) => SafetensorsTensorInput
  * @param edit the edit of the tensors
  * @param logId the claim log's id (one per test file)
  * @param o `dir`: the bundled checkpoint's folder under `tables/models/` (default the tiny dense
- *   Qwen3); `stated`: components the records state besides the stack's (e.g. vLLM flags)
+ *   Qwen3); `stated`: components the records state besides the stack's (e.g. vLLM flags);
+ *   `config`: an edit of the config's text the records name instead
  * @returns `[who, status, reason]` for the honest record, then the falsified one
  */
 export async function weightEditStatuses(
   stack: object,
   edit: WeightEdit,
   logId: string,
-  o: { readonly dir?: string; readonly stated?: Record<string, string> } = {},
+  o: {
+    readonly dir?: string;
+    readonly stated?: Record<string, string>;
+    readonly config?: (text: string) => string;
+  } = {},
 ): Promise<[string, string, string][]> {
   const made = await honestOf(o.dir ?? "qwen3-tiny-dense", { logId, ...stack });
   const { blobs } = made;
   const sw = made.honest.software;
-  const honest = o.stated === undefined
+  const stated = o.stated === undefined
     ? made.honest
     : { ...made.honest, software: { ...sw, components: { ...sw.components, ...o.stated } } };
+  const honest = o.config === undefined ? stated : withConfig(stated, blobs, o.config);
   const tensors: SafetensorsTensorInput[] = [];
   for (const digest of Object.values((honest.workload as ModelForwardWorkload).model.files)) {
     const st = await openSafetensors(bytesByteSource(blobs.get(digest)!));

@@ -85,3 +85,17 @@ Deno.test("Transformers 4.5x: a misshapen stored tied head is NOT_VERIFIED, not 
     assert.ok(why.includes("the record states settings beyond stack"), why);
   }
 });
+
+Deno.test("vLLM: Mistral, run by the Llama class, skips a tied checkpoint's stored lm_head.weight too: one of a dtype not modelled is never read", async () => {
+  // mistral-tiny stores an untied head: tied, with that head as I32.
+  const asI32 = (t: SafetensorsTensorInput[]) => I32(t.filter((x) => x.name !== "lm_head.weight"));
+  const o = { dir: "mistral-tiny", config: setField("tie_word_embeddings", true) };
+  const [honest, falsified] = await statuses(VLLM_STACK, asI32, o);
+  assert.equal(honest?.[1], "PASS", honest?.[2]);
+  assert.equal(falsified?.[1], "FAIL", falsified?.[2]);
+  // Transformers 4.5x reads it: not modelled.
+  for (const [who, status, why] of await statuses({}, asI32, o)) {
+    assert.equal(status, "NOT_VERIFIED", `${who}: ${why}`);
+    assert.ok(why.includes("'lm_head.weight' (tied) is I32"), why);
+  }
+});
