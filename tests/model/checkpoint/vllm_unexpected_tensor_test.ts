@@ -50,6 +50,11 @@ Deno.test("vllmRefusedTensor(): Qwen's loaders take names as they are (no Mistra
   for (const name of ["norm.weight", "layers.0.attention.wq.weight"]) {
     assert.equal(vllmRefusedTensor(c, [name]), name);
   }
+  // An expert past num_experts reaches the MoE loader's expert mapping: not provably refused.
+  const moe = config("qwen3-tiny-moe");
+  const past = `model.layers.1.mlp.experts.${moe.moe!.experts}.down_proj.weight`;
+  assert.equal(vllmRefusedTensor(moe, [past]), null);
+  assert.equal(vllmRefusedTensor(moe, [past, "model.extra"]), "model.extra");
 });
 
 Deno.test("vllmRefusedTensor(): a Llama-class name too long for the renaming to be read is never read as refused (the renaming's cost grows with its square)", () => {
