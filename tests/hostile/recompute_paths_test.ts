@@ -353,12 +353,15 @@ Deno.test("item 5: a padded batch without a pad token is NOT_VERIFIED; a pad tok
     /pads the batch's sequences \(3 to 6 tokens\) and the record names no pad token id/,
   );
   assertConsistent(none, "model_forward");
-  const outside = await verifyAlone(padded(100_000), forward.blobs);
-  assertContradiction(
-    outside,
-    "model_forward",
-    /pad token id 100000 is outside the vocabulary 0\.\.511/,
-  );
+  // The vocabulary's size is outside it too: nn.Embedding's rows are 0..vocab - 1.
+  for (const pad of [100_000, 512]) {
+    const outside = await verifyAlone(padded(pad), forward.blobs);
+    assertContradiction(
+      outside,
+      "model_forward",
+      new RegExp(`pad token id ${pad} is outside the vocabulary 0\\.\\.511`),
+    );
+  }
 });
 
 Deno.test("item 6: a GEMM record whose fingerprint says fp32 or a transposed shape FAILs as a contradiction", async () => {
