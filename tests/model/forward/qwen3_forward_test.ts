@@ -14,6 +14,7 @@ import {
   GQA_DENSE,
   GQA_MOE,
   mDispatch,
+  vllmForwardStack,
 } from "./_forward_fixture.ts";
 import type { BlockRuntime } from "../../../src/model/mod.ts";
 
@@ -59,6 +60,24 @@ Deno.test("runPrefillForward(): compositions dispatching the same kernels give i
       }
     }
     assert.equal(prints.size, 1);
+  }
+});
+
+Deno.test("runPrefillForward(): each row is rotated at its own sequence's position: A's bits are the same first or second in a batch, on HF's and vLLM's RoPE", async () => {
+  // One fixed kernel for every shape, so only the rows' positions could tell A's places apart:
+  // second, A's rows sit at batch rows 12..16 (padded or flattened) but at positions 0..4.
+  const second: TokenPosition[] = [{ seq: 1, pos: 4 }];
+  const stacks = [
+    forwardStack({ batching: "pad-to-longest" }),
+    forwardStack({ batching: "flatten" }),
+    vllmForwardStack(),
+  ];
+  for (const stack of stacks) {
+    const runtime = forwardRuntime({ stack });
+    const alone = await run(GQA_DENSE, [A], runtime);
+    const after = await run(GQA_DENSE, [B, A], runtime, second);
+    assert.equal(after.fingerprint, alone.fingerprint, stack.operators!.batching);
+    assert.deepEqual(after.layerChain, alone.layerChain);
   }
 });
 
