@@ -146,6 +146,14 @@ Deno.test("Llama 3 wiring (tied embeddings, attention and MLP biases) agrees wit
   assertCaught(withNorms, "QK-norm", { adjust: (s: FamilySpec) => ({ ...s, qkNorm: true }) });
 });
 
+Deno.test("Llama 3 with only MLP biases, or only attention biases, agrees with the float64 reference: mlp_bias sets gate/up/down and attention_bias q/k/v/o, independently", async () => {
+  // HF's LlamaMLP takes `bias=config.mlp_bias` on gate, up and down; LlamaAttention
+  // `bias=config.attention_bias` on q, k, v and o (modeling_llama.py, Transformers 4.57).
+  const mlpOnly = { attention_bias: false, mlp_bias: true };
+  const attentionOnly = { attention_bias: true, mlp_bias: false };
+  for (const biases of [mlpOnly, attentionOnly]) assertHonest(await run({ ...LLAMA, ...biases }));
+});
+
 Deno.test("Llama 3.2 shape (head dim 64, tied embeddings, scaling factor 32) agrees with the float64 reference", async () => {
   const rope_scaling = { ...LLAMA.rope_scaling, factor: 32 };
   assertHonest(await run({ ...LLAMA, head_dim: 64, num_attention_heads: 8, rope_scaling }));
