@@ -13,8 +13,11 @@ import {
   type ClaimedAllReduce,
   type StackProfile,
   tensorParallelLayout,
+  vllmFusedAddRmsNormOfSum,
+  vllmRmsNorm,
 } from "../../../src/kernels/mod.ts";
 import {
+  type BlockRuntime,
   encodeSafetensors,
   type GemmDispatch,
   openDecoderCheckpoint,
@@ -22,8 +25,18 @@ import {
   runServingForward,
   type TensorParallel,
 } from "../../../src/model/mod.ts";
-import { memFiles, openSynthCheckpoint } from "../checkpoint/_checkpoint_fixture.ts";
-import { forwardRuntime, forwardStack, vllmForwardStack } from "../forward/_forward_fixture.ts";
+import {
+  memFiles,
+  openSynthCheckpoint,
+  rewrite,
+  synthDir,
+} from "../checkpoint/_checkpoint_fixture.ts";
+import {
+  forwardRuntime,
+  forwardStack,
+  GQA_DENSE,
+  vllmForwardStack,
+} from "../forward/_forward_fixture.ts";
 import { referenceForward } from "../reference/f64_forward.ts";
 import { synthFamilyWeights } from "../reference/synth_weights.ts";
 import { rowErrors } from "../reference/within_tolerance.ts";
@@ -455,4 +468,70 @@ Deno.test("vLLM's LM head launches at every scheduled request of a pass (a parti
     if (!r.supported) throw new Error(r.reason);
     assert.deepEqual(rows, [m0], stack.id);
   }
+});
+
+/**
+ * A BF16 row of `hidden` values on which vLLM's `fused_add_rms_norm` and `rms_norm` give different
+ * outputs (their sums of squares run in other orders: width-8 vectors vs one element a thread),
+ * found by a seeded search: one value near 2^12 among values in [1, 2).
+ */
+function normsDisagree(o: {
+  readonly hidden: number;
+  readonly weight: Uint16Array;
+  readonly mufu: BlockRuntime["sfu"];
+  readonly eps: number;
+}): { readonly row: Uint16Array; readonly fused: Uint16Array } {
+  let seed = 12345;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let t = 0; t < 40_000; t++) {
+    const row = new Uint16Array(o.hidden);
+    for (let j = 0; j < o.hidden; j++) row[j] = (127 << 7) | Math.floor(next() * 128);
+    row[0] = (139 << 7) | Math.floor(next() * 128);
+    const v = { rows: 1, hidden: o.hidden, weight: o.weight, mufu: o.mufu, eps: o.eps };
+    const fused = vllmFusedAddRmsNormOfSum(row, v).output;
+    if (vllmRmsNorm(row, v).output.some((y, j) => y !== fused[j])) return { row, fused };
+  }
+  throw new Error("no row tells the two norms apart");
+}
+
+Deno.test("vLLM's final norm is fused_add_rms_norm over the last residual sum (Qwen3Model.forward: `self.norm(hidden_states, residual)`), not rms_norm", async () => {
+  // One layer whose o_proj and down_proj are zero: the final norm's input is the embedding row
+  // exactly. Token 0's embedding is a row on which the two kernels disagree.
+  const config = { ...GQA_DENSE, num_hidden_layers: 1 };
+  const runtime = forwardRuntime({ stack: vllmForwardStack() });
+  const base = await openDecoderCheckpoint(memFiles(synthDir(config, { seed: "final-norm" })));
+  const weight = await base.tensor("model.norm.weight");
+  const eps = config.rms_norm_eps;
+  const { row, fused } = normsDisagree({
+    hidden: config.hidden_size,
+    weight,
+    mufu: runtime.sfu,
+    eps,
+  });
+  const zero = new Set([
+    "model.layers.0.self_attn.o_proj.weight",
+    "model.layers.0.mlp.down_proj.weight",
+  ]);
+  const dir = await rewrite(
+    synthDir(config, { seed: "final-norm" }),
+    "model.safetensors",
+    (ts) =>
+      ts.map((t) => {
+        if (zero.has(t.name)) return { ...t, data: new Uint8Array(t.data.byteLength) };
+        if (t.name !== "model.embed_tokens.weight") return t;
+        const e = new Uint16Array(t.data.byteLength / 2);
+        e.set(new Uint16Array(t.data.buffer, t.data.byteOffset, e.length));
+        e.set(row, 0);
+        return { ...t, data: e };
+      }),
+  );
+  const ckpt = await openDecoderCheckpoint(memFiles(dir));
+  const r = await runPrefillForward(ckpt, {
+    sequences: [[3, 0, 5]],
+    runtime,
+    multiProcessorCount: 108,
+  });
+  if (!r.supported) throw new Error(r.reason);
+  const h = config.hidden_size;
+  assert.deepEqual(r.result.hidden.subarray(h, 2 * h), fused);
 });
