@@ -11,15 +11,16 @@
 import assert from "node:assert/strict";
 import {
   type ClaimedAllReduce,
+  REDUCE_STACK_CUDA_RECENT,
   type StackProfile,
   tensorParallelLayout,
   vllmFusedAddRmsNormOfSum,
   vllmRmsNorm,
 } from "../../../src/kernels/mod.ts";
 import {
-  type BlockRuntime,
   encodeSafetensors,
   type GemmDispatch,
+  normRows,
   openDecoderCheckpoint,
   runPrefillForward,
   runServingForward,
@@ -471,43 +472,37 @@ Deno.test("vLLM's LM head launches at every scheduled request of a pass (a parti
 });
 
 /**
- * A BF16 row of `hidden` values on which vLLM's `fused_add_rms_norm` and `rms_norm` give different
- * outputs (their sums of squares run in other orders: width-8 vectors vs one element a thread),
- * found by a seeded search: one value near 2^12 among values in [1, 2).
+ * A BF16 row of `hidden` values on which two norm kernels give different outputs (sums of squares
+ * in other orders), found by a seeded search: one value near 2^12 among values in [1, 2).
  */
-function normsDisagree(o: {
-  readonly hidden: number;
-  readonly weight: Uint16Array;
-  readonly mufu: BlockRuntime["sfu"];
-  readonly eps: number;
-}): { readonly row: Uint16Array; readonly fused: Uint16Array } {
+function disagreeingRow(
+  hidden: number,
+  expected: (row: Uint16Array) => Uint16Array,
+  other: (row: Uint16Array) => Uint16Array,
+): { readonly row: Uint16Array; readonly output: Uint16Array } {
   let seed = 12345;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let t = 0; t < 40_000; t++) {
-    const row = new Uint16Array(o.hidden);
-    for (let j = 0; j < o.hidden; j++) row[j] = (127 << 7) | Math.floor(next() * 128);
+    const row = new Uint16Array(hidden);
+    for (let j = 0; j < hidden; j++) row[j] = (127 << 7) | Math.floor(next() * 128);
     row[0] = (139 << 7) | Math.floor(next() * 128);
-    const v = { rows: 1, hidden: o.hidden, weight: o.weight, mufu: o.mufu, eps: o.eps };
-    const fused = vllmFusedAddRmsNormOfSum(row, v).output;
-    if (vllmRmsNorm(row, v).output.some((y, j) => y !== fused[j])) return { row, fused };
+    const output = expected(row);
+    if (other(row).some((y, j) => y !== output[j])) return { row, output };
   }
   throw new Error("no row tells the two norms apart");
 }
 
-Deno.test("vLLM's final norm is fused_add_rms_norm over the last residual sum (Qwen3Model.forward: `self.norm(hidden_states, residual)`), not rms_norm", async () => {
-  // One layer whose o_proj and down_proj are zero: the final norm's input is the embedding row
-  // exactly. Token 0's embedding is a row on which the two kernels disagree.
-  const config = { ...GQA_DENSE, num_hidden_layers: 1 };
-  const runtime = forwardRuntime({ stack: vllmForwardStack() });
+/**
+ * A one-layer checkpoint whose o_proj and down_proj are zero, so that the final norm's input is
+ * the embedding rows exactly; token 0's embedding is a row `pick` chooses from the final norm's
+ * weight.
+ */
+async function finalNormCheckpoint(
+  config: Record<string, unknown>,
+  pick: (weight: Uint16Array) => Uint16Array,
+) {
   const base = await openDecoderCheckpoint(memFiles(synthDir(config, { seed: "final-norm" })));
-  const weight = await base.tensor("model.norm.weight");
-  const eps = config.rms_norm_eps;
-  const { row, fused } = normsDisagree({
-    hidden: config.hidden_size,
-    weight,
-    mufu: runtime.sfu,
-    eps,
-  });
+  const row = pick(await base.tensor("model.norm.weight"));
   const zero = new Set([
     "model.layers.0.self_attn.o_proj.weight",
     "model.layers.0.mlp.down_proj.weight",
@@ -525,13 +520,56 @@ Deno.test("vLLM's final norm is fused_add_rms_norm over the last residual sum (Q
         return { ...t, data: e };
       }),
   );
-  const ckpt = await openDecoderCheckpoint(memFiles(dir));
+  return await openDecoderCheckpoint(memFiles(dir));
+}
+
+Deno.test("vLLM's final norm is fused_add_rms_norm over the last residual sum (Qwen3Model.forward: `self.norm(hidden_states, residual)`), not rms_norm", async () => {
+  const config = { ...GQA_DENSE, num_hidden_layers: 1 };
+  const runtime = forwardRuntime({ stack: vllmForwardStack() });
+  const h = config.hidden_size;
+  let fused: Uint16Array = new Uint16Array(0);
+  const ckpt = await finalNormCheckpoint(config, (weight) => {
+    const v = { rows: 1, hidden: h, weight, mufu: runtime.sfu, eps: config.rms_norm_eps };
+    const d = disagreeingRow(
+      h,
+      (row) => vllmFusedAddRmsNormOfSum(row, v).output,
+      (row) => vllmRmsNorm(row, v).output,
+    );
+    fused = d.output;
+    return d.row;
+  });
   const r = await runPrefillForward(ckpt, {
     sequences: [[3, 0, 5]],
     runtime,
     multiProcessorCount: 108,
   });
   if (!r.supported) throw new Error(r.reason);
-  const h = config.hidden_size;
   assert.deepEqual(r.result.hidden.subarray(h, 2 * h), fused);
+});
+
+Deno.test("normRows(): fused_add_rms_norm's block size follows the launch's tokens (padded to 256 under CUDA graphs: 256 threads), not the rows passed (1024 threads at hidden 4096)", () => {
+  // vLLM's launch: block = min(hidden, num_tokens < 256 ? 1024 : 256), num_tokens the padded
+  // input's rows (csrc/layernorm_kernels.cu); two real rows of a launch padded to 256 tokens.
+  const h = 4096;
+  const runtime = forwardRuntime({ stack: vllmForwardStack() });
+  const weight = new Uint16Array(h).map((_, j) => 0x3f00 + (j % 128));
+  const v = { rows: 1, hidden: h, weight, mufu: runtime.sfu, eps: 1e-6 };
+  const { row, output } = disagreeingRow(
+    h,
+    (x) => vllmFusedAddRmsNormOfSum(x, { ...v, numTokens: 256 }).output,
+    (x) => vllmFusedAddRmsNormOfSum(x, { ...v, numTokens: 2 }).output,
+  );
+  const x = new Uint16Array(2 * h);
+  x.set(row, h);
+  const out = normRows(x, {
+    width: h,
+    perRow: 1,
+    weight,
+    runtime,
+    stack: REDUCE_STACK_CUDA_RECENT, // read by PyTorch's norm only
+    eps: 1e-6,
+    launchRows: new Int32Array([256, 256]),
+    kernel: "vllm-fused-add-rms-norm",
+  });
+  assert.deepEqual(out.subarray(h), output);
 });
