@@ -70,6 +70,24 @@ Deno.test("modelForwardClaim() builds a record that chains and names the last to
   assert.deepEqual(next, { logId: "t", seq: 1, prev: recordDigest(r) });
 });
 
+Deno.test("modelForwardClaim() refuses positions that name every sequence but not one's last token, and a position one past a sequence's end, before writing a record", async () => {
+  // The verifier vouches only for a fingerprint covering each sequence's last token
+  // (src/claims/fingerprint_coverage.ts); [0, 3] is past the 3 tokens of sequence 0.
+  const cases = [
+    [[[0, 0], [1, 0]], /positions must include \[0, 2\], the last token of sequence 0/],
+    [
+      [[0, 3], [0, 2], [1, 0]],
+      /position \[0, 3\] is outside the batch \(sequence 0 has 3 tokens\)/,
+    ],
+  ] as const;
+  for (const [positions, message] of cases) {
+    await assert.rejects(
+      () => modelForwardClaim(facts({ positions }), { store }),
+      (e) => isCode(InputError, "CLAIM_INVALID")(e) && message.test((e as Error).message),
+    );
+  }
+});
+
 Deno.test("modelForwardClaim() refuses unknown assets with their asset codes", async () => {
   await assertRejectsCode(
     () => modelForwardClaim(facts({ stack: "no-such-stack" }), { store }),
