@@ -70,11 +70,23 @@ const BIASED = {
   rope_theta: 500000,
 };
 
+/** Qwen2.5: biases on q/k/v only (vLLM's merged qkv_proj carries them; o_proj has none). */
+const QWEN2 = {
+  ...DENSE,
+  model_type: "qwen2",
+  architectures: ["Qwen2ForCausalLM"],
+  use_sliding_window: false,
+};
+
 const vllmStack = vllmForwardStack;
 
 const open = (config: Record<string, unknown>) => openSynthCheckpoint(config, "vllm-test");
 
-const opened = { dense: await open(DENSE), biased: await open(BIASED) };
+const opened = {
+  dense: await open(DENSE),
+  biased: await open(BIASED),
+  qwen2: await open(QWEN2),
+};
 
 const TWO: ClaimedAllReduce = { kind: "vllm-custom-1stage" };
 const tp2 = (layout: "vllm-megatron" | "hf-tp-plan"): TensorParallel => ({
@@ -124,6 +136,12 @@ Deno.test("vLLM custom ops and HF give different bits for one sequence; both agr
   assert.ok(!equal(hf, vllm), "the vLLM stack must not reproduce HF's bits");
   assertNearReference("dense", DENSE, hf, "HF");
   assertNearReference("dense", DENSE, vllm, "vLLM");
+});
+
+Deno.test("vLLM's merged qkv_proj carries Qwen2.5's q/k/v biases (and o_proj none): the forward agrees with the float64 reference", async () => {
+  const tokens = TOKENS.slice(0, 32);
+  const vllm = await prefill("qwen2", vllmStack(), { tokens });
+  assertNearReference("qwen2", QWEN2, vllm, "vLLM Qwen2.5", tokens);
 });
 
 Deno.test("vLLM TP = 2 (rank-0 bias, vocabulary-parallel embedding) differs from HF's TP plan and from one GPU; all agree with the float64 reference", async () => {
