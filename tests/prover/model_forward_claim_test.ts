@@ -496,6 +496,16 @@ Deno.test("modelForwardClaim() refuses on vLLM what an audit FAILs or cannot rea
       return true;
     },
   );
+  // Every request is held to it, not only the first.
+  const longSecond = { tokens: { sequences: [[1, 2], [1, 2, 3, 4]] } };
+  await assert.rejects(
+    () => modelForwardClaim(facts({ ...vllm, ...short, ...longSecond }), { store }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "TOKENS_INVALID")(e), e.message);
+      assert.match(e.message, /4-token prompt is longer than vLLM's max_model_len 3/);
+      return true;
+    },
+  );
   await modelForwardClaim(facts({ ...short, tokens: { sequences: [[1, 2, 3, 4]] } }), { store });
   await modelForwardClaim(facts({ ...vllm, ...withConfig({ maxPositionEmbeddings: 4 }) }), {
     store,
