@@ -298,6 +298,33 @@ Deno.test("modelForwardClaim() refuses a vLLM record naming an all-reduce its st
   });
 });
 
+Deno.test("modelForwardClaim() sizes a vLLM pass's all-reduce messages by every token of the batch, not the first sequence's", async () => {
+  // 1,100 tokens x hidden 256 x 2 bytes = 563,200 bytes, past the one-stage custom all-reduce's
+  // 512 KiB at 4 ranks (vLLM's `custom_all_reduce.cuh` dispatch); the first sequence alone is
+  // 3 tokens, 1,536 bytes.
+  const long = Array.from({ length: 1_097 }, (_, i) => (i * 37 + 1) % 512);
+  const vllm = {
+    stack: "vllm-0.11-eager-fa2",
+    tokens: { sequences: [[1, 2, 3], long] },
+    gpuCount: 8,
+    ...SPLITS,
+  };
+  await assert.rejects(
+    () =>
+      tp4Claim(store, vllm, { allReduce: { kind: "vllm-custom-1stage" }, interconnect: "nvlink" }),
+    (e: Error) => {
+      assert.ok(isCode(InputError, "CLAIM_INVALID")(e), e.message);
+      assert.match(e.message, /563200 bytes \(1100 rows\)/);
+      return true;
+    },
+  );
+  const two = await tp4Claim(store, vllm, {
+    allReduce: { kind: "vllm-custom-2stage" },
+    interconnect: "nvlink",
+  });
+  assert.equal(two.predicate.parallelism.allReduce?.kind, "vllm-custom-2stage");
+});
+
 Deno.test("modelForwardClaim() on PCIe-only parts: vLLM's custom all-reduce at 4 ranks and NVLink links are refused, NCCL is not; an H100 SXM record still takes the stack's NVLink setup", async () => {
   const root = await catalogCopyRoot([
     { from: "demo-qwen3-tiny-tp-a100", id: "demo-qwen3-tiny-tp-l40s", gpu: "l40s" },
