@@ -12,6 +12,11 @@ import { catalogDispatch } from "../../../src/model/mod.ts";
 const PLAIN = { family: "parallel_split_k", splitK: 2, tileK: 64, workspace: "output" };
 const BIASED = { family: "parallel_split_k", splitK: 2, tileK: 64, workspace: "fp32" };
 
+/** A catalog entry for n x 256 at M 1..16. */
+function _entry(n: number, recipe: object) {
+  return { n, k: 256, mMin: 1, mMax: 16, recipe, kernel: null, verified: null, evidence: "test" };
+}
+
 const CATALOG = parseDispatchCatalog({
   schema: "bitaudit.dispatch-catalog/v1",
   id: "bias-test",
@@ -21,37 +26,9 @@ const CATALOG = parseDispatchCatalog({
   layout: "tn",
   sources: [],
   entries: [
-    {
-      n: 256,
-      k: 256,
-      mMin: 1,
-      mMax: 16,
-      recipe: PLAIN,
-      kernel: null,
-      verified: null,
-      evidence: "test",
-    },
-    {
-      n: 256,
-      k: 256,
-      mMin: 1,
-      mMax: 16,
-      recipe: BIASED,
-      kernel: null,
-      verified: null,
-      evidence: "test",
-      bias: true,
-    },
-    {
-      n: 512,
-      k: 256,
-      mMin: 1,
-      mMax: 16,
-      recipe: PLAIN,
-      kernel: null,
-      verified: null,
-      evidence: "test",
-    },
+    _entry(256, PLAIN),
+    { ..._entry(256, BIASED), bias: true },
+    _entry(512, PLAIN),
   ],
 });
 
