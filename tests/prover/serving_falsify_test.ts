@@ -6,9 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../src/assets/mod.ts";
-import type { SequenceWorkload } from "../../src/claims/mod.ts";
+import { parseServingHistory, type SequenceWorkload } from "../../src/claims/mod.ts";
+import { InputError } from "../../src/errors.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
 import { assertVerdicts } from "../verify/_serving_fixture.ts";
 import { servedScenario } from "./_served_fixture.ts";
@@ -37,4 +39,20 @@ Deno.test("token_replaced naming the argmax token itself still replaces it: the 
   assert.notEqual(workload(out, 2).tokens.generated[0], greedy);
   assert.deepEqual(out.falsified, [{ seq: 2, kind: "token_replaced" }]);
   await assertVerdicts(out, { store, walker, attention });
+});
+
+Deno.test("pass_shape claiming the rows its pass did run is refused (SCENARIO_INVALID): the record would be honest", async () => {
+  const w = workload(honest, 2);
+  const passes = parseServingHistory(honest.blobs.get(w.history.sha256)!);
+  const pass = passes.findIndex((p) => p.entries.length > 1);
+  assert.ok(pass >= 0, "record 2 shares a pass with record 3");
+  const rows = passes[pass]!.rows;
+  await assertRejectsCode(
+    () => run([{ seq: 2, kind: "pass_shape", pass, claimedRows: rows }]),
+    InputError,
+    "SCENARIO_INVALID",
+  );
+  // One row more is taken as a falsification of record 2.
+  const out = await run([{ seq: 2, kind: "pass_shape", pass, claimedRows: rows + 1 }]);
+  assert.deepEqual(out.falsified, [{ seq: 2, kind: "pass_shape" }]);
 });
