@@ -7,7 +7,14 @@ import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { engineWalker } from "../model/forward/_forward_fixture.ts";
 import { forwardSection, oneGemmScenario, withStacks } from "../verify/_serving_fixture.ts";
-import { attention, type Blobs, commit, store } from "./_recompute_fixture.ts";
+import {
+  attention,
+  type Blobs,
+  commit,
+  flipFingerprint,
+  store,
+  verifyAlone,
+} from "./_recompute_fixture.ts";
 
 /**
  * An honest one-record run of the bundled checkpoint `dir` (on `stack` with its `components`,
@@ -65,4 +72,26 @@ export const VLLM_STACK = { stack: "vllm-0.11-eager-fa2", components: { vllm: "0
  */
 export function setField(key: string, value: unknown): (text: string) => string {
   return (t) => JSON.stringify({ ...JSON.parse(t), [key]: value });
+}
+
+/**
+ * Asserts that a config edit reads as the config it replaces: the honest record over the edited
+ * config PASSes and its falsified twin FAILs on its fingerprint (recomputed, not refused).
+ *
+ * @param honest the record's predicate
+ * @param blobs the blobs, which receive the edited config
+ * @param edit the edit of the config's text
+ * @param what a label for the assertions
+ */
+export async function assertHeldToFingerprint(
+  honest: ClaimPredicate,
+  blobs: Blobs,
+  edit: (text: string) => string,
+  what = "",
+): Promise<void> {
+  const pass = await verifyAlone(withConfig(honest, blobs, edit), blobs);
+  assert.equal(pass.status, "PASS", `${what}: ${pass.reason}`);
+  const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, edit), blobs);
+  assert.equal(lie.status, "FAIL", `${what}: ${lie.reason}`);
+  assert.equal(lie.finding, "fingerprint", `${what}: ${lie.reason}`);
 }

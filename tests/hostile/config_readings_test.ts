@@ -14,7 +14,13 @@
  */
 import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
-import { honestOf, setField, VLLM_STACK, withConfig } from "./_config_edit.ts";
+import {
+  assertHeldToFingerprint,
+  honestOf,
+  setField,
+  VLLM_STACK,
+  withConfig,
+} from "./_config_edit.ts";
 import {
   flipFingerprint,
   honestAndFalsified,
@@ -47,21 +53,13 @@ Deno.test("llama3's original_max_position_embeddings written as a float is recom
       '"original_max_position_embeddings": 8192',
       '"original_max_position_embeddings": 8192.0',
     );
-  const pass = await verifyAlone(withConfig(honest, blobs, asFloat), blobs);
-  assert.equal(pass.status, "PASS", pass.reason);
-  const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, asFloat), blobs);
-  assert.equal(lie.status, "FAIL", lie.reason);
-  assert.equal(lie.finding, "fingerprint", lie.reason);
+  await assertHeldToFingerprint(honest, blobs, asFloat);
 });
 
 Deno.test("decoder_sparse_step written as a float is recomputed on a Transformers 4.5x stack: an honest record PASSes, a falsified one FAILs (it was NOT_VERIFIED)", async () => {
   const { honest, blobs } = await honestOf("qwen3-tiny-moe", { logId: "step" });
   const step = (t: string) => t.replace('"decoder_sparse_step": 1,', '"decoder_sparse_step": 1.0,');
-  const pass = await verifyAlone(withConfig(honest, blobs, step), blobs);
-  assert.equal(pass.status, "PASS", pass.reason);
-  const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, step), blobs);
-  assert.equal(lie.status, "FAIL", lie.reason);
-  assert.equal(lie.finding, "fingerprint", lie.reason);
+  await assertHeldToFingerprint(honest, blobs, step);
 });
 
 Deno.test("output_attentions set is NOT_VERIFIED: HF Transformers 4.48-4.53 then run eager attention in place of sdpa (it had PASSed)", async () => {

@@ -5,7 +5,13 @@
  * FAILed for it (`rms_norm_eps` NaN or infinite had FAILed an honest record).
  */
 import assert from "node:assert/strict";
-import { honestOf, setField, VLLM_STACK, withConfig } from "./_config_edit.ts";
+import {
+  assertHeldToFingerprint,
+  honestOf,
+  setField,
+  VLLM_STACK,
+  withConfig,
+} from "./_config_edit.ts";
 import { flipFingerprint, honestAndFalsified, verifyAlone } from "./_recompute_fixture.ts";
 
 const STACKS = [["hf45x", {}], ["vllm", VLLM_STACK]] as const;
@@ -121,12 +127,7 @@ Deno.test("num_key_value_heads false divides by zero as 0 does: FAILs on HF and 
       assert.match(r.reason, /num_key_value_heads must be an integer in 1\.\.1024, got 'false'/);
     }
     // The tiny model has one KV head.
-    const one = setField("num_key_value_heads", true);
-    const pass = await verifyAlone(withConfig(honest, blobs, one), blobs);
-    assert.equal(pass.status, "PASS", `${name}: ${pass.reason}`);
-    const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, one), blobs);
-    assert.equal(lie.status, "FAIL", `${name}: ${lie.reason}`);
-    assert.equal(lie.finding, "fingerprint", `${name}: ${lie.reason}`);
+    await assertHeldToFingerprint(honest, blobs, setField("num_key_value_heads", true), name);
   }
 });
 
@@ -239,12 +240,7 @@ Deno.test("decoder_sparse_step and num_experts false are read as 0, as Python co
       }
     }
     // The tiny MoE's step is 1.
-    const one = setField("decoder_sparse_step", true);
-    const pass = await verifyAlone(withConfig(honest, blobs, one), blobs);
-    assert.equal(pass.status, "PASS", `${name}: ${pass.reason}`);
-    const lie = await verifyAlone(withConfig(flipFingerprint(honest), blobs, one), blobs);
-    assert.equal(lie.status, "FAIL", `${name}: ${lie.reason}`);
-    assert.equal(lie.finding, "fingerprint", `${name}: ${lie.reason}`);
+    await assertHeldToFingerprint(honest, blobs, setField("decoder_sparse_step", true), name);
     // One expert from `True` is left unread (HF builds its router as nn.Linear(hidden, True)).
     const t = await verifyAlone(withConfig(honest, blobs, setField("num_experts", true)), blobs);
     assert.equal(t.status, "NOT_VERIFIED", `${name}: ${t.reason}`);
