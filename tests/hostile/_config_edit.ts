@@ -75,6 +75,26 @@ export function setField(key: string, value: unknown): (text: string) => string 
 }
 
 /**
+ * The honest one-record runs of `dir` on the demo's HF Transformers 4.5x stack (log `logId`) and on
+ * the eager vLLM stack (log `${logId}-vllm`).
+ *
+ * @param dir the folder under `tables/models/`
+ * @param logId the HF run's log id
+ * @returns both runs
+ */
+export async function hfAndVllm(
+  dir: string,
+  logId: string,
+): Promise<
+  { hf: Awaited<ReturnType<typeof honestOf>>; vllm: Awaited<ReturnType<typeof honestOf>> }
+> {
+  return {
+    hf: await honestOf(dir, { logId }),
+    vllm: await honestOf(dir, { logId: `${logId}-vllm`, ...VLLM_STACK }),
+  };
+}
+
+/**
  * Asserts that a config edit reads as the config it replaces: the honest record over the edited
  * config PASSes and its falsified twin FAILs on its fingerprint (recomputed, not refused).
  *

@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import type { ClaimPredicate, ModelForwardWorkload } from "../../src/claims/mod.ts";
 import {
   assertHeldToFingerprint,
+  hfAndVllm,
   honestOf,
   setField,
   VLLM_STACK,
@@ -171,8 +172,7 @@ Deno.test("a Qwen3-MoE config whose layers are all dense FAILs on vLLM, which re
 });
 
 Deno.test("MoE values HF builds though nobody deploys them are NOT_VERIFIED, naming the value (they FAILed as malformed), unless the stack refuses the config: vLLM builds no model without a sparse layer", async () => {
-  const hf = await honestOf("qwen3-tiny-moe", { logId: "moe-values" });
-  const vllm = await honestOf("qwen3-tiny-moe", { logId: "moe-values-vllm", ...VLLM_STACK });
+  const { hf, vllm } = await hfAndVllm("qwen3-tiny-moe", "moe-values");
   const cases: [string, unknown, string][] = [
     ["decoder_sparse_step", -1, "decoder_sparse_step -1"],
     ["decoder_sparse_step", -2, "decoder_sparse_step -2"],
@@ -303,11 +303,7 @@ Deno.test("a vLLM record whose config gives its RoPE in rope_parameters alone is
 });
 
 Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 without original_max_position_embeddings) FAILs on its HF and vLLM stacks, naming the missing key, honest or falsified (it was NOT_VERIFIED); Transformers 5 reads it", async () => {
-  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-empty" });
-  const vllm = await honestOf("qwen3-tiny-dense", {
-    logId: "rope-empty-vllm",
-    ...VLLM_STACK,
-  });
+  const { hf, vllm } = await hfAndVllm("qwen3-tiny-dense", "rope-empty");
   const llama = await honestOf("llama3-tiny", { logId: "rope-llama3" });
   const empty = setField("rope_scaling", {});
   const noOriginal = (t: string) => {
@@ -347,11 +343,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses to load (empty; llama3 witho
 });
 
 Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a key in another case, a factor without a type, in place of a required key) FAILs on its HF and vLLM stacks as the modelled spelling does, also beside a rope_parameters not modelled, where it was NOT_VERIFIED; Transformers 5 and a spelling 4.5x loads stay NOT_VERIFIED", async () => {
-  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-case" });
-  const vllm = await honestOf("qwen3-tiny-dense", {
-    logId: "rope-case-vllm",
-    ...VLLM_STACK,
-  });
+  const { hf, vllm } = await hfAndVllm("qwen3-tiny-dense", "rope-case");
   const llama = await honestOf("llama3-tiny", { logId: "rope-case-llama3" });
   const emptyBeside = (rope_parameters: unknown) => (t: string) =>
     JSON.stringify({ ...JSON.parse(t), rope_scaling: {}, rope_parameters });
@@ -408,11 +400,7 @@ Deno.test("a rope_scaling Transformers 4.5x refuses that is also not modelled (a
 });
 
 Deno.test("a rope_scaling type the stack builds no RoPE of FAILs, honest or falsified: Transformers 4.5x looks it up in ROPE_INIT_FUNCTIONS (KeyError), vLLM 0.11's get_rope raises 'Unknown RoPE scaling type' (it was NOT_VERIFIED); a type the stack builds (yarn, dynamic; ntk on vLLM) and Transformers 5 stay NOT_VERIFIED", async () => {
-  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-type" });
-  const vllm = await honestOf("qwen3-tiny-dense", {
-    logId: "rope-type-vllm",
-    ...VLLM_STACK,
-  });
+  const { hf, vllm } = await hfAndVllm("qwen3-tiny-dense", "rope-type");
   const hfWhy =
     /runs HF Transformers: the config's rope_scaling type '"(bogus|Linear|ntk)"' is none Transformers 4\.5x builds \(.*\): its rotary embedding looks the type up in ROPE_INIT_FUNCTIONS, a KeyError/;
   const vllmWhy =
@@ -472,11 +460,7 @@ Deno.test("vLLM: a legacy rope_scaling type 'mrope' without an mrope_section FAI
 });
 
 Deno.test("a rope_scaling rope_type and type each engine resolves its own way: Qwen's config class copies type over rope_type (4.5x and vLLM, which loads through it), so a null or built rope_type beside a bogus type FAILs, honest or falsified (it was NOT_VERIFIED); a bogus rope_type beside a default type loads and stays NOT_VERIFIED", async () => {
-  const hf = await honestOf("qwen3-tiny-dense", { logId: "rope-pair" });
-  const vllm = await honestOf("qwen3-tiny-dense", {
-    logId: "rope-pair-vllm",
-    ...VLLM_STACK,
-  });
+  const { hf, vllm } = await hfAndVllm("qwen3-tiny-dense", "rope-pair");
   const hfWhy =
     /runs HF Transformers: the config's rope_scaling type '"bogus"' is none Transformers 4\.5x builds/;
   const vllmWhy =
