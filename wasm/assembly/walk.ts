@@ -10,11 +10,16 @@
 //     bytes and layouts); a 32-bit splat load of the row and a 16-byte load of the panel cover
 //     a k pair of eight columns, so a block takes L / 2 subtractions and maxima a row, starting
 //     from the floor (params.ts: gFloorU8), then one maximum of each column's two k parities
-//     and a gather of the eight column bytes. It is widened to i32 and top(c) + 127, c's biased exponent field, joins. Every E
-//     the fast path keeps lies in [F - 126, 127], i.e. EU in [F + 1, 254]: above the 0 of zeros
-//     and saturated sums, and inside the byte range, so the u8 maximum is the exact E wherever
-//     the fast path uses it.
-//  2. scale = 2^(F-E) as an f32 built from its bits; valid (a normal power of two) when
+//     and a gather of the eight column bytes. It is widened to i32 lanes and shifted to bits
+//     23-30, where c's biased exponent field, top(c) + 127, already lies (one mask, no shift:
+//     the chain from one block's result to the next block's scale is the mask, the maximum and
+//     a subtraction), and the two meet in one i32 maximum. Every E the fast path keeps lies in
+//     [F - 126, 127], i.e. EU in [F + 1, 254]: above the 0 of zeros and saturated sums, and
+//     inside the byte range, so the u8 maximum is the exact E wherever the fast path uses it.
+//     The range checks and step 2 read EU in the same place, EU << 23 (at most 255 << 23, a
+//     positive i32).
+//  2. scale = 2^(F-E) as an f32 built from its bits, (127 + F - E) << 23 = ((254 + F) << 23) -
+//     (EU << 23) (the i32 subtraction wraps only in the constant; the difference is exact); valid (a normal power of two) when
 //     E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums <= 126, top(c) <= 127).
 //  3. t_k = trunc((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
 //     product is below 4 * 2^E, so p * scale < 2^(F+2) <= 2^30 and has at most 22 significant
@@ -76,25 +81,24 @@ const BIGS: usize = memory.data(64, 16);
 
 /**
  * Vector constants, loaded once per walk from static data: a literal would be materialised anew
- * at every use inside the block loop. 127 + EXP_SUM_BIAS (the largest kept EU) in every i32
- * lane; then the bits 254 << 23; then the f64 mask that keeps the leading 24 bits (step 5 wide).
+ * at every use inside the block loop. The bits 254 << 23 in every i32 lane; then the f64 mask that
+ * keeps the leading 24 bits (step 5 wide).
  */
 const CONSTS: usize = memory.data<u32>([
-  254, 254, 254, 254,
   254 << 23, 254 << 23, 254 << 23, 254 << 23,
   0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff,
 ], 16);
 
 /**
- * EU of top(c): the biased exponent field of fp32 accumulator lanes (EXP_SUM_BIAS must be fp32's
- * bias, 127). For zero and subnormal c this gives the EU of -127 instead of none / -126, and of 128
- * for NaN/Inf: harmless, because any E <= -126 fails the range check E >= F - 126 (F >= 10 gives
+ * EU << 23 of top(c): the biased exponent field of fp32 accumulator lanes, in place (EXP_SUM_BIAS
+ * must be fp32's bias, 127). For zero and subnormal c this gives the EU of -127 instead of none /
+ * -126, and of 128 for NaN/Inf: harmless, because any E <= -126 fails the range check E >= F - 126 (F >= 10 gives
  * a bound >= -116) and E >= 128 fails E <= 127; such lanes take the exact path. (A zero c adds
  * nothing; a subnormal c truncates to 0 in step 4 whenever E >= F - 126, as its true top -126 is
  * below E.)
  */
 @inline function cTop(c: v128): v128 {
-  return i32x4.shr_u(i32x4.shl(c, 1), 24);
+  return v128.and(c, i32x4.splat(0x7f800000));
 }
 
 /**
@@ -116,9 +120,17 @@ const CONSTS: usize = memory.data<u32>([
   );
 }
 
-/** Step 2: scale = 2^(F-E) built from its bits (kScale: 127 + F + EXP_SUM_BIAS in every lane). */
+/** A column maximum EU (i32 lanes) moved to bits 23-30, where cTop leaves c's. */
+@inline function colTop(eu: v128): v128 {
+  return i32x4.shl(eu, 23);
+}
+
+/**
+ * Step 2: scale = 2^(F-E) built from its bits, from big = EU << 23 (kScale: (127 + F +
+ * EXP_SUM_BIAS) << 23 in every lane).
+ */
 @inline function scaleOf(big: v128, kScale: v128): v128 {
-  return i32x4.shl(i32x4.sub(kScale, big), 23);
+  return i32x4.sub(kScale, big);
 }
 
 /** Step 3: one aligned term trunc((a * b) * scale). */
@@ -127,8 +139,8 @@ const CONSTS: usize = memory.data<u32>([
 }
 
 /**
- * Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ). k
- * kPow and k24 are the constants at CONSTS + 16 and + 32.
+ * Steps 4-5: adds trunc(c * scale) to the lane sums s and rounds the result to fp32 (RZ).
+ * kPow and k24 are the constants at CONSTS and CONSTS + 16.
  */
 @inline function roundBlock(
   s: v128, c: v128, scale: v128, narrow: bool, kPow: v128, k24: v128,
@@ -155,8 +167,8 @@ const CONSTS: usize = memory.data<u32>([
 }
 
 /**
- * Lanes whose EU lies outside [kLo, kHi]: they take the exact path (kLo >= F + 1; kHi 254, or
- * min(254, F + 97 + 127) on the narrow path, step 5).
+ * Lanes whose EU lies outside [kLo, kHi]: they take the exact path (big, kLo and kHi as EU << 23;
+ * kLo >= F + 1; kHi 254, or min(254, F + 97 + 127) on the narrow path, step 5).
  */
 @inline function badLanes(big: v128, kLo: v128, kHi: v128): v128 {
   return v128.or(i32x4.lt_s(big, kLo), i32x4.gt_s(big, kHi));
@@ -176,7 +188,7 @@ const CONSTS: usize = memory.data<u32>([
 export const NO_TINY: i32 = -20000;
 
 /**
- * Lowest EU of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
+ * Lowest EU (as EU << 23) of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
  * operands exact on the fast path. The tiny operands (largest top `tiny`) were decoded as zeros;
  * a tiny a_k times b_k is below 2^(tiny + top(b_k) + 2), so with E >= tiny + top(b) + 2 + F its
  * term trunc(a_k b_k 2^(F-E)) is 0 and its exponent sum is below E: leaving it out changes
@@ -184,7 +196,11 @@ export const NO_TINY: i32 = -20000;
  * bad lane. For rows without tiny operands (NO_TINY) this is kLo.
  */
 @inline function tinyLo(kLo: v128, tiny: i32, pmHalf: v128): v128 {
-  return i32x4.max_s(kLo, i32x4.add(i32x4.splat(tiny + 2 + gF + EXP_SUM_BIAS), pmHalf));
+  const lo = i32x4.max_s(
+    i32x4.splat(gF - 126 + EXP_SUM_BIAS),
+    i32x4.add(i32x4.splat(tiny + 2 + gF + EXP_SUM_BIAS), pmHalf),
+  );
+  return i32x4.max_s(kLo, i32x4.shl(lo, 23)); // lo <= 255: the shift stays exact and positive
 }
 
 /**
@@ -262,11 +278,11 @@ export function walkPanel(
 ): void {
   const L = gL;
   const floor = i8x16.splat(<i8>gFloorU8);
-  const kHi = narrow ? i32x4.splat(min(254, gF + 97 + EXP_SUM_BIAS)) : v128.load(CONSTS);
-  const kPow = v128.load(CONSTS, 16);
-  const k24 = v128.load(CONSTS, 32);
-  const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
-  const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
+  const kHi = i32x4.splat((narrow ? min(254, gF + 97 + EXP_SUM_BIAS) : 254) << 23);
+  const kPow = v128.load(CONSTS);
+  const k24 = v128.load(CONSTS, 16);
+  const kScale = i32x4.splat((127 + gF + EXP_SUM_BIAS) << 23);
+  const kLo = i32x4.splat((gF - 126 + EXP_SUM_BIAS) << 23);
   const kLo0 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_low_i16x8_s(pm)) : kLo;
   const kLo1 = tinyRows ? tinyLo(kLo, tiny, i32x4.extend_high_i16x8_s(pm)) : kLo;
   const bRaw1 = bRaw + (<usize>(4 * kp) << 1);
@@ -282,8 +298,8 @@ export function walkPanel(
       e = expPair(v128.load32_splat(pa, 4), v128.load(pb, 16), e);
     }
     const ec = expColumns(e);
-    const big0 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec), cTop(c0));
-    const big1 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec), cTop(c1));
+    const big0 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec)), cTop(c0));
+    const big1 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec)), cTop(c1));
     const sc0 = scaleOf(big0, kScale);
     const sc1 = scaleOf(big1, kScale);
     const low = tinyRows
@@ -374,11 +390,11 @@ export function walkPanelPair(
   const rowExp = <usize>kp << 1;
   const rowRaw = <usize>kp << 1;
   const floor = i8x16.splat(<i8>gFloorU8);
-  const kHi = narrow ? i32x4.splat(min(254, gF + 97 + EXP_SUM_BIAS)) : v128.load(CONSTS);
-  const kPow = v128.load(CONSTS, 16);
-  const k24 = v128.load(CONSTS, 32);
-  const kScale = i32x4.splat(127 + gF + EXP_SUM_BIAS);
-  const kLo = i32x4.splat(gF - 126 + EXP_SUM_BIAS);
+  const kHi = i32x4.splat((narrow ? min(254, gF + 97 + EXP_SUM_BIAS) : 254) << 23);
+  const kPow = v128.load(CONSTS);
+  const k24 = v128.load(CONSTS, 16);
+  const kScale = i32x4.splat((127 + gF + EXP_SUM_BIAS) << 23);
+  const kLo = i32x4.splat((gF - 126 + EXP_SUM_BIAS) << 23);
   const pmLo = i32x4.extend_low_i16x8_s(pm);
   const pmHi = i32x4.extend_high_i16x8_s(pm);
   const kLo00 = tinyRows ? tinyLo(kLo, tinyA, pmLo) : kLo;
@@ -407,10 +423,10 @@ export function walkPanelPair(
     }
     const ec0 = expColumns(e0);
     const ec1 = expColumns(e1);
-    const big00 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec0), cTop(c00));
-    const big01 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec0), cTop(c01));
-    const big10 = i32x4.max_s(i32x4.extend_low_i16x8_u(ec1), cTop(c10));
-    const big11 = i32x4.max_s(i32x4.extend_high_i16x8_u(ec1), cTop(c11));
+    const big00 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec0)), cTop(c00));
+    const big01 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec0)), cTop(c01));
+    const big10 = i32x4.max_s(colTop(i32x4.extend_low_i16x8_u(ec1)), cTop(c10));
+    const big11 = i32x4.max_s(colTop(i32x4.extend_high_i16x8_u(ec1)), cTop(c11));
     const sc00 = scaleOf(big00, kScale);
     const sc01 = scaleOf(big01, kScale);
     const sc10 = scaleOf(big10, kScale);
