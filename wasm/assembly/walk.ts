@@ -19,8 +19,9 @@
 //     The range checks and step 2 read EU in the same place, EU << 23 (at most 255 << 23, a
 //     positive i32).
 //  2. scale = 2^(F-E) as an f32 built from its bits, (127 + F - E) << 23 = ((254 + F) << 23) -
-//     (EU << 23) (the i32 subtraction wraps only in the constant; the difference is exact); valid (a normal power of two) when
-//     E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums <= 126, top(c) <= 127).
+//     (EU << 23) (the i32 constant wraps; the difference, below 2^31, is exact); valid (a normal
+//     power of two) when E >= F - 126 (checked below) and E <= 127 + F - 23 (always: tame sums
+//     <= 126, top(c) <= 127).
 //  3. t_k = trunc((a_k * b_k) * scale). a_k * b_k is exact (decode.ts: tame operands). The
 //     product is below 4 * 2^E, so p * scale < 2^(F+2) <= 2^30 and has at most 22 significant
 //     bits: exact whenever it is >= 2^-126; otherwise it is < 1 both before and after rounding
@@ -92,10 +93,10 @@ const CONSTS: usize = memory.data<u32>([
 /**
  * EU << 23 of top(c): the biased exponent field of fp32 accumulator lanes, in place (EXP_SUM_BIAS
  * must be fp32's bias, 127). For zero and subnormal c this gives the EU of -127 instead of none /
- * -126, and of 128 for NaN/Inf: harmless, because any E <= -126 fails the range check E >= F - 126 (F >= 10 gives
- * a bound >= -116) and E >= 128 fails E <= 127; such lanes take the exact path. (A zero c adds
- * nothing; a subnormal c truncates to 0 in step 4 whenever E >= F - 126, as its true top -126 is
- * below E.)
+ * -126, and of 128 for NaN/Inf: harmless, because any E <= -126 fails the range check
+ * E >= F - 126 (F >= 10 gives a bound >= -116) and E >= 128 fails E <= 127; such lanes take the
+ * exact path. (A zero c adds nothing; a subnormal c truncates to 0 in step 4 whenever
+ * E >= F - 126, as its true top -126 is below E.)
  */
 @inline function cTop(c: v128): v128 {
   return v128.and(c, i32x4.splat(0x7f800000));
@@ -188,8 +189,8 @@ const CONSTS: usize = memory.data<u32>([
 export const NO_TINY: i32 = -20000;
 
 /**
- * Lowest EU (as EU << 23) of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a row with tiny
- * operands exact on the fast path. The tiny operands (largest top `tiny`) were decoded as zeros;
+ * Lowest EU (as EU << 23) of lanes 0-3 or 4-7 (pmHalf: their panel tops, widened) that keeps a
+ * row with tiny operands exact on the fast path. The tiny operands (largest top `tiny`) were decoded as zeros;
  * a tiny a_k times b_k is below 2^(tiny + top(b_k) + 2), so with E >= tiny + top(b) + 2 + F its
  * term trunc(a_k b_k 2^(F-E)) is 0 and its exponent sum is below E: leaving it out changes
  * neither the block maximum nor the sum. Lanes with a lower E take the exact path like any other
@@ -200,7 +201,8 @@ export const NO_TINY: i32 = -20000;
     i32x4.splat(gF - 126 + EXP_SUM_BIAS),
     i32x4.add(i32x4.splat(tiny + 2 + gF + EXP_SUM_BIAS), pmHalf),
   );
-  return i32x4.max_s(kLo, i32x4.shl(lo, 23)); // lo <= 255: the shift stays exact and positive
+  // lo <= 151 (tiny <= -68, panel tops <= 64, F <= 26 by engineSupports): the shift stays exact.
+  return i32x4.max_s(kLo, i32x4.shl(lo, 23));
 }
 
 /**
