@@ -1,0 +1,49 @@
+/**
+ * What the simulated prover's forward falsifications run, against their definitions
+ * (`forward_scenario.ts`; docs/prover.md, "The simulated prover"): `weight_flip` flips bit `bit`
+ * of BF16 element `index` of `tensor` and refuses an element outside the tensor
+ * (`SCENARIO_INVALID`); `attention_backend` records one sequence of `length` tokens.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { openAssetStore } from "../../src/assets/mod.ts";
+import { flashAttentionForward } from "../../src/kernels/mod.ts";
+import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
+import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
+import { forwardSection, oneGemmScenario } from "../verify/_serving_fixture.ts";
+import { assertRejectsCode } from "../_assert_code.ts";
+import { InputError } from "../../src/errors.ts";
+
+const store = await openAssetStore();
+const attention: typeof flashAttentionForward = (i, o) =>
+  flashAttentionForward(i, { ...o, kWalk: ENGINE.kWalkAuto });
+const DENSE = "tables/models/qwen3-tiny-dense";
+/** The dense checkpoint's hidden size, from its config.json: `model.norm.weight` has as many. */
+const HIDDEN = (JSON.parse(
+  await Deno.readTextFile(new URL(`../../${DENSE}/config.json`, import.meta.url)),
+) as { hidden_size: number }).hidden_size;
+
+/** One forward record (log seq 1, after the scenario's one GEMM record) with `falsify`. */
+const run = (falsify: unknown[]) =>
+  makeClaims(
+    parseScenario(oneGemmScenario({ logId: "falsify", seed: "falsify-v1" }, {
+      forward: forwardSection([DENSE], { records: 1 }),
+      falsify,
+    })),
+    { store, walker: engineWalker, attention },
+  );
+const flip = (index: number, bit: number) => ({
+  seq: 1,
+  kind: "weight_flip",
+  tensor: "model.norm.weight",
+  index,
+  bit,
+});
+
+Deno.test("weight_flip refuses the element one past the tensor's last (SCENARIO_INVALID) and takes the last", async () => {
+  assert.equal(HIDDEN, 256);
+  await assertRejectsCode(() => run([flip(HIDDEN, 0)]), InputError, "SCENARIO_INVALID");
+  const out = await run([flip(HIDDEN - 1, 0)]);
+  assert.deepEqual(out.falsified, [{ seq: 1, kind: "weight_flip" }]);
+});
