@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { openAssetStore } from "../../src/assets/mod.ts";
+import type { ModelForwardWorkload } from "../../src/claims/mod.ts";
 import { flashAttentionForward } from "../../src/kernels/mod.ts";
 import { makeClaims, parseScenario } from "../../src/prover/mod.ts";
 import { ENGINE, engineWalker } from "../model/forward/_forward_fixture.ts";
@@ -46,4 +47,27 @@ Deno.test("weight_flip refuses the element one past the tensor's last (SCENARIO_
   await assertRejectsCode(() => run([flip(HIDDEN, 0)]), InputError, "SCENARIO_INVALID");
   const out = await run([flip(HIDDEN - 1, 0)]);
   assert.deepEqual(out.falsified, [{ seq: 1, kind: "weight_flip" }]);
+});
+
+Deno.test("weight_flip bit 15 is the sign of the BF16 weight: the final norm's rows come out with that column negated, and no other bit changed", async () => {
+  const k = 37;
+  const honest = await run([]);
+  const fake = await run([flip(k, 15)]);
+  const rows = (o: typeof honest) => {
+    const r = o.records[1]!;
+    assert.equal((r.predicate.workload as ModelForwardWorkload).kind, "model_forward");
+    return o.blobs.get(r.predicate.fingerprint.sha256)!;
+  };
+  const a = rows(honest);
+  const b = rows(fake);
+  assert.equal(a.length, b.length);
+  assert.equal(a.length % (2 * HIDDEN), 0);
+  // model.norm.out = weight * normed (HF's Qwen3RMSNorm, in BF16): negating one weight negates
+  // that column exactly (round-to-nearest-even is symmetric), i.e. flips its sign bit, the high
+  // bit of the little-endian element's second byte.
+  const want = a.slice();
+  for (let row = 0; row < a.length / (2 * HIDDEN); row++) {
+    want[row * 2 * HIDDEN + 2 * k + 1]! ^= 0x80;
+  }
+  assert.deepEqual(b, want);
 });
